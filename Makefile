@@ -1,0 +1,118 @@
+# lcpsim build.
+#   make           the lcpsim binary (installs missing Debian packages first)
+#   make check     unit tests (plain and under AddressSanitizer + UBSan) and end-to-end tests
+#   make bench     benchmarks against peers run in the same process
+#   make clean
+# Layers, each a directory; dependencies point one way: cli -> scene -> contact -> lcp.
+
+CC      ?= cc
+VERSION := 0.1.0
+CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+OPT     ?= -O2 -g
+HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
+HDF5_LIBS   := $(shell pkg-config --libs hdf5-serial 2>/dev/null)
+INCLUDES := -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
+            -I/usr/include/suitesparse $(HDF5_CFLAGS)
+DEFS    := -DLSIM_VERSION='"$(VERSION)"'
+CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
+LIBS    := -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
+           -ljansson -lm
+TEST_LIBS := -lcmocka
+
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c)
+CLI_SRC   := $(wildcard cli/*.c)
+TEST_SRC  := $(wildcard tests/test_*.c)
+BENCH_SRC := $(wildcard bench/bench_*.c)
+TEST_NAMES := $(basename $(notdir $(TEST_SRC)))
+
+# Build trees: build/ (optimised) and build/san/ (sanitizers).
+B  := build
+BS := build/san
+
+LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
+LIB_OBJ_S := $(LIB_SRC:%.c=$(BS)/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
+CLI_OBJ_S := $(CLI_SRC:%.c=$(BS)/%.o)
+TESTS     := $(TEST_NAMES:%=$(B)/tests/%)
+TESTS_S   := $(TEST_NAMES:%=$(BS)/tests/%)
+
+DEPS_STAMP := $(B)/.deps-installed
+
+.PHONY: all check unit-check san-check e2e-check bench clean deps
+.DEFAULT_GOAL := all
+
+all: lcpsim
+
+# Dependencies: scripts/install-deps is idempotent; the stamp keeps make from calling it
+# on every build, and the header test reruns it if a package has gone missing.
+$(DEPS_STAMP): scripts/install-deps
+	@mkdir -p $(B)
+	@bash scripts/install-deps
+	@touch $@
+deps:
+	@bash scripts/install-deps
+	@mkdir -p $(B) && touch $(DEPS_STAMP)
+
+ifeq ($(wildcard /usr/include/siconos/numerics/LCP_Solvers.h /usr/include/cmocka.h /usr/include/jansson.h),)
+$(shell rm -f $(DEPS_STAMP))
+endif
+
+$(B)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BS)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -O1 $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+$(B)/liblsim.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BS)/liblsim.a: $(LIB_OBJ_S)
+	@rm -f $@
+	ar rcs $@ $^
+
+lcpsim: $(CLI_OBJ) $(B)/liblsim.a
+	$(CC) $(OPT) -o $@ $(CLI_OBJ) $(B)/liblsim.a $(LIBS)
+
+$(BS)/lcpsim: $(CLI_OBJ_S) $(BS)/liblsim.a
+	$(CC) $(SAN_FLAGS) -o $@ $(CLI_OBJ_S) $(BS)/liblsim.a $(LIBS)
+
+# Each tests/test_*.c is one cmocka program, linked with the shared helpers in tests/support.c.
+$(B)/tests/%: $(B)/tests/%.o $(B)/tests/support.o $(B)/liblsim.a
+	$(CC) $(OPT) -o $@ $< $(B)/tests/support.o $(B)/liblsim.a $(LIBS) $(TEST_LIBS)
+
+$(BS)/tests/%: $(BS)/tests/%.o $(BS)/tests/support.o $(BS)/liblsim.a
+	$(CC) $(SAN_FLAGS) -o $@ $< $(BS)/tests/support.o $(BS)/liblsim.a $(LIBS) $(TEST_LIBS)
+
+$(B)/bench/%: $(B)/bench/%.o $(B)/liblsim.a
+	$(CC) $(OPT) -o $@ $< $(B)/liblsim.a $(LIBS) $(BENCH_LIBS)
+
+# Tests run from the repository root; shared data is at ../shared unless LSIM_SHARED says.
+export LSIM_SHARED ?= ../shared
+# Siconos keeps some process-lifetime allocations; its leaks are not ours.
+export LSAN_OPTIONS := suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS := print_stacktrace=1:halt_on_error=1
+
+# tests/run-checks.sh runs the suites named and prints one closing line of counts.
+unit-check: $(TESTS)
+	@sh tests/run-checks.sh unit
+san-check: $(TESTS_S)
+	@sh tests/run-checks.sh san
+e2e-check: lcpsim $(BS)/lcpsim
+	@sh tests/run-checks.sh e2e
+check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim
+	@sh tests/run-checks.sh unit san e2e
+
+bench: lcpsim $(BENCH_SRC:%.c=$(B)/%)
+	@for b in $(BENCH_SRC:%.c=$(B)/%); do echo "== $$b"; $$b || exit 1; done
+
+clean:
+	rm -rf $(B) lcpsim
+
+-include $(LIB_OBJ:.o=.d) $(LIB_OBJ_S:.o=.d) $(CLI_OBJ:.o=.d) $(CLI_OBJ_S:.o=.d)
+-include $(TESTS:=.d) $(TESTS_S:=.d) $(B)/tests/support.d $(BS)/tests/support.d

@@ -1,0 +1,36 @@
+/* datfile.h: the Siconos ".dat" LCP file format, read and written.
+ *
+ * Format (as Siconos' linearComplementarity_newFromFile reads it), whitespace-separated:
+ *   n
+ *   storage: 0 dense, 1 sparse-block
+ *   dense:  size0 size1, size0 size1 again, size0*size1 numbers column-major, then q (n)
+ *   sparse-block: nbblocks, blocknumber0 blocknumber1, cumulative row block sizes,
+ *     cumulative column block sizes, filled1 filled2, block-row pointers, block-column
+ *     indices, then per block its number and values (column-major), then q.
+ * Anything after q is ignored. See ../shared/data/README.md.
+ */
+#ifndef LSIM_DATFILE_H
+#define LSIM_DATFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "lcp.h"
+
+/* Reads path into lcp (initialised here; the caller frees with lsim_lcp_free).
+ * Returns 0, or LSIM_IO_ERROR (cannot open) / LSIM_INVALID_INPUT (malformed: truncated,
+ * wrong sizes, non-numbers, NaN or Inf) with a one-line message "path:line: what" in err.
+ * On error lcp is left freed (zeroed). */
+int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen);
+
+/* The same from an open stream; name is used in messages. */
+int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen);
+
+/* Writes lcp to path, dense (storage 0) or sparse-block with square blocks of size
+ * block_size (storage 1, block_size must divide n; all-zero blocks are omitted).
+ * Numbers are printed with 17 significant digits, so a read gives back the same doubles.
+ * Returns 0, LSIM_IO_ERROR or LSIM_INVALID_INPUT, with a message in err. */
+int lsim_dat_write(const char *path, const LsimLcp *lcp, int sparse_block, int block_size,
+                   char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,72 @@
+/* lcp.h: the linear complementarity problem, solver statuses and the common residual.
+ *
+ * The LCP(M, q): find z in R^n with
+ *     w = M z + q,   z >= 0,   w >= 0,   z^T w = 0.
+ * M is dense, n x n, column-major (M[i + j*n] = M_ij), the layout Siconos Numerics uses,
+ * so a problem can be handed to Siconos without a copy.
+ *
+ * The residual is computed by this module from z alone (w recomputed), for every solver,
+ * ours and Siconos', so that solver comparisons measure the same thing.
+ */
+#ifndef LSIM_LCP_H
+#define LSIM_LCP_H
+
+#include <stddef.h>
+
+/* Status codes, CHOLMOD style: 0 ok, < 0 error, > 0 warning. */
+typedef enum LsimStatus {
+  LSIM_SOLVED = 0,            /* a solution within the tolerance */
+  LSIM_MAX_ITERATIONS = -1,   /* pivot or sweep limit reached before a solution */
+  LSIM_SECONDARY_RAY = -2,    /* Lemke: the entering column has no blocking row */
+  LSIM_BREAKDOWN = -3,        /* numerical breakdown: singular pivot, non-finite values */
+  LSIM_BAD_DIAGONAL = -4,     /* PGS: a zero or negative diagonal entry of M */
+  LSIM_SOLVER_FAILED = -5,    /* an external (Siconos) solver reported failure */
+  LSIM_INVALID_INPUT = -6,    /* sizes, non-finite data, bad options */
+  LSIM_OUT_OF_MEMORY = -7,
+  LSIM_UNAVAILABLE = -8,      /* solver unknown, not built, or known to abort */
+  LSIM_IO_ERROR = -9,         /* a file could not be read or written */
+  LSIM_WARM_START_REJECTED = 1 /* warning: the warm start guess was not usable; cold start */
+} LsimStatus;
+
+/* A short lower-case name for a status ("solved", "secondary_ray", ...); never NULL. */
+const char *lsim_status_name(int status);
+
+/* The problem. Owns M (n*n) and q (n) when created by lsim_lcp_init. */
+typedef struct LsimLcp {
+  int n;
+  double *M; /* [n*n] column-major */
+  double *q; /* [n] */
+} LsimLcp;
+
+/* Allocates a zeroed n x n problem. Needs n >= 0. Returns 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_lcp_init(LsimLcp *lcp, int n);
+
+/* Frees what lsim_lcp_init allocated and zeroes the struct. NULL-safe. */
+void lsim_lcp_free(LsimLcp *lcp);
+
+/* Deep copy of src into dst (dst must be uninitialised or freed). 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_lcp_copy(LsimLcp *dst, const LsimLcp *src);
+
+/* 0 when every entry of M and q is finite, else LSIM_INVALID_INPUT. */
+int lsim_lcp_check_finite(const LsimLcp *lcp);
+
+/* max_i |q_i|, or 1 when q = 0: the scale relative residuals and tolerances use. */
+double lsim_lcp_scale(const LsimLcp *lcp);
+
+/* w = M z + q. Needs w of length n, not aliasing z. */
+void lsim_lcp_w(const LsimLcp *lcp, const double *z, double *w);
+
+/* The common quality measures of a candidate solution z. */
+typedef struct LsimResidual {
+  double natural;         /* max_i |min(z_i, w_i)|: zero iff z solves the LCP */
+  double complementarity; /* |z^T w| */
+  double z_negative;      /* max(0, -min_i z_i) */
+  double w_negative;      /* max(0, -min_i w_i) */
+  double relative;        /* natural / lsim_lcp_scale(lcp) */
+} LsimResidual;
+
+/* Computes the residual of z, recomputing w = M z + q into the caller's buffer w [n]
+ * (the caller keeps w; no allocation). A non-finite z gives residuals of +inf. */
+void lsim_lcp_residual(const LsimLcp *lcp, const double *z, double *w, LsimResidual *res);
+
+#endif

@@ -1,0 +1,51 @@
+/* lemke.h: Lemke's complementary pivoting method with lexicographic anti-cycling and
+ * warm start from a guessed basis. The math, references and failure modes are at the top
+ * of lemke.c. */
+#ifndef LSIM_LEMKE_H
+#define LSIM_LEMKE_H
+
+#include "lcp.h"
+
+typedef struct LsimLemkeOptions {
+  int max_pivots;     /* 0 = default: 10 * (n + 1) + 100 */
+  double tol;         /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp) */
+} LsimLemkeOptions;
+
+/* max_pivots 0, tol 1e-10. */
+LsimLemkeOptions lsim_default_lemke_options(void);
+
+typedef struct LsimLemkeInfo {
+  int status;          /* LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
+                          LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
+  int pivots;          /* basis exchanges, the artificial variable entering included; a
+                          warm start counts its own pivots plus those of any cold restart */
+  int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
+  int restarts;        /* 1 if a warm start failed and a cold start followed */
+  double *trace;       /* optional, caller's: z0 after each pivot, up to trace_capacity */
+  int trace_capacity;
+  int trace_len;
+} LsimLemkeInfo;
+
+/* Workspace: owns the basis inverse and the scratch vectors; grows on demand, so repeated
+ * solves of sizes already seen do not allocate. */
+typedef struct LsimLemke LsimLemke;
+
+LsimLemke *lsim_lemke_create(void);
+void lsim_lemke_free(LsimLemke *ws);
+
+/* Solves lcp into z [n].
+ * basis_guess [n] or NULL: basis_guess[i] != 0 guesses that z_i is basic (w_i = 0),
+ * 0 that w_i is basic (z_i = 0). The guessed complementary basis is factored; if its
+ * basic solution is feasible it is returned at once (0 pivots); else Lemke pivots from it
+ * with a covering vector that makes it feasible; if that fails, a cold start follows.
+ * NULL: cold start with covering vector e = (1, ..., 1).
+ * Returns info->status (info may be NULL). On any non-solved status z holds the last
+ * basic solution (finite). */
+int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
+                     const unsigned char *basis_guess, double *z, LsimLemkeInfo *info);
+
+/* The final complementary basis of the last solve that ended solved: [n], 1 where z_i is
+ * basic; NULL before any solved solve. Valid until the next solve. */
+const unsigned char *lsim_lemke_basis(const LsimLemke *ws);
+
+#endif

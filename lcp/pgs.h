@@ -1,0 +1,37 @@
+/* pgs.h: projected Gauss-Seidel / SOR for the LCP. Math, references and failure modes
+ * are at the top of pgs.c. */
+#ifndef LSIM_PGS_H
+#define LSIM_PGS_H
+
+#include "lcp.h"
+
+typedef struct LsimPgsOptions {
+  int max_sweeps;     /* 0 = default 10000 */
+  double tol;         /* stop when natural residual <= tol * lsim_lcp_scale(lcp) */
+  double omega;       /* relaxation in (0, 2); 1 = Gauss-Seidel */
+} LsimPgsOptions;
+
+/* max_sweeps 0, tol 1e-10, omega 1. */
+LsimPgsOptions lsim_default_pgs_options(void);
+
+typedef struct LsimPgsInfo {
+  int status;         /* LSIM_SOLVED, LSIM_MAX_ITERATIONS, LSIM_BAD_DIAGONAL, LSIM_BREAKDOWN,
+                         LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
+  int sweeps;
+  double residual;    /* natural residual of the returned z, w recomputed exactly */
+  double *trace;      /* optional, caller's: natural residual after each sweep */
+  int trace_capacity;
+  int trace_len;
+} LsimPgsInfo;
+
+typedef struct LsimPgs LsimPgs;
+
+LsimPgs *lsim_pgs_create(void);
+void lsim_pgs_free(LsimPgs *ws);
+
+/* Solves lcp into z [n], starting from z if warm (negative entries are clamped to 0),
+ * else from 0. Returns info->status (info may be NULL). */
+int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,
+                   double *z, LsimPgsInfo *info);
+
+#endif

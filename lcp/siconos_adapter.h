@@ -1,0 +1,45 @@
+/* siconos_adapter.h: Siconos Numerics LCP solvers by name, made safe to call.
+ *
+ * Names are Siconos' solvers without the "siconos:" prefix ("lemke", "pgs", "enum",
+ * "newton_fb", "newton_min", "psor", "rpgs", "pivot", "pivot_lumod", "bard", "murty",
+ * "pathsearch", "cpg", "latin", "latin_w", "avi_caoferris", "nsgs_sbm", "convexqp_pg",
+ * "newton_min_fblsa" ... whichever work here). Solvers that abort or are not built in the
+ * Debian package (QP, NSQP, GAMS, PATH) are refused at create time with a message.
+ * numerics_error / sn_fatal_error is trapped (setjmp) so it never kills the process;
+ * the iteration counter is reset before each call.
+ */
+#ifndef LSIM_SICONOS_ADAPTER_H
+#define LSIM_SICONOS_ADAPTER_H
+
+#include <stddef.h>
+
+#include "lcp.h"
+
+typedef struct LsimSiconos LsimSiconos;
+
+/* Creates the context for Siconos solver `name` (no prefix). Returns 0, or
+ * LSIM_UNAVAILABLE with a one-line reason in err (unknown, not built, known to abort). */
+int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen);
+void lsim_siconos_free(LsimSiconos *s);
+
+/* Solves lcp with tolerance tol (Siconos' own error measure) and at most max_iter
+ * iterations (0: Siconos' default). z [n]: warm start guess in when warm (solvers that
+ * accept one), solution out. *iterations gets Siconos' iteration count (0 if it gives
+ * none). Returns LSIM_SOLVED when Siconos reports success, LSIM_SOLVER_FAILED when it
+ * reports failure or a trapped fatal error (message kept, see lsim_siconos_last_error),
+ * LSIM_BREAKDOWN when z comes back non-finite, LSIM_OUT_OF_MEMORY. z is always finite
+ * on return (reset to 0 if the solver left non-finite values). */
+int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_iter, int warm,
+                       double *z, int *iterations);
+
+/* Message of the last trapped Siconos error, "" if none. */
+const char *lsim_siconos_last_error(const LsimSiconos *s);
+
+/* Siconos' relative error of z (lcp_compute_error with its default scaling), for
+ * reference beside our own residual. w [n] is scratch. Returns -1 if it cannot say. */
+double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);
+
+/* NULL-terminated list of accepted names (without prefix). */
+const char *const *lsim_siconos_names(void);
+
+#endif

@@ -1,0 +1,72 @@
+/* solver.h: every LCP solver behind one interface, chosen by name.
+ *
+ * Names: "lemke" and "pgs" (ours), and "siconos:NAME" for Siconos Numerics solvers
+ * (siconos:lemke, siconos:pgs, siconos:enum, siconos:newton_fb, ... see
+ * lsim_solver_names()). A solver is a context object: it owns its options, its
+ * workspace (grown on demand, so solves of a size already seen do no allocation) and
+ * the statistics of the last solve.
+ *
+ * Every solve reports the same residual (lcp.h), computed from z alone, whatever the
+ * solver, plus Siconos' own relative error for reference.
+ */
+#ifndef LSIM_SOLVER_H
+#define LSIM_SOLVER_H
+
+#include "lcp.h"
+
+typedef struct LsimSolverOptions {
+  double tol;        /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp)
+                        (iterative solvers stop there; Siconos solvers get it as their tol) */
+  int max_iter;      /* sweeps (iterative) or pivots (pivoting); 0 = the solver's default */
+  double omega;      /* PGS over-relaxation factor in (0, 2); 1 = Gauss-Seidel */
+  int warm_start;    /* 1: z passed to solve is a guess (PGS starts from it, Lemke takes
+                        {i : z_i > 0} as its guess of the basis); 0: cold start */
+} LsimSolverOptions;
+
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0. */
+LsimSolverOptions lsim_default_solver_options(void);
+
+/* What a solve reports. Filled by lsim_solver_solve; never NaN. */
+typedef struct LsimSolveStats {
+  int status;              /* LsimStatus of this solve */
+  int iterations;          /* sweeps or pivots done (Siconos: its iteration count) */
+  int warm_started;        /* 1 if the warm-start guess was used, 0 if cold (or rejected) */
+  double wall_time;        /* seconds, the solver call alone */
+  LsimResidual residual;   /* ours, from z alone */
+  double siconos_error;    /* Siconos' lcp_compute_error on z (its relative error) */
+  /* Optional per-iteration trace, supplied by the caller: the solver writes the natural
+     residual (iterative) or the artificial variable z0 (Lemke) after each iteration into
+     trace[0 .. min(iterations, trace_capacity) - 1] and sets trace_len. */
+  double *trace;
+  int trace_capacity;
+  int trace_len;
+} LsimSolveStats;
+
+typedef struct LsimSolver LsimSolver;
+
+/* Creates the solver called name with options opt (NULL = defaults). Returns 0, or
+ * LSIM_UNAVAILABLE (unknown name, or a Siconos solver that is not built here or aborts),
+ * LSIM_INVALID_INPUT (bad options), LSIM_OUT_OF_MEMORY; on error writes a one-line message
+ * into err[errlen] (if err) and sets *out = NULL. */
+int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptions *opt,
+                       char *err, size_t errlen);
+
+/* Solves lcp. z [n]: in, the warm-start guess when options.warm_start; out, the solver's
+ * final iterate (the solution when status is LSIM_SOLVED). stats may be NULL; if given,
+ * its trace fields are read as described above. Returns the status (also in stats and in
+ * lsim_solver_last_stats). Never aborts the process, whatever the solver does. */
+int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats);
+
+/* Statistics of the last solve. */
+const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
+
+/* The name the solver was created with, and its options. */
+const char *lsim_solver_name(const LsimSolver *s);
+const LsimSolverOptions *lsim_solver_options(const LsimSolver *s);
+
+void lsim_solver_free(LsimSolver *s);
+
+/* NULL-terminated list of the solver names lsim_solver_create accepts. */
+const char *const *lsim_solver_names(void);
+
+#endif

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs the named suites and prints one closing line "check: N passed, N failed".
+#   unit  the cmocka programs build/tests/test_*
+#   san   the same programs built with AddressSanitizer + UBSan (build/san/tests/test_*)
+#   e2e   tests/e2e/*.sh, each a script that exits 0 on success
+# Every program's own output is shown; counts come from cmocka's summary lines.
+passed=0
+failed=0
+failures=""
+
+run_cmocka() { # $1 = suite label, $2 = binary
+  out=$("$2" 2>&1)
+  rc=$?
+  printf '%s\n' "$out"
+  p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+  p=${p:-0}; f=${f:-0}
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi  # crashed or sanitizer abort
+  passed=$((passed + p)); failed=$((failed + f))
+  [ "$f" -ne 0 ] && failures="$failures $1:$(basename "$2")"
+  return 0
+}
+
+for suite in "$@"; do
+  case "$suite" in
+    unit) for t in build/tests/test_*; do case "$t" in *.o|*.d) continue;; esac
+            echo "== unit: $t"; run_cmocka unit "$t"; done ;;
+    san)  for t in build/san/tests/test_*; do case "$t" in *.o|*.d) continue;; esac
+            echo "== sanitizers: $t"; run_cmocka san "$t"; done ;;
+    e2e)  for t in tests/e2e/*.sh; do [ -f "$t" ] || continue
+            echo "== e2e: $t"
+            if sh "$t"; then passed=$((passed + 1)); echo "ok: $t"
+            else failed=$((failed + 1)); failures="$failures e2e:$(basename "$t")"; echo "FAILED: $t"; fi
+          done ;;
+    *) echo "run-checks: unknown suite $suite" >&2; exit 2 ;;
+  esac
+done
+
+[ -n "$failures" ] && echo "failed:$failures"
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,24 @@
+/* support.c: helpers shared by the cmocka test programs. */
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *lsim_test_shared_path(const char *rel, char *buf, size_t len) {
+  const char *root = getenv("LSIM_SHARED");
+  snprintf(buf, len, "%s/%s", root && *root ? root : "../shared", rel);
+  return buf;
+}
+
+double lsim_test_max_abs_diff(const double *a, const double *b, int n) {
+  double m = 0.0;
+  for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i] - b[i]));
+  return m;
+}
+
+double lsim_test_max_abs(const double *a, int n) {
+  double m = 0.0;
+  for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
+  return m;
+}

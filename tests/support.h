@@ -1,0 +1,17 @@
+/* support.h: helpers shared by the cmocka test programs. */
+#ifndef LSIM_TEST_SUPPORT_H
+#define LSIM_TEST_SUPPORT_H
+
+#include <stddef.h>
+
+/* Path of a file under the shared folder (env LSIM_SHARED, default "../shared"):
+ * writes LSIM_SHARED/rel into buf and returns buf. */
+const char *lsim_test_shared_path(const char *rel, char *buf, size_t len);
+
+/* max_i |a_i - b_i| */
+double lsim_test_max_abs_diff(const double *a, const double *b, int n);
+
+/* max_i |a_i| */
+double lsim_test_max_abs(const double *a, int n);
+
+#endif
