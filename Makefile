@@ -41,6 +41,7 @@ TESTS_S   := $(TEST_NAMES:%=$(BS)/tests/%)
 
 DEPS_STAMP := $(B)/.deps-installed
 
+.SECONDARY:
 .PHONY: all check unit-check san-check e2e-check bench clean deps
 .DEFAULT_GOAL := all
 

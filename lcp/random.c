@@ -27,7 +27,7 @@ double lsim_rng_range(LsimRng *rng, double a, double b) {
 double lsim_rng_normal(LsimRng *rng) {
   double u1 = lsim_rng_uniform(rng), u2 = lsim_rng_uniform(rng);
   if (u1 < 1e-300) u1 = 1e-300;
-  return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
 }
 
 /* S = A^T A / n + shift I into S (column-major, n x n). A is scratch n x n. */

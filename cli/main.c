@@ -1,0 +1,68 @@
+/* main.c: the lcpsim command. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lcp/solver.h"
+
+#ifndef LSIM_VERSION
+#define LSIM_VERSION "unknown"
+#endif
+
+int lsim_cli_parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int lsim_cli_parse_int(const char *s, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "lcpsim %s: time-stepping rigid-body contact simulation with complementarity solvers\n"
+          "\n"
+          "usage:\n"
+          "  lcpsim solve FILE.dat [options]   solve one LCP from a Siconos .dat file\n"
+          "  lcpsim solvers                    list the solver names\n"
+          "  lcpsim --help | --version\n"
+          "\n"
+          "'lcpsim COMMAND --help' describes a command's options.\n",
+          LSIM_VERSION);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    printf("lcpsim %s\n", LSIM_VERSION);
+    return 0;
+  }
+  if (!strcmp(cmd, "solve")) return lsim_cli_solve(argc - 2, argv + 2);
+  if (!strcmp(cmd, "solvers")) {
+    for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
+    return 0;
+  }
+  fprintf(stderr, "lcpsim: unknown command '%s' (see lcpsim --help)\n", cmd);
+  return 2;
+}

@@ -1,0 +1,159 @@
+/* solve.c: `lcpsim solve FILE.dat`: one LCP from a Siconos .dat file, any solver. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lcp/datfile.h"
+#include "lcp/solver.h"
+
+static void solve_usage(FILE *f) {
+  fprintf(f,
+          "usage: lcpsim solve FILE.dat [--solver NAME] [--tol X] [--max-iter N]\n"
+          "                  [--omega W] [--warm FILE] [--print-z]\n"
+          "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file.\n"
+          "  --solver NAME   lemke (default), pgs, or siconos:NAME ('lcpsim solvers')\n"
+          "  --tol X         tolerance on the natural residual relative to max|q| (1e-10)\n"
+          "  --max-iter N    pivot or sweep limit (0: the solver's default)\n"
+          "  --omega W       PGS relaxation in (0, 2) (1)\n"
+          "  --warm FILE     warm start from n numbers in FILE (whitespace-separated)\n"
+          "  --print-z       print z, one entry per line\n"
+          "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
+}
+
+/* Reads exactly n finite numbers from path into z. */
+static int read_warm(const char *path, int n, double *z) {
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    fprintf(stderr, "lcpsim: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int count = 0;
+  char tok[128];
+  while (fscanf(f, "%127s", tok) == 1) {
+    char *end;
+    double v = strtod(tok, &end);
+    if (*end || !isfinite(v)) {
+      fprintf(stderr, "lcpsim: %s: entry %d: not a finite number: '%s'\n", path, count + 1, tok);
+      fclose(f);
+      return -1;
+    }
+    if (count < n) z[count] = v;
+    ++count;
+  }
+  fclose(f);
+  if (count != n) {
+    fprintf(stderr, "lcpsim: %s: expected %d numbers for the warm start, found %d\n", path, n,
+            count);
+    return -1;
+  }
+  return 0;
+}
+
+int lsim_cli_solve(int argc, char **argv) {
+  const char *path = NULL, *solver_name = "lemke", *warm_path = NULL;
+  LsimSolverOptions opt = lsim_default_solver_options();
+  int print_z = 0;
+
+  /* Arguments. */
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      solve_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--print-z")) {
+      print_z = 1;
+    } else if (!strcmp(a, "--solver") || !strcmp(a, "--tol") || !strcmp(a, "--max-iter") ||
+               !strcmp(a, "--warm") || !strcmp(a, "--omega")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim solve: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "--solver")) solver_name = v;
+      else if (!strcmp(a, "--warm")) warm_path = v;
+      else if (!strcmp(a, "--tol")) {
+        if (lsim_cli_parse_double(v, &opt.tol) || !(opt.tol >= 0.0)) {
+          fprintf(stderr, "lcpsim solve: --tol: need a number >= 0, got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--omega")) {
+        if (lsim_cli_parse_double(v, &opt.omega) || !(opt.omega > 0.0 && opt.omega < 2.0)) {
+          fprintf(stderr, "lcpsim solve: --omega: need a number in (0, 2), got '%s'\n", v);
+          return 2;
+        }
+      } else if (lsim_cli_parse_int(v, &opt.max_iter) || opt.max_iter < 0) {
+        fprintf(stderr, "lcpsim solve: --max-iter: need an integer >= 0, got '%s'\n", v);
+        return 2;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "lcpsim solve: unknown option '%s' (see lcpsim solve --help)\n", a);
+      return 2;
+    } else if (!path) {
+      path = a;
+    } else {
+      fprintf(stderr, "lcpsim solve: one problem file only, got '%s' and '%s'\n", path, a);
+      return 2;
+    }
+  }
+  if (!path) {
+    solve_usage(stderr);
+    return 2;
+  }
+
+  /* Problem. */
+  char err[512];
+  LsimLcp lcp;
+  if (lsim_dat_read(path, &lcp, err, sizeof err)) {
+    fprintf(stderr, "lcpsim: %s\n", err);
+    return 2;
+  }
+  double *z = calloc((size_t)lcp.n + 1, sizeof(double));
+  if (!z) {
+    fprintf(stderr, "lcpsim: out of memory\n");
+    lsim_lcp_free(&lcp);
+    return 2;
+  }
+  if (warm_path) {
+    if (read_warm(warm_path, lcp.n, z)) {
+      free(z);
+      lsim_lcp_free(&lcp);
+      return 2;
+    }
+    opt.warm_start = 1;
+  }
+
+  /* Solver. */
+  LsimSolver *solver = NULL;
+  if (lsim_solver_create(&solver, solver_name, &opt, err, sizeof err)) {
+    fprintf(stderr, "lcpsim: solver %s: %s\n", solver_name, err);
+    free(z);
+    lsim_lcp_free(&lcp);
+    return 2;
+  }
+  LsimSolveStats st;
+  memset(&st, 0, sizeof st);
+  int status = lsim_solver_solve(solver, &lcp, z, &st);
+
+  /* Report. */
+  printf("problem            %s (n = %d)\n", path, lcp.n);
+  printf("solver             %s%s\n", solver_name, opt.warm_start ? " (warm start)" : "");
+  printf("status             %s\n", lsim_status_name(status));
+  printf("iterations         %d\n", st.iterations);
+  printf("natural residual   %.3e (relative to max|q|: %.3e)\n", st.residual.natural,
+         st.residual.relative);
+  printf("complementarity    %.3e\n", st.residual.complementarity);
+  printf("z negative         %.3e\n", st.residual.z_negative);
+  printf("w negative         %.3e\n", st.residual.w_negative);
+  if (st.siconos_error >= 0.0) printf("siconos error      %.3e\n", st.siconos_error);
+  printf("wall time          %.6f s\n", st.wall_time);
+  if (print_z)
+    for (int i = 0; i < lcp.n; ++i) printf("z[%d] = %.17g\n", i, z[i]);
+
+  lsim_solver_free(solver);
+  free(z);
+  lsim_lcp_free(&lcp);
+  return status == LSIM_SOLVED ? 0 : 1;
+}
