@@ -1,0 +1,79 @@
+/* contact.h: contacts and constraint rows of one step.
+ *
+ * A contact is a group of LCP rows sharing a point: a normal row (non-penetration,
+ * unless the normal impulse is fixed, as for 1-D ground friction under load m*g) and,
+ * with friction, d direction rows of the polyhedral cone. Every row is a Jacobian over at
+ * most two bodies' generalized velocities: the gap rate of a normal row is J v, the
+ * tangential velocity along direction k is D_k v, and the impulse z on a row adds J^T z
+ * to the generalized momenta. Contact detection produces contacts; LCP assembly reads
+ * rows only, so new geometry or constraint kinds add rows, not solvers.
+ */
+#ifndef LSIM_CONTACT_H
+#define LSIM_CONTACT_H
+
+#include <stdint.h>
+
+#include "contact/world.h"
+
+#define LSIM_MAX_DIRECTIONS 16 /* friction directions per contact at most */
+#define LSIM_MAX_BODY_DOF 6    /* generalized velocities per body at most */
+
+typedef enum LsimContactKind {
+  LSIM_CONTACT_NORMAL = 0,        /* unilateral non-penetration, optional friction */
+  LSIM_CONTACT_FIXED_NORMAL = 1,  /* friction only, under a known normal impulse
+                                     (1-D ground friction: m g_n h) */
+} LsimContactKind;
+
+/* One Jacobian row: coefficients over the velocities of up to two bodies. body[k] < 0 or
+ * a body without velocities (static) contributes nothing. */
+typedef struct LsimJacRow {
+  int body[2];
+  double j[2][LSIM_MAX_BODY_DOF];
+} LsimJacRow;
+
+typedef struct LsimContact {
+  uint64_t id;          /* stable across steps: the pair and the feature */
+  LsimContactKind kind;
+  int body[2];          /* the bodies (indices into the model); body[1] may be static */
+  double gap;           /* phi >= 0 when apart, m */
+  double point[3];      /* world contact point */
+  double normal[3];     /* world unit normal, pointing from body[1] into body[0] */
+  double mu;            /* friction coefficient (0: frictionless, no direction rows) */
+  int ndir;             /* friction directions d (0 when mu = 0) */
+  double dir[LSIM_MAX_DIRECTIONS][3]; /* world tangent directions of the cone */
+  double normal_load;   /* FIXED_NORMAL only: the known normal impulse, N*s */
+  int first_row;        /* rows: [normal (if kind NORMAL)] then ndir direction rows */
+  int first_var;        /* LCP variables: [c_n (if NORMAL)] [beta_1..d] [lambda (if d)] */
+  /* Results of the step, N*s (force = impulse / h). */
+  double normal_impulse;
+  double friction_impulse[3]; /* world vector on body[0] */
+  double slip_speed;    /* lambda: the cone's estimate of the sliding speed, m/s */
+} LsimContact;
+
+typedef struct LsimContactSet {
+  int count, capacity;
+  LsimContact *contacts;  /* [count] */
+  int nrows, rows_capacity;
+  LsimJacRow *rows;       /* [nrows] */
+} LsimContactSet;
+
+/* Empties the set, keeping its memory. */
+void lsim_contacts_clear(LsimContactSet *set);
+void lsim_contacts_free(LsimContactSet *set);
+
+/* Appends a contact with nrows zeroed rows; returns it (first_row set) or NULL when out
+ * of memory. Pointers into the set are valid until the next add. */
+LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows);
+
+/* The stable id of the contact between bodies a and b at feature f. */
+uint64_t lsim_contact_id(int a, int b, int feature);
+
+/* Finds the contacts of the model in the given state whose gap could close within the
+ * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
+ * largest speed any body can reach in the step (free velocities v_free [nv] given).
+ * Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
+ * friction. Returns 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,
+                         LsimContactSet *set);
+
+#endif

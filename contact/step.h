@@ -1,0 +1,59 @@
+/* step.h: the Stewart-Trinkle time step (semi-implicit Euler, impulse-velocity form).
+ *
+ *   M (v' - v) = h f_ext + N c_n + D beta,          q' = q + h v'
+ *   0 <= c_n    _|_  phi/h + N' v'          >= 0    (non-penetration)
+ *   0 <= beta   _|_  lambda e + D' v'       >= 0    (friction directions)
+ *   0 <= lambda _|_  mu c_n - e' beta       >= 0    (friction cone)
+ *
+ * With v_free = v + h M^-1 f_ext and W = M^-1, v' = v_free + W (N c_n + D beta), giving
+ * one LCP in z = (c_n, beta, lambda) per contact (variables grouped per contact):
+ *   M_lcp = [ N'WN  N'WD  0 ;  D'WN  D'WD  E ;  mu  -E'  0 ],
+ *   q_lcp = [ phi/h + N'v_free ;  D'v_free ;  0 ]  (+ mu c_fixed for fixed normals).
+ * Contacts are matched across steps by id to warm start the solver.
+ */
+#ifndef LSIM_STEP_H
+#define LSIM_STEP_H
+
+#include <stddef.h>
+
+#include "contact/contact.h"
+#include "contact/world.h"
+#include "lcp/lcp.h"
+#include "lcp/solver.h"
+
+typedef struct LsimStepStats {
+  int status;           /* LsimStatus of the solve (LSIM_SOLVED when there was no LCP) */
+  int iterations;       /* pivots or sweeps */
+  int lcp_size;         /* n of the LCP (0: no contact) */
+  int ncontacts;
+  int warm_started;
+  double residual;      /* natural residual, N*s */
+  double relative_residual;
+  double wall_time;     /* solver call, s */
+  double siconos_error;
+} LsimStepStats;
+
+typedef struct LsimStepper LsimStepper;
+
+/* Creates a stepper for model: the solver named by model->solver (or solver_name if not
+ * NULL), its workspace, the contact set. Returns 0 or < 0 with a message in err. */
+int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *solver_name,
+                        char *err, size_t errlen);
+void lsim_stepper_free(LsimStepper *s);
+
+/* Advances state by one step of model->time_step. The state is advanced even when the
+ * solver fails (with its last finite iterate), and the failure is the return value and
+ * stats->status. */
+int lsim_step(LsimStepper *s, const LsimModel *model, LsimState *state, LsimStepStats *stats);
+
+/* The contacts of the last step, with their impulses. */
+const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s);
+
+/* The LCP of the last step and its solution z [lcp->n] (valid until the next step). */
+const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
+const double *lsim_stepper_solution(const LsimStepper *s);
+
+/* The solver in use. */
+LsimSolver *lsim_stepper_solver(LsimStepper *s);
+
+#endif

@@ -1,0 +1,119 @@
+/* world.h: the simulated world, split MuJoCo-style into a model (what the scene says;
+ * const during a run) and a state (time, positions, velocities; the only thing the
+ * step changes and the recorder writes).
+ *
+ * Generalized coordinates. Each body owns a slice of the flat state arrays:
+ *   dimension 1: q = x,            v = xdot                 (nq = nv = 1 per body)
+ *   dimension 2: q = (x, y, theta), v = (xdot, ydot, omega) (nq = nv = 3)
+ *   dimension 3: q = (x, y, z, qw, qx, qy, qz), v = (vx, vy, vz, wx, wy, wz) (nq 7, nv 6)
+ * Static bodies own no coordinates. Kinematic bodies own coordinates whose motion is
+ * prescribed (they push others and are not pushed). The mass matrix is block diagonal
+ * per body.
+ *
+ * Units are SI throughout: m, kg, s, N; impulses are N*s.
+ */
+#ifndef LSIM_WORLD_H
+#define LSIM_WORLD_H
+
+#include <stdint.h>
+
+typedef enum LsimBodyType {
+  LSIM_BODY_DYNAMIC = 0,
+  LSIM_BODY_STATIC = 1,    /* fixed forever: walls, ground */
+  LSIM_BODY_KINEMATIC = 2, /* prescribed velocity: pushes, is not pushed */
+} LsimBodyType;
+
+typedef enum LsimShapeType {
+  LSIM_SHAPE_SEGMENT = 0,  /* 1-D: [x - width/2, x + width/2]; width 0 is a point */
+  LSIM_SHAPE_HALFLINE = 1, /* 1-D fixed wall: occupies x <= position ("left") or
+                              x >= position ("right") */
+} LsimShapeType;
+
+/* A function of time: constant, or a table of (t, value) pairs interpolated linearly and
+ * held at the end values outside the table. */
+typedef struct LsimSchedule {
+  double constant;
+  int npoints;        /* 0: constant */
+  double *t;          /* [npoints] strictly increasing */
+  double *value;      /* [npoints * width] row-major: value at t[k] is value[k*width ..] */
+  int width;          /* components per point (1 in 1-D) */
+} LsimSchedule;
+
+typedef struct LsimBody {
+  char name[48];
+  LsimBodyType type;
+  LsimShapeType shape;
+  double mass;        /* kg, > 0 for dynamic bodies */
+  double width;       /* 1-D segment width, >= 0 */
+  int side;           /* half-line: -1 occupies x <= position (a "left" wall), +1 x >= */
+  double ground_mu;   /* 1-D: Coulomb friction with the ground under normal load m*g_n;
+                         0 = frictionless */
+  double pose[7];     /* static bodies: their fixed pose (1-D: pose[0] = x) */
+  LsimSchedule force; /* applied force (1-D: along the line), N */
+  LsimSchedule kinematic_velocity; /* kinematic bodies: prescribed velocity */
+  int q_offset, v_offset; /* slices of LsimState.q / v; -1 for static bodies */
+  int nq, nv;
+} LsimBody;
+
+/* Solver settings as the scene gives them; names are lcp/solver.h names. */
+typedef struct LsimSolverSettings {
+  char name[48];
+  double tol;
+  int max_iter;
+  double omega;
+  int warm_start;     /* warm start each step from the previous step's impulses */
+} LsimSolverSettings;
+
+typedef struct LsimModel {
+  int dimension;      /* 1 (2 and 3 come with the rigid bodies) */
+  double gravity[3];  /* along the generalized axes; 1-D uses gravity[0] */
+  double ground_normal_gravity; /* 1-D: g_n of the normal load m*g_n for ground friction */
+  double time_step;   /* h, s */
+  int steps;          /* number of steps to run */
+  double contact_margin; /* contacts within this gap (plus what the step can close) are
+                            put in the LCP; m */
+  int friction_directions; /* d of the polyhedral cone (1-D ground friction: 2) */
+  LsimSolverSettings solver;
+  int nbodies;
+  LsimBody *bodies;   /* [nbodies] */
+  int nq, nv;         /* sizes of the state arrays */
+} LsimModel;
+
+typedef struct LsimState {
+  double time;
+  int step;           /* steps taken */
+  double *q;          /* [model->nq] */
+  double *v;          /* [model->nv] */
+} LsimState;
+
+/* A model with no bodies and the documented defaults (dimension 1, no gravity, h 0.01,
+ * 100 steps, margin 0, solver lemke, tol 1e-10, warm start on). */
+LsimModel lsim_default_model(void);
+
+/* Body defaults: dynamic segment, mass 1, width 0, no force, no friction. */
+LsimBody lsim_default_body(void);
+
+/* Adds a copy of body to the model (the model takes ownership of the body's schedules).
+ * Returns the index or a negative status. */
+int lsim_model_add_body(LsimModel *model, const LsimBody *body);
+
+/* Assigns coordinate slices (q_offset, v_offset, nq, nv) and model->nq/nv from the body
+ * types and the dimension. Call once after all bodies are added. 0 or < 0. */
+int lsim_model_finalize(LsimModel *model);
+
+void lsim_model_free(LsimModel *model);
+
+/* Allocates a zero state for model. 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_state_init(LsimState *state, const LsimModel *model);
+void lsim_state_free(LsimState *state);
+
+/* Schedule value at time t (component 0 for width-1 schedules). */
+double lsim_schedule_eval(const LsimSchedule *s, double t);
+void lsim_schedule_free(LsimSchedule *s);
+
+/* Energies of a state: kinetic 1/2 v' M v and gravitational potential -m g . x (of
+ * dynamic bodies). */
+double lsim_kinetic_energy(const LsimModel *model, const LsimState *state);
+double lsim_potential_energy(const LsimModel *model, const LsimState *state);
+
+#endif
