@@ -11,6 +11,7 @@
 #ifndef LSIM_CONTACT_H
 #define LSIM_CONTACT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "contact/world.h"
@@ -55,6 +56,8 @@ typedef struct LsimContactSet {
   LsimContact *contacts;  /* [count] */
   int nrows, rows_capacity;
   LsimJacRow *rows;       /* [nrows] */
+  void *scratch;          /* detection workspace, grown on demand */
+  size_t scratch_bytes;
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */

@@ -27,7 +27,8 @@ typedef struct LsimStepStats {
   int lcp_size;         /* n of the LCP (0: no contact) */
   int ncontacts;
   int warm_started;
-  double residual;      /* natural residual, N*s */
+  double residual;      /* natural residual of the step's LCP (rows mix units: m/s for
+                           gap and direction rows, N*s for cone rows) */
   double relative_residual;
   double wall_time;     /* solver call, s */
   double siconos_error;

@@ -48,6 +48,8 @@ int lsim_lcp_copy(LsimLcp *dst, const LsimLcp *src) {
   if (rc) return rc;
   memcpy(dst->M, src->M, (size_t)src->n * (size_t)src->n * sizeof(double));
   memcpy(dst->q, src->q, (size_t)src->n * sizeof(double));
+  dst->ncones = src->ncones;
+  dst->cones = src->cones;
   return 0;
 }
 

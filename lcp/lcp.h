@@ -31,11 +31,26 @@ typedef enum LsimStatus {
 /* A short lower-case name for a status ("solved", "secondary_ray", ...); never NULL. */
 const char *lsim_status_name(int status);
 
-/* The problem. Owns M (n*n) and q (n) when created by lsim_lcp_init. */
+/* Optional Stewart-Trinkle structure of a contact LCP: the variables of one polyhedral
+ * friction cone. The rows of the block read
+ *   0 <= beta_k _|_ lambda + D_k' v' >= 0,   0 <= lambda _|_ mu c_n - sum_k beta_k >= 0,
+ * so M[dir_k, lambda] = 1, M[lambda, dir_k] = -1, M[lambda, normal] = mu. Solvers that know
+ * the structure (PGS: contact-block form) use it; all others see only M and q. */
+typedef struct LsimConeBlock {
+  int normal;          /* variable of c_n, or -1 when the normal impulse is fixed */
+  double fixed_normal; /* the known c_n when normal < 0, N*s */
+  int first_dir, ndir; /* beta variables first_dir .. first_dir + ndir - 1 */
+  int lambda;          /* the cone's slack variable (sliding speed) */
+  double mu;
+} LsimConeBlock;
+
+/* The problem. Owns M (n*n) and q (n) when created by lsim_lcp_init; never owns cones. */
 typedef struct LsimLcp {
   int n;
   double *M; /* [n*n] column-major */
   double *q; /* [n] */
+  int ncones;                  /* optional structure, 0 / NULL when none */
+  const LsimConeBlock *cones;  /* [ncones], not owned */
 } LsimLcp;
 
 /* Allocates a zeroed n x n problem. Needs n >= 0. Returns 0 or LSIM_OUT_OF_MEMORY. */

@@ -9,8 +9,12 @@ failed=0
 failures=""
 
 run_cmocka() { # $1 = suite label, $2 = binary
-  out=$("$2" 2>&1)
+  # cmocka writes its progress to stdout and its summary to stderr: keep both, in order.
+  errf=$(mktemp)
+  out=$("$2" 2>"$errf")
   rc=$?
+  out=$(printf '%s\n%s' "$out" "$(cat "$errf")")
+  rm -f "$errf"
   printf '%s\n' "$out"
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
