@@ -1,0 +1,237 @@
+/* test_step.c: the time step on the exercises of the Tedrake appendix ("Multi-Body
+ * Dynamics"), built by hand (no scene file), for every solver that must handle them. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "contact/step.h"
+#include "contact/world.h"
+
+static const char *const solvers[] = {"lemke", "pgs", "siconos:lemke"};
+enum { NSOLVERS = 3 };
+
+static LsimModel model_with(double h, int steps) {
+  LsimModel m = lsim_default_model();
+  m.time_step = h;
+  m.steps = steps;
+  return m;
+}
+
+static int add_segment(LsimModel *m, const char *name, double mass, double width) {
+  LsimBody b = lsim_default_body();
+  snprintf(b.name, sizeof b.name, "%s", name);
+  b.mass = mass;
+  b.width = width;
+  return lsim_model_add_body(m, &b);
+}
+
+static int add_wall(LsimModel *m, double x, int side) {
+  LsimBody b = lsim_default_body();
+  snprintf(b.name, sizeof b.name, "wall");
+  b.type = LSIM_BODY_STATIC;
+  b.shape = LSIM_SHAPE_HALFLINE;
+  b.side = side;
+  b.pose[0] = x;
+  return lsim_model_add_body(m, &b);
+}
+
+/* Cart and wall (Tedrake, Example "cart and wall"): m = 1, h = 0.1, u = 0, a point cart
+ * at q >= 0. The LCP q[n+1] = a + (h^2/m) f, a = q + h v + h^2 u / m, has the closed form
+ * q[n+1] = max(0, a), f[n] = max(0, -a m / h^2). One step from each point of a grid of
+ * (q, v) must match it to 1e-12 (a 1x1 LCP: both pivoting and one PGS sweep are exact up
+ * to a few ulps of the O(10) numbers involved). The recorded impulse is h f. */
+static void test_cart_wall_closed_form(void **state) {
+  (void)state;
+  const double h = 0.1, mass = 1.0, u = 0.0;
+  for (int s = 0; s < NSOLVERS; ++s) {
+    LsimModel m = model_with(h, 1);
+    const int cart = add_segment(&m, "cart", mass, 0.0);
+    add_wall(&m, 0.0, -1);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    char err[256];
+    LsimStepper *st = NULL;
+    assert_int_equal(lsim_stepper_create(&st, &m, solvers[s], err, sizeof err), 0);
+    LsimState x;
+    assert_int_equal(lsim_state_init(&x, &m), 0);
+    for (int iq = 0; iq <= 10; ++iq)
+      for (int iv = -10; iv <= 10; ++iv) {
+        const double q0 = 0.1 * iq, v0 = 1.0 * iv;
+        x.q[0] = q0;
+        x.v[0] = v0;
+        x.step = 0;
+        x.time = 0.0;
+        LsimStepStats stats;
+        assert_int_equal(lsim_step(st, &m, &x, &stats), LSIM_SOLVED);
+        const double a = q0 + h * v0 + h * h * u / mass;
+        const double q1 = fmax(0.0, a), f = fmax(0.0, -a * mass / (h * h));
+        assert_true(fabs(x.q[0] - q1) <= 1e-12);
+        /* The contact (if any: it is found once the gap can close within the step). */
+        const LsimContactSet *cs = lsim_stepper_contacts(st);
+        double impulse = 0.0;
+        for (int c = 0; c < cs->count; ++c)
+          if (cs->contacts[c].body[0] == cart) impulse += cs->contacts[c].normal_impulse;
+        assert_true(fabs(impulse / h - f) <= 1e-12 * fmax(1.0, f));
+      }
+    lsim_state_free(&x);
+    lsim_stepper_free(st);
+    lsim_model_free(&m);
+  }
+}
+
+/* Two blocks (Tedrake, exercise "two blocks"): widths 1, masses 1, h = 1, A at -2 moving at
+ * 3, B at 0 at rest. Gap = (qB - 1/2) - (qA + 1/2), gap rate vB - vA, LCP matrix
+ * 1/mA + 1/mB = 2.
+ *  Step 1: gap 1, free rate 0 - 3: 0 <= c _|_ 1/1 - 3 + 2c >= 0  =>  c = 1:
+ *          vA = 2, vB = 1, qA = 0, qB = 1 (gap 0; A does not stop at -1: the impulse acts
+ *          as soon as the gap would close within the step). Force c/h = 1.
+ *  Step 2: gap 0, rate 1 - 2 = -1: c = 1/2: vA = vB = 3/2, qA = 3/2, qB = 5/2.
+ *  Step 3: gap 0, rate 0: c = 0: qA = 3, qB = 4, v = 3/2 each.
+ * Momentum 3 throughout; the final common velocity 3/2 is the perfectly inelastic one.
+ * All numbers are dyadic: every solver must hit them to 1e-12. */
+static void test_two_blocks_exact(void **state) {
+  (void)state;
+  const double qa[4] = {-2, 0, 1.5, 3}, qb[4] = {0, 1, 2.5, 4};
+  const double va[4] = {3, 2, 1.5, 1.5}, vb[4] = {0, 1, 1.5, 1.5};
+  const double impulse[4] = {0, 1, 0.5, 0};
+  for (int s = 0; s < NSOLVERS; ++s) {
+    LsimModel m = model_with(1.0, 3);
+    const int A = add_segment(&m, "A", 1.0, 1.0), B = add_segment(&m, "B", 1.0, 1.0);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    char err[256];
+    LsimStepper *st = NULL;
+    assert_int_equal(lsim_stepper_create(&st, &m, solvers[s], err, sizeof err), 0);
+    LsimState x;
+    assert_int_equal(lsim_state_init(&x, &m), 0);
+    x.q[m.bodies[A].q_offset] = -2;
+    x.v[m.bodies[A].v_offset] = 3;
+    x.q[m.bodies[B].q_offset] = 0;
+    for (int k = 1; k <= 3; ++k) {
+      assert_int_equal(lsim_step(st, &m, &x, NULL), LSIM_SOLVED);
+      assert_true(fabs(x.q[m.bodies[A].q_offset] - qa[k]) <= 1e-12);
+      assert_true(fabs(x.q[m.bodies[B].q_offset] - qb[k]) <= 1e-12);
+      assert_true(fabs(x.v[m.bodies[A].v_offset] - va[k]) <= 1e-12);
+      assert_true(fabs(x.v[m.bodies[B].v_offset] - vb[k]) <= 1e-12);
+      const LsimContactSet *cs = lsim_stepper_contacts(st);
+      assert_int_equal(cs->count, 1);
+      assert_true(fabs(cs->contacts[0].normal_impulse - impulse[k]) <= 1e-12);
+      assert_true(fabs(x.v[0] + x.v[1] - 3.0) <= 1e-12); /* momentum */
+    }
+    assert_true(fabs(x.time - 3.0) <= 1e-15);
+    lsim_state_free(&x);
+    lsim_stepper_free(st);
+    lsim_model_free(&m);
+  }
+}
+
+/* Brick with Coulomb friction (Tedrake, the brick LCP with slack v_abs): m = 1, mu = 0.5,
+ * g = 9.81, pushed by u. Below mu m g it stays at rest exactly (the friction impulse
+ * balances h u); above, it accelerates at (u - mu m g) / m: after k steps from rest,
+ * v = k h (u - mu m g)/m, and the friction impulse is exactly -mu m g h. Lemke is exact;
+ * PGS in the contact-block form converges to its tolerance (1e-10 relative to the
+ * impulse scale), so velocities agree to 1e-9. */
+static void test_brick_friction(void **state) {
+  (void)state;
+  const double h = 0.01, mu = 0.5, g = 9.81, mass = 1.0;
+  const double pushes[2] = {0.8 * mu * mass * g, 1.5 * mu * mass * g};
+  for (int s = 0; s < NSOLVERS; ++s)
+    for (int p = 0; p < 2; ++p) {
+      LsimModel m = model_with(h, 50);
+      m.ground_normal_gravity = g;
+      LsimBody b = lsim_default_body();
+      b.mass = mass;
+      b.width = 0.2;
+      b.ground_mu = mu;
+      b.force.constant = pushes[p];
+      lsim_model_add_body(&m, &b);
+      assert_int_equal(lsim_model_finalize(&m), 0);
+      char err[256];
+      LsimStepper *st = NULL;
+      assert_int_equal(lsim_stepper_create(&st, &m, solvers[s], err, sizeof err), 0);
+      LsimState x;
+      assert_int_equal(lsim_state_init(&x, &m), 0);
+      for (int k = 1; k <= 50; ++k) {
+        LsimStepStats stats;
+        assert_int_equal(lsim_step(st, &m, &x, &stats), LSIM_SOLVED);
+        const LsimContactSet *cs = lsim_stepper_contacts(st);
+        assert_int_equal(cs->count, 1);
+        const double fr = cs->contacts[0].friction_impulse[0];
+        /* Never beyond the cone: |friction impulse| <= mu m g h (+ solver tolerance). */
+        assert_true(fabs(fr) <= mu * mass * g * h * (1 + 1e-9));
+        if (p == 0) {
+          assert_true(fabs(x.v[0]) <= 1e-9);
+          assert_true(fabs(fr + pushes[p] * h) <= 1e-9);
+        } else {
+          const double v = k * h * (pushes[p] - mu * mass * g) / mass;
+          assert_true(fabs(x.v[0] - v) <= 1e-9);
+          assert_true(fabs(fr + mu * mass * g * h) <= 1e-9);
+        }
+      }
+      lsim_state_free(&x);
+      lsim_stepper_free(st);
+      lsim_model_free(&m);
+    }
+}
+
+/* A block thrown at a wall from far away at high speed never penetrates: the contact is
+ * found as soon as the gap can close within a step. Newton's cradle-like chain: three
+ * blocks in a row hit by a fourth; momentum is conserved exactly (no wall). */
+static void test_no_tunnelling_and_momentum(void **state) {
+  (void)state;
+  for (int s = 0; s < NSOLVERS; ++s) {
+    LsimModel m = model_with(0.01, 200);
+    add_segment(&m, "bullet", 1.0, 0.1);
+    add_wall(&m, 0.0, +1); /* occupies x >= 0 */
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    char err[256];
+    LsimStepper *st = NULL;
+    assert_int_equal(lsim_stepper_create(&st, &m, solvers[s], err, sizeof err), 0);
+    LsimState x;
+    assert_int_equal(lsim_state_init(&x, &m), 0);
+    x.q[0] = -10.0;
+    x.v[0] = 1000.0; /* 10 m per step */
+    for (int k = 0; k < 200; ++k) {
+      assert_int_equal(lsim_step(st, &m, &x, NULL), LSIM_SOLVED);
+      /* Right edge never beyond the wall (1e-12: rounding of the O(10) positions). */
+      assert_true(x.q[0] + 0.05 <= 1e-12);
+    }
+    assert_true(fabs(x.v[0]) <= 1e-9);
+    lsim_state_free(&x);
+    lsim_stepper_free(st);
+    lsim_model_free(&m);
+
+    LsimModel c = model_with(0.05, 100);
+    for (int i = 0; i < 4; ++i) add_segment(&c, "b", 1.0 + i, 0.5);
+    assert_int_equal(lsim_model_finalize(&c), 0);
+    assert_int_equal(lsim_stepper_create(&st, &c, solvers[s], err, sizeof err), 0);
+    assert_int_equal(lsim_state_init(&x, &c), 0);
+    for (int i = 0; i < 4; ++i) x.q[i] = i * 0.5; /* touching in a row */
+    x.q[0] = -3.0;
+    x.v[0] = 5.0;
+    const double p0 = 1.0 * 5.0;
+    for (int k = 0; k < 100; ++k) {
+      assert_int_equal(lsim_step(st, &c, &x, NULL), LSIM_SOLVED);
+      double p = 0.0;
+      for (int i = 0; i < 4; ++i) p += (1.0 + i) * x.v[i];
+      assert_true(fabs(p - p0) <= 1e-9); /* solver tolerance on the impulses */
+      for (int i = 0; i + 1 < 4; ++i) assert_true(x.q[i + 1] - x.q[i] >= 0.5 - 1e-9);
+    }
+    lsim_state_free(&x);
+    lsim_stepper_free(st);
+    lsim_model_free(&c);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cart_wall_closed_form),
+      cmocka_unit_test(test_two_blocks_exact),
+      cmocka_unit_test(test_brick_friction),
+      cmocka_unit_test(test_no_tunnelling_and_momentum),
+  };
+  return cmocka_run_group_tests_name("step", tests, NULL, NULL);
+}
