@@ -5,6 +5,7 @@
 /* Each subcommand takes the arguments after its name; returns the process exit status:
  * 0 success, 1 a solver did not solve, 2 bad input or usage. */
 int lsim_cli_solve(int argc, char **argv);
+int lsim_cli_run(int argc, char **argv);
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
 int lsim_cli_parse_double(const char *s, double *out);

@@ -36,6 +36,8 @@ static void usage(FILE *f) {
           "lcpsim %s: time-stepping rigid-body contact simulation with complementarity solvers\n"
           "\n"
           "usage:\n"
+          "  lcpsim SCENE.json [options]       simulate a scene, write SCENE.h5 (same as 'run')\n"
+          "  lcpsim run SCENE.json [options]\n"
           "  lcpsim solve FILE.dat [options]   solve one LCP from a Siconos .dat file\n"
           "  lcpsim solvers                    list the solver names\n"
           "  lcpsim --help | --version\n"
@@ -59,10 +61,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(cmd, "solve")) return lsim_cli_solve(argc - 2, argv + 2);
+  if (!strcmp(cmd, "run")) return lsim_cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
     return 0;
   }
-  fprintf(stderr, "lcpsim: unknown command '%s' (see lcpsim --help)\n", cmd);
-  return 2;
+  /* Anything else is a scene to run (run's parser reports unknown options). */
+  return lsim_cli_run(argc - 1, argv + 1);
 }

@@ -1,0 +1,286 @@
+/* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/solver.h"
+#include "scene/record.h"
+#include "scene/scene.h"
+
+static void run_usage(FILE *f) {
+  fprintf(f,
+          "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
+          "                    [--duration T] [--print] [--quiet]\n"
+          "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
+          "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
+          "                     the scene's folder, else SCENE's base name with .h5 in the\n"
+          "                     current folder)\n"
+          "  --solver NAME      override the scene's solver (lcpsim solvers lists them)\n"
+          "  --steps N          override the number of steps\n"
+          "  --duration T       override the duration (steps = T / time_step)\n"
+          "  --print            print a table per step: q, v and contact impulses\n"
+          "  --quiet            no progress bar, no summary\n"
+          "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
+          "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
+}
+
+static volatile sig_atomic_t interrupted = 0;
+static void on_interrupt(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Default output path: the scene's base name with .h5, in the current folder. */
+static void default_output(const char *scene, char *buf, size_t len) {
+  const char *base = strrchr(scene, '/');
+  base = base ? base + 1 : scene;
+  size_t n = strlen(base);
+  if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
+  snprintf(buf, len, "%.*s.h5", (int)n, base);
+}
+
+/* A scene-relative path: joined with the scene's folder unless absolute. */
+static void scene_relative(const char *scene, const char *file, char *buf, size_t len) {
+  const char *slash = strrchr(scene, '/');
+  if (file[0] == '/' || !slash) snprintf(buf, len, "%s", file);
+  else snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, file);
+}
+
+static void print_header(const LsimModel *m) {
+  printf("%6s %12s", "step", "time");
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    printf(" %14s %14s", "", "");
+  }
+  printf("\n%6s %12s", "", "s");
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    char q[64], v[64];
+    snprintf(q, sizeof q, "q[%.10s]", b->name);
+    snprintf(v, sizeof v, "v[%.10s]", b->name);
+    printf(" %14s %14s", q, v);
+  }
+  printf("   contact impulses, N*s (normal; friction)\n");
+}
+
+static void print_row(const LsimModel *m, const LsimState *s, const LsimContactSet *cs) {
+  printf("%6d %12.6g", s->step, s->time);
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    printf(" %14.9g %14.9g", s->q[b->q_offset], s->v[b->v_offset]);
+  }
+  printf("  ");
+  for (int c = 0; cs && c < cs->count; ++c) {
+    const LsimContact *ct = &cs->contacts[c];
+    const char *a = m->bodies[ct->body[0]].name;
+    const char *b = ct->body[1] >= 0 ? m->bodies[ct->body[1]].name : "ground";
+    if (ct->kind == LSIM_CONTACT_FIXED_NORMAL)
+      printf(" %s|%s: friction %.9g", a, b, ct->friction_impulse[0]);
+    else if (ct->ndir > 0)
+      printf(" %s|%s: %.9g; %.9g", a, b, ct->normal_impulse, ct->friction_impulse[0]);
+    else
+      printf(" %s|%s: %.9g", a, b, ct->normal_impulse);
+  }
+  printf("\n");
+}
+
+static void progress(int done, int total, double elapsed) {
+  const int width = 40;
+  const int filled = total > 0 ? (int)((long long)width * done / total) : width;
+  fprintf(stderr, "\r[%.*s%*s] %d/%d steps, %.1f s", filled,
+          "########################################", width - filled, "", done, total,
+          elapsed);
+  fflush(stderr);
+}
+
+int lsim_cli_run(int argc, char **argv) {
+  const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
+  int steps_override = -1, print = 0, quiet = 0;
+  double duration = -1.0;
+
+  /* Arguments. */
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      run_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--print")) {
+      print = 1;
+    } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+      quiet = 1;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
+               !strcmp(a, "--steps") || !strcmp(a, "--duration")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
+      else if (!strcmp(a, "--solver")) solver_name = v;
+      else if (!strcmp(a, "--steps")) {
+        if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
+          fprintf(stderr, "lcpsim: --steps: need an integer >= 1, got '%s'\n", v);
+          return 2;
+        }
+      } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
+        fprintf(stderr, "lcpsim: --duration: need a number > 0, got '%s'\n", v);
+        return 2;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "lcpsim: unknown option '%s' (see lcpsim run --help)\n", a);
+      return 2;
+    } else if (!scene_path) {
+      scene_path = a;
+    } else {
+      fprintf(stderr, "lcpsim: one scene only, got '%s' and '%s'\n", scene_path, a);
+      return 2;
+    }
+  }
+  if (!scene_path) {
+    run_usage(stderr);
+    return 2;
+  }
+  if (steps_override > 0 && duration > 0.0) {
+    fprintf(stderr, "lcpsim: give --steps or --duration, not both\n");
+    return 2;
+  }
+
+  /* Scene. */
+  LsimModel model;
+  LsimState state;
+  char *text = NULL;
+  LsimSceneError serr;
+  char msg[1024];
+  if (lsim_scene_load(scene_path, &model, &state, &text, &serr)) {
+    lsim_scene_error_format(&serr, msg, sizeof msg);
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return 2;
+  }
+  LsimSceneOutput sout;
+  memset(&sout, 0, sizeof sout);
+  lsim_scene_output(text, scene_path, &sout, NULL);
+  print = print || sout.print;
+  if (steps_override > 0) model.steps = steps_override;
+  if (duration > 0.0) {
+    const double k = duration / model.time_step;
+    model.steps = (int)llround(k);
+    if (model.steps < 1 || fabs(k - model.steps) > 1e-9 * fmax(1.0, k)) {
+      fprintf(stderr, "lcpsim: --duration %g is not a whole number of steps of %g s\n",
+              duration, model.time_step);
+      free(text);
+      lsim_state_free(&state);
+      lsim_model_free(&model);
+      return 2;
+    }
+  }
+  char path[1024];
+  if (out_path) snprintf(path, sizeof path, "%s", out_path);
+  else if (sout.file[0]) scene_relative(scene_path, sout.file, path, sizeof path);
+  else default_output(scene_path, path, sizeof path);
+
+  /* Stepper and recorder. */
+  int exit_code = 0;
+  LsimStepper *stepper = NULL;
+  LsimRecord *rec = NULL;
+  if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);
+    exit_code = 2;
+  } else if (lsim_record_open(&rec, path, &model, &state, text,
+                              lsim_solver_name(lsim_stepper_solver(stepper)), msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    exit_code = 2;
+  }
+
+  /* Steps. */
+  int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
+  double max_residual = 0.0, solver_time = 0.0;
+  const double t0 = now_seconds();
+  const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
+  if (!exit_code) {
+    signal(SIGINT, on_interrupt);
+    if (print) {
+      print_header(&model);
+      print_row(&model, &state, NULL);
+    }
+    for (int k = 0; k < model.steps && !interrupted; ++k) {
+      LsimStepStats st;
+      const int status = lsim_step(stepper, &model, &state, &st);
+      if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {
+        fprintf(stderr, "lcpsim: step %d: %s\n", k + 1, lsim_status_name(status));
+        exit_code = 2;
+        break;
+      }
+      if (status != LSIM_SOLVED) {
+        if (!failures) first_failure = k + 1;
+        ++failures;
+        worst_status = status;
+      }
+      total_contacts += st.ncontacts;
+      max_residual = fmax(max_residual, st.residual);
+      solver_time += st.wall_time;
+      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
+      if (lsim_record_step(rec, &model, &state, cs, &st)) {
+        fprintf(stderr, "lcpsim: %s: writing step %d failed\n", path, k + 1);
+        exit_code = 2;
+        break;
+      }
+      done = k + 1;
+      if (print) print_row(&model, &state, cs);
+      if (show_progress && (done % 50 == 0 || done == model.steps))
+        progress(done, model.steps, now_seconds() - t0);
+    }
+    if (show_progress) fputc('\n', stderr);
+    signal(SIGINT, SIG_DFL);
+  }
+  const double elapsed = now_seconds() - t0;
+
+  /* Close: the file is kept whenever its steps are consistent (failures included). */
+  if (rec && lsim_record_close(rec, exit_code == 0, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    exit_code = 2;
+  }
+
+  /* Summary and exit status. */
+  if (!exit_code) {
+    if (failures) {
+      fprintf(stderr,
+              "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
+              "see /solver/status in %s\n",
+              lsim_solver_name(lsim_stepper_solver(stepper)), failures, done, first_failure,
+              lsim_status_name(worst_status), path);
+      exit_code = 1;
+    }
+    if (interrupted) {
+      fprintf(stderr, "lcpsim: interrupted after %d of %d steps; %s holds them\n", done,
+              model.steps, path);
+      exit_code = 130;
+    }
+    if (!quiet)
+      fprintf(stdout,
+              "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
+              "%d solver failures, %.3f s (solver %.3f s) -> %s\n",
+              scene_path, done, model.time_step, lsim_solver_name(lsim_stepper_solver(stepper)),
+              total_contacts, max_residual, failures, elapsed, solver_time, path);
+  }
+  lsim_stepper_free(stepper);
+  free(text);
+  lsim_state_free(&state);
+  lsim_model_free(&model);
+  return exit_code;
+}
