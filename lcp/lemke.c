@@ -1,0 +1,626 @@
+/* lemke.c: Lemke's complementary pivoting method with lexicographic anti-cycling, an
+ * explicit dense basis inverse updated in product form, and warm start from a guessed basis.
+ *
+ * THE METHOD
+ * The LCP(M, q) asks for w = M z + q, z >= 0, w >= 0, z'w = 0. Lemke (1965) augments it
+ * with an artificial variable z0 >= 0 and a covering vector d:
+ *     I w - M z - d z0 = q,
+ * so the 2n+1 variables (w, z, z0) have the columns e_i, -M_{:,j} and -d. A basis B is n of
+ * these columns, its basic solution x_B = B^{-1} q. Cold start: d = e, B = I (all w basic);
+ * z0 enters at the level -min_i q_i and the most negative w_r leaves, which makes the
+ * almost-complementary basis feasible. Each later pivot lets in the complement of the
+ * variable that just left (the "driving" variable), and the minimum-ratio test on its column
+ * c = B^{-1} a picks the leaving (blocking) variable. The path ends when z0 leaves (a
+ * solution) or when c has no positive entry (a secondary ray). For copositive-plus M and a
+ * feasible LCP, and for P-matrices, the ray cannot happen (Cottle, Pang & Stone, Thm 4.4.13).
+ *
+ * Pivot count: every basis exchange counts, the first one (z0 in, w_r out) included. With
+ * this convention Murty's example lcp_exp_murty2 (n = 6) takes 2^6 - 1 = 63 pivots.
+ *
+ * ANTI-CYCLING
+ * On degenerate problems several rows tie in the ratio test. We break ties lexicographically
+ * (Cottle, Pang & Stone, sect. 4.9): among the tied rows i pick the lexicographic minimum of
+ * the rows of [x_B, B^{-1}] divided by c_i. Those rows stay lexicographically positive, the
+ * augmented basic values strictly decrease lexicographically, so no basis repeats. If z0
+ * is among the tied rows it leaves at once (the path is over). Ties are "numerical": a row
+ * ties when, at the step length of the minimum ratio, its basic value is within xtol of zero
+ * (xtol relative to max |x_B| and to the scale of q); pivots need c_i > ptol, ptol relative
+ * to max |c|. Lexicographic comparisons use a tolerance relative to the rows compared.
+ *
+ * LINEAR ALGEBRA
+ * We keep B^{-1} (n x n, column-major) explicitly and update it per pivot by the rank-one
+ * (eta) update: row r /= c_r, row i -= c_i * row r. Only c = B^{-1} a and x_B are formed; no
+ * (2n+2)-column tableau. Column k of B^{-1} is exactly the unit vector e_p while w_k is basic
+ * at position p (B e_p = e_k), so products with B^{-1} and the update skip those columns: a
+ * pivot costs O(n (m+1)) with m the number of basic z. Every max(100, n) pivots (halved
+ * while the updated x_B drifts from the recomputed one), or when a pivot looks unreliable, B^{-1} is rebuilt from scratch: with R the rows whose w is
+ * nonbasic and C the basic z (and z0), B^{-1} needs only the LU (partial pivoting) of the
+ * m x m block Y = B(R, C): x_C = Y^{-1} b_R, x_W = b_W - B(W, C) x_C, cost O(m^3 + n m^2).
+ *
+ * WARM START
+ * A guess of which z are basic gives the complementary basis [-M_{:,G} | I_{:,N}]; its inverse
+ * comes from the LU of M_GG as above. If its basic solution is feasible it is the answer
+ * (0 pivots). Otherwise we pivot from it with the covering vector d = B e, so that B^{-1}(-d)
+ * = -e: the basic values are x_B + e z0, feasible for z0 = -min x_B, exactly as in a cold
+ * start in transformed coordinates. If that run fails (ray, pivot limit, breakdown, singular
+ * M_GG), a cold start follows; info->pivots counts both, each run may use max_pivots.
+ *
+ * FAILURE MODES
+ *  - LSIM_SECONDARY_RAY: the driving column has no entry > ptol. For copositive-plus M this
+ *    proves infeasibility; otherwise (e.g. bimatrix games like lcp_CPS_3) Lemke just fails.
+ *  - LSIM_MAX_ITERATIONS: pivot limit (default 10 (n+1) + 100); Murty's examples need 2^n.
+ *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, or a final
+ *    natural residual above tol * scale(q) even after a fresh refactorization.
+ *  - LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY.
+ * Near-singular bases lose accuracy; the periodic refactorization and the final residual
+ * check bound the damage, they do not prevent it.
+ *
+ * REFERENCES
+ *  C. E. Lemke, Bimatrix equilibrium points and mathematical programming, Management
+ *    Science 11 (1965) 681-689.
+ *  R. W. Cottle, J.-S. Pang, R. E. Stone, The Linear Complementarity Problem, Academic
+ *    Press 1992, sect. 4.4 (Lemke's method) and 4.9 (degeneracy, lexicographic rule).
+ *  K. G. Murty, Linear Complementarity, Linear and Nonlinear Programming, 1988, ch. 6.
+ */
+#include "lemke.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The O(n m) kernels below are plain column-major loops; GCC's -O2 cost model leaves them
+ * scalar, so ask for its vectorizer here (about 1.7x on a pivot). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("tree-vectorize", "vect-cost-model=dynamic")
+#endif
+
+/* Relative tolerances (see ANTI-CYCLING above). */
+#define LSIM_LEMKE_PTOL 1e-11    /* pivot: c_i > PTOL * max|c| */
+#define LSIM_LEMKE_XTOL 1e-12    /* ties: basic value within XTOL * xscale of zero */
+#define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
+#define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
+#define LSIM_LEMKE_SINGULAR 1e-13 /* LU pivot below this times max|Y|: singular */
+#define LSIM_LEMKE_DRIFT 1e-10    /* x_B drift (relative) that halves the refactor interval */
+
+struct LsimLemke {
+  int cap;                /* largest n the buffers hold */
+  double *binv;           /* [cap*cap] B^{-1}, column-major */
+  double *lu;             /* [cap*cap] LU of the block Y on refactorization */
+  double *xb;             /* [cap] basic values, by position */
+  double *col;            /* [cap] entering column c = B^{-1} a */
+  double *d;              /* [cap] covering vector (the z0 column is -d) */
+  double *work;           /* [cap] scratch */
+  double *work2;          /* [cap] scratch */
+  int *bvar;              /* [cap] variable at each position: w_i = i, z_i = n+i, z0 = 2n */
+  int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
+  int *rows;              /* [cap] refactorization: rows R */
+  int *cols;              /* [cap] refactorization: positions of the basic z / z0 */
+  int *ipiv;              /* [cap] LU row interchanges */
+  unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
+  unsigned char *basis;   /* [cap] final complementary basis of the last solved solve */
+  int basis_valid;
+  int refactor_every;     /* pivots between refactorizations */
+};
+
+LsimLemkeOptions lsim_default_lemke_options(void) {
+  LsimLemkeOptions o = {0, 1e-10};
+  return o;
+}
+
+LsimLemke *lsim_lemke_create(void) { return calloc(1, sizeof(LsimLemke)); }
+
+void lsim_lemke_free(LsimLemke *ws) {
+  if (!ws) return;
+  free(ws->binv);
+  free(ws->lu);
+  free(ws->xb);
+  free(ws->col);
+  free(ws->d);
+  free(ws->work);
+  free(ws->work2);
+  free(ws->bvar);
+  free(ws->vpos);
+  free(ws->rows);
+  free(ws->cols);
+  free(ws->ipiv);
+  free(ws->guess);
+  free(ws->basis);
+  free(ws);
+}
+
+const unsigned char *lsim_lemke_basis(const LsimLemke *ws) {
+  return ws && ws->basis_valid ? ws->basis : NULL;
+}
+
+/* realloc that keeps *p on failure; sizes are at least 1 element. */
+static int grow(void **p, size_t count, size_t size) {
+  void *q = realloc(*p, (count > 0 ? count : 1) * size);
+  if (!q) return LSIM_OUT_OF_MEMORY;
+  *p = q;
+  return 0;
+}
+
+/* Grows every buffer but basis to n (no-op for sizes already seen). basis grows separately,
+ * after the guess is copied, because the guess may be lsim_lemke_basis(ws) itself. */
+static int reserve(LsimLemke *ws, int n) {
+  if (n <= ws->cap) return 0;
+  size_t nn = (size_t)n * (size_t)n, un = (size_t)n;
+  if (grow((void **)&ws->binv, nn, sizeof(double)) || grow((void **)&ws->lu, nn, sizeof(double)) ||
+      grow((void **)&ws->xb, un, sizeof(double)) || grow((void **)&ws->col, un, sizeof(double)) ||
+      grow((void **)&ws->d, un, sizeof(double)) || grow((void **)&ws->work, un, sizeof(double)) ||
+      grow((void **)&ws->work2, un, sizeof(double)) || grow((void **)&ws->bvar, un, sizeof(int)) ||
+      grow((void **)&ws->vpos, 2 * un + 1, sizeof(int)) ||
+      grow((void **)&ws->rows, un, sizeof(int)) || grow((void **)&ws->cols, un, sizeof(int)) ||
+      grow((void **)&ws->ipiv, un, sizeof(int)) || grow((void **)&ws->guess, un, 1))
+    return LSIM_OUT_OF_MEMORY;
+  return 0;
+}
+
+static int reserve_basis(LsimLemke *ws, int n) {
+  if (n <= ws->cap) return 0;
+  if (grow((void **)&ws->basis, (size_t)n, 1)) return LSIM_OUT_OF_MEMORY;
+  ws->cap = n;
+  return 0;
+}
+
+/* out = B^{-1} v. Columns of B^{-1} whose w is basic are unit vectors: scatter them. */
+static void binv_apply(const LsimLemke *ws, int n, const double *restrict v, double *restrict out) {
+  const double *restrict binv = ws->binv;
+  memset(out, 0, (size_t)n * sizeof(double));
+  for (int k = 0; k < n; ++k) {
+    const double vk = v[k];
+    if (vk == 0.0) continue;
+    const int p = ws->vpos[k];
+    if (p >= 0) {
+      out[p] += vk;
+      continue;
+    }
+    const double *restrict bk = binv + (size_t)k * n;
+    for (int i = 0; i < n; ++i) out[i] += bk[i] * vk;
+  }
+}
+
+/* The column of variable v in [I | -M | -d], restricted to row i. */
+static double var_entry(const LsimLemke *ws, const LsimLcp *lcp, int v, int i) {
+  const int n = lcp->n;
+  if (v < n) return v == i ? 1.0 : 0.0;
+  if (v < 2 * n) return -lcp->M[i + (size_t)(v - n) * n];
+  return -ws->d[i];
+}
+
+/* Rebuilds B^{-1} from the basis in bvar and recomputes x_B = B^{-1} q. With R the rows whose
+ * w is nonbasic and C the other basic variables (|R| = |C| = m), B^{-1} needs only the LU of
+ * Y = B(R, C). Returns 0 or LSIM_BREAKDOWN when Y is singular. */
+static int refactor(LsimLemke *ws, const LsimLcp *lcp) {
+  const int n = lcp->n;
+  int m = 0, mc = 0;
+  double *restrict binv = ws->binv;
+
+  /* Rows R (w nonbasic) and the positions of the non-identity columns C. */
+  for (int k = 0; k < n; ++k)
+    if (ws->vpos[k] < 0) ws->rows[m++] = k;
+  for (int p = 0; p < n; ++p)
+    if (ws->bvar[p] >= n) ws->cols[mc++] = p;
+  if (m != mc) return LSIM_BREAKDOWN;
+
+  /* Y = B(R, C), m x m column-major, and its LU with partial pivoting. */
+  double *restrict Y = ws->lu;
+  double ymax = 0.0;
+  for (int s = 0; s < m; ++s)
+    for (int t = 0; t < m; ++t) {
+      double y = var_entry(ws, lcp, ws->bvar[ws->cols[s]], ws->rows[t]);
+      Y[t + (size_t)s * m] = y;
+      ymax = fmax(ymax, fabs(y));
+    }
+  for (int k = 0; k < m; ++k) {
+    double *restrict yk = Y + (size_t)k * m;
+    int piv = k;
+    for (int i = k + 1; i < m; ++i)
+      if (fabs(yk[i]) > fabs(yk[piv])) piv = i;
+    ws->ipiv[k] = piv;
+    if (!(fabs(yk[piv]) > LSIM_LEMKE_SINGULAR * ymax)) return LSIM_BREAKDOWN;
+    if (piv != k)
+      for (int j = 0; j < m; ++j) {
+        double t = Y[k + (size_t)j * m];
+        Y[k + (size_t)j * m] = Y[piv + (size_t)j * m];
+        Y[piv + (size_t)j * m] = t;
+      }
+    const double inv = 1.0 / yk[k];
+    for (int i = k + 1; i < m; ++i) yk[i] *= inv;
+    for (int j = k + 1; j < m; ++j) {
+      double *restrict yj = Y + (size_t)j * m;
+      const double f = yj[k];
+      if (f == 0.0) continue;
+      for (int i = k + 1; i < m; ++i) yj[i] -= yk[i] * f;
+    }
+  }
+
+  /* Unit columns for the basic w. */
+  memset(binv, 0, (size_t)n * (size_t)n * sizeof(double));
+  for (int k = 0; k < n; ++k)
+    if (ws->vpos[k] >= 0) binv[ws->vpos[k] + (size_t)k * n] = 1.0;
+
+  /* Column k = R_t: x_C = Y^{-1} e_t, x_W = -B(W, C) x_C. */
+  double *restrict x = ws->work, *restrict acc = ws->work2;
+  for (int t = 0; t < m; ++t) {
+    memset(x, 0, (size_t)m * sizeof(double));
+    x[t] = 1.0;
+    for (int k = 0; k < m; ++k) { /* P, then L (unit lower) */
+      const int pk = ws->ipiv[k];
+      if (pk != k) {
+        double tmp = x[k];
+        x[k] = x[pk];
+        x[pk] = tmp;
+      }
+    }
+    for (int k = 0; k < m; ++k) {
+      const double xk = x[k];
+      if (xk == 0.0) continue;
+      const double *restrict yk = Y + (size_t)k * m;
+      for (int i = k + 1; i < m; ++i) x[i] -= yk[i] * xk;
+    }
+    for (int k = m - 1; k >= 0; --k) { /* U */
+      const double *restrict yk = Y + (size_t)k * m;
+      x[k] /= yk[k];
+      const double xk = x[k];
+      if (xk == 0.0) continue;
+      for (int i = 0; i < k; ++i) x[i] -= yk[i] * xk;
+    }
+    /* acc = B(:, C) x_C, accumulated over full columns (contiguous). */
+    memset(acc, 0, (size_t)n * sizeof(double));
+    for (int s = 0; s < m; ++s) {
+      const double xs = x[s];
+      if (xs == 0.0) continue;
+      const int v = ws->bvar[ws->cols[s]];
+      const double *restrict a = v < 2 * n ? lcp->M + (size_t)(v - n) * n : ws->d;
+      for (int i = 0; i < n; ++i) acc[i] -= a[i] * xs;
+    }
+    double *restrict bk = binv + (size_t)ws->rows[t] * n;
+    for (int s = 0; s < m; ++s) bk[ws->cols[s]] = x[s];
+    for (int i = 0; i < n; ++i)
+      if (ws->vpos[i] >= 0) bk[ws->vpos[i]] = -acc[i];
+  }
+
+  /* Fresh basic values. */
+  binv_apply(ws, n, lcp->q, ws->xb);
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(ws->xb[i])) return LSIM_BREAKDOWN;
+  return 0;
+}
+
+/* 1 when row i of B^{-1} times si is lexicographically smaller than row j times sj
+ * (the first components, the ratios, are already tied). */
+static int lex_less(const LsimLemke *ws, int n, int i, double si, int j, double sj) {
+  const double *binv = ws->binv;
+  double mi = 0.0, mj = 0.0;
+  for (int k = 0; k < n; ++k) {
+    mi = fmax(mi, fabs(binv[i + (size_t)k * n]));
+    mj = fmax(mj, fabs(binv[j + (size_t)k * n]));
+  }
+  const double tol = LSIM_LEMKE_LEXTOL * fmax(mi * fabs(si), mj * fabs(sj));
+  for (int k = 0; k < n; ++k) {
+    const double a = binv[i + (size_t)k * n] * si, b = binv[j + (size_t)k * n] * sj;
+    if (a < b - tol) return 1;
+    if (a > b + tol) return 0;
+  }
+  return i > j; /* rows of a nonsingular B^{-1} never tie; stay deterministic anyway */
+}
+
+/* The exchange: the variable v with column c = ws->col enters at position r at the level
+ * theta. Updates B^{-1} (rank one, skipping columns with a zero in row r), x_B, the maps. */
+static void pivot(LsimLemke *ws, int n, int r, int v, double theta) {
+  double *restrict binv = ws->binv, *restrict c = ws->col, *restrict xb = ws->xb;
+  const double piv = c[r];
+  c[r] = 0.0; /* c is now the eta vector without its pivot */
+  for (int k = 0; k < n; ++k) {
+    double *restrict bk = binv + (size_t)k * n;
+    double br = bk[r];
+    if (br == 0.0) continue;
+    br /= piv;
+    for (int i = 0; i < n; ++i) bk[i] -= c[i] * br;
+    bk[r] = br;
+  }
+  for (int i = 0; i < n; ++i) xb[i] -= c[i] * theta;
+  xb[r] = theta;
+  c[r] = piv;
+  ws->vpos[ws->bvar[r]] = -1;
+  ws->bvar[r] = v;
+  ws->vpos[v] = r;
+}
+
+/* The entering column c = B^{-1} a of variable v (a = e_v, -M_{:,j} or -d). Returns max|c|,
+ * or NaN when c is not finite. */
+static double entering_column(LsimLemke *ws, const LsimLcp *lcp, int v) {
+  const int n = lcp->n;
+  double *restrict c = ws->col;
+  if (v < n) {
+    const int p = ws->vpos[v]; /* never basic here, but stay correct */
+    if (p >= 0) {
+      memset(c, 0, (size_t)n * sizeof(double));
+      c[p] = 1.0;
+    } else {
+      memcpy(c, ws->binv + (size_t)v * n, (size_t)n * sizeof(double));
+    }
+  } else {
+    binv_apply(ws, n, v < 2 * n ? lcp->M + (size_t)(v - n) * n : ws->d, c);
+    for (int i = 0; i < n; ++i) c[i] = -c[i];
+  }
+  double cmax = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (!isfinite(c[i])) return NAN;
+    cmax = fmax(cmax, fabs(c[i]));
+  }
+  return cmax;
+}
+
+/* Records z0 after a pivot into the caller's trace. */
+static void trace_z0(const LsimLemke *ws, int n, LsimLemkeInfo *info) {
+  if (!info || !info->trace || info->trace_len >= info->trace_capacity) return;
+  const int p = ws->vpos[2 * n];
+  info->trace[info->trace_len++] = p >= 0 ? ws->xb[p] : 0.0;
+}
+
+/* max |x_B| with the scale of q: the unit of the tie tolerance. */
+static double xscale(const LsimLemke *ws, int n, double qscale) {
+  double s = qscale;
+  for (int i = 0; i < n; ++i) s = fmax(s, fabs(ws->xb[i]));
+  return s;
+}
+
+/* Lemke's path from the complementary basis in ws (B^{-1}, x_B with a negative entry, d
+ * with B^{-1} d = e). Adds its pivots to *pivots. Returns LSIM_SOLVED (z0 left; x_B is the
+ * complementary solution), LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS or LSIM_BREAKDOWN. */
+static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pivots,
+                      LsimLemkeInfo *info) {
+  const int n = lcp->n, z0 = 2 * n;
+  const double qscale = lsim_lcp_scale(lcp);
+  double *restrict xb = ws->xb, *restrict c = ws->col;
+  int done = 0, since_refactor = 0;
+
+  /* First pivot: z0 enters with c = -e; the lexicographically smallest row of
+   * [x_B, B^{-1}] leaves (the most negative x_B, ties broken on B^{-1}). */
+  if (max_pivots <= 0) return LSIM_MAX_ITERATIONS;
+  int r = 0;
+  for (int i = 1; i < n; ++i)
+    if (xb[i] < xb[r]) r = i;
+  {
+    const double xtol = LSIM_LEMKE_XTOL * xscale(ws, n, qscale), xmin = xb[r];
+    for (int i = 0; i < n; ++i)
+      if (i != r && xb[i] <= xmin + xtol && lex_less(ws, n, i, 1.0, r, 1.0)) r = i;
+  }
+  for (int i = 0; i < n; ++i) c[i] = -1.0;
+  int leaving = ws->bvar[r];
+  pivot(ws, n, r, z0, -xb[r]);
+  ++*pivots;
+  ++done;
+  trace_z0(ws, n, info);
+
+  for (;;) {
+    /* The driving variable: the complement of the one that left. */
+    const int entering = leaving < n ? leaving + n : leaving - n;
+    if (done >= max_pivots) return LSIM_MAX_ITERATIONS;
+
+    /* Its column, refactoring first when due; a weak pivot below asks for one more. */
+    int fresh = 0;
+    if (since_refactor >= ws->refactor_every) {
+      memcpy(c, xb, (size_t)n * sizeof(double));
+      if (refactor(ws, lcp)) return LSIM_BREAKDOWN;
+      since_refactor = 0;
+      fresh = 1;
+      /* Drift of the updated x_B against the fresh one: refactor more often if large. */
+      double drift = 0.0;
+      for (int i = 0; i < n; ++i) drift = fmax(drift, fabs(c[i] - xb[i]));
+      if (drift > LSIM_LEMKE_DRIFT * xscale(ws, n, qscale) && ws->refactor_every > 20)
+        ws->refactor_every /= 2;
+    }
+    double cmax;
+    int blocking;
+    for (;;) {
+      cmax = entering_column(ws, lcp, entering);
+      if (!isfinite(cmax) && !fresh) { /* drift: rebuild and retry once */
+        if (refactor(ws, lcp)) return LSIM_BREAKDOWN;
+        since_refactor = 0;
+        fresh = 1;
+        continue;
+      }
+      if (!isfinite(cmax)) return LSIM_BREAKDOWN;
+
+      /* Minimum ratio over the rows with c_i > ptol (x_B clamped at 0). */
+      const double ptol = LSIM_LEMKE_PTOL * cmax;
+      double tmin = INFINITY;
+      blocking = -1;
+      for (int i = 0; i < n; ++i)
+        if (c[i] > ptol) {
+          const double t = fmax(xb[i], 0.0) / c[i];
+          if (t < tmin) {
+            tmin = t;
+            blocking = i;
+          }
+        }
+      if (blocking < 0) return LSIM_SECONDARY_RAY;
+
+      /* Ties: rows at (numerical) zero for the step tmin. z0 wins; else the lexicographic
+       * minimum of B^{-1}_i / c_i. */
+      const double xtol = LSIM_LEMKE_XTOL * xscale(ws, n, qscale);
+      const int pz0 = ws->vpos[z0];
+      if (pz0 >= 0 && c[pz0] > ptol && fmax(xb[pz0], 0.0) - tmin * c[pz0] <= xtol) {
+        blocking = pz0;
+      } else {
+        for (int i = 0; i < n; ++i)
+          if (i != blocking && c[i] > ptol && fmax(xb[i], 0.0) - tmin * c[i] <= xtol &&
+              lex_less(ws, n, i, 1.0 / c[i], blocking, 1.0 / c[blocking]))
+            blocking = i;
+      }
+
+      /* A pivot small against the column may be rounding noise: refactor and redo. */
+      if (c[blocking] < LSIM_LEMKE_WEAKPIV * cmax && !fresh && since_refactor > 0) {
+        if (refactor(ws, lcp)) return LSIM_BREAKDOWN;
+        since_refactor = 0;
+        fresh = 1;
+        continue;
+      }
+      break;
+    }
+
+    /* The exchange. */
+    leaving = ws->bvar[blocking];
+    pivot(ws, n, blocking, entering, fmax(xb[blocking], 0.0) / c[blocking]);
+    ++*pivots;
+    ++done;
+    ++since_refactor;
+    trace_z0(ws, n, info);
+    if (leaving == z0) return LSIM_SOLVED;
+  }
+}
+
+/* z from the basic values (z_i = 0 when nonbasic); clamp < 0 to 0 when clamp, and never
+ * leave a non-finite value. */
+static void extract_z(const LsimLemke *ws, int n, double *z, int clamp) {
+  for (int i = 0; i < n; ++i) {
+    const int p = ws->vpos[n + i];
+    double v = p >= 0 ? ws->xb[p] : 0.0;
+    if (!isfinite(v) || (clamp && v < 0.0)) v = 0.0;
+    z[i] = v;
+  }
+}
+
+/* Acceptance: natural residual <= tol * scale; on failure refactor once and retry. */
+static int accept(LsimLemke *ws, const LsimLcp *lcp, double tol, double *z) {
+  const int n = lcp->n;
+  LsimResidual res;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    extract_z(ws, n, z, 1);
+    lsim_lcp_residual(lcp, z, ws->work, &res);
+    if (res.natural <= tol * lsim_lcp_scale(lcp)) return LSIM_SOLVED;
+    if (attempt == 0 && refactor(ws, lcp)) break;
+  }
+  extract_z(ws, n, z, 0);
+  return LSIM_BREAKDOWN;
+}
+
+/* The all-w basis: B = I, x_B = q, d = e. */
+static void cold_basis(LsimLemke *ws, const LsimLcp *lcp) {
+  const int n = lcp->n;
+  memset(ws->binv, 0, (size_t)n * (size_t)n * sizeof(double));
+  for (int i = 0; i < n; ++i) {
+    ws->binv[i + (size_t)i * n] = 1.0;
+    ws->bvar[i] = i;
+    ws->vpos[i] = i;
+    ws->vpos[n + i] = -1;
+    ws->xb[i] = lcp->q[i];
+    ws->d[i] = 1.0;
+  }
+  ws->vpos[2 * n] = -1;
+}
+
+/* The guessed basis: z_i at position i where guess[i], w_i elsewhere; d = B e.
+ * Returns 0 or LSIM_BREAKDOWN (singular M_GG). */
+static int warm_basis(LsimLemke *ws, const LsimLcp *lcp) {
+  const int n = lcp->n;
+  for (int i = 0; i < n; ++i) {
+    const int zb = ws->guess[i] != 0;
+    ws->bvar[i] = zb ? n + i : i;
+    ws->vpos[i] = zb ? -1 : i;
+    ws->vpos[n + i] = zb ? i : -1;
+  }
+  ws->vpos[2 * n] = -1;
+  /* d = B e = sum of the basic columns: e_i for basic w_i, -M_{:,j} for basic z_j. */
+  for (int i = 0; i < n; ++i) ws->d[i] = ws->guess[i] ? 0.0 : 1.0;
+  for (int j = 0; j < n; ++j) {
+    if (!ws->guess[j]) continue;
+    const double *mj = lcp->M + (size_t)j * n;
+    for (int i = 0; i < n; ++i) ws->d[i] -= mj[i];
+  }
+  return refactor(ws, lcp);
+}
+
+/* Records the final complementary basis. */
+static void save_basis(LsimLemke *ws, int n) {
+  for (int i = 0; i < n; ++i) ws->basis[i] = ws->vpos[n + i] >= 0;
+  ws->basis_valid = 1;
+}
+
+int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
+                     const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {
+  LsimLemkeOptions o = opt ? *opt : lsim_default_lemke_options();
+  int pivots = 0, status;
+  if (info) {
+    info->status = LSIM_INVALID_INPUT;
+    info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
+  }
+
+  /* Input checks. */
+  if (!ws || !lcp || lcp->n < 0 || (lcp->n > 0 && (!z || !lcp->M || !lcp->q)) ||
+      o.max_pivots < 0 || !(o.tol > 0.0) || !isfinite(o.tol)) {
+    status = LSIM_INVALID_INPUT;
+    goto out;
+  }
+  const int n = lcp->n;
+  ws->basis_valid = 0; /* the buffer itself stays intact: the guess may point into it */
+  if (n > 0) memset(z, 0, (size_t)n * sizeof(double));
+  if (lsim_lcp_check_finite(lcp)) {
+    status = LSIM_INVALID_INPUT;
+    goto out;
+  }
+  const int max_pivots = o.max_pivots > 0 ? o.max_pivots : 10 * (n + 1) + 100;
+  if (n == 0) { /* nothing to solve, nothing to record */
+    status = LSIM_SOLVED;
+    goto out;
+  }
+
+  /* Workspace; the guess is copied before basis may move (it may alias it). */
+  if (reserve(ws, n)) {
+    status = LSIM_OUT_OF_MEMORY;
+    goto out;
+  }
+  if (basis_guess) memcpy(ws->guess, basis_guess, (size_t)n);
+  if (reserve_basis(ws, n)) {
+    status = LSIM_OUT_OF_MEMORY;
+    goto out;
+  }
+  ws->refactor_every = n > 100 ? n : 100;
+
+  /* q >= 0: z = 0 solves, nothing to pivot. */
+  int qneg = 0;
+  for (int i = 0; i < n; ++i) qneg |= lcp->q[i] < 0.0;
+  if (!qneg) {
+    memset(ws->basis, 0, (size_t)n);
+    ws->basis_valid = 1;
+    status = LSIM_SOLVED;
+    goto out;
+  }
+
+  /* Warm start: the guessed basis directly, else Lemke's path from it. */
+  if (basis_guess) {
+    status = warm_basis(ws, lcp);
+    if (status == 0) {
+      const double ftol = o.tol * lsim_lcp_scale(lcp);
+      double xmin = INFINITY;
+      for (int i = 0; i < n; ++i) xmin = fmin(xmin, ws->xb[i]);
+      if (xmin >= -ftol && accept(ws, lcp, o.tol, z) == LSIM_SOLVED) status = LSIM_SOLVED;
+      else if ((status = lemke_path(ws, lcp, max_pivots, &pivots, info)) == LSIM_SOLVED)
+        status = accept(ws, lcp, o.tol, z);
+    }
+    if (status == LSIM_SOLVED) {
+      if (info) info->warm_started = 1;
+      save_basis(ws, n);
+      goto out;
+    }
+    if (info) info->restarts = 1;
+  }
+
+  /* Cold start. */
+  cold_basis(ws, lcp);
+  status = lemke_path(ws, lcp, max_pivots, &pivots, info);
+  if (status == LSIM_SOLVED) status = accept(ws, lcp, o.tol, z);
+  else extract_z(ws, n, z, 0);
+  if (status == LSIM_SOLVED) save_basis(ws, n);
+
+out:
+  if (info) {
+    info->status = status;
+    info->pivots = pivots;
+  }
+  return status;
+}
