@@ -22,6 +22,11 @@ typedef struct LsimSiconos LsimSiconos;
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen);
 void lsim_siconos_free(LsimSiconos *s);
 
+/* Like lsim_siconos_create, but by Siconos id (SICONOS_LCP_*, 200..222) and WITHOUT the
+ * refusal list: for tests and experiments (a refused solver's fatal error is still
+ * trapped at solve time). LSIM_UNAVAILABLE for an id outside the LCP range. */
+int lsim_siconos_create_id(LsimSiconos **out, int solver_id, char *err, size_t errlen);
+
 /* Solves lcp with tolerance tol (Siconos' own error measure) and at most max_iter
  * iterations (0: Siconos' default). z [n]: warm start guess in when warm (solvers that
  * accept one), solution out. *iterations gets Siconos' iteration count (0 if it gives

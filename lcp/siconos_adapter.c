@@ -1,0 +1,449 @@
+/* siconos_adapter.c: Siconos Numerics 4.4 LCP solvers, by name, made safe to call.
+ *
+ * What it does: maps a lower-case name to a SICONOS_LCP_* id, keeps one SolverOptions and
+ * one NumericsMatrix wrapper per context (re-created only when n changes), points the
+ * wrapper at OUR column-major M (no copy; the wrapper is emptied before Siconos frees it,
+ * so Siconos never frees our arrays), and calls linearComplementarity_driver.
+ *
+ * Failure modes and how they are handled:
+ *  - numerics_error / sn_fatal_error: longjmp to the external buffer set around every
+ *    Siconos call (SN_SETJMP_EXTERNAL_START); reported as LSIM_SOLVER_FAILED with the
+ *    message copied at once (Siconos passes a pointer into its dead stack frame). Whatever
+ *    Siconos had allocated before the jump is lost (a small leak per trapped error).
+ *  - solvers that abort, are not built or never finish: refused at create (table below).
+ *  - NSGS_SBM on dense storage calls exit(): it is given a sparse-block view instead, one
+ *    1x1 block per entry of M, each block a pointer into our M (still no copy).
+ *  - ENUM is exponential (2^n cases): refused at solve time above LSIM_SICONOS_ENUM_MAX_N.
+ *  - info 0 with a non-finite z (NEWTONMIN, NSGS_SBM do this): LSIM_BREAKDOWN, z zeroed.
+ *  - Siconos' own printing: numerics_set_verbose(0); LATIN still printf()s one line to
+ *    stdout when M is not positive definite (unconditional in Siconos, not silenceable).
+ *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
+ *    they are cleared before every solve, since M may have changed in place.
+ *
+ * Survey (this build, Debian libsiconos-numerics 4.4.0+dfsg-2; every solver run in a
+ * forked child with a 10 s alarm on the 17 dense files of shared/data/siconos-lcp plus
+ * random SPD n = 5, 20, 60; tol 1e-10; "ok" = info 0 and relative natural residual < 1e-6):
+ *
+ *  name              id  verdict   notes
+ *  lemke            200  works     17/20 ok; CPS_3 secondary ray, Pang perturbed (expected)
+ *  nsgs_sbm         201  works*    *via the 1x1 sparse-block view (dense storage: exit());
+ *                                  ok on SPD and data; tobenna: info 0 with NaN z
+ *  pgs              202  works     ok on SPD; fails on zero/indefinite diagonals (expected)
+ *  cpg              203  works     SPD stalls near 1e-9 relative (info 3) at tol 1e-10:
+ *                                  use tol >= 1e-8
+ *  latin            204  works     ok on SPD; prints "Matter with Cholesky..." if not PD
+ *  latin_w          205  works     same as latin
+ *  qp               206  REFUSED   fatal error: "ql0001 is not available" (every problem)
+ *  nsqp             207  REFUSED   same fatal error as qp
+ *  newton_min       208  works     ok on SPD; info 0 with NaN z on CPS_4, enum_fails, tobenna
+ *  newton_fb        209  works     18/20 ok
+ *  psor             210  works     like pgs
+ *  rpgs             211  works     ok on SPD, data with positive diagonal
+ *  path             212  REFUSED   PATH not built: info 1, z = 0 on every problem
+ *  enum             213  works     exponential: timeouts at n = 26, 40, 60; n <= 18 only
+ *                                  (n = 18 infeasible worst case: 3.7 s)
+ *  avi_caoferris    214  works     17/20 ok
+ *  pivot            215  works     17/20 ok
+ *  bard             216  works     data files ok; cycles to the iteration limit on random
+ *                                  SPD problems (n >= 5); needs a P-matrix with luck
+ *  murty            217  works     12/20 ok, all SPD ok
+ *  newton_min_fblsa 218  works     18/20 ok
+ *  pathsearch       219  works     17/20 ok
+ *  pivot_lumod      220  works     16/20 ok
+ *  gams             221  REFUSED   fatal error: GAMS not available (every problem)
+ *  convexqp_pg      222  works     ok on SPD (slow: up to 4000 iterations)
+ * None of the accepted solvers modified M or q; none hung on an infeasible n = 50 problem.
+ */
+#include "siconos_adapter.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "LCP_Solvers.h"
+#include "LinearComplementarityProblem.h"
+#include "NonSmoothDrivers.h"
+#include "NumericsMatrix.h"
+#include "NumericsVerbose.h"
+#include "SolverOptions.h"
+#include "SparseBlockMatrix.h"
+#include "lcp_cst.h"
+#include "sn_error_handling.h"
+
+/* Largest n for which ENUM is run (2^n subsets; n = 18 takes ~4 s when nothing solves). */
+#define LSIM_SICONOS_ENUM_MAX_N 18
+
+typedef struct SolverEntry {
+  const char *name;
+  int id;
+  const char *refused; /* NULL: accepted; else why it is refused */
+} SolverEntry;
+
+/* Every Siconos LCP solver, with the survey's verdict. */
+static const SolverEntry k_solvers[] = {
+    {"lemke", SICONOS_LCP_LEMKE, NULL},
+    {"nsgs_sbm", SICONOS_LCP_NSGS_SBM, NULL},
+    {"pgs", SICONOS_LCP_PGS, NULL},
+    {"cpg", SICONOS_LCP_CPG, NULL},
+    {"latin", SICONOS_LCP_LATIN, NULL},
+    {"latin_w", SICONOS_LCP_LATIN_W, NULL},
+    {"qp", SICONOS_LCP_QP, "aborts in this build (fatal error: ql0001 is not available)"},
+    {"nsqp", SICONOS_LCP_NSQP, "aborts in this build (fatal error: ql0001 is not available)"},
+    {"newton_min", SICONOS_LCP_NEWTONMIN, NULL},
+    {"newton_fb", SICONOS_LCP_NEWTON_FB_FBLSA, NULL},
+    {"psor", SICONOS_LCP_PSOR, NULL},
+    {"rpgs", SICONOS_LCP_RPGS, NULL},
+    {"path", SICONOS_LCP_PATH, "not built in this Siconos (PATH missing: fails on every problem)"},
+    {"enum", SICONOS_LCP_ENUM, NULL},
+    {"avi_caoferris", SICONOS_LCP_AVI_CAOFERRIS, NULL},
+    {"pivot", SICONOS_LCP_PIVOT, NULL},
+    {"bard", SICONOS_LCP_BARD, NULL},
+    {"murty", SICONOS_LCP_MURTY, NULL},
+    {"newton_min_fblsa", SICONOS_LCP_NEWTON_MIN_FBLSA, NULL},
+    {"pathsearch", SICONOS_LCP_PATHSEARCH, NULL},
+    {"pivot_lumod", SICONOS_LCP_PIVOT_LUMOD, NULL},
+    {"gams", SICONOS_LCP_GAMS, "aborts in this build (fatal error: GAMS is not available)"},
+    {"convexqp_pg", SICONOS_LCP_CONVEXQP_PG, NULL},
+};
+#define N_SOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
+
+/* Accepted names (k_solvers without the refused ones), NULL-terminated. */
+static const char *const k_names[] = {
+    "lemke", "nsgs_sbm", "pgs", "cpg", "latin", "latin_w", "newton_min", "newton_fb", "psor",
+    "rpgs", "enum", "avi_caoferris", "pivot", "bard", "murty", "newton_min_fblsa",
+    "pathsearch", "pivot_lumod", "convexqp_pg", NULL};
+
+struct LsimSiconos {
+  int id;
+  char name[32];
+  int n;                     /* size the options and wrappers are built for; -1: none */
+  SolverOptions *opt;        /* Siconos-owned */
+  int default_max_iter;      /* iparam[MAX_ITER] as solver_options_create set it */
+  NumericsMatrix *mat;       /* Siconos-allocated wrapper; matrix0/matrix1 are ours */
+  SparseBlockStructuredMatrix sbm; /* NSGS_SBM only: 1x1 blocks pointing into M */
+  double *w;                 /* [n] Siconos' w output, scratch */
+  char last_error[256];
+};
+
+const char *const *lsim_siconos_names(void) { return k_names; }
+
+static void set_err(char *err, size_t errlen, const char *msg) {
+  if (err && errlen) snprintf(err, errlen, "%s", msg);
+}
+
+/* Copies a Siconos message: printable characters only, one line, bounded. */
+static void copy_message(char *dst, size_t len, const char *prefix, const char *src) {
+  size_t k = (size_t)snprintf(dst, len, "%s", prefix);
+  if (k >= len) return;
+  for (size_t i = 0; src && src[i] && i < 200 && k + 1 < len; ++i) {
+    char c = src[i];
+    if (c == '\n' || c == '\t') c = ' ';
+    if (c < 32 || c > 126) continue;
+    dst[k++] = c;
+  }
+  while (k > 0 && dst[k - 1] == ' ') --k;
+  dst[k] = '\0';
+}
+
+/* Allocates a context for table entry i (no refusal check). */
+static int create_entry(LsimSiconos **out, int i, char *err, size_t errlen) {
+  LsimSiconos *s = calloc(1, sizeof *s);
+  if (!s) {
+    set_err(err, errlen, "out of memory");
+    return LSIM_OUT_OF_MEMORY;
+  }
+  s->id = k_solvers[i].id;
+  snprintf(s->name, sizeof s->name, "%s", k_solvers[i].name);
+  s->n = -1;
+  /* Siconos prints progress when verbose; keep it quiet. */
+  numerics_set_verbose(0);
+  *out = s;
+  return 0;
+}
+
+int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
+  *out = NULL;
+  if (!name) name = "";
+  char msg[200];
+  for (int i = 0; i < N_SOLVERS; ++i) {
+    if (strcmp(k_solvers[i].name, name) != 0) continue;
+    if (k_solvers[i].refused) {
+      snprintf(msg, sizeof msg, "siconos:%s is unavailable: %s", name, k_solvers[i].refused);
+      set_err(err, errlen, msg);
+      return LSIM_UNAVAILABLE;
+    }
+    return create_entry(out, i, err, errlen);
+  }
+  snprintf(msg, sizeof msg, "siconos:%.60s: unknown Siconos LCP solver", name);
+  set_err(err, errlen, msg);
+  return LSIM_UNAVAILABLE;
+}
+
+int lsim_siconos_create_id(LsimSiconos **out, int solver_id, char *err, size_t errlen) {
+  *out = NULL;
+  for (int i = 0; i < N_SOLVERS; ++i)
+    if (k_solvers[i].id == solver_id) return create_entry(out, i, err, errlen);
+  char msg[100];
+  snprintf(msg, sizeof msg, "siconos: %d is not a Siconos LCP solver id", solver_id);
+  set_err(err, errlen, msg);
+  return LSIM_UNAVAILABLE;
+}
+
+/* Frees the sparse-block view's arrays (ours) and its diagonal cache (Siconos'). */
+static void free_sbm(LsimSiconos *s) {
+  free(s->sbm.block);
+  free(s->sbm.blocksize0);
+  free(s->sbm.blocksize1);
+  free(s->sbm.index1_data);
+  free(s->sbm.index2_data);
+  free(s->sbm.diagonal_blocks);
+  memset(&s->sbm, 0, sizeof s->sbm);
+}
+
+/* Empties the wrapper of our arrays, then lets Siconos free what it added. */
+static void free_wrapper(LsimSiconos *s) {
+  if (s->mat) {
+    s->mat->matrix0 = NULL;
+    s->mat->matrix1 = NULL;
+    NM_free(s->mat);
+    s->mat = NULL;
+  }
+}
+
+/* Collects o's internal solver options, recursively, into list (grown as needed). */
+static int gather_internal(SolverOptions *o, SolverOptions ***list, size_t *len, size_t *cap) {
+  for (size_t i = 0; o->internalSolvers && i < o->numberOfInternalSolvers; ++i) {
+    SolverOptions *child = o->internalSolvers[i];
+    if (!child) continue;
+    if (*len == *cap) {
+      size_t ncap = *cap ? 2 * *cap : 4;
+      SolverOptions **grown = realloc(*list, ncap * sizeof *grown);
+      if (!grown) return -1;
+      *list = grown;
+      *cap = ncap;
+    }
+    (*list)[(*len)++] = child;
+    if (gather_internal(child, list, len, cap)) return -1;
+  }
+  return 0;
+}
+
+/* solver_options_delete (4.4) frees the contents of an options tree but not the structs
+ * themselves (top level nor internal solvers): free those afterwards. */
+static void options_free(SolverOptions *o) {
+  if (!o) return;
+  SolverOptions **list = NULL;
+  size_t len = 0, cap = 0;
+  int ok = gather_internal(o, &list, &len, &cap) == 0;
+  solver_options_delete(o);
+  /* On allocation failure the internal structs leak rather than risk a bad free. */
+  if (ok)
+    for (size_t i = 0; i < len; ++i) free(list[i]);
+  free(list);
+  free(o);
+}
+
+/* Releases everything sized for the current n. */
+static void release_sized(LsimSiconos *s) {
+  free_wrapper(s);
+  free_sbm(s);
+  options_free(s->opt);
+  s->opt = NULL;
+  free(s->w);
+  s->w = NULL;
+  s->n = -1;
+}
+
+void lsim_siconos_free(LsimSiconos *s) {
+  if (!s) return;
+  release_sized(s);
+  free(s);
+}
+
+const char *lsim_siconos_last_error(const LsimSiconos *s) { return s ? s->last_error : ""; }
+
+/* Builds the n x n view of 1x1 blocks, row by row, all n*n entries (zeros included: the
+ * structure then depends on n only). Block pointers are set per solve. */
+static int build_sbm(LsimSiconos *s, int n) {
+  size_t nn = (size_t)n * (size_t)n;
+  SparseBlockStructuredMatrix *b = &s->sbm;
+  memset(b, 0, sizeof *b);
+  b->block = malloc((nn ? nn : 1) * sizeof *b->block);
+  b->blocksize0 = malloc((size_t)(n ? n : 1) * sizeof *b->blocksize0);
+  b->blocksize1 = malloc((size_t)(n ? n : 1) * sizeof *b->blocksize1);
+  b->index1_data = malloc((size_t)(n + 1) * sizeof *b->index1_data);
+  b->index2_data = malloc((nn ? nn : 1) * sizeof *b->index2_data);
+  if (!b->block || !b->blocksize0 || !b->blocksize1 || !b->index1_data || !b->index2_data)
+    return LSIM_OUT_OF_MEMORY;
+  b->nbblocks = (unsigned)nn;
+  b->blocknumber0 = b->blocknumber1 = (unsigned)n;
+  b->filled1 = (size_t)n + 1;
+  b->filled2 = nn;
+  for (int i = 0; i < n; ++i) b->blocksize0[i] = b->blocksize1[i] = (unsigned)(i + 1);
+  for (int i = 0; i <= n; ++i) b->index1_data[i] = (size_t)i * (size_t)n;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) b->index2_data[(size_t)i * n + j] = (size_t)j;
+  return 0;
+}
+
+/* (Re)creates options, wrapper and scratch for size n. */
+static int prepare_size(LsimSiconos *s, int n) {
+  if (s->n == n) return 0;
+  release_sized(s);
+  s->w = malloc((size_t)(n ? n : 1) * sizeof(double));
+  if (!s->w) return LSIM_OUT_OF_MEMORY;
+  if (s->id == SICONOS_LCP_NSGS_SBM && build_sbm(s, n)) {
+    release_sized(s);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  /* Option and matrix creation may themselves raise a Siconos fatal error. */
+  if (SN_SETJMP_EXTERNAL_START) {
+    copy_message(s->last_error, sizeof s->last_error, "siconos: ", sn_fatal_error_msg());
+    release_sized(s);
+    return LSIM_SOLVER_FAILED;
+  }
+  s->opt = solver_options_create(s->id);
+  s->mat = NM_new();
+  SN_SETJMP_EXTERNAL_STOP;
+  if (!s->opt || !s->mat) {
+    release_sized(s);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  s->default_max_iter = s->opt->iparam[SICONOS_IPARAM_MAX_ITER];
+  s->n = n;
+  return 0;
+}
+
+/* Points the wrapper at lcp->M, after dropping anything Siconos cached in it. */
+static void attach_matrix(LsimSiconos *s, const LsimLcp *lcp) {
+  NumericsMatrix *m = s->mat;
+  const int n = lcp->n;
+  m->matrix0 = NULL;
+  m->matrix1 = NULL;
+  NM_clear_not_dense(m);
+  if (s->id == SICONOS_LCP_NSGS_SBM) {
+    /* Row-major block order; block (i, j) is the single entry M[i + j*n]. */
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        s->sbm.block[(size_t)i * n + j] = lcp->M + i + (size_t)j * n;
+    free(s->sbm.diagonal_blocks);
+    s->sbm.diagonal_blocks = NULL;
+    m->storageType = NM_SPARSE_BLOCK;
+    m->matrix1 = &s->sbm;
+  } else {
+    m->storageType = NM_DENSE;
+    m->matrix0 = lcp->M;
+  }
+  m->size0 = m->size1 = n;
+}
+
+/* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error was
+ * trapped (message in s->last_error). No local is modified between setjmp and longjmp. */
+static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
+                        int *info) {
+  if (SN_SETJMP_EXTERNAL_START) {
+    copy_message(s->last_error, sizeof s->last_error, "siconos: ", sn_fatal_error_msg());
+    return -1;
+  }
+  *info = linearComplementarity_driver(prob, z, s->w, s->opt);
+  SN_SETJMP_EXTERNAL_STOP;
+  return 0;
+}
+
+int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_iter, int warm,
+                       double *z, int *iterations) {
+  const int n = lcp->n;
+  int dummy;
+  if (!iterations) iterations = &dummy;
+  *iterations = 0;
+  s->last_error[0] = '\0';
+  if (n < 0 || (n > 0 && (!lcp->M || !lcp->q || !z))) {
+    snprintf(s->last_error, sizeof s->last_error, "siconos:%s: invalid problem", s->name);
+    return LSIM_INVALID_INPUT;
+  }
+  if (n == 0) return LSIM_SOLVED;
+  if (s->id == SICONOS_LCP_ENUM && n > LSIM_SICONOS_ENUM_MAX_N) {
+    snprintf(s->last_error, sizeof s->last_error,
+             "siconos:enum: n = %d is too large for enumeration (2^n cases; limit %d)", n,
+             LSIM_SICONOS_ENUM_MAX_N);
+    if (!warm) memset(z, 0, (size_t)n * sizeof *z);
+    return LSIM_SOLVER_FAILED;
+  }
+  int rc = prepare_size(s, n);
+  if (rc) {
+    if (!s->last_error[0]) snprintf(s->last_error, sizeof s->last_error, "out of memory");
+    return rc;
+  }
+
+  /* Fresh parameters and counters: nothing left over from the previous call. */
+  s->opt->iparam[SICONOS_IPARAM_MAX_ITER] = max_iter > 0 ? max_iter : s->default_max_iter;
+  s->opt->iparam[SICONOS_IPARAM_ITER_DONE] = 0;
+  s->opt->dparam[SICONOS_DPARAM_TOL] = tol;
+  s->opt->dparam[SICONOS_DPARAM_RESIDU] = 0.0;
+  numerics_set_verbose(0);
+
+  /* Cold start: iterative Siconos solvers read z as their initial guess. */
+  if (!warm) memset(z, 0, (size_t)n * sizeof *z);
+  else
+    for (int i = 0; i < n; ++i)
+      if (!isfinite(z[i])) z[i] = 0.0;
+  memset(s->w, 0, (size_t)n * sizeof *s->w);
+
+  /* The problem struct borrows our q; Siconos only reads it. */
+  attach_matrix(s, lcp);
+  LinearComplementarityProblem prob;
+  prob.size = n;
+  prob.M = s->mat;
+  prob.q = lcp->q;
+  int info = 0;
+  int trapped = call_trapped(s, &prob, z, &info);
+
+  int it = s->opt->iparam[SICONOS_IPARAM_ITER_DONE];
+  *iterations = it > 0 ? it : 0;
+  int finite = 1;
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(z[i])) finite = 0;
+  if (!finite) memset(z, 0, (size_t)n * sizeof *z);
+  if (trapped) return LSIM_SOLVER_FAILED;
+  if (!finite) {
+    snprintf(s->last_error, sizeof s->last_error,
+             "siconos:%s: returned a non-finite z (info %d)", s->name, info);
+    return LSIM_BREAKDOWN;
+  }
+  if (info != 0) {
+    snprintf(s->last_error, sizeof s->last_error, "siconos:%s: info %d (error %.3g)", s->name,
+             info, s->opt->dparam[SICONOS_DPARAM_RESIDU]);
+    return LSIM_SOLVER_FAILED;
+  }
+  return LSIM_SOLVED;
+}
+
+/* lcp_compute_error on a stack wrapper around our M (NM_null: nothing allocated). */
+static int compute_error_trapped(LinearComplementarityProblem *prob, double *z, double *w,
+                                 double *error) {
+  if (SN_SETJMP_EXTERNAL_START) return -1;
+  lcp_compute_error(prob, z, w, 1e-300, error);
+  SN_SETJMP_EXTERNAL_STOP;
+  return 0;
+}
+
+double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w) {
+  if (!lcp || lcp->n <= 0 || !z || !w) return -1.0;
+  NumericsMatrix m;
+  NM_null(&m);
+  m.storageType = NM_DENSE;
+  m.size0 = m.size1 = lcp->n;
+  m.matrix0 = lcp->M;
+  LinearComplementarityProblem prob;
+  prob.size = lcp->n;
+  prob.M = &m;
+  prob.q = lcp->q;
+  double error = -1.0;
+  /* Siconos' prototype is not const-correct; it only reads z. */
+  int rc = compute_error_trapped(&prob, (double *)z, w, &error);
+  m.matrix0 = NULL;
+  NM_clear_not_dense(&m);
+  if (rc || !isfinite(error) || error < 0.0) return -1.0;
+  return error;
+}

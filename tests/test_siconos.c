@@ -1,0 +1,338 @@
+/* test_siconos.c: the Siconos adapter: every accepted solver solves small problems without
+ * touching M or q, refused names are refused, fatal errors are trapped, counters are
+ * fresh, contexts resize, non-finite output is caught. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lcp/datfile.h"
+#include "lcp/lcp.h"
+#include "lcp/random.h"
+#include "lcp/siconos_adapter.h"
+#include "lcp_cst.h"
+#include "support.h"
+
+/* Acceptance on our relative natural residual max|min(z, w)| / max|q|. Siconos stops on
+ * its own error, ||z - proj(z - w)||_2 / ||q||_2 <= tol (tol 1e-10 here, 1e-8 for cpg,
+ * which stalls near 1e-9): our measure is at most sqrt(n) times that, so 1e-6 leaves
+ * two orders of margin for n <= 9 while still catching any wrong answer. */
+#define RES_TOL 1e-6
+
+static double tol_for(const char *name) { return strcmp(name, "cpg") == 0 ? 1e-8 : 1e-10; }
+
+static void load(const char *file, LsimLcp *lcp) {
+  char path[512], rel[128], err[256];
+  snprintf(rel, sizeof rel, "data/siconos-lcp/%s", file);
+  int rc = lsim_dat_read(lsim_test_shared_path(rel, path, sizeof path), lcp, err, sizeof err);
+  if (rc) fprintf(stderr, "load %s: %s\n", file, err);
+  assert_int_equal(rc, 0);
+}
+
+/* Solves lcp with solver s and checks status, residual, and that M and q are unchanged. */
+static void check_solves(LsimSiconos *s, const char *name, const LsimLcp *lcp, const char *what) {
+  LsimLcp before;
+  assert_int_equal(lsim_lcp_copy(&before, lcp), 0);
+  double *z = calloc((size_t)lcp->n, sizeof *z), *w = calloc((size_t)lcp->n, sizeof *w);
+  int it = -1;
+  int rc = lsim_siconos_solve(s, lcp, tol_for(name), 0, 0, z, &it);
+  LsimResidual res;
+  lsim_lcp_residual(lcp, z, w, &res);
+  if (rc != LSIM_SOLVED || !(res.relative <= RES_TOL))
+    fprintf(stderr, "%s on %s: %s (%s), residual %.3g\n", name, what, lsim_status_name(rc),
+            lsim_siconos_last_error(s), res.relative);
+  assert_int_equal(rc, LSIM_SOLVED);
+  assert_true(res.relative <= RES_TOL);
+  assert_true(it >= 0);
+  /* Siconos must not write into our arrays (bitwise compare). */
+  size_t nn = (size_t)lcp->n * (size_t)lcp->n;
+  assert_memory_equal(before.M, lcp->M, nn * sizeof(double));
+  assert_memory_equal(before.q, lcp->q, (size_t)lcp->n * sizeof(double));
+  lsim_lcp_free(&before);
+  free(z);
+  free(w);
+}
+
+/* Every accepted name: deudeu, trivial and a random SPD, one context reused (n changes
+ * 2 -> 9 -> 6, so resizing is exercised too). The SPD seed is fixed: bard, cpg and latin
+ * do not solve every random SPD (see docs/siconos-solvers.md); n = 6, seed 2 is one they
+ * all solve. */
+static void test_each_accepted_solver(void **state) {
+  (void)state;
+  LsimLcp deudeu, trivial, spd;
+  load("lcp_deudeu.dat", &deudeu);
+  load("lcp_trivial.dat", &trivial);
+  LsimRng rng = lsim_rng(2);
+  assert_int_equal(lsim_lcp_random_spd(&spd, 6, &rng), 0);
+  const char *const *names = lsim_siconos_names();
+  int count = 0;
+  for (int k = 0; names[k]; ++k, ++count) {
+    LsimSiconos *s = NULL;
+    char err[256] = "";
+    assert_int_equal(lsim_siconos_create(&s, names[k], err, sizeof err), 0);
+    assert_non_null(s);
+    check_solves(s, names[k], &deudeu, "lcp_deudeu");
+    check_solves(s, names[k], &trivial, "lcp_trivial");
+    check_solves(s, names[k], &spd, "random SPD n=6");
+    check_solves(s, names[k], &deudeu, "lcp_deudeu again");
+    lsim_siconos_free(s);
+  }
+  assert_true(count >= 15);
+  lsim_lcp_free(&deudeu);
+  lsim_lcp_free(&trivial);
+  lsim_lcp_free(&spd);
+}
+
+/* trivial is diag(1..9), q = -1: the solution is z_i = 1/i exactly. */
+static void test_trivial_solution_value(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_trivial.dat", &lcp);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "lemke", NULL, 0), 0);
+  double z[9];
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  for (int i = 0; i < 9; ++i) assert_true(fabs(z[i] - 1.0 / (i + 1)) < 1e-14);
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* Refused and unknown names: LSIM_UNAVAILABLE, NULL context, a one-line message. */
+static void test_refused_names(void **state) {
+  (void)state;
+  const char *refused[] = {"qp", "nsqp", "gams", "path", "no_such_solver", "", "LEMKE"};
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
+    LsimSiconos *s = (LsimSiconos *)&s; /* must be overwritten with NULL */
+    char err[256] = "";
+    assert_int_equal(lsim_siconos_create(&s, refused[k], err, sizeof err), LSIM_UNAVAILABLE);
+    assert_null(s);
+    assert_true(strlen(err) > 10);
+    assert_null(strchr(err, '\n'));
+    assert_non_null(strstr(err, "siconos:"));
+  }
+  /* A NULL err buffer is allowed. */
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "qp", NULL, 0), LSIM_UNAVAILABLE);
+  /* The refused ones are not listed. */
+  for (const char *const *p = lsim_siconos_names(); *p; ++p) {
+    assert_string_not_equal(*p, "qp");
+    assert_string_not_equal(*p, "path");
+    assert_string_not_equal(*p, "gams");
+  }
+}
+
+/* QP raises numerics_error ("ql0001 is not available") in this build: run it anyway via
+ * the raw id, the error must come back as LSIM_SOLVER_FAILED with the message, and the
+ * process (and the trap) must keep working: GAMS next, then a real solve. */
+static void test_fatal_error_trapped(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_deudeu.dat", &lcp);
+  double z[2] = {0, 0};
+  int it = -1;
+  const int ids[] = {SICONOS_LCP_QP, SICONOS_LCP_NSQP, SICONOS_LCP_GAMS, SICONOS_LCP_QP};
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; ++k) {
+    LsimSiconos *s;
+    assert_int_equal(lsim_siconos_create_id(&s, ids[k], NULL, 0), 0);
+    assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+    const char *msg = lsim_siconos_last_error(s);
+    assert_non_null(strstr(msg, "fatal error"));
+    assert_null(strchr(msg, '\n'));
+    assert_true(isfinite(z[0]) && isfinite(z[1]));
+    /* The same context again: the trap is re-armed on every call. */
+    assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+    lsim_siconos_free(s);
+  }
+  LsimSiconos *ok;
+  assert_int_equal(lsim_siconos_create(&ok, "lemke", NULL, 0), 0);
+  assert_int_equal(lsim_siconos_solve(ok, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVED);
+  assert_string_equal(lsim_siconos_last_error(ok), "");
+  lsim_siconos_free(ok);
+  /* Unknown ids are refused. */
+  LsimSiconos *s;
+  char err[128];
+  assert_int_equal(lsim_siconos_create_id(&s, 12345, err, sizeof err), LSIM_UNAVAILABLE);
+  assert_null(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* After a hard problem (PGS needs hundreds of sweeps on lcp_mmc), a q >= 0 problem (z = 0
+ * solves it) must report a fresh, small count, not the previous one. */
+static void test_iterations_fresh(void **state) {
+  (void)state;
+  const char *names[] = {"pgs", "psor", "rpgs", "lemke", "newton_fb", "convexqp_pg"};
+  LsimLcp hard;
+  load("lcp_mmc.dat", &hard);
+  LsimLcp easy;
+  assert_int_equal(lsim_lcp_copy(&easy, &hard), 0);
+  for (int i = 0; i < easy.n; ++i) easy.q[i] = 1.0 + i;
+  double *z = calloc((size_t)hard.n, sizeof *z);
+  for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k) {
+    LsimSiconos *s;
+    assert_int_equal(lsim_siconos_create(&s, names[k], NULL, 0), 0);
+    int it_hard = -1, it_easy = -1;
+    assert_int_equal(lsim_siconos_solve(s, &hard, 1e-10, 0, 0, z, &it_hard), LSIM_SOLVED);
+    assert_int_equal(lsim_siconos_solve(s, &easy, 1e-10, 0, 0, z, &it_easy), LSIM_SOLVED);
+    if (strcmp(names[k], "pgs") == 0) assert_true(it_hard > 50);
+    assert_true(it_easy >= 0 && it_easy <= 2);
+    assert_true(it_easy < it_hard || it_hard <= 2);
+    assert_true(lsim_test_max_abs(z, hard.n) == 0.0);
+    lsim_siconos_free(s);
+  }
+  free(z);
+  lsim_lcp_free(&hard);
+  lsim_lcp_free(&easy);
+}
+
+/* max_iter is honoured and restored: 3 sweeps of PGS on lcp_mmc fail, then the default
+ * limit (max_iter 0) solves it again in the same context. */
+static void test_max_iter(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_mmc.dat", &lcp);
+  double *z = calloc((size_t)lcp.n, sizeof *z);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "pgs", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 3, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_true(it <= 3);
+  assert_true(strlen(lsim_siconos_last_error(s)) > 0);
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVED);
+  lsim_siconos_free(s);
+  free(z);
+  lsim_lcp_free(&lcp);
+}
+
+/* Warm start: PGS started from the solution needs (almost) no sweeps; a cold start
+ * ignores garbage in z. */
+static void test_warm_start(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_mmc.dat", &lcp);
+  double *z = calloc((size_t)lcp.n, sizeof *z);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "pgs", NULL, 0), 0);
+  int cold = -1, warm = -1;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &cold), LSIM_SOLVED);
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 1, z, &warm), LSIM_SOLVED);
+  assert_true(warm <= 2 && warm < cold);
+  for (int i = 0; i < lcp.n; ++i) z[i] = 1e300;
+  int again = -1;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &again), LSIM_SOLVED);
+  assert_int_equal(again, cold);
+  lsim_siconos_free(s);
+  free(z);
+  lsim_lcp_free(&lcp);
+}
+
+/* Solvers that return info 0 with a NaN z (newton_min on lcp_CPS_4, per the survey) give
+ * LSIM_BREAKDOWN and a finite (zeroed) z. */
+static void test_nonfinite_output(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_CPS_4.dat", &lcp);
+  double z[4] = {1, 1, 1, 1};
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "newton_min", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_BREAKDOWN);
+  for (int i = 0; i < 4; ++i) assert_true(z[i] == 0.0);
+  assert_non_null(strstr(lsim_siconos_last_error(s), "non-finite"));
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* ENUM is refused beyond its size limit (2^n cases) at once, not after minutes. */
+static void test_enum_size_limit(void **state) {
+  (void)state;
+  LsimRng rng = lsim_rng(5);
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_random_spd(&lcp, 40, &rng), 0);
+  double z[40];
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "enum", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_non_null(strstr(lsim_siconos_last_error(s), "too large"));
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* A problem with failures: Lemke ends on a secondary ray on lcp_CPS_3; reported, no crash. */
+static void test_reported_failure(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_CPS_3.dat", &lcp);
+  double z[4];
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "lemke", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_non_null(strstr(lsim_siconos_last_error(s), "info"));
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* lsim_siconos_error: ~0 at the solution, positive at z = 0, z left unchanged, -1 when
+ * it cannot say. */
+static void test_siconos_error(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_deudeu.dat", &lcp);
+  double z[2], w[2], zc[2];
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "lemke", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  memcpy(zc, z, sizeof z);
+  double e = lsim_siconos_error(&lcp, z, w);
+  assert_true(e >= 0.0 && e < 1e-12);
+  assert_memory_equal(z, zc, sizeof z);
+  double zero[2] = {0, 0};
+  assert_true(lsim_siconos_error(&lcp, zero, w) > 0.1);
+  LsimLcp empty = {0};
+  assert_true(lsim_siconos_error(&empty, z, w) == -1.0);
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+}
+
+/* n = 0 and a NULL free are harmless. */
+static void test_edge_cases(void **state) {
+  (void)state;
+  lsim_siconos_free(NULL);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "pgs", NULL, 0), 0);
+  LsimLcp empty;
+  assert_int_equal(lsim_lcp_init(&empty, 0), 0);
+  double z[1];
+  int it = -1;
+  assert_int_equal(lsim_siconos_solve(s, &empty, 1e-10, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, 0);
+  lsim_lcp_free(&empty);
+  lsim_siconos_free(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_each_accepted_solver),
+      cmocka_unit_test(test_trivial_solution_value),
+      cmocka_unit_test(test_refused_names),
+      cmocka_unit_test(test_fatal_error_trapped),
+      cmocka_unit_test(test_iterations_fresh),
+      cmocka_unit_test(test_max_iter),
+      cmocka_unit_test(test_warm_start),
+      cmocka_unit_test(test_nonfinite_output),
+      cmocka_unit_test(test_enum_size_limit),
+      cmocka_unit_test(test_reported_failure),
+      cmocka_unit_test(test_siconos_error),
+      cmocka_unit_test(test_edge_cases),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
