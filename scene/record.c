@@ -1,0 +1,578 @@
+/* record.c: the HDF5 output of a run (docs/output-format.md).
+ *
+ * Every per-step quantity is a "series": a chunked dataset whose first dimension is
+ * unlimited, fed through a row buffer in memory. Steps only copy into the buffers; the
+ * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps (or when the contact rows
+ * pile up) and at close, so a long run makes one HDF5 write per dataset per flush.
+ * Errors are sticky: after the first failure every call returns it, and close reports
+ * it with its message and removes the partial file.
+ */
+#include "scene/record.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+
+#include "lcp/lcp.h"
+
+#ifndef LSIM_VERSION
+#define LSIM_VERSION "unknown"
+#endif
+
+#define LSIM_RECORD_FORMAT_VERSION 1
+#define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
+#define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
+#define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series */
+
+/* One extendable dataset and its row buffer. */
+typedef struct Series {
+  hid_t dset;          /* < 0 until created */
+  hid_t mtype;         /* memory type (a predefined native type, not owned) */
+  size_t esize;        /* bytes per element */
+  size_t cols;         /* second dimension; 0 for a 1-D dataset */
+  int rank;            /* 1 or 2 */
+  size_t width;        /* elements per buffered row: 1 (1-D) or cols */
+  hsize_t written;     /* rows in the file */
+  size_t nbuf, cap;    /* rows buffered, capacity in rows */
+  unsigned char *buf;
+  const char *name;    /* dataset path, for messages */
+} Series;
+
+enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
+       S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
+       S_SICONOS,
+       S_OFFSET,
+       S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
+       S_C_FIMP, S_C_SLIP,
+       S_COUNT };
+
+#define S_FIRST_CONTACT S_C_STEP
+
+struct LsimRecord {
+  hid_t file;
+  char *path;          /* final name */
+  char *partial;       /* path + ".partial" */
+  int nq, nv, nbodies;
+  Series s[S_COUNT];
+  int steps;           /* steps recorded */
+  size_t steps_buffered;
+  int64_t ncontacts;   /* contact rows recorded (buffered or written) */
+  int failures, warnings;
+  double max_residual, max_penetration, solver_wall;
+  struct timespec t0;
+  int status;          /* first error (sticky), 0 while all is well */
+  char msg[512];       /* its message */
+};
+
+/* The innermost HDF5 error description, walked from the default stack into buf. */
+static herr_t hdf5_walk(unsigned n, const H5E_error2_t *e, void *data) {
+  char *buf = data;
+  if (n == 0 && e->desc && e->desc[0]) snprintf(buf, 256, "%s", e->desc);
+  return 0;
+}
+
+/* Records the first error: status and "<path>: <what>[: <HDF5 detail>]". Returns status. */
+static int fail(LsimRecord *r, int status, const char *what) {
+  if (r->status < 0) return r->status;
+  char detail[256] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_walk, detail);
+  H5Eclear2(H5E_DEFAULT);
+  if (detail[0])
+    snprintf(r->msg, sizeof r->msg, "%s: %s: %s", r->path, what, detail);
+  else
+    snprintf(r->msg, sizeof r->msg, "%s: %s", r->path, what);
+  r->status = status;
+  return status;
+}
+
+/* Same, with "cannot write <name>" as the message. */
+static int fail_write(LsimRecord *r, const char *name) {
+  char what[160];
+  snprintf(what, sizeof what, "cannot write %s", name);
+  return fail(r, LSIM_IO_ERROR, what);
+}
+
+/* ---- header datasets (written once at open) ---- */
+
+/* Link creation list that makes the intermediate groups of a path ("/a/b"). */
+static hid_t make_lcpl(void) {
+  hid_t l = H5Pcreate(H5P_LINK_CREATE);
+  if (l >= 0 && H5Pset_create_intermediate_group(l, 1) < 0) {
+    H5Pclose(l);
+    return -1;
+  }
+  return l;
+}
+
+/* Sets the "unit" attribute (a convenience copy of the documented unit) on a dataset. */
+static int set_unit(hid_t dset, const char *unit) {
+  if (!unit) return 0;
+  return H5LTset_attribute_string(dset, ".", "unit", unit) < 0 ? -1 : 0;
+}
+
+/* Writes a small dataset of n elements (n < 0: scalar) at name. Skipped after an error. */
+static void write_small(LsimRecord *r, const char *name, hid_t mtype, hid_t ftype, int n,
+                        const void *data, const char *unit) {
+  if (r->status < 0) return;
+  hsize_t dim = n < 0 ? 1 : (hsize_t)n;
+  hid_t space = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+  hid_t lcpl = make_lcpl();
+  hid_t d = (space >= 0 && lcpl >= 0)
+                ? H5Dcreate2(r->file, name, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT)
+                : -1;
+  int ok = d >= 0 && (dim == 0 || H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0)
+           && set_unit(d, unit) == 0;
+  if (d >= 0) H5Dclose(d);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (space >= 0) H5Sclose(space);
+  if (!ok) fail_write(r, name);
+}
+
+static void write_int(LsimRecord *r, const char *name, int value) {
+  write_small(r, name, H5T_NATIVE_INT, H5T_STD_I32LE, -1, &value, NULL);
+}
+
+static void write_double(LsimRecord *r, const char *name, double value, const char *unit) {
+  write_small(r, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, -1, &value, unit);
+}
+
+/* Writes n fixed-length, null-terminated strings stored every stride bytes from first
+ * (n < 0: one scalar string). The string length is the longest plus 1 (at least 1). */
+static void write_strings(LsimRecord *r, const char *name, const char *first, size_t stride,
+                          int n) {
+  if (r->status < 0) return;
+  int count = n < 0 ? 1 : n;
+  size_t len = 1;
+  for (int i = 0; i < count; ++i) {
+    size_t l = strlen(first + (size_t)i * stride) + 1;
+    if (l > len) len = l;
+  }
+  /* Pack into one zero-padded buffer (header only; never in the step path). */
+  char *buf = calloc(count > 0 ? (size_t)count : 1, len);
+  if (!buf) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+    return;
+  }
+  for (int i = 0; i < count; ++i) memcpy(buf + (size_t)i * len, first + (size_t)i * stride,
+                                         strlen(first + (size_t)i * stride));
+  hid_t t = H5Tcopy(H5T_C_S1);
+  int ok = t >= 0 && H5Tset_size(t, len) >= 0 && H5Tset_strpad(t, H5T_STR_NULLTERM) >= 0;
+  if (ok) write_small(r, name, t, t, n, buf, NULL);
+  else fail_write(r, name);
+  if (t >= 0) H5Tclose(t);
+  free(buf);
+}
+
+/* ---- series ---- */
+
+/* Creates series k as dataset name: [0] (two_d = 0) or [0, cols], rows appended later. */
+static void series_create(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
+                          int two_d, size_t cols, size_t cap, const char *unit) {
+  Series *s = &r->s[k];
+  s->name = name;
+  s->mtype = mtype;
+  s->esize = H5Tget_size(mtype);
+  s->rank = two_d ? 2 : 1;
+  s->cols = two_d ? cols : 0;
+  s->width = two_d ? cols : 1;
+  if (r->status < 0) return;
+  s->buf = malloc(cap * s->width * s->esize + 1);
+  if (!s->buf) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+    return;
+  }
+  s->cap = cap;
+  /* Zero-width rows (no coordinates) still need a positive chunk size: the second
+   * dimension is then unlimited with chunk 1. */
+  hsize_t dims[2] = {0, s->cols};
+  hsize_t maxd[2] = {H5S_UNLIMITED, s->cols ? s->cols : H5S_UNLIMITED};
+  hsize_t chunk[2] = {LSIM_RECORD_CHUNK_ROWS, s->cols ? s->cols : 1};
+  hid_t space = H5Screate_simple(s->rank, dims, maxd);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t lcpl = make_lcpl();
+  int ok = space >= 0 && dcpl >= 0 && lcpl >= 0 && H5Pset_chunk(dcpl, s->rank, chunk) >= 0;
+  s->dset = ok ? H5Dcreate2(r->file, name, ftype, space, lcpl, dcpl, H5P_DEFAULT) : -1;
+  if (s->dset < 0 || set_unit(s->dset, unit) < 0) fail_write(r, name);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+}
+
+/* Makes room for rows more buffered rows (amortized doubling). 0 or < 0. */
+static int series_reserve(LsimRecord *r, Series *s, size_t rows) {
+  if (s->nbuf + rows <= s->cap) return 0;
+  size_t cap = s->cap ? s->cap : 16;
+  while (cap < s->nbuf + rows) cap *= 2;
+  unsigned char *b = realloc(s->buf, cap * s->width * s->esize + 1);
+  if (!b) return fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  s->buf = b;
+  s->cap = cap;
+  return 0;
+}
+
+/* The next buffered row (room must have been reserved). */
+static void *series_row(Series *s) {
+  void *p = s->buf + s->nbuf * s->width * s->esize;
+  s->nbuf++;
+  return p;
+}
+
+/* Appends the buffered rows to the dataset and empties the buffer. 0 or < 0. */
+static int series_flush(LsimRecord *r, Series *s) {
+  if (r->status < 0) return r->status;
+  if (s->nbuf == 0) return 0;
+  hsize_t start[2] = {s->written, 0};
+  hsize_t count[2] = {s->nbuf, s->cols};
+  hsize_t total[2] = {s->written + s->nbuf, s->cols};
+  int ok = H5Dset_extent(s->dset, total) >= 0;
+  if (ok && s->width > 0) {
+    hid_t fspace = H5Dget_space(s->dset);
+    hid_t mspace = H5Screate_simple(s->rank, count, NULL);
+    ok = fspace >= 0 && mspace >= 0 &&
+         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+         H5Dwrite(s->dset, s->mtype, mspace, fspace, H5P_DEFAULT, s->buf) >= 0;
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+  }
+  if (!ok) return fail_write(r, s->name);
+  s->written += s->nbuf;
+  s->nbuf = 0;
+  return 0;
+}
+
+/* Flushes every series. 0 or < 0. */
+static int flush_all(LsimRecord *r) {
+  for (int k = 0; k < S_COUNT; ++k)
+    if (series_flush(r, &r->s[k]) < 0) return r->status;
+  r->steps_buffered = 0;
+  return 0;
+}
+
+/* Buffers one state row: time, q, v, energies. */
+static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *state) {
+  for (int k = S_TIME; k <= S_POTENTIAL; ++k)
+    if (series_reserve(r, &r->s[k], 1) < 0) return r->status;
+  *(double *)series_row(&r->s[S_TIME]) = state->time;
+  double *q = series_row(&r->s[S_Q]);
+  if (r->nq > 0) memcpy(q, state->q, (size_t)r->nq * sizeof *q);
+  double *v = series_row(&r->s[S_V]);
+  if (r->nv > 0) memcpy(v, state->v, (size_t)r->nv * sizeof *v);
+  *(double *)series_row(&r->s[S_KINETIC]) = lsim_kinetic_energy(model, state);
+  *(double *)series_row(&r->s[S_POTENTIAL]) = lsim_potential_energy(model, state);
+  return 0;
+}
+
+/* Buffers one contact-offset entry. */
+static int append_offset(LsimRecord *r, int64_t value) {
+  if (series_reserve(r, &r->s[S_OFFSET], 1) < 0) return r->status;
+  *(int64_t *)series_row(&r->s[S_OFFSET]) = value;
+  return 0;
+}
+
+/* Frees r and everything it holds (closing datasets and the file). */
+static void destroy(LsimRecord *r) {
+  for (int k = 0; k < S_COUNT; ++k) {
+    if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
+    free(r->s[k].buf);
+  }
+  if (r->file >= 0) H5Fclose(r->file);
+  free(r->path);
+  free(r->partial);
+  free(r);
+}
+
+/* Closes and removes the partial file, then frees r. */
+static void discard(LsimRecord *r) {
+  for (int k = 0; k < S_COUNT; ++k) {
+    if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
+    r->s[k].dset = -1;
+  }
+  if (r->file >= 0) H5Fclose(r->file);
+  r->file = -1;
+  remove(r->partial);
+  destroy(r);
+}
+
+/* Copies msg into err (if given). */
+static void set_err(char *err, size_t errlen, const char *msg) {
+  if (err && errlen) snprintf(err, errlen, "%s", msg);
+}
+
+int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
+                     const LsimState *initial, const char *scene_text,
+                     const char *solver_name, char *err, size_t errlen) {
+  if (out) *out = NULL;
+  if (!out || !path || !model || !initial || model->nq < 0 || model->nv < 0 ||
+      model->nbodies < 0 || (model->nbodies > 0 && !model->bodies)) {
+    set_err(err, errlen, "record: invalid arguments");
+    return LSIM_INVALID_INPUT;
+  }
+  /* HDF5's own error printing is replaced by our messages. */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+
+  LsimRecord *r = calloc(1, sizeof *r);
+  size_t plen = strlen(path);
+  if (r) {
+    r->file = -1;
+    for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
+    r->path = malloc(plen + 1);
+    r->partial = malloc(plen + sizeof ".partial");
+  }
+  if (!r || !r->path || !r->partial) {
+    set_err(err, errlen, "record: out of memory");
+    if (r) destroy(r);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  memcpy(r->path, path, plen + 1);
+  memcpy(r->partial, path, plen);
+  memcpy(r->partial + plen, ".partial", sizeof ".partial");
+  r->nq = model->nq;
+  r->nv = model->nv;
+  r->nbodies = model->nbodies;
+  clock_gettime(CLOCK_MONOTONIC, &r->t0);
+
+  /* Create the file; a plain fopen first gives the system's reason when it cannot be. */
+  FILE *probe = fopen(r->partial, "wb");
+  if (!probe) {
+    char what[400];
+    snprintf(what, sizeof what, "cannot create %s: %s", r->partial, strerror(errno));
+    snprintf(r->msg, sizeof r->msg, "%s: %s", path, what);
+    set_err(err, errlen, r->msg);
+    destroy(r);
+    return LSIM_IO_ERROR;
+  }
+  fclose(probe);
+  r->file = H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (r->file < 0) {
+    char what[400];
+    snprintf(what, sizeof what, "cannot create HDF5 file %s", r->partial);
+    fail(r, LSIM_IO_ERROR, what);
+    goto failed;
+  }
+
+  /* Version, scene text. */
+  int fv = LSIM_RECORD_FORMAT_VERSION;
+  write_small(r, "/format_version", H5T_NATIVE_INT, H5T_STD_I32LE, -1, &fv, NULL);
+  write_strings(r, "/lcpsim_version", LSIM_VERSION, 0, -1);
+  write_strings(r, "/scene_text", scene_text ? scene_text : "", 0, -1);
+
+  /* Parameters. */
+  write_int(r, "/parameters/dimension", model->dimension);
+  write_double(r, "/parameters/time_step", model->time_step, "s");
+  write_int(r, "/parameters/steps", model->steps);
+  write_int(r, "/parameters/nbodies", model->nbodies);
+  write_int(r, "/parameters/nq", model->nq);
+  write_int(r, "/parameters/nv", model->nv);
+  write_small(r, "/parameters/gravity", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, model->gravity,
+              "m/s^2");
+  write_double(r, "/parameters/ground_normal_gravity", model->ground_normal_gravity, "m/s^2");
+  write_double(r, "/parameters/contact_margin", model->contact_margin, "m");
+  write_int(r, "/parameters/friction_directions", model->friction_directions);
+  write_strings(r, "/parameters/solver_name",
+                solver_name && solver_name[0] ? solver_name : model->solver.name, 0, -1);
+  write_double(r, "/parameters/solver_tol", model->solver.tol, NULL);
+  write_int(r, "/parameters/solver_max_iter", model->solver.max_iter);
+  write_double(r, "/parameters/solver_omega", model->solver.omega, NULL);
+  write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
+
+  /* Bodies: one entry per body, gathered into small arrays (header only). */
+  int nb = model->nbodies;
+  int *iv = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *iv);
+  double *dv = malloc((size_t)(nb > 0 ? nb : 1) * sizeof *dv);
+  if (!iv || !dv) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  if (nb > 0) write_strings(r, "/bodies/name", model->bodies[0].name, sizeof(LsimBody), nb);
+  else write_strings(r, "/bodies/name", "", 0, 0);
+#define BODY_INTS(field, name)                                                    \
+  if (r->status == 0) {                                                           \
+    for (int i = 0; i < nb; ++i) iv[i] = (int)model->bodies[i].field;             \
+    write_small(r, name, H5T_NATIVE_INT, H5T_STD_I32LE, nb, iv, NULL);            \
+  }
+#define BODY_DOUBLES(field, name, unit)                                           \
+  if (r->status == 0) {                                                           \
+    for (int i = 0; i < nb; ++i) dv[i] = model->bodies[i].field;                  \
+    write_small(r, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, nb, dv, unit);        \
+  }
+  BODY_INTS(type, "/bodies/type")
+  BODY_INTS(shape, "/bodies/shape")
+  BODY_DOUBLES(mass, "/bodies/mass", "kg")
+  BODY_DOUBLES(width, "/bodies/width", "m")
+  BODY_DOUBLES(ground_mu, "/bodies/ground_mu", NULL)
+  BODY_INTS(q_offset, "/bodies/q_offset")
+  BODY_INTS(v_offset, "/bodies/v_offset")
+  BODY_INTS(nq, "/bodies/nq")
+  BODY_INTS(nv, "/bodies/nv")
+#undef BODY_INTS
+#undef BODY_DOUBLES
+  free(iv);
+  free(dv);
+
+  /* Status legend: "code name" for every LsimStatus code. */
+  char legend[11][32];
+  for (int c = -9; c <= 1; ++c)
+    snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
+  write_strings(r, "/solver/status_legend", legend[0], sizeof legend[0], 11);
+
+  /* The series: state rows, solver rows, contact offsets, contact rows. */
+  size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;
+  hid_t D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE, I = H5T_NATIVE_INT, FI = H5T_STD_I32LE;
+  series_create(r, S_TIME, "/time", D, FD, 0, 0, cs, "s");
+  series_create(r, S_Q, "/q", D, FD, 1, (size_t)r->nq, cs, NULL);
+  series_create(r, S_V, "/v", D, FD, 1, (size_t)r->nv, cs, NULL);
+  series_create(r, S_KINETIC, "/energy/kinetic", D, FD, 0, 0, cs, "J");
+  series_create(r, S_POTENTIAL, "/energy/potential", D, FD, 0, 0, cs, "J");
+  series_create(r, S_STATUS, "/solver/status", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_ITER, "/solver/iterations", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_LCP_SIZE, "/solver/lcp_size", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_NCONTACTS, "/solver/ncontacts", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_WARM, "/solver/warm_started", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_RESIDUAL, "/solver/residual", D, FD, 0, 0, cs, "N*s");
+  series_create(r, S_RELRES, "/solver/relative_residual", D, FD, 0, 0, cs, NULL);
+  series_create(r, S_WALL, "/solver/wall_time", D, FD, 0, 0, cs, "s");
+  series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
+  series_create(r, S_OFFSET, "/contacts/offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0, cs,
+                NULL);
+  size_t cc = 256;
+  series_create(r, S_C_STEP, "/contacts/step", I, FI, 0, 0, cc, NULL);
+  series_create(r, S_C_ID, "/contacts/id", H5T_NATIVE_UINT64, H5T_STD_U64LE, 0, 0, cc, NULL);
+  series_create(r, S_C_KIND, "/contacts/kind", I, FI, 0, 0, cc, NULL);
+  series_create(r, S_C_A, "/contacts/body_a", I, FI, 0, 0, cc, NULL);
+  series_create(r, S_C_B, "/contacts/body_b", I, FI, 0, 0, cc, NULL);
+  series_create(r, S_C_GAP, "/contacts/gap", D, FD, 0, 0, cc, "m");
+  series_create(r, S_C_POINT, "/contacts/point", D, FD, 1, 3, cc, "m");
+  series_create(r, S_C_NORMAL, "/contacts/normal", D, FD, 1, 3, cc, NULL);
+  series_create(r, S_C_NIMP, "/contacts/normal_impulse", D, FD, 0, 0, cc, "N*s");
+  series_create(r, S_C_FIMP, "/contacts/friction_impulse", D, FD, 1, 3, cc, "N*s");
+  series_create(r, S_C_SLIP, "/contacts/slip_speed", D, FD, 0, 0, cc, "m/s");
+
+  /* Row 0: the initial state; offsets 0 and 0 (step 0 has no contacts). */
+  if (r->status == 0) append_state(r, model, initial);
+  if (r->status == 0) append_offset(r, 0);
+  if (r->status == 0) append_offset(r, 0);
+  if (r->status < 0) goto failed;
+  *out = r;
+  return 0;
+
+failed:;
+  int status = r->status;
+  set_err(err, errlen, r->msg);
+  discard(r);
+  return status;
+}
+
+int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *state,
+                     const LsimContactSet *contacts, const LsimStepStats *stats) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->status < 0) return r->status;
+  if (!model || !state || model->nq != r->nq || model->nv != r->nv)
+    return fail(r, LSIM_INVALID_INPUT, "record_step: model or state does not match the file");
+  int nc = contacts ? contacts->count : 0;
+  int step = r->steps + 1;
+
+  /* Make room first, so that a failure leaves no half-appended step. */
+  for (int k = 0; k < S_COUNT; ++k)
+    if (series_reserve(r, &r->s[k], k >= S_FIRST_CONTACT ? (size_t)nc : 1) < 0)
+      return r->status;
+
+  /* State row k. */
+  append_state(r, model, state);
+
+  /* Solver statistics row k-1 (zeros when none were given). */
+  LsimStepStats zero;
+  memset(&zero, 0, sizeof zero);
+  const LsimStepStats *st = stats ? stats : &zero;
+  *(int *)series_row(&r->s[S_STATUS]) = st->status;
+  *(int *)series_row(&r->s[S_ITER]) = st->iterations;
+  *(int *)series_row(&r->s[S_LCP_SIZE]) = st->lcp_size;
+  *(int *)series_row(&r->s[S_NCONTACTS]) = st->ncontacts;
+  *(int *)series_row(&r->s[S_WARM]) = st->warm_started;
+  *(double *)series_row(&r->s[S_RESIDUAL]) = st->residual;
+  *(double *)series_row(&r->s[S_RELRES]) = st->relative_residual;
+  *(double *)series_row(&r->s[S_WALL]) = st->wall_time;
+  *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
+
+  /* Contact rows and the offset where the next step's contacts start. */
+  for (int i = 0; i < nc; ++i) {
+    const LsimContact *c = &contacts->contacts[i];
+    *(int *)series_row(&r->s[S_C_STEP]) = step;
+    *(uint64_t *)series_row(&r->s[S_C_ID]) = c->id;
+    *(int *)series_row(&r->s[S_C_KIND]) = (int)c->kind;
+    *(int *)series_row(&r->s[S_C_A]) = c->body[0];
+    *(int *)series_row(&r->s[S_C_B]) = c->body[1];
+    *(double *)series_row(&r->s[S_C_GAP]) = c->gap;
+    memcpy(series_row(&r->s[S_C_POINT]), c->point, sizeof c->point);
+    memcpy(series_row(&r->s[S_C_NORMAL]), c->normal, sizeof c->normal);
+    *(double *)series_row(&r->s[S_C_NIMP]) = c->normal_impulse;
+    memcpy(series_row(&r->s[S_C_FIMP]), c->friction_impulse, sizeof c->friction_impulse);
+    *(double *)series_row(&r->s[S_C_SLIP]) = c->slip_speed;
+    if (-c->gap > r->max_penetration) r->max_penetration = -c->gap;
+  }
+  r->ncontacts += nc;
+  *(int64_t *)series_row(&r->s[S_OFFSET]) = r->ncontacts;
+
+  /* Summary accumulators. */
+  if (st->status < 0) r->failures++;
+  if (st->status > 0) r->warnings++;
+  if (st->residual > r->max_residual || isnan(st->residual)) r->max_residual = st->residual;
+  r->solver_wall += st->wall_time;
+  r->steps = step;
+
+  /* Flush every LSIM_RECORD_FLUSH_STEPS steps, or sooner when contact rows pile up. */
+  r->steps_buffered++;
+  if (r->steps_buffered >= LSIM_RECORD_FLUSH_STEPS ||
+      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS)
+    return flush_all(r);
+  return 0;
+}
+
+int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
+  if (!r) return 0;
+  if (!keep) {
+    discard(r);
+    return 0;
+  }
+  flush_all(r);
+
+  /* Summary. */
+  struct timespec t1;
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double elapsed = (double)(t1.tv_sec - r->t0.tv_sec) +
+                   1e-9 * (double)(t1.tv_nsec - r->t0.tv_nsec);
+  int64_t total = r->ncontacts;
+  write_int(r, "/summary/steps_done", r->steps);
+  write_int(r, "/summary/failures", r->failures);
+  write_int(r, "/summary/warnings", r->warnings);
+  write_double(r, "/summary/max_residual", r->max_residual, "N*s");
+  write_small(r, "/summary/total_contacts", H5T_NATIVE_INT64, H5T_STD_I64LE, -1, &total, NULL);
+  write_double(r, "/summary/max_penetration", r->max_penetration, "m");
+  write_double(r, "/summary/solver_wall_time", r->solver_wall, "s");
+  write_double(r, "/summary/wall_time_total", elapsed, "s");
+
+  /* Close every dataset, then the file; rename only a complete file. */
+  for (int k = 0; k < S_COUNT; ++k) {
+    if (r->s[k].dset >= 0 && H5Dclose(r->s[k].dset) < 0) fail_write(r, r->s[k].name);
+    r->s[k].dset = -1;
+  }
+  if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
+  r->file = -1;
+  if (r->status == 0 && rename(r->partial, r->path) != 0) {
+    char what[400];
+    snprintf(what, sizeof what, "cannot rename %s to %s: %s", r->partial, r->path,
+             strerror(errno));
+    fail(r, LSIM_IO_ERROR, what);
+  }
+  int status = r->status;
+  if (status < 0) {
+    set_err(err, errlen, r->msg);
+    discard(r);
+  } else {
+    destroy(r);
+  }
+  return status;
+}

@@ -1,0 +1,588 @@
+/* test_record.c: the HDF5 recorder, read back with the HDF5 C API.
+ *
+ * The sample run: a hand-made 1-D model with two dynamic bodies, three steps with known
+ * states, contacts and solver statistics. All values are dyadic rationals, so every
+ * number (energies included) is exact and compared with ==.
+ *
+ * `test_record --write-sample PATH` writes the sample file and exits; tests/e2e/
+ * record_readers.sh uses it to check the Python and Octave readers against the same
+ * numbers.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hdf5.h>
+
+#include "contact/contact.h"
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/lcp.h"
+#include "scene/record.h"
+
+#define BIG_ID UINT64_C(0x8000000000000001) /* high bit set: checks unsigned storage */
+
+static const char *SCENE_TEXT = "{\n  \"bodies\": [\"left\", \"right-block\"]\n}\n";
+
+/* The sample model: "left" (mass 2, width 0.5) and "right-block" (mass 3, width 1), both
+ * dynamic, gravity -1 along the line, h = 0.25, 3 steps. */
+static void sample_model(LsimModel *m, LsimState *s) {
+  *m = lsim_default_model();
+  m->gravity[0] = -1.0;
+  m->time_step = 0.25;
+  m->steps = 3;
+  m->contact_margin = 0.125;
+  m->solver.tol = 1e-9;
+  m->solver.max_iter = 100;
+  LsimBody b = lsim_default_body();
+  strcpy(b.name, "left");
+  b.mass = 2.0;
+  b.width = 0.5;
+  assert_int_equal(lsim_model_add_body(m, &b), 0);
+  b = lsim_default_body();
+  strcpy(b.name, "right-block");
+  b.mass = 3.0;
+  b.width = 1.0;
+  assert_int_equal(lsim_model_add_body(m, &b), 1);
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(s, m), 0);
+  s->q[0] = 0.0; s->q[1] = 2.0;
+  s->v[0] = 1.0; s->v[1] = -1.0;
+}
+
+/* Expected rows. State k = 0..3. */
+static const double T[4] = {0, 0.25, 0.5, 0.75};
+static const double Q[4][2] = {{0, 2}, {0.25, 1.75}, {0.5, 1.5}, {0.625, 1.375}};
+static const double V[4][2] = {{1, -1}, {1, -1}, {0.5, -0.5}, {0.5, -0.5}};
+/* Kinetic 1/2 (2 v0^2 + 3 v1^2); potential -m g x = 2 q0 + 3 q1 (g = -1). */
+static const double KE[4] = {2.5, 2.5, 0.625, 0.625};
+static const double PE[4] = {6, 5.75, 5.5, 5.375};
+
+/* Solver rows, steps 1..3. */
+static const LsimStepStats STATS[3] = {
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0},
+    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42},
+    {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0},
+};
+
+/* Fills set with step k's contacts (k = 1..3): none, two, one. */
+static void sample_contacts(LsimContactSet *set, int k) {
+  lsim_contacts_clear(set);
+  if (k == 2) {
+    LsimContact *c = lsim_contacts_add(set, 1);
+    assert_non_null(c);
+    c->id = BIG_ID;
+    c->kind = LSIM_CONTACT_NORMAL;
+    c->body[0] = 0; c->body[1] = 1;
+    c->gap = -0.125;
+    c->point[0] = 0.75;
+    c->normal[0] = -1;
+    c->normal_impulse = 1.5;
+    c = lsim_contacts_add(set, 2);
+    assert_non_null(c);
+    c->id = 42;
+    c->kind = LSIM_CONTACT_FIXED_NORMAL;
+    c->body[0] = 1; c->body[1] = -1;
+    c->gap = 0;
+    c->point[0] = 1.5;
+    c->normal[1] = 1;
+    c->normal_impulse = 0.25;
+    c->friction_impulse[0] = -0.125;
+    c->slip_speed = 0.5;
+  } else if (k == 3) {
+    LsimContact *c = lsim_contacts_add(set, 1);
+    assert_non_null(c);
+    c->id = BIG_ID;
+    c->kind = LSIM_CONTACT_NORMAL;
+    c->body[0] = 0; c->body[1] = 1;
+    c->gap = 0.0625;
+    c->point[0] = 0.75;
+    c->normal[0] = -1;
+  }
+}
+
+/* Records the sample run to path; returns lsim_record_close's status. */
+static int write_sample(const char *path, int keep) {
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  int rc = lsim_record_open(&r, path, &m, &s, SCENE_TEXT, "pgs", err, sizeof err);
+  if (rc != 0) fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  assert_non_null(r);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  for (int k = 1; k <= 3; ++k) {
+    s.time = T[k];
+    s.step = k;
+    memcpy(s.q, Q[k], sizeof Q[k]);
+    memcpy(s.v, V[k], sizeof V[k]);
+    sample_contacts(&set, k);
+    assert_int_equal(lsim_record_step(r, &m, &s, &set, &STATS[k - 1]), 0);
+  }
+  rc = lsim_record_close(r, keep, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "%s\n", err);
+  lsim_contacts_free(&set);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  return rc;
+}
+
+/* A fresh temporary directory; the caller removes it. */
+static void temp_dir(char *buf, size_t len) {
+  snprintf(buf, len, "/tmp/lsim_test_record_XXXXXX");
+  assert_non_null(mkdtemp(buf));
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* ---- readers ---- */
+
+/* Opens dataset name and checks its rank and dimensions (d1 ignored for rank 1). */
+static hid_t open_checked(hid_t f, const char *name, int rank, hsize_t d0, hsize_t d1) {
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  if (d < 0) fail_msg("missing dataset %s", name);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[2] = {0, 0};
+  int nd = H5Sget_simple_extent_dims(sp, dims, NULL);
+  H5Sclose(sp);
+  if (nd != rank) fail_msg("%s: rank %d, expected %d", name, nd, rank);
+  if (rank >= 1 && dims[0] != d0)
+    fail_msg("%s: dim 0 is %llu, expected %llu", name, (unsigned long long)dims[0],
+             (unsigned long long)d0);
+  if (rank == 2 && dims[1] != d1)
+    fail_msg("%s: dim 1 is %llu, expected %llu", name, (unsigned long long)dims[1],
+             (unsigned long long)d1);
+  return d;
+}
+
+/* Reads a whole dataset of the given shape (rank 0: scalar) with memory type t into out,
+ * checking the file type's class (integer / float). */
+static void read_as(hid_t f, const char *name, hid_t t, int rank, hsize_t d0, hsize_t d1,
+                    void *out) {
+  hid_t d = open_checked(f, name, rank, d0, d1);
+  hid_t ft = H5Dget_type(d);
+  if (H5Tget_class(ft) != H5Tget_class(t)) fail_msg("%s: wrong type class", name);
+  H5Tclose(ft);
+  assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
+  H5Dclose(d);
+}
+
+static double read_scalar_d(hid_t f, const char *name) {
+  double x;
+  read_as(f, name, H5T_NATIVE_DOUBLE, 0, 0, 0, &x);
+  return x;
+}
+
+static long long read_scalar_i(hid_t f, const char *name) {
+  long long x;
+  read_as(f, name, H5T_NATIVE_LLONG, 0, 0, 0, &x);
+  return x;
+}
+
+/* Reads n fixed-length strings (n < 0: a scalar) into out[i] (each at most 255 chars). */
+static void read_strings(hid_t f, const char *name, int n, char out[][256]) {
+  hid_t d = open_checked(f, name, n < 0 ? 0 : 1, n < 0 ? 0 : (hsize_t)n, 0);
+  hid_t t = H5Dget_type(d);
+  assert_int_equal(H5Tget_class(t), H5T_STRING);
+  if (H5Tis_variable_str(t) != 0) fail_msg("%s: variable-length string", name);
+  size_t len = H5Tget_size(t);
+  int count = n < 0 ? 1 : n;
+  char *buf = calloc((size_t)count, len);
+  assert_non_null(buf);
+  assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+  for (int i = 0; i < count; ++i) {
+    size_t l = strnlen(buf + (size_t)i * len, len);
+    assert_true(l < 256);
+    memcpy(out[i], buf + (size_t)i * len, l);
+    out[i][l] = 0;
+  }
+  free(buf);
+  H5Tclose(t);
+  H5Dclose(d);
+}
+
+/* The sample file, read back: every dataset's shape and values. */
+static void check_sample(const char *path) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  char s[16][256];
+
+  /* Header. */
+  assert_int_equal(read_scalar_i(f, "/format_version"), 1);
+  read_strings(f, "/lcpsim_version", -1, s);
+  assert_string_equal(s[0], LSIM_VERSION);
+  read_strings(f, "/scene_text", -1, s);
+  assert_string_equal(s[0], SCENE_TEXT);
+
+  /* Parameters. */
+  assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 1);
+  assert_true(read_scalar_d(f, "/parameters/time_step") == 0.25);
+  assert_int_equal(read_scalar_i(f, "/parameters/steps"), 3);
+  assert_int_equal(read_scalar_i(f, "/parameters/nbodies"), 2);
+  assert_int_equal(read_scalar_i(f, "/parameters/nq"), 2);
+  assert_int_equal(read_scalar_i(f, "/parameters/nv"), 2);
+  double g[3];
+  read_as(f, "/parameters/gravity", H5T_NATIVE_DOUBLE, 1, 3, 0, g);
+  assert_true(g[0] == -1 && g[1] == 0 && g[2] == 0);
+  assert_true(read_scalar_d(f, "/parameters/ground_normal_gravity") == 9.81);
+  assert_true(read_scalar_d(f, "/parameters/contact_margin") == 0.125);
+  assert_int_equal(read_scalar_i(f, "/parameters/friction_directions"), 2);
+  assert_true(read_scalar_d(f, "/parameters/solver_tol") == 1e-9);
+  assert_int_equal(read_scalar_i(f, "/parameters/solver_max_iter"), 100);
+  assert_true(read_scalar_d(f, "/parameters/solver_omega") == 1.0);
+  assert_int_equal(read_scalar_i(f, "/parameters/solver_warm_start"), 1);
+  read_strings(f, "/parameters/solver_name", -1, s);
+  assert_string_equal(s[0], "pgs");
+
+  /* Bodies. */
+  read_strings(f, "/bodies/name", 2, s);
+  assert_string_equal(s[0], "left");
+  assert_string_equal(s[1], "right-block");
+  int iv[8];
+  double dv[8];
+  read_as(f, "/bodies/type", H5T_NATIVE_INT, 1, 2, 0, iv);
+  assert_true(iv[0] == 0 && iv[1] == 0);
+  read_as(f, "/bodies/shape", H5T_NATIVE_INT, 1, 2, 0, iv);
+  assert_true(iv[0] == 0 && iv[1] == 0);
+  read_as(f, "/bodies/mass", H5T_NATIVE_DOUBLE, 1, 2, 0, dv);
+  assert_true(dv[0] == 2 && dv[1] == 3);
+  read_as(f, "/bodies/width", H5T_NATIVE_DOUBLE, 1, 2, 0, dv);
+  assert_true(dv[0] == 0.5 && dv[1] == 1);
+  read_as(f, "/bodies/ground_mu", H5T_NATIVE_DOUBLE, 1, 2, 0, dv);
+  assert_true(dv[0] == 0 && dv[1] == 0);
+  const char *offs[4] = {"/bodies/q_offset", "/bodies/v_offset", "/bodies/nq", "/bodies/nv"};
+  const int expect[4][2] = {{0, 1}, {0, 1}, {1, 1}, {1, 1}};
+  for (int k = 0; k < 4; ++k) {
+    read_as(f, offs[k], H5T_NATIVE_INT, 1, 2, 0, iv);
+    assert_int_equal(iv[0], expect[k][0]);
+    assert_int_equal(iv[1], expect[k][1]);
+  }
+
+  /* State rows. */
+  double t[4], q[4][2], v[4][2], ke[4], pe[4];
+  read_as(f, "/time", H5T_NATIVE_DOUBLE, 1, 4, 0, t);
+  read_as(f, "/q", H5T_NATIVE_DOUBLE, 2, 4, 2, q);
+  read_as(f, "/v", H5T_NATIVE_DOUBLE, 2, 4, 2, v);
+  read_as(f, "/energy/kinetic", H5T_NATIVE_DOUBLE, 1, 4, 0, ke);
+  read_as(f, "/energy/potential", H5T_NATIVE_DOUBLE, 1, 4, 0, pe);
+  for (int k = 0; k < 4; ++k) {
+    assert_true(t[k] == T[k]);
+    assert_true(q[k][0] == Q[k][0] && q[k][1] == Q[k][1]);
+    assert_true(v[k][0] == V[k][0] && v[k][1] == V[k][1]);
+    assert_true(ke[k] == KE[k]);
+    assert_true(pe[k] == PE[k]);
+  }
+
+  /* Contacts: offsets [0 0 0 2 3], three rows. */
+  long long off[5];
+  read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 5, 0, off);
+  const long long eoff[5] = {0, 0, 0, 2, 3};
+  for (int k = 0; k < 5; ++k) assert_int_equal(off[k], eoff[k]);
+  hid_t d = open_checked(f, "/contacts/id", 1, 3, 0);
+  hid_t ft = H5Dget_type(d);
+  assert_true(H5Tequal(ft, H5T_STD_U64LE) > 0);
+  H5Tclose(ft);
+  H5Dclose(d);
+  uint64_t id[3];
+  read_as(f, "/contacts/id", H5T_NATIVE_UINT64, 1, 3, 0, id);
+  assert_true(id[0] == BIG_ID && id[1] == 42 && id[2] == BIG_ID);
+  int ci[3];
+  read_as(f, "/contacts/step", H5T_NATIVE_INT, 1, 3, 0, ci);
+  assert_true(ci[0] == 2 && ci[1] == 2 && ci[2] == 3);
+  read_as(f, "/contacts/kind", H5T_NATIVE_INT, 1, 3, 0, ci);
+  assert_true(ci[0] == 0 && ci[1] == 1 && ci[2] == 0);
+  read_as(f, "/contacts/body_a", H5T_NATIVE_INT, 1, 3, 0, ci);
+  assert_true(ci[0] == 0 && ci[1] == 1 && ci[2] == 0);
+  read_as(f, "/contacts/body_b", H5T_NATIVE_INT, 1, 3, 0, ci);
+  assert_true(ci[0] == 1 && ci[1] == -1 && ci[2] == 1);
+  double cd[3], c3[3][3];
+  read_as(f, "/contacts/gap", H5T_NATIVE_DOUBLE, 1, 3, 0, cd);
+  assert_true(cd[0] == -0.125 && cd[1] == 0 && cd[2] == 0.0625);
+  read_as(f, "/contacts/normal_impulse", H5T_NATIVE_DOUBLE, 1, 3, 0, cd);
+  assert_true(cd[0] == 1.5 && cd[1] == 0.25 && cd[2] == 0);
+  read_as(f, "/contacts/slip_speed", H5T_NATIVE_DOUBLE, 1, 3, 0, cd);
+  assert_true(cd[0] == 0 && cd[1] == 0.5 && cd[2] == 0);
+  read_as(f, "/contacts/point", H5T_NATIVE_DOUBLE, 2, 3, 3, c3);
+  assert_true(c3[0][0] == 0.75 && c3[1][0] == 1.5 && c3[2][0] == 0.75);
+  assert_true(c3[0][1] == 0 && c3[1][2] == 0);
+  read_as(f, "/contacts/normal", H5T_NATIVE_DOUBLE, 2, 3, 3, c3);
+  assert_true(c3[0][0] == -1 && c3[1][0] == 0 && c3[1][1] == 1 && c3[2][0] == -1);
+  read_as(f, "/contacts/friction_impulse", H5T_NATIVE_DOUBLE, 2, 3, 3, c3);
+  assert_true(c3[0][0] == 0 && c3[1][0] == -0.125 && c3[2][0] == 0 && c3[1][1] == 0);
+
+  /* Solver rows. */
+  int si[3];
+  double sd[3];
+  read_as(f, "/solver/status", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 0 && si[2] == -1);
+  read_as(f, "/solver/iterations", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 3 && si[2] == 100);
+  read_as(f, "/solver/lcp_size", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 5 && si[2] == 2);
+  read_as(f, "/solver/ncontacts", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 2 && si[2] == 1);
+  read_as(f, "/solver/warm_started", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 1 && si[2] == 1);
+  read_as(f, "/solver/residual", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
+  assert_true(sd[0] == 0 && sd[1] == 0x1p-40 && sd[2] == 0.5);
+  read_as(f, "/solver/relative_residual", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
+  assert_true(sd[0] == 0 && sd[1] == 0x1p-39 && sd[2] == 0.25);
+  read_as(f, "/solver/wall_time", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
+  assert_true(sd[0] == 0.25e-6 && sd[1] == 0.5e-6 && sd[2] == 0.75e-6);
+  read_as(f, "/solver/siconos_error", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
+  assert_true(sd[0] == 0 && sd[1] == 0x1p-42 && sd[2] == 0);
+  read_strings(f, "/solver/status_legend", 11, s);
+  assert_string_equal(s[0], "-9 io_error");
+  assert_string_equal(s[8], "-1 max_iterations");
+  assert_string_equal(s[9], "0 solved");
+  assert_string_equal(s[10], "1 warm_start_rejected");
+
+  /* Summary. */
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 3);
+  assert_int_equal(read_scalar_i(f, "/summary/failures"), 1);
+  assert_int_equal(read_scalar_i(f, "/summary/warnings"), 0);
+  assert_true(read_scalar_d(f, "/summary/max_residual") == 0.5);
+  assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), 3);
+  assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.125);
+  assert_true(read_scalar_d(f, "/summary/solver_wall_time") == 0.25e-6 + 0.5e-6 + 0.75e-6);
+  double wall = read_scalar_d(f, "/summary/wall_time_total");
+  assert_true(wall >= 0 && wall < 60);
+
+  /* Only fixed-length strings anywhere: checked above for each string dataset. */
+  assert_true(H5Fclose(f) >= 0);
+}
+
+/* The sample run round-trips exactly; the partial file is gone after close. */
+static void test_roundtrip(void **state) {
+  (void)state;
+  char dir[64], path[128], partial[160];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  assert_int_equal(write_sample(path, 1), 0);
+  assert_true(exists(path));
+  assert_false(exists(partial));
+  check_sample(path);
+  unlink(path);
+  rmdir(dir);
+}
+
+/* keep = 0 leaves no file at all; during the run only the partial file exists. */
+static void test_keep0(void **state) {
+  (void)state;
+  char dir[64], path[128], partial[160];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_true(exists(partial));
+  assert_false(exists(path));
+  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  assert_int_equal(lsim_record_close(r, 0, err, sizeof err), 0);
+  assert_false(exists(path));
+  assert_false(exists(partial));
+  assert_int_equal(rmdir(dir), 0); /* empty */
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A path in a missing directory: an error naming the path, no record, no file. */
+static void test_missing_dir(void **state) {
+  (void)state;
+  char dir[64], path[160];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/no/such/dir/run.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = (LsimRecord *)&m; /* must be reset to NULL */
+  char err[512] = "";
+  int rc = lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err);
+  assert_true(rc < 0);
+  assert_int_equal(rc, LSIM_IO_ERROR);
+  assert_null(r);
+  assert_non_null(strstr(err, path));
+  assert_non_null(strstr(err, "No such file or directory"));
+  assert_int_equal(rmdir(dir), 0); /* nothing was created */
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A run longer than several flush intervals, with a varying number of contacts per step
+ * (0..5, over the contact buffer's initial capacity in total): lengths, offsets and the
+ * rows on both sides of each flush boundary are right. */
+static void test_long_run(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/long.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, NULL, NULL, err, sizeof err), 0);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  const int N = 1000;
+  long long total = 0;
+  for (int k = 1; k <= N; ++k) {
+    s.time = k * 0.25;
+    s.q[0] = k;
+    s.q[1] = -k;
+    lsim_contacts_clear(&set);
+    for (int i = 0; i < k % 6; ++i) {
+      LsimContact *c = lsim_contacts_add(&set, 1);
+      assert_non_null(c);
+      c->id = (uint64_t)i;
+      c->gap = -(double)k; /* max penetration N */
+      c->normal_impulse = k + 0.5 * i;
+    }
+    total += k % 6;
+    LsimStepStats st = {0};
+    st.iterations = k;
+    st.residual = k == 700 ? 2.0 : 1.0;
+    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
+  }
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  lsim_contacts_free(&set);
+
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  double *q = malloc(sizeof(double) * 2 * (size_t)(N + 1));
+  long long *off = malloc(sizeof(long long) * (size_t)(N + 2));
+  int *it = malloc(sizeof(int) * (size_t)N);
+  int *cstep = malloc(sizeof(int) * (size_t)total);
+  double *imp = malloc(sizeof(double) * (size_t)total);
+  assert_true(q && off && it && cstep && imp);
+  read_as(f, "/q", H5T_NATIVE_DOUBLE, 2, (hsize_t)N + 1, 2, q);
+  read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, (hsize_t)N + 2, 0, off);
+  read_as(f, "/solver/iterations", H5T_NATIVE_INT, 1, (hsize_t)N, 0, it);
+  read_as(f, "/contacts/step", H5T_NATIVE_INT, 1, (hsize_t)total, 0, cstep);
+  read_as(f, "/contacts/normal_impulse", H5T_NATIVE_DOUBLE, 1, (hsize_t)total, 0, imp);
+  assert_true(q[0] == 0 && q[1] == 2);
+  for (int k = 1; k <= N; ++k) {
+    assert_true(q[2 * k] == k && q[2 * k + 1] == -k);
+    assert_int_equal(it[k - 1], k);
+    assert_int_equal(off[k + 1] - off[k], k % 6);
+    for (long long row = off[k]; row < off[k + 1]; ++row) {
+      assert_int_equal(cstep[row], k);
+      assert_true(imp[row] == k + 0.5 * (double)(row - off[k]));
+    }
+  }
+  assert_int_equal(off[0], 0);
+  assert_int_equal(off[1], 0);
+  assert_int_equal(off[N + 1], total);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), N);
+  assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), total);
+  assert_true(read_scalar_d(f, "/summary/max_residual") == 2.0);
+  assert_true(read_scalar_d(f, "/summary/max_penetration") == N); /* 1000 % 6 = 4 rows */
+  free(q); free(off); free(it); free(cstep); free(imp);
+  H5Fclose(f);
+  unlink(path);
+  rmdir(dir);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A model whose only body is static: no coordinates, q and v are [N+1, 0]. */
+static void test_no_coordinates(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/static.h5", dir);
+  LsimModel m = lsim_default_model();
+  LsimBody b = lsim_default_body();
+  b.type = LSIM_BODY_STATIC;
+  b.shape = LSIM_SHAPE_HALFLINE;
+  strcpy(b.name, "wall");
+  assert_int_equal(lsim_model_add_body(&m, &b), 0);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState s;
+  assert_int_equal(lsim_state_init(&s, &m), 0);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, "", "lemke", err, sizeof err), 0);
+  for (int k = 1; k <= 300; ++k) {
+    s.time = k;
+    assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  }
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  hid_t d = open_checked(f, "/q", 2, 301, 0);
+  H5Dclose(d);
+  d = open_checked(f, "/v", 2, 301, 0);
+  H5Dclose(d);
+  d = open_checked(f, "/contacts/point", 2, 0, 3);
+  H5Dclose(d);
+  double t[301];
+  read_as(f, "/time", H5T_NATIVE_DOUBLE, 1, 301, 0, t);
+  assert_true(t[0] == 0 && t[300] == 300);
+  int ty;
+  read_as(f, "/bodies/type", H5T_NATIVE_INT, 1, 1, 0, &ty);
+  assert_int_equal(ty, LSIM_BODY_STATIC);
+  char str[1][256];
+  read_strings(f, "/scene_text", -1, str);
+  assert_string_equal(str[0], "");
+  assert_int_equal(read_scalar_i(f, "/parameters/nq"), 0);
+  H5Fclose(f);
+  unlink(path);
+  rmdir(dir);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A state that does not match the model the file was opened with is refused, the error
+ * sticks, and close reports it and leaves no file. */
+static void test_mismatch_sticky(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/bad.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, NULL, NULL, err, sizeof err), 0);
+  LsimModel other = m;
+  other.nq = 1;
+  assert_int_equal(lsim_record_step(r, &other, &s, NULL, NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, path));
+  assert_int_equal(rmdir(dir), 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--write-sample") == 0)
+    return write_sample(argv[2], 1) == 0 ? 0 : 1;
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_keep0),
+      cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
+      cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
