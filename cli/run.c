@@ -60,22 +60,16 @@ static void scene_relative(const char *scene, const char *file, char *buf, size_
 }
 
 static void print_header(const LsimModel *m) {
-  printf("%6s %12s", "step", "time");
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nq == 0) continue;
-    printf(" %14s %14s", "", "");
-  }
-  printf("\n%6s %12s", "", "s");
+  printf("%6s %12s", "step", "time [s]");
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nq == 0) continue;
     char q[64], v[64];
-    snprintf(q, sizeof q, "q[%.10s]", b->name);
-    snprintf(v, sizeof v, "v[%.10s]", b->name);
+    snprintf(q, sizeof q, "q[%.10s] m", b->name);
+    snprintf(v, sizeof v, "v[%.10s] m/s", b->name);
     printf(" %14s %14s", q, v);
   }
-  printf("   contact impulses, N*s (normal; friction)\n");
+  printf("   contact impulses [N*s]: normal (; friction)\n");
 }
 
 static void print_row(const LsimModel *m, const LsimState *s, const LsimContactSet *cs) {
