@@ -27,7 +27,8 @@ int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen);
 int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen);
 
 /* Writes lcp to path, dense (storage 0) or sparse-block with square blocks of size
- * block_size (storage 1, block_size must divide n; all-zero blocks are omitted).
+ * block_size (storage 1, block_size must divide n; all-zero off-diagonal blocks are
+ * omitted, diagonal blocks always written).
  * Numbers are printed with 17 significant digits, so a read gives back the same doubles.
  * Returns 0, LSIM_IO_ERROR or LSIM_INVALID_INPUT, with a message in err. */
 int lsim_dat_write(const char *path, const LsimLcp *lcp, int sparse_block, int block_size,

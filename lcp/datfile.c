@@ -1,0 +1,391 @@
+/* datfile.c: the Siconos ".dat" LCP format (see datfile.h), read and written.
+ *
+ * The reader accepts exactly what Siconos 4.4's linearComplementarity_newFromFile reads
+ * for well-formed files (same tokens, strtod = glibc's %le conversion, so the same
+ * doubles) and refuses, with "path:LINE: what", what Siconos would misread silently:
+ * truncation, sizes that disagree with n, text where a number belongs, NaN or Inf,
+ * inconsistent block structure. Differences on purpose: Siconos only warns on a wrong
+ * block number and reads a number of more than 32 characters inside a block as two
+ * ("%32le"); both are errors here.
+ */
+#include "datfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Largest n read or written: a dense M of 32768^2 doubles is already 8 GiB. */
+#define LSIM_DAT_MAX_N 32768
+/* Longest token kept; longer ones are reported as errors, never truncated silently. */
+#define TOKEN_MAX 127
+
+/* Whitespace-separated tokens with the line each starts on. */
+typedef struct Lexer {
+  FILE *f;
+  const char *name;
+  int line;              /* current line (1-based) */
+  int tok_line;          /* line of the last token (1 before any): where "file ends" */
+  char tok[TOKEN_MAX + 1];
+  size_t tok_len;        /* full length, may exceed TOKEN_MAX */
+  char *err;
+  size_t errlen;
+} Lexer;
+
+/* Formats "name:line: msg" into the error buffer; returns rc. */
+static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...) {
+  if (!lx->err || !lx->errlen) return rc;
+  int k = snprintf(lx->err, lx->errlen, "%s:%d: ", lx->name, line);
+  if (k < 0 || (size_t)k >= lx->errlen) return rc;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(lx->err + k, lx->errlen - (size_t)k, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* Next token: 1 found, 0 end of file, LSIM_IO_ERROR on a read error. */
+static int next_token(Lexer *lx) {
+  int c;
+  do {
+    c = getc(lx->f);
+    if (c == '\n') lx->line++;
+  } while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f');
+  if (c == EOF) {
+    if (ferror(lx->f))
+      return fail(lx, lx->line, LSIM_IO_ERROR, "read error: %s", strerror(errno));
+    return 0;
+  }
+  lx->tok_line = lx->line;
+  lx->tok_len = 0;
+  while (c != EOF && !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f')) {
+    if (lx->tok_len < TOKEN_MAX) lx->tok[lx->tok_len] = (char)c;
+    lx->tok_len++;
+    c = getc(lx->f);
+  }
+  lx->tok[lx->tok_len < TOKEN_MAX ? lx->tok_len : TOKEN_MAX] = '\0';
+  /* The separator that ended the token still counts for line numbers. */
+  if (c == '\n') lx->line++;
+  if (c == EOF && ferror(lx->f))
+    return fail(lx, lx->line, LSIM_IO_ERROR, "read error: %s", strerror(errno));
+  return 1;
+}
+
+/* Reads an integer called what; "file ends" and "not an integer" are errors. */
+static int read_int(Lexer *lx, const char *what, long *out) {
+  int t = next_token(lx);
+  if (t < 0) return t;
+  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %s, file ends", what);
+  if (lx->tok_len > TOKEN_MAX)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: token too long: '%.20s...'", what,
+                lx->tok);
+  char *end;
+  errno = 0;
+  long v = strtol(lx->tok, &end, 10);
+  if (end == lx->tok || *end != '\0' || errno == ERANGE)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
+                lx->tok);
+  *out = v;
+  return 0;
+}
+
+/* Reads an integer in [lo, hi]. */
+static int read_int_range(Lexer *lx, const char *what, long lo, long hi, long *out) {
+  int rc = read_int(lx, what, out);
+  if (rc) return rc;
+  if (*out < lo || *out > hi)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s %ld out of range [%ld, %ld]", what,
+                *out, lo, hi);
+  return 0;
+}
+
+/* Reads count finite doubles into dst[0], dst[stride], ... (stride 1 for contiguous);
+ * maxlen > 0 limits the token length (Siconos' %32le inside blocks). */
+static int read_doubles(Lexer *lx, double *dst, size_t count, const char *what,
+                        const char *where, size_t maxlen) {
+  for (size_t k = 0; k < count; ++k) {
+    int t = next_token(lx);
+    if (t < 0) return t;
+    if (t == 0)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %zu %s, file ends after %zu",
+                  count, what, k);
+    if (lx->tok_len > TOKEN_MAX || (maxlen && lx->tok_len > maxlen))
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                  "number longer than %zu characters in %s: '%.20s...'",
+                  maxlen ? maxlen : (size_t)TOKEN_MAX, where, lx->tok);
+    char *end;
+    double v = strtod(lx->tok, &end);
+    if (end == lx->tok || *end != '\0')
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", lx->tok);
+    if (!isfinite(v)) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
+    dst[k] = v;
+  }
+  return 0;
+}
+
+/* Reads the cumulative block sizes: strictly increasing, the last equal to n. */
+static int read_cumulative(Lexer *lx, const char *what, long count, long n, long *sizes) {
+  long prev = 0;
+  for (long i = 0; i < count; ++i) {
+    int rc = read_int(lx, what, &sizes[i]);
+    if (rc) return rc;
+    if (sizes[i] <= prev || sizes[i] > n)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                  "%s %ld: must increase and stay within n %ld", what, sizes[i], n);
+    prev = sizes[i];
+  }
+  if (prev != n)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "last of %s is %ld, n is %ld", what, prev, n);
+  return 0;
+}
+
+/* The sparse-block part (after size0 size1), scattered into the zeroed dense lcp->M. */
+static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
+  const long n = lcp->n;
+  long nbblocks, bn0, bn1, filled1, filled2;
+  long *bs0 = NULL, *bs1 = NULL, *idx1 = NULL, *idx2 = NULL;
+  double *vals = NULL;
+  int rc = read_int_range(lx, "nbblocks", 0, n * n, &nbblocks);
+  /* Siconos stops reading the matrix at nbblocks 0: M = 0, q follows. */
+  if (rc || nbblocks == 0) return rc;
+  if ((rc = read_int_range(lx, "blocknumber0", 1, n, &bn0))) return rc;
+  if ((rc = read_int_range(lx, "blocknumber1", 1, n, &bn1))) return rc;
+  bs0 = malloc((size_t)bn0 * sizeof *bs0);
+  bs1 = malloc((size_t)bn1 * sizeof *bs1);
+  vals = malloc((size_t)n * (size_t)n * sizeof *vals);
+  if (!bs0 || !bs1 || !vals) {
+    rc = fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  if ((rc = read_cumulative(lx, "row block size", bn0, n, bs0))) goto done;
+  if ((rc = read_cumulative(lx, "column block size", bn1, n, bs1))) goto done;
+  if ((rc = read_int_range(lx, "filled1", 1, bn0 + 1, &filled1))) goto done;
+  if ((rc = read_int_range(lx, "filled2", nbblocks, nbblocks, &filled2))) goto done;
+  idx1 = malloc((size_t)filled1 * sizeof *idx1);
+  idx2 = malloc((size_t)filled2 * sizeof *idx2);
+  if (!idx1 || !idx2) {
+    rc = fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  /* Row pointers: start at 0, never decrease, end at filled2. */
+  for (long i = 0; i < filled1; ++i) {
+    if ((rc = read_int_range(lx, "block-row pointer", i ? idx1[i - 1] : 0, i ? filled2 : 0,
+                             &idx1[i])))
+      goto done;
+  }
+  if (idx1[filled1 - 1] != filled2) {
+    rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "last block-row pointer %ld is not filled2 %ld",
+              idx1[filled1 - 1], filled2);
+    goto done;
+  }
+  /* Column indices: in range, increasing within a row (no block given twice). */
+  for (long i = 0; i < filled2; ++i)
+    if ((rc = read_int_range(lx, "block-column index", 0, bn1 - 1, &idx2[i]))) goto done;
+  for (long r = 0; r + 1 < filled1; ++r)
+    for (long b = idx1[r] + 1; b < idx1[r + 1]; ++b)
+      if (idx2[b] <= idx2[b - 1]) {
+        rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                  "block-column indices of block row %ld not increasing", r);
+        goto done;
+      }
+  /* Blocks in order: their number, then their values column-major. */
+  for (long r = 0; r + 1 < filled1; ++r) {
+    const long r0 = r ? bs0[r - 1] : 0, rows = bs0[r] - r0;
+    for (long b = idx1[r]; b < idx1[r + 1]; ++b) {
+      const long c = idx2[b], c0 = c ? bs1[c - 1] : 0, cols = bs1[c] - c0;
+      long number;
+      if ((rc = read_int(lx, "block number", &number))) goto done;
+      if (number != b) {
+        rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "block number %ld, expected %ld", number, b);
+        goto done;
+      }
+      char what[64];
+      snprintf(what, sizeof what, "values of block %ld", b);
+      if ((rc = read_doubles(lx, vals, (size_t)(rows * cols), what, "M", 32))) goto done;
+      for (long j = 0; j < cols; ++j)
+        for (long i = 0; i < rows; ++i)
+          lcp->M[(size_t)(r0 + i) + (size_t)(c0 + j) * (size_t)n] = vals[i + j * rows];
+    }
+  }
+done:
+  free(bs0);
+  free(bs1);
+  free(idx1);
+  free(idx2);
+  free(vals);
+  return rc;
+}
+
+/* The whole file; lcp is initialised once n is known. */
+static int read_all(Lexer *lx, LsimLcp *lcp) {
+  long n, storage, size0, size1;
+  int t = next_token(lx);
+  if (t < 0) return t;
+  if (t == 0) return fail(lx, 1, LSIM_INVALID_INPUT, "empty file, expected n");
+  /* The first token is n (read here to tell an empty file apart). */
+  {
+    char *end;
+    errno = 0;
+    n = strtol(lx->tok, &end, 10);
+    if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0' || errno == ERANGE)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", lx->tok);
+    if (n < 0 || n > LSIM_DAT_MAX_N)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %ld out of range [0, %d]", n,
+                  LSIM_DAT_MAX_N);
+  }
+  int rc = read_int(lx, "storage type", &storage);
+  if (rc) return rc;
+  if (storage != 0 && storage != 1)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                "storage type %ld not supported (0 dense, 1 sparse-block)", storage);
+  if ((rc = read_int(lx, "size0", &size0))) return rc;
+  if (size0 != n)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
+  if ((rc = read_int(lx, "size1", &size1))) return rc;
+  if (size1 != n)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
+  if (lsim_lcp_init(lcp, (int)n)) return fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+
+  if (storage == 0) {
+    /* Dense: the sizes again, then M column-major. */
+    if ((rc = read_int(lx, "size0", &size0))) return rc;
+    if (size0 != n)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
+    if ((rc = read_int(lx, "size1", &size1))) return rc;
+    if (size1 != n)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
+    if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", "M", 0)))
+      return rc;
+  } else if ((rc = read_sparse_block(lx, lcp))) {
+    return rc;
+  }
+  /* q; anything after it is ignored, as Siconos does. */
+  return read_doubles(lx, lcp->q, (size_t)n, "entries of q", "q", 0);
+}
+
+int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen) {
+  Lexer lx;
+  memset(&lx, 0, sizeof lx);
+  lx.f = f;
+  lx.name = name ? name : "(stream)";
+  lx.line = 1;
+  lx.tok_line = 1;
+  lx.err = err;
+  lx.errlen = errlen;
+  memset(lcp, 0, sizeof *lcp);
+  if (err && errlen) err[0] = '\0';
+  int rc = read_all(&lx, lcp);
+  if (rc) lsim_lcp_free(lcp);
+  return rc;
+}
+
+int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen) {
+  memset(lcp, 0, sizeof *lcp);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  int rc = lsim_dat_read_stream(f, path, lcp, err, errlen);
+  fclose(f);
+  return rc;
+}
+
+/* 1 if block (bi, bj) is written: diagonal blocks always (Siconos' SBM solvers need them,
+ * and its reader cannot take nbblocks 0), others when an entry is not +0.0 (-0.0 kept). */
+static int block_nonzero(const LsimLcp *lcp, int bs, int bi, int bj) {
+  const size_t n = (size_t)lcp->n;
+  if (bi == bj) return 1;
+  for (int j = 0; j < bs; ++j)
+    for (int i = 0; i < bs; ++i) {
+      double v = lcp->M[(size_t)(bi * bs + i) + (size_t)(bj * bs + j) * n];
+      if (v != 0.0 || signbit(v)) return 1;
+    }
+  return 0;
+}
+
+/* The sparse-block body (after "n\n1\nn n\n"): structure, then blocks. */
+static void write_sparse_block(FILE *f, const LsimLcp *lcp, int bs) {
+  const int n = lcp->n, nb = n / bs;
+  long nbblocks = 0;
+  for (int bi = 0; bi < nb; ++bi)
+    for (int bj = 0; bj < nb; ++bj) nbblocks += block_nonzero(lcp, bs, bi, bj);
+  fprintf(f, "%ld\n", nbblocks);
+  /* Only n = 0 has no blocks; Siconos reads nothing more of the matrix after 0. */
+  if (nbblocks == 0) return;
+  fprintf(f, "%d\n%d\n", nb, nb);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int b = 0; b < nb; ++b) fprintf(f, "%d\t", (b + 1) * bs);
+    fputc('\n', f);
+  }
+  fprintf(f, "%d\n%ld\n", nb + 1, nbblocks);
+  /* Block-row pointers, then block-column indices, in row order. */
+  long count = 0;
+  fprintf(f, "0\t");
+  for (int bi = 0; bi < nb; ++bi) {
+    for (int bj = 0; bj < nb; ++bj) count += block_nonzero(lcp, bs, bi, bj);
+    fprintf(f, "%ld\t", count);
+  }
+  fputc('\n', f);
+  for (int bi = 0; bi < nb; ++bi)
+    for (int bj = 0; bj < nb; ++bj)
+      if (block_nonzero(lcp, bs, bi, bj)) fprintf(f, "%d\t", bj);
+  fputc('\n', f);
+  count = 0;
+  for (int bi = 0; bi < nb; ++bi)
+    for (int bj = 0; bj < nb; ++bj) {
+      if (!block_nonzero(lcp, bs, bi, bj)) continue;
+      fprintf(f, "%ld\n", count++);
+      for (int j = 0; j < bs; ++j)
+        for (int i = 0; i < bs; ++i)
+          fprintf(f, "%.17g\n", lcp->M[(size_t)(bi * bs + i) + (size_t)(bj * bs + j) * (size_t)n]);
+    }
+}
+
+int lsim_dat_write(const char *path, const LsimLcp *lcp, int sparse_block, int block_size,
+                   char *err, size_t errlen) {
+  const int n = lcp->n;
+  if (n < 0 || n > LSIM_DAT_MAX_N || (n > 0 && (!lcp->M || !lcp->q))) {
+    if (err && errlen) snprintf(err, errlen, "%s: invalid problem (n = %d)", path, n);
+    return LSIM_INVALID_INPUT;
+  }
+  if (sparse_block && (block_size <= 0 || (n > 0 && n % block_size != 0))) {
+    if (err && errlen)
+      snprintf(err, errlen, "%s: block size %d does not divide n %d", path, block_size, n);
+    return LSIM_INVALID_INPUT;
+  }
+  if (lsim_lcp_check_finite(lcp)) {
+    if (err && errlen) snprintf(err, errlen, "%s: NaN or Inf in M or q, not written", path);
+    return LSIM_INVALID_INPUT;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  /* Header, then M (dense: one column per line), then q on the last line. */
+  fprintf(f, "%d\n%d\n%d\n%d\n", n, sparse_block ? 1 : 0, n, n);
+  if (sparse_block) {
+    write_sparse_block(f, lcp, block_size);
+  } else {
+    fprintf(f, "%d\t%d\n", n, n);
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) fprintf(f, "%.17g ", lcp->M[(size_t)i + (size_t)j * (size_t)n]);
+      fputc('\n', f);
+    }
+  }
+  for (int i = 0; i < n; ++i) fprintf(f, "%.17g ", lcp->q[i]);
+  fputc('\n', f);
+  int bad = ferror(f);
+  if (fclose(f) != 0) bad = 1;
+  if (bad) {
+    if (err && errlen) snprintf(err, errlen, "%s: write error: %s", path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  return 0;
+}
