@@ -31,4 +31,19 @@ int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char *
 int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,
                      LsimSceneError *err);
 
+/* The scene's "output" object: what to write where, as the scene asks (the CLI may
+ * override both). Not part of the model: it says nothing about the physics. */
+typedef struct LsimSceneOutput {
+  char file[256];         /* "output.file" as written (relative paths are the CLI's
+                             business), "" when the scene names none */
+  int print;              /* "output.print": 1 asks for a printed run as well; default 0 */
+} LsimSceneOutput;
+
+/* Reads the output settings of a scene text (typically the *text lsim_scene_load
+ * returned). The whole scene is validated as by lsim_scene_parse, so a text this
+ * accepts is a loadable scene. Returns 0 and fills out, or < 0 and fills err (which may
+ * be NULL); nothing stays allocated either way. */
+int lsim_scene_output(const char *json, const char *name, LsimSceneOutput *out,
+                      LsimSceneError *err);
+
 #endif

@@ -1,0 +1,1133 @@
+/* scene.c: scene.json in, world out (docs/scene-format.md).
+ *
+ * jansson parses and checks the syntax (with line:column for syntax errors). jansson
+ * keeps no positions per value, so for semantic errors a small scanner walks the
+ * (already valid) text again, tracking the JSON path of every value, until it reaches
+ * the path of the offending value; errors are rare, so positions cost nothing when the
+ * scene is good. Every error names the file, line:column, JSON path and what is wrong.
+ */
+#include "scene/scene.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lcp/lcp.h"
+#include "lcp/solver.h"
+
+#define PATH_CAP 512     /* internal JSON paths; err->path keeps the first 127 chars */
+#define KEY_CAP 256      /* decoded keys in the scanner */
+#define OVERLAP_TOL 1e-12 /* m: overlaps at start up to this are contact, not overlap */
+
+/* ------------------------------------------------------------------------------------
+ * JSON paths: "bodies[0].force.table[2][0]"; keys that are not plain identifiers are
+ * written ["like this"] so that a path names one value.
+ * ---------------------------------------------------------------------------------- */
+
+static int key_is_plain(const char *k) {
+  if (!*k) return 0;
+  for (const char *p = k; *p; ++p) {
+    const char c = *p;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+          c == '_' || c == '$'))
+      return 0;
+  }
+  return 1;
+}
+
+/* out[PATH_CAP] = parent + a + b + c (parent may be out itself). Returns 0, or 1 when
+ * truncated. */
+static int path_cat(char *out, const char *parent, const char *a, const char *b,
+                    const char *c) {
+  size_t n = strlen(parent);
+  int trunc = n >= PATH_CAP;
+  if (trunc) n = PATH_CAP - 1;
+  memmove(out, parent, n);
+  const char *parts[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    const size_t k = strlen(parts[i]), room = PATH_CAP - 1 - n;
+    trunc |= k > room;
+    memcpy(out + n, parts[i], k > room ? room : k);
+    n += k > room ? room : k;
+  }
+  out[n] = '\0';
+  return trunc;
+}
+
+/* Writes parent + key into out[PATH_CAP]. Returns 0, or 1 when truncated. */
+static int path_key(char *out, const char *parent, const char *key) {
+  if (!key_is_plain(key)) return path_cat(out, parent, "[\"", key, "\"]");
+  return path_cat(out, parent, parent[0] ? "." : "", key, "");
+}
+
+/* Writes parent + "[i]" into out[PATH_CAP]. Returns 0, or 1 when truncated. */
+static int path_index(char *out, const char *parent, size_t i) {
+  char num[32];
+  snprintf(num, sizeof num, "[%zu]", i);
+  return path_cat(out, parent, num, "", "");
+}
+
+/* Cuts the last component off path (in place); "" stays "". */
+static void path_parent(char *path) {
+  size_t n = strlen(path);
+  if (n == 0) return;
+  if (path[n - 1] == ']') {
+    /* An index [i] or a quoted key ["..."]. */
+    char *open = NULL;
+    if (n >= 2 && path[n - 2] == '"') {
+      for (char *p = path + n - 3; p >= path; --p)
+        if (p[0] == '[' && p[1] == '"') { open = p; break; }
+    } else {
+      open = strrchr(path, '[');
+    }
+    if (open) { *open = '\0'; return; }
+  }
+  char *dot = strrchr(path, '.');
+  if (dot) *dot = '\0';
+  else path[0] = '\0';
+}
+
+/* ------------------------------------------------------------------------------------
+ * Position scanner. Walks valid JSON text keeping the path of the current value and
+ * stops at the target path. Lines and columns are 1-based; columns count characters
+ * (UTF-8 sequences count once), as jansson's do.
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct Scanner {
+  const char *p;
+  int line, chars;        /* chars: characters before p on its line */
+  const char *target;
+  char path[PATH_CAP];
+  int truncated;          /* > 0 while the current path did not fit */
+  int done;
+  int key_line, key_col;  /* the target's key, when the target is an object member */
+  int val_line, val_col;
+} Scanner;
+
+static void sc_adv(Scanner *s) {
+  const unsigned char c = (unsigned char)*s->p;
+  if (!c) return;
+  s->p++;
+  if (c == '\n') {
+    s->line++;
+    s->chars = 0;
+  } else if ((c & 0xC0) != 0x80) {
+    s->chars++;
+  }
+}
+
+static void sc_ws(Scanner *s) {
+  while (*s->p == ' ' || *s->p == '\t' || *s->p == '\r' || *s->p == '\n') sc_adv(s);
+}
+
+static int hex4(const char *p, unsigned *out) {
+  unsigned v = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    v <<= 4;
+    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
+    else return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* Appends code point cp as UTF-8 to buf[cap] at *n (dropped when it does not fit). */
+static void put_utf8(char *buf, size_t cap, size_t *n, unsigned cp) {
+  char t[4];
+  size_t k;
+  if (cp < 0x80) { t[0] = (char)cp; k = 1; }
+  else if (cp < 0x800) { t[0] = (char)(0xC0 | (cp >> 6)); t[1] = (char)(0x80 | (cp & 0x3F)); k = 2; }
+  else if (cp < 0x10000) {
+    t[0] = (char)(0xE0 | (cp >> 12)); t[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    t[2] = (char)(0x80 | (cp & 0x3F)); k = 3;
+  } else {
+    t[0] = (char)(0xF0 | (cp >> 18)); t[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    t[2] = (char)(0x80 | ((cp >> 6) & 0x3F)); t[3] = (char)(0x80 | (cp & 0x3F)); k = 4;
+  }
+  if (*n + k < cap) { memcpy(buf + *n, t, k); *n += k; }
+}
+
+/* At '"': reads a string, decoding it into out[KEY_CAP] (truncated if longer). */
+static void sc_string(Scanner *s, char *out) {
+  size_t n = 0;
+  sc_adv(s);
+  while (*s->p && *s->p != '"') {
+    if (*s->p != '\\') {
+      if (n + 1 < KEY_CAP) out[n++] = *s->p;
+      sc_adv(s);
+      continue;
+    }
+    /* An escape: the one-letter kinds, or \uXXXX (with surrogate pairs). */
+    sc_adv(s);
+    const char e = *s->p;
+    unsigned cp = 0;
+    if (e == 'u' && hex4(s->p + 1, &cp) == 0) {
+      for (int i = 0; i < 5; ++i) sc_adv(s);
+      unsigned lo;
+      if (cp >= 0xD800 && cp < 0xDC00 && s->p[0] == '\\' && s->p[1] == 'u' &&
+          hex4(s->p + 2, &lo) == 0 && lo >= 0xDC00 && lo < 0xE000) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+        for (int i = 0; i < 6; ++i) sc_adv(s);
+      }
+      put_utf8(out, KEY_CAP, &n, cp);
+      continue;
+    }
+    const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+    const char *hit = e ? strchr(from, e) : NULL;
+    if (n + 1 < KEY_CAP) out[n++] = hit ? to[hit - from] : e;
+    sc_adv(s);
+  }
+  out[n] = '\0';
+  sc_adv(s); /* the closing quote */
+}
+
+static int sc_at_target(const Scanner *s) {
+  return !s->truncated && strcmp(s->path, s->target) == 0;
+}
+
+static void sc_value(Scanner *s, int depth);
+
+static void sc_object(Scanner *s, int depth) {
+  char key[KEY_CAP];
+  sc_adv(s);
+  sc_ws(s);
+  if (*s->p == '}') { sc_adv(s); return; }
+  const size_t len = strlen(s->path);
+  char parent[PATH_CAP];
+  memcpy(parent, s->path, len + 1);
+  while (*s->p && !s->done) {
+    /* Member: key, colon, value; the key's position is kept for the target. */
+    sc_ws(s);
+    const int kl = s->line, kc = s->chars + 1;
+    sc_string(s, key);
+    const int trunc = path_key(s->path, parent, key);
+    s->truncated += trunc;
+    if (sc_at_target(s)) { s->key_line = kl; s->key_col = kc; }
+    sc_ws(s);
+    if (*s->p == ':') sc_adv(s);
+    sc_ws(s);
+    sc_value(s, depth + 1);
+    s->truncated -= trunc;
+    memcpy(s->path, parent, len + 1);
+    if (s->done) return;
+    sc_ws(s);
+    if (*s->p == ',') { sc_adv(s); continue; }
+    if (*s->p == '}') sc_adv(s);
+    return;
+  }
+}
+
+static void sc_array(Scanner *s, int depth) {
+  sc_adv(s);
+  sc_ws(s);
+  if (*s->p == ']') { sc_adv(s); return; }
+  const size_t len = strlen(s->path);
+  char parent[PATH_CAP];
+  memcpy(parent, s->path, len + 1);
+  for (size_t i = 0; *s->p && !s->done; ++i) {
+    /* Element i. */
+    sc_ws(s);
+    const int trunc = path_index(s->path, parent, i);
+    s->truncated += trunc;
+    sc_value(s, depth + 1);
+    s->truncated -= trunc;
+    memcpy(s->path, parent, len + 1);
+    if (s->done) return;
+    sc_ws(s);
+    if (*s->p == ',') { sc_adv(s); continue; }
+    if (*s->p == ']') sc_adv(s);
+    return;
+  }
+}
+
+static void sc_value(Scanner *s, int depth) {
+  /* The target: record where its value starts and stop. */
+  if (sc_at_target(s)) {
+    s->val_line = s->line;
+    s->val_col = s->chars + 1;
+    s->done = 1;
+    return;
+  }
+  if (depth > 4096) { s->done = 1; return; } /* deeper than jansson allows: give up */
+  char scratch[KEY_CAP];
+  switch (*s->p) {
+    case '{': sc_object(s, depth); break;
+    case '[': sc_array(s, depth); break;
+    case '"': sc_string(s, scratch); break;
+    default:
+      while (*s->p && !strchr(",]} \t\r\n", *s->p)) sc_adv(s);
+  }
+}
+
+/* Finds the position of the value at path in text (of its key, when want_key and the
+ * value is an object member). A path that is not in the text (a missing key) gives the
+ * position of its nearest enclosing value. */
+static void locate(const char *text, const char *path, int want_key, int *line, int *col) {
+  char target[PATH_CAP];
+  snprintf(target, sizeof target, "%s", path);
+  for (;;) {
+    Scanner *s = calloc(1, sizeof *s);
+    if (!s) { *line = *col = 0; return; }
+    s->p = text;
+    s->line = 1;
+    s->target = target;
+    sc_ws(s);
+    sc_value(s, 0);
+    const int found = s->val_line > 0;
+    if (found) {
+      const int use_key = want_key && s->key_line > 0;
+      *line = use_key ? s->key_line : s->val_line;
+      *col = use_key ? s->key_col : s->val_col;
+    }
+    free(s);
+    if (found) return;
+    if (!target[0]) { *line = *col = 0; return; }
+    path_parent(target);
+    want_key = 0;
+  }
+}
+
+/* ------------------------------------------------------------------------------------
+ * Errors
+ * ---------------------------------------------------------------------------------- */
+
+typedef struct Ctx {
+  const char *text;
+  const char *name;
+  LsimSceneError *err;
+} Ctx;
+
+static void set_file(LsimSceneError *err, const char *name) {
+  memset(err, 0, sizeof *err);
+  snprintf(err->file, sizeof err->file, "%s", name ? name : "<scene>");
+}
+
+/* Fills the error for the value at path (its key when at_key) and returns
+ * LSIM_INVALID_INPUT. */
+static int fail(Ctx *c, const char *path, int at_key, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(Ctx *c, const char *path, int at_key, const char *fmt, ...) {
+  LsimSceneError *err = c->err;
+  set_file(err, c->name);
+  locate(c->text, path, at_key, &err->line, &err->column);
+  snprintf(err->path, sizeof err->path, "%s", path);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return LSIM_INVALID_INPUT;
+}
+
+void lsim_scene_error_format(const LsimSceneError *err, char *buf, size_t len) {
+  if (!buf || len == 0) return;
+  char where[300];
+  if (err->line > 0) snprintf(where, sizeof where, "%s:%d:%d", err->file, err->line, err->column);
+  else snprintf(where, sizeof where, "%s", err->file);
+  if (err->path[0]) snprintf(buf, len, "%s: %s: %s", where, err->path, err->message);
+  else snprintf(buf, len, "%s: %s", where, err->message);
+}
+
+static const char *type_name(const json_t *v) {
+  switch (json_typeof(v)) {
+    case JSON_OBJECT: return "object";
+    case JSON_ARRAY: return "array";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    default: return "null";
+  }
+}
+
+/* Edit distance (Levenshtein) of short strings; large when either is long. */
+static int edit_distance(const char *a, const char *b) {
+  const size_t na = strlen(a), nb = strlen(b);
+  if (na > 63 || nb > 63) return 1000;
+  int row[64];
+  for (size_t j = 0; j <= nb; ++j) row[j] = (int)j;
+  for (size_t i = 1; i <= na; ++i) {
+    int diag = row[0];
+    row[0] = (int)i;
+    for (size_t j = 1; j <= nb; ++j) {
+      const int up = row[j];
+      int best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[nb];
+}
+
+/* The closest of the NULL-terminated words to w, if close enough to be a typo. */
+static const char *suggest(const char *w, const char *const *words) {
+  const char *best = NULL;
+  int bd = 1000;
+  for (int i = 0; words[i]; ++i) {
+    const int d = edit_distance(w, words[i]);
+    if (d < bd) { bd = d; best = words[i]; }
+  }
+  const size_t n = strlen(w);
+  const int limit = n <= 3 ? 1 : n <= 6 ? 2 : 3;
+  return bd <= limit ? best : NULL;
+}
+
+/* "a, b, c" into buf. */
+static void word_list(const char *const *words, char *buf, size_t len) {
+  size_t n = 0;
+  buf[0] = '\0';
+  for (int i = 0; words[i] && n < len; ++i) {
+    const int k = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", words[i]);
+    if (k < 0) break;
+    n += (size_t)k;
+  }
+}
+
+/* Rejects any key of obj not in allowed (the first one in the text is reported). */
+static int check_keys(Ctx *c, const json_t *obj, const char *opath, const char *const *allowed) {
+  const char *bad = NULL;
+  int bad_line = 0, bad_col = 0;
+  const char *key;
+  json_t *val;
+  json_object_foreach((json_t *)obj, key, val) {
+    int known = 0;
+    for (int i = 0; allowed[i] && !known; ++i) known = strcmp(key, allowed[i]) == 0;
+    if (known) continue;
+    /* Unknown: keep the one that comes first in the text. */
+    char p[PATH_CAP];
+    path_key(p, opath, key);
+    int l, col;
+    locate(c->text, p, 1, &l, &col);
+    if (!bad || l < bad_line || (l == bad_line && col < bad_col)) {
+      bad = key;
+      bad_line = l;
+      bad_col = col;
+    }
+  }
+  if (!bad) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, bad);
+  const char *s = suggest(bad, allowed);
+  if (s) return fail(c, p, 1, "unknown key (did you mean '%s'?)", s);
+  char list[200];
+  word_list(allowed, list, sizeof list);
+  return fail(c, p, 1, "unknown key (known keys here: %s)", list);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Typed getters. Each returns 1 when the key is present (and *out is set), 0 when it is
+ * absent (*out untouched), < 0 on a wrong type (error filled).
+ * ---------------------------------------------------------------------------------- */
+
+static int get_number(Ctx *c, const json_t *obj, const char *opath, const char *key,
+                      double *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  if (!json_is_number(v)) return fail(c, p, 0, "must be a number, got %s", type_name(v));
+  *out = json_number_value(v);
+  return 1;
+}
+
+/* An integer in [lo, hi]; integral reals like 30.0 are accepted. */
+static int get_int(Ctx *c, const json_t *obj, const char *opath, const char *key, int lo,
+                   int hi, int *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  if (!json_is_number(v)) return fail(c, p, 0, "must be an integer, got %s", type_name(v));
+  const double d = json_number_value(v);
+  if (d != floor(d)) return fail(c, p, 0, "must be an integer, got %g", d);
+  if (d < lo || d > hi) {
+    if (hi == INT_MAX) return fail(c, p, 0, "must be an integer >= %d, got %.17g", lo, d);
+    return fail(c, p, 0, "must be an integer in [%d, %d], got %.17g", lo, hi, d);
+  }
+  *out = (int)d;
+  return 1;
+}
+
+/* A string of at most cap - 1 bytes (nonempty when nonempty is set). */
+static int get_string(Ctx *c, const json_t *obj, const char *opath, const char *key, char *out,
+                      size_t cap, int nonempty) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  if (!json_is_string(v)) return fail(c, p, 0, "must be a string, got %s", type_name(v));
+  const size_t n = json_string_length(v);
+  if (nonempty && n == 0) return fail(c, p, 0, "must not be empty");
+  if (n >= cap) return fail(c, p, 0, "must be at most %zu bytes long, got %zu", cap - 1, n);
+  if (strlen(json_string_value(v)) != n) return fail(c, p, 0, "must not contain NUL");
+  memcpy(out, json_string_value(v), n + 1);
+  return 1;
+}
+
+static int get_bool(Ctx *c, const json_t *obj, const char *opath, const char *key, int *out) {
+  const json_t *v = json_object_get(obj, key);
+  if (!v) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  if (!json_is_boolean(v)) return fail(c, p, 0, "must be true or false, got %s", type_name(v));
+  *out = json_is_true(v);
+  return 1;
+}
+
+/* An object member that must be an object (or absent: returns NULL with *rc = 0). */
+static const json_t *get_object(Ctx *c, const json_t *obj, const char *opath, const char *key,
+                                int *rc) {
+  const json_t *v = json_object_get(obj, key);
+  *rc = 0;
+  if (!v) return NULL;
+  if (json_is_object(v)) return v;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  *rc = fail(c, p, 0, "must be an object, got %s", type_name(v));
+  return NULL;
+}
+
+/* Range checks of a number already read from opath.key. */
+enum { GT0, GE0 };
+static int check_range(Ctx *c, const char *opath, const char *key, double v, int kind) {
+  if (kind == GT0 ? v > 0 : v >= 0) return 0;
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  return fail(c, p, 0, "must be %s 0, got %g", kind == GT0 ? ">" : ">=", v);
+}
+
+/* A number that, when present, must satisfy kind; *out keeps its default otherwise. */
+static int get_ranged(Ctx *c, const json_t *obj, const char *opath, const char *key, int kind,
+                      double *out) {
+  double v;
+  const int rc = get_number(c, obj, opath, key, &v);
+  if (rc <= 0) return rc;
+  if (check_range(c, opath, key, v, kind) < 0) return LSIM_INVALID_INPUT;
+  *out = v;
+  return 1;
+}
+
+static int missing(Ctx *c, const char *opath, const char *key, const char *what) {
+  char p[PATH_CAP];
+  path_key(p, opath, key);
+  return fail(c, p, 0, "required key missing (%s)", what);
+}
+
+/* ------------------------------------------------------------------------------------
+ * Schedules: a number (constant) or {"table": [[t, value], ...]}.
+ * ---------------------------------------------------------------------------------- */
+
+static int parse_schedule(Ctx *c, const json_t *v, const char *path, int width,
+                          LsimSchedule *s) {
+  s->width = width;
+  s->npoints = 0;
+  s->t = s->value = NULL;
+  if (json_is_number(v)) {
+    s->constant = json_number_value(v);
+    return 0;
+  }
+  if (!json_is_object(v))
+    return fail(c, path, 0, "must be a number or {\"table\": [[t, value], ...]}, got %s",
+                type_name(v));
+  static const char *const keys[] = {"table", NULL};
+  if (check_keys(c, v, path, keys) < 0) return LSIM_INVALID_INPUT;
+  const json_t *table = json_object_get(v, "table");
+  if (!table) return missing(c, path, "table", "rows [t, value] with t in s");
+  char tp[PATH_CAP];
+  path_key(tp, path, "table");
+  if (!json_is_array(table)) return fail(c, tp, 0, "must be an array, got %s", type_name(table));
+  const size_t n = json_array_size(table);
+  if (n == 0) return fail(c, tp, 0, "must have at least one row [t, value]");
+  if (n > INT_MAX / (size_t)(width + 1)) return fail(c, tp, 0, "too many rows");
+  s->t = malloc(n * sizeof *s->t);
+  s->value = malloc(n * (size_t)width * sizeof *s->value);
+  if (!s->t || !s->value) {
+    lsim_schedule_free(s);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  /* Rows: [t, v_1 .. v_width], numbers, t strictly increasing. */
+  for (size_t k = 0; k < n; ++k) {
+    const json_t *row = json_array_get(table, k);
+    char rp[PATH_CAP];
+    path_index(rp, tp, k);
+    int rc = 0;
+    if (!json_is_array(row) || json_array_size(row) != (size_t)width + 1) {
+      rc = json_is_array(row)
+               ? fail(c, rp, 0, "must be a row [t, value] of %d numbers, got %zu", width + 1,
+                      json_array_size(row))
+               : fail(c, rp, 0, "must be a row [t, value], got %s", type_name(row));
+    }
+    for (int j = 0; rc == 0 && j <= width; ++j) {
+      const json_t *x = json_array_get(row, (size_t)j);
+      if (json_is_number(x)) continue;
+      char xp[PATH_CAP];
+      path_index(xp, rp, (size_t)j);
+      rc = fail(c, xp, 0, "must be a number, got %s", type_name(x));
+    }
+    if (rc == 0) {
+      s->t[k] = json_number_value(json_array_get(row, 0));
+      for (int j = 0; j < width; ++j)
+        s->value[k * (size_t)width + (size_t)j] = json_number_value(json_array_get(row, (size_t)j + 1));
+      if (k > 0 && !(s->t[k] > s->t[k - 1])) {
+        char xp[PATH_CAP];
+        path_index(xp, rp, 0);
+        rc = fail(c, xp, 0, "times must increase strictly: %g after %g", s->t[k], s->t[k - 1]);
+      }
+    }
+    if (rc < 0) {
+      lsim_schedule_free(s);
+      return rc;
+    }
+  }
+  s->npoints = (int)n;
+  s->constant = s->value[0];
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------
+ * Scene
+ * ---------------------------------------------------------------------------------- */
+
+/* Settings that apply to all bodies unless a body overrides them. */
+typedef struct Defaults {
+  double ground_mu;
+} Defaults;
+
+/* Where each body came from, for checks that name two bodies. */
+typedef struct Origin {
+  char path[PATH_CAP];   /* "bodies[1]" or "walls[0]" */
+  int named;             /* the name was given (else it is a default) */
+  double velocity;       /* dynamic bodies: the initial velocity */
+} Origin;
+
+/* The body's name is unique so far; i is its index in the model. */
+static int check_name(Ctx *c, const LsimModel *m, const Origin *org, int i) {
+  for (int j = 0; j < i; ++j) {
+    if (strcmp(m->bodies[j].name, m->bodies[i].name) != 0) continue;
+    char p[PATH_CAP];
+    if (org[i].named) path_key(p, org[i].path, "name");
+    else snprintf(p, sizeof p, "%s", org[i].path);
+    return fail(c, p, 0, "name '%s' is already used by %s%s", m->bodies[i].name, org[j].path,
+                org[i].named ? "" : " (give this one a \"name\")");
+  }
+  return 0;
+}
+
+/* One entry of "bodies": a dynamic or kinematic body, into *b (schedules owned by b). */
+static int parse_body(Ctx *c, const json_t *o, const char *path, size_t index,
+                      const Defaults *d, LsimBody *b, Origin *org) {
+  *b = lsim_default_body();
+  snprintf(org->path, sizeof org->path, "%s", path);
+  if (!json_is_object(o)) return fail(c, path, 0, "must be an object, got %s", type_name(o));
+
+  /* The type first: it decides which keys apply. */
+  char type[32] = "dynamic";
+  if (get_string(c, o, path, "type", type, sizeof type, 0) < 0) return LSIM_INVALID_INPUT;
+  int kinematic = 0;
+  if (strcmp(type, "kinematic") == 0) {
+    kinematic = 1;
+  } else if (strcmp(type, "dynamic") != 0) {
+    char p[PATH_CAP];
+    path_key(p, path, "type");
+    return fail(c, p, 0, "must be \"dynamic\" or \"kinematic\", got \"%s\"%s", type,
+                strcmp(type, "static") == 0 ? " (fixed bodies go in \"walls\")" : "");
+  }
+  static const char *const keys[] = {"name", "type", "position", "velocity", "mass",
+                                     "width", "ground_mu", "force", NULL};
+  if (check_keys(c, o, path, keys) < 0) return LSIM_INVALID_INPUT;
+  if (kinematic) {
+    static const char *const not_kin[] = {"force", "ground_mu", NULL};
+    for (int i = 0; not_kin[i]; ++i) {
+      if (!json_object_get(o, not_kin[i])) continue;
+      char p[PATH_CAP];
+      path_key(p, path, not_kin[i]);
+      return fail(c, p, 1, "does not apply to a kinematic body (its velocity is prescribed)");
+    }
+  }
+
+  /* Name (default "body<index>"). */
+  const int rc = get_string(c, o, path, "name", b->name, sizeof b->name, 1);
+  if (rc < 0) return rc;
+  org->named = rc;
+  if (!rc) snprintf(b->name, sizeof b->name, "body%zu", index);
+
+  /* Geometry and inertia. */
+  double x = 0.0;
+  if (get_number(c, o, path, "position", &x) < 0) return LSIM_INVALID_INPUT;
+  if (get_ranged(c, o, path, "mass", GT0, &b->mass) < 0) return LSIM_INVALID_INPUT;
+  if (get_ranged(c, o, path, "width", GE0, &b->width) < 0) return LSIM_INVALID_INPUT;
+  b->type = kinematic ? LSIM_BODY_KINEMATIC : LSIM_BODY_DYNAMIC;
+  b->shape = LSIM_SHAPE_SEGMENT;
+  b->pose[0] = x;
+  b->ground_mu = kinematic ? 0.0 : d->ground_mu;
+  if (get_ranged(c, o, path, "ground_mu", GE0, &b->ground_mu) < 0) return LSIM_INVALID_INPUT;
+
+  /* Velocity: the initial value (dynamic) or the prescribed schedule (kinematic). */
+  const json_t *vel = json_object_get(o, "velocity");
+  char vp[PATH_CAP];
+  path_key(vp, path, "velocity");
+  if (kinematic) {
+    if (vel && parse_schedule(c, vel, vp, 1, &b->kinematic_velocity) < 0)
+      return LSIM_INVALID_INPUT;
+  } else if (vel) {
+    if (!json_is_number(vel))
+      return fail(c, vp, 0, "must be a number, got %s%s", type_name(vel),
+                  json_is_object(vel) ? " (tables are for kinematic bodies)" : "");
+    org->velocity = json_number_value(vel);
+  }
+
+  /* Applied force along the line. */
+  const json_t *force = json_object_get(o, "force");
+  if (force) {
+    char fp[PATH_CAP];
+    path_key(fp, path, "force");
+    const int frc = parse_schedule(c, force, fp, 1, &b->force);
+    if (frc < 0) {
+      lsim_schedule_free(&b->kinematic_velocity);
+      return frc;
+    }
+  }
+  return 0;
+}
+
+/* One entry of "walls": a static half-line. */
+static int parse_wall(Ctx *c, const json_t *o, const char *path, size_t index, LsimBody *b,
+                      Origin *org) {
+  *b = lsim_default_body();
+  snprintf(org->path, sizeof org->path, "%s", path);
+  if (!json_is_object(o)) return fail(c, path, 0, "must be an object, got %s", type_name(o));
+  static const char *const keys[] = {"name", "position", "side", NULL};
+  if (check_keys(c, o, path, keys) < 0) return LSIM_INVALID_INPUT;
+  const int rc = get_string(c, o, path, "name", b->name, sizeof b->name, 1);
+  if (rc < 0) return rc;
+  org->named = rc;
+  if (!rc) snprintf(b->name, sizeof b->name, "wall%zu", index);
+  double x = 0.0;
+  if (get_number(c, o, path, "position", &x) < 0) return LSIM_INVALID_INPUT;
+  char side[16];
+  const int src = get_string(c, o, path, "side", side, sizeof side, 0);
+  if (src < 0) return src;
+  if (src == 0) return missing(c, path, "side", "\"left\": occupies x <= position, \"right\": x >= position");
+  if (strcmp(side, "left") != 0 && strcmp(side, "right") != 0) {
+    char p[PATH_CAP];
+    path_key(p, path, "side");
+    return fail(c, p, 0, "must be \"left\" (occupies x <= position) or \"right\" (x >= position), got \"%s\"", side);
+  }
+  /* A static body: no coordinates, no mass, no friction of its own. */
+  b->type = LSIM_BODY_STATIC;
+  b->shape = LSIM_SHAPE_HALFLINE;
+  b->side = side[0] == 'l' ? -1 : 1;
+  b->pose[0] = x;
+  b->mass = 0.0;
+  b->width = 0.0;
+  b->ground_mu = 0.0;
+  return 0;
+}
+
+/* Adds *b to the model; frees its schedules when that fails. */
+static int add_body(LsimModel *m, LsimBody *b) {
+  const int rc = lsim_model_add_body(m, b);
+  if (rc < 0) {
+    lsim_schedule_free(&b->force);
+    lsim_schedule_free(&b->kinematic_velocity);
+  }
+  return rc < 0 ? rc : 0;
+}
+
+/* Start overlaps: walls with walls first (no room between them is the root cause of
+ * everything else), then bodies with each other and with walls. */
+static int check_overlaps(Ctx *c, const LsimModel *m, const Origin *org) {
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < m->nbodies; ++i) {
+      const LsimBody *a = &m->bodies[i];
+      for (int j = 0; j < i; ++j) {
+        const LsimBody *b = &m->bodies[j];
+        const int walls = (a->type == LSIM_BODY_STATIC) + (b->type == LSIM_BODY_STATIC);
+        if ((pass == 0) != (walls == 2)) continue;
+        char p[PATH_CAP];
+        path_key(p, org[i].path, "position");
+        if (walls == 2) {
+          /* A left wall must not reach past a right wall. */
+          const LsimBody *l = a->side < 0 ? a : b, *r = a->side < 0 ? b : a;
+          if (a->side != b->side && l->pose[0] - r->pose[0] > OVERLAP_TOL)
+            return fail(c, p, 0, "wall '%s' (x <= %g) overlaps wall '%s' (x >= %g): no room between them",
+                        l->name, l->pose[0], r->name, r->pose[0]);
+        } else if (walls == 0) {
+          /* Two segments [x - w/2, x + w/2]. */
+          const double alo = a->pose[0] - a->width / 2, ahi = a->pose[0] + a->width / 2;
+          const double blo = b->pose[0] - b->width / 2, bhi = b->pose[0] + b->width / 2;
+          const double overlap = fmin(ahi, bhi) - fmax(alo, blo);
+          if (overlap > OVERLAP_TOL)
+            return fail(c, p, 0, "'%s' [%g, %g] overlaps '%s' (%s) [%g, %g] at the start by %g",
+                        a->name, alo, ahi, b->name, org[j].path, blo, bhi, overlap);
+        } else {
+          /* A segment and a wall: the segment must be on the free side. */
+          const LsimBody *w = a->type == LSIM_BODY_STATIC ? a : b;
+          const LsimBody *s = a->type == LSIM_BODY_STATIC ? b : a;
+          const int si = a->type == LSIM_BODY_STATIC ? j : i;
+          const double lo = s->pose[0] - s->width / 2, hi = s->pose[0] + s->width / 2;
+          const double depth = w->side < 0 ? w->pose[0] - lo : hi - w->pose[0];
+          if (depth > OVERLAP_TOL) {
+            path_key(p, org[si].path, "position");
+            return fail(c, p, 0, "'%s' [%g, %g] is inside wall '%s' (occupies x %s %g) by %g",
+                        s->name, lo, hi, w->name, w->side < 0 ? "<=" : ">=", w->pose[0], depth);
+          }
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+/* "solver": a name, or an object of settings. */
+static int parse_solver(Ctx *c, const json_t *root, LsimSolverSettings *s) {
+  const json_t *v = json_object_get(root, "solver");
+  if (!v) return 0;
+  const char *name = NULL;
+  const char *npath = "solver";
+  if (json_is_string(v)) {
+    name = json_string_value(v);
+  } else if (json_is_object(v)) {
+    static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", NULL};
+    if (check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
+    const json_t *n = json_object_get(v, "name");
+    if (n && !json_is_string(n)) return fail(c, "solver.name", 0, "must be a string, got %s", type_name(n));
+    if (n) { name = json_string_value(n); npath = "solver.name"; }
+    /* Options, each checked against what the solvers accept. */
+    if (get_ranged(c, v, "solver", "tol", GT0, &s->tol) < 0) return LSIM_INVALID_INPUT;
+    if (get_int(c, v, "solver", "max_iter", 0, INT_MAX, &s->max_iter) < 0) return LSIM_INVALID_INPUT;
+    double omega = s->omega;
+    const int orc = get_number(c, v, "solver", "omega", &omega);
+    if (orc < 0) return orc;
+    if (orc && !(omega > 0 && omega < 2))
+      return fail(c, "solver.omega", 0, "must be in (0, 2), got %g", omega);
+    s->omega = omega;
+    if (get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
+  } else {
+    return fail(c, "solver", 0, "must be a solver name or an object, got %s", type_name(v));
+  }
+  if (!name) return 0;
+  /* The name must be one lsim_solver_create knows. */
+  const char *const *names = lsim_solver_names();
+  for (int i = 0; names[i]; ++i)
+    if (strcmp(names[i], name) == 0) {
+      snprintf(s->name, sizeof s->name, "%s", name);
+      return 0;
+    }
+  const char *sg = suggest(name, names);
+  if (sg) return fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
+  return fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solve --list\" may list more)", name);
+}
+
+/* Time: "time_step" and exactly one of "steps" and "duration". */
+static int parse_time(Ctx *c, const json_t *root, LsimModel *m) {
+  double h;
+  int rc = get_number(c, root, "", "time_step", &h);
+  if (rc < 0) return rc;
+  if (rc == 0) return missing(c, "", "time_step", "the step h in s");
+  if (check_range(c, "", "time_step", h, GT0) < 0) return LSIM_INVALID_INPUT;
+  m->time_step = h;
+  const json_t *steps = json_object_get(root, "steps"), *dur = json_object_get(root, "duration");
+  if (steps && dur)
+    return fail(c, "duration", 1, "give either \"steps\" or \"duration\", not both");
+  if (!steps && !dur)
+    return fail(c, "", 0, "one of \"steps\" (a count) or \"duration\" (s) is required");
+  if (steps) return get_int(c, root, "", "steps", 1, INT_MAX, &m->steps) < 0 ? LSIM_INVALID_INPUT : 0;
+  /* duration -> steps = round(duration / h), which must be (nearly) exact. */
+  double T;
+  if (get_number(c, root, "", "duration", &T) < 0) return LSIM_INVALID_INPUT;
+  if (check_range(c, "", "duration", T, GT0) < 0) return LSIM_INVALID_INPUT;
+  const double r = T / h, n = round(r);
+  if (n < 1 || n > INT_MAX)
+    return fail(c, "duration", 0, "gives %.17g steps of %g s; must be between 1 and %d", r, h, INT_MAX);
+  if (fabs(r - n) > 1e-9 * n)
+    return fail(c, "duration", 0, "%g s is not a whole number of time steps of %g s (%.12g steps)", T, h, r);
+  m->steps = (int)n;
+  return 0;
+}
+
+/* "output": where the CLI should write, if the scene says. */
+static int parse_output(Ctx *c, const json_t *root, LsimSceneOutput *out) {
+  int rc;
+  const json_t *o = get_object(c, root, "", "output", &rc);
+  if (!o) return rc;
+  static const char *const keys[] = {"file", "print", NULL};
+  if (check_keys(c, o, "output", keys) < 0) return LSIM_INVALID_INPUT;
+  if (get_string(c, o, "output", "file", out->file, sizeof out->file, 1) < 0) return LSIM_INVALID_INPUT;
+  if (get_bool(c, o, "output", "print", &out->print) < 0) return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+/* The whole scene into m (bodies added; finalized), s and out. On error m may hold
+ * bodies; the caller frees it. */
+static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
+                       LsimSceneOutput *out) {
+  if (!json_is_object(root))
+    return fail(c, "", 0, "a scene is a JSON object {...}, got %s", type_name(root));
+
+  /* Format version and dimension first: they decide what the rest means. */
+  int version = 0;
+  int rc = get_int(c, root, "", "lcpsim", INT_MIN, INT_MAX, &version);
+  if (rc < 0) return rc;
+  if (rc == 0) return missing(c, "", "lcpsim", "the format version: \"lcpsim\": 1");
+  if (version != 1)
+    return fail(c, "lcpsim", 0, "unsupported format version %d (this lcpsim reads version 1)", version);
+  m->dimension = 1;
+  rc = get_int(c, root, "", "dimension", INT_MIN, INT_MAX, &m->dimension);
+  if (rc < 0) return rc;
+  if (m->dimension == 2 || m->dimension == 3)
+    return fail(c, "dimension", 0, "dimension %d is not supported yet (only 1 for now)", m->dimension);
+  if (m->dimension != 1) return fail(c, "dimension", 0, "must be 1, 2 or 3, got %d", m->dimension);
+
+  static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
+                                     "time_step", "steps", "duration", "gravity", "ground",
+                                     "solver", "contact", "bodies", "walls", "output", NULL};
+  if (check_keys(c, root, "", keys) < 0) return LSIM_INVALID_INPUT;
+
+  /* Descriptive text: checked, not kept (the recorder keeps the whole text). */
+  static const char *const texts[] = {"$schema", "name", "description", NULL};
+  for (int i = 0; texts[i]; ++i) {
+    const json_t *t = json_object_get(root, texts[i]);
+    if (t && !json_is_string(t)) return fail(c, texts[i], 0, "must be a string, got %s", type_name(t));
+  }
+
+  if (parse_time(c, root, m) < 0) return LSIM_INVALID_INPUT;
+
+  /* Gravity: 1-D, an acceleration along the line. */
+  if (get_number(c, root, "", "gravity", &m->gravity[0]) < 0) return LSIM_INVALID_INPUT;
+
+  /* Ground friction: mu for all bodies, under the normal load m g. */
+  Defaults d = {0.0};
+  const json_t *ground = get_object(c, root, "", "ground", &rc);
+  if (rc < 0) return rc;
+  if (ground) {
+    static const char *const gkeys[] = {"mu", "g", NULL};
+    if (check_keys(c, ground, "ground", gkeys) < 0) return LSIM_INVALID_INPUT;
+    if (get_ranged(c, ground, "ground", "mu", GE0, &d.ground_mu) < 0) return LSIM_INVALID_INPUT;
+    if (get_ranged(c, ground, "ground", "g", GE0, &m->ground_normal_gravity) < 0) return LSIM_INVALID_INPUT;
+  }
+
+  if (parse_solver(c, root, &m->solver) < 0) return LSIM_INVALID_INPUT;
+
+  /* Contact detection. */
+  const json_t *contact = get_object(c, root, "", "contact", &rc);
+  if (rc < 0) return rc;
+  if (contact) {
+    static const char *const ckeys[] = {"margin", NULL};
+    if (check_keys(c, contact, "contact", ckeys) < 0) return LSIM_INVALID_INPUT;
+    if (get_ranged(c, contact, "contact", "margin", GE0, &m->contact_margin) < 0) return LSIM_INVALID_INPUT;
+  }
+  m->friction_directions = 2;
+
+  if (parse_output(c, root, out) < 0) return LSIM_INVALID_INPUT;
+
+  /* Bodies, then walls, into the model in that order. */
+  const json_t *bodies = json_object_get(root, "bodies");
+  if (!bodies) return missing(c, "", "bodies", "an array of bodies, at least one dynamic");
+  if (!json_is_array(bodies)) return fail(c, "bodies", 0, "must be an array, got %s", type_name(bodies));
+  const json_t *walls = json_object_get(root, "walls");
+  if (walls && !json_is_array(walls)) return fail(c, "walls", 0, "must be an array, got %s", type_name(walls));
+  const size_t nb = json_array_size(bodies), nw = walls ? json_array_size(walls) : 0;
+  if (nb + nw > (size_t)INT_MAX / 2) return fail(c, "bodies", 0, "too many bodies");
+  Origin *org = calloc(nb + nw + 1, sizeof *org);
+  if (!org) return LSIM_OUT_OF_MEMORY;
+  int ndynamic = 0;
+  rc = 0;
+  for (size_t k = 0; k < nb + nw && rc == 0; ++k) {
+    const int is_wall = k >= nb;
+    const size_t idx = is_wall ? k - nb : k;
+    char p[PATH_CAP];
+    path_index(p, is_wall ? "walls" : "bodies", idx);
+    LsimBody b;
+    Origin *o = &org[m->nbodies];
+    rc = is_wall ? parse_wall(c, json_array_get(walls, idx), p, idx, &b, o)
+                 : parse_body(c, json_array_get(bodies, idx), p, idx, &d, &b, o);
+    if (rc < 0) break;
+    ndynamic += b.type == LSIM_BODY_DYNAMIC;
+    rc = add_body(m, &b);
+    if (rc == 0) rc = check_name(c, m, org, m->nbodies - 1);
+  }
+  if (rc == 0 && ndynamic == 0)
+    rc = fail(c, "bodies", 0, "at least one dynamic body is required");
+  if (rc == 0) rc = check_overlaps(c, m, org);
+
+  /* Coordinates and the initial state: q = position, v = velocity. */
+  if (rc == 0) rc = lsim_model_finalize(m);
+  if (rc == 0) rc = lsim_state_init(st, m);
+  for (int i = 0; rc == 0 && i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type == LSIM_BODY_STATIC) continue;
+    st->q[b->q_offset] = b->pose[0];
+    st->v[b->v_offset] = b->type == LSIM_BODY_KINEMATIC
+                             ? lsim_schedule_eval(&b->kinematic_velocity, 0.0)
+                             : org[i].velocity;
+  }
+  free(org);
+  return rc;
+}
+
+/* Sets err for a jansson syntax error, pointing at the start of the offending token
+ * (jansson gives its end) and saying so when the token is a NaN or an infinity. */
+static void syntax_error(Ctx *c, const json_error_t *je) {
+  LsimSceneError *err = c->err;
+  set_file(err, c->name);
+  err->line = je->line;
+  err->column = je->column;
+  const char *msg = je->text;
+  /* The token jansson quotes ("... near 'tok'") ends at byte position; find its start. */
+  const char *near = strstr(msg, " near '");
+  const char *start = NULL;
+  if (near && c->text) {
+    const char *tok = near + 7;
+    const size_t tl = strlen(tok);
+    const size_t len = tl > 0 && tok[tl - 1] == '\'' ? tl - 1 : 0;
+    const size_t pos = (size_t)je->position;
+    if (len > 0 && pos >= len && pos <= strlen(c->text) &&
+        memcmp(c->text + pos - len, tok, len) == 0 && !memchr(tok, '\n', len)) {
+      start = c->text + pos - len;
+      int chars = 0;
+      for (size_t i = 0; i < len; ++i) chars += ((unsigned char)tok[i] & 0xC0) != 0x80;
+      if (err->column - chars + 1 >= 1) err->column = err->column - chars + 1;
+    }
+  }
+  /* Non-finite numbers are a common cause: name it. */
+  const char *hint = "";
+  if (start) {
+    const char *s = start + (*start == '-' || *start == '+');
+    if (strncmp(s, "NaN", 3) == 0 || strncmp(s, "nan", 3) == 0 || strncmp(s, "Infinity", 8) == 0 ||
+        strncmp(s, "inf", 3) == 0)
+      hint = " (JSON has no NaN or Infinity: numbers must be finite)";
+  }
+  snprintf(err->message, sizeof err->message, "%s%s", msg, hint);
+}
+
+/* Parses text (len bytes, NUL-terminated) into model/state/out; on error frees all. */
+static int load_text(const char *text, size_t len, const char *name, LsimModel *model,
+                     LsimState *state, LsimSceneOutput *out, LsimSceneError *err) {
+  LsimSceneError scratch_err;
+  Ctx c = {text, name, err ? err : &scratch_err};
+  *model = lsim_default_model();
+  memset(state, 0, sizeof *state);
+  memset(out, 0, sizeof *out);
+  /* A NUL inside the text would hide the rest from the parser. */
+  const char *nul = memchr(text, '\0', len);
+  if (nul) {
+    set_file(c.err, name);
+    c.err->line = 1;
+    for (const char *p = text; p < nul; ++p) {
+      if (*p == '\n') { c.err->line++; c.err->column = 0; }
+      else if (((unsigned char)*p & 0xC0) != 0x80) c.err->column++;
+    }
+    c.err->column++;
+    snprintf(c.err->message, sizeof c.err->message, "the text contains a NUL byte");
+    return LSIM_INVALID_INPUT;
+  }
+  json_error_t je;
+  json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+  if (!root) {
+    syntax_error(&c, &je);
+    return LSIM_INVALID_INPUT;
+  }
+  const int rc = parse_scene(&c, root, model, state, out);
+  json_decref(root);
+  if (rc < 0) {
+    if (rc == LSIM_OUT_OF_MEMORY) {
+      set_file(c.err, name);
+      snprintf(c.err->message, sizeof c.err->message, "out of memory");
+    }
+    lsim_state_free(state);
+    lsim_model_free(model);
+    memset(state, 0, sizeof *state);
+    *model = lsim_default_model();
+    return rc;
+  }
+  return 0;
+}
+
+int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,
+                     LsimSceneError *err) {
+  LsimSceneOutput out;
+  return load_text(json, strlen(json), name, model, state, &out, err);
+}
+
+int lsim_scene_output(const char *json, const char *name, LsimSceneOutput *out,
+                      LsimSceneError *err) {
+  LsimModel m;
+  LsimState s;
+  const int rc = load_text(json, strlen(json), name, &m, &s, out, err);
+  if (rc < 0) return rc;
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  return 0;
+}
+
+/* Reads the whole file into a NUL-terminated buffer. 0 or LSIM_IO_ERROR (errno kept). */
+static int read_file(const char *path, char **buf, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return LSIM_IO_ERROR;
+  size_t cap = 4096, n = 0;
+  char *b = malloc(cap);
+  int rc = b ? 0 : LSIM_OUT_OF_MEMORY;
+  while (rc == 0) {
+    /* Grow, then read the next chunk. */
+    if (cap - n < 2) {
+      char *g = realloc(b, cap * 2);
+      if (!g) { rc = LSIM_OUT_OF_MEMORY; break; }
+      b = g;
+      cap *= 2;
+    }
+    const size_t got = fread(b + n, 1, cap - n - 1, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f)) rc = LSIM_IO_ERROR;
+      break;
+    }
+  }
+  const int saved = errno;
+  fclose(f);
+  errno = saved;
+  if (rc < 0) {
+    free(b);
+    return rc;
+  }
+  b[n] = '\0';
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,
+                    LsimSceneError *err) {
+  LsimSceneError scratch_err;
+  if (!err) err = &scratch_err;
+  if (text) *text = NULL;
+  *model = lsim_default_model();
+  memset(state, 0, sizeof *state);
+  char *buf = NULL;
+  size_t len = 0;
+  errno = 0;
+  const int rc = read_file(path, &buf, &len);
+  if (rc < 0) {
+    set_file(err, path);
+    if (rc == LSIM_IO_ERROR)
+      snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno ? errno : EIO));
+    else
+      snprintf(err->message, sizeof err->message, "out of memory");
+    return rc;
+  }
+  LsimSceneOutput out;
+  const int prc = load_text(buf, len, path, model, state, &out, err);
+  if (prc < 0 || !text) free(buf);
+  else *text = buf;
+  return prc;
+}
