@@ -7,9 +7,12 @@
  *
  * Failure modes and how they are handled:
  *  - numerics_error / sn_fatal_error: longjmp to the external buffer set around every
- *    Siconos call (SN_SETJMP_EXTERNAL_START); reported as LSIM_SOLVER_FAILED with the
- *    message copied at once (Siconos passes a pointer into its dead stack frame). Whatever
- *    Siconos had allocated before the jump is lost (a small leak per trapped error).
+ *    Siconos call (SN_SETJMP_EXTERNAL_START); reported as LSIM_SOLVER_FAILED. The message
+ *    lives in numerics_error's stack frame, already dead after the jump (verified: any
+ *    call made after the jump, even a lazy PLT resolution, overwrites it), so it is copied
+ *    BEFORE the jump by a hook Siconos 4.4 calls from sn_fatal_error: the exported
+ *    thread-local `external_fault_handler` (in no header). Whatever Siconos had allocated
+ *    before the jump is lost (a small leak per trapped error).
  *  - solvers that abort, are not built or never finish: refused at create (table below).
  *  - NSGS_SBM on dense storage calls exit(): it is given a sparse-block view instead, one
  *    1x1 block per entry of M, each block a pointer into our M (still no copy).
@@ -70,6 +73,34 @@
 #include "SparseBlockMatrix.h"
 #include "lcp_cst.h"
 #include "sn_error_handling.h"
+
+/* Siconos 4.4, sn_error_handling.c: `tlsvar external_fault_handler_t external_fault_handler`,
+ * called as handler(code, msg) by sn_fatal_error just before its longjmp. */
+extern _Thread_local void (*external_fault_handler)(size_t, const char *);
+
+/* The message of the last fatal error on this thread, copied by fault_hook. */
+static _Thread_local char t_fault_msg[256];
+
+static void fault_hook(size_t code, const char *msg) {
+  (void)code;
+  size_t i = 0;
+  for (; msg && msg[i] && i + 1 < sizeof t_fault_msg; ++i) t_fault_msg[i] = msg[i];
+  t_fault_msg[i] = '\0';
+}
+
+typedef void (*FaultHook)(size_t, const char *);
+
+/* Installs fault_hook for one trapped call; returns the previous hook to restore. */
+static FaultHook arm_hook(void) {
+  FaultHook prev = external_fault_handler;
+  t_fault_msg[0] = '\0';
+  external_fault_handler = fault_hook;
+  return prev;
+}
+
+/* After a trapped error: restores the hook, clears Siconos' stale message pointer (never
+ * dereferenced: it points into a dead frame) and formats our copy into dst. */
+static void take_fault(FaultHook prev, char *dst, size_t len);
 
 /* Largest n for which ENUM is run (2^n subsets; n = 18 takes ~4 s when nothing solves). */
 #define LSIM_SICONOS_ENUM_MAX_N 18
@@ -160,6 +191,12 @@ static int create_entry(LsimSiconos **out, int i, char *err, size_t errlen) {
   numerics_set_verbose(0);
   *out = s;
   return 0;
+}
+
+static void take_fault(FaultHook prev, char *dst, size_t len) {
+  external_fault_handler = prev;
+  (void)sn_fatal_error_msg();
+  copy_message(dst, len, "siconos: ", t_fault_msg[0] ? t_fault_msg : "fatal error (no message)");
 }
 
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
@@ -298,14 +335,16 @@ static int prepare_size(LsimSiconos *s, int n) {
     return LSIM_OUT_OF_MEMORY;
   }
   /* Option and matrix creation may themselves raise a Siconos fatal error. */
+  FaultHook prev = arm_hook();
   if (SN_SETJMP_EXTERNAL_START) {
-    copy_message(s->last_error, sizeof s->last_error, "siconos: ", sn_fatal_error_msg());
+    take_fault(prev, s->last_error, sizeof s->last_error);
     release_sized(s);
     return LSIM_SOLVER_FAILED;
   }
   s->opt = solver_options_create(s->id);
   s->mat = NM_new();
   SN_SETJMP_EXTERNAL_STOP;
+  external_fault_handler = prev;
   if (!s->opt || !s->mat) {
     release_sized(s);
     return LSIM_OUT_OF_MEMORY;
@@ -342,12 +381,14 @@ static void attach_matrix(LsimSiconos *s, const LsimLcp *lcp) {
  * trapped (message in s->last_error). No local is modified between setjmp and longjmp. */
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
                         int *info) {
+  FaultHook prev = arm_hook();
   if (SN_SETJMP_EXTERNAL_START) {
-    copy_message(s->last_error, sizeof s->last_error, "siconos: ", sn_fatal_error_msg());
+    take_fault(prev, s->last_error, sizeof s->last_error);
     return -1;
   }
   *info = linearComplementarity_driver(prob, z, s->w, s->opt);
   SN_SETJMP_EXTERNAL_STOP;
+  external_fault_handler = prev;
   return 0;
 }
 
@@ -422,9 +463,15 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
 /* lcp_compute_error on a stack wrapper around our M (NM_null: nothing allocated). */
 static int compute_error_trapped(LinearComplementarityProblem *prob, double *z, double *w,
                                  double *error) {
-  if (SN_SETJMP_EXTERNAL_START) return -1;
+  char ignored[8];
+  FaultHook prev = arm_hook();
+  if (SN_SETJMP_EXTERNAL_START) {
+    take_fault(prev, ignored, sizeof ignored);
+    return -1;
+  }
   lcp_compute_error(prob, z, w, 1e-300, error);
   SN_SETJMP_EXTERNAL_STOP;
+  external_fault_handler = prev;
   return 0;
 }
 

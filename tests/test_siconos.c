@@ -143,7 +143,9 @@ static void test_fatal_error_trapped(void **state) {
     assert_int_equal(lsim_siconos_create_id(&s, ids[k], NULL, 0), 0);
     assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVER_FAILED);
     const char *msg = lsim_siconos_last_error(s);
-    assert_non_null(strstr(msg, "fatal error"));
+    /* The message is Siconos' own, copied before its frame died. */
+    assert_non_null(strstr(msg, "[Numerics][fatal error]"));
+    if (ids[k] == SICONOS_LCP_QP) assert_non_null(strstr(msg, "ql0001 is not available"));
     assert_null(strchr(msg, '\n'));
     assert_true(isfinite(z[0]) && isfinite(z[1]));
     /* The same context again: the trap is re-armed on every call. */
