@@ -1,0 +1,159 @@
+function r = lcpsim_load(path)
+% LCPSIM_LOAD  Load an lcpsim run file (HDF5, docs/output-format.md) into a struct.
+%
+%   r = lcpsim_load('run.h5')
+%
+% The struct mirrors the file: r.time, r.q, r.v, r.energy.kinetic, r.contacts.gap,
+% r.solver.residual, r.parameters.time_step, r.bodies.name, r.scene_text, r.summary...
+% with the same orientation as Python's loader (h5py): rows are steps (or contacts),
+% columns are coordinates:
+%   r.time [N+1 x 1], r.q [N+1 x nq], r.v [N+1 x nv]   row k+1 = state after step k
+%   r.contacts.point [K x 3], r.contacts.gap [K x 1]   (all steps' contacts)
+%   r.solver.residual [N x 1]                           row k = step k
+% Integer datasets keep their integer class (int32, int64, uint64); mind that Octave /
+% Matlab arithmetic on integers saturates and rounds (use double() before dividing).
+% Strings are char row vectors; r.bodies.name and r.solver.status_legend are cell
+% columns of strings.
+%
+% Step k's contacts (k = 1..N; step 0 has none):
+%   i = r.contacts.rows(k);          % row indices, possibly empty
+%   c = r.contacts.at(k);            % struct of the per-contact arrays restricted to step k
+%
+% Matlab reads the file with h5info / h5read. Octave has no h5read, and octave-netcdf's
+% ncread cannot read fixed-length strings (netCDF maps them to NC_STRING, which the
+% package rejects), so on Octave the file is read with Octave's own load(), which reads
+% plain HDF5 files, groups becoming structs.
+
+  if nargin ~= 1 || ~ischar(path)
+    error('lcpsim_load: usage: r = lcpsim_load(''run.h5'')');
+  end
+  if ~exist(path, 'file')
+    error('lcpsim_load: %s: no such file', path);
+  end
+
+  % Read every dataset into a nested struct in h5py orientation.
+  if exist('OCTAVE_VERSION', 'builtin')
+    try
+      raw = load(path);
+    catch err
+      error('lcpsim_load: %s: %s', path, err.message);
+    end
+    r = fix_octave(raw, '');
+  else
+    r = read_matlab(path, '/');
+  end
+
+  % Cell arrays for the string tables; the contact helpers.
+  r.bodies.name = to_cellstr(r.bodies.name);
+  r.solver.status_legend = to_cellstr(r.solver.status_legend);
+  c = r.contacts;
+  r.contacts.rows = @(k) contact_rows(c, k);
+  r.contacts.at = @(k) contacts_at(c, k);
+end
+
+% ---- Octave: load() gives numeric arrays with reversed dimensions: a 1-D dataset [N]
+% as a 1 x N row, a 2-D dataset [N, c] as c x N. Transposing gives h5py's orientation
+% (N x 1 columns for 1-D). Strings come back as char rows (space padded).
+function s = fix_octave(s, prefix)
+  names = fieldnames(s);
+  for i = 1:numel(names)
+    x = s.(names{i});
+    if isstruct(x)
+      s.(names{i}) = fix_octave(x, [prefix '/' names{i}]);
+    elseif ischar(x)
+      s.(names{i}) = strip_nul(x);
+    elseif ~isscalar(x)
+      s.(names{i}) = x.';
+    end
+  end
+end
+
+% ---- Matlab: h5read gives a 1-D dataset as an N x 1 column and a 2-D [N, c] dataset
+% as c x N: transpose 2-D only.
+function s = read_matlab(path, group)
+  s = struct();
+  info = h5info(path, group);
+  for i = 1:numel(info.Datasets)
+    d = info.Datasets(i);
+    name = [group d.Name];
+    if group(end) ~= '/'
+      name = [group '/' d.Name];
+    end
+    x = h5read(path, name);
+    if strcmp(d.Datatype.Class, 'H5T_STRING')
+      x = matlab_string(x, d);
+    elseif numel(d.Dataspace.Size) == 2
+      x = x.';
+    elseif numel(d.Dataspace.Size) == 1
+      x = x(:);
+    end
+    s.(d.Name) = x;
+  end
+  for i = 1:numel(info.Groups)
+    g = info.Groups(i).Name;               % full path, e.g. '/contacts'
+    parts = strsplit(g, '/');
+    s.(parts{end}) = read_matlab(path, g);
+  end
+end
+
+% Matlab versions return fixed-length strings as a cell, a string array or a char matrix
+% (one string per column); a scalar string becomes a char row, an array a cell column.
+function x = matlab_string(x, d)
+  if isa(x, 'string')
+    x = cellstr(x);
+  end
+  if ischar(x)
+    if strcmp(d.Dataspace.Type, 'scalar')
+      x = {x(:).'};
+    else
+      x = cellstr(x.');
+    end
+  end
+  x = cellfun(@strip_nul, x(:), 'UniformOutput', false);
+  if strcmp(d.Dataspace.Type, 'scalar')
+    x = x{1};
+  end
+end
+
+% Removes the NUL terminator and anything after it (fixed-length string padding).
+function s = strip_nul(s)
+  if ischar(s) && size(s, 1) <= 1
+    k = find(s == char(0), 1);
+    if ~isempty(k)
+      s = s(1:k-1);
+    end
+  end
+end
+
+% A char matrix (one string per row) or cell to a cell column of trimmed strings.
+function c = to_cellstr(x)
+  if iscell(x)
+    c = cellfun(@(s) deblank(strip_nul(s)), x(:), 'UniformOutput', false);
+  elseif isempty(x)
+    c = cell(0, 1);
+  else
+    x(x == char(0)) = ' ';
+    c = cellstr(x);
+    c = c(:);
+  end
+end
+
+% Row indices (1-based) of step k's contacts.
+function i = contact_rows(c, k)
+  off = double(c.offset);
+  i = (off(k + 1) + 1):off(k + 2);
+end
+
+% Step k's contacts: every per-contact array restricted to its rows.
+function out = contacts_at(c, k)
+  i = contact_rows(c, k);
+  out = struct();
+  names = fieldnames(c);
+  for j = 1:numel(names)
+    x = c.(names{j});
+    if strcmp(names{j}, 'offset') || ~isnumeric(x)
+      continue;
+    end
+    out.(names{j}) = x(i, :);
+  end
+end
