@@ -983,6 +983,7 @@ static void syntax_error(Ctx *c, const json_error_t *je) {
   set_file(err, c->name);
   err->line = je->line;
   err->column = je->column;
+  if (err->line > 0 && err->column < 1) err->column = 1; /* at the end, after a newline */
   const char *msg = je->text;
   /* The token jansson quotes ("... near 'tok'") ends at byte position; find its start. */
   const char *near = strstr(msg, " near '");
