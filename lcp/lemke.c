@@ -77,7 +77,9 @@
 
 /* Relative tolerances (see ANTI-CYCLING above). */
 #define LSIM_LEMKE_PTOL 1e-11    /* pivot: c_i > PTOL * max|c| */
-#define LSIM_LEMKE_XTOL 1e-12    /* ties: basic value within XTOL * xscale of zero */
+#define LSIM_LEMKE_XTOL 1e-12    /* ties: basic value within XTOL * xscale of zero ... */
+#define LSIM_LEMKE_ERRK 4.0      /* ... plus ERRK n eps (|B^{-1}_i| |q| + |x_i|), its rounding */
+#define LSIM_LEMKE_LOOSE 1e-7    /* ... but never more than LOOSE * xscale */
 #define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
 #define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
 #define LSIM_LEMKE_SINGULAR 1e-13 /* LU pivot below this times max|Y|: singular */
@@ -368,6 +370,15 @@ static double xscale(const LsimLemke *ws, int n, double qscale) {
   return s;
 }
 
+/* A bound on the rounding error of x_B[i] = (B^{-1} q)_i: ERRK n eps (|B^{-1}_i| |q| + |x_i|).
+ * Exact ties of degenerate data show up as near-ties at this level. O(n), strided. */
+static double row_err(const LsimLemke *ws, const LsimLcp *lcp, int i) {
+  const int n = lcp->n;
+  double s = fabs(ws->xb[i]);
+  for (int k = 0; k < n; ++k) s += fabs(ws->binv[i + (size_t)k * n] * lcp->q[k]);
+  return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
+}
+
 /* Lemke's path from the complementary basis in ws (B^{-1}, x_B with a negative entry, d
  * with B^{-1} d = e). Adds its pivots to *pivots. Returns LSIM_SOLVED (z0 left; x_B is the
  * complementary solution), LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS or LSIM_BREAKDOWN. */
@@ -384,14 +395,19 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
   int r = 0;
   for (int i = 1; i < n; ++i)
     if (xb[i] < xb[r]) r = i;
+  const double xmin = xb[r];
   {
-    const double xtol = LSIM_LEMKE_XTOL * xscale(ws, n, qscale), xmin = xb[r];
-    for (int i = 0; i < n; ++i)
-      if (i != r && xb[i] <= xmin + xtol && lex_less(ws, n, i, 1.0, r, 1.0)) r = i;
+    const double xs = xscale(ws, n, qscale), xtol = LSIM_LEMKE_XTOL * xs;
+    const double loose = LSIM_LEMKE_LOOSE * xs, e0 = row_err(ws, lcp, r);
+    for (int i = 0; i < n; ++i) {
+      if (i == r || xb[i] > xmin + loose) continue;
+      const double tol = fmin(loose, xtol + e0 + row_err(ws, lcp, i));
+      if (xb[i] <= xmin + tol && lex_less(ws, n, i, 1.0, r, 1.0)) r = i;
+    }
   }
   for (int i = 0; i < n; ++i) c[i] = -1.0;
   int leaving = ws->bvar[r];
-  pivot(ws, n, r, z0, -xb[r]);
+  pivot(ws, n, r, z0, -xmin); /* z0 = -min x_B: every x_B + z0 >= 0 */
   ++*pivots;
   ++done;
   trace_z0(ws, n, info);
@@ -414,7 +430,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
       if (drift > LSIM_LEMKE_DRIFT * xscale(ws, n, qscale) && ws->refactor_every > 20)
         ws->refactor_every /= 2;
     }
-    double cmax;
+    double cmax, xtol, tmin;
     int blocking;
     for (;;) {
       cmax = entering_column(ws, lcp, entering);
@@ -428,7 +444,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
 
       /* Minimum ratio over the rows with c_i > ptol (x_B clamped at 0). */
       const double ptol = LSIM_LEMKE_PTOL * cmax;
-      double tmin = INFINITY;
+      tmin = INFINITY;
       blocking = -1;
       for (int i = 0; i < n; ++i)
         if (c[i] > ptol) {
@@ -440,18 +456,23 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
         }
       if (blocking < 0) return LSIM_SECONDARY_RAY;
 
-      /* Ties: rows at (numerical) zero for the step tmin. z0 wins; else the lexicographic
-       * minimum of B^{-1}_i / c_i. */
-      const double xtol = LSIM_LEMKE_XTOL * xscale(ws, n, qscale);
-      const int pz0 = ws->vpos[z0];
-      if (pz0 >= 0 && c[pz0] > ptol && fmax(xb[pz0], 0.0) - tmin * c[pz0] <= xtol) {
-        blocking = pz0;
-      } else {
-        for (int i = 0; i < n; ++i)
-          if (i != blocking && c[i] > ptol && fmax(xb[i], 0.0) - tmin * c[i] <= xtol &&
-              lex_less(ws, n, i, 1.0 / c[i], blocking, 1.0 / c[blocking]))
-            blocking = i;
+      /* Ties: rows whose value at the step tmin is zero up to rounding (theirs and that of
+       * the minimizing row r0). z0 wins; else the lexicographic minimum of B^{-1}_i / c_i. */
+      const double xs = xscale(ws, n, qscale), loose = LSIM_LEMKE_LOOSE * xs;
+      const int r0 = blocking, pz0 = ws->vpos[z0];
+      const double e0 = row_err(ws, lcp, r0) / c[r0];
+      xtol = LSIM_LEMKE_XTOL * xs;
+      int z0_tied = 0;
+      for (int i = 0; i < n; ++i) {
+        if (i == r0 || !(c[i] > ptol)) continue;
+        const double gap = fmax(xb[i], 0.0) - tmin * c[i];
+        if (gap > loose || gap > fmin(loose, xtol + row_err(ws, lcp, i) + c[i] * e0)) continue;
+        if (i == pz0) z0_tied = 1;
+        else if (blocking != pz0 && lex_less(ws, n, i, 1.0 / c[i], blocking, 1.0 / c[blocking]))
+          blocking = i;
       }
+      if (z0_tied) blocking = pz0;
+      xtol = fmax(xtol, fmin(loose, row_err(ws, lcp, blocking)));
 
       /* A pivot small against the column may be rounding noise: refactor and redo. */
       if (c[blocking] < LSIM_LEMKE_WEAKPIV * cmax && !fresh && since_refactor > 0) {
@@ -463,9 +484,14 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
       break;
     }
 
-    /* The exchange. */
+    /* The exchange. A degenerate step (blocking value at numerical zero) is taken as
+     * exactly zero, so rounding noise does not spread into the other degenerate rows. */
     leaving = ws->bvar[blocking];
-    pivot(ws, n, blocking, entering, fmax(xb[blocking], 0.0) / c[blocking]);
+    const double theta = xb[blocking] > xtol ? fmin(tmin, xb[blocking] / c[blocking]) : 0.0;
+    /* Entries of c below the pivot tolerance are rounding noise of zeros: drop them. */
+    for (int i = 0; i < n; ++i)
+      if (fabs(c[i]) <= LSIM_LEMKE_PTOL * cmax) c[i] = 0.0;
+    pivot(ws, n, blocking, entering, theta);
     ++*pivots;
     ++done;
     ++since_refactor;
