@@ -160,6 +160,48 @@ static void test_tobenna_degenerate(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* tobenna under symmetric permutations P M P', P q and positive diagonal scalings D M D, D q
+ * (the same LCP in other coordinates): the lexicographic order and the rounding change, the
+ * answer must not. Before the tie tolerance followed rounding, some orders cycled. */
+static void test_tobenna_permuted(void **state) {
+  (void)state;
+  LsimLcp base, lcp;
+  load_dat("tobenna", &base);
+  const int n = base.n;
+  assert_int_equal(lsim_lcp_init(&lcp, n), 0);
+  LsimLemke *ws = lsim_lemke_create();
+  int perm[40], worst = 0;
+  double dsc[40], z[40];
+  for (int trial = 0; trial < 300; ++trial) {
+    LsimRng rng = lsim_rng(2000u + (unsigned)trial);
+    for (int i = 0; i < n; ++i) perm[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+      int j = (int)(lsim_rng_uniform(&rng) * (i + 1)), t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    for (int i = 0; i < n; ++i) dsc[i] = trial % 2 ? exp(lsim_rng_range(&rng, -3.0, 3.0)) : 1.0;
+    for (int i = 0; i < n; ++i) {
+      lcp.q[i] = dsc[i] * base.q[perm[i]];
+      for (int j = 0; j < n; ++j)
+        lcp.M[i + j * n] = dsc[i] * dsc[j] * base.M[perm[i] + perm[j] * n];
+    }
+    LsimLemkeInfo info = {0};
+    double rel;
+    int st = solve(ws, &lcp, NULL, NULL, z, &info, &rel);
+    if (st != LSIM_SOLVED || rel > RES_TOL)
+      print_error("trial %d: %s pivots %d rel %.2e\n", trial, lsim_status_name(st), info.pivots,
+                  rel);
+    assert_int_equal(st, LSIM_SOLVED);
+    assert_true(rel <= RES_TOL);
+    worst = info.pivots > worst ? info.pivots : worst;
+  }
+  print_message("tobenna permuted: 300 solved, at most %d pivots\n", worst);
+  lsim_lemke_free(ws);
+  lsim_lcp_free(&lcp);
+  lsim_lcp_free(&base);
+}
+
 /* Hand-checked: M = diag(1, 2, 3), q = -e: z = (1, 1/2, 1/3) to rounding (one division,
  * so within 1 ulp); 4 pivots (z0 in, then z3, z2, z1 in that order). */
 static void test_diagonal_by_hand(void **state) {
@@ -516,6 +558,7 @@ int main(void) {
       cmocka_unit_test(test_siconos_files),
       cmocka_unit_test(test_murty_exponential),
       cmocka_unit_test(test_tobenna_degenerate),
+      cmocka_unit_test(test_tobenna_permuted),
       cmocka_unit_test(test_diagonal_by_hand),
       cmocka_unit_test(test_random_spd),
       cmocka_unit_test(test_random_pmatrix_psd),
