@@ -405,6 +405,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
   for (int i = 1; i < n; ++i)
     if (xb[i] < xb[r]) r = i;
   const double xmin = xb[r];
+  if (!(xmin < 0.0)) return LSIM_BREAKDOWN; /* feasible but rejected: nothing to cover */
   {
     const double xs = xscale(ws, n, qscale), xtol = LSIM_LEMKE_XTOL * xs;
     const double loose = LSIM_LEMKE_LOOSE * xs, e0 = row_err(ws, lcp, r);
