@@ -14,10 +14,10 @@
  * solution) or when c has no positive entry (a secondary ray). For copositive-plus M and a
  * feasible LCP, and for P-matrices, the ray cannot happen (Cottle, Pang & Stone, Thm 4.4.13).
  *
- * Pivot count: every basis exchange counts, the first one (z0 in, w_r out) included (the
- * lemke.h convention). Murty's example lcp_exp_murty2 (n = 6) then takes 64 = 2^6: the
- * quoted "2^n - 1 = 63" counts only the exchanges after z0 entered, as Siconos' ITER_DONE
- * does on the same path. (n = 1, M = 1, q = -2: z0 in, then z1 in / z0 out: 2 = 2^1.)
+ * Pivot count: the exchanges after the first one (z0 in, w_r out), i.e. the complementary
+ * pivots: the convention of Murty's 2^n - 1 and of Siconos' ITER_DONE. Murty's example
+ * lcp_exp_murty2 (n = 6) takes 63 = 2^6 - 1. (n = 1, M = 1, q = -2: z0 in, then z1 in /
+ * z0 out: 1 pivot.) The trace holds z0 after every exchange, the first included.
  *
  * ANTI-CYCLING
  * On degenerate problems several rows tie in the ratio test. We break ties lexicographically
@@ -417,9 +417,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
   }
   for (int i = 0; i < n; ++i) c[i] = -1.0;
   int leaving = ws->bvar[r];
-  pivot(ws, n, r, z0, -xmin); /* z0 = -min x_B: every x_B + z0 >= 0 */
-  ++*pivots;
-  ++done;
+  pivot(ws, n, r, z0, -xmin); /* z0 = -min x_B: every x_B + z0 >= 0 (not counted) */
   trace_z0(ws, n, info);
 
   for (;;) {

@@ -17,11 +17,13 @@ LsimLemkeOptions lsim_default_lemke_options(void);
 typedef struct LsimLemkeInfo {
   int status;          /* LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
-  int pivots;          /* basis exchanges, the artificial variable entering included; a
-                          warm start counts its own pivots plus those of any cold restart */
+  int pivots;          /* complementary pivots: basis exchanges after the artificial
+                          variable entered (Murty's 2^n - 1, Siconos' count); a warm start
+                          counts its own pivots plus those of any cold restart */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
-  double *trace;       /* optional, caller's: z0 after each pivot, up to trace_capacity */
+  double *trace;       /* optional, caller's: z0 after each exchange, the first (z0 enters)
+                          included, so pivots + 1 values, up to trace_capacity */
   int trace_capacity;
   int trace_len;
 } LsimLemkeInfo;

@@ -25,6 +25,8 @@ struct LsimSolver {
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
   LsimSolveStats last;
+  double *trace;          /* caller's per-iteration buffer, or NULL */
+  int trace_capacity;
 };
 
 static const char *const own_names[] = {"lemke", "pgs", NULL};
@@ -112,6 +114,11 @@ void lsim_solver_free(LsimSolver *s) {
   free(s);
 }
 
+void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity) {
+  s->trace = capacity > 0 ? trace : NULL;
+  s->trace_capacity = trace ? capacity : 0;
+}
+
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s) { return &s->last; }
 const char *lsim_solver_name(const LsimSolver *s) { return s->name; }
 const LsimSolverOptions *lsim_solver_options(const LsimSolver *s) { return &s->options; }
@@ -137,10 +144,6 @@ static double now_seconds(void) {
 int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
-  if (stats) {
-    st.trace = stats->trace;
-    st.trace_capacity = stats->trace_capacity;
-  }
   const int n = lcp->n;
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
@@ -158,7 +161,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
       for (int i = 0; i < n; ++i) s->basis[i] = z[i] > 0.0;
       guess = s->basis;
     }
-    LsimLemkeInfo li = {.trace = st.trace, .trace_capacity = st.trace_capacity};
+    LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_lemke_solve(s->lemke, lcp, &lo, guess, z, &li);
     st.iterations = li.pivots;
     st.warm_started = li.warm_started;
@@ -168,7 +171,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     po.max_sweeps = o->max_iter;
     po.tol = o->tol;
     po.omega = o->omega;
-    LsimPgsInfo pi = {.trace = st.trace, .trace_capacity = st.trace_capacity};
+    LsimPgsInfo pi = {.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_pgs_solve(s->pgs, lcp, &po, o->warm_start, z, &pi);
     st.iterations = pi.sweeps;
     st.warm_started = o->warm_start;

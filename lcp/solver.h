@@ -34,12 +34,7 @@ typedef struct LsimSolveStats {
   double wall_time;        /* seconds, the solver call alone */
   LsimResidual residual;   /* ours, from z alone */
   double siconos_error;    /* Siconos' lcp_compute_error on z (its relative error) */
-  /* Optional per-iteration trace, supplied by the caller: the solver writes the natural
-     residual (iterative) or the artificial variable z0 (Lemke) after each iteration into
-     trace[0 .. min(iterations, trace_capacity) - 1] and sets trace_len. */
-  double *trace;
-  int trace_capacity;
-  int trace_len;
+  int trace_len;           /* values written to the trace buffer (lsim_solver_set_trace) */
 } LsimSolveStats;
 
 typedef struct LsimSolver LsimSolver;
@@ -52,10 +47,16 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
                        char *err, size_t errlen);
 
 /* Solves lcp. z [n]: in, the warm-start guess when options.warm_start; out, the solver's
- * final iterate (the solution when status is LSIM_SOLVED). stats may be NULL; if given,
- * its trace fields are read as described above. Returns the status (also in stats and in
+ * final iterate (the solution when status is LSIM_SOLVED). stats may be NULL (output
+ * only). Returns the status (also in stats and in
  * lsim_solver_last_stats). Never aborts the process, whatever the solver does. */
 int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats);
+
+/* Per-iteration statistics, returned rather than printed: from now on each solve writes
+ * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into
+ * trace[0 .. capacity - 1], and reports the count in stats.trace_len. The buffer stays the
+ * caller's; NULL / 0 turns tracing off. Siconos solvers write none. */
+void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity);
 
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
