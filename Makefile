@@ -10,13 +10,14 @@ VERSION := 0.1.0
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
 OPT     ?= -O2 -g
-HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
-HDF5_LIBS   := $(shell pkg-config --libs hdf5-serial 2>/dev/null)
-INCLUDES := -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
+# Asked of pkg-config when first used (after the dependencies are installed), then cached.
+HDF5_CFLAGS = $(eval HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial))$(HDF5_CFLAGS)
+HDF5_LIBS   = $(eval HDF5_LIBS := $(shell pkg-config --libs hdf5-serial))$(HDF5_LIBS)
+INCLUDES = -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
             -I/usr/include/suitesparse $(HDF5_CFLAGS)
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
 CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
-LIBS    := -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
+LIBS     = -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
            -ljansson -lm
 TEST_LIBS := -lcmocka
 
@@ -57,7 +58,9 @@ deps:
 	@bash scripts/install-deps
 	@mkdir -p $(B) && touch $(DEPS_STAMP)
 
-ifeq ($(wildcard /usr/include/siconos/numerics/LCP_Solvers.h /usr/include/cmocka.h /usr/include/jansson.h),)
+DEPS_HEADERS := /usr/include/siconos/numerics/LCP_Solvers.h /usr/include/cmocka.h \
+                /usr/include/jansson.h /usr/include/suitesparse/cholmod.h /usr/include/ode/ode.h
+ifneq ($(words $(wildcard $(DEPS_HEADERS))),$(words $(DEPS_HEADERS)))
 $(shell rm -f $(DEPS_STAMP))
 endif
 

@@ -1,0 +1,58 @@
+#!/bin/sh
+# The analysis scripts on a file lcpsim itself produced (the cart-and-wall exercise):
+# the Python and Octave loaders return the exercise's numbers, both plot scripts write a
+# PNG, and the cart-wall figure script reproduces the closed form of the LCP.
+set -eu
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+./lcpsim data/cart_wall.json -o "$tmp/cw.h5" --quiet
+
+# Python: closed form q[n+1] = max(0, q + h v) at every step (1e-12: exact arithmetic on
+# numbers of order 1), wall force from the recorded impulses, then a plot.
+$PY - "$tmp/cw.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+h = r.parameters.time_step
+assert r.parameters.solver_name == "lemke" and r.bodies.name[0] == "cart"
+for k in range(1, len(r.time)):
+    a = r.q[k - 1, 0] + h * r.v[k - 1, 0]
+    assert abs(r.q[k, 0] - max(0.0, a)) <= 1e-12, (k, r.q[k, 0], a)
+    f = r.contacts.at(k).normal_impulse.sum() / h
+    assert abs(f - max(0.0, -a / h**2)) <= 1e-12 * max(1.0, f), (k, f)
+with open(sys.argv[1] + ".py.txt", "w") as out:
+    out.write("%.17g %.17g %d\n" % (r.q[4, 0], r.contacts.normal_impulse.sum(), len(r.time)))
+print("python loader on a real run: ok")
+PYEOF
+$PY scripts/lcpsim_plot.py "$tmp/cw.h5" -o "$tmp/cw_py.png" > /dev/null
+head -c 8 "$tmp/cw_py.png" | od -An -c | grep -q "P   N   G"
+
+# Octave: the same numbers through lcpsim_load.m, then lcpsim_plot.m.
+octave-cli -H --no-window-system --eval "
+  addpath('scripts');
+  r = lcpsim_load('$tmp/cw.h5');
+  fid = fopen('$tmp/cw.h5.m.txt', 'w');
+  fprintf(fid, '%.17g %.17g %d\n', r.q(5, 1), sum(r.contacts.normal_impulse), numel(r.time));
+  fclose(fid);
+  lcpsim_plot('$tmp/cw.h5', '$tmp/cw_m.png');" > /dev/null
+if ! cmp -s "$tmp/cw.h5.py.txt" "$tmp/cw.h5.m.txt"; then
+  echo "FAIL: Octave and Python loaders disagree: $(cat "$tmp/cw.h5.py.txt") / $(cat "$tmp/cw.h5.m.txt")"
+  exit 1
+fi
+head -c 8 "$tmp/cw_m.png" | od -An -c | grep -q "P   N   G"
+echo "octave loader on a real run: ok"
+
+# The cart-wall figure, computed by lcpsim on a 7 x 7 grid, against the closed form.
+$PY scripts/cart_wall_figure.py --grid 7 -o "$tmp/fig.png" --data "$tmp/fig.npz" > /dev/null
+$PY - "$tmp/fig.npz" <<'PYEOF'
+import sys
+import numpy as np
+d = np.load(sys.argv[1])
+assert np.max(np.abs(d["q_next"] - d["q_next_exact"])) <= 1e-12
+assert np.max(np.abs(d["force"] - d["force_exact"]) / np.maximum(1, d["force_exact"])) <= 1e-12
+print("cart-wall figure matches the closed form: ok")
+PYEOF
+head -c 8 "$tmp/fig.png" | od -An -c | grep -q "P   N   G"
