@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/math3.h"
 #include "lcp/lcp.h"
 
 LsimModel lsim_default_model(void) {
@@ -34,7 +35,26 @@ LsimBody lsim_default_body(void) {
   b.force.width = 1;
   b.kinematic_velocity.width = 1;
   b.q_offset = b.v_offset = -1;
+  b.pose[3] = 1.0; /* identity orientation for 3-D static poses */
   return b;
+}
+
+LsimShape lsim_default_shape(void) {
+  LsimShape s;
+  memset(&s, 0, sizeof s);
+  s.type = LSIM_SHAPE_SPHERE;
+  s.rot[0] = 1.0;
+  s.radius = 0.5;
+  s.mu = 0.5;
+  return s;
+}
+
+int lsim_model_add_shape(LsimModel *model, const LsimShape *shape) {
+  LsimShape *grown = realloc(model->shapes, (size_t)(model->nshapes + 1) * sizeof *grown);
+  if (!grown) return LSIM_OUT_OF_MEMORY;
+  model->shapes = grown;
+  model->shapes[model->nshapes] = *shape;
+  return model->nshapes++;
 }
 
 int lsim_model_add_body(LsimModel *model, const LsimBody *body) {
@@ -46,12 +66,16 @@ int lsim_model_add_body(LsimModel *model, const LsimBody *body) {
 }
 
 int lsim_model_finalize(LsimModel *model) {
-  if (model->dimension != 1) return LSIM_INVALID_INPUT;
-  /* Coordinates per body: 1-D bodies have one. */
-  const int nq_body = 1, nv_body = 1;
+  const int dim = model->dimension;
+  if (dim < 1 || dim > 3) return LSIM_INVALID_INPUT;
+  /* Coordinates per body: 1-D x; 2-D (x, y, theta); 3-D position and quaternion, with
+     linear and angular velocity. */
+  const int nq_body = dim == 1 ? 1 : dim == 2 ? 3 : 7;
+  const int nv_body = dim == 1 ? 1 : dim == 2 ? 3 : 6;
   int nq = 0, nv = 0;
   for (int i = 0; i < model->nbodies; ++i) {
     LsimBody *b = &model->bodies[i];
+    b->first_shape = b->nshapes = 0;
     if (b->type == LSIM_BODY_STATIC) {
       b->q_offset = b->v_offset = -1;
       b->nq = b->nv = 0;
@@ -66,6 +90,23 @@ int lsim_model_finalize(LsimModel *model) {
   }
   model->nq = nq;
   model->nv = nv;
+
+  /* Shapes grouped by body, keeping their order within a body (insertion sort: stable). */
+  for (int i = 1; i < model->nshapes; ++i) {
+    const LsimShape s = model->shapes[i];
+    if (s.body < 0 || s.body >= model->nbodies) return LSIM_INVALID_INPUT;
+    int j = i - 1;
+    while (j >= 0 && model->shapes[j].body > s.body) {
+      model->shapes[j + 1] = model->shapes[j];
+      --j;
+    }
+    model->shapes[j + 1] = s;
+  }
+  for (int k = model->nshapes - 1; k >= 0; --k) {
+    LsimBody *b = &model->bodies[model->shapes[k].body];
+    b->first_shape = k;
+    b->nshapes++;
+  }
   return 0;
 }
 
@@ -85,6 +126,9 @@ void lsim_model_free(LsimModel *model) {
   free(model->bodies);
   model->bodies = NULL;
   model->nbodies = 0;
+  free(model->shapes);
+  model->shapes = NULL;
+  model->nshapes = 0;
 }
 
 int lsim_state_init(LsimState *state, const LsimModel *model) {
@@ -123,23 +167,99 @@ double lsim_schedule_eval(const LsimSchedule *s, double t) {
   return v0 + a * (v1 - v0);
 }
 
+void lsim_body_pose(const LsimModel *model, const LsimState *state, int i, double p[3],
+                    double q[4]) {
+  const LsimBody *b = &model->bodies[i];
+  const double *c = b->type == LSIM_BODY_STATIC ? b->pose : state->q + b->q_offset;
+  p[0] = p[1] = p[2] = 0.0;
+  lsim_quat_identity(q);
+  if (model->dimension == 1) {
+    p[0] = c[0];
+  } else if (model->dimension == 2) {
+    p[0] = c[0], p[1] = c[1];
+    lsim_quat_from_angle_z(q, c[2]);
+  } else {
+    p[0] = c[0], p[1] = c[1], p[2] = c[2];
+    q[0] = c[3], q[1] = c[4], q[2] = c[5], q[3] = c[6];
+  }
+}
+
+void lsim_inertia_sphere(double m, double r, double I[9]) {
+  memset(I, 0, 9 * sizeof(double));
+  I[0] = I[4] = I[8] = 0.4 * m * r * r;
+}
+
+void lsim_inertia_disk(double m, double r, double I[9]) {
+  memset(I, 0, 9 * sizeof(double));
+  I[0] = I[4] = 0.25 * m * r * r;
+  I[8] = 0.5 * m * r * r;
+}
+
+void lsim_inertia_stadium(double m, double r, double half_length, double I[9]) {
+  /* Rectangle 2L x 2r plus two half disks (a disk), masses in proportion to their areas;
+     a half disk's centroid is 4r / (3 pi) from its flat side. */
+  const double L = half_length, ar = 4.0 * L * r, ad = 3.14159265358979323846 * r * r;
+  const double mr = m * ar / (ar + ad), md = m - mr;
+  memset(I, 0, 9 * sizeof(double));
+  I[8] = mr * (4.0 * L * L + 4.0 * r * r) / 12.0 +
+         md * (0.5 * r * r + L * L + 8.0 * L * r / (3.0 * 3.14159265358979323846));
+}
+
+void lsim_inertia_box(double m, const double half[3], double I[9]) {
+  const double a2 = half[0] * half[0], b2 = half[1] * half[1], c2 = half[2] * half[2];
+  memset(I, 0, 9 * sizeof(double));
+  I[0] = m * (b2 + c2) / 3.0;
+  I[4] = m * (a2 + c2) / 3.0;
+  I[8] = m * (a2 + b2) / 3.0;
+}
+
+void lsim_inertia_capsule(double m, double r, double half_length, double I[9]) {
+  /* Cylinder (length 2L) plus two hemispheres, masses in proportion to their volumes. */
+  const double L = half_length, vc = 2.0 * L * r * r, vs = 4.0 / 3.0 * r * r * r;
+  const double mc = m * vc / (vc + vs), ms = m - mc;
+  memset(I, 0, 9 * sizeof(double));
+  const double axial = 0.5 * mc * r * r + 0.4 * ms * r * r;
+  /* Hemisphere centroid at 3r/8 from its flat face; parallel axis to the center. */
+  const double transverse = mc * (3.0 * r * r + 4.0 * L * L) / 12.0 +
+                            ms * (0.4 * r * r + L * L + 0.75 * L * r);
+  I[0] = I[4] = transverse;
+  I[8] = axial;
+}
+
+/* Angular kinetic energy 1/2 w' I_world w with I_world = R I_body R'. */
+static double rotational_energy(const LsimBody *b, const double *quat, const double *w) {
+  double wb[3], Iw[3];
+  lsim_quat_rotate_inv(wb, quat, w);
+  lsim_m3_apply(Iw, b->inertia, wb);
+  return 0.5 * lsim_v3_dot(wb, Iw);
+}
+
 double lsim_kinetic_energy(const LsimModel *model, const LsimState *state) {
   double e = 0.0;
   for (int i = 0; i < model->nbodies; ++i) {
     const LsimBody *b = &model->bodies[i];
     if (b->type != LSIM_BODY_DYNAMIC) continue;
-    const double v = state->v[b->v_offset];
-    e += 0.5 * b->mass * v * v;
+    const double *v = state->v + b->v_offset;
+    if (model->dimension == 1) {
+      e += 0.5 * b->mass * v[0] * v[0];
+    } else if (model->dimension == 2) {
+      e += 0.5 * b->mass * (v[0] * v[0] + v[1] * v[1]) + 0.5 * b->inertia[8] * v[2] * v[2];
+    } else {
+      e += 0.5 * b->mass * lsim_v3_dot(v, v) +
+           rotational_energy(b, state->q + b->q_offset + 3, v + 3);
+    }
   }
   return e;
 }
 
 double lsim_potential_energy(const LsimModel *model, const LsimState *state) {
   double e = 0.0;
+  const int dim = model->dimension;
   for (int i = 0; i < model->nbodies; ++i) {
     const LsimBody *b = &model->bodies[i];
     if (b->type != LSIM_BODY_DYNAMIC) continue;
-    e -= b->mass * model->gravity[0] * state->q[b->q_offset];
+    const double *x = state->q + b->q_offset;
+    for (int k = 0; k < dim; ++k) e -= b->mass * model->gravity[k] * x[k];
   }
   return e;
 }

@@ -27,7 +27,27 @@ typedef enum LsimShapeType {
   LSIM_SHAPE_SEGMENT = 0,  /* 1-D: [x - width/2, x + width/2]; width 0 is a point */
   LSIM_SHAPE_HALFLINE = 1, /* 1-D fixed wall: occupies x <= position ("left") or
                               x >= position ("right") */
+  LSIM_SHAPE_PLANE = 2,    /* 2-D/3-D half-space: solid below the plane through the shape's
+                              origin with normal = the shape's local +y (2-D) / +z (3-D) */
+  LSIM_SHAPE_SPHERE = 3,   /* sphere (3-D) / disk (2-D) of radius */
+  LSIM_SHAPE_BOX = 4,      /* box (3-D) / rectangle (2-D) of half extents half[0..2] */
+  LSIM_SHAPE_CAPSULE = 5,  /* segment of half length half[0] along the local x (2-D) / z (3-D)
+                              axis, swept by radius */
+  LSIM_SHAPE_POINT = 6,    /* a contact point: a zero-radius sphere */
 } LsimShapeType;
+
+/* A collision shape fixed to a body (2-D and 3-D worlds). 2-D worlds use x, y and
+ * rotations about z only. */
+typedef struct LsimShape {
+  char name[48];
+  LsimShapeType type;
+  int body;             /* owner (index into the model's bodies) */
+  double pos[3];        /* origin in the body frame */
+  double rot[4];        /* orientation in the body frame, unit quaternion (w, x, y, z) */
+  double radius;        /* sphere, disk, capsule */
+  double half[3];       /* box half extents; capsule: half[0] = half length */
+  double mu;            /* friction coefficient of the material; a pair uses sqrt(mu_a mu_b) */
+} LsimShape;
 
 /* A function of time: constant, or a table of (t, value) pairs interpolated linearly and
  * held at the end values outside the table. */
@@ -42,15 +62,21 @@ typedef struct LsimSchedule {
 typedef struct LsimBody {
   char name[48];
   LsimBodyType type;
-  LsimShapeType shape;
-  double mass;        /* kg, > 0 for dynamic bodies */
-  double width;       /* 1-D segment width, >= 0 */
-  int side;           /* half-line: -1 occupies x <= position (a "left" wall), +1 x >= */
-  double ground_mu;   /* 1-D: Coulomb friction with the ground under normal load m*g_n;
-                         0 = frictionless */
-  double pose[7];     /* static bodies: their fixed pose (1-D: pose[0] = x) */
-  LsimSchedule force; /* applied force (1-D: along the line), N */
-  LsimSchedule kinematic_velocity; /* kinematic bodies: prescribed velocity */
+  LsimShapeType shape;  /* 1-D worlds: SEGMENT or HALFLINE; 2-D/3-D use shapes[] */
+  double mass;          /* kg, > 0 for dynamic bodies */
+  double inertia[9];    /* 2-D/3-D: inertia tensor about the center of mass in the body
+                           frame, row-major, kg m^2 (2-D uses inertia[8] = I_zz) */
+  double width;         /* 1-D segment width, >= 0 */
+  int side;             /* half-line: -1 occupies x <= position (a "left" wall), +1 x >= */
+  double ground_mu;     /* 1-D: Coulomb friction with the ground under normal load m*g_n;
+                           0 = frictionless */
+  double pose[7];       /* static bodies: their fixed pose: 1-D pose[0] = x; 2-D
+                           (x, y, theta); 3-D (x, y, z, qw, qx, qy, qz) */
+  LsimSchedule force;   /* applied generalized force: 1-D f; 2-D (fx, fy, torque);
+                           3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m */
+  LsimSchedule kinematic_velocity; /* kinematic bodies: prescribed velocity, same layout
+                                      as v */
+  int first_shape, nshapes; /* 2-D/3-D: this body's shapes in model->shapes (by finalize) */
   int q_offset, v_offset; /* slices of LsimState.q / v; -1 for static bodies */
   int nq, nv;
 } LsimBody;
@@ -65,17 +91,20 @@ typedef struct LsimSolverSettings {
 } LsimSolverSettings;
 
 typedef struct LsimModel {
-  int dimension;      /* 1 (2 and 3 come with the rigid bodies) */
+  int dimension;      /* 1, 2 or 3 */
   double gravity[3];  /* along the generalized axes; 1-D uses gravity[0] */
   double ground_normal_gravity; /* 1-D: g_n of the normal load m*g_n for ground friction */
   double time_step;   /* h, s */
   int steps;          /* number of steps to run */
   double contact_margin; /* contacts within this gap (plus what the step can close) are
                             put in the LCP; m */
-  int friction_directions; /* d of the polyhedral cone (1-D ground friction: 2) */
+  int friction_directions; /* d of the polyhedral cone: 1-D ground friction and 2-D: 2;
+                              3-D: default 4, even, at most LSIM_MAX_DIRECTIONS */
   LsimSolverSettings solver;
   int nbodies;
   LsimBody *bodies;   /* [nbodies] */
+  int nshapes;
+  LsimShape *shapes;  /* [nshapes], sorted by body by lsim_model_finalize */
   int nq, nv;         /* sizes of the state arrays */
 } LsimModel;
 
@@ -97,8 +126,17 @@ LsimBody lsim_default_body(void);
  * Returns the index or a negative status. */
 int lsim_model_add_body(LsimModel *model, const LsimBody *body);
 
+/* Adds a copy of shape (its body index already set) to the model. Returns the index or a
+ * negative status. */
+int lsim_model_add_shape(LsimModel *model, const LsimShape *shape);
+
+/* A shape with the defaults: sphere of radius 0.5 at the body origin, identity rotation,
+ * mu 0.5. */
+LsimShape lsim_default_shape(void);
+
 /* Assigns coordinate slices (q_offset, v_offset, nq, nv) and model->nq/nv from the body
- * types and the dimension. Call once after all bodies are added. 0 or < 0. */
+ * types and the dimension, and sorts the shapes by body (first_shape, nshapes). Call once
+ * after all bodies and shapes are added. 0 or < 0. */
 int lsim_model_finalize(LsimModel *model);
 
 void lsim_model_free(LsimModel *model);
@@ -115,5 +153,20 @@ void lsim_schedule_free(LsimSchedule *s);
  * dynamic bodies). */
 double lsim_kinetic_energy(const LsimModel *model, const LsimState *state);
 double lsim_potential_energy(const LsimModel *model, const LsimState *state);
+
+/* World pose (p[3], unit quaternion q[4]) of body i in state: its coordinates for moving
+ * bodies, its fixed pose for static ones; 1-D: p = (x, 0, 0); 2-D: rotation about z. */
+void lsim_body_pose(const LsimModel *model, const LsimState *state, int i, double p[3],
+                    double q[4]);
+
+/* Inertia about the center of mass of standard solids of uniform density (body frame,
+ * row-major 3x3): sphere radius r; box half extents (a, b, c); capsule (radius r, half
+ * length L along z). 2-D worlds use I[8] only: disk (m r^2 / 2), rectangle (the box's
+ * I[8] = m (a^2 + b^2) / 3), stadium (the 2-D capsule, axis along x). */
+void lsim_inertia_sphere(double m, double r, double I[9]);
+void lsim_inertia_disk(double m, double r, double I[9]);
+void lsim_inertia_stadium(double m, double r, double half_length, double I[9]);
+void lsim_inertia_box(double m, const double half[3], double I[9]);
+void lsim_inertia_capsule(double m, double r, double half_length, double I[9]);
 
 #endif

@@ -1,0 +1,48 @@
+/* geometry.h: narrow-phase collision of shape pairs in 2-D and 3-D, and bounding boxes
+ * for the broad phase. Pure functions of shapes and world poses: no bodies, no state.
+ *
+ * A shape's world pose is its body's pose composed with the shape's local pose
+ * (lsim_shape_world_pose). 2-D worlds are the z = 0 plane with rotations about z; their
+ * shapes use x, y (a box's half[2] and z coordinates are ignored).
+ */
+#ifndef LSIM_GEOMETRY_H
+#define LSIM_GEOMETRY_H
+
+#include "contact/world.h"
+
+#define LSIM_MAX_MANIFOLD 8 /* contact points per shape pair at most */
+
+/* A world pose: position and unit quaternion (w, x, y, z). */
+typedef struct LsimPose {
+  double p[3];
+  double q[4];
+} LsimPose;
+
+/* One contact point between shapes a and b. */
+typedef struct LsimContactPoint {
+  double point[3];   /* world point, midway between the two surfaces */
+  double normal[3];  /* world unit normal, pointing from b towards a (a moves along +normal
+                        to separate) */
+  double gap;        /* signed distance between the surfaces along normal (< 0: overlap) */
+  int feature;       /* stable id of the feature pair within this shape pair (0..65535):
+                        the same physical contact keeps its feature from step to step */
+} LsimContactPoint;
+
+/* The world pose of shape s on a body at world pose body. */
+LsimPose lsim_shape_world_pose(const LsimShape *s, const LsimPose *body);
+
+/* Axis-aligned bounding box of shape s at world pose ps, grown by margin on every side.
+ * Planes are unbounded (+-HUGE_VAL on the axes they extend along). dim is 2 or 3. */
+void lsim_shape_aabb(const LsimShape *s, const LsimPose *ps, int dim, double margin,
+                     double lo[3], double hi[3]);
+
+/* Contact points of shapes a (at world pose pa) and b (at pb) whose gap is at most margin,
+ * at most max of them (max <= LSIM_MAX_MANIFOLD), into out; returns how many. dim is 2 or
+ * 3. Every pair of shape types is handled, in either order (plane-plane gives none: both
+ * are static in practice). Box-box (and rectangle-rectangle) give a multi-point manifold
+ * by clipping the incident face against the reference face, so a box resting on a box
+ * touches at its 4 (2-D: 2) corners. */
+int lsim_collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b, const LsimPose *pb,
+                 int dim, double margin, LsimContactPoint *out, int max);
+
+#endif
