@@ -26,6 +26,7 @@ struct LsimStepper {
   LsimLcp lcp;            /* M has room for lcp_cap^2 entries; lcp.n is this step's size */
   int lcp_cap;
   double *z;              /* [lcp_cap] solution */
+  double *guess;          /* [lcp_cap] the warm-start guess handed to the solver */
   int *row_var;           /* [rows_cap] LCP variable of each Jacobian row */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
   int cones_cap;
@@ -95,6 +96,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->lcp.M);
   free(s->lcp.q);
   free(s->z);
+  free(s->guess);
   free(s->row_var);
   free(s->cones);
   free(s->adj_start);
@@ -111,6 +113,7 @@ void lsim_stepper_free(LsimStepper *s) {
 const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s) { return &s->contacts; }
 const LsimLcp *lsim_stepper_lcp(const LsimStepper *s) { return &s->lcp; }
 const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
+const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
 LsimSolver *lsim_stepper_solver(LsimStepper *s) { return s->solver; }
 
 /* y = W_b x for body b's velocity block (W = inverse mass); zero for non-dynamic bodies. */
@@ -181,6 +184,9 @@ static int assemble(LsimStepper *s, const LsimModel *m) {
     double *z = realloc(s->z, (size_t)newcap * sizeof(double));
     if (!z) return LSIM_OUT_OF_MEMORY;
     s->z = z;
+    double *g = realloc(s->guess, (size_t)newcap * sizeof(double));
+    if (!g) return LSIM_OUT_OF_MEMORY;
+    s->guess = g;
     s->lcp_cap = newcap;
   }
   int rows_cap = s->rows_cap;
@@ -355,6 +361,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   int status = LSIM_SOLVED;
   if (n > 0) {
     warm_start(s);
+    memcpy(s->guess, s->z, (size_t)n * sizeof(double));
     LsimSolveStats ss;
     memset(&ss, 0, sizeof ss);
     status = lsim_solver_solve(s->solver, &s->lcp, s->z, &ss);

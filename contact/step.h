@@ -50,9 +50,12 @@ int lsim_step(LsimStepper *s, const LsimModel *model, LsimState *state, LsimStep
 /* The contacts of the last step, with their impulses. */
 const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s);
 
-/* The LCP of the last step and its solution z [lcp->n] (valid until the next step). */
+/* The LCP of the last step (dense), its solution z [lcp->n], and the warm-start guess
+ * the solver was given (the previous step's impulses matched by contact id; zeros for new
+ * contacts). Valid until the next step. Shadow solvers and LCP dumps read these. */
 const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
 const double *lsim_stepper_solution(const LsimStepper *s);
+const double *lsim_stepper_warm_guess(const LsimStepper *s);
 
 /* The solver in use. */
 LsimSolver *lsim_stepper_solver(LsimStepper *s);
