@@ -531,6 +531,8 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   return 0;
 }
 
+int64_t lsim_record_hdf5_file(const LsimRecord *r) { return (int64_t)r->file; }
+
 int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   if (!r) return 0;
   if (!keep) {

@@ -10,6 +10,7 @@
 #define LSIM_RECORD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "contact/contact.h"
 #include "contact/step.h"
@@ -29,6 +30,11 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
  * impulses, and the solver statistics. Buffers and flushes in chunks. 0 or < 0. */
 int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *state,
                      const LsimContactSet *contacts, const LsimStepStats *stats);
+
+/* The open HDF5 file (an hid_t, as int64_t so this header needs no HDF5 include), for
+ * modules that add groups of their own to a run file (LCP dumps, comparisons). Valid
+ * until lsim_record_close. */
+int64_t lsim_record_hdf5_file(const LsimRecord *r);
 
 /* Writes the summary datasets, flushes, closes and renames to the final path. With
  * keep = 0 (a run that failed before finishing its setup, say) the partial file is
