@@ -15,6 +15,8 @@
  */
 #include "contact/step.h"
 
+#include "contact/math3.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,9 @@ struct LsimStepper {
   double *prev_z;         /* [prev_zcap] */
   int prev_zcap;
   int nbodies;
+  int dimension;
+  double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
+  double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
 };
 
 /* Grows *p to hold n elements of size sz; no-op when it fits. */
@@ -56,6 +61,8 @@ static int grow(void **p, int *cap, int n, size_t sz) {
   *cap = c;
   return 0;
 }
+
+static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
 int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *solver_name,
                         char *err, size_t errlen) {
@@ -77,10 +84,17 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
     return rc;
   }
   s->nbodies = model->nbodies;
+  s->dimension = model->dimension;
+  s->inv_inertia_body = calloc((size_t)9 * model->nbodies + 1, sizeof(double));
+  s->inv_inertia = calloc((size_t)9 * model->nbodies + 1, sizeof(double));
+  if (s->inv_inertia_body && s->inv_inertia && (rc = invert_inertias(s, model, err, errlen))) {
+    lsim_stepper_free(s);
+    return rc;
+  }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
   s->adj_start = calloc((size_t)model->nbodies + 2, sizeof(int));
-  if (!s->v_free || !s->dv || !s->adj_start) {
+  if (!s->v_free || !s->dv || !s->adj_start || !s->inv_inertia_body || !s->inv_inertia) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
@@ -103,6 +117,8 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->adj);
   free(s->v_free);
   free(s->dv);
+  free(s->inv_inertia_body);
+  free(s->inv_inertia);
   free(s->prev_id);
   free(s->prev_var);
   free(s->prev_nvar);
@@ -116,13 +132,78 @@ const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
 const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
 LsimSolver *lsim_stepper_solver(LsimStepper *s) { return s->solver; }
 
-/* y = W_b x for body b's velocity block (W = inverse mass); zero for non-dynamic bodies. */
-static void apply_inverse_mass(const LsimBody *b, const double *x, double *y) {
+/* Body-frame inverse inertias, once per run: a 3x3 inverse (3-D; the inertia must be
+ * symmetric positive definite) or 1/I_zz (2-D). */
+static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    double *inv = s->inv_inertia_body + 9 * i;
+    if (b->type != LSIM_BODY_DYNAMIC || m->dimension == 1) continue;
+    if (m->dimension == 2) {
+      if (!(b->inertia[8] > 0.0)) {
+        snprintf(err, errlen, "body '%s': moment of inertia must be > 0", b->name);
+        return LSIM_INVALID_INPUT;
+      }
+      inv[8] = 1.0 / b->inertia[8];
+      continue;
+    }
+    const double *I = b->inertia;
+    const double c0 = I[4] * I[8] - I[5] * I[7], c1 = I[5] * I[6] - I[3] * I[8],
+                 c2 = I[3] * I[7] - I[4] * I[6];
+    const double det = I[0] * c0 + I[1] * c1 + I[2] * c2;
+    if (!(det > 0.0) || !(I[0] > 0.0)) {
+      snprintf(err, errlen, "body '%s': inertia tensor is not positive definite", b->name);
+      return LSIM_INVALID_INPUT;
+    }
+    inv[0] = c0 / det, inv[3] = c1 / det, inv[6] = c2 / det;
+    inv[1] = (I[2] * I[7] - I[1] * I[8]) / det, inv[4] = (I[0] * I[8] - I[2] * I[6]) / det;
+    inv[7] = (I[1] * I[6] - I[0] * I[7]) / det;
+    inv[2] = (I[1] * I[5] - I[2] * I[4]) / det, inv[5] = (I[2] * I[3] - I[0] * I[5]) / det;
+    inv[8] = (I[0] * I[4] - I[1] * I[3]) / det;
+  }
+  return 0;
+}
+
+/* World-frame inverse inertias of this step: R I^-1 R' (3-D). */
+static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState *st) {
+  if (m->dimension != 3) {
+    memcpy(s->inv_inertia, s->inv_inertia_body, (size_t)9 * m->nbodies * sizeof(double));
+    return;
+  }
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    double R[9], RA[9];
+    lsim_quat_to_mat(R, st->q + b->q_offset + 3);
+    const double *A = s->inv_inertia_body + 9 * i;
+    double *W = s->inv_inertia + 9 * i;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        RA[3 * r + c] = R[3 * r] * A[c] + R[3 * r + 1] * A[3 + c] + R[3 * r + 2] * A[6 + c];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c)
+        W[3 * r + c] = RA[3 * r] * R[3 * c] + RA[3 * r + 1] * R[3 * c + 1] + RA[3 * r + 2] * R[3 * c + 2];
+  }
+}
+
+/* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
+ * non-dynamic bodies. */
+static void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
+                               double *y) {
   if (b->type != LSIM_BODY_DYNAMIC) {
     for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
     return;
   }
-  for (int k = 0; k < b->nv; ++k) y[k] = x[k] / b->mass;
+  const double im = 1.0 / b->mass;
+  if (s->dimension == 1) {
+    y[0] = x[0] * im;
+  } else if (s->dimension == 2) {
+    y[0] = x[0] * im, y[1] = x[1] * im;
+    y[2] = x[2] * s->inv_inertia[9 * bi + 8];
+  } else {
+    y[0] = x[0] * im, y[1] = x[1] * im, y[2] = x[2] * im;
+    lsim_m3_apply(y + 3, s->inv_inertia + 9 * bi, x + 3);
+  }
 }
 
 /* Number of LCP variables of a contact: [c_n] [beta_1..d lambda]. */
@@ -141,23 +222,38 @@ static double row_dot(const LsimModel *m, const LsimJacRow *r, const double *x) 
   return s;
 }
 
-/* Stage 1: free velocities v_free = v + h W f (dynamic), prescribed (kinematic). */
+/* Stage 1: free velocities v_free = v + h W (f + m g - gyroscopic) (dynamic), prescribed
+ * (kinematic). The gyroscopic torque -w x (I w) is taken explicitly, at the start of the
+ * step. */
 static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const LsimState *st) {
   const double h = m->time_step, t = st->time;
+  const int dim = m->dimension;
   double f[LSIM_MAX_BODY_DOF], wf[LSIM_MAX_BODY_DOF];
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nv == 0) continue;
     double *vf = s->v_free + b->v_offset;
+    const double *v = st->v + b->v_offset;
     if (b->type == LSIM_BODY_KINEMATIC) {
       /* The prescribed velocity at mid-step: positions are then exact for velocity
          tables that are linear within the step. */
-      vf[0] = lsim_schedule_eval(&b->kinematic_velocity, t + 0.5 * h);
+      for (int d = 0; d < b->nv; ++d) vf[d] = lsim_schedule_eval_component(&b->kinematic_velocity, t + 0.5 * h, d);
       continue;
     }
-    f[0] = lsim_schedule_eval(&b->force, t) + b->mass * m->gravity[0];
-    apply_inverse_mass(b, f, wf);
-    for (int d = 0; d < b->nv; ++d) vf[d] = st->v[b->v_offset + d] + h * wf[d];
+    for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
+    for (int d = 0; d < dim; ++d) f[d] += b->mass * m->gravity[d];
+    if (dim == 3) {
+      /* Gyroscopic torque -w x (I_world w), I_world w = R I_body R' w. */
+      double wb[3], Iw[3], Iww[3], c[3];
+      const double *quat = st->q + b->q_offset + 3;
+      lsim_quat_rotate_inv(wb, quat, v + 3);
+      lsim_m3_apply(Iw, b->inertia, wb);
+      lsim_quat_rotate(Iww, quat, Iw);
+      lsim_v3_cross(c, v + 3, Iww);
+      f[3] -= c[0], f[4] -= c[1], f[5] -= c[2];
+    }
+    apply_inverse_mass(s, i, b, f, wf);
+    for (int d = 0; d < b->nv; ++d) vf[d] = v[d] + h * wf[d];
   }
 }
 
@@ -261,7 +357,7 @@ static int assemble(LsimStepper *s, const LsimModel *m) {
     const LsimBody *body = &m->bodies[b];
     for (int ia = s->adj_start[b]; ia < s->adj_start[b + 1]; ++ia) {
       const int ra = s->adj[ia] / 2, ka = s->adj[ia] % 2;
-      apply_inverse_mass(body, set->rows[ra].j[ka], wj);
+      apply_inverse_mass(s, b, body, set->rows[ra].j[ka], wj);
       const int va = s->row_var[ra];
       for (int ib = s->adj_start[b]; ib < s->adj_start[b + 1]; ++ib) {
         const int rb = s->adj[ib] / 2, kb = s->adj[ib] % 2;
@@ -345,6 +441,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   const double h = m->time_step;
 
   /* Stage 1-2: free velocities, contacts. */
+  prepare_inertias(s, m, st);
   prepare_free_velocities(s, m, st);
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = assemble(s, m);
@@ -392,14 +489,27 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nv == 0) continue;
-    apply_inverse_mass(b, gen + b->v_offset, wg);
+    apply_inverse_mass(s, i, b, gen + b->v_offset, wg);
     for (int d = 0; d < b->nv; ++d) st->v[b->v_offset + d] = s->v_free[b->v_offset + d] + wg[d];
   }
 
-  /* Stage 6: q' = q + h v' (semi-implicit Euler). */
+  /* Stage 6: q' = q + h v' (semi-implicit Euler); 3-D orientations rotate by the
+     exponential map of h w' and are renormalized. */
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
-    for (int d = 0; d < b->nq; ++d) st->q[b->q_offset + d] += h * st->v[b->v_offset + d];
+    if (b->nq == 0) continue;
+    double *q = st->q + b->q_offset;
+    const double *v = st->v + b->v_offset;
+    if (m->dimension < 3) {
+      for (int d = 0; d < b->nq; ++d) q[d] += h * v[d];
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) q[d] += h * v[d];
+    double dq[4], nq[4];
+    lsim_quat_from_rotvec(dq, v + 3, h);
+    lsim_quat_mul(nq, dq, q + 3);
+    lsim_quat_normalize(nq);
+    memcpy(q + 3, nq, sizeof nq);
   }
   st->step += 1;
   st->time = m->time_step * st->step;

@@ -149,12 +149,16 @@ void lsim_state_free(LsimState *state) {
   state->q = state->v = NULL;
 }
 
-double lsim_schedule_eval(const LsimSchedule *s, double t) {
-  if (s->npoints == 0) return s->constant;
+double lsim_schedule_eval_component(const LsimSchedule *s, double t, int d) {
   const int w = s->width > 0 ? s->width : 1;
+  if (d < 0 || d >= w) return 0.0;
+  if (s->npoints == 0) {
+    if (d == 0 && (w == 1 || !s->value)) return s->constant;
+    return s->value ? s->value[d] : 0.0;
+  }
   /* Held at the end values outside the table. */
-  if (t <= s->t[0]) return s->value[0];
-  if (t >= s->t[s->npoints - 1]) return s->value[(size_t)(s->npoints - 1) * w];
+  if (t <= s->t[0]) return s->value[d];
+  if (t >= s->t[s->npoints - 1]) return s->value[(size_t)(s->npoints - 1) * w + d];
   /* Binary search for t[k] <= t < t[k+1], then linear interpolation. */
   int lo = 0, hi = s->npoints - 1;
   while (hi - lo > 1) {
@@ -163,8 +167,12 @@ double lsim_schedule_eval(const LsimSchedule *s, double t) {
     else hi = mid;
   }
   const double a = (t - s->t[lo]) / (s->t[hi] - s->t[lo]);
-  const double v0 = s->value[(size_t)lo * w], v1 = s->value[(size_t)hi * w];
+  const double v0 = s->value[(size_t)lo * w + d], v1 = s->value[(size_t)hi * w + d];
   return v0 + a * (v1 - v0);
+}
+
+double lsim_schedule_eval(const LsimSchedule *s, double t) {
+  return lsim_schedule_eval_component(s, t, 0);
 }
 
 void lsim_body_pose(const LsimModel *model, const LsimState *state, int i, double p[3],

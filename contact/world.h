@@ -49,8 +49,10 @@ typedef struct LsimShape {
   double mu;            /* friction coefficient of the material; a pair uses sqrt(mu_a mu_b) */
 } LsimShape;
 
-/* A function of time: constant, or a table of (t, value) pairs interpolated linearly and
- * held at the end values outside the table. */
+/* A function of time with width components: constant, or a table of (t, value) pairs
+ * interpolated linearly and held at the end values outside the table. A constant of width
+ * 1 is `constant`; a constant vector (width > 1) has npoints = 0 and its components in
+ * value[0 .. width-1] (value NULL: `constant` for component 0, zero for the others). */
 typedef struct LsimSchedule {
   double constant;
   int npoints;        /* 0: constant */
@@ -145,8 +147,9 @@ void lsim_model_free(LsimModel *model);
 int lsim_state_init(LsimState *state, const LsimModel *model);
 void lsim_state_free(LsimState *state);
 
-/* Schedule value at time t (component 0 for width-1 schedules). */
+/* Schedule value at time t: component 0, or component d. */
 double lsim_schedule_eval(const LsimSchedule *s, double t);
+double lsim_schedule_eval_component(const LsimSchedule *s, double t, int d);
 void lsim_schedule_free(LsimSchedule *s);
 
 /* Energies of a state: kinetic 1/2 v' M v and gravitational potential -m g . x (of
