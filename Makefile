@@ -20,6 +20,7 @@ CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
 LIBS     = -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
            -ljansson -lm
 TEST_LIBS := -lcmocka
+BENCH_LIBS := -lode
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

@@ -4,7 +4,13 @@
  * friction under a known normal load. Segments never overlap, so only neighbours in x
  * order can touch; every segment is tested against every wall.
  *
- * A contact enters the LCP as soon as its gap could close within the step: no body can
+ * 2-D and 3-D worlds: every shape's world pose and bounding box (grown by what its body
+ * can travel in the step), a sort-and-sweep broad phase on x, then the narrow phase
+ * (geometry.c) on the pairs whose boxes overlap; each manifold point becomes a contact
+ * with a normal row and d friction direction rows (the polyhedral cone), with the pair's
+ * mu = sqrt(mu_a mu_b). Cost: O(S log S) for the sort plus the overlapping pairs.
+ *
+ * 1-D: a contact enters the LCP as soon as its gap could close within the step: no body can
  * end a step faster than the fastest free velocity (impacts are inelastic and friction
  * dissipates), so a pair whose gap is at most margin + 2 h max|v_free| is included; the
  * phi/h term of its LCP row keeps it inactive until it actually closes, so nothing
@@ -16,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/geometry.h"
+#include "contact/math3.h"
 #include "lcp/lcp.h"
 
 void lsim_contacts_clear(LsimContactSet *set) {
@@ -184,9 +192,182 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
   return rc;
 }
 
+/* Per-shape broad-phase record. */
+typedef struct {
+  LsimPose pose;
+  double lo[3], hi[3];
+  double speed;   /* bound on the speed of any point of its body in this step, m/s */
+} ShapeBox;
+
+/* Grows the set's scratch to hold bytes. */
+static int reserve_scratch(LsimContactSet *set, size_t bytes) {
+  if (bytes <= set->scratch_bytes) return 0;
+  void *grown = realloc(set->scratch, bytes);
+  if (!grown) return LSIM_OUT_OF_MEMORY;
+  set->scratch = grown;
+  set->scratch_bytes = bytes;
+  return 0;
+}
+
+/* Largest distance from the body origin to any point of its shape s (0 for planes, which
+ * only static bodies carry). */
+static double shape_reach(const LsimShape *s) {
+  const double d = lsim_v3_norm(s->pos);
+  switch (s->type) {
+    case LSIM_SHAPE_SPHERE: return d + s->radius;
+    case LSIM_SHAPE_BOX: return d + lsim_v3_norm(s->half);
+    case LSIM_SHAPE_CAPSULE: return d + s->half[0] + s->radius;
+    default: return d;
+  }
+}
+
+/* One Jacobian row of direction u at world point x for the pair (a, b): body a gets
+ * [u, r_a x u], body b the opposite (its velocity enters with a minus sign). */
+static void fill_row(const LsimModel *m, const LsimState *st, LsimJacRow *r, int a, int b,
+                     const double *u, const double *x) {
+  const int body[2] = {a, b};
+  for (int k = 0; k < 2; ++k) {
+    r->body[k] = -1;
+    if (body[k] < 0 || m->bodies[body[k]].nv == 0) continue;
+    double p[3], q[4], rr[3], c[3];
+    lsim_body_pose(m, st, body[k], p, q);
+    lsim_v3_sub(rr, x, p);
+    lsim_v3_cross(c, rr, u);
+    const double sign = k == 0 ? 1.0 : -1.0;
+    r->body[k] = body[k];
+    if (m->dimension == 2) {
+      r->j[k][0] = sign * u[0], r->j[k][1] = sign * u[1], r->j[k][2] = sign * c[2];
+    } else {
+      for (int d = 0; d < 3; ++d) r->j[k][d] = sign * u[d], r->j[k][3 + d] = sign * c[d];
+    }
+  }
+}
+
+/* The contact of one manifold point between shapes sa (on body a) and sb (body b). */
+static int add_point_contact(LsimContactSet *set, const LsimModel *m, const LsimState *st,
+                             int sa, int sb, const LsimContactPoint *pt) {
+  const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
+  const double mu = sqrt(fmax(A->mu, 0.0) * fmax(B->mu, 0.0));
+  const int ndir = mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
+  LsimContact *c = lsim_contacts_add(set, 1 + ndir);
+  if (!c) return LSIM_OUT_OF_MEMORY;
+  c->id = lsim_contact_id(sa, sb, pt->feature);
+  c->kind = LSIM_CONTACT_NORMAL;
+  c->body[0] = A->body;
+  c->body[1] = B->body;
+  c->gap = pt->gap;
+  lsim_v3_copy(c->point, pt->point);
+  lsim_v3_copy(c->normal, pt->normal);
+  c->mu = mu;
+  c->ndir = ndir;
+  /* Cone directions: 2-D the two tangents; 3-D d unit vectors evenly spread about n. */
+  if (ndir > 0) {
+    double t1[3], t2[3];
+    if (m->dimension == 2) {
+      lsim_v3_set(t1, -pt->normal[1], pt->normal[0], 0.0);
+      lsim_v3_copy(c->dir[0], t1);
+      lsim_v3_scale(c->dir[1], t1, -1.0);
+    } else {
+      lsim_v3_tangents(pt->normal, t1, t2);
+      for (int k = 0; k < ndir; ++k) {
+        const double ang = 6.283185307179586476925 * k / ndir;
+        double cs = cos(ang), sn = sin(ang);
+        /* Exact axes at the quarter turns, so opposite directions are exact negatives. */
+        if (4 * k % ndir == 0) {
+          const int quarter = 4 * k / ndir;
+          cs = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
+          sn = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
+        }
+        for (int d = 0; d < 3; ++d) c->dir[k][d] = cs * t1[d] + sn * t2[d];
+      }
+    }
+  }
+  LsimJacRow *rows = &set->rows[c->first_row];
+  fill_row(m, st, &rows[0], A->body, B->body, c->normal, c->point);
+  for (int k = 0; k < ndir; ++k) fill_row(m, st, &rows[1 + k], A->body, B->body, c->dir[k], c->point);
+  return 0;
+}
+
+typedef struct {
+  double key;
+  int index;
+} KeyIndex;
+
+static int by_key(const void *pa, const void *pb) {
+  const KeyIndex *a = pa, *b = pb;
+  if (a->key < b->key) return -1;
+  if (a->key > b->key) return 1;
+  return a->index - b->index;
+}
+
+static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
+                      LsimContactSet *set) {
+  const int S = m->nshapes, dim = m->dimension;
+  const double h = m->time_step, margin = m->contact_margin;
+  if (reserve_scratch(set, (size_t)S * (sizeof(ShapeBox) + sizeof(KeyIndex) + sizeof(int)) + 16))
+    return LSIM_OUT_OF_MEMORY;
+  ShapeBox *box = set->scratch;
+  KeyIndex *keys = (KeyIndex *)(box + S);
+  int *order = (int *)(keys + S);
+
+  /* Poses, speed bounds and boxes grown by the distance the body can cover in the step. */
+  for (int i = 0; i < S; ++i) {
+    const LsimShape *sh = &m->shapes[i];
+    const LsimBody *b = &m->bodies[sh->body];
+    LsimPose bp;
+    lsim_body_pose(m, st, sh->body, bp.p, bp.q);
+    box[i].pose = lsim_shape_world_pose(sh, &bp);
+    double speed = 0.0;
+    if (b->nv > 0) {
+      const double *v = v_free + b->v_offset;
+      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
+      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
+      double reach = 0.0;
+      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
+        reach = fmax(reach, shape_reach(&m->shapes[k]));
+      speed = lin + ang * reach;
+    }
+    box[i].speed = speed;
+    lsim_shape_aabb(sh, &box[i].pose, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
+    order[i] = i;
+  }
+
+  /* Sort and sweep on x: boxes by their low x (ties by index, so the order and hence the
+     contact order are deterministic). */
+  for (int i = 0; i < S; ++i) keys[i] = (KeyIndex){box[i].lo[0], i};
+  qsort(keys, (size_t)S, sizeof *keys, by_key);
+  for (int i = 0; i < S; ++i) order[i] = keys[i].index;
+
+  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
+  for (int oi = 0; oi < S; ++oi) {
+    const int i = order[oi];
+    for (int oj = oi + 1; oj < S; ++oj) {
+      const int j = order[oj];
+      if (box[j].lo[0] > box[i].hi[0]) break;
+      if (box[j].lo[1] > box[i].hi[1] || box[i].lo[1] > box[j].hi[1]) continue;
+      if (dim == 3 && (box[j].lo[2] > box[i].hi[2] || box[i].lo[2] > box[j].hi[2])) continue;
+      int a = i, b = j;
+      const LsimBody *ba = &m->bodies[m->shapes[a].body], *bb = &m->bodies[m->shapes[b].body];
+      if (m->shapes[a].body == m->shapes[b].body) continue;
+      if (ba->type != LSIM_BODY_DYNAMIC && bb->type != LSIM_BODY_DYNAMIC) continue;
+      /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
+      if (ba->type != LSIM_BODY_DYNAMIC || (bb->type == LSIM_BODY_DYNAMIC && b < a)) a = j, b = i;
+      const double pair_margin = margin + h * (box[a].speed + box[b].speed);
+      const int np = lsim_collide(&m->shapes[a], &box[a].pose, &m->shapes[b], &box[b].pose, dim,
+                                  pair_margin, pts, LSIM_MAX_MANIFOLD);
+      for (int k = 0; k < np; ++k) {
+        const int rc = add_point_contact(set, m, st, a, b, &pts[k]);
+        if (rc) return rc;
+      }
+    }
+  }
+  return 0;
+}
+
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,
                          LsimContactSet *set) {
   lsim_contacts_clear(set);
   if (model->dimension == 1) return detect_1d(model, state, v_free, set);
+  if (model->dimension == 2 || model->dimension == 3) return detect_23d(model, state, v_free, set);
   return LSIM_INVALID_INPUT;
 }

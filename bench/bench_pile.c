@@ -1,0 +1,250 @@
+/* bench_pile.c: a pile of N boxes dropped into a bin, lcpsim against ODE in the same
+ * process, same boxes, masses, friction, gravity and step.
+ *
+ *   lcpsim: the Stewart-Trinkle LCP, PGS at 20 sweeps (tolerance 0, warm started), d = 4.
+ *   ODE:    dWorldQuickStep with 20 iterations, dContactApprox1 (friction pyramid scaled by
+ *           the normal force), mu 0.5, default ERP/CFM, up to 4 contacts per box pair.
+ *
+ * Prints steps per second for both and the ratio, lcpsim's deepest penetration and largest
+ * residual, and time per step against N (growth should be about linear). Also Lemke's time
+ * and pivots per step at N = 10 and 100 (over fewer steps: it is a dense pivoting method).
+ *
+ * usage: bench_pile [--quick]   (--quick: N = 10, 100 only, 200 steps)
+ */
+#include <math.h>
+#include <ode/ode.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/random.h"
+
+#define HALF 0.05      /* box half side, m */
+#define MASS 1.0       /* kg */
+#define MU 0.5
+#define H 0.01         /* s */
+#define GAP 0.02       /* initial spacing between boxes, m */
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Grid layout: boxes per side of the bin floor and the bin's inner half width. */
+static int per_side(int n) {
+  int k = (int)ceil(sqrt((double)n / 4.0));
+  return k < 2 ? 2 : k;
+}
+
+static double bin_half(int n) { return per_side(n) * (HALF + GAP / 2) + 0.02; }
+
+/* Initial center of box i (deterministic jitter so the pile does not stack perfectly). */
+static void box_position(int n, int i, LsimRng *rng, double p[3]) {
+  const int k = per_side(n), layer = i / (k * k), r = i % (k * k);
+  const double pitch = 2 * HALF + GAP, start = -bin_half(n) + 0.02 + HALF + GAP / 2;
+  p[0] = start + (r % k) * pitch + lsim_rng_range(rng, -0.003, 0.003);
+  p[1] = start + (r / k) * pitch + lsim_rng_range(rng, -0.003, 0.003);
+  p[2] = HALF + 0.05 + layer * pitch;
+}
+
+/* ---- lcpsim ---- */
+
+static void build_lcpsim(int n, LsimModel *m, LsimState *st) {
+  *m = lsim_default_model();
+  m->dimension = 3;
+  m->time_step = H;
+  m->gravity[2] = -9.81;
+  m->friction_directions = 4;
+  m->contact_margin = 0.005;
+  strcpy(m->solver.name, "pgs");
+  m->solver.tol = 0.0;
+  m->solver.max_iter = 20;
+  m->solver.warm_start = 1;
+  LsimRng rng = lsim_rng(42);
+  for (int i = 0; i < n; ++i) {
+    LsimBody b = lsim_default_body();
+    snprintf(b.name, sizeof b.name, "box%d", i);
+    b.mass = MASS;
+    const double half[3] = {HALF, HALF, HALF};
+    lsim_inertia_box(MASS, half, b.inertia);
+    const int bi = lsim_model_add_body(m, &b);
+    LsimShape s = lsim_default_shape();
+    s.type = LSIM_SHAPE_BOX;
+    s.body = bi;
+    s.half[0] = s.half[1] = s.half[2] = HALF;
+    s.mu = MU;
+    lsim_model_add_shape(m, &s);
+  }
+  /* The bin: a floor plane and four walls (static boxes). */
+  LsimBody bin = lsim_default_body();
+  strcpy(bin.name, "bin");
+  bin.type = LSIM_BODY_STATIC;
+  const int bb = lsim_model_add_body(m, &bin);
+  LsimShape floor = lsim_default_shape();
+  floor.type = LSIM_SHAPE_PLANE;
+  floor.body = bb;
+  floor.mu = MU;
+  lsim_model_add_shape(m, &floor);
+  const double w = bin_half(n), t = 0.05, wall_h = 2.0;
+  for (int k = 0; k < 4; ++k) {
+    LsimShape s = lsim_default_shape();
+    s.type = LSIM_SHAPE_BOX;
+    s.body = bb;
+    s.mu = MU;
+    const int axis = k / 2, sign = k % 2 ? 1 : -1;
+    s.pos[axis] = sign * (w + t);
+    s.pos[2] = wall_h;
+    s.half[axis] = t;
+    s.half[1 - axis] = w + 2 * t;
+    s.half[2] = wall_h;
+    lsim_model_add_shape(m, &s);
+  }
+  lsim_model_finalize(m);
+  lsim_state_init(st, m);
+  LsimRng jitter = lsim_rng(7);
+  for (int i = 0; i < n; ++i) {
+    double *q = st->q + m->bodies[i].q_offset;
+    box_position(n, i, &jitter, q);
+    q[3] = 1.0, q[4] = q[5] = q[6] = 0.0;
+  }
+}
+
+typedef struct {
+  double seconds_per_step, max_penetration, max_residual, mean_iterations;
+  int max_iterations, failures;
+} RunStats;
+
+static RunStats run_lcpsim(int n, int steps, const char *solver) {
+  LsimModel m;
+  LsimState st;
+  build_lcpsim(n, &m, &st);
+  LsimStepper *s = NULL;
+  char err[256];
+  if (lsim_stepper_create(&s, &m, solver, err, sizeof err)) {
+    fprintf(stderr, "bench_pile: %s\n", err);
+    exit(1);
+  }
+  RunStats r = {0};
+  double total = 0.0, iters = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    LsimStepStats ss;
+    const double t0 = now();
+    const int status = lsim_step(s, &m, &st, &ss);
+    total += now() - t0;
+    if (status != LSIM_SOLVED && !(status == LSIM_MAX_ITERATIONS && !strcmp(solver, "pgs")))
+      r.failures++;
+    const LsimContactSet *cs = lsim_stepper_contacts(s);
+    for (int c = 0; c < cs->count; ++c) r.max_penetration = fmax(r.max_penetration, -cs->contacts[c].gap);
+    r.max_residual = fmax(r.max_residual, ss.residual);
+    iters += ss.iterations;
+    if (ss.iterations > r.max_iterations) r.max_iterations = ss.iterations;
+  }
+  r.seconds_per_step = total / steps;
+  r.mean_iterations = iters / steps;
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return r;
+}
+
+/* ---- ODE ---- */
+
+typedef struct {
+  dWorldID world;
+  dJointGroupID contacts;
+} OdeCtx;
+
+static void near_callback(void *data, dGeomID a, dGeomID b) {
+  OdeCtx *ctx = data;
+  dBodyID ba = dGeomGetBody(a), bb = dGeomGetBody(b);
+  if (!ba && !bb) return;
+  dContact c[4];
+  const int k = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
+  for (int i = 0; i < k; ++i) {
+    c[i].surface.mode = dContactApprox1;
+    c[i].surface.mu = MU;
+    dJointID j = dJointCreateContact(ctx->world, ctx->contacts, &c[i]);
+    dJointAttach(j, ba, bb);
+  }
+}
+
+static double run_ode(int n, int steps) {
+  dInitODE2(0);
+  OdeCtx ctx;
+  ctx.world = dWorldCreate();
+  dWorldSetGravity(ctx.world, 0, 0, -9.81);
+  dWorldSetQuickStepNumIterations(ctx.world, 20);
+  dSpaceID space = dHashSpaceCreate(0);
+  ctx.contacts = dJointGroupCreate(0);
+  dCreatePlane(space, 0, 0, 1, 0);
+  const double w = bin_half(n), t = 0.05, wall_h = 2.0;
+  for (int k = 0; k < 4; ++k) {
+    const int axis = k / 2, sign = k % 2 ? 1 : -1;
+    double half[3] = {0, 0, wall_h}, pos[3] = {0, 0, wall_h};
+    pos[axis] = sign * (w + t);
+    half[axis] = t;
+    half[1 - axis] = w + 2 * t;
+    dGeomID g = dCreateBox(space, 2 * half[0], 2 * half[1], 2 * half[2]);
+    dGeomSetPosition(g, pos[0], pos[1], pos[2]);
+  }
+  LsimRng jitter = lsim_rng(7);
+  for (int i = 0; i < n; ++i) {
+    dBodyID b = dBodyCreate(ctx.world);
+    dMass mass;
+    dMassSetBoxTotal(&mass, MASS, 2 * HALF, 2 * HALF, 2 * HALF);
+    dBodySetMass(b, &mass);
+    double p[3];
+    box_position(n, i, &jitter, p);
+    dBodySetPosition(b, p[0], p[1], p[2]);
+    dGeomID g = dCreateBox(space, 2 * HALF, 2 * HALF, 2 * HALF);
+    dGeomSetBody(g, b);
+  }
+  double total = 0.0;
+  for (int k = 0; k < steps; ++k) {
+    const double t0 = now();
+    dSpaceCollide(space, &ctx, near_callback);
+    dWorldQuickStep(ctx.world, H);
+    dJointGroupEmpty(ctx.contacts);
+    total += now() - t0;
+  }
+  dJointGroupDestroy(ctx.contacts);
+  dSpaceDestroy(space);
+  dWorldDestroy(ctx.world);
+  dCloseODE();
+  return total / steps;
+}
+
+int main(int argc, char **argv) {
+  const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+  const int sizes[] = {10, 100, 1000, 10000};
+  const int nsizes = quick ? 2 : 4;
+  printf("## Pile of boxes in a bin: lcpsim (PGS, 20 sweeps) vs ODE (QuickStep, 20 iterations)\n\n");
+  printf("h = %g s, box side %g m, mass %g kg, mu %g\n\n", H, 2 * HALF, MASS, MU);
+  printf("| N | steps | lcpsim steps/s | ODE steps/s | lcpsim/ODE speed | lcpsim ms/step | "
+         "ms/step per body (us) | max penetration (m) | max residual |\n"
+         "|---|---|---|---|---|---|---|---|---|\n");
+  for (int k = 0; k < nsizes; ++k) {
+    const int n = sizes[k], steps = quick ? 200 : n >= 10000 ? 200 : 1000;
+    RunStats r = run_lcpsim(n, steps, "pgs");
+    const double ode = run_ode(n, steps);
+    printf("| %d | %d | %.1f | %.1f | %.2f | %.3f | %.2f | %.2e | %.2e |\n", n, steps,
+           1.0 / r.seconds_per_step, 1.0 / ode, ode / r.seconds_per_step,
+           1e3 * r.seconds_per_step, 1e6 * r.seconds_per_step / n, r.max_penetration,
+           r.max_residual);
+    fflush(stdout);
+  }
+  printf("\n## Lemke on the same piles (dense pivoting; first 50 steps)\n\n");
+  printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");
+  for (int k = 0; k < 2; ++k) {
+    const int n = sizes[k];
+    RunStats r = run_lcpsim(n, 50, "lemke");
+    printf("| %d | %.3f | %.1f | %d | %d |\n", n, 1e3 * r.seconds_per_step, r.mean_iterations,
+           r.max_iterations, r.failures);
+    fflush(stdout);
+  }
+  return 0;
+}
