@@ -64,7 +64,6 @@ static void build_lcpsim(int n, LsimModel *m, LsimState *st) {
   m->solver.tol = 0.0;
   m->solver.max_iter = 20;
   m->solver.warm_start = 1;
-  LsimRng rng = lsim_rng(42);
   for (int i = 0; i < n; ++i) {
     LsimBody b = lsim_default_body();
     snprintf(b.name, sizeof b.name, "box%d", i);
