@@ -26,7 +26,7 @@
 #define LSIM_VERSION "unknown"
 #endif
 
-#define LSIM_RECORD_FORMAT_VERSION 1
+#define LSIM_RECORD_FORMAT_VERSION 2
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
 #define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series */
@@ -117,22 +117,39 @@ static int set_unit(hid_t dset, const char *unit) {
   return H5LTset_attribute_string(dset, ".", "unit", unit) < 0 ? -1 : 0;
 }
 
-/* Writes a small dataset of n elements (n < 0: scalar) at name. Skipped after an error. */
-static void write_small(LsimRecord *r, const char *name, hid_t mtype, hid_t ftype, int n,
-                        const void *data, const char *unit) {
+/* Writes a small contiguous dataset of the given rank (0: scalar) and dimensions at name,
+ * data in C order. Skipped after an error. */
+static void write_array(LsimRecord *r, const char *name, hid_t mtype, hid_t ftype, int rank,
+                        const hsize_t *dims, const void *data, const char *unit) {
   if (r->status < 0) return;
-  hsize_t dim = n < 0 ? 1 : (hsize_t)n;
-  hid_t space = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+  hsize_t total = 1;
+  for (int k = 0; k < rank; ++k) total *= dims[k];
+  hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dims, NULL);
   hid_t lcpl = make_lcpl();
   hid_t d = (space >= 0 && lcpl >= 0)
                 ? H5Dcreate2(r->file, name, ftype, space, lcpl, H5P_DEFAULT, H5P_DEFAULT)
                 : -1;
-  int ok = d >= 0 && (dim == 0 || H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0)
-           && set_unit(d, unit) == 0;
+  int ok = d >= 0 &&
+           (total == 0 || H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0) &&
+           set_unit(d, unit) == 0;
   if (d >= 0) H5Dclose(d);
   if (lcpl >= 0) H5Pclose(lcpl);
   if (space >= 0) H5Sclose(space);
   if (!ok) fail_write(r, name);
+}
+
+/* Writes a small dataset of n elements (n < 0: scalar) at name. */
+static void write_small(LsimRecord *r, const char *name, hid_t mtype, hid_t ftype, int n,
+                        const void *data, const char *unit) {
+  hsize_t dim = n < 0 ? 1 : (hsize_t)n;
+  write_array(r, name, mtype, ftype, n < 0 ? 0 : 1, &dim, data, unit);
+}
+
+/* Writes a float64 matrix [rows, cols] (C order) at name. */
+static void write_matrix(LsimRecord *r, const char *name, int rows, int cols,
+                         const double *data, const char *unit) {
+  hsize_t dims[2] = {(hsize_t)rows, (hsize_t)cols};
+  write_array(r, name, H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 2, dims, data, unit);
 }
 
 static void write_int(LsimRecord *r, const char *name, int value) {
@@ -305,6 +322,91 @@ static void set_err(char *err, size_t errlen, const char *msg) {
   if (err && errlen) snprintf(err, errlen, "%s", msg);
 }
 
+/* /bodies/inertia [nbodies, 3, 3] and /bodies/pose [nbodies, 7]: a static body's fixed
+ * pose, a moving body's initial coordinates, in the q layout of the dimension (1-D x;
+ * 2-D x, y, theta; 3-D x, y, z, qw, qx, qy, qz), unused columns 0. */
+static void write_body_geometry(LsimRecord *r, const LsimModel *model,
+                                const LsimState *initial) {
+  if (r->status < 0) return;
+  const int nb = model->nbodies;
+  const int ncoord = model->dimension == 1 ? 1 : model->dimension == 2 ? 3 : 7;
+  double *inertia = calloc((size_t)(nb > 0 ? nb : 1) * 9, sizeof *inertia);
+  double *pose = calloc((size_t)(nb > 0 ? nb : 1) * 7, sizeof *pose);
+  if (!inertia || !pose) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  } else {
+    for (int i = 0; i < nb; ++i) {
+      const LsimBody *b = &model->bodies[i];
+      memcpy(inertia + 9 * i, b->inertia, sizeof b->inertia);
+      const int moving = b->type != LSIM_BODY_STATIC && b->q_offset >= 0 &&
+                         b->q_offset + ncoord <= model->nq;
+      const double *c = moving ? initial->q + b->q_offset : b->pose;
+      memcpy(pose + 7 * i, c, (size_t)ncoord * sizeof *pose);
+    }
+    hsize_t dims[3] = {(hsize_t)nb, 3, 3};
+    write_array(r, "/bodies/inertia", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 3, dims, inertia,
+                "kg*m^2");
+    write_matrix(r, "/bodies/pose", nb, 7, pose, NULL);
+  }
+  free(inertia);
+  free(pose);
+}
+
+/* The /shapes group: one entry per shape of model->shapes (sorted by body). */
+static void write_shapes(LsimRecord *r, const LsimModel *model) {
+  if (r->status < 0) return;
+  const int ns = model->nshapes > 0 && model->shapes ? model->nshapes : 0;
+  const size_t n = (size_t)(ns > 0 ? ns : 1);
+  int *iv = malloc(n * sizeof *iv);
+  double *dv = malloc(n * 4 * sizeof *dv);
+  if (!iv || !dv) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+    free(iv);
+    free(dv);
+    return;
+  }
+  const LsimShape *sh = model->shapes;
+  if (ns > 0) write_strings(r, "/shapes/name", sh[0].name, sizeof(LsimShape), ns);
+  else write_strings(r, "/shapes/name", "", 0, 0);
+  for (int i = 0; i < ns; ++i) iv[i] = (int)sh[i].type;
+  write_small(r, "/shapes/type", H5T_NATIVE_INT, H5T_STD_I32LE, ns, iv, NULL);
+  for (int i = 0; i < ns; ++i) iv[i] = sh[i].body;
+  write_small(r, "/shapes/body", H5T_NATIVE_INT, H5T_STD_I32LE, ns, iv, NULL);
+  for (int i = 0; i < ns; ++i) memcpy(dv + 3 * i, sh[i].pos, sizeof sh[i].pos);
+  write_matrix(r, "/shapes/position", ns, 3, dv, "m");
+  for (int i = 0; i < ns; ++i) memcpy(dv + 4 * i, sh[i].rot, sizeof sh[i].rot);
+  write_matrix(r, "/shapes/orientation", ns, 4, dv, NULL);
+  for (int i = 0; i < ns; ++i) dv[i] = sh[i].radius;
+  write_small(r, "/shapes/radius", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, ns, dv, "m");
+  for (int i = 0; i < ns; ++i) memcpy(dv + 3 * i, sh[i].half, sizeof sh[i].half);
+  write_matrix(r, "/shapes/half_extents", ns, 3, dv, "m");
+  for (int i = 0; i < ns; ++i) dv[i] = sh[i].mu;
+  write_small(r, "/shapes/mu", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, ns, dv, NULL);
+  free(iv);
+  free(dv);
+}
+
+/* Legends of the type codes and the names of one body's q and v components. */
+static void write_legends(LsimRecord *r, int dimension) {
+  static const char shape_legend[7][16] = {"0 segment", "1 halfline", "2 plane", "3 sphere",
+                                           "4 box",     "5 capsule",  "6 point"};
+  static const char body_legend[3][16] = {"0 dynamic", "1 static", "2 kinematic"};
+  static const char q_names[3][7][8] = {{"x"},
+                                        {"x", "y", "theta"},
+                                        {"x", "y", "z", "qw", "qx", "qy", "qz"}};
+  static const char v_names[3][6][8] = {{"vx"},
+                                        {"vx", "vy", "omega"},
+                                        {"vx", "vy", "vz", "wx", "wy", "wz"}};
+  static const int nq_body[3] = {1, 3, 7}, nv_body[3] = {1, 3, 6};
+  write_strings(r, "/parameters/shape_type_legend", shape_legend[0], sizeof shape_legend[0], 7);
+  write_strings(r, "/parameters/body_type_legend", body_legend[0], sizeof body_legend[0], 3);
+  const int d = dimension >= 1 && dimension <= 3 ? dimension - 1 : 0;
+  write_strings(r, "/parameters/q_components", q_names[d][0], sizeof q_names[d][0],
+                nq_body[d]);
+  write_strings(r, "/parameters/v_components", v_names[d][0], sizeof v_names[d][0],
+                nv_body[d]);
+}
+
 int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
                      const LsimState *initial, const char *scene_text,
                      const char *solver_name, char *err, size_t errlen) {
@@ -404,14 +506,20 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   BODY_DOUBLES(mass, "/bodies/mass", "kg")
   BODY_DOUBLES(width, "/bodies/width", "m")
   BODY_DOUBLES(ground_mu, "/bodies/ground_mu", NULL)
+  BODY_INTS(side, "/bodies/side")
   BODY_INTS(q_offset, "/bodies/q_offset")
   BODY_INTS(v_offset, "/bodies/v_offset")
   BODY_INTS(nq, "/bodies/nq")
   BODY_INTS(nv, "/bodies/nv")
+  BODY_INTS(first_shape, "/bodies/first_shape")
+  BODY_INTS(nshapes, "/bodies/nshapes")
 #undef BODY_INTS
 #undef BODY_DOUBLES
   free(iv);
   free(dv);
+  write_body_geometry(r, model, initial);
+  write_shapes(r, model);
+  write_legends(r, model->dimension);
 
   /* Status legend: "code name" for every LsimStatus code. */
   char legend[11][32];

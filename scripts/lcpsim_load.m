@@ -19,6 +19,18 @@ function r = lcpsim_load(path)
 %   i = r.contacts.rows(k);          % row indices, possibly empty
 %   c = r.contacts.at(k);            % struct of the per-contact arrays restricted to step k
 %
+% Per-body helpers (as in lcpsim_load.py, with 1-based indices); body is a name or a
+% 1-based index, static bodies included (their fixed pose, zero velocity):
+%   i = r.body_index('crate');       % 1-based index of a body name
+%   p = r.position(body);            % [N+1 x dim] x (, y (, z)) of the body origin, m
+%   a = r.orientation(body);         % 2-D: [N+1 x 1] angle theta, rad; 3-D: [N+1 x 4]
+%                                    %   unit quaternions (qw, qx, qy, qz); 1-D: error
+%   w = r.velocity(body);            % [N+1 x dim] linear velocity, m/s
+%   o = r.angular_velocity(body);    % 2-D: [N+1 x 1] omega; 3-D: [N+1 x 3] world, rad/s
+%   s = r.shapes_of(body);           % 1-based indices of its shapes in r.shapes.*
+% r.bodies.inertia is [nbodies x 3 x 3]: squeeze(r.bodies.inertia(i, :, :)) is body i's
+% 3 x 3 inertia tensor. r.shapes.name and the legends are cell columns of strings.
+%
 % Matlab reads the file with h5info / h5read. Octave has no h5read, and octave-netcdf's
 % ncread cannot read fixed-length strings (netCDF maps them to NC_STRING, which the
 % package rejects), so on Octave the file is read with Octave's own load(), which reads
@@ -43,12 +55,28 @@ function r = lcpsim_load(path)
     r = read_matlab(path, '/');
   end
 
-  % Cell arrays for the string tables; the contact helpers.
+  % Cell arrays for the string tables; the contact and body helpers.
   r.bodies.name = to_cellstr(r.bodies.name);
   r.solver.status_legend = to_cellstr(r.solver.status_legend);
+  if isfield(r, 'shapes') && isfield(r.shapes, 'name')
+    r.shapes.name = to_cellstr(r.shapes.name);
+  end
+  tables = {'shape_type_legend', 'body_type_legend', 'q_components', 'v_components'};
+  for k = 1:numel(tables)
+    if isfield(r.parameters, tables{k})
+      r.parameters.(tables{k}) = to_cellstr(r.parameters.(tables{k}));
+    end
+  end
   c = r.contacts;
   r.contacts.rows = @(k) contact_rows(c, k);
   r.contacts.at = @(k) contacts_at(c, k);
+  base = r;
+  r.body_index = @(b) body_index(base, b);
+  r.position = @(b) body_position(base, b);
+  r.orientation = @(b) body_orientation(base, b);
+  r.velocity = @(b) body_velocity(base, b);
+  r.angular_velocity = @(b) body_angular_velocity(base, b);
+  r.shapes_of = @(b) body_shapes(base, b);
 end
 
 % ---- Octave: load() gives numeric arrays with reversed dimensions: a 1-D dataset [N]
@@ -60,6 +88,9 @@ function s = fix_octave(s, prefix)
     x = s.(names{i});
     if isstruct(x)
       s.(names{i}) = fix_octave(x, [prefix '/' names{i}]);
+    elseif strcmp(prefix, '/bodies') && strcmp(names{i}, 'inertia')
+      % [nbodies, 3, 3] comes back as 3 x 3 x nbodies (3 x 3 for one body).
+      s.(names{i}) = permute(x, [3 2 1]);
     elseif ischar(x)
       s.(names{i}) = strip_nul(x);
     elseif ~isscalar(x)
@@ -82,6 +113,8 @@ function s = read_matlab(path, group)
     x = h5read(path, name);
     if strcmp(d.Datatype.Class, 'H5T_STRING')
       x = matlab_string(x, d);
+    elseif numel(d.Dataspace.Size) == 3
+      x = permute(x, [3 2 1]);
     elseif numel(d.Dataspace.Size) == 2
       x = x.';
     elseif numel(d.Dataspace.Size) == 1
@@ -156,4 +189,92 @@ function out = contacts_at(c, k)
     end
     out.(names{j}) = x(i, :);
   end
+end
+
+% ---- per-body helpers
+
+% 1-based index of body (a name or a 1-based index).
+function i = body_index(r, b)
+  names = r.bodies.name;
+  if ischar(b)
+    i = find(strcmp(names, b), 1);
+    if isempty(i)
+      error('lcpsim_load: no body named ''%s''', b);
+    end
+  else
+    i = double(b);
+    if ~isscalar(i) || i ~= round(i) || i < 1 || i > numel(names)
+      error('lcpsim_load: body index out of range 1..%d', numel(names));
+    end
+  end
+end
+
+% The body's columns of q (kind 'q') or v ('v'), [N+1 x per-body count]; a static
+% body's fixed pose repeated (q) or zeros (v).
+function x = body_coordinates(r, b, kind)
+  i = body_index(r, b);
+  dim = double(r.parameters.dimension);
+  if strcmp(kind, 'q')
+    widths = [1 3 7];
+  else
+    widths = [1 3 6];
+  end
+  width = widths(dim);
+  rows = numel(r.time);
+  n = double(r.bodies.(['n' kind])(i));
+  if n > 0
+    o = double(r.bodies.([kind '_offset'])(i));
+    x = double(r.(kind)(:, o + 1:o + n));
+  elseif strcmp(kind, 'v') || ~isfield(r.bodies, 'pose')
+    x = zeros(rows, width);
+  else
+    x = repmat(double(r.bodies.pose(i, 1:width)), rows, 1);
+  end
+end
+
+function p = body_position(r, b)
+  q = body_coordinates(r, b, 'q');
+  p = q(:, 1:double(r.parameters.dimension));
+end
+
+function a = body_orientation(r, b)
+  dim = double(r.parameters.dimension);
+  if dim == 1
+    error('lcpsim_load: 1-D bodies have no orientation');
+  end
+  q = body_coordinates(r, b, 'q');
+  if dim == 2
+    a = q(:, 3);
+  else
+    a = q(:, 4:7);
+  end
+end
+
+function w = body_velocity(r, b)
+  v = body_coordinates(r, b, 'v');
+  w = v(:, 1:double(r.parameters.dimension));
+end
+
+function w = body_angular_velocity(r, b)
+  dim = double(r.parameters.dimension);
+  if dim == 1
+    error('lcpsim_load: 1-D bodies have no angular velocity');
+  end
+  v = body_coordinates(r, b, 'v');
+  if dim == 2
+    w = v(:, 3);
+  else
+    w = v(:, 4:6);
+  end
+end
+
+% 1-based indices of the body's shapes in r.shapes (empty in 1-D).
+function k = body_shapes(r, b)
+  i = body_index(r, b);
+  if ~isfield(r.bodies, 'first_shape')
+    k = zeros(1, 0);
+    return;
+  end
+  f = double(r.bodies.first_shape(i));
+  k = (f + 1):(f + double(r.bodies.nshapes(i)));
 end

@@ -13,7 +13,22 @@ As a module (with scripts/ on sys.path):
     r.summary.failures
 
 The names are the file's paths with "/" replaced by "." (r["q"] works too). Strings come
-back as str, scalars as Python int / float, everything else as numpy arrays.
+back as str (string arrays as lists of str), scalars as Python int / float, everything
+else as numpy arrays.
+
+Per-body helpers (2-D and 3-D; 1-D has position and velocity only); `body` is a name
+or a 0-based index, static bodies included (their fixed pose, zero velocity):
+
+    r.body_index("crate")             # 0-based index of a body name
+    r.position(body)                  # [N+1, dim] x (, y (, z)) of the body origin, m
+    r.orientation(body)               # 2-D: [N+1] angle theta, rad; 3-D: [N+1, 4]
+                                      #   unit quaternions (qw, qx, qy, qz)
+    r.velocity(body)                  # [N+1, dim] linear velocity, m/s
+    r.angular_velocity(body)          # 2-D: [N+1] omega, rad/s; 3-D: [N+1, 3] world
+                                      #   (wx, wy, wz), rad/s
+    r.shapes_of(body)                 # 0-based indices into r.shapes.* of its shapes
+
+Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
 """
@@ -59,6 +74,74 @@ class Contacts(Group):
         return sl.stop - sl.start
 
 
+class Run(Group):
+    """The whole file, with per-body helpers (see the module docstring)."""
+
+    def body_index(self, body):
+        """0-based index of body (a name or an index)."""
+        names = self["bodies"]["name"]
+        if isinstance(body, str):
+            try:
+                return names.index(body)
+            except ValueError:
+                raise KeyError(f"no body named {body!r}") from None
+        i = int(body)
+        if not 0 <= i < len(names):
+            raise IndexError(f"body index {i} out of range 0..{len(names) - 1}")
+        return i
+
+    def _dimension(self):
+        return int(self["parameters"]["dimension"])
+
+    def _coordinates(self, body, kind):
+        """Body's columns of q (kind "q") or v ("v"): [N+1, per-body count]; a static
+        body's fixed pose repeated (q) or zeros (v)."""
+        i = self.body_index(body)
+        b, dim = self["bodies"], self._dimension()
+        width = {"q": (1, 3, 7), "v": (1, 3, 6)}[kind][dim - 1]
+        rows = len(self["time"])
+        n = int(b["n" + kind][i])
+        if n > 0:
+            o = int(b[kind + "_offset"][i])
+            return self[kind][:, o:o + n]
+        if kind == "v" or "pose" not in b:
+            return np.zeros((rows, width))
+        return np.tile(np.asarray(b["pose"][i, :width], dtype=float), (rows, 1))
+
+    def position(self, body):
+        """[N+1, dim]: the body origin's world position at every recorded state."""
+        return self._coordinates(body, "q")[:, :self._dimension()].copy()
+
+    def orientation(self, body):
+        """2-D: [N+1] angles theta (rad); 3-D: [N+1, 4] quaternions (qw, qx, qy, qz)."""
+        dim = self._dimension()
+        if dim == 1:
+            raise ValueError("1-D bodies have no orientation")
+        q = self._coordinates(body, "q")
+        return q[:, 2].copy() if dim == 2 else q[:, 3:7].copy()
+
+    def velocity(self, body):
+        """[N+1, dim]: the body origin's linear velocity."""
+        return self._coordinates(body, "v")[:, :self._dimension()].copy()
+
+    def angular_velocity(self, body):
+        """2-D: [N+1] omega (rad/s); 3-D: [N+1, 3] world angular velocity."""
+        dim = self._dimension()
+        if dim == 1:
+            raise ValueError("1-D bodies have no angular velocity")
+        v = self._coordinates(body, "v")
+        return v[:, 2].copy() if dim == 2 else v[:, 3:6].copy()
+
+    def shapes_of(self, body):
+        """0-based indices of the body's shapes in r.shapes (empty in 1-D)."""
+        i = self.body_index(body)
+        b = self["bodies"]
+        if "first_shape" not in b:
+            return np.zeros(0, dtype=int)
+        f, n = int(b["first_shape"][i]), int(b["nshapes"][i])
+        return np.arange(f, f + n)
+
+
 def _value(ds):
     """A dataset's value: str for fixed-length strings (a list of str for a string
     array), int / float for scalars, numpy arrays otherwise."""
@@ -85,7 +168,7 @@ def _group(g, cls=Group):
 def load(path):
     """Reads the whole file into a Group (see the module docstring)."""
     with h5py.File(path, "r") as f:
-        return _group(f)
+        return _group(f, Run)
 
 
 def summary(r):
@@ -104,6 +187,12 @@ def summary(r):
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
         f"wall time {s.wall_time_total:.3g} s (solver {s.solver_wall_time:.3g} s)",
     ]
+    if "shapes" in r and len(r.shapes.type):
+        legend = dict(x.split(" ", 1) for x in r.parameters.get("shape_type_legend", []))
+        kinds = [legend.get(str(int(t)), str(int(t))) for t in r.shapes.type]
+        counts = {k: kinds.count(k) for k in dict.fromkeys(kinds)}
+        lines.insert(2, f"shapes {len(kinds)}: " +
+                     ", ".join(f"{n} {k}" for k, n in counts.items()))
     return "\n".join(lines)
 
 
