@@ -1,7 +1,14 @@
 #!/usr/bin/python3
-"""Plot an lcpsim run: positions, velocities and contact impulses over time.
+"""Plot an lcpsim run: positions, velocities, energies and contact impulses over time.
 
     /usr/bin/python3 scripts/lcpsim_plot.py run.h5 -o run.png
+
+1-D runs: one line per coordinate (positions, velocities) and the contact impulses.
+2-D / 3-D runs: a row per axis (x, y (, z)) with each moving body's position (left) and
+velocity (right), a rotation row (2-D: theta and omega; 3-D: rotation angle from the
+identity, 2 acos|qw|, and angular speed |w|), then energies (kinetic, potential, total)
+and contact impulses. At most MAX_BODIES moving bodies are drawn (the
+first ones, in file order); the legend says how many were left out.
 """
 import argparse
 import os
@@ -42,7 +49,81 @@ def step_impulses(r):
     return normal, friction
 
 
+MAX_BODIES = 10
+
+
+def moving_bodies(r):
+    """Indices of the bodies with coordinates (dynamic and kinematic)."""
+    return [i for i, n in enumerate(r.bodies.nq) if int(n) > 0]
+
+
+def plot_nd(r, out, title=None):
+    """The 2-D / 3-D figure (see the module docstring)."""
+    dim = int(r.parameters.dimension)
+    t = r.time
+    moving = moving_bodies(r)
+    shown = moving[:MAX_BODIES]
+    rows = dim + 2
+    fig, ax = plt.subplots(rows, 2, sharex=True, figsize=(11, 2.3 * rows))
+    axis_names = "xyz"
+    for i in shown:
+        name = r.bodies.name[i]
+        p, v = r.position(i), r.velocity(i)
+        for a in range(dim):
+            ax[a, 0].plot(t, p[:, a], label=name)
+            ax[a, 1].plot(t, v[:, a], label=name)
+        if dim == 2:
+            angle, speed = r.orientation(i), r.angular_velocity(i)
+        else:
+            qw = np.clip(np.abs(r.orientation(i)[:, 0]), 0.0, 1.0)
+            angle, speed = 2.0 * np.arccos(qw), np.linalg.norm(r.angular_velocity(i), axis=1)
+        ax[dim, 0].plot(t, angle, label=name)
+        ax[dim, 1].plot(t, speed, label=name)
+    for a in range(dim):
+        ax[a, 0].set_ylabel(f"{axis_names[a]} [m]")
+        ax[a, 1].set_ylabel(f"v{axis_names[a]} [m/s]")
+    if dim == 2:
+        ax[dim, 0].set_ylabel("theta [rad]")
+        ax[dim, 1].set_ylabel("omega [rad/s]")
+    else:
+        ax[dim, 0].set_ylabel("rotation angle [rad]")
+        ax[dim, 1].set_ylabel("|w| [rad/s]")
+    ax[0, 0].set_title("positions")
+    ax[0, 1].set_title("velocities")
+    if shown:
+        note = (f"first {len(shown)} of {len(moving)} moving bodies"
+                if len(shown) < len(moving) else None)
+        ax[0, 0].legend(loc="best", fontsize="small", title=note, title_fontsize="small")
+    else:
+        ax[0, 0].text(0.5, 0.5, "no moving bodies", transform=ax[0, 0].transAxes,
+                      ha="center", va="center")
+
+    e = ax[rows - 1, 0]
+    e.plot(t, r.energy.kinetic, label="kinetic")
+    e.plot(t, r.energy.potential, label="potential")
+    e.plot(t, r.energy.kinetic + r.energy.potential, label="total", color="k", lw=1)
+    e.set_ylabel("energy [J]")
+    e.legend(loc="best", fontsize="small")
+    normal, friction = step_impulses(r)
+    c = ax[rows - 1, 1]
+    c.plot(t[1:], normal, label="normal (sum)")
+    c.plot(t[1:], friction, label="friction (sum of norms)")
+    c.set_ylabel("impulse per step [N*s]")
+    c.legend(loc="best", fontsize="small")
+    for a in ax.flat:
+        a.grid(True, alpha=0.3)
+    e.set_xlabel("time [s]")
+    c.set_xlabel("time [s]")
+    fig.suptitle(title or f"lcpsim {dim}-D run: {r.parameters.solver_name}, h = "
+                 f"{r.parameters.time_step:g} s, {len(t) - 1} steps")
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
 def plot(r, out, title=None):
+    if r.parameters.dimension != 1:
+        return plot_nd(r, out, title)
     fig, ax = plt.subplots(3, 1, sharex=True, figsize=(8, 9))
     t = r.time
     one_d = r.parameters.dimension == 1
