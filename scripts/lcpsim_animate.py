@@ -1,0 +1,376 @@
+#!/usr/bin/python3
+"""Render a 2-D or 3-D lcpsim run as frames: a PNG sequence, a GIF or an MP4.
+
+    /usr/bin/python3 scripts/lcpsim_animate.py run.h5 -o frames/%04d.png
+    /usr/bin/python3 scripts/lcpsim_animate.py run.h5 -o run.gif --every 5
+    /usr/bin/python3 scripts/lcpsim_animate.py run.h5 -o run.mp4 --fps 30
+
+The output's name chooses the format: a name with a printf field (%d, %04d) is a PNG
+sequence numbered 0, 1, 2, ... (directories are created); .gif is written with
+matplotlib's PillowWriter (Debian python3-pil, a dependency of python3-matplotlib);
+.mp4 needs ffmpeg (Debian ffmpeg) on PATH.
+
+Frames are the recorded states 0, K, 2K, ... (--every K) and always the last one. Every
+shape is drawn at its body's pose (docs/output-format.md, /shapes): 2-D disks (with a
+radius line that shows the rotation), rectangles, capsules, points, and planes as long
+lines hatched on their solid side; 3-D wireframes of boxes, spheres (three great
+circles), capsules, points, and planes as a grid square. Static bodies are grey, moving
+ones coloured; the step's contact points are red dots. The view is fixed for the whole
+animation: --limits, or the extent of every non-plane shape over the run plus a margin.
+"""
+import argparse
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.animation as animation  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.patches import Circle, Polygon  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lcpsim_load  # noqa: E402
+
+PLANE, SPHERE, BOX, CAPSULE, POINT = 2, 3, 4, 5, 6
+STATIC = 1
+
+
+def quat_matrix(q):
+    """Rotation matrix of a quaternion (w, x, y, z) (normalized first)."""
+    q = np.asarray(q, dtype=float)
+    n = np.linalg.norm(q)
+    w, x, y, z = q / n if n > 0 else (1.0, 0.0, 0.0, 0.0)
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def rot2(a):
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s], [s, c]])
+
+
+class Scene:
+    """Body poses per state and the shapes of a loaded run."""
+
+    def __init__(self, r):
+        self.r = r
+        self.dim = int(r.parameters.dimension)
+        if self.dim not in (2, 3):
+            raise ValueError("only 2-D and 3-D runs are animated (lcpsim_plot.py plots 1-D)")
+        if "shapes" not in r:
+            raise ValueError("the file has no /shapes (format 1): record it again")
+        nb = len(r.bodies.name)
+        self.pos = [r.position(i) for i in range(nb)]        # [N+1, dim]
+        self.ori = [r.orientation(i) for i in range(nb)]     # [N+1] or [N+1, 4]
+        s = r.shapes
+        self.shapes = list(range(len(s.type)))
+        self.static = [int(t) == STATIC for t in r.bodies.type]
+        cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
+        self.color, k = [], 0
+        for i in range(nb):
+            if self.static[i]:
+                self.color.append("0.35")
+            else:
+                self.color.append(cycle[k % len(cycle)])
+                k += 1
+
+    def states(self):
+        return len(self.r.time)
+
+    def shape_pose(self, j, k):
+        """World pose of shape j at state k: 2-D (center [2], angle); 3-D (center [3],
+        rotation matrix)."""
+        s = self.r.shapes
+        b = int(s.body[j])
+        lp, lq = np.asarray(s.position[j], dtype=float), np.asarray(s.orientation[j], float)
+        if self.dim == 2:
+            th = float(self.ori[b][k])
+            c = self.pos[b][k] + rot2(th) @ lp[:2]
+            return c, th + 2.0 * math.atan2(lq[3], lq[0])
+        R = quat_matrix(self.ori[b][k])
+        return self.pos[b][k] + R @ lp, R @ quat_matrix(lq)
+
+    def reach(self, j):
+        """Distance from a shape's center that bounds it (planes: 0)."""
+        s = self.r.shapes
+        t, rad, half = int(s.type[j]), float(s.radius[j]), np.asarray(s.half_extents[j])
+        if t == SPHERE:
+            return rad
+        if t == BOX:
+            return float(np.linalg.norm(half[:self.dim]))
+        if t == CAPSULE:
+            return float(half[0]) + rad
+        return 0.0
+
+    def limits(self, frames):
+        """[(lo, hi)] per axis covering every non-plane shape in the frames (plane
+        origins included), with a 10 % margin."""
+        lo = np.full(self.dim, np.inf)
+        hi = np.full(self.dim, -np.inf)
+        for j in self.shapes:
+            e = self.reach(j)
+            for k in frames:
+                c = self.shape_pose(j, k)[0]
+                if np.all(np.isfinite(c)):
+                    lo = np.minimum(lo, c - e)
+                    hi = np.maximum(hi, c + e)
+        if not np.all(np.isfinite(lo)):
+            lo, hi = -np.ones(self.dim), np.ones(self.dim)
+        span = max(float(np.max(hi - lo)), 1e-9)
+        out = []
+        for a in range(self.dim):
+            mid, half = 0.5 * (lo[a] + hi[a]), 0.5 * (hi[a] - lo[a])
+            half = max(half, 0.05 * span) + 0.1 * span
+            out.append((mid - half, mid + half))
+        return out
+
+
+# ---- 2-D drawing
+
+def draw_2d(ax, sc, k, lim):
+    span = max(lim[0][1] - lim[0][0], lim[1][1] - lim[1][0])
+    s = sc.r.shapes
+    for j in sc.shapes:
+        t, b = int(s.type[j]), int(s.body[j])
+        col = sc.color[b]
+        c, a = sc.shape_pose(j, k)
+        rad, half = float(s.radius[j]), np.asarray(s.half_extents[j], dtype=float)
+        R = rot2(a)
+        if t == SPHERE:
+            ax.add_patch(Circle(c, rad, facecolor=col, edgecolor="k", alpha=0.45, lw=1))
+            ax.add_patch(Circle(c, rad, fill=False, edgecolor="k", lw=1))
+            e = c + R @ np.array([rad, 0.0])
+            ax.plot([c[0], e[0]], [c[1], e[1]], color="k", lw=1)
+        elif t == BOX:
+            corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * half[:2]
+            ax.add_patch(Polygon(c + corners @ R.T, closed=True, facecolor=col,
+                                 edgecolor="k", alpha=0.6, lw=1))
+        elif t == CAPSULE:
+            L = float(half[0])
+            u = np.linspace(-math.pi / 2, math.pi / 2, 13)
+            right = np.c_[L + rad * np.cos(u), rad * np.sin(u)]
+            left = np.c_[-L - rad * np.cos(u), -rad * np.sin(u)]
+            ax.add_patch(Polygon(c + np.vstack([right, left]) @ R.T, closed=True,
+                                 facecolor=col, edgecolor="k", alpha=0.6, lw=1))
+            e = c + R @ np.array([L, 0.0])
+            ax.plot([c[0], e[0]], [c[1], e[1]], color="k", lw=0.8)
+        elif t == PLANE:
+            tangent, normal = R @ np.array([1.0, 0.0]), R @ np.array([0.0, 1.0])
+            far, depth = 20.0 * span, 0.04 * span
+            p0, p1 = c - far * tangent, c + far * tangent
+            ax.add_patch(Polygon([p0, p1, p1 - depth * normal, p0 - depth * normal],
+                                 closed=True, fill=False, hatch="///", edgecolor=col, lw=0))
+            ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color=col, lw=1.5)
+        elif t == POINT:
+            ax.plot([c[0]], [c[1]], "o", color=col, ms=3)
+    pts = contact_points(sc.r, k)
+    if len(pts):
+        ax.plot(pts[:, 0], pts[:, 1], "o", color="red", ms=3, zorder=5)
+    ax.set_xlim(*lim[0])
+    ax.set_ylim(*lim[1])
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+
+
+# ---- 3-D drawing
+
+def circle_pts(n=24):
+    u = np.linspace(0, 2 * math.pi, n + 1)
+    return np.cos(u), np.sin(u)
+
+
+def draw_3d(ax, sc, k, lim):
+    span = max(hi - lo for lo, hi in lim)
+    s = sc.r.shapes
+    cu, su = circle_pts()
+    for j in sc.shapes:
+        t, b = int(s.type[j]), int(s.body[j])
+        col = sc.color[b]
+        c, R = sc.shape_pose(j, k)
+        rad, half = float(s.radius[j]), np.asarray(s.half_extents[j], dtype=float)
+
+        def line(p, **kw):
+            w = c + np.asarray(p) @ R.T
+            ax.plot(w[:, 0], w[:, 1], w[:, 2], color=kw.get("color", col),
+                    lw=kw.get("lw", 1.0))
+
+        if t == SPHERE:
+            z = np.zeros_like(cu)
+            for p in (np.c_[cu, su, z], np.c_[z, cu, su], np.c_[su, z, cu]):
+                line(rad * p)
+        elif t == BOX:
+            sgn = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)])
+            v = sgn * half
+            for a in range(8):
+                for bb in range(a + 1, 8):
+                    if np.sum(sgn[a] != sgn[bb]) == 1:
+                        line(v[[a, bb]])
+        elif t == CAPSULE:
+            L = float(half[0])
+            z = np.zeros_like(cu)
+            for h in (-L, L):
+                line(np.c_[rad * cu, rad * su, z + h])
+            for ang in (0, math.pi / 2, math.pi, 3 * math.pi / 2):
+                x, y = rad * math.cos(ang), rad * math.sin(ang)
+                line([[x, y, -L], [x, y, L]])
+            u = np.linspace(0, math.pi, 13)
+            for h, sign in ((L, 1), (-L, -1)):
+                line(np.c_[rad * np.cos(u), 0 * u, h + sign * rad * np.sin(u)])
+                line(np.c_[0 * u, rad * np.cos(u), h + sign * rad * np.sin(u)])
+        elif t == PLANE:
+            # A grid square in the plane, centered on the view center's projection and
+            # clipped to the view box (mplot3d does not clip).
+            center = np.array([0.5 * (lo + hi) for lo, hi in lim])
+            ex, ey, n = R[:, 0], R[:, 1], R[:, 2]
+            o = center - np.dot(center - c, n) * n
+            g = np.linspace(-span, span, 17)
+            for gv in g:
+                for a_dir, b_dir in ((ex, ey), (ey, ex)):
+                    p = clip_segment(o + gv * a_dir + g[0] * b_dir,
+                                     o + gv * a_dir + g[-1] * b_dir, lim)
+                    if p is not None:
+                        ax.plot(p[:, 0], p[:, 1], p[:, 2], color=col, lw=0.6, alpha=0.6)
+        elif t == POINT:
+            ax.scatter([c[0]], [c[1]], [c[2]], color=col, s=6)
+    pts = contact_points(sc.r, k)
+    if len(pts):
+        ax.scatter(pts[:, 0], pts[:, 1], pts[:, 2], color="red", s=8, depthshade=False)
+    ax.grid(False)  # the panes' grid would hide the ground's
+    ax.set_xlim(*lim[0])
+    ax.set_ylim(*lim[1])
+    ax.set_zlim(*lim[2])
+    try:
+        ax.set_box_aspect([hi - lo for lo, hi in lim])
+    except AttributeError:  # matplotlib < 3.3
+        pass
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_zlabel("z [m]")
+
+
+def clip_segment(p0, p1, lim):
+    """The part of segment p0-p1 inside the box lim [(lo, hi)] per axis ([2, dim]), or
+    None (Liang-Barsky)."""
+    t0, t1 = 0.0, 1.0
+    d = p1 - p0
+    for a, (lo, hi) in enumerate(lim):
+        # Inside along axis a: pk * t <= qk for both (pk, qk).
+        for pk, qk in ((-d[a], p0[a] - lo), (d[a], hi - p0[a])):
+            if pk == 0:
+                if qk < 0:
+                    return None
+            elif pk < 0:
+                t0 = max(t0, qk / pk)
+            else:
+                t1 = min(t1, qk / pk)
+    if t0 > t1:
+        return None
+    return np.array([p0 + t0 * d, p0 + t1 * d])
+
+
+def contact_points(r, k):
+    """Contact points of step k (the step that produced state k); [n, 3]."""
+    if k < 1 or "point" not in r.contacts:
+        return np.zeros((0, 3))
+    return r.contacts.point[r.contacts.rows(k)]
+
+
+# ---- output
+
+def frame_states(n_states, every):
+    ks = list(range(0, n_states, every))
+    if ks[-1] != n_states - 1:
+        ks.append(n_states - 1)
+    return ks
+
+
+def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
+    """Writes the frames; returns their number."""
+    sc = Scene(r)
+    frames = frame_states(sc.states(), max(1, int(every)))
+    if limits is not None:
+        lim = [(limits[2 * a], limits[2 * a + 1]) for a in range(sc.dim)]
+    else:
+        lim = sc.limits(frames)
+    h = float(r.parameters.time_step)
+    if fps is None:
+        fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
+    fig = plt.figure(figsize=(size, size))
+    ax = fig.add_subplot(111, projection="3d" if sc.dim == 3 else None)
+    nsteps = sc.states() - 1
+
+    def draw(k):
+        ax.cla()
+        (draw_3d if sc.dim == 3 else draw_2d)(ax, sc, k, lim)
+        ax.set_title(f"t = {r.time[k]:.4g} s (step {k} of {nsteps})")
+
+    lower = out.lower()
+    if "%" in out:
+        d = os.path.dirname(out % 0)
+        if d:
+            os.makedirs(d, exist_ok=True)
+        for i, k in enumerate(frames):
+            draw(k)
+            fig.savefig(out % i, dpi=dpi)
+    else:
+        if lower.endswith(".gif"):
+            writer = animation.PillowWriter(fps=fps)
+        elif lower.endswith(".mp4"):
+            if not animation.writers.is_available("ffmpeg"):
+                plt.close(fig)
+                raise RuntimeError("MP4 needs ffmpeg on PATH (Debian: apt-get install ffmpeg)")
+            writer = animation.FFMpegWriter(fps=fps)
+        else:
+            plt.close(fig)
+            raise ValueError(f"{out}: use a .gif or .mp4 name, or a PNG pattern like "
+                             "frames/%04d.png")
+        with writer.saving(fig, out, dpi):
+            for k in frames:
+                draw(k)
+                writer.grab_frame()
+    plt.close(fig)
+    return len(frames)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap.add_argument("run", help="run file (.h5) of a 2-D or 3-D scene")
+    ap.add_argument("-o", "--output", required=True,
+                    help="frames/%%04d.png (PNG sequence), NAME.gif or NAME.mp4")
+    ap.add_argument("--every", type=int, default=1, metavar="K",
+                    help="draw every K-th recorded state (and the last); default 1")
+    ap.add_argument("--limits", type=float, nargs="+", metavar="L",
+                    help="view: XMIN XMAX YMIN YMAX (3-D: ZMIN ZMAX too)")
+    ap.add_argument("--dpi", type=float, default=100, help="dots per inch (default 100)")
+    ap.add_argument("--fps", type=float,
+                    help="GIF / MP4 frame rate (default: real time, 1 to 50)")
+    ap.add_argument("--size", type=float, default=6.0, help="figure size in inches")
+    a = ap.parse_args(argv[1:])
+    if a.every < 1:
+        ap.error("--every must be at least 1")
+    try:
+        r = lcpsim_load.load(a.run)
+    except (OSError, KeyError) as e:
+        print(f"lcpsim_animate: {a.run}: {e}", file=sys.stderr)
+        return 1
+    dim = int(r.parameters.dimension)
+    if a.limits is not None and len(a.limits) != 2 * dim:
+        ap.error(f"--limits needs {2 * dim} numbers for a {dim}-D run")
+    try:
+        n = render(r, a.output, a.every, a.limits, a.dpi, a.fps, a.size)
+    except (ValueError, RuntimeError, OSError) as e:
+        print(f"lcpsim_animate: {e}", file=sys.stderr)
+        return 1
+    print(f"lcpsim_animate: {n} frames -> {a.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
