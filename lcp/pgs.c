@@ -18,8 +18,21 @@
  * largest sliding speed against a direction, which makes every direction row
  * non-negative and zero on the directions that oppose the sliding.
  *
+ * Factored form (factored.h, M = J B + C). The same sweep, in the same variable order,
+ * with the same cone-block update: only the way w_i is obtained and kept changes. The
+ * solver maintains u = B z (length m) instead of w: w_i = J_i . u + C_i . z + q_i is
+ * computed when variable i is visited (one sparse row of J and of C) and a change delta
+ * of z_i costs u += delta B(:, i) (one sparse column of B). M_ii = J_i . B(:, i) + C_ii is
+ * computed once per solve. The stop test needs all of w once per sweep: one pass
+ * w = J u + C z + q over the maintained u, O(nnz(J) + nnz(C)), about the cost of the
+ * sweep's own row products; so a sweep is O(nnz(J) + nnz(B) + nnz(C)) and M is never
+ * formed. Both forms share one driver (run below) through a small backend table: how to
+ * read w_i, how to set z_i, how to get all of w, how to recompute everything from z.
+ *
  * The stop test is the common natural residual max_i |min(z_i, w_i)| <= tol * scale
- * (lsim_lcp_scale), evaluated on the maintained w and confirmed on w recomputed from z.
+ * (lsim_lcp_scale), evaluated on the maintained w (factored: w from the maintained u)
+ * and confirmed on w recomputed from z alone (factored: u = B z recomputed too, so drift
+ * in u cannot make a failure look like a success).
  *
  * References: Cryer, "The solution of a quadratic programming problem using systematic
  * overrelaxation", SIAM J. Control 9 (1971); Cottle, Pang, Stone, The Linear
@@ -37,12 +50,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "factored.h"
+
+/* Shared with factored.c (internal; see there): structural and finiteness check. */
+int lsim_factored_check(const LsimFactoredLcp *f);
+
 struct LsimPgs {
   int capacity;
-  double *w;    /* [capacity] maintained w = M z + q */
+  double *w;    /* [capacity] maintained w = M z + q (factored: w of the last full pass) */
   double *inv;  /* [capacity] 1 / M_ii (0 for cone lambda variables) */
   int *block;   /* [capacity] cone index of a variable, -1 when scalar */
   double *tmp;  /* [capacity] projection scratch */
+  int capacity_m;
+  double *u;    /* [capacity_m] factored form: maintained u = B z */
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
@@ -58,42 +78,148 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->inv);
   free(ws->block);
   free(ws->tmp);
+  free(ws->u);
   free(ws);
 }
 
-/* Grows the workspace to n; no allocation when n fits. */
-static int reserve(LsimPgs *ws, int n) {
-  if (n <= ws->capacity) return 0;
-  double *w = realloc(ws->w, (size_t)n * sizeof(double));
-  if (!w) return LSIM_OUT_OF_MEMORY;
-  ws->w = w;
-  double *inv = realloc(ws->inv, (size_t)n * sizeof(double));
-  if (!inv) return LSIM_OUT_OF_MEMORY;
-  ws->inv = inv;
-  int *block = realloc(ws->block, (size_t)n * sizeof(int));
-  if (!block) return LSIM_OUT_OF_MEMORY;
-  ws->block = block;
-  double *tmp = realloc(ws->tmp, (size_t)n * sizeof(double));
-  if (!tmp) return LSIM_OUT_OF_MEMORY;
-  ws->tmp = tmp;
-  ws->capacity = n;
+/* Grows the workspace to n variables and m inner dimensions; no allocation when both fit. */
+static int reserve(LsimPgs *ws, int n, int m) {
+  if (n > ws->capacity) {
+    double *w = realloc(ws->w, (size_t)n * sizeof(double));
+    if (!w) return LSIM_OUT_OF_MEMORY;
+    ws->w = w;
+    double *inv = realloc(ws->inv, (size_t)n * sizeof(double));
+    if (!inv) return LSIM_OUT_OF_MEMORY;
+    ws->inv = inv;
+    int *block = realloc(ws->block, (size_t)n * sizeof(int));
+    if (!block) return LSIM_OUT_OF_MEMORY;
+    ws->block = block;
+    double *tmp = realloc(ws->tmp, (size_t)n * sizeof(double));
+    if (!tmp) return LSIM_OUT_OF_MEMORY;
+    ws->tmp = tmp;
+    ws->capacity = n;
+  }
+  if (m > ws->capacity_m) {
+    double *u = realloc(ws->u, (size_t)m * sizeof(double));
+    if (!u) return LSIM_OUT_OF_MEMORY;
+    ws->u = u;
+    ws->capacity_m = m;
+  }
   return 0;
 }
 
-/* z_i <- max(0, z_i - omega w_i / M_ii), keeping w = M z + q. */
-static void set_z(const LsimLcp *lcp, int i, double znew, double *z, double *w) {
-  const double delta = znew - z[i];
+/* How one form of the problem is read and updated. ctx is the form's own state, which
+ * includes the iterate z the driver also reads. */
+typedef struct Backend {
+  double (*w_at)(void *ctx, int i);          /* w_i of the current z */
+  void (*set)(void *ctx, int i, double znew); /* z_i <- znew, keeping the state consistent */
+  double (*diag)(void *ctx, int i);          /* M_ii */
+  void (*all_w)(void *ctx, double *w);       /* all of w from the state; NULL: w is the state */
+  void (*exact)(void *ctx, double *w, LsimResidual *r); /* from z alone; refreshes the state */
+} Backend;
+
+/* ---- dense form: w maintained, one column of M per change ---- */
+
+typedef struct DenseCtx {
+  const LsimLcp *lcp;
+  double *z;
+  double *w; /* maintained w = M z + q */
+} DenseCtx;
+
+static double dense_w_at(void *vc, int i) { return ((DenseCtx *)vc)->w[i]; }
+
+static void dense_set(void *vc, int i, double znew) {
+  DenseCtx *c = vc;
+  const double delta = znew - c->z[i];
   if (delta == 0.0) return;
-  const int n = lcp->n;
-  z[i] = znew;
-  const double *col = lcp->M + (size_t)i * n;
+  const int n = c->lcp->n;
+  c->z[i] = znew;
+  const double *col = c->lcp->M + (size_t)i * n;
+  double *w = c->w;
   for (int k = 0; k < n; ++k) w[k] += col[k] * delta;
 }
 
-static void scalar_update(LsimPgs *ws, const LsimLcp *lcp, int i, double omega, double *z,
-                          double *w) {
-  double znew = z[i] - omega * w[i] * ws->inv[i];
-  set_z(lcp, i, znew > 0.0 ? znew : 0.0, z, w);
+static double dense_diag(void *vc, int i) {
+  const LsimLcp *lcp = ((DenseCtx *)vc)->lcp;
+  return lcp->M[i + (size_t)i * lcp->n];
+}
+
+static void dense_exact(void *vc, double *w, LsimResidual *r) {
+  DenseCtx *c = vc;
+  lsim_lcp_residual(c->lcp, c->z, w, r);
+}
+
+static const Backend dense_backend = {dense_w_at, dense_set, dense_diag, NULL, dense_exact};
+
+/* ---- factored form: u = B z maintained, w_i from one row of J and of C ---- */
+
+typedef struct FactoredCtx {
+  const LsimFactoredLcp *f;
+  double *z;
+  double *u; /* maintained u = B z; all zero on entry to the diagonal computation */
+} FactoredCtx;
+
+/* w_i = J_i . u + C_i . z + q_i, summed in the order lsim_factored_w uses. */
+static inline double factored_row(const LsimFactoredLcp *f, const double *u, const double *z,
+                                  int i) {
+  double s = 0.0;
+  for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) s += f->J_val[k] * u[f->J_idx[k]];
+  if (f->C_ptr)
+    for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+  return s + f->q[i];
+}
+
+static double factored_w_at(void *vc, int i) {
+  FactoredCtx *c = vc;
+  return factored_row(c->f, c->u, c->z, i);
+}
+
+static void factored_set(void *vc, int i, double znew) {
+  FactoredCtx *c = vc;
+  const double delta = znew - c->z[i];
+  if (delta == 0.0) return;
+  c->z[i] = znew;
+  const LsimFactoredLcp *f = c->f;
+  double *u = c->u;
+  for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) u[f->B_idx[k]] += f->B_val[k] * delta;
+}
+
+/* M_ii = J_i . B(:, i) + C_ii: J_i scattered into u (zero on entry, zero again on exit),
+ * then summed in the order of B's column, as lsim_factored_to_dense sums M_ii. */
+static double factored_diag(void *vc, int i) {
+  FactoredCtx *c = vc;
+  const LsimFactoredLcp *f = c->f;
+  double *u = c->u;
+  for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) u[f->J_idx[k]] += f->J_val[k];
+  double d = 0.0;
+  for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) d += u[f->B_idx[k]] * f->B_val[k];
+  for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) u[f->J_idx[k]] = 0.0;
+  if (f->C_ptr)
+    for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+      if (f->C_idx[k] == i) d += f->C_val[k];
+  return d;
+}
+
+static void factored_all_w(void *vc, double *w) {
+  FactoredCtx *c = vc;
+  for (int i = 0; i < c->f->n; ++i) w[i] = factored_row(c->f, c->u, c->z, i);
+}
+
+static void factored_exact(void *vc, double *w, LsimResidual *r) {
+  FactoredCtx *c = vc;
+  lsim_factored_residual(c->f, c->z, c->u, w, r);
+}
+
+static const Backend factored_backend = {factored_w_at, factored_set, factored_diag,
+                                         factored_all_w, factored_exact};
+
+/* ---- the iteration, shared by both forms ---- */
+
+/* z_i <- max(0, z_i - omega w_i / M_ii). */
+static void scalar_update(const LsimPgs *ws, const Backend *be, void *ctx, int i, double omega,
+                          const double *z) {
+  const double znew = z[i] - omega * be->w_at(ctx, i) * ws->inv[i];
+  be->set(ctx, i, znew > 0.0 ? znew : 0.0);
 }
 
 /* Euclidean projection of x [d] onto {y >= 0, sum y <= cap} into y. */
@@ -128,26 +254,26 @@ static void project_capped_simplex(const double *x, int d, double cap, double *y
 }
 
 /* One contact-block update: normal, directions, projection on the cone, lambda. */
-static void update_cone(LsimPgs *ws, const LsimLcp *lcp, const LsimConeBlock *cb, double omega,
-                        double *z, double *w) {
-  if (cb->normal >= 0) scalar_update(ws, lcp, cb->normal, omega, z, w);
+static void update_cone(LsimPgs *ws, const Backend *be, void *ctx, const LsimConeBlock *cb,
+                        double omega, double *z) {
+  if (cb->normal >= 0) scalar_update(ws, be, ctx, cb->normal, omega, z);
   const double cn = cb->normal >= 0 ? z[cb->normal] : cb->fixed_normal;
   const int L = cb->lambda;
   for (int k = 0; k < cb->ndir; ++k) {
     const int i = cb->first_dir + k;
-    const double u = w[i] - z[L]; /* tangential velocity along direction k */
+    const double u = be->w_at(ctx, i) - z[L]; /* tangential velocity along direction k */
     const double znew = z[i] - omega * u * ws->inv[i];
-    set_z(lcp, i, znew > 0.0 ? znew : 0.0, z, w);
+    be->set(ctx, i, znew > 0.0 ? znew : 0.0);
   }
   double *proj = ws->tmp;
   project_capped_simplex(z + cb->first_dir, cb->ndir, cb->mu * (cn > 0.0 ? cn : 0.0), proj);
-  for (int k = 0; k < cb->ndir; ++k) set_z(lcp, cb->first_dir + k, proj[k], z, w);
+  for (int k = 0; k < cb->ndir; ++k) be->set(ctx, cb->first_dir + k, proj[k]);
   double slide = 0.0;
   for (int k = 0; k < cb->ndir; ++k) {
-    const double u = w[cb->first_dir + k] - z[L];
+    const double u = be->w_at(ctx, cb->first_dir + k) - z[L];
     if (-u > slide) slide = -u;
   }
-  set_z(lcp, L, slide, z, w);
+  be->set(ctx, L, slide);
 }
 
 static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
@@ -159,22 +285,17 @@ static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
   return status;
 }
 
-int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,
-                   double *z, LsimPgsInfo *info) {
-  const LsimPgsOptions defaults = lsim_default_pgs_options();
-  if (!opt) opt = &defaults;
-  if (info) info->trace_len = 0;
-  const int n = lcp->n;
-  if (n < 0 || !(opt->omega > 0.0 && opt->omega < 2.0) || !(opt->tol >= 0.0))
-    return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
-  if (lsim_lcp_check_finite(lcp)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
-  if (reserve(ws, n)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
-
+/* The solve proper, after the input checks and reserve(ws, n, ...): cone membership,
+ * inverse diagonal, start, sweeps, stop test. scale is lsim_lcp_scale of the problem. */
+static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
+               const LsimConeBlock *cones, double scale, const LsimPgsOptions *opt, int warm,
+               double *z, LsimPgsInfo *info) {
+  double *w = ws->w;
   /* Prepare: cone membership, then the inverse diagonal, refusing zero or negative
      entries (the cone lambda rows excepted: their zero diagonal is by construction). */
   for (int i = 0; i < n; ++i) ws->block[i] = -1;
-  for (int c = 0; c < lcp->ncones; ++c) {
-    const LsimConeBlock *cb = &lcp->cones[c];
+  for (int c = 0; c < ncones; ++c) {
+    const LsimConeBlock *cb = &cones[c];
     if (cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 || cb->ndir < 1 ||
         cb->first_dir + cb->ndir > n || cb->normal >= n || !(cb->mu >= 0.0))
       return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
@@ -183,36 +304,35 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
     ws->block[cb->lambda] = c;
   }
   for (int i = 0; i < n; ++i) {
-    const double d = lcp->M[i + (size_t)i * n];
-    const int is_lambda = ws->block[i] >= 0 && lcp->cones[ws->block[i]].lambda == i;
+    const int is_lambda = ws->block[i] >= 0 && cones[ws->block[i]].lambda == i;
     if (is_lambda) {
       ws->inv[i] = 0.0;
       continue;
     }
+    const double d = be->diag(ctx, i);
     if (!(d > 0.0)) {
       if (!warm) memset(z, 0, (size_t)n * sizeof(double));
       LsimResidual r;
-      lsim_lcp_residual(lcp, z, ws->w, &r);
+      be->exact(ctx, w, &r);
       return finish(info, LSIM_BAD_DIAGONAL, 0, r.natural);
     }
     ws->inv[i] = 1.0 / d;
   }
 
-  /* Warm start: project the guess onto z >= 0; cold: z = 0. Then w = M z + q. */
+  /* Warm start: project the guess onto z >= 0; cold: z = 0. Then the state from z. */
   if (warm) {
     for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
   } else {
     memset(z, 0, (size_t)n * sizeof(double));
   }
-  double *w = ws->w;
-  lsim_lcp_w(lcp, z, w);
+  LsimResidual r;
+  be->exact(ctx, w, &r);
 
-  const double target = opt->tol * lsim_lcp_scale(lcp);
+  const double target = opt->tol * scale;
   const int max_sweeps = opt->max_sweeps > 0 ? opt->max_sweeps : 10000;
   const double omega = opt->omega;
   int sweeps = 0, status = LSIM_MAX_ITERATIONS;
-  double natural = 0.0;
-  for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
+  double natural = r.natural;
   if (natural <= target) status = LSIM_SOLVED;
   if (info && info->trace) info->trace_len = 0;
 
@@ -222,14 +342,15 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
       const int c = ws->block[i];
       if (c >= 0) {
         /* A cone block is updated once, at its first variable in index order. */
-        const LsimConeBlock *cb = &lcp->cones[c];
+        const LsimConeBlock *cb = &cones[c];
         const int first = cb->normal >= 0 && cb->normal < cb->first_dir ? cb->normal : cb->first_dir;
-        if (i == first) update_cone(ws, lcp, cb, omega, z, w);
+        if (i == first) update_cone(ws, be, ctx, cb, omega, z);
         continue;
       }
-      scalar_update(ws, lcp, i, omega, z, w);
+      scalar_update(ws, be, ctx, i, omega, z);
     }
     ++sweeps;
+    if (be->all_w) be->all_w(ctx, w);
     natural = 0.0;
     for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
     if (info && info->trace && sweeps <= info->trace_capacity) {
@@ -243,16 +364,49 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
       break;
     }
     if (natural <= target) {
-      /* Confirm on w recomputed from z alone (this also refreshes the maintained w, so
-         rounding drift cannot turn a failure into a success); sweep on if it fails. */
-      LsimResidual r;
-      lsim_lcp_residual(lcp, z, w, &r);
+      /* Confirm on w recomputed from z alone (this also refreshes the maintained state,
+         so rounding drift cannot turn a failure into a success); sweep on if it fails. */
+      be->exact(ctx, w, &r);
       if (r.natural <= target) status = LSIM_SOLVED;
     }
   }
 
   /* Report the residual recomputed from z alone. */
-  LsimResidual r;
-  lsim_lcp_residual(lcp, z, w, &r);
+  be->exact(ctx, w, &r);
   return finish(info, status, sweeps, r.natural);
+}
+
+static int check_options(const LsimPgsOptions *opt) {
+  return opt->omega > 0.0 && opt->omega < 2.0 && opt->tol >= 0.0 ? 0 : LSIM_INVALID_INPUT;
+}
+
+int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,
+                   double *z, LsimPgsInfo *info) {
+  const LsimPgsOptions defaults = lsim_default_pgs_options();
+  if (!opt) opt = &defaults;
+  if (info) info->trace_len = 0;
+  const int n = lcp->n;
+  if (n < 0 || check_options(opt)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
+  if (lsim_lcp_check_finite(lcp)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
+  if (reserve(ws, n, 0)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  DenseCtx ctx = {lcp, z, ws->w};
+  return run(ws, &dense_backend, &ctx, n, lcp->ncones, lcp->cones, lsim_lcp_scale(lcp), opt,
+             warm, z, info);
+}
+
+int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgsOptions *opt,
+                            int warm, double *z, LsimPgsInfo *info) {
+  const LsimPgsOptions defaults = lsim_default_pgs_options();
+  if (!opt) opt = &defaults;
+  if (info) info->trace_len = 0;
+  if (!f || check_options(opt) || lsim_factored_check(f))
+    return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
+  const int n = f->n, m = f->m;
+  if (reserve(ws, n, m)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(f->q[i]));
+  FactoredCtx ctx = {f, z, ws->u};
+  return run(ws, &factored_backend, &ctx, n, f->ncones, f->cones, scale > 0.0 ? scale : 1.0,
+             opt, warm, z, info);
 }

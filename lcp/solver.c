@@ -1,5 +1,7 @@
 /* solver.c: the solver-by-name front end. Dispatches to lemke.c, pgs.c or the Siconos
- * adapter, times the call, and computes the common residual from z alone. */
+ * adapter, times the call, and computes the common residual from z alone. Factored
+ * problems (factored.h) go to the factored PGS, or are formed densely into a buffer the
+ * context owns for every other solver. */
 #include "solver.h"
 
 #include <math.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "factored.h"
 #include "lemke.h"
 #include "pgs.h"
 #include "siconos_adapter.h"
@@ -27,7 +30,21 @@ struct LsimSolver {
   LsimSolveStats last;
   double *trace;          /* caller's per-iteration buffer, or NULL */
   int trace_capacity;
+  /* Factored solves: the dense form and its scratch, grown on demand. */
+  LsimLcp dense;          /* M [dense_capacity], q [capacity]: formed for non-PGS solvers */
+  size_t dense_capacity;  /* entries of dense.M */
+  int dense_q_capacity;   /* entries of dense.q */
+  int dense_valid;        /* the last solve formed dense */
+  int capacity_m;
+  double *u;              /* [capacity_m] residual scratch (u = B z) */
+  int *jt_ptr;            /* [capacity_m + 1] J transposed, for lsim_factored_to_dense */
+  int capacity_nnz;
+  int *jt_idx;            /* [capacity_nnz] */
+  double *jt_val;         /* [capacity_nnz] */
 };
+
+/* Shared with factored.c (internal; see there): structural and finiteness check. */
+int lsim_factored_check(const LsimFactoredLcp *f);
 
 static const char *const own_names[] = {"lemke", "pgs", NULL};
 
@@ -111,6 +128,12 @@ void lsim_solver_free(LsimSolver *s) {
   lsim_siconos_free(s->siconos);
   free(s->w);
   free(s->basis);
+  free(s->dense.M);
+  free(s->dense.q);
+  free(s->u);
+  free(s->jt_ptr);
+  free(s->jt_idx);
+  free(s->jt_val);
   free(s);
 }
 
@@ -135,24 +158,26 @@ static int reserve(LsimSolver *s, int n) {
   return 0;
 }
 
+static LsimPgsOptions pgs_options(const LsimSolverOptions *o) {
+  LsimPgsOptions po = lsim_default_pgs_options();
+  po.max_sweeps = o->max_iter;
+  po.tol = o->tol;
+  po.omega = o->omega;
+  return po;
+}
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
-  LsimSolveStats st;
-  memset(&st, 0, sizeof st);
+/* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st. */
+static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
-  int status = 0;
-  if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
   const LsimSolverOptions *o = &s->options;
-
-  double t0 = now_seconds();
-  if (status) {
-    /* nothing to run */
-  } else if (s->kind == KIND_LEMKE) {
+  int status;
+  if (s->kind == KIND_LEMKE) {
     LsimLemkeOptions lo = lsim_default_lemke_options();
     lo.max_pivots = o->max_iter;
     lo.tol = o->tol;
@@ -163,31 +188,47 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     }
     LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_lemke_solve(s->lemke, lcp, &lo, guess, z, &li);
-    st.iterations = li.pivots;
-    st.warm_started = li.warm_started;
-    st.trace_len = li.trace_len;
+    st->iterations = li.pivots;
+    st->warm_started = li.warm_started;
+    st->trace_len = li.trace_len;
   } else if (s->kind == KIND_PGS) {
-    LsimPgsOptions po = lsim_default_pgs_options();
-    po.max_sweeps = o->max_iter;
-    po.tol = o->tol;
-    po.omega = o->omega;
+    LsimPgsOptions po = pgs_options(o);
     LsimPgsInfo pi = {.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_pgs_solve(s->pgs, lcp, &po, o->warm_start, z, &pi);
-    st.iterations = pi.sweeps;
-    st.warm_started = o->warm_start;
-    st.trace_len = pi.trace_len;
+    st->iterations = pi.sweeps;
+    st->warm_started = o->warm_start;
+    st->trace_len = pi.trace_len;
   } else {
     if (!o->warm_start) memset(z, 0, (size_t)n * sizeof(double));
     status = lsim_siconos_solve(s->siconos, lcp, o->tol, o->max_iter, o->warm_start, z,
-                                &st.iterations);
-    st.warm_started = o->warm_start;
+                                &st->iterations);
+    st->warm_started = o->warm_start;
   }
+  return status;
+}
+
+/* Non-finite entries of z are reset to 0 (a breakdown if nothing worse was reported). */
+static int sanitize_z(double *z, int n, int status) {
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(z[i])) z[i] = 0.0, status = status ? status : LSIM_BREAKDOWN;
+  return status;
+}
+
+int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
+  LsimSolveStats st;
+  memset(&st, 0, sizeof st);
+  s->dense_valid = 0;
+  const int n = lcp->n;
+  int status = 0;
+  if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
+
+  double t0 = now_seconds();
+  if (!status) status = run_dense(s, lcp, z, &st);
   st.wall_time = now_seconds() - t0;
 
   /* The common measures, from z alone, for every solver. */
   if (n > 0 && s->w) {
-    for (int i = 0; i < n; ++i)
-      if (!isfinite(z[i])) z[i] = 0.0, status = status ? status : LSIM_BREAKDOWN;
+    status = sanitize_z(z, n, status);
     lsim_lcp_residual(lcp, z, s->w, &st.residual);
     st.siconos_error = lsim_siconos_error(lcp, z, s->w);
   }
@@ -195,4 +236,97 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   s->last = st;
   if (stats) *stats = st;
   return status;
+}
+
+/* Grows the factored scratch: u [m], J transposed [m + 1, nnzj], and for the dense form
+ * M [n * n] and q [n] when dense. No allocation when everything fits. */
+static int reserve_factored(LsimSolver *s, int n, int m, int nnzj, int dense) {
+  if (m + 1 > s->capacity_m) {
+    double *u = realloc(s->u, (size_t)(m + 1) * sizeof(double));
+    if (!u) return LSIM_OUT_OF_MEMORY;
+    s->u = u;
+    int *p = realloc(s->jt_ptr, (size_t)(m + 1) * sizeof(int));
+    if (!p) return LSIM_OUT_OF_MEMORY;
+    s->jt_ptr = p;
+    s->capacity_m = m + 1;
+  }
+  if (!dense) return 0;
+  if (nnzj > s->capacity_nnz) {
+    int *idx = realloc(s->jt_idx, (size_t)nnzj * sizeof(int));
+    if (!idx) return LSIM_OUT_OF_MEMORY;
+    s->jt_idx = idx;
+    double *val = realloc(s->jt_val, (size_t)nnzj * sizeof(double));
+    if (!val) return LSIM_OUT_OF_MEMORY;
+    s->jt_val = val;
+    s->capacity_nnz = nnzj;
+  }
+  const size_t nn = (size_t)n * (size_t)n;
+  if (nn > s->dense_capacity) {
+    double *M = realloc(s->dense.M, nn * sizeof(double));
+    if (!M) return LSIM_OUT_OF_MEMORY;
+    s->dense.M = M;
+    s->dense_capacity = nn;
+  }
+  if (n > s->dense_q_capacity) {
+    double *q = realloc(s->dense.q, (size_t)n * sizeof(double));
+    if (!q) return LSIM_OUT_OF_MEMORY;
+    s->dense.q = q;
+    s->dense_q_capacity = n;
+  }
+  return 0;
+}
+
+int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                               LsimSolveStats *stats) {
+  LsimSolveStats st;
+  memset(&st, 0, sizeof st);
+  s->dense_valid = 0;
+  const int dense = s->kind != KIND_PGS;
+  int status = lsim_factored_check(f);
+  const int invalid = status != 0;
+  const int n = invalid ? 0 : f->n;
+  if (!status && (reserve(s, n > 0 ? n : 1) ||
+                  reserve_factored(s, n, f->m, f->J_ptr[n], dense)))
+    status = LSIM_OUT_OF_MEMORY;
+  const int ready = status == 0;
+
+  double t0 = now_seconds();
+  if (!ready) {
+    /* nothing to run */
+  } else if (!dense) {
+    const LsimSolverOptions *o = &s->options;
+    LsimPgsOptions po = pgs_options(o);
+    LsimPgsInfo pi = {.trace = s->trace, .trace_capacity = s->trace_capacity};
+    status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
+    st.iterations = pi.sweeps;
+    st.warm_started = o->warm_start;
+    st.trace_len = pi.trace_len;
+  } else {
+    s->dense.n = n;
+    status = lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);
+    if (!status) {
+      s->dense_valid = 1;
+      status = run_dense(s, &s->dense, z, &st);
+    }
+  }
+  st.wall_time = now_seconds() - t0;
+
+  /* The common measures, from z alone, on the factored form (the scratch is there unless
+     the input was refused or memory ran out). */
+  if (n > 0 && ready) {
+    status = sanitize_z(z, n, status);
+    lsim_factored_residual(f, z, s->u, s->w, &st.residual);
+    st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
+  } else if (invalid) {
+    st.residual.natural = st.residual.complementarity = st.residual.relative = INFINITY;
+    st.siconos_error = -1.0;
+  }
+  st.status = status;
+  s->last = st;
+  if (stats) *stats = st;
+  return status;
+}
+
+const LsimLcp *lsim_solver_last_dense(const LsimSolver *s) {
+  return s->dense_valid ? &s->dense : NULL;
 }

@@ -12,6 +12,7 @@
 #ifndef LSIM_SOLVER_H
 #define LSIM_SOLVER_H
 
+#include "factored.h"
 #include "lcp.h"
 
 typedef struct LsimSolverOptions {
@@ -51,6 +52,25 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
  * only). Returns the status (also in stats and in
  * lsim_solver_last_stats). Never aborts the process, whatever the solver does. */
 int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats);
+
+/* Solves the factored problem f (factored.h, M = J B + C), with the same options,
+ * statistics and guarantees as lsim_solver_solve. "pgs" runs the factored PGS
+ * (lsim_pgs_solve_factored) and never forms M. Every other solver gets the dense M and q,
+ * formed (lsim_factored_to_dense) into a buffer the solver context owns and grows on
+ * demand, so repeated solves of sizes already seen do no allocation; the time to form M
+ * counts in stats.wall_time, since it is part of what this solve costs. stats.residual is
+ * computed from z alone on the factored form (lsim_factored_residual): the same measure as
+ * lsim_solver_solve gives on the dense form. stats.siconos_error is Siconos' error on the
+ * dense form when one was formed, -1 for "pgs" (no dense form to hand Siconos). Returns
+ * LSIM_INVALID_INPUT, without touching z, when f is structurally unsound (bad pointers or
+ * indices, non-finite values, bad cones). */
+int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                               LsimSolveStats *stats);
+
+/* The dense problem the last lsim_solver_solve_factored formed (owned by s, valid until the
+ * next solve or lsim_solver_free), or NULL when the last solve formed none ("pgs", an
+ * input error, or a dense lsim_solver_solve). */
+const LsimLcp *lsim_solver_last_dense(const LsimSolver *s);
 
 /* Per-iteration statistics, returned rather than printed: from now on each solve writes
  * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into

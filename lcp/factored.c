@@ -1,0 +1,134 @@
+/* factored.c: the factored LCP M = J B + C (factored.h): w, residual, dense form, and the
+ * structural check the solvers share.
+ *
+ * Conventions: J is CSR by rows (row i of J is J_idx/J_val[J_ptr[i] .. J_ptr[i+1]-1]),
+ * B is CSC by columns (column i is B_idx/B_val[B_ptr[i] .. B_ptr[i+1]-1]), C is CSR or
+ * absent (C_ptr == NULL). Indices need not be sorted; duplicates add up.
+ */
+#include "factored.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Internal, shared with pgs.c and solver.c (declared there; factored.h is the public API):
+ * 0 when f is structurally sound and every value is finite, else LSIM_INVALID_INPUT.
+ * Checks n >= 0, m >= 0, the arrays present, pointers starting at 0 and non-decreasing,
+ * every index in range, values and q finite, and the cone blocks inside 0 .. n-1 with
+ * mu >= 0. Cost O(n + nnz). */
+int lsim_factored_check(const LsimFactoredLcp *f);
+
+static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range) {
+  if (!ptr || ptr[0] != 0) return LSIM_INVALID_INPUT;
+  for (int i = 0; i < n; ++i)
+    if (ptr[i + 1] < ptr[i]) return LSIM_INVALID_INPUT;
+  const int nnz = ptr[n];
+  if (nnz > 0 && (!idx || !val)) return LSIM_INVALID_INPUT;
+  for (int k = 0; k < nnz; ++k)
+    if (idx[k] < 0 || idx[k] >= range || !isfinite(val[k])) return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+int lsim_factored_check(const LsimFactoredLcp *f) {
+  if (!f || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q)) return LSIM_INVALID_INPUT;
+  const int n = f->n;
+  if (check_sparse(f->J_ptr, f->J_idx, f->J_val, n, f->m) ||
+      check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m) ||
+      (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n)))
+    return LSIM_INVALID_INPUT;
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(f->q[i])) return LSIM_INVALID_INPUT;
+  if (f->ncones < 0 || (f->ncones > 0 && !f->cones)) return LSIM_INVALID_INPUT;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    if (cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 || cb->ndir < 1 ||
+        cb->first_dir + cb->ndir > n || cb->normal >= n || !(cb->mu >= 0.0))
+      return LSIM_INVALID_INPUT;
+  }
+  return 0;
+}
+
+void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w) {
+  const int n = f->n;
+  /* u = B z, column by column. */
+  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
+  for (int j = 0; j < n; ++j) {
+    const double zj = z[j];
+    if (zj == 0.0) continue;
+    for (int k = f->B_ptr[j]; k < f->B_ptr[j + 1]; ++k) u[f->B_idx[k]] += f->B_val[k] * zj;
+  }
+  /* w = J u + C z + q, row by row. */
+  for (int i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) s += f->J_val[k] * u[f->J_idx[k]];
+    if (f->C_ptr)
+      for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+    w[i] = s + f->q[i];
+  }
+}
+
+static double factored_scale(const LsimFactoredLcp *f) {
+  double s = 0.0;
+  for (int i = 0; i < f->n; ++i) s = fmax(s, fabs(f->q[i]));
+  return s > 0.0 ? s : 1.0;
+}
+
+void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,
+                            LsimResidual *res) {
+  /* The same measures as lsim_lcp_residual (lcp.c), on w = J B z + C z + q. */
+  const int n = f->n;
+  lsim_factored_w(f, z, u, w);
+  double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
+  int finite = 1;
+  for (int i = 0; i < n; ++i) {
+    if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
+    natural = fmax(natural, fabs(fmin(z[i], w[i])));
+    dot += z[i] * w[i];
+    zneg = fmax(zneg, -z[i]);
+    wneg = fmax(wneg, -w[i]);
+  }
+  if (!finite) natural = dot = zneg = wneg = INFINITY;
+  res->natural = natural;
+  res->complementarity = fabs(dot);
+  res->z_negative = zneg;
+  res->w_negative = wneg;
+  res->relative = natural / factored_scale(f);
+}
+
+int lsim_factored_to_dense(const LsimFactoredLcp *f, LsimLcp *dense, int *tmp_ptr, int *tmp_idx,
+                           double *tmp_val) {
+  if (lsim_factored_check(f) || !dense || dense->n != f->n || (f->n > 0 && (!dense->M || !dense->q)))
+    return LSIM_INVALID_INPUT;
+  const int n = f->n, m = f->m, nnzj = f->J_ptr[n];
+  /* J^T in CSR (= J in CSC): counts, prefix sums, scatter. Rows stay in increasing order
+     inside each column, so the sums below run in a fixed order. */
+  memset(tmp_ptr, 0, (size_t)(m + 1) * sizeof(int));
+  for (int k = 0; k < nnzj; ++k) ++tmp_ptr[f->J_idx[k] + 1];
+  for (int c = 0; c < m; ++c) tmp_ptr[c + 1] += tmp_ptr[c];
+  for (int i = 0; i < n; ++i)
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) {
+      const int pos = tmp_ptr[f->J_idx[k]]++;
+      tmp_idx[pos] = i;
+      tmp_val[pos] = f->J_val[k];
+    }
+  for (int c = m; c > 0; --c) tmp_ptr[c] = tmp_ptr[c - 1]; /* undo the shift of the scatter */
+  tmp_ptr[0] = 0;
+
+  /* Column i of M: sum over the entries (k, b) of B(:, i) of b * J(:, k), then C. */
+  memset(dense->M, 0, (size_t)n * (size_t)n * sizeof(double));
+  for (int i = 0; i < n; ++i) {
+    double *col = dense->M + (size_t)i * (size_t)n;
+    for (int kb = f->B_ptr[i]; kb < f->B_ptr[i + 1]; ++kb) {
+      const int k = f->B_idx[kb];
+      const double b = f->B_val[kb];
+      for (int p = tmp_ptr[k]; p < tmp_ptr[k + 1]; ++p) col[tmp_idx[p]] += tmp_val[p] * b;
+    }
+  }
+  if (f->C_ptr)
+    for (int r = 0; r < n; ++r)
+      for (int k = f->C_ptr[r]; k < f->C_ptr[r + 1]; ++k)
+        dense->M[r + (size_t)f->C_idx[k] * (size_t)n] += f->C_val[k];
+  if (n > 0) memcpy(dense->q, f->q, (size_t)n * sizeof(double));
+  dense->ncones = f->ncones;
+  dense->cones = f->cones;
+  return 0;
+}

@@ -1,0 +1,675 @@
+/* test_factored.c: the factored LCP M = J B + C (lcp/factored.h) and the factored PGS.
+ *
+ * Problems are random and contact-structured, but sparse: nb bodies with dof generalized
+ * velocities each and a random SPD inverse mass block W_b each (W block-diagonal), nc
+ * contacts each between one body and the ground or between two bodies. Each contact has a
+ * normal row and d friction-direction rows (d/2 random directions and their opposites) in
+ * J, with nonzeros on the dof columns of its bodies only; B = W J' column by column; C holds
+ * the Stewart-Trinkle cone couplings (E, -E', mu); q = J v + gaps, gaps >= 0 (feasible).
+ * As lsim_lcp_random_contact, but sparse and factored.
+ */
+#include <malloc.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lcp/factored.h"
+#include "lcp/pgs.h"
+#include "lcp/random.h"
+#include "lcp/solver.h"
+#include "tests/support.h"
+
+/* ---- the random factored problem ---- */
+
+typedef struct Problem {
+  LsimFactoredLcp f;
+  int *J_ptr, *J_idx, *B_ptr, *B_idx, *C_ptr, *C_idx;
+  double *J_val, *B_val, *C_val, *q;
+  LsimConeBlock *cones;
+} Problem;
+
+/* Variable of contact c's normal, direction k (0 .. d-1) or lambda (k = d). Layout
+ * "grouped" as lsim_lcp_random_contact, (c_n [nc], beta [nc d], lambda [nc]); or
+ * "interleaved", one contact after another, (c_n, beta_1 .. beta_d, lambda). */
+static int var_normal(int c, int nc, int d, int inter) { return inter ? c * (d + 2) : c; }
+static int var_dir(int c, int k, int nc, int d, int inter) {
+  return inter ? c * (d + 2) + 1 + k : nc + c * d + k;
+}
+static int var_lambda(int c, int nc, int d, int inter) {
+  return inter ? c * (d + 2) + d + 1 : nc + nc * d + c;
+}
+
+/* d = 0: frictionless (n = nc, no C, no cones). d even >= 2: frictional, n = nc (d + 2). */
+static void make_problem(Problem *p, int nb, int dof, int nc, int d, double mu, int inter,
+                         LsimRng *rng) {
+  memset(p, 0, sizeof *p);
+  if (!d) inter = 0; /* no lambda: one layout */
+  const int m = nb * dof, rows = d + 1, n = d ? nc * (d + 2) : nc;
+  /* Inverse mass blocks W_b = A'A / dof + 0.5 I. */
+  double *W = malloc((size_t)nb * dof * dof * sizeof(double));
+  double *A = malloc((size_t)dof * dof * sizeof(double));
+  for (int b = 0; b < nb; ++b) {
+    for (int k = 0; k < dof * dof; ++k) A[k] = lsim_rng_normal(rng);
+    double *Wb = W + (size_t)b * dof * dof;
+    for (int i = 0; i < dof; ++i)
+      for (int j = 0; j < dof; ++j) {
+        double s = 0.0;
+        for (int k = 0; k < dof; ++k) s += A[k + i * dof] * A[k + j * dof];
+        Wb[i + j * dof] = s / dof + (i == j ? 0.5 : 0.0);
+      }
+  }
+  const int maxnz = nc * rows * 2 * dof;
+  p->J_ptr = calloc((size_t)n + 1, sizeof(int));
+  p->B_ptr = calloc((size_t)n + 1, sizeof(int));
+  p->J_idx = malloc((size_t)maxnz * sizeof(int));
+  p->B_idx = malloc((size_t)maxnz * sizeof(int));
+  p->J_val = malloc((size_t)maxnz * sizeof(double));
+  p->B_val = malloc((size_t)maxnz * sizeof(double));
+  p->q = calloc((size_t)n, sizeof(double));
+  double *v = malloc((size_t)m * sizeof(double));
+  for (int k = 0; k < m; ++k) v[k] = lsim_rng_normal(rng);
+  /* Per variable: its bodies and the row values (filled contact by contact, then laid
+     out in variable order). */
+  int *bodies = malloc((size_t)n * 2 * sizeof(int));
+  double *vals = calloc((size_t)n * 2 * dof, sizeof(double));
+  for (int i = 0; i < n; ++i) bodies[2 * i] = bodies[2 * i + 1] = -1;
+  for (int c = 0; c < nc; ++c) {
+    int b0 = (int)(lsim_rng_uniform(rng) * nb), b1 = -1;
+    if (nb > 1 && lsim_rng_uniform(rng) < 0.7) {
+      b1 = (int)(lsim_rng_uniform(rng) * (nb - 1));
+      if (b1 >= b0) ++b1;
+      if (b1 < b0) { const int t = b0; b0 = b1; b1 = t; }
+    }
+    /* Each row: random values on body b0's dof columns, and minus random values on
+       b1's (the relative velocity); the opposite directions are overwritten below. */
+    for (int r = 0; r < rows; ++r) {
+      const int i = r == 0 ? var_normal(c, nc, d, inter) : var_dir(c, r - 1, nc, d, inter);
+      bodies[2 * i] = b0;
+      bodies[2 * i + 1] = b1;
+      for (int k = 0; k < dof; ++k) {
+        vals[(size_t)i * 2 * dof + k] = lsim_rng_normal(rng);
+        vals[(size_t)i * 2 * dof + dof + k] = b1 >= 0 ? -lsim_rng_normal(rng) : 0.0;
+      }
+    }
+    /* Opposite directions: beta_{k + half} = -beta_k. */
+    for (int k = 0; k < d / 2; ++k) {
+      const int i = var_dir(c, k, nc, d, inter), o = var_dir(c, k + d / 2, nc, d, inter);
+      for (int t = 0; t < 2 * dof; ++t) vals[(size_t)o * 2 * dof + t] = -vals[(size_t)i * 2 * dof + t];
+    }
+  }
+  /* Lay out J (CSR) and B = W J' (CSC) in variable order; q = J v (+ gap on normals). */
+  int nz = 0;
+  for (int i = 0; i < n; ++i) {
+    for (int s = 0; s < 2; ++s) {
+      const int b = bodies[2 * i + s];
+      if (b < 0) continue;
+      const double *jv = vals + (size_t)i * 2 * dof + s * dof;
+      const double *Wb = W + (size_t)b * dof * dof;
+      for (int k = 0; k < dof; ++k) {
+        p->J_idx[nz] = b * dof + k;
+        p->J_val[nz] = jv[k];
+        double bs = 0.0;
+        for (int t = 0; t < dof; ++t) bs += Wb[k + t * dof] * jv[t];
+        p->B_idx[nz] = b * dof + k;
+        p->B_val[nz] = bs;
+        p->q[i] += jv[k] * v[b * dof + k];
+        ++nz;
+      }
+    }
+    p->J_ptr[i + 1] = p->B_ptr[i + 1] = nz;
+  }
+  for (int c = 0; c < nc; ++c)
+    if (lsim_rng_uniform(rng) < 0.5) p->q[var_normal(c, nc, d, inter)] += lsim_rng_uniform(rng);
+  /* C and the cones. */
+  if (d) {
+    const int cnz = nc * (d + d + 1);
+    p->C_ptr = calloc((size_t)n + 1, sizeof(int));
+    p->C_idx = malloc((size_t)cnz * sizeof(int));
+    p->C_val = malloc((size_t)cnz * sizeof(double));
+    p->cones = malloc((size_t)nc * sizeof(LsimConeBlock));
+    int *count = calloc((size_t)n, sizeof(int));
+    for (int c = 0; c < nc; ++c) {
+      for (int k = 0; k < d; ++k) count[var_dir(c, k, nc, d, inter)] = 1;
+      count[var_lambda(c, nc, d, inter)] = d + 1;
+    }
+    for (int i = 0; i < n; ++i) p->C_ptr[i + 1] = p->C_ptr[i] + count[i];
+    for (int c = 0; c < nc; ++c) {
+      const int L = var_lambda(c, nc, d, inter), N = var_normal(c, nc, d, inter);
+      int at = p->C_ptr[L];
+      p->C_idx[at] = N;
+      p->C_val[at++] = mu;
+      for (int k = 0; k < d; ++k) {
+        const int bk = var_dir(c, k, nc, d, inter);
+        p->C_idx[p->C_ptr[bk]] = L;
+        p->C_val[p->C_ptr[bk]] = 1.0;
+        p->C_idx[at] = bk;
+        p->C_val[at++] = -1.0;
+      }
+      LsimConeBlock cb = {.normal = N, .fixed_normal = 0.0, .first_dir = var_dir(c, 0, nc, d, inter),
+                          .ndir = d, .lambda = L, .mu = mu};
+      p->cones[c] = cb;
+    }
+    free(count);
+  }
+  LsimFactoredLcp f = {.n = n, .m = m, .J_ptr = p->J_ptr, .J_idx = p->J_idx, .J_val = p->J_val,
+                       .B_ptr = p->B_ptr, .B_idx = p->B_idx, .B_val = p->B_val,
+                       .C_ptr = p->C_ptr, .C_idx = p->C_idx, .C_val = p->C_val, .q = p->q,
+                       .ncones = d ? nc : 0, .cones = p->cones};
+  p->f = f;
+  free(W);
+  free(A);
+  free(v);
+  free(bodies);
+  free(vals);
+}
+
+static void free_problem(Problem *p) {
+  free(p->J_ptr), free(p->J_idx), free(p->J_val);
+  free(p->B_ptr), free(p->B_idx), free(p->B_val);
+  free(p->C_ptr), free(p->C_idx), free(p->C_val);
+  free(p->q), free(p->cones);
+  memset(p, 0, sizeof *p);
+}
+
+/* The dense form through lsim_factored_to_dense (lcp initialised here). */
+static void to_dense(const LsimFactoredLcp *f, LsimLcp *lcp) {
+  assert_int_equal(lsim_lcp_init(lcp, f->n), 0);
+  int *tp = malloc((size_t)(f->m + 1) * sizeof(int));
+  int *ti = malloc((size_t)(f->J_ptr[f->n] + 1) * sizeof(int));
+  double *tv = malloc((size_t)(f->J_ptr[f->n] + 1) * sizeof(double));
+  assert_int_equal(lsim_factored_to_dense(f, lcp, tp, ti, tv), 0);
+  free(tp), free(ti), free(tv);
+}
+
+/* A sample of the problem shapes the tests loop over. */
+typedef struct Shape {
+  int nb, dof, nc, d;
+  double mu;
+  int inter;
+} Shape;
+
+static const Shape shapes[] = {
+    {12, 3, 8, 0, 0.0, 0},  {30, 6, 25, 0, 0.0, 0}, {10, 3, 6, 4, 0.3, 0},
+    {20, 3, 14, 4, 0.5, 1}, {25, 6, 20, 6, 0.8, 0}, {40, 3, 30, 2, 0.2, 1},
+    {15, 3, 10, 8, 1.0, 1}, {1, 3, 1, 4, 0.5, 0},
+};
+#define NSHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+static void make_shape(Problem *p, int s, uint64_t seed) {
+  LsimRng rng = lsim_rng(seed);
+  make_problem(p, shapes[s].nb, shapes[s].dof, shapes[s].nc, shapes[s].d, shapes[s].mu,
+               shapes[s].inter, &rng);
+}
+
+/* ---- (1) the dense form is the product ---- */
+
+/* lsim_factored_to_dense against J B + C computed with dense J and B (triple loop in the
+ * other order): equal to 1e-14 relative to max |M| (each entry is a sum of at most 2 dof
+ * products, so the two orders differ by a few ulp of the largest term). */
+static void test_to_dense_is_product(void **state) {
+  (void)state;
+  for (int s = 0; s < NSHAPES; ++s) {
+    Problem p;
+    make_shape(&p, s, 100 + s);
+    const LsimFactoredLcp *f = &p.f;
+    const int n = f->n, m = f->m;
+    LsimLcp lcp;
+    to_dense(f, &lcp);
+    double *Jd = calloc((size_t)n * m, sizeof(double)), *Bd = calloc((size_t)n * m, sizeof(double));
+    for (int i = 0; i < n; ++i) {
+      for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) Jd[i + (size_t)f->J_idx[k] * n] += f->J_val[k];
+      for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) Bd[f->B_idx[k] + (size_t)i * m] += f->B_val[k];
+    }
+    double maxM = 0.0, maxdiff = 0.0;
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double x = 0.0;
+        for (int k = 0; k < m; ++k) x += Jd[i + (size_t)k * n] * Bd[k + (size_t)j * m];
+        if (f->C_ptr)
+          for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+            if (f->C_idx[k] == j) x += f->C_val[k];
+        maxM = fmax(maxM, fabs(x));
+        maxdiff = fmax(maxdiff, fabs(x - lcp.M[i + (size_t)j * n]));
+      }
+    if (!(maxdiff <= 1e-14 * maxM)) fail_msg("shape %d: |M - JB - C| = %g, max |M| %g", s, maxdiff, maxM);
+    /* Symmetric on the (c_n, beta) block, as J W J' must be. */
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if (!f->C_ptr || (f->C_ptr[i] == f->C_ptr[i + 1] && f->C_ptr[j] == f->C_ptr[j + 1] &&
+                          f->J_ptr[i] < f->J_ptr[i + 1] && f->J_ptr[j] < f->J_ptr[j + 1]))
+          assert_true(fabs(lcp.M[i + (size_t)j * n] - lcp.M[j + (size_t)i * n]) <= 1e-14 * maxM);
+    assert_memory_equal(lcp.q, f->q, (size_t)n * sizeof(double));
+    assert_int_equal(lcp.ncones, f->ncones);
+    assert_ptr_equal(lcp.cones, f->cones);
+    free(Jd), free(Bd);
+    lsim_lcp_free(&lcp);
+    free_problem(&p);
+  }
+}
+
+/* ---- (2) w and the residual ---- */
+
+/* lsim_factored_w equals lsim_lcp_w on the dense form, for random z >= 0 (with zeros), to
+ * 1e-13 relative to the largest term; the residuals agree to the same level. */
+static void test_w_matches_dense(void **state) {
+  (void)state;
+  for (int s = 0; s < NSHAPES; ++s) {
+    Problem p;
+    make_shape(&p, s, 200 + s);
+    const LsimFactoredLcp *f = &p.f;
+    const int n = f->n;
+    LsimLcp lcp;
+    to_dense(f, &lcp);
+    LsimRng rng = lsim_rng(300 + s);
+    double *z = malloc((size_t)n * sizeof(double)), *w1 = malloc((size_t)n * sizeof(double));
+    double *w2 = malloc((size_t)n * sizeof(double)), *u = malloc((size_t)(f->m + 1) * sizeof(double));
+    for (int i = 0; i < n; ++i) z[i] = lsim_rng_uniform(&rng) < 0.3 ? 0.0 : lsim_rng_uniform(&rng);
+    lsim_factored_w(f, z, u, w1);
+    lsim_lcp_w(&lcp, z, w2);
+    double big = lsim_test_max_abs(lcp.q, n);
+    for (size_t k = 0; k < (size_t)n * n; ++k) big = fmax(big, fabs(lcp.M[k]));
+    assert_true(lsim_test_max_abs_diff(w1, w2, n) <= 1e-13 * big * n);
+    LsimResidual r1, r2;
+    lsim_factored_residual(f, z, u, w1, &r1);
+    lsim_lcp_residual(&lcp, z, w2, &r2);
+    assert_true(fabs(r1.natural - r2.natural) <= 1e-13 * big * n);
+    assert_true(fabs(r1.relative - r2.relative) <= 1e-13 * big * n / lsim_lcp_scale(&lcp));
+    assert_true(fabs(r1.complementarity - r2.complementarity) <= 1e-12 * big * n * n);
+    free(z), free(w1), free(w2), free(u);
+    lsim_lcp_free(&lcp);
+    free_problem(&p);
+  }
+}
+
+/* ---- (3) factored PGS is dense PGS ---- */
+
+/* On every shape and several seeds, cold and warm, omega 1 and 1.3: the factored PGS and
+ * the dense PGS on the dense form end with the same status after the same number of
+ * sweeps, and their z agree to 1e-12 relative to max |z|.
+ * Why not bit-identical: the dense path keeps w by column updates (w += delta M(:, i)),
+ * the factored path recomputes w_i = J_i . u + C_i . z + q_i at each visit; the two sums
+ * differ by rounding, about eps * |M| |z| per visit. The iteration is a contraction on
+ * these problems when PGS converges, so the differences do not grow: on the solved runs
+ * they are about 1e-15 relative, and 1e-12 leaves room without hiding a change of the
+ * iteration itself (a different update order or rule changes z by far more within a few
+ * sweeps). Runs that end at the sweep limit (PGS stalls on some frictional problems) have
+ * no contraction to damp the rounding over their 3000 sweeps: 1e-13 .. 1e-12 is seen
+ * there, so they are held to 1e-10 (still the same iteration, still the same sweeps).
+ * The sweep count could differ only if the residual of the last sweep were within
+ * rounding of the target: it is not on these seeds, and the test says so if it ever is. */
+static void test_same_iteration_as_dense(void **state) {
+  (void)state;
+  LsimPgs *wf = lsim_pgs_create(), *wd = lsim_pgs_create();
+  double worst = 0.0, worst_unsolved = 0.0;
+  int runs = 0, solved = 0;
+  for (int s = 0; s < NSHAPES; ++s)
+    for (int seed = 0; seed < 3; ++seed)
+      for (int variant = 0; variant < 3; ++variant) {
+        Problem p;
+        make_shape(&p, s, 1000 + 10 * s + seed);
+        const LsimFactoredLcp *f = &p.f;
+        const int n = f->n;
+        LsimLcp lcp;
+        to_dense(f, &lcp);
+        LsimPgsOptions o = lsim_default_pgs_options();
+        o.tol = 1e-9;
+        o.max_sweeps = 3000;
+        o.omega = variant == 1 ? 1.3 : 1.0;
+        const int warm = variant == 2;
+        double *zf = calloc((size_t)n, sizeof(double)), *zd = calloc((size_t)n, sizeof(double));
+        double trf[3000], trd[3000];
+        if (warm) {
+          LsimRng rng = lsim_rng(77 + s);
+          for (int i = 0; i < n; ++i) zf[i] = zd[i] = lsim_rng_range(&rng, -0.5, 1.0);
+        }
+        LsimPgsInfo inf = {.trace = trf, .trace_capacity = 3000};
+        LsimPgsInfo ind = {.trace = trd, .trace_capacity = 3000};
+        const int sf = lsim_pgs_solve_factored(wf, f, &o, warm, zf, &inf);
+        const int sd = lsim_pgs_solve(wd, &lcp, &o, warm, zd, &ind);
+        if (sf != sd || inf.sweeps != ind.sweeps)
+          fail_msg("shape %d seed %d variant %d: factored %s in %d sweeps, dense %s in %d "
+                   "(last residuals %.17g / %.17g, target %g)", s, seed, variant,
+                   lsim_status_name(sf), inf.sweeps, lsim_status_name(sd), ind.sweeps,
+                   trf[inf.trace_len - 1], trd[ind.trace_len - 1], o.tol * lsim_lcp_scale(&lcp));
+        assert_int_equal(inf.trace_len, ind.trace_len);
+        const double zmax = fmax(lsim_test_max_abs(zd, n), 1e-300);
+        const double diff = lsim_test_max_abs_diff(zf, zd, n) / zmax;
+        const double bound = sf == LSIM_SOLVED ? 1e-12 : 1e-10;
+        if (sf == LSIM_SOLVED) worst = fmax(worst, diff), ++solved;
+        else worst_unsolved = fmax(worst_unsolved, diff);
+        if (!(diff <= bound))
+          fail_msg("shape %d seed %d variant %d: z differ by %g", s, seed, variant, diff);
+        /* The reported residuals are the same measure of nearly the same z. */
+        assert_true(fabs(inf.residual - ind.residual) <= 1e-10 * lsim_lcp_scale(&lcp));
+        ++runs;
+        free(zf), free(zd);
+        lsim_lcp_free(&lcp);
+        free_problem(&p);
+      }
+  printf("factored vs dense PGS: %d runs, same status and sweeps; max relative z difference "
+         "%.2e on the %d solved, %.2e on the others (3000 sweeps)\n", runs, worst, solved,
+         worst_unsolved);
+  lsim_pgs_free(wf);
+  lsim_pgs_free(wd);
+}
+
+/* ---- (4) convergence, and agreement with Lemke ---- */
+
+/* Frictionless (M = J W J', symmetric PSD): the factored PGS reaches 1e-10; Lemke (dense,
+ * through lsim_solver_solve_factored) solves too, and w agrees to 1e-6 relative: w is
+ * unique for a symmetric PSD LCP (z need not be, when J is rank deficient). */
+static void test_frictionless_agrees_with_lemke(void **state) {
+  (void)state;
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.max_iter = 200000;
+  LsimSolver *pgs = NULL, *lemke = NULL;
+  assert_int_equal(lsim_solver_create(&pgs, "pgs", &o, NULL, 0), 0);
+  assert_int_equal(lsim_solver_create(&lemke, "lemke", NULL, NULL, 0), 0);
+  for (int k = 0; k < 12; ++k) {
+    Problem p;
+    LsimRng rng = lsim_rng(5000 + k);
+    make_problem(&p, 5 + 3 * k, k % 2 ? 6 : 3, 4 + 2 * k, 0, 0.0, 0, &rng);
+    const LsimFactoredLcp *f = &p.f;
+    const int n = f->n;
+    double *z1 = calloc((size_t)n, sizeof(double)), *z2 = calloc((size_t)n, sizeof(double));
+    double *w1 = malloc((size_t)n * sizeof(double)), *w2 = malloc((size_t)n * sizeof(double));
+    double *u = malloc((size_t)(f->m + 1) * sizeof(double));
+    LsimSolveStats st;
+    if (lsim_solver_solve_factored(pgs, f, z1, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-10))
+      fail_msg("problem %d: pgs %s, residual %g", k, lsim_status_name(st.status), st.residual.relative);
+    assert_null(lsim_solver_last_dense(pgs));
+    assert_true(st.siconos_error == -1.0);
+    if (lsim_solver_solve_factored(lemke, f, z2, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-10))
+      fail_msg("problem %d: lemke %s, residual %g", k, lsim_status_name(st.status), st.residual.relative);
+    assert_non_null(lsim_solver_last_dense(lemke));
+    lsim_factored_w(f, z1, u, w1);
+    lsim_factored_w(f, z2, u, w2);
+    double scale = lsim_test_max_abs(f->q, n);
+    if (!(lsim_test_max_abs_diff(w1, w2, n) <= 1e-6 * scale))
+      fail_msg("problem %d: |w_pgs - w_lemke| = %g", k, lsim_test_max_abs_diff(w1, w2, n));
+    free(z1), free(z2), free(w1), free(w2), free(u);
+    free_problem(&p);
+  }
+  lsim_solver_free(pgs);
+  lsim_solver_free(lemke);
+}
+
+/* Frictional: the factored contact-block PGS reaches 1e-8 relative on every problem of
+ * the class with d = 2 (one friction direction and its opposite), mu 0.1 .. 0.5, 6 .. 28
+ * bodies; Lemke solves them too. The LCP is not symmetric and its solution need not be
+ * unique, so only the residuals are checked. */
+static void test_frictional_converges(void **state) {
+  (void)state;
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-8;
+  o.max_iter = 20000;
+  LsimSolver *pgs = NULL, *lemke = NULL;
+  assert_int_equal(lsim_solver_create(&pgs, "pgs", &o, NULL, 0), 0);
+  assert_int_equal(lsim_solver_create(&lemke, "lemke", NULL, NULL, 0), 0);
+  const int dirs[] = {2};
+  const int ndirs = (int)(sizeof dirs / sizeof dirs[0]);
+  int sweeps_max = 0, count = 0;
+  for (int k = 0; k < 12 * ndirs; ++k) {
+    Problem p;
+    LsimRng rng = lsim_rng(6000 + k);
+    const int d = dirs[k % ndirs];
+    make_problem(&p, 6 + 2 * (k % 12), 3, 3 + k % 12, d, 0.1 + 0.1 * (k % 5), k % 2, &rng);
+    const LsimFactoredLcp *f = &p.f;
+    double *z = calloc((size_t)f->n, sizeof(double));
+    LsimSolveStats st;
+    if (lsim_solver_solve_factored(pgs, f, z, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-8))
+      fail_msg("problem %d (d %d): pgs %s after %d sweeps, residual %g", k, d,
+               lsim_status_name(st.status), st.iterations, st.residual.relative);
+    if (st.iterations > sweeps_max) sweeps_max = st.iterations;
+    assert_true(st.residual.z_negative == 0.0);
+    if (lsim_solver_solve_factored(lemke, f, z, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-9))
+      fail_msg("problem %d: lemke %s, residual %g", k, lsim_status_name(st.status), st.residual.relative);
+    ++count;
+    free(z);
+    free_problem(&p);
+  }
+  printf("frictional factored PGS: %d problems solved to 1e-8, at most %d sweeps\n", count,
+         sweeps_max);
+  lsim_solver_free(pgs);
+  lsim_solver_free(lemke);
+}
+
+/* ---- (5) the front end on each solver ---- */
+
+/* "pgs", "lemke" and "siconos:lemke" through lsim_solver_solve_factored on the same
+ * problems (frictionless and frictional): all solve; the residual in the stats is the
+ * factored one of the returned z (recomputed here); the dense solvers' dense form is
+ * J B + C (equal to lsim_factored_to_dense's) and their stats match a dense
+ * lsim_solver_solve of it (same iterations, same z). */
+static void test_front_end(void **state) {
+  (void)state;
+  const char *names[] = {"pgs", "lemke", "siconos:lemke"};
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-9;
+  o.max_iter = 100000;
+  for (int pi = 0; pi < 2; ++pi) {
+    Problem p;
+    LsimRng rng = lsim_rng(7000 + pi);
+    make_problem(&p, 16, 3, 10, pi ? 2 : 0, 0.4, 1, &rng);
+    const LsimFactoredLcp *f = &p.f;
+    const int n = f->n;
+    LsimLcp lcp;
+    to_dense(f, &lcp);
+    for (int k = 0; k < 3; ++k) {
+      LsimSolver *s = NULL, *sd = NULL;
+      char err[256];
+      if (lsim_solver_create(&s, names[k], &o, err, sizeof err)) fail_msg("%s", err);
+      assert_int_equal(lsim_solver_create(&sd, names[k], &o, NULL, 0), 0);
+      double *z = calloc((size_t)n, sizeof(double)), *zd = calloc((size_t)n, sizeof(double));
+      double *w = malloc((size_t)n * sizeof(double)), *u = malloc((size_t)(f->m + 1) * sizeof(double));
+      LsimSolveStats st, sdst;
+      const int rc = lsim_solver_solve_factored(s, f, z, &st);
+      if (rc != LSIM_SOLVED || !(st.residual.relative <= 1e-8))
+        fail_msg("%s on problem %d: %s, residual %g", names[k], pi, lsim_status_name(rc),
+                 st.residual.relative);
+      assert_int_equal(lsim_solver_last_stats(s)->status, rc);
+      LsimResidual r;
+      lsim_factored_residual(f, z, u, w, &r);
+      assert_true(r.natural == st.residual.natural && r.relative == st.residual.relative);
+      const LsimLcp *dense = lsim_solver_last_dense(s);
+      if (k == 0) {
+        assert_null(dense);
+      } else {
+        assert_non_null(dense);
+        assert_int_equal(dense->n, n);
+        assert_memory_equal(dense->M, lcp.M, (size_t)n * n * sizeof(double));
+        assert_true(st.siconos_error >= 0.0);
+      }
+      assert_int_equal(lsim_solver_solve(sd, &lcp, zd, &sdst), rc);
+      assert_int_equal(sdst.iterations, st.iterations);
+      if (k > 0) assert_memory_equal(z, zd, (size_t)n * sizeof(double)); /* same dense problem */
+      else assert_true(lsim_test_max_abs_diff(z, zd, n) <= 1e-12 * fmax(lsim_test_max_abs(zd, n), 1e-300));
+      /* A dense solve on the same context forgets the dense form. */
+      assert_int_equal(lsim_solver_solve(s, &lcp, zd, NULL), rc);
+      assert_null(lsim_solver_last_dense(s));
+      free(z), free(zd), free(w), free(u);
+      lsim_solver_free(s);
+      lsim_solver_free(sd);
+    }
+    lsim_lcp_free(&lcp);
+    free_problem(&p);
+  }
+}
+
+/* ---- (6) no allocation in steady state ---- */
+
+/* ASan replaces malloc and mallinfo2 tells nothing there, so only the heap comparison is
+ * skipped under it (as in test_lemke.c). */
+#if defined(__SANITIZE_ADDRESS__)
+#define HEAP_CHECK 0
+#else
+#define HEAP_CHECK 1
+#endif
+static size_t heap_in_use(void) {
+#if HEAP_CHECK
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+#else
+  return 0;
+#endif
+}
+
+/* The factored PGS workspace grows to the largest (n, m) seen; later solves of that size or
+ * smaller leave glibc's in-use byte count unchanged, directly and through the front end
+ * (for "pgs" and for "lemke", whose dense form is kept in the context). */
+static void test_no_allocation_in_steady_state(void **state) {
+  (void)state;
+  Problem big, small;
+  LsimRng rng = lsim_rng(8000);
+  make_problem(&big, 30, 3, 24, 2, 0.5, 0, &rng);
+  make_problem(&small, 10, 3, 6, 2, 0.3, 1, &rng);
+  double *z = calloc((size_t)big.f.n, sizeof(double));
+  LsimPgs *ws = lsim_pgs_create();
+  LsimPgsOptions o = lsim_default_pgs_options();
+  o.tol = 1e-8;
+  o.max_sweeps = 100000;
+  LsimPgsInfo info = {0};
+  assert_int_equal(lsim_pgs_solve_factored(ws, &big.f, &o, 0, z, &info), LSIM_SOLVED);
+  LsimSolver *pgs = NULL, *lemke = NULL;
+  LsimSolverOptions so = lsim_default_solver_options();
+  so.tol = 1e-8;
+  so.max_iter = 100000;
+  assert_int_equal(lsim_solver_create(&pgs, "pgs", &so, NULL, 0), 0);
+  assert_int_equal(lsim_solver_create(&lemke, "lemke", &so, NULL, 0), 0);
+  assert_int_equal(lsim_solver_solve_factored(pgs, &big.f, z, NULL), LSIM_SOLVED);
+  assert_int_equal(lsim_solver_solve_factored(lemke, &big.f, z, NULL), LSIM_SOLVED);
+
+  const size_t before = heap_in_use();
+  assert_int_equal(lsim_pgs_solve_factored(ws, &big.f, &o, 0, z, &info), LSIM_SOLVED);
+  assert_int_equal(lsim_pgs_solve_factored(ws, &small.f, &o, 0, z, &info), LSIM_SOLVED);
+  assert_int_equal(lsim_pgs_solve_factored(ws, &small.f, &o, 1, z, &info), LSIM_SOLVED);
+  assert_int_equal(lsim_solver_solve_factored(pgs, &big.f, z, NULL), LSIM_SOLVED);
+  assert_int_equal(lsim_solver_solve_factored(lemke, &big.f, z, NULL), LSIM_SOLVED);
+  assert_int_equal(lsim_solver_solve_factored(lemke, &small.f, z, NULL), LSIM_SOLVED);
+  const size_t after = heap_in_use();
+  if (HEAP_CHECK) assert_true(after == before);
+
+  lsim_solver_free(pgs);
+  lsim_solver_free(lemke);
+  lsim_pgs_free(ws);
+  free(z);
+  free_problem(&big);
+  free_problem(&small);
+}
+
+/* ---- (7) bad diagonal, bad input ---- */
+
+/* A variable whose J row is empty (M_ii = 0) outside a cone's lambda: LSIM_BAD_DIAGONAL
+ * before any sweep, as the dense path reports on the dense form, with the residual of
+ * z = 0 (cold). A negative C_ii making M_ii < 0 likewise. The lambda rows' zero
+ * diagonal is accepted (the frictional problems above have one per contact). */
+static void test_bad_diagonal(void **state) {
+  (void)state;
+  Problem p;
+  LsimRng rng = lsim_rng(9000);
+  make_problem(&p, 8, 3, 5, 0, 0.0, 0, &rng);
+  /* Empty J row 2: shift the row pointers (row 2 loses its entries, row 3 gets them ...):
+     simplest is a copy of J with row 2 dropped to nothing. */
+  LsimFactoredLcp f = p.f;
+  const int n = f.n;
+  int *jp = malloc((size_t)(n + 1) * sizeof(int)), *bp = malloc((size_t)(n + 1) * sizeof(int));
+  int *ji = malloc((size_t)p.J_ptr[n] * sizeof(int)), *bi = malloc((size_t)p.J_ptr[n] * sizeof(int));
+  double *jv = malloc((size_t)p.J_ptr[n] * sizeof(double)), *bv = malloc((size_t)p.J_ptr[n] * sizeof(double));
+  int nz = 0;
+  jp[0] = bp[0] = 0;
+  for (int i = 0; i < n; ++i) {
+    if (i != 2)
+      for (int k = p.J_ptr[i]; k < p.J_ptr[i + 1]; ++k, ++nz) {
+        ji[nz] = p.J_idx[k], jv[nz] = p.J_val[k];
+        bi[nz] = p.B_idx[k], bv[nz] = p.B_val[k];
+      }
+    jp[i + 1] = bp[i + 1] = nz;
+  }
+  f.J_ptr = jp, f.J_idx = ji, f.J_val = jv;
+  f.B_ptr = bp, f.B_idx = bi, f.B_val = bv;
+  double *q = malloc((size_t)n * sizeof(double));
+  for (int i = 0; i < n; ++i) q[i] = -1.0;
+  f.q = q;
+  LsimPgs *ws = lsim_pgs_create();
+  double z[64];
+  for (int i = 0; i < n; ++i) z[i] = 5.0;
+  LsimPgsInfo info = {0};
+  assert_int_equal(lsim_pgs_solve_factored(ws, &f, NULL, 0, z, &info), LSIM_BAD_DIAGONAL);
+  assert_int_equal(info.sweeps, 0);
+  for (int i = 0; i < n; ++i) assert_true(z[i] == 0.0);
+  assert_true(info.residual == 1.0); /* max |min(0, -1)| */
+  /* The dense path says the same on the dense form, and so does the front end. */
+  LsimLcp lcp;
+  to_dense(&f, &lcp);
+  assert_int_equal(lsim_pgs_solve(ws, &lcp, NULL, 0, z, &info), LSIM_BAD_DIAGONAL);
+  LsimSolver *s = NULL;
+  assert_int_equal(lsim_solver_create(&s, "pgs", NULL, NULL, 0), 0);
+  LsimSolveStats st;
+  assert_int_equal(lsim_solver_solve_factored(s, &f, z, &st), LSIM_BAD_DIAGONAL);
+  assert_true(st.residual.natural == 1.0);
+  lsim_lcp_free(&lcp);
+
+  /* M_22 < 0 through C. */
+  LsimFactoredLcp g = p.f;
+  int *cp = calloc((size_t)n + 1, sizeof(int));
+  int ci[1] = {2};
+  double cv[1] = {-1e3};
+  for (int i = 3; i <= n; ++i) cp[i] = 1;
+  g.C_ptr = cp, g.C_idx = ci, g.C_val = cv;
+  assert_int_equal(lsim_pgs_solve_factored(ws, &g, NULL, 0, z, &info), LSIM_BAD_DIAGONAL);
+
+  /* Malformed input: an index out of range, a non-finite value, bad options. */
+  LsimFactoredLcp h = p.f;
+  int saved = p.J_idx[0];
+  p.J_idx[0] = h.m;
+  assert_int_equal(lsim_pgs_solve_factored(ws, &h, NULL, 0, z, &info), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_solver_solve_factored(s, &h, z, &st), LSIM_INVALID_INPUT);
+  assert_true(st.residual.natural == INFINITY);
+  p.J_idx[0] = saved;
+  p.q[0] = NAN;
+  assert_int_equal(lsim_pgs_solve_factored(ws, &h, NULL, 0, z, &info), LSIM_INVALID_INPUT);
+  p.q[0] = -1.0;
+  LsimPgsOptions bad = lsim_default_pgs_options();
+  bad.omega = 2.0;
+  assert_int_equal(lsim_pgs_solve_factored(ws, &h, &bad, 0, z, &info), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_pgs_solve_factored(ws, &h, NULL, 0, z, &info), LSIM_SOLVED);
+
+  lsim_solver_free(s);
+  lsim_pgs_free(ws);
+  free(jp), free(bp), free(ji), free(bi), free(jv), free(bv), free(q), free(cp);
+  free_problem(&p);
+}
+
+/* An empty problem (n = 0, m = 0) is solved at once. */
+static void test_empty(void **state) {
+  (void)state;
+  int ptr[1] = {0};
+  LsimFactoredLcp f = {.n = 0, .m = 0, .J_ptr = ptr, .B_ptr = ptr};
+  LsimPgs *ws = lsim_pgs_create();
+  LsimPgsInfo info = {0};
+  double z[1];
+  assert_int_equal(lsim_pgs_solve_factored(ws, &f, NULL, 0, z, &info), LSIM_SOLVED);
+  assert_int_equal(info.sweeps, 0);
+  lsim_pgs_free(ws);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_to_dense_is_product),
+      cmocka_unit_test(test_w_matches_dense),
+      cmocka_unit_test(test_same_iteration_as_dense),
+      cmocka_unit_test(test_frictionless_agrees_with_lemke),
+      cmocka_unit_test(test_frictional_converges),
+      cmocka_unit_test(test_front_end),
+      cmocka_unit_test(test_no_allocation_in_steady_state),
+      cmocka_unit_test(test_bad_diagonal),
+      cmocka_unit_test(test_empty),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
