@@ -848,7 +848,7 @@ static int read_orientation(Ctx *c, const json_t *v, const char *p, double q[4],
     if (read_vec(c, v, p, 4, w) < 0) return LSIM_INVALID_INPUT; /* size checked above */
     const double n = sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2] + w[3] * w[3]);
     if (!(fabs(n - 1.0) <= QUAT_NORM_TOL))
-      return fail(c, p, 0, "must be a unit quaternion [w, x, y, z]: its norm is %.9g, not within %g of 1",
+      return fail(c, p, 0, "must be a unit quaternion [w, x, y, z]: its norm is %.12g, not within %g of 1",
                   n, QUAT_NORM_TOL);
     for (int k = 0; k < 4; ++k) q[k] = w[k] / n;
     return 0;
@@ -1496,8 +1496,8 @@ static int add_nd_body(Ctx *c, LsimModel *m, const NdBody *t, const char *path, 
           if (isfinite(b.pose[a])) continue;
           char p[PATH_CAP];
           path_key(p, path, "position");
-          return fail(c, p, 0, "copy %d, %d%s of the grid lands at a position that is not finite", i, j,
-                      dim == 3 ? ", k" : "");
+          if (dim == 2) return fail(c, p, 0, "grid copy %d, %d lands at a position that is not finite", i, j);
+          return fail(c, p, 0, "grid copy %d, %d, %d lands at a position that is not finite", i, j, k);
         }
         if (t->grid) {
           char full[128]; /* fits in b.name: checked above */

@@ -10,11 +10,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/math3.h"
 #include "lcp/lcp.h"
+#include "lcp/random.h"
 #include "scene/scene.h"
 #include "tests/support.h"
 
@@ -338,14 +341,195 @@ static const ErrorCase error_cases[] = {
     {"", 1, 1, "", "near end of file"},
 };
 
-/* Every bad input: LSIM_INVALID_INPUT, the exact position and path, the message, and
- * nothing left allocated (the model and state come back empty). */
-static void test_errors(void **unused) {
-  (void)unused;
-  const size_t n = sizeof error_cases / sizeof error_cases[0];
+/* 2-D and 3-D scenes. Generated from (text, marker) pairs: the expected position is
+ * where the marker first occurs in the text, counted in characters. */
+static const ErrorCase error_cases_nd[] = {
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"mass\": 1, \"inertia\": [1, 1, 1]},\n  {\"mass\": 1, \"inertia\": [1, 1, 1], \"position\": [0, 1]}]}",
+     3, 49, "bodies[2].position", "needs 3 numbers in 3-D, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"position\": [0, \"y\"]}]}",
+     2, 55, "bodies[0].position[1]", "must be a number, got string"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"position\": 2}]}",
+     2, 51, "bodies[0].position", "must be an array of 2 numbers in 2-D, got number"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}],\n \"gravity\": [0, -9.81]}",
+     3, 13, "gravity", "needs 3 numbers in 3-D, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}],\n \"gravity\": -9.81}",
+     3, 13, "gravity", "must be an array of 2 numbers in 2-D, got number"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [\n  {\"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     3, 3, "bodies[0].mass", "required key missing (\"mass\" (kg) or \"density\" (kg/m^3) of a dynamic body)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [\n  {\"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     3, 3, "bodies[0].mass", "required key missing (\"mass\" (kg) or \"density\" (kg/m^2) of a dynamic body)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"density\": 2, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     2, 25, "bodies[0].density", "give either \"mass\" or \"density\", not both"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": -2, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     2, 22, "bodies[0].mass", "must be > 0, got -2"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 0, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     2, 25, "bodies[0].density", "must be > 0, got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 1000, \"shapes\": [{\"type\": \"point\"}]}]}",
+     2, 25, "bodies[0].density", "the body's shapes have no volume to weigh (points carry none): give \"mass\""},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 1000}]}",
+     2, 25, "bodies[0].density", "the body's shapes have no area to weigh"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [\n  {\"mass\": 1, \"shapes\": [{\"type\": \"point\", \"position\": [0, 0, 1]}]}]}",
+     3, 3, "bodies[0].inertia", "required key missing (the body's shapes have no volume to compute it from: points carry no mass)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"shapes\": [{\"type\": \"plane\"}]}]}",
+     2, 67, "bodies[0].shapes[0].type", "a plane is unbounded: planes go on static bodies only"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"type\": \"kinematic\", \"shapes\": [{\"type\": \"plane\"}]}]}",
+     2, 90, "bodies[1].shapes[0].type", "planes go on static bodies only"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"cube\", \"radius\": 1}]}]}",
+     2, 45, "bodies[0].shapes[0].type", "unknown shape type \"cube\" (known: plane, sphere, box, capsule, point)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphre\", \"radius\": 1}]}]}",
+     2, 45, "bodies[0].shapes[0].type", "unknown shape type \"sphre\" (did you mean \"sphere\"?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"disk\", \"radius\": 1}]}]}",
+     2, 45, "bodies[0].shapes[0].type", "a disk is a \"sphere\" in 2-D"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"radius\": 1}]}]}",
+     2, 36, "bodies[0].shapes[0].type", "required key missing (\"plane\", \"sphere\", \"box\", \"capsule\" or \"point\")"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0}]}]}",
+     2, 65, "bodies[0].shapes[0].radius", "must be > 0, got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, -1, 1]}]}]}",
+     2, 72, "bodies[0].shapes[0].half_extents[1]", "must be > 0, got -1"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 1, \"half_length\": -0.5}]}]}",
+     2, 84, "bodies[0].shapes[0].half_length", "must be > 0, got -0.5"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\"}]}]}",
+     2, 36, "bodies[0].shapes[0].radius", "required key missing (m, > 0)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 1}]}]}",
+     2, 36, "bodies[0].shapes[0].half_length", "required key missing (half the length of the axis segment"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, 1, 1], \"radius\": 1}]}]}",
+     2, 79, "bodies[0].shapes[0].radius", "does not apply to a box"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, 1, 1]}]}]}",
+     2, 68, "bodies[0].shapes[0].half_extents", "needs 2 numbers in 2-D, got 3"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": [1, 0, 0, 0.01]}]}",
+     2, 62, "bodies[0].orientation", "must be a unit quaternion [w, x, y, z]: its norm is 1.00004999875, not within 1e-06 of 1"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": [1, 0, 0]}]}",
+     2, 62, "bodies[0].orientation", "needs 4 numbers [w, x, y, z] (a unit quaternion), got 3"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": {\"axis\": [0, 0, 0], \"angle\": 1}}]}",
+     2, 71, "bodies[0].orientation.axis", "must not be zero"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": {\"axis\": [0, 0, 1]}}]}",
+     2, 62, "bodies[0].orientation.angle", "required key missing (the rotation angle, rad)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": {\"axis\": [0, 0, 1], \"angel\": 1}}]}",
+     2, 82, "bodies[0].orientation.angel", "unknown key (did you mean 'angle'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"orientation\": \"up\"}]}",
+     2, 62, "bodies[0].orientation", "must be a unit quaternion [w, x, y, z] or {\"axis\": [x, y, z], \"angle\": rad}, got string"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"orientation\": [1, 0, 0, 0]}]}",
+     2, 54, "bodies[0].orientation", "must be a number in 2-D (the angle about z, rad), got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}]}",
+     2, 36, "bodies[0].inertia", "must be positive definite (an inertia tensor is)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 2, 0], [2, 1, 0], [0, 0, 1]]}]}",
+     2, 36, "bodies[0].inertia", "must be positive definite"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]}]}",
+     2, 51, "bodies[0].inertia[1][0]", "must equal [0][1] (an inertia matrix is symmetric): 0 vs 0.5"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, -1, 1]}]}",
+     2, 40, "bodies[0].inertia[1]", "must be > 0, got -1"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0, 0], [0, 1, 0]]}]}",
+     2, 36, "bodies[0].inertia", "must be [Ixx, Iyy, Izz] or a 3x3 matrix"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0, 0], [0, 1], [0, 0, 1]]}]}",
+     2, 48, "bodies[0].inertia[1]", "needs 3 numbers in 3-D, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}",
+     2, 36, "bodies[0].inertia", "must be a number in 2-D (I_zz, kg m^2), got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 0}]}",
+     2, 36, "bodies[0].inertia", "must be > 0, got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"type\": \"static\", \"mass\": 1}]}",
+     2, 67, "bodies[1].mass", "does not apply to a static body (it never moves)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"type\": \"kinematic\", \"force\": [1, 0, 0]}]}",
+     2, 70, "bodies[1].force", "does not apply to a kinematic body (its velocity is prescribed)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"motion\": {\"table\": [[0, 1, 0, 0, 0, 0, 0]]}}]}",
+     2, 47, "bodies[0].motion", "applies to kinematic bodies only"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}, {\"type\": \"kinematic\", \"motion\": {\"table\": [[0, 1, 0, 0]]},\n   \"velocity\": [1, 0]}]}",
+     3, 4, "bodies[1].velocity", "give either \"motion\" (a table) or constant velocities, not both"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}, {\"type\": \"kinematic\", \"motion\": {\"table\": [[0, 1, 2]]}}]}",
+     2, 83, "bodies[1].motion.table[0]", "must be a row [t, value] of 4 numbers, got 3"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}, {\"type\": \"kinematic\", \"motion\": [1, 0, 0]}]}",
+     2, 72, "bodies[1].motion", "must be {\"table\": [[t, vx, vy, omega], ...]}, got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"force\": {\"table\": [[0, 1, 0, 0, 0, 0, 0]]},\n   \"torque\": [0, 0, 1]}]}",
+     3, 4, "bodies[0].torque", "give the torque as the last 3 columns of the force table"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"force\": {\"table\": [[0, 1, 0, 0]]}}]}",
+     2, 67, "bodies[0].force.table[0]", "must be a row [t, value] of 7 numbers, got 4"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"force\": [1, 2]}]}",
+     2, 56, "bodies[0].force", "needs 3 numbers in 3-D, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"torque\": 2}]}",
+     2, 57, "bodies[0].torque", "must be an array of 3 numbers in 3-D, got number"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"torque\": [2]}]}",
+     2, 49, "bodies[0].torque", "must be a number in 2-D (N m about z), got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"force\": 3}]}",
+     2, 48, "bodies[0].force", "must be [fx, fy] (N) or {\"table\": [[t, fx, fy, torque], ...]}, got number"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"angular_velocity\": [1]}]}",
+     2, 59, "bodies[0].angular_velocity", "must be a number, got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"velocity\": {\"table\": [[0, 1, 0, 0]]}}]}",
+     2, 59, "bodies[0].velocity", "must be an array of 3 numbers in 3-D, got object"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}],\n \"walls\": [{\"position\": 0, \"side\": \"left\"}]}",
+     3, 2, "walls", "applies to 1-D scenes only: in 2-D a wall is a static body with a \"plane\" or \"box\" shape"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}],\n \"ground\": {\"mu\": 0.5}}",
+     3, 2, "ground", "applies to 1-D scenes only: in 3-D the ground is a static body with a \"plane\" shape"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}],\n \"friction\": {\"directions\": 5}}",
+     3, 29, "friction.directions", "must be even, from 4 to 16, in 3-D, got 5"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}],\n \"friction\": {\"directions\": 18}}",
+     3, 29, "friction.directions", "must be even, from 4 to 16, in 3-D, got 18"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}],\n \"friction\": {\"directions\": 4}}",
+     3, 29, "friction.directions", "must be 2 in 2-D"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}],\n \"friction\": {\"direction\": 4}}",
+     3, 15, "friction.direction", "unknown key (did you mean 'directions'?)"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"friction\": {\"directions\": 2}}",
+     2, 18, "friction", "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"width\": 1}]}",
+     2, 39, "bodies[0].width", "applies to 1-D scenes only (2-D/3-D bodies have \"shapes\""},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"masss\": 1, \"inertia\": 1}]}",
+     2, 14, "bodies[0].masss", "unknown key (did you mean 'mass'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"raduis\": 1}]}]}",
+     2, 55, "bodies[0].shapes[0].raduis", "unknown key (did you mean 'radius'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"type\": \"rigid\"}]}",
+     2, 22, "bodies[0].type", "must be \"dynamic\", \"static\" or \"kinematic\", got \"rigid\""},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]}]}",
+     2, 12, "bodies", "at least one dynamic body is required"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1, \"name\": \"s\"},\n  {\"type\": \"point\", \"name\": \"s\"}]}]}",
+     3, 29, "bodies[0].shapes[1].name", "shape name 's' is already used by bodies[0].shapes[0]"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1, \"position\": [1, 0]}]}]}",
+     2, 35, "bodies[0].shapes", "their center of mass is at [1, 0], not at the body origin"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1, \"position\": [0.5, 0, 0]},\n  {\"type\": \"sphere\", \"radius\": 1, \"position\": [-0.25, 0, 0]}]}]}",
+     2, 35, "bodies[0].shapes", "their center of mass is at [0.125, 0, 0]"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 1e300, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1e10}]}]}",
+     2, 25, "bodies[0].density", "gives a mass of inf kg"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 0], \"spacing\": [1, 1]}}]}",
+     2, 61, "bodies[0].grid.count[1]", "must be an integer in [1, 100000], got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1.5], \"spacing\": [1, 1]}}]}",
+     2, 61, "bodies[0].grid.count[1]", "must be an integer in [1, 100000], got 1.5"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [1000, 1000], \"spacing\": [1, 1]}}]}",
+     2, 57, "bodies[0].grid.count", "makes 1000000 copies; at most 100000"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 3]}}]}",
+     2, 47, "bodies[0].grid.spacing", "required key missing"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"spacing\": [1, 1]}}]}",
+     2, 47, "bodies[0].grid.count", "required key missing (copies along x and y: [nx, ny])"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1], \"grid\": {\"count\": [2, 1, 1], \"spacing\": [0, 0, 0]}}]}",
+     2, 88, "bodies[0].grid.spacing[0]", "must be > 0 (2 copies along this axis), got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1],\n   \"jitter\": {\"amplitude\": -0.1}}}]}",
+     3, 28, "bodies[0].grid.jitter.amplitude", "must be >= 0, got -0.1"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1],\n   \"jitter\": {\"seed\": 3}}}]}",
+     3, 14, "bodies[0].grid.jitter.amplitude", "required key missing"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1],\n   \"jitter\": {\"amplitude\": 0.1, \"seed\": -1}}}]}",
+     3, 41, "bodies[0].grid.jitter.seed", "must be an integer in [0, 2^53], got -1"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1], \"jiter\": {}}}]}",
+     2, 84, "bodies[0].grid.jiter", "unknown key (did you mean 'jitter'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": [2, 1]}]}",
+     2, 47, "bodies[0].grid", "must be an object, got array"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a_1_0\", \"mass\": 1, \"inertia\": 1},\n  {\"name\": \"a\", \"mass\": 1, \"inertia\": 1, \"position\": [0, 5],\n   \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1]}}]}",
+     3, 12, "bodies[1].name", "name 'a_1_0' is already used by bodies[0]"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1}, {\"mass\": 1, \"inertia\": 1, \"name\": \"body0\"}]}",
+     2, 74, "bodies[1].name", "name 'body0' is already used by bodies[0]"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"body1\", \"mass\": 1, \"inertia\": 1},\n  {\"mass\": 1, \"inertia\": 1}]}",
+     3, 3, "bodies[1]", "name 'body1' is already used by bodies[0] (give this one a \"name\")"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"mass\": 1, \"inertia\": 1,\n   \"grid\": {\"count\": [2, 10], \"spacing\": [1, 1]}}]}",
+     2, 22, "bodies[0].name", "the grid copies' names (like 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx_1_9') would be longer than 47 bytes"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"position\": [1e308, 0],\n   \"grid\": {\"count\": [3, 1], \"spacing\": [1e308, 1]}}]}",
+     2, 51, "bodies[0].position", "grid copy 1, 0 lands at a position that is not finite"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": -1}]}]}",
+     2, 102, "bodies[1].shapes[0].mu", "must be >= 0, got -1"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}, {\"type\": \"static\", \"shapes\": {\"type\": \"plane\"}}]}",
+     2, 77, "bodies[1].shapes", "must be an array, got object"},
+};
+
+/* Runs a table of bad inputs: LSIM_INVALID_INPUT, the exact position and path, the
+ * message, and nothing left allocated (the model and state come back empty). */
+static void check_error_table(const ErrorCase *table, size_t n, const char *label) {
   int failures = 0;
   for (size_t i = 0; i < n; ++i) {
-    const ErrorCase *ec = &error_cases[i];
+    const ErrorCase *ec = &table[i];
     LsimModel m;
     LsimState s;
     LsimSceneError err;
@@ -356,8 +540,8 @@ static void test_errors(void **unused) {
                    err.column == ec->column && strcmp(err.path, ec->path) == 0 &&
                    strstr(err.message, ec->fragment) != NULL && strcmp(err.file, "x.json") == 0;
     if (!ok) {
-      print_error("case %zu: rc %d, got \"%s\"; want %d:%d %s: ...%s...\n", i, rc, line,
-                  ec->line, ec->column, ec->path, ec->fragment);
+      print_error("%s case %zu: rc %d, got \"%s\"; want %d:%d %s: ...%s...\n", label, i, rc,
+                  line, ec->line, ec->column, ec->path, ec->fragment);
       ++failures;
     }
     assert_int_equal(m.nbodies, 0);
@@ -372,6 +556,16 @@ static void test_errors(void **unused) {
     assert_int_equal(err2.column, err.column);
   }
   assert_int_equal(failures, 0);
+}
+
+static void test_errors(void **unused) {
+  (void)unused;
+  check_error_table(error_cases, sizeof error_cases / sizeof error_cases[0], "1-D");
+}
+
+static void test_errors_nd(void **unused) {
+  (void)unused;
+  check_error_table(error_cases_nd, sizeof error_cases_nd / sizeof error_cases_nd[0], "2-D/3-D");
 }
 
 /* The one-line format, with and without a position and a path. */
@@ -513,6 +707,421 @@ static void test_examples(void **unused) {
   lsim_model_free(&m);
 }
 
+/* Loads js (which must be valid) and fails the test with the error line otherwise. */
+static void parse_ok(const char *js, LsimModel *m, LsimState *s) {
+  LsimSceneError err;
+  const int rc = lsim_scene_parse(js, "ok.json", m, s, &err);
+  if (rc) {
+    char line[640];
+    lsim_scene_error_format(&err, line, sizeof line);
+    print_error("%s\n", line);
+  }
+  assert_int_equal(rc, 0);
+}
+
+/* A 2-D scene with every kind of body, in numbers exact in binary where checked. */
+static const char *scene_2d =
+    "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.125, \"steps\": 8,\n"
+    " \"gravity\": [0.5, -9.75], \"friction\": {\"directions\": 2},\n"
+    " \"bodies\": [\n"
+    "  {\"name\": \"floor\", \"type\": \"static\", \"position\": [0, -1], \"orientation\": 0.25,\n"
+    "   \"shapes\": [{\"type\": \"plane\", \"mu\": 0.75}]},\n"
+    "  {\"name\": \"crate\", \"mass\": 3, \"position\": [1.5, 2], \"orientation\": -0.5,\n"
+    "   \"velocity\": [0.25, -1], \"angular_velocity\": 2, \"force\": [1, 2], \"torque\": -3,\n"
+    "   \"shapes\": [{\"type\": \"box\", \"name\": \"body\", \"half_extents\": [0.5, 0.25], \"mu\": 0.25}]},\n"
+    "  {\"name\": \"disk\", \"density\": 4, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.5},\n"
+    "   {\"type\": \"point\", \"position\": [0.5, 0]}]},\n"
+    "  {\"name\": \"pill\", \"mass\": 2, \"inertia\": 0.75,\n"
+    "   \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.25, \"half_length\": 1}],\n"
+    "   \"force\": {\"table\": [[0, 1, 2, 3], [1, 3, 4, 5]]}},\n"
+    "  {\"name\": \"pusher\", \"type\": \"kinematic\", \"position\": [-4, 0], \"velocity\": [1, 0],\n"
+    "   \"angular_velocity\": 0.5, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, 1]}]},\n"
+    "  {\"name\": \"lift\", \"type\": \"kinematic\", \"position\": [4, 0],\n"
+    "   \"motion\": {\"table\": [[0, 0, 1, 0], [2, 0, 3, 1]]}}\n"
+    " ]}\n";
+
+static void test_scene_2d(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState s;
+  parse_ok(scene_2d, &m, &s);
+  /* Model-wide settings. */
+  assert_int_equal(m.dimension, 2);
+  assert_true(m.gravity[0] == 0.5 && m.gravity[1] == -9.75 && m.gravity[2] == 0.0);
+  assert_int_equal(m.friction_directions, 2);
+  assert_int_equal(m.nbodies, 6);
+  assert_int_equal(m.nshapes, 6);
+  /* 3 coordinates per moving body, none for the static one. */
+  assert_int_equal(m.nq, 15);
+  assert_int_equal(m.nv, 15);
+  const LsimBody *b = m.bodies;
+  /* The static floor: pose (x, y, theta), a tilted plane, no coordinates. */
+  assert_int_equal(b[0].type, LSIM_BODY_STATIC);
+  assert_true(b[0].pose[0] == 0.0 && b[0].pose[1] == -1.0 && b[0].pose[2] == 0.25);
+  assert_int_equal(b[0].q_offset, -1);
+  assert_true(b[0].mass == 0.0);
+  const LsimShape *sh = &m.shapes[b[0].first_shape];
+  assert_int_equal(b[0].nshapes, 1);
+  assert_int_equal(sh->type, LSIM_SHAPE_PLANE);
+  assert_int_equal(sh->body, 0);
+  assert_string_equal(sh->name, "shape0");
+  assert_true(sh->mu == 0.75);
+  /* The crate: a 1 x 0.5 rectangle of mass 3: I_zz = m (a^2 + b^2) / 3 = 0.3125. */
+  assert_int_equal(b[1].type, LSIM_BODY_DYNAMIC);
+  assert_true(b[1].mass == 3.0);
+  assert_true(b[1].inertia[8] == 0.3125);
+  for (int k = 0; k < 8; ++k) assert_true(b[1].inertia[k] == 0.0);
+  sh = &m.shapes[b[1].first_shape];
+  assert_int_equal(sh->type, LSIM_SHAPE_BOX);
+  assert_string_equal(sh->name, "body");
+  assert_true(sh->half[0] == 0.5 && sh->half[1] == 0.25 && sh->half[2] == 0.0);
+  assert_true(sh->mu == 0.25);
+  assert_true(sh->rot[0] == 1.0 && sh->pos[0] == 0.0);
+  /* Its state: q = (x, y, theta), v = (vx, vy, omega); force (fx, fy, torque) as one row. */
+  const double q1[3] = {1.5, 2.0, -0.5}, v1[3] = {0.25, -1.0, 2.0};
+  assert_int_equal(b[1].q_offset, 0);
+  assert_int_equal(b[1].nq, 3);
+  assert_true(lsim_test_max_abs_diff(s.q + b[1].q_offset, q1, 3) == 0.0);
+  assert_true(lsim_test_max_abs_diff(s.v + b[1].v_offset, v1, 3) == 0.0);
+  assert_int_equal(b[1].force.width, 3);
+  assert_int_equal(b[1].force.npoints, 1);
+  const double f1[3] = {1.0, 2.0, -3.0};
+  assert_true(lsim_test_max_abs_diff(b[1].force.value, f1, 3) == 0.0);
+  /* The disk by density: m = rho pi r^2, I_zz = m r^2 / 2; the point carries no mass. */
+  const double pi = 3.14159265358979323846;
+  assert_true(fabs(b[2].mass - 4.0 * pi * 0.25) < 1e-15);
+  assert_true(fabs(b[2].inertia[8] - b[2].mass * 0.125) < 1e-15);
+  assert_int_equal(b[2].nshapes, 2);
+  assert_int_equal(m.shapes[b[2].first_shape + 1].type, LSIM_SHAPE_POINT);
+  assert_true(m.shapes[b[2].first_shape + 1].pos[0] == 0.5);
+  assert_int_equal(b[2].force.npoints, 0); /* no force: zero */
+  assert_int_equal(b[2].force.width, 3);
+  /* The pill: inertia as given; the force table of width 3. */
+  assert_true(b[3].inertia[8] == 0.75);
+  assert_int_equal(m.shapes[b[3].first_shape].type, LSIM_SHAPE_CAPSULE);
+  assert_true(m.shapes[b[3].first_shape].half[0] == 1.0);
+  assert_true(m.shapes[b[3].first_shape].radius == 0.25);
+  assert_int_equal(b[3].force.npoints, 2);
+  assert_true(b[3].force.value[5] == 5.0);
+  /* Kinematic: constant velocities as a one-row schedule of width 3, or the motion table;
+     the state's v is its value at t = 0. */
+  assert_int_equal(b[4].type, LSIM_BODY_KINEMATIC);
+  assert_true(b[4].mass == 0.0);
+  assert_int_equal(b[4].kinematic_velocity.width, 3);
+  assert_int_equal(b[4].kinematic_velocity.npoints, 1);
+  const double v4[3] = {1.0, 0.0, 0.5};
+  assert_true(lsim_test_max_abs_diff(b[4].kinematic_velocity.value, v4, 3) == 0.0);
+  assert_true(lsim_test_max_abs_diff(s.v + b[4].v_offset, v4, 3) == 0.0);
+  assert_int_equal(b[5].kinematic_velocity.npoints, 2);
+  assert_true(s.v[b[5].v_offset + 1] == 1.0);
+  assert_true(s.q[b[5].q_offset] == 4.0);
+  assert_int_equal(b[5].nshapes, 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A 3-D scene: orientations both ways, inertia computed and given, the state layout. */
+static const char *scene_3d =
+    "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 10,\n"
+    " \"gravity\": [0, 0, -9.81], \"friction\": {\"directions\": 8},\n"
+    " \"bodies\": [\n"
+    "  {\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},\n"
+    "  {\"name\": \"brick\", \"mass\": 3, \"position\": [1, 2, 3],\n"
+    "   \"orientation\": {\"axis\": [0, 0, 2], \"angle\": 1.5707963267948966},\n"
+    "   \"velocity\": [1, 0, -1], \"angular_velocity\": [0.5, 0.25, 2],\n"
+    "   \"force\": [1, 2, 3], \"torque\": [4, 5, 6],\n"
+    "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.25, 1]}]},\n"
+    "  {\"name\": \"brick2\", \"mass\": 3, \"orientation\": [0.7071067811865476, 0, 0, 0.7071067811865475],\n"
+    "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.25, 1]}]},\n"
+    "  {\"name\": \"ball\", \"density\": 2, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.5}]},\n"
+    "  {\"name\": \"pill\", \"mass\": 2, \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.25, \"half_length\": 0.5}]},\n"
+    "  {\"name\": \"diag\", \"mass\": 1, \"inertia\": [1, 2, 2.5], \"orientation\": [2e-7, 0, 0, 1.0000001]},\n"
+    "  {\"name\": \"full\", \"mass\": 1, \"inertia\": [[2, 0.5, 0], [0.5, 2, 0], [0, 0, 3]],\n"
+    "   \"force\": {\"table\": [[0, 1, 2, 3, 4, 5, 6]]}},\n"
+    "  {\"name\": \"arm\", \"type\": \"kinematic\", \"motion\": {\"table\": [[0, 1, 2, 3, 4, 5, 6], [1, 0, 0, 0, 0, 0, 0]]},\n"
+    "   \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.1, \"half_length\": 0.5,\n"
+    "                \"orientation\": {\"axis\": [1, 0, 0], \"angle\": 1.5707963267948966}}]}\n"
+    " ]}\n";
+
+static void test_scene_3d(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState s;
+  parse_ok(scene_3d, &m, &s);
+  assert_int_equal(m.dimension, 3);
+  assert_true(m.gravity[2] == -9.81);
+  assert_int_equal(m.friction_directions, 8);
+  assert_int_equal(m.nbodies, 8);
+  /* 7 coordinates and 6 velocities per moving body. */
+  assert_int_equal(m.nq, 7 * 7);
+  assert_int_equal(m.nv, 7 * 6);
+  const LsimBody *b = m.bodies;
+  assert_int_equal(b[0].type, LSIM_BODY_STATIC);
+  const double identity[7] = {0, 0, 0, 1, 0, 0, 0};
+  assert_true(lsim_test_max_abs_diff(b[0].pose, identity, 7) == 0.0);
+  /* Box of half extents (a, b, c) = (0.5, 0.25, 1), m = 3: I = m diag(b^2 + c^2,
+     a^2 + c^2, a^2 + b^2) / 3, exactly. */
+  const double Ibox[9] = {1.0625, 0, 0, 0, 1.25, 0, 0, 0, 0.3125};
+  assert_true(lsim_test_max_abs_diff(b[1].inertia, Ibox, 9) == 0.0);
+  /* q = (x, y, z, qw, qx, qy, qz) from position and orientation (axis normalized). */
+  const double *q = s.q + b[1].q_offset, *v = s.v + b[1].v_offset;
+  const double h = sqrt(0.5);
+  const double q1[7] = {1, 2, 3, h, 0, 0, h}, v1[6] = {1, 0, -1, 0.5, 0.25, 2};
+  assert_true(lsim_test_max_abs_diff(q, q1, 7) < 1e-15);
+  assert_true(lsim_test_max_abs_diff(b[1].pose, q1, 7) < 1e-15);
+  assert_true(lsim_test_max_abs_diff(v, v1, 6) == 0.0);
+  /* Axis-angle and the same rotation as a quaternion agree. */
+  assert_true(lsim_test_max_abs_diff(q + 3, s.q + b[2].q_offset + 3, 4) < 1e-15);
+  /* Force and torque: one row of width 6. */
+  const double f1[6] = {1, 2, 3, 4, 5, 6};
+  assert_int_equal(b[1].force.width, 6);
+  assert_int_equal(b[1].force.npoints, 1);
+  assert_true(lsim_test_max_abs_diff(b[1].force.value, f1, 6) == 0.0);
+  /* Sphere by density: m = rho 4/3 pi r^3, I = 2/5 m r^2. */
+  const double pi = 3.14159265358979323846;
+  assert_true(fabs(b[3].mass - 2.0 * 4.0 / 3.0 * pi * 0.125) < 1e-15);
+  assert_true(fabs(b[3].inertia[0] - 0.4 * b[3].mass * 0.25) < 1e-15);
+  assert_true(b[3].inertia[0] == b[3].inertia[4] && b[3].inertia[4] == b[3].inertia[8]);
+  /* Capsule: lsim_inertia_capsule's numbers. */
+  double Icap[9];
+  lsim_inertia_capsule(2.0, 0.25, 0.5, Icap);
+  assert_true(lsim_test_max_abs_diff(b[4].inertia, Icap, 9) < 1e-15);
+  /* Explicit inertia: principal moments; the quaternion normalized (norm 1 + 1e-7). */
+  const double Idiag[9] = {1, 0, 0, 0, 2, 0, 0, 0, 2.5};
+  assert_true(lsim_test_max_abs_diff(b[5].inertia, Idiag, 9) == 0.0);
+  const double *q5 = s.q + b[5].q_offset + 3;
+  assert_true(fabs(q5[0] * q5[0] + q5[3] * q5[3] - 1.0) < 1e-15);
+  assert_true(fabs(q5[3] - 1.0) < 1e-12);
+  /* A full matrix, kept as given. */
+  const double Ifull[9] = {2, 0.5, 0, 0.5, 2, 0, 0, 0, 3};
+  assert_true(lsim_test_max_abs_diff(b[6].inertia, Ifull, 9) == 0.0);
+  assert_int_equal(b[6].force.npoints, 1);
+  /* Kinematic motion: width 6; the initial v is the first row; the capsule's local
+     orientation is a quarter turn about x. */
+  assert_int_equal(b[7].kinematic_velocity.width, 6);
+  const double v7[6] = {1, 2, 3, 4, 5, 6};
+  assert_true(lsim_test_max_abs_diff(s.v + b[7].v_offset, v7, 6) == 0.0);
+  const LsimShape *arm = &m.shapes[b[7].first_shape];
+  assert_true(fabs(arm->rot[0] - h) < 1e-15 && fabs(arm->rot[1] - h) < 1e-15);
+  assert_true(arm->half[0] == 0.5 && arm->radius == 0.1);
+  /* Shapes are grouped by body, in body order. */
+  for (int i = 0; i < m.nbodies; ++i)
+    for (int k = 0; k < b[i].nshapes; ++k) assert_int_equal(m.shapes[b[i].first_shape + k].body, i);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* Several shapes: masses in proportion to volume, rotated shapes, parallel axes. */
+static void test_composite_inertia(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState s;
+  /* 3-D dumbbell: two spheres r = 0.5 at x = +-1, total mass 4 (2 each): I_xx = 2 * 2/5 *
+     2 * 0.25 = 0.4, I_yy = I_zz = 0.4 + 2 * 2 * 1 = 4.4. A box rotated a quarter turn
+     about z swaps its I_xx and I_yy. */
+  parse_ok("{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [\n"
+           " {\"name\": \"dumbbell\", \"mass\": 4, \"shapes\": [\n"
+           "   {\"type\": \"sphere\", \"radius\": 0.5, \"position\": [1, 0, 0]},\n"
+           "   {\"type\": \"sphere\", \"radius\": 0.5, \"position\": [-1, 0, 0]},\n"
+           "   {\"type\": \"point\", \"position\": [3, 0, 0]}]},\n"
+           " {\"name\": \"turned\", \"mass\": 3, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.25, 1],\n"
+           "   \"orientation\": {\"axis\": [0, 0, 1], \"angle\": 1.5707963267948966}}]}]}",
+           &m, &s);
+  const double Id[9] = {0.4, 0, 0, 0, 4.4, 0, 0, 0, 4.4};
+  assert_true(lsim_test_max_abs_diff(m.bodies[0].inertia, Id, 9) < 1e-14);
+  const double It[9] = {1.25, 0, 0, 0, 1.0625, 0, 0, 0, 0.3125};
+  assert_true(lsim_test_max_abs_diff(m.bodies[1].inertia, It, 9) < 1e-14);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  /* 2-D by density: two 2 x 1 rectangles side by side at x = +-1 (area 2 each, mass 1
+     each): I_zz = 2 (m (a^2 + b^2) / 3 + m 1^2). */
+  parse_ok("{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [\n"
+           " {\"density\": 0.5, \"shapes\": [\n"
+           "   {\"type\": \"box\", \"half_extents\": [1, 0.5], \"position\": [1, 0]},\n"
+           "   {\"type\": \"box\", \"half_extents\": [1, 0.5], \"position\": [-1, 0]}]}]}",
+           &m, &s);
+  assert_true(m.bodies[0].mass == 2.0);
+  assert_true(fabs(m.bodies[0].inertia[8] - 2.0 * (1.25 / 3.0 + 1.0)) < 1e-15);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* "grid": count, names, positions, shapes per copy; a plain body keeps its name. */
+static void test_grid(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState s;
+  parse_ok("{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [\n"
+           " {\"name\": \"floor\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},\n"
+           " {\"name\": \"b\", \"mass\": 1, \"position\": [1, 2, 3], \"velocity\": [0, 0, -1],\n"
+           "  \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.25}, {\"type\": \"point\"}],\n"
+           "  \"grid\": {\"count\": [2, 1, 3], \"spacing\": [0.5, 0, 0.75]}},\n"
+           " {\"name\": \"last\", \"mass\": 1, \"inertia\": [1, 1, 1], \"position\": [9, 9, 9]}]}",
+           &m, &s);
+  assert_int_equal(m.nbodies, 1 + 6 + 1);
+  assert_int_equal(m.nshapes, 1 + 12);
+  /* Copies in the order i, j, k (k fastest), named NAME_i_j_k. */
+  int n = 1;
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 3; ++k, ++n) {
+      const LsimBody *b = &m.bodies[n];
+      char want[48];
+      snprintf(want, sizeof want, "b_%d_0_%d", i, k);
+      assert_string_equal(b->name, want);
+      const double *q = s.q + b->q_offset;
+      assert_true(q[0] == 1.0 + 0.5 * i && q[1] == 2.0 && q[2] == 3.0 + 0.75 * k);
+      assert_true(q[3] == 1.0);
+      assert_true(s.v[b->v_offset + 2] == -1.0);
+      assert_int_equal(b->nshapes, 2);
+      assert_int_equal(m.shapes[b->first_shape].body, n);
+      assert_int_equal(m.shapes[b->first_shape + 1].type, LSIM_SHAPE_POINT);
+    }
+  assert_string_equal(m.bodies[7].name, "last");
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  /* 2-D: NAME_i_j; each copy owns its schedules. */
+  parse_ok("{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [\n"
+           " {\"mass\": 1, \"inertia\": 1, \"force\": {\"table\": [[0, 1, 2, 3], [1, 4, 5, 6]]},\n"
+           "  \"grid\": {\"count\": [3, 2], \"spacing\": [1, 2]}}]}",
+           &m, &s);
+  assert_int_equal(m.nbodies, 6);
+  assert_string_equal(m.bodies[0].name, "body0_0_0");
+  assert_string_equal(m.bodies[5].name, "body0_2_1");
+  assert_true(s.q[m.bodies[5].q_offset] == 2.0 && s.q[m.bodies[5].q_offset + 1] == 2.0);
+  assert_true(m.bodies[0].force.value != m.bodies[1].force.value);
+  assert_true(m.bodies[5].force.value[5] == 6.0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* Jitter: the same scene gives the same positions (twice, and as pinned below: splitmix64
+ * is the same on every machine), within the amplitude; another seed differs. */
+static void test_jitter(void **unused) {
+  (void)unused;
+  const char *fmt = "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [\n"
+                    " {\"name\": \"s\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}],\n"
+                    "  \"grid\": {\"count\": [4, 3, 2], \"spacing\": [1, 1, 1],\n"
+                    "           \"jitter\": {\"amplitude\": 0.125, \"seed\": %d}}}]}";
+  char js[512];
+  LsimModel m[3];
+  LsimState s[3];
+  const int seeds[3] = {7, 7, 8};
+  for (int r = 0; r < 3; ++r) {
+    snprintf(js, sizeof js, fmt, seeds[r]);
+    parse_ok(js, &m[r], &s[r]);
+    assert_int_equal(m[r].nbodies, 24);
+  }
+  assert_int_equal(m[0].nq, m[1].nq);
+  assert_true(memcmp(s[0].q, s[1].q, (size_t)m[0].nq * sizeof(double)) == 0);
+  double differ = 0.0, largest = 0.0;
+  for (int i = 0; i < 24; ++i) {
+    const LsimBody *b = &m[0].bodies[i];
+    const double *q = s[0].q + b->q_offset;
+    int ii, jj, kk;
+    assert_int_equal(sscanf(b->name, "s_%d_%d_%d", &ii, &jj, &kk), 3);
+    const double base[3] = {ii, jj, kk};
+    for (int a = 0; a < 3; ++a) {
+      assert_true(fabs(q[a] - base[a]) <= 0.125);
+      largest = fmax(largest, fabs(q[a] - base[a]));
+    }
+    differ = fmax(differ, lsim_test_max_abs_diff(q, s[2].q + b->q_offset, 3));
+  }
+  assert_true(largest > 0.1);  /* it does move them */
+  assert_true(differ > 0.01);  /* and the seed matters */
+  /* The first copy's offsets, pinned: lsim_rng(7) draws u in [0, 1), offset -a + 2 a u. */
+  LsimRng rng = lsim_rng(7);
+  for (int a = 0; a < 3; ++a) {
+    const double want = lsim_rng_range(&rng, -0.125, 0.125);
+    assert_true(s[0].q[m[0].bodies[0].q_offset + a] == want);
+  }
+  for (int r = 0; r < 3; ++r) {
+    lsim_state_free(&s[r]);
+    lsim_model_free(&m[r]);
+  }
+}
+
+/* Every scene in data/ loads; the 2-D/3-D examples have the numbers their descriptions
+ * promise. */
+static void test_all_data(void **unused) {
+  (void)unused;
+  DIR *dir = opendir("data");
+  assert_non_null(dir);
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) != NULL) {
+    const size_t n = strlen(e->d_name);
+    if (n < 5 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+    if (strcmp(e->d_name, "scene.schema.json") == 0) continue;
+    char path[512];
+    snprintf(path, sizeof path, "data/%s", e->d_name);
+    LsimModel m;
+    LsimState s;
+    LsimSceneError err;
+    const int rc = lsim_scene_load(path, &m, &s, NULL, &err);
+    if (rc) {
+      char line[640];
+      lsim_scene_error_format(&err, line, sizeof line);
+      print_error("%s\n", line);
+    }
+    assert_int_equal(rc, 0);
+    lsim_state_free(&s);
+    lsim_model_free(&m);
+    ++count;
+  }
+  closedir(dir);
+  assert_true(count >= 13); /* 3 in 1-D, 10 in 2-D/3-D */
+
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  /* The ball rolls without slip: v = omega r (omega about +y for motion along +x). */
+  assert_int_equal(lsim_scene_load("data/ball_roll_3d.json", &m, &s, NULL, &err), 0);
+  const LsimBody *ball = &m.bodies[1];
+  const double r = m.shapes[ball->first_shape].radius;
+  assert_true(s.v[ball->v_offset] == s.v[ball->v_offset + 4] * r);
+  assert_true(s.q[ball->q_offset + 2] == r);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  /* The stack: 5 unit boxes resting exactly on each other and on the ground. */
+  assert_int_equal(lsim_scene_load("data/box_stack_3d.json", &m, &s, NULL, &err), 0);
+  assert_int_equal(m.nbodies, 6);
+  assert_int_equal(m.steps, 1000);
+  for (int i = 1; i <= 5; ++i) assert_true(s.q[m.bodies[i].q_offset + 2] == i - 0.5);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  /* The inclines: tan(angle) < mu, the box touching the plane (gap 0 to rounding). */
+  const char *inclines[2] = {"data/incline_2d.json", "data/incline_3d.json"};
+  for (int d = 0; d < 2; ++d) {
+    assert_int_equal(lsim_scene_load(inclines[d], &m, &s, NULL, &err), 0);
+    const LsimBody *box = &m.bodies[1];
+    const LsimShape *bs = &m.shapes[box->first_shape];
+    double p[3], qb[4], pp[3], qp[4], n[3], up[3] = {0, 0, 0};
+    lsim_body_pose(&m, &s, 1, p, qb);
+    lsim_body_pose(&m, &s, 0, pp, qp);
+    up[m.dimension - 1] = 1.0;
+    lsim_quat_rotate(n, qp, up);
+    const double angle = acos(n[m.dimension - 1]);
+    assert_true(tan(angle) < bs->mu);
+    assert_true(fabs(lsim_v3_dot(p, n) - bs->half[m.dimension - 1]) < 1e-12);
+    assert_true(lsim_test_max_abs_diff(qb, qp, 4) < 1e-15);
+    lsim_state_free(&s);
+    lsim_model_free(&m);
+  }
+  /* The piles: N dynamic bodies in a bin of one static body (plane and 4 boxes). */
+  const int piles[3] = {10, 100, 1000};
+  for (int k = 0; k < 3; ++k) {
+    char path[64];
+    snprintf(path, sizeof path, "data/pile_%d.json", piles[k]);
+    assert_int_equal(lsim_scene_load(path, &m, &s, NULL, &err), 0);
+    assert_int_equal(m.nbodies, piles[k] + 1);
+    assert_int_equal(m.bodies[0].type, LSIM_BODY_STATIC);
+    assert_int_equal(m.bodies[0].nshapes, 5);
+    assert_int_equal(m.nv, 6 * piles[k]);
+    lsim_state_free(&s);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scene),
@@ -520,10 +1129,17 @@ int main(void) {
       cmocka_unit_test(test_shorthand_and_duration),
       cmocka_unit_test(test_force_table),
       cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_errors_nd),
       cmocka_unit_test(test_error_format),
       cmocka_unit_test(test_missing_file),
       cmocka_unit_test(test_file_errors),
       cmocka_unit_test(test_examples),
+      cmocka_unit_test(test_scene_2d),
+      cmocka_unit_test(test_scene_3d),
+      cmocka_unit_test(test_composite_inertia),
+      cmocka_unit_test(test_grid),
+      cmocka_unit_test(test_jitter),
+      cmocka_unit_test(test_all_data),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
