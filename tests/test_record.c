@@ -654,6 +654,7 @@ static void sample_nd_model(LsimModel *m, LsimState *s, int dim) {
     strcpy(b.name, "crate");
     b.mass = 2.0;
     lsim_inertia_box(b.mass, half3, b.inertia);
+    b.inertia[1] = b.inertia[3] = -0.0078125; /* a product of inertia: off-diagonals */
   } else {
     strcpy(b.name, "plank");
     b.mass = 2.0;
@@ -891,7 +892,10 @@ static void test_3d_roundtrip(void **state) {
   read_as(f, "/bodies/inertia", H5T_NATIVE_DOUBLE, 3, 4, 3, inertia);
   const double half[3] = {0.5, 0.25, 0.125};
   lsim_inertia_box(2.0, half, I);
+  I[1] = I[3] = -0.0078125;
   for (int j = 0; j < 9; ++j) assert_true(inertia[1][j / 3][j % 3] == I[j]);
+  assert_true(inertia[1][0][1] == -0.0078125 && inertia[1][1][0] == -0.0078125);
+  assert_true(inertia[1][0][2] == 0 && inertia[1][2][1] == 0);
   assert_true(inertia[1][0][0] == 2.0 * (0.0625 + 0.015625) / 3.0);
   lsim_inertia_sphere(1.0, 0.25, I);
   for (int j = 0; j < 9; ++j) assert_true(inertia[2][j / 3][j % 3] == I[j]);

@@ -3,6 +3,10 @@
 # build/tests/test_record --write-sample writes the sample run of tests/test_record.c
 # (2 bodies, 3 steps, exact dyadic values); the Python and Octave loaders must return the
 # same numbers in the same orientation, and both plot scripts must write a PNG.
+# --write-sample-2d / -3d write the 2-D and 3-D samples (every body type and shape kind):
+# both loaders' per-body helpers, shapes and inertia give the same numbers (a dump of
+# each compared byte for byte), both plot scripts write PNGs, and lcpsim_animate.py
+# writes PNG sequences and GIFs with the expected number of frames.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -93,4 +97,208 @@ lcpsim_plot('$tmp/run.h5', '$tmp/oct.png');
 disp('octave loader: ok');
 "
 head -c 8 "$tmp/oct.png" | od -An -c | grep -q "P   N   G"
+octave-cli -H --no-init-file --eval "
+addpath('scripts');
+r = lcpsim_load('$tmp/run.h5');
+assert(isequal(r.position('right-block'), [2; 1.75; 1.5; 1.375]));
+assert(isequal(r.velocity(1), [1; 1; 0.5; 0.5]));
+assert(isempty(r.shapes_of(1)) && isempty(r.shapes.name) && isequal(size(r.shapes.position), [0 3]));
+assert(isequal(size(r.bodies.inertia), [2 3 3]));
+" >/dev/null
+
+# ---- 2-D and 3-D samples
+build/tests/test_record --write-sample-2d "$tmp/run2.h5"
+build/tests/test_record --write-sample-3d "$tmp/run3.h5"
+
+# Known values through the Python helpers.
+$PY - "$tmp/run2.h5" "$tmp/run3.h5" <<'PYEOF2'
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_load
+r2, r3 = lcpsim_load.load(sys.argv[1]), lcpsim_load.load(sys.argv[2])
+assert r3.format_version == 2 and r3.parameters.dimension == 3
+assert r3.bodies.name == ["ground", "crate", "ball", "pusher"]
+assert r3.shapes.name == ["floor", "crate_box", "crate_handle", "ball_shell", "pusher_tip"]
+assert list(r3.shapes_of("crate")) == [1, 2] and list(r3.shapes_of(0)) == [0]
+assert r3.bodies.inertia.shape == (4, 3, 3) and r3.bodies.pose.shape == (4, 7)
+assert r3.bodies.inertia[2, 1, 1] == 0.025 and r3.bodies.inertia[2, 0, 1] == 0
+assert r3.bodies.inertia[1, 0, 1] == r3.bodies.inertia[1, 1, 0] == -0.0078125
+assert np.array_equal(r3.position("crate")[:, 0], [0, 0.25, 0.5, 0.75, 1])
+assert np.array_equal(r3.orientation("crate")[4], [0.5, 0.5, 0.5, 0.5])
+assert np.array_equal(r3.orientation("crate")[1], [0.8, 0, 0, 0.6])
+assert r3.position("ground").shape == (5, 3) and not r3.position("ground").any()
+assert np.array_equal(r3.orientation("ground"), np.tile([1, 0, 0, 0], (5, 1)))
+assert np.array_equal(r3.velocity("ball")[3], [0, 0, -2])
+assert np.array_equal(r3.angular_velocity("crate")[0], [0, 0, 1.5])
+assert r3.parameters.q_components == ["x", "y", "z", "qw", "qx", "qy", "qz"]
+assert r3.parameters.shape_type_legend[4] == "4 box"
+assert r3.parameters.body_type_legend[1] == "1 static"
+assert np.array_equal(r3.contacts.at(2).point[0], [1, 0.5, 0])
+assert r2.parameters.dimension == 2 and r2.position("disk").shape == (5, 2)
+assert np.array_equal(r2.orientation("disk"), [0, -0.5, -1, -1.5, -2])
+assert np.array_equal(r2.position("walls"), np.zeros((5, 2)))
+assert np.array_equal(r2.orientation("walls"), np.zeros(5))
+assert r2.bodies.pose[0, 3] == 0 and r2.bodies.inertia[2, 2, 2] == 0.03125
+assert r2.angular_velocity("disk")[0] == -8 and r2.velocity("plank")[2, 1] == -1
+assert r2.shapes.name[r2.shapes_of("walls")[1]] == "right_wall"
+assert np.array_equal(r2.shapes.orientation[1], [2**-0.5, 0, 0, 2**-0.5])
+try:
+    lcpsim_load.load(sys.argv[1]).position("nobody")
+    raise SystemExit("an unknown body name was accepted")
+except KeyError:
+    pass
+print("python helpers on the 2-D and 3-D samples: ok")
+PYEOF2
+$PY scripts/lcpsim_load.py "$tmp/run3.h5" > "$tmp/summary3.txt"
+grep -q "shapes 5: 1 plane, 1 box, 1 capsule, 1 sphere, 1 point" "$tmp/summary3.txt"
+
+# The same numbers from both loaders: a dump of every helper, the shapes and the inertia.
+$PY - "$tmp/run2.h5" "$tmp/run3.h5" <<'PYEOF2'
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_load
+
+def dump(path, out):
+    r = lcpsim_load.load(path)
+    lines = []
+    def put(label, a):
+        a = np.asarray(a, dtype=float).ravel()
+        lines.append(label + "".join(" %.17g" % x for x in a))
+    put("dimension", r.parameters.dimension)
+    lines.append("q_components " + " ".join(r.parameters.q_components))
+    lines.append("v_components " + " ".join(r.parameters.v_components))
+    for i, name in enumerate(r.bodies.name):
+        put(f"{name} position", r.position(name))
+        put(f"{name} orientation", r.orientation(i))
+        put(f"{name} velocity", r.velocity(name))
+        put(f"{name} angular_velocity", r.angular_velocity(i))
+        put(f"{name} inertia", r.bodies.inertia[i])
+        put(f"{name} pose", r.bodies.pose[i])
+        lines.append(f"{name} shapes " + " ".join(r.shapes.name[j] for j in r.shapes_of(i)))
+    s = r.shapes
+    for j, name in enumerate(s.name):
+        for field in ("type", "body", "position", "orientation", "radius", "half_extents",
+                      "mu"):
+            put(f"shape {name} {field}", s[field][j])
+    put("contacts point", r.contacts.point)
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+for p in sys.argv[1:]:
+    dump(p, p + ".py.txt")
+PYEOF2
+cat > "$tmp/dump_run.m" <<'MEOF'
+function dump_run(path, out)
+  r = lcpsim_load(path);
+  fid = fopen(out, 'w');
+  put(fid, 'dimension', r.parameters.dimension);
+  fprintf(fid, 'q_components %s\n', strjoin(r.parameters.q_components', ' '));
+  fprintf(fid, 'v_components %s\n', strjoin(r.parameters.v_components', ' '));
+  for i = 1:numel(r.bodies.name)
+    name = r.bodies.name{i};
+    put(fid, [name ' position'], r.position(name));
+    put(fid, [name ' orientation'], r.orientation(i));
+    put(fid, [name ' velocity'], r.velocity(name));
+    put(fid, [name ' angular_velocity'], r.angular_velocity(i));
+    put(fid, [name ' inertia'], squeeze(r.bodies.inertia(i, :, :)));
+    put(fid, [name ' pose'], r.bodies.pose(i, :));
+    fprintf(fid, '%s shapes %s\n', name, strjoin(r.shapes.name(r.shapes_of(i))', ' '));
+  end
+  s = r.shapes;
+  fields = {'type', 'body', 'position', 'orientation', 'radius', 'half_extents', 'mu'};
+  for j = 1:numel(s.name)
+    for f = 1:numel(fields)
+      x = s.(fields{f});
+      put(fid, ['shape ' s.name{j} ' ' fields{f}], x(j, :));
+    end
+  end
+  put(fid, 'contacts point', r.contacts.point);
+  fclose(fid);
+end
+
+% label, then the values in row-major (C) order, %.17g.
+function put(fid, label, x)
+  x = double(x).';
+  fprintf(fid, '%s', label);
+  fprintf(fid, ' %.17g', x(:));
+  fprintf(fid, '\n');
+end
+MEOF
+octave-cli -H --no-init-file --eval "
+addpath('scripts'); addpath('$tmp');
+dump_run('$tmp/run2.h5', '$tmp/run2.h5.m.txt');
+dump_run('$tmp/run3.h5', '$tmp/run3.h5.m.txt');
+lcpsim_plot('$tmp/run2.h5', '$tmp/oct2.png');
+lcpsim_plot('$tmp/run3.h5', '$tmp/oct3.png');"
+for d in 2 3; do
+  if ! cmp -s "$tmp/run$d.h5.py.txt" "$tmp/run$d.h5.m.txt"; then
+    echo "FAIL: the $d-D dumps of the Python and Octave loaders differ:"
+    diff "$tmp/run$d.h5.py.txt" "$tmp/run$d.h5.m.txt" | head -20
+    exit 1
+  fi
+  head -c 8 "$tmp/oct$d.png" | od -An -c | grep -q "P   N   G"
+done
+grep -q "^crate orientation 1 0 0 0 0.80000000000000004 0 0 0.59999999999999998 " \
+  "$tmp/run3.h5.m.txt"
+echo "2-D and 3-D: python and octave helpers agree ($(wc -l < "$tmp/run3.h5.m.txt") lines)"
+
+# Plots and animations of the 2-D and 3-D samples: PNG and GIF magic bytes, frame counts.
+is_png() { head -c 8 "$1" | od -An -c | grep -q "P   N   G"; }
+for d in 2 3; do
+  $PY scripts/lcpsim_plot.py "$tmp/run$d.h5" -o "$tmp/py$d.png"
+  is_png "$tmp/py$d.png"
+  $PY scripts/lcpsim_animate.py "$tmp/run$d.h5" -o "$tmp/frames$d/%04d.png" --dpi 40 \
+    > /dev/null
+  [ "$(ls "$tmp/frames$d" | wc -l)" -eq 5 ]
+  for f in "$tmp/frames$d"/*.png; do is_png "$f"; done
+  $PY scripts/lcpsim_animate.py "$tmp/run$d.h5" -o "$tmp/anim$d.gif" --every 3 --dpi 40 \
+    > /dev/null
+done
+$PY scripts/lcpsim_animate.py "$tmp/run2.h5" -o "$tmp/lim/%d.png" --every 2 \
+  --limits -1 3 -1 2 --dpi 30 > /dev/null
+[ "$(ls "$tmp/lim" | wc -l)" -eq 3 ] && is_png "$tmp/lim/2.png"
+# --every 3 over states 0..4: states 0, 3 and the last, 4.
+$PY - "$tmp/anim2.gif" "$tmp/anim3.gif" <<'PYEOF2'
+import sys
+
+def gif_frames(path):
+    """Counts the image descriptors of a GIF, walking its blocks (stdlib only)."""
+    b = open(path, "rb").read()
+    assert b[:6] in (b"GIF87a", b"GIF89a"), b[:6]
+    pos = 13
+    if b[10] & 0x80:
+        pos += 3 << ((b[10] & 7) + 1)
+    frames = 0
+    def skip_sub(p):
+        while b[p]:
+            p += b[p] + 1
+        return p + 1
+    while True:
+        c = b[pos]
+        if c == 0x3B:
+            return frames
+        if c == 0x21:
+            pos = skip_sub(pos + 2)
+        elif c == 0x2C:
+            frames += 1
+            flags = b[pos + 9]
+            pos += 10
+            if flags & 0x80:
+                pos += 3 << ((flags & 7) + 1)
+            pos = skip_sub(pos + 1)
+        else:
+            raise ValueError(f"bad GIF block 0x{c:02x} at {pos}")
+
+for p in sys.argv[1:]:
+    n = gif_frames(p)
+    assert n == 3, (p, n)
+print("animations: PNG sequences and GIFs with the expected frames: ok")
+PYEOF2
+# A 1-D run is refused with a message, not a traceback.
+if $PY scripts/lcpsim_animate.py "$tmp/run.h5" -o "$tmp/x.gif" 2> "$tmp/err.txt"; then
+  echo "FAIL: a 1-D run was animated"; exit 1
+fi
+grep -q "only 2-D and 3-D runs" "$tmp/err.txt"
 echo "record_readers: ok"
