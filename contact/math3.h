@@ -117,4 +117,22 @@ static inline void lsim_m3_apply(double *r, const double *A, const double *v) {
   r[2] = A[6] * v[0] + A[7] * v[1] + A[8] * v[2];
 }
 
+/* r = a + t (b - a) */
+static inline void lsim_v3_lerp(double *r, const double *a, const double *b, double t) {
+  r[0] = a[0] + t * (b[0] - a[0]), r[1] = a[1] + t * (b[1] - a[1]), r[2] = a[2] + t * (b[2] - a[2]);
+}
+
+/* Squared distance |a - b|^2. */
+static inline double lsim_v3_dist2(const double *a, const double *b) {
+  const double x = a[0] - b[0], y = a[1] - b[1], z = a[2] - b[2];
+  return x * x + y * y + z * z;
+}
+
+/* r = A^T v, A row-major 3x3 (r may not alias v). */
+static inline void lsim_m3_apply_t(double *r, const double *A, const double *v) {
+  r[0] = A[0] * v[0] + A[3] * v[1] + A[6] * v[2];
+  r[1] = A[1] * v[0] + A[4] * v[1] + A[7] * v[2];
+  r[2] = A[2] * v[0] + A[5] * v[1] + A[8] * v[2];
+}
+
 #endif

@@ -1,0 +1,737 @@
+/* test_geometry.c: narrow phase (contact/geometry.c) against analytic configurations,
+ * swap symmetry, margin filtering, bounding boxes and a random fuzz.
+ *
+ * Tolerances. Analytic cases use O(1) coordinates: a value built from a handful of
+ * roundings (a rotation by a quaternion, a dot product, a subtraction) is exact to a few
+ * ulps of 1, so 1e-12 is a loose and still meaningful bound unless a test says
+ * otherwise. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "contact/geometry.h"
+#include "contact/math3.h"
+
+#define TOL 1e-12
+#define PI 3.14159265358979323846
+
+static LsimShape shape(LsimShapeType type, double r, double h0, double h1, double h2) {
+  LsimShape s = lsim_default_shape();
+  s.type = type;
+  s.radius = r;
+  s.half[0] = h0, s.half[1] = h1, s.half[2] = h2;
+  return s;
+}
+
+/* Pose at (x, y, z) rotated by angle about the axis (ax, ay, az). */
+static LsimPose pose_aa(double x, double y, double z, double ax, double ay, double az,
+                        double angle) {
+  LsimPose p = {{x, y, z}, {1, 0, 0, 0}};
+  double w[3] = {ax, ay, az};
+  if (angle < 0.0) angle = -angle, w[0] = -w[0], w[1] = -w[1], w[2] = -w[2];
+  if (angle != 0.0 && lsim_v3_normalize(w) > 0.0) lsim_quat_from_rotvec(p.q, w, angle);
+  return p;
+}
+static LsimPose pose_at(double x, double y, double z) { return pose_aa(x, y, z, 0, 0, 1, 0); }
+
+static int collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b,
+                   const LsimPose *pb, int dim, double margin, LsimContactPoint *out) {
+  return lsim_collide(a, pa, b, pb, dim, margin, out, LSIM_MAX_MANIFOLD);
+}
+
+/* Index of the point within tol of (x, y, z), or -1. */
+static int find_point(const LsimContactPoint *p, int n, double x, double y, double z,
+                      double tol) {
+  for (int i = 0; i < n; ++i)
+    if (fabs(p[i].point[0] - x) <= tol && fabs(p[i].point[1] - y) <= tol &&
+        fabs(p[i].point[2] - z) <= tol)
+      return i;
+  return -1;
+}
+
+static void assert_normal(const LsimContactPoint *p, double x, double y, double z, double tol) {
+  assert_true(fabs(p->normal[0] - x) <= tol);
+  assert_true(fabs(p->normal[1] - y) <= tol);
+  assert_true(fabs(p->normal[2] - z) <= tol);
+}
+
+static void assert_features_distinct(const LsimContactPoint *p, int n) {
+  for (int i = 0; i < n; ++i) {
+    assert_true(p[i].feature >= 0 && p[i].feature <= 65535);
+    for (int j = i + 1; j < n; ++j) assert_int_not_equal(p[i].feature, p[j].feature);
+  }
+}
+
+/* Sphere of radius 0.5 on the ground plane at height 0.75: gap 0.25, normal +z, point
+ * midway at z = 0.125 (all exact in binary; 0 tolerance would pass, 1e-15 allows one
+ * rounding). On a plane tilted by 0.3 about x through (1, 2, 3): the sphere center placed
+ * at o + 1.0 n + 0.7 t gives gap 0.5 to a few ulps (1e-12). */
+static void test_sphere_plane(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
+  LsimPose pp = pose_at(0, 0, 0), pb = pose_at(0.3, -0.2, 0.75);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&ball, &pb, &plane, &pp, 3, 0.3, c), 1);
+  assert_true(fabs(c[0].gap - 0.25) <= 1e-15);
+  assert_normal(&c[0], 0, 0, 1, 0.0);
+  assert_true(find_point(c, 1, 0.3, -0.2, 0.125, 1e-15) == 0);
+  assert_int_equal(c[0].feature, 0);
+  /* Tilted plane. */
+  LsimPose pt = pose_aa(1, 2, 3, 1, 0, 0, 0.3);
+  const double n[3] = {0, -sin(0.3), cos(0.3)}, t[3] = {1, 0, 0};
+  LsimPose ps = pose_at(1 + 1.0 * n[0] + 0.7 * t[0], 2 + n[1], 3 + n[2]);
+  assert_int_equal(collide(&ball, &ps, &plane, &pt, 3, 1.0, c), 1);
+  assert_true(fabs(c[0].gap - 0.5) <= TOL);
+  assert_normal(&c[0], n[0], n[1], n[2], TOL);
+  assert_true(find_point(c, 1, 1.7, 2 + 0.25 * n[1], 3 + 0.25 * n[2], TOL) == 0);
+}
+
+/* Spheres r = 1 at (1, 2, 3) and r = 2 at (4, 6, 3): distance 5, gap 2, normal from b to a
+ * (-0.6, -0.8, 0), point midway between (1.6, 2.8, 3) and (2.8, 4.4, 3). Coincident
+ * centers: a unit fallback normal along z and gap -(ra + rb). 2-D disks the same. */
+static void test_sphere_sphere(void **state) {
+  (void)state;
+  LsimShape a = shape(LSIM_SHAPE_SPHERE, 1, 0, 0, 0), b = shape(LSIM_SHAPE_SPHERE, 2, 0, 0, 0);
+  LsimPose pa = pose_at(1, 2, 3), pb = pose_at(4, 6, 3);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&a, &pa, &b, &pb, 3, 2.5, c), 1);
+  assert_true(fabs(c[0].gap - 2.0) <= TOL);
+  assert_normal(&c[0], -0.6, -0.8, 0, TOL);
+  assert_true(find_point(c, 1, 2.2, 3.6, 3, TOL) == 0);
+  assert_int_equal(collide(&a, &pa, &b, &pb, 3, 1.9, c), 0);
+  /* Coincident centers. */
+  assert_int_equal(collide(&a, &pa, &b, &pa, 3, 0.0, c), 1);
+  assert_true(fabs(c[0].gap + 3.0) <= TOL);
+  assert_true(fabs(fabs(c[0].normal[2]) - 1.0) <= TOL);
+  /* 2-D: disks at (0, 0) and (3, 4). */
+  LsimPose qa = pose_at(0, 0, 0), qb = pose_at(3, 4, 0);
+  assert_int_equal(collide(&b, &qb, &a, &qa, 2, 2.5, c), 1);
+  assert_true(fabs(c[0].gap - 2.0) <= TOL);
+  assert_normal(&c[0], 0.6, 0.8, 0, TOL);
+  assert_int_equal(collide(&a, &qa, &b, &qa, 2, 0.0, c), 1);
+  assert_true(fabs(fabs(c[0].normal[1]) - 1.0) <= TOL && c[0].normal[2] == 0.0);
+}
+
+/* Box of half extents (0.6, 0.4, 0.25) resting 0.01 above the ground, yawed by 0.7:
+ * exactly the 4 bottom corners, at the rotated corner positions (x, y) and z = 0.005
+ * (midway), gaps 0.01; the corner feature ids have bit 2 set (the -z side). */
+static void test_box_plane_yaw(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.6, 0.4, 0.25);
+  const double yaw = 0.7, cx = 0.3, cy = -1.1;
+  LsimPose pp = pose_at(0, 0, 0), pb = pose_aa(cx, cy, 0.26, 0, 0, 1, yaw);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&box, &pb, &plane, &pp, 3, 0.02, c);
+  assert_int_equal(n, 4);
+  for (int i = 0; i < 4; ++i) {
+    const double sx = (i & 1) ? -0.6 : 0.6, sy = (i & 2) ? -0.4 : 0.4;
+    const double x = cx + cos(yaw) * sx - sin(yaw) * sy, y = cy + sin(yaw) * sx + cos(yaw) * sy;
+    const int k = find_point(c, n, x, y, 0.005, TOL);
+    assert_true(k >= 0);
+    assert_true(fabs(c[k].gap - 0.01) <= TOL);
+    assert_normal(&c[k], 0, 0, 1, TOL);
+    assert_int_equal(c[k].feature, i | 4);
+  }
+}
+
+/* The same box tilted by 0.05 about x, its lowest corners 0.001 above the ground: the two
+ * -y corners have gap 0.001, the two +y ones 0.001 + 0.8 sin(0.05); a margin of 0.01
+ * keeps only the lower two. */
+static void test_box_plane_tilt(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.6, 0.4, 0.25);
+  const double th = 0.05, zc = 0.25 * cos(th) + 0.4 * sin(th) + 0.001;
+  LsimPose pp = pose_at(0, 0, 0), pb = pose_aa(0, 0, zc, 1, 0, 0, th);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  int n = collide(&box, &pb, &plane, &pp, 3, 0.1, c);
+  assert_int_equal(n, 4);
+  int low = 0;
+  for (int i = 0; i < n; ++i) {
+    const int lower = c[i].point[1] < 0.0;
+    low += lower;
+    assert_true(fabs(c[i].gap - (lower ? 0.001 : 0.001 + 0.8 * sin(th))) <= TOL);
+  }
+  assert_int_equal(low, 2);
+  n = collide(&box, &pb, &plane, &pp, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  for (int i = 0; i < n; ++i) {
+    assert_true(c[i].point[1] < 0.0);
+    assert_true(fabs(c[i].gap - 0.001) <= TOL);
+  }
+}
+
+/* A small box (0.5, 0.3, 0.2) yawed by 0.4 resting 0.001 above a large one (2, 1.5,
+ * 0.5): exactly 4 points at the small box's bottom corners, z = 0.5005, gaps 0.001 to
+ * 1e-12, normal +z towards the small box; swapping the arguments flips only normals. */
+static void test_box_on_box(void **state) {
+  (void)state;
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
+  const double yaw = 0.4, cx = 0.2, cy = -0.1;
+  LsimPose pbig = pose_at(0, 0, 0), psmall = pose_aa(cx, cy, 0.701, 0, 0, 1, yaw);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD], d[LSIM_MAX_MANIFOLD];
+  const int n = collide(&small, &psmall, &big, &pbig, 3, 0.01, c);
+  assert_int_equal(n, 4);
+  for (int i = 0; i < 4; ++i) {
+    const double sx = (i & 1) ? -0.5 : 0.5, sy = (i & 2) ? -0.3 : 0.3;
+    const double x = cx + cos(yaw) * sx - sin(yaw) * sy, y = cy + sin(yaw) * sx + cos(yaw) * sy;
+    const int k = find_point(c, n, x, y, 0.5005, TOL);
+    assert_true(k >= 0);
+    assert_true(fabs(c[k].gap - 0.001) <= TOL);
+    assert_normal(&c[k], 0, 0, 1, TOL);
+  }
+  assert_features_distinct(c, n);
+  assert_int_equal(collide(&big, &pbig, &small, &psmall, 3, 0.01, d), 4);
+  for (int i = 0; i < 4; ++i) {
+    assert_true(memcmp(c[i].point, d[i].point, sizeof c[i].point) == 0);
+    assert_true(c[i].gap == d[i].gap && c[i].feature == d[i].feature);
+    assert_normal(&d[i], 0, 0, -1, TOL);
+  }
+}
+
+/* Two unit-half-width boxes (1, 1, 0.5), the upper one shifted by (1, 0.5) and sunk by
+ * 0.002: the overlap is the rectangle x in [0, 1], y in [-0.5, 1]; its 4 corners are the
+ * points, at z = 0.5 - 0.001, gap -0.002. Shifted by (1, 0) only (edges flush along y):
+ * still exactly 4, the corners (0, +-1), (1, +-1). */
+static void test_box_on_box_offset(void **state) {
+  (void)state;
+  LsimShape b = shape(LSIM_SHAPE_BOX, 0, 1, 1, 0.5);
+  LsimPose lo = pose_at(0, 0, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const double shift[2][2] = {{1, 0.5}, {1, 0}};
+  for (int s = 0; s < 2; ++s) {
+    LsimPose hi = pose_at(shift[s][0], shift[s][1], 0.998);
+    const int n = collide(&b, &hi, &b, &lo, 3, 0.01, c);
+    assert_int_equal(n, 4);
+    const double ylo = shift[s][1] - 1.0;
+    const double corners[4][2] = {{0, ylo}, {1, ylo}, {0, 1}, {1, 1}};
+    for (int i = 0; i < 4; ++i) {
+      const int k = find_point(c, n, corners[i][0], corners[i][1], 0.499, TOL);
+      assert_true(k >= 0);
+      assert_true(fabs(c[k].gap + 0.002) <= TOL);
+      assert_normal(&c[k], 0, 0, 1, TOL);
+    }
+    assert_features_distinct(c, n);
+  }
+}
+
+/* Edge on edge: a cube rotated 45 degrees about x (top edge along x at z = sqrt 2) under a
+ * cube rotated 45 degrees about y (bottom edge along y), 0.01 apart: one point at
+ * (0, 0, sqrt 2 + 0.005), gap 0.01, normal +z (1e-12: sqrt 2 from rotations). */
+static void test_box_edge_edge(void **state) {
+  (void)state;
+  LsimShape cube = shape(LSIM_SHAPE_BOX, 0, 1, 1, 1);
+  const double r2 = sqrt(2.0);
+  LsimPose pa = pose_aa(0, 0, 0, 1, 0, 0, PI / 4), pb = pose_aa(0, 0, 2 * r2 + 0.01, 0, 1, 0, PI / 4);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&cube, &pb, &cube, &pa, 3, 0.05, c), 1);
+  assert_true(fabs(c[0].gap - 0.01) <= TOL);
+  assert_normal(&c[0], 0, 0, 1, TOL);
+  assert_true(find_point(c, 1, 0, 0, r2 + 0.005, TOL) == 0);
+}
+
+/* 2-D: a rectangle (1, 0.5) sunk 0.01 into the ground line: 2 points at x = 0.3 +- 1,
+ * y = -0.005, gap -0.01, normal +y. A rectangle (0.5, 0.25) 0.003 above a rectangle
+ * (2, 0.5): 2 points at x = 0.4 +- 0.5, y = 0.5015, gap 0.003. */
+static void test_rect_2d(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), r1 = shape(LSIM_SHAPE_BOX, 0, 1, 0.5, 7);
+  LsimPose pp = pose_at(0, 0, 0), p1 = pose_at(0.3, 0.49, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  int n = collide(&r1, &p1, &plane, &pp, 2, 0.05, c);
+  assert_int_equal(n, 2);
+  for (int i = 0; i < 2; ++i) {
+    assert_true(find_point(c, n, 0.3 + (i ? -1.0 : 1.0), -0.005, 0, TOL) >= 0);
+    assert_true(fabs(c[i].gap + 0.01) <= TOL);
+    assert_normal(&c[i], 0, 1, 0, TOL);
+  }
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 0.5, 0), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.25, 0);
+  LsimPose pbig = pose_at(0, 0, 0), psmall = pose_aa(0.4, 0.753, 0, 0, 0, 1, PI);
+  n = collide(&small, &psmall, &big, &pbig, 2, 0.01, c);
+  assert_int_equal(n, 2);
+  for (int i = 0; i < 2; ++i) {
+    assert_true(find_point(c, n, 0.4 + (i ? -0.5 : 0.5), 0.5015, 0, TOL) >= 0);
+    assert_true(fabs(c[i].gap - 0.003) <= TOL);
+    assert_normal(&c[i], 0, 1, 0, TOL);
+  }
+  assert_features_distinct(c, n);
+}
+
+/* Capsule (half length 0.7, radius 0.2) lying along x 0.003 above the ground: 2 points at
+ * its ends x = 0.1 +- 0.7, z = 0.0015, gap 0.003. Standing upright: 1 point. */
+static void test_capsule_plane(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.7, 0, 0);
+  LsimPose pp = pose_at(0, 0, 0), pc = pose_aa(0.1, 0.2, 0.203, 0, 1, 0, PI / 2);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  int n = collide(&cap, &pc, &plane, &pp, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  assert_true(find_point(c, n, 0.8, 0.2, 0.0015, TOL) >= 0);
+  assert_true(find_point(c, n, -0.6, 0.2, 0.0015, TOL) >= 0);
+  for (int i = 0; i < n; ++i) assert_true(fabs(c[i].gap - 0.003) <= TOL);
+  assert_features_distinct(c, n);
+  LsimPose up = pose_at(0, 0, 0.9);
+  n = collide(&cap, &up, &plane, &pp, 3, 0.01, c);
+  assert_int_equal(n, 1);
+  assert_true(fabs(c[0].gap) <= TOL);
+}
+
+/* Capsules crossing at right angles: a along x (r 0.1), b along y (r 0.15) 0.004 above:
+ * one point at the crossing (0.2, 0, 0.102), gap 0.004, normal +z from a to b (b first). */
+static void test_capsule_cross(void **state) {
+  (void)state;
+  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), b = shape(LSIM_SHAPE_CAPSULE, 0.15, 1, 0, 0);
+  LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2), pb = pose_aa(0.2, 0.3, 0.254, 1, 0, 0, PI / 2);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&b, &pb, &a, &pa, 3, 0.01, c), 1);
+  assert_true(fabs(c[0].gap - 0.004) <= TOL);
+  assert_normal(&c[0], 0, 0, 1, TOL);
+  assert_true(find_point(c, 1, 0.2, 0, 0.102, TOL) == 0);
+}
+
+/* Parallel capsules along x, both r 0.1: a (half length 1) at the origin, b (0.8) at
+ * (0.6, 0, 0.202): the overlap x in [-0.2, 1] gives 2 points at z = 0.101, gap 0.002. */
+static void test_capsule_parallel(void **state) {
+  (void)state;
+  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), b = shape(LSIM_SHAPE_CAPSULE, 0.1, 0.8, 0, 0);
+  LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2), pb = pose_aa(0.6, 0, 0.202, 0, 1, 0, -PI / 2);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&b, &pb, &a, &pa, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  assert_true(find_point(c, n, -0.2, 0, 0.101, TOL) >= 0);
+  assert_true(find_point(c, n, 1.0, 0, 0.101, TOL) >= 0);
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap - 0.002) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+  assert_features_distinct(c, n);
+  /* 2-D: the same pair in the plane (capsule axis local x), b 0.002 above along y. */
+  LsimPose qa = pose_at(0, 0, 0), qb = pose_at(0.6, 0.202, 0);
+  assert_int_equal(collide(&b, &qb, &a, &qa, 2, 0.01, c), 2);
+  assert_true(find_point(c, 2, -0.2, 0.101, 0, TOL) >= 0);
+  assert_true(find_point(c, 2, 1.0, 0.101, 0, TOL) >= 0);
+}
+
+/* Capsule (half length 0.4, r 0.2) lying along x on the top face of a box (1, 0.8, 0.5),
+ * 0.001 above: 2 points at its ends x = 0.2 +- 0.4, z = 0.5005, gap 0.001. Longer than
+ * the box (half length 2): 2 points where it leaves the face, x = +-1. Sunk so its axis is
+ * inside the box (center z 0.45): still 2 points, gap -0.25, normal +z. 2-D: the same
+ * on a rectangle. */
+static void test_box_capsule(void **state) {
+  (void)state;
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 0.8, 0.5);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.4, 0, 0), lng = shape(LSIM_SHAPE_CAPSULE, 0.2, 2, 0, 0);
+  LsimPose pbox = pose_at(0, 0, 0), pc = pose_aa(0.2, 0.1, 0.701, 0, 1, 0, PI / 2);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  int n = collide(&cap, &pc, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  assert_true(find_point(c, n, 0.6, 0.1, 0.5005, TOL) >= 0);
+  assert_true(find_point(c, n, -0.2, 0.1, 0.5005, TOL) >= 0);
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap - 0.001) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+  assert_features_distinct(c, n);
+  n = collide(&lng, &pc, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  assert_true(find_point(c, n, 1.0, 0.1, 0.5005, TOL) >= 0);
+  assert_true(find_point(c, n, -1.0, 0.1, 0.5005, TOL) >= 0);
+  LsimPose deep = pose_aa(0.2, 0.1, 0.45, 0, 1, 0, PI / 2);
+  n = collide(&cap, &deep, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap + 0.25) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+  /* Tilted by 0.2 rad about y: the lower end only within a 0.01 margin. */
+  LsimPose tilt = pose_aa(0.2, 0.1, 0.701 + 0.4 * sin(0.2), 0, 1, 0, PI / 2 + 0.2);
+  n = collide(&cap, &tilt, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 1);
+  assert_true(fabs(c[0].gap - 0.001) <= TOL);
+  /* 2-D. */
+  LsimPose q = pose_at(0.2, 1.001, 0);
+  n = collide(&cap, &q, &box, &pbox, 2, 0.01, c);
+  assert_int_equal(n, 2);
+  assert_true(find_point(c, n, 0.6, 0.8005, 0, TOL) >= 0);
+  assert_true(find_point(c, n, -0.2, 0.8005, 0, TOL) >= 0);
+}
+
+/* Point shapes: 0.3 above the ground (gap 0.3, point at z 0.15); beside a unit box (gap
+ * 0.5, normal +x), inside it near the +x face (gap -0.1), off its corner (gap sqrt 2);
+ * point-point (gap = distance 5, no radius). */
+static void test_point_pairs(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), pt = shape(LSIM_SHAPE_POINT, 0.5, 0, 0, 0);
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 1, 1);
+  LsimPose o = pose_at(0, 0, 0), p = pose_at(1, 2, 0.3);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&pt, &p, &plane, &o, 3, 0.5, c), 1);
+  assert_true(fabs(c[0].gap - 0.3) <= TOL);
+  assert_true(find_point(c, 1, 1, 2, 0.15, TOL) == 0);
+  const double where[3][3] = {{1.5, 0.2, 0.3}, {0.9, 0, 0}, {2, 2, 0}};
+  const double gaps[3] = {0.5, -0.1, sqrt(2.0)};
+  const double nx[3] = {1, 1, sqrt(0.5)}, ny[3] = {0, 0, sqrt(0.5)};
+  for (int i = 0; i < 3; ++i) {
+    LsimPose q = pose_at(where[i][0], where[i][1], where[i][2]);
+    assert_int_equal(collide(&pt, &q, &box, &o, 3, 2.0, c), 1);
+    assert_true(fabs(c[0].gap - gaps[i]) <= TOL);
+    assert_normal(&c[0], nx[i], ny[i], 0, TOL);
+  }
+  LsimPose q1 = pose_at(3, 4, 0);
+  assert_int_equal(collide(&pt, &q1, &pt, &o, 3, 6.0, c), 1);
+  assert_true(fabs(c[0].gap - 5.0) <= TOL);
+  assert_true(find_point(c, 1, 1.5, 2, 0, TOL) == 0);
+  /* Capsule-point: 0.5 beside the axis of a capsule of radius 0.2: gap 0.3. */
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 1, 0, 0);
+  LsimPose side = pose_at(0.5, 0, 0.4);
+  assert_int_equal(collide(&pt, &side, &cap, &o, 3, 1.0, c), 1);
+  assert_true(fabs(c[0].gap - 0.3) <= TOL);
+  assert_normal(&c[0], 1, 0, 0, TOL);
+}
+
+/* Margin filtering: a sphere 1e-9 beyond the margin gives nothing, 1e-9 inside gives its
+ * point (1e-9 is far above the rounding of O(1) values, far below any geometry). */
+static void test_margin_filter(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.6, 0.4, 0.25);
+  LsimPose pp = pose_at(0, 0, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const double margin = 0.01;
+  LsimPose out = pose_at(0, 0, 0.5 + margin + 1e-9), in = pose_at(0, 0, 0.5 + margin - 1e-9);
+  assert_int_equal(collide(&ball, &out, &plane, &pp, 3, margin, c), 0);
+  assert_int_equal(collide(&ball, &in, &plane, &pp, 3, margin, c), 1);
+  assert_int_equal(collide(&ball, &out, &ball, &pp, 3, 0.5 + margin, c), 1);
+  /* A box whose +x corners are beyond the margin and -x corners within it. */
+  const double th = 0.02, zc = 0.25 * cos(th) + 0.6 * sin(th);
+  LsimPose tilt = pose_aa(0, 0, zc, 0, 1, 0, th);
+  const int n = collide(&box, &tilt, &plane, &pp, 3, margin, c);
+  assert_int_equal(n, 2);
+  for (int i = 0; i < n; ++i) assert_true(c[i].gap <= margin);
+  /* max limits the count (the deepest kept). */
+  assert_int_equal(lsim_collide(&box, &tilt, &plane, &pp, 3, 1.0, c, 1), 1);
+  assert_true(fabs(c[0].gap) <= TOL);
+}
+
+/* Random generator (splitmix64) for the property tests. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static double urand(void) {
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return (double)(z >> 11) / 9007199254740992.0;
+}
+static double urange(double lo, double hi) { return lo + (hi - lo) * urand(); }
+
+static const LsimShapeType all_types[5] = {LSIM_SHAPE_PLANE, LSIM_SHAPE_SPHERE, LSIM_SHAPE_BOX,
+                                           LSIM_SHAPE_CAPSULE, LSIM_SHAPE_POINT};
+
+static LsimShape random_shape(LsimShapeType t) {
+  return shape(t, urange(0.05, 0.6), urange(0.05, 0.8), urange(0.05, 0.8), urange(0.05, 0.8));
+}
+
+/* A random pose within a cube of half width spread; 2-D: in the plane, about z. Planes
+ * sit lower with an upward-ish normal so that things rest on them. */
+static LsimPose random_pose(int dim, double spread) {
+  LsimPose p = {{urange(-spread, spread), urange(-spread, spread), 0}, {1, 0, 0, 0}};
+  if (dim == 2) {
+    lsim_quat_from_angle_z(p.q, urange(-PI, PI));
+  } else {
+    p.p[2] = urange(-spread, spread);
+    for (int k = 0; k < 4; ++k) p.q[k] = urange(-1, 1);
+    lsim_quat_normalize(p.q);
+  }
+  return p;
+}
+
+/* Swap symmetry for every pair of types in 2-D and 3-D: lsim_collide(b, a) equals
+ * lsim_collide(a, b) with negated normals, bit for bit (the pair is computed in one
+ * canonical order either way, so no tolerance). Every pair except plane-plane must give
+ * contacts in some of the trials. */
+static void test_swap_symmetry(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    for (int ta = 0; ta < 5; ++ta) {
+      for (int tb = 0; tb < 5; ++tb) {
+        int total = 0;
+        for (int trial = 0; trial < 300; ++trial) {
+          LsimShape a = random_shape(all_types[ta]), b = random_shape(all_types[tb]);
+          LsimPose pa = random_pose(dim, 0.6), pb = random_pose(dim, 0.6);
+          if (trial % 3 == 0) pb = pa; /* coincident poses: degenerate fallbacks */
+          LsimContactPoint c[LSIM_MAX_MANIFOLD], d[LSIM_MAX_MANIFOLD];
+          const int n = collide(&a, &pa, &b, &pb, dim, 0.2, c);
+          const int m = collide(&b, &pb, &a, &pa, dim, 0.2, d);
+          if (ta == tb && trial % 3 == 0 && a.radius == b.radius) continue;
+          assert_int_equal(n, m);
+          total += n;
+          for (int i = 0; i < n; ++i) {
+            assert_true(memcmp(c[i].point, d[i].point, sizeof c[i].point) == 0);
+            assert_true(c[i].gap == d[i].gap);
+            assert_int_equal(c[i].feature, d[i].feature);
+            for (int k = 0; k < 3; ++k) assert_true(c[i].normal[k] == -d[i].normal[k]);
+          }
+        }
+        if (ta == 0 && tb == 0) assert_int_equal(total, 0);
+        else assert_true(total > 0);
+      }
+    }
+  }
+}
+
+/* AABB analytic values: ground plane (z <= 0) has hi[2] = margin, everything else
+ * unbounded; a tilted plane is unbounded; a sphere is center +- (r + margin); a box
+ * yawed by 0.3 has x half extent 0.6 cos + 0.4 sin; a capsule along x reaches
+ * half + r; 2-D boxes have z range 0. */
+static void test_aabb_values(void **state) {
+  (void)state;
+  double lo[3], hi[3];
+  const double m = 0.01;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimPose o = pose_at(0, 0, 0);
+  lsim_shape_aabb(&plane, &o, 3, m, lo, hi);
+  assert_true(hi[2] == m && lo[2] == -HUGE_VAL && lo[0] == -HUGE_VAL && hi[0] == HUGE_VAL);
+  assert_true(lo[1] == -HUGE_VAL && hi[1] == HUGE_VAL);
+  LsimPose flip = pose_aa(0, 0, 2, 1, 0, 0, PI); /* normal -z: solid above z = 2 */
+  lsim_shape_aabb(&plane, &flip, 3, m, lo, hi);
+  assert_true(fabs(lo[2] - (2 - m)) <= TOL && hi[2] == HUGE_VAL);
+  LsimPose tilted = pose_aa(0, 0, 0, 1, 0, 0, 0.3);
+  lsim_shape_aabb(&plane, &tilted, 3, m, lo, hi);
+  for (int k = 0; k < 3; ++k) assert_true(lo[k] == -HUGE_VAL && hi[k] == HUGE_VAL);
+  lsim_shape_aabb(&plane, &o, 2, m, lo, hi); /* 2-D ground line y <= 0 */
+  assert_true(hi[1] == m && lo[1] == -HUGE_VAL && lo[2] == 0.0 && hi[2] == 0.0);
+  LsimShape ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
+  LsimPose p = pose_at(1, 2, 3);
+  lsim_shape_aabb(&ball, &p, 3, m, lo, hi);
+  assert_true(fabs(lo[0] - 0.49) <= TOL && fabs(hi[2] - 3.51) <= TOL);
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.6, 0.4, 0.25);
+  LsimPose yaw = pose_aa(1, 2, 3, 0, 0, 1, 0.3);
+  lsim_shape_aabb(&box, &yaw, 3, 0.0, lo, hi);
+  assert_true(fabs(hi[0] - (1 + 0.6 * cos(0.3) + 0.4 * sin(0.3))) <= TOL);
+  assert_true(fabs(hi[1] - (2 + 0.6 * sin(0.3) + 0.4 * cos(0.3))) <= TOL);
+  assert_true(fabs(hi[2] - 3.25) <= TOL);
+  lsim_shape_aabb(&box, &yaw, 2, 0.0, lo, hi);
+  assert_true(lo[2] == 0.0 && hi[2] == 0.0);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.7, 0, 0);
+  LsimPose along_x = pose_aa(0, 0, 0, 0, 1, 0, PI / 2);
+  lsim_shape_aabb(&cap, &along_x, 3, 0.0, lo, hi);
+  assert_true(fabs(hi[0] - 0.9) <= TOL && fabs(hi[1] - 0.2) <= TOL && fabs(hi[2] - 0.2) <= TOL);
+}
+
+/* World pose: a shape at (1, 0, 0) rotated 90 degrees about z on a body at (0, 0, 1)
+ * rotated 90 degrees about z: world position (0, 1, 1), rotation 180 degrees about z. */
+static void test_world_pose(void **state) {
+  (void)state;
+  LsimShape s = lsim_default_shape();
+  s.pos[0] = 1;
+  lsim_quat_from_angle_z(s.rot, PI / 2);
+  LsimPose body = pose_aa(0, 0, 1, 0, 0, 1, PI / 2);
+  LsimPose w = lsim_shape_world_pose(&s, &body);
+  assert_true(fabs(w.p[0]) <= TOL && fabs(w.p[1] - 1) <= TOL && fabs(w.p[2] - 1) <= TOL);
+  assert_true(fabs(w.q[0]) <= TOL && fabs(fabs(w.q[3]) - 1) <= TOL);
+}
+
+/* Every contact point lies within both shapes' AABBs grown by the margin, for random
+ * poses of every pair (shapes overlap by less than the margin: points are within half
+ * the gap of each surface; the slack 1e-9 covers rounding). */
+static void test_aabb_contains_points(void **state) {
+  (void)state;
+  const double margin = 0.1;
+  int checked = 0;
+  for (int dim = 2; dim <= 3; ++dim) {
+    for (int trial = 0; trial < 20000; ++trial) {
+      LsimShape a = random_shape(all_types[trial % 5]), b = random_shape(all_types[(trial / 5) % 5]);
+      LsimPose pa = random_pose(dim, 0.8), pb = random_pose(dim, 0.8);
+      LsimContactPoint c[LSIM_MAX_MANIFOLD];
+      const int n = collide(&a, &pa, &b, &pb, dim, margin, c);
+      int shallow = 1;
+      for (int i = 0; i < n; ++i) shallow &= c[i].gap >= -margin;
+      if (!shallow) continue;
+      double la[3], ha[3], lb[3], hb[3];
+      lsim_shape_aabb(&a, &pa, dim, margin, la, ha);
+      lsim_shape_aabb(&b, &pb, dim, margin, lb, hb);
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) {
+          if (!(c[i].point[k] >= lb[k] - 1e-9 && c[i].point[k] <= hb[k] + 1e-9 && c[i].point[k] >= la[k] - 1e-9 && c[i].point[k] <= ha[k] + 1e-9))
+            fprintf(stderr, "dim %d types %d %d k %d pt %g a [%g %g] b [%g %g] gap %g n %d\n", dim, a.type, b.type, k, c[i].point[k], la[k], ha[k], lb[k], hb[k], c[i].gap, n);
+          assert_true(c[i].point[k] >= la[k] - 1e-9 && c[i].point[k] <= ha[k] + 1e-9);
+          assert_true(c[i].point[k] >= lb[k] - 1e-9 && c[i].point[k] <= hb[k] + 1e-9);
+        }
+        ++checked;
+      }
+    }
+  }
+  assert_true(checked > 1000);
+}
+
+/* Signed distance from x to shape s at pose p by brute force: the nearest of a grid of
+ * surface samples (boxes, spacing 2 h / G per face, error at most one spacing), of dense
+ * samples along a capsule's axis (error <= spacing), or exact for planes and spheres. *tol
+ * gets the error bound. */
+enum { G = 48 };
+static double brute_distance(const LsimShape *s, const LsimPose *p, int dim, const double x[3],
+                             double *tol) {
+  double R[9], l[3], d[3], q[4] = {p->q[0], p->q[1], p->q[2], p->q[3]};
+  lsim_quat_to_mat(R, q);
+  lsim_v3_sub(d, x, p->p);
+  lsim_m3_apply_t(l, R, d);
+  *tol = 1e-12;
+  switch (s->type) {
+    case LSIM_SHAPE_PLANE: return dim == 2 ? l[1] : l[2];
+    case LSIM_SHAPE_SPHERE: return lsim_v3_norm(d) - s->radius;
+    case LSIM_SHAPE_POINT: return lsim_v3_norm(d);
+    case LSIM_SHAPE_CAPSULE: {
+      const int ax = dim == 2 ? 0 : 2;
+      double best = HUGE_VAL;
+      for (int i = 0; i <= 4 * G; ++i) {
+        double e[3] = {l[0], l[1], l[2]};
+        e[ax] -= s->half[0] * (2.0 * i / (4 * G) - 1.0);
+        best = fmin(best, lsim_v3_norm(e));
+      }
+      *tol = 2.0 * s->half[0] / (4 * G) + 1e-12;
+      return best - s->radius;
+    }
+    case LSIM_SHAPE_BOX: {
+      const double h[3] = {s->half[0], s->half[1], dim == 2 ? 0.0 : s->half[2]};
+      if (dim == 2) l[2] = 0.0;
+      double best = HUGE_VAL, spacing = 0.0;
+      int inside = 1;
+      for (int k = 0; k < dim; ++k) inside &= fabs(l[k]) <= h[k];
+      for (int k = 0; k < dim; ++k) {
+        const int a1 = (k + 1) % dim, a2 = (k + 2) % dim;
+        spacing = fmax(spacing, 2.0 * fmax(h[a1], h[a2]) / G);
+        for (int sgn = -1; sgn <= 1; sgn += 2)
+          for (int i = 0; i <= G; ++i)
+            for (int j = 0; j <= (dim == 3 ? G : 0); ++j) {
+              double y[3] = {0, 0, 0};
+              y[k] = sgn * h[k];
+              y[a1] = h[a1] * (2.0 * i / G - 1.0);
+              if (dim == 3) y[a2] = h[a2] * (2.0 * j / G - 1.0);
+              best = fmin(best, sqrt(lsim_v3_dist2(y, l)));
+            }
+      }
+      *tol = spacing + 1e-12;
+      return inside ? -best : best;
+    }
+    default: return HUGE_VAL;
+  }
+}
+
+/* Random fuzz over every pair in 2-D and 3-D: no NaN, unit normals (|n| - 1 within 1e-12,
+ * a few roundings), gaps within the margin, at most LSIM_MAX_MANIFOLD points, features in
+ * range; sphere/point pairs: the gap agrees with the brute-force signed distance of the
+ * center minus the radius (to the sampling bound), and no point means that distance is
+ * beyond the margin. Poses include coincident and near-coincident ones. */
+static void test_fuzz(void **state) {
+  (void)state;
+  const double margin = 0.05;
+  int compared = 0;
+  for (int dim = 2; dim <= 3; ++dim) {
+    for (int trial = 0; trial < 6000; ++trial) {
+      LsimShape a = random_shape(all_types[trial % 5]), b = random_shape(all_types[(trial / 5) % 5]);
+      LsimPose pa = random_pose(dim, 0.7), pb = random_pose(dim, 0.7);
+      if (trial % 11 == 0) pb = pa;
+      if (trial % 13 == 0) pb.p[0] = pa.p[0] + 1e-13, pb.p[1] = pa.p[1], pb.p[2] = pa.p[2];
+      LsimContactPoint c[LSIM_MAX_MANIFOLD];
+      const int n = collide(&a, &pa, &b, &pb, dim, margin, c);
+      assert_true(n >= 0 && n <= LSIM_MAX_MANIFOLD);
+      for (int i = 0; i < n; ++i) {
+        for (int k = 0; k < 3; ++k) assert_true(isfinite(c[i].point[k]) && isfinite(c[i].normal[k]));
+        assert_true(isfinite(c[i].gap) && c[i].gap <= margin);
+        assert_true(fabs(lsim_v3_norm(c[i].normal) - 1.0) <= 1e-12);
+        assert_true(c[i].feature >= 0 && c[i].feature <= 65535);
+        if (dim == 2) assert_true(c[i].normal[2] == 0.0 && c[i].point[2] == 0.0);
+      }
+      /* Sphere/point against anything: compare with brute force. */
+      const int round_b = b.type == LSIM_SHAPE_SPHERE || b.type == LSIM_SHAPE_POINT;
+      if (!round_b) continue;
+      double x[3] = {pb.p[0], pb.p[1], dim == 2 ? 0.0 : pb.p[2]}, tol;
+      const double rb = b.type == LSIM_SHAPE_SPHERE ? b.radius : 0.0;
+      LsimPose pa2 = pa;
+      if (dim == 2) pa2.p[2] = 0.0;
+      const double dist = brute_distance(&a, &pa2, dim, x, &tol) - rb;
+      if (n == 0) {
+        assert_true(dist > margin - tol);
+      } else {
+        assert_int_equal(n, 1);
+        if (fabs(c[0].gap - dist) > tol)
+          fprintf(stderr, "dim %d types %d %d gap %.15g brute %.15g tol %g\n", dim, a.type,
+                  b.type, c[0].gap, dist, tol);
+        assert_true(fabs(c[0].gap - dist) <= tol);
+        ++compared;
+      }
+    }
+  }
+  assert_true(compared > 500);
+}
+
+/* Feature ids of a resting manifold do not change under a small perturbation (a box on a
+ * box and a box on the ground, jittered by 1e-6 in position and 1e-5 rad). */
+static void test_feature_stability(void **state) {
+  (void)state;
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimPose pbig = pose_at(0, 0, 0), pg = pose_at(0, 0, 0.4995);
+  LsimContactPoint c0[LSIM_MAX_MANIFOLD], c[LSIM_MAX_MANIFOLD];
+  LsimPose base = pose_aa(0.2, -0.1, 0.6995, 0, 0, 1, 0.4);
+  const int n0 = collide(&small, &base, &big, &pbig, 3, 0.01, c0);
+  assert_int_equal(n0, 4);
+  for (int trial = 0; trial < 200; ++trial) {
+    LsimPose p = pose_aa(0.2 + urange(-1e-6, 1e-6), -0.1 + urange(-1e-6, 1e-6),
+                         0.6995 + urange(-1e-6, 1e-6), urange(-1e-5, 1e-5),
+                         urange(-1e-5, 1e-5), 1, 0.4 + urange(-1e-5, 1e-5));
+    assert_int_equal(collide(&small, &p, &big, &pbig, 3, 0.01, c), 4);
+    for (int i = 0; i < 4; ++i) assert_int_equal(c[i].feature, c0[i].feature);
+    assert_int_equal(collide(&small, &p, &plane, &pg, 3, 0.01, c), 4);
+    for (int i = 0; i < 4; ++i) assert_int_equal(c[i].feature, 4 + i);
+  }
+}
+
+/* Deep penetrations give sensible normals: a sphere center just inside a box's +x face
+ * leaves through +x; a box sunk half into another still gets +z and 4 points; a capsule
+ * whose axis crosses another's (segments intersecting) gets a unit normal. */
+static void test_deep_penetration(void **state) {
+  (void)state;
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 1, 1), ball = shape(LSIM_SHAPE_SPHERE, 0.3, 0, 0, 0);
+  LsimPose o = pose_at(0, 0, 0), in = pose_at(0.8, 0.1, -0.05);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&ball, &in, &box, &o, 3, 0.0, c), 1);
+  assert_true(fabs(c[0].gap + 0.5) <= TOL);
+  assert_normal(&c[0], 1, 0, 0, TOL);
+  LsimShape top = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
+  LsimPose half = pose_aa(0.1, 0.2, 1.0, 0, 0, 1, 0.3);
+  const int n = collide(&top, &half, &box, &o, 3, 0.0, c);
+  assert_int_equal(n, 4);
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap + 0.5) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0);
+  LsimPose xa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2), ya = pose_aa(0, 0, 0, 1, 0, 0, PI / 2);
+  assert_int_equal(collide(&cap, &xa, &cap, &ya, 3, 0.0, c), 1);
+  assert_true(fabs(c[0].gap + 0.2) <= TOL);
+  assert_true(fabs(fabs(c[0].normal[2]) - 1.0) <= TOL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
+      cmocka_unit_test(test_box_plane_yaw),       cmocka_unit_test(test_box_plane_tilt),
+      cmocka_unit_test(test_box_on_box),          cmocka_unit_test(test_box_on_box_offset),
+      cmocka_unit_test(test_box_edge_edge),       cmocka_unit_test(test_rect_2d),
+      cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),
+      cmocka_unit_test(test_capsule_parallel),    cmocka_unit_test(test_box_capsule),
+      cmocka_unit_test(test_point_pairs),         cmocka_unit_test(test_margin_filter),
+      cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),
+      cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
+      cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
+      cmocka_unit_test(test_deep_penetration),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
