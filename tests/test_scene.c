@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "contact/math3.h"
 #include "lcp/lcp.h"
@@ -1122,6 +1123,40 @@ static void test_all_data(void **unused) {
   }
 }
 
+/* Every scene in data/ follows data/scene.schema.json, checked by Python's jsonschema
+ * when this machine has it (skipped otherwise: exit 77). */
+static const char *schema_check_py =
+    "import glob, json, sys\n"
+    "try:\n"
+    "    import jsonschema\n"
+    "except ImportError:\n"
+    "    sys.exit(77)\n"
+    "schema = json.load(open('data/scene.schema.json'))\n"
+    "jsonschema.Draft202012Validator.check_schema(schema)\n"
+    "v = jsonschema.Draft202012Validator(schema)\n"
+    "bad = 0\n"
+    "for f in sorted(glob.glob('data/*.json')):\n"
+    "    if f.endswith('scene.schema.json'):\n"
+    "        continue\n"
+    "    for e in v.iter_errors(json.load(open(f))):\n"
+    "        print('%s: %s: %s' % (f, '/'.join(map(str, e.absolute_path)), e.message[:300]))\n"
+    "        bad = 1\n"
+    "sys.exit(bad)\n";
+
+static void test_schema(void **unused) {
+  (void)unused;
+  FILE *py = popen("/usr/bin/python3 - 2>&1", "w");
+  if (!py) skip();
+  fputs(schema_check_py, py);
+  const int status = pclose(py);
+  if (status == -1 || !WIFEXITED(status)) skip();
+  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
+    print_message("python3 jsonschema not available: schema check skipped\n");
+    skip();
+  }
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scene),
@@ -1140,6 +1175,7 @@ int main(void) {
       cmocka_unit_test(test_grid),
       cmocka_unit_test(test_jitter),
       cmocka_unit_test(test_all_data),
+      cmocka_unit_test(test_schema),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
