@@ -11,12 +11,21 @@
  *
  * Contact-block form. A friction cone (lcp.h, LsimConeBlock) has a zero diagonal on its
  * lambda row, so the scalar rule cannot apply to it. Its variables are updated as a
- * block: the normal impulse by the scalar rule; each direction k by the scalar rule on
- * its tangential velocity u_k = w_k - lambda (the row without its lambda term); then the
- * directions are projected onto the cone section {beta >= 0, sum beta <= mu c_n} (the
- * Euclidean projection onto the capped simplex); then lambda = max(0, max_k -u_k), the
+ * block: the normal impulse by the scalar rule; then the directions together by one
+ * projected step, beta <- P(beta - omega h u), u_k = w_k - lambda the tangential velocity
+ * along direction k (the row without its lambda term), P the Euclidean projection onto
+ * the cone section {beta >= 0, sum beta <= mu c_n} (the capped simplex), h one step
+ * length for the whole block, 1 / max_k M_kk; then lambda = max(0, max_k -u_k), the
  * largest sliding speed against a direction, which makes every direction row
  * non-negative and zero on the directions that oppose the sliding.
+ *   Why one step length: at a fixed point of beta = P(beta - H u), P with threshold tau,
+ * every beta_k > 0 has H_kk u_k = -tau. With H = h I this is u_k = -tau/h for all of them,
+ * and lambda = tau/h gives exactly the complementarity rows of the cone: the fixed points
+ * are the solutions. With per-direction steps H = diag(1/M_kk) (the scalar rule on each
+ * direction, then P) the fixed points have u_k = -tau M_kk, which is no solution unless the
+ * M_kk are equal: that iteration stalls at a residual of a few percent whenever a cone has
+ * two independent directions (d >= 4) of different M_kk (d = 2, a direction and its
+ * opposite, has equal M_kk and was not affected).
  *
  * Factored form (factored.h, M = J B + C). The same sweep, in the same variable order,
  * with the same cone-block update: only the way w_i is obtained and kept changes. The
@@ -60,7 +69,7 @@ struct LsimPgs {
   double *w;    /* [capacity] maintained w = M z + q (factored: w of the last full pass) */
   double *inv;  /* [capacity] 1 / M_ii (0 for cone lambda variables) */
   int *block;   /* [capacity] cone index of a variable, -1 when scalar */
-  double *tmp;  /* [capacity] projection scratch */
+  double *tmp;  /* [2 capacity] projection scratch */
   int capacity_m;
   double *u;    /* [capacity_m] factored form: maintained u = B z */
 };
@@ -94,7 +103,7 @@ static int reserve(LsimPgs *ws, int n, int m) {
     int *block = realloc(ws->block, (size_t)n * sizeof(int));
     if (!block) return LSIM_OUT_OF_MEMORY;
     ws->block = block;
-    double *tmp = realloc(ws->tmp, (size_t)n * sizeof(double));
+    double *tmp = realloc(ws->tmp, (size_t)2 * n * sizeof(double));
     if (!tmp) return LSIM_OUT_OF_MEMORY;
     ws->tmp = tmp;
     ws->capacity = n;
@@ -259,14 +268,17 @@ static void update_cone(LsimPgs *ws, const Backend *be, void *ctx, const LsimCon
   if (cb->normal >= 0) scalar_update(ws, be, ctx, cb->normal, omega, z);
   const double cn = cb->normal >= 0 ? z[cb->normal] : cb->fixed_normal;
   const int L = cb->lambda;
+  /* One projected step on all the directions together, with one step length h for all:
+     x = beta - omega h u, beta <- projection of x on the cone section. */
+  double h = INFINITY;
+  for (int k = 0; k < cb->ndir; ++k) h = fmin(h, ws->inv[cb->first_dir + k]);
+  double *x = ws->tmp, *proj = ws->tmp + cb->ndir;
   for (int k = 0; k < cb->ndir; ++k) {
     const int i = cb->first_dir + k;
     const double u = be->w_at(ctx, i) - z[L]; /* tangential velocity along direction k */
-    const double znew = z[i] - omega * u * ws->inv[i];
-    be->set(ctx, i, znew > 0.0 ? znew : 0.0);
+    x[k] = z[i] - omega * h * u;
   }
-  double *proj = ws->tmp;
-  project_capped_simplex(z + cb->first_dir, cb->ndir, cb->mu * (cn > 0.0 ? cn : 0.0), proj);
+  project_capped_simplex(x, cb->ndir, cb->mu * (cn > 0.0 ? cn : 0.0), proj);
   for (int k = 0; k < cb->ndir; ++k) be->set(ctx, cb->first_dir + k, proj[k]);
   double slide = 0.0;
   for (int k = 0; k < cb->ndir; ++k) {

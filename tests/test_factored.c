@@ -289,24 +289,27 @@ static void test_w_matches_dense(void **state) {
 
 /* ---- (3) factored PGS is dense PGS ---- */
 
-/* On every shape and several seeds, cold and warm, omega 1 and 1.3: the factored PGS and
- * the dense PGS on the dense form end with the same status after the same number of
- * sweeps, and their z agree to 1e-12 relative to max |z|.
+/* On every shape and several seeds, cold and warm, omega 1 and 1.3, the factored PGS and
+ * the dense PGS on the dense form:
+ *  (a) after a fixed 25 sweeps (tolerance 0) have the same z to 1e-12 relative to max |z|
+ *      and the same residual trace to 1e-12 relative to the scale;
+ *  (b) run to tolerance 1e-9 (at most 3000 sweeps), end with the same status after the
+ *      same number of sweeps, and on the solved runs have the same z to 1e-12.
  * Why not bit-identical: the dense path keeps w by column updates (w += delta M(:, i)),
  * the factored path recomputes w_i = J_i . u + C_i . z + q_i at each visit; the two sums
- * differ by rounding, about eps * |M| |z| per visit. The iteration is a contraction on
- * these problems when PGS converges, so the differences do not grow: on the solved runs
- * they are about 1e-15 relative, and 1e-12 leaves room without hiding a change of the
- * iteration itself (a different update order or rule changes z by far more within a few
- * sweeps). Runs that end at the sweep limit (PGS stalls on some frictional problems) have
- * no contraction to damp the rounding over their 3000 sweeps: 1e-13 .. 1e-12 is seen
- * there, so they are held to 1e-10 (still the same iteration, still the same sweeps).
- * The sweep count could differ only if the residual of the last sweep were within
- * rounding of the target: it is not on these seeds, and the test says so if it ever is. */
+ * differ by rounding, about eps |M| |z| per visit. Over 25 sweeps, or on a run that
+ * converges (the iteration contracts near the solution), these differences stay below
+ * 1e-13 relative (printed: about 5e-14 and 3e-15); 1e-12 leaves room without hiding a change of the iteration
+ * itself (a different update order or rule changes z by far more within a few sweeps).
+ * A run that does not converge (PGS stalls on a few frictional problems, more often with
+ * omega 1.3) has no contraction to damp them over 3000 sweeps, so there only status and
+ * sweep count are compared. The sweep count could differ only if the residual of the last
+ * sweep were within rounding of the target: it is not on these seeds, and the failure
+ * message would show it. */
 static void test_same_iteration_as_dense(void **state) {
   (void)state;
   LsimPgs *wf = lsim_pgs_create(), *wd = lsim_pgs_create();
-  double worst = 0.0, worst_unsolved = 0.0;
+  double worst_fixed = 0.0, worst_solved = 0.0;
   int runs = 0, solved = 0;
   for (int s = 0; s < NSHAPES; ++s)
     for (int seed = 0; seed < 3; ++seed)
@@ -317,44 +320,60 @@ static void test_same_iteration_as_dense(void **state) {
         const int n = f->n;
         LsimLcp lcp;
         to_dense(f, &lcp);
+        const double scale = lsim_lcp_scale(&lcp);
         LsimPgsOptions o = lsim_default_pgs_options();
-        o.tol = 1e-9;
-        o.max_sweeps = 3000;
         o.omega = variant == 1 ? 1.3 : 1.0;
         const int warm = variant == 2;
         double *zf = calloc((size_t)n, sizeof(double)), *zd = calloc((size_t)n, sizeof(double));
-        double trf[3000], trd[3000];
+        double *z0 = calloc((size_t)n, sizeof(double));
+        static double trf[3000], trd[3000];
         if (warm) {
           LsimRng rng = lsim_rng(77 + s);
-          for (int i = 0; i < n; ++i) zf[i] = zd[i] = lsim_rng_range(&rng, -0.5, 1.0);
+          for (int i = 0; i < n; ++i) z0[i] = lsim_rng_range(&rng, -0.5, 1.0);
         }
-        LsimPgsInfo inf = {.trace = trf, .trace_capacity = 3000};
-        LsimPgsInfo ind = {.trace = trd, .trace_capacity = 3000};
-        const int sf = lsim_pgs_solve_factored(wf, f, &o, warm, zf, &inf);
-        const int sd = lsim_pgs_solve(wd, &lcp, &o, warm, zd, &ind);
-        if (sf != sd || inf.sweeps != ind.sweeps)
-          fail_msg("shape %d seed %d variant %d: factored %s in %d sweeps, dense %s in %d "
-                   "(last residuals %.17g / %.17g, target %g)", s, seed, variant,
-                   lsim_status_name(sf), inf.sweeps, lsim_status_name(sd), ind.sweeps,
-                   trf[inf.trace_len - 1], trd[ind.trace_len - 1], o.tol * lsim_lcp_scale(&lcp));
-        assert_int_equal(inf.trace_len, ind.trace_len);
-        const double zmax = fmax(lsim_test_max_abs(zd, n), 1e-300);
-        const double diff = lsim_test_max_abs_diff(zf, zd, n) / zmax;
-        const double bound = sf == LSIM_SOLVED ? 1e-12 : 1e-10;
-        if (sf == LSIM_SOLVED) worst = fmax(worst, diff), ++solved;
-        else worst_unsolved = fmax(worst_unsolved, diff);
-        if (!(diff <= bound))
-          fail_msg("shape %d seed %d variant %d: z differ by %g", s, seed, variant, diff);
-        /* The reported residuals are the same measure of nearly the same z. */
-        assert_true(fabs(inf.residual - ind.residual) <= 1e-10 * lsim_lcp_scale(&lcp));
+        for (int part = 0; part < 2; ++part) {
+          o.tol = part ? 1e-9 : 0.0;
+          o.max_sweeps = part ? 3000 : 25;
+          memcpy(zf, z0, (size_t)n * sizeof(double));
+          memcpy(zd, z0, (size_t)n * sizeof(double));
+          LsimPgsInfo inf = {.trace = trf, .trace_capacity = 3000};
+          LsimPgsInfo ind = {.trace = trd, .trace_capacity = 3000};
+          const int sf = lsim_pgs_solve_factored(wf, f, &o, warm, zf, &inf);
+          const int sd = lsim_pgs_solve(wd, &lcp, &o, warm, zd, &ind);
+          /* At tolerance 0 a path may stop early on an exact zero residual (the factored
+             w, recomputed, hits 0 where the dense one keeps 1e-17 of drift): then only z
+             is compared. */
+          const int exact_stop = !part && (sf == LSIM_SOLVED || sd == LSIM_SOLVED);
+          if (!exact_stop && (sf != sd || inf.sweeps != ind.sweeps))
+            fail_msg("shape %d seed %d variant %d: factored %s in %d sweeps, dense %s in %d "
+                     "(last residuals %.17g / %.17g, target %g)", s, seed, variant,
+                     lsim_status_name(sf), inf.sweeps, lsim_status_name(sd), ind.sweeps,
+                     trf[inf.trace_len - 1], trd[ind.trace_len - 1], o.tol * scale);
+          if (!exact_stop) assert_int_equal(inf.trace_len, ind.trace_len);
+          if (part && sf != LSIM_SOLVED) continue;
+          const double zmax = fmax(lsim_test_max_abs(zd, n), 1e-300);
+          const double diff = lsim_test_max_abs_diff(zf, zd, n) / zmax;
+          if (!(diff <= 1e-12))
+            fail_msg("shape %d seed %d variant %d part %d: z differ by %g", s, seed, variant,
+                     part, diff);
+          if (part) {
+            worst_solved = fmax(worst_solved, diff), ++solved;
+          } else if (!exact_stop) {
+            worst_fixed = fmax(worst_fixed, diff);
+            assert_int_equal(inf.sweeps, 25);
+            for (int k = 0; k < inf.trace_len; ++k) assert_true(fabs(trf[k] - trd[k]) <= 1e-12 * scale);
+          }
+          /* The reported residuals are the same measure of nearly the same z. */
+          assert_true(fabs(inf.residual - ind.residual) <= 1e-12 * scale);
+        }
         ++runs;
-        free(zf), free(zd);
+        free(zf), free(zd), free(z0);
         lsim_lcp_free(&lcp);
         free_problem(&p);
       }
-  printf("factored vs dense PGS: %d runs, same status and sweeps; max relative z difference "
-         "%.2e on the %d solved, %.2e on the others (3000 sweeps)\n", runs, worst, solved,
-         worst_unsolved);
+  printf("factored vs dense PGS: %d problems, same status and sweeps; max relative z "
+         "difference %.2e after 25 sweeps, %.2e on the %d solved to tolerance\n", runs,
+         worst_fixed, worst_solved, solved);
   lsim_pgs_free(wf);
   lsim_pgs_free(wd);
 }
@@ -400,10 +419,13 @@ static void test_frictionless_agrees_with_lemke(void **state) {
   lsim_solver_free(lemke);
 }
 
-/* Frictional: the factored contact-block PGS reaches 1e-8 relative on every problem of
- * the class with d = 2 (one friction direction and its opposite), mu 0.1 .. 0.5, 6 .. 28
- * bodies; Lemke solves them too. The LCP is not symmetric and its solution need not be
- * unique, so only the residuals are checked. */
+/* Frictional: 36 problems, d = 2, 4, 6 friction directions, mu 0.1 .. 0.5, 6 .. 28
+ * bodies; Lemke solves all of them. The contact-block PGS has no convergence guarantee
+ * here (the LCP is not symmetric), and one of the 36 (k = 28: d = 4, mu 0.4) stalls at a
+ * residual of 0.2; the test asks the factored PGS to reach 1e-8 relative on at least 35
+ * and prints which did not. (Before the cone block took one step length for all its
+ * directions, pgs.c's comment says why, PGS solved none with d >= 4.) The solution need
+ * not be unique, so only residuals are checked. */
 static void test_frictional_converges(void **state) {
   (void)state;
   LsimSolverOptions o = lsim_default_solver_options();
@@ -412,7 +434,7 @@ static void test_frictional_converges(void **state) {
   LsimSolver *pgs = NULL, *lemke = NULL;
   assert_int_equal(lsim_solver_create(&pgs, "pgs", &o, NULL, 0), 0);
   assert_int_equal(lsim_solver_create(&lemke, "lemke", NULL, NULL, 0), 0);
-  const int dirs[] = {2};
+  const int dirs[] = {2, 4, 6};
   const int ndirs = (int)(sizeof dirs / sizeof dirs[0]);
   int sweeps_max = 0, count = 0;
   for (int k = 0; k < 12 * ndirs; ++k) {
@@ -423,19 +445,24 @@ static void test_frictional_converges(void **state) {
     const LsimFactoredLcp *f = &p.f;
     double *z = calloc((size_t)f->n, sizeof(double));
     LsimSolveStats st;
-    if (lsim_solver_solve_factored(pgs, f, z, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-8))
-      fail_msg("problem %d (d %d): pgs %s after %d sweeps, residual %g", k, d,
-               lsim_status_name(st.status), st.iterations, st.residual.relative);
-    if (st.iterations > sweeps_max) sweeps_max = st.iterations;
+    const int rc = lsim_solver_solve_factored(pgs, f, z, &st);
     assert_true(st.residual.z_negative == 0.0);
+    if (rc == LSIM_SOLVED && st.residual.relative <= 1e-8) {
+      ++count;
+      if (st.iterations > sweeps_max) sweeps_max = st.iterations;
+    } else {
+      assert_int_equal(rc, LSIM_MAX_ITERATIONS);
+      printf("frictional problem %d (d %d): pgs %s after %d sweeps, residual %.3g\n", k, d,
+             lsim_status_name(rc), st.iterations, st.residual.relative);
+    }
     if (lsim_solver_solve_factored(lemke, f, z, &st) != LSIM_SOLVED || !(st.residual.relative <= 1e-9))
       fail_msg("problem %d: lemke %s, residual %g", k, lsim_status_name(st.status), st.residual.relative);
-    ++count;
     free(z);
     free_problem(&p);
   }
-  printf("frictional factored PGS: %d problems solved to 1e-8, at most %d sweeps\n", count,
-         sweeps_max);
+  printf("frictional factored PGS: %d of %d problems solved to 1e-8, at most %d sweeps\n",
+         count, 12 * ndirs, sweeps_max);
+  assert_true(count >= 12 * ndirs - 1);
   lsim_solver_free(pgs);
   lsim_solver_free(lemke);
 }
@@ -443,7 +470,8 @@ static void test_frictional_converges(void **state) {
 /* ---- (5) the front end on each solver ---- */
 
 /* "pgs", "lemke" and "siconos:lemke" through lsim_solver_solve_factored on the same
- * problems (frictionless and frictional): all solve; the residual in the stats is the
+ * problems (frictionless, and frictional with d = 2: Siconos' Lemke fails on some of the
+ * d = 4 ones, as test_solvers.c counts on the dense contact class): all solve; the residual in the stats is the
  * factored one of the returned z (recomputed here); the dense solvers' dense form is
  * J B + C (equal to lsim_factored_to_dense's) and their stats match a dense
  * lsim_solver_solve of it (same iterations, same z). */
@@ -527,7 +555,7 @@ static void test_no_allocation_in_steady_state(void **state) {
   (void)state;
   Problem big, small;
   LsimRng rng = lsim_rng(8000);
-  make_problem(&big, 30, 3, 24, 2, 0.5, 0, &rng);
+  make_problem(&big, 30, 3, 24, 4, 0.5, 0, &rng);
   make_problem(&small, 10, 3, 6, 2, 0.3, 1, &rng);
   double *z = calloc((size_t)big.f.n, sizeof(double));
   LsimPgs *ws = lsim_pgs_create();
