@@ -39,6 +39,9 @@ static void usage(FILE *f) {
           "  lcpsim SCENE.json [options]       simulate a scene, write SCENE.h5 (same as 'run')\n"
           "  lcpsim run SCENE.json [options]\n"
           "  lcpsim solve FILE.dat [options]   solve one LCP from a Siconos .dat file\n"
+          "  lcpsim solve RUN.h5 --step K      re-solve a dumped LCP (--dump-lcp)\n"
+          "  lcpsim compare SCENE.json --solvers LIST   compare solvers on identical problems\n"
+          "  lcpsim export RUN.h5 --step K     write a dumped LCP as a Siconos .dat file\n"
           "  lcpsim solvers                    list the solver names\n"
           "  lcpsim --help | --version\n"
           "\n"
@@ -62,6 +65,8 @@ int main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "solve")) return lsim_cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "run")) return lsim_cli_run(argc - 2, argv + 2);
+  if (!strcmp(cmd, "compare")) return lsim_cli_compare(argc - 2, argv + 2);
+  if (!strcmp(cmd, "export")) return lsim_cli_export(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
     return 0;

@@ -11,13 +11,14 @@
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/solver.h"
+#include "scene/lcpdump.h"
 #include "scene/record.h"
 #include "scene/scene.h"
 
 static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
-          "                    [--duration T] [--print] [--quiet]\n"
+          "                    [--duration T] [--print] [--quiet] [--dump-lcp]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -27,6 +28,8 @@ static void run_usage(FILE *f) {
           "  --duration T       override the duration (steps = T / time_step)\n"
           "  --print            print a table per step: q, v and contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
+          "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
+          "                     lcpsim export read them)\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
           "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
 }
@@ -105,7 +108,7 @@ static void progress(int done, int total, double elapsed) {
 
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
-  int steps_override = -1, print = 0, quiet = 0;
+  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
   double duration = -1.0;
 
   /* Arguments. */
@@ -118,6 +121,8 @@ int lsim_cli_run(int argc, char **argv) {
       print = 1;
     } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
       quiet = 1;
+    } else if (!strcmp(a, "--dump-lcp")) {
+      dump_lcp = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
                !strcmp(a, "--steps") || !strcmp(a, "--duration")) {
       if (i + 1 >= argc) {
@@ -192,6 +197,7 @@ int lsim_cli_run(int argc, char **argv) {
   int exit_code = 0;
   LsimStepper *stepper = NULL;
   LsimRecord *rec = NULL;
+  LsimLcpDump *dump = NULL;
   if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);
     exit_code = 2;
@@ -199,6 +205,13 @@ int lsim_cli_run(int argc, char **argv) {
                               lsim_solver_name(lsim_stepper_solver(stepper)), msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;
+  } else if (dump_lcp) {
+    const char *label = lsim_solver_name(lsim_stepper_solver(stepper));
+    if (lsim_lcpdump_open(&dump, lsim_record_hdf5_file(rec), "/lcp", 1, &label, 0, msg,
+                          sizeof msg)) {
+      fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
+      exit_code = 2;
+    }
   }
 
   /* Steps. */
@@ -229,7 +242,8 @@ int lsim_cli_run(int argc, char **argv) {
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
       const LsimContactSet *cs = lsim_stepper_contacts(stepper);
-      if (lsim_record_step(rec, &model, &state, cs, &st)) {
+      if (lsim_record_step(rec, &model, &state, cs, &st) ||
+          (dump && lsim_lcpdump_step(dump, k + 1, stepper))) {
         fprintf(stderr, "lcpsim: %s: writing step %d failed\n", path, k + 1);
         exit_code = 2;
         break;
@@ -245,6 +259,10 @@ int lsim_cli_run(int argc, char **argv) {
   const double elapsed = now_seconds() - t0;
 
   /* Close: the file is kept whenever its steps are consistent (failures included). */
+  if (dump && lsim_lcpdump_close(dump, msg, sizeof msg) && !exit_code) {
+    fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
+    exit_code = 2;
+  }
   if (rec && lsim_record_close(rec, exit_code == 0, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;

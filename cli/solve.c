@@ -1,4 +1,5 @@
-/* solve.c: `lcpsim solve FILE.dat`: one LCP from a Siconos .dat file, any solver. */
+/* solve.c: `lcpsim solve FILE.dat`: one LCP from a Siconos .dat file, any solver; or
+ * `lcpsim solve RUN.h5 --step K`: one LCP dumped by --dump-lcp (scene/lcpdump.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -7,19 +8,26 @@
 
 #include "cli/cli.h"
 #include "lcp/datfile.h"
+#include "lcp/quality.h"
 #include "lcp/solver.h"
+#include "scene/lcpdump.h"
 
 static void solve_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim solve FILE.dat [--solver NAME] [--tol X] [--max-iter N]\n"
           "                  [--omega W] [--warm FILE] [--print-z]\n"
-          "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file.\n"
+          "       lcpsim solve RUN.h5 --step K [--series S] [--warm-dumped] [options]\n"
+          "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file,\n"
+          "  or the LCP of step K dumped in a run or compare file (--dump-lcp).\n"
           "  --solver NAME   lemke (default), pgs, or siconos:NAME ('lcpsim solvers')\n"
           "  --tol X         tolerance on the natural residual relative to max|q| (1e-10)\n"
           "  --max-iter N    pivot or sweep limit (0: the solver's default)\n"
           "  --omega W       PGS relaxation in (0, 2) (1)\n"
           "  --warm FILE     warm start from n numbers in FILE (whitespace-separated)\n"
           "  --print-z       print z, one entry per line\n"
+          "  --step K        .h5 input: the step whose LCP to solve (1-based)\n"
+          "  --series S      .h5 input of an independent comparison: whose trajectory\n"
+          "  --warm-dumped   .h5 input: warm start from the dumped warm-start guess\n"
           "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
 }
 
@@ -55,7 +63,7 @@ static int read_warm(const char *path, int n, double *z) {
 int lsim_cli_solve(int argc, char **argv) {
   const char *path = NULL, *solver_name = "lemke", *warm_path = NULL;
   LsimSolverOptions opt = lsim_default_solver_options();
-  int print_z = 0;
+  int print_z = 0, step = -1, series = -1, warm_dumped = 0;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -65,6 +73,16 @@ int lsim_cli_solve(int argc, char **argv) {
       return 0;
     } else if (!strcmp(a, "--print-z")) {
       print_z = 1;
+    } else if (!strcmp(a, "--warm-dumped")) {
+      warm_dumped = 1;
+    } else if (!strcmp(a, "--step") || !strcmp(a, "--series")) {
+      const int is_step = !strcmp(a, "--step");
+      if (i + 1 >= argc || lsim_cli_parse_int(argv[i + 1], is_step ? &step : &series) ||
+          (is_step ? step < 1 : series < 0)) {
+        fprintf(stderr, "lcpsim solve: %s: need an integer >= %d\n", a, is_step ? 1 : 0);
+        return 2;
+      }
+      ++i;
     } else if (!strcmp(a, "--solver") || !strcmp(a, "--tol") || !strcmp(a, "--max-iter") ||
                !strcmp(a, "--warm") || !strcmp(a, "--omega")) {
       if (i + 1 >= argc) {
@@ -103,25 +121,51 @@ int lsim_cli_solve(int argc, char **argv) {
     return 2;
   }
 
-  /* Problem. */
-  char err[512];
+  /* Problem: a .dat file, or a dumped step of an HDF5 file. */
+  char err[1024];
   LsimLcp lcp;
-  if (lsim_dat_read(path, &lcp, err, sizeof err)) {
+  LsimDumpedLcp dumped;
+  memset(&dumped, 0, sizeof dumped);
+  const size_t plen = strlen(path);
+  const int from_h5 = plen > 3 && !strcmp(path + plen - 3, ".h5");
+  if (!from_h5 && (step > 0 || series >= 0 || warm_dumped)) {
+    fprintf(stderr, "lcpsim solve: --step, --series and --warm-dumped need an .h5 file\n");
+    return 2;
+  }
+  if (from_h5 && (step < 1 || warm_path)) {
+    fprintf(stderr, "lcpsim solve: %s: %s\n", path,
+            warm_path ? "--warm FILE is for .dat problems (use --warm-dumped)"
+                      : "--step K is required for an .h5 file");
+    return 2;
+  }
+  if (from_h5) {
+    if (lsim_lcpdump_read(path, step, series, &dumped, err, sizeof err)) {
+      fprintf(stderr, "lcpsim: %s\n", err);
+      return 2;
+    }
+    lcp = dumped.lcp; /* shallow: dumped keeps ownership */
+  } else if (lsim_dat_read(path, &lcp, err, sizeof err)) {
     fprintf(stderr, "lcpsim: %s\n", err);
     return 2;
   }
   double *z = calloc((size_t)lcp.n + 1, sizeof(double));
   if (!z) {
     fprintf(stderr, "lcpsim: out of memory\n");
-    lsim_lcp_free(&lcp);
+    if (from_h5) lsim_dumped_lcp_free(&dumped);
+    else lsim_lcp_free(&lcp);
     return 2;
   }
   if (warm_path) {
     if (read_warm(warm_path, lcp.n, z)) {
       free(z);
-      lsim_lcp_free(&lcp);
+      if (from_h5) lsim_dumped_lcp_free(&dumped);
+      else lsim_lcp_free(&lcp);
       return 2;
     }
+    opt.warm_start = 1;
+  }
+  if (warm_dumped) {
+    memcpy(z, dumped.warm, (size_t)lcp.n * sizeof(double));
     opt.warm_start = 1;
   }
 
@@ -130,7 +174,8 @@ int lsim_cli_solve(int argc, char **argv) {
   if (lsim_solver_create(&solver, solver_name, &opt, err, sizeof err)) {
     fprintf(stderr, "lcpsim: solver %s: %s\n", solver_name, err);
     free(z);
-    lsim_lcp_free(&lcp);
+    if (from_h5) lsim_dumped_lcp_free(&dumped);
+    else lsim_lcp_free(&lcp);
     return 2;
   }
   LsimSolveStats st;
@@ -138,7 +183,11 @@ int lsim_cli_solve(int argc, char **argv) {
   int status = lsim_solver_solve(solver, &lcp, z, &st);
 
   /* Report. */
-  printf("problem            %s (n = %d)\n", path, lcp.n);
+  if (from_h5)
+    printf("problem            %s step %d series %d (n = %d, %d cones, hash %016llx)\n", path,
+           step, dumped.series, lcp.n, lcp.ncones, (unsigned long long)dumped.hash);
+  else
+    printf("problem            %s (n = %d)\n", path, lcp.n);
   printf("solver             %s%s\n", solver_name, opt.warm_start ? " (warm start)" : "");
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);
@@ -149,11 +198,27 @@ int lsim_cli_solve(int argc, char **argv) {
   printf("w negative         %.3e\n", st.residual.w_negative);
   if (st.siconos_error >= 0.0) printf("siconos error      %.3e\n", st.siconos_error);
   printf("wall time          %.6f s\n", st.wall_time);
+  if (from_h5) {
+    /* The quality measures and the distance to each stored solution. */
+    double *work = calloc(2 * (size_t)lcp.n + 2, sizeof(double));
+    if (work) {
+      LsimQuality qm;
+      lsim_lcp_quality(&lcp, z, work, -1.0, &qm);
+      printf("signorini          %.3e\n", qm.signorini);
+      printf("cone               %.3e\n", qm.cone);
+      printf("dissipation        %.3e (%d sliding)\n", qm.dissipation, qm.nsliding);
+    }
+    free(work);
+    for (int j = 0; j < dumped.nsolutions; ++j)
+      printf("distance to stored %s: %.3e\n", dumped.labels[j],
+             lsim_quality_distance(lcp.n, z, dumped.z + (size_t)j * lcp.n));
+  }
   if (print_z)
     for (int i = 0; i < lcp.n; ++i) printf("z[%d] = %.17g\n", i, z[i]);
 
   lsim_solver_free(solver);
   free(z);
-  lsim_lcp_free(&lcp);
+  if (from_h5) lsim_dumped_lcp_free(&dumped);
+  else lsim_lcp_free(&lcp);
   return status == LSIM_SOLVED ? 0 : 1;
 }

@@ -1,0 +1,84 @@
+/* export.c: `lcpsim export RUN.h5 --step K`: a dumped LCP as a Siconos .dat file. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "lcp/datfile.h"
+#include "scene/lcpdump.h"
+
+static void export_usage(FILE *f) {
+  fprintf(f,
+          "usage: lcpsim export RUN.h5 --step K [--series S] [-o FILE.dat]\n"
+          "  Writes the LCP of step K, dumped by --dump-lcp (run or compare file), as a\n"
+          "  dense Siconos .dat file (M and q; the friction-cone structure, warm start and\n"
+          "  solutions are not part of the format).\n"
+          "  --step K           the step (1-based; steps without contacts have no LCP)\n"
+          "  --series S         independent comparisons: whose trajectory (series index,\n"
+          "                     default the reference's)\n"
+          "  -o, --output FILE  output (default: RUN's base name + _stepK.dat, here)\n"
+          "Exit status: 0 written, 2 bad input.\n");
+}
+
+int lsim_cli_export(int argc, char **argv) {
+  const char *path = NULL, *out_path = NULL;
+  int step = -1, series = -1;
+
+  /* Arguments. */
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      export_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "--step") || !strcmp(a, "--series") || !strcmp(a, "-o") ||
+               !strcmp(a, "--output")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim export: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
+      else if (lsim_cli_parse_int(v, !strcmp(a, "--step") ? &step : &series) ||
+               (!strcmp(a, "--step") ? step < 1 : series < 0)) {
+        fprintf(stderr, "lcpsim export: %s: need an integer >= %d, got '%s'\n", a,
+                !strcmp(a, "--step") ? 1 : 0, v);
+        return 2;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "lcpsim export: unknown option '%s' (see lcpsim export --help)\n", a);
+      return 2;
+    } else if (!path) {
+      path = a;
+    } else {
+      fprintf(stderr, "lcpsim export: one file only, got '%s' and '%s'\n", path, a);
+      return 2;
+    }
+  }
+  if (!path || step < 1) {
+    if (path) fprintf(stderr, "lcpsim export: --step K is required\n");
+    else export_usage(stderr);
+    return 2;
+  }
+
+  /* Read the problem, write it. */
+  char err[1024];
+  LsimDumpedLcp d;
+  if (lsim_lcpdump_read(path, step, series, &d, err, sizeof err)) {
+    fprintf(stderr, "lcpsim export: %s\n", err);
+    return 2;
+  }
+  char out[1024];
+  if (out_path) {
+    snprintf(out, sizeof out, "%s", out_path);
+  } else {
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t n = strlen(base);
+    if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
+    snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
+  }
+  const int rc = lsim_dat_write(out, &d.lcp, 0, 1, err, sizeof err);
+  if (rc) fprintf(stderr, "lcpsim export: %s\n", err);
+  else printf("%s: step %d (series %d), n = %d -> %s\n", path, step, d.series, d.lcp.n, out);
+  lsim_dumped_lcp_free(&d);
+  return rc ? 2 : 0;
+}

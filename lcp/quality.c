@@ -1,0 +1,107 @@
+/* quality.c: solver-independent quality measures and problem hashes (quality.h). */
+#include "quality.h"
+
+#include <math.h>
+#include <string.h>
+
+double lsim_quality_slide_tol(const LsimLcp *lcp) { return 1e-8 * lsim_lcp_scale(lcp); }
+
+/* Value of variable i of z, or 0 for an index outside the problem. */
+static double var(const double *z, int n, int i) { return i >= 0 && i < n ? z[i] : 0.0; }
+
+void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double slide_tol,
+                      LsimQuality *out) {
+  const int n = lcp->n;
+  double *w = work, *role = work + n;
+  memset(out, 0, sizeof *out);
+  lsim_lcp_residual(lcp, z, w, &out->residual);
+  if (slide_tol < 0.0) slide_tol = lsim_quality_slide_tol(lcp);
+
+  /* Row roles: 1 for a cone's beta and lambda rows, 0 for the normal (unilateral) rows. */
+  for (int i = 0; i < n; ++i) role[i] = 0.0;
+  for (int c = 0; c < lcp->ncones && lcp->cones; ++c) {
+    const LsimConeBlock *b = &lcp->cones[c];
+    for (int k = 0; k < b->ndir; ++k)
+      if (b->first_dir + k >= 0 && b->first_dir + k < n) role[b->first_dir + k] = 1.0;
+    if (b->lambda >= 0 && b->lambda < n) role[b->lambda] = 1.0;
+  }
+
+  /* Signorini over the normal rows; a NaN anywhere makes the measure +inf. */
+  double sig = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (role[i] != 0.0) continue;
+    const double v = fmax(fmax(-w[i], -z[i]), fabs(z[i] * w[i]));
+    if (isnan(v) || isnan(z[i]) || isnan(w[i])) sig = INFINITY;
+    else if (v > sig) sig = v;
+  }
+  out->signorini = sig;
+
+  /* Cones: excess friction, and maximum dissipation when sliding. */
+  double cone = 0.0, diss = 0.0;
+  for (int c = 0; c < lcp->ncones && lcp->cones; ++c) {
+    const LsimConeBlock *b = &lcp->cones[c];
+    const double cn = b->normal >= 0 ? var(z, n, b->normal) : b->fixed_normal;
+    double sum = 0.0;
+    for (int k = 0; k < b->ndir; ++k) sum += var(z, n, b->first_dir + k);
+    const double limit = b->mu * cn;
+    double excess = fmax(0.0, sum - limit);
+    if (isnan(excess)) excess = INFINITY;
+    if (excess > cone) cone = excess;
+    const double lambda = var(z, n, b->lambda);
+    if (!(lambda > slide_tol)) continue;
+    out->nsliding += 1;
+    /* Mass of beta on directions whose row w_k is not zero, weighted by w_k / lambda. */
+    double off = 0.0;
+    for (int k = 0; k < b->ndir; ++k) {
+      const int j = b->first_dir + k;
+      const double wk = var(w, n, j);
+      off += fmax(0.0, var(z, n, j)) * fmin(1.0, fmax(0.0, wk) / lambda);
+    }
+    double v = fmax(fmax(0.0, limit - sum), off);
+    if (isnan(v)) v = INFINITY;
+    if (v > diss) diss = v;
+  }
+  out->cone = cone;
+  out->dissipation = diss;
+
+  /* A non-finite z: every measure is +inf (lsim_lcp_residual already did its own). */
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(z[i])) {
+      out->signorini = out->cone = out->dissipation = INFINITY;
+      break;
+    }
+}
+
+double lsim_quality_distance(int n, const double *a, const double *b) {
+  double d = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double v = fabs(a[i] - b[i]);
+    if (!(v <= d)) d = isnan(v) ? INFINITY : v;
+  }
+  return d;
+}
+
+/* FNV-1a over the 8 bytes of v, least significant first (little-endian layout). */
+static uint64_t fnv_u64(uint64_t h, uint64_t v, int nbytes) {
+  for (int k = 0; k < nbytes; ++k) {
+    h ^= (v >> (8 * k)) & 0xffu;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+static uint64_t fnv_doubles(uint64_t h, const double *x, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t bits;
+    memcpy(&bits, &x[i], sizeof bits);
+    h = fnv_u64(h, bits, 8);
+  }
+  return h;
+}
+
+uint64_t lsim_lcp_hash(const LsimLcp *lcp) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv_u64(h, (uint64_t)(uint32_t)lcp->n, 4);
+  h = fnv_doubles(h, lcp->M, (size_t)lcp->n * (size_t)lcp->n);
+  return fnv_doubles(h, lcp->q, (size_t)lcp->n);
+}

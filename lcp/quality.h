@@ -1,0 +1,54 @@
+/* quality.h: solver-independent quality measures of an LCP solution, problem hashes.
+ *
+ * Everything here is computed from M, q, z and the optional cone structure alone
+ * (LsimLcp.cones), never from what a solver reports, so that solvers are compared on the
+ * same measures (docs/solvers.md, "Quality measures"). Rows are classified by the cone
+ * structure: a cone's beta and lambda variables are friction rows; every other variable
+ * (all of them when the problem has no cone structure) is a unilateral "normal" row.
+ *
+ *   signorini    max over normal rows i of max(0, -w_i, -z_i, |z_i w_i|)
+ *   cone         max over cones of max(0, sum_k beta_k - mu c_n)
+ *   dissipation  max over sliding cones (lambda > slide_tol) of
+ *                  max( max(0, mu c_n - sum_k beta_k),
+ *                       sum_k beta_k min(1, max(0, w_k) / lambda) )
+ *                the first term: sliding friction weaker than the cone allows; the second:
+ *                friction mass on directions that do not oppose the sliding (w_k = lambda +
+ *                D_k'v' is zero exactly on the directions most opposed to the sliding).
+ * All are zero at an exact solution of a contact LCP.
+ */
+#ifndef LSIM_QUALITY_H
+#define LSIM_QUALITY_H
+
+#include <stdint.h>
+
+#include "lcp.h"
+
+typedef struct LsimQuality {
+  LsimResidual residual;  /* the common residual (lsim_lcp_residual) */
+  double signorini;       /* non-penetration (Signorini) violation, see above */
+  double cone;            /* friction-cone violation, N*s for contact LCPs */
+  double dissipation;     /* maximum-dissipation violation, N*s for contact LCPs */
+  int nsliding;           /* cones counted as sliding */
+} LsimQuality;
+
+/* The default sliding threshold of lsim_lcp_quality for lcp: 1e-8 * lsim_lcp_scale(lcp). */
+double lsim_quality_slide_tol(const LsimLcp *lcp);
+
+/* Computes every measure of z [n] for lcp. work [2 n] is the caller's scratch (no
+ * allocation here); on return work[0 .. n-1] holds w = M z + q. slide_tol: a cone slides when its lambda exceeds it (< 0:
+ * the default above). The cone structure, when present, must be consistent with n (as the
+ * time step builds it); indices outside 0..n-1 are ignored. A non-finite z gives +inf
+ * measures. Never fails. */
+void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double slide_tol,
+                      LsimQuality *out);
+
+/* max_i |a_i - b_i| over n entries (0 when n = 0; +inf if any difference is not finite). */
+double lsim_quality_distance(int n, const double *a, const double *b);
+
+/* 64-bit FNV-1a over the bytes of n (int32, little endian), then M (n*n float64, column
+ * major, little endian) and q (n float64): equal hashes mean bit-identical problems (the
+ * cone structure is not hashed). Deterministic across runs and platforms of the same
+ * byte order. */
+uint64_t lsim_lcp_hash(const LsimLcp *lcp);
+
+#endif

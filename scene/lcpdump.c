@@ -1,0 +1,590 @@
+/* lcpdump.c: LCP dumps in HDF5 files, written and read (lcpdump.h), and HDF5 helpers. */
+#include "scene/lcpdump.h"
+
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lcp/quality.h"
+
+/* ---- HDF5 helpers ---- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *a, const char *b) {
+  if (err && errlen) snprintf(err, errlen, fmt, a, b);
+}
+
+/* Memory and file types of an LsimH5Type. */
+static hid_t mem_type(LsimH5Type t) {
+  switch (t) {
+    case LSIM_H5_I32: return H5T_NATIVE_INT;
+    case LSIM_H5_I64: return H5T_NATIVE_INT64;
+    case LSIM_H5_U64: return H5T_NATIVE_UINT64;
+    default: return H5T_NATIVE_DOUBLE;
+  }
+}
+static hid_t file_type(LsimH5Type t) {
+  switch (t) {
+    case LSIM_H5_I32: return H5T_STD_I32LE;
+    case LSIM_H5_I64: return H5T_STD_I64LE;
+    case LSIM_H5_U64: return H5T_STD_U64LE;
+    default: return H5T_IEEE_F64LE;
+  }
+}
+
+/* Link creation list making intermediate groups; dataset creation list without times
+ * (so that two identical runs write identical object headers). */
+static hid_t make_lcpl(void) {
+  hid_t l = H5Pcreate(H5P_LINK_CREATE);
+  if (l >= 0) H5Pset_create_intermediate_group(l, 1);
+  return l;
+}
+
+int64_t lsim_h5_create(const char *path, char *err, size_t errlen) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  if (f < 0) set_err(err, errlen, "%s: cannot create the HDF5 file%s", path, "");
+  return f < 0 ? LSIM_IO_ERROR : (int64_t)f;
+}
+
+int lsim_h5_close(int64_t file) { return H5Fclose((hid_t)file) < 0 ? LSIM_IO_ERROR : 0; }
+
+/* Writes a dataset of file type ftype from memory type mtype. */
+static int write_typed(hid_t file, const char *name, hid_t mtype, hid_t ftype, int rank,
+                       const uint64_t *dims, const void *data) {
+  hsize_t hd[8];
+  hsize_t total = 1;
+  for (int k = 0; k < rank && k < 8; ++k) total *= (hd[k] = (hsize_t)dims[k]);
+  hid_t space = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, hd, NULL);
+  hid_t lcpl = make_lcpl();
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (dcpl >= 0) H5Pset_obj_track_times(dcpl, 0);
+  hid_t d = (space >= 0 && lcpl >= 0 && dcpl >= 0)
+                ? H5Dcreate2(file, name, ftype, space, lcpl, dcpl, H5P_DEFAULT)
+                : -1;
+  int ok = d >= 0 && (total == 0 || H5Dwrite(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0);
+  if (d >= 0) H5Dclose(d);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (space >= 0) H5Sclose(space);
+  return ok ? 0 : LSIM_IO_ERROR;
+}
+
+int lsim_h5_write(int64_t file, const char *name, LsimH5Type type, int rank,
+                  const uint64_t *dims, const void *data) {
+  return write_typed((hid_t)file, name, mem_type(type), file_type(type), rank, dims, data);
+}
+
+int lsim_h5_write_strings(int64_t file, const char *name, const char *first, size_t stride,
+                          int count) {
+  const int m = count < 0 ? 1 : count;
+  size_t len = 1;
+  for (int i = 0; i < m; ++i) {
+    const size_t l = strlen(first + (size_t)i * stride) + 1;
+    if (l > len) len = l;
+  }
+  /* Pack into one zero-padded buffer. */
+  char *buf = calloc(m > 0 ? (size_t)m : 1, len);
+  if (!buf) return LSIM_OUT_OF_MEMORY;
+  for (int i = 0; i < m; ++i)
+    memcpy(buf + (size_t)i * len, first + (size_t)i * stride, strlen(first + (size_t)i * stride));
+  hid_t t = H5Tcopy(H5T_C_S1);
+  int rc = LSIM_IO_ERROR;
+  if (t >= 0 && H5Tset_size(t, len) >= 0 && H5Tset_strpad(t, H5T_STR_NULLTERM) >= 0) {
+    uint64_t dim = (uint64_t)m;
+    rc = write_typed((hid_t)file, name, t, t, count < 0 ? 0 : 1, &dim, buf);
+  }
+  if (t >= 0) H5Tclose(t);
+  free(buf);
+  return rc;
+}
+
+/* ---- extendable datasets ---- */
+
+/* A dataset [rows] or [rows, cols] with an unlimited first dimension, appended to. */
+typedef struct Ext {
+  hid_t d;
+  hid_t mtype;
+  int rank;
+  hsize_t cols;
+  hsize_t rows;
+} Ext;
+
+static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int rank,
+                      hsize_t cols, hsize_t chunk_rows) {
+  memset(e, 0, sizeof *e);
+  e->d = -1;
+  e->mtype = mem_type(type);
+  e->rank = rank;
+  e->cols = rank == 2 ? cols : 1;
+  hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
+  if (rank == 2 && cols == 0) chunk[1] = 1, maxd[1] = 1, dims[1] = 0;
+  hid_t space = H5Screate_simple(rank, dims, maxd);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  if (dcpl >= 0) {
+    H5Pset_chunk(dcpl, rank, chunk);
+    H5Pset_obj_track_times(dcpl, 0);
+  }
+  if (space >= 0 && dcpl >= 0)
+    e->d = H5Dcreate2(loc, name, file_type(type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+  return e->d >= 0 ? 0 : LSIM_IO_ERROR;
+}
+
+/* Appends nrows rows (nrows * cols values, C order) from data. */
+static int ext_append(Ext *e, const void *data, hsize_t nrows) {
+  if (nrows == 0 || e->cols == 0) {
+    e->rows += nrows;
+    return 0;
+  }
+  hsize_t size[2] = {e->rows + nrows, e->cols};
+  if (H5Dset_extent(e->d, size) < 0) return LSIM_IO_ERROR;
+  hid_t fs = H5Dget_space(e->d);
+  hsize_t start[2] = {e->rows, 0}, count[2] = {nrows, e->cols};
+  hid_t ms = H5Screate_simple(e->rank, count, NULL);
+  int ok = fs >= 0 && ms >= 0 &&
+           H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+           H5Dwrite(e->d, e->mtype, ms, fs, H5P_DEFAULT, data) >= 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  if (!ok) return LSIM_IO_ERROR;
+  e->rows += nrows;
+  return 0;
+}
+
+static void ext_close(Ext *e) {
+  if (e->d >= 0) H5Dclose(e->d);
+  e->d = -1;
+}
+
+/* ---- writing a dump ---- */
+
+enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN, X_COUNT };
+
+struct LsimLcpDump {
+  hid_t group;
+  Ext x[X_COUNT];
+  int nsol;
+  int default_series;
+  char (*labels)[64];
+  /* The index, kept in memory (a few numbers per problem) and written at close. */
+  int nprob, cap;
+  int *step, *series, *n, *ncones;
+  uint64_t *hash;
+  int64_t *m_off, *v_off, *c_off; /* [cap + 1] */
+  double *row;                    /* [row_cap * nsol] one problem's z, C order */
+  size_t row_cap;
+  int cone_cap;
+  int *ci;                        /* [cone_cap] cone integer scratch */
+  double *cd;                     /* [cone_cap] */
+  int status;
+  char msg[256];
+};
+
+/* Records the first error of the dump. */
+static int dump_fail(LsimLcpDump *d, int status, const char *what) {
+  if (d->status) return d->status;
+  d->status = status;
+  snprintf(d->msg, sizeof d->msg, "LCP dump: %s", what);
+  return status;
+}
+
+int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int nsolutions,
+                      const char *const *labels, int default_series, char *err,
+                      size_t errlen) {
+  *out = NULL;
+  LsimLcpDump *d = calloc(1, sizeof *d);
+  if (!d || nsolutions < 1 || !(d->labels = calloc((size_t)nsolutions, sizeof *d->labels))) {
+    free(d);
+    set_err(err, errlen, "LCP dump: %s%s", nsolutions < 1 ? "no solution columns" : "out of memory", "");
+    return nsolutions < 1 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
+  }
+  d->nsol = nsolutions;
+  d->default_series = default_series;
+  for (int j = 0; j < nsolutions; ++j)
+    snprintf(d->labels[j], sizeof d->labels[j], "%s", labels && labels[j] ? labels[j] : "");
+  for (int k = 0; k < X_COUNT; ++k) d->x[k].d = -1;
+
+  /* The group and its extendable datasets. */
+  hid_t lcpl = make_lcpl();
+  d->group = lcpl >= 0 ? H5Gcreate2((hid_t)file, group, lcpl, H5P_DEFAULT, H5P_DEFAULT) : -1;
+  if (lcpl >= 0) H5Pclose(lcpl);
+  int rc = d->group >= 0 ? 0 : LSIM_IO_ERROR;
+  const hsize_t ch = 4096;
+  if (!rc) rc = ext_create(&d->x[X_M], d->group, "M", LSIM_H5_F64, 1, 1, ch);
+  if (!rc) rc = ext_create(&d->x[X_Q], d->group, "q", LSIM_H5_F64, 1, 1, ch);
+  if (!rc) rc = ext_create(&d->x[X_WARM], d->group, "warm", LSIM_H5_F64, 1, 1, ch);
+  if (!rc) rc = ext_create(&d->x[X_Z], d->group, "z", LSIM_H5_F64, 2, (hsize_t)nsolutions, 512);
+  if (!rc) rc = ext_create(&d->x[X_CN], d->group, "cone_normal", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CD], d->group, "cone_first_dir", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CK], d->group, "cone_ndir", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CL], d->group, "cone_lambda", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CMU], d->group, "cone_mu", LSIM_H5_F64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CFN], d->group, "cone_fixed_normal", LSIM_H5_F64, 1, 1, 1024);
+  if (rc) {
+    set_err(err, errlen, "LCP dump: cannot create group %s%s", group, "");
+    d->status = rc;
+    lsim_lcpdump_close(d, NULL, 0);
+    return rc;
+  }
+  *out = d;
+  return 0;
+}
+
+/* Grows the index arrays to hold one more problem. */
+static int grow_index(LsimLcpDump *d) {
+  if (d->nprob < d->cap) return 0;
+  const int c = d->cap ? 2 * d->cap : 64;
+  void *p[8] = {realloc(d->step, (size_t)c * sizeof(int)), NULL};
+  if (p[0]) d->step = p[0];
+  if ((p[1] = realloc(d->series, (size_t)c * sizeof(int)))) d->series = p[1];
+  if ((p[2] = realloc(d->n, (size_t)c * sizeof(int)))) d->n = p[2];
+  if ((p[3] = realloc(d->ncones, (size_t)c * sizeof(int)))) d->ncones = p[3];
+  if ((p[4] = realloc(d->hash, (size_t)c * sizeof(uint64_t)))) d->hash = p[4];
+  if ((p[5] = realloc(d->m_off, (size_t)(c + 1) * sizeof(int64_t)))) d->m_off = p[5];
+  if ((p[6] = realloc(d->v_off, (size_t)(c + 1) * sizeof(int64_t)))) d->v_off = p[6];
+  if ((p[7] = realloc(d->c_off, (size_t)(c + 1) * sizeof(int64_t)))) d->c_off = p[7];
+  for (int k = 0; k < 8; ++k)
+    if (!p[k]) return LSIM_OUT_OF_MEMORY;
+  if (d->cap == 0) d->m_off[0] = d->v_off[0] = d->c_off[0] = 0;
+  d->cap = c;
+  return 0;
+}
+
+int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
+                     const double *warm, const double *const *z) {
+  if (!d) return LSIM_INVALID_INPUT;
+  if (d->status) return d->status;
+  const int n = lcp->n;
+  if (n <= 0) return 0;
+  if (grow_index(d)) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+
+  /* Scratch for one problem's solutions (rows of nsol) and its cones. */
+  const size_t need = (size_t)n * (size_t)d->nsol;
+  if (need > d->row_cap) {
+    double *r = realloc(d->row, need * sizeof(double));
+    if (!r) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+    d->row = r;
+    d->row_cap = need;
+  }
+  const int nc = lcp->cones ? lcp->ncones : 0;
+  if (nc > d->cone_cap) {
+    int *ci = realloc(d->ci, (size_t)nc * sizeof(int));
+    if (ci) d->ci = ci;
+    double *cd = realloc(d->cd, (size_t)nc * sizeof(double));
+    if (cd) d->cd = cd;
+    if (!ci || !cd) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+    d->cone_cap = nc;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d->nsol; ++j)
+      d->row[(size_t)i * d->nsol + j] = z && z[j] ? z[j][i] : NAN;
+
+  /* Data: M, q, warm, z, then the cone fields one dataset at a time. */
+  int rc = ext_append(&d->x[X_M], lcp->M, (hsize_t)n * (hsize_t)n);
+  if (!rc) rc = ext_append(&d->x[X_Q], lcp->q, (hsize_t)n);
+  if (!rc && warm) rc = ext_append(&d->x[X_WARM], warm, (hsize_t)n);
+  if (!rc && !warm) {
+    for (int i = 0; i < n; ++i) d->row[i] = 0.0; /* reuse: zeros, then z again below */
+    rc = ext_append(&d->x[X_WARM], d->row, (hsize_t)n);
+    for (int i = 0; i < n && !rc; ++i)
+      for (int j = 0; j < d->nsol; ++j)
+        d->row[(size_t)i * d->nsol + j] = z && z[j] ? z[j][i] : NAN;
+  }
+  if (!rc) rc = ext_append(&d->x[X_Z], d->row, (hsize_t)n);
+#define CONE_FIELD(K, buf, expr)                                          \
+  if (!rc) {                                                              \
+    for (int c = 0; c < nc; ++c) buf[c] = lcp->cones[c].expr;             \
+    rc = ext_append(&d->x[K], buf, (hsize_t)nc);                          \
+  }
+  CONE_FIELD(X_CN, d->ci, normal)
+  CONE_FIELD(X_CD, d->ci, first_dir)
+  CONE_FIELD(X_CK, d->ci, ndir)
+  CONE_FIELD(X_CL, d->ci, lambda)
+  CONE_FIELD(X_CMU, d->cd, mu)
+  CONE_FIELD(X_CFN, d->cd, fixed_normal)
+#undef CONE_FIELD
+  if (rc) return dump_fail(d, rc, "cannot append a problem");
+
+  /* Index entry. */
+  const int p = d->nprob++;
+  d->step[p] = step;
+  d->series[p] = series;
+  d->n[p] = n;
+  d->ncones[p] = nc;
+  d->hash[p] = lsim_lcp_hash(lcp);
+  d->m_off[p + 1] = d->m_off[p] + (int64_t)n * n;
+  d->v_off[p + 1] = d->v_off[p] + n;
+  d->c_off[p + 1] = d->c_off[p] + nc;
+  return 0;
+}
+
+int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
+  const double *z = lsim_stepper_solution(stepper);
+  return lsim_lcpdump_add(d, step, 0, lsim_stepper_lcp(stepper), lsim_stepper_warm_guess(stepper),
+                          &z);
+}
+
+int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
+  if (!d) return 0;
+  /* The index, written in one go (offsets have nprob + 1 entries). */
+  if (!d->status && d->group >= 0) {
+    const hid_t g = d->group;
+    const uint64_t np = (uint64_t)d->nprob, np1 = np + 1;
+    int64_t zero = 0;
+    int rc = write_typed(g, "step", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->step);
+    if (!rc) rc = write_typed(g, "series", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->series);
+    if (!rc) rc = write_typed(g, "n", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->n);
+    if (!rc) rc = write_typed(g, "ncones", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->ncones);
+    if (!rc) rc = write_typed(g, "hash", H5T_NATIVE_UINT64, H5T_STD_U64LE, 1, &np, d->hash);
+    if (!rc) rc = write_typed(g, "m_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
+                              d->nprob ? (void *)d->m_off : (void *)&zero);
+    if (!rc) rc = write_typed(g, "offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
+                              d->nprob ? (void *)d->v_off : (void *)&zero);
+    if (!rc) rc = write_typed(g, "cone_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
+                              d->nprob ? (void *)d->c_off : (void *)&zero);
+    if (!rc) rc = write_typed(g, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
+                              &d->default_series);
+    if (!rc) rc = lsim_h5_write_strings(g, "solution_label", d->labels[0], sizeof d->labels[0],
+                                        d->nsol);
+    if (rc) dump_fail(d, rc, "cannot write the index");
+  }
+
+  /* Close the datasets and the group; free. */
+  for (int k = 0; k < X_COUNT; ++k) ext_close(&d->x[k]);
+  if (d->group >= 0) H5Gclose(d->group);
+  const int status = d->status;
+  if (status && err && errlen) snprintf(err, errlen, "%s", d->msg);
+  free(d->labels);
+  free(d->step);
+  free(d->series);
+  free(d->n);
+  free(d->ncones);
+  free(d->hash);
+  free(d->m_off);
+  free(d->v_off);
+  free(d->c_off);
+  free(d->row);
+  free(d->ci);
+  free(d->cd);
+  free(d);
+  return status;
+}
+
+/* ---- reading a dump ---- */
+
+/* Reads a whole 1-D dataset of at most cap elements; returns its length or < 0. */
+static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap) {
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t s = H5Dget_space(d);
+  hssize_t len = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+  long rc = -1;
+  if (len >= 0 && (!buf || len <= cap))
+    rc = (!buf || len == 0 || H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
+             ? (long)len
+             : -1;
+  if (s >= 0) H5Sclose(s);
+  H5Dclose(d);
+  return rc;
+}
+
+/* Reads rows [start, start + count) of a dataset [rows] or [rows, cols] into buf. */
+static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsize_t count,
+                     void *buf) {
+  if (count == 0) return 0;
+  hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  hid_t fs = H5Dget_space(d);
+  int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
+  hsize_t dims[2] = {0, 1};
+  int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
+           start + count <= dims[0];
+  hsize_t st[2] = {start, 0}, cnt[2] = {count, rank == 2 ? dims[1] : 1};
+  hid_t ms = ok ? H5Screate_simple(rank, cnt, NULL) : -1;
+  ok = ok && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
+       H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  H5Dclose(d);
+  return ok ? 0 : -1;
+}
+
+void lsim_dumped_lcp_free(LsimDumpedLcp *d) {
+  if (!d) return;
+  lsim_lcp_free(&d->lcp);
+  free(d->cones);
+  free(d->warm);
+  free(d->z);
+  free(d->labels);
+  memset(d, 0, sizeof *d);
+}
+
+int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out, char *err,
+                      size_t errlen) {
+  memset(out, 0, sizeof *out);
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) {
+    set_err(err, errlen, "%s: cannot open as an HDF5 file%s", path, "");
+    return LSIM_IO_ERROR;
+  }
+  hid_t g = H5Gopen2(f, "/lcp", H5P_DEFAULT);
+  int rc = 0;
+  int *steps = NULL, *ser = NULL, *ns = NULL, *ncs = NULL;
+  uint64_t *hashes = NULL;
+  int64_t *moff = NULL, *voff = NULL, *coff = NULL;
+  char msg[512] = "";
+  if (g < 0) {
+    snprintf(msg, sizeof msg, "%s: no LCP dump in this file (run with --dump-lcp)", path);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+
+  /* The index. */
+  const long np = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
+  int defser = 0;
+  if (np < 0 || read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
+    snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (no index)", path);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+  if (series < 0) series = defser;
+  steps = malloc(((size_t)np + 1) * sizeof(int));
+  ser = malloc(((size_t)np + 1) * sizeof(int));
+  ns = malloc(((size_t)np + 1) * sizeof(int));
+  ncs = malloc(((size_t)np + 1) * sizeof(int));
+  hashes = malloc(((size_t)np + 1) * sizeof(uint64_t));
+  moff = malloc(((size_t)np + 1) * sizeof(int64_t));
+  voff = malloc(((size_t)np + 1) * sizeof(int64_t));
+  coff = malloc(((size_t)np + 1) * sizeof(int64_t));
+  if (!steps || !ser || !ns || !ncs || !hashes || !moff || !voff || !coff) {
+    snprintf(msg, sizeof msg, "out of memory");
+    rc = LSIM_OUT_OF_MEMORY;
+    goto done;
+  }
+  if (read_1d(g, "step", H5T_NATIVE_INT, steps, np) != np ||
+      read_1d(g, "series", H5T_NATIVE_INT, ser, np) != np ||
+      read_1d(g, "n", H5T_NATIVE_INT, ns, np) != np ||
+      read_1d(g, "ncones", H5T_NATIVE_INT, ncs, np) != np ||
+      read_1d(g, "hash", H5T_NATIVE_UINT64, hashes, np) != np ||
+      read_1d(g, "m_offset", H5T_NATIVE_INT64, moff, np + 1) != np + 1 ||
+      read_1d(g, "offset", H5T_NATIVE_INT64, voff, np + 1) != np + 1 ||
+      read_1d(g, "cone_offset", H5T_NATIVE_INT64, coff, np + 1) != np + 1) {
+    snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (index)", path);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+
+  /* The problem of (step, series). */
+  long p = -1;
+  int any_step = 0, max_step = 0;
+  for (long k = 0; k < np; ++k) {
+    if (steps[k] > max_step) max_step = steps[k];
+    if (steps[k] != step) continue;
+    any_step = 1;
+    if (ser[k] == series) {
+      p = k;
+      break;
+    }
+  }
+  if (p < 0) {
+    if (any_step)
+      snprintf(msg, sizeof msg, "%s: step %d has no LCP of series %d", path, step, series);
+    else
+      snprintf(msg, sizeof msg,
+               "%s: step %d has no LCP (steps with an LCP are in 1..%d; steps without "
+               "contacts store none)",
+               path, step, max_step);
+    rc = LSIM_INVALID_INPUT;
+    goto done;
+  }
+
+  /* Its data. */
+  const int n = ns[p], nc = ncs[p];
+  const long nsol_l = read_1d(g, "solution_label", H5T_NATIVE_INT, NULL, 0);
+  out->nsolutions = nsol_l > 0 ? (int)nsol_l : 0;
+  out->step = step;
+  out->series = series;
+  out->hash = hashes[p];
+  out->nproblems = (int)np;
+  rc = lsim_lcp_init(&out->lcp, n);
+  out->cones = calloc((size_t)nc + 1, sizeof(LsimConeBlock));
+  out->warm = calloc((size_t)n + 1, sizeof(double));
+  out->z = calloc((size_t)n * (size_t)out->nsolutions + 1, sizeof(double));
+  out->labels = calloc((size_t)out->nsolutions + 1, sizeof *out->labels);
+  int *ci = calloc((size_t)nc + 1, sizeof(int));
+  double *cd = calloc((size_t)nc + 1, sizeof(double));
+  if (rc || !out->cones || !out->warm || !out->z || !out->labels || !ci || !cd) {
+    free(ci);
+    free(cd);
+    snprintf(msg, sizeof msg, "out of memory");
+    rc = LSIM_OUT_OF_MEMORY;
+    goto done;
+  }
+  int bad = read_rows(g, "M", H5T_NATIVE_DOUBLE, (hsize_t)moff[p], (hsize_t)n * n, out->lcp.M) ||
+            read_rows(g, "q", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, out->lcp.q) ||
+            read_rows(g, "warm", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, out->warm);
+  /* z is stored [rows, nsol]: read the rows, then transpose to one column per solution. */
+  double *zr = calloc((size_t)n * (size_t)out->nsolutions + 1, sizeof(double));
+  bad = bad || !zr || read_rows(g, "z", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, zr);
+  for (int i = 0; !bad && i < n; ++i)
+    for (int j = 0; j < out->nsolutions; ++j)
+      out->z[(size_t)j * n + i] = zr[(size_t)i * out->nsolutions + j];
+  free(zr);
+#define CONE_READ(name, buf, type, field)                                        \
+  if (!bad) {                                                                    \
+    bad = read_rows(g, name, type, (hsize_t)coff[p], (hsize_t)nc, buf);          \
+    for (int c = 0; !bad && c < nc; ++c) out->cones[c].field = buf[c];           \
+  }
+  CONE_READ("cone_normal", ci, H5T_NATIVE_INT, normal)
+  CONE_READ("cone_first_dir", ci, H5T_NATIVE_INT, first_dir)
+  CONE_READ("cone_ndir", ci, H5T_NATIVE_INT, ndir)
+  CONE_READ("cone_lambda", ci, H5T_NATIVE_INT, lambda)
+  CONE_READ("cone_mu", cd, H5T_NATIVE_DOUBLE, mu)
+  CONE_READ("cone_fixed_normal", cd, H5T_NATIVE_DOUBLE, fixed_normal)
+#undef CONE_READ
+  free(ci);
+  free(cd);
+
+  /* Labels: fixed-length strings, read with their own type. */
+  if (!bad && out->nsolutions > 0) {
+    hid_t ld = H5Dopen2(g, "solution_label", H5P_DEFAULT);
+    hid_t t = ld >= 0 ? H5Dget_type(ld) : -1;
+    const size_t len = t >= 0 ? H5Tget_size(t) : 0;
+    char *buf = len ? calloc((size_t)out->nsolutions, len) : NULL;
+    bad = !buf || H5Dread(ld, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
+    for (int j = 0; !bad && j < out->nsolutions; ++j)
+      snprintf(out->labels[j], sizeof out->labels[j], "%.*s", (int)len, buf + (size_t)j * len);
+    free(buf);
+    if (t >= 0) H5Tclose(t);
+    if (ld >= 0) H5Dclose(ld);
+  }
+  if (bad) {
+    snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (problem of step %d)", path, step);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+  out->lcp.ncones = nc;
+  out->lcp.cones = nc ? out->cones : NULL;
+
+done:
+  free(steps);
+  free(ser);
+  free(ns);
+  free(ncs);
+  free(hashes);
+  free(moff);
+  free(voff);
+  free(coff);
+  if (g >= 0) H5Gclose(g);
+  H5Fclose(f);
+  if (rc) {
+    lsim_dumped_lcp_free(out);
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+  }
+  return rc;
+}

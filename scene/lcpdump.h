@@ -1,0 +1,99 @@
+/* lcpdump.h: every step's LCP stored in a run or compare file, and read back.
+ *
+ * A dump is an HDF5 group (normally "/lcp", docs/output-format.md "LCP dumps") holding a
+ * list of problems, each tagged with its step and series (a series is one trajectory: 0
+ * in a run file; in an independent comparison, the solver whose trajectory produced it).
+ * Per problem: M (column-major), q, the warm-start guess the solver was given, one or more
+ * solutions (columns labelled by solution_label: the run's solver, or every solver of a
+ * shadow comparison), the friction-cone structure, and the FNV-1a hash of (n, M, q)
+ * (lcp/quality.h). Problems are variable-size, so the data are flat arrays with offsets:
+ * problem p's M is M[m_offset[p] .. m_offset[p+1]-1], its q, warm and z rows are
+ * offset[p] .. offset[p+1]-1. Steps without an LCP (no contact) store nothing.
+ *
+ * The datasets are chunked and extendable and are appended to problem by problem, so a dump
+ * costs no memory beyond one problem. Numeric datasets and fixed-length strings only.
+ *
+ * Also here: small HDF5 writing helpers used by the compare file (cli/compare.c), with the
+ * file handle as int64_t (an hid_t) so this header needs no HDF5 include.
+ */
+#ifndef LSIM_LCPDUMP_H
+#define LSIM_LCPDUMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contact/step.h"
+#include "lcp/lcp.h"
+
+/* ---- HDF5 helpers ---- */
+
+typedef enum LsimH5Type { LSIM_H5_I32, LSIM_H5_I64, LSIM_H5_U64, LSIM_H5_F64 } LsimH5Type;
+
+/* Creates path (truncating) with the library's error printing off; returns the file
+ * handle, or < 0 with a message in err. */
+int64_t lsim_h5_create(const char *path, char *err, size_t errlen);
+
+/* Closes a file from lsim_h5_create. 0 or < 0. */
+int lsim_h5_close(int64_t file);
+
+/* Writes a contiguous dataset name (intermediate groups are created) of the given rank
+ * (0: scalar) and C-order dims, from data in native layout of type (int, int64_t,
+ * uint64_t, double), stored little endian. 0 or LSIM_IO_ERROR. */
+int lsim_h5_write(int64_t file, const char *name, LsimH5Type type, int rank,
+                  const uint64_t *dims, const void *data);
+
+/* Writes count fixed-length, null-terminated strings found every stride bytes from first
+ * (count < 0: one scalar string); the stored length is the longest + 1. 0 or < 0. */
+int lsim_h5_write_strings(int64_t file, const char *name, const char *first, size_t stride,
+                          int count);
+
+/* ---- writing a dump ---- */
+
+typedef struct LsimLcpDump LsimLcpDump;
+
+/* Starts a dump in group (e.g. "/lcp") of the open HDF5 file, with nsolutions solution
+ * columns named by labels [nsolutions] (copied). default_series is what readers pick
+ * when asked for a step without a series. Returns 0 or < 0 with a message in err. */
+int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int nsolutions,
+                      const char *const *labels, int default_series, char *err,
+                      size_t errlen);
+
+/* Appends one problem: lcp (with its cones), warm [n] (NULL: zeros), and z[j] [n] for each
+ * solution column j (z NULL or z[j] NULL: NaN, "not solved"). Problems with n = 0 are
+ * skipped. 0 or < 0 (sticky: later calls do nothing and return the first error). */
+int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
+                     const double *warm, const double *const *z);
+
+/* One call per step of a run: appends the stepper's last LCP, its warm guess and its
+ * solution as problem (step, series 0). 0 or < 0. */
+int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper);
+
+/* Writes the index, closes every HDF5 object of the dump (not the file) and frees d.
+ * Returns the first error of the dump's life, with its message in err, else 0. NULL-safe. */
+int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen);
+
+/* ---- reading a dump ---- */
+
+typedef struct LsimDumpedLcp {
+  LsimLcp lcp;              /* owns M and q; lcp.cones points at cones below */
+  LsimConeBlock *cones;     /* [lcp.ncones] */
+  double *warm;             /* [n] */
+  double *z;                /* [nsolutions * n]: solution j is z + j * n */
+  int nsolutions;
+  char (*labels)[64];       /* [nsolutions] */
+  int step, series;
+  uint64_t hash;            /* as stored */
+  int nproblems;            /* problems in the dump */
+} LsimDumpedLcp;
+
+/* Reads the problem of step (and series; < 0: the dump's default series) from the dump
+ * group "/lcp" of the HDF5 file at path. Returns 0, or LSIM_IO_ERROR (file unreadable,
+ * no dump in it) / LSIM_INVALID_INPUT (no such step: e.g. a step without contacts, or out
+ * of range) with a one-line message in err; out is then zeroed. */
+int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out, char *err,
+                      size_t errlen);
+
+/* Frees what lsim_lcpdump_read allocated. NULL-safe. */
+void lsim_dumped_lcp_free(LsimDumpedLcp *d);
+
+#endif

@@ -1,0 +1,170 @@
+/* test_compare.c: LCP dumps (scene/lcpdump.h) give back bit-identical problems, warm
+ * starts, solutions and cone structure, with the stored hash equal to lsim_lcp_hash; a
+ * dump of the stepper's problems matches the stepper. The compare command itself is
+ * tested end to end (tests/e2e/compare.sh). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "lcp/quality.h"
+#include "scene/lcpdump.h"
+#include "scene/scene.h"
+
+static char tmpdir[64];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/lsim_test_compare_XXXXXX");
+  return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A problem of size n with entries that are not round numbers, and one cone. */
+static void make_problem(LsimLcp *l, LsimConeBlock *cone, int n, double seed) {
+  assert_int_equal(lsim_lcp_init(l, n), 0);
+  for (int k = 0; k < n * n; ++k) l->M[k] = sin(seed + 0.7 * k) / 3.0;
+  for (int i = 0; i < n; ++i) l->q[i] = cos(seed * i) * 1e-3 + 1.0 / 7.0;
+  *cone = (LsimConeBlock){.normal = -1, .fixed_normal = 0.1 * seed, .first_dir = 0,
+                          .ndir = n - 1, .lambda = n - 1, .mu = 0.3};
+  l->ncones = 1;
+  l->cones = cone;
+}
+
+static void test_roundtrip(void **state) {
+  (void)state;
+  char path[128], err[512];
+  snprintf(path, sizeof path, "%s/dump.h5", tmpdir);
+  int64_t f = lsim_h5_create(path, err, sizeof err);
+  assert_true(f >= 0);
+  const char *labels[2] = {"first", "second solver"};
+  LsimLcpDump *d = NULL;
+  assert_int_equal(lsim_lcpdump_open(&d, f, "/lcp", 2, labels, 1, err, sizeof err), 0);
+
+  /* Three problems of different sizes, steps 2, 3 (series 0 and 1) and 5; an empty one. */
+  LsimLcp p[4];
+  LsimConeBlock cones[4];
+  double warm[4][5], za[4][5], zb[4][5];
+  const int sizes[4] = {3, 5, 2, 4}, steps[4] = {2, 3, 3, 5}, series[4] = {0, 0, 1, 1};
+  for (int k = 0; k < 4; ++k) {
+    make_problem(&p[k], &cones[k], sizes[k], 1.0 + k);
+    for (int i = 0; i < sizes[k]; ++i) {
+      warm[k][i] = 0.1 * i + k;
+      za[k][i] = 1.0 / (3.0 + i + k);
+      zb[k][i] = -za[k][i];
+    }
+    const double *z[2] = {za[k], k == 2 ? NULL : zb[k]};
+    assert_int_equal(lsim_lcpdump_add(d, steps[k], series[k], &p[k], warm[k], z), 0);
+  }
+  LsimLcp empty = {0};
+  assert_int_equal(lsim_lcpdump_add(d, 4, 0, &empty, NULL, NULL), 0);
+  assert_int_equal(lsim_lcpdump_close(d, err, sizeof err), 0);
+  assert_int_equal(lsim_h5_close(f), 0);
+
+  /* Read each back: bit-identical. */
+  for (int k = 0; k < 4; ++k) {
+    LsimDumpedLcp r;
+    assert_int_equal(lsim_lcpdump_read(path, steps[k], series[k], &r, err, sizeof err), 0);
+    const int n = sizes[k];
+    assert_int_equal(r.lcp.n, n);
+    assert_int_equal(r.nproblems, 4);
+    assert_memory_equal(r.lcp.M, p[k].M, (size_t)n * n * sizeof(double));
+    assert_memory_equal(r.lcp.q, p[k].q, (size_t)n * sizeof(double));
+    assert_memory_equal(r.warm, warm[k], (size_t)n * sizeof(double));
+    assert_memory_equal(r.z, za[k], (size_t)n * sizeof(double));
+    if (k == 2) assert_true(isnan(r.z[n]));
+    else assert_memory_equal(r.z + n, zb[k], (size_t)n * sizeof(double));
+    assert_true(r.hash == lsim_lcp_hash(&p[k]));
+    assert_true(lsim_lcp_hash(&r.lcp) == r.hash);
+    assert_int_equal(r.lcp.ncones, 1);
+    const LsimConeBlock *c = &r.lcp.cones[0];
+    assert_int_equal(c->normal, cones[k].normal);
+    assert_int_equal(c->first_dir, cones[k].first_dir);
+    assert_int_equal(c->ndir, cones[k].ndir);
+    assert_int_equal(c->lambda, cones[k].lambda);
+    assert_true(c->mu == cones[k].mu && c->fixed_normal == cones[k].fixed_normal);
+    assert_int_equal(r.nsolutions, 2);
+    assert_string_equal(r.labels[1], "second solver");
+    lsim_dumped_lcp_free(&r);
+  }
+
+  /* Default series (1) for step 3; a step without an LCP; a missing file. */
+  LsimDumpedLcp r;
+  assert_int_equal(lsim_lcpdump_read(path, 3, -1, &r, err, sizeof err), 0);
+  assert_int_equal(r.lcp.n, 2);
+  lsim_dumped_lcp_free(&r);
+  assert_int_equal(lsim_lcpdump_read(path, 4, -1, &r, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "step 4"));
+  assert_int_equal(lsim_lcpdump_read(path, 2, 1, &r, err, sizeof err), LSIM_INVALID_INPUT);
+  char missing[160];
+  snprintf(missing, sizeof missing, "%s/nothere.h5", tmpdir);
+  assert_int_equal(lsim_lcpdump_read(missing, 1, -1, &r, err, sizeof err), LSIM_IO_ERROR);
+  for (int k = 0; k < 4; ++k) lsim_lcp_free(&p[k]);
+}
+
+/* A dump of a stepper's steps holds exactly the stepper's problems and solutions. */
+static void test_stepper_dump(void **state) {
+  (void)state;
+  const char *scene =
+      "{\"lcpsim\": 1, \"dimension\": 1, \"time_step\": 0.01, \"steps\": 20,"
+      " \"ground\": {\"mu\": 0.5, \"g\": 9.81}, \"solver\": \"lemke\","
+      " \"bodies\": [{\"name\": \"brick\", \"position\": 0, \"velocity\": 1, \"mass\": 1}]}";
+  LsimModel model;
+  LsimState st;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_parse(scene, "brick", &model, &st, &serr), 0);
+  char path[128], err[512];
+  snprintf(path, sizeof path, "%s/steps.h5", tmpdir);
+  LsimStepper *s = NULL;
+  assert_int_equal(lsim_stepper_create(&s, &model, NULL, err, sizeof err), 0);
+  int64_t f = lsim_h5_create(path, err, sizeof err);
+  const char *label = "lemke";
+  LsimLcpDump *d = NULL;
+  assert_int_equal(lsim_lcpdump_open(&d, f, "/lcp", 1, &label, 0, err, sizeof err), 0);
+  uint64_t hashes[21];
+  double z7[8];
+  int n7 = 0;
+  for (int k = 1; k <= 20; ++k) {
+    lsim_step(s, &model, &st, NULL);
+    assert_int_equal(lsim_lcpdump_step(d, k, s), 0);
+    hashes[k] = lsim_lcp_hash(lsim_stepper_lcp(s));
+    if (k == 7) {
+      n7 = lsim_stepper_lcp(s)->n;
+      assert_true(n7 > 0 && n7 <= 8);
+      memcpy(z7, lsim_stepper_solution(s), (size_t)n7 * sizeof(double));
+    }
+  }
+  assert_int_equal(lsim_lcpdump_close(d, err, sizeof err), 0);
+  lsim_h5_close(f);
+  for (int k = 1; k <= 20; ++k) {
+    LsimDumpedLcp r;
+    assert_int_equal(lsim_lcpdump_read(path, k, -1, &r, err, sizeof err), 0);
+    assert_true(r.hash == hashes[k]);
+    if (k == 7) assert_memory_equal(r.z, z7, (size_t)n7 * sizeof(double));
+    lsim_dumped_lcp_free(&r);
+  }
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&model);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_roundtrip),
+      cmocka_unit_test(test_stepper_dump),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
