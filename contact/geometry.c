@@ -12,8 +12,10 @@
  *   - Box-box, 3-D: separating axis test over the 15 axes (3 + 3 face normals, 9 edge
  *     cross products; Gottschalk, Lin, Manocha, OBBTree, SIGGRAPH 1996; Ericson 4.4.1),
  *     with a bias toward face axes (an edge axis must separate clearly better, as in ODE's
- *     dBoxBox and Bullet's btBoxBoxDetector), then the incident face (the face of the
- *     other box most anti-parallel to the reference normal) is clipped against the four
+ *     dBoxBox and Bullet's btBoxBoxDetector, and not lie within ~1 degree of the face
+ *     normal, which near-parallel faces would otherwise flip to), then the incident face
+ *     (the face of the other box most anti-parallel to the reference normal) is clipped
+ *     against the four
  *     side planes of the reference face (Sutherland-Hodgman) and the clipped vertices
  *     below the reference face within margin are kept, reduced to 4 (the deepest, the
  *     farthest from it, then the largest triangle areas on either side). Edge-edge
@@ -81,6 +83,9 @@
  * if larger by EDGE_BIAS. Hysteresis that keeps resting manifolds from flickering. */
 #define FACE_BIAS 0.02
 #define EDGE_BIAS 0.05
+/* An edge axis within this cosine of the chosen face normal is that face in disguise
+ * (near-parallel faces, e.g. a box rocking on a box): the face manifold is kept. */
+#define EDGE_FACE_COS 0.9998
 /* Cross products shorter than this (sine of the angle) are parallel edges: no axis. */
 #define PARALLEL_SIN 1e-6
 /* Capsules whose axes make a sine below this are parallel: two-point manifold. */
@@ -557,7 +562,9 @@ static void collide_box_box3(Manifold *m, const Placed *A, const Placed *B) {
   /* Face axes win ties: B only if clearly better than A, an edge if clearly better. */
   const int ref_second = sB > sA + FACE_BIAS * fabs(sA) + tol;
   const double sF = ref_second ? sB : sA;
-  if (iE >= 0 && sE > sF + EDGE_BIAS * fabs(sF) + tol) {
+  const double *nF = ref_second ? B->ax[jB] : A->ax[iA];
+  if (iE >= 0 && sE > sF + EDGE_BIAS * fabs(sF) + tol &&
+      fabs(lsim_v3_dot(LE, nF)) < EDGE_FACE_COS) {
     box_edge3(m, A, B, iE, jE, LE, sE);
     return;
   }
@@ -581,7 +588,8 @@ static void box_face2(Manifold *m, const Placed *Rb, const Placed *I, int k, int
   /* Clip the incident side against the two side lines of the reference side. */
   /* (An end within tol outside counts as inside; crossings are on the exact line.) */
   const int kt = 1 - k;
-  const double tol = 1e-12 * (1.0 + fmax(Rb->h[0], Rb->h[1]) + fmax(fabs(Rb->c[0]), fabs(Rb->c[1])));
+  const double tol =
+      1e-12 * (1.0 + fmax(Rb->h[0], Rb->h[1]) + fmax(fabs(Rb->c[0]), fabs(Rb->c[1])));
   for (int p = 0; p < 2; ++p) {
     double pn[3];
     lsim_v3_scale(pn, Rb->ax[kt], p ? -1.0 : 1.0);

@@ -73,7 +73,8 @@ static void assert_features_distinct(const LsimContactPoint *p, int n) {
  * at o + 1.0 n + 0.7 t gives gap 0.5 to a few ulps (1e-12). */
 static void test_sphere_plane(void **state) {
   (void)state;
-  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
   LsimPose pp = pose_at(0, 0, 0), pb = pose_at(0.3, -0.2, 0.75);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   assert_int_equal(collide(&ball, &pb, &plane, &pp, 3, 0.3, c), 1);
@@ -172,7 +173,8 @@ static void test_box_plane_tilt(void **state) {
  * 1e-12, normal +z towards the small box; swapping the arguments flips only normals. */
 static void test_box_on_box(void **state) {
   (void)state;
-  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5);
+  LsimShape small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
   const double yaw = 0.4, cx = 0.2, cy = -0.1;
   LsimPose pbig = pose_at(0, 0, 0), psmall = pose_aa(cx, cy, 0.701, 0, 0, 1, yaw);
   LsimContactPoint c[LSIM_MAX_MANIFOLD], d[LSIM_MAX_MANIFOLD];
@@ -228,7 +230,8 @@ static void test_box_edge_edge(void **state) {
   (void)state;
   LsimShape cube = shape(LSIM_SHAPE_BOX, 0, 1, 1, 1);
   const double r2 = sqrt(2.0);
-  LsimPose pa = pose_aa(0, 0, 0, 1, 0, 0, PI / 4), pb = pose_aa(0, 0, 2 * r2 + 0.01, 0, 1, 0, PI / 4);
+  LsimPose pa = pose_aa(0, 0, 0, 1, 0, 0, PI / 4);
+  LsimPose pb = pose_aa(0, 0, 2 * r2 + 0.01, 0, 1, 0, PI / 4);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   assert_int_equal(collide(&cube, &pb, &cube, &pa, 3, 0.05, c), 1);
   assert_true(fabs(c[0].gap - 0.01) <= TOL);
@@ -251,7 +254,8 @@ static void test_rect_2d(void **state) {
     assert_true(fabs(c[i].gap + 0.01) <= TOL);
     assert_normal(&c[i], 0, 1, 0, TOL);
   }
-  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 0.5, 0), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.25, 0);
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 0.5, 0);
+  LsimShape small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.25, 0);
   LsimPose pbig = pose_at(0, 0, 0), psmall = pose_aa(0.4, 0.753, 0, 0, 0, 1, PI);
   n = collide(&small, &psmall, &big, &pbig, 2, 0.01, c);
   assert_int_equal(n, 2);
@@ -267,7 +271,8 @@ static void test_rect_2d(void **state) {
  * its ends x = 0.1 +- 0.7, z = 0.0015, gap 0.003. Standing upright: 1 point. */
 static void test_capsule_plane(void **state) {
   (void)state;
-  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.7, 0, 0);
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.7, 0, 0);
   LsimPose pp = pose_at(0, 0, 0), pc = pose_aa(0.1, 0.2, 0.203, 0, 1, 0, PI / 2);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   int n = collide(&cap, &pc, &plane, &pp, 3, 0.01, c);
@@ -286,7 +291,8 @@ static void test_capsule_plane(void **state) {
  * one point at the crossing (0.2, 0, 0.102), gap 0.004, normal +z from a to b (b first). */
 static void test_capsule_cross(void **state) {
   (void)state;
-  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), b = shape(LSIM_SHAPE_CAPSULE, 0.15, 1, 0, 0);
+  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0);
+  LsimShape b = shape(LSIM_SHAPE_CAPSULE, 0.15, 1, 0, 0);
   LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2), pb = pose_aa(0.2, 0.3, 0.254, 1, 0, 0, PI / 2);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   assert_int_equal(collide(&b, &pb, &a, &pa, 3, 0.01, c), 1);
@@ -299,7 +305,8 @@ static void test_capsule_cross(void **state) {
  * (0.6, 0, 0.202): the overlap x in [-0.2, 1] gives 2 points at z = 0.101, gap 0.002. */
 static void test_capsule_parallel(void **state) {
   (void)state;
-  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), b = shape(LSIM_SHAPE_CAPSULE, 0.1, 0.8, 0, 0);
+  LsimShape a = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0);
+  LsimShape b = shape(LSIM_SHAPE_CAPSULE, 0.1, 0.8, 0, 0);
   LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2), pb = pose_aa(0.6, 0, 0.202, 0, 1, 0, -PI / 2);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   const int n = collide(&b, &pb, &a, &pa, 3, 0.01, c);
@@ -326,7 +333,8 @@ static void test_capsule_parallel(void **state) {
 static void test_box_capsule(void **state) {
   (void)state;
   LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 0.8, 0.5);
-  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.4, 0, 0), lng = shape(LSIM_SHAPE_CAPSULE, 0.2, 2, 0, 0);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.4, 0, 0);
+  LsimShape lng = shape(LSIM_SHAPE_CAPSULE, 0.2, 2, 0, 0);
   LsimPose pbox = pose_at(0, 0, 0), pc = pose_aa(0.2, 0.1, 0.701, 0, 1, 0, PI / 2);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
   int n = collide(&cap, &pc, &box, &pbox, 3, 0.01, c);
@@ -399,7 +407,8 @@ static void test_point_pairs(void **state) {
  * point (1e-9 is far above the rounding of O(1) values, far below any geometry). */
 static void test_margin_filter(void **state) {
   (void)state;
-  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0), ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape ball = shape(LSIM_SHAPE_SPHERE, 0.5, 0, 0, 0);
   LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.6, 0.4, 0.25);
   LsimPose pp = pose_at(0, 0, 0);
   LsimContactPoint c[LSIM_MAX_MANIFOLD];
@@ -538,15 +547,17 @@ static void test_world_pose(void **state) {
 }
 
 /* Every contact point lies within both shapes' AABBs grown by the margin, for random
- * poses of every pair (shapes overlap by less than the margin: points are within half
- * the gap of each surface; the slack 1e-9 covers rounding). */
+ * poses of every pair whose points all have gap >= -margin (a point is midway between the
+ * surfaces, so within |gap| / 2 of each; deeper overlaps can put it outside the smaller
+ * shape's box, e.g. a sphere sunk far below a plane). The slack 1e-9 covers rounding. */
 static void test_aabb_contains_points(void **state) {
   (void)state;
   const double margin = 0.1;
   int checked = 0;
   for (int dim = 2; dim <= 3; ++dim) {
     for (int trial = 0; trial < 20000; ++trial) {
-      LsimShape a = random_shape(all_types[trial % 5]), b = random_shape(all_types[(trial / 5) % 5]);
+      LsimShape a = random_shape(all_types[trial % 5]);
+      LsimShape b = random_shape(all_types[(trial / 5) % 5]);
       LsimPose pa = random_pose(dim, 0.8), pb = random_pose(dim, 0.8);
       LsimContactPoint c[LSIM_MAX_MANIFOLD];
       const int n = collide(&a, &pa, &b, &pb, dim, margin, c);
@@ -558,8 +569,10 @@ static void test_aabb_contains_points(void **state) {
       lsim_shape_aabb(&b, &pb, dim, margin, lb, hb);
       for (int i = 0; i < n; ++i) {
         for (int k = 0; k < 3; ++k) {
-          if (!(c[i].point[k] >= lb[k] - 1e-9 && c[i].point[k] <= hb[k] + 1e-9 && c[i].point[k] >= la[k] - 1e-9 && c[i].point[k] <= ha[k] + 1e-9))
-            fprintf(stderr, "dim %d types %d %d k %d pt %g a [%g %g] b [%g %g] gap %g n %d\n", dim, a.type, b.type, k, c[i].point[k], la[k], ha[k], lb[k], hb[k], c[i].gap, n);
+          const double x = c[i].point[k];
+          if (!(x >= la[k] - 1e-9 && x <= ha[k] + 1e-9 && x >= lb[k] - 1e-9 && x <= hb[k] + 1e-9))
+            fprintf(stderr, "dim %d types %d %d axis %d point %g a [%g %g] b [%g %g] gap %g\n",
+                    dim, a.type, b.type, k, x, la[k], ha[k], lb[k], hb[k], c[i].gap);
           assert_true(c[i].point[k] >= la[k] - 1e-9 && c[i].point[k] <= ha[k] + 1e-9);
           assert_true(c[i].point[k] >= lb[k] - 1e-9 && c[i].point[k] <= hb[k] + 1e-9);
         }
@@ -634,7 +647,8 @@ static void test_fuzz(void **state) {
   int compared = 0;
   for (int dim = 2; dim <= 3; ++dim) {
     for (int trial = 0; trial < 6000; ++trial) {
-      LsimShape a = random_shape(all_types[trial % 5]), b = random_shape(all_types[(trial / 5) % 5]);
+      LsimShape a = random_shape(all_types[trial % 5]);
+      LsimShape b = random_shape(all_types[(trial / 5) % 5]);
       LsimPose pa = random_pose(dim, 0.7), pb = random_pose(dim, 0.7);
       if (trial % 11 == 0) pb = pa;
       if (trial % 13 == 0) pb.p[0] = pa.p[0] + 1e-13, pb.p[1] = pa.p[1], pb.p[2] = pa.p[2];
@@ -642,7 +656,8 @@ static void test_fuzz(void **state) {
       const int n = collide(&a, &pa, &b, &pb, dim, margin, c);
       assert_true(n >= 0 && n <= LSIM_MAX_MANIFOLD);
       for (int i = 0; i < n; ++i) {
-        for (int k = 0; k < 3; ++k) assert_true(isfinite(c[i].point[k]) && isfinite(c[i].normal[k]));
+        for (int k = 0; k < 3; ++k)
+          assert_true(isfinite(c[i].point[k]) && isfinite(c[i].normal[k]));
         assert_true(isfinite(c[i].gap) && c[i].gap <= margin);
         assert_true(fabs(lsim_v3_norm(c[i].normal) - 1.0) <= 1e-12);
         assert_true(c[i].feature >= 0 && c[i].feature <= 65535);
@@ -675,7 +690,8 @@ static void test_fuzz(void **state) {
  * box and a box on the ground, jittered by 1e-6 in position and 1e-5 rad). */
 static void test_feature_stability(void **state) {
   (void)state;
-  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5), small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5);
+  LsimShape small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
   LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
   LsimPose pbig = pose_at(0, 0, 0), pg = pose_at(0, 0, 0.4995);
   LsimContactPoint c0[LSIM_MAX_MANIFOLD], c[LSIM_MAX_MANIFOLD];
@@ -690,6 +706,71 @@ static void test_feature_stability(void **state) {
     for (int i = 0; i < 4; ++i) assert_int_equal(c[i].feature, c0[i].feature);
     assert_int_equal(collide(&small, &p, &plane, &pg, 3, 0.01, c), 4);
     for (int i = 0; i < 4; ++i) assert_int_equal(c[i].feature, 4 + i);
+  }
+}
+
+/* Near-parallel faces: a box tilted by 1e-3 rad about a random horizontal axis and yawed,
+ * its lowest corner 5e-4 above a larger box: a face manifold of exactly 4 points at the
+ * bottom corners (x, y to 1e-12), normal +z (the
+ * lower box's face is the reference), each gap the corner's height above the face
+ * (rounding of O(1) values: 1e-12). On a box of the same footprint, aligned, the corners
+ * overhang by ~1e-4 and are clipped: still 4 points, normal +z, gaps between the lowest
+ * and the highest corner's. 2-D: a rectangle tilted by 1e-3 on a rectangle gives
+ * 2 points with the corners' heights. */
+static void test_near_parallel_faces(void **state) {
+  (void)state;
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 2, 1.5, 0.5);
+  LsimShape small = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.2);
+  LsimShape same = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.3, 0.5);
+  LsimPose o = pose_at(0, 0, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  for (int trial = 0; trial < 200; ++trial) {
+    const int flush = trial % 2; /* same footprint, aligned: corners overhang by ~1e-4 */
+    const LsimShape *lower = flush ? &same : &big;
+    const double phi = urange(-PI, PI), yaw = flush ? 0.0 : urange(-PI, PI);
+    double q1[4], q2[4], w[3] = {cos(phi), sin(phi), 0}, z[3] = {0, 0, 1};
+    lsim_quat_from_rotvec(q1, w, 1e-3);
+    lsim_quat_from_rotvec(q2, z, yaw);
+    const double off = flush ? 0.0 : 0.05;
+    LsimPose p = {{urange(-off, off), urange(-off, off), 0}, {1, 0, 0, 0}};
+    lsim_quat_mul(p.q, q1, q2);
+    /* Corners relative to the center; lift so the lowest is 5e-4 above z = 0.5. */
+    double corner[4][3], zmin = HUGE_VAL, zmax = -HUGE_VAL;
+    for (int i = 0; i < 4; ++i) {
+      const double l[3] = {(i & 1) ? -0.5 : 0.5, (i & 2) ? -0.3 : 0.3, -0.2};
+      lsim_quat_rotate(corner[i], p.q, l);
+      zmin = fmin(zmin, corner[i][2]), zmax = fmax(zmax, corner[i][2]);
+    }
+    p.p[2] = 0.5 + 5e-4 - zmin;
+    const int n = collide(&small, &p, lower, &o, 3, 0.01, c);
+    assert_int_equal(n, 4);
+    if (flush) {
+      /* Clipped at the overhang: gaps between the lowest and highest corner's. */
+      for (int i = 0; i < 4; ++i) {
+        assert_true(c[i].gap >= 5e-4 - TOL && c[i].gap <= 5e-4 + zmax - zmin + TOL);
+        assert_normal(&c[i], 0, 0, 1, TOL);
+      }
+      continue;
+    }
+    for (int i = 0; i < 4; ++i) {
+      const double x = p.p[0] + corner[i][0], y = p.p[1] + corner[i][1];
+      const double g = p.p[2] + corner[i][2] - 0.5;
+      const int k = find_point(c, n, x, y, 0.5 + 0.5 * g, TOL);
+      assert_true(k >= 0);
+      assert_true(fabs(c[k].gap - g) <= TOL);
+      assert_normal(&c[k], 0, 0, 1, TOL);
+    }
+  }
+  /* 2-D. */
+  LsimShape r1 = shape(LSIM_SHAPE_BOX, 0, 2, 0.5, 0), r2 = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.25, 0);
+  const double th = 1e-3;
+  LsimPose p2 = pose_aa(0.1, 0.5 + 0.25 * cos(th) + 0.5 * sin(th) + 5e-4, 0, 0, 0, 1, th);
+  assert_int_equal(collide(&r2, &p2, &r1, &o, 2, 0.01, c), 2);
+  for (int i = 0; i < 2; ++i) {
+    const double sx = c[i].point[0] > 0.1 ? 0.5 : -0.5;
+    const double g = p2.p[1] + sx * sin(th) - 0.25 * cos(th) - 0.5;
+    assert_true(fabs(c[i].gap - g) <= TOL);
+    assert_normal(&c[i], 0, 1, 0, TOL);
   }
 }
 
@@ -731,7 +812,7 @@ int main(void) {
       cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
       cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
-      cmocka_unit_test(test_deep_penetration),
+      cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
