@@ -93,7 +93,8 @@ def plot_nd(r, out, title=None):
     if shown:
         note = (f"first {len(shown)} of {len(moving)} moving bodies"
                 if len(shown) < len(moving) else None)
-        ax[0, 0].legend(loc="best", fontsize="small", title=note, title_fontsize="small")
+        ax[0, 0].legend(loc="best", fontsize="x-small" if len(shown) > 5 else "small",
+                        ncol=2 if len(shown) > 5 else 1, title=note, title_fontsize="x-small")
     else:
         ax[0, 0].text(0.5, 0.5, "no moving bodies", transform=ax[0, 0].transAxes,
                       ha="center", va="center")
