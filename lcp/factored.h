@@ -1,0 +1,60 @@
+/* factored.h: an LCP whose matrix is given in factored sparse form,
+ *
+ *     M = J B + C,
+ *
+ * J (n x m, CSR rows), B (m x n, CSC columns) and C (n x n, CSR, may be empty). In contact
+ * dynamics J is the constraint Jacobian over the m generalized velocities, B = Minv J^T
+ * (Minv the inverse mass matrix) and C holds the friction-cone couplings (E, -E', mu), so
+ * M is the Delassus matrix of the Stewart-Trinkle LCP without ever being formed. lcp/
+ * knows nothing of bodies: these are just sparse matrices.
+ *
+ * Row i of w = M z + q is then w_i = J_i . u + (C z)_i + q_i with u = B z (length m), so a
+ * solver that maintains u does one sparse row and one sparse column per variable update:
+ * a PGS sweep costs O(nnz(J) + nnz(B) + nnz(C)).
+ */
+#ifndef LSIM_FACTORED_H
+#define LSIM_FACTORED_H
+
+#include "lcp.h"
+#include "pgs.h"
+
+typedef struct LsimFactoredLcp {
+  int n;                 /* variables */
+  int m;                 /* inner dimension (generalized velocities) */
+  const int *J_ptr;      /* [n + 1] CSR row pointers of J */
+  const int *J_idx;      /* [nnz] column indices (0 .. m-1) */
+  const double *J_val;   /* [nnz] */
+  const int *B_ptr;      /* [n + 1] CSC column pointers of B */
+  const int *B_idx;      /* [nnz] row indices (0 .. m-1) */
+  const double *B_val;
+  const int *C_ptr;      /* [n + 1] CSR row pointers of C, or NULL when C = 0 */
+  const int *C_idx;
+  const double *C_val;
+  const double *q;       /* [n] */
+  int ncones;            /* friction cone structure, as in LsimLcp */
+  const LsimConeBlock *cones;
+} LsimFactoredLcp;
+
+/* w = M z + q. u [m] is scratch (gets B z). */
+void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);
+
+/* The common residual (lcp.h) of z, w recomputed from z alone; u [m], w [n] scratch. */
+void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,
+                            LsimResidual *res);
+
+/* Forms the dense M = J B + C and q into dense (which must have been initialised with
+ * lsim_lcp_init(dense, f->n) or be the same size); copies the cone structure pointer.
+ * Cost O(sum over columns of B of nnz(B_col) * nnz of the J columns it meets): uses a
+ * transposed copy of J, built in the workspace given (tmp_ptr [m + 1], tmp_idx [nnz(J)],
+ * tmp_val [nnz(J)]), so no allocation. 0 or LSIM_INVALID_INPUT. */
+int lsim_factored_to_dense(const LsimFactoredLcp *f, LsimLcp *dense, int *tmp_ptr, int *tmp_idx,
+                           double *tmp_val);
+
+/* PGS (and its contact-block form for cones, as in pgs.c) on the factored problem,
+ * maintaining u = B z: cost per sweep O(nnz(J) + nnz(B) + nnz(C)), never forming M. Same
+ * options, statuses and stop test as lsim_pgs_solve (natural residual <= tol * scale,
+ * confirmed on w recomputed from z alone). The workspace ws grows on demand (n and m). */
+int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgsOptions *opt,
+                            int warm, double *z, LsimPgsInfo *info);
+
+#endif
