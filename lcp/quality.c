@@ -47,15 +47,18 @@ void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double 
     double excess = fmax(0.0, sum - limit);
     if (isnan(excess)) excess = INFINITY;
     if (excess > cone) cone = excess;
+    /* Sliding speed from the velocities: s = max_k (lambda - w_k). */
     const double lambda = var(z, n, b->lambda);
-    if (!(lambda > slide_tol)) continue;
+    double slide = 0.0;
+    for (int k = 0; k < b->ndir; ++k) slide = fmax(slide, lambda - var(w, n, b->first_dir + k));
+    if (!(slide > slide_tol)) continue;
     out->nsliding += 1;
-    /* Mass of beta on directions whose row w_k is not zero, weighted by w_k / lambda. */
+    /* Mass of beta on directions not opposed to the sliding, weighted by g_k / s. */
     double off = 0.0;
     for (int k = 0; k < b->ndir; ++k) {
       const int j = b->first_dir + k;
-      const double wk = var(w, n, j);
-      off += fmax(0.0, var(z, n, j)) * fmin(1.0, fmax(0.0, wk) / lambda);
+      const double g = var(w, n, j) - lambda + slide;
+      off += fmax(0.0, var(z, n, j)) * fmin(1.0, fmax(0.0, g) / slide);
     }
     double v = fmax(fmax(0.0, limit - sum), off);
     if (isnan(v)) v = INFINITY;

@@ -8,12 +8,16 @@
  *
  *   signorini    max over normal rows i of max(0, -w_i, -z_i, |z_i w_i|)
  *   cone         max over cones of max(0, sum_k beta_k - mu c_n)
- *   dissipation  max over sliding cones (lambda > slide_tol) of
+ *   dissipation  max over sliding cones of
  *                  max( max(0, mu c_n - sum_k beta_k),
- *                       sum_k beta_k min(1, max(0, w_k) / lambda) )
- *                the first term: sliding friction weaker than the cone allows; the second:
- *                friction mass on directions that do not oppose the sliding (w_k = lambda +
- *                D_k'v' is zero exactly on the directions most opposed to the sliding).
+ *                       sum_k max(0, beta_k) min(1, max(0, g_k) / s) )
+ *                where s = max_k (lambda - w_k) = max_k (-D_k'v') is the sliding speed seen
+ *                in the velocities (w_k = lambda + D_k'v'), a cone slides when s > slide_tol,
+ *                and g_k = D_k'v' + s = w_k - lambda + s >= 0 is zero exactly on the
+ *                directions most opposed to the sliding. The first term: sliding friction
+ *                weaker than the cone allows; the second: friction mass on directions that
+ *                do not oppose the sliding. Velocities, not lambda, decide what slides, so a
+ *                z that gets lambda wrong is still judged.
  * All are zero at an exact solution of a contact LCP.
  */
 #ifndef LSIM_QUALITY_H
@@ -31,11 +35,12 @@ typedef struct LsimQuality {
   int nsliding;           /* cones counted as sliding */
 } LsimQuality;
 
-/* The default sliding threshold of lsim_lcp_quality for lcp: 1e-8 * lsim_lcp_scale(lcp). */
+/* The default sliding threshold of lsim_lcp_quality for lcp: 1e-8 * lsim_lcp_scale(lcp)
+ * (the direction rows of q are velocities). */
 double lsim_quality_slide_tol(const LsimLcp *lcp);
 
 /* Computes every measure of z [n] for lcp. work [2 n] is the caller's scratch (no
- * allocation here); on return work[0 .. n-1] holds w = M z + q. slide_tol: a cone slides when its lambda exceeds it (< 0:
+ * allocation here); on return work[0 .. n-1] holds w = M z + q. slide_tol: a cone slides when s exceeds it (< 0:
  * the default above). The cone structure, when present, must be consistent with n (as the
  * time step builds it); indices outside 0..n-1 are ignored. A non-finite z gives +inf
  * measures. Never fails. */

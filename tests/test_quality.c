@@ -83,6 +83,13 @@ static void test_perturbed_solutions_are_positive(void **state) {
   assert_true(fabs(qm.dissipation - 0.1) < 1e-15);
   assert_true(qm.cone == 0.0);
 
+  /* No friction at all while the velocities slide (lambda 0 too): still judged. */
+  memcpy(z, slide_z, sizeof z);
+  z[2] = z[3] = 0.0;
+  quality_of(&l, z, &qm);
+  assert_int_equal(qm.nsliding, 1);
+  assert_true(fabs(qm.dissipation - 0.5) < 1e-15);
+
   /* Negative impulse: Signorini counts -z on a normal row. */
   memcpy(z, slide_z, sizeof z);
   z[0] = -0.25;

@@ -1,0 +1,125 @@
+function c = lcpsim_compare_load(path)
+% LCPSIM_COMPARE_LOAD  Load an lcpsim compare file (docs/output-format.md, "Compare
+% files") into a struct, in the orientation of Python's loader (scripts/lcpsim_compare.py).
+%
+%   c = lcpsim_compare_load('brick_compare.h5')
+%   c.results.relative_residual(k, s)   % problem k (step k), series s, [N x P]
+%   c.series.label{s}                   % cell column of series labels
+%   c.parameters.mode                   % 'shadow', 'independent' or 'lcp_set'
+%   c.summary.success_rate(s)           % [P x 1]
+%
+% Rows are problems (steps, or .dat files of an LCP set), columns are series; 1-D
+% datasets are columns. Integer datasets keep their class (int32, uint64 for hashes);
+% use double() before arithmetic. String tables (series.label, series.start, solvers.spec,
+% solvers.name, status_legend, problem_name, lcp.solution_label) are cell columns.
+% Matlab reads with h5info / h5read; Octave with its built-in load() (see
+% scripts/lcpsim_load.m for why).
+
+  if nargin ~= 1 || ~ischar(path)
+    error('lcpsim_compare_load: usage: c = lcpsim_compare_load(''run_compare.h5'')');
+  end
+  if ~exist(path, 'file')
+    error('lcpsim_compare_load: %s: no such file', path);
+  end
+  if exist('OCTAVE_VERSION', 'builtin')
+    try
+      raw = load(path);
+    catch err
+      error('lcpsim_compare_load: %s: %s', path, err.message);
+    end
+    c = fix_octave(raw);
+  else
+    c = read_matlab(path, '/');
+  end
+  if ~isfield(c, 'file_kind') || ~strcmp(c.file_kind, 'compare')
+    error('lcpsim_compare_load: %s: not a compare file', path);
+  end
+
+  % String tables as cell columns.
+  c.series.label = to_cellstr(c.series.label);
+  c.series.start = to_cellstr(c.series.start);
+  c.solvers.spec = to_cellstr(c.solvers.spec);
+  c.solvers.name = to_cellstr(c.solvers.name);
+  c.status_legend = to_cellstr(c.status_legend);
+  if isfield(c, 'problem_name')
+    c.problem_name = to_cellstr(c.problem_name);
+  end
+  if isfield(c, 'lcp') && isfield(c.lcp, 'solution_label')
+    c.lcp.solution_label = to_cellstr(c.lcp.solution_label);
+  end
+end
+
+% ---- Octave: load() reverses dimensions: transpose every non-scalar numeric dataset.
+function s = fix_octave(s)
+  names = fieldnames(s);
+  for i = 1:numel(names)
+    x = s.(names{i});
+    if isstruct(x)
+      s.(names{i}) = fix_octave(x);
+    elseif ischar(x)
+      s.(names{i}) = strip_nul(x);
+    elseif ~isscalar(x)
+      s.(names{i}) = x.';
+    end
+  end
+end
+
+% ---- Matlab: h5read gives 1-D as a column and [N, c] as c x N.
+function s = read_matlab(path, group)
+  s = struct();
+  info = h5info(path, group);
+  for i = 1:numel(info.Datasets)
+    d = info.Datasets(i);
+    name = [group '/' d.Name];
+    if group(end) == '/'
+      name = [group d.Name];
+    end
+    x = h5read(path, name);
+    if strcmp(d.Datatype.Class, 'H5T_STRING')
+      if isa(x, 'string')
+        x = cellstr(x);
+      end
+      if ischar(x)
+        if strcmp(d.Dataspace.Type, 'scalar')
+          x = {x(:).'};
+        else
+          x = cellstr(x.');
+        end
+      end
+      x = cellfun(@strip_nul, x(:), 'UniformOutput', false);
+      if strcmp(d.Dataspace.Type, 'scalar')
+        x = x{1};
+      end
+    elseif numel(d.Dataspace.Size) == 2
+      x = x.';
+    elseif numel(d.Dataspace.Size) == 1
+      x = x(:);
+    end
+    s.(d.Name) = x;
+  end
+  for i = 1:numel(info.Groups)
+    parts = strsplit(info.Groups(i).Name, '/');
+    s.(parts{end}) = read_matlab(path, info.Groups(i).Name);
+  end
+end
+
+function s = strip_nul(s)
+  if ischar(s) && size(s, 1) <= 1
+    k = find(s == char(0), 1);
+    if ~isempty(k)
+      s = s(1:k-1);
+    end
+  end
+end
+
+function c = to_cellstr(x)
+  if iscell(x)
+    c = cellfun(@(s) deblank(strip_nul(s)), x(:), 'UniformOutput', false);
+  elseif isempty(x)
+    c = cell(0, 1);
+  else
+    x(x == char(0)) = ' ';
+    c = cellstr(x);
+    c = c(:);
+  end
+end

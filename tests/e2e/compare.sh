@@ -1,0 +1,190 @@
+#!/bin/sh
+# compare.sh: `lcpsim compare`, LCP dumps, `solve RUN.h5 --step`, `export`, and the
+# performance profile (Python and Octave) on a hand-made table.
+#   - shadow mode hands bit-identical problems to every solver (hashes), the reference's
+#     warm series reproduces the driver's solution, a failing solver (siconos:pgs on the
+#     brick's zero-diagonal cone row) is recorded as failed and the run goes on;
+#   - two identical runs write identical datasets (wall times aside), both modes;
+#   - dumps re-solve to the stored solution; export writes a .dat with the same hash;
+#   - bad input: exit 2, one line, no file.
+# Runs the sanitizer build.
+set -u
+cd "$(dirname "$0")/../.."
+bin=build/san/lcpsim
+PY=/usr/bin/python3
+tmp=$(mktemp -d /tmp/lsim_e2e_compare_XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+solvers='lemke,pgs,pgs[sweeps=10],siconos:lemke,siconos:pgs'
+
+# Shadow runs, twice, with dumps; independent runs, twice.
+for i in 1 2; do
+  $bin compare data/brick_friction.json --solvers "$solvers" --steps 120 --dump-lcp \
+    -o "$tmp/shadow$i.h5" > "$tmp/shadow$i.md" || fail "shadow run $i: exit $?"
+  $bin compare data/brick_friction.json --mode independent --solvers "$solvers" --steps 120 \
+    -o "$tmp/indep$i.h5" --csv > "$tmp/indep$i.csv" || fail "independent run $i: exit $?"
+done
+grep -q '^| pgs\[sweeps=10\] (warm) | 120 |' "$tmp/shadow1.md" || fail "markdown summary: $(cat "$tmp/shadow1.md")"
+[ "$(head -1 "$tmp/indep1.csv" | cut -d, -f1-3)" = "series,problems,success_rate" ] || fail "csv header"
+[ "$(wc -l < "$tmp/indep1.csv")" -eq 6 ] || fail "csv rows: $(cat "$tmp/indep1.csv")"
+
+$PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
+import sys
+import h5py
+import numpy as np
+tmp = sys.argv[1]
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what)
+        ok = False
+
+# Determinism: every dataset but wall times is bit-identical between two runs.
+for mode in ("shadow", "indep"):
+    a, b = datasets(f"{tmp}/{mode}1.h5"), datasets(f"{tmp}/{mode}2.h5")
+    check(sorted(a) == sorted(b), f"{mode}: same datasets")
+    for name in a:
+        if "wall" in name:
+            continue
+        x, y = np.asarray(a[name]), np.asarray(b[name])
+        same = x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
+        check(same, f"{mode}: {name} differs between identical runs")
+
+d = datasets(f"{tmp}/shadow1.h5")
+labels = [s.decode() for s in d["series/label"]]
+P = len(labels)
+check(P == 10, f"10 series, got {labels}")
+size = d["results/lcp_size"]
+has = d["problem_size"] > 0
+check(has.sum() == 120, "every brick step has an LCP")
+# Identical problems: each series' hash equals the step's problem hash.
+h = d["results/hash"]
+check(h.dtype == np.uint64, "hash dtype")
+check(np.all(h[has] == d["problem_hash"][has][:, None]), "shadow: hashes differ between solvers")
+check(len(np.unique(d["problem_hash"][has])) > 100, "problem hashes distinguish the steps")
+# The dumped problems carry the same hashes, in step order.
+check(np.array_equal(d["lcp/hash"], d["problem_hash"][has]), "dump hashes = problem hashes")
+check(np.array_equal(d["lcp/step"], d["step"][has]), "dump steps")
+# The reference's warm series is the driver: distance 0 (cold Lemke may pivot differently).
+ref = int(d["parameters/reference_series"])
+check(labels[ref] == "lemke (warm)", f"reference series {labels[ref]}")
+check(np.all(d["results/distance"][:, ref] == 0.0), "reference warm series = driver")
+# siconos:pgs fails on the zero-diagonal cone row: recorded, and the run went on.
+sp = [i for i, l in enumerate(labels) if l.startswith("siconos:pgs")]
+st = d["results/status"]
+check(np.all(st[:, sp] < 0) or (st[:, sp] < 0).sum() > 100, "siconos:pgs failures recorded")
+check(np.all(d["results/success"][:, sp].sum(axis=0) < 10), "siconos:pgs not a success")
+check(st.shape == (120, P), "all steps recorded")
+# Fixed-sweep PGS: max_iterations is its normal status, success by the common residual.
+fx = labels.index("pgs[sweeps=10] (cold)")
+check(d["solvers/tol"][2] == 0.0 and d["solvers/max_iter"][2] == 10, "sweeps option")
+check(np.all(d["results/iterations"][:, fx] <= 10), "sweeps limit")
+# Quality measures: zero (to round-off) for lemke, on the common definitions.
+lw = labels.index("lemke (cold)")
+for m in ("signorini", "cone", "dissipation"):
+    check(np.all(d[f"results/{m}"][:, lw] < 1e-12), f"lemke {m}")
+check(d["results/dissipation"][:, sp].max() > 1e-3 or d["results/cone"][:, sp].max() > 1e-3,
+      "failed siconos:pgs shows a friction violation")
+
+# Independent: reference divergence 0, same shapes, energies.
+e = datasets(f"{tmp}/indep1.h5")
+check(e["parameters/mode"] == b"independent", "mode")
+r = int(e["parameters/reference_series"])
+check(np.all(e["divergence/q"][:, r] == 0.0), "reference divergence")
+check(e["energy/kinetic"].shape == (121, 5), "energy shape")
+print("compare files: ok" if ok else "compare files: FAILED")
+sys.exit(0 if ok else 1)
+PYEOF
+
+# Dumps: re-solve step 60 with lemke: the stored solution back; export and re-read: same hash.
+$bin solve "$tmp/shadow1.h5" --step 60 --solver lemke > "$tmp/solve.txt" || fail "solve .h5: exit $?"
+grep -q "distance to stored lemke (cold): 0.000e+00" "$tmp/solve.txt" || fail "re-solve: $(cat "$tmp/solve.txt")"
+hash=$(sed -n 's/.*hash \([0-9a-f]*\)).*/\1/p' "$tmp/solve.txt")
+$bin export "$tmp/shadow1.h5" --step 60 -o "$tmp/s60.dat" > /dev/null || fail "export: exit $?"
+$bin compare "$tmp/s60.dat" --solvers lemke -o "$tmp/s60.h5" --quiet || fail "compare .dat: exit $?"
+$PY -c "import h5py,sys; h=h5py.File(sys.argv[1])['problem_hash'][0]; sys.exit(0 if '%016x' % h == sys.argv[2] else 1)" \
+  "$tmp/s60.h5" "$hash" || fail "exported .dat does not read back bit-identical (hash $hash)"
+$bin solve "$tmp/shadow1.h5" --step 200 --solver lemke > /dev/null 2> "$tmp/err.txt"
+[ $? -eq 2 ] && grep -q "step 200" "$tmp/err.txt" || fail "solve of a missing step: $(cat "$tmp/err.txt")"
+
+# A plain run with --dump-lcp: steps without contacts have none; solve with warm start.
+# (The optimised build: under UBSan, contact/step.c's remember() passes a NULL prev_z to
+# memcpy with n = 0 on contact-free steps, which the step's owner is fixing.)
+./lcpsim data/cart_wall.json --dump-lcp -o "$tmp/cart.h5" --quiet || fail "run --dump-lcp: exit $?"
+first=$($PY -c "import h5py,sys; print(h5py.File(sys.argv[1])['lcp/step'][0])" "$tmp/cart.h5")
+$bin solve "$tmp/cart.h5" --step "$first" --solver pgs --warm-dumped > "$tmp/cart.txt" || fail "solve cart step $first"
+grep -q "status *solved" "$tmp/cart.txt" || fail "cart re-solve: $(cat "$tmp/cart.txt")"
+$bin solve "$tmp/cart.h5" --step 1 > /dev/null 2>&1
+[ $? -eq 2 ] || [ "$first" -eq 1 ] || fail "step without contact should be exit 2"
+
+# LCP set: three Siconos files, one of them a failure for PGS (zero diagonal).
+shared=${LSIM_SHARED:-../shared}/data/siconos-lcp
+$bin compare "$shared/lcp_deudeu.dat" "$shared/lcp_CPS_2.dat" "$shared/lcp_mmc.dat" \
+  --solvers 'lemke,pgs,siconos:lemke' -o "$tmp/set.h5" > "$tmp/set.md" || fail "lcp set: exit $?"
+$PY scripts/lcpsim_compare.py "$tmp/set.h5" --outcomes --no-figures > "$tmp/outcomes.md" || fail "outcomes"
+grep -q "| lcp_CPS_2.dat | 3 | ok | bad_diagonal | ok |" "$tmp/outcomes.md" || fail "outcome table: $(cat "$tmp/outcomes.md")"
+
+# Figures from the Python script.
+$PY scripts/lcpsim_compare.py "$tmp/shadow1.h5" -o "$tmp/fig" --name brick > /dev/null || fail "figures"
+for f in brick_profile.png brick_profile.pdf brick_iterations.png brick_size.pdf; do
+  [ -s "$tmp/fig/$f" ] || fail "figure $f missing"
+done
+
+# The profile on a hand-made table, in Python and Octave: problems x solvers, 4 x 2.
+$PY - <<'PYEOF' || fails=$((fails + 1))
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_compare as lc
+cost = np.array([[1, 2], [2, 1], [1, np.nan], [3, 3]], float)
+ok = np.array([[1, 1], [1, 1], [1, 0], [0, 0]], bool)
+taus, rho, ratios = lc.performance_profile(cost, ok)
+assert np.allclose(taus, [1, 2, 2.1]), taus
+assert np.allclose(rho, [[0.5, 0.25], [0.75, 0.5], [0.75, 0.5]]), rho
+assert np.array_equal(ratios[3], [np.inf, np.inf]) and ratios[0, 1] == 2
+print("python profile: ok")
+PYEOF
+if command -v octave-cli > /dev/null; then
+  out=$(cd scripts && timeout 60 octave-cli --no-gui --eval "
+    [t, r] = lcpsim_profile([1 2; 2 1; 1 NaN; 3 3], logical([1 1; 1 1; 1 0; 0 0]));
+    ok = isequal(size(r), [3 2]) && max(abs(t - [1; 2; 2.1])) < 1e-12 && ...
+         max(max(abs(r - [0.5 0.25; 0.75 0.5; 0.75 0.5]))) < 1e-12;
+    c = lcpsim_compare_load('$tmp/shadow1.h5');
+    ok = ok && isequal(size(c.results.status), [120 10]) && strcmp(c.series.label{2}, 'lemke (warm)');
+    printf('%d\n', ok);" 2>/dev/null | tail -1)
+  [ "$out" = "1" ] && echo "octave profile and loader: ok" || fail "octave profile/loader: '$out'"
+fi
+
+# Bad input: exit 2, one line on stderr, no file.
+bad() { # EXPECTED_FRAGMENT ARGS...
+  want=$1; shift
+  $bin compare "$@" -o "$tmp/bad.h5" > /dev/null 2> "$tmp/bad.err"
+  rc=$?
+  [ $rc -eq 2 ] || fail "compare $*: exit $rc"
+  [ "$(wc -l < "$tmp/bad.err")" -eq 1 ] || fail "compare $*: stderr: $(cat "$tmp/bad.err")"
+  grep -qF -- "$want" "$tmp/bad.err" || fail "compare $*: expected '$want' in $(cat "$tmp/bad.err")"
+  [ -e "$tmp/bad.h5" ] || [ -e "$tmp/bad.h5.partial" ] && fail "compare $*: left a file"
+  rm -f "$tmp/bad.h5" "$tmp/bad.h5.partial"
+}
+bad "nosuch" data/two_blocks.json --solvers 'lemke,nosuch'
+bad "malformed solver spec 'pgs[sweeps=10'" data/two_blocks.json --solvers 'lemke,pgs[sweeps=10'
+bad "unknown option 'speed'" data/two_blocks.json --solvers 'pgs[speed=2]'
+bad "bad value 'x'" data/two_blocks.json --solvers 'pgs[sweeps=x]'
+bad "listed twice" data/two_blocks.json --solvers 'lemke,lemke'
+bad "missing.json" "$tmp/missing.json" --solvers lemke
+bad "--mode" data/two_blocks.json --solvers lemke --mode sideways
+bad "siconos:qp" data/two_blocks.json --solvers 'lemke,siconos:qp'
+bad "--solvers" data/two_blocks.json
+
+[ $fails -eq 0 ] && echo "ok: compare"
+[ $fails -eq 0 ]
