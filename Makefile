@@ -44,7 +44,7 @@ TESTS_S   := $(TEST_NAMES:%=$(BS)/tests/%)
 DEPS_STAMP := $(B)/.deps-installed
 
 .SECONDARY:
-.PHONY: all check unit-check san-check e2e-check bench clean deps
+.PHONY: all check unit-check san-check e2e-check bench clean deps experiments
 .DEFAULT_GOAL := all
 
 all: lcpsim
@@ -115,6 +115,11 @@ check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim
 
 bench: lcpsim $(BENCH_SRC:%.c=$(B)/%)
 	@for b in $(BENCH_SRC:%.c=$(B)/%); do echo "== $$b"; $$b || exit 1; done
+
+# Solver-comparison experiments (data/experiments/*.json): compare files, figures and a
+# README table under out/experiments/ (scripts/run_experiments.py).
+experiments: lcpsim
+	@/usr/bin/python3 scripts/run_experiments.py --out out/experiments
 
 clean:
 	rm -rf $(B) lcpsim

@@ -168,6 +168,19 @@ def _save(fig, outdir, name, stem):
     return paths
 
 
+def _legend(ax, n, **kw):
+    """A legend inside the axes for a few lines, outside on the right for many."""
+    if n > 8:
+        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
+    else:
+        ax.legend(fontsize=7, loc="lower right" if "ncol" not in kw else "best", **kw)
+
+
+def _label(c, s):
+    """Series label without its (cold) / (warm) suffix: panels say which."""
+    return c.series.label[s].replace(" (cold)", "").replace(" (warm)", "")
+
+
 def _styles(n):
     import matplotlib.pyplot as plt
     cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
@@ -186,7 +199,7 @@ def figure_profile(c, outdir, name):
         ok = c.results.success[np.ix_(rows, ser)] == 1
         taus, rho, _ = performance_profile(cost, ok)
         for j, (col, mk) in zip(range(len(ser)), _styles(len(ser))):
-            label = c.series.label[ser[j]].replace(" (cold)", "").replace(" (warm)", "")
+            label = _label(c, ser[j])
             ax.step(taus, rho[:, j], where="post", color=col, label=label)
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
@@ -194,7 +207,8 @@ def figure_profile(c, outdir, name):
         ax.set_ylabel(r"fraction of problems solved")
         ax.set_title(f"{name}: performance profile" + (f", {title}" if title else ""))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=7, loc="lower right")
+        if ax is axes[0][-1]:
+            _legend(ax, len(ser))
     return _save(fig, outdir, name, "profile")
 
 
@@ -210,7 +224,7 @@ def figure_iterations(c, outdir, name):
         for s, (col, mk) in zip(ser, _styles(len(ser))):
             size = c.results.lcp_size[:, s]
             m = size > 0
-            lab = c.series.label[s]
+            lab = _label(c, s)
             axes[0][g].plot(x[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
                             linestyle="-", lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
@@ -221,7 +235,8 @@ def figure_iterations(c, outdir, name):
         axes[1][g].set_ylabel("relative natural residual (1e-18 floor)")
         axes[1][g].set_xlabel(xl)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
-        axes[0][g].legend(fontsize=6, ncol=2)
+        if g == len(groups) - 1:
+            _legend(axes[0][g], len(ser), ncol=1)
         for a in (axes[0][g], axes[1][g]):
             a.grid(True, alpha=0.3)
     return _save(fig, outdir, name, "iterations")
@@ -238,12 +253,13 @@ def figure_size(c, outdir, name):
             m = size > 0
             jitter = 1.0 + 0.015 * (j - len(ser) / 2)
             ax.loglog(size[m] * jitter, np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
-                      color=col, label=c.series.label[s], alpha=0.7, linestyle="none")
+                      color=col, label=_label(c, s), alpha=0.7, linestyle="none")
         ax.set_xlabel("LCP size n")
         ax.set_ylabel("wall time per solve [s]")
         ax.set_title(f"{name}: time against size" + (f", {title}" if title else ""))
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=6, ncol=2)
+        if ax is axes[0][-1]:
+            _legend(ax, len(ser), ncol=1)
     return _save(fig, outdir, name, "size")
 
 
@@ -260,7 +276,7 @@ def figure_divergence(c, outdir, name):
     ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ (1e-18 floor)")
     ax.set_title(f"{name}: divergence from {c.parameters.reference}")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
+    _legend(ax, len(c.series.label), ncol=1)
     return _save(fig, outdir, name, "divergence")
 
 

@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Runs the solver-comparison experiments of data/experiments/*.json and writes, under
+one folder (default out/experiments/), per experiment its compare file, its summary
+table and its figures (PNG and PDF), and a README.md with the table of results.
+
+    /usr/bin/python3 scripts/run_experiments.py [--out DIR] [--only NAME ...] [--lcpsim BIN]
+
+An experiment definition (JSON):
+    name, title          folder / figure prefix, and a one-line description
+    scene                scene file (relative to the repository root), or
+    kind: "lcp_set"      with files: a glob relative to $LSIM_SHARED/data (../shared by
+                         default): every solver, cold, on every file, no time stepping
+    mode                 "shadow" (default) or "independent"
+    reference            reference solver spec (default: the first solver)
+    solvers              solver specs (lcpsim compare --solvers, e.g. "pgs[sweeps=20]")
+    steps                optional: override the scene's number of steps
+    success_tol          optional: success threshold on the relative natural residual
+    timeout_s            optional: give up after this long (default 600 s)
+An experiment whose scene file does not exist yet is listed as "pending (scene not
+available)"; one that fails or times out is listed as such; the others still run.
+Exit status: 0 when every available experiment ran, 1 otherwise.
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+
+def load_experiments(folder, only):
+    exps = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.json"))):
+        with open(path) as f:
+            e = json.load(f)
+        e.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+        if only and e["name"] not in only:
+            continue
+        exps.append(e)
+    # LCP sets last, trajectories in file order.
+    return sorted(exps, key=lambda e: e.get("kind") == "lcp_set")
+
+
+def command(e, lcpsim, h5):
+    """The lcpsim compare command line of experiment e, or (None, reason) if it cannot run."""
+    args = [lcpsim, "compare"]
+    if e.get("kind") == "lcp_set":
+        shared = os.environ.get("LSIM_SHARED", os.path.join(ROOT, "..", "shared"))
+        if not os.path.isabs(shared):
+            shared = os.path.join(ROOT, shared)
+        files = sorted(glob.glob(os.path.join(shared, "data", e["files"])))
+        if not files:
+            return None, f"pending (no files match {e['files']} under {shared}/data)"
+        args += files
+    else:
+        scene = os.path.join(ROOT, e["scene"])
+        if not os.path.exists(scene):
+            return None, "pending (scene not available)"
+        args += [scene, "--mode", e.get("mode", "shadow")]
+        if e.get("steps"):
+            args += ["--steps", str(e["steps"])]
+    args += ["--solvers", ",".join(e["solvers"]), "-o", h5]
+    if e.get("reference"):
+        args += ["--reference", e["reference"]]
+    if e.get("success_tol") is not None:
+        args += ["--success-tol", repr(float(e["success_tol"]))]
+    return args, None
+
+
+def markdown_only(text):
+    """The title and table lines of lcpsim compare's output (some Siconos solvers print
+    to stdout themselves; their lines are dropped)."""
+    lines = text.splitlines()
+    keep = [l for l in lines if l.startswith("|")]
+    title = next((l for l in lines if " mode, " in l and "->" in l), "")
+    return title, "\n".join(keep)
+
+
+def run_one(e, lcpsim, outdir):
+    """Runs experiment e; returns a result dict for the README."""
+    import lcpsim_compare as lc
+    name = e["name"]
+    d = os.path.join(outdir, name)
+    os.makedirs(d, exist_ok=True)
+    h5 = os.path.join(d, name + ".h5")
+    res = {"e": e, "status": "", "seconds": 0.0, "table": "", "figures": [], "outcomes": ""}
+    args, why = command(e, lcpsim, h5)
+    if args is None:
+        res["status"] = why
+        return res
+    t0 = time.time()
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, cwd=ROOT,
+                           timeout=float(e.get("timeout_s", 600)))
+    except subprocess.TimeoutExpired:
+        res["status"] = f"timed out after {e.get('timeout_s', 600)} s"
+        res["seconds"] = time.time() - t0
+        return res
+    res["seconds"] = time.time() - t0
+    if p.returncode != 0:
+        err = (p.stderr.strip().splitlines() or ["?"])[-1]
+        res["status"] = f"failed (exit {p.returncode}: {err})"
+        return res
+    title, table = markdown_only(p.stdout)
+    with open(os.path.join(d, "summary.md"), "w") as f:
+        f.write(title + "\n\n" + table + "\n")
+    res["table"] = table
+    c = lc.load(h5)
+    res["problems"] = int((c.problem_size > 0).sum())
+    res["mode"] = c.parameters.mode
+    res["figures"] = [os.path.relpath(p, outdir) for p in lc.figures(c, d, name)]
+    if c.parameters.mode == "lcp_set":
+        res["outcomes"] = lc.markdown_outcomes(c)
+        with open(os.path.join(d, "outcomes.md"), "w") as f:
+            f.write(res["outcomes"] + "\n")
+    # Best series: the highest success rate, then the lowest median time.
+    s = c.summary
+    best = sorted(range(len(c.series.label)),
+                  key=lambda i: (-s.success_rate[i], s.median_wall_time[i]))[0]
+    res["best"] = f"{c.series.label[best]} ({100 * s.success_rate[best]:.0f}%)"
+    failing = [c.series.label[i] for i in range(len(c.series.label)) if s.success_rate[i] < 0.5]
+    res["failing"] = ", ".join(sorted({l.replace(" (cold)", "").replace(" (warm)", "")
+                                       for l in failing})) or "none"
+    res["status"] = "done"
+    return res
+
+
+def readme(results, outdir):
+    out = ["# lcpsim solver-comparison experiments", "",
+           "Generated by `make experiments` (`scripts/run_experiments.py`) from the definitions",
+           "in `data/experiments/`. Success = the common relative natural residual of the",
+           "solution at most the experiment's threshold (1e-6 unless stated), the same test",
+           "for every solver; a solver's own status is recorded beside it (`failures` counts",
+           "statuses < 0: e.g. fixed-sweep PGS ending on `max_iterations` although its answer",
+           "passes). Times are wall times of single solves on this machine, so only their",
+           "ratios mean much. Files: docs/output-format.md, 'Compare files'.", "",
+           "| experiment | input | mode | problems | status | run time | best (success) | "
+           "success < 50% |", "|---|---|---|---:|---|---:|---|---|"]
+    for r in results:
+        e = r["e"]
+        inp = e.get("scene") or e.get("files")
+        done = r["status"] == "done"
+        out.append(f"| [{e['name']}](#{e['name'].replace('_', '-')}) | `{inp}` | "
+                   f"{r.get('mode', e.get('kind', e.get('mode', 'shadow')))} | "
+                   f"{r.get('problems', '') if done else ''} | {r['status']} | "
+                   f"{r['seconds']:.1f} s | {r.get('best', '')} | {r.get('failing', '')} |")
+    for r in results:
+        e = r["e"]
+        out += ["", f"## {e['name']}", "", e.get("title", ""), "",
+                f"Solvers: `{','.join(e['solvers'])}`; reference `{e.get('reference', e['solvers'][0])}`"
+                + (f"; {e['steps']} steps" if e.get("steps") else "") + ".", ""]
+        if r["status"] != "done":
+            out.append(f"Status: {r['status']}.")
+            continue
+        out += [r["table"], ""]
+        if r["outcomes"]:
+            out += ["Outcome per problem ('ok': success; else the solver's status, "
+                    "'inaccurate' when it claimed success above the threshold):", "",
+                    r["outcomes"], ""]
+        pngs = [f for f in r["figures"] if f.endswith(".png")]
+        out += [f"![{os.path.basename(f)}]({f})" for f in pngs]
+        out.append("")
+        out.append("Figures (PNG and PDF): " + ", ".join(f"`{f}`" for f in r["figures"]))
+    path = os.path.join(outdir, "README.md")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return path
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "experiments"))
+    ap.add_argument("--defs", default=os.path.join(ROOT, "data", "experiments"))
+    ap.add_argument("--only", nargs="*", help="experiment names to run")
+    ap.add_argument("--lcpsim", default=os.path.join(ROOT, "lcpsim"))
+    a = ap.parse_args(argv)
+    os.makedirs(a.out, exist_ok=True)
+    results = []
+    for e in load_experiments(a.defs, a.only):
+        print(f"== {e['name']}", flush=True)
+        r = run_one(e, a.lcpsim, a.out)
+        print(f"   {r['status']} ({r['seconds']:.1f} s)", flush=True)
+        results.append(r)
+    print(readme(results, a.out))
+    bad = [r for r in results if r["status"] != "done" and not r["status"].startswith("pending")]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
