@@ -300,14 +300,8 @@ static int by_key(const void *pa, const void *pb) {
   return a->index - b->index;
 }
 
-/* TEMPORARY until contact/geometry.c lands: weak references keep the library linkable. */
-#pragma weak lsim_collide
-#pragma weak lsim_shape_aabb
-#pragma weak lsim_shape_world_pose
-
 static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
                       LsimContactSet *set) {
-  if (!lsim_collide) return LSIM_UNAVAILABLE;
   const int S = m->nshapes, dim = m->dimension;
   const double h = m->time_step, margin = m->contact_margin;
   if (reserve_scratch(set, (size_t)S * (sizeof(ShapeBox) + sizeof(KeyIndex) + sizeof(int)) + 16))

@@ -60,6 +60,7 @@
 #include <string.h>
 
 #include "factored.h"
+#include "lemke.h"
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
@@ -72,6 +73,11 @@ struct LsimPgs {
   double *tmp;  /* [2 capacity] projection scratch */
   int capacity_m;
   double *u;    /* [capacity_m] factored form: maintained u = B z */
+  /* Exact local solves of the cone blocks: their Delassus blocks, column-major, one after
+     another, and a small Lemke workspace. */
+  double *local;
+  size_t local_cap;
+  LsimLemke *lemke;
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
@@ -88,6 +94,8 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->block);
   free(ws->tmp);
   free(ws->u);
+  free(ws->local);
+  lsim_lemke_free(ws->lemke);
   free(ws);
 }
 
@@ -123,6 +131,7 @@ typedef struct Backend {
   double (*w_at)(void *ctx, int i);          /* w_i of the current z */
   void (*set)(void *ctx, int i, double znew); /* z_i <- znew, keeping the state consistent */
   double (*diag)(void *ctx, int i);          /* M_ii */
+  double (*entry)(void *ctx, int i, int j);  /* M_ij (for the local blocks of the cones) */
   void (*all_w)(void *ctx, double *w);       /* all of w from the state; NULL: w is the state */
   void (*exact)(void *ctx, double *w, LsimResidual *r); /* from z alone; refreshes the state */
 } Backend;
@@ -158,7 +167,13 @@ static void dense_exact(void *vc, double *w, LsimResidual *r) {
   lsim_lcp_residual(c->lcp, c->z, w, r);
 }
 
-static const Backend dense_backend = {dense_w_at, dense_set, dense_diag, NULL, dense_exact};
+static double dense_entry(void *vc, int i, int j) {
+  const LsimLcp *lcp = ((DenseCtx *)vc)->lcp;
+  return lcp->M[i + (size_t)j * lcp->n];
+}
+
+static const Backend dense_backend = {dense_w_at, dense_set, dense_diag, dense_entry, NULL,
+                                      dense_exact};
 
 /* ---- factored form: u = B z maintained, w_i from one row of J and of C ---- */
 
@@ -219,8 +234,24 @@ static void factored_exact(void *vc, double *w, LsimResidual *r) {
   lsim_factored_residual(c->f, c->z, c->u, w, r);
 }
 
+/* M_ij = J_i . B(:, j) + C_ij, summed in the order lsim_factored_to_dense sums it (over
+ * B's column, each product J_ik B_kj on its own, C last), so the local blocks of the cones
+ * are bit-identical to the dense form's. */
+static double factored_entry(void *vc, int i, int j) {
+  FactoredCtx *c = vc;
+  const LsimFactoredLcp *f = c->f;
+  double d = 0.0;
+  for (int kb = f->B_ptr[j]; kb < f->B_ptr[j + 1]; ++kb)
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k)
+      if (f->J_idx[k] == f->B_idx[kb]) d += f->J_val[k] * f->B_val[kb];
+  if (f->C_ptr)
+    for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+      if (f->C_idx[k] == j) d += f->C_val[k];
+  return d;
+}
+
 static const Backend factored_backend = {factored_w_at, factored_set, factored_diag,
-                                         factored_all_w, factored_exact};
+                                         factored_entry, factored_all_w, factored_exact};
 
 /* ---- the iteration, shared by both forms ---- */
 
@@ -288,6 +319,49 @@ static void update_cone(LsimPgs *ws, const Backend *be, void *ctx, const LsimCon
   be->set(ctx, L, slide);
 }
 
+/* The variables of a cone block in local order: [normal] directions lambda. */
+enum { LOCAL_MAX = 34 };
+static int cone_vars(const LsimConeBlock *cb, int *v) {
+  int k = 0;
+  if (cb->normal >= 0) v[k++] = cb->normal;
+  for (int d = 0; d < cb->ndir; ++d) v[k++] = cb->first_dir + d;
+  v[k++] = cb->lambda;
+  return k;
+}
+
+/* Size of the local block of cone cb (0 when too large for an exact local solve). */
+static size_t local_size(const LsimConeBlock *cb) {
+  const int k = (cb->normal >= 0) + cb->ndir + 1;
+  return k <= LOCAL_MAX ? (size_t)k * (size_t)k : 0;
+}
+
+/* Exact block update of a cone: the local LCP of its variables, the others held fixed,
+ *   w_loc = M_loc z_loc + q_loc,  q_loc = w_loc(current) - M_loc z_loc(current),
+ * solved by Lemke (warm started from the current active set), then relaxed by omega.
+ * Returns 0, or < 0 when the local solve failed (the caller falls back). */
+static int update_cone_exact(LsimPgs *ws, const Backend *be, void *ctx, const LsimConeBlock *cb,
+                             const double *Mloc, double omega, double *z) {
+  int v[LOCAL_MAX];
+  const int k = cone_vars(cb, v);
+  double q[LOCAL_MAX], zl[LOCAL_MAX];
+  unsigned char guess[LOCAL_MAX];
+  for (int a = 0; a < k; ++a) {
+    double s = be->w_at(ctx, v[a]);
+    for (int b = 0; b < k; ++b) s -= Mloc[a + b * k] * z[v[b]];
+    q[a] = s;
+    guess[a] = z[v[a]] > 0.0;
+  }
+  LsimLcp loc = {.n = k, .M = (double *)Mloc, .q = q};
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = 1e-12;
+  if (lsim_lemke_solve(ws->lemke, &loc, &lo, guess, zl, NULL) != LSIM_SOLVED) return -1;
+  for (int a = 0; a < k; ++a) {
+    const double znew = z[v[a]] + omega * (zl[a] - z[v[a]]);
+    be->set(ctx, v[a], znew > 0.0 ? znew : 0.0);
+  }
+  return 0;
+}
+
 static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
   if (info) {
     info->status = status;
@@ -331,6 +405,26 @@ static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
     ws->inv[i] = 1.0 / d;
   }
 
+  /* Local Delassus blocks of the cones, for their exact block updates. */
+  size_t need = 0;
+  for (int c = 0; c < ncones; ++c) need += local_size(&cones[c]);
+  if (need > ws->local_cap) {
+    double *grown = realloc(ws->local, need * sizeof(double));
+    if (!grown) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+    ws->local = grown;
+    ws->local_cap = need;
+  }
+  if (ncones > 0 && !ws->lemke && !(ws->lemke = lsim_lemke_create()))
+    return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  for (int c = 0, off = 0; c < ncones; ++c) {
+    int v[LOCAL_MAX];
+    if (!local_size(&cones[c])) continue;
+    const int k = cone_vars(&cones[c], v);
+    for (int b = 0; b < k; ++b)
+      for (int a = 0; a < k; ++a) ws->local[off + a + b * k] = be->entry(ctx, v[a], v[b]);
+    off += k * k;
+  }
+
   /* Warm start: project the guess onto z >= 0; cold: z = 0. Then the state from z. */
   if (warm) {
     for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
@@ -350,13 +444,28 @@ static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
 
   /* Solve: sweeps until the natural residual on the maintained w meets the target. */
   while (status != LSIM_SOLVED && sweeps < max_sweeps) {
+    size_t off = 0;
+    int cone_seen = 0;
     for (int i = 0; i < n; ++i) {
       const int c = ws->block[i];
       if (c >= 0) {
-        /* A cone block is updated once, at its first variable in index order. */
+        /* A cone block is updated once, at its first variable in index order: exactly
+           (a local LCP) when small enough, else by the projected step. Cones are met in
+           increasing order of their first variable, which is the order of their local
+           blocks when the cones are listed in variable order (as the time step does);
+           otherwise the offset is recomputed. */
         const LsimConeBlock *cb = &cones[c];
         const int first = cb->normal >= 0 && cb->normal < cb->first_dir ? cb->normal : cb->first_dir;
-        if (i == first) update_cone(ws, be, ctx, cb, omega, z);
+        if (i != first) continue;
+        if (c != cone_seen) {
+          off = 0;
+          for (int c2 = 0; c2 < c; ++c2) off += local_size(&cones[c2]);
+        }
+        cone_seen = c + 1;
+        const size_t sz = local_size(cb);
+        if (!sz || update_cone_exact(ws, be, ctx, cb, ws->local + off, omega, z))
+          update_cone(ws, be, ctx, cb, omega, z);
+        off += sz;
         continue;
       }
       scalar_update(ws, be, ctx, i, omega, z);

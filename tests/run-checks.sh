@@ -27,9 +27,9 @@ run_cmocka() { # $1 = suite label, $2 = binary
 
 for suite in "$@"; do
   case "$suite" in
-    unit) for t in build/tests/test_*; do case "$t" in *.o|*.d) continue;; esac
+    unit) for src in tests/test_*.c; do t=build/tests/$(basename "$src" .c)
             echo "== unit: $t"; run_cmocka unit "$t"; done ;;
-    san)  for t in build/san/tests/test_*; do case "$t" in *.o|*.d) continue;; esac
+    san)  for src in tests/test_*.c; do t=build/san/tests/$(basename "$src" .c)
             echo "== sanitizers: $t"; run_cmocka san "$t"; done ;;
     e2e)  for t in tests/e2e/*.sh; do [ -f "$t" ] || continue
             echo "== e2e: $t"
