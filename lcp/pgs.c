@@ -10,22 +10,24 @@
  * P-matrix with positive diagonal it converges for small enough omega in practice.
  *
  * Contact-block form. A friction cone (lcp.h, LsimConeBlock) has a zero diagonal on its
- * lambda row, so the scalar rule cannot apply to it. Its variables are updated as a
- * block: the normal impulse by the scalar rule; then the directions together by one
- * projected step, beta <- P(beta - omega h u), u_k = w_k - lambda the tangential velocity
- * along direction k (the row without its lambda term), P the Euclidean projection onto
- * the cone section {beta >= 0, sum beta <= mu c_n} (the capped simplex), h one step
- * length for the whole block, 1 / max_k M_kk; then lambda = max(0, max_k -u_k), the
- * largest sliding speed against a direction, which makes every direction row
- * non-negative and zero on the directions that oppose the sliding.
+ * lambda row, so the scalar rule cannot apply to it. Its variables (normal, directions,
+ * lambda: at most 34) are updated together, exactly: with the other variables held, they
+ * solve the local LCP
+ *     w_loc = M_loc z_loc + q_loc,   q_loc = w_loc(current) - M_loc z_loc(current),
+ * M_loc the cone's block of M (computed once per solve), by Lemke's method (lemke.c, warm
+ * started from the current active set), then relaxed by omega. This is block Gauss-Seidel
+ * with exact local solves (the "nonsmooth Gauss-Seidel" of Jean and Moreau, Siconos' NSGS),
+ * whose fixed points are the solutions of the LCP. Should a local solve fail, the block
+ * falls back to one projected step on the directions: beta <- P(beta - omega h u), u_k =
+ * w_k - lambda the tangential velocity along direction k, P the Euclidean projection onto
+ * the cone section {beta >= 0, sum beta <= mu c_n} (the capped simplex), h = 1 / max_k M_kk
+ * one step length for the block; then lambda = max(0, max_k -u_k).
  *   Why one step length: at a fixed point of beta = P(beta - H u), P with threshold tau,
  * every beta_k > 0 has H_kk u_k = -tau. With H = h I this is u_k = -tau/h for all of them,
- * and lambda = tau/h gives exactly the complementarity rows of the cone: the fixed points
- * are the solutions. With per-direction steps H = diag(1/M_kk) (the scalar rule on each
- * direction, then P) the fixed points have u_k = -tau M_kk, which is no solution unless the
- * M_kk are equal: that iteration stalls at a residual of a few percent whenever a cone has
- * two independent directions (d >= 4) of different M_kk (d = 2, a direction and its
- * opposite, has equal M_kk and was not affected).
+ * and lambda = tau/h gives exactly the complementarity rows of the cone. Per-direction
+ * steps H = diag(1/M_kk) would stall whenever a cone has directions of different M_kk.
+ * The projected step alone converges too slowly on resting stacks (indeterminate friction
+ * splits between contacts); the exact local solve does not have that trouble.
  *
  * Factored form (factored.h, M = J B + C). The same sweep, in the same variable order,
  * with the same cone-block update: only the way w_i is obtained and kept changes. The
@@ -45,8 +47,9 @@
  *
  * References: Cryer, "The solution of a quadratic programming problem using systematic
  * overrelaxation", SIAM J. Control 9 (1971); Cottle, Pang, Stone, The Linear
- * Complementarity Problem (1992), sect. 5.2; Erleben, "Velocity-based shock propagation
- * for multibody dynamics animation", ACM TOG 26 (2007) for the contact-block form.
+ * Complementarity Problem (1992), sect. 5.2; M. Jean, "The non-smooth contact dynamics
+ * method", CMAME 177 (1999) and Acary & Brogliato, Numerical Methods for Nonsmooth
+ * Dynamical Systems (2008), ch. 13, for block Gauss-Seidel with exact local solves.
  *
  * Failure modes: a zero, negative or non-finite diagonal entry outside the cone lambda
  * rows (no division is attempted: LSIM_BAD_DIAGONAL); divergence to non-finite values
