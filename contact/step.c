@@ -4,10 +4,12 @@
  * detection, LCP assembly from the contact rows, warm start by contact id, solve,
  * velocity and position update, store impulses on the contacts and remember them.
  *
- * Assembly works on Jacobian rows only. The LCP matrix entry of two impulse variables
- * a, b is J_a W J_b^T, summed over the bodies both rows touch (W = M^-1 block diagonal);
- * a per-body list of rows makes the cost the sum over bodies of (rows per body)^2 rather
- * than (rows)^2. Cone rows add the constant blocks E, -E' and mu.
+ * Assembly works on Jacobian rows only and never forms the Delassus matrix itself: it
+ * builds the factored LCP (lcp/factored.h) M = J B + C with J the rows over the dynamic
+ * bodies' velocities (CSR), B = W J' (W = M^-1, block diagonal per body, so B has J's
+ * pattern) and C the cone couplings E, -E', mu. PGS works on that form at a cost per sweep
+ * proportional to its nonzeros; every other solver gets the dense M formed by the solver
+ * front end. After the solve, v' = v_free + B z.
  *
  * Failure modes: a solver that does not solve still leaves a finite z; the step then
  * integrates with it and returns the solver status, so the caller can record and count
@@ -25,18 +27,25 @@
 struct LsimStepper {
   LsimSolver *solver;
   LsimContactSet contacts;
-  LsimLcp lcp;            /* M has room for lcp_cap^2 entries; lcp.n is this step's size */
-  int lcp_cap;
-  double *z;              /* [lcp_cap] solution */
-  double *guess;          /* [lcp_cap] the warm-start guess handed to the solver */
-  int *row_var;           /* [rows_cap] LCP variable of each Jacobian row */
+  /* The factored LCP of the step: M = J B + C, q; arrays grown on demand. */
+  LsimFactoredLcp f;
+  int n_cap, nnz_cap, c_cap;
+  int *J_ptr, *J_idx, *B_ptr, *B_idx, *C_ptr, *C_idx; /* [n_cap + 1] / [nnz_cap] / [c_cap] */
+  double *J_val, *B_val, *C_val, *q;
+  double *z;              /* [n_cap] solution */
+  double *guess;          /* [n_cap] the warm-start guess handed to the solver */
+  int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
   int cones_cap;
-  int *adj_start;         /* [nbodies + 1] rows of body b: adj[adj_start[b] .. +1) */
-  int *adj;               /* [2 * rows_cap] entries: row * 2 + slot */
-  int rows_cap;
+  /* Dense copy of the last LCP, formed on request (lsim_stepper_lcp) when the solver did
+     not form one itself; mutable cache behind a const accessor. */
+  LsimLcp dense;
+  int dense_cap, dense_valid;
+  int *tmp_ptr, *tmp_idx;
+  double *tmp_val;
+  int tmp_cap;
   double *v_free;         /* [nv] */
-  double *dv;             /* [nv] W J^T z */
+  double *dv;             /* [nv] B z */
   /* Impulses of the previous step by contact id, for warm starts. */
   uint64_t *prev_id;      /* [prev_cap] sorted */
   int *prev_var;          /* [prev_cap] first variable of that contact in prev_z */
@@ -93,8 +102,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
-  s->adj_start = calloc((size_t)model->nbodies + 2, sizeof(int));
-  if (!s->v_free || !s->dv || !s->adj_start || !s->inv_inertia_body || !s->inv_inertia) {
+  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
@@ -107,14 +115,16 @@ void lsim_stepper_free(LsimStepper *s) {
   if (!s) return;
   lsim_solver_free(s->solver);
   lsim_contacts_free(&s->contacts);
-  free(s->lcp.M);
-  free(s->lcp.q);
+  free(s->J_ptr), free(s->J_idx), free(s->J_val);
+  free(s->B_ptr), free(s->B_idx), free(s->B_val);
+  free(s->C_ptr), free(s->C_idx), free(s->C_val);
+  free(s->q);
   free(s->z);
   free(s->guess);
-  free(s->row_var);
+  free(s->var_row);
   free(s->cones);
-  free(s->adj_start);
-  free(s->adj);
+  free(s->dense.M), free(s->dense.q);
+  free(s->tmp_ptr), free(s->tmp_idx), free(s->tmp_val);
   free(s->v_free);
   free(s->dv);
   free(s->inv_inertia_body);
@@ -127,9 +137,46 @@ void lsim_stepper_free(LsimStepper *s) {
 }
 
 const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s) { return &s->contacts; }
-const LsimLcp *lsim_stepper_lcp(const LsimStepper *s) { return &s->lcp; }
+const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) { return &s->f; }
 const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
 const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
+
+/* The dense LCP of the last step: the one the solver formed, else formed here once (the
+ * cache fields are mutable state behind the const accessor). */
+const LsimLcp *lsim_stepper_lcp(const LsimStepper *cs) {
+  LsimStepper *s = (LsimStepper *)cs;
+  const LsimLcp *formed = lsim_solver_last_dense(s->solver);
+  if (formed && formed->n == s->f.n) return formed;
+  if (s->dense_valid) return &s->dense;
+  const int n = s->f.n, m = s->f.m, nnz = n > 0 ? s->f.J_ptr[n] : 0;
+  if (n > s->dense_cap) {
+    double *M = realloc(s->dense.M, (size_t)n * n * sizeof(double));
+    double *q = M ? realloc(s->dense.q, (size_t)n * sizeof(double)) : NULL;
+    if (M) s->dense.M = M;
+    if (!M || !q) return NULL;
+    s->dense.q = q;
+    s->dense_cap = n;
+  }
+  if (m + 1 > s->tmp_cap || nnz > s->tmp_cap) {
+    const int cap = (m + 1 > nnz ? m + 1 : nnz) + 16;
+    int *p = realloc(s->tmp_ptr, (size_t)cap * sizeof(int));
+    if (p) s->tmp_ptr = p;
+    int *i = realloc(s->tmp_idx, (size_t)cap * sizeof(int));
+    if (i) s->tmp_idx = i;
+    double *v = realloc(s->tmp_val, (size_t)cap * sizeof(double));
+    if (v) s->tmp_val = v;
+    if (!p || !i || !v) return NULL;
+    s->tmp_cap = cap;
+  }
+  s->dense.n = n;
+  if (n > 0 && lsim_factored_to_dense(&s->f, &s->dense, s->tmp_ptr, s->tmp_idx, s->tmp_val))
+    return NULL;
+  s->dense.ncones = s->f.ncones;
+  s->dense.cones = s->f.cones;
+  s->dense_valid = 1;
+  return &s->dense;
+}
+
 LsimSolver *lsim_stepper_solver(LsimStepper *s) { return s->solver; }
 
 /* Body-frame inverse inertias, once per run: a 3x3 inverse (3-D; the inertia must be
@@ -257,123 +304,153 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
   }
 }
 
-/* Stage 3: variables, body-row adjacency, then M and q of the LCP. */
+/* Grows the factored LCP's arrays for n variables, nnz entries of J (and B) and nc of C. */
+static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
+  if (n + 1 > s->n_cap) {
+    int cap = s->n_cap ? s->n_cap : 16;
+    while (cap < n + 1) cap *= 2;
+    int **ip[] = {&s->J_ptr, &s->B_ptr, &s->C_ptr, &s->var_row};
+    for (int k = 0; k < 4; ++k) {
+      int *p = realloc(*ip[k], (size_t)cap * sizeof(int));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *ip[k] = p;
+    }
+    double **dp[] = {&s->q, &s->z, &s->guess};
+    for (int k = 0; k < 3; ++k) {
+      double *p = realloc(*dp[k], (size_t)cap * sizeof(double));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *dp[k] = p;
+    }
+    s->n_cap = cap;
+  }
+  if (nnz > s->nnz_cap) {
+    int cap = s->nnz_cap ? s->nnz_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *a = realloc(s->J_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->J_idx = a;
+    int *b = realloc(s->B_idx, (size_t)cap * sizeof(int));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->B_idx = b;
+    double *c = realloc(s->J_val, (size_t)cap * sizeof(double));
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    s->J_val = c;
+    double *d = realloc(s->B_val, (size_t)cap * sizeof(double));
+    if (!d) return LSIM_OUT_OF_MEMORY;
+    s->B_val = d;
+    s->nnz_cap = cap;
+  }
+  if (nc > s->c_cap) {
+    int cap = s->c_cap ? s->c_cap : 64;
+    while (cap < nc) cap *= 2;
+    int *a = realloc(s->C_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->C_idx = a;
+    double *c = realloc(s->C_val, (size_t)cap * sizeof(double));
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    s->C_val = c;
+    s->c_cap = cap;
+  }
+  return 0;
+}
+
+/* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
+ * dynamic bodies' velocities, the cone couplings C, and q. */
 static int assemble(LsimStepper *s, const LsimModel *m) {
   LsimContactSet *set = &s->contacts;
   const double h = m->time_step;
-  int n = 0;
+  int n = 0, nc = 0;
   for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
     set->contacts[c].first_var = n;
-    n += contact_nvar(&set->contacts[c]);
+    n += contact_nvar(ct);
+    if (ct->ndir > 0) nc += 2 * ct->ndir + (ct->kind == LSIM_CONTACT_NORMAL);
   }
-  /* Workspace for this size (kept across steps). */
-  int cap = s->lcp_cap;
-  if (n > cap) {
-    int newcap = cap ? cap : 16;
-    while (newcap < n) newcap *= 2;
-    double *M = realloc(s->lcp.M, (size_t)newcap * newcap * sizeof(double));
-    if (!M) return LSIM_OUT_OF_MEMORY;
-    s->lcp.M = M;
-    double *q = realloc(s->lcp.q, (size_t)newcap * sizeof(double));
-    if (!q) return LSIM_OUT_OF_MEMORY;
-    s->lcp.q = q;
-    double *z = realloc(s->z, (size_t)newcap * sizeof(double));
-    if (!z) return LSIM_OUT_OF_MEMORY;
-    s->z = z;
-    double *g = realloc(s->guess, (size_t)newcap * sizeof(double));
-    if (!g) return LSIM_OUT_OF_MEMORY;
-    s->guess = g;
-    s->lcp_cap = newcap;
-  }
-  int rows_cap = s->rows_cap;
-  if (grow((void **)&s->row_var, &rows_cap, set->nrows, sizeof(int))) return LSIM_OUT_OF_MEMORY;
-  if (rows_cap != s->rows_cap || !s->adj) {
-    int *adj = realloc(s->adj, (size_t)2 * rows_cap * sizeof(int));
-    if (!adj) return LSIM_OUT_OF_MEMORY;
-    s->adj = adj;
-    s->rows_cap = rows_cap;
-  }
-  if (grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
+  if (reserve_lcp(s, n, nnz, nc) ||
+      grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
     return LSIM_OUT_OF_MEMORY;
-  s->lcp.n = n;
-  s->lcp.ncones = 0;
-  s->lcp.cones = s->cones;
-  if (n == 0) return 0;
-  double *M = s->lcp.M, *q = s->lcp.q;
-  memset(M, 0, (size_t)n * n * sizeof(double));
+  s->dense_valid = 0;
 
-  /* Row -> variable; cone blocks E, -E', mu; q of every row. */
+  /* Variables: [c_n] [beta_1..d lambda] per contact; their rows and the cone structure. */
+  int ncones = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
     int var = ct->first_var, row = ct->first_row;
-    int normal_var = -1;
-    if (ct->kind == LSIM_CONTACT_NORMAL) {
-      normal_var = var;
-      s->row_var[row] = var;
-      q[var] = ct->gap / h + row_dot(m, &set->rows[row], s->v_free);
-      ++var, ++row;
-    }
+    const int normal = ct->kind == LSIM_CONTACT_NORMAL ? var : -1;
+    if (normal >= 0) s->var_row[var++] = row++;
+    for (int d = 0; d < ct->ndir; ++d) s->var_row[var++] = row++;
     if (ct->ndir > 0) {
-      const int lambda = var + ct->ndir;
-      for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
-        s->row_var[row] = var;
-        q[var] = row_dot(m, &set->rows[row], s->v_free);
-        M[var + (size_t)lambda * n] = 1.0;  /* E */
-        M[lambda + (size_t)var * n] = -1.0; /* -E' */
-      }
-      if (normal_var >= 0) {
-        M[lambda + (size_t)normal_var * n] = ct->mu;
-        q[lambda] = 0.0;
-      } else {
-        q[lambda] = ct->mu * ct->normal_load;
-      }
-      s->cones[s->lcp.ncones++] = (LsimConeBlock){.normal = normal_var,
-                                                  .fixed_normal = ct->normal_load,
-                                                  .first_dir = lambda - ct->ndir,
-                                                  .ndir = ct->ndir,
-                                                  .lambda = lambda,
-                                                  .mu = ct->mu};
+      s->var_row[var] = -1;
+      s->cones[ncones++] = (LsimConeBlock){.normal = normal,
+                                           .fixed_normal = ct->normal_load,
+                                           .first_dir = var - ct->ndir,
+                                           .ndir = ct->ndir,
+                                           .lambda = var,
+                                           .mu = ct->mu};
     }
   }
 
-  /* Body -> rows adjacency (counting sort). */
-  const int nb = m->nbodies;
-  memset(s->adj_start, 0, (size_t)(nb + 2) * sizeof(int));
-  for (int r = 0; r < set->nrows; ++r)
-    for (int k = 0; k < 2; ++k) {
-      const int b = set->rows[r].body[k];
-      if (b >= 0 && m->bodies[b].type == LSIM_BODY_DYNAMIC) s->adj_start[b + 2]++;
-    }
-  for (int b = 0; b < nb; ++b) s->adj_start[b + 2] += s->adj_start[b + 1];
-  for (int r = 0; r < set->nrows; ++r)
-    for (int k = 0; k < 2; ++k) {
-      const int b = set->rows[r].body[k];
-      if (b >= 0 && m->bodies[b].type == LSIM_BODY_DYNAMIC) s->adj[s->adj_start[b + 1]++] = 2 * r + k;
-    }
-
-  /* M += J W J' per body, over the pairs of rows that touch it. */
+  /* J (CSR) and B = W J' (CSC), same pattern: per variable, the dynamic bodies' blocks. */
+  int k = 0;
   double wj[LSIM_MAX_BODY_DOF];
-  for (int b = 0; b < nb; ++b) {
-    const LsimBody *body = &m->bodies[b];
-    for (int ia = s->adj_start[b]; ia < s->adj_start[b + 1]; ++ia) {
-      const int ra = s->adj[ia] / 2, ka = s->adj[ia] % 2;
-      apply_inverse_mass(s, b, body, set->rows[ra].j[ka], wj);
-      const int va = s->row_var[ra];
-      for (int ib = s->adj_start[b]; ib < s->adj_start[b + 1]; ++ib) {
-        const int rb = s->adj[ib] / 2, kb = s->adj[ib] % 2;
-        double dot = 0.0;
-        for (int d = 0; d < body->nv; ++d) dot += set->rows[rb].j[kb][d] * wj[d];
-        M[s->row_var[rb] + (size_t)va * n] += dot;
+  for (int i = 0; i < n; ++i) {
+    s->J_ptr[i] = s->B_ptr[i] = k;
+    const int r = s->var_row[i];
+    if (r < 0) continue;
+    const LsimJacRow *row = &set->rows[r];
+    for (int slot = 0; slot < 2; ++slot) {
+      const int bi = row->body[slot];
+      if (bi < 0 || m->bodies[bi].type != LSIM_BODY_DYNAMIC) continue;
+      const LsimBody *b = &m->bodies[bi];
+      apply_inverse_mass(s, bi, b, row->j[slot], wj);
+      for (int d = 0; d < b->nv; ++d, ++k) {
+        s->J_idx[k] = s->B_idx[k] = b->v_offset + d;
+        s->J_val[k] = row->j[slot][d];
+        s->B_val[k] = wj[d];
       }
     }
   }
+  s->J_ptr[n] = s->B_ptr[n] = k;
+
+  /* C (CSR): beta_k row: +1 at lambda; lambda row: mu at c_n, -1 at each beta. And q. */
+  int kc = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    int var = ct->first_var, row = ct->first_row;
+    if (ct->kind == LSIM_CONTACT_NORMAL) {
+      s->C_ptr[var] = kc;
+      s->q[var++] = ct->gap / h + row_dot(m, &set->rows[row++], s->v_free);
+    }
+    if (ct->ndir == 0) continue;
+    const int lambda = var + ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
+      s->C_ptr[var] = kc;
+      s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
+      s->q[var] = row_dot(m, &set->rows[row], s->v_free);
+    }
+    s->C_ptr[lambda] = kc;
+    if (ct->kind == LSIM_CONTACT_NORMAL) {
+      s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
+      s->q[lambda] = 0.0;
+    } else {
+      s->q[lambda] = ct->mu * ct->normal_load;
+    }
+    for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
+  }
+  s->C_ptr[n] = kc;
+
+  s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
+                           .J_val = s->J_val, .B_ptr = s->B_ptr, .B_idx = s->B_idx,
+                           .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
+                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
   return 0;
 }
 
 /* Stage 4: warm start z from the previous step's impulses, matched by contact id. */
 static void warm_start(LsimStepper *s) {
   const LsimContactSet *set = &s->contacts;
-  memset(s->z, 0, (size_t)s->lcp.n * sizeof(double));
+  memset(s->z, 0, (size_t)s->f.n * sizeof(double));
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
     int lo = 0, hi = s->prev_count - 1;
@@ -405,8 +482,8 @@ static int remember(LsimStepper *s) {
     s->prev_nvar = pn;
     s->prev_cap = cap;
   }
-  if (grow((void **)&s->prev_z, &s->prev_zcap, s->lcp.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
-  memcpy(s->prev_z, s->z, (size_t)s->lcp.n * sizeof(double));
+  if (grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
   /* (id, contact index) pairs, sorted by id. */
   for (int c = 0; c < set->count; ++c) {
     s->prev_id[c] = set->contacts[c].id;
@@ -450,7 +527,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     return rc;
   }
   LsimContactSet *set = &s->contacts;
-  const int n = s->lcp.n;
+  const int n = s->f.n;
   stats->lcp_size = n;
   stats->ncontacts = set->count;
 
@@ -461,7 +538,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     memcpy(s->guess, s->z, (size_t)n * sizeof(double));
     LsimSolveStats ss;
     memset(&ss, 0, sizeof ss);
-    status = lsim_solver_solve(s->solver, &s->lcp, s->z, &ss);
+    status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;
     stats->residual = ss.residual.natural;
@@ -471,27 +548,15 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   }
   stats->status = status;
 
-  /* Stage 5: v' = v_free + W J' z; kinematic bodies keep their prescribed velocity. */
+  /* Stage 5: v' = v_free + B z (B = W J'); kinematic bodies keep their prescribed
+     velocity (B has no rows for them). */
   memset(s->dv, 0, (size_t)m->nv * sizeof(double));
-  double *gen = s->dv;
-  for (int r = 0; r < set->nrows; ++r) {
-    const double p = s->z[s->row_var[r]];
-    if (p == 0.0) continue;
-    const LsimJacRow *row = &set->rows[r];
-    for (int k = 0; k < 2; ++k) {
-      if (row->body[k] < 0) continue;
-      const LsimBody *b = &m->bodies[row->body[k]];
-      if (b->type != LSIM_BODY_DYNAMIC) continue;
-      for (int d = 0; d < b->nv; ++d) gen[b->v_offset + d] += row->j[k][d] * p;
-    }
+  for (int i = 0; i < n; ++i) {
+    const double zi = s->z[i];
+    if (zi == 0.0) continue;
+    for (int k = s->B_ptr[i]; k < s->B_ptr[i + 1]; ++k) s->dv[s->B_idx[k]] += s->B_val[k] * zi;
   }
-  double wg[LSIM_MAX_BODY_DOF];
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nv == 0) continue;
-    apply_inverse_mass(s, i, b, gen + b->v_offset, wg);
-    for (int d = 0; d < b->nv; ++d) st->v[b->v_offset + d] = s->v_free[b->v_offset + d] + wg[d];
-  }
+  for (int d = 0; d < m->nv; ++d) st->v[d] = s->v_free[d] + s->dv[d];
 
   /* Stage 6: q' = q + h v' (semi-implicit Euler); 3-D orientations rotate by the
      exponential map of h w' and are renormalized. */

@@ -18,6 +18,7 @@
 
 #include "contact/contact.h"
 #include "contact/world.h"
+#include "lcp/factored.h"
 #include "lcp/lcp.h"
 #include "lcp/solver.h"
 
@@ -54,6 +55,8 @@ const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s);
  * the solver was given (the previous step's impulses matched by contact id; zeros for new
  * contacts). Valid until the next step. Shadow solvers and LCP dumps read these. */
 const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
+/* The same LCP in the factored form the step builds (M = J B + C; lcp/factored.h). */
+const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s);
 const double *lsim_stepper_solution(const LsimStepper *s);
 const double *lsim_stepper_warm_guess(const LsimStepper *s);
 
