@@ -36,6 +36,27 @@
  * of c below the pivot tolerance ptol = 1e-11 max|c| are dropped as rounding noise.
  * Lexicographic comparisons use a tolerance of 1e-12 relative to the two rows compared.
  *
+ * ROBUSTNESS ON CONTACT PROBLEMS
+ * Stewart-Trinkle LCPs of resting and stacked boxes have near-duplicate rows (four nearly
+ * parallel normals per face, friction directions rotated by 1e-7) and bases whose condition
+ * reaches 1e7 and more. Two failures were measured, both ending on a false secondary ray:
+ *  - z0 misses its exit. Where z0 should leave in a tie it stops at a residue (1e-11 of
+ *    max|q|) beyond the tie tolerance, the path goes on at that level through degenerate
+ *    pivots and ends on a ray. Terminal test, at every ratio test while z0 is basic: the
+ *    point where z0 leaves now (if it puts no basic value below -tol max|q|), and, when
+ *    z0 max|d| <= tol max|q|, the point with z0 dropped, are accepted if their true
+ *    natural residual passes the acceptance test (the residual decides, so it is honest).
+ *  - A near-tie decided for a tiny pivot. Two rows tie within rounding at a positive step;
+ *    the lexicographic rule takes the one with c_i = 1e-7 max|c|, the next basis is nearly
+ *    singular (refactorization moves x_B by 1e-7) and the path is lost. Exact rational
+ *    arithmetic takes the other row and solves. So when a cold start fails (ray or
+ *    breakdown) a second cold run follows in which ties at a non-degenerate step go to the
+ *    largest pivot (degenerate ties keep the lexicographic rule: taking pivot size there
+ *    too makes lcp_tobenna cycle). Each run may use max_pivots.
+ * Measured on permuted copies of the problems in tests/data (50 each): the ray-ending rate
+ * fell from 285/400 to 11/400 (all 11 on lemke_stack_ray.dat: the second run also fails
+ * for those orderings).
+ *
  * LINEAR ALGEBRA
  * We keep B^{-1} (n x n, column-major) explicitly and update it per pivot by the rank-one
  * (eta) update: row r /= c_r, row i -= c_i * row r. Only c = B^{-1} a and x_B are formed; no
@@ -55,8 +76,10 @@
  * M_GG), a cold start follows; info->pivots counts both, each run may use max_pivots.
  *
  * FAILURE MODES
- *  - LSIM_SECONDARY_RAY: the driving column has no entry > ptol. For copositive-plus M this
- *    proves infeasibility; otherwise (e.g. bimatrix games like lcp_CPS_3) Lemke just fails.
+ *  - LSIM_SECONDARY_RAY: the driving column has no entry > ptol (in both cold runs). For
+ *    copositive-plus M this proves infeasibility in exact arithmetic; in floating point a
+ *    nearly singular basis can still end there (see ROBUSTNESS); otherwise (e.g. bimatrix
+ *    games like lcp_CPS_3) Lemke just fails.
  *  - LSIM_MAX_ITERATIONS: pivot limit (default 10 (n+1) + 100); Murty's examples need 2^n.
  *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, or a final
  *    natural residual above tol * scale(q) even after a fresh refactorization.
@@ -112,6 +135,7 @@ struct LsimLemke {
   unsigned char *basis;   /* [cap] final complementary basis of the last solved solve */
   int basis_valid;
   int refactor_every;     /* pivots between refactorizations */
+  int tie_by_pivot;       /* second run: non-degenerate ties go to the largest pivot */
 };
 
 LsimLemkeOptions lsim_default_lemke_options(void) {
@@ -388,14 +412,35 @@ static double row_err(const LsimLemke *ws, const LsimLcp *lcp, int i) {
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
+/* The terminal test: does the complementary point that ends the path here pass the
+ * acceptance test natural residual <= ftol? With t0 >= 0 that point is the one reached by
+ * letting z0 leave now (the driving variable enters at the level t0 = x_z0 / c_z0, every
+ * basic value moves to x_i - t0 c_i); with entering < 0 it is the basic point with z0 just
+ * dropped. z is clamped at 0 like extract_z. The true residual decides, so a yes is honest.
+ * Uses work, work2: O(n^2). */
+static int terminal_ok(LsimLemke *ws, const LsimLcp *lcp, int entering, double t0, double ftol) {
+  const int n = lcp->n;
+  double *restrict zc = ws->work, *restrict w = ws->work2;
+  for (int i = 0; i < n; ++i) {
+    const int p = ws->vpos[n + i];
+    const double v = n + i == entering ? t0 : p >= 0 ? ws->xb[p] - t0 * ws->col[p] : 0.0;
+    zc[i] = v > 0.0 ? v : 0.0;
+  }
+  LsimResidual res;
+  lsim_lcp_residual(lcp, zc, w, &res);
+  return res.natural <= ftol;
+}
+
 /* Lemke's path from the complementary basis in ws (B^{-1}, x_B with a negative entry, d
  * with B^{-1} d = e). Adds its pivots to *pivots. Returns LSIM_SOLVED (z0 left; x_B is the
  * complementary solution), LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS or LSIM_BREAKDOWN. */
-static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pivots,
-                      LsimLemkeInfo *info) {
+static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, double acc_tol,
+                      int *pivots, LsimLemkeInfo *info) {
   const int n = lcp->n, z0 = 2 * n;
-  const double qscale = lsim_lcp_scale(lcp);
+  const double qscale = lsim_lcp_scale(lcp), ftol = acc_tol * qscale;
   double *restrict xb = ws->xb, *restrict c = ws->col;
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) dmax = fmax(dmax, fabs(ws->d[i]));
   int done = 0, since_refactor = 0;
 
   /* First pivot: z0 enters with c = -e; the lexicographically smallest row of
@@ -465,21 +510,48 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, int *pi
       if (blocking < 0) return LSIM_SECONDARY_RAY;
 
       /* Ties: rows whose value at the step tmin is zero up to rounding (theirs and that of
-       * the minimizing row r0). z0 wins; else the lexicographic minimum of B^{-1}_i / c_i. */
+       * the minimizing row r0). z0 wins; else the lexicographic minimum of B^{-1}_i / c_i,
+       * or, in the second run (tie_by_pivot) and when the step is not degenerate, the
+       * largest pivot c_i. */
       const double xs = xscale(ws, n, qscale), loose = LSIM_LEMKE_LOOSE * xs;
       const int r0 = blocking, pz0 = ws->vpos[z0];
       const double e0 = row_err(ws, lcp, r0) / c[r0];
       xtol = LSIM_LEMKE_XTOL * xs;
       int z0_tied = 0;
+      const int by_pivot = ws->tie_by_pivot && xb[r0] > xtol + row_err(ws, lcp, r0);
       for (int i = 0; i < n; ++i) {
         if (i == r0 || !(c[i] > ptol)) continue;
         const double gap = fmax(xb[i], 0.0) - tmin * c[i];
         if (gap > loose || gap > fmin(loose, xtol + row_err(ws, lcp, i) + c[i] * e0)) continue;
         if (i == pz0) z0_tied = 1;
-        else if (blocking != pz0 && lex_less(ws, n, i, 1.0 / c[i], blocking, 1.0 / c[blocking]))
+        else if (blocking == pz0) continue;
+        else if (by_pivot) {
+          if (c[i] > c[blocking]) blocking = i;
+        } else if (lex_less(ws, n, i, 1.0 / c[i], blocking, 1.0 / c[blocking]))
           blocking = i;
       }
       if (z0_tied) blocking = pz0;
+
+      /* Terminal test (see terminal_ok). In exact arithmetic z0 leaves the moment its ratio
+       * ties with the minimum; near-duplicate rows (parallel contact normals) and nearly
+       * singular bases make it miss by more than the tie tolerance, leave z0 at a residue
+       * of 1e-11 and send the path on along degenerate pivots to a ray. So: z0 leaves now
+       * if that moves no basic value below -ftol and the point passes the acceptance test;
+       * or, with z0 d within ftol, the point with z0 dropped is tried. */
+      if (blocking != pz0 && pz0 >= 0) {
+        if (c[pz0] > ptol) {
+          const double t0 = fmax(xb[pz0], 0.0) / c[pz0];
+          double worst = 0.0;
+          for (int i = 0; i < n; ++i)
+            if (c[i] > ptol) worst = fmin(worst, xb[i] - t0 * c[i]);
+          if (worst >= -ftol && terminal_ok(ws, lcp, entering, t0, ftol)) {
+            blocking = pz0;
+            tmin = t0;
+          }
+        }
+        if (blocking != pz0 && xb[pz0] * dmax <= ftol && terminal_ok(ws, lcp, -1, 0.0, ftol))
+          return LSIM_SOLVED; /* z0 stays basic; extract_z ignores it */
+      }
       xtol = fmax(xtol, fmin(loose, row_err(ws, lcp, blocking)));
 
       /* A pivot small against the column may be rounding noise: refactor and redo. */
@@ -633,7 +705,7 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
       double xmin = INFINITY;
       for (int i = 0; i < n; ++i) xmin = fmin(xmin, ws->xb[i]);
       if (xmin >= -ftol && accept(ws, lcp, o.tol, z) == LSIM_SOLVED) status = LSIM_SOLVED;
-      else if ((status = lemke_path(ws, lcp, max_pivots, &pivots, info)) == LSIM_SOLVED)
+      else if ((status = lemke_path(ws, lcp, max_pivots, o.tol, &pivots, info)) == LSIM_SOLVED)
         status = accept(ws, lcp, o.tol, z);
     }
     if (status == LSIM_SOLVED) {
@@ -644,11 +716,17 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
     if (info) info->restarts = 1;
   }
 
-  /* Cold start. */
-  cold_basis(ws, lcp);
-  status = lemke_path(ws, lcp, max_pivots, &pivots, info);
-  if (status == LSIM_SOLVED) status = accept(ws, lcp, o.tol, z);
-  else extract_z(ws, n, z, 0);
+  /* Cold start; if it fails, a second cold run that breaks non-degenerate ties by the
+   * largest pivot (see ROBUSTNESS above). */
+  for (int run = 0; run < 2; ++run) {
+    cold_basis(ws, lcp);
+    ws->tie_by_pivot = run;
+    status = lemke_path(ws, lcp, max_pivots, o.tol, &pivots, info);
+    ws->tie_by_pivot = 0;
+    if (status == LSIM_SOLVED) status = accept(ws, lcp, o.tol, z);
+    else extract_z(ws, n, z, 0);
+    if (status == LSIM_SOLVED || status == LSIM_MAX_ITERATIONS) break;
+  }
   if (status == LSIM_SOLVED) save_basis(ws, n);
 
 out:

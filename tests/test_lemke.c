@@ -15,6 +15,7 @@
 #include "LinearComplementarityProblem.h"
 #include "NumericsMatrix.h"
 
+#include "lcp/datfile.h"
 #include "lcp/lemke.h"
 #include "lcp/random.h"
 #include "tests/support.h"
@@ -455,6 +456,44 @@ static void test_pivot_limit(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* Stewart-Trinkle LCPs from 3-D time stepping on which the cold start used to end on a
+ * secondary ray (tests/data, dense): a box landing on a resting box (n = 48, near-parallel
+ * normals, a nearly singular basis on the lexicographic path: the second run with ties by
+ * pivot size solves it), and three steps of data/pile_10.json with lemke (z0 stalled at a
+ * residue of 1e-11 behind near-duplicate rows: the terminal test ends there). Each must
+ * solve to 1e-10 relative, and its final basis must solve it again as a warm start. */
+static void test_contact_rays(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_stack_ray.dat",
+                                "tests/data/lemke_pile10_step19.dat",
+                                "tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat"};
+  LsimLemke *ws = lsim_lemke_create();
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+    LsimLcp lcp;
+    char err[256];
+    if (lsim_dat_read(files[f], &lcp, err, sizeof err)) print_error("%s\n", err);
+    assert_int_equal(lcp.n > 0, 1);
+    double *z = calloc((size_t)lcp.n, sizeof(double));
+    unsigned char *guess = malloc((size_t)lcp.n);
+    LsimLemkeInfo info = {0};
+    double rel;
+    int st = solve(ws, &lcp, NULL, NULL, z, &info, &rel);
+    print_message("%-36s n=%3d %-14s pivots=%3d rel=%.2e\n", files[f], lcp.n,
+                  lsim_status_name(st), info.pivots, rel);
+    assert_int_equal(st, LSIM_SOLVED);
+    assert_true(rel <= RES_TOL);
+    memcpy(guess, lsim_lemke_basis(ws), (size_t)lcp.n);
+    st = solve(ws, &lcp, NULL, guess, z, &info, &rel);
+    assert_int_equal(st, LSIM_SOLVED);
+    assert_true(rel <= RES_TOL);
+    free(guess);
+    free(z);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_lemke_free(ws);
+}
+
 /* Bad input: NaN in q or Inf in M, n < 0, a non-positive tolerance. */
 static void test_invalid_input(void **state) {
   (void)state;
@@ -567,6 +606,7 @@ int main(void) {
       cmocka_unit_test(test_warm_start_exact_basis),
       cmocka_unit_test(test_warm_start_bad_guess),
       cmocka_unit_test(test_pivot_limit),
+      cmocka_unit_test(test_contact_rays),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_trivial_cases),
       cmocka_unit_test(test_no_allocation_when_warm),
