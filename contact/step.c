@@ -387,7 +387,8 @@ static int assemble(LsimStepper *s, const LsimModel *m) {
                                            .first_dir = var - ct->ndir,
                                            .ndir = ct->ndir,
                                            .lambda = var,
-                                           .mu = ct->mu};
+                                           .mu = ct->mu,
+                                           .uniform = 1};
     }
   }
 

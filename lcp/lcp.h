@@ -42,6 +42,10 @@ typedef struct LsimConeBlock {
   int first_dir, ndir; /* beta variables first_dir .. first_dir + ndir - 1 */
   int lambda;          /* the cone's slack variable (sliding speed) */
   double mu;
+  int uniform;         /* 1: the directions are unit vectors of one tangent plane, direction
+                          k at angle 2 pi k / ndir (ndir = 2: a line and its opposite;
+                          otherwise ndir a multiple of 4), as the time step builds them;
+                          PGS then solves the cone's friction in closed form in that plane */
 } LsimConeBlock;
 
 /* The problem. Owns M (n*n) and q (n) when created by lsim_lcp_init; never owns cones. */

@@ -65,6 +65,8 @@
 #include "factored.h"
 #include "lemke.h"
 
+enum { LSIM_PGS_MAX_PLANAR = 64 }; /* planar cones with more directions use local Lemke */
+
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
@@ -81,6 +83,9 @@ struct LsimPgs {
   double *local;
   size_t local_cap;
   LsimLemke *lemke;
+  /* Direction table of planar cones: cos and sin of 2 pi k / dir_d. */
+  int dir_d;
+  double dir_cos[LSIM_PGS_MAX_PLANAR + 1], dir_sin[LSIM_PGS_MAX_PLANAR + 1];
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
@@ -244,9 +249,18 @@ static double factored_entry(void *vc, int i, int j) {
   FactoredCtx *c = vc;
   const LsimFactoredLcp *f = c->f;
   double d = 0.0;
-  for (int kb = f->B_ptr[j]; kb < f->B_ptr[j + 1]; ++kb)
-    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k)
-      if (f->J_idx[k] == f->B_idx[kb]) d += f->J_val[k] * f->B_val[kb];
+  const int ji = f->J_ptr[i], nj = f->J_ptr[i + 1] - ji, bj = f->B_ptr[j], nb = f->B_ptr[j + 1] - bj;
+  int same = nj == nb;
+  for (int k = 0; k < nj && same; ++k) same = f->J_idx[ji + k] == f->B_idx[bj + k];
+  if (same) {
+    /* Fast path: the row of J and the column of B have the same pattern in the same order
+       (the time step's rows of one contact); each index appears once. */
+    for (int k = 0; k < nj; ++k) d += f->J_val[ji + k] * f->B_val[bj + k];
+  } else {
+    for (int kb = f->B_ptr[j]; kb < f->B_ptr[j + 1]; ++kb)
+      for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k)
+        if (f->J_idx[k] == f->B_idx[kb]) d += f->J_val[k] * f->B_val[kb];
+  }
   if (f->C_ptr)
     for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
       if (f->C_idx[k] == j) d += f->C_val[k];
@@ -259,7 +273,10 @@ static const Backend factored_backend = {factored_w_at, factored_set, factored_d
 /* ---- the iteration, shared by both forms ---- */
 
 /* z_i <- max(0, z_i - omega w_i / M_ii). */
-static void scalar_update(const LsimPgs *ws, const Backend *be, void *ctx, int i, double omega,
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void scalar_update(const LsimPgs *ws, const Backend *be, void *ctx, int i, double omega,
                           const double *z) {
   const double znew = z[i] - omega * be->w_at(ctx, i) * ws->inv[i];
   be->set(ctx, i, znew > 0.0 ? znew : 0.0);
@@ -332,10 +349,143 @@ static int cone_vars(const LsimConeBlock *cb, int *v) {
   return k;
 }
 
-/* Size of the local block of cone cb (0 when too large for an exact local solve). */
+/* A cone whose friction lives in a plane with evenly spaced directions (see lcp.h). */
+static int is_planar(const LsimConeBlock *cb) {
+  return cb->uniform && cb->ndir <= LSIM_PGS_MAX_PLANAR &&
+         (cb->ndir == 2 || (cb->ndir >= 4 && cb->ndir % 4 == 0));
+}
+
+/* The direction table for d directions (recomputed only when d changes). */
+static void direction_table(LsimPgs *ws, int d) {
+  if (ws->dir_d == d) return;
+  for (int k = 0; k <= d; ++k) {
+    const double ang = 6.283185307179586476925 * k / d;
+    ws->dir_cos[k] = cos(ang), ws->dir_sin[k] = sin(ang);
+  }
+  /* Exact quarter turns, as the time step builds its directions. */
+  if (d % 4 == 0)
+    for (int k = 0; k <= d; k += d / 4) {
+      const int quarter = 4 * k / d % 4;
+      ws->dir_cos[k] = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
+      ws->dir_sin[k] = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
+    }
+  ws->dir_d = d;
+}
+
+/* Size of the local data of cone cb: planar cones keep the tangent-plane inverse mass
+ * A (3 numbers); others their whole local block (k x k), or nothing when too large. */
 static size_t local_size(const LsimConeBlock *cb) {
+  if (is_planar(cb)) return 3;
   const int k = (cb->normal >= 0) + cb->ndir + 1;
   return k <= LOCAL_MAX ? (size_t)k * (size_t)k : 0;
+}
+
+/* Planar cone update, in closed form. With the directions p_k = (cos, sin)(2 pi k / d) of a
+ * tangent plane, the friction block of M is T = P' A P (A the 2x2 tangent-plane inverse
+ * mass; P = [p_0 .. p_{d-1}]) and, given c_n, the cone's rows are the optimality conditions
+ * of the convex problem (maximum dissipation)
+ *     min_f 1/2 f' A f + r' f   over the polygon conv{mu c_n p_k},   f = P beta,
+ * r the tangential velocity without this cone's friction. So: the normal by the scalar
+ * rule; then f exactly (the unconstrained minimum if inside the polygon, else the best
+ * point of its edges, each a clamped 1-D quadratic); beta from f (the two directions
+ * around it); lambda = max(0, max_k -p_k'(A f + r)), the sliding speed. d = 2 is the
+ * 1-D case f in [-mu c_n, mu c_n]. A = (T_00, T_0q, T_qq), q = d/4. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void update_cone_planar(LsimPgs *ws, const Backend *be, void *ctx,
+                               const LsimConeBlock *cb, const double *A, double omega,
+                               double *z) {
+  if (cb->normal >= 0) scalar_update(ws, be, ctx, cb->normal, omega, z);
+  const double cn = cb->normal >= 0 ? z[cb->normal] : cb->fixed_normal;
+  const double R = cb->mu * (cn > 0.0 ? cn : 0.0);
+  const int d = cb->ndir, b0 = cb->first_dir, L = cb->lambda;
+  const double *beta = z + b0;
+  double *target = ws->tmp; /* [d + 1]: new beta, then lambda */
+
+  if (d == 2) {
+    /* Tangent line: f = beta_0 - beta_1, r from row 0 without friction and lambda. */
+    const double a = A[0], f_old = beta[0] - beta[1];
+    const double r = be->w_at(ctx, b0) - z[L] - a * f_old;
+    double f = a > 0.0 ? -r / a : (r > 0.0 ? -R : R);
+    f = f > R ? R : f < -R ? -R : f;
+    target[0] = f > 0.0 ? f : 0.0, target[1] = f < 0.0 ? -f : 0.0;
+    target[2] = fabs(a * f + r);
+  } else {
+    const int qd = d / 4;
+    const double a11 = A[0], a12 = A[1], a22 = A[2], step = 6.283185307179586476925 / d;
+    direction_table(ws, d);
+    const double *cs = ws->dir_cos, *sn = ws->dir_sin;
+    const double half_c = cos(0.5 * step), half_s = sin(0.5 * step);
+    /* Current f and the free tangential velocity r = (w - lambda) - A f on p_0 and p_q. */
+    double f1 = 0.0, f2 = 0.0;
+    for (int k = 0; k < d; ++k) f1 += beta[k] * cs[k], f2 += beta[k] * sn[k];
+    const double r1 = be->w_at(ctx, b0) - z[L] - (a11 * f1 + a12 * f2);
+    const double r2 = be->w_at(ctx, b0 + qd) - z[L] - (a12 * f1 + a22 * f2);
+    /* The unconstrained minimum, kept if inside the polygon (inradius R cos(pi/d)). */
+    const double det = a11 * a22 - a12 * a12;
+    int inside = 0;
+    double g1 = 0.0, g2 = 0.0;
+    if (R > 0.0 && det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0)) {
+      g1 = -(a22 * r1 - a12 * r2) / det, g2 = -(-a12 * r1 + a11 * r2) / det;
+      inside = 1;
+      for (int k = 0; k < d && inside; ++k) {
+        /* Edge normal at angle step (k + 1/2): rotate p_k by half a step. */
+        const double n1 = cs[k] * half_c - sn[k] * half_s, n2 = sn[k] * half_c + cs[k] * half_s;
+        if (g1 * n1 + g2 * n2 > R * half_c) inside = 0;
+      }
+    }
+    for (int k = 0; k < d; ++k) target[k] = 0.0;
+    if (R <= 0.0) {
+      g1 = g2 = 0.0;
+    } else if (inside) {
+      /* beta from the sector of g: g = beta_k p_k + beta_{k+1} p_{k+1}. */
+      /* The sector k with g between p_k and p_{k+1} (counter-clockwise). */
+      int k = 0;
+      while (k < d - 1 && !(cs[k] * g2 - sn[k] * g1 >= 0.0 && g1 * sn[k + 1] - g2 * cs[k + 1] > 0.0)) ++k;
+      const double c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1], den = c0 * s1 - s0 * c1;
+      const double bk = (g1 * s1 - g2 * c1) / den, bk1 = (c0 * g2 - s0 * g1) / den;
+      target[k] = bk > 0.0 ? bk : 0.0;
+      target[(k + 1) % d] = bk1 > 0.0 ? bk1 : 0.0;
+    } else {
+      /* The best point of the polygon's edges V_k -> V_{k+1}. */
+      double best = INFINITY;
+      int bestk = 0;
+      double bests = 0.0;
+      for (int k = 0; k < d; ++k) {
+        const double v1 = R * cs[k], v2 = R * sn[k];
+        const double e1 = R * cs[k + 1] - v1, e2 = R * sn[k + 1] - v2;
+        const double Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
+        const double gv = e1 * (a11 * v1 + a12 * v2 + r1) + e2 * (a12 * v1 + a22 * v2 + r2);
+        const double curv = e1 * Ae1 + e2 * Ae2;
+        double sk = curv > 0.0 ? -gv / curv : (gv < 0.0 ? 1.0 : 0.0);
+        sk = sk < 0.0 ? 0.0 : sk > 1.0 ? 1.0 : sk;
+        const double p1 = v1 + sk * e1, p2 = v2 + sk * e2;
+        const double phi = 0.5 * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) +
+                           r1 * p1 + r2 * p2;
+        if (phi < best) best = phi, bestk = k, bests = sk;
+      }
+      target[bestk] = R * (1.0 - bests);
+      target[(bestk + 1) % d] += R * bests;
+      g1 = g2 = 0.0;
+      for (int k = 0; k < d; ++k) g1 += target[k] * cs[k], g2 += target[k] * sn[k];
+    }
+    /* Sliding speed: the largest tangential velocity against a direction. */
+    const double u1 = a11 * g1 + a12 * g2 + r1, u2 = a12 * g1 + a22 * g2 + r2;
+    double slide = 0.0;
+    for (int k = 0; k < d; ++k) {
+      const double uk = u1 * cs[k] + u2 * sn[k];
+      if (-uk > slide) slide = -uk;
+    }
+    target[d] = slide;
+  }
+  /* Relaxed by omega (a convex combination stays in the cone for omega <= 1). */
+  for (int k = 0; k < d; ++k) {
+    const double zn = beta[k] + omega * (target[k] - beta[k]);
+    be->set(ctx, b0 + k, zn > 0.0 ? zn : 0.0);
+  }
+  const double ln = z[L] + omega * (target[d] - z[L]);
+  be->set(ctx, L, ln > 0.0 ? ln : 0.0);
 }
 
 /* Exact block update of a cone: the local LCP of its variables, the others held fixed,
@@ -376,7 +526,11 @@ static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
 
 /* The solve proper, after the input checks and reserve(ws, n, ...): cone membership,
  * inverse diagonal, start, sweeps, stop test. scale is lsim_lcp_scale of the problem. */
-static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
+/* Inlined into each form's entry point, so that the backend calls are direct. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
                const LsimConeBlock *cones, double scale, const LsimPgsOptions *opt, int warm,
                double *z, LsimPgsInfo *info) {
   double *w = ws->w;
@@ -420,9 +574,19 @@ static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
   if (ncones > 0 && !ws->lemke && !(ws->lemke = lsim_lemke_create()))
     return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   for (int c = 0, off = 0; c < ncones; ++c) {
+    const LsimConeBlock *cb = &cones[c];
     int v[LOCAL_MAX];
-    if (!local_size(&cones[c])) continue;
-    const int k = cone_vars(&cones[c], v);
+    if (!local_size(cb)) continue;
+    if (is_planar(cb)) {
+      /* A from the friction block: T_00 = p_0'Ap_0 = A_11, T_0q = A_12, T_qq = A_22. */
+      const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+      ws->local[off] = be->entry(ctx, b0, b0);
+      ws->local[off + 1] = be->entry(ctx, b0, b0 + qd);
+      ws->local[off + 2] = be->entry(ctx, b0 + qd, b0 + qd);
+      off += 3;
+      continue;
+    }
+    const int k = cone_vars(cb, v);
     for (int b = 0; b < k; ++b)
       for (int a = 0; a < k; ++a) ws->local[off + a + b * k] = be->entry(ctx, v[a], v[b]);
     off += k * k;
@@ -466,7 +630,9 @@ static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
         }
         cone_seen = c + 1;
         const size_t sz = local_size(cb);
-        if (!sz || update_cone_exact(ws, be, ctx, cb, ws->local + off, omega, z))
+        if (sz && is_planar(cb))
+          update_cone_planar(ws, be, ctx, cb, ws->local + off, omega, z);
+        else if (!sz || update_cone_exact(ws, be, ctx, cb, ws->local + off, omega, z))
           update_cone(ws, be, ctx, cb, omega, z);
         off += sz;
         continue;
@@ -474,6 +640,8 @@ static int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncones,
       scalar_update(ws, be, ctx, i, omega, z);
     }
     ++sweeps;
+    /* A fixed sweep budget (tol 0) with no trace needs no per-sweep residual. */
+    if (opt->tol == 0.0 && !(info && info->trace) && sweeps < max_sweeps) continue;
     if (be->all_w) be->all_w(ctx, w);
     natural = 0.0;
     for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
