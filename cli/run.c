@@ -18,7 +18,8 @@
 static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
-          "                    [--duration T] [--print] [--quiet] [--dump-lcp]\n"
+          "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
+          "                    [--print] [--quiet] [--dump-lcp]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -26,6 +27,10 @@ static void run_usage(FILE *f) {
           "  --solver NAME      override the scene's solver (lcpsim solvers lists them)\n"
           "  --steps N          override the number of steps\n"
           "  --duration T       override the duration (steps = T / time_step)\n"
+          "  --tol X            override the solver tolerance (relative natural residual)\n"
+          "  --max-iter N       override the pivot / sweep limit (0: the solver's default;\n"
+          "                     PGS with --tol 0 --max-iter 20 runs exactly 20 sweeps)\n"
+          "  --omega W          override the PGS relaxation, in (0, 2)\n"
           "  --print            print a table per step: q, v and contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
@@ -109,7 +114,8 @@ static void progress(int done, int total, double elapsed) {
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
-  double duration = -1.0;
+  double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
+  int max_iter_override = -1;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -123,6 +129,27 @@ int lsim_cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump_lcp = 1;
+    } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (!strcmp(a, "--tol")) {
+        if (lsim_cli_parse_double(v, &tol_override) || !(tol_override >= 0.0)) {
+          fprintf(stderr, "lcpsim: --tol: need a number >= 0, got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--omega")) {
+        if (lsim_cli_parse_double(v, &omega_override) ||
+            !(omega_override > 0.0 && omega_override < 2.0)) {
+          fprintf(stderr, "lcpsim: --omega: need a number in (0, 2), got '%s'\n", v);
+          return 2;
+        }
+      } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
+        fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
+        return 2;
+      }
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
                !strcmp(a, "--steps") || !strcmp(a, "--duration")) {
       if (i + 1 >= argc) {
@@ -176,6 +203,9 @@ int lsim_cli_run(int argc, char **argv) {
   lsim_scene_output(text, scene_path, &sout, NULL);
   print = print || sout.print;
   if (steps_override > 0) model.steps = steps_override;
+  if (tol_override >= 0.0) model.solver.tol = tol_override;
+  if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;
+  if (omega_override > 0.0) model.solver.omega = omega_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     model.steps = (int)llround(k);
@@ -233,7 +263,10 @@ int lsim_cli_run(int argc, char **argv) {
         exit_code = 2;
         break;
       }
-      if (status != LSIM_SOLVED) {
+      /* With tol 0 an iterative solver runs a fixed budget: spending it is its normal
+         end (the status still says max_iterations), not a failure. */
+      const int budget_spent = status == LSIM_MAX_ITERATIONS && model.solver.tol == 0.0;
+      if (status != LSIM_SOLVED && !budget_spent) {
         if (!failures) first_failure = k + 1;
         ++failures;
         worst_status = status;
