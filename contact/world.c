@@ -129,6 +129,9 @@ void lsim_model_free(LsimModel *model) {
   free(model->shapes);
   model->shapes = NULL;
   model->nshapes = 0;
+  free(model->couplings);
+  model->couplings = NULL;
+  model->ncouplings = 0;
 }
 
 int lsim_state_init(LsimState *state, const LsimModel *model) {
@@ -250,12 +253,19 @@ double lsim_kinetic_energy(const LsimModel *model, const LsimState *state) {
     const double *v = state->v + b->v_offset;
     if (model->dimension == 1) {
       e += 0.5 * b->mass * v[0] * v[0];
+      /* plus the couplings' share, below */
     } else if (model->dimension == 2) {
       e += 0.5 * b->mass * (v[0] * v[0] + v[1] * v[1]) + 0.5 * b->inertia[8] * v[2] * v[2];
     } else {
       e += 0.5 * b->mass * lsim_v3_dot(v, v) +
            rotational_energy(b, state->q + b->q_offset + 3, v + 3);
     }
+  }
+  for (int c = 0; c < model->ncouplings; ++c) {
+    const LsimCoupling *cp = &model->couplings[c];
+    const double dv = state->v[model->bodies[cp->body[0]].v_offset] -
+                      state->v[model->bodies[cp->body[1]].v_offset];
+    e += 0.5 * cp->inertia * dv * dv;
   }
   return e;
 }

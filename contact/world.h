@@ -83,6 +83,15 @@ typedef struct LsimBody {
   int nq, nv;
 } LsimBody;
 
+/* An inertial coupling of two bodies' first velocities: kinetic energy
+ * inertia (v_a - v_b)^2 / 2 (e.g. two carts linked by a rack and pinion through a
+ * flywheel of moment J and radius r: inertia = J / r^2). With couplings the mass matrix is
+ * no longer block diagonal: the step factors it with CHOLMOD (contact/mass.h). 1-D. */
+typedef struct LsimCoupling {
+  int body[2];
+  double inertia;     /* kg (a mass: the coupling's inertia over its lever arm squared) */
+} LsimCoupling;
+
 /* Solver settings as the scene gives them; names are lcp/solver.h names. */
 typedef struct LsimSolverSettings {
   char name[48];
@@ -107,6 +116,8 @@ typedef struct LsimModel {
   LsimBody *bodies;   /* [nbodies] */
   int nshapes;
   LsimShape *shapes;  /* [nshapes], sorted by body by lsim_model_finalize */
+  int ncouplings;
+  LsimCoupling *couplings; /* [ncouplings] inertial couplings (1-D); none: block diagonal */
   int nq, nv;         /* sizes of the state arrays */
 } LsimModel;
 
