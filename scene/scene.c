@@ -1695,6 +1695,50 @@ static int parse_output(Ctx *c, const json_t *root, LsimSceneOutput *out) {
 
 /* The whole scene into m (bodies added; finalized), s and out. On error m may hold
  * bodies; the caller frees it. */
+/* "couplings" (1-D): [{"bodies": ["A", "B"], "inertia": k}], inertial couplings of two
+ * dynamic bodies, kinetic energy k (v_A - v_B)^2 / 2; the step then factors the coupled
+ * mass matrix with CHOLMOD. */
+static int parse_couplings(Ctx *c, const json_t *arr, LsimModel *m) {
+  if (!arr) return 0;
+  if (!json_is_array(arr)) return fail(c, "couplings", 0, "must be an array, got %s", type_name(arr));
+  const size_t n = json_array_size(arr);
+  m->couplings = calloc(n + 1, sizeof *m->couplings);
+  if (!m->couplings) return LSIM_OUT_OF_MEMORY;
+  for (size_t k = 0; k < n; ++k) {
+    char p[PATH_CAP], pb[PATH_CAP + 16];
+    path_index(p, "couplings", k);
+    const json_t *o = json_array_get(arr, k);
+    if (!json_is_object(o)) return fail(c, p, 0, "must be an object {\"bodies\": [...], \"inertia\": ...}, got %s", type_name(o));
+    static const char *const ckeys[] = {"bodies", "inertia", NULL};
+    if (check_keys(c, o, p, ckeys) < 0) return LSIM_INVALID_INPUT;
+    LsimCoupling *cp = &m->couplings[k];
+    cp->inertia = -1.0;
+    int rc = get_ranged(c, o, p, "inertia", GT0, &cp->inertia);
+    if (rc < 0) return rc;
+    if (!(cp->inertia > 0.0)) return missing(c, p, "inertia", "the coupling's inertia (kg), > 0");
+    const json_t *names = json_object_get(o, "bodies");
+    snprintf(pb, sizeof pb, "%s.bodies", p);
+    if (!names) return missing(c, p, "bodies", "the two coupled bodies' names");
+    if (!json_is_array(names) || json_array_size(names) != 2)
+      return fail(c, pb, 0, "must be an array of two body names");
+    for (int j = 0; j < 2; ++j) {
+      char pj[PATH_CAP + 24];
+      snprintf(pj, sizeof pj, "%s[%d]", pb, j);
+      const json_t *nm = json_array_get(names, (size_t)j);
+      if (!json_is_string(nm)) return fail(c, pj, 0, "must be a body name (string), got %s", type_name(nm));
+      cp->body[j] = -1;
+      for (int i = 0; i < m->nbodies; ++i)
+        if (!strcmp(m->bodies[i].name, json_string_value(nm))) cp->body[j] = i;
+      if (cp->body[j] < 0) return fail(c, pj, 0, "no body named '%s'", json_string_value(nm));
+      if (m->bodies[cp->body[j]].type != LSIM_BODY_DYNAMIC)
+        return fail(c, pj, 0, "'%s' is not a dynamic body: only dynamic bodies can be coupled", json_string_value(nm));
+    }
+    if (cp->body[0] == cp->body[1]) return fail(c, pb, 0, "a body cannot be coupled to itself");
+    m->ncouplings = (int)k + 1;
+  }
+  return 0;
+}
+
 static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
                        LsimSceneOutput *out) {
   if (!json_is_object(root))
@@ -1718,7 +1762,8 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
      below, with a hint). */
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
-                                     "solver", "contact", "bodies", "walls", "output", NULL};
+                                     "solver", "contact", "bodies", "walls", "couplings",
+                                     "output", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
@@ -1814,6 +1859,7 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
                              : org[i].velocity;
   }
   free(org);
+  if (rc == 0) rc = parse_couplings(c, json_object_get(root, "couplings"), m);
   return rc;
 }
 
