@@ -35,6 +35,27 @@
  * value is at rounding level, so noise does not spread among the degenerate rows; entries
  * of c below the pivot tolerance ptol = 1e-11 max|c| are dropped as rounding noise.
  * Lexicographic comparisons use a tolerance of 1e-12 relative to the two rows compared.
+ * Weak pivots: the ratio test (and the tie set) first takes only the rows with a sound
+ * pivot c_i > 1e-8 max|c|; rows with ptol < c_i <= 1e-8 max|c| block only when no sound
+ * row does. A row left out this way can end the step below zero by at most
+ * tmin c_i <= 1e-8 tmin max|c| (the next ratio tests clamp it at 0; the final residual
+ * test judges the result). Reason (tests/data/lemke_tumble_cycle.dat, n = 90): at a
+ * degenerate vertex of that contact LCP, rows with x_i at rounding level (1e-16) have
+ * c_i = 2e-9 max|c| (a true value: exact arithmetic on the same basis, whose condition is
+ * only 1.6e3, gives the same), and the lexicographic rule, dividing those rows by c_i,
+ * picks them. The next basis has condition ~1e13, its B^{-1} rows are rounding noise at the
+ * level the lexicographic comparisons look at: the first cold run broke down on such a
+ * basis after 34 pivots, the second cycled through 4 bases (pivots 2e-9, 7e-5, 0.3, 2e13)
+ * until the pivot limit (5000, 10^6: any).
+ * The preference is not free: on 1 of 300 permuted copies of lcp_tobenna (trial 60 of the
+ * test) it makes the path cycle where the plain rule solves, hence the third cold run
+ * below, which drops it.
+ * Cycle detection: a 64-bit Zobrist hash of the basic set is updated per exchange and the
+ * last 64 bases of a run are remembered; a basis seen twice before (a third visit) ends the
+ * run as LSIM_BREAKDOWN at once, so a cycling run no longer spends max_pivots and the next
+ * cold run, if any, follows. A second visit alone proves nothing in floating point:
+ * permuted lcp_tobenna paths revisit bases with slightly different basic values and still
+ * get out; a true cycle (period 4 on lemke_tumble_cycle.dat) comes round again and again.
  *
  * ROBUSTNESS ON CONTACT PROBLEMS
  * Stewart-Trinkle LCPs of resting and stacked boxes have near-duplicate rows (four nearly
@@ -52,10 +73,17 @@
  *    arithmetic takes the other row and solves. So when a cold start fails (ray or
  *    breakdown) a second cold run follows in which ties at a non-degenerate step go to the
  *    largest pivot (degenerate ties keep the lexicographic rule: taking pivot size there
- *    too makes lcp_tobenna cycle). Each run may use max_pivots.
+ *    too makes lcp_tobenna cycle). If that fails as well, a third cold run follows with
+ *    the plain rules (lexicographic ties, no preference for sound pivots, see
+ *    ANTI-CYCLING). Each run may use max_pivots; a run that reaches it ends the solve (no
+ *    further run). info->pivots is the sum over all runs (warm path and cold runs).
  * Measured on permuted copies of the problems in tests/data (50 each): the ray-ending rate
  * fell from 285/400 to 11/400 (all 11 on lemke_stack_ray.dat: the second run also fails
- * for those orderings).
+ * for those orderings). With sound pivots first, cycle detection and the third run, on
+ * 300 permuted (odd ones also rescaled) copies each, solved before -> after:
+ * lemke_tumble_cycle 235 -> 300 (24 had run to the pivot limit), lemke_stack_ray
+ * 262 -> 300, lcp_tobenna 300 -> 300, lemke_pile10_step19/26/30 290/292/289 unchanged
+ * (their failures are rays, 6-10 each, and a few breakdowns).
  *
  * LINEAR ALGEBRA
  * We keep B^{-1} (n x n, column-major) explicitly and update it per pivot by the rank-one
@@ -73,7 +101,7 @@
  * (0 pivots). Otherwise we pivot from it with the covering vector d = B e, so that B^{-1}(-d)
  * = -e: the basic values are x_B + e z0, feasible for z0 = -min x_B, exactly as in a cold
  * start in transformed coordinates. If that run fails (ray, pivot limit, breakdown, singular
- * M_GG), a cold start follows; info->pivots counts both, each run may use max_pivots.
+ * M_GG), a cold start follows; info->pivots counts all runs, each may use max_pivots.
  *
  * FAILURE MODES
  *  - LSIM_SECONDARY_RAY: the driving column has no entry > ptol (in both cold runs). For
@@ -81,8 +109,9 @@
  *    nearly singular basis can still end there (see ROBUSTNESS); otherwise (e.g. bimatrix
  *    games like lcp_CPS_3) Lemke just fails.
  *  - LSIM_MAX_ITERATIONS: pivot limit (default 10 (n+1) + 100); Murty's examples need 2^n.
- *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, or a final
- *    natural residual above tol * scale(q) even after a fresh refactorization.
+ *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, a basis that
+ *    repeats within a run (numerical cycling, see ANTI-CYCLING), or a final natural
+ *    residual above tol * scale(q) even after a fresh refactorization.
  *  - LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY.
  * Near-singular bases lose accuracy; the periodic refactorization and the final residual
  * check bound the damage, they do not prevent it.
@@ -98,6 +127,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +139,8 @@
 
 /* Relative tolerances (see ANTI-CYCLING above). */
 #define LSIM_LEMKE_PTOL 1e-11    /* pivot: c_i > PTOL * max|c| */
+#define LSIM_LEMKE_SOUND 1e-8    /* ... but rows with c_i > SOUND * max|c| block first */
+#define LSIM_LEMKE_RING 64       /* recent bases remembered to detect a cycle */
 #define LSIM_LEMKE_XTOL 1e-12    /* ties: basic value within XTOL * xscale of zero ... */
 #define LSIM_LEMKE_ERRK 16.0      /* ... plus ERRK n eps (|B^{-1}_i| |q| + |x_i|), its rounding */
 #define LSIM_LEMKE_LOOSE 1e-7    /* ... but never more than LOOSE * xscale */
@@ -136,6 +168,10 @@ struct LsimLemke {
   int basis_valid;
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second run: non-degenerate ties go to the largest pivot */
+  uint64_t hash;          /* Zobrist hash of the set of basic variables */
+  uint64_t ring[LSIM_LEMKE_RING]; /* hashes of the last bases of this run */
+  int ring_len, ring_pos;
+  int sound;              /* 1: rows with sound pivots block first (not in the third run) */
 };
 
 LsimLemkeOptions lsim_default_lemke_options(void) {
@@ -342,6 +378,35 @@ static int lex_less(const LsimLemke *ws, int n, int i, double si, int j, double 
   return i > j; /* rows of a nonsingular B^{-1} never tie; stay deterministic anyway */
 }
 
+/* The Zobrist key of variable v (splitmix64 of its index): the hash of a basis is the XOR
+ * of the keys of its variables, updated in O(1) per exchange. */
+static uint64_t var_key(int v) {
+  uint64_t x = (uint64_t)v + 0x9E3779B97F4A7C15u;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+  return x ^ (x >> 31);
+}
+
+/* The hash of the basis in bvar; empties the ring of recent bases. */
+static void hash_reset(LsimLemke *ws, int n) {
+  ws->hash = 0;
+  for (int i = 0; i < n; ++i) ws->hash ^= var_key(ws->bvar[i]);
+  ws->ring_len = ws->ring_pos = 0;
+}
+
+/* Records the current basis among the last LSIM_LEMKE_RING of this run and returns 1 when
+ * it was already there twice: a third visit. (A second visit alone is no proof of a cycle
+ * in floating point: permuted lcp_tobenna revisits bases and still gets out, the basic
+ * values differing at rounding level; a true cycle comes round again and again.) */
+static int basis_repeats(LsimLemke *ws) {
+  int seen = 0;
+  for (int k = 0; k < ws->ring_len; ++k) seen += ws->ring[k] == ws->hash;
+  ws->ring[ws->ring_pos] = ws->hash;
+  ws->ring_pos = (ws->ring_pos + 1) % LSIM_LEMKE_RING;
+  if (ws->ring_len < LSIM_LEMKE_RING) ++ws->ring_len;
+  return seen >= 2;
+}
+
 /* The exchange: the variable v with column c = ws->col enters at position r at the level
  * theta. Updates B^{-1} (rank one, skipping columns with a zero in row r), x_B, the maps. */
 static void pivot(LsimLemke *ws, int n, int r, int v, double theta) {
@@ -360,6 +425,7 @@ static void pivot(LsimLemke *ws, int n, int r, int v, double theta) {
   xb[r] = theta;
   c[r] = piv;
   ws->vpos[ws->bvar[r]] = -1;
+  ws->hash ^= var_key(ws->bvar[r]) ^ var_key(v);
   ws->bvar[r] = v;
   ws->vpos[v] = r;
 }
@@ -464,6 +530,8 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, double 
   int leaving = ws->bvar[r];
   pivot(ws, n, r, z0, -xmin); /* z0 = -min x_B: every x_B + z0 >= 0 (not counted) */
   trace_z0(ws, n, info);
+  hash_reset(ws, n);
+  (void)basis_repeats(ws);
 
   for (;;) {
     /* The driving variable: the complement of the one that left. */
@@ -495,18 +563,24 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, double 
       }
       if (!isfinite(cmax)) return LSIM_BREAKDOWN;
 
-      /* Minimum ratio over the rows with c_i > ptol (x_B clamped at 0). */
+      /* Minimum ratio (x_B clamped at 0) over the rows with a sound pivot c_i > ctol =
+       * SOUND max|c|; only if none blocks, over the rows with c_i > ptol (see ANTI-CYCLING:
+       * a pivot of 1e-9 max|c| makes the next basis nearly singular and the path cycle). */
       const double ptol = LSIM_LEMKE_PTOL * cmax;
+      double ctol = ws->sound ? LSIM_LEMKE_SOUND * cmax : ptol;
       tmin = INFINITY;
       blocking = -1;
-      for (int i = 0; i < n; ++i)
-        if (c[i] > ptol) {
-          const double t = fmax(xb[i], 0.0) / c[i];
-          if (t < tmin) {
-            tmin = t;
-            blocking = i;
+      for (int pass = 0; pass < 2 && blocking < 0; ++pass) {
+        if (pass) ctol = ptol;
+        for (int i = 0; i < n; ++i)
+          if (c[i] > ctol) {
+            const double t = fmax(xb[i], 0.0) / c[i];
+            if (t < tmin) {
+              tmin = t;
+              blocking = i;
+            }
           }
-        }
+      }
       if (blocking < 0) return LSIM_SECONDARY_RAY;
 
       /* Ties: rows whose value at the step tmin is zero up to rounding (theirs and that of
@@ -520,7 +594,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, double 
       int z0_tied = 0;
       const int by_pivot = ws->tie_by_pivot && xb[r0] > xtol + row_err(ws, lcp, r0);
       for (int i = 0; i < n; ++i) {
-        if (i == r0 || !(c[i] > ptol)) continue;
+        if (i == r0 || !(c[i] > ctol)) continue;
         const double gap = fmax(xb[i], 0.0) - tmin * c[i];
         if (gap > loose || gap > fmin(loose, xtol + row_err(ws, lcp, i) + c[i] * e0)) continue;
         if (i == pz0) z0_tied = 1;
@@ -577,6 +651,7 @@ static int lemke_path(LsimLemke *ws, const LsimLcp *lcp, int max_pivots, double 
     ++since_refactor;
     trace_z0(ws, n, info);
     if (leaving == z0) return LSIM_SOLVED;
+    if (basis_repeats(ws)) return LSIM_BREAKDOWN; /* cycling: the lexicographic rule failed */
   }
 }
 
@@ -686,6 +761,8 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
     goto out;
   }
   ws->refactor_every = n > 100 ? n : 100;
+  ws->sound = 1; /* the warm path and the first two cold runs */
+  ws->tie_by_pivot = 0;
 
   /* q >= 0: z = 0 solves, nothing to pivot. */
   int qneg = 0;
@@ -716,13 +793,16 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
     if (info) info->restarts = 1;
   }
 
-  /* Cold start; if it fails, a second cold run that breaks non-degenerate ties by the
-   * largest pivot (see ROBUSTNESS above). */
-  for (int run = 0; run < 2; ++run) {
+  /* Cold start; if it fails (ray, breakdown, cycle), a second cold run that breaks
+   * non-degenerate ties by the largest pivot, then a third without the preference for sound
+   * pivots (see ROBUSTNESS and ANTI-CYCLING above). */
+  for (int run = 0; run < 3; ++run) {
     cold_basis(ws, lcp);
-    ws->tie_by_pivot = run;
+    ws->tie_by_pivot = run == 1;
+    ws->sound = run < 2;
     status = lemke_path(ws, lcp, max_pivots, o.tol, &pivots, info);
     ws->tie_by_pivot = 0;
+    ws->sound = 1;
     if (status == LSIM_SOLVED) status = accept(ws, lcp, o.tol, z);
     else extract_z(ws, n, z, 0);
     if (status == LSIM_SOLVED || status == LSIM_MAX_ITERATIONS) break;

@@ -7,7 +7,7 @@
 #include "lcp.h"
 
 typedef struct LsimLemkeOptions {
-  int max_pivots;     /* 0 = default: 10 * (n + 1) + 100 */
+  int max_pivots;     /* per run (see LsimLemkeInfo.pivots); 0 = default: 10 * (n + 1) + 100 */
   double tol;         /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp) */
 } LsimLemkeOptions;
 
@@ -18,12 +18,17 @@ typedef struct LsimLemkeInfo {
   int status;          /* LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
   int pivots;          /* complementary pivots: basis exchanges after the artificial
-                          variable entered (Murty's 2^n - 1, Siconos' count); a warm start
-                          counts its own pivots plus those of any cold restart */
+                          variable entered (Murty's 2^n - 1, Siconos' count), summed over
+                          every run of the solve: a warm-start path, the cold run, and the
+                          second and third cold runs, each started when the run before it
+                          ended on a ray or a breakdown (cycling included), not on the pivot
+                          limit (see ROBUSTNESS in lemke.c). Each run may use max_pivots,
+                          so pivots <= 4 max_pivots (3 without a guess). */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
-  double *trace;       /* optional, caller's: z0 after each exchange, the first (z0 enters)
-                          included, so pivots + 1 values, up to trace_capacity */
+  double *trace;       /* optional, caller's: z0 after each exchange, the first of each run
+                          (z0 enters) included, so pivots + 1 values for a solve of one run
+                          (pivots + runs in general), up to trace_capacity */
   int trace_capacity;
   int trace_len;
 } LsimLemkeInfo;

@@ -459,7 +459,7 @@ static void test_pivot_limit(void **state) {
 /* Stewart-Trinkle LCPs from 3-D time stepping on which the cold start used to end on a
  * secondary ray (tests/data, dense): a box landing on a resting box (n = 48, near-parallel
  * normals, a nearly singular basis on the lexicographic path: the second run with ties by
- * pivot size solves it), and three steps of data/pile_10.json with lemke (z0 stalled at a
+ * pivot size solved it; since sound pivots block first, the first run does), and three steps of data/pile_10.json with lemke (z0 stalled at a
  * residue of 1e-11 behind near-duplicate rows: the terminal test ends there). Each must
  * solve to 1e-10 relative, and its final basis must solve it again as a warm start. */
 static void test_contact_rays(void **state) {
@@ -492,6 +492,74 @@ static void test_contact_rays(void **state) {
     lsim_lcp_free(&lcp);
   }
   lsim_lemke_free(ws);
+}
+
+/* tests/data/lemke_tumble_cycle.dat (n = 90, 15 contacts of tumbling boxes and balls,
+ * d = 4): the lexicographic rule took a degenerate tie at a true pivot of 2e-9 max|c|, the
+ * next basis was nearly singular and the path cycled through 4 bases up to any pivot limit
+ * (5000 and 10^6 tried). Sound pivots first solve it in one cold run of 72 pivots; we allow
+ * up to the default limit of one run, 10 (n + 1) + 100 = 1010. Then: warm start from its
+ * basis, 50 permuted (odd ones rescaled) copies all solved, and with a pivot limit of 5000
+ * the solve still ends well below it. */
+static void test_contact_cycle(void **state) {
+  (void)state;
+  LsimLcp base, lcp;
+  char err[256];
+  if (lsim_dat_read("tests/data/lemke_tumble_cycle.dat", &base, err, sizeof err))
+    print_error("%s\n", err);
+  const int n = base.n;
+  assert_int_equal(n, 90);
+  LsimLemke *ws = lsim_lemke_create();
+  double *z = calloc((size_t)n, sizeof(double));
+  unsigned char *guess = malloc((size_t)n);
+  LsimLemkeInfo info = {0};
+  LsimLemkeOptions o = lsim_default_lemke_options();
+  o.max_pivots = 5000;
+  double rel;
+  int st = solve(ws, &base, &o, NULL, z, &info, &rel);
+  print_message("lemke_tumble_cycle n=%d %s pivots=%d rel=%.2e\n", n, lsim_status_name(st),
+                info.pivots, rel);
+  assert_int_equal(st, LSIM_SOLVED);
+  assert_true(rel <= RES_TOL);
+  assert_true(info.pivots <= 10 * (n + 1) + 100);
+  memcpy(guess, lsim_lemke_basis(ws), (size_t)n);
+  st = solve(ws, &base, NULL, guess, z, &info, &rel);
+  assert_int_equal(st, LSIM_SOLVED);
+  assert_true(rel <= RES_TOL);
+  assert_int_equal(info.pivots, 0);
+
+  assert_int_equal(lsim_lcp_init(&lcp, n), 0);
+  int perm[90], worst = 0;
+  double dsc[90];
+  for (int trial = 0; trial < 50; ++trial) {
+    LsimRng rng = lsim_rng(2000u + (unsigned)trial);
+    for (int i = 0; i < n; ++i) perm[i] = i;
+    for (int i = n - 1; i > 0; --i) {
+      int j = (int)(lsim_rng_uniform(&rng) * (i + 1)), t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+    for (int i = 0; i < n; ++i) dsc[i] = trial % 2 ? exp(lsim_rng_range(&rng, -3.0, 3.0)) : 1.0;
+    for (int i = 0; i < n; ++i) {
+      lcp.q[i] = dsc[i] * base.q[perm[i]];
+      for (int j = 0; j < n; ++j)
+        lcp.M[i + j * n] = dsc[i] * dsc[j] * base.M[perm[i] + perm[j] * n];
+    }
+    st = solve(ws, &lcp, &o, NULL, z, &info, &rel);
+    if (st != LSIM_SOLVED || rel > RES_TOL)
+      print_error("trial %d: %s pivots %d rel %.2e\n", trial, lsim_status_name(st), info.pivots,
+                  rel);
+    assert_int_equal(st, LSIM_SOLVED);
+    assert_true(rel <= RES_TOL);
+    worst = info.pivots > worst ? info.pivots : worst;
+  }
+  print_message("lemke_tumble_cycle permuted: 50 solved, at most %d pivots\n", worst);
+  assert_true(worst <= 10 * (n + 1) + 100);
+  free(guess);
+  free(z);
+  lsim_lemke_free(ws);
+  lsim_lcp_free(&lcp);
+  lsim_lcp_free(&base);
 }
 
 /* Bad input: NaN in q or Inf in M, n < 0, a non-positive tolerance. */
@@ -607,6 +675,7 @@ int main(void) {
       cmocka_unit_test(test_warm_start_bad_guess),
       cmocka_unit_test(test_pivot_limit),
       cmocka_unit_test(test_contact_rays),
+      cmocka_unit_test(test_contact_cycle),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_trivial_cases),
       cmocka_unit_test(test_no_allocation_when_warm),
