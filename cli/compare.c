@@ -38,6 +38,7 @@
 
 #define COMPARE_FORMAT_VERSION 1
 #define MAX_SOLVERS 64
+#define MAX_COLUMNS (2 * (MAX_SOLVERS + 1) + 1) /* series (cold, warm) + the driver */
 
 static void compare_usage(FILE *f) {
   fprintf(f,
@@ -832,7 +833,7 @@ int lsim_cli_compare(int argc, char **argv) {
   }
   LsimLcpDump *dumper = NULL;
   if (!o.rc && dump) {
-    const char *dl[MAX_SOLVERS * 2 + 2];
+    const char *dl[MAX_COLUMNS];
     int nd = 0;
     if (independent) dl[nd++] = "own";
     else {
@@ -877,7 +878,7 @@ int lsim_cli_compare(int argc, char **argv) {
           goto oom;
       }
       if (dumper) {
-        const double *cols[MAX_SOLVERS + 1];
+        const double *cols[MAX_COLUMNS];
         for (int s = 0; s < P; ++s) cols[s] = zs[s];
         lsim_lcpdump_add(dumper, k + 1, 0, lcp, NULL, cols);
       }
@@ -985,7 +986,7 @@ int lsim_cli_compare(int argc, char **argv) {
       if (record_solve(&t, &sc, k, s, &pristine, zs[s], &st, hs, zd, success_tol)) goto oom;
     }
     if (dumper) {
-      const double *cols[2 * MAX_SOLVERS + 2];
+      const double *cols[MAX_COLUMNS];
       cols[0] = zd;
       for (int s = 0; s < P; ++s) cols[s + 1] = zs[s];
       lsim_lcpdump_add(dumper, k + 1, 0, &pristine, guess, cols);

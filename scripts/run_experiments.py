@@ -16,6 +16,8 @@ An experiment definition (JSON):
     steps                optional: override the scene's number of steps
     success_tol          optional: success threshold on the relative natural residual
     timeout_s            optional: give up after this long (default 600 s)
+    pending              optional: a reason not to run it yet (listed as pending)
+    note                 optional: a remark printed with the results
 An experiment whose scene file does not exist yet is listed as "pending (scene not
 available)"; one that fails or times out is listed as such; the others still run.
 Exit status: 0 when every available experiment ran, 1 otherwise.
@@ -49,6 +51,8 @@ def load_experiments(folder, only):
 def command(e, lcpsim, h5):
     """The lcpsim compare command line of experiment e, or (None, reason) if it cannot run."""
     args = [lcpsim, "compare"]
+    if e.get("pending"):
+        return None, f"pending ({e['pending']})"
     if e.get("kind") == "lcp_set":
         shared = os.environ.get("LSIM_SHARED", os.path.join(ROOT, "..", "shared"))
         if not os.path.isabs(shared):
@@ -154,6 +158,8 @@ def readme(results, outdir):
         out += ["", f"## {e['name']}", "", e.get("title", ""), "",
                 f"Solvers: `{','.join(e['solvers'])}`; reference `{e.get('reference', e['solvers'][0])}`"
                 + (f"; {e['steps']} steps" if e.get("steps") else "") + ".", ""]
+        if e.get("note"):
+            out += [f"Note: {e['note']}.", ""]
         if r["status"] != "done":
             out.append(f"Status: {r['status']}.")
             continue
