@@ -9,7 +9,9 @@
  * residual, and time per step against N (growth should be about linear). Also Lemke's time
  * and pivots per step at N = 10 and 100 (over fewer steps: it is a dense pivoting method).
  *
- * usage: bench_pile [--quick] [--no-lemke]   (--quick: N = 10, 100 only, 200 steps)
+ * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S]
+ *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
+ *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0.
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -233,30 +235,40 @@ static double run_ode(int n, int steps) {
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, lemke = 1;
+  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
+    else if (!strcmp(argv[i], "--no-ode")) ode = 0;
+    else if (!strcmp(argv[i], "--n") && i + 1 < argc) only_n = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--steps") && i + 1 < argc) only_steps = atoi(argv[++i]);
+    else {
+      fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S]\n");
+      return 2;
+    }
   }
-  const int sizes[] = {10, 100, 1000, 10000};
-  const int nsizes = quick ? 2 : 4;
+  int sizes[] = {10, 100, 1000, 10000};
+  int nsizes = quick ? 2 : 4;
+  if (only_n > 0) sizes[0] = only_n, nsizes = 1;
   printf("## Pile of boxes in a bin: lcpsim (PGS, 20 sweeps) vs ODE (QuickStep, 20 iterations)\n\n");
   printf("h = %g s, box side %g m, mass %g kg, mu %g\n\n", H, 2 * HALF, MASS, MU);
   printf("| N | steps | lcpsim steps/s | ODE steps/s | lcpsim/ODE speed | lcpsim ms/step | "
          "us/step per body | contacts/step lcpsim | contacts/step ODE | max penetration (m) | "
          "max residual |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < nsizes; ++k) {
-    const int n = sizes[k], steps = quick ? 200 : n >= 10000 ? 200 : 1000;
+    const int n = sizes[k];
+    const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
     RunStats r = run_lcpsim(n, steps, "pgs");
-    const double ode = run_ode(n, steps);
+    ode_mean_contacts = 0.0;
+    const double ode_s = ode ? run_ode(n, steps) : INFINITY;
     printf("| %d | %d | %.1f | %.1f | %.2f | %.3f | %.2f | %.1f | %.1f | %.2e | %.2e |\n", n,
-           steps, 1.0 / r.seconds_per_step, 1.0 / ode, ode / r.seconds_per_step,
+           steps, 1.0 / r.seconds_per_step, 1.0 / ode_s, ode_s / r.seconds_per_step,
            1e3 * r.seconds_per_step, 1e6 * r.seconds_per_step / n, r.mean_contacts,
            ode_mean_contacts, r.max_penetration, r.max_residual);
     fprintf(stderr, "N = %d: solver share of the step time %.0f %%\n", n, 100 * r.solver_share);
     fflush(stdout);
   }
-  if (!lemke) return 0;
+  if (!lemke || only_n > 0) return 0;
   printf("\n## Lemke on the same piles (dense pivoting; first 50 steps)\n\n");
   printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");
   for (int k = 0; k < 2; ++k) {

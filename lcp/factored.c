@@ -19,13 +19,20 @@ int lsim_factored_check(const LsimFactoredLcp *f);
 
 static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range) {
   if (!ptr || ptr[0] != 0) return LSIM_INVALID_INPUT;
-  for (int i = 0; i < n; ++i)
-    if (ptr[i + 1] < ptr[i]) return LSIM_INVALID_INPUT;
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
+  if (bad) return LSIM_INVALID_INPUT;
   const int nnz = ptr[n];
   if (nnz > 0 && (!idx || !val)) return LSIM_INVALID_INPUT;
-  for (int k = 0; k < nnz; ++k)
-    if (idx[k] < 0 || idx[k] >= range || !isfinite(val[k])) return LSIM_INVALID_INPUT;
-  return 0;
+  /* Branch-free (vectorizable): an index out of range as unsigned; a value that is not
+     finite gives a NaN in val - val. */
+  unsigned out = 0;
+  double nan_acc = 0.0;
+  for (int k = 0; k < nnz; ++k) {
+    out |= (unsigned)idx[k] >= (unsigned)range;
+    nan_acc += val[k] - val[k];
+  }
+  return out || nan_acc != 0.0 || nan_acc != nan_acc ? LSIM_INVALID_INPUT : 0;
 }
 
 int lsim_factored_check(const LsimFactoredLcp *f) {
@@ -35,8 +42,9 @@ int lsim_factored_check(const LsimFactoredLcp *f) {
       check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m) ||
       (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n)))
     return LSIM_INVALID_INPUT;
-  for (int i = 0; i < n; ++i)
-    if (!isfinite(f->q[i])) return LSIM_INVALID_INPUT;
+  double nan_acc = 0.0;
+  for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
+  if (nan_acc != 0.0 || nan_acc != nan_acc) return LSIM_INVALID_INPUT;
   if (f->ncones < 0 || (f->ncones > 0 && !f->cones)) return LSIM_INVALID_INPUT;
   for (int c = 0; c < f->ncones; ++c) {
     const LsimConeBlock *cb = &f->cones[c];
