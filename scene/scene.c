@@ -1722,7 +1722,7 @@ static int parse_couplings(Ctx *c, const json_t *arr, LsimModel *m) {
     if (!json_is_array(names) || json_array_size(names) != 2)
       return fail(c, pb, 0, "must be an array of two body names");
     for (int j = 0; j < 2; ++j) {
-      char pj[PATH_CAP + 24];
+      char pj[PATH_CAP + 48];
       snprintf(pj, sizeof pj, "%s[%d]", pb, j);
       const json_t *nm = json_array_get(names, (size_t)j);
       if (!json_is_string(nm)) return fail(c, pj, 0, "must be a body name (string), got %s", type_name(nm));

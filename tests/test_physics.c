@@ -1,0 +1,360 @@
+/* test_physics.c: 2-D and 3-D rigid bodies against analytic outcomes, with Lemke and PGS:
+ * a box on an incline (rest below tan = mu, slide at g (sin - mu cos) above), a box
+ * sliding to a stop after v0^2 / (2 mu g), a rolling ball, a stack of boxes at rest, two
+ * balls colliding head-on, and energy that never grows without applied forces. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "contact/math3.h"
+#include "contact/step.h"
+#include "contact/world.h"
+
+#define G 9.81
+
+static const char *const solvers[] = {"lemke", "pgs"};
+
+static LsimModel model3(int dim, double h) {
+  LsimModel m = lsim_default_model();
+  m.dimension = dim;
+  m.time_step = h;
+  m.friction_directions = dim == 2 ? 2 : 4;
+  m.solver.tol = 1e-12;
+  m.solver.max_iter = 100000;
+  if (dim == 2) m.gravity[1] = -G;
+  else m.gravity[2] = -G;
+  return m;
+}
+
+/* A static body with one plane through the origin, tilted by angle about x (3-D: normal
+ * (0, -sin, cos)) or about z (2-D: normal (-sin, cos)). */
+static int add_ground(LsimModel *m, double angle, double mu) {
+  LsimBody b = lsim_default_body();
+  snprintf(b.name, sizeof b.name, "ground");
+  b.type = LSIM_BODY_STATIC;
+  const int bi = lsim_model_add_body(m, &b);
+  LsimShape s = lsim_default_shape();
+  s.type = LSIM_SHAPE_PLANE;
+  s.body = bi;
+  s.mu = mu;
+  if (m->dimension == 3) {
+    s.rot[0] = cos(0.5 * angle), s.rot[1] = sin(0.5 * angle);
+  } else {
+    lsim_quat_from_angle_z(s.rot, angle);
+  }
+  lsim_model_add_shape(m, &s);
+  return bi;
+}
+
+static int add_box(LsimModel *m, const double half[3], double mass, double mu) {
+  LsimBody b = lsim_default_body();
+  snprintf(b.name, sizeof b.name, "box%d", m->nbodies);
+  b.mass = mass;
+  lsim_inertia_box(mass, half, b.inertia);
+  const int bi = lsim_model_add_body(m, &b);
+  LsimShape s = lsim_default_shape();
+  s.type = LSIM_SHAPE_BOX;
+  s.body = bi;
+  memcpy(s.half, half, sizeof s.half);
+  s.mu = mu;
+  lsim_model_add_shape(m, &s);
+  return bi;
+}
+
+static int add_ball(LsimModel *m, double r, double mass, double mu) {
+  LsimBody b = lsim_default_body();
+  snprintf(b.name, sizeof b.name, "ball%d", m->nbodies);
+  b.mass = mass;
+  if (m->dimension == 2) lsim_inertia_disk(mass, r, b.inertia);
+  else lsim_inertia_sphere(mass, r, b.inertia);
+  const int bi = lsim_model_add_body(m, &b);
+  LsimShape s = lsim_default_shape();
+  s.type = LSIM_SHAPE_SPHERE;
+  s.body = bi;
+  s.radius = r;
+  s.mu = mu;
+  lsim_model_add_shape(m, &s);
+  return bi;
+}
+
+/* Places body i at position p with rotation angle about x (3-D) or z (2-D). */
+static void place(const LsimModel *m, LsimState *st, int i, const double *p, double angle) {
+  double *q = st->q + m->bodies[i].q_offset;
+  if (m->dimension == 2) {
+    q[0] = p[0], q[1] = p[1], q[2] = angle;
+  } else {
+    q[0] = p[0], q[1] = p[1], q[2] = p[2];
+    q[3] = cos(0.5 * angle), q[4] = sin(0.5 * angle), q[5] = q[6] = 0.0;
+  }
+}
+
+/* Lemke's answers are exact to rounding: tolerance 1e-12 unless the model asks for more
+ * (tol_lemke). PGS converges linearly and slowly on stacks: tolerance 1e-10 (the impulses
+ * are then within about 1e-11 N s). */
+static double tol_lemke = 1e-12;
+static LsimStepper *stepper(LsimModel *m, const char *solver) {
+  m->solver.tol = strcmp(solver, "pgs") ? tol_lemke : 1e-10;
+  LsimStepper *s = NULL;
+  char err[256];
+  if (lsim_stepper_create(&s, m, solver, err, sizeof err)) fail_msg("stepper: %s", err);
+  return s;
+}
+
+/* Steps; every solve must succeed, except that PGS may run out of sweeps where the model
+ * allows a sweep budget (m->solver.max_iter < 100000): it is then an approximate solver,
+ * as in practice, and the test checks physics, not its convergence. */
+static void run(LsimStepper *s, const LsimModel *m, LsimState *st, int steps) {
+  for (int k = 0; k < steps; ++k) {
+    LsimStepStats ss;
+    const int status = lsim_step(s, m, st, &ss);
+    const int budget = m->solver.max_iter > 0 && m->solver.max_iter < 100000 &&
+                       !strcmp(lsim_solver_name(lsim_stepper_solver(s)), "pgs");
+    if (status != LSIM_SOLVED && !(budget && status == LSIM_MAX_ITERATIONS))
+      fail_msg("%s: step %d: %s (%d iterations)", lsim_solver_name(lsim_stepper_solver(s)),
+               st->step, lsim_status_name(status), ss.iterations);
+  }
+}
+
+/* Box on an incline of angle theta with mu: the box starts at rest touching the plane
+ * (its bottom face on it). Along the slope, with a = g (sin - mu cos):
+ *   tan(theta) < mu: it stays at rest (speed below 1e-9 after 1 s: the solver tolerance);
+ *   tan(theta) > mu: after N steps of semi-implicit Euler from rest v = N h a exactly (the
+ *   friction impulse is mu c_n per step, constant), so v matches to 1e-8.
+ * The slope direction is a cone direction in 3-D (the tangents of a normal in the y-z plane
+ * are t1 = (0, -cos, -sin), along the slope), so the pyramid's capacity along it is exactly
+ * mu c_n, as in 2-D. */
+static void incline_case(int dim, double theta, double mu, const char *solver) {
+  const double h = 0.01;
+  LsimModel m = model3(dim, h);
+  add_ground(&m, theta, mu);
+  const double half[3] = {0.2, 0.1, 0.05};
+  double half2[3] = {0.2, 0.05, 0.05};
+  const int box = add_box(&m, dim == 3 ? half : half2, 2.0, mu);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  /* Center at distance half height above the plane, along its normal. */
+  const double hz = dim == 3 ? half[2] : half2[1];
+  double p[3] = {0, 0, 0};
+  if (dim == 3) p[1] = -sin(theta) * hz, p[2] = cos(theta) * hz;
+  else p[0] = -sin(theta) * hz, p[1] = cos(theta) * hz;
+  place(&m, &st, box, p, theta);
+  LsimStepper *s = stepper(&m, solver);
+  const int steps = 100;
+  run(s, &m, &st, steps);
+  /* Speed along the slope (down-slope positive). */
+  const double *v = st.v + m.bodies[box].v_offset;
+  double down[3] = {0, 0, 0};
+  if (dim == 3) down[1] = -cos(theta), down[2] = -sin(theta);
+  else down[0] = -cos(theta), down[1] = -sin(theta);
+  const double speed = v[0] * down[0] + v[1] * down[1] + (dim == 3 ? v[2] * down[2] : 0.0);
+  if (tan(theta) < mu) {
+    if (fabs(speed) > 1e-9) fail_msg("%dD %s: creeps at %g m/s on a %g rad incline, mu %g", dim, solver, speed, theta, mu);
+  } else {
+    const double a = G * (sin(theta) - mu * cos(theta));
+    if (fabs(speed - steps * h * a) > 1e-8)
+      fail_msg("%dD %s: speed %.12g, expected %.12g", dim, solver, speed, steps * h * a);
+  }
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
+static void test_incline(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int k = 0; k < 2; ++k) {
+      incline_case(dim, 0.3, 0.5, solvers[k]);  /* tan 0.3 = 0.309 < 0.5: rest */
+      incline_case(dim, 0.5, 0.3, solvers[k]);  /* tan 0.5 = 0.546 > 0.3: slides */
+    }
+}
+
+/* A box sliding on flat ground at v0 stops after v0^2 / (2 mu g): semi-implicit Euler
+ * decelerates by mu g h per step and moves h v' per step, so the travelled distance is
+ * within one step's travel (v0 h) of the exact one. */
+static void test_slide_to_stop(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int k = 0; k < 2; ++k) {
+      const double h = 0.01, mu = 0.4, v0 = 2.0;
+      LsimModel m = model3(dim, h);
+      add_ground(&m, 0.0, mu);
+      const double half[3] = {0.1, 0.1, 0.1};
+      const int box = add_box(&m, half, 1.0, mu);
+      assert_int_equal(lsim_model_finalize(&m), 0);
+      LsimState st;
+      assert_int_equal(lsim_state_init(&st, &m), 0);
+      double p[3] = {0, 0, 0};
+      p[dim - 1] = 0.1;
+      place(&m, &st, box, p, 0.0);
+      st.v[m.bodies[box].v_offset] = v0;
+      LsimStepper *s = stepper(&m, solvers[k]);
+      run(s, &m, &st, 100);
+      const double x = st.q[m.bodies[box].q_offset], d = v0 * v0 / (2 * mu * G);
+      if (fabs(x - d) > v0 * h) fail_msg("%dD %s: stopped at %g, expected %g", dim, solvers[k], x, d);
+      assert_true(fabs(st.v[m.bodies[box].v_offset]) <= 1e-9);
+      lsim_stepper_free(s);
+      lsim_state_free(&st);
+      lsim_model_free(&m);
+    }
+}
+
+/* A ball rolling without slip (v = w r) on flat ground keeps its speed: the contact
+ * point is at rest, friction does nothing. Speed constant to 1e-9, slip below 1e-9. */
+static void test_rolling_ball(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int k = 0; k < 2; ++k) {
+      const double h = 0.01, r = 0.25, v0 = 1.5;
+      LsimModel m = model3(dim, h);
+      add_ground(&m, 0.0, 0.5);
+      const int ball = add_ball(&m, r, 1.0, 0.5);
+      assert_int_equal(lsim_model_finalize(&m), 0);
+      LsimState st;
+      assert_int_equal(lsim_state_init(&st, &m), 0);
+      double p[3] = {0, 0, 0};
+      p[dim - 1] = r;
+      place(&m, &st, ball, p, 0.0);
+      double *v = st.v + m.bodies[ball].v_offset;
+      v[0] = v0;
+      if (dim == 2) v[2] = -v0 / r;     /* rolling to +x turns clockwise */
+      else v[4] = v0 / r;               /* about +y */
+      LsimStepper *s = stepper(&m, solvers[k]);
+      run(s, &m, &st, 200);
+      assert_true(fabs(v[0] - v0) <= 1e-9);
+      const double slip = dim == 2 ? v[0] + v[2] * r : v[0] - v[4] * r;
+      assert_true(fabs(slip) <= 1e-9);
+      assert_true(fabs(st.q[m.bodies[ball].q_offset] - 200 * h * v0) <= 1e-8);
+      lsim_stepper_free(s);
+      lsim_state_free(&st);
+      lsim_model_free(&m);
+    }
+}
+
+/* A stack of 5 unit-mass boxes on the ground rests for 10 s: no drift beyond 1 mm, no
+ * penetration beyond 1e-6 m (the velocity-level step keeps gaps at zero up to the solver
+ * tolerance), no energy gain (1e-9 J). */
+static void test_stack_rests(void **state) {
+  (void)state;
+  for (int k = 0; k < 2; ++k) {
+    const double h = 0.01, a = 0.1;
+    LsimModel m = model3(3, h);
+    add_ground(&m, 0.0, 0.6);
+    const double half[3] = {a, a, a};
+    int box[5];
+    for (int i = 0; i < 5; ++i) box[i] = add_box(&m, half, 1.0, 0.6);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    for (int i = 0; i < 5; ++i) {
+      const double p[3] = {0, 0, a + 2 * a * i};
+      place(&m, &st, box[i], p, 0.0);
+    }
+    LsimStepper *s = stepper(&m, solvers[k]);
+    const double e0 = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    double worst_pen = 0.0;
+    for (int step = 0; step < 1000; ++step) {
+      run(s, &m, &st, 1);
+      const LsimContactSet *cs = lsim_stepper_contacts(s);
+      for (int c = 0; c < cs->count; ++c) worst_pen = fmax(worst_pen, -cs->contacts[c].gap);
+      const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+      if (e > e0 + 1e-9) fail_msg("%s: energy grew by %g J at step %d", solvers[k], e - e0, step);
+    }
+    for (int i = 0; i < 5; ++i) {
+      const double *q = st.q + m.bodies[box[i]].q_offset;
+      const double drift = sqrt(q[0] * q[0] + q[1] * q[1] + pow(q[2] - (a + 2 * a * i), 2));
+      if (drift > 1e-3) fail_msg("%s: box %d drifted %g m", solvers[k], i, drift);
+    }
+    if (worst_pen > 1e-6) fail_msg("%s: penetration %g m", solvers[k], worst_pen);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
+/* Two equal balls collide head-on without gravity: momentum conserved (1e-12), the
+ * collision perfectly inelastic: both end at the mean velocity (1e-9). */
+static void test_balls_collide(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int k = 0; k < 2; ++k) {
+      LsimModel m = model3(dim, 0.01);
+      m.gravity[0] = m.gravity[1] = m.gravity[2] = 0.0;
+      const int a = add_ball(&m, 0.1, 1.0, 0.0), b = add_ball(&m, 0.1, 1.0, 0.0);
+      assert_int_equal(lsim_model_finalize(&m), 0);
+      LsimState st;
+      assert_int_equal(lsim_state_init(&st, &m), 0);
+      const double pa[3] = {-0.5, 0, 0}, pb[3] = {0.5, 0, 0};
+      place(&m, &st, a, pa, 0.0);
+      place(&m, &st, b, pb, 0.0);
+      st.v[m.bodies[a].v_offset] = 3.0;
+      st.v[m.bodies[b].v_offset] = -1.0;
+      LsimStepper *s = stepper(&m, solvers[k]);
+      run(s, &m, &st, 100);
+      const double va = st.v[m.bodies[a].v_offset], vb = st.v[m.bodies[b].v_offset];
+      assert_true(fabs(va + vb - 2.0) <= 1e-12);
+      assert_true(fabs(va - 1.0) <= 1e-9 && fabs(vb - 1.0) <= 1e-9);
+      assert_true(st.q[m.bodies[b].q_offset] - st.q[m.bodies[a].q_offset] >= 0.2 - 1e-9);
+      lsim_stepper_free(s);
+      lsim_state_free(&st);
+      lsim_model_free(&m);
+    }
+}
+
+/* Energy never grows without applied forces: boxes and balls dropped on the ground,
+ * tumbling into each other for 3 s. Each step's total energy is at most the previous
+ * one's plus 1e-9 J (semi-implicit Euler loses m g^2 h^2 / 2 per step in free flight;
+ * contacts are inelastic and friction dissipates). */
+static void test_energy_never_grows(void **state) {
+  (void)state;
+  for (int k = 0; k < 2; ++k) {
+    LsimModel m = model3(3, 0.005);
+    m.solver.max_iter = 2000; /* PGS: a budget (tumbling contacts converge slowly) */
+    /* Boxes landing edge-first on boxes give LCPs with condition numbers near 1e6: the
+       attainable natural residual is then about 1e-10 relative (PGS stalls there too), so
+       Lemke is asked for 1e-8 here. */
+    tol_lemke = 1e-8;
+    add_ground(&m, 0.0, 0.5);
+    const double half[3] = {0.1, 0.1, 0.1};
+    for (int i = 0; i < 4; ++i) add_box(&m, half, 1.0, 0.5);
+    for (int i = 0; i < 3; ++i) add_ball(&m, 0.1, 0.5, 0.5);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    for (int i = 0; i < 7; ++i) {
+      const double p[3] = {0.05 * (i % 3) - 0.05, 0.03 * (i % 2), 0.15 + 0.35 * i};
+      place(&m, &st, i + 1, p, 0.3 * i);
+    }
+    LsimStepper *s = stepper(&m, solvers[k]);
+    double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    /* Lemke solves each step to 1e-8: energy may not grow beyond 1e-9 J. PGS stops at its
+       2000-sweep budget on some steps with a residual up to about 1e-6 relative, which can
+       move the impulses (order 0.01 N s) and velocities (order 1 m/s) enough to change the
+       energy by about 1e-8 J; 1e-6 J (1e-7 of the 9 J in play) bounds that. */
+    const double slack = k ? 1e-6 : 1e-9;
+    for (int step = 0; step < 600; ++step) {
+      run(s, &m, &st, 1);
+      const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+      if (e > e_prev + slack) fail_msg("%s: energy grew by %g J at step %d", solvers[k], e - e_prev, step);
+      e_prev = e;
+    }
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  tol_lemke = 1e-12;
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_incline),       cmocka_unit_test(test_slide_to_stop),
+      cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
+      cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
+  };
+  return cmocka_run_group_tests_name("physics", tests, NULL, NULL);
+}
