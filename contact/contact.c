@@ -221,20 +221,37 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
-/* One Jacobian row of direction u at world point x for the pair (a, b): body a gets
- * [u, r_a x u], body b the opposite (its velocity enters with a minus sign). */
-static void fill_row(const LsimModel *m, const LsimState *st, LsimJacRow *r, int a, int b,
-                     const double *u, const double *x) {
+/* The lever arms of a contact at world point x for the pair (a, b): r[k] = x - p_k for
+ * the bodies with velocities (has[k]); computed once per contact, not once per row. */
+typedef struct Arms {
+  int body[2];
+  int has[2];
+  double r[2][3];
+} Arms;
+
+static void contact_arms(const LsimModel *m, const LsimState *st, int a, int b, const double *x,
+                         Arms *arms) {
   const int body[2] = {a, b};
   for (int k = 0; k < 2; ++k) {
-    r->body[k] = -1;
-    if (body[k] < 0 || m->bodies[body[k]].nv == 0) continue;
-    double p[3], q[4], rr[3], c[3];
+    arms->body[k] = body[k];
+    arms->has[k] = body[k] >= 0 && m->bodies[body[k]].nv > 0;
+    if (!arms->has[k]) continue;
+    double p[3], q[4];
     lsim_body_pose(m, st, body[k], p, q);
-    lsim_v3_sub(rr, x, p);
-    lsim_v3_cross(c, rr, u);
+    lsim_v3_sub(arms->r[k], x, p);
+  }
+}
+
+/* One Jacobian row of direction u at the contact's point for the pair (a, b): body a gets
+ * [u, r_a x u], body b the opposite (its velocity enters with a minus sign). */
+static void fill_row(const LsimModel *m, LsimJacRow *r, const Arms *arms, const double *u) {
+  for (int k = 0; k < 2; ++k) {
+    r->body[k] = -1;
+    if (!arms->has[k]) continue;
+    double c[3];
+    lsim_v3_cross(c, arms->r[k], u);
     const double sign = k == 0 ? 1.0 : -1.0;
-    r->body[k] = body[k];
+    r->body[k] = arms->body[k];
     if (m->dimension == 2) {
       r->j[k][0] = sign * u[0], r->j[k][1] = sign * u[1], r->j[k][2] = sign * c[2];
     } else {
@@ -283,8 +300,10 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Lsim
     }
   }
   LsimJacRow *rows = &set->rows[c->first_row];
-  fill_row(m, st, &rows[0], A->body, B->body, c->normal, c->point);
-  for (int k = 0; k < ndir; ++k) fill_row(m, st, &rows[1 + k], A->body, B->body, c->dir[k], c->point);
+  Arms arms;
+  contact_arms(m, st, A->body, B->body, c->point, &arms);
+  fill_row(m, &rows[0], &arms, c->normal);
+  for (int k = 0; k < ndir; ++k) fill_row(m, &rows[1 + k], &arms, c->dir[k]);
   return 0;
 }
 

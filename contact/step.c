@@ -24,6 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct IdIndex {
+  uint64_t id;
+  int index;
+} IdIndex;
+
 struct LsimStepper {
   LsimSolver *solver;
   LsimContactSet contacts;
@@ -53,6 +58,8 @@ struct LsimStepper {
   int prev_count, prev_cap;
   double *prev_z;         /* [prev_zcap] */
   int prev_zcap;
+  IdIndex *sort_tmp;      /* [sort_cap] merge sort of the ids */
+  int sort_cap;
   int nbodies;
   int dimension;
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
@@ -133,6 +140,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->prev_var);
   free(s->prev_nvar);
   free(s->prev_z);
+  free(s->sort_tmp);
   free(s);
 }
 
@@ -484,25 +492,33 @@ static int remember(LsimStepper *s) {
     s->prev_cap = cap;
   }
   if (grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
-  memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
-  /* (id, contact index) pairs, sorted by id. */
-  for (int c = 0; c < set->count; ++c) {
-    s->prev_id[c] = set->contacts[c].id;
-    s->prev_var[c] = c;
-  }
-  /* Insertion sort: contacts arrive nearly sorted by id from detection. */
-  for (int i = 1; i < set->count; ++i) {
-    const uint64_t id = s->prev_id[i];
-    const int idx = s->prev_var[i];
-    int j = i - 1;
-    while (j >= 0 && s->prev_id[j] > id) {
-      s->prev_id[j + 1] = s->prev_id[j];
-      s->prev_var[j + 1] = s->prev_var[j];
-      --j;
+  if (s->f.n > 0) memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
+  /* (id, contact index) pairs, sorted by id: detection order is mostly, not entirely,
+     by id, so a bottom-up merge sort (O(n log n), runs already in order cost one pass). */
+  if (grow((void **)&s->sort_tmp, &s->sort_cap, 2 * set->count, sizeof(IdIndex)))
+    return LSIM_OUT_OF_MEMORY;
+  IdIndex *a = s->sort_tmp, *b = s->sort_tmp + set->count;
+  const int count = set->count;
+  for (int c = 0; c < count; ++c) a[c] = (IdIndex){set->contacts[c].id, c};
+  int sorted = 1;
+  for (int c = 1; c < count && sorted; ++c) sorted = a[c - 1].id <= a[c].id;
+  for (int width = 1; !sorted && width < count; width *= 2) {
+    for (int lo = 0; lo < count; lo += 2 * width) {
+      const int mid = lo + width < count ? lo + width : count;
+      const int hi = lo + 2 * width < count ? lo + 2 * width : count;
+      int i = lo, j = mid, k = lo;
+      if (mid >= hi || a[mid - 1].id <= a[mid].id) {
+        memcpy(b + lo, a + lo, (size_t)(hi - lo) * sizeof *a);
+        continue;
+      }
+      while (i < mid && j < hi) b[k++] = a[j].id < a[i].id ? a[j++] : a[i++];
+      while (i < mid) b[k++] = a[i++];
+      while (j < hi) b[k++] = a[j++];
     }
-    s->prev_id[j + 1] = id;
-    s->prev_var[j + 1] = idx;
+    IdIndex *t = a;
+    a = b, b = t;
   }
+  for (int c = 0; c < count; ++c) s->prev_id[c] = a[c].id, s->prev_var[c] = a[c].index;
   for (int i = 0; i < set->count; ++i) {
     const LsimContact *ct = &set->contacts[s->prev_var[i]];
     s->prev_var[i] = ct->first_var;

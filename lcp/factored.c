@@ -28,7 +28,26 @@ static int check_sparse(const int *ptr, const int *idx, const double *val, int n
      finite gives a NaN in val - val. */
   unsigned out = 0;
   double nan_acc = 0.0;
-  for (int k = 0; k < nnz; ++k) {
+  int k = 0;
+#if defined(__GNUC__)
+  typedef unsigned v4u __attribute__((vector_size(16)));
+  typedef double v2d __attribute__((vector_size(16)));
+  v4u vout = {0, 0, 0, 0};
+  const v4u vr = {(unsigned)range, (unsigned)range, (unsigned)range, (unsigned)range};
+  v2d va = {0.0, 0.0}, vb = va;
+  for (; k + 4 <= nnz; k += 4) {
+    v4u i;
+    v2d x, y;
+    memcpy(&i, idx + k, sizeof i);
+    memcpy(&x, val + k, sizeof x);
+    memcpy(&y, val + k + 2, sizeof y);
+    vout |= (v4u)(i >= vr);
+    va += x - x, vb += y - y;
+  }
+  out = vout[0] | vout[1] | vout[2] | vout[3];
+  nan_acc = (va[0] + va[1]) + (vb[0] + vb[1]);
+#endif
+  for (; k < nnz; ++k) {
     out |= (unsigned)idx[k] >= (unsigned)range;
     nan_acc += val[k] - val[k];
   }

@@ -414,7 +414,7 @@ static size_t local_size(const LsimConeBlock *cb) {
 __attribute__((always_inline))
 #endif
 static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, double v1,
-                                 double v2, const double *beta, double *target) {
+                                 double v2, const double *beta, double *target, const int pre) {
   if (d == 2) {
     /* Tangent line: f = beta_0 - beta_1, r from row 0 without friction and lambda. */
     const double a = A[0], f_old = beta[0] - beta[1];
@@ -431,12 +431,20 @@ static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, 
     const double a11 = A[0], a12 = A[1], a22 = A[2];
     const double f1 = beta[0] - beta[2], f2 = beta[1] - beta[3];
     const double r1 = v1 - (a11 * f1 + a12 * f2), r2 = v2 - (a12 * f1 + a22 * f2);
-    const double det = a11 * a22 - a12 * a12;
     double g1 = 0.0, g2 = 0.0;
     int inside = 0;
-    if (R > 0.0 && det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0)) {
-      g1 = -(a22 * r1 - a12 * r2) / det, g2 = -(-a12 * r1 + a11 * r2) / det;
-      inside = fabs(g1) + fabs(g2) <= R;
+    if (pre) {
+      /* A[3] = 1 / det (0 when A is too close to singular), from fast_prepare. */
+      if (R > 0.0 && A[3] != 0.0) {
+        g1 = -(a22 * r1 - a12 * r2) * A[3], g2 = -(-a12 * r1 + a11 * r2) * A[3];
+        inside = fabs(g1) + fabs(g2) <= R;
+      }
+    } else {
+      const double det = a11 * a22 - a12 * a12;
+      if (R > 0.0 && det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0)) {
+        g1 = -(a22 * r1 - a12 * r2) / det, g2 = -(-a12 * r1 + a11 * r2) / det;
+        inside = fabs(g1) + fabs(g2) <= R;
+      }
     }
     if (R <= 0.0) {
       target[0] = target[1] = target[2] = target[3] = 0.0;
@@ -554,7 +562,7 @@ static inline void update_cone_planar(LsimPgs *ws, const Backend *be, void *ctx,
   double *target = ws->tmp; /* [d + 1]: new beta, then lambda */
   const double v1 = be->w_at(ctx, b0) - z[L];
   const double v2 = d == 2 ? 0.0 : be->w_at(ctx, b0 + d / 4) - z[L];
-  planar_target(ws, d, R, A, v1, v2, beta, target);
+  planar_target(ws, d, R, A, v1, v2, beta, target, 0);
   /* Relaxed by omega (a convex combination stays in the cone for omega <= 1). */
   for (int k = 0; k < d; ++k) {
     const double zn = beta[k] + omega * (target[k] - beta[k]);
@@ -809,7 +817,8 @@ typedef struct FastScalar {
 typedef struct FastCone {
   int o[2];
   int normal, b0, d, L;
-  double mu, fixed_normal, inv_n, qn, q1, q2, A[3], gn1, gn2;
+  double mu, fixed_normal, inv_n, qn, q1, q2, gn1, gn2;
+  double A[4]; /* tangent-plane inverse mass (A_11, A_12, A_22) and 1 / det (0: singular) */
   double Jn[2 * FAST_W], J1[2 * FAST_W], J2[2 * FAST_W];
   double Bn[2 * FAST_W], B1[2 * FAST_W], B2[2 * FAST_W];
 } FastCone;
@@ -964,6 +973,10 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     fc->A[0] = dot_packed(fc->J1, fc->B1, W);
     fc->A[1] = qd ? dot_packed(fc->J1, fc->B2, W) : 0.0;
     fc->A[2] = qd ? dot_packed(fc->J2, fc->B2, W) : 0.0;
+    {
+      const double a11 = fc->A[0], a12 = fc->A[1], a22 = fc->A[2], det = a11 * a22 - a12 * a12;
+      fc->A[3] = det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0) ? 1.0 / det : 0.0;
+    }
     /* The directions' diagonal M_kk = p_k' A p_k must be positive (else the generic
        path reports it). */
     if (!(fc->A[0] > 0.0)) return 0;
@@ -1075,7 +1088,7 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
     const double R = c->mu * (cn > 0.0 ? cn : 0.0);
     const int d = c->d, L = c->L;
     double *beta = z + c->b0;
-    planar_target(ws, d, R, c->A, v1, v2, beta, target);
+    planar_target(ws, d, R, c->A, v1, v2, beta, target, 1);
     double df1 = 0.0, df2 = 0.0;
     if (d == 2) {
       double b[2];
@@ -1134,6 +1147,49 @@ static void fast_sweep_1(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doubl
   fast_sweep(ws, f, z, omega, 1);
 }
 
+/* w = J u + C z + q on the packed problem, u the state in ws->u (a cone's direction rows
+ * from its p_0 and p_q rows). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                               const int W) {
+  const double *u = ws->u;
+  for (int t = 0; t < ws->tasks_n; ++t) {
+    const int task = ws->tasks[t];
+    if (task < 0) {
+      const FastScalar *sc = &ws->fs[-task - 1];
+      double s = 0.0;
+      for (int j = 0; j < W; ++j) s += sc->J[j] * u[sc->o[0] + j];
+      for (int j = 0; j < W; ++j) s += sc->J[W + j] * u[sc->o[1] + j];
+      if (sc->has_c)
+        for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+      w[sc->var] = s + sc->q;
+      continue;
+    }
+    const FastCone *c = &ws->fc[task];
+    const double *u0 = u + c->o[0], *u1 = u + c->o[1];
+    double vn = 0.0, v1 = 0.0, v2 = 0.0;
+    for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
+    for (int j = 0; j < W; ++j)
+      vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+    if (c->normal >= 0) w[c->normal] = vn + c->qn;
+    const int d = c->d, b0 = c->b0, L = c->L;
+    const double zl = z[L];
+    if (d == 2) {
+      w[b0] = v1 + zl + f->q[b0];
+      w[b0 + 1] = -v1 + zl + f->q[b0 + 1];
+    } else {
+      direction_table(ws, d);
+      for (int k = 0; k < d; ++k)
+        w[b0 + k] = (ws->dir_cos[k] * v1 + ws->dir_sin[k] * v2) + zl + f->q[b0 + k];
+    }
+    double s = 0.0;
+    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+    w[L] = s + f->q[L];
+  }
+}
+
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
  * directions through f = P beta on its two tangent columns), then w row by row (a cone's
  * direction rows from its p_0 and p_q rows). Equal to lsim_factored_residual up to
@@ -1168,39 +1224,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     for (int j = 0; j < W; ++j)
       u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
-  for (int t = 0; t < ws->tasks_n; ++t) {
-    const int task = ws->tasks[t];
-    if (task < 0) {
-      const FastScalar *sc = &ws->fs[-task - 1];
-      double s = 0.0;
-      for (int j = 0; j < W; ++j) s += sc->J[j] * u[sc->o[0] + j];
-      for (int j = 0; j < W; ++j) s += sc->J[W + j] * u[sc->o[1] + j];
-      if (sc->has_c)
-        for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
-      w[sc->var] = s + sc->q;
-      continue;
-    }
-    const FastCone *c = &ws->fc[task];
-    const double *u0 = u + c->o[0], *u1 = u + c->o[1];
-    double vn = 0.0, v1 = 0.0, v2 = 0.0;
-    for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
-    for (int j = 0; j < W; ++j)
-      vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
-    if (c->normal >= 0) w[c->normal] = vn + c->qn;
-    const int d = c->d, b0 = c->b0, L = c->L;
-    const double zl = z[L];
-    if (d == 2) {
-      w[b0] = v1 + zl + f->q[b0];
-      w[b0 + 1] = -v1 + zl + f->q[b0 + 1];
-    } else {
-      direction_table(ws, d);
-      for (int k = 0; k < d; ++k)
-        w[b0 + k] = (ws->dir_cos[k] * v1 + ws->dir_sin[k] * v2) + zl + f->q[b0 + k];
-    }
-    double s = 0.0;
-    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
-    w[L] = s + f->q[L];
-  }
+  fast_rows_w(ws, f, z, w, W);
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
   for (int i = 0; i < n; ++i) {
@@ -1252,7 +1276,9 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     else fast_sweep_1(ws, f, z, omega);
     ++sweeps;
     if (opt->tol == 0.0 && !(info && info->trace) && sweeps < max_sweeps) continue;
-    factored_all_w(ctx, w);
+    if (W == 6) fast_rows_w(ws, f, z, w, 6);
+    else if (W == 3) fast_rows_w(ws, f, z, w, 3);
+    else fast_rows_w(ws, f, z, w, 1);
     natural = 0.0;
     for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
     if (info && info->trace && sweeps <= info->trace_capacity) {
