@@ -23,6 +23,10 @@ typedef enum LsimContactKind {
   LSIM_CONTACT_NORMAL = 0,        /* unilateral non-penetration, optional friction */
   LSIM_CONTACT_FIXED_NORMAL = 1,  /* friction only, under a known normal impulse
                                      (1-D ground friction: m g_n h) */
+  LSIM_CONTACT_TETHER = 2,        /* a tether: one unilateral row, gap = psi = slack length,
+                                     frictionless */
+  LSIM_CONTACT_EQUALITY = 3,      /* one bilateral (joint) row: J v' + gap / h (+ bias) = 0,
+                                     impulse free in sign; eliminated before the LCP */
 } LsimContactKind;
 
 /* One Jacobian row: coefficients over the velocities of up to two bodies. body[k] < 0 or
@@ -43,6 +47,9 @@ typedef struct LsimContact {
   int ndir;             /* friction directions d (0 when mu = 0) */
   double dir[LSIM_MAX_DIRECTIONS][3]; /* world tangent directions of the cone */
   double normal_load;   /* FIXED_NORMAL only: the known normal impulse, N*s */
+  double bias;          /* explicit time derivative of the gap (a moving anchor's d psi /
+                           dt), m/s, added to the row: w = gap/h + J v' + bias */
+  int source;           /* TETHER / EQUALITY: index of the tether or joint; -1 for contacts */
   int first_row;        /* rows: [normal (if kind NORMAL)] then ndir direction rows */
   int first_var;        /* LCP variables: [c_n (if NORMAL)] [beta_1..d] [lambda (if d)] */
   /* Results of the step, N*s (force = impulse / h). */

@@ -132,6 +132,16 @@ void lsim_model_free(LsimModel *model) {
   free(model->couplings);
   model->couplings = NULL;
   model->ncouplings = 0;
+  for (int i = 0; i < model->ntethers; ++i)
+    for (int k = 0; k < 2; ++k) lsim_schedule_free(&model->tethers[i].end[k].motion.table);
+  free(model->tethers);
+  model->tethers = NULL;
+  model->ntethers = 0;
+  for (int i = 0; i < model->njoints; ++i)
+    for (int k = 0; k < 2; ++k) lsim_schedule_free(&model->joints[i].end[k].motion.table);
+  free(model->joints);
+  model->joints = NULL;
+  model->njoints = 0;
 }
 
 int lsim_state_init(LsimState *state, const LsimModel *model) {
@@ -280,4 +290,37 @@ double lsim_potential_energy(const LsimModel *model, const LsimState *state) {
     for (int k = 0; k < dim; ++k) e -= b->mass * model->gravity[k] * x[k];
   }
   return e;
+}
+
+void lsim_motion_eval(const LsimMotion *m, double t, double p[3], double v[3]) {
+  for (int d = 0; d < 3; ++d) p[d] = m->origin[d], v[d] = 0.0;
+  if (m->kind == LSIM_MOTION_VELOCITY) {
+    const double w = 6.283185307179586476925 * m->frequency, s = sin(w * t + m->phase),
+                 s0 = sin(m->phase), c = cos(w * t + m->phase);
+    for (int d = 0; d < 3; ++d) {
+      /* The sine is relative to its value at t = 0, so p(0) = origin. */
+      p[d] += m->velocity[d] * t + m->amplitude[d] * (s - s0);
+      v[d] = m->velocity[d] + m->amplitude[d] * w * c;
+    }
+  } else if (m->kind == LSIM_MOTION_TABLE) {
+    /* Exact integral of the piecewise-linear velocity (held outside the table). */
+    const LsimSchedule *s = &m->table;
+    for (int d = 0; d < 3; ++d) v[d] = lsim_schedule_eval_component(s, t, d);
+    if (s->npoints == 0) {
+      for (int d = 0; d < 3; ++d) p[d] += v[d] * t;
+      return;
+    }
+    double t0 = 0.0;
+    for (int d = 0; d < 3; ++d) p[d] += lsim_schedule_eval_component(s, 0.0, d) * fmin(t, fmax(s->t[0], 0.0));
+    t0 = fmax(s->t[0], 0.0);
+    for (int k = 0; k + 1 < s->npoints && t0 < t; ++k) {
+      const double a = fmax(s->t[k], t0), b = fmin(s->t[k + 1], t);
+      if (b <= a) continue;
+      for (int d = 0; d < 3; ++d)
+        p[d] += 0.5 * (lsim_schedule_eval_component(s, a, d) + lsim_schedule_eval_component(s, b, d)) * (b - a);
+      t0 = b;
+    }
+    if (t > t0)
+      for (int d = 0; d < 3; ++d) p[d] += lsim_schedule_eval_component(s, t, d) * (t - t0);
+  }
 }

@@ -92,6 +92,56 @@ typedef struct LsimCoupling {
   double inertia;     /* kg (a mass: the coupling's inertia over its lever arm squared) */
 } LsimCoupling;
 
+/* Prescribed motion of a point (a moving tether anchor): its world position is
+ *   p(t) = origin + velocity t + amplitude sin(2 pi frequency t + phase)    (kind MOTION_SINE
+ *   adds the sine to the constant velocity), or origin + integral of a velocity table. */
+typedef enum LsimMotionKind {
+  LSIM_MOTION_FIXED = 0,     /* p(t) = origin */
+  LSIM_MOTION_VELOCITY = 1,  /* constant velocity (plus the sine when amplitude != 0) */
+  LSIM_MOTION_TABLE = 2,     /* velocity table (width 3), integrated exactly (piecewise linear) */
+} LsimMotionKind;
+
+typedef struct LsimMotion {
+  LsimMotionKind kind;
+  double origin[3];
+  double velocity[3];
+  double amplitude[3];
+  double frequency;          /* Hz */
+  double phase;              /* rad */
+  LsimSchedule table;        /* TABLE: world velocity, width 3 */
+} LsimMotion;
+
+/* World position and velocity of a prescribed motion at time t. */
+void lsim_motion_eval(const LsimMotion *m, double t, double p[3], double v[3]);
+
+/* One end of a tether or joint: a point fixed on a body (body >= 0, point in the body
+ * frame), a fixed world point (body = -1, motion FIXED, origin), or a point moving on a
+ * prescribed path (body = -1, motion). */
+typedef struct LsimAnchor {
+  int body;
+  double point[3];           /* body frame, when body >= 0 */
+  LsimMotion motion;         /* body = -1 */
+} LsimAnchor;
+
+/* A tether (rope): unilateral distance constraint psi = length - |p_a - p_b| >= 0 with
+ * impulse >= 0, zero when slack (Trinkle's tethered bodies). */
+typedef struct LsimTether {
+  char name[48];
+  LsimAnchor end[2];         /* end[0] must be on a dynamic body */
+  double length;             /* m, > 0 */
+} LsimTether;
+
+/* Bilateral joints (equality rows): a pin (the two points coincide: 2 rows in 2-D, 3 in
+ * 3-D (a ball joint), 1 in 1-D) or a rod (fixed distance |p_a - p_b| = length: 1 row). */
+typedef enum LsimJointType { LSIM_JOINT_PIN = 0, LSIM_JOINT_ROD = 1 } LsimJointType;
+
+typedef struct LsimJoint {
+  char name[48];
+  LsimJointType type;
+  LsimAnchor end[2];         /* end[0] on a dynamic body; end[1] on a body or the world */
+  double length;             /* rod */
+} LsimJoint;
+
 /* Solver settings as the scene gives them; names are lcp/solver.h names. */
 typedef struct LsimSolverSettings {
   char name[48];
@@ -118,6 +168,13 @@ typedef struct LsimModel {
   LsimShape *shapes;  /* [nshapes], sorted by body by lsim_model_finalize */
   int ncouplings;
   LsimCoupling *couplings; /* [ncouplings] inertial couplings (1-D); none: block diagonal */
+  int ntethers;
+  LsimTether *tethers;     /* [ntethers] */
+  int njoints;
+  LsimJoint *joints;       /* [njoints] */
+  double baumgarte;        /* joint drift correction factor in [0, 1]: the equality rows ask
+                              for J v' = -baumgarte * error / h; 0 (default) = none beyond
+                              the velocity-level step */
   int nq, nv;         /* sizes of the state arrays */
 } LsimModel;
 
