@@ -61,7 +61,7 @@ static void build_lcpsim(int n, LsimModel *m, LsimState *st) {
   m->time_step = H;
   m->gravity[2] = -9.81;
   m->friction_directions = 4;
-  m->contact_margin = 0.005;
+  m->contact_margin = 0.0; /* as ODE: no margin beyond what the step can close (h * speed) */
   strcpy(m->solver.name, "pgs");
   m->solver.tol = 0.0;
   m->solver.max_iter = 20;

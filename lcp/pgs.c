@@ -600,6 +600,7 @@ static int update_cone_exact(LsimPgs *ws, const Backend *be, void *ctx, const Ls
 }
 
 static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
+  if (info && residual == INFINITY) info->full_valid = 0;
   if (info) {
     info->status = status;
     info->sweeps = sweeps;
@@ -749,6 +750,7 @@ static inline int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncon
 
   /* Report the residual recomputed from z alone. */
   be->exact(ctx, w, &r);
+  if (info) info->full = r, info->full_valid = 1;
   return finish(info, status, sweeps, r.natural);
 }
 
@@ -1296,6 +1298,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     }
   }
   fast_exact_w(ws, f, z, w, scale, &r, W);
+  if (info) info->full = r, info->full_valid = 1;
   return finish(info, status, sweeps, r.natural);
 }
 

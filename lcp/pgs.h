@@ -19,6 +19,8 @@ typedef struct LsimPgsInfo {
                          LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
   int sweeps;
   double residual;    /* natural residual of the returned z, w recomputed exactly */
+  LsimResidual full;  /* every measure of that final residual (valid when full_valid) */
+  int full_valid;
   double *trace;      /* optional, caller's: natural residual after each sweep */
   int trace_capacity;
   int trace_len;

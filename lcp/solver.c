@@ -282,7 +282,8 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   const int dense = s->kind != KIND_PGS;
-  int status = lsim_factored_check(f);
+  /* PGS checks its input itself; the dense path is checked here. */
+  int status = dense ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
   const int invalid = status != 0;
   const int n = invalid ? 0 : f->n;
   if (!status && (reserve(s, n > 0 ? n : 1) ||
@@ -291,13 +292,19 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   const int ready = status == 0;
 
   double t0 = now_seconds();
+  int invalid_pgs = 0;
+  const LsimResidual *pgs_residual = NULL;
+  LsimPgsInfo pi;
+  memset(&pi, 0, sizeof pi);
   if (!ready) {
     /* nothing to run */
   } else if (!dense) {
     const LsimSolverOptions *o = &s->options;
     LsimPgsOptions po = pgs_options(o);
-    LsimPgsInfo pi = {.trace = s->trace, .trace_capacity = s->trace_capacity};
+    pi = (LsimPgsInfo){.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
+    if (status == LSIM_INVALID_INPUT && !pi.full_valid) invalid_pgs = 1;
+    pgs_residual = pi.full_valid ? &pi.full : NULL;
     st.iterations = pi.sweeps;
     st.warm_started = o->warm_start;
     st.trace_len = pi.trace_len;
@@ -313,9 +320,16 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
 
   /* The common measures, from z alone, on the factored form (the scratch is there unless
      the input was refused or memory ran out). */
-  if (n > 0 && ready) {
+  if (invalid_pgs) {
+    st.residual.natural = st.residual.complementarity = st.residual.relative = INFINITY;
+    st.siconos_error = -1.0;
+  } else if (n > 0 && ready) {
+    const int before = status;
     status = sanitize_z(z, n, status);
-    lsim_factored_residual(f, z, s->u, s->w, &st.residual);
+    /* PGS already recomputed every measure from its final z; reuse it unless z had to be
+       sanitized. */
+    if (pgs_residual && status == before) st.residual = *pgs_residual;
+    else lsim_factored_residual(f, z, s->u, s->w, &st.residual);
     st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
   } else if (invalid) {
     st.residual.natural = st.residual.complementarity = st.residual.relative = INFINITY;
