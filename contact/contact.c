@@ -59,6 +59,7 @@ LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows) {
   memset(c, 0, sizeof *c);
   c->first_row = set->nrows;
   c->body[0] = c->body[1] = -1;
+  c->source = -1;
   for (int k = 0; k < nrows; ++k) {
     LsimJacRow *r = &set->rows[set->nrows + k];
     memset(r, 0, sizeof *r);
