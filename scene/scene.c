@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/constraints.h"
 #include "contact/math3.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
@@ -1739,6 +1740,261 @@ static int parse_couplings(Ctx *c, const json_t *arr, LsimModel *m) {
   return 0;
 }
 
+/* ------------------------------------------------------------------------------------
+ * Tethers and joints: "tethers": [{"name", "length", "ends": [END, END]}], "joints":
+ * [{"name", "type": "pin" | "rod", "length", "ends": [END, END]}], END one of
+ * {"body": NAME, "point": [...]}, {"world": [...]}, {"path": {...}}.
+ * ---------------------------------------------------------------------------------- */
+
+#define TETHER_STRETCH_TOL 1e-9 /* m: a tether may start this much beyond its length */
+
+/* The index of the body named name, or -1. */
+static int body_by_name(const LsimModel *m, const char *name) {
+  for (int i = 0; i < m->nbodies; ++i)
+    if (strcmp(m->bodies[i].name, name) == 0) return i;
+  return -1;
+}
+
+/* "path": {"origin", "velocity", "amplitude", "frequency", "phase"} or {"origin",
+ * "table": [[t, vx(, vy(, vz))], ...]} into a (world end). */
+static int parse_path(Ctx *c, const json_t *o, const char *p, LsimAnchor *a) {
+  const int dim = c->dim;
+  if (!json_is_object(o))
+    return fail(c, p, 0, "must be an object {\"origin\": [...], \"velocity\": [...], ...} or {\"origin\": [...], \"table\": [[t, v...], ...]}, got %s",
+                type_name(o));
+  static const char *const keys[] = {"origin", "velocity", "amplitude", "frequency", "phase",
+                                     "table", NULL};
+  if (check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
+  LsimMotion *mo = &a->motion;
+  int rc = get_vec(c, o, p, "origin", dim, mo->origin);
+  if (rc < 0) return rc;
+  if (rc == 0) return missing(c, p, "origin", "the anchor's world position at t = 0");
+  const json_t *table = json_object_get(o, "table");
+  if (table) {
+    /* A velocity table, read as a schedule of width dim, stored with width 3. */
+    static const char *const sine[] = {"velocity", "amplitude", "frequency", "phase", NULL};
+    if (reject_keys(c, o, p, sine, "give either a \"table\" of velocities or \"velocity\"/\"amplitude\", not both") < 0)
+      return LSIM_INVALID_INPUT;
+    json_t *wrap = json_object();
+    if (!wrap || json_object_set(wrap, "table", (json_t *)table) < 0) {
+      json_decref(wrap);
+      return LSIM_OUT_OF_MEMORY;
+    }
+    LsimSchedule s;
+    rc = parse_schedule(c, wrap, p, dim, &s);
+    json_decref(wrap);
+    if (rc < 0) return rc;
+    double *v3 = calloc((size_t)s.npoints * 3, sizeof *v3);
+    if (!v3) {
+      lsim_schedule_free(&s);
+      return LSIM_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < s.npoints; ++k)
+      for (int d = 0; d < dim; ++d) v3[3 * k + d] = s.value[(size_t)k * dim + d];
+    free(s.value);
+    s.value = v3;
+    s.width = 3;
+    mo->kind = LSIM_MOTION_TABLE;
+    mo->table = s;
+    return 0;
+  }
+  /* Constant velocity plus an optional sine (amplitude and frequency go together). */
+  mo->kind = LSIM_MOTION_VELOCITY;
+  if (get_vec(c, o, p, "velocity", dim, mo->velocity) < 0) return LSIM_INVALID_INPUT;
+  const int has_amp = get_vec(c, o, p, "amplitude", dim, mo->amplitude);
+  if (has_amp < 0) return has_amp;
+  rc = get_ranged(c, o, p, "frequency", GE0, &mo->frequency);
+  if (rc < 0) return rc;
+  if (has_amp && rc == 0) return missing(c, p, "frequency", "the sine's frequency in Hz, with \"amplitude\"");
+  if (!has_amp && rc) return missing(c, p, "amplitude", "the sine's amplitude [...] in m, with \"frequency\"");
+  if (get_number(c, o, p, "phase", &mo->phase) < 0) return LSIM_INVALID_INPUT;
+  if (!has_amp && json_object_get(o, "phase"))
+    return fail(c, p, 0, "\"phase\" needs \"amplitude\" and \"frequency\"");
+  if (!json_object_get(o, "velocity") && !has_amp)
+    return fail(c, p, 0, "a path needs \"velocity\", \"amplitude\" and \"frequency\", or \"table\" (a fixed point is {\"world\": [...]})");
+  return 0;
+}
+
+/* One END at path p into a. */
+static int parse_end(Ctx *c, const LsimModel *m, const json_t *o, const char *p, LsimAnchor *a) {
+  const int dim = c->dim;
+  memset(a, 0, sizeof *a);
+  a->body = -1;
+  if (!json_is_object(o))
+    return fail(c, p, 0, "must be {\"body\": NAME, \"point\": [...]}, {\"world\": [...]} or {\"path\": {...}}, got %s",
+                type_name(o));
+  static const char *const keys[] = {"body", "point", "world", "path", NULL};
+  if (check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
+  const int nkinds = (json_object_get(o, "body") != NULL) + (json_object_get(o, "world") != NULL) +
+                     (json_object_get(o, "path") != NULL);
+  if (nkinds != 1)
+    return fail(c, p, 0, "give exactly one of \"body\", \"world\" and \"path\"%s",
+                nkinds ? "" : " (the end's body, fixed world point or moving path)");
+  if (json_object_get(o, "body")) {
+    /* A body point, in the body frame (default its origin). */
+    char name[48];
+    if (get_string(c, o, p, "body", name, sizeof name, 1) < 0) return LSIM_INVALID_INPUT;
+    a->body = body_by_name(m, name);
+    if (a->body < 0) {
+      char bp[PATH_CAP];
+      path_key(bp, p, "body");
+      return fail(c, bp, 0, "no body named '%s'", name);
+    }
+    return get_vec(c, o, p, "point", dim, a->point) < 0 ? LSIM_INVALID_INPUT : 0;
+  }
+  if (json_object_get(o, "point")) {
+    char pp[PATH_CAP];
+    path_key(pp, p, "point");
+    return fail(c, pp, 1, "applies to body ends only (\"world\" is the point itself)");
+  }
+  if (json_object_get(o, "world")) {
+    a->motion.kind = LSIM_MOTION_FIXED;
+    return get_vec(c, o, p, "world", dim, a->motion.origin) < 0 ? LSIM_INVALID_INPUT : 0;
+  }
+  char pp[PATH_CAP];
+  path_key(pp, p, "path");
+  return parse_path(c, json_object_get(o, "path"), pp, a);
+}
+
+/* "ends": [END, END] of the object at p: end 0 on a dynamic body, the ends not on one
+ * body. */
+static int parse_ends(Ctx *c, const LsimModel *m, const json_t *o, const char *p,
+                      LsimAnchor end[2]) {
+  const json_t *ends = json_object_get(o, "ends");
+  if (!ends) return missing(c, p, "ends", "[END, END]: the first on a dynamic body");
+  char ep[PATH_CAP];
+  path_key(ep, p, "ends");
+  if (!json_is_array(ends) || json_array_size(ends) != 2)
+    return json_is_array(ends)
+               ? fail(c, ep, 0, "must have two ends [END, END], got %zu", json_array_size(ends))
+               : fail(c, ep, 0, "must be an array of two ends [END, END], got %s", type_name(ends));
+  for (int k = 0; k < 2; ++k) {
+    char kp[PATH_CAP];
+    path_index(kp, ep, (size_t)k);
+    if (parse_end(c, m, json_array_get(ends, (size_t)k), kp, &end[k]) < 0) return LSIM_INVALID_INPUT;
+  }
+  char k0[PATH_CAP];
+  path_index(k0, ep, 0);
+  if (end[0].body < 0 || m->bodies[end[0].body].type != LSIM_BODY_DYNAMIC)
+    return fail(c, k0, 0, "the first end must be on a dynamic body%s",
+                end[0].body >= 0 ? " (swap the ends?)" : "");
+  if (end[1].body == end[0].body) {
+    char k1[PATH_CAP];
+    path_index(k1, ep, 1);
+    return fail(c, k1, 0, "both ends are on body '%s'", m->bodies[end[0].body].name);
+  }
+  return 0;
+}
+
+/* A constraint's "name" (default prefix + index), unique among names[0 .. i-1]. */
+static int parse_constraint_name(Ctx *c, const json_t *o, const char *p, const char *prefix,
+                                 size_t i, char *name, size_t stride, const char *first) {
+  snprintf(name, 48, "%s%zu", prefix, i);
+  if (get_string(c, o, p, "name", name, 48, 1) < 0) return LSIM_INVALID_INPUT;
+  for (size_t j = 0; j < i; ++j) {
+    if (strcmp(first + j * stride, name) != 0) continue;
+    char np[PATH_CAP];
+    if (json_object_get(o, "name")) path_key(np, p, "name");
+    else snprintf(np, sizeof np, "%s", p);
+    return fail(c, np, 0, "name '%s' is already used by %s[%zu]", name,
+                strcmp(prefix, "tether") == 0 ? "tethers" : "joints", j);
+  }
+  return 0;
+}
+
+/* "tethers", "joints" and "baumgarte" of the scene into m (bodies and the initial state
+ * st already there). */
+static int parse_constraints(Ctx *c, const json_t *root, LsimModel *m, const LsimState *st) {
+  double beta = 0.0;
+  int rc = get_number(c, root, "", "baumgarte", &beta);
+  if (rc < 0) return rc;
+  if (rc && !(beta >= 0.0 && beta <= 1.0))
+    return fail(c, "baumgarte", 0, "must be in [0, 1] (0: no correction), got %g", beta);
+  m->baumgarte = beta;
+
+  /* Tethers: length > 0, not overstretched at the start. */
+  const json_t *ta = json_object_get(root, "tethers");
+  if (ta && !json_is_array(ta)) return fail(c, "tethers", 0, "must be an array, got %s", type_name(ta));
+  const size_t nt = ta ? json_array_size(ta) : 0;
+  if (nt > (size_t)INT_MAX / 4) return fail(c, "tethers", 0, "too many tethers");
+  if (nt > 0) {
+    m->tethers = calloc(nt, sizeof *m->tethers);
+    if (!m->tethers) return LSIM_OUT_OF_MEMORY;
+    m->ntethers = (int)nt; /* zeroed entries free cleanly on error */
+  }
+  for (size_t i = 0; i < nt; ++i) {
+    char p[PATH_CAP];
+    path_index(p, "tethers", i);
+    const json_t *o = json_array_get(ta, i);
+    if (!json_is_object(o))
+      return fail(c, p, 0, "must be an object {\"name\", \"length\", \"ends\"}, got %s", type_name(o));
+    static const char *const keys[] = {"name", "length", "ends", NULL};
+    if (check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
+    LsimTether *t = &m->tethers[i];
+    if (parse_constraint_name(c, o, p, "tether", i, t->name, sizeof *t, m->tethers[0].name) < 0)
+      return LSIM_INVALID_INPUT;
+    rc = get_ranged(c, o, p, "length", GT0, &t->length);
+    if (rc < 0) return rc;
+    if (rc == 0) return missing(c, p, "length", "the tether's length in m, > 0");
+    if (parse_ends(c, m, o, p, t->end) < 0) return LSIM_INVALID_INPUT;
+    const double d = lsim_tether_length(m, st, 0.0, (int)i);
+    if (d > t->length + TETHER_STRETCH_TOL) {
+      char lp[PATH_CAP];
+      path_key(lp, p, "length");
+      return fail(c, lp, 0, "the tether would start overstretched: its ends are %.12g m apart, more than its length %g",
+                  d, t->length);
+    }
+  }
+
+  /* Joints: a pin takes no length; a rod's defaults to the initial distance. */
+  const json_t *ja = json_object_get(root, "joints");
+  if (ja && !json_is_array(ja)) return fail(c, "joints", 0, "must be an array, got %s", type_name(ja));
+  const size_t nj = ja ? json_array_size(ja) : 0;
+  if (nj > (size_t)INT_MAX / 4) return fail(c, "joints", 0, "too many joints");
+  if (nj > 0) {
+    m->joints = calloc(nj, sizeof *m->joints);
+    if (!m->joints) return LSIM_OUT_OF_MEMORY;
+    m->njoints = (int)nj;
+  }
+  for (size_t i = 0; i < nj; ++i) {
+    char p[PATH_CAP];
+    path_index(p, "joints", i);
+    const json_t *o = json_array_get(ja, i);
+    if (!json_is_object(o))
+      return fail(c, p, 0, "must be an object {\"name\", \"type\", \"ends\"}, got %s", type_name(o));
+    static const char *const keys[] = {"name", "type", "length", "ends", NULL};
+    if (check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
+    LsimJoint *j = &m->joints[i];
+    if (parse_constraint_name(c, o, p, "joint", i, j->name, sizeof *j, m->joints[0].name) < 0)
+      return LSIM_INVALID_INPUT;
+    char type[16];
+    rc = get_string(c, o, p, "type", type, sizeof type, 0);
+    if (rc == 0) return missing(c, p, "type", "\"pin\" (the ends coincide) or \"rod\" (fixed distance)");
+    char tp[PATH_CAP];
+    path_key(tp, p, "type");
+    if (rc < 0 || (strcmp(type, "pin") != 0 && strcmp(type, "rod") != 0))
+      return rc < 0 ? rc : fail(c, tp, 0, "must be \"pin\" or \"rod\", got \"%s\"%s", type,
+                                strcmp(type, "ball") == 0 ? " (a 3-D ball joint is a \"pin\")" : "");
+    j->type = strcmp(type, "pin") == 0 ? LSIM_JOINT_PIN : LSIM_JOINT_ROD;
+    if (j->type == LSIM_JOINT_PIN && json_object_get(o, "length")) {
+      char lp[PATH_CAP];
+      path_key(lp, p, "length");
+      return fail(c, lp, 1, "applies to rods only (a pin joins two points)");
+    }
+    rc = get_ranged(c, o, p, "length", GT0, &j->length);
+    if (rc < 0) return rc;
+    if (parse_ends(c, m, o, p, j->end) < 0) return LSIM_INVALID_INPUT;
+    if (j->type == LSIM_JOINT_ROD && rc == 0) {
+      /* The rod's length: the initial distance of its ends, which must be apart. */
+      j->length = 0.0;
+      j->length = lsim_joint_error(m, st, 0.0, (int)i);
+      if (!(j->length > 0.0))
+        return fail(c, p, 0, "the rod's ends coincide at the start: give its \"length\" (or make it a \"pin\")");
+    }
+  }
+  return 0;
+}
+
 static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
                        LsimSceneOutput *out) {
   if (!json_is_object(root))
@@ -1763,11 +2019,11 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
-                                     "output", NULL};
+                                     "tethers", "joints", "baumgarte", "output", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
-                                        "output", NULL};
+                                        "tethers", "joints", "baumgarte", "output", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -1820,7 +2076,10 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
   const json_t *bodies = json_object_get(root, "bodies");
   if (!bodies) return missing(c, "", "bodies", "an array of bodies, at least one dynamic");
   if (!json_is_array(bodies)) return fail(c, "bodies", 0, "must be an array, got %s", type_name(bodies));
-  if (dim > 1) return parse_bodies_nd(c, bodies, m, st);
+  if (dim > 1) {
+    rc = parse_bodies_nd(c, bodies, m, st);
+    return rc < 0 ? rc : parse_constraints(c, root, m, st);
+  }
   const json_t *walls = json_object_get(root, "walls");
   if (walls && !json_is_array(walls)) return fail(c, "walls", 0, "must be an array, got %s", type_name(walls));
   const size_t nb = json_array_size(bodies), nw = walls ? json_array_size(walls) : 0;
@@ -1860,6 +2119,7 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
   }
   free(org);
   if (rc == 0) rc = parse_couplings(c, json_object_get(root, "couplings"), m);
+  if (rc == 0) rc = parse_constraints(c, root, m, st);
   return rc;
 }
 

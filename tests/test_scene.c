@@ -569,6 +569,187 @@ static void test_errors_nd(void **unused) {
   check_error_table(error_cases_nd, sizeof error_cases_nd / sizeof error_cases_nd[0], "2-D/3-D");
 }
 
+/* Tethers, joints and "baumgarte": bad inputs in 1-D, 2-D and 3-D (positions computed
+ * from a marker substring of each text, independently of the scanner). */
+static const ErrorCase error_cases_constraints[] = {
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 14, "tethers[0].length", "required key missing (the tether"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 0, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 25, "tethers[0].length", "must be > 0, got 0"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 0.5, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 25, "tethers[0].length", "the tether would start overstretched: its ends are 1 m apart, more than its length 0.5"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"g\"}, {\"body\": \"a\"}]}]}",
+     3, 37, "tethers[0].ends[0]", "the first end must be on a dynamic body (swap the ends?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"world\": [0, 0]}, {\"body\": \"a\"}]}]}",
+     3, 37, "tethers[0].ends[0]", "the first end must be on a dynamic body"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"body\": \"c\"}]}]}",
+     3, 61, "tethers[0].ends[1].body", "no body named 'c'"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"body\": \"a\", \"point\": [1, 0]}]}]}",
+     3, 52, "tethers[0].ends[1]", "both ends are on body 'a'"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"body\": \"g\", \"world\": [0, 1]}]}]}",
+     3, 52, "tethers[0].ends[1]", "give exactly one of \"body\", \"world\" and \"path\""},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"point\": [0, 1], \"world\": [0, 1]}]}]}",
+     3, 53, "tethers[0].ends[1].point", "applies to body ends only"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"bdy\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 38, "tethers[0].ends[0].bdy", "unknown key (did you mean 'body'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}]}]}",
+     3, 36, "tethers[0].ends", "must have two ends [END, END], got 1"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1, 2]}]}]}",
+     3, 62, "tethers[0].ends[1].world", "needs 2 numbers in 2-D, got 3"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"velocity\": [1, 0]}}]}]}",
+     3, 61, "tethers[0].ends[1].path.origin", "required key missing (the anchor"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"origin\": [0, 0], \"velocity\": [1, 0], \"table\": [[0, 1, 0]]}}]}]}",
+     3, 80, "tethers[0].ends[1].path.velocity", "give either a \"table\" of velocities or \"velocity\"/\"amplitude\", not both"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"origin\": [0, 0], \"amplitude\": [1, 0]}}]}]}",
+     3, 61, "tethers[0].ends[1].path.frequency", "required key missing (the sine"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"origin\": [0, 0]}}]}]}",
+     3, 61, "tethers[0].ends[1].path", "a path needs \"velocity\""},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"origin\": [0, 0], \"table\": [[0, 1]]}}]}]}",
+     3, 90, "tethers[0].ends[1].path.table[0]", "must be a row [t, value] of 3 numbers, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"name\": \"r\", \"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]},\n  {\"name\": \"r\", \"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     4, 12, "tethers[1].name", "name 'r' is already used by tethers[0]"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 2, \"lenght\": 2, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 28, "tethers[0].lenght", "unknown key (did you mean 'length'?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": {\"length\": 2}}",
+     3, 13, "tethers", "must be an array, got object"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"ball\", \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 22, "joints[0].type", "must be \"pin\" or \"rod\", got \"ball\" (a 3-D ball joint is a \"pin\")"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 13, "joints[0].type", "required key missing (\"pin\""},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"pin\", \"length\": 1, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 29, "joints[0].length", "applies to rods only"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 0]}]}]}",
+     3, 13, "joints[0]", "the rod's ends coincide at the start"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"length\": -1, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 0]}]}]}",
+     3, 39, "joints[0].length", "must be > 0, got -1"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"g\"}, {\"world\": [0, 1]}]}]}",
+     3, 38, "joints[0].ends[0]", "the first end must be on a dynamic body"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"baumgarte\": 1.5}",
+     3, 15, "baumgarte", "must be in [0, 1] (0: no correction), got 1.5"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\"}], \"walls\": [{\"name\": \"w\", \"position\": -5, \"side\": \"left\"}],\n \"tethers\": [{\"length\": 4, \"ends\": [{\"body\": \"a\"}, {\"body\": \"w\"}]}]}",
+     3, 25, "tethers[0].length", "its ends are 5 m apart"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\"}], \"walls\": [{\"name\": \"w\", \"position\": -5, \"side\": \"left\"}],\n \"tethers\": [{\"length\": 6, \"ends\": [{\"body\": \"a\"}, {\"world\": [1, 2]}]}]}",
+     3, 62, "tethers[0].ends[1].world", "needs 1 numbers in 1-D, got 2"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\"}], \"walls\": [{\"name\": \"w\", \"position\": -5, \"side\": \"left\"}],\n \"joints\": [{\"type\": \"pin\", \"ends\": [{\"body\": \"w\"}, {\"body\": \"a\"}]}]}",
+     3, 38, "joints[0].ends[0]", "the first end must be on a dynamic body (swap the ends?)"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [1, 1, 1]}, {\"name\": \"b\", \"mass\": 1, \"inertia\": [1, 1, 1], \"position\": [0, 0, 1]}],\n \"joints\": [{\"type\": \"pin\", \"ends\": [{\"body\": \"a\", \"point\": [0, 0]}, {\"body\": \"b\"}]}]}",
+     3, 61, "joints[0].ends[0].point", "needs 3 numbers in 3-D, got 2"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [1, 1, 1]}, {\"name\": \"b\", \"mass\": 1, \"inertia\": [1, 1, 1], \"position\": [0, 0, 1]}],\n \"tethers\": [{\"length\": 0.75, \"ends\": [{\"body\": \"a\", \"point\": [0, 0, -0.5]}, {\"body\": \"b\"}]}]}",
+     3, 25, "tethers[0].length", "its ends are 1.5 m apart"},
+
+};
+
+static void test_errors_constraints(void **unused) {
+  (void)unused;
+  check_error_table(error_cases_constraints,
+                    sizeof error_cases_constraints / sizeof error_cases_constraints[0],
+                    "constraints");
+}
+
+/* Tethers and joints in 2-D: every kind of end, defaults (names, rod length = the initial
+ * distance), path motions (velocity tables stored with width 3), baumgarte. */
+static void test_constraints_2d(void **unused) {
+  (void)unused;
+  static const char *text =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 10, \"baumgarte\": 0.25,\n"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1, \"position\": [0, -1]},\n"
+      "  {\"name\": \"b\", \"mass\": 1, \"inertia\": 1, \"position\": [1, -1]},\n"
+      "  {\"name\": \"k\", \"type\": \"kinematic\", \"velocity\": [1, 0]},\n"
+      "  {\"name\": \"g\", \"type\": \"static\", \"position\": [0, -3]}],\n"
+      " \"tethers\": [\n"
+      "  {\"name\": \"r1\", \"length\": 1.5, \"ends\": [{\"body\": \"a\", \"point\": [0.5, 0]}, {\"world\": [0, 0]}]},\n"
+      "  {\"length\": 2, \"ends\": [{\"body\": \"b\"}, {\"path\": {\"origin\": [1, 0], \"velocity\": [0.5, 0]}}]},\n"
+      "  {\"length\": 3, \"ends\": [{\"body\": \"a\"}, {\"path\": {\"origin\": [0, 0], \"amplitude\": [0.125, 0],\n"
+      "     \"frequency\": 2, \"phase\": 0.5}}]},\n"
+      "  {\"length\": 3, \"ends\": [{\"body\": \"b\"}, {\"path\": {\"origin\": [0, 0], \"table\": [[0, 1, 0.5], [1, 2, 0]]}}]}],\n"
+      " \"joints\": [\n"
+      "  {\"name\": \"p\", \"type\": \"pin\", \"ends\": [{\"body\": \"a\", \"point\": [1, 0]}, {\"body\": \"b\"}]},\n"
+      "  {\"type\": \"rod\", \"ends\": [{\"body\": \"a\"}, {\"body\": \"k\"}]},\n"
+      "  {\"type\": \"rod\", \"length\": 2.5, \"ends\": [{\"body\": \"b\"}, {\"body\": \"g\", \"point\": [0, 1]}]}]}\n";
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  const int rc = lsim_scene_parse(text, "c.json", &m, &s, &err);
+  if (rc) {
+    char line[640];
+    lsim_scene_error_format(&err, line, sizeof line);
+    print_error("%s\n", line);
+  }
+  assert_int_equal(rc, 0);
+  assert_true(m.baumgarte == 0.25);
+  assert_int_equal(m.ntethers, 4);
+  assert_int_equal(m.njoints, 3);
+  const LsimTether *t = m.tethers;
+  assert_string_equal(t[0].name, "r1");
+  assert_string_equal(t[1].name, "tether1");
+  assert_true(t[0].length == 1.5);
+  assert_int_equal(t[0].end[0].body, 0);
+  assert_true(t[0].end[0].point[0] == 0.5 && t[0].end[0].point[1] == 0.0);
+  assert_int_equal(t[0].end[1].body, -1);
+  assert_int_equal(t[0].end[1].motion.kind, LSIM_MOTION_FIXED);
+  assert_int_equal(t[1].end[1].motion.kind, LSIM_MOTION_VELOCITY);
+  assert_true(t[1].end[1].motion.origin[0] == 1.0 && t[1].end[1].motion.velocity[0] == 0.5);
+  assert_true(t[2].end[1].motion.amplitude[0] == 0.125 && t[2].end[1].motion.frequency == 2.0);
+  assert_true(t[2].end[1].motion.phase == 0.5);
+  const LsimSchedule *tab = &t[3].end[1].motion.table;
+  assert_int_equal(t[3].end[1].motion.kind, LSIM_MOTION_TABLE);
+  assert_int_equal(tab->width, 3);
+  assert_int_equal(tab->npoints, 2);
+  assert_true(tab->t[1] == 1.0);
+  assert_true(tab->value[0] == 1.0 && tab->value[1] == 0.5 && tab->value[2] == 0.0);
+  assert_true(tab->value[3] == 2.0 && tab->value[4] == 0.0 && tab->value[5] == 0.0);
+  const LsimJoint *j = m.joints;
+  assert_string_equal(j[0].name, "p");
+  assert_string_equal(j[1].name, "joint1");
+  assert_int_equal(j[0].type, LSIM_JOINT_PIN);
+  assert_int_equal(j[1].type, LSIM_JOINT_ROD);
+  assert_true(j[1].length == 1.0); /* a at (0, -1), k at (0, 0) */
+  assert_int_equal(j[1].end[1].body, 2);
+  assert_true(j[2].length == 2.5);
+  assert_int_equal(j[2].end[1].body, 3);
+  assert_true(j[2].end[1].point[1] == 1.0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* 1-D (a tether to a wall, a rod between carts) and 3-D (a ball joint, a taut tether
+ * at exactly its length, a table path). */
+static void test_constraints_1d_3d(void **unused) {
+  (void)unused;
+  static const char *one =
+      "{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n"
+      " \"bodies\": [{\"name\": \"a\", \"position\": 1}, {\"name\": \"b\", \"position\": 3}],\n"
+      " \"walls\": [{\"name\": \"w\", \"position\": -1, \"side\": \"left\"}],\n"
+      " \"tethers\": [{\"length\": 2, \"ends\": [{\"body\": \"a\"}, {\"body\": \"w\", \"point\": [0]}]}],\n"
+      " \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"b\", \"point\": [0.5]}, {\"body\": \"a\"}]}]}\n";
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  assert_int_equal(lsim_scene_parse(one, "one.json", &m, &s, &err), 0);
+  assert_int_equal(m.ntethers, 1);
+  assert_int_equal(m.tethers[0].end[1].body, 2);
+  assert_true(m.joints[0].length == 2.5);
+  assert_true(m.baumgarte == 0.0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  static const char *three =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": [1, 1, 1]},\n"
+      "  {\"name\": \"b\", \"mass\": 1, \"inertia\": [1, 1, 1], \"position\": [0, 0, 1]}],\n"
+      " \"tethers\": [{\"length\": 1.5, \"ends\": [{\"body\": \"a\", \"point\": [0, 0, -0.5]}, {\"body\": \"b\"}]},\n"
+      "  {\"length\": 1, \"ends\": [{\"body\": \"b\"}, {\"path\": {\"origin\": [0, 0, 2], \"table\": [[0, 0, 0, 1]]}}]}],\n"
+      " \"joints\": [{\"type\": \"pin\", \"ends\": [{\"body\": \"a\", \"point\": [0, 0, 0.5]}, {\"body\": \"b\", \"point\": [0, 0, -0.5]}]}]}\n";
+  assert_int_equal(lsim_scene_parse(three, "three.json", &m, &s, &err), 0);
+  assert_int_equal(m.ntethers, 2);
+  assert_int_equal(m.njoints, 1);
+  assert_true(m.tethers[0].end[0].point[2] == -0.5);
+  assert_true(m.tethers[1].end[1].motion.table.value[2] == 1.0);
+  assert_true(m.tethers[1].end[1].motion.origin[2] == 2.0);
+  assert_true(m.joints[0].end[1].point[2] == -0.5);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
 /* The one-line format, with and without a position and a path. */
 static void test_error_format(void **unused) {
   (void)unused;
@@ -1176,6 +1357,9 @@ int main(void) {
       cmocka_unit_test(test_jitter),
       cmocka_unit_test(test_all_data),
       cmocka_unit_test(test_schema),
+      cmocka_unit_test(test_errors_constraints),
+      cmocka_unit_test(test_constraints_2d),
+      cmocka_unit_test(test_constraints_1d_3d),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
