@@ -17,6 +17,9 @@
  */
 #include "contact/step.h"
 
+#include "contact/constraints.h"
+#include "contact/equality.h"
+#include "contact/mass.h"
 #include "contact/math3.h"
 
 #include <math.h>
@@ -60,6 +63,19 @@ struct LsimStepper {
   int prev_zcap;
   IdIndex *sort_tmp;      /* [sort_cap] merge sort of the ids */
   int sort_cap;
+  /* B's own capacity: its pattern is J's with a block-diagonal mass, wider with a coupled
+     one or after eliminating joint rows. */
+  int b_cap;
+  /* Joint (equality) rows, eliminated before the LCP (contact/equality.c). */
+  int e_cap, e_nnz_cap;
+  int *E_ptr, *E_idx, *EB_ptr, *EB_idx; /* J_E (CSR) and B_E = W J_E' (CSC) */
+  double *E_val, *EB_val, *E_rhs, *E_lambda;
+  int eb_cap;
+  int ne;
+  LsimEquality *equality;
+  LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
+  char last_error[256];   /* why the last step failed before its solve, "" if it did not */
+  double *force;          /* [nv] generalized forces, coupled-mass path */
   int nbodies;
   int dimension;
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
@@ -107,9 +123,23 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
     lsim_stepper_free(s);
     return rc;
   }
+  if (model->ncouplings > 0) {
+    if (model->dimension != 1) {
+      snprintf(err, errlen, "inertial couplings are 1-D only");
+      lsim_stepper_free(s);
+      return LSIM_INVALID_INPUT;
+    }
+    rc = lsim_mass_factor_create(&s->mass, model, err, errlen);
+    if (rc) {
+      lsim_stepper_free(s);
+      return rc;
+    }
+    s->force = calloc((size_t)model->nv + 1, sizeof(double));
+  }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
-  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia) {
+  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia ||
+      (s->mass && !s->force)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
@@ -136,6 +166,11 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->dv);
   free(s->inv_inertia_body);
   free(s->inv_inertia);
+  free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
+  free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
+  lsim_equality_free(s->equality);
+  lsim_mass_factor_free(s->mass);
+  free(s->force);
   free(s->prev_id);
   free(s->prev_var);
   free(s->prev_nvar);
@@ -186,6 +221,7 @@ const LsimLcp *lsim_stepper_lcp(const LsimStepper *cs) {
 }
 
 LsimSolver *lsim_stepper_solver(LsimStepper *s) { return s->solver; }
+const char *lsim_stepper_last_error(const LsimStepper *s) { return s->last_error; }
 
 /* Body-frame inverse inertias, once per run: a 3x3 inverse (3-D; the inertia must be
  * symmetric positive definite) or 1/I_zz (2-D). */
@@ -263,7 +299,14 @@ static void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, 
 
 /* Number of LCP variables of a contact: [c_n] [beta_1..d lambda]. */
 static int contact_nvar(const LsimContact *c) {
-  return (c->kind == LSIM_CONTACT_NORMAL ? 1 : 0) + (c->ndir > 0 ? c->ndir + 1 : 0);
+  if (c->kind == LSIM_CONTACT_EQUALITY) return 0; /* eliminated before the LCP */
+  return (c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER ? 1 : 0) +
+         (c->ndir > 0 ? c->ndir + 1 : 0);
+}
+
+/* Whether a contact's first variable is a unilateral normal-like row (contact, tether). */
+static int has_normal(const LsimContact *c) {
+  return c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER;
 }
 
 /* J_row . x over the row's bodies, x a generalized velocity vector. */
@@ -307,8 +350,29 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
       lsim_v3_cross(c, v + 3, Iww);
       f[3] -= c[0], f[4] -= c[1], f[5] -= c[2];
     }
+    if (s->mass) {
+      /* Coupled mass: collect the forces, solve H dv = h f for all at once below. */
+      for (int d = 0; d < b->nv; ++d) s->force[b->v_offset + d] = h * f[d], vf[d] = v[d];
+      continue;
+    }
     apply_inverse_mass(s, i, b, f, wf);
     for (int d = 0; d < b->nv; ++d) vf[d] = v[d] + h * wf[d];
+  }
+  if (s->mass) {
+    /* v_free = v + H^-1 h f over the dynamic velocities (static ones carry nothing,
+       kinematic ones keep their prescribed values: their rows of H are the identity and
+       their forces zero, so the solve leaves them unchanged in dv). */
+    for (int i = 0; i < m->nbodies; ++i) {
+      const LsimBody *b = &m->bodies[i];
+      if (b->type == LSIM_BODY_KINEMATIC)
+        for (int d = 0; d < b->nv; ++d) s->force[b->v_offset + d] = 0.0;
+    }
+    lsim_mass_solve(s->mass, s->force, s->dv);
+    for (int i = 0; i < m->nbodies; ++i) {
+      const LsimBody *b = &m->bodies[i];
+      if (b->type != LSIM_BODY_DYNAMIC) continue;
+      for (int d = 0; d < b->nv; ++d) s->v_free[b->v_offset + d] += s->dv[b->v_offset + d];
+    }
   }
 }
 
@@ -337,16 +401,20 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
     int *a = realloc(s->J_idx, (size_t)cap * sizeof(int));
     if (!a) return LSIM_OUT_OF_MEMORY;
     s->J_idx = a;
-    int *b = realloc(s->B_idx, (size_t)cap * sizeof(int));
-    if (!b) return LSIM_OUT_OF_MEMORY;
-    s->B_idx = b;
     double *c = realloc(s->J_val, (size_t)cap * sizeof(double));
     if (!c) return LSIM_OUT_OF_MEMORY;
     s->J_val = c;
-    double *d = realloc(s->B_val, (size_t)cap * sizeof(double));
+    s->nnz_cap = cap;
+  }
+  if (nnz > s->b_cap) {
+    /* B may be wider than J (coupled mass, joints): it keeps its own capacity. */
+    int *b = realloc(s->B_idx, (size_t)nnz * sizeof(int));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->B_idx = b;
+    double *d = realloc(s->B_val, (size_t)nnz * sizeof(double));
     if (!d) return LSIM_OUT_OF_MEMORY;
     s->B_val = d;
-    s->nnz_cap = cap;
+    s->b_cap = nnz;
   }
   if (nc > s->c_cap) {
     int cap = s->c_cap ? s->c_cap : 64;
@@ -362,30 +430,99 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
   return 0;
 }
 
+/* Grows the joint-row arrays for ne rows and nnz entries. */
+static int reserve_equality(LsimStepper *s, int ne, int nnz) {
+  if (ne + 1 > s->e_cap) {
+    int cap = s->e_cap ? s->e_cap : 16;
+    while (cap < ne + 1) cap *= 2;
+    int **ip[] = {&s->E_ptr, &s->EB_ptr};
+    for (int k = 0; k < 2; ++k) {
+      int *p = realloc(*ip[k], (size_t)cap * sizeof(int));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *ip[k] = p;
+    }
+    double **dp[] = {&s->E_rhs, &s->E_lambda};
+    for (int k = 0; k < 2; ++k) {
+      double *p = realloc(*dp[k], (size_t)cap * sizeof(double));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *dp[k] = p;
+    }
+    s->e_cap = cap;
+  }
+  if (nnz > s->e_nnz_cap) {
+    int cap = s->e_nnz_cap ? s->e_nnz_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *a = realloc(s->E_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->E_idx = a;
+    double *b = realloc(s->E_val, (size_t)cap * sizeof(double));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->E_val = b;
+    s->e_nnz_cap = cap;
+  }
+  if (nnz > s->eb_cap) {
+    int *a = realloc(s->EB_idx, (size_t)nnz * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->EB_idx = a;
+    double *b = realloc(s->EB_val, (size_t)nnz * sizeof(double));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->EB_val = b;
+    s->eb_cap = nnz;
+  }
+  return 0;
+}
+
+/* One Jacobian row into CSR arrays at position *k (dynamic bodies' velocities only), and
+ * the matching column of W J' when the mass is block diagonal (bk, bidx, bval; NULL when
+ * a coupled mass matrix computes B afterwards). */
+static void put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
+                    int *idx, double *val, int *bidx, double *bval) {
+  double wj[LSIM_MAX_BODY_DOF];
+  for (int slot = 0; slot < 2; ++slot) {
+    const int bi = row->body[slot];
+    if (bi < 0 || m->bodies[bi].type != LSIM_BODY_DYNAMIC) continue;
+    const LsimBody *b = &m->bodies[bi];
+    if (bidx) apply_inverse_mass(s, bi, b, row->j[slot], wj);
+    for (int d = 0; d < b->nv; ++d, ++*k) {
+      idx[*k] = b->v_offset + d;
+      val[*k] = row->j[slot][d];
+      if (bidx) bidx[*k] = b->v_offset + d, bval[*k] = wj[d];
+    }
+  }
+}
+
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
- * dynamic bodies' velocities, the cone couplings C, and q. */
-static int assemble(LsimStepper *s, const LsimModel *m) {
+ * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
+ * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
+ * changes v_free and B; then q from the (possibly corrected) free velocity. */
+static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
   LsimContactSet *set = &s->contacts;
   const double h = m->time_step;
-  int n = 0, nc = 0;
+  int n = 0, nc = 0, ne = 0;
   for (int c = 0; c < set->count; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    set->contacts[c].first_var = n;
+    LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      ct->first_var = ne++;
+      continue;
+    }
+    ct->first_var = n;
     n += contact_nvar(ct);
-    if (ct->ndir > 0) nc += 2 * ct->ndir + (ct->kind == LSIM_CONTACT_NORMAL);
+    if (ct->ndir > 0) nc += 2 * ct->ndir + has_normal(ct);
   }
   const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
-  if (reserve_lcp(s, n, nnz, nc) ||
+  if (reserve_lcp(s, n, nnz, nc) || reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF) ||
       grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
     return LSIM_OUT_OF_MEMORY;
   s->dense_valid = 0;
+  s->ne = ne;
 
-  /* Variables: [c_n] [beta_1..d lambda] per contact; their rows and the cone structure. */
+  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure. */
   int ncones = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
     int var = ct->first_var, row = ct->first_row;
-    const int normal = ct->kind == LSIM_CONTACT_NORMAL ? var : -1;
+    const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
     for (int d = 0; d < ct->ndir; ++d) s->var_row[var++] = row++;
     if (ct->ndir > 0) {
@@ -400,36 +537,68 @@ static int assemble(LsimStepper *s, const LsimModel *m) {
     }
   }
 
-  /* J (CSR) and B = W J' (CSC), same pattern: per variable, the dynamic bodies' blocks. */
+  /* J (CSR) and B (CSC): with a block-diagonal mass B = W J' has J's pattern. */
+  const int coupled = s->mass != NULL;
   int k = 0;
-  double wj[LSIM_MAX_BODY_DOF];
   for (int i = 0; i < n; ++i) {
     s->J_ptr[i] = s->B_ptr[i] = k;
-    const int r = s->var_row[i];
-    if (r < 0) continue;
-    const LsimJacRow *row = &set->rows[r];
-    for (int slot = 0; slot < 2; ++slot) {
-      const int bi = row->body[slot];
-      if (bi < 0 || m->bodies[bi].type != LSIM_BODY_DYNAMIC) continue;
-      const LsimBody *b = &m->bodies[bi];
-      apply_inverse_mass(s, bi, b, row->j[slot], wj);
-      for (int d = 0; d < b->nv; ++d, ++k) {
-        s->J_idx[k] = s->B_idx[k] = b->v_offset + d;
-        s->J_val[k] = row->j[slot][d];
-        s->B_val[k] = wj[d];
-      }
-    }
+    if (s->var_row[i] < 0) continue;
+    put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
+            coupled ? NULL : s->B_idx, s->B_val);
   }
   s->J_ptr[n] = s->B_ptr[n] = k;
+  if (coupled && lsim_mass_solve_rows(s->mass, n, s->J_ptr, s->J_idx, s->J_val, s->B_ptr,
+                                      &s->B_idx, &s->B_val, &s->b_cap))
+    return LSIM_OUT_OF_MEMORY;
 
-  /* C (CSR): beta_k row: +1 at lambda; lambda row: mu at c_n, -1 at each beta. And q. */
+  /* Joint rows: J_E, B_E and their right-hand sides b_E = c gap / h + bias, with c the
+     Baumgarte-style factor (off: 1, the velocity-level step's phi / h term). */
+  if (ne > 0) {
+    const double factor = m->baumgarte > 0.0 ? m->baumgarte : 1.0;
+    int ke = 0;
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      const int e = ct->first_var;
+      s->E_ptr[e] = s->EB_ptr[e] = ke;
+      put_row(s, m, &set->rows[ct->first_row], &ke, s->E_idx, s->E_val,
+              coupled ? NULL : s->EB_idx, s->EB_val);
+      s->E_rhs[e] = factor * ct->gap / h + ct->bias;
+    }
+    s->E_ptr[ne] = s->EB_ptr[ne] = ke;
+    if (coupled && lsim_mass_solve_rows(s->mass, ne, s->E_ptr, s->E_idx, s->E_val, s->EB_ptr,
+                                        &s->EB_idx, &s->EB_val, &s->eb_cap))
+      return LSIM_OUT_OF_MEMORY;
+    /* The joint rows' kinematic velocities (moving anchors, kinematic bodies) enter b_E. */
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      const LsimJacRow *row = &set->rows[ct->first_row];
+      for (int slot = 0; slot < 2; ++slot) {
+        const int bi = row->body[slot];
+        if (bi < 0 || m->bodies[bi].type != LSIM_BODY_KINEMATIC) continue;
+        for (int d = 0; d < m->bodies[bi].nv; ++d)
+          s->E_rhs[ct->first_var] += row->j[slot][d] * s->v_free[m->bodies[bi].v_offset + d];
+      }
+    }
+    if (!s->equality && !(s->equality = lsim_equality_create())) return LSIM_OUT_OF_MEMORY;
+    const int rc = lsim_equality_eliminate(s->equality, m->nv, ne, s->E_ptr, s->E_idx, s->E_val,
+                                           s->EB_ptr, s->EB_idx, s->EB_val, s->E_rhs, s->v_free,
+                                           n, s->J_ptr, s->J_idx, s->J_val, s->B_ptr, &s->B_idx,
+                                           &s->B_val, &s->b_cap, err, errlen);
+    if (rc) return rc;
+  }
+
+  /* C (CSR): beta_k row: +1 at lambda; lambda row: mu at c_n, -1 at each beta. And q,
+     from the free velocity (corrected for the joints): gap / h + J v_free + bias. */
   int kc = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
     int var = ct->first_var, row = ct->first_row;
-    if (ct->kind == LSIM_CONTACT_NORMAL) {
+    if (has_normal(ct)) {
       s->C_ptr[var] = kc;
-      s->q[var++] = ct->gap / h + row_dot(m, &set->rows[row++], s->v_free);
+      s->q[var++] = ct->gap / h + row_dot(m, &set->rows[row++], s->v_free) + ct->bias;
     }
     if (ct->ndir == 0) continue;
     const int lambda = var + ct->ndir;
@@ -439,7 +608,7 @@ static int assemble(LsimStepper *s, const LsimModel *m) {
       s->q[var] = row_dot(m, &set->rows[row], s->v_free);
     }
     s->C_ptr[lambda] = kc;
-    if (ct->kind == LSIM_CONTACT_NORMAL) {
+    if (has_normal(ct)) {
       s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
       s->q[lambda] = 0.0;
     } else {
@@ -537,8 +706,10 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 1-2: free velocities, contacts. */
   prepare_inertias(s, m, st);
   prepare_free_velocities(s, m, st);
+  s->last_error[0] = '\0';
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
-  if (!rc) rc = assemble(s, m);
+  if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
+  if (!rc) rc = assemble(s, m, s->last_error, sizeof s->last_error);
   if (rc) {
     stats->status = rc;
     return rc;
@@ -596,11 +767,19 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   st->step += 1;
   st->time = m->time_step * st->step;
 
-  /* Stage 7: impulses on the contacts, remembered by id. */
+  /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
+     id. */
+  if (s->ne > 0) lsim_equality_impulses(s->equality, s->z, s->E_lambda);
   for (int c = 0; c < set->count; ++c) {
     LsimContact *ct = &set->contacts[c];
     int var = ct->first_var;
-    ct->normal_impulse = ct->kind == LSIM_CONTACT_NORMAL ? s->z[var++] : ct->normal_load;
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      ct->normal_impulse = s->E_lambda[var];
+      ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
+      ct->slip_speed = 0.0;
+      continue;
+    }
+    ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
     ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
     for (int d = 0; d < ct->ndir; ++d, ++var)
       for (int k = 0; k < 3; ++k) ct->friction_impulse[k] += s->z[var] * ct->dir[d][k];

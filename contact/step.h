@@ -60,6 +60,9 @@ const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s);
 const double *lsim_stepper_solution(const LsimStepper *s);
 const double *lsim_stepper_warm_guess(const LsimStepper *s);
 
+/* Why the last step failed before its solve (dependent joint rows, ...), "" otherwise. */
+const char *lsim_stepper_last_error(const LsimStepper *s);
+
 /* The solver in use. */
 LsimSolver *lsim_stepper_solver(LsimStepper *s);
 
