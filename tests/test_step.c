@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "contact/step.h"
@@ -226,12 +227,51 @@ static void test_no_tunnelling_and_momentum(void **state) {
   }
 }
 
+/* Two carts coupled through inertia (a flywheel between them: kinetic energy
+ * k (vA - vB)^2 / 2), cart A running into a wall: the mass matrix
+ *   H = [[mA + k, -k], [-k, mB + k]]
+ * is factored by CHOLMOD. One step from (qA, vA) = (0.05, -2), B far away at rest: the
+ * 1x1 LCP w = gap/h + vA + W_AA c gives c = -(gap/h + vA) / W_AA, and v' = v + W(:, A) c,
+ * W = H^-1 computed here by hand (2x2 inverse). Exact to 1e-12; and the total momentum
+ * mA vA + mB vB changes by exactly the wall impulse c (the coupling is internal). */
+static void test_coupled_mass(void **state) {
+  (void)state;
+  const double mA = 1.0, mB = 3.0, k = 0.5, h = 0.1;
+  for (int sv = 0; sv < NSOLVERS; ++sv) {
+    LsimModel m = model_with(h, 1);
+    const int A = add_segment(&m, "A", mA, 0.0), B = add_segment(&m, "B", mB, 0.0);
+    add_wall(&m, 0.0, -1);
+    m.couplings = calloc(1, sizeof *m.couplings);
+    m.couplings[0] = (LsimCoupling){{A, B}, k};
+    m.ncouplings = 1;
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    char err[256];
+    LsimStepper *st = NULL;
+    assert_int_equal(lsim_stepper_create(&st, &m, solvers[sv], err, sizeof err), 0);
+    LsimState x;
+    assert_int_equal(lsim_state_init(&x, &m), 0);
+    x.q[0] = 0.05, x.v[0] = -2.0, x.q[1] = 10.0, x.v[1] = 0.0;
+    assert_int_equal(lsim_step(st, &m, &x, NULL), LSIM_SOLVED);
+    const double det = (mA + k) * (mB + k) - k * k;
+    const double WAA = (mB + k) / det, WBA = k / det;
+    const double c = -(0.05 / h - 2.0) / WAA;
+    assert_true(fabs(x.v[0] - (-2.0 + WAA * c)) <= 1e-12);
+    assert_true(fabs(x.v[1] - WBA * c) <= 1e-12);
+    assert_true(fabs(x.q[0]) <= 1e-12); /* stopped exactly at the wall */
+    assert_true(fabs(mA * x.v[0] + mB * x.v[1] - (mA * -2.0 + c)) <= 1e-12);
+    lsim_state_free(&x);
+    lsim_stepper_free(st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cart_wall_closed_form),
       cmocka_unit_test(test_two_blocks_exact),
       cmocka_unit_test(test_brick_friction),
       cmocka_unit_test(test_no_tunnelling_and_momentum),
+      cmocka_unit_test(test_coupled_mass),
   };
   return cmocka_run_group_tests_name("step", tests, NULL, NULL);
 }

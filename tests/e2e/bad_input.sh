@@ -37,6 +37,7 @@ expect zerostep '{"lcpsim": 1, "time_step": 0, "steps": 3, "bodies": [ {} ]}' "t
 expect negstep '{"lcpsim": 1, "time_step": -0.1, "steps": 3, "bodies": [ {} ]}' "time_step"
 expect unknown "$head"'"bodies": [ {"masss": 1} ]}' "bodies[0].masss"
 expect version '{"lcpsim": 7, "time_step": 0.1, "steps": 3, "bodies": [ {} ]}' "lcpsim"
+expect coupling "$head"'"bodies": [ {"name": "A"} ], "couplings": [ {"bodies": ["A", "Z"], "inertia": 1} ]}' "couplings[0].bodies[1]: no body named 'Z'"
 expect wallside "$head"'"bodies": [ {"position": -1} ], "walls": [ {"position": 0, "side": "left"} ]}' "bodies[0].position: 'body0'"
 
 # A missing scene file.
