@@ -20,6 +20,7 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
+#include "contact/constraints.h"
 #include "lcp/lcp.h"
 
 #ifndef LSIM_VERSION
@@ -30,6 +31,7 @@
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
 #define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series */
+#define LSIM_TAUT_TOL 1e-9               /* m: a tether this close to its length is taut */
 
 /* One extendable dataset and its row buffer. */
 typedef struct Series {
@@ -37,8 +39,9 @@ typedef struct Series {
   hid_t mtype;         /* memory type (a predefined native type, not owned) */
   size_t esize;        /* bytes per element */
   size_t cols;         /* second dimension; 0 for a 1-D dataset */
-  int rank;            /* 1 or 2 */
-  size_t width;        /* elements per buffered row: 1 (1-D) or cols */
+  size_t cols2;        /* third dimension (rank 3), else 0 */
+  int rank;            /* 1, 2 or 3 */
+  size_t width;        /* elements per buffered row: 1 (1-D), cols or cols * cols2 */
   hsize_t written;     /* rows in the file */
   size_t nbuf, cap;    /* rows buffered, capacity in rows */
   unsigned char *buf;
@@ -48,6 +51,7 @@ typedef struct Series {
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
        S_SICONOS,
+       S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
        S_C_FIMP, S_C_SLIP,
@@ -60,6 +64,11 @@ struct LsimRecord {
   char *path;          /* final name */
   char *partial;       /* path + ".partial" */
   int nq, nv, nbodies;
+  int ntethers, njoints;
+  double *tether_impulse;  /* [ntethers] this step's impulses, by tether */
+  double *joint_impulse;   /* [njoints * 3] this step's row impulses, by joint */
+  double max_stretch;      /* max over states of tether length - length, m */
+  double max_joint_error;  /* max over states of a joint's position error, m */
   Series s[S_COUNT];
   int steps;           /* steps recorded */
   size_t steps_buffered;
@@ -189,16 +198,18 @@ static void write_strings(LsimRecord *r, const char *name, const char *first, si
 
 /* ---- series ---- */
 
-/* Creates series k as dataset name: [0] (two_d = 0) or [0, cols], rows appended later. */
-static void series_create(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
-                          int two_d, size_t cols, size_t cap, const char *unit) {
+/* Creates series k as dataset name: [0] (two_d = 0), [0, cols] or, with cols2 > 0,
+ * [0, cols, cols2]; rows appended later. */
+static void series_create3(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
+                           int two_d, size_t cols, size_t cols2, size_t cap, const char *unit) {
   Series *s = &r->s[k];
   s->name = name;
   s->mtype = mtype;
   s->esize = H5Tget_size(mtype);
-  s->rank = two_d ? 2 : 1;
+  s->rank = two_d ? (cols2 ? 3 : 2) : 1;
   s->cols = two_d ? cols : 0;
-  s->width = two_d ? cols : 1;
+  s->cols2 = two_d ? cols2 : 0;
+  s->width = two_d ? cols * (cols2 ? cols2 : 1) : 1;
   if (r->status < 0) return;
   s->buf = malloc(cap * s->width * s->esize + 1);
   if (!s->buf) {
@@ -208,9 +219,9 @@ static void series_create(LsimRecord *r, int k, const char *name, hid_t mtype, h
   s->cap = cap;
   /* Zero-width rows (no coordinates) still need a positive chunk size: the second
    * dimension is then unlimited with chunk 1. */
-  hsize_t dims[2] = {0, s->cols};
-  hsize_t maxd[2] = {H5S_UNLIMITED, s->cols ? s->cols : H5S_UNLIMITED};
-  hsize_t chunk[2] = {LSIM_RECORD_CHUNK_ROWS, s->cols ? s->cols : 1};
+  hsize_t dims[3] = {0, s->cols, s->cols2};
+  hsize_t maxd[3] = {H5S_UNLIMITED, s->cols ? s->cols : H5S_UNLIMITED, s->cols2};
+  hsize_t chunk[3] = {LSIM_RECORD_CHUNK_ROWS, s->cols ? s->cols : 1, s->cols2};
   hid_t space = H5Screate_simple(s->rank, dims, maxd);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   hid_t lcpl = make_lcpl();
@@ -220,6 +231,11 @@ static void series_create(LsimRecord *r, int k, const char *name, hid_t mtype, h
   if (lcpl >= 0) H5Pclose(lcpl);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
+}
+
+static void series_create(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
+                          int two_d, size_t cols, size_t cap, const char *unit) {
+  series_create3(r, k, name, mtype, ftype, two_d, cols, 0, cap, unit);
 }
 
 /* Makes room for rows more buffered rows (amortized doubling). 0 or < 0. */
@@ -245,9 +261,9 @@ static void *series_row(Series *s) {
 static int series_flush(LsimRecord *r, Series *s) {
   if (r->status < 0) return r->status;
   if (s->nbuf == 0) return 0;
-  hsize_t start[2] = {s->written, 0};
-  hsize_t count[2] = {s->nbuf, s->cols};
-  hsize_t total[2] = {s->written + s->nbuf, s->cols};
+  hsize_t start[3] = {s->written, 0, 0};
+  hsize_t count[3] = {s->nbuf, s->cols, s->cols2};
+  hsize_t total[3] = {s->written + s->nbuf, s->cols, s->cols2};
   int ok = H5Dset_extent(s->dset, total) >= 0;
   if (ok && s->width > 0) {
     hid_t fspace = H5Dget_space(s->dset);
@@ -283,6 +299,59 @@ static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *
   if (r->nv > 0) memcpy(v, state->v, (size_t)r->nv * sizeof *v);
   *(double *)series_row(&r->s[S_KINETIC]) = lsim_kinetic_energy(model, state);
   *(double *)series_row(&r->s[S_POTENTIAL]) = lsim_potential_energy(model, state);
+  /* Tether lengths and joint errors of this state. */
+  if (r->ntethers > 0) {
+    if (series_reserve(r, &r->s[S_T_LENGTH], 1) < 0) return r->status;
+    double *len = series_row(&r->s[S_T_LENGTH]);
+    for (int i = 0; i < r->ntethers; ++i) {
+      len[i] = lsim_tether_length(model, state, state->time, i);
+      r->max_stretch = fmax(r->max_stretch, len[i] - model->tethers[i].length);
+    }
+  }
+  if (r->njoints > 0) {
+    if (series_reserve(r, &r->s[S_J_ERROR], 1) < 0) return r->status;
+    double *e = series_row(&r->s[S_J_ERROR]);
+    for (int j = 0; j < r->njoints; ++j) {
+      e[j] = lsim_joint_error(model, state, state->time, j);
+      r->max_joint_error = fmax(r->max_joint_error, e[j]);
+    }
+  }
+  return 0;
+}
+
+/* Buffers one step's tether and joint rows: impulses from the step's contacts of kind
+ * TETHER (by source) and EQUALITY (by source, a joint's rows in order); taut from the
+ * impulse and the length of the state just buffered. */
+static int append_constraints(LsimRecord *r, const LsimModel *model,
+                              const LsimContactSet *contacts) {
+  if (r->ntethers == 0 && r->njoints == 0) return 0;
+  if (r->ntethers > 0)
+    memset(r->tether_impulse, 0, (size_t)r->ntethers * sizeof *r->tether_impulse);
+  if (r->njoints > 0)
+    memset(r->joint_impulse, 0, (size_t)r->njoints * 3 * sizeof *r->joint_impulse);
+  int last = -1, row = 0;
+  for (int i = 0; contacts && i < contacts->count; ++i) {
+    const LsimContact *c = &contacts->contacts[i];
+    if (c->kind == LSIM_CONTACT_TETHER && c->source >= 0 && c->source < r->ntethers) {
+      r->tether_impulse[c->source] = c->normal_impulse;
+    } else if (c->kind == LSIM_CONTACT_EQUALITY && c->source >= 0 && c->source < r->njoints) {
+      row = c->source == last ? row + 1 : 0;
+      last = c->source;
+      if (row < 3) r->joint_impulse[3 * c->source + row] = c->normal_impulse;
+    }
+  }
+  if (r->ntethers > 0) {
+    Series *ls = &r->s[S_T_LENGTH];
+    const double *len = (const double *)(ls->buf + (ls->nbuf - 1) * ls->width * ls->esize);
+    memcpy(series_row(&r->s[S_T_IMPULSE]), r->tether_impulse,
+           (size_t)r->ntethers * sizeof *r->tether_impulse);
+    int *taut = series_row(&r->s[S_T_TAUT]);
+    for (int i = 0; i < r->ntethers; ++i)
+      taut[i] = r->tether_impulse[i] > 0.0 || len[i] >= model->tethers[i].length - LSIM_TAUT_TOL;
+  }
+  if (r->njoints > 0)
+    memcpy(series_row(&r->s[S_J_IMPULSE]), r->joint_impulse,
+           (size_t)r->njoints * 3 * sizeof *r->joint_impulse);
   return 0;
 }
 
@@ -302,6 +371,8 @@ static void destroy(LsimRecord *r) {
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
   free(r->partial);
+  free(r->tether_impulse);
+  free(r->joint_impulse);
   free(r);
 }
 
@@ -407,6 +478,37 @@ static void write_legends(LsimRecord *r, int dimension) {
                 nv_body[d]);
 }
 
+/* /tethers and /joints parameters (only when the model has them) and /parameters/baumgarte. */
+static void write_constraint_header(LsimRecord *r, const LsimModel *model) {
+  write_double(r, "/parameters/baumgarte", model->baumgarte, NULL);
+  const int nt = r->ntethers, nj = r->njoints;
+  if (r->status < 0 || (nt == 0 && nj == 0)) return;
+  double *dv = malloc((size_t)(nt > nj ? nt : nj) * sizeof *dv);
+  int *iv = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *iv);
+  char(*types)[4] = malloc((size_t)(nj > 0 ? nj : 1) * sizeof *types);
+  if (!dv || !iv || !types) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  } else {
+    if (nt > 0) {
+      write_strings(r, "/tethers/name", model->tethers[0].name, sizeof(LsimTether), nt);
+      for (int i = 0; i < nt; ++i) dv[i] = model->tethers[i].length;
+      write_small(r, "/tethers/length_max", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, nt, dv, "m");
+    }
+    if (nj > 0) {
+      write_strings(r, "/joints/name", model->joints[0].name, sizeof(LsimJoint), nj);
+      for (int j = 0; j < nj; ++j) snprintf(types[j], sizeof types[j], "%s", model->joints[j].type == LSIM_JOINT_PIN ? "pin" : "rod");
+      write_strings(r, "/joints/type", types[0], sizeof types[0], nj);
+      for (int j = 0; j < nj; ++j) iv[j] = lsim_joint_rows(model, j);
+      write_small(r, "/joints/rows", H5T_NATIVE_INT, H5T_STD_I32LE, nj, iv, NULL);
+      for (int j = 0; j < nj; ++j) dv[j] = model->joints[j].type == LSIM_JOINT_ROD ? model->joints[j].length : 0.0;
+      write_small(r, "/joints/length", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, nj, dv, "m");
+    }
+  }
+  free(dv);
+  free(iv);
+  free(types);
+}
+
 int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
                      const LsimState *initial, const char *scene_text,
                      const char *solver_name, char *err, size_t errlen) {
@@ -438,6 +540,15 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   r->nq = model->nq;
   r->nv = model->nv;
   r->nbodies = model->nbodies;
+  r->ntethers = model->ntethers > 0 && model->tethers ? model->ntethers : 0;
+  r->njoints = model->njoints > 0 && model->joints ? model->njoints : 0;
+  r->tether_impulse = calloc((size_t)r->ntethers + 1, sizeof *r->tether_impulse);
+  r->joint_impulse = calloc((size_t)r->njoints * 3 + 1, sizeof *r->joint_impulse);
+  if (!r->tether_impulse || !r->joint_impulse) {
+    set_err(err, errlen, "record: out of memory");
+    destroy(r);
+    return LSIM_OUT_OF_MEMORY;
+  }
   clock_gettime(CLOCK_MONOTONIC, &r->t0);
 
   /* Create the file; a plain fopen first gives the system's reason when it cannot be. */
@@ -520,6 +631,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_body_geometry(r, model, initial);
   write_shapes(r, model);
   write_legends(r, model->dimension);
+  write_constraint_header(r, model);
 
   /* Status legend: "code name" for every LsimStatus code. */
   char legend[11][32];
@@ -544,6 +656,16 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_RELRES, "/solver/relative_residual", D, FD, 0, 0, cs, NULL);
   series_create(r, S_WALL, "/solver/wall_time", D, FD, 0, 0, cs, "s");
   series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
+  if (r->ntethers > 0) {
+    const size_t nt = (size_t)r->ntethers;
+    series_create(r, S_T_LENGTH, "/tethers/length", D, FD, 1, nt, cs, "m");
+    series_create(r, S_T_IMPULSE, "/tethers/impulse", D, FD, 1, nt, cs, "N*s");
+    series_create(r, S_T_TAUT, "/tethers/taut", I, FI, 1, nt, cs, NULL);
+  }
+  if (r->njoints > 0) {
+    series_create3(r, S_J_IMPULSE, "/joints/impulse", D, FD, 1, (size_t)r->njoints, 3, cs, "N*s");
+    series_create(r, S_J_ERROR, "/joints/error", D, FD, 1, (size_t)r->njoints, cs, "m");
+  }
   series_create(r, S_OFFSET, "/contacts/offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0, cs,
                 NULL);
   size_t cc = 256;
@@ -578,14 +700,17 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
                      const LsimContactSet *contacts, const LsimStepStats *stats) {
   if (!r) return LSIM_INVALID_INPUT;
   if (r->status < 0) return r->status;
-  if (!model || !state || model->nq != r->nq || model->nv != r->nv)
+  if (!model || !state || model->nq != r->nq || model->nv != r->nv ||
+      (model->tethers ? model->ntethers : 0) != r->ntethers ||
+      (model->joints ? model->njoints : 0) != r->njoints)
     return fail(r, LSIM_INVALID_INPUT, "record_step: model or state does not match the file");
   int nc = contacts ? contacts->count : 0;
   int step = r->steps + 1;
 
   /* Make room first, so that a failure leaves no half-appended step. */
   for (int k = 0; k < S_COUNT; ++k)
-    if (series_reserve(r, &r->s[k], k >= S_FIRST_CONTACT ? (size_t)nc : 1) < 0)
+    if (r->s[k].dset >= 0 &&
+        series_reserve(r, &r->s[k], k >= S_FIRST_CONTACT ? (size_t)nc : 1) < 0)
       return r->status;
 
   /* State row k. */
@@ -604,6 +729,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_RELRES]) = st->relative_residual;
   *(double *)series_row(&r->s[S_WALL]) = st->wall_time;
   *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
+  append_constraints(r, model, contacts);
 
   /* Contact rows and the offset where the next step's contacts start. */
   for (int i = 0; i < nc; ++i) {
@@ -619,7 +745,8 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
     *(double *)series_row(&r->s[S_C_NIMP]) = c->normal_impulse;
     memcpy(series_row(&r->s[S_C_FIMP]), c->friction_impulse, sizeof c->friction_impulse);
     *(double *)series_row(&r->s[S_C_SLIP]) = c->slip_speed;
-    if (-c->gap > r->max_penetration) r->max_penetration = -c->gap;
+    const int constraint = c->kind == LSIM_CONTACT_TETHER || c->kind == LSIM_CONTACT_EQUALITY;
+    if (!constraint && -c->gap > r->max_penetration) r->max_penetration = -c->gap;
   }
   r->ncontacts += nc;
   *(int64_t *)series_row(&r->s[S_OFFSET]) = r->ncontacts;
@@ -661,6 +788,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   write_double(r, "/summary/max_residual", r->max_residual, "N*s");
   write_small(r, "/summary/total_contacts", H5T_NATIVE_INT64, H5T_STD_I64LE, -1, &total, NULL);
   write_double(r, "/summary/max_penetration", r->max_penetration, "m");
+  if (r->ntethers > 0) write_double(r, "/summary/max_tether_stretch", r->max_stretch, "m");
+  if (r->njoints > 0) write_double(r, "/summary/max_joint_error", r->max_joint_error, "m");
   write_double(r, "/summary/solver_wall_time", r->solver_wall, "s");
   write_double(r, "/summary/wall_time_total", elapsed, "s");
 

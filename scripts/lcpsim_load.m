@@ -31,6 +31,13 @@ function r = lcpsim_load(path)
 % r.bodies.inertia is [nbodies x 3 x 3]: squeeze(r.bodies.inertia(i, :, :)) is body i's
 % 3 x 3 inertia tensor. r.shapes.name and the legends are cell columns of strings.
 %
+% Tethers and joints (only in runs that have them; docs/output-format.md):
+%   r.tethers.name (cell), r.tethers.length_max [T x 1], r.tethers.length [N+1 x T],
+%   r.tethers.impulse [N x T] (N s), r.tethers.taut [N x T] (int32 0/1)
+%   r.joints.name, r.joints.type (cells: 'pin' / 'rod'), r.joints.rows [J x 1],
+%   r.joints.length [J x 1], r.joints.impulse [N x J x 3], r.joints.error [N+1 x J]
+%   i = r.tether_index('rope');      % 1-based index of a tether name (r.joint_index too)
+%
 % Matlab reads the file with h5info / h5read. Octave has no h5read, and octave-netcdf's
 % ncread cannot read fixed-length strings (netCDF maps them to NC_STRING, which the
 % package rejects), so on Octave the file is read with Octave's own load(), which reads
@@ -67,6 +74,13 @@ function r = lcpsim_load(path)
       r.parameters.(tables{k}) = to_cellstr(r.parameters.(tables{k}));
     end
   end
+  if isfield(r, 'tethers')
+    r.tethers.name = to_cellstr(r.tethers.name);
+  end
+  if isfield(r, 'joints')
+    r.joints.name = to_cellstr(r.joints.name);
+    r.joints.type = to_cellstr(r.joints.type);
+  end
   c = r.contacts;
   r.contacts.rows = @(k) contact_rows(c, k);
   r.contacts.at = @(k) contacts_at(c, k);
@@ -77,6 +91,19 @@ function r = lcpsim_load(path)
   r.velocity = @(b) body_velocity(base, b);
   r.angular_velocity = @(b) body_angular_velocity(base, b);
   r.shapes_of = @(b) body_shapes(base, b);
+  r.tether_index = @(n) named_index(base, 'tethers', n);
+  r.joint_index = @(n) named_index(base, 'joints', n);
+end
+
+% 1-based index of the tether or joint (group) named n.
+function i = named_index(r, group, n)
+  i = [];
+  if isfield(r, group)
+    i = find(strcmp(r.(group).name, n), 1);
+  end
+  if isempty(i)
+    error('lcpsim_load: no %s named ''%s''', group(1:end-1), n);
+  end
 end
 
 % ---- Octave: load() gives numeric arrays with reversed dimensions: a 1-D dataset [N]
@@ -88,8 +115,9 @@ function s = fix_octave(s, prefix)
     x = s.(names{i});
     if isstruct(x)
       s.(names{i}) = fix_octave(x, [prefix '/' names{i}]);
-    elseif strcmp(prefix, '/bodies') && strcmp(names{i}, 'inertia')
-      % [nbodies, 3, 3] comes back as 3 x 3 x nbodies (3 x 3 for one body).
+    elseif (strcmp(prefix, '/bodies') && strcmp(names{i}, 'inertia')) || ...
+           (strcmp(prefix, '/joints') && strcmp(names{i}, 'impulse'))
+      % [n, a, 3] comes back as 3 x a x n (trailing singletons dropped): reverse it.
       s.(names{i}) = permute(x, [3 2 1]);
     elseif ischar(x)
       s.(names{i}) = strip_nul(x);

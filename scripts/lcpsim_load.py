@@ -28,6 +28,17 @@ or a 0-based index, static bodies included (their fixed pose, zero velocity):
                                       #   (wx, wy, wz), rad/s
     r.shapes_of(body)                 # 0-based indices into r.shapes.* of its shapes
 
+Tethers and joints (only in runs that have them; docs/output-format.md):
+
+    r.tethers.name, r.tethers.length_max      # [T] names, lengths (m)
+    r.tethers.length                          # [N+1, T] |p_a - p_b| at every state, m
+    r.tethers.impulse, r.tethers.taut         # [N, T] impulse (N s), taut (0/1) per step
+    r.joints.name, r.joints.type              # [J] names, "pin" / "rod"
+    r.joints.rows, r.joints.length            # [J] rows used per joint, rod lengths
+    r.joints.impulse                          # [N, J, 3] row impulses (unused rows 0)
+    r.joints.error                            # [N+1, J] position error norm, m
+    r.tether_index("rope"), r.joint_index("hinge")   # 0-based index of a name
+
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
@@ -132,6 +143,21 @@ class Run(Group):
         v = self._coordinates(body, "v")
         return v[:, 2].copy() if dim == 2 else v[:, 3:6].copy()
 
+    def _named_index(self, group, name):
+        names = self[group]["name"] if group in self else []
+        try:
+            return names.index(name)
+        except ValueError:
+            raise KeyError(f"no {group[:-1]} named {name!r}") from None
+
+    def tether_index(self, name):
+        """0-based index of the tether named name."""
+        return self._named_index("tethers", name)
+
+    def joint_index(self, name):
+        """0-based index of the joint named name."""
+        return self._named_index("joints", name)
+
     def shapes_of(self, body):
         """0-based indices of the body's shapes in r.shapes (empty in 1-D)."""
         i = self.body_index(body)
@@ -187,6 +213,13 @@ def summary(r):
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
         f"wall time {s.wall_time_total:.3g} s (solver {s.solver_wall_time:.3g} s)",
     ]
+    if "tethers" in r:
+        t = r.tethers
+        lines.append(f"tethers {len(t.name)}: max stretch {s.max_tether_stretch:.3g} m, "
+                     f"taut in {int(np.sum(t.taut))} of {t.taut.size} tether-steps")
+    if "joints" in r:
+        lines.append(f"joints {len(r.joints.name)} ({', '.join(r.joints.type)}): "
+                     f"max error {s.max_joint_error:.3g} m")
     if "shapes" in r and len(r.shapes.type):
         legend = dict(x.split(" ", 1) for x in r.parameters.get("shape_type_legend", []))
         kinds = [legend.get(str(int(t)), str(int(t))) for t in r.shapes.type]

@@ -8,7 +8,11 @@
  * static plane, boxes, spheres / disks, capsules, a point), shapes added out of body
  * order, four steps of prescribed states and a few contacts.
  *
- * `test_record --write-sample PATH` (and --write-sample-2d, --write-sample-3d) writes a
+ * The constraint sample: a 2-D world with two tethers and two joints (a pin and a rod),
+ * two steps, the rows built by lsim_constraint_rows with impulses set by hand.
+ *
+ * `test_record --write-sample PATH` (and --write-sample-2d, --write-sample-3d,
+ * --write-sample-constraints) writes a
  * sample file and exits; tests/e2e/record_readers.sh uses them to check the Python and
  * Octave readers against the same numbers.
  */
@@ -26,6 +30,7 @@
 
 #include <hdf5.h>
 
+#include "contact/constraints.h"
 #include "contact/contact.h"
 #include "contact/step.h"
 #include "contact/world.h"
@@ -1007,6 +1012,186 @@ static void test_2d_roundtrip(void **state) {
   lsim_model_free(&m);
 }
 
+/* ---- tethers and joints ---- */
+
+/* The constraint sample (2-D): bodies "a" and "b"; tethers "ab" (a to b, length 2) and
+ * "up" (a to the world point (0, 1), length 1); joints "hinge" (pin: a's (1, 0) to b's
+ * (-1, 0)) and "bar" (rod a to b, length 2). Three states:
+ *   k  a            b             |ab|  |up|    pin error  rod error
+ *   0  (0, 0)       (2, 0)        2     1       0          0
+ *   1  (0, -1/16)   (1.5, -1/16)  1.5   1.0625  0.5        0.5
+ *   2  (0, 0)       (1.25, 0)     1.25  1       0.75       0.75
+ * Impulses: step 1: ab 0, up 0.5, hinge (0.25, -0.125), bar 0.0625; step 2: ab 0, up 0,
+ * hinge (0.5, 0), bar -0.25, and a contact of depth 1/16. Taut: up in both steps (by
+ * impulse, then by length), ab never. */
+static const double CA[3][2] = {{0, 0}, {0, -0.0625}, {0, 0}};
+static const double CB[3][2] = {{2, 0}, {1.5, -0.0625}, {1.25, 0}};
+
+static void constraint_model(LsimModel *m, LsimState *s) {
+  *m = lsim_default_model();
+  m->dimension = 2;
+  m->time_step = 0.5;
+  m->steps = 2;
+  m->baumgarte = 0.125;
+  for (int i = 0; i < 2; ++i) {
+    LsimBody b = lsim_default_body();
+    strcpy(b.name, i == 0 ? "a" : "b");
+    b.inertia[8] = 1.0;
+    assert_int_equal(lsim_model_add_body(m, &b), i);
+  }
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(s, m), 0);
+  m->tethers = calloc(2, sizeof *m->tethers);
+  m->joints = calloc(2, sizeof *m->joints);
+  assert_non_null(m->tethers);
+  assert_non_null(m->joints);
+  m->ntethers = m->njoints = 2;
+  LsimTether *t = m->tethers;
+  strcpy(t[0].name, "ab");
+  t[0].length = 2.0;
+  t[0].end[0].body = 0, t[0].end[1].body = 1;
+  strcpy(t[1].name, "up");
+  t[1].length = 1.0;
+  t[1].end[0].body = 0, t[1].end[1].body = -1, t[1].end[1].motion.origin[1] = 1.0;
+  LsimJoint *j = m->joints;
+  strcpy(j[0].name, "hinge");
+  j[0].type = LSIM_JOINT_PIN;
+  j[0].end[0].body = 0, j[0].end[0].point[0] = 1.0;
+  j[0].end[1].body = 1, j[0].end[1].point[0] = -1.0;
+  strcpy(j[1].name, "bar");
+  j[1].type = LSIM_JOINT_ROD;
+  j[1].length = 2.0;
+  j[1].end[0].body = 0, j[1].end[1].body = 1;
+}
+
+static void constraint_state(const LsimModel *m, LsimState *s, int k) {
+  s->time = 0.5 * k;
+  s->step = k;
+  for (int d = 0; d < 2; ++d) {
+    s->q[m->bodies[0].q_offset + d] = CA[k][d];
+    s->q[m->bodies[1].q_offset + d] = CB[k][d];
+  }
+}
+
+static int write_sample_constraints(const char *path) {
+  LsimModel m;
+  LsimState s;
+  constraint_model(&m, &s);
+  constraint_state(&m, &s, 0);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  int rc = lsim_record_open(&r, path, &m, &s, "{}\n", "lemke", err, sizeof err);
+  if (rc != 0) fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, 0);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  static const double imp[2][6] = {{0, 0.5, 0.25, -0.125, 0.0625, 0}, {0, 0, 0.5, 0, -0.25, 0}};
+  for (int k = 1; k <= 2; ++k) {
+    /* The step's rows from the state before it (as the step builds them), impulses set;
+       step 2 has a penetrating contact first. */
+    lsim_contacts_clear(&set);
+    if (k == 2) {
+      LsimContact *c = lsim_contacts_add(&set, 1);
+      assert_non_null(c);
+      c->kind = LSIM_CONTACT_NORMAL;
+      c->body[0] = 0;
+      c->gap = -0.0625;
+    }
+    const int first = set.count;
+    assert_int_equal(lsim_constraint_rows(&m, &s, s.time, &set), 0);
+    assert_int_equal(set.count - first, 5);
+    for (int i = 0; i < 5; ++i) set.contacts[first + i].normal_impulse = imp[k - 1][i];
+    constraint_state(&m, &s, k);
+    LsimStepStats st = {0};
+    st.ncontacts = set.count;
+    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
+  }
+  rc = lsim_record_close(r, 1, err, sizeof err);
+  if (rc != 0) fprintf(stderr, "%s\n", err);
+  lsim_contacts_free(&set);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  return rc;
+}
+
+static void test_constraints_roundtrip(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tethers.h5", dir);
+  assert_int_equal(write_sample_constraints(path), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  char names[2][256];
+  read_strings(f, "/tethers/name", 2, names);
+  assert_string_equal(names[0], "ab");
+  assert_string_equal(names[1], "up");
+  double lmax[2];
+  read_as(f, "/tethers/length_max", H5T_NATIVE_DOUBLE, 1, 2, 0, lmax);
+  assert_true(lmax[0] == 2.0 && lmax[1] == 1.0);
+  double len[3][2], timp[2][2];
+  int taut[2][2];
+  read_as(f, "/tethers/length", H5T_NATIVE_DOUBLE, 2, 3, 2, len);
+  const double want_len[3][2] = {{2, 1}, {1.5, 1.0625}, {1.25, 1}};
+  for (int k = 0; k < 3; ++k)
+    for (int i = 0; i < 2; ++i) assert_true(len[k][i] == want_len[k][i]);
+  read_as(f, "/tethers/impulse", H5T_NATIVE_DOUBLE, 2, 2, 2, timp);
+  assert_true(timp[0][0] == 0 && timp[0][1] == 0.5 && timp[1][0] == 0 && timp[1][1] == 0);
+  read_as(f, "/tethers/taut", H5T_NATIVE_INT, 2, 2, 2, taut);
+  assert_true(taut[0][0] == 0 && taut[0][1] == 1 && taut[1][0] == 0 && taut[1][1] == 1);
+  read_strings(f, "/joints/name", 2, names);
+  assert_string_equal(names[0], "hinge");
+  assert_string_equal(names[1], "bar");
+  read_strings(f, "/joints/type", 2, names);
+  assert_string_equal(names[0], "pin");
+  assert_string_equal(names[1], "rod");
+  int rows[2];
+  read_as(f, "/joints/rows", H5T_NATIVE_INT, 1, 2, 0, rows);
+  assert_true(rows[0] == 2 && rows[1] == 1);
+  double jl[2];
+  read_as(f, "/joints/length", H5T_NATIVE_DOUBLE, 1, 2, 0, jl);
+  assert_true(jl[0] == 0.0 && jl[1] == 2.0);
+  double jerr[3][2];
+  read_as(f, "/joints/error", H5T_NATIVE_DOUBLE, 2, 3, 2, jerr);
+  const double want_err[3] = {0, 0.5, 0.75};
+  for (int k = 0; k < 3; ++k) assert_true(jerr[k][0] == want_err[k] && jerr[k][1] == want_err[k]);
+  /* [N, J, 3]: rows unused by a joint are 0. */
+  hid_t d = H5Dopen2(f, "/joints/impulse", H5P_DEFAULT);
+  assert_true(d >= 0);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[3];
+  assert_int_equal(H5Sget_simple_extent_dims(sp, dims, NULL), 3);
+  assert_true(dims[0] == 2 && dims[1] == 2 && dims[2] == 3);
+  double jimp[2][2][3];
+  assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, jimp) >= 0);
+  H5Sclose(sp);
+  H5Dclose(d);
+  const double want_imp[2][2][3] = {{{0.25, -0.125, 0}, {0.0625, 0, 0}}, {{0.5, 0, 0}, {-0.25, 0, 0}}};
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j)
+      for (int c = 0; c < 3; ++c) assert_true(jimp[k][j][c] == want_imp[k][j][c]);
+  /* Summary: stretch and joint error maxima; constraint rows are not penetrations. */
+  assert_true(read_scalar_d(f, "/summary/max_tether_stretch") == 0.0625);
+  assert_true(read_scalar_d(f, "/summary/max_joint_error") == 0.75);
+  assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.0625);
+  assert_true(read_scalar_d(f, "/parameters/baumgarte") == 0.125);
+  assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), 11);
+  H5Fclose(f);
+  /* A run without tethers or joints has neither group. */
+  char path2[160];
+  snprintf(path2, sizeof path2, "%s/plain.h5", dir);
+  assert_int_equal(write_sample(path2, 1), 0);
+  f = H5Fopen(path2, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_true(H5Lexists(f, "/tethers", H5P_DEFAULT) == 0);
+  assert_true(H5Lexists(f, "/joints", H5P_DEFAULT) == 0);
+  assert_true(read_scalar_d(f, "/parameters/baumgarte") == 0.0);
+  H5Fclose(f);
+  remove(path);
+  remove(path2);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-sample") == 0)
     return write_sample(argv[2], 1) == 0 ? 0 : 1;
@@ -1014,11 +1199,14 @@ int main(int argc, char **argv) {
     return write_sample_nd(argv[2], 2) == 0 ? 0 : 1;
   if (argc == 3 && strcmp(argv[1], "--write-sample-3d") == 0)
     return write_sample_nd(argv[2], 3) == 0 ? 0 : 1;
+  if (argc == 3 && strcmp(argv[1], "--write-sample-constraints") == 0)
+    return write_sample_constraints(argv[2]) == 0 ? 0 : 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_keep0),
       cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
       cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
       cmocka_unit_test(test_3d_roundtrip),    cmocka_unit_test(test_2d_roundtrip),
+      cmocka_unit_test(test_constraints_roundtrip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,4 +301,53 @@ if $PY scripts/lcpsim_animate.py "$tmp/run.h5" -o "$tmp/x.gif" 2> "$tmp/err.txt"
   echo "FAIL: a 1-D run was animated"; exit 1
 fi
 grep -q "only 2-D and 3-D runs" "$tmp/err.txt"
+
+# Tethers and joints (the constraint sample of tests/test_record.c): both loaders give the
+# same numbers in the same orientation ([N+1, T], [N, T], [N, J, 3]) and the name helpers.
+build/tests/test_record --write-sample-constraints "$tmp/tethers.h5"
+$PY - "$tmp/tethers.h5" <<'PYEOF3'
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+t, j = r.tethers, r.joints
+assert t.name == ["ab", "up"] and np.array_equal(t.length_max, [2, 1])
+assert np.array_equal(t.length, [[2, 1], [1.5, 1.0625], [1.25, 1]])
+assert np.array_equal(t.impulse, [[0, 0.5], [0, 0]])
+assert np.array_equal(t.taut, [[0, 1], [0, 1]])
+assert j.name == ["hinge", "bar"] and j.type == ["pin", "rod"]
+assert np.array_equal(j.rows, [2, 1]) and np.array_equal(j.length, [0, 2])
+assert j.impulse.shape == (2, 2, 3)
+assert np.array_equal(j.impulse[0], [[0.25, -0.125, 0], [0.0625, 0, 0]])
+assert np.array_equal(j.impulse[1, :, 0], [0.5, -0.25])
+assert np.array_equal(j.error, [[0, 0], [0.5, 0.5], [0.75, 0.75]])
+assert r.tether_index("up") == 1 and r.joint_index("bar") == 1
+assert r.summary.max_tether_stretch == 0.0625 and r.summary.max_joint_error == 0.75
+assert r.parameters.baumgarte == 0.125
+try:
+    r.tether_index("nope")
+    raise SystemExit("tether_index accepted an unknown name")
+except KeyError:
+    pass
+print("python loader, tethers and joints: ok")
+PYEOF3
+$PY scripts/lcpsim_load.py "$tmp/tethers.h5" | grep -q "tethers 2: max stretch 0.0625 m"
+octave-cli -H --no-init-file --eval "
+addpath('scripts');
+r = lcpsim_load('$tmp/tethers.h5');
+t = r.tethers; j = r.joints;
+assert(isequal(t.name, {'ab'; 'up'}) && isequal(t.length_max, [2; 1]));
+assert(isequal(t.length, [2 1; 1.5 1.0625; 1.25 1]));
+assert(isequal(t.impulse, [0 0.5; 0 0]) && isequal(double(t.taut), [0 1; 0 1]));
+assert(isequal(j.name, {'hinge'; 'bar'}) && isequal(j.type, {'pin'; 'rod'}));
+assert(isequal(double(j.rows), [2; 1]) && isequal(j.length, [0; 2]));
+assert(isequal(size(j.impulse), [2 2 3]));
+assert(isequal(squeeze(j.impulse(1, :, :)), [0.25 -0.125 0; 0.0625 0 0]));
+assert(isequal(j.impulse(:, :, 1), [0.25 0.0625; 0.5 -0.25]));
+assert(isequal(j.error, [0 0; 0.5 0.5; 0.75 0.75]));
+assert(r.tether_index('up') == 2 && r.joint_index('bar') == 2);
+assert(r.summary.max_tether_stretch == 0.0625 && r.parameters.baumgarte == 0.125);
+disp('octave loader, tethers and joints: ok');
+"
 echo "record_readers: ok"
