@@ -172,10 +172,9 @@ typedef struct LsimModel {
   LsimTether *tethers;     /* [ntethers] */
   int njoints;
   LsimJoint *joints;       /* [njoints] */
-  double baumgarte;        /* joint drift correction factor in [0, 1]: the equality rows ask
-                              for J v' = -baumgarte * error / h; 0 (default) = none beyond
-                              the velocity-level step */
-  int nq, nv;         /* sizes of the state arrays */
+  double baumgarte;        /* joint drift correction factor c in (0, 1]: the joint rows ask
+                              for J v' = -c error / h; 0 (default) = off, i.e. c = 1, the
+                              velocity-level step's own phi / h term */
 } LsimModel;
 
 typedef struct LsimState {
