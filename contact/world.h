@@ -175,6 +175,7 @@ typedef struct LsimModel {
   double baumgarte;        /* joint drift correction factor c in (0, 1]: the joint rows ask
                               for J v' = -c error / h; 0 (default) = off, i.e. c = 1, the
                               velocity-level step's own phi / h term */
+  int nq, nv;         /* sizes of the state arrays */
 } LsimModel;
 
 typedef struct LsimState {
