@@ -9,6 +9,13 @@
  *                Series: one per solver.
  *   lcp set      the arguments are Siconos .dat files: every solver, cold, on every file
  *                (no time stepping). Series: one per solver; problem k is file k.
+ * Scenes: every solver gets the step's LCP in the factored form the step builds (M = J B +
+ * C, lcp/factored.h) through lsim_solver_solve_factored; hashes (lsim_factored_hash) and
+ * quality measures (lsim_factored_quality) are computed on that form, so M is formed only
+ * inside the contexts of solvers that need it (all but "pgs"), and those are skipped,
+ * recorded as skipped (status COMPARE_SKIPPED), on steps with n > --dense-limit. Dumps
+ * (--dump-lcp) are dense: a step above the limit stops the run (exit 2). LCP sets are dense
+ * problems: dense hash and measures, no limit.
  * Per problem and series: status, success (the common relative residual below
  * --success-tol), iterations, wall time, the quality measures of lcp/quality.h, the
  * problem hash, the distance to the reference solution. One HDF5 file, written under
@@ -44,7 +51,7 @@ static void compare_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim compare SCENE.json --solvers LIST [--mode shadow|independent]\n"
           "                      [--reference SPEC] [-o FILE] [--csv] [--steps N]\n"
-          "                      [--success-tol X] [--dump-lcp] [--quiet]\n"
+          "                      [--success-tol X] [--dense-limit N] [--dump-lcp] [--quiet]\n"
           "       lcpsim compare FILE.dat... --solvers LIST [-o FILE] [--csv]\n"
           "                      [--success-tol X] [--dump-lcp]\n"
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
@@ -63,7 +70,11 @@ static void compare_usage(FILE *f) {
           "  --csv              summary as CSV instead of Markdown\n"
           "  --steps N          override the scene's number of steps\n"
           "  --success-tol X    success = relative natural residual <= X (default 1e-6)\n"
-          "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp)\n"
+          "  --dense-limit N    scenes: solvers get each step's LCP in factored form (M = J B\n"
+          "                     + C); those that need a dense M (all but pgs) are skipped on\n"
+          "                     steps with n > N, recorded as skipped (default 4000)\n"
+          "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp);\n"
+          "                     dumps are dense: a step with n > --dense-limit stops the run\n"
           "  --quiet            no summary on stdout\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
           "input (no file is written).\n");
@@ -76,6 +87,8 @@ typedef struct Spec {
   char name[48];            /* lcp/solver.h name */
   LsimSolverOptions opt;
   int warm;                 /* independent mode: -1 = the scene's setting, else 0/1 */
+  int dense;                /* 1: the solver needs the dense M (every solver but "pgs",
+                               which runs on the factored form) */
 } Spec;
 
 /* Parses one spec text[0..len) into s. 0, or -1 with a message in err. */
@@ -95,6 +108,7 @@ static int parse_spec(const char *text, size_t len, Spec *s, char *err, size_t e
     return -1;
   }
   memcpy(s->name, text, nlen);
+  s->dense = strcmp(s->name, "pgs") != 0;
   if (!open) return 0;
   if (text[len - 1] != ']' || len - nlen < 2) {
     snprintf(err, errlen, "malformed solver spec '%s': options go in NAME[key=value,...]",
@@ -177,7 +191,7 @@ static int parse_list(const char *list, Spec *specs, int *count, char *err, size
 
 typedef struct Table {
   int N, P;                 /* problems (steps or files), series */
-  int *status, *success, *iters, *warm, *size, *nsliding;  /* [N * P] */
+  int *status, *success, *iters, *warm, *size, *nsliding, *skipped;  /* [N * P] */
   uint64_t *hash;
   double *wall, *res, *rel, *compl_, *sig, *cone, *diss, *dist, *sicerr;
   double *qdiff, *vdiff;    /* independent mode: state difference to the reference */
@@ -185,6 +199,7 @@ typedef struct Table {
   int *step;                /* [N] */
   double *time;             /* [N] */
   uint64_t *problem_hash;   /* [N] hash of the step's (reference) problem */
+  uint64_t *problem_dense_hash; /* [N] lsim_lcp_hash of its dense form, 0 when none formed */
   int *problem_size;        /* [N] */
 } Table;
 
@@ -193,7 +208,8 @@ static int table_alloc(Table *t, int N, int P) {
   t->N = N;
   t->P = P;
   const size_t np = (size_t)N * P + 1, np1 = (size_t)(N + 1) * P + 1;
-  int **ints[] = {&t->status, &t->success, &t->iters, &t->warm, &t->size, &t->nsliding};
+  int **ints[] = {&t->status, &t->success, &t->iters, &t->warm, &t->size, &t->nsliding,
+                  &t->skipped};
   for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
     if (!(*ints[k] = calloc(np, sizeof(int)))) return -1;
   double **dbl[] = {&t->wall, &t->res, &t->rel, &t->compl_, &t->sig, &t->cone,
@@ -209,8 +225,9 @@ static int table_alloc(Table *t, int N, int P) {
   t->time = calloc((size_t)N + 1, sizeof(double));
   t->problem_hash = calloc((size_t)N + 1, sizeof(uint64_t));
   t->problem_size = calloc((size_t)N + 1, sizeof(int));
+  t->problem_dense_hash = calloc((size_t)N + 1, sizeof(uint64_t));
   if (!t->hash || !t->ekin || !t->epot || !t->step || !t->time || !t->problem_hash ||
-      !t->problem_size)
+      !t->problem_size || !t->problem_dense_hash)
     return -1;
   for (size_t i = 0; i < np1; ++i) t->ekin[i] = t->epot[i] = NAN;
   return 0;
@@ -220,7 +237,8 @@ static void table_free(Table *t) {
   void *all[] = {t->status, t->success, t->iters, t->warm, t->size, t->nsliding, t->hash,
                  t->wall,   t->res,     t->rel,   t->compl_, t->sig, t->cone,  t->diss,
                  t->dist,   t->sicerr,  t->qdiff, t->vdiff, t->ekin, t->epot,  t->step,
-                 t->time,   t->problem_hash, t->problem_size};
+                 t->time,   t->problem_hash, t->problem_size, t->skipped,
+                 t->problem_dense_hash};
   for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]);
   memset(t, 0, sizeof *t);
 }
@@ -233,25 +251,29 @@ typedef struct Scratch {
 
 static int scratch_grow(Scratch *s, int n) {
   if (n <= s->cap) return 0;
-  double *w = realloc(s->work, (2 * (size_t)n + 2) * sizeof(double));
+  double *w = realloc(s->work, ((size_t)n + 2) * sizeof(double));
   if (!w) return -1;
   s->work = w;
   s->cap = n;
   return 0;
 }
 
-/* Records one solve of problem k by series s: its stats, the quality of z, the hash. */
+/* Records one solve of problem k by series s: its stats, the quality of z, the hash. The
+ * problem is the dense lcp, or (lcp NULL) the factored f, whose quality measures are then
+ * computed on the factored form (lsim_factored_quality: M is never formed). */
 static int record_solve(Table *t, Scratch *sc, int k, int s, const LsimLcp *lcp,
-                        const double *z, const LsimSolveStats *st, uint64_t hash,
-                        const double *zref, double success_tol) {
+                        const LsimFactoredLcp *f, const double *z, const LsimSolveStats *st,
+                        uint64_t hash, const double *zref, double success_tol) {
   const size_t i = (size_t)k * t->P + s;
-  if (scratch_grow(sc, lcp->n)) return -1;
+  const int n = lcp ? lcp->n : f->n;
+  if (scratch_grow(sc, 2 * n + (lcp ? 0 : f->m))) return -1;
   LsimQuality qm;
-  lsim_lcp_quality(lcp, z, sc->work, -1.0, &qm);
+  if (lcp) lsim_lcp_quality(lcp, z, sc->work, -1.0, &qm);
+  else lsim_factored_quality(f, z, sc->work, -1.0, &qm);
   t->status[i] = st->status;
   t->iters[i] = st->iterations;
   t->warm[i] = st->warm_started;
-  t->size[i] = lcp->n;
+  t->size[i] = n;
   t->nsliding[i] = qm.nsliding;
   t->hash[i] = hash;
   t->wall[i] = st->wall_time;
@@ -262,7 +284,7 @@ static int record_solve(Table *t, Scratch *sc, int k, int s, const LsimLcp *lcp,
   t->cone[i] = qm.cone;
   t->diss[i] = qm.dissipation;
   t->sicerr[i] = st->siconos_error;
-  t->dist[i] = zref ? lsim_quality_distance(lcp->n, z, zref) : NAN;
+  t->dist[i] = zref ? lsim_quality_distance(n, z, zref) : NAN;
   t->success[i] = isfinite(qm.residual.relative) && qm.residual.relative <= success_tol;
   return 0;
 }
@@ -279,10 +301,27 @@ static void record_empty(Table *t, int k, int s) {
   t->sicerr[i] = 0.0;
 }
 
+/* Status recorded for a solve that was not run: a dense solver on a problem above
+ * --dense-limit (positive, so it is not a failure; /status_legend names it). */
+#define COMPARE_SKIPPED 2
+#define SKIPPED_TEXT "skipped (n too large for a dense solver)"
+
+/* A solve not run: skipped[i] = 1, status COMPARE_SKIPPED, no success, lcp_size 0 (no
+ * problem was handed to the solver; /problem_size has n), hash 0, measures NaN. */
+static void record_skipped(Table *t, int k, int s) {
+  const size_t i = (size_t)k * t->P + s;
+  t->status[i] = COMPARE_SKIPPED;
+  t->skipped[i] = 1;
+  t->success[i] = t->iters[i] = t->warm[i] = t->size[i] = t->nsliding[i] = 0;
+  t->hash[i] = 0;
+  t->wall[i] = t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = NAN;
+  t->dist[i] = t->sicerr[i] = NAN;
+}
+
 /* ---- summary ---- */
 
 typedef struct Summary {
-  int problems, successes, failures;
+  int problems, successes, failures, skipped;
   double success_rate;
   double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
   int max_iters;
@@ -313,6 +352,7 @@ static void summarize(const Table *t, int s, double *buf, Summary *out) {
   for (int k = 0; k < t->N; ++k) {
     const size_t i = (size_t)k * t->P + s;
     out->max_qdiff = maxf(out->max_qdiff, t->qdiff[i]);
+    out->skipped += t->skipped[i];
     if (t->size[i] <= 0) continue;
     ++out->problems;
     out->successes += t->success[i];
@@ -345,15 +385,15 @@ static void print_summary(FILE *f, const Table *t, const Summary *sm, char (*lab
                           int mode_independent, int csv, const char *title) {
   const char *last = mode_independent ? "max q divergence" : "max distance to reference";
   if (csv) {
-    fprintf(f, "series,problems,success_rate,failures,median_time_us,worst_time_us,"
+    fprintf(f, "series,problems,success_rate,failures,skipped,median_time_us,worst_time_us,"
                "median_iterations,max_iterations,median_rel_residual,worst_rel_residual,%s\n",
             mode_independent ? "max_q_divergence" : "max_distance_to_reference");
   } else {
     fprintf(f, "%s\n\n", title);
-    fprintf(f, "| solver | problems | success | failures | median time [us] | worst time [us] "
+    fprintf(f, "| solver | problems | success | failures | skipped | median time [us] | worst time [us] "
                "| median iter. | max iter. | median rel. residual | worst rel. residual | %s |\n",
             last);
-    fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    fprintf(f, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   }
   const char *sep = csv ? "," : " | ";
   for (int s = 0; s < t->P; ++s) {
@@ -363,7 +403,7 @@ static void print_summary(FILE *f, const Table *t, const Summary *sm, char (*lab
     fprintf(f, "%s%d%s", sep, x->problems, sep);
     if (csv) put(f, "%.6g", x->success_rate);
     else put(f, "%.1f%%", 100.0 * x->success_rate);
-    fprintf(f, "%s%d%s", sep, x->failures, sep);
+    fprintf(f, "%s%d%s%d%s", sep, x->failures, sep, x->skipped, sep);
     put(f, "%.3g", 1e6 * x->median_wall);
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->worst_wall);
@@ -407,6 +447,7 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   w_arr(o, "/time", LSIM_H5_F64, 1, N, 0, t->time);
   w_arr(o, "/problem_hash", LSIM_H5_U64, 1, N, 0, t->problem_hash);
   w_arr(o, "/problem_size", LSIM_H5_I32, 1, N, 0, t->problem_size);
+  w_arr(o, "/problem_dense_hash", LSIM_H5_U64, 1, N, 0, t->problem_dense_hash);
 
   /* Solvers and series. */
   char (*names)[48] = calloc(S + 1, sizeof *names);
@@ -450,6 +491,7 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   w_arr(o, "/results/warm_started", LSIM_H5_I32, 2, N, P, t->warm);
   w_arr(o, "/results/lcp_size", LSIM_H5_I32, 2, N, P, t->size);
   w_arr(o, "/results/sliding_contacts", LSIM_H5_I32, 2, N, P, t->nsliding);
+  w_arr(o, "/results/skipped", LSIM_H5_I32, 2, N, P, t->skipped);
   w_arr(o, "/results/hash", LSIM_H5_U64, 2, N, P, t->hash);
   w_arr(o, "/results/wall_time", LSIM_H5_F64, 2, N, P, t->wall);
   w_arr(o, "/results/residual", LSIM_H5_F64, 2, N, P, t->res);
@@ -469,18 +511,19 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
 
   /* Summary per series. */
   double *v[9];
-  int *iv[4];
+  int *iv[5];
   for (int j = 0; j < 9; ++j) v[j] = calloc(P + 1, sizeof(double));
-  for (int j = 0; j < 4; ++j) iv[j] = calloc(P + 1, sizeof(int));
+  for (int j = 0; j < 5; ++j) iv[j] = calloc(P + 1, sizeof(int));
   int ok = 1;
   for (int j = 0; j < 9; ++j) ok = ok && v[j];
-  for (int j = 0; j < 4; ++j) ok = ok && iv[j];
+  for (int j = 0; j < 5; ++j) ok = ok && iv[j];
   if (!ok) o->rc = o->rc ? o->rc : -1;
   for (uint64_t s = 0; ok && s < P; ++s) {
     iv[0][s] = sm[s].problems;
     iv[1][s] = sm[s].successes;
     iv[2][s] = sm[s].failures;
     iv[3][s] = sm[s].max_iters;
+    iv[4][s] = sm[s].skipped;
     v[0][s] = sm[s].success_rate;
     v[1][s] = sm[s].median_wall;
     v[2][s] = sm[s].worst_wall;
@@ -494,6 +537,7 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   w_arr(o, "/summary/successes", LSIM_H5_I32, 1, P, 0, iv[1]);
   w_arr(o, "/summary/failures", LSIM_H5_I32, 1, P, 0, iv[2]);
   w_arr(o, "/summary/max_iterations", LSIM_H5_I32, 1, P, 0, iv[3]);
+  w_arr(o, "/summary/skipped", LSIM_H5_I32, 1, P, 0, iv[4]);
   w_arr(o, "/summary/success_rate", LSIM_H5_F64, 1, P, 0, v[0]);
   w_arr(o, "/summary/median_wall_time", LSIM_H5_F64, 1, P, 0, v[1]);
   w_arr(o, "/summary/worst_wall_time", LSIM_H5_F64, 1, P, 0, v[2]);
@@ -503,14 +547,16 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   w_arr(o, "/summary/max_distance", LSIM_H5_F64, 1, P, 0, v[6]);
   if (independent) w_arr(o, "/summary/max_q_divergence", LSIM_H5_F64, 1, P, 0, v[7]);
   for (int j = 0; j < 9; ++j) free(v[j]);
-  for (int j = 0; j < 4; ++j) free(iv[j]);
+  for (int j = 0; j < 5; ++j) free(iv[j]);
 }
 
-/* The status legend "code name" for -9..1, as in run files. */
+/* The status legend "code name" for -9..1, as in run files, then the compare-only
+ * COMPARE_SKIPPED. */
 static void write_legend(Out *o) {
-  char legend[11][32];
+  char legend[12][64];
   for (int c = -9; c <= 1; ++c) snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
-  w_str(o, "/status_legend", legend[0], sizeof legend[0], 11);
+  snprintf(legend[11], sizeof legend[0], "%d %s", COMPARE_SKIPPED, SKIPPED_TEXT);
+  w_str(o, "/status_legend", legend[0], sizeof legend[0], 12);
 }
 
 /* ---- helpers ---- */
@@ -557,12 +603,96 @@ static int grow_d(double **p, int *cap, int n) {
   return 0;
 }
 
+/* A private copy of a factored problem: its index arrays in one int buffer, its values in
+ * one double buffer, its cones; f points into them. Two copies of the same problem have the
+ * same layout, so they compare with memcmp. */
+typedef struct FCopy {
+  LsimFactoredLcp f;
+  int *ib;
+  double *db;
+  LsimConeBlock *cb;
+  size_t icap, dcap, ccap, ni, nd, nc;
+} FCopy;
+
+static void fcopy_free(FCopy *c) {
+  free(c->ib), free(c->db), free(c->cb);
+  memset(c, 0, sizeof *c);
+}
+
+/* dst = a deep copy of src (structurally sound, as the step builds it). 0 or -1 (memory). */
+static int fcopy_set(FCopy *dst, const LsimFactoredLcp *src) {
+  const int n = src->n;
+  const size_t nj = n > 0 ? (size_t)src->J_ptr[n] : 0, nb = n > 0 ? (size_t)src->B_ptr[n] : 0;
+  const size_t nc = src->C_ptr && n > 0 ? (size_t)src->C_ptr[n] : 0;
+  const size_t ni = 2 * ((size_t)n + 1) + nj + nb + (src->C_ptr ? (size_t)n + 1 + nc : 0);
+  const size_t nd = nj + nb + nc + (size_t)n, ncones = (size_t)(src->ncones > 0 ? src->ncones : 0);
+  if (ni > dst->icap) {
+    int *p = realloc(dst->ib, ni * sizeof(int));
+    if (!p) return -1;
+    dst->ib = p, dst->icap = ni;
+  }
+  if (nd + 1 > dst->dcap) {
+    double *p = realloc(dst->db, (nd + 1) * sizeof(double));
+    if (!p) return -1;
+    dst->db = p, dst->dcap = nd + 1;
+  }
+  if (ncones + 1 > dst->ccap) {
+    LsimConeBlock *p = realloc(dst->cb, (ncones + 1) * sizeof(LsimConeBlock));
+    if (!p) return -1;
+    dst->cb = p, dst->ccap = ncones + 1;
+  }
+  int *ip = dst->ib;
+  double *dp = dst->db;
+  LsimFactoredLcp *f = &dst->f;
+  memset(f, 0, sizeof *f);
+  f->n = n, f->m = src->m;
+#define TAKE_I(field, count)                                                      \
+  do {                                                                            \
+    if (count) memcpy(ip, src->field, (count) * sizeof(int));                     \
+    f->field = ip, ip += (count);                                                 \
+  } while (0)
+#define TAKE_D(field, count)                                                      \
+  do {                                                                            \
+    if (count) memcpy(dp, src->field, (count) * sizeof(double));                  \
+    f->field = dp, dp += (count);                                                 \
+  } while (0)
+  if (n > 0) {
+    TAKE_I(J_ptr, (size_t)n + 1);
+    TAKE_I(J_idx, nj);
+    TAKE_I(B_ptr, (size_t)n + 1);
+    TAKE_I(B_idx, nb);
+    if (src->C_ptr) {
+      TAKE_I(C_ptr, (size_t)n + 1);
+      TAKE_I(C_idx, nc);
+      TAKE_D(C_val, nc);
+    }
+    TAKE_D(J_val, nj);
+    TAKE_D(B_val, nb);
+    TAKE_D(q, (size_t)n);
+  }
+#undef TAKE_I
+#undef TAKE_D
+  if (ncones) memcpy(dst->cb, src->cones, ncones * sizeof(LsimConeBlock));
+  f->ncones = (int)ncones;
+  f->cones = ncones ? dst->cb : NULL;
+  dst->ni = (size_t)(ip - dst->ib), dst->nd = (size_t)(dp - dst->db), dst->nc = ncones;
+  return 0;
+}
+
+/* 1 when a and b (copies of the same problem) still hold the same bytes. */
+static int fcopy_same(const FCopy *a, const FCopy *b) {
+  return a->ni == b->ni && a->nd == b->nd && a->nc == b->nc &&
+         !memcmp(a->ib, b->ib, a->ni * sizeof(int)) &&
+         !memcmp(a->db, b->db, a->nd * sizeof(double)) &&
+         !memcmp(a->cb, b->cb, a->nc * sizeof(LsimConeBlock));
+}
+
 /* ---- the command ---- */
 
 int lsim_cli_compare(int argc, char **argv) {
   const char *out_path = NULL, *list = NULL, *ref_text = NULL, *mode_text = "shadow";
   const char *inputs[4096];
-  int ninputs = 0, csv = 0, quiet = 0, dump = 0, steps_override = -1;
+  int ninputs = 0, csv = 0, quiet = 0, dump = 0, steps_override = -1, dense_limit = 4000;
   double success_tol = 1e-6;
   char err[1024];
 
@@ -580,7 +710,7 @@ int lsim_cli_compare(int argc, char **argv) {
       dump = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solvers") ||
                !strcmp(a, "--mode") || !strcmp(a, "--reference") || !strcmp(a, "--steps") ||
-               !strcmp(a, "--success-tol")) {
+               !strcmp(a, "--success-tol") || !strcmp(a, "--dense-limit")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim compare: %s needs a value\n", a);
         return 2;
@@ -590,7 +720,12 @@ int lsim_cli_compare(int argc, char **argv) {
       else if (!strcmp(a, "--solvers")) list = v;
       else if (!strcmp(a, "--mode")) mode_text = v;
       else if (!strcmp(a, "--reference")) ref_text = v;
-      else if (!strcmp(a, "--steps")) {
+      else if (!strcmp(a, "--dense-limit")) {
+        if (lsim_cli_parse_int(v, &dense_limit) || dense_limit < 0) {
+          fprintf(stderr, "lcpsim compare: --dense-limit: need an integer >= 0, got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--steps")) {
         if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
           fprintf(stderr, "lcpsim compare: --steps: need an integer >= 1, got '%s'\n", v);
           return 2;
@@ -720,15 +855,15 @@ int lsim_cli_compare(int argc, char **argv) {
   int exit_code = 0;
   LsimStepper *driver = NULL;
   Scratch sc = {NULL, 0};
-  LsimLcp pristine, work;
+  FCopy pristine, work; /* the step's factored problem: kept, and handed to the solvers */
   memset(&pristine, 0, sizeof pristine);
   memset(&work, 0, sizeof work);
-  int pcap = -1;
+  int *stopped = calloc((size_t)P + 1, sizeof(int)); /* independent: trajectory stopped */
   double *zref = NULL;
   int zref_cap = 0;
   int reference_series = -1;
   if (!labels || !starts || !ser_solver || !ctx || !steppers || !states || !zs || !zcap ||
-      !sumbuf || !sm || table_alloc(&t, N, P)) {
+      !sumbuf || !sm || !stopped || table_alloc(&t, N, P)) {
     fprintf(stderr, "lcpsim compare: out of memory\n");
     exit_code = 2;
     goto cleanup;
@@ -823,6 +958,10 @@ int lsim_cli_compare(int argc, char **argv) {
   w_int(&o, "/parameters/nsolvers", nspecs);
   w_int(&o, "/parameters/nseries", P);
   w_int(&o, "/parameters/dump_lcp", dump);
+  w_int(&o, "/parameters/dense_limit", lcpset ? -1 : dense_limit);
+  /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
+     problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
+  w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
   write_legend(&o);
   if (lcpset) {
     char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
@@ -857,7 +996,7 @@ int lsim_cli_compare(int argc, char **argv) {
       const LsimLcp *lcp = &dats[k];
       const int n = lcp->n;
       t.time[k] = 0.0;
-      t.problem_hash[k] = lsim_lcp_hash(lcp);
+      t.problem_hash[k] = t.problem_dense_hash[k] = lsim_lcp_hash(lcp);
       t.problem_size[k] = n;
       if (grow_d(&zref, &zref_cap, n)) goto oom;
       for (int s = 0; s < P; ++s)
@@ -874,7 +1013,7 @@ int lsim_cli_compare(int argc, char **argv) {
         const uint64_t hs = lsim_lcp_hash(lcp); /* what this solver is handed */
         lsim_solver_solve(ctx[s], lcp, zs[s], &st);
         if (s == reference_series) memcpy(zref, zs[s], (size_t)n * sizeof(double));
-        if (record_solve(&t, &sc, k, s, lcp, zs[s], &st, hs, zref, success_tol))
+        if (record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs, zref, success_tol))
           goto oom;
       }
       if (dumper) {
@@ -886,11 +1025,17 @@ int lsim_cli_compare(int argc, char **argv) {
     }
 
     if (independent) {
-      /* Every series steps its own trajectory. */
+      /* Every series steps its own trajectory; measures and hashes on the factored form.
+         A dense solver's trajectory stops after its first step with n > --dense-limit (the
+         size is known only once the step has built its LCP); its later steps are skipped. */
       for (int s = 0; s < P; ++s) {
         if (k == 0) {
           t.ekin[s] = lsim_kinetic_energy(&model, &states[s]);
           t.epot[s] = lsim_potential_energy(&model, &states[s]);
+        }
+        if (stopped[s]) {
+          record_skipped(&t, k, s);
+          continue;
         }
         LsimStepStats st;
         const int rc = lsim_step(steppers[s], &model, &states[s], &st);
@@ -900,14 +1045,24 @@ int lsim_cli_compare(int argc, char **argv) {
           exit_code = 2;
           break;
         }
-        const LsimLcp *lcp = lsim_stepper_lcp(steppers[s]);
+        const LsimFactoredLcp *fl = lsim_stepper_factored(steppers[s]);
         const double *z = lsim_stepper_solution(steppers[s]);
         t.ekin[(size_t)(k + 1) * P + s] = lsim_kinetic_energy(&model, &states[s]);
         t.epot[(size_t)(k + 1) * P + s] = lsim_potential_energy(&model, &states[s]);
-        if (lcp->n == 0) {
+        if (fl->n == 0) {
           record_empty(&t, k, s);
           continue;
         }
+        if (fl->n > dense_limit && (dump || (s == reference_series && specs[ref].dense))) {
+          fprintf(stderr, "lcpsim compare: %s: step %d: n = %d > --dense-limit %d: %s\n",
+                  labels[s], k + 1, fl->n, dense_limit,
+                  dump ? "--dump-lcp stores dense problems; drop it or raise --dense-limit"
+                       : "the reference needs the dense M; choose a PGS reference "
+                         "(--reference 'pgs[...]') or raise --dense-limit");
+          exit_code = 2;
+          break;
+        }
+        if (fl->n > dense_limit && specs[ser_solver[s]].dense) stopped[s] = 1;
         LsimSolveStats ss;
         memset(&ss, 0, sizeof ss);
         ss.status = st.status;
@@ -915,25 +1070,34 @@ int lsim_cli_compare(int argc, char **argv) {
         ss.warm_started = st.warm_started;
         ss.wall_time = st.wall_time;
         ss.siconos_error = st.siconos_error;
-        if (record_solve(&t, &sc, k, s, lcp, z, &ss, lsim_lcp_hash(lcp), NULL, success_tol))
+        if (record_solve(&t, &sc, k, s, NULL, fl, z, &ss, lsim_factored_hash(fl), NULL,
+                         success_tol))
           goto oom;
-        if (dumper)
-          lsim_lcpdump_add(dumper, k + 1, s, lcp, lsim_stepper_warm_guess(steppers[s]), &z);
+        if (dumper) {
+          const LsimLcp *dl = lsim_stepper_lcp(steppers[s]);
+          if (!dl) goto oom;
+          lsim_lcpdump_add(dumper, k + 1, s, dl, lsim_stepper_warm_guess(steppers[s]), &z);
+          if (s == reference_series) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
+        }
       }
       if (exit_code) break;
-      /* State difference to the reference trajectory. */
+      /* State difference to the reference trajectory (NaN once a trajectory stopped). */
       const LsimState *r = &states[reference_series];
       t.time[k] = r->time;
-      t.problem_size[k] = lsim_stepper_lcp(steppers[reference_series])->n;
+      t.problem_size[k] = lsim_stepper_factored(steppers[reference_series])->n;
       t.problem_hash[k] = t.hash[(size_t)k * P + reference_series];
       for (int s = 0; s < P; ++s) {
-        t.qdiff[(size_t)k * P + s] = lsim_quality_distance(model.nq, states[s].q, r->q);
-        t.vdiff[(size_t)k * P + s] = lsim_quality_distance(model.nv, states[s].v, r->v);
+        const int gone = t.skipped[(size_t)k * P + s];
+        t.qdiff[(size_t)k * P + s] = gone ? NAN : lsim_quality_distance(model.nq, states[s].q, r->q);
+        t.vdiff[(size_t)k * P + s] = gone ? NAN : lsim_quality_distance(model.nv, states[s].v, r->v);
+        if (gone) t.ekin[(size_t)(k + 1) * P + s] = t.epot[(size_t)(k + 1) * P + s] = NAN;
       }
       continue;
     }
 
-    /* Shadow: the driver steps; its LCP goes, bit for bit, to every series. */
+    /* Shadow: the driver steps; its factored LCP goes, bit for bit, to every series
+       through lsim_solver_solve_factored ("pgs" solves it as it is; the others form the
+       dense M inside their context, and are skipped when n > --dense-limit). */
     LsimStepStats dst;
     const int rc = lsim_step(driver, &model, &state0, &dst);
     if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
@@ -943,53 +1107,60 @@ int lsim_cli_compare(int argc, char **argv) {
       break;
     }
     t.time[k] = state0.time;
-    const LsimLcp *lcp = lsim_stepper_lcp(driver);
-    const int n = lcp->n;
+    const LsimFactoredLcp *fl = lsim_stepper_factored(driver);
+    const int n = fl->n;
     t.problem_size[k] = n;
     if (n == 0) {
       for (int s = 0; s < P; ++s) record_empty(&t, k, s);
       continue;
     }
-    const uint64_t h = lsim_lcp_hash(lcp);
-    t.problem_hash[k] = h;
-    /* A private copy (pristine) and the buffer handed to solvers (work). */
-    if (n > pcap) {
-      lsim_lcp_free(&pristine);
-      lsim_lcp_free(&work);
-      if (lsim_lcp_init(&pristine, n) || lsim_lcp_init(&work, n)) goto oom;
-      pcap = n;
+    if (n > dense_limit && (dump || specs[ref].dense)) {
+      fprintf(stderr, "lcpsim compare: step %d: n = %d > --dense-limit %d: %s\n", k + 1, n,
+              dense_limit,
+              specs[ref].dense ? "the reference drives the trajectory and needs the dense M; "
+                                 "choose a PGS reference (--reference 'pgs[...]') or raise "
+                                 "--dense-limit"
+                               : "--dump-lcp stores dense problems; drop it or raise "
+                                 "--dense-limit");
+      exit_code = 2;
+      break;
     }
-    pristine.n = work.n = n;
-    memcpy(pristine.M, lcp->M, (size_t)n * n * sizeof(double));
-    memcpy(pristine.q, lcp->q, (size_t)n * sizeof(double));
-    pristine.ncones = work.ncones = lcp->ncones;
-    pristine.cones = work.cones = lcp->cones;
-    memcpy(work.M, pristine.M, (size_t)n * n * sizeof(double));
-    memcpy(work.q, pristine.q, (size_t)n * sizeof(double));
+    /* A private copy (pristine) and the copy handed to solvers (work). */
+    if (fcopy_set(&pristine, fl) || fcopy_set(&work, fl)) goto oom;
+    const uint64_t h = lsim_factored_hash(&pristine.f);
+    t.problem_hash[k] = h;
     const double *guess = lsim_stepper_warm_guess(driver);
     const double *zd = lsim_stepper_solution(driver);
     for (int s = 0; s < P; ++s) {
       if (grow_d(&zs[s], &zcap[s], n)) goto oom;
-      /* Restore the problem if the previous solver touched it; then its hash is h. */
+      if (n > dense_limit && specs[ser_solver[s]].dense) {
+        record_skipped(&t, k, s);
+        for (int i = 0; i < n; ++i) zs[s][i] = NAN; /* dumps: not solved */
+        continue;
+      }
+      /* Restore the problem if a previous solver touched it; then its hash is h. */
       uint64_t hs = h;
-      if (memcmp(work.M, pristine.M, (size_t)n * n * sizeof(double)) ||
-          memcmp(work.q, pristine.q, (size_t)n * sizeof(double))) {
-        memcpy(work.M, pristine.M, (size_t)n * n * sizeof(double));
-        memcpy(work.q, pristine.q, (size_t)n * sizeof(double));
-        hs = lsim_lcp_hash(&work);
+      if (!fcopy_same(&work, &pristine)) {
+        if (fcopy_set(&work, &pristine.f)) goto oom;
+        hs = lsim_factored_hash(&work.f);
       }
       if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
       else memset(zs[s], 0, (size_t)n * sizeof(double));
       LsimSolveStats st;
       memset(&st, 0, sizeof st);
-      lsim_solver_solve(ctx[s], &work, zs[s], &st);
-      if (record_solve(&t, &sc, k, s, &pristine, zs[s], &st, hs, zd, success_tol)) goto oom;
+      lsim_solver_solve_factored(ctx[s], &work.f, zs[s], &st);
+      if (record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs, zd, success_tol))
+        goto oom;
     }
     if (dumper) {
+      /* The dense form (n <= --dense-limit here), as the driver's step formed it. */
+      const LsimLcp *dl = lsim_stepper_lcp(driver);
+      if (!dl) goto oom;
+      t.problem_dense_hash[k] = lsim_lcp_hash(dl);
       const double *cols[MAX_COLUMNS];
       cols[0] = zd;
       for (int s = 0; s < P; ++s) cols[s + 1] = zs[s];
-      lsim_lcpdump_add(dumper, k + 1, 0, &pristine, guess, cols);
+      lsim_lcpdump_add(dumper, k + 1, 0, dl, guess, cols);
     }
     continue;
   oom:
@@ -1038,8 +1209,9 @@ cleanup:
     if (zs) free(zs[s]);
   }
   lsim_stepper_free(driver);
-  lsim_lcp_free(&pristine);
-  lsim_lcp_free(&work);
+  fcopy_free(&pristine);
+  fcopy_free(&work);
+  free(stopped);
   free(zref);
   free(sc.work);
   table_free(&t);

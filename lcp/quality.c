@@ -9,18 +9,15 @@ double lsim_quality_slide_tol(const LsimLcp *lcp) { return 1e-8 * lsim_lcp_scale
 /* Value of variable i of z, or 0 for an index outside the problem. */
 static double var(const double *z, int n, int i) { return i >= 0 && i < n ? z[i] : 0.0; }
 
-void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double slide_tol,
-                      LsimQuality *out) {
-  const int n = lcp->n;
-  double *w = work, *role = work + n;
-  memset(out, 0, sizeof *out);
-  lsim_lcp_residual(lcp, z, w, &out->residual);
-  if (slide_tol < 0.0) slide_tol = lsim_quality_slide_tol(lcp);
-
+/* The measures beyond the residual, from z, w [n], the cone structure and slide_tol;
+ * role [n] is scratch. Shared by the dense and the factored forms, so both apply the same
+ * definitions to their w. */
+static void cone_measures(int n, const double *z, const double *w, double *role, int ncones,
+                          const LsimConeBlock *cones, double slide_tol, LsimQuality *out) {
   /* Row roles: 1 for a cone's beta and lambda rows, 0 for the normal (unilateral) rows. */
   for (int i = 0; i < n; ++i) role[i] = 0.0;
-  for (int c = 0; c < lcp->ncones && lcp->cones; ++c) {
-    const LsimConeBlock *b = &lcp->cones[c];
+  for (int c = 0; c < ncones && cones; ++c) {
+    const LsimConeBlock *b = &cones[c];
     for (int k = 0; k < b->ndir; ++k)
       if (b->first_dir + k >= 0 && b->first_dir + k < n) role[b->first_dir + k] = 1.0;
     if (b->lambda >= 0 && b->lambda < n) role[b->lambda] = 1.0;
@@ -38,8 +35,8 @@ void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double 
 
   /* Cones: excess friction, and maximum dissipation when sliding. */
   double cone = 0.0, diss = 0.0;
-  for (int c = 0; c < lcp->ncones && lcp->cones; ++c) {
-    const LsimConeBlock *b = &lcp->cones[c];
+  for (int c = 0; c < ncones && cones; ++c) {
+    const LsimConeBlock *b = &cones[c];
     const double cn = b->normal >= 0 ? var(z, n, b->normal) : b->fixed_normal;
     double sum = 0.0;
     for (int k = 0; k < b->ndir; ++k) sum += var(z, n, b->first_dir + k);
@@ -67,12 +64,37 @@ void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double 
   out->cone = cone;
   out->dissipation = diss;
 
-  /* A non-finite z: every measure is +inf (lsim_lcp_residual already did its own). */
+  /* A non-finite z: every measure is +inf (the residual already did its own). */
   for (int i = 0; i < n; ++i)
     if (!isfinite(z[i])) {
       out->signorini = out->cone = out->dissipation = INFINITY;
       break;
     }
+}
+
+void lsim_lcp_quality(const LsimLcp *lcp, const double *z, double *work, double slide_tol,
+                      LsimQuality *out) {
+  const int n = lcp->n;
+  memset(out, 0, sizeof *out);
+  lsim_lcp_residual(lcp, z, work, &out->residual);
+  if (slide_tol < 0.0) slide_tol = lsim_quality_slide_tol(lcp);
+  cone_measures(n, z, work, work + n, lcp->ncones, lcp->cones, slide_tol, out);
+}
+
+double lsim_factored_quality_slide_tol(const LsimFactoredLcp *f) {
+  double s = 0.0;
+  for (int i = 0; i < f->n; ++i) s = fmax(s, fabs(f->q[i]));
+  return 1e-8 * (s > 0.0 ? s : 1.0);
+}
+
+void lsim_factored_quality(const LsimFactoredLcp *f, const double *z, double *work,
+                           double slide_tol, LsimQuality *out) {
+  const int n = f->n;
+  memset(out, 0, sizeof *out);
+  /* w in work[0 .. n-1], u = B z in work[2n .. 2n+m-1]; roles in work[n .. 2n-1]. */
+  lsim_factored_residual(f, z, work + 2 * (size_t)n, work, &out->residual);
+  if (slide_tol < 0.0) slide_tol = lsim_factored_quality_slide_tol(f);
+  cone_measures(n, z, work, work + n, f->ncones, f->cones, slide_tol, out);
 }
 
 double lsim_quality_distance(int n, const double *a, const double *b) {
@@ -107,4 +129,44 @@ uint64_t lsim_lcp_hash(const LsimLcp *lcp) {
   h = fnv_u64(h, (uint64_t)(uint32_t)lcp->n, 4);
   h = fnv_doubles(h, lcp->M, (size_t)lcp->n * (size_t)lcp->n);
   return fnv_doubles(h, lcp->q, (size_t)lcp->n);
+}
+
+static uint64_t fnv_ints(uint64_t h, const int *x, size_t count) {
+  for (size_t i = 0; i < count; ++i) h = fnv_u64(h, (uint64_t)(uint32_t)x[i], 4);
+  return h;
+}
+
+/* One sparse matrix with n pointers + 1: pointers, indices, values. */
+static uint64_t fnv_sparse(uint64_t h, int n, const int *ptr, const int *idx, const double *val) {
+  if (!ptr) return fnv_u64(h, 0u, 4); /* an empty problem's absent pointers: as {0} */
+  const size_t nnz = n > 0 ? (size_t)ptr[n] : 0;
+  h = fnv_ints(h, ptr, (size_t)n + 1);
+  h = fnv_ints(h, idx, nnz);
+  return fnv_doubles(h, val, nnz);
+}
+
+uint64_t lsim_factored_hash(const LsimFactoredLcp *f) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  static const char tag[8] = {'L', 'S', 'I', 'M', 'F', 'A', 'C', 'T'};
+  for (int k = 0; k < 8; ++k) h = fnv_u64(h, (uint64_t)(unsigned char)tag[k], 1);
+  const int n = f->n;
+  h = fnv_u64(h, (uint64_t)(uint32_t)n, 4);
+  h = fnv_u64(h, (uint64_t)(uint32_t)f->m, 4);
+  h = fnv_sparse(h, n, f->J_ptr, f->J_idx, f->J_val);
+  h = fnv_sparse(h, n, f->B_ptr, f->B_idx, f->B_val);
+  h = fnv_u64(h, f->C_ptr ? 1u : 0u, 4);
+  if (f->C_ptr) h = fnv_sparse(h, n, f->C_ptr, f->C_idx, f->C_val);
+  h = fnv_doubles(h, f->q, (size_t)(n > 0 ? n : 0));
+  h = fnv_u64(h, (uint64_t)(uint32_t)f->ncones, 4);
+  for (int c = 0; c < f->ncones && f->cones; ++c) {
+    const LsimConeBlock *b = &f->cones[c];
+    h = fnv_u64(h, (uint64_t)(uint32_t)b->normal, 4);
+    h = fnv_doubles(h, &b->fixed_normal, 1);
+    h = fnv_u64(h, (uint64_t)(uint32_t)b->first_dir, 4);
+    h = fnv_u64(h, (uint64_t)(uint32_t)b->ndir, 4);
+    h = fnv_u64(h, (uint64_t)(uint32_t)b->lambda, 4);
+    h = fnv_doubles(h, &b->mu, 1);
+    h = fnv_u64(h, (uint64_t)(uint32_t)b->uniform, 4);
+  }
+  return h;
 }

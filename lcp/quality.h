@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 
+#include "factored.h"
 #include "lcp.h"
 
 typedef struct LsimQuality {
@@ -55,5 +56,28 @@ double lsim_quality_distance(int n, const double *a, const double *b);
  * cone structure is not hashed). Deterministic across runs and platforms of the same
  * byte order. */
 uint64_t lsim_lcp_hash(const LsimLcp *lcp);
+
+/* ---- the same on the factored form (factored.h: M = J B + C), never forming M ---- */
+
+/* 1e-8 * max_i |q_i| (1e-8 when q = 0): lsim_quality_slide_tol of the same problem. */
+double lsim_factored_quality_slide_tol(const LsimFactoredLcp *f);
+
+/* lsim_lcp_quality on the factored problem f: w = J (B z) + C z + q (lsim_factored_w), then
+ * the same residual, Signorini, cone and maximum-dissipation measures from f's cone
+ * structure, with the same definitions (they agree with the dense measures of the formed
+ * M up to the round-off of the two ways of summing M z). work [2 n + m] is the caller's
+ * scratch; on return work[0 .. n-1] holds w. Cost O(n + nnz(J) + nnz(B) + nnz(C)). f must
+ * be structurally sound (as the time step builds it; lsim_solver_solve_factored checks). */
+void lsim_factored_quality(const LsimFactoredLcp *f, const double *z, double *work,
+                           double slide_tol, LsimQuality *out);
+
+/* 64-bit FNV-1a over the factored problem, every field in a fixed order and byte layout
+ * (int32 / float64, little endian): the tag "LSIMFACT", n, m; J (row pointers [n + 1],
+ * column indices, values); B (column pointers, row indices, values); a flag 0/1 for C and,
+ * when present, C (row pointers, column indices, values); q; ncones and per cone normal,
+ * fixed_normal, first_dir, ndir, lambda, mu, uniform. Equal hashes mean bit-identical
+ * factored problems, cone structure included (so not comparable with lsim_lcp_hash: the
+ * same M has many factorisations). Cost O(n + nnz). */
+uint64_t lsim_factored_hash(const LsimFactoredLcp *f);
 
 #endif

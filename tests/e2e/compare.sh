@@ -1,11 +1,13 @@
 #!/bin/sh
 # compare.sh: `lcpsim compare`, LCP dumps, `solve RUN.h5 --step`, `export`, and the
 # performance profile (Python and Octave) on a hand-made table.
-#   - shadow mode hands bit-identical problems to every solver (hashes), the reference's
+#   - shadow mode hands bit-identical (factored) problems to every solver (hashes), the reference's
 #     warm series reproduces the driver's solution, a failing solver (siconos:pgs on the
 #     brick's zero-diagonal cone row) is recorded as failed and the run goes on;
 #   - two identical runs write identical datasets (wall times aside), both modes;
 #   - dumps re-solve to the stored solution; export writes a .dat with the same hash;
+#   - a pile: dense solvers above --dense-limit are recorded as skipped, not failed; the
+#     factored hash is equal across the solvers of a step;
 #   - bad input: exit 2, one line, no file.
 # Runs the sanitizer build.
 set -u
@@ -72,8 +74,12 @@ h = d["results/hash"]
 check(h.dtype == np.uint64, "hash dtype")
 check(np.all(h[has] == d["problem_hash"][has][:, None]), "shadow: hashes differ between solvers")
 check(len(np.unique(d["problem_hash"][has])) > 100, "problem hashes distinguish the steps")
-# The dumped problems carry the same hashes, in step order.
-check(np.array_equal(d["lcp/hash"], d["problem_hash"][has]), "dump hashes = problem hashes")
+# Scenes hand solvers the factored problem: the hashes are factored ones; the dumped dense
+# problems carry their dense hashes (/problem_dense_hash), in step order.
+check(d["parameters/hash_form"] == b"factored", "hash form")
+check(np.array_equal(d["lcp/hash"], d["problem_dense_hash"][has]), "dump hashes = dense problem hashes")
+check(not np.any(d["problem_dense_hash"][has] == d["problem_hash"][has]), "dense and factored hashes differ")
+check(d["results/skipped"].sum() == 0 and np.all(d["summary/skipped"] == 0), "nothing skipped")
 check(np.array_equal(d["lcp/step"], d["step"][has]), "dump steps")
 # The reference's warm series is the driver: distance 0 (cold Lemke may pivot differently).
 ref = int(d["parameters/reference_series"])
@@ -126,6 +132,87 @@ $bin solve "$tmp/cart.h5" --step "$first" --solver pgs --warm-dumped > "$tmp/car
 grep -q "status *solved" "$tmp/cart.txt" || fail "cart re-solve: $(cat "$tmp/cart.txt")"
 $bin solve "$tmp/cart.h5" --step 1 > /dev/null 2>&1
 [ $? -eq 2 ] || [ "$first" -eq 1 ] || fail "step without contact should be exit 2"
+
+# Factored problems: a pile of 10 spheres (n up to 240), with a dense limit of 30 so that
+# Lemke runs on the first steps only and is recorded as skipped on the others; the
+# factored hash is the same for every solver of a step; quality on the factored form.
+$bin compare data/pile_10.json --steps 60 --dense-limit 30 \
+  --solvers 'pgs[max_iter=300],lemke,pgs[sweeps=10],siconos:lemke' -o "$tmp/pile.h5" \
+  > "$tmp/pile.md" || fail "pile_10 shadow: exit $?"
+grep -q '^| lemke (cold) | [0-9]* | [0-9.]*% | 0 | [1-9][0-9]* |' "$tmp/pile.md" || fail "pile summary: $(cat "$tmp/pile.md")"
+$bin compare data/pile_10.json --steps 60 --dense-limit 30 --mode independent \
+  --solvers 'pgs[max_iter=300],lemke' -o "$tmp/pile_ind.h5" --quiet || fail "pile_10 independent: exit $?"
+$PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
+import sys
+import h5py
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_compare as lc
+tmp = sys.argv[1]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what)
+        ok = False
+with h5py.File(f"{tmp}/pile.h5", "r") as f:
+    labels = [s.decode() for s in f["series/label"][()]]
+    n = f["problem_size"][()]
+    h, ph = f["results/hash"][()], f["problem_hash"][()]
+    sk, st = f["results/skipped"][()], f["results/status"][()]
+    size = f["results/lcp_size"][()]
+    legend = [s.decode() for s in f["status_legend"][()]]
+    check(f["parameters/hash_form"][()] == b"factored", "hash form")
+    check(int(f["parameters/dense_limit"][()]) == 30, "dense limit stored")
+    has = n > 0
+    big = n > 30
+    check(big.sum() > 20 and (has & ~big).sum() > 0, f"pile sizes {n}")
+    dense = [i for i, l in enumerate(labels) if "lemke" in l]
+    fact = [i for i, l in enumerate(labels) if l.startswith("pgs")]
+    # Dense solvers: skipped exactly on the steps above the limit, never failed there.
+    for s in dense:
+        check(np.array_equal(sk[:, s] == 1, big), f"{labels[s]}: skipped = n > limit")
+        check(np.all(st[big, s] == 2) and np.all(size[big, s] == 0), f"{labels[s]}: skipped status")
+        check(np.all(np.isnan(f["results/relative_residual"][()][big, s])), "skipped: no residual")
+        check(np.all(f["results/success"][()][has & ~big, s] == 1), f"{labels[s]} solves small steps")
+    check(not sk[:, fact].any(), "pgs never skipped")
+    check("2 skipped (n too large for a dense solver)" in legend, f"legend {legend}")
+    # Every solver that ran on a step was handed the same bytes: its hash is the step's.
+    ran = has[:, None] & (sk == 0)
+    check(np.all((h == ph[:, None])[ran]), "factored hash differs between solvers of a step")
+    check(np.all(h[sk == 1] == 0), "skipped: hash 0")
+    check(len(np.unique(ph[has])) == has.sum(), "factored hashes distinguish the steps")
+    # Lemke on the small steps: exact, so its factored quality measures vanish.
+    for m in ("signorini", "cone", "dissipation"):
+        v = f[f"results/{m}"][()][has & ~big][:, dense]
+        check(np.all(v < 1e-9), f"lemke {m} {v.max()}")
+    summ = f["summary/skipped"][()]
+    check(all(summ[s] == big.sum() for s in dense) and all(summ[s] == 0 for s in fact),
+          f"summary skipped {summ}")
+    check(np.all(f["summary/problems"][()][dense] == (has & ~big).sum()), "problems exclude skipped")
+with h5py.File(f"{tmp}/pile_ind.h5", "r") as f:
+    labels = [s.decode() for s in f["series/label"][()]]
+    sk = f["results/skipped"][()]
+    lw = labels.index("lemke")
+    first = np.argmax(f["results/lcp_size"][()][:, lw] > 30)
+    check(first > 0 and np.all(sk[first + 1:, lw] == 1) and not sk[:first + 1, lw].any(),
+          "independent: lemke's trajectory stops after its first step above the limit")
+    check(np.all(np.isnan(f["divergence/q"][()][first + 1:, lw])), "stopped: divergence NaN")
+    check(not sk[:, labels.index("pgs[max_iter=300]")].any(), "independent: pgs runs on")
+c = lc.load(f"{tmp}/pile.h5")
+lc.figures(c, f"{tmp}/pilefig", "pile")
+print("factored compare: ok" if ok else "factored compare: FAILED")
+sys.exit(0 if ok else 1)
+PYEOF
+# Dumps are dense: a step above the limit stops the run with a message, no file.
+$bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers 'pgs' --dump-lcp \
+  -o "$tmp/pdump.h5" > /dev/null 2> "$tmp/pdump.err"
+[ $? -eq 2 ] && grep -q -- "--dump-lcp stores dense problems" "$tmp/pdump.err" && [ ! -e "$tmp/pdump.h5" ] \
+  || fail "dump above the dense limit: $(cat "$tmp/pdump.err")"
+# A dense reference cannot drive steps above the limit.
+$bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers 'lemke,pgs' \
+  -o "$tmp/pref.h5" > /dev/null 2> "$tmp/pref.err"
+[ $? -eq 2 ] && grep -q "choose a PGS reference" "$tmp/pref.err" || fail "dense reference: $(cat "$tmp/pref.err")"
 
 # LCP set: three Siconos files, one of them a failure for PGS (zero diagonal).
 shared=${LSIM_SHARED:-../shared}/data/siconos-lcp
@@ -185,6 +272,7 @@ bad "missing.json" "$tmp/missing.json" --solvers lemke
 bad "--mode" data/two_blocks.json --solvers lemke --mode sideways
 bad "siconos:qp" data/two_blocks.json --solvers 'lemke,siconos:qp'
 bad "--solvers" data/two_blocks.json
+bad "--dense-limit" data/two_blocks.json --solvers lemke --dense-limit -3
 
 [ $fails -eq 0 ] && echo "ok: compare"
 [ $fails -eq 0 ]
