@@ -126,3 +126,4 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(LIB_OBJ_S:.o=.d) $(CLI_OBJ:.o=.d) $(CLI_OBJ_S:.o=.d)
 -include $(TESTS:=.d) $(TESTS_S:=.d) $(B)/tests/support.d $(BS)/tests/support.d
+-include $(BENCH_SRC:%.c=$(B)/%.d)
