@@ -96,7 +96,12 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   s->options = o;
 
   int rc = 0;
-  if (strcmp(name, "lemke") == 0) {
+  if (strcmp(name, "lemke") == 0 && !(o.tol > 0.0)) {
+    set_err(err, errlen, "lemke needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
+            "which only iterative solvers such as pgs have)");
+    free(s);
+    return LSIM_INVALID_INPUT;
+  } else if (strcmp(name, "lemke") == 0) {
     s->kind = KIND_LEMKE;
     if (!(s->lemke = lsim_lemke_create())) rc = LSIM_OUT_OF_MEMORY;
   } else if (strcmp(name, "pgs") == 0) {

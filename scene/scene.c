@@ -1611,7 +1611,7 @@ static int parse_solver(Ctx *c, const json_t *root, LsimSolverSettings *s) {
     if (n && !json_is_string(n)) return fail(c, "solver.name", 0, "must be a string, got %s", type_name(n));
     if (n) { name = json_string_value(n); npath = "solver.name"; }
     /* Options, each checked against what the solvers accept. */
-    if (get_ranged(c, v, "solver", "tol", GT0, &s->tol) < 0) return LSIM_INVALID_INPUT;
+    if (get_ranged(c, v, "solver", "tol", GE0, &s->tol) < 0) return LSIM_INVALID_INPUT;
     if (get_int(c, v, "solver", "max_iter", 0, INT_MAX, &s->max_iter) < 0) return LSIM_INVALID_INPUT;
     double omega = s->omega;
     const int orc = get_number(c, v, "solver", "omega", &omega);
