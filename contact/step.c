@@ -279,7 +279,7 @@ static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
  * non-dynamic bodies. */
-static void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
+static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
                                double *y) {
   if (b->type != LSIM_BODY_DYNAMIC) {
     for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
@@ -478,17 +478,26 @@ static int reserve_equality(LsimStepper *s, int ne, int nnz) {
 static void put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
                     int *idx, double *val, int *bidx, double *bval) {
   double wj[LSIM_MAX_BODY_DOF];
+  int kk = *k; /* a local index: the stores below cannot alias it */
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0 || m->bodies[bi].type != LSIM_BODY_DYNAMIC) continue;
     const LsimBody *b = &m->bodies[bi];
-    if (bidx) apply_inverse_mass(s, bi, b, row->j[slot], wj);
-    for (int d = 0; d < b->nv; ++d, ++*k) {
-      idx[*k] = b->v_offset + d;
-      val[*k] = row->j[slot][d];
-      if (bidx) bidx[*k] = b->v_offset + d, bval[*k] = wj[d];
+    const int nv = b->nv, off = b->v_offset;
+    const double *jr = row->j[slot];
+    if (bidx) {
+      apply_inverse_mass(s, bi, b, jr, wj);
+      for (int d = 0; d < nv; ++d) {
+        idx[kk + d] = bidx[kk + d] = off + d;
+        val[kk + d] = jr[d];
+        bval[kk + d] = wj[d];
+      }
+    } else {
+      for (int d = 0; d < nv; ++d) idx[kk + d] = off + d, val[kk + d] = jr[d];
     }
+    kk += nv;
   }
+  *k = kk;
 }
 
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
@@ -629,15 +638,28 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
 static void warm_start(LsimStepper *s) {
   const LsimContactSet *set = &s->contacts;
   memset(s->z, 0, (size_t)s->f.n * sizeof(double));
+  /* Detection order is mostly by id: first try the entry after the last match (taken
+     only when its id is unique there, so it is the one the search would find). */
+  const int pc = s->prev_count;
+  int next = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
-    int lo = 0, hi = s->prev_count - 1;
+    if (next < pc && s->prev_id[next] == ct->id && (next == 0 || s->prev_id[next - 1] != ct->id) &&
+        (next + 1 == pc || s->prev_id[next + 1] != ct->id)) {
+      if (s->prev_nvar[next] == contact_nvar(ct))
+        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[next],
+               (size_t)s->prev_nvar[next] * sizeof(double));
+      ++next;
+      continue;
+    }
+    int lo = 0, hi = pc - 1;
     while (lo <= hi) {
       const int mid = (lo + hi) / 2;
       if (s->prev_id[mid] == ct->id) {
         if (s->prev_nvar[mid] == contact_nvar(ct))
           memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[mid],
                  (size_t)s->prev_nvar[mid] * sizeof(double));
+        next = mid + 1;
         break;
       }
       if (s->prev_id[mid] < ct->id) lo = mid + 1;
