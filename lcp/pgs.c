@@ -962,19 +962,27 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
       const int N = cb->normal;
       if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return 0;
       pack_row(f, N, nb, o, W, fc->o, fc->Jn, fc->Bn);
-      const double dn = dot_packed(fc->Jn, fc->Bn, W);
-      if (!(dn > 0.0)) return 0;
-      fc->inv_n = 1.0 / dn;
-      fc->qn = f->q[N];
-      fc->gn1 = dot_packed(fc->J1, fc->Bn, W);
-      fc->gn2 = qd ? dot_packed(fc->J2, fc->Bn, W) : 0.0;
     } else {
       for (int k = 0; k < 2 * FAST_W; ++k) fc->Jn[k] = fc->Bn[k] = 0.0;
+    }
+    /* The six inner products at once: independent sums, each in dot_packed's order. */
+    double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
+    for (int k = 0; k < 2 * W; ++k) {
+      dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
+      a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
+    }
+    if (cb->normal >= 0) {
+      if (!(dn > 0.0)) return 0;
+      fc->inv_n = 1.0 / dn;
+      fc->qn = f->q[cb->normal];
+      fc->gn1 = g1;
+      fc->gn2 = qd ? g2 : 0.0;
+    } else {
       fc->inv_n = fc->qn = fc->gn1 = fc->gn2 = 0.0;
     }
-    fc->A[0] = dot_packed(fc->J1, fc->B1, W);
-    fc->A[1] = qd ? dot_packed(fc->J1, fc->B2, W) : 0.0;
-    fc->A[2] = qd ? dot_packed(fc->J2, fc->B2, W) : 0.0;
+    fc->A[0] = a0;
+    fc->A[1] = qd ? a1 : 0.0;
+    fc->A[2] = qd ? a2 : 0.0;
     {
       const double a11 = fc->A[0], a12 = fc->A[1], a22 = fc->A[2], det = a11 * a22 - a12 * a12;
       fc->A[3] = det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0) ? 1.0 / det : 0.0;
@@ -1149,13 +1157,19 @@ static void fast_sweep_1(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doubl
   fast_sweep(ws, f, z, omega, 1);
 }
 
+/* Whether min(z, w) is exactly zero with both finite (a row that keeps the natural
+ * residual at 0). */
+static inline int zero_min(double zi, double wi) {
+  return isfinite(zi) && isfinite(wi) && (zi < wi ? zi : wi) == 0.0;
+}
+
 /* w = J u + C z + q on the packed problem, u the state in ws->u (a cone's direction rows
  * from its p_0 and p_q rows). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
-                               const int W) {
+static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
+                                   double *w, const int W, const int stop) {
   const double *u = ws->u;
   for (int t = 0; t < ws->tasks_n; ++t) {
     const int task = ws->tasks[t];
@@ -1167,6 +1181,7 @@ static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const doub
       if (sc->has_c)
         for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
       w[sc->var] = s + sc->q;
+      if (stop && !zero_min(z[sc->var], w[sc->var])) return 1;
       continue;
     }
     const FastCone *c = &ws->fc[task];
@@ -1189,7 +1204,22 @@ static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const doub
     double s = 0.0;
     for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
     w[L] = s + f->q[L];
+    if (stop) {
+      if (!zero_min(z[L], w[L])) return 1;
+      if (c->normal >= 0 && !zero_min(z[c->normal], w[c->normal])) return 1;
+      for (int k = 0; k < d; ++k)
+        if (!zero_min(z[b0 + k], w[b0 + k])) return 1;
+    }
   }
+  return 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                               const int W) {
+  (void)fast_rows_w_stop(ws, f, z, w, W, 0);
 }
 
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
@@ -1197,7 +1227,7 @@ static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const doub
  * direction rows from its p_0 and p_q rows). Equal to lsim_factored_residual up to
  * rounding, at about half its cost. */
 static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
-                       double scale, LsimResidual *res, const int W) {
+                       double scale, LsimResidual *res, const int W, const int zero_test) {
   double *u = ws->u;
   const int n = f->n;
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
@@ -1226,6 +1256,12 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     for (int j = 0; j < W; ++j)
       u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
+  if (zero_test) {
+    /* Only whether the natural residual is 0: stops at the first row where it is not (then
+       res->natural is INFINITY, the other measures unset). */
+    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1) ? INFINITY : 0.0;
+    return;
+  }
   fast_rows_w(ws, f, z, w, W);
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
@@ -1247,9 +1283,17 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
 
 static void fast_exact_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
                          double scale, LsimResidual *res, int W) {
-  if (W == 6) fast_exact(ws, f, z, w, scale, res, 6);
-  else if (W == 3) fast_exact(ws, f, z, w, scale, res, 3);
-  else fast_exact(ws, f, z, w, scale, res, 1);
+  if (W == 6) fast_exact(ws, f, z, w, scale, res, 6, 0);
+  else if (W == 3) fast_exact(ws, f, z, w, scale, res, 3, 0);
+  else fast_exact(ws, f, z, w, scale, res, 1, 0);
+}
+
+/* The start's test with tol 0 (natural <= 0): whether the natural residual is exactly 0. */
+static void fast_zero_test(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                           double scale, LsimResidual *res, int W) {
+  if (W == 6) fast_exact(ws, f, z, w, scale, res, 6, 1);
+  else if (W == 3) fast_exact(ws, f, z, w, scale, res, 3, 1);
+  else fast_exact(ws, f, z, w, scale, res, 1, 1);
 }
 
 /* The driver of run() for the fast path (prepared, width W): start, sweeps, stop test. */
@@ -1264,7 +1308,10 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     memset(z, 0, (size_t)n * sizeof(double));
   }
   LsimResidual r;
-  fast_exact_w(ws, f, z, w, scale, &r, W);
+  /* With tol 0 the start only asks whether natural <= 0 (the final z's measures are
+     recomputed below in any case). */
+  if (opt->tol == 0.0) fast_zero_test(ws, f, z, w, scale, &r, W);
+  else fast_exact_w(ws, f, z, w, scale, &r, W);
   const double target = opt->tol * scale;
   const int max_sweeps = opt->max_sweeps > 0 ? opt->max_sweeps : 10000;
   const double omega = opt->omega;
