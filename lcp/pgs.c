@@ -848,12 +848,17 @@ static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
 static void pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], int W, int *o_out,
                      double *J, double *B) {
   const int j0 = f->J_ptr[i], b0 = f->B_ptr[i];
-  for (int k = 0; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
-  for (int s = 0; s < 2; ++s) {
-    o_out[s] = s < nb ? o[s] : f->m;
-    if (s >= nb) continue;
-    for (int k = 0; k < W; ++k) J[s * W + k] = f->J_val[j0 + s * W + k], B[s * W + k] = f->B_val[b0 + s * W + k];
+  o_out[0] = nb > 0 ? o[0] : f->m;
+  o_out[1] = nb > 1 ? o[1] : f->m;
+  /* The row's nb blocks are its nb * W consecutive entries; zeros after them. */
+  const int len = nb * W;
+  if (len == 2 * FAST_W) {
+    memcpy(J, f->J_val + j0, 2 * FAST_W * sizeof(double));
+    memcpy(B, f->B_val + b0, 2 * FAST_W * sizeof(double));
+    return;
   }
+  for (int k = 0; k < len; ++k) J[k] = f->J_val[j0 + k], B[k] = f->B_val[b0 + k];
+  for (int k = len; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
 }
 
 static double dot_packed(const double *a, const double *b, int W) {
@@ -1359,7 +1364,10 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   const int n = f->n, m = f->m;
   if (reserve(ws, n, m + FAST_W)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   double scale = 0.0;
-  for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(f->q[i]));
+  for (int i = 0; i < n; ++i) {
+    const double a = fabs(f->q[i]); /* finite (checked): the same as fmax */
+    scale = a > scale ? a : scale;
+  }
   FactoredCtx ctx = {f, z, ws->u};
   const int W = fast_prepare(ws, f);
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
