@@ -830,18 +830,25 @@ typedef struct FastCone {
 static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
   const int j0 = f->J_ptr[i], nj = f->J_ptr[i + 1] - j0, b0 = f->B_ptr[i];
   if (f->B_ptr[i + 1] - b0 != nj) return -1;
-  int nb = 0;
-  for (int k = 0; k < nj; ++k) {
-    const int c = f->J_idx[j0 + k];
-    if (f->B_idx[b0 + k] != c) return -1;
-    if (nb > 0 && c == o[nb - 1] + len[nb - 1]) {
-      ++len[nb - 1];
-      continue;
-    }
-    if (nb == 2) return -1;
-    o[nb] = c, len[nb] = 1, ++nb;
+  if (nj == 0) return 0;
+  const int *ji = f->J_idx + j0;
+  if (memcmp(ji, f->B_idx + b0, (size_t)nj * sizeof(int))) return -1;
+  /* Runs of consecutive columns: breaks counted without branching, the second run's
+     start (the last break) kept. */
+  int breaks = 0, at = 0;
+  for (int k = 1; k < nj; ++k) {
+    const int brk = ji[k] != ji[k - 1] + 1;
+    breaks += brk;
+    at = brk ? k : at;
   }
-  return nb;
+  if (breaks > 1) return -1;
+  o[0] = ji[0];
+  if (!breaks) {
+    len[0] = nj;
+    return 1;
+  }
+  len[0] = at, o[1] = ji[at], len[1] = nj - at;
+  return 2;
 }
 
 /* Packs row i (nb blocks of width W, offsets o) into o_out, J, B; pad at column m. */
