@@ -102,23 +102,8 @@ static double factored_scale(const LsimFactoredLcp *f) {
 void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,
                             LsimResidual *res) {
   /* The same measures as lsim_lcp_residual (lcp.c), on w = J B z + C z + q. */
-  const int n = f->n;
   lsim_factored_w(f, z, u, w);
-  double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
-  int finite = 1;
-  for (int i = 0; i < n; ++i) {
-    if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
-    natural = fmax(natural, fabs(fmin(z[i], w[i])));
-    dot += z[i] * w[i];
-    zneg = fmax(zneg, -z[i]);
-    wneg = fmax(wneg, -w[i]);
-  }
-  if (!finite) natural = dot = zneg = wneg = INFINITY;
-  res->natural = natural;
-  res->complementarity = fabs(dot);
-  res->z_negative = zneg;
-  res->w_negative = wneg;
-  res->relative = natural / factored_scale(f);
+  lsim_residual_of(z, w, f->n, factored_scale(f), res);
 }
 
 int lsim_factored_to_dense(const LsimFactoredLcp *f, LsimLcp *dense, int *tmp_ptr, int *tmp_idx,

@@ -80,9 +80,7 @@ void lsim_lcp_w(const LsimLcp *lcp, const double *z, double *w) {
   }
 }
 
-void lsim_lcp_residual(const LsimLcp *lcp, const double *z, double *w, LsimResidual *res) {
-  const int n = lcp->n;
-  lsim_lcp_w(lcp, z, w);
+void lsim_residual_of(const double *z, const double *w, int n, double scale, LsimResidual *res) {
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
   for (int i = 0; i < n; ++i) {
@@ -98,5 +96,10 @@ void lsim_lcp_residual(const LsimLcp *lcp, const double *z, double *w, LsimResid
   res->complementarity = fabs(dot);
   res->z_negative = zneg;
   res->w_negative = wneg;
-  res->relative = natural / lsim_lcp_scale(lcp);
+  res->relative = natural / scale;
+}
+
+void lsim_lcp_residual(const LsimLcp *lcp, const double *z, double *w, LsimResidual *res) {
+  lsim_lcp_w(lcp, z, w);
+  lsim_residual_of(z, w, lcp->n, lsim_lcp_scale(lcp), res);
 }

@@ -84,6 +84,9 @@ typedef struct LsimResidual {
   double relative;        /* natural / lsim_lcp_scale(lcp) */
 } LsimResidual;
 
+/* The measures of z with its w [n] already computed (scale: the divisor of `relative`). */
+void lsim_residual_of(const double *z, const double *w, int n, double scale, LsimResidual *res);
+
 /* Computes the residual of z, recomputing w = M z + q into the caller's buffer w [n]
  * (the caller keeps w; no allocation). A non-finite z gives residuals of +inf. */
 void lsim_lcp_residual(const LsimLcp *lcp, const double *z, double *w, LsimResidual *res);
