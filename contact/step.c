@@ -82,18 +82,6 @@ struct LsimStepper {
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
 };
 
-/* Grows *p to hold n elements of size sz; no-op when it fits. */
-static int grow(void **p, int *cap, int n, size_t sz) {
-  if (n <= *cap) return 0;
-  int c = *cap ? *cap : 16;
-  while (c < n) c *= 2;
-  void *q = realloc(*p, (size_t)c * sz);
-  if (!q) return LSIM_OUT_OF_MEMORY;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
 int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *solver_name,
@@ -520,7 +508,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   }
   const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
   if (reserve_lcp(s, n, nnz, nc) || reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF) ||
-      grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
     return LSIM_OUT_OF_MEMORY;
   s->dense_valid = 0;
   s->ne = ne;
@@ -672,7 +660,7 @@ static void warm_start(LsimStepper *s) {
 static int remember(LsimStepper *s) {
   const LsimContactSet *set = &s->contacts;
   int cap = s->prev_cap;
-  if (grow((void **)&s->prev_id, &cap, set->count, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
+  if (lsim_grow((void **)&s->prev_id, &cap, set->count, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
   if (cap != s->prev_cap) {
     int *pv = realloc(s->prev_var, (size_t)cap * sizeof(int));
     if (!pv) return LSIM_OUT_OF_MEMORY;
@@ -682,11 +670,11 @@ static int remember(LsimStepper *s) {
     s->prev_nvar = pn;
     s->prev_cap = cap;
   }
-  if (grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  if (lsim_grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   if (s->f.n > 0) memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
   /* (id, contact index) pairs, sorted by id: detection order is mostly, not entirely,
      by id, so a bottom-up merge sort (O(n log n), runs already in order cost one pass). */
-  if (grow((void **)&s->sort_tmp, &s->sort_cap, 2 * set->count, sizeof(IdIndex)))
+  if (lsim_grow((void **)&s->sort_tmp, &s->sort_cap, 2 * set->count, sizeof(IdIndex)))
     return LSIM_OUT_OF_MEMORY;
   IdIndex *a = s->sort_tmp, *b = s->sort_tmp + set->count;
   const int count = set->count;

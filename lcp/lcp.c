@@ -22,6 +22,17 @@ const char *lsim_status_name(int status) {
   }
 }
 
+int lsim_grow(void **p, int *cap, int n, size_t elem) {
+  if (n <= *cap) return 0;
+  int c = *cap ? *cap : 16;
+  while (c < n) c *= 2;
+  void *q = realloc(*p, (size_t)c * elem);
+  if (!q) return LSIM_OUT_OF_MEMORY;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
 int lsim_lcp_init(LsimLcp *lcp, int n) {
   memset(lcp, 0, sizeof *lcp);
   if (n < 0) return LSIM_INVALID_INPUT;

@@ -48,6 +48,11 @@ typedef struct LsimConeBlock {
                           PGS then solves the cone's friction in closed form in that plane */
 } LsimConeBlock;
 
+/* Grows the array *p (elements of elem bytes, capacity *cap) to hold n, doubling from 16;
+ * no-op when it fits, so steady-state callers do not allocate. 0 or LSIM_OUT_OF_MEMORY
+ * (then *p and *cap are unchanged). */
+int lsim_grow(void **p, int *cap, int n, size_t elem);
+
 /* The problem. Owns M (n*n) and q (n) when created by lsim_lcp_init; never owns cones. */
 typedef struct LsimLcp {
   int n;

@@ -884,22 +884,11 @@ static int c_row_empty(const LsimFactoredLcp *f, int i) {
   return !f->C_ptr || f->C_ptr[i + 1] == f->C_ptr[i];
 }
 
-static int grow_buf(void **p, int *cap, int n, size_t sz) {
-  if (n <= *cap) return 0;
-  int c = *cap ? *cap : 16;
-  while (c < n) c *= 2;
-  void *q = realloc(*p, (size_t)c * sz);
-  if (!q) return LSIM_OUT_OF_MEMORY;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
 /* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
  * problem does not fit the fast path (then nothing is promised about ws->block). */
 static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   const int n = f->n;
-  if (grow_buf((void **)&ws->rinfo, &ws->rinfo_cap, 5 * n + 5, sizeof(int))) return 0;
+  if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 5 * n + 5, sizeof(int))) return 0;
   int *ri = ws->rinfo;
   /* The contiguous runs of every row; the common block width W is the shortest run
      (two bodies adjacent in u make one run of 2 W, split below). */
@@ -947,9 +936,9 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     if (ws->block[cb->lambda] >= 0) return 0;
     ws->block[cb->lambda] = c, --nscalar;
   }
-  if (grow_buf((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
-      grow_buf((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
-      grow_buf((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
+  if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
+      lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
+      lsim_grow((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
     return 0;
   /* Cones. */
   for (int c = 0; c < f->ncones; ++c) {
