@@ -432,18 +432,18 @@ static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, 
     const double f1 = beta[0] - beta[2], f2 = beta[1] - beta[3];
     const double r1 = v1 - (a11 * f1 + a12 * f2), r2 = v2 - (a12 * f1 + a22 * f2);
     double g1 = 0.0, g2 = 0.0;
-    int inside = 0;
+    int inside = 0, known = 0;
     if (pre) {
       /* A[3] = 1 / det (0 when A is too close to singular), from fast_prepare. */
       if (R > 0.0 && A[3] != 0.0) {
         g1 = -(a22 * r1 - a12 * r2) * A[3], g2 = -(-a12 * r1 + a11 * r2) * A[3];
-        inside = fabs(g1) + fabs(g2) <= R;
+        inside = fabs(g1) + fabs(g2) <= R, known = 1;
       }
     } else {
       const double det = a11 * a22 - a12 * a12;
       if (R > 0.0 && det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0)) {
         g1 = -(a22 * r1 - a12 * r2) / det, g2 = -(-a12 * r1 + a11 * r2) / det;
-        inside = fabs(g1) + fabs(g2) <= R;
+        inside = fabs(g1) + fabs(g2) <= R, known = 1;
       }
     }
     if (R <= 0.0) {
@@ -453,11 +453,23 @@ static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, 
       target[0] = g1 > 0.0 ? g1 : 0.0, target[2] = g1 < 0.0 ? -g1 : 0.0;
       target[1] = g2 > 0.0 ? g2 : 0.0, target[3] = g2 < 0.0 ? -g2 : 0.0;
     } else {
-      /* The best point of the square's edges V_k -> V_{k+1}. */
+      /* The best point of the square's edges V_k -> V_{k+1}. With the unconstrained
+         minimum g known, only the edges whose half-plane g leaves can hold it (KKT: the
+         constrained minimum x has A (g - x) = sum of l_k n_k over its active edges, l >= 0,
+         so g - x has a positive component along one active edge's normal): one edge, or
+         two adjacent ones; otherwise all four. Edge k's outward normal: (1, 1), (-1, 1),
+         (-1, -1), (1, -1). */
       static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
+      int candidates = 15;
+      if (known) {
+        const int violated = (g1 + g2 > R) | (-g1 + g2 > R) << 1 | (-g1 - g2 > R) << 2 |
+                             (g1 - g2 > R) << 3;
+        candidates = violated ? violated : 15;
+      }
       double best = INFINITY, bests = 0.0;
       int bestk = 0;
       for (int k = 0; k < 4; ++k) {
+        if (!(candidates >> k & 1)) continue;
         const double v1k = R * cs[k], v2k = R * sn[k];
         const double e1 = R * cs[k + 1] - v1k, e2 = R * sn[k + 1] - v2k;
         const double Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
