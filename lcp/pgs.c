@@ -863,9 +863,10 @@ static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
   return 2;
 }
 
-/* Packs row i (nb blocks of width W, offsets o) into o_out, J, B; pad at column m. */
-static void pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], int W, int *o_out,
-                     double *J, double *B) {
+/* Packs row i (nb blocks of width W, offsets o) into o_out, J, B; pad at column m.
+ * 0, or -1 when a value is not finite. */
+static int pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], int W, int *o_out,
+                    double *J, double *B) {
   const int j0 = f->J_ptr[i], b0 = f->B_ptr[i];
   o_out[0] = nb > 0 ? o[0] : f->m;
   o_out[1] = nb > 1 ? o[1] : f->m;
@@ -874,10 +875,14 @@ static void pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], in
   if (len == 2 * FAST_W) {
     memcpy(J, f->J_val + j0, 2 * FAST_W * sizeof(double));
     memcpy(B, f->B_val + b0, 2 * FAST_W * sizeof(double));
-    return;
+  } else {
+    for (int k = 0; k < len; ++k) J[k] = f->J_val[j0 + k], B[k] = f->B_val[b0 + k];
+    for (int k = len; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
   }
-  for (int k = 0; k < len; ++k) J[k] = f->J_val[j0 + k], B[k] = f->B_val[b0 + k];
-  for (int k = len; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
+  /* Finite: a NaN or an infinity leaves a NaN in x - x. */
+  double nan_acc = 0.0;
+  for (int k = 0; k < 2 * FAST_W; ++k) nan_acc += (J[k] - J[k]) + (B[k] - B[k]);
+  return nan_acc == 0.0 ? 0 : -1;
 }
 
 static double dot_packed(const double *a, const double *b, int W) {
@@ -896,47 +901,81 @@ static int c_row_empty(const LsimFactoredLcp *f, int i) {
   return !f->C_ptr || f->C_ptr[i + 1] == f->C_ptr[i];
 }
 
+/* Sparse pointers present, from 0, non-decreasing, with arrays behind any entry. */
+static int pointers_sound(const int *ptr, const int *idx, const double *val, int n) {
+  if (!ptr || ptr[0] != 0) return 0;
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
+  return !bad && (ptr[n] == 0 || (idx && val));
+}
+
+/* Row i's runs (rinfo: number, offset, length, offset, length) with every column below m;
+ * W lowered to the shortest run. 0, or -1 when the row does not fit the fast path. */
+static int row_runs(const LsimFactoredLcp *f, int i, int *ri, int *W) {
+  int o[2] = {0, 0}, len[2] = {0, 0};
+  const int nr = row_blocks(f, i, o, len);
+  if (nr < 0) return -1;
+  for (int s = 0; s < nr; ++s) {
+    if (o[s] < 0 || len[s] > f->m - o[s]) return -1;
+    if (!*W || len[s] < *W) *W = len[s];
+  }
+  ri[0] = nr, ri[1] = o[0], ri[2] = len[0], ri[3] = o[1], ri[4] = len[1];
+  return 0;
+}
+
+/* Row i's runs (runs) cut into blocks of width W, at most two: into blk (number, offsets).
+ * 0, or -1. */
+static int row_to_blocks(const int *runs, int W, int *blk) {
+  int nb = 0, o[2] = {0, 0};
+  for (int s = 0; s < runs[0]; ++s) {
+    const int off = runs[1 + 2 * s], len = runs[2 + 2 * s];
+    if (len % W) return -1;
+    for (int k = 0; k < len; k += W) {
+      if (nb == 2) return -1;
+      o[nb++] = off + k;
+    }
+  }
+  blk[0] = nb, blk[1] = o[0], blk[2] = o[1];
+  return 0;
+}
+
+/* C row i's indices below n and its values finite. */
+static int c_row_sound(const LsimFactoredLcp *f, int i) {
+  if (!f->C_ptr) return 1;
+  unsigned out = 0;
+  double nan_acc = 0.0;
+  for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+    out |= (unsigned)f->C_idx[k] >= (unsigned)f->n, nan_acc += f->C_val[k] - f->C_val[k];
+  return !out && nan_acc == 0.0;
+}
+
 /* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
- * problem does not fit the fast path (then nothing is promised about ws->block). */
+ * problem does not fit the fast path (then nothing is promised about ws->block, and the
+ * caller runs lsim_factored_check and the generic path). It checks what it reads as it
+ * goes, which is less than lsim_factored_check covers: the rows of a cone's directions
+ * other than p_0 and p_q are never read (the uniform promise gives them), so only their
+ * pattern is compared with p_0's. */
 static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   const int n = f->n;
-  if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 5 * n + 5, sizeof(int))) return 0;
-  int *ri = ws->rinfo;
-  /* The contiguous runs of every row; the common block width W is the shortest run
-     (two bodies adjacent in u make one run of 2 W, split below). */
-  int W = 0;
-  for (int i = 0; i < n; ++i) {
-    int o[2] = {0, 0}, len[2] = {0, 0};
-    const int nr = row_blocks(f, i, o, len);
-    if (nr < 0) return 0;
-    for (int s = 0; s < nr; ++s)
-      if (!W || len[s] < W) W = len[s];
-    ri[5 * i] = nr, ri[5 * i + 1] = o[0], ri[5 * i + 2] = len[0], ri[5 * i + 3] = o[1],
-    ri[5 * i + 4] = len[1];
-  }
-  if (W != 1 && W != 3 && W != 6) return 0;
-  /* Blocks of width W, at most two per row: (number, offsets) in place, 3 ints a row. */
-  for (int i = 0; i < n; ++i) {
-    const int nr = ri[5 * i];
-    int nb = 0, o[2] = {0, 0};
-    for (int s = 0; s < nr; ++s) {
-      const int off = ri[5 * i + 1 + 2 * s], len = ri[5 * i + 2 + 2 * s];
-      if (len % W) return 0;
-      for (int k = 0; k < len; k += W) {
-        if (nb == 2) return 0;
-        o[nb++] = off + k;
-      }
-    }
-    ri[3 * i] = nb, ri[3 * i + 1] = o[0], ri[3 * i + 2] = o[1];
-  }
-#define SAME_BLOCKS(i, j) (ri[3 * (i)] == ri[3 * (j)] && ri[3 * (i) + 1] == ri[3 * (j) + 1] && \
-                           (ri[3 * (i)] < 2 || ri[3 * (i) + 2] == ri[3 * (j) + 2]))
-  /* Cone membership, each variable in at most one cone; planar cones only. */
+  if (!pointers_sound(f->J_ptr, f->J_idx, f->J_val, n) ||
+      !pointers_sound(f->B_ptr, f->B_idx, f->B_val, n) ||
+      (f->C_ptr && !pointers_sound(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
+      (f->ncones > 0 && !f->cones))
+    return 0;
+  double nan_acc = 0.0;
+  for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
+  if (nan_acc != 0.0) return 0; /* also NaN: the comparison is then true */
+  if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 8 * n + 8, sizeof(int))) return 0;
+  int *runs = ws->rinfo, *ri = ws->rinfo + 5 * n + 5;
+  /* Cone membership, each variable in at most one cone; planar cones in range only. */
   for (int i = 0; i < n; ++i) ws->block[i] = -1;
   int nscalar = n;
   for (int c = 0; c < f->ncones; ++c) {
     const LsimConeBlock *cb = &f->cones[c];
-    if (!is_planar(cb)) return 0;
+    if (!is_planar(cb) || cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 ||
+        cb->first_dir > n - cb->ndir || cb->normal >= n || !(cb->mu >= 0.0) ||
+        !isfinite(cb->mu) || !isfinite(cb->fixed_normal))
+      return 0;
     if (cb->normal >= 0) {
       if (ws->block[cb->normal] >= 0) return 0;
       ws->block[cb->normal] = c, --nscalar;
@@ -948,6 +987,31 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     if (ws->block[cb->lambda] >= 0) return 0;
     ws->block[cb->lambda] = c, --nscalar;
   }
+  /* The runs of the rows read (scalars; a cone's normal, p_0 and p_q); the common block
+     width W is the shortest run (two bodies adjacent in u make one run of 2 W). */
+  int W = 0;
+  for (int i = 0; i < n; ++i)
+    if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &W) || !c_row_sound(f, i))) return 0;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+    if (row_runs(f, b0, runs + 5 * b0, &W) || (qd && row_runs(f, b0 + qd, runs + 5 * (b0 + qd), &W)) ||
+        (cb->normal >= 0 && row_runs(f, cb->normal, runs + 5 * cb->normal, &W)))
+      return 0;
+  }
+  if (W != 1 && W != 3 && W != 6) return 0;
+  for (int i = 0; i < n; ++i)
+    if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+    if (row_to_blocks(runs + 5 * b0, W, ri + 3 * b0) ||
+        (qd && row_to_blocks(runs + 5 * (b0 + qd), W, ri + 3 * (b0 + qd))) ||
+        (cb->normal >= 0 && row_to_blocks(runs + 5 * cb->normal, W, ri + 3 * cb->normal)))
+      return 0;
+  }
+#define SAME_BLOCKS(i, j) (ri[3 * (i)] == ri[3 * (j)] && ri[3 * (i) + 1] == ri[3 * (j) + 1] && \
+                           (ri[3 * (i)] < 2 || ri[3 * (i) + 2] == ri[3 * (j) + 2]))
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
       lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
       lsim_grow((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
@@ -958,15 +1022,26 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     FastCone *fc = &ws->fc[c];
     const int d = cb->ndir, b0 = cb->first_dir, qd = d == 2 ? 0 : d / 4, L = cb->lambda;
     /* lambda: no row of J; directions: C = +1 at lambda, the blocks of p_0's row. */
-    if (ri[3 * L] != 0) return 0;
-    for (int k = 0; k < d; ++k)
-      if (!c_row_is(f, b0 + k, L, 1.0) || !SAME_BLOCKS(b0 + k, b0)) return 0;
+    if (f->J_ptr[L + 1] != f->J_ptr[L] || f->B_ptr[L + 1] != f->B_ptr[L] || !c_row_sound(f, L))
+      return 0;
+    /* p_0 and p_q's rows read, the others' pattern the same as p_0's. */
+    const int j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0, k0 = f->B_ptr[b0];
+    for (int k = 0; k < d; ++k) {
+      const int i = b0 + k, ji = f->J_ptr[i], ki = f->B_ptr[i];
+      if (!c_row_is(f, i, L, 1.0)) return 0;
+      if (k == qd) {
+        if (!SAME_BLOCKS(i, b0)) return 0;
+      } else if (k && (f->J_ptr[i + 1] - ji != nj || f->B_ptr[i + 1] - ki != nj ||
+                       (nj && (f->J_idx[ji] != f->J_idx[j0] || f->B_idx[ki] != f->B_idx[k0])))) {
+        return 0;
+      }
+    }
     const int nb = ri[3 * b0], o[2] = {ri[3 * b0 + 1], ri[3 * b0 + 2]};
     fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
     fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
-    pack_row(f, b0, nb, o, W, fc->o, fc->J1, fc->B1);
+    if (pack_row(f, b0, nb, o, W, fc->o, fc->J1, fc->B1)) return 0;
     if (qd) {
-      pack_row(f, b0 + qd, nb, o, W, fc->o, fc->J2, fc->B2);
+      if (pack_row(f, b0 + qd, nb, o, W, fc->o, fc->J2, fc->B2)) return 0;
     } else {
       for (int k = 0; k < 2 * FAST_W; ++k) fc->J2[k] = fc->B2[k] = 0.0;
     }
@@ -974,7 +1049,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     if (cb->normal >= 0) {
       const int N = cb->normal;
       if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return 0;
-      pack_row(f, N, nb, o, W, fc->o, fc->Jn, fc->Bn);
+      if (pack_row(f, N, nb, o, W, fc->o, fc->Jn, fc->Bn)) return 0;
     } else {
       for (int k = 0; k < 2 * FAST_W; ++k) fc->Jn[k] = fc->Bn[k] = 0.0;
     }
@@ -1026,7 +1101,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     const int o[2] = {ri[3 * i + 1], ri[3 * i + 2]};
     FastScalar *sc = &ws->fs[ns];
     sc->var = i;
-    pack_row(f, i, ri[3 * i], o, W, sc->o, sc->J, sc->B);
+    if (pack_row(f, i, ri[3 * i], o, W, sc->o, sc->J, sc->B)) return 0;
     double dg = dot_packed(sc->J, sc->B, W);
     sc->has_c = !c_row_empty(f, i);
     if (sc->has_c)
@@ -1367,18 +1442,20 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
   if (info) info->trace_len = 0;
-  if (!f || check_options(opt) || lsim_factored_check(f))
+  if (!f || check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
   if (reserve(ws, n, m + FAST_W)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   double scale = 0.0;
   for (int i = 0; i < n; ++i) {
-    const double a = fabs(f->q[i]); /* finite (checked): the same as fmax */
+    const double a = fabs(f->q[i]); /* a NaN is skipped here and refused below */
     scale = a > scale ? a : scale;
   }
   FactoredCtx ctx = {f, z, ws->u};
+  /* The fast path checks what it reads; anything else is checked whole first. */
   const int W = fast_prepare(ws, f);
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
+  if (lsim_factored_check(f)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */
   return run(ws, &factored_backend, &ctx, n, f->ncones, f->cones, scale > 0.0 ? scale : 1.0,
              opt, warm, z, info);
