@@ -41,6 +41,7 @@ struct LsimStepper {
   int *J_ptr, *J_idx, *B_ptr, *B_idx, *C_ptr, *C_idx; /* [n_cap + 1] / [nnz_cap] / [c_cap] */
   double *J_val, *B_val, *C_val, *q;
   double *z;              /* [n_cap] solution */
+  double *row_v;          /* [n_cap] J_i v_free of each variable's row (all its bodies) */
   double *guess;          /* [n_cap] the warm-start guess handed to the solver */
   int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
@@ -55,14 +56,14 @@ struct LsimStepper {
   double *v_free;         /* [nv] */
   double *dv;             /* [nv] B z */
   /* Impulses of the previous step by contact id, for warm starts. */
-  uint64_t *prev_id;      /* [prev_cap] sorted */
+  uint64_t *prev_id;      /* [prev_cap] in that step's contact order */
   int *prev_var;          /* [prev_cap] first variable of that contact in prev_z */
   int *prev_nvar;
   int prev_count, prev_cap;
   double *prev_z;         /* [prev_zcap] */
   int prev_zcap;
-  IdIndex *sort_tmp;      /* [sort_cap] merge sort of the ids */
-  int sort_cap;
+  IdIndex *table;         /* [table_size] open addressing by id: index into prev_*, -1 empty */
+  int table_size;         /* a power of two >= 2 prev_count, or 0 */
   /* B's own capacity: its pattern is J's with a block-diagonal mass, wider with a coupled
      one or after eliminating joint rows. */
   int b_cap;
@@ -80,6 +81,7 @@ struct LsimStepper {
   int dimension;
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
+  double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
 };
 
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
@@ -126,7 +128,12 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
-  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia ||
+  /* Inverse masses, once per run (as the inverse inertias). */
+  s->inv_mass = calloc((size_t)model->nbodies + 1, sizeof(double));
+  if (s->inv_mass)
+    for (int i = 0; i < model->nbodies; ++i)
+      if (model->bodies[i].type == LSIM_BODY_DYNAMIC) s->inv_mass[i] = 1.0 / model->bodies[i].mass;
+  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass ||
       (s->mass && !s->force)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -163,7 +170,9 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->prev_var);
   free(s->prev_nvar);
   free(s->prev_z);
-  free(s->sort_tmp);
+  free(s->table);
+  free(s->row_v);
+  free(s->inv_mass);
   free(s);
 }
 
@@ -273,7 +282,7 @@ static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBo
     for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
     return;
   }
-  const double im = 1.0 / b->mass;
+  const double im = s->inv_mass[bi];
   if (s->dimension == 1) {
     y[0] = x[0] * im;
   } else if (s->dimension == 2) {
@@ -375,8 +384,8 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
       if (!p) return LSIM_OUT_OF_MEMORY;
       *ip[k] = p;
     }
-    double **dp[] = {&s->q, &s->z, &s->guess};
-    for (int k = 0; k < 3; ++k) {
+    double **dp[] = {&s->q, &s->z, &s->guess, &s->row_v};
+    for (int k = 0; k < 4; ++k) {
       double *p = realloc(*dp[k], (size_t)cap * sizeof(double));
       if (!p) return LSIM_OUT_OF_MEMORY;
       *dp[k] = p;
@@ -461,31 +470,34 @@ static int reserve_equality(LsimStepper *s, int ne, int nnz) {
 }
 
 /* One Jacobian row into CSR arrays at position *k (dynamic bodies' velocities only), and
- * the matching column of W J' when the mass is block diagonal (bk, bidx, bval; NULL when
- * a coupled mass matrix computes B afterwards). */
-static void put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
-                    int *idx, double *val, int *bidx, double *bval) {
+ * the matching column of W J' when the mass is block diagonal (bval non-NULL; NULL when a
+ * coupled mass matrix computes B afterwards; its indices into bidx unless NULL, when B
+ * shares J's pattern). Returns J_row . x over all the row's bodies (kinematic ones too),
+ * in row_dot's order. */
+static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
+                      int *idx, double *val, int *bidx, double *bval, const double *x) {
   double wj[LSIM_MAX_BODY_DOF];
+  double dot = 0.0;
   int kk = *k; /* a local index: the stores below cannot alias it */
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
-    if (bi < 0 || m->bodies[bi].type != LSIM_BODY_DYNAMIC) continue;
+    if (bi < 0) continue;
     const LsimBody *b = &m->bodies[bi];
     const int nv = b->nv, off = b->v_offset;
     const double *jr = row->j[slot];
-    if (bidx) {
+    for (int d = 0; d < nv; ++d) dot += jr[d] * x[off + d];
+    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    for (int d = 0; d < nv; ++d) idx[kk + d] = off + d, val[kk + d] = jr[d];
+    if (bval) {
       apply_inverse_mass(s, bi, b, jr, wj);
-      for (int d = 0; d < nv; ++d) {
-        idx[kk + d] = bidx[kk + d] = off + d;
-        val[kk + d] = jr[d];
-        bval[kk + d] = wj[d];
-      }
-    } else {
-      for (int d = 0; d < nv; ++d) idx[kk + d] = off + d, val[kk + d] = jr[d];
+      for (int d = 0; d < nv; ++d) bval[kk + d] = wj[d];
+      if (bidx)
+        for (int d = 0; d < nv; ++d) bidx[kk + d] = off + d;
     }
     kk += nv;
   }
   *k = kk;
+  return dot;
 }
 
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
@@ -534,16 +546,21 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     }
   }
 
-  /* J (CSR) and B (CSC): with a block-diagonal mass B = W J' has J's pattern. */
-  const int coupled = s->mass != NULL;
+  /* J (CSR) and B (CSC): with a block-diagonal mass B = W J' has J's pattern, and shares
+     J's pointer and index arrays unless joint rows are eliminated below (which widen B).
+     Each row's J v_free on the way, for q. */
+  const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
   for (int i = 0; i < n; ++i) {
-    s->J_ptr[i] = s->B_ptr[i] = k;
+    s->J_ptr[i] = k;
+    if (!shared) s->B_ptr[i] = k;
     if (s->var_row[i] < 0) continue;
-    put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
-            coupled ? NULL : s->B_idx, s->B_val);
+    s->row_v[i] = put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
+                          shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
+                          s->v_free);
   }
-  s->J_ptr[n] = s->B_ptr[n] = k;
+  s->J_ptr[n] = k;
+  if (!shared) s->B_ptr[n] = k;
   if (coupled && lsim_mass_solve_rows(s->mass, n, s->J_ptr, s->J_idx, s->J_val, s->B_ptr,
                                       &s->B_idx, &s->B_val, &s->b_cap))
     return LSIM_OUT_OF_MEMORY;
@@ -558,8 +575,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
       if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
       const int e = ct->first_var;
       s->E_ptr[e] = s->EB_ptr[e] = ke;
-      put_row(s, m, &set->rows[ct->first_row], &ke, s->E_idx, s->E_val,
-              coupled ? NULL : s->EB_idx, s->EB_val);
+      (void)put_row(s, m, &set->rows[ct->first_row], &ke, s->E_idx, s->E_val,
+                    coupled ? NULL : s->EB_idx, coupled ? NULL : s->EB_val, s->v_free);
       s->E_rhs[e] = factor * ct->gap / h + ct->bias;
     }
     s->E_ptr[ne] = s->EB_ptr[ne] = ke;
@@ -587,7 +604,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   }
 
   /* C (CSR): beta_k row: +1 at lambda; lambda row: mu at c_n, -1 at each beta. And q,
-     from the free velocity (corrected for the joints): gap / h + J v_free + bias. */
+     from the free velocity (corrected for the joints, else J v_free from the rows' pass
+     above): gap / h + J v_free + bias. */
   int kc = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
@@ -595,14 +613,16 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     int var = ct->first_var, row = ct->first_row;
     if (has_normal(ct)) {
       s->C_ptr[var] = kc;
-      s->q[var++] = ct->gap / h + row_dot(m, &set->rows[row++], s->v_free) + ct->bias;
+      const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
+      s->q[var++] = ct->gap / h + jv + ct->bias;
+      ++row;
     }
     if (ct->ndir == 0) continue;
     const int lambda = var + ct->ndir;
     for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
       s->C_ptr[var] = kc;
       s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
-      s->q[var] = row_dot(m, &set->rows[row], s->v_free);
+      s->q[var] = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
     }
     s->C_ptr[lambda] = kc;
     if (has_normal(ct)) {
@@ -616,51 +636,47 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   s->C_ptr[n] = kc;
 
   s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
-                           .J_val = s->J_val, .B_ptr = s->B_ptr, .B_idx = s->B_idx,
+                           .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,
+                           .B_idx = shared ? s->J_idx : s->B_idx,
                            .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
                            .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
   return 0;
 }
 
-/* Stage 4: warm start z from the previous step's impulses, matched by contact id. */
+/* The table slot of id: Fibonacci hashing into table_size (a power of two) slots. */
+static inline unsigned id_slot(uint64_t id, int table_size) {
+  return (unsigned)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (unsigned)(table_size - 1);
+}
+
+/* Stage 4: warm start z from the previous step's impulses, matched by contact id (the
+ * first contact of that id in the previous step when ids repeat). */
 static void warm_start(LsimStepper *s) {
   const LsimContactSet *set = &s->contacts;
   memset(s->z, 0, (size_t)s->f.n * sizeof(double));
-  /* Detection order is mostly by id: first try the entry after the last match (taken
-     only when its id is unique there, so it is the one the search would find). */
-  const int pc = s->prev_count;
-  int next = 0;
+  if (!s->table_size) return;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
-    if (next < pc && s->prev_id[next] == ct->id && (next == 0 || s->prev_id[next - 1] != ct->id) &&
-        (next + 1 == pc || s->prev_id[next + 1] != ct->id)) {
-      if (s->prev_nvar[next] == contact_nvar(ct))
-        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[next],
-               (size_t)s->prev_nvar[next] * sizeof(double));
-      ++next;
-      continue;
-    }
-    int lo = 0, hi = pc - 1;
-    while (lo <= hi) {
-      const int mid = (lo + hi) / 2;
-      if (s->prev_id[mid] == ct->id) {
-        if (s->prev_nvar[mid] == contact_nvar(ct))
-          memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[mid],
-                 (size_t)s->prev_nvar[mid] * sizeof(double));
-        next = mid + 1;
-        break;
-      }
-      if (s->prev_id[mid] < ct->id) lo = mid + 1;
-      else hi = mid - 1;
+    for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
+      const IdIndex *e = &s->table[h];
+      if (e->index < 0) break;
+      if (e->id != ct->id) continue;
+      const int p = e->index;
+      if (s->prev_nvar[p] == contact_nvar(ct))
+        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
+               (size_t)s->prev_nvar[p] * sizeof(double));
+      break;
     }
   }
 }
 
-/* Stage 7: remember this step's impulses by id (sorted) for the next warm start. */
+/* Stage 7: remember this step's impulses by id for the next warm start: the contacts'
+ * ids, variables and sizes in order, and a hash table of ids (linear probing, at most half
+ * full, so a lookup costs O(1) on average). */
 static int remember(LsimStepper *s) {
   const LsimContactSet *set = &s->contacts;
+  const int count = set->count;
   int cap = s->prev_cap;
-  if (lsim_grow((void **)&s->prev_id, &cap, set->count, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
+  if (lsim_grow((void **)&s->prev_id, &cap, count, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
   if (cap != s->prev_cap) {
     int *pv = realloc(s->prev_var, (size_t)cap * sizeof(int));
     if (!pv) return LSIM_OUT_OF_MEMORY;
@@ -672,38 +688,28 @@ static int remember(LsimStepper *s) {
   }
   if (lsim_grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   if (s->f.n > 0) memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
-  /* (id, contact index) pairs, sorted by id: detection order is mostly, not entirely,
-     by id, so a bottom-up merge sort (O(n log n), runs already in order cost one pass). */
-  if (lsim_grow((void **)&s->sort_tmp, &s->sort_cap, 2 * set->count, sizeof(IdIndex)))
-    return LSIM_OUT_OF_MEMORY;
-  IdIndex *a = s->sort_tmp, *b = s->sort_tmp + set->count;
-  const int count = set->count;
-  for (int c = 0; c < count; ++c) a[c] = (IdIndex){set->contacts[c].id, c};
-  int sorted = 1;
-  for (int c = 1; c < count && sorted; ++c) sorted = a[c - 1].id <= a[c].id;
-  for (int width = 1; !sorted && width < count; width *= 2) {
-    for (int lo = 0; lo < count; lo += 2 * width) {
-      const int mid = lo + width < count ? lo + width : count;
-      const int hi = lo + 2 * width < count ? lo + 2 * width : count;
-      int i = lo, j = mid, k = lo;
-      if (mid >= hi || a[mid - 1].id <= a[mid].id) {
-        memcpy(b + lo, a + lo, (size_t)(hi - lo) * sizeof *a);
-        continue;
-      }
-      while (i < mid && j < hi) b[k++] = a[j].id < a[i].id ? a[j++] : a[i++];
-      while (i < mid) b[k++] = a[i++];
-      while (j < hi) b[k++] = a[j++];
+  for (int c = 0; c < count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = contact_nvar(ct);
+  }
+  s->prev_count = count;
+  /* The table: grown (never shrunk) to a power of two at least twice the count. */
+  int size = s->table_size ? s->table_size : 16;
+  while (size < 2 * count) size *= 2;
+  if (size != s->table_size) {
+    IdIndex *t = realloc(s->table, (size_t)size * sizeof *t);
+    if (!t) {
+      s->table_size = 0;
+      return LSIM_OUT_OF_MEMORY;
     }
-    IdIndex *t = a;
-    a = b, b = t;
+    s->table = t, s->table_size = size;
   }
-  for (int c = 0; c < count; ++c) s->prev_id[c] = a[c].id, s->prev_var[c] = a[c].index;
-  for (int i = 0; i < set->count; ++i) {
-    const LsimContact *ct = &set->contacts[s->prev_var[i]];
-    s->prev_var[i] = ct->first_var;
-    s->prev_nvar[i] = contact_nvar(ct);
+  for (int i = 0; i < size; ++i) s->table[i].index = -1;
+  for (int c = 0; c < count; ++c) {
+    unsigned h = id_slot(s->prev_id[c], size);
+    while (s->table[h].index >= 0 && s->table[h].id != s->prev_id[c]) h = (h + 1) & (unsigned)(size - 1);
+    if (s->table[h].index < 0) s->table[h] = (IdIndex){s->prev_id[c], c};
   }
-  s->prev_count = set->count;
   return 0;
 }
 
@@ -752,7 +758,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   for (int i = 0; i < n; ++i) {
     const double zi = s->z[i];
     if (zi == 0.0) continue;
-    for (int k = s->B_ptr[i]; k < s->B_ptr[i + 1]; ++k) s->dv[s->B_idx[k]] += s->B_val[k] * zi;
+    for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) s->dv[s->f.B_idx[k]] += s->f.B_val[k] * zi;
   }
   for (int d = 0; d < m->nv; ++d) st->v[d] = s->v_free[d] + s->dv[d];
 
