@@ -8,7 +8,9 @@
  * can travel in the step), a sort-and-sweep broad phase on x, then the narrow phase
  * (geometry.c) on the pairs whose boxes overlap; each manifold point becomes a contact
  * with a normal row and d friction direction rows (the polyhedral cone), with the pair's
- * mu = sqrt(mu_a mu_b). Cost: O(S log S) for the sort plus the overlapping pairs.
+ * mu = sqrt(mu_a mu_b). Each shape is placed (rotation matrix, axes) once per step, not
+ * once per pair. Cost: O(S log S) for the first sort, about O(S) afterwards (an insertion
+ * sort of the previous step's order), plus the overlapping pairs.
  *
  * 1-D: a contact enters the LCP as soon as its gap could close within the step: no body can
  * end a step faster than the fastest free velocity (impacts are inelastic and friction
@@ -193,14 +195,22 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
   return rc;
 }
 
-/* Per-shape broad-phase record. */
+/* Per-shape record: the body pose, the placed shape, its box and speed bound. */
 typedef struct {
-  LsimPose pose;
+  double body_p[3];  /* the body origin (lever arms start there) */
+  LsimPlaced placed;
   double lo[3], hi[3];
   double speed;   /* bound on the speed of any point of its body in this step, m/s */
+  int dynamic;    /* its body is dynamic */
 } ShapeBox;
 
-/* Grows the set's scratch to hold bytes. */
+/* The boxes in sweep order, packed for the sweep's sequential reads. */
+typedef struct {
+  double lo[3], hi[3];
+  int shape;
+} SweepBox;
+
+/* Grows the set's scratch to hold bytes (the content is kept). */
 static int reserve_scratch(LsimContactSet *set, size_t bytes) {
   if (bytes <= set->scratch_bytes) return 0;
   void *grown = realloc(set->scratch, bytes);
@@ -222,52 +232,103 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
-/* The lever arms of a contact at world point x for the pair (a, b): r[k] = x - p_k for
- * the bodies with velocities (has[k]); computed once per contact, not once per row. */
+/* The lever arms of a contact at world point x for the pair of shapes (a, b): r[k] =
+ * x - p_k for the bodies with velocities (has[k]); computed once per contact, not once
+ * per row. */
 typedef struct Arms {
   int body[2];
   int has[2];
   double r[2][3];
 } Arms;
 
-static void contact_arms(const LsimModel *m, const LsimState *st, int a, int b, const double *x,
+static void contact_arms(const LsimModel *m, const ShapeBox *box, int a, int b, const double *x,
                          Arms *arms) {
-  const int body[2] = {a, b};
+  const int shape[2] = {a, b};
   for (int k = 0; k < 2; ++k) {
-    arms->body[k] = body[k];
-    arms->has[k] = body[k] >= 0 && m->bodies[body[k]].nv > 0;
-    if (!arms->has[k]) continue;
-    double p[3], q[4];
-    lsim_body_pose(m, st, body[k], p, q);
-    lsim_v3_sub(arms->r[k], x, p);
+    const int body = m->shapes[shape[k]].body;
+    arms->body[k] = body;
+    arms->has[k] = body >= 0 && m->bodies[body].nv > 0;
+    if (arms->has[k]) lsim_v3_sub(arms->r[k], x, box[shape[k]].body_p);
   }
 }
 
 /* One Jacobian row of direction u at the contact's point for the pair (a, b): body a gets
- * [u, r_a x u], body b the opposite (its velocity enters with a minus sign). */
+ * [u, r_a x u], body b the opposite (its velocity enters with a minus sign); every other
+ * entry is zero. */
 static void fill_row(const LsimModel *m, LsimJacRow *r, const Arms *arms, const double *u) {
   for (int k = 0; k < 2; ++k) {
-    r->body[k] = -1;
-    if (!arms->has[k]) continue;
+    double *j = r->j[k];
+    if (!arms->has[k]) {
+      r->body[k] = -1;
+      for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) j[d] = 0.0;
+      continue;
+    }
     double c[3];
     lsim_v3_cross(c, arms->r[k], u);
     const double sign = k == 0 ? 1.0 : -1.0;
     r->body[k] = arms->body[k];
     if (m->dimension == 2) {
-      r->j[k][0] = sign * u[0], r->j[k][1] = sign * u[1], r->j[k][2] = sign * c[2];
+      j[0] = sign * u[0], j[1] = sign * u[1], j[2] = sign * c[2];
+      j[3] = j[4] = j[5] = 0.0;
     } else {
-      for (int d = 0; d < 3; ++d) r->j[k][d] = sign * u[d], r->j[k][3 + d] = sign * c[d];
+      for (int d = 0; d < 3; ++d) j[d] = sign * u[d], j[3 + d] = sign * c[d];
     }
   }
 }
 
-/* The contact of one manifold point between shapes sa (on body a) and sb (body b). */
-static int add_point_contact(LsimContactSet *set, const LsimModel *m, const LsimState *st,
-                             int sa, int sb, const LsimContactPoint *pt) {
+/* Appends a contact with nrows rows and returns it, nothing initialized but first_row
+ * (the caller writes every field and every row); NULL when out of memory. */
+static LsimContact *contacts_append(LsimContactSet *set, int nrows) {
+  /* Amortized growth: steady state allocates nothing. */
+  if (set->count == set->capacity) {
+    int cap = set->capacity ? 2 * set->capacity : 16;
+    LsimContact *c = realloc(set->contacts, (size_t)cap * sizeof *c);
+    if (!c) return NULL;
+    set->contacts = c;
+    set->capacity = cap;
+  }
+  if (set->nrows + nrows > set->rows_capacity) {
+    int cap = set->rows_capacity ? 2 * set->rows_capacity : 64;
+    while (cap < set->nrows + nrows) cap *= 2;
+    LsimJacRow *r = realloc(set->rows, (size_t)cap * sizeof *r);
+    if (!r) return NULL;
+    set->rows = r;
+    set->rows_capacity = cap;
+  }
+  LsimContact *c = &set->contacts[set->count++];
+  c->first_row = set->nrows;
+  set->nrows += nrows;
+  return c;
+}
+
+/* The cone's direction weights: t_k = cs[k] t1 + sn[k] t2 (3-D), the angle 2 pi k / d
+ * with exact axes at the quarter turns, so opposite directions are exact negatives. */
+typedef struct Cone {
+  double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+} Cone;
+
+static void cone_weights(int ndir, Cone *cone) {
+  for (int k = 0; k < ndir && k < LSIM_MAX_DIRECTIONS; ++k) {
+    const double ang = 6.283185307179586476925 * k / ndir;
+    double cs = cos(ang), sn = sin(ang);
+    if (4 * k % ndir == 0) {
+      const int quarter = 4 * k / ndir;
+      cs = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
+      sn = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
+    }
+    cone->cs[k] = cs, cone->sn[k] = sn;
+  }
+}
+
+/* The contact of one manifold point between shapes sa (on body a) and sb (body b); every
+ * field is written (those the kind does not use are zero, as lsim_contacts_add leaves
+ * them). */
+static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
+                             const Cone *cone, int sa, int sb, const LsimContactPoint *pt) {
   const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const double mu = sqrt(fmax(A->mu, 0.0) * fmax(B->mu, 0.0));
   const int ndir = mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
-  LsimContact *c = lsim_contacts_add(set, 1 + ndir);
+  LsimContact *c = contacts_append(set, 1 + ndir);
   if (!c) return LSIM_OUT_OF_MEMORY;
   c->id = lsim_contact_id(sa, sb, pt->feature);
   c->kind = LSIM_CONTACT_NORMAL;
@@ -278,6 +339,13 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Lsim
   lsim_v3_copy(c->normal, pt->normal);
   c->mu = mu;
   c->ndir = ndir;
+  c->normal_load = 0.0;
+  c->bias = 0.0;
+  c->source = -1;
+  c->first_var = 0;
+  c->normal_impulse = 0.0;
+  lsim_v3_set(c->friction_impulse, 0.0, 0.0, 0.0);
+  c->slip_speed = 0.0;
   /* Cone directions: 2-D the two tangents; 3-D d unit vectors evenly spread about n. */
   if (ndir > 0) {
     double t1[3], t2[3];
@@ -288,21 +356,15 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Lsim
     } else {
       lsim_v3_tangents(pt->normal, t1, t2);
       for (int k = 0; k < ndir; ++k) {
-        const double ang = 6.283185307179586476925 * k / ndir;
-        double cs = cos(ang), sn = sin(ang);
-        /* Exact axes at the quarter turns, so opposite directions are exact negatives. */
-        if (4 * k % ndir == 0) {
-          const int quarter = 4 * k / ndir;
-          cs = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
-          sn = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
-        }
+        const double cs = cone->cs[k], sn = cone->sn[k];
         for (int d = 0; d < 3; ++d) c->dir[k][d] = cs * t1[d] + sn * t2[d];
       }
     }
   }
+  for (int k = ndir; k < LSIM_MAX_DIRECTIONS; ++k) lsim_v3_set(c->dir[k], 0.0, 0.0, 0.0);
   LsimJacRow *rows = &set->rows[c->first_row];
   Arms arms;
-  contact_arms(m, st, A->body, B->body, c->point, &arms);
+  contact_arms(m, box, sa, sb, c->point, &arms);
   fill_row(m, &rows[0], &arms, c->normal);
   for (int k = 0; k < ndir; ++k) fill_row(m, &rows[1 + k], &arms, c->dir[k]);
   return 0;
@@ -320,23 +382,80 @@ static int by_key(const void *pa, const void *pb) {
   return a->index - b->index;
 }
 
+/* The sweep order: shapes by their low x, ties by index. The previous step's order (kept
+ * at the head of the scratch) is nearly sorted, so an insertion sort from it usually
+ * costs O(S); the result is the same as a full sort since (key, index) is a total order.
+ * Without a valid previous order, with NaN keys (no total order) or when the insertion
+ * sort moves too much, qsort as before. seen: S ints of workspace. */
+static void sweep_order(const ShapeBox *box, int S, int *order, KeyIndex *keys, int *seen) {
+  int valid = 1, nan = 0;
+  for (int i = 0; i < S; ++i) seen[i] = 0;
+  for (int i = 0; i < S && valid; ++i) {
+    const int k = order[i];
+    if (k < 0 || k >= S || seen[k]) valid = 0;
+    else seen[k] = 1;
+  }
+  for (int i = 0; i < S; ++i) nan |= box[i].lo[0] != box[i].lo[0];
+  int sorted = 0;
+  if (valid && !nan) {
+    /* Insertion sort of the previous order, with a budget of moves. */
+    long budget = 8L * S + 64;
+    for (int i = 0; i < S; ++i) keys[i] = (KeyIndex){box[order[i]].lo[0], order[i]};
+    sorted = 1;
+    for (int i = 1; i < S && sorted; ++i) {
+      const KeyIndex x = keys[i];
+      int j = i;
+      while (j > 0 && (keys[j - 1].key > x.key ||
+                       (keys[j - 1].key == x.key && keys[j - 1].index > x.index))) {
+        keys[j] = keys[j - 1];
+        --j;
+        if (--budget < 0) {
+          sorted = 0;
+          break;
+        }
+      }
+      keys[j] = x;
+    }
+  }
+  if (!sorted) {
+    for (int i = 0; i < S; ++i) keys[i] = (KeyIndex){box[i].lo[0], i};
+    qsort(keys, (size_t)S, sizeof *keys, by_key);
+  }
+  for (int i = 0; i < S; ++i) order[i] = keys[i].index;
+}
+
 static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
                       LsimContactSet *set) {
   const int S = m->nshapes, dim = m->dimension;
   const double h = m->time_step, margin = m->contact_margin;
-  if (reserve_scratch(set, (size_t)S * (sizeof(ShapeBox) + sizeof(KeyIndex) + sizeof(int)) + 16))
+  /* Scratch: a header (a tag and the shape count) and the order first, which persist to
+     the next step, then the workspaces. */
+  enum { ORDER_TAG = 0x50575331 };
+  const size_t n_head = 2 + (size_t)S + (S % 2); /* even: 8-byte alignment after it */
+  const size_t had = set->scratch_bytes;
+  if (reserve_scratch(set, n_head * sizeof(int) +
+                               (size_t)S * (sizeof(ShapeBox) + sizeof(SweepBox) +
+                                            sizeof(KeyIndex) + sizeof(int))))
     return LSIM_OUT_OF_MEMORY;
-  ShapeBox *box = set->scratch;
-  KeyIndex *keys = (KeyIndex *)(box + S);
-  int *order = (int *)(keys + S);
+  int *head = set->scratch, *order = head + 2;
+  ShapeBox *box = (ShapeBox *)(head + n_head);
+  SweepBox *sweep = (SweepBox *)(box + S);
+  KeyIndex *keys = (KeyIndex *)(sweep + S);
+  int *seen = (int *)(keys + S);
+  if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
+    for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
+  head[0] = ORDER_TAG, head[1] = S;
 
-  /* Poses, speed bounds and boxes grown by the distance the body can cover in the step. */
+  /* Poses, placements, speed bounds and boxes grown by the distance the body can cover in
+     the step. */
   for (int i = 0; i < S; ++i) {
     const LsimShape *sh = &m->shapes[i];
     const LsimBody *b = &m->bodies[sh->body];
     LsimPose bp;
     lsim_body_pose(m, st, sh->body, bp.p, bp.q);
-    box[i].pose = lsim_shape_world_pose(sh, &bp);
+    lsim_v3_copy(box[i].body_p, bp.p);
+    const LsimPose pose = lsim_shape_world_pose(sh, &bp);
+    lsim_shape_place(sh, &pose, dim, &box[i].placed);
     double speed = 0.0;
     if (b->nv > 0) {
       const double *v = v_free + b->v_offset;
@@ -348,35 +467,45 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
       speed = lin + ang * reach;
     }
     box[i].speed = speed;
-    lsim_shape_aabb(sh, &box[i].pose, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
-    order[i] = i;
+    box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
+    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
   }
 
   /* Sort and sweep on x: boxes by their low x (ties by index, so the order and hence the
      contact order are deterministic). */
-  for (int i = 0; i < S; ++i) keys[i] = (KeyIndex){box[i].lo[0], i};
-  qsort(keys, (size_t)S, sizeof *keys, by_key);
-  for (int i = 0; i < S; ++i) order[i] = keys[i].index;
+  sweep_order(box, S, order, keys, seen);
+  for (int i = 0; i < S; ++i) {
+    const ShapeBox *bx = &box[order[i]];
+    SweepBox *w = &sweep[i];
+    lsim_v3_copy(w->lo, bx->lo);
+    lsim_v3_copy(w->hi, bx->hi);
+    w->shape = order[i];
+  }
+  Cone cone;
+  cone_weights(dim == 3 ? m->friction_directions : 0, &cone);
 
   LsimContactPoint pts[LSIM_MAX_MANIFOLD];
   for (int oi = 0; oi < S; ++oi) {
-    const int i = order[oi];
+    const SweepBox *wi = &sweep[oi];
+    const int i = wi->shape;
+    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
     for (int oj = oi + 1; oj < S; ++oj) {
-      const int j = order[oj];
-      if (box[j].lo[0] > box[i].hi[0]) break;
-      if (box[j].lo[1] > box[i].hi[1] || box[i].lo[1] > box[j].hi[1]) continue;
-      if (dim == 3 && (box[j].lo[2] > box[i].hi[2] || box[i].lo[2] > box[j].hi[2])) continue;
-      int a = i, b = j;
-      const LsimBody *ba = &m->bodies[m->shapes[a].body], *bb = &m->bodies[m->shapes[b].body];
-      if (m->shapes[a].body == m->shapes[b].body) continue;
-      if (ba->type != LSIM_BODY_DYNAMIC && bb->type != LSIM_BODY_DYNAMIC) continue;
+      const SweepBox *wj = &sweep[oj];
+      if (wj->lo[0] > wi->hi[0]) break;
+      if (wj->lo[1] > wi->hi[1] || wi->lo[1] > wj->hi[1]) continue;
+      if (dim == 3 && (wj->lo[2] > wi->hi[2] || wi->lo[2] > wj->hi[2])) continue;
+      const int j = wj->shape;
+      if (body_i == m->shapes[j].body) continue;
+      const int dyn_j = box[j].dynamic;
+      if (!dyn_i && !dyn_j) continue;
       /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
-      if (ba->type != LSIM_BODY_DYNAMIC || (bb->type == LSIM_BODY_DYNAMIC && b < a)) a = j, b = i;
+      int a = i, b = j;
+      if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
       const double pair_margin = margin + h * (box[a].speed + box[b].speed);
-      const int np = lsim_collide(&m->shapes[a], &box[a].pose, &m->shapes[b], &box[b].pose, dim,
-                                  pair_margin, pts, LSIM_MAX_MANIFOLD);
+      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
+                                         LSIM_MAX_MANIFOLD);
       for (int k = 0; k < np; ++k) {
-        const int rc = add_point_contact(set, m, st, a, b, &pts[k]);
+        const int rc = add_point_contact(set, m, box, &cone, a, b, &pts[k]);
         if (rc) return rc;
       }
     }

@@ -93,15 +93,8 @@
 /* A closest-point normal within this of a box face normal (1 - cosine) is that face. */
 #define FACE_ALIGN 1e-9
 
-/* A shape placed in the world. */
-typedef struct Placed {
-  int type;
-  double c[3];     /* world origin */
-  double R[9];     /* rotation, row-major */
-  double ax[3][3]; /* local axes in world (columns of R) */
-  double h[3];     /* box half extents (2-D: h[2] = 0); capsule: h[0] = half length */
-  double r;        /* sphere and capsule radius; 0 for points and the rest */
-} Placed;
+/* A shape placed in the world (geometry.h). */
+typedef LsimPlaced Placed;
 
 /* Points of one pair, in the internal convention (normal from the first shape to the
  * second). */
@@ -953,63 +946,80 @@ LsimPose lsim_shape_world_pose(const LsimShape *s, const LsimPose *body) {
   return w;
 }
 
-void lsim_shape_aabb(const LsimShape *s, const LsimPose *ps, int dim, double margin,
-                     double lo[3], double hi[3]) {
-  Placed P;
-  place(&P, s, ps, dim == 2 ? 2 : 3);
+void lsim_shape_place(const LsimShape *s, const LsimPose *ps, int dim, LsimPlaced *out) {
+  place(out, s, ps, dim == 2 ? 2 : 3);
+}
+
+void lsim_placed_aabb(const LsimShape *s, const LsimPlaced *P, int dim, double margin,
+                      double lo[3], double hi[3]) {
   double ext[3] = {0, 0, 0};
   switch (s->type) {
     case LSIM_SHAPE_SPHERE:
-      ext[0] = ext[1] = ext[2] = P.r;
+      ext[0] = ext[1] = ext[2] = P->r;
       break;
     case LSIM_SHAPE_BOX:
       /* |R| h: the half extents of the rotated box. */
       for (int i = 0; i < 3; ++i)
-        ext[i] = fabs(P.R[3 * i]) * P.h[0] + fabs(P.R[3 * i + 1]) * P.h[1] +
-                 fabs(P.R[3 * i + 2]) * P.h[2];
+        ext[i] = fabs(P->R[3 * i]) * P->h[0] + fabs(P->R[3 * i + 1]) * P->h[1] +
+                 fabs(P->R[3 * i + 2]) * P->h[2];
       break;
     case LSIM_SHAPE_CAPSULE: {
-      const double *u = capsule_axis(&P, dim);
-      for (int i = 0; i < 3; ++i) ext[i] = fabs(u[i]) * P.h[0] + P.r;
+      const double *u = capsule_axis(P, dim);
+      for (int i = 0; i < 3; ++i) ext[i] = fabs(u[i]) * P->h[0] + P->r;
       break;
     }
     case LSIM_SHAPE_PLANE: {
       /* Unbounded, except along an axis the normal points along: solid below the plane. */
-      const double *nrm = plane_normal(&P, dim);
+      const double *nrm = plane_normal(P, dim);
       for (int i = 0; i < 3; ++i) lo[i] = -HUGE_VAL, hi[i] = HUGE_VAL;
       for (int k = 0; k < dim; ++k) {
         int aligned = 1;
         for (int j = 0; j < dim; ++j)
           if (j != k && fabs(nrm[j]) > 1e-14) aligned = 0;
         if (!aligned) continue;
-        if (nrm[k] > 0.0) hi[k] = P.c[k] + margin;
-        else if (nrm[k] < 0.0) lo[k] = P.c[k] - margin;
+        if (nrm[k] > 0.0) hi[k] = P->c[k] + margin;
+        else if (nrm[k] < 0.0) lo[k] = P->c[k] - margin;
       }
       if (dim == 2) lo[2] = hi[2] = 0.0;
       return;
     }
     default: break;
   }
-  for (int i = 0; i < 3; ++i) lo[i] = P.c[i] - ext[i] - margin, hi[i] = P.c[i] + ext[i] + margin;
+  for (int i = 0; i < 3; ++i)
+    lo[i] = P->c[i] - ext[i] - margin, hi[i] = P->c[i] + ext[i] + margin;
   if (dim == 2) lo[2] = hi[2] = 0.0;
+}
+
+void lsim_shape_aabb(const LsimShape *s, const LsimPose *ps, int dim, double margin,
+                     double lo[3], double hi[3]) {
+  Placed P;
+  place(&P, s, ps, dim == 2 ? 2 : 3);
+  lsim_placed_aabb(s, &P, dim, margin, lo, hi);
 }
 
 int lsim_collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b, const LsimPose *pb,
                  int dim, double margin, LsimContactPoint *out, int max) {
   if (!out || max <= 0 || (dim != 2 && dim != 3)) return 0;
-  if (max > LSIM_MAX_MANIFOLD) max = LSIM_MAX_MANIFOLD;
   Placed A, B;
   place(&A, a, pa, dim);
   place(&B, b, pb, dim);
-  const int ra = type_rank(A.type), rb = type_rank(B.type);
+  return lsim_collide_placed(&A, &B, dim, margin, out, max);
+}
+
+int lsim_collide_placed(const LsimPlaced *pa, const LsimPlaced *pb, int dim, double margin,
+                        LsimContactPoint *out, int max) {
+  if (!out || max <= 0 || (dim != 2 && dim != 3)) return 0;
+  if (max > LSIM_MAX_MANIFOLD) max = LSIM_MAX_MANIFOLD;
+  const Placed *A = pa, *B = pb;
+  const int ra = type_rank(A->type), rb = type_rank(B->type);
   if (ra < 0 || rb < 0) return 0;
   /* Canonical order; the internal normal points from the first shape to the second, so
      the caller's normal (from b to a) is its opposite unless the pair was swapped. */
-  const int swap = ra > rb || (ra == rb && same_type_order(&A, &B, dim) > 0);
+  const int swap = ra > rb || (ra == rb && same_type_order(A, B, dim) > 0);
   Manifold m;
   m.n = 0, m.margin = margin, m.dim = dim;
-  if (swap) collide_ordered(&m, &B, &A);
-  else collide_ordered(&m, &A, &B);
+  if (swap) collide_ordered(&m, B, A);
+  else collide_ordered(&m, A, B);
   /* Fewer slots than points: keep the deepest (stable). */
   while (m.n > max) {
     int worst = 0;

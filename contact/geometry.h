@@ -28,6 +28,17 @@ typedef struct LsimContactPoint {
                         the same physical contact keeps its feature from step to step */
 } LsimContactPoint;
 
+/* A shape placed at a world pose: what the narrow phase reads, computed once per shape
+ * and step (lsim_shape_place) instead of once per pair. */
+typedef struct LsimPlaced {
+  int type;        /* LsimShapeType */
+  double c[3];     /* world origin (2-D: c[2] = 0) */
+  double R[9];     /* rotation of the normalized quaternion, row-major */
+  double ax[3][3]; /* local axes in world (columns of R) */
+  double h[3];     /* box half extents (2-D: h[2] = 0); capsule: h[0] = half length */
+  double r;        /* sphere and capsule radius; 0 for points and the rest */
+} LsimPlaced;
+
 /* The world pose of shape s on a body at world pose body. */
 LsimPose lsim_shape_world_pose(const LsimShape *s, const LsimPose *body);
 
@@ -44,5 +55,16 @@ void lsim_shape_aabb(const LsimShape *s, const LsimPose *ps, int dim, double mar
  * touches at its 4 (2-D: 2) corners. */
 int lsim_collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b, const LsimPose *pb,
                  int dim, double margin, LsimContactPoint *out, int max);
+
+/* Shape s placed at world pose ps (dim 2 or 3). */
+void lsim_shape_place(const LsimShape *s, const LsimPose *ps, int dim, LsimPlaced *out);
+
+/* lsim_shape_aabb of s from its placement P (the same numbers). */
+void lsim_placed_aabb(const LsimShape *s, const LsimPlaced *P, int dim, double margin,
+                      double lo[3], double hi[3]);
+
+/* lsim_collide on placed shapes (the same points, bit for bit). */
+int lsim_collide_placed(const LsimPlaced *a, const LsimPlaced *b, int dim, double margin,
+                        LsimContactPoint *out, int max);
 
 #endif
