@@ -469,6 +469,15 @@ static int reserve_equality(LsimStepper *s, int ne, int nnz) {
   return 0;
 }
 
+/* dst[0 .. nv-1] = src[...]: fixed-size copies for the 3-D and 2-D blocks (inlined, no
+ * library call). */
+static inline void copy_block(double *dst, const double *src, int nv) {
+  if (nv == 6) memcpy(dst, src, 6 * sizeof(double));
+  else if (nv == 3) memcpy(dst, src, 3 * sizeof(double));
+  else
+    for (int d = 0; d < nv; ++d) dst[d] = src[d];
+}
+
 /* One Jacobian row into CSR arrays at position *k (dynamic bodies' velocities only), and
  * the matching column of W J' when the mass is block diagonal (bval non-NULL; NULL when a
  * coupled mass matrix computes B afterwards; its indices into bidx unless NULL, when B
@@ -487,10 +496,11 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
     const double *jr = row->j[slot];
     for (int d = 0; d < nv; ++d) dot += jr[d] * x[off + d];
     if (b->type != LSIM_BODY_DYNAMIC) continue;
-    for (int d = 0; d < nv; ++d) idx[kk + d] = off + d, val[kk + d] = jr[d];
+    for (int d = 0; d < nv; ++d) idx[kk + d] = off + d;
+    copy_block(val + kk, jr, nv);
     if (bval) {
       apply_inverse_mass(s, bi, b, jr, wj);
-      for (int d = 0; d < nv; ++d) bval[kk + d] = wj[d];
+      copy_block(bval + kk, wj, nv);
       if (bidx)
         for (int d = 0; d < nv; ++d) bidx[kk + d] = off + d;
     }

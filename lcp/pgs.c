@@ -830,6 +830,7 @@ typedef struct FastScalar {
 
 typedef struct FastCone {
   int o[2];
+  int nb; /* blocks of the rows: 2, or 1 when the second is the zero pad */
   int normal, b0, d, L;
   double mu, fixed_normal, inv_n, qn, q1, q2, gn1, gn2;
   double A[4]; /* tangent-plane inverse mass (A_11, A_12, A_22) and 1 / det (0: singular) */
@@ -844,7 +845,7 @@ static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
   if (f->B_ptr[i + 1] - b0 != nj) return -1;
   if (nj == 0) return 0;
   const int *ji = f->J_idx + j0;
-  if (memcmp(ji, f->B_idx + b0, (size_t)nj * sizeof(int))) return -1;
+  if (ji != f->B_idx + b0 && memcmp(ji, f->B_idx + b0, (size_t)nj * sizeof(int))) return -1;
   /* Runs of consecutive columns: breaks counted without branching, the second run's
      start (the last break) kept. */
   int breaks = 0, at = 0;
@@ -879,10 +880,13 @@ static int pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], int
     for (int k = 0; k < len; ++k) J[k] = f->J_val[j0 + k], B[k] = f->B_val[b0 + k];
     for (int k = len; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
   }
-  /* Finite: a NaN or an infinity leaves a NaN in x - x. */
-  double nan_acc = 0.0;
-  for (int k = 0; k < 2 * FAST_W; ++k) nan_acc += (J[k] - J[k]) + (B[k] - B[k]);
-  return nan_acc == 0.0 ? 0 : -1;
+  /* Finite: a NaN or an infinity leaves a NaN in x - x (four independent sums). */
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  for (int k = 0; k < 2 * FAST_W; k += 2) {
+    a0 += J[k] - J[k], a1 += J[k + 1] - J[k + 1];
+    a2 += B[k] - B[k], a3 += B[k + 1] - B[k + 1];
+  }
+  return (a0 + a1) + (a2 + a3) == 0.0 ? 0 : -1;
 }
 
 static double dot_packed(const double *a, const double *b, int W) {
@@ -1037,6 +1041,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
       }
     }
     const int nb = ri[3 * b0], o[2] = {ri[3 * b0 + 1], ri[3 * b0 + 2]};
+    fc->nb = nb;
     fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
     fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
     if (pack_row(f, b0, nb, o, W, fc->o, fc->J1, fc->B1)) return 0;
@@ -1157,10 +1162,11 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
         const v2d x = ld2(u0 + j);
         an += ld2(c->Jn + j) * x, a1 += ld2(c->J1 + j) * x, a2 += ld2(c->J2 + j) * x;
       }
-      for (int j = 0; j < W; j += 2) {
-        const v2d x = ld2(u1 + j);
-        an += ld2(c->Jn + W + j) * x, a1 += ld2(c->J1 + W + j) * x, a2 += ld2(c->J2 + W + j) * x;
-      }
+      if (c->nb > 1)
+        for (int j = 0; j < W; j += 2) {
+          const v2d x = ld2(u1 + j);
+          an += ld2(c->Jn + W + j) * x, a1 += ld2(c->J1 + W + j) * x, a2 += ld2(c->J2 + W + j) * x;
+        }
       vn = an[0] + an[1], v1 = a1[0] + a1[1], v2 = a2[0] + a2[1];
     } else
 #endif
@@ -1223,9 +1229,10 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
       const v2d xn = {dn, dn}, x1 = {df1, df1}, x2 = {df2, df2};
       for (int j = 0; j < W; j += 2)
         st2(u0 + j, ld2(u0 + j) + ld2(c->Bn + j) * xn + ld2(c->B1 + j) * x1 + ld2(c->B2 + j) * x2);
-      for (int j = 0; j < W; j += 2)
-        st2(u1 + j, ld2(u1 + j) + ld2(c->Bn + W + j) * xn + ld2(c->B1 + W + j) * x1 +
-                        ld2(c->B2 + W + j) * x2);
+      if (c->nb > 1)
+        for (int j = 0; j < W; j += 2)
+          st2(u1 + j, ld2(u1 + j) + ld2(c->Bn + W + j) * xn + ld2(c->B1 + W + j) * x1 +
+                          ld2(c->B2 + W + j) * x2);
       continue;
     }
 #endif
@@ -1276,8 +1283,9 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
     const double *u0 = u + c->o[0], *u1 = u + c->o[1];
     double vn = 0.0, v1 = 0.0, v2 = 0.0;
     for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
-    for (int j = 0; j < W; ++j)
-      vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
     if (c->normal >= 0) w[c->normal] = vn + c->qn;
     const int d = c->d, b0 = c->b0, L = c->L;
     const double zl = z[L];
@@ -1341,8 +1349,9 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     }
     if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
     for (int j = 0; j < W; ++j) u[c->o[0] + j] += c->Bn[j] * cn + c->B1[j] * f1 + c->B2[j] * f2;
-    for (int j = 0; j < W; ++j)
-      u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
