@@ -791,8 +791,11 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
  * (and rows of B, same pattern). When every row of the problem is so, with one common run
  * width W (1, 3 or 6), every cone is planar (lcp.h: uniform directions) with the standard
  * couplings (C: +1 from lambda on each direction row, nothing on the normal row), the
- * sweep runs on a packed copy: per row the two block offsets and 2 W coefficients of J and
- * of B (zero padded; a missing block points at W zeros kept after u). The iteration is the
+ * sweep runs on a compact table: per cone its block offsets, number of blocks (a second
+ * block is skipped when absent), the constants of its update, and pointers to its normal,
+ * p_0 and p_q rows of J and B where they lie in the problem's arrays (nothing copied);
+ * scalars get a packed copy of their row (zero padded; a missing block points at W zeros
+ * kept after u). The iteration is the
  * one above, in the same order, with the same rules; what changes is only how u = B z is
  * kept and w read:
  *  - a planar cone's direction rows are linear in the direction (row_k = cos_k row_0 +
@@ -834,9 +837,23 @@ typedef struct FastCone {
   int normal, b0, d, L;
   double mu, fixed_normal, inv_n, qn, q1, q2, gn1, gn2;
   double A[4]; /* tangent-plane inverse mass (A_11, A_12, A_22) and 1 / det (0: singular) */
-  double Jn[2 * FAST_W], J1[2 * FAST_W], J2[2 * FAST_W];
-  double Bn[2 * FAST_W], B1[2 * FAST_W], B2[2 * FAST_W];
+  /* Rows of J and columns of B of the normal, p_0 and p_q, read in place from the
+     problem's arrays (nb W entries each), or fast_zeros when absent. */
+  const double *Jn, *J1, *J2, *Bn, *B1, *B2;
 } FastCone;
+
+static const double fast_zeros[2 * FAST_W];
+
+/* 1 when x[0 .. len-1] are finite: a NaN or an infinity leaves a NaN in x - x (four
+ * independent sums). */
+static int finite_run(const double *x, int len) {
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  int k = 0;
+  for (; k + 4 <= len; k += 4)
+    a0 += x[k] - x[k], a1 += x[k + 1] - x[k + 1], a2 += x[k + 2] - x[k + 2], a3 += x[k + 3] - x[k + 3];
+  for (; k < len; ++k) a0 += x[k] - x[k];
+  return (a0 + a1) + (a2 + a3) == 0.0;
+}
 
 /* The column blocks of row i of J (and column i of B, which must have the same pattern):
  * returns their number (0 .. 2) with offsets o and lengths len, or -1. */
@@ -1040,27 +1057,30 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
         return 0;
       }
     }
-    const int nb = ri[3 * b0], o[2] = {ri[3 * b0 + 1], ri[3 * b0 + 2]};
-    fc->nb = nb;
+    /* The rows in place: nb blocks of W (none: the zero pad, read as one block). */
+    const int nb = ri[3 * b0], len = nb * W;
+    fc->nb = nb ? nb : 1;
+    fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
+    fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
     fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
     fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
-    if (pack_row(f, b0, nb, o, W, fc->o, fc->J1, fc->B1)) return 0;
-    if (qd) {
-      if (pack_row(f, b0 + qd, nb, o, W, fc->o, fc->J2, fc->B2)) return 0;
-    } else {
-      for (int k = 0; k < 2 * FAST_W; ++k) fc->J2[k] = fc->B2[k] = 0.0;
-    }
+    fc->J1 = nb ? f->J_val + f->J_ptr[b0] : fast_zeros;
+    fc->B1 = nb ? f->B_val + f->B_ptr[b0] : fast_zeros;
+    fc->J2 = nb && qd ? f->J_val + f->J_ptr[b0 + qd] : fast_zeros;
+    fc->B2 = nb && qd ? f->B_val + f->B_ptr[b0 + qd] : fast_zeros;
     fc->q1 = f->q[b0], fc->q2 = qd ? f->q[b0 + qd] : 0.0;
+    fc->Jn = fc->Bn = fast_zeros;
     if (cb->normal >= 0) {
       const int N = cb->normal;
       if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return 0;
-      if (pack_row(f, N, nb, o, W, fc->o, fc->Jn, fc->Bn)) return 0;
-    } else {
-      for (int k = 0; k < 2 * FAST_W; ++k) fc->Jn[k] = fc->Bn[k] = 0.0;
+      if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
     }
+    if (!finite_run(fc->Jn, len) || !finite_run(fc->J1, len) || !finite_run(fc->J2, len) ||
+        !finite_run(fc->Bn, len) || !finite_run(fc->B1, len) || !finite_run(fc->B2, len))
+      return 0;
     /* The six inner products at once: independent sums, each in dot_packed's order. */
     double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
-    for (int k = 0; k < 2 * W; ++k) {
+    for (int k = 0; k < len; ++k) {
       dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
       a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
     }
@@ -1174,9 +1194,10 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
       for (int j = 0; j < W; ++j) {
         vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
       }
-      for (int j = 0; j < W; ++j) {
-        vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
-      }
+      if (c->nb > 1)
+        for (int j = 0; j < W; ++j) {
+          vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+        }
     }
     v1 += c->q1, v2 += c->q2;
     double dn = 0.0, cn = c->fixed_normal;
@@ -1237,8 +1258,9 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
     }
 #endif
     for (int j = 0; j < W; ++j) u0[j] += c->Bn[j] * dn + c->B1[j] * df1 + c->B2[j] * df2;
-    for (int j = 0; j < W; ++j)
-      u1[j] += c->Bn[W + j] * dn + c->B1[W + j] * df1 + c->B2[W + j] * df2;
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        u1[j] += c->Bn[W + j] * dn + c->B1[W + j] * df1 + c->B2[W + j] * df2;
   }
 }
 
