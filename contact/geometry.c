@@ -106,6 +106,13 @@ typedef struct Manifold {
 } Manifold;
 
 static double sgn(double x) { return x >= 0.0 ? 1.0 : -1.0; }
+/* fmax without the library call, for tolerances: NaN arguments are ignored as fmax
+ * ignores them; only the sign of a zero maximum may differ, which no comparison sees. */
+static inline double max2(double a, double b) {
+  if (a != a) return b;
+  if (b != b) return a;
+  return a > b ? a : b;
+}
 static double clamp01(double x) { return x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x); }
 
 /* Appends a point when its gap is within the margin (NaN gaps are dropped). */
@@ -397,7 +404,7 @@ static void collide_box_round(Manifold *m, const Placed *A, const Placed *B) {
 }
 
 /* Projection radius of a box on the unit axis L. */
-static double box_radius(const Placed *B, const double L[3]) {
+static inline double box_radius(const Placed *B, const double L[3]) {
   return B->h[0] * fabs(lsim_v3_dot(B->ax[0], L)) + B->h[1] * fabs(lsim_v3_dot(B->ax[1], L)) +
          B->h[2] * fabs(lsim_v3_dot(B->ax[2], L));
 }
@@ -417,10 +424,15 @@ enum { CLIP_CAP = 16 };
  * the crossed edge and on the plane labelled label. */
 static int clip_polygon(const ClipVert *in, int n, ClipVert *out, const double nrm[3],
                         double off, double tol, int label) {
+  /* Each vertex's signed distance once (it is both an edge's start and the previous
+     edge's end). */
+  double dist[CLIP_CAP];
+  for (int i = 0; i < n; ++i) dist[i] = lsim_v3_dot(nrm, in[i].x) - off;
   int k = 0;
   for (int i = 0; i < n && k < CLIP_CAP - 1; ++i) {
-    const ClipVert *P = &in[i], *Q = &in[(i + 1) % n];
-    const double dp = lsim_v3_dot(nrm, P->x) - off, dq = lsim_v3_dot(nrm, Q->x) - off;
+    const int inext = i + 1 < n ? i + 1 : 0;
+    const ClipVert *P = &in[i], *Q = &in[inext];
+    const double dp = dist[i], dq = dist[inext];
     if (dp <= tol) out[k++] = *P;
     if ((dp < -tol && dq > tol) || (dp > tol && dq < -tol)) {
       /* The edge's own line is the label the two ends share. */
@@ -463,8 +475,8 @@ static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int
     buf[0][i].l1 = i == 0 ? 3 : i;
   }
   /* Clip against the reference face's four side planes. */
-  const double tol = 1e-12 * (1.0 + fmax(Rb->h[0], fmax(Rb->h[1], Rb->h[2])) +
-                              fmax(fabs(Rb->c[0]), fmax(fabs(Rb->c[1]), fabs(Rb->c[2]))));
+  const double tol = 1e-12 * (1.0 + max2(Rb->h[0], max2(Rb->h[1], Rb->h[2])) +
+                              max2(fabs(Rb->c[0]), max2(fabs(Rb->c[1]), fabs(Rb->c[2]))));
   for (int p = 0; p < 4 && n > 0; ++p) {
     const int axis = (k + 1 + p / 2) % 3;
     double pn[3];
@@ -520,18 +532,22 @@ static void box_edge3(Manifold *m, const Placed *A, const Placed *B, int i, int 
 static void collide_box_box3(Manifold *m, const Placed *A, const Placed *B) {
   double d[3];
   lsim_v3_sub(d, B->c, A->c);
-  const double tol = 1e-9 * fmax(fmax(fmax(A->h[0], A->h[1]), fmax(A->h[2], B->h[0])),
-                                 fmax(B->h[1], B->h[2]));
-  /* Face axes of A and of B: the best (largest) separation of each. */
-  double sA = -HUGE_VAL, sB = -HUGE_VAL, sE = -HUGE_VAL, LE[3] = {0, 0, 0};
+  const double tol = 1e-9 * max2(max2(max2(A->h[0], A->h[1]), max2(A->h[2], B->h[0])),
+                                 max2(B->h[1], B->h[2]));
+  /* Face axes of A and of B: the best (largest) separation of each. The projection radii
+     share C[i][j] = a_i . b_j (box_radius's products and sums, in its order). */
+  double sA = -HUGE_VAL, sB = -HUGE_VAL, sE = -HUGE_VAL, LE[3] = {0, 0, 0}, C[3][3];
   int iA = 0, jB = 0, iE = -1, jE = -1;
   for (int k = 0; k < 3; ++k) {
-    const double s = fabs(lsim_v3_dot(d, A->ax[k])) - A->h[k] - box_radius(B, A->ax[k]);
+    for (int j = 0; j < 3; ++j) C[k][j] = lsim_v3_dot(B->ax[j], A->ax[k]);
+    const double rb = B->h[0] * fabs(C[k][0]) + B->h[1] * fabs(C[k][1]) + B->h[2] * fabs(C[k][2]);
+    const double s = fabs(lsim_v3_dot(d, A->ax[k])) - A->h[k] - rb;
     if (!(s <= m->margin)) return;
     if (s > sA) sA = s, iA = k;
   }
   for (int k = 0; k < 3; ++k) {
-    const double s = fabs(lsim_v3_dot(d, B->ax[k])) - B->h[k] - box_radius(A, B->ax[k]);
+    const double ra = A->h[0] * fabs(C[0][k]) + A->h[1] * fabs(C[1][k]) + A->h[2] * fabs(C[2][k]);
+    const double s = fabs(lsim_v3_dot(d, B->ax[k])) - B->h[k] - ra;
     if (!(s <= m->margin)) return;
     if (s > sB) sB = s, jB = k;
   }
