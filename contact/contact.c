@@ -204,10 +204,10 @@ typedef struct {
   int dynamic;    /* its body is dynamic */
 } ShapeBox;
 
-/* The boxes in sweep order, packed for the sweep's sequential reads. */
+/* A box's y and z extents in sweep order, packed for the sweep's sequential reads (its x
+ * extent is in separate arrays). */
 typedef struct {
-  double lo[3], hi[3];
-  int shape;
+  double lo1, hi1, lo2, hi2;
 } SweepBox;
 
 /* Grows the set's scratch to hold bytes (the content is kept). */
@@ -232,46 +232,41 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
-/* The lever arms of a contact at world point x for the pair of shapes (a, b): r[k] =
- * x - p_k for the bodies with velocities (has[k]); computed once per contact, not once
- * per row. */
+/* One body's block of a Jacobian row of direction u = (u0, u1, u2) with lever arm r:
+ * sign [u, r x u] (2-D: [u_x, u_y, (r x u)_z], the rest zero). The direction comes by
+ * value, so a direction just computed is not reloaded from the contact. */
+static inline void jac_block(double *j, int dim, double sign, const double *r, double u0,
+                             double u1, double u2) {
+  const double c0 = r[1] * u2 - r[2] * u1, c1 = r[2] * u0 - r[0] * u2,
+               c2 = r[0] * u1 - r[1] * u0;
+  if (dim == 2) {
+    j[0] = sign * u0, j[1] = sign * u1, j[2] = sign * c2;
+    j[3] = j[4] = j[5] = 0.0;
+  } else {
+    j[0] = sign * u0, j[1] = sign * u1, j[2] = sign * u2;
+    j[3] = sign * c0, j[4] = sign * c1, j[5] = sign * c2;
+  }
+}
+
+/* The lever arms of a contact for its pair of bodies: r[k] = x - p_k for the bodies with
+ * velocities (has[k]); computed once per contact, not once per row. */
 typedef struct Arms {
   int body[2];
   int has[2];
   double r[2][3];
 } Arms;
 
-static void contact_arms(const LsimModel *m, const ShapeBox *box, int a, int b, const double *x,
-                         Arms *arms) {
-  const int shape[2] = {a, b};
+/* One Jacobian row of direction u at the contact's point: body a gets [u, r_a x u], body
+ * b the opposite (its velocity enters with a minus sign); every other entry is zero. */
+static inline void fill_row(int dim, LsimJacRow *row, const Arms *arms, double u0, double u1,
+                            double u2) {
   for (int k = 0; k < 2; ++k) {
-    const int body = m->shapes[shape[k]].body;
-    arms->body[k] = body;
-    arms->has[k] = body >= 0 && m->bodies[body].nv > 0;
-    if (arms->has[k]) lsim_v3_sub(arms->r[k], x, box[shape[k]].body_p);
-  }
-}
-
-/* One Jacobian row of direction u at the contact's point for the pair (a, b): body a gets
- * [u, r_a x u], body b the opposite (its velocity enters with a minus sign); every other
- * entry is zero. */
-static void fill_row(const LsimModel *m, LsimJacRow *r, const Arms *arms, const double *u) {
-  for (int k = 0; k < 2; ++k) {
-    double *j = r->j[k];
-    if (!arms->has[k]) {
-      r->body[k] = -1;
-      for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) j[d] = 0.0;
-      continue;
-    }
-    double c[3];
-    lsim_v3_cross(c, arms->r[k], u);
-    const double sign = k == 0 ? 1.0 : -1.0;
-    r->body[k] = arms->body[k];
-    if (m->dimension == 2) {
-      j[0] = sign * u[0], j[1] = sign * u[1], j[2] = sign * c[2];
-      j[3] = j[4] = j[5] = 0.0;
+    if (arms->has[k]) {
+      row->body[k] = arms->body[k];
+      jac_block(row->j[k], dim, k == 0 ? 1.0 : -1.0, arms->r[k], u0, u1, u2);
     } else {
-      for (int d = 0; d < 3; ++d) j[d] = sign * u[d], j[3 + d] = sign * c[d];
+      row->body[k] = -1;
+      for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) row->j[k][d] = 0.0;
     }
   }
 }
@@ -320,14 +315,24 @@ static void cone_weights(int ndir, Cone *cone) {
   }
 }
 
+/* The 3-D cone directions of the last normal seen: the points of one manifold share
+ * their normal, and the directions are a function of the normal alone. */
+typedef struct DirCache {
+  double n[3];
+  int ndir;  /* -1: empty */
+  double dir[LSIM_MAX_DIRECTIONS][3];
+} DirCache;
+
 /* The contact of one manifold point between shapes sa (on body a) and sb (body b); every
  * field is written (those the kind does not use are zero, as lsim_contacts_add leaves
- * them). */
+ * them) except the direction slots beyond ndir, which nothing reads. */
 static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
-                             const Cone *cone, int sa, int sb, const LsimContactPoint *pt) {
+                             const Cone *cone, DirCache *cache, int sa, int sb,
+                             const LsimContactPoint *pt) {
   const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
+  const int dim = m->dimension;
   const double mu = sqrt(fmax(A->mu, 0.0) * fmax(B->mu, 0.0));
-  const int ndir = mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
+  const int ndir = mu > 0.0 ? (dim == 2 ? 2 : m->friction_directions) : 0;
   LsimContact *c = contacts_append(set, 1 + ndir);
   if (!c) return LSIM_OUT_OF_MEMORY;
   c->id = lsim_contact_id(sa, sb, pt->feature);
@@ -346,27 +351,52 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
   c->normal_impulse = 0.0;
   lsim_v3_set(c->friction_impulse, 0.0, 0.0, 0.0);
   c->slip_speed = 0.0;
-  /* Cone directions: 2-D the two tangents; 3-D d unit vectors evenly spread about n. */
-  if (ndir > 0) {
+
+  /* Lever arms from the body origins, then the normal row. */
+  Arms arms;
+  const int shape[2] = {sa, sb};
+  for (int k = 0; k < 2; ++k) {
+    const int body = m->shapes[shape[k]].body;
+    arms.body[k] = body;
+    arms.has[k] = m->bodies[body].nv > 0;
+    lsim_v3_sub(arms.r[k], pt->point, box[shape[k]].body_p);
+  }
+  LsimJacRow *rows = &set->rows[c->first_row];
+  const double *n = pt->normal;
+  fill_row(dim, &rows[0], &arms, n[0], n[1], n[2]);
+  if (ndir == 0) return 0;
+
+  /* Cone directions and their rows: 2-D the two tangents; 3-D d unit vectors evenly
+     spread about n. */
+  if (dim == 2) {
+    const double t0 = -n[1], t1 = n[0], t2 = 0.0;
+    lsim_v3_set(c->dir[0], t0, t1, t2);
+    fill_row(dim, &rows[1], &arms, t0, t1, t2);
+    const double s0 = t0 * -1.0, s1 = t1 * -1.0, s2 = t2 * -1.0;
+    lsim_v3_set(c->dir[1], s0, s1, s2);
+    fill_row(dim, &rows[2], &arms, s0, s1, s2);
+  } else {
+    /* The same normal bits as the cache's: the same directions, not recomputed. */
+    const int fresh = cache->ndir != ndir || memcmp(cache->n, n, sizeof cache->n) != 0;
     double t1[3], t2[3];
-    if (m->dimension == 2) {
-      lsim_v3_set(t1, -pt->normal[1], pt->normal[0], 0.0);
-      lsim_v3_copy(c->dir[0], t1);
-      lsim_v3_scale(c->dir[1], t1, -1.0);
-    } else {
-      lsim_v3_tangents(pt->normal, t1, t2);
-      for (int k = 0; k < ndir; ++k) {
+    if (fresh) {
+      lsim_v3_tangents(n, t1, t2);
+      lsim_v3_copy(cache->n, n);
+      cache->ndir = ndir;
+    }
+    for (int k = 0; k < ndir; ++k) {
+      double u0, u1, u2;
+      if (fresh) {
         const double cs = cone->cs[k], sn = cone->sn[k];
-        for (int d = 0; d < 3; ++d) c->dir[k][d] = cs * t1[d] + sn * t2[d];
+        u0 = cs * t1[0] + sn * t2[0], u1 = cs * t1[1] + sn * t2[1], u2 = cs * t1[2] + sn * t2[2];
+        lsim_v3_set(cache->dir[k], u0, u1, u2);
+      } else {
+        u0 = cache->dir[k][0], u1 = cache->dir[k][1], u2 = cache->dir[k][2];
       }
+      lsim_v3_set(c->dir[k], u0, u1, u2);
+      fill_row(dim, &rows[1 + k], &arms, u0, u1, u2);
     }
   }
-  for (int k = ndir; k < LSIM_MAX_DIRECTIONS; ++k) lsim_v3_set(c->dir[k], 0.0, 0.0, 0.0);
-  LsimJacRow *rows = &set->rows[c->first_row];
-  Arms arms;
-  contact_arms(m, box, sa, sb, c->point, &arms);
-  fill_row(m, &rows[0], &arms, c->normal);
-  for (int k = 0; k < ndir; ++k) fill_row(m, &rows[1 + k], &arms, c->dir[k]);
   return 0;
 }
 
@@ -435,12 +465,14 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   const size_t had = set->scratch_bytes;
   if (reserve_scratch(set, n_head * sizeof(int) +
                                (size_t)S * (sizeof(ShapeBox) + sizeof(SweepBox) +
-                                            sizeof(KeyIndex) + sizeof(int))))
+                                            2 * sizeof(double) + sizeof(KeyIndex) +
+                                            sizeof(int))))
     return LSIM_OUT_OF_MEMORY;
   int *head = set->scratch, *order = head + 2;
   ShapeBox *box = (ShapeBox *)(head + n_head);
   SweepBox *sweep = (SweepBox *)(box + S);
-  KeyIndex *keys = (KeyIndex *)(sweep + S);
+  double *lox = (double *)(sweep + S), *hix = lox + S;
+  KeyIndex *keys = (KeyIndex *)(hix + S);
   int *seen = (int *)(keys + S);
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
@@ -476,25 +508,29 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   sweep_order(box, S, order, keys, seen);
   for (int i = 0; i < S; ++i) {
     const ShapeBox *bx = &box[order[i]];
-    SweepBox *w = &sweep[i];
-    lsim_v3_copy(w->lo, bx->lo);
-    lsim_v3_copy(w->hi, bx->hi);
-    w->shape = order[i];
+    lox[i] = bx->lo[0], hix[i] = bx->hi[0];
+    sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
   }
   Cone cone;
   cone_weights(dim == 3 ? m->friction_directions : 0, &cone);
+  DirCache cache;
+  cache.ndir = -1;
 
+  /* The overlap tests combine their comparisons without branches: the same comparisons
+     as testing them one by one (NaN extents never separate), fewer mispredictions. */
   LsimContactPoint pts[LSIM_MAX_MANIFOLD];
+  const int test_z = dim == 3;
   for (int oi = 0; oi < S; ++oi) {
-    const SweepBox *wi = &sweep[oi];
-    const int i = wi->shape;
+    const int i = order[oi];
     const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
-    for (int oj = oi + 1; oj < S; ++oj) {
+    const double hi0 = hix[oi];
+    const SweepBox wi = sweep[oi];
+    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
       const SweepBox *wj = &sweep[oj];
-      if (wj->lo[0] > wi->hi[0]) break;
-      if (wj->lo[1] > wi->hi[1] || wi->lo[1] > wj->hi[1]) continue;
-      if (dim == 3 && (wj->lo[2] > wi->hi[2] || wi->lo[2] > wj->hi[2])) continue;
-      const int j = wj->shape;
+      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
+                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
+      if (apart) continue;
+      const int j = order[oj];
       if (body_i == m->shapes[j].body) continue;
       const int dyn_j = box[j].dynamic;
       if (!dyn_i && !dyn_j) continue;
@@ -505,7 +541,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
       const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
                                          LSIM_MAX_MANIFOLD);
       for (int k = 0; k < np; ++k) {
-        const int rc = add_point_contact(set, m, box, &cone, a, b, &pts[k]);
+        const int rc = add_point_contact(set, m, box, &cone, &cache, a, b, &pts[k]);
         if (rc) return rc;
       }
     }
