@@ -1443,12 +1443,18 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     else if (W == 3) fast_sweep_3(ws, f, z, omega);
     else fast_sweep_1(ws, f, z, omega);
     ++sweeps;
-    if (opt->tol == 0.0 && !(info && info->trace) && sweeps < max_sweeps) continue;
+    /* With tol 0 (a fixed budget) and no trace, nothing is tested between sweeps: the
+       final measures below tell the rest. */
+    if (opt->tol == 0.0 && !(info && info->trace)) continue;
     if (W == 6) fast_rows_w(ws, f, z, w, 6);
     else if (W == 3) fast_rows_w(ws, f, z, w, 3);
     else fast_rows_w(ws, f, z, w, 1);
+    /* max |min(z, w)|, a NaN in either kept (so it stops the run below). */
     natural = 0.0;
-    for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
+    for (int i = 0; i < n; ++i) {
+      const double zi = z[i], wi = w[i], a = fabs(zi < wi || zi != zi ? zi : wi);
+      natural = a > natural || a != a ? a : natural;
+    }
     if (info && info->trace && sweeps <= info->trace_capacity) {
       info->trace[sweeps - 1] = natural;
       info->trace_len = sweeps;
@@ -1464,6 +1470,12 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     }
   }
   fast_exact_w(ws, f, z, w, scale, &r, W);
+  if (status != LSIM_BREAKDOWN && !isfinite(r.natural)) {
+    /* Divergence the loop did not test for (a fixed budget): z made finite, measured. */
+    for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;
+    status = LSIM_BREAKDOWN;
+    fast_exact_w(ws, f, z, w, scale, &r, W);
+  }
   if (info) info->full = r, info->full_valid = 1;
   return finish(info, status, sweeps, r.natural);
 }
