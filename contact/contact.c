@@ -466,14 +466,14 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (reserve_scratch(set, n_head * sizeof(int) +
                                (size_t)S * (sizeof(ShapeBox) + sizeof(SweepBox) +
                                             2 * sizeof(double) + sizeof(KeyIndex) +
-                                            sizeof(int))))
+                                            2 * sizeof(int))))
     return LSIM_OUT_OF_MEMORY;
   int *head = set->scratch, *order = head + 2;
   ShapeBox *box = (ShapeBox *)(head + n_head);
   SweepBox *sweep = (SweepBox *)(box + S);
   double *lox = (double *)(sweep + S), *hix = lox + S;
   KeyIndex *keys = (KeyIndex *)(hix + S);
-  int *seen = (int *)(keys + S);
+  int *seen = (int *)(keys + S), *cand = seen + S;
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
@@ -516,8 +516,6 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   DirCache cache;
   cache.ndir = -1;
 
-  /* The overlap tests combine their comparisons without branches: the same comparisons
-     as testing them one by one (NaN extents never separate), fewer mispredictions. */
   LsimContactPoint pts[LSIM_MAX_MANIFOLD];
   const int test_z = dim == 3;
   for (int oi = 0; oi < S; ++oi) {
@@ -525,12 +523,19 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
     const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
     const double hi0 = hix[oi];
     const SweepBox wi = sweep[oi];
+    /* The boxes overlapping box i, in sweep order, gathered without branches (the same
+       comparisons as testing them one by one; NaN extents never separate): whether y
+       and z overlap is close to random, a branch on it mispredicts. */
+    int nc = 0;
     for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
       const SweepBox *wj = &sweep[oj];
       const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
                         (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
-      if (apart) continue;
-      const int j = order[oj];
+      cand[nc] = oj;
+      nc += !apart;
+    }
+    for (int kc = 0; kc < nc; ++kc) {
+      const int j = order[cand[kc]];
       if (body_i == m->shapes[j].body) continue;
       const int dyn_j = box[j].dynamic;
       if (!dyn_i && !dyn_j) continue;
