@@ -323,15 +323,15 @@ typedef struct DirCache {
   double dir[LSIM_MAX_DIRECTIONS][3];
 } DirCache;
 
-/* The contact of one manifold point between shapes sa (on body a) and sb (body b); every
- * field is written (those the kind does not use are zero, as lsim_contacts_add leaves
- * them) except the direction slots beyond ndir, which nothing reads. */
+/* The contact of one manifold point between shapes sa (on body a) and sb (body b), of
+ * friction coefficient mu = sqrt(mu_a mu_b); every field is written (those the kind does
+ * not use are zero, as lsim_contacts_add leaves them) except the direction slots beyond
+ * ndir, which nothing reads. */
 static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
-                             const Cone *cone, DirCache *cache, int sa, int sb,
+                             const Cone *cone, DirCache *cache, int sa, int sb, double mu,
                              const LsimContactPoint *pt) {
   const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const int dim = m->dimension;
-  const double mu = sqrt(fmax(A->mu, 0.0) * fmax(B->mu, 0.0));
   const int ndir = mu > 0.0 ? (dim == 2 ? 2 : m->friction_directions) : 0;
   LsimContact *c = contacts_append(set, 1 + ndir);
   if (!c) return LSIM_OUT_OF_MEMORY;
@@ -545,8 +545,11 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
       const double pair_margin = margin + h * (box[a].speed + box[b].speed);
       const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
                                          LSIM_MAX_MANIFOLD);
+      /* The pair's friction coefficient, once for all its points. */
+      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
+                               : 0.0;
       for (int k = 0; k < np; ++k) {
-        const int rc = add_point_contact(set, m, box, &cone, &cache, a, b, &pts[k]);
+        const int rc = add_point_contact(set, m, box, &cone, &cache, a, b, mu, &pts[k]);
         if (rc) return rc;
       }
     }
