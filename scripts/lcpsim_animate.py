@@ -8,7 +8,9 @@
 The output's name chooses the format: a name with a printf field (%d, %04d) is a PNG
 sequence numbered 0, 1, 2, ... (directories are created); .gif is written with
 matplotlib's PillowWriter (Debian python3-pil, a dependency of python3-matplotlib);
-.mp4 needs ffmpeg (Debian ffmpeg) on PATH.
+.mp4 with matplotlib's FFMpegWriter: H.264 in yuv420p, the figure shrunk to an even width
+and height in pixels (by at most one pixel), through ffmpeg on PATH (Debian ffmpeg, which
+scripts/install-deps installs).
 
 Frames are the recorded states 0, K, 2K, ... (--every K) and always the last one. Every
 shape is drawn at its body's pose (docs/output-format.md, /shapes): 2-D disks (with a
@@ -325,8 +327,12 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
         elif lower.endswith(".mp4"):
             if not animation.writers.is_available("ffmpeg"):
                 plt.close(fig)
-                raise RuntimeError("MP4 needs ffmpeg on PATH (Debian: apt-get install ffmpeg)")
-            writer = animation.FFMpegWriter(fps=fps)
+                raise RuntimeError("MP4 needs ffmpeg on PATH (scripts/install-deps installs "
+                                   "it; Debian: apt-get install ffmpeg)")
+            # H.264 named here rather than taken from rcParams["animation.codec"]: for it
+            # matplotlib adds -pix_fmt yuv420p (what players expect) and shrinks the figure
+            # to even pixel sizes, which yuv420p needs.
+            writer = animation.FFMpegWriter(fps=fps, codec="h264")
         else:
             plt.close(fig)
             raise ValueError(f"{out}: use a .gif or .mp4 name, or a PNG pattern like "

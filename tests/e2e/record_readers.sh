@@ -6,7 +6,8 @@
 # --write-sample-2d / -3d write the 2-D and 3-D samples (every body type and shape kind):
 # both loaders' per-body helpers, shapes and inertia give the same numbers (a dump of
 # each compared byte for byte), both plot scripts write PNGs, and lcpsim_animate.py
-# writes PNG sequences and GIFs with the expected number of frames.
+# writes PNG sequences, GIFs and MP4s (read back with ffprobe) with the expected number of
+# frames.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -296,6 +297,47 @@ for p in sys.argv[1:]:
     assert n == 3, (p, n)
 print("animations: PNG sequences and GIFs with the expected frames: ok")
 PYEOF2
+# MP4 (matplotlib's FFMpegWriter through ffmpeg, from scripts/install-deps), read back with
+# ffprobe. The expected frame count comes from the run's recorded states n and --every K
+# as in frame_states(): states 0, K, ..., K*floor((n-1)/K), and the last one if not among
+# them. The 3-D one is 5 inches at 41 dpi, 205 pixels: yuv420p needs even sizes.
+if ! command -v ffprobe > /dev/null; then
+  echo "FAIL: no ffprobe (scripts/install-deps installs ffmpeg)"; exit 1
+fi
+every=3
+for d in 2 3; do
+  if [ $d = 2 ]; then size="--dpi 40"; else size="--size 5 --dpi 41"; fi
+  states=$($PY -c 'import sys; sys.path.insert(0, "scripts"); import lcpsim_load
+print(len(lcpsim_load.load(sys.argv[1]).time))' "$tmp/run$d.h5")
+  expect=$(( (states - 1) / every + 1 ))
+  if [ $(( (states - 1) % every )) -ne 0 ]; then expect=$((expect + 1)); fi
+  # shellcheck disable=SC2086
+  if ! said=$($PY scripts/lcpsim_animate.py "$tmp/run$d.h5" -o "$tmp/anim$d.mp4" \
+      --every $every $size); then
+    echo "FAIL: lcpsim_animate.py could not write the $d-D MP4"; exit 1
+  fi
+  if [ "$said" != "lcpsim_animate: $expect frames -> $tmp/anim$d.mp4" ]; then
+    echo "FAIL: $d-D MP4: expected $expect frames ($states states, --every $every):"
+    echo "$said"; exit 1
+  fi
+  if [ ! -s "$tmp/anim$d.mp4" ]; then echo "FAIL: no $d-D MP4 written"; exit 1; fi
+  if ! probe=$(ffprobe -v error -select_streams v:0 -count_frames -show_entries \
+      format=format_name:stream=codec_name,pix_fmt,width,height,nb_read_frames \
+      -of default=noprint_wrappers=1 "$tmp/anim$d.mp4"); then
+    echo "FAIL: ffprobe could not read the $d-D MP4"; exit 1
+  fi
+  field() { printf '%s\n' "$probe" | sed -n "s/^$1=//p"; }
+  fmt=$(field format_name); codec=$(field codec_name); pix=$(field pix_fmt)
+  w=$(field width); h=$(field height); n=$(field nb_read_frames)
+  case ",$fmt," in *,mp4,*) mp4=yes ;; *) mp4=no ;; esac
+  if [ $mp4 = no ] || [ "$codec" != h264 ] || [ "$pix" != yuv420p ] \
+     || [ $(( ${w:-1} % 2 + ${h:-1} % 2 )) -ne 0 ] || [ "$n" != "$expect" ]; then
+    echo "FAIL: $d-D MP4: expected mp4, h264, yuv420p, even sizes, $expect frames; ffprobe:"
+    printf '%s\n' "$probe"; exit 1
+  fi
+  echo "mp4 $d-D: $states states, --every $every: $expect frames;" \
+    "ffprobe: $codec $pix ${w}x$h, $n frames: ok"
+done
 # A 1-D run is refused with a message, not a traceback.
 if $PY scripts/lcpsim_animate.py "$tmp/run.h5" -o "$tmp/x.gif" 2> "$tmp/err.txt"; then
   echo "FAIL: a 1-D run was animated"; exit 1
