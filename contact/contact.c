@@ -40,7 +40,9 @@ void lsim_contacts_free(LsimContactSet *set) {
   memset(set, 0, sizeof *set);
 }
 
-LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows) {
+/* Appends a contact with nrows rows and returns it, nothing initialized but first_row
+ * (the caller writes every field and every row); NULL when out of memory. */
+static LsimContact *contacts_append(LsimContactSet *set, int nrows) {
   /* Amortized growth: steady state allocates nothing. */
   if (set->count == set->capacity) {
     int cap = set->capacity ? 2 * set->capacity : 16;
@@ -58,16 +60,25 @@ LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows) {
     set->rows_capacity = cap;
   }
   LsimContact *c = &set->contacts[set->count++];
-  memset(c, 0, sizeof *c);
   c->first_row = set->nrows;
+  set->nrows += nrows;
+  return c;
+}
+
+LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows) {
+  LsimContact *c = contacts_append(set, nrows);
+  if (!c) return NULL;
+  /* Everything zero, no bodies, no source; rows likewise. */
+  const int first = c->first_row;
+  memset(c, 0, sizeof *c);
+  c->first_row = first;
   c->body[0] = c->body[1] = -1;
   c->source = -1;
   for (int k = 0; k < nrows; ++k) {
-    LsimJacRow *r = &set->rows[set->nrows + k];
+    LsimJacRow *r = &set->rows[first + k];
     memset(r, 0, sizeof *r);
     r->body[0] = r->body[1] = -1;
   }
-  set->nrows += nrows;
   return c;
 }
 
@@ -269,31 +280,6 @@ static inline void fill_row(int dim, LsimJacRow *row, const Arms *arms, double u
       for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) row->j[k][d] = 0.0;
     }
   }
-}
-
-/* Appends a contact with nrows rows and returns it, nothing initialized but first_row
- * (the caller writes every field and every row); NULL when out of memory. */
-static LsimContact *contacts_append(LsimContactSet *set, int nrows) {
-  /* Amortized growth: steady state allocates nothing. */
-  if (set->count == set->capacity) {
-    int cap = set->capacity ? 2 * set->capacity : 16;
-    LsimContact *c = realloc(set->contacts, (size_t)cap * sizeof *c);
-    if (!c) return NULL;
-    set->contacts = c;
-    set->capacity = cap;
-  }
-  if (set->nrows + nrows > set->rows_capacity) {
-    int cap = set->rows_capacity ? 2 * set->rows_capacity : 64;
-    while (cap < set->nrows + nrows) cap *= 2;
-    LsimJacRow *r = realloc(set->rows, (size_t)cap * sizeof *r);
-    if (!r) return NULL;
-    set->rows = r;
-    set->rows_capacity = cap;
-  }
-  LsimContact *c = &set->contacts[set->count++];
-  c->first_row = set->nrows;
-  set->nrows += nrows;
-  return c;
 }
 
 /* The cone's direction weights: t_k = cs[k] t1 + sn[k] t2 (3-D), the angle 2 pi k / d
