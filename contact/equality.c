@@ -1,4 +1,11 @@
-/* equality.c: Schur-complement elimination of joint rows (see equality.h). */
+/* equality.c: Schur-complement elimination of joint rows (see equality.h).
+ *
+ * Steady state allocates nothing: A = J_E B_E keeps its structural pattern (entries where
+ * a row of J_E and a column of B_E share a velocity, whatever their values), so CHOLMOD's
+ * symbolic analysis is done once and redone only when that pattern changes; each step
+ * refactorizes numerically into the same factor. The right-hand sides are solved in blocks
+ * of RHS_BLOCK columns through fixed-size dense headers over our own arrays, so
+ * cholmod_solve2 finds its output and workspace of the right size every time. */
 #include "contact/equality.h"
 
 #include <cholmod.h>
@@ -8,6 +15,8 @@
 
 #include "lcp/lcp.h"
 
+enum { RHS_BLOCK = 8 }; /* right-hand sides per solve */
+
 struct LsimEquality {
   cholmod_common common;
   int started;
@@ -16,7 +25,19 @@ struct LsimEquality {
   double *X;            /* [ne * ni] column-major: X = A^-1 J_E B_I */
   double *scratch;      /* [nv] */
   double *dense_b;      /* [nv * ni] B_I' before sparsification */
-  size_t cap_lf, cap_x, cap_s, cap_db;
+  size_t cap_lf, cap_x, cap_s, cap_db, cap_ai_x, cap_sol;
+  /* A's structural pattern (lower triangle, CSC) as built this step, and the CHOLMOD
+     matrix and factor that hold the last one analysed. */
+  int *Ap, *Ai;
+  double *Ax;
+  size_t cap_ap, cap_ai;
+  cholmod_sparse *A;
+  cholmod_factor *L;
+  /* One block of right-hand sides and of solutions [ne * RHS_BLOCK], and the solver's
+     workspace (CHOLMOD's, sized once). */
+  double *rhs, *sol;
+  size_t cap_rhs;
+  cholmod_dense *Y, *E;
 };
 
 LsimEquality *lsim_equality_create(void) {
@@ -30,7 +51,15 @@ LsimEquality *lsim_equality_create(void) {
 
 void lsim_equality_free(LsimEquality *e) {
   if (!e) return;
-  if (e->started) cholmod_finish(&e->common);
+  if (e->started) {
+    cholmod_free_sparse(&e->A, &e->common);
+    cholmod_free_factor(&e->L, &e->common);
+    cholmod_free_dense(&e->Y, &e->common);
+    cholmod_free_dense(&e->E, &e->common);
+    cholmod_finish(&e->common);
+  }
+  free(e->Ap), free(e->Ai), free(e->Ax);
+  free(e->rhs), free(e->sol);
   free(e->lambda_free);
   free(e->X);
   free(e->scratch);
@@ -42,6 +71,16 @@ void lsim_equality_free(LsimEquality *e) {
 static int reserve(double **p, size_t *cap, size_t n) {
   if (n <= *cap) return 0;
   double *q = realloc(*p, (n ? n : 1) * sizeof(double));
+  if (!q) return LSIM_OUT_OF_MEMORY;
+  *p = q;
+  *cap = n;
+  return 0;
+}
+
+/* Grows an int array to n entries. */
+static int reserve_int(int **p, size_t *cap, size_t n) {
+  if (n <= *cap) return 0;
+  int *q = realloc(*p, (n ? n : 1) * sizeof(int));
   if (!q) return LSIM_OUT_OF_MEMORY;
   *p = q;
   *cap = n;
@@ -73,67 +112,101 @@ int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
   cholmod_common *c = &e->common;
   double *sc = e->scratch;
 
-  /* A = J_E B_E, lower triangle, column by column through a dense scatter of B_E(:, j). */
-  size_t nz = 0;
-  cholmod_triplet *T = cholmod_allocate_triplet(ne, ne, (size_t)ne * 8 + 16, -1, CHOLMOD_REAL, c);
-  if (!T) {
+  /* A = J_E B_E, lower triangle, column by column through a dense scatter of B_E(:, j):
+     an entry wherever row i of J_E touches a velocity of column j (its value may be 0). */
+  if (reserve_int(&e->Ap, &e->cap_ap, (size_t)ne + 1)) {
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
   }
+  size_t nz = 0;
   memset(sc, 0, (size_t)nv * sizeof(double));
   for (int j = 0; j < ne; ++j) {
+    e->Ap[j] = (int)nz;
     for (int k = BE_ptr[j]; k < BE_ptr[j + 1]; ++k) sc[BE_idx[k]] += BE_val[k];
     for (int i = j; i < ne; ++i) {
-      const double a = row_dot(JE_ptr, JE_idx, JE_val, i, sc);
-      if (a == 0.0 && i != j) continue;
-      if (nz == T->nzmax && !cholmod_reallocate_triplet(2 * T->nzmax, T, c)) {
-        cholmod_free_triplet(&T, c);
+      int touches = i == j;
+      for (int k = JE_ptr[i]; k < JE_ptr[i + 1] && !touches; ++k)
+        for (int q = BE_ptr[j]; q < BE_ptr[j + 1] && !touches; ++q) touches = JE_idx[k] == BE_idx[q];
+      if (!touches) continue;
+      if (reserve_int(&e->Ai, &e->cap_ai, nz + 1) || reserve(&e->Ax, &e->cap_ai_x, nz + 1)) {
         snprintf(err, errlen, "out of memory");
         return LSIM_OUT_OF_MEMORY;
       }
-      ((int *)T->i)[nz] = i, ((int *)T->j)[nz] = j, ((double *)T->x)[nz] = a, ++nz;
+      e->Ai[nz] = i, e->Ax[nz] = row_dot(JE_ptr, JE_idx, JE_val, i, sc), ++nz;
     }
     for (int k = BE_ptr[j]; k < BE_ptr[j + 1]; ++k) sc[BE_idx[k]] = 0.0;
   }
-  T->nnz = nz;
-  cholmod_sparse *A = cholmod_triplet_to_sparse(T, nz, c);
-  cholmod_free_triplet(&T, c);
-  cholmod_factor *L = A ? cholmod_analyze(A, c) : NULL;
-  if (L) cholmod_factorize(A, L, c);
-  cholmod_free_sparse(&A, c);
-  if (!L || c->status != CHOLMOD_OK) {
-    const int minor = L ? (int)L->minor : -1;
-    cholmod_free_factor(&L, c);
+  e->Ap[ne] = (int)nz;
+  /* The symbolic analysis again only when the pattern is not the analysed one. */
+  cholmod_sparse *A = e->A;
+  const int same = A && (int)A->nrow == ne && ((int *)A->p)[ne] == (int)nz &&
+                   !memcmp(A->p, e->Ap, ((size_t)ne + 1) * sizeof(int)) &&
+                   !memcmp(A->i, e->Ai, nz * sizeof(int));
+  if (!same) {
+    cholmod_free_sparse(&e->A, c);
+    cholmod_free_factor(&e->L, c);
+    A = e->A = cholmod_allocate_sparse(ne, ne, nz, 1, 1, -1, CHOLMOD_REAL, c);
+    if (!A) {
+      snprintf(err, errlen, "out of memory");
+      return LSIM_OUT_OF_MEMORY;
+    }
+    memcpy(A->p, e->Ap, ((size_t)ne + 1) * sizeof(int));
+    memcpy(A->i, e->Ai, nz * sizeof(int));
+  }
+  memcpy(A->x, e->Ax, nz * sizeof(double));
+  if (!e->L && !(e->L = cholmod_analyze(A, c))) {
+    snprintf(err, errlen, "out of memory");
+    return LSIM_OUT_OF_MEMORY;
+  }
+  cholmod_factorize(A, e->L, c);
+  if (c->status != CHOLMOD_OK) {
+    const int minor = (int)e->L->minor;
+    /* The factor is left for the next step's refactorization (same pattern). */
     snprintf(err, errlen, "the joint rows are dependent (J_E W J_E' is singular at row %d of %d): "
              "a joint is redundant", minor, ne);
     return LSIM_INVALID_INPUT;
   }
 
-  /* Right-hand sides in one dense block: column 0 is J_E v_free + b_E, then J_E B_I. */
-  cholmod_dense *R = cholmod_allocate_dense(ne, (size_t)ni + 1, ne, CHOLMOD_REAL, c);
-  if (!R) {
-    cholmod_free_factor(&L, c);
+  /* Right-hand sides: column 0 is J_E v_free + b_E, column j + 1 is J_E B_I(:, j); solved
+     RHS_BLOCK at a time. */
+  const size_t blk = (size_t)ne * RHS_BLOCK;
+  if (reserve(&e->rhs, &e->cap_rhs, blk) || reserve(&e->sol, &e->cap_sol, blk)) {
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
   }
-  double *r = R->x;
-  for (int i = 0; i < ne; ++i) r[i] = row_dot(JE_ptr, JE_idx, JE_val, i, v_free) + bE[i];
-  for (int j = 0; j < ni; ++j) {
-    for (int k = BI_ptr[j]; k < BI_ptr[j + 1]; ++k) sc[(*BI_idx)[k]] += (*BI_val)[k];
-    for (int i = 0; i < ne; ++i) r[i + (size_t)(j + 1) * ne] = row_dot(JE_ptr, JE_idx, JE_val, i, sc);
-    for (int k = BI_ptr[j]; k < BI_ptr[j + 1]; ++k) sc[(*BI_idx)[k]] = 0.0;
+  cholmod_dense R = {.nrow = (size_t)ne, .ncol = RHS_BLOCK, .nzmax = blk, .d = (size_t)ne,
+                     .x = e->rhs, .z = NULL, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE};
+  cholmod_dense S = R;
+  S.x = e->sol;
+  cholmod_dense *Sp = &S;
+  for (int j0 = -1; j0 < ni; j0 += RHS_BLOCK) {
+    /* Columns j0 .. j0 + RHS_BLOCK - 1 (-1: the free column); unused ones zero. */
+    memset(e->rhs, 0, blk * sizeof(double));
+    for (int b = 0; b < RHS_BLOCK && j0 + b < ni; ++b) {
+      const int j = j0 + b;
+      double *r = e->rhs + (size_t)b * ne;
+      if (j < 0) {
+        for (int i = 0; i < ne; ++i) r[i] = row_dot(JE_ptr, JE_idx, JE_val, i, v_free) + bE[i];
+        continue;
+      }
+      for (int k = BI_ptr[j]; k < BI_ptr[j + 1]; ++k) sc[(*BI_idx)[k]] += (*BI_val)[k];
+      for (int i = 0; i < ne; ++i) r[i] = row_dot(JE_ptr, JE_idx, JE_val, i, sc);
+      for (int k = BI_ptr[j]; k < BI_ptr[j + 1]; ++k) sc[(*BI_idx)[k]] = 0.0;
+    }
+    if (!cholmod_solve2(CHOLMOD_A, e->L, &R, NULL, &Sp, NULL, &e->Y, &e->E, c) || Sp != &S) {
+      snprintf(err, errlen, "out of memory");
+      return LSIM_OUT_OF_MEMORY;
+    }
+    for (int b = 0; b < RHS_BLOCK && j0 + b < ni; ++b) {
+      const int j = j0 + b;
+      const double *sol = e->sol + (size_t)b * ne;
+      if (j < 0) {
+        for (int i = 0; i < ne; ++i) e->lambda_free[i] = -sol[i];
+      } else {
+        memcpy(e->X + (size_t)j * ne, sol, (size_t)ne * sizeof(double));
+      }
+    }
   }
-  cholmod_dense *S = cholmod_solve(CHOLMOD_A, L, R, c);
-  cholmod_free_dense(&R, c);
-  cholmod_free_factor(&L, c);
-  if (!S) {
-    snprintf(err, errlen, "out of memory");
-    return LSIM_OUT_OF_MEMORY;
-  }
-  const double *s = S->x;
-  for (int i = 0; i < ne; ++i) e->lambda_free[i] = -s[i];
-  memcpy(e->X, s + ne, (size_t)ne * (size_t)ni * sizeof(double));
-  cholmod_free_dense(&S, c);
 
   /* v_free' = v_free + B_E lambda_free. */
   for (int i = 0; i < ne; ++i)

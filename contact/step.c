@@ -671,7 +671,7 @@ static void warm_start(LsimStepper *s) {
       if (e->index < 0) break;
       if (e->id != ct->id) continue;
       const int p = e->index;
-      if (s->prev_nvar[p] == contact_nvar(ct))
+      if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
         memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
                (size_t)s->prev_nvar[p] * sizeof(double));
       break;
