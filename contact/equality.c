@@ -1,11 +1,11 @@
 /* equality.c: Schur-complement elimination of joint rows (see equality.h).
  *
- * Steady state allocates nothing: A = J_E B_E keeps its structural pattern (entries where
- * a row of J_E and a column of B_E share a velocity, whatever their values), so CHOLMOD's
- * symbolic analysis is done once and redone only when that pattern changes; each step
- * refactorizes numerically into the same factor. The right-hand sides are solved in blocks
- * of RHS_BLOCK columns through fixed-size dense headers over our own arrays, so
- * cholmod_solve2 finds its output and workspace of the right size every time. */
+ * A = J_E B_E keeps its structural pattern (entries where a row of J_E and a column of B_E
+ * share a velocity, whatever their values), so CHOLMOD's symbolic analysis is done once
+ * and redone only when that pattern changes; each step refactorizes numerically into the
+ * same factor. CHOLMOD still allocates inside the factorization (its permuted copy of A)
+ * and the solve (its output and workspace) each step: small (ne x ne, ne x (ni + 1)), but
+ * not yet the preallocated workspace of the rest of the step. */
 #include "contact/equality.h"
 
 #include <cholmod.h>

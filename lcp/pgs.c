@@ -1470,6 +1470,8 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     }
   }
   fast_exact_w(ws, f, z, w, scale, &r, W);
+  /* A fixed budget's last iterate may be a solution (natural residual 0 with tol 0). */
+  if (status == LSIM_MAX_ITERATIONS && r.natural <= target) status = LSIM_SOLVED;
   if (status != LSIM_BREAKDOWN && !isfinite(r.natural)) {
     /* Divergence the loop did not test for (a fixed budget): z made finite, measured. */
     for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;

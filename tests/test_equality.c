@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <SuiteSparse_config.h>
+
 #include "contact/equality.h"
 #include "lcp/random.h"
 
@@ -92,6 +94,87 @@ static void test_identities(void **state) {
   }
 }
 
+/* CHOLMOD's symbolic analysis is counted through its allocator: an analysis allocates,
+ * a refactorization of a kept analysis of this size much less. */
+static long ss_allocs;
+static void *count_malloc(size_t n) { ++ss_allocs; return malloc(n); }
+static void *count_calloc(size_t a, size_t b) { ++ss_allocs; return calloc(a, b); }
+static void *count_realloc(void *p, size_t n) { ++ss_allocs; return realloc(p, n); }
+
+/* A context kept across steps: once it has eliminated two problems (CHOLMOD sizes its
+ * workspace over the first analysis and the first refactorization), eliminating a problem
+ * of the same pattern (new values: the joints move every step) makes fewer CHOLMOD
+ * allocations than one of a new pattern (the kept analysis is not redone); and each result equals a fresh context's to the last bit
+ * (the kept analysis is the one a fresh context makes). */
+static void test_kept_analysis(void **state) {
+  (void)state;
+  LsimRng rng = lsim_rng(900);
+  double w[NV], vf0[NV], bE[NE];
+  int JE_ptr[NE + 1], JE_idx[NE * PER_ROW], JI_ptr[NI + 1], JI_idx[NI * PER_ROW];
+  double JE_val[NE * PER_ROW], BE_val[NE * PER_ROW], JI_val[NI * PER_ROW], BI0_val[NI * PER_ROW];
+  for (int i = 0; i < NV; ++i) w[i] = 0.5 + lsim_rng_uniform(&rng), vf0[i] = lsim_rng_normal(&rng);
+  for (int i = 0; i < NE; ++i) bE[i] = lsim_rng_normal(&rng);
+  random_rows(&rng, NE, JE_ptr, JE_idx, JE_val);
+  random_rows(&rng, NI, JI_ptr, JI_idx, JI_val);
+  /* Room for B_I' (its pattern may fill in up to NV per column). */
+  int cap = NV * NI, cap2 = NV * NI, BI_ptr[NI + 1], BI_ptr2[NI + 1];
+  int *BI_idx = malloc(sizeof(int) * cap), *BI_idx2 = malloc(sizeof(int) * cap2);
+  double *BI_val = malloc(sizeof(double) * cap), *BI_val2 = malloc(sizeof(double) * cap2);
+  double vf[NV], vf2[NV], lam[NE], lam2[NE], z[NI];
+  for (int j = 0; j < NI; ++j) z[j] = lsim_rng_uniform(&rng);
+  LsimEquality *e = lsim_equality_create();
+  char err[256];
+  const struct SuiteSparse_config_struct saved = SuiteSparse_config;
+  SuiteSparse_config.malloc_func = count_malloc;
+  SuiteSparse_config.calloc_func = count_calloc;
+  SuiteSparse_config.realloc_func = count_realloc;
+  long steady_allocs = 0;
+  for (int round = 0; round < 7; ++round) {
+    /* This round's values on the same pattern; the last round another pattern (the joint
+       rows touch other velocities), which needs a new analysis. */
+    if (round == 6)
+      /* Even rows on velocities 0-5, odd rows on 6-11: A(i, j) = 0 for i - j odd. */
+      for (int r = 0; r < NE; ++r)
+        for (int k = 0; k < PER_ROW; ++k) JE_idx[r * PER_ROW + k] = (r % 2) * PER_ROW + k;
+    for (int k = 0; k < NE * PER_ROW; ++k) JE_val[k] *= 1.0 + 0.1 * round;
+    times_w(w, NE, JE_ptr, JE_idx, JE_val, BE_val);
+    times_w(w, NI, JI_ptr, JI_idx, JI_val, BI0_val);
+    memcpy(vf, vf0, sizeof vf);
+    memcpy(BI_ptr, JI_ptr, sizeof BI_ptr);
+    memcpy(BI_idx, JI_idx, sizeof JI_idx);
+    memcpy(BI_val, BI0_val, sizeof BI0_val);
+    ss_allocs = 0;
+    assert_int_equal(lsim_equality_eliminate(e, NV, NE, JE_ptr, JE_idx, JE_val, JE_ptr, JE_idx,
+                                             BE_val, bE, vf, NI, JI_ptr, JI_idx, JI_val, BI_ptr,
+                                             &BI_idx, &BI_val, &cap, err, sizeof err),
+                     0);
+    if (round == 5) steady_allocs = ss_allocs;
+    if (round == 6 && !(steady_allocs < ss_allocs))
+      fail_msg("%ld CHOLMOD allocations with the kept analysis, %ld with a new one",
+               steady_allocs, ss_allocs);
+    lsim_equality_impulses(e, z, lam);
+    /* The same problem in a fresh context. */
+    LsimEquality *fresh = lsim_equality_create();
+    memcpy(vf2, vf0, sizeof vf2);
+    memcpy(BI_ptr2, JI_ptr, sizeof BI_ptr2);
+    memcpy(BI_idx2, JI_idx, sizeof JI_idx);
+    memcpy(BI_val2, BI0_val, sizeof BI0_val);
+    assert_int_equal(lsim_equality_eliminate(fresh, NV, NE, JE_ptr, JE_idx, JE_val, JE_ptr,
+                                             JE_idx, BE_val, bE, vf2, NI, JI_ptr, JI_idx, JI_val,
+                                             BI_ptr2, &BI_idx2, &BI_val2, &cap2, err, sizeof err),
+                     0);
+    lsim_equality_impulses(fresh, z, lam2);
+    assert_memory_equal(vf, vf2, sizeof vf);
+    assert_memory_equal(lam, lam2, sizeof lam);
+    assert_memory_equal(BI_ptr, BI_ptr2, sizeof BI_ptr);
+    assert_memory_equal(BI_val, BI_val2, sizeof(double) * (size_t)BI_ptr[NI]);
+    lsim_equality_free(fresh);
+  }
+  lsim_equality_free(e);
+  SuiteSparse_config = saved;
+  free(BI_idx), free(BI_idx2), free(BI_val), free(BI_val2);
+}
+
 /* Dependent joint rows (a row repeated) are refused with a message, not a NaN. */
 static void test_dependent_rows(void **state) {
   (void)state;
@@ -113,6 +196,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_identities),
       cmocka_unit_test(test_dependent_rows),
+      cmocka_unit_test(test_kept_analysis),
   };
   return cmocka_run_group_tests_name("equality", tests, NULL, NULL);
 }
