@@ -396,6 +396,24 @@ static size_t local_size(const LsimConeBlock *cb) {
   return k <= LOCAL_MAX ? (size_t)k * (size_t)k : 0;
 }
 
+/* The best point of the polygon edge V_k -> V_{k+1} (V = R (c, s)) for 1/2 f' A f + r' f
+ * (A = (a11, a12; a12, a22)): the clamped 1-D minimum at V_k + s (V_{k+1} - V_k), s into
+ * *s_out; returns the objective there. */
+static inline double edge_best(double R, double c0, double s0, double c1, double s1,
+                               double a11, double a12, double a22, double r1, double r2,
+                               double *s_out) {
+  const double v1k = R * c0, v2k = R * s0;
+  const double e1 = R * c1 - v1k, e2 = R * s1 - v2k;
+  const double Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
+  const double gv = e1 * (a11 * v1k + a12 * v2k + r1) + e2 * (a12 * v1k + a22 * v2k + r2);
+  const double curv = e1 * Ae1 + e2 * Ae2;
+  double sk = curv > 0.0 ? -gv / curv : (gv < 0.0 ? 1.0 : 0.0);
+  sk = sk < 0.0 ? 0.0 : sk > 1.0 ? 1.0 : sk;
+  const double p1 = v1k + sk * e1, p2 = v2k + sk * e2;
+  *s_out = sk;
+  return 0.5 * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) + r1 * p1 + r2 * p2;
+}
+
 /* Planar cone update, in closed form. With the directions p_k = (cos, sin)(2 pi k / d) of a
  * tangent plane, the friction block of M is T = P' A P (A the 2x2 tangent-plane inverse
  * mass; P = [p_0 .. p_{d-1}]) and, given c_n, the cone's rows are the optimality conditions
@@ -470,16 +488,8 @@ static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, 
       int bestk = 0;
       for (int k = 0; k < 4; ++k) {
         if (!(candidates >> k & 1)) continue;
-        const double v1k = R * cs[k], v2k = R * sn[k];
-        const double e1 = R * cs[k + 1] - v1k, e2 = R * sn[k + 1] - v2k;
-        const double Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
-        const double gv = e1 * (a11 * v1k + a12 * v2k + r1) + e2 * (a12 * v1k + a22 * v2k + r2);
-        const double curv = e1 * Ae1 + e2 * Ae2;
-        double sk = curv > 0.0 ? -gv / curv : (gv < 0.0 ? 1.0 : 0.0);
-        sk = sk < 0.0 ? 0.0 : sk > 1.0 ? 1.0 : sk;
-        const double p1 = v1k + sk * e1, p2 = v2k + sk * e2;
-        const double phi = 0.5 * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) +
-                           r1 * p1 + r2 * p2;
+        double sk;
+        const double phi = edge_best(R, cs[k], sn[k], cs[k + 1], sn[k + 1], a11, a12, a22, r1, r2, &sk);
         if (phi < best) best = phi, bestk = k, bests = sk;
       }
       target[0] = target[1] = target[2] = target[3] = 0.0;
@@ -533,16 +543,8 @@ static inline void planar_target(LsimPgs *ws, int d, double R, const double *A, 
     int bestk = 0;
     double bests = 0.0;
     for (int k = 0; k < d; ++k) {
-      const double v1k = R * cs[k], v2k = R * sn[k];
-      const double e1 = R * cs[k + 1] - v1k, e2 = R * sn[k + 1] - v2k;
-      const double Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
-      const double gv = e1 * (a11 * v1k + a12 * v2k + r1) + e2 * (a12 * v1k + a22 * v2k + r2);
-      const double curv = e1 * Ae1 + e2 * Ae2;
-      double sk = curv > 0.0 ? -gv / curv : (gv < 0.0 ? 1.0 : 0.0);
-      sk = sk < 0.0 ? 0.0 : sk > 1.0 ? 1.0 : sk;
-      const double p1 = v1k + sk * e1, p2 = v2k + sk * e2;
-      const double phi = 0.5 * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) +
-                         r1 * p1 + r2 * p2;
+      double sk;
+      const double phi = edge_best(R, cs[k], sn[k], cs[k + 1], sn[k + 1], a11, a12, a22, r1, r2, &sk);
       if (phi < best) best = phi, bestk = k, bests = sk;
     }
     target[bestk] = R * (1.0 - bests);
