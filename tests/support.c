@@ -1,6 +1,7 @@
 /* support.c: helpers shared by the cmocka test programs. */
 #include "support.h"
 
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,3 +23,14 @@ double lsim_test_max_abs(const double *a, int n) {
   for (int i = 0; i < n; ++i) m = fmax(m, fabs(a[i]));
   return m;
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+int lsim_test_heap_checkable(void) { return 0; }
+size_t lsim_test_heap_in_use(void) { return 0; }
+#else
+int lsim_test_heap_checkable(void) { return 1; }
+size_t lsim_test_heap_in_use(void) {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+#endif

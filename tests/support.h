@@ -14,4 +14,10 @@ double lsim_test_max_abs_diff(const double *a, const double *b, int n);
 /* max_i |a_i| */
 double lsim_test_max_abs(const double *a, int n);
 
+/* glibc's in-use heap bytes (mallinfo2), for "no allocation in steady state" checks; 0
+ * under AddressSanitizer, which replaces malloc so mallinfo2 tells nothing there:
+ * lsim_test_heap_checkable() says which. */
+size_t lsim_test_heap_in_use(void);
+int lsim_test_heap_checkable(void);
+
 #endif

@@ -8,7 +8,6 @@
  * the Stewart-Trinkle cone couplings (E, -E', mu); q = J v + gaps, gaps >= 0 (feasible).
  * As lsim_lcp_random_contact, but sparse and factored.
  */
-#include <malloc.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -550,21 +549,7 @@ static void test_front_end(void **state) {
 /* ---- (6) no allocation in steady state ---- */
 
 /* ASan replaces malloc and mallinfo2 tells nothing there, so only the heap comparison is
- * skipped under it (as in test_lemke.c). */
-#if defined(__SANITIZE_ADDRESS__)
-#define HEAP_CHECK 0
-#else
-#define HEAP_CHECK 1
-#endif
-static size_t heap_in_use(void) {
-#if HEAP_CHECK
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
-#else
-  return 0;
-#endif
-}
-
+ * skipped under it (tests/support.h). */
 /* The factored PGS workspace grows to the largest (n, m) seen; later solves of that size or
  * smaller leave glibc's in-use byte count unchanged, directly and through the front end
  * (for "pgs" and for "lemke", whose dense form is kept in the context). */
@@ -590,15 +575,15 @@ static void test_no_allocation_in_steady_state(void **state) {
   assert_int_equal(lsim_solver_solve_factored(pgs, &big.f, z, NULL), LSIM_SOLVED);
   assert_int_equal(lsim_solver_solve_factored(lemke, &big.f, z, NULL), LSIM_SOLVED);
 
-  const size_t before = heap_in_use();
+  const size_t before = lsim_test_heap_in_use();
   assert_int_equal(lsim_pgs_solve_factored(ws, &big.f, &o, 0, z, &info), LSIM_SOLVED);
   assert_int_equal(lsim_pgs_solve_factored(ws, &small.f, &o, 0, z, &info), LSIM_SOLVED);
   assert_int_equal(lsim_pgs_solve_factored(ws, &small.f, &o, 1, z, &info), LSIM_SOLVED);
   assert_int_equal(lsim_solver_solve_factored(pgs, &big.f, z, NULL), LSIM_SOLVED);
   assert_int_equal(lsim_solver_solve_factored(lemke, &big.f, z, NULL), LSIM_SOLVED);
   assert_int_equal(lsim_solver_solve_factored(lemke, &small.f, z, NULL), LSIM_SOLVED);
-  const size_t after = heap_in_use();
-  if (HEAP_CHECK) assert_true(after == before);
+  const size_t after = lsim_test_heap_in_use();
+  if (lsim_test_heap_checkable()) assert_true(after == before);
 
   lsim_solver_free(pgs);
   lsim_solver_free(lemke);

@@ -1,7 +1,6 @@
 /* test_lemke.c: Lemke's method on the Siconos test problems, random problems of known
  * classes, warm starts, limits and bad input. The .dat files are read with Siconos' own
  * reader (dense files only; the *_block files belong to the .dat reader's table test). */
-#include <malloc.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -624,20 +623,8 @@ static void test_trivial_cases(void **state) {
 
 /* The workspace grows to the largest n seen; later solves of that size or smaller do not
  * touch the heap (glibc's in-use byte count is unchanged). ASan replaces malloc and
- * mallinfo2 tells nothing there, so only the heap comparison is skipped under it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define HEAP_CHECK 0
-#else
-#define HEAP_CHECK 1
-#endif
-static size_t heap_in_use(void) {
-#if HEAP_CHECK
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
-#else
-  return 0;
-#endif
-}
+ * mallinfo2 tells nothing there, so only the heap comparison is skipped under it
+ * (tests/support.h). */
 static void test_no_allocation_when_warm(void **state) {
   (void)state;
   LsimRng rng = lsim_rng(2024);
@@ -649,11 +636,11 @@ static void test_no_allocation_when_warm(void **state) {
   unsigned char guess[120] = {0};
   LsimLemkeInfo info = {0};
   assert_int_equal(lsim_lemke_solve(ws, &big, NULL, NULL, z, &info), LSIM_SOLVED);
-  const size_t before = heap_in_use();
+  const size_t before = lsim_test_heap_in_use();
   assert_int_equal(lsim_lemke_solve(ws, &big, NULL, NULL, z, &info), LSIM_SOLVED);
   assert_int_equal(lsim_lemke_solve(ws, &small, NULL, NULL, z, &info), LSIM_SOLVED);
   assert_int_equal(lsim_lemke_solve(ws, &small, NULL, guess, z, &info), LSIM_SOLVED);
-  assert_true(heap_in_use() == before);
+  assert_true(lsim_test_heap_in_use() == before);
   lsim_lemke_free(ws);
   lsim_lcp_free(&big);
   lsim_lcp_free(&small);
