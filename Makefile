@@ -16,9 +16,9 @@ HDF5_LIBS   = $(eval HDF5_LIBS := $(shell pkg-config --libs hdf5-serial))$(HDF5_
 INCLUDES = -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
             -I/usr/include/suitesparse $(HDF5_CFLAGS)
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
-CFLAGS_ALL = $(CSTD) $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
+CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
 LIBS     = -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
-           -ljansson -lm
+           -ljansson -lm -pthread
 TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 

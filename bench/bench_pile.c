@@ -1,17 +1,23 @@
 /* bench_pile.c: a pile of N boxes dropped into a bin, lcpsim against ODE in the same
  * process, same boxes, masses, friction, gravity and step.
  *
- *   lcpsim: the Stewart-Trinkle LCP, PGS at 20 sweeps (tolerance 0, warm started), d = 4.
+ *   lcpsim: the Stewart-Trinkle LCP, PGS at 20 sweeps (tolerance 0, warm started), d = 4;
+ *           in one thread, and with a sweep team of T threads (solver.threads, default 2).
  *   ODE:    dWorldQuickStep with 20 iterations, dContactApprox1 (friction pyramid scaled by
- *           the normal force), mu 0.5, default ERP/CFM, up to 4 contacts per box pair.
+ *           the normal force), mu 0.5, default ERP/CFM, up to 4 contacts per box pair; in
+ *           one thread, and (N <= 1000) with ODE's own thread pool of T threads
+ *           (dThreadingAllocateThreadPool, dWorldSetStepThreadingImplementation), so that
+ *           each is compared with the other's best.
  *
- * Prints steps per second for both and the ratio, lcpsim's deepest penetration and largest
- * residual, and time per step against N (growth should be about linear). Also Lemke's time
- * and pivots per step at N = 10 and 100 (over fewer steps: it is a dense pivoting method).
+ * Prints steps per second for all four and the ratios, lcpsim's deepest penetration and
+ * largest residual, and time per step against N (growth should be about linear). Also
+ * Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it is a dense
+ * pivoting method).
  *
- * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S]
+ * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T]
  *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
- *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0.
+ *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0; --threads: the
+ *   team size of the threaded runs (2).
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -55,7 +61,7 @@ static void box_position(int n, int i, LsimRng *rng, double p[3]) {
 
 /* ---- lcpsim ---- */
 
-static void build_lcpsim(int n, LsimModel *m, LsimState *st) {
+static void build_lcpsim(int n, int threads, LsimModel *m, LsimState *st) {
   *m = lsim_default_model();
   m->dimension = 3;
   m->time_step = H;
@@ -66,6 +72,7 @@ static void build_lcpsim(int n, LsimModel *m, LsimState *st) {
   m->solver.tol = 0.0;
   m->solver.max_iter = 20;
   m->solver.warm_start = 1;
+  m->solver.threads = threads;
   for (int i = 0; i < n; ++i) {
     LsimBody b = lsim_default_body();
     snprintf(b.name, sizeof b.name, "box%d", i);
@@ -120,10 +127,10 @@ typedef struct {
   int max_iterations, failures, last_failure;
 } RunStats;
 
-static RunStats run_lcpsim(int n, int steps, const char *solver) {
+static RunStats run_lcpsim(int n, int steps, const char *solver, int threads) {
   LsimModel m;
   LsimState st;
-  build_lcpsim(n, &m, &st);
+  build_lcpsim(n, threads, &m, &st);
   if (strcmp(solver, "pgs")) {
     /* Pivoting solvers: solve to 1e-10, default pivot limit (not 20 sweeps at tol 0). */
     m.solver.tol = 1e-10;
@@ -186,7 +193,9 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
 
 static double ode_mean_contacts;
 
-static double run_ode(int n, int steps) {
+/* Seconds per step; threads > 1: ODE's built-in thread pool of that size serves the
+ * world's step. */
+static double run_ode(int n, int steps, int threads) {
   dInitODE2(0);
   OdeCtx ctx;
   ctx.ncontacts = 0;
@@ -218,6 +227,16 @@ static double run_ode(int n, int steps) {
     dGeomID g = dCreateBox(space, 2 * HALF, 2 * HALF, 2 * HALF);
     dGeomSetBody(g, b);
   }
+  dThreadingImplementationID impl = NULL;
+  dThreadingThreadPoolID pool = NULL;
+  if (threads > 1) {
+    impl = dThreadingAllocateMultiThreadedImplementation();
+    pool = dThreadingAllocateThreadPool((unsigned)threads, 0, dAllocateFlagBasicData, NULL);
+    dThreadingThreadPoolServeMultiThreadedImplementation(pool, impl);
+    dWorldSetStepIslandsProcessingMaxThreadCount(ctx.world, (unsigned)threads);
+    dWorldSetStepThreadingImplementation(ctx.world, dThreadingImplementationGetFunctions(impl),
+                                         impl);
+  }
   double total = 0.0;
   for (int k = 0; k < steps; ++k) {
     const double t0 = now();
@@ -227,6 +246,12 @@ static double run_ode(int n, int steps) {
     total += now() - t0;
   }
   ode_mean_contacts = (double)ctx.ncontacts / steps;
+  if (impl) {
+    dThreadingImplementationShutdownProcessing(impl);
+    dThreadingFreeThreadPool(pool);
+    dWorldSetStepThreadingImplementation(ctx.world, NULL, NULL);
+    dThreadingFreeImplementation(impl);
+  }
   dJointGroupDestroy(ctx.contacts);
   dSpaceDestroy(space);
   dWorldDestroy(ctx.world);
@@ -235,37 +260,57 @@ static double run_ode(int n, int steps) {
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0;
+  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
     else if (!strcmp(argv[i], "--no-ode")) ode = 0;
     else if (!strcmp(argv[i], "--n") && i + 1 < argc) only_n = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc) only_steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S]\n");
+      fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
+                      "[--threads T]\n");
       return 2;
     }
+  }
+  if (threads < 2 || threads > 64) {
+    fprintf(stderr, "bench_pile: --threads: need 2 .. 64\n");
+    return 2;
   }
   int sizes[] = {10, 100, 1000, 10000};
   int nsizes = quick ? 2 : 4;
   if (only_n > 0) sizes[0] = only_n, nsizes = 1;
   printf("## Pile of boxes in a bin: lcpsim (PGS, 20 sweeps) vs ODE (QuickStep, 20 iterations)\n\n");
-  printf("h = %g s, box side %g m, mass %g kg, mu %g\n\n", H, 2 * HALF, MASS, MU);
-  printf("| N | steps | lcpsim steps/s | ODE steps/s | lcpsim/ODE speed | lcpsim ms/step | "
-         "us/step per body | contacts/step lcpsim | contacts/step ODE | max penetration (m) | "
-         "max residual |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+  printf("h = %g s, box side %g m, mass %g kg, mu %g; T = %d threads in the threaded runs "
+         "(lcpsim: solver.threads; ODE: its thread pool, N <= 1000)\n\n",
+         H, 2 * HALF, MASS, MU, threads);
+  printf("| N | steps | lcpsim steps/s | lcpsim T steps/s | ODE steps/s | ODE T steps/s | "
+         "lcpsim/ODE, 1 thread each | lcpsim T / best ODE | lcpsim ms/step (1, T) | "
+         "us/step per body (T) | contacts/step lcpsim | contacts/step ODE | "
+         "max penetration (m) | max residual |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
-    RunStats r = run_lcpsim(n, steps, "pgs");
+    const RunStats r1 = run_lcpsim(n, steps, "pgs", 1);
+    const RunStats rt = run_lcpsim(n, steps, "pgs", threads);
     ode_mean_contacts = 0.0;
-    const double ode_s = ode ? run_ode(n, steps) : INFINITY;
-    printf("| %d | %d | %.1f | %.1f | %.2f | %.3f | %.2f | %.1f | %.1f | %.2e | %.2e |\n", n,
-           steps, 1.0 / r.seconds_per_step, 1.0 / ode_s, ode_s / r.seconds_per_step,
-           1e3 * r.seconds_per_step, 1e6 * r.seconds_per_step / n, r.mean_contacts,
-           ode_mean_contacts, r.max_penetration, r.max_residual);
-    fprintf(stderr, "N = %d: solver share of the step time %.0f %%\n", n, 100 * r.solver_share);
+    const double ode1 = ode ? run_ode(n, steps, 1) : INFINITY;
+    const double ode_contacts = ode_mean_contacts;
+    const double odet = ode && n <= 1000 ? run_ode(n, steps, threads) : INFINITY;
+    const double ode_best = fmin(ode1, odet);
+    char odet_col[32] = "-";
+    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.1f", 1.0 / odet);
+    printf("| %d | %d | %.1f | %.1f | %.1f | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
+           "| %.2e | %.2e |\n",
+           n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
+           ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
+           1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, rt.mean_contacts,
+           ode_contacts, fmax(r1.max_penetration, rt.max_penetration),
+           fmax(r1.max_residual, rt.max_residual));
+    fprintf(stderr, "N = %d: solver share of the step time %.0f %% (1 thread), %.0f %% (%d)\n", n,
+            100 * r1.solver_share, 100 * rt.solver_share, threads);
     fflush(stdout);
   }
   if (!lemke || only_n > 0) return 0;
@@ -273,7 +318,7 @@ int main(int argc, char **argv) {
   printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");
   for (int k = 0; k < 2; ++k) {
     const int n = sizes[k];
-    RunStats r = run_lcpsim(n, 50, "lemke");  /* tol 1e-10, default pivot limit: see run_lcpsim */
+    RunStats r = run_lcpsim(n, 50, "lemke", 1); /* tol 1e-10, default pivot limit: see run_lcpsim */
     printf("| %d | %.3f | %.1f | %d | %d |\n", n, 1e3 * r.seconds_per_step, r.mean_iterations,
            r.max_iterations, r.failures);
     fflush(stdout);

@@ -38,6 +38,7 @@
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/datfile.h"
+#include "lcp/pgs.h"
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
@@ -57,7 +58,7 @@ static void compare_usage(FILE *f) {
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
           "  --solvers LIST     comma-separated solver specs: NAME or NAME[key=value,...],\n"
-          "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega,\n"
+          "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega, threads,\n"
           "                     warm (0/1, independent mode), e.g.\n"
           "                     'lemke,pgs[sweeps=20],pgs[max_iter=500,omega=1.2],siconos:lemke'\n"
           "                     (quote the list: brackets are shell patterns)\n"
@@ -142,10 +143,14 @@ static int parse_spec(const char *text, size_t len, Spec *s, char *err, size_t e
       s->opt.omega = dv;
     } else if (!strcmp(key, "warm") && !lsim_cli_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
       s->warm = iv;
+    } else if (!strcmp(key, "threads") && !lsim_cli_parse_int(val, &iv) && iv >= 1 &&
+               iv <= LSIM_PGS_MAX_THREADS) {
+      s->opt.threads = iv;
     } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
-               strcmp(key, "omega") && strcmp(key, "warm")) {
+               strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads")) {
       snprintf(err, errlen,
-               "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm)",
+               "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
+               "threads)",
                s->label, key);
       return -1;
     } else {
@@ -454,7 +459,9 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   char (*speclabels)[96] = calloc(S + 1, sizeof *speclabels);
   double *tol = calloc(S + 1, sizeof(double)), *omega = calloc(S + 1, sizeof(double));
   int *maxit = calloc(S + 1, sizeof(int)), *warm = calloc(S + 1, sizeof(int));
-  if (!names || !speclabels || !tol || !omega || !maxit || !warm) o->rc = o->rc ? o->rc : -1;
+  int *threads = calloc(S + 1, sizeof(int));
+  if (!names || !speclabels || !tol || !omega || !maxit || !warm || !threads)
+    o->rc = o->rc ? o->rc : -1;
   for (int j = 0; !o->rc && j < nspecs; ++j) {
     memcpy(names[j], specs[j].name, sizeof names[j]);
     memcpy(speclabels[j], specs[j].label, sizeof speclabels[j]);
@@ -462,6 +469,7 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
     omega[j] = specs[j].opt.omega;
     maxit[j] = specs[j].opt.max_iter;
     warm[j] = specs[j].opt.warm_start;
+    threads[j] = specs[j].opt.threads;
   }
   w_str(o, "/solvers/spec", speclabels[0], sizeof speclabels[0], nspecs);
   w_str(o, "/solvers/name", names[0], sizeof names[0], nspecs);
@@ -469,6 +477,8 @@ static void write_results(Out *o, const Table *t, const Summary *sm, const Spec 
   w_arr(o, "/solvers/max_iter", LSIM_H5_I32, 1, S, 0, maxit);
   w_arr(o, "/solvers/omega", LSIM_H5_F64, 1, S, 0, omega);
   w_arr(o, "/solvers/warm_start", LSIM_H5_I32, 1, S, 0, warm);
+  w_arr(o, "/solvers/threads", LSIM_H5_I32, 1, S, 0, threads);
+  free(threads);
   free(names);
   free(speclabels);
   free(tol);
@@ -895,6 +905,7 @@ int lsim_cli_compare(int argc, char **argv) {
     m.solver.tol = sp->opt.tol;
     m.solver.max_iter = sp->opt.max_iter;
     m.solver.omega = sp->opt.omega;
+    m.solver.threads = sp->opt.threads;
     if (sp->warm >= 0) m.solver.warm_start = sp->warm;
     specs[ser_solver[s]].opt.warm_start = m.solver.warm_start;
     if (lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err) ||
@@ -914,6 +925,7 @@ int lsim_cli_compare(int argc, char **argv) {
     m.solver.tol = sp->opt.tol;
     m.solver.max_iter = sp->opt.max_iter;
     m.solver.omega = sp->opt.omega;
+    m.solver.threads = sp->opt.threads;
     if (sp->warm >= 0) m.solver.warm_start = sp->warm;
     for (int j = 0; j < nspecs; ++j) specs[j].opt.warm_start = -1; /* both, as series */
     specs[ref].opt.warm_start = m.solver.warm_start;

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "contact/step.h"
 #include "contact/world.h"
+#include "lcp/pgs.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
 #include "scene/record.h"
@@ -19,7 +20,7 @@ static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
-          "                    [--print] [--quiet] [--dump-lcp]\n"
+          "                    [--threads T] [--print] [--quiet] [--dump-lcp]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -31,6 +32,8 @@ static void run_usage(FILE *f) {
           "  --max-iter N       override the pivot / sweep limit (0: the solver's default;\n"
           "                     PGS with --tol 0 --max-iter 20 runs exactly 20 sweeps)\n"
           "  --omega W          override the PGS relaxation, in (0, 2)\n"
+          "  --threads T        override the PGS sweep team size, 1 .. 64 (results depend on\n"
+          "                     T, never on the machine or the run; docs/solvers.md)\n"
           "  --print            print a table per step: q, v and contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
@@ -115,7 +118,7 @@ int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
-  int max_iter_override = -1;
+  int max_iter_override = -1, threads_override = -1;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -129,7 +132,8 @@ int lsim_cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump_lcp = 1;
-    } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega")) {
+    } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
+               !strcmp(a, "--threads")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim: %s needs a value\n", a);
         return 2;
@@ -144,6 +148,13 @@ int lsim_cli_run(int argc, char **argv) {
         if (lsim_cli_parse_double(v, &omega_override) ||
             !(omega_override > 0.0 && omega_override < 2.0)) {
           fprintf(stderr, "lcpsim: --omega: need a number in (0, 2), got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--threads")) {
+        if (lsim_cli_parse_int(v, &threads_override) || threads_override < 1 ||
+            threads_override > LSIM_PGS_MAX_THREADS) {
+          fprintf(stderr, "lcpsim: --threads: need an integer in [1, %d], got '%s'\n",
+                  LSIM_PGS_MAX_THREADS, v);
           return 2;
         }
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
@@ -206,6 +217,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (tol_override >= 0.0) model.solver.tol = tol_override;
   if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;
   if (omega_override > 0.0) model.solver.omega = omega_override;
+  if (threads_override > 0) model.solver.threads = threads_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     model.steps = (int)llround(k);

@@ -99,6 +99,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.max_iter = model->solver.max_iter;
   o.omega = model->solver.omega;
   o.warm_start = model->solver.warm_start;
+  o.threads = model->solver.threads;
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);
   if (rc) {

@@ -22,6 +22,7 @@ LsimModel lsim_default_model(void) {
   m.solver.max_iter = 0;
   m.solver.omega = 1.0;
   m.solver.warm_start = 1;
+  m.solver.threads = 1;
   return m;
 }
 

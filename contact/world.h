@@ -149,6 +149,7 @@ typedef struct LsimSolverSettings {
   int max_iter;
   double omega;
   int warm_start;     /* warm start each step from the previous step's impulses */
+  int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
 } LsimSolverSettings;
 
 typedef struct LsimModel {

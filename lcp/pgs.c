@@ -58,12 +58,14 @@
  */
 #include "pgs.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "factored.h"
 #include "lemke.h"
+#include "team.h"
 
 enum { LSIM_PGS_MAX_PLANAR = 64 }; /* planar cones with more directions use local Lemke */
 
@@ -96,10 +98,20 @@ struct LsimPgs {
   int tasks_cap, tasks_n;
   int *rinfo;   /* [rinfo_cap] per row: blocks, offsets */
   int rinfo_cap;
+  /* Parallel sweeps (options.threads > 1, see "parallel sweeps" below). */
+  struct LsimTeam *team;
+  int nparts;   /* 0: the natural order, one thread */
+  int part[LSIM_PGS_MAX_THREADS + 1]; /* order[part[k] .. part[k + 1]): member k's part;
+                                         order[part[nparts] .. tasks_n): the crossing */
+  int *order;   /* [order_cap] the tasks in that order */
+  int order_cap;
+  int *graph;   /* [graph_cap] scratch of partition() */
+  int graph_cap;
+  int prime_d;  /* direction count whose table the parallel sweeps share (0: none) */
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
-  LsimPgsOptions o = {.max_sweeps = 0, .tol = 1e-10, .omega = 1.0};
+  LsimPgsOptions o = {.max_sweeps = 0, .tol = 1e-10, .omega = 1.0, .threads = 1};
   return o;
 }
 
@@ -118,6 +130,9 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->fs);
   free(ws->tasks);
   free(ws->rinfo);
+  lsim_team_free(ws->team);
+  free(ws->order);
+  free(ws->graph);
   free(ws);
 }
 
@@ -769,14 +784,17 @@ static inline int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncon
 }
 
 static int check_options(const LsimPgsOptions *opt) {
-  return opt->omega > 0.0 && opt->omega < 2.0 && opt->tol >= 0.0 ? 0 : LSIM_INVALID_INPUT;
+  return opt->omega > 0.0 && opt->omega < 2.0 && opt->tol >= 0.0 && opt->threads >= 0 &&
+                 opt->threads <= LSIM_PGS_MAX_THREADS
+             ? 0
+             : LSIM_INVALID_INPUT;
 }
 
 int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,
                    double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = 0;
+  if (info) info->trace_len = info->parts = info->crossing = 0;
   const int n = lcp->n;
   if (n < 0 || check_options(opt)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (lsim_lcp_check_finite(lcp)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
@@ -828,6 +846,7 @@ static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
 
 typedef struct FastScalar {
   int var, o[2];
+  int nb; /* blocks of the row (0 .. 2); the pad at m is read for the others, never written */
   double inv, q;
   int has_c;
   double J[2 * FAST_W], B[2 * FAST_W];
@@ -1129,6 +1148,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     FastScalar *sc = &ws->fs[ns];
     sc->var = i;
     if (pack_row(f, i, ri[3 * i], o, W, sc->o, sc->J, sc->B)) return 0;
+    sc->nb = ri[3 * i];
     double dg = dot_packed(sc->J, sc->B, W);
     sc->has_c = !c_row_empty(f, i);
     if (sc->has_c)
@@ -1150,11 +1170,11 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
 __attribute__((always_inline))
 #endif
 static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
-                              const int W) {
+                              const int W, const int *order, int begin, int end) {
   double *u = ws->u;
   double target[LSIM_PGS_MAX_PLANAR + 1];
-  for (int t = 0; t < ws->tasks_n; ++t) {
-    const int task = ws->tasks[t];
+  for (int t = begin; t < end; ++t) {
+    const int task = order[t];
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       double *u0 = u + sc->o[0], *u1 = u + sc->o[1];
@@ -1170,8 +1190,10 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
       const double delta = zn - zo;
       if (delta == 0.0) continue;
       z[sc->var] = zn;
-      for (int j = 0; j < W; ++j) u0[j] += sc->B[j] * delta;
-      for (int j = 0; j < W; ++j) u1[j] += sc->B[W + j] * delta;
+      if (sc->nb > 0)
+        for (int j = 0; j < W; ++j) u0[j] += sc->B[j] * delta;
+      if (sc->nb > 1)
+        for (int j = 0; j < W; ++j) u1[j] += sc->B[W + j] * delta;
       continue;
     }
     const FastCone *c = &ws->fc[task];
@@ -1266,14 +1288,167 @@ static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, 
   }
 }
 
-static void fast_sweep_6(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega) {
-  fast_sweep(ws, f, z, omega, 6);
+/* Tasks order[begin .. end) swept, block width W. */
+static void fast_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                             int W, const int *order, int begin, int end) {
+  if (W == 6) fast_sweep(ws, f, z, omega, 6, order, begin, end);
+  else if (W == 3) fast_sweep(ws, f, z, omega, 3, order, begin, end);
+  else fast_sweep(ws, f, z, omega, 1, order, begin, end);
 }
-static void fast_sweep_3(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega) {
-  fast_sweep(ws, f, z, omega, 3);
+
+/* ---- parallel sweeps: parts that share no block of u ----
+ *
+ * With T > 1 members, the tasks are split into T parts and a crossing set. The blocks of
+ * u (the bodies, for the time step's rows) are ordered breadth first over the graph whose
+ * edges are the two-block tasks, from a pseudo-peripheral block (the last one reached from
+ * any start), component after component, so that the order runs across a pile like a
+ * front; that order is cut into T ranges holding about equal numbers of tasks, and a task
+ * belongs to part k when all its blocks lie in range k, to the crossing set otherwise.
+ * Parts touch disjoint entries of u and z, so the members sweep their parts at once, then
+ * member 0 sweeps the crossing set: every sweep is the Gauss-Seidel sweep in the order
+ * part 0, part 1, ..., crossing (each in the natural order). The numbers depend on T and
+ * the problem only, never on the machine, the run or the scheduling. Tasks that read or
+ * write anything outside their blocks (scalars with C couplings, cones without a block)
+ * are crossing tasks. Problems below PARALLEL_MIN_TASKS tasks, with blocks not aligned to
+ * W, or with cones of two different direction counts that need the direction table, keep
+ * the natural order in one thread. Should the team not start, the same order is swept in
+ * one thread (the same numbers). */
+
+enum { PARALLEL_MIN_TASKS = 128 };
+
+/* Breadth-first search from start over the blocks not yet marked tag; marks them tag,
+ * writes them into queue in visiting order and returns their number. */
+static int bfs(const int *ptr, const int *adj, int start, int *mark, int tag, int *queue) {
+  int head = 0, tail = 0;
+  queue[tail++] = start;
+  mark[start] = tag;
+  while (head < tail) {
+    const int v = queue[head++];
+    for (int k = ptr[v]; k < ptr[v + 1]; ++k)
+      if (mark[adj[k]] != tag) mark[adj[k]] = tag, queue[tail++] = adj[k];
+  }
+  return tail;
 }
-static void fast_sweep_1(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega) {
-  fast_sweep(ws, f, z, omega, 1);
+
+/* Sets ws->nparts, ws->part and ws->order for T members (nparts 0: natural order). */
+static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
+  ws->nparts = 0;
+  ws->prime_d = 0;
+  const int nt = ws->tasks_n, m = f->m, nblk = W > 0 ? m / W : 0;
+  if (T < 2 || nt < PARALLEL_MIN_TASKS || nblk < 2) return 0;
+  /* The direction table is shared: at most one count other than 2 and 4 may need it. */
+  for (int c = 0; c < f->ncones; ++c) {
+    const int d = f->cones[c].ndir;
+    if (d == 2 || d == 4 || d == ws->prime_d) continue;
+    if (ws->prime_d) return ws->prime_d = 0;
+    ws->prime_d = d;
+  }
+  /* Scratch: lo, hi [nt]; ptr [nblk + 1]; adj [2 nt]; mark, queue, part_of [nblk]. */
+  const size_t need = (size_t)4 * nt + 4 * (size_t)nblk + 1;
+  if (need > INT_MAX || lsim_grow((void **)&ws->graph, &ws->graph_cap, (int)need, sizeof(int)) ||
+      lsim_grow((void **)&ws->order, &ws->order_cap, nt, sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  int *lo = ws->graph, *hi = lo + nt, *ptr = hi + nt, *adj = ptr + nblk + 1, *mark = adj + 2 * nt;
+  int *queue = mark + nblk, *part_of = queue + nblk;
+  /* Each task's blocks (lo, hi: block indices, -1 none; lo -2: a crossing task). */
+  for (int t = 0; t < nt; ++t) {
+    const int task = ws->tasks[t];
+    int o0, o1, nb, crossing;
+    if (task < 0) {
+      const FastScalar *sc = &ws->fs[-task - 1];
+      o0 = sc->o[0], o1 = sc->o[1], nb = sc->nb, crossing = sc->has_c;
+    } else {
+      const FastCone *c = &ws->fc[task];
+      o0 = c->o[0], o1 = c->o[1], nb = c->nb, crossing = o0 >= m;
+    }
+    const int a = nb > 0 && o0 < m ? o0 : -1, b = nb > 1 && o1 < m ? o1 : -1;
+    if ((a >= 0 && a % W) || (b >= 0 && b % W)) return 0;
+    lo[t] = crossing ? -2 : a >= 0 ? a / W : -1;
+    hi[t] = b >= 0 ? b / W : -1;
+  }
+  /* The block graph (CSR; an edge per two-block task). */
+  for (int v = 0; v <= nblk; ++v) ptr[v] = 0;
+  for (int t = 0; t < nt; ++t)
+    if (lo[t] >= 0 && hi[t] >= 0) ptr[lo[t] + 1]++, ptr[hi[t] + 1]++;
+  for (int v = 0; v < nblk; ++v) ptr[v + 1] += ptr[v];
+  for (int v = 0; v < nblk; ++v) mark[v] = ptr[v]; /* fill positions */
+  for (int t = 0; t < nt; ++t)
+    if (lo[t] >= 0 && hi[t] >= 0) adj[mark[lo[t]]++] = hi[t], adj[mark[hi[t]]++] = lo[t];
+  /* Breadth-first order, component by component, each from a pseudo-peripheral block. */
+  for (int v = 0; v < nblk; ++v) mark[v] = -1;
+  int placed = 0;
+  for (int i = 0; i < 2 * nt + nblk; ++i) {
+    /* Seeds: the blocks in the order the tasks first touch them, then the untouched ones
+       (so components, and the fronts within one, follow the natural order where they can:
+       parts then come in long runs of it, and members rarely write one cache line). */
+    const int s = i < 2 * nt ? (i & 1 ? hi[i / 2] : lo[i / 2]) : i - 2 * nt;
+    if (s < 0 || mark[s] != -1) continue;
+    const int k = bfs(ptr, adj, s, mark, -2, queue + placed);
+    placed += bfs(ptr, adj, queue[placed + k - 1], mark, -3, queue + placed);
+  }
+  int *rank = mark;
+  for (int i = 0; i < nblk; ++i) rank[queue[i]] = i;
+  /* Tasks as rank ranges [lo, hi]; counts of the highest rank. */
+  int *count = queue; /* [nblk], reused */
+  for (int v = 0; v < nblk; ++v) count[v] = 0;
+  int ranked = 0;
+  for (int t = 0; t < nt; ++t) {
+    if (lo[t] == -2) continue;
+    const int ra = lo[t] >= 0 ? rank[lo[t]] : 0, rb = hi[t] >= 0 ? rank[hi[t]] : ra;
+    lo[t] = ra < rb ? ra : rb, hi[t] = ra < rb ? rb : ra;
+    count[hi[t]]++, ranked++;
+  }
+  /* Cuts at about equal shares of the tasks by highest rank: range p = [cut_p, cut_p+1). */
+  int p = 0, acc = 0;
+  for (int v = 0; v < nblk; ++v) {
+    while (p < T - 1 && (long long)acc * T >= (long long)(p + 1) * ranked) ++p;
+    part_of[v] = p;
+    acc += count[v];
+  }
+  /* Parts, each in the natural order, then the crossing set. */
+  int fill[LSIM_PGS_MAX_THREADS + 1] = {0};
+  for (int t = 0; t < nt; ++t) {
+    const int k = lo[t] == -2 || part_of[lo[t]] != part_of[hi[t]] ? T : part_of[lo[t]];
+    fill[k]++;
+    hi[t] = k; /* hi now holds the task's part */
+  }
+  ws->part[0] = 0;
+  for (int k = 0; k < T; ++k) ws->part[k + 1] = ws->part[k] + fill[k];
+  for (int k = 0; k <= T; ++k) fill[k] = ws->part[k];
+  for (int t = 0; t < nt; ++t) ws->order[fill[hi[t]]++] = ws->tasks[t];
+  ws->nparts = T;
+  return 0;
+}
+
+typedef struct SweepJob {
+  LsimPgs *ws;
+  const LsimFactoredLcp *f;
+  double *z;
+  double omega;
+  int W;
+} SweepJob;
+
+static void sweep_part(void *arg, int member) {
+  const SweepJob *j = arg;
+  LsimPgs *ws = j->ws;
+  fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member], ws->part[member + 1]);
+}
+
+/* One sweep: the natural order, or the parts (at once when the team runs) then the
+ * crossing set. */
+static void sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W) {
+  if (!ws->nparts) {
+    fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
+    return;
+  }
+  if (ws->prime_d) direction_table(ws, ws->prime_d);
+  SweepJob job = {ws, f, z, omega, W};
+  if (lsim_team_size(ws->team) == ws->nparts) {
+    lsim_team_run(ws->team, sweep_part, &job);
+  } else {
+    for (int k = 0; k < ws->nparts; ++k) sweep_part(&job, k);
+  }
+  fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
 }
 
 /* Whether min(z, w) is exactly zero with both finite (a row that keeps the natural
@@ -1441,9 +1616,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   if (natural <= target) status = LSIM_SOLVED;
   if (info && info->trace) info->trace_len = 0;
   while (status != LSIM_SOLVED && sweeps < max_sweeps) {
-    if (W == 6) fast_sweep_6(ws, f, z, omega);
-    else if (W == 3) fast_sweep_3(ws, f, z, omega);
-    else fast_sweep_1(ws, f, z, omega);
+    sweep_all(ws, f, z, omega, W);
     ++sweeps;
     /* With tol 0 (a fixed budget) and no trace, nothing is tested between sweeps: the
        final measures below tell the rest. */
@@ -1488,7 +1661,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
                             int warm, double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = 0;
+  if (info) info->trace_len = info->parts = info->crossing = 0;
   if (!f || check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
@@ -1499,8 +1672,19 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
     scale = a > scale ? a : scale;
   }
   FactoredCtx ctx = {f, z, ws->u};
+  /* A team of opt->threads (kept across solves; members woken now, spinning by the time
+     the sweeps start). Without one, the same parts are swept in this thread. */
+  const int T = opt->threads > 1 ? opt->threads : 1;
+  if (T > 1 && lsim_team_size(ws->team) != T) {
+    lsim_team_free(ws->team);
+    if (lsim_team_create(&ws->team, T)) ws->team = NULL;
+  }
+  if (T > 1) lsim_team_wake(ws->team);
   /* The fast path checks what it reads; anything else is checked whole first. */
   const int W = fast_prepare(ws, f);
+  if (W && partition(ws, f, W, T)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  if (W && info && ws->nparts)
+    info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
   if (lsim_factored_check(f)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */

@@ -9,9 +9,15 @@ typedef struct LsimPgsOptions {
   int max_sweeps;     /* 0 = default 10000 */
   double tol;         /* stop when natural residual <= tol * lsim_lcp_scale(lcp) */
   double omega;       /* relaxation in (0, 2); 1 = Gauss-Seidel */
+  int threads;        /* sweep team size, 1 .. LSIM_PGS_MAX_THREADS (0 = 1): the factored
+                         fast path sweeps T parts that share no block of u at once, then
+                         the tasks that cross parts (pgs.c, "parallel sweeps"); the result
+                         depends on T, never on the machine or the run */
 } LsimPgsOptions;
 
-/* max_sweeps 0, tol 1e-10, omega 1. */
+enum { LSIM_PGS_MAX_THREADS = 64 };
+
+/* max_sweeps 0, tol 1e-10, omega 1, threads 1. */
 LsimPgsOptions lsim_default_pgs_options(void);
 
 typedef struct LsimPgsInfo {
@@ -24,6 +30,8 @@ typedef struct LsimPgsInfo {
   double *trace;      /* optional, caller's: natural residual after each sweep */
   int trace_capacity;
   int trace_len;
+  int parts;          /* parallel sweeps: parts swept at once (0: the natural order) */
+  int crossing;       /* parallel sweeps: tasks (cones, scalars) swept after the parts */
 } LsimPgsInfo;
 
 typedef struct LsimPgs LsimPgs;

@@ -67,7 +67,8 @@ const char *const *lsim_solver_names(void) {
 }
 
 LsimSolverOptions lsim_default_solver_options(void) {
-  LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0};
+  LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0,
+                         .threads = 1};
   return o;
 }
 
@@ -79,8 +80,10 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
                        char *err, size_t errlen) {
   *out = NULL;
   const LsimSolverOptions o = opt ? *opt : lsim_default_solver_options();
-  if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0)) {
-    set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2");
+  if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
+      o.threads > LSIM_PGS_MAX_THREADS) {
+    set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
+                         "0 <= threads <= 64");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -168,6 +171,7 @@ static LsimPgsOptions pgs_options(const LsimSolverOptions *o) {
   po.max_sweeps = o->max_iter;
   po.tol = o->tol;
   po.omega = o->omega;
+  po.threads = o->threads;
   return po;
 }
 

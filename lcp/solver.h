@@ -22,9 +22,11 @@ typedef struct LsimSolverOptions {
   double omega;      /* PGS over-relaxation factor in (0, 2); 1 = Gauss-Seidel */
   int warm_start;    /* 1: z passed to solve is a guess (PGS starts from it, Lemke takes
                         {i : z_i > 0} as its guess of the basis); 0: cold start */
+  int threads;       /* PGS sweep team size (pgs.h), 1 .. LSIM_PGS_MAX_THREADS; the other
+                        solvers run in the calling thread */
 } LsimSolverOptions;
 
-/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0. */
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1. */
 LsimSolverOptions lsim_default_solver_options(void);
 
 /* What a solve reports. Filled by lsim_solver_solve; never NaN. */

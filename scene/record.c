@@ -594,6 +594,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_max_iter", model->solver.max_iter);
   write_double(r, "/parameters/solver_omega", model->solver.omega, NULL);
   write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
+  write_int(r, "/parameters/solver_threads", model->solver.threads);
 
   /* Bodies: one entry per body, gathered into small arrays (header only). */
   int nb = model->nbodies;

@@ -22,6 +22,7 @@
 #include "contact/math3.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
+#include "lcp/pgs.h"
 #include "lcp/solver.h"
 
 #define PATH_CAP 512     /* internal JSON paths; err->path keeps the first 127 chars */
@@ -1605,7 +1606,8 @@ static int parse_solver(Ctx *c, const json_t *root, LsimSolverSettings *s) {
   if (json_is_string(v)) {
     name = json_string_value(v);
   } else if (json_is_object(v)) {
-    static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", NULL};
+    static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
+                                       NULL};
     if (check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return fail(c, "solver.name", 0, "must be a string, got %s", type_name(n));
@@ -1620,6 +1622,8 @@ static int parse_solver(Ctx *c, const json_t *root, LsimSolverSettings *s) {
       return fail(c, "solver.omega", 0, "must be in (0, 2), got %g", omega);
     s->omega = omega;
     if (get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
+    if (get_int(c, v, "solver", "threads", 1, LSIM_PGS_MAX_THREADS, &s->threads) < 0)
+      return LSIM_INVALID_INPUT;
   } else {
     return fail(c, "solver", 0, "must be a solver name or an object, got %s", type_name(v));
   }

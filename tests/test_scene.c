@@ -35,7 +35,7 @@ static const char *full_scene =
     "  \"gravity\": -2.5,\n"
     "  \"ground\": {\"mu\": 0.25, \"g\": 10.0},\n"
     "  \"solver\": {\"name\": \"pgs\", \"tol\": 1e-8, \"max_iter\": 500, \"omega\": 1.5,\n"
-    "             \"warm_start\": false},\n"
+    "             \"warm_start\": false, \"threads\": 2},\n"
     "  \"contact\": {\"margin\": 0.001},\n"
     "  \"bodies\": [\n"
     "    {\"name\": \"cart\", \"type\": \"dynamic\", \"position\": 1.5, \"velocity\": -2.0,\n"
@@ -71,6 +71,7 @@ static void test_full_scene(void **unused) {
   assert_int_equal(m.solver.max_iter, 500);
   assert_true(m.solver.omega == 1.5);
   assert_int_equal(m.solver.warm_start, 0);
+  assert_int_equal(m.solver.threads, 2);
   /* Bodies first, then walls; coordinates for the moving ones only. */
   assert_int_equal(m.nbodies, 5);
   assert_int_equal(m.nq, 3);
@@ -143,6 +144,7 @@ static void test_defaults(void **unused) {
   assert_int_equal(m.solver.max_iter, d.solver.max_iter);
   assert_true(m.solver.omega == d.solver.omega);
   assert_int_equal(m.solver.warm_start, d.solver.warm_start);
+  assert_int_equal(m.solver.threads, 1);
   assert_int_equal(m.nbodies, 1);
   const LsimBody *b = &m.bodies[0];
   assert_string_equal(b->name, "body0");
@@ -299,6 +301,8 @@ static const ErrorCase error_cases[] = {
      2, 53, "solver.omega", "must be in (0, 2), got 2"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"warm_start\": 1}}",
      2, 43, "solver.warm_start", "must be true or false, got number"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"threads\": 0}}",
+     2, 40, "solver.threads", "must be an integer in [1, 64], got 0"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1}]}",
      2, 28, "walls[0].side", "required key missing"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1, \"side\": \"up\"}]}",
