@@ -127,44 +127,62 @@ typedef struct {
   int max_iterations, failures, last_failure;
 } RunStats;
 
-static RunStats run_lcpsim(int n, int steps, const char *solver, int threads) {
+/* One lcpsim run, stepped in chunks (so that runs can take turns, see main). */
+typedef struct {
   LsimModel m;
   LsimState st;
-  build_lcpsim(n, threads, &m, &st);
+  LsimStepper *s;
+  const char *solver;
+  RunStats r;
+  double total, iters;
+  int steps;
+} LsimRun;
+
+static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads) {
+  memset(run, 0, sizeof *run);
+  run->solver = solver;
+  build_lcpsim(n, threads, &run->m, &run->st);
   if (strcmp(solver, "pgs")) {
     /* Pivoting solvers: solve to 1e-10, default pivot limit (not 20 sweeps at tol 0). */
-    m.solver.tol = 1e-10;
-    m.solver.max_iter = 0;
+    run->m.solver.tol = 1e-10;
+    run->m.solver.max_iter = 0;
   }
-  LsimStepper *s = NULL;
   char err[256];
-  if (lsim_stepper_create(&s, &m, solver, err, sizeof err)) {
+  if (lsim_stepper_create(&run->s, &run->m, solver, err, sizeof err)) {
     fprintf(stderr, "bench_pile: %s\n", err);
     exit(1);
   }
-  RunStats r = {0};
-  double total = 0.0, iters = 0.0;
-  for (int k = 0; k < steps; ++k) {
+}
+
+static void lsim_run_steps(LsimRun *run, int count) {
+  RunStats *r = &run->r;
+  for (int k = 0; k < count; ++k) {
     LsimStepStats ss;
     const double t0 = now();
-    const int status = lsim_step(s, &m, &st, &ss);
-    total += now() - t0;
-    if (status != LSIM_SOLVED && !(status == LSIM_MAX_ITERATIONS && !strcmp(solver, "pgs")))
-      r.failures++, r.last_failure = status;
-    const LsimContactSet *cs = lsim_stepper_contacts(s);
-    for (int c = 0; c < cs->count; ++c) r.max_penetration = fmax(r.max_penetration, -cs->contacts[c].gap);
-    r.max_residual = fmax(r.max_residual, ss.residual);
-    iters += ss.iterations;
-    r.mean_contacts += (double)ss.ncontacts / steps;
-    r.solver_share += ss.wall_time;
-    if (ss.iterations > r.max_iterations) r.max_iterations = ss.iterations;
+    const int status = lsim_step(run->s, &run->m, &run->st, &ss);
+    run->total += now() - t0;
+    if (status != LSIM_SOLVED && !(status == LSIM_MAX_ITERATIONS && !strcmp(run->solver, "pgs")))
+      r->failures++, r->last_failure = status;
+    const LsimContactSet *cs = lsim_stepper_contacts(run->s);
+    for (int c = 0; c < cs->count; ++c) r->max_penetration = fmax(r->max_penetration, -cs->contacts[c].gap);
+    r->max_residual = fmax(r->max_residual, ss.residual);
+    run->iters += ss.iterations;
+    r->mean_contacts += ss.ncontacts;
+    r->solver_share += ss.wall_time;
+    if (ss.iterations > r->max_iterations) r->max_iterations = ss.iterations;
   }
-  r.seconds_per_step = total / steps;
-  r.solver_share /= total;
-  r.mean_iterations = iters / steps;
-  lsim_stepper_free(s);
-  lsim_state_free(&st);
-  lsim_model_free(&m);
+  run->steps += count;
+}
+
+static RunStats lsim_run_finish(LsimRun *run) {
+  RunStats r = run->r;
+  r.seconds_per_step = run->total / run->steps;
+  r.solver_share /= run->total;
+  r.mean_iterations = run->iters / run->steps;
+  r.mean_contacts /= run->steps;
+  lsim_stepper_free(run->s);
+  lsim_state_free(&run->st);
+  lsim_model_free(&run->m);
   return r;
 }
 
@@ -191,20 +209,26 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
   }
 }
 
-static double ode_mean_contacts;
-
-/* Seconds per step; threads > 1: ODE's built-in thread pool of that size serves the
- * world's step. */
-static double run_ode(int n, int steps, int threads) {
-  dInitODE2(0);
+/* One ODE run, stepped in chunks; threads > 1: ODE's built-in thread pool of that size
+ * serves the world's step. */
+typedef struct {
   OdeCtx ctx;
-  ctx.ncontacts = 0;
-  ctx.world = dWorldCreate();
-  dWorldSetGravity(ctx.world, 0, 0, -9.81);
-  dWorldSetQuickStepNumIterations(ctx.world, 20);
-  dSpaceID space = dHashSpaceCreate(0);
-  ctx.contacts = dJointGroupCreate(0);
-  dCreatePlane(space, 0, 0, 1, 0);
+  dSpaceID space;
+  dThreadingImplementationID impl;
+  dThreadingThreadPoolID pool;
+  double total;
+  int steps;
+} OdeRun;
+
+static void ode_run_init(OdeRun *run, int n, int threads) {
+  memset(run, 0, sizeof *run);
+  OdeCtx *ctx = &run->ctx;
+  ctx->world = dWorldCreate();
+  dWorldSetGravity(ctx->world, 0, 0, -9.81);
+  dWorldSetQuickStepNumIterations(ctx->world, 20);
+  run->space = dHashSpaceCreate(0);
+  ctx->contacts = dJointGroupCreate(0);
+  dCreatePlane(run->space, 0, 0, 1, 0);
   const double w = bin_half(n), t = 0.05, wall_h = 2.0;
   for (int k = 0; k < 4; ++k) {
     const int axis = k / 2, sign = k % 2 ? 1 : -1;
@@ -212,51 +236,55 @@ static double run_ode(int n, int steps, int threads) {
     pos[axis] = sign * (w + t);
     half[axis] = t;
     half[1 - axis] = w + 2 * t;
-    dGeomID g = dCreateBox(space, 2 * half[0], 2 * half[1], 2 * half[2]);
+    dGeomID g = dCreateBox(run->space, 2 * half[0], 2 * half[1], 2 * half[2]);
     dGeomSetPosition(g, pos[0], pos[1], pos[2]);
   }
   LsimRng jitter = lsim_rng(7);
   for (int i = 0; i < n; ++i) {
-    dBodyID b = dBodyCreate(ctx.world);
+    dBodyID b = dBodyCreate(ctx->world);
     dMass mass;
     dMassSetBoxTotal(&mass, MASS, 2 * HALF, 2 * HALF, 2 * HALF);
     dBodySetMass(b, &mass);
     double p[3];
     box_position(n, i, &jitter, p);
     dBodySetPosition(b, p[0], p[1], p[2]);
-    dGeomID g = dCreateBox(space, 2 * HALF, 2 * HALF, 2 * HALF);
+    dGeomID g = dCreateBox(run->space, 2 * HALF, 2 * HALF, 2 * HALF);
     dGeomSetBody(g, b);
   }
-  dThreadingImplementationID impl = NULL;
-  dThreadingThreadPoolID pool = NULL;
   if (threads > 1) {
-    impl = dThreadingAllocateMultiThreadedImplementation();
-    pool = dThreadingAllocateThreadPool((unsigned)threads, 0, dAllocateFlagBasicData, NULL);
-    dThreadingThreadPoolServeMultiThreadedImplementation(pool, impl);
-    dWorldSetStepIslandsProcessingMaxThreadCount(ctx.world, (unsigned)threads);
-    dWorldSetStepThreadingImplementation(ctx.world, dThreadingImplementationGetFunctions(impl),
-                                         impl);
+    run->impl = dThreadingAllocateMultiThreadedImplementation();
+    run->pool = dThreadingAllocateThreadPool((unsigned)threads, 0, dAllocateFlagBasicData, NULL);
+    dThreadingThreadPoolServeMultiThreadedImplementation(run->pool, run->impl);
+    dWorldSetStepIslandsProcessingMaxThreadCount(ctx->world, (unsigned)threads);
+    dWorldSetStepThreadingImplementation(ctx->world, dThreadingImplementationGetFunctions(run->impl),
+                                         run->impl);
   }
-  double total = 0.0;
-  for (int k = 0; k < steps; ++k) {
+}
+
+static void ode_run_steps(OdeRun *run, int count) {
+  for (int k = 0; k < count; ++k) {
     const double t0 = now();
-    dSpaceCollide(space, &ctx, near_callback);
-    dWorldQuickStep(ctx.world, H);
-    dJointGroupEmpty(ctx.contacts);
-    total += now() - t0;
+    dSpaceCollide(run->space, &run->ctx, near_callback);
+    dWorldQuickStep(run->ctx.world, H);
+    dJointGroupEmpty(run->ctx.contacts);
+    run->total += now() - t0;
   }
-  ode_mean_contacts = (double)ctx.ncontacts / steps;
-  if (impl) {
-    dThreadingImplementationShutdownProcessing(impl);
-    dThreadingFreeThreadPool(pool);
-    dWorldSetStepThreadingImplementation(ctx.world, NULL, NULL);
-    dThreadingFreeImplementation(impl);
+  run->steps += count;
+}
+
+/* Seconds per step; mean contacts per step into *contacts. */
+static double ode_run_finish(OdeRun *run, double *contacts) {
+  *contacts = (double)run->ctx.ncontacts / run->steps;
+  if (run->impl) {
+    dThreadingImplementationShutdownProcessing(run->impl);
+    dThreadingFreeThreadPool(run->pool);
+    dWorldSetStepThreadingImplementation(run->ctx.world, NULL, NULL);
+    dThreadingFreeImplementation(run->impl);
   }
-  dJointGroupDestroy(ctx.contacts);
-  dSpaceDestroy(space);
-  dWorldDestroy(ctx.world);
-  dCloseODE();
-  return total / steps;
+  dJointGroupDestroy(run->ctx.contacts);
+  dSpaceDestroy(run->space);
+  dWorldDestroy(run->ctx.world);
+  return run->total / run->steps;
 }
 
 int main(int argc, char **argv) {
@@ -278,6 +306,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_pile: --threads: need 2 .. 64\n");
     return 2;
   }
+  dInitODE2(0);
   int sizes[] = {10, 100, 1000, 10000};
   int nsizes = quick ? 2 : 4;
   if (only_n > 0) sizes[0] = only_n, nsizes = 1;
@@ -293,12 +322,29 @@ int main(int argc, char **argv) {
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
-    const RunStats r1 = run_lcpsim(n, steps, "pgs", 1);
-    const RunStats rt = run_lcpsim(n, steps, "pgs", threads);
-    ode_mean_contacts = 0.0;
-    const double ode1 = ode ? run_ode(n, steps, 1) : INFINITY;
-    const double ode_contacts = ode_mean_contacts;
-    const double odet = ode && n <= 1000 ? run_ode(n, steps, threads) : INFINITY;
+    /* The runs take turns, CHUNK steps each, so that all of them see the same machine
+       (this VM's speed drifts by 10-30 % over tens of seconds). Order: lcpsim with T
+       threads first, so its idle team members have gone to sleep (5 ms) long before the
+       ODE runs. */
+    enum { CHUNK = 50 };
+    const int ode_threaded = ode && n <= 1000;
+    LsimRun l1, lt;
+    OdeRun o1, ot;
+    lsim_run_init(&lt, n, "pgs", threads);
+    lsim_run_init(&l1, n, "pgs", 1);
+    if (ode) ode_run_init(&o1, n, 1);
+    if (ode_threaded) ode_run_init(&ot, n, threads);
+    for (int done = 0; done < steps; done += CHUNK) {
+      const int c = steps - done < CHUNK ? steps - done : CHUNK;
+      lsim_run_steps(&lt, c);
+      lsim_run_steps(&l1, c);
+      if (ode) ode_run_steps(&o1, c);
+      if (ode_threaded) ode_run_steps(&ot, c);
+    }
+    const RunStats rt = lsim_run_finish(&lt), r1 = lsim_run_finish(&l1);
+    double ode_contacts = 0.0, unused;
+    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts) : INFINITY;
+    const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
     if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.1f", 1.0 / odet);
@@ -313,12 +359,16 @@ int main(int argc, char **argv) {
             100 * r1.solver_share, 100 * rt.solver_share, threads);
     fflush(stdout);
   }
+  dCloseODE();
   if (!lemke || only_n > 0) return 0;
   printf("\n## Lemke on the same piles (dense pivoting; first 50 steps)\n\n");
   printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");
   for (int k = 0; k < 2; ++k) {
     const int n = sizes[k];
-    RunStats r = run_lcpsim(n, 50, "lemke", 1); /* tol 1e-10, default pivot limit: see run_lcpsim */
+    LsimRun lr;
+    lsim_run_init(&lr, n, "lemke", 1); /* tol 1e-10, default pivot limit: see lsim_run_init */
+    lsim_run_steps(&lr, 50);
+    const RunStats r = lsim_run_finish(&lr);
     printf("| %d | %.3f | %.1f | %d | %d |\n", n, 1e3 * r.seconds_per_step, r.mean_iterations,
            r.max_iterations, r.failures);
     fflush(stdout);

@@ -108,6 +108,7 @@ struct LsimPgs {
   int *graph;   /* [graph_cap] scratch of partition() */
   int graph_cap;
   int prime_d;  /* direction count whose table the parallel sweeps share (0: none) */
+  int threads_now; /* this solve's options.threads (1 when 0) */
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
@@ -830,6 +831,10 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
 
 enum { FAST_W = 6 };
 
+/* Problems with fewer tasks (cones and scalars) are swept in the natural order by one
+ * thread ("parallel sweeps" below), and prepared by one. */
+enum { PARALLEL_MIN_TASKS = 128 };
+
 /* Pairs of doubles (SSE2 on x86-64) for the even block widths, where the compiler has them. */
 #if defined(__GNUC__)
 #define FAST_V2D 1
@@ -991,6 +996,143 @@ static int c_row_sound(const LsimFactoredLcp *f, int i) {
   return !out && nan_acc == 0.0;
 }
 
+#define SAME_BLOCKS(i, j) (ri[3 * (i)] == ri[3 * (j)] && ri[3 * (i) + 1] == ri[3 * (j) + 1] && \
+                           (ri[3 * (i)] < 2 || ri[3 * (i) + 2] == ri[3 * (j) + 2]))
+
+/* The runs of cone c's rows read (normal, p_0, p_q) into runs; *W lowered to the shortest.
+ * 0, or -1 when they do not fit the fast path. */
+static int cone_runs(const LsimFactoredLcp *f, int c, int *runs, int *W) {
+  const LsimConeBlock *cb = &f->cones[c];
+  const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+  if (row_runs(f, b0, runs + 5 * b0, W) || (qd && row_runs(f, b0 + qd, runs + 5 * (b0 + qd), W)) ||
+      (cb->normal >= 0 && row_runs(f, cb->normal, runs + 5 * cb->normal, W)))
+    return -1;
+  return 0;
+}
+
+/* Cone c's table entry ws->fc[c] at block width W (its rows' blocks into ri first); 0, or
+ * -1 when it does not fit the fast path. Reads the direction table, never writes it (the
+ * caller has it for every d that needs it). */
+static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, const int *runs,
+                        int *ri) {
+  const LsimConeBlock *cb = &f->cones[c];
+  FastCone *fc = &ws->fc[c];
+  {
+    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+    if (row_to_blocks(runs + 5 * b0, W, ri + 3 * b0) ||
+        (qd && row_to_blocks(runs + 5 * (b0 + qd), W, ri + 3 * (b0 + qd))) ||
+        (cb->normal >= 0 && row_to_blocks(runs + 5 * cb->normal, W, ri + 3 * cb->normal)))
+      return -1;
+  }
+  const int d = cb->ndir, b0 = cb->first_dir, qd = d == 2 ? 0 : d / 4, L = cb->lambda;
+  /* lambda: no row of J; directions: C = +1 at lambda, the blocks of p_0's row. */
+  if (f->J_ptr[L + 1] != f->J_ptr[L] || f->B_ptr[L + 1] != f->B_ptr[L] || !c_row_sound(f, L))
+    return -1;
+  /* p_0 and p_q's rows read, the others' pattern the same as p_0's. */
+  const int j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0, k0 = f->B_ptr[b0];
+  for (int k = 0; k < d; ++k) {
+    const int i = b0 + k, ji = f->J_ptr[i], ki = f->B_ptr[i];
+    if (!c_row_is(f, i, L, 1.0)) return -1;
+    if (k == qd) {
+      if (!SAME_BLOCKS(i, b0)) return -1;
+    } else if (k && (f->J_ptr[i + 1] - ji != nj || f->B_ptr[i + 1] - ki != nj ||
+                     (nj && (f->J_idx[ji] != f->J_idx[j0] || f->B_idx[ki] != f->B_idx[k0])))) {
+      return -1;
+    }
+  }
+  /* The rows in place: nb blocks of W (none: the zero pad, read as one block). */
+  const int nb = ri[3 * b0], len = nb * W;
+  fc->nb = nb ? nb : 1;
+  fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
+  fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
+  fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
+  fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
+  fc->J1 = nb ? f->J_val + f->J_ptr[b0] : fast_zeros;
+  fc->B1 = nb ? f->B_val + f->B_ptr[b0] : fast_zeros;
+  fc->J2 = nb && qd ? f->J_val + f->J_ptr[b0 + qd] : fast_zeros;
+  fc->B2 = nb && qd ? f->B_val + f->B_ptr[b0 + qd] : fast_zeros;
+  fc->q1 = f->q[b0], fc->q2 = qd ? f->q[b0 + qd] : 0.0;
+  fc->Jn = fc->Bn = fast_zeros;
+  if (cb->normal >= 0) {
+    const int N = cb->normal;
+    if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return -1;
+    if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
+  }
+  if (!finite_run(fc->Jn, len) || !finite_run(fc->J1, len) || !finite_run(fc->J2, len) ||
+      !finite_run(fc->Bn, len) || !finite_run(fc->B1, len) || !finite_run(fc->B2, len))
+    return -1;
+  /* The six inner products at once: independent sums, each in dot_packed's order. */
+  double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
+  for (int k = 0; k < len; ++k) {
+    dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
+    a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
+  }
+  if (cb->normal >= 0) {
+    if (!(dn > 0.0)) return -1;
+    fc->inv_n = 1.0 / dn;
+    fc->qn = f->q[cb->normal];
+    fc->gn1 = g1;
+    fc->gn2 = qd ? g2 : 0.0;
+  } else {
+    fc->inv_n = fc->qn = fc->gn1 = fc->gn2 = 0.0;
+  }
+  fc->A[0] = a0;
+  fc->A[1] = qd ? a1 : 0.0;
+  fc->A[2] = qd ? a2 : 0.0;
+  {
+    const double a11 = fc->A[0], a12 = fc->A[1], a22 = fc->A[2], det = a11 * a22 - a12 * a12;
+    fc->A[3] = det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0) ? 1.0 / det : 0.0;
+  }
+  /* The directions' diagonal M_kk = p_k' A p_k must be positive (else the generic
+     path reports it). */
+  if (!(fc->A[0] > 0.0)) return -1;
+  if (qd) {
+    direction_table(ws, d);
+    for (int k = 0; k < d; ++k) {
+      const double ck = ws->dir_cos[k], sk = ws->dir_sin[k];
+      if (!(ck * (fc->A[0] * ck + fc->A[1] * sk) + sk * (fc->A[1] * ck + fc->A[2] * sk) > 0.0))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* fast_prepare's per-cone stages over chunks of the cones, on the team when there is one
+ * (each member its own chunk; the table is the same either way). */
+typedef struct PrepareJob {
+  LsimPgs *ws;
+  const LsimFactoredLcp *f;
+  int *runs, *ri;
+  int stage, W, T; /* stage 0: runs (W per member); 1: table entries at width W */
+  int Wm[LSIM_PGS_MAX_THREADS], bad[LSIM_PGS_MAX_THREADS];
+} PrepareJob;
+
+static void prepare_chunk(void *arg, int member) {
+  PrepareJob *j = arg;
+  const int nc = j->f->ncones;
+  const int b = (int)((long long)nc * member / j->T), e = (int)((long long)nc * (member + 1) / j->T);
+  int bad = 0, W = 0;
+  for (int c = b; c < e && !bad; ++c)
+    bad = j->stage == 0 ? cone_runs(j->f, c, j->runs, &W)
+                        : prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri);
+  j->bad[member] = bad;
+  j->Wm[member] = W;
+}
+
+/* Runs a stage over all cones: in chunks on the team when it serves this solve and the
+ * problem is large enough, else in one chunk here. 0, or -1 when a cone did not fit. */
+static int prepare_stage(PrepareJob *j, int stage) {
+  LsimPgs *ws = j->ws;
+  const int T = ws->threads_now;
+  j->stage = stage;
+  j->T = T > 1 && lsim_team_size(ws->team) == T && j->f->ncones >= PARALLEL_MIN_TASKS ? T : 1;
+  if (j->T > 1) lsim_team_run(ws->team, prepare_chunk, j);
+  else prepare_chunk(j, 0);
+  int bad = 0;
+  for (int k = 0; k < j->T; ++k) bad |= j->bad[k];
+  return bad ? -1 : 0;
+}
+
 /* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
  * problem does not fit the fast path (then nothing is promised about ws->block, and the
  * caller runs lsim_factored_check and the generic path). It checks what it reads as it
@@ -1034,104 +1176,35 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   int W = 0;
   for (int i = 0; i < n; ++i)
     if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &W) || !c_row_sound(f, i))) return 0;
-  for (int c = 0; c < f->ncones; ++c) {
-    const LsimConeBlock *cb = &f->cones[c];
-    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
-    if (row_runs(f, b0, runs + 5 * b0, &W) || (qd && row_runs(f, b0 + qd, runs + 5 * (b0 + qd), &W)) ||
-        (cb->normal >= 0 && row_runs(f, cb->normal, runs + 5 * cb->normal, &W)))
-      return 0;
-  }
+  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri};
+  if (prepare_stage(&job, 0)) return 0;
+  for (int k = 0; k < job.T; ++k)
+    if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
   if (W != 1 && W != 3 && W != 6) return 0;
+  job.W = W;
   for (int i = 0; i < n; ++i)
     if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
-  for (int c = 0; c < f->ncones; ++c) {
-    const LsimConeBlock *cb = &f->cones[c];
-    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
-    if (row_to_blocks(runs + 5 * b0, W, ri + 3 * b0) ||
-        (qd && row_to_blocks(runs + 5 * (b0 + qd), W, ri + 3 * (b0 + qd))) ||
-        (cb->normal >= 0 && row_to_blocks(runs + 5 * cb->normal, W, ri + 3 * cb->normal)))
-      return 0;
-  }
-#define SAME_BLOCKS(i, j) (ri[3 * (i)] == ri[3 * (j)] && ri[3 * (i) + 1] == ri[3 * (j) + 1] && \
-                           (ri[3 * (i)] < 2 || ri[3 * (i) + 2] == ri[3 * (j) + 2]))
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
       lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
       lsim_grow((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
     return 0;
-  /* Cones. */
+  /* Cones: the direction table made here for the one d > 2 that needs it (cones of two
+     such counts: this thread alone, which remakes the table as needed). */
+  int table_d = 0, mixed = 0;
   for (int c = 0; c < f->ncones; ++c) {
-    const LsimConeBlock *cb = &f->cones[c];
-    FastCone *fc = &ws->fc[c];
-    const int d = cb->ndir, b0 = cb->first_dir, qd = d == 2 ? 0 : d / 4, L = cb->lambda;
-    /* lambda: no row of J; directions: C = +1 at lambda, the blocks of p_0's row. */
-    if (f->J_ptr[L + 1] != f->J_ptr[L] || f->B_ptr[L + 1] != f->B_ptr[L] || !c_row_sound(f, L))
-      return 0;
-    /* p_0 and p_q's rows read, the others' pattern the same as p_0's. */
-    const int j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0, k0 = f->B_ptr[b0];
-    for (int k = 0; k < d; ++k) {
-      const int i = b0 + k, ji = f->J_ptr[i], ki = f->B_ptr[i];
-      if (!c_row_is(f, i, L, 1.0)) return 0;
-      if (k == qd) {
-        if (!SAME_BLOCKS(i, b0)) return 0;
-      } else if (k && (f->J_ptr[i + 1] - ji != nj || f->B_ptr[i + 1] - ki != nj ||
-                       (nj && (f->J_idx[ji] != f->J_idx[j0] || f->B_idx[ki] != f->B_idx[k0])))) {
-        return 0;
-      }
+    const int d = f->cones[c].ndir;
+    if (d == 2 || d == table_d) continue;
+    mixed |= table_d != 0;
+    table_d = d;
+  }
+  if (table_d) direction_table(ws, table_d);
+  if (mixed) {
+    for (int c = 0; c < f->ncones; ++c) {
+      if (f->cones[c].ndir > 2) direction_table(ws, f->cones[c].ndir);
+      if (prepare_cone(ws, f, c, W, runs, ri)) return 0;
     }
-    /* The rows in place: nb blocks of W (none: the zero pad, read as one block). */
-    const int nb = ri[3 * b0], len = nb * W;
-    fc->nb = nb ? nb : 1;
-    fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
-    fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
-    fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
-    fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
-    fc->J1 = nb ? f->J_val + f->J_ptr[b0] : fast_zeros;
-    fc->B1 = nb ? f->B_val + f->B_ptr[b0] : fast_zeros;
-    fc->J2 = nb && qd ? f->J_val + f->J_ptr[b0 + qd] : fast_zeros;
-    fc->B2 = nb && qd ? f->B_val + f->B_ptr[b0 + qd] : fast_zeros;
-    fc->q1 = f->q[b0], fc->q2 = qd ? f->q[b0 + qd] : 0.0;
-    fc->Jn = fc->Bn = fast_zeros;
-    if (cb->normal >= 0) {
-      const int N = cb->normal;
-      if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return 0;
-      if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
-    }
-    if (!finite_run(fc->Jn, len) || !finite_run(fc->J1, len) || !finite_run(fc->J2, len) ||
-        !finite_run(fc->Bn, len) || !finite_run(fc->B1, len) || !finite_run(fc->B2, len))
-      return 0;
-    /* The six inner products at once: independent sums, each in dot_packed's order. */
-    double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
-    for (int k = 0; k < len; ++k) {
-      dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
-      a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
-    }
-    if (cb->normal >= 0) {
-      if (!(dn > 0.0)) return 0;
-      fc->inv_n = 1.0 / dn;
-      fc->qn = f->q[cb->normal];
-      fc->gn1 = g1;
-      fc->gn2 = qd ? g2 : 0.0;
-    } else {
-      fc->inv_n = fc->qn = fc->gn1 = fc->gn2 = 0.0;
-    }
-    fc->A[0] = a0;
-    fc->A[1] = qd ? a1 : 0.0;
-    fc->A[2] = qd ? a2 : 0.0;
-    {
-      const double a11 = fc->A[0], a12 = fc->A[1], a22 = fc->A[2], det = a11 * a22 - a12 * a12;
-      fc->A[3] = det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0) ? 1.0 / det : 0.0;
-    }
-    /* The directions' diagonal M_kk = p_k' A p_k must be positive (else the generic
-       path reports it). */
-    if (!(fc->A[0] > 0.0)) return 0;
-    if (qd) {
-      direction_table(ws, d);
-      for (int k = 0; k < d; ++k) {
-        const double ck = ws->dir_cos[k], sk = ws->dir_sin[k];
-        if (!(ck * (fc->A[0] * ck + fc->A[1] * sk) + sk * (fc->A[1] * ck + fc->A[2] * sk) > 0.0))
-          return 0;
-      }
-    }
+  } else if (prepare_stage(&job, 1)) {
+    return 0;
   }
 #undef SAME_BLOCKS
   /* Scalars, and the sweep order (a cone at its first variable, as run() does). */
@@ -1314,8 +1387,6 @@ static void fast_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, d
  * the natural order in one thread. Should the team not start, the same order is swept in
  * one thread (the same numbers). */
 
-enum { PARALLEL_MIN_TASKS = 128 };
-
 /* Breadth-first search from start over the blocks not yet marked tag; marks them tag,
  * writes them into queue in visiting order and returns their number. */
 static int bfs(const int *ptr, const int *adj, int start, int *mark, int tag, int *queue) {
@@ -1336,10 +1407,11 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   ws->prime_d = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = W > 0 ? m / W : 0;
   if (T < 2 || nt < PARALLEL_MIN_TASKS || nblk < 2) return 0;
-  /* The direction table is shared: at most one count other than 2 and 4 may need it. */
+  /* The direction table is shared: at most one count other than 2 may need it (the
+     sweeps use it for d > 4, the exact residual for d >= 4). */
   for (int c = 0; c < f->ncones; ++c) {
     const int d = f->cones[c].ndir;
-    if (d == 2 || d == 4 || d == ws->prime_d) continue;
+    if (d == 2 || d == ws->prime_d) continue;
     if (ws->prime_d) return ws->prime_d = 0;
     ws->prime_d = d;
   }
@@ -1426,12 +1498,29 @@ typedef struct SweepJob {
   double *z;
   double omega;
   int W;
+  int sweeps; /* sweeps of its part each member runs */
 } SweepJob;
 
 static void sweep_part(void *arg, int member) {
   const SweepJob *j = arg;
   LsimPgs *ws = j->ws;
-  fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member], ws->part[member + 1]);
+  for (int k = 0; k < j->sweeps; ++k)
+    fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member],
+                     ws->part[member + 1]);
+}
+
+/* sweeps sweeps at once when nothing crosses the parts (independent groups of bodies):
+ * each member runs all of them on its part, with one hand-off instead of one per sweep;
+ * the same iterates as sweep by sweep, since no task of one part reads another's data. */
+static void sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W,
+                        int sweeps) {
+  if (ws->prime_d) direction_table(ws, ws->prime_d);
+  SweepJob job = {ws, f, z, omega, W, sweeps};
+  if (lsim_team_size(ws->team) == ws->nparts) {
+    lsim_team_run(ws->team, sweep_part, &job);
+  } else {
+    for (int k = 0; k < ws->nparts; ++k) sweep_part(&job, k);
+  }
 }
 
 /* One sweep: the natural order, or the parts (at once when the team runs) then the
@@ -1442,7 +1531,7 @@ static void sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double o
     return;
   }
   if (ws->prime_d) direction_table(ws, ws->prime_d);
-  SweepJob job = {ws, f, z, omega, W};
+  SweepJob job = {ws, f, z, omega, W, 1};
   if (lsim_team_size(ws->team) == ws->nparts) {
     lsim_team_run(ws->team, sweep_part, &job);
   } else {
@@ -1463,9 +1552,9 @@ static inline int zero_min(double zi, double wi) {
 __attribute__((always_inline))
 #endif
 static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
-                                   double *w, const int W, const int stop) {
+                                   double *w, const int W, const int stop, int begin, int end) {
   const double *u = ws->u;
-  for (int t = 0; t < ws->tasks_n; ++t) {
+  for (int t = begin; t < end; ++t) {
     const int task = ws->tasks[t];
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
@@ -1514,26 +1603,23 @@ __attribute__((always_inline))
 #endif
 static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
                                const int W) {
-  (void)fast_rows_w_stop(ws, f, z, w, W, 0);
+  (void)fast_rows_w_stop(ws, f, z, w, W, 0, 0, ws->tasks_n);
 }
 
-/* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
- * directions through f = P beta on its two tangent columns), then w row by row (a cone's
- * direction rows from its p_0 and p_q rows). Equal to lsim_factored_residual up to
- * rounding, at about half its cost. */
-static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
-                       double scale, LsimResidual *res, const int W, const int zero_test) {
+/* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
+static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int *order,
+                                int begin, int end) {
   double *u = ws->u;
-  const int n = f->n;
-  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
-  for (int t = 0; t < ws->tasks_n; ++t) {
-    const int task = ws->tasks[t];
+  for (int t = begin; t < end; ++t) {
+    const int task = order[t];
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       const double zi = z[sc->var];
       if (zi == 0.0) continue;
-      for (int j = 0; j < W; ++j) u[sc->o[0] + j] += sc->B[j] * zi;
-      for (int j = 0; j < W; ++j) u[sc->o[1] + j] += sc->B[W + j] * zi;
+      if (sc->nb > 0)
+        for (int j = 0; j < W; ++j) u[sc->o[0] + j] += sc->B[j] * zi;
+      if (sc->nb > 1)
+        for (int j = 0; j < W; ++j) u[sc->o[1] + j] += sc->B[W + j] * zi;
       continue;
     }
     const FastCone *c = &ws->fc[task];
@@ -1552,13 +1638,72 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
       for (int j = 0; j < W; ++j)
         u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
+}
+
+/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w). */
+typedef struct ExactJob {
+  LsimPgs *ws;
+  const LsimFactoredLcp *f;
+  const double *z;
+  double *w;
+  int W, rows;
+} ExactJob;
+
+static void exact_part(void *arg, int member) {
+  const ExactJob *j = arg;
+  LsimPgs *ws = j->ws;
+  const int T = ws->nparts, nt = ws->tasks_n;
+  if (!j->rows) {
+    const int b = ws->part[member], e = ws->part[member + 1];
+    if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
+    else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
+    else fast_scatter(ws, j->z, 1, ws->order, b, e);
+    return;
+  }
+  const int b = (int)((long long)nt * member / T), e = (int)((long long)nt * (member + 1) / T);
+  if (j->W == 6) (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 0, b, e);
+  else if (j->W == 3) (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 0, b, e);
+  else (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 0, b, e);
+}
+
+/* Whether this solve's parts run on the team (else one thread does all). */
+static int team_on(const LsimPgs *ws) {
+  return ws->nparts > 1 && lsim_team_size(ws->team) == ws->nparts;
+}
+
+/* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
+ * directions through f = P beta on its two tangent columns), then w row by row (a cone's
+ * direction rows from its p_0 and p_q rows). Equal to lsim_factored_residual up to
+ * rounding, at about half its cost. */
+static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                       double scale, LsimResidual *res, const int W, const int zero_test) {
+  double *u = ws->u;
+  const int n = f->n;
+  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
+  /* u = B z: with parallel parts, the parts at once (disjoint blocks), then the crossing
+     set; else all tasks in the natural order. */
+  ExactJob job = {ws, f, z, w, W, 0};
+  if (ws->nparts) {
+    if (ws->prime_d) direction_table(ws, ws->prime_d);
+    if (team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
+    else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
+    fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
+  } else {
+    fast_scatter(ws, z, W, ws->tasks, 0, ws->tasks_n);
+  }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
        res->natural is INFINITY, the other measures unset). */
-    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1) ? INFINITY : 0.0;
+    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, 0, ws->tasks_n) ? INFINITY : 0.0;
     return;
   }
-  fast_rows_w(ws, f, z, w, W);
+  /* w row by row: chunks of the tasks at once (each writes its own rows). */
+  if (team_on(ws)) {
+    job.rows = 1;
+    lsim_team_run(ws->team, exact_part, &job);
+  } else {
+    fast_rows_w(ws, f, z, w, W);
+  }
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
   for (int i = 0; i < n; ++i) {
@@ -1615,6 +1760,12 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   double natural = r.natural;
   if (natural <= target) status = LSIM_SOLVED;
   if (info && info->trace) info->trace_len = 0;
+  if (status != LSIM_SOLVED && opt->tol == 0.0 && !(info && info->trace) && ws->nparts &&
+      ws->part[ws->nparts] == ws->tasks_n) {
+    /* A fixed budget over parts with nothing crossing: all sweeps in one go. */
+    sweep_batch(ws, f, z, omega, W, max_sweeps);
+    sweeps = max_sweeps;
+  }
   while (status != LSIM_SOLVED && sweeps < max_sweeps) {
     sweep_all(ws, f, z, omega, W);
     ++sweeps;
@@ -1675,6 +1826,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   /* A team of opt->threads (kept across solves; members woken now, spinning by the time
      the sweeps start). Without one, the same parts are swept in this thread. */
   const int T = opt->threads > 1 ? opt->threads : 1;
+  ws->threads_now = T;
   if (T > 1 && lsim_team_size(ws->team) != T) {
     lsim_team_free(ws->team);
     if (lsim_team_create(&ws->team, T)) ws->team = NULL;
