@@ -1477,10 +1477,17 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
     part_of[v] = p;
     acc += count[v];
   }
-  /* Parts, each in the natural order, then the crossing set. */
-  int fill[LSIM_PGS_MAX_THREADS + 1] = {0};
+  /* Parts numbered in the order the natural order first meets them (so part k holds
+     about the k-th slice of the natural order, which member k prepared: its data is in
+     that member's cache already), each in the natural order, then the crossing set. */
+  int fill[LSIM_PGS_MAX_THREADS + 1] = {0}, renum[LSIM_PGS_MAX_THREADS + 1];
+  for (int k = 0; k <= T; ++k) renum[k] = -1;
+  renum[T] = T;
+  int next = 0;
   for (int t = 0; t < nt; ++t) {
-    const int k = lo[t] == -2 || part_of[lo[t]] != part_of[hi[t]] ? T : part_of[lo[t]];
+    int k = lo[t] == -2 || part_of[lo[t]] != part_of[hi[t]] ? T : part_of[lo[t]];
+    if (renum[k] < 0) renum[k] = next++;
+    k = renum[k];
     fill[k]++;
     hi[t] = k; /* hi now holds the task's part */
   }
@@ -1552,10 +1559,11 @@ static inline int zero_min(double zi, double wi) {
 __attribute__((always_inline))
 #endif
 static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
-                                   double *w, const int W, const int stop, int begin, int end) {
+                                   double *w, const int W, const int stop, const int *order,
+                                   int begin, int end) {
   const double *u = ws->u;
   for (int t = begin; t < end; ++t) {
-    const int task = ws->tasks[t];
+    const int task = order[t];
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       double s = 0.0;
@@ -1603,7 +1611,15 @@ __attribute__((always_inline))
 #endif
 static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
                                const int W) {
-  (void)fast_rows_w_stop(ws, f, z, w, W, 0, 0, ws->tasks_n);
+  (void)fast_rows_w_stop(ws, f, z, w, W, 0, ws->tasks, 0, ws->tasks_n);
+}
+
+/* w on the rows of tasks order[begin .. end). */
+static void rows_range(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w, int W,
+                       const int *order, int begin, int end) {
+  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, order, begin, end);
+  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, order, begin, end);
 }
 
 /* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
@@ -1660,10 +1676,10 @@ static void exact_part(void *arg, int member) {
     else fast_scatter(ws, j->z, 1, ws->order, b, e);
     return;
   }
-  const int b = (int)((long long)nt * member / T), e = (int)((long long)nt * (member + 1) / T);
-  if (j->W == 6) (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 0, b, e);
-  else if (j->W == 3) (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 0, b, e);
-  else (void)fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 0, b, e);
+  /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
+  const int b = ws->part[member], e = member == 0 ? ws->part[1] : ws->part[member + 1];
+  rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
+  if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
 }
 
 /* Whether this solve's parts run on the team (else one thread does all). */
@@ -1694,7 +1710,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
        res->natural is INFINITY, the other measures unset). */
-    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, 0, ws->tasks_n) ? INFINITY : 0.0;
+    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n) ? INFINITY : 0.0;
     return;
   }
   /* w row by row: chunks of the tasks at once (each writes its own rows). */
