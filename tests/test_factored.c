@@ -766,62 +766,6 @@ static void test_parallel_run_repeats(void **state) {
   free_pile(&a), free_pile(&b), free_pile(&c);
 }
 
-/* The step's stages on the team (detection, J and B rows) give what one thread gives:
- * from the same state of data/pile_1000.json (1005 shapes, past the parallel threshold;
- * 60 steps in, about a thousand contacts) a stepper with threads = 2 and one with 1 find
- * the same contacts (ids, gaps, points, normals, rows, bit for bit) and assemble the same
- * factored LCP (J, B, C, q). */
-static void test_parallel_stages_same(void **state) {
-  (void)state;
-  PileLcp base;
-  char *text = NULL;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_load("data/pile_1000.json", &base.model, &base.state, &text, &serr), 0);
-  free(text);
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&base.stepper, &base.model, NULL, err, sizeof err), 0);
-  for (int k = 0; k < 60; ++k) {
-    LsimStepStats ss;
-    lsim_step(base.stepper, &base.model, &base.state, &ss);
-  }
-  LsimStepper *st[2];
-  LsimState x[2];
-  for (int t = 0; t < 2; ++t) {
-    LsimModel m = base.model;
-    m.solver.threads = t + 1;
-    assert_int_equal(lsim_stepper_create(&st[t], &m, NULL, err, sizeof err), 0);
-    assert_int_equal(lsim_state_init(&x[t], &base.model), 0);
-    memcpy(x[t].q, base.state.q, (size_t)base.model.nq * sizeof(double));
-    memcpy(x[t].v, base.state.v, (size_t)base.model.nv * sizeof(double));
-    LsimStepStats ss;
-    lsim_step(st[t], &m, &x[t], &ss);
-  }
-  const LsimContactSet *a = lsim_stepper_contacts(st[0]), *b = lsim_stepper_contacts(st[1]);
-  assert_true(a->count > 500);
-  assert_int_equal(a->count, b->count);
-  assert_int_equal(a->nrows, b->nrows);
-  for (int c = 0; c < a->count; ++c) {
-    const LsimContact *p = &a->contacts[c], *q = &b->contacts[c];
-    assert_true(p->id == q->id && p->gap == q->gap && p->first_row == q->first_row);
-    assert_memory_equal(p->point, q->point, sizeof p->point);
-    assert_memory_equal(p->normal, q->normal, sizeof p->normal);
-  }
-  assert_memory_equal(a->rows, b->rows, (size_t)a->nrows * sizeof(LsimJacRow));
-  const LsimFactoredLcp *f = lsim_stepper_factored(st[0]), *g = lsim_stepper_factored(st[1]);
-  assert_int_equal(f->n, g->n);
-  assert_int_equal(f->m, g->m);
-  const int nz = f->J_ptr[f->n];
-  assert_memory_equal(f->J_ptr, g->J_ptr, (size_t)(f->n + 1) * sizeof(int));
-  assert_memory_equal(f->J_idx, g->J_idx, (size_t)nz * sizeof(int));
-  assert_memory_equal(f->J_val, g->J_val, (size_t)nz * sizeof(double));
-  assert_memory_equal(f->B_val, g->B_val, (size_t)f->B_ptr[f->n] * sizeof(double));
-  assert_memory_equal(f->C_val, g->C_val, (size_t)f->C_ptr[f->n] * sizeof(double));
-  assert_memory_equal(f->q, g->q, (size_t)f->n * sizeof(double));
-  printf("pile_1000 step 61: %d contacts, %d rows, the same with 2 threads\n", a->count, a->nrows);
-  for (int t = 0; t < 2; ++t) lsim_stepper_free(st[t]), lsim_state_free(&x[t]);
-  free_pile(&base);
-}
-
 /* ---- (7) bad diagonal, bad input ---- */
 
 /* A variable whose J row is empty (M_ii = 0) outside a cone's lambda: LSIM_BAD_DIAGONAL
@@ -930,7 +874,6 @@ int main(void) {
       cmocka_unit_test(test_team_runs_each_member_once),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_run_repeats),
-      cmocka_unit_test(test_parallel_stages_same),
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_empty),
   };
