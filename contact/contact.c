@@ -27,20 +27,16 @@
 #include "contact/geometry.h"
 #include "contact/math3.h"
 #include "lcp/lcp.h"
-#include "lcp/team.h"
 
 void lsim_contacts_clear(LsimContactSet *set) {
   set->count = 0;
   set->nrows = 0;
 }
 
-static void free_members(LsimContactSet *set);
-
 void lsim_contacts_free(LsimContactSet *set) {
   free(set->contacts);
   free(set->rows);
   free(set->scratch);
-  free_members(set);
   memset(set, 0, sizeof *set);
 }
 
@@ -317,17 +313,14 @@ typedef struct DirCache {
  * friction coefficient mu = sqrt(mu_a mu_b); every field is written (those the kind does
  * not use are zero, as lsim_contacts_add leaves them) except the direction slots beyond
  * ndir, which nothing reads. */
-static inline int point_ndir(const LsimModel *m, double mu) {
-  return mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
-}
-
-/* Writes contact c (all but first_row) and its 1 + ndir rows at rows. */
-static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel *m,
-                               const ShapeBox *box, const Cone *cone, DirCache *cache, int sa,
-                               int sb, double mu, const LsimContactPoint *pt) {
+static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
+                             const Cone *cone, DirCache *cache, int sa, int sb, double mu,
+                             const LsimContactPoint *pt) {
   const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const int dim = m->dimension;
-  const int ndir = point_ndir(m, mu);
+  const int ndir = mu > 0.0 ? (dim == 2 ? 2 : m->friction_directions) : 0;
+  LsimContact *c = contacts_append(set, 1 + ndir);
+  if (!c) return LSIM_OUT_OF_MEMORY;
   c->id = lsim_contact_id(sa, sb, pt->feature);
   c->kind = LSIM_CONTACT_NORMAL;
   c->body[0] = A->body;
@@ -354,9 +347,10 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
     arms.has[k] = m->bodies[body].nv > 0;
     lsim_v3_sub(arms.r[k], pt->point, box[shape[k]].body_p);
   }
+  LsimJacRow *rows = &set->rows[c->first_row];
   const double *n = pt->normal;
   fill_row(dim, &rows[0], &arms, n[0], n[1], n[2]);
-  if (ndir == 0) return;
+  if (ndir == 0) return 0;
 
   /* Cone directions and their rows: 2-D the two tangents; 3-D d unit vectors evenly
      spread about n. */
@@ -389,14 +383,6 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
       fill_row(dim, &rows[1 + k], &arms, u0, u1, u2);
     }
   }
-}
-
-static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
-                             const Cone *cone, DirCache *cache, int sa, int sb, double mu,
-                             const LsimContactPoint *pt) {
-  LsimContact *c = contacts_append(set, 1 + point_ndir(m, mu));
-  if (!c) return LSIM_OUT_OF_MEMORY;
-  fill_point_contact(c, &set->rows[c->first_row], m, box, cone, cache, sa, sb, mu, pt);
   return 0;
 }
 
@@ -454,181 +440,10 @@ static void sweep_order(const ShapeBox *box, int S, int *order, KeyIndex *keys, 
   for (int i = 0; i < S; ++i) order[i] = keys[i].index;
 }
 
-/* The sweep's shared, read-only data. */
-typedef struct Sweep {
-  const LsimModel *m;
-  const LsimState *st;
-  const double *v_free;
-  ShapeBox *box;
-  const SweepBox *sweep;
-  const double *lox, *hix;
-  const int *order;
-  int S;
-  Cone cone;
-} Sweep;
-
-/* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
- * body can cover in the step. */
-static void place_shapes(const Sweep *w, int begin, int end) {
-  const LsimModel *m = w->m;
-  const int dim = m->dimension;
-  const double h = m->time_step, margin = m->contact_margin;
-  ShapeBox *box = w->box;
-  for (int i = begin; i < end; ++i) {
-    const LsimShape *sh = &m->shapes[i];
-    const LsimBody *b = &m->bodies[sh->body];
-    LsimPose bp;
-    lsim_body_pose(m, w->st, sh->body, bp.p, bp.q);
-    lsim_v3_copy(box[i].body_p, bp.p);
-    const LsimPose pose = lsim_shape_world_pose(sh, &bp);
-    lsim_shape_place(sh, &pose, dim, &box[i].placed);
-    double speed = 0.0;
-    if (b->nv > 0) {
-      const double *v = w->v_free + b->v_offset;
-      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
-      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
-      double reach = 0.0;
-      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
-        reach = fmax(reach, shape_reach(&m->shapes[k]));
-      speed = lin + ang * reach;
-    }
-    box[i].speed = speed;
-    box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
-    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
-  }
-}
-
-/* A manifold point waiting for its contact (parallel detection): the ordered pair, mu. */
-typedef struct PendingPoint {
-  int a, b;
-  double mu;
-  LsimContactPoint pt;
-} PendingPoint;
-
-/* A member's workspace: its pending points, the candidate list, and where its contacts
- * and rows start in the set. */
-struct DetectMember {
-  PendingPoint *pend;
-  int npend, pend_cap;
-  int *cand;
-  int cand_cap;
-  int first_contact, first_row, nrows;
-  int rc;
-};
-
-static void free_members(LsimContactSet *set) {
-  for (int k = 0; k < set->nmembers; ++k) free(set->members[k].pend), free(set->members[k].cand);
-  free(set->members);
-  set->members = NULL;
-  set->nmembers = 0;
-}
-
-/* The pairs of sweep positions [begin, end) with the boxes after them that overlap,
- * collided: each manifold point becomes a contact of set (pending == NULL) or a pending
- * point. cand: S ints of workspace. */
-static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, LsimContactSet *set,
-                       DirCache *cache, struct DetectMember *pending) {
-  const LsimModel *m = w->m;
-  const int S = w->S, dim = m->dimension, test_z = dim == 3;
-  const double h = m->time_step, margin = m->contact_margin;
-  const ShapeBox *box = w->box;
-  const SweepBox *sweep = w->sweep;
-  const double *lox = w->lox, *hix = w->hix;
-  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
-  for (int oi = begin; oi < end; ++oi) {
-    const int i = w->order[oi];
-    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
-    const double hi0 = hix[oi];
-    const SweepBox wi = sweep[oi];
-    /* The boxes overlapping box i, in sweep order, gathered without branches (the same
-       comparisons as testing them one by one; NaN extents never separate): whether y
-       and z overlap is close to random, a branch on it mispredicts. */
-    int nc = 0;
-    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
-      const SweepBox *wj = &sweep[oj];
-      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
-                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
-      cand[nc] = oj;
-      nc += !apart;
-    }
-    for (int kc = 0; kc < nc; ++kc) {
-      const int j = w->order[cand[kc]];
-      if (body_i == m->shapes[j].body) continue;
-      const int dyn_j = box[j].dynamic;
-      if (!dyn_i && !dyn_j) continue;
-      /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
-      int a = i, b = j;
-      if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
-      const double pair_margin = margin + h * (box[a].speed + box[b].speed);
-      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
-                                         LSIM_MAX_MANIFOLD);
-      /* The pair's friction coefficient, once for all its points. */
-      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
-                               : 0.0;
-      for (int k = 0; k < np; ++k) {
-        if (!pending) {
-          const int rc = add_point_contact(set, m, box, &w->cone, cache, a, b, mu, &pts[k]);
-          if (rc) return rc;
-          continue;
-        }
-        if (lsim_grow((void **)&pending->pend, &pending->pend_cap, pending->npend + 1,
-                      sizeof(PendingPoint)))
-          return LSIM_OUT_OF_MEMORY;
-        pending->pend[pending->npend++] = (PendingPoint){a, b, mu, pts[k]};
-        pending->nrows += 1 + point_ndir(m, mu);
-      }
-    }
-  }
-  return 0;
-}
-
-/* Parallel detection: stage 1 places slices of the shapes; stage 2 collides slices of
- * the sweep order into pending points; stage 3 writes each member's contacts and rows at
- * their final places (after the members before it). */
-typedef struct DetectJob {
-  Sweep *w;
-  LsimContactSet *set;
-  int stage, T;
-} DetectJob;
-
-static void detect_member(void *arg, int k) {
-  DetectJob *j = arg;
-  const Sweep *w = j->w;
-  struct DetectMember *me = &j->set->members[k];
-  const int b = (int)((long long)w->S * k / j->T), e = (int)((long long)w->S * (k + 1) / j->T);
-  if (j->stage == 1) {
-    place_shapes(w, b, e);
-  } else if (j->stage == 2) {
-    me->npend = me->nrows = 0;
-    me->rc = lsim_grow((void **)&me->cand, &me->cand_cap, w->S, sizeof(int));
-    if (!me->rc) me->rc = sweep_pairs(w, b, e, me->cand, NULL, NULL, me);
-  } else {
-    DirCache cache;
-    cache.ndir = -1;
-    LsimContactSet *set = j->set;
-    int row = me->first_row;
-    for (int p = 0; p < me->npend; ++p) {
-      const PendingPoint *pp = &me->pend[p];
-      LsimContact *c = &set->contacts[me->first_contact + p];
-      c->first_row = row;
-      fill_point_contact(c, &set->rows[row], w->m, w->box, &w->cone, &cache, pp->a, pp->b,
-                         pp->mu, &pp->pt);
-      row += 1 + point_ndir(w->m, pp->mu);
-    }
-  }
-}
-
-/* Room for count contacts and nrows rows in all. */
-static int reserve_contacts(LsimContactSet *set, int count, int nrows) {
-  if (lsim_grow((void **)&set->contacts, &set->capacity, count, sizeof(LsimContact)) ||
-      lsim_grow((void **)&set->rows, &set->rows_capacity, nrows, sizeof(LsimJacRow)))
-    return LSIM_OUT_OF_MEMORY;
-  return 0;
-}
-
 static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
                       LsimContactSet *set) {
   const int S = m->nshapes, dim = m->dimension;
+  const double h = m->time_step, margin = m->contact_margin;
   /* Scratch: a header (a tag and the shape count) and the order first, which persist to
      the next step, then the workspaces. */
   enum { ORDER_TAG = 0x50575331 };
@@ -648,50 +463,83 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, lox, hix, order, S, {{0}, {0}}};
-  cone_weights(dim == 3 ? m->friction_directions : 0, &w.cone);
 
-  /* The team, when there is one and the scene is large enough: a workspace per member. */
-  const int T = lsim_team_size(set->team);
-  const int parallel = T > 1 && S >= 128;
-  if (parallel && set->nmembers != T) {
-    free_members(set);
-    if (!(set->members = calloc((size_t)T, sizeof *set->members))) return LSIM_OUT_OF_MEMORY;
-    set->nmembers = T;
+  /* Poses, placements, speed bounds and boxes grown by the distance the body can cover in
+     the step. */
+  for (int i = 0; i < S; ++i) {
+    const LsimShape *sh = &m->shapes[i];
+    const LsimBody *b = &m->bodies[sh->body];
+    LsimPose bp;
+    lsim_body_pose(m, st, sh->body, bp.p, bp.q);
+    lsim_v3_copy(box[i].body_p, bp.p);
+    const LsimPose pose = lsim_shape_world_pose(sh, &bp);
+    lsim_shape_place(sh, &pose, dim, &box[i].placed);
+    double speed = 0.0;
+    if (b->nv > 0) {
+      const double *v = v_free + b->v_offset;
+      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
+      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
+      double reach = 0.0;
+      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
+        reach = fmax(reach, shape_reach(&m->shapes[k]));
+      speed = lin + ang * reach;
+    }
+    box[i].speed = speed;
+    box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
+    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
   }
-  DetectJob job = {&w, set, 1, T};
 
-  /* Shapes placed, then the sort and sweep on x: boxes by their low x (ties by index, so
-     the order and hence the contact order are deterministic). */
-  if (parallel) lsim_team_run(set->team, detect_member, &job);
-  else place_shapes(&w, 0, S);
+  /* Sort and sweep on x: boxes by their low x (ties by index, so the order and hence the
+     contact order are deterministic). */
   sweep_order(box, S, order, keys, seen);
   for (int i = 0; i < S; ++i) {
     const ShapeBox *bx = &box[order[i]];
     lox[i] = bx->lo[0], hix[i] = bx->hi[0];
     sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
   }
-  if (!parallel) {
-    DirCache cache;
-    cache.ndir = -1;
-    return sweep_pairs(&w, 0, S, cand, set, &cache, NULL);
-  }
+  Cone cone;
+  cone_weights(dim == 3 ? m->friction_directions : 0, &cone);
+  DirCache cache;
+  cache.ndir = -1;
 
-  /* Parallel: pending points per slice of the sweep order, then the contacts in place,
-     each member's after those of the members before it (the one-thread order). */
-  job.stage = 2;
-  lsim_team_run(set->team, detect_member, &job);
-  int count = set->count, nrows = set->nrows;
-  for (int k = 0; k < T; ++k) {
-    struct DetectMember *me = &set->members[k];
-    if (me->rc) return me->rc;
-    me->first_contact = count, me->first_row = nrows;
-    count += me->npend, nrows += me->nrows;
+  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
+  const int test_z = dim == 3;
+  for (int oi = 0; oi < S; ++oi) {
+    const int i = order[oi];
+    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
+    const double hi0 = hix[oi];
+    const SweepBox wi = sweep[oi];
+    /* The boxes overlapping box i, in sweep order, gathered without branches (the same
+       comparisons as testing them one by one; NaN extents never separate): whether y
+       and z overlap is close to random, a branch on it mispredicts. */
+    int nc = 0;
+    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
+      const SweepBox *wj = &sweep[oj];
+      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
+                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
+      cand[nc] = oj;
+      nc += !apart;
+    }
+    for (int kc = 0; kc < nc; ++kc) {
+      const int j = order[cand[kc]];
+      if (body_i == m->shapes[j].body) continue;
+      const int dyn_j = box[j].dynamic;
+      if (!dyn_i && !dyn_j) continue;
+      /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
+      int a = i, b = j;
+      if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
+      const double pair_margin = margin + h * (box[a].speed + box[b].speed);
+      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
+                                         LSIM_MAX_MANIFOLD);
+      /* The pair's friction coefficient, once for all its points. */
+      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
+                               : 0.0;
+      for (int k = 0; k < np; ++k) {
+        const int rc = add_point_contact(set, m, box, &cone, &cache, a, b, mu, &pts[k]);
+        if (rc) return rc;
+      }
+    }
   }
-  if (reserve_contacts(set, count, nrows)) return LSIM_OUT_OF_MEMORY;
-  job.stage = 3;
-  lsim_team_run(set->team, detect_member, &job);
-  set->count = count, set->nrows = nrows;
   return 0;
 }
 

@@ -58,9 +58,6 @@ typedef struct LsimContact {
   double slip_speed;    /* lambda: the cone's estimate of the sliding speed, m/s */
 } LsimContact;
 
-struct LsimTeam;
-struct DetectMember;
-
 typedef struct LsimContactSet {
   int count, capacity;
   LsimContact *contacts;  /* [count] */
@@ -68,11 +65,6 @@ typedef struct LsimContactSet {
   LsimJacRow *rows;       /* [nrows] */
   void *scratch;          /* detection workspace, grown on demand */
   size_t scratch_bytes;
-  /* Optional, borrowed: a thread team (lcp/team.h) detection splits its work over; the
-     contacts are the same, in the same order, with or without it. */
-  struct LsimTeam *team;
-  struct DetectMember *members; /* [nmembers] the members' workspaces */
-  int nmembers;
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */

@@ -21,7 +21,6 @@
 #include "contact/equality.h"
 #include "contact/mass.h"
 #include "contact/math3.h"
-#include "lcp/team.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +34,6 @@ typedef struct IdIndex {
 
 struct LsimStepper {
   LsimSolver *solver;
-  LsimTeam *team;         /* solver.threads > 1: shared by detection and PGS's sweeps */
   LsimContactSet contacts;
   /* The factored LCP of the step: M = J B + C, q; arrays grown on demand. */
   LsimFactoredLcp f;
@@ -108,12 +106,6 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
     free(s);
     return rc;
   }
-  /* One team for the step's parallel stages and the solver (if it can use one); none
-     when threads cannot start: the same numbers, in one thread. */
-  if (model->solver.threads > 1 && !lsim_team_create(&s->team, model->solver.threads)) {
-    lsim_solver_set_team(s->solver, s->team);
-    s->contacts.team = s->team;
-  }
   s->nbodies = model->nbodies;
   s->dimension = model->dimension;
   s->inv_inertia_body = calloc((size_t)9 * model->nbodies + 1, sizeof(double));
@@ -156,7 +148,6 @@ void lsim_stepper_free(LsimStepper *s) {
   if (!s) return;
   lsim_solver_free(s->solver);
   lsim_contacts_free(&s->contacts);
-  lsim_team_free(s->team); /* after its users */
   free(s->J_ptr), free(s->J_idx), free(s->J_val);
   free(s->B_ptr), free(s->B_idx), free(s->B_val);
   free(s->C_ptr), free(s->C_idx), free(s->C_val);
@@ -520,27 +511,6 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
   return dot;
 }
 
-/* A member's slice of the rows of J and B (their places in J_ptr already). */
-typedef struct RowsJob {
-  LsimStepper *s;
-  const LsimModel *m;
-  int n, shared, coupled;
-} RowsJob;
-
-static void put_rows_slice(void *arg, int member) {
-  const RowsJob *j = arg;
-  LsimStepper *s = j->s;
-  const int T = lsim_team_size(s->team);
-  const int b = (int)((long long)j->n * member / T), e = (int)((long long)j->n * (member + 1) / T);
-  for (int i = b; i < e; ++i) {
-    if (s->var_row[i] < 0) continue;
-    int k = s->J_ptr[i];
-    s->row_v[i] = put_row(s, j->m, &s->contacts.rows[s->var_row[i]], &k, s->J_idx, s->J_val,
-                          j->shared || j->coupled ? NULL : s->B_idx,
-                          j->coupled ? NULL : s->B_val, s->v_free);
-  }
-}
-
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
  * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
  * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
@@ -592,30 +562,13 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
      Each row's J v_free on the way, for q. */
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
-  if (s->team && n >= 512) {
-    /* On the team: the rows' places first (each row holds its dynamic bodies' velocities),
-       then slices of the rows written at once (the same arrays as one thread writes). */
-    for (int i = 0; i < n; ++i) {
-      s->J_ptr[i] = k;
-      if (!shared) s->B_ptr[i] = k;
-      if (s->var_row[i] < 0) continue;
-      const LsimJacRow *row = &set->rows[s->var_row[i]];
-      for (int slot = 0; slot < 2; ++slot) {
-        const int bi = row->body[slot];
-        if (bi >= 0 && m->bodies[bi].type == LSIM_BODY_DYNAMIC) k += m->bodies[bi].nv;
-      }
-    }
-    RowsJob job = {s, m, n, shared, coupled};
-    lsim_team_run(s->team, put_rows_slice, &job);
-  } else {
-    for (int i = 0; i < n; ++i) {
-      s->J_ptr[i] = k;
-      if (!shared) s->B_ptr[i] = k;
-      if (s->var_row[i] < 0) continue;
-      s->row_v[i] = put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
-                            shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
-                            s->v_free);
-    }
+  for (int i = 0; i < n; ++i) {
+    s->J_ptr[i] = k;
+    if (!shared) s->B_ptr[i] = k;
+    if (s->var_row[i] < 0) continue;
+    s->row_v[i] = put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
+                          shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
+                          s->v_free);
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;

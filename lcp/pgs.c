@@ -100,7 +100,6 @@ struct LsimPgs {
   int rinfo_cap;
   /* Parallel sweeps (options.threads > 1, see "parallel sweeps" below). */
   struct LsimTeam *team;
-  int team_borrowed; /* team is the caller's (lsim_pgs_set_team) */
   int nparts;   /* 0: the natural order, one thread */
   int part[LSIM_PGS_MAX_THREADS + 1]; /* order[part[k] .. part[k + 1]): member k's part;
                                          order[part[nparts] .. tasks_n): the crossing */
@@ -132,16 +131,10 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->fs);
   free(ws->tasks);
   free(ws->rinfo);
-  if (!ws->team_borrowed) lsim_team_free(ws->team);
+  lsim_team_free(ws->team);
   free(ws->order);
   free(ws->graph);
   free(ws);
-}
-
-void lsim_pgs_set_team(LsimPgs *ws, struct LsimTeam *team) {
-  if (!ws->team_borrowed) lsim_team_free(ws->team);
-  ws->team = team;
-  ws->team_borrowed = team != NULL;
 }
 
 /* Grows the workspace to n variables and m inner dimensions; no allocation when both fit. */
@@ -1850,7 +1843,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
      the sweeps start). Without one, the same parts are swept in this thread. */
   const int T = opt->threads > 1 ? opt->threads : 1;
   ws->threads_now = T;
-  if (T > 1 && !ws->team_borrowed && lsim_team_size(ws->team) != T) {
+  if (T > 1 && lsim_team_size(ws->team) != T) {
     lsim_team_free(ws->team);
     if (lsim_team_create(&ws->team, T)) ws->team = NULL;
   }

@@ -39,13 +39,6 @@ typedef struct LsimPgs LsimPgs;
 LsimPgs *lsim_pgs_create(void);
 void lsim_pgs_free(LsimPgs *ws);
 
-struct LsimTeam;
-/* Parallel sweeps run on team (lcp/team.h; borrowed: the caller keeps it alive until ws is
- * freed or another team is set) instead of a team ws would start itself; NULL goes back
- * to that. A team whose size is not options.threads sweeps the same parts in one thread
- * (the same numbers). */
-void lsim_pgs_set_team(LsimPgs *ws, struct LsimTeam *team);
-
 /* Solves lcp into z [n], starting from z if warm (negative entries are clamped to 0),
  * else from 0. Returns info->status (info may be NULL). */
 int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,

@@ -166,10 +166,6 @@ static int reserve(LsimSolver *s, int n) {
   return 0;
 }
 
-void lsim_solver_set_team(LsimSolver *s, struct LsimTeam *team) {
-  if (s && s->pgs) lsim_pgs_set_team(s->pgs, team);
-}
-
 static LsimPgsOptions pgs_options(const LsimSolverOptions *o) {
   LsimPgsOptions po = lsim_default_pgs_options();
   po.max_sweeps = o->max_iter;

@@ -80,11 +80,6 @@ const LsimLcp *lsim_solver_last_dense(const LsimSolver *s);
  * caller's; NULL / 0 turns tracing off. Siconos solvers write none. */
 void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity);
 
-struct LsimTeam;
-/* The thread team "pgs" sweeps on (lsim_pgs_set_team: borrowed, kept alive by the caller
- * until s is freed); other solvers ignore it. */
-void lsim_solver_set_team(LsimSolver *s, struct LsimTeam *team);
-
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
 
