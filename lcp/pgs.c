@@ -107,6 +107,9 @@ struct LsimPgs {
   int order_cap;
   int *graph;   /* [graph_cap] scratch of partition() */
   int graph_cap;
+  int *cone_o;  /* [2 cone_o_cap] each cone's block offsets in u (-1: none), compact for
+                   partition() (written by whoever prepared the cone) */
+  int cone_o_cap;
   int prime_d;  /* direction count whose table the parallel sweeps share (0: none) */
   int threads_now; /* this solve's options.threads (1 when 0) */
 };
@@ -134,6 +137,7 @@ void lsim_pgs_free(LsimPgs *ws) {
   lsim_team_free(ws->team);
   free(ws->order);
   free(ws->graph);
+  free(ws->cone_o);
   free(ws);
 }
 
@@ -1045,6 +1049,8 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
   fc->nb = nb ? nb : 1;
   fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
   fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
+  ws->cone_o[2 * c] = nb > 0 ? fc->o[0] : -1;
+  ws->cone_o[2 * c + 1] = nb > 1 ? fc->o[1] : -1;
   fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
   fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
   fc->J1 = nb ? f->J_val + f->J_ptr[b0] : fast_zeros;
@@ -1185,6 +1191,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   for (int i = 0; i < n; ++i)
     if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
+      lsim_grow((void **)&ws->cone_o, &ws->cone_o_cap, 2 * f->ncones, sizeof(int)) ||
       lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
       lsim_grow((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
     return 0;
@@ -1425,15 +1432,17 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   /* Each task's blocks (lo, hi: block indices, -1 none; lo -2: a crossing task). */
   for (int t = 0; t < nt; ++t) {
     const int task = ws->tasks[t];
-    int o0, o1, nb, crossing;
+    int a, b, crossing;
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
-      o0 = sc->o[0], o1 = sc->o[1], nb = sc->nb, crossing = sc->has_c;
+      a = sc->nb > 0 && sc->o[0] < m ? sc->o[0] : -1;
+      b = sc->nb > 1 && sc->o[1] < m ? sc->o[1] : -1;
+      crossing = sc->has_c;
     } else {
-      const FastCone *c = &ws->fc[task];
-      o0 = c->o[0], o1 = c->o[1], nb = c->nb, crossing = o0 >= m;
+      /* The compact copy (a cone without blocks writes the pad: crossing). */
+      a = ws->cone_o[2 * task], b = ws->cone_o[2 * task + 1];
+      crossing = a < 0;
     }
-    const int a = nb > 0 && o0 < m ? o0 : -1, b = nb > 1 && o1 < m ? o1 : -1;
     if ((a >= 0 && a % W) || (b >= 0 && b % W)) return 0;
     lo[t] = crossing ? -2 : a >= 0 ? a / W : -1;
     hi[t] = b >= 0 ? b / W : -1;
