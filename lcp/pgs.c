@@ -110,7 +110,8 @@ struct LsimPgs {
   int *cone_o;  /* [2 cone_o_cap] each cone's block offsets in u (-1: none), compact for
                    partition() (written by whoever prepared the cone) */
   int cone_o_cap;
-  int prime_d;  /* direction count whose table the parallel sweeps share (0: none) */
+  int table_d;  /* the one direction count above 2 among the cones, whose table the
+                   parallel stages share (0: none; -1: two or more, stages stay serial) */
   int threads_now; /* this solve's options.threads (1 when 0) */
 };
 
@@ -1197,15 +1198,13 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     return 0;
   /* Cones: the direction table made here for the one d > 2 that needs it (cones of two
      such counts: this thread alone, which remakes the table as needed). */
-  int table_d = 0, mixed = 0;
-  for (int c = 0; c < f->ncones; ++c) {
+  ws->table_d = 0;
+  for (int c = 0; c < f->ncones && ws->table_d >= 0; ++c) {
     const int d = f->cones[c].ndir;
-    if (d == 2 || d == table_d) continue;
-    mixed |= table_d != 0;
-    table_d = d;
+    if (d != 2 && d != ws->table_d) ws->table_d = ws->table_d ? -1 : d;
   }
-  if (table_d) direction_table(ws, table_d);
-  if (mixed) {
+  if (ws->table_d > 0) direction_table(ws, ws->table_d);
+  if (ws->table_d < 0) {
     for (int c = 0; c < f->ncones; ++c) {
       if (f->cones[c].ndir > 2) direction_table(ws, f->cones[c].ndir);
       if (prepare_cone(ws, f, c, W, runs, ri)) return 0;
@@ -1411,17 +1410,10 @@ static int bfs(const int *ptr, const int *adj, int start, int *mark, int tag, in
 /* Sets ws->nparts, ws->part and ws->order for T members (nparts 0: natural order). */
 static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   ws->nparts = 0;
-  ws->prime_d = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = W > 0 ? m / W : 0;
-  if (T < 2 || nt < PARALLEL_MIN_TASKS || nblk < 2) return 0;
   /* The direction table is shared: at most one count other than 2 may need it (the
      sweeps use it for d > 4, the exact residual for d >= 4). */
-  for (int c = 0; c < f->ncones; ++c) {
-    const int d = f->cones[c].ndir;
-    if (d == 2 || d == ws->prime_d) continue;
-    if (ws->prime_d) return ws->prime_d = 0;
-    ws->prime_d = d;
-  }
+  if (T < 2 || nt < PARALLEL_MIN_TASKS || nblk < 2 || ws->table_d < 0) return 0;
   /* Scratch: lo, hi [nt]; ptr [nblk + 1]; adj [2 nt]; mark, queue, part_of [nblk]. */
   const size_t need = (size_t)4 * nt + 4 * (size_t)nblk + 1;
   if (need > INT_MAX || lsim_grow((void **)&ws->graph, &ws->graph_cap, (int)need, sizeof(int)) ||
@@ -1508,6 +1500,11 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   return 0;
 }
 
+/* Whether this solve's parts run on the team (else one thread does all). */
+static int team_on(const LsimPgs *ws) {
+  return ws->nparts > 1 && lsim_team_size(ws->team) == ws->nparts;
+}
+
 typedef struct SweepJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
@@ -1530,9 +1527,9 @@ static void sweep_part(void *arg, int member) {
  * the same iterates as sweep by sweep, since no task of one part reads another's data. */
 static void sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W,
                         int sweeps) {
-  if (ws->prime_d) direction_table(ws, ws->prime_d);
+  if (ws->table_d > 0) direction_table(ws, ws->table_d);
   SweepJob job = {ws, f, z, omega, W, sweeps};
-  if (lsim_team_size(ws->team) == ws->nparts) {
+  if (team_on(ws)) {
     lsim_team_run(ws->team, sweep_part, &job);
   } else {
     for (int k = 0; k < ws->nparts; ++k) sweep_part(&job, k);
@@ -1546,13 +1543,7 @@ static void sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double o
     fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
     return;
   }
-  if (ws->prime_d) direction_table(ws, ws->prime_d);
-  SweepJob job = {ws, f, z, omega, W, 1};
-  if (lsim_team_size(ws->team) == ws->nparts) {
-    lsim_team_run(ws->team, sweep_part, &job);
-  } else {
-    for (int k = 0; k < ws->nparts; ++k) sweep_part(&job, k);
-  }
+  sweep_batch(ws, f, z, omega, W, 1);
   fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
 }
 
@@ -1677,23 +1668,16 @@ typedef struct ExactJob {
 static void exact_part(void *arg, int member) {
   const ExactJob *j = arg;
   LsimPgs *ws = j->ws;
-  const int T = ws->nparts, nt = ws->tasks_n;
+  const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
-    const int b = ws->part[member], e = ws->part[member + 1];
     if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
     else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
     else fast_scatter(ws, j->z, 1, ws->order, b, e);
     return;
   }
   /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
-  const int b = ws->part[member], e = member == 0 ? ws->part[1] : ws->part[member + 1];
   rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
   if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
-}
-
-/* Whether this solve's parts run on the team (else one thread does all). */
-static int team_on(const LsimPgs *ws) {
-  return ws->nparts > 1 && lsim_team_size(ws->team) == ws->nparts;
 }
 
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
@@ -1709,7 +1693,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
      set; else all tasks in the natural order. */
   ExactJob job = {ws, f, z, w, W, 0};
   if (ws->nparts) {
-    if (ws->prime_d) direction_table(ws, ws->prime_d);
+    if (ws->table_d > 0) direction_table(ws, ws->table_d);
     if (team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
     else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
     fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
