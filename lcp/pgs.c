@@ -59,6 +59,9 @@
 #include "pgs.h"
 
 #include <limits.h>
+#include <sched.h>
+#include <stdalign.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +106,8 @@ struct LsimPgs {
   int nparts;   /* 0: the natural order, one thread */
   int part[LSIM_PGS_MAX_THREADS + 1]; /* order[part[k] .. part[k + 1]): member k's part;
                                          order[part[nparts] .. tasks_n): the crossing */
+  int inner[LSIM_PGS_MAX_THREADS];    /* part k: boundary order[part[k] .. inner[k]),
+                                         interior order[inner[k] .. part[k + 1]) */
   int *order;   /* [order_cap] the tasks in that order */
   int order_cap;
   int *graph;   /* [graph_cap] scratch of partition() */
@@ -1382,11 +1387,15 @@ static void fast_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, d
  * edges are the two-block tasks, from a pseudo-peripheral block (the last one reached from
  * any start), component after component, so that the order runs across a pile like a
  * front; that order is cut into T ranges holding about equal numbers of tasks, and a task
- * belongs to part k when all its blocks lie in range k, to the crossing set otherwise.
- * Parts touch disjoint entries of u and z, so the members sweep their parts at once, then
- * member 0 sweeps the crossing set: every sweep is the Gauss-Seidel sweep in the order
- * part 0, part 1, ..., crossing (each in the natural order). The numbers depend on T and
- * the problem only, never on the machine, the run or the scheduling. Tasks that read or
+ * belongs to part k when all its blocks lie in range k, to the crossing set otherwise. A
+ * part's boundary is its tasks on a block the crossing set touches, the rest its
+ * interior. Every sweep is the Gauss-Seidel sweep in the order boundary 0, ..., boundary
+ * T-1, crossing set, interior 0, ..., interior T-1 (each in the natural order). Parts touch
+ * disjoint entries of u and z, and no interior touches the crossing set's, so member k
+ * sweeps its boundary, member 0 the crossing set once every boundary of that sweep is
+ * done, and member k its interior meanwhile; a boundary waits only for the crossing set of
+ * the sweep before (sweep_part). The numbers depend on T and the problem only, never on
+ * the machine, the run or the scheduling. Tasks that read or
  * write anything outside their blocks (scalars with C couplings, cones without a block)
  * are crossing tasks. Problems below PARALLEL_MIN_TASKS tasks, with blocks not aligned to
  * W, or with cones of two different direction counts that need the direction table, keep
@@ -1407,7 +1416,28 @@ static int bfs(const int *ptr, const int *adj, int start, int *mark, int tag, in
   return tail;
 }
 
-/* Sets ws->nparts, ws->part and ws->order for T members (nparts 0: natural order). */
+/* Task's blocks of u (offset / W; -1 for none) into a, b; returns 1 when it is a crossing
+ * task whatever its blocks (it reads or writes beyond them), 0 otherwise, -1 when a block
+ * is not aligned to W. */
+static int task_blocks(const LsimPgs *ws, int task, int m, int W, int *a, int *b) {
+  int oa, ob, crossing;
+  if (task < 0) {
+    const FastScalar *sc = &ws->fs[-task - 1];
+    oa = sc->nb > 0 && sc->o[0] < m ? sc->o[0] : -1;
+    ob = sc->nb > 1 && sc->o[1] < m ? sc->o[1] : -1;
+    crossing = sc->has_c;
+  } else {
+    /* The compact copy (a cone without blocks writes the pad: crossing). */
+    oa = ws->cone_o[2 * task], ob = ws->cone_o[2 * task + 1];
+    crossing = oa < 0;
+  }
+  if ((oa >= 0 && oa % W) || (ob >= 0 && ob % W)) return -1;
+  *a = oa >= 0 ? oa / W : -1, *b = ob >= 0 ? ob / W : -1;
+  return crossing;
+}
+
+/* Sets ws->nparts, ws->part, ws->inner and ws->order for T members (nparts 0: natural
+ * order). */
 static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   ws->nparts = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = W > 0 ? m / W : 0;
@@ -1423,21 +1453,11 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   int *queue = mark + nblk, *part_of = queue + nblk;
   /* Each task's blocks (lo, hi: block indices, -1 none; lo -2: a crossing task). */
   for (int t = 0; t < nt; ++t) {
-    const int task = ws->tasks[t];
-    int a, b, crossing;
-    if (task < 0) {
-      const FastScalar *sc = &ws->fs[-task - 1];
-      a = sc->nb > 0 && sc->o[0] < m ? sc->o[0] : -1;
-      b = sc->nb > 1 && sc->o[1] < m ? sc->o[1] : -1;
-      crossing = sc->has_c;
-    } else {
-      /* The compact copy (a cone without blocks writes the pad: crossing). */
-      a = ws->cone_o[2 * task], b = ws->cone_o[2 * task + 1];
-      crossing = a < 0;
-    }
-    if ((a >= 0 && a % W) || (b >= 0 && b % W)) return 0;
-    lo[t] = crossing ? -2 : a >= 0 ? a / W : -1;
-    hi[t] = b >= 0 ? b / W : -1;
+    int a, b;
+    const int crossing = task_blocks(ws, ws->tasks[t], m, W, &a, &b);
+    if (crossing < 0) return 0;
+    lo[t] = crossing ? -2 : a;
+    hi[t] = b;
   }
   /* The block graph (CSR; an edge per two-block task). */
   for (int v = 0; v <= nblk; ++v) ptr[v] = 0;
@@ -1480,22 +1500,42 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   }
   /* Parts numbered in the order the natural order first meets them (so part k holds
      about the k-th slice of the natural order, which member k prepared: its data is in
-     that member's cache already), each in the natural order, then the crossing set. */
-  int fill[LSIM_PGS_MAX_THREADS + 1] = {0}, renum[LSIM_PGS_MAX_THREADS + 1];
+     that member's cache already). */
+  int renum[LSIM_PGS_MAX_THREADS + 1];
   for (int k = 0; k <= T; ++k) renum[k] = -1;
   renum[T] = T;
   int next = 0;
   for (int t = 0; t < nt; ++t) {
-    int k = lo[t] == -2 || part_of[lo[t]] != part_of[hi[t]] ? T : part_of[lo[t]];
+    const int k = lo[t] == -2 || part_of[lo[t]] != part_of[hi[t]] ? T : part_of[lo[t]];
     if (renum[k] < 0) renum[k] = next++;
-    k = renum[k];
-    fill[k]++;
-    hi[t] = k; /* hi now holds the task's part */
+    hi[t] = renum[k]; /* hi now holds the task's part */
   }
-  ws->part[0] = 0;
-  for (int k = 0; k < T; ++k) ws->part[k + 1] = ws->part[k] + fill[k];
-  for (int k = 0; k <= T; ++k) fill[k] = ws->part[k];
-  for (int t = 0; t < nt; ++t) ws->order[fill[hi[t]]++] = ws->tasks[t];
+  /* A part's boundary: its tasks on a block the crossing set touches. The order: each
+     part's boundary then its interior (each in the natural order), then the crossing
+     set; a sweep runs the boundaries, the crossing set, then the interiors (below). */
+  int *crossed = mark; /* [nblk], the ranks are done with */
+  for (int v = 0; v < nblk; ++v) crossed[v] = 0;
+  for (int t = 0; t < nt; ++t) {
+    int a, b;
+    if (hi[t] != T) continue;
+    (void)task_blocks(ws, ws->tasks[t], m, W, &a, &b);
+    if (a >= 0) crossed[a] = 1;
+    if (b >= 0) crossed[b] = 1;
+  }
+  int fill[2 * LSIM_PGS_MAX_THREADS + 2] = {0}; /* groups: 2k boundary, 2k + 1 interior */
+  for (int t = 0; t < nt; ++t) {
+    int a, b, g = 2 * T;
+    if (hi[t] != T) {
+      (void)task_blocks(ws, ws->tasks[t], m, W, &a, &b);
+      g = 2 * hi[t] + !((a >= 0 && crossed[a]) || (b >= 0 && crossed[b]));
+    }
+    fill[g + 1]++;
+    lo[t] = g; /* lo now holds the task's group */
+  }
+  for (int g = 0; g <= 2 * T; ++g) fill[g + 1] += fill[g];
+  for (int k = 0; k <= T; ++k) ws->part[k] = fill[2 * k];
+  for (int k = 0; k < T; ++k) ws->inner[k] = fill[2 * k + 1];
+  for (int t = 0; t < nt; ++t) ws->order[fill[lo[t]]++] = ws->tasks[t];
   ws->nparts = T;
   return 0;
 }
@@ -1505,46 +1545,84 @@ static int team_on(const LsimPgs *ws) {
   return ws->nparts > 1 && lsim_team_size(ws->team) == ws->nparts;
 }
 
+/* A counter on a cache line of its own. */
+typedef struct Flag {
+  _Alignas(64) atomic_int value;
+} Flag;
+
 typedef struct SweepJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
   double *z;
   double omega;
   int W;
-  int sweeps; /* sweeps of its part each member runs */
+  int sweeps;                          /* sweeps to run */
+  Flag boundary[LSIM_PGS_MAX_THREADS]; /* member k's boundaries done: sweeps finished */
+  Flag crossing;                       /* the crossing set: sweeps finished */
 } SweepJob;
 
-static void sweep_part(void *arg, int member) {
-  const SweepJob *j = arg;
-  LsimPgs *ws = j->ws;
-  for (int k = 0; k < j->sweeps; ++k)
-    fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member],
-                     ws->part[member + 1]);
+/* Waits until flag reaches at least value (spins; yields now and then, should a member
+ * not be running). */
+static void wait_flag(Flag *flag, int value) {
+  int spins = 0;
+  while (atomic_load_explicit(&flag->value, memory_order_acquire) < value)
+    if ((++spins & 1023) == 0) sched_yield();
 }
 
-/* sweeps sweeps at once when nothing crosses the parts (independent groups of bodies):
- * each member runs all of them on its part, with one hand-off instead of one per sweep;
- * the same iterates as sweep by sweep, since no task of one part reads another's data. */
-static void sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W,
-                        int sweeps) {
-  if (ws->table_d > 0) direction_table(ws, ws->table_d);
-  SweepJob job = {ws, f, z, omega, W, sweeps};
-  if (team_on(ws)) {
-    lsim_team_run(ws->team, sweep_part, &job);
-  } else {
-    for (int k = 0; k < ws->nparts; ++k) sweep_part(&job, k);
+/* Member k's share of the sweeps, in the order boundaries, crossing set, interiors. Its
+ * boundary of sweep s waits for the crossing set of sweep s - 1 (they share blocks); the
+ * crossing set (member 0) waits for every boundary of sweep s; an interior touches no
+ * block of the crossing set, so it runs while the crossing set does: the same iterates
+ * as that order one task at a time, with each member at most about a sweep ahead of the
+ * others rather than held at a barrier every sweep. Without a crossing set nothing waits. */
+static void sweep_part(void *arg, int member) {
+  SweepJob *j = arg;
+  LsimPgs *ws = j->ws;
+  const int T = ws->nparts, crossing = ws->part[T] < ws->tasks_n;
+  for (int s = 0; s < j->sweeps; ++s) {
+    if (crossing && s > 0) wait_flag(&j->crossing, s);
+    fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member], ws->inner[member]);
+    if (crossing) {
+      atomic_store_explicit(&j->boundary[member].value, s + 1, memory_order_release);
+      if (member == 0) {
+        for (int k = 1; k < T; ++k) wait_flag(&j->boundary[k], s + 1);
+        fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[T], ws->tasks_n);
+        atomic_store_explicit(&j->crossing.value, s + 1, memory_order_release);
+      }
+    }
+    fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->inner[member],
+                     ws->part[member + 1]);
   }
 }
 
-/* One sweep: the natural order, or the parts (at once when the team runs) then the
- * crossing set. */
+/* sweeps sweeps of the parts: on the team in one hand-off, or in this thread in the same
+ * order (every boundary, the crossing set, every interior, sweep after sweep). */
+static void sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W,
+                        int sweeps) {
+  if (ws->table_d > 0) direction_table(ws, ws->table_d);
+  const int T = ws->nparts;
+  if (team_on(ws)) {
+    SweepJob job = {.ws = ws, .f = f, .z = z, .omega = omega, .W = W, .sweeps = sweeps};
+    for (int k = 0; k < T; ++k) atomic_init(&job.boundary[k].value, 0);
+    atomic_init(&job.crossing.value, 0);
+    lsim_team_run(ws->team, sweep_part, &job);
+    return;
+  }
+  for (int s = 0; s < sweeps; ++s) {
+    for (int k = 0; k < T; ++k) fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[k], ws->inner[k]);
+    fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[T], ws->tasks_n);
+    for (int k = 0; k < T; ++k)
+      fast_sweep_range(ws, f, z, omega, W, ws->order, ws->inner[k], ws->part[k + 1]);
+  }
+}
+
+/* One sweep: the natural order, or the parts' order above. */
 static void sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W) {
   if (!ws->nparts) {
     fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
     return;
   }
   sweep_batch(ws, f, z, omega, W, 1);
-  fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
 }
 
 /* Whether min(z, w) is exactly zero with both finite (a row that keeps the natural
@@ -1769,9 +1847,8 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   double natural = r.natural;
   if (natural <= target) status = LSIM_SOLVED;
   if (info && info->trace) info->trace_len = 0;
-  if (status != LSIM_SOLVED && opt->tol == 0.0 && !(info && info->trace) && ws->nparts &&
-      ws->part[ws->nparts] == ws->tasks_n) {
-    /* A fixed budget over parts with nothing crossing: all sweeps in one go. */
+  if (status != LSIM_SOLVED && opt->tol == 0.0 && !(info && info->trace) && ws->nparts) {
+    /* A fixed budget over parts: all sweeps in one hand-off. */
     sweep_batch(ws, f, z, omega, W, max_sweeps);
     sweeps = max_sweeps;
   }
