@@ -1909,15 +1909,16 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
     scale = a > scale ? a : scale;
   }
   FactoredCtx ctx = {f, z, ws->u};
-  /* A team of opt->threads (kept across solves; members woken now, spinning by the time
-     the sweeps start). Without one, the same parts are swept in this thread. */
+  /* A team of opt->threads (kept across solves; for a problem large enough to use it,
+     members woken now, spinning by the time the sweeps start). Without one, the same
+     parts are swept in this thread. */
   const int T = opt->threads > 1 ? opt->threads : 1;
   ws->threads_now = T;
   if (T > 1 && lsim_team_size(ws->team) != T) {
     lsim_team_free(ws->team);
     if (lsim_team_create(&ws->team, T)) ws->team = NULL;
   }
-  if (T > 1) lsim_team_wake(ws->team);
+  if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
   /* The fast path checks what it reads; anything else is checked whole first. */
   const int W = fast_prepare(ws, f);
   if (W && partition(ws, f, W, T)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
