@@ -1858,9 +1858,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     /* With tol 0 (a fixed budget) and no trace, nothing is tested between sweeps: the
        final measures below tell the rest. */
     if (opt->tol == 0.0 && !(info && info->trace)) continue;
-    if (W == 6) fast_rows_w(ws, f, z, w, 6);
-    else if (W == 3) fast_rows_w(ws, f, z, w, 3);
-    else fast_rows_w(ws, f, z, w, 1);
+    rows_range(ws, f, z, w, W, ws->tasks, 0, ws->tasks_n);
     /* max |min(z, w)|, a NaN in either kept (so it stops the run below). */
     natural = 0.0;
     for (int i = 0; i < n; ++i) {
