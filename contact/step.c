@@ -764,14 +764,19 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   stats->status = status;
 
   /* Stage 5: v' = v_free + B z (B = W J'); kinematic bodies keep their prescribed
-     velocity (B has no rows for them). */
-  memset(s->dv, 0, (size_t)m->nv * sizeof(double));
-  for (int i = 0; i < n; ++i) {
-    const double zi = s->z[i];
-    if (zi == 0.0) continue;
-    for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) s->dv[s->f.B_idx[k]] += s->f.B_val[k] * zi;
+     velocity (B has no rows for them). The solver's B z when it formed one from the
+     returned z (the factored PGS does, for its final residual), else formed here. */
+  const double *bz = n > 0 ? lsim_solver_last_bz(s->solver) : NULL;
+  if (!bz) {
+    memset(s->dv, 0, (size_t)m->nv * sizeof(double));
+    for (int i = 0; i < n; ++i) {
+      const double zi = s->z[i];
+      if (zi == 0.0) continue;
+      for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) s->dv[s->f.B_idx[k]] += s->f.B_val[k] * zi;
+    }
+    bz = s->dv;
   }
-  for (int d = 0; d < m->nv; ++d) st->v[d] = s->v_free[d] + s->dv[d];
+  for (int d = 0; d < m->nv; ++d) st->v[d] = s->v_free[d] + bz[d];
 
   /* Stage 6: q' = q + h v' (semi-implicit Euler); 3-D orientations rotate by the
      exponential map of h w' and are renormalized. */

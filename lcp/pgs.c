@@ -640,7 +640,7 @@ static int update_cone_exact(LsimPgs *ws, const Backend *be, void *ctx, const Ls
 }
 
 static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
-  if (info && residual == INFINITY) info->full_valid = 0;
+  if (info && residual == INFINITY) info->full_valid = 0, info->bz = NULL;
   if (info) {
     info->status = status;
     info->sweeps = sweeps;
@@ -805,7 +805,7 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
                    double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = info->parts = info->crossing = 0;
+  if (info) info->trace_len = info->parts = info->crossing = 0, info->bz = NULL;
   const int n = lcp->n;
   if (n < 0 || check_options(opt)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (lsim_lcp_check_finite(lcp)) return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
@@ -1888,7 +1888,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     status = LSIM_BREAKDOWN;
     fast_exact_w(ws, f, z, w, scale, &r, W);
   }
-  if (info) info->full = r, info->full_valid = 1;
+  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u;
   return finish(info, status, sweeps, r.natural);
 }
 
@@ -1896,7 +1896,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
                             int warm, double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = info->parts = info->crossing = 0;
+  if (info) info->trace_len = info->parts = info->crossing = 0, info->bz = NULL;
   if (!f || check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;

@@ -32,6 +32,9 @@ typedef struct LsimPgsInfo {
   int trace_len;
   int parts;          /* parallel sweeps: parts swept at once (0: the natural order) */
   int crossing;       /* parallel sweeps: tasks (cones, scalars) swept after the parts */
+  const double *bz;   /* factored fast path: u = B z [m] of the returned z, recomputed from z
+                         with the final residual (owned by the workspace, valid until its
+                         next solve); NULL otherwise */
 } LsimPgsInfo;
 
 typedef struct LsimPgs LsimPgs;

@@ -35,6 +35,8 @@ struct LsimSolver {
   size_t dense_capacity;  /* entries of dense.M */
   int dense_q_capacity;   /* entries of dense.q */
   int dense_valid;        /* the last solve formed dense */
+  const double *bz;       /* B z [m] of the last factored solve's z (the PGS workspace's), or
+                             NULL */
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
   int *jt_ptr;            /* [capacity_m + 1] J transposed, for lsim_factored_to_dense */
@@ -227,6 +229,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
+  s->bz = NULL;
   const int n = lcp->n;
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
@@ -290,6 +293,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
+  s->bz = NULL;
   const int dense = s->kind != KIND_PGS;
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
@@ -337,7 +341,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     status = sanitize_z(z, n, status);
     /* PGS already recomputed every measure from its final z; reuse it unless z had to be
        sanitized. */
-    if (pgs_residual && status == before) st.residual = *pgs_residual;
+    if (pgs_residual && status == before) st.residual = *pgs_residual, s->bz = pi.bz;
     else lsim_factored_residual(f, z, s->u, s->w, &st.residual);
     st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
   } else if (invalid) {
@@ -353,3 +357,5 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
 const LsimLcp *lsim_solver_last_dense(const LsimSolver *s) {
   return s->dense_valid ? &s->dense : NULL;
 }
+
+const double *lsim_solver_last_bz(const LsimSolver *s) { return s->bz; }

@@ -74,6 +74,11 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
  * input error, or a dense lsim_solver_solve). */
 const LsimLcp *lsim_solver_last_dense(const LsimSolver *s);
 
+/* u = B z [f->m] for the z the last lsim_solver_solve_factored returned, when the solver
+ * computed it from that z anyway (the factored PGS fast path, with its final residual);
+ * owned by s, valid until the next solve. NULL otherwise: then form it from f. */
+const double *lsim_solver_last_bz(const LsimSolver *s);
+
 /* Per-iteration statistics, returned rather than printed: from now on each solve writes
  * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into
  * trace[0 .. capacity - 1], and reports the count in stats.trace_len. The buffer stays the

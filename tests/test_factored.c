@@ -525,6 +525,18 @@ static void test_front_end(void **state) {
       LsimResidual r;
       lsim_factored_residual(f, z, u, w, &r);
       assert_true(r.natural == st.residual.natural && r.relative == st.residual.relative);
+      /* PGS on its fast path (problem 0: frictionless rows of two 3-wide blocks) hands back
+         B z of its z, which the time step's new velocities come from: the same products
+         as u above in another order (a few ulp: 1e-12 of the largest entry). Problem 1's
+         random directions are not of one plane (the generic path, u kept only as it
+         goes), and the other solvers form none: NULL. */
+      const double *bz = lsim_solver_last_bz(s);
+      if (k == 0 && pi == 0) {
+        assert_non_null(bz);
+        assert_true(lsim_test_max_abs_diff(bz, u, f->m) <= 1e-12 * fmax(lsim_test_max_abs(u, f->m), 1e-300));
+      } else {
+        assert_null(bz);
+      }
       const LsimLcp *dense = lsim_solver_last_dense(s);
       if (k == 0) {
         assert_null(dense);
@@ -541,6 +553,7 @@ static void test_front_end(void **state) {
       /* A dense solve on the same context forgets the dense form. */
       assert_int_equal(lsim_solver_solve(s, &lcp, zd, NULL), rc);
       assert_null(lsim_solver_last_dense(s));
+      assert_null(lsim_solver_last_bz(s));
       free(z), free(zd), free(w), free(u);
       lsim_solver_free(s);
       lsim_solver_free(sd);
@@ -710,6 +723,14 @@ static void test_parallel_sweeps_deterministic(void **state) {
       lsim_pgs_solve_factored(ws, f, &o, 0, zb, &ib);
       assert_memory_equal(za, zb, (size_t)n * sizeof(double));
     }
+    /* Its B z, formed by parts then the crossing set: B z of the returned z (to 1e-12 of
+       the largest entry, as in test_front_end). */
+    double *u = malloc((size_t)(f->m + 1) * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+    LsimResidual r;
+    lsim_factored_residual(f, zb, u, w, &r);
+    assert_non_null(ib.bz);
+    assert_true(lsim_test_max_abs_diff(ib.bz, u, f->m) <= 1e-12 * lsim_test_max_abs(u, f->m));
+    free(u), free(w);
     lsim_pgs_free(ws);
     /* Another order: not the natural order's iterate. */
     assert_true(memcmp(za, z1, (size_t)n * sizeof(double)) != 0);
