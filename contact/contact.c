@@ -283,7 +283,9 @@ static inline void fill_row(int dim, LsimJacRow *row, const Arms *arms, double u
 }
 
 /* The cone's direction weights: t_k = cs[k] t1 + sn[k] t2 (3-D), the angle 2 pi k / d
- * with exact axes at the quarter turns, so opposite directions are exact negatives. */
+ * with exact axes at the quarter turns, and for even d the second half the exact
+ * negatives of the first (t_{k + d/2} = -t_k to the bit, and so their Jacobian rows:
+ * negation commutes with every rounding; the time step's assembly relies on it). */
 typedef struct Cone {
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
 } Cone;
@@ -297,6 +299,7 @@ static void cone_weights(int ndir, Cone *cone) {
       cs = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
       sn = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
     }
+    if (ndir % 2 == 0 && 2 * k >= ndir) cs = -cone->cs[k - ndir / 2], sn = -cone->sn[k - ndir / 2];
     cone->cs[k] = cs, cone->sn[k] = sn;
   }
 }

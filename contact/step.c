@@ -43,7 +43,9 @@ struct LsimStepper {
   double *z;              /* [n_cap] solution */
   double *row_v;          /* [n_cap] J_i v_free of each variable's row (all its bodies) */
   double *guess;          /* [n_cap] the warm-start guess handed to the solver */
-  int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas */
+  int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas, -2 - v
+                             for a direction whose row is the exact negative of variable
+                             v's (the second half of an even cone) */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
   int cones_cap;
   /* Dense copy of the last LCP, formed on request (lsim_stepper_lcp) when the solver did
@@ -544,7 +546,11 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     int var = ct->first_var, row = ct->first_row;
     const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
-    for (int d = 0; d < ct->ndir; ++d) s->var_row[var++] = row++;
+    /* Detection's even cones: direction d + ndir/2 is the exact negative of d (contact.c,
+       cone_weights; the 2-D and ground pairs are +-t). */
+    const int half = ct->ndir % 2 == 0 ? ct->ndir / 2 : ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d, ++row, ++var)
+      s->var_row[var] = d < half ? row : -2 - (var - half);
     if (ct->ndir > 0) {
       s->var_row[var] = -1;
       s->cones[ncones++] = (LsimConeBlock){.normal = normal,
@@ -565,10 +571,23 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   for (int i = 0; i < n; ++i) {
     s->J_ptr[i] = k;
     if (!shared) s->B_ptr[i] = k;
-    if (s->var_row[i] < 0) continue;
-    s->row_v[i] = put_row(s, m, &set->rows[s->var_row[i]], &k, s->J_idx, s->J_val,
-                          shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
-                          s->v_free);
+    const int vr = s->var_row[i];
+    if (vr == -1) continue;
+    if (vr >= 0) {
+      s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
+                            shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
+                            s->v_free);
+      continue;
+    }
+    /* The negative of an earlier row: its entries negated (B's too, at the same
+       positions; a coupled mass forms B below). */
+    const int src = -2 - vr;
+    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
+      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
+      if (!coupled) s->B_val[k] = -s->B_val[p];
+      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
+    }
+    s->row_v[i] = -s->row_v[src];
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;

@@ -880,17 +880,6 @@ typedef struct FastCone {
 
 static const double fast_zeros[2 * FAST_W];
 
-/* 1 when x[0 .. len-1] are finite: a NaN or an infinity leaves a NaN in x - x (four
- * independent sums). */
-static int finite_run(const double *x, int len) {
-  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-  int k = 0;
-  for (; k + 4 <= len; k += 4)
-    a0 += x[k] - x[k], a1 += x[k + 1] - x[k + 1], a2 += x[k + 2] - x[k + 2], a3 += x[k + 3] - x[k + 3];
-  for (; k < len; ++k) a0 += x[k] - x[k];
-  return (a0 + a1) + (a2 + a3) == 0.0;
-}
-
 /* The column blocks of row i of J (and column i of B, which must have the same pattern):
  * returns their number (0 .. 2) with offsets o and lengths len, or -1. */
 static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
@@ -1070,15 +1059,17 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
     if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return -1;
     if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
   }
-  if (!finite_run(fc->Jn, len) || !finite_run(fc->J1, len) || !finite_run(fc->J2, len) ||
-      !finite_run(fc->Bn, len) || !finite_run(fc->B1, len) || !finite_run(fc->B2, len))
-    return -1;
-  /* The six inner products at once: independent sums, each in dot_packed's order. */
+  /* The six inner products at once: independent sums, each in dot_packed's order. Every
+     entry of the six rows enters one of them (Jn, Bn in dn; J1, B1 in a0; J2, B2 in a2),
+     and a NaN or an infinity anywhere leaves one not finite (times 0: NaN; else an
+     infinity, or a NaN from opposite ones): their finite sum says the rows are finite
+     (an overflow of finite entries is refused too). */
   double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
   for (int k = 0; k < len; ++k) {
     dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
     a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
   }
+  if (!isfinite(((dn + g1) + (g2 + a0)) + (a1 + a2))) return -1;
   if (cb->normal >= 0) {
     if (!(dn > 0.0)) return -1;
     fc->inv_n = 1.0 / dn;

@@ -870,6 +870,48 @@ static void test_bad_diagonal(void **state) {
   free_problem(&p);
 }
 
+
+/* A NaN or an infinity in any entry the fast path reads of a cone's rows (normal, p_0,
+ * p_q; J and B) is refused as invalid input, as the whole-problem check refuses it: each
+ * row into one entry, on the pile_100 LCP after 100 steps. */
+static void test_nonfinite_cone_rows(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+  LsimFactoredLcp g = *f;
+  const int nj = f->J_ptr[f->n], nb = f->B_ptr[f->n];
+  double *jv = malloc((size_t)nj * sizeof(double)), *bv = malloc((size_t)nb * sizeof(double));
+  memcpy(jv, f->J_val, (size_t)nj * sizeof(double));
+  memcpy(bv, f->B_val, (size_t)nb * sizeof(double));
+  g.J_val = jv, g.B_val = bv;
+  double *z = calloc((size_t)f->n, sizeof(double));
+  LsimPgs *ws = lsim_pgs_create();
+  LsimPgsOptions o = lsim_default_pgs_options();
+  o.tol = 0.0, o.max_sweeps = 20;
+  LsimPgsInfo info = {0};
+  assert_int_equal(lsim_pgs_solve_factored(ws, &g, &o, 0, z, &info), LSIM_MAX_ITERATIONS);
+  const LsimConeBlock *cb = &f->cones[f->ncones / 2];
+  assert_int_equal(cb->ndir, 4);
+  const int rows[3] = {cb->normal, cb->first_dir, cb->first_dir + 1};
+  const double bad[2] = {NAN, INFINITY};
+  for (int r = 0; r < 3; ++r)
+    for (int in_b = 0; in_b < 2; ++in_b)
+      for (int v = 0; v < 2; ++v) {
+        /* The row's last entry: on the second body when there is one. */
+        double *x = in_b ? bv + f->B_ptr[rows[r] + 1] - 1 : jv + f->J_ptr[rows[r] + 1] - 1;
+        const double keep = *x;
+        *x = bad[v];
+        memset(z, 0, (size_t)f->n * sizeof(double));
+        if (lsim_pgs_solve_factored(ws, &g, &o, 0, z, &info) != LSIM_INVALID_INPUT)
+          fail_msg("row %d of %s = %g not refused", rows[r], in_b ? "B" : "J", bad[v]);
+        *x = keep;
+      }
+  lsim_pgs_free(ws);
+  free(jv), free(bv), free(z);
+  free_pile(&p);
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -896,6 +938,7 @@ int main(void) {
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_run_repeats),
       cmocka_unit_test(test_bad_diagonal),
+      cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contact/contact.h"
 #include "contact/math3.h"
 #include "contact/step.h"
 #include "contact/world.h"
+#include "lcp/factored.h"
 
 #define G 9.81
 
@@ -424,12 +426,71 @@ static void test_gyroscopic_first_order(void **state) {
   assert_true(coarse / fine > 8.0 && coarse / fine < 12.0);
 }
 
+/* Opposite friction directions are exact negatives, to the bit: in the contact rows
+ * detection writes (direction k + d/2 against k, d = 4, 6, 8 in 3-D, the tangent pair in
+ * 2-D) and in the LCP's rows of J and B, which the time step's assembly copies negated
+ * instead of forming them again. Boxes and balls landing on each other and the ground,
+ * 150 steps each, every contact of every step. */
+static void test_opposite_directions_exact(void **state) {
+  (void)state;
+  const int dims[4] = {3, 3, 3, 2}, dirs[4] = {4, 6, 8, 2};
+  for (int c = 0; c < 4; ++c) {
+    LsimModel m = model3(dims[c], 0.005);
+    m.friction_directions = dirs[c];
+    m.solver.max_iter = 200;
+    add_ground(&m, 0.1, 0.5);
+    const double half[3] = {0.1, 0.1, 0.1};
+    for (int i = 0; i < 3; ++i) add_box(&m, half, 1.0, 0.5);
+    for (int i = 0; i < 2; ++i) add_ball(&m, 0.1, 0.5, 0.5);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    for (int i = 0; i < 5; ++i) {
+      const double p[3] = {0.05 * (i % 3) - 0.05, 0.12 + 0.25 * i, 0.12 + 0.25 * i};
+      place(&m, &st, i + 1, p, 0.3 * i);
+    }
+    LsimStepper *s = stepper(&m, "pgs");
+    int pairs = 0;
+    for (int step = 0; step < 150; ++step) {
+      run(s, &m, &st, 1);
+      const LsimContactSet *set = lsim_stepper_contacts(s);
+      const LsimFactoredLcp *f = lsim_stepper_factored(s);
+      for (int k = 0; k < set->count; ++k) {
+        const LsimContact *ct = &set->contacts[k];
+        const int d = ct->ndir;
+        if (d == 0) continue;
+        assert_int_equal(d, dirs[c]);
+        const int b0 = ct->first_var + 1; /* after the normal */
+        for (int a = 0; a < d / 2; ++a, ++pairs) {
+          const LsimJacRow *r = &set->rows[ct->first_row + 1 + a], *o = r + d / 2;
+          for (int slot = 0; slot < 2; ++slot) {
+            assert_int_equal(r->body[slot], o->body[slot]);
+            for (int e = 0; e < LSIM_MAX_BODY_DOF; ++e) assert_true(o->j[slot][e] == -r->j[slot][e]);
+          }
+          const int i = b0 + a, j = b0 + a + d / 2, len = f->J_ptr[i + 1] - f->J_ptr[i];
+          assert_int_equal(f->J_ptr[j + 1] - f->J_ptr[j], len);
+          for (int e = 0; e < len; ++e) {
+            assert_int_equal(f->J_idx[f->J_ptr[j] + e], f->J_idx[f->J_ptr[i] + e]);
+            assert_true(f->J_val[f->J_ptr[j] + e] == -f->J_val[f->J_ptr[i] + e]);
+            assert_true(f->B_val[f->B_ptr[j] + e] == -f->B_val[f->B_ptr[i] + e]);
+          }
+        }
+      }
+    }
+    assert_true(pairs > 100); /* the bodies touched */
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_incline),       cmocka_unit_test(test_slide_to_stop),
       cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_gyroscopic_first_order),
+      cmocka_unit_test(test_opposite_directions_exact),
   };
   return cmocka_run_group_tests_name("physics", tests, NULL, NULL);
 }
