@@ -9,7 +9,7 @@ CC      ?= cc
 VERSION := 0.1.0
 CSTD    := -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
-OPT     ?= -O2 -g
+OPT     ?= -O3 -g
 # Asked of pkg-config when first used (after the dependencies are installed), then cached.
 HDF5_CFLAGS = $(eval HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial))$(HDF5_CFLAGS)
 HDF5_LIBS   = $(eval HDF5_LIBS := $(shell pkg-config --libs hdf5-serial))$(HDF5_LIBS)

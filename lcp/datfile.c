@@ -147,7 +147,7 @@ static int read_cumulative(Lexer *lx, const char *what, long count, long n, long
 /* The sparse-block part (after size0 size1), scattered into the zeroed dense lcp->M. */
 static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
   const long n = lcp->n;
-  long nbblocks, bn0, bn1, filled1, filled2;
+  long nbblocks = 0, bn0 = 0, bn1 = 0, filled1 = 0, filled2 = 0;
   long *bs0 = NULL, *bs1 = NULL, *idx1 = NULL, *idx2 = NULL;
   double *vals = NULL;
   int rc = read_int_range(lx, "nbblocks", 0, n * n, &nbblocks);

@@ -95,6 +95,24 @@ static void place(const LsimModel *m, LsimState *st, int i, const double *p, dou
   }
 }
 
+/* Boxes (side 0.2 m, 1 kg) and then balls (radius 0.1 m, 0.5 kg), all mu 0.5, dropped
+ * one above the other, slightly offset and turned, onto level ground (mu 0.5): they land
+ * edge-first and tumble onto each other (2-D: in the x-y plane, y up). Finalizes m and
+ * initializes st. */
+static void drop_scene(LsimModel *m, LsimState *st, int boxes, int balls) {
+  add_ground(m, 0.0, 0.5);
+  const double half[3] = {0.1, 0.1, 0.1};
+  for (int i = 0; i < boxes; ++i) add_box(m, half, 1.0, 0.5);
+  for (int i = 0; i < balls; ++i) add_ball(m, 0.1, 0.5, 0.5);
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  for (int i = 0; i < boxes + balls; ++i) {
+    const double x = 0.05 * (i % 3) - 0.05, height = 0.15 + 0.35 * i;
+    const double p3[3] = {x, 0.03 * (i % 2), height}, p2[3] = {x, height, 0.0};
+    place(m, st, i + 1, m->dimension == 2 ? p2 : p3, 0.3 * i);
+  }
+}
+
 /* Lemke's answers are exact to rounding: tolerance 1e-12 unless the model asks for more
  * (tol_lemke). PGS converges linearly and slowly on stacks: tolerance 1e-10 (the impulses
  * are then within about 1e-11 N s). */
@@ -321,17 +339,8 @@ static void test_energy_never_grows(void **state) {
        attainable natural residual is then about 1e-10 relative (PGS stalls there too), so
        Lemke is asked for 1e-8 here. */
     tol_lemke = 1e-8;
-    add_ground(&m, 0.0, 0.5);
-    const double half[3] = {0.1, 0.1, 0.1};
-    for (int i = 0; i < 4; ++i) add_box(&m, half, 1.0, 0.5);
-    for (int i = 0; i < 3; ++i) add_ball(&m, 0.1, 0.5, 0.5);
-    assert_int_equal(lsim_model_finalize(&m), 0);
     LsimState st;
-    assert_int_equal(lsim_state_init(&st, &m), 0);
-    for (int i = 0; i < 7; ++i) {
-      const double p[3] = {0.05 * (i % 3) - 0.05, 0.03 * (i % 2), 0.15 + 0.35 * i};
-      place(&m, &st, i + 1, p, 0.3 * i);
-    }
+    drop_scene(&m, &st, 4, 3);
     LsimStepper *s = stepper(&m, solvers[k]);
     double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
     /* Lemke solves each step to 1e-8: energy may not grow beyond 1e-9 J. PGS stops at its
@@ -438,17 +447,8 @@ static void test_opposite_directions_exact(void **state) {
     LsimModel m = model3(dims[c], 0.005);
     m.friction_directions = dirs[c];
     m.solver.max_iter = 200;
-    add_ground(&m, 0.1, 0.5);
-    const double half[3] = {0.1, 0.1, 0.1};
-    for (int i = 0; i < 3; ++i) add_box(&m, half, 1.0, 0.5);
-    for (int i = 0; i < 2; ++i) add_ball(&m, 0.1, 0.5, 0.5);
-    assert_int_equal(lsim_model_finalize(&m), 0);
     LsimState st;
-    assert_int_equal(lsim_state_init(&st, &m), 0);
-    for (int i = 0; i < 5; ++i) {
-      const double p[3] = {0.05 * (i % 3) - 0.05, 0.12 + 0.25 * i, 0.12 + 0.25 * i};
-      place(&m, &st, i + 1, p, 0.3 * i);
-    }
+    drop_scene(&m, &st, 3, 2);
     LsimStepper *s = stepper(&m, "pgs");
     int pairs = 0;
     for (int step = 0; step < 150; ++step) {
