@@ -43,6 +43,15 @@ TESTS_S   := $(TEST_NAMES:%=$(BS)/tests/%)
 
 DEPS_STAMP := $(B)/.deps-installed
 
+# The compiler and flags that shape the objects, recorded: a change (make OPT=..., a new
+# optimisation default) rebuilds every object instead of mixing old and new ones.
+FLAGS_STAMP := $(B)/.flags
+FLAGS_NOW   := $(CC) $(CSTD) $(WARN) $(OPT) $(DEFS) $(EXTRA_CFLAGS) | $(SAN_FLAGS) -O1
+ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(B))
+$(file > $(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
 .SECONDARY:
 .PHONY: all check unit-check san-check e2e-check bench clean deps experiments
 .DEFAULT_GOAL := all
@@ -65,11 +74,11 @@ ifneq ($(words $(wildcard $(DEPS_HEADERS))),$(words $(DEPS_HEADERS)))
 $(shell rm -f $(DEPS_STAMP))
 endif
 
-$(B)/%.o: %.c | $(DEPS_STAMP)
+$(B)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
 
-$(BS)/%.o: %.c | $(DEPS_STAMP)
+$(BS)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -O1 $(SAN_FLAGS) -MMD -MP -c $< -o $@
 
