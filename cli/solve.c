@@ -198,6 +198,9 @@ int lsim_cli_solve(int argc, char **argv) {
   printf("w negative         %.3e\n", st.residual.w_negative);
   if (st.siconos_error >= 0.0) printf("siconos error      %.3e\n", st.siconos_error);
   printf("wall time          %.6f s\n", st.wall_time);
+  /* What the solver said beyond its status (Siconos' own printing, captured). */
+  const char *message = lsim_solver_last_message(solver);
+  if (*message) printf("message            %s\n", message);
   if (from_h5) {
     /* The quality measures and the distance to each stored solution. */
     double *work = calloc(2 * (size_t)lcp.n + 2, sizeof(double));

@@ -18,8 +18,15 @@
  *    1x1 block per entry of M, each block a pointer into our M (still no copy).
  *  - ENUM is exponential (2^n cases): refused at solve time above LSIM_SICONOS_ENUM_MAX_N.
  *  - info 0 with a non-finite z (NEWTONMIN, NSGS_SBM do this): LSIM_BREAKDOWN, z zeroed.
- *  - Siconos' own printing: numerics_set_verbose(0); LATIN still printf()s one line to
- *    stdout when M is not positive definite (unconditional in Siconos, not silenceable).
+ *  - Siconos' own printing: numerics_set_verbose(0) silences the verbose output, but some
+ *    solvers printf() to stdout regardless (PSOR always, "omega ... is not used"; LATIN
+ *    when M is not positive definite; PIVOT, PATHSEARCH on rays; CONVEXQP_PG's warning).
+ *    So stdout is captured for the duration of every driver call (fd 1 pointed at an
+ *    unlinked temporary file of the context, read back after): nothing reaches our
+ *    stdout, and the text is kept (lsim_siconos_last_output). The capture's own time is
+ *    measured and reported apart (lsim_siconos_capture_seconds), so timings of Siconos
+ *    stay those of the solver. Should the temporary file not open, Siconos prints as
+ *    before.
  *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
  *    they are cleared before every solve, since M may have changed in place.
  *
@@ -63,6 +70,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "LCP_Solvers.h"
 #include "LinearComplementarityProblem.h"
@@ -155,6 +164,9 @@ struct LsimSiconos {
   SparseBlockStructuredMatrix sbm; /* NSGS_SBM only: 1x1 blocks pointing into M */
   double *w;                 /* [n] Siconos' w output, scratch */
   char last_error[256];
+  int capture_fd;            /* unlinked temporary file for Siconos' stdout; -1: none yet */
+  char last_output[1024];    /* what Siconos printed during the last solve (printable) */
+  double capture_seconds;    /* time spent redirecting and reading stdout, last solve */
 };
 
 const char *const *lsim_siconos_names(void) { return k_names; }
@@ -187,6 +199,7 @@ static int create_entry(LsimSiconos **out, int i, char *err, size_t errlen) {
   s->id = k_solvers[i].id;
   snprintf(s->name, sizeof s->name, "%s", k_solvers[i].name);
   s->n = -1;
+  s->capture_fd = -1;
   /* Siconos prints progress when verbose; keep it quiet. */
   numerics_set_verbose(0);
   *out = s;
@@ -295,10 +308,15 @@ static void release_sized(LsimSiconos *s) {
 void lsim_siconos_free(LsimSiconos *s) {
   if (!s) return;
   release_sized(s);
+  if (s->capture_fd >= 0) close(s->capture_fd);
   free(s);
 }
 
 const char *lsim_siconos_last_error(const LsimSiconos *s) { return s ? s->last_error : ""; }
+
+const char *lsim_siconos_last_output(const LsimSiconos *s) { return s ? s->last_output : ""; }
+
+double lsim_siconos_capture_seconds(const LsimSiconos *s) { return s ? s->capture_seconds : 0.0; }
 
 /* Builds the n x n view of 1x1 blocks, row by row, all n*n entries (zeros included: the
  * structure then depends on n only). Block pointers are set per solve. */
@@ -377,6 +395,60 @@ static void attach_matrix(LsimSiconos *s, const LsimLcp *lcp) {
   m->size0 = m->size1 = n;
 }
 
+static double seconds_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Points stdout (fd 1) at the context's capture file, opened on first use (TMPDIR or
+ * /tmp, unlinked at once). Returns the saved stdout descriptor, or -1 when not capturing
+ * (then Siconos prints to stdout as it would). Our own pending output is flushed first. */
+static int capture_begin(LsimSiconos *s) {
+  if (s->capture_fd < 0) {
+    const char *dir = getenv("TMPDIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/lcpsim-siconos-XXXXXX", dir && *dir ? dir : "/tmp");
+    const int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    unlink(path);
+    s->capture_fd = fd;
+  }
+  fflush(stdout);
+  const int saved = dup(STDOUT_FILENO);
+  if (saved < 0) return -1;
+  if (dup2(s->capture_fd, STDOUT_FILENO) < 0) {
+    close(saved);
+    return -1;
+  }
+  return saved;
+}
+
+/* Restores stdout and keeps what was printed meanwhile (printable characters, lines
+ * joined by " | ", at most sizeof last_output - 1 bytes); empties the capture file. */
+static void capture_end(LsimSiconos *s, int saved) {
+  s->last_output[0] = '\0';
+  if (saved < 0) return;
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  char raw[sizeof s->last_output];
+  const ssize_t got = pread(s->capture_fd, raw, sizeof raw - 1, 0);
+  size_t k = 0;
+  for (ssize_t i = 0; i < got && k + 4 < sizeof s->last_output; ++i) {
+    const char c = raw[i];
+    if (c == '\n') {
+      if (k > 0 && s->last_output[k - 1] != ' ') s->last_output[k++] = ' ';
+      if (k > 0) s->last_output[k++] = '|', s->last_output[k++] = ' ';
+    } else if (c >= 32 && c < 127 && !(c == ' ' && (k == 0 || s->last_output[k - 1] == ' '))) {
+      s->last_output[k++] = c;
+    }
+  }
+  while (k > 0 && (s->last_output[k - 1] == ' ' || s->last_output[k - 1] == '|')) --k;
+  s->last_output[k] = '\0';
+  if (ftruncate(s->capture_fd, 0) == 0) lseek(s->capture_fd, 0, SEEK_SET);
+}
+
 /* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error was
  * trapped (message in s->last_error). No local is modified between setjmp and longjmp. */
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
@@ -399,6 +471,8 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   if (!iterations) iterations = &dummy;
   *iterations = 0;
   s->last_error[0] = '\0';
+  s->last_output[0] = '\0';
+  s->capture_seconds = 0.0;
   if (n < 0 || (n > 0 && (!lcp->M || !lcp->q || !z))) {
     snprintf(s->last_error, sizeof s->last_error, "siconos:%s: invalid problem", s->name);
     return LSIM_INVALID_INPUT;
@@ -438,7 +512,13 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   prob.M = s->mat;
   prob.q = lcp->q;
   int info = 0;
+  const double c0 = seconds_now();
+  const int saved = capture_begin(s);
+  const double c1 = seconds_now();
   int trapped = call_trapped(s, &prob, z, &info);
+  const double c2 = seconds_now();
+  capture_end(s, saved);
+  s->capture_seconds = (c1 - c0) + (seconds_now() - c2);
 
   int it = s->opt->iparam[SICONOS_IPARAM_ITER_DONE];
   *iterations = it > 0 ? it : 0;

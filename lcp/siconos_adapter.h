@@ -40,6 +40,16 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
 /* Message of the last trapped Siconos error, "" if none. */
 const char *lsim_siconos_last_error(const LsimSiconos *s);
 
+/* What Siconos printed to stdout during the last solve, captured (it never reaches our
+ * stdout): printable characters, lines joined by " | ", at most 1023 bytes; "" if
+ * nothing. Capturing points fd 1 elsewhere for the duration of the call, so no other
+ * thread should print to stdout meanwhile. */
+const char *lsim_siconos_last_output(const LsimSiconos *s);
+
+/* Seconds the last solve spent on that capture (redirecting stdout and reading it back),
+ * for timings that should be Siconos' alone. */
+double lsim_siconos_capture_seconds(const LsimSiconos *s);
+
 /* Siconos' relative error of z (lcp_compute_error with its default scaling), for
  * reference beside our own residual. w [n] is scratch. Returns -1 if it cannot say. */
 double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);

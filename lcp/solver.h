@@ -79,6 +79,12 @@ const LsimLcp *lsim_solver_last_dense(const LsimSolver *s);
  * owned by s, valid until the next solve. NULL otherwise: then form it from f. */
 const double *lsim_solver_last_bz(const LsimSolver *s);
 
+/* What the last solve had to say beyond its status, or "": for Siconos solvers the
+ * message of a trapped fatal error and, after "printed: ", whatever Siconos printed (it is
+ * captured, never reaching stdout; the capture's time is not in stats.wall_time). Owned
+ * by s, valid until the next solve. */
+const char *lsim_solver_last_message(const LsimSolver *s);
+
 /* Per-iteration statistics, returned rather than printed: from now on each solve writes
  * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into
  * trace[0 .. capacity - 1], and reports the count in stats.trace_len. The buffer stays the

@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lcp/datfile.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
 #include "lcp/siconos_adapter.h"
+#include "lcp/solver.h"
 #include "lcp_cst.h"
 #include "support.h"
 
@@ -305,6 +307,64 @@ static void test_siconos_error(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* Siconos' own printing never reaches stdout: PSOR always prints "Warning : omega ... is
+ * not used", LATIN "Matter with Cholesky Factorization" on a matrix that is not positive
+ * definite. With stdout pointed at a file of the test's, each solve leaves that file
+ * empty, and the text comes back from lsim_siconos_last_output; a solver that printed
+ * nothing gives "" (Siconos' Lemke on lcp_deudeu), as does the next, quiet solve of the
+ * same context (LATIN on lcp_deudeu). The front end reports it in its message. */
+static void test_output_captured(void **state) {
+  (void)state;
+  LsimLcp deudeu, murty;
+  load("lcp_deudeu.dat", &deudeu);
+  load("lcp_exp_murty.dat", &murty);
+  fflush(stdout);
+  FILE *sink = tmpfile();
+  assert_non_null(sink);
+  const int saved = dup(STDOUT_FILENO);
+  assert_true(saved >= 0);
+  assert_true(dup2(fileno(sink), STDOUT_FILENO) >= 0);
+  double z[64];
+  int it;
+  LsimSiconos *psor, *latin, *lemke;
+  assert_int_equal(lsim_siconos_create(&psor, "psor", NULL, 0), 0);
+  assert_int_equal(lsim_siconos_create(&latin, "latin", NULL, 0), 0);
+  assert_int_equal(lsim_siconos_create(&lemke, "lemke", NULL, 0), 0);
+  (void)lsim_siconos_solve(psor, &deudeu, 1e-10, 0, 0, z, &it);
+  char psor_out[1024], latin_out[1024];
+  snprintf(psor_out, sizeof psor_out, "%s", lsim_siconos_last_output(psor));
+  (void)lsim_siconos_solve(latin, &murty, 1e-10, 0, 0, z, &it);
+  snprintf(latin_out, sizeof latin_out, "%s", lsim_siconos_last_output(latin));
+  assert_int_equal(lsim_siconos_solve(lemke, &deudeu, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  const int lemke_quiet = lsim_siconos_last_output(lemke)[0] == '\0';
+  LsimSolver *front;
+  LsimSolverOptions o = lsim_default_solver_options();
+  assert_int_equal(lsim_solver_create(&front, "siconos:psor", &o, NULL, 0), 0);
+  (void)lsim_solver_solve(front, &deudeu, z, NULL);
+  char message[1400];
+  snprintf(message, sizeof message, "%s", lsim_solver_last_message(front));
+  fflush(stdout);
+  assert_true(dup2(saved, STDOUT_FILENO) >= 0);
+  close(saved);
+  fseek(sink, 0, SEEK_END);
+  const long printed = ftell(sink);
+  fclose(sink);
+  assert_int_equal(printed, 0);
+  assert_non_null(strstr(psor_out, "omega"));
+  assert_non_null(strstr(latin_out, "Cholesky"));
+  assert_true(lemke_quiet);
+  assert_non_null(strstr(message, "printed: Warning : omega"));
+  /* The next solve of a context starts afresh: LATIN prints nothing on lcp_deudeu. */
+  assert_int_equal(lsim_siconos_solve(latin, &deudeu, 1e-10, 0, 0, z, &it), LSIM_SOLVED);
+  assert_string_equal(lsim_siconos_last_output(latin), "");
+  lsim_solver_free(front);
+  lsim_siconos_free(psor);
+  lsim_siconos_free(latin);
+  lsim_siconos_free(lemke);
+  lsim_lcp_free(&deudeu);
+  lsim_lcp_free(&murty);
+}
+
 /* n = 0 and a NULL free are harmless. */
 static void test_edge_cases(void **state) {
   (void)state;
@@ -334,6 +394,7 @@ int main(void) {
       cmocka_unit_test(test_enum_size_limit),
       cmocka_unit_test(test_reported_failure),
       cmocka_unit_test(test_siconos_error),
+      cmocka_unit_test(test_output_captured),
       cmocka_unit_test(test_edge_cases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
