@@ -38,7 +38,8 @@ struct LsimSolver {
   const double *bz;       /* B z [m] of the last factored solve's z (the PGS workspace's), or
                              NULL */
   double capture_seconds; /* Siconos solvers: time the last call spent capturing stdout */
-  char message[1400];     /* what the last solve had to say beyond its status, or "" */
+  int siconos_ran;        /* the last solve called the Siconos solver */
+  char message[1400];     /* lsim_solver_last_message's text, made when asked */
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
   int *jt_ptr;            /* [capacity_m + 1] J transposed, for lsim_factored_to_dense */
@@ -217,9 +218,7 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
                                 &st->iterations);
     st->warm_started = o->warm_start;
     s->capture_seconds = lsim_siconos_capture_seconds(s->siconos);
-    const char *e = lsim_siconos_last_error(s->siconos), *p = lsim_siconos_last_output(s->siconos);
-    snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",
-             *p ? "printed: " : "", p);
+    s->siconos_ran = 1;
   }
   return status;
 }
@@ -240,7 +239,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
 
-  s->capture_seconds = 0.0, s->message[0] = '\0';
+  s->capture_seconds = 0.0, s->siconos_ran = 0;
   double t0 = now_seconds();
   if (!status) status = run_dense(s, lcp, z, &st);
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
@@ -301,7 +300,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->bz = NULL;
-  s->capture_seconds = 0.0, s->message[0] = '\0';
+  s->capture_seconds = 0.0, s->siconos_ran = 0;
   const int dense = s->kind != KIND_PGS;
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
@@ -368,4 +367,12 @@ const LsimLcp *lsim_solver_last_dense(const LsimSolver *s) {
 
 const double *lsim_solver_last_bz(const LsimSolver *s) { return s->bz; }
 
-const char *lsim_solver_last_message(const LsimSolver *s) { return s->message; }
+const char *lsim_solver_last_message(LsimSolver *s) {
+  s->message[0] = '\0';
+  if (s->siconos_ran) {
+    const char *e = lsim_siconos_last_error(s->siconos), *p = lsim_siconos_last_output(s->siconos);
+    snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",
+             *p ? "printed: " : "", p);
+  }
+  return s->message;
+}

@@ -83,7 +83,7 @@ const double *lsim_solver_last_bz(const LsimSolver *s);
  * message of a trapped fatal error and, after "printed: ", whatever Siconos printed (it is
  * captured, never reaching stdout; the capture's time is not in stats.wall_time). Owned
  * by s, valid until the next solve. */
-const char *lsim_solver_last_message(const LsimSolver *s);
+const char *lsim_solver_last_message(LsimSolver *s);
 
 /* Per-iteration statistics, returned rather than printed: from now on each solve writes
  * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into
