@@ -194,13 +194,12 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
     c->normal[1] = 1.0; /* perpendicular to the line: the ground's normal */
     c->mu = b->ground_mu;
     c->ndir = 2;
-    c->dir[0][0] = 1.0;
-    c->dir[1][0] = -1.0;
+    c->tangent[0][0] = 1.0; /* the directions +x and -x */
     c->normal_load = b->mass * m->ground_normal_gravity * h;
     for (int d = 0; d < 2; ++d) {
       LsimJacRow *r = &set->rows[c->first_row + d];
       r->body[0] = i;
-      r->j[0][0] = c->dir[d][0];
+      r->j[0][0] = d == 0 ? 1.0 : -1.0;
     }
   }
   return rc;
@@ -282,40 +281,38 @@ static inline void fill_row(int dim, LsimJacRow *row, const Arms *arms, double u
   }
 }
 
-/* The cone's direction weights: t_k = cs[k] t1 + sn[k] t2 (3-D), the angle 2 pi k / d
- * with exact axes at the quarter turns, and for even d the second half the exact
- * negatives of the first (t_{k + d/2} = -t_k to the bit, and so their Jacobian rows:
- * negation commutes with every rounding; the time step's assembly relies on it). */
+void lsim_cone_weights(int ndir, double *cs, double *sn) {
+  for (int k = 0; k < ndir && k < LSIM_MAX_DIRECTIONS; ++k) {
+    const double ang = 6.283185307179586476925 * k / ndir;
+    double c = cos(ang), s = sin(ang);
+    if (4 * k % ndir == 0) {
+      const int quarter = 4 * k / ndir;
+      c = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
+      s = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
+    }
+    if (ndir % 2 == 0 && 2 * k >= ndir) c = -cs[k - ndir / 2], s = -sn[k - ndir / 2];
+    cs[k] = c, sn[k] = s;
+  }
+}
+
+/* A cone's direction weights (lsim_cone_weights), once per detection. */
 typedef struct Cone {
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
 } Cone;
-
-static void cone_weights(int ndir, Cone *cone) {
-  for (int k = 0; k < ndir && k < LSIM_MAX_DIRECTIONS; ++k) {
-    const double ang = 6.283185307179586476925 * k / ndir;
-    double cs = cos(ang), sn = sin(ang);
-    if (4 * k % ndir == 0) {
-      const int quarter = 4 * k / ndir;
-      cs = quarter == 0 ? 1.0 : quarter == 2 ? -1.0 : 0.0;
-      sn = quarter == 1 ? 1.0 : quarter == 3 ? -1.0 : 0.0;
-    }
-    if (ndir % 2 == 0 && 2 * k >= ndir) cs = -cone->cs[k - ndir / 2], sn = -cone->sn[k - ndir / 2];
-    cone->cs[k] = cs, cone->sn[k] = sn;
-  }
-}
 
 /* The 3-D cone directions of the last normal seen: the points of one manifold share
  * their normal, and the directions are a function of the normal alone. */
 typedef struct DirCache {
   double n[3];
   int ndir;  /* -1: empty */
+  double t[2][3]; /* the tangent basis of n */
   double dir[LSIM_MAX_DIRECTIONS][3];
 } DirCache;
 
 /* The contact of one manifold point between shapes sa (on body a) and sb (body b), of
  * friction coefficient mu = sqrt(mu_a mu_b); every field is written (those the kind does
- * not use are zero, as lsim_contacts_add leaves them) except the direction slots beyond
- * ndir, which nothing reads. */
+ * not use are zero, as lsim_contacts_add leaves them) except the tangent basis of a
+ * frictionless contact, which nothing reads. */
 static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
                              const Cone *cone, DirCache *cache, int sa, int sb, double mu,
                              const LsimContactPoint *pt) {
@@ -359,10 +356,10 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
      spread about n. */
   if (dim == 2) {
     const double t0 = -n[1], t1 = n[0], t2 = 0.0;
-    lsim_v3_set(c->dir[0], t0, t1, t2);
+    lsim_v3_set(c->tangent[0], t0, t1, t2);
+    lsim_v3_set(c->tangent[1], 0.0, 0.0, 0.0);
     fill_row(dim, &rows[1], &arms, t0, t1, t2);
     const double s0 = t0 * -1.0, s1 = t1 * -1.0, s2 = t2 * -1.0;
-    lsim_v3_set(c->dir[1], s0, s1, s2);
     fill_row(dim, &rows[2], &arms, s0, s1, s2);
   } else {
     /* The same normal bits as the cache's: the same directions, not recomputed. */
@@ -371,8 +368,12 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
     if (fresh) {
       lsim_v3_tangents(n, t1, t2);
       lsim_v3_copy(cache->n, n);
+      lsim_v3_copy(cache->t[0], t1);
+      lsim_v3_copy(cache->t[1], t2);
       cache->ndir = ndir;
     }
+    lsim_v3_copy(c->tangent[0], cache->t[0]);
+    lsim_v3_copy(c->tangent[1], cache->t[1]);
     for (int k = 0; k < ndir; ++k) {
       double u0, u1, u2;
       if (fresh) {
@@ -382,7 +383,6 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
       } else {
         u0 = cache->dir[k][0], u1 = cache->dir[k][1], u2 = cache->dir[k][2];
       }
-      lsim_v3_set(c->dir[k], u0, u1, u2);
       fill_row(dim, &rows[1 + k], &arms, u0, u1, u2);
     }
   }
@@ -501,7 +501,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
     sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
   }
   Cone cone;
-  cone_weights(dim == 3 ? m->friction_directions : 0, &cone);
+  lsim_cone_weights(dim == 3 ? m->friction_directions : 0, cone.cs, cone.sn);
   DirCache cache;
   cache.ndir = -1;
 

@@ -45,7 +45,9 @@ typedef struct LsimContact {
   double normal[3];     /* world unit normal, pointing from body[1] into body[0] */
   double mu;            /* friction coefficient (0: frictionless, no direction rows) */
   int ndir;             /* friction directions d (0 when mu = 0) */
-  double dir[LSIM_MAX_DIRECTIONS][3]; /* world tangent directions of the cone */
+  double tangent[2][3]; /* the cone's tangent basis t1, t2 (world): direction k is
+                           cs[k] t1 + sn[k] t2 with lsim_cone_weights(ndir) (1-D, 2-D: t2
+                           = 0, the directions t1 and -t1) */
   double normal_load;   /* FIXED_NORMAL only: the known normal impulse, N*s */
   double bias;          /* explicit time derivative of the gap (a moving anchor's d psi /
                            dt), m/s, added to the row: w = gap/h + J v' + bias */
@@ -77,6 +79,12 @@ LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows);
 
 /* The stable id of the contact between bodies a and b at feature f. */
 uint64_t lsim_contact_id(int a, int b, int feature);
+
+/* The weights of a cone's d = ndir directions (ndir <= LSIM_MAX_DIRECTIONS): direction k
+ * is cs[k] t1 + sn[k] t2, at the angle 2 pi k / d, exact at the quarter turns; for even
+ * d the second half is the exact negative of the first (so are their Jacobian rows, to
+ * the bit: the time step's assembly relies on it). d = 2: (1, 0) and (-1, 0). */
+void lsim_cone_weights(int ndir, double *cs, double *sn);
 
 /* Finds the contacts of the model in the given state whose gap could close within the
  * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the

@@ -821,6 +821,8 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
      id. */
   if (s->ne > 0) lsim_equality_impulses(s->equality, s->z, s->E_lambda);
+  int wd = -1; /* the direction count cs, sn are for */
+  double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
   for (int c = 0; c < set->count; ++c) {
     LsimContact *ct = &set->contacts[c];
     int var = ct->first_var;
@@ -832,8 +834,11 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
     ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
+    if (ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
+    /* Direction d as detection formed its rows: cs t1 + sn t2. */
     for (int d = 0; d < ct->ndir; ++d, ++var)
-      for (int k = 0; k < 3; ++k) ct->friction_impulse[k] += s->z[var] * ct->dir[d][k];
+      for (int k = 0; k < 3; ++k)
+        ct->friction_impulse[k] += s->z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
     ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
   }
   rc = remember(s);
