@@ -546,8 +546,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     int var = ct->first_var, row = ct->first_row;
     const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
-    /* Detection's even cones: direction d + ndir/2 is the exact negative of d (contact.c,
-       cone_weights; the 2-D and ground pairs are +-t). */
+    /* Detection's even cones: direction d + ndir/2 is the exact negative of d
+       (lsim_cone_weights; the 2-D and ground pairs are +-t). */
     const int half = ct->ndir % 2 == 0 ? ct->ndir / 2 : ct->ndir;
     for (int d = 0; d < ct->ndir; ++d, ++row, ++var)
       s->var_row[var] = d < half ? row : -2 - (var - half);
@@ -834,7 +834,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
     ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
-    if (ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
+    if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
     /* Direction d as detection formed its rows: cs t1 + sn t2. */
     for (int d = 0; d < ct->ndir; ++d, ++var)
       for (int k = 0; k < 3; ++k)
