@@ -17,6 +17,8 @@
  */
 #include "contact/step.h"
 
+#include "lcp/team.h"
+
 #include "contact/constraints.h"
 #include "contact/equality.h"
 #include "contact/mass.h"
@@ -513,6 +515,64 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
   return dot;
 }
 
+/* Problems from this many variables write their rows on the solver's team (when it has
+ * one: "pgs" with threads > 1), each member the slice of the variables it will prepare
+ * and sweep, so those rows are in its cache (measured on the pile of 1000 boxes, 2
+ * threads: step min 4.44-4.53 -> 4.26-4.42 ms, the solve's share included). */
+enum { PARALLEL_MIN_VARS = 512 };
+
+/* Variables [b, e) of J and B (rows from put_row; a direction's negated row copied from
+ * its source's), from position *k on. */
+static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int shared, int coupled,
+                       int *k_io) {
+  const LsimContactSet *set = &s->contacts;
+  int k = *k_io;
+  for (int i = b; i < e; ++i) {
+    s->J_ptr[i] = k;
+    if (!shared) s->B_ptr[i] = k;
+    const int vr = s->var_row[i];
+    if (vr == -1) continue;
+    if (vr >= 0) {
+      s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
+                            shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
+                            s->v_free);
+      continue;
+    }
+    /* The negative of an earlier row: its entries negated (B's too, at the same
+       positions; a coupled mass forms B below). */
+    const int src = -2 - vr;
+    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
+      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
+      if (!coupled) s->B_val[k] = -s->B_val[p];
+      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
+    }
+    s->row_v[i] = -s->row_v[src];
+  }
+  *k_io = k;
+}
+
+typedef struct RowsJob {
+  LsimStepper *s;
+  const LsimModel *m;
+  int n, shared, coupled, T;
+} RowsJob;
+
+/* Member k's slice of the variables, cut after a lambda (a cone's last variable). */
+static int rows_cut(const LsimStepper *s, int n, int k, int T) {
+  int v = (int)((long long)n * k / T);
+  while (v > 0 && v < n && s->var_row[v - 1] != -1) ++v;
+  return v;
+}
+
+static void rows_slice(void *arg, int member) {
+  const RowsJob *j = arg;
+  LsimStepper *s = j->s;
+  const int b = rows_cut(s, j->n, member, j->T), e = rows_cut(s, j->n, member + 1, j->T);
+  if (b >= e) return;
+  int k = s->J_ptr[b];
+  rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
+}
+
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
  * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
  * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
@@ -568,26 +628,29 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
      Each row's J v_free on the way, for q. */
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
-  for (int i = 0; i < n; ++i) {
-    s->J_ptr[i] = k;
-    if (!shared) s->B_ptr[i] = k;
-    const int vr = s->var_row[i];
-    if (vr == -1) continue;
-    if (vr >= 0) {
-      s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
-                            shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
-                            s->v_free);
-      continue;
+  LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
+  if (team) {
+    /* The rows' places first, then slices of the variables written at once, each cut
+       after a cone's lambda (so a negated row and its source are in one slice). */
+    for (int i = 0; i < n; ++i) {
+      s->J_ptr[i] = k;
+      if (!shared) s->B_ptr[i] = k;
+      const int vr = s->var_row[i];
+      if (vr >= 0) {
+        const LsimJacRow *row = &set->rows[vr];
+        for (int slot = 0; slot < 2; ++slot) {
+          const int bi = row->body[slot];
+          if (bi >= 0 && m->bodies[bi].type == LSIM_BODY_DYNAMIC) k += m->bodies[bi].nv;
+        }
+      } else if (vr <= -2) {
+        k += s->J_ptr[-2 - vr + 1] - s->J_ptr[-2 - vr];
+      }
     }
-    /* The negative of an earlier row: its entries negated (B's too, at the same
-       positions; a coupled mass forms B below). */
-    const int src = -2 - vr;
-    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
-      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
-      if (!coupled) s->B_val[k] = -s->B_val[p];
-      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
-    }
-    s->row_v[i] = -s->row_v[src];
+    s->J_ptr[n] = k;
+    RowsJob job = {s, m, n, shared, coupled, lsim_team_size(team)};
+    lsim_team_run(team, rows_slice, &job);
+  } else {
+    rows_range(s, m, 0, n, shared, coupled, &k);
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;

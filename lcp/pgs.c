@@ -127,6 +127,10 @@ LsimPgsOptions lsim_default_pgs_options(void) {
 
 LsimPgs *lsim_pgs_create(void) { return calloc(1, sizeof(LsimPgs)); }
 
+struct LsimTeam *lsim_pgs_team(LsimPgs *ws) {
+  return ws && lsim_team_size(ws->team) > 1 ? ws->team : NULL;
+}
+
 void lsim_pgs_free(LsimPgs *ws) {
   if (!ws) return;
   free(ws->w);

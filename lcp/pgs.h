@@ -42,6 +42,11 @@ typedef struct LsimPgs LsimPgs;
 LsimPgs *lsim_pgs_create(void);
 void lsim_pgs_free(LsimPgs *ws);
 
+/* The workspace's thread team (lcp/team.h), made by a solve with threads > 1 and kept
+ * for the next ones; NULL before that or with one thread. Others may run work on it
+ * between solves (never during one). */
+struct LsimTeam *lsim_pgs_team(LsimPgs *ws);
+
 /* Solves lcp into z [n], starting from z if warm (negative entries are clamped to 0),
  * else from 0. Returns info->status (info may be NULL). */
 int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, int warm,

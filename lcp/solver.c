@@ -367,6 +367,10 @@ const LsimLcp *lsim_solver_last_dense(const LsimSolver *s) {
 
 const double *lsim_solver_last_bz(const LsimSolver *s) { return s->bz; }
 
+struct LsimTeam *lsim_solver_team(LsimSolver *s) {
+  return s->kind == KIND_PGS ? lsim_pgs_team(s->pgs) : NULL;
+}
+
 const char *lsim_solver_last_message(LsimSolver *s) {
   s->message[0] = '\0';
   if (s->siconos_ran) {

@@ -85,6 +85,10 @@ const double *lsim_solver_last_bz(const LsimSolver *s);
  * by s, valid until the next solve. */
 const char *lsim_solver_last_message(LsimSolver *s);
 
+/* The thread team of a "pgs" solver with threads > 1, once a solve has made it (pgs.h,
+ * lsim_pgs_team); NULL otherwise. For work between solves. */
+struct LsimTeam *lsim_solver_team(LsimSolver *s);
+
 /* Per-iteration statistics, returned rather than printed: from now on each solve writes
  * the natural residual after each sweep (PGS) or z0 after each exchange (Lemke) into
  * trace[0 .. capacity - 1], and reports the count in stats.trace_len. The buffer stays the

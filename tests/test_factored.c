@@ -758,6 +758,41 @@ static void test_parallel_sweeps_deterministic(void **state) {
   free(z1), free(za), free(zb);
 }
 
+/* With a team (threads 2) the time step writes the rows of J and B in slices on it: the
+ * problem is the one a single thread assembles, bit for bit (J, B, C, q), from the same
+ * state of data/pile_100.json after 100 steps (about 250 contacts). */
+static void test_parallel_rows_same_problem(void **state) {
+  (void)state;
+  PileLcp a, b;
+  pile_lcp(&a, 1, 100);
+  pile_lcp(&b, 2, 100); /* its solver's team made by its solves */
+  assert_non_null(lsim_solver_team(lsim_stepper_solver(b.stepper)));
+  assert_null(lsim_solver_team(lsim_stepper_solver(a.stepper)));
+  memcpy(b.state.q, a.state.q, (size_t)a.model.nq * sizeof(double));
+  memcpy(b.state.v, a.state.v, (size_t)a.model.nv * sizeof(double));
+  b.state.time = a.state.time, b.state.step = a.state.step;
+  LsimStepStats sa, sb;
+  lsim_step(a.stepper, &a.model, &a.state, &sa);
+  lsim_step(b.stepper, &b.model, &b.state, &sb);
+  const LsimFactoredLcp *fa = lsim_stepper_factored(a.stepper), *fb = lsim_stepper_factored(b.stepper);
+  const int n = fa->n;
+  assert_int_equal(fb->n, n);
+  assert_true(n >= 512); /* the slices apply */
+  assert_memory_equal(fa->J_ptr, fb->J_ptr, (size_t)(n + 1) * sizeof(int));
+  assert_memory_equal(fa->B_ptr, fb->B_ptr, (size_t)(n + 1) * sizeof(int));
+  const int nj = fa->J_ptr[n], nc = fa->C_ptr[n];
+  assert_memory_equal(fa->J_idx, fb->J_idx, (size_t)nj * sizeof(int));
+  assert_memory_equal(fa->J_val, fb->J_val, (size_t)nj * sizeof(double));
+  assert_memory_equal(fa->B_idx, fb->B_idx, (size_t)nj * sizeof(int));
+  assert_memory_equal(fa->B_val, fb->B_val, (size_t)nj * sizeof(double));
+  assert_memory_equal(fa->C_ptr, fb->C_ptr, (size_t)(n + 1) * sizeof(int));
+  assert_memory_equal(fa->C_idx, fb->C_idx, (size_t)nc * sizeof(int));
+  assert_memory_equal(fa->C_val, fb->C_val, (size_t)nc * sizeof(double));
+  assert_memory_equal(fa->q, fb->q, (size_t)n * sizeof(double));
+  free_pile(&a);
+  free_pile(&b);
+}
+
 /* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
  * data/pile_100.json) and comes to rest like the one-thread run: every sphere's speed
  * below 0.03 m/s in both (they hit the pile at up to 5 m/s; at rest they creep by what
@@ -936,6 +971,7 @@ int main(void) {
       cmocka_unit_test(test_no_allocation_in_steady_state),
       cmocka_unit_test(test_team_runs_each_member_once),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
+      cmocka_unit_test(test_parallel_rows_same_problem),
       cmocka_unit_test(test_parallel_run_repeats),
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_nonfinite_cone_rows),
