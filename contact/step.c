@@ -551,10 +551,49 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
   *k_io = k;
 }
 
+/* C (CSR) and q of contacts [c0, c1), C's entries from position kc; returns the position
+ * after them. C: beta_k row +1 at lambda; lambda row mu at c_n, -1 at each beta. q from
+ * the free velocity (corrected for the joints when ne > 0, else J v_free from the rows'
+ * pass): gap / h + J v_free + bias. */
+static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne) {
+  const LsimContactSet *set = &s->contacts;
+  const double h = m->time_step;
+  for (int c = c0; c < c1; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
+    int var = ct->first_var, row = ct->first_row;
+    if (has_normal(ct)) {
+      s->C_ptr[var] = kc;
+      const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
+      s->q[var++] = ct->gap / h + jv + ct->bias;
+      ++row;
+    }
+    if (ct->ndir == 0) continue;
+    const int lambda = var + ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
+      s->C_ptr[var] = kc;
+      s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
+      s->q[var] = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
+    }
+    s->C_ptr[lambda] = kc;
+    if (has_normal(ct)) {
+      s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
+      s->q[lambda] = 0.0;
+    } else {
+      s->q[lambda] = ct->mu * ct->normal_load;
+    }
+    for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
+  }
+  return kc;
+}
+
 typedef struct RowsJob {
   LsimStepper *s;
   const LsimModel *m;
   int n, shared, coupled, T;
+  int cq;                                /* also C and q (no joint rows) */
+  int first[LSIM_PGS_MAX_THREADS + 1];   /* member k's contacts: first[k] .. first[k + 1] */
+  int kc[LSIM_PGS_MAX_THREADS];          /* and the position of their first C entry */
 } RowsJob;
 
 /* Member k's slice of the variables, cut after a lambda (a cone's last variable). */
@@ -568,9 +607,11 @@ static void rows_slice(void *arg, int member) {
   const RowsJob *j = arg;
   LsimStepper *s = j->s;
   const int b = rows_cut(s, j->n, member, j->T), e = rows_cut(s, j->n, member + 1, j->T);
-  if (b >= e) return;
-  int k = s->J_ptr[b];
-  rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
+  if (b < e) {
+    int k = s->J_ptr[b];
+    rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
+  }
+  if (j->cq) (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0);
 }
 
 /* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
@@ -628,6 +669,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
      Each row's J v_free on the way, for q. */
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
+  int cq_done = 0;
   LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
   if (team) {
     /* The rows' places first, then slices of the variables written at once, each cut
@@ -647,7 +689,24 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
       }
     }
     s->J_ptr[n] = k;
-    RowsJob job = {s, m, n, shared, coupled, lsim_team_size(team)};
+    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled,
+                   .T = lsim_team_size(team), .cq = ne == 0};
+    if (job.cq) {
+      /* Each member's contacts (those whose variables start in its slice) and where
+         their C entries start. */
+      int cut[LSIM_PGS_MAX_THREADS], kc = 0, member = 0;
+      for (int t = 0; t < job.T; ++t) cut[t] = rows_cut(s, n, t, job.T);
+      for (int c = 0; c < set->count; ++c) {
+        const LsimContact *ct = &set->contacts[c];
+        while (member < job.T && ct->first_var >= cut[member])
+          job.first[member] = c, job.kc[member] = kc, ++member;
+        if (ct->ndir > 0) kc += 2 * ct->ndir + has_normal(ct);
+      }
+      for (; member < job.T; ++member) job.first[member] = set->count, job.kc[member] = kc;
+      job.first[job.T] = set->count;
+      s->C_ptr[n] = kc;
+      cq_done = 1;
+    }
     lsim_team_run(team, rows_slice, &job);
   } else {
     rows_range(s, m, 0, n, shared, coupled, &k);
@@ -696,37 +755,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     if (rc) return rc;
   }
 
-  /* C (CSR): beta_k row: +1 at lambda; lambda row: mu at c_n, -1 at each beta. And q,
-     from the free velocity (corrected for the joints, else J v_free from the rows' pass
-     above): gap / h + J v_free + bias. */
-  int kc = 0;
-  for (int c = 0; c < set->count; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
-    int var = ct->first_var, row = ct->first_row;
-    if (has_normal(ct)) {
-      s->C_ptr[var] = kc;
-      const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
-      s->q[var++] = ct->gap / h + jv + ct->bias;
-      ++row;
-    }
-    if (ct->ndir == 0) continue;
-    const int lambda = var + ct->ndir;
-    for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
-      s->C_ptr[var] = kc;
-      s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
-      s->q[var] = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
-    }
-    s->C_ptr[lambda] = kc;
-    if (has_normal(ct)) {
-      s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
-      s->q[lambda] = 0.0;
-    } else {
-      s->q[lambda] = ct->mu * ct->normal_load;
-    }
-    for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
-  }
-  s->C_ptr[n] = kc;
+  /* C and q (cq_range), unless the rows' slices wrote them. */
+  if (!cq_done) s->C_ptr[n] = cq_range(s, m, 0, set->count, 0, ne);
 
   s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
                            .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,

@@ -758,9 +758,9 @@ static void test_parallel_sweeps_deterministic(void **state) {
   free(z1), free(za), free(zb);
 }
 
-/* With a team (threads 2) the time step writes the rows of J and B in slices on it: the
- * problem is the one a single thread assembles, bit for bit (J, B, C, q), from the same
- * state of data/pile_100.json after 100 steps (about 250 contacts). */
+/* With a team (threads 2) the time step writes the rows of J and B, and C and q, in
+ * slices on it: the problem is the one a single thread assembles, bit for bit (J, B, C,
+ * q), from the same state of data/pile_100.json after 100 steps (about 250 contacts). */
 static void test_parallel_rows_same_problem(void **state) {
   (void)state;
   PileLcp a, b;
