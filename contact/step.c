@@ -45,6 +45,10 @@ struct LsimStepper {
   double *z;              /* [n_cap] solution */
   double *row_v;          /* [n_cap] J_i v_free of each variable's row (all its bodies) */
   double *guess;          /* [n_cap] the warm-start guess handed to the solver */
+  int slices;             /* > 0: the last assembly's contacts were cut into this many
+                             slices on the solver's team (no joint rows), slice k holding
+                             contacts slice_first[k] .. slice_first[k + 1] */
+  int slice_first[LSIM_PGS_MAX_THREADS + 1];
   int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas, -2 - v
                              for a direction whose row is the exact negative of variable
                              v's (the second half of an even cone) */
@@ -670,6 +674,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
   int cq_done = 0;
+  s->slices = 0;
   LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
   if (team) {
     /* The rows' places first, then slices of the variables written at once, each cut
@@ -706,6 +711,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
       job.first[job.T] = set->count;
       s->C_ptr[n] = kc;
       cq_done = 1;
+      s->slices = job.T;
+      memcpy(s->slice_first, job.first, (size_t)(job.T + 1) * sizeof(int));
     }
     lsim_team_run(team, rows_slice, &job);
   } else {
@@ -771,14 +778,14 @@ static inline unsigned id_slot(uint64_t id, int table_size) {
   return (unsigned)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (unsigned)(table_size - 1);
 }
 
-/* Stage 4: warm start z from the previous step's impulses, matched by contact id (the
- * first contact of that id in the previous step when ids repeat). */
-static void warm_start(LsimStepper *s) {
+/* Contacts [c0, c1) of the warm start; with zero_each, each contact's variables are
+ * zeroed first (else the caller zeroed z). */
+static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
   const LsimContactSet *set = &s->contacts;
-  memset(s->z, 0, (size_t)s->f.n * sizeof(double));
-  if (!s->table_size) return;
-  for (int c = 0; c < set->count; ++c) {
+  for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
+    if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
+    if (!s->table_size) continue;
     for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
       const IdIndex *e = &s->table[h];
       if (e->index < 0) break;
@@ -790,6 +797,24 @@ static void warm_start(LsimStepper *s) {
       break;
     }
   }
+}
+
+static void warm_slice(void *arg, int member) {
+  LsimStepper *s = arg;
+  warm_range(s, s->slice_first[member], s->slice_first[member + 1], 1);
+}
+
+/* Stage 4: warm start z from the previous step's impulses, matched by contact id (the
+ * first contact of that id in the previous step when ids repeat): on the team by the
+ * assembly's slices (each member's impulses land in its cache), else here. */
+static void warm_start(LsimStepper *s) {
+  LsimTeam *team = s->slices > 0 ? lsim_solver_team(s->solver) : NULL;
+  if (team && lsim_team_size(team) == s->slices) {
+    lsim_team_run(team, warm_slice, s);
+    return;
+  }
+  memset(s->z, 0, (size_t)s->f.n * sizeof(double));
+  warm_range(s, 0, s->contacts.count, 0);
 }
 
 /* Stage 7: remember this step's impulses by id for the next warm start: the contacts'
@@ -834,6 +859,36 @@ static int remember(LsimStepper *s) {
     if (s->table[h].index < 0) s->table[h] = (IdIndex){s->prev_id[c], c};
   }
   return 0;
+}
+
+/* Stage 7's impulses of contacts [c0, c1) (joint rows: E_lambda from the elimination). */
+static void impulses_range(LsimStepper *s, int c0, int c1) {
+  LsimContactSet *set = &s->contacts;
+  int wd = -1; /* the direction count cs, sn are for */
+  double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+  for (int c = c0; c < c1; ++c) {
+    LsimContact *ct = &set->contacts[c];
+    int var = ct->first_var;
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      ct->normal_impulse = s->E_lambda[var];
+      ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
+      ct->slip_speed = 0.0;
+      continue;
+    }
+    ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
+    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
+    if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
+    /* Direction d as detection formed its rows: cs t1 + sn t2. */
+    for (int d = 0; d < ct->ndir; ++d, ++var)
+      for (int k = 0; k < 3; ++k)
+        ct->friction_impulse[k] += s->z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
+    ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
+  }
+}
+
+static void impulses_slice(void *arg, int member) {
+  LsimStepper *s = arg;
+  impulses_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
@@ -914,26 +969,9 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
      id. */
   if (s->ne > 0) lsim_equality_impulses(s->equality, s->z, s->E_lambda);
-  int wd = -1; /* the direction count cs, sn are for */
-  double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
-  for (int c = 0; c < set->count; ++c) {
-    LsimContact *ct = &set->contacts[c];
-    int var = ct->first_var;
-    if (ct->kind == LSIM_CONTACT_EQUALITY) {
-      ct->normal_impulse = s->E_lambda[var];
-      ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
-      ct->slip_speed = 0.0;
-      continue;
-    }
-    ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
-    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
-    if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
-    /* Direction d as detection formed its rows: cs t1 + sn t2. */
-    for (int d = 0; d < ct->ndir; ++d, ++var)
-      for (int k = 0; k < 3; ++k)
-        ct->friction_impulse[k] += s->z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
-    ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
-  }
+  LsimTeam *team = s->slices > 0 ? lsim_solver_team(s->solver) : NULL;
+  if (team && lsim_team_size(team) == s->slices) lsim_team_run(team, impulses_slice, s);
+  else impulses_range(s, 0, set->count);
   rc = remember(s);
   if (rc) {
     stats->status = rc;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/contact.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/factored.h"
@@ -760,7 +761,8 @@ static void test_parallel_sweeps_deterministic(void **state) {
 
 /* With a team (threads 2) the time step writes the rows of J and B, and C and q, in
  * slices on it: the problem is the one a single thread assembles, bit for bit (J, B, C,
- * q), from the same state of data/pile_100.json after 100 steps (about 250 contacts). */
+ * q), from the same state of data/pile_100.json after 100 steps (about 250 contacts).
+ * The warm start and the impulses, sliced too, follow their rules on the next step. */
 static void test_parallel_rows_same_problem(void **state) {
   (void)state;
   PileLcp a, b;
@@ -789,6 +791,45 @@ static void test_parallel_rows_same_problem(void **state) {
   assert_memory_equal(fa->C_idx, fb->C_idx, (size_t)nc * sizeof(int));
   assert_memory_equal(fa->C_val, fb->C_val, (size_t)nc * sizeof(double));
   assert_memory_equal(fa->q, fb->q, (size_t)n * sizeof(double));
+
+  /* The warm start and the impulses, also done by the slices on the team, against their
+     rules: each contact starts from the previous step's z of its id (when it had the same
+     number of variables), else 0; its impulses are read from the solution z. */
+  const LsimContactSet *prev = lsim_stepper_contacts(b.stepper);
+  const int np = prev->count, pn = fb->n;
+  uint64_t *pid = malloc((size_t)np * sizeof(uint64_t));
+  int *pvar = malloc((size_t)np * sizeof(int)), *pnv = malloc((size_t)np * sizeof(int));
+  double *pz = malloc((size_t)pn * sizeof(double));
+  for (int c = 0; c < np; ++c) {
+    const LsimContact *ct = &prev->contacts[c];
+    pid[c] = ct->id, pvar[c] = ct->first_var;
+    pnv[c] = (ct->kind == LSIM_CONTACT_NORMAL) + (ct->ndir > 0 ? ct->ndir + 1 : 0);
+  }
+  memcpy(pz, lsim_stepper_solution(b.stepper), (size_t)pn * sizeof(double));
+  lsim_step(b.stepper, &b.model, &b.state, &sb);
+  const LsimContactSet *set = lsim_stepper_contacts(b.stepper);
+  const double *guess = lsim_stepper_warm_guess(b.stepper), *z = lsim_stepper_solution(b.stepper);
+  int matched = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    const int nv = (ct->kind == LSIM_CONTACT_NORMAL) + (ct->ndir > 0 ? ct->ndir + 1 : 0);
+    int p = 0;
+    while (p < np && pid[p] != ct->id) ++p;
+    const int from = p < np && pnv[p] == nv;
+    matched += from;
+    for (int v = 0; v < nv; ++v)
+      assert_true(guess[ct->first_var + v] == (from ? pz[pvar[p] + v] : 0.0));
+    int var = ct->first_var;
+    assert_true(ct->normal_impulse == z[var++]);
+    double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], fr[3] = {0.0, 0.0, 0.0};
+    lsim_cone_weights(ct->ndir, cs, sn);
+    for (int d = 0; d < ct->ndir; ++d, ++var)
+      for (int k = 0; k < 3; ++k) fr[k] += z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
+    assert_memory_equal(fr, ct->friction_impulse, sizeof fr);
+    assert_true(ct->slip_speed == z[var]);
+  }
+  assert_true(matched > set->count / 2); /* most contacts persist from step to step */
+  free(pid), free(pvar), free(pnv), free(pz);
   free_pile(&a);
   free_pile(&b);
 }
