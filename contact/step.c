@@ -315,6 +315,12 @@ static int has_normal(const LsimContact *c) {
   return c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER;
 }
 
+/* Entries of C a contact's rows hold: one per direction (+1 at lambda), and its lambda
+ * row's mu at c_n and -1 at each direction. */
+static int contact_c_entries(const LsimContact *c) {
+  return c->ndir > 0 ? 2 * c->ndir + has_normal(c) : 0;
+}
+
 /* J_row . x over the row's bodies, x a generalized velocity vector. */
 static double row_dot(const LsimModel *m, const LsimJacRow *r, const double *x) {
   double s = 0.0;
@@ -634,7 +640,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
     }
     ct->first_var = n;
     n += contact_nvar(ct);
-    if (ct->ndir > 0) nc += 2 * ct->ndir + has_normal(ct);
+    nc += contact_c_entries(ct);
   }
   const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
   if (reserve_lcp(s, n, nnz, nc) || reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF) ||
@@ -705,7 +711,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
         const LsimContact *ct = &set->contacts[c];
         while (member < job.T && ct->first_var >= cut[member])
           job.first[member] = c, job.kc[member] = kc, ++member;
-        if (ct->ndir > 0) kc += 2 * ct->ndir + has_normal(ct);
+        kc += contact_c_entries(ct);
       }
       for (; member < job.T; ++member) job.first[member] = set->count, job.kc[member] = kc;
       job.first[job.T] = set->count;
@@ -804,12 +810,19 @@ static void warm_slice(void *arg, int member) {
   warm_range(s, s->slice_first[member], s->slice_first[member + 1], 1);
 }
 
+/* The solver's team when the last assembly cut the contacts into slices for it, else
+ * NULL. */
+static LsimTeam *slice_team(LsimStepper *s) {
+  LsimTeam *team = s->slices > 0 ? lsim_solver_team(s->solver) : NULL;
+  return team && lsim_team_size(team) == s->slices ? team : NULL;
+}
+
 /* Stage 4: warm start z from the previous step's impulses, matched by contact id (the
  * first contact of that id in the previous step when ids repeat): on the team by the
  * assembly's slices (each member's impulses land in its cache), else here. */
 static void warm_start(LsimStepper *s) {
-  LsimTeam *team = s->slices > 0 ? lsim_solver_team(s->solver) : NULL;
-  if (team && lsim_team_size(team) == s->slices) {
+  LsimTeam *team = slice_team(s);
+  if (team) {
     lsim_team_run(team, warm_slice, s);
     return;
   }
@@ -969,8 +982,8 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
      id. */
   if (s->ne > 0) lsim_equality_impulses(s->equality, s->z, s->E_lambda);
-  LsimTeam *team = s->slices > 0 ? lsim_solver_team(s->solver) : NULL;
-  if (team && lsim_team_size(team) == s->slices) lsim_team_run(team, impulses_slice, s);
+  LsimTeam *team = slice_team(s);
+  if (team) lsim_team_run(team, impulses_slice, s);
   else impulses_range(s, 0, set->count);
   rc = remember(s);
   if (rc) {
