@@ -10,7 +10,9 @@
  * with a normal row and d friction direction rows (the polyhedral cone), with the pair's
  * mu = sqrt(mu_a mu_b). Each shape is placed (rotation matrix, axes) once per step, not
  * once per pair. Cost: O(S log S) for the first sort, about O(S) afterwards (an insertion
- * sort of the previous step's order), plus the overlapping pairs.
+ * sort of the previous step's order), plus the overlapping pairs. With a thread team
+ * (set->team) and at least PARALLEL_MIN_SHAPES shapes, the placing, the narrow phase and
+ * the writing of contacts and rows are split over its members, with the same result.
  *
  * 1-D: a contact enters the LCP as soon as its gap could close within the step: no body can
  * end a step faster than the fastest free velocity (impacts are inelastic and friction
@@ -21,22 +23,27 @@
 #include "contact/contact.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "contact/geometry.h"
 #include "contact/math3.h"
 #include "lcp/lcp.h"
+#include "lcp/team.h"
 
 void lsim_contacts_clear(LsimContactSet *set) {
   set->count = 0;
   set->nrows = 0;
 }
 
+static void free_parallel(LsimContactSet *set);
+
 void lsim_contacts_free(LsimContactSet *set) {
   free(set->contacts);
   free(set->rows);
   free(set->scratch);
+  free_parallel(set);
   memset(set, 0, sizeof *set);
 }
 
@@ -313,14 +320,17 @@ typedef struct DirCache {
  * friction coefficient mu = sqrt(mu_a mu_b); every field is written (those the kind does
  * not use are zero, as lsim_contacts_add leaves them) except the tangent basis of a
  * frictionless contact, which nothing reads. */
-static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
-                             const Cone *cone, DirCache *cache, int sa, int sb, double mu,
-                             const LsimContactPoint *pt) {
+static inline int point_ndir(const LsimModel *m, double mu) {
+  return mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
+}
+
+/* Writes contact c (every field but first_row) and its 1 + point_ndir rows at rows. */
+static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel *m,
+                               const ShapeBox *box, const Cone *cone, DirCache *cache, int sa,
+                               int sb, double mu, const LsimContactPoint *pt) {
   const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const int dim = m->dimension;
-  const int ndir = mu > 0.0 ? (dim == 2 ? 2 : m->friction_directions) : 0;
-  LsimContact *c = contacts_append(set, 1 + ndir);
-  if (!c) return LSIM_OUT_OF_MEMORY;
+  const int ndir = point_ndir(m, mu);
   c->id = lsim_contact_id(sa, sb, pt->feature);
   c->kind = LSIM_CONTACT_NORMAL;
   c->body[0] = A->body;
@@ -347,10 +357,9 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
     arms.has[k] = m->bodies[body].nv > 0;
     lsim_v3_sub(arms.r[k], pt->point, box[shape[k]].body_p);
   }
-  LsimJacRow *rows = &set->rows[c->first_row];
   const double *n = pt->normal;
   fill_row(dim, &rows[0], &arms, n[0], n[1], n[2]);
-  if (ndir == 0) return 0;
+  if (ndir == 0) return;
 
   /* Cone directions and their rows: 2-D the two tangents; 3-D d unit vectors evenly
      spread about n. */
@@ -386,6 +395,15 @@ static int add_point_contact(LsimContactSet *set, const LsimModel *m, const Shap
       fill_row(dim, &rows[1 + k], &arms, u0, u1, u2);
     }
   }
+}
+
+/* fill_point_contact on a contact appended to set. */
+static int add_point_contact(LsimContactSet *set, const LsimModel *m, const ShapeBox *box,
+                             const Cone *cone, DirCache *cache, int sa, int sb, double mu,
+                             const LsimContactPoint *pt) {
+  LsimContact *c = contacts_append(set, 1 + point_ndir(m, mu));
+  if (!c) return LSIM_OUT_OF_MEMORY;
+  fill_point_contact(c, &set->rows[c->first_row], m, box, cone, cache, sa, sb, mu, pt);
   return 0;
 }
 
@@ -443,10 +461,297 @@ static void sweep_order(const ShapeBox *box, int S, int *order, KeyIndex *keys, 
   for (int i = 0; i < S; ++i) order[i] = keys[i].index;
 }
 
+/* The sweep's shared data: read-only once the shapes are placed and sorted. */
+typedef struct Sweep {
+  const LsimModel *m;
+  const LsimState *st;
+  const double *v_free;
+  ShapeBox *box;
+  const SweepBox *sweep;
+  const double *lox, *hix;
+  const int *order;
+  int S;
+  Cone cone;
+} Sweep;
+
+/* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
+ * body can cover in the step. */
+static void place_shapes(const Sweep *w, int begin, int end) {
+  const LsimModel *m = w->m;
+  const int dim = m->dimension;
+  const double h = m->time_step, margin = m->contact_margin;
+  ShapeBox *box = w->box;
+  for (int i = begin; i < end; ++i) {
+    const LsimShape *sh = &m->shapes[i];
+    const LsimBody *b = &m->bodies[sh->body];
+    LsimPose bp;
+    lsim_body_pose(m, w->st, sh->body, bp.p, bp.q);
+    lsim_v3_copy(box[i].body_p, bp.p);
+    const LsimPose pose = lsim_shape_world_pose(sh, &bp);
+    lsim_shape_place(sh, &pose, dim, &box[i].placed);
+    double speed = 0.0;
+    if (b->nv > 0) {
+      const double *v = w->v_free + b->v_offset;
+      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
+      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
+      double reach = 0.0;
+      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
+        reach = fmax(reach, shape_reach(&m->shapes[k]));
+      speed = lin + ang * reach;
+    }
+    box[i].speed = speed;
+    box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
+    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
+  }
+}
+
+/* A manifold point waiting for its contact (parallel detection): the ordered shape pair
+ * and its mu. */
+typedef struct PendingPoint {
+  int a, b;
+  double mu;
+  LsimContactPoint pt;
+} PendingPoint;
+
+/* Where a slice of the sweep puts its manifold points: contacts appended to set, or
+ * pending points (parallel detection). */
+typedef struct PointSink {
+  LsimContactSet *set;
+  DirCache *cache;
+  PendingPoint **pend;
+  int *npend, *pend_cap, *nrows;
+} PointSink;
+
+/* The pairs of sweep positions [begin, end) with the boxes after them that overlap,
+ * collided; each manifold point goes to sink. cand: S ints of workspace. */
+static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const PointSink *sink) {
+  const LsimModel *m = w->m;
+  const int S = w->S, test_z = m->dimension == 3;
+  const double h = m->time_step, margin = m->contact_margin;
+  const ShapeBox *box = w->box;
+  const SweepBox *sweep = w->sweep;
+  const double *lox = w->lox, *hix = w->hix;
+  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
+  for (int oi = begin; oi < end; ++oi) {
+    const int i = w->order[oi];
+    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
+    const double hi0 = hix[oi];
+    const SweepBox wi = sweep[oi];
+    /* The boxes overlapping box i, in sweep order, gathered without branches (the same
+       comparisons as testing them one by one; NaN extents never separate): whether y
+       and z overlap is close to random, a branch on it mispredicts. */
+    int nc = 0;
+    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
+      const SweepBox *wj = &sweep[oj];
+      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
+                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
+      cand[nc] = oj;
+      nc += !apart;
+    }
+    for (int kc = 0; kc < nc; ++kc) {
+      const int j = w->order[cand[kc]];
+      if (body_i == m->shapes[j].body) continue;
+      const int dyn_j = box[j].dynamic;
+      if (!dyn_i && !dyn_j) continue;
+      /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
+      int a = i, b = j;
+      if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
+      const double pair_margin = margin + h * (box[a].speed + box[b].speed);
+      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, m->dimension,
+                                         pair_margin, pts, LSIM_MAX_MANIFOLD);
+      /* The pair's friction coefficient, once for all its points. */
+      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
+                               : 0.0;
+      for (int k = 0; k < np; ++k) {
+        if (!sink->pend) {
+          const int rc = add_point_contact(sink->set, m, box, &w->cone, sink->cache, a, b, mu,
+                                           &pts[k]);
+          if (rc) return rc;
+          continue;
+        }
+        if (lsim_grow((void **)sink->pend, sink->pend_cap, *sink->npend + 1, sizeof(PendingPoint)))
+          return LSIM_OUT_OF_MEMORY;
+        (*sink->pend)[(*sink->npend)++] = (PendingPoint){a, b, mu, pts[k]};
+        *sink->nrows += 1 + point_ndir(m, mu);
+      }
+    }
+  }
+  return 0;
+}
+
+/* ---- detection on a team ----
+ *
+ * Stage 1: each member places an equal share of the shapes (by index: sequential reads of
+ * the state). One thread sorts. Stage 2: the sweep order, in chunks of DETECT_CHUNK
+ * positions, is cut into one segment per pair of members (by their number); in a segment
+ * the first member claims chunks from its front and the second from its back, one at a
+ * time, until they meet, so the pair finishes together however the work is spread (the
+ * floor's long run of pairs comes first in the order) and each member's chunks stay
+ * contiguous: its contacts come in one run of the contact order, as its rows do in the
+ * assembly and its part in the PGS sweeps, and stay in its cache from stage to stage.
+ * Each chunk is collided into its member's pending points. One thread adds up where each
+ * chunk's contacts and rows start, chunk after chunk in sweep order (the one-thread
+ * order); stage 3: each member writes the contacts and rows of its chunks in place. The
+ * contacts are those of one thread, in the same order, bit for bit: which member
+ * collides a chunk moves work between members, never the result. */
+
+enum {
+  PARALLEL_MIN_SHAPES = 256, /* below: one thread (the hand-offs cost more) */
+  DETECT_CHUNK = 8           /* sweep positions a member claims at a time */
+};
+
+/* A chunk of sweep positions: who collided it, its pending points (that member's first
+ * .. first + count), its rows, and where its contacts and rows go. */
+typedef struct DetectChunk {
+  int member, first, count, nrows;
+  int first_contact, first_row;
+} DetectChunk;
+
+/* A pair of members' segment of chunks [begin, end): claimed counts them. */
+typedef struct DetectSegment {
+  _Alignas(64) atomic_int claimed;
+  int begin, end;
+} DetectSegment;
+
+/* A member's workspace. */
+typedef struct DetectMember {
+  PendingPoint *pend;
+  int npend, pend_cap;
+  int *cand, cand_cap;
+  int rc;
+} DetectMember;
+
+struct LsimDetectTeam {
+  int T;
+  DetectMember *member; /* [T] */
+  DetectSegment *segment; /* [(T + 1) / 2] */
+  DetectChunk *chunk;   /* [nchunk] */
+  int nchunk, chunk_cap;
+  int first_contact, ncontacts; /* the contacts the chunks hold, in the set */
+};
+
+static void free_parallel(LsimContactSet *set) {
+  struct LsimDetectTeam *p = set->parallel;
+  if (!p) return;
+  for (int k = 0; k < p->T; ++k) free(p->member[k].pend), free(p->member[k].cand);
+  free(p->member);
+  free(p->segment);
+  free(p->chunk);
+  free(p);
+  set->parallel = NULL;
+}
+
+/* The workspace for T members and S shapes, the segments cut and their counts reset. */
+static int reserve_parallel(LsimContactSet *set, int T, int S) {
+  struct LsimDetectTeam *p = set->parallel;
+  if (p && p->T != T) free_parallel(set), p = NULL;
+  if (!p) {
+    if (!(p = calloc(1, sizeof *p))) return LSIM_OUT_OF_MEMORY;
+    set->parallel = p;
+    p->member = calloc((size_t)T, sizeof *p->member);
+    p->segment = aligned_alloc(_Alignof(DetectSegment), (size_t)(T + 1) / 2 * sizeof(DetectSegment));
+    if (!p->member || !p->segment) return LSIM_OUT_OF_MEMORY; /* freed with the set */
+    p->T = T;
+  }
+  p->nchunk = (S + DETECT_CHUNK - 1) / DETECT_CHUNK;
+  if (lsim_grow((void **)&p->chunk, &p->chunk_cap, p->nchunk, sizeof(DetectChunk)))
+    return LSIM_OUT_OF_MEMORY;
+  for (int k = 0; k < T; ++k)
+    if (lsim_grow((void **)&p->member[k].cand, &p->member[k].cand_cap, S, sizeof(int)))
+      return LSIM_OUT_OF_MEMORY;
+  /* Segment g (members 2g and 2g + 1, the last one alone for odd T): chunks in
+     proportion to its members. */
+  for (int g = 0, first = 0; g < (T + 1) / 2; ++g) {
+    const int members = 2 * g + 1 < T ? 2 : 1, last = first + members;
+    p->segment[g].begin = (int)((long long)p->nchunk * first / T);
+    p->segment[g].end = (int)((long long)p->nchunk * last / T);
+    atomic_init(&p->segment[g].claimed, 0);
+    first = last;
+  }
+  return 0;
+}
+
+typedef struct DetectJob {
+  const Sweep *w;
+  LsimContactSet *set;
+  int stage;
+} DetectJob;
+
+/* Member k's chunks: claimed from the front of its segment (k even) or the back (k odd)
+ * until the segment is used up, each collided into pending points. */
+static void collide_chunks(const Sweep *w, struct LsimDetectTeam *p, int k) {
+  DetectMember *me = &p->member[k];
+  DetectSegment *seg = &p->segment[k / 2];
+  const int size = seg->end - seg->begin, from_back = k % 2;
+  int nrows = 0;
+  const PointSink sink = {NULL, NULL, &me->pend, &me->npend, &me->pend_cap, &nrows};
+  me->npend = 0, me->rc = 0;
+  for (int mine = 0;; ++mine) {
+    if (atomic_fetch_add_explicit(&seg->claimed, 1, memory_order_relaxed) >= size) return;
+    const int c = from_back ? seg->end - 1 - mine : seg->begin + mine;
+    DetectChunk *ch = &p->chunk[c];
+    ch->member = k, ch->first = me->npend;
+    nrows = 0;
+    const int begin = c * DETECT_CHUNK, end = begin + DETECT_CHUNK < w->S ? begin + DETECT_CHUNK : w->S;
+    me->rc = sweep_pairs(w, begin, end, me->cand, &sink);
+    ch->count = me->npend - ch->first, ch->nrows = nrows;
+    if (me->rc) {
+      atomic_store_explicit(&seg->claimed, size, memory_order_relaxed); /* the pair stops */
+      return;
+    }
+  }
+}
+
+static void detect_member(void *arg, int k) {
+  DetectJob *job = arg;
+  const Sweep *w = job->w;
+  struct LsimDetectTeam *p = job->set->parallel;
+  if (job->stage == 1) {
+    place_shapes(w, (int)((long long)w->S * k / p->T), (int)((long long)w->S * (k + 1) / p->T));
+    return;
+  }
+  if (job->stage == 2) {
+    collide_chunks(w, p, k);
+    return;
+  }
+  /* Stage 3: an equal share of the contacts written in place (the share of the contact
+     order the assembly gives this member), from the chunks that hold them. */
+  DirCache cache;
+  cache.ndir = -1;
+  LsimContactSet *set = job->set;
+  const int c0 = p->first_contact + (int)((long long)p->ncontacts * k / p->T);
+  const int c1 = p->first_contact + (int)((long long)p->ncontacts * (k + 1) / p->T);
+  for (int c = 0; c < p->nchunk; ++c) {
+    const DetectChunk *ch = &p->chunk[c];
+    if (ch->first_contact + ch->count <= c0) continue;
+    if (ch->first_contact >= c1) break;
+    const PendingPoint *pend = &p->member[ch->member].pend[ch->first];
+    int row = ch->first_row;
+    for (int i = 0; i < ch->count && ch->first_contact + i < c1; ++i) {
+      const PendingPoint *pp = &pend[i];
+      const int nrows = 1 + point_ndir(w->m, pp->mu);
+      if (ch->first_contact + i >= c0) {
+        LsimContact *ct = &set->contacts[ch->first_contact + i];
+        ct->first_row = row;
+        fill_point_contact(ct, &set->rows[row], w->m, w->box, &w->cone, &cache, pp->a, pp->b,
+                           pp->mu, &pp->pt);
+      }
+      row += nrows;
+    }
+  }
+}
+
+/* Room for count contacts and nrows rows in all. */
+static int reserve_contacts(LsimContactSet *set, int count, int nrows) {
+  if (lsim_grow((void **)&set->contacts, &set->capacity, count, sizeof(LsimContact)) ||
+      lsim_grow((void **)&set->rows, &set->rows_capacity, nrows, sizeof(LsimJacRow)))
+    return LSIM_OUT_OF_MEMORY;
+  return 0;
+}
+
 static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
                       LsimContactSet *set) {
   const int S = m->nshapes, dim = m->dimension;
-  const double h = m->time_step, margin = m->contact_margin;
   /* Scratch: a header (a tag and the shape count) and the order first, which persist to
      the next step, then the workspaces. */
   enum { ORDER_TAG = 0x50575331 };
@@ -466,83 +771,51 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
+  Sweep w = {m, st, v_free, box, sweep, lox, hix, order, S, {{0}, {0}}};
+  lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
 
-  /* Poses, placements, speed bounds and boxes grown by the distance the body can cover in
-     the step. */
-  for (int i = 0; i < S; ++i) {
-    const LsimShape *sh = &m->shapes[i];
-    const LsimBody *b = &m->bodies[sh->body];
-    LsimPose bp;
-    lsim_body_pose(m, st, sh->body, bp.p, bp.q);
-    lsim_v3_copy(box[i].body_p, bp.p);
-    const LsimPose pose = lsim_shape_world_pose(sh, &bp);
-    lsim_shape_place(sh, &pose, dim, &box[i].placed);
-    double speed = 0.0;
-    if (b->nv > 0) {
-      const double *v = v_free + b->v_offset;
-      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
-      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
-      double reach = 0.0;
-      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
-        reach = fmax(reach, shape_reach(&m->shapes[k]));
-      speed = lin + ang * reach;
-    }
-    box[i].speed = speed;
-    box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
-    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
-  }
+  /* The team, when there is one and the scene is large enough. */
+  const int T = lsim_team_size(set->team);
+  const int parallel = T > 1 && S >= PARALLEL_MIN_SHAPES;
+  if (parallel && reserve_parallel(set, T, S)) return LSIM_OUT_OF_MEMORY;
+  DetectJob job = {&w, set, 1};
 
-  /* Sort and sweep on x: boxes by their low x (ties by index, so the order and hence the
-     contact order are deterministic). */
+  /* Shapes placed, then the sort and sweep on x: boxes by their low x (ties by index, so
+     the order and hence the contact order are deterministic). */
+  if (parallel) lsim_team_run(set->team, detect_member, &job);
+  else place_shapes(&w, 0, S);
   sweep_order(box, S, order, keys, seen);
   for (int i = 0; i < S; ++i) {
     const ShapeBox *bx = &box[order[i]];
     lox[i] = bx->lo[0], hix[i] = bx->hi[0];
     sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
   }
-  Cone cone;
-  lsim_cone_weights(dim == 3 ? m->friction_directions : 0, cone.cs, cone.sn);
-  DirCache cache;
-  cache.ndir = -1;
-
-  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
-  const int test_z = dim == 3;
-  for (int oi = 0; oi < S; ++oi) {
-    const int i = order[oi];
-    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
-    const double hi0 = hix[oi];
-    const SweepBox wi = sweep[oi];
-    /* The boxes overlapping box i, in sweep order, gathered without branches (the same
-       comparisons as testing them one by one; NaN extents never separate): whether y
-       and z overlap is close to random, a branch on it mispredicts. */
-    int nc = 0;
-    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
-      const SweepBox *wj = &sweep[oj];
-      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
-                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
-      cand[nc] = oj;
-      nc += !apart;
-    }
-    for (int kc = 0; kc < nc; ++kc) {
-      const int j = order[cand[kc]];
-      if (body_i == m->shapes[j].body) continue;
-      const int dyn_j = box[j].dynamic;
-      if (!dyn_i && !dyn_j) continue;
-      /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
-      int a = i, b = j;
-      if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
-      const double pair_margin = margin + h * (box[a].speed + box[b].speed);
-      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, pair_margin, pts,
-                                         LSIM_MAX_MANIFOLD);
-      /* The pair's friction coefficient, once for all its points. */
-      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
-                               : 0.0;
-      for (int k = 0; k < np; ++k) {
-        const int rc = add_point_contact(set, m, box, &cone, &cache, a, b, mu, &pts[k]);
-        if (rc) return rc;
-      }
-    }
+  if (!parallel) {
+    DirCache cache;
+    cache.ndir = -1;
+    const PointSink sink = {set, &cache, NULL, NULL, NULL, NULL};
+    return sweep_pairs(&w, 0, S, cand, &sink);
   }
+
+  /* Pending points per chunk, then the chunks' places in sweep order, then the contacts
+     in place. */
+  struct LsimDetectTeam *p = set->parallel;
+  job.stage = 2;
+  lsim_team_run(set->team, detect_member, &job);
+  for (int k = 0; k < T; ++k)
+    if (p->member[k].rc) return p->member[k].rc;
+  int count = set->count, nrows = set->nrows;
+  p->first_contact = count;
+  for (int c = 0; c < p->nchunk; ++c) {
+    DetectChunk *ch = &p->chunk[c];
+    ch->first_contact = count, ch->first_row = nrows;
+    count += ch->count, nrows += ch->nrows;
+  }
+  if (reserve_contacts(set, count, nrows)) return LSIM_OUT_OF_MEMORY;
+  p->ncontacts = count - p->first_contact;
+  job.stage = 3;
+  lsim_team_run(set->team, detect_member, &job);
+  set->count = count, set->nrows = nrows;
   return 0;
 }
 

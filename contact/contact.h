@@ -60,6 +60,9 @@ typedef struct LsimContact {
   double slip_speed;    /* lambda: the cone's estimate of the sliding speed, m/s */
 } LsimContact;
 
+struct LsimTeam;
+struct LsimDetectTeam;
+
 typedef struct LsimContactSet {
   int count, capacity;
   LsimContact *contacts;  /* [count] */
@@ -67,6 +70,10 @@ typedef struct LsimContactSet {
   LsimJacRow *rows;       /* [nrows] */
   void *scratch;          /* detection workspace, grown on demand */
   size_t scratch_bytes;
+  /* Optional, borrowed: a thread team (lcp/team.h) that 2-D and 3-D detection splits its
+     work over; the contacts are the same, in the same order, with or without it. */
+  struct LsimTeam *team;
+  struct LsimDetectTeam *parallel; /* the team's workspaces (owned) */
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */
@@ -90,7 +97,9 @@ void lsim_cone_weights(int ndir, double *cs, double *sn);
  * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
  * largest speed any body can reach in the step (free velocities v_free [nv] given).
  * Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
- * friction. Returns 0 or LSIM_OUT_OF_MEMORY. */
+ * friction. 2-D and 3-D scenes of 256 shapes or more run on set->team when it has more
+ * than one member (the caller must not run the team meanwhile); the contacts and rows are
+ * those of one thread, bit for bit. Returns 0 or LSIM_OUT_OF_MEMORY. */
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,
                          LsimContactSet *set);
 

@@ -914,6 +914,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   prepare_inertias(s, m, st);
   prepare_free_velocities(s, m, st);
   s->last_error[0] = '\0';
+  s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
   if (!rc) rc = assemble(s, m, s->last_error, sizeof s->last_error);

@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contact/contact.h"
 #include "contact/geometry.h"
 #include "contact/math3.h"
+#include "lcp/team.h"
 
 #define TOL 1e-12
 #define PI 3.14159265358979323846
@@ -800,6 +802,115 @@ static void test_deep_penetration(void **state) {
   assert_true(fabs(fabs(c[0].normal[2]) - 1.0) <= TOL);
 }
 
+/* A heap for detection: a static floor (plane) and a static wall box, and n dynamic bodies
+ * of one shape each (spheres, boxes, capsules, points in turn) at random poses over a
+ * square of half width 3 and up to 2.4 above the floor, with random velocities (the speed
+ * bounds grow the boxes). */
+static void heap_model(LsimModel *m, LsimState *st, int dim, int n) {
+  *m = lsim_default_model();
+  m->dimension = dim;
+  m->friction_directions = dim == 3 ? 4 : 2;
+  m->contact_margin = 0.01;
+  LsimBody ground = lsim_default_body();
+  ground.type = LSIM_BODY_STATIC;
+  const int g = lsim_model_add_body(m, &ground);
+  LsimShape floor = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  floor.body = g;
+  lsim_model_add_shape(m, &floor);
+  LsimShape wall = shape(LSIM_SHAPE_BOX, 0, 0.1, 0.1, 0.1);
+  wall.half[1] = wall.half[2] = 3.5; /* a slab x in [2.9, 3.1] */
+  wall.pos[0] = 3.0;
+  wall.body = g;
+  lsim_model_add_shape(m, &wall);
+  static const LsimShapeType kinds[4] = {LSIM_SHAPE_SPHERE, LSIM_SHAPE_BOX, LSIM_SHAPE_CAPSULE,
+                                         LSIM_SHAPE_POINT};
+  for (int i = 0; i < n; ++i) {
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    for (int k = 0; k < 9; k += 4) b.inertia[k] = 0.1;
+    const int bi = lsim_model_add_body(m, &b);
+    LsimShape s = shape(kinds[i % 4], urange(0.1, 0.3), urange(0.1, 0.3), urange(0.1, 0.3),
+                        urange(0.1, 0.3));
+    s.body = bi;
+    s.mu = i % 7 == 0 ? 0.0 : 0.5; /* some frictionless pairs: contacts without cone rows */
+    lsim_model_add_shape(m, &s);
+  }
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    double *q = st->q + b->q_offset, *v = st->v + b->v_offset;
+    LsimPose p = random_pose(dim, 3.0);
+    p.p[dim - 1] = urange(0.0, 2.4); /* above the floor, some touching it */
+    for (int k = 0; k < dim; ++k) q[k] = p.p[k];
+    if (dim == 3) memcpy(q + 3, p.q, sizeof p.q);
+    else q[2] = 2.0 * atan2(p.q[3], p.q[0]);
+    for (int k = 0; k < b->nv; ++k) v[k] = urange(-1.0, 1.0);
+  }
+}
+
+/* The contacts of a and b are the same, in the same order: every field detection writes
+ * and every Jacobian row, bit for bit. */
+static void assert_same_contacts(const LsimContactSet *a, const LsimContactSet *b) {
+  assert_int_equal(a->count, b->count);
+  assert_int_equal(a->nrows, b->nrows);
+  for (int c = 0; c < a->count; ++c) {
+    const LsimContact *x = &a->contacts[c], *y = &b->contacts[c];
+    assert_true(x->id == y->id);
+    assert_int_equal(x->kind, y->kind);
+    assert_memory_equal(x->body, y->body, sizeof x->body);
+    assert_memory_equal(&x->gap, &y->gap, sizeof x->gap);
+    assert_memory_equal(x->point, y->point, sizeof x->point);
+    assert_memory_equal(x->normal, y->normal, sizeof x->normal);
+    assert_memory_equal(&x->mu, &y->mu, sizeof x->mu);
+    assert_int_equal(x->ndir, y->ndir);
+    if (x->ndir > 0) assert_memory_equal(x->tangent, y->tangent, sizeof x->tangent);
+    assert_int_equal(x->first_row, y->first_row);
+    assert_int_equal(x->source, y->source);
+  }
+  assert_memory_equal(a->rows, b->rows, (size_t)a->nrows * sizeof(LsimJacRow));
+}
+
+/* Detection split over a team finds the one-thread contacts, in the same order, bit for
+ * bit: teams of 2, 3 and 4 members, each twice (the second call on the kept workspace),
+ * in 2-D and 3-D, on a heap of 400 bodies (the team takes scenes of 256 shapes and more)
+ * with every pair of kinds, frictionless ones, and the floor's long run of pairs at the
+ * head of the sweep. Then the heap moved: the same again on the kept workspaces. */
+static void test_team_detection(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    LsimModel m;
+    LsimState st;
+    heap_model(&m, &st, dim, 400);
+    LsimTeam *team[5] = {NULL};
+    LsimContactSet par[5];
+    memset(par, 0, sizeof par);
+    for (int T = 2; T <= 4; ++T) {
+      assert_int_equal(lsim_team_create(&team[T], T), 0);
+      par[T].team = team[T];
+    }
+    for (int move = 0; move < 2; ++move) {
+      LsimContactSet one;
+      memset(&one, 0, sizeof one);
+      assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &one), 0);
+      assert_true(one.count > 400); /* a dense heap: pairs of every kind */
+      for (int T = 2; T <= 4; ++T)
+        for (int rep = 0; rep < 2; ++rep) {
+          assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &par[T]), 0);
+          assert_same_contacts(&one, &par[T]);
+        }
+      lsim_contacts_free(&one);
+      for (int i = 0; i < m.nbodies; ++i) /* the heap moves: positions by 0.05 v */
+        for (int k = 0; k < dim && m.bodies[i].nq > 0; ++k)
+          st.q[m.bodies[i].q_offset + k] += 0.05 * st.v[m.bodies[i].v_offset + k];
+    }
+    for (int T = 2; T <= 4; ++T) lsim_contacts_free(&par[T]), lsim_team_free(team[T]);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
@@ -813,6 +924,7 @@ int main(void) {
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
       cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
       cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
+      cmocka_unit_test(test_team_detection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
