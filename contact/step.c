@@ -601,6 +601,8 @@ typedef struct RowsJob {
   LsimStepper *s;
   const LsimModel *m;
   int n, shared, coupled, T;
+  int count;                             /* 1: count each slice's entries into start */
+  int start[LSIM_PGS_MAX_THREADS];       /* member k's first entry of J (and B) */
   int cq;                                /* also C and q (no joint rows) */
   int first[LSIM_PGS_MAX_THREADS + 1];   /* member k's contacts: first[k] .. first[k + 1] */
   int kc[LSIM_PGS_MAX_THREADS];          /* and the position of their first C entry */
@@ -613,12 +615,36 @@ static int rows_cut(const LsimStepper *s, int n, int k, int T) {
   return v;
 }
 
+/* The entries of J (and B) of variables [b, e): a row's dynamic bodies' velocities (a
+ * negated row: its source's). */
+static int count_entries(const LsimStepper *s, const LsimModel *m, int b, int e) {
+  const LsimContactSet *set = &s->contacts;
+  int k = 0;
+  for (int i = b; i < e; ++i) {
+    int vr = s->var_row[i];
+    if (vr == -1) continue;
+    if (vr <= -2) vr = s->var_row[-2 - vr];
+    const LsimJacRow *row = &set->rows[vr];
+    int nnz = 0;
+    for (int slot = 0; slot < 2; ++slot) {
+      const int bi = row->body[slot];
+      if (bi >= 0 && m->bodies[bi].type == LSIM_BODY_DYNAMIC) nnz += m->bodies[bi].nv;
+    }
+    k += nnz;
+  }
+  return k;
+}
+
 static void rows_slice(void *arg, int member) {
-  const RowsJob *j = arg;
+  RowsJob *j = arg;
   LsimStepper *s = j->s;
   const int b = rows_cut(s, j->n, member, j->T), e = rows_cut(s, j->n, member + 1, j->T);
+  if (j->count) {
+    j->start[member] = count_entries(s, j->m, b, e);
+    return;
+  }
   if (b < e) {
-    int k = s->J_ptr[b];
+    int k = j->start[member];
     rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
   }
   if (j->cq) (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0);
@@ -683,25 +709,18 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
   s->slices = 0;
   LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
   if (team) {
-    /* The rows' places first, then slices of the variables written at once, each cut
-       after a cone's lambda (so a negated row and its source are in one slice). */
-    for (int i = 0; i < n; ++i) {
-      s->J_ptr[i] = k;
-      if (!shared) s->B_ptr[i] = k;
-      const int vr = s->var_row[i];
-      if (vr >= 0) {
-        const LsimJacRow *row = &set->rows[vr];
-        for (int slot = 0; slot < 2; ++slot) {
-          const int bi = row->body[slot];
-          if (bi >= 0 && m->bodies[bi].type == LSIM_BODY_DYNAMIC) k += m->bodies[bi].nv;
-        }
-      } else if (vr <= -2) {
-        k += s->J_ptr[-2 - vr + 1] - s->J_ptr[-2 - vr];
-      }
-    }
-    s->J_ptr[n] = k;
+    /* Slices of the variables, each cut after a cone's lambda (so a negated row and its
+       source are in one slice): their entries counted, then written from where the
+       slices before them end. */
     RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled,
-                   .T = lsim_team_size(team), .cq = ne == 0};
+                   .T = lsim_team_size(team), .cq = ne == 0, .count = 1};
+    lsim_team_run(team, rows_slice, &job);
+    for (int t = 0; t < job.T; ++t) {
+      const int entries = job.start[t];
+      job.start[t] = k;
+      k += entries;
+    }
+    job.count = 0;
     if (job.cq) {
       /* Each member's contacts (those whose variables start in its slice) and where
          their C entries start. */
