@@ -29,9 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A slot of the warm-start table: an id and its index into prev_*, in use when its stamp
+ * is the table's (so the table empties by a new stamp, not by a pass over it). */
 typedef struct IdIndex {
   uint64_t id;
   int index;
+  unsigned stamp;
 } IdIndex;
 
 struct LsimStepper {
@@ -70,8 +73,9 @@ struct LsimStepper {
   int prev_count, prev_cap;
   double *prev_z;         /* [prev_zcap] */
   int prev_zcap;
-  IdIndex *table;         /* [table_size] open addressing by id: index into prev_*, -1 empty */
+  IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
   int table_size;         /* a power of two >= 2 prev_count, or 0 */
+  unsigned table_stamp;   /* the stamp of the slots in use (never 0) */
   /* B's own capacity: its pattern is J's with a block-diagonal mass, wider with a coupled
      one or after eliminating joint rows. */
   int b_cap;
@@ -813,7 +817,7 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
     if (!s->table_size) continue;
     for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
       const IdIndex *e = &s->table[h];
-      if (e->index < 0) break;
+      if (e->stamp != s->table_stamp) break;
       if (e->id != ct->id) continue;
       const int p = e->index;
       if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
@@ -849,12 +853,12 @@ static void warm_start(LsimStepper *s) {
   warm_range(s, 0, s->contacts.count, 0);
 }
 
-/* Stage 7: remember this step's impulses by id for the next warm start: the contacts'
- * ids, variables and sizes in order, and a hash table of ids (linear probing, at most half
- * full, so a lookup costs O(1) on average). */
-static int remember(LsimStepper *s) {
-  const LsimContactSet *set = &s->contacts;
-  const int count = set->count;
+/* Stage 7: this step's impulses remembered by id for the next warm start: the contacts'
+ * ids, variables and sizes in order, with z (by the slices, in impulses_range), and a hash
+ * table of ids (linear probing, at most half full, so a lookup costs O(1) on average).
+ * reserve_remember makes room first; remember builds the table. */
+static int reserve_remember(LsimStepper *s) {
+  const int count = s->contacts.count;
   int cap = s->prev_cap;
   if (lsim_grow((void **)&s->prev_id, &cap, count, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
   if (cap != s->prev_cap) {
@@ -867,15 +871,28 @@ static int remember(LsimStepper *s) {
     s->prev_cap = cap;
   }
   if (lsim_grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
-  if (s->f.n > 0) memcpy(s->prev_z, s->z, (size_t)s->f.n * sizeof(double));
-  for (int c = 0; c < count; ++c) {
+  return 0;
+}
+
+/* Contacts [c0, c1) remembered: id, first variable, size, and their part of z. */
+static void remember_range(LsimStepper *s, int c0, int c1) {
+  const LsimContactSet *set = &s->contacts;
+  for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
-    s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = contact_nvar(ct);
+    const int nvar = contact_nvar(ct);
+    s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
+    if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
   }
+}
+
+static int remember(LsimStepper *s) {
+  const int count = s->contacts.count;
   s->prev_count = count;
-  /* The table: grown (never shrunk) to a power of two at least twice the count. */
+  /* The table: grown (never shrunk) to a power of two at least twice the count; a new
+     stamp empties it (a wrapped one, and new memory, by a pass). */
   int size = s->table_size ? s->table_size : 16;
   while (size < 2 * count) size *= 2;
+  unsigned stamp = s->table_stamp + 1;
   if (size != s->table_size) {
     IdIndex *t = realloc(s->table, (size_t)size * sizeof *t);
     if (!t) {
@@ -883,12 +900,18 @@ static int remember(LsimStepper *s) {
       return LSIM_OUT_OF_MEMORY;
     }
     s->table = t, s->table_size = size;
+    stamp = 0;
   }
-  for (int i = 0; i < size; ++i) s->table[i].index = -1;
+  if (stamp == 0) {
+    for (int i = 0; i < size; ++i) s->table[i].stamp = 0;
+    stamp = 1;
+  }
+  s->table_stamp = stamp;
   for (int c = 0; c < count; ++c) {
-    unsigned h = id_slot(s->prev_id[c], size);
-    while (s->table[h].index >= 0 && s->table[h].id != s->prev_id[c]) h = (h + 1) & (unsigned)(size - 1);
-    if (s->table[h].index < 0) s->table[h] = (IdIndex){s->prev_id[c], c};
+    const uint64_t id = s->prev_id[c];
+    unsigned h = id_slot(id, size);
+    while (s->table[h].stamp == stamp && s->table[h].id != id) h = (h + 1) & (unsigned)(size - 1);
+    if (s->table[h].stamp != stamp) s->table[h] = (IdIndex){id, c, stamp};
   }
   return 0;
 }
@@ -921,6 +944,7 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
 static void impulses_slice(void *arg, int member) {
   LsimStepper *s = arg;
   impulses_range(s, s->slice_first[member], s->slice_first[member + 1]);
+  remember_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
@@ -1002,9 +1026,18 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
      id. */
   if (s->ne > 0) lsim_equality_impulses(s->equality, s->z, s->E_lambda);
+  rc = reserve_remember(s);
+  if (rc) {
+    stats->status = rc;
+    return rc;
+  }
   LsimTeam *team = slice_team(s);
-  if (team) lsim_team_run(team, impulses_slice, s);
-  else impulses_range(s, 0, set->count);
+  if (team) {
+    lsim_team_run(team, impulses_slice, s);
+  } else {
+    impulses_range(s, 0, set->count);
+    remember_range(s, 0, set->count);
+  }
   rc = remember(s);
   if (rc) {
     stats->status = rc;
