@@ -1446,8 +1446,10 @@ static int task_blocks(const LsimPgs *ws, int task, int m, int W, int *a, int *b
     oa = ws->cone_o[2 * task], ob = ws->cone_o[2 * task + 1];
     crossing = oa < 0;
   }
-  if ((oa >= 0 && oa % W) || (ob >= 0 && ob % W)) return -1;
-  *a = oa >= 0 ? oa / W : -1, *b = ob >= 0 ? ob / W : -1;
+  /* The divisions by the constant widths (a multiply, not a divide). */
+  const int qa = W == 6 ? oa / 6 : W == 3 ? oa / 3 : oa, qb = W == 6 ? ob / 6 : W == 3 ? ob / 3 : ob;
+  if ((oa >= 0 && qa * W != oa) || (ob >= 0 && qb * W != ob)) return -1;
+  *a = oa >= 0 ? qa : -1, *b = ob >= 0 ? qb : -1;
   return crossing;
 }
 
@@ -1459,20 +1461,20 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   /* The direction table is shared: at most one count other than 2 may need it (the
      sweeps use it for d > 4, the exact residual for d >= 4). */
   if (T < 2 || nt < PARALLEL_MIN_TASKS || nblk < 2 || ws->table_d < 0) return 0;
-  /* Scratch: lo, hi [nt]; ptr [nblk + 1]; adj [2 nt]; mark, queue, part_of [nblk]. */
-  const size_t need = (size_t)4 * nt + 4 * (size_t)nblk + 1;
+  /* Scratch: lo, hi, ta, tb [nt]; ptr [nblk + 1]; adj [2 nt]; mark, queue, part_of [nblk]. */
+  const size_t need = (size_t)6 * nt + 4 * (size_t)nblk + 1;
   if (need > INT_MAX || lsim_grow((void **)&ws->graph, &ws->graph_cap, (int)need, sizeof(int)) ||
       lsim_grow((void **)&ws->order, &ws->order_cap, nt, sizeof(int)))
     return LSIM_OUT_OF_MEMORY;
-  int *lo = ws->graph, *hi = lo + nt, *ptr = hi + nt, *adj = ptr + nblk + 1, *mark = adj + 2 * nt;
-  int *queue = mark + nblk, *part_of = queue + nblk;
-  /* Each task's blocks (lo, hi: block indices, -1 none; lo -2: a crossing task). */
+  int *lo = ws->graph, *hi = lo + nt, *ta = hi + nt, *tb = ta + nt, *ptr = tb + nt;
+  int *adj = ptr + nblk + 1, *mark = adj + 2 * nt, *queue = mark + nblk, *part_of = queue + nblk;
+  /* Each task's blocks (ta, tb: block indices, -1 none), and as lo, hi (lo -2: a crossing
+     task). */
   for (int t = 0; t < nt; ++t) {
-    int a, b;
-    const int crossing = task_blocks(ws, ws->tasks[t], m, W, &a, &b);
+    const int crossing = task_blocks(ws, ws->tasks[t], m, W, &ta[t], &tb[t]);
     if (crossing < 0) return 0;
-    lo[t] = crossing ? -2 : a;
-    hi[t] = b;
+    lo[t] = crossing ? -2 : ta[t];
+    hi[t] = tb[t];
   }
   /* The block graph (CSR; an edge per two-block task). */
   for (int v = 0; v <= nblk; ++v) ptr[v] = 0;
@@ -1531,17 +1533,15 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
   int *crossed = mark; /* [nblk], the ranks are done with */
   for (int v = 0; v < nblk; ++v) crossed[v] = 0;
   for (int t = 0; t < nt; ++t) {
-    int a, b;
     if (hi[t] != T) continue;
-    (void)task_blocks(ws, ws->tasks[t], m, W, &a, &b);
-    if (a >= 0) crossed[a] = 1;
-    if (b >= 0) crossed[b] = 1;
+    if (ta[t] >= 0) crossed[ta[t]] = 1;
+    if (tb[t] >= 0) crossed[tb[t]] = 1;
   }
   int fill[2 * LSIM_PGS_MAX_THREADS + 2] = {0}; /* groups: 2k boundary, 2k + 1 interior */
   for (int t = 0; t < nt; ++t) {
-    int a, b, g = 2 * T;
+    int g = 2 * T;
     if (hi[t] != T) {
-      (void)task_blocks(ws, ws->tasks[t], m, W, &a, &b);
+      const int a = ta[t], b = tb[t];
       g = 2 * hi[t] + !((a >= 0 && crossed[a]) || (b >= 0 && crossed[b]));
     }
     fill[g + 1]++;
@@ -1840,6 +1840,8 @@ static void fast_zero_test(LsimPgs *ws, const LsimFactoredLcp *f, const double *
 }
 
 /* The driver of run() for the fast path (prepared, width W): start, sweeps, stop test. */
+#include <time.h>
+double lsim_pg_t[8]; static double pnow(void){struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec+1e-9*t.tv_nsec;}
 static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
                     const LsimPgsOptions *opt, int warm, double *z, LsimPgsInfo *info) {
   const LsimFactoredLcp *f = ctx->f;
@@ -1853,8 +1855,10 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   LsimResidual r;
   /* With tol 0 the start only asks whether natural <= 0 (the final z's measures are
      recomputed below in any case). */
+  double P0 = pnow();
   if (opt->tol == 0.0) fast_zero_test(ws, f, z, w, scale, &r, W);
   else fast_exact_w(ws, f, z, w, scale, &r, W);
+  double P1 = pnow(); lsim_pg_t[3] += P1 - P0;
   const double target = opt->tol * scale;
   const int max_sweeps = opt->max_sweeps > 0 ? opt->max_sweeps : 10000;
   const double omega = opt->omega;
@@ -1867,6 +1871,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     sweep_batch(ws, f, z, omega, W, max_sweeps);
     sweeps = max_sweeps;
   }
+  double P2 = pnow(); lsim_pg_t[4] += P2 - P1;
   while (status != LSIM_SOLVED && sweeps < max_sweeps) {
     sweep_all(ws, f, z, omega, W);
     ++sweeps;
@@ -1895,6 +1900,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     }
   }
   fast_exact_w(ws, f, z, w, scale, &r, W);
+  lsim_pg_t[5] += pnow() - P2;
   /* A fixed budget's last iterate may be a solution (natural residual 0 with tol 0). */
   if (status == LSIM_MAX_ITERATIONS && r.natural <= target) status = LSIM_SOLVED;
   if (status != LSIM_BREAKDOWN && !isfinite(r.natural)) {
@@ -1915,6 +1921,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (!f || check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
+  double Q0 = pnow();
   if (reserve(ws, n, m + FAST_W)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   double scale = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -1933,8 +1940,11 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   }
   if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
   /* The fast path checks what it reads; anything else is checked whole first. */
+  double Q1 = pnow(); lsim_pg_t[0] += Q1 - Q0;
   const int W = fast_prepare(ws, f);
+  double Q2 = pnow(); lsim_pg_t[1] += Q2 - Q1;
   if (W && partition(ws, f, W, T)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  lsim_pg_t[2] += pnow() - Q2;
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
