@@ -266,12 +266,13 @@ static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t
 }
 
 /* World-frame inverse inertias of this step: R I^-1 R' (3-D). */
-static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState *st) {
+static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState *st, int b0,
+                             int b1) {
   if (m->dimension != 3) {
-    memcpy(s->inv_inertia, s->inv_inertia_body, (size_t)9 * m->nbodies * sizeof(double));
+    memcpy(s->inv_inertia + 9 * b0, s->inv_inertia_body + 9 * b0, (size_t)9 * (b1 - b0) * sizeof(double));
     return;
   }
-  for (int i = 0; i < m->nbodies; ++i) {
+  for (int i = b0; i < b1; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->type != LSIM_BODY_DYNAMIC) continue;
     double R[9], RA[9];
@@ -339,11 +340,12 @@ static double row_dot(const LsimModel *m, const LsimJacRow *r, const double *x) 
 /* Stage 1: free velocities v_free = v + h W (f + m g - gyroscopic) (dynamic), prescribed
  * (kinematic). The gyroscopic torque -w x (I w) is taken explicitly, at the start of the
  * step. */
-static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const LsimState *st) {
+static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const LsimState *st,
+                                    int b0, int b1) {
   const double h = m->time_step, t = st->time;
   const int dim = m->dimension;
   double f[LSIM_MAX_BODY_DOF], wf[LSIM_MAX_BODY_DOF];
-  for (int i = 0; i < m->nbodies; ++i) {
+  for (int i = b0; i < b1; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nv == 0) continue;
     double *vf = s->v_free + b->v_offset;
@@ -374,7 +376,11 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
     apply_inverse_mass(s, i, b, f, wf);
     for (int d = 0; d < b->nv; ++d) vf[d] = v[d] + h * wf[d];
   }
-  if (s->mass) {
+}
+
+/* The coupled mass's part of stage 1, after prepare_free_velocities over all bodies. */
+static void couple_free_velocities(LsimStepper *s, const LsimModel *m) {
+  {
     /* v_free = v + H^-1 h f over the dynamic velocities (static ones carry nothing,
        kinematic ones keep their prescribed values: their rows of H are the identity and
        their forces zero, so the solve leaves them unchanged in dv). */
@@ -947,15 +953,73 @@ static void impulses_slice(void *arg, int member) {
   remember_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
+/* Stages 5-6 for bodies [b0, b1): v' = v_free + B z (bz), q' = q + h v' (semi-implicit
+ * Euler); 3-D orientations rotate by the exponential map of h w' and are renormalized. */
+static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState *st,
+                            const double *bz, int b0, int b1) {
+  const double h = m->time_step;
+  for (int i = b0; i < b1; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    double *v = st->v + b->v_offset;
+    for (int d = 0; d < b->nv; ++d) v[d] = s->v_free[b->v_offset + d] + bz[b->v_offset + d];
+    if (b->nq == 0) continue;
+    double *q = st->q + b->q_offset;
+    if (m->dimension < 3) {
+      for (int d = 0; d < b->nq; ++d) q[d] += h * v[d];
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) q[d] += h * v[d];
+    double dq[4], nq[4];
+    lsim_quat_from_rotvec(dq, v + 3, h);
+    lsim_quat_mul(nq, dq, q + 3);
+    lsim_quat_normalize(nq);
+    memcpy(q + 3, nq, sizeof nq);
+  }
+}
+
+/* Scenes from this many bodies run stages 1 and 5-6 on the solver's team (when it has
+ * one), each member an equal share of the bodies. */
+enum { PARALLEL_MIN_BODIES = 256 };
+
+/* Stage 1 (start) or stages 5-6 (!start) of a share of the bodies. */
+typedef struct BodiesJob {
+  LsimStepper *s;
+  const LsimModel *m;
+  LsimState *st;
+  const double *bz;
+  int start, T;
+} BodiesJob;
+
+static void bodies_slice(void *arg, int member) {
+  const BodiesJob *j = arg;
+  const int b0 = (int)((long long)j->m->nbodies * member / j->T);
+  const int b1 = (int)((long long)j->m->nbodies * (member + 1) / j->T);
+  if (j->start) {
+    prepare_inertias(j->s, j->m, j->st, b0, b1);
+    prepare_free_velocities(j->s, j->m, j->st, b0, b1);
+  } else {
+    integrate_range(j->s, j->m, j->st, j->bz, b0, b1);
+  }
+}
+
+/* Runs a bodies job on the solver's team when the scene is large enough (and the mass
+ * block diagonal), else here. */
+static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const double *bz,
+                       int start) {
+  LsimTeam *team = m->nbodies >= PARALLEL_MIN_BODIES && !s->mass ? lsim_solver_team(s->solver) : NULL;
+  BodiesJob job = {s, m, st, bz, start, lsim_team_size(team)};
+  if (job.T > 1) lsim_team_run(team, bodies_slice, &job);
+  else job.T = 1, bodies_slice(&job, 0);
+}
+
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
   LsimStepStats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
-  const double h = m->time_step;
 
   /* Stage 1-2: free velocities, contacts. */
-  prepare_inertias(s, m, st);
-  prepare_free_velocities(s, m, st);
+  run_bodies(s, m, st, NULL, 1);
+  if (s->mass) couple_free_velocities(s, m);
   s->last_error[0] = '\0';
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
@@ -1000,26 +1064,9 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     bz = s->dv;
   }
-  for (int d = 0; d < m->nv; ++d) st->v[d] = s->v_free[d] + bz[d];
 
-  /* Stage 6: q' = q + h v' (semi-implicit Euler); 3-D orientations rotate by the
-     exponential map of h w' and are renormalized. */
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nq == 0) continue;
-    double *q = st->q + b->q_offset;
-    const double *v = st->v + b->v_offset;
-    if (m->dimension < 3) {
-      for (int d = 0; d < b->nq; ++d) q[d] += h * v[d];
-      continue;
-    }
-    for (int d = 0; d < 3; ++d) q[d] += h * v[d];
-    double dq[4], nq[4];
-    lsim_quat_from_rotvec(dq, v + 3, h);
-    lsim_quat_mul(nq, dq, q + 3);
-    lsim_quat_normalize(nq);
-    memcpy(q + 3, nq, sizeof nq);
-  }
+  /* Stage 6: q' = q + h v' (semi-implicit Euler), with stage 5 body by body. */
+  run_bodies(s, m, st, bz, 0);
   st->step += 1;
   st->time = m->time_step * st->step;
 

@@ -834,6 +834,84 @@ static void test_parallel_rows_same_problem(void **state) {
   free_pile(&b);
 }
 
+/* A scene of 301 boxes for the team's per-body stages: 300 boxes of unequal sides (so the
+ * gyroscopic term acts) spinning apart in the air, and one resting on a floor, whose
+ * contacts make every step solve a small LCP. */
+static void spinning_boxes(LsimModel *m, LsimState *st, int threads) {
+  *m = lsim_default_model();
+  m->dimension = 3;
+  m->gravity[2] = -9.81;
+  m->friction_directions = 4;
+  strcpy(m->solver.name, "pgs");
+  m->solver.threads = threads;
+  LsimBody ground = lsim_default_body();
+  ground.type = LSIM_BODY_STATIC;
+  const int g = lsim_model_add_body(m, &ground);
+  LsimShape floor = lsim_default_shape();
+  floor.type = LSIM_SHAPE_PLANE;
+  floor.body = g;
+  lsim_model_add_shape(m, &floor);
+  LsimRng rng = lsim_rng(11);
+  for (int i = 0; i <= 300; ++i) {
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    const double half[3] = {0.05 + 0.1 * lsim_rng_uniform(&rng), 0.05 + 0.1 * lsim_rng_uniform(&rng),
+                            0.05 + 0.1 * lsim_rng_uniform(&rng)};
+    lsim_inertia_box(b.mass, half, b.inertia);
+    const int bi = lsim_model_add_body(m, &b);
+    LsimShape s = lsim_default_shape();
+    s.type = LSIM_SHAPE_BOX;
+    s.body = bi;
+    memcpy(s.half, half, sizeof half);
+    lsim_model_add_shape(m, &s);
+  }
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  for (int i = 1; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    double *q = st->q + b->q_offset, *v = st->v + b->v_offset;
+    q[3] = 1.0;
+    if (i == 1) { /* on the floor */
+      q[2] = m->shapes[b->first_shape].half[2];
+      continue;
+    }
+    /* The others on a grid 1 m apart, 10 m up, spinning at up to 10 rad/s about each axis. */
+    q[0] = (i % 20) * 1.0, q[1] = (i / 20) * 1.0 + 2.0, q[2] = 10.0;
+    for (int k = 3; k < 6; ++k) v[k] = 20.0 * (lsim_rng_uniform(&rng) - 0.5);
+  }
+}
+
+/* Stages 1 (inertias, free velocities) and 5-6 (velocity and pose updates) run on the
+ * solver's team, a share of the bodies each, from 256 bodies: a run with 2 threads whose
+ * LCPs are too small for the team (fewer than 128 cones: the natural order, as with one
+ * thread) repeats the one-thread run bit for bit over 30 steps. */
+static void test_parallel_bodies_same_state(void **state) {
+  (void)state;
+  LsimModel m[2];
+  LsimState st[2];
+  LsimStepper *stepper[2];
+  for (int k = 0; k < 2; ++k) {
+    spinning_boxes(&m[k], &st[k], k + 1);
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&stepper[k], &m[k], NULL, err, sizeof err), 0);
+  }
+  assert_true(m[0].nbodies >= 256);
+  for (int step = 0; step < 30; ++step)
+    for (int k = 0; k < 2; ++k) {
+      LsimStepStats ss;
+      assert_int_equal(lsim_step(stepper[k], &m[k], &st[k], &ss), LSIM_SOLVED);
+      assert_true(ss.ncontacts >= 1 && ss.ncontacts < 128);
+    }
+  assert_non_null(lsim_solver_team(lsim_stepper_solver(stepper[1]))); /* the path taken */
+  assert_memory_equal(st[0].q, st[1].q, (size_t)m[0].nq * sizeof(double));
+  assert_memory_equal(st[0].v, st[1].v, (size_t)m[0].nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    lsim_stepper_free(stepper[k]);
+    lsim_state_free(&st[k]);
+    lsim_model_free(&m[k]);
+  }
+}
+
 /* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
  * data/pile_100.json) and comes to rest like the one-thread run: every sphere's speed
  * below 0.03 m/s in both (they hit the pile at up to 5 m/s; at rest they creep by what
@@ -1014,6 +1092,7 @@ int main(void) {
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_rows_same_problem),
       cmocka_unit_test(test_parallel_run_repeats),
+      cmocka_unit_test(test_parallel_bodies_same_state),
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_empty),
