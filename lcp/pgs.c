@@ -118,6 +118,8 @@ struct LsimPgs {
   int table_d;  /* the one direction count above 2 among the cones, whose table the
                    parallel stages share (0: none; -1: two or more, stages stay serial) */
   int threads_now; /* this solve's options.threads (1 when 0) */
+  int last_W;      /* the block width of the last fast solve (0: none): the guess the
+                      prepare stage builds the table at while it measures the width */
 };
 
 LsimPgsOptions lsim_default_pgs_options(void) {
@@ -1110,8 +1112,10 @@ typedef struct PrepareJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
   int *runs, *ri;
-  int stage, W, T; /* stage 0: runs (W per member); 1: table entries at width W */
+  int stage, W, T; /* stage 0: runs (W per member); 1: table entries at width W; 2: both,
+                      the entries at the guess W */
   int Wm[LSIM_PGS_MAX_THREADS], bad[LSIM_PGS_MAX_THREADS];
+  int entries_bad[LSIM_PGS_MAX_THREADS]; /* stage 2: an entry failed at the guess */
 } PrepareJob;
 
 static void prepare_chunk(void *arg, int member) {
@@ -1119,9 +1123,19 @@ static void prepare_chunk(void *arg, int member) {
   const int nc = j->f->ncones;
   const int b = (int)((long long)nc * member / j->T), e = (int)((long long)nc * (member + 1) / j->T);
   int bad = 0, W = 0;
-  for (int c = b; c < e && !bad; ++c)
-    bad = j->stage == 0 ? cone_runs(j->f, c, j->runs, &W)
-                        : prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri);
+  if (j->stage == 2) {
+    /* Both at once, the entries at the guessed width j->W: each cone's runs, then (while
+       they are in the cache) its entry; a cone whose entry fails is counted in bad only
+       if the guess stands (the caller redoes the entries at the measured width). */
+    for (int c = b; c < e && !bad; ++c) {
+      bad = cone_runs(j->f, c, j->runs, &W);
+      if (!bad && prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri)) j->entries_bad[member] = 1;
+    }
+  } else {
+    for (int c = b; c < e && !bad; ++c)
+      bad = j->stage == 0 ? cone_runs(j->f, c, j->runs, &W)
+                          : prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri);
+  }
   j->bad[member] = bad;
   j->Wm[member] = W;
 }
@@ -1183,14 +1197,6 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   int W = 0;
   for (int i = 0; i < n; ++i)
     if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &W) || !c_row_sound(f, i))) return 0;
-  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri};
-  if (prepare_stage(&job, 0)) return 0;
-  for (int k = 0; k < job.T; ++k)
-    if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
-  if (W != 1 && W != 3 && W != 6) return 0;
-  job.W = W;
-  for (int i = 0; i < n; ++i)
-    if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
       lsim_grow((void **)&ws->cone_o, &ws->cone_o_cap, 2 * f->ncones, sizeof(int)) ||
       lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
@@ -1204,14 +1210,32 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     if (d != 2 && d != ws->table_d) ws->table_d = ws->table_d ? -1 : d;
   }
   if (ws->table_d > 0) direction_table(ws, ws->table_d);
+  /* The cones' runs (the width W is the shortest of all), and their table entries at W:
+     in one pass at the last solve's width when there is one (the runs and entries of a
+     cone while its rows are in the cache), redone at the measured width should it differ. */
+  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri, .W = ws->last_W};
+  const int guess = ws->table_d >= 0 && (job.W == 1 || job.W == 3 || job.W == 6);
+  if (guess) memset(job.entries_bad, 0, sizeof job.entries_bad);
+  if (prepare_stage(&job, guess ? 2 : 0)) return 0;
+  for (int k = 0; k < job.T; ++k)
+    if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
+  if (W != 1 && W != 3 && W != 6) return 0;
+  int entries_done = guess && W == job.W;
+  if (entries_done)
+    for (int k = 0; k < job.T; ++k)
+      if (job.entries_bad[k]) return 0;
+  job.W = W;
+  for (int i = 0; i < n; ++i)
+    if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
   if (ws->table_d < 0) {
     for (int c = 0; c < f->ncones; ++c) {
       if (f->cones[c].ndir > 2) direction_table(ws, f->cones[c].ndir);
       if (prepare_cone(ws, f, c, W, runs, ri)) return 0;
     }
-  } else if (prepare_stage(&job, 1)) {
+  } else if (!entries_done && prepare_stage(&job, 1)) {
     return 0;
   }
+  ws->last_W = W;
 #undef SAME_BLOCKS
   /* Scalars, and the sweep order (a cone at its first variable, as run() does). */
   int nt = 0, ns = 0;

@@ -611,6 +611,68 @@ static void test_no_allocation_in_steady_state(void **state) {
   free_problem(&small);
 }
 
+/* A stepper's LCP after some steps of a scene solved by "pgs". */
+typedef struct SceneLcp {
+  LsimModel model;
+  LsimState state;
+  LsimStepper *stepper;
+} SceneLcp;
+
+static const LsimFactoredLcp *scene_lcp(SceneLcp *p, const char *path, int steps) {
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load(path, &p->model, &p->state, &text, &serr), 0);
+  free(text);
+  strcpy(p->model.solver.name, "pgs");
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&p->stepper, &p->model, NULL, err, sizeof err), 0);
+  for (int k = 0; k < steps; ++k) lsim_step(p->stepper, &p->model, &p->state, NULL);
+  return lsim_stepper_factored(p->stepper);
+}
+
+static void free_scene_lcp(SceneLcp *p) {
+  lsim_stepper_free(p->stepper);
+  lsim_state_free(&p->state);
+  lsim_model_free(&p->model);
+}
+
+/* A kept workspace builds its cone table at the last solve's block width while it
+ * measures the new one, and rebuilds it when they differ: the LCPs of a 3-D pile (width
+ * 6) and a 2-D box on an incline (width 3), both with friction cones, solved in turns and
+ * twice in a row by one workspace (guesses wrong and right) give each the z of a fresh
+ * workspace, bit for bit, on the fast path (it hands back B z), with the same sweeps and
+ * residual. */
+static void test_kept_workspace_width_change(void **state) {
+  (void)state;
+  SceneLcp sp, si;
+  const LsimFactoredLcp *lcp[2] = {scene_lcp(&sp, "data/pile_100.json", 40),
+                                   scene_lcp(&si, "data/incline_2d.json", 5)};
+  assert_true(lcp[0]->ncones > 0 && lcp[1]->ncones > 0);
+  LsimPgs *kept = lsim_pgs_create();
+  LsimPgsOptions o = lsim_default_pgs_options();
+  o.tol = 0.0, o.max_sweeps = 25;
+  static const int turns[] = {0, 0, 1, 1, 0, 1, 0};
+  for (int t = 0; t < (int)(sizeof turns / sizeof turns[0]); ++t) {
+    const LsimFactoredLcp *f = lcp[turns[t]];
+    double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+    LsimPgsInfo ia = {0}, ib = {0};
+    LsimPgs *fresh = lsim_pgs_create();
+    const int sa = lsim_pgs_solve_factored(fresh, f, &o, 0, za, &ia);
+    const int sb = lsim_pgs_solve_factored(kept, f, &o, 0, zb, &ib);
+    assert_int_equal(sa, sb);
+    assert_int_equal(ia.sweeps, ib.sweeps);
+    assert_memory_equal(za, zb, (size_t)f->n * sizeof(double));
+    assert_true(ia.residual == ib.residual);
+    assert_non_null(ia.bz);
+    assert_non_null(ib.bz);
+    lsim_pgs_free(fresh);
+    free(za), free(zb);
+  }
+  lsim_pgs_free(kept);
+  free_scene_lcp(&sp);
+  free_scene_lcp(&si);
+}
+
 /* ---- (6b) parallel sweeps ---- */
 
 /* The team: every member runs each job exactly once, and the caller sees the members'
@@ -1088,6 +1150,7 @@ int main(void) {
       cmocka_unit_test(test_frictional_converges),
       cmocka_unit_test(test_front_end),
       cmocka_unit_test(test_no_allocation_in_steady_state),
+      cmocka_unit_test(test_kept_workspace_width_change),
       cmocka_unit_test(test_team_runs_each_member_once),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_rows_same_problem),
