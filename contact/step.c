@@ -429,14 +429,17 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
     s->nnz_cap = cap;
   }
   if (nnz > s->b_cap) {
-    /* B may be wider than J (coupled mass, joints): it keeps its own capacity. */
-    int *b = realloc(s->B_idx, (size_t)nnz * sizeof(int));
+    /* B may be wider than J (coupled mass, joints): it keeps its own capacity, grown
+       geometrically too (a pile's slowly growing contact count reallocates it rarely). */
+    int cap = s->b_cap ? s->b_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *b = realloc(s->B_idx, (size_t)cap * sizeof(int));
     if (!b) return LSIM_OUT_OF_MEMORY;
     s->B_idx = b;
-    double *d = realloc(s->B_val, (size_t)nnz * sizeof(double));
+    double *d = realloc(s->B_val, (size_t)cap * sizeof(double));
     if (!d) return LSIM_OUT_OF_MEMORY;
     s->B_val = d;
-    s->b_cap = nnz;
+    s->b_cap = cap;
   }
   if (nc > s->c_cap) {
     int cap = s->c_cap ? s->c_cap : 64;
