@@ -670,7 +670,17 @@ static void rows_slice(void *arg, int member) {
 static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
   LsimContactSet *set = &s->contacts;
   const double h = m->time_step;
-  int n = 0, nc = 0, ne = 0;
+  /* Room for the variables, entries and couplings at their bounds from the rows (a
+     contact has at most one variable more than rows, its lambda; at most two entries of C
+     per row), so that one pass over the contacts places them. */
+  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
+  if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
+      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+    return LSIM_OUT_OF_MEMORY;
+
+  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
+     (joint rows: their own numbering). */
+  int n = 0, nc = 0, ne = 0, ncones = 0;
   for (int c = 0; c < set->count; ++c) {
     LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
@@ -678,22 +688,8 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
       continue;
     }
     ct->first_var = n;
-    n += contact_nvar(ct);
     nc += contact_c_entries(ct);
-  }
-  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
-  if (reserve_lcp(s, n, nnz, nc) || reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF) ||
-      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
-    return LSIM_OUT_OF_MEMORY;
-  s->dense_valid = 0;
-  s->ne = ne;
-
-  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure. */
-  int ncones = 0;
-  for (int c = 0; c < set->count; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
-    int var = ct->first_var, row = ct->first_row;
+    int var = n, row = ct->first_row;
     const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
     /* Detection's even cones: direction d + ndir/2 is the exact negative of d
@@ -710,8 +706,13 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
                                            .lambda = var,
                                            .mu = ct->mu,
                                            .uniform = 1};
+      ++var;
     }
+    n = var;
   }
+  if (reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF)) return LSIM_OUT_OF_MEMORY;
+  s->dense_valid = 0;
+  s->ne = ne;
 
   /* J (CSR) and B (CSC): with a block-diagonal mass B = W J' has J's pattern, and shares
      J's pointer and index arrays unless joint rows are eliminated below (which widen B).
