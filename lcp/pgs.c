@@ -1500,14 +1500,18 @@ static int partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
     lo[t] = crossing ? -2 : ta[t];
     hi[t] = tb[t];
   }
-  /* The block graph (CSR; an edge per two-block task). */
+  /* The block graph (CSR; an edge per two-block task, but one for a run of tasks on the
+     same pair, such as a manifold's points: the repeat would follow its first entry in
+     both lists, where the searches below skip it anyway, so the order is the same). */
   for (int v = 0; v <= nblk; ++v) ptr[v] = 0;
   for (int t = 0; t < nt; ++t)
-    if (lo[t] >= 0 && hi[t] >= 0) ptr[lo[t] + 1]++, ptr[hi[t] + 1]++;
+    if (lo[t] >= 0 && hi[t] >= 0 && !(t > 0 && lo[t] == lo[t - 1] && hi[t] == hi[t - 1]))
+      ptr[lo[t] + 1]++, ptr[hi[t] + 1]++;
   for (int v = 0; v < nblk; ++v) ptr[v + 1] += ptr[v];
   for (int v = 0; v < nblk; ++v) mark[v] = ptr[v]; /* fill positions */
   for (int t = 0; t < nt; ++t)
-    if (lo[t] >= 0 && hi[t] >= 0) adj[mark[lo[t]]++] = hi[t], adj[mark[hi[t]]++] = lo[t];
+    if (lo[t] >= 0 && hi[t] >= 0 && !(t > 0 && lo[t] == lo[t - 1] && hi[t] == hi[t - 1]))
+      adj[mark[lo[t]]++] = hi[t], adj[mark[hi[t]]++] = lo[t];
   /* Breadth-first order, component by component, each from a pseudo-peripheral block. */
   for (int v = 0; v < nblk; ++v) mark[v] = -1;
   int placed = 0;
