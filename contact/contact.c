@@ -586,14 +586,13 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
  * positions, is cut into one segment per pair of members (by their number); in a segment
  * the first member claims chunks from its front and the second from its back, one at a
  * time, until they meet, so the pair finishes together however the work is spread (the
- * floor's long run of pairs comes first in the order) and each member's chunks stay
- * contiguous: its contacts come in one run of the contact order, as its rows do in the
- * assembly and its part in the PGS sweeps, and stay in its cache from stage to stage.
+ * floor's long run of pairs comes first in the order).
  * Each chunk is collided into its member's pending points. One thread adds up where each
  * chunk's contacts and rows start, chunk after chunk in sweep order (the one-thread
- * order); stage 3: each member writes the contacts and rows of its chunks in place. The
- * contacts are those of one thread, in the same order, bit for bit: which member
- * collides a chunk moves work between members, never the result. */
+ * order); stage 3: each member writes an equal share of the contacts and their rows in
+ * place (as the assembly's slices will read them), from whichever member's pending points
+ * hold them. The contacts are those of one thread, in the same order, bit for bit: which
+ * member collides or writes a chunk moves work between members, never the result. */
 
 enum {
   PARALLEL_MIN_SHAPES = 256, /* below: one thread (the hand-offs cost more) */

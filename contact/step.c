@@ -680,7 +680,7 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
 
   /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
      (joint rows: their own numbering). */
-  int n = 0, nc = 0, ne = 0, ncones = 0;
+  int n = 0, ne = 0, ncones = 0;
   for (int c = 0; c < set->count; ++c) {
     LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
@@ -688,7 +688,6 @@ static int assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen
       continue;
     }
     ct->first_var = n;
-    nc += contact_c_entries(ct);
     int var = n, row = ct->first_row;
     const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
