@@ -655,6 +655,20 @@ static int finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
   return status;
 }
 
+/* A sweep's stop-test bookkeeping, shared by the generic and the fast driver: the trace
+ * entry of sweep `sweeps` (when asked for and there is room); a natural residual that is
+ * not finite is divergence: z is left finite (negative and non-finite entries to 0) and 1
+ * returned, for the caller to report LSIM_BREAKDOWN. */
+static int after_sweep(LsimPgsInfo *info, int sweeps, double natural, double *z, int n) {
+  if (info && info->trace && sweeps <= info->trace_capacity) {
+    info->trace[sweeps - 1] = natural;
+    info->trace_len = sweeps;
+  }
+  if (isfinite(natural)) return 0;
+  for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;
+  return 1;
+}
+
 /* The solve proper, after the input checks and reserve(ws, n, ...): cone membership,
  * inverse diagonal, start, sweeps, stop test. scale is lsim_lcp_scale of the problem. */
 /* Inlined into each form's entry point, so that the backend calls are direct. */
@@ -776,13 +790,7 @@ static inline int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncon
     if (be->all_w) be->all_w(ctx, w);
     natural = 0.0;
     for (int i = 0; i < n; ++i) natural = fmax(natural, fabs(fmin(z[i], w[i])));
-    if (info && info->trace && sweeps <= info->trace_capacity) {
-      info->trace[sweeps - 1] = natural;
-      info->trace_len = sweeps;
-    }
-    if (!isfinite(natural)) {
-      /* Divergence: report it, leave a finite z. */
-      for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;
+    if (after_sweep(info, sweeps, natural, z, n)) {
       status = LSIM_BREAKDOWN;
       break;
     }
@@ -1868,8 +1876,6 @@ static void fast_zero_test(LsimPgs *ws, const LsimFactoredLcp *f, const double *
 }
 
 /* The driver of run() for the fast path (prepared, width W): start, sweeps, stop test. */
-#include <time.h>
-double lsim_pg_t[8]; static double pnow(void){struct timespec t; clock_gettime(CLOCK_MONOTONIC,&t); return t.tv_sec+1e-9*t.tv_nsec;}
 static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
                     const LsimPgsOptions *opt, int warm, double *z, LsimPgsInfo *info) {
   const LsimFactoredLcp *f = ctx->f;
@@ -1883,10 +1889,8 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   LsimResidual r;
   /* With tol 0 the start only asks whether natural <= 0 (the final z's measures are
      recomputed below in any case). */
-  double P0 = pnow();
   if (opt->tol == 0.0) fast_zero_test(ws, f, z, w, scale, &r, W);
   else fast_exact_w(ws, f, z, w, scale, &r, W);
-  double P1 = pnow(); lsim_pg_t[3] += P1 - P0;
   const double target = opt->tol * scale;
   const int max_sweeps = opt->max_sweeps > 0 ? opt->max_sweeps : 10000;
   const double omega = opt->omega;
@@ -1899,7 +1903,6 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     sweep_batch(ws, f, z, omega, W, max_sweeps);
     sweeps = max_sweeps;
   }
-  double P2 = pnow(); lsim_pg_t[4] += P2 - P1;
   while (status != LSIM_SOLVED && sweeps < max_sweeps) {
     sweep_all(ws, f, z, omega, W);
     ++sweeps;
@@ -1913,12 +1916,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
       const double zi = z[i], wi = w[i], a = fabs(zi < wi || zi != zi ? zi : wi);
       natural = a > natural || a != a ? a : natural;
     }
-    if (info && info->trace && sweeps <= info->trace_capacity) {
-      info->trace[sweeps - 1] = natural;
-      info->trace_len = sweeps;
-    }
-    if (!isfinite(natural)) {
-      for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;
+    if (after_sweep(info, sweeps, natural, z, n)) {
       status = LSIM_BREAKDOWN;
       break;
     }
@@ -1928,7 +1926,6 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     }
   }
   fast_exact_w(ws, f, z, w, scale, &r, W);
-  lsim_pg_t[5] += pnow() - P2;
   /* A fixed budget's last iterate may be a solution (natural residual 0 with tol 0). */
   if (status == LSIM_MAX_ITERATIONS && r.natural <= target) status = LSIM_SOLVED;
   if (status != LSIM_BREAKDOWN && !isfinite(r.natural)) {
@@ -1949,7 +1946,6 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (!f || check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
-  double Q0 = pnow();
   if (reserve(ws, n, m + FAST_W)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   double scale = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -1968,11 +1964,8 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   }
   if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
   /* The fast path checks what it reads; anything else is checked whole first. */
-  double Q1 = pnow(); lsim_pg_t[0] += Q1 - Q0;
   const int W = fast_prepare(ws, f);
-  double Q2 = pnow(); lsim_pg_t[1] += Q2 - Q1;
   if (W && partition(ws, f, W, T)) return finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
-  lsim_pg_t[2] += pnow() - Q2;
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
