@@ -1012,7 +1012,7 @@ static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const 
   LsimTeam *team = m->nbodies >= PARALLEL_MIN_BODIES && !s->mass ? lsim_solver_team(s->solver) : NULL;
   BodiesJob job = {s, m, st, bz, start, lsim_team_size(team)};
   if (job.T > 1) lsim_team_run(team, bodies_slice, &job);
-  else job.T = 1, bodies_slice(&job, 0);
+  else bodies_slice(&job, 0);
 }
 
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
