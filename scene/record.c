@@ -78,6 +78,8 @@ struct LsimRecord {
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
   char msg[512];       /* its message */
+  LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
+  char end_reason[512];
 };
 
 /* The innermost HDF5 error description, walked from the default stack into buf. */
@@ -769,6 +771,12 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
 
 int64_t lsim_record_hdf5_file(const LsimRecord *r) { return (int64_t)r->file; }
 
+void lsim_record_set_end(LsimRecord *r, LsimRunEnd end, const char *reason) {
+  if (!r) return;
+  r->end = end;
+  snprintf(r->end_reason, sizeof r->end_reason, "%s", reason ? reason : "");
+}
+
 int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   if (!r) return 0;
   if (!keep) {
@@ -793,6 +801,10 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   if (r->njoints > 0) write_double(r, "/summary/max_joint_error", r->max_joint_error, "m");
   write_double(r, "/summary/solver_wall_time", r->solver_wall, "s");
   write_double(r, "/summary/wall_time_total", elapsed, "s");
+  static const char *const end_names[] = {"completed", "stopped", "interrupted"};
+  write_strings(r, "/summary/run_end", end_names[r->end], 0, -1);
+  write_int(r, "/summary/run_end_step", r->steps);
+  write_strings(r, "/summary/run_end_reason", r->end_reason, 0, -1);
 
   /* Close every dataset, then the file; rename only a complete file. */
   for (int k = 0; k < S_COUNT; ++k) {

@@ -36,6 +36,18 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
  * until lsim_record_close. */
 int64_t lsim_record_hdf5_file(const LsimRecord *r);
 
+/* How a run ended, written at close as /summary/run_end ("completed", "stopped",
+ * "interrupted"), /summary/run_end_step (the last step recorded) and
+ * /summary/run_end_reason (one line; "" when completed). Until this is called a run is
+ * "completed". stopped: the run itself ended early (a diverging state, a solver failure
+ * under the "stop" policy); interrupted: a signal ended it. Keeps a copy of reason. */
+typedef enum {
+  LSIM_RUN_COMPLETED = 0,
+  LSIM_RUN_STOPPED = 1,
+  LSIM_RUN_INTERRUPTED = 2
+} LsimRunEnd;
+void lsim_record_set_end(LsimRecord *r, LsimRunEnd end, const char *reason);
+
 /* Writes the summary datasets, flushes, closes and renames to the final path. With
  * keep = 0 (a run that failed before finishing its setup, say) the partial file is
  * removed instead. 0 or < 0 with a message in err. Frees r in every case. */

@@ -405,6 +405,11 @@ static void check_sample(const char *path) {
   assert_true(read_scalar_d(f, "/summary/solver_wall_time") == 0.25e-6 + 0.5e-6 + 0.75e-6);
   double wall = read_scalar_d(f, "/summary/wall_time_total");
   assert_true(wall >= 0 && wall < 60);
+  read_strings(f, "/summary/run_end", -1, s);
+  assert_string_equal(s[0], "completed");
+  assert_int_equal(read_scalar_i(f, "/summary/run_end_step"), 3);
+  read_strings(f, "/summary/run_end_reason", -1, s);
+  assert_string_equal(s[0], "");
 
   /* Only fixed-length strings anywhere: checked above for each string dataset. */
   assert_true(H5Fclose(f) >= 0);
@@ -445,6 +450,38 @@ static void test_keep0(void **state) {
   assert_false(exists(path));
   assert_false(exists(partial));
   assert_int_equal(rmdir(dir), 0); /* empty */
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* A run marked stopped keeps its steps and says how and why it ended. */
+static void test_run_end_stopped(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  lsim_record_set_end(r, LSIM_RUN_STOPPED, "step 3: body 'a' velocity is not finite");
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  char str[1][256];
+  read_strings(f, "/summary/run_end", -1, str);
+  assert_string_equal(str[0], "stopped");
+  assert_int_equal(read_scalar_i(f, "/summary/run_end_step"), 2);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 2);
+  read_strings(f, "/summary/run_end_reason", -1, str);
+  assert_string_equal(str[0], "step 3: body 'a' velocity is not finite");
+  assert_true(H5Fclose(f) >= 0);
+  unlink(path);
+  rmdir(dir);
   lsim_state_free(&s);
   lsim_model_free(&m);
 }
@@ -1207,7 +1244,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
       cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
       cmocka_unit_test(test_3d_roundtrip),    cmocka_unit_test(test_2d_roundtrip),
-      cmocka_unit_test(test_constraints_roundtrip),
+      cmocka_unit_test(test_constraints_roundtrip), cmocka_unit_test(test_run_end_stopped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
