@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/blas.h"
 #include "lcp/lcp.h"
 
 enum { RHS_BLOCK = 8 }; /* right-hand sides per solve */
@@ -43,6 +44,7 @@ struct LsimEquality {
 LsimEquality *lsim_equality_create(void) {
   LsimEquality *e = calloc(1, sizeof *e);
   if (!e) return NULL;
+  lsim_blas_one_thread();
   cholmod_start(&e->common);
   e->common.print = 0;
   e->started = 1;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/blas.h"
 #include "lcp/lcp.h"
 
 struct LsimMassFactor {
@@ -66,6 +67,7 @@ int lsim_mass_factor_create(LsimMassFactor **out, const LsimModel *model, char *
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
   }
+  lsim_blas_one_thread();
   cholmod_start(&f->common);
   f->common.print = 0; /* our messages, not CHOLMOD's */
   f->common.error_handler = NULL;

@@ -67,6 +67,7 @@
  * None of the accepted solvers modified M or q; none hung on an infeasible n = 50 problem.
  */
 #include "siconos_adapter.h"
+#include "blas.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -207,8 +208,9 @@ static int create_entry(LsimSiconos **out, int i, char *err, size_t errlen) {
   s->n = -1;
   s->capture_fd = -1;
   s->prints = k_solvers[i].prints;
-  /* Siconos prints progress when verbose; keep it quiet. */
+  /* Siconos prints progress when verbose; keep it quiet. Its BLAS runs in one thread. */
   numerics_set_verbose(0);
+  lsim_blas_one_thread();
   *out = s;
   return 0;
 }
