@@ -3,7 +3,7 @@
 #   make check     unit tests (plain and under AddressSanitizer + UBSan) and end-to-end tests
 #   make bench     benchmarks against peers run in the same process
 #   make clean
-# Layers, each a directory; dependencies point one way: cli -> scene -> contact -> lcp.
+# Layers, each a directory; dependencies point one way: cli -> compare -> scene -> contact -> lcp.
 
 CC      ?= cc
 VERSION := 0.1.0
@@ -24,7 +24,7 @@ BENCH_LIBS := -lode
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c)
+LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c compare/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)

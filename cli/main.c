@@ -7,29 +7,16 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "compare/spec.h"
 #include "lcp/solver.h"
 
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
 #endif
 
-int lsim_cli_parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end || errno || !isfinite(v)) return -1;
-  *out = v;
-  return 0;
-}
-
-int lsim_cli_parse_int(const char *s, int *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) return -1;
-  *out = (int)v;
-  return 0;
-}
+/* The strict parsers of the comparison layer (compare/spec.h). */
+int lsim_cli_parse_double(const char *s, double *out) { return lsim_parse_double(s, out); }
+int lsim_cli_parse_int(const char *s, int *out) { return lsim_parse_int(s, out); }
 
 static void usage(FILE *f) {
   fprintf(f,

@@ -1,0 +1,662 @@
+/* compare.c: complementarity solvers compared on identical problems (compare/compare.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare/compare.h"
+#include "compare/output.h"
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/datfile.h"
+#include "lcp/quality.h"
+#include "lcp/solver.h"
+#include "scene/lcpdump.h"
+#include "scene/scene.h"
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  const size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* Default output: SCENE's base name + "_compare.h5" in the current folder. */
+static void default_output(const char *scene, char *buf, size_t len) {
+  const char *base = strrchr(scene, '/');
+  base = base ? base + 1 : scene;
+  size_t n = strlen(base);
+  if (ends_with(base, ".json")) n -= 5;
+  snprintf(buf, len, "%.*s_compare.h5", (int)n, base);
+}
+
+/* A solver context for spec with warm start on or off; 0 or -1 with err. */
+static int make_solver(LsimSolver **out, const LsimCompareSpec *sp, int warm, char *err,
+                       size_t errlen) {
+  LsimSolverOptions o = sp->opt;
+  o.warm_start = warm;
+  char e[256];
+  if (lsim_solver_create(out, sp->name, &o, e, sizeof e)) {
+    snprintf(err, errlen, "solver '%s': %s", sp->label, e);
+    return -1;
+  }
+  return 0;
+}
+
+/* Grows a double buffer to n entries. */
+static int grow_d(double **p, int *cap, int n) {
+  if (n <= *cap) return 0;
+  double *q = realloc(*p, ((size_t)n + 1) * sizeof(double));
+  if (!q) return -1;
+  *p = q;
+  *cap = n;
+  return 0;
+}
+
+/* A private copy of a factored problem: its index arrays in one int buffer, its values in
+ * one double buffer, its cones; f points into them. Two copies of the same problem have the
+ * same layout, so they compare with memcmp. */
+typedef struct FCopy {
+  LsimFactoredLcp f;
+  int *ib;
+  double *db;
+  LsimConeBlock *cb;
+  size_t icap, dcap, ccap, ni, nd, nc;
+} FCopy;
+
+static void fcopy_free(FCopy *c) {
+  free(c->ib), free(c->db), free(c->cb);
+  memset(c, 0, sizeof *c);
+}
+
+/* dst = a deep copy of src (structurally sound, as the step builds it). 0 or -1 (memory). */
+static int fcopy_set(FCopy *dst, const LsimFactoredLcp *src) {
+  const int n = src->n;
+  const size_t nj = n > 0 ? (size_t)src->J_ptr[n] : 0, nb = n > 0 ? (size_t)src->B_ptr[n] : 0;
+  const size_t nc = src->C_ptr && n > 0 ? (size_t)src->C_ptr[n] : 0;
+  const size_t ni = 2 * ((size_t)n + 1) + nj + nb + (src->C_ptr ? (size_t)n + 1 + nc : 0);
+  const size_t nd = nj + nb + nc + (size_t)n, ncones = (size_t)(src->ncones > 0 ? src->ncones : 0);
+  if (ni > dst->icap) {
+    int *p = realloc(dst->ib, ni * sizeof(int));
+    if (!p) return -1;
+    dst->ib = p, dst->icap = ni;
+  }
+  if (nd + 1 > dst->dcap) {
+    double *p = realloc(dst->db, (nd + 1) * sizeof(double));
+    if (!p) return -1;
+    dst->db = p, dst->dcap = nd + 1;
+  }
+  if (ncones + 1 > dst->ccap) {
+    LsimConeBlock *p = realloc(dst->cb, (ncones + 1) * sizeof(LsimConeBlock));
+    if (!p) return -1;
+    dst->cb = p, dst->ccap = ncones + 1;
+  }
+  int *ip = dst->ib;
+  double *dp = dst->db;
+  LsimFactoredLcp *f = &dst->f;
+  memset(f, 0, sizeof *f);
+  f->n = n, f->m = src->m;
+#define TAKE_I(field, count)                                                      \
+  do {                                                                            \
+    if (count) memcpy(ip, src->field, (count) * sizeof(int));                     \
+    f->field = ip, ip += (count);                                                 \
+  } while (0)
+#define TAKE_D(field, count)                                                      \
+  do {                                                                            \
+    if (count) memcpy(dp, src->field, (count) * sizeof(double));                  \
+    f->field = dp, dp += (count);                                                 \
+  } while (0)
+  if (n > 0) {
+    TAKE_I(J_ptr, (size_t)n + 1);
+    TAKE_I(J_idx, nj);
+    TAKE_I(B_ptr, (size_t)n + 1);
+    TAKE_I(B_idx, nb);
+    if (src->C_ptr) {
+      TAKE_I(C_ptr, (size_t)n + 1);
+      TAKE_I(C_idx, nc);
+      TAKE_D(C_val, nc);
+    }
+    TAKE_D(J_val, nj);
+    TAKE_D(B_val, nb);
+    TAKE_D(q, (size_t)n);
+  }
+#undef TAKE_I
+#undef TAKE_D
+  if (ncones) memcpy(dst->cb, src->cones, ncones * sizeof(LsimConeBlock));
+  f->ncones = (int)ncones;
+  f->cones = ncones ? dst->cb : NULL;
+  dst->ni = (size_t)(ip - dst->ib), dst->nd = (size_t)(dp - dst->db), dst->nc = ncones;
+  return 0;
+}
+
+/* 1 when a and b (copies of the same problem) still hold the same bytes. */
+static int fcopy_same(const FCopy *a, const FCopy *b) {
+  return a->ni == b->ni && a->nd == b->nd && a->nc == b->nc &&
+         !memcmp(a->ib, b->ib, a->ni * sizeof(int)) &&
+         !memcmp(a->db, b->db, a->nd * sizeof(double)) &&
+         !memcmp(a->cb, b->cb, a->nc * sizeof(LsimConeBlock));
+}
+LsimCompareConfig lsim_default_compare_config(void) {
+  LsimCompareConfig c;
+  memset(&c, 0, sizeof c);
+  c.steps = -1;
+  c.dense_limit = 4000;
+  c.success_tol = 1e-6;
+  return c;
+}
+
+void lsim_compare_result_free(LsimCompareResult *res) {
+  lsim_compare_table_free(&res->table);
+  free(res->summary);
+  free(res->labels);
+  memset(res, 0, sizeof *res);
+}
+
+int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
+                     size_t msglen) {
+  const char *const *inputs = cfg->inputs;
+  const int ninputs = cfg->ninputs, independent = cfg->independent, dump = cfg->dump_lcp;
+  const int steps_override = cfg->steps, dense_limit = cfg->dense_limit;
+  const double success_tol = cfg->success_tol;
+  const char *list = cfg->solvers, *ref_text = cfg->reference, *out_path = cfg->output;
+  char err[1024];
+  memset(res, 0, sizeof *res);
+  const int lcpset = ends_with(inputs[0], ".dat");
+  if (lcpset && independent) {
+    snprintf(msg, msglen, ".dat problems have no trajectory: --mode independent "
+                    "needs a scene");
+    return -1;
+  }
+  if (!lcpset && ninputs > 1) {
+    snprintf(msg, msglen, "one scene only, got '%s' and '%s'", inputs[0], inputs[1]);
+    return -1;
+  }
+  for (int i = 0; lcpset && i < ninputs; ++i)
+    if (!ends_with(inputs[i], ".dat")) {
+      snprintf(msg, msglen, "'%s': give .dat files or one scene, not both", inputs[i]);
+      return -1;
+    }
+
+  /* Solver list and reference: every solver is created once here to validate it. */
+  static LsimCompareSpec specs[LSIM_COMPARE_MAX_SOLVERS + 1];
+  int nspecs = 0;
+  if (lsim_compare_parse_list(list, specs, &nspecs, err, sizeof err)) {
+    snprintf(msg, msglen, "--solvers: %s", err);
+    return -1;
+  }
+  int ref = 0;
+  if (ref_text) {
+    ref = -1;
+    for (int j = 0; j < nspecs; ++j)
+      if (!strcmp(specs[j].label, ref_text)) ref = j;
+    if (ref < 0) {
+      LsimCompareSpec r;
+      if (lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
+        snprintf(msg, msglen, "--reference: %s", err);
+        return -1;
+      }
+      memmove(specs + 1, specs, (size_t)nspecs * sizeof *specs);
+      specs[0] = r;
+      ++nspecs;
+      ref = 0;
+    }
+  }
+  for (int j = 0; j < nspecs; ++j) {
+    LsimSolver *probe = NULL;
+    if (make_solver(&probe, &specs[j], 0, err, sizeof err)) {
+      snprintf(msg, msglen, "%s", err);
+      return -1;
+    }
+    lsim_solver_free(probe);
+  }
+
+  /* Problems: the scene, or every .dat file (all read now: bad input stops before any
+     output). */
+  LsimModel model;
+  LsimState state0;
+  memset(&model, 0, sizeof model);
+  memset(&state0, 0, sizeof state0);
+  char *scene_text = NULL;
+  LsimLcp *dats = NULL;
+  int N = 0;
+  if (lcpset) {
+    dats = calloc((size_t)ninputs, sizeof *dats);
+    if (!dats) {
+      snprintf(msg, msglen, "out of memory");
+      return -1;
+    }
+    for (int i = 0; i < ninputs; ++i)
+      if (lsim_dat_read(inputs[i], &dats[i], err, sizeof err)) {
+        snprintf(msg, msglen, "%s", err);
+        for (int j = 0; j < i; ++j) lsim_lcp_free(&dats[j]);
+        free(dats);
+        return -1;
+      }
+    N = ninputs;
+  } else {
+    LsimSceneError serr;
+    if (lsim_scene_load(inputs[0], &model, &state0, &scene_text, &serr)) {
+      lsim_scene_error_format(&serr, err, sizeof err);
+      snprintf(msg, msglen, "%s", err);
+      return -1;
+    }
+    if (steps_override > 0) model.steps = steps_override;
+    N = model.steps;
+  }
+
+  /* Series: shadow: (solver, cold) and (solver, warm); otherwise one per solver. */
+  const int P = (!lcpset && !independent) ? 2 * nspecs : nspecs;
+  char (*labels)[128] = calloc((size_t)P + 1, sizeof *labels);
+  char (*starts)[8] = calloc((size_t)P + 1, sizeof *starts);
+  int *ser_solver = calloc((size_t)P + 1, sizeof(int));
+  LsimSolver **ctx = calloc((size_t)P + 1, sizeof *ctx);
+  LsimStepper **steppers = calloc((size_t)P + 1, sizeof *steppers);
+  LsimState *states = calloc((size_t)P + 1, sizeof *states);
+  double **zs = calloc((size_t)P + 1, sizeof *zs);
+  int *zcap = calloc((size_t)P + 1, sizeof(int));
+  double *sumbuf = calloc((size_t)N + 1, sizeof(double));
+  LsimCompareSummary *sm = calloc((size_t)P + 1, sizeof *sm);
+  LsimCompareTable t;
+  memset(&t, 0, sizeof t);
+  int exit_code = 0;
+  LsimStepper *driver = NULL;
+  LsimCompareScratch sc = {NULL, 0};
+  FCopy pristine, work; /* the step's factored problem: kept, and handed to the solvers */
+  memset(&pristine, 0, sizeof pristine);
+  memset(&work, 0, sizeof work);
+  int *stopped = calloc((size_t)P + 1, sizeof(int)); /* independent: trajectory stopped */
+  double *zref = NULL;
+  int zref_cap = 0;
+  int reference_series = -1;
+  if (!labels || !starts || !ser_solver || !ctx || !steppers || !states || !zs || !zcap ||
+      !sumbuf || !sm || !stopped || lsim_compare_table_alloc(&t, N, P)) {
+    snprintf(msg, msglen, "out of memory");
+    exit_code = 2;
+    goto cleanup;
+  }
+  for (int j = 0, s = 0; j < nspecs; ++j) {
+    const int reps = P == 2 * nspecs ? 2 : 1;
+    for (int r = 0; r < reps; ++r, ++s) {
+      ser_solver[s] = j;
+      if (reps == 2) {
+        snprintf(labels[s], sizeof labels[s], "%.95s (%s)", specs[j].label, r ? "warm" : "cold");
+        snprintf(starts[s], sizeof starts[s], "%s", r ? "warm" : "cold");
+      } else {
+        snprintf(labels[s], sizeof labels[s], "%.95s", specs[j].label);
+        snprintf(starts[s], sizeof starts[s], "%s", lcpset ? "cold" : "own");
+      }
+      if (j == ref && (reps == 1 || r == 1)) reference_series = s;
+    }
+  }
+
+  /* Contexts: solvers (shadow, lcp set) or steppers (independent), and the driver. */
+  for (int s = 0; s < P && !exit_code; ++s) {
+    const LsimCompareSpec *sp = &specs[ser_solver[s]];
+    if (!independent) {
+      if (make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), err, sizeof err)) exit_code = 2;
+      continue;
+    }
+    LsimModel m = model;
+    snprintf(m.solver.name, sizeof m.solver.name, "%s", sp->name);
+    m.solver.tol = sp->opt.tol;
+    m.solver.max_iter = sp->opt.max_iter;
+    m.solver.omega = sp->opt.omega;
+    m.solver.threads = sp->opt.threads;
+    if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+    specs[ser_solver[s]].opt.warm_start = m.solver.warm_start;
+    if (lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err) ||
+        lsim_state_init(&states[s], &model)) {
+      exit_code = 2;
+      break;
+    }
+    memcpy(states[s].q, state0.q, (size_t)model.nq * sizeof(double));
+    memcpy(states[s].v, state0.v, (size_t)model.nv * sizeof(double));
+    states[s].time = state0.time;
+    states[s].step = state0.step;
+  }
+  if (!exit_code && !lcpset && !independent) {
+    LsimModel m = model;
+    const LsimCompareSpec *sp = &specs[ref];
+    snprintf(m.solver.name, sizeof m.solver.name, "%s", sp->name);
+    m.solver.tol = sp->opt.tol;
+    m.solver.max_iter = sp->opt.max_iter;
+    m.solver.omega = sp->opt.omega;
+    m.solver.threads = sp->opt.threads;
+    if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+    for (int j = 0; j < nspecs; ++j) specs[j].opt.warm_start = -1; /* both, as series */
+    specs[ref].opt.warm_start = m.solver.warm_start;
+    if (lsim_stepper_create(&driver, &m, NULL, err, sizeof err)) exit_code = 2;
+  }
+  if (exit_code) {
+    snprintf(msg, msglen, "%s", err);
+    goto cleanup;
+  }
+
+  /* The output file, under a temporary name. */
+  char path[1024], partial[1100];
+  if (out_path) snprintf(path, sizeof path, "%s", out_path);
+  else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
+  else default_output(inputs[0], path, sizeof path);
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  LsimCompareOut o = {-1, 0};
+  o.file = lsim_h5_create(partial, err, sizeof err);
+  if (o.file < 0) {
+    snprintf(msg, msglen, "%s", err);
+    exit_code = 2;
+    goto cleanup;
+  }
+  const double t_start = now_seconds();
+
+  /* Header and parameters. */
+  const char *mode_name = lcpset ? "lcp_set" : independent ? "independent" : "shadow";
+  lsim_compare_w_int(&o, "/format_version", LSIM_COMPARE_FORMAT_VERSION);
+  lsim_compare_w_str(&o, "/file_kind", "compare", 0, -1);
+  lsim_compare_w_str(&o, "/lcpsim_version", LSIM_VERSION, 0, -1);
+  lsim_compare_w_str(&o, "/scene_text", scene_text ? scene_text : "", 0, -1);
+  lsim_compare_w_str(&o, "/parameters/mode", mode_name, 0, -1);
+  lsim_compare_w_str(&o, "/parameters/input", inputs[0], 0, -1);
+  lsim_compare_w_str(&o, "/parameters/reference", specs[ref].label, 0, -1);
+  lsim_compare_w_int(&o, "/parameters/reference_solver", ref);
+  lsim_compare_w_int(&o, "/parameters/reference_series", reference_series);
+  lsim_compare_w_dbl(&o, "/parameters/success_tol", success_tol);
+  lsim_compare_w_dbl(&o, "/parameters/slide_tol_factor", 1e-8);
+  lsim_compare_w_int(&o, "/parameters/steps", N);
+  lsim_compare_w_dbl(&o, "/parameters/time_step", lcpset ? 0.0 : model.time_step);
+  lsim_compare_w_int(&o, "/parameters/dimension", lcpset ? 0 : model.dimension);
+  lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
+  lsim_compare_w_int(&o, "/parameters/nseries", P);
+  lsim_compare_w_int(&o, "/parameters/dump_lcp", dump);
+  lsim_compare_w_int(&o, "/parameters/dense_limit", lcpset ? -1 : dense_limit);
+  /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
+     problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
+  lsim_compare_w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
+  lsim_compare_write_legend(&o);
+  if (lcpset) {
+    char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
+    if (!pn) o.rc = -1;
+    for (int k = 0; pn && k < N; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
+    if (pn) lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], N);
+    free(pn);
+  }
+  LsimLcpDump *dumper = NULL;
+  if (!o.rc && dump) {
+    const char *dl[LSIM_COMPARE_MAX_COLUMNS];
+    int nd = 0;
+    if (independent) dl[nd++] = "own";
+    else {
+      if (!lcpset) dl[nd++] = "reference";
+      for (int s = 0; s < P; ++s) dl[nd++] = labels[s];
+    }
+    if (lsim_lcpdump_open(&dumper, o.file, "/lcp", nd, dl,
+                          independent ? reference_series : 0, err, sizeof err))
+      o.rc = -1;
+  }
+  if (o.rc) {
+    snprintf(msg, msglen, "%s: cannot write the header", partial);
+    exit_code = 2;
+  }
+
+  /* The problems. */
+  for (int k = 0; k < N && !exit_code; ++k) {
+    t.step[k] = k + 1;
+    if (lcpset) {
+      /* Problem k: file k, every series cold, the reference's solution first. */
+      const LsimLcp *lcp = &dats[k];
+      const int n = lcp->n;
+      t.time[k] = 0.0;
+      t.problem_hash[k] = t.problem_dense_hash[k] = lsim_lcp_hash(lcp);
+      t.problem_size[k] = n;
+      if (grow_d(&zref, &zref_cap, n)) goto oom;
+      for (int s = 0; s < P; ++s)
+        if (grow_d(&zs[s], &zcap[s], n)) goto oom;
+      int order[LSIM_COMPARE_MAX_SOLVERS + 1], no = 0;
+      order[no++] = reference_series;
+      for (int s = 0; s < P; ++s)
+        if (s != reference_series) order[no++] = s;
+      for (int oi = 0; oi < no; ++oi) {
+        const int s = order[oi];
+        LsimSolveStats st;
+        memset(&st, 0, sizeof st);
+        memset(zs[s], 0, (size_t)n * sizeof(double));
+        const uint64_t hs = lsim_lcp_hash(lcp); /* what this solver is handed */
+        lsim_solver_solve(ctx[s], lcp, zs[s], &st);
+        if (s == reference_series) memcpy(zref, zs[s], (size_t)n * sizeof(double));
+        if (lsim_compare_record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs, zref, success_tol))
+          goto oom;
+      }
+      if (dumper) {
+        const double *cols[LSIM_COMPARE_MAX_COLUMNS];
+        for (int s = 0; s < P; ++s) cols[s] = zs[s];
+        lsim_lcpdump_add(dumper, k + 1, 0, lcp, NULL, cols);
+      }
+      continue;
+    }
+
+    if (independent) {
+      /* Every series steps its own trajectory; measures and hashes on the factored form.
+         A dense solver's trajectory stops after its first step with n > --dense-limit (the
+         size is known only once the step has built its LCP); its later steps are skipped. */
+      for (int s = 0; s < P; ++s) {
+        if (k == 0) {
+          t.ekin[s] = lsim_kinetic_energy(&model, &states[s]);
+          t.epot[s] = lsim_potential_energy(&model, &states[s]);
+        }
+        if (stopped[s]) {
+          lsim_compare_record_skipped(&t, k, s);
+          continue;
+        }
+        LsimStepStats st;
+        const int rc = lsim_step(steppers[s], &model, &states[s], &st);
+        if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
+          snprintf(msg, msglen, "%s: step %d: %s", labels[s], k + 1,
+                  lsim_status_name(rc));
+          exit_code = 2;
+          break;
+        }
+        const LsimFactoredLcp *fl = lsim_stepper_factored(steppers[s]);
+        const double *z = lsim_stepper_solution(steppers[s]);
+        t.ekin[(size_t)(k + 1) * P + s] = lsim_kinetic_energy(&model, &states[s]);
+        t.epot[(size_t)(k + 1) * P + s] = lsim_potential_energy(&model, &states[s]);
+        if (fl->n == 0) {
+          lsim_compare_record_empty(&t, k, s);
+          continue;
+        }
+        if (fl->n > dense_limit && (dump || (s == reference_series && specs[ref].dense))) {
+          snprintf(msg, msglen, "%s: step %d: n = %d > --dense-limit %d: %s",
+                  labels[s], k + 1, fl->n, dense_limit,
+                  dump ? "--dump-lcp stores dense problems; drop it or raise --dense-limit"
+                       : "the reference needs the dense M; choose a PGS reference "
+                         "(--reference 'pgs[...]') or raise --dense-limit");
+          exit_code = 2;
+          break;
+        }
+        if (fl->n > dense_limit && specs[ser_solver[s]].dense) stopped[s] = 1;
+        LsimSolveStats ss;
+        memset(&ss, 0, sizeof ss);
+        ss.status = st.status;
+        ss.iterations = st.iterations;
+        ss.warm_started = st.warm_started;
+        ss.wall_time = st.wall_time;
+        ss.siconos_error = st.siconos_error;
+        if (lsim_compare_record_solve(&t, &sc, k, s, NULL, fl, z, &ss, lsim_factored_hash(fl), NULL,
+                         success_tol))
+          goto oom;
+        if (dumper) {
+          const LsimLcp *dl = lsim_stepper_lcp(steppers[s]);
+          if (!dl) goto oom;
+          lsim_lcpdump_add(dumper, k + 1, s, dl, lsim_stepper_warm_guess(steppers[s]), &z);
+          if (s == reference_series) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
+        }
+      }
+      if (exit_code) break;
+      /* State difference to the reference trajectory (NaN once a trajectory stopped). */
+      const LsimState *r = &states[reference_series];
+      t.time[k] = r->time;
+      t.problem_size[k] = lsim_stepper_factored(steppers[reference_series])->n;
+      t.problem_hash[k] = t.hash[(size_t)k * P + reference_series];
+      for (int s = 0; s < P; ++s) {
+        const int gone = t.skipped[(size_t)k * P + s];
+        t.qdiff[(size_t)k * P + s] =
+            gone ? NAN : lsim_quality_distance(model.nq, states[s].q, r->q);
+        t.vdiff[(size_t)k * P + s] =
+            gone ? NAN : lsim_quality_distance(model.nv, states[s].v, r->v);
+        if (gone) t.ekin[(size_t)(k + 1) * P + s] = t.epot[(size_t)(k + 1) * P + s] = NAN;
+      }
+      continue;
+    }
+
+    /* Shadow: the driver steps; its factored LCP goes, bit for bit, to every series
+       through lsim_solver_solve_factored ("pgs" solves it as it is; the others form the
+       dense M inside their context, and are skipped when n > --dense-limit). */
+    LsimStepStats dst;
+    const int rc = lsim_step(driver, &model, &state0, &dst);
+    if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
+      snprintf(msg, msglen, "reference %s: step %d: %s", specs[ref].label, k + 1,
+              lsim_status_name(rc));
+      exit_code = 2;
+      break;
+    }
+    t.time[k] = state0.time;
+    const LsimFactoredLcp *fl = lsim_stepper_factored(driver);
+    const int n = fl->n;
+    t.problem_size[k] = n;
+    if (n == 0) {
+      for (int s = 0; s < P; ++s) lsim_compare_record_empty(&t, k, s);
+      continue;
+    }
+    if (n > dense_limit && (dump || specs[ref].dense)) {
+      snprintf(msg, msglen, "step %d: n = %d > --dense-limit %d: %s", k + 1, n,
+              dense_limit,
+              specs[ref].dense ? "the reference drives the trajectory and needs the dense M; "
+                                 "choose a PGS reference (--reference 'pgs[...]') or raise "
+                                 "--dense-limit"
+                               : "--dump-lcp stores dense problems; drop it or raise "
+                                 "--dense-limit");
+      exit_code = 2;
+      break;
+    }
+    /* A private copy (pristine) and the copy handed to solvers (work). */
+    if (fcopy_set(&pristine, fl) || fcopy_set(&work, fl)) goto oom;
+    const uint64_t h = lsim_factored_hash(&pristine.f);
+    t.problem_hash[k] = h;
+    const double *guess = lsim_stepper_warm_guess(driver);
+    const double *zd = lsim_stepper_solution(driver);
+    for (int s = 0; s < P; ++s) {
+      if (grow_d(&zs[s], &zcap[s], n)) goto oom;
+      if (n > dense_limit && specs[ser_solver[s]].dense) {
+        lsim_compare_record_skipped(&t, k, s);
+        for (int i = 0; i < n; ++i) zs[s][i] = NAN; /* dumps: not solved */
+        continue;
+      }
+      /* Restore the problem if a previous solver touched it; then its hash is h. */
+      uint64_t hs = h;
+      if (!fcopy_same(&work, &pristine)) {
+        if (fcopy_set(&work, &pristine.f)) goto oom;
+        hs = lsim_factored_hash(&work.f);
+      }
+      if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
+      else memset(zs[s], 0, (size_t)n * sizeof(double));
+      LsimSolveStats st;
+      memset(&st, 0, sizeof st);
+      lsim_solver_solve_factored(ctx[s], &work.f, zs[s], &st);
+      if (lsim_compare_record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs, zd,
+                                    success_tol))
+        goto oom;
+    }
+    if (dumper) {
+      /* The dense form (n <= --dense-limit here), as the driver's step formed it. */
+      const LsimLcp *dl = lsim_stepper_lcp(driver);
+      if (!dl) goto oom;
+      t.problem_dense_hash[k] = lsim_lcp_hash(dl);
+      const double *cols[LSIM_COMPARE_MAX_COLUMNS];
+      cols[0] = zd;
+      for (int s = 0; s < P; ++s) cols[s + 1] = zs[s];
+      lsim_lcpdump_add(dumper, k + 1, 0, dl, guess, cols);
+    }
+    continue;
+  oom:
+    snprintf(msg, msglen, "out of memory");
+    exit_code = 2;
+  }
+
+  /* Results, summary, close and rename. */
+  if (!exit_code) {
+    for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
+    lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts,
+                               reference_series, independent);
+    lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
+  }
+  if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
+    snprintf(msg, msglen, "%s: %s", partial, err);
+    exit_code = 2;
+  }
+  if (!exit_code && o.rc) {
+    snprintf(msg, msglen, "%s: cannot write the results", partial);
+    exit_code = 2;
+  }
+  if (lsim_h5_close(o.file) && !exit_code) {
+    snprintf(msg, msglen, "%s: cannot close the file", partial);
+    exit_code = 2;
+  }
+  if (!exit_code && rename(partial, path)) {
+    snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path,
+            strerror(errno));
+    exit_code = 2;
+  }
+  if (exit_code) unlink(partial);
+  if (!exit_code) {
+    snprintf(res->title, sizeof res->title, "%s: %s mode, %d %s, reference %s, success = "
+             "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, N,
+             lcpset ? "problems" : "steps", specs[ref].label, success_tol, path);
+    snprintf(res->path, sizeof res->path, "%s", path);
+    /* The table, summaries and labels pass to the result. */
+    res->table = t;
+    res->summary = sm;
+    res->labels = labels;
+    res->independent = independent;
+    memset(&t, 0, sizeof t);
+    sm = NULL;
+    labels = NULL;
+  }
+
+cleanup:
+  for (int s = 0; s < P; ++s) {
+    if (ctx) lsim_solver_free(ctx[s]);
+    if (steppers) lsim_stepper_free(steppers[s]);
+    if (states) lsim_state_free(&states[s]);
+    if (zs) free(zs[s]);
+  }
+  lsim_stepper_free(driver);
+  fcopy_free(&pristine);
+  fcopy_free(&work);
+  free(stopped);
+  free(zref);
+  free(sc.work);
+  lsim_compare_table_free(&t);
+  free(labels);
+  free(starts);
+  free(ser_solver);
+  free(ctx);
+  free(steppers);
+  free(states);
+  free(zs);
+  free(zcap);
+  free(sumbuf);
+  free(sm);
+  for (int i = 0; dats && i < N; ++i) lsim_lcp_free(&dats[i]);
+  free(dats);
+  free(scene_text);
+  if (!lcpset) {
+    lsim_state_free(&state0);
+    lsim_model_free(&model);
+  }
+  return exit_code ? -1 : 0;
+}

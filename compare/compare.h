@@ -1,0 +1,68 @@
+/* compare.h: complementarity solvers compared on identical problems (the comparison
+ * layer; `lcpsim compare` parses its arguments into an LsimCompareConfig and prints the
+ * result).
+ *
+ * Three modes (docs/solvers.md "Comparing solvers", docs/output-format.md "Compare files"):
+ *   shadow       one reference solver drives the trajectory; every step's LCP is handed,
+ *                bit for bit, to every solver twice: cold started and warm started from the
+ *                driver's guess. Series: "SPEC (cold)", "SPEC (warm)" per solver.
+ *   independent  every solver runs its own trajectory from the same initial state; the
+ *                state difference against the reference solver's trajectory is recorded.
+ *                Series: one per solver.
+ *   lcp set      the inputs are Siconos .dat files: every solver, cold, on every file
+ *                (no time stepping). Series: one per solver; problem k is file k.
+ * Scenes: every solver gets the step's LCP in the factored form the step builds (M = J B +
+ * C, lcp/factored.h) through lsim_solver_solve_factored; hashes (lsim_factored_hash) and
+ * quality measures (lsim_factored_quality) are computed on that form, so M is formed only
+ * inside the contexts of solvers that need it (all but "pgs"), and those are skipped,
+ * recorded as skipped (status LSIM_COMPARE_SKIPPED), on steps with n > dense_limit. Dumps
+ * (dump_lcp) are dense: a step above the limit stops the run. LCP sets are dense problems:
+ * dense hash and measures, no limit.
+ * Per problem and series: status, success (the common relative residual below
+ * success_tol), iterations, wall time, the quality measures of lcp/quality.h, the problem
+ * hash, the distance to the reference solution. One HDF5 file, written under FILE.partial
+ * and renamed when complete.
+ */
+#ifndef LSIM_COMPARE_COMPARE_H
+#define LSIM_COMPARE_COMPARE_H
+
+#include <stddef.h>
+
+#include "compare/spec.h"
+#include "compare/table.h"
+
+typedef struct LsimCompareConfig {
+  const char *const *inputs; /* one scene, or .dat files */
+  int ninputs;
+  const char *solvers;       /* the solver list (compare/spec.h) */
+  const char *reference;     /* a spec; NULL: the first of the list (added if absent) */
+  const char *output;        /* NULL: SCENE_compare.h5 / lcpset_compare.h5 here */
+  int independent;           /* 0 shadow, 1 independent */
+  int dump_lcp;              /* store every LCP, warm start and solution (/lcp) */
+  int steps;                 /* > 0: override the scene's number of steps */
+  int dense_limit;           /* scenes: dense solvers skipped on steps with n > this */
+  double success_tol;        /* success = relative natural residual <= this */
+} LsimCompareConfig;
+
+/* Defaults: shadow mode, dense_limit 4000, success_tol 1e-6, nothing else set. */
+LsimCompareConfig lsim_default_compare_config(void);
+
+/* A finished comparison: the table and per-series summaries (owned). */
+typedef struct LsimCompareResult {
+  LsimCompareTable table;
+  LsimCompareSummary *summary; /* [table.P] */
+  char (*labels)[128];         /* [table.P] series labels */
+  int independent;
+  char path[1024];             /* the file written */
+  char title[1400];            /* one line: input, mode, problems, reference, tolerance, file */
+} LsimCompareResult;
+
+/* Runs the comparison cfg describes and writes its file. Needs cfg->inputs and
+ * cfg->solvers. 0 with *res filled (free with lsim_compare_result_free), or -1 with a
+ * message in msg: bad input (nothing is written), memory or a file that cannot be
+ * written (the partial file is removed). Solver failures are results, not errors. */
+int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
+                     size_t msglen);
+void lsim_compare_result_free(LsimCompareResult *res);
+
+#endif

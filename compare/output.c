@@ -1,0 +1,153 @@
+/* output.c: a comparison's HDF5 file (compare/output.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/output.h"
+#include "lcp/solver.h"
+
+void lsim_compare_w_arr(LsimCompareOut *o, const char *name, LsimH5Type type, int rank, uint64_t d0,
+                        uint64_t d1, const void *data) {
+  if (o->rc) return;
+  uint64_t dims[2] = {d0, d1};
+  o->rc = lsim_h5_write(o->file, name, type, rank, dims, data);
+}
+void lsim_compare_w_int(LsimCompareOut *o, const char *name, int v) {
+  lsim_compare_w_arr(o, name, LSIM_H5_I32, 0, 0, 0, &v);
+}
+void lsim_compare_w_dbl(LsimCompareOut *o, const char *name, double v) {
+  lsim_compare_w_arr(o, name, LSIM_H5_F64, 0, 0, 0, &v);
+}
+void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, size_t stride,
+                        int count) {
+  if (!o->rc) o->rc = lsim_h5_write_strings(o->file, name, first, stride, count);
+}
+
+/* Writes the tables, the solver and series descriptions and the summary. */
+void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
+                                const LsimCompareSummary *sm, const LsimCompareSpec *specs,
+                                int nspecs, char (*labels)[128], const int *ser_solver,
+                                char (*ser_start)[8], int reference_series, int independent) {
+  const uint64_t N = (uint64_t)t->N, P = (uint64_t)t->P, S = (uint64_t)nspecs;
+  lsim_compare_w_arr(o, "/step", LSIM_H5_I32, 1, N, 0, t->step);
+  lsim_compare_w_arr(o, "/time", LSIM_H5_F64, 1, N, 0, t->time);
+  lsim_compare_w_arr(o, "/problem_hash", LSIM_H5_U64, 1, N, 0, t->problem_hash);
+  lsim_compare_w_arr(o, "/problem_size", LSIM_H5_I32, 1, N, 0, t->problem_size);
+  lsim_compare_w_arr(o, "/problem_dense_hash", LSIM_H5_U64, 1, N, 0, t->problem_dense_hash);
+
+  /* Solvers and series. */
+  char (*names)[48] = calloc(S + 1, sizeof *names);
+  char (*speclabels)[96] = calloc(S + 1, sizeof *speclabels);
+  double *tol = calloc(S + 1, sizeof(double)), *omega = calloc(S + 1, sizeof(double));
+  int *maxit = calloc(S + 1, sizeof(int)), *warm = calloc(S + 1, sizeof(int));
+  int *threads = calloc(S + 1, sizeof(int));
+  if (!names || !speclabels || !tol || !omega || !maxit || !warm || !threads)
+    o->rc = o->rc ? o->rc : -1;
+  for (int j = 0; !o->rc && j < nspecs; ++j) {
+    memcpy(names[j], specs[j].name, sizeof names[j]);
+    memcpy(speclabels[j], specs[j].label, sizeof speclabels[j]);
+    tol[j] = specs[j].opt.tol;
+    omega[j] = specs[j].opt.omega;
+    maxit[j] = specs[j].opt.max_iter;
+    warm[j] = specs[j].opt.warm_start;
+    threads[j] = specs[j].opt.threads;
+  }
+  lsim_compare_w_str(o, "/solvers/spec", speclabels[0], sizeof speclabels[0], nspecs);
+  lsim_compare_w_str(o, "/solvers/name", names[0], sizeof names[0], nspecs);
+  lsim_compare_w_arr(o, "/solvers/tol", LSIM_H5_F64, 1, S, 0, tol);
+  lsim_compare_w_arr(o, "/solvers/max_iter", LSIM_H5_I32, 1, S, 0, maxit);
+  lsim_compare_w_arr(o, "/solvers/omega", LSIM_H5_F64, 1, S, 0, omega);
+  lsim_compare_w_arr(o, "/solvers/warm_start", LSIM_H5_I32, 1, S, 0, warm);
+  lsim_compare_w_arr(o, "/solvers/threads", LSIM_H5_I32, 1, S, 0, threads);
+  free(threads);
+  free(names);
+  free(speclabels);
+  free(tol);
+  free(omega);
+  free(maxit);
+  free(warm);
+  lsim_compare_w_str(o, "/series/label", labels[0], sizeof labels[0], t->P);
+  lsim_compare_w_arr(o, "/series/solver", LSIM_H5_I32, 1, P, 0, ser_solver);
+  lsim_compare_w_str(o, "/series/start", ser_start[0], sizeof ser_start[0], t->P);
+  int *isref = calloc(P + 1, sizeof(int));
+  if (!isref) o->rc = o->rc ? o->rc : -1;
+  else if (reference_series >= 0) isref[reference_series] = 1;
+  lsim_compare_w_arr(o, "/series/is_reference", LSIM_H5_I32, 1, P, 0, isref);
+  free(isref);
+
+  /* Per problem and series. */
+  lsim_compare_w_arr(o, "/results/status", LSIM_H5_I32, 2, N, P, t->status);
+  lsim_compare_w_arr(o, "/results/success", LSIM_H5_I32, 2, N, P, t->success);
+  lsim_compare_w_arr(o, "/results/iterations", LSIM_H5_I32, 2, N, P, t->iters);
+  lsim_compare_w_arr(o, "/results/warm_started", LSIM_H5_I32, 2, N, P, t->warm);
+  lsim_compare_w_arr(o, "/results/lcp_size", LSIM_H5_I32, 2, N, P, t->size);
+  lsim_compare_w_arr(o, "/results/sliding_contacts", LSIM_H5_I32, 2, N, P, t->nsliding);
+  lsim_compare_w_arr(o, "/results/skipped", LSIM_H5_I32, 2, N, P, t->skipped);
+  lsim_compare_w_arr(o, "/results/hash", LSIM_H5_U64, 2, N, P, t->hash);
+  lsim_compare_w_arr(o, "/results/wall_time", LSIM_H5_F64, 2, N, P, t->wall);
+  lsim_compare_w_arr(o, "/results/residual", LSIM_H5_F64, 2, N, P, t->res);
+  lsim_compare_w_arr(o, "/results/relative_residual", LSIM_H5_F64, 2, N, P, t->rel);
+  lsim_compare_w_arr(o, "/results/complementarity", LSIM_H5_F64, 2, N, P, t->compl_);
+  lsim_compare_w_arr(o, "/results/signorini", LSIM_H5_F64, 2, N, P, t->sig);
+  lsim_compare_w_arr(o, "/results/cone", LSIM_H5_F64, 2, N, P, t->cone);
+  lsim_compare_w_arr(o, "/results/dissipation", LSIM_H5_F64, 2, N, P, t->diss);
+  lsim_compare_w_arr(o, "/results/distance", LSIM_H5_F64, 2, N, P, t->dist);
+  lsim_compare_w_arr(o, "/results/siconos_error", LSIM_H5_F64, 2, N, P, t->sicerr);
+  if (independent) {
+    lsim_compare_w_arr(o, "/divergence/q", LSIM_H5_F64, 2, N, P, t->qdiff);
+    lsim_compare_w_arr(o, "/divergence/v", LSIM_H5_F64, 2, N, P, t->vdiff);
+    lsim_compare_w_arr(o, "/energy/kinetic", LSIM_H5_F64, 2, N + 1, P, t->ekin);
+    lsim_compare_w_arr(o, "/energy/potential", LSIM_H5_F64, 2, N + 1, P, t->epot);
+  }
+
+  /* Summary per series. */
+  double *v[9];
+  int *iv[5];
+  for (int j = 0; j < 9; ++j) v[j] = calloc(P + 1, sizeof(double));
+  for (int j = 0; j < 5; ++j) iv[j] = calloc(P + 1, sizeof(int));
+  int ok = 1;
+  for (int j = 0; j < 9; ++j) ok = ok && v[j];
+  for (int j = 0; j < 5; ++j) ok = ok && iv[j];
+  if (!ok) o->rc = o->rc ? o->rc : -1;
+  for (uint64_t s = 0; ok && s < P; ++s) {
+    iv[0][s] = sm[s].problems;
+    iv[1][s] = sm[s].successes;
+    iv[2][s] = sm[s].failures;
+    iv[3][s] = sm[s].max_iters;
+    iv[4][s] = sm[s].skipped;
+    v[0][s] = sm[s].success_rate;
+    v[1][s] = sm[s].median_wall;
+    v[2][s] = sm[s].worst_wall;
+    v[3][s] = sm[s].median_iters;
+    v[4][s] = sm[s].median_rel;
+    v[5][s] = sm[s].worst_rel;
+    v[6][s] = sm[s].max_dist;
+    v[7][s] = sm[s].max_qdiff;
+  }
+  lsim_compare_w_arr(o, "/summary/problems", LSIM_H5_I32, 1, P, 0, iv[0]);
+  lsim_compare_w_arr(o, "/summary/successes", LSIM_H5_I32, 1, P, 0, iv[1]);
+  lsim_compare_w_arr(o, "/summary/failures", LSIM_H5_I32, 1, P, 0, iv[2]);
+  lsim_compare_w_arr(o, "/summary/max_iterations", LSIM_H5_I32, 1, P, 0, iv[3]);
+  lsim_compare_w_arr(o, "/summary/skipped", LSIM_H5_I32, 1, P, 0, iv[4]);
+  lsim_compare_w_arr(o, "/summary/success_rate", LSIM_H5_F64, 1, P, 0, v[0]);
+  lsim_compare_w_arr(o, "/summary/median_wall_time", LSIM_H5_F64, 1, P, 0, v[1]);
+  lsim_compare_w_arr(o, "/summary/worst_wall_time", LSIM_H5_F64, 1, P, 0, v[2]);
+  lsim_compare_w_arr(o, "/summary/median_iterations", LSIM_H5_F64, 1, P, 0, v[3]);
+  lsim_compare_w_arr(o, "/summary/median_relative_residual", LSIM_H5_F64, 1, P, 0, v[4]);
+  lsim_compare_w_arr(o, "/summary/worst_relative_residual", LSIM_H5_F64, 1, P, 0, v[5]);
+  lsim_compare_w_arr(o, "/summary/max_distance", LSIM_H5_F64, 1, P, 0, v[6]);
+  if (independent) lsim_compare_w_arr(o, "/summary/max_q_divergence", LSIM_H5_F64, 1, P, 0, v[7]);
+  for (int j = 0; j < 9; ++j) free(v[j]);
+  for (int j = 0; j < 5; ++j) free(iv[j]);
+}
+
+/* The status legend "code name" for -9..1, as in run files, then the compare-only
+ * LSIM_COMPARE_SKIPPED. */
+void lsim_compare_write_legend(LsimCompareOut *o) {
+  char legend[12][64];
+  for (int c = -9; c <= 1; ++c)
+    snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
+  snprintf(legend[11], sizeof legend[0], "%d %s", LSIM_COMPARE_SKIPPED, LSIM_COMPARE_SKIPPED_TEXT);
+  lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 12);
+}

@@ -1,0 +1,38 @@
+/* output.h: writing a comparison's HDF5 file (docs/output-format.md, "Compare files");
+ * private to compare/. Every writer is a no-op once o->rc is set, so a sequence of writes
+ * is checked once at its end. */
+#ifndef LSIM_COMPARE_OUTPUT_H
+#define LSIM_COMPARE_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare/spec.h"
+#include "compare/table.h"
+#include "scene/lcpdump.h"
+
+#define LSIM_COMPARE_FORMAT_VERSION 1
+
+typedef struct LsimCompareOut {
+  int64_t file;
+  int rc;
+} LsimCompareOut;
+
+void lsim_compare_w_arr(LsimCompareOut *o, const char *name, LsimH5Type type, int rank,
+                        uint64_t d0, uint64_t d1, const void *data);
+void lsim_compare_w_int(LsimCompareOut *o, const char *name, int v);
+void lsim_compare_w_dbl(LsimCompareOut *o, const char *name, double v);
+void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, size_t stride,
+                        int count);
+
+/* Writes the tables, the solver and series descriptions and the summary. */
+void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
+                                const LsimCompareSummary *sm, const LsimCompareSpec *specs,
+                                int nspecs, char (*labels)[128], const int *ser_solver,
+                                char (*ser_start)[8], int reference_series, int independent);
+
+/* The status legend "code name" for -9..1, as in run files, then the compare-only
+ * LSIM_COMPARE_SKIPPED. */
+void lsim_compare_write_legend(LsimCompareOut *o);
+
+#endif

@@ -1,0 +1,131 @@
+/* spec.c: solver specs of a comparison (compare/spec.h). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/spec.h"
+#include "lcp/pgs.h"
+
+int lsim_parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end || errno || !isfinite(v)) return -1;
+  *out = v;
+  return 0;
+}
+
+int lsim_parse_int(const char *s, int *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (end == s || *end || errno || v < INT_MIN || v > INT_MAX) return -1;
+  *out = (int)v;
+  return 0;
+}
+
+/* Parses one spec text[0..len) into s. 0, or -1 with a message in err. */
+int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, char *err,
+                            size_t errlen) {
+  memset(s, 0, sizeof *s);
+  s->opt = lsim_default_solver_options();
+  s->warm = -1;
+  if (len == 0 || len >= sizeof s->label) {
+    snprintf(err, errlen, "empty or too long solver spec in the list");
+    return -1;
+  }
+  memcpy(s->label, text, len);
+  const char *open = memchr(text, '[', len);
+  const size_t nlen = open ? (size_t)(open - text) : len;
+  if (nlen == 0 || nlen >= sizeof s->name || memchr(text, ']', nlen)) {
+    snprintf(err, errlen, "malformed solver spec '%s'", s->label);
+    return -1;
+  }
+  memcpy(s->name, text, nlen);
+  s->dense = strcmp(s->name, "pgs") != 0;
+  if (!open) return 0;
+  if (text[len - 1] != ']' || len - nlen < 2) {
+    snprintf(err, errlen, "malformed solver spec '%s': options go in NAME[key=value,...]",
+             s->label);
+    return -1;
+  }
+
+  /* Options: key=value pairs between the brackets. */
+  char opts[96];
+  snprintf(opts, sizeof opts, "%.*s", (int)(len - nlen - 2), open + 1);
+  if (!opts[0]) return 0;
+  char *save = NULL;
+  for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(kv, '=');
+    if (!eq || eq == kv || !eq[1] || strchr(kv, '[') || strchr(kv, ']')) {
+      snprintf(err, errlen, "malformed solver spec '%s': '%s' is not key=value", s->label, kv);
+      return -1;
+    }
+    *eq = '\0';
+    const char *key = kv, *val = eq + 1;
+    int iv;
+    double dv;
+    if (!strcmp(key, "tol") && !lsim_parse_double(val, &dv) && dv >= 0.0) {
+      s->opt.tol = dv;
+    } else if ((!strcmp(key, "max_iter") || !strcmp(key, "sweeps")) &&
+               !lsim_parse_int(val, &iv) && iv >= 0) {
+      s->opt.max_iter = iv;
+      if (!strcmp(key, "sweeps")) s->opt.tol = 0.0;
+    } else if (!strcmp(key, "omega") && !lsim_parse_double(val, &dv) && dv > 0.0 &&
+               dv < 2.0) {
+      s->opt.omega = dv;
+    } else if (!strcmp(key, "warm") && !lsim_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
+      s->warm = iv;
+    } else if (!strcmp(key, "threads") && !lsim_parse_int(val, &iv) && iv >= 1 &&
+               iv <= LSIM_PGS_MAX_THREADS) {
+      s->opt.threads = iv;
+    } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
+               strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads")) {
+      snprintf(err, errlen,
+               "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
+               "threads)",
+               s->label, key);
+      return -1;
+    } else {
+      snprintf(err, errlen, "solver spec '%s': bad value '%s' for %s", s->label, val, key);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Splits list at commas outside brackets into specs[*count]. 0 or -1 with err. */
+int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count, char *err,
+                            size_t errlen) {
+  *count = 0;
+  const char *start = list;
+  int depth = 0;
+  for (const char *p = list;; ++p) {
+    if (*p == '[') ++depth;
+    else if (*p == ']' && --depth < 0) break;
+    if ((*p == ',' && depth == 0) || *p == '\0') {
+      if (*count >= LSIM_COMPARE_MAX_SOLVERS) {
+        snprintf(err, errlen, "more than %d solvers", LSIM_COMPARE_MAX_SOLVERS);
+        return -1;
+      }
+      if (lsim_compare_parse_spec(start, (size_t)(p - start), &specs[*count], err, errlen))
+        return -1;
+      for (int j = 0; j < *count; ++j)
+        if (!strcmp(specs[j].label, specs[*count].label)) {
+          snprintf(err, errlen, "solver '%.95s' is listed twice", specs[j].label);
+          return -1;
+        }
+      ++*count;
+      if (*p == '\0') break;
+      start = p + 1;
+    }
+  }
+  if (depth != 0) {
+    snprintf(err, errlen, "unbalanced brackets in the solver list '%s'", list);
+    return -1;
+  }
+  return 0;
+}

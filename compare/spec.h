@@ -1,0 +1,37 @@
+/* spec.h: solver specs of a comparison: NAME or NAME[key=value,...] with keys tol,
+ * max_iter, sweeps (= max_iter with tol 0: a fixed number of sweeps), omega, threads, warm
+ * (independent mode: 0/1); a list is split at commas outside brackets. */
+#ifndef LSIM_COMPARE_SPEC_H
+#define LSIM_COMPARE_SPEC_H
+
+#include <stddef.h>
+
+#include "lcp/solver.h"
+
+#define LSIM_COMPARE_MAX_SOLVERS 64
+/* series (cold, warm) + the driver */
+#define LSIM_COMPARE_MAX_COLUMNS (2 * (LSIM_COMPARE_MAX_SOLVERS + 1) + 1)
+
+typedef struct LsimCompareSpec {
+  char label[96];           /* the spec as written, e.g. "pgs[sweeps=20]" */
+  char name[48];            /* lcp/solver.h name */
+  LsimSolverOptions opt;
+  int warm;                 /* independent mode: -1 = the scene's setting, else 0/1 */
+  int dense;                /* 1: the solver needs the dense M (every solver but "pgs",
+                               which runs on the factored form) */
+} LsimCompareSpec;
+
+/* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
+int lsim_parse_double(const char *s, double *out);
+int lsim_parse_int(const char *s, int *out);
+
+/* Parses one spec text[0..len) into s. 0, or -1 with a message in err. */
+int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, char *err,
+                            size_t errlen);
+
+/* Splits list at commas outside brackets into specs[*count] (at most
+ * LSIM_COMPARE_MAX_SOLVERS). 0 or -1 with err. */
+int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count, char *err,
+                            size_t errlen);
+
+#endif

@@ -1,0 +1,163 @@
+/* table.c: a comparison's results per problem and series, and their summaries
+ * (compare/table.h). */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/table.h"
+#include "lcp/quality.h"
+
+int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P) {
+  memset(t, 0, sizeof *t);
+  t->N = N;
+  t->P = P;
+  const size_t np = (size_t)N * P + 1, np1 = (size_t)(N + 1) * P + 1;
+  int **ints[] = {&t->status, &t->success, &t->iters, &t->warm, &t->size, &t->nsliding,
+                  &t->skipped};
+  for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
+    if (!(*ints[k] = calloc(np, sizeof(int)))) return -1;
+  double **dbl[] = {&t->wall, &t->res, &t->rel, &t->compl_, &t->sig, &t->cone,
+                    &t->diss, &t->dist, &t->sicerr, &t->qdiff, &t->vdiff};
+  for (size_t k = 0; k < sizeof dbl / sizeof *dbl; ++k) {
+    if (!(*dbl[k] = calloc(np, sizeof(double)))) return -1;
+    for (size_t i = 0; i < np; ++i) (*dbl[k])[i] = NAN;
+  }
+  t->hash = calloc(np, sizeof(uint64_t));
+  t->ekin = calloc(np1, sizeof(double));
+  t->epot = calloc(np1, sizeof(double));
+  t->step = calloc((size_t)N + 1, sizeof(int));
+  t->time = calloc((size_t)N + 1, sizeof(double));
+  t->problem_hash = calloc((size_t)N + 1, sizeof(uint64_t));
+  t->problem_size = calloc((size_t)N + 1, sizeof(int));
+  t->problem_dense_hash = calloc((size_t)N + 1, sizeof(uint64_t));
+  if (!t->hash || !t->ekin || !t->epot || !t->step || !t->time || !t->problem_hash ||
+      !t->problem_size || !t->problem_dense_hash)
+    return -1;
+  for (size_t i = 0; i < np1; ++i) t->ekin[i] = t->epot[i] = NAN;
+  return 0;
+}
+
+void lsim_compare_table_free(LsimCompareTable *t) {
+  void *all[] = {t->status, t->success, t->iters, t->warm, t->size, t->nsliding, t->hash,
+                 t->wall,   t->res,     t->rel,   t->compl_, t->sig, t->cone,  t->diss,
+                 t->dist,   t->sicerr,  t->qdiff, t->vdiff, t->ekin, t->epot,  t->step,
+                 t->time,   t->problem_hash, t->problem_size, t->skipped,
+                 t->problem_dense_hash};
+  for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]);
+  memset(t, 0, sizeof *t);
+}
+
+int lsim_compare_scratch_grow(LsimCompareScratch *s, int n) {
+  if (n <= s->cap) return 0;
+  double *w = realloc(s->work, ((size_t)n + 2) * sizeof(double));
+  if (!w) return -1;
+  s->work = w;
+  s->cap = n;
+  return 0;
+}
+
+/* Records one solve of problem k by series s: its stats, the quality of z, the hash. The
+ * problem is the dense lcp, or (lcp NULL) the factored f, whose quality measures are then
+ * computed on the factored form (lsim_factored_quality: M is never formed). */
+int lsim_compare_record_solve(LsimCompareTable *t, LsimCompareScratch *sc, int k, int s,
+                              const LsimLcp *lcp, const LsimFactoredLcp *f, const double *z,
+                              const LsimSolveStats *st, uint64_t hash, const double *zref,
+                              double success_tol) {
+  const size_t i = (size_t)k * t->P + s;
+  const int n = lcp ? lcp->n : f->n;
+  if (lsim_compare_scratch_grow(sc, 2 * n + (lcp ? 0 : f->m))) return -1;
+  LsimQuality qm;
+  if (lcp) lsim_lcp_quality(lcp, z, sc->work, -1.0, &qm);
+  else lsim_factored_quality(f, z, sc->work, -1.0, &qm);
+  t->status[i] = st->status;
+  t->iters[i] = st->iterations;
+  t->warm[i] = st->warm_started;
+  t->size[i] = n;
+  t->nsliding[i] = qm.nsliding;
+  t->hash[i] = hash;
+  t->wall[i] = st->wall_time;
+  t->res[i] = qm.residual.natural;
+  t->rel[i] = qm.residual.relative;
+  t->compl_[i] = qm.residual.complementarity;
+  t->sig[i] = qm.signorini;
+  t->cone[i] = qm.cone;
+  t->diss[i] = qm.dissipation;
+  t->sicerr[i] = st->siconos_error;
+  t->dist[i] = zref ? lsim_quality_distance(n, z, zref) : NAN;
+  t->success[i] = isfinite(qm.residual.relative) && qm.residual.relative <= success_tol;
+  return 0;
+}
+
+/* A step without an LCP: solved, trivially, by every series. */
+void lsim_compare_record_empty(LsimCompareTable *t, int k, int s) {
+  const size_t i = (size_t)k * t->P + s;
+  t->status[i] = LSIM_SOLVED;
+  t->success[i] = 1;
+  t->iters[i] = t->warm[i] = t->size[i] = t->nsliding[i] = 0;
+  t->hash[i] = 0;
+  t->wall[i] = t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = 0.0;
+  t->dist[i] = 0.0;
+  t->sicerr[i] = 0.0;
+}
+
+/* A solve not run: skipped[i] = 1, status LSIM_COMPARE_SKIPPED, no success, lcp_size 0 (no
+ * problem was handed to the solver; /problem_size has n), hash 0, measures NaN. */
+void lsim_compare_record_skipped(LsimCompareTable *t, int k, int s) {
+  const size_t i = (size_t)k * t->P + s;
+  t->status[i] = LSIM_COMPARE_SKIPPED;
+  t->skipped[i] = 1;
+  t->success[i] = t->iters[i] = t->warm[i] = t->size[i] = t->nsliding[i] = 0;
+  t->hash[i] = 0;
+  t->wall[i] = t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = NAN;
+  t->dist[i] = t->sicerr[i] = NAN;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  if (isnan(x) || isnan(y)) return isnan(x) - isnan(y);
+  return (x > y) - (x < y);
+}
+
+/* Median of v[0..n) (sorted in place); NaN when n = 0. */
+static double median(double *v, int n) {
+  if (n == 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* max that propagates NaN as "worst" only when all are NaN. */
+static double maxf(double a, double b) { return isnan(a) ? b : isnan(b) ? a : fmax(a, b); }
+
+/* Summary of series s over the problems with an LCP (size > 0). */
+void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
+                            LsimCompareSummary *out) {
+  memset(out, 0, sizeof *out);
+  out->median_wall = out->worst_wall = out->median_iters = out->median_rel = NAN;
+  out->worst_rel = out->max_dist = out->max_qdiff = NAN;
+  int m = 0;
+  for (int k = 0; k < t->N; ++k) {
+    const size_t i = (size_t)k * t->P + s;
+    out->max_qdiff = maxf(out->max_qdiff, t->qdiff[i]);
+    out->skipped += t->skipped[i];
+    if (t->size[i] <= 0) continue;
+    ++out->problems;
+    out->successes += t->success[i];
+    out->failures += t->status[i] < 0;
+    out->worst_wall = maxf(out->worst_wall, t->wall[i]);
+    out->worst_rel = maxf(out->worst_rel, t->rel[i]);
+    out->max_dist = maxf(out->max_dist, t->dist[i]);
+    if (t->iters[i] > out->max_iters) out->max_iters = t->iters[i];
+    buf[m++] = t->wall[i];
+  }
+  out->success_rate = out->problems ? (double)out->successes / out->problems : NAN;
+  out->median_wall = median(buf, m);
+  m = 0;
+  for (int k = 0; k < t->N; ++k)
+    if (t->size[(size_t)k * t->P + s] > 0) buf[m++] = t->iters[(size_t)k * t->P + s];
+  out->median_iters = median(buf, m);
+  m = 0;
+  for (int k = 0; k < t->N; ++k)
+    if (t->size[(size_t)k * t->P + s] > 0) buf[m++] = t->rel[(size_t)k * t->P + s];
+  out->median_rel = median(buf, m);
+}

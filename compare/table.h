@@ -1,0 +1,67 @@
+/* table.h: a comparison's results, per problem and series, and their summary per series. */
+#ifndef LSIM_COMPARE_TABLE_H
+#define LSIM_COMPARE_TABLE_H
+
+#include <stdint.h>
+
+#include "lcp/factored.h"
+#include "lcp/lcp.h"
+#include "lcp/solver.h"
+
+/* Per problem (steps or files) k and series s, entries at [k * P + s]. */
+typedef struct LsimCompareTable {
+  int N, P;                 /* problems (steps or files), series */
+  int *status, *success, *iters, *warm, *size, *nsliding, *skipped;  /* [N * P] */
+  uint64_t *hash;
+  double *wall, *res, *rel, *compl_, *sig, *cone, *diss, *dist, *sicerr;
+  double *qdiff, *vdiff;    /* independent mode: state difference to the reference */
+  double *ekin, *epot;      /* independent mode: [(N + 1) * P] */
+  int *step;                /* [N] */
+  double *time;             /* [N] */
+  uint64_t *problem_hash;   /* [N] hash of the step's (reference) problem */
+  uint64_t *problem_dense_hash; /* [N] lsim_lcp_hash of its dense form, 0 when none formed */
+  int *problem_size;        /* [N] */
+} LsimCompareTable;
+
+/* Summary of one series over the problems with an LCP (size > 0). */
+typedef struct LsimCompareSummary {
+  int problems, successes, failures, skipped;
+  double success_rate;
+  double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
+  int max_iters;
+} LsimCompareSummary;
+
+/* Status recorded for a solve that was not run: a dense solver on a problem above
+ * --dense-limit (positive, so it is not a failure; /status_legend names it). */
+#define LSIM_COMPARE_SKIPPED 2
+#define LSIM_COMPARE_SKIPPED_TEXT "skipped (n too large for a dense solver)"
+
+/* Scratch shared by the solves: the quality workspace. */
+typedef struct LsimCompareScratch {
+  double *work;
+  int cap;
+} LsimCompareScratch;
+
+/* Allocates t for N problems and P series (measures NaN). 0 or -1 (memory; free t). */
+int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P);
+void lsim_compare_table_free(LsimCompareTable *t);
+int lsim_compare_scratch_grow(LsimCompareScratch *s, int n);
+
+/* Records one solve of problem k by series s: its stats, the quality of z, the hash. The
+ * problem is the dense lcp, or (lcp NULL) the factored f, whose quality measures are then
+ * computed on the factored form (lsim_factored_quality: M is never formed). 0 or -1. */
+int lsim_compare_record_solve(LsimCompareTable *t, LsimCompareScratch *sc, int k, int s,
+                              const LsimLcp *lcp, const LsimFactoredLcp *f, const double *z,
+                              const LsimSolveStats *st, uint64_t hash, const double *zref,
+                              double success_tol);
+/* A step without an LCP: solved, trivially, by every series. */
+void lsim_compare_record_empty(LsimCompareTable *t, int k, int s);
+/* A solve not run: skipped[i] = 1, status LSIM_COMPARE_SKIPPED, no success, lcp_size 0 (no
+ * problem was handed to the solver; /problem_size has n), hash 0, measures NaN. */
+void lsim_compare_record_skipped(LsimCompareTable *t, int k, int s);
+
+/* Summary of series s; buf holds N doubles of scratch. */
+void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
+                            LsimCompareSummary *out);
+
+#endif
