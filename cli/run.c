@@ -34,7 +34,8 @@ static void run_usage(FILE *f) {
           "  --omega W          override the PGS relaxation, in (0, 2)\n"
           "  --threads T        override the PGS sweep team size, 1 .. 64 (results depend on\n"
           "                     T, never on the machine or the run; docs/solvers.md)\n"
-          "  --print            print a table per step: q, v and contact impulses\n"
+          "  --print            print a table per step: every coordinate of q and v of each\n"
+          "                     moving body, and the contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them)\n"
@@ -70,17 +71,39 @@ static void scene_relative(const char *scene, const char *file, char *buf, size_
   else snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, file);
 }
 
+/* Names and units of one body's q and v columns, by dimension (contact/world.h). */
+static const char *const q_names[3][7] = {
+    {"x"}, {"x", "y", "theta"}, {"x", "y", "z", "qw", "qx", "qy", "qz"}};
+static const char *const v_names[3][6] = {
+    {"vx"}, {"vx", "vy", "omega"}, {"vx", "vy", "vz", "wx", "wy", "wz"}};
+static const char *const q_units[3][7] = {
+    {"m"}, {"m", "m", "rad"}, {"m", "m", "m", "", "", "", ""}};
+static const char *const v_units[3][6] = {
+    {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
+
+static void print_column_names(const char *body, int n, const char *const *names,
+                               const char *const *units) {
+  for (int j = 0; j < n; ++j) {
+    char col[64];
+    snprintf(col, sizeof col, "%s[%.8s]%s%s", names[j], body, units[j][0] ? " " : "",
+             units[j]);
+    printf(" %16s", col);
+  }
+}
+
+/* One column per coordinate of every moving body: all of q (position, then angle or
+   quaternion), then all of v. */
 static void print_header(const LsimModel *m) {
+  const int d = m->dimension - 1;
   printf("%6s %12s", "step", "time [s]");
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nq == 0) continue;
-    char q[64], v[64];
-    snprintf(q, sizeof q, "q[%.10s] m", b->name);
-    snprintf(v, sizeof v, "v[%.10s] m/s", b->name);
-    printf(" %14s %14s", q, v);
+    print_column_names(b->name, b->nq, q_names[d], q_units[d]);
+    print_column_names(b->name, b->nv, v_names[d], v_units[d]);
   }
-  printf("   contact impulses [N*s]: normal (; friction)\n");
+  printf("   contact impulses [N*s]: normal (; friction%s)\n",
+         m->dimension > 1 ? " vector, world" : "");
 }
 
 static void print_row(const LsimModel *m, const LsimState *s, const LsimContactSet *cs) {
@@ -88,19 +111,24 @@ static void print_row(const LsimModel *m, const LsimState *s, const LsimContactS
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nq == 0) continue;
-    printf(" %14.9g %14.9g", s->q[b->q_offset], s->v[b->v_offset]);
+    for (int j = 0; j < b->nq; ++j) printf(" %16.9g", s->q[b->q_offset + j]);
+    for (int j = 0; j < b->nv; ++j) printf(" %16.9g", s->v[b->v_offset + j]);
   }
   printf("  ");
   for (int c = 0; cs && c < cs->count; ++c) {
     const LsimContact *ct = &cs->contacts[c];
     const char *a = m->bodies[ct->body[0]].name;
     const char *b = ct->body[1] >= 0 ? m->bodies[ct->body[1]].name : "ground";
-    if (ct->kind == LSIM_CONTACT_FIXED_NORMAL)
+    if (ct->kind == LSIM_CONTACT_FIXED_NORMAL) {
       printf(" %s|%s: friction %.9g", a, b, ct->friction_impulse[0]);
-    else if (ct->ndir > 0)
-      printf(" %s|%s: %.9g; %.9g", a, b, ct->normal_impulse, ct->friction_impulse[0]);
-    else
-      printf(" %s|%s: %.9g", a, b, ct->normal_impulse);
+      continue;
+    }
+    printf(" %s|%s: %.9g", a, b, ct->normal_impulse);
+    if (ct->ndir <= 0) continue;
+    /* 1-D friction is along the line; 2-D / 3-D it is a world vector (x, y (, z)). */
+    const int nf = m->dimension == 1 ? 1 : m->dimension;
+    printf(";");
+    for (int j = 0; j < nf; ++j) printf(" %.9g", ct->friction_impulse[j]);
   }
   printf("\n");
 }
