@@ -28,6 +28,7 @@ function r = lcpsim_load(path)
 %   w = r.velocity(body);            % [N+1 x dim] linear velocity, m/s
 %   o = r.angular_velocity(body);    % 2-D: [N+1 x 1] omega; 3-D: [N+1 x 3] world, rad/s
 %   s = r.shapes_of(body);           % 1-based indices of its shapes in r.shapes.*
+%   s = r.contact_series('box', 'ground');  % that pair's contacts over time (below)
 % r.bodies.inertia is [nbodies x 3 x 3]: squeeze(r.bodies.inertia(i, :, :)) is body i's
 % 3 x 3 inertia tensor. r.shapes.name and the legends are cell columns of strings.
 %
@@ -93,6 +94,7 @@ function r = lcpsim_load(path)
   r.shapes_of = @(b) body_shapes(base, b);
   r.tether_index = @(n) named_index(base, 'tethers', n);
   r.joint_index = @(n) named_index(base, 'joints', n);
+  r.contact_series = @(a, b) contact_series(base, a, b);
 end
 
 % 1-based index of the tether or joint (group) named n.
@@ -305,4 +307,78 @@ function k = body_shapes(r, b)
   end
   f = double(r.bodies.first_shape(i));
   k = (f + 1):(f + double(r.bodies.nshapes(i)));
+end
+
+% ---- per-contact time series
+
+% body_index, with [] (or 'ground' when no body has that name) for -1: no body.
+function i = pair_index(r, b)
+  if isempty(b) || (ischar(b) && strcmp(b, 'ground') && ~any(strcmp(r.bodies.name, b)))
+    i = -1;
+  else
+    i = body_index(r, b) - 1;
+  end
+end
+
+% The contacts between bodies a and b (names or 1-based indices; [] or 'ground' for no
+% body) over time, one column per contact id (feature) of the pair, vectors acting on a
+% as named; as lcpsim_load.py's contact_series, with 1-based shape indices:
+%   s.step [N x 1], s.time [N x 1], s.id [F x 1] (uint64), s.feature, s.shape_a,
+%   s.shape_b [F x 1] (1-D: 0), s.active [N x F] (logical), s.normal_impulse [N x F]
+%   (0 when not active), s.normal_total [N x 1], s.friction_impulse [N x F x 3],
+%   s.gap [N x F], s.point, s.normal [N x F x 3] (NaN when not active)
+% Only contact rows (kinds 0 and 1): tethers and joints are in r.tethers / r.joints.
+function s = contact_series(r, a, b)
+  ia = pair_index(r, a);
+  ib = pair_index(r, b);
+  c = r.contacts;
+  n = numel(r.time) - 1;
+  ba = double(c.body_a(:));
+  bb = double(c.body_b(:));
+  same = ba == ia & bb == ib;
+  swapped = ba == ib & bb == ia & ~same;
+  rows = find((same | swapped) & double(c.kind(:)) <= 1);
+  ids = unique(c.id(rows));
+  [~, col] = ismember(c.id(rows), ids);
+  k = double(c.step(rows));
+  sign = 1 - 2 * double(swapped(rows));
+  nf = numel(ids);
+  s.step = (1:n)';
+  s.time = double(r.time(2:end));
+  s.id = ids(:);
+  s.feature = double(bitand(ids(:), uint64(65535)));
+  first = double(bitand(bitshift(ids(:), -40), uint64(16777215))) - 1;
+  second = double(bitand(bitshift(ids(:), -16), uint64(16777215))) - 1;
+  swap_col = false(nf, 1);
+  swap_col(col) = swapped(rows);
+  if double(r.parameters.dimension) > 1
+    s.shape_a = first + 1;
+    s.shape_a(swap_col) = second(swap_col) + 1;
+    s.shape_b = second + 1;
+    s.shape_b(swap_col) = first(swap_col) + 1;
+  else
+    s.shape_a = zeros(nf, 1);
+    s.shape_b = zeros(nf, 1);
+  end
+  at = sub2ind([n, max(nf, 1)], k, col(:));
+  s.active = false(n, nf);
+  s.active(at) = true;
+  s.normal_impulse = zeros(n, nf);
+  s.normal_impulse(at) = c.normal_impulse(rows);
+  s.normal_total = sum(s.normal_impulse, 2);
+  s.gap = nan(n, nf);
+  s.gap(at) = c.gap(rows);
+  s.friction_impulse = zeros(n, nf, 3);
+  s.point = nan(n, nf, 3);
+  s.normal = nan(n, nf, 3);
+  for d = 1:3
+    f = zeros(n, nf);
+    f(at) = sign .* c.friction_impulse(rows, d);
+    s.friction_impulse(:, :, d) = f;
+    p = nan(n, nf);
+    p(at) = c.point(rows, d);
+    s.point(:, :, d) = p;
+    p(at) = sign .* c.normal(rows, d);
+    s.normal(:, :, d) = p;
+  end
 end

@@ -27,6 +27,10 @@ or a 0-based index, static bodies included (their fixed pose, zero velocity):
     r.angular_velocity(body)          # 2-D: [N+1] omega, rad/s; 3-D: [N+1, 3] world
                                       #   (wx, wy, wz), rad/s
     r.shapes_of(body)                 # 0-based indices into r.shapes.* of its shapes
+    s = r.contact_series("box", "ground")   # that pair's contacts over time, one
+                                      #   column per contact id (feature): s.normal_impulse
+                                      #   [N, F], s.friction_impulse [N, F, 3] on "box",
+                                      #   s.normal_total [N], s.active, s.gap, s.time
 
 Tethers and joints (only in runs that have them; docs/output-format.md):
 
@@ -157,6 +161,64 @@ class Run(Group):
     def joint_index(self, name):
         """0-based index of the joint named name."""
         return self._named_index("joints", name)
+
+    def _pair_index(self, body):
+        """body_index, with None (or "ground" when no body has that name) for -1: the
+        ground of 1-D friction and of anchors."""
+        if body is None:
+            return -1
+        if isinstance(body, str) and body == "ground" and body not in self["bodies"]["name"]:
+            return -1
+        return self.body_index(body)
+
+    def contact_series(self, body_a, body_b):
+        """The contacts between two bodies (names or 0-based indices; None or "ground"
+        for no body) over time: one column per contact id the pair ever had (each
+        feature of the pair is its own contact, docs/output-format.md "Contact ids").
+        Vectors are those acting on body_a as named. Returns a Group:
+            step [N] 1..N, time [N] (time after the step, s)
+            id [F] uint64, feature [F], shape_a [F], shape_b [F] (2-D / 3-D: the shapes
+              of body_a and body_b, 0-based; -1 in 1-D)
+            active [N, F] bool: the contact was in step k's LCP
+            normal_impulse [N, F] N*s (0 when not active), normal_total [N] their sum
+            friction_impulse [N, F, 3] N*s world vector on body_a (0 when not active)
+            gap [N, F] m, point [N, F, 3] m, normal [N, F, 3] (into body_a); NaN when not
+              active
+        Only contact rows (kinds 0 and 1): tethers and joints are in r.tethers / r.joints."""
+        a, b = self._pair_index(body_a), self._pair_index(body_b)
+        c, nsteps = self["contacts"], len(self["time"]) - 1
+        ba, bb, kind = c["body_a"], c["body_b"], c["kind"]
+        same = (ba == a) & (bb == b)
+        swapped = (ba == b) & (bb == a) & ~same
+        rows = np.flatnonzero((same | swapped) & (kind <= 1))
+        ids = np.unique(c["id"][rows])
+        col = np.searchsorted(ids, c["id"][rows])
+        k = c["step"][rows].astype(int) - 1
+        sign = np.where(swapped[rows], -1.0, 1.0)
+        nf = len(ids)
+        out = Group(step=np.arange(1, nsteps + 1), time=self["time"][1:].copy(), id=ids,
+                    feature=(ids & 0xFFFF).astype(int))
+        swap_col = np.zeros(nf, dtype=bool)
+        swap_col[col] = swapped[rows]
+        first = ((ids >> 40) & 0xFFFFFF).astype(int) - 1
+        second = ((ids >> 16) & 0xFFFFFF).astype(int) - 1
+        shaped = self._dimension() > 1
+        out.shape_a = np.where(swap_col, second, first) if shaped else np.full(nf, -1)
+        out.shape_b = np.where(swap_col, first, second) if shaped else np.full(nf, -1)
+        out.active = np.zeros((nsteps, nf), dtype=bool)
+        out.active[k, col] = True
+        out.normal_impulse = np.zeros((nsteps, nf))
+        out.normal_impulse[k, col] = c["normal_impulse"][rows]
+        out.normal_total = out.normal_impulse.sum(axis=1)
+        out.friction_impulse = np.zeros((nsteps, nf, 3))
+        out.friction_impulse[k, col] = sign[:, None] * c["friction_impulse"][rows]
+        out.gap = np.full((nsteps, nf), np.nan)
+        out.gap[k, col] = c["gap"][rows]
+        out.point = np.full((nsteps, nf, 3), np.nan)
+        out.point[k, col] = c["point"][rows]
+        out.normal = np.full((nsteps, nf, 3), np.nan)
+        out.normal[k, col] = sign[:, None] * c["normal"][rows]
+        return out
 
     def shapes_of(self, body):
         """0-based indices of the body's shapes in r.shapes (empty in 1-D)."""
