@@ -94,6 +94,8 @@ struct LsimStepper {
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
+  int restitution;           /* some body or pair of the model has restitution > 0 */
+  const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
 };
 
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
@@ -120,6 +122,9 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   }
   s->nbodies = model->nbodies;
   s->dimension = model->dimension;
+  for (int i = 0; i < model->nbodies; ++i) s->restitution |= model->bodies[i].restitution > 0.0;
+  for (int i = 0; i < model->nrestitution_pairs; ++i)
+    s->restitution |= model->restitution_pairs[i].restitution > 0.0;
   s->inv_inertia_body = calloc((size_t)9 * model->nbodies + 1, sizeof(double));
   s->inv_inertia = calloc((size_t)9 * model->nbodies + 1, sizeof(double));
   if (s->inv_inertia_body && s->inv_inertia && (rc = invert_inertias(s, model, err, errlen))) {
@@ -574,10 +579,31 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
   *k_io = k;
 }
 
+/* q of a normal row with restitution (Newton's law at the velocity level inside the
+ * step's LCP, as Box2D's restitution bias and Stewart's velocity-level impact law, SIAM
+ * Review 42(1), 2000, sec. 5): when the contact approaches faster than the threshold,
+ * v_n = J v < -threshold with v the step's starting velocity, and the step would close
+ * its gap (q_gap = gap / h + J v_free + bias < 0), the row asks
+ *   J v' >= -e v_n + (J v_free - J v)
+ * (the impact reverses the pre-impact normal velocity by e; the applied forces of the
+ * step act on top, so the free-flight energy of semi-implicit Euler is not raised) as well
+ * as the gap row's J v' >= -gap / h - bias: q = min((1 + e) v_n, q_gap). Otherwise, or
+ * with e = 0, the gap row alone. */
+static double restitution_q(const LsimStepper *s, const LsimModel *m, const LsimContact *ct,
+                            const LsimJacRow *row, double q_gap) {
+  if (q_gap >= 0.0) return q_gap;
+  const double e = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
+  if (e <= 0.0) return q_gap;
+  const double vn = row_dot(m, row, s->v_pre);
+  if (!(vn < -m->restitution_threshold)) return q_gap;
+  const double q_e = (1.0 + e) * vn;
+  return q_e < q_gap ? q_e : q_gap;
+}
+
 /* C (CSR) and q of contacts [c0, c1), C's entries from position kc; returns the position
  * after them. C: beta_k row +1 at lambda; lambda row mu at c_n, -1 at each beta. q from
  * the free velocity (corrected for the joints when ne > 0, else J v_free from the rows'
- * pass): gap / h + J v_free + bias. */
+ * pass): gap / h + J v_free + bias (restitution_q for impacting contacts). */
 static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne) {
   const LsimContactSet *set = &s->contacts;
   const double h = m->time_step;
@@ -588,8 +614,10 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     if (has_normal(ct)) {
       s->C_ptr[var] = kc;
       const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
-      s->q[var++] = ct->gap / h + jv + ct->bias;
-      ++row;
+      s->q[var] = ct->gap / h + jv + ct->bias;
+      if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
+        s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
+      ++var, ++row;
     }
     if (ct->ndir == 0) continue;
     const int lambda = var + ct->ndir;
@@ -1024,6 +1052,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   run_bodies(s, m, st, NULL, 1);
   if (s->mass) couple_free_velocities(s, m);
   s->last_error[0] = '\0';
+  s->v_pre = st->v;
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);

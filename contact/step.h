@@ -10,6 +10,13 @@
  *   M_lcp = [ N'WN  N'WD  0 ;  D'WN  D'WD  E ;  mu  -E'  0 ],
  *   q_lcp = [ phi/h + N'v_free ;  D'v_free ;  0 ]  (+ mu c_fixed for fixed normals).
  * Contacts are matched across steps by id to warm start the solver.
+ *
+ * Restitution (Newton's law inside the same LCP): a contact whose pair has a coefficient
+ * of restitution e > 0 (lsim_pair_restitution), approaching at v_n = N'v < -threshold at
+ * the start of the step, and whose gap the step would close, gets
+ *   q_n = min((1 + e) v_n, phi/h + N'v_free)
+ * so that N'v' >= -e v_n + (N'v_free - N'v): the pre-impact normal velocity reversed by e,
+ * with the step's applied forces on top (contact/step.c, restitution_q).
  */
 #ifndef LSIM_STEP_H
 #define LSIM_STEP_H

@@ -23,7 +23,19 @@ LsimModel lsim_default_model(void) {
   m.solver.omega = 1.0;
   m.solver.warm_start = 1;
   m.solver.threads = 1;
+  m.restitution_threshold = 0.01;
   return m;
+}
+
+double lsim_pair_restitution(const LsimModel *model, int a, int b) {
+  for (int i = 0; i < model->nrestitution_pairs; ++i) {
+    const LsimRestitutionPair *p = &model->restitution_pairs[i];
+    if ((p->body[0] == a && p->body[1] == b) || (p->body[0] == b && p->body[1] == a))
+      return p->restitution;
+  }
+  const double ea = a >= 0 && a < model->nbodies ? model->bodies[a].restitution : 0.0;
+  const double eb = b >= 0 && b < model->nbodies ? model->bodies[b].restitution : 0.0;
+  return ea > eb ? ea : eb;
 }
 
 LsimBody lsim_default_body(void) {
@@ -133,6 +145,9 @@ void lsim_model_free(LsimModel *model) {
   free(model->couplings);
   model->couplings = NULL;
   model->ncouplings = 0;
+  free(model->restitution_pairs);
+  model->restitution_pairs = NULL;
+  model->nrestitution_pairs = 0;
   for (int i = 0; i < model->ntethers; ++i)
     for (int k = 0; k < 2; ++k) lsim_schedule_free(&model->tethers[i].end[k].motion.table);
   free(model->tethers);

@@ -78,6 +78,8 @@ typedef struct LsimBody {
                            3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m */
   LsimSchedule kinematic_velocity; /* kinematic bodies: prescribed velocity, same layout
                                       as v */
+  double restitution;   /* coefficient of restitution e in [0, 1] of the body's material; a
+                           pair uses the larger of its two bodies' (lsim_pair_restitution) */
   int first_shape, nshapes; /* 2-D/3-D: this body's shapes in model->shapes (by finalize) */
   int q_offset, v_offset; /* slices of LsimState.q / v; -1 for static bodies */
   int nq, nv;
@@ -152,6 +154,12 @@ typedef struct LsimSolverSettings {
   int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
 } LsimSolverSettings;
 
+/* A coefficient of restitution for one pair of bodies, overriding the pair rule. */
+typedef struct LsimRestitutionPair {
+  int body[2];
+  double restitution;
+} LsimRestitutionPair;
+
 typedef struct LsimModel {
   int dimension;      /* 1, 2 or 3 */
   double gravity[3];  /* along the generalized axes; 1-D uses gravity[0] */
@@ -177,6 +185,10 @@ typedef struct LsimModel {
                               for J v' = -c error / h; 0 (default) = off, i.e. c = 1, the
                               velocity-level step's own phi / h term */
   int nq, nv;         /* sizes of the state arrays */
+  double restitution_threshold; /* m/s: contacts approaching slower than this are
+                                   inelastic whatever their restitution (default 0.01) */
+  int nrestitution_pairs;
+  LsimRestitutionPair *restitution_pairs; /* [nrestitution_pairs] per-pair overrides */
 } LsimModel;
 
 typedef struct LsimState {
@@ -187,8 +199,15 @@ typedef struct LsimState {
 } LsimState;
 
 /* A model with no bodies and the documented defaults (dimension 1, no gravity, h 0.01,
- * 100 steps, margin 0, solver lemke, tol 1e-10, warm start on). */
+ * 100 steps, margin 0, solver lemke, tol 1e-10, warm start on, restitution threshold
+ * 0.01 m/s). */
 LsimModel lsim_default_model(void);
+
+/* The coefficient of restitution of a contact between bodies a and b (either may be < 0:
+ * the world): the pair's entry in model->restitution_pairs if there is one (in either
+ * order), else the larger of the two bodies' restitution (Box2D's rule: a bouncy ball
+ * bounces on any floor). */
+double lsim_pair_restitution(const LsimModel *model, int a, int b);
 
 /* Body defaults: dynamic segment, mass 1, width 0, no force, no friction. */
 LsimBody lsim_default_body(void);
