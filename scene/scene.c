@@ -523,6 +523,20 @@ static int get_ranged(Ctx *c, const json_t *obj, const char *opath, const char *
   return 1;
 }
 
+/* A body's "restitution", when present: a coefficient in [0, 1]. */
+static int get_restitution(Ctx *c, const json_t *obj, const char *opath, double *out) {
+  double v = 0.0;
+  const int rc = get_number(c, obj, opath, "restitution", &v);
+  if (rc <= 0) return rc;
+  if (!(v >= 0.0 && v <= 1.0)) {
+    char p[PATH_CAP];
+    path_key(p, opath, "restitution");
+    return fail(c, p, 0, "must be in [0, 1] (0: perfectly inelastic, 1: elastic), got %g", v);
+  }
+  *out = v;
+  return 1;
+}
+
 static int missing(Ctx *c, const char *opath, const char *key, const char *what) {
   char p[PATH_CAP];
   path_key(p, opath, key);
@@ -649,7 +663,7 @@ static int parse_body(Ctx *c, const json_t *o, const char *path, size_t index,
                 strcmp(type, "static") == 0 ? " (fixed bodies go in \"walls\")" : "");
   }
   static const char *const keys[] = {"name", "type", "position", "velocity", "mass",
-                                     "width", "ground_mu", "force", NULL};
+                                     "width", "ground_mu", "force", "restitution", NULL};
   if (check_keys(c, o, path, keys) < 0) return LSIM_INVALID_INPUT;
   if (kinematic) {
     static const char *const not_kin[] = {"force", "ground_mu", NULL};
@@ -677,6 +691,7 @@ static int parse_body(Ctx *c, const json_t *o, const char *path, size_t index,
   b->pose[0] = x;
   b->ground_mu = kinematic ? 0.0 : d->ground_mu;
   if (get_ranged(c, o, path, "ground_mu", GE0, &b->ground_mu) < 0) return LSIM_INVALID_INPUT;
+  if (get_restitution(c, o, path, &b->restitution) < 0) return LSIM_INVALID_INPUT;
 
   /* Velocity: the initial value (dynamic) or the prescribed schedule (kinematic). */
   const json_t *vel = json_object_get(o, "velocity");
@@ -712,7 +727,7 @@ static int parse_wall(Ctx *c, const json_t *o, const char *path, size_t index, L
   *b = lsim_default_body();
   snprintf(org->path, sizeof org->path, "%s", path);
   if (!json_is_object(o)) return fail(c, path, 0, "must be an object, got %s", type_name(o));
-  static const char *const keys[] = {"name", "position", "side", NULL};
+  static const char *const keys[] = {"name", "position", "side", "restitution", NULL};
   if (check_keys(c, o, path, keys) < 0) return LSIM_INVALID_INPUT;
   const int rc = get_string(c, o, path, "name", b->name, sizeof b->name, 1);
   if (rc < 0) return rc;
@@ -737,7 +752,7 @@ static int parse_wall(Ctx *c, const json_t *o, const char *path, size_t index, L
   b->mass = 0.0;
   b->width = 0.0;
   b->ground_mu = 0.0;
-  return 0;
+  return get_restitution(c, o, path, &b->restitution) < 0 ? LSIM_INVALID_INPUT : 0;
 }
 
 /* Adds *b to the model; frees its schedules when that fails. */
@@ -1356,7 +1371,7 @@ static int parse_body_nd(Ctx *c, const json_t *o, const char *path, size_t index
     return LSIM_INVALID_INPUT;
   static const char *const keys[] = {"name", "type", "position", "orientation", "velocity",
                                      "angular_velocity", "mass", "density", "inertia", "shapes",
-                                     "force", "torque", "motion", "grid", NULL};
+                                     "force", "torque", "motion", "grid", "restitution", NULL};
   if (check_keys(c, o, path, keys) < 0) return LSIM_INVALID_INPUT;
   static const char *const not_static[] = {"velocity", "angular_velocity", "motion", "mass",
                                            "density", "inertia", "force", "torque", NULL};
@@ -1378,6 +1393,7 @@ static int parse_body_nd(Ctx *c, const json_t *o, const char *path, size_t index
   double pos[3] = {0.0, 0.0, 0.0}, quat[4] = {1.0, 0.0, 0.0, 0.0}, theta = 0.0;
   if (get_vec(c, o, path, "position", dim, pos) < 0) return LSIM_INVALID_INPUT;
   if (get_orientation(c, o, path, "orientation", quat, &theta) < 0) return LSIM_INVALID_INPUT;
+  if (get_restitution(c, o, path, &b->restitution) < 0) return LSIM_INVALID_INPUT;
   memset(b->pose, 0, sizeof b->pose);
   if (dim == 2) {
     b->pose[0] = pos[0], b->pose[1] = pos[1], b->pose[2] = theta;
@@ -2068,9 +2084,11 @@ static int parse_scene(Ctx *c, const json_t *root, LsimModel *m, LsimState *st,
   const json_t *contact = get_object(c, root, "", "contact", &rc);
   if (rc < 0) return rc;
   if (contact) {
-    static const char *const ckeys[] = {"margin", NULL};
+    static const char *const ckeys[] = {"margin", "restitution_threshold", NULL};
     if (check_keys(c, contact, "contact", ckeys) < 0) return LSIM_INVALID_INPUT;
     if (get_ranged(c, contact, "contact", "margin", GE0, &m->contact_margin) < 0) return LSIM_INVALID_INPUT;
+    if (get_ranged(c, contact, "contact", "restitution_threshold", GE0, &m->restitution_threshold) < 0)
+      return LSIM_INVALID_INPUT;
   }
   if (parse_friction(c, root, m) < 0) return LSIM_INVALID_INPUT;
 

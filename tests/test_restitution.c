@@ -14,6 +14,7 @@
 
 #include "contact/step.h"
 #include "contact/world.h"
+#include "scene/scene.h"
 
 #define G 9.81
 
@@ -272,11 +273,48 @@ static void test_rest(void **state) {
   }
 }
 
+/* The scene keys: "restitution" on bodies (1-D walls too) and
+ * "contact.restitution_threshold" are read; a coefficient outside [0, 1] or a negative
+ * threshold is an error naming the key. */
+static void test_scene_keys(void **state) {
+  (void)state;
+  const char *ok2 = "{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_threshold\": 0.5}, \"bodies\": ["
+                    "{\"type\": \"static\", \"restitution\": 0.25, \"shapes\": [{\"type\": \"plane\"}]},"
+                    "{\"mass\": 1, \"position\": [0, 1], \"restitution\": 0.75,"
+                    " \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  const char *ok1 = "{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 1, \"bodies\": [{\"position\": 1, \"restitution\": 1}],"
+                    " \"walls\": [{\"position\": 0, \"side\": \"left\", \"restitution\": 0.5}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  assert_int_equal(lsim_scene_parse(ok2, "ok2", &m, &st, &err), 0);
+  assert_true(m.bodies[0].restitution == 0.25 && m.bodies[1].restitution == 0.75);
+  assert_true(m.restitution_threshold == 0.5 && lsim_pair_restitution(&m, 0, 1) == 0.75);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  assert_int_equal(lsim_scene_parse(ok1, "ok1", &m, &st, &err), 0);
+  assert_true(m.bodies[0].restitution == 1.0 && m.bodies[1].restitution == 0.5);
+  assert_true(m.restitution_threshold == 0.01);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  const char *bad[][2] = {
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 1, \"bodies\": [{\"position\": 1, \"restitution\": 1.5}]}", "bodies[0].restitution"},
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 1, \"bodies\": [{\"position\": 1}], \"walls\": [{\"side\": \"left\", \"restitution\": -0.1}]}",
+       "walls[0].restitution"},
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_threshold\": -1}, \"bodies\": [{\"mass\": 1}]}",
+       "contact.restitution_threshold"},
+  };
+  for (int i = 0; i < 3; ++i) {
+    assert_true(lsim_scene_parse(bad[i][0], "bad", &m, &st, &err) < 0);
+    if (strcmp(err.path, bad[i][1]) != 0) fail_msg("error at '%s', expected '%s'", err.path, bad[i][1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_drop_rebound),   cmocka_unit_test(test_head_on_newton),
       cmocka_unit_test(test_hollow_ball),    cmocka_unit_test(test_energy_bounded),
-      cmocka_unit_test(test_rest),
+      cmocka_unit_test(test_rest),           cmocka_unit_test(test_scene_keys),
   };
   return cmocka_run_group_tests_name("restitution", tests, NULL, NULL);
 }

@@ -1,0 +1,63 @@
+#!/bin/sh
+# The restitution example scenes end to end with Lemke and PGS: the bouncing ball's apexes
+# (e^(2k) H), the head-on pair's Newton velocities and exact momentum, the hollow ball's
+# post-impact velocities (Tedrake's matrix), and energy that never grows.
+set -e
+PY=/usr/bin/python3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for solver in lemke pgs; do
+  for scene in bouncing_ball balls_bounce_2d hollow_ball; do
+    ./lcpsim data/$scene.json --solver $solver -o "$out/${scene}_$solver.h5" --quiet
+  done
+  $PY - "$out" "$solver" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+
+out, solver = sys.argv[1], sys.argv[2]
+def fail(msg):
+    print("FAIL:", solver, msg)
+    sys.exit(1)
+def load(name):
+    r = lcpsim_load.load(f"{out}/{name}_{solver}.h5")
+    if np.any(r.solver.status != 0):
+        fail(f"{name}: solver failed")
+    e = r.energy.kinetic + r.energy.potential
+    # Energy never grows; 1e-12 J of rounding on energies of 10 J.
+    if np.max(np.diff(e)) > 1e-12:
+        fail(f"{name}: energy grew by {np.max(np.diff(e)):.3e} J")
+    return r
+
+# Bouncing ball, e = 0.8, H = 1 m, h = 1 ms: the first three apexes at e^(2k) H within
+# one step's travel of the fall before each (h sqrt(2 g H_k-1)); at rest at the end.
+r = load("bouncing_ball")
+y = r.position("ball")[:, 1] - 0.1
+vy = r.velocity("ball")[:, 1]
+apex = [y[i] for i in range(1, len(vy)) if vy[i - 1] > 0 and vy[i] <= 0]
+h, e, H = r.parameters.time_step, 0.8, 1.0
+for k in range(1, 4):
+    want, travel = e ** (2 * k) * H, h * np.sqrt(2 * 9.81 * e ** (2 * k - 2) * H) * k
+    if abs(apex[k - 1] - want) > travel:
+        fail(f"bouncing_ball: apex {k} at {apex[k - 1]:.5f} m, e^2k H = {want:.5f} (allowed {travel:.4f})")
+if abs(y[-1]) > 1e-9 or abs(vy[-1]) > 1e-9:
+    fail(f"bouncing_ball: not at rest at the end (height {y[-1]:.3e}, speed {vy[-1]:.3e})")
+
+# Head-on pair: Newton's velocities (-1.6, 0.2) after the impact to 1e-12, momentum -1 N s
+# at every step to 1e-13.
+r = load("balls_bounce_2d")
+vl, vh = r.velocity("light")[:, 0], r.velocity("heavy")[:, 0]
+if np.max(np.abs(vl + 3 * vh + 1.0)) > 1e-13:
+    fail("balls_bounce_2d: momentum not conserved")
+if abs(vl[-1] + 1.6) > 1e-12 or abs(vh[-1] - 0.2) > 1e-12:
+    fail(f"balls_bounce_2d: after the impact ({vl[-1]!r}, {vh[-1]!r}), Newton (-1.6, 0.2)")
+
+# Hollow ball: after the first step (the impact) (0.42, 1, -1.4) to 1e-12.
+r = load("hollow_ball")
+got = np.array([*r.velocity("ball")[1, :2], r.angular_velocity("ball")[1]])
+if np.max(np.abs(got - [0.42, 1.0, -1.4])) > 1e-12:
+    fail(f"hollow_ball: post-impact {got}, Tedrake (0.42, 1, -1.4)")
+print("ok:", solver, "apexes", np.round(apex[:3], 5))
+PYEOF
+done
