@@ -3,7 +3,7 @@
 #   make check     unit tests (plain and under AddressSanitizer + UBSan) and end-to-end tests
 #   make bench     benchmarks against peers run in the same process
 #   make clean
-# Layers, each a directory; dependencies point one way: cli -> compare -> scene -> contact -> lcp.
+# Layers, each a directory; dependencies point one way: cli -> compare -> hybrid -> scene -> contact -> lcp.
 
 CC      ?= cc
 VERSION := 0.1.0
@@ -18,13 +18,14 @@ INCLUDES = -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
 CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
 LIBS     = -lsiconos_numerics -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
-           -ljansson -lm -pthread
+           -ljansson -lsundials_cvode -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
+           -lsundials_nvecserial -lm -pthread
 TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c compare/*.c)
+LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c compare/*.c hybrid/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
@@ -69,7 +70,8 @@ deps:
 	@mkdir -p $(B) && touch $(DEPS_STAMP)
 
 DEPS_HEADERS := /usr/include/siconos/numerics/LCP_Solvers.h /usr/include/cmocka.h \
-                /usr/include/jansson.h /usr/include/suitesparse/cholmod.h /usr/include/ode/ode.h
+                /usr/include/jansson.h /usr/include/suitesparse/cholmod.h /usr/include/ode/ode.h \
+                /usr/include/cvode/cvode.h
 ifneq ($(words $(wildcard $(DEPS_HEADERS))),$(words $(DEPS_HEADERS)))
 $(shell rm -f $(DEPS_STAMP))
 endif

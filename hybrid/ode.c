@@ -1,0 +1,523 @@
+/* ode.c: adaptive integration with event location on CVODE (ode.h).
+ *
+ * Math. CVODE (Hindmarsh et al., SUNDIALS 6) integrates x' = f(t, x) by variable-order,
+ * variable-step Adams-Moulton (non-stiff) or BDF (stiff) formulas with Newton iterations
+ * on a dense difference-quotient Jacobian, controlling the local error to
+ * rtol |x_i| + atol per component. We drive it one internal step at a time (CV_ONE_STEP)
+ * with the end time as its stop time, so it never steps past the end. After each step
+ * [a, b] the root functions are evaluated at b; a sign change in the requested
+ * direction brackets a crossing, which is located on CVODE's interpolating polynomial of
+ * the step (CVodeGetDky, the same polynomial CVODE's own output uses) by the Illinois
+ * method (regula falsi halving the value at an end kept twice in a row: superlinear,
+ * never leaving the bracket), to |g| <= event_precision at the point on the requested
+ * side. This is SimSect's stopping iterator with its stopPrecision in the function value
+ * and maxStopIterations, with a faster iteration than its midpoint subdivision.
+ *
+ * Failure modes: see ode.h. CVODE's own messages are captured (never printed) and
+ * returned by lsim_ode_message.
+ */
+#include "hybrid/ode.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sundials/sundials_context.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+struct LsimOde {
+  int n;
+  LsimOdeFlowFn flow;
+  void *user;
+  LsimOdeOptions opt;
+
+  /* CVODE objects. */
+  SUNContext sun;
+  void *cv;
+  N_Vector y;             /* CVODE's state (after each step: the step's end) */
+  N_Vector ytmp;          /* interpolated states */
+  SUNMatrix A;
+  SUNLinearSolver LS;
+  int cv_initialized;     /* CVodeInit done */
+
+  /* The current point: time and state (the last accepted step's end, an event, t_end). */
+  double t;
+  double *x;              /* [n] */
+  int have_state;
+  int cv_at_point;        /* CVODE's internal state is at (t, x); 0 after an event */
+
+  /* Root functions. */
+  int nroots, cap_roots;
+  LsimOdeRootFn g;
+  int *dir, *side, *fired;            /* [nroots] */
+  double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
+
+  /* Samples. */
+  LsimOdeSampleFn sample;
+  void *sample_user;
+  long long next_sample;  /* index k of the next multiple k * record_period */
+
+  /* Bookkeeping. */
+  LsimOdeStats stats;
+  long rhs_base;          /* flow evaluations before the last CVodeReInit */
+  int callback_status;    /* < 0 when the flow failed inside CVODE */
+  char message[320];
+};
+
+LsimOdeOptions lsim_ode_default_options(void) {
+  LsimOdeOptions o;
+  memset(&o, 0, sizeof o);
+  o.rtol = 1e-4;
+  o.atol = 1e-8;
+  o.max_step = 1e-2;
+  o.min_step = 0.0;
+  o.event_precision = 1e-10;
+  o.max_event_iterations = 128;
+  o.max_events = 0;
+  o.max_steps = 0;
+  o.method = LSIM_ODE_ADAMS;
+  o.record_period = -1.0;
+  return o;
+}
+
+const char *lsim_ode_status_name(int status) {
+  switch (status) {
+    case LSIM_ODE_REACHED: return "reached";
+    case LSIM_ODE_EVENT: return "event";
+    case LSIM_ODE_BAD_INPUT: return "bad_input";
+    case LSIM_ODE_OUT_OF_MEMORY: return "out_of_memory";
+    case LSIM_ODE_CALLBACK_FAILED: return "callback_failed";
+    case LSIM_ODE_STEP_FAILED: return "step_failed";
+    case LSIM_ODE_EVENT_NOT_LOCATED: return "event_not_located";
+    case LSIM_ODE_TOO_MANY_EVENTS: return "too_many_events";
+    case LSIM_ODE_TOO_MANY_STEPS: return "too_many_steps";
+    default: return "unknown";
+  }
+}
+
+/* Sets the message and returns status. */
+static int fail(LsimOde *o, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fail(LsimOde *o, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o->message, sizeof o->message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* CVODE's errors land in the message instead of stderr; its warnings are dropped. */
+static void on_cvode_error(int code, const char *module, const char *function, char *msg,
+                           void *data) {
+  (void)module;
+  LsimOde *o = data;
+  if (code > 0) return;
+  snprintf(o->message, sizeof o->message, "CVODE %s: %s", function, msg);
+}
+
+static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
+  LsimOde *o = data;
+  const int s = o->flow(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), o->user);
+  if (s < 0) o->callback_status = s;
+  return s;
+}
+
+static void free_roots(LsimOde *o) {
+  free(o->dir);  /* side and fired share dir's block, gb, gm, gbest ga's */
+  free(o->ga);
+  o->dir = o->side = o->fired = NULL;
+  o->ga = o->gb = o->gm = o->gbest = NULL;
+  o->cap_roots = 0;
+}
+
+void lsim_ode_free(LsimOde *o) {
+  if (!o) return;
+  if (o->cv) CVodeFree(&o->cv);
+  if (o->LS) SUNLinSolFree(o->LS);
+  if (o->A) SUNMatDestroy(o->A);
+  if (o->y) N_VDestroy(o->y);
+  if (o->ytmp) N_VDestroy(o->ytmp);
+  if (o->sun) SUNContext_Free(&o->sun);
+  free_roots(o);
+  free(o->x);
+  free(o);
+}
+
+static int options_ok(const LsimOdeOptions *p, char *err, size_t errlen) {
+  const char *bad = NULL;
+  if (!(p->rtol > 0.0 && p->rtol < 1.0)) bad = "rtol must be in (0, 1)";
+  else if (!(p->atol > 0.0 && isfinite(p->atol))) bad = "atol must be > 0";
+  else if (!(p->max_step >= 0.0 && isfinite(p->max_step))) bad = "max_step must be >= 0";
+  else if (!(p->min_step >= 0.0 && isfinite(p->min_step))) bad = "min_step must be >= 0";
+  else if (p->max_step > 0.0 && p->min_step > p->max_step) bad = "min_step exceeds max_step";
+  else if (!(p->event_precision > 0.0 && isfinite(p->event_precision)))
+    bad = "event_precision must be > 0";
+  else if (p->max_event_iterations < 1) bad = "max_event_iterations must be >= 1";
+  else if (p->max_events < 0 || p->max_steps < 0) bad = "max_events, max_steps must be >= 0";
+  else if (p->method != LSIM_ODE_ADAMS && p->method != LSIM_ODE_BDF) bad = "unknown method";
+  else if (!isfinite(p->record_period)) bad = "record_period must be finite";
+  if (bad && err && errlen) snprintf(err, errlen, "%s", bad);
+  return bad ? LSIM_ODE_BAD_INPUT : 0;
+}
+
+int lsim_ode_create(LsimOde **out, int n, LsimOdeFlowFn f, void *user,
+                    const LsimOdeOptions *opt, char *err, size_t errlen) {
+  *out = NULL;
+  const LsimOdeOptions o_def = lsim_ode_default_options();
+  if (!opt) opt = &o_def;
+  if (n < 1 || !f) {
+    if (err && errlen) snprintf(err, errlen, "need a dimension >= 1 and a flow");
+    return LSIM_ODE_BAD_INPUT;
+  }
+  if (options_ok(opt, err, errlen)) return LSIM_ODE_BAD_INPUT;
+  LsimOde *o = calloc(1, sizeof *o);
+  if (!o) return LSIM_ODE_OUT_OF_MEMORY;
+  o->n = n;
+  o->flow = f;
+  o->user = user;
+  o->opt = *opt;
+  o->x = calloc((size_t)n, sizeof *o->x);
+  int ok = o->x && SUNContext_Create(NULL, &o->sun) == 0;
+  if (ok) {
+    o->y = N_VNew_Serial(n, o->sun);
+    o->ytmp = N_VNew_Serial(n, o->sun);
+    o->cv = CVodeCreate(opt->method == LSIM_ODE_BDF ? CV_BDF : CV_ADAMS, o->sun);
+    ok = o->y && o->ytmp && o->cv;
+  }
+  if (ok) {
+    o->A = SUNDenseMatrix(n, n, o->sun);
+    ok = o->A != NULL;
+  }
+  if (ok) {
+    o->LS = SUNLinSol_Dense(o->y, o->A, o->sun);
+    ok = o->LS != NULL;
+  }
+  if (ok) ok = CVodeSetErrHandlerFn(o->cv, on_cvode_error, o) == CV_SUCCESS;
+  if (!ok) {
+    lsim_ode_free(o);
+    if (err && errlen) snprintf(err, errlen, "out of memory setting up CVODE");
+    return LSIM_ODE_OUT_OF_MEMORY;
+  }
+  *out = o;
+  return 0;
+}
+
+int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direction,
+                       const int *side) {
+  if (nroots < 0 || (nroots > 0 && !g))
+    return fail(o, LSIM_ODE_BAD_INPUT, "root functions: need nroots >= 0 and a function");
+  for (int i = 0; i < nroots; ++i) {
+    if (direction && (direction[i] < -1 || direction[i] > 1))
+      return fail(o, LSIM_ODE_BAD_INPUT, "root %d: direction must be -1, 0 or 1", i);
+    if (side && side[i] != LSIM_ODE_AFTER && side[i] != LSIM_ODE_BEFORE)
+      return fail(o, LSIM_ODE_BAD_INPUT, "root %d: side must be after (0) or before (1)", i);
+  }
+  if (nroots > o->cap_roots) {
+    free_roots(o);
+    const size_t k = (size_t)nroots;
+    o->dir = malloc(3 * k * sizeof *o->dir);
+    o->ga = malloc(4 * k * sizeof *o->ga);
+    if (!o->dir || !o->ga) {
+      free_roots(o);
+      return fail(o, LSIM_ODE_OUT_OF_MEMORY, "out of memory");
+    }
+    o->side = o->dir + k;
+    o->fired = o->dir + 2 * k;
+    o->gb = o->ga + k;
+    o->gm = o->ga + 2 * k;
+    o->gbest = o->ga + 3 * k;
+    o->cap_roots = nroots;
+  }
+  o->nroots = nroots;
+  o->g = g;
+  for (int i = 0; i < nroots; ++i) {
+    o->dir[i] = direction ? direction[i] : LSIM_ODE_FALLING;
+    o->side[i] = side ? side[i] : LSIM_ODE_AFTER;
+    o->fired[i] = 0;
+  }
+  /* New functions start a new segment from the current point. */
+  o->cv_at_point = 0;
+  return 0;
+}
+
+void lsim_ode_set_sampler(LsimOde *o, LsimOdeSampleFn fn, void *user) {
+  o->sample = fn;
+  o->sample_user = user;
+}
+
+/* The first sample index k with k * period > t. */
+static long long first_sample_after(double t, double period) {
+  long long k = (long long)floor(t / period);
+  while ((double)k * period <= t) ++k;
+  while (k > 0 && (double)(k - 1) * period > t) --k;
+  return k;
+}
+
+/* Flow evaluations so far (CVODE counts from its last (re)initialisation). */
+static void update_counts(LsimOde *o) {
+  if (!o->cv_initialized) return;
+  long nfe = 0, nfels = 0;
+  CVodeGetNumRhsEvals(o->cv, &nfe);
+  CVodeGetNumLinRhsEvals(o->cv, &nfels);
+  o->stats.rhs_evals = o->rhs_base + nfe + nfels;
+}
+
+/* Puts CVODE at (t, x): init the first time, reinit afterwards. */
+static int cvode_start(LsimOde *o) {
+  memcpy(N_VGetArrayPointer(o->y), o->x, (size_t)o->n * sizeof *o->x);
+  int flag;
+  if (!o->cv_initialized) {
+    flag = CVodeInit(o->cv, rhs, o->t, o->y);
+    if (flag == CV_SUCCESS) flag = CVodeSStolerances(o->cv, o->opt.rtol, o->opt.atol);
+    if (flag == CV_SUCCESS) flag = CVodeSetUserData(o->cv, o);
+    if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(o->cv, o->LS, o->A);
+    if (flag == CV_SUCCESS && o->opt.max_step > 0.0) flag = CVodeSetMaxStep(o->cv, o->opt.max_step);
+    if (flag == CV_SUCCESS && o->opt.min_step > 0.0) flag = CVodeSetMinStep(o->cv, o->opt.min_step);
+    /* One step per call: the step count is ours (max_steps). */
+    if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(o->cv, 1000000);
+    if (flag != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE setup failed (%d)", flag);
+    o->cv_initialized = 1;
+  } else {
+    update_counts(o);
+    o->rhs_base = o->stats.rhs_evals;
+    flag = CVodeReInit(o->cv, o->t, o->y);
+    if (flag != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE restart failed (%d)", flag);
+  }
+  o->cv_at_point = 1;
+  if (o->opt.record_period > 0.0) o->next_sample = first_sample_after(o->t, o->opt.record_period);
+  return 0;
+}
+
+int lsim_ode_restart(LsimOde *o, double t, const double *x) {
+  if (!isfinite(t)) return fail(o, LSIM_ODE_BAD_INPUT, "restart: time is not finite");
+  for (int i = 0; i < o->n; ++i)
+    if (!isfinite(x[i])) return fail(o, LSIM_ODE_BAD_INPUT, "restart: x[%d] = %g", i, x[i]);
+  o->t = t;
+  memcpy(o->x, x, (size_t)o->n * sizeof *x);
+  o->have_state = 1;
+  o->stats.restarts++;
+  o->message[0] = '\0';
+  return cvode_start(o);
+}
+
+/* Root values at (t, x) into g. 0 or LSIM_ODE_CALLBACK_FAILED. */
+static int eval_roots(LsimOde *o, double t, const double *x, double *g) {
+  o->stats.root_evals++;
+  const int s = o->g(t, x, g, o->user);
+  if (s < 0) return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function failed (%d) at t = %.17g", s, t);
+  for (int i = 0; i < o->nroots; ++i)
+    if (isnan(g[i]))
+      return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function %d is NaN at t = %.17g", i, t);
+  return 0;
+}
+
+/* 1 when g (from g0 at the segment's start) has crossed in direction d. */
+static int crossed(int d, double g0, double g) {
+  if (d <= 0 && g0 > 0.0 && g <= 0.0) return 1;
+  if (d >= 0 && g0 < 0.0 && g >= 0.0) return 1;
+  return 0;
+}
+
+/* The state at t within the last step, into ytmp; its root values into o->gm. */
+static int state_and_roots_at(LsimOde *o, double t) {
+  const int flag = CVodeGetDky(o->cv, t, 0, o->ytmp);
+  if (flag != CV_SUCCESS)
+    return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", t, flag);
+  return eval_roots(o, t, N_VGetArrayPointer(o->ytmp), o->gm);
+}
+
+/* Locates root i's crossing in [a, b] (g_i(a) = fa, g_i(b) = fb, crossed at b) to the
+ * precision on its side. On success *t_out is the located point, *g_out g_i there, and
+ * o->gm holds every root's value there. */
+static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, double *t_out,
+                  double *g_out, int *iters) {
+  const double prec = o->opt.event_precision;
+  const int d = o->dir[i], before = o->side[i] == LSIM_ODE_BEFORE;
+  const double g_start = fa;
+  double va = fa, vb = fb;        /* Illinois' (possibly halved) end values */
+  int kept = 0;                   /* -1: a kept last time, +1: b kept */
+  for (int it = 0;; ++it) {
+    /* Converged on the requested side. */
+    const double ts = before ? a : b, gs = before ? fa : fb;
+    if (fabs(gs) <= prec) {
+      *iters = it;
+      *g_out = gs;
+      *t_out = ts;
+      return state_and_roots_at(o, ts);
+    }
+    if (it >= o->opt.max_event_iterations)
+      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+                  "root %d: crossing in [%.17g, %.17g] not located to |g| <= %g in %d "
+                  "iterations (|g| = %g): a discontinuous boundary function?",
+                  i, a, b, prec, it, fabs(gs));
+    if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)))
+      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+                  "root %d: the bracket at t = %.17g shrank to the resolution of time with "
+                  "|g| = %g > %g: a discontinuous boundary function?",
+                  i, b, fabs(gs), prec);
+    /* Regula falsi on the Illinois values, bisection when it would leave the bracket. */
+    double m = (a * vb - b * va) / (vb - va);
+    if (!(m > a && m < b)) m = 0.5 * (a + b);
+    const int s = state_and_roots_at(o, m);
+    if (s) return s;
+    const double gm = o->gm[i];
+    if (crossed(d, g_start, gm)) {
+      b = m;
+      fb = vb = gm;
+      if (kept == -1) va *= 0.5;
+      kept = -1;
+    } else {
+      a = m;
+      fa = va = gm;
+      if (kept == 1) vb *= 0.5;
+      kept = 1;
+    }
+  }
+}
+
+/* Samples at the multiples of the period in (t_from, t_to] (or at t_to with period 0),
+ * interpolated within the last step. */
+static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
+  if (!o->sample || o->opt.record_period < 0.0) return 0;
+  if (o->opt.record_period == 0.0) {
+    o->stats.samples++;
+    if (o->sample(t_to, x_to, o->sample_user) < 0)
+      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", t_to);
+    return 0;
+  }
+  for (;;) {
+    const double ts = (double)o->next_sample * o->opt.record_period;
+    if (ts > t_to) return 0;
+    const double *xs = x_to;
+    if (ts != t_to) {
+      const int flag = CVodeGetDky(o->cv, ts, 0, o->ytmp);
+      if (flag != CV_SUCCESS)
+        return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", ts, flag);
+      xs = N_VGetArrayPointer(o->ytmp);
+    }
+    o->stats.samples++;
+    if (o->sample(ts, xs, o->sample_user) < 0)
+      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", ts);
+    o->next_sample++;
+  }
+}
+
+/* Checks the step [a, b] for crossings; fills ev and moves the point to the event when
+ * there is one. Returns LSIM_ODE_EVENT, 0 (none) or an error. */
+static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
+  int best = -1, best_iters = 0;
+  double t_best = b, g_best = 0.0;
+  for (int i = 0; i < o->nroots; ++i) {
+    if (!crossed(o->dir[i], o->ga[i], o->gb[i])) continue;
+    double hi = b, ghi = o->gb[i];
+    if (best >= 0) {
+      /* Only a crossing before the best one so far matters. */
+      if (!crossed(o->dir[i], o->ga[i], o->gbest[i])) continue;
+      hi = t_best;
+      ghi = o->gbest[i];
+    }
+    double t_i = hi, g_i = ghi;
+    int it_i = 0;
+    const int s = locate(o, i, a, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
+    if (s) return s;
+    best = i;
+    t_best = t_i;
+    g_best = g_i;
+    best_iters += it_i;
+    memcpy(o->gbest, o->gm, (size_t)o->nroots * sizeof *o->gm);
+  }
+  if (best < 0) return 0;
+  if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
+    return fail(o, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                o->opt.max_events, t_best);
+  /* The last located point is the best one: ytmp holds its state. */
+  memcpy(o->x, N_VGetArrayPointer(o->ytmp), (size_t)o->n * sizeof *o->x);
+  for (int j = 0; j < o->nroots; ++j)
+    o->fired[j] = j == best || crossed(o->dir[j], o->ga[j], o->gbest[j]);
+  /* The point moves to the event (state already in o->x); CVODE is past it. */
+  o->t = t_best;
+  o->cv_at_point = 0;
+  o->stats.events++;
+  if (best_iters > o->stats.max_event_iterations) o->stats.max_event_iterations = best_iters;
+  if (fabs(g_best) > o->stats.max_event_g) o->stats.max_event_g = fabs(g_best);
+  ev->t = t_best;
+  ev->root = best;
+  ev->fired = o->fired;
+  ev->g = g_best;
+  ev->iterations = best_iters;
+  return LSIM_ODE_EVENT;
+}
+
+int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
+  o->message[0] = '\0';
+  if (!o->have_state) return fail(o, LSIM_ODE_BAD_INPUT, "advance: no state (restart first)");
+  if (!(t_end >= o->t)) return fail(o, LSIM_ODE_BAD_INPUT, "advance: t_end %.17g is before t = %.17g", t_end, o->t);
+  /* An end within round-off of the current time is reached where we are. */
+  if (t_end - o->t <= 64.0 * DBL_EPSILON * fmax(fabs(t_end), 1e-300)) {
+    o->t = t_end;
+    return LSIM_ODE_REACHED;
+  }
+  if (!o->cv_at_point) {
+    const int s = cvode_start(o);
+    if (s) return s;
+  }
+  int s = CVodeSetStopTime(o->cv, t_end);
+  if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
+  if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
+
+  long steps = 0;
+  for (;;) {
+    if (o->opt.max_steps > 0 && steps >= o->opt.max_steps) {
+      update_counts(o);
+      return fail(o, LSIM_ODE_TOO_MANY_STEPS, "more than %ld steps from t = %.17g", o->opt.max_steps, o->t);
+    }
+    const double a = o->t;
+    realtype tret = a;
+    o->callback_status = 0;
+    const int flag = CVode(o->cv, t_end, o->y, &tret, CV_ONE_STEP);
+    if (flag < 0) {
+      update_counts(o);
+      if (o->callback_status < 0 || flag == CV_RHSFUNC_FAIL)
+        return fail(o, LSIM_ODE_CALLBACK_FAILED, "the flow failed (%d) near t = %.17g",
+                    o->callback_status, a);
+      if (!o->message[0]) snprintf(o->message, sizeof o->message, "CVODE failed (%d)", flag);
+      return LSIM_ODE_STEP_FAILED;
+    }
+    ++steps;
+    o->stats.steps++;
+    const double b = tret;
+    const double *xb = N_VGetArrayPointer(o->y);
+    /* Events in [a, b]. */
+    if (o->nroots > 0) {
+      if ((s = eval_roots(o, b, xb, o->gb))) return s;
+      s = find_event(o, a, b, ev);
+      if (s == LSIM_ODE_EVENT) {
+        update_counts(o);
+        return (s = emit_samples(o, o->t, o->x)) ? s : LSIM_ODE_EVENT;
+      }
+      if (s) return s;
+      memcpy(o->ga, o->gb, (size_t)o->nroots * sizeof *o->ga);
+    }
+    if ((s = emit_samples(o, b, xb))) return s;
+    o->t = b;
+    memcpy(o->x, xb, (size_t)o->n * sizeof *o->x);
+    if (flag == CV_TSTOP_RETURN || b >= t_end) {
+      o->t = t_end;
+      update_counts(o);
+      return LSIM_ODE_REACHED;
+    }
+  }
+}
+
+double lsim_ode_time(const LsimOde *o) { return o->t; }
+const double *lsim_ode_state(const LsimOde *o) { return o->x; }
+int lsim_ode_dimension(const LsimOde *o) { return o->n; }
+const LsimOdeStats *lsim_ode_stats(const LsimOde *o) { return &o->stats; }
+const LsimOdeOptions *lsim_ode_options(const LsimOde *o) { return &o->opt; }
+const char *lsim_ode_message(const LsimOde *o) { return o->message; }

@@ -1,0 +1,316 @@
+/* test_ode.c: the event-location engine (hybrid/ode.h) against closed forms.
+ *
+ * The oscillator x'' = -x from x = 1 is cos t: its zeros are at pi/2 + k pi, falling and
+ * rising in turn, and samples at multiples of a record period are cos(k T). A ball under
+ * gravity flies on parabolas, which the Adams formulas (order >= 2) integrate to round-off:
+ * its impact times and apex heights with restitution e follow in closed form
+ * (t_1 = sqrt(2 h / g), v_k = e^k g t_1, flights 2 v_k / g, apexes e^(2k) h), so they are
+ * checked to round-off and the event precision whatever the tolerance.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybrid/ode.h"
+
+#define PI 3.14159265358979323846
+
+/* ------------------------------------------------------------------------------------ */
+/* The oscillator: x = (position, velocity). */
+
+static int osc_flow(double t, const double *x, double *xd, void *u) {
+  (void)t;
+  (void)u;
+  xd[0] = x[1];
+  xd[1] = -x[0];
+  return 0;
+}
+
+/* g0 = g1 = position (one falling, one rising), g2 = position - 0.5 (either way). */
+static int osc_roots(double t, const double *x, double *g, void *u) {
+  (void)t;
+  (void)u;
+  g[0] = x[0];
+  g[1] = x[0];
+  g[2] = x[0] - 0.5;
+  return 0;
+}
+
+typedef struct Samples {
+  int n;
+  double t[200], x[200];
+} Samples;
+
+static int keep_sample(double t, const double *x, void *u) {
+  Samples *s = u;
+  if (s->n < 200) {
+    s->t[s->n] = t;
+    s->x[s->n] = x[0];
+  }
+  s->n++;
+  return 0;
+}
+
+/* Every zero of cos t and of cos t - 1/2 on (0, 10], in order, by the right function and
+ * direction; every sample at k * 0.25 exactly. */
+static void test_oscillator_events_and_samples(void **state) {
+  (void)state;
+  LsimOdeOptions o = lsim_ode_default_options();
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.max_step = 0.1;
+  o.record_period = 0.25;
+  LsimOde *ode;
+  char err[256];
+  assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, &o, err, sizeof err), 0);
+  const int dir[3] = {LSIM_ODE_FALLING, LSIM_ODE_RISING, LSIM_ODE_EITHER};
+  assert_int_equal(lsim_ode_set_roots(ode, 3, osc_roots, dir, NULL), 0);
+  Samples s = {0};
+  lsim_ode_set_sampler(ode, keep_sample, &s);
+  const double x0[2] = {1.0, 0.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+
+  /* Expected: cos t = 1/2 at pi/3 (falling) and 5pi/3 (rising), and so on. */
+  double expect[16];
+  int expect_root[16], ne = 0;
+  for (int k = 0; k < 4; ++k) {
+    const double base = 2 * PI * k;
+    const double cand[4] = {base + PI / 3, base + PI / 2, base + 3 * PI / 2, base + 5 * PI / 3};
+    const int root[4] = {2, 0, 1, 2};
+    for (int j = 0; j < 4; ++j)
+      if (cand[j] <= 10.0) {
+        expect[ne] = cand[j];
+        expect_root[ne++] = root[j];
+      }
+  }
+  int got = 0;
+  for (;;) {
+    LsimOdeEvent ev;
+    const int st = lsim_ode_advance(ode, 10.0, &ev);
+    if (st == LSIM_ODE_REACHED) break;
+    assert_int_equal(st, LSIM_ODE_EVENT);
+    assert_true(got < ne);
+    /* rtol 1e-10 over ~10 time units: a global error of some 1e-9 in x; |x'| >= 0.86 at
+       every crossing, so 1e-8 in time is ample and 1e-6 would already catch a wrong
+       root. */
+    assert_true(fabs(ev.t - expect[got]) < 1e-8);
+    assert_int_equal(ev.root, expect_root[got]);
+    assert_true(fabs(ev.g) <= 1e-10);
+    /* After the crossing: the falling function is <= 0, the rising one >= 0. */
+    const double *x = lsim_ode_state(ode);
+    if (ev.root == 0) assert_true(x[0] <= 0.0);
+    if (ev.root == 1) assert_true(x[0] >= 0.0);
+    assert_true(lsim_ode_time(ode) == ev.t);
+    ++got;
+    assert_int_equal(lsim_ode_restart(ode, ev.t, x), 0);
+  }
+  assert_int_equal(got, ne);
+  assert_true(lsim_ode_time(ode) == 10.0);
+  /* The end state is cos 10 (global error as above). */
+  assert_true(fabs(lsim_ode_state(ode)[0] - cos(10.0)) < 1e-8);
+  /* Samples: 0.25, 0.5, ..., 10.0, each once, at k * 0.25 exactly, across restarts. */
+  assert_int_equal(s.n, 40);
+  for (int k = 0; k < 40; ++k) {
+    assert_true(s.t[k] == (k + 1) * 0.25);
+    assert_true(fabs(s.x[k] - cos(s.t[k])) < 1e-8);
+  }
+  lsim_ode_free(ode);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The ball: x = (height, vertical velocity), gravity 9.81. */
+
+typedef struct Ball {
+  double g, e;
+} Ball;
+
+static int ball_flow(double t, const double *x, double *xd, void *u) {
+  (void)t;
+  xd[0] = x[1];
+  xd[1] = -((Ball *)u)->g;
+  return 0;
+}
+
+static int ball_roots(double t, const double *x, double *g, void *u) {
+  (void)t;
+  (void)u;
+  g[0] = x[0];  /* impact: height falls through 0 */
+  g[1] = x[1];  /* apex: velocity falls through 0 */
+  return 0;
+}
+
+/* Impacts and apexes of a ball dropped from 1 m with e = 0.8, at the default rtol 1e-4
+ * and event precision 1e-10, and at a precision of 1e-13. Before the crossing, the apex
+ * function (not reset) would fire again right away, so that run watches impacts only. */
+static void run_ball(double precision, int side) {
+  const int nroots = side == LSIM_ODE_AFTER ? 2 : 1;
+  Ball b = {9.81, 0.8};
+  LsimOdeOptions o = lsim_ode_default_options();
+  o.event_precision = precision;
+  LsimOde *ode;
+  assert_int_equal(lsim_ode_create(&ode, 2, ball_flow, &b, &o, NULL, 0), 0);
+  const int sides[2] = {side, side};
+  assert_int_equal(lsim_ode_set_roots(ode, nroots, ball_roots, NULL, sides), 0);
+  const double x0[2] = {1.0, 0.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+  const double t1 = sqrt(2.0 / b.g);
+  double t_impact = t1, v = b.g * t1, h_apex = 1.0;
+  int impacts = 0, apexes = 0;
+  for (;;) {
+    LsimOdeEvent ev;
+    const int st = lsim_ode_advance(ode, 3.0, &ev);
+    if (st == LSIM_ODE_REACHED) break;
+    assert_int_equal(st, LSIM_ODE_EVENT);
+    double x[2];
+    memcpy(x, lsim_ode_state(ode), sizeof x);
+    assert_true(fabs(ev.g) <= precision);
+    /* The located point is on the requested side of the crossing. */
+    assert_true(side == LSIM_ODE_AFTER ? x[ev.root] <= 0.0 : x[ev.root] > 0.0);
+    if (ev.root == 0) {
+      /* |y| <= precision at speed v: the time is within precision / v of the closed
+         form, plus the parabolas' round-off (below 1e-9, see the apexes). */
+      assert_true(fabs(ev.t - t_impact) <= precision / v + 1e-9);
+      x[1] = -b.e * x[1];
+      v *= b.e;
+      ++impacts;
+      if (nroots == 1) t_impact += 2.0 * v / b.g;
+    } else {
+      h_apex = v * v / (2.0 * b.g);
+      /* The parabolas are integrated exactly but for round-off and the Newton
+         iteration's residual: measured 5e-12 m and 4e-13 s. */
+      assert_true(fabs(x[0] - h_apex) <= 1e-9);
+      assert_true(fabs(ev.t - (t_impact + v / b.g)) <= 1e-9);
+      t_impact += 2.0 * v / b.g;
+      ++apexes;
+    }
+    assert_int_equal(lsim_ode_restart(ode, ev.t, x), 0);
+  }
+  /* 3 s hold impacts at 0.45, 1.17, 1.75, 2.21, 2.58, 2.88 s. */
+  assert_int_equal(impacts, 6);
+  assert_int_equal(apexes, nroots == 2 ? 6 : 0);
+  assert_true(lsim_ode_stats(ode)->max_event_g <= precision);
+  lsim_ode_free(ode);
+}
+
+static void test_ball_closed_form(void **state) {
+  (void)state;
+  run_ball(1e-10, LSIM_ODE_AFTER);
+  run_ball(1e-13, LSIM_ODE_AFTER);
+  run_ball(1e-10, LSIM_ODE_BEFORE);
+}
+
+/* A ball with e = 0.5 bounces infinitely often before t = 3 t_1: the event guard stops
+ * it with an error, at the last good state, before the accumulation point. */
+static void test_chattering_guard(void **state) {
+  (void)state;
+  Ball b = {9.81, 0.5};
+  LsimOdeOptions o = lsim_ode_default_options();
+  o.max_events = 10;
+  LsimOde *ode;
+  assert_int_equal(lsim_ode_create(&ode, 2, ball_flow, &b, &o, NULL, 0), 0);
+  assert_int_equal(lsim_ode_set_roots(ode, 1, ball_roots, NULL, NULL), 0);
+  const double x0[2] = {1.0, 0.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+  int events = 0, st;
+  for (;;) {
+    LsimOdeEvent ev;
+    st = lsim_ode_advance(ode, 10.0, &ev);
+    if (st != LSIM_ODE_EVENT) break;
+    double x[2];
+    memcpy(x, lsim_ode_state(ode), sizeof x);
+    x[1] = -b.e * x[1];
+    ++events;
+    assert_int_equal(lsim_ode_restart(ode, ev.t, x), 0);
+  }
+  assert_int_equal(st, LSIM_ODE_TOO_MANY_EVENTS);
+  assert_int_equal(events, 10);
+  assert_true(lsim_ode_time(ode) < 3.0 * sqrt(2.0 / b.g));
+  assert_non_null(strstr(lsim_ode_message(ode), "more than 10 events"));
+  lsim_ode_free(ode);
+}
+
+/* A boundary function with a jump cannot be located to a precision: an error naming it,
+ * not a silent event. */
+static int jump_root(double t, const double *x, double *g, void *u) {
+  (void)t;
+  (void)u;
+  g[0] = x[0] > 0.5 ? 1.0 : -1.0;
+  return 0;
+}
+
+static void test_discontinuous_boundary(void **state) {
+  (void)state;
+  LsimOde *ode;
+  assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, NULL, NULL, 0), 0);
+  assert_int_equal(lsim_ode_set_roots(ode, 1, jump_root, NULL, NULL), 0);
+  const double x0[2] = {1.0, 0.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+  LsimOdeEvent ev;
+  assert_int_equal(lsim_ode_advance(ode, 2.0, &ev), LSIM_ODE_EVENT_NOT_LOCATED);
+  assert_non_null(strstr(lsim_ode_message(ode), "discontinuous"));
+  /* The last good state is before the jump at pi/3. */
+  assert_true(lsim_ode_time(ode) < PI / 3);
+  lsim_ode_free(ode);
+}
+
+/* A flow that fails stops the run with its status; bad options are refused; the end time
+ * is hit exactly; period 0 samples after every step. */
+static int failing_flow(double t, const double *x, double *xd, void *u) {
+  (void)u;
+  if (t > 0.5) return -7;
+  xd[0] = x[1];
+  xd[1] = -x[0];
+  return 0;
+}
+
+static void test_failures_and_end(void **state) {
+  (void)state;
+  LsimOde *ode;
+  char err[128];
+  LsimOdeOptions o = lsim_ode_default_options();
+  o.rtol = 0.0;
+  assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, &o, err, sizeof err),
+                   LSIM_ODE_BAD_INPUT);
+  assert_non_null(strstr(err, "rtol"));
+  assert_int_equal(lsim_ode_create(&ode, 2, failing_flow, NULL, NULL, err, sizeof err), 0);
+  const double x0[2] = {1.0, 0.0};
+  LsimOdeEvent ev;
+  assert_int_equal(lsim_ode_advance(ode, 1.0, &ev), LSIM_ODE_BAD_INPUT); /* no state */
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+  assert_int_equal(lsim_ode_advance(ode, 1.0, &ev), LSIM_ODE_CALLBACK_FAILED);
+  assert_true(lsim_ode_time(ode) <= 0.5);
+  const double bad[2] = {NAN, 0.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, bad), LSIM_ODE_BAD_INPUT);
+  lsim_ode_free(ode);
+
+  o = lsim_ode_default_options();
+  o.record_period = 0.0;
+  assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, &o, err, sizeof err), 0);
+  Samples s = {0};
+  lsim_ode_set_sampler(ode, keep_sample, &s);
+  assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.7312, &ev), LSIM_ODE_REACHED);
+  assert_true(lsim_ode_time(ode) == 0.7312);
+  assert_int_equal(s.n, (int)lsim_ode_stats(ode)->steps);
+  assert_true(s.t[s.n - 1] == 0.7312);
+  /* max_step 1e-2: at least 74 steps over 0.7312 s. */
+  assert_true(s.n >= 74);
+  lsim_ode_free(ode);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_oscillator_events_and_samples),
+      cmocka_unit_test(test_ball_closed_form),
+      cmocka_unit_test(test_chattering_guard),
+      cmocka_unit_test(test_discontinuous_boundary),
+      cmocka_unit_test(test_failures_and_end),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
