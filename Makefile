@@ -39,6 +39,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(B)/%.o)
 LIB_OBJ_S := $(LIB_SRC:%.c=$(BS)/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(B)/%.o)
 CLI_OBJ_S := $(CLI_SRC:%.c=$(BS)/%.o)
+VIEW_OBJ  := $(B)/viewer/page.o
 TESTS     := $(TEST_NAMES:%=$(B)/tests/%)
 TESTS_S   := $(TEST_NAMES:%=$(BS)/tests/%)
 
@@ -92,11 +93,25 @@ $(BS)/liblsim.a: $(LIB_OBJ_S)
 	@rm -f $@
 	ar rcs $@ $^
 
-lcpsim: $(CLI_OBJ) $(B)/liblsim.a
-	$(CC) $(OPT) -o $@ $(CLI_OBJ) $(B)/liblsim.a $(LIBS)
+lcpsim: $(CLI_OBJ) $(B)/liblsim.a $(VIEW_OBJ)
+	$(CC) $(OPT) -o $@ $(CLI_OBJ) $(B)/liblsim.a $(VIEW_OBJ) $(LIBS)
 
-$(BS)/lcpsim: $(CLI_OBJ_S) $(BS)/liblsim.a
-	$(CC) $(SAN_FLAGS) -o $@ $(CLI_OBJ_S) $(BS)/liblsim.a $(LIBS)
+$(BS)/lcpsim: $(CLI_OBJ_S) $(BS)/liblsim.a $(VIEW_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $(CLI_OBJ_S) $(BS)/liblsim.a $(VIEW_OBJ) $(LIBS)
+
+# The page of `lcpsim view`: three.js from npm (versions pinned by viewer/package-lock.json)
+# installed into build/viewer, inlined with viewer/viewer.html by viewer/bundle.js into a
+# C source compiled into lcpsim. Pages never fetch anything.
+VIEW_NPM := $(B)/viewer/node_modules/three/package.json
+$(VIEW_NPM): viewer/package.json viewer/package-lock.json | $(DEPS_STAMP)
+	@mkdir -p $(B)/viewer
+	cp viewer/package.json viewer/package-lock.json $(B)/viewer/
+	cd $(B)/viewer && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+$(B)/viewer/page.c: viewer/viewer.html viewer/bundle.js $(VIEW_NPM)
+	node viewer/bundle.js viewer/viewer.html $(B)/viewer/node_modules $@
+$(VIEW_OBJ): $(B)/viewer/page.c
+	$(CC) -c $< -o $@
 
 # Each tests/test_*.c is one cmocka program, linked with the shared helpers in tests/support.c.
 $(B)/tests/%: $(B)/tests/%.o $(B)/tests/support.o $(B)/liblsim.a

@@ -1,0 +1,241 @@
+/* view.c: `lcpsim view RUN.h5 [-o run.html]`: one self-contained HTML page showing a run.
+ *
+ * The page (viewer/viewer.html with three.js inlined at build time by viewer/bundle.js,
+ * compiled in as lsim_view_page_head / _tail) gets the file's datasets embedded as JSON
+ * between the two: {"file": NAME, "datasets": {PATH: {"shape": [...], "f64": BASE64} or
+ * {"shape": [...], "strings": [...]}}}. Numbers travel as little-endian float64 in base64
+ * (exact, and a third of the size of decimal text); integers are converted to float64
+ * (exact up to 2^53; contact ids above that lose their low bits, which the page does not
+ * need: it reads the source index from bits 16..39). Every dataset is embedded except the
+ * dumped LCPs under /lcp, so run, compare and hybrid files all travel whole; the page
+ * decides what to draw and says in the page what it cannot.
+ */
+#include <hdf5.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+extern const char lsim_view_page_head[];
+extern const char lsim_view_page_tail[];
+
+static void view_usage(FILE *f) {
+  fprintf(f,
+          "usage: lcpsim view FILE.h5 [-o PAGE.html]\n"
+          "  Writes one HTML page that shows the run in a browser: bodies and their shapes,\n"
+          "  tethers (taut solid, slack dashed), joints, contact points with normal and\n"
+          "  friction impulse arrows, a timeline (play, pause, step by step). The page holds\n"
+          "  the file's data and the JavaScript it needs: it opens offline, from file://.\n"
+          "  Compare files show their per-step measures. PAGE.html#step=K opens at step K.\n"
+          "  -o, --output FILE  the page (default: FILE's base name + .html, here)\n"
+          "Exit status: 0 written, 2 bad input or unwritable output.\n");
+}
+
+/* ---- Output: base64 and JSON strings. */
+
+static void put_base64(FILE *out, const unsigned char *p, size_t n) {
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8 | p[i + 2];
+    fputc(tab[v >> 18], out), fputc(tab[(v >> 12) & 63], out);
+    fputc(tab[(v >> 6) & 63], out), fputc(tab[v & 63], out);
+  }
+  if (n - i == 1) {
+    const unsigned v = (unsigned)p[i] << 16;
+    fprintf(out, "%c%c==", tab[v >> 18], tab[(v >> 12) & 63]);
+  } else if (n - i == 2) {
+    const unsigned v = (unsigned)p[i] << 16 | (unsigned)p[i + 1] << 8;
+    fprintf(out, "%c%c%c=", tab[v >> 18], tab[(v >> 12) & 63], tab[(v >> 6) & 63]);
+  }
+}
+
+/* A JSON string of at most n bytes of s; "</" is written "<\/" so that nothing in the
+   data can close the page's script element. */
+static void put_json_string(FILE *out, const char *s, size_t n) {
+  fputc('"', out);
+  for (size_t i = 0; i < n && s[i]; ++i) {
+    const unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+    else if (c == '/' && i > 0 && s[i - 1] == '<') fputs("\\/", out);
+    else if (c < 0x20) fprintf(out, "\\u%04x", c);
+    else fputc(c, out);
+  }
+  fputc('"', out);
+}
+
+/* ---- Datasets. */
+
+typedef struct {
+  FILE *out;
+  int count;       /* datasets written */
+  char error[512]; /* set when a dataset cannot be read */
+} Walk;
+
+/* Writes one dataset's JSON member. 0, or -1 with w->error set. */
+static int put_dataset(Walk *w, hid_t file, const char *path) {
+  hid_t ds = H5Dopen2(file, path, H5P_DEFAULT);
+  if (ds < 0) {
+    snprintf(w->error, sizeof w->error, "%.400s: cannot open the dataset", path);
+    return -1;
+  }
+  hid_t space = H5Dget_space(ds), type = H5Dget_type(ds);
+  int rank = H5Sget_simple_extent_ndims(space);
+  hsize_t dims[8] = {0};
+  const H5T_class_t cls = H5Tget_class(type);
+  int rc = -1;
+  if (rank < 0 || rank > 8 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+    snprintf(w->error, sizeof w->error, "%.400s: unreadable shape", path);
+    goto done;
+  }
+  size_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= (size_t)dims[i];
+  if (cls != H5T_STRING && cls != H5T_INTEGER && cls != H5T_FLOAT) {
+    rc = 0; /* not a type the format uses: left out */
+    goto done;
+  }
+  fprintf(w->out, "%s\n", w->count ? "," : "");
+  put_json_string(w->out, path, strlen(path));
+  fputs(":{\"shape\":[", w->out);
+  for (int i = 0; i < rank; ++i) fprintf(w->out, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+  fputs("],", w->out);
+  if (cls == H5T_STRING) {
+    /* Fixed-length strings only (docs/output-format.md). */
+    const size_t len = H5Tget_size(type);
+    char *buf = H5Tis_variable_str(type) > 0 ? NULL : calloc(n ? n : 1, len + 1);
+    hid_t mem = H5Tcopy(H5T_C_S1);
+    H5Tset_size(mem, len);
+    if (!buf || H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+      snprintf(w->error, sizeof w->error, "%.400s: cannot read its strings", path);
+      H5Tclose(mem);
+      free(buf);
+      goto done;
+    }
+    H5Tclose(mem);
+    fputs("\"strings\":[", w->out);
+    for (size_t i = 0; i < n; ++i) {
+      if (i) fputc(',', w->out);
+      put_json_string(w->out, buf + i * len, len);
+    }
+    fputs("]}", w->out);
+    free(buf);
+  } else {
+    double *buf = malloc((n ? n : 1) * sizeof *buf);
+    if (!buf || (n && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {
+      snprintf(w->error, sizeof w->error, "%.400s: cannot read its numbers", path);
+      free(buf);
+      goto done;
+    }
+    fputs("\"f64\":\"", w->out);
+    put_base64(w->out, (const unsigned char *)buf, n * sizeof *buf);
+    fputs("\"}", w->out);
+    free(buf);
+  }
+  w->count++;
+  rc = 0;
+done:
+  H5Tclose(type);
+  H5Sclose(space);
+  H5Dclose(ds);
+  return rc;
+}
+
+static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *data) {
+  Walk *w = data;
+  if (info->type != H5O_TYPE_DATASET) return 0;
+  if (!strncmp(name, "lcp/", 4)) return 0; /* dumped LCPs: large, not drawn */
+  char path[1024];
+  snprintf(path, sizeof path, "/%s", name);
+  return put_dataset(w, obj, path) ? -1 : 0;
+}
+
+/* Default page path: the file's base name with .html, in the current folder. */
+static void default_page(const char *file, char *buf, size_t len) {
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  size_t n = strlen(base);
+  if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
+  snprintf(buf, len, "%.*s.html", (int)n, base);
+}
+
+int lsim_cli_view(int argc, char **argv) {
+  const char *path = NULL, *out_path = NULL;
+  for (int i = 0; i < argc; ++i) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      view_usage(stdout);
+      return 0;
+    } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim view: %s needs a value\n", a);
+        return 2;
+      }
+      out_path = argv[++i];
+    } else if (a[0] == '-' && a[1]) {
+      fprintf(stderr, "lcpsim view: unknown option '%s' (see lcpsim view --help)\n", a);
+      return 2;
+    } else if (!path) {
+      path = a;
+    } else {
+      fprintf(stderr, "lcpsim view: one file only, got '%s' and '%s'\n", path, a);
+      return 2;
+    }
+  }
+  if (!path) {
+    view_usage(stderr);
+    return 2;
+  }
+
+  /* The file must be HDF5; what it holds is the page's to judge. */
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if (H5Fis_hdf5(path) <= 0) {
+    FILE *probe = fopen(path, "rb");
+    fprintf(stderr, "lcpsim view: %s: %s\n", path,
+            probe ? "not an HDF5 file (a run or compare file of lcpsim is)" : "cannot open the file");
+    if (probe) fclose(probe);
+    return 2;
+  }
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (file < 0) {
+    fprintf(stderr, "lcpsim view: %s: cannot open the HDF5 file\n", path);
+    return 2;
+  }
+  char page[4096], partial[4200];
+  if (out_path) snprintf(page, sizeof page, "%s", out_path);
+  else default_page(path, page, sizeof page);
+  snprintf(partial, sizeof partial, "%s.partial", page);
+  FILE *out = fopen(partial, "wb");
+  if (!out) {
+    fprintf(stderr, "lcpsim view: %s: cannot write\n", partial);
+    H5Fclose(file);
+    return 2;
+  }
+
+  /* Head of the page, the data, its tail; written under PAGE.partial, then renamed. */
+  fputs(lsim_view_page_head, out);
+  const char *base = strrchr(path, '/');
+  fputs("{\"file\":", out);
+  put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
+  fputs(",\"datasets\":{", out);
+  Walk w = {out, 0, ""};
+  herr_t rc = H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w);
+  fputs("}}", out);
+  fputs(lsim_view_page_tail, out);
+  H5Fclose(file);
+  const int bad = rc < 0 || ferror(out);
+  if (fclose(out) || bad) {
+    fprintf(stderr, "lcpsim view: %s: %s\n", path,
+            w.error[0] ? w.error : "writing the page failed");
+    remove(partial);
+    return 2;
+  }
+  if (rename(partial, page)) {
+    fprintf(stderr, "lcpsim view: %s: cannot rename to %s\n", partial, page);
+    remove(partial);
+    return 2;
+  }
+  printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);
+  return 0;
+}

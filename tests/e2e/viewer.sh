@@ -1,0 +1,106 @@
+#!/bin/sh
+# lcpsim view in a real browser (Debian's headless Chromium driven by tests/e2e/browse.js,
+# no network: every host name fails to resolve): pages of a 3-D, a 2-D (tethers, a moving
+# anchor) and a 1-D run open at the step their URL names and report the file's body
+# coordinates and tether ends; the 3-D screenshot is not blank; a file without trajectory
+# and a damaged page say so in the page.
+set -eu
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+./lcpsim data/box_stack_3d.json --steps 60 -o "$tmp/stack.h5" --quiet
+./lcpsim data/tethered_bodies.json --steps 150 -o "$tmp/tethers.h5" --quiet
+./lcpsim data/cart_wall.json -o "$tmp/cart.h5" --quiet
+./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 -o "$tmp/cmp.h5" > /dev/null
+for run in stack tethers cart cmp; do
+  ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
+  # Self-contained: no element loads anything from elsewhere.
+  if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
+    echo "FAIL: $run.html loads a resource"; exit 1
+  fi
+done
+# Broken input: a file without a trajectory, a damaged page (its numbers cut short).
+$PY - "$tmp/stack.h5" "$tmp/noq.h5" <<'PYEOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
+    for k in src:
+        if k != "q":
+            src.copy(k, dst)
+PYEOF
+./lcpsim view "$tmp/noq.h5" -o "$tmp/noq.html" > /dev/null
+sed 's/"f64":"AAAA/"f64":"AA/' "$tmp/cart.html" > "$tmp/damaged.html"
+
+# One browser for all pages (tests/e2e/browse.js): reports in $tmp/page.N.json, .png.
+node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
+  "file://$tmp/tethers.html#step=120" "file://$tmp/cart.html#t=1.5" \
+  "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9"
+
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+import numpy as np
+from PIL import Image
+sys.path.insert(0, "scripts")
+import lcpsim_load
+d = sys.argv[1]
+
+pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5}
+def report(name):
+    return json.load(open(f"{d}/page.{pages[name]}.json"))
+def state(name):
+    rep = report(name)
+    assert rep["state"], f"{name}: the page reported no state"
+    s = json.loads(rep["state"])
+    assert "error" not in s, f"{name}: the page says: {s['error']}"
+    return s
+
+# The page draws the file's float64 numbers unchanged (base64 in, shortest round-trip
+# decimal out): positions and orientations equal the file's bit for bit.
+for name, step in (("stack", 37), ("tethers", 120), ("cart", 15)):
+    r = lcpsim_load.load(f"{d}/{name}.h5")
+    s = state(name)
+    assert s["step"] == step and s["time"] == r.time[step], (name, s["step"], s["time"])
+    dim = r.parameters.dimension
+    assert [b["name"] for b in s["bodies"]] == r.bodies.name
+    for i, b in enumerate(s["bodies"]):
+        assert np.array_equal(b["position"], r.position(i)[step]), (name, i, b, r.position(i)[step])
+        if dim > 1:
+            assert np.array_equal(b["orientation"], np.atleast_1d(r.orientation(i)[step])), (name, i)
+    print(f"{name} ({dim}-D) at step {step}: {len(s['bodies'])} bodies as in the file: ok")
+
+# Tethers: the drawn ends are the rope's ends (their distance is the file's length, to
+# round-off of lengths of order 1: 1e-12 m), taut or slack as the file says.
+r = lcpsim_load.load(f"{d}/tethers.h5")
+s = state("tethers")
+for i, t in enumerate(s["tethers"]):
+    a, b = np.array(t["ends"])
+    assert abs(np.linalg.norm(a - b) - r.tethers.length[120, i]) <= 1e-12, (t, r.tethers.length[120])
+    assert t["taut"] == bool(r.tethers.taut[119, i]), t
+print("tethers: ends and taut flags as in the file: ok")
+
+# The 3-D screenshot shows something: the scene area (above the bar) is not one colour.
+im = np.asarray(Image.open(f"{d}/page.0.png").convert("RGB"), dtype=int)
+scene = im[60:im.shape[0] - 80]
+background = np.abs(scene - scene[-1, -1]).sum(axis=2) > 30
+colours = len(np.unique((scene // 32).reshape(-1, 3), axis=0))
+assert background.mean() > 0.02 and colours >= 8, (background.mean(), colours)
+print(f"screenshot: {100 * background.mean():.1f}% of the scene drawn, {colours} colours: ok")
+
+# Broken input: the page says what is wrong, in words.
+msg = report("noq")["error"]
+assert "cannot show this file" in msg and "no dataset /q" in msg, msg
+msg = report("damaged")["error"]
+assert "cannot show this file" in msg and "damaged" in msg, msg
+print("broken input: readable messages in the page: ok")
+
+# A compare file: its per-step measures with the timeline (rows are steps 1..N).
+s = state("cmp")
+assert s["kind"] == "compare" and s["step"] == 9 and abs(s["time"] - 0.09) < 1e-12, s
+print("compare file: shown at its step: ok")
+PYEOF
+
+if ./lcpsim view data/cart_wall.json -o "$tmp/x.html" 2> "$tmp/err"; then
+  echo "FAIL: lcpsim view accepted a JSON file"; exit 1
+fi
+grep -q "not an HDF5 file" "$tmp/err" && [ ! -e "$tmp/x.html" ] && [ ! -e "$tmp/x.html.partial" ]
+echo "lcpsim view on a non-HDF5 file: clear error, no page: ok"
