@@ -45,7 +45,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     return -1;
   }
   memcpy(s->name, text, nlen);
-  s->dense = strcmp(s->name, "pgs") != 0;
+  s->dense = lsim_solver_needs_dense(s->name);
   if (!open) return 0;
   if (text[len - 1] != ']' || len - nlen < 2) {
     snprintf(err, errlen, "malformed solver spec '%s': options go in NAME[key=value,...]",

@@ -4,6 +4,7 @@
  * context owns for every other solver. */
 #include "solver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +13,11 @@
 
 #include "factored.h"
 #include "lemke.h"
+#include "newton.h"
 #include "pgs.h"
 #include "siconos_adapter.h"
 
-typedef enum { KIND_LEMKE, KIND_PGS, KIND_SICONOS } SolverKind;
+typedef enum { KIND_LEMKE, KIND_PGS, KIND_SICONOS, KIND_NEWTON } SolverKind;
 
 struct LsimSolver {
   char name[64];
@@ -24,6 +26,13 @@ struct LsimSolver {
   LsimLemke *lemke;
   LsimPgs *pgs;
   LsimSiconos *siconos;
+  LsimNewton *newton;
+  int *sp_ptr;            /* [capacity + 1] newton on a dense problem: zero J, B pointers */
+  int *sp_cptr;           /* [capacity + 1] and M's nonzeros as C (CSR) */
+  int *sp_idx;            /* [sp_nnz_cap] */
+  double *sp_val;
+  int sp_nnz_cap;
+  int sp_cap;             /* entries of sp_ptr, sp_cptr */
   int capacity;
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
@@ -51,7 +60,7 @@ struct LsimSolver {
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
-static const char *const own_names[] = {"lemke", "pgs", NULL};
+static const char *const own_names[] = {"lemke", "pgs", "newton", NULL};
 
 const char *const *lsim_solver_names(void) {
   /* Own names first, then "siconos:" + each adapter name; built once. */
@@ -69,6 +78,10 @@ const char *const *lsim_solver_names(void) {
     names[k] = NULL;
   }
   return names;
+}
+
+int lsim_solver_needs_dense(const char *name) {
+  return strcmp(name, "pgs") != 0 && strcmp(name, "newton") != 0;
 }
 
 LsimSolverOptions lsim_default_solver_options(void) {
@@ -115,12 +128,15 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   } else if (strcmp(name, "pgs") == 0) {
     s->kind = KIND_PGS;
     if (!(s->pgs = lsim_pgs_create())) rc = LSIM_OUT_OF_MEMORY;
+  } else if (strcmp(name, "newton") == 0) {
+    s->kind = KIND_NEWTON;
+    if (!(s->newton = lsim_newton_create())) rc = LSIM_OUT_OF_MEMORY;
   } else if (strncmp(name, "siconos:", 8) == 0) {
     s->kind = KIND_SICONOS;
     rc = lsim_siconos_create(&s->siconos, name + 8, err, errlen);
   } else {
     char msg[160];
-    snprintf(msg, sizeof msg, "unknown solver '%s' (try lemke, pgs, siconos:lemke; "
+    snprintf(msg, sizeof msg, "unknown solver '%s' (try lemke, pgs, newton, siconos:lemke; "
              "'lcpsim solvers' lists all)", name);
     set_err(err, errlen, msg);
     rc = LSIM_UNAVAILABLE;
@@ -139,6 +155,11 @@ void lsim_solver_free(LsimSolver *s) {
   lsim_lemke_free(s->lemke);
   lsim_pgs_free(s->pgs);
   lsim_siconos_free(s->siconos);
+  lsim_newton_free(s->newton);
+  free(s->sp_ptr);
+  free(s->sp_cptr);
+  free(s->sp_idx);
+  free(s->sp_val);
   free(s->w);
   free(s->basis);
   free(s->dense.M);
@@ -186,6 +207,59 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static LsimNewtonOptions newton_options(const LsimSolverOptions *o) {
+  LsimNewtonOptions no = lsim_default_newton_options();
+  no.tol = o->tol;
+  no.max_iter = o->max_iter;
+  return no;
+}
+
+/* The newton solver on the factored problem f; fills the solver's part of st. */
+static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSolveStats *st) {
+  const LsimNewtonOptions no = newton_options(&s->options);
+  LsimNewtonInfo ni = {.trace = s->trace, .trace_capacity = s->trace_capacity};
+  const int status = lsim_newton_solve_factored(s->newton, f, &no, s->options.warm_start, z, &ni);
+  st->iterations = ni.iterations;
+  st->warm_started = s->options.warm_start;
+  st->trace_len = ni.trace_len;
+  return status;
+}
+
+/* The newton solver on a dense problem: M's nonzeros as the factored form's C (J, B empty,
+ * m = 0), in buffers the context keeps (reserve(s, n) done). */
+static int run_newton_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
+  const int n = lcp->n;
+  int pcap = s->sp_cap, ccap = s->sp_cap;
+  if (lsim_grow((void **)&s->sp_ptr, &pcap, n + 1, sizeof(int)) ||
+      lsim_grow((void **)&s->sp_cptr, &ccap, n + 1, sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  s->sp_cap = pcap < ccap ? pcap : ccap;
+  size_t nnz = 0;
+  for (size_t k = 0; k < (size_t)n * (size_t)n; ++k) nnz += lcp->M[k] != 0.0;
+  if (nnz > (size_t)INT_MAX / 2) return LSIM_OUT_OF_MEMORY;
+  int vcap = s->sp_nnz_cap, icap = s->sp_nnz_cap;
+  if (lsim_grow((void **)&s->sp_idx, &icap, (int)nnz + 1, sizeof(int)) ||
+      lsim_grow((void **)&s->sp_val, &vcap, (int)nnz + 1, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  s->sp_nnz_cap = icap < vcap ? icap : vcap;
+  /* C by rows from the column-major M. */
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    s->sp_ptr[i] = 0;
+    s->sp_cptr[i] = k;
+    for (int j = 0; j < n; ++j) {
+      const double v = lcp->M[i + (size_t)j * (size_t)n];
+      if (v != 0.0) s->sp_idx[k] = j, s->sp_val[k++] = v;
+    }
+  }
+  s->sp_ptr[n] = 0;
+  s->sp_cptr[n] = k;
+  const LsimFactoredLcp f = {.n = n, .m = 0, .J_ptr = s->sp_ptr, .B_ptr = s->sp_ptr,
+                             .C_ptr = s->sp_cptr, .C_idx = s->sp_idx, .C_val = s->sp_val,
+                             .q = lcp->q, .ncones = lcp->ncones, .cones = lcp->cones};
+  return run_newton(s, &f, z, st);
+}
+
 /* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st. */
 static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
@@ -212,6 +286,8 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
     st->iterations = pi.sweeps;
     st->warm_started = o->warm_start;
     st->trace_len = pi.trace_len;
+  } else if (s->kind == KIND_NEWTON) {
+    status = run_newton_dense(s, lcp, z, st);
   } else {
     if (!o->warm_start) memset(z, 0, (size_t)n * sizeof(double));
     status = lsim_siconos_solve(s->siconos, lcp, o->tol, o->max_iter, o->warm_start, z,
@@ -301,9 +377,9 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   s->dense_valid = 0;
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0;
-  const int dense = s->kind != KIND_PGS;
+  const int dense = s->kind != KIND_PGS && s->kind != KIND_NEWTON;
   /* PGS checks its input itself; the dense path is checked here. */
-  int status = dense ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
+  int status = dense || s->kind == KIND_NEWTON ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
   const int invalid = status != 0;
   const int n = invalid ? 0 : f->n;
   if (!status && (reserve(s, n > 0 ? n : 1) ||
@@ -318,6 +394,8 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&pi, 0, sizeof pi);
   if (!ready) {
     /* nothing to run */
+  } else if (s->kind == KIND_NEWTON) {
+    status = run_newton(s, f, z, &st);
   } else if (!dense) {
     const LsimSolverOptions *o = &s->options;
     LsimPgsOptions po = pgs_options(o);

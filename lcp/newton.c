@@ -1,0 +1,487 @@
+/* newton.c: an exact active-set solver for the factored LCP M = J B + C: semismooth Newton
+ * on the min-map (the step of block principal pivoting), each step one sparse LU of the
+ * active rows in augmented form (UMFPACK), a proximal refinement for singular active
+ * blocks, a line search, and PGS for the start and for restarts.
+ *
+ * THE METHOD
+ * The LCP w = M z + q, z >= 0, w >= 0, z'w = 0 holds exactly when the min-map
+ *     Phi(z) = min(z, M z + q)   (componentwise)
+ * is zero. Phi is piecewise linear. At z, with the active set A = {i : w_i < z_i} and its
+ * complement I, a generalized Jacobian of Phi has the rows of M on A and of the identity
+ * on I, and the Newton step z+ solves
+ *     z+_I = 0,   (M z+ + q)_A = 0,                                             (1)
+ * which is also the step of block principal pivoting (Kostreva; Judice and Pires): the
+ * rows with z < w are fixed at z = 0, the others at w = 0. If z+_A >= 0 and w+_I >= 0, z+
+ * is the solution; otherwise the next active set comes from (z+, w+). Near a solution with
+ * the right active set the step lands on it exactly (finite termination), which is why
+ * this method reaches residuals at round-off where PGS stalls.
+ *
+ * The linear system (1) is never formed from M. With u = B_A z_A it reads, in augmented
+ * form over (u, z),
+ *     [ I      -B  ] [ u ]   [ 0 ]
+ *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) for i in A,
+ *                                       e_i' (z_i = r_i) for i in I,
+ * a sparse matrix of order m + n with nnz(J) + nnz(B) + nnz(C) + m + n entries whose
+ * pattern does not depend on A (inactive rows keep their entries as explicit zeros), so
+ * UMFPACK's symbolic analysis is made once per problem and each Newton step is one
+ * numeric factorization. M = J B + C is not symmetric for Stewart-Trinkle cones (the
+ * lambda row holds mu and -1, the direction rows +1), hence LU with partial pivoting.
+ *
+ * Singular active blocks. The contact rows of a settled pile are redundant (more
+ * contacts than degrees of freedom, four parallel normals per face), so M_AA is often
+ * singular, with (1) consistent but z_A not unique. The factorization is of M_AA + eps I
+ * (eps = reg max_i |M_ii|) and (1) is solved by the proximal iteration
+ *     z_A <- z_A + (M_AA + eps I)^{-1} (-(M z + q)_A),
+ * which converges on the range of M_AA at the rate eps / |eigenvalue| and leaves the null
+ * space component of the current z alone: of the many solutions it picks one near the
+ * current iterate (the PGS start, or the previous step's impulses), which keeps z_A >= 0
+ * where a solution near it is nonnegative. The loop stops when the active rows of w are at
+ * round-off or stop decreasing (an inconsistent system: the active set is wrong).
+ *
+ * Globalization. The merit is f(z) = |Phi(z)|^2. The step d = z+ - z is accepted if f
+ * drops by the Armijo rule f(z + t d) <= (1 - 1e-4 t) f(z), t = 1, 1/2, ... 1/64; since w
+ * is affine in z, w(z + t d) = w + t (w+ - w) costs no product with M. If no t passes,
+ * PGS sweeps from the best z found (a restart), and Newton resumes from there.
+ *
+ * The stop test is the common natural residual max_i |min(z_i, w_i)| <= tol * scale,
+ * scale = max|q| (or 1), on w recomputed from z alone.
+ *
+ * REFERENCES
+ * Kostreva, "Block pivoting methods for solving the complementarity problem", Linear
+ * Algebra Appl. 21 (1978); Judice and Pires, "A block principal pivoting algorithm for
+ * large-scale strictly monotone linear complementarity problems", Comput. Oper. Res. 21
+ * (1994); Pang, "Newton's method for B-differentiable equations", Math. Oper. Res. 15
+ * (1990) and De Luca, Facchinei and Kanzow, Comput. Optim. Appl. 16 (2000) for the
+ * min-map Newton method; Rockafellar, "Monotone operators and the proximal point
+ * algorithm", SIAM J. Control Optim. 14 (1976); Davis, "Algorithm 832: UMFPACK V4.3",
+ * ACM TOMS 30 (2004); Stewart and Trinkle, IJNME 39 (1996), for the contact LCP.
+ *
+ * Fallback. When the Newton steps end without a solution and n <= dense_limit (500), Lemke
+ * (lemke.c) runs on the dense M, warm started from the best iterate's active set: the
+ * answer is then Lemke's, with its guarantees for copositive-plus problems.
+ *
+ * FAILURE MODES
+ * Not globally convergent for every LCP class: for P-matrices the min-map Newton method
+ * with this line search converges from near a solution, and the PGS restarts make the
+ * contact problems' iterates come near; an LCP without a solution, or one where every
+ * start near the PGS iterate needs a wrong sign in z_A, ends on LSIM_MAX_ITERATIONS with
+ * the best iterate (smallest natural residual) found. Measured: settled piles of spheres
+ * (pile_100 after about 60 steps, n ~ 1500) are such problems: the active sets a PGS
+ * iterate gives hold redundant rows with inconsistent right sides (more contacts than
+ * degrees of freedom), the refinement stalls, no step decreases the merit, and the solve
+ * ends after max_iter steps at the PGS level of residual. Low-rank PSD and random
+ * Stewart-Trinkle problems without cone structure (no PGS start) fail the same way and
+ * are solved by the fallback. A factorization that fails (out of
+ * memory, or a structurally singular active system) gives LSIM_BREAKDOWN or
+ * LSIM_OUT_OF_MEMORY with the best iterate. z is always finite. Lemke (lemke.c) stays the
+ * reference with its guarantees for copositive-plus problems; this solver is for size.
+ */
+#include "newton.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <umfpack.h>
+
+#include "blas.h"
+#include "lemke.h"
+#include "pgs.h"
+
+/* Shared with factored.c (internal; see there): structural and finiteness check. */
+int lsim_factored_check(const LsimFactoredLcp *f);
+
+struct LsimNewton {
+  int cap_n, cap_m, cap_nz, cap_a;
+  double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
+  unsigned char *active;                 /* [cap_n] 1 for i in A */
+  double *u;                             /* [cap_m] B z */
+  double *rhs, *x;                       /* [cap_a] augmented right side, solution */
+  int *Ap;                               /* [cap_a] augmented matrix, CSC column pointers */
+  int *Ti, *Tj, *Ai, *Map;               /* [cap_nz] triplets, row indices, triplet -> Ax */
+  double *Tx, *Ax;                       /* [cap_nz] */
+  void *symbolic, *numeric;
+  double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
+  LsimPgs *pgs;
+  /* The Lemke fallback: the dense problem, J transposed for forming it, the basis guess. */
+  LsimLemke *lemke;
+  LsimLcp dense;
+  size_t cap_dense;
+  int *jt_ptr, *jt_idx;
+  double *jt_val;
+  int cap_jt_m, cap_jt_nz;
+  unsigned char *guess;
+};
+
+LsimNewtonOptions lsim_default_newton_options(void) {
+  LsimNewtonOptions o = {.tol = 1e-10, .max_iter = 0, .pgs_sweeps = -1, .reg = 0.0,
+                         .dense_limit = 0};
+  return o;
+}
+
+LsimNewton *lsim_newton_create(void) {
+  LsimNewton *ws = calloc(1, sizeof *ws);
+  if (!ws) return NULL;
+  if (!(ws->pgs = lsim_pgs_create())) {
+    free(ws);
+    return NULL;
+  }
+  umfpack_di_defaults(ws->control);
+  ws->control[UMFPACK_IRSTEP] = 0; /* the proximal loop refines in the LCP's own terms */
+  lsim_blas_one_thread();
+  return ws;
+}
+
+static void free_factors(LsimNewton *ws) {
+  if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
+  if (ws->symbolic) umfpack_di_free_symbolic(&ws->symbolic);
+  ws->numeric = ws->symbolic = NULL;
+}
+
+void lsim_newton_free(LsimNewton *ws) {
+  if (!ws) return;
+  free_factors(ws);
+  lsim_pgs_free(ws->pgs);
+  lsim_lemke_free(ws->lemke);
+  free(ws->dense.M), free(ws->dense.q), free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
+  free(ws->guess);
+  free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
+  free(ws->active), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
+  free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
+  free(ws);
+}
+
+/* Grows the workspace for n variables, m inner dimensions and nz augmented entries. */
+static int reserve(LsimNewton *ws, int n, int m, int nz) {
+  int cap = ws->cap_n;
+  double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave};
+  if (n > ws->cap_n) {
+    for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
+      cap = ws->cap_n;
+      if (lsim_grow((void **)dn[k], &cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+    }
+    cap = ws->cap_n;
+    if (lsim_grow((void **)&ws->active, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
+    ws->cap_n = cap;
+  }
+  if (m + 1 > ws->cap_m) {
+    cap = ws->cap_m;
+    if (lsim_grow((void **)&ws->u, &cap, m + 1, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+    ws->cap_m = cap;
+  }
+  /* The augmented vectors: m + n + 1 entries. */
+  if (m + n + 1 > ws->cap_a) {
+    const size_t na = (size_t)(m + n + 1);
+    double *rhs = realloc(ws->rhs, na * sizeof(double));
+    if (!rhs) return LSIM_OUT_OF_MEMORY;
+    ws->rhs = rhs;
+    double *x = realloc(ws->x, na * sizeof(double));
+    if (!x) return LSIM_OUT_OF_MEMORY;
+    ws->x = x;
+    int *ap = realloc(ws->Ap, na * sizeof(int));
+    if (!ap) return LSIM_OUT_OF_MEMORY;
+    ws->Ap = ap;
+    ws->cap_a = m + n + 1;
+  }
+  if (nz > ws->cap_nz) {
+    int **iv[] = {&ws->Ti, &ws->Tj, &ws->Ai, &ws->Map};
+    double **dv[] = {&ws->Tx, &ws->Ax};
+    for (int k = 0; k < 4; ++k) {
+      cap = ws->cap_nz;
+      if (lsim_grow((void **)iv[k], &cap, nz, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < 2; ++k) {
+      cap = ws->cap_nz;
+      if (lsim_grow((void **)dv[k], &cap, nz, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+    }
+    ws->cap_nz = cap;
+  }
+  return 0;
+}
+
+/* The augmented triplets in a fixed order: identity of u, rows of J, columns of -B, rows
+ * of C, the diagonal of the z block. With values (tx != NULL) for the active set of
+ * ws->active and regularisation eps; else the pattern (ti, tj). Returns the count. */
+static int triplets(const LsimNewton *ws, const LsimFactoredLcp *f, int *ti, int *tj,
+                    double *tx, double eps) {
+  const int n = f->n, m = f->m;
+  const unsigned char *act = ws->active;
+  int k = 0;
+  for (int j = 0; j < m; ++j, ++k) {
+    if (tx) tx[k] = 1.0;
+    else ti[k] = j, tj[k] = j;
+  }
+  for (int i = 0; i < n; ++i)
+    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p, ++k) {
+      if (tx) tx[k] = act[i] ? f->J_val[p] : 0.0;
+      else ti[k] = m + i, tj[k] = f->J_idx[p];
+    }
+  for (int i = 0; i < n; ++i)
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p, ++k) {
+      if (tx) tx[k] = -f->B_val[p];
+      else ti[k] = f->B_idx[p], tj[k] = m + i;
+    }
+  for (int i = 0; f->C_ptr && i < n; ++i)
+    for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p, ++k) {
+      if (tx) tx[k] = act[i] ? f->C_val[p] : 0.0;
+      else ti[k] = m + i, tj[k] = m + f->C_idx[p];
+    }
+  for (int i = 0; i < n; ++i, ++k) {
+    if (tx) tx[k] = act[i] ? eps : 1.0;
+    else ti[k] = m + i, tj[k] = m + i;
+  }
+  return k;
+}
+
+/* max_i |M_ii| with M_ii = J_i . B(:, i) + C_ii (u [m] scratch, left zero). */
+static double max_diagonal(const LsimFactoredLcp *f, double *u) {
+  double dmax = 0.0;
+  for (int i = 0; i < f->n; ++i) {
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
+    double d = 0.0;
+    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) d += f->J_val[p] * u[f->J_idx[p]];
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
+    if (f->C_ptr)
+      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+        if (f->C_idx[p] == i) d += f->C_val[p];
+    dmax = fmax(dmax, fabs(d));
+  }
+  return dmax;
+}
+
+/* |Phi|^2 and max |Phi| of (z, w). */
+static double merit(const double *z, const double *w, int n, double *natural) {
+  double s = 0.0, mx = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double p = fmin(z[i], w[i]);
+    s += p * p;
+    mx = fmax(mx, fabs(p));
+  }
+  if (natural) *natural = mx;
+  return s;
+}
+
+/* Numeric LU of the augmented matrix for the active set in ws->active. */
+static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) {
+  const int na = f->m + f->n;
+  triplets(ws, f, NULL, NULL, ws->Tx, eps);
+  memset(ws->Ax, 0, (size_t)ws->Ap[na] * sizeof(double));
+  for (int k = 0; k < nz; ++k) ws->Ax[ws->Map[k]] += ws->Tx[k];
+  if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
+  const int rc = umfpack_di_numeric(ws->Ap, ws->Ai, ws->Ax, ws->symbolic, &ws->numeric,
+                                    ws->control, ws->uinfo);
+  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
+  if (rc != UMFPACK_OK) return LSIM_BREAKDOWN; /* includes a singular matrix */
+  return 0;
+}
+
+/* The Newton point (1) from z: zn_I = 0, zn_A by proximal refinement from z_A; wn its w.
+ * Returns 0, or LSIM_BREAKDOWN when a solve fails or gives non-finite values. */
+static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
+                        double target, int *refinements) {
+  const int n = f->n, m = f->m;
+  for (int i = 0; i < n; ++i) ws->zn[i] = ws->active[i] ? z[i] : 0.0;
+  double prev = INFINITY;
+  for (int r = 0; r < 30; ++r) {
+    lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+    double ra = 0.0;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i]) ra = fmax(ra, fabs(ws->wn[i]));
+    if (!(ra < INFINITY)) return LSIM_BREAKDOWN;
+    /* Stalled (the active system is inconsistent): take back the last update, which went
+       mostly into the null space; done at round-off: stop. */
+    if (ra > 0.5 * prev) {
+      for (int i = 0; i < n; ++i)
+        if (ws->active[i]) ws->zn[i] -= ws->x[m + i];
+      lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+      break;
+    }
+    if (ra <= 0.01 * target) break;
+    prev = ra;
+    memset(ws->rhs, 0, (size_t)m * sizeof(double));
+    for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wn[i] : 0.0;
+    const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
+                                    ws->numeric, ws->control, ws->uinfo);
+    ++*refinements;
+    if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i]) ws->zn[i] += ws->x[m + i];
+  }
+  return 0;
+}
+
+/* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
+ * outside a cone: no PGS restarts then, *usable = 0). */
+static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int sweeps,
+                      double *z, int *usable, LsimNewtonInfo *info) {
+  if (!*usable || sweeps <= 0) return;
+  memcpy(ws->zsave, z, (size_t)f->n * sizeof(double));
+  LsimPgsOptions po = lsim_default_pgs_options();
+  po.max_sweeps = sweeps;
+  po.tol = tol;
+  LsimPgsInfo pi;
+  memset(&pi, 0, sizeof pi);
+  const int st = lsim_pgs_solve_factored(ws->pgs, f, &po, 1, z, &pi);
+  info->sweeps += pi.sweeps;
+  if (st != LSIM_SOLVED && st != LSIM_MAX_ITERATIONS) {
+    memcpy(z, ws->zsave, (size_t)f->n * sizeof(double));
+    *usable = 0;
+  }
+}
+
+/* Lemke on the dense M formed from f, its basis guessed from the active set of z (z_i > w_i,
+ * w = ws->w of z); z gets Lemke's answer when it is better. Returns Lemke's status. */
+static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
+                          LsimNewtonInfo *info) {
+  const int n = f->n, m = f->m, nnzj = f->J_ptr[n];
+  const size_t nn = (size_t)n * (size_t)n;
+  if (!ws->lemke && !(ws->lemke = lsim_lemke_create())) return LSIM_OUT_OF_MEMORY;
+  if (nn > ws->cap_dense) {
+    double *M = realloc(ws->dense.M, nn * sizeof(double));
+    if (!M) return LSIM_OUT_OF_MEMORY;
+    ws->dense.M = M;
+    double *q = realloc(ws->dense.q, (size_t)n * sizeof(double));
+    if (!q) return LSIM_OUT_OF_MEMORY;
+    ws->dense.q = q;
+    unsigned char *g = realloc(ws->guess, (size_t)n);
+    if (!g) return LSIM_OUT_OF_MEMORY;
+    ws->guess = g;
+    ws->cap_dense = nn;
+  }
+  if (lsim_grow((void **)&ws->jt_ptr, &ws->cap_jt_m, m + 1, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+  int cap = ws->cap_jt_nz;
+  if (lsim_grow((void **)&ws->jt_idx, &cap, nnzj + 1, sizeof(int)) ||
+      lsim_grow((void **)&ws->jt_val, &ws->cap_jt_nz, nnzj + 1, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  ws->dense.n = n;
+  int st = lsim_factored_to_dense(f, &ws->dense, ws->jt_ptr, ws->jt_idx, ws->jt_val);
+  if (st) return st;
+  for (int i = 0; i < n; ++i) ws->guess[i] = z[i] > ws->w[i];
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = tol;
+  LsimLemkeInfo li;
+  memset(&li, 0, sizeof li);
+  memcpy(ws->zn, z, (size_t)n * sizeof(double));
+  st = lsim_lemke_solve(ws->lemke, &ws->dense, &lo, ws->guess, ws->zn, &li);
+  info->fallback = 1;
+  info->lemke_pivots = li.pivots;
+  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  return st;
+}
+
+int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
+                               const LsimNewtonOptions *opt, int warm, double *z,
+                               LsimNewtonInfo *info) {
+  LsimNewtonInfo local;
+  if (!info) memset(&local, 0, sizeof local), info = &local;
+  info->iterations = info->sweeps = info->restarts = info->refinements = 0;
+  info->lemke_pivots = info->fallback = 0;
+  info->trace_len = 0;
+  info->residual = INFINITY;
+  const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
+  if (lsim_factored_check(f) || !(o.tol >= 0.0) || o.max_iter < 0 || !(o.reg >= 0.0) ||
+      o.dense_limit < -1)
+    return info->status = LSIM_INVALID_INPUT;
+  const int n = f->n, m = f->m;
+  const int max_iter = o.max_iter ? o.max_iter : 100;
+  const int sweeps = o.pgs_sweeps < 0 ? 20 : o.pgs_sweeps;
+  const int nz = m + f->J_ptr[n] + f->B_ptr[n] + (f->C_ptr ? f->C_ptr[n] : 0) + n;
+  if (n == 0) {
+    info->residual = 0.0;
+    return info->status = LSIM_SOLVED;
+  }
+  if (reserve(ws, n, m, nz)) return info->status = LSIM_OUT_OF_MEMORY;
+
+  /* Start: the guess (clamped) or 0; the scale and the target. */
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(f->q[i]));
+  if (scale == 0.0) scale = 1.0;
+  const double target = o.tol * scale;
+  for (int i = 0; i < n; ++i) z[i] = warm && z[i] > 0.0 && z[i] < INFINITY ? z[i] : 0.0;
+  int pgs_usable = 1;
+  lsim_factored_w(f, z, ws->u, ws->w);
+  double nat, fz = merit(z, ws->w, n, &nat);
+  if (nat > target) {
+    pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
+    lsim_factored_w(f, z, ws->u, ws->w);
+    fz = merit(z, ws->w, n, &nat);
+  }
+  memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+  double best = nat;
+
+  /* The pattern's symbolic analysis, once per problem. */
+  int status = nat <= target ? LSIM_SOLVED : LSIM_MAX_ITERATIONS;
+  if (status != LSIM_SOLVED) {
+    free_factors(ws);
+    triplets(ws, f, ws->Ti, ws->Tj, NULL, 0.0);
+    const int na = m + n;
+    if (umfpack_di_triplet_to_col(na, na, nz, ws->Ti, ws->Tj, NULL, ws->Ap, ws->Ai, NULL,
+                                  ws->Map) != UMFPACK_OK)
+      return info->status = LSIM_OUT_OF_MEMORY;
+    const int rc = umfpack_di_symbolic(na, na, ws->Ap, ws->Ai, NULL, &ws->symbolic,
+                                       ws->control, ws->uinfo);
+    if (rc != UMFPACK_OK)
+      status = rc == UMFPACK_ERROR_out_of_memory ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
+  }
+  memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
+  const double eps = (o.reg > 0.0 ? o.reg : 1e-9) * fmax(max_diagonal(f, ws->u), 1e-300);
+
+  while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
+    /* Active set from (z, w); one LU; the Newton point by proximal refinement. */
+    for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+    ++info->iterations;
+    int rc = factor(ws, f, nz, eps);
+    if (!rc) rc = newton_point(ws, f, z, target, &info->refinements);
+    if (rc == LSIM_OUT_OF_MEMORY) {
+      status = rc;
+      break;
+    }
+    /* Line search on |Phi|^2 along d = zn - z (w is affine in z). */
+    int accepted = 0;
+    for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
+      for (int i = 0; i < n; ++i) {
+        ws->x[i] = z[i] + t * (ws->zn[i] - z[i]);
+        ws->rhs[i] = ws->w[i] + t * (ws->wn[i] - ws->w[i]);
+      }
+      double nt;
+      const double ft = merit(ws->x, ws->rhs, n, &nt);
+      if (ft <= (1.0 - 1e-4 * t) * fz) {
+        memcpy(z, ws->x, (size_t)n * sizeof(double));
+        fz = ft, nat = nt, accepted = 1;
+        break;
+      }
+    }
+    if (accepted) {
+      /* w afresh from z (no drift from the affine update). */
+      lsim_factored_w(f, z, ws->u, ws->w);
+      fz = merit(z, ws->w, n, &nat);
+    } else {
+      /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
+      if (!pgs_usable || sweeps <= 0) break;
+      ++info->restarts;
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
+      lsim_factored_w(f, z, ws->u, ws->w);
+      fz = merit(z, ws->w, n, &nat);
+    }
+    if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+    if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
+    if (nat <= target) status = LSIM_SOLVED;
+  }
+  /* Return the best iterate; its residual from z alone. When Newton failed, Lemke on the
+     dense M from the best iterate's active set, if small enough. */
+  if (status != LSIM_SOLVED) {
+    memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+    const int limit = o.dense_limit ? o.dense_limit : 500;
+    if (status != LSIM_OUT_OF_MEMORY && o.tol > 0.0 && n <= limit) {
+      lsim_factored_w(f, z, ws->u, ws->w);
+      const int st = lemke_fallback(ws, f, o.tol, z, info);
+      if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;
+    }
+  }
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(z[i])) z[i] = 0.0, status = status ? status : LSIM_BREAKDOWN;
+  lsim_factored_w(f, z, ws->u, ws->w);
+  merit(z, ws->w, n, &info->residual);
+  if (status == LSIM_SOLVED && !(info->residual <= target)) status = LSIM_MAX_ITERATIONS;
+  return info->status = status;
+}

@@ -1,0 +1,51 @@
+/* newton.h: an exact active-set (semismooth Newton / block principal pivoting) solver for
+ * the factored LCP M = J B + C (factored.h), with sparse LU (UMFPACK) of the active rows,
+ * never forming M. Math, references and failure modes are at the top of newton.c. */
+#ifndef LSIM_NEWTON_H
+#define LSIM_NEWTON_H
+
+#include "factored.h"
+
+typedef struct LsimNewtonOptions {
+  double tol;        /* stop when the natural residual <= tol * scale (max|q|, or 1) */
+  int max_iter;      /* Newton (active-set) steps; 0 = default 100 */
+  int pgs_sweeps;    /* PGS sweeps before the first step and at each restart; 0 = none,
+                        -1 = default 20 */
+  double reg;        /* proximal regularisation of the active block, relative to
+                        max_i |M_ii|; 0 = default 1e-9 */
+  int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
+                        started from the best iterate's active set, if n <= dense_limit;
+                        0 = default 500, -1 = never */
+} LsimNewtonOptions;
+
+/* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0 (the defaults). */
+LsimNewtonOptions lsim_default_newton_options(void);
+
+typedef struct LsimNewtonInfo {
+  int status;          /* LSIM_SOLVED, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
+                          LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
+  int iterations;      /* Newton steps (each one sparse LU of the active system) */
+  int sweeps;          /* PGS sweeps done (start and restarts) */
+  int restarts;        /* PGS restarts after a step without enough decrease */
+  int refinements;     /* proximal refinement solves (back substitutions) */
+  int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
+  int fallback;        /* 1 when the Lemke fallback ran */
+  double residual;     /* natural residual of the returned z, w recomputed from z */
+  double *trace;       /* optional, caller's: natural residual after each Newton step */
+  int trace_capacity;
+  int trace_len;
+} LsimNewtonInfo;
+
+typedef struct LsimNewton LsimNewton;
+
+LsimNewton *lsim_newton_create(void);
+void lsim_newton_free(LsimNewton *ws);
+
+/* Solves f into z [n], starting from z if warm (negative or non-finite entries set to 0),
+ * else from 0. The workspace grows on demand. Returns info->status (info may be NULL);
+ * z is always finite. */
+int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
+                               const LsimNewtonOptions *opt, int warm, double *z,
+                               LsimNewtonInfo *info);
+
+#endif

@@ -1,0 +1,239 @@
+/* test_newton.c: the exact active-set Newton solver ("newton", lcp/newton.c) against Lemke
+ * on random problems of known classes, on dumped contact steps, on the factored form of a
+ * simulated pile, and on bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/step.h"
+#include "lcp/datfile.h"
+#include "lcp/newton.h"
+#include "lcp/random.h"
+#include "lcp/solver.h"
+#include "scene/scene.h"
+#include "tests/support.h"
+
+/* The acceptance level asked of an exact solver: 1e-10 relative natural residual. */
+#define RES_TOL 1e-10
+
+static LsimSolver *make(const char *name, int warm) {
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.warm_start = warm;
+  LsimSolver *s = NULL;
+  char err[200];
+  assert_int_equal(lsim_solver_create(&s, name, &o, err, sizeof err), 0);
+  return s;
+}
+
+/* Random SPD and P-matrix LCPs have one solution: newton must find Lemke's z. Both are
+ * exact basic solutions of the same active set, so they agree to the rounding of a solve
+ * with condition ~1e2-1e3 (1e-9 of max|z|, with room). */
+static void test_unique_solutions_match_lemke(void **state) {
+  (void)state;
+  LsimSolver *nw = make("newton", 0), *lk = make("lemke", 0);
+  int count = 0;
+  for (int seed = 0; seed < 12; ++seed)
+    for (int kind = 0; kind < 2; ++kind) {
+      const int n = 2 + 17 * seed;
+      LsimRng rng = lsim_rng(4400u + 10u * (unsigned)seed + (unsigned)kind);
+      LsimLcp lcp;
+      assert_int_equal(kind ? lsim_lcp_random_pmatrix(&lcp, n, &rng)
+                            : lsim_lcp_random_spd(&lcp, n, &rng), 0);
+      double *z = calloc((size_t)n, sizeof(double)), *zl = calloc((size_t)n, sizeof(double));
+      LsimSolveStats st;
+      assert_int_equal(lsim_solver_solve(nw, &lcp, z, &st), LSIM_SOLVED);
+      assert_true(st.residual.relative <= RES_TOL);
+      assert_int_equal(lsim_solver_solve(lk, &lcp, zl, NULL), LSIM_SOLVED);
+      const double d = lsim_test_max_abs_diff(z, zl, n);
+      if (d > 1e-9 * fmax(1.0, lsim_test_max_abs(zl, n)))
+        print_error("kind %d n %d: |z - z_lemke| = %.2e\n", kind, n, d);
+      assert_true(d <= 1e-9 * fmax(1.0, lsim_test_max_abs(zl, n)));
+      /* The Newton steps alone (no Lemke fallback), on M's entries as the factored C. */
+      int *cp = malloc((size_t)(n + 1) * sizeof(int)), *ci = malloc((size_t)n * n * sizeof(int));
+      int *zero = calloc((size_t)n + 1, sizeof(int));
+      double *cv = malloc((size_t)n * n * sizeof(double));
+      for (int i = 0, k = 0; i < n; cp[++i] = k)
+        for (int j = 0; j < n; ++j) ci[k] = j, cv[k++] = lcp.M[i + (size_t)j * n];
+      cp[0] = 0;
+      const LsimFactoredLcp f = {.n = n, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp,
+                                 .C_idx = ci, .C_val = cv, .q = lcp.q};
+      LsimNewton *ws = lsim_newton_create();
+      LsimNewtonOptions no = lsim_default_newton_options();
+      no.dense_limit = -1;
+      LsimNewtonInfo ni;
+      memset(&ni, 0, sizeof ni);
+      memset(z, 0, (size_t)n * sizeof(double));
+      assert_int_equal(lsim_newton_solve_factored(ws, &f, &no, 0, z, &ni), LSIM_SOLVED);
+      assert_int_equal(ni.fallback, 0);
+      assert_true(ni.residual <= RES_TOL * lsim_test_max_abs(lcp.q, n));
+      assert_true(lsim_test_max_abs_diff(z, zl, n) <= 1e-9 * fmax(1.0, lsim_test_max_abs(zl, n)));
+      lsim_newton_free(ws);
+      free(cp), free(ci), free(cv), free(zero);
+      ++count;
+      free(z), free(zl);
+      lsim_lcp_free(&lcp);
+    }
+  assert_int_equal(count, 24);
+  lsim_solver_free(nw), lsim_solver_free(lk);
+}
+
+/* Solvable PSD problems of low rank: z is not unique, w is (the LCP is monotone), so
+ * newton's w must equal Lemke's to rounding; the residual meets the tolerance. */
+static void test_psd_same_w_as_lemke(void **state) {
+  (void)state;
+  LsimSolver *nw = make("newton", 0), *lk = make("lemke", 0);
+  for (int seed = 0; seed < 10; ++seed) {
+    const int n = 5 + 9 * seed;
+    LsimRng rng = lsim_rng(5100u + (unsigned)seed);
+    LsimLcp lcp;
+    assert_int_equal(lsim_lcp_random_psd(&lcp, n, 1 + n / 3, &rng), 0);
+    double *z = calloc((size_t)n, sizeof(double)), *zl = calloc((size_t)n, sizeof(double));
+    double *w = malloc((size_t)n * sizeof(double)), *wl = malloc((size_t)n * sizeof(double));
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve(nw, &lcp, z, &st), LSIM_SOLVED);
+    assert_true(st.residual.relative <= RES_TOL);
+    assert_int_equal(lsim_solver_solve(lk, &lcp, zl, NULL), LSIM_SOLVED);
+    lsim_lcp_w(&lcp, z, w), lsim_lcp_w(&lcp, zl, wl);
+    /* |q| <= 1 by construction of q = w0 - M z0 with entries O(1): 1e-8 absolute. */
+    assert_true(lsim_test_max_abs_diff(w, wl, n) <= 1e-8);
+    free(z), free(zl), free(w), free(wl);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_solver_free(nw), lsim_solver_free(lk);
+}
+
+/* Stewart-Trinkle contact LCPs (copositive-plus, feasible; friction makes M nonsymmetric
+ * and z non-unique): newton reaches 1e-10 on the random ones Lemke solves. */
+static void test_random_contact(void **state) {
+  (void)state;
+  LsimSolver *nw = make("newton", 0);
+  int solved = 0, total = 0;
+  for (int nc = 4; nc <= 24; nc += 4)
+    for (int k = 0; k < 3; ++k) {
+      const double mu = 0.3 * k;
+      LsimRng rng = lsim_rng(91000u + 10u * (unsigned)nc + (unsigned)k);
+      LsimLcp lcp;
+      assert_int_equal(lsim_lcp_random_contact(&lcp, nc, 4, 18, mu, &rng), 0);
+      double *z = calloc((size_t)lcp.n, sizeof(double));
+      LsimSolveStats st;
+      const int status = lsim_solver_solve(nw, &lcp, z, &st);
+      if (status != LSIM_SOLVED)
+        print_error("nc %d mu %g: %s rel %.2e\n", nc, mu, lsim_status_name(status),
+                    st.residual.relative);
+      solved += status == LSIM_SOLVED && st.residual.relative <= RES_TOL;
+      ++total;
+      free(z);
+      lsim_lcp_free(&lcp);
+    }
+  print_message("random contact: %d of %d solved\n", solved, total);
+  assert_int_equal(solved, total);
+  lsim_solver_free(nw);
+}
+
+/* Dumped steps of a pile of ten boxes on which Lemke's path once broke down (tests/data):
+ * newton solves them to 1e-10, cold and warm started from Lemke's solution. */
+static void test_dumped_pile_steps(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
+                                "tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat"};
+  LsimSolver *cold = make("newton", 0), *warm = make("newton", 1), *lk = make("lemke", 0);
+  for (size_t f = 0; f < sizeof files / sizeof files[0]; ++f) {
+    LsimLcp lcp;
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[f], &lcp, err, sizeof err), 0);
+    const int n = lcp.n;
+    double *z = calloc((size_t)n, sizeof(double)), *zl = calloc((size_t)n, sizeof(double));
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve(cold, &lcp, z, &st), LSIM_SOLVED);
+    assert_true(st.residual.relative <= RES_TOL);
+    assert_int_equal(lsim_solver_solve(lk, &lcp, zl, NULL), LSIM_SOLVED);
+    /* From Lemke's solution: already solved, no Newton step needed. */
+    assert_int_equal(lsim_solver_solve(warm, &lcp, zl, &st), LSIM_SOLVED);
+    assert_int_equal(st.iterations, 0);
+    free(z), free(zl);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_solver_free(cold), lsim_solver_free(warm), lsim_solver_free(lk);
+}
+
+/* The factored form as the time step builds it: a pile of ten boxes simulated 150 steps
+ * with newton as the solver (never forming M), every step solved to 1e-10; at each step
+ * the dense solve of the same problem (formed here) agrees in residual, and Lemke's w
+ * matches on the normal rows to 1e-7 of max|q| where the solution's w is unique. */
+static void test_factored_pile_steps(void **state) {
+  (void)state;
+  LsimModel model;
+  LsimState st;
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
+  snprintf(model.solver.name, sizeof model.solver.name, "newton");
+  model.solver.tol = RES_TOL;
+  model.solver.max_iter = 0;
+  model.solver.warm_start = 1;
+  LsimStepper *stepper;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  int with_lcp = 0, maxn = 0;
+  for (int k = 0; k < 150; ++k) {
+    LsimStepStats ss;
+    const int rc = lsim_step(stepper, &model, &st, &ss);
+    if (rc != LSIM_SOLVED) print_error("step %d n %d: %s\n", k, ss.lcp_size, lsim_status_name(rc));
+    assert_int_equal(rc, LSIM_SOLVED);
+    if (ss.lcp_size > 0) {
+      ++with_lcp;
+      maxn = ss.lcp_size > maxn ? ss.lcp_size : maxn;
+      assert_true(ss.relative_residual <= RES_TOL);
+    }
+  }
+  print_message("pile_10: %d steps with an LCP, n up to %d, all solved\n", with_lcp, maxn);
+  assert_true(with_lcp > 50 && maxn > 100);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&st);
+  free(text);
+}
+
+/* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
+static void test_bad_input_and_trivial(void **state) {
+  (void)state;
+  LsimNewton *ws = lsim_newton_create();
+  assert_non_null(ws);
+  const int ptr[3] = {0, 0, 0};
+  double q[2] = {1.0, NAN}, z[2] = {0.0, 0.0};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = ptr, .B_ptr = ptr, .q = q};
+  LsimNewtonInfo info;
+  memset(&info, 0, sizeof info);
+  assert_int_equal(lsim_newton_solve_factored(ws, &f, NULL, 0, z, &info), LSIM_INVALID_INPUT);
+  q[1] = -2.0;
+  LsimNewtonOptions o = lsim_default_newton_options();
+  o.tol = -1.0;
+  assert_int_equal(lsim_newton_solve_factored(ws, &f, &o, 0, z, &info), LSIM_INVALID_INPUT);
+  /* M = 0 with q = (1, -2): no solution (w_2 = -2 whatever z). Fails, z finite. */
+  z[0] = NAN, z[1] = INFINITY;
+  const int rc = lsim_newton_solve_factored(ws, &f, NULL, 1, z, &info);
+  assert_true(rc < 0);
+  assert_true(isfinite(z[0]) && isfinite(z[1]));
+  f.n = 0;
+  assert_int_equal(lsim_newton_solve_factored(ws, &f, NULL, 0, z, &info), LSIM_SOLVED);
+  lsim_newton_free(ws);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unique_solutions_match_lemke),
+      cmocka_unit_test(test_psd_same_w_as_lemke),
+      cmocka_unit_test(test_random_contact),
+      cmocka_unit_test(test_dumped_pile_steps),
+      cmocka_unit_test(test_factored_pile_steps),
+      cmocka_unit_test(test_bad_input_and_trivial),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
