@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Render a 2-D or 3-D lcpsim run as frames: a PNG sequence, a GIF or an MP4.
+"""Render an lcpsim run (1-D, 2-D or 3-D) as frames: a PNG sequence, a GIF or an MP4.
 
     /usr/bin/python3 scripts/lcpsim_animate.py run.h5 -o frames/%04d.png
     /usr/bin/python3 scripts/lcpsim_animate.py run.h5 -o run.gif --every 5
@@ -16,10 +16,17 @@ Frames are the recorded states 0, K, 2K, ... (--every K) and always the last one
 shape is drawn at its body's pose (docs/output-format.md, /shapes): 2-D disks (with a
 radius line that shows the rotation), rectangles, capsules, points, and planes as long
 lines hatched on their solid side; 3-D wireframes of boxes, spheres (three great
-circles), capsules, points, and planes as a grid square. Static bodies are grey, moving
-ones coloured; the step's contact points are red dots. The view is fixed for the whole
-animation: --limits, or the extent of every non-plane shape over the run plus a margin.
+circles), capsules, points, and planes as a grid square; 1-D segments as bars on the
+line, walls hatched on their solid side. Bodies without shapes are a dot at their
+origin. Tethers are lines between their ends, solid dark red while taut, dashed grey
+while slack; joints dark slate lines with a ring at each end; a body's attachment points
+are joined to its origin when it has no shapes (so jointed links show as sticks). Static bodies
+are grey, moving ones coloured; the step's contact points (contacts only, not tether or
+joint rows) are red dots. The view is fixed for the whole animation: --limits, or the
+extent of every non-plane shape, shapeless body and tether or joint end over the frames
+plus a margin.
 """
+import json
 import argparse
 import math
 import os
@@ -63,15 +70,14 @@ class Scene:
     def __init__(self, r):
         self.r = r
         self.dim = int(r.parameters.dimension)
-        if self.dim not in (2, 3):
-            raise ValueError("only 2-D and 3-D runs are animated (lcpsim_plot.py plots 1-D)")
-        if "shapes" not in r:
+        if self.dim > 1 and "shapes" not in r:
             raise ValueError("the file has no /shapes (format 1): record it again")
         nb = len(r.bodies.name)
         self.pos = [r.position(i) for i in range(nb)]        # [N+1, dim]
-        self.ori = [r.orientation(i) for i in range(nb)]     # [N+1] or [N+1, 4]
-        s = r.shapes
-        self.shapes = list(range(len(s.type)))
+        self.ori = [r.orientation(i) if self.dim > 1 else None for i in range(nb)]
+        self.shapes = list(range(len(r.shapes.type))) if self.dim > 1 else []
+        self.shapeless = [i for i in range(nb) if self.dim > 1 and int(r.bodies.nshapes[i]) == 0]
+        self.links = constraints(r, self)
         self.static = [int(t) == STATIC for t in r.bodies.type]
         cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", ["C0"])
         self.color, k = [], 0
@@ -115,13 +121,30 @@ class Scene:
         origins included), with a 10 % margin."""
         lo = np.full(self.dim, np.inf)
         hi = np.full(self.dim, -np.inf)
+
+        def take(c, e=0.0):
+            nonlocal lo, hi
+            c = np.asarray(c, dtype=float)[:self.dim]
+            if np.all(np.isfinite(c)):
+                lo = np.minimum(lo, c - e)
+                hi = np.maximum(hi, c + e)
         for j in self.shapes:
             e = self.reach(j)
             for k in frames:
-                c = self.shape_pose(j, k)[0]
-                if np.all(np.isfinite(c)):
-                    lo = np.minimum(lo, c - e)
-                    hi = np.maximum(hi, c + e)
+                take(self.shape_pose(j, k)[0], e)
+        for i in self.shapeless:
+            for k in frames:
+                take(self.pos[i][k])
+        for link in self.links:
+            for k in frames:
+                for p in link["ends"](k):
+                    take(p)
+        if self.dim == 1:
+            b = self.r.bodies
+            for i in range(len(b.name)):
+                wall = int(b.type[i]) == STATIC and int(b.shape[i]) == 1
+                for k in (frames if not wall else frames[:1]):
+                    take(self.pos[i][k], 0.0 if wall else 0.5 * float(b.width[i]))
         if not np.all(np.isfinite(lo)):
             lo, hi = -np.ones(self.dim), np.ones(self.dim)
         span = max(float(np.max(hi - lo)), 1e-9)
@@ -131,6 +154,164 @@ class Scene:
             half = max(half, 0.05 * span) + 0.1 * span
             out.append((mid - half, mid + half))
         return out
+
+
+# ---- tethers and joints
+
+TAUT, SLACK, JOINT = "#b71c1c", "0.55", "#455a64"
+
+
+def constraints(r, sc):
+    """Tethers and joints: dicts of kind ("tether" / "joint"), name, ends(k) -> [p_a, p_b]
+    (3-vectors, world) and, for tethers, taut(k). Ends come from the scene's text (body
+    points, world points, paths with velocity and amplitude); without it, or for a path
+    given as a table, from the file's rows: step k + 1's row was evaluated at state k."""
+    try:
+        scene = json.loads(r.get("scene_text") or "{}")
+    except ValueError:
+        scene = {}
+    names = r.bodies.name
+    time = r.time
+    nsteps = len(time) - 1
+
+    def end_function(end):
+        v3 = lambda a: np.r_[np.asarray(a, dtype=float), np.zeros(3)][:3]  # noqa: E731
+        if "body" in end and end["body"] in names:
+            i = names.index(end["body"])
+            pt = v3(end.get("point", [0.0]))
+            arms.setdefault(i, []).append(pt)
+
+            def body_end(k):
+                p = v3(sc.pos[i][k])
+                if sc.dim == 2:
+                    R = np.eye(3)
+                    R[:2, :2] = rot2(float(sc.ori[i][k]))
+                    return p + R @ pt
+                if sc.dim == 3:
+                    return p + quat_matrix(sc.ori[i][k]) @ pt
+                return p + pt
+            return body_end
+        if "world" in end:
+            w = v3(end["world"])
+            return lambda k: w
+        path = end.get("path")
+        if isinstance(path, dict) and "table" not in path:
+            o, v = v3(path.get("origin", [0.0])), v3(path.get("velocity", [0.0]))
+            a = v3(path.get("amplitude", [0.0]))
+            f, ph = float(path.get("frequency", 0.0)), float(path.get("phase", 0.0))
+            return lambda k: o + v * time[k] + a * (math.sin(2 * math.pi * f * time[k] + ph)
+                                                    - math.sin(ph))
+        return None
+
+    def row_ends(kind, index, length_of):
+        c = r.contacts
+
+        def ends(k):
+            sl = c.rows(min(max(k + 1, 1), nsteps))
+            for j in range(sl.start, sl.stop):
+                if int(c.kind[j]) == kind and ((int(c.id[j]) >> 16) & 0xFFFFFF) - 1 == index:
+                    p, n = np.asarray(c.point[j]), np.asarray(c.normal[j])
+                    return [p, p + n * length_of(float(c.gap[j]))]
+            return []
+        return ends
+
+    arms = {}
+    out = []
+    for kind, group, code in (("tether", "tethers", 2), ("joint", "joints", 3)):
+        if group not in r:
+            continue
+        spec = scene.get(group, []) if isinstance(scene, dict) else []
+        for i, name in enumerate(r[group].name):
+            e = [end_function(x) for x in spec[i]["ends"]] if i < len(spec) else [None]
+            if len(e) == 2 and all(e):
+                ends = (lambda e0, e1: lambda k: [e0(k), e1(k)])(*e)
+            elif kind == "tether":
+                L = float(r.tethers.length_max[i])
+                ends = row_ends(code, i, lambda gap, L=L: L - gap)
+            else:
+                L = float(r.joints.length[i])
+                ends = row_ends(code, i, lambda gap, L=L: -(gap + L))
+            link = {"kind": kind, "name": name, "ends": ends}
+            if kind == "tether":
+                T = r.tethers
+                link["taut"] = (lambda i: lambda k: bool(T.taut[k - 1, i]) if k > 0 else
+                                T.length[0, i] >= T.length_max[i] - 1e-9)(i)
+            out.append(link)
+    sc.arms = arms
+    return out
+
+
+def draw_links(ax, sc, k):
+    """Tethers, joints, arms and shapeless bodies at state k (2-D: x, y; 3-D: x, y, z)."""
+    d = max(sc.dim, 2)
+    for i, pts in sc.arms.items():
+        if i not in sc.shapeless:
+            continue  # a body with shapes shows itself
+        for pt in pts:
+            a = np.r_[np.asarray(sc.pos[i][k], dtype=float), np.zeros(3)][:3]
+            if sc.dim == 2:
+                R = np.eye(3)
+                R[:2, :2] = rot2(float(sc.ori[i][k]))
+            elif sc.dim == 3:
+                R = quat_matrix(sc.ori[i][k])
+            else:
+                R = np.eye(3)
+            b = a + R @ pt
+            ax.plot(*[[a[j], b[j]] for j in range(d)], color=sc.color[i], lw=2.5,
+                    solid_capstyle="round", zorder=3)
+    for i in sc.shapeless:
+        p = sc.pos[i][k]
+        ax.plot(*[[p[j]] for j in range(d)], "o", color=sc.color[i], ms=6, zorder=4)
+    for link in sc.links:
+        e = link["ends"](k)
+        if len(e) < 2:
+            continue
+        xs = [[e[0][j], e[1][j]] for j in range(d)]
+        if link["kind"] == "tether":
+            taut = link["taut"](k)
+            ax.plot(*xs, color=TAUT if taut else SLACK, ls="-" if taut else "--",
+                    lw=1.6 if taut else 1.0, zorder=4)
+        else:
+            ax.plot(*xs, color=JOINT, lw=1.4, zorder=4)
+            ax.plot(*[[e[0][j], e[1][j]] for j in range(d)], "o", mfc="white", mec=JOINT,
+                    ms=5, zorder=5)
+
+
+# ---- 1-D drawing
+
+def draw_1d(ax, sc, k, lim):
+    """Segments as bars on the line, points as dots, walls hatched on their solid side."""
+    b = sc.r.bodies
+    span = lim[0][1] - lim[0][0]
+    height = 0.08 * span
+    ax.axhline(0.0, color="0.3", lw=1)
+    for i in range(len(b.name)):
+        x = float(sc.pos[i][k][0])
+        w = float(b.width[i])
+        if int(b.type[i]) == STATIC and int(b.shape[i]) == 1:  # a wall
+            side = int(b.side[i])
+            far = x + side * 2 * span
+            ax.add_patch(Polygon([[x, -0.5 * height], [far, -0.5 * height], [far, 2 * height],
+                                  [x, 2 * height]], closed=True, fill=False, hatch="///",
+                                 edgecolor="0.35", lw=0))
+            ax.plot([x, x], [-0.5 * height, 2 * height], color="0.35", lw=1.5)
+        elif w > 0:
+            ax.add_patch(Polygon([[x - w / 2, 0], [x + w / 2, 0], [x + w / 2, height],
+                                  [x - w / 2, height]], closed=True, facecolor=sc.color[i],
+                                 edgecolor="k", alpha=0.7, lw=1))
+            ax.text(x, 1.15 * height, b.name[i], ha="center", va="bottom", fontsize=8)
+        else:
+            ax.plot([x], [0], "o", color=sc.color[i], ms=7)
+            ax.text(x, 0.4 * height, b.name[i], ha="center", va="bottom", fontsize=8)
+    draw_links(ax, sc, k)
+    pts = contact_points(sc.r, k)
+    if len(pts):
+        ax.plot(pts[:, 0], np.zeros(len(pts)), "o", color="red", ms=4, zorder=5)
+    ax.set_xlim(*lim[0])
+    ax.set_ylim(-0.25 * span, 0.25 * span)
+    ax.set_aspect("equal", adjustable="box")
+    ax.set_yticks([])
+    ax.set_xlabel("x [m]")
 
 
 # ---- 2-D drawing
@@ -171,6 +352,7 @@ def draw_2d(ax, sc, k, lim):
             ax.plot([p0[0], p1[0]], [p0[1], p1[1]], color=col, lw=1.5)
         elif t == POINT:
             ax.plot([c[0]], [c[1]], "o", color=col, ms=3)
+    draw_links(ax, sc, k)
     pts = contact_points(sc.r, k)
     if len(pts):
         ax.plot(pts[:, 0], pts[:, 1], "o", color="red", ms=3, zorder=5)
@@ -241,6 +423,7 @@ def draw_3d(ax, sc, k, lim):
                         ax.plot(p[:, 0], p[:, 1], p[:, 2], color=col, lw=0.6, alpha=0.6)
         elif t == POINT:
             ax.scatter([c[0]], [c[1]], [c[2]], color=col, s=6)
+    draw_links(ax, sc, k)
     pts = contact_points(sc.r, k)
     if len(pts):
         ax.scatter(pts[:, 0], pts[:, 1], pts[:, 2], color="red", s=8, depthshade=False)
@@ -281,7 +464,8 @@ def contact_points(r, k):
     """Contact points of step k (the step that produced state k); [n, 3]."""
     if k < 1 or "point" not in r.contacts:
         return np.zeros((0, 3))
-    return r.contacts.point[r.contacts.rows(k)]
+    rows = r.contacts.rows(k)
+    return r.contacts.point[rows][r.contacts.kind[rows] <= 1]
 
 
 # ---- output
@@ -304,13 +488,14 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     h = float(r.parameters.time_step)
     if fps is None:
         fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
-    fig = plt.figure(figsize=(size, size))
+    fig = plt.figure(figsize=(size, size if sc.dim > 1 else 0.45 * size))
     ax = fig.add_subplot(111, projection="3d" if sc.dim == 3 else None)
     nsteps = sc.states() - 1
+    drawer = {1: draw_1d, 2: draw_2d, 3: draw_3d}[sc.dim]
 
     def draw(k):
         ax.cla()
-        (draw_3d if sc.dim == 3 else draw_2d)(ax, sc, k, lim)
+        drawer(ax, sc, k, lim)
         ax.set_title(f"t = {r.time[k]:.4g} s (step {k} of {nsteps})")
 
     lower = out.lower()
@@ -347,13 +532,13 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    ap.add_argument("run", help="run file (.h5) of a 2-D or 3-D scene")
+    ap.add_argument("run", help="run file (.h5) of a 1-D, 2-D or 3-D scene")
     ap.add_argument("-o", "--output", required=True,
                     help="frames/%%04d.png (PNG sequence), NAME.gif or NAME.mp4")
     ap.add_argument("--every", type=int, default=1, metavar="K",
                     help="draw every K-th recorded state (and the last); default 1")
     ap.add_argument("--limits", type=float, nargs="+", metavar="L",
-                    help="view: XMIN XMAX YMIN YMAX (3-D: ZMIN ZMAX too)")
+                    help="view: XMIN XMAX (2-D: YMIN YMAX too; 3-D: and ZMIN ZMAX)")
     ap.add_argument("--dpi", type=float, default=100, help="dots per inch (default 100)")
     ap.add_argument("--fps", type=float,
                     help="GIF / MP4 frame rate (default: real time, 1 to 50)")

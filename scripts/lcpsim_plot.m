@@ -1,13 +1,21 @@
 function lcpsim_plot(path, out)
-% LCPSIM_PLOT  Plot an lcpsim run: positions, velocities, energies and contact impulses.
+% LCPSIM_PLOT  Plot an lcpsim run: positions, velocities, energies and impulses.
 %
 %   lcpsim_plot('run.h5', 'run.png')
 %
 % The same figure as scripts/lcpsim_plot.py, written as a PNG without showing a window.
 % 1-D runs: one line per coordinate and the contact impulses. 2-D / 3-D runs: a row per
 % axis with each moving body's position (left) and velocity (right), a rotation row
-% (2-D: theta, omega; 3-D: rotation angle 2 acos|qw| and angular speed |w|), energies
-% and contact impulses; at most 10 moving bodies (the first ones), as the title says.
+% (2-D: theta, omega; 3-D: the rotation angle from the identity, 2 atan2(|(qx,qy,qz)|, qw)
+% of the quaternions made continuous in sign, so it passes pi without folding, and the
+% angular speed |w|), energies and the contact impulses of each step (contact normals
+% only); runs with tethers get a row of per-tether impulses and lengths, runs with joints
+% one of per-joint impulse norms and position errors. At most 10 moving bodies (the first
+% ones), as the legend says. The title is the scene's name, solver, time step and steps.
+% Round-off: a panel whose values all agree to 1e-9 x max(1, |value|) (SI units) is drawn
+% flat at their common value (0 when that close to zero) and says so in the panel.
+% Names are shown as written (no TeX), legends sit beside the panels, series have
+% distinct colours and dashes.
 % Headless Octave (octave-cli) plots through gnuplot (Debian: gnuplot-nox) and needs
 % Octave's default font (Debian: fonts-freefont-otf); the PNG is then made by gnuplot's
 % pngcairo terminal, so Ghostscript is not needed.
@@ -25,8 +33,8 @@ function lcpsim_plot(path, out)
   % A toolkit that can draw off screen.
   device = '-dpng';
   if octave
-    % Octave's notes (gnuplot toolkit discouraged, legend 'best', Ghostscript missing)
-    % are not the user's concern here.
+    % Octave's notes (gnuplot toolkit discouraged, Ghostscript missing) are not the
+    % user's concern here.
     w = warning('off', 'all');
     restore = onCleanup(@() warning(w));
     kits = available_graphics_toolkits();
@@ -42,49 +50,301 @@ function lcpsim_plot(path, out)
     end
   end
 
-  if r.parameters.dimension ~= 1
-    f = figure('visible', 'off', 'position', [0 0 1100 250 * (r.parameters.dimension + 2)]);
-    cleanup = onCleanup(@() close(f));
-    plot_nd(r);
-    print(f, device, out);
+  panels = build_panels(r);
+  rows = size(panels, 1);
+  cols = size(panels, 2);
+  width = 620 * cols;
+  height = 210 * rows + 70;
+  f = figure('visible', 'off', 'position', [0 0 width height]);
+  cleanup = onCleanup(@() close(f));
+  set(f, 'defaulttextinterpreter', 'none');
+  t = double(r.time);
+  tl = [t(1) max(t(end), t(1) + eps)];
+  % A fixed grid: per column the axes, then room for the legend beside them (so legends
+  % never cover data and every panel of a column has the same width); margins in pixels.
+  left = 85 / width;
+  legend_room = 150 / width;
+  top = 45 / height;
+  bottom = 45 / height;
+  rowh = (1 - top - bottom) / rows;
+  for i = 1:rows
+    for j = 1:cols
+      p = panels{i, j};
+      if isempty(p)
+        continue;
+      end
+      pos = [(j - 1) / cols + left, 1 - top - i * rowh + 35 / height, ...
+             1 / cols - left - legend_room, rowh - 58 / height];
+      ax = axes('position', pos);
+      draw_panel(p, tl, pos);
+      set(ax, 'position', pos);
+      if i == rows || isempty(panels{i + 1, j})
+        xlabel('time [s]', 'interpreter', 'none');
+      end
+    end
+  end
+  axes('position', [0 1 - top 1 top], 'visible', 'off');
+  text(0.5, 0.5, title_of(r), 'interpreter', 'none', 'horizontalalignment', 'center', ...
+       'fontweight', 'bold', 'fontsize', 11);
+  print(f, device, out);
+end
+
+% The panels, a rows x cols cell of structs: x, ys (cell), labels (cell), ylabel, unit,
+% note (legend title), empty text (shown when there is nothing to draw).
+function P = build_panels(r)
+  dim = double(r.parameters.dimension);
+  t = double(r.time);
+  ts = t(2:end);
+  extra = constraint_panels(r);
+  if dim == 1
+    labels_q = coordinate_labels(r, 'q');
+    labels_v = coordinate_labels(r, 'v');
+    q = double(r.q);
+    v = double(r.v);
+    P = cell(3 + size(extra, 1), 1 + (size(extra, 1) > 0));
+    P{1, 1} = panel(t, num2cell(q, 1), labels_q, 'position [m]', 'm');
+    P{2, 1} = panel(t, num2cell(v, 1), labels_v, 'velocity [m/s]', 'm/s');
+    P{3, 1} = contact_panel(r, ts);
+    for k = 1:size(extra, 1)
+      P{3 + k, 1} = extra{k, 1};
+      P{3 + k, 2} = extra{k, 2};
+    end
     return;
   end
-  f = figure('visible', 'off', 'position', [0 0 800 900]);
-  cleanup = onCleanup(@() close(f));
-  t = double(r.time);
-
-  % Positions and velocities, one line per coordinate, labelled by body.
-  kinds = {'q', 'v'};
-  ylabels = {'position', 'velocity'};
-  if r.parameters.dimension == 1
-    ylabels = {'position [m]', 'velocity [m/s]'};
-  end
-  for p = 1:2
-    subplot(3, 1, p);
-    x = double(r.(kinds{p}));
-    if size(x, 2) > 0
-      plot(t, x);
-      legend(coordinate_labels(r, kinds{p}), 'location', 'best');
+  max_bodies = 10;
+  moving = find(double(r.bodies.nq) > 0);
+  shown = moving(1:min(numel(moving), max_bodies));
+  names = r.bodies.name(shown);
+  n = numel(shown);
+  pos = cell(dim, n);
+  vel = cell(dim, n);
+  ang = cell(1, n);
+  spd = cell(1, n);
+  for j = 1:n
+    p = r.position(shown(j));
+    w = r.velocity(shown(j));
+    for a = 1:dim
+      pos{a, j} = p(:, a);
+      vel{a, j} = w(:, a);
     end
-    ylabel(ylabels{p});
-    xlim([t(1) max(t(end), t(1) + eps)]);
-    grid on;
+    if dim == 2
+      ang{j} = r.orientation(shown(j));
+      spd{j} = r.angular_velocity(shown(j));
+    else
+      ang{j} = rotation_angle(r.orientation(shown(j)));
+      spd{j} = sqrt(sum(r.angular_velocity(shown(j)) .^ 2, 2));
+    end
   end
+  note = '';
+  if n < numel(moving)
+    note = sprintf('first %d of %d', n, numel(moving));
+  end
+  P = cell(dim + 2 + size(extra, 1), 2);
+  axes_names = 'xyz';
+  for a = 1:dim
+    P{a, 1} = panel(t, pos(a, :), names, sprintf('%s [m]', axes_names(a)), 'm');
+    P{a, 2} = panel(t, vel(a, :), names, sprintf('v%s [m/s]', axes_names(a)), 'm/s');
+  end
+  if dim == 2
+    P{dim + 1, 1} = panel(t, ang, names, 'theta [rad]', 'rad');
+    P{dim + 1, 2} = panel(t, spd, names, 'omega [rad/s]', 'rad/s');
+  else
+    P{dim + 1, 1} = panel(t, ang, names, 'rotation angle [rad]', 'rad');
+    P{dim + 1, 2} = panel(t, spd, names, '|w| [rad/s]', 'rad/s');
+  end
+  for a = 1:dim + 1
+    P{a, 1}.legend = false;  % one legend per row, beside the velocities
+    P{a, 2}.note = note;
+  end
+  ke = double(r.energy.kinetic(:));
+  pe = double(r.energy.potential(:));
+  P{dim + 2, 1} = panel(t, {ke, pe, ke + pe}, {'kinetic', 'potential', 'total'}, ...
+                        'energy [J]', 'J');
+  P{dim + 2, 2} = contact_panel(r, ts);
+  for k = 1:size(extra, 1)
+    P{dim + 2 + k, 1} = extra{k, 1};
+    P{dim + 2 + k, 2} = extra{k, 2};
+  end
+end
 
-  n = numel(t) - 1;
-  [normal, friction] = step_impulses(r);
-  subplot(3, 1, 3);
-  plot(t(2:end), normal, t(2:end), friction);
-  legend({'normal (sum)', 'friction (sum of norms)'}, 'location', 'best');
-  ylabel('impulse per step [N*s]');
-  xlabel('time [s]');
-  xlim([t(1) max(t(end), t(1) + eps)]);
+function p = panel(x, ys, labels, ylab, unit)
+  p = struct('x', x(:), 'ys', {ys}, 'labels', {labels}, 'ylabel', {ylab}, 'unit', unit, ...
+             'note', '', 'empty', '', 'legend', true, 'dotted', []);
+end
+
+% Contact normals and friction per step (kinds 0 and 1 only).
+function p = contact_panel(r, ts)
+  c = r.contacts;
+  keep = double(c.kind(:)) <= 1;
+  n = numel(ts);
+  normal = zeros(n, 1);
+  friction = zeros(n, 1);
+  k = double(c.step(keep));
+  if ~isempty(k)
+    normal = accumarray(k(:), c.normal_impulse(keep), [n 1]);
+    friction = accumarray(k(:), sqrt(sum(c.friction_impulse(keep, :) .^ 2, 2)), [n 1]);
+  end
+  p = panel(ts, {normal, friction}, {'normals (sum)', 'friction (sum |.|)'}, ...
+            'contact impulse/step [N*s]', 'N*s');
+  if ~any(keep)
+    p.ys = {};
+    p.empty = 'no contacts in this run';
+  end
+end
+
+% Rows of two panels for tethers (impulses, lengths) and joints (impulse norms, errors).
+function E = constraint_panels(r)
+  E = cell(0, 2);
+  t = double(r.time);
+  ts = t(2:end);
+  most = 10;  % series per panel, as for bodies
+  if isfield(r, 'tethers')
+    T = r.tethers;
+    nt = min(numel(T.name), most);
+    imp = num2cell(double(T.impulse(:, 1:nt)), 1);
+    len = num2cell(double(T.length(:, 1:nt)), 1);
+    a = panel(ts, imp, T.name(1:nt), 'tether impulse/step [N*s]', 'N*s');
+    b = panel(t, len, T.name(1:nt), 'tether length [m]', 'm');
+    b.dotted = double(T.length_max(1:nt))';
+    b.note = 'dotted: max length';
+    if nt < numel(T.name)
+      a.note = sprintf('first %d of %d', nt, numel(T.name));
+      b.note = sprintf('%s; first %d of %d', b.note, nt, numel(T.name));
+    end
+    E(end + 1, :) = {a, b};
+  end
+  if isfield(r, 'joints')
+    J = r.joints;
+    nj = min(numel(J.name), most);
+    imp = cell(1, nj);
+    labels = cell(1, nj);
+    for j = 1:nj
+      imp{j} = sqrt(sum(reshape(double(J.impulse(:, j, :)), [], 3) .^ 2, 2));
+      labels{j} = sprintf('%s (%s)', J.name{j}, J.type{j});
+    end
+    a = panel(ts, imp, labels, 'joint impulse/step [N*s]', 'N*s');
+    b = panel(t, num2cell(double(J.error(:, 1:nj)), 1), J.name(1:nj), ...
+              'joint position error [m]', 'm');
+    if nj < numel(J.name)
+      a.note = sprintf('first %d of %d', nj, numel(J.name));
+      b.note = a.note;
+    end
+    E(end + 1, :) = {a, b};
+  end
+end
+
+% Distinct colours (matplotlib's tab10) and dashes that tell apart series lying on top
+% of each other.
+function [c, s] = style(k)
+  tab10 = [31 119 180; 255 127 14; 44 160 44; 214 39 40; 148 103 189; 140 86 75; ...
+           227 119 194; 127 127 127; 188 189 34; 23 190 207] / 255;
+  dashes = {'-', '--', '-.', ':'};
+  c = tab10(mod(k - 1, 10) + 1, :);
+  s = dashes{mod(k - 1, 4) + 1};
+end
+
+function draw_panel(p, tl, pos)
+  ys = p.ys;
+  % Round-off: all values within 1e-9 x max(1, |value|) of each other are drawn flat.
+  vals = [];
+  for k = 1:numel(ys)
+    v = ys{k}(:);
+    vals = [vals; v(isfinite(v))]; %#ok<AGROW>
+  end
+  flat = '';
+  if ~isempty(vals)
+    lo = min(vals);
+    hi = max(vals);
+    mag = max(abs(lo), abs(hi));
+    tol = 1e-9 * max(1, mag);
+    if hi - lo <= tol
+      level = 0;
+      if mag > tol
+        level = str2double(sprintf('%.9g', (lo + hi) / 2));
+      end
+      for k = 1:numel(ys)
+        ys{k} = level * ones(size(ys{k}));
+      end
+      if level == 0
+        what = 'zero';
+      else
+        what = sprintf('%.9g %s', level, p.unit);
+      end
+      flat = sprintf('constant: %s (round-off, spread %.1e %s <= 1e-9 x max(1, |value|))', ...
+                     what, hi - lo, p.unit);
+      pad = max([0.1 * abs(level), (level == 0) * 1, 1e-6]);
+    end
+  end
+  hold on;
+  h = zeros(1, numel(ys));
+  for k = 1:numel(ys)
+    [c, s] = style(k);
+    h(k) = plot(p.x, ys{k}, 'color', c, 'linestyle', s, 'linewidth', 1.2);
+    if ~isempty(p.dotted)
+      plot(tl, p.dotted(k) * [1 1], 'color', c, 'linestyle', ':');
+    end
+  end
+  hold off;
+  xlim(tl);
+  if ~isempty(flat)
+    ylim([level - pad, level + pad]);
+    text(tl(1) + 0.01 * (tl(2) - tl(1)), level - 0.8 * pad, flat, 'interpreter', 'none', ...
+         'fontsize', 7);
+  end
+  if ~isempty(p.empty)
+    text(mean(tl), 0.5, p.empty, 'horizontalalignment', 'center', 'interpreter', 'none');
+    ylim([0 1]);
+  end
+  ylabel(p.ylabel, 'interpreter', 'none');
   grid on;
-  subplot(3, 1, 1);
-  title(sprintf('lcpsim run: %s, h = %g s, %d steps', r.parameters.solver_name, ...
-                r.parameters.time_step, n));
+  if p.legend && ~isempty(ys)
+    % The legend: each name in its series' colour (and dash) beside the panel, never
+    % over the data.
+    dash_names = {'', ' (--)', ' (-.)', ' (:)'};
+    rowh = min(0.14, 0.95 / max(numel(ys) + ~isempty(p.note), 1));
+    for k = 1:numel(ys)
+      [c, s] = style(k);
+      text(1.02, 1 - rowh * (k - 0.5), [p.labels{k} dash_names{mod(k - 1, 4) + 1}], ...
+           'units', 'normalized', 'color', c, 'interpreter', 'none', 'fontsize', 8);
+    end
+    if ~isempty(p.note)
+      text(1.02, 1 - rowh * (numel(ys) + 0.5), p.note, 'units', 'normalized', ...
+           'interpreter', 'none', 'fontsize', 8);
+    end
+  end
+end
 
-  print(f, device, out);
+% Rotation angle of unit quaternions (qw qx qy qz) from the identity, in [0, 2 pi], the
+% signs made continuous first.
+function a = rotation_angle(q)
+  q = double(q);
+  if ~isempty(q) && q(1, 1) < 0
+    q(1, :) = -q(1, :);
+  end
+  for k = 2:size(q, 1)
+    if q(k, :) * q(k - 1, :)' < 0
+      q(k, :) = -q(k, :);
+    end
+  end
+  a = 2 * atan2(sqrt(sum(q(:, 2:4) .^ 2, 2)), q(:, 1));
+end
+
+function s = title_of(r)
+  name = '';
+  try
+    sc = jsondecode(r.scene_text);
+    if isfield(sc, 'name')
+      name = sc.name;
+    end
+  catch
+    name = '';
+  end
+  if isempty(name)
+    name = 'lcpsim run';
+  end
+  s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
+              double(r.parameters.dimension), r.parameters.solver_name, ...
+              double(r.parameters.time_step), numel(r.time) - 1);
 end
 
 % A label per column of q or v: the owning body's name (with the coordinate index when
@@ -105,117 +365,5 @@ function labels = coordinate_labels(r, kind)
         labels{offs(b) + j} = sprintf('%s[%d]', r.bodies.name{b}, j - 1);
       end
     end
-  end
-end
-
-% Per step k = 1..N: the sum of normal impulses and of friction impulse norms.
-function [normal, friction] = step_impulses(r)
-  n = numel(r.time) - 1;
-  normal = zeros(n, 1);
-  friction = zeros(n, 1);
-  c = r.contacts;
-  for i = 1:numel(c.step)
-    k = double(c.step(i));
-    normal(k) = normal(k) + c.normal_impulse(i);
-    friction(k) = friction(k) + norm(c.friction_impulse(i, :));
-  end
-end
-
-% The 2-D / 3-D figure: rows x, y (, z), rotation, energy / impulses; two columns.
-function plot_nd(r)
-  max_bodies = 10;
-  dim = double(r.parameters.dimension);
-  t = double(r.time);
-  rows = dim + 2;
-  moving = find(double(r.bodies.nq) > 0);
-  shown = moving(1:min(numel(moving), max_bodies));
-  names = r.bodies.name(shown);
-  nshown = numel(shown);
-  P = cell(1, nshown);
-  V = cell(1, nshown);
-  A = cell(1, nshown);
-  W = cell(1, nshown);
-  for j = 1:nshown
-    P{j} = r.position(shown(j));
-    V{j} = r.velocity(shown(j));
-    if dim == 2
-      A{j} = r.orientation(shown(j));
-      W{j} = r.angular_velocity(shown(j));
-    else
-      quat = r.orientation(shown(j));         % no chained indexing: Matlab too
-      qw = min(abs(quat(:, 1)), 1);
-      A{j} = 2 * acos(qw);
-      W{j} = sqrt(sum(r.angular_velocity(shown(j)) .^ 2, 2));
-    end
-  end
-  axes_names = 'xyz';
-  tl = [t(1) max(t(end), t(1) + eps)];
-  for a = 1:dim + 1
-    for side = 1:2
-      subplot(rows, 2, 2 * (a - 1) + side);
-      hold on;
-      for j = 1:nshown
-        if a <= dim && side == 1
-          y = P{j}(:, a);
-        elseif a <= dim
-          y = V{j}(:, a);
-        elseif side == 1
-          y = A{j};
-        else
-          y = W{j};
-        end
-        plot(t, y);
-      end
-      hold off;
-      if a <= dim && side == 1
-        ylabel(sprintf('%s [m]', axes_names(a)));
-      elseif a <= dim
-        ylabel(sprintf('v%s [m/s]', axes_names(a)));
-      elseif dim == 2
-        ylabel(ifelse_str(side == 1, 'theta [rad]', 'omega [rad/s]'));
-      else
-        ylabel(ifelse_str(side == 1, 'rotation angle [rad]', '|w| [rad/s]'));
-      end
-      xlim(tl);
-      grid on;
-      if a == 1 && side == 1
-        if nshown > 0
-          legend(names, 'location', 'best');
-        end
-        if nshown < numel(moving)
-          title(sprintf('positions (first %d of %d moving bodies)', nshown, numel(moving)));
-        else
-          title('positions');
-        end
-      elseif a == 1
-        title(sprintf('velocities: lcpsim %d-D run, %s, h = %g s, %d steps', dim, ...
-                      r.parameters.solver_name, r.parameters.time_step, numel(t) - 1));
-      end
-    end
-  end
-  subplot(rows, 2, 2 * rows - 1);
-  ke = double(r.energy.kinetic);
-  pe = double(r.energy.potential);
-  plot(t, ke, t, pe, t, ke + pe, 'k');
-  legend({'kinetic', 'potential', 'total'}, 'location', 'best');
-  ylabel('energy [J]');
-  xlabel('time [s]');
-  xlim(tl);
-  grid on;
-  subplot(rows, 2, 2 * rows);
-  [normal, friction] = step_impulses(r);
-  plot(t(2:end), normal, t(2:end), friction);
-  legend({'normal (sum)', 'friction (sum of norms)'}, 'location', 'best');
-  ylabel('impulse per step [N*s]');
-  xlabel('time [s]');
-  xlim(tl);
-  grid on;
-end
-
-function s = ifelse_str(c, a, b)
-  if c
-    s = a;
-  else
-    s = b;
   end
 end

@@ -1,16 +1,27 @@
 #!/usr/bin/python3
-"""Plot an lcpsim run: positions, velocities, energies and contact impulses over time.
+"""Plot an lcpsim run: positions, velocities, energies and impulses over time.
 
-    /usr/bin/python3 scripts/lcpsim_plot.py run.h5 -o run.png
+    /usr/bin/python3 scripts/lcpsim_plot.py run.h5 -o run.png [--title TEXT]
 
 1-D runs: one line per coordinate (positions, velocities) and the contact impulses.
 2-D / 3-D runs: a row per axis (x, y (, z)) with each moving body's position (left) and
-velocity (right), a rotation row (2-D: theta and omega; 3-D: rotation angle from the
-identity, 2 acos|qw|, and angular speed |w|), then energies (kinetic, potential, total)
-and contact impulses. At most MAX_BODIES moving bodies are drawn (the
+velocity (right), a rotation row (2-D: theta and omega; 3-D: the rotation angle from the
+identity, 2 atan2(|(qx, qy, qz)|, qw) of the quaternions made continuous in sign, so it
+runs from 0 to 2 pi without folding at pi, and the angular speed |w|), then energies
+(kinetic, potential, total) and the contact impulses of each step (normal impulses summed
+over the contacts only; friction as the sum of the contacts' norms). Runs with tethers get
+a row of per-tether impulses and lengths, runs with joints one of per-joint impulse norms
+and position errors, each series named. At most MAX_BODIES moving bodies are drawn (the
 first ones, in file order); the legend says how many were left out.
+
+Round-off: a panel whose values all agree to ROUNDOFF_REL relative (against max(1, |value|)
+in the panel's SI unit) is drawn flat at their common value, rounded to 9 significant
+digits (0 when they are that close to zero), and says so in the panel, instead of
+magnifying the noise to full height with offset ticks.
+The title is the scene's name (its "name" key), the solver, the time step and the steps.
 """
 import argparse
+import json
 import os
 import sys
 
@@ -22,6 +33,14 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcpsim_load  # noqa: E402
+
+MAX_BODIES = 10
+ROUNDOFF_REL = 1e-9
+plt.rcParams["axes.formatter.useoffset"] = False
+# Distinct colours, and dashes that tell apart series lying on top of each other (the two
+# ropes of a symmetric load).
+plt.rcParams["axes.prop_cycle"] = (plt.cycler(color=plt.get_cmap("tab10").colors) +
+                                   plt.cycler(linestyle=["-", "--", "-.", ":"] * 2 + ["-", "--"]))
 
 
 def coordinate_labels(r, kind):
@@ -37,24 +56,156 @@ def coordinate_labels(r, kind):
 
 
 def step_impulses(r):
-    """Per step k = 1..N: the sum of normal impulses and of friction impulse norms."""
+    """Per step k = 1..N: the sum of the contacts' normal impulses and of their friction
+    impulse norms (contact rows only: kinds 0 and 1; tether and joint rows left out)."""
     c = r.contacts
     n = len(r.time) - 1
     normal = np.zeros(n)
     friction = np.zeros(n)
     if len(c.step):
-        steps = c.step.astype(int)
-        np.add.at(normal, steps - 1, c.normal_impulse)
-        np.add.at(friction, steps - 1, np.linalg.norm(c.friction_impulse, axis=1))
+        keep = c.kind <= 1
+        steps = c.step[keep].astype(int)
+        np.add.at(normal, steps - 1, c.normal_impulse[keep])
+        np.add.at(friction, steps - 1, np.linalg.norm(c.friction_impulse[keep], axis=1))
     return normal, friction
-
-
-MAX_BODIES = 10
 
 
 def moving_bodies(r):
     """Indices of the bodies with coordinates (dynamic and kinematic)."""
     return [i for i, n in enumerate(r.bodies.nq) if int(n) > 0]
+
+
+def scene_name(r):
+    """The scene's "name", or "" when the file has no scene text or no name."""
+    try:
+        return str(json.loads(r.get("scene_text") or "{}").get("name", ""))
+    except (ValueError, AttributeError):
+        return ""
+
+
+def rotation_angle(quat):
+    """Angle of each unit quaternion (qw, qx, qy, qz) from the identity, in [0, 2 pi]:
+    the quaternions' signs are first made continuous (q and -q are one rotation), so a
+    body turning steadily passes pi without the angle folding back."""
+    q = np.array(quat, dtype=float)
+    if len(q) and q[0, 0] < 0:
+        q[0] = -q[0]
+    for k in range(1, len(q)):
+        if np.dot(q[k], q[k - 1]) < 0:
+            q[k] = -q[k]
+    return 2.0 * np.arctan2(np.linalg.norm(q[:, 1:], axis=1), q[:, 0])
+
+
+def tidy(ax, unit):
+    """Round-off panels drawn flat (see the module docstring); the unit in the note."""
+    ys = [ln.get_ydata() for ln in ax.get_lines() if len(ln.get_ydata())]
+    ys = [np.asarray(y, dtype=float) for y in ys]
+    ys = [y[np.isfinite(y)] for y in ys if np.isfinite(y).any()]
+    if not ys:
+        return
+    lo, hi = min(y.min() for y in ys), max(y.max() for y in ys)
+    mag = max(abs(lo), abs(hi))
+    tol = ROUNDOFF_REL * max(1.0, mag)
+    if hi - lo > tol:
+        return
+    level = 0.0 if mag <= tol else float(f"{(lo + hi) / 2:.9g}")
+    for ln in ax.get_lines():
+        ln.set_ydata(np.full(len(ln.get_ydata()), level))
+    pad = max(0.1 * abs(level), 1.0 if level == 0.0 else 0.0, 1e-6)
+    ax.set_ylim(level - pad, level + pad)
+    what = "zero" if level == 0.0 else f"{level:.9g} {unit}".strip()
+    ax.text(0.99, 0.04, f"constant: {what} (round-off, spread {hi - lo:.1e} {unit} "
+            f"<= {ROUNDOFF_REL:.0e} x max(1, |value|))".replace("  ", " "),
+            transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="0.3")
+
+
+def legend(ax, n, title=None):
+    """A legend that does not cover the data: inside (best place) for up to 3 series,
+    beside the panel for more."""
+    if n == 0:
+        return
+    if n <= 3 and not title:
+        ax.legend(loc="best", fontsize="small")
+    else:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="x-small",
+                  ncol=1 if n <= 12 else 2, title=title, title_fontsize="x-small",
+                  borderaxespad=0.0)
+
+
+def constraint_rows(r):
+    """Rows (title, draw) for tethers and joints: each draw(left, right) fills two axes."""
+    rows = []
+    t = r.time
+    if "tethers" in r:
+        T = r.tethers
+
+        def tethers(left, right):
+            shown = T.name[:MAX_BODIES]
+            note = f"first {len(shown)} of {len(T.name)}" if len(shown) < len(T.name) else None
+            for i, name in enumerate(shown):
+                left.plot(t[1:], T.impulse[:, i], label=name)
+                line, = right.plot(t, T.length[:, i], label=name)
+                right.axhline(T.length_max[i], color=line.get_color(), ls=":", lw=1)
+            left.set_ylabel("tether impulse\nper step [N*s]")
+            right.set_ylabel("tether length [m]\n(dotted: its length)")
+            legend(left, len(shown), note)
+            legend(right, len(shown), note)
+        rows.append(tethers)
+    if "joints" in r:
+        J = r.joints
+
+        def joints(left, right):
+            shown = J.name[:MAX_BODIES]
+            note = f"first {len(shown)} of {len(J.name)}" if len(shown) < len(J.name) else None
+            mixed = len(set(J.type)) > 1
+            for j, name in enumerate(shown):
+                left.plot(t[1:], np.linalg.norm(J.impulse[:, j, :], axis=1),
+                          label=f"{name} ({J.type[j]})" if mixed else name)
+                right.plot(t, J.error[:, j], label=name)
+            kinds = "" if mixed else f" ({J.type[0]}s)"
+            left.set_ylabel(f"joint impulse |.|{kinds}\nper step [N*s]")
+            right.set_ylabel("joint position\nerror [m]")
+            legend(left, len(shown), note)
+            legend(right, len(shown), note)
+        rows.append(joints)
+    return rows
+
+
+def title_of(r, title):
+    if title:
+        return title
+    name = scene_name(r) or "lcpsim run"
+    return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
+            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps")
+
+
+def contact_panel(r, c):
+    t = r.time
+    c.set_ylabel("contact impulse\nper step [N*s]")
+    if not np.any(r.contacts.kind <= 1):
+        c.text(0.5, 0.5, "no contacts in this run", transform=c.transAxes, ha="center",
+               va="center")
+        return
+    normal, friction = step_impulses(r)
+    c.plot(t[1:], normal, label="contact normals (sum)")
+    c.plot(t[1:], friction, label="friction (sum of norms)")
+    c.legend(loc="best", fontsize="small")
+
+
+def finish(fig, ax, out, units):
+    """Grid, round-off and time labels; writes out (PNG) and closes the figure, or returns
+    the figure when out is None."""
+    for a, unit in zip(ax.flat, units):
+        a.grid(True, alpha=0.3)
+        tidy(a, unit)
+    for a in ax[-1]:
+        a.set_xlabel("time [s]")
+    fig.tight_layout()
+    if out is None:
+        return fig
+    fig.savefig(out, dpi=100, bbox_inches="tight")  # legends beside panels included
+    plt.close(fig)
+    return None
 
 
 def plot_nd(r, out, title=None):
@@ -63,8 +214,9 @@ def plot_nd(r, out, title=None):
     t = r.time
     moving = moving_bodies(r)
     shown = moving[:MAX_BODIES]
-    rows = dim + 2
-    fig, ax = plt.subplots(rows, 2, sharex=True, figsize=(11, 2.3 * rows))
+    extra = constraint_rows(r)
+    rows = dim + 2 + len(extra)
+    fig, ax = plt.subplots(rows, 2, sharex=True, figsize=(12, 2.3 * rows + 0.6), squeeze=False)
     axis_names = "xyz"
     for i in shown:
         name = r.bodies.name[i]
@@ -75,87 +227,77 @@ def plot_nd(r, out, title=None):
         if dim == 2:
             angle, speed = r.orientation(i), r.angular_velocity(i)
         else:
-            qw = np.clip(np.abs(r.orientation(i)[:, 0]), 0.0, 1.0)
-            angle, speed = 2.0 * np.arccos(qw), np.linalg.norm(r.angular_velocity(i), axis=1)
+            angle = rotation_angle(r.orientation(i))
+            speed = np.linalg.norm(r.angular_velocity(i), axis=1)
         ax[dim, 0].plot(t, angle, label=name)
         ax[dim, 1].plot(t, speed, label=name)
+    units = []
     for a in range(dim):
         ax[a, 0].set_ylabel(f"{axis_names[a]} [m]")
         ax[a, 1].set_ylabel(f"v{axis_names[a]} [m/s]")
+        units += ["m", "m/s"]
     if dim == 2:
         ax[dim, 0].set_ylabel("theta [rad]")
         ax[dim, 1].set_ylabel("omega [rad/s]")
     else:
-        ax[dim, 0].set_ylabel("rotation angle [rad]")
+        ax[dim, 0].set_ylabel("rotation angle\nfrom identity [rad]")
         ax[dim, 1].set_ylabel("|w| [rad/s]")
+    units += ["rad", "rad/s"]
     ax[0, 0].set_title("positions")
     ax[0, 1].set_title("velocities")
     if shown:
-        note = (f"first {len(shown)} of {len(moving)} moving bodies"
-                if len(shown) < len(moving) else None)
-        ax[0, 0].legend(loc="best", fontsize="x-small" if len(shown) > 5 else "small",
-                        ncol=2 if len(shown) > 5 else 1, title=note, title_fontsize="x-small")
+        note = (f"first {len(shown)} of {len(moving)}" if len(shown) < len(moving) else None)
+        legend(ax[0, 1], len(shown), note)
     else:
         ax[0, 0].text(0.5, 0.5, "no moving bodies", transform=ax[0, 0].transAxes,
                       ha="center", va="center")
 
-    e = ax[rows - 1, 0]
+    e = ax[dim + 1, 0]
     e.plot(t, r.energy.kinetic, label="kinetic")
     e.plot(t, r.energy.potential, label="potential")
     e.plot(t, r.energy.kinetic + r.energy.potential, label="total", color="k", lw=1)
     e.set_ylabel("energy [J]")
     e.legend(loc="best", fontsize="small")
-    normal, friction = step_impulses(r)
-    c = ax[rows - 1, 1]
-    c.plot(t[1:], normal, label="normal (sum)")
-    c.plot(t[1:], friction, label="friction (sum of norms)")
-    c.set_ylabel("impulse per step [N*s]")
-    c.legend(loc="best", fontsize="small")
-    for a in ax.flat:
-        a.grid(True, alpha=0.3)
-    e.set_xlabel("time [s]")
-    c.set_xlabel("time [s]")
-    fig.suptitle(title or f"lcpsim {dim}-D run: {r.parameters.solver_name}, h = "
-                 f"{r.parameters.time_step:g} s, {len(t) - 1} steps")
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    contact_panel(r, ax[dim + 1, 1])
+    units += ["J", "N*s"]
+    for k, draw in enumerate(extra):
+        draw(ax[dim + 2 + k, 0], ax[dim + 2 + k, 1])
+    units += ["N*s", "m"] * len(extra)
+    fig.suptitle(title_of(r, title))
+    return finish(fig, ax, out, units)
 
 
 def plot(r, out, title=None):
     if r.parameters.dimension != 1:
         return plot_nd(r, out, title)
-    fig, ax = plt.subplots(3, 1, sharex=True, figsize=(8, 9))
+    extra = constraint_rows(r)
+    fig, ax = plt.subplots(3 + len(extra), 2 if extra else 1, sharex=True,
+                           figsize=(12 if extra else 8, 9 + 2.5 * len(extra)), squeeze=False)
     t = r.time
-    one_d = r.parameters.dimension == 1
-    for kind, a, unit in (("q", ax[0], "position [m]" if one_d else "position"),
-                          ("v", ax[1], "velocity [m/s]" if one_d else "velocity")):
+    for kind, a, unit in (("q", ax[0, 0], "position [m]"), ("v", ax[1, 0], "velocity [m/s]")):
         data = r[kind]
         for i, label in enumerate(coordinate_labels(r, kind)):
             a.plot(t, data[:, i], label=label)
         a.set_ylabel(unit)
-        if data.shape[1]:
-            a.legend(loc="best", fontsize="small")
-        a.grid(True, alpha=0.3)
-    normal, friction = step_impulses(r)
-    ax[2].plot(t[1:], normal, label="normal (sum)")
-    ax[2].plot(t[1:], friction, label="friction (sum of norms)")
-    ax[2].set_ylabel("impulse per step [N*s]")
-    ax[2].set_xlabel("time [s]")
-    ax[2].legend(loc="best", fontsize="small")
-    ax[2].grid(True, alpha=0.3)
-    fig.suptitle(title or f"lcpsim run: {r.parameters.solver_name}, h = "
-                 f"{r.parameters.time_step:g} s, {len(t) - 1} steps")
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+        legend(a, data.shape[1])
+    contact_panel(r, ax[2, 0])
+    units = ["m", "m/s", "N*s"]
+    if extra:
+        for k in range(3):
+            ax[k, 1].axis("off")
+        for k, draw in enumerate(extra):
+            draw(ax[3 + k, 0], ax[3 + k, 1])
+        units = [u for x in units for u in (x, "")] + ["N*s", "m"] * len(extra)
+    fig.suptitle(title_of(r, title))
+    return finish(fig, ax, out, units)
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("run", help="run file (.h5)")
     ap.add_argument("-o", "--output", help="PNG to write (default: RUN with .png)")
-    ap.add_argument("--title")
+    ap.add_argument("--title", help="the figure's title (default: the scene's name, "
+                                    "solver, time step and steps)")
     a = ap.parse_args(argv[1:])
     out = a.output or os.path.splitext(a.run)[0] + ".png"
     try:

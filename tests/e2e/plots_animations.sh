@@ -1,0 +1,147 @@
+#!/bin/sh
+# The figures a paper would print (scripts/lcpsim_plot.py and .m) and the animations
+# (scripts/lcpsim_animate.py), on example scenes: round-off panels flat and labelled,
+# contact normals summed apart from tethers and joints (each in its own named panel), the
+# scene's name in the title, a unit on every axis, a 3-D rotation angle that passes pi;
+# tethers and joints drawn as lines (never as contact dots), the view fitted to shapeless
+# bodies, 1-D runs animated. Octave writes the same figures without error.
+set -eu
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+./lcpsim data/hanging_box.json --steps 50 -o "$tmp/hanging_box.h5" --quiet
+./lcpsim data/double_pendulum.json --steps 400 -o "$tmp/double_pendulum.h5" --quiet
+./lcpsim data/chain_20.json --steps 200 -o "$tmp/chain_20.h5" --quiet
+./lcpsim data/incline_2d.json --steps 50 -o "$tmp/incline_2d.h5" --quiet
+./lcpsim data/tethered_bodies.json --steps 150 -o "$tmp/tethered_bodies.h5" --quiet
+./lcpsim data/two_blocks.json -o "$tmp/two_blocks.h5" --quiet
+
+$PY - "$tmp" <<'PYEOF'
+import json, math, sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot, lcpsim_animate
+d = sys.argv[1]
+load = lambda s: lcpsim_load.load(f"{d}/{s}.h5")
+
+def panels(fig):
+    return {a.get_ylabel(): a for a in fig.axes if a.axison}
+
+# Every figure: the scene's name in the title, a unit in [..] on every y axis, time [s]
+# under the bottom row.
+for s in ("hanging_box", "double_pendulum", "chain_20", "incline_2d", "tethered_bodies",
+          "two_blocks"):
+    r = load(s)
+    fig = lcpsim_plot.plot(r, None)
+    name = json.loads(r.scene_text)["name"]
+    assert fig._suptitle.get_text().startswith(name), (s, fig._suptitle.get_text())
+    for a in fig.axes:
+        if a.axison:
+            assert "[" in a.get_ylabel() and "]" in a.get_ylabel(), (s, a.get_ylabel())
+    bottom = [a for a in fig.axes if a.axison and a.get_xlabel()]
+    assert bottom and all(a.get_xlabel() == "time [s]" for a in bottom), s
+    lcpsim_plot.plt.close(fig)
+print("titles carry the scene name, every axis a unit: ok")
+
+# Round-off: the box at rest on the incline has velocities of 1e-14 m/s; their panels are
+# drawn at exactly zero with a note, the positions flat at the rounded value.
+r = load("incline_2d")
+fig = lcpsim_plot.plot(r, None)
+p = panels(fig)
+for label in ("vx [m/s]", "vy [m/s]", "omega [rad/s]"):
+    a = p[label]
+    assert all(np.all(ln.get_ydata() == 0.0) for ln in a.get_lines()), label
+    assert any("constant: zero" in t.get_text() for t in a.texts), label
+    lo, hi = a.get_ylim()
+    assert hi - lo >= 1.0, (label, lo, hi)  # not zoomed onto round-off
+x = p["x [m]"]
+assert any("round-off" in t.get_text() for t in x.texts) and not x.get_yaxis().get_major_formatter().get_useOffset()
+lcpsim_plot.plt.close(fig)
+print("round-off panels flat and labelled: ok")
+
+# Contact normals only: nonnegative on the chain (joints would make it negative), and
+# equal to the sum of the kind 0 rows.
+r = load("chain_20")
+normal, friction = lcpsim_plot.step_impulses(r)
+assert np.all(normal >= 0) and normal.max() > 0, normal.min()
+keep = r.contacts.kind == 0
+assert np.isclose(normal.sum(), r.contacts.normal_impulse[keep].sum(), rtol=1e-12)
+assert np.any(r.contacts.normal_impulse[r.contacts.kind == 3] < 0)  # the rows left out
+# Double pendulum: no contacts, its joints' impulses and position error in named panels.
+r = load("double_pendulum")
+fig = lcpsim_plot.plot(r, None)
+p = panels(fig)
+assert any(t.get_text() == "no contacts in this run" for t in p["contact impulse\nper step [N*s]"].texts)
+err = p["joint position\nerror [m]"]
+assert [ln.get_label() for ln in err.get_lines()] == r.joints.name
+assert np.allclose(err.get_lines()[1].get_ydata(), r.joints.error[:, 1], rtol=0, atol=0)
+lcpsim_plot.plt.close(fig)
+# Hanging box: per-rope impulses, each rope named (the two are equal: dashes tell apart).
+r = load("hanging_box")
+fig = lcpsim_plot.plot(r, None)
+a = panels(fig)["tether impulse\nper step [N*s]"]
+lines = a.get_lines()
+assert [ln.get_label() for ln in lines] == ["left", "right"]
+assert lines[0].get_linestyle() != lines[1].get_linestyle()
+assert np.allclose(lines[0].get_ydata(), 2 * 9.81 * 0.01 * math.sqrt(1.16) / 2, rtol=1e-9)
+lcpsim_plot.plt.close(fig)
+print("contact normals apart; tethers and joints in named panels: ok")
+
+# The rotation angle of a body spinning at 1 rad/s about z runs through pi to 2 pi.
+th = np.linspace(0, 6.0, 61)
+q = np.c_[np.cos(th / 2), 0 * th, 0 * th, np.sin(th / 2)]
+q[::2] *= -1  # q and -q are one rotation: the file may hold either
+assert np.allclose(lcpsim_plot.rotation_angle(q), th, atol=1e-12)
+print("rotation angle passes pi: ok")
+
+# Animations: tethers and joints are lines, not contact dots; their ends are the file's.
+r = load("tethered_bodies")
+sc = lcpsim_animate.Scene(r)
+for k in (0, 60, 150):
+    for i, link in enumerate(sc.links):
+        a, b = link["ends"](k)
+        assert abs(np.linalg.norm(a - b) - r.tethers.length[k, i]) <= 1e-12, (k, i)
+assert len(lcpsim_animate.contact_points(r, 60)) == 0  # tether rows are not contacts
+fig, ax = lcpsim_animate.plt.subplots()
+lim = sc.limits([0, 150])
+lcpsim_animate.draw_2d(ax, sc, 150, lim)
+styles = {(ln.get_color(), ln.get_linestyle()) for ln in ax.get_lines()}
+taut = [bool(r.tethers.taut[149, i]) for i in range(3)]
+if any(taut):
+    assert (lcpsim_animate.TAUT, "-") in styles, styles
+if not all(taut):
+    assert (lcpsim_animate.SLACK, "--") in styles, styles
+lcpsim_animate.plt.close(fig)
+# The double pendulum has no shapes: the view still holds its bodies and joint ends.
+r = load("double_pendulum")
+sc = lcpsim_animate.Scene(r)
+frames = list(range(0, 401, 50))
+lim = sc.limits(frames)
+for k in frames:
+    pts = [r.position(i)[k] for i in range(2)] + [e[:2] for l in sc.links for e in l["ends"](k)]
+    for pnt in pts:
+        assert all(lo <= pnt[a] <= hi for a, (lo, hi) in enumerate(lim)), (k, pnt, lim)
+for i, link in enumerate(sc.links):  # pin ends apart by the file's joint error
+    a, b = link["ends"](400)
+    assert abs(np.linalg.norm(a - b) - r.joints.error[400, i]) <= 1e-12
+assert len(lcpsim_animate.contact_points(r, 10)) == 0
+print("animation: tethers and joints as lines, view fitted to shapeless bodies: ok")
+PYEOF
+
+# 1-D animation, and both plot scripts on every run (PNG written, Octave without error).
+$PY scripts/lcpsim_animate.py "$tmp/two_blocks.h5" -o "$tmp/one_d/%02d.png" --dpi 40 > /dev/null
+[ -s "$tmp/one_d/00.png" ] && [ -s "$tmp/one_d/03.png" ]
+for s in hanging_box double_pendulum incline_2d two_blocks; do
+  $PY scripts/lcpsim_plot.py "$tmp/$s.h5" -o "$tmp/${s}_py.png"
+  head -c 8 "$tmp/${s}_py.png" | od -An -c | grep -q "P   N   G"
+done
+octave-cli -H --no-window-system --eval "
+  addpath('scripts');
+  for s = {'hanging_box', 'double_pendulum', 'two_blocks'}
+    lcpsim_plot(['$tmp/' s{1} '.h5'], ['$tmp/' s{1} '_m.png']);
+  end" > /dev/null
+for s in hanging_box double_pendulum two_blocks; do
+  head -c 8 "$tmp/${s}_m.png" | od -An -c | grep -q "P   N   G"
+done
+echo "1-D animation, Python and Octave figures written: ok"
