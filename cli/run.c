@@ -14,6 +14,7 @@
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
 #include "scene/record.h"
+#include "hybrid/event_driven.h"
 #include "scene/scene.h"
 
 static void run_usage(FILE *f) {
@@ -289,7 +290,21 @@ int lsim_cli_run(int argc, char **argv) {
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
   const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
-  if (!exit_code) {
+  /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
+  const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
+  long events = 0;
+  if (!exit_code && event_driven) {
+    LsimEventOptions eo = lsim_default_event_options();
+    eo.precision = model.event_precision;
+    eo.chatter_events = model.event_chatter_events;
+    eo.chatter_window = model.event_chatter_window;
+    if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
+      fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
+      lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
+      failures = 1, first_failure = done + 1, worst_status = LSIM_BREAKDOWN;
+    }
+  }
+  if (!exit_code && !event_driven) {
     signal(SIGINT, on_interrupt);
     if (print) {
       print_header(&model);
@@ -343,7 +358,11 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Summary and exit status. */
   if (!exit_code) {
-    if (failures) {
+    if (failures && event_driven) {
+      fprintf(stderr, "lcpsim: the event-driven run stopped after %d samples; %s holds them\n",
+              done, path);
+      exit_code = 1;
+    } else if (failures) {
       fprintf(stderr,
               "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
               "see /solver/status in %s\n",
@@ -356,7 +375,10 @@ int lsim_cli_run(int argc, char **argv) {
               model.steps, path);
       exit_code = 130;
     }
-    if (!quiet)
+    if (!quiet && event_driven)
+      fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",
+              scene_path, done, model.time_step, events, elapsed, path);
+    else if (!quiet)
       fprintf(stdout,
               "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
               "%d solver failures, %.3f s (solver %.3f s) -> %s\n",

@@ -189,7 +189,16 @@ typedef struct LsimModel {
                                    inelastic whatever their restitution (default 0.01) */
   int nrestitution_pairs;
   LsimRestitutionPair *restitution_pairs; /* [nrestitution_pairs] per-pair overrides */
+  int integrator;          /* LSIM_INTEGRATOR_*: the time step (default) or the event-driven
+                              integrator of hybrid/event_driven.h (time_step is then the
+                              record period) */
+  double event_precision;  /* event-driven: |g| at located events, default 1e-10 */
+  int event_chatter_events;     /* event-driven: impacts within the window that make a
+                                   contact inelastic, default 20 */
+  double event_chatter_window;  /* s, default 0.1 */
 } LsimModel;
+
+enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };
 
 typedef struct LsimState {
   double time;

@@ -828,3 +828,24 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   }
   return status;
 }
+
+int lsim_record_events(LsimRecord *r, const char *integrator, int n, const double *t,
+                       const int *kind, const uint64_t *contact, const int *body_a,
+                       const int *body_b, const char *const *kind_names, int nkinds,
+                       char *err, size_t errlen) {
+  char names[16][16];
+  memset(names, 0, sizeof names);
+  for (int k = 0; k < nkinds && k < 16; ++k) snprintf(names[k], sizeof names[k], "%s", kind_names[k]);
+  write_strings(r, "/parameters/integrator", integrator, 0, -1);
+  write_small(r, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, t, "s");
+  write_small(r, "/events/kind", H5T_NATIVE_INT, H5T_STD_I32LE, n, kind, NULL);
+  write_small(r, "/events/contact", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, contact, NULL);
+  write_small(r, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_a, NULL);
+  write_small(r, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_b, NULL);
+  write_strings(r, "/events/kind_legend", names[0], sizeof names[0], nkinds < 16 ? nkinds : 16);
+  if (r->status < 0) {
+    snprintf(err, errlen, "%s", r->msg);
+    return r->status;
+  }
+  return 0;
+}

@@ -48,6 +48,15 @@ typedef enum {
 } LsimRunEnd;
 void lsim_record_set_end(LsimRecord *r, LsimRunEnd end, const char *reason);
 
+/* Writes the event table of an event-driven run (docs/output-format.md, "/events"):
+ * /parameters/integrator (the integrator's name), /events/time [n] (s), /events/kind [n]
+ * (an index into /events/kind_legend, the nkinds names), /events/contact [n] (the
+ * contact's id), /events/body_a, /events/body_b [n]. n may be 0. 0 or < 0 with err. */
+int lsim_record_events(LsimRecord *r, const char *integrator, int n, const double *t,
+                       const int *kind, const uint64_t *contact, const int *body_a,
+                       const int *body_b, const char *const *kind_names, int nkinds,
+                       char *err, size_t errlen);
+
 /* Writes the summary datasets, flushes, closes and renames to the final path. With
  * keep = 0 (a run that failed before finishing its setup, say) the partial file is
  * removed instead. 0 or < 0 with a message in err. Frees r in every case. */

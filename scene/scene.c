@@ -107,6 +107,25 @@ static int parse_friction(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   return 0;
 }
 
+/* "integrator" (a name) and "event_driven" (its settings). */
+static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  char name[32] = "time_stepping";
+  if (lsim_parse_get_string(c, root, "", "integrator", name, sizeof name, 0) < 0) return LSIM_INVALID_INPUT;
+  if (strcmp(name, "event_driven") == 0) m->integrator = LSIM_INTEGRATOR_EVENT_DRIVEN;
+  else if (strcmp(name, "time_stepping") != 0)
+    return lsim_parse_fail(c, "integrator", 0, "must be \"time_stepping\" or \"event_driven\", got \"%s\"", name);
+  int rc;
+  const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
+  if (!e) return rc;
+  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", NULL};
+  if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision) < 0 ||
+      lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
 /* "output": where the CLI should write, if the scene says. */
 static int parse_output(LsimParseCtx *c, const json_t *root, LsimSceneOutput *out) {
   int rc;
@@ -146,11 +165,13 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
-                                     "tethers", "joints", "baumgarte", "output", NULL};
+                                     "tethers", "joints", "baumgarte", "output", "integrator",
+                                     "event_driven", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
-                                        "tethers", "joints", "baumgarte", "output", NULL};
+                                        "tethers", "joints", "baumgarte", "output", "integrator",
+                                        "event_driven", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -198,6 +219,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
       return LSIM_INVALID_INPUT;
   }
   if (parse_friction(c, root, m) < 0) return LSIM_INVALID_INPUT;
+  if (parse_integrator(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   if (parse_output(c, root, out) < 0) return LSIM_INVALID_INPUT;
 

@@ -1,0 +1,1029 @@
+/* event_driven.c: the event-driven integrator (the equations, modes and scope are in
+ * event_driven.h).
+ *
+ * The flow. With the persistent rows J (normal rows of persistent contacts and taut
+ * tethers; the tangent rows t1, t2 of sticking contacts), their force directions G (= J,
+ * except a sliding contact's normal column N - mu (s1 T1 + s2 T2), s the unit slip
+ * direction), W = M^-1 and the free acceleration a_free = W (f + m g - w x I w):
+ *   (J W G') lambda = -(J a_free + Jdot v) - 2 J v / T - phi / T^2,  a = a_free + W G' lambda
+ * (the last two terms Baumgarte's, on the normal rows; T = 0.1 s). The system is solved
+ * by Gaussian elimination with partial pivoting after adding 1e-12 max|diag| to the
+ * diagonal, which picks a near least-norm split of the forces where persistent rows are
+ * redundant (a box flat on the ground has 4 rows in 2-D for 3 velocities).
+ *
+ * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
+ * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
+ * Lemke. Impact: q_n = (1 + e) N v (e = 0 unless approaching faster than the threshold),
+ * q_beta = D v; v+ = v + W (columns' z). Acceleration: q = rows a_free + rows' curvature.
+ *
+ * References: Pfeiffer and Glocker, "Multibody Dynamics with Unilateral Contacts" (1996)
+ * for the mode-switching scheme (contact, lift-off, stick-slip); Tedrake's appendix for
+ * the impact map with restitution; SimSect's manual for event location and the chart
+ * counter against chattering; RBDL for Baumgarte stabilization's default time constant.
+ */
+#include "hybrid/event_driven.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/constraints.h"
+#include "contact/math3.h"
+#include "hybrid/ode.h"
+#include "lcp/lcp.h"
+#include "lcp/lemke.h"
+
+enum { FREE = 0, STICK = 1, SLIDE = 2 };     /* contact modes (taut tethers: STICK) */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
+#define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
+#define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
+/* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
+   stay within it); FAR for the pairs' gap functions (a feature appears in them at about
+   this gap, so the pair's smallest gap never jumps across 0; small enough that a box's
+   manifold reduction keeps every corner near the ground); ALL to list the pairs. */
+#define NEAR_MARGIN 1e-4
+#define FAR_MARGIN 0.05
+#define ALL_MARGIN 1e3
+
+static const char *const kind_names[LSIM_EVENT_KINDS] = {"impact", "contact", "liftoff",
+                                                          "stick", "slip", "persistent"};
+
+const char *lsim_event_kind_name(int kind) {
+  return kind >= 0 && kind < LSIM_EVENT_KINDS ? kind_names[kind] : "unknown";
+}
+
+LsimEventOptions lsim_default_event_options(void) {
+  LsimEventOptions o;
+  memset(&o, 0, sizeof o);
+  o.precision = 1e-10;
+  o.rtol = 1e-10;
+  o.atol = 1e-12;
+  o.max_step = 1e-2;
+  o.contact_tol = 1e-8;
+  o.velocity_tol = 1e-7;
+  o.chatter_events = 20;
+  o.chatter_window = 0.1;
+  o.max_events = 1000000;
+  return o;
+}
+
+void lsim_event_log_free(LsimEventLog *log) {
+  if (!log) return;
+  free(log->events);
+  memset(log, 0, sizeof *log);
+}
+
+/* A candidate contact (or tether) of the current segment. */
+typedef struct Cand {
+  uint64_t id;
+  int mode;
+  int body[2];
+  double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
+} Cand;
+
+/* Impacts of one contact within the chatter window. */
+typedef struct Chatter {
+  uint64_t id;
+  double first;
+  int count;
+  int inelastic;
+} Chatter;
+
+typedef struct Ed {
+  const LsimModel *m;
+  LsimModel mm, mf, ma;       /* shallow copies with the NEAR, FAR and ALL margins */
+  int npairs, pairs_cap;
+  int *pairs;                 /* [2 npairs] the body pairs of the segment's pair roots */
+  LsimContactSet fset;        /* FAR detection */
+  LsimEventOptions o;
+  int nq, nv, n;
+  LsimState st, pst;          /* the evaluation point and a perturbed one (curvature) */
+  LsimContactSet set, pset;
+  double *Iinv;               /* [9 nbodies] body-frame inverse inertia */
+  Cand *cand;
+  int ncand, cand_cap;
+  int *idx;                   /* [cand_cap] each candidate's index in set (evaluate) */
+  Chatter *chat;
+  int nchat, chat_cap;
+  /* The persistent system: rows (candidate, which: 0 normal, 1 t1, 2 t2). */
+  int nr, r_cap;
+  int *r_cand, *r_which;
+  double *J, *G, *A, *b, *lam, *jdv; /* [r_cap nv], [r_cap nv], [r_cap^2], [r_cap] x3 */
+  double *a_free, *a, *w1, *w2;      /* [nv] */
+  /* Roots of the segment. */
+  int nroots, roots_cap;
+  int *root_cand, *root_kind;
+  LsimLemke *lemke;
+  LsimEventLog *log;
+  long events;
+  double period;
+  LsimEventSampleFn sample;
+  void *user;
+  LsimContactSet out;         /* the sample's contacts */
+  char msg[256];
+} Ed;
+
+/* ---- state, mass, forces ---------------------------------------------------------- */
+
+/* st <- (t, x) with 3-D quaternions normalized. */
+static void load(const Ed *ed, LsimState *st, double t, const double *x) {
+  st->time = t;
+  memcpy(st->q, x, (size_t)ed->nq * sizeof(double));
+  memcpy(st->v, x + ed->nq, (size_t)ed->nv * sizeof(double));
+  if (ed->m->dimension != 3) return;
+  for (int i = 0; i < ed->m->nbodies; ++i) {
+    const LsimBody *b = &ed->m->bodies[i];
+    if (b->nq > 0) lsim_quat_normalize(st->q + b->q_offset + 3);
+  }
+}
+
+/* qdot of st into out[nq]: positions move with v; 3-D quaternions by 0.5 (0, w) q. */
+static void qdot(const Ed *ed, const LsimState *st, double *out) {
+  const LsimModel *m = ed->m;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    const double *v = st->v + b->v_offset;
+    double *o = out + b->q_offset;
+    if (m->dimension != 3) {
+      for (int d = 0; d < b->nq; ++d) o[d] = v[d];
+      continue;
+    }
+    o[0] = v[0], o[1] = v[1], o[2] = v[2];
+    const double w[4] = {0.0, v[3], v[4], v[5]};
+    double r[4];
+    lsim_quat_mul(r, w, st->q + b->q_offset + 3);
+    for (int k = 0; k < 4; ++k) o[3 + k] = 0.5 * r[k];
+  }
+}
+
+/* y = W x body by body (world-frame inverse inertia at st). */
+static void apply_w(const Ed *ed, const LsimState *st, const double *x, double *y) {
+  const LsimModel *m = ed->m;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nv == 0) continue;
+    const double *xi = x + b->v_offset;
+    double *yi = y + b->v_offset;
+    const double im = 1.0 / b->mass;
+    if (m->dimension == 2) {
+      yi[0] = im * xi[0], yi[1] = im * xi[1], yi[2] = ed->Iinv[9 * i + 8] * xi[2];
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) yi[d] = im * xi[d];
+    const double *quat = st->q + b->q_offset + 3;
+    double xb[3], yb[3];
+    lsim_quat_rotate_inv(xb, quat, xi + 3);
+    lsim_m3_apply(yb, ed->Iinv + 9 * i, xb);
+    lsim_quat_rotate(yi + 3, quat, yb);
+  }
+}
+
+/* a_free = W (f + m g - w x I w) at st. */
+static void free_acceleration(Ed *ed, const LsimState *st, double *a) {
+  const LsimModel *m = ed->m;
+  double *f = ed->w1;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nv == 0) continue;
+    double *fi = f + b->v_offset;
+    for (int d = 0; d < b->nv; ++d) fi[d] = lsim_schedule_eval_component(&b->force, st->time, d);
+    for (int d = 0; d < m->dimension; ++d) fi[d] += b->mass * m->gravity[d];
+    if (m->dimension == 3) {
+      const double *quat = st->q + b->q_offset + 3, *w = st->v + b->v_offset + 3;
+      double wb[3], Iw[3], Iww[3], c[3];
+      lsim_quat_rotate_inv(wb, quat, w);
+      lsim_m3_apply(Iw, b->inertia, wb);
+      lsim_quat_rotate(Iww, quat, Iw);
+      lsim_v3_cross(c, w, Iww);
+      fi[3] -= c[0], fi[4] -= c[1], fi[5] -= c[2];
+    }
+  }
+  apply_w(ed, st, f, a);
+}
+
+/* ---- contacts and rows ------------------------------------------------------------ */
+
+static int detect(Ed *ed, const LsimState *st, LsimContactSet *set) {
+  int rc = lsim_detect_contacts(&ed->mm, st, st->v, set);
+  if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
+  return rc;
+}
+
+static int find(const LsimContactSet *set, uint64_t id) {
+  for (int i = 0; i < set->count; ++i)
+    if (set->contacts[i].id == id) return i;
+  return -1;
+}
+
+/* The dense row (nv) of contact c's row: which 0 normal, 1 t1 (direction 0), 2 t2 (the
+ * direction a quarter turn on). */
+static void dense_row(const Ed *ed, const LsimContactSet *set, int c, int which, double *out) {
+  const LsimContact *ct = &set->contacts[c];
+  const int r = which == 0 ? ct->first_row : ct->first_row + 1 + (which == 2 ? ct->ndir / 4 : 0);
+  const LsimJacRow *row = &set->rows[r];
+  memset(out, 0, (size_t)ed->nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    if (row->body[k] < 0) continue;
+    const LsimBody *b = &ed->m->bodies[row->body[k]];
+    for (int d = 0; d < b->nv; ++d) out[b->v_offset + d] += row->j[k][d];
+  }
+}
+
+static double dot(const double *a, const double *b, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/* Tangent directions of a contact in this world: 2 in 3-D, 1 in 2-D, 0 without friction. */
+static int tangents(const Ed *ed, const LsimContact *ct) {
+  if (ct->kind != LSIM_CONTACT_NORMAL || ct->ndir == 0 || ct->mu <= 0.0) return 0;
+  return ed->m->dimension == 3 ? 2 : 1;
+}
+
+/* Tangential velocity (t1, t2 components) of contact c at st. */
+static void slip_velocity(Ed *ed, const LsimContactSet *set, int c, const double *v, double vt[2]) {
+  vt[0] = vt[1] = 0.0;
+  const int nt = tangents(ed, &set->contacts[c]);
+  for (int k = 0; k < nt; ++k) {
+    dense_row(ed, set, c, k + 1, ed->w2);
+    vt[k] = dot(ed->w2, v, ed->nv);
+  }
+}
+
+static int grow(void **p, int *cap, int n, size_t elem) { return lsim_grow(p, cap, n, elem); }
+
+/* The persistent rows of the current candidates (their indices in set in idx). */
+static int build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
+  int nr = 0;
+  for (int i = 0; i < ed->ncand; ++i) {
+    if (ed->cand[i].mode == FREE) continue;
+    nr += 1 + (ed->cand[i].mode == STICK ? tangents(ed, &set->contacts[idx[i]]) : 0);
+  }
+  if (nr > ed->r_cap) {
+    const int cap = 2 * nr;
+    int *rc_ = realloc(ed->r_cand, (size_t)cap * sizeof(int));
+    if (rc_) ed->r_cand = rc_;
+    int *rw = realloc(ed->r_which, (size_t)cap * sizeof(int));
+    if (rw) ed->r_which = rw;
+    double *p[6];
+    const size_t sz[6] = {(size_t)cap * ed->nv, (size_t)cap * ed->nv, (size_t)cap * cap, (size_t)cap,
+                          (size_t)cap, (size_t)cap};
+    double **dst[6] = {&ed->J, &ed->G, &ed->A, &ed->b, &ed->lam, &ed->jdv};
+    int ok = rc_ && rw;
+    for (int k = 0; k < 6; ++k) {
+      p[k] = realloc(*dst[k], sz[k] * sizeof(double));
+      if (p[k]) *dst[k] = p[k];
+      else ok = 0;
+    }
+    if (!ok) return LSIM_OUT_OF_MEMORY;
+    ed->r_cap = cap;
+  }
+  ed->nr = 0;
+  for (int i = 0; i < ed->ncand; ++i) {
+    const Cand *cd = &ed->cand[i];
+    if (cd->mode == FREE) continue;
+    const int c = idx[i];
+    const LsimContact *ct = &set->contacts[c];
+    const int r0 = ed->nr;
+    ed->r_cand[r0] = i, ed->r_which[r0] = 0;
+    double *J = ed->J + (size_t)r0 * ed->nv, *G = ed->G + (size_t)r0 * ed->nv;
+    dense_row(ed, set, c, 0, J);
+    memcpy(G, J, (size_t)ed->nv * sizeof(double));
+    ed->nr++;
+    if (cd->mode == SLIDE) {
+      /* Friction -mu f_n along the current slip while it goes the segment's way (the
+         segment's direction otherwise: the flow stays smooth up to the stick event). */
+      double vt[2], s[2] = {cd->s[0], cd->s[1]};
+      slip_velocity(ed, set, c, ed->st.v, vt);
+      const double sp = hypot(vt[0], vt[1]);
+      if (sp > 0.0 && vt[0] * s[0] + vt[1] * s[1] > 0.0) s[0] = vt[0] / sp, s[1] = vt[1] / sp;
+      for (int k = 0; k < tangents(ed, ct); ++k) {
+        dense_row(ed, set, c, k + 1, ed->w2);
+        for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];
+      }
+    } else {
+      for (int k = 0; k < tangents(ed, ct); ++k) {
+        const int r = ed->nr++;
+        ed->r_cand[r] = i, ed->r_which[r] = k + 1;
+        dense_row(ed, set, c, k + 1, ed->J + (size_t)r * ed->nv);
+        memcpy(ed->G + (size_t)r * ed->nv, ed->J + (size_t)r * ed->nv, (size_t)ed->nv * sizeof(double));
+      }
+    }
+  }
+  return 0;
+}
+
+/* Jdot v of rows (cand[r], which[r]), r < nr, at st by a central difference of the rows
+ * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
+static int curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
+                     double *out) {
+  if (nr == 0) return 0;
+  double *qd = malloc((size_t)ed->nq * sizeof(double) + 1);
+  if (!qd) return LSIM_OUT_OF_MEMORY;
+  qdot(ed, st, qd);
+  for (int i = 0; i < nr; ++i) out[i] = 0.0;
+  for (int side = -1; side <= 1; side += 2) {
+    ed->pst.time = st->time;
+    for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * CURVATURE_DT * qd[k];
+    memcpy(ed->pst.v, st->v, (size_t)ed->nv * sizeof(double));
+    int rc = detect(ed, &ed->pst, &ed->pset);
+    for (int i = 0; !rc && i < nr; ++i) {
+      const int c = find(&ed->pset, ed->cand[rcand[i]].id);
+      if (c < 0) {
+        rc = LSIM_BREAKDOWN;
+        break;
+      }
+      dense_row(ed, &ed->pset, c, rwhich[i], ed->w2);
+      out[i] += side * dot(ed->w2, st->v, ed->nv) / (2.0 * CURVATURE_DT);
+    }
+    if (rc) {
+      free(qd);
+      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection");
+      return rc;
+    }
+  }
+  free(qd);
+  return 0;
+}
+
+/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
+static int dense_solve(double *A, double *x, int n) {
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    for (int i = k + 1; i < n; ++i)
+      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+    if (A[p * n + k] == 0.0) return LSIM_BREAKDOWN;
+    if (p != k) {
+      for (int j = 0; j < n; ++j) {
+        const double t = A[k * n + j];
+        A[k * n + j] = A[p * n + j], A[p * n + j] = t;
+      }
+      const double t = x[k];
+      x[k] = x[p], x[p] = t;
+    }
+    for (int i = k + 1; i < n; ++i) {
+      const double f = A[i * n + k] / A[k * n + k];
+      if (f == 0.0) continue;
+      for (int j = k; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
+      x[i] -= f * x[k];
+    }
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    double s = x[k];
+    for (int j = k + 1; j < n; ++j) s -= A[k * n + j] * x[j];
+    x[k] = s / A[k * n + k];
+  }
+  return 0;
+}
+
+/* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
+ * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
+static int evaluate(Ed *ed, double t, const double *x, int *idx) {
+  load(ed, &ed->st, t, x);
+  int rc = detect(ed, &ed->st, &ed->set);
+  if (rc) return rc;
+  for (int i = 0; i < ed->ncand; ++i) {
+    idx[i] = find(&ed->set, ed->cand[i].id);
+    if (idx[i] < 0 && ed->cand[i].mode != FREE) {
+      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection at t = %.12g", t);
+      return LSIM_BREAKDOWN;
+    }
+  }
+  free_acceleration(ed, &ed->st, ed->a_free);
+  memcpy(ed->a, ed->a_free, (size_t)ed->nv * sizeof(double));
+  if ((rc = build_rows(ed, &ed->set, idx))) return rc;
+  const int nr = ed->nr, nv = ed->nv;
+  if (nr == 0) return 0;
+  if ((rc = curvature(ed, &ed->st, nr, ed->r_cand, ed->r_which, ed->jdv))) return rc;
+  /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. */
+  double dmax = 0.0;
+  for (int c = 0; c < nr; ++c) {
+    apply_w(ed, &ed->st, ed->G + (size_t)c * nv, ed->w1);
+    for (int r = 0; r < nr; ++r) ed->A[r * nr + c] = dot(ed->J + (size_t)r * nv, ed->w1, nv);
+    dmax = fmax(dmax, fabs(ed->A[c * nr + c]));
+  }
+  for (int r = 0; r < nr; ++r) {
+    const double *J = ed->J + (size_t)r * nv;
+    const double jv = dot(J, ed->st.v, nv);
+    ed->b[r] = -(dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
+    if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
+    ed->A[r * nr + r] += 1e-12 * dmax;
+  }
+  memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
+  if (dense_solve(ed->A, ed->lam, nr)) {
+    snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
+    return LSIM_BREAKDOWN;
+  }
+  for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
+  for (int r = 0; r < nr; ++r)
+    for (int d = 0; d < nv; ++d) ed->w1[d] += ed->G[(size_t)r * nv + d] * ed->lam[r];
+  apply_w(ed, &ed->st, ed->w1, ed->w2);
+  for (int d = 0; d < nv; ++d) ed->a[d] += ed->w2[d];
+  return 0;
+}
+
+/* ---- CVODE callbacks ---------------------------------------------------------------- */
+
+static int *idx_buf(Ed *ed) { return ed->idx; }
+
+static int flow(double t, const double *x, double *xdot, void *user) {
+  Ed *ed = user;
+  if (evaluate(ed, t, x, idx_buf(ed))) return -1;
+  qdot(ed, &ed->st, xdot);
+  memcpy(xdot + ed->nq, ed->a, (size_t)ed->nv * sizeof(double));
+  return 0;
+}
+
+/* The smallest gap of body pair p over its FAR contacts that are not persistent
+ * (FAR_MARGIN when it has none). Reads ed->fset (detected at the point). */
+static double pair_gap(Ed *ed, int p) {
+  const int a = ed->pairs[2 * p], b = ed->pairs[2 * p + 1];
+  double g = FAR_MARGIN;
+  for (int c = 0; c < ed->fset.count; ++c) {
+    const LsimContact *ct = &ed->fset.contacts[c];
+    if (ct->kind != LSIM_CONTACT_NORMAL || ct->body[0] != a || ct->body[1] != b) continue;
+    int persistent = 0;
+    for (int i = 0; i < ed->ncand && !persistent; ++i)
+      persistent = ed->cand[i].id == ct->id && ed->cand[i].mode != FREE;
+    if (!persistent && ct->gap < g) g = ct->gap;
+  }
+  return g;
+}
+
+static int roots(double t, const double *x, double *g, void *user) {
+  Ed *ed = user;
+  int *idx = idx_buf(ed);
+  if (evaluate(ed, t, x, idx)) return -1;
+  if (ed->npairs > 0 && lsim_detect_contacts(&ed->mf, &ed->st, ed->st.v, &ed->fset)) return -1;
+  for (int k = 0; k < ed->nroots; ++k) {
+    const int i = ed->root_cand[k];
+    if (ed->root_kind[k] == R_PAIR) {
+      g[k] = pair_gap(ed, i);
+      continue;
+    }
+    const Cand *cd = &ed->cand[i];
+    const LsimContact *ct = idx[i] >= 0 ? &ed->set.contacts[idx[i]] : NULL;
+    /* The candidate's first row and its force. */
+    int r = 0;
+    while (r < ed->nr && ed->r_cand[r] != i) ++r;
+    switch (ed->root_kind[k]) {
+    case R_GAP:
+      g[k] = ct ? ct->gap : FAR_MARGIN;
+      break;
+
+    case R_FORCE:
+      g[k] = ed->lam[r];
+      break;
+    case R_CONE: {
+      const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
+                              r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
+      g[k] = ct->mu * ed->lam[r] - ft;
+      break;
+    }
+    default: { /* R_SLIP */
+      double vt[2];
+      slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+      g[k] = vt[0] * cd->s[0] + vt[1] * cd->s[1];
+    }
+    }
+  }
+  return 0;
+}
+
+/* ---- events ------------------------------------------------------------------------- */
+
+static int log_event(Ed *ed, double t, int kind, const Cand *cd) {
+  ed->events++;
+  if (!ed->log) return 0;
+  LsimEventLog *log = ed->log;
+  if (grow((void **)&log->events, &log->capacity, log->count + 1, sizeof(LsimEvent)))
+    return LSIM_OUT_OF_MEMORY;
+  log->events[log->count++] = (LsimEvent){.t = t, .kind = kind, .contact = cd->id,
+                                          .body = {cd->body[0], cd->body[1]}};
+  return 0;
+}
+
+static Chatter *chatter(Ed *ed, uint64_t id) {
+  for (int i = 0; i < ed->nchat; ++i)
+    if (ed->chat[i].id == id) return &ed->chat[i];
+  if (grow((void **)&ed->chat, &ed->chat_cap, ed->nchat + 1, sizeof(Chatter))) return NULL;
+  ed->chat[ed->nchat] = (Chatter){.id = id, .first = -HUGE_VAL};
+  return &ed->chat[ed->nchat++];
+}
+
+/* The LCP over contacts list[0..k) of ed->set (time-step layout). cone[i]: with friction
+ * variables; else a single normal variable whose column is G = N - mu s.T when slide[i]
+ * (s in sdir[2 i]). q from u (v for impacts, a_free for accelerations) plus qadd per
+ * normal (qn_add[i]) and per direction row (qd_add, NULL: none). Solution z; du = W
+ * (columns' z). */
+static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const int *slide,
+                       const double *sdir, const double *u, const double *qn_add,
+                       const double *qd_add, double *du, double **zout, int **first) {
+  const int nv = ed->nv;
+  int n = 0;
+  int *fv = malloc(((size_t)k + 1) * sizeof(int));
+  if (!fv) return LSIM_OUT_OF_MEMORY;
+  for (int i = 0; i < k; ++i) {
+    fv[i] = n;
+    n += 1 + (cone[i] ? ed->set.contacts[list[i]].ndir + 1 : 0);
+  }
+  double *rows = calloc((size_t)n * nv + 1, sizeof(double));
+  double *cols = calloc((size_t)n * nv + 1, sizeof(double));
+  double *z = calloc((size_t)n + 1, sizeof(double));
+  LsimLcp lcp;
+  memset(&lcp, 0, sizeof lcp);
+  int rc = (!rows || !cols || !z) ? LSIM_OUT_OF_MEMORY : lsim_lcp_init(&lcp, n);
+  /* Rows and columns of the variables (cone slacks have none). */
+  for (int i = 0; !rc && i < k; ++i) {
+    const LsimContact *ct = &ed->set.contacts[list[i]];
+    double *r0 = rows + (size_t)fv[i] * nv, *c0 = cols + (size_t)fv[i] * nv;
+    dense_row(ed, &ed->set, list[i], 0, r0);
+    memcpy(c0, r0, (size_t)nv * sizeof(double));
+    if (!cone[i] && slide[i]) {
+      for (int t = 0; t < tangents(ed, ct); ++t) {
+        dense_row(ed, &ed->set, list[i], t + 1, ed->w2);
+        for (int d = 0; d < nv; ++d) c0[d] -= ct->mu * sdir[2 * i + t] * ed->w2[d];
+      }
+    }
+    if (!cone[i]) continue;
+    for (int d = 0; d < ct->ndir; ++d) {
+      const LsimJacRow *row = &ed->set.rows[ct->first_row + 1 + d];
+      double *rd = rows + (size_t)(fv[i] + 1 + d) * nv;
+      for (int s = 0; s < 2; ++s) {
+        if (row->body[s] < 0) continue;
+        const LsimBody *b = &ed->m->bodies[row->body[s]];
+        for (int e = 0; e < b->nv; ++e) rd[b->v_offset + e] += row->j[s][e];
+      }
+      memcpy(cols + (size_t)(fv[i] + 1 + d) * nv, rd, (size_t)nv * sizeof(double));
+    }
+  }
+  /* M = rows W cols' (column-major) + cone couplings; q = rows u + additions. */
+  for (int c = 0; !rc && c < n; ++c) {
+    apply_w(ed, &ed->st, cols + (size_t)c * nv, ed->w1);
+    for (int r = 0; r < n; ++r) lcp.M[(size_t)c * n + r] = dot(rows + (size_t)r * nv, ed->w1, nv);
+  }
+  for (int i = 0; !rc && i < k; ++i) {
+    const LsimContact *ct = &ed->set.contacts[list[i]];
+    const int v0 = fv[i];
+    lcp.q[v0] = dot(rows + (size_t)v0 * nv, u, nv) + (qn_add ? qn_add[i] : 0.0);
+    if (!cone[i]) continue;
+    const int lam = v0 + 1 + ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d) {
+      lcp.q[v0 + 1 + d] = dot(rows + (size_t)(v0 + 1 + d) * nv, u, nv) + (qd_add ? qd_add[v0 + 1 + d] : 0.0);
+      lcp.M[(size_t)lam * n + v0 + 1 + d] = 1.0;   /* beta_d row: + lambda */
+      lcp.M[(size_t)(v0 + 1 + d) * n + lam] = -1.0; /* lambda row: - beta_d */
+    }
+    lcp.M[(size_t)v0 * n + lam] = ct->mu;           /* lambda row: mu c_n */
+    lcp.q[lam] = 0.0;
+  }
+  if (!rc) {
+    LsimLemkeOptions lo = lsim_default_lemke_options();
+    lo.tol = 1e-12;
+    LsimLemkeInfo info;
+    memset(&info, 0, sizeof info);
+    if (lsim_lemke_solve(ed->lemke, &lcp, &lo, NULL, z, &info) != LSIM_SOLVED) {
+      snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s)", n,
+               lsim_status_name(info.status));
+      rc = LSIM_BREAKDOWN;
+    }
+  }
+  if (!rc) {
+    for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
+    for (int c = 0; c < n; ++c)
+      for (int d = 0; d < nv; ++d) ed->w1[d] += cols[(size_t)c * nv + d] * z[c];
+    apply_w(ed, &ed->st, ed->w1, du);
+  }
+  lsim_lcp_free(&lcp);
+  free(rows);
+  free(cols);
+  if (rc) {
+    free(z);
+    free(fv);
+    return rc;
+  }
+  *zout = z;
+  *first = fv;
+  return 0;
+}
+
+/* The candidates at the state in ed->st (ed->set detected): every contact and tether,
+ * modes carried over by id (new ones free). */
+static int refresh_candidates(Ed *ed) {
+  Cand *old = ed->cand;
+  const int nold = ed->ncand;
+  Cand *fresh = calloc((size_t)ed->set.count + 1, sizeof(Cand));
+  if (!fresh) return LSIM_OUT_OF_MEMORY;
+  int n = 0;
+  for (int c = 0; c < ed->set.count; ++c) {
+    const LsimContact *ct = &ed->set.contacts[c];
+    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER) continue;
+    Cand cd = {.id = ct->id, .mode = FREE, .body = {ct->body[0], ct->body[1]}};
+    for (int i = 0; i < nold; ++i)
+      if (old[i].id == ct->id) cd = old[i];
+    fresh[n++] = cd;
+  }
+  free(old);
+  ed->cand = fresh;
+  ed->ncand = n;
+  ed->cand_cap = ed->set.count + 1;
+  free(ed->idx);
+  ed->idx = calloc((size_t)ed->cand_cap, sizeof(int));
+  return ed->idx ? 0 : LSIM_OUT_OF_MEMORY;
+}
+
+/* Resolves the event at (t, x): impacts, then the modes. x is updated (velocities). */
+static int resolve(Ed *ed, double t, double *x) {
+  load(ed, &ed->st, t, x);
+  int rc = detect(ed, &ed->st, &ed->set);
+  if (!rc) rc = refresh_candidates(ed);
+  if (rc) return rc;
+  const int nc = ed->ncand, nv = ed->nv;
+  int *list = malloc(((size_t)nc + 1) * sizeof(int) * 4);
+  double *dbl = malloc(((size_t)nc + 1) * sizeof(double) * 4);
+  if (!list || !dbl) {
+    free(list);
+    free(dbl);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  int *cone = list + nc + 1, *slide = cone + nc + 1, *ci = slide + nc + 1;
+  double *qadd = dbl, *sdir = dbl + nc + 1;
+  double *z = NULL;
+  int *fv = NULL;
+
+  /* Impact: the closed contacts, if any approaches. */
+  int k = 0, approaching = 0;
+  for (int i = 0; i < nc; ++i) {
+    const int c = find(&ed->set, ed->cand[i].id);
+    const LsimContact *ct = &ed->set.contacts[c];
+    if (ct->gap > ed->o.contact_tol) continue;
+    dense_row(ed, &ed->set, c, 0, ed->w2);
+    const double vn = dot(ed->w2, ed->st.v, nv);
+    list[k] = c, ci[k] = i, cone[k] = tangents(ed, ct) > 0, slide[k] = 0;
+    double e = ct->kind == LSIM_CONTACT_TETHER ? 0.0 : lsim_pair_restitution(ed->m, ct->body[0], ct->body[1]);
+    if (vn < -ed->o.velocity_tol) {
+      ++approaching;
+      Chatter *ch = chatter(ed, ct->id);
+      if (!ch) rc = LSIM_OUT_OF_MEMORY;
+      else {
+        if (t - ch->first > ed->o.chatter_window) ch->first = t, ch->count = 0;
+        if (++ch->count >= ed->o.chatter_events && !ch->inelastic && e > 0.0) {
+          ch->inelastic = 1;
+          if (!rc) rc = log_event(ed, t, LSIM_EVENT_PERSISTENT, &ed->cand[i]);
+        }
+        if (ch->inelastic) e = 0.0;
+      }
+      if (!rc) rc = log_event(ed, t, LSIM_EVENT_IMPACT, &ed->cand[i]);
+    }
+    if (!(vn < -ed->m->restitution_threshold)) e = 0.0;
+    qadd[k] = e * fmin(vn, 0.0);
+    ++k;
+  }
+  if (!rc && approaching > 0) {
+    double *dv = ed->a;
+    rc = contact_lcp(ed, k, list, cone, slide, sdir, ed->st.v, qadd, NULL, dv, &z, &fv);
+    if (!rc) {
+      for (int d = 0; d < nv; ++d) ed->st.v[d] += dv[d];
+      memcpy(x + ed->nq, ed->st.v, (size_t)nv * sizeof(double));
+    }
+    free(z), free(fv);
+    z = NULL, fv = NULL;
+  }
+
+  /* Modes: the closed contacts at rest in the normal direction, by the acceleration LCP. */
+  int kp = 0;
+  for (int j = 0; !rc && j < k; ++j) {
+    const int c = list[j];
+    const LsimContact *ct = &ed->set.contacts[c];
+    dense_row(ed, &ed->set, c, 0, ed->w2);
+    const double vn = dot(ed->w2, ed->st.v, nv);
+    if (vn > ed->o.velocity_tol) continue; /* separating: free */
+    double vt[2];
+    slip_velocity(ed, &ed->set, c, ed->st.v, vt);
+    const double sp = hypot(vt[0], vt[1]);
+    list[kp] = c, ci[kp] = ci[j];
+    cone[kp] = tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol;
+    slide[kp] = tangents(ed, ct) > 0 && sp > ed->o.velocity_tol;
+    sdir[2 * kp] = slide[kp] ? vt[0] / sp : 0.0, sdir[2 * kp + 1] = slide[kp] ? vt[1] / sp : 0.0;
+    ++kp;
+  }
+  int *newmode = calloc((size_t)nc + 1, sizeof(int));
+  double *news = calloc(2 * (size_t)nc + 2, sizeof(double));
+  if (!newmode || !news) rc = LSIM_OUT_OF_MEMORY;
+  if (!rc && kp > 0) {
+    /* q = rows a_free + curvature (+ Baumgarte on the normal rows, as in the flow). */
+    free_acceleration(ed, &ed->st, ed->a_free);
+    int nrow = 0;
+    for (int j = 0; j < kp; ++j) nrow += 1 + (cone[j] ? ed->set.contacts[list[j]].ndir + 1 : 0);
+    int *rcand = malloc((size_t)nrow * sizeof(int) + 1), *rwhich = malloc((size_t)nrow * sizeof(int) + 1);
+    double *jd = calloc((size_t)nrow + 1, sizeof(double));
+    if (!rcand || !rwhich || !jd) rc = LSIM_OUT_OF_MEMORY;
+    /* Curvature of the normal rows (the direction rows' is taken as zero: contacts at
+       rest in the tangent plane). */
+    for (int j = 0; !rc && j < kp; ++j) rcand[j] = ci[j], rwhich[j] = 0;
+    if (!rc) rc = curvature(ed, &ed->st, kp, rcand, rwhich, jd);
+    for (int j = 0; !rc && j < kp; ++j) {
+      dense_row(ed, &ed->set, list[j], 0, ed->w2);
+      qadd[j] = jd[j] + 2.0 * dot(ed->w2, ed->st.v, nv) / T_STAB +
+                ed->set.contacts[list[j]].gap / (T_STAB * T_STAB);
+    }
+    free(rcand), free(rwhich), free(jd);
+    double *acc = malloc((size_t)nv * sizeof(double) + 1);
+    if (!rc && !acc) rc = LSIM_OUT_OF_MEMORY;
+    if (!rc) rc = contact_lcp(ed, kp, list, cone, slide, sdir, ed->a_free, qadd, NULL, acc, &z, &fv);
+    if (!rc) {
+      for (int d = 0; d < nv; ++d) acc[d] += ed->a_free[d];
+      /* Forces above a relative 1e-9 of the largest keep their contacts. */
+      double fmax_ = 0.0;
+      for (int j = 0; j < kp; ++j) fmax_ = fmax(fmax_, z[fv[j]]);
+      for (int j = 0; j < kp; ++j) {
+        const int i = ci[j];
+        /* Lifts off when its force is zero and its normal acceleration positive (a
+           redundant support with zero force in Lemke's vertex solution stays). */
+        dense_row(ed, &ed->set, list[j], 0, ed->w2);
+        const double acc_n = dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(dot(ed->w2, ed->a_free, nv));
+        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && acc_n > 1e-9 * scale) continue;
+        if (slide[j]) {
+          newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
+          continue;
+        }
+        newmode[i] = STICK;
+        if (!cone[j]) continue;
+        /* Sticking unless the cone's slack (the slip acceleration) is positive. */
+        const LsimContact *ct = &ed->set.contacts[list[j]];
+        const double slack = z[fv[j] + 1 + ct->ndir];
+        if (slack > 1e-9 * (1.0 + fabs(ct->mu * z[fv[j]]))) {
+          double at[2];
+          slip_velocity(ed, &ed->set, list[j], acc, at);
+          const double an = hypot(at[0], at[1]);
+          if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
+        }
+      }
+    }
+    free(acc);
+    free(z), free(fv);
+  }
+  /* Log the changes of mode. */
+  for (int i = 0; !rc && i < nc; ++i) {
+    Cand *cd = &ed->cand[i];
+    const int was = cd->mode, now = newmode[i];
+    if (was == FREE && now != FREE) rc = log_event(ed, t, LSIM_EVENT_CONTACT, cd);
+    else if (was != FREE && now == FREE) rc = log_event(ed, t, LSIM_EVENT_LIFTOFF, cd);
+    else if (was == SLIDE && now == STICK) rc = log_event(ed, t, LSIM_EVENT_STICK, cd);
+    else if (was == STICK && now == SLIDE) rc = log_event(ed, t, LSIM_EVENT_SLIP, cd);
+    cd->mode = now;
+    cd->s[0] = news[2 * i], cd->s[1] = news[2 * i + 1];
+    if (now == FREE) {
+      Chatter *ch = chatter(ed, cd->id);
+      if (ch && was != FREE) ch->inelastic = 0, ch->count = 0; /* lifted off: bounces anew */
+    }
+  }
+  free(newmode), free(news);
+  free(list), free(dbl);
+  return rc;
+}
+
+/* The roots of the segment from the modes. */
+static int set_roots(Ed *ed, LsimOde *ode) {
+  /* The body pairs that may touch: every pair ALL detection lists. */
+  if (lsim_detect_contacts(&ed->ma, &ed->st, ed->st.v, &ed->fset)) return LSIM_OUT_OF_MEMORY;
+  ed->npairs = 0;
+  for (int c = 0; c < ed->fset.count; ++c) {
+    const LsimContact *ct = &ed->fset.contacts[c];
+    int seen = 0;
+    for (int p = 0; p < ed->npairs && !seen; ++p)
+      seen = ed->pairs[2 * p] == ct->body[0] && ed->pairs[2 * p + 1] == ct->body[1];
+    if (seen || ct->kind != LSIM_CONTACT_NORMAL) continue;
+    if (grow((void **)&ed->pairs, &ed->pairs_cap, 2 * ed->npairs + 2, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+    ed->pairs[2 * ed->npairs] = ct->body[0], ed->pairs[2 * ed->npairs + 1] = ct->body[1];
+    ed->npairs++;
+  }
+  const int need = 2 * ed->ncand + ed->npairs + 1;
+  if (need > ed->roots_cap) {
+    int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
+    if (a) ed->root_cand = a;
+    int *b = realloc(ed->root_kind, (size_t)need * sizeof(int));
+    if (b) ed->root_kind = b;
+    if (!a || !b) return LSIM_OUT_OF_MEMORY;
+    ed->roots_cap = need;
+  }
+  int n = 0;
+  int *dir = malloc((size_t)need * sizeof(int));
+  if (!dir) return LSIM_OUT_OF_MEMORY;
+  for (int i = 0; i < ed->ncand; ++i) {
+    const Cand *cd = &ed->cand[i];
+    const int c = find(&ed->set, cd->id);
+    const int nt = c >= 0 ? tangents(ed, &ed->set.contacts[c]) : 0;
+    if (cd->mode == FREE) {
+      /* Tethers by their slack; contacts through their pair's root below. */
+      if (c >= 0 && ed->set.contacts[c].kind == LSIM_CONTACT_TETHER)
+        ed->root_cand[n] = i, ed->root_kind[n] = R_GAP, dir[n++] = LSIM_ODE_FALLING;
+      continue;
+    }
+    ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
+    if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
+    if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
+  }
+  for (int p = 0; p < ed->npairs; ++p)
+    ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;
+  ed->nroots = n;
+  const int rc = lsim_ode_set_roots(ode, n, roots, dir, NULL);
+  free(dir);
+  return rc ? LSIM_INVALID_INPUT : 0;
+}
+
+/* Sample at t: the state and the persistent contacts with forces times the period. */
+static int sampler(double t, const double *x, void *user) {
+  Ed *ed = user;
+  int *idx = idx_buf(ed);
+  if (evaluate(ed, t, x, idx)) return -1;
+  lsim_contacts_clear(&ed->out);
+  for (int r = 0; r < ed->nr; ++r) {
+    const int i = ed->r_cand[r];
+    const LsimContact *src = &ed->set.contacts[idx[i]];
+    if (ed->r_which[r] == 0) {
+      LsimContact *o = lsim_contacts_add(&ed->out, 0);
+      if (!o) return -1;
+      const int keep = o->first_row;
+      *o = *src;
+      o->first_row = keep;
+      o->normal_impulse = ed->lam[r] * ed->period;
+      memset(o->friction_impulse, 0, sizeof o->friction_impulse);
+      o->slip_speed = 0.0;
+      if (ed->cand[i].mode == SLIDE) {
+        /* Friction -mu f_n along the slip. */
+        double vt[2];
+        slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+        const double sp = hypot(vt[0], vt[1]);
+        o->slip_speed = sp;
+        for (int k = 0; k < 3 && sp > 0.0; ++k)
+          o->friction_impulse[k] = -src->mu * o->normal_impulse *
+                                   (vt[0] * src->tangent[0][k] + vt[1] * src->tangent[1][k]) / sp;
+      }
+    } else {
+      LsimContact *o = &ed->out.contacts[ed->out.count - 1];
+      for (int k = 0; k < 3; ++k)
+        o->friction_impulse[k] += ed->lam[r] * ed->period * src->tangent[ed->r_which[r] - 1][k];
+    }
+  }
+  ed->st.step = (int)lround(t / ed->period);
+  return ed->sample ? ed->sample(ed->m, &ed->st, &ed->out, ed->user) : 0;
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+static int check_scope(const LsimModel *m, char *err, size_t errlen) {
+  if (m->dimension < 2) {
+    snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
+    return LSIM_INVALID_INPUT;
+  }
+  if (m->njoints > 0) {
+    snprintf(err, errlen, "integrator \"event_driven\": joints are not supported (joint '%s')", m->joints[0].name);
+    return LSIM_INVALID_INPUT;
+  }
+  for (int i = 0; i < m->nbodies; ++i)
+    if (m->bodies[i].type == LSIM_BODY_KINEMATIC) {
+      snprintf(err, errlen, "integrator \"event_driven\": kinematic bodies are not supported (body '%s')",
+               m->bodies[i].name);
+      return LSIM_INVALID_INPUT;
+    }
+  for (int i = 0; i < m->ntethers; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (m->tethers[i].end[k].body < 0 && m->tethers[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
+        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (tether '%s')",
+                 m->tethers[i].name);
+        return LSIM_INVALID_INPUT;
+      }
+  if (m->dimension == 3 && m->friction_directions % 4 != 0) {
+    snprintf(err, errlen, "integrator \"event_driven\": 3-D friction needs a multiple of 4 directions (got %d)",
+             m->friction_directions);
+    return LSIM_INVALID_INPUT;
+  }
+  return 0;
+}
+
+/* Body-frame inverse inertias (2-D: 1 / I_zz in slot 8). */
+static int invert_inertias(Ed *ed) {
+  const LsimModel *m = ed->m;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    const double *I = b->inertia;
+    double *W = ed->Iinv + 9 * i;
+    if (m->dimension == 2) {
+      W[8] = 1.0 / I[8];
+      continue;
+    }
+    const double det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                       I[2] * (I[3] * I[7] - I[4] * I[6]);
+    if (!(fabs(det) > 0.0)) return LSIM_INVALID_INPUT;
+    W[0] = (I[4] * I[8] - I[5] * I[7]) / det, W[1] = (I[2] * I[7] - I[1] * I[8]) / det;
+    W[2] = (I[1] * I[5] - I[2] * I[4]) / det, W[3] = (I[5] * I[6] - I[3] * I[8]) / det;
+    W[4] = (I[0] * I[8] - I[2] * I[6]) / det, W[5] = (I[2] * I[3] - I[0] * I[5]) / det;
+    W[6] = (I[3] * I[7] - I[4] * I[6]) / det, W[7] = (I[1] * I[6] - I[0] * I[7]) / det;
+    W[8] = (I[0] * I[4] - I[1] * I[3]) / det;
+  }
+  return 0;
+}
+
+static void ed_free(Ed *ed) {
+  lsim_state_free(&ed->st);
+  lsim_state_free(&ed->pst);
+  lsim_contacts_free(&ed->set);
+  lsim_contacts_free(&ed->pset);
+  lsim_contacts_free(&ed->out);
+  lsim_contacts_free(&ed->fset);
+  free(ed->pairs);
+  free(ed->Iinv), free(ed->cand), free(ed->idx), free(ed->chat);
+  free(ed->r_cand), free(ed->r_which);
+  free(ed->J), free(ed->G), free(ed->A), free(ed->b), free(ed->lam), free(ed->jdv);
+  free(ed->a_free), free(ed->a), free(ed->w1), free(ed->w2);
+  free(ed->root_cand), free(ed->root_kind);
+  if (ed->lemke) lsim_lemke_free(ed->lemke);
+}
+
+int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
+                          const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
+                          LsimEventLog *log, char *err, size_t errlen) {
+  int rc = check_scope(m, err, errlen);
+  if (rc) return rc;
+  Ed ed;
+  memset(&ed, 0, sizeof ed);
+  ed.m = m;
+  ed.mm = *m;
+  ed.mm.contact_margin = NEAR_MARGIN;
+  ed.mf = *m, ed.ma = *m;
+  ed.mf.contact_margin = FAR_MARGIN;
+  ed.ma.contact_margin = ALL_MARGIN;
+  ed.o = opt ? *opt : lsim_default_event_options();
+  ed.period = ed.o.record_period > 0.0 ? ed.o.record_period : m->time_step;
+  ed.nq = m->nq, ed.nv = m->nv, ed.n = m->nq + m->nv;
+  ed.sample = sample, ed.user = user, ed.log = log;
+  const size_t nv1 = (size_t)m->nv + 1;
+  ed.Iinv = calloc(9 * (size_t)m->nbodies + 1, sizeof(double));
+  ed.a_free = calloc(nv1, sizeof(double)), ed.a = calloc(nv1, sizeof(double));
+  ed.w1 = calloc(nv1, sizeof(double)), ed.w2 = calloc(nv1, sizeof(double));
+  ed.lemke = lsim_lemke_create();
+  double *x = calloc((size_t)ed.n + 1, sizeof(double));
+  if (lsim_state_init(&ed.st, m) || lsim_state_init(&ed.pst, m) || !ed.Iinv || !ed.a_free ||
+      !ed.a || !ed.w1 || !ed.w2 || !ed.lemke || !x) {
+    snprintf(err, errlen, "out of memory");
+    free(x);
+    ed_free(&ed);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  if (invert_inertias(&ed)) {
+    snprintf(err, errlen, "integrator \"event_driven\": a body's inertia is singular");
+    free(x);
+    ed_free(&ed);
+    return LSIM_INVALID_INPUT;
+  }
+  memcpy(x, st->q, (size_t)ed.nq * sizeof(double));
+  memcpy(x + ed.nq, st->v, (size_t)ed.nv * sizeof(double));
+
+  LsimOdeOptions oo = lsim_ode_default_options();
+  oo.rtol = ed.o.rtol, oo.atol = ed.o.atol, oo.max_step = ed.o.max_step;
+  oo.event_precision = ed.o.precision;
+  oo.record_period = ed.period;
+  LsimOde *ode = NULL;
+  rc = lsim_ode_create(&ode, ed.n, flow, &ed, &oo, err, errlen);
+  double t = st->time;
+  if (!rc) {
+    lsim_ode_set_sampler(ode, sampler, &ed);
+    rc = resolve(&ed, t, x);
+  }
+  while (!rc) {
+    if ((rc = set_roots(&ed, ode))) break;
+    if (lsim_ode_restart(ode, t, x)) {
+      rc = LSIM_INVALID_INPUT;
+      snprintf(ed.msg, sizeof ed.msg, "CVODE refused the state at t = %.12g", t);
+      break;
+    }
+    LsimOdeEvent ev;
+    const int s = lsim_ode_advance(ode, t_end, &ev);
+    t = lsim_ode_time(ode);
+    memcpy(x, lsim_ode_state(ode), (size_t)ed.n * sizeof(double));
+    if (s == LSIM_ODE_REACHED) break;
+    if (s < 0) {
+      if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
+      rc = LSIM_BREAKDOWN;
+      break;
+    }
+    rc = resolve(&ed, t, x);
+    if (!rc && ed.events > ed.o.max_events) {
+      snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
+      rc = LSIM_BREAKDOWN;
+    }
+  }
+  if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
+  else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, lsim_status_name(rc));
+  /* The last state reached. */
+  load(&ed, st, t, x);
+  st->step = (int)lround(t / ed.period);
+  lsim_ode_free(ode);
+  free(x);
+  ed_free(&ed);
+  return rc;
+}

@@ -1,0 +1,118 @@
+/* event_driven.h: the event-driven integrator for rigid-body scenes (scene key
+ * "integrator": "event_driven"; docs/scene-format.md, "Event-driven integration").
+ *
+ * Between events the motion is smooth and integrated by SUNDIALS CVODE (hybrid/ode.h)
+ * with the contacts in fixed modes: free (apart), persistent and sticking, persistent and
+ * sliding; tethers slack or taut. The accelerations come from the manipulator equations
+ * with the persistent contacts' forces solved for at every evaluation (their normal
+ * accelerations, and sticking contacts' tangential ones, held at zero; sliding friction
+ * -mu f_n along the slip). Events are the roots of
+ *   free contact or slack tether:  its gap (psi for tethers) falling through 0  (impact)
+ *   persistent contact or taut tether: its normal force falling through 0     (lift-off)
+ *   sticking contact: mu f_n - |f_t| falling through 0                         (slip)
+ *   sliding contact: the slip velocity along its first direction through 0     (stick)
+ * located to a precision in the function's value (default 1e-10: m, N or m/s).
+ *
+ * At an event the contacts are classified again at the event's state (closed: gap <=
+ * contact_tol): closed contacts approaching faster than velocity_tol go through an impact
+ * LCP (velocity level, Newton's law with the pair's restitution above the model's
+ * threshold speed, the polyhedral friction cone: the time step's LCP without the time
+ * step, Tedrake's impact map in LCP form); then the closed contacts at rest in the normal
+ * direction go through an acceleration-level LCP (normal accelerations >= 0 complementary
+ * to the forces, the same cone for sticking contacts, sliding friction folded into the
+ * normal columns) whose solution decides who stays (persistent), who lifts off, and who
+ * sticks or slides. Chattering guard (SimSect's chart counter): a contact that impacts
+ * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
+ * that it becomes persistent instead of bouncing forever; the event log says so.
+ *
+ * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts and tethers on
+ * fixed anchors (no joints, kinematic bodies, moving anchors or 1-D scenes: those are
+ * errors naming the feature). The curvature term (d/dt J) v of the persistent rows is
+ * taken by a central difference of the rows along the motion (1e-6 s), and the rows
+ * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
+ *
+ * Failure modes: an LCP that Lemke cannot solve (Painleve-type configurations), CVODE
+ * failing, or more events than max_events: the run stops with the error's message; the
+ * state is the last good one.
+ */
+#ifndef LSIM_EVENT_DRIVEN_H
+#define LSIM_EVENT_DRIVEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "contact/contact.h"
+#include "contact/world.h"
+#include "scene/record.h"
+
+typedef enum LsimEventKind {
+  LSIM_EVENT_IMPACT = 0,     /* a gap (or a tether's slack) closed with approach speed */
+  LSIM_EVENT_CONTACT = 1,    /* a contact became persistent (closed at rest, or after an
+                                inelastic impact) */
+  LSIM_EVENT_LIFTOFF = 2,    /* a persistent contact or taut tether let go */
+  LSIM_EVENT_STICK = 3,      /* a sliding contact stopped slipping */
+  LSIM_EVENT_SLIP = 4,       /* a sticking contact started to slide */
+  LSIM_EVENT_PERSISTENT = 5, /* chatter guard: too many impacts in the window, e -> 0 */
+  LSIM_EVENT_KINDS = 6
+} LsimEventKind;
+
+/* "impact", "contact", "liftoff", "stick", "slip", "persistent". */
+const char *lsim_event_kind_name(int kind);
+
+typedef struct LsimEventOptions {
+  double precision;      /* |g| at a located event (m for gaps), default 1e-10 */
+  double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
+  double rtol, atol;     /* CVODE tolerances, default 1e-10 and 1e-12 */
+  double max_step;       /* CVODE's largest step, s, default 1e-2 */
+  double contact_tol;    /* m: a contact whose gap is at most this is closed, default 1e-8 */
+  double velocity_tol;   /* m/s: a closed contact approaching faster impacts, default 1e-7 */
+  int chatter_events;    /* impacts of one contact within chatter_window that make it
+                            inelastic, default 20 */
+  double chatter_window; /* s, default 0.1 */
+  long max_events;       /* the run stops with an error after this many, default 1000000 */
+} LsimEventOptions;
+
+LsimEventOptions lsim_default_event_options(void);
+
+typedef struct LsimEvent {
+  double t;
+  int kind;              /* LsimEventKind */
+  uint64_t contact;      /* the contact's id (contact/contact.h; tethers lsim_tether_id) */
+  int body[2];           /* its bodies */
+} LsimEvent;
+
+typedef struct LsimEventLog {
+  int count, capacity;
+  LsimEvent *events;     /* [count] in time order */
+} LsimEventLog;
+
+void lsim_event_log_free(LsimEventLog *log);
+
+/* A sample at time st->time = k * record_period (st->step = k), with the persistent
+ * contacts and taut tethers (normal_impulse and friction_impulse are the forces times the
+ * record period, N s, so that sums over samples compare with the time step's impulses).
+ * 0 to go on, < 0 to stop the run. */
+typedef int (*LsimEventSampleFn)(const LsimModel *m, const LsimState *st,
+                                 const LsimContactSet *contacts, void *user);
+
+/* Integrates st (the initial state, time 0 or later) to t_end, calling sample at every
+ * multiple of the record period from st->time on (the first at st->time itself is not
+ * sampled: it is the caller's initial row), logging events into log (may be NULL).
+ * Returns 0, LSIM_INVALID_INPUT (a scene outside the scope above, with err naming it), or
+ * another negative status with err saying what failed and when; st holds the last state
+ * reached (the last sample's on failure). */
+int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
+                          const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
+                          LsimEventLog *log, char *err, size_t errlen);
+
+/* Runs model->steps record periods of model->time_step (the record period of an
+ * event-driven scene) from st and writes them to rec: a row per sample as the time step
+ * writes its steps (solver status 0, the persistent contacts with forces times the
+ * period), then the event table (lsim_record_events). *samples gets the rows written,
+ * *events the events (either may be NULL). Returns 0 or < 0 with err (the rows and events
+ * up to a failure are written). */
+int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventOptions *opt,
+                             LsimRecord *rec, int *samples, long *events, char *err,
+                             size_t errlen);
+
+#endif

@@ -1,0 +1,262 @@
+/* test_event_driven.c: the event-driven integrator (hybrid/event_driven.h) against closed
+ * forms: a bouncing ball's impact times, a box sliding to rest, a rope snapping taut,
+ * Tedrake's hollow ball, the chattering guard, samples at exact multiples of the record
+ * period, and the scope errors. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybrid/event_driven.h"
+#include "lcp/lcp.h"
+#include "scene/scene.h"
+
+#define G 9.81
+
+/* Samples kept by the callback: time, the first dynamic body's q and v (2-D: 3 each;
+ * 3-D: 7 and 6). */
+typedef struct Samples {
+  int n, cap, off_q, off_v;
+  double *t, *q, *v; /* [cap], [7 cap], [6 cap] */
+  int exact;         /* every sample time was k * period exactly */
+  double period;
+} Samples;
+
+static int keep(const LsimModel *m, const LsimState *st, const LsimContactSet *cs, void *user) {
+  (void)cs;
+  Samples *s = user;
+  if (s->n == s->cap) {
+    s->cap = s->cap ? 2 * s->cap : 1024;
+    s->t = realloc(s->t, (size_t)s->cap * sizeof(double));
+    s->q = realloc(s->q, (size_t)s->cap * 7 * sizeof(double));
+    s->v = realloc(s->v, (size_t)s->cap * 6 * sizeof(double));
+  }
+  const LsimBody *b = &m->bodies[1];
+  s->t[s->n] = st->time;
+  memcpy(s->q + 7 * s->n, st->q + b->q_offset, (size_t)b->nq * sizeof(double));
+  memcpy(s->v + 6 * s->n, st->v + b->v_offset, (size_t)b->nv * sizeof(double));
+  if (st->time != st->step * s->period) s->exact = 0;
+  s->n++;
+  return 0;
+}
+
+static void samples_free(Samples *s) { free(s->t), free(s->q), free(s->v); }
+
+/* Parses scene and runs it event-driven to its end, with the scene's settings. */
+static int run_scene(const char *json, LsimModel *m, LsimState *st, Samples *s, LsimEventLog *log,
+                     char *err, size_t errlen) {
+  LsimSceneError se;
+  if (lsim_scene_parse(json, "test", m, st, &se)) {
+    char line[512];
+    lsim_scene_error_format(&se, line, sizeof line);
+    fail_msg("scene: %s", line);
+  }
+  memset(s, 0, sizeof *s);
+  s->exact = 1;
+  s->period = m->time_step;
+  memset(log, 0, sizeof *log);
+  LsimEventOptions o = lsim_default_event_options();
+  o.chatter_events = m->event_chatter_events;
+  o.chatter_window = m->event_chatter_window;
+  return lsim_event_driven_run(m, st, m->time_step * m->steps, &o, keep, s, log, err, errlen);
+}
+
+static void done(LsimModel *m, LsimState *st, Samples *s, LsimEventLog *log) {
+  samples_free(s);
+  lsim_event_log_free(log);
+  lsim_state_free(st);
+  lsim_model_free(m);
+}
+
+static const char *ball_scene =
+    "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"duration\": 5.0,"
+    " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+    " \"contact\": {\"restitution_threshold\": %g},"
+    " \"event_driven\": {\"chatter_events\": %d},"
+    " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0}]},"
+    "  {\"name\": \"ball\", \"mass\": 1, \"position\": [0, 1.1], \"restitution\": 0.8,"
+    "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0}]}]}";
+
+/* Ball dropped from H = 1 m, e = 0.8: impact k at t0 (1 + 2 e (1 - e^(k-1)) / (1 - e)),
+ * t0 = sqrt(2 H / g), within 1e-9 s for the first 12 (measured: 1e-10 at the 12th: the
+ * event precision 1e-10 m over speeds of meters per second, and CVODE's error at rtol
+ * 1e-10 accumulating over the bounces); the samples before the first impact are the
+ * parabola to 1e-9 m; the bounces end (the approach speed falls below the 0.01 m/s
+ * threshold) with a contact event and the ball at rest on the ground (1e-9). */
+static void test_bouncing_ball(void **state) {
+  (void)state;
+  char json[2048];
+  snprintf(json, sizeof json, ball_scene, 0.01, 20);
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  const int rc = run_scene(json, &m, &st, &s, &log, err, sizeof err);
+  if (rc) fail_msg("run: %s", err);
+  const double e = 0.8, t0 = sqrt(2.0 / G);
+  int k = 0;
+  for (int i = 0; i < log.count && k < 12; ++i) {
+    if (log.events[i].kind != LSIM_EVENT_IMPACT) continue;
+    ++k;
+    const double want = t0 * (1.0 + 2.0 * e * (1.0 - pow(e, k - 1)) / (1.0 - e));
+    if (fabs(log.events[i].t - want) > 1e-9)
+      fail_msg("impact %d at %.15g s, closed form %.15g", k, log.events[i].t, want);
+  }
+  assert_int_equal(k, 12);
+  assert_int_equal(log.events[log.count - 1].kind, LSIM_EVENT_CONTACT);
+  assert_true(s.exact && s.n == 500);
+  for (int i = 0; i < s.n && s.t[i] < t0; ++i)
+    assert_true(fabs(s.q[7 * i + 1] - (1.1 - 0.5 * G * s.t[i] * s.t[i])) <= 1e-9);
+  assert_true(fabs(s.q[7 * (s.n - 1) + 1] - 0.1) <= 1e-9 && fabs(s.v[6 * (s.n - 1) + 1]) <= 1e-9);
+  done(&m, &st, &s, &log);
+}
+
+/* The chattering guard: with no threshold speed the bounces of an e = 0.8 ball would
+ * never end (Zeno); after 10 impacts within 0.1 s the contact becomes inelastic (a
+ * "persistent" event), the next impact leaves it in contact, and the run completes. */
+static void test_chatter_guard(void **state) {
+  (void)state;
+  char json[2048];
+  snprintf(json, sizeof json, ball_scene, 0.0, 10);
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  const int rc = run_scene(json, &m, &st, &s, &log, err, sizeof err);
+  if (rc) fail_msg("run: %s", err);
+  int persistent = 0;
+  for (int i = 0; i < log.count; ++i) persistent += log.events[i].kind == LSIM_EVENT_PERSISTENT;
+  assert_int_equal(persistent, 1);
+  assert_int_equal(log.events[log.count - 1].kind, LSIM_EVENT_CONTACT);
+  assert_true(s.n == 500 && fabs(s.q[7 * (s.n - 1) + 1] - 0.1) <= 1e-9);
+  done(&m, &st, &s, &log);
+}
+
+/* A unit cube sliding at v0 = 2 m/s with mu = 0.4 (3-D, four corner contacts): it sticks
+ * at v0 / (mu g) = 0.50968 s (one stick event per corner, within 1e-9 s) after sliding
+ * v0^2 / (2 mu g) (1e-9 m), and stays (speed below 1e-9 at the end). */
+static void test_slide_to_rest(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.4}]},"
+      "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0, 0.5], \"velocity\": [2, 0, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.4}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  const double ts = 2.0 / (0.4 * G);
+  int sticks = 0;
+  for (int i = 0; i < log.count; ++i) {
+    if (log.events[i].kind != LSIM_EVENT_STICK) continue;
+    ++sticks;
+    if (fabs(log.events[i].t - ts) > 1e-9) fail_msg("stick at %.15g, closed form %.15g", log.events[i].t, ts);
+  }
+  assert_int_equal(sticks, 4);
+  const int last = s.n - 1;
+  assert_true(fabs(s.q[7 * last] - 2.0 * ts / 2.0) <= 1e-9);
+  assert_true(fabs(s.q[7 * last + 2] - 0.5) <= 1e-9);
+  for (int d = 0; d < 6; ++d) assert_true(fabs(s.v[6 * last + d]) <= 1e-9);
+  done(&m, &st, &s, &log);
+}
+
+/* The bob of pendulum_thrown.json flies ballistically from (0.6, -0.8) at (0.5, 3) until
+ * its distance from the anchor reaches L = 1 m: the snap (an impact on the tether, then
+ * a contact) at the root of |p(t)| = 1 (bisection on the closed-form path), within 1e-9
+ * s; afterwards the rope stays taut: |p| = 1 within 1e-8 at every sample. */
+static void test_rope_snap(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"duration\": 1.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"anchor\", \"type\": \"static\"},"
+      "  {\"name\": \"bob\", \"mass\": 1, \"position\": [0.6, -0.8], \"velocity\": [0.5, 3.0],"
+      "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.05}]}],"
+      " \"tethers\": [{\"name\": \"rope\", \"length\": 1.0, \"ends\": [{\"body\": \"bob\"}, {\"world\": [0, 0]}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  /* |p(t)|^2 - 1 on the parabola: negative (slack) from just after 0 to the snap. */
+  double lo = 0.1, hi = 1.0;
+  for (int it = 0; it < 200; ++it) {
+    const double t = 0.5 * (lo + hi), x = 0.6 + 0.5 * t, y = -0.8 + 3.0 * t - 0.5 * G * t * t;
+    if (x * x + y * y < 1.0) lo = t;
+    else hi = t;
+  }
+  assert_true(log.count >= 2);
+  assert_int_equal(log.events[0].kind, LSIM_EVENT_IMPACT);
+  if (fabs(log.events[0].t - lo) > 1e-9) fail_msg("snap at %.15g, closed form %.15g", log.events[0].t, lo);
+  assert_int_equal(log.events[1].kind, LSIM_EVENT_CONTACT);
+  for (int i = 0; i < s.n; ++i)
+    if (s.t[i] > lo) assert_true(fabs(hypot(s.q[7 * i], s.q[7 * i + 1]) - 1.0) <= 1e-8);
+  done(&m, &st, &s, &log);
+}
+
+/* Tedrake's hollow ball (m = 2, r = 0.3, I = 2/3 m r^2), touching the ground at t = 0
+ * moving at (1.5, -2, 4) without gravity, mu = 10, e = 0.5: the impact LCP gives the
+ * appendix's post-impact velocities (0.42, 1, -1.4) to 1e-12, and the first sample (the
+ * ball then flies freely) has them. */
+static void test_hollow_ball(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 5,"
+      " \"integrator\": \"event_driven\","
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 10}]},"
+      "  {\"name\": \"ball\", \"mass\": 2, \"inertia\": 0.12, \"position\": [0, 0.3], \"velocity\": [1.5, -2],"
+      "   \"angular_velocity\": 4, \"restitution\": 0.5, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.3, \"mu\": 10}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  assert_true(log.count >= 1 && log.events[0].kind == LSIM_EVENT_IMPACT && log.events[0].t == 0.0);
+  const double want[3] = {0.42, 1.0, -1.4};
+  for (int d = 0; d < 3; ++d)
+    if (fabs(s.v[d] - want[d]) > 1e-12) fail_msg("v[%d] = %.15g, Tedrake %.15g", d, s.v[d], want[d]);
+  done(&m, &st, &s, &log);
+}
+
+/* Scenes outside the integrator's scope are errors that name what is not supported. */
+static void test_scope(void **state) {
+  (void)state;
+  const char *one_d =
+      "{\"lcpsim\": 1, \"dimension\": 1, \"time_step\": 0.01, \"steps\": 5, \"integrator\": \"event_driven\","
+      " \"bodies\": [{\"position\": 1}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[256] = "";
+  assert_int_equal(run_scene(one_d, &m, &st, &s, &log, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "1-D"));
+  done(&m, &st, &s, &log);
+  LsimSceneError se;
+  const char *bad = "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 5, \"integrator\": \"euler\","
+                    " \"bodies\": [{\"mass\": 1}]}";
+  assert_true(lsim_scene_parse(bad, "bad", &m, &st, &se) < 0);
+  assert_string_equal(se.path, "integrator");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
+      cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap),
+      cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
+  };
+  return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
+}
