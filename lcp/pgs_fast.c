@@ -1,0 +1,878 @@
+/* pgs_fast.c: the factored fast path of PGS: packed tables of rows with at most two
+ * contiguous column blocks, the sweep on them, the exact residual, and the factored entry
+ * point (which falls back to the generic driver). Math and references: pgs.c; parallel
+ * sweeps: pgs_team.c. */
+#include "pgs_private.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- factored fast path: rows with at most two contiguous column blocks ----
+ *
+ * The time step's rows touch at most two bodies, each a contiguous run of columns of J
+ * (and rows of B, same pattern). When every row of the problem is so, with one common run
+ * width W (1, 3 or 6), every cone is planar (lcp.h: uniform directions) with the standard
+ * couplings (C: +1 from lambda on each direction row, nothing on the normal row), the
+ * sweep runs on a compact table: per cone its block offsets, number of blocks (a second
+ * block is skipped when absent), the constants of its update, and pointers to its normal,
+ * p_0 and p_q rows of J and B where they lie in the problem's arrays (nothing copied);
+ * scalars get a packed copy of their row (zero padded; a missing block points at W zeros
+ * kept after u). The iteration is the
+ * one above, in the same order, with the same rules; what changes is only how u = B z is
+ * kept and w read:
+ *  - a planar cone's direction rows are linear in the direction (row_k = cos_k row_0 +
+ *    sin_k row_q, as for its B columns), so the three rows normal, p_0, p_q give all its
+ *    velocities, and a change of its betas moves u by B_0 df_1 + B_q df_2 (df = P dbeta):
+ *    two columns instead of d;
+ *  - the normal, p_0 and p_q products with u are taken together before the normal
+ *    update; the tangential ones are then corrected by M_{t,n} dc_n (exact algebra), and
+ *    u gets the three column updates in one pass.
+ * Results equal the generic path's up to rounding. Anything else (other shapes, bad
+ * diagonals, non-planar cones) takes the generic path. */
+
+/* Pairs of doubles (SSE2 on x86-64) for the even block widths, where the compiler has them. */
+#if defined(__GNUC__)
+#define FAST_V2D 1
+typedef double v2d __attribute__((vector_size(16)));
+static inline v2d ld2(const double *p) {
+  v2d v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+static inline void st2(double *p, v2d v) { memcpy(p, &v, sizeof v); }
+#else
+#define FAST_V2D 0
+#endif
+
+static const double fast_zeros[2 * FAST_W];
+
+/* The column blocks of row i of J (and column i of B, which must have the same pattern):
+ * returns their number (0 .. 2) with offsets o and lengths len, or -1. */
+static int row_blocks(const LsimFactoredLcp *f, int i, int o[2], int len[2]) {
+  const int j0 = f->J_ptr[i], nj = f->J_ptr[i + 1] - j0, b0 = f->B_ptr[i];
+  if (f->B_ptr[i + 1] - b0 != nj) return -1;
+  if (nj == 0) return 0;
+  const int *ji = f->J_idx + j0;
+  if (ji != f->B_idx + b0 && memcmp(ji, f->B_idx + b0, (size_t)nj * sizeof(int))) return -1;
+  /* Runs of consecutive columns: breaks counted without branching, the second run's
+     start (the last break) kept. */
+  int breaks = 0, at = 0;
+  for (int k = 1; k < nj; ++k) {
+    const int brk = ji[k] != ji[k - 1] + 1;
+    breaks += brk;
+    at = brk ? k : at;
+  }
+  if (breaks > 1) return -1;
+  o[0] = ji[0];
+  if (!breaks) {
+    len[0] = nj;
+    return 1;
+  }
+  len[0] = at, o[1] = ji[at], len[1] = nj - at;
+  return 2;
+}
+
+/* Packs row i (nb blocks of width W, offsets o) into o_out, J, B; pad at column m.
+ * 0, or -1 when a value is not finite. */
+static int pack_row(const LsimFactoredLcp *f, int i, int nb, const int o[2], int W, int *o_out,
+                    double *J, double *B) {
+  const int j0 = f->J_ptr[i], b0 = f->B_ptr[i];
+  o_out[0] = nb > 0 ? o[0] : f->m;
+  o_out[1] = nb > 1 ? o[1] : f->m;
+  /* The row's nb blocks are its nb * W consecutive entries; zeros after them. */
+  const int len = nb * W;
+  if (len == 2 * FAST_W) {
+    memcpy(J, f->J_val + j0, 2 * FAST_W * sizeof(double));
+    memcpy(B, f->B_val + b0, 2 * FAST_W * sizeof(double));
+  } else {
+    for (int k = 0; k < len; ++k) J[k] = f->J_val[j0 + k], B[k] = f->B_val[b0 + k];
+    for (int k = len; k < 2 * FAST_W; ++k) J[k] = B[k] = 0.0;
+  }
+  /* Finite: a NaN or an infinity leaves a NaN in x - x (four independent sums). */
+  double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+  for (int k = 0; k < 2 * FAST_W; k += 2) {
+    a0 += J[k] - J[k], a1 += J[k + 1] - J[k + 1];
+    a2 += B[k] - B[k], a3 += B[k + 1] - B[k + 1];
+  }
+  return (a0 + a1) + (a2 + a3) == 0.0 ? 0 : -1;
+}
+
+static double dot_packed(const double *a, const double *b, int W) {
+  double s = 0.0;
+  for (int k = 0; k < 2 * W; ++k) s += a[k] * b[k];
+  return s;
+}
+
+/* C row i as {(col, val)}: 1 when it is exactly the single entry (col, val) ... */
+static int c_row_is(const LsimFactoredLcp *f, int i, int col, double val) {
+  if (!f->C_ptr) return 0;
+  const int a = f->C_ptr[i], b = f->C_ptr[i + 1];
+  return b - a == 1 && f->C_idx[a] == col && f->C_val[a] == val;
+}
+static int c_row_empty(const LsimFactoredLcp *f, int i) {
+  return !f->C_ptr || f->C_ptr[i + 1] == f->C_ptr[i];
+}
+
+/* Sparse pointers present, from 0, non-decreasing, with arrays behind any entry. */
+static int pointers_sound(const int *ptr, const int *idx, const double *val, int n) {
+  if (!ptr || ptr[0] != 0) return 0;
+  int bad = 0;
+  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
+  return !bad && (ptr[n] == 0 || (idx && val));
+}
+
+/* Row i's runs (rinfo: number, offset, length, offset, length) with every column below m;
+ * W lowered to the shortest run. 0, or -1 when the row does not fit the fast path. */
+static int row_runs(const LsimFactoredLcp *f, int i, int *ri, int *W) {
+  int o[2] = {0, 0}, len[2] = {0, 0};
+  const int nr = row_blocks(f, i, o, len);
+  if (nr < 0) return -1;
+  for (int s = 0; s < nr; ++s) {
+    if (o[s] < 0 || len[s] > f->m - o[s]) return -1;
+    if (!*W || len[s] < *W) *W = len[s];
+  }
+  ri[0] = nr, ri[1] = o[0], ri[2] = len[0], ri[3] = o[1], ri[4] = len[1];
+  return 0;
+}
+
+/* Row i's runs (runs) cut into blocks of width W, at most two: into blk (number, offsets).
+ * 0, or -1. */
+static int row_to_blocks(const int *runs, int W, int *blk) {
+  int nb = 0, o[2] = {0, 0};
+  for (int s = 0; s < runs[0]; ++s) {
+    const int off = runs[1 + 2 * s], len = runs[2 + 2 * s];
+    if (len % W) return -1;
+    for (int k = 0; k < len; k += W) {
+      if (nb == 2) return -1;
+      o[nb++] = off + k;
+    }
+  }
+  blk[0] = nb, blk[1] = o[0], blk[2] = o[1];
+  return 0;
+}
+
+/* C row i's indices below n and its values finite. */
+static int c_row_sound(const LsimFactoredLcp *f, int i) {
+  if (!f->C_ptr) return 1;
+  unsigned out = 0;
+  double nan_acc = 0.0;
+  for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+    out |= (unsigned)f->C_idx[k] >= (unsigned)f->n, nan_acc += f->C_val[k] - f->C_val[k];
+  return !out && nan_acc == 0.0;
+}
+
+#define SAME_BLOCKS(i, j) (ri[3 * (i)] == ri[3 * (j)] && ri[3 * (i) + 1] == ri[3 * (j) + 1] && \
+                           (ri[3 * (i)] < 2 || ri[3 * (i) + 2] == ri[3 * (j) + 2]))
+
+/* The runs of cone c's rows read (normal, p_0, p_q) into runs; *W lowered to the shortest.
+ * 0, or -1 when they do not fit the fast path. */
+static int cone_runs(const LsimFactoredLcp *f, int c, int *runs, int *W) {
+  const LsimConeBlock *cb = &f->cones[c];
+  const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+  if (row_runs(f, b0, runs + 5 * b0, W) || (qd && row_runs(f, b0 + qd, runs + 5 * (b0 + qd), W)) ||
+      (cb->normal >= 0 && row_runs(f, cb->normal, runs + 5 * cb->normal, W)))
+    return -1;
+  return 0;
+}
+
+/* Cone c's table entry ws->fc[c] at block width W (its rows' blocks into ri first); 0, or
+ * -1 when it does not fit the fast path. Reads the direction table, never writes it (the
+ * caller has it for every d that needs it). */
+static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, const int *runs,
+                        int *ri) {
+  const LsimConeBlock *cb = &f->cones[c];
+  FastCone *fc = &ws->fc[c];
+  {
+    const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
+    if (row_to_blocks(runs + 5 * b0, W, ri + 3 * b0) ||
+        (qd && row_to_blocks(runs + 5 * (b0 + qd), W, ri + 3 * (b0 + qd))) ||
+        (cb->normal >= 0 && row_to_blocks(runs + 5 * cb->normal, W, ri + 3 * cb->normal)))
+      return -1;
+  }
+  const int d = cb->ndir, b0 = cb->first_dir, qd = d == 2 ? 0 : d / 4, L = cb->lambda;
+  /* lambda: no row of J; directions: C = +1 at lambda, the blocks of p_0's row. */
+  if (f->J_ptr[L + 1] != f->J_ptr[L] || f->B_ptr[L + 1] != f->B_ptr[L] || !c_row_sound(f, L))
+    return -1;
+  /* p_0 and p_q's rows read, the others' pattern the same as p_0's. */
+  const int j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0, k0 = f->B_ptr[b0];
+  for (int k = 0; k < d; ++k) {
+    const int i = b0 + k, ji = f->J_ptr[i], ki = f->B_ptr[i];
+    if (!c_row_is(f, i, L, 1.0)) return -1;
+    if (k == qd) {
+      if (!SAME_BLOCKS(i, b0)) return -1;
+    } else if (k && (f->J_ptr[i + 1] - ji != nj || f->B_ptr[i + 1] - ki != nj ||
+                     (nj && (f->J_idx[ji] != f->J_idx[j0] || f->B_idx[ki] != f->B_idx[k0])))) {
+      return -1;
+    }
+  }
+  /* The rows in place: nb blocks of W (none: the zero pad, read as one block). */
+  const int nb = ri[3 * b0], len = nb * W;
+  fc->nb = nb ? nb : 1;
+  fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
+  fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
+  ws->cone_o[2 * c] = nb > 0 ? fc->o[0] : -1;
+  ws->cone_o[2 * c + 1] = nb > 1 ? fc->o[1] : -1;
+  fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
+  fc->mu = cb->mu, fc->fixed_normal = cb->fixed_normal;
+  fc->J1 = nb ? f->J_val + f->J_ptr[b0] : fast_zeros;
+  fc->B1 = nb ? f->B_val + f->B_ptr[b0] : fast_zeros;
+  fc->J2 = nb && qd ? f->J_val + f->J_ptr[b0 + qd] : fast_zeros;
+  fc->B2 = nb && qd ? f->B_val + f->B_ptr[b0 + qd] : fast_zeros;
+  fc->q1 = f->q[b0], fc->q2 = qd ? f->q[b0 + qd] : 0.0;
+  fc->Jn = fc->Bn = fast_zeros;
+  if (cb->normal >= 0) {
+    const int N = cb->normal;
+    if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return -1;
+    if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
+  }
+  /* The six inner products at once: independent sums, each in dot_packed's order. Every
+     entry of the six rows enters one of them (Jn, Bn in dn; J1, B1 in a0; J2, B2 in a2),
+     and a NaN or an infinity anywhere leaves one not finite (times 0: NaN; else an
+     infinity, or a NaN from opposite ones): their finite sum says the rows are finite
+     (an overflow of finite entries is refused too). */
+  double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
+  for (int k = 0; k < len; ++k) {
+    dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
+    a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
+  }
+  if (!isfinite(((dn + g1) + (g2 + a0)) + (a1 + a2))) return -1;
+  if (cb->normal >= 0) {
+    if (!(dn > 0.0)) return -1;
+    fc->inv_n = 1.0 / dn;
+    fc->qn = f->q[cb->normal];
+    fc->gn1 = g1;
+    fc->gn2 = qd ? g2 : 0.0;
+  } else {
+    fc->inv_n = fc->qn = fc->gn1 = fc->gn2 = 0.0;
+  }
+  fc->A[0] = a0;
+  fc->A[1] = qd ? a1 : 0.0;
+  fc->A[2] = qd ? a2 : 0.0;
+  {
+    const double a11 = fc->A[0], a12 = fc->A[1], a22 = fc->A[2], det = a11 * a22 - a12 * a12;
+    fc->A[3] = det > 1e-14 * (a11 * a22 > 0.0 ? a11 * a22 : 1.0) ? 1.0 / det : 0.0;
+  }
+  /* The directions' diagonal M_kk = p_k' A p_k must be positive (else the generic
+     path reports it). */
+  if (!(fc->A[0] > 0.0)) return -1;
+  if (qd) {
+    direction_table(ws, d);
+    for (int k = 0; k < d; ++k) {
+      const double ck = ws->dir_cos[k], sk = ws->dir_sin[k];
+      if (!(ck * (fc->A[0] * ck + fc->A[1] * sk) + sk * (fc->A[1] * ck + fc->A[2] * sk) > 0.0))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+/* fast_prepare's per-cone stages over chunks of the cones, on the team when there is one
+ * (each member its own chunk; the table is the same either way). */
+typedef struct PrepareJob {
+  LsimPgs *ws;
+  const LsimFactoredLcp *f;
+  int *runs, *ri;
+  int stage, W, T; /* stage 0: runs (W per member); 1: table entries at width W; 2: both,
+                      the entries at the guess W */
+  int Wm[LSIM_PGS_MAX_THREADS], bad[LSIM_PGS_MAX_THREADS];
+  int entries_bad[LSIM_PGS_MAX_THREADS]; /* stage 2: an entry failed at the guess */
+} PrepareJob;
+
+static void prepare_chunk(void *arg, int member) {
+  PrepareJob *j = arg;
+  const int nc = j->f->ncones;
+  const int b = (int)((long long)nc * member / j->T), e = (int)((long long)nc * (member + 1) / j->T);
+  int bad = 0, W = 0;
+  if (j->stage == 2) {
+    /* Both at once, the entries at the guessed width j->W: each cone's runs, then (while
+       they are in the cache) its entry; a cone whose entry fails is counted in bad only
+       if the guess stands (the caller redoes the entries at the measured width). */
+    for (int c = b; c < e && !bad; ++c) {
+      bad = cone_runs(j->f, c, j->runs, &W);
+      if (!bad && prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri)) j->entries_bad[member] = 1;
+    }
+  } else {
+    for (int c = b; c < e && !bad; ++c)
+      bad = j->stage == 0 ? cone_runs(j->f, c, j->runs, &W)
+                          : prepare_cone(j->ws, j->f, c, j->W, j->runs, j->ri);
+  }
+  j->bad[member] = bad;
+  j->Wm[member] = W;
+}
+
+/* Runs a stage over all cones: in chunks on the team when it serves this solve and the
+ * problem is large enough, else in one chunk here. 0, or -1 when a cone did not fit. */
+static int prepare_stage(PrepareJob *j, int stage) {
+  LsimPgs *ws = j->ws;
+  const int T = ws->threads_now;
+  j->stage = stage;
+  j->T = T > 1 && lsim_team_size(ws->team) == T && j->f->ncones >= PARALLEL_MIN_TASKS ? T : 1;
+  if (j->T > 1) lsim_team_run(ws->team, prepare_chunk, j);
+  else prepare_chunk(j, 0);
+  int bad = 0;
+  for (int k = 0; k < j->T; ++k) bad |= j->bad[k];
+  return bad ? -1 : 0;
+}
+
+/* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
+ * problem does not fit the fast path (then nothing is promised about ws->block, and the
+ * caller runs lsim_factored_check and the generic path). It checks what it reads as it
+ * goes, which is less than lsim_factored_check covers: the rows of a cone's directions
+ * other than p_0 and p_q are never read (the uniform promise gives them), so only their
+ * pattern is compared with p_0's. */
+static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
+  const int n = f->n;
+  if (!pointers_sound(f->J_ptr, f->J_idx, f->J_val, n) ||
+      !pointers_sound(f->B_ptr, f->B_idx, f->B_val, n) ||
+      (f->C_ptr && !pointers_sound(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
+      (f->ncones > 0 && !f->cones))
+    return 0;
+  double nan_acc = 0.0;
+  for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
+  if (nan_acc != 0.0) return 0; /* also NaN: the comparison is then true */
+  if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 8 * n + 8, sizeof(int))) return 0;
+  int *runs = ws->rinfo, *ri = ws->rinfo + 5 * n + 5;
+  /* Cone membership, each variable in at most one cone; planar cones in range only. */
+  for (int i = 0; i < n; ++i) ws->block[i] = -1;
+  int nscalar = n;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    if (!is_planar(cb) || cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 ||
+        cb->first_dir > n - cb->ndir || cb->normal >= n || !(cb->mu >= 0.0) ||
+        !isfinite(cb->mu) || !isfinite(cb->fixed_normal))
+      return 0;
+    if (cb->normal >= 0) {
+      if (ws->block[cb->normal] >= 0) return 0;
+      ws->block[cb->normal] = c, --nscalar;
+    }
+    for (int d = 0; d < cb->ndir; ++d) {
+      if (ws->block[cb->first_dir + d] >= 0) return 0;
+      ws->block[cb->first_dir + d] = c, --nscalar;
+    }
+    if (ws->block[cb->lambda] >= 0) return 0;
+    ws->block[cb->lambda] = c, --nscalar;
+  }
+  /* The runs of the rows read (scalars; a cone's normal, p_0 and p_q); the common block
+     width W is the shortest run (two bodies adjacent in u make one run of 2 W). */
+  int W = 0;
+  for (int i = 0; i < n; ++i)
+    if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &W) || !c_row_sound(f, i))) return 0;
+  if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
+      lsim_grow((void **)&ws->cone_o, &ws->cone_o_cap, 2 * f->ncones, sizeof(int)) ||
+      lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
+      lsim_grow((void **)&ws->fs, &ws->fs_cap, nscalar, sizeof(FastScalar)))
+    return 0;
+  /* Cones: the direction table made here for the one d > 2 that needs it (cones of two
+     such counts: this thread alone, which remakes the table as needed). */
+  ws->table_d = 0;
+  for (int c = 0; c < f->ncones && ws->table_d >= 0; ++c) {
+    const int d = f->cones[c].ndir;
+    if (d != 2 && d != ws->table_d) ws->table_d = ws->table_d ? -1 : d;
+  }
+  if (ws->table_d > 0) direction_table(ws, ws->table_d);
+  /* The cones' runs (the width W is the shortest of all), and their table entries at W:
+     in one pass at the last solve's width when there is one (the runs and entries of a
+     cone while its rows are in the cache), redone at the measured width should it differ. */
+  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri, .W = ws->last_W};
+  const int guess = ws->table_d >= 0 && (job.W == 1 || job.W == 3 || job.W == 6);
+  if (guess) memset(job.entries_bad, 0, sizeof job.entries_bad);
+  if (prepare_stage(&job, guess ? 2 : 0)) return 0;
+  for (int k = 0; k < job.T; ++k)
+    if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
+  if (W != 1 && W != 3 && W != 6) return 0;
+  int entries_done = guess && W == job.W;
+  if (entries_done)
+    for (int k = 0; k < job.T; ++k)
+      if (job.entries_bad[k]) return 0;
+  job.W = W;
+  for (int i = 0; i < n; ++i)
+    if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
+  if (ws->table_d < 0) {
+    for (int c = 0; c < f->ncones; ++c) {
+      if (f->cones[c].ndir > 2) direction_table(ws, f->cones[c].ndir);
+      if (prepare_cone(ws, f, c, W, runs, ri)) return 0;
+    }
+  } else if (!entries_done && prepare_stage(&job, 1)) {
+    return 0;
+  }
+  ws->last_W = W;
+#undef SAME_BLOCKS
+  /* Scalars, and the sweep order (a cone at its first variable, as run() does). */
+  int nt = 0, ns = 0;
+  for (int i = 0; i < n; ++i) {
+    const int c = ws->block[i];
+    if (c >= 0) {
+      const LsimConeBlock *cb = &f->cones[c];
+      const int first = cb->normal >= 0 && cb->normal < cb->first_dir ? cb->normal : cb->first_dir;
+      if (i == first) ws->tasks[nt++] = c;
+      continue;
+    }
+    const int o[2] = {ri[3 * i + 1], ri[3 * i + 2]};
+    FastScalar *sc = &ws->fs[ns];
+    sc->var = i;
+    if (pack_row(f, i, ri[3 * i], o, W, sc->o, sc->J, sc->B)) return 0;
+    sc->nb = ri[3 * i];
+    double dg = dot_packed(sc->J, sc->B, W);
+    sc->has_c = !c_row_empty(f, i);
+    if (sc->has_c)
+      for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k)
+        if (f->C_idx[k] == i) dg += f->C_val[k];
+    if (!(dg > 0.0)) return 0;
+    sc->inv = 1.0 / dg;
+    sc->q = f->q[i];
+    ws->tasks[nt++] = -(ns++) - 1;
+  }
+  ws->tasks_n = nt;
+  /* The pad after u (missing blocks read zeros there). */
+  for (int k = 0; k < FAST_W; ++k) ws->u[f->m + k] = 0.0;
+  return W;
+}
+
+/* How many tasks ahead the sweep prefetches the blocks of u (best of 2, 4, 8, 16). */
+enum { SWEEP_PREFETCH = 8 };
+
+/* The blocks of u of the cone SWEEP_PREFETCH tasks after t, asked for now: in parallel
+ * sweeps a body's block may come from the other core's cache (measured: 5-10 % off the
+ * two-thread solve; no change in one thread). */
+static inline void prefetch_ahead(const LsimPgs *ws, const double *u, const int *order, int t,
+                                  int end) {
+#if defined(__GNUC__)
+  if (t + SWEEP_PREFETCH < end && order[t + SWEEP_PREFETCH] >= 0) {
+    const FastCone *ahead = &ws->fc[order[t + SWEEP_PREFETCH]];
+    __builtin_prefetch(u + ahead->o[0]);
+    __builtin_prefetch(u + ahead->o[1]);
+  }
+#else
+  (void)ws, (void)u, (void)order, (void)t, (void)end;
+#endif
+}
+
+/* One sweep of the fast path, block width W (a constant after inlining). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fast_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                              const int W, const int *order, int begin, int end) {
+  double *u = ws->u;
+  double target[LSIM_PGS_MAX_PLANAR + 1];
+  for (int t = begin; t < end; ++t) {
+    const int task = order[t];
+    prefetch_ahead(ws, u, order, t, end);
+    if (task < 0) {
+      const FastScalar *sc = &ws->fs[-task - 1];
+      double *u0 = u + sc->o[0], *u1 = u + sc->o[1];
+      double w = 0.0;
+      for (int j = 0; j < W; ++j) w += sc->J[j] * u0[j];
+      for (int j = 0; j < W; ++j) w += sc->J[W + j] * u1[j];
+      if (sc->has_c)
+        for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) w += f->C_val[k] * z[f->C_idx[k]];
+      w += sc->q;
+      const double zo = z[sc->var];
+      double zn = zo - omega * w * sc->inv;
+      zn = zn > 0.0 ? zn : 0.0;
+      const double delta = zn - zo;
+      if (delta == 0.0) continue;
+      z[sc->var] = zn;
+      if (sc->nb > 0)
+        for (int j = 0; j < W; ++j) u0[j] += sc->B[j] * delta;
+      if (sc->nb > 1)
+        for (int j = 0; j < W; ++j) u1[j] += sc->B[W + j] * delta;
+      continue;
+    }
+    const FastCone *c = &ws->fc[task];
+    double *u0 = u + c->o[0], *u1 = u + c->o[1];
+    double vn = 0.0, v1 = 0.0, v2 = 0.0;
+#if FAST_V2D
+    if (W % 2 == 0) {
+      v2d an = {0.0, 0.0}, a1 = an, a2 = an;
+      for (int j = 0; j < W; j += 2) {
+        const v2d x = ld2(u0 + j);
+        an += ld2(c->Jn + j) * x, a1 += ld2(c->J1 + j) * x, a2 += ld2(c->J2 + j) * x;
+      }
+      if (c->nb > 1)
+        for (int j = 0; j < W; j += 2) {
+          const v2d x = ld2(u1 + j);
+          an += ld2(c->Jn + W + j) * x, a1 += ld2(c->J1 + W + j) * x, a2 += ld2(c->J2 + W + j) * x;
+        }
+      vn = an[0] + an[1], v1 = a1[0] + a1[1], v2 = a2[0] + a2[1];
+    } else
+#endif
+    {
+      for (int j = 0; j < W; ++j) {
+        vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
+      }
+      if (c->nb > 1)
+        for (int j = 0; j < W; ++j) {
+          vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+        }
+    }
+    v1 += c->q1, v2 += c->q2;
+    double dn = 0.0, cn = c->fixed_normal;
+    if (c->normal >= 0) {
+      const double zo = z[c->normal];
+      double zn = zo - omega * (vn + c->qn) * c->inv_n;
+      zn = zn > 0.0 ? zn : 0.0;
+      z[c->normal] = zn;
+      dn = zn - zo;
+      cn = zn;
+      v1 += c->gn1 * dn, v2 += c->gn2 * dn;
+    }
+    const double R = c->mu * (cn > 0.0 ? cn : 0.0);
+    const int d = c->d, L = c->L;
+    double *beta = z + c->b0;
+    planar_target(ws, d, R, c->A, v1, v2, beta, target, 1);
+    double df1 = 0.0, df2 = 0.0;
+    if (d == 2) {
+      double b[2];
+      for (int k = 0; k < 2; ++k) {
+        const double zn = beta[k] + omega * (target[k] - beta[k]);
+        b[k] = zn > 0.0 ? zn : 0.0;
+      }
+      df1 = (b[0] - beta[0]) - (b[1] - beta[1]);
+      beta[0] = b[0], beta[1] = b[1];
+    } else if (d == 4) {
+      double b[4];
+      for (int k = 0; k < 4; ++k) {
+        const double zn = beta[k] + omega * (target[k] - beta[k]);
+        b[k] = zn > 0.0 ? zn : 0.0;
+      }
+      df1 = (b[0] - beta[0]) - (b[2] - beta[2]), df2 = (b[1] - beta[1]) - (b[3] - beta[3]);
+      for (int k = 0; k < 4; ++k) beta[k] = b[k];
+    } else {
+      direction_table(ws, d);
+      const double *cs = ws->dir_cos, *sn = ws->dir_sin;
+      for (int k = 0; k < d; ++k) {
+        double zn = beta[k] + omega * (target[k] - beta[k]);
+        zn = zn > 0.0 ? zn : 0.0;
+        const double dk = zn - beta[k];
+        beta[k] = zn;
+        df1 += cs[k] * dk, df2 += sn[k] * dk;
+      }
+    }
+    const double ln = z[L] + omega * (target[d] - z[L]);
+    z[L] = ln > 0.0 ? ln : 0.0;
+    if (dn == 0.0 && df1 == 0.0 && df2 == 0.0) continue;
+#if FAST_V2D
+    if (W % 2 == 0) {
+      const v2d xn = {dn, dn}, x1 = {df1, df1}, x2 = {df2, df2};
+      for (int j = 0; j < W; j += 2)
+        st2(u0 + j, ld2(u0 + j) + ld2(c->Bn + j) * xn + ld2(c->B1 + j) * x1 + ld2(c->B2 + j) * x2);
+      if (c->nb > 1)
+        for (int j = 0; j < W; j += 2)
+          st2(u1 + j, ld2(u1 + j) + ld2(c->Bn + W + j) * xn + ld2(c->B1 + W + j) * x1 +
+                          ld2(c->B2 + W + j) * x2);
+      continue;
+    }
+#endif
+    for (int j = 0; j < W; ++j) u0[j] += c->Bn[j] * dn + c->B1[j] * df1 + c->B2[j] * df2;
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        u1[j] += c->Bn[W + j] * dn + c->B1[W + j] * df1 + c->B2[W + j] * df2;
+  }
+}
+
+/* Tasks order[begin .. end) swept, block width W. */
+void lsim_pgs_fast_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                             int W, const int *order, int begin, int end) {
+  if (W == 6) fast_sweep(ws, f, z, omega, 6, order, begin, end);
+  else if (W == 3) fast_sweep(ws, f, z, omega, 3, order, begin, end);
+  else fast_sweep(ws, f, z, omega, 1, order, begin, end);
+}
+
+static inline int zero_min(double zi, double wi) {
+  return isfinite(zi) && isfinite(wi) && (zi < wi ? zi : wi) == 0.0;
+}
+
+/* w = J u + C z + q on the packed problem, u the state in ws->u (a cone's direction rows
+ * from its p_0 and p_q rows). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
+                                   double *w, const int W, const int stop, const int *order,
+                                   int begin, int end) {
+  const double *u = ws->u;
+  for (int t = begin; t < end; ++t) {
+    const int task = order[t];
+    if (task < 0) {
+      const FastScalar *sc = &ws->fs[-task - 1];
+      double s = 0.0;
+      for (int j = 0; j < W; ++j) s += sc->J[j] * u[sc->o[0] + j];
+      for (int j = 0; j < W; ++j) s += sc->J[W + j] * u[sc->o[1] + j];
+      if (sc->has_c)
+        for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+      w[sc->var] = s + sc->q;
+      if (stop && !zero_min(z[sc->var], w[sc->var])) return 1;
+      continue;
+    }
+    const FastCone *c = &ws->fc[task];
+    const double *u0 = u + c->o[0], *u1 = u + c->o[1];
+    double vn = 0.0, v1 = 0.0, v2 = 0.0;
+    for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+    if (c->normal >= 0) w[c->normal] = vn + c->qn;
+    const int d = c->d, b0 = c->b0, L = c->L;
+    const double zl = z[L];
+    if (d == 2) {
+      w[b0] = v1 + zl + f->q[b0];
+      w[b0 + 1] = -v1 + zl + f->q[b0 + 1];
+    } else {
+      direction_table(ws, d);
+      for (int k = 0; k < d; ++k)
+        w[b0 + k] = (ws->dir_cos[k] * v1 + ws->dir_sin[k] * v2) + zl + f->q[b0 + k];
+    }
+    double s = 0.0;
+    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+    w[L] = s + f->q[L];
+    if (stop) {
+      if (!zero_min(z[L], w[L])) return 1;
+      if (c->normal >= 0 && !zero_min(z[c->normal], w[c->normal])) return 1;
+      for (int k = 0; k < d; ++k)
+        if (!zero_min(z[b0 + k], w[b0 + k])) return 1;
+    }
+  }
+  return 0;
+}
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                               const int W) {
+  (void)fast_rows_w_stop(ws, f, z, w, W, 0, ws->tasks, 0, ws->tasks_n);
+}
+
+/* w on the rows of tasks order[begin .. end). */
+static void rows_range(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w, int W,
+                       const int *order, int begin, int end) {
+  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, order, begin, end);
+  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, order, begin, end);
+}
+
+/* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
+static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int *order,
+                                int begin, int end) {
+  double *u = ws->u;
+  for (int t = begin; t < end; ++t) {
+    const int task = order[t];
+    if (task < 0) {
+      const FastScalar *sc = &ws->fs[-task - 1];
+      const double zi = z[sc->var];
+      if (zi == 0.0) continue;
+      if (sc->nb > 0)
+        for (int j = 0; j < W; ++j) u[sc->o[0] + j] += sc->B[j] * zi;
+      if (sc->nb > 1)
+        for (int j = 0; j < W; ++j) u[sc->o[1] + j] += sc->B[W + j] * zi;
+      continue;
+    }
+    const FastCone *c = &ws->fc[task];
+    const double *beta = z + c->b0;
+    const double cn = c->normal >= 0 ? z[c->normal] : 0.0;
+    double f1 = 0.0, f2 = 0.0;
+    if (c->d == 2) {
+      f1 = beta[0] - beta[1];
+    } else {
+      direction_table(ws, c->d);
+      for (int k = 0; k < c->d; ++k) f1 += ws->dir_cos[k] * beta[k], f2 += ws->dir_sin[k] * beta[k];
+    }
+    if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
+    for (int j = 0; j < W; ++j) u[c->o[0] + j] += c->Bn[j] * cn + c->B1[j] * f1 + c->B2[j] * f2;
+    if (c->nb > 1)
+      for (int j = 0; j < W; ++j)
+        u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
+  }
+}
+
+/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w). */
+typedef struct ExactJob {
+  LsimPgs *ws;
+  const LsimFactoredLcp *f;
+  const double *z;
+  double *w;
+  int W, rows;
+} ExactJob;
+
+static void exact_part(void *arg, int member) {
+  const ExactJob *j = arg;
+  LsimPgs *ws = j->ws;
+  const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
+  if (!j->rows) {
+    if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
+    else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
+    else fast_scatter(ws, j->z, 1, ws->order, b, e);
+    return;
+  }
+  /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
+  rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
+  if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
+}
+
+/* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
+ * directions through f = P beta on its two tangent columns), then w row by row (a cone's
+ * direction rows from its p_0 and p_q rows). Equal to lsim_factored_residual up to
+ * rounding, at about half its cost. */
+static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                       double scale, LsimResidual *res, const int W, const int zero_test) {
+  double *u = ws->u;
+  const int n = f->n;
+  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
+  /* u = B z: with parallel parts, the parts at once (disjoint blocks), then the crossing
+     set; else all tasks in the natural order. */
+  ExactJob job = {ws, f, z, w, W, 0};
+  if (ws->nparts) {
+    if (ws->table_d > 0) direction_table(ws, ws->table_d);
+    if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
+    else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
+    fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
+  } else {
+    fast_scatter(ws, z, W, ws->tasks, 0, ws->tasks_n);
+  }
+  if (zero_test) {
+    /* Only whether the natural residual is 0: stops at the first row where it is not (then
+       res->natural is INFINITY, the other measures unset). */
+    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n) ? INFINITY : 0.0;
+    return;
+  }
+  /* w row by row: chunks of the tasks at once (each writes its own rows). */
+  if (lsim_pgs_team_on(ws)) {
+    job.rows = 1;
+    lsim_team_run(ws->team, exact_part, &job);
+  } else {
+    fast_rows_w(ws, f, z, w, W);
+  }
+  double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
+  int finite = 1;
+  for (int i = 0; i < n; ++i) {
+    if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
+    const double m = z[i] < w[i] ? z[i] : w[i];
+    natural = natural > fabs(m) ? natural : fabs(m);
+    dot += z[i] * w[i];
+    zneg = zneg > -z[i] ? zneg : -z[i];
+    wneg = wneg > -w[i] ? wneg : -w[i];
+  }
+  if (!finite) natural = dot = zneg = wneg = INFINITY;
+  res->natural = natural;
+  res->complementarity = fabs(dot);
+  res->z_negative = zneg;
+  res->w_negative = wneg;
+  res->relative = natural / scale;
+}
+
+static void fast_exact_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                         double scale, LsimResidual *res, int W) {
+  if (W == 6) fast_exact(ws, f, z, w, scale, res, 6, 0);
+  else if (W == 3) fast_exact(ws, f, z, w, scale, res, 3, 0);
+  else fast_exact(ws, f, z, w, scale, res, 1, 0);
+}
+
+/* The start's test with tol 0 (natural <= 0): whether the natural residual is exactly 0. */
+static void fast_zero_test(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
+                           double scale, LsimResidual *res, int W) {
+  if (W == 6) fast_exact(ws, f, z, w, scale, res, 6, 1);
+  else if (W == 3) fast_exact(ws, f, z, w, scale, res, 3, 1);
+  else fast_exact(ws, f, z, w, scale, res, 1, 1);
+}
+
+/* The driver of run() for the fast path (prepared, width W): start, sweeps, stop test. */
+static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
+                    const LsimPgsOptions *opt, int warm, double *z, LsimPgsInfo *info) {
+  const LsimFactoredLcp *f = ctx->f;
+  const int n = f->n;
+  double *w = ws->w;
+  if (warm) {
+    for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
+  } else {
+    memset(z, 0, (size_t)n * sizeof(double));
+  }
+  LsimResidual r;
+  /* With tol 0 the start only asks whether natural <= 0 (the final z's measures are
+     recomputed below in any case). */
+  if (opt->tol == 0.0) fast_zero_test(ws, f, z, w, scale, &r, W);
+  else fast_exact_w(ws, f, z, w, scale, &r, W);
+  const double target = opt->tol * scale;
+  const int max_sweeps = opt->max_sweeps > 0 ? opt->max_sweeps : 10000;
+  const double omega = opt->omega;
+  int sweeps = 0, status = LSIM_MAX_ITERATIONS;
+  double natural = r.natural;
+  if (natural <= target) status = LSIM_SOLVED;
+  if (info && info->trace) info->trace_len = 0;
+  if (status != LSIM_SOLVED && opt->tol == 0.0 && !(info && info->trace) && ws->nparts) {
+    /* A fixed budget over parts: all sweeps in one hand-off. */
+    lsim_pgs_sweep_batch(ws, f, z, omega, W, max_sweeps);
+    sweeps = max_sweeps;
+  }
+  while (status != LSIM_SOLVED && sweeps < max_sweeps) {
+    lsim_pgs_sweep_all(ws, f, z, omega, W);
+    ++sweeps;
+    /* With tol 0 (a fixed budget) and no trace, nothing is tested between sweeps: the
+       final measures below tell the rest. */
+    if (opt->tol == 0.0 && !(info && info->trace)) continue;
+    rows_range(ws, f, z, w, W, ws->tasks, 0, ws->tasks_n);
+    /* max |min(z, w)|, a NaN in either kept (so it stops the run below). */
+    natural = 0.0;
+    for (int i = 0; i < n; ++i) {
+      const double zi = z[i], wi = w[i], a = fabs(zi < wi || zi != zi ? zi : wi);
+      natural = a > natural || a != a ? a : natural;
+    }
+    if (lsim_pgs_after_sweep(info, sweeps, natural, z, n)) {
+      status = LSIM_BREAKDOWN;
+      break;
+    }
+    if (natural <= target) {
+      fast_exact_w(ws, f, z, w, scale, &r, W);
+      if (r.natural <= target) status = LSIM_SOLVED;
+    }
+  }
+  fast_exact_w(ws, f, z, w, scale, &r, W);
+  /* A fixed budget's last iterate may be a solution (natural residual 0 with tol 0). */
+  if (status == LSIM_MAX_ITERATIONS && r.natural <= target) status = LSIM_SOLVED;
+  if (status != LSIM_BREAKDOWN && !isfinite(r.natural)) {
+    /* Divergence the loop did not test for (a fixed budget): z made finite, measured. */
+    for (int i = 0; i < n; ++i) z[i] = isfinite(z[i]) ? fmax(z[i], 0.0) : 0.0;
+    status = LSIM_BREAKDOWN;
+    fast_exact_w(ws, f, z, w, scale, &r, W);
+  }
+  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u;
+  return lsim_pgs_finish(info, status, sweeps, r.natural);
+}
+
+int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgsOptions *opt,
+                            int warm, double *z, LsimPgsInfo *info) {
+  const LsimPgsOptions defaults = lsim_default_pgs_options();
+  if (!opt) opt = &defaults;
+  if (info) info->trace_len = info->parts = info->crossing = 0, info->bz = NULL;
+  if (!f || lsim_pgs_check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
+    return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
+  const int n = f->n, m = f->m;
+  if (lsim_pgs_reserve(ws, n, m + FAST_W)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  double scale = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double a = fabs(f->q[i]); /* a NaN is skipped here and refused below */
+    scale = a > scale ? a : scale;
+  }
+  FactoredCtx ctx = {f, z, ws->u};
+  /* A team of opt->threads (kept across solves; for a problem large enough to use it,
+     members woken now, spinning by the time the sweeps start). Without one, the same
+     parts are swept in this thread. */
+  const int T = opt->threads > 1 ? opt->threads : 1;
+  ws->threads_now = T;
+  if (T > 1 && lsim_team_size(ws->team) != T) {
+    lsim_team_free(ws->team);
+    if (lsim_team_create(&ws->team, T)) ws->team = NULL;
+  }
+  if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
+  /* The fast path checks what it reads; anything else is checked whole first. */
+  const int W = fast_prepare(ws, f);
+  if (W && lsim_pgs_partition(ws, f, W, T)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  if (W && info && ws->nparts)
+    info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
+  if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
+  if (lsim_factored_check(f)) return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
+  if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */
+  return lsim_pgs_run_factored(ws, &ctx, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
+}
