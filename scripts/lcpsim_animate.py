@@ -21,8 +21,8 @@ line, walls hatched on their solid side. Bodies without shapes are a dot at thei
 origin. Tethers are lines between their ends, solid dark red while taut, dashed grey
 while slack; joints dark slate lines with a ring at each end; a body's attachment points
 are joined to its origin when it has no shapes (so jointed links show as sticks). Static bodies
-are grey, moving ones coloured; the step's contact points (contacts only, not tether or
-joint rows) are red dots. The view is fixed for the whole animation: --limits, or the
+are grey, moving ones coloured; the contact points found at the state (the next step's
+contact rows; tether and joint rows left out) are red dots. The view is fixed for the whole animation: --limits, or the
 extent of every non-plane shape, shapeless body and tether or joint end over the frames
 plus a margin.
 """
@@ -308,8 +308,7 @@ def draw_1d(ax, sc, k, lim):
     if len(pts):
         ax.plot(pts[:, 0], np.zeros(len(pts)), "o", color="red", ms=4, zorder=5)
     ax.set_xlim(*lim[0])
-    ax.set_ylim(-0.25 * span, 0.25 * span)
-    ax.set_aspect("equal", adjustable="box")
+    ax.set_ylim(-0.1 * span, 0.25 * span)  # the line has no y: room for the bars only
     ax.set_yticks([])
     ax.set_xlabel("x [m]")
 
@@ -461,10 +460,12 @@ def clip_segment(p0, p1, lim):
 
 
 def contact_points(r, k):
-    """Contact points of step k (the step that produced state k); [n, 3]."""
-    if k < 1 or "point" not in r.contacts:
+    """Contact points found at state k: step k + 1's contact rows (detected at its start;
+    the last state shows the last step's), contacts only; [n, 3]."""
+    step = min(k + 1, len(r.time) - 1)
+    if step < 1 or "point" not in r.contacts:
         return np.zeros((0, 3))
-    rows = r.contacts.rows(k)
+    rows = r.contacts.rows(step)
     return r.contacts.point[rows][r.contacts.kind[rows] <= 1]
 
 
@@ -489,14 +490,22 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     if fps is None:
         fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
     fig = plt.figure(figsize=(size, size if sc.dim > 1 else 0.45 * size))
-    ax = fig.add_subplot(111, projection="3d" if sc.dim == 3 else None)
+    if sc.dim == 1:
+        ax = fig.add_axes([0.05, 0.2, 0.9, 0.62])  # room for the title and x label
+    else:
+        ax = fig.add_subplot(111, projection="3d" if sc.dim == 3 else None)
     nsteps = sc.states() - 1
     drawer = {1: draw_1d, 2: draw_2d, 3: draw_3d}[sc.dim]
+    try:
+        name = json.loads(r.get("scene_text") or "{}").get("name", "")
+    except (ValueError, AttributeError):
+        name = ""
+    name = f"{name}\n" if name else ""
 
     def draw(k):
         ax.cla()
         drawer(ax, sc, k, lim)
-        ax.set_title(f"t = {r.time[k]:.4g} s (step {k} of {nsteps})")
+        ax.set_title(f"{name}t = {r.time[k]:.4g} s (step {k} of {nsteps})", fontsize=10)
 
     lower = out.lower()
     if "%" in out:

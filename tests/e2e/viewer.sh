@@ -66,7 +66,11 @@ for name, step in (("stack", 37), ("tethers", 120), ("cart", 15)):
         assert np.array_equal(b["position"], r.position(i)[step]), (name, i, b, r.position(i)[step])
         if dim > 1:
             assert np.array_equal(b["orientation"], np.atleast_1d(r.orientation(i)[step])), (name, i)
-    print(f"{name} ({dim}-D) at step {step}: {len(s['bodies'])} bodies as in the file: ok")
+    # The contacts drawn are those found at the state: step + 1's contact rows.
+    rows = r.contacts.rows(step + 1)
+    assert s["contact_step"] == step + 1 and s["contacts"] == int(np.sum(r.contacts.kind[rows] <= 1)), s
+    print(f"{name} ({dim}-D) at step {step}: {len(s['bodies'])} bodies and "
+          f"{s['contacts']} contacts as in the file: ok")
 
 # Tethers: the drawn ends are the rope's ends (their distance is the file's length, to
 # round-off of lengths of order 1: 1e-12 m), taut or slack as the file says.
