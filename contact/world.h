@@ -142,6 +142,8 @@ typedef struct LsimJoint {
   LsimJointType type;
   LsimAnchor end[2];         /* end[0] on a dynamic body; end[1] on a body or the world */
   double length;             /* rod */
+  double initial_error;      /* m: the scene's initial position error (lsim_joint_error),
+                                before assembly when the model assembles */
 } LsimJoint;
 
 /* Solver settings as the scene gives them; names are lcp/solver.h names. */
@@ -196,6 +198,8 @@ typedef struct LsimModel {
   int event_chatter_events;     /* event-driven: impacts within the window that make a
                                    contact inelastic, default 20 */
   double event_chatter_window;  /* s, default 0.1 */
+  int assemble;            /* the initial state was projected onto the joints
+                              (contact/assembly.h) */
 } LsimModel;
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/assembly.h"
+#include "contact/constraints.h"
 #include "lcp/lcp.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
@@ -126,6 +128,18 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   return 0;
 }
 
+/* "assemble": project the initial state onto the joints (contact/assembly.h: tolerance
+ * 1e-12 m, at most 100 iterations); every joint's initial error is kept either way. */
+static int parse_assemble(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimState *st) {
+  for (int j = 0; j < m->njoints; ++j) m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
+  if (lsim_parse_get_bool(c, root, "", "assemble", &m->assemble) < 0) return LSIM_INVALID_INPUT;
+  if (!m->assemble) return 0;
+  char msg[200];
+  const int rc = lsim_assemble(m, st, 1e-12, 100, NULL, msg, sizeof msg);
+  if (rc == LSIM_OUT_OF_MEMORY) return rc;
+  return rc ? lsim_parse_fail(c, "assemble", 1, "%s", msg) : 0;
+}
+
 /* "output": where the CLI should write, if the scene says. */
 static int parse_output(LsimParseCtx *c, const json_t *root, LsimSceneOutput *out) {
   int rc;
@@ -166,12 +180,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
                                      "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", NULL};
+                                     "event_driven", "assemble", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", NULL};
+                                        "event_driven", "assemble", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -229,11 +243,13 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   if (!json_is_array(bodies)) return lsim_parse_fail(c, "bodies", 0, "must be an array, got %s", lsim_json_type_name(bodies));
   if (dim > 1) {
     rc = lsim_parse_bodies_nd(c, bodies, m, st);
-    return rc < 0 ? rc : lsim_parse_constraints(c, root, m, st);
+    if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
+    return rc < 0 ? rc : parse_assemble(c, root, m, st);
   }
   rc = lsim_parse_bodies_1d(c, root, bodies, ground_mu, m, st);
   if (rc == 0) rc = lsim_parse_couplings(c, json_object_get(root, "couplings"), m);
   if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
+  if (rc == 0) rc = parse_assemble(c, root, m, st);
   return rc;
 }
 

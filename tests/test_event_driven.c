@@ -73,6 +73,21 @@ static void done(LsimModel *m, LsimState *st, Samples *s, LsimEventLog *log) {
   lsim_model_free(m);
 }
 
+/* A run that must succeed, and what it left. */
+typedef struct Run {
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+} Run;
+
+static void run_ok(const char *json, Run *r) {
+  char err[256] = "";
+  if (run_scene(json, &r->m, &r->st, &r->s, &r->log, err, sizeof err)) fail_msg("run: %s", err);
+}
+
+static void run_free(Run *r) { done(&r->m, &r->st, &r->s, &r->log); }
+
 static const char *ball_scene =
     "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"duration\": 5.0,"
     " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
@@ -92,29 +107,24 @@ static void test_bouncing_ball(void **state) {
   (void)state;
   char json[2048];
   snprintf(json, sizeof json, ball_scene, 0.01, 20);
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[256] = "";
-  const int rc = run_scene(json, &m, &st, &s, &log, err, sizeof err);
-  if (rc) fail_msg("run: %s", err);
+  Run r;
+  run_ok(json, &r);
   const double e = 0.8, t0 = sqrt(2.0 / G);
   int k = 0;
-  for (int i = 0; i < log.count && k < 12; ++i) {
-    if (log.events[i].kind != LSIM_EVENT_IMPACT) continue;
+  for (int i = 0; i < r.log.count && k < 12; ++i) {
+    if (r.log.events[i].kind != LSIM_EVENT_IMPACT) continue;
     ++k;
     const double want = t0 * (1.0 + 2.0 * e * (1.0 - pow(e, k - 1)) / (1.0 - e));
-    if (fabs(log.events[i].t - want) > 1e-9)
-      fail_msg("impact %d at %.15g s, closed form %.15g", k, log.events[i].t, want);
+    if (fabs(r.log.events[i].t - want) > 1e-9)
+      fail_msg("impact %d at %.15g s, closed form %.15g", k, r.log.events[i].t, want);
   }
   assert_int_equal(k, 12);
-  assert_int_equal(log.events[log.count - 1].kind, LSIM_EVENT_CONTACT);
-  assert_true(s.exact && s.n == 500);
-  for (int i = 0; i < s.n && s.t[i] < t0; ++i)
-    assert_true(fabs(s.q[7 * i + 1] - (1.1 - 0.5 * G * s.t[i] * s.t[i])) <= 1e-9);
-  assert_true(fabs(s.q[7 * (s.n - 1) + 1] - 0.1) <= 1e-9 && fabs(s.v[6 * (s.n - 1) + 1]) <= 1e-9);
-  done(&m, &st, &s, &log);
+  assert_int_equal(r.log.events[r.log.count - 1].kind, LSIM_EVENT_CONTACT);
+  assert_true(r.s.exact && r.s.n == 500);
+  for (int i = 0; i < r.s.n && r.s.t[i] < t0; ++i)
+    assert_true(fabs(r.s.q[7 * i + 1] - (1.1 - 0.5 * G * r.s.t[i] * r.s.t[i])) <= 1e-9);
+  assert_true(fabs(r.s.q[7 * (r.s.n - 1) + 1] - 0.1) <= 1e-9 && fabs(r.s.v[6 * (r.s.n - 1) + 1]) <= 1e-9);
+  run_free(&r);
 }
 
 /* The chattering guard: with no threshold speed the bounces of an e = 0.8 ball would
@@ -124,19 +134,14 @@ static void test_chatter_guard(void **state) {
   (void)state;
   char json[2048];
   snprintf(json, sizeof json, ball_scene, 0.0, 10);
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[256] = "";
-  const int rc = run_scene(json, &m, &st, &s, &log, err, sizeof err);
-  if (rc) fail_msg("run: %s", err);
+  Run r;
+  run_ok(json, &r);
   int persistent = 0;
-  for (int i = 0; i < log.count; ++i) persistent += log.events[i].kind == LSIM_EVENT_PERSISTENT;
+  for (int i = 0; i < r.log.count; ++i) persistent += r.log.events[i].kind == LSIM_EVENT_PERSISTENT;
   assert_int_equal(persistent, 1);
-  assert_int_equal(log.events[log.count - 1].kind, LSIM_EVENT_CONTACT);
-  assert_true(s.n == 500 && fabs(s.q[7 * (s.n - 1) + 1] - 0.1) <= 1e-9);
-  done(&m, &st, &s, &log);
+  assert_int_equal(r.log.events[r.log.count - 1].kind, LSIM_EVENT_CONTACT);
+  assert_true(r.s.n == 500 && fabs(r.s.q[7 * (r.s.n - 1) + 1] - 0.1) <= 1e-9);
+  run_free(&r);
 }
 
 /* A unit cube sliding at v0 = 2 m/s with mu = 0.4 (3-D, four corner contacts): it sticks
@@ -150,25 +155,21 @@ static void test_slide_to_rest(void **state) {
       " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.4}]},"
       "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0, 0.5], \"velocity\": [2, 0, 0],"
       "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.4}]}]}";
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[256] = "";
-  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  Run r;
+  run_ok(json, &r);
   const double ts = 2.0 / (0.4 * G);
   int sticks = 0;
-  for (int i = 0; i < log.count; ++i) {
-    if (log.events[i].kind != LSIM_EVENT_STICK) continue;
+  for (int i = 0; i < r.log.count; ++i) {
+    if (r.log.events[i].kind != LSIM_EVENT_STICK) continue;
     ++sticks;
-    if (fabs(log.events[i].t - ts) > 1e-9) fail_msg("stick at %.15g, closed form %.15g", log.events[i].t, ts);
+    if (fabs(r.log.events[i].t - ts) > 1e-9) fail_msg("stick at %.15g, closed form %.15g", r.log.events[i].t, ts);
   }
   assert_int_equal(sticks, 4);
-  const int last = s.n - 1;
-  assert_true(fabs(s.q[7 * last] - 2.0 * ts / 2.0) <= 1e-9);
-  assert_true(fabs(s.q[7 * last + 2] - 0.5) <= 1e-9);
-  for (int d = 0; d < 6; ++d) assert_true(fabs(s.v[6 * last + d]) <= 1e-9);
-  done(&m, &st, &s, &log);
+  const int last = r.s.n - 1;
+  assert_true(fabs(r.s.q[7 * last] - 2.0 * ts / 2.0) <= 1e-9);
+  assert_true(fabs(r.s.q[7 * last + 2] - 0.5) <= 1e-9);
+  for (int d = 0; d < 6; ++d) assert_true(fabs(r.s.v[6 * last + d]) <= 1e-9);
+  run_free(&r);
 }
 
 /* The bob of pendulum_thrown.json flies ballistically from (0.6, -0.8) at (0.5, 3) until
@@ -184,12 +185,8 @@ static void test_rope_snap(void **state) {
       "  {\"name\": \"bob\", \"mass\": 1, \"position\": [0.6, -0.8], \"velocity\": [0.5, 3.0],"
       "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.05}]}],"
       " \"tethers\": [{\"name\": \"rope\", \"length\": 1.0, \"ends\": [{\"body\": \"bob\"}, {\"world\": [0, 0]}]}]}";
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[256] = "";
-  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  Run r;
+  run_ok(json, &r);
   /* |p(t)|^2 - 1 on the parabola: negative (slack) from just after 0 to the snap. */
   double lo = 0.1, hi = 1.0;
   for (int it = 0; it < 200; ++it) {
@@ -197,13 +194,13 @@ static void test_rope_snap(void **state) {
     if (x * x + y * y < 1.0) lo = t;
     else hi = t;
   }
-  assert_true(log.count >= 2);
-  assert_int_equal(log.events[0].kind, LSIM_EVENT_IMPACT);
-  if (fabs(log.events[0].t - lo) > 1e-9) fail_msg("snap at %.15g, closed form %.15g", log.events[0].t, lo);
-  assert_int_equal(log.events[1].kind, LSIM_EVENT_CONTACT);
-  for (int i = 0; i < s.n; ++i)
-    if (s.t[i] > lo) assert_true(fabs(hypot(s.q[7 * i], s.q[7 * i + 1]) - 1.0) <= 1e-8);
-  done(&m, &st, &s, &log);
+  assert_true(r.log.count >= 2);
+  assert_int_equal(r.log.events[0].kind, LSIM_EVENT_IMPACT);
+  if (fabs(r.log.events[0].t - lo) > 1e-9) fail_msg("snap at %.15g, closed form %.15g", r.log.events[0].t, lo);
+  assert_int_equal(r.log.events[1].kind, LSIM_EVENT_CONTACT);
+  for (int i = 0; i < r.s.n; ++i)
+    if (r.s.t[i] > lo) assert_true(fabs(hypot(r.s.q[7 * i], r.s.q[7 * i + 1]) - 1.0) <= 1e-8);
+  run_free(&r);
 }
 
 /* Tedrake's hollow ball (m = 2, r = 0.3, I = 2/3 m r^2), touching the ground at t = 0
@@ -218,17 +215,13 @@ static void test_hollow_ball(void **state) {
       " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 10}]},"
       "  {\"name\": \"ball\", \"mass\": 2, \"inertia\": 0.12, \"position\": [0, 0.3], \"velocity\": [1.5, -2],"
       "   \"angular_velocity\": 4, \"restitution\": 0.5, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.3, \"mu\": 10}]}]}";
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[256] = "";
-  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
-  assert_true(log.count >= 1 && log.events[0].kind == LSIM_EVENT_IMPACT && log.events[0].t == 0.0);
+  Run r;
+  run_ok(json, &r);
+  assert_true(r.log.count >= 1 && r.log.events[0].kind == LSIM_EVENT_IMPACT && r.log.events[0].t == 0.0);
   const double want[3] = {0.42, 1.0, -1.4};
   for (int d = 0; d < 3; ++d)
-    if (fabs(s.v[d] - want[d]) > 1e-12) fail_msg("v[%d] = %.15g, Tedrake %.15g", d, s.v[d], want[d]);
-  done(&m, &st, &s, &log);
+    if (fabs(r.s.v[d] - want[d]) > 1e-12) fail_msg("v[%d] = %.15g, Tedrake %.15g", d, r.s.v[d], want[d]);
+  run_free(&r);
 }
 
 /* Scenes outside the integrator's scope are errors that name what is not supported. */
