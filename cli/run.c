@@ -275,7 +275,14 @@ int lsim_cli_run(int argc, char **argv) {
   LsimStepper *stepper = NULL;
   LsimRecord *rec = NULL;
   LsimLcpDump *dump = NULL;
-  if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
+  if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && lsim_event_driven_check(&model, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
+    exit_code = 2;
+  } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && (dump_lcp || print)) {
+    fprintf(stderr, "lcpsim: %s: %s applies to the time step, not to \"integrator\": \"event_driven\"\n",
+            scene_path, dump_lcp ? "--dump-lcp" : "--print (or \"output.print\")");
+    exit_code = 2;
+  } else if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);
     exit_code = 2;
   } else if (lsim_record_open(&rec, path, &model, &state, text,

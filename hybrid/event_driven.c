@@ -874,7 +874,7 @@ static int sampler(double t, const double *x, void *user) {
 
 /* ---- the run ------------------------------------------------------------------------ */
 
-static int check_scope(const LsimModel *m, char *err, size_t errlen) {
+int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
   if (m->dimension < 2) {
     snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
     return LSIM_INVALID_INPUT;
@@ -947,7 +947,7 @@ static void ed_free(Ed *ed) {
 int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
                           LsimEventLog *log, char *err, size_t errlen) {
-  int rc = check_scope(m, err, errlen);
+  int rc = lsim_event_driven_check(m, err, errlen);
   if (rc) return rc;
   Ed ed;
   memset(&ed, 0, sizeof ed);

@@ -95,6 +95,10 @@ void lsim_event_log_free(LsimEventLog *log);
 typedef int (*LsimEventSampleFn)(const LsimModel *m, const LsimState *st,
                                  const LsimContactSet *contacts, void *user);
 
+/* 0 when model is within the integrator's scope (above); else LSIM_INVALID_INPUT with err
+ * naming what is not supported. */
+int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen);
+
 /* Integrates st (the initial state, time 0 or later) to t_end, calling sample at every
  * multiple of the record period from st->time on (the first at st->time itself is not
  * sampled: it is the caller's initial row), logging events into log (may be NULL).

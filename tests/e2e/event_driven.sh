@@ -45,3 +45,16 @@ e = h5py.File('$tmp/dp.h5', 'r')['joints/error'][0]
 assert max(e) <= 1e-12, e
 print('assembled: joint errors', max(e))
 "
+
+# Outside the integrator's scope (a 1-D scene) or with time-step options: exit 2, a
+# message naming the cause, no file.
+$PY -c "
+import json
+d = json.load(open('data/brick_friction.json')); d['integrator'] = 'event_driven'
+json.dump(d, open('$tmp/one_d.json', 'w'))"
+if ./lcpsim "$tmp/one_d.json" -o "$tmp/one_d.h5" 2> "$tmp/err.txt"; then echo "FAIL: 1-D event-driven accepted"; exit 1; fi
+grep -q "2-D and 3-D scenes only" "$tmp/err.txt"
+if ./lcpsim data/bouncing_ball_events.json --dump-lcp -o "$tmp/x.h5" 2> "$tmp/err.txt"; then echo "FAIL: --dump-lcp accepted"; exit 1; fi
+grep -q "dump-lcp applies to the time step" "$tmp/err.txt"
+test ! -e "$tmp/one_d.h5" && test ! -e "$tmp/x.h5"
+echo "event-driven scope errors: ok"
