@@ -3,7 +3,8 @@
 #   make check     unit tests (plain and under AddressSanitizer + UBSan) and end-to-end tests
 #   make bench     benchmarks against peers run in the same process
 #   make clean
-# Layers, each a directory; dependencies point one way: cli -> compare -> hybrid -> scene -> contact -> lcp.
+# Layers, each a directory; dependencies point one way: cli -> compare -> hybrid -> scene -> contact -> lcp
+# (api/ is the public face over them: include/lcpsim/lcpsim.h).
 
 CC      ?= cc
 VERSION := 0.1.0
@@ -13,7 +14,7 @@ OPT     ?= -O3 -g
 # Asked of pkg-config when first used (after the dependencies are installed), then cached.
 HDF5_CFLAGS = $(eval HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial))$(HDF5_CFLAGS)
 HDF5_LIBS   = $(eval HDF5_LIBS := $(shell pkg-config --libs hdf5-serial))$(HDF5_LIBS)
-INCLUDES = -I. -I/usr/include/siconos -I/usr/include/siconos/numerics \
+INCLUDES = -I. -Iinclude -I/usr/include/siconos -I/usr/include/siconos/numerics \
             -I/usr/include/suitesparse $(HDF5_CFLAGS)
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
 CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
@@ -23,9 +24,13 @@ LIBS     = -lsiconos_numerics -lumfpack -lcholmod -lsuitesparseconfig $(HDF5_LIB
 TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 
+# The optimised objects are position independent, for the shared library too (no
+# interposition within it, so calls inside the library stay direct and inlinable).
+PIC := -fPIC -fno-semantic-interposition
+
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c compare/*.c hybrid/*.c)
+LIB_SRC   := $(wildcard lcp/*.c contact/*.c scene/*.c compare/*.c hybrid/*.c api/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
 TEST_SRC  := $(wildcard tests/test_*.c)
 BENCH_SRC := $(wildcard bench/bench_*.c)
@@ -48,7 +53,7 @@ DEPS_STAMP := $(B)/.deps-installed
 # The compiler and flags that shape the objects, recorded: a change (make OPT=..., a new
 # optimisation default) rebuilds every object instead of mixing old and new ones.
 FLAGS_STAMP := $(B)/.flags
-FLAGS_NOW   := $(CC) $(CSTD) $(WARN) $(OPT) $(DEFS) $(EXTRA_CFLAGS) | $(SAN_FLAGS) -O1
+FLAGS_NOW   := $(CC) $(CSTD) $(WARN) $(OPT) $(PIC) $(DEFS) $(EXTRA_CFLAGS) | $(SAN_FLAGS) -O1
 ifneq ($(file < $(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(B))
 $(file > $(FLAGS_STAMP),$(FLAGS_NOW))
@@ -79,7 +84,7 @@ endif
 
 $(B)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(PIC) -MMD -MP -c $< -o $@
 
 $(BS)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
@@ -136,16 +141,77 @@ san-check: $(TESTS_S)
 	@sh tests/run-checks.sh san
 e2e-check: lcpsim $(BS)/lcpsim
 	@sh tests/run-checks.sh e2e
-check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim
+check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim lib
 	@sh tests/run-checks.sh unit san e2e
 
-bench: lcpsim $(BENCH_SRC:%.c=$(B)/%)
+bench: lcpsim lib $(BENCH_SRC:%.c=$(B)/%)
 	@for b in $(BENCH_SRC:%.c=$(B)/%); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/bench_python_loop.py"; /usr/bin/python3 bench/bench_python_loop.py
 
 # Solver-comparison experiments (data/experiments/*.json): compare files, figures and a
 # README table under out/experiments/ (scripts/run_experiments.py).
 experiments: lcpsim
 	@/usr/bin/python3 scripts/run_experiments.py --out out/experiments
+
+# The library for others: liblcpsim.so (soname liblcpsim.so.MAJOR) and liblcpsim.a, the
+# public headers include/lcpsim/*.h, a pkg-config file, and the manual page from the help.
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
+SHLIB   := $(B)/liblcpsim.so.$(VERSION)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+.PHONY: lib install uninstall
+lib: $(SHLIB) $(B)/liblcpsim.a $(B)/lcpsim.pc $(B)/lcpsim.1
+
+$(SHLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,liblcpsim.so.$(SOMAJOR) -o $@ $(LIB_OBJ) $(LIBS)
+	ln -sf liblcpsim.so.$(VERSION) $(B)/liblcpsim.so.$(SOMAJOR)
+	ln -sf liblcpsim.so.$(SOMAJOR) $(B)/liblcpsim.so
+
+$(B)/liblcpsim.a: $(B)/liblsim.a
+	cp $< $@
+
+$(B)/lcpsim.pc: Makefile
+	@mkdir -p $(B)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	  'Name: lcpsim' 'Description: time-stepping rigid-body contact simulation with complementarity solvers' \
+	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -llcpsim' \
+	  'Libs.private: $(strip $(LIBS))' > $@
+
+$(B)/lcpsim.1: lcpsim scripts/make-man.sh
+	sh scripts/make-man.sh ./lcpsim $(VERSION) > $@
+
+# What install puts where (uninstall removes exactly these).
+INST_SCRIPTS := $(wildcard scripts/*.py scripts/*.m)
+INST_DATA    := $(wildcard data/*.json)
+INST_EXAMPLES := examples/pd_pendulum.c examples/cart_wall.py
+INST_FILES   := bin/lcpsim lib/liblcpsim.a lib/liblcpsim.so.$(VERSION) lib/liblcpsim.so.$(SOMAJOR) \
+                lib/liblcpsim.so lib/pkgconfig/lcpsim.pc share/man/man1/lcpsim.1 \
+                $(wildcard include/lcpsim/*.h) \
+                $(addprefix share/lcpsim/,$(INST_SCRIPTS) $(INST_DATA) $(INST_EXAMPLES) \
+                  python/lcpsim/__init__.py)
+install: lcpsim lib
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/lcpsim \
+	  $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/lcpsim/scripts \
+	  $(DESTDIR)$(PREFIX)/share/lcpsim/data $(DESTDIR)$(PREFIX)/share/lcpsim/examples \
+	  $(DESTDIR)$(PREFIX)/share/lcpsim/python/lcpsim
+	install -m 755 lcpsim $(DESTDIR)$(PREFIX)/bin/lcpsim
+	install -m 644 $(B)/liblcpsim.a $(DESTDIR)$(PREFIX)/lib/liblcpsim.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/liblcpsim.so.$(VERSION)
+	ln -sf liblcpsim.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/liblcpsim.so.$(SOMAJOR)
+	ln -sf liblcpsim.so.$(SOMAJOR) $(DESTDIR)$(PREFIX)/lib/liblcpsim.so
+	sed 's|^prefix=.*|prefix=$(PREFIX)|' $(B)/lcpsim.pc > $(DESTDIR)$(PREFIX)/lib/pkgconfig/lcpsim.pc
+	install -m 644 include/lcpsim/*.h $(DESTDIR)$(PREFIX)/include/lcpsim/
+	install -m 644 $(B)/lcpsim.1 $(DESTDIR)$(PREFIX)/share/man/man1/lcpsim.1
+	install -m 644 $(INST_SCRIPTS) $(DESTDIR)$(PREFIX)/share/lcpsim/scripts/
+	install -m 644 $(INST_DATA) $(DESTDIR)$(PREFIX)/share/lcpsim/data/
+	install -m 644 $(INST_EXAMPLES) $(DESTDIR)$(PREFIX)/share/lcpsim/examples/
+	install -m 644 python/lcpsim/__init__.py $(DESTDIR)$(PREFIX)/share/lcpsim/python/lcpsim/
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/,$(INST_FILES))
+	-rmdir $(DESTDIR)$(PREFIX)/include/lcpsim $(DESTDIR)$(PREFIX)/share/lcpsim/scripts \
+	  $(DESTDIR)$(PREFIX)/share/lcpsim/data $(DESTDIR)$(PREFIX)/share/lcpsim/examples \
+	  $(DESTDIR)$(PREFIX)/share/lcpsim/python/lcpsim $(DESTDIR)$(PREFIX)/share/lcpsim/python \
+	  $(DESTDIR)$(PREFIX)/share/lcpsim 2>/dev/null
 
 clean:
 	rm -rf $(B) lcpsim

@@ -1,0 +1,51 @@
+/* api.h: private to api/: the simulation object behind include/lcpsim/lcpsim.h. */
+#ifndef LSIM_API_API_H
+#define LSIM_API_API_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/lcp.h"
+#include "scene/record.h"
+/* after lcp/lcp.h: the status codes come from there */
+#include "lcpsim/lcpsim.h"
+
+/* Per body of a world built in code: the initial velocity until lsim_sim_start. */
+typedef struct LsimBuildBody {
+  double v[6];
+} LsimBuildBody;
+
+struct LsimSim {
+  LsimModel model;          /* what the scene (or the builder) says; forces and kinematic
+                               velocities may be replaced through the API */
+  LsimState state;
+  LsimStepper *stepper;     /* NULL until started */
+  char *scene_text;         /* the scene's text (for records), NULL when built in code */
+  int started;
+  LsimController controller;
+  void *controller_user;
+  LsimRecord *record;
+  LsimStepStats last;
+  int have_last;
+  LsimBuildBody *build;     /* [build_cap] the builder's initial velocities */
+  int build_cap;
+  char error[1024];
+};
+
+/* Sets sim->error from fmt and returns status. */
+int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Writes fmt into err[errlen] (err may be NULL) and returns status. */
+int lsim_api_err(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A new zeroed simulation, or NULL. */
+LsimSim *lsim_api_alloc(void);
+
+/* The solver settings of cfg (NULL: defaults) as the model keeps them. */
+void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg);
+
+#endif

@@ -1,0 +1,330 @@
+/* build.c: a world built in code through the public API (lsim_sim_create, add_body,
+ * add_shape, add_joint, start): the same model and checks as a scene's, without JSON. */
+#include "api/api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/constraints.h"
+#include "contact/math3.h"
+
+#define STRETCH_TOL 1e-9 /* m: a tether may start this much beyond its length (as scenes) */
+
+LsimBodyDef lsim_default_body_def(void) {
+  LsimBodyDef d;
+  memset(&d, 0, sizeof d);
+  d.type = LSIM_DYNAMIC;
+  d.mass = 1.0;
+  d.inertia[0] = d.inertia[1] = d.inertia[2] = 1.0;
+  d.quaternion[0] = 1.0;
+  return d;
+}
+
+/* The model's shape defaults (lsim_default_shape), as a definition. */
+LsimShapeDef lsim_default_shape_def(void) {
+  const LsimShape s = lsim_default_shape();
+  LsimShapeDef d;
+  memset(&d, 0, sizeof d);
+  d.type = (int)s.type;
+  memcpy(d.position, s.pos, sizeof d.position);
+  memcpy(d.quaternion, s.rot, sizeof d.quaternion);
+  d.radius = s.radius;
+  memcpy(d.half, s.half, sizeof d.half);
+  d.mu = s.mu;
+  return d;
+}
+
+int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen) {
+  if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
+  *out = NULL;
+  if (dimension < 1 || dimension > 3)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "dimension must be 1, 2 or 3, got %d", dimension);
+  if (!(h > 0.0) || !isfinite(h))
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "the time step must be > 0, got %g", h);
+  LsimSim *s = lsim_api_alloc();
+  if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  s->model.dimension = dimension;
+  s->model.time_step = h;
+  s->model.friction_directions = dimension == 3 ? 4 : 2;
+  *out = s;
+  return 0;
+}
+
+/* Not started yet, or an error naming what. */
+static int building(LsimSim *sim, const char *what) {
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (sim->started)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the world is started; add before lsim_sim_start", what);
+  return 0;
+}
+
+static int all_finite(const double *x, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(x[i])) return 0;
+  return 1;
+}
+
+int lsim_sim_set_gravity(LsimSim *sim, const double *g) {
+  const int rc = building(sim, "set_gravity");
+  if (rc < 0) return rc;
+  if (!g || !all_finite(g, sim->model.dimension))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_gravity: needs %d finite numbers", sim->model.dimension);
+  memset(sim->model.gravity, 0, sizeof sim->model.gravity);
+  memcpy(sim->model.gravity, g, (size_t)sim->model.dimension * sizeof *g);
+  return 0;
+}
+
+/* The quaternion q normalized into out, or 1 when it is zero or not finite. */
+static int unit_quat(const double q[4], double out[4]) {
+  const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (!(n > 0.0) || !isfinite(n)) return 1;
+  for (int k = 0; k < 4; ++k) out[k] = q[k] / n;
+  return 0;
+}
+
+int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
+  int rc = building(sim, "add_body");
+  if (rc < 0) return rc;
+  LsimModel *m = &sim->model;
+  const int dim = m->dimension, i = m->nbodies;
+  if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body: def is NULL");
+  if (def->type != LSIM_DYNAMIC && def->type != LSIM_STATIC && def->type != LSIM_KINEMATIC)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: unknown type %d", i, def->type);
+  if (!all_finite(def->position, 3) || !all_finite(def->velocity, 6) || !isfinite(def->angle) ||
+      !all_finite(def->inertia, 3) || !isfinite(def->width) || !isfinite(def->mass))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: a value is not finite", i);
+  LsimBody b = lsim_default_body();
+  if (def->name) {
+    if (!def->name[0] || strlen(def->name) >= sizeof b.name)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: the name must have 1 to %zu bytes", i,
+                           sizeof b.name - 1);
+    snprintf(b.name, sizeof b.name, "%s", def->name);
+  } else {
+    snprintf(b.name, sizeof b.name, "body%d", i);
+  }
+  if (lsim_sim_body_index(sim, b.name) >= 0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: the name '%s' is already used", i, b.name);
+  b.type = (LsimBodyType)def->type;
+  /* Mass and inertia: dynamic bodies only. */
+  b.mass = def->type == LSIM_DYNAMIC ? def->mass : 0.0;
+  if (def->type == LSIM_DYNAMIC && !(def->mass > 0.0))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': mass must be > 0, got %g", b.name, def->mass);
+  memset(b.inertia, 0, sizeof b.inertia);
+  if (def->type == LSIM_DYNAMIC && dim > 1) {
+    for (int k = dim == 2 ? 2 : 0; k < 3; ++k)
+      if (!(def->inertia[k] > 0.0))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': inertia[%d] must be > 0, got %g", b.name, k,
+                             def->inertia[k]);
+    if (dim == 2) b.inertia[8] = def->inertia[2];
+    else b.inertia[0] = def->inertia[0], b.inertia[4] = def->inertia[1], b.inertia[8] = def->inertia[2];
+  }
+  if (!(def->restitution >= 0.0 && def->restitution <= 1.0))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': restitution must be in [0, 1], got %g", b.name,
+                         def->restitution);
+  b.restitution = def->restitution;
+  /* Pose. */
+  memset(b.pose, 0, sizeof b.pose);
+  if (dim == 1) {
+    b.pose[0] = def->position[0];
+    if (def->type == LSIM_STATIC) {
+      if (def->side != -1 && def->side != 1)
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': a 1-D wall needs side -1 or +1, got %d", b.name,
+                             def->side);
+      b.shape = LSIM_SHAPE_HALFLINE;
+      b.side = def->side;
+    } else {
+      if (!(def->width >= 0.0))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': width must be >= 0, got %g", b.name, def->width);
+      b.shape = LSIM_SHAPE_SEGMENT;
+      b.width = def->width;
+      if (!(def->ground_mu >= 0.0))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu must be >= 0, got %g", b.name,
+                             def->ground_mu);
+      b.ground_mu = def->type == LSIM_DYNAMIC ? def->ground_mu : 0.0;
+    }
+  } else if (dim == 2) {
+    b.pose[0] = def->position[0], b.pose[1] = def->position[1], b.pose[2] = def->angle;
+  } else {
+    memcpy(b.pose, def->position, 3 * sizeof(double));
+    if (unit_quat(def->quaternion, b.pose + 3))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': the quaternion is zero", b.name);
+  }
+  /* Velocity: prescribed (kinematic, a constant schedule) or initial (dynamic). */
+  const int nv = dim == 1 ? 1 : dim == 2 ? 3 : 6;
+  if (def->type == LSIM_KINEMATIC) {
+    b.kinematic_velocity.width = nv;
+    b.kinematic_velocity.constant = def->velocity[0];
+    if (nv > 1) {
+      b.kinematic_velocity.value = malloc((size_t)nv * sizeof(double));
+      if (!b.kinematic_velocity.value) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "out of memory");
+      memcpy(b.kinematic_velocity.value, def->velocity, (size_t)nv * sizeof(double));
+    }
+  }
+  if (i >= sim->build_cap) {
+    const int cap = sim->build_cap ? 2 * sim->build_cap : 16;
+    LsimBuildBody *g = realloc(sim->build, (size_t)cap * sizeof *g);
+    if (!g) {
+      lsim_schedule_free(&b.kinematic_velocity);
+      return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "out of memory");
+    }
+    sim->build = g;
+    sim->build_cap = cap;
+  }
+  memcpy(sim->build[i].v, def->velocity, sizeof sim->build[i].v);
+  rc = lsim_model_add_body(m, &b);
+  if (rc < 0) {
+    lsim_schedule_free(&b.kinematic_velocity);
+    return lsim_api_fail(sim, rc, "add_body '%s': out of memory", b.name);
+  }
+  return rc;
+}
+
+int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
+  const int rc = building(sim, "add_shape");
+  if (rc < 0) return rc;
+  LsimModel *m = &sim->model;
+  if (m->dimension == 1)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: 1-D bodies have no shapes (their width is the shape)");
+  if (body < 0 || body >= m->nbodies)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: no body %d", body);
+  if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: def is NULL");
+  const char *bn = m->bodies[body].name;
+  if (def->type < LSIM_PLANE || def->type > LSIM_POINT)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': unknown type %d", bn, def->type);
+  if (def->type == LSIM_PLANE && m->bodies[body].type != LSIM_BODY_STATIC)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': a plane is unbounded: planes go on static bodies only", bn);
+  if (!all_finite(def->position, 3) || !all_finite(def->half, 3) || !isfinite(def->radius) ||
+      !isfinite(def->angle) || !(def->mu >= 0.0) || !isfinite(def->mu))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': a value is not finite (or mu < 0)", bn);
+  LsimShape s = lsim_default_shape();
+  s.type = (LsimShapeType)def->type;
+  s.body = body;
+  snprintf(s.name, sizeof s.name, "shape%d", m->bodies[body].nshapes);
+  memcpy(s.pos, def->position, sizeof s.pos);
+  if (m->dimension == 2) s.pos[2] = 0.0, lsim_quat_from_angle_z(s.rot, def->angle);
+  else if (unit_quat(def->quaternion, s.rot))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': the quaternion is zero", bn);
+  s.radius = def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE ? def->radius : 0.0;
+  memset(s.half, 0, sizeof s.half);
+  if ((def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE) && !(def->radius > 0.0))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': radius must be > 0, got %g", bn, def->radius);
+  if (def->type == LSIM_CAPSULE) {
+    if (!(def->half[0] > 0.0))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[0] (half length) must be > 0", bn);
+    s.half[0] = def->half[0];
+  }
+  if (def->type == LSIM_BOX)
+    for (int k = 0; k < m->dimension; ++k) {
+      if (!(def->half[k] > 0.0))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[%d] must be > 0, got %g", bn, k,
+                             def->half[k]);
+      s.half[k] = def->half[k];
+    }
+  s.mu = def->mu;
+  const int idx = lsim_model_add_shape(m, &s);
+  if (idx < 0) return lsim_api_fail(sim, idx, "add_shape: out of memory");
+  m->bodies[body].nshapes++; /* counted for the default names; finalize recounts */
+  return idx;
+}
+
+int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
+  const int rc = building(sim, "add_joint");
+  if (rc < 0) return rc;
+  LsimModel *m = &sim->model;
+  if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: def is NULL");
+  const int tether = def->type == LSIM_TETHER;
+  if (def->type != LSIM_PIN && def->type != LSIM_ROD && !tether)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: unknown type %d", def->type);
+  const int k = tether ? m->ntethers : m->njoints;
+  char name[48];
+  if (def->name) {
+    if (!def->name[0] || strlen(def->name) >= sizeof name)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: the name must have 1 to %zu bytes", sizeof name - 1);
+    snprintf(name, sizeof name, "%s", def->name);
+  } else {
+    snprintf(name, sizeof name, "%s%d", tether ? "tether" : "joint", k);
+  }
+  if (def->body[0] < 0 || def->body[0] >= m->nbodies || m->bodies[def->body[0]].type != LSIM_BODY_DYNAMIC)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': body[0] must be a dynamic body, got %d", name,
+                         def->body[0]);
+  if (def->body[1] < -1 || def->body[1] >= m->nbodies || def->body[1] == def->body[0])
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': body[1] must be another body or -1 (the world), got %d",
+                         name, def->body[1]);
+  if (!all_finite(def->point[0], 3) || !all_finite(def->point[1], 3))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': a point is not finite", name);
+  if (def->type != LSIM_PIN && !(def->length > 0.0 && isfinite(def->length)))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': length must be > 0, got %g", name, def->length);
+  for (int j = 0; j < (tether ? m->ntethers : m->njoints); ++j)
+    if (strcmp(tether ? m->tethers[j].name : m->joints[j].name, name) == 0)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: the name '%s' is already used", name);
+  LsimAnchor end[2];
+  memset(end, 0, sizeof end);
+  for (int e = 0; e < 2; ++e) {
+    end[e].body = def->body[e];
+    if (def->body[e] >= 0) {
+      memcpy(end[e].point, def->point[e], sizeof end[e].point);
+    } else {
+      end[e].motion.kind = LSIM_MOTION_FIXED;
+      memcpy(end[e].motion.origin, def->point[e], sizeof end[e].motion.origin);
+    }
+  }
+  if (tether) {
+    LsimTether *g = realloc(m->tethers, (size_t)(k + 1) * sizeof *g);
+    if (!g) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "out of memory");
+    m->tethers = g;
+    memset(&g[k], 0, sizeof g[k]);
+    snprintf(g[k].name, sizeof g[k].name, "%s", name);
+    memcpy(g[k].end, end, sizeof end);
+    g[k].length = def->length;
+    m->ntethers = k + 1;
+  } else {
+    LsimJoint *g = realloc(m->joints, (size_t)(k + 1) * sizeof *g);
+    if (!g) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "out of memory");
+    m->joints = g;
+    memset(&g[k], 0, sizeof g[k]);
+    snprintf(g[k].name, sizeof g[k].name, "%s", name);
+    g[k].type = def->type == LSIM_PIN ? LSIM_JOINT_PIN : LSIM_JOINT_ROD;
+    memcpy(g[k].end, end, sizeof end);
+    g[k].length = def->length;
+    m->njoints = k + 1;
+  }
+  return k;
+}
+
+int lsim_sim_start(LsimSim *sim) {
+  int rc = building(sim, "start");
+  if (rc < 0) return rc;
+  LsimModel *m = &sim->model;
+  int ndynamic = 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    ndynamic += m->bodies[i].type == LSIM_BODY_DYNAMIC;
+    if (m->dimension > 1 && m->bodies[i].type != LSIM_BODY_KINEMATIC && m->bodies[i].nshapes == 0 &&
+        m->bodies[i].type == LSIM_BODY_STATIC)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "start: static body '%s' has no shape", m->bodies[i].name);
+  }
+  if (ndynamic == 0) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "start: at least one dynamic body is required");
+  rc = lsim_model_finalize(m);
+  if (rc == 0) rc = lsim_state_init(&sim->state, m);
+  if (rc < 0) return lsim_api_fail(sim, rc, "start: %s", lsim_status_name(rc));
+  /* The initial state: q from the poses, v from the definitions (kinematic: prescribed). */
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type == LSIM_BODY_STATIC) continue;
+    memcpy(sim->state.q + b->q_offset, b->pose, (size_t)b->nq * sizeof(double));
+    memcpy(sim->state.v + b->v_offset, sim->build[i].v, (size_t)b->nv * sizeof(double));
+  }
+  /* Tethers may not start stretched beyond their length. */
+  for (int k = 0; k < m->ntethers; ++k) {
+    const double d = lsim_tether_length(m, &sim->state, 0.0, k);
+    if (d > m->tethers[k].length + STRETCH_TOL)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "start: tether '%s' starts stretched: its ends are %.9g m apart, its length %.9g m",
+                           m->tethers[k].name, d, m->tethers[k].length);
+  }
+  char msg[512] = "";
+  rc = lsim_stepper_create(&sim->stepper, m, NULL, msg, sizeof msg);
+  if (rc < 0) return lsim_api_fail(sim, rc, "start: %s", msg);
+  sim->started = 1;
+  return 0;
+}

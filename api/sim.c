@@ -1,0 +1,372 @@
+/* sim.c: simulations of the public API (include/lcpsim/lcpsim.h): loading, state, forces
+ * and kinematic targets, the controller and the step, contacts, records. A thin layer over
+ * scene/ (loading, records) and contact/ (the model, the state, the step): it adds no
+ * physics. Nothing here prints or exits; errors go to sim->error. */
+#include "api/api.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scene/scene.h"
+
+int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sim->error, sizeof sim->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+int lsim_api_err(char *err, size_t errlen, int status, const char *fmt, ...) {
+  if (!err || errlen == 0) return status;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+LsimSim *lsim_api_alloc(void) {
+  LsimSim *s = calloc(1, sizeof *s);
+  if (s) s->model = lsim_default_model();
+  return s;
+}
+
+const char *lsim_library_version(void) { return LSIM_VERSION; }
+
+void lsim_free(void *p) { free(p); }
+
+LsimSolverConfig lsim_default_solver_config(void) {
+  const LsimSolverConfig c = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 1,
+                              .threads = 1};
+  return c;
+}
+
+void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg) {
+  const LsimSolverConfig d = lsim_default_solver_config();
+  if (!cfg) cfg = &d;
+  snprintf(s->name, sizeof s->name, "%s", name);
+  s->tol = cfg->tol;
+  s->max_iter = cfg->max_iter;
+  s->omega = cfg->omega;
+  s->warm_start = cfg->warm_start;
+  s->threads = cfg->threads > 0 ? cfg->threads : 1;
+}
+
+/* ---- loading ---- */
+
+/* Makes the stepper of a loaded or built model; on failure frees sim. */
+static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
+  char msg[512] = "";
+  const int rc = lsim_stepper_create(&s->stepper, &s->model, NULL, msg, sizeof msg);
+  if (rc < 0) {
+    lsim_api_err(err, errlen, rc, "%s", msg);
+    lsim_sim_free(s);
+    return rc;
+  }
+  s->started = 1;
+  *out = s;
+  return 0;
+}
+
+/* After the scene reader's rc (filled se on error): the stepper, or the error line. */
+static int finish_load(LsimSim *s, int rc, const LsimSceneError *se, LsimSim **out, char *err,
+                       size_t errlen) {
+  if (rc < 0) {
+    char line[1024];
+    lsim_scene_error_format(se, line, sizeof line);
+    lsim_api_err(err, errlen, rc, "%s", line);
+    lsim_sim_free(s); /* the reader left an empty model and state */
+    return rc;
+  }
+  return start_loaded(s, out, err, errlen);
+}
+
+int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
+  if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
+  *out = NULL;
+  if (!path) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "path is NULL");
+  LsimSim *s = lsim_api_alloc();
+  if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  LsimSceneError se;
+  const int rc = lsim_scene_load(path, &s->model, &s->state, &s->scene_text, &se);
+  return finish_load(s, rc, &se, out, err, errlen);
+}
+
+int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
+                       size_t errlen) {
+  if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
+  *out = NULL;
+  if (!json) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "json is NULL");
+  LsimSim *s = lsim_api_alloc();
+  if (s && !(s->scene_text = strdup(json))) lsim_sim_free(s), s = NULL;
+  if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  LsimSceneError se;
+  const int rc = lsim_scene_parse(json, name ? name : "<scene>", &s->model, &s->state, &se);
+  return finish_load(s, rc, &se, out, err, errlen);
+}
+
+void lsim_sim_free(LsimSim *sim) {
+  if (!sim) return;
+  if (sim->record) lsim_sim_record_close(sim, 1);
+  lsim_stepper_free(sim->stepper);
+  lsim_state_free(&sim->state);
+  lsim_model_free(&sim->model);
+  free(sim->scene_text);
+  free(sim->build);
+  free(sim);
+}
+
+const char *lsim_sim_error(const LsimSim *sim) { return sim ? sim->error : "sim is NULL"; }
+
+/* ---- the model and the state ---- */
+
+int lsim_sim_dimension(const LsimSim *sim) { return sim->model.dimension; }
+double lsim_sim_time_step(const LsimSim *sim) { return sim->model.time_step; }
+int lsim_sim_scene_steps(const LsimSim *sim) { return sim->model.steps; }
+int lsim_sim_body_count(const LsimSim *sim) { return sim->model.nbodies; }
+double lsim_sim_time(const LsimSim *sim) { return sim->state.time; }
+int lsim_sim_steps_done(const LsimSim *sim) { return sim->state.step; }
+int lsim_sim_nq(const LsimSim *sim) { return sim->started ? sim->model.nq : 0; }
+int lsim_sim_nv(const LsimSim *sim) { return sim->started ? sim->model.nv : 0; }
+double *lsim_sim_q(LsimSim *sim) { return sim->state.q; }
+double *lsim_sim_v(LsimSim *sim) { return sim->state.v; }
+
+int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
+  if (!sim || !info || i < 0 || i >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  const LsimBody *b = &sim->model.bodies[i];
+  info->name = b->name;
+  info->type = (int)b->type;
+  info->mass = b->mass;
+  info->q_offset = b->q_offset, info->nq = b->nq;
+  info->v_offset = b->v_offset, info->nv = b->nv;
+  return 0;
+}
+
+int lsim_sim_body_index(const LsimSim *sim, const char *name) {
+  if (!sim || !name) return -1;
+  for (int i = 0; i < sim->model.nbodies; ++i)
+    if (strcmp(sim->model.bodies[i].name, name) == 0) return i;
+  return -1;
+}
+
+double lsim_sim_kinetic_energy(const LsimSim *sim) {
+  return sim->started ? lsim_kinetic_energy(&sim->model, &sim->state) : 0.0;
+}
+
+double lsim_sim_potential_energy(const LsimSim *sim) {
+  return sim->started ? lsim_potential_energy(&sim->model, &sim->state) : 0.0;
+}
+
+int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
+  if (!sim || !sim->started || i < 0 || i >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  lsim_body_pose(&sim->model, &sim->state, i, p, quat);
+  return 0;
+}
+
+/* ---- forces and kinematic targets ---- */
+
+/* Replaces *s by the constant vector x[n]; reuses its memory when it already is one. */
+static int set_constant(LsimSchedule *s, const double *x, int n) {
+  if (!(s->npoints == 0 && s->width == n && (n == 1 || s->value))) {
+    double *value = n > 1 ? malloc((size_t)n * sizeof *value) : NULL;
+    if (n > 1 && !value) return LSIM_OUT_OF_MEMORY;
+    lsim_schedule_free(s);
+    s->npoints = 0;
+    s->t = NULL;
+    s->value = value;
+    s->width = n;
+  }
+  if (n > 1) memcpy(s->value, x, (size_t)n * sizeof *x);
+  s->constant = x[0];
+  return 0;
+}
+
+/* Body i of the wanted type with every entry of x[nv] finite, or an error. */
+static int check_body(LsimSim *sim, int i, LsimBodyType type, const double *x,
+                      const char *what) {
+  if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the simulation is not started", what);
+  if (i < 0 || i >= sim->model.nbodies)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: no body %d (the world has %d)", what, i,
+                         sim->model.nbodies);
+  const LsimBody *b = &sim->model.bodies[i];
+  if (b->type != type)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: body %d ('%s') is not a %s body", what, i,
+                         b->name, type == LSIM_BODY_DYNAMIC ? "dynamic" : "kinematic");
+  if (!x) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the values are NULL", what);
+  for (int d = 0; d < b->nv; ++d)
+    if (!isfinite(x[d]))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: component %d for '%s' is not finite",
+                           what, d, b->name);
+  return 0;
+}
+
+/* Replaces body's force (dynamic) or prescribed velocity (kinematic) by the constant x. */
+static int set_schedule(LsimSim *sim, int body, LsimBodyType type, const double *x,
+                        const char *what) {
+  const int rc = check_body(sim, body, type, x, what);
+  if (rc < 0) return rc;
+  LsimBody *b = &sim->model.bodies[body];
+  LsimSchedule *s = type == LSIM_BODY_DYNAMIC ? &b->force : &b->kinematic_velocity;
+  if (set_constant(s, x, b->nv) < 0) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "%s: out of memory", what);
+  /* A kinematic body's velocity is the prescribed one from now on (the step prescribes it
+     too, at mid-step). */
+  if (type == LSIM_BODY_KINEMATIC) memcpy(sim->state.v + b->v_offset, x, (size_t)b->nv * sizeof *x);
+  return 0;
+}
+
+int lsim_sim_set_force(LsimSim *sim, int body, const double *f) {
+  return set_schedule(sim, body, LSIM_BODY_DYNAMIC, f, "set_force");
+}
+
+int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v) {
+  return set_schedule(sim, body, LSIM_BODY_KINEMATIC, v, "set_kinematic_velocity");
+}
+
+int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
+  if (!sim || !f || body < 0 || body >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  const LsimBody *b = &sim->model.bodies[body];
+  for (int d = 0; d < b->nv; ++d)
+    f[d] = lsim_schedule_eval_component(&b->force, sim->state.time, d);
+  return 0;
+}
+
+/* ---- stepping ---- */
+
+void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user) {
+  sim->controller = fn;
+  sim->controller_user = fn ? user : NULL;
+}
+
+int lsim_sim_step(LsimSim *sim) {
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!sim->started)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: the simulation is not started (lsim_sim_start)");
+  if (sim->controller) {
+    const int c = sim->controller(sim, sim->controller_user);
+    if (c != 0)
+      return lsim_api_fail(sim, LSIM_CONTROLLER_STOPPED, "the controller stopped the run at t = %.17g (step %d), returning %d",
+                           sim->state.time, sim->state.step, c);
+  }
+  /* A state the caller wrote must be finite: the step would spread a NaN everywhere. */
+  for (int i = 0; i < sim->model.nq; ++i)
+    if (!isfinite(sim->state.q[i]))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: q[%d] is not finite", i);
+  for (int i = 0; i < sim->model.nv; ++i)
+    if (!isfinite(sim->state.v[i]))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: v[%d] is not finite", i);
+  const int status = lsim_step(sim->stepper, &sim->model, &sim->state, &sim->last);
+  sim->have_last = 1;
+  if (status < 0) {
+    const char *why = lsim_stepper_last_error(sim->stepper);
+    lsim_api_fail(sim, status, "step %d (t = %.17g): the solver '%s' reported %s%s%s",
+                  sim->state.step, sim->state.time, lsim_sim_solver(sim), lsim_status_name(status),
+                  why[0] ? ": " : "", why);
+  }
+  if (sim->record &&
+      lsim_record_step(sim->record, &sim->model, &sim->state, lsim_stepper_contacts(sim->stepper),
+                       &sim->last) < 0)
+    return lsim_api_fail(sim, LSIM_IO_ERROR, "step %d: writing the record failed", sim->state.step);
+  return status;
+}
+
+int lsim_sim_run(LsimSim *sim, int n) {
+  for (int k = 0; k < n; ++k) {
+    const int rc = lsim_sim_step(sim);
+    if (rc < 0) return rc;
+  }
+  return 0;
+}
+
+int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
+  if (!sim || !r) return LSIM_INVALID_INPUT;
+  memset(r, 0, sizeof *r);
+  if (!sim->have_last) return 0;
+  r->status = sim->last.status;
+  r->iterations = sim->last.iterations;
+  r->lcp_size = sim->last.lcp_size;
+  r->ncontacts = sim->last.ncontacts;
+  r->residual = sim->last.residual;
+  r->relative_residual = sim->last.relative_residual;
+  r->wall_time = sim->last.wall_time;
+  return 0;
+}
+
+/* ---- solvers ---- */
+
+int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg) {
+  if (!sim || !name) return LSIM_INVALID_INPUT;
+  if (!sim->started)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: the simulation is not started");
+  const LsimSolverSettings old = sim->model.solver;
+  lsim_api_settings(&sim->model.solver, name, cfg);
+  LsimStepper *st = NULL;
+  char msg[512] = "";
+  const int rc = lsim_stepper_create(&st, &sim->model, NULL, msg, sizeof msg);
+  if (rc < 0) {
+    sim->model.solver = old;
+    return lsim_api_fail(sim, rc, "set_solver: %s", msg);
+  }
+  lsim_stepper_free(sim->stepper);
+  sim->stepper = st;
+  sim->have_last = 0;
+  return 0;
+}
+
+const char *lsim_sim_solver(const LsimSim *sim) {
+  return sim->stepper ? lsim_solver_name(lsim_stepper_solver(sim->stepper)) : sim->model.solver.name;
+}
+
+/* ---- contacts ---- */
+
+int lsim_sim_contact_count(const LsimSim *sim) {
+  if (!sim || !sim->have_last) return 0;
+  return lsim_stepper_contacts(sim->stepper)->count;
+}
+
+int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
+  const int n = lsim_sim_contact_count(sim);
+  if (!out || cap <= 0) return 0;
+  const LsimContactSet *cs = lsim_stepper_contacts(sim->stepper);
+  const int m = n < cap ? n : cap;
+  for (int k = 0; k < m; ++k) {
+    const LsimContact *c = &cs->contacts[k];
+    LsimContactInfo *o = &out[k];
+    o->id = c->id;
+    o->kind = (int)c->kind;
+    o->body[0] = c->body[0], o->body[1] = c->body[1];
+    o->gap = c->gap;
+    memcpy(o->point, c->point, sizeof o->point);
+    memcpy(o->normal, c->normal, sizeof o->normal);
+    o->normal_impulse = c->normal_impulse;
+    memcpy(o->friction_impulse, c->friction_impulse, sizeof o->friction_impulse);
+    o->slip_speed = c->slip_speed;
+  }
+  return m;
+}
+
+/* ---- records ---- */
+
+int lsim_sim_record(LsimSim *sim, const char *path) {
+  if (!sim || !path) return LSIM_INVALID_INPUT;
+  if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the simulation is not started");
+  if (sim->record) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: a record is already open");
+  char msg[512] = "";
+  const int rc = lsim_record_open(&sim->record, path, &sim->model, &sim->state, sim->scene_text,
+                                  lsim_sim_solver(sim), msg, sizeof msg);
+  if (rc < 0) {
+    sim->record = NULL;
+    return lsim_api_fail(sim, rc, "record: %s", msg);
+  }
+  return 0;
+}
+
+int lsim_sim_record_close(LsimSim *sim, int keep) {
+  if (!sim || !sim->record) return sim ? lsim_api_fail(sim, LSIM_INVALID_INPUT, "record_close: no record is open") : LSIM_INVALID_INPUT;
+  char msg[512] = "";
+  const int rc = lsim_record_close(sim->record, keep, msg, sizeof msg);
+  sim->record = NULL;
+  return rc < 0 ? lsim_api_fail(sim, rc, "record_close: %s", msg) : 0;
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+"""Cost per step of a Python controller loop against C, on the 5-box stack (box_stack_3d).
+
+    PYTHONPATH=python /usr/bin/python3 bench/bench_python_loop.py [--steps N]
+
+Three ways to run the same steps, each repeated and alternated, the best of each kept:
+  command     `lcpsim data/box_stack_3d.json` (load, steps, HDF5 record), per step
+  C loop      Sim.run(N): the steps in the library's own loop, no Python per step
+  Python      a Python loop: sim.step() with a Python controller that reads q and v of the
+              top box and sets its force (a PD hold of its height: zero at rest)
+Prints each per-step time and the ratio of the Python loop to the command and to the C loop.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import lcpsim  # noqa: E402
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--steps", type=int, default=1000)
+ap.add_argument("--repeats", type=int, default=5)
+args = ap.parse_args()
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+scene = os.path.join(root, "data", "box_stack_3d.json")
+N = args.steps
+
+
+def command():
+    with tempfile.TemporaryDirectory() as d:
+        t0 = time.perf_counter()
+        subprocess.run([os.path.join(root, "lcpsim"), scene, "--steps", str(N), "--quiet",
+                        "-o", os.path.join(d, "x.h5")], check=True)
+        return (time.perf_counter() - t0) / N
+
+
+def c_loop():
+    sim = lcpsim.Sim.load(scene)
+    t0 = time.perf_counter()
+    sim.run(N)
+    dt = (time.perf_counter() - t0) / N
+    sim.close()
+    return dt
+
+
+def python_loop():
+    sim = lcpsim.Sim.load(scene)
+    top = len(sim.bodies) - 1
+    qs, vs = sim.bodies[top]["q"], sim.bodies[top]["v"]
+    z0 = sim.q[qs][2]
+    m, g = sim.bodies[top]["mass"], 9.81
+    f = [0.0] * 6
+
+    def hold(s):
+        q, v = s.q[qs], s.v[vs]
+        f[2] = 0.0 * (m * g) + 50.0 * (z0 - q[2]) - 5.0 * v[2]  # PD on the height
+        s.set_force(top, f)
+
+    sim.controller = hold
+    t0 = time.perf_counter()
+    for _ in range(N):
+        sim.step()
+    dt = (time.perf_counter() - t0) / N
+    sim.close()
+    return dt
+
+
+best = {"command": 1e9, "C loop": 1e9, "Python": 1e9}
+for _ in range(args.repeats):
+    best["command"] = min(best["command"], command())
+    best["C loop"] = min(best["C loop"], c_loop())
+    best["Python"] = min(best["Python"], python_loop())
+for k, v in best.items():
+    print("%-8s %8.2f us per step" % (k, 1e6 * v))
+print("Python controller loop / command: %.3f" % (best["Python"] / best["command"]))
+print("Python controller loop / C loop:  %.3f" % (best["Python"] / best["C loop"]))

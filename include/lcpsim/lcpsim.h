@@ -1,0 +1,374 @@
+/* lcpsim.h: the public C API of lcpsim, a time-stepping rigid-body contact simulator.
+ *
+ *   #include <lcpsim/lcpsim.h>        cc app.c $(pkg-config --cflags --libs lcpsim)
+ *
+ * A simulation (LsimSim, opaque) holds a model (bodies, shapes, tethers, joints, solver
+ * settings: what the scene says) and a state (time, positions q, velocities v). Each step
+ * assembles the Stewart-Trinkle impulse-velocity LCP of the contacts, solves it with the
+ * chosen complementarity solver and integrates (docs/solvers.md). Units are SI.
+ *
+ * Generalized coordinates, per body (static bodies have none):
+ *   1-D q = x,                              v = xdot
+ *   2-D q = (x, y, theta),                  v = (xdot, ydot, omega)
+ *   3-D q = (x, y, z, qw, qx, qy, qz),      v = (vx, vy, vz, wx, wy, wz)   (world frame)
+ * The state arrays are flat: body i owns q[q_offset .. q_offset + nq) and
+ * v[v_offset .. v_offset + nv) (lsim_sim_body).
+ *
+ * Conventions of every function here:
+ *  - Status codes: 0 success, < 0 error, > 0 warning (the LSIM_* values below; the text of
+ *    a code is lsim_status_name). A step whose solver fails returns that solver's status
+ *    and still advances the state with the solver's last finite iterate.
+ *  - Errors never print and never exit: the message of the last error of a simulation is
+ *    lsim_sim_error(sim); functions that create a simulation write it into err[errlen]
+ *    (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *    scenes, the argument otherwise.
+ *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
+ *    by a simulation are owned by it and valid until the stated event (at the latest
+ *    lsim_sim_free). Nothing here keeps a pointer the caller passed, except the user
+ *    pointer of a controller.
+ *  - A simulation is not thread safe: one thread at a time. Different simulations are
+ *    independent.
+ */
+#ifndef LCPSIM_LCPSIM_H
+#define LCPSIM_LCPSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version and status codes ---------------------------------------------------- */
+
+#define LSIM_API_VERSION 1 /* bumped when this header changes incompatibly */
+
+/* The library's version, "MAJOR.MINOR.PATCH". */
+const char *lsim_library_version(void);
+
+#ifndef LSIM_LCP_H /* (the library's own sources have the same codes from lcp/lcp.h) */
+enum {
+  LSIM_SOLVED = 0,            /* success; for a solve: a solution within the tolerance */
+  LSIM_MAX_ITERATIONS = -1,   /* pivot or sweep limit reached before a solution */
+  LSIM_SECONDARY_RAY = -2,    /* Lemke: the entering column has no blocking row */
+  LSIM_BREAKDOWN = -3,        /* numerical breakdown: singular pivot, non-finite values */
+  LSIM_BAD_DIAGONAL = -4,     /* PGS: a zero or negative diagonal entry of M */
+  LSIM_SOLVER_FAILED = -5,    /* an external (Siconos) solver reported failure */
+  LSIM_INVALID_INPUT = -6,    /* bad arguments, sizes, non-finite data, a bad scene */
+  LSIM_OUT_OF_MEMORY = -7,
+  LSIM_UNAVAILABLE = -8,      /* solver unknown, not built, or known to abort */
+  LSIM_IO_ERROR = -9,         /* a file could not be read or written */
+  LSIM_WARM_START_REJECTED = 1 /* warning: the warm start guess was not usable */
+};
+#endif
+/* A controller asked to stop (its return value was not 0): the step was not taken. */
+#define LSIM_CONTROLLER_STOPPED (-50)
+
+/* A short lower-case name for a status ("solved", "max_iterations", ...); never NULL. */
+const char *lsim_status_name(int status);
+
+/* ---- solvers ------------------------------------------------------------------- */
+
+/* NULL-terminated list of the solver names: "lemke", "pgs", "siconos:NAME", ... Static. */
+const char *const *lsim_solver_names(void);
+
+/* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
+ * solver's default), omega 1, warm_start 1, threads 1. */
+typedef struct LsimSolverConfig {
+  double tol;      /* acceptance: natural residual <= tol * max(1, |q|_inf) */
+  int max_iter;    /* sweeps (iterative) or pivots (pivoting); 0 = the solver's default */
+  double omega;    /* PGS relaxation in (0, 2) */
+  int warm_start;  /* simulations: start each step from the previous step's impulses */
+  int threads;     /* PGS sweep team size, 1 .. 64 (results depend on it, never on the run) */
+} LsimSolverConfig;
+LsimSolverConfig lsim_default_solver_config(void);
+
+/* What one solve reported. */
+typedef struct LsimSolveReport {
+  int status;               /* as returned */
+  int iterations;           /* pivots or sweeps */
+  double residual;          /* natural residual max_i |min(z_i, w_i)|, w = M z + q from z */
+  double relative_residual; /* residual / max(1, |q|_inf) */
+  double wall_time;         /* s, the solver call */
+} LsimSolveReport;
+
+/* Solves one LCP: find z >= 0 with w = M z + q >= 0, z'w = 0. M is n x n, column-major
+ * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
+ * receives the solver's final iterate (the solution when the return is LSIM_SOLVED).
+ * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
+ * warm_start 0. report may be NULL. Returns the status; on LSIM_INVALID_INPUT or
+ * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
+ * solver does. Frictional contact problems (Siconos' FC3D) are not handled here yet. */
+int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
+                   const LsimSolverConfig *cfg, LsimSolveReport *report, char *err,
+                   size_t errlen);
+
+/* Reads a Siconos .dat LCP file and solves it as lsim_solve_lcp does. *z_out gets a
+ * malloc'd solution of *n_out entries (the caller frees it with lsim_free), or NULL on
+ * error. */
+int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
+                        double **z_out, int *n_out, LsimSolveReport *report, char *err,
+                        size_t errlen);
+
+/* Frees memory this library handed out (lsim_solve_lcp_file's solution). NULL is fine. */
+void lsim_free(void *p);
+
+/* ---- simulations: create and destroy --------------------------------------------- */
+
+typedef struct LsimSim LsimSim;
+
+/* Loads a scene file (docs/scene-format.md) into a new simulation at its initial state,
+ * with the scene's solver. Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
+ * LSIM_UNAVAILABLE, LSIM_OUT_OF_MEMORY) with *out = NULL and one line in err, e.g.
+ * "box.json:12:15: bodies[1].mass: must be > 0, got -1". */
+int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen);
+
+/* The same from a scene text in memory; name stands for the file in messages (NULL:
+ * "<scene>"). */
+int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
+                       size_t errlen);
+
+/* Frees the simulation; an open record is closed and kept (lsim_sim_record_close). */
+void lsim_sim_free(LsimSim *sim);
+
+/* The message of the simulation's last error, "" when there was none. Owned by sim,
+ * valid until its next call that fails. */
+const char *lsim_sim_error(const LsimSim *sim);
+
+/* ---- building a world in code -----------------------------------------------------
+ * lsim_sim_create makes an empty world; add bodies (with shapes in 2-D/3-D), tethers and
+ * joints; lsim_sim_start checks it, sets the initial state from the definitions and makes
+ * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. */
+
+/* An empty world of dimension 1, 2 or 3 with time step h > 0, no gravity, solver "lemke"
+ * (lsim_sim_set_solver changes it) and room for steps steps (lsim_sim_scene_steps). */
+int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen);
+
+/* Gravity, a vector of the world's dimension (1-D: along the line). */
+int lsim_sim_set_gravity(LsimSim *sim, const double *g);
+
+enum { LSIM_DYNAMIC = 0, LSIM_STATIC = 1, LSIM_KINEMATIC = 2 }; /* body types */
+
+typedef struct LsimBodyDef {
+  const char *name;       /* unique; NULL: "body<index>" (copied) */
+  int type;               /* LSIM_DYNAMIC, LSIM_STATIC or LSIM_KINEMATIC */
+  double mass;            /* kg, > 0 for dynamic bodies */
+  double inertia[3];      /* 2-D: inertia[2] = I_zz; 3-D: principal (Ixx, Iyy, Izz) about
+                             the center of mass in the body frame, kg m^2, > 0 (dynamic) */
+  double position[3];     /* world position of the body's origin (its center of mass) */
+  double angle;           /* 2-D orientation about z, rad */
+  double quaternion[4];   /* 3-D orientation (w, x, y, z), normalized here */
+  double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
+                             the layout of v */
+  double width;           /* 1-D: segment width, m (0: a point) */
+  int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >= */
+  double ground_mu;       /* 1-D: friction with the ground under load m g */
+  double restitution;     /* coefficient of restitution in [0, 1] */
+} LsimBodyDef;
+/* A dynamic body of mass 1 at the origin at rest, unit inertia, identity orientation. */
+LsimBodyDef lsim_default_body_def(void);
+
+/* Adds a body; returns its index (>= 0) or < 0. */
+int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def);
+
+enum { LSIM_PLANE = 2, LSIM_SPHERE = 3, LSIM_BOX = 4, LSIM_CAPSULE = 5, LSIM_POINT = 6 };
+
+typedef struct LsimShapeDef {
+  int type;               /* LSIM_PLANE (static bodies only; normal = local +y in 2-D,
+                             +z in 3-D), LSIM_SPHERE (a disk in 2-D), LSIM_BOX, LSIM_CAPSULE
+                             (axis local x in 2-D, z in 3-D), LSIM_POINT */
+  double position[3];     /* in the body frame */
+  double angle;           /* 2-D: rotation in the body frame, rad */
+  double quaternion[4];   /* 3-D: rotation in the body frame (w, x, y, z) */
+  double radius;          /* sphere, capsule */
+  double half[3];         /* box half extents; capsule: half[0] = half length */
+  double mu;              /* friction coefficient; a pair uses sqrt(mu_a mu_b) */
+} LsimShapeDef;
+/* A sphere of radius 0.5 at the body origin, mu 0.5. */
+LsimShapeDef lsim_default_shape_def(void);
+
+/* Adds a shape to body (2-D and 3-D worlds); returns its index or < 0. */
+int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
+
+enum { LSIM_PIN = 0, LSIM_ROD = 1, LSIM_TETHER = 2 };
+
+/* A joint (pin: the two points coincide; rod: their distance is length) or a tether
+ * (their distance is at most length). body[0] must be dynamic; body[1] = -1 is the world
+ * (point[1] then a world point). Points are in the body frames. */
+typedef struct LsimJointDef {
+  const char *name;       /* NULL: "joint<index>" / "tether<index>" */
+  int type;               /* LSIM_PIN, LSIM_ROD or LSIM_TETHER */
+  int body[2];
+  double point[2][3];
+  double length;          /* rod, tether: m, > 0 */
+} LsimJointDef;
+int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
+
+/* Checks the world (at least one dynamic body, every definition valid), sets the state
+ * from the definitions and makes the solver. 0 or < 0 with lsim_sim_error. */
+int lsim_sim_start(LsimSim *sim);
+
+/* ---- the model ------------------------------------------------------------------- */
+
+int lsim_sim_dimension(const LsimSim *sim);
+double lsim_sim_time_step(const LsimSim *sim);
+/* The number of steps the scene asks for (its "steps" or "duration"). */
+int lsim_sim_scene_steps(const LsimSim *sim);
+int lsim_sim_body_count(const LsimSim *sim);
+
+/* A body's description. */
+typedef struct LsimBodyInfo {
+  const char *name;       /* owned by sim */
+  int type;               /* LSIM_DYNAMIC, LSIM_STATIC or LSIM_KINEMATIC */
+  double mass;
+  int q_offset, nq;       /* its slice of q (nq 0 and offset -1 for static bodies) */
+  int v_offset, nv;       /* its slice of v */
+} LsimBodyInfo;
+/* Fills info for body i. 0 or LSIM_INVALID_INPUT (no such body). */
+int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info);
+/* The index of the body called name, or -1. */
+int lsim_sim_body_index(const LsimSim *sim, const char *name);
+
+/* ---- the state -------------------------------------------------------------------- */
+
+double lsim_sim_time(const LsimSim *sim);
+int lsim_sim_steps_done(const LsimSim *sim);
+int lsim_sim_nq(const LsimSim *sim);
+int lsim_sim_nv(const LsimSim *sim);
+
+/* The state arrays q [nq] and v [nv], owned by sim and valid until lsim_sim_free (their
+ * address never changes). Between steps the caller may write them (a new state: 3-D
+ * quaternions are renormalized by the next step). */
+double *lsim_sim_q(LsimSim *sim);
+double *lsim_sim_v(LsimSim *sim);
+
+/* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. */
+double lsim_sim_kinetic_energy(const LsimSim *sim);
+double lsim_sim_potential_energy(const LsimSim *sim);
+
+/* The world pose of body i: position p[3] and unit quaternion quat[4] (1-D: (x, 0, 0);
+ * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT. */
+int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
+
+/* ---- forces and kinematic targets ----------------------------------------------------
+ * A dynamic body's applied generalized force f [nv] (1-D f; 2-D (fx, fy, torque z); 3-D
+ * (fx, fy, fz, tx, ty, tz), world frame, at the center of mass; N and N m), held over
+ * each step with gravity added by the step. Setting it replaces what the scene gave (a
+ * constant or a table) by the constant f from now on. A kinematic body's velocity [nv]
+ * is prescribed: setting it replaces its schedule by the constant v from now on. */
+int lsim_sim_set_force(LsimSim *sim, int body, const double *f);
+/* The applied force of body at the current time (the scene's schedule or the value set)
+ * into f [nv]. */
+int lsim_sim_get_force(const LsimSim *sim, int body, double *f);
+int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
+
+/* ---- stepping and controllers -------------------------------------------------------- */
+
+/* A controller: called by lsim_sim_step with the state before each step (time t, q, v);
+ * it may read anything and set forces, kinematic velocities and the state. Return 0 to
+ * take the step, anything else to stop (the step is not taken and lsim_sim_step returns
+ * LSIM_CONTROLLER_STOPPED). user is the pointer given to lsim_sim_set_controller. */
+typedef int (*LsimController)(LsimSim *sim, void *user);
+/* Installs (fn != NULL) or removes (fn NULL) the controller. */
+void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
+
+/* Advances the state by one time step (the controller first, when there is one), and
+ * appends it to the record when one is open. Returns the solver's status (LSIM_SOLVED
+ * also when there was no contact): < 0 the solver failed (the state is advanced with its
+ * last finite iterate; lsim_sim_error says what), or LSIM_CONTROLLER_STOPPED, or
+ * LSIM_IO_ERROR when the record could not be written. */
+int lsim_sim_step(LsimSim *sim);
+
+/* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. */
+int lsim_sim_run(LsimSim *sim, int n);
+
+/* What the last step did. */
+typedef struct LsimStepReport {
+  int status;             /* the solver's status */
+  int iterations;         /* pivots or sweeps */
+  int lcp_size;           /* LCP variables (0: no contact) */
+  int ncontacts;
+  double residual;        /* natural residual of the step's LCP */
+  double relative_residual;
+  double wall_time;       /* s, the solver call */
+} LsimStepReport;
+int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
+
+/* ---- solvers of a simulation ----------------------------------------------------------- */
+
+/* Chooses the solver of the following steps (name of lsim_solver_names; cfg NULL: the
+ * defaults). The warm start starts over. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT
+ * (the previous solver is kept). */
+int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
+/* The solver in use, owned by sim, valid until the next lsim_sim_set_solver. */
+const char *lsim_sim_solver(const LsimSim *sim);
+
+/* ---- contacts and impulses ------------------------------------------------------------ */
+
+#ifndef LSIM_CONTACT_H /* (the library's own sources have these from contact/contact.h) */
+enum {
+  LSIM_CONTACT_NORMAL = 0,       /* non-penetration with optional friction */
+  LSIM_CONTACT_FIXED_NORMAL = 1, /* 1-D ground friction under the known load m g h */
+  LSIM_CONTACT_TETHER = 2,       /* a tether's unilateral row */
+  LSIM_CONTACT_EQUALITY = 3      /* a joint row (impulse free in sign) */
+};
+#endif
+
+/* One contact of the last step with its impulses (N s; divide by the time step for
+ * forces). The id is stable across steps (the pair of bodies and the feature:
+ * docs/output-format.md, "Contact ids"). */
+typedef struct LsimContactInfo {
+  uint64_t id;
+  int kind;                   /* LSIM_CONTACT_* */
+  int body[2];                /* body[1] may be static; -1: the world */
+  double gap;                 /* m, >= 0 apart */
+  double point[3];            /* world */
+  double normal[3];           /* world unit normal, from body[1] into body[0] */
+  double normal_impulse;      /* N s */
+  double friction_impulse[3]; /* world vector on body[0], N s */
+  double slip_speed;          /* m/s, the cone's estimate of the sliding speed */
+} LsimContactInfo;
+
+/* The number of contacts of the last step (0 before the first). */
+int lsim_sim_contact_count(const LsimSim *sim);
+/* Copies up to cap contacts of the last step into out; returns how many were copied. */
+int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
+
+/* ---- recording to HDF5 ---------------------------------------------------------------- */
+
+/* Opens an HDF5 record (docs/output-format.md) at path: the current state is its first
+ * row, every following step is appended. Written under path.partial and renamed on close.
+ * 0 or < 0 (an open record stays open). */
+int lsim_sim_record(LsimSim *sim, const char *path);
+/* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0. */
+int lsim_sim_record_close(LsimSim *sim, int keep);
+
+/* ---- comparing solvers ----------------------------------------------------------------- */
+
+/* One series of a comparison: a solver (shadow mode: cold or warm started) over every
+ * problem. */
+typedef struct LsimCompareRow {
+  char label[128];        /* "lemke (cold)", "pgs[sweeps=20] (warm)", ... */
+  int problems, successes, failures, skipped;
+  double success_rate;    /* successes / (problems - skipped) */
+  double median_wall;     /* s per solve */
+  double median_iterations;
+  double worst_relative_residual;
+} LsimCompareRow;
+
+/* Compares solvers on identical problems, as `lcpsim compare` (docs/solvers.md,
+ * "Comparing solvers"): inputs is one scene or Siconos .dat files; solvers a list such as
+ * "lemke,pgs[sweeps=20],siconos:enum"; independent 0 (shadow: every step's LCP of the
+ * first solver's run handed to all) or 1 (each solver its own trajectory); steps > 0
+ * overrides the scene's; output the HDF5 file (NULL: INPUT_compare.h5 in the current
+ * folder). Fills rows[0 .. min(*nrows, series)) and sets *nrows to the number of series.
+ * 0, or < 0 with err (bad input: nothing written). Solver failures are results. */
+int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
+                 int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
+                 size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

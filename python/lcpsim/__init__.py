@@ -1,0 +1,411 @@
+"""lcpsim: time-stepping rigid-body contact simulation, from Python.
+
+A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
+
+    import lcpsim
+    sim = lcpsim.Sim.load("data/cart_wall.json")
+    sim.q, sim.v                 # numpy views of the state (no copies; writable)
+    sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
+    sim.step()                   # one step; sim.run(n) for n
+    sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
+    lcpsim.solve_lcp(M, q, "lemke")
+    lcpsim.compare(["data/two_blocks.json"], "lemke,pgs")
+
+The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
+is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
+Errors raise lcpsim.Error with the library's message (file:line:column for scenes). A
+step whose solver fails does not raise: step() returns the status (< 0), as the C API.
+"""
+import ctypes as C
+import os
+
+import numpy as np
+
+__all__ = ["Sim", "Error", "solve_lcp", "solve_lcp_file", "compare", "solver_names",
+           "status_name", "version", "CONTACT_DTYPE"]
+
+_here = os.path.dirname(os.path.abspath(__file__))
+
+
+def _find_library():
+    env = os.environ.get("LCPSIM_LIBRARY")
+    if env:
+        return env
+    for cand in (os.path.join(_here, "..", "..", "..", "..", "lib", "liblcpsim.so.0"),
+                 os.path.join(_here, "..", "..", "build", "liblcpsim.so.0")):
+        if os.path.exists(cand):
+            return os.path.normpath(cand)
+    return "liblcpsim.so.0"
+
+
+_lib = C.CDLL(_find_library())
+
+# Status codes (lcpsim.h).
+SOLVED, MAX_ITERATIONS, SECONDARY_RAY, BREAKDOWN, BAD_DIAGONAL = 0, -1, -2, -3, -4
+SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7, -8, -9
+CONTROLLER_STOPPED = -50
+DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
+
+
+class Error(Exception):
+    """A library error: status (a code of lcpsim.h) and its message."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class _SolverConfig(C.Structure):
+    _fields_ = [("tol", C.c_double), ("max_iter", C.c_int), ("omega", C.c_double),
+                ("warm_start", C.c_int), ("threads", C.c_int)]
+
+
+class _SolveReport(C.Structure):
+    _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("residual", C.c_double),
+                ("relative_residual", C.c_double), ("wall_time", C.c_double)]
+
+
+class _BodyInfo(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("type", C.c_int), ("mass", C.c_double),
+                ("q_offset", C.c_int), ("nq", C.c_int), ("v_offset", C.c_int), ("nv", C.c_int)]
+
+
+class _StepReport(C.Structure):
+    _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("lcp_size", C.c_int),
+                ("ncontacts", C.c_int), ("residual", C.c_double),
+                ("relative_residual", C.c_double), ("wall_time", C.c_double)]
+
+
+class _CompareRow(C.Structure):
+    _fields_ = [("label", C.c_char * 128), ("problems", C.c_int), ("successes", C.c_int),
+                ("failures", C.c_int), ("skipped", C.c_int), ("success_rate", C.c_double),
+                ("median_wall", C.c_double), ("median_iterations", C.c_double),
+                ("worst_relative_residual", C.c_double)]
+
+
+# LsimContactInfo, field for field with C's alignment: contacts are copied by the library
+# straight into a numpy array of this dtype.
+CONTACT_DTYPE = np.dtype([("id", np.uint64), ("kind", np.int32), ("body", np.int32, (2,)),
+                          ("gap", np.float64), ("point", np.float64, (3,)),
+                          ("normal", np.float64, (3,)), ("normal_impulse", np.float64),
+                          ("friction_impulse", np.float64, (3,)), ("slip_speed", np.float64)],
+                         align=True)
+
+_P = C.c_void_p
+_D = C.POINTER(C.c_double)
+_CONTROLLER = C.CFUNCTYPE(C.c_int, _P, _P)
+
+
+def _sig(name, res, *args):
+    f = getattr(_lib, name)
+    f.restype = res
+    f.argtypes = list(args)
+    return f
+
+
+_status_name = _sig("lsim_status_name", C.c_char_p, C.c_int)
+_version = _sig("lsim_library_version", C.c_char_p)
+_solver_names = _sig("lsim_solver_names", C.POINTER(C.c_char_p))
+_load = _sig("lsim_sim_load", C.c_int, C.POINTER(_P), C.c_char_p, C.c_char_p, C.c_size_t)
+_load_json = _sig("lsim_sim_load_json", C.c_int, C.POINTER(_P), C.c_char_p, C.c_char_p,
+                  C.c_char_p, C.c_size_t)
+_free = _sig("lsim_sim_free", None, _P)
+_error = _sig("lsim_sim_error", C.c_char_p, _P)
+_dimension = _sig("lsim_sim_dimension", C.c_int, _P)
+_time_step = _sig("lsim_sim_time_step", C.c_double, _P)
+_scene_steps = _sig("lsim_sim_scene_steps", C.c_int, _P)
+_body_count = _sig("lsim_sim_body_count", C.c_int, _P)
+_body = _sig("lsim_sim_body", C.c_int, _P, C.c_int, C.POINTER(_BodyInfo))
+_body_index = _sig("lsim_sim_body_index", C.c_int, _P, C.c_char_p)
+_time = _sig("lsim_sim_time", C.c_double, _P)
+_steps_done = _sig("lsim_sim_steps_done", C.c_int, _P)
+_nq = _sig("lsim_sim_nq", C.c_int, _P)
+_nv = _sig("lsim_sim_nv", C.c_int, _P)
+_q = _sig("lsim_sim_q", _D, _P)
+_v = _sig("lsim_sim_v", _D, _P)
+_ekin = _sig("lsim_sim_kinetic_energy", C.c_double, _P)
+_epot = _sig("lsim_sim_potential_energy", C.c_double, _P)
+_set_force = _sig("lsim_sim_set_force", C.c_int, _P, C.c_int, _D)
+_get_force = _sig("lsim_sim_get_force", C.c_int, _P, C.c_int, _D)
+_set_kin = _sig("lsim_sim_set_kinematic_velocity", C.c_int, _P, C.c_int, _D)
+_set_controller = _sig("lsim_sim_set_controller", None, _P, _CONTROLLER, _P)
+_step = _sig("lsim_sim_step", C.c_int, _P)
+_run = _sig("lsim_sim_run", C.c_int, _P, C.c_int)
+_last_step = _sig("lsim_sim_last_step", C.c_int, _P, C.POINTER(_StepReport))
+_set_solver = _sig("lsim_sim_set_solver", C.c_int, _P, C.c_char_p, C.POINTER(_SolverConfig))
+_solver = _sig("lsim_sim_solver", C.c_char_p, _P)
+_contact_count = _sig("lsim_sim_contact_count", C.c_int, _P)
+_contacts = _sig("lsim_sim_contacts", C.c_int, _P, _P, C.c_int)
+_record = _sig("lsim_sim_record", C.c_int, _P, C.c_char_p)
+_record_close = _sig("lsim_sim_record_close", C.c_int, _P, C.c_int)
+_solve_lcp = _sig("lsim_solve_lcp", C.c_int, C.c_char_p, C.c_int, _D, _D, _D,
+                  C.POINTER(_SolverConfig), C.POINTER(_SolveReport), C.c_char_p, C.c_size_t)
+_solve_file = _sig("lsim_solve_lcp_file", C.c_int, C.c_char_p, C.c_char_p,
+                   C.POINTER(_SolverConfig), C.POINTER(_D), C.POINTER(C.c_int),
+                   C.POINTER(_SolveReport), C.c_char_p, C.c_size_t)
+_lib_free = _sig("lsim_free", None, _P)
+_compare = _sig("lsim_compare", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p, C.c_int,
+                C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int), C.c_char_p,
+                C.c_size_t)
+
+
+def status_name(status):
+    """The short name of a status code: "solved", "max_iterations", ..."""
+    return _status_name(int(status)).decode()
+
+
+def version():
+    return _version().decode()
+
+
+def solver_names():
+    """The solver names: "lemke", "pgs", "siconos:...". """
+    out, k, names = [], 0, _solver_names()
+    while names[k]:
+        out.append(names[k].decode())
+        k += 1
+    return out
+
+
+def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1):
+    return _SolverConfig(float(tol), int(max_iter), float(omega), int(bool(warm_start)),
+                         int(threads))
+
+
+def _doubles(x, n, what):
+    a = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    if a.size != n:
+        raise Error(INVALID_INPUT, "%s: needs %d numbers, got %d" % (what, n, a.size))
+    return a
+
+
+class Sim:
+    """A simulation: a scene's model and its state, stepped by the library."""
+
+    def __init__(self, handle):
+        self._h = C.c_void_p(handle)
+        self._controller = None
+        self._c_controller = None
+        self._exc = None
+        nq, nv = _nq(self._h), _nv(self._h)
+        # Views of the library's state arrays (their address never changes).
+        self.q = np.ctypeslib.as_array(_q(self._h), shape=(nq,)) if nq else np.zeros(0)
+        self.v = np.ctypeslib.as_array(_v(self._h), shape=(nv,)) if nv else np.zeros(0)
+        self._buf = np.zeros(6)
+        self._contact_buf = np.zeros(16, dtype=CONTACT_DTYPE)
+        self.bodies = []
+        for i in range(_body_count(self._h)):
+            b = _BodyInfo()
+            _body(self._h, i, C.byref(b))
+            self.bodies.append({"name": b.name.decode(), "type": b.type, "mass": b.mass,
+                                "q": slice(b.q_offset, b.q_offset + b.nq),
+                                "v": slice(b.v_offset, b.v_offset + b.nv), "nv": b.nv})
+
+    @classmethod
+    def load(cls, path):
+        """Loads a scene file; raises Error (file:line:column: path: message) if bad."""
+        h, err = _P(), C.create_string_buffer(1024)
+        rc = _load(C.byref(h), os.fsencode(path), err, 1024)
+        if rc < 0:
+            raise Error(rc, err.value.decode())
+        return cls(h.value)
+
+    @classmethod
+    def from_json(cls, text, name="<scene>"):
+        """Loads a scene from its JSON text."""
+        h, err = _P(), C.create_string_buffer(1024)
+        rc = _load_json(C.byref(h), text.encode(), name.encode(), err, 1024)
+        if rc < 0:
+            raise Error(rc, err.value.decode())
+        return cls(h.value)
+
+    def close(self):
+        if self._h:
+            _free(self._h)
+            self._h = None
+            self.q = self.v = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _check(self, rc):
+        if rc < 0:
+            raise Error(rc, _error(self._h).decode())
+        return rc
+
+    # -- the model and the state
+    dimension = property(lambda self: _dimension(self._h))
+    time_step = property(lambda self: _time_step(self._h))
+    scene_steps = property(lambda self: _scene_steps(self._h))
+    time = property(lambda self: _time(self._h))
+    steps_done = property(lambda self: _steps_done(self._h))
+    kinetic_energy = property(lambda self: _ekin(self._h))
+    potential_energy = property(lambda self: _epot(self._h))
+
+    def body_index(self, name):
+        """The index of the body called name; KeyError if there is none."""
+        i = _body_index(self._h, name.encode())
+        if i < 0:
+            raise KeyError(name)
+        return i
+
+    def _body(self, body):
+        return self.body_index(body) if isinstance(body, str) else int(body)
+
+    def set_force(self, body, f):
+        """Replaces the applied generalized force of a dynamic body (index or name): 1-D f,
+        2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
+        i = self._body(body)
+        n = self.bodies[i]["nv"] if 0 <= i < len(self.bodies) else 0
+        a = _doubles(f, n, "set_force")
+        self._check(_set_force(self._h, i, a.ctypes.data_as(_D)))
+
+    def get_force(self, body):
+        i = self._body(body)
+        out = np.zeros(6)
+        self._check(_get_force(self._h, i, out.ctypes.data_as(_D)))
+        return out[: self.bodies[i]["nv"]]
+
+    def set_kinematic_velocity(self, body, v):
+        """Prescribes a kinematic body's velocity from now on (the layout of v)."""
+        i = self._body(body)
+        n = self.bodies[i]["nv"] if 0 <= i < len(self.bodies) else 0
+        a = _doubles(v, n, "set_kinematic_velocity")
+        self._check(_set_kin(self._h, i, a.ctypes.data_as(_D)))
+
+    # -- controllers and steps
+    @property
+    def controller(self):
+        return self._controller
+
+    @controller.setter
+    def controller(self, fn):
+        """fn(sim) is called before every step with the state before it; it may set forces,
+        kinematic velocities and q, v. Returning True stops (step() raises Error with
+        CONTROLLER_STOPPED); an exception stops too and is raised again by step()."""
+        self._controller = fn
+        if fn is None:
+            self._c_controller = None
+            _set_controller(self._h, _CONTROLLER(), None)
+            return
+
+        def trampoline(_sim, _user):
+            try:
+                return 1 if fn(self) else 0
+            except BaseException as e:  # kept for step() to raise
+                self._exc = e
+                return 1
+
+        self._c_controller = _CONTROLLER(trampoline)
+        _set_controller(self._h, self._c_controller, None)
+
+    def step(self):
+        """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
+        advanced with its last iterate); raises Error on input, file or controller errors."""
+        rc = _step(self._h)
+        if self._exc is not None:
+            e, self._exc = self._exc, None
+            raise e
+        if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED):
+            raise Error(rc, _error(self._h).decode())
+        return rc
+
+    def run(self, n):
+        """n steps; raises Error at the first step that fails (solver failures included)."""
+        if self._controller is None:
+            return self._check(_run(self._h, int(n)))
+        for _ in range(int(n)):
+            rc = self.step()
+            if rc < 0:
+                raise Error(rc, _error(self._h).decode())
+        return 0
+
+    def last_step(self):
+        """What the last step did: status, iterations, lcp_size, ncontacts, residuals, time."""
+        r = _StepReport()
+        _last_step(self._h, C.byref(r))
+        return {k: getattr(r, k) for k, _ in _StepReport._fields_}
+
+    # -- solvers, contacts, records
+    def set_solver(self, name, **options):
+        """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads."""
+        cfg = _config(**options)
+        self._check(_set_solver(self._h, name.encode(), C.byref(cfg)))
+
+    solver = property(lambda self: _solver(self._h).decode())
+
+    def contacts(self):
+        """The contacts of the last step with their impulses (N s), a structured array of
+        CONTACT_DTYPE: id (stable across steps), kind, body[2], gap, point, normal,
+        normal_impulse, friction_impulse (world, on body[0]), slip_speed."""
+        n = _contact_count(self._h)
+        if n > self._contact_buf.size:
+            self._contact_buf = np.zeros(2 * n, dtype=CONTACT_DTYPE)
+        m = _contacts(self._h, self._contact_buf.ctypes.data, self._contact_buf.size)
+        return self._contact_buf[:m].copy()
+
+    def record(self, path):
+        """Records to an HDF5 file from the current state on; see record_close."""
+        self._check(_record(self._h, os.fsencode(path)))
+
+    def record_close(self, keep=True):
+        self._check(_record_close(self._h, int(bool(keep))))
+
+
+def solve_lcp(M, q, solver="lemke", z0=None, **options):
+    """Solves w = M z + q, 0 <= z _|_ w >= 0. Returns (z, report); report["status"] 0 when
+    solved. z0 is a warm start (with warm_start=True). Raises Error on bad input or an
+    unknown solver."""
+    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    n = q.size
+    Mf = np.asfortranarray(np.asarray(M, dtype=np.float64).reshape(n, n))
+    z = np.zeros(n) if z0 is None else np.array(z0, dtype=np.float64).reshape(n)
+    options.setdefault("warm_start", z0 is not None)
+    cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
+    rc = _solve_lcp(solver.encode(), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
+                    z.ctypes.data_as(_D), C.byref(cfg), C.byref(rep), err, 1024)
+    if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
+        raise Error(rc, err.value.decode())
+    return z, {k: getattr(rep, k) for k, _ in _SolveReport._fields_}
+
+
+def solve_lcp_file(path, solver="lemke", **options):
+    """Reads a Siconos .dat LCP and solves it: (z, report)."""
+    options["warm_start"] = False
+    cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
+    zp, n = _D(), C.c_int(0)
+    rc = _solve_file(solver.encode(), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
+                     C.byref(rep), err, 1024)
+    if not zp:
+        raise Error(rc, err.value.decode())
+    z = np.ctypeslib.as_array(zp, shape=(n.value,)).copy() if n.value else np.zeros(0)
+    _lib_free(C.cast(zp, _P))
+    return z, {k: getattr(rep, k) for k, _ in _SolveReport._fields_}
+
+
+def compare(inputs, solvers, independent=False, steps=0, output=None):
+    """Compares solvers on identical problems (as `lcpsim compare`): inputs one scene or
+    .dat files, solvers a list "lemke,pgs[sweeps=20]". Writes the HDF5 compare file and
+    returns one dict per series: label, problems, successes, failures, skipped,
+    success_rate, median_wall, median_iterations, worst_relative_residual."""
+    if isinstance(inputs, (str, os.PathLike)):
+        inputs = [inputs]
+    arr = (C.c_char_p * len(inputs))(*[os.fsencode(p) for p in inputs])
+    rows = (_CompareRow * 256)()
+    nrows, err = C.c_int(256), C.create_string_buffer(1024)
+    rc = _compare(arr, len(inputs), solvers.encode(), int(bool(independent)), int(steps),
+                  os.fsencode(output) if output else None, rows, C.byref(nrows), err, 1024)
+    if rc < 0:
+        raise Error(rc, err.value.decode())
+    out = []
+    for r in rows[: min(nrows.value, 256)]:
+        d = {k: getattr(r, k) for k, _ in _CompareRow._fields_}
+        d["label"] = r.label.decode()
+        out.append(d)
+    return out

@@ -1,0 +1,123 @@
+"""The Python binding (python/lcpsim) against closed forms: run by python_binding.sh."""
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+import lcpsim
+
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+FREE = ('{"lcpsim": 1, "time_step": 0.125, "steps": 8,'
+        ' "bodies": [{"name": "puck", "position": 0, "velocity": 0.5, "mass": 2}]}')
+
+# Errors: the library's message with file:line:column and the JSON path.
+try:
+    lcpsim.Sim.from_json('{"lcpsim": 1, "time_step": 0.1, "steps": 3,\n "bodies": [{"mass": -1}]}',
+                         "mem.json")
+    check(False, "a bad scene loads")
+except lcpsim.Error as e:
+    check(str(e) == "mem.json:2:22: bodies[0].mass: must be > 0, got -1", "error text: %s" % e)
+    check(e.status == lcpsim.INVALID_INPUT, "error status")
+
+# State views: no copies; what Python writes is what the next step starts from.
+sim = lcpsim.Sim.from_json(FREE)
+q, v = sim.q, sim.v
+sim.v[0] = 1.0
+check(sim.step() == lcpsim.SOLVED, "free step")
+check(q[0] == 0.125 and v[0] == 1.0, "views follow the state: q %r v %r" % (q[0], v[0]))
+check(not q.flags.owndata and q.ctypes.data == sim.q.ctypes.data, "q is a view")
+
+# A Python controller: a damper f = -2 v on m = 2, h = 1/8: v_{k+1} = v_k (1 - h) exactly
+# (dyadic), q_{k+1} = q_k + h v_{k+1}; the controller sees the state before each step.
+sim = lcpsim.Sim.from_json(FREE)
+seen = []
+
+
+def damper(s):
+    seen.append((s.time, s.q[0], s.v[0]))
+    s.set_force("puck", [-2.0 * s.v[0]])
+
+
+sim.controller = damper
+sim.run(8)
+qe, ve = 0.0, 0.5
+for k in range(8):
+    check(seen[k] == (0.125 * k, qe, ve), "controller saw %r at step %d" % (seen[k], k))
+    ve *= 0.875
+    qe += 0.125 * ve
+check(sim.q[0] == qe and sim.v[0] == ve, "damped state %r %r vs %r %r" % (sim.q[0], sim.v[0], qe, ve))
+check(np.array_equal(sim.get_force(0), [-2.0 * seen[-1][2]]), "force read back")
+
+# A controller that raises: the step is not taken and the exception comes back.
+def boom(s):
+    raise RuntimeError("controller failed")
+
+
+sim.controller = boom
+try:
+    sim.step()
+    check(False, "a raising controller went unnoticed")
+except RuntimeError as e:
+    check(str(e) == "controller failed", "controller exception")
+check(sim.steps_done == 8, "no step after a failed controller")
+sim.controller = None
+check(sim.step() == lcpsim.SOLVED, "step without controller")
+sim.close()
+
+# Contacts of the cart and wall: ids stable, impulses the closed form f = max(0, -a/h^2) h.
+sim = lcpsim.Sim.load("data/cart_wall.json")
+h, ids = sim.time_step, set()
+for n in range(sim.scene_steps):
+    a = sim.q[0] + h * sim.v[0]
+    sim.step()
+    c = sim.contacts()
+    ids.update(int(i) for i in c["id"])
+    f = c["normal_impulse"].sum() / h
+    check(abs(f - max(0.0, -a / h ** 2)) <= 1e-12 * max(1.0, f), "cart step %d: f %r" % (n, f))
+check(len(ids) == 1, "one contact id: %r" % ids)
+check(sim.q[0] == 0.0 and sim.v[0] == 0.0, "cart at rest on the wall")
+check(sim.last_step()["status"] == 0, "last step solved")
+
+# Solvers: set and refused; a standalone LCP.
+try:
+    sim.set_solver("bogus")
+    check(False, "an unknown solver is accepted")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.UNAVAILABLE, "unknown solver status")
+sim.set_solver("pgs", tol=1e-12)
+check(sim.solver == "pgs", "solver set")
+z, rep = lcpsim.solve_lcp([[2, 1], [1, 2]], [-5, -6], "lemke")
+check(np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0) and rep["status"] == 0, "lcp z %r" % z)
+check("lemke" in lcpsim.solver_names() and "pgs" in lcpsim.solver_names(), "solver names")
+
+# A comparison: two solvers, cold and warm, on the two-block scene; the file is written.
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "cmp.h5")
+    rows = lcpsim.compare("data/two_blocks.json", "lemke,pgs", output=out)
+    check(len(rows) == 4 and all(r["successes"] == r["problems"] > 0 for r in rows),
+          "comparison rows %r" % rows)
+    check(os.path.exists(out), "compare file written")
+    # A record from Python, read back with h5py: the rows are the states stepped.
+    sim = lcpsim.Sim.load("data/two_blocks.json")
+    rec = os.path.join(d, "run.h5")
+    sim.record(rec)
+    qs = [sim.q.copy()]
+    for _ in range(3):
+        sim.step()
+        qs.append(sim.q.copy())
+    sim.record_close()
+    import h5py
+    with h5py.File(rec, "r") as f5:
+        check(np.array_equal(f5["q"][:], np.array(qs)), "record q")
+
+print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
+sys.exit(1 if fails else 0)

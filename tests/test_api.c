@@ -1,0 +1,274 @@
+/* test_api.c: the public C API (include/lcpsim/lcpsim.h), used as a program outside the
+ * library would: only that header. Physical outcomes against closed forms. */
+#include <lcpsim/lcpsim.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+/* A 1-D scene: a free body (no contact ever) and the cart and wall of Tedrake's appendix. */
+static const char *free_body =
+    "{\"lcpsim\": 1, \"time_step\": 0.125, \"steps\": 8,\n"
+    " \"bodies\": [{\"name\": \"puck\", \"position\": 0, \"velocity\": 0.5, \"mass\": 2}]}";
+
+/* Errors name the place (file:line:column: path) and leave no simulation. */
+static void test_load_errors(void **state) {
+  (void)state;
+  LsimSim *sim = (LsimSim *)1;
+  char err[512];
+  int rc = lsim_sim_load_json(&sim, "{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n"
+                                    " \"bodies\": [{\"mass\": -1}]}", "mem.json", err, sizeof err);
+  assert_int_equal(rc, LSIM_INVALID_INPUT);
+  assert_null(sim);
+  assert_string_equal(err, "mem.json:2:22: bodies[0].mass: must be > 0, got -1");
+  rc = lsim_sim_load(&sim, "no/such/scene.json", err, sizeof err);
+  assert_int_equal(rc, LSIM_IO_ERROR);
+  assert_non_null(strstr(err, "no/such/scene.json"));
+  assert_string_equal(lsim_status_name(LSIM_BREAKDOWN), "breakdown");
+}
+
+/* A free body under a force set through the API: v' = v + h f / m, q' = q + h v' exactly
+ * (dyadic numbers: no rounding), the set force replacing the scene's, read back. */
+static void test_force_and_state(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[512];
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_sim_body_index(sim, "puck"), 0);
+  assert_int_equal(lsim_sim_body_index(sim, "nobody"), -1);
+  LsimBodyInfo b;
+  assert_int_equal(lsim_sim_body(sim, 0, &b), 0);
+  assert_string_equal(b.name, "puck");
+  assert_int_equal(b.nv, 1);
+  const double f = 4.0;
+  assert_int_equal(lsim_sim_set_force(sim, 0, &f), 0);
+  double got;
+  assert_int_equal(lsim_sim_get_force(sim, 0, &got), 0);
+  assert_true(got == 4.0);
+  double q = 0.0, v = 0.5;
+  for (int k = 0; k < 8; ++k) {
+    assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+    v += 0.125 * f / 2.0;
+    q += 0.125 * v;
+    assert_true(lsim_sim_q(sim)[0] == q && lsim_sim_v(sim)[0] == v);
+  }
+  assert_true(lsim_sim_time(sim) == 1.0);
+  assert_int_equal(lsim_sim_steps_done(sim), 8);
+  /* The state is the caller's to set between steps; a NaN is refused by the next step. */
+  lsim_sim_v(sim)[0] = NAN;
+  assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "v[0]"));
+  /* Bad arguments: a body that is not there, a non-finite force. */
+  const double bad = INFINITY;
+  assert_int_equal(lsim_sim_set_force(sim, 3, &f), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_set_force(sim, 0, &bad), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_set_kinematic_velocity(sim, 0, &f), LSIM_INVALID_INPUT);
+  lsim_sim_free(sim);
+}
+
+/* The controller sees the state before each step; its force acts in that step. A
+ * controller that asks to stop stops the run before the step. */
+typedef struct Log {
+  double t[16], q[16];
+  int n, stop_at;
+} Log;
+
+static int logger(LsimSim *sim, void *user) {
+  Log *log = user;
+  if (log->n == log->stop_at) return 7;
+  log->t[log->n] = lsim_sim_time(sim);
+  log->q[log->n] = lsim_sim_q(sim)[0];
+  const double f = -2.0 * lsim_sim_v(sim)[0]; /* a damper: m dv/dt = -2 v */
+  log->n++;
+  return lsim_sim_set_force(sim, 0, &f);
+}
+
+static void test_controller(void **state) {
+  (void)state;
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, NULL, 0), 0);
+  Log log = {.n = 0, .stop_at = 5};
+  lsim_sim_set_controller(sim, logger, &log);
+  assert_int_equal(lsim_sim_run(sim, 4), 0);
+  /* Semi-implicit Euler of v' = -v (m 2, damper 2): v_{k+1} = v_k (1 - h), h = 1/8. */
+  double v = 0.5, q = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    assert_true(log.t[k] == 0.125 * k && log.q[k] == q);
+    v *= 1.0 - 0.125;
+    q += 0.125 * v;
+  }
+  assert_true(lsim_sim_v(sim)[0] == v);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(lsim_sim_step(sim), LSIM_CONTROLLER_STOPPED);
+  assert_int_equal(lsim_sim_steps_done(sim), 5);
+  assert_non_null(strstr(lsim_sim_error(sim), "returning 7"));
+  lsim_sim_free(sim);
+}
+
+/* Tedrake's cart and wall through the API: each step q' = max(0, a), f = max(0, -a m / h^2)
+ * with a = q + h v (u = 0); the wall contact keeps its id. 1e-12: a 1x1 LCP solved by
+ * pivoting, numbers of order 1-30. */
+static void test_cart_wall_contacts(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[512];
+  assert_int_equal(lsim_sim_load(&sim, "data/cart_wall.json", err, sizeof err), 0);
+  const double h = lsim_sim_time_step(sim);
+  uint64_t id = 0;
+  int touched = 0;
+  for (int k = 0; k < lsim_sim_scene_steps(sim); ++k) {
+    const double a = lsim_sim_q(sim)[0] + h * lsim_sim_v(sim)[0];
+    assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+    assert_true(fabs(lsim_sim_q(sim)[0] - fmax(0.0, a)) <= 1e-12);
+    LsimContactInfo c[4];
+    const int n = lsim_sim_contacts(sim, c, 4);
+    assert_int_equal(n, lsim_sim_contact_count(sim));
+    double f = 0.0;
+    for (int j = 0; j < n; ++j) {
+      if (touched) assert_true(c[j].id == id);
+      id = c[j].id, touched = 1;
+      f += c[j].normal_impulse / h;
+    }
+    assert_true(fabs(f - fmax(0.0, -a / (h * h))) <= 1e-12 * fmax(1.0, f));
+  }
+  assert_true(touched);
+  assert_true(lsim_sim_q(sim)[0] == 0.0 && lsim_sim_v(sim)[0] == 0.0);
+  LsimStepReport r;
+  assert_int_equal(lsim_sim_last_step(sim, &r), 0);
+  assert_int_equal(r.status, LSIM_SOLVED);
+  lsim_sim_free(sim);
+}
+
+/* Solvers: an unknown one is refused and the previous kept; PGS gives the same cart. */
+static void test_solvers_and_record(void **state) {
+  (void)state;
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, "data/cart_wall.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_set_solver(sim, "no-such-solver", NULL), LSIM_UNAVAILABLE);
+  assert_string_equal(lsim_sim_solver(sim), "lemke");
+  LsimSolverConfig cfg = lsim_default_solver_config();
+  cfg.tol = 1e-14;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
+  assert_string_equal(lsim_sim_solver(sim), "pgs");
+  char path[] = "/tmp/lsim_test_api_XXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_int_equal(lsim_sim_run(sim, 30), 0);
+  assert_true(fabs(lsim_sim_q(sim)[0]) <= 1e-12);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  char magic[8];
+  assert_int_equal(fread(magic, 1, 8, f), 8);
+  fclose(f);
+  assert_memory_equal(magic, "\x89HDF\r\n\x1a\n", 8);
+  remove(path);
+  assert_int_equal(lsim_sim_record_close(sim, 1), LSIM_INVALID_INPUT);
+  lsim_sim_free(sim);
+}
+
+/* A standalone LCP: M = [2 1; 1 2], q = [-5; -6] has z = (4/3, 7/3), w = 0; and
+ * q = [1; -1]: z = (0, 1/2), w = (3/2, 0). Lemke and PGS; bad input is refused. */
+static void test_solve_lcp(void **state) {
+  (void)state;
+  const double M[4] = {2, 1, 1, 2};
+  const double q1[2] = {-5, -6}, q2[2] = {1, -1};
+  const char *names[] = {"lemke", "pgs"};
+  for (int s = 0; s < 2; ++s) {
+    double z[2] = {0, 0};
+    LsimSolveReport r;
+    assert_int_equal(lsim_solve_lcp(names[s], 2, M, q1, z, NULL, &r, NULL, 0), LSIM_SOLVED);
+    assert_true(fabs(z[0] - 4.0 / 3.0) <= 1e-9 && fabs(z[1] - 7.0 / 3.0) <= 1e-9);
+    assert_true(r.residual <= 1e-9);
+    assert_int_equal(lsim_solve_lcp(names[s], 2, M, q2, z, NULL, &r, NULL, 0), LSIM_SOLVED);
+    assert_true(fabs(z[0]) <= 1e-12 && fabs(z[1] - 0.5) <= 1e-12);
+  }
+  char err[256];
+  double z[2];
+  const double Mbad[4] = {2, NAN, 1, 2};
+  assert_int_equal(lsim_solve_lcp("lemke", 2, Mbad, q1, z, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_solve_lcp("nope", 2, M, q1, z, NULL, NULL, err, sizeof err), LSIM_UNAVAILABLE);
+}
+
+/* A comparison through the API: two solvers on the two-block scene, shadow mode. */
+static void test_compare(void **state) {
+  (void)state;
+  const char *in[] = {"data/two_blocks.json"};
+  char out[] = "/tmp/lsim_test_api_cmp_XXXXXX";
+  const int fd = mkstemp(out);
+  assert_true(fd >= 0);
+  close(fd);
+  LsimCompareRow rows[8];
+  int n = 8;
+  char err[512];
+  assert_int_equal(lsim_compare(in, 1, "lemke,pgs", 0, 0, out, rows, &n, err, sizeof err), 0);
+  assert_int_equal(n, 4); /* lemke and pgs, cold and warm */
+  for (int s = 0; s < n; ++s) {
+    assert_true(rows[s].problems > 0);
+    assert_int_equal(rows[s].successes, rows[s].problems);
+  }
+  assert_non_null(strstr(rows[0].label, "lemke"));
+  remove(out);
+  n = 8;
+  assert_true(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err) < 0);
+  assert_non_null(strstr(err, "bogus"));
+}
+
+/* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
+ * solver's tolerance) with the contact carrying m g h per step. */
+static void test_build(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 4, 0.01, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  const double g[2] = {0.0, -9.81};
+  assert_int_equal(lsim_sim_set_gravity(sim, g), 0);
+  assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT); /* not started */
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "floor", d.type = LSIM_STATIC;
+  const int floor_ = lsim_sim_add_body(sim, &d);
+  LsimShapeDef s = lsim_default_shape_def();
+  s.type = LSIM_PLANE;
+  assert_int_equal(lsim_sim_add_shape(sim, floor_, &s), 0);
+  d = lsim_default_body_def();
+  d.name = "disk", d.mass = 2.0, d.inertia[2] = 0.25, d.position[1] = 0.6;
+  const int disk = lsim_sim_add_body(sim, &d);
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT); /* name taken */
+  s.type = LSIM_SPHERE, s.radius = 0.5;
+  assert_true(lsim_sim_add_shape(sim, disk, &s) >= 0);
+  s.type = LSIM_PLANE;
+  assert_int_equal(lsim_sim_add_shape(sim, disk, &s), LSIM_INVALID_INPUT); /* planes: static */
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_nq(sim), 3);
+  assert_int_equal(lsim_sim_run(sim, 200), 0);
+  LsimBodyInfo b;
+  lsim_sim_body(sim, disk, &b);
+  assert_true(fabs(lsim_sim_q(sim)[b.q_offset + 1] - 0.5) <= 1e-9);
+  LsimContactInfo c[4];
+  const int n = lsim_sim_contacts(sim, c, 4);
+  double p = 0.0;
+  for (int k = 0; k < n; ++k) p += c[k].normal_impulse;
+  assert_true(fabs(p - 2.0 * 9.81 * 0.01) <= 1e-9);
+  lsim_sim_free(sim);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
+      cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
