@@ -10,6 +10,7 @@
  * dumped LCPs under /lcp, so run, compare and hybrid files all travel whole; the page
  * decides what to draw and says in the page what it cannot.
  */
+#include <errno.h>
 #include <hdf5.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -199,7 +200,8 @@ int lsim_cli_view(int argc, char **argv) {
   }
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) {
-    fprintf(stderr, "lcpsim view: %s: cannot open the HDF5 file\n", path);
+    fprintf(stderr, "lcpsim view: %s: cannot open the HDF5 file (damaged or cut short?)\n",
+            path);
     return 2;
   }
   char page[4096], partial[4200];
@@ -208,7 +210,7 @@ int lsim_cli_view(int argc, char **argv) {
   snprintf(partial, sizeof partial, "%s.partial", page);
   FILE *out = fopen(partial, "wb");
   if (!out) {
-    fprintf(stderr, "lcpsim view: %s: cannot write\n", partial);
+    fprintf(stderr, "lcpsim view: %s: cannot write the page (%s)\n", page, strerror(errno));
     H5Fclose(file);
     return 2;
   }
