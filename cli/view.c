@@ -103,9 +103,10 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   for (int i = 0; i < rank; ++i) fprintf(w->out, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
   fputs("],", w->out);
   if (cls == H5T_STRING) {
-    /* Fixed-length strings only (docs/output-format.md). */
-    const size_t len = H5Tget_size(type);
-    char *buf = H5Tis_variable_str(type) > 0 ? NULL : calloc(n ? n : 1, len + 1);
+    /* Fixed-length strings only (docs/output-format.md), read with room for a NUL after
+       each (a null-padded string that fills its size keeps its last character). */
+    const size_t len = H5Tget_size(type) + 1;
+    char *buf = H5Tis_variable_str(type) > 0 ? NULL : calloc(n ? n : 1, len);
     hid_t mem = H5Tcopy(H5T_C_S1);
     H5Tset_size(mem, len);
     if (!buf || H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {

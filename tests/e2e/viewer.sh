@@ -29,12 +29,32 @@ with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
             src.copy(k, dst)
 PYEOF
 ./lcpsim view "$tmp/noq.h5" -o "$tmp/noq.html" > /dev/null
+# A hybrid model's file in its documented layout (file_kind "hybrid": /time, /state,
+# /chart, /events), written by h5py with null-padded strings that fill their size.
+$PY - "$tmp/hyb.h5" <<'PYEOF'
+import json, sys, h5py
+import numpy as np
+t = np.linspace(0.0, 2.0, 201)
+with h5py.File(sys.argv[1], "w") as f:
+    f["format_version"] = np.int32(1)
+    f["file_kind"] = np.bytes_("hybrid")
+    f["scene_text"] = np.bytes_(json.dumps({"name": "ball on a floor"}))
+    f["model/name"] = np.bytes_("bouncing_ball")
+    f["model/state_names"] = np.array([b"y", b"vy"])
+    f["model/chart_names"] = np.array([b"flight", b"stance"])
+    f["time"] = t
+    f["state"] = np.c_[np.abs(np.cos(np.pi * t)), np.sin(np.pi * t)]
+    f["chart"] = (t > 0.5).astype(np.int32)
+    f["events/time"] = np.array([0.5])
+PYEOF
+./lcpsim view "$tmp/hyb.h5" -o "$tmp/hyb.html" > /dev/null
 sed 's/"f64":"AAAA/"f64":"AA/' "$tmp/cart.html" > "$tmp/damaged.html"
 
 # One browser for all pages (tests/e2e/browse.js): reports in $tmp/page.N.json, .png.
 node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/tethers.html#step=120" "file://$tmp/cart.html#t=1.5" \
-  "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9"
+  "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
+  "file://$tmp/hyb.html#step=60"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -44,7 +64,7 @@ sys.path.insert(0, "scripts")
 import lcpsim_load
 d = sys.argv[1]
 
-pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5}
+pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -101,6 +121,14 @@ print("broken input: readable messages in the page: ok")
 s = state("cmp")
 assert s["kind"] == "compare" and s["step"] == 9 and abs(s["time"] - 0.09) < 1e-12, s
 print("compare file: shown at its step: ok")
+
+# A hybrid run: its states over time, the sample's state and chart as in the file.
+s = state("hyb")
+t = 0.01 * 60
+assert s["kind"] == "hybrid" and s["step"] == 60 and s["chart"] == "stance", s
+assert s["state"] == [abs(np.cos(np.pi * np.linspace(0.0, 2.0, 201)[60])),
+                      np.sin(np.pi * np.linspace(0.0, 2.0, 201)[60])], s
+print("hybrid run: state and chart at the sample as in the file: ok")
 PYEOF
 
 if ./lcpsim view data/cart_wall.json -o "$tmp/x.html" 2> "$tmp/err"; then
