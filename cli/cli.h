@@ -9,6 +9,7 @@ int lsim_cli_run(int argc, char **argv);
 int lsim_cli_compare(int argc, char **argv);
 int lsim_cli_export(int argc, char **argv);
 int lsim_cli_view(int argc, char **argv);
+int lsim_cli_impact(int argc, char **argv);
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
 int lsim_cli_parse_double(const char *s, double *out);

@@ -30,6 +30,7 @@ static void usage(FILE *f) {
           "  lcpsim compare SCENE.json --solvers LIST   compare solvers on identical problems\n"
           "  lcpsim export RUN.h5 --step K     write a dumped LCP as a Siconos .dat file\n"
           "  lcpsim view RUN.h5 [-o PAGE.html] a page that shows the run in a browser\n"
+          "  lcpsim impact SCENE.json --close A:B   impulses if the named contacts close now\n"
           "  lcpsim solvers                    list the solver names\n"
           "  lcpsim --help | --version\n"
           "\n"
@@ -56,6 +57,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compare")) return lsim_cli_compare(argc - 2, argv + 2);
   if (!strcmp(cmd, "export")) return lsim_cli_export(argc - 2, argv + 2);
   if (!strcmp(cmd, "view")) return lsim_cli_view(argc - 2, argv + 2);
+  if (!strcmp(cmd, "impact")) return lsim_cli_impact(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
     return 0;

@@ -528,7 +528,8 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
   if (!fv) return LSIM_OUT_OF_MEMORY;
   for (int i = 0; i < k; ++i) {
     fv[i] = n;
-    n += 1 + (cone[i] ? ed->set.contacts[list[i]].ndir + 1 : 0);
+    const LsimContact *ct = &ed->set.contacts[list[i]];
+    n += ct->kind == LSIM_CONTACT_EQUALITY ? 2 : 1 + (cone[i] ? ct->ndir + 1 : 0);
   }
   double *rows = calloc((size_t)n * nv + 1, sizeof(double));
   double *cols = calloc((size_t)n * nv + 1, sizeof(double));
@@ -542,6 +543,11 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     double *r0 = rows + (size_t)fv[i] * nv, *c0 = cols + (size_t)fv[i] * nv;
     dense_row(ed, &ed->set, list[i], 0, r0);
     memcpy(c0, r0, (size_t)nv * sizeof(double));
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      /* A joint row: its free impulse as the difference of two (rows +J and -J). */
+      for (int d = 0; d < nv; ++d) r0[nv + d] = c0[nv + d] = -r0[d];
+      continue;
+    }
     if (!cone[i] && slide[i]) {
       for (int t = 0; t < tangents(ed, ct); ++t) {
         dense_row(ed, &ed->set, list[i], t + 1, ed->w2);
@@ -569,6 +575,7 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     const LsimContact *ct = &ed->set.contacts[list[i]];
     const int v0 = fv[i];
     lcp.q[v0] = dot(rows + (size_t)v0 * nv, u, nv) + (qn_add ? qn_add[i] : 0.0);
+    if (ct->kind == LSIM_CONTACT_EQUALITY) lcp.q[v0 + 1] = -lcp.q[v0];
     if (!cone[i]) continue;
     const int lam = v0 + 1 + ct->ndir;
     for (int d = 0; d < ct->ndir; ++d) {
@@ -872,6 +879,109 @@ static int sampler(double t, const double *x, void *user) {
   return ed->sample ? ed->sample(ed->m, &ed->st, &ed->out, ed->user) : 0;
 }
 
+/* ---- the impact map of a set of contacts ------------------------------------------- */
+
+static int ed_init(Ed *ed, const LsimModel *m, char *err, size_t errlen);
+static void ed_free(Ed *ed);
+
+int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const int *pairs,
+                    double *v_plus, LsimContactSet *contacts, char *err, size_t errlen) {
+  Ed ed;
+  int rc = ed_init(&ed, m, err, errlen);
+  if (rc) return rc;
+  double *x = calloc((size_t)ed.n + 1, sizeof(double));
+  int *list = calloc(1, sizeof(int)), *cone = NULL, *fv = NULL;
+  double *qadd = NULL, *z = NULL;
+  if (!x || !list) rc = LSIM_OUT_OF_MEMORY;
+  if (!rc) {
+    memcpy(x, st->q, (size_t)ed.nq * sizeof(double));
+    memcpy(x + ed.nq, st->v, (size_t)ed.nv * sizeof(double));
+    load(&ed, &ed.st, st->time, x);
+    rc = lsim_detect_contacts(&ed.ma, &ed.st, ed.st.v, &ed.set);
+    if (!rc) rc = lsim_constraint_rows(&ed.ma, &ed.st, ed.st.time, &ed.set);
+  }
+  const int nc = ed.set.count;
+  if (!rc) {
+    free(list);
+    list = calloc((size_t)nc + 1, sizeof(int)), cone = calloc((size_t)nc + 1, sizeof(int));
+    qadd = calloc((size_t)nc + 1, sizeof(double));
+    if (!list || !cone || !qadd) rc = LSIM_OUT_OF_MEMORY;
+  }
+  /* Each pair's nearest features (within 1e-9 m of its smallest gap), then every joint row. */
+  int k = 0;
+  for (int p = 0; !rc && p < npairs; ++p) {
+    const int a = pairs[2 * p], b = pairs[2 * p + 1];
+    double gmin = HUGE_VAL;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int c = 0; c < nc; ++c) {
+        const LsimContact *ct = &ed.set.contacts[c];
+        if (ct->kind != LSIM_CONTACT_NORMAL ||
+            !((ct->body[0] == a && ct->body[1] == b) || (ct->body[0] == b && ct->body[1] == a)))
+          continue;
+        if (pass == 0) gmin = fmin(gmin, ct->gap);
+        else if (ct->gap <= gmin + 1e-9) list[k++] = c;
+      }
+    if (gmin == HUGE_VAL) {
+      snprintf(err, errlen, "bodies '%s' and '%s' have no contact features (no shapes that can touch)",
+               a >= 0 ? m->bodies[a].name : "world", b >= 0 ? m->bodies[b].name : "world");
+      rc = LSIM_INVALID_INPUT;
+    }
+  }
+  for (int i = 0; !rc && i < k; ++i) {
+    const LsimContact *ct = &ed.set.contacts[list[i]];
+    cone[i] = tangents(&ed, ct) > 0;
+    dense_row(&ed, &ed.set, list[i], 0, ed.w2);
+    const double vn = dot(ed.w2, ed.st.v, ed.nv);
+    const double e = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
+    qadd[i] = vn < -m->restitution_threshold ? e * vn : 0.0;
+  }
+  for (int c = 0; !rc && c < nc; ++c)
+    if (ed.set.contacts[c].kind == LSIM_CONTACT_EQUALITY) list[k++] = c;
+  if (!rc) {
+    /* No sliding columns (cone or frictionless rows only): slide is all zeros, past the
+       last cone flag. */
+    int *slide = calloc((size_t)k + 1, sizeof(int));
+    double *sdir = calloc(2 * (size_t)k + 2, sizeof(double));
+    rc = slide && sdir ? contact_lcp(&ed, k, list, cone, slide, sdir, ed.st.v, qadd, NULL, ed.a, &z, &fv)
+                       : LSIM_OUT_OF_MEMORY;
+    free(slide), free(sdir);
+    if (rc && ed.msg[0]) snprintf(err, errlen, "%s", ed.msg);
+  }
+  if (!rc) {
+    for (int d = 0; d < ed.nv; ++d) v_plus[d] = ed.st.v[d] + ed.a[d];
+    /* The closing contacts and joint rows with their impulses. */
+    lsim_contacts_clear(contacts);
+    double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+    for (int i = 0; i < k && !rc; ++i) {
+      const LsimContact *src = &ed.set.contacts[list[i]];
+      LsimContact *o = lsim_contacts_add(contacts, 0);
+      if (!o) {
+        rc = LSIM_OUT_OF_MEMORY;
+        break;
+      }
+      const int keep = o->first_row;
+      *o = *src;
+      o->first_row = keep;
+      memset(o->friction_impulse, 0, sizeof o->friction_impulse);
+      o->slip_speed = 0.0;
+      if (src->kind == LSIM_CONTACT_EQUALITY) {
+        o->normal_impulse = z[fv[i]] - z[fv[i] + 1];
+        continue;
+      }
+      o->normal_impulse = z[fv[i]];
+      if (!cone[i]) continue;
+      lsim_cone_weights(src->ndir, cs, sn);
+      for (int d = 0; d < src->ndir; ++d)
+        for (int c3 = 0; c3 < 3; ++c3)
+          o->friction_impulse[c3] += z[fv[i] + 1 + d] * (cs[d] * src->tangent[0][c3] + sn[d] * src->tangent[1][c3]);
+    }
+  }
+  if (rc == LSIM_OUT_OF_MEMORY) snprintf(err, errlen, "out of memory");
+  free(x), free(list), free(cone), free(qadd), free(z), free(fv);
+  ed_free(&ed);
+  return rc;
+}
+
 /* ---- the run ------------------------------------------------------------------------ */
 
 int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
@@ -944,41 +1054,52 @@ static void ed_free(Ed *ed) {
   if (ed->lemke) lsim_lemke_free(ed->lemke);
 }
 
+/* The workspace of a model: detection copies, inverse inertias, scratch, Lemke. 0, or
+ * < 0 with err (nothing left allocated). */
+static int ed_init(Ed *ed, const LsimModel *m, char *err, size_t errlen) {
+  memset(ed, 0, sizeof *ed);
+  ed->m = m;
+  ed->mm = *m, ed->mf = *m, ed->ma = *m;
+  ed->mm.contact_margin = NEAR_MARGIN;
+  ed->mf.contact_margin = FAR_MARGIN;
+  ed->ma.contact_margin = ALL_MARGIN;
+  ed->o = lsim_default_event_options();
+  ed->period = m->time_step;
+  ed->nq = m->nq, ed->nv = m->nv, ed->n = m->nq + m->nv;
+  const size_t nv1 = (size_t)m->nv + 1;
+  ed->Iinv = calloc(9 * (size_t)m->nbodies + 1, sizeof(double));
+  ed->a_free = calloc(nv1, sizeof(double)), ed->a = calloc(nv1, sizeof(double));
+  ed->w1 = calloc(nv1, sizeof(double)), ed->w2 = calloc(nv1, sizeof(double));
+  ed->lemke = lsim_lemke_create();
+  if (lsim_state_init(&ed->st, m) || lsim_state_init(&ed->pst, m) || !ed->Iinv || !ed->a_free ||
+      !ed->a || !ed->w1 || !ed->w2 || !ed->lemke) {
+    snprintf(err, errlen, "out of memory");
+    ed_free(ed);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  if (invert_inertias(ed)) {
+    snprintf(err, errlen, "a body's inertia is singular");
+    ed_free(ed);
+    return LSIM_INVALID_INPUT;
+  }
+  return 0;
+}
+
 int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
                           LsimEventLog *log, char *err, size_t errlen) {
   int rc = lsim_event_driven_check(m, err, errlen);
   if (rc) return rc;
   Ed ed;
-  memset(&ed, 0, sizeof ed);
-  ed.m = m;
-  ed.mm = *m;
-  ed.mm.contact_margin = NEAR_MARGIN;
-  ed.mf = *m, ed.ma = *m;
-  ed.mf.contact_margin = FAR_MARGIN;
-  ed.ma.contact_margin = ALL_MARGIN;
+  if ((rc = ed_init(&ed, m, err, errlen))) return rc;
   ed.o = opt ? *opt : lsim_default_event_options();
   ed.period = ed.o.record_period > 0.0 ? ed.o.record_period : m->time_step;
-  ed.nq = m->nq, ed.nv = m->nv, ed.n = m->nq + m->nv;
   ed.sample = sample, ed.user = user, ed.log = log;
-  const size_t nv1 = (size_t)m->nv + 1;
-  ed.Iinv = calloc(9 * (size_t)m->nbodies + 1, sizeof(double));
-  ed.a_free = calloc(nv1, sizeof(double)), ed.a = calloc(nv1, sizeof(double));
-  ed.w1 = calloc(nv1, sizeof(double)), ed.w2 = calloc(nv1, sizeof(double));
-  ed.lemke = lsim_lemke_create();
   double *x = calloc((size_t)ed.n + 1, sizeof(double));
-  if (lsim_state_init(&ed.st, m) || lsim_state_init(&ed.pst, m) || !ed.Iinv || !ed.a_free ||
-      !ed.a || !ed.w1 || !ed.w2 || !ed.lemke || !x) {
+  if (!x) {
     snprintf(err, errlen, "out of memory");
-    free(x);
     ed_free(&ed);
     return LSIM_OUT_OF_MEMORY;
-  }
-  if (invert_inertias(&ed)) {
-    snprintf(err, errlen, "integrator \"event_driven\": a body's inertia is singular");
-    free(x);
-    ed_free(&ed);
-    return LSIM_INVALID_INPUT;
   }
   memcpy(x, st->q, (size_t)ed.nq * sizeof(double));
   memcpy(x + ed.nq, st->v, (size_t)ed.nv * sizeof(double));

@@ -109,6 +109,19 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
                           LsimEventLog *log, char *err, size_t errlen);
 
+/* The impact map of a set of closing contacts (RBDL's ComputeConstraintImpulses, as an
+ * LCP): in state st the contacts between the body pairs pairs[2 p], pairs[2 p + 1]
+ * (p < npairs; each pair's nearest features, those within 1e-9 m of its smallest gap,
+ * wherever the bodies are) close at once while the model's joints hold. The impact LCP:
+ * Newton's law with the pairs' restitution (above the model's threshold speed), the
+ * friction cone, each joint row as an equality (J v+ = 0, its impulse free in sign). Writes
+ * the post-impact velocities v_plus[nv] and, into contacts (cleared first; the rows are not
+ * kept), the closing contacts and the joint rows with their impulses (normal_impulse,
+ * friction_impulse). Returns 0; LSIM_INVALID_INPUT when a pair has no contact features
+ * (err names the bodies); LSIM_BREAKDOWN when Lemke fails. */
+int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const int *pairs,
+                    double *v_plus, LsimContactSet *contacts, char *err, size_t errlen);
+
 /* Runs model->steps record periods of model->time_step (the record period of an
  * event-driven scene) from st and writes them to rec: a row per sample as the time step
  * writes its steps (solver status 0, the persistent contacts with forces times the

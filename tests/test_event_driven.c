@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/constraints.h"
 #include "hybrid/event_driven.h"
 #include "lcp/lcp.h"
 #include "scene/scene.h"
@@ -245,11 +246,97 @@ static void test_scope(void **state) {
   assert_string_equal(se.path, "integrator");
 }
 
+/* The impact map of a named set of contacts (RBDL's constraint impulses, as an LCP).
+ * Tedrake's hollow ball: the appendix's matrix to 1e-12 and the normal impulse
+ * m (1 + e) |zdot| = 6 N s. A double pendulum (pins at the shoulder and the elbow, the
+ * lower rod's tip a contact point with e = 0.3, mu = 0.8) whose tip hits the ground while
+ * both rods swing: after the impact the tip's normal velocity is -e times before and its
+ * tangential one 0 (sticking), both pins' velocities are 0 (1e-12), linear momentum
+ * changes by the ground's and the shoulder's impulses (1e-12), and energy does not grow. */
+static void test_impact_map(void **state) {
+  (void)state;
+  const char *ball =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 1,"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 10}]},"
+      "  {\"name\": \"ball\", \"mass\": 2, \"inertia\": 0.12, \"position\": [0, 0.3], \"velocity\": [1.5, -2],"
+      "   \"angular_velocity\": 4, \"restitution\": 0.5, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.3, \"mu\": 10}]}]}";
+  const char *pendulum =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 1, \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"position\": [0, -1.2], \"shapes\": [{\"type\": \"plane\", \"mu\": 0.8}]},"
+      "  {\"name\": \"upper\", \"mass\": 1, \"inertia\": 0.0833, \"position\": [0.5, 0], \"angular_velocity\": -1.5, \"velocity\": [0, -0.75]},"
+      "  {\"name\": \"lower\", \"mass\": 1, \"inertia\": 0.0833, \"position\": [1, -0.5], \"orientation\": -1.5707963267948966,"
+      "   \"velocity\": [0.4, -1.5], \"angular_velocity\": 0.8, \"restitution\": 0.3,"
+      "   \"shapes\": [{\"type\": \"point\", \"position\": [0.5, 0], \"mu\": 0.8}]}],"
+      " \"joints\": [{\"name\": \"shoulder\", \"type\": \"pin\", \"ends\": [{\"body\": \"upper\", \"point\": [-0.5, 0]}, {\"world\": [0, 0]}]},"
+      "  {\"name\": \"elbow\", \"type\": \"pin\", \"ends\": [{\"body\": \"lower\", \"point\": [-0.5, 0]}, {\"body\": \"upper\", \"point\": [0.5, 0]}]}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  LsimContactSet out;
+  memset(&out, 0, sizeof out);
+  double vp[9];
+  char err[256];
+  assert_int_equal(lsim_scene_parse(ball, "ball", &m, &st, &se), 0);
+  const int pair[2] = {1, 0};
+  if (lsim_impact_map(&m, &st, 1, pair, vp, &out, err, sizeof err)) fail_msg("%s", err);
+  const double want[3] = {0.42, 1.0, -1.4};
+  for (int d = 0; d < 3; ++d) assert_true(fabs(vp[d] - want[d]) <= 1e-12);
+  assert_int_equal(out.count, 1);
+  assert_true(fabs(out.contacts[0].normal_impulse - 6.0) <= 1e-12);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+
+  assert_int_equal(lsim_scene_parse(pendulum, "pendulum", &m, &st, &se), 0);
+  const int tip[2] = {2, 0};
+  if (lsim_impact_map(&m, &st, 1, tip, vp, &out, err, sizeof err)) fail_msg("%s", err);
+  /* The tip (lower's local (0.5, 0), at (1, -1)): velocity v + w x r, r = (0, -0.5). */
+  const double *u = st.v + m.bodies[2].v_offset, *w = vp + m.bodies[2].v_offset;
+  const double tip_before[2] = {u[0] + 0.5 * u[2], u[1]}, tip_after[2] = {w[0] + 0.5 * w[2], w[1]};
+  assert_true(fabs(tip_after[1] + 0.3 * tip_before[1]) <= 1e-12 && fabs(tip_after[0]) <= 1e-12);
+  /* Pin velocities after (the state's joint rows at vp). */
+  LsimState after;
+  assert_int_equal(lsim_state_init(&after, &m), 0);
+  memcpy(after.q, st.q, (size_t)m.nq * sizeof(double));
+  memcpy(after.v, vp, (size_t)m.nv * sizeof(double));
+  LsimContactSet rows;
+  memset(&rows, 0, sizeof rows);
+  assert_int_equal(lsim_constraint_rows(&m, &after, 0.0, &rows), 0);
+  for (int c = 0; c < rows.count; ++c) {
+    const LsimJacRow *r = &rows.rows[rows.contacts[c].first_row];
+    double jv = 0.0;
+    for (int k = 0; k < 2; ++k)
+      for (int d = 0; r->body[k] >= 0 && d < 3; ++d) jv += r->j[k][d] * vp[m.bodies[r->body[k]].v_offset + d];
+    assert_true(fabs(jv) <= 1e-12);
+  }
+  /* Momentum: the sum of m dv equals the ground's impulse plus the shoulder's (rows along
+     the world axes on upper). */
+  double dp[2] = {0.0, 0.0}, ext[2] = {0.0, 0.0};
+  for (int b = 1; b <= 2; ++b)
+    for (int d = 0; d < 2; ++d) dp[d] += vp[m.bodies[b].v_offset + d] - st.v[m.bodies[b].v_offset + d];
+  int shoulder_row = 0;
+  for (int c = 0; c < out.count; ++c) {
+    const LsimContact *ct = &out.contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY && ct->source == 0) ext[shoulder_row++] += ct->normal_impulse;
+    if (ct->kind == LSIM_CONTACT_NORMAL)
+      for (int d = 0; d < 2; ++d) ext[d] += ct->normal_impulse * ct->normal[d] * (ct->body[0] == 2 ? 1 : -1) +
+                                            ct->friction_impulse[d] * (ct->body[0] == 2 ? 1 : -1);
+  }
+  for (int d = 0; d < 2; ++d)
+    if (fabs(dp[d] - ext[d]) > 1e-12) fail_msg("momentum %d: %.15g vs impulses %.15g", d, dp[d], ext[d]);
+  assert_true(lsim_kinetic_energy(&m, &after) <= lsim_kinetic_energy(&m, &st));
+  lsim_contacts_free(&rows);
+  lsim_contacts_free(&out);
+  lsim_state_free(&after);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
       cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
+      cmocka_unit_test(test_impact_map),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }

@@ -58,3 +58,12 @@ if ./lcpsim data/bouncing_ball_events.json --dump-lcp -o "$tmp/x.h5" 2> "$tmp/er
 grep -q "dump-lcp applies to the time step" "$tmp/err.txt"
 test ! -e "$tmp/one_d.h5" && test ! -e "$tmp/x.h5"
 echo "event-driven scope errors: ok"
+
+# lcpsim impact: Tedrake's hollow ball leaves at (0.42, 1, -1.4) with a normal impulse of
+# 6 N s; a pair that names no body is an error (exit 2).
+./lcpsim impact data/hollow_ball.json --close ball:ground > "$tmp/impact.txt"
+grep -Eq "after +0.42 +1 +-1.4$" "$tmp/impact.txt"
+grep -Eq "contact ball:ground +6 " "$tmp/impact.txt"
+if ./lcpsim impact data/hollow_ball.json --close ball:floor 2> "$tmp/err.txt"; then echo "FAIL: unknown body accepted"; exit 1; fi
+grep -q "'ball:floor' is not a pair of body names" "$tmp/err.txt"
+echo "impact map: ok"
