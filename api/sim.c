@@ -275,7 +275,9 @@ int lsim_sim_step(LsimSim *sim) {
 int lsim_sim_run(LsimSim *sim, int n) {
   for (int k = 0; k < n; ++k) {
     const int rc = lsim_sim_step(sim);
-    if (rc < 0) return rc;
+    /* A fixed sweep budget (tol 0) spent is the solver's normal end. */
+    const int budget_spent = rc == LSIM_MAX_ITERATIONS && sim->model.solver.tol == 0.0;
+    if (rc < 0 && !budget_spent) return rc;
   }
   return 0;
 }
@@ -312,6 +314,17 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
   lsim_stepper_free(sim->stepper);
   sim->stepper = st;
   sim->have_last = 0;
+  return 0;
+}
+
+int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
+  if (!sim || !cfg) return LSIM_INVALID_INPUT;
+  const LsimSolverSettings *s = &sim->model.solver;
+  cfg->tol = s->tol;
+  cfg->max_iter = s->max_iter;
+  cfg->omega = s->omega;
+  cfg->warm_start = s->warm_start;
+  cfg->threads = s->threads;
   return 0;
 }
 

@@ -174,6 +174,22 @@ static void test_solvers_and_record(void **state) {
   remove(path);
   assert_int_equal(lsim_sim_record_close(sim, 1), LSIM_INVALID_INPUT);
   lsim_sim_free(sim);
+  /* A fixed sweep budget (pile_10 at 50 sweeps, tol 0): every step ends at its budget,
+     which lsim_sim_run does not take for a failure; the options read back. */
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_10.json", NULL, 0), 0);
+  cfg.tol = 0.0, cfg.max_iter = 50;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
+  LsimSolverConfig back;
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_true(back.tol == 0.0 && back.max_iter == 50);
+  const int n = lsim_sim_scene_steps(sim);
+  assert_int_equal(lsim_sim_run(sim, n), 0);
+  assert_int_equal(lsim_sim_steps_done(sim), n);
+  LsimStepReport last;
+  lsim_sim_last_step(sim, &last);
+  assert_true(last.lcp_size > 0 && last.iterations == 50);
+  assert_int_equal(last.status, LSIM_MAX_ITERATIONS);
+  lsim_sim_free(sim);
 }
 
 /* A standalone LCP: M = [2 1; 1 2], q = [-5; -6] has z = (4/3, 7/3), w = 0; and

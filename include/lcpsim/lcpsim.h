@@ -279,7 +279,9 @@ void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
  * LSIM_IO_ERROR when the record could not be written. */
 int lsim_sim_step(LsimSim *sim);
 
-/* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. */
+/* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. A solver
+ * run at a fixed budget (tol 0: "sweeps") ends its steps with LSIM_MAX_ITERATIONS by
+ * design: that is no error here (as in the command). */
 int lsim_sim_run(LsimSim *sim, int n);
 
 /* What the last step did. */
@@ -302,6 +304,8 @@ int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
 /* The solver in use, owned by sim, valid until the next lsim_sim_set_solver. */
 const char *lsim_sim_solver(const LsimSim *sim);
+/* The options of the solver in use (the scene's, or the last lsim_sim_set_solver's). */
+int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg);
 
 /* ---- contacts and impulses ------------------------------------------------------------ */
 

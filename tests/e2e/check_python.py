@@ -95,6 +95,15 @@ except lcpsim.Error as e:
     check(e.status == lcpsim.UNAVAILABLE, "unknown solver status")
 sim.set_solver("pgs", tol=1e-12)
 check(sim.solver == "pgs", "solver set")
+# A fixed sweep budget (tol 0) is no failure for run(), with a Python controller too.
+pile = lcpsim.Sim.load("data/pile_10.json")
+pile.set_solver("pgs", tol=0.0, max_iter=50)
+check(pile.solver_config()["max_iter"] == 50, "solver config read back")
+pile.controller = lambda s: None
+pile.run(pile.scene_steps)
+check(pile.last_step()["status"] == lcpsim.MAX_ITERATIONS and pile.last_step()["lcp_size"] > 0,
+      "fixed budget: %r" % pile.last_step())
+pile.close()
 z, rep = lcpsim.solve_lcp([[2, 1], [1, 2]], [-5, -6], "lemke")
 check(np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0) and rep["status"] == 0, "lcp z %r" % z)
 check("lemke" in lcpsim.solver_names() and "pgs" in lcpsim.solver_names(), "solver names")
