@@ -1,0 +1,238 @@
+/* test_hybrid.c: hybrid model runs (hybrid/run.h) of the SLIP runner and the bouncing
+ * mass, against conservation laws and closed forms.
+ *
+ * SLIP with the manual's defaults (q_rt = q_rl = q_0, g_stance = g_flight) is
+ * conservative: its energy may drift only by the integration error, which falls with the
+ * tolerance. Every transition is located where its boundary function is within
+ * stop_precision of zero (after the crossing), in the manual's chart order. The bouncing
+ * mass's impacts and flight energies follow the closed form of the ball (see
+ * hybrid/bouncing_mass.c).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hybrid/model.h"
+#include "hybrid/run.h"
+
+static const LsimHybridModel *model(const char *name) {
+  const LsimHybridModel *m = lsim_hybrid_model_find(name);
+  assert_non_null(m);
+  return m;
+}
+
+static int output_index(const LsimHybridModel *m, const char *name) {
+  const int k = lsim_hybrid_name_index(m->output_names, m->noutputs, name);
+  assert_true(k >= 0);
+  return k;
+}
+
+/* Liftoffs (decompression -> ascent) in a trace. */
+static int strides(const LsimHybridTrace *tr) {
+  int n = 0;
+  for (long k = 0; k < tr->nevents; ++k) n += tr->ev_from[k] == 3 && tr->ev_to[k] == 0;
+  return n;
+}
+
+/* max |E - E0| / E0 over the samples up to the 10th liftoff (10 strides). */
+static double energy_drift(const LsimHybridModel *m, const LsimHybridTrace *tr) {
+  const int e = output_index(m, "energy");
+  const double e0 = tr->outputs[e];
+  double t_end = 0.0;
+  int lifts = 0;
+  for (long k = 0; k < tr->nevents && lifts < 10; ++k)
+    if (tr->ev_from[k] == 3) {
+      ++lifts;
+      t_end = tr->ev_time[k];
+    }
+  assert_int_equal(lifts, 10);
+  double d = 0.0;
+  for (long k = 0; k < tr->nsamples && tr->time[k] <= t_end; ++k)
+    d = fmax(d, fabs(tr->outputs[k * tr->noutputs + e] - e0) / fabs(e0));
+  return d;
+}
+
+static void run_slip(double rtol, double final_time, LsimHybridTrace *tr) {
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.rtol = rtol;
+  o.final_time = final_time;
+  o.record_period = 1e-3;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, m->default_state, -1, &o, NULL, tr, err,
+                                   sizeof err), 0);
+  if (tr->end != LSIM_HYBRID_COMPLETED) fprintf(stderr, "%s\n", tr->end_reason);
+  assert_int_equal(tr->end, LSIM_HYBRID_COMPLETED);
+}
+
+/* Ten strides from the manual's initial state: energy kept to the tolerance, transitions
+ * on their boundaries, in order. */
+static void test_slip_energy_and_events(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridTrace tr;
+  /* The manual's initial state: y = 0.9 < q_rt, so the run starts in decompression. */
+  run_slip(1e-4, 6.0, &tr);
+  assert_int_equal(tr.initial_chart, 3);
+  const int n_strides = strides(&tr);
+  fprintf(stderr, "slip: %d strides in 6 s, %ld transitions, %ld steps\n", n_strides,
+          tr.nevents, tr.stats.steps);
+  assert_true(n_strides >= 10);
+  const double drift4 = energy_drift(m, &tr);
+  /* Chart order and boundary precision. */
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_int_equal(tr.ev_to[k], (tr.ev_from[k] + 1) % 4);
+    if (k > 0) assert_int_equal(tr.ev_from[k], tr.ev_to[k - 1]);
+    double g;
+    assert_int_equal(m->boundary(tr.ev_time[k], tr.ev_before + k * tr.nstates, m->default_params,
+                                 tr.ev_from[k], &g), 0);
+    /* Located after the crossing (falling: g <= 0) within the stop precision. */
+    assert_true(g <= 0.0 && g >= -1e-10);
+    assert_true(tr.ev_g[k] == g);
+  }
+  lsim_hybrid_trace_free(&tr);
+
+  /* The drift is the integrator's: a hundred times smaller tolerance, a far smaller
+     drift. */
+  run_slip(1e-6, 6.0, &tr);
+  const double drift6 = energy_drift(m, &tr);
+  fprintf(stderr, "slip energy drift over 6 s: %.3g at rtol 1e-4, %.3g at rtol 1e-6\n", drift4,
+          drift6);
+  /* The energy error is the global integration error: local errors of about rtol per
+     step (some 70 steps per stride) partly cancelling over 10 strides. Measured 14 and
+     10 rtol at rtol 1e-4 and 1e-6, falling in proportion to rtol; 20 rtol bounds it. */
+  assert_true(drift4 <= 20 * 1e-4);
+  assert_true(drift6 <= 20 * 1e-6);
+  assert_true(drift6 < drift4 / 30);
+  lsim_hybrid_trace_free(&tr);
+}
+
+/* The manual's touchdown control mirrors liftoff: the strides repeat (the apex height of
+ * each stride equals the first, to the tolerance). */
+static void test_slip_symmetric_strides(void **state) {
+  (void)state;
+  LsimHybridTrace tr;
+  run_slip(1e-6, 6.0, &tr);
+  double first = NAN;
+  int apexes = 0;
+  for (long k = 0; k < tr.nevents; ++k) {
+    if (tr.ev_from[k] != 0) continue;  /* ascent -> descent: the apex */
+    const double y = tr.ev_before[k * tr.nstates + 1];
+    if (isnan(first)) first = y;
+    /* The strides are neutrally stable: at rtol 1e-6 they agree to 1e-5 m. */
+    assert_true(fabs(y - first) < 1e-5);
+    ++apexes;
+  }
+  assert_true(apexes >= 10);
+  lsim_hybrid_trace_free(&tr);
+}
+
+/* The chattering guard stops a run after max_chart_count transitions, keeping what was
+ * done; an invalid state (the body underground) stops it too. */
+static void test_slip_guards(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 3.0;
+  o.max_chart_count = 10;
+  LsimHybridTrace tr;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, m->default_state, -1, &o, NULL, &tr,
+                                   err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_int_equal(tr.nevents, 10);
+  assert_non_null(strstr(tr.end_reason, "max_chart_count"));
+  lsim_hybrid_trace_free(&tr);
+
+  /* A soft spring (k = 10 N against 505 N of weight) lets the body reach the ground. */
+  double p[32];
+  memcpy(p, m->default_params, (size_t)m->nparams * sizeof *p);
+  p[lsim_hybrid_name_index(m->param_names, m->nparams, "k")] = 10.0;
+  o = lsim_hybrid_default_options();
+  assert_int_equal(lsim_hybrid_run(m, p, m->default_state, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_non_null(strstr(tr.end_reason, "toppled"));
+  lsim_hybrid_trace_free(&tr);
+
+  /* Parameters out of range are refused before the run. */
+  p[lsim_hybrid_name_index(m->param_names, m->nparams, "k")] = 1000.0;
+  p[lsim_hybrid_name_index(m->param_names, m->nparams, "sprj")] = 0.5;
+  assert_int_equal(lsim_hybrid_run(m, p, m->default_state, -1, &o, NULL, &tr, err, sizeof err), -1);
+  assert_non_null(strstr(err, "sprj"));
+  lsim_hybrid_trace_free(&tr);
+}
+
+/* The bouncing mass dropped from 1 m with e = 0.8: impacts at the closed-form times, the
+ * flight energy m g e^(2k) h, at rest after the rebounds fall below rest_speed. */
+static void test_bouncing_mass_closed_form(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 8.0;
+  o.record_period = 0.01;
+  o.max_chart_count = 1000;
+  o.atol = 1e-12;
+  LsimHybridTrace tr;
+  char err[256];
+  double x0[4] = {0.0, 1.0, 0.5, 0.0};
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  const double g = 9.81, e = 0.8, h = 1.0;
+  const double t1 = sqrt(2 * h / g);
+  double t_impact = t1, v = g * t1;
+  /* Rebounds until e^k v_1 < 1e-3 m/s: k = ceil(log(1e-3 / v_1) / log e). */
+  const int expected = (int)ceil(log(1e-3 / v) / log(e));
+  assert_int_equal(tr.nevents, expected);
+  /* With atol 1e-12 the parabolas come out to round-off (relative speed errors 1e-14)
+     while the apexes are above some centimetres; as the apexes v^2 / (2 g) shrink
+     towards atol's scale (4e-7 m at the last rebound) the error control lets the
+     relative error grow, to 1.3e-6 in speed at an apex of 1.6e-7 m, and 3.4e-9 s in
+     time (plus the event precision 1e-10 m over the impact speed: 7e-8 s at the last,
+     1.4 mm/s). The bounds (1e-6 plus atol over the apex, relative; 1e-8 s plus
+     1e-10 / v; in speed, g times that time twice over) fail on any wrong impact or
+     rebound law. */
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_true(fabs(tr.ev_time[k] - t_impact) <= 1e-8 + 1e-10 / v);
+    v *= e;
+    const double vy = tr.ev_after[k * 4 + 3];
+    const double apex = v * v / (2 * g);
+    const double located = g * 1e-10 / (v / e);  /* g dt of the event's time error */
+    if (k + 1 < tr.nevents) assert_true(fabs(vy - v) <= (1e-6 + 1e-12 / apex) * v + 2 * located);
+    t_impact += 2 * v / g;
+  }
+  assert_int_equal(tr.ev_to[tr.nevents - 1], 1);  /* rest */
+  /* Flight k's energy is m g e^(2k) h at its apex plus the sliding 1/2 m 0.5^2 (the
+     samples between impacts k and k+1; m = 1). */
+  long ev = 0;
+  for (long s = 0; s < tr.nsamples; ++s) {
+    while (ev < tr.nevents && tr.ev_time[ev] < tr.time[s]) ++ev;
+    if (tr.chart[s] != 0) continue;
+    const double apex = h * pow(e, 2.0 * (double)ev);
+    if (apex < 1e-2) continue;  /* where the parabolas are round-off exact, as above */
+    assert_true(fabs(tr.outputs[s] - (g * apex + 0.5 * 0.5 * 0.5)) <= 1e-10 * g);
+  }
+  /* At rest: on the floor, sliding at 0.5 m/s. */
+  const double *xf = tr.state + (tr.nsamples - 1) * 4;
+  assert_true(tr.time[tr.nsamples - 1] == 8.0);
+  assert_true(xf[1] == 0.0 && xf[3] == 0.0);
+  assert_true(fabs(xf[0] - 0.5 * 8.0) < 1e-9);
+  /* Samples at exact multiples of the period: row k (k >= 1) at k * 0.01. */
+  for (long s = 1; s < tr.nsamples; ++s) assert_true(tr.time[s] == (double)s * 0.01);
+  lsim_hybrid_trace_free(&tr);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_slip_energy_and_events),
+      cmocka_unit_test(test_slip_symmetric_strides),
+      cmocka_unit_test(test_slip_guards),
+      cmocka_unit_test(test_bouncing_mass_closed_form),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
