@@ -2,6 +2,8 @@
 #ifndef LSIM_CLI_H
 #define LSIM_CLI_H
 
+#include <stddef.h>
+
 /* Each subcommand takes the arguments after its name; returns the process exit status:
  * 0 success, 1 a solver did not solve, 2 bad input or usage. */
 int lsim_cli_solve(int argc, char **argv);
@@ -10,6 +12,16 @@ int lsim_cli_compare(int argc, char **argv);
 int lsim_cli_export(int argc, char **argv);
 int lsim_cli_view(int argc, char **argv);
 int lsim_cli_impact(int argc, char **argv);
+
+/* `lcpsim SCENE.json` for a hybrid-model scene (cli/hybrid.c): text is the scene's text;
+ * out_path NULL for the default, duration <= 0 for the scene's final time. */
+int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_path,
+                    double duration, int print, int quiet);
+
+/* Output paths: SCENE's base name with .h5 in the current folder; a scene-relative path
+ * (joined with the scene's folder unless absolute). */
+void lsim_cli_default_output(const char *scene, char *buf, size_t len);
+void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len);
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
 int lsim_cli_parse_double(const char *s, double *out);

@@ -11,6 +11,7 @@
 #include "contact/constraints.h"
 #include "contact/step.h"
 #include "contact/world.h"
+#include "hybrid/scene.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
@@ -58,7 +59,7 @@ static double now_seconds(void) {
 }
 
 /* Default output path: the scene's base name with .h5, in the current folder. */
-static void default_output(const char *scene, char *buf, size_t len) {
+void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
   const char *base = strrchr(scene, '/');
   base = base ? base + 1 : scene;
   size_t n = strlen(base);
@@ -67,7 +68,7 @@ static void default_output(const char *scene, char *buf, size_t len) {
 }
 
 /* A scene-relative path: joined with the scene's folder unless absolute. */
-static void scene_relative(const char *scene, const char *file, char *buf, size_t len) {
+void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len) {
   const char *slash = strrchr(scene, '/');
   if (file[0] == '/' || !slash) snprintf(buf, len, "%s", file);
   else snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, file);
@@ -228,6 +229,21 @@ int lsim_cli_run(int argc, char **argv) {
     return 2;
   }
 
+  /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */
+  char *htext = NULL;
+  if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
+    int code = 2;
+    if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
+        max_iter_override >= 0 || threads_override > 0 || dump_lcp)
+      fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
+              "--duration, --print and --quiet apply\n", scene_path);
+    else
+      code = lsim_cli_hybrid(scene_path, htext, out_path, duration, print, quiet);
+    free(htext);
+    return code;
+  }
+  free(htext);
+
   /* Scene. */
   LsimModel model;
   LsimState state;
@@ -267,8 +283,8 @@ int lsim_cli_run(int argc, char **argv) {
   }
   char path[1024];
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (sout.file[0]) scene_relative(scene_path, sout.file, path, sizeof path);
-  else default_output(scene_path, path, sizeof path);
+  else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
+  else lsim_cli_default_output(scene_path, path, sizeof path);
 
   /* Stepper and recorder. */
   int exit_code = 0;

@@ -160,6 +160,9 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   if (!json_is_object(root))
     return lsim_parse_fail(c, "", 0, "a scene is a JSON object {...}, got %s", lsim_json_type_name(root));
 
+  if (json_object_get(root, "hybrid"))
+    return lsim_parse_fail(c, "hybrid", 1, "a hybrid-model scene: lcpsim runs it (docs/hybrid.md), "
+                           "this rigid-body loader does not");
   /* Format version and dimension first: they decide what the rest means. */
   int version = 0;
   int rc = lsim_parse_get_int(c, root, "", "lcpsim", INT_MIN, INT_MAX, &version);
@@ -382,6 +385,18 @@ static int read_file(const char *path, char **buf, size_t *len) {
   *buf = b;
   *len = n;
   return 0;
+}
+
+int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err) {
+  size_t len = 0;
+  errno = 0;
+  const int rc = read_file(path, text, &len);
+  if (rc < 0 && err) {
+    lsim_parse_set_file(err, path);
+    snprintf(err->message, sizeof err->message, "%s",
+             rc == LSIM_IO_ERROR ? strerror(errno ? errno : EIO) : "out of memory");
+  }
+  return rc;
 }
 
 int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,

@@ -27,6 +27,16 @@ void lsim_scene_error_format(const LsimSceneError *err, char *buf, size_t len);
 int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,
                     LsimSceneError *err);
 
+/* Reads a file's whole text (NUL-terminated, malloc'd: the caller frees). 0, or < 0
+ * (LSIM_IO_ERROR, LSIM_OUT_OF_MEMORY) with err filled (err may be NULL). */
+int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err);
+
+/* The line and column (1-based) of the value at a JSON path ("hybrid.parameters.k") in
+ * valid JSON text; of its key when want_key and it is an object member; of the nearest
+ * enclosing value when the path is not in the text. For other loaders' errors
+ * (hybrid/scene.c). */
+void lsim_scene_locate(const char *text, const char *path, int want_key, int *line, int *col);
+
 /* The same from a string in memory; name is used as the file name in errors. */
 int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,
                      LsimSceneError *err);

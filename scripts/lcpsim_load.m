@@ -39,6 +39,10 @@ function r = lcpsim_load(path)
 %   r.joints.length [J x 1], r.joints.impulse [N x J x 3], r.joints.error [N+1 x J]
 %   i = r.tether_index('rope');      % 1-based index of a tether name (r.joint_index too)
 %
+% Hybrid-model runs (file_kind 'hybrid'): r.time [N x 1], r.state [N x n], r.chart
+% [N x 1] (0-based chart codes), r.outputs, r.events.*, r.model.*, and the helpers
+% r.state_of('y'), r.output('energy'), r.parameter('k'), r.chart_name(code).
+%
 % Matlab reads the file with h5info / h5read. Octave has no h5read, and octave-netcdf's
 % ncread cannot read fixed-length strings (netCDF maps them to NC_STRING, which the
 % package rejects), so on Octave the file is read with Octave's own load(), which reads
@@ -61,6 +65,12 @@ function r = lcpsim_load(path)
     r = fix_octave(raw, '');
   else
     r = read_matlab(path, '/');
+  end
+
+  % Hybrid-model runs have their own tables and helpers.
+  if isfield(r, 'file_kind') && strcmp(r.file_kind, 'hybrid')
+    r = hybrid_helpers(r);
+    return;
   end
 
   % Cell arrays for the string tables; the contact and body helpers.
@@ -95,6 +105,31 @@ function r = lcpsim_load(path)
   r.tether_index = @(n) named_index(base, 'tethers', n);
   r.joint_index = @(n) named_index(base, 'joints', n);
   r.contact_series = @(a, b) contact_series(base, a, b);
+end
+
+% Hybrid-model runs (docs/output-format.md, "Hybrid runs"): name tables as cells and
+%   r.state_of('y'), r.output('energy')   [N x 1] columns by name
+%   r.parameter('k')                      a parameter's value
+%   r.chart_name(c)                       name of chart code c as stored (0-based codes)
+function r = hybrid_helpers(r)
+  tables = {'state_names', 'parameter_names', 'chart_names', 'output_names', 'boundary_names'};
+  for k = 1:numel(tables)
+    r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+  end
+  m = r.model;
+  st = r.state;
+  out = r.outputs;
+  r.state_of = @(n) st(:, hybrid_index(m.state_names, n, 'state'));
+  r.output = @(n) out(:, hybrid_index(m.output_names, n, 'output'));
+  r.parameter = @(n) m.parameters(hybrid_index(m.parameter_names, n, 'parameter'));
+  r.chart_name = @(c) m.chart_names{double(c) + 1};
+end
+
+function i = hybrid_index(names, n, what)
+  i = find(strcmp(names, n), 1);
+  if isempty(i)
+    error('lcpsim_load: no %s named ''%s''', what, n);
+  end
 end
 
 % 1-based index of the tether or joint (group) named n.

@@ -43,6 +43,16 @@ Tethers and joints (only in runs that have them; docs/output-format.md):
     r.joints.error                            # [N+1, J] position error norm, m
     r.tether_index("rope"), r.joint_index("hinge")   # 0-based index of a name
 
+Hybrid-model runs (file_kind "hybrid", docs/output-format.md "Hybrid runs") load into
+the same tree with their own helpers:
+
+    r.time, r.state, r.chart, r.outputs       # [N], [N, n], [N] (0-based), [N, m]
+    r.events.time, r.events.from_chart, r.events.to_chart, r.events.state_before
+    r.model.state_names, r.model.parameter_names, r.model.parameters, r.model.chart_names
+    r.state_of("y"), r.output("energy")       # [N] columns by name
+    r.parameter("k")                          # a parameter's value
+    r.chart_name(c)                           # name of chart c (0-based)
+
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
@@ -230,6 +240,28 @@ class Run(Group):
         return np.arange(f, f + n)
 
 
+class HybridRun(Group):
+    """A hybrid-model run (file_kind "hybrid")."""
+
+    def _col(self, names, name, what):
+        if name not in names:
+            raise KeyError(f"no {what} named {name!r} (have {', '.join(names)})")
+        return names.index(name)
+
+    def state_of(self, name):
+        return self["state"][:, self._col(self["model"]["state_names"], name, "state")]
+
+    def output(self, name):
+        return self["outputs"][:, self._col(self["model"]["output_names"], name, "output")]
+
+    def parameter(self, name):
+        m = self["model"]
+        return float(m["parameters"][self._col(m["parameter_names"], name, "parameter")])
+
+    def chart_name(self, c):
+        return self["model"]["chart_names"][int(c)]
+
+
 def _value(ds):
     """A dataset's value: str for fixed-length strings (a list of str for a string
     array), int / float for scalars, numpy arrays otherwise."""
@@ -256,11 +288,34 @@ def _group(g, cls=Group):
 def load(path):
     """Reads the whole file into a Group (see the module docstring)."""
     with h5py.File(path, "r") as f:
-        return _group(f, Run)
+        hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
+        return _group(f, HybridRun if hybrid else Run)
+
+
+def hybrid_summary(r):
+    """A few lines describing a loaded hybrid-model run."""
+    p, s, m = r.parameters, r.summary, r.model
+    counts = {}
+    for c in r.events.to_chart:
+        counts[r.chart_name(c)] = counts.get(r.chart_name(c), 0) + 1
+    return "\n".join([
+        f"lcpsim {r.lcpsim_version}, hybrid format {r.format_version}",
+        f"model {m.name}: {len(m.state_names)} states, {len(m.parameter_names)} parameters, "
+        f"charts {', '.join(m.chart_names)}",
+        f"t = {r.time[0]:g} .. {r.time[-1]:g} s of {p.final_time:g}, {s.samples} samples "
+        f"(record period {p.record_period:g} s), {s.integration_steps} steps",
+        f"{s.transitions} transitions into: " +
+        ", ".join(f"{k} {v}" for k, v in counts.items()),
+        f"rtol {p.rtol:g}, max step {p.max_step:g} s, stop precision {p.stop_precision:g}: "
+        f"max |boundary| at events {s.max_boundary_value:.3g}",
+        f"run end: {s.run_end}" + (f" ({s.run_end_reason})" if s.run_end_reason else ""),
+    ])
 
 
 def summary(r):
     """A few lines describing a loaded run."""
+    if isinstance(r, HybridRun):
+        return hybrid_summary(r)
     p, s = r.parameters, r.summary
     n = len(r.time) - 1
     lines = [

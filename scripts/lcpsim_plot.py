@@ -305,6 +305,10 @@ def main(argv):
     except (OSError, KeyError) as e:
         print(f"lcpsim_plot: {a.run}: {e}", file=sys.stderr)
         return 1
+    if isinstance(r, lcpsim_load.HybridRun):
+        print(f"lcpsim_plot: {a.run} is a hybrid-model run: "
+              "scripts/lcpsim_hybrid_plot.py draws it", file=sys.stderr)
+        return 1
     plot(r, out, a.title)
     return 0
 

@@ -19,6 +19,7 @@
 #include "contact/math3.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
+#include "hybrid/scene.h"
 #include "scene/scene.h"
 #include "tests/support.h"
 
@@ -1226,8 +1227,8 @@ static void test_jitter(void **unused) {
   }
 }
 
-/* Every scene in data/ loads; the 2-D/3-D examples have the numbers their descriptions
- * promise. */
+/* Every scene in data/ loads (hybrid-model scenes: with their own loader,
+ * hybrid/scene.h); the 2-D/3-D examples have the numbers their descriptions promise. */
 static void test_all_data(void **unused) {
   (void)unused;
   DIR *dir = opendir("data");
@@ -1243,6 +1244,18 @@ static void test_all_data(void **unused) {
     LsimModel m;
     LsimState s;
     LsimSceneError err;
+    char *text = NULL;
+    assert_int_equal(lsim_scene_read_text(path, &text, NULL), 0);
+    if (lsim_hybrid_scene_detect(text)) {
+      LsimHybridScene hs;
+      const int hrc = lsim_hybrid_scene_parse(text, path, &hs, &err);
+      free(text);
+      assert_int_equal(hrc, 0);
+      assert_int_equal(lsim_scene_load(path, &m, &s, NULL, &err), LSIM_INVALID_INPUT);
+      assert_string_equal(err.path, "hybrid");
+      continue;
+    }
+    free(text);
     const int rc = lsim_scene_load(path, &m, &s, NULL, &err);
     if (rc) {
       char line[640];

@@ -1,0 +1,125 @@
+#!/bin/sh
+# Hybrid-model scenes end to end: data/slip.json and data/bouncing_mass.json through
+# `lcpsim SCENE.json`, their HDF5 files read by the Python and Octave loaders (the same
+# numbers), the physics checked from the file (SLIP energy over 10 strides, transitions
+# on their boundaries to the stop precision, the ball's impact times), the plot script,
+# and bad hybrid scenes refused with positioned errors and no file.
+set -e
+PY=/usr/bin/python3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+./lcpsim data/slip.json -o "$out/slip.h5" --quiet
+./lcpsim data/bouncing_mass.json -o "$out/ball.h5" --quiet
+
+$PY - "$out" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+
+out = sys.argv[1]
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+r = lcpsim_load.load(f"{out}/slip.h5")
+if r.file_kind != "hybrid" or r.summary.run_end != "completed":
+    fail(f"slip: {r.file_kind} {r.summary.run_end} {r.summary.run_end_reason}")
+# Samples at exact multiples of the record period (1 ms), the last at the final time.
+k = np.arange(len(r.time))
+if np.any(r.time != k * 0.001) or r.time[-1] != 5.0:
+    fail("slip: samples are not at k * 1 ms")
+# The manual's chart order, every transition on its boundary within stop_precision.
+ev, p = r.events, r.parameter
+if np.any(ev.to_chart != (ev.from_chart + 1) % 4):
+    fail("slip: chart order")
+for j in range(len(ev.time)):
+    s, c = ev.state_before[j], ev.from_chart[j]
+    lx, ly = s[0] - s[4], s[1] - s[5]
+    q = np.hypot(lx, ly)
+    g = [s[3], s[1] - p("q_rt") * np.cos(s[6]), -(lx * s[2] + ly * s[3]) / q, p("q_rl") - q][c]
+    # 1e-15: this recomputation's round-off (numpy's cos, not the C library's)
+    if not (-r.parameters.stop_precision <= g <= 1e-15):
+        fail(f"slip: transition {j} ({r.chart_name(c)}) at boundary value {g:.3e}")
+# Energy over the first 10 strides (to the 10th liftoff): within 20 rtol (test_hybrid).
+t10 = ev.time[ev.from_chart == 3][9]
+e = r.output("energy")[r.time <= t10]
+drift = np.max(np.abs(e - e[0])) / e[0]
+if drift > 20 * r.parameters.rtol:
+    fail(f"slip: energy drift {drift:.3e}")
+print(f"slip: {len(ev.time)} transitions, energy drift {drift:.2e} over 10 strides "
+      f"(rtol {r.parameters.rtol:g})")
+
+# The ball: impacts at the closed-form times (test_hybrid's bounds), then at rest.
+b = lcpsim_load.load(f"{out}/ball.h5")
+g, e, h = b.parameter("gravity"), b.parameter("restitution"), 1.0
+v, t = np.sqrt(2 * g * h), np.sqrt(2 * h / g)
+for j in range(len(b.events.time)):
+    if abs(b.events.time[j] - t) > 1e-8 + 1e-10 / v:
+        fail(f"ball: impact {j} at {b.events.time[j]!r}, closed form {t!r}")
+    v *= e
+    t += 2 * v / g
+if b.chart_name(b.chart[-1]) != "rest" or b.state_of("y")[-1] != 0.0:
+    fail("ball: not at rest at the end")
+print(f"ball: {len(b.events.time)} impacts at the closed-form times, then at rest")
+
+# Numbers for the Octave comparison.
+with open(f"{out}/py.txt", "w") as f:
+    f.write(f"{len(r.time)} {len(ev.time)} {r.output('energy')[-1]:.15g} "
+            f"{r.state_of('x')[-1]:.15g} {r.parameter('k'):.15g} {int(r.chart[-1])}\n")
+PYEOF
+
+octave-cli -H --eval "
+  addpath('scripts');
+  r = lcpsim_load('$out/slip.h5');
+  e = r.output('energy'); x = r.state_of('x');
+  f = fopen('$out/oct.txt', 'w');
+  fprintf(f, '%d %d %.15g %.15g %.15g %d\n', numel(r.time), numel(r.events.time), e(end), ...
+          x(end), r.parameter('k'), r.chart(end));
+  fclose(f);
+  assert(strcmp(r.chart_name(r.chart(1)), 'decompression'));
+  assert(isequal(size(r.events.state_before), [numel(r.events.time), 7]));
+" >/dev/null
+if ! cmp -s "$out/py.txt" "$out/oct.txt"; then
+  echo "FAIL: Python and Octave loaders differ:"; cat "$out/py.txt" "$out/oct.txt"; exit 1
+fi
+
+$PY scripts/lcpsim_hybrid_plot.py "$out/slip.h5" -o "$out/slip.png" --to 1.5
+test -s "$out/slip.png"
+if $PY scripts/lcpsim_hybrid_plot.py "$out/slip.h5" -o "$out/x.png" --states nope 2>/dev/null; then
+  echo "FAIL: plot accepted an unknown state"; exit 1
+fi
+
+# Bad hybrid scenes: a positioned error, exit 2, no file.
+bad() { # $1 = scene text, $2 = expected error fragment
+  printf '%s' "$1" > "$out/bad.json"
+  set +e
+  msg=$(./lcpsim "$out/bad.json" -o "$out/bad.h5" 2>&1)
+  rc=$?
+  set -e
+  case "$msg" in *"$2"*) ;; *) echo "FAIL: expected '$2', got: $msg"; exit 1 ;; esac
+  if [ $rc -ne 2 ] || [ -e "$out/bad.h5" ]; then echo "FAIL: rc $rc or a file for: $msg"; exit 1; fi
+}
+bad '{"lcpsim": 1, "hybrid": {"model": "slipp"}}' 'bad.json:1:35: hybrid.model: unknown model'
+bad '{"lcpsim": 1, "hybrid": {"model": "slip",
+  "parameters": {"kk": 3}}}' 'bad.json:2:18: hybrid.parameters.kk: unknown parameter'
+bad '{"lcpsim": 1, "hybrid": {"model": "slip", "initial": {"y": -1}}}' 'hybrid.initial: the body toppled over'
+bad '{"lcpsim": 1, "hybrid": {"model": "slip", "rtol": 0}}' 'hybrid.rtol: must be > 0'
+bad '{"lcpsim": 1, "hybrid": {"model": "slip", "chart": "flight"}}' 'hybrid.chart: must name a chart of slip'
+bad '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "parameters": {"restitution": 2}}}' 'restitution must be in [0, 1]'
+bad '{"lcpsim": 1, "hybrid": {"model": "slip"}, "bodies": []}' 'bodies: unknown key'
+
+# A run the chart-count guard stops: exit 1, the file kept with the reason.
+printf '%s' '{"lcpsim": 1, "hybrid": {"model": "slip", "final_time": 30}}' > "$out/long.json"
+set +e
+./lcpsim "$out/long.json" -o "$out/long.h5" --quiet 2>/dev/null
+rc=$?
+set -e
+[ $rc -eq 1 ]
+$PY -c "
+import sys; sys.path.insert(0, 'scripts'); import lcpsim_load
+r = lcpsim_load.load('$out/long.h5')
+assert r.summary.run_end == 'stopped' and 'max_chart_count' in r.summary.run_end_reason
+assert len(r.events.time) == 128
+"
+echo "hybrid: ok"
