@@ -8,23 +8,30 @@
 
 #include "cli/cli.h"
 #include "lcp/datfile.h"
+#include "lcp/fc.h"
+#include "lcp/fc_solver.h"
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
 
 static void solve_usage(FILE *f) {
   fprintf(f,
-          "usage: lcpsim solve FILE.dat [--solver NAME] [--tol X] [--max-iter N]\n"
+          "usage: lcpsim solve FILE.dat|FILE.hdf5 [--solver NAME] [--tol X] [--max-iter N]\n"
           "                  [--omega W] [--warm FILE] [--print-z]\n"
           "       lcpsim solve RUN.h5 --step K [--series S] [--warm-dumped] [options]\n"
           "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file,\n"
-          "  or the LCP of step K dumped in a run or compare file (--dump-lcp).\n"
+          "  or the LCP of step K dumped in a run or compare file (--dump-lcp), or a\n"
+          "  frictional contact problem (Siconos .dat or FCLIB .hdf5: the kind is recognised\n"
+          "  from the content and printed): u = W r + q, Coulomb's law with the exact cone.\n"
           "  --solver NAME   lemke (default), pgs, or siconos:NAME ('lcpsim solvers')\n"
           "  --tol X         tolerance on the natural residual relative to max|q| (1e-10)\n"
           "  --max-iter N    pivot or sweep limit (0: the solver's default)\n"
           "  --omega W       PGS relaxation in (0, 2) (1)\n"
           "  --warm FILE     warm start from n numbers in FILE (whitespace-separated)\n"
-          "  --print-z       print z, one entry per line\n"
+          "  --print-z       print z (r for frictional contact), one entry per line\n"
+          "  --d N           frictional contact with an LCP solver: the polyhedral cone's\n"
+          "                  directions (3-D: a multiple of 4, default 8; 2-D: 2); exact-cone\n"
+          "                  solvers: nsgs (default), siconos:fc3d_nsgs, ... ('lcpsim solvers')\n"
           "  --step K        .h5 input: the step whose LCP to solve (1-based)\n"
           "  --series S      .h5 input of an independent comparison: whose trajectory\n"
           "  --warm-dumped   .h5 input: warm start from the dumped warm-start guess\n"
@@ -60,10 +67,70 @@ static int read_warm(const char *path, int n, double *z) {
   return 0;
 }
 
+/* A frictional contact problem: solved with the exact cone, or as the Stewart-Trinkle LCP
+ * of a polyhedral cone (an LCP solver with ndir directions); the same Coulomb measures. */
+static int solve_fc(const char *path, int kind, const char *solver_name, LsimSolverOptions opt,
+                    int ndir, const char *warm_path, int print_z) {
+  char err[1024];
+  LsimFc p;
+  if (lsim_fc_read(path, &p, err, sizeof err)) {
+    fprintf(stderr, "lcpsim: %s\n", err);
+    return 2;
+  }
+  const int exact = lsim_fc_solver_is_exact(solver_name);
+  if (!exact && ndir < 0) ndir = p.dim == 2 ? 2 : 8;
+  LsimFcSolver *solver = NULL;
+  double *r = calloc(2 * (size_t)p.n + 2, sizeof(double));
+  int rc = 2;
+  if (!r) {
+    fprintf(stderr, "lcpsim: out of memory\n");
+    goto done;
+  }
+  if (warm_path) {
+    if (read_warm(warm_path, p.n, r)) goto done;
+    opt.warm_start = 1;
+  }
+  if (lsim_fc_solver_create(&solver, solver_name, &opt, exact ? 0 : ndir, err, sizeof err)) {
+    fprintf(stderr, "lcpsim: solver %s: %s\n", solver_name, err);
+    goto done;
+  }
+  LsimFcStats st;
+  const int status = lsim_fc_solver_solve(solver, &p, r, r + p.n, &st);
+  printf("problem            %s (%s, dimension %d, %d contacts, n = %d)\n", path,
+         lsim_problem_file_kind_name(kind), p.dim, p.nc, p.n);
+  if (exact)
+    printf("solver             %s (exact cone)%s\n", solver_name,
+           opt.warm_start ? " (warm start)" : "");
+  else
+    printf("solver             %s on the polyhedral LCP, d = %d (n = %d)\n", solver_name, ndir,
+           p.nc * (ndir + 2));
+  printf("status             %s\n", lsim_status_name(status));
+  printf("iterations         %d\n", st.iterations);
+  printf("natural map        %.3e (relative to ||q||: %.3e)\n", st.quality.natural,
+         st.quality.relative);
+  printf("cone violation     %.3e\n", st.quality.cone);
+  printf("dual cone viol.    %.3e\n", st.quality.dual_cone);
+  printf("complementarity    %.3e\n", st.quality.complementarity);
+  printf("sliding contacts   %d\n", st.quality.nsliding);
+  if (!exact) printf("lcp residual       %.3e (relative)\n", st.lcp_relative);
+  if (st.siconos_error >= 0.0) printf("siconos error      %.3e\n", st.siconos_error);
+  printf("wall time          %.6f s\n", st.wall_time);
+  const char *message = lsim_fc_solver_last_message(solver);
+  if (*message) printf("message            %s\n", message);
+  if (print_z)
+    for (int i = 0; i < p.n; ++i) printf("r[%d] = %.17g\n", i, r[i]);
+  rc = status == LSIM_SOLVED ? 0 : 1;
+done:
+  lsim_fc_solver_free(solver);
+  free(r);
+  lsim_fc_free(&p);
+  return rc;
+}
+
 int lsim_cli_solve(int argc, char **argv) {
   const char *path = NULL, *solver_name = "lemke", *warm_path = NULL;
   LsimSolverOptions opt = lsim_default_solver_options();
-  int print_z = 0, step = -1, series = -1, warm_dumped = 0;
+  int print_z = 0, step = -1, series = -1, warm_dumped = 0, ndir = -1, solver_given = 0;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -75,6 +142,12 @@ int lsim_cli_solve(int argc, char **argv) {
       print_z = 1;
     } else if (!strcmp(a, "--warm-dumped")) {
       warm_dumped = 1;
+    } else if (!strcmp(a, "--d")) {
+      if (i + 1 >= argc || lsim_cli_parse_int(argv[i + 1], &ndir) || ndir < 2) {
+        fprintf(stderr, "lcpsim solve: --d: need an integer >= 2\n");
+        return 2;
+      }
+      ++i;
     } else if (!strcmp(a, "--step") || !strcmp(a, "--series")) {
       const int is_step = !strcmp(a, "--step");
       if (i + 1 >= argc || lsim_cli_parse_int(argv[i + 1], is_step ? &step : &series) ||
@@ -90,7 +163,7 @@ int lsim_cli_solve(int argc, char **argv) {
         return 2;
       }
       const char *v = argv[++i];
-      if (!strcmp(a, "--solver")) solver_name = v;
+      if (!strcmp(a, "--solver")) solver_name = v, solver_given = 1;
       else if (!strcmp(a, "--warm")) warm_path = v;
       else if (!strcmp(a, "--tol")) {
         if (lsim_cli_parse_double(v, &opt.tol) || !(opt.tol >= 0.0)) {
@@ -128,6 +201,14 @@ int lsim_cli_solve(int argc, char **argv) {
   memset(&dumped, 0, sizeof dumped);
   const size_t plen = strlen(path);
   const int from_h5 = plen > 3 && !strcmp(path + plen - 3, ".h5");
+  const int kind = from_h5 ? LSIM_FILE_UNKNOWN : lsim_problem_file_kind(path);
+  if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB)
+    return solve_fc(path, kind, solver_given ? solver_name : "nsgs", opt, ndir, warm_path,
+                    print_z);
+  if (ndir > 0) {
+    fprintf(stderr, "lcpsim solve: --d is for frictional contact problems\n");
+    return 2;
+  }
   if (!from_h5 && (step > 0 || series >= 0 || warm_dumped)) {
     fprintf(stderr, "lcpsim solve: --step, --series and --warm-dumped need an .h5 file\n");
     return 2;
@@ -187,7 +268,8 @@ int lsim_cli_solve(int argc, char **argv) {
     printf("problem            %s step %d series %d (n = %d, %d cones, hash %016llx)\n", path,
            step, dumped.series, lcp.n, lcp.ncones, (unsigned long long)dumped.hash);
   else
-    printf("problem            %s (n = %d)\n", path, lcp.n);
+    printf("problem            %s (%s, n = %d)\n", path,
+           lsim_problem_file_kind_name(LSIM_FILE_LCP), lcp.n);
   printf("solver             %s%s\n", solver_name, opt.warm_start ? " (warm start)" : "");
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);

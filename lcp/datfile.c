@@ -9,6 +9,7 @@
  * ("%32le"); both are errors here.
  */
 #include "datfile.h"
+#include "fc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -221,9 +222,65 @@ done:
   return rc;
 }
 
+/* Expects the token word. */
+static int expect(Lexer *lx, const char *word, const char *where) {
+  int t = next_token(lx);
+  if (t < 0) return t;
+  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, file ends",
+                          word, where);
+  if (strcmp(lx->tok, word))
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, got '%.20s'", word,
+                where, lx->tok);
+  return 0;
+}
+
+/* Storage 2: a compressed-column matrix as CSparse's cs_print writes it (Siconos'
+ * NM_SPARSE files): a banner, "N-by-N, nzmax: K nnz: K, 1-norm: X", then per column
+ * "col j : locations a to b" and its entries "i : value". */
+static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
+  const long n = lcp->n;
+  long nnz = -1;
+  int rc, t;
+  /* the banner, up to "nnz:" and its count */
+  while ((t = next_token(lx)) > 0)
+    if (!strcmp(lx->tok, "nnz:")) break;
+  if (t < 0) return t;
+  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: no 'nnz:' header");
+  if ((rc = read_int_range(lx, "nnz", 0, n * n, &nnz))) return rc;
+  if ((rc = expect(lx, "1-norm:", "in the sparse matrix header"))) return rc;
+  if ((t = next_token(lx)) <= 0)
+    return t < 0 ? t : fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: header ends");
+  long seen = 0;
+  for (long j = 0; j < n; ++j) {
+    long col, a, b;
+    if ((rc = expect(lx, "col", "(a column of the sparse matrix)"))) return rc;
+    if ((rc = read_int_range(lx, "column", j, j, &col))) return rc;
+    if ((rc = expect(lx, ":", "after the column number"))) return rc;
+    if ((rc = expect(lx, "locations", "after 'col j :'"))) return rc;
+    if ((rc = read_int_range(lx, "first location", seen, seen, &a))) return rc;
+    if ((rc = expect(lx, "to", "between the locations"))) return rc;
+    if ((rc = read_int_range(lx, "last location", a - 1, nnz - 1, &b))) return rc;
+    for (long k = a; k <= b; ++k) {
+      long row;
+      double v = 0.0;
+      if ((rc = read_int_range(lx, "row", 0, n - 1, &row))) return rc;
+      if ((rc = expect(lx, ":", "after the row number"))) return rc;
+      if ((rc = read_doubles(lx, &v, 1, "matrix entry", "M", 0))) return rc;
+      lcp->M[(size_t)row + (size_t)j * (size_t)n] += v;
+    }
+    seen = b + 1;
+  }
+  if (seen != nnz)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: %ld entries, header says %ld",
+                seen, nnz);
+  return 0;
+}
+
 /* The whole file; lcp is initialised once n is known. */
+static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out);
+
 static int read_all(Lexer *lx, LsimLcp *lcp) {
-  long n, storage, size0, size1;
+  long n;
   int t = next_token(lx);
   if (t < 0) return t;
   if (t == 0) return fail(lx, 1, LSIM_INVALID_INPUT, "empty file, expected n");
@@ -238,11 +295,19 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %ld out of range [0, %d]", n,
                   LSIM_DAT_MAX_N);
   }
+  return read_body(lx, lcp, n, NULL);
+}
+
+/* After n: the storage type, the matrix (initialising lcp) and q. *storage_out (if not
+ * NULL) receives the storage type. */
+static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
+  long storage = 0, size0, size1;
   int rc = read_int(lx, "storage type", &storage);
   if (rc) return rc;
-  if (storage != 0 && storage != 1)
+  if (storage_out) *storage_out = (int)storage;
+  if (storage != 0 && storage != 1 && storage != 2)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
-                "storage type %ld not supported (0 dense, 1 sparse-block)", storage);
+                "storage type %ld not supported (0 dense, 1 sparse-block, 2 sparse)", storage);
   if ((rc = read_int(lx, "size0", &size0))) return rc;
   if (size0 != n)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
@@ -261,6 +326,8 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
     if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", "M", 0)))
       return rc;
+  } else if (storage == 2) {
+    if ((rc = read_csparse_print(lx, lcp))) return rc;
   } else if ((rc = read_sparse_block(lx, lcp))) {
     return rc;
   }
@@ -293,6 +360,60 @@ int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen) {
   }
   int rc = lsim_dat_read_stream(f, path, lcp, err, errlen);
   fclose(f);
+  return rc;
+}
+
+/* A frictional contact file: dim, nc, then the matrix and q as in an LCP file with n =
+ * dim * nc, then mu (nc). */
+static int read_fc(Lexer *lx, LsimFc *p) {
+  long dim, nc;
+  int rc = read_int_range(lx, "dimension", 2, 3, &dim);
+  if (rc) return rc;
+  if ((rc = read_int_range(lx, "number of contacts", 1, LSIM_DAT_MAX_N / dim, &nc))) return rc;
+  LsimLcp body;
+  memset(&body, 0, sizeof body);
+  int storage = 0;
+  if ((rc = read_body(lx, &body, dim * nc, &storage))) {
+    lsim_lcp_free(&body);
+    return rc;
+  }
+  if ((rc = lsim_fc_init(p, (int)dim, (int)nc))) {
+    lsim_lcp_free(&body);
+    return fail(lx, lx->line, rc, "out of memory");
+  }
+  memcpy(p->W, body.M, (size_t)p->n * (size_t)p->n * sizeof(double));
+  memcpy(p->q, body.q, (size_t)p->n * sizeof(double));
+  lsim_lcp_free(&body);
+  p->storage = storage;
+  if ((rc = read_doubles(lx, p->mu, (size_t)nc, "friction coefficients", "mu", 0))) return rc;
+  for (long i = 0; i < nc; ++i)
+    if (p->mu[i] < 0.0)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "mu of contact %ld is negative (%g)", i,
+                  p->mu[i]);
+  /* Anything after mu is ignored, as Siconos does (its files often end with a solver id). */
+  if (lsim_fc_index(p)) return fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+  return 0;
+}
+
+int lsim_fc_dat_read(const char *path, LsimFc *p, char *err, size_t errlen) {
+  memset(p, 0, sizeof *p);
+  FILE *f = fopen(path, "r");
+  if (!f) {
+    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  Lexer lx;
+  memset(&lx, 0, sizeof lx);
+  lx.f = f;
+  lx.name = path;
+  lx.line = 1;
+  lx.tok_line = 1;
+  lx.err = err;
+  lx.errlen = errlen;
+  if (err && errlen) err[0] = '\0';
+  int rc = read_fc(&lx, p);
+  fclose(f);
+  if (rc) lsim_fc_free(p);
   return rc;
 }
 

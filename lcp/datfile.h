@@ -34,4 +34,11 @@ int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, siz
 int lsim_dat_write(const char *path, const LsimLcp *lcp, int sparse_block, int block_size,
                    char *err, size_t errlen);
 
+/* Reads a Siconos frictionContact .dat file (dim, nc, the matrix W as above with n = dim *
+ * nc, q, then mu [nc]; nothing may follow) into p (lcp/fc.h, initialised and indexed here).
+ * 0, or LSIM_IO_ERROR / LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with "path:line: what";
+ * p is left freed on error. */
+struct LsimFc;
+int lsim_fc_dat_read(const char *path, struct LsimFc *p, char *err, size_t errlen);
+
 #endif

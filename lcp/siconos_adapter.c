@@ -221,6 +221,20 @@ static void take_fault(FaultHook prev, char *dst, size_t len) {
   copy_message(dst, len, "siconos: ", t_fault_msg[0] ? t_fault_msg : "fatal error (no message)");
 }
 
+int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen) {
+  numerics_set_verbose(0);
+  lsim_blas_one_thread();
+  FaultHook prev = arm_hook();
+  if (SN_SETJMP_EXTERNAL_START) {
+    take_fault(prev, err, errlen);
+    return -1;
+  }
+  *ret = fn(arg);
+  SN_SETJMP_EXTERNAL_STOP;
+  external_fault_handler = prev;
+  return 0;
+}
+
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
   *out = NULL;
   if (!name) name = "";
