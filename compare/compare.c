@@ -13,6 +13,7 @@
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/datfile.h"
+#include "lcp/fc.h"
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
@@ -153,10 +154,25 @@ LsimCompareConfig lsim_default_compare_config(void) {
   return c;
 }
 
+int lsim_compare_result_tolerances(LsimCompareResult *res, const LsimCompareSpec *specs,
+                                   const int *ser_solver) {
+  const int P = res->table.P;
+  res->solver_tol = calloc((size_t)P + 1, sizeof(double));
+  res->solver_max_iter = calloc((size_t)P + 1, sizeof(int));
+  if (!res->solver_tol || !res->solver_max_iter) return -1;
+  for (int s = 0; s < P; ++s) {
+    res->solver_tol[s] = specs[ser_solver[s]].opt.tol;
+    res->solver_max_iter[s] = specs[ser_solver[s]].opt.max_iter;
+  }
+  return 0;
+}
+
 void lsim_compare_result_free(LsimCompareResult *res) {
   lsim_compare_table_free(&res->table);
   free(res->summary);
   free(res->labels);
+  free(res->solver_tol);
+  free(res->solver_max_iter);
   memset(res, 0, sizeof *res);
 }
 
@@ -169,6 +185,9 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   const char *list = cfg->solvers, *ref_text = cfg->reference, *out_path = cfg->output;
   char err[1024];
   memset(res, 0, sizeof *res);
+  const int kind0 = lsim_problem_file_kind(inputs[0]);
+  if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)
+    return lsim_compare_fc_run(cfg, res, msg, msglen);
   const int lcpset = ends_with(inputs[0], ".dat");
   if (lcpset && independent) {
     snprintf(msg, msglen, ".dat problems have no trajectory: --mode independent "
@@ -625,6 +644,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     memset(&t, 0, sizeof t);
     sm = NULL;
     labels = NULL;
+    if (lsim_compare_result_tolerances(res, specs, ser_solver)) {
+      lsim_compare_result_free(res);
+      snprintf(msg, msglen, "out of memory");
+      exit_code = 2;
+    }
   }
 
 cleanup:

@@ -11,6 +11,10 @@
  *                Series: one per solver.
  *   lcp set      the inputs are Siconos .dat files: every solver, cold, on every file
  *                (no time stepping). Series: one per solver; problem k is file k.
+ *   fc set       the inputs are frictional contact problems (Siconos .dat, FCLIB HDF5;
+ *                compare/fcset.c): every solver, cold, on every file, exact-cone solvers
+ *                and LCP solvers on the polyhedral LCP (spec key d), all measured by the
+ *                exact-cone Coulomb measures (lcp/fc.h).
  * Scenes: every solver gets the step's LCP in the factored form the step builds (M = J B +
  * C, lcp/factored.h) through lsim_solver_solve_factored; hashes (lsim_factored_hash) and
  * quality measures (lsim_factored_quality) are computed on that form, so M is formed only
@@ -52,6 +56,9 @@ typedef struct LsimCompareResult {
   LsimCompareTable table;
   LsimCompareSummary *summary; /* [table.P] */
   char (*labels)[128];         /* [table.P] series labels */
+  double *solver_tol;          /* [table.P] each series' own tolerance (0: a fixed budget) */
+  int *solver_max_iter;        /* [table.P] its iteration budget (0: the solver's default) */
+  int fc;                      /* 1: a frictional contact set (Coulomb measures) */
   int independent;
   char path[1024];             /* the file written */
   char title[1400];            /* one line: input, mode, problems, reference, tolerance, file */
@@ -64,5 +71,14 @@ typedef struct LsimCompareResult {
 int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                      size_t msglen);
 void lsim_compare_result_free(LsimCompareResult *res);
+
+/* The frictional contact set (compare/fcset.c), called by lsim_compare_run when the first
+ * input is a frictional contact problem. Same contract. */
+int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
+                        size_t msglen);
+
+/* Fills res->solver_tol / solver_max_iter from the specs of each series. 0 or -1. */
+int lsim_compare_result_tolerances(LsimCompareResult *res, const LsimCompareSpec *specs,
+                                   const int *ser_solver);
 
 #endif

@@ -103,12 +103,12 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
 
   /* Summary per series. */
   double *v[9];
-  int *iv[5];
+  int *iv[6];
   for (int j = 0; j < 9; ++j) v[j] = calloc(P + 1, sizeof(double));
-  for (int j = 0; j < 5; ++j) iv[j] = calloc(P + 1, sizeof(int));
+  for (int j = 0; j < 6; ++j) iv[j] = calloc(P + 1, sizeof(int));
   int ok = 1;
   for (int j = 0; j < 9; ++j) ok = ok && v[j];
-  for (int j = 0; j < 5; ++j) ok = ok && iv[j];
+  for (int j = 0; j < 6; ++j) ok = ok && iv[j];
   if (!ok) o->rc = o->rc ? o->rc : -1;
   for (uint64_t s = 0; ok && s < P; ++s) {
     iv[0][s] = sm[s].problems;
@@ -116,6 +116,7 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
     iv[2][s] = sm[s].failures;
     iv[3][s] = sm[s].max_iters;
     iv[4][s] = sm[s].skipped;
+    iv[5][s] = sm[s].budget;
     v[0][s] = sm[s].success_rate;
     v[1][s] = sm[s].median_wall;
     v[2][s] = sm[s].worst_wall;
@@ -130,6 +131,7 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   lsim_compare_w_arr(o, "/summary/failures", LSIM_H5_I32, 1, P, 0, iv[2]);
   lsim_compare_w_arr(o, "/summary/max_iterations", LSIM_H5_I32, 1, P, 0, iv[3]);
   lsim_compare_w_arr(o, "/summary/skipped", LSIM_H5_I32, 1, P, 0, iv[4]);
+  lsim_compare_w_arr(o, "/summary/budget_stops", LSIM_H5_I32, 1, P, 0, iv[5]);
   lsim_compare_w_arr(o, "/summary/success_rate", LSIM_H5_F64, 1, P, 0, v[0]);
   lsim_compare_w_arr(o, "/summary/median_wall_time", LSIM_H5_F64, 1, P, 0, v[1]);
   lsim_compare_w_arr(o, "/summary/worst_wall_time", LSIM_H5_F64, 1, P, 0, v[2]);
@@ -139,15 +141,16 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   lsim_compare_w_arr(o, "/summary/max_distance", LSIM_H5_F64, 1, P, 0, v[6]);
   if (independent) lsim_compare_w_arr(o, "/summary/max_q_divergence", LSIM_H5_F64, 1, P, 0, v[7]);
   for (int j = 0; j < 9; ++j) free(v[j]);
-  for (int j = 0; j < 5; ++j) free(iv[j]);
+  for (int j = 0; j < 6; ++j) free(iv[j]);
 }
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */
 void lsim_compare_write_legend(LsimCompareOut *o) {
-  char legend[12][64];
+  char legend[13][64];
   for (int c = -9; c <= 1; ++c)
     snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
   snprintf(legend[11], sizeof legend[0], "%d %s", LSIM_COMPARE_SKIPPED, LSIM_COMPARE_SKIPPED_TEXT);
-  lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 12);
+  snprintf(legend[12], sizeof legend[0], "3 skipped (a solver for the other dimension)");
+  lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 13);
 }

@@ -33,6 +33,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
   memset(s, 0, sizeof *s);
   s->opt = lsim_default_solver_options();
   s->warm = -1;
+  s->ndir = -1;
   if (len == 0 || len >= sizeof s->label) {
     snprintf(err, errlen, "empty or too long solver spec in the list");
     return -1;
@@ -79,14 +80,17 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       s->opt.omega = dv;
     } else if (!strcmp(key, "warm") && !lsim_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
       s->warm = iv;
+    } else if (!strcmp(key, "d") && !lsim_parse_int(val, &iv) && iv >= 2 && iv <= 64) {
+      s->ndir = iv;
     } else if (!strcmp(key, "threads") && !lsim_parse_int(val, &iv) && iv >= 1 &&
                iv <= LSIM_PGS_MAX_THREADS) {
       s->opt.threads = iv;
     } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
-               strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads")) {
+               strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads") &&
+               strcmp(key, "d")) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads)",
+               "threads, d)",
                s->label, key);
       return -1;
     } else {

@@ -1,6 +1,7 @@
 /* spec.h: solver specs of a comparison: NAME or NAME[key=value,...] with keys tol,
  * max_iter, sweeps (= max_iter with tol 0: a fixed number of sweeps), omega, threads, warm
- * (independent mode: 0/1); a list is split at commas outside brackets. */
+ * (independent mode: 0/1), d (frictional contact sets: an LCP solver's polyhedral cone
+ * directions); a list is split at commas outside brackets. */
 #ifndef LSIM_COMPARE_SPEC_H
 #define LSIM_COMPARE_SPEC_H
 
@@ -19,6 +20,8 @@ typedef struct LsimCompareSpec {
   int warm;                 /* independent mode: -1 = the scene's setting, else 0/1 */
   int dense;                /* 1: the solver needs the dense M (every solver but "pgs",
                                which runs on the factored form) */
+  int ndir;                 /* frictional contact sets: the polyhedral cone's directions for
+                               an LCP solver (key d; -1: 8 in 3-D, 2 in 2-D) */
 } LsimCompareSpec;
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */

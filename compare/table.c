@@ -8,6 +8,12 @@
 #include "compare/table.h"
 #include "lcp/quality.h"
 
+int lsim_compare_is_failure(int status) { return status < 0 && status != LSIM_MAX_ITERATIONS; }
+
+int lsim_compare_is_success(int status, double relative, double success_tol) {
+  return !lsim_compare_is_failure(status) && isfinite(relative) && relative <= success_tol;
+}
+
 int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P) {
   memset(t, 0, sizeof *t);
   t->N = N;
@@ -85,7 +91,7 @@ int lsim_compare_record_solve(LsimCompareTable *t, LsimCompareScratch *sc, int k
   t->diss[i] = qm.dissipation;
   t->sicerr[i] = st->siconos_error;
   t->dist[i] = zref ? lsim_quality_distance(n, z, zref) : NAN;
-  t->success[i] = isfinite(qm.residual.relative) && qm.residual.relative <= success_tol;
+  t->success[i] = lsim_compare_is_success(st->status, qm.residual.relative, success_tol);
   return 0;
 }
 
@@ -143,7 +149,8 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
     if (t->size[i] <= 0) continue;
     ++out->problems;
     out->successes += t->success[i];
-    out->failures += t->status[i] < 0;
+    out->failures += lsim_compare_is_failure(t->status[i]);
+    out->budget += t->status[i] == LSIM_MAX_ITERATIONS;
     out->worst_wall = maxf(out->worst_wall, t->wall[i]);
     out->worst_rel = maxf(out->worst_rel, t->rel[i]);
     out->max_dist = maxf(out->max_dist, t->dist[i]);

@@ -26,6 +26,9 @@ typedef struct LsimCompareTable {
 /* Summary of one series over the problems with an LCP (size > 0). */
 typedef struct LsimCompareSummary {
   int problems, successes, failures, skipped;
+  int budget;               /* stopped at their iteration budget (LSIM_MAX_ITERATIONS): not
+                               failures (a fixed sweep budget is a design), not successes
+                               unless they reached the success tolerance */
   double success_rate;
   double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
   int max_iters;
@@ -59,6 +62,14 @@ void lsim_compare_record_empty(LsimCompareTable *t, int k, int s);
 /* A solve not run: skipped[i] = 1, status LSIM_COMPARE_SKIPPED, no success, lcp_size 0 (no
  * problem was handed to the solver; /problem_size has n), hash 0, measures NaN. */
 void lsim_compare_record_skipped(LsimCompareTable *t, int k, int s);
+
+/* Success, judged alike for every solver: a status that is not an error (solved, a
+ * warning, or stopped at its budget) and a relative residual <= success_tol. A failure
+ * status (a ray, a breakdown, a solver error) is never a success, whatever the residual
+ * of the z it returned (a warm-started solve that fails returns the guess). */
+int lsim_compare_is_success(int status, double relative, double success_tol);
+/* 1 when status is a failure: an error other than stopping at the iteration budget. */
+int lsim_compare_is_failure(int status);
 
 /* Summary of series s; buf holds N doubles of scratch. */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,

@@ -246,7 +246,16 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
     if (!strcmp(lx->tok, "nnz:")) break;
   if (t < 0) return t;
   if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: no 'nnz:' header");
-  if ((rc = read_int_range(lx, "nnz", 0, n * n, &nnz))) return rc;
+  /* "K," */
+  if ((t = next_token(lx)) <= 0)
+    return t < 0 ? t : fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: header ends");
+  {
+    char *end;
+    errno = 0;
+    nnz = strtol(lx->tok, &end, 10);
+    if (end == lx->tok || strcmp(end, ",") || errno || nnz < 0 || nnz > n * n)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", lx->tok);
+  }
   if ((rc = expect(lx, "1-norm:", "in the sparse matrix header"))) return rc;
   if ((t = next_token(lx)) <= 0)
     return t < 0 ? t : fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: header ends");

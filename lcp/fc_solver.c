@@ -10,8 +10,9 @@
  * why others are refused: docs/siconos-solvers.md, "Frictional contact solvers".
  *
  * Failure modes: a trapped Siconos fatal error -> LSIM_SOLVER_FAILED with its message;
- * info != 0 -> LSIM_SOLVER_FAILED (Siconos does not tell a budget from a breakdown; the
- * iteration count beside it does); non-finite r -> LSIM_BREAKDOWN, r zeroed.
+ * info != 0 -> LSIM_SOLVER_FAILED, or LSIM_MAX_ITERATIONS when the iteration count reached
+ * the budget (Siconos' info does not tell them apart); non-finite r -> LSIM_BREAKDOWN, r
+ * zeroed.
  */
 #include "fc_solver.h"
 #include "siconos_adapter.h"
@@ -278,6 +279,10 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   *iters = c.opt->iparam[SICONOS_IPARAM_ITER_DONE];
   int status = trapped ? LSIM_SOLVER_FAILED : c.info == 0 ? LSIM_SOLVED : LSIM_SOLVER_FAILED;
   if (!trapped && c.info) snprintf(s->msg, sizeof s->msg, "siconos info %d", c.info);
+  /* Siconos says info 1 both for a breakdown and for the iteration budget: the count
+     tells them apart. */
+  if (!trapped && c.info && *iters >= c.opt->iparam[SICONOS_IPARAM_MAX_ITER])
+    status = LSIM_MAX_ITERATIONS;
   int finite = 1;
   for (int k = 0; k < p->n; ++k) finite = finite && isfinite(r[k]);
   if (!finite) {

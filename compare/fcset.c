@@ -1,0 +1,296 @@
+/* fcset.c: a comparison on a set of frictional contact problems (compare/compare.h, "fc
+ * set"): every solver, cold, on every file; exact-cone solvers (nsgs, nsgs_aa,
+ * siconos:fc3d_*, siconos:fc2d_*) and LCP solvers on the Stewart-Trinkle polyhedral LCP
+ * (spec key d: directions; default 8 in 3-D; in 2-D the cone is the two tangent
+ * directions, exact, whatever d says). Every solution is measured by the same exact-cone
+ * Coulomb measures (lcp/fc.h), so a polyhedral cone's approximation error is the residual
+ * it leaves on the exact problem.
+ * Recorded per problem and series: status, success (lsim_compare_is_success at the
+ * stated tolerance on the relative natural-map residual), iterations, wall time, the
+ * natural-map residual (absolute, relative: Siconos' fc3d error), cone and dual-cone
+ * violations, complementarity, sliding contacts, Siconos' own error, the problem hash;
+ * /results/distance is NaN (reactions are not unique in general: stacks, redundant
+ * contacts). A solver made for the other dimension (siconos:fc3d_* on a 2-D problem) is
+ * recorded as skipped, status LSIM_COMPARE_WRONG_DIM.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compare/compare.h"
+#include "compare/output.h"
+#include "lcp/fc.h"
+#include "lcp/fc_solver.h"
+#include "lcp/quality.h"
+
+/* Status of a solve not run because the solver is for the other dimension. */
+#define LSIM_COMPARE_WRONG_DIM 3
+
+/* A hash of the problem: W and q as an LCP view, then mu. */
+static uint64_t fc_hash(const LsimFc *p) {
+  LsimLcp view;
+  memset(&view, 0, sizeof view);
+  view.n = p->n;
+  view.M = p->W;
+  view.q = p->q;
+  uint64_t h = lsim_lcp_hash(&view) ^ (uint64_t)p->dim;
+  const unsigned char *b = (const unsigned char *)p->mu;
+  for (size_t k = 0; k < (size_t)p->nc * sizeof(double); ++k) h = (h ^ b[k]) * 1099511628211ull;
+  return h;
+}
+
+/* The directions a series uses on problem p: 0 for exact-cone solvers. */
+static int series_ndir(const LsimCompareSpec *sp, const LsimFc *p) {
+  if (lsim_fc_solver_is_exact(sp->name)) return 0;
+  if (p->dim == 2) return 2;
+  return sp->ndir > 0 ? sp->ndir : 8;
+}
+
+int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
+                        size_t msglen) {
+  const char *const *inputs = cfg->inputs;
+  const int N = cfg->ninputs;
+  char err[1024];
+  memset(res, 0, sizeof *res);
+  if (cfg->independent) {
+    snprintf(msg, msglen, "frictional contact problems have no trajectory: --mode "
+             "independent needs a scene");
+    return -1;
+  }
+  if (cfg->dump_lcp) {
+    snprintf(msg, msglen, "--dump-lcp: frictional contact sets are not dumped (the files are "
+             "the problems)");
+    return -1;
+  }
+
+  /* Solvers: each spec checked on a problem-free create. */
+  LsimCompareSpec *specs = calloc(LSIM_COMPARE_MAX_SOLVERS + 2, sizeof *specs);
+  if (!specs) {
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  int nspecs = 0;
+  if (lsim_compare_parse_list(cfg->solvers, specs, &nspecs, err, sizeof err)) {
+    snprintf(msg, msglen, "--solvers: %s", err);
+    free(specs);
+    return -1;
+  }
+  for (int j = 0; j < nspecs; ++j) {
+    const int exact = lsim_fc_solver_is_exact(specs[j].name);
+    if (exact && specs[j].ndir > 0) {
+      snprintf(msg, msglen, "solver '%s': %s uses the exact cone, d does not apply",
+               specs[j].label, specs[j].name);
+      free(specs);
+      return -1;
+    }
+    if (!exact && specs[j].ndir > 0 && specs[j].ndir % 4) {
+      snprintf(msg, msglen, "solver '%s': d = %d: 3-D polyhedral cones take a multiple of 4",
+               specs[j].label, specs[j].ndir);
+      free(specs);
+      return -1;
+    }
+    LsimFcSolver *probe = NULL;
+    if (lsim_fc_solver_create(&probe, specs[j].name, &specs[j].opt, exact ? 0 : 8, err,
+                              sizeof err)) {
+      snprintf(msg, msglen, "solver '%s': %s", specs[j].label, err);
+      free(specs);
+      return -1;
+    }
+    lsim_fc_solver_free(probe);
+  }
+
+  /* Problems: all read first, so bad input stops before any output. */
+  LsimFc *probs = calloc((size_t)N + 1, sizeof *probs);
+  if (!probs) {
+    free(specs);
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  for (int k = 0; k < N; ++k) {
+    const int kind = lsim_problem_file_kind(inputs[k]);
+    if (kind != LSIM_FILE_FC_DAT && kind != LSIM_FILE_FCLIB) {
+      snprintf(msg, msglen, "'%s': %s, not a frictional contact problem: give frictional "
+               "contact files only", inputs[k], lsim_problem_file_kind_name(kind));
+      for (int j = 0; j < k; ++j) lsim_fc_free(&probs[j]);
+      free(probs), free(specs);
+      return -1;
+    }
+    if (lsim_fc_read(inputs[k], &probs[k], err, sizeof err)) {
+      snprintf(msg, msglen, "%s", err);
+      for (int j = 0; j < k; ++j) lsim_fc_free(&probs[j]);
+      free(probs), free(specs);
+      return -1;
+    }
+  }
+
+  const int P = nspecs;
+  int exit_code = 0;
+  LsimCompareTable t;
+  LsimCompareSummary *sm = calloc((size_t)P + 1, sizeof *sm);
+  char (*labels)[128] = calloc((size_t)P + 1, sizeof *labels);
+  char (*starts)[8] = calloc((size_t)P + 1, sizeof *starts);
+  int *ser_solver = calloc((size_t)P + 1, sizeof(int));
+  int *ndir = calloc((size_t)N * P + 1, sizeof(int));
+  double *dual = calloc((size_t)N * P + 1, sizeof(double));
+  double *sumbuf = calloc((size_t)N + 1, sizeof(double));
+  double *r = NULL;
+  size_t rcap = 0;
+  if (lsim_compare_table_alloc(&t, N, P) || !sm || !labels || !starts || !ser_solver || !ndir ||
+      !dual || !sumbuf) {
+    snprintf(msg, msglen, "out of memory");
+    exit_code = 2;
+  }
+  for (int s = 0; !exit_code && s < P; ++s) {
+    ser_solver[s] = s;
+    snprintf(labels[s], sizeof labels[s], "%s", specs[s].label);
+    snprintf(starts[s], sizeof starts[s], "cold");
+  }
+
+  /* The solves. */
+  for (int k = 0; k < N && !exit_code; ++k) {
+    const LsimFc *p = &probs[k];
+    t.step[k] = k + 1;
+    t.time[k] = 0.0;
+    t.problem_size[k] = p->n;
+    t.problem_hash[k] = fc_hash(p);
+    if (2 * (size_t)p->n + 2 > rcap) {
+      free(r);
+      rcap = 2 * (size_t)p->n + 2;
+      r = calloc(rcap, sizeof(double));
+      if (!r) {
+        snprintf(msg, msglen, "out of memory");
+        exit_code = 2;
+        break;
+      }
+    }
+    for (int s = 0; s < P; ++s) {
+      const size_t i = (size_t)k * P + s;
+      const LsimCompareSpec *sp = &specs[s];
+      const int nd = series_ndir(sp, p);
+      ndir[i] = nd;
+      LsimFcSolver *solver = NULL;
+      if (lsim_fc_solver_create(&solver, sp->name, &sp->opt, nd, err, sizeof err)) {
+        snprintf(msg, msglen, "solver '%s' on %s: %s", sp->label, inputs[k], err);
+        exit_code = 2;
+        break;
+      }
+      memset(r, 0, rcap * sizeof(double));
+      LsimFcStats st;
+      const int status = lsim_fc_solver_solve(solver, p, r, r + p->n, &st);
+      const int wrong_dim = status == LSIM_INVALID_INPUT && !strncmp(sp->name, "siconos:fc", 10);
+      lsim_fc_solver_free(solver);
+      if (wrong_dim) {
+        lsim_compare_record_skipped(&t, k, s);
+        t.status[i] = LSIM_COMPARE_WRONG_DIM;
+        dual[i] = NAN;
+        continue;
+      }
+      t.status[i] = status;
+      t.success[i] = lsim_compare_is_success(status, st.quality.relative, cfg->success_tol);
+      t.iters[i] = st.iterations;
+      t.warm[i] = 0;
+      t.size[i] = p->n;
+      t.nsliding[i] = st.quality.nsliding;
+      t.hash[i] = t.problem_hash[k];
+      t.wall[i] = st.wall_time;
+      t.res[i] = st.quality.natural;
+      t.rel[i] = st.quality.relative;
+      t.compl_[i] = st.quality.complementarity;
+      t.cone[i] = st.quality.cone;
+      dual[i] = st.quality.dual_cone;
+      t.sig[i] = t.diss[i] = t.dist[i] = NAN;
+      t.sicerr[i] = st.siconos_error;
+    }
+  }
+
+  /* The file, written under a temporary name and renamed when complete. */
+  char path[1024], partial[1100];
+  snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
+  snprintf(partial, sizeof partial, "%s.partial", path);
+  if (!exit_code) {
+    for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
+    LsimCompareOut o = {-1, 0};
+    o.file = lsim_h5_create(partial, err, sizeof err);
+    if (o.file < 0) {
+      snprintf(msg, msglen, "%s", err);
+      exit_code = 2;
+    } else {
+      lsim_compare_w_int(&o, "/format_version", LSIM_COMPARE_FORMAT_VERSION);
+      lsim_compare_w_str(&o, "/file_kind", "compare", 0, -1);
+      lsim_compare_w_str(&o, "/lcpsim_version", LSIM_VERSION, 0, -1);
+      lsim_compare_w_str(&o, "/scene_text", "", 0, -1);
+      lsim_compare_w_str(&o, "/parameters/mode", "fc_set", 0, -1);
+      lsim_compare_w_str(&o, "/parameters/input", inputs[0], 0, -1);
+      lsim_compare_w_str(&o, "/parameters/reference", specs[0].label, 0, -1);
+      lsim_compare_w_int(&o, "/parameters/reference_solver", 0);
+      lsim_compare_w_int(&o, "/parameters/reference_series", 0);
+      lsim_compare_w_dbl(&o, "/parameters/success_tol", cfg->success_tol);
+      lsim_compare_w_int(&o, "/parameters/steps", N);
+      lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
+      lsim_compare_w_int(&o, "/parameters/nseries", P);
+      lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
+      lsim_compare_write_legend(&o);
+      char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
+      int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
+      if (!pn || !dims || !ncs) o.rc = -1;
+      for (int k = 0; !o.rc && k < N; ++k) {
+        snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
+        dims[k] = probs[k].dim;
+        ncs[k] = probs[k].nc;
+      }
+      if (!o.rc) {
+        lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], N);
+        lsim_compare_w_arr(&o, "/problem_dimension", LSIM_H5_I32, 1, (uint64_t)N, 0, dims);
+        lsim_compare_w_arr(&o, "/problem_contacts", LSIM_H5_I32, 1, (uint64_t)N, 0, ncs);
+      }
+      free(pn), free(dims), free(ncs);
+      lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts, 0, 0);
+      lsim_compare_w_arr(&o, "/results/dual_cone", LSIM_H5_F64, 2, (uint64_t)N, (uint64_t)P, dual);
+      lsim_compare_w_arr(&o, "/results/cone_directions", LSIM_H5_I32, 2, (uint64_t)N, (uint64_t)P,
+                         ndir);
+      if (o.rc) {
+        snprintf(msg, msglen, "%s: cannot write the results", partial);
+        exit_code = 2;
+      }
+      if (lsim_h5_close(o.file) && !exit_code) {
+        snprintf(msg, msglen, "%s: cannot close the file", partial);
+        exit_code = 2;
+      }
+      if (!exit_code && rename(partial, path)) {
+        snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path, strerror(errno));
+        exit_code = 2;
+      }
+      if (exit_code) unlink(partial);
+    }
+  }
+  if (!exit_code) {
+    snprintf(res->title, sizeof res->title,
+             "frictional contact set: %d problems, %d solvers, success = relative natural-map "
+             "residual (exact cone) <= %g -> %s", N, P, cfg->success_tol, path);
+    snprintf(res->path, sizeof res->path, "%s", path);
+    res->table = t;
+    res->summary = sm;
+    res->labels = labels;
+    res->fc = 1;
+    memset(&t, 0, sizeof t);
+    sm = NULL;
+    labels = NULL;
+    if (lsim_compare_result_tolerances(res, specs, ser_solver)) {
+      lsim_compare_result_free(res);
+      snprintf(msg, msglen, "out of memory");
+      exit_code = 2;
+    }
+  }
+  lsim_compare_table_free(&t);
+  free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(sumbuf);
+  free(r);
+  for (int k = 0; k < N; ++k) lsim_fc_free(&probs[k]);
+  free(probs);
+  free(specs);
+  return exit_code ? -1 : 0;
+}
