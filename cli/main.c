@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "compare/spec.h"
+#include "lcp/fc_solver.h"
 #include "lcp/solver.h"
 
 #ifndef LSIM_VERSION
@@ -25,7 +26,8 @@ static void usage(FILE *f) {
           "usage:\n"
           "  lcpsim SCENE.json [options]       simulate a scene, write SCENE.h5 (same as 'run')\n"
           "  lcpsim run SCENE.json [options]\n"
-          "  lcpsim solve FILE.dat [options]   solve one LCP from a Siconos .dat file\n"
+          "  lcpsim solve FILE [options]       solve one LCP (Siconos .dat) or frictional\n"
+          "                                    contact problem (Siconos .dat, FCLIB .hdf5)\n"
           "  lcpsim solve RUN.h5 --step K      re-solve a dumped LCP (--dump-lcp)\n"
           "  lcpsim compare SCENE.json --solvers LIST   compare solvers on identical problems\n"
           "  lcpsim export RUN.h5 --step K     write a dumped LCP as a Siconos .dat file\n"
@@ -60,6 +62,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "impact")) return lsim_cli_impact(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
+    /* exact-cone frictional contact solvers (lcpsim solve / compare on such files) */
+    for (const char *const *n = lsim_fc_solver_names(); *n; ++n) printf("%s\n", *n);
     return 0;
   }
   /* Anything else is a scene to run (run's parser reports unknown options). */

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Frictional contact problems end to end: `lcpsim solve` recognises the kind of file and
+# says it, solves with the exact cone (ours, Siconos) and on the polyhedral LCP; `lcpsim
+# compare` on a set measures every solution with the exact-cone Coulomb measures; bad
+# files are refused with their position and exit 2.
+set -u
+D=${LSIM_SHARED:-../shared}/data/siconos-fc3d
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "fc: $*" >&2; exit 1; }
+
+# The kind is recognised and printed, for each form.
+./lcpsim solve "$D/FC3D_Example1_SBM.dat" > "$tmp/a.txt" || fail "solve SBM: exit $?"
+grep -q "frictional contact problem (Siconos .dat), dimension 3, 3 contacts" "$tmp/a.txt" || fail "kind: $(cat "$tmp/a.txt")"
+./lcpsim solve "$D/Box_Stacks-i0122-82-5.hdf5" --solver nsgs_aa --tol 1e-8 > "$tmp/b.txt" || fail "solve FCLIB: exit $?"
+grep -q "FCLIB HDF5), dimension 3, 82 contacts" "$tmp/b.txt" || fail "FCLIB kind"
+./lcpsim solve "$D/FrictionContactProblem00031.dat" --solver siconos:fc2d_nsgs > "$tmp/c.txt" || fail "fc2d: exit $?"
+grep -q "dimension 2, 11 contacts" "$tmp/c.txt" || fail "2-D kind"
+./lcpsim solve ${LSIM_SHARED:-../shared}/data/siconos-lcp/lcp_CPS_1.dat > "$tmp/l.txt" 2>&1 || true
+grep -q "linear complementarity problem" "$tmp/l.txt" || fail "LCP kind: $(cat "$tmp/l.txt")"
+
+# Polyhedral LCP: Lemke with d = 8 solves its LCP; the exact-cone residual it leaves is
+# printed (not zero on a sliding problem).
+./lcpsim solve "$D/Rover1039.dat" --solver lemke --d 8 > "$tmp/p.txt" || fail "polyhedral: exit $?"
+grep -q "on the polyhedral LCP, d = 8" "$tmp/p.txt" || fail "polyhedral header"
+
+# A comparison on a set: one row per solver, success judged at 1e-8 on the exact cone.
+./lcpsim compare "$D/FC3D_Example1.dat" "$D/Rover4396.dat" "$D/FrictionContactProblem00394.dat" \
+  --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=4],pgs[d=8,max_iter=200]' --success-tol 1e-8 \
+  -o "$tmp/set.h5" --csv > "$tmp/set.csv" || fail "compare: exit $?"
+[ "$(wc -l < "$tmp/set.csv")" -eq 5 ] || fail "csv rows: $(cat "$tmp/set.csv")"
+/usr/bin/python3 - "$tmp/set.h5" <<'PY' || fail "compare file"
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+def check(c, m):
+    if not c: print("fc:", m); sys.exit(1)
+check(f["parameters/mode"][()].decode() == "fc_set", "mode")
+st, rel = f["results/status"][()], f["results/relative_residual"][()]
+# nsgs solves all three; siconos:fc3d_nsgs skips the 2-D file (status 3)
+check(np.all(st[:, 0] == 0) and np.all(rel[:, 0] <= 1e-8), "nsgs")
+check(st[2, 1] == 3 and f["results/skipped"][2, 1] == 1, "fc3d on 2-D skipped")
+# polyhedral directions recorded: 4 and 8 in 3-D, 2 in 2-D
+d = f["results/cone_directions"][()]
+check(list(d[0]) == [0, 0, 4, 8] and list(d[2]) == [0, 0, 2, 2], "directions %s" % d)
+check(np.all(np.isnan(f["results/distance"][()])), "no distance for non-unique reactions")
+check("summary/budget_stops" in f, "budget stops")
+PY
+
+# Bad files: positioned errors, exit 2, no output file.
+printf '3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n-0.5\n' > "$tmp/bad.dat"
+./lcpsim solve "$tmp/bad.dat" 2> "$tmp/err.txt"; rc=$?
+[ $rc -eq 2 ] || fail "bad file: exit $rc"
+grep -q "bad.dat:10: mu of contact 0 is negative" "$tmp/err.txt" || fail "bad file message: $(cat "$tmp/err.txt")"
+./lcpsim compare "$D/FC3D_Example1.dat" "$tmp/bad.dat" --solvers nsgs -o "$tmp/x.h5" 2> "$tmp/err2.txt"; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$tmp/x.h5" ] || fail "compare with a bad file: exit $rc"
+printf 'not hdf5 at all' > "$tmp/bad.hdf5"
+./lcpsim solve "$tmp/bad.hdf5" 2>/dev/null; [ $? -eq 2 ] || fail "bad hdf5"
+./lcpsim solvers | grep -q "^siconos:fc3d_nsn_ac$" || fail "solvers list"
+echo "frictional contact: kinds, exact and polyhedral solves, set comparison, bad files: ok"

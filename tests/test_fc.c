@@ -1,0 +1,230 @@
+/* test_fc.c: frictional contact problems (lcp/fc.h, lcp/fc_solver.h): the exact local
+ * cases of Coulomb's law against hand solutions, the Coulomb measures, the readers (dense,
+ * sparse-block and FCLIB files give the problems they should), the polyhedral LCP's
+ * approximation error shrinking with d, and positioned errors on bad files. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <hdf5.h>
+
+#include "lcp/fc.h"
+#include "lcp/fc_solver.h"
+#include "support.h"
+
+/* One 3-D contact with W = A (column-major), q, mu. */
+static void one_contact(LsimFc *p, const double *A, const double *q, double mu) {
+  assert_int_equal(lsim_fc_init(p, 3, 1), 0);
+  memcpy(p->W, A, 9 * sizeof(double));
+  memcpy(p->q, q, 3 * sizeof(double));
+  p->mu[0] = mu;
+  assert_int_equal(lsim_fc_index(p), 0);
+}
+
+static void solve_ok(const LsimFc *p, const char *name, double *r, LsimFcStats *st) {
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-14;
+  LsimFcSolver *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_fc_solver_create(&s, name, &o, 0, err, sizeof err), 0);
+  memset(r, 0, 2 * (size_t)p->n * sizeof(double));
+  assert_int_equal(lsim_fc_solver_solve(s, p, r, r + p->n, st), LSIM_SOLVED);
+  lsim_fc_solver_free(s);
+}
+
+/* W = I: take-off, sticking and sliding have closed forms (u = r + q):
+ *   q = (1, 2, 0)        r = 0 (b_N >= 0)
+ *   q = (-1, 0.1, 0)     stick: r = -q = (1, -0.1, 0), u = 0 (|r_T| = 0.1 <= mu r_N = 0.5)
+ *   q = (-1, 2, 0)       slide: r_N = 1, r_T = -mu r_N e_x = (-0.5, 0), u = (0, 1.5, 0)
+ * Exact to round-off: the local solution is closed-form; tolerance 1e-14. */
+static void test_local_cases(void **state) {
+  (void)state;
+  const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double qs[3][3] = {{1, 2, 0}, {-1, 0.1, 0}, {-1, 2, 0}};
+  const double rs[3][3] = {{0, 0, 0}, {1, -0.1, 0}, {1, -0.5, 0}};
+  for (int c = 0; c < 3; ++c) {
+    LsimFc p;
+    one_contact(&p, I, qs[c], 0.5);
+    double r[6];
+    LsimFcStats st;
+    solve_ok(&p, "nsgs", r, &st);
+    assert_true(lsim_test_max_abs_diff(r, rs[c], 3) <= 1e-14);
+    assert_true(st.quality.natural <= 1e-14);
+    lsim_fc_free(&p);
+  }
+}
+
+/* Sliding at 30 degrees with an anisotropic, coupled W (a point mass seen through a
+ * tilted frame): the Newton/bracketing search for the slip angle must land on the exact
+ * solution, so the natural map vanishes to round-off (1e-13 relative to ||q|| ~ 1). */
+static void test_slide_anisotropic(void **state) {
+  (void)state;
+  const double A[9] = {2.0, 0.3, -0.2, 0.3, 1.5, 0.4, -0.2, 0.4, 1.2};
+  const double q[3] = {-1.0, 1.7320508075688772, 1.0};
+  LsimFc p;
+  one_contact(&p, A, q, 0.3);
+  double r[6];
+  LsimFcStats st;
+  solve_ok(&p, "nsgs", r, &st);
+  assert_true(st.quality.relative <= 1e-13);
+  assert_true(st.quality.nsliding == 1);
+  /* Coulomb: on the cone's boundary, friction opposite the slip. */
+  const double *u = r + 3;
+  assert_true(fabs(hypot(r[1], r[2]) - 0.3 * r[0]) <= 1e-13);
+  assert_true(r[1] * u[1] + r[2] * u[2] < 0.0);
+  assert_true(fabs(u[0]) <= 1e-13);
+  lsim_fc_free(&p);
+}
+
+/* The dense and sparse-block files of FC3D_Example1 hold the same problem; both solve
+ * exactly (natural map below 1e-14 relative) with ours and with Siconos' NSGS. */
+static void test_dense_and_sbm_files(void **state) {
+  (void)state;
+  char a[512], b[512], err[512];
+  LsimFc pd, ps;
+  assert_int_equal(lsim_fc_read(lsim_test_shared_path("data/siconos-fc3d/FC3D_Example1.dat", a,
+                                                      sizeof a), &pd, err, sizeof err), 0);
+  assert_int_equal(lsim_fc_read(lsim_test_shared_path("data/siconos-fc3d/FC3D_Example1_SBM.dat",
+                                                      b, sizeof b), &ps, err, sizeof err), 0);
+  assert_int_equal(pd.n, ps.n);
+  assert_int_equal(pd.storage, 0);
+  assert_int_equal(ps.storage, 1);
+  assert_true(lsim_test_max_abs_diff(pd.W, ps.W, pd.n * pd.n) == 0.0);
+  assert_true(lsim_test_max_abs_diff(pd.q, ps.q, pd.n) == 0.0);
+  double r[18];
+  LsimFcStats st;
+  solve_ok(&pd, "nsgs", r, &st);
+  assert_true(st.quality.relative <= 1e-14);
+  solve_ok(&ps, "siconos:fc3d_nsgs", r, &st);
+  assert_true(st.quality.relative <= 1e-14);
+  lsim_fc_free(&pd);
+  lsim_fc_free(&ps);
+}
+
+/* Reads a 1-D dataset of doubles or ints (as doubles) into a new array. */
+static double *read_vec(hid_t f, const char *name, long *len) {
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  assert_true(d >= 0);
+  hid_t sp = H5Dget_space(d);
+  *len = (long)H5Sget_simple_extent_npoints(sp);
+  double *v = calloc((size_t)*len + 1, sizeof(double));
+  assert_true(H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+  H5Sclose(sp);
+  H5Dclose(d);
+  return v;
+}
+
+/* FCLIB global problem (M v = H r + f, u = H' v + w, M diagonal): the reduced W r + q
+ * must equal the velocity computed the long way, v = M^-1 (H r + f) then u = H' v + w,
+ * straight from the file's triplets, for a reaction r that is not special (1e-12 relative:
+ * sums in another order). */
+static void test_fclib_reduction(void **state) {
+  (void)state;
+  char path[512], err[512];
+  lsim_test_shared_path("data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5", path, sizeof path);
+  assert_int_equal(lsim_problem_file_kind(path), LSIM_FILE_FCLIB);
+  LsimFc p;
+  assert_int_equal(lsim_fc_read(path, &p, err, sizeof err), 0);
+  assert_int_equal(p.dim, 3);
+  assert_int_equal(p.nc, 82);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  long nm, nh, nf, nw, tmp;
+  double *mx = read_vec(f, "/fclib_global/M/x", &nm), *mi = read_vec(f, "/fclib_global/M/i", &tmp);
+  double *hx = read_vec(f, "/fclib_global/H/x", &nh), *hi = read_vec(f, "/fclib_global/H/i", &tmp);
+  double *hp = read_vec(f, "/fclib_global/H/p", &tmp);
+  double *fv = read_vec(f, "/fclib_global/vectors/f", &nf);
+  double *wv = read_vec(f, "/fclib_global/vectors/w", &nw);
+  H5Fclose(f);
+  assert_int_equal(nw, p.n);
+  double *r = calloc((size_t)p.n, sizeof(double)), *u = calloc((size_t)p.n, sizeof(double));
+  double *v = calloc((size_t)nf, sizeof(double)), *u2 = calloc((size_t)p.n, sizeof(double));
+  for (int k = 0; k < p.n; ++k) r[k] = 0.5 + sin(1.3 * k);
+  for (long k = 0; k < nf; ++k) v[k] = fv[k];
+  for (long k = 0; k < nh; ++k) v[(long)hi[k]] += hx[k] * r[(long)hp[k]];  /* H r + f */
+  for (long k = 0; k < nm; ++k) v[(long)mi[k]] /= mx[k];                    /* M diagonal */
+  for (int k = 0; k < p.n; ++k) u2[k] = wv[k];
+  for (long k = 0; k < nh; ++k) u2[(long)hp[k]] += hx[k] * v[(long)hi[k]];  /* H' v + w */
+  LsimFcQuality qm;
+  lsim_fc_quality(&p, r, u, &qm);
+  assert_true(lsim_test_max_abs_diff(u, u2, p.n) <= 1e-12 * lsim_test_max_abs(u2, p.n));
+  assert_true(lsim_test_max_abs(u2, p.n) > 0.0);
+  free(mx), free(mi), free(hx), free(hi), free(hp), free(fv), free(wv);
+  free(r), free(u), free(v), free(u2);
+  lsim_fc_free(&p);
+}
+
+/* One contact sliding at 45 degrees to the first tangent (W = I, q = (-1, 2c, 2c)): the
+ * polyhedral LCP with d directions gives a friction along a polygon edge, so its exact-cone
+ * residual is the approximation error, and it must shrink as d grows (4 -> 8 -> 16),
+ * while the exact solvers have none. With d = 8 the slip direction is a polygon vertex:
+ * the error there is round-off. */
+static void test_polyhedral_error(void **state) {
+  (void)state;
+  const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double c = sqrt(0.5);
+  const double q[3] = {-1.0, 2.0 * c, 2.0 * c};
+  LsimFc p;
+  one_contact(&p, I, q, 0.5);
+  double err_d[3];
+  const int ds[3] = {4, 12, 16};
+  for (int k = 0; k < 3; ++k) {
+    LsimSolverOptions o = lsim_default_solver_options();
+    LsimFcSolver *s = NULL;
+    char err[256];
+    assert_int_equal(lsim_fc_solver_create(&s, "lemke", &o, ds[k], err, sizeof err), 0);
+    double r[6];
+    LsimFcStats st;
+    assert_int_equal(lsim_fc_solver_solve(s, &p, r, r + 3, &st), LSIM_SOLVED);
+    err_d[k] = st.quality.relative;
+    assert_true(st.quality.cone <= 1e-15); /* an inscribed cone never leaves K */
+    lsim_fc_solver_free(s);
+  }
+  assert_true(err_d[0] > 1e-3);          /* d = 4: friction along an edge of the square */
+  assert_true(err_d[1] < err_d[0]);
+  assert_true(err_d[2] <= 1e-14);        /* 45 degrees is a direction of the 16-gon */
+  lsim_fc_free(&p);
+}
+
+/* Bad files: errors name the file and line, nothing is left allocated. */
+static void test_bad_files(void **state) {
+  (void)state;
+  char path[] = "/tmp/lsim_test_fc_XXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  const char *texts[] = {
+      "3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n",          /* mu missing */
+      "3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n-0.5\n",    /* mu negative */
+      "3\n1\n0\n3 3\n3 3\n1 0 0\n0 x 0\n",                        /* not a number */
+  };
+  const char *want[] = {":9: expected 1 friction coefficients", ":10: mu of contact 0",
+                        ":7: not a number"};
+  for (int k = 0; k < 3; ++k) {
+    FILE *f = fopen(path, "w");
+    fputs(texts[k], f);
+    fclose(f);
+    LsimFc p;
+    char err[512];
+    assert_int_equal(lsim_fc_read(path, &p, err, sizeof err), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err, want[k]));
+    assert_null(p.W);
+  }
+  unlink(path);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_local_cases),       cmocka_unit_test(test_slide_anisotropic),
+      cmocka_unit_test(test_dense_and_sbm_files), cmocka_unit_test(test_fclib_reduction),
+      cmocka_unit_test(test_polyhedral_error),  cmocka_unit_test(test_bad_files),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
