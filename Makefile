@@ -14,13 +14,15 @@ OPT     ?= -O3 -g
 # Asked of pkg-config when first used (after the dependencies are installed), then cached.
 HDF5_CFLAGS = $(eval HDF5_CFLAGS := $(shell pkg-config --cflags hdf5-serial))$(HDF5_CFLAGS)
 HDF5_LIBS   = $(eval HDF5_LIBS := $(shell pkg-config --libs hdf5-serial))$(HDF5_LIBS)
+MPI_CFLAGS  = $(eval MPI_CFLAGS := $(shell pkg-config --cflags ompi-c))$(MPI_CFLAGS)
+MPI_LIBS    = $(eval MPI_LIBS := $(shell pkg-config --libs ompi-c))$(MPI_LIBS)
 INCLUDES = -I. -Iinclude -I/usr/include/siconos -I/usr/include/siconos/numerics \
-            -I/usr/include/suitesparse $(HDF5_CFLAGS)
+            -I/usr/include/suitesparse $(HDF5_CFLAGS) $(MPI_CFLAGS)
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
 CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
 LIBS     = -lsiconos_numerics -lumfpack -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
            -ljansson -lsundials_cvode -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
-           -lsundials_nvecserial -lm -pthread
+           -lsundials_nvecserial $(MPI_LIBS) -lm -pthread
 TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 

@@ -3,16 +3,20 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "compare/mpi.h"
 
 static void compare_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim compare SCENE.json --solvers LIST [--mode shadow|independent]\n"
           "                      [--reference SPEC] [-o FILE] [--csv] [--steps N]\n"
-          "                      [--success-tol X] [--dense-limit N] [--dump-lcp] [--quiet]\n"
-          "       lcpsim compare FILE.dat... --solvers LIST [-o FILE] [--csv]\n"
+          "                      [--success-tol X] [--dense-limit N] [--dump-lcp] [--repeat K]\n"
+          "                      [--quiet]\n"
+          "       lcpsim compare FILE... --solvers LIST [-o FILE] [--csv]   (LCP .dat files,\n"
+          "                      or frictional contact .dat / FCLIB .hdf5 files)\n"
           "                      [--success-tol X] [--dump-lcp]\n"
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
@@ -35,7 +39,10 @@ static void compare_usage(FILE *f) {
           "                     steps with n > N, recorded as skipped (default 4000)\n"
           "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp);\n"
           "                     dumps are dense: a step with n > --dense-limit stops the run\n"
-          "  --quiet            no summary on stdout\n"
+          "  --repeat K         each solve K times from the same start (not independent\n"
+          "                     mode): median time recorded, spread in wall_time_spread\n"
+          "  --quiet            no summary on stdout (and no progress bar; the bar is drawn\n"
+          "                     on stderr only when it is a terminal)\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
           "input (no file is written).\n");
 }
@@ -62,13 +69,16 @@ static double series_max(const LsimCompareTable *t, const double *v, int s) {
 static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
   const LsimCompareTable *t = &r->table;
   const char *last = r->fc ? "worst cone violation"
-                     : r->independent ? "max q divergence" : "max distance to reference";
+                     : r->independent ? "max q divergence"
+                     : r->lcpset ? "max distance to reference (unique solutions)"
+                                 : "max velocity difference to reference";
   if (csv) {
     fprintf(f, "series,problems,success_rate,budget_stops,failures,skipped,solver_tol,"
                "median_time_us,worst_time_us,median_iterations,max_iterations,"
                "median_rel_residual,worst_rel_residual,%s\n",
             r->fc ? "worst_cone_violation"
-            : r->independent ? "max_q_divergence" : "max_distance_to_reference");
+            : r->independent ? "max_q_divergence"
+            : r->lcpset ? "max_distance_to_reference" : "max_velocity_difference");
   } else {
     fprintf(f, "%s\n\n", r->title);
     fprintf(f,
@@ -105,10 +115,23 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
   }
 }
 
+/* A progress bar on stderr (only when it is a terminal). */
+static void progress_bar(void *arg, int done, int total) {
+  (void)arg;
+  const int width = 40, fill = total > 0 ? (int)((long)width * done / total) : width;
+  char bar[64];
+  for (int i = 0; i < width; ++i) bar[i] = i < fill ? '#' : '.';
+  bar[width] = '\0';
+  fprintf(stderr, "\rcompare [%s] %d/%d", bar, done, total);
+  if (done >= total) fputc('\n', stderr);
+  fflush(stderr);
+}
+
 int lsim_cli_compare(int argc, char **argv) {
   const char *out_path = NULL, *list = NULL, *ref_text = NULL, *mode_text = "shadow";
   const char *inputs[4096];
   int ninputs = 0, csv = 0, quiet = 0, dump = 0, steps_override = -1, dense_limit = 4000;
+  int repeat = 1;
   double success_tol = 1e-6;
   char err[1024];
 
@@ -126,7 +149,8 @@ int lsim_cli_compare(int argc, char **argv) {
       dump = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solvers") ||
                !strcmp(a, "--mode") || !strcmp(a, "--reference") || !strcmp(a, "--steps") ||
-               !strcmp(a, "--success-tol") || !strcmp(a, "--dense-limit")) {
+               !strcmp(a, "--success-tol") || !strcmp(a, "--dense-limit") ||
+               !strcmp(a, "--repeat")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim compare: %s needs a value\n", a);
         return 2;
@@ -136,7 +160,13 @@ int lsim_cli_compare(int argc, char **argv) {
       else if (!strcmp(a, "--solvers")) list = v;
       else if (!strcmp(a, "--mode")) mode_text = v;
       else if (!strcmp(a, "--reference")) ref_text = v;
-      else if (!strcmp(a, "--dense-limit")) {
+      else if (!strcmp(a, "--repeat")) {
+        if (lsim_cli_parse_int(v, &repeat) || repeat < 1 || repeat > LSIM_COMPARE_MAX_REPEAT) {
+          fprintf(stderr, "lcpsim compare: --repeat: need an integer from 1 to %d, got '%s'\n",
+                  LSIM_COMPARE_MAX_REPEAT, v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--dense-limit")) {
         if (lsim_parse_int(v, &dense_limit) || dense_limit < 0) {
           fprintf(stderr, "lcpsim compare: --dense-limit: need an integer >= 0, got '%s'\n", v);
           return 2;
@@ -184,13 +214,20 @@ int lsim_cli_compare(int argc, char **argv) {
   cfg.steps = steps_override;
   cfg.dense_limit = dense_limit;
   cfg.success_tol = success_tol;
+  cfg.repeat = repeat;
+  if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
+  /* Under mpirun the problems are shared out over the ranks; rank 0 writes and prints. */
+  lsim_mpi_start();
+  const int root = lsim_mpi_rank() == 0;
+  if (!root) cfg.progress = NULL;
   LsimCompareResult res;
-  if (lsim_compare_run(&cfg, &res, err, sizeof err)) {
-    fprintf(stderr, "lcpsim compare: %s\n", err);
-    return 2;
+  const int rc = lsim_compare_run(&cfg, &res, err, sizeof err);
+  if (rc) {
+    if (root) fprintf(stderr, "lcpsim compare: %s\n", err);
+  } else {
+    if (!quiet && root) print_summary(stdout, &res, csv);
+    lsim_compare_result_free(&res);
   }
-  if (!quiet)
-    print_summary(stdout, &res, csv);
-  lsim_compare_result_free(&res);
-  return 0;
+  lsim_mpi_finish();
+  return rc ? 2 : 0;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "compare/compare.h"
+#include "compare/mpi.h"
 #include "compare/output.h"
 #include "contact/step.h"
 #include "contact/world.h"
@@ -145,12 +146,45 @@ static int fcopy_same(const FCopy *a, const FCopy *b) {
          !memcmp(a->db, b->db, a->nd * sizeof(double)) &&
          !memcmp(a->cb, b->cb, a->nc * sizeof(LsimConeBlock));
 }
+/* 1 when M is symmetric (to 1e-12 relative) and positive definite (Cholesky): the LCP
+ * then has exactly one solution. */
+static int spd(const LsimLcp *lcp) {
+  const int n = lcp->n;
+  double *L = malloc(((size_t)n * n + 1) * sizeof(double));
+  if (!L) return 0;
+  int ok = 1;
+  for (int j = 0; j < n && ok; ++j)
+    for (int i = 0; i < n && ok; ++i) {
+      const double a = lcp->M[i + (size_t)j * n], b = lcp->M[j + (size_t)i * n];
+      ok = fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b));
+      L[i + (size_t)j * n] = a;
+    }
+  for (int j = 0; j < n && ok; ++j) {
+    double d = L[j + (size_t)j * n];
+    for (int k = 0; k < j; ++k) d -= L[j + (size_t)k * n] * L[j + (size_t)k * n];
+    if (!(d > 0.0)) {
+      ok = 0;
+      break;
+    }
+    d = sqrt(d);
+    L[j + (size_t)j * n] = d;
+    for (int i = j + 1; i < n; ++i) {
+      double x = L[i + (size_t)j * n];
+      for (int k = 0; k < j; ++k) x -= L[i + (size_t)k * n] * L[j + (size_t)k * n];
+      L[i + (size_t)j * n] = x / d;
+    }
+  }
+  free(L);
+  return ok;
+}
+
 LsimCompareConfig lsim_default_compare_config(void) {
   LsimCompareConfig c;
   memset(&c, 0, sizeof c);
   c.steps = -1;
   c.dense_limit = 4000;
   c.success_tol = 1e-6;
+  c.repeat = 1;
   return c;
 }
 
@@ -183,12 +217,22 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   const int steps_override = cfg->steps, dense_limit = cfg->dense_limit;
   const double success_tol = cfg->success_tol;
   const char *list = cfg->solvers, *ref_text = cfg->reference, *out_path = cfg->output;
+  const int repeat = cfg->repeat > 1 ? (cfg->repeat < LSIM_COMPARE_MAX_REPEAT ? cfg->repeat
+                                                                               : LSIM_COMPARE_MAX_REPEAT)
+                                     : 1;
+  double times[LSIM_COMPARE_MAX_REPEAT];
   char err[1024];
   memset(res, 0, sizeof *res);
+  if (msglen) msg[0] = '\0';
   const int kind0 = lsim_problem_file_kind(inputs[0]);
   if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)
     return lsim_compare_fc_run(cfg, res, msg, msglen);
   const int lcpset = ends_with(inputs[0], ".dat");
+  if (lsim_mpi_size() > 1 && (independent || dump)) {
+    snprintf(msg, msglen, "%s runs serially: start it without mpirun (or with one rank)",
+             independent ? "--mode independent" : "--dump-lcp");
+    return -1;
+  }
   if (lcpset && independent) {
     snprintf(msg, msglen, ".dat problems have no trajectory: --mode independent "
                     "needs a scene");
@@ -364,12 +408,17 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
   else default_output(inputs[0], path, sizeof path);
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
+     their own, removed at the end (compare/mpi.h). */
+  const int root = lsim_mpi_rank() == 0;
+  if (root) snprintf(partial, sizeof partial, "%s.partial", path);
+  else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {-1, 0};
   o.file = lsim_h5_create(partial, err, sizeof err);
   if (o.file < 0) {
     snprintf(msg, msglen, "%s", err);
     exit_code = 2;
+    lsim_mpi_max_int(exit_code); /* the others learn of it after their header */
     goto cleanup;
   }
   const double t_start = now_seconds();
@@ -422,16 +471,23 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot write the header", partial);
     exit_code = 2;
   }
+  exit_code = lsim_mpi_max_int(exit_code);
+  if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
   /* The problems. */
   for (int k = 0; k < N && !exit_code; ++k) {
+    if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
     if (lcpset) {
+      if (!lsim_mpi_owns(k)) continue; /* another rank's problem */
       /* Problem k: file k, every series cold, the reference's solution first. */
       const LsimLcp *lcp = &dats[k];
       const int n = lcp->n;
       t.time[k] = 0.0;
       t.problem_hash[k] = t.problem_dense_hash[k] = lsim_lcp_hash(lcp);
+      /* A distance to the reference means something only when the solution is unique:
+         M symmetric positive definite (a Cholesky factorization succeeds). */
+      const int unique = spd(lcp);
       t.problem_size[k] = n;
       if (grow_d(&zref, &zref_cap, n)) goto oom;
       for (int s = 0; s < P; ++s)
@@ -446,9 +502,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         memset(&st, 0, sizeof st);
         memset(zs[s], 0, (size_t)n * sizeof(double));
         const uint64_t hs = lsim_lcp_hash(lcp); /* what this solver is handed */
-        lsim_solver_solve(ctx[s], lcp, zs[s], &st);
+        for (int rep = 0; rep < repeat; ++rep) {
+          memset(zs[s], 0, (size_t)n * sizeof(double));
+          memset(&st, 0, sizeof st);
+          lsim_solver_solve(ctx[s], lcp, zs[s], &st);
+          times[rep] = st.wall_time;
+        }
+        st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
         if (s == reference_series) memcpy(zref, zs[s], (size_t)n * sizeof(double));
-        if (lsim_compare_record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs, zref, success_tol))
+        if (lsim_compare_record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs,
+                                      unique ? zref : NULL, success_tol))
           goto oom;
       }
       if (dumper) {
@@ -562,6 +625,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       exit_code = 2;
       break;
     }
+    if (!lsim_mpi_owns(k)) continue; /* another rank's step: the driver stepped, no series */
     /* A private copy (pristine) and the copy handed to solvers (work). */
     if (fcopy_set(&pristine, fl) || fcopy_set(&work, fl)) goto oom;
     const uint64_t h = lsim_factored_hash(&pristine.f);
@@ -575,17 +639,24 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         for (int i = 0; i < n; ++i) zs[s][i] = NAN; /* dumps: not solved */
         continue;
       }
-      /* Restore the problem if a previous solver touched it; then its hash is h. */
-      uint64_t hs = h;
-      if (!fcopy_same(&work, &pristine)) {
-        if (fcopy_set(&work, &pristine.f)) goto oom;
-        hs = lsim_factored_hash(&work.f);
-      }
-      if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
-      else memset(zs[s], 0, (size_t)n * sizeof(double));
+      /* --repeat K: K solves from the same start; the last one's z is recorded, the
+         median time and the spread of the K. */
       LsimSolveStats st;
-      memset(&st, 0, sizeof st);
-      lsim_solver_solve_factored(ctx[s], &work.f, zs[s], &st);
+      uint64_t hs = h;
+      for (int rep = 0; rep < repeat; ++rep) {
+        /* Restore the problem if a previous solve touched it; then its hash is h. */
+        hs = h;
+        if (!fcopy_same(&work, &pristine)) {
+          if (fcopy_set(&work, &pristine.f)) goto oom;
+          hs = lsim_factored_hash(&work.f);
+        }
+        if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
+        else memset(zs[s], 0, (size_t)n * sizeof(double));
+        memset(&st, 0, sizeof st);
+        lsim_solver_solve_factored(ctx[s], &work.f, zs[s], &st);
+        times[rep] = st.wall_time;
+      }
+      st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
       if (lsim_compare_record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs, zd,
                                     success_tol))
         goto oom;
@@ -606,7 +677,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
 
-  /* Results, summary, close and rename. */
+  if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
+
+  /* Results (rows of every rank gathered on rank 0), summary, close and rename. */
+  exit_code = lsim_mpi_max_int(exit_code);
+  if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
+  if (!exit_code && lsim_mpi_merge_table(&t)) {
+    snprintf(msg, msglen, "MPI: cannot gather the results");
+    exit_code = 2;
+  }
   if (!exit_code) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts,
@@ -625,7 +704,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot close the file", partial);
     exit_code = 2;
   }
-  if (!exit_code && rename(partial, path)) {
+  if (!root) unlink(partial);
+  if (!exit_code && root && rename(partial, path)) {
     snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path,
             strerror(errno));
     exit_code = 2;
@@ -641,6 +721,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     res->summary = sm;
     res->labels = labels;
     res->independent = independent;
+    res->lcpset = lcpset;
     memset(&t, 0, sizeof t);
     sm = NULL;
     labels = NULL;

@@ -46,9 +46,17 @@ typedef struct LsimCompareConfig {
   int steps;                 /* > 0: override the scene's number of steps */
   int dense_limit;           /* scenes: dense solvers skipped on steps with n > this */
   double success_tol;        /* success = relative natural residual <= this */
+  int repeat;                /* each solve K times from the same start (shadow, LCP and
+                                FC sets): the median time is recorded and the spread
+                                (max - min) in /results/wall_time_spread; 1 = once */
+  /* Called before problem k (done = k) and once at the end (done = total); NULL: none. */
+  void (*progress)(void *arg, int done, int total);
+  void *progress_arg;
 } LsimCompareConfig;
 
-/* Defaults: shadow mode, dense_limit 4000, success_tol 1e-6, nothing else set. */
+#define LSIM_COMPARE_MAX_REPEAT 101
+
+/* Defaults: shadow mode, dense_limit 4000, success_tol 1e-6, repeat 1, nothing else set. */
 LsimCompareConfig lsim_default_compare_config(void);
 
 /* A finished comparison: the table and per-series summaries (owned). */
@@ -59,6 +67,7 @@ typedef struct LsimCompareResult {
   double *solver_tol;          /* [table.P] each series' own tolerance (0: a fixed budget) */
   int *solver_max_iter;        /* [table.P] its iteration budget (0: the solver's default) */
   int fc;                      /* 1: a frictional contact set (Coulomb measures) */
+  int lcpset;                  /* 1: a set of LCP files */
   int independent;
   char path[1024];             /* the file written */
   char title[1400];            /* one line: input, mode, problems, reference, tolerance, file */

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "compare/compare.h"
+#include "compare/mpi.h"
 #include "compare/output.h"
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
@@ -55,6 +56,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
                         size_t msglen) {
   const char *const *inputs = cfg->inputs;
   const int N = cfg->ninputs;
+  const int repeat = cfg->repeat < 1 ? 1 : cfg->repeat > LSIM_COMPARE_MAX_REPEAT
+                                               ? LSIM_COMPARE_MAX_REPEAT : cfg->repeat;
   char err[1024];
   memset(res, 0, sizeof *res);
   if (cfg->independent) {
@@ -67,6 +70,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
              "the problems)");
     return -1;
   }
+  msg[0] = '\0';
 
   /* Solvers: each spec checked on a problem-free create. */
   LsimCompareSpec *specs = calloc(LSIM_COMPARE_MAX_SOLVERS + 2, sizeof *specs);
@@ -153,6 +157,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
 
   /* The solves. */
   for (int k = 0; k < N && !exit_code; ++k) {
+    if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
     t.step[k] = k + 1;
     t.time[k] = 0.0;
@@ -168,6 +173,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         break;
       }
     }
+    if (!lsim_mpi_owns(k)) continue; /* another rank's problem (compare/mpi.h) */
     for (int s = 0; s < P; ++s) {
       const size_t i = (size_t)k * P + s;
       const LsimCompareSpec *sp = &specs[s];
@@ -179,9 +185,15 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         exit_code = 2;
         break;
       }
-      memset(r, 0, rcap * sizeof(double));
       LsimFcStats st;
-      const int status = lsim_fc_solver_solve(solver, p, r, r + p->n, &st);
+      int status = 0;
+      double times[LSIM_COMPARE_MAX_REPEAT];
+      for (int rep = 0; rep < repeat; ++rep) {
+        memset(r, 0, rcap * sizeof(double));
+        status = lsim_fc_solver_solve(solver, p, r, r + p->n, &st);
+        times[rep] = st.wall_time;
+      }
+      st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[i]);
       const int wrong_dim = status == LSIM_INVALID_INPUT && !strncmp(sp->name, "siconos:fc", 10);
       lsim_fc_solver_free(solver);
       if (wrong_dim) {
@@ -208,11 +220,20 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     }
   }
 
+  if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
+
   /* The file, written under a temporary name and renamed when complete. */
   char path[1024], partial[1100];
   snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
   snprintf(partial, sizeof partial, "%s.partial", path);
-  if (!exit_code) {
+  exit_code = lsim_mpi_max_int(exit_code);
+  if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
+  if (!exit_code && (lsim_mpi_merge_table(&t) || lsim_mpi_merge_doubles(dual, N, P) ||
+                     lsim_mpi_merge_ints(ndir, N, P))) {
+    snprintf(msg, msglen, "MPI: cannot gather the results");
+    exit_code = 2;
+  }
+  if (!exit_code && lsim_mpi_rank() == 0) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     LsimCompareOut o = {-1, 0};
     o.file = lsim_h5_create(partial, err, sizeof err);

@@ -86,6 +86,7 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   lsim_compare_w_arr(o, "/results/skipped", LSIM_H5_I32, 2, N, P, t->skipped);
   lsim_compare_w_arr(o, "/results/hash", LSIM_H5_U64, 2, N, P, t->hash);
   lsim_compare_w_arr(o, "/results/wall_time", LSIM_H5_F64, 2, N, P, t->wall);
+  lsim_compare_w_arr(o, "/results/wall_time_spread", LSIM_H5_F64, 2, N, P, t->spread);
   lsim_compare_w_arr(o, "/results/residual", LSIM_H5_F64, 2, N, P, t->res);
   lsim_compare_w_arr(o, "/results/relative_residual", LSIM_H5_F64, 2, N, P, t->rel);
   lsim_compare_w_arr(o, "/results/complementarity", LSIM_H5_F64, 2, N, P, t->compl_);

@@ -24,7 +24,7 @@ int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P) {
   for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
     if (!(*ints[k] = calloc(np, sizeof(int)))) return -1;
   double **dbl[] = {&t->wall, &t->res, &t->rel, &t->compl_, &t->sig, &t->cone,
-                    &t->diss, &t->dist, &t->sicerr, &t->qdiff, &t->vdiff};
+                    &t->diss, &t->dist, &t->sicerr, &t->qdiff, &t->vdiff, &t->spread};
   for (size_t k = 0; k < sizeof dbl / sizeof *dbl; ++k) {
     if (!(*dbl[k] = calloc(np, sizeof(double)))) return -1;
     for (size_t i = 0; i < np; ++i) (*dbl[k])[i] = NAN;
@@ -49,7 +49,7 @@ void lsim_compare_table_free(LsimCompareTable *t) {
                  t->wall,   t->res,     t->rel,   t->compl_, t->sig, t->cone,  t->diss,
                  t->dist,   t->sicerr,  t->qdiff, t->vdiff, t->ekin, t->epot,  t->step,
                  t->time,   t->problem_hash, t->problem_size, t->skipped,
-                 t->problem_dense_hash};
+                 t->problem_dense_hash, t->spread};
   for (size_t k = 0; k < sizeof all / sizeof *all; ++k) free(all[k]);
   memset(t, 0, sizeof *t);
 }
@@ -90,7 +90,27 @@ int lsim_compare_record_solve(LsimCompareTable *t, LsimCompareScratch *sc, int k
   t->cone[i] = qm.cone;
   t->diss[i] = qm.dissipation;
   t->sicerr[i] = st->siconos_error;
-  t->dist[i] = zref ? lsim_quality_distance(n, z, zref) : NAN;
+  t->dist[i] = NAN;
+  if (zref && lcp) {
+    t->dist[i] = lsim_quality_distance(n, z, zref);
+  } else if (zref) {
+    /* The impulses of a contact LCP are not unique (redundant contacts, a cone's
+       directions); the velocity change they cause is what two solutions must share:
+       max |B (z - zref)| (m/s, rad/s). */
+    double *dv;
+    const int m = f->m;
+    if (lsim_compare_scratch_grow(sc, m + 1)) return -1;
+    dv = sc->work;
+    memset(dv, 0, (size_t)m * sizeof(double));
+    for (int j = 0; j < n; ++j) {
+      const double dz = z[j] - zref[j];
+      if (dz == 0.0) continue;
+      for (int e = f->B_ptr[j]; e < f->B_ptr[j + 1]; ++e) dv[f->B_idx[e]] += f->B_val[e] * dz;
+    }
+    double mx = 0.0;
+    for (int e = 0; e < m; ++e) mx = fmax(mx, fabs(dv[e]));
+    t->dist[i] = mx;
+  }
   t->success[i] = lsim_compare_is_success(st->status, qm.residual.relative, success_tol);
   return 0;
 }
@@ -134,6 +154,12 @@ static double median(double *v, int n) {
 
 /* max that propagates NaN as "worst" only when all are NaN. */
 static double maxf(double a, double b) { return isnan(a) ? b : isnan(b) ? a : fmax(a, b); }
+
+double lsim_compare_time_stats(double *times, int K, double *spread) {
+  qsort(times, (size_t)K, sizeof *times, cmp_double);
+  *spread = times[K - 1] - times[0];
+  return K % 2 ? times[K / 2] : 0.5 * (times[K / 2 - 1] + times[K / 2]);
+}
 
 /* Summary of series s over the problems with an LCP (size > 0). */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,

@@ -15,6 +15,7 @@ typedef struct LsimCompareTable {
   uint64_t *hash;
   double *wall, *res, *rel, *compl_, *sig, *cone, *diss, *dist, *sicerr;
   double *qdiff, *vdiff;    /* independent mode: state difference to the reference */
+  double *spread;           /* --repeat: max - min of the repeated solves' times */
   double *ekin, *epot;      /* independent mode: [(N + 1) * P] */
   int *step;                /* [N] */
   double *time;             /* [N] */
@@ -70,6 +71,9 @@ void lsim_compare_record_skipped(LsimCompareTable *t, int k, int s);
 int lsim_compare_is_success(int status, double relative, double success_tol);
 /* 1 when status is a failure: an error other than stopping at the iteration budget. */
 int lsim_compare_is_failure(int status);
+
+/* The median of times[0..K) (sorted in place) and, in *spread, max - min. */
+double lsim_compare_time_stats(double *times, int K, double *spread);
 
 /* Summary of series s; buf holds N doubles of scratch. */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,

@@ -21,6 +21,7 @@
 
 #include "contact/constraints.h"
 #include "contact/equality.h"
+#include "contact/exact_cone.h"
 #include "contact/mass.h"
 #include "contact/math3.h"
 
@@ -39,6 +40,7 @@ typedef struct IdIndex {
 
 struct LsimStepper {
   LsimSolver *solver;
+  LsimExactCone exact; /* "cone": "exact": its workspace (contact/exact_cone.h) */
   LsimContactSet contacts;
   /* The factored LCP of the step: M = J B + C, q; arrays grown on demand. */
   LsimFactoredLcp f;
@@ -164,6 +166,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
 void lsim_stepper_free(LsimStepper *s) {
   if (!s) return;
   lsim_solver_free(s->solver);
+  lsim_exact_cone_free(&s->exact);
   lsim_contacts_free(&s->contacts);
   free(s->J_ptr), free(s->J_idx), free(s->J_val);
   free(s->B_ptr), free(s->B_idx), free(s->B_val);
@@ -1073,7 +1076,16 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     memcpy(s->guess, s->z, (size_t)n * sizeof(double));
     LsimSolveStats ss;
     memset(&ss, 0, sizeof ss);
-    status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
+    if (m->friction_exact) {
+      /* Coulomb's exact cone on the LCP's contact frames (contact/exact_cone.h) */
+      const LsimLcp *dl = lsim_stepper_lcp(s);
+      status = dl ? lsim_exact_cone_solve(&s->exact, dl, m->solver.tol, m->solver.max_iter,
+                                          m->solver.warm_start, s->z, &ss, s->last_error,
+                                          sizeof s->last_error)
+                  : LSIM_OUT_OF_MEMORY;
+    } else {
+      status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
+    }
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;
     stats->residual = ss.residual.natural;
@@ -1086,7 +1098,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 5: v' = v_free + B z (B = W J'); kinematic bodies keep their prescribed
      velocity (B has no rows for them). The solver's B z when it formed one from the
      returned z (the factored PGS does, for its final residual), else formed here. */
-  const double *bz = n > 0 ? lsim_solver_last_bz(s->solver) : NULL;
+  const double *bz = n > 0 && !m->friction_exact ? lsim_solver_last_bz(s->solver) : NULL;
   if (!bz) {
     memset(s->dv, 0, (size_t)m->nv * sizeof(double));
     for (int i = 0; i < n; ++i) {

@@ -172,6 +172,8 @@ typedef struct LsimModel {
                             put in the LCP; m */
   int friction_directions; /* d of the polyhedral cone: 1-D ground friction and 2-D: 2;
                               3-D: default 4, even, at most LSIM_MAX_DIRECTIONS */
+  int friction_exact;  /* 1: the step solves its contacts with Coulomb's exact cone
+                          (contact/exact_cone.h); 0: the polyhedral cone of d directions */
   LsimSolverSettings solver;
   int nbodies;
   LsimBody *bodies;   /* [nbodies] */

@@ -2,7 +2,9 @@
  *
  * Format (as Siconos' linearComplementarity_newFromFile reads it), whitespace-separated:
  *   n
- *   storage: 0 dense, 1 sparse-block
+ *   storage: 0 dense, 1 sparse-block, 2 sparse (CSparse's printed form, as Siconos writes
+ *     NM_SPARSE matrices: a banner, "N-by-N, nzmax: K nnz: K, 1-norm: X", then per column
+ *     "col j : locations a to b" and "i : value" lines)
  *   dense:  size0 size1, size0 size1 again, size0*size1 numbers column-major, then q (n)
  *   sparse-block: nbblocks, blocknumber0 blocknumber1, cumulative row block sizes,
  *     cumulative column block sizes, filled1 filled2, block-row pointers, block-column

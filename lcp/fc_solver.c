@@ -41,7 +41,9 @@ typedef struct FcEntry {
 
 static const FcEntry k_fc[] = {
     {"fc3d_nsgs", SICONOS_FRICTION_3D_NSGS, NULL},
-    {"fc3d_nsgsv", SICONOS_FRICTION_3D_NSGSV, NULL},
+    {"fc3d_nsgsv", SICONOS_FRICTION_3D_NSGSV,
+     "calls exit(1) on sparse-block W (\"fc3d_nsgs_velocity. Not yet implemented for "
+     "storageType 1\"): it would end the process"},
     {"fc3d_prox", SICONOS_FRICTION_3D_PROX, NULL},
     {"fc3d_tfp", SICONOS_FRICTION_3D_TFP, NULL},
     {"fc3d_nsn_ac", SICONOS_FRICTION_3D_NSN_AC, NULL},
@@ -58,7 +60,8 @@ static const FcEntry k_fc[] = {
     {"fc3d_admm", SICONOS_FRICTION_3D_ADMM, NULL},
     {"fc3d_aclmfp", SICONOS_FRICTION_3D_ACLMFP, NULL},
     {"fc3d_soclcp", SICONOS_FRICTION_3D_SOCLCP, NULL},
-    {"fc3d_ncpglockerfbfixedpoint", SICONOS_FRICTION_3D_NCPGlockerFBFixedPoint, NULL},
+    {"fc3d_ncpglockerfbfixedpoint", SICONOS_FRICTION_3D_NCPGlockerFBFixedPoint,
+     "fc3d_driver has no such solver in this build (fatal error \"Unknown solver\")"},
     {"fc3d_gams_path", SICONOS_FRICTION_3D_GAMS_PATH, "GAMS is not built in Debian's Siconos"},
     {"fc3d_gams_pathvi", SICONOS_FRICTION_3D_GAMS_PATHVI, "GAMS is not built in Debian's Siconos"},
     {"fc3d_gams_lcp_path", SICONOS_FRICTION_3D_GAMS_LCP_PATH,

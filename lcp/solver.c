@@ -260,6 +260,20 @@ static int run_newton_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSo
   return run_newton(s, &f, z, st);
 }
 
+/* 1 for the Siconos LCP solvers that start from the z they are given: the iterative ones
+ * (projected Gauss-Seidel variants, CPG, LATIN, the Newton methods, projected gradient);
+ * the pivoting ones (Lemke, PIVOT, MURTY, BARD, ENUM, PATHSEARCH, AVI) build their own
+ * start. */
+static int siconos_reads_guess(const char *name) {
+  static const char *const iterative[] = {
+      "siconos:pgs", "siconos:psor", "siconos:rpgs", "siconos:nsgs_sbm", "siconos:cpg",
+      "siconos:latin", "siconos:latin_w", "siconos:newton_min", "siconos:newton_fb",
+      "siconos:newton_min_fblsa", "siconos:convexqp_pg", NULL};
+  for (int k = 0; iterative[k]; ++k)
+    if (!strcmp(name, iterative[k])) return 1;
+  return 0;
+}
+
 /* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st. */
 static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
@@ -292,7 +306,10 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
     if (!o->warm_start) memset(z, 0, (size_t)n * sizeof(double));
     status = lsim_siconos_solve(s->siconos, lcp, o->tol, o->max_iter, o->warm_start, z,
                                 &st->iterations);
-    st->warm_started = o->warm_start;
+    /* Only Siconos' iterative solvers start from z (its pivoting ones ignore it), and a
+       solve that failed without one iteration did not use it either. */
+    st->warm_started = o->warm_start && siconos_reads_guess(s->name) &&
+                       !(status < 0 && st->iterations == 0);
     s->capture_seconds = lsim_siconos_capture_seconds(s->siconos);
     s->siconos_ran = 1;
   }

@@ -97,14 +97,24 @@ static int parse_friction(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *f = lsim_parse_get_object(c, root, "", "friction", &rc);
   if (!f) return rc;
-  static const char *const keys[] = {"directions", NULL};
+  static const char *const keys[] = {"directions", "cone", NULL};
   if (lsim_parse_check_keys(c, f, "friction", keys) < 0) return LSIM_INVALID_INPUT;
+  char cone[16] = "polyhedral";
+  if (lsim_parse_get_string(c, f, "friction", "cone", cone, sizeof cone, 0) < 0)
+    return LSIM_INVALID_INPUT;
+  if (strcmp(cone, "polyhedral") && strcmp(cone, "exact"))
+    return lsim_parse_fail(c, "friction.cone", 0, "\"polyhedral\" or \"exact\", got \"%s\"", cone);
+  m->friction_exact = !strcmp(cone, "exact");
   int d = m->friction_directions;
   if (lsim_parse_get_int(c, f, "friction", "directions", INT_MIN, INT_MAX, &d) < 0) return LSIM_INVALID_INPUT;
   if (c->dim == 2 && d != 2)
     return lsim_parse_fail(c, "friction.directions", 0, "must be 2 in 2-D (the two directions of the tangent), got %d", d);
   if (c->dim == 3 && (d < 4 || d > 16 || d % 2))
     return lsim_parse_fail(c, "friction.directions", 0, "must be even, from 4 to 16, in 3-D, got %d", d);
+  if (m->friction_exact && c->dim == 3 && d % 4)
+    return lsim_parse_fail(c, "friction.directions", 0, "must be a multiple of 4 with the exact "
+                           "cone (the contact frame uses the directions at 0 and 90 degrees), "
+                           "got %d", d);
   m->friction_directions = d;
   return 0;
 }

@@ -216,8 +216,9 @@ def figure_iterations(c, outdir, name):
     """Iterations and relative residual per step, per series."""
     import matplotlib.pyplot as plt
     groups = series_groups(c)
-    x = np.asarray(c.time) if c.parameters.mode != "lcp_set" else np.arange(1, len(c.step) + 1)
-    xl = "time [s]" if c.parameters.mode != "lcp_set" else "problem"
+    sets = ("lcp_set", "fc_set")
+    x = np.asarray(c.time) if c.parameters.mode not in sets else np.arange(1, len(c.step) + 1)
+    xl = "time [s]" if c.parameters.mode not in sets else "problem"
     fig, axes = plt.subplots(2, len(groups), figsize=(6.5 * len(groups), 7), squeeze=False,
                              sharex=True)
     for g, (title, ser) in enumerate(groups):
@@ -242,25 +243,75 @@ def figure_iterations(c, outdir, name):
     return _save(fig, outdir, name, "iterations")
 
 
+def _failed(c, s):
+    """Rows where series s failed: a status < 0 other than max_iterations (-1), or a timeout."""
+    st = np.asarray(c.results.status[:, s])
+    return (st < 0) & (st != -1)
+
+
 def figure_size(c, outdir, name):
-    """Wall time per solve against the LCP size."""
+    """Wall time per solve against the problem size; failed solves drawn apart (lower row:
+    a failure's time is the time to fail, not to solve)."""
     import matplotlib.pyplot as plt
     groups = series_groups(c)
-    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.5), squeeze=False)
-    for ax, (title, ser) in zip(axes[0], groups):
+    fig, axes = plt.subplots(2, len(groups), figsize=(6.5 * len(groups), 7.5), squeeze=False,
+                             sharex="col", gridspec_kw={"height_ratios": [3, 1.4]})
+    for g, (title, ser) in enumerate(groups):
+        ax, axf = axes[0][g], axes[1][g]
+        nfail = 0
         for j, (s, (col, mk)) in enumerate(zip(ser, _styles(len(ser)))):
             size = c.results.lcp_size[:, s]
-            m = size > 0
+            fail = _failed(c, s)
+            m = (size > 0) & ~fail
             jitter = 1.0 + 0.015 * (j - len(ser) / 2)
             ax.loglog(size[m] * jitter, np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
                       color=col, label=_label(c, s), alpha=0.7, linestyle="none")
-        ax.set_xlabel("LCP size n")
+            mf = (size > 0) & fail
+            nfail += int(mf.sum())
+            if mf.any():
+                axf.loglog(size[mf] * jitter, np.maximum(c.results.wall_time[mf, s], 1e-9), mk,
+                           ms=4, mfc="none", color=col, label=_label(c, s), linestyle="none")
         ax.set_ylabel("wall time per solve [s]")
         ax.set_title(f"{name}: time against size" + (f", {title}" if title else ""))
-        ax.grid(True, which="both", alpha=0.3)
-        if ax is axes[0][-1]:
+        axf.set_ylabel("failed solves:\ntime to fail [s]")
+        axf.set_xlabel("problem size n")
+        if not nfail:
+            axf.text(0.5, 0.5, "no failed solve", transform=axf.transAxes, ha="center",
+                     va="center", fontsize=8)
+        for a in (ax, axf):
+            a.grid(True, which="both", alpha=0.3)
+        if g == len(groups) - 1:
             _legend(ax, len(ser), ncol=1)
     return _save(fig, outdir, name, "size")
+
+
+def figure_cone_error(c, outdir, name):
+    """Frictional contact sets: per solver, every problem's relative natural-map residual
+    on the exact cone against its time; exact-cone solvers and polyhedral LCPs (d) alike,
+    so a polyhedral cone's approximation error is read off the vertical axis."""
+    import matplotlib.pyplot as plt
+    P = len(c.series.label)
+    fig, ax = plt.subplots(figsize=(7.5, 5))
+    for s, (col, mk) in zip(range(P), _styles(P)):
+        m = (c.results.lcp_size[:, s] > 0) & (c.results.skipped[:, s] == 0)
+        if not m.any():
+            continue
+        fail = _failed(c, s) & m
+        ok = m & ~fail
+        ax.loglog(np.maximum(c.results.wall_time[ok, s], 1e-7),
+                  np.maximum(c.results.relative_residual[ok, s], 1e-18), mk, ms=4, color=col,
+                  label=c.series.label[s], linestyle="none", alpha=0.8)
+        if fail.any():
+            ax.loglog(np.maximum(c.results.wall_time[fail, s], 1e-7),
+                      np.maximum(c.results.relative_residual[fail, s], 1e-18), mk, ms=5,
+                      mfc="none", color=col, linestyle="none")
+    ax.axhline(c.parameters.success_tol, color="k", ls=":", lw=1, label="success threshold")
+    ax.set_xlabel("wall time per solve [s]")
+    ax.set_ylabel("relative natural-map residual, exact cone (1e-18 floor)")
+    ax.set_title(f"{name}: Coulomb error against time (hollow: failed)")
+    ax.grid(True, which="both", alpha=0.3)
+    _legend(ax, P + 1, ncol=1)
+    return _save(fig, outdir, name, "cone_error")
 
 
 def figure_divergence(c, outdir, name):
@@ -289,6 +340,8 @@ def figures(c, outdir, name):
     paths += figure_size(c, outdir, name)
     if c.parameters.mode == "independent":
         paths += figure_divergence(c, outdir, name)
+    if c.parameters.mode == "fc_set":
+        paths += figure_cone_error(c, outdir, name)
     import matplotlib.pyplot as plt
     plt.close("all")
     return paths

@@ -10,6 +10,8 @@ An experiment definition (JSON):
     scene                scene file (relative to the repository root), or
     kind: "lcp_set"      with files: a glob relative to $LSIM_SHARED/data (../shared by
                          default): every solver, cold, on every file, no time stepping
+    kind: "fc_set"       the same with frictional contact files (files: a glob or a list
+                         of globs); exact-cone and polyhedral (spec key d) solvers
     mode                 "shadow" (default) or "independent"
     reference            reference solver spec (default: the first solver)
     solvers              solver specs (lcpsim compare --solvers, e.g. "pgs[sweeps=20]")
@@ -49,7 +51,7 @@ def load_experiments(folder, only):
             continue
         exps.append(e)
     # LCP sets last, trajectories in file order.
-    return sorted(exps, key=lambda e: e.get("kind") == "lcp_set")
+    return sorted(exps, key=lambda e: e.get("kind") in ("lcp_set", "fc_set"))
 
 
 def command(e, lcpsim, h5):
@@ -57,11 +59,12 @@ def command(e, lcpsim, h5):
     args = [lcpsim, "compare"]
     if e.get("pending"):
         return None, f"pending ({e['pending']})"
-    if e.get("kind") == "lcp_set":
+    if e.get("kind") in ("lcp_set", "fc_set"):
         shared = os.environ.get("LSIM_SHARED", os.path.join(ROOT, "..", "shared"))
         if not os.path.isabs(shared):
             shared = os.path.join(ROOT, shared)
-        files = sorted(glob.glob(os.path.join(shared, "data", e["files"])))
+        globs = e["files"] if isinstance(e["files"], list) else [e["files"]]
+        files = sorted(f for g in globs for f in glob.glob(os.path.join(shared, "data", g)))
         if not files:
             return None, f"pending (no files match {e['files']} under {shared}/data)"
         args += files
@@ -77,7 +80,7 @@ def command(e, lcpsim, h5):
         args += ["--reference", e["reference"]]
     if e.get("success_tol") is not None:
         args += ["--success-tol", repr(float(e["success_tol"]))]
-    if e.get("dense_limit") is not None and e.get("kind") != "lcp_set":
+    if e.get("dense_limit") is not None and e.get("kind") not in ("lcp_set", "fc_set"):
         args += ["--dense-limit", str(int(e["dense_limit"]))]
     return args, None
 
@@ -87,7 +90,7 @@ def markdown_only(text):
     to stdout themselves; their lines are dropped)."""
     lines = text.splitlines()
     keep = [l for l in lines if l.startswith("|")]
-    title = next((l for l in lines if " mode, " in l and "->" in l), "")
+    title = next((l for l in lines if (" mode, " in l or "contact set:" in l) and "->" in l), "")
     return title, "\n".join(keep)
 
 
@@ -124,7 +127,7 @@ def run_one(e, lcpsim, outdir):
     res["problems"] = int((c.problem_size > 0).sum())
     res["mode"] = c.parameters.mode
     res["figures"] = [os.path.relpath(p, outdir) for p in lc.figures(c, d, name)]
-    if c.parameters.mode == "lcp_set":
+    if c.parameters.mode in ("lcp_set", "fc_set"):
         res["outcomes"] = lc.markdown_outcomes(c)
         with open(os.path.join(d, "outcomes.md"), "w") as f:
             f.write(res["outcomes"] + "\n")
@@ -169,6 +172,7 @@ def readme(results, outdir):
     for r in results:
         e = r["e"]
         inp = e.get("scene") or e.get("files")
+        inp = ", ".join(inp) if isinstance(inp, list) else inp
         done = r["status"] == "done"
         out.append(f"| [{e['name']}](#{e['name'].replace('_', '-')}) | `{inp}` | "
                    f"{r.get('mode', e.get('kind', e.get('mode', 'shadow')))} | "

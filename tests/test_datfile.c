@@ -215,7 +215,8 @@ static void test_bad_input(void **state) {
   expect_error("x\n", BAD, ":1: n: not an integer: 'x'");
   expect_error("-3\n", BAD, ":1: n -3 out of range");
   expect_error("2\n", BAD, "expected storage type, file ends");
-  expect_error("2\n2\n2 2\n", BAD, ":2: storage type 2 not supported");
+  expect_error("2\n3\n2 2\n", BAD, ":2: storage type 3 not supported");
+  expect_error("2\n2\n2 2\nno header\n", BAD, "sparse matrix: no 'nnz:' header");
   expect_error("2\n0\n2.5 2\n", BAD, ":3: size0: not an integer: '2.5'");
   /* Sparse-block structure errors. */
   expect_error("2\n1\n2 2\n1\n1 1\n3\n2\n", BAD, ":6: row block size 3: must increase");

@@ -1,0 +1,40 @@
+#!/usr/bin/python3
+"""compare_files_equal.py A.h5 B.h5: exit 0 when two compare files (lcpsim compare) hold
+the same datasets with the same values, timings apart (wall times, their spread and the
+summaries of them, total wall time): a run over MPI ranks must give the serial run's
+file. Prints the first difference otherwise."""
+import sys
+
+import h5py
+import numpy as np
+
+TIMINGS = {"results/wall_time", "results/wall_time_spread", "summary/median_wall_time",
+           "summary/worst_wall_time", "summary/total_wall_time"}
+
+
+def datasets(f):
+    out = {}
+    f.visititems(lambda name, obj: out.__setitem__(name, obj[()]) if isinstance(obj, h5py.Dataset) else None)
+    return out
+
+
+def main(a, b):
+    da, db = datasets(h5py.File(a, "r")), datasets(h5py.File(b, "r"))
+    if set(da) != set(db):
+        print("different datasets:", sorted(set(da) ^ set(db)))
+        return 1
+    for name in sorted(da):
+        if name in TIMINGS:
+            continue
+        x, y = np.asarray(da[name]), np.asarray(db[name])
+        same = x.shape == y.shape and (np.array_equal(x, y, equal_nan=True) if x.dtype.kind == "f"
+                                       else np.array_equal(x, y))
+        if not same:
+            print(f"{name} differs: {x!r} vs {y!r}")
+            return 1
+    print(f"same datasets and values, timings apart: {len(da)} datasets")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Comparisons over MPI ranks: `mpirun -np 2 lcpsim compare ...` writes the serial run's
+# file, timings apart (scripts/compare_files_equal.py), for a frictional contact set, an
+# LCP set and a scene in shadow mode; modes that run serially are refused with exit 2.
+set -u
+S=${LSIM_SHARED:-../shared}/data
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "mpi: $*" >&2; exit 1; }
+# root in containers and CI: Open MPI asks for these; two ranks on any machine.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+MPI="mpirun -np 2"
+EQ="/usr/bin/python3 scripts/compare_files_equal.py"
+
+run_both() { # name, then compare arguments
+  name=$1; shift
+  ./lcpsim compare "$@" -o "$tmp/$name.serial.h5" --quiet || fail "$name serial: exit $?"
+  $MPI ./lcpsim compare "$@" -o "$tmp/$name.mpi.h5" --quiet > "$tmp/$name.out" 2>&1 || fail "$name mpi: exit $? $(cat "$tmp/$name.out")"
+  $EQ "$tmp/$name.serial.h5" "$tmp/$name.mpi.h5" > "$tmp/$name.eq" || fail "$name: $(cat "$tmp/$name.eq")"
+  ls "$tmp" | grep -q "rank" && fail "$name: a rank's scratch file was left"
+}
+run_both fc "$S/siconos-fc3d/FC3D_Example1.dat" "$S/siconos-fc3d/Rover1039.dat" \
+  "$S/siconos-fc3d/NESpheres_10_1.dat" "$S/siconos-fc3d/FrictionContactProblem00031.dat" \
+  "$S/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=8]'
+run_both lcp $(ls "$S"/siconos-lcp/lcp_CPS_*.dat "$S"/siconos-lcp/lcp_mmc.dat 2>/dev/null) --solvers 'lemke,pgs'
+run_both shadow data/brick_friction.json --steps 40 --solvers 'lemke,pgs'
+# Serial-only modes are refused under two ranks, with one message.
+$MPI ./lcpsim compare data/brick_friction.json --mode independent --solvers lemke,pgs \
+  -o "$tmp/x.h5" > "$tmp/ind.out" 2>&1
+[ $? -ne 0 ] && grep -q "runs serially" "$tmp/ind.out" || fail "independent under mpirun: $(cat "$tmp/ind.out")"
+echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene)"
