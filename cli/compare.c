@@ -14,7 +14,7 @@ static void compare_usage(FILE *f) {
           "usage: lcpsim compare SCENE.json --solvers LIST [--mode shadow|independent]\n"
           "                      [--reference SPEC] [-o FILE] [--csv] [--steps N]\n"
           "                      [--success-tol X] [--dense-limit N] [--dump-lcp] [--repeat K]\n"
-          "                      [--quiet]\n"
+          "                      [--time-limit S] [--quiet]\n"
           "       lcpsim compare FILE... --solvers LIST [-o FILE] [--csv]   (LCP .dat files,\n"
           "                      or frictional contact .dat / FCLIB .hdf5 files)\n"
           "                      [--success-tol X] [--dump-lcp]\n"
@@ -41,6 +41,8 @@ static void compare_usage(FILE *f) {
           "                     dumps are dense: a step with n > --dense-limit stops the run\n"
           "  --repeat K         each solve K times from the same start (not independent\n"
           "                     mode): median time recorded, spread in wall_time_spread\n"
+          "  --time-limit S     each solve at most S seconds (run in a child process);\n"
+          "                     past it the solve is recorded as a timeout (a failure)\n"
           "  --quiet            no summary on stdout (and no progress bar; the bar is drawn\n"
           "                     on stderr only when it is a terminal)\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
@@ -132,6 +134,7 @@ int lsim_cli_compare(int argc, char **argv) {
   const char *inputs[4096];
   int ninputs = 0, csv = 0, quiet = 0, dump = 0, steps_override = -1, dense_limit = 4000;
   int repeat = 1;
+  double time_limit = 0.0;
   double success_tol = 1e-6;
   char err[1024];
 
@@ -150,7 +153,7 @@ int lsim_cli_compare(int argc, char **argv) {
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solvers") ||
                !strcmp(a, "--mode") || !strcmp(a, "--reference") || !strcmp(a, "--steps") ||
                !strcmp(a, "--success-tol") || !strcmp(a, "--dense-limit") ||
-               !strcmp(a, "--repeat")) {
+               !strcmp(a, "--repeat") || !strcmp(a, "--time-limit")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim compare: %s needs a value\n", a);
         return 2;
@@ -160,7 +163,13 @@ int lsim_cli_compare(int argc, char **argv) {
       else if (!strcmp(a, "--solvers")) list = v;
       else if (!strcmp(a, "--mode")) mode_text = v;
       else if (!strcmp(a, "--reference")) ref_text = v;
-      else if (!strcmp(a, "--repeat")) {
+      else if (!strcmp(a, "--time-limit")) {
+        if (lsim_cli_parse_double(v, &time_limit) || !(time_limit > 0.0)) {
+          fprintf(stderr, "lcpsim compare: --time-limit: need a number of seconds > 0, got "
+                  "'%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--repeat")) {
         if (lsim_cli_parse_int(v, &repeat) || repeat < 1 || repeat > LSIM_COMPARE_MAX_REPEAT) {
           fprintf(stderr, "lcpsim compare: --repeat: need an integer from 1 to %d, got '%s'\n",
                   LSIM_COMPARE_MAX_REPEAT, v);
@@ -215,6 +224,7 @@ int lsim_cli_compare(int argc, char **argv) {
   cfg.dense_limit = dense_limit;
   cfg.success_tol = success_tol;
   cfg.repeat = repeat;
+  cfg.time_limit = time_limit;
   if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
   /* Under mpirun the problems are shared out over the ranks; rank 0 writes and prints. */
   lsim_mpi_start();

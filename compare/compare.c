@@ -11,6 +11,7 @@
 #include "compare/compare.h"
 #include "compare/mpi.h"
 #include "compare/output.h"
+#include "compare/timed.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/datfile.h"
@@ -176,6 +177,22 @@ static int spd(const LsimLcp *lcp) {
   }
   free(L);
   return ok;
+}
+
+/* One solve, dense or factored, as a function of one argument (compare/timed.h). */
+typedef struct SolveCall {
+  LsimSolver *solver;
+  const LsimLcp *lcp;           /* dense, or */
+  const LsimFactoredLcp *f;     /* factored */
+  double *z;
+  LsimSolveStats st;
+} SolveCall;
+
+static void solve_call(void *arg) {
+  SolveCall *c = arg;
+  memset(&c->st, 0, sizeof c->st);
+  if (c->lcp) lsim_solver_solve(c->solver, c->lcp, c->z, &c->st);
+  else lsim_solver_solve_factored(c->solver, c->f, c->z, &c->st);
 }
 
 LsimCompareConfig lsim_default_compare_config(void) {
@@ -496,22 +513,34 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       order[no++] = reference_series;
       for (int s = 0; s < P; ++s)
         if (s != reference_series) order[no++] = s;
+      int ref_ok = 1; /* the reference finished: distances to it mean something */
       for (int oi = 0; oi < no; ++oi) {
         const int s = order[oi];
         LsimSolveStats st;
         memset(&st, 0, sizeof st);
         memset(zs[s], 0, (size_t)n * sizeof(double));
         const uint64_t hs = lsim_lcp_hash(lcp); /* what this solver is handed */
-        for (int rep = 0; rep < repeat; ++rep) {
+        int unfinished = 0;
+        for (int rep = 0; rep < repeat && !unfinished; ++rep) {
           memset(zs[s], 0, (size_t)n * sizeof(double));
-          memset(&st, 0, sizeof st);
-          lsim_solver_solve(ctx[s], lcp, zs[s], &st);
+          SolveCall call = {ctx[s], lcp, NULL, zs[s], {0}};
+          unfinished = lsim_compare_timed(solve_call, &call, cfg->time_limit, zs[s],
+                                          (size_t)n, &call.st, sizeof call.st);
+          st = call.st;
           times[rep] = st.wall_time;
+        }
+        if (unfinished) {
+          memset(zs[s], 0, (size_t)n * sizeof(double));
+          if (s == reference_series) ref_ok = 0;
+          lsim_compare_record_unfinished(&t, k, s, unfinished == LSIM_COMPARE_TIMEOUT
+                                                       ? LSIM_COMPARE_TIMEOUT : LSIM_SOLVER_FAILED,
+                                         n, hs, cfg->time_limit);
+          continue;
         }
         st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
         if (s == reference_series) memcpy(zref, zs[s], (size_t)n * sizeof(double));
         if (lsim_compare_record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs,
-                                      unique ? zref : NULL, success_tol))
+                                      unique && ref_ok ? zref : NULL, success_tol))
           goto oom;
       }
       if (dumper) {
@@ -643,6 +672,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
          median time and the spread of the K. */
       LsimSolveStats st;
       uint64_t hs = h;
+      int unfinished = 0;
       for (int rep = 0; rep < repeat; ++rep) {
         /* Restore the problem if a previous solve touched it; then its hash is h. */
         hs = h;
@@ -652,9 +682,19 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         }
         if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
         else memset(zs[s], 0, (size_t)n * sizeof(double));
-        memset(&st, 0, sizeof st);
-        lsim_solver_solve_factored(ctx[s], &work.f, zs[s], &st);
+        SolveCall call = {ctx[s], NULL, &work.f, zs[s], {0}};
+        unfinished = lsim_compare_timed(solve_call, &call, cfg->time_limit, zs[s], (size_t)n,
+                                        &call.st, sizeof call.st);
+        st = call.st;
         times[rep] = st.wall_time;
+        if (unfinished) break;
+      }
+      if (unfinished) {
+        for (int i = 0; i < n; ++i) zs[s][i] = NAN; /* dumps: not solved */
+        lsim_compare_record_unfinished(&t, k, s, unfinished == LSIM_COMPARE_TIMEOUT
+                                                     ? LSIM_COMPARE_TIMEOUT : LSIM_SOLVER_FAILED,
+                                       n, hs, cfg->time_limit);
+        continue;
       }
       st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
       if (lsim_compare_record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs, zd,

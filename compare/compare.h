@@ -49,6 +49,9 @@ typedef struct LsimCompareConfig {
   int repeat;                /* each solve K times from the same start (shadow, LCP and
                                 FC sets): the median time is recorded and the spread
                                 (max - min) in /results/wall_time_spread; 1 = once */
+  double time_limit;         /* > 0: each solve at most this many seconds, in a forked
+                                child (compare/timed.h); past it the solve is recorded as
+                                LSIM_COMPARE_TIMEOUT; 0: no limit */
   /* Called before problem k (done = k) and once at the end (done = total); NULL: none. */
   void (*progress)(void *arg, int done, int total);
   void *progress_arg;

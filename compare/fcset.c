@@ -25,6 +25,7 @@
 #include "compare/compare.h"
 #include "compare/mpi.h"
 #include "compare/output.h"
+#include "compare/timed.h"
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
 #include "lcp/quality.h"
@@ -50,6 +51,20 @@ static int series_ndir(const LsimCompareSpec *sp, const LsimFc *p) {
   if (lsim_fc_solver_is_exact(sp->name)) return 0;
   if (p->dim == 2) return 2;
   return sp->ndir > 0 ? sp->ndir : 8;
+}
+
+/* One solve as a function of one argument (compare/timed.h). */
+typedef struct FcCall {
+  LsimFcSolver *solver;
+  const LsimFc *p;
+  double *r;
+  int status;
+  LsimFcStats st;
+} FcCall;
+
+static void fc_call(void *arg) {
+  FcCall *c = arg;
+  c->status = lsim_fc_solver_solve(c->solver, c->p, c->r, c->r + c->p->n, &c->st);
 }
 
 int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
@@ -186,12 +201,24 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         break;
       }
       LsimFcStats st;
-      int status = 0;
+      int status = 0, unfinished = 0;
       double times[LSIM_COMPARE_MAX_REPEAT];
-      for (int rep = 0; rep < repeat; ++rep) {
+      for (int rep = 0; rep < repeat && !unfinished; ++rep) {
         memset(r, 0, rcap * sizeof(double));
-        status = lsim_fc_solver_solve(solver, p, r, r + p->n, &st);
+        FcCall call = {solver, p, r, 0, {0}};
+        unfinished = lsim_compare_timed(fc_call, &call, cfg->time_limit, r, 2 * (size_t)p->n,
+                                        &call.st, sizeof call.st);
+        st = call.st;
+        status = st.status;
         times[rep] = st.wall_time;
+      }
+      if (unfinished) {
+        lsim_fc_solver_free(solver);
+        lsim_compare_record_unfinished(&t, k, s, unfinished == LSIM_COMPARE_TIMEOUT
+                                                     ? LSIM_COMPARE_TIMEOUT : LSIM_SOLVER_FAILED,
+                                       p->n, t.problem_hash[k], cfg->time_limit);
+        dual[i] = NAN;
+        continue;
       }
       st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[i]);
       const int wrong_dim = status == LSIM_INVALID_INPUT && !strncmp(sp->name, "siconos:fc", 10);

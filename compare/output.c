@@ -148,10 +148,11 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */
 void lsim_compare_write_legend(LsimCompareOut *o) {
-  char legend[13][64];
+  char legend[14][64];
   for (int c = -9; c <= 1; ++c)
     snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
   snprintf(legend[11], sizeof legend[0], "%d %s", LSIM_COMPARE_SKIPPED, LSIM_COMPARE_SKIPPED_TEXT);
   snprintf(legend[12], sizeof legend[0], "3 skipped (a solver for the other dimension)");
-  lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 13);
+  snprintf(legend[13], sizeof legend[0], "-10 timeout (--time-limit)");
+  lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 14);
 }

@@ -155,6 +155,18 @@ static double median(double *v, int n) {
 /* max that propagates NaN as "worst" only when all are NaN. */
 static double maxf(double a, double b) { return isnan(a) ? b : isnan(b) ? a : fmax(a, b); }
 
+void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int status, int n,
+                                    uint64_t hash, double wall) {
+  const size_t i = (size_t)k * t->P + s;
+  t->status[i] = status;
+  t->success[i] = t->iters[i] = t->warm[i] = t->nsliding[i] = t->skipped[i] = 0;
+  t->size[i] = n;
+  t->hash[i] = hash;
+  t->wall[i] = wall;
+  t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = NAN;
+  t->dist[i] = t->sicerr[i] = NAN;
+}
+
 double lsim_compare_time_stats(double *times, int K, double *spread) {
   qsort(times, (size_t)K, sizeof *times, cmp_double);
   *spread = times[K - 1] - times[0];

@@ -75,6 +75,11 @@ int lsim_compare_is_failure(int status);
 /* The median of times[0..K) (sorted in place) and, in *spread, max - min. */
 double lsim_compare_time_stats(double *times, int K, double *spread);
 
+/* A solve that did not finish (a timeout, or a child that died): status, no success, the
+ * problem's size n and hash, wall the time it was given, measures NaN. */
+void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int status, int n,
+                                    uint64_t hash, double wall);
+
 /* Summary of series s; buf holds N doubles of scratch. */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
                             LsimCompareSummary *out);

@@ -46,6 +46,14 @@ check(np.all(np.isnan(f["results/distance"][()])), "no distance for non-unique r
 check("summary/budget_stops" in f, "budget stops")
 PY
 
+# --time-limit: a solve past it is killed and recorded as a timeout (-10), the others run.
+./lcpsim compare "$D/Capsules-i101-404.dat" "$D/Rover1039.dat" \
+  --solvers 'nsgs[tol=1e-300,max_iter=20000]' --time-limit 0.5 -o "$tmp/tl.h5" --quiet || fail "time limit: exit $?"
+/usr/bin/python3 -c "
+import sys, h5py
+f = h5py.File(sys.argv[1], 'r'); st = f['results/status'][()]
+sys.exit(0 if st[0, 0] == -10 and f['results/success'][0, 0] == 0 and st[1, 0] in (-1, 0) else 1)" "$tmp/tl.h5" || fail "timeout not recorded"
+
 # Bad files: positioned errors, exit 2, no output file.
 printf '3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n-0.5\n' > "$tmp/bad.dat"
 ./lcpsim solve "$tmp/bad.dat" 2> "$tmp/err.txt"; rc=$?
