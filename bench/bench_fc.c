@@ -17,17 +17,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/table.h"
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
+/* The median of v[0..n) (sorted in place), by the comparison layer's helper. */
 static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  double spread;
+  return lsim_compare_time_stats(v, n, &spread);
 }
 
 typedef struct {

@@ -179,6 +179,18 @@ static int spd(const LsimLcp *lcp) {
   return ok;
 }
 
+/* The model with the solver settings of spec sp (its own warm start when it says). */
+static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
+  LsimModel m = *model;
+  snprintf(m.solver.name, sizeof m.solver.name, "%s", sp->name);
+  m.solver.tol = sp->opt.tol;
+  m.solver.max_iter = sp->opt.max_iter;
+  m.solver.omega = sp->opt.omega;
+  m.solver.threads = sp->opt.threads;
+  if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+  return m;
+}
+
 /* One solve, dense or factored, as a function of one argument (compare/timed.h). */
 typedef struct SolveCall {
   LsimSolver *solver;
@@ -203,6 +215,22 @@ LsimCompareConfig lsim_default_compare_config(void) {
   c.success_tol = 1e-6;
   c.repeat = 1;
   return c;
+}
+
+int lsim_compare_result_take(LsimCompareResult *res, LsimCompareTable *t,
+                             LsimCompareSummary **sm, char (**labels)[128],
+                             const LsimCompareSpec *specs, const int *ser_solver) {
+  res->table = *t;
+  res->summary = *sm;
+  res->labels = *labels;
+  memset(t, 0, sizeof *t);
+  *sm = NULL;
+  *labels = NULL;
+  if (lsim_compare_result_tolerances(res, specs, ser_solver)) {
+    lsim_compare_result_free(res);
+    return -1;
+  }
+  return 0;
 }
 
 int lsim_compare_result_tolerances(LsimCompareResult *res, const LsimCompareSpec *specs,
@@ -384,13 +412,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       if (make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), err, sizeof err)) exit_code = 2;
       continue;
     }
-    LsimModel m = model;
-    snprintf(m.solver.name, sizeof m.solver.name, "%s", sp->name);
-    m.solver.tol = sp->opt.tol;
-    m.solver.max_iter = sp->opt.max_iter;
-    m.solver.omega = sp->opt.omega;
-    m.solver.threads = sp->opt.threads;
-    if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+    LsimModel m = spec_model(&model, sp);
     specs[ser_solver[s]].opt.warm_start = m.solver.warm_start;
     if (lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err) ||
         lsim_state_init(&states[s], &model)) {
@@ -403,14 +425,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     states[s].step = state0.step;
   }
   if (!exit_code && !lcpset && !independent) {
-    LsimModel m = model;
-    const LsimCompareSpec *sp = &specs[ref];
-    snprintf(m.solver.name, sizeof m.solver.name, "%s", sp->name);
-    m.solver.tol = sp->opt.tol;
-    m.solver.max_iter = sp->opt.max_iter;
-    m.solver.omega = sp->opt.omega;
-    m.solver.threads = sp->opt.threads;
-    if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+    LsimModel m = spec_model(&model, &specs[ref]);
     for (int j = 0; j < nspecs; ++j) specs[j].opt.warm_start = -1; /* both, as series */
     specs[ref].opt.warm_start = m.solver.warm_start;
     if (lsim_stepper_create(&driver, &m, NULL, err, sizeof err)) exit_code = 2;
@@ -757,16 +772,9 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
              lcpset ? "problems" : "steps", specs[ref].label, success_tol, path);
     snprintf(res->path, sizeof res->path, "%s", path);
     /* The table, summaries and labels pass to the result. */
-    res->table = t;
-    res->summary = sm;
-    res->labels = labels;
     res->independent = independent;
     res->lcpset = lcpset;
-    memset(&t, 0, sizeof t);
-    sm = NULL;
-    labels = NULL;
-    if (lsim_compare_result_tolerances(res, specs, ser_solver)) {
-      lsim_compare_result_free(res);
+    if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {
       snprintf(msg, msglen, "out of memory");
       exit_code = 2;
     }

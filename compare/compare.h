@@ -89,6 +89,12 @@ void lsim_compare_result_free(LsimCompareResult *res);
 int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                         size_t msglen);
 
+/* Moves the table, summaries and labels into res (the caller's pointers are emptied) and
+ * fills its tolerances; 0, or -1 (memory: res freed). */
+int lsim_compare_result_take(LsimCompareResult *res, LsimCompareTable *t,
+                             LsimCompareSummary **sm, char (**labels)[128],
+                             const LsimCompareSpec *specs, const int *ser_solver);
+
 /* Fills res->solver_tol / solver_max_iter from the specs of each series. 0 or -1. */
 int lsim_compare_result_tolerances(LsimCompareResult *res, const LsimCompareSpec *specs,
                                    const int *ser_solver);

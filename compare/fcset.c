@@ -321,15 +321,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
              "frictional contact set: %d problems, %d solvers, success = relative natural-map "
              "residual (exact cone) <= %g -> %s", N, P, cfg->success_tol, path);
     snprintf(res->path, sizeof res->path, "%s", path);
-    res->table = t;
-    res->summary = sm;
-    res->labels = labels;
     res->fc = 1;
-    memset(&t, 0, sizeof t);
-    sm = NULL;
-    labels = NULL;
-    if (lsim_compare_result_tolerances(res, specs, ser_solver)) {
-      lsim_compare_result_free(res);
+    if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {
       snprintf(msg, msglen, "out of memory");
       exit_code = 2;
     }
