@@ -226,14 +226,18 @@ def figure_iterations(c, outdir, name):
             size = c.results.lcp_size[:, s]
             m = size > 0
             lab = _label(c, s)
+            # sets: problems are categories, points only (no line across skipped ones)
+            ls = "none" if c.parameters.mode in sets else "-"
             axes[0][g].plot(x[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
-                            linestyle="-", lw=0.7)
+                            linestyle=ls, lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
-            axes[1][g].semilogy(x[m], res, mk, ms=3, color=col, label=lab, linestyle="-", lw=0.7)
+            axes[1][g].semilogy(x[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
         axes[1][g].axhline(c.parameters.success_tol, color="k", ls=":", lw=1,
                            label="success threshold")
         axes[0][g].set_ylabel("iterations / pivots")
-        axes[1][g].set_ylabel("relative natural residual (1e-18 floor)")
+        axes[1][g].set_ylabel("relative natural-map residual, exact cone (1e-18 floor)"
+                              if c.parameters.mode == "fc_set"
+                              else "relative natural residual (1e-18 floor)")
         axes[1][g].set_xlabel(xl)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
         if g == len(groups) - 1:
