@@ -235,7 +235,7 @@ def figure_iterations(c, outdir, name):
         axes[1][g].axhline(c.parameters.success_tol, color="k", ls=":", lw=1,
                            label="success threshold")
         axes[0][g].set_ylabel("iterations / pivots")
-        axes[1][g].set_ylabel("relative natural-map residual, exact cone (1e-18 floor)"
+        axes[1][g].set_ylabel("rel. natural-map residual\n(exact cone, 1e-18 floor)"
                               if c.parameters.mode == "fc_set"
                               else "relative natural residual (1e-18 floor)")
         axes[1][g].set_xlabel(xl)
