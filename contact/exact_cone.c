@@ -52,6 +52,7 @@ int lsim_exact_cone_solve(LsimExactCone *x, const LsimLcp *lcp, double tol, int 
   if (nc == 0) return st->status = LSIM_SOLVED;
 
   /* The problem: rows and columns of the frame variables. */
+  /* Workspace grown on demand: steady state allocates nothing (lsim_fc_index reuses). */
   if (nc > x->cap_nc || x->fc.dim != dim) {
     lsim_fc_free(&x->fc);
     free(x->r);

@@ -49,18 +49,26 @@ static int block_nonzero(const LsimFc *p, int bi, int bj) {
 
 int lsim_fc_index(LsimFc *p) {
   const int nc = p->nc, d = p->dim, n = p->n;
-  free(p->bptr), free(p->bcol), free(p->bdiag), free(p->blk);
-  p->bcol = NULL, p->blk = NULL;
-  p->bptr = calloc((size_t)nc + 1, sizeof(int));
-  p->bdiag = calloc((size_t)nc + 1, sizeof(int));
-  if (!p->bptr || !p->bdiag) return LSIM_OUT_OF_MEMORY;
+  if (nc + 1 > p->cap_rows) {
+    int *bp = realloc(p->bptr, ((size_t)nc + 1) * sizeof(int));
+    if (bp) p->bptr = bp;
+    int *bd = bp ? realloc(p->bdiag, ((size_t)nc + 1) * sizeof(int)) : NULL;
+    if (bd) p->bdiag = bd;
+    if (!bp || !bd) return LSIM_OUT_OF_MEMORY;
+    p->cap_rows = nc + 1;
+  }
   /* Count, then fill: row-block i lists its nonzero column blocks in increasing order. */
   int nb = 0;
   for (int bi = 0; bi < nc; ++bi)
     for (int bj = 0; bj < nc; ++bj) nb += bi == bj || block_nonzero(p, bi, bj);
-  p->bcol = malloc(((size_t)nb + 1) * sizeof(int));
-  p->blk = malloc(((size_t)nb * d * d + 1) * sizeof(double));
-  if (!p->bcol || !p->blk) return LSIM_OUT_OF_MEMORY;
+  if (nb + 1 > p->cap_blocks) {
+    int *bc = realloc(p->bcol, ((size_t)nb + 1) * sizeof(int));
+    if (bc) p->bcol = bc;
+    double *bv = bc ? realloc(p->blk, ((size_t)nb * d * d + 1) * sizeof(double)) : NULL;
+    if (bv) p->blk = bv;
+    if (!bc || !bv) return LSIM_OUT_OF_MEMORY;
+    p->cap_blocks = nb + 1;
+  }
   int b = 0;
   for (int bi = 0; bi < nc; ++bi) {
     p->bptr[bi] = b;

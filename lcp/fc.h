@@ -47,6 +47,7 @@ typedef struct LsimFc {
   int *bptr, *bcol, *bdiag;
   double *blk;
   int nblocks;
+  int cap_rows, cap_blocks; /* allocated entries of bptr / bdiag and of bcol / blk */
 } LsimFc;
 
 /* Allocates a zeroed problem of nc contacts in dimension dim (2 or 3). 0 or
@@ -55,7 +56,8 @@ int lsim_fc_init(LsimFc *p, int dim, int nc);
 void lsim_fc_free(LsimFc *p);
 
 /* Builds the block-sparse index of W (blocks with a nonzero entry, diagonal blocks always).
- * Called by the readers; call it again after changing W. 0 or LSIM_OUT_OF_MEMORY. */
+ * Called by the readers; call it again after changing W (its arrays are reused: no
+ * allocation unless the problem outgrew them). 0 or LSIM_OUT_OF_MEMORY. */
 int lsim_fc_index(LsimFc *p);
 
 /* Checks sizes, finiteness and mu >= 0. 0 or LSIM_INVALID_INPUT with a message. */

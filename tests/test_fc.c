@@ -15,6 +15,8 @@
 #include <cmocka.h>
 #include <hdf5.h>
 
+#include "FrictionContactProblem.h"
+#include "NumericsMatrix.h"
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
 #include "support.h"
@@ -106,6 +108,41 @@ static void test_dense_and_sbm_files(void **state) {
   assert_true(st.quality.relative <= 1e-14);
   lsim_fc_free(&pd);
   lsim_fc_free(&ps);
+}
+
+/* Every Siconos .dat file of the collection: our reader gives the same doubles as Siconos'
+ * own frictionContact_new_from_filename (W densified by NM_to_dense, q, mu), bit for bit:
+ * the two solve identical data. */
+static void test_same_as_siconos_reader(void **state) {
+  (void)state;
+  static const char *const files[] = {
+      "FrictionContact3D_1c.dat", "FrictionContact3D_RR_1c.dat", "FC3D_Example1.dat",
+      "FC3D_Example1_SBM.dat", "Rover1039.dat", "Rover11035.dat", "Rover4396.dat",
+      "NESpheres_10_1.dat", "OneObject-i1028-138.hdf5.dat", "BoxesStack1-i100000-32.hdf5.dat",
+      "Capsules-i101-404.dat", "Confeti-ex13-4contact-Fc3D-SBM.dat",
+      "FrictionContactProblem00031.dat", "FrictionContactProblem00394.dat",
+      "FC2D_SliderCrankLagrangian00000.dat", "fc2d_granularflowonwall_00667_00000.dat", NULL};
+  for (int f = 0; files[f]; ++f) {
+    char rel[256], path[512], err[512];
+    snprintf(rel, sizeof rel, "data/siconos-fc3d/%s", files[f]);
+    lsim_test_shared_path(rel, path, sizeof path);
+    LsimFc p;
+    assert_int_equal(lsim_fc_read(path, &p, err, sizeof err), 0);
+    FrictionContactProblem *sp = frictionContact_new_from_filename(path);
+    assert_non_null(sp);
+    assert_int_equal(sp->dimension, p.dim);
+    assert_int_equal(sp->numberOfContacts, p.nc);
+    NumericsMatrix *dense = NM_create(NM_DENSE, p.n, p.n);
+    assert_int_equal(NM_to_dense(sp->M, dense), 0);
+    if (memcmp(dense->matrix0, p.W, (size_t)p.n * p.n * sizeof(double)) ||
+        memcmp(sp->q, p.q, (size_t)p.n * sizeof(double)) ||
+        memcmp(sp->mu, p.mu, (size_t)p.nc * sizeof(double)))
+      fail_msg("%s: our reader and Siconos' differ", files[f]);
+    NM_clear(dense);
+    free(dense);
+    frictionContactProblem_free(sp);
+    lsim_fc_free(&p);
+  }
 }
 
 /* Reads a 1-D dataset of doubles or ints (as doubles) into a new array. */
@@ -224,6 +261,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_local_cases),       cmocka_unit_test(test_slide_anisotropic),
       cmocka_unit_test(test_dense_and_sbm_files), cmocka_unit_test(test_fclib_reduction),
+      cmocka_unit_test(test_same_as_siconos_reader),
       cmocka_unit_test(test_polyhedral_error),  cmocka_unit_test(test_bad_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
