@@ -60,6 +60,14 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
 /* Makes the stepper of a loaded or built model; on failure frees sim. */
 static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
   char msg[512] = "";
+  /* The library steps in time steps; an event-driven scene would be run otherwise than it
+     says. */
+  if (s->model.integrator != LSIM_INTEGRATOR_TIME_STEPPING) {
+    lsim_sim_free(s);
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "the scene asks for the event-driven integrator, which the library does "
+                        "not run yet (the command does: lcpsim SCENE.json)");
+  }
   const int rc = lsim_stepper_create(&s->stepper, &s->model, NULL, msg, sizeof msg);
   if (rc < 0) {
     lsim_api_err(err, errlen, rc, "%s", msg);

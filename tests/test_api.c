@@ -32,6 +32,15 @@ static void test_load_errors(void **state) {
   assert_int_equal(rc, LSIM_IO_ERROR);
   assert_non_null(strstr(err, "no/such/scene.json"));
   assert_string_equal(lsim_status_name(LSIM_BREAKDOWN), "breakdown");
+  /* An event-driven scene is refused rather than time stepped. */
+  rc = lsim_sim_load_json(&sim, "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 3,\n"
+                                " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],\n"
+                                " \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"position\": [0, 1],\n"
+                                "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}",
+                          NULL, err, sizeof err);
+  assert_int_equal(rc, LSIM_INVALID_INPUT);
+  assert_null(sim);
+  assert_non_null(strstr(err, "event-driven"));
 }
 
 /* A free body under a force set through the API: v' = v + h f / m, q' = q + h v' exactly

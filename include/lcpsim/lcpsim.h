@@ -75,7 +75,8 @@ const char *const *lsim_solver_names(void);
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
  * solver's default), omega 1, warm_start 1, threads 1. */
 typedef struct LsimSolverConfig {
-  double tol;      /* acceptance: natural residual <= tol * max(1, |q|_inf) */
+  double tol;      /* acceptance: natural residual <= tol * s, s = max_i |q_i| (1 when
+                      q = 0); 0 with PGS: exactly max_iter sweeps */
   int max_iter;    /* sweeps (iterative) or pivots (pivoting); 0 = the solver's default */
   double omega;    /* PGS relaxation in (0, 2) */
   int warm_start;  /* simulations: start each step from the previous step's impulses */
@@ -88,7 +89,7 @@ typedef struct LsimSolveReport {
   int status;               /* as returned */
   int iterations;           /* pivots or sweeps */
   double residual;          /* natural residual max_i |min(z_i, w_i)|, w = M z + q from z */
-  double relative_residual; /* residual / max(1, |q|_inf) */
+  double relative_residual; /* residual / s (s as for tol) */
   double wall_time;         /* s, the solver call */
 } LsimSolveReport;
 
@@ -118,7 +119,8 @@ void lsim_free(void *p);
 typedef struct LsimSim LsimSim;
 
 /* Loads a scene file (docs/scene-format.md) into a new simulation at its initial state,
- * with the scene's solver. Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
+ * with the scene's solver (time stepping: a scene with "integrator": "event_driven" is
+ * refused, LSIM_INVALID_INPUT). Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
  * LSIM_UNAVAILABLE, LSIM_OUT_OF_MEMORY) with *out = NULL and one line in err, e.g.
  * "box.json:12:15: bodies[1].mass: must be > 0, got -1". */
 int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen);
@@ -141,7 +143,7 @@ const char *lsim_sim_error(const LsimSim *sim);
  * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. */
 
 /* An empty world of dimension 1, 2 or 3 with time step h > 0, no gravity, solver "lemke"
- * (lsim_sim_set_solver changes it) and room for steps steps (lsim_sim_scene_steps). */
+ * (lsim_sim_set_solver changes it once started); lsim_sim_scene_steps says 100. */
 int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen);
 
 /* Gravity, a vector of the world's dimension (1-D: along the line). */
