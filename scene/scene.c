@@ -150,6 +150,48 @@ static int parse_assemble(LsimParseCtx *c, const json_t *root, LsimModel *m, Lsi
   return rc ? lsim_parse_fail(c, "assemble", 1, "%s", msg) : 0;
 }
 
+/* "contact.restitution_pairs": [{"bodies": [A, B], "restitution": e}, ...], overriding the
+ * pair rule for those pairs (after the bodies: it names them). */
+static int parse_restitution_pairs(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  const json_t *contact = json_object_get(root, "contact");
+  const json_t *arr = json_is_object(contact) ? json_object_get(contact, "restitution_pairs") : NULL;
+  if (!arr) return 0;
+  const char *ap = "contact.restitution_pairs";
+  if (!json_is_array(arr)) return lsim_parse_fail(c, ap, 0, "must be an array of {\"bodies\": [A, B], \"restitution\": e}");
+  const size_t n = json_array_size(arr);
+  m->restitution_pairs = calloc(n + 1, sizeof *m->restitution_pairs);
+  if (!m->restitution_pairs) return LSIM_OUT_OF_MEMORY;
+  for (size_t i = 0; i < n; ++i) {
+    char p[PATH_CAP], bp[PATH_CAP];
+    lsim_json_path_index(p, ap, i);
+    const json_t *o = json_array_get(arr, i);
+    if (!json_is_object(o)) return lsim_parse_fail(c, p, 0, "must be an object, got %s", lsim_json_type_name(o));
+    static const char *const keys[] = {"bodies", "restitution", NULL};
+    if (lsim_parse_check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
+    LsimRestitutionPair *rp = &m->restitution_pairs[i];
+    const int rc = lsim_parse_get_restitution(c, o, p, &rp->restitution);
+    if (rc < 0) return rc;
+    if (rc == 0) return lsim_parse_missing(c, p, "restitution", "the pair's coefficient in [0, 1]");
+    const json_t *b = json_object_get(o, "bodies");
+    lsim_json_path_key(bp, p, "bodies");
+    if (!json_is_array(b) || json_array_size(b) != 2)
+      return b ? lsim_parse_fail(c, bp, 0, "must be two body names [A, B]")
+               : lsim_parse_missing(c, p, "bodies", "two body names [A, B]");
+    for (size_t k = 0; k < 2; ++k) {
+      char np[PATH_CAP];
+      lsim_json_path_index(np, bp, k);
+      const char *name = json_string_value(json_array_get(b, k));
+      rp->body[k] = -1;
+      for (int j = 0; name && j < m->nbodies; ++j)
+        if (!strcmp(m->bodies[j].name, name)) rp->body[k] = j;
+      if (rp->body[k] < 0)
+        return lsim_parse_fail(c, np, 0, name ? "no body is named '%s'" : "must be a body name", name);
+    }
+    m->nrestitution_pairs = (int)i + 1;
+  }
+  return 0;
+}
+
 /* "output": where the CLI should write, if the scene says. */
 static int parse_output(LsimParseCtx *c, const json_t *root, LsimSceneOutput *out) {
   int rc;
@@ -239,7 +281,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
   if (rc < 0) return rc;
   if (contact) {
-    static const char *const ckeys[] = {"margin", "restitution_threshold", NULL};
+    static const char *const ckeys[] = {"margin", "restitution_threshold", "restitution_pairs", NULL};
     if (lsim_parse_check_keys(c, contact, "contact", ckeys) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "margin", GE0, &m->contact_margin) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "restitution_threshold", GE0, &m->restitution_threshold) < 0)
@@ -257,11 +299,13 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   if (dim > 1) {
     rc = lsim_parse_bodies_nd(c, bodies, m, st);
     if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
+    if (rc == 0) rc = parse_restitution_pairs(c, root, m);
     return rc < 0 ? rc : parse_assemble(c, root, m, st);
   }
   rc = lsim_parse_bodies_1d(c, root, bodies, ground_mu, m, st);
   if (rc == 0) rc = lsim_parse_couplings(c, json_object_get(root, "couplings"), m);
   if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
+  if (rc == 0) rc = parse_restitution_pairs(c, root, m);
   if (rc == 0) rc = parse_assemble(c, root, m, st);
   return rc;
 }

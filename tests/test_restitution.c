@@ -274,8 +274,8 @@ static void test_rest(void **state) {
 }
 
 /* The scene keys: "restitution" on bodies (1-D walls too) and
- * "contact.restitution_threshold" are read; a coefficient outside [0, 1] or a negative
- * threshold is an error naming the key. */
+ * "contact.restitution_threshold" and "contact.restitution_pairs" are read; a coefficient
+ * outside [0, 1], a negative threshold or a pair naming no body is an error naming the key. */
 static void test_scene_keys(void **state) {
   (void)state;
   const char *ok2 = "{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_threshold\": 0.5}, \"bodies\": ["
@@ -292,6 +292,16 @@ static void test_scene_keys(void **state) {
   assert_true(m.restitution_threshold == 0.5 && lsim_pair_restitution(&m, 0, 1) == 0.75);
   lsim_state_free(&st);
   lsim_model_free(&m);
+  /* A per-pair override, in either order of the names. */
+  const char *pair = "{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2,"
+                     " \"contact\": {\"restitution_pairs\": [{\"bodies\": [\"b\", \"a\"], \"restitution\": 0.125}]},"
+                     " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1, \"restitution\": 0.5}, {\"name\": \"b\", \"mass\": 1, \"inertia\": 1, \"position\": [2, 0]},"
+                     " {\"name\": \"c\", \"mass\": 1, \"inertia\": 1, \"position\": [4, 0]}]}";
+  assert_int_equal(lsim_scene_parse(pair, "pair", &m, &st, &err), 0);
+  assert_true(lsim_pair_restitution(&m, 0, 1) == 0.125 && lsim_pair_restitution(&m, 1, 0) == 0.125);
+  assert_true(lsim_pair_restitution(&m, 0, 2) == 0.5);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
   assert_int_equal(lsim_scene_parse(ok1, "ok1", &m, &st, &err), 0);
   assert_true(m.bodies[0].restitution == 1.0 && m.bodies[1].restitution == 0.5);
   assert_true(m.restitution_threshold == 0.01);
@@ -303,8 +313,11 @@ static void test_scene_keys(void **state) {
        "walls[0].restitution"},
       {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_threshold\": -1}, \"bodies\": [{\"mass\": 1}]}",
        "contact.restitution_threshold"},
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_pairs\": "
+       "[{\"bodies\": [\"x\", \"y\"], \"restitution\": 0.5}]}, \"bodies\": [{\"name\": \"x\", \"mass\": 1, \"inertia\": 1}]}",
+       "contact.restitution_pairs[0].bodies[1]"},
   };
-  for (int i = 0; i < 3; ++i) {
+  for (int i = 0; i < 4; ++i) {
     assert_true(lsim_scene_parse(bad[i][0], "bad", &m, &st, &err) < 0);
     if (strcmp(err.path, bad[i][1]) != 0) fail_msg("error at '%s', expected '%s'", err.path, bad[i][1]);
   }
