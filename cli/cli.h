@@ -18,6 +18,10 @@ int lsim_cli_impact(int argc, char **argv);
 int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_path,
                     double duration, int print, int quiet);
 
+/* `lcpsim models [NAME]`: the hybrid models, or one model's states, parameters with
+ * their defaults, charts and boundaries (cli/hybrid.c). */
+int lsim_cli_models(int argc, char **argv);
+
 /* Output paths: SCENE's base name with .h5 in the current folder; a scene-relative path
  * (joined with the scene's folder unless absolute). */
 void lsim_cli_default_output(const char *scene, char *buf, size_t len);

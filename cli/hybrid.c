@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "hybrid/record.h"
 #include "hybrid/run.h"
+#include "hybrid/model.h"
 #include "hybrid/scene.h"
 
 static volatile sig_atomic_t interrupted = 0;
@@ -91,4 +92,44 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
            tr.nsamples, tr.stats.max_event_g, seconds() - t0, path);
   lsim_hybrid_trace_free(&tr);
   return code;
+}
+
+/* One model in full: what a scene can set. */
+static void describe(const LsimHybridModel *m) {
+  printf("%s: %s\nstates (\"initial\", default):\n", m->name, m->description);
+  for (int i = 0; i < m->nstates; ++i) printf("  %-18s %g\n", m->state_names[i], m->default_state[i]);
+  printf("parameters (\"parameters\", default):\n");
+  for (int i = 0; i < m->nparams; ++i) printf("  %-18s %g\n", m->param_names[i], m->default_params[i]);
+  printf("charts (\"chart\") and their boundaries:\n");
+  for (int c = 0; c < m->ncharts; ++c) {
+    const LsimHybridChart *ch = &m->charts[c];
+    printf("  %-18s", ch->name);
+    for (int b = 0; b < ch->nboundaries; ++b) printf(" %s", ch->boundary_names[b]);
+    printf(ch->nboundaries ? "\n" : " (none)\n");
+  }
+  printf("outputs:");
+  for (int i = 0; i < m->noutputs; ++i) printf(" %s", m->output_names[i]);
+  printf("\n");
+}
+
+int lsim_cli_models(int argc, char **argv) {
+  if (argc > 1 || (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")))) {
+    fprintf(argc > 1 ? stderr : stdout,
+            "usage: lcpsim models [NAME]\n  Lists the hybrid models a scene's \"hybrid\": "
+            "{\"model\": NAME} can name, or\n  one model's states, parameters (with defaults), "
+            "charts and outputs.\n");
+    return argc > 1 ? 2 : 0;
+  }
+  if (argc == 1) {
+    const LsimHybridModel *m = lsim_hybrid_model_find(argv[0]);
+    if (!m) {
+      fprintf(stderr, "lcpsim: no hybrid model '%s' (lcpsim models lists them)\n", argv[0]);
+      return 2;
+    }
+    describe(m);
+    return 0;
+  }
+  for (int i = 0; lsim_hybrid_model_at(i); ++i)
+    printf("%-16s %s\n", lsim_hybrid_model_at(i)->name, lsim_hybrid_model_at(i)->description);
+  return 0;
 }

@@ -34,6 +34,7 @@ static void usage(FILE *f) {
           "  lcpsim view RUN.h5 [-o PAGE.html] a page that shows the run in a browser\n"
           "  lcpsim impact SCENE.json --close A:B   impulses if the named contacts close now\n"
           "  lcpsim solvers                    list the solver names\n"
+          "  lcpsim models [NAME]              list the hybrid models (docs/hybrid.md)\n"
           "  lcpsim --help | --version\n"
           "\n"
           "'lcpsim COMMAND --help' describes a command's options.\n",
@@ -60,6 +61,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "export")) return lsim_cli_export(argc - 2, argv + 2);
   if (!strcmp(cmd, "view")) return lsim_cli_view(argc - 2, argv + 2);
   if (!strcmp(cmd, "impact")) return lsim_cli_impact(argc - 2, argv + 2);
+  if (!strcmp(cmd, "models")) return lsim_cli_models(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
     /* exact-cone frictional contact solvers (lcpsim solve / compare on such files) */

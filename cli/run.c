@@ -42,6 +42,8 @@ static void run_usage(FILE *f) {
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them)\n"
+          "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
+          "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
           "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
 }

@@ -122,4 +122,9 @@ r = lcpsim_load.load('$out/long.h5')
 assert r.summary.run_end == 'stopped' and 'max_chart_count' in r.summary.run_end_reason
 assert len(r.events.time) == 128
 "
+# The model list names what a scene can set.
+./lcpsim models | grep -q '^slip '
+./lcpsim models slip | grep -q '^  touchdown_angle    0$'
+./lcpsim models bouncing_mass | grep -q '^  rest_speed         0.001$'
+if ./lcpsim models nope 2>/dev/null; then echo "FAIL: models accepted an unknown name"; exit 1; fi
 echo "hybrid: ok"
