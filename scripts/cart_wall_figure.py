@@ -1,68 +1,84 @@
 #!/usr/bin/python3
 """Redraws the cart-and-wall figure of Tedrake's appendix ("Multi-Body Dynamics"):
 q[n+1] and f[n] as functions of (q[n], v[n]) for m = 1, h = 0.1, u = 0, each point
-computed by lcpsim itself (one step of a generated one-step scene per grid point).
+computed by lcpsim itself: one time step of the cart-and-wall scene per grid point, taken
+in this process through lcpsim's Python binding (the state is set, one step is taken, the
+next position and the wall's impulse are read back).
 
 usage: /usr/bin/python3 scripts/cart_wall_figure.py [-o cart_wall_figure.png]
-           [--lcpsim ./lcpsim] [--grid 21] [--data out.npz]
+           [--grid 21] [--data out.npz] [--library PATH]
 
---data also saves the grid and both surfaces (q_next, force) with the closed form
-q[n+1] = max(0, a), f[n] = max(0, -a m / h^2), a = q + h v + h^2 u / m, for checking.
+Runs from any folder: the binding is found next to this script (the source tree's
+python/, or PREFIX/share/lcpsim/python when installed), then on PYTHONPATH; the library
+it loads is found as the binding says (LCPSIM_LIBRARY, the installed lib/, the source
+tree's build/). --library names the shared library (liblcpsim.so.0) explicitly.
+
+--grid N     grid points per axis (q[n] in [0, 1], v[n] in [-10, 10]); default 21
+--data FILE  also saves the grid and both surfaces (q_next, force) with the closed form
+             q[n+1] = max(0, a), f[n] = max(0, -a m / h^2), a = q + h v + h^2 u / m
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lcpsim_load  # noqa: E402
-
 M, H, U = 1.0, 0.1, 0.0
 
+SCENE = {
+    "lcpsim": 1, "name": "cart and wall, one step", "dimension": 1,
+    "time_step": H, "steps": 1, "solver": "lemke",
+    "bodies": [{"name": "cart", "position": 0.5, "velocity": 0.0, "mass": M, "width": 0.0,
+                "force": U}],
+    "walls": [{"name": "wall", "position": 0.0, "side": "left"}],
+}
 
-def one_step(lcpsim, workdir, q0, v0, k):
-    """Runs one lcpsim step from (q0, v0); returns q[1] and the wall force f = impulse / h."""
-    scene = {
-        "lcpsim": 1, "name": "cart and wall, one step", "dimension": 1,
-        "time_step": H, "steps": 1, "solver": "lemke",
-        "bodies": [{"name": "cart", "position": q0, "velocity": v0, "mass": M, "width": 0.0,
-                    "force": U}],
-        "walls": [{"name": "wall", "position": 0.0, "side": "left"}],
-    }
-    path = os.path.join(workdir, f"p{k}.json")
-    out = os.path.join(workdir, f"p{k}.h5")
-    with open(path, "w") as f:
-        json.dump(scene, f)
-    subprocess.run([lcpsim, path, "-o", out, "--quiet"], check=True)
-    r = lcpsim_load.load(out)
-    c = r.contacts.at(1)
-    impulse = float(c.normal_impulse.sum()) if len(c.normal_impulse) else 0.0
-    os.remove(path)
-    os.remove(out)
-    return r.q[1, 0], impulse / H
+
+def import_binding(library):
+    """The lcpsim package: beside this script (source tree or install), else on the path."""
+    if library:
+        os.environ["LCPSIM_LIBRARY"] = os.path.abspath(library)
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(here, "..", "python"))
+    try:
+        import lcpsim
+    except (ImportError, OSError) as e:
+        sys.exit(f"cart_wall_figure.py: cannot load lcpsim's Python binding ({e}); "
+                 "build it with 'make lib', or name the library with --library")
+    return lcpsim
+
+
+def one_step(sim, q0, v0):
+    """One lcpsim step from (q0, v0); returns q[1] and the wall force f = impulse / h."""
+    sim.q[0] = q0
+    sim.v[0] = v0
+    status = sim.step()
+    if status != 0:
+        sys.exit(f"cart_wall_figure.py: the step from q = {q0}, v = {v0} failed (status {status})")
+    impulse = float(sim.contacts()["normal_impulse"].sum())
+    return float(sim.q[0]), impulse / H
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--output", default="cart_wall_figure.png")
-    ap.add_argument("--lcpsim", default="./lcpsim")
+    ap.add_argument("--library", help="path of liblcpsim.so.0 (default: found by the binding)")
     ap.add_argument("--grid", type=int, default=21)
     ap.add_argument("--data")
     a = ap.parse_args(argv)
+    if a.grid < 2:
+        ap.error("--grid needs at least 2 points")
+    lcpsim = import_binding(a.library)
 
     qs = np.linspace(0.0, 1.0, a.grid)
     vs = np.linspace(-10.0, 10.0, a.grid)
     q_next = np.zeros((a.grid, a.grid))
     force = np.zeros((a.grid, a.grid))
-    with tempfile.TemporaryDirectory() as tmp:
+    with lcpsim.Sim.from_json(json.dumps(SCENE), "cart_wall_figure") as sim:
         for i, q0 in enumerate(qs):
             for j, v0 in enumerate(vs):
-                q_next[i, j], force[i, j] = one_step(a.lcpsim, tmp, float(q0), float(v0),
-                                                     i * a.grid + j)
+                q_next[i, j], force[i, j] = one_step(sim, float(q0), float(v0))
     Q, V = np.meshgrid(qs, vs, indexing="ij")
     a_ = Q + H * V + H * H * U / M
     if a.data:
@@ -73,12 +89,15 @@ def main(argv):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = plt.figure(figsize=(11, 4.5))
-    for k, (Z, title) in enumerate([(q_next, "q[n+1]"), (force, "f[n]")]):
+    panels = [(q_next, "q[n+1]", "q[n+1] (m)"), (force, "f[n]", "f[n] (N)")]
+    for k, (Z, title, zlabel) in enumerate(panels):
         ax = fig.add_subplot(1, 2, k + 1, projection="3d")
         ax.plot_surface(Q, V, Z, cmap="viridis", linewidth=0, antialiased=True)
-        ax.set_xlabel("q[n]")
-        ax.set_ylabel("v[n]")
-        ax.set_title(f"{title}  (m = 1, h = 0.1, u = 0)")
+        ax.set_xlabel("q[n] (m)")
+        ax.set_ylabel("v[n] (m/s)")
+        ax.set_zlabel(zlabel, labelpad=8)
+        ax.set_box_aspect(None, zoom=0.88)  # room for the z label inside the panel
+        ax.set_title(f"{title}  (m = 1 kg, h = 0.1 s, u = 0 N)")
     fig.suptitle("cart and wall: one semi-implicit Euler LCP step, computed by lcpsim")
     fig.tight_layout()
     fig.savefig(a.output, dpi=100)

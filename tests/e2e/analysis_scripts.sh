@@ -45,8 +45,10 @@ fi
 head -c 8 "$tmp/cw_m.png" | od -An -c | grep -q "P   N   G"
 echo "octave loader on a real run: ok"
 
-# The cart-wall figure, computed by lcpsim on a 7 x 7 grid, against the closed form.
-$PY scripts/cart_wall_figure.py --grid 7 -o "$tmp/fig.png" --data "$tmp/fig.npz" > /dev/null
+# The cart-wall figure, computed by lcpsim on a 7 x 7 grid, against the closed form; run
+# from another folder (the binding is found beside the script).
+root=$(pwd)
+(cd "$tmp" && $PY "$root/scripts/cart_wall_figure.py" --grid 7 -o fig.png --data fig.npz) > /dev/null
 $PY - "$tmp/fig.npz" <<'PYEOF'
 import sys
 import numpy as np
