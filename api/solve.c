@@ -1,5 +1,7 @@
 /* solve.c: standalone problems and solver comparisons of the public API: one LCP (in
- * memory or a Siconos .dat file) through lcp/solver.h, and comparisons through compare/. */
+ * memory or a Siconos .dat file) through lcp/solver.h, one frictional contact problem (in
+ * memory, a Siconos .dat or an FCLIB file) through lcp/fc_solver.h, and comparisons
+ * through compare/. */
 #include "api/api.h"
 
 #include <math.h>
@@ -9,11 +11,12 @@
 
 #include "compare/compare.h"
 #include "lcp/datfile.h"
+#include "lcp/fc.h"
+#include "lcp/fc_solver.h"
 #include "lcp/solver.h"
 
-/* Solves lcp (checked) with the named solver into z; fills report. */
-static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
-                 LsimSolveReport *report, char *err, size_t errlen) {
+/* The solver options of a public configuration (NULL: the defaults without warm start). */
+static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   LsimSolverConfig c = lsim_default_solver_config();
   c.warm_start = 0;
   if (cfg) c = *cfg;
@@ -23,6 +26,13 @@ static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolv
   o.omega = c.omega;
   o.warm_start = c.warm_start;
   o.threads = c.threads > 0 ? c.threads : 1;
+  return o;
+}
+
+/* Solves lcp (checked) with the named solver into z; fills report. */
+static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
+                 LsimSolveReport *report, char *err, size_t errlen) {
+  const LsimSolverOptions o = options_of(cfg);
   LsimSolver *s = NULL;
   char msg[512] = "";
   int rc = lsim_solver_create(&s, name ? name : "lemke", &o, msg, sizeof msg);
@@ -84,6 +94,106 @@ int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverCo
     *n_out = lcp.n;
   }
   lsim_lcp_free(&lcp);
+  return rc;
+}
+
+/* Solves the checked problem p with the named solver into r; fills report. */
+static int solve_fc(const char *name, const LsimFc *p, int ndir, double *r,
+                    const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
+                    size_t errlen) {
+  const LsimSolverOptions o = options_of(cfg);
+  LsimFcSolver *s = NULL;
+  char msg[512] = "";
+  int rc = lsim_fc_solver_create(&s, name ? name : "nsgs", &o, ndir, msg, sizeof msg);
+  if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
+  double *u = malloc(((size_t)p->n + 1) * sizeof *u);
+  if (!u) {
+    lsim_fc_solver_free(s);
+    return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  }
+  LsimFcStats st;
+  rc = lsim_fc_solver_solve(s, p, r, u, &st);
+  if (report) {
+    report->status = rc;
+    report->iterations = st.iterations;
+    report->natural = st.quality.natural;
+    report->relative = st.quality.relative;
+    report->cone = st.quality.cone;
+    report->dual_cone = st.quality.dual_cone;
+    report->complementarity = st.quality.complementarity;
+    report->wall_time = st.wall_time;
+  }
+  if (rc < 0) {
+    const char *m = lsim_fc_solver_last_message(s);
+    lsim_api_err(err, errlen, rc, "%s: %s%s%s", name ? name : "nsgs", lsim_status_name(rc),
+                 m[0] ? ": " : "", m);
+  }
+  free(u);
+  lsim_fc_solver_free(s);
+  return rc;
+}
+
+int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
+                  const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
+                  LsimFcReport *report, char *err, size_t errlen) {
+  if ((dim != 2 && dim != 3) || nc < 0 || (nc > 0 && (!W || !q || !mu || !r)))
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "solve_fc: needs dim 2 or 3, nc >= 0 and W, q, mu, r");
+  /* The problem takes copies: the block index is built on them, the caller's arrays stay
+   * untouched. */
+  LsimFc p;
+  int rc = lsim_fc_init(&p, dim, nc);
+  if (rc < 0) return lsim_api_err(err, errlen, rc, "solve_fc: cannot allocate the problem");
+  const size_t n = (size_t)dim * (size_t)nc;
+  if (n) {
+    memcpy(p.W, W, n * n * sizeof *W);
+    memcpy(p.q, q, n * sizeof *q);
+    memcpy(p.mu, mu, (size_t)nc * sizeof *mu);
+  }
+  char msg[512] = "";
+  rc = lsim_fc_check(&p, msg, sizeof msg);
+  if (rc < 0) {
+    lsim_fc_free(&p);
+    return lsim_api_err(err, errlen, rc, "solve_fc: %s", msg);
+  }
+  rc = lsim_fc_index(&p);
+  if (rc < 0) {
+    lsim_fc_free(&p);
+    return lsim_api_err(err, errlen, rc, "solve_fc: out of memory");
+  }
+  rc = solve_fc(solver, &p, ndir, r, cfg, report, err, errlen);
+  lsim_fc_free(&p);
+  return rc;
+}
+
+int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
+                       const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
+                       LsimFcReport *report, char *err, size_t errlen) {
+  if (!r_out || !n_out || !path)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_fc_file: needs path, r_out and n_out");
+  *r_out = NULL;
+  *n_out = 0;
+  LsimFc p;
+  char msg[512] = "";
+  int rc = lsim_fc_read(path, &p, msg, sizeof msg);
+  if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
+  double *r = calloc((size_t)p.n + 1, sizeof *r);
+  if (!r) {
+    lsim_fc_free(&p);
+    return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  }
+  LsimSolverConfig c = lsim_default_solver_config();
+  if (cfg) c = *cfg;
+  c.warm_start = 0; /* nothing to start from: r is zero */
+  rc = solve_fc(solver, &p, ndir, r, &c, report, err, errlen);
+  if (rc == LSIM_INVALID_INPUT || rc == LSIM_UNAVAILABLE || rc == LSIM_OUT_OF_MEMORY) {
+    free(r);
+  } else {
+    *r_out = r;
+    *n_out = p.n;
+    if (dim_out) *dim_out = p.dim;
+  }
+  lsim_fc_free(&p);
   return rc;
 }
 

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "support.h" /* the shared data folder only: no internal header */
+
 #include <cmocka.h>
 
 /* A 1-D scene: a free body (no contact ever) and the cart and wall of Tedrake's appendix. */
@@ -225,6 +227,67 @@ static void test_solve_lcp(void **state) {
   assert_int_equal(lsim_solve_lcp("nope", 2, M, q1, z, NULL, NULL, err, sizeof err), LSIM_UNAVAILABLE);
 }
 
+/* A standalone frictional contact problem: one 3-D contact, W = I, q = (-1, 2, 0), mu = 0.5.
+ * The contact closes (u_N = 0 gives r_N = 1) and slides along +x: sticking would need
+ * |r_T| = 2 > mu r_N, so r_T = -mu r_N e_x and r = (1, -0.5, 0), unique. Our exact-cone
+ * solver and Lemke on the polyhedral cone of 4 directions (which contains e_x, so the
+ * sliding reaction is exact there too) both reach it; the tolerance 1e-9 is the solvers'
+ * stopping tolerance, Lemke's pivots are exact to round-off. Bad input is refused. */
+static void test_solve_fc(void **state) {
+  (void)state;
+  const double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double q[3] = {-1, 2, 0}, mu[1] = {0.5};
+  const struct { const char *name; int ndir; } cases[] = {{"nsgs", 0}, {"lemke", 4}};
+  for (int c = 0; c < 2; ++c) {
+    double r[3] = {0, 0, 0};
+    LsimFcReport rep;
+    char err[256] = "";
+    LsimSolverConfig cfg = lsim_default_solver_config();
+    cfg.warm_start = 0;
+    cfg.tol = 1e-12;
+    assert_int_equal(lsim_solve_fc(cases[c].name, 3, 1, W, q, mu, cases[c].ndir, r, &cfg, &rep,
+                                   err, sizeof err), LSIM_SOLVED);
+    assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1] + 0.5) <= 1e-9 && fabs(r[2]) <= 1e-9);
+    assert_true(rep.relative <= 1e-9 && rep.cone <= 1e-9 && rep.complementarity <= 1e-9);
+  }
+  double r[3];
+  char err[256];
+  const double mubad[1] = {-1};
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, q, mubad, 0, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_solve_fc("nsgs", 4, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  /* An unknown name is refused (not an exact-cone solver) and named in the message. */
+  assert_true(lsim_solve_fc("nope", 3, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err) < 0);
+  assert_non_null(strstr(err, "nope"));
+}
+
+/* A frictional contact file from the shared collection through the API: the exact-cone
+ * solver reaches its tolerance on the measure it reports; a missing file names itself. */
+static void test_solve_fc_file(void **state) {
+  (void)state;
+  char path[512];
+  lsim_test_shared_path("data/siconos-fc3d/Capsules-i101-404.dat", path, sizeof path);
+  double *r = NULL;
+  int n = 0, dim = 0;
+  LsimFcReport rep;
+  char err[512] = "";
+  LsimSolverConfig cfg = lsim_default_solver_config();
+  cfg.tol = 1e-8;
+  cfg.max_iter = 20000;
+  const int rc = lsim_solve_fc_file("nsgs_aa", path, 0, &cfg, &r, &n, &dim, &rep, err, sizeof err);
+  if (rc) fprintf(stderr, "%s\n", err);
+  assert_int_equal(rc, LSIM_SOLVED);
+  assert_int_equal(dim, 3);
+  assert_true(r && n > 0 && n % 3 == 0);
+  assert_true(rep.relative <= 1e-8);
+  lsim_free(r);
+  assert_int_equal(lsim_solve_fc_file("nsgs", "/nonexistent.dat", 0, NULL, &r, &n, NULL, NULL,
+                                      err, sizeof err), LSIM_IO_ERROR);
+  assert_null(r);
+  assert_non_null(strstr(err, "/nonexistent.dat"));
+}
+
 /* A comparison through the API: two solvers on the two-block scene, shadow mode. */
 static void test_compare(void **state) {
   (void)state;
@@ -293,6 +356,8 @@ int main(void) {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
       cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solve_fc),
+      cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

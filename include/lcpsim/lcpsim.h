@@ -99,7 +99,7 @@ typedef struct LsimSolveReport {
  * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
  * warm_start 0. report may be NULL. Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
- * solver does. Frictional contact problems (Siconos' FC3D) are not handled here yet. */
+ * solver does. Frictional contact problems: lsim_solve_fc below. */
 int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
                    const LsimSolverConfig *cfg, LsimSolveReport *report, char *err,
                    size_t errlen);
@@ -111,7 +111,48 @@ int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverCo
                         double **z_out, int *n_out, LsimSolveReport *report, char *err,
                         size_t errlen);
 
-/* Frees memory this library handed out (lsim_solve_lcp_file's solution). NULL is fine. */
+/* ---- standalone frictional contact problems ------------------------------------- */
+
+/* What one frictional contact solve reported: the Coulomb measures of the returned r with
+ * the exact cone, whatever the solver (exact or polyhedral), so solutions compare alike. */
+typedef struct LsimFcReport {
+  int status;             /* as returned */
+  int iterations;         /* sweeps, Newton steps or pivots */
+  double natural;         /* ||F(r)||_2, F_i = r_i - P_K_i(r_i - u^_i), u^ = De Saxce's u */
+  double relative;        /* natural / ||q||_2: Siconos' fc3d / fc2d error */
+  double cone;            /* max_i dist(r_i, K_i): how far r leaves the exact cone */
+  double dual_cone;       /* max_i dist(u^_i, K_i*) */
+  double complementarity; /* max_i |r_i . u^_i| */
+  double wall_time;       /* s, the solver call (a polyhedral solve includes its LCP's
+                             construction) */
+} LsimFcReport;
+
+/* Solves a frictional contact problem FC(W, q, mu) in the local form of Siconos and FCLIB:
+ * nc contacts in dimension dim (2 or 3), n = dim nc unknowns, contact i owning entries
+ * dim i .. dim i + dim - 1 (normal first); find r with u = W r + q, r_i in the Coulomb cone
+ * ||r_iT|| <= mu_i r_iN and Coulomb's law between u_i and r_i. W is n x n column-major,
+ * q [n], mu [nc] >= 0; r [n] is the warm start when cfg->warm_start, and receives the
+ * final reaction (finite always). solver: an exact-cone solver ("nsgs", "nsgs_aa",
+ * "siconos:fc3d_NAME", "siconos:fc2d_NAME") with ndir = 0, or any LCP solver name of
+ * lsim_solver_names with ndir > 0 cone directions (3-D: a multiple of 4; 2-D: 2), solved
+ * as the Stewart-Trinkle LCP of that polyhedral cone. cfg->tol is, for exact-cone solvers,
+ * on the relative natural-map residual; for polyhedral ones, the LCP solver's tolerance.
+ * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
+ * is untouched. report may be NULL. */
+int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
+                  const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
+                  LsimFcReport *report, char *err, size_t errlen);
+
+/* Reads a frictional contact problem (Siconos frictionContact .dat, dense or sparse-block,
+ * or an FCLIB HDF5 local problem) and solves it as lsim_solve_fc does, from r = 0. *r_out
+ * gets a malloc'd reaction of *n_out entries (free with lsim_free) and *dim_out (may be
+ * NULL) the dimension, or NULL on error (err names the file and place). */
+int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
+                       const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
+                       LsimFcReport *report, char *err, size_t errlen);
+
+/* Frees memory this library handed out (lsim_solve_lcp_file's solution, lsim_solve_fc_file's
+ * reaction). NULL is fine. */
 void lsim_free(void *p);
 
 /* ---- simulations: create and destroy --------------------------------------------- */

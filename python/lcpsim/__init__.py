@@ -9,6 +9,7 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
     lcpsim.solve_lcp(M, q, "lemke")
+    lcpsim.solve_fc(W, q, mu, "nsgs")   # a frictional contact problem (exact cone)
     lcpsim.compare(["data/two_blocks.json"], "lemke,pgs")
 
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
@@ -21,7 +22,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Sim", "Error", "solve_lcp", "solve_lcp_file", "compare", "solver_names",
+__all__ = ["Sim", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare", "solver_names",
            "status_name", "version", "CONTACT_DTYPE"]
 
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -63,6 +64,12 @@ class _SolverConfig(C.Structure):
 class _SolveReport(C.Structure):
     _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("residual", C.c_double),
                 ("relative_residual", C.c_double), ("wall_time", C.c_double)]
+
+
+class _FcReport(C.Structure):
+    _fields_ = [("status", C.c_int), ("iterations", C.c_int), ("natural", C.c_double),
+                ("relative", C.c_double), ("cone", C.c_double), ("dual_cone", C.c_double),
+                ("complementarity", C.c_double), ("wall_time", C.c_double)]
 
 
 class _BodyInfo(C.Structure):
@@ -144,6 +151,8 @@ _solve_lcp = _sig("lsim_solve_lcp", C.c_int, C.c_char_p, C.c_int, _D, _D, _D,
 _solve_file = _sig("lsim_solve_lcp_file", C.c_int, C.c_char_p, C.c_char_p,
                    C.POINTER(_SolverConfig), C.POINTER(_D), C.POINTER(C.c_int),
                    C.POINTER(_SolveReport), C.c_char_p, C.c_size_t)
+_solve_fc = _sig("lsim_solve_fc", C.c_int, C.c_char_p, C.c_int, C.c_int, _D, _D, _D, C.c_int,
+                 _D, C.POINTER(_SolverConfig), C.POINTER(_FcReport), C.c_char_p, C.c_size_t)
 _lib_free = _sig("lsim_free", None, _P)
 _compare = _sig("lsim_compare", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p, C.c_int,
                 C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int), C.c_char_p,
@@ -382,6 +391,27 @@ def solve_lcp(M, q, solver="lemke", z0=None, **options):
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
         raise Error(rc, err.value.decode())
     return z, {k: getattr(rep, k) for k, _ in _SolveReport._fields_}
+
+
+def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
+    """Solves the frictional contact problem u = W r + q with Coulomb's law on each contact
+    (dim 2 or 3 entries per contact, normal first; mu one coefficient per contact). solver:
+    an exact-cone solver ("nsgs", "nsgs_aa", "siconos:fc3d_...") with ndir 0, or an LCP
+    solver name with ndir > 0 polyhedral cone directions. Returns (r, report); report holds
+    the exact-cone Coulomb measures (relative: Siconos' fc3d error). r0 is a warm start."""
+    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    mu = np.ascontiguousarray(mu, dtype=np.float64).reshape(-1)
+    n = q.size
+    Wf = np.asfortranarray(np.asarray(W, dtype=np.float64).reshape(n, n))
+    r = np.zeros(n) if r0 is None else np.array(r0, dtype=np.float64).reshape(n)
+    options.setdefault("warm_start", r0 is not None)
+    cfg, rep, err = _config(**options), _FcReport(), C.create_string_buffer(1024)
+    rc = _solve_fc(solver.encode(), dim, mu.size, Wf.ctypes.data_as(_D), q.ctypes.data_as(_D),
+                   mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
+                   C.byref(rep), err, 1024)
+    if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
+        raise Error(rc, err.value.decode())
+    return r, {k: getattr(rep, k) for k, _ in _FcReport._fields_}
 
 
 def solve_lcp_file(path, solver="lemke", **options):

@@ -107,6 +107,12 @@ pile.close()
 z, rep = lcpsim.solve_lcp([[2, 1], [1, 2]], [-5, -6], "lemke")
 check(np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0) and rep["status"] == 0, "lcp z %r" % z)
 check("lemke" in lcpsim.solver_names() and "pgs" in lcpsim.solver_names(), "solver names")
+# One 3-D contact, W = I, q = (-1, 2, 0), mu = 0.5: closes (r_N = 1) and slides along +x
+# (sticking needs |r_T| = 2 > mu r_N), so r = (1, -0.5, 0) exactly; 1e-9 is above the
+# solver's tolerance of 1e-12.
+r, rep = lcpsim.solve_fc(np.eye(3), [-1, 2, 0], [0.5], "nsgs", tol=1e-12)
+check(np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0) and rep["status"] == 0
+      and rep["relative"] <= 1e-9, "fc r %r %r" % (r, rep))
 
 # A comparison: two solvers, cold and warm, on the two-block scene; the file is written.
 with tempfile.TemporaryDirectory() as d:
