@@ -116,6 +116,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.omega = model->solver.omega;
   o.warm_start = model->solver.warm_start;
   o.threads = model->solver.threads;
+  o.islands = model->solver.islands;
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);
   if (rc) {

@@ -23,6 +23,7 @@ LsimModel lsim_default_model(void) {
   m.solver.omega = 1.0;
   m.solver.warm_start = 1;
   m.solver.threads = 1;
+  m.solver.islands = 1;
   m.restitution_threshold = 0.01;
   m.event_precision = 1e-10;
   m.event_chatter_events = 20;

@@ -154,6 +154,7 @@ typedef struct LsimSolverSettings {
   double omega;
   int warm_start;     /* warm start each step from the previous step's impulses */
   int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
+  int islands;        /* lemke, newton: solve separate body groups one by one (default 1) */
 } LsimSolverSettings;
 
 /* A coefficient of restitution for one pair of bodies, overriding the pair rule. */

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "factored.h"
+#include "islands.h"
 #include "lemke.h"
 #include "newton.h"
 #include "pgs.h"
@@ -33,6 +34,10 @@ struct LsimSolver {
   double *sp_val;
   int sp_nnz_cap;
   int sp_cap;             /* entries of sp_ptr, sp_cptr */
+  LsimIslands *islands;   /* island finder of factored problems (lemke, newton) */
+  int last_islands;       /* islands of the last factored solve (1: whole) */
+  double *zsub;           /* [zsub_cap] one island's z */
+  int zsub_cap;
   int capacity;
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
@@ -86,7 +91,7 @@ int lsim_solver_needs_dense(const char *name) {
 
 LsimSolverOptions lsim_default_solver_options(void) {
   LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0,
-                         .threads = 1};
+                         .threads = 1, .islands = 1};
   return o;
 }
 
@@ -156,6 +161,8 @@ void lsim_solver_free(LsimSolver *s) {
   lsim_pgs_free(s->pgs);
   lsim_siconos_free(s->siconos);
   lsim_newton_free(s->newton);
+  lsim_islands_free(s->islands);
+  free(s->zsub);
   free(s->sp_ptr);
   free(s->sp_cptr);
   free(s->sp_idx);
@@ -387,6 +394,58 @@ static int reserve_factored(LsimSolver *s, int n, int m, int nnzj, int dense) {
   return 0;
 }
 
+/* The worse of two statuses: an error before a warning before success (the first error
+ * stays). */
+static int worse_status(int a, int b) {
+  if (a < 0) return a;
+  if (b < 0) return b;
+  return a > 0 ? a : b;
+}
+
+/* Lemke or newton on the islands of f (found by the caller, more than one), each as a
+ * problem of its own, z gathered and scattered by island; fills the solver's part of st. */
+static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, double *z,
+                       LsimSolveStats *st) {
+  int status = 0, warm = 1;
+  for (int k = 0; k < count; ++k) {
+    LsimFactoredLcp sub;
+    const int *vars;
+    lsim_islands_extract(s->islands, f, k, &sub, &vars);
+    for (int r = 0; r < sub.n; ++r) s->zsub[r] = z[vars[r]];
+    LsimSolveStats is;
+    memset(&is, 0, sizeof is);
+    int sk;
+    if (s->kind == KIND_NEWTON) {
+      sk = run_newton(s, &sub, s->zsub, &is);
+    } else if ((sk = reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) == 0) {
+      s->dense.n = sub.n;
+      sk = lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);
+      if (!sk) sk = run_dense(s, &s->dense, s->zsub, &is);
+    }
+    for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
+    st->iterations += is.iterations;
+    warm &= is.warm_started;
+    status = worse_status(status, sk);
+    if (sk == LSIM_OUT_OF_MEMORY) break;
+  }
+  st->warm_started = warm;
+  st->trace_len = 0;
+  return status;
+}
+
+/* Splits f into islands when the solver does so: the count (1 when whole), or < 0. */
+static int find_islands(LsimSolver *s, const LsimFactoredLcp *f) {
+  if ((s->kind != KIND_LEMKE && s->kind != KIND_NEWTON) || !s->options.islands || f->n < 2)
+    return 1;
+  if (!s->islands && !(s->islands = lsim_islands_create())) return LSIM_OUT_OF_MEMORY;
+  const int count = lsim_islands_find(s->islands, f);
+  if (count > 1 && lsim_grow((void **)&s->zsub, &s->zsub_cap, f->n, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  return count;
+}
+
+int lsim_solver_last_islands(const LsimSolver *s) { return s->last_islands; }
+
 int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
                                LsimSolveStats *stats) {
   LsimSolveStats st;
@@ -399,18 +458,24 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   int status = dense || s->kind == KIND_NEWTON ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
   const int invalid = status != 0;
   const int n = invalid ? 0 : f->n;
+  double t0 = now_seconds();
+  /* Islands first: a split problem never needs the whole dense M. */
+  const int islands = status ? 1 : find_islands(s, f);
+  if (islands < 0) status = islands;
+  s->last_islands = islands > 1 ? islands : 1;
   if (!status && (reserve(s, n > 0 ? n : 1) ||
-                  reserve_factored(s, n, f->m, f->J_ptr[n], dense)))
+                  reserve_factored(s, n, f->m, f->J_ptr[n], dense && islands == 1)))
     status = LSIM_OUT_OF_MEMORY;
   const int ready = status == 0;
 
-  double t0 = now_seconds();
   int invalid_pgs = 0;
   const LsimResidual *pgs_residual = NULL;
   LsimPgsInfo pi;
   memset(&pi, 0, sizeof pi);
   if (!ready) {
     /* nothing to run */
+  } else if (islands > 1) {
+    status = run_islands(s, f, islands, z, &st);
   } else if (s->kind == KIND_NEWTON) {
     status = run_newton(s, f, z, &st);
   } else if (!dense) {

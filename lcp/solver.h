@@ -24,9 +24,12 @@ typedef struct LsimSolverOptions {
                         {i : z_i > 0} as its guess of the basis); 0: cold start */
   int threads;       /* PGS sweep team size (pgs.h), 1 .. LSIM_PGS_MAX_THREADS; the other
                         solvers run in the calling thread */
+  int islands;       /* 1: "lemke" and "newton" solve a factored problem island by island
+                        (islands.h: independent groups of variables, e.g. separate piles),
+                        each as a problem of its own; 0: the whole problem at once */
 } LsimSolverOptions;
 
-/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1. */
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 1. */
 LsimSolverOptions lsim_default_solver_options(void);
 
 /* What a solve reports. Filled by lsim_solver_solve; never NaN. */
@@ -94,6 +97,11 @@ struct LsimTeam *lsim_solver_team(LsimSolver *s);
  * trace[0 .. capacity - 1], and reports the count in stats.trace_len. The buffer stays the
  * caller's; NULL / 0 turns tracing off. Siconos solvers write none. */
 void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity);
+
+/* The number of islands the last factored solve was split into (1: solved whole). With
+ * islands, stats.iterations is the sum over the islands, stats.trace_len is 0 and
+ * stats.siconos_error -1 (no dense form of the whole problem was made). */
+int lsim_solver_last_islands(const LsimSolver *s);
 
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);

@@ -1,0 +1,154 @@
+/* bench_exact.c: exact solvers on the time step's own problems, island by island and
+ * whole, against PGS, in the same process on identical factored LCPs.
+ *
+ * A scene (default data/pile_100.json) is simulated by a driver (PGS at 1000 sweeps,
+ * tolerance 1e-10, warm started); at every step with an LCP each listed series solves the
+ * step's factored problem (M = J B + C) warm started from the driver's guess (the previous
+ * step's impulses by contact id), the series taking turns in a rotating order so that all
+ * see the same machine. Prints per series: steps solved to a relative natural residual of
+ * 1e-10, median and worst milliseconds per step, median islands; and the ratios of the
+ * island runs to the whole ones. Dense Lemke (both series) is skipped on steps with n
+ * above --dense N (default 1500), counted as skipped.
+ *
+ * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "contact/step.h"
+#include "lcp/islands.h"
+#include "lcp/solver.h"
+#include "scene/scene.h"
+
+enum { NSERIES = 5, MAXSTEPS = 4000 };
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  if (n == 0) return NAN;
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+typedef struct Series {
+  const char *label, *name;
+  int islands, max_iter;
+  LsimSolver *solver;
+  double ms[MAXSTEPS];
+  int runs, solved, skipped;
+  double isl[MAXSTEPS];
+} Series;
+
+int main(int argc, char **argv) {
+  const char *path = "data/pile_100.json";
+  int steps = 60, dense = 1500, lemke = 1;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--dense") && i + 1 < argc) dense = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
+    else if (argv[i][0] != '-') path = argv[i];
+    else {
+      fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke]\n");
+      return 2;
+    }
+  }
+  if (steps < 1 || steps > MAXSTEPS) steps = 60;
+  LsimModel model;
+  LsimState state;
+  char *text = NULL, err[256];
+  LsimSceneError serr;
+  if (lsim_scene_load(path, &model, &state, &text, &serr)) {
+    lsim_scene_error_format(&serr, err, sizeof err);
+    fprintf(stderr, "bench_exact: %s\n", err);
+    return 2;
+  }
+  snprintf(model.solver.name, sizeof model.solver.name, "pgs");
+  model.solver.tol = 1e-10, model.solver.max_iter = 1000, model.solver.warm_start = 1;
+  LsimStepper *stepper;
+  if (lsim_stepper_create(&stepper, &model, NULL, err, sizeof err)) {
+    fprintf(stderr, "bench_exact: %s\n", err);
+    return 2;
+  }
+  static Series series[NSERIES] = {
+      {.label = "newton, islands", .name = "newton", .islands = 1},
+      {.label = "newton, whole", .name = "newton", .islands = 0},
+      {.label = "lemke, islands", .name = "lemke", .islands = 1},
+      {.label = "lemke, whole", .name = "lemke", .islands = 0},
+      {.label = "pgs[max_iter=1000]", .name = "pgs", .islands = 0, .max_iter = 1000},
+  };
+  for (int k = 0; k < NSERIES; ++k) {
+    LsimSolverOptions o = lsim_default_solver_options();
+    o.warm_start = 1, o.islands = series[k].islands, o.max_iter = series[k].max_iter;
+    if (lsim_solver_create(&series[k].solver, series[k].name, &o, err, sizeof err)) return 2;
+  }
+  LsimIslands *finder = lsim_islands_create();
+  double *z = NULL;
+  int zcap = 0, nmax = 0, last_largest = 0, last_n = 0;
+  for (int step = 0; step < steps; ++step) {
+    LsimStepStats ss;
+    lsim_step(stepper, &model, &state, &ss);
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    if (ss.lcp_size == 0) continue;
+    const int n = f->n;
+    nmax = n > nmax ? n : nmax;
+    if (lsim_grow((void **)&z, &zcap, n, sizeof(double))) return 2;
+    /* The largest island decides whether dense Lemke runs island by island. */
+    const int count = lsim_islands_find(finder, f);
+    int largest = 0;
+    last_n = n;
+    for (int k = 0; k < count; ++k)
+      largest = lsim_islands_size(finder, k) > largest ? lsim_islands_size(finder, k) : largest;
+    last_largest = largest;
+    for (int t = 0; t < NSERIES; ++t) {
+      Series *s = &series[(t + step) % NSERIES];
+      const int is_lemke = !strcmp(s->name, "lemke");
+      if (is_lemke && (!lemke || n > dense)) {
+        ++s->skipped;
+        continue;
+      }
+      memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
+      LsimSolveStats st;
+      const double t0 = now();
+      const int rc = lsim_solver_solve_factored(s->solver, f, z, &st);
+      s->ms[s->runs] = 1e3 * (now() - t0);
+      s->isl[s->runs++] = lsim_solver_last_islands(s->solver);
+      s->solved += rc == LSIM_SOLVED && st.residual.relative <= 1e-10;
+    }
+  }
+  printf("## Exact solvers on %s (%d steps, n up to %d), warm started, same process\n\n", path,
+         steps, nmax);
+  printf("| series | steps run | solved to 1e-10 | skipped | median ms | worst ms | median "
+         "islands |\n|---|---:|---:|---:|---:|---:|---:|\n");
+  double med[NSERIES];
+  for (int k = 0; k < NSERIES; ++k) {
+    Series *s = &series[k];
+    double worst = 0.0;
+    for (int r = 0; r < s->runs; ++r) worst = fmax(worst, s->ms[r]);
+    med[k] = median(s->ms, s->runs);
+    printf("| %s | %d | %d | %d | %.2f | %.2f | %.0f |\n", s->label, s->runs, s->solved,
+           s->skipped, med[k], worst, median(s->isl, s->runs));
+  }
+  printf("\nmedian time ratio whole / islands (same steps): newton %.2f, lemke %.2f; largest "
+         "island at the last step %d of n = %d\n", med[1] / med[0], med[3] / med[2], last_largest,
+         last_n);
+  for (int k = 0; k < NSERIES; ++k) lsim_solver_free(series[k].solver);
+  lsim_islands_free(finder);
+  free(z);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&state);
+  free(text);
+  return 0;
+}
