@@ -215,6 +215,12 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/lcpsim/python/lcpsim $(DESTDIR)$(PREFIX)/share/lcpsim/python \
 	  $(DESTDIR)$(PREFIX)/share/lcpsim 2>/dev/null
 
+# CPU time per step against the number of bodies, 10 to 100 000 (scripts/bench_scaling.py):
+# figure and table under out/scaling/.
+.PHONY: scaling
+scaling: lcpsim $(B)/bench/bench_pile $(B)/bench/bench_exact
+	@/usr/bin/python3 scripts/bench_scaling.py --out out/scaling
+
 clean:
 	rm -rf $(B) lcpsim
 

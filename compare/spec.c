@@ -85,12 +85,14 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if (!strcmp(key, "threads") && !lsim_parse_int(val, &iv) && iv >= 1 &&
                iv <= LSIM_PGS_MAX_THREADS) {
       s->opt.threads = iv;
+    } else if (!strcmp(key, "islands") && !lsim_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
+      s->opt.islands = iv;
     } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
                strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads") &&
-               strcmp(key, "d")) {
+               strcmp(key, "d") && strcmp(key, "islands")) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d)",
+               "threads, d, islands)",
                s->label, key);
       return -1;
     } else {

@@ -91,7 +91,7 @@ int lsim_solver_needs_dense(const char *name) {
 
 LsimSolverOptions lsim_default_solver_options(void) {
   LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0,
-                         .threads = 1, .islands = 1};
+                         .threads = 1, .islands = 0};
   return o;
 }
 

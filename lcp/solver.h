@@ -26,10 +26,12 @@ typedef struct LsimSolverOptions {
                         solvers run in the calling thread */
   int islands;       /* 1: "lemke" and "newton" solve a factored problem island by island
                         (islands.h: independent groups of variables, e.g. separate piles),
-                        each as a problem of its own; 0: the whole problem at once */
+                        each as a problem of its own (then no dense form of the whole
+                        problem is kept: lsim_solver_last_dense gives NULL); 0: whole */
 } LsimSolverOptions;
 
-/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 1. */
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0 (the time
+ * step turns islands on from its settings: LsimSolverSettings.islands, default 1). */
 LsimSolverOptions lsim_default_solver_options(void);
 
 /* What a solve reports. Filled by lsim_solver_solve; never NaN. */
