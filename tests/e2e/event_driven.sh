@@ -66,4 +66,35 @@ grep -Eq "after +0.42 +1 +-1.4$" "$tmp/impact.txt"
 grep -Eq "contact ball:ground +6 " "$tmp/impact.txt"
 if ./lcpsim impact data/hollow_ball.json --close ball:floor 2> "$tmp/err.txt"; then echo "FAIL: unknown body accepted"; exit 1; fi
 grep -q "'ball:floor' is not a pair of body names" "$tmp/err.txt"
+
+# A double pendulum striking the ground (data/double_pendulum_impact.json): the tip's normal
+# velocity is theta1' alone and H = diag(4/3, 1/3) there, so with restitution e the ground
+# impulse is (1 + e) H11 * 3 = 4 (1 + e) N s, theta1' goes from -3 to 3e rad/s and the lower
+# rod's velocity from (0, -3) to (0, 3e) m/s without turning; the upper rod's centre moves
+# at half the elbow's speed. 1e-12: a few round-offs of the impact LCP's O(1) entries.
+$PY - "$tmp" <<'PYEOF'
+import json, subprocess, sys
+tmp = sys.argv[1]
+scene = json.load(open("data/double_pendulum_impact.json"))
+for e in (0.0, 0.5):
+    for b in scene["bodies"]:
+        if b["name"] == "lower":
+            b["restitution"] = e
+    path = f"{tmp}/dp_{e}.json"
+    json.dump(scene, open(path, "w"))
+    out = subprocess.run(["./lcpsim", "impact", path, "--close", "lower:ground"], check=True,
+                         capture_output=True, text=True).stdout.splitlines()
+    after = {}
+    for i, line in enumerate(out):
+        if line.split()[:2] in (["upper", "before"], ["lower", "before"]):
+            after[line.split()[0]] = [float(x) for x in out[i + 1].split()[1:]]
+        if line.startswith("contact lower:ground"):
+            impulse = float(line.split()[2])
+    want = {"upper": [0, 1.5 * e, 3 * e], "lower": [0, 3 * e, 0]}
+    for name in want:
+        err = max(abs(a - w) for a, w in zip(after[name], want[name]))
+        assert err <= 1e-12, (e, name, after[name], want[name])
+    assert abs(impulse - 4 * (1 + e)) <= 1e-12, (e, impulse)
+print("double pendulum impact: at e = 0 and 0.5 as H = diag(4/3, 1/3) gives: ok")
+PYEOF
 echo "impact map: ok"
