@@ -22,6 +22,7 @@
  * counter against chattering; RBDL for Baumgarte stabilization's default time constant.
  */
 #include "hybrid/event_driven.h"
+#include "hybrid/event_private.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,18 +34,6 @@
 #include "hybrid/ode.h"
 #include "lcp/lcp.h"
 #include "lcp/lemke.h"
-
-enum { FREE = 0, STICK = 1, SLIDE = 2 };     /* contact modes (taut tethers: STICK) */
-enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
-#define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
-#define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
-/* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
-   stay within it); FAR for the pairs' gap functions (a feature appears in them at about
-   this gap, so the pair's smallest gap never jumps across 0; small enough that a box's
-   manifold reduction keeps every corner near the ground); ALL to list the pairs. */
-#define NEAR_MARGIN 1e-4
-#define FAR_MARGIN 0.05
-#define ALL_MARGIN 1e3
 
 static const char *const kind_names[LSIM_EVENT_KINDS] = {"impact", "contact", "liftoff",
                                                           "stick", "slip", "persistent"};
@@ -74,365 +63,14 @@ void lsim_event_log_free(LsimEventLog *log) {
   memset(log, 0, sizeof *log);
 }
 
-/* A candidate contact (or tether) of the current segment. */
-typedef struct Cand {
-  uint64_t id;
-  int mode;
-  int body[2];
-  double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
-} Cand;
-
-/* Impacts of one contact within the chatter window. */
-typedef struct Chatter {
-  uint64_t id;
-  double first;
-  int count;
-  int inelastic;
-} Chatter;
-
-typedef struct Ed {
-  const LsimModel *m;
-  LsimModel mm, mf, ma;       /* shallow copies with the NEAR, FAR and ALL margins */
-  int npairs, pairs_cap;
-  int *pairs;                 /* [2 npairs] the body pairs of the segment's pair roots */
-  LsimContactSet fset;        /* FAR detection */
-  LsimEventOptions o;
-  int nq, nv, n;
-  LsimState st, pst;          /* the evaluation point and a perturbed one (curvature) */
-  LsimContactSet set, pset;
-  double *Iinv;               /* [9 nbodies] body-frame inverse inertia */
-  Cand *cand;
-  int ncand, cand_cap;
-  int *idx;                   /* [cand_cap] each candidate's index in set (evaluate) */
-  Chatter *chat;
-  int nchat, chat_cap;
-  /* The persistent system: rows (candidate, which: 0 normal, 1 t1, 2 t2). */
-  int nr, r_cap;
-  int *r_cand, *r_which;
-  double *J, *G, *A, *b, *lam, *jdv; /* [r_cap nv], [r_cap nv], [r_cap^2], [r_cap] x3 */
-  double *a_free, *a, *w1, *w2;      /* [nv] */
-  /* Roots of the segment. */
-  int nroots, roots_cap;
-  int *root_cand, *root_kind;
-  LsimLemke *lemke;
-  LsimEventLog *log;
-  long events;
-  double period;
-  LsimEventSampleFn sample;
-  void *user;
-  LsimContactSet out;         /* the sample's contacts */
-  char msg[256];
-} Ed;
-
-/* ---- state, mass, forces ---------------------------------------------------------- */
-
-/* st <- (t, x) with 3-D quaternions normalized. */
-static void load(const Ed *ed, LsimState *st, double t, const double *x) {
-  st->time = t;
-  memcpy(st->q, x, (size_t)ed->nq * sizeof(double));
-  memcpy(st->v, x + ed->nq, (size_t)ed->nv * sizeof(double));
-  if (ed->m->dimension != 3) return;
-  for (int i = 0; i < ed->m->nbodies; ++i) {
-    const LsimBody *b = &ed->m->bodies[i];
-    if (b->nq > 0) lsim_quat_normalize(st->q + b->q_offset + 3);
-  }
-}
-
-/* qdot of st into out[nq]: positions move with v; 3-D quaternions by 0.5 (0, w) q. */
-static void qdot(const Ed *ed, const LsimState *st, double *out) {
-  const LsimModel *m = ed->m;
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nq == 0) continue;
-    const double *v = st->v + b->v_offset;
-    double *o = out + b->q_offset;
-    if (m->dimension != 3) {
-      for (int d = 0; d < b->nq; ++d) o[d] = v[d];
-      continue;
-    }
-    o[0] = v[0], o[1] = v[1], o[2] = v[2];
-    const double w[4] = {0.0, v[3], v[4], v[5]};
-    double r[4];
-    lsim_quat_mul(r, w, st->q + b->q_offset + 3);
-    for (int k = 0; k < 4; ++k) o[3 + k] = 0.5 * r[k];
-  }
-}
-
-/* y = W x body by body (world-frame inverse inertia at st). */
-static void apply_w(const Ed *ed, const LsimState *st, const double *x, double *y) {
-  const LsimModel *m = ed->m;
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nv == 0) continue;
-    const double *xi = x + b->v_offset;
-    double *yi = y + b->v_offset;
-    const double im = 1.0 / b->mass;
-    if (m->dimension == 2) {
-      yi[0] = im * xi[0], yi[1] = im * xi[1], yi[2] = ed->Iinv[9 * i + 8] * xi[2];
-      continue;
-    }
-    for (int d = 0; d < 3; ++d) yi[d] = im * xi[d];
-    const double *quat = st->q + b->q_offset + 3;
-    double xb[3], yb[3];
-    lsim_quat_rotate_inv(xb, quat, xi + 3);
-    lsim_m3_apply(yb, ed->Iinv + 9 * i, xb);
-    lsim_quat_rotate(yi + 3, quat, yb);
-  }
-}
-
-/* a_free = W (f + m g - w x I w) at st. */
-static void free_acceleration(Ed *ed, const LsimState *st, double *a) {
-  const LsimModel *m = ed->m;
-  double *f = ed->w1;
-  for (int i = 0; i < m->nbodies; ++i) {
-    const LsimBody *b = &m->bodies[i];
-    if (b->nv == 0) continue;
-    double *fi = f + b->v_offset;
-    for (int d = 0; d < b->nv; ++d) fi[d] = lsim_schedule_eval_component(&b->force, st->time, d);
-    for (int d = 0; d < m->dimension; ++d) fi[d] += b->mass * m->gravity[d];
-    if (m->dimension == 3) {
-      const double *quat = st->q + b->q_offset + 3, *w = st->v + b->v_offset + 3;
-      double wb[3], Iw[3], Iww[3], c[3];
-      lsim_quat_rotate_inv(wb, quat, w);
-      lsim_m3_apply(Iw, b->inertia, wb);
-      lsim_quat_rotate(Iww, quat, Iw);
-      lsim_v3_cross(c, w, Iww);
-      fi[3] -= c[0], fi[4] -= c[1], fi[5] -= c[2];
-    }
-  }
-  apply_w(ed, st, f, a);
-}
-
-/* ---- contacts and rows ------------------------------------------------------------ */
-
-static int detect(Ed *ed, const LsimState *st, LsimContactSet *set) {
-  int rc = lsim_detect_contacts(&ed->mm, st, st->v, set);
-  if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
-  return rc;
-}
-
-static int find(const LsimContactSet *set, uint64_t id) {
-  for (int i = 0; i < set->count; ++i)
-    if (set->contacts[i].id == id) return i;
-  return -1;
-}
-
-/* The dense row (nv) of contact c's row: which 0 normal, 1 t1 (direction 0), 2 t2 (the
- * direction a quarter turn on). */
-static void dense_row(const Ed *ed, const LsimContactSet *set, int c, int which, double *out) {
-  const LsimContact *ct = &set->contacts[c];
-  const int r = which == 0 ? ct->first_row : ct->first_row + 1 + (which == 2 ? ct->ndir / 4 : 0);
-  const LsimJacRow *row = &set->rows[r];
-  memset(out, 0, (size_t)ed->nv * sizeof(double));
-  for (int k = 0; k < 2; ++k) {
-    if (row->body[k] < 0) continue;
-    const LsimBody *b = &ed->m->bodies[row->body[k]];
-    for (int d = 0; d < b->nv; ++d) out[b->v_offset + d] += row->j[k][d];
-  }
-}
-
-static double dot(const double *a, const double *b, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; ++i) s += a[i] * b[i];
-  return s;
-}
-
-/* Tangent directions of a contact in this world: 2 in 3-D, 1 in 2-D, 0 without friction. */
-static int tangents(const Ed *ed, const LsimContact *ct) {
-  if (ct->kind != LSIM_CONTACT_NORMAL || ct->ndir == 0 || ct->mu <= 0.0) return 0;
-  return ed->m->dimension == 3 ? 2 : 1;
-}
-
-/* Tangential velocity (t1, t2 components) of contact c at st. */
-static void slip_velocity(Ed *ed, const LsimContactSet *set, int c, const double *v, double vt[2]) {
-  vt[0] = vt[1] = 0.0;
-  const int nt = tangents(ed, &set->contacts[c]);
-  for (int k = 0; k < nt; ++k) {
-    dense_row(ed, set, c, k + 1, ed->w2);
-    vt[k] = dot(ed->w2, v, ed->nv);
-  }
-}
-
-static int grow(void **p, int *cap, int n, size_t elem) { return lsim_grow(p, cap, n, elem); }
-
-/* The persistent rows of the current candidates (their indices in set in idx). */
-static int build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
-  int nr = 0;
-  for (int i = 0; i < ed->ncand; ++i) {
-    if (ed->cand[i].mode == FREE) continue;
-    nr += 1 + (ed->cand[i].mode == STICK ? tangents(ed, &set->contacts[idx[i]]) : 0);
-  }
-  if (nr > ed->r_cap) {
-    const int cap = 2 * nr;
-    int *rc_ = realloc(ed->r_cand, (size_t)cap * sizeof(int));
-    if (rc_) ed->r_cand = rc_;
-    int *rw = realloc(ed->r_which, (size_t)cap * sizeof(int));
-    if (rw) ed->r_which = rw;
-    double *p[6];
-    const size_t sz[6] = {(size_t)cap * ed->nv, (size_t)cap * ed->nv, (size_t)cap * cap, (size_t)cap,
-                          (size_t)cap, (size_t)cap};
-    double **dst[6] = {&ed->J, &ed->G, &ed->A, &ed->b, &ed->lam, &ed->jdv};
-    int ok = rc_ && rw;
-    for (int k = 0; k < 6; ++k) {
-      p[k] = realloc(*dst[k], sz[k] * sizeof(double));
-      if (p[k]) *dst[k] = p[k];
-      else ok = 0;
-    }
-    if (!ok) return LSIM_OUT_OF_MEMORY;
-    ed->r_cap = cap;
-  }
-  ed->nr = 0;
-  for (int i = 0; i < ed->ncand; ++i) {
-    const Cand *cd = &ed->cand[i];
-    if (cd->mode == FREE) continue;
-    const int c = idx[i];
-    const LsimContact *ct = &set->contacts[c];
-    const int r0 = ed->nr;
-    ed->r_cand[r0] = i, ed->r_which[r0] = 0;
-    double *J = ed->J + (size_t)r0 * ed->nv, *G = ed->G + (size_t)r0 * ed->nv;
-    dense_row(ed, set, c, 0, J);
-    memcpy(G, J, (size_t)ed->nv * sizeof(double));
-    ed->nr++;
-    if (cd->mode == SLIDE) {
-      /* Friction -mu f_n along the current slip while it goes the segment's way (the
-         segment's direction otherwise: the flow stays smooth up to the stick event). */
-      double vt[2], s[2] = {cd->s[0], cd->s[1]};
-      slip_velocity(ed, set, c, ed->st.v, vt);
-      const double sp = hypot(vt[0], vt[1]);
-      if (sp > 0.0 && vt[0] * s[0] + vt[1] * s[1] > 0.0) s[0] = vt[0] / sp, s[1] = vt[1] / sp;
-      for (int k = 0; k < tangents(ed, ct); ++k) {
-        dense_row(ed, set, c, k + 1, ed->w2);
-        for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];
-      }
-    } else {
-      for (int k = 0; k < tangents(ed, ct); ++k) {
-        const int r = ed->nr++;
-        ed->r_cand[r] = i, ed->r_which[r] = k + 1;
-        dense_row(ed, set, c, k + 1, ed->J + (size_t)r * ed->nv);
-        memcpy(ed->G + (size_t)r * ed->nv, ed->J + (size_t)r * ed->nv, (size_t)ed->nv * sizeof(double));
-      }
-    }
-  }
-  return 0;
-}
-
-/* Jdot v of rows (cand[r], which[r]), r < nr, at st by a central difference of the rows
- * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
-static int curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
-                     double *out) {
-  if (nr == 0) return 0;
-  double *qd = malloc((size_t)ed->nq * sizeof(double) + 1);
-  if (!qd) return LSIM_OUT_OF_MEMORY;
-  qdot(ed, st, qd);
-  for (int i = 0; i < nr; ++i) out[i] = 0.0;
-  for (int side = -1; side <= 1; side += 2) {
-    ed->pst.time = st->time;
-    for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * CURVATURE_DT * qd[k];
-    memcpy(ed->pst.v, st->v, (size_t)ed->nv * sizeof(double));
-    int rc = detect(ed, &ed->pst, &ed->pset);
-    for (int i = 0; !rc && i < nr; ++i) {
-      const int c = find(&ed->pset, ed->cand[rcand[i]].id);
-      if (c < 0) {
-        rc = LSIM_BREAKDOWN;
-        break;
-      }
-      dense_row(ed, &ed->pset, c, rwhich[i], ed->w2);
-      out[i] += side * dot(ed->w2, st->v, ed->nv) / (2.0 * CURVATURE_DT);
-    }
-    if (rc) {
-      free(qd);
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection");
-      return rc;
-    }
-  }
-  free(qd);
-  return 0;
-}
-
-/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
-static int dense_solve(double *A, double *x, int n) {
-  for (int k = 0; k < n; ++k) {
-    int p = k;
-    for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-    if (A[p * n + k] == 0.0) return LSIM_BREAKDOWN;
-    if (p != k) {
-      for (int j = 0; j < n; ++j) {
-        const double t = A[k * n + j];
-        A[k * n + j] = A[p * n + j], A[p * n + j] = t;
-      }
-      const double t = x[k];
-      x[k] = x[p], x[p] = t;
-    }
-    for (int i = k + 1; i < n; ++i) {
-      const double f = A[i * n + k] / A[k * n + k];
-      if (f == 0.0) continue;
-      for (int j = k; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
-      x[i] -= f * x[k];
-    }
-  }
-  for (int k = n - 1; k >= 0; --k) {
-    double s = x[k];
-    for (int j = k + 1; j < n; ++j) s -= A[k * n + j] * x[j];
-    x[k] = s / A[k * n + k];
-  }
-  return 0;
-}
-
-/* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
- * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
-static int evaluate(Ed *ed, double t, const double *x, int *idx) {
-  load(ed, &ed->st, t, x);
-  int rc = detect(ed, &ed->st, &ed->set);
-  if (rc) return rc;
-  for (int i = 0; i < ed->ncand; ++i) {
-    idx[i] = find(&ed->set, ed->cand[i].id);
-    if (idx[i] < 0 && ed->cand[i].mode != FREE) {
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection at t = %.12g", t);
-      return LSIM_BREAKDOWN;
-    }
-  }
-  free_acceleration(ed, &ed->st, ed->a_free);
-  memcpy(ed->a, ed->a_free, (size_t)ed->nv * sizeof(double));
-  if ((rc = build_rows(ed, &ed->set, idx))) return rc;
-  const int nr = ed->nr, nv = ed->nv;
-  if (nr == 0) return 0;
-  if ((rc = curvature(ed, &ed->st, nr, ed->r_cand, ed->r_which, ed->jdv))) return rc;
-  /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. */
-  double dmax = 0.0;
-  for (int c = 0; c < nr; ++c) {
-    apply_w(ed, &ed->st, ed->G + (size_t)c * nv, ed->w1);
-    for (int r = 0; r < nr; ++r) ed->A[r * nr + c] = dot(ed->J + (size_t)r * nv, ed->w1, nv);
-    dmax = fmax(dmax, fabs(ed->A[c * nr + c]));
-  }
-  for (int r = 0; r < nr; ++r) {
-    const double *J = ed->J + (size_t)r * nv;
-    const double jv = dot(J, ed->st.v, nv);
-    ed->b[r] = -(dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
-    if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
-    ed->A[r * nr + r] += 1e-12 * dmax;
-  }
-  memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
-  if (dense_solve(ed->A, ed->lam, nr)) {
-    snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
-    return LSIM_BREAKDOWN;
-  }
-  for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
-  for (int r = 0; r < nr; ++r)
-    for (int d = 0; d < nv; ++d) ed->w1[d] += ed->G[(size_t)r * nv + d] * ed->lam[r];
-  apply_w(ed, &ed->st, ed->w1, ed->w2);
-  for (int d = 0; d < nv; ++d) ed->a[d] += ed->w2[d];
-  return 0;
-}
-
 /* ---- CVODE callbacks ---------------------------------------------------------------- */
 
 static int *idx_buf(Ed *ed) { return ed->idx; }
 
 static int flow(double t, const double *x, double *xdot, void *user) {
   Ed *ed = user;
-  if (evaluate(ed, t, x, idx_buf(ed))) return -1;
-  qdot(ed, &ed->st, xdot);
+  if (lsim_ed_evaluate(ed, t, x, idx_buf(ed))) return -1;
+  lsim_ed_qdot(ed, &ed->st, xdot);
   memcpy(xdot + ed->nq, ed->a, (size_t)ed->nv * sizeof(double));
   return 0;
 }
@@ -456,7 +94,7 @@ static double pair_gap(Ed *ed, int p) {
 static int roots(double t, const double *x, double *g, void *user) {
   Ed *ed = user;
   int *idx = idx_buf(ed);
-  if (evaluate(ed, t, x, idx)) return -1;
+  if (lsim_ed_evaluate(ed, t, x, idx)) return -1;
   if (ed->npairs > 0 && lsim_detect_contacts(&ed->mf, &ed->st, ed->st.v, &ed->fset)) return -1;
   for (int k = 0; k < ed->nroots; ++k) {
     const int i = ed->root_cand[k];
@@ -485,7 +123,7 @@ static int roots(double t, const double *x, double *g, void *user) {
     }
     default: { /* R_SLIP */
       double vt[2];
-      slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+      lsim_ed_slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
       g[k] = vt[0] * cd->s[0] + vt[1] * cd->s[1];
     }
     }
@@ -499,7 +137,7 @@ static int log_event(Ed *ed, double t, int kind, const Cand *cd) {
   ed->events++;
   if (!ed->log) return 0;
   LsimEventLog *log = ed->log;
-  if (grow((void **)&log->events, &log->capacity, log->count + 1, sizeof(LsimEvent)))
+  if (lsim_ed_grow((void **)&log->events, &log->capacity, log->count + 1, sizeof(LsimEvent)))
     return LSIM_OUT_OF_MEMORY;
   log->events[log->count++] = (LsimEvent){.t = t, .kind = kind, .contact = cd->id,
                                           .body = {cd->body[0], cd->body[1]}};
@@ -509,7 +147,7 @@ static int log_event(Ed *ed, double t, int kind, const Cand *cd) {
 static Chatter *chatter(Ed *ed, uint64_t id) {
   for (int i = 0; i < ed->nchat; ++i)
     if (ed->chat[i].id == id) return &ed->chat[i];
-  if (grow((void **)&ed->chat, &ed->chat_cap, ed->nchat + 1, sizeof(Chatter))) return NULL;
+  if (lsim_ed_grow((void **)&ed->chat, &ed->chat_cap, ed->nchat + 1, sizeof(Chatter))) return NULL;
   ed->chat[ed->nchat] = (Chatter){.id = id, .first = -HUGE_VAL};
   return &ed->chat[ed->nchat++];
 }
@@ -541,7 +179,7 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
   for (int i = 0; !rc && i < k; ++i) {
     const LsimContact *ct = &ed->set.contacts[list[i]];
     double *r0 = rows + (size_t)fv[i] * nv, *c0 = cols + (size_t)fv[i] * nv;
-    dense_row(ed, &ed->set, list[i], 0, r0);
+    lsim_ed_dense_row(ed, &ed->set, list[i], 0, r0);
     memcpy(c0, r0, (size_t)nv * sizeof(double));
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
       /* A joint row: its free impulse as the difference of two (rows +J and -J). */
@@ -549,8 +187,8 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
       continue;
     }
     if (!cone[i] && slide[i]) {
-      for (int t = 0; t < tangents(ed, ct); ++t) {
-        dense_row(ed, &ed->set, list[i], t + 1, ed->w2);
+      for (int t = 0; t < lsim_ed_tangents(ed, ct); ++t) {
+        lsim_ed_dense_row(ed, &ed->set, list[i], t + 1, ed->w2);
         for (int d = 0; d < nv; ++d) c0[d] -= ct->mu * sdir[2 * i + t] * ed->w2[d];
       }
     }
@@ -568,18 +206,18 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
   }
   /* M = rows W cols' (column-major) + cone couplings; q = rows u + additions. */
   for (int c = 0; !rc && c < n; ++c) {
-    apply_w(ed, &ed->st, cols + (size_t)c * nv, ed->w1);
-    for (int r = 0; r < n; ++r) lcp.M[(size_t)c * n + r] = dot(rows + (size_t)r * nv, ed->w1, nv);
+    lsim_ed_apply_w(ed, &ed->st, cols + (size_t)c * nv, ed->w1);
+    for (int r = 0; r < n; ++r) lcp.M[(size_t)c * n + r] = lsim_ed_dot(rows + (size_t)r * nv, ed->w1, nv);
   }
   for (int i = 0; !rc && i < k; ++i) {
     const LsimContact *ct = &ed->set.contacts[list[i]];
     const int v0 = fv[i];
-    lcp.q[v0] = dot(rows + (size_t)v0 * nv, u, nv) + (qn_add ? qn_add[i] : 0.0);
+    lcp.q[v0] = lsim_ed_dot(rows + (size_t)v0 * nv, u, nv) + (qn_add ? qn_add[i] : 0.0);
     if (ct->kind == LSIM_CONTACT_EQUALITY) lcp.q[v0 + 1] = -lcp.q[v0];
     if (!cone[i]) continue;
     const int lam = v0 + 1 + ct->ndir;
     for (int d = 0; d < ct->ndir; ++d) {
-      lcp.q[v0 + 1 + d] = dot(rows + (size_t)(v0 + 1 + d) * nv, u, nv) + (qd_add ? qd_add[v0 + 1 + d] : 0.0);
+      lcp.q[v0 + 1 + d] = lsim_ed_dot(rows + (size_t)(v0 + 1 + d) * nv, u, nv) + (qd_add ? qd_add[v0 + 1 + d] : 0.0);
       lcp.M[(size_t)lam * n + v0 + 1 + d] = 1.0;   /* beta_d row: + lambda */
       lcp.M[(size_t)(v0 + 1 + d) * n + lam] = -1.0; /* lambda row: - beta_d */
     }
@@ -601,7 +239,7 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
     for (int c = 0; c < n; ++c)
       for (int d = 0; d < nv; ++d) ed->w1[d] += cols[(size_t)c * nv + d] * z[c];
-    apply_w(ed, &ed->st, ed->w1, du);
+    lsim_ed_apply_w(ed, &ed->st, ed->w1, du);
   }
   lsim_lcp_free(&lcp);
   free(rows);
@@ -643,8 +281,8 @@ static int refresh_candidates(Ed *ed) {
 
 /* Resolves the event at (t, x): impacts, then the modes. x is updated (velocities). */
 static int resolve(Ed *ed, double t, double *x) {
-  load(ed, &ed->st, t, x);
-  int rc = detect(ed, &ed->st, &ed->set);
+  lsim_ed_load(ed, &ed->st, t, x);
+  int rc = lsim_ed_detect(ed, &ed->st, &ed->set);
   if (!rc) rc = refresh_candidates(ed);
   if (rc) return rc;
   const int nc = ed->ncand, nv = ed->nv;
@@ -663,12 +301,12 @@ static int resolve(Ed *ed, double t, double *x) {
   /* Impact: the closed contacts, if any approaches. */
   int k = 0, approaching = 0;
   for (int i = 0; i < nc; ++i) {
-    const int c = find(&ed->set, ed->cand[i].id);
+    const int c = lsim_ed_find(&ed->set, ed->cand[i].id);
     const LsimContact *ct = &ed->set.contacts[c];
     if (ct->gap > ed->o.contact_tol) continue;
-    dense_row(ed, &ed->set, c, 0, ed->w2);
-    const double vn = dot(ed->w2, ed->st.v, nv);
-    list[k] = c, ci[k] = i, cone[k] = tangents(ed, ct) > 0, slide[k] = 0;
+    lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
+    const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
+    list[k] = c, ci[k] = i, cone[k] = lsim_ed_tangents(ed, ct) > 0, slide[k] = 0;
     double e = ct->kind == LSIM_CONTACT_TETHER ? 0.0 : lsim_pair_restitution(ed->m, ct->body[0], ct->body[1]);
     if (vn < -ed->o.velocity_tol) {
       ++approaching;
@@ -704,15 +342,15 @@ static int resolve(Ed *ed, double t, double *x) {
   for (int j = 0; !rc && j < k; ++j) {
     const int c = list[j];
     const LsimContact *ct = &ed->set.contacts[c];
-    dense_row(ed, &ed->set, c, 0, ed->w2);
-    const double vn = dot(ed->w2, ed->st.v, nv);
+    lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
+    const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
     if (vn > ed->o.velocity_tol) continue; /* separating: free */
     double vt[2];
-    slip_velocity(ed, &ed->set, c, ed->st.v, vt);
+    lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
     list[kp] = c, ci[kp] = ci[j];
-    cone[kp] = tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol;
-    slide[kp] = tangents(ed, ct) > 0 && sp > ed->o.velocity_tol;
+    cone[kp] = lsim_ed_tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol;
+    slide[kp] = lsim_ed_tangents(ed, ct) > 0 && sp > ed->o.velocity_tol;
     sdir[2 * kp] = slide[kp] ? vt[0] / sp : 0.0, sdir[2 * kp + 1] = slide[kp] ? vt[1] / sp : 0.0;
     ++kp;
   }
@@ -721,7 +359,7 @@ static int resolve(Ed *ed, double t, double *x) {
   if (!newmode || !news) rc = LSIM_OUT_OF_MEMORY;
   if (!rc && kp > 0) {
     /* q = rows a_free + curvature (+ Baumgarte on the normal rows, as in the flow). */
-    free_acceleration(ed, &ed->st, ed->a_free);
+    lsim_ed_free_acceleration(ed, &ed->st, ed->a_free);
     int nrow = 0;
     for (int j = 0; j < kp; ++j) nrow += 1 + (cone[j] ? ed->set.contacts[list[j]].ndir + 1 : 0);
     int *rcand = malloc((size_t)nrow * sizeof(int) + 1), *rwhich = malloc((size_t)nrow * sizeof(int) + 1);
@@ -730,10 +368,10 @@ static int resolve(Ed *ed, double t, double *x) {
     /* Curvature of the normal rows (the direction rows' is taken as zero: contacts at
        rest in the tangent plane). */
     for (int j = 0; !rc && j < kp; ++j) rcand[j] = ci[j], rwhich[j] = 0;
-    if (!rc) rc = curvature(ed, &ed->st, kp, rcand, rwhich, jd);
+    if (!rc) rc = lsim_ed_curvature(ed, &ed->st, kp, rcand, rwhich, jd);
     for (int j = 0; !rc && j < kp; ++j) {
-      dense_row(ed, &ed->set, list[j], 0, ed->w2);
-      qadd[j] = jd[j] + 2.0 * dot(ed->w2, ed->st.v, nv) / T_STAB +
+      lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
+      qadd[j] = jd[j] + 2.0 * lsim_ed_dot(ed->w2, ed->st.v, nv) / T_STAB +
                 ed->set.contacts[list[j]].gap / (T_STAB * T_STAB);
     }
     free(rcand), free(rwhich), free(jd);
@@ -749,8 +387,8 @@ static int resolve(Ed *ed, double t, double *x) {
         const int i = ci[j];
         /* Lifts off when its force is zero and its normal acceleration positive (a
            redundant support with zero force in Lemke's vertex solution stays). */
-        dense_row(ed, &ed->set, list[j], 0, ed->w2);
-        const double acc_n = dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(dot(ed->w2, ed->a_free, nv));
+        lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
+        const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
         if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && acc_n > 1e-9 * scale) continue;
         if (slide[j]) {
           newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
@@ -763,7 +401,7 @@ static int resolve(Ed *ed, double t, double *x) {
         const double slack = z[fv[j] + 1 + ct->ndir];
         if (slack > 1e-9 * (1.0 + fabs(ct->mu * z[fv[j]]))) {
           double at[2];
-          slip_velocity(ed, &ed->set, list[j], acc, at);
+          lsim_ed_slip_velocity(ed, &ed->set, list[j], acc, at);
           const double an = hypot(at[0], at[1]);
           if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
         }
@@ -803,7 +441,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     for (int p = 0; p < ed->npairs && !seen; ++p)
       seen = ed->pairs[2 * p] == ct->body[0] && ed->pairs[2 * p + 1] == ct->body[1];
     if (seen || ct->kind != LSIM_CONTACT_NORMAL) continue;
-    if (grow((void **)&ed->pairs, &ed->pairs_cap, 2 * ed->npairs + 2, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+    if (lsim_ed_grow((void **)&ed->pairs, &ed->pairs_cap, 2 * ed->npairs + 2, sizeof(int))) return LSIM_OUT_OF_MEMORY;
     ed->pairs[2 * ed->npairs] = ct->body[0], ed->pairs[2 * ed->npairs + 1] = ct->body[1];
     ed->npairs++;
   }
@@ -821,8 +459,8 @@ static int set_roots(Ed *ed, LsimOde *ode) {
   if (!dir) return LSIM_OUT_OF_MEMORY;
   for (int i = 0; i < ed->ncand; ++i) {
     const Cand *cd = &ed->cand[i];
-    const int c = find(&ed->set, cd->id);
-    const int nt = c >= 0 ? tangents(ed, &ed->set.contacts[c]) : 0;
+    const int c = lsim_ed_find(&ed->set, cd->id);
+    const int nt = c >= 0 ? lsim_ed_tangents(ed, &ed->set.contacts[c]) : 0;
     if (cd->mode == FREE) {
       /* Tethers by their slack; contacts through their pair's root below. */
       if (c >= 0 && ed->set.contacts[c].kind == LSIM_CONTACT_TETHER)
@@ -845,7 +483,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
 static int sampler(double t, const double *x, void *user) {
   Ed *ed = user;
   int *idx = idx_buf(ed);
-  if (evaluate(ed, t, x, idx)) return -1;
+  if (lsim_ed_evaluate(ed, t, x, idx)) return -1;
   lsim_contacts_clear(&ed->out);
   for (int r = 0; r < ed->nr; ++r) {
     const int i = ed->r_cand[r];
@@ -862,7 +500,7 @@ static int sampler(double t, const double *x, void *user) {
       if (ed->cand[i].mode == SLIDE) {
         /* Friction -mu f_n along the slip. */
         double vt[2];
-        slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+        lsim_ed_slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
         const double sp = hypot(vt[0], vt[1]);
         o->slip_speed = sp;
         for (int k = 0; k < 3 && sp > 0.0; ++k)
@@ -896,7 +534,7 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
   if (!rc) {
     memcpy(x, st->q, (size_t)ed.nq * sizeof(double));
     memcpy(x + ed.nq, st->v, (size_t)ed.nv * sizeof(double));
-    load(&ed, &ed.st, st->time, x);
+    lsim_ed_load(&ed, &ed.st, st->time, x);
     rc = lsim_detect_contacts(&ed.ma, &ed.st, ed.st.v, &ed.set);
     if (!rc) rc = lsim_constraint_rows(&ed.ma, &ed.st, ed.st.time, &ed.set);
   }
@@ -929,9 +567,9 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
   }
   for (int i = 0; !rc && i < k; ++i) {
     const LsimContact *ct = &ed.set.contacts[list[i]];
-    cone[i] = tangents(&ed, ct) > 0;
-    dense_row(&ed, &ed.set, list[i], 0, ed.w2);
-    const double vn = dot(ed.w2, ed.st.v, ed.nv);
+    cone[i] = lsim_ed_tangents(&ed, ct) > 0;
+    lsim_ed_dense_row(&ed, &ed.set, list[i], 0, ed.w2);
+    const double vn = lsim_ed_dot(ed.w2, ed.st.v, ed.nv);
     const double e = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
     qadd[i] = vn < -m->restitution_threshold ? e * vn : 0.0;
   }
@@ -1141,7 +779,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
   else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, lsim_status_name(rc));
   /* The last state reached. */
-  load(&ed, st, t, x);
+  lsim_ed_load(&ed, st, t, x);
   st->step = (int)lround(t / ed.period);
   lsim_ode_free(ode);
   free(x);

@@ -1,0 +1,126 @@
+/* event_private.h: what the event-driven integrator's files share (hybrid/event_driven.c:
+ * events, CVODE callbacks, the impact map and the run; hybrid/event_rows.c: the state,
+ * mass and forces, the contacts and the rows of the persistent system). Not installed:
+ * the integrator's interface is hybrid/event_driven.h.
+ */
+#ifndef LSIM_EVENT_PRIVATE_H
+#define LSIM_EVENT_PRIVATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hybrid/event_driven.h"
+#include "lcp/lemke.h"
+
+enum { FREE = 0, STICK = 1, SLIDE = 2 };     /* contact modes (taut tethers: STICK) */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
+#define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
+#define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
+/* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
+   stay within it); FAR for the pairs' gap functions (a feature appears in them at about
+   this gap, so the pair's smallest gap never jumps across 0; small enough that a box's
+   manifold reduction keeps every corner near the ground); ALL to list the pairs. */
+#define NEAR_MARGIN 1e-4
+#define FAR_MARGIN 0.05
+#define ALL_MARGIN 1e3
+
+/* A candidate contact (or tether) of the current segment. */
+typedef struct Cand {
+  uint64_t id;
+  int mode;
+  int body[2];
+  double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
+} Cand;
+
+/* Impacts of one contact within the chatter window. */
+typedef struct Chatter {
+  uint64_t id;
+  double first;
+  int count;
+  int inelastic;
+} Chatter;
+
+typedef struct Ed {
+  const LsimModel *m;
+  LsimModel mm, mf, ma;       /* shallow copies with the NEAR, FAR and ALL margins */
+  int npairs, pairs_cap;
+  int *pairs;                 /* [2 npairs] the body pairs of the segment's pair roots */
+  LsimContactSet fset;        /* FAR detection */
+  LsimEventOptions o;
+  int nq, nv, n;
+  LsimState st, pst;          /* the evaluation point and a perturbed one (curvature) */
+  LsimContactSet set, pset;
+  double *Iinv;               /* [9 nbodies] body-frame inverse inertia */
+  Cand *cand;
+  int ncand, cand_cap;
+  int *idx;                   /* [cand_cap] each candidate's index in set (evaluate) */
+  Chatter *chat;
+  int nchat, chat_cap;
+  /* The persistent system: rows (candidate, which: 0 normal, 1 t1, 2 t2). */
+  int nr, r_cap;
+  int *r_cand, *r_which;
+  double *J, *G, *A, *b, *lam, *jdv; /* [r_cap nv], [r_cap nv], [r_cap^2], [r_cap] x3 */
+  double *a_free, *a, *w1, *w2;      /* [nv] */
+  /* Roots of the segment. */
+  int nroots, roots_cap;
+  int *root_cand, *root_kind;
+  LsimLemke *lemke;
+  LsimEventLog *log;
+  long events;
+  double period;
+  LsimEventSampleFn sample;
+  void *user;
+  LsimContactSet out;         /* the sample's contacts */
+  char msg[256];
+} Ed;
+
+/* ---- event_rows.c: state, mass, forces, contacts and rows --------------------------- */
+
+/* st <- (t, x) with 3-D quaternions normalized. */
+void lsim_ed_load(const Ed *ed, LsimState *st, double t, const double *x);
+
+/* qdot of st into out[nq]: positions move with v; 3-D quaternions by 0.5 (0, w) q. */
+void lsim_ed_qdot(const Ed *ed, const LsimState *st, double *out);
+
+/* y = W x body by body (world-frame inverse inertia at st). */
+void lsim_ed_apply_w(const Ed *ed, const LsimState *st, const double *x, double *y);
+
+/* a_free = W (f + m g - w x I w) at st. */
+void lsim_ed_free_acceleration(Ed *ed, const LsimState *st, double *a);
+
+int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set);
+
+int lsim_ed_find(const LsimContactSet *set, uint64_t id);
+
+/* The dense row (nv) of contact c's row: which 0 normal, 1 t1 (direction 0), 2 t2 (the
+ * direction a quarter turn on). */
+void lsim_ed_dense_row(const Ed *ed, const LsimContactSet *set, int c, int which, double *out);
+
+/* a . b over n entries. */
+double lsim_ed_dot(const double *a, const double *b, int n);
+
+/* Tangent directions of a contact in this world: 2 in 3-D, 1 in 2-D, 0 without friction. */
+int lsim_ed_tangents(const Ed *ed, const LsimContact *ct);
+
+/* Tangential velocity (t1, t2 components) of contact c at st. */
+void lsim_ed_slip_velocity(Ed *ed, const LsimContactSet *set, int c, const double *v, double vt[2]);
+
+/* Grows *p (elements of elem bytes, *cap of them) to hold n: lsim_grow. 0 or < 0. */
+int lsim_ed_grow(void **p, int *cap, int n, size_t elem);
+
+/* The persistent rows of the current candidates (their indices in set in idx). */
+int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx);
+
+/* Jdot v of rows (cand[r], which[r]), r < nr, at st by a central difference of the rows
+ * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
+int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
+                     double *out);
+
+/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
+int lsim_ed_dense_solve(double *A, double *x, int n);
+
+/* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
+ * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
+int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx);
+
+#endif

@@ -1,0 +1,314 @@
+/* event_rows.c: the event-driven integrator's state, mass and forces, its contacts and
+ * the rows of the persistent system (the equations are in event_driven.c's header). */
+#include "hybrid/event_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/constraints.h"
+#include "contact/math3.h"
+#include "lcp/lcp.h"
+
+/* ---- state, mass, forces ---------------------------------------------------------- */
+
+/* st <- (t, x) with 3-D quaternions normalized. */
+void lsim_ed_load(const Ed *ed, LsimState *st, double t, const double *x) {
+  st->time = t;
+  memcpy(st->q, x, (size_t)ed->nq * sizeof(double));
+  memcpy(st->v, x + ed->nq, (size_t)ed->nv * sizeof(double));
+  if (ed->m->dimension != 3) return;
+  for (int i = 0; i < ed->m->nbodies; ++i) {
+    const LsimBody *b = &ed->m->bodies[i];
+    if (b->nq > 0) lsim_quat_normalize(st->q + b->q_offset + 3);
+  }
+}
+
+/* qdot of st into out[nq]: positions move with v; 3-D quaternions by 0.5 (0, w) q. */
+void lsim_ed_qdot(const Ed *ed, const LsimState *st, double *out) {
+  const LsimModel *m = ed->m;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq == 0) continue;
+    const double *v = st->v + b->v_offset;
+    double *o = out + b->q_offset;
+    if (m->dimension != 3) {
+      for (int d = 0; d < b->nq; ++d) o[d] = v[d];
+      continue;
+    }
+    o[0] = v[0], o[1] = v[1], o[2] = v[2];
+    const double w[4] = {0.0, v[3], v[4], v[5]};
+    double r[4];
+    lsim_quat_mul(r, w, st->q + b->q_offset + 3);
+    for (int k = 0; k < 4; ++k) o[3 + k] = 0.5 * r[k];
+  }
+}
+
+/* y = W x body by body (world-frame inverse inertia at st). */
+void lsim_ed_apply_w(const Ed *ed, const LsimState *st, const double *x, double *y) {
+  const LsimModel *m = ed->m;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nv == 0) continue;
+    const double *xi = x + b->v_offset;
+    double *yi = y + b->v_offset;
+    const double im = 1.0 / b->mass;
+    if (m->dimension == 2) {
+      yi[0] = im * xi[0], yi[1] = im * xi[1], yi[2] = ed->Iinv[9 * i + 8] * xi[2];
+      continue;
+    }
+    for (int d = 0; d < 3; ++d) yi[d] = im * xi[d];
+    const double *quat = st->q + b->q_offset + 3;
+    double xb[3], yb[3];
+    lsim_quat_rotate_inv(xb, quat, xi + 3);
+    lsim_m3_apply(yb, ed->Iinv + 9 * i, xb);
+    lsim_quat_rotate(yi + 3, quat, yb);
+  }
+}
+
+/* a_free = W (f + m g - w x I w) at st. */
+void lsim_ed_free_acceleration(Ed *ed, const LsimState *st, double *a) {
+  const LsimModel *m = ed->m;
+  double *f = ed->w1;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nv == 0) continue;
+    double *fi = f + b->v_offset;
+    for (int d = 0; d < b->nv; ++d) fi[d] = lsim_schedule_eval_component(&b->force, st->time, d);
+    for (int d = 0; d < m->dimension; ++d) fi[d] += b->mass * m->gravity[d];
+    if (m->dimension == 3) {
+      const double *quat = st->q + b->q_offset + 3, *w = st->v + b->v_offset + 3;
+      double wb[3], Iw[3], Iww[3], c[3];
+      lsim_quat_rotate_inv(wb, quat, w);
+      lsim_m3_apply(Iw, b->inertia, wb);
+      lsim_quat_rotate(Iww, quat, Iw);
+      lsim_v3_cross(c, w, Iww);
+      fi[3] -= c[0], fi[4] -= c[1], fi[5] -= c[2];
+    }
+  }
+  lsim_ed_apply_w(ed, st, f, a);
+}
+
+/* ---- contacts and rows ------------------------------------------------------------ */
+
+int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set) {
+  int rc = lsim_detect_contacts(&ed->mm, st, st->v, set);
+  if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
+  return rc;
+}
+
+int lsim_ed_find(const LsimContactSet *set, uint64_t id) {
+  for (int i = 0; i < set->count; ++i)
+    if (set->contacts[i].id == id) return i;
+  return -1;
+}
+
+/* The dense row (nv) of contact c's row: which 0 normal, 1 t1 (direction 0), 2 t2 (the
+ * direction a quarter turn on). */
+void lsim_ed_dense_row(const Ed *ed, const LsimContactSet *set, int c, int which, double *out) {
+  const LsimContact *ct = &set->contacts[c];
+  const int r = which == 0 ? ct->first_row : ct->first_row + 1 + (which == 2 ? ct->ndir / 4 : 0);
+  const LsimJacRow *row = &set->rows[r];
+  memset(out, 0, (size_t)ed->nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    if (row->body[k] < 0) continue;
+    const LsimBody *b = &ed->m->bodies[row->body[k]];
+    for (int d = 0; d < b->nv; ++d) out[b->v_offset + d] += row->j[k][d];
+  }
+}
+
+double lsim_ed_dot(const double *a, const double *b, int n) {
+  double s = 0.0;
+  for (int i = 0; i < n; ++i) s += a[i] * b[i];
+  return s;
+}
+
+/* Tangent directions of a contact in this world: 2 in 3-D, 1 in 2-D, 0 without friction. */
+int lsim_ed_tangents(const Ed *ed, const LsimContact *ct) {
+  if (ct->kind != LSIM_CONTACT_NORMAL || ct->ndir == 0 || ct->mu <= 0.0) return 0;
+  return ed->m->dimension == 3 ? 2 : 1;
+}
+
+/* Tangential velocity (t1, t2 components) of contact c at st. */
+void lsim_ed_slip_velocity(Ed *ed, const LsimContactSet *set, int c, const double *v, double vt[2]) {
+  vt[0] = vt[1] = 0.0;
+  const int nt = lsim_ed_tangents(ed, &set->contacts[c]);
+  for (int k = 0; k < nt; ++k) {
+    lsim_ed_dense_row(ed, set, c, k + 1, ed->w2);
+    vt[k] = lsim_ed_dot(ed->w2, v, ed->nv);
+  }
+}
+
+int lsim_ed_grow(void **p, int *cap, int n, size_t elem) { return lsim_grow(p, cap, n, elem); }
+
+/* The persistent rows of the current candidates (their indices in set in idx). */
+int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
+  int nr = 0;
+  for (int i = 0; i < ed->ncand; ++i) {
+    if (ed->cand[i].mode == FREE) continue;
+    nr += 1 + (ed->cand[i].mode == STICK ? lsim_ed_tangents(ed, &set->contacts[idx[i]]) : 0);
+  }
+  if (nr > ed->r_cap) {
+    const int cap = 2 * nr;
+    int *rc_ = realloc(ed->r_cand, (size_t)cap * sizeof(int));
+    if (rc_) ed->r_cand = rc_;
+    int *rw = realloc(ed->r_which, (size_t)cap * sizeof(int));
+    if (rw) ed->r_which = rw;
+    double *p[6];
+    const size_t sz[6] = {(size_t)cap * ed->nv, (size_t)cap * ed->nv, (size_t)cap * cap, (size_t)cap,
+                          (size_t)cap, (size_t)cap};
+    double **dst[6] = {&ed->J, &ed->G, &ed->A, &ed->b, &ed->lam, &ed->jdv};
+    int ok = rc_ && rw;
+    for (int k = 0; k < 6; ++k) {
+      p[k] = realloc(*dst[k], sz[k] * sizeof(double));
+      if (p[k]) *dst[k] = p[k];
+      else ok = 0;
+    }
+    if (!ok) return LSIM_OUT_OF_MEMORY;
+    ed->r_cap = cap;
+  }
+  ed->nr = 0;
+  for (int i = 0; i < ed->ncand; ++i) {
+    const Cand *cd = &ed->cand[i];
+    if (cd->mode == FREE) continue;
+    const int c = idx[i];
+    const LsimContact *ct = &set->contacts[c];
+    const int r0 = ed->nr;
+    ed->r_cand[r0] = i, ed->r_which[r0] = 0;
+    double *J = ed->J + (size_t)r0 * ed->nv, *G = ed->G + (size_t)r0 * ed->nv;
+    lsim_ed_dense_row(ed, set, c, 0, J);
+    memcpy(G, J, (size_t)ed->nv * sizeof(double));
+    ed->nr++;
+    if (cd->mode == SLIDE) {
+      /* Friction -mu f_n along the current slip while it goes the segment's way (the
+         segment's direction otherwise: the flow stays smooth up to the stick event). */
+      double vt[2], s[2] = {cd->s[0], cd->s[1]};
+      lsim_ed_slip_velocity(ed, set, c, ed->st.v, vt);
+      const double sp = hypot(vt[0], vt[1]);
+      if (sp > 0.0 && vt[0] * s[0] + vt[1] * s[1] > 0.0) s[0] = vt[0] / sp, s[1] = vt[1] / sp;
+      for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {
+        lsim_ed_dense_row(ed, set, c, k + 1, ed->w2);
+        for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];
+      }
+    } else {
+      for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {
+        const int r = ed->nr++;
+        ed->r_cand[r] = i, ed->r_which[r] = k + 1;
+        lsim_ed_dense_row(ed, set, c, k + 1, ed->J + (size_t)r * ed->nv);
+        memcpy(ed->G + (size_t)r * ed->nv, ed->J + (size_t)r * ed->nv, (size_t)ed->nv * sizeof(double));
+      }
+    }
+  }
+  return 0;
+}
+
+/* Jdot v of rows (cand[r], which[r]), r < nr, at st by a central difference of the rows
+ * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
+int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
+                     double *out) {
+  if (nr == 0) return 0;
+  double *qd = malloc((size_t)ed->nq * sizeof(double) + 1);
+  if (!qd) return LSIM_OUT_OF_MEMORY;
+  lsim_ed_qdot(ed, st, qd);
+  for (int i = 0; i < nr; ++i) out[i] = 0.0;
+  for (int side = -1; side <= 1; side += 2) {
+    ed->pst.time = st->time;
+    for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * CURVATURE_DT * qd[k];
+    memcpy(ed->pst.v, st->v, (size_t)ed->nv * sizeof(double));
+    int rc = lsim_ed_detect(ed, &ed->pst, &ed->pset);
+    for (int i = 0; !rc && i < nr; ++i) {
+      const int c = lsim_ed_find(&ed->pset, ed->cand[rcand[i]].id);
+      if (c < 0) {
+        rc = LSIM_BREAKDOWN;
+        break;
+      }
+      lsim_ed_dense_row(ed, &ed->pset, c, rwhich[i], ed->w2);
+      out[i] += side * lsim_ed_dot(ed->w2, st->v, ed->nv) / (2.0 * CURVATURE_DT);
+    }
+    if (rc) {
+      free(qd);
+      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection");
+      return rc;
+    }
+  }
+  free(qd);
+  return 0;
+}
+
+/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
+int lsim_ed_dense_solve(double *A, double *x, int n) {
+  for (int k = 0; k < n; ++k) {
+    int p = k;
+    for (int i = k + 1; i < n; ++i)
+      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
+    if (A[p * n + k] == 0.0) return LSIM_BREAKDOWN;
+    if (p != k) {
+      for (int j = 0; j < n; ++j) {
+        const double t = A[k * n + j];
+        A[k * n + j] = A[p * n + j], A[p * n + j] = t;
+      }
+      const double t = x[k];
+      x[k] = x[p], x[p] = t;
+    }
+    for (int i = k + 1; i < n; ++i) {
+      const double f = A[i * n + k] / A[k * n + k];
+      if (f == 0.0) continue;
+      for (int j = k; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
+      x[i] -= f * x[k];
+    }
+  }
+  for (int k = n - 1; k >= 0; --k) {
+    double s = x[k];
+    for (int j = k + 1; j < n; ++j) s -= A[k * n + j] * x[j];
+    x[k] = s / A[k * n + k];
+  }
+  return 0;
+}
+
+/* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
+ * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
+int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
+  lsim_ed_load(ed, &ed->st, t, x);
+  int rc = lsim_ed_detect(ed, &ed->st, &ed->set);
+  if (rc) return rc;
+  for (int i = 0; i < ed->ncand; ++i) {
+    idx[i] = lsim_ed_find(&ed->set, ed->cand[i].id);
+    if (idx[i] < 0 && ed->cand[i].mode != FREE) {
+      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection at t = %.12g", t);
+      return LSIM_BREAKDOWN;
+    }
+  }
+  lsim_ed_free_acceleration(ed, &ed->st, ed->a_free);
+  memcpy(ed->a, ed->a_free, (size_t)ed->nv * sizeof(double));
+  if ((rc = lsim_ed_build_rows(ed, &ed->set, idx))) return rc;
+  const int nr = ed->nr, nv = ed->nv;
+  if (nr == 0) return 0;
+  if ((rc = lsim_ed_curvature(ed, &ed->st, nr, ed->r_cand, ed->r_which, ed->jdv))) return rc;
+  /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. */
+  double dmax = 0.0;
+  for (int c = 0; c < nr; ++c) {
+    lsim_ed_apply_w(ed, &ed->st, ed->G + (size_t)c * nv, ed->w1);
+    for (int r = 0; r < nr; ++r) ed->A[r * nr + c] = lsim_ed_dot(ed->J + (size_t)r * nv, ed->w1, nv);
+    dmax = fmax(dmax, fabs(ed->A[c * nr + c]));
+  }
+  for (int r = 0; r < nr; ++r) {
+    const double *J = ed->J + (size_t)r * nv;
+    const double jv = lsim_ed_dot(J, ed->st.v, nv);
+    ed->b[r] = -(lsim_ed_dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
+    if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
+    ed->A[r * nr + r] += 1e-12 * dmax;
+  }
+  memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
+  if (lsim_ed_dense_solve(ed->A, ed->lam, nr)) {
+    snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
+    return LSIM_BREAKDOWN;
+  }
+  for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
+  for (int r = 0; r < nr; ++r)
+    for (int d = 0; d < nv; ++d) ed->w1[d] += ed->G[(size_t)r * nv + d] * ed->lam[r];
+  lsim_ed_apply_w(ed, &ed->st, ed->w1, ed->w2);
+  for (int d = 0; d < nv; ++d) ed->a[d] += ed->w2[d];
+  return 0;
+}
+
