@@ -24,6 +24,7 @@ static void run_usage(FILE *f) {
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
           "                    [--threads T] [--print] [--quiet] [--dump-lcp]\n"
+          "                    [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -42,6 +43,8 @@ static void run_usage(FILE *f) {
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them)\n"
+          "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
+          "                     captured and otherwise dropped), one stderr line per step\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
@@ -149,7 +152,7 @@ static void progress(int done, int total, double elapsed) {
 
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
-  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
+  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1;
 
@@ -165,6 +168,8 @@ int lsim_cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump_lcp = 1;
+    } else if (!strcmp(a, "--solver-output")) {
+      solver_output = 1;
     } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
                !strcmp(a, "--threads")) {
       if (i + 1 >= argc) {
@@ -236,7 +241,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
-        max_iter_override >= 0 || threads_override > 0 || dump_lcp)
+        max_iter_override >= 0 || threads_override > 0 || dump_lcp || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -357,6 +362,11 @@ int lsim_cli_run(int argc, char **argv) {
         ++failures;
         worst_status = status;
       }
+      /* Siconos' own printing, captured: shown only on request. */
+      const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
+      if (*said)
+        fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
+                lsim_solver_name(lsim_stepper_solver(stepper)), said);
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
