@@ -15,6 +15,7 @@
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 #include "scene/record.h"
 #include "hybrid/event_driven.h"
 #include "scene/scene.h"
@@ -48,13 +49,25 @@ static void run_usage(FILE *f) {
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
-          "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
+          "2 bad input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept\n"
+          "in the file, marked interrupted). -o never replaces anything but a regular file:\n"
+          "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
+          "written through; the scene itself is refused as -o (docs/output-format.md).\n");
 }
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
 static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
+static void on_interrupt(int sig) { interrupted = sig; }
+
+/* SIGINT and SIGTERM to on_interrupt (handler != NULL), or back to the defaults. */
+static void catch_interrupts(int on) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on ? on_interrupt : SIG_DFL;
+  sa.sa_flags = SA_RESTART; /* the file's writes go on; the loop checks the flag */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
 }
 
 static double now_seconds(void) {
@@ -292,6 +305,14 @@ int lsim_cli_run(int argc, char **argv) {
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
+  if (lsim_outfile_same(path, scene_path)) {
+    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
+            path);
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
+  }
 
   /* Stepper and recorder. */
   int exit_code = 0;
@@ -341,7 +362,7 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
   if (!exit_code && !event_driven) {
-    signal(SIGINT, on_interrupt);
+    catch_interrupts(1);
     if (print) {
       print_header(&model);
       print_row(&model, &state, NULL);
@@ -383,7 +404,13 @@ int lsim_cli_run(int argc, char **argv) {
         progress(done, model.steps, now_seconds() - t0);
     }
     if (show_progress) fputc('\n', stderr);
-    signal(SIGINT, SIG_DFL);
+    catch_interrupts(0);
+    if (interrupted && rec) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    }
   }
   const double elapsed = now_seconds() - t0;
 
@@ -412,9 +439,10 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 1;
     }
     if (interrupted) {
-      fprintf(stderr, "lcpsim: interrupted after %d of %d steps; %s holds them\n", done,
-              model.steps, path);
-      exit_code = 130;
+      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d steps; %s holds them "
+              "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
+              done, model.steps, path);
+      exit_code = interrupted == SIGTERM ? 143 : 130;
     }
     if (!quiet && event_driven)
       fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",
