@@ -592,6 +592,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
               "m/s^2");
   write_double(r, "/parameters/ground_normal_gravity", model->ground_normal_gravity, "m/s^2");
   write_double(r, "/parameters/contact_margin", model->contact_margin, "m");
+  write_double(r, "/parameters/max_correction_speed", model->max_correction_speed, "m/s");
   write_int(r, "/parameters/friction_directions", model->friction_directions);
   write_strings(r, "/parameters/solver_name",
                 solver_name && solver_name[0] ? solver_name : model->solver.name, 0, -1);
