@@ -19,6 +19,7 @@
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 #include "scene/scene.h"
 
 static double now_seconds(void) {
@@ -436,14 +437,24 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
 
   /* The output file, under a temporary name. */
-  char path[1024], partial[1100];
+  char path[1024], partial[LSIM_OUTFILE_PATH_MAX + 64];
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
   else default_output(inputs[0], path, sizeof path);
   /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
      their own, removed at the end (compare/mpi.h). */
   const int root = lsim_mpi_rank() == 0;
-  if (root) snprintf(partial, sizeof partial, "%s.partial", path);
+  /* Rank 0's file: under a partial name of its own, only a regular file replaced
+     (scene/outfile.h). */
+  LsimOutFile of;
+  memset(&of, 0, sizeof of);
+  if (root && lsim_outfile_begin(&of, path, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
+    exit_code = 2;
+    lsim_mpi_max_int(exit_code);
+    goto cleanup;
+  }
+  if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {-1, 0};
   o.file = lsim_h5_create(partial, err, sizeof err);
@@ -760,12 +771,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
   if (!root) unlink(partial);
-  if (!exit_code && root && rename(partial, path)) {
-    snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path,
-            strerror(errno));
+  if (!exit_code && root && lsim_outfile_commit(&of, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
     exit_code = 2;
+  } else if (exit_code) {
+    unlink(partial);
   }
-  if (exit_code) unlink(partial);
   if (!exit_code) {
     snprintf(res->title, sizeof res->title, "%s: %s mode, %d %s, reference %s, success = "
              "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, N,
