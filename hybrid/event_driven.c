@@ -389,7 +389,12 @@ static int resolve(Ed *ed, double t, double *x) {
            redundant support with zero force in Lemke's vertex solution stays). */
         lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
         const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
-        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && acc_n > 1e-9 * scale) continue;
+        /* A contact whose force root ended the segment lifts off with zero force: its
+           normal acceleration grows from 0 there (the force crossed zero smoothly), so
+           at the located point it is only round-off above zero. */
+        const int forced = ed->cand[i].fired;
+        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
+          continue;
         if (slide[j]) {
           newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
           continue;
@@ -404,6 +409,16 @@ static int resolve(Ed *ed, double t, double *x) {
           lsim_ed_slip_velocity(ed, &ed->set, list[j], acc, at);
           const double an = hypot(at[0], at[1]);
           if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
+        } else if (forced == R_CONE) {
+          /* Its cone root ended the segment: the friction it needs has reached mu f_n and
+             the slip acceleration is only round-off above zero; it slides against the
+             friction force (maximal dissipation), the directions' impulses summed. */
+          double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], ft[2] = {0.0, 0.0};
+          lsim_cone_weights(ct->ndir, cs, sn);
+          for (int d = 0; d < ct->ndir; ++d)
+            ft[0] += z[fv[j] + 1 + d] * cs[d], ft[1] += z[fv[j] + 1 + d] * sn[d];
+          const double fn = hypot(ft[0], ft[1]);
+          if (fn > 0.0) newmode[i] = SLIDE, news[2 * i] = -ft[0] / fn, news[2 * i + 1] = -ft[1] / fn;
         }
       }
     }
@@ -770,7 +785,12 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       rc = LSIM_BREAKDOWN;
       break;
     }
+    /* The contacts whose force or cone root fired: resolve's borderline cases. */
+    for (int k = 0; k < ed.nroots; ++k)
+      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
+        ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
     rc = resolve(&ed, t, x);
+    for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
     if (!rc && ed.events > ed.o.max_events) {
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;

@@ -30,6 +30,7 @@ typedef struct Cand {
   int mode;
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
+  int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
 } Cand;
 
 /* Impacts of one contact within the chatter window. */
