@@ -275,6 +275,44 @@ static void test_stick_to_slip(void **state) {
   run_free(&r);
 }
 
+/* Redundant sticking contacts under a growing load: a 2-D box (m = 1, half extents 0.5 x
+ * 0.1, mu = 0.5) resting on its two bottom corners, pushed at its centre by F = 10 t N.
+ * The corners' friction rows are the same row, shared by the least-norm split (F / 2 each)
+ * while the normal forces shift to the front corner, so the back corner's share reaches
+ * its cone first (F = 4.459 N: a "slip" event, nothing moves) and the front corner's when
+ * F = mu m g (t_s = 0.4905 s, within 1e-9 s): the box then slides, x' = 5 (t^2 - t_s^2) -
+ * mu g (t - t_s) (1e-9 m/s), without turning or lifting (1e-9). Before the cone roots
+ * were located on a smooth split this run stopped at the first one ("a discontinuous
+ * boundary function?"). */
+static void test_redundant_stick_to_slip(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"duration\": 1.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+      "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0.1],"
+      "   \"force\": {\"table\": [[0, 0, 0, 0], [2, 20, 0, 0]]},"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.1], \"mu\": 0.5}]}]}";
+  Run r;
+  run_ok(json, &r);
+  const double ts = 0.5 * G / 10.0;
+  int slips = 0;
+  double last = 0.0;
+  for (int i = 0; i < r.log.count; ++i) {
+    assert_true(r.log.events[i].kind == LSIM_EVENT_CONTACT || r.log.events[i].kind == LSIM_EVENT_SLIP);
+    if (r.log.events[i].kind == LSIM_EVENT_SLIP) ++slips, last = r.log.events[i].t;
+  }
+  assert_int_equal(slips, 2);
+  if (fabs(last - ts) > 1e-9) fail_msg("the box slips at %.15g s, closed form %.15g", last, ts);
+  for (int i = 0; i < r.s.n; ++i) {
+    const double t = r.s.t[i], *v = r.s.v + 6 * i;
+    const double want = t < ts ? 0.0 : 5.0 * (t * t - ts * ts) - 0.5 * G * (t - ts);
+    if (fabs(v[0] - want) > 1e-9) fail_msg("t = %g: x' = %.12g, closed form %.12g", t, v[0], want);
+    assert_true(fabs(v[1]) <= 1e-9 && fabs(v[2]) <= 1e-9 && fabs(r.s.q[7 * i + 1] - 0.1) <= 1e-9);
+  }
+  run_free(&r);
+}
+
 /* Tedrake's hollow ball (m = 2, r = 0.3, I = 2/3 m r^2), touching the ground at t = 0
  * moving at (1.5, -2, 4) without gravity, mu = 10, e = 0.5: the impact LCP gives the
  * appendix's post-impact velocities (0.42, 1, -1.4) to 1e-12, and the first sample (the
@@ -406,6 +444,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
       cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap), cmocka_unit_test(test_liftoff), cmocka_unit_test(test_stick_to_slip),
+      cmocka_unit_test(test_redundant_stick_to_slip),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),
   };
