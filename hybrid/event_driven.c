@@ -272,8 +272,11 @@ static int refresh_candidates(Ed *ed) {
   int n = 0;
   for (int c = 0; c < ed->set.count; ++c) {
     const LsimContact *ct = &ed->set.contacts[c];
-    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER) continue;
-    Cand cd = {.id = ct->id, .mode = FREE, .body = {ct->body[0], ct->body[1]}};
+    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER &&
+        ct->kind != LSIM_CONTACT_EQUALITY)
+      continue;
+    Cand cd = {.id = ct->id, .mode = ct->kind == LSIM_CONTACT_EQUALITY ? JOINT : FREE,
+               .body = {ct->body[0], ct->body[1]}};
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     fresh[n++] = cd;
@@ -311,6 +314,12 @@ static int resolve(Ed *ed, double t, double *x) {
   for (int i = 0; i < nc; ++i) {
     const int c = lsim_ed_find(&ed->set, ed->cand[i].id);
     const LsimContact *ct = &ed->set.contacts[c];
+    if (ed->cand[i].mode == JOINT) {
+      /* Joint rows take part in every impact as equalities (their velocities stay zero). */
+      list[k] = c, ci[k] = i, cone[k] = 0, slide[k] = 0, qadd[k] = 0.0;
+      ++k;
+      continue;
+    }
     if (ct->gap > ed->o.contact_tol) continue;
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
@@ -352,7 +361,7 @@ static int resolve(Ed *ed, double t, double *x) {
     const LsimContact *ct = &ed->set.contacts[c];
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
-    if (vn > ed->o.velocity_tol) continue; /* separating: free */
+    if (vn > ed->o.velocity_tol && ed->cand[ci[j]].mode != JOINT) continue; /* separating: free */
     double vt[2];
     lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
@@ -390,9 +399,14 @@ static int resolve(Ed *ed, double t, double *x) {
       for (int d = 0; d < nv; ++d) acc[d] += ed->a_free[d];
       /* Forces above a relative 1e-9 of the largest keep their contacts. */
       double fmax_ = 0.0;
-      for (int j = 0; j < kp; ++j) fmax_ = fmax(fmax_, z[fv[j]]);
+      for (int j = 0; j < kp; ++j)
+        if (ed->cand[ci[j]].mode != JOINT) fmax_ = fmax(fmax_, z[fv[j]]);
       for (int j = 0; j < kp; ++j) {
         const int i = ci[j];
+        if (ed->cand[i].mode == JOINT) {
+          newmode[i] = JOINT;
+          continue;
+        }
         /* Lifts off when its force is zero and its normal acceleration positive (a
            redundant support with zero force in Lemke's vertex solution stays). */
         lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
@@ -496,6 +510,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
         ed->root_cand[n] = i, ed->root_kind[n] = R_GAP, dir[n++] = LSIM_ODE_FALLING;
       continue;
     }
+    if (cd->mode == JOINT) continue; /* an equality: its force is free in sign, never ends */
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
@@ -656,10 +671,13 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
     snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
     return LSIM_INVALID_INPUT;
   }
-  if (m->njoints > 0) {
-    snprintf(err, errlen, "integrator \"event_driven\": joints are not supported (joint '%s')", m->joints[0].name);
-    return LSIM_INVALID_INPUT;
-  }
+  for (int i = 0; i < m->njoints; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (m->joints[i].end[k].body < 0 && m->joints[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
+        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (joint '%s')",
+                 m->joints[i].name);
+        return LSIM_INVALID_INPUT;
+      }
   for (int i = 0; i < m->nbodies; ++i)
     if (m->bodies[i].type == LSIM_BODY_KINEMATIC) {
       snprintf(err, errlen, "integrator \"event_driven\": kinematic bodies are not supported (body '%s')",

@@ -25,8 +25,12 @@
  * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
  * that it becomes persistent instead of bouncing forever; the event log says so.
  *
- * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts and tethers on
- * fixed anchors (no joints, kinematic bodies, moving anchors or 1-D scenes: those are
+ * Joints: their rows are persistent equalities from the start (forces free in sign, no
+ * roots, Baumgarte on their position errors) and enter every impact and acceleration LCP
+ * as equalities (each impulse the difference of two non-negative ones).
+ *
+ * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts, joints and
+ * tethers on fixed anchors (no kinematic bodies, moving anchors or 1-D scenes: those are
  * errors naming the feature). The curvature term (d/dt J) v of the persistent rows is
  * taken by a central difference of the rows along the motion (1e-6 s), and the rows
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
