@@ -34,6 +34,14 @@ def chart_spans(r, t0, t1):
     return out
 
 
+def unit_of(m, kind, name):
+    """The unit of a state or output from /model/state_units or output_units ("" when the
+    model gives none)."""
+    names = list(m.state_names if kind == "state" else m.output_names)
+    units = m.get("state_units" if kind == "state" else "output_units")
+    return str(units[names.index(name)]) if units is not None and name in names else ""
+
+
 def scene_name(r):
     """The scene's "name", if the file keeps the scene and it has one."""
     import json
@@ -60,9 +68,10 @@ def plot(r, path, states=None, outputs=None, t0=None, t1=None):
         for a, b, c in spans:
             ax.axvspan(a, b, color=COLORS[c % len(COLORS)], alpha=0.12, lw=0)
         ax.plot(r.time[keep], y[keep], color="k", lw=1, ls="-")
-        ax.set_ylabel(name, rotation=0, ha="right", va="center")
+        unit = unit_of(m, kind, name)
+        ax.set_ylabel(f"{name} [{unit}]" if unit else name, rotation=0, ha="right", va="center")
         ax.grid(alpha=0.3)
-        tidy(ax, "")
+        tidy(ax, unit)
     # The chart sequence, with a marker at every transition.
     ax = axes[-1]
     for a, b, c in spans:
