@@ -17,7 +17,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcpsim_load  # noqa: E402
-from lcpsim_plot import tidy  # noqa: E402  (round-off panels drawn flat, as lcpsim_plot's)
+# Round-off panels drawn flat, as lcpsim_plot's; its style settings are not taken along
+# (scripts importing this module keep theirs).
+with matplotlib.rc_context():
+    from lcpsim_plot import tidy  # noqa: E402
 
 COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
           "#8c8c8c", "#ccb974", "#64b5cd"]
