@@ -54,6 +54,7 @@ LsimEventOptions lsim_default_event_options(void) {
   LsimEventOptions o;
   memset(&o, 0, sizeof o);
   o.precision = 1e-10;
+  o.time_precision = 1e-10;
   o.rtol = 1e-10;
   o.atol = 1e-12;
   o.max_step = 1e-2;
@@ -793,6 +794,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   LsimOdeOptions oo = lsim_ode_default_options();
   oo.rtol = ed.o.rtol, oo.atol = ed.o.atol, oo.max_step = ed.o.max_step;
   oo.event_precision = ed.o.precision;
+  oo.event_time_precision = ed.o.time_precision;
   oo.record_period = ed.period;
   LsimOde *ode = NULL;
   rc = lsim_ode_create(&ode, ed.n, flow, &ed, &oo, err, errlen);

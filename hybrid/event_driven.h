@@ -65,6 +65,8 @@ const char *lsim_event_kind_name(int kind);
 
 typedef struct LsimEventOptions {
   double precision;      /* |g| at a located event (m for gaps), default 1e-10 */
+  double time_precision; /* s: the event's time bracketed this closely too, default 1e-10
+                            (slow approaches: 1e-10 m of gap alone is 1e-10 / v s) */
   double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
   double rtol, atol;     /* CVODE tolerances, default 1e-10 and 1e-12 */
   double max_step;       /* CVODE's largest step, s, default 1e-2 */
