@@ -99,9 +99,9 @@ static const char *ball_scene =
     "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0}]}]}";
 
 /* Ball dropped from H = 1 m, e = 0.8: impact k at t0 (1 + 2 e (1 - e^(k-1)) / (1 - e)),
- * t0 = sqrt(2 H / g), within 1e-9 s for the first 12 (measured: 1e-10 at the 12th: the
- * event precision 1e-10 m over speeds of meters per second, and CVODE's error at rtol
- * 1e-10 accumulating over the bounces); the samples before the first impact are the
+ * t0 = sqrt(2 H / g), within 1e-9 s for the first 12 (measured: 6.7e-10 at the 12th:
+ * CVODE's error at rtol 1e-10, 1e-11 m of a 0.1 m height, over approach speeds falling to
+ * 0.38 m/s, accumulating over the bounces); the samples before the first impact are the
  * parabola to 1e-9 m; the bounces end (the approach speed falls below the 0.01 m/s
  * threshold) with a contact event and the ball at rest on the ground (1e-9). */
 static void test_bouncing_ball(void **state) {
