@@ -12,7 +12,7 @@
 
 static void lsim_fuzz_check_dump(const LsimDumpedLcp *d) {
   const LsimLcp *l = &d->lcp;
-  if (l->n < 1 || !l->M || !l->q || d->nsolutions < 0) abort();
+  if (l->n < 0 || (l->n > 0 && (!l->M || !l->q)) || d->nsolutions < 0) abort();
   if (lsim_lcp_check_finite(l)) abort();
   for (int c = 0; c < l->ncones; ++c) {
     const LsimConeBlock *b = &l->cones[c];

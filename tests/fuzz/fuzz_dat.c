@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!err[0] || lcp.M || lcp.q) abort(); /* error: a message, nothing left allocated */
     return 0;
   }
-  if (lcp.n < 1 || !lcp.M || !lcp.q) abort();
+  if (lcp.n < 0 || (lcp.n > 0 && (!lcp.M || !lcp.q))) abort(); /* n = 0 is allowed */
   for (size_t i = 0; i < (size_t)lcp.n * (size_t)lcp.n; ++i)
     if (!isfinite(lcp.M[i])) abort();
   for (int i = 0; i < lcp.n; ++i)
