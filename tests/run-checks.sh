@@ -46,7 +46,8 @@ for suite in "$@"; do
             regs=tests/fuzz/regressions/$name
             [ -d "$regs" ] || regs=
             # shellcheck disable=SC2086
-            if "$t" -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -timeout=10 -rss_limit_mb=2048 \
+            if LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0" \
+               "$t" -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -timeout=10 -rss_limit_mb=2048 \
                  -artifact_prefix="$scratch/" "$scratch" "tests/fuzz/corpus/$name" $regs \
                  > "$scratch.log" 2>&1; then
               passed=$((passed + 1))

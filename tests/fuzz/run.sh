@@ -17,6 +17,7 @@ for bin in "$@"; do
   [ -d "$regs" ] || regs=
   log=build/fuzz/$name.log
   echo "== fuzz $name: $secs s"
+  export LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0"
   "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$found/" "$work" "$seeds" $regs > "$log" 2>&1
   rc=$?
