@@ -60,7 +60,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     }
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
-  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solve --list\" may list more)", name);
+  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
