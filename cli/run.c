@@ -331,6 +331,8 @@ int lsim_cli_run(int argc, char **argv) {
     eo.precision = model.event_precision;
     eo.chatter_events = model.event_chatter_events;
     eo.chatter_window = model.event_chatter_window;
+    eo.rtol = model.event_rtol;
+    eo.atol = model.event_atol;
     if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);

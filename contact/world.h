@@ -202,6 +202,7 @@ typedef struct LsimModel {
   int event_chatter_events;     /* event-driven: impacts within the window that make a
                                    contact inelastic, default 20 */
   double event_chatter_window;  /* s, default 0.1 */
+  double event_rtol, event_atol;  /* event-driven: CVODE tolerances, default 1e-12, 1e-14 */
   int assemble;            /* the initial state was projected onto the joints
                               (contact/assembly.h) */
 } LsimModel;

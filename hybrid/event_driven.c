@@ -55,8 +55,8 @@ LsimEventOptions lsim_default_event_options(void) {
   memset(&o, 0, sizeof o);
   o.precision = 1e-10;
   o.time_precision = 1e-10;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
   o.max_step = 1e-2;
   o.contact_tol = 1e-8;
   o.velocity_tol = 1e-7;

@@ -68,7 +68,7 @@ typedef struct LsimEventOptions {
   double time_precision; /* s: the event's time bracketed this closely too, default 1e-10
                             (slow approaches: 1e-10 m of gap alone is 1e-10 / v s) */
   double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
-  double rtol, atol;     /* CVODE tolerances, default 1e-10 and 1e-12 */
+  double rtol, atol;     /* CVODE tolerances, default 1e-12 and 1e-14 */
   double max_step;       /* CVODE's largest step, s, default 1e-2 */
   double contact_tol;    /* m: a contact whose gap is at most this is closed, default 1e-8 */
   double velocity_tol;   /* m/s: a closed contact approaching faster impacts, default 1e-7 */

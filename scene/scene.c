@@ -129,11 +129,13 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
-  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", NULL};
+  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision) < 0 ||
       lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
-      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0)
+      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)
     return LSIM_INVALID_INPUT;
   return 0;
 }
