@@ -206,7 +206,7 @@ int lsim_cli_compare(int argc, char **argv) {
   }
   if (!ninputs || !list) {
     if (ninputs && !list) fprintf(stderr, "lcpsim compare: --solvers LIST is required\n");
-    else compare_usage(stderr);
+    else fprintf(stderr, "lcpsim compare: no SCENE.json or problem files given (see lcpsim compare --help)\n");
     return 2;
   }
   int independent = 0;

@@ -188,7 +188,7 @@ int lsim_cli_view(int argc, char **argv) {
     }
   }
   if (!path) {
-    view_usage(stderr);
+    fprintf(stderr, "lcpsim view: no FILE.h5 given (see lcpsim view --help)\n");
     return 2;
   }
 

@@ -60,7 +60,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     }
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
-  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solve --list\" may list more)", name);
+  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -141,7 +141,10 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
 /* "assemble": project the initial state onto the joints (contact/assembly.h: tolerance
  * 1e-12 m, at most 100 iterations); every joint's initial error is kept either way. */
 static int parse_assemble(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimState *st) {
-  for (int j = 0; j < m->njoints; ++j) m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
+  for (int j = 0; j < m->njoints; ++j) {
+    m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
+    m->joints[j].initial_velocity_error = lsim_joint_velocity_error(m, st, j);
+  }
   if (lsim_parse_get_bool(c, root, "", "assemble", &m->assemble) < 0) return LSIM_INVALID_INPUT;
   if (!m->assemble) return 0;
   char msg[200];
