@@ -5,6 +5,8 @@ function r = lcpsim_load(path)
 %
 % The struct mirrors the file: r.time, r.q, r.v, r.energy.kinetic, r.contacts.gap,
 % r.solver.residual, r.parameters.time_step, r.bodies.name, r.scene_text, r.summary...
+% The PATH.<pid>.partial a killed run leaves loads too: r.summary is then made from its
+% rows, with r.summary.run_end 'unfinished'.
 % with the same orientation as Python's loader (h5py): rows are steps (or contacts),
 % columns are coordinates:
 %   r.time [N+1 x 1], r.q [N+1 x nq], r.v [N+1 x nv]   row k+1 = state after step k
