@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "contact/constraints.h"
+#include "contact/guard.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "hybrid/scene.h"
@@ -44,8 +45,10 @@ static void run_usage(FILE *f) {
           "                     lcpsim export read them)\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
-          "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
-          "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
+          "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
+          "the run stopped (a non-finite or runaway state: the scene's \"limits\"; the file\n"
+          "keeps the steps before it), 2 bad input, 130 interrupted (the steps done are kept\n"
+          "in the file).\n");
 }
 
 static volatile sig_atomic_t interrupted = 0;
@@ -318,6 +321,8 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
+  int stopped = 0; /* the run ended itself early (a diverging state, a failure under stop) */
+  char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
   const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
@@ -357,10 +362,19 @@ int lsim_cli_run(int argc, char **argv) {
         ++failures;
         worst_status = status;
       }
+      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
+      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
+         here, before the step is recorded. */
+      LsimStateFault fault;
+      if (lsim_state_check(&model, &state, cs, &fault)) {
+        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
-      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
       if (lsim_record_step(rec, &model, &state, cs, &st) ||
           (dump && lsim_lcpdump_step(dump, k + 1, stepper))) {
         fprintf(stderr, "lcpsim: %s: writing step %d failed\n", path, k + 1);
@@ -399,6 +413,11 @@ int lsim_cli_run(int argc, char **argv) {
               "see /solver/status in %s\n",
               lsim_solver_name(lsim_stepper_solver(stepper)), failures, done, first_failure,
               lsim_status_name(worst_status), path);
+      exit_code = 1;
+    }
+    if (stopped) {
+      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every step before it (%d)\n",
+              scene_path, stop_reason, path, done);
       exit_code = 1;
     }
     if (interrupted) {

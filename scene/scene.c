@@ -16,6 +16,7 @@
 
 #include "contact/assembly.h"
 #include "contact/constraints.h"
+#include "contact/guard.h"
 #include "lcp/lcp.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
@@ -61,6 +62,31 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
   return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solve --list\" may list more)", name);
+}
+
+/* "limits": the divergence guard's bounds (contact/guard.h), each > 0. */
+static int parse_limits(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  int rc;
+  const json_t *l = lsim_parse_get_object(c, root, "", "limits", &rc);
+  if (!l) return rc;
+  static const char *const keys[] = {"max_position", "max_speed", "max_angular_speed", NULL};
+  if (lsim_parse_check_keys(c, l, "limits", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_ranged(c, l, "limits", "max_position", GT0, &m->limits.max_position) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_speed", GT0, &m->limits.max_speed) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_angular_speed", GT0,
+                            &m->limits.max_angular_speed) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+/* The initial state within the limits (a run would stop at its first step otherwise). */
+static int check_initial_limits(LsimParseCtx *c, const LsimModel *m, const LsimState *st) {
+  LsimStateFault f;
+  if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
+  char path[64];
+  snprintf(path, sizeof path, "limits.%s", f.limit_key);
+  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g, beyond this limit, %g",
+                         m->bodies[f.body].name, f.quantity, f.value, f.limit);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -235,12 +261,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
                                      "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", "assemble", NULL};
+                                     "event_driven", "assemble", "limits", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", "assemble", NULL};
+                                        "event_driven", "assemble", "limits", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -276,6 +302,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   }
 
   if (parse_solver(c, root, &m->solver) < 0) return LSIM_INVALID_INPUT;
+  if (parse_limits(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   /* Contact detection. */
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
@@ -373,7 +400,8 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
     syntax_error(&c, &je);
     return LSIM_INVALID_INPUT;
   }
-  const int rc = parse_scene(&c, root, model, state, out);
+  int rc = parse_scene(&c, root, model, state, out);
+  if (rc == 0) rc = check_initial_limits(&c, model, state);
   json_decref(root);
   if (rc < 0) {
     if (rc == LSIM_OUT_OF_MEMORY) {
