@@ -24,7 +24,8 @@ static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
-          "                    [--threads T] [--print] [--quiet] [--dump-lcp]\n"
+          "                    [--threads T] [--on-failure P] [--print] [--quiet]\n"
+          "                    [--dump-lcp]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -38,6 +39,11 @@ static void run_usage(FILE *f) {
           "  --omega W          override the PGS relaxation, in (0, 2)\n"
           "  --threads T        override the PGS sweep team size, 1 .. 64 (results depend on\n"
           "                     T, never on the machine or the run; docs/solvers.md)\n"
+          "  --on-failure P     what a step whose solve failed leads to (override the scene's\n"
+          "                     solver.on_failure): fallback (default: the chain of\n"
+          "                     docs/solvers.md, \"Failure policy\", keeps the best result),\n"
+          "                     stop (end the run after that step), continue (integrate the\n"
+          "                     failed result); every step records its solver and residual\n"
           "  --print            print a table per step: every coordinate of q and v of each\n"
           "                     moving body, and the contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
@@ -154,7 +160,7 @@ int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
-  int max_iter_override = -1, threads_override = -1;
+  int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -195,6 +201,16 @@ int lsim_cli_run(int argc, char **argv) {
         }
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
         fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
+        return 2;
+      }
+    } else if (!strcmp(a, "--on-failure")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (lsim_on_failure_parse(v, &on_failure_override)) {
+        fprintf(stderr, "lcpsim: --on-failure: need fallback, stop or continue, got '%s'\n", v);
         return 2;
       }
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
@@ -239,7 +255,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
-        max_iter_override >= 0 || threads_override > 0 || dump_lcp)
+        max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 || dump_lcp)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -274,6 +290,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;
   if (omega_override > 0.0) model.solver.omega = omega_override;
   if (threads_override > 0) model.solver.threads = threads_override;
+  if (on_failure_override >= 0) model.solver.on_failure = on_failure_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     model.steps = (int)llround(k);
@@ -321,7 +338,9 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
-  int stopped = 0; /* the run ended itself early (a diverging state, a failure under stop) */
+  int stopped = 0; /* the run ended itself early: 1 a diverging state (the step is not
+                      recorded), 2 a failure under on_failure "stop" (it is) */
+  int recovered = 0; /* steps whose failed solve the fallback chain recovered */
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
@@ -357,11 +376,13 @@ int lsim_cli_run(int argc, char **argv) {
       /* With tol 0 an iterative solver runs a fixed budget: spending it is its normal
          end (the status still says max_iterations), not a failure. */
       const int budget_spent = status == LSIM_MAX_ITERATIONS && model.solver.tol == 0.0;
-      if (status != LSIM_SOLVED && !budget_spent) {
+      const int failed = status != LSIM_SOLVED && !budget_spent;
+      if (failed) {
         if (!failures) first_failure = k + 1;
         ++failures;
         worst_status = status;
       }
+      recovered += st.first_status < 0 && st.status >= 0;
       const LsimContactSet *cs = lsim_stepper_contacts(stepper);
       /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
          here, before the step is recorded. */
@@ -383,6 +404,16 @@ int lsim_cli_run(int argc, char **argv) {
       }
       done = k + 1;
       if (print) print_row(&model, &state, cs);
+      /* Failure policy "stop": the failed step is recorded, the run ends after it. */
+      if (failed && model.solver.on_failure == LSIM_ON_FAILURE_STOP) {
+        snprintf(stop_reason, sizeof stop_reason,
+                 "step %d: solver %s failed (%s, relative residual %.3g) under on_failure "
+                 "\"stop\"", k + 1, lsim_solver_name(lsim_stepper_solver(stepper)),
+                 lsim_status_name(status), st.relative_residual);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 2;
+        break;
+      }
       if (show_progress && (done % 50 == 0 || done == model.steps))
         progress(done, model.steps, now_seconds() - t0);
     }
@@ -407,7 +438,7 @@ int lsim_cli_run(int argc, char **argv) {
       fprintf(stderr, "lcpsim: the event-driven run stopped after %d samples; %s holds them\n",
               done, path);
       exit_code = 1;
-    } else if (failures) {
+    } else if (failures && stopped != 2) {
       fprintf(stderr,
               "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
               "see /solver/status in %s\n",
@@ -415,8 +446,12 @@ int lsim_cli_run(int argc, char **argv) {
               lsim_status_name(worst_status), path);
       exit_code = 1;
     }
-    if (stopped) {
+    if (stopped == 1) {
       fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every step before it (%d)\n",
+              scene_path, stop_reason, path, done);
+      exit_code = 1;
+    } else if (stopped == 2) {
+      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps the %d steps up to it\n",
               scene_path, stop_reason, path, done);
       exit_code = 1;
     }
@@ -431,9 +466,10 @@ int lsim_cli_run(int argc, char **argv) {
     else if (!quiet)
       fprintf(stdout,
               "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
-              "%d solver failures, %.3f s (solver %.3f s) -> %s\n",
+              "%d solver failures (%d more recovered by the fallback), %.3f s (solver %.3f s) "
+              "-> %s\n",
               scene_path, done, model.time_step, lsim_solver_name(lsim_stepper_solver(stepper)),
-              total_contacts, max_residual, failures, elapsed, solver_time, path);
+              total_contacts, max_residual, failures, recovered, elapsed, solver_time, path);
   }
   lsim_stepper_free(stepper);
   free(text);

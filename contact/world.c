@@ -32,6 +32,21 @@ LsimModel lsim_default_model(void) {
   return m;
 }
 
+static const char *const on_failure_names[] = {"fallback", "stop", "continue"};
+
+int lsim_on_failure_parse(const char *word, int *policy) {
+  for (int k = 0; k < 3; ++k)
+    if (word && !strcmp(word, on_failure_names[k])) {
+      *policy = k;
+      return 0;
+    }
+  return -1;
+}
+
+const char *lsim_on_failure_name(int policy) {
+  return policy >= 0 && policy < 3 ? on_failure_names[policy] : "?";
+}
+
 double lsim_pair_restitution(const LsimModel *model, int a, int b) {
   for (int i = 0; i < model->nrestitution_pairs; ++i) {
     const LsimRestitutionPair *p = &model->restitution_pairs[i];

@@ -163,6 +163,11 @@ typedef struct LsimSolverSettings {
  * that step; continue integrates the failed result and records it. */
 enum { LSIM_ON_FAILURE_FALLBACK = 0, LSIM_ON_FAILURE_STOP = 1, LSIM_ON_FAILURE_CONTINUE = 2 };
 
+/* "fallback", "stop", "continue" to LSIM_ON_FAILURE_* in *policy: 0, or -1 for another
+ * word (*policy unchanged). lsim_on_failure_name is the inverse ("?" out of range). */
+int lsim_on_failure_parse(const char *word, int *policy);
+const char *lsim_on_failure_name(int policy);
+
 /* Bounds on the state a run may reach (contact/guard.h): beyond one, or with a
  * non-finite value anywhere, the run stops at that step. */
 typedef struct LsimLimits {

@@ -31,7 +31,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     name = json_string_value(v);
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
-                                       NULL};
+                                       "on_failure", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -48,6 +48,12 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (lsim_parse_get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "threads", 1, LSIM_PGS_MAX_THREADS, &s->threads) < 0)
       return LSIM_INVALID_INPUT;
+    char policy[16] = "";
+    if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)
+      return LSIM_INVALID_INPUT;
+    if (policy[0] && lsim_on_failure_parse(policy, &s->on_failure))
+      return lsim_parse_fail(c, "solver.on_failure", 0,
+                             "must be \"fallback\", \"stop\" or \"continue\", got \"%s\"", policy);
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
