@@ -338,8 +338,8 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
-  int stopped = 0; /* the run ended itself early: 1 a diverging state (the step is not
-                      recorded), 2 a failure under on_failure "stop" (it is) */
+  int stopped = 0; /* the run ended itself early (a diverging state, a failure under
+                      on_failure "stop"): that step is not recorded */
   int recovered = 0; /* steps whose failed solve the fallback chain recovered */
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
@@ -377,6 +377,17 @@ int lsim_cli_run(int argc, char **argv) {
          end (the status still says max_iterations), not a failure. */
       const int budget_spent = status == LSIM_MAX_ITERATIONS && model.solver.tol == 0.0;
       const int failed = status != LSIM_SOLVED && !budget_spent;
+      /* Failure policy "stop": the run ends at the failed step, which is not recorded (its
+         state was integrated from the failed result). */
+      if (failed && model.solver.on_failure == LSIM_ON_FAILURE_STOP) {
+        snprintf(stop_reason, sizeof stop_reason,
+                 "step %d: solver %s failed (%s, relative residual %.3g) under on_failure "
+                 "\"stop\"", k + 1, lsim_solver_name(lsim_stepper_solver(stepper)),
+                 lsim_status_name(status), st.relative_residual);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
       if (failed) {
         if (!failures) first_failure = k + 1;
         ++failures;
@@ -404,16 +415,7 @@ int lsim_cli_run(int argc, char **argv) {
       }
       done = k + 1;
       if (print) print_row(&model, &state, cs);
-      /* Failure policy "stop": the failed step is recorded, the run ends after it. */
-      if (failed && model.solver.on_failure == LSIM_ON_FAILURE_STOP) {
-        snprintf(stop_reason, sizeof stop_reason,
-                 "step %d: solver %s failed (%s, relative residual %.3g) under on_failure "
-                 "\"stop\"", k + 1, lsim_solver_name(lsim_stepper_solver(stepper)),
-                 lsim_status_name(status), st.relative_residual);
-        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
-        stopped = 2;
-        break;
-      }
+
       if (show_progress && (done % 50 == 0 || done == model.steps))
         progress(done, model.steps, now_seconds() - t0);
     }
@@ -438,7 +440,7 @@ int lsim_cli_run(int argc, char **argv) {
       fprintf(stderr, "lcpsim: the event-driven run stopped after %d samples; %s holds them\n",
               done, path);
       exit_code = 1;
-    } else if (failures && stopped != 2) {
+    } else if (failures) {
       fprintf(stderr,
               "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
               "see /solver/status in %s\n",
@@ -446,12 +448,8 @@ int lsim_cli_run(int argc, char **argv) {
               lsim_status_name(worst_status), path);
       exit_code = 1;
     }
-    if (stopped == 1) {
+    if (stopped) {
       fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every step before it (%d)\n",
-              scene_path, stop_reason, path, done);
-      exit_code = 1;
-    } else if (stopped == 2) {
-      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps the %d steps up to it\n",
               scene_path, stop_reason, path, done);
       exit_code = 1;
     }
