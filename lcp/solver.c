@@ -65,7 +65,8 @@ struct LsimSolver {
   LsimLemke *fb_lemke;
   LsimPgs *fb_pgs;
   int fb_cap;             /* n the buffers below hold */
-  double *fb_start;       /* [fb_cap] the point the solve started from */
+  double *fb_start;       /* [fb_start_cap] the point the solve started from */
+  int fb_start_cap;
   double *fb_best;        /* [fb_cap] the best candidate so far */
   double *fb_try;         /* [fb_cap] a candidate */
   double *fb_scale;       /* [fb_cap] D of the rescaled problem */
@@ -323,13 +324,22 @@ static int chain_applies(const LsimSolver *s, int status, int n) {
          status != LSIM_UNAVAILABLE;
 }
 
-/* The chain's buffers for n variables, and its solvers. 0 or LSIM_OUT_OF_MEMORY. */
+/* The start point's buffer for n variables: every solve keeps its start (no allocation
+ * once the largest n has been seen). 0 or LSIM_OUT_OF_MEMORY. */
+static int reserve_start(LsimSolver *s, int n) {
+  int cap = s->fb_start_cap;
+  if (lsim_grow((void **)&s->fb_start, &cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  s->fb_start_cap = cap;
+  return 0;
+}
+
+/* The chain's other buffers for n variables (the rescaled M among them) and its solvers,
+ * made when a chain first runs. 0 or LSIM_OUT_OF_MEMORY. */
 static int reserve_chain(LsimSolver *s, int n) {
   if (!s->fb_lemke && !(s->fb_lemke = lsim_lemke_create())) return LSIM_OUT_OF_MEMORY;
   if (!s->fb_pgs && !(s->fb_pgs = lsim_pgs_create())) return LSIM_OUT_OF_MEMORY;
   if (n <= s->fb_cap) return 0;
-  double **v[] = {&s->fb_start, &s->fb_best, &s->fb_try, &s->fb_scale, &s->fb_w,
-                  &s->fb_scaled.q};
+  double **v[] = {&s->fb_best, &s->fb_try, &s->fb_scale, &s->fb_w, &s->fb_scaled.q};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
     double *p = realloc(*v[k], (size_t)n * sizeof(double));
     if (!p) return LSIM_OUT_OF_MEMORY;
@@ -348,7 +358,7 @@ static int reserve_chain(LsimSolver *s, int n) {
 /* Keeps the start point of a solve of n variables (warm: z, else zeros) for the chain,
  * when the chain may run; else does nothing. */
 static void chain_keep_start(LsimSolver *s, int n, const double *z) {
-  if (!s->options.fallback || n < 1 || n > LSIM_FALLBACK_MAX_N || reserve_chain(s, n)) return;
+  if (!s->options.fallback || n < 1 || n > LSIM_FALLBACK_MAX_N || reserve_start(s, n)) return;
   for (int i = 0; i < n; ++i) s->fb_start[i] = s->options.warm_start && isfinite(z[i]) ? z[i] : 0.0;
 }
 
@@ -375,12 +385,12 @@ static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double
 static int run_chain(LsimSolver *s, const LsimLcp *lcp, double *z, int status,
                      LsimSolveStats *st) {
   const int n = lcp->n;
-  if (reserve_chain(s, n)) return status;
+  if (s->fb_start_cap < n || reserve_chain(s, n)) return status;
   const double ftol = s->options.tol * lsim_lcp_scale(lcp);
   const size_t bytes = (size_t)n * sizeof(double);
   /* The chosen solver's result, then the start point (ties keep the former). */
   double best = chain_residual(s, lcp, z);
-  int source = LSIM_SOURCE_SOLVER;
+  int source = st->source; /* the solver's, or its start when Lemke rejected its result */
   memcpy(s->fb_best, z, bytes);
   memcpy(s->fb_try, s->fb_start, bytes);
   chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
@@ -432,7 +442,7 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
   chain_keep_start(s, lcp->n, z);
   const int status = run_solver(s, lcp, z, st);
   st->first_status = status;
-  st->source = LSIM_SOURCE_SOLVER;
+  st->source = st->rejected ? LSIM_SOURCE_START : LSIM_SOURCE_SOLVER;
   return chain_applies(s, status, lcp->n) ? run_chain(s, lcp, z, status, st) : status;
 }
 

@@ -78,7 +78,8 @@ typedef enum LsimSolutionSource {
   LSIM_SOURCE_LEMKE = 1,        /* fallback 1 */
   LSIM_SOURCE_LEMKE_SCALED = 2, /* fallback 2 */
   LSIM_SOURCE_PGS = 3,          /* fallback 3 */
-  LSIM_SOURCE_START = 4,        /* nothing beat the starting point */
+  LSIM_SOURCE_START = 4,        /* the starting point: nothing beat it, or Lemke rejected its
+                                   own result (stats.rejected) and returned it */
   LSIM_SOURCE_COUNT = 5
 } LsimSolutionSource;
 
