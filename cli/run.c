@@ -39,10 +39,10 @@ static void run_usage(FILE *f) {
           "  --omega W          override the PGS relaxation, in (0, 2)\n"
           "  --threads T        override the PGS sweep team size, 1 .. 64 (results depend on\n"
           "                     T, never on the machine or the run; docs/solvers.md)\n"
-          "  --on-failure P     what a step whose solve failed leads to (override the scene's\n"
-          "                     solver.on_failure): fallback (default: the chain of\n"
-          "                     docs/solvers.md, \"Failure policy\", keeps the best result),\n"
-          "                     stop (end the run after that step), continue (integrate the\n"
+          "  --on-failure P     what a failed solve leads to (overrides solver.on_failure):\n"
+          "                     fallback (default: the chain of docs/solvers.md, \"Failure\n"
+          "                     policy\", keeps the best result), stop (end the run there,\n"
+          "                     keeping the steps before it), continue (integrate the\n"
           "                     failed result); every step records its solver and residual\n"
           "  --print            print a table per step: every coordinate of q and v of each\n"
           "                     moving body, and the contact impulses\n"
@@ -52,9 +52,9 @@ static void run_usage(FILE *f) {
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
-          "the run stopped (a non-finite or runaway state: the scene's \"limits\"; the file\n"
-          "keeps the steps before it), 2 bad input, 130 interrupted (the steps done are kept\n"
-          "in the file).\n");
+          "the run stopped (a non-finite or runaway state, the scene's \"limits\", or a\n"
+          "failure under --on-failure stop; the file keeps the steps before it), 2 bad\n"
+          "input, 130 interrupted (the steps done are kept in the file).\n");
 }
 
 static volatile sig_atomic_t interrupted = 0;
