@@ -86,13 +86,23 @@ static int parse_limits(LsimParseCtx *c, const json_t *root, LsimModel *m) {
 }
 
 /* The initial state within the limits (a run would stop at its first step otherwise). */
-static int check_initial_limits(LsimParseCtx *c, const LsimModel *m, const LsimState *st) {
+static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimModel *m,
+                                const LsimState *st) {
   LsimStateFault f;
   if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
-  char path[64];
-  snprintf(path, sizeof path, "limits.%s", f.limit_key);
-  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g, beyond this limit, %g",
-                         m->bodies[f.body].name, f.quantity, f.value, f.limit);
+  const char *unit = !strcmp(f.limit_key, "max_position") ? "m"
+                     : !strcmp(f.limit_key, "max_speed") ? "m/s" : "rad/s";
+  const json_t *l = json_object_get(root, "limits");
+  if (l && json_object_get(l, f.limit_key)) {
+    char path[64];
+    snprintf(path, sizeof path, "limits.%s", f.limit_key);
+    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
+                           m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
+  }
+  return lsim_parse_fail(c, "bodies", 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+                         "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
+                         m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
+                         unit, f.limit_key);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -407,7 +417,7 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
     return LSIM_INVALID_INPUT;
   }
   int rc = parse_scene(&c, root, model, state, out);
-  if (rc == 0) rc = check_initial_limits(&c, model, state);
+  if (rc == 0) rc = check_initial_limits(&c, root, model, state);
   json_decref(root);
   if (rc < 0) {
     if (rc == LSIM_OUT_OF_MEMORY) {

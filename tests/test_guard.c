@@ -163,7 +163,11 @@ static void test_scene_limits(void **state) {
        "limits", "must be an object"},
       {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1, \"limits\": {\"max_position\": 10},"
        " \"bodies\": [{\"name\": \"far\", \"position\": -20}]}",
-       "limits.max_position", "body 'far' starts with |position| = 20"},
+       "limits.max_position", "body 'far' starts with |position| = 20 m, beyond this limit, 10 m"},
+      {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1,"
+       " \"bodies\": [{\"name\": \"fast\", \"velocity\": 2e4}]}",
+       "bodies", "body 'fast' starts with |velocity| = 2e+04 m/s, beyond the default "
+       "limits.max_speed, 10000 m/s"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     LsimModel m;
