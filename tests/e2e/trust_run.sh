@@ -46,6 +46,11 @@ cat > "$out/feather.json" <<'EOF'
  "bodies": [{"name": "feather", "mass": 1e-10, "force": [1e300, 0, 0],
              "shapes": [{"type": "sphere", "radius": 0.1}]}]}
 EOF
+# The event-driven bouncing ball falls from rest at g = 9.81 m/s^2, sampled every 1 ms:
+# with limits.max_speed 3 m/s the first sample beyond is k = 306 (9.81 k 1e-3 > 3).
+$PY -c "import json; d = json.load(open('data/bouncing_ball_events.json')); d['limits'] = {'max_speed': 3}
+json.dump(d, open('$out/events.json', 'w'))"
+run events "$out/events.json" -o "$out/events.h5" --quiet
 run force "$out/force.json" -o "$out/force.h5" --quiet
 run slide "$out/slide.json" -o "$out/slide.h5" --quiet
 run feather "$out/feather.json" -o "$out/feather.h5" --quiet
@@ -149,6 +154,12 @@ check(abs(g["v"][1, 0] - 1e4) < 1e-6, "force: step 1 kept at exactly v = h F / m
 g = stopped("slide", 51, "ball", "|position| = 0.51 m, beyond limits.max_position = 0.505 m", 50)
 check(abs(g["q"][-1, 0] - 0.5) < 1e-12, "slide: the last row kept is x = 0.5 m (step 50)")
 stopped("feather", 1, "feather", "position x is inf (not finite)", 0)
+g = h5("events")
+check(rc("events") == 1 and "step 306: body 'ball': |velocity| = 3.002 m/s, beyond limits.max_speed = 3 m/s"
+      in err("events") and s(g["summary/run_end"][()]) == "stopped"
+      and g["summary/steps_done"][()] == 305 and all_finite(g)
+      and abs(np.abs(g["v"][-1]).max() - 9.81 * 0.305) < 1e-9,
+      "event-driven: stopped at sample 306, the 305 before it kept (v = g t = 2.99205 m/s)")
 
 # Bad input.
 check(rc("badopt") == 2 and "--on-failure: need fallback, stop or continue, got 'retry'" in err("badopt")
