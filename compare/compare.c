@@ -191,6 +191,8 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.omega = sp->opt.omega;
   m.solver.threads = sp->opt.threads;
   if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+  /* A comparison measures each solver alone: no fallback chain behind it. */
+  m.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;
   return m;
 }
 

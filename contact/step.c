@@ -44,6 +44,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.warm_start = model->solver.warm_start;
   o.threads = model->solver.threads;
   o.islands = model->solver.islands;
+  o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);
   if (rc) {
@@ -526,9 +527,12 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
                                           m->solver.warm_start, s->z, &ss, s->last_error,
                                           sizeof s->last_error)
                   : LSIM_OUT_OF_MEMORY;
+      ss.first_status = status;
     } else {
       status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
     }
+    stats->first_status = ss.first_status;
+    stats->source = ss.source;
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;
     stats->residual = ss.residual.natural;

@@ -40,6 +40,9 @@ typedef struct LsimStepStats {
   double relative_residual;
   double wall_time;     /* solver call, s */
   double siconos_error;
+  int first_status;     /* the chosen solver's own status (status differs when the
+                           fallback chain recovered the step: lcp/solver.h, FALLBACK) */
+  int source;           /* LsimSolutionSource: what produced the impulses integrated */
 } LsimStepStats;
 
 typedef struct LsimStepper LsimStepper;

@@ -32,7 +32,23 @@ LsimModel lsim_default_model(void) {
   m.event_chatter_window = 0.1;
   m.event_rtol = 1e-12;
   m.event_atol = 1e-14;
+  m.limits = (LsimLimits){.max_position = 1e6, .max_speed = 1e4, .max_angular_speed = 1e6};
   return m;
+}
+
+static const char *const on_failure_names[] = {"fallback", "stop", "continue"};
+
+int lsim_on_failure_parse(const char *word, int *policy) {
+  for (int k = 0; k < 3; ++k)
+    if (word && !strcmp(word, on_failure_names[k])) {
+      *policy = k;
+      return 0;
+    }
+  return -1;
+}
+
+const char *lsim_on_failure_name(int policy) {
+  return policy >= 0 && policy < 3 ? on_failure_names[policy] : "?";
 }
 
 double lsim_pair_restitution(const LsimModel *model, int a, int b) {

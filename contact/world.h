@@ -162,7 +162,26 @@ typedef struct LsimSolverSettings {
   int warm_start;     /* warm start each step from the previous step's impulses */
   int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
   int islands;        /* lemke, newton: solve separate body groups one by one (default 1) */
+  int on_failure;     /* LSIM_ON_FAILURE_*: what a step whose solve failed leads to */
 } LsimSolverSettings;
+
+/* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries
+ * the documented chain of other solvers and keeps the best result; stop ends the run at
+ * that step; continue integrates the failed result and records it. */
+enum { LSIM_ON_FAILURE_FALLBACK = 0, LSIM_ON_FAILURE_STOP = 1, LSIM_ON_FAILURE_CONTINUE = 2 };
+
+/* "fallback", "stop", "continue" to LSIM_ON_FAILURE_* in *policy: 0, or -1 for another
+ * word (*policy unchanged). lsim_on_failure_name is the inverse ("?" out of range). */
+int lsim_on_failure_parse(const char *word, int *policy);
+const char *lsim_on_failure_name(int policy);
+
+/* Bounds on the state a run may reach (contact/guard.h): beyond one, or with a
+ * non-finite value anywhere, the run stops at that step. */
+typedef struct LsimLimits {
+  double max_position;      /* m: |body origin| (default 1e6) */
+  double max_speed;         /* m/s: |linear velocity| (default 1e4) */
+  double max_angular_speed; /* rad/s: |angular velocity|, 2-D and 3-D (default 1e6) */
+} LsimLimits;
 
 /* A coefficient of restitution for one pair of bodies, overriding the pair rule. */
 typedef struct LsimRestitutionPair {
@@ -217,6 +236,7 @@ typedef struct LsimModel {
   double event_rtol, event_atol;  /* event-driven: CVODE tolerances, default 1e-12, 1e-14 */
   int assemble;            /* the initial state was projected onto the joints
                               (contact/assembly.h) */
+  LsimLimits limits;       /* the divergence guard's bounds (contact/guard.h) */
 } LsimModel;
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };

@@ -7,12 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/guard.h"
 #include "lcp/lcp.h"
 
 typedef struct RecordJob {
   LsimRecord *rec;
   int samples;
   int failed;
+  int diverged;        /* the divergence guard stopped the run: why in msg */
+  char msg[320];
 } RecordJob;
 
 static int record_sample(const LsimModel *m, const LsimState *st, const LsimContactSet *contacts,
@@ -22,6 +25,13 @@ static int record_sample(const LsimModel *m, const LsimState *st, const LsimCont
   memset(&stats, 0, sizeof stats);
   stats.status = LSIM_SOLVED;
   stats.ncontacts = contacts->count;
+  /* Divergence guard (contact/guard.h): a bad sample is not recorded, the run stops. */
+  LsimStateFault fault;
+  if (lsim_state_check(m, st, contacts, &fault)) {
+    lsim_state_fault_format(m, st->step, &fault, job->msg, sizeof job->msg);
+    job->diverged = 1;
+    return -1;
+  }
   if (lsim_record_step(job->rec, m, st, contacts, &stats)) {
     job->failed = 1;
     return -1;
@@ -42,6 +52,10 @@ int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventO
   int rc = lsim_event_driven_run(m, st, t_end, &o, record_sample, &job, &log, err, errlen);
   if (job.failed && !rc) rc = LSIM_IO_ERROR;
   if (job.failed) snprintf(err, errlen, "writing sample %d failed", job.samples + 1);
+  if (job.diverged) {
+    rc = LSIM_BREAKDOWN;
+    snprintf(err, errlen, "%s", job.msg);
+  }
   /* The event table, also after a failure (what happened up to it). */
   const int n = log.count;
   double *t = malloc(((size_t)n + 1) * sizeof(double));

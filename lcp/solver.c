@@ -61,6 +61,19 @@ struct LsimSolver {
   int capacity_nnz;
   int *jt_idx;            /* [capacity_nnz] */
   double *jt_val;         /* [capacity_nnz] */
+  /* The fallback chain (solver.h, FALLBACK): its own solvers and buffers, made on first
+     use and grown on demand. */
+  LsimLemke *fb_lemke;
+  LsimPgs *fb_pgs;
+  int fb_cap;             /* n the buffers below hold */
+  double *fb_start;       /* [fb_start_cap] the point the solve started from */
+  int fb_start_cap;
+  double *fb_best;        /* [fb_cap] the best candidate so far */
+  double *fb_try;         /* [fb_cap] a candidate */
+  double *fb_scale;       /* [fb_cap] D of the rescaled problem */
+  double *fb_w;           /* [fb_cap] residual scratch */
+  unsigned char *fb_basis; /* [fb_cap] a Lemke basis guess */
+  LsimLcp fb_scaled;      /* M [fb_cap^2], q [fb_cap]: D M D, D q */
 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
@@ -176,7 +189,23 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->jt_ptr);
   free(s->jt_idx);
   free(s->jt_val);
+  lsim_lemke_free(s->fb_lemke);
+  lsim_pgs_free(s->fb_pgs);
+  free(s->fb_start);
+  free(s->fb_best);
+  free(s->fb_try);
+  free(s->fb_scale);
+  free(s->fb_w);
+  free(s->fb_basis);
+  free(s->fb_scaled.M);
+  free(s->fb_scaled.q);
   free(s);
+}
+
+const char *lsim_source_name(int source) {
+  static const char *const names[LSIM_SOURCE_COUNT] = {"solver", "lemke", "lemke_scaled",
+                                                       "pgs", "start"};
+  return source >= 0 && source < LSIM_SOURCE_COUNT ? names[source] : "unknown";
 }
 
 void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity) {
@@ -282,8 +311,144 @@ static int siconos_reads_guess(const char *name) {
   return 0;
 }
 
-/* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st. */
+static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st);
+
+/* ---- the fallback chain (solver.h, FALLBACK) ---- */
+
+/* 1 when the chain runs after a solve that ended with status: a numerical failure, with a
+ * tolerance to meet, on a problem small enough for the dense stages. */
+static int chain_applies(const LsimSolver *s, int status, int n) {
+  if (!s->options.fallback || status >= 0 || !(s->options.tol > 0.0) || n < 1 ||
+      n > LSIM_FALLBACK_MAX_N)
+    return 0;
+  return status != LSIM_INVALID_INPUT && status != LSIM_OUT_OF_MEMORY &&
+         status != LSIM_UNAVAILABLE;
+}
+
+/* The start point's buffer for n variables: every solve keeps its start (no allocation
+ * once the largest n has been seen). 0 or LSIM_OUT_OF_MEMORY. */
+static int reserve_start(LsimSolver *s, int n) {
+  int cap = s->fb_start_cap;
+  if (lsim_grow((void **)&s->fb_start, &cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  s->fb_start_cap = cap;
+  return 0;
+}
+
+/* The chain's other buffers for n variables (the rescaled M among them) and its solvers,
+ * made when a chain first runs. 0 or LSIM_OUT_OF_MEMORY. */
+static int reserve_chain(LsimSolver *s, int n) {
+  if (!s->fb_lemke && !(s->fb_lemke = lsim_lemke_create())) return LSIM_OUT_OF_MEMORY;
+  if (!s->fb_pgs && !(s->fb_pgs = lsim_pgs_create())) return LSIM_OUT_OF_MEMORY;
+  if (n <= s->fb_cap) return 0;
+  double **v[] = {&s->fb_best, &s->fb_try, &s->fb_scale, &s->fb_w, &s->fb_scaled.q};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+    double *p = realloc(*v[k], (size_t)n * sizeof(double));
+    if (!p) return LSIM_OUT_OF_MEMORY;
+    *v[k] = p;
+  }
+  unsigned char *b = realloc(s->fb_basis, (size_t)n);
+  if (!b) return LSIM_OUT_OF_MEMORY;
+  s->fb_basis = b;
+  double *M = realloc(s->fb_scaled.M, (size_t)n * (size_t)n * sizeof(double));
+  if (!M) return LSIM_OUT_OF_MEMORY;
+  s->fb_scaled.M = M;
+  s->fb_cap = n;
+  return 0;
+}
+
+/* Keeps the start point of a solve of n variables (warm: z, else zeros) for the chain,
+ * when the chain may run; else does nothing. */
+static void chain_keep_start(LsimSolver *s, int n, const double *z) {
+  if (!s->options.fallback || n < 1 || n > LSIM_FALLBACK_MAX_N || reserve_start(s, n)) return;
+  for (int i = 0; i < n; ++i) s->fb_start[i] = s->options.warm_start && isfinite(z[i]) ? z[i] : 0.0;
+}
+
+/* Natural residual of z on lcp (+inf when not finite). */
+static double chain_residual(const LsimSolver *s, const LsimLcp *lcp, const double *z) {
+  LsimResidual r;
+  lsim_lcp_residual(lcp, z, s->fb_w, &r);
+  return isfinite(r.natural) ? r.natural : INFINITY;
+}
+
+/* The candidate in fb_try replaces the best when its residual is smaller. */
+static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double *best,
+                           int *best_source) {
+  const double r = chain_residual(s, lcp, s->fb_try);
+  if (!(r < *best)) return;
+  *best = r;
+  *best_source = source;
+  memcpy(s->fb_best, s->fb_try, (size_t)lcp->n * sizeof(double));
+}
+
+/* Runs the chain on the dense lcp after the chosen solver returned z with status (its
+ * start point kept in fb_start by chain_keep_start). Writes the winner into z and its
+ * source into st; returns LSIM_SOLVED when the winner meets the tolerance, else status. */
+static int run_chain(LsimSolver *s, const LsimLcp *lcp, double *z, int status,
+                     LsimSolveStats *st) {
+  const int n = lcp->n;
+  if (s->fb_start_cap < n || reserve_chain(s, n)) return status;
+  const double ftol = s->options.tol * lsim_lcp_scale(lcp);
+  const size_t bytes = (size_t)n * sizeof(double);
+  /* The chosen solver's result, then the start point (ties keep the former). */
+  double best = chain_residual(s, lcp, z);
+  int source = st->source; /* the solver's, or its start when Lemke rejected its result */
+  memcpy(s->fb_best, z, bytes);
+  memcpy(s->fb_try, s->fb_start, bytes);
+  chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = s->options.tol;
+
+  /* 1. Lemke from the best point's active set {i : z_i > w_i}. */
+  if (best > ftol && s->kind != KIND_LEMKE) {
+    lsim_lcp_w(lcp, s->fb_best, s->fb_w);
+    for (int i = 0; i < n; ++i) s->fb_basis[i] = s->fb_best[i] > s->fb_w[i];
+    memcpy(s->fb_try, s->fb_best, bytes);
+    lsim_lemke_solve(s->fb_lemke, lcp, &lo, s->fb_basis, s->fb_try, NULL);
+    chain_consider(s, lcp, LSIM_SOURCE_LEMKE, &best, &source);
+  }
+  /* 2. Lemke on D M D y + D q, D_ii = 1 / sqrt(M_ii) (1 where M_ii <= 0), z = D y. */
+  if (best > ftol) {
+    LsimLcp *sc = &s->fb_scaled;
+    sc->n = n, sc->ncones = 0, sc->cones = NULL;
+    for (int i = 0; i < n; ++i) {
+      const double d = lcp->M[i + (size_t)i * n];
+      s->fb_scale[i] = d > 0.0 ? 1.0 / sqrt(d) : 1.0;
+    }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        sc->M[i + (size_t)j * n] = s->fb_scale[i] * lcp->M[i + (size_t)j * n] * s->fb_scale[j];
+    for (int i = 0; i < n; ++i) sc->q[i] = s->fb_scale[i] * lcp->q[i];
+    memset(s->fb_try, 0, bytes);
+    lsim_lemke_solve(s->fb_lemke, sc, &lo, NULL, s->fb_try, NULL);
+    for (int i = 0; i < n; ++i) s->fb_try[i] *= s->fb_scale[i];
+    chain_consider(s, lcp, LSIM_SOURCE_LEMKE_SCALED, &best, &source);
+  }
+  /* 3. PGS from the best point, at a budget. */
+  if (best > ftol) {
+    LsimPgsOptions po = lsim_default_pgs_options();
+    po.max_sweeps = LSIM_FALLBACK_SWEEPS;
+    po.tol = s->options.tol;
+    memcpy(s->fb_try, s->fb_best, bytes);
+    lsim_pgs_solve(s->fb_pgs, lcp, &po, 1, s->fb_try, NULL);
+    chain_consider(s, lcp, LSIM_SOURCE_PGS, &best, &source);
+  }
+  memcpy(z, s->fb_best, bytes);
+  st->source = source;
+  return best <= ftol ? LSIM_SOLVED : status;
+}
+
+/* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st,
+ * the fallback chain included. */
 static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
+  chain_keep_start(s, lcp->n, z);
+  const int status = run_solver(s, lcp, z, st);
+  st->first_status = status;
+  st->source = st->rejected ? LSIM_SOURCE_START : LSIM_SOURCE_SOLVER;
+  return chain_applies(s, status, lcp->n) ? run_chain(s, lcp, z, status, st) : status;
+}
+
+/* Runs the chosen solver alone on the dense lcp; fills the solver's part of st. */
+static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
   const LsimSolverOptions *o = &s->options;
   int status;
@@ -434,6 +599,8 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     st->iterations += is.iterations;
     st->rejected |= is.rejected;
+    st->first_status = worse_status(st->first_status, s->kind == KIND_NEWTON ? sk : is.first_status);
+    if (is.source > st->source) st->source = is.source;
     warm &= is.warm_started;
     status = worse_status(status, sk);
     if (sk == LSIM_OUT_OF_MEMORY) break;
@@ -487,12 +654,14 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   } else if (islands > 1) {
     status = run_islands(s, f, islands, z, &st);
   } else if (s->kind == KIND_NEWTON) {
-    status = run_newton(s, f, z, &st);
+    chain_keep_start(s, n, z);
+    status = st.first_status = run_newton(s, f, z, &st);
   } else if (!dense) {
     const LsimSolverOptions *o = &s->options;
     LsimPgsOptions po = pgs_options(o);
     pi = (LsimPgsInfo){.trace = s->trace, .trace_capacity = s->trace_capacity};
-    status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
+    chain_keep_start(s, n, z);
+    status = st.first_status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
     if (status == LSIM_INVALID_INPUT && !pi.full_valid) invalid_pgs = 1;
     pgs_residual = pi.full_valid ? &pi.full : NULL;
     st.iterations = pi.sweeps;
@@ -504,6 +673,18 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     if (!status) {
       s->dense_valid = 1;
       status = run_dense(s, &s->dense, z, &st);
+    }
+  }
+  /* The fallback chain of the factored solvers (newton, pgs) on the dense form; the dense
+     solvers ran it inside run_dense. */
+  int chained = 0;
+  if (ready && islands == 1 && !dense && chain_applies(s, status, n) &&
+      !reserve_factored(s, n, f->m, f->J_ptr[n], 1)) {
+    s->dense.n = n;
+    if (!lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
+      s->dense_valid = 1;
+      status = run_chain(s, &s->dense, z, status, &st);
+      chained = 1;
     }
   }
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
@@ -518,7 +699,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     status = sanitize_z(z, n, status);
     /* PGS already recomputed every measure from its final z; reuse it unless z had to be
        sanitized. */
-    if (pgs_residual && status == before) st.residual = *pgs_residual, s->bz = pi.bz;
+    if (pgs_residual && status == before && !chained) st.residual = *pgs_residual, s->bz = pi.bz;
     else lsim_factored_residual(f, z, s->u, s->w, &st.residual);
     st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
   } else if (invalid) {

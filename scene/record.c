@@ -54,7 +54,7 @@ typedef struct Series {
 
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
-       S_SICONOS,
+       S_SICONOS, S_FIRST_STATUS, S_SOURCE,
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
@@ -79,6 +79,7 @@ struct LsimRecord {
   size_t steps_buffered;
   int64_t ncontacts;   /* contact rows recorded (buffered or written) */
   int failures, warnings;
+  int recovered;       /* steps the fallback chain recovered (first status < 0, status >= 0) */
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
@@ -101,9 +102,9 @@ static int fail(LsimRecord *r, int status, const char *what) {
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_walk, detail);
   H5Eclear2(H5E_DEFAULT);
   if (detail[0])
-    snprintf(r->msg, sizeof r->msg, "%s: %s: %s", r->path, what, detail);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s: %s", r->path, what, detail);
   else
-    snprintf(r->msg, sizeof r->msg, "%s: %s", r->path, what);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s", r->path, what);
   r->status = status;
   return status;
 }
@@ -645,6 +646,11 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   for (int c = -9; c <= 1; ++c)
     snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
   write_strings(r, "/solver/status_legend", legend[0], sizeof legend[0], 11);
+  /* Source legend: "code name" of what produced each step's impulses (lcp/solver.h). */
+  char sources[LSIM_SOURCE_COUNT][32];
+  for (int c = 0; c < LSIM_SOURCE_COUNT; ++c)
+    snprintf(sources[c], sizeof sources[0], "%d %s", c, lsim_source_name(c));
+  write_strings(r, "/solver/source_legend", sources[0], sizeof sources[0], LSIM_SOURCE_COUNT);
 
   /* The series: state rows, solver rows, contact offsets, contact rows. */
   size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;
@@ -663,6 +669,8 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_RELRES, "/solver/relative_residual", D, FD, 0, 0, cs, NULL);
   series_create(r, S_WALL, "/solver/wall_time", D, FD, 0, 0, cs, "s");
   series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
+  series_create(r, S_FIRST_STATUS, "/solver/first_status", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_SOURCE, "/solver/source", I, FI, 0, 0, cs, NULL);
   if (r->ntethers > 0) {
     const size_t nt = (size_t)r->ntethers;
     series_create(r, S_T_LENGTH, "/tethers/length", D, FD, 1, nt, cs, "m");
@@ -738,6 +746,8 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_RELRES]) = st->relative_residual;
   *(double *)series_row(&r->s[S_WALL]) = st->wall_time;
   *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
+  *(int *)series_row(&r->s[S_FIRST_STATUS]) = st->first_status;
+  *(int *)series_row(&r->s[S_SOURCE]) = st->source;
   append_constraints(r, model, contacts);
 
   /* Contact rows and the offset where the next step's contacts start. */
@@ -763,6 +773,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   /* Summary accumulators. */
   if (st->status < 0) r->failures++;
   if (st->status > 0) r->warnings++;
+  if (st->first_status < 0 && st->status >= 0) r->recovered++;
   if (st->residual > r->max_residual || isnan(st->residual)) r->max_residual = st->residual;
   r->solver_wall += st->wall_time;
   r->steps = step;
@@ -805,6 +816,7 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   write_int(r, "/summary/steps_done", r->steps);
   write_int(r, "/summary/failures", r->failures);
   write_int(r, "/summary/warnings", r->warnings);
+  write_int(r, "/summary/recovered", r->recovered);
   write_double(r, "/summary/max_residual", r->max_residual, "N*s");
   write_small(r, "/summary/total_contacts", H5T_NATIVE_INT64, H5T_STD_I64LE, -1, &total, NULL);
   write_double(r, "/summary/max_penetration", r->max_penetration, "m");

@@ -16,6 +16,7 @@
 
 #include "contact/assembly.h"
 #include "contact/constraints.h"
+#include "contact/guard.h"
 #include "lcp/lcp.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
@@ -30,7 +31,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     name = json_string_value(v);
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
-                                       NULL};
+                                       "on_failure", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -47,6 +48,12 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (lsim_parse_get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "threads", 1, LSIM_PGS_MAX_THREADS, &s->threads) < 0)
       return LSIM_INVALID_INPUT;
+    char policy[16] = "";
+    if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)
+      return LSIM_INVALID_INPUT;
+    if (policy[0] && lsim_on_failure_parse(policy, &s->on_failure))
+      return lsim_parse_fail(c, "solver.on_failure", 0,
+                             "must be \"fallback\", \"stop\" or \"continue\", got \"%s\"", policy);
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
@@ -61,6 +68,41 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
   return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);
+}
+
+/* "limits": the divergence guard's bounds (contact/guard.h), each > 0. */
+static int parse_limits(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  int rc;
+  const json_t *l = lsim_parse_get_object(c, root, "", "limits", &rc);
+  if (!l) return rc;
+  static const char *const keys[] = {"max_position", "max_speed", "max_angular_speed", NULL};
+  if (lsim_parse_check_keys(c, l, "limits", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_ranged(c, l, "limits", "max_position", GT0, &m->limits.max_position) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_speed", GT0, &m->limits.max_speed) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_angular_speed", GT0,
+                            &m->limits.max_angular_speed) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+/* The initial state within the limits (a run would stop at its first step otherwise). */
+static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimModel *m,
+                                const LsimState *st) {
+  LsimStateFault f;
+  if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
+  const char *unit = !strcmp(f.limit_key, "max_position") ? "m"
+                     : !strcmp(f.limit_key, "max_speed") ? "m/s" : "rad/s";
+  const json_t *l = json_object_get(root, "limits");
+  if (l && json_object_get(l, f.limit_key)) {
+    char path[64];
+    snprintf(path, sizeof path, "limits.%s", f.limit_key);
+    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
+                           m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
+  }
+  return lsim_parse_fail(c, "bodies", 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+                         "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
+                         m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
+                         unit, f.limit_key);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -240,12 +282,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
                                      "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", "assemble", NULL};
+                                     "event_driven", "assemble", "limits", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", "assemble", NULL};
+                                        "event_driven", "assemble", "limits", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -281,6 +323,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   }
 
   if (parse_solver(c, root, &m->solver) < 0) return LSIM_INVALID_INPUT;
+  if (parse_limits(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   /* Contact detection. */
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
@@ -387,7 +430,8 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
     syntax_error(&c, &je);
     return LSIM_INVALID_INPUT;
   }
-  const int rc = parse_scene(&c, root, model, state, out);
+  int rc = parse_scene(&c, root, model, state, out);
+  if (rc == 0) rc = check_initial_limits(&c, root, model, state);
   json_decref(root);
   free(c.body_json);
   if (rc < 0) {

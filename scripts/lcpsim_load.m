@@ -14,8 +14,8 @@ function r = lcpsim_load(path)
 %   r.solver.residual [N x 1]                           row k = step k
 % Integer datasets keep their integer class (int32, int64, uint64); mind that Octave /
 % Matlab arithmetic on integers saturates and rounds (use double() before dividing).
-% Strings are char row vectors; r.bodies.name and r.solver.status_legend are cell
-% columns of strings.
+% Strings are char row vectors; r.bodies.name, r.solver.status_legend and
+% r.solver.source_legend are cell columns of strings.
 %
 % Step k's contacts (k = 1..N; step 0 has none):
 %   i = r.contacts.rows(k);          % row indices, possibly empty
@@ -78,6 +78,9 @@ function r = lcpsim_load(path)
   % Cell arrays for the string tables; the contact and body helpers.
   r.bodies.name = to_cellstr(r.bodies.name);
   r.solver.status_legend = to_cellstr(r.solver.status_legend);
+  if isfield(r.solver, 'source_legend')
+    r.solver.source_legend = to_cellstr(r.solver.source_legend);
+  end
   if isfield(r, 'shapes') && isfield(r.shapes, 'name')
     r.shapes.name = to_cellstr(r.shapes.name);
   end

@@ -73,11 +73,13 @@ static const double V[4][2] = {{1, -1}, {1, -1}, {0.5, -0.5}, {0.5, -0.5}};
 static const double KE[4] = {2.5, 2.5, 0.625, 0.625};
 static const double PE[4] = {6, 5.75, 5.5, 5.375};
 
-/* Solver rows, steps 1..3. */
+/* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
+ * Lemke recovered it (first_status, source). */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0},
-    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42},
-    {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER},
+    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED},
+    {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
+     LSIM_SOURCE_SOLVER},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */
@@ -315,11 +317,20 @@ static void check_sample(const char *path) {
   assert_string_equal(s[8], "-1 max_iterations");
   assert_string_equal(s[9], "0 solved");
   assert_string_equal(s[10], "1 warm_start_rejected");
+  read_as(f, "/solver/first_status", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == LSIM_BREAKDOWN && si[2] == LSIM_MAX_ITERATIONS);
+  read_as(f, "/solver/source", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 2 && si[2] == 0);
+  read_strings(f, "/solver/source_legend", 5, s);
+  assert_string_equal(s[0], "0 solver");
+  assert_string_equal(s[2], "2 lemke_scaled");
+  assert_string_equal(s[4], "4 start");
 
   /* Summary. */
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 3);
   assert_int_equal(read_scalar_i(f, "/summary/failures"), 1);
   assert_int_equal(read_scalar_i(f, "/summary/warnings"), 0);
+  assert_int_equal(read_scalar_i(f, "/summary/recovered"), 1);
   assert_true(read_scalar_d(f, "/summary/max_residual") == 0.5);
   assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), 3);
   assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.125);

@@ -232,11 +232,101 @@ static void test_contact_structured(void **state) {
   lsim_solver_free(sic);
 }
 
+/* Reads data/siconos-lcp/NAME.dat from the shared data into lcp. */
+static void read_shared(const char *name, LsimLcp *lcp) {
+  char rel[128], path[512], err[512];
+  snprintf(rel, sizeof rel, "data/siconos-lcp/%s.dat", name);
+  if (lsim_dat_read(lsim_test_shared_path(rel, path, sizeof path), lcp, err, sizeof err))
+    fail_msg("%s", err);
+}
+
+static LsimSolver *make_fallback(const char *name, double tol, int max_iter) {
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = tol;
+  o.max_iter = max_iter;
+  o.fallback = 1;
+  LsimSolver *s = NULL;
+  char err[256];
+  if (lsim_solver_create(&s, name, &o, err, sizeof err)) fail_msg("%s: %s", name, err);
+  return s;
+}
+
+/* The fallback chain (solver.h, FALLBACK), on problems whose outcome the table above
+ * fixes:
+ *  - PGS cannot divide by the zero diagonal of lcp_CPS_2, lcp_CPS_4, lcp_tobenna
+ *    (bad_diagonal) and Lemke solves them: with the chain the solve ends solved by stage 1
+ *    ("lemke"), residual <= 1e-10 max|q|, the first status kept;
+ *  - PGS with 3 sweeps on lcp_mmc (SPD) stops at max_iterations; Lemke solves it;
+ *  - with tol 0 (a fixed budget) the same 3 sweeps are no failure: no chain;
+ *  - lcp_CPS_3 is a bimatrix game on which Lemke ends on a ray, scaled or not: the chain
+ *    cannot solve it, the status stays the ray, and what it returns is never worse than
+ *    the start z = 0 (natural residual of q alone);
+ *  - without the option the chain never runs (source "solver"). */
+static void test_fallback_chain(void **state) {
+  (void)state;
+  static const char *const bad_diagonal[] = {"lcp_CPS_2", "lcp_CPS_4", "lcp_tobenna"};
+  LsimSolver *pgs = make_fallback("pgs", 1e-10, 0);
+  for (size_t k = 0; k < 3; ++k) {
+    LsimLcp lcp;
+    read_shared(bad_diagonal[k], &lcp);
+    double *z = calloc((size_t)lcp.n, sizeof *z);
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve(pgs, &lcp, z, &st), LSIM_SOLVED);
+    assert_int_equal(st.first_status, LSIM_BAD_DIAGONAL);
+    assert_int_equal(st.source, LSIM_SOURCE_LEMKE);
+    assert_true(st.residual.relative <= 1e-10);
+    free(z);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_solver_free(pgs);
+
+  LsimLcp mmc;
+  read_shared("lcp_mmc", &mmc);
+  double *z = calloc((size_t)mmc.n, sizeof *z);
+  LsimSolveStats st;
+  pgs = make_fallback("pgs", 1e-10, 3);
+  assert_int_equal(lsim_solver_solve(pgs, &mmc, z, &st), LSIM_SOLVED);
+  assert_int_equal(st.first_status, LSIM_MAX_ITERATIONS);
+  assert_int_equal(st.source, LSIM_SOURCE_LEMKE);
+  assert_true(st.residual.relative <= 1e-10);
+  lsim_solver_free(pgs);
+  pgs = make_fallback("pgs", 0.0, 3);
+  memset(z, 0, (size_t)mmc.n * sizeof *z);
+  assert_int_equal(lsim_solver_solve(pgs, &mmc, z, &st), LSIM_MAX_ITERATIONS);
+  assert_int_equal(st.first_status, LSIM_MAX_ITERATIONS);
+  assert_int_equal(st.source, LSIM_SOURCE_SOLVER);
+  lsim_solver_free(pgs);
+  pgs = make("pgs", 1e-10, 3);
+  memset(z, 0, (size_t)mmc.n * sizeof *z);
+  assert_int_equal(lsim_solver_solve(pgs, &mmc, z, &st), LSIM_MAX_ITERATIONS);
+  assert_int_equal(st.source, LSIM_SOURCE_SOLVER);
+  lsim_solver_free(pgs);
+  free(z);
+  lsim_lcp_free(&mmc);
+
+  LsimLcp cps3;
+  read_shared("lcp_CPS_3", &cps3);
+  z = calloc((size_t)cps3.n, sizeof *z);
+  double *w = calloc((size_t)cps3.n, sizeof *w);
+  LsimResidual start;
+  lsim_lcp_residual(&cps3, z, w, &start);
+  LsimSolver *lemke = make_fallback("lemke", 1e-10, 0);
+  assert_int_equal(lsim_solver_solve(lemke, &cps3, z, &st), LSIM_SECONDARY_RAY);
+  assert_int_equal(st.first_status, LSIM_SECONDARY_RAY);
+  assert_true(st.residual.natural <= start.natural);
+  assert_true(st.source >= LSIM_SOURCE_SOLVER && st.source < LSIM_SOURCE_COUNT);
+  assert_string_equal(lsim_source_name(LSIM_SOURCE_LEMKE_SCALED), "lemke_scaled");
+  lsim_solver_free(lemke);
+  free(z);
+  free(w);
+  lsim_lcp_free(&cps3);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
-      cmocka_unit_test(test_contact_structured),
+      cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain),
   };
   return cmocka_run_group_tests_name("solvers", tests, NULL, NULL);
 }

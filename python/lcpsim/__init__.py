@@ -44,7 +44,7 @@ _lib = C.CDLL(_find_library())
 # Status codes (lcpsim.h).
 SOLVED, MAX_ITERATIONS, SECONDARY_RAY, BREAKDOWN, BAD_DIAGONAL = 0, -1, -2, -3, -4
 SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7, -8, -9
-CONTROLLER_STOPPED = -50
+CONTROLLER_STOPPED, DIVERGED = -50, -51
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
 
 
@@ -316,12 +316,14 @@ class Sim:
 
     def step(self):
         """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
-        advanced with its last iterate); raises Error on input, file or controller errors."""
+        advanced with its last iterate); raises Error on input, file or controller errors
+        and when the divergence guard stops the run (DIVERGED: a non-finite or runaway
+        state, the scene's "limits")."""
         rc = _step(self._h)
         if self._exc is not None:
             e, self._exc = self._exc, None
             raise e
-        if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED):
+        if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED, DIVERGED):
             raise Error(rc, _error(self._h).decode())
         return rc
 
