@@ -378,6 +378,8 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 
 /* Largest n read back (a dense M of 32768^2 doubles is 8 GiB), as for .dat files. */
 #define LSIM_DUMP_MAX_N 32768
+/* Problems in one dump (the index is read whole): 2^24, beyond any run's steps x series. */
+#define LSIM_DUMP_MAX_PROBLEMS (1L << 24)
 /* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
 #define LSIM_DUMP_MAX_SOLUTIONS 1024
 
@@ -454,7 +456,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* The index. */
   const long np = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
   int defser = 0;
-  if (np < 0 || read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
+  if (np < 0 || np > LSIM_DUMP_MAX_PROBLEMS ||
+      read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (no index)", path);
     rc = LSIM_IO_ERROR;
     goto done;
