@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 #include "lcp/datfile.h"
 #include "scene/lcpdump.h"
 
@@ -75,6 +76,12 @@ int lsim_cli_export(int argc, char **argv) {
     size_t n = strlen(base);
     if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
     snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
+  }
+  /* The output must not be the file read (it would be replaced by the .dat text). */
+  if (lsim_cli_same_file(out, path)) {
+    fprintf(stderr, "lcpsim export: -o %s: is the input file; refused\n", out);
+    lsim_dumped_lcp_free(&d);
+    return 2;
   }
   const int rc = lsim_dat_write(out, &d.lcp, 0, 1, err, sizeof err);
   if (rc) fprintf(stderr, "lcpsim export: %s\n", err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/paths.h"
 
 extern const char lsim_view_page_head[];
 extern const char lsim_view_page_tail[];
@@ -210,6 +211,11 @@ int lsim_cli_view(int argc, char **argv) {
   if (out_path) snprintf(page, sizeof page, "%s", out_path);
   else default_page(path, page, sizeof page);
   snprintf(partial, sizeof partial, "%s.partial", page);
+  if (lsim_cli_same_file(page, path)) {
+    fprintf(stderr, "lcpsim view: -o %s: is the input file; refused\n", page);
+    H5Fclose(file);
+    return 2;
+  }
   FILE *out = fopen(partial, "wb");
   if (!out) {
     fprintf(stderr, "lcpsim view: %s: cannot write the page (%s)\n", page, strerror(errno));
