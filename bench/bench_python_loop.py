@@ -8,7 +8,9 @@ Three ways to run the same steps, each repeated and alternated, the best of each
   C loop      Sim.run(N): the steps in the library's own loop, no Python per step
   Python      a Python loop: sim.step() with a Python controller that reads q and v of the
               top box and sets its force (a PD hold of its height: zero at rest)
-Prints each per-step time and the ratio of the Python loop to the command and to the C loop.
+  Py+record   the same Python loop recording to HDF5 as the command does (sim.record before
+              the loop, record_close after, both timed): the like-for-like peer of the command
+Prints each per-step time and the ratios of the Python loops to the command and to the C loop.
 """
 import argparse
 import os
@@ -46,8 +48,9 @@ def c_loop():
     return dt
 
 
-def python_loop():
+def python_loop(record=False):
     sim = lcpsim.Sim.load(scene)
+    tmp = tempfile.TemporaryDirectory() if record else None
     top = len(sim.bodies) - 1
     qs, vs = sim.bodies[top]["q"], sim.bodies[top]["v"]
     z0 = sim.q[qs][2]
@@ -61,19 +64,27 @@ def python_loop():
 
     sim.controller = hold
     t0 = time.perf_counter()
+    if record:
+        sim.record(os.path.join(tmp.name, "x.h5"))
     for _ in range(N):
         sim.step()
+    if record:
+        sim.record_close()
     dt = (time.perf_counter() - t0) / N
     sim.close()
+    if tmp:
+        tmp.cleanup()
     return dt
 
 
-best = {"command": 1e9, "C loop": 1e9, "Python": 1e9}
+best = {"command": 1e9, "C loop": 1e9, "Python": 1e9, "Py+record": 1e9}
 for _ in range(args.repeats):
     best["command"] = min(best["command"], command())
     best["C loop"] = min(best["C loop"], c_loop())
     best["Python"] = min(best["Python"], python_loop())
+    best["Py+record"] = min(best["Py+record"], python_loop(record=True))
 for k, v in best.items():
-    print("%-8s %8.2f us per step" % (k, 1e6 * v))
+    print("%-9s %8.2f us per step" % (k, 1e6 * v))
 print("Python controller loop / command: %.3f" % (best["Python"] / best["command"]))
 print("Python controller loop / C loop:  %.3f" % (best["Python"] / best["C loop"]))
+print("Python loop recording / command:  %.3f" % (best["Py+record"] / best["command"]))

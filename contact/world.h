@@ -144,6 +144,7 @@ typedef struct LsimJoint {
   double length;             /* rod */
   double initial_error;      /* m: the scene's initial position error (lsim_joint_error),
                                 before assembly when the model assembles */
+  double initial_velocity_error; /* m/s: the same for its rate (lsim_joint_velocity_error) */
 } LsimJoint;
 
 /* Solver settings as the scene gives them; names are lcp/solver.h names. */

@@ -6,10 +6,18 @@
  * except a sliding contact's normal column N - mu (s1 T1 + s2 T2), s the unit slip
  * direction), W = M^-1 and the free acceleration a_free = W (f + m g - w x I w):
  *   (J W G') lambda = -(J a_free + Jdot v) - 2 J v / T - phi / T^2,  a = a_free + W G' lambda
- * (the last two terms Baumgarte's, on the normal rows; T = 0.1 s). The system is solved
- * by Gaussian elimination with partial pivoting after adding 1e-12 max|diag| to the
- * diagonal, which picks a near least-norm split of the forces where persistent rows are
- * redundant (a box flat on the ground has 4 rows in 2-D for 3 velocities).
+ * (the last two terms Baumgarte's, on the normal rows; T = 0.1 s). Without sliding rows
+ * (G = J) the system is symmetric positive semi-definite and is solved for its least-norm
+ * solution (pivoted Cholesky with the rank cut at 1e-11 of the largest diagonal): where
+ * persistent rows are redundant (a box flat on the ground has 4 rows in 2-D for 3
+ * velocities) the split of the forces is smooth in the state, so roots on one row's force
+ * can be located. With sliding rows, Gaussian elimination with partial pivoting after
+ * adding 1e-12 max|diag| to the diagonal (a near least-norm split, to round-off / 1e-12).
+ *
+ * Mode decisions at an event are the acceleration LCP's, except at the borderline the
+ * event itself creates: a contact whose force root (cone root) ended the segment lifts
+ * off (slides), and a sliding contact at zero slip speed whose friction stays on the cone's
+ * boundary keeps sliding, since there the LCP sees the change only at round-off.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
@@ -389,7 +397,12 @@ static int resolve(Ed *ed, double t, double *x) {
            redundant support with zero force in Lemke's vertex solution stays). */
         lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
         const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
-        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && acc_n > 1e-9 * scale) continue;
+        /* A contact whose force root ended the segment lifts off with zero force: its
+           normal acceleration grows from 0 there (the force crossed zero smoothly), so
+           at the located point it is only round-off above zero. */
+        const int forced = ed->cand[i].fired;
+        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
+          continue;
         if (slide[j]) {
           newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
           continue;
@@ -404,6 +417,22 @@ static int resolve(Ed *ed, double t, double *x) {
           lsim_ed_slip_velocity(ed, &ed->set, list[j], acc, at);
           const double an = hypot(at[0], at[1]);
           if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
+        } else {
+          /* The slip acceleration is zero. A contact whose cone root ended the segment
+             (the friction it needs has just reached mu f_n), or one that was sliding and
+             whose friction stays on the cone's boundary (sum of the directions' impulses
+             at mu c_n), slides against its friction force (maximal dissipation): at that
+             point the LCP sees the slip only at round-off. Otherwise it sticks. */
+          double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], ft[2] = {0.0, 0.0}, sum = 0.0;
+          lsim_cone_weights(ct->ndir, cs, sn);
+          for (int d = 0; d < ct->ndir; ++d) {
+            const double beta = z[fv[j] + 1 + d];
+            ft[0] += beta * cs[d], ft[1] += beta * sn[d], sum += beta;
+          }
+          const int on_boundary = sum > 0.0 && sum >= (1.0 - 1e-9) * ct->mu * z[fv[j]];
+          const double fn = hypot(ft[0], ft[1]);
+          if (fn > 0.0 && (forced == R_CONE || (on_boundary && ed->cand[i].mode == SLIDE)))
+            newmode[i] = SLIDE, news[2 * i] = -ft[0] / fn, news[2 * i + 1] = -ft[1] / fn;
         }
       }
     }
@@ -677,6 +706,7 @@ static int invert_inertias(Ed *ed) {
 }
 
 static void ed_free(Ed *ed) {
+  free(ed->work);
   lsim_state_free(&ed->st);
   lsim_state_free(&ed->pst);
   lsim_contacts_free(&ed->set);
@@ -770,7 +800,12 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       rc = LSIM_BREAKDOWN;
       break;
     }
+    /* The contacts whose force or cone root fired: resolve's borderline cases. */
+    for (int k = 0; k < ed.nroots; ++k)
+      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
+        ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
     rc = resolve(&ed, t, x);
+    for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
     if (!rc && ed.events > ed.o.max_events) {
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;

@@ -18,7 +18,9 @@ Round-off: a panel whose values all agree to ROUNDOFF_REL relative (against max(
 in the panel's SI unit) is drawn flat at their common value, rounded to 9 significant
 digits (0 when they are that close to zero), and says so in the panel, instead of
 magnifying the noise to full height with offset ticks.
-The title is the scene's name (its "name" key), the solver, the time step and the steps.
+The title is the scene's name (its "name" key), the solver, the time step and the steps;
+for event-driven runs the record period, the samples and the number of events, and the
+contact panel says its impulses are the persistent contacts' (impacts are in /events).
 """
 import argparse
 import json
@@ -175,8 +177,17 @@ def title_of(r, title):
     if title:
         return title
     name = scene_name(r) or "lcpsim run"
+    if event_driven(r):
+        return (f"{name}\n{int(r.parameters.dimension)}-D, event-driven (CVODE; {r.parameters.solver_name} "
+                f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
+                f"{len(r.events.time)} events")
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
             f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps")
+
+
+def event_driven(r):
+    """An event-driven run (docs/output-format.md, /events)."""
+    return str(getattr(r.parameters, "integrator", "")) == "event_driven"
 
 
 def contact_panel(r, c):
@@ -189,6 +200,14 @@ def contact_panel(r, c):
     normal, friction = step_impulses(r)
     c.plot(t[1:], normal, label="contact normals (sum)")
     c.plot(t[1:], friction, label="friction (sum of norms)")
+    if event_driven(r):
+        # Persistent contacts' forces times the record period; impacts are instants, listed
+        # in /events, and their impulses are not in these sums.
+        kinds = [str(k) for k in r.events.kind_legend]
+        n_imp = int(np.sum(r.events.kind == kinds.index("impact"))) if "impact" in kinds else 0
+        c.set_ylabel("contact impulse\nper period [N*s]")
+        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts are in /events", transform=c.transAxes,
+               ha="left", va="center", fontsize="x-small", color="0.3")
     c.legend(loc="best", fontsize="small")
 
 
