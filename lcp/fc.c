@@ -2,6 +2,7 @@
  * FCLIB HDF5 reader, the Coulomb measures and the Stewart-Trinkle LCP. */
 #include "fc.h"
 #include "datfile.h"
+#include "h5check.h"
 
 #include <errno.h>
 #include <float.h>
@@ -183,17 +184,11 @@ static long h5_read(hid_t file, const char *name, hid_t mtype, void *buf, long c
   }
   hid_t sp = H5Dget_space(d);
   const hssize_t count = H5Sget_simple_extent_npoints(sp);
-  /* Plain numbers only: HDF5 sizes its conversion buffer by the stored type, which a
-     damaged file can make gigabytes long. */
-  hid_t ft = H5Dget_type(d);
-  const H5T_class_t cl = ft >= 0 ? H5Tget_class(ft) : H5T_NO_CLASS;
-  const size_t esize = ft >= 0 ? H5Tget_size(ft) : 0;
-  if (ft >= 0) H5Tclose(ft);
   long rc = -1;
   if (count < 0 || count > cap) {
     snprintf(err, errlen, "%s: %s: %lld values, expected at most %ld", path, name,
              (long long)count, cap);
-  } else if ((cl != H5T_INTEGER && cl != H5T_FLOAT) || esize < 1 || esize > 8) {
+  } else if (!lsim_h5_numeric_dataset(d)) { /* what HDF5 cannot read safely (h5check.h) */
     snprintf(err, errlen, "%s: %s: not stored as numbers", path, name);
   } else if (count > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
     snprintf(err, errlen, "%s: %s: cannot read as numbers", path, name);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/h5check.h"
 #include "lcp/quality.h"
 
 /* ---- HDF5 helpers ---- */
@@ -383,18 +384,6 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 /* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
 #define LSIM_DUMP_MAX_SOLUTIONS 1024
 
-/* 1 when dataset d stores plain numbers (integers or floats of at most 8 bytes), as the
- * dump writes them. HDF5 sizes its conversion buffers by the stored type: a damaged type
- * of gigabytes per element must be refused before H5Dread. */
-static int numeric_dataset(hid_t d) {
-  hid_t t = H5Dget_type(d);
-  if (t < 0) return 0;
-  const H5T_class_t cl = H5Tget_class(t);
-  const size_t size = H5Tget_size(t);
-  H5Tclose(t);
-  return (cl == H5T_INTEGER || cl == H5T_FLOAT) && size >= 1 && size <= 8;
-}
-
 /* Reads a whole 1-D dataset of at most cap elements; returns its length or < 0. */
 static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap) {
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
@@ -402,7 +391,7 @@ static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap)
   hid_t s = H5Dget_space(d);
   hssize_t len = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   long rc = -1;
-  if (len >= 0 && (!buf || (len <= cap && numeric_dataset(d))))
+  if (len >= 0 && (!buf || (len <= cap && lsim_h5_numeric_dataset(d))))
     rc = (!buf || len == 0 || H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
              ? (long)len
              : -1;
@@ -421,7 +410,7 @@ static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsiz
   hid_t fs = H5Dget_space(d);
   int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
   hsize_t dims[2] = {0, 1};
-  int ok = numeric_dataset(d) && rank >= 1 && rank <= 2 &&
+  int ok = lsim_h5_numeric_dataset(d) && rank >= 1 && rank <= 2 &&
            H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
            (rank == 2 ? dims[1] == cols : cols == 1) && start <= dims[0] &&
            count <= dims[0] - start;
