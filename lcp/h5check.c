@@ -9,6 +9,15 @@ int lsim_h5_numeric_dataset(hid_t d) {
   const size_t size = H5Tget_size(t);
   H5Tclose(t);
   if ((cl != H5T_INTEGER && cl != H5T_FLOAT) || size < 1 || size > 8) return 0;
+  return lsim_h5_dataset_complete(d);
+}
+
+int lsim_h5_dataset_complete(hid_t d) {
+  hid_t t = H5Dget_type(d);
+  if (t < 0) return 0;
+  const size_t size = H5Tget_size(t);
+  H5Tclose(t);
+  if (size < 1) return 0;
   /* A compact dataset carries its data in its header: all of it must be there. */
   hid_t dcpl = H5Dget_create_plist(d);
   if (dcpl < 0) return 0;

@@ -14,4 +14,7 @@
  * its layout is compact, holds the bytes of its whole extent; else 0. */
 int lsim_h5_numeric_dataset(hid_t d);
 
+/* The compact-layout part of that check alone, for datasets of any type (strings). */
+int lsim_h5_dataset_complete(hid_t d);
+
 #endif

@@ -585,7 +585,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     hid_t ld = H5Dopen2(g, "solution_label", H5P_DEFAULT);
     hid_t t = ld >= 0 ? H5Dget_type(ld) : -1;
     /* fixed-length strings only (a variable-length one would be read as pointers) */
-    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 &&
+                               lsim_h5_dataset_complete(ld)
                            ? H5Tget_size(t)
                            : 0;
     char *buf = len ? calloc((size_t)out->nsolutions, len) : NULL;
