@@ -19,6 +19,7 @@
 
 #include "cli/cli.h"
 #include "scene/outfile.h"
+#include "lcp/h5check.h"
 
 extern const char lsim_view_page_head[];
 extern const char lsim_view_page_tail[];
@@ -98,6 +99,11 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   for (int i = 0; i < rank; ++i) n *= (size_t)dims[i];
   if (cls != H5T_STRING && cls != H5T_INTEGER && cls != H5T_FLOAT) {
     rc = 0; /* not a type the format uses: left out */
+    goto done;
+  }
+  /* What HDF5 cannot read safely from a damaged file (lcp/h5check.h). */
+  if (cls == H5T_STRING ? !lsim_h5_dataset_complete(ds) : !lsim_h5_numeric_dataset(ds)) {
+    snprintf(w->error, sizeof w->error, "%.400s: damaged dataset", path);
     goto done;
   }
   fprintf(w->out, "%s\n", w->count ? "," : "");

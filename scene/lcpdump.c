@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/h5check.h"
 #include "lcp/quality.h"
 
 /* ---- HDF5 helpers ---- */
@@ -381,6 +382,8 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 
 /* Largest n read back (a dense M of 32768^2 doubles is 8 GiB), as for .dat files. */
 #define LSIM_DUMP_MAX_N 32768
+/* Problems in one dump (the index is read whole): 2^24, beyond any run's steps x series. */
+#define LSIM_DUMP_MAX_PROBLEMS (1L << 24)
 /* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
 #define LSIM_DUMP_MAX_SOLUTIONS 1024
 
@@ -391,7 +394,7 @@ static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap)
   hid_t s = H5Dget_space(d);
   hssize_t len = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   long rc = -1;
-  if (len >= 0 && (!buf || len <= cap))
+  if (len >= 0 && (!buf || (len <= cap && lsim_h5_numeric_dataset(d))))
     rc = (!buf || len == 0 || H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
              ? (long)len
              : -1;
@@ -410,7 +413,8 @@ static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsiz
   hid_t fs = H5Dget_space(d);
   int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
   hsize_t dims[2] = {0, 1};
-  int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
+  int ok = lsim_h5_numeric_dataset(d) && rank >= 1 && rank <= 2 &&
+           H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
            (rank == 2 ? dims[1] == cols : cols == 1) && start <= dims[0] &&
            count <= dims[0] - start;
   hsize_t st[2] = {start, 0}, cnt[2] = {count, rank == 2 ? dims[1] : 1};
@@ -457,7 +461,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* The index. */
   const long np = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
   int defser = 0;
-  if (np < 0 || read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
+  if (np < 0 || np > LSIM_DUMP_MAX_PROBLEMS ||
+      read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (no index)", path);
     rc = LSIM_IO_ERROR;
     goto done;
@@ -583,7 +588,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     hid_t ld = H5Dopen2(g, "solution_label", H5P_DEFAULT);
     hid_t t = ld >= 0 ? H5Dget_type(ld) : -1;
     /* fixed-length strings only (a variable-length one would be read as pointers) */
-    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 &&
+                               lsim_h5_dataset_complete(ld)
                            ? H5Tget_size(t)
                            : 0;
     char *buf = len ? calloc((size_t)out->nsolutions, len) : NULL;
