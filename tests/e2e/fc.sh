@@ -46,6 +46,26 @@ check(np.all(np.isnan(f["results/distance"][()])), "no distance for non-unique r
 check("summary/budget_stops" in f, "budget stops")
 PY
 
+# Figures of the set: the profile has a 3-D and a 2-D panel (a solver for one dimension
+# is not counted as failing the other), the outcome table gives a polyhedral solve's
+# exact-cone residual instead of a bare 'inaccurate', the per-problem error figure exists.
+/usr/bin/python3 - "$tmp/set.h5" "$tmp/fig" <<'PY' || fail "set figures"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_compare as lc
+c = lc.load(sys.argv[1])
+panels = lc.profile_panels(c)
+titles = [p[0] for p in panels]
+assert titles == ["3-D problems (2)", "2-D problems (1)"], titles
+assert 1 in panels[0][2] and 1 not in panels[1][2], "fc3d solver only in the 3-D panel"
+out = lc.markdown_outcomes(c)
+row = [l for l in out.splitlines() if l.startswith("| Rover4396.dat")][0].split("|")
+assert row[-3].strip().startswith("residual "), row
+paths = lc.figures(c, sys.argv[2], "set")
+assert any(p.endswith("set_cone_error.png") for p in paths), paths
+assert any(p.endswith("set_profile.pdf") for p in paths), paths
+PY
+
 # --time-limit: a solve past it is killed and recorded as a timeout (-10), the others run.
 ./lcpsim compare "$D/Capsules-i101-404.dat" "$D/Rover1039.dat" \
   --solvers 'nsgs[tol=1e-300,max_iter=20000]' --time-limit 0.5 -o "$tmp/tl.h5" --quiet || fail "time limit: exit $?"
