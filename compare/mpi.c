@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mpi.h>
 
@@ -25,8 +26,22 @@ int lsim_mpi_rank(void) { return g_rank; }
 int lsim_mpi_size(void) { return g_size; }
 int lsim_mpi_owns(int k) { return k % g_size == g_rank; }
 
+/* Waits for every rank without spinning: a rank done with its problems would otherwise
+ * poll inside the next collective at full speed (Open MPI's default), taking a core from
+ * the ranks still solving (two ranks on a 2-core machine: the serial run was faster).
+ * A non-blocking barrier tested every millisecond, sleeping in between. */
+static void wait_quietly(void) {
+  MPI_Request req;
+  if (MPI_Ibarrier(MPI_COMM_WORLD, &req) != MPI_SUCCESS) return;
+  const struct timespec pause = {0, 1000000};
+  int done = 0;
+  while (MPI_Test(&req, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+    nanosleep(&pause, NULL);
+}
+
 int lsim_mpi_max_int(int v) {
   if (g_size == 1) return v;
+  wait_quietly();
   int out = v;
   MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return out;
