@@ -478,6 +478,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
      problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
   lsim_compare_w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
+  lsim_compare_w_int(&o, "/parameters/repeat", independent ? 1 : repeat);
+  lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
   lsim_compare_write_legend(&o);
   if (lcpset) {
     char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);

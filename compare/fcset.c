@@ -282,6 +282,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
       lsim_compare_w_int(&o, "/parameters/nseries", P);
       lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
+      lsim_compare_w_int(&o, "/parameters/repeat", repeat);
+      lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
       lsim_compare_write_legend(&o);
       char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
       int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
