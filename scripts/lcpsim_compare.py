@@ -280,6 +280,17 @@ def figure_iterations(c, outdir, name):
                               if c.parameters.mode == "fc_set"
                               else "relative natural residual (1e-18 floor)")
         axes[1][g].set_xlabel(xl)
+        names = getattr(c, "problem_name", None)
+        if c.parameters.mode in sets and names and len(names) <= 40:
+            # a few problems: name them (problem k is the k-th file given)
+            axes[1][g].set_xticks(x)
+            axes[1][g].set_xticklabels([os.path.basename(n) for n in names], rotation=60,
+                                       ha="right", fontsize=7)
+            axes[1][g].set_xlabel("")
+        if c.parameters.mode in sets:
+            # counts from 1 to 10^4 side by side: a linear axis flattens all but the largest
+            axes[0][g].set_yscale("symlog", linthresh=1)
+            axes[0][g].set_ylim(bottom=0)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
         if g == len(groups) - 1:
             _legend(axes[0][g], len(ser), ncol=1)
