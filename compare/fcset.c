@@ -170,7 +170,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(starts[s], sizeof starts[s], "cold");
   }
 
-  /* The solves. */
+  /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). */
+  lsim_mpi_share_begin(N, P);
+  int mine = lsim_mpi_share_next(), claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
@@ -188,9 +190,11 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         break;
       }
     }
-    if (!lsim_mpi_owns(k)) continue; /* another rank's problem (compare/mpi.h) */
     for (int s = 0; s < P; ++s) {
       const size_t i = (size_t)k * P + s;
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if ((int)i != mine) continue; /* another rank's solve (compare/mpi.h) */
+      claim_due = 1;
       const LsimCompareSpec *sp = &specs[s];
       const int nd = series_ndir(sp, p);
       ndir[i] = nd;
@@ -246,6 +250,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       t.sicerr[i] = st.siconos_error;
     }
   }
+  lsim_mpi_share_end();
 
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
