@@ -1,8 +1,8 @@
 /* mpi.h: comparisons over MPI ranks (`mpirun -np K lcpsim compare ...`).
  *
- * A step of a shadow comparison belongs to rank k mod K. The (file, solver) cells of a
- * frictional contact set are handed out on demand (lsim_mpi_share_*): a rank done with one
- * takes the next nobody has taken, from
+ * A step of a shadow comparison belongs to rank k mod K. The files of an LCP set and the
+ * (file, solver) cells of a frictional contact set are handed out on demand
+ * (lsim_mpi_share_*): a rank done with one takes the next nobody has taken, from
  * a counter on rank 0 (an RMA window, MPI_Fetch_and_op), so a few costly files among many
  * cheap ones do not leave the other ranks idle. Every rank reads every input and runs the
  * same code; a rank solves only the problems it owns (in shadow mode every rank still steps the reference trajectory, which the steps
