@@ -113,9 +113,11 @@ int main(void) {
     alternate("nsgs_aa", "siconos:fc3d_nsgs", &p, target, 10000, 3, &ours, &sic);
     const Run plain = run_once("nsgs", &p, target, 10000);
     all_reached = all_reached && ours.rel <= target;
-    printf("| %s | %d | %.2e | %d | %.3f | %.2e | %d | %.2e | %d | %.3f | %.2f |\n", names[i],
+    /* the ratio compares runs to their own stops: equal error only when both reached it */
+    printf("| %s | %d | %.2e | %d | %.3f | %.2e | %d | %.2e | %d | %.3f | %.2f%s |\n", names[i],
            p.nc, ours.rel, ours.iterations, 1e3 * ours.time, plain.rel, plain.iterations,
-           sic.rel, sic.iterations, 1e3 * sic.time, sic.time / ours.time);
+           sic.rel, sic.iterations, 1e3 * sic.time, sic.time / ours.time,
+           ours.rel <= target && sic.rel <= target ? "" : " (not at equal error)");
     if (strstr(names[i], "Capsules") && !have_caps) {
       caps = p;
       have_caps = 1;
@@ -123,7 +125,9 @@ int main(void) {
       lsim_fc_free(&p);
     }
   }
-  printf("\nnsgs_aa reaches %g on every 3-D file: %s\n\n", target, all_reached ? "yes" : "NO");
+  printf("\nnsgs_aa reaches %g on every 3-D file: %s\n", target, all_reached ? "yes" : "NO");
+  printf("(the time ratio is of each run to its own stop; where one solver missed the target "
+         "it is not a ratio at equal error)\n\n");
 
   if (have_caps) {
     /* Equal error: Siconos' own stopping test runs past the target (its light error is not
