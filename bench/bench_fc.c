@@ -2,7 +2,8 @@
  * the same process, on the same problems (every 3-D file of shared/data/siconos-fc3d).
  *
  * Table 1, reach: each solver with tolerance 1e-8 on the relative natural-map residual
- * (Siconos' fc3d error; ours, lcp/fc.h, computed the same way for every solver) and 10 000
+ * (relative to ||q||, lcp/fc.h: never below Siconos 4.4's own error; computed the same way
+ * for every solver) and 10 000
  * iterations; the residual each reaches, its iterations and median time over alternating
  * repetitions (ours, Siconos, ours, ...: the machine's load hits both alike).
  * Table 2, equal error on Capsules-i101-404: both solvers at the same target error (1e-8,

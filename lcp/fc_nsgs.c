@@ -26,7 +26,7 @@
  * point of the sweep solves FC(W, q, mu).
  * Stopping: after each sweep the relative change ||r_k - r_{k-1}|| / ||r_k||; when it is
  * below tol, and every 10 sweeps in any case, the full measure (the natural-map residual
- * relative to ||q||, Siconos' fc3d error, lsim_fc_quality) is computed and the solve stops
+ * relative to ||q||, lsim_fc_quality) is computed and the solve stops
  * when that is <= tol.
  * Anderson acceleration ("nsgs_aa", depth m = 5): the sweep is a fixed-point map G; with
  * the last m differences of G(r_k) and of f_k = G(r_k) - r_k, the next iterate is
