@@ -1,6 +1,8 @@
 # lcpsim build.
 #   make           the lcpsim binary (installs missing Debian packages first)
-#   make check     unit tests (plain and under AddressSanitizer + UBSan) and end-to-end tests
+#   make check     unit tests (plain and under AddressSanitizer + UBSan), end-to-end tests,
+#                  and each fuzz target briefly on its corpus
+#   make fuzz      the fuzz targets, FUZZ_SECONDS each;  make valgrind  memcheck over data/
 #   make bench     benchmarks against peers run in the same process
 #   make clean
 # Layers, each a directory; dependencies point one way: cli -> compare -> hybrid -> scene -> contact -> lcp
@@ -144,11 +146,40 @@ san-check: $(TESTS_S)
 e2e-check: lcpsim $(BS)/lcpsim
 	@sh tests/run-checks.sh e2e
 check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim lib
-	@sh tests/run-checks.sh unit san e2e
+	@sh tests/run-checks.sh unit san e2e fuzz
 
 bench: lcpsim lib $(BENCH_SRC:%.c=$(B)/%)
 	@for b in $(BENCH_SRC:%.c=$(B)/%); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_python_loop.py"; /usr/bin/python3 bench/bench_python_loop.py
+
+# Fuzzing (docs/fuzzing.md): libFuzzer targets tests/fuzz/fuzz_*.c, built with clang over
+# the library with AddressSanitizer + UBSan (build/fuzz/). `make fuzz` runs each target for
+# FUZZ_SECONDS on its seed corpus tests/fuzz/corpus/NAME (new inputs in build/fuzz/corpus,
+# crashes in build/fuzz/findings); make check replays corpus and tests/fuzz/regressions
+# and fuzzes each target FUZZ_CHECK_SECONDS (tests/run-checks.sh fuzz).
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 3
+FUZZ_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+BF := build/fuzz
+FUZZ_SRC  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN  := $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)
+LIB_OBJ_F := $(LIB_SRC:%.c=$(BF)/%.o)
+.PHONY: fuzz fuzz-build fuzz-check
+$(BF)/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS_ALL) -O1 $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+$(BF)/liblsim.a: $(LIB_OBJ_F)
+	@rm -f $@
+	ar rcs $@ $^
+$(BF)/fuzz_%: $(BF)/tests/fuzz/fuzz_%.o $(BF)/liblsim.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BF)/liblsim.a $(LIBS)
+fuzz-build: $(FUZZ_BIN)
+check: $(FUZZ_BIN)
+fuzz: $(FUZZ_BIN)
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BIN)
+fuzz-check: $(FUZZ_BIN)
+	@FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) sh tests/run-checks.sh fuzz
 
 # Solver-comparison experiments (data/experiments/*.json): compare files, figures and a
 # README table under out/experiments/ (scripts/run_experiments.py).
@@ -227,3 +258,4 @@ clean:
 -include $(LIB_OBJ:.o=.d) $(LIB_OBJ_S:.o=.d) $(CLI_OBJ:.o=.d) $(CLI_OBJ_S:.o=.d)
 -include $(TESTS:=.d) $(TESTS_S:=.d) $(B)/tests/support.d $(BS)/tests/support.d
 -include $(BENCH_SRC:%.c=$(B)/%.d)
+-include $(LIB_OBJ_F:.o=.d) $(FUZZ_SRC:%.c=$(BF)/%.d)

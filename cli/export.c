@@ -55,7 +55,7 @@ int lsim_cli_export(int argc, char **argv) {
   }
   if (!path || step < 1) {
     if (path) fprintf(stderr, "lcpsim export: --step K is required\n");
-    else export_usage(stderr);
+    else fprintf(stderr, "lcpsim export: no RUN.h5 given (see lcpsim export --help)\n");
     return 2;
   }
 

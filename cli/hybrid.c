@@ -97,9 +97,13 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
 /* One model in full: what a scene can set. */
 static void describe(const LsimHybridModel *m) {
   printf("%s: %s\nstates (\"initial\", default):\n", m->name, m->description);
-  for (int i = 0; i < m->nstates; ++i) printf("  %-18s %g\n", m->state_names[i], m->default_state[i]);
+  for (int i = 0; i < m->nstates; ++i)
+    printf("  %-18s %g%s%s\n", m->state_names[i], m->default_state[i],
+           m->state_units && m->state_units[i][0] ? " " : "", m->state_units ? m->state_units[i] : "");
   printf("parameters (\"parameters\", default):\n");
-  for (int i = 0; i < m->nparams; ++i) printf("  %-18s %g\n", m->param_names[i], m->default_params[i]);
+  for (int i = 0; i < m->nparams; ++i)
+    printf("  %-18s %g%s%s\n", m->param_names[i], m->default_params[i],
+           m->param_units && m->param_units[i][0] ? " " : "", m->param_units ? m->param_units[i] : "");
   printf("charts (\"chart\") and their boundaries:\n");
   for (int c = 0; c < m->ncharts; ++c) {
     const LsimHybridChart *ch = &m->charts[c];
@@ -108,7 +112,9 @@ static void describe(const LsimHybridModel *m) {
     printf(ch->nboundaries ? "\n" : " (none)\n");
   }
   printf("outputs:");
-  for (int i = 0; i < m->noutputs; ++i) printf(" %s", m->output_names[i]);
+  for (int i = 0; i < m->noutputs; ++i)
+    printf(m->output_units && m->output_units[i][0] ? " %s [%s]" : " %s", m->output_names[i],
+           m->output_units ? m->output_units[i] : "");
   printf("\n");
 }
 

@@ -51,7 +51,8 @@ int lsim_cli_impact(int argc, char **argv) {
     }
   }
   if (!scene || !close) {
-    impact_usage(stderr);
+    fprintf(stderr, "lcpsim impact: %s (see lcpsim impact --help)\n",
+            scene ? "--close A:B is required" : "no SCENE.json given");
     return 2;
   }
   LsimModel m;

@@ -43,7 +43,7 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    usage(stderr);
+    fprintf(stderr, "lcpsim: no scene or command given (see lcpsim --help)\n");
     return 2;
   }
   const char *cmd = argv[1];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "contact/assembly.h"
 #include "contact/constraints.h"
 #include "contact/step.h"
 #include "contact/world.h"
@@ -263,9 +264,10 @@ int lsim_cli_run(int argc, char **argv) {
   print = print || sout.print;
   /* Consistent initial conditions ("assemble"): each joint's error before and after. */
   for (int j = 0; model.assemble && !quiet && j < model.njoints; ++j)
-    printf("%s: assembled joint '%s': position error %.3g -> %.3g m\n", scene_path,
-           model.joints[j].name, model.joints[j].initial_error,
-           lsim_joint_error(&model, &state, state.time, j));
+    printf("%s: assembled joint '%s': position error %.3g -> %.3g m, velocity error %.3g -> %.3g m/s\n",
+           scene_path, model.joints[j].name, model.joints[j].initial_error,
+           lsim_joint_error(&model, &state, state.time, j), model.joints[j].initial_velocity_error,
+           lsim_joint_velocity_error(&model, &state, j));
   if (steps_override > 0) model.steps = steps_override;
   if (tol_override >= 0.0) model.solver.tol = tol_override;
   if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;
@@ -329,6 +331,8 @@ int lsim_cli_run(int argc, char **argv) {
     eo.precision = model.event_precision;
     eo.chatter_events = model.event_chatter_events;
     eo.chatter_window = model.event_chatter_window;
+    eo.rtol = model.event_rtol;
+    eo.atol = model.event_atol;
     if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);

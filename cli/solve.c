@@ -190,7 +190,7 @@ int lsim_cli_solve(int argc, char **argv) {
     }
   }
   if (!path) {
-    solve_usage(stderr);
+    fprintf(stderr, "lcpsim solve: no problem file given (see lcpsim solve --help)\n");
     return 2;
   }
 

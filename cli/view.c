@@ -29,7 +29,8 @@ static void view_usage(FILE *f) {
           "  tethers (taut solid, slack dashed), joints, contact points with normal and\n"
           "  friction impulse arrows, a timeline (play, pause, step by step). The page holds\n"
           "  the file's data and the JavaScript it needs: it opens offline, from file://.\n"
-          "  Compare files show their per-step measures, hybrid-model files their states\n"
+          "  Compare files show their per-step measures (beside the reference's bodies when\n"
+          "  written with lcpsim compare --trajectory), hybrid-model files their states\n"
           "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step.\n"
           "  -o, --output FILE  the page (default: FILE's base name + .html, here)\n"
           "Exit status: 0 written, 2 bad input or unwritable output.\n");
@@ -187,7 +188,7 @@ int lsim_cli_view(int argc, char **argv) {
     }
   }
   if (!path) {
-    view_usage(stderr);
+    fprintf(stderr, "lcpsim view: no FILE.h5 given (see lcpsim view --help)\n");
     return 2;
   }
 

@@ -12,6 +12,7 @@
 #include "compare/mpi.h"
 #include "compare/output.h"
 #include "compare/timed.h"
+#include "compare/trajectory.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/datfile.h"
@@ -19,6 +20,7 @@
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/record.h"
 #include "scene/scene.h"
 
 static double now_seconds(void) {
@@ -270,9 +272,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   memset(res, 0, sizeof *res);
   if (msglen) msg[0] = '\0';
   const int kind0 = lsim_problem_file_kind(inputs[0]);
+  const int lcpset = ends_with(inputs[0], ".dat");
+  if (cfg->trajectory && (independent || lcpset || kind0 == LSIM_FILE_FC_DAT ||
+                          kind0 == LSIM_FILE_FCLIB)) {
+    snprintf(msg, msglen, "--trajectory keeps the reference's run of a scene in shadow mode "
+             "(%s)", independent ? "--mode independent has one trajectory per solver"
+                                 : "problem files have no trajectory");
+    return -1;
+  }
   if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)
     return lsim_compare_fc_run(cfg, res, msg, msglen);
-  const int lcpset = ends_with(inputs[0], ".dat");
   if (lsim_mpi_size() > 1 && (independent || dump)) {
     snprintf(msg, msglen, "%s runs serially: start it without mpirun (or with one rank)",
              independent ? "--mode independent" : "--dump-lcp");
@@ -505,6 +514,20 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot write the header", partial);
     exit_code = 2;
   }
+  /* --trajectory: the driver's run recorded beside the file, copied in at the end (rank
+     0; every rank steps the driver). */
+  LsimRecord *traj = NULL;
+  LsimModel traj_model;
+  char traj_path[1200];
+  snprintf(traj_path, sizeof traj_path, "%s.trajectory", partial);
+  if (!exit_code && cfg->trajectory && !lcpset && !independent && root) {
+    traj_model = spec_model(&model, &specs[ref]);
+    if (lsim_record_open(&traj, traj_path, &traj_model, &state0, scene_text, specs[ref].label,
+                         err, sizeof err)) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+  }
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
@@ -651,6 +674,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
        dense M inside their context, and are skipped when n > --dense-limit). */
     LsimStepStats dst;
     const int rc = lsim_step(driver, &model, &state0, &dst);
+    if (traj && rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT &&
+        lsim_record_step(traj, &traj_model, &state0, lsim_stepper_contacts(driver), &dst)) {
+      snprintf(msg, msglen, "--trajectory: cannot write %s", traj_path);
+      exit_code = 2;
+      break;
+    }
     if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
       snprintf(msg, msglen, "reference %s: step %d: %s", specs[ref].label, k + 1,
               lsim_status_name(rc));
@@ -762,6 +791,19 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (!exit_code && o.rc) {
     snprintf(msg, msglen, "%s: cannot write the results", partial);
     exit_code = 2;
+  }
+  if (traj) {
+    /* The record renamed to traj_path on close, copied under /trajectory, removed. */
+    if (lsim_record_close(traj, !exit_code, err, sizeof err) && !exit_code) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+    traj = NULL;
+    if (!exit_code && lsim_compare_trajectory_copy(o.file, traj_path, err, sizeof err)) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+    unlink(traj_path);
   }
   if (lsim_h5_close(o.file) && !exit_code) {
     snprintf(msg, msglen, "%s: cannot close the file", partial);

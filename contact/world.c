@@ -28,6 +28,8 @@ LsimModel lsim_default_model(void) {
   m.event_precision = 1e-10;
   m.event_chatter_events = 20;
   m.event_chatter_window = 0.1;
+  m.event_rtol = 1e-12;
+  m.event_atol = 1e-14;
   return m;
 }
 

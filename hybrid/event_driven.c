@@ -6,10 +6,18 @@
  * except a sliding contact's normal column N - mu (s1 T1 + s2 T2), s the unit slip
  * direction), W = M^-1 and the free acceleration a_free = W (f + m g - w x I w):
  *   (J W G') lambda = -(J a_free + Jdot v) - 2 J v / T - phi / T^2,  a = a_free + W G' lambda
- * (the last two terms Baumgarte's, on the normal rows; T = 0.1 s). The system is solved
- * by Gaussian elimination with partial pivoting after adding 1e-12 max|diag| to the
- * diagonal, which picks a near least-norm split of the forces where persistent rows are
- * redundant (a box flat on the ground has 4 rows in 2-D for 3 velocities).
+ * (the last two terms Baumgarte's, on the normal rows; T = 0.1 s). Without sliding rows
+ * (G = J) the system is symmetric positive semi-definite and is solved for its least-norm
+ * solution (pivoted Cholesky with the rank cut at 1e-11 of the largest diagonal): where
+ * persistent rows are redundant (a box flat on the ground has 4 rows in 2-D for 3
+ * velocities) the split of the forces is smooth in the state, so roots on one row's force
+ * can be located. With sliding rows, Gaussian elimination with partial pivoting after
+ * adding 1e-12 max|diag| to the diagonal (a near least-norm split, to round-off / 1e-12).
+ *
+ * Mode decisions at an event are the acceleration LCP's, except at the borderline the
+ * event itself creates: a contact whose force root (cone root) ended the segment lifts
+ * off (slides), and a sliding contact at zero slip speed whose friction stays on the cone's
+ * boundary keeps sliding, since there the LCP sees the change only at round-off.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
@@ -46,8 +54,9 @@ LsimEventOptions lsim_default_event_options(void) {
   LsimEventOptions o;
   memset(&o, 0, sizeof o);
   o.precision = 1e-10;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
+  o.time_precision = 1e-10;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
   o.max_step = 1e-2;
   o.contact_tol = 1e-8;
   o.velocity_tol = 1e-7;
@@ -264,8 +273,11 @@ static int refresh_candidates(Ed *ed) {
   int n = 0;
   for (int c = 0; c < ed->set.count; ++c) {
     const LsimContact *ct = &ed->set.contacts[c];
-    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER) continue;
-    Cand cd = {.id = ct->id, .mode = FREE, .body = {ct->body[0], ct->body[1]}};
+    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER &&
+        ct->kind != LSIM_CONTACT_EQUALITY)
+      continue;
+    Cand cd = {.id = ct->id, .mode = ct->kind == LSIM_CONTACT_EQUALITY ? JOINT : FREE,
+               .body = {ct->body[0], ct->body[1]}};
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     fresh[n++] = cd;
@@ -303,6 +315,12 @@ static int resolve(Ed *ed, double t, double *x) {
   for (int i = 0; i < nc; ++i) {
     const int c = lsim_ed_find(&ed->set, ed->cand[i].id);
     const LsimContact *ct = &ed->set.contacts[c];
+    if (ed->cand[i].mode == JOINT) {
+      /* Joint rows take part in every impact as equalities (their velocities stay zero). */
+      list[k] = c, ci[k] = i, cone[k] = 0, slide[k] = 0, qadd[k] = 0.0;
+      ++k;
+      continue;
+    }
     if (ct->gap > ed->o.contact_tol) continue;
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
@@ -344,7 +362,7 @@ static int resolve(Ed *ed, double t, double *x) {
     const LsimContact *ct = &ed->set.contacts[c];
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
-    if (vn > ed->o.velocity_tol) continue; /* separating: free */
+    if (vn > ed->o.velocity_tol && ed->cand[ci[j]].mode != JOINT) continue; /* separating: free */
     double vt[2];
     lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
@@ -382,14 +400,24 @@ static int resolve(Ed *ed, double t, double *x) {
       for (int d = 0; d < nv; ++d) acc[d] += ed->a_free[d];
       /* Forces above a relative 1e-9 of the largest keep their contacts. */
       double fmax_ = 0.0;
-      for (int j = 0; j < kp; ++j) fmax_ = fmax(fmax_, z[fv[j]]);
+      for (int j = 0; j < kp; ++j)
+        if (ed->cand[ci[j]].mode != JOINT) fmax_ = fmax(fmax_, z[fv[j]]);
       for (int j = 0; j < kp; ++j) {
         const int i = ci[j];
+        if (ed->cand[i].mode == JOINT) {
+          newmode[i] = JOINT;
+          continue;
+        }
         /* Lifts off when its force is zero and its normal acceleration positive (a
            redundant support with zero force in Lemke's vertex solution stays). */
         lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
         const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
-        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && acc_n > 1e-9 * scale) continue;
+        /* A contact whose force root ended the segment lifts off with zero force: its
+           normal acceleration grows from 0 there (the force crossed zero smoothly), so
+           at the located point it is only round-off above zero. */
+        const int forced = ed->cand[i].fired;
+        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
+          continue;
         if (slide[j]) {
           newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
           continue;
@@ -404,6 +432,22 @@ static int resolve(Ed *ed, double t, double *x) {
           lsim_ed_slip_velocity(ed, &ed->set, list[j], acc, at);
           const double an = hypot(at[0], at[1]);
           if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
+        } else {
+          /* The slip acceleration is zero. A contact whose cone root ended the segment
+             (the friction it needs has just reached mu f_n), or one that was sliding and
+             whose friction stays on the cone's boundary (sum of the directions' impulses
+             at mu c_n), slides against its friction force (maximal dissipation): at that
+             point the LCP sees the slip only at round-off. Otherwise it sticks. */
+          double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], ft[2] = {0.0, 0.0}, sum = 0.0;
+          lsim_cone_weights(ct->ndir, cs, sn);
+          for (int d = 0; d < ct->ndir; ++d) {
+            const double beta = z[fv[j] + 1 + d];
+            ft[0] += beta * cs[d], ft[1] += beta * sn[d], sum += beta;
+          }
+          const int on_boundary = sum > 0.0 && sum >= (1.0 - 1e-9) * ct->mu * z[fv[j]];
+          const double fn = hypot(ft[0], ft[1]);
+          if (fn > 0.0 && (forced == R_CONE || (on_boundary && ed->cand[i].mode == SLIDE)))
+            newmode[i] = SLIDE, news[2 * i] = -ft[0] / fn, news[2 * i + 1] = -ft[1] / fn;
         }
       }
     }
@@ -467,6 +511,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
         ed->root_cand[n] = i, ed->root_kind[n] = R_GAP, dir[n++] = LSIM_ODE_FALLING;
       continue;
     }
+    if (cd->mode == JOINT) continue; /* an equality: its force is free in sign, never ends */
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
@@ -627,10 +672,13 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
     snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
     return LSIM_INVALID_INPUT;
   }
-  if (m->njoints > 0) {
-    snprintf(err, errlen, "integrator \"event_driven\": joints are not supported (joint '%s')", m->joints[0].name);
-    return LSIM_INVALID_INPUT;
-  }
+  for (int i = 0; i < m->njoints; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (m->joints[i].end[k].body < 0 && m->joints[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
+        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (joint '%s')",
+                 m->joints[i].name);
+        return LSIM_INVALID_INPUT;
+      }
   for (int i = 0; i < m->nbodies; ++i)
     if (m->bodies[i].type == LSIM_BODY_KINEMATIC) {
       snprintf(err, errlen, "integrator \"event_driven\": kinematic bodies are not supported (body '%s')",
@@ -677,6 +725,7 @@ static int invert_inertias(Ed *ed) {
 }
 
 static void ed_free(Ed *ed) {
+  free(ed->work);
   lsim_state_free(&ed->st);
   lsim_state_free(&ed->pst);
   lsim_contacts_free(&ed->set);
@@ -745,6 +794,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   LsimOdeOptions oo = lsim_ode_default_options();
   oo.rtol = ed.o.rtol, oo.atol = ed.o.atol, oo.max_step = ed.o.max_step;
   oo.event_precision = ed.o.precision;
+  oo.event_time_precision = ed.o.time_precision;
   oo.record_period = ed.period;
   LsimOde *ode = NULL;
   rc = lsim_ode_create(&ode, ed.n, flow, &ed, &oo, err, errlen);
@@ -770,7 +820,12 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       rc = LSIM_BREAKDOWN;
       break;
     }
+    /* The contacts whose force or cone root fired: resolve's borderline cases. */
+    for (int k = 0; k < ed.nroots; ++k)
+      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
+        ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
     rc = resolve(&ed, t, x);
+    for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
     if (!rc && ed.events > ed.o.max_events) {
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;

@@ -25,8 +25,12 @@
  * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
  * that it becomes persistent instead of bouncing forever; the event log says so.
  *
- * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts and tethers on
- * fixed anchors (no joints, kinematic bodies, moving anchors or 1-D scenes: those are
+ * Joints: their rows are persistent equalities from the start (forces free in sign, no
+ * roots, Baumgarte on their position errors) and enter every impact and acceleration LCP
+ * as equalities (each impulse the difference of two non-negative ones).
+ *
+ * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts, joints and
+ * tethers on fixed anchors (no kinematic bodies, moving anchors or 1-D scenes: those are
  * errors naming the feature). The curvature term (d/dt J) v of the persistent rows is
  * taken by a central difference of the rows along the motion (1e-6 s), and the rows
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
@@ -61,8 +65,10 @@ const char *lsim_event_kind_name(int kind);
 
 typedef struct LsimEventOptions {
   double precision;      /* |g| at a located event (m for gaps), default 1e-10 */
+  double time_precision; /* s: the event's time bracketed this closely too, default 1e-10
+                            (slow approaches: 1e-10 m of gap alone is 1e-10 / v s) */
   double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
-  double rtol, atol;     /* CVODE tolerances, default 1e-10 and 1e-12 */
+  double rtol, atol;     /* CVODE tolerances, default 1e-12 and 1e-14 */
   double max_step;       /* CVODE's largest step, s, default 1e-2 */
   double contact_tol;    /* m: a contact whose gap is at most this is closed, default 1e-8 */
   double velocity_tol;   /* m/s: a closed contact approaching faster impacts, default 1e-7 */

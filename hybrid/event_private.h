@@ -12,7 +12,8 @@
 #include "hybrid/event_driven.h"
 #include "lcp/lemke.h"
 
-enum { FREE = 0, STICK = 1, SLIDE = 2 };     /* contact modes (taut tethers: STICK) */
+enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
+                                                  joint rows: JOINT, always persistent) */
 enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
@@ -30,6 +31,7 @@ typedef struct Cand {
   int mode;
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
+  int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
 } Cand;
 
 /* Impacts of one contact within the chatter window. */
@@ -71,6 +73,8 @@ typedef struct Ed {
   LsimEventSampleFn sample;
   void *user;
   LsimContactSet out;         /* the sample's contacts */
+  double *work;               /* [work_cap] the least-norm solve's scratch */
+  int work_cap;
   char msg[256];
 } Ed;
 
@@ -118,6 +122,12 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
 
 /* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
 int lsim_ed_dense_solve(double *A, double *x, int n);
+
+/* x <- A^+ x, the least-norm solution of A x = b for a symmetric positive semi-definite A
+ * (n x n, row-major, overwritten): Cholesky with diagonal pivoting stopped where the
+ * remaining diagonal falls below 1e-11 of the largest (rank r), A = B B' with B = P' L
+ * (n x r), then x = B (B'B)^-2 B' b. work: 2 n^2 + 2 n doubles. 0, or LSIM_BREAKDOWN. */
+int lsim_ed_psd_solve(double *A, double *x, int n, double *work);
 
 /* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
  * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */

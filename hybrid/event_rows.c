@@ -266,6 +266,92 @@ int lsim_ed_dense_solve(double *A, double *x, int n) {
   return 0;
 }
 
+int lsim_ed_psd_solve(double *A, double *x, int n, double *work) {
+  double *L = work, *M = work + (size_t)n * n, *y = M + (size_t)n * n;
+  int *pm = (int *)(void *)(y + n); /* n ints in the last n doubles */
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) pm[i] = i, dmax = fmax(dmax, A[i * n + i]);
+  if (!(dmax > 0.0)) {
+    for (int i = 0; i < n; ++i) x[i] = 0.0;
+    return 0;
+  }
+  /* Outer-product Cholesky with diagonal pivoting on the lower triangle of A. */
+  const double tol = 1e-11 * dmax;
+  memset(L, 0, (size_t)n * n * sizeof(double));
+  int r = 0;
+  for (; r < n; ++r) {
+    int p = r;
+    for (int i = r + 1; i < n; ++i)
+      if (A[i * n + i] > A[p * n + p]) p = i;
+    if (!(A[p * n + p] > tol)) break;
+    if (p != r) {
+      /* Symmetric swap of r and p in A (full storage) and in L's finished columns. */
+      for (int j = 0; j < n; ++j) {
+        double t = A[r * n + j];
+        A[r * n + j] = A[p * n + j], A[p * n + j] = t;
+      }
+      for (int i = 0; i < n; ++i) {
+        double t = A[i * n + r];
+        A[i * n + r] = A[i * n + p], A[i * n + p] = t;
+      }
+      for (int j = 0; j < r; ++j) {
+        double t = L[r * n + j];
+        L[r * n + j] = L[p * n + j], L[p * n + j] = t;
+      }
+      const int t = pm[r];
+      pm[r] = pm[p], pm[p] = t;
+    }
+    const double d = sqrt(A[r * n + r]);
+    L[r * n + r] = d;
+    for (int i = r + 1; i < n; ++i) L[i * n + r] = A[i * n + r] / d;
+    for (int i = r + 1; i < n; ++i)
+      for (int j = r + 1; j < n; ++j) A[i * n + j] -= L[i * n + r] * L[j * n + r];
+  }
+  /* y = B' b with B's row pm[i] = L's row i; M = B'B = L'L (r x r). */
+  for (int k = 0; k < r; ++k) {
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) s += L[i * n + k] * x[pm[i]];
+    y[k] = s;
+    for (int l = 0; l <= k; ++l) {
+      double m = 0.0;
+      for (int i = 0; i < n; ++i) m += L[i * n + k] * L[i * n + l];
+      M[k * n + l] = M[l * n + k] = m;
+    }
+  }
+  /* w = M^-1 M^-1 y by Cholesky of M (in place, lower), then x = B w. */
+  for (int j = 0; j < r; ++j) {
+    double s = M[j * n + j];
+    for (int k = 0; k < j; ++k) s -= M[j * n + k] * M[j * n + k];
+    if (!(s > 0.0)) return LSIM_BREAKDOWN;
+    M[j * n + j] = sqrt(s);
+    for (int i = j + 1; i < r; ++i) {
+      double t = M[i * n + j];
+      for (int k = 0; k < j; ++k) t -= M[i * n + k] * M[j * n + k];
+      M[i * n + j] = t / M[j * n + j];
+    }
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < r; ++i) {
+      double t = y[i];
+      for (int k = 0; k < i; ++k) t -= M[i * n + k] * y[k];
+      y[i] = t / M[i * n + i];
+    }
+    for (int i = r - 1; i >= 0; --i) {
+      double t = y[i];
+      for (int k = i + 1; k < r; ++k) t -= M[k * n + i] * y[k];
+      y[i] = t / M[i * n + i];
+    }
+  }
+  double *out = A; /* A's first row holds the result before the copy back */
+  for (int i = 0; i < n; ++i) {
+    double s = 0.0;
+    for (int k = 0; k < r; ++k) s += L[i * n + k] * y[k];
+    out[pm[i]] = s;
+  }
+  memcpy(x, out, (size_t)n * sizeof(double));
+  return 0;
+}
+
 /* The smooth phase at (t, x): contacts, persistent forces lam[nr] and accelerations
  * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
 int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
@@ -285,7 +371,10 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
   const int nr = ed->nr, nv = ed->nv;
   if (nr == 0) return 0;
   if ((rc = lsim_ed_curvature(ed, &ed->st, nr, ed->r_cand, ed->r_which, ed->jdv))) return rc;
-  /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. */
+  /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. Symmetric (G = J) unless a row
+     carries sliding friction. */
+  int symmetric = 1;
+  for (int r = 0; r < nr; ++r) symmetric &= ed->cand[ed->r_cand[r]].mode != SLIDE;
   double dmax = 0.0;
   for (int c = 0; c < nr; ++c) {
     lsim_ed_apply_w(ed, &ed->st, ed->G + (size_t)c * nv, ed->w1);
@@ -297,10 +386,15 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
     const double jv = lsim_ed_dot(J, ed->st.v, nv);
     ed->b[r] = -(lsim_ed_dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
     if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
-    ed->A[r * nr + r] += 1e-12 * dmax;
+    if (!symmetric) ed->A[r * nr + r] += 1e-12 * dmax;
   }
   memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
-  if (lsim_ed_dense_solve(ed->A, ed->lam, nr)) {
+  /* Redundant rows (a box's corners) share their forces by the least-norm split, which is
+     smooth in the state (the force and cone roots are located on it); with sliding rows a
+     regularized elimination (the split of redundant rows to round-off / 1e-12 only). */
+  if (symmetric && lsim_ed_grow((void **)&ed->work, &ed->work_cap, 2 * nr * nr + 2 * nr, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  if (symmetric ? lsim_ed_psd_solve(ed->A, ed->lam, nr, ed->work) : lsim_ed_dense_solve(ed->A, ed->lam, nr)) {
     snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
     return LSIM_BREAKDOWN;
   }

@@ -93,6 +93,9 @@ static void write_model(Writer *w, const LsimHybridModel *m, const double *p, co
   put_doubles(w, "/model/initial_state", m->nstates, -1, tr->initial_state, NULL);
   put_int(w, "/model/initial_chart", tr->initial_chart);
   put_strings(w, "/model/output_names", m->output_names, m->noutputs);
+  if (m->state_units) put_strings(w, "/model/state_units", m->state_units, m->nstates);
+  if (m->param_units) put_strings(w, "/model/parameter_units", m->param_units, m->nparams);
+  if (m->output_units && m->noutputs > 0) put_strings(w, "/model/output_units", m->output_units, m->noutputs);
   /* Charts and their boundaries, flat: chart c's are first_boundary[c] .. + n - 1. */
   const char **names = malloc((size_t)m->ncharts * sizeof *names);
   int *first = malloc((size_t)m->ncharts * 2 * sizeof *first);

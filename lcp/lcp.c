@@ -81,6 +81,7 @@ double lsim_lcp_scale(const LsimLcp *lcp) {
 
 void lsim_lcp_w(const LsimLcp *lcp, const double *z, double *w) {
   const int n = lcp->n;
+  if (n <= 0) return; /* the empty LCP: w may be NULL */
   memcpy(w, lcp->q, (size_t)n * sizeof(double));
   /* Column sweep: contiguous in the column-major layout. */
   for (int j = 0; j < n; ++j) {

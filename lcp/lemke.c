@@ -116,6 +116,17 @@
  * Near-singular bases lose accuracy; the periodic refactorization and the final residual
  * check bound the damage, they do not prevent it.
  *
+ * VERIFICATION
+ * A failed path ends on whatever basis it reached, and that basis may be garbage: on a
+ * 10-domino contact LCP (n = 372, data/dominoes_10.json) the last basic solution of a
+ * breakdown had a natural residual of 480 (relative 142) where z = 0 has 0.16, and a time
+ * step that integrated it sent the bodies to 1e110 m within ten steps. So a solve that does
+ * not end solved compares the natural residual of its last basic solution with that of the
+ * z the caller passed in (the warm-start guess, or zeros; non-finite and negative entries
+ * read as 0): if the result is not better, it is rejected and z is returned as it came in
+ * (clamped), with info->rejected = 1. The status still names the failure (ray, breakdown,
+ * pivot limit): a rejected result is never reported as solved.
+ *
  * REFERENCES
  *  C. E. Lemke, Bimatrix equilibrium points and mathematical programming, Management
  *    Science 11 (1965) 681-689.
@@ -164,6 +175,8 @@ struct LsimLemke {
   int *cols;              /* [cap] refactorization: positions of the basic z / z0 */
   int *ipiv;              /* [cap] LU row interchanges */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
+  double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
+                             set to 0): what a failed solve falls back on (VERIFICATION) */
   unsigned char *basis;   /* [cap] final complementary basis of the last solved solve */
   int basis_valid;
   int refactor_every;     /* pivots between refactorizations */
@@ -196,6 +209,7 @@ void lsim_lemke_free(LsimLemke *ws) {
   free(ws->cols);
   free(ws->ipiv);
   free(ws->guess);
+  free(ws->start);
   free(ws->basis);
   free(ws);
 }
@@ -223,7 +237,8 @@ static int reserve(LsimLemke *ws, int n) {
       grow((void **)&ws->work2, un, sizeof(double)) || grow((void **)&ws->bvar, un, sizeof(int)) ||
       grow((void **)&ws->vpos, 2 * un + 1, sizeof(int)) ||
       grow((void **)&ws->rows, un, sizeof(int)) || grow((void **)&ws->cols, un, sizeof(int)) ||
-      grow((void **)&ws->ipiv, un, sizeof(int)) || grow((void **)&ws->guess, un, 1))
+      grow((void **)&ws->ipiv, un, sizeof(int)) || grow((void **)&ws->guess, un, 1) ||
+      grow((void **)&ws->start, un, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   return 0;
 }
@@ -680,6 +695,18 @@ static int accept(LsimLemke *ws, const LsimLcp *lcp, double tol, double *z) {
   return LSIM_BREAKDOWN;
 }
 
+/* After a failed solve: 1 when z's natural residual is not below the caller's point's
+ * (ws->start), and then z = that point; 0 when z is kept. */
+static int verify(LsimLemke *ws, const LsimLcp *lcp, double *z) {
+  const int n = lcp->n;
+  LsimResidual got, start;
+  lsim_lcp_residual(lcp, z, ws->work, &got);
+  lsim_lcp_residual(lcp, ws->start, ws->work, &start);
+  if (got.natural < start.natural) return 0;
+  memcpy(z, ws->start, (size_t)n * sizeof(double));
+  return 1;
+}
+
 /* The all-w basis: B = I, x_B = q, d = e. */
 static void cold_basis(LsimLemke *ws, const LsimLcp *lcp) {
   const int n = lcp->n;
@@ -725,10 +752,11 @@ static void save_basis(LsimLemke *ws, int n) {
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {
   LsimLemkeOptions o = opt ? *opt : lsim_default_lemke_options();
-  int pivots = 0, status;
+  int pivots = 0, status, have_start = 0, rejected = 0;
   if (info) {
     info->status = LSIM_INVALID_INPUT;
     info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
+    info->rejected = 0;
   }
 
   /* Input checks. */
@@ -739,8 +767,8 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
   }
   const int n = lcp->n;
   ws->basis_valid = 0; /* the buffer itself stays intact: the guess may point into it */
-  if (n > 0) memset(z, 0, (size_t)n * sizeof(double));
   if (lsim_lcp_check_finite(lcp)) {
+    if (n > 0) memset(z, 0, (size_t)n * sizeof(double));
     status = LSIM_INVALID_INPUT;
     goto out;
   }
@@ -752,9 +780,14 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
 
   /* Workspace; the guess is copied before basis may move (it may alias it). */
   if (reserve(ws, n)) {
+    memset(z, 0, (size_t)n * sizeof(double));
     status = LSIM_OUT_OF_MEMORY;
     goto out;
   }
+  /* The caller's point, kept to verify a failed result against (VERIFICATION). */
+  for (int i = 0; i < n; ++i) ws->start[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
+  have_start = 1;
+  memset(z, 0, (size_t)n * sizeof(double));
   if (basis_guess) memcpy(ws->guess, basis_guess, (size_t)n);
   if (reserve_basis(ws, n)) {
     status = LSIM_OUT_OF_MEMORY;
@@ -810,9 +843,12 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
   if (status == LSIM_SOLVED) save_basis(ws, n);
 
 out:
+  /* A failed result no better than the caller's point is rejected (VERIFICATION). */
+  if (status != LSIM_SOLVED && have_start) rejected = verify(ws, lcp, z);
   if (info) {
     info->status = status;
     info->pivots = pivots;
+    info->rejected = rejected;
   }
   return status;
 }

@@ -26,6 +26,9 @@ typedef struct LsimLemkeInfo {
                           so pivots <= 4 max_pivots (3 without a guess). */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
+  int rejected;        /* 1 if the solve failed and its last basic solution had a natural
+                          residual no smaller than the caller's z: z was then returned as
+                          it came in (see VERIFICATION in lemke.c) */
   double *trace;       /* optional, caller's: z0 after each exchange, the first of each run
                           (z0 enters) included, so pivots + 1 values for a solve of one run
                           (pivots + runs in general), up to trace_capacity */
@@ -40,14 +43,17 @@ typedef struct LsimLemke LsimLemke;
 LsimLemke *lsim_lemke_create(void);
 void lsim_lemke_free(LsimLemke *ws);
 
-/* Solves lcp into z [n].
+/* Solves lcp into z [n]. On entry z is the caller's current point (a warm-start guess, or
+ * zeros; non-finite and negative entries read as 0): a failed solve never returns
+ * anything worse than it (info->rejected).
  * basis_guess [n] or NULL: basis_guess[i] != 0 guesses that z_i is basic (w_i = 0),
  * 0 that w_i is basic (z_i = 0). The guessed complementary basis is factored; if its
  * basic solution is feasible it is returned at once (0 pivots); else Lemke pivots from it
  * with a covering vector that makes it feasible; if that fails, a cold start follows.
  * NULL: cold start with covering vector e = (1, ..., 1).
  * Returns info->status (info may be NULL). On any non-solved status z holds the last
- * basic solution (finite). */
+ * basic solution (finite) when its natural residual is below that of the entry point,
+ * else the entry point (clamped at 0) with info->rejected = 1. */
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info);
 

@@ -266,6 +266,7 @@ static int update_cone_exact(LsimPgs *ws, const Backend *be, void *ctx, const Ls
     for (int b = 0; b < k; ++b) s -= Mloc[a + b * k] * z[v[b]];
     q[a] = s;
     guess[a] = z[v[a]] > 0.0;
+    zl[a] = z[v[a]]; /* Lemke's entry point: a failed local solve is discarded anyway */
   }
   LsimLcp loc = {.n = k, .M = (double *)Mloc, .q = q};
   LsimLemkeOptions lo = lsim_default_lemke_options();

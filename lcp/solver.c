@@ -294,12 +294,15 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
     if (o->warm_start) {
       for (int i = 0; i < n; ++i) s->basis[i] = z[i] > 0.0;
       guess = s->basis;
+    } else {
+      memset(z, 0, (size_t)n * sizeof(double)); /* the point a failed solve falls back on */
     }
     LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
     status = lsim_lemke_solve(s->lemke, lcp, &lo, guess, z, &li);
     st->iterations = li.pivots;
     st->warm_started = li.warm_started;
     st->trace_len = li.trace_len;
+    st->rejected |= li.rejected;
   } else if (s->kind == KIND_PGS) {
     LsimPgsOptions po = pgs_options(o);
     LsimPgsInfo pi = {.trace = s->trace, .trace_capacity = s->trace_capacity};
@@ -424,6 +427,7 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     }
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     st->iterations += is.iterations;
+    st->rejected |= is.rejected;
     warm &= is.warm_started;
     status = worse_status(status, sk);
     if (sk == LSIM_OUT_OF_MEMORY) break;

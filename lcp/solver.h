@@ -43,6 +43,8 @@ typedef struct LsimSolveStats {
   LsimResidual residual;   /* ours, from z alone */
   double siconos_error;    /* Siconos' lcp_compute_error on z (its relative error) */
   int trace_len;           /* values written to the trace buffer (lsim_solver_set_trace) */
+  int rejected;            /* 1: Lemke failed and its result, no better than its start (the
+                              warm-start guess, or zeros), was discarded (lemke.h) */
 } LsimSolveStats;
 
 typedef struct LsimSolver LsimSolver;

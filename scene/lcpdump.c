@@ -376,6 +376,11 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 
 /* ---- reading a dump ---- */
 
+/* Largest n read back (a dense M of 32768^2 doubles is 8 GiB), as for .dat files. */
+#define LSIM_DUMP_MAX_N 32768
+/* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
+#define LSIM_DUMP_MAX_SOLUTIONS 1024
+
 /* Reads a whole 1-D dataset of at most cap elements; returns its length or < 0. */
 static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap) {
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
@@ -392,9 +397,10 @@ static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap)
   return rc;
 }
 
-/* Reads rows [start, start + count) of a dataset [rows] or [rows, cols] into buf. */
+/* Reads rows [start, start + count) of a dataset [rows] (cols 1) or [rows, cols] into buf,
+ * which holds count * cols elements; a dataset of another width is damage, never read. */
 static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsize_t count,
-                     void *buf) {
+                     hsize_t cols, void *buf) {
   if (count == 0) return 0;
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return -1;
@@ -402,7 +408,8 @@ static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsiz
   int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
   hsize_t dims[2] = {0, 1};
   int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
-           start + count <= dims[0];
+           (rank == 2 ? dims[1] == cols : cols == 1) && start <= dims[0] &&
+           count <= dims[0] - start;
   hsize_t st[2] = {start, 0}, cnt[2] = {count, rank == 2 ? dims[1] : 1};
   hid_t ms = ok ? H5Screate_simple(rank, cnt, NULL) : -1;
   ok = ok && ms >= 0 && H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, cnt, NULL) >= 0 &&
@@ -503,9 +510,15 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     goto done;
   }
 
-  /* Its data. */
+  /* Its data: sizes and offsets checked first (a damaged index must not size a buffer). */
   const int n = ns[p], nc = ncs[p];
   const long nsol_l = read_1d(g, "solution_label", H5T_NATIVE_INT, NULL, 0);
+  if (n < 0 || n > LSIM_DUMP_MAX_N || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
+      coff[p] < 0 || nsol_l > LSIM_DUMP_MAX_SOLUTIONS) {
+    snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (sizes of step %d)", path, step);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
   out->nsolutions = nsol_l > 0 ? (int)nsol_l : 0;
   out->step = step;
   out->series = series;
@@ -525,19 +538,24 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     rc = LSIM_OUT_OF_MEMORY;
     goto done;
   }
-  int bad = read_rows(g, "M", H5T_NATIVE_DOUBLE, (hsize_t)moff[p], (hsize_t)n * n, out->lcp.M) ||
-            read_rows(g, "q", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, out->lcp.q) ||
-            read_rows(g, "warm", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, out->warm);
+  int bad =
+      read_rows(g, "M", H5T_NATIVE_DOUBLE, (hsize_t)moff[p], (hsize_t)n * n, 1, out->lcp.M) ||
+      read_rows(g, "q", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, 1, out->lcp.q) ||
+      read_rows(g, "warm", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, 1, out->warm);
+  /* M and q feed a solver: NaN or Inf there is damage (stored solutions may hold anything). */
+  bad = bad || lsim_lcp_check_finite(&out->lcp);
   /* z is stored [rows, nsol]: read the rows, then transpose to one column per solution. */
   double *zr = calloc((size_t)n * (size_t)out->nsolutions + 1, sizeof(double));
-  bad = bad || !zr || read_rows(g, "z", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, zr);
+  bad = bad || !zr ||
+        (out->nsolutions > 0 && read_rows(g, "z", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n,
+                                          (hsize_t)out->nsolutions, zr));
   for (int i = 0; !bad && i < n; ++i)
     for (int j = 0; j < out->nsolutions; ++j)
       out->z[(size_t)j * n + i] = zr[(size_t)i * out->nsolutions + j];
   free(zr);
 #define CONE_READ(name, buf, type, field)                                        \
   if (!bad) {                                                                    \
-    bad = read_rows(g, name, type, (hsize_t)coff[p], (hsize_t)nc, buf);          \
+    bad = read_rows(g, name, type, (hsize_t)coff[p], (hsize_t)nc, 1, buf);       \
     for (int c = 0; !bad && c < nc; ++c) out->cones[c].field = buf[c];           \
   }
   CONE_READ("cone_normal", ci, H5T_NATIVE_INT, normal)
@@ -549,12 +567,22 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
 #undef CONE_READ
   free(ci);
   free(cd);
+  /* Each cone's variables inside 0..n-1 (the solvers index with them), mu >= 0. */
+  for (int c = 0; !bad && c < nc; ++c) {
+    const LsimConeBlock *b = &out->cones[c];
+    bad = b->normal < -1 || b->normal >= n || b->lambda < 0 || b->lambda >= n ||
+          b->first_dir < 0 || b->ndir < 0 || b->first_dir > n - b->ndir || !(b->mu >= 0.0) ||
+          !isfinite(b->mu) || !isfinite(b->fixed_normal);
+  }
 
   /* Labels: fixed-length strings, read with their own type. */
   if (!bad && out->nsolutions > 0) {
     hid_t ld = H5Dopen2(g, "solution_label", H5P_DEFAULT);
     hid_t t = ld >= 0 ? H5Dget_type(ld) : -1;
-    const size_t len = t >= 0 ? H5Tget_size(t) : 0;
+    /* fixed-length strings only (a variable-length one would be read as pointers) */
+    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+                           ? H5Tget_size(t)
+                           : 0;
     char *buf = len ? calloc((size_t)out->nsolutions, len) : NULL;
     bad = !buf || H5Dread(ld, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0;
     for (int j = 0; !bad && j < out->nsolutions; ++j)

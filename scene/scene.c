@@ -60,7 +60,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     }
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
-  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solve --list\" may list more)", name);
+  return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -129,11 +129,13 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
-  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", NULL};
+  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision) < 0 ||
       lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
-      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0)
+      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)
     return LSIM_INVALID_INPUT;
   return 0;
 }
@@ -141,7 +143,10 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
 /* "assemble": project the initial state onto the joints (contact/assembly.h: tolerance
  * 1e-12 m, at most 100 iterations); every joint's initial error is kept either way. */
 static int parse_assemble(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimState *st) {
-  for (int j = 0; j < m->njoints; ++j) m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
+  for (int j = 0; j < m->njoints; ++j) {
+    m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
+    m->joints[j].initial_velocity_error = lsim_joint_velocity_error(m, st, j);
+  }
   if (lsim_parse_get_bool(c, root, "", "assemble", &m->assemble) < 0) return LSIM_INVALID_INPUT;
   if (!m->assemble) return 0;
   char msg[200];

@@ -19,9 +19,10 @@ Time steps h default to values that do not divide the measured times.
       the rope's length (a root of |p(t)| = L, found by bisection). Time stepping: the
       end of the first step with a tether impulse; event-driven: the first impact event.
 
-Writes DIR/integrators.md (the table), DIR/integrators.csv and DIR/integrators.png (error
-against h, log-log, with a first-order reference line; the event-driven errors at the
-record period). Time stepping's errors fall linearly with h; event-driven errors are set
+Writes DIR/integrators.md (the table and the fitted order of the apex error),
+DIR/integrators.csv and DIR/integrators.png (error against h, log-log, with a first-order
+reference line and the fitted slope; the event-driven errors at the record period, their
+values written beside them). docs/figures/integrators.png is this figure. Time stepping's errors fall linearly with h; event-driven errors are set
 by the event precision (1e-10) and CVODE's tolerance, whatever the record period.
 """
 import argparse
@@ -139,6 +140,10 @@ def main():
                 if row[0] == sc["key"]:
                     f.write("| %s | %s | %.12g | %s | %g | %.12g | %.2e |\n"
                             % (sc["file"], sc["what"], sc["exact"], row[1], row[2], row[3], row[4]))
+        # The order of the time step's apex error: the slope of log |error| against log h.
+        ball = [(row[2], abs(row[4])) for row in rows if row[0] == "ball" and row[1] == "time_stepping"]
+        slope = np.polyfit(np.log([b[0] for b in ball]), np.log([b[1] for b in ball]), 1)[0]
+        f.write("\nFitted slope of log |apex error| against log h (time stepping): %.2f\n" % slope)
     print(open(os.path.join(a.o, "integrators.md")).read())
     figure(rows, os.path.join(a.o, "integrators.png"))
     return rows
@@ -148,29 +153,46 @@ def figure(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6))
+    floor = 1e-13
+    units = {"ball": "m", "box": "s", "rope": "s"}
     for ax, sc in zip(axes, SCENES):
         ts = [(h, abs(e)) for k, i, h, _, e in rows if k == sc["key"] and i == "time_stepping"]
         ed = [(h, abs(e)) for k, i, h, _, e in rows if k == sc["key"] and i == "event_driven"]
         h = np.array([p[0] for p in ts])
         err = np.array([p[1] for p in ts])
-        ax.loglog(h, err, "o-", label="time stepping")
-        # First order: the bound h (stop and snap times are ends of steps), and a line of
-        # slope 1 through the ball's first point.
+        ax.loglog(h, err, "o-", color="C0", label="time stepping")
+        # First order: a line of slope 1 through the ball's first point and the fitted
+        # slope of its apex errors; for stop and snap times (ends of steps) the bound h.
         if sc["key"] == "ball":
-            ax.loglog(h, err[0] * h / h[0], "k:", label="slope 1")
+            slope = np.polyfit(np.log(h), np.log(err), 1)[0]
+            ax.loglog(h, err[0] * h / h[0], "k:", label="slope 1 (first order)")
+            ax.text(0.04, 0.62, "fitted slope %.2f" % slope, transform=ax.transAxes, fontsize=9)
         else:
-            ax.loglog(h, h, "k:", label="h (the step's resolution)")
-        floor = 1e-13
-        ax.loglog([p[0] for p in ed], [max(p[1], floor) for p in ed], "s", color="C3", ms=9,
-                  label="event-driven (record period 1 ms; 0 drawn at 1e-13)")
+            ax.loglog(h, h, "k--", lw=1, label="bound h (time stepping ends on a step)")
+        # The event-driven run does not depend on h: its error at its record period, with
+        # the value written beside it (0 drawn at the floor).
+        for he, ee in ed:
+            ax.loglog([he], [max(ee, floor)], "s", color="C3", ms=8,
+                      label="event-driven (record period 1 ms)")
+            txt = ("%.1e %s" % (ee, units[sc["key"]])) if ee > 0 else "0 (drawn at 1e-13)"
+            ax.annotate(txt, (he, max(ee, floor)), xytext=(8, 6), textcoords="offset points",
+                        fontsize=8, color="C3")
+        ax.set_ylim(floor / 3, None)
         ax.set_xlabel("time step h (s)")
-        ax.set_ylabel("|error| of the " + sc["what"])
-        ax.set_title(sc["file"].replace(".json", ""))
+        ax.set_ylabel("|error| (%s)" % units[sc["key"]])
+        ax.set_title("%s: %s\nclosed form %.6g %s" % (sc["file"].replace(".json", ""), sc["what"].rsplit(" (", 1)[0],
+                                                     sc["exact"], units[sc["key"]]), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.suptitle("Time stepping vs event-driven integration: errors against the closed forms")
-    fig.tight_layout()
+    # One legend under the panels, off the data.
+    handles, labels = [], []
+    for ax in axes:
+        for hd, lb in zip(*ax.get_legend_handles_labels()):
+            if lb not in labels:
+                handles.append(hd), labels.append(lb)
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
+    fig.suptitle("Time stepping against event-driven integration: errors against the closed forms")
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(path, dpi=110)
 
 

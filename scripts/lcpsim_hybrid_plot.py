@@ -17,6 +17,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcpsim_load  # noqa: E402
+# Round-off panels drawn flat, as lcpsim_plot's; its style settings are not taken along
+# (scripts importing this module keep theirs).
+with matplotlib.rc_context():
+    from lcpsim_plot import tidy  # noqa: E402
 
 COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
           "#8c8c8c", "#ccb974", "#64b5cd"]
@@ -31,6 +35,23 @@ def chart_spans(r, t0, t1):
         if b >= t0 and a <= t1:
             out.append((max(a, t0), min(b, t1), int(c)))
     return out
+
+
+def unit_of(m, kind, name):
+    """The unit of a state or output from /model/state_units or output_units ("" when the
+    model gives none)."""
+    names = list(m.state_names if kind == "state" else m.output_names)
+    units = m.get("state_units" if kind == "state" else "output_units")
+    return str(units[names.index(name)]) if units is not None and name in names else ""
+
+
+def scene_name(r):
+    """The scene's "name", if the file keeps the scene and it has one."""
+    import json
+    try:
+        return json.loads(str(r.scene_text)).get("name")
+    except (AttributeError, KeyError, ValueError):
+        return None
 
 
 def plot(r, path, states=None, outputs=None, t0=None, t1=None):
@@ -49,13 +70,15 @@ def plot(r, path, states=None, outputs=None, t0=None, t1=None):
         y = r.state_of(name) if kind == "state" else r.output(name)
         for a, b, c in spans:
             ax.axvspan(a, b, color=COLORS[c % len(COLORS)], alpha=0.12, lw=0)
-        ax.plot(r.time[keep], y[keep], color="k", lw=1)
-        ax.set_ylabel(name, rotation=0, ha="right", va="center")
+        ax.plot(r.time[keep], y[keep], color="k", lw=1, ls="-")
+        unit = unit_of(m, kind, name)
+        ax.set_ylabel(f"{name} [{unit}]" if unit else name, rotation=0, ha="right", va="center")
         ax.grid(alpha=0.3)
+        tidy(ax, unit)
     # The chart sequence, with a marker at every transition.
     ax = axes[-1]
     for a, b, c in spans:
-        ax.plot([a, b], [c, c], color=COLORS[c % len(COLORS)], lw=3, solid_capstyle="butt")
+        ax.plot([a, b], [c, c], color=COLORS[c % len(COLORS)], lw=3, ls="-", solid_capstyle="butt")
     ev = (r.events.time >= t0) & (r.events.time <= t1)
     ax.plot(r.events.time[ev], r.events.to_chart[ev], "k|", ms=10)
     ax.set_yticks(range(len(m.chart_names)))
@@ -65,11 +88,14 @@ def plot(r, path, states=None, outputs=None, t0=None, t1=None):
     ax.grid(alpha=0.3)
     handles = [plt.Rectangle((0, 0), 1, 1, color=COLORS[c % len(COLORS)], alpha=0.4)
                for c in used]
-    axes[0].legend(handles, [m.chart_names[c] for c in used], ncol=len(used), fontsize=8,
-                   loc="lower left", bbox_to_anchor=(0, 1.02), frameon=False)
+    # The title on its own line, the charts' colours on the next, above the first panel.
     end = r.summary.run_end + (f": {r.summary.run_end_reason}" if r.summary.run_end_reason else "")
-    fig.suptitle(f"{m.name}: {r.summary.transitions} transitions, {end}", fontsize=10)
-    fig.tight_layout()
+    fig.suptitle(f"{scene_name(r) or m.name} (model {m.name}): {r.summary.transitions} "
+                 f"transitions, {end}", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.75 / fig.get_figheight()))
+    axes[0].legend(handles, [m.chart_names[c] for c in used], ncol=len(used), fontsize=8,
+                   loc="lower left", bbox_to_anchor=(0, 1.02), frameon=False,
+                   title="chart (background)", title_fontsize=8, alignment="left")
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -112,9 +112,12 @@ end
 %   r.parameter('k')                      a parameter's value
 %   r.chart_name(c)                       name of chart code c as stored (0-based codes)
 function r = hybrid_helpers(r)
-  tables = {'state_names', 'parameter_names', 'chart_names', 'output_names', 'boundary_names'};
+  tables = {'state_names', 'parameter_names', 'chart_names', 'output_names', 'boundary_names', ...
+            'state_units', 'parameter_units', 'output_units'};
   for k = 1:numel(tables)
-    r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+    if isfield(r.model, tables{k})  % units: files from models that give them
+      r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+    end
   end
   m = r.model;
   st = r.state;

@@ -11,7 +11,9 @@ function lcpsim_plot(path, out)
 % angular speed |w|), energies and the contact impulses of each step (contact normals
 % only); runs with tethers get a row of per-tether impulses and lengths, runs with joints
 % one of per-joint impulse norms and position errors. At most 10 moving bodies (the first
-% ones), as the legend says. The title is the scene's name, solver, time step and steps.
+% ones), as the legend says. The title is the scene's name, solver, time step and steps
+% (event-driven runs: the record period, samples and events; the contact panel notes that
+% impacts are in /events).
 % Round-off: a panel whose values all agree to 1e-9 x max(1, |value|) (SI units) is drawn
 % flat at their common value (0 when that close to zero) and says so in the panel.
 % Names are shown as written (no TeX), legends sit beside the panels, series have
@@ -186,6 +188,12 @@ function p = contact_panel(r, ts)
   end
   p = panel(ts, {normal, friction}, {'normals (sum)', 'friction (sum |.|)'}, ...
             'contact impulse/step [N*s]', 'N*s');
+  if event_driven(r)
+    % Persistent contacts' forces times the record period; impacts are in /events.
+    p.ylabel = 'contact impulse/period [N*s]';
+    p.note = sprintf('%d impacts: /events', ...
+                     sum(double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1));
+  end
   if ~any(keep)
     p.ys = {};
     p.empty = 'no contacts in this run';
@@ -342,9 +350,21 @@ function s = title_of(r)
   if isempty(name)
     name = 'lcpsim run';
   end
+  if event_driven(r)
+    s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
+                name, double(r.parameters.dimension), r.parameters.solver_name, ...
+                double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time));
+    return;
+  end
   s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
               double(r.parameters.dimension), r.parameters.solver_name, ...
               double(r.parameters.time_step), numel(r.time) - 1);
+end
+
+% An event-driven run (docs/output-format.md, /events).
+function yes = event_driven(r)
+  yes = isfield(r.parameters, 'integrator') && strcmp(r.parameters.integrator, 'event_driven') ...
+        && isfield(r, 'events');
 end
 
 % A label per column of q or v: the owning body's name (with the coordinate index when

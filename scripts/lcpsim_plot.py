@@ -18,7 +18,9 @@ Round-off: a panel whose values all agree to ROUNDOFF_REL relative (against max(
 in the panel's SI unit) is drawn flat at their common value, rounded to 9 significant
 digits (0 when they are that close to zero), and says so in the panel, instead of
 magnifying the noise to full height with offset ticks.
-The title is the scene's name (its "name" key), the solver, the time step and the steps.
+The title is the scene's name (its "name" key), the solver, the time step and the steps;
+for event-driven runs the record period, the samples and the number of events, and the
+contact panel says its impulses are the persistent contacts' (impacts are in /events).
 """
 import argparse
 import json
@@ -175,8 +177,17 @@ def title_of(r, title):
     if title:
         return title
     name = scene_name(r) or "lcpsim run"
+    if event_driven(r):
+        return (f"{name}\n{int(r.parameters.dimension)}-D, event-driven (CVODE; {r.parameters.solver_name} "
+                f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
+                f"{len(r.events.time)} events")
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
             f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps")
+
+
+def event_driven(r):
+    """An event-driven run (docs/output-format.md, /events)."""
+    return str(getattr(r.parameters, "integrator", "")) == "event_driven"
 
 
 def contact_panel(r, c):
@@ -189,7 +200,42 @@ def contact_panel(r, c):
     normal, friction = step_impulses(r)
     c.plot(t[1:], normal, label="contact normals (sum)")
     c.plot(t[1:], friction, label="friction (sum of norms)")
+    if event_driven(r):
+        # Persistent contacts' forces times the record period; impacts are instants, listed
+        # in /events, and their impulses are not in these sums.
+        kinds = [str(k) for k in r.events.kind_legend]
+        n_imp = int(np.sum(r.events.kind == kinds.index("impact"))) if "impact" in kinds else 0
+        c.set_ylabel("contact impulse\nper period [N*s]")
+        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts are in /events", transform=c.transAxes,
+               ha="left", va="center", fontsize="x-small", color="0.3")
     c.legend(loc="best", fontsize="small")
+
+
+def clear_inside_legends(fig, ax):
+    """A legend inside a panel ("best" place) that still covers a data point (panels full of
+    curves, e.g. double_pendulum's energies) moves to the panel's top right corner over
+    headroom added above the data, so that nothing is hidden."""
+    fig.canvas.draw()
+    for a in ax.flat:
+        leg = a.get_legend()
+        if leg is None or leg.get_bbox_to_anchor().bounds != a.bbox.bounds:
+            continue  # none, or beside the panel
+        box = leg.get_window_extent().padded(2)
+        covered = False
+        for line in a.get_lines():
+            xy = line.get_xydata()
+            xy = xy[np.all(np.isfinite(xy), axis=1)]
+            if len(xy):
+                p = a.transData.transform(xy)
+                covered |= bool(np.any((p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) &
+                                       (p[:, 1] >= box.y0) & (p[:, 1] <= box.y1)))
+        if not covered:
+            continue
+        # The data keep the lower part of the panel, the legend the band above them.
+        frac = min(0.6, (leg.get_window_extent().height + 8) / a.bbox.height)
+        lo, hi = a.get_ylim()
+        a.set_ylim(lo, lo + (hi - lo) / (1.0 - frac))
+        leg._loc = 1  # upper right (Legend.set_loc is matplotlib >= 3.8 only)
 
 
 def finish(fig, ax, out, units):
@@ -201,6 +247,7 @@ def finish(fig, ax, out, units):
     for a in ax[-1]:
         a.set_xlabel("time [s]")
     fig.tight_layout()
+    clear_inside_legends(fig, ax)
     if out is None:
         return fig
     fig.savefig(out, dpi=100, bbox_inches="tight")  # legends beside panels included

@@ -3,6 +3,9 @@
 #   unit  the cmocka programs build/tests/test_*
 #   san   the same programs built with AddressSanitizer + UBSan (build/san/tests/test_*)
 #   e2e   tests/e2e/*.sh, each a script that exits 0 on success
+#   fuzz  each fuzz target build/fuzz/fuzz_NAME (make fuzz-build) replays its seed corpus
+#         tests/fuzz/corpus/NAME and the regression inputs tests/fuzz/regressions/NAME,
+#         then fuzzes FUZZ_CHECK_SECONDS (default 3) into a scratch folder
 # Every program's own output is shown; counts come from cmocka's summary lines.
 passed=0
 failed=0
@@ -35,6 +38,25 @@ for suite in "$@"; do
             echo "== e2e: $t"
             if sh "$t"; then passed=$((passed + 1)); echo "ok: $t"
             else failed=$((failed + 1)); failures="$failures e2e:$(basename "$t")"; echo "FAILED: $t"; fi
+          done ;;
+    fuzz) for src in tests/fuzz/fuzz_*.c; do name=$(basename "$src" .c); name=${name#fuzz_}
+            t=build/fuzz/fuzz_$name
+            echo "== fuzz: $t"
+            scratch=$(mktemp -d)
+            regs=tests/fuzz/regressions/$name
+            [ -d "$regs" ] || regs=
+            # shellcheck disable=SC2086
+            if LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0" \
+               "$t" -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -timeout=10 -rss_limit_mb=2048 \
+                 -artifact_prefix="$scratch/" "$scratch" "tests/fuzz/corpus/$name" $regs \
+                 > "$scratch.log" 2>&1; then
+              passed=$((passed + 1))
+              echo "ok: $t ($(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$scratch.log") runs)"
+            else
+              failed=$((failed + 1)); failures="$failures fuzz:$name"
+              tail -40 "$scratch.log"; echo "FAILED: $t"
+            fi
+            rm -rf "$scratch" "$scratch.log"
           done ;;
     *) echo "run-checks: unknown suite $suite" >&2; exit 2 ;;
   esac

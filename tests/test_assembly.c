@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "contact/assembly.h"
 #include "contact/constraints.h"
 #include "contact/contact.h"
 #include "lcp/lcp.h"
@@ -39,8 +40,10 @@ static double joint_rate(const LsimModel *m, const LsimState *st) {
 }
 
 /* Loads json (assemble on) and checks every joint within 1e-12 m, every joint row's
- * velocity within 1e-12 m/s, and that the scene's initial errors were kept. */
-static void assembled(const char *json, double min_initial) {
+ * velocity within 1e-12 m/s (also as lsim_joint_velocity_error reports it per joint), and
+ * that the scene's initial errors were kept. Returns the first joint's initial velocity
+ * error. */
+static double assembled(const char *json, double min_initial) {
   LsimModel m;
   LsimState st;
   LsimSceneError se;
@@ -55,19 +58,25 @@ static void assembled(const char *json, double min_initial) {
     const double e = lsim_joint_error(&m, &st, 0.0, j);
     if (e > 1e-12) fail_msg("joint '%s' error %.3g after assembly", m.joints[j].name, e);
     initial = fmax(initial, m.joints[j].initial_error);
+    const double ve = lsim_joint_velocity_error(&m, &st, j);
+    if (!(ve >= 0.0 && ve <= 1e-12)) fail_msg("joint '%s' velocity error %.3g after assembly", m.joints[j].name, ve);
   }
   assert_true(initial >= min_initial);
   const double rate = joint_rate(&m, &st);
   if (rate > 1e-12) fail_msg("joint velocity %.3g after assembly", rate);
+  const double first = m.joints[0].initial_velocity_error;
   lsim_state_free(&st);
   lsim_model_free(&m);
+  return first;
 }
 
 /* The double pendulum of data/double_pendulum.json with its lower rod moved 0.1 m off
- * the elbow and turned, and velocities that pull the pins apart. */
+ * the elbow and turned, and velocities that pull the pins apart. The shoulder's initial
+ * velocity error is its pin point's speed component of largest size: the upper rod's end
+ * (-0.5, 0) moves at v + w x r = (0.3, -0.2) + (0, -0.5) = (0.3, -0.7), so 0.7 m/s. */
 static void test_double_pendulum(void **state) {
   (void)state;
-  assembled(
+  const double ve0 = assembled(
       "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 10, \"assemble\": true,"
       " \"gravity\": [0, -9.81],"
       " \"bodies\": [{\"name\": \"upper\", \"mass\": 1, \"inertia\": 0.0833, \"position\": [0.55, 0.02],"
@@ -77,6 +86,7 @@ static void test_double_pendulum(void **state) {
       " \"joints\": [{\"name\": \"shoulder\", \"type\": \"pin\", \"ends\": [{\"body\": \"upper\", \"point\": [-0.5, 0]}, {\"world\": [0, 0]}]},"
       "  {\"name\": \"elbow\", \"type\": \"pin\", \"ends\": [{\"body\": \"lower\", \"point\": [-0.5, 0]}, {\"body\": \"upper\", \"point\": [0.5, 0]}]}]}",
       0.05);
+  assert_true(fabs(ve0 - 0.7) <= 1e-15);
 }
 
 /* A 3-D chain of two boxes on ball joints and a rod, displaced and spinning. */

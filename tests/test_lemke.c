@@ -444,7 +444,7 @@ static void test_pivot_limit(void **state) {
   LsimLemke *ws = lsim_lemke_create();
   LsimLemkeOptions o = lsim_default_lemke_options();
   o.max_pivots = 3;
-  double z[100];
+  double z[100] = {0};
   LsimLemkeInfo info = {0};
   assert_int_equal(lsim_lemke_solve(ws, &lcp, &o, NULL, z, &info), LSIM_MAX_ITERATIONS);
   assert_int_equal(info.status, LSIM_MAX_ITERATIONS);
@@ -593,6 +593,42 @@ static void test_invalid_input(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* VERIFICATION (lemke.c): an infeasible LCP, M = [4 -4; -1 -3], q = (-1, -3) (row 2 reads
+ * w2 = -z1 - 3 z2 - 3 < 0 for every z >= 0), ends on a secondary ray whose last basic
+ * solution is z = (0, 2): w = (-9, -9), natural residual 9, worse than z = 0 (w = q,
+ * residual 3). From z = 0 the result is rejected and z stays exactly 0; from a worse start,
+ * (1e6, 1e6) (w2 = -4000003, residual 4000003), the basic solution (0, 2) is kept (exact:
+ * small integers through the basis inverse); a start with NaN and negative entries reads as
+ * 0 and is returned clamped. The status names the ray in each case. */
+static void test_failed_result_verified(void **state) {
+  (void)state;
+  LsimLemke *ws = lsim_lemke_create();
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_init(&lcp, 2), 0);
+  const double M[4] = {4, -1, -4, -3}; /* column-major */
+  memcpy(lcp.M, M, sizeof M);
+  lcp.q[0] = -1.0, lcp.q[1] = -3.0;
+  LsimLemkeInfo info = {0};
+  double z[2] = {0.0, 0.0}, rel;
+  assert_int_equal(solve(ws, &lcp, NULL, NULL, z, &info, &rel), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.rejected, 1);
+  assert_true(z[0] == 0.0 && z[1] == 0.0);
+  assert_true(rel == 1.0); /* residual 3 of max|q| = 3 */
+
+  z[0] = z[1] = 1e6;
+  assert_int_equal(solve(ws, &lcp, NULL, NULL, z, &info, &rel), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.rejected, 0);
+  assert_true(fabs(z[0]) < 1e-12 && fabs(z[1] - 2.0) < 1e-12);
+  assert_true(fabs(rel - 3.0) < 1e-12); /* residual 9 of max|q| = 3 */
+
+  z[0] = NAN, z[1] = -5.0;
+  assert_int_equal(solve(ws, &lcp, NULL, NULL, z, &info, &rel), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.rejected, 1);
+  assert_true(z[0] == 0.0 && z[1] == 0.0);
+  lsim_lemke_free(ws);
+  lsim_lcp_free(&lcp);
+}
+
 /* n = 0 solves with 0 pivots; q >= 0 gives z = 0, 0 pivots, an all-w basis. */
 static void test_trivial_cases(void **state) {
   (void)state;
@@ -665,6 +701,7 @@ int main(void) {
       cmocka_unit_test(test_contact_cycle),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_trivial_cases),
+      cmocka_unit_test(test_failed_result_verified),
       cmocka_unit_test(test_no_allocation_when_warm),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

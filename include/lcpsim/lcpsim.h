@@ -82,6 +82,7 @@ typedef struct LsimSolverConfig {
   int warm_start;  /* simulations: start each step from the previous step's impulses */
   int threads;     /* PGS sweep team size, 1 .. 64 (results depend on it, never on the run) */
 } LsimSolverConfig;
+/* The defaults above, by value (nothing to free). */
 LsimSolverConfig lsim_default_solver_config(void);
 
 /* What one solve reported. */
@@ -187,7 +188,8 @@ const char *lsim_sim_error(const LsimSim *sim);
  * (lsim_sim_set_solver changes it once started); lsim_sim_scene_steps says 100. */
 int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen);
 
-/* Gravity, a vector of the world's dimension (1-D: along the line). */
+/* Gravity, a vector of the world's dimension (1-D: along the line), m/s^2; copied. Before
+ * lsim_sim_start only: 0, or LSIM_INVALID_INPUT (started, g NULL or not finite). */
 int lsim_sim_set_gravity(LsimSim *sim, const double *g);
 
 enum { LSIM_DYNAMIC = 0, LSIM_STATIC = 1, LSIM_KINEMATIC = 2 }; /* body types */
@@ -211,7 +213,8 @@ typedef struct LsimBodyDef {
 /* A dynamic body of mass 1 at the origin at rest, unit inertia, identity orientation. */
 LsimBodyDef lsim_default_body_def(void);
 
-/* Adds a body; returns its index (>= 0) or < 0. */
+/* Adds a body before lsim_sim_start (def and its name are copied); returns its index
+ * (>= 0), or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error naming the field. */
 int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def);
 
 enum { LSIM_PLANE = 2, LSIM_SPHERE = 3, LSIM_BOX = 4, LSIM_CAPSULE = 5, LSIM_POINT = 6 };
@@ -230,7 +233,8 @@ typedef struct LsimShapeDef {
 /* A sphere of radius 0.5 at the body origin, mu 0.5. */
 LsimShapeDef lsim_default_shape_def(void);
 
-/* Adds a shape to body (2-D and 3-D worlds); returns its index or < 0. */
+/* Adds a shape to body (2-D and 3-D worlds) before lsim_sim_start (def copied); returns its
+ * index, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error. */
 int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
 
 enum { LSIM_PIN = 0, LSIM_ROD = 1, LSIM_TETHER = 2 };
@@ -245,6 +249,9 @@ typedef struct LsimJointDef {
   double point[2][3];
   double length;          /* rod, tether: m, > 0 */
 } LsimJointDef;
+/* Adds a joint or tether before lsim_sim_start (def and its name copied); returns its index
+ * among the joints (pin, rod) or the tethers, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY
+ * with lsim_sim_error (unknown type, bad body, length <= 0, name too long). */
 int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
 
 /* Checks the world (at least one dynamic body, every definition valid), sets the state
@@ -253,10 +260,12 @@ int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
 
+/* The world's dimension (1, 2 or 3) and time step h (s). sim must not be NULL. */
 int lsim_sim_dimension(const LsimSim *sim);
 double lsim_sim_time_step(const LsimSim *sim);
 /* The number of steps the scene asks for (its "steps" or "duration"). */
 int lsim_sim_scene_steps(const LsimSim *sim);
+/* The number of bodies, static ones included. */
 int lsim_sim_body_count(const LsimSim *sim);
 
 /* A body's description. */
@@ -274,14 +283,16 @@ int lsim_sim_body_index(const LsimSim *sim, const char *name);
 
 /* ---- the state -------------------------------------------------------------------- */
 
+/* The state's time (s) and the steps taken since the initial state. sim must not be NULL. */
 double lsim_sim_time(const LsimSim *sim);
 int lsim_sim_steps_done(const LsimSim *sim);
+/* The lengths of q and v (0 before lsim_sim_start). */
 int lsim_sim_nq(const LsimSim *sim);
 int lsim_sim_nv(const LsimSim *sim);
 
 /* The state arrays q [nq] and v [nv], owned by sim and valid until lsim_sim_free (their
- * address never changes). Between steps the caller may write them (a new state: 3-D
- * quaternions are renormalized by the next step). */
+ * address never changes; NULL before lsim_sim_start). Between steps the caller may write
+ * them (a new state: 3-D quaternions are renormalized by the next step). */
 double *lsim_sim_q(LsimSim *sim);
 double *lsim_sim_v(LsimSim *sim);
 
@@ -298,10 +309,12 @@ int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
  * (fx, fy, fz, tx, ty, tz), world frame, at the center of mass; N and N m), held over
  * each step with gravity added by the step. Setting it replaces what the scene gave (a
  * constant or a table) by the constant f from now on. A kinematic body's velocity [nv]
- * is prescribed: setting it replaces its schedule by the constant v from now on. */
+ * is prescribed: setting it replaces its schedule by the constant v from now on. The
+ * values are copied. 0, or LSIM_INVALID_INPUT with lsim_sim_error (not started, no such
+ * body, a body of another type, NULL or non-finite values); the schedule is then kept. */
 int lsim_sim_set_force(LsimSim *sim, int body, const double *f);
 /* The applied force of body at the current time (the scene's schedule or the value set)
- * into f [nv]. */
+ * into f [nv] (zeros for bodies without one). 0 or LSIM_INVALID_INPUT (no such body). */
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f);
 int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 
@@ -312,7 +325,8 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
  * take the step, anything else to stop (the step is not taken and lsim_sim_step returns
  * LSIM_CONTROLLER_STOPPED). user is the pointer given to lsim_sim_set_controller. */
 typedef int (*LsimController)(LsimSim *sim, void *user);
-/* Installs (fn != NULL) or removes (fn NULL) the controller. */
+/* Installs (fn != NULL) or removes (fn NULL) the controller; user is kept (not owned) and
+ * handed to fn until the controller is replaced or removed. */
 void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
 
 /* Advances the state by one time step (the controller first, when there is one), and
@@ -337,6 +351,8 @@ typedef struct LsimStepReport {
   double relative_residual;
   double wall_time;       /* s, the solver call */
 } LsimStepReport;
+/* Fills report with the last step's figures (all 0 before the first step). 0, or
+ * LSIM_INVALID_INPUT when sim or report is NULL. */
 int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 
 /* ---- solvers of a simulation ----------------------------------------------------------- */

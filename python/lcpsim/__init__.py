@@ -202,7 +202,6 @@ class Sim:
         self.q = np.ctypeslib.as_array(_q(self._h), shape=(nq,)) if nq else np.zeros(0)
         self.v = np.ctypeslib.as_array(_v(self._h), shape=(nv,)) if nv else np.zeros(0)
         self._buf = np.zeros(6)
-        self._contact_buf = np.zeros(16, dtype=CONTACT_DTYPE)
         self.bodies = []
         for i in range(_body_count(self._h)):
             b = _BodyInfo()
@@ -363,10 +362,9 @@ class Sim:
         CONTACT_DTYPE: id (stable across steps), kind, body[2], gap, point, normal,
         normal_impulse, friction_impulse (world, on body[0]), slip_speed."""
         n = _contact_count(self._h)
-        if n > self._contact_buf.size:
-            self._contact_buf = np.zeros(2 * n, dtype=CONTACT_DTYPE)
-        m = _contacts(self._h, self._contact_buf.ctypes.data, self._contact_buf.size)
-        return self._contact_buf[:m].copy()
+        out = np.empty(n, dtype=CONTACT_DTYPE)  # the library writes into it: one copy
+        m = _contacts(self._h, out.ctypes.data, n) if n else 0
+        return out[:m]
 
     def record(self, path):
         """Records to an HDF5 file from the current state on; see record_close."""

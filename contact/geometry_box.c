@@ -1,0 +1,519 @@
+/* geometry_box.c: the narrow phase's box pairs (box against sphere or point, box-box in
+ * 3-D and 2-D, box-capsule) and the reduction of a manifold to 4 points. The algorithms,
+ * references, conventions, feature ids and failure modes are described at the top of
+ * geometry.c; each routine takes the pair in canonical order (the box first) and writes
+ * into a fixed manifold buffer (no allocation).
+ */
+#include "contact/geometry_private.h"
+
+/* Keeps at most 4 of the manifold's points: the deepest, the farthest from it, the
+ * largest triangle on one side of their line and the largest on the other (or the one
+ * adding the most area when all lie on one side). Kept points keep their order. */
+void lsim_geom_reduce4(Manifold *m) {
+  if (m->n <= 4) return;
+  const LsimContactPoint *p = m->p;
+  const double *nrm = p[0].normal;
+  int keep[4] = {0, -1, -1, -1};
+  /* Deepest. */
+  for (int i = 1; i < m->n; ++i)
+    if (p[i].gap < p[keep[0]].gap) keep[0] = i;
+  /* Farthest from it. */
+  double best = -1.0;
+  for (int i = 0; i < m->n; ++i) {
+    const double d2 = lsim_v3_dist2(p[i].point, p[keep[0]].point);
+    if (i != keep[0] && d2 > best) best = d2, keep[1] = i;
+  }
+  /* Signed triangle areas against the line keep[0]-keep[1]. */
+  double area[LSIM_MAX_MANIFOLD], e01[3];
+  lsim_v3_sub(e01, p[keep[1]].point, p[keep[0]].point);
+  for (int i = 0; i < m->n; ++i) {
+    double e[3], c[3];
+    lsim_v3_sub(e, p[i].point, p[keep[0]].point);
+    lsim_v3_cross(c, e01, e);
+    area[i] = lsim_v3_dot(c, nrm);
+  }
+  best = -1.0;
+  for (int i = 0; i < m->n; ++i)
+    if (i != keep[0] && i != keep[1] && fabs(area[i]) > best) best = fabs(area[i]), keep[2] = i;
+  /* The largest on the other side, else the one farthest from the chosen triangle's
+     sides. */
+  const double side = sgn(area[keep[2]]);
+  best = 0.0;
+  for (int i = 0; i < m->n; ++i)
+    if (i != keep[0] && i != keep[1] && i != keep[2] && -side * area[i] > best)
+      best = -side * area[i], keep[3] = i;
+  if (keep[3] < 0) {
+    best = -1.0;
+    for (int i = 0; i < m->n; ++i) {
+      if (i == keep[0] || i == keep[1] || i == keep[2]) continue;
+      double extra = 0.0;
+      for (int s = 0; s < 2; ++s) {
+        double e1[3], e2[3], c[3];
+        lsim_v3_sub(e1, p[keep[s]].point, p[keep[2]].point);
+        lsim_v3_sub(e2, p[i].point, p[keep[2]].point);
+        lsim_v3_cross(c, e1, e2);
+        extra = fmax(extra, fabs(lsim_v3_dot(c, nrm)));
+      }
+      if (extra > best) best = extra, keep[3] = i;
+    }
+  }
+  /* Compact in the original order. */
+  LsimContactPoint out[4];
+  int k = 0;
+  for (int i = 0; i < m->n; ++i)
+    if (i == keep[0] || i == keep[1] || i == keep[2] || i == keep[3]) out[k++] = p[i];
+  memcpy(m->p, out, (size_t)k * sizeof out[0]);
+  m->n = k;
+}
+
+/* ---- Box pairs ------------------------------------------------------------------ */
+
+/* Box against a sphere or point: closest point of the box in its frame; a center inside
+ * leaves through the nearest face (ties: the lower axis, the + side). */
+void lsim_geom_box_round(Manifold *m, const Placed *A, const Placed *B) {
+  const int nax = m->dim;
+  double l[3], q[3], n[3], sb[3], x[3];
+  to_local(l, A, B->c);
+  int inside = 1;
+  for (int k = 0; k < 3; ++k) {
+    q[k] = fmin(fmax(l[k], -A->h[k]), A->h[k]);
+    if (k < nax && q[k] != l[k]) inside = 0;
+  }
+  if (nax == 2) q[2] = l[2] = 0.0;
+  double gap, nl[3] = {0.0, 0.0, 0.0}, qw[3];
+  if (!inside) {
+    /* Outside: normal from the closest box point to the center. */
+    double d[3];
+    lsim_v3_sub(d, l, q);
+    const double dist = lsim_v3_norm(d);
+    gap = dist - B->r;
+    if (!(gap <= m->margin)) return;
+    if (dist > 1e-300) lsim_v3_scale(nl, d, 1.0 / dist);
+    else inside = 1; /* on the surface to within underflow: treat as inside */
+  }
+  if (inside) {
+    /* Inside: the face of least depth. */
+    int kbest = 0;
+    double depth = HUGE_VAL, s = 1.0;
+    for (int k = 0; k < nax; ++k) {
+      const double dk = A->h[k] - fabs(l[k]);
+      if (dk < depth) depth = dk, kbest = k, s = sgn(l[k]);
+    }
+    nl[kbest] = s;
+    q[kbest] = s * A->h[kbest];
+    gap = -depth - B->r;
+  }
+  lsim_m3_apply(n, A->R, nl);
+  to_world(qw, A, q);
+  /* Midway between the box point and the sphere point c - r n. */
+  lsim_v3_axpy(sb, B->c, -B->r, n);
+  lsim_v3_lerp(x, qw, sb, 0.5);
+  emit(m, x, n, gap, 0);
+}
+
+/* Projection radius of a box on the unit axis L. */
+static inline double box_radius(const Placed *B, const double L[3]) {
+  return B->h[0] * fabs(lsim_v3_dot(B->ax[0], L)) + B->h[1] * fabs(lsim_v3_dot(B->ax[1], L)) +
+         B->h[2] * fabs(lsim_v3_dot(B->ax[2], L));
+}
+
+/* A vertex of the clip polygon and the two boundary lines it lies on (incident face
+ * edges 0..3, reference side planes 4..7). */
+typedef struct ClipVert {
+  double x[3];
+  int l0, l1;
+} ClipVert;
+
+enum { CLIP_CAP = 16 };
+
+/* Sutherland-Hodgman: keeps the part of polygon in (n vertices) with dot(nrm, x) <= off;
+ * a vertex within tol outside still counts as inside (so a corner lying on the plane is
+ * not split by rounding), crossings are computed on the exact plane. New vertices lie on
+ * the crossed edge and on the plane labelled label. */
+static int clip_polygon(const ClipVert *in, int n, ClipVert *out, const double nrm[3],
+                        double off, double tol, int label) {
+  /* Each vertex's signed distance once (it is both an edge's start and the previous
+     edge's end). */
+  double dist[CLIP_CAP];
+  for (int i = 0; i < n; ++i) dist[i] = lsim_v3_dot(nrm, in[i].x) - off;
+  int k = 0;
+  for (int i = 0; i < n && k < CLIP_CAP - 1; ++i) {
+    const int inext = i + 1 < n ? i + 1 : 0;
+    const ClipVert *P = &in[i], *Q = &in[inext];
+    const double dp = dist[i], dq = dist[inext];
+    if (dp <= tol) out[k++] = *P;
+    if ((dp < -tol && dq > tol) || (dp > tol && dq < -tol)) {
+      /* The edge's own line is the label the two ends share. */
+      const int edge = (P->l0 == Q->l0 || P->l0 == Q->l1) ? P->l0 : P->l1;
+      ClipVert *X = &out[k++];
+      lsim_v3_lerp(X->x, P->x, Q->x, dp / (dp - dq));
+      X->l0 = edge < label ? edge : label;
+      X->l1 = edge < label ? label : edge;
+    }
+  }
+  return k;
+}
+
+/* 3-D face contact: face k of reference box Rb (ref_second: Rb is the second box of the
+ * pair) against the most anti-parallel face of incident box I. */
+static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int ref_second) {
+  double d[3], nR[3], fc[3], rc[3], normal[3];
+  lsim_v3_sub(d, I->c, Rb->c);
+  const double s = sgn(lsim_v3_dot(d, Rb->ax[k]));
+  lsim_v3_scale(nR, Rb->ax[k], s);
+  /* Incident face: the face of I whose outward normal is most opposite to nR. */
+  int j = 0;
+  double best = -1.0;
+  for (int jj = 0; jj < 3; ++jj) {
+    const double a = fabs(lsim_v3_dot(nR, I->ax[jj]));
+    if (a > best) best = a, j = jj;
+  }
+  const double si = lsim_v3_dot(nR, I->ax[j]) > 0.0 ? -1.0 : 1.0;
+  const int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+  lsim_v3_axpy(fc, I->c, si * I->h[j], I->ax[j]);
+  /* Its corners in cyclic order; corner i lies on edges i - 1 and i. */
+  static const double su[4] = {1, -1, -1, 1}, sv[4] = {1, 1, -1, -1};
+  ClipVert buf[2][CLIP_CAP];
+  int n = 4, cur = 0;
+  for (int i = 0; i < 4; ++i) {
+    double x[3];
+    lsim_v3_axpy(x, fc, su[i] * I->h[j1], I->ax[j1]);
+    lsim_v3_axpy(buf[0][i].x, x, sv[i] * I->h[j2], I->ax[j2]);
+    buf[0][i].l0 = i == 0 ? 0 : i - 1;
+    buf[0][i].l1 = i == 0 ? 3 : i;
+  }
+  /* Clip against the reference face's four side planes. */
+  const double tol = 1e-12 * (1.0 + max2(Rb->h[0], max2(Rb->h[1], Rb->h[2])) +
+                              max2(fabs(Rb->c[0]), max2(fabs(Rb->c[1]), fabs(Rb->c[2]))));
+  for (int p = 0; p < 4 && n > 0; ++p) {
+    const int axis = (k + 1 + p / 2) % 3;
+    double pn[3];
+    lsim_v3_scale(pn, Rb->ax[axis], (p % 2) ? -1.0 : 1.0);
+    const double off = lsim_v3_dot(pn, Rb->c) + Rb->h[axis];
+    n = clip_polygon(buf[cur], n, buf[1 - cur], pn, off, tol, 4 + p);
+    cur = 1 - cur;
+  }
+  /* Keep vertices below the reference face within margin; the point is midway between
+     the vertex and its projection on the face. */
+  lsim_v3_axpy(rc, Rb->c, Rb->h[k], nR);
+  lsim_v3_scale(normal, nR, ref_second ? -1.0 : 1.0);
+  const int ref_face = 2 * k + (s < 0.0), inc_face = 2 * j + (si < 0.0);
+  const int base = ((ref_second * 6 + ref_face) * 6 + inc_face) * 64;
+  for (int i = 0; i < n; ++i) {
+    double e[3], x[3];
+    lsim_v3_sub(e, buf[cur][i].x, rc);
+    const double gap = lsim_v3_dot(e, nR);
+    lsim_v3_axpy(x, buf[cur][i].x, -0.5 * gap, nR);
+    emit(m, x, normal, gap, base + 8 * buf[cur][i].l0 + buf[cur][i].l1);
+  }
+  lsim_geom_reduce4(m);
+}
+
+/* 3-D edge-edge contact: edge axis i of A and j of B along the unit axis L (from A to B),
+ * separation sep: one point between the two support edges. */
+static void box_edge3(Manifold *m, const Placed *A, const Placed *B, int i, int j,
+                      const double L[3], double sep) {
+  double ca[3], cb[3], a0[3], a1[3], b0[3], b1[3], pa[3], pb[3], x[3];
+  int sa = 0, sb = 0;
+  lsim_v3_copy(ca, A->c);
+  lsim_v3_copy(cb, B->c);
+  /* The edge of A farthest along L and the edge of B farthest along -L. */
+  for (int t = 1; t <= 2; ++t) {
+    const int ka = (i + t) % 3, kb = (j + t) % 3;
+    const double ga = sgn(lsim_v3_dot(L, A->ax[ka])), gb = -sgn(lsim_v3_dot(L, B->ax[kb]));
+    lsim_v3_axpy(ca, ca, ga * A->h[ka], A->ax[ka]);
+    lsim_v3_axpy(cb, cb, gb * B->h[kb], B->ax[kb]);
+    sa |= (ga < 0.0) << (t - 1);
+    sb |= (gb < 0.0) << (t - 1);
+  }
+  lsim_v3_axpy(a0, ca, -A->h[i], A->ax[i]);
+  lsim_v3_axpy(a1, ca, A->h[i], A->ax[i]);
+  lsim_v3_axpy(b0, cb, -B->h[j], B->ax[j]);
+  lsim_v3_axpy(b1, cb, B->h[j], B->ax[j]);
+  double s, t;
+  closest_segments(a0, a1, b0, b1, &s, &t, pa, pb);
+  lsim_v3_lerp(x, pa, pb, 0.5);
+  emit(m, x, L, sep, 4608 + ((i * 3 + j) * 4 + sa) * 4 + sb);
+}
+
+/* Box-box in 3-D: separating axes, then face clipping or an edge point. */
+void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B) {
+  double d[3];
+  lsim_v3_sub(d, B->c, A->c);
+  const double tol = 1e-9 * max2(max2(max2(A->h[0], A->h[1]), max2(A->h[2], B->h[0])),
+                                 max2(B->h[1], B->h[2]));
+  /* Face axes of A and of B: the best (largest) separation of each. The projection radii
+     share C[i][j] = a_i . b_j (box_radius's products and sums, in its order). */
+  double sA = -HUGE_VAL, sB = -HUGE_VAL, sE = -HUGE_VAL, LE[3] = {0, 0, 0}, C[3][3];
+  int iA = 0, jB = 0, iE = -1, jE = -1;
+  for (int k = 0; k < 3; ++k) {
+    for (int j = 0; j < 3; ++j) C[k][j] = lsim_v3_dot(B->ax[j], A->ax[k]);
+    const double rb = B->h[0] * fabs(C[k][0]) + B->h[1] * fabs(C[k][1]) + B->h[2] * fabs(C[k][2]);
+    const double s = fabs(lsim_v3_dot(d, A->ax[k])) - A->h[k] - rb;
+    if (!(s <= m->margin)) return;
+    if (s > sA) sA = s, iA = k;
+  }
+  for (int k = 0; k < 3; ++k) {
+    const double ra = A->h[0] * fabs(C[0][k]) + A->h[1] * fabs(C[1][k]) + A->h[2] * fabs(C[2][k]);
+    const double s = fabs(lsim_v3_dot(d, B->ax[k])) - B->h[k] - ra;
+    if (!(s <= m->margin)) return;
+    if (s > sB) sB = s, jB = k;
+  }
+  /* Edge axes a_i x b_j, skipped when the edges are parallel (the faces cover them). */
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      double L[3];
+      lsim_v3_cross(L, A->ax[i], B->ax[j]);
+      const double len = lsim_v3_norm(L);
+      if (len < PARALLEL_SIN) continue;
+      lsim_v3_scale(L, L, 1.0 / len);
+      const double dl = lsim_v3_dot(d, L);
+      const double s = fabs(dl) - box_radius(A, L) - box_radius(B, L);
+      if (!(s <= m->margin)) return;
+      if (s > sE) {
+        sE = s, iE = i, jE = j;
+        lsim_v3_scale(LE, L, sgn(dl));
+      }
+    }
+  }
+  /* Face axes win ties: B only if clearly better than A, an edge if clearly better. */
+  const int ref_second = sB > sA + FACE_BIAS * fabs(sA) + tol;
+  const double sF = ref_second ? sB : sA;
+  const double *nF = ref_second ? B->ax[jB] : A->ax[iA];
+  if (iE >= 0 && sE > sF + EDGE_BIAS * fabs(sF) + tol &&
+      fabs(lsim_v3_dot(LE, nF)) < EDGE_FACE_COS) {
+    box_edge3(m, A, B, iE, jE, LE, sE);
+    return;
+  }
+  if (ref_second) box_face3(m, B, A, jB, 1);
+  else box_face3(m, A, B, iA, 0);
+}
+
+/* 2-D face contact: side k of reference rectangle Rb against the most anti-parallel side
+ * of I, clipped by Rb's two side lines. */
+static void box_face2(Manifold *m, const Placed *Rb, const Placed *I, int k, int ref_second) {
+  double d[3], nR[3], fc[3], rc[3], normal[3], v[2][3];
+  lsim_v3_sub(d, I->c, Rb->c);
+  const double s = sgn(lsim_v3_dot(d, Rb->ax[k]));
+  lsim_v3_scale(nR, Rb->ax[k], s);
+  const int j = fabs(lsim_v3_dot(nR, I->ax[0])) >= fabs(lsim_v3_dot(nR, I->ax[1])) ? 0 : 1;
+  const double si = lsim_v3_dot(nR, I->ax[j]) > 0.0 ? -1.0 : 1.0;
+  lsim_v3_axpy(fc, I->c, si * I->h[j], I->ax[j]);
+  lsim_v3_axpy(v[0], fc, I->h[1 - j], I->ax[1 - j]);
+  lsim_v3_axpy(v[1], fc, -I->h[1 - j], I->ax[1 - j]);
+  int id[2] = {0, 1};
+  /* Clip the incident side against the two side lines of the reference side. */
+  /* (An end within tol outside counts as inside; crossings are on the exact line.) */
+  const int kt = 1 - k;
+  const double tol =
+      1e-12 * (1.0 + fmax(Rb->h[0], Rb->h[1]) + fmax(fabs(Rb->c[0]), fabs(Rb->c[1])));
+  for (int p = 0; p < 2; ++p) {
+    double pn[3];
+    lsim_v3_scale(pn, Rb->ax[kt], p ? -1.0 : 1.0);
+    const double off = lsim_v3_dot(pn, Rb->c) + Rb->h[kt];
+    const double d0 = lsim_v3_dot(pn, v[0]) - off, d1 = lsim_v3_dot(pn, v[1]) - off;
+    if (d0 > tol && d1 > tol) return;
+    if (d0 > tol && d1 < 0.0) lsim_v3_lerp(v[0], v[0], v[1], d0 / (d0 - d1)), id[0] = 2 + p;
+    else if (d1 > tol && d0 < 0.0) lsim_v3_lerp(v[1], v[1], v[0], d1 / (d1 - d0)), id[1] = 2 + p;
+  }
+  /* Both ends below the reference side within margin. */
+  lsim_v3_axpy(rc, Rb->c, Rb->h[k], nR);
+  lsim_v3_scale(normal, nR, ref_second ? -1.0 : 1.0);
+  const int base = ((ref_second * 4 + 2 * k + (s < 0.0)) * 4 + 2 * j + (si < 0.0)) * 4;
+  for (int i = 0; i < 2; ++i) {
+    double e[3], x[3];
+    lsim_v3_sub(e, v[i], rc);
+    const double gap = lsim_v3_dot(e, nR);
+    lsim_v3_axpy(x, v[i], -0.5 * gap, nR);
+    emit(m, x, normal, gap, base + id[i]);
+  }
+}
+
+/* Rectangle-rectangle in 2-D: separating axes over the 4 side normals, then clipping. */
+void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B) {
+  double d[3];
+  lsim_v3_sub(d, B->c, A->c);
+  const double tol = 1e-9 * fmax(fmax(A->h[0], A->h[1]), fmax(B->h[0], B->h[1]));
+  double sA = -HUGE_VAL, sB = -HUGE_VAL;
+  int iA = 0, jB = 0;
+  for (int k = 0; k < 2; ++k) {
+    const double s = fabs(lsim_v3_dot(d, A->ax[k])) - A->h[k] - box_radius(B, A->ax[k]);
+    if (!(s <= m->margin)) return;
+    if (s > sA) sA = s, iA = k;
+  }
+  for (int k = 0; k < 2; ++k) {
+    const double s = fabs(lsim_v3_dot(d, B->ax[k])) - B->h[k] - box_radius(A, B->ax[k]);
+    if (!(s <= m->margin)) return;
+    if (s > sB) sB = s, jB = k;
+  }
+  if (sB > sA + FACE_BIAS * fabs(sA) + tol) box_face2(m, B, A, jB, 1);
+  else box_face2(m, A, B, iA, 0);
+}
+
+/* Box a against capsule b, in the box frame. Disjoint: exact closest points of segment
+ * and box; intersecting: least-penetration axis over the box faces and the segment
+ * direction crossed with the box axes (2-D: the segment's normal). A face normal clips
+ * the segment to that face (two points), anything else gives one point. */
+void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
+  const int nax = m->dim;
+  const double *h = A->h, r = B->r;
+  double w0[3], w1[3], P0[3], P1[3], u[3];
+  capsule_ends(B, m->dim, w0, w1);
+  to_local(P0, A, w0);
+  to_local(P1, A, w1);
+  if (nax == 2) P0[2] = P1[2] = 0.0;
+  lsim_v3_sub(u, P1, P0);
+
+  /* Does the segment meet the box? (slab test, Ericson 5.3.3) */
+  double t0 = 0.0, t1 = 1.0;
+  for (int k = 0; k < nax && t0 <= t1; ++k) {
+    if (u[k] == 0.0) {
+      if (fabs(P0[k]) > h[k]) t0 = 1.0, t1 = 0.0;
+      continue;
+    }
+    double ta = (-h[k] - P0[k]) / u[k], tb = (h[k] - P0[k]) / u[k];
+    if (ta > tb) { const double tt = ta; ta = tb, tb = tt; }
+    t0 = fmax(t0, ta), t1 = fmin(t1, tb);
+  }
+  const int meets = t0 <= t1;
+
+  double n[3] = {0, 0, 0}, pseg[3] = {0, 0, 0}, gap = 0.0;
+  int face_k = -1;
+  const double scale = 1.0 + fmax(fmax(h[0], h[1]), fmax(h[2], B->h[0]));
+  double dist = 0.0;
+  if (!meets) {
+    /* Disjoint: the minimum over the clamped end points and the segment against every box
+       edge is the exact distance (the closest pair lies on one of these features). */
+    double best = HUGE_VAL, pbox[3] = {0, 0, 0};
+    for (int e = 0; e < 2; ++e) {
+      const double *P = e ? P1 : P0;
+      double q[3];
+      for (int k = 0; k < 3; ++k) q[k] = fmin(fmax(P[k], -h[k]), h[k]);
+      const double d2 = lsim_v3_dist2(P, q);
+      if (d2 < best) best = d2, lsim_v3_copy(pseg, P), lsim_v3_copy(pbox, q);
+    }
+    for (int k = 0; k < nax; ++k) {
+      const int o1 = (k + 1) % nax, o2 = (k + 2) % nax;
+      const int ncomb = nax == 3 ? 4 : 2;
+      for (int c = 0; c < ncomb; ++c) {
+        double E0[3] = {0, 0, 0}, E1[3], cs[3], cb[3], s, t;
+        E0[o1] = (c & 1) ? -h[o1] : h[o1];
+        if (nax == 3) E0[o2] = (c & 2) ? -h[o2] : h[o2];
+        lsim_v3_copy(E1, E0);
+        E0[k] = -h[k], E1[k] = h[k];
+        closest_segments(P0, P1, E0, E1, &s, &t, cs, cb);
+        const double d2 = lsim_v3_dist2(cs, cb);
+        if (d2 < best) best = d2, lsim_v3_copy(pseg, cs), lsim_v3_copy(pbox, cb);
+      }
+    }
+    dist = sqrt(best);
+    if (!(dist - r <= m->margin)) return;
+    lsim_v3_sub(n, pseg, pbox);
+    if (nax == 2) n[2] = 0.0;
+    gap = dist - r;
+    if (dist > 1e-12 * scale) lsim_v3_scale(n, n, 1.0 / dist);
+  }
+  if (meets || dist <= 1e-12 * scale) {
+    /* Intersecting (or touching): axis of least penetration, face axes preferred. */
+    double best = HUGE_VAL;
+    int best_is_face = 0;
+    const int naxes = nax == 3 ? 6 : 3;
+    for (int a = 0; a < naxes; ++a) {
+      double L[3] = {0, 0, 0};
+      if (a < nax) {
+        L[a] = 1.0;
+      } else if (nax == 3) {
+        double e[3] = {0, 0, 0};
+        e[a - 3] = 1.0;
+        lsim_v3_cross(L, u, e);
+        const double len = lsim_v3_norm(L), lu = lsim_v3_norm(u);
+        if (!(len > PARALLEL_SIN * lu)) continue;
+        lsim_v3_scale(L, L, 1.0 / len);
+      } else {
+        const double lu = lsim_v3_norm(u);
+        if (!(lu > 0.0)) continue;
+        lsim_v3_set(L, -u[1] / lu, u[0] / lu, 0.0);
+      }
+      const double rb = h[0] * fabs(L[0]) + h[1] * fabs(L[1]) + h[2] * fabs(L[2]);
+      const double s0 = lsim_v3_dot(L, P0), s1 = lsim_v3_dot(L, P1);
+      const double up = rb - fmin(s0, s1), down = fmax(s0, s1) + rb;
+      const double depth = fmin(up, down);
+      const double dir = up < down ? 1.0 : (up > down ? -1.0 : sgn(s0 + s1));
+      const int is_face = a < nax;
+      if (is_face ? depth < best : depth < (1.0 - EDGE_BIAS) * best - 1e-12 * scale) {
+        best = depth, best_is_face = is_face;
+        lsim_v3_scale(n, L, dir);
+        face_k = is_face ? a : -1;
+      }
+    }
+    gap = -best - r;
+    if (!(gap <= m->margin)) return;
+    /* Cross axes: the segment point nearest the box's support edge (3-D) or corner (2-D)
+       along n; face axes: the segment point deepest along -n. */
+    if (!best_is_face) {
+      int k = 0;
+      for (int a = 0; a < nax; ++a)
+        if (fabs(n[a]) < fabs(n[k])) k = a;
+      double E0[3] = {0, 0, 0}, E1[3], cb[3], s, t;
+      for (int a = 0; a < nax; ++a) E0[a] = h[a] * sgn(n[a]);
+      lsim_v3_copy(E1, E0);
+      if (nax == 3) E0[k] = -h[k], E1[k] = h[k];
+      closest_segments(P0, P1, E0, E1, &s, &t, pseg, cb);
+    } else {
+      const double s0 = lsim_v3_dot(n, P0), s1 = lsim_v3_dot(n, P1);
+      if (s0 < s1) lsim_v3_copy(pseg, P0);
+      else if (s1 < s0) lsim_v3_copy(pseg, P1);
+      else lsim_v3_lerp(pseg, P0, P1, 0.5);
+    }
+  } else {
+    /* Disjoint: a normal along a face normal (within rounding) is a face contact. */
+    for (int k = 0; k < nax; ++k)
+      if (fabs(n[k]) >= 1.0 - FACE_ALIGN) face_k = k;
+  }
+
+  /* Face contact: clip the segment to the face's side planes; both ends are points. */
+  if (face_k >= 0) {
+    const int k = face_k;
+    const double s = sgn(n[k]);
+    /* Exact side planes first; a segment just touching the face's border (rounding) is
+       clipped by the planes pushed out by tol. */
+    double ta = 0.0, tb = 1.0;
+    for (int pass = 0; pass < 2 && (pass == 0 || ta > tb); ++pass) {
+      const double tol = pass * 1e-12 * scale;
+      ta = 0.0, tb = 1.0;
+      for (int j = 0; j < nax && ta <= tb; ++j) {
+        if (j == k) continue;
+        if (u[j] == 0.0) {
+          if (fabs(P0[j]) > h[j] + tol) ta = 1.0, tb = 0.0;
+          continue;
+        }
+        double tl = (-h[j] - tol - P0[j]) / u[j], th = (h[j] + tol - P0[j]) / u[j];
+        if (tl > th) { const double tt = tl; tl = th, th = tt; }
+        ta = fmax(ta, tl), tb = fmin(tb, th);
+      }
+    }
+    if (ta <= tb) {
+      double nl[3] = {0, 0, 0}, nw[3];
+      nl[k] = s;
+      lsim_m3_apply(nw, A->R, nl);
+      const int nend = tb > ta ? 2 : 1;
+      for (int e = 0; e < nend; ++e) {
+        double p[3], x[3], xw[3];
+        lsim_v3_lerp(p, P0, P1, e ? tb : ta);
+        const double g = s * p[k] - h[k] - r;
+        /* Midway between the capsule surface p - r n and the face. */
+        lsim_v3_copy(x, p);
+        x[k] -= s * (r + 0.5 * g);
+        to_world(xw, A, x);
+        emit(m, xw, nw, g, 1 + 2 * (2 * k + (s < 0.0)) + e);
+      }
+      return;
+    }
+  }
+  /* One point: midway between the capsule surface pseg - r n and the box. */
+  double x[3], xw[3], nw[3];
+  lsim_v3_axpy(x, pseg, -(r + 0.5 * gap), n);
+  to_world(xw, A, x);
+  lsim_m3_apply(nw, A->R, n);
+  emit(m, xw, nw, gap, 0);
+}

@@ -1,0 +1,456 @@
+/* step_lcp.c: stage 3 of the time step, the step's factored LCP (see step.h for the
+ * equations and step.c for the stages around it).
+ *
+ * From the contact set's Jacobian rows: the variables of each contact, J (CSR over the
+ * dynamic bodies' velocities), B = W J' with W the inverse mass (per body, or the coupled
+ * mass through CHOLMOD), the cone couplings C and q; joint rows are eliminated first
+ * (contact/equality.c), which changes v_free and B. Large scenes place the rows on the
+ * solver's team in slices of contacts. Never forms the Delassus matrix.
+ *
+ * Failure modes: out of memory, or a joint elimination that fails (its message in err);
+ * s->f is then not a valid problem and the step stops before the solve.
+ */
+#include "contact/step_private.h"
+
+#include "lcp/team.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Grows the factored LCP's arrays for n variables, nnz entries of J (and B) and nc of C. */
+static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
+  if (n + 1 > s->n_cap) {
+    int cap = s->n_cap ? s->n_cap : 16;
+    while (cap < n + 1) cap *= 2;
+    int **ip[] = {&s->J_ptr, &s->B_ptr, &s->C_ptr, &s->var_row};
+    for (int k = 0; k < 4; ++k) {
+      int *p = realloc(*ip[k], (size_t)cap * sizeof(int));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *ip[k] = p;
+    }
+    double **dp[] = {&s->q, &s->z, &s->guess, &s->row_v};
+    for (int k = 0; k < 4; ++k) {
+      double *p = realloc(*dp[k], (size_t)cap * sizeof(double));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *dp[k] = p;
+    }
+    s->n_cap = cap;
+  }
+  if (nnz > s->nnz_cap) {
+    int cap = s->nnz_cap ? s->nnz_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *a = realloc(s->J_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->J_idx = a;
+    double *c = realloc(s->J_val, (size_t)cap * sizeof(double));
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    s->J_val = c;
+    s->nnz_cap = cap;
+  }
+  if (nnz > s->b_cap) {
+    /* B may be wider than J (coupled mass, joints): it keeps its own capacity, grown
+       geometrically too (a pile's slowly growing contact count reallocates it rarely). */
+    int cap = s->b_cap ? s->b_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *b = realloc(s->B_idx, (size_t)cap * sizeof(int));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->B_idx = b;
+    double *d = realloc(s->B_val, (size_t)cap * sizeof(double));
+    if (!d) return LSIM_OUT_OF_MEMORY;
+    s->B_val = d;
+    s->b_cap = cap;
+  }
+  if (nc > s->c_cap) {
+    int cap = s->c_cap ? s->c_cap : 64;
+    while (cap < nc) cap *= 2;
+    int *a = realloc(s->C_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->C_idx = a;
+    double *c = realloc(s->C_val, (size_t)cap * sizeof(double));
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    s->C_val = c;
+    s->c_cap = cap;
+  }
+  return 0;
+}
+
+/* Grows the joint-row arrays for ne rows and nnz entries. */
+static int reserve_equality(LsimStepper *s, int ne, int nnz) {
+  if (ne + 1 > s->e_cap) {
+    int cap = s->e_cap ? s->e_cap : 16;
+    while (cap < ne + 1) cap *= 2;
+    int **ip[] = {&s->E_ptr, &s->EB_ptr};
+    for (int k = 0; k < 2; ++k) {
+      int *p = realloc(*ip[k], (size_t)cap * sizeof(int));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *ip[k] = p;
+    }
+    double **dp[] = {&s->E_rhs, &s->E_lambda};
+    for (int k = 0; k < 2; ++k) {
+      double *p = realloc(*dp[k], (size_t)cap * sizeof(double));
+      if (!p) return LSIM_OUT_OF_MEMORY;
+      *dp[k] = p;
+    }
+    s->e_cap = cap;
+  }
+  if (nnz > s->e_nnz_cap) {
+    int cap = s->e_nnz_cap ? s->e_nnz_cap : 64;
+    while (cap < nnz) cap *= 2;
+    int *a = realloc(s->E_idx, (size_t)cap * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->E_idx = a;
+    double *b = realloc(s->E_val, (size_t)cap * sizeof(double));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->E_val = b;
+    s->e_nnz_cap = cap;
+  }
+  if (nnz > s->eb_cap) {
+    int *a = realloc(s->EB_idx, (size_t)nnz * sizeof(int));
+    if (!a) return LSIM_OUT_OF_MEMORY;
+    s->EB_idx = a;
+    double *b = realloc(s->EB_val, (size_t)nnz * sizeof(double));
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->EB_val = b;
+    s->eb_cap = nnz;
+  }
+  return 0;
+}
+
+/* dst[0 .. nv-1] = src[...]: fixed-size copies for the 3-D and 2-D blocks (inlined, no
+ * library call). */
+static inline void copy_block(double *dst, const double *src, int nv) {
+  if (nv == 6) memcpy(dst, src, 6 * sizeof(double));
+  else if (nv == 3) memcpy(dst, src, 3 * sizeof(double));
+  else
+    for (int d = 0; d < nv; ++d) dst[d] = src[d];
+}
+
+/* One Jacobian row into CSR arrays at position *k (dynamic bodies' velocities only), and
+ * the matching column of W J' when the mass is block diagonal (bval non-NULL; NULL when a
+ * coupled mass matrix computes B afterwards; its indices into bidx unless NULL, when B
+ * shares J's pattern). Returns J_row . x over all the row's bodies (kinematic ones too),
+ * in row_dot's order. */
+static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
+                      int *idx, double *val, int *bidx, double *bval, const double *x) {
+  double wj[LSIM_MAX_BODY_DOF];
+  double dot = 0.0;
+  int kk = *k; /* a local index: the stores below cannot alias it */
+  for (int slot = 0; slot < 2; ++slot) {
+    const int bi = row->body[slot];
+    if (bi < 0) continue;
+    const LsimBody *b = &m->bodies[bi];
+    const int nv = b->nv, off = b->v_offset;
+    const double *jr = row->j[slot];
+    for (int d = 0; d < nv; ++d) dot += jr[d] * x[off + d];
+    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    for (int d = 0; d < nv; ++d) idx[kk + d] = off + d;
+    copy_block(val + kk, jr, nv);
+    if (bval) {
+      apply_inverse_mass(s, bi, b, jr, wj);
+      copy_block(bval + kk, wj, nv);
+      if (bidx)
+        for (int d = 0; d < nv; ++d) bidx[kk + d] = off + d;
+    }
+    kk += nv;
+  }
+  *k = kk;
+  return dot;
+}
+
+/* Problems from this many variables write their rows on the solver's team (when it has
+ * one: "pgs" with threads > 1), each member the slice of the variables it will prepare
+ * and sweep, so those rows are in its cache (measured on the pile of 1000 boxes, 2
+ * threads: step min 4.44-4.53 -> 4.26-4.42 ms, the solve's share included). */
+enum { PARALLEL_MIN_VARS = 512 };
+
+/* Variables [b, e) of J and B (rows from put_row; a direction's negated row copied from
+ * its source's), from position *k on. */
+static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int shared, int coupled,
+                       int *k_io) {
+  const LsimContactSet *set = &s->contacts;
+  int k = *k_io;
+  for (int i = b; i < e; ++i) {
+    s->J_ptr[i] = k;
+    if (!shared) s->B_ptr[i] = k;
+    const int vr = s->var_row[i];
+    if (vr == -1) continue;
+    if (vr >= 0) {
+      s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
+                            shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
+                            s->v_free);
+      continue;
+    }
+    /* The negative of an earlier row: its entries negated (B's too, at the same
+       positions; a coupled mass forms B below). */
+    const int src = -2 - vr;
+    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
+      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
+      if (!coupled) s->B_val[k] = -s->B_val[p];
+      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
+    }
+    s->row_v[i] = -s->row_v[src];
+  }
+  *k_io = k;
+}
+
+/* q of a normal row with restitution (Newton's law at the velocity level inside the
+ * step's LCP, as Box2D's restitution bias and Stewart's velocity-level impact law, SIAM
+ * Review 42(1), 2000, sec. 5): when the contact approaches faster than the threshold,
+ * v_n = J v < -threshold with v the step's starting velocity, and the step would close
+ * its gap (q_gap = gap / h + J v_free + bias < 0), the row asks
+ *   J v' >= -e v_n + (J v_free - J v)
+ * (the impact reverses the pre-impact normal velocity by e; the applied forces of the
+ * step act on top, so the free-flight energy of semi-implicit Euler is not raised) as well
+ * as the gap row's J v' >= -gap / h - bias: q = min((1 + e) v_n, q_gap). Otherwise, or
+ * with e = 0, the gap row alone. */
+static double restitution_q(const LsimStepper *s, const LsimModel *m, const LsimContact *ct,
+                            const LsimJacRow *row, double q_gap) {
+  if (q_gap >= 0.0) return q_gap;
+  const double e = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
+  if (e <= 0.0) return q_gap;
+  const double vn = row_dot(m, row, s->v_pre);
+  if (!(vn < -m->restitution_threshold)) return q_gap;
+  const double q_e = (1.0 + e) * vn;
+  return q_e < q_gap ? q_e : q_gap;
+}
+
+/* C (CSR) and q of contacts [c0, c1), C's entries from position kc; returns the position
+ * after them. C: beta_k row +1 at lambda; lambda row mu at c_n, -1 at each beta. q from
+ * the free velocity (corrected for the joints when ne > 0, else J v_free from the rows'
+ * pass): gap / h + J v_free + bias (restitution_q for impacting contacts). */
+static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne) {
+  const LsimContactSet *set = &s->contacts;
+  const double h = m->time_step;
+  for (int c = c0; c < c1; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
+    int var = ct->first_var, row = ct->first_row;
+    if (has_normal(ct)) {
+      s->C_ptr[var] = kc;
+      const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
+      s->q[var] = ct->gap / h + jv + ct->bias;
+      if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
+        s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
+      ++var, ++row;
+    }
+    if (ct->ndir == 0) continue;
+    const int lambda = var + ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
+      s->C_ptr[var] = kc;
+      s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
+      s->q[var] = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
+    }
+    s->C_ptr[lambda] = kc;
+    if (has_normal(ct)) {
+      s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
+      s->q[lambda] = 0.0;
+    } else {
+      s->q[lambda] = ct->mu * ct->normal_load;
+    }
+    for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
+  }
+  return kc;
+}
+
+typedef struct RowsJob {
+  LsimStepper *s;
+  const LsimModel *m;
+  int n, shared, coupled, T;
+  int count;                             /* 1: count each slice's entries into start */
+  int start[LSIM_PGS_MAX_THREADS];       /* member k's first entry of J (and B) */
+  int cq;                                /* also C and q (no joint rows) */
+  int first[LSIM_PGS_MAX_THREADS + 1];   /* member k's contacts: first[k] .. first[k + 1] */
+  int kc[LSIM_PGS_MAX_THREADS];          /* and the position of their first C entry */
+} RowsJob;
+
+/* Member k's slice of the variables, cut after a lambda (a cone's last variable). */
+static int rows_cut(const LsimStepper *s, int n, int k, int T) {
+  int v = (int)((long long)n * k / T);
+  while (v > 0 && v < n && s->var_row[v - 1] != -1) ++v;
+  return v;
+}
+
+/* The entries of J (and B) of variables [b, e): a row's dynamic bodies' velocities (a
+ * negated row: its source's). */
+static int count_entries(const LsimStepper *s, const LsimModel *m, int b, int e) {
+  const LsimContactSet *set = &s->contacts;
+  int k = 0;
+  for (int i = b; i < e; ++i) {
+    int vr = s->var_row[i];
+    if (vr == -1) continue;
+    if (vr <= -2) vr = s->var_row[-2 - vr];
+    const LsimJacRow *row = &set->rows[vr];
+    int nnz = 0;
+    for (int slot = 0; slot < 2; ++slot) {
+      const int bi = row->body[slot];
+      if (bi >= 0 && m->bodies[bi].type == LSIM_BODY_DYNAMIC) nnz += m->bodies[bi].nv;
+    }
+    k += nnz;
+  }
+  return k;
+}
+
+static void rows_slice(void *arg, int member) {
+  RowsJob *j = arg;
+  LsimStepper *s = j->s;
+  const int b = rows_cut(s, j->n, member, j->T), e = rows_cut(s, j->n, member + 1, j->T);
+  if (j->count) {
+    j->start[member] = count_entries(s, j->m, b, e);
+    return;
+  }
+  if (b < e) {
+    int k = j->start[member];
+    rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
+  }
+  if (j->cq) (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0);
+}
+
+/* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
+ * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
+ * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
+ * changes v_free and B; then q from the (possibly corrected) free velocity. */
+int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
+  LsimContactSet *set = &s->contacts;
+  const double h = m->time_step;
+  /* Room for the variables, entries and couplings at their bounds from the rows (a
+     contact has at most one variable more than rows, its lambda; at most two entries of C
+     per row), so that one pass over the contacts places them. */
+  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
+  if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
+      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+    return LSIM_OUT_OF_MEMORY;
+
+  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
+     (joint rows: their own numbering). */
+  int n = 0, ne = 0, ncones = 0;
+  for (int c = 0; c < set->count; ++c) {
+    LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      ct->first_var = ne++;
+      continue;
+    }
+    ct->first_var = n;
+    int var = n, row = ct->first_row;
+    const int normal = has_normal(ct) ? var : -1;
+    if (normal >= 0) s->var_row[var++] = row++;
+    /* Detection's even cones: direction d + ndir/2 is the exact negative of d
+       (lsim_cone_weights; the 2-D and ground pairs are +-t). */
+    const int half = ct->ndir % 2 == 0 ? ct->ndir / 2 : ct->ndir;
+    for (int d = 0; d < ct->ndir; ++d, ++row, ++var)
+      s->var_row[var] = d < half ? row : -2 - (var - half);
+    if (ct->ndir > 0) {
+      s->var_row[var] = -1;
+      s->cones[ncones++] = (LsimConeBlock){.normal = normal,
+                                           .fixed_normal = ct->normal_load,
+                                           .first_dir = var - ct->ndir,
+                                           .ndir = ct->ndir,
+                                           .lambda = var,
+                                           .mu = ct->mu,
+                                           .uniform = 1};
+      ++var;
+    }
+    n = var;
+  }
+  if (reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF)) return LSIM_OUT_OF_MEMORY;
+  s->dense_valid = 0;
+  s->ne = ne;
+
+  /* J (CSR) and B (CSC): with a block-diagonal mass B = W J' has J's pattern, and shares
+     J's pointer and index arrays unless joint rows are eliminated below (which widen B).
+     Each row's J v_free on the way, for q. */
+  const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
+  int k = 0;
+  int cq_done = 0;
+  s->slices = 0;
+  LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
+  if (team) {
+    /* Slices of the variables, each cut after a cone's lambda (so a negated row and its
+       source are in one slice): their entries counted, then written from where the
+       slices before them end. */
+    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled,
+                   .T = lsim_team_size(team), .cq = ne == 0, .count = 1};
+    lsim_team_run(team, rows_slice, &job);
+    for (int t = 0; t < job.T; ++t) {
+      const int entries = job.start[t];
+      job.start[t] = k;
+      k += entries;
+    }
+    job.count = 0;
+    if (job.cq) {
+      /* Each member's contacts (those whose variables start in its slice) and where
+         their C entries start. */
+      int cut[LSIM_PGS_MAX_THREADS], kc = 0, member = 0;
+      for (int t = 0; t < job.T; ++t) cut[t] = rows_cut(s, n, t, job.T);
+      for (int c = 0; c < set->count; ++c) {
+        const LsimContact *ct = &set->contacts[c];
+        while (member < job.T && ct->first_var >= cut[member])
+          job.first[member] = c, job.kc[member] = kc, ++member;
+        kc += contact_c_entries(ct);
+      }
+      for (; member < job.T; ++member) job.first[member] = set->count, job.kc[member] = kc;
+      job.first[job.T] = set->count;
+      s->C_ptr[n] = kc;
+      cq_done = 1;
+      s->slices = job.T;
+      memcpy(s->slice_first, job.first, (size_t)(job.T + 1) * sizeof(int));
+    }
+    lsim_team_run(team, rows_slice, &job);
+  } else {
+    rows_range(s, m, 0, n, shared, coupled, &k);
+  }
+  s->J_ptr[n] = k;
+  if (!shared) s->B_ptr[n] = k;
+  if (coupled && lsim_mass_solve_rows(s->mass, n, s->J_ptr, s->J_idx, s->J_val, s->B_ptr,
+                                      &s->B_idx, &s->B_val, &s->b_cap))
+    return LSIM_OUT_OF_MEMORY;
+
+  /* Joint rows: J_E, B_E and their right-hand sides b_E = c gap / h + bias, with c the
+     Baumgarte-style factor (off: 1, the velocity-level step's phi / h term). */
+  if (ne > 0) {
+    const double factor = m->baumgarte > 0.0 ? m->baumgarte : 1.0;
+    int ke = 0;
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      const int e = ct->first_var;
+      s->E_ptr[e] = s->EB_ptr[e] = ke;
+      (void)put_row(s, m, &set->rows[ct->first_row], &ke, s->E_idx, s->E_val,
+                    coupled ? NULL : s->EB_idx, coupled ? NULL : s->EB_val, s->v_free);
+      s->E_rhs[e] = factor * ct->gap / h + ct->bias;
+    }
+    s->E_ptr[ne] = s->EB_ptr[ne] = ke;
+    if (coupled && lsim_mass_solve_rows(s->mass, ne, s->E_ptr, s->E_idx, s->E_val, s->EB_ptr,
+                                        &s->EB_idx, &s->EB_val, &s->eb_cap))
+      return LSIM_OUT_OF_MEMORY;
+    /* The joint rows' kinematic velocities (moving anchors, kinematic bodies) enter b_E. */
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      const LsimJacRow *row = &set->rows[ct->first_row];
+      for (int slot = 0; slot < 2; ++slot) {
+        const int bi = row->body[slot];
+        if (bi < 0 || m->bodies[bi].type != LSIM_BODY_KINEMATIC) continue;
+        for (int d = 0; d < m->bodies[bi].nv; ++d)
+          s->E_rhs[ct->first_var] += row->j[slot][d] * s->v_free[m->bodies[bi].v_offset + d];
+      }
+    }
+    if (!s->equality && !(s->equality = lsim_equality_create())) return LSIM_OUT_OF_MEMORY;
+    const int rc = lsim_equality_eliminate(s->equality, m->nv, ne, s->E_ptr, s->E_idx, s->E_val,
+                                           s->EB_ptr, s->EB_idx, s->EB_val, s->E_rhs, s->v_free,
+                                           n, s->J_ptr, s->J_idx, s->J_val, s->B_ptr, &s->B_idx,
+                                           &s->B_val, &s->b_cap, err, errlen);
+    if (rc) return rc;
+  }
+
+  /* C and q (cq_range), unless the rows' slices wrote them. */
+  if (!cq_done) s->C_ptr[n] = cq_range(s, m, 0, set->count, 0, ne);
+
+  s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
+                           .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,
+                           .B_idx = shared ? s->J_idx : s->B_idx,
+                           .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
+                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
+  return 0;
+}

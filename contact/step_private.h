@@ -1,0 +1,138 @@
+/* step_private.h: private to the time step (step.c: stages, warm start, impulses and the
+ * run; step_lcp.c: the step's factored LCP): the stepper's workspace and the small row and
+ * mass helpers both inline. Not installed. The equations are in step.h. */
+#ifndef LSIM_STEP_PRIVATE_H
+#define LSIM_STEP_PRIVATE_H
+
+#include <stdint.h>
+
+#include "contact/exact_cone.h"
+#include "contact/equality.h"
+#include "contact/mass.h"
+#include "contact/math3.h"
+#include "contact/step.h"
+
+/* A slot of the warm-start table: an id and its index into prev_*, in use when its stamp
+ * is the table's (so the table empties by a new stamp, not by a pass over it). */
+typedef struct IdIndex {
+  uint64_t id;
+  int index;
+  unsigned stamp;
+} IdIndex;
+
+struct LsimStepper {
+  LsimSolver *solver;
+  LsimExactCone exact; /* "cone": "exact": its workspace (contact/exact_cone.h) */
+  LsimContactSet contacts;
+  /* The factored LCP of the step: M = J B + C, q; arrays grown on demand. */
+  LsimFactoredLcp f;
+  int n_cap, nnz_cap, c_cap;
+  int *J_ptr, *J_idx, *B_ptr, *B_idx, *C_ptr, *C_idx; /* [n_cap + 1] / [nnz_cap] / [c_cap] */
+  double *J_val, *B_val, *C_val, *q;
+  double *z;              /* [n_cap] solution */
+  double *row_v;          /* [n_cap] J_i v_free of each variable's row (all its bodies) */
+  double *guess;          /* [n_cap] the warm-start guess handed to the solver */
+  int slices;             /* > 0: the last assembly's contacts were cut into this many
+                             slices on the solver's team (no joint rows), slice k holding
+                             contacts slice_first[k] .. slice_first[k + 1] */
+  int slice_first[LSIM_PGS_MAX_THREADS + 1];
+  int *var_row;           /* [n_cap] Jacobian row of each variable, -1 for lambdas, -2 - v
+                             for a direction whose row is the exact negative of variable
+                             v's (the second half of an even cone) */
+  LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
+  int cones_cap;
+  /* Dense copy of the last LCP, formed on request (lsim_stepper_lcp) when the solver did
+     not form one itself; mutable cache behind a const accessor. */
+  LsimLcp dense;
+  int dense_cap, dense_valid;
+  int *tmp_ptr, *tmp_idx;
+  double *tmp_val;
+  int tmp_cap;
+  double *v_free;         /* [nv] */
+  double *dv;             /* [nv] B z */
+  /* Impulses of the previous step by contact id, for warm starts. */
+  uint64_t *prev_id;      /* [prev_cap] in that step's contact order */
+  int *prev_var;          /* [prev_cap] first variable of that contact in prev_z */
+  int *prev_nvar;
+  int prev_count, prev_cap;
+  double *prev_z;         /* [prev_zcap] */
+  int prev_zcap;
+  IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
+  int table_size;         /* a power of two >= 2 prev_count, or 0 */
+  unsigned table_stamp;   /* the stamp of the slots in use (never 0) */
+  /* B's own capacity: its pattern is J's with a block-diagonal mass, wider with a coupled
+     one or after eliminating joint rows. */
+  int b_cap;
+  /* Joint (equality) rows, eliminated before the LCP (contact/equality.c). */
+  int e_cap, e_nnz_cap;
+  int *E_ptr, *E_idx, *EB_ptr, *EB_idx; /* J_E (CSR) and B_E = W J_E' (CSC) */
+  double *E_val, *EB_val, *E_rhs, *E_lambda;
+  int eb_cap;
+  int ne;
+  LsimEquality *equality;
+  LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
+  char last_error[256];   /* why the last step failed before its solve, "" if it did not */
+  double *force;          /* [nv] generalized forces, coupled-mass path */
+  int nbodies;
+  int dimension;
+  double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
+  double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
+  double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
+  int restitution;           /* some body or pair of the model has restitution > 0 */
+  const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
+};
+
+/* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
+ * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */
+int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
+
+/* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
+ * non-dynamic bodies. */
+static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
+                               double *y) {
+  if (b->type != LSIM_BODY_DYNAMIC) {
+    for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
+    return;
+  }
+  const double im = s->inv_mass[bi];
+  if (s->dimension == 1) {
+    y[0] = x[0] * im;
+  } else if (s->dimension == 2) {
+    y[0] = x[0] * im, y[1] = x[1] * im;
+    y[2] = x[2] * s->inv_inertia[9 * bi + 8];
+  } else {
+    y[0] = x[0] * im, y[1] = x[1] * im, y[2] = x[2] * im;
+    lsim_m3_apply(y + 3, s->inv_inertia + 9 * bi, x + 3);
+  }
+}
+
+/* Number of LCP variables of a contact: [c_n] [beta_1..d lambda]. */
+static inline int contact_nvar(const LsimContact *c) {
+  if (c->kind == LSIM_CONTACT_EQUALITY) return 0; /* eliminated before the LCP */
+  return (c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER ? 1 : 0) +
+         (c->ndir > 0 ? c->ndir + 1 : 0);
+}
+
+/* Whether a contact's first variable is a unilateral normal-like row (contact, tether). */
+static inline int has_normal(const LsimContact *c) {
+  return c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER;
+}
+
+/* Entries of C a contact's rows hold: one per direction (+1 at lambda), and its lambda
+ * row's mu at c_n and -1 at each direction. */
+static inline int contact_c_entries(const LsimContact *c) {
+  return c->ndir > 0 ? 2 * c->ndir + has_normal(c) : 0;
+}
+
+/* J_row . x over the row's bodies, x a generalized velocity vector. */
+static inline double row_dot(const LsimModel *m, const LsimJacRow *r, const double *x) {
+  double s = 0.0;
+  for (int k = 0; k < 2; ++k) {
+    if (r->body[k] < 0) continue;
+    const LsimBody *b = &m->bodies[r->body[k]];
+    for (int d = 0; d < b->nv; ++d) s += r->j[k][d] * x[b->v_offset + d];
+  }
+  return s;
+}
+
+#endif
