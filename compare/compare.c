@@ -500,6 +500,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
      problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
   lsim_compare_w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
+  lsim_compare_w_int(&o, "/parameters/repeat", independent ? 1 : repeat);
+  lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
   lsim_compare_write_legend(&o);
   if (lcpset) {
     char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
@@ -542,12 +544,17 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
-  /* The problems. */
+  /* The problems: an LCP set's files handed out on demand over MPI ranks, a scene's steps
+     by k mod K (compare/mpi.h). */
+  lsim_mpi_share_begin(lcpset ? N : 0, 1);
+  int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
     if (lcpset) {
-      if (!lsim_mpi_owns(k)) continue; /* another rank's problem */
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if (k != mine) continue; /* another rank's problem */
+      claim_due = 1;
       /* Problem k: file k, every series cold, the reference's solution first. */
       const LsimLcp *lcp = &dats[k];
       const int n = lcp->n;
@@ -774,6 +781,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
 
+  lsim_mpi_share_end();
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
   /* Results (rows of every rank gathered on rank 0), summary, close and rename. */

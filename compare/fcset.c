@@ -171,7 +171,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(starts[s], sizeof starts[s], "cold");
   }
 
-  /* The solves. */
+  /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). */
+  lsim_mpi_share_begin(N, P);
+  int mine = lsim_mpi_share_next(), claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
@@ -189,9 +191,11 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         break;
       }
     }
-    if (!lsim_mpi_owns(k)) continue; /* another rank's problem (compare/mpi.h) */
     for (int s = 0; s < P; ++s) {
       const size_t i = (size_t)k * P + s;
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if ((int)i != mine) continue; /* another rank's solve (compare/mpi.h) */
+      claim_due = 1;
       const LsimCompareSpec *sp = &specs[s];
       const int nd = series_ndir(sp, p);
       ndir[i] = nd;
@@ -247,6 +251,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       t.sicerr[i] = st.siconos_error;
     }
   }
+  lsim_mpi_share_end();
 
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
@@ -287,6 +292,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
       lsim_compare_w_int(&o, "/parameters/nseries", P);
       lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
+      lsim_compare_w_int(&o, "/parameters/repeat", repeat);
+      lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
       lsim_compare_write_legend(&o);
       char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
       int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
