@@ -83,7 +83,7 @@ struct LsimRecord {
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
-  char msg[512];       /* its message */
+  char msg[1024];       /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
 };
