@@ -383,7 +383,17 @@ int lsim_cli_run(int argc, char **argv) {
     eo.chatter_window = model.event_chatter_window;
     eo.rtol = model.event_rtol;
     eo.atol = model.event_atol;
-    if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
+    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at the next sample or event */
+    catch_interrupts(1);
+    const int erc =
+        lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
+    catch_interrupts(0);
+    if (erc == LSIM_EVENT_INTERRUPTED) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
       failures = 1, first_failure = done + 1, worst_status = LSIM_BREAKDOWN;
@@ -495,9 +505,9 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 1;
     }
     if (interrupted) {
-      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d steps; %s holds them "
+      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d %s; %s holds them "
               "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
-              done, model.steps, path);
+              done, model.steps, event_driven ? "samples" : "steps", path);
       exit_code = interrupted == SIGTERM ? 143 : 130;
     }
     if (!quiet && event_driven)
