@@ -94,6 +94,18 @@ void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
   snprintf(buf, len, "%.*s.h5", (int)n, base);
 }
 
+void lsim_cli_note_leftovers(const char *path) {
+  char first[LSIM_OUTFILE_PATH_MAX + 64];
+  const int n = lsim_outfile_leftovers(path, first, sizeof first);
+  if (n == 1)
+    fprintf(stderr, "lcpsim: note: %s is left from an earlier run of this output that did not "
+            "finish; it is kept as it is (docs/output-format.md, \"Output files\")\n", first);
+  else if (n > 1)
+    fprintf(stderr, "lcpsim: note: %s and %d more %s.<pid>.partial are left from earlier runs "
+            "of this output that did not finish; they are kept as they are "
+            "(docs/output-format.md, \"Output files\")\n", first, n - 1, path);
+}
+
 /* A scene-relative path: joined with the scene's folder unless absolute. */
 void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len) {
   const char *slash = strrchr(scene, '/');
@@ -335,6 +347,8 @@ int lsim_cli_run(int argc, char **argv) {
     lsim_model_free(&model);
     return 2;
   }
+
+  lsim_cli_note_leftovers(path);
 
   /* Stepper and recorder. */
   int exit_code = 0;
