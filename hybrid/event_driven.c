@@ -822,6 +822,10 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     memcpy(x, lsim_ode_state(ode), (size_t)ed.n * sizeof(double));
     if (s == LSIM_ODE_REACHED) break;
     if (s < 0 && ed.interrupted) {
+      /* The run ends at the last sample (CVODE may have stepped past it). */
+      t = ed.st.time;
+      memcpy(x, ed.st.q, (size_t)ed.nq * sizeof(double));
+      memcpy(x + ed.nq, ed.st.v, (size_t)ed.nv * sizeof(double));
       rc = LSIM_EVENT_INTERRUPTED;
       break;
     }
