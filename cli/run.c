@@ -61,7 +61,9 @@ static void run_usage(FILE *f) {
           "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
           "file, marked interrupted). -o never replaces anything but a regular file:\n"
           "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
-          "written through; the scene itself is refused as -o (docs/output-format.md).\n");
+          "written through; the scene itself is refused as -o (docs/output-format.md).\n"
+          "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
+          "run of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
 
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
