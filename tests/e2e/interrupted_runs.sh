@@ -135,6 +135,12 @@ for kind in ev hy; do
     fi
     n=$(check "$f" $kind interrupted "$reason") || fail "$kind SIG$sig: $f: $n"
     loaders "$f" interrupted
+    ./lcpsim view "$f" -o "$out/$kind-$sig.html" > /dev/null && [ -s "$out/$kind-$sig.html" ] \
+      || fail "$kind SIG$sig: lcpsim view failed"
+    if [ $kind = hy ]; then
+      $PY scripts/lcpsim_hybrid_plot.py "$f" -o "$out/hy-$sig.png" && [ -s "$out/hy-$sig.png" ] \
+        || fail "hybrid plot of $f failed"
+    fi
     summary="$summary $kind/SIG$sig $n rows;"
   done
   [ -z "$(ls "$out" | grep partial)" ] || fail "$kind: an interrupted run left a partial file"
