@@ -61,13 +61,13 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
             path);
     return 2;
   }
-  lsim_cli_note_leftovers(path);
   LsimHybridRecord *rec = NULL;
   if (lsim_hybrid_record_open(&rec, path, s.model, s.params, s.initial, &s.options, text, msg,
                               sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     return 2;
   }
+  lsim_cli_note_leftovers(path); /* killed runs' partial files (ours has a live pid) */
 
   /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();

@@ -350,8 +350,6 @@ int lsim_cli_run(int argc, char **argv) {
     return 2;
   }
 
-  lsim_cli_note_leftovers(path);
-
   /* Stepper and recorder. */
   int exit_code = 0;
   LsimStepper *stepper = NULL;
@@ -379,6 +377,9 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 2;
     }
   }
+
+  /* Partial files of this output left by killed runs: a note (ours has a live pid). */
+  if (!exit_code) lsim_cli_note_leftovers(path);
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
