@@ -15,7 +15,7 @@
 #include "scene/outfile.h"
 
 #define LSIM_HYBRID_FORMAT_VERSION 1
-#define LSIM_HREC_FLUSH_ROWS 256      /* samples or transitions appended before a flush */
+#define LSIM_HREC_FLUSH_ROWS 4096     /* samples or transitions appended before a flush */
 #define LSIM_HREC_FLUSH_SECONDS 1.0   /* wall time between flushes at most (s) */
 #define LSIM_HREC_CHUNK_ROWS 256      /* rows per chunk */
 

@@ -5,7 +5,7 @@
  * recorded state, /summary with how the run ended; written as PATH.<pid>.partial and
  * renamed when complete, so a file under its final name is always whole. The samples and
  * transitions are appended as the run goes (chunked, extendable datasets) and flushed
- * every 256 rows or 1 s of wall time with H5Fflush; /summary comes at the end, so the
+ * every 4096 rows or 1 s of wall time with H5Fflush; /summary comes at the end, so the
  * partial file of a killed run opens with the run up to its last flush and no /summary.
  */
 #ifndef LSIM_HYBRID_RECORD_H
