@@ -181,6 +181,15 @@ fuzz: $(FUZZ_BIN)
 fuzz-check: $(FUZZ_BIN)
 	@FUZZ_CHECK_SECONDS=$(FUZZ_CHECK_SECONDS) sh tests/run-checks.sh fuzz
 
+# Memcheck over the examples (short runs) and lcpsim solve: zero errors expected
+# (tests/valgrind.sh, suppressions in tests/valgrind.supp). VALGRIND_STEPS=N per scene.
+.PHONY: valgrind bench-memory
+valgrind: lcpsim
+	@sh tests/valgrind.sh ./lcpsim
+# Resident memory over 10^6 steps (also part of make bench): bench/bench_memory.c.
+bench-memory: $(B)/bench/bench_memory
+	@$(B)/bench/bench_memory
+
 # Solver-comparison experiments (data/experiments/*.json): compare files, figures and a
 # README table under out/experiments/ (scripts/run_experiments.py).
 experiments: lcpsim

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "scene/outfile.h"
 #include "compare/compare.h"
 #include "compare/mpi.h"
 
@@ -204,6 +205,13 @@ int lsim_cli_compare(int argc, char **argv) {
       return 2;
     }
   }
+  /* The output must not be one of the inputs (a scene or problem file would be lost). */
+  for (int k = 0; out_path && k < ninputs; ++k)
+    if (lsim_outfile_same(out_path, inputs[k])) {
+      fprintf(stderr, "lcpsim compare: -o %s: is the input file %s; refused\n", out_path,
+              inputs[k]);
+      return 2;
+    }
   if (!ninputs || !list) {
     if (ninputs && !list) fprintf(stderr, "lcpsim compare: --solvers LIST is required\n");
     else fprintf(stderr, "lcpsim compare: no SCENE.json or problem files given (see lcpsim compare --help)\n");

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "lcp/lcp.h"
+#include "scene/outfile.h"
 #include "lcp/datfile.h"
 #include "scene/lcpdump.h"
 
@@ -76,7 +78,17 @@ int lsim_cli_export(int argc, char **argv) {
     if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
     snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
   }
-  const int rc = lsim_dat_write(out, &d.lcp, 0, 1, err, sizeof err);
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  LsimOutFile of;
+  int rc = 0;
+  if (lsim_outfile_same(out, path)) {
+    snprintf(err, sizeof err, "%.900s: the output is the input file itself: refused", out);
+    rc = LSIM_INVALID_INPUT;
+  } else if (!(rc = lsim_outfile_begin(&of, out, err, sizeof err))) {
+    rc = lsim_dat_write(of.partial, &d.lcp, 0, 1, err, sizeof err);
+    if (rc) lsim_outfile_discard(&of);
+    else rc = lsim_outfile_commit(&of, err, sizeof err);
+  }
   if (rc) fprintf(stderr, "lcpsim export: %s\n", err);
   else printf("%s: step %d (series %d), n = %d -> %s\n", path, step, d.series, d.lcp.n, out);
   lsim_dumped_lcp_free(&d);

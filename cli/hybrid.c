@@ -11,12 +11,10 @@
 #include "hybrid/run.h"
 #include "hybrid/model.h"
 #include "hybrid/scene.h"
+#include "scene/outfile.h"
 
-static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
-}
+static volatile sig_atomic_t interrupted = 0; /* the signal that asked the run to stop */
+static void on_interrupt(int sig) { interrupted = sig; }
 
 static double seconds(void) {
   struct timespec ts;
@@ -56,14 +54,28 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (s.output_file[0]) lsim_cli_scene_relative(scene_path, s.output_file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
+  /* The output checked before the run (scene/outfile.h): refused now, not after it. */
+  LsimOutFile probe;
+  if (lsim_outfile_same(path, scene_path)) {
+    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
+            path);
+    return 2;
+  }
+  if (lsim_outfile_begin(&probe, path, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return 2;
+  }
+  lsim_outfile_discard(&probe);
 
-  /* The run, interruptible; the file keeps what was done. */
+  /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();
   LsimHybridTrace tr;
   signal(SIGINT, on_interrupt);
+  signal(SIGTERM, on_interrupt);
   const int rc = lsim_hybrid_run(s.model, s.params, s.initial, s.chart, &s.options, &interrupted,
                                  &tr, msg, sizeof msg);
   signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   if (rc) {
     fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
     lsim_hybrid_trace_free(&tr);
@@ -82,8 +94,9 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
             tr.end_reason, path);
     code = 1;
   } else if (tr.end == LSIM_HYBRID_INTERRUPTED) {
-    fprintf(stderr, "lcpsim: %s; %s holds the run up to there\n", tr.end_reason, path);
-    code = 130;
+    fprintf(stderr, "lcpsim: %s (%s); %s holds the run up to there\n", tr.end_reason,
+            interrupted == SIGTERM ? "SIGTERM" : "SIGINT", path);
+    code = interrupted == SIGTERM ? 143 : 130;
   }
   if (!quiet)
     printf("%s: hybrid model %s, %.6g s in %ld chart transitions, %ld integration steps, "

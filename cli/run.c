@@ -17,6 +17,7 @@
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 #include "scene/record.h"
 #include "hybrid/event_driven.h"
 #include "scene/scene.h"
@@ -26,7 +27,7 @@ static void run_usage(FILE *f) {
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
           "                    [--threads T] [--on-failure P] [--print] [--quiet]\n"
-          "                    [--dump-lcp]\n"
+          "                    [--dump-lcp] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -50,18 +51,32 @@ static void run_usage(FILE *f) {
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them)\n"
+          "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
+          "                     captured and otherwise dropped), one stderr line per step\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
           "the run stopped (a non-finite or runaway state, the scene's \"limits\", or a\n"
           "failure under --on-failure stop; the file keeps the steps before it), 2 bad\n"
-          "input, 130 interrupted (the steps done are kept in the file).\n");
+          "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
+          "file, marked interrupted). -o never replaces anything but a regular file:\n"
+          "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
+          "written through; the scene itself is refused as -o (docs/output-format.md).\n");
 }
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
 static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
+static void on_interrupt(int sig) { interrupted = sig; }
+
+/* SIGINT and SIGTERM to on_interrupt (handler != NULL), or back to the defaults. */
+static void catch_interrupts(int on) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on ? on_interrupt : SIG_DFL;
+  sa.sa_flags = SA_RESTART; /* the file's writes go on; the loop checks the flag */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
 }
 
 static double now_seconds(void) {
@@ -159,7 +174,7 @@ static void progress(int done, int total, double elapsed) {
 
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
-  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
+  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
 
@@ -175,6 +190,8 @@ int lsim_cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump_lcp = 1;
+    } else if (!strcmp(a, "--solver-output")) {
+      solver_output = 1;
     } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
                !strcmp(a, "--threads")) {
       if (i + 1 >= argc) {
@@ -256,7 +273,8 @@ int lsim_cli_run(int argc, char **argv) {
   if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
-        max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 || dump_lcp)
+        max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
+        dump_lcp || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -309,6 +327,14 @@ int lsim_cli_run(int argc, char **argv) {
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
+  if (lsim_outfile_same(path, scene_path)) {
+    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
+            path);
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
+  }
 
   /* Stepper and recorder. */
   int exit_code = 0;
@@ -364,7 +390,7 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
   if (!exit_code && !event_driven) {
-    signal(SIGINT, on_interrupt);
+    catch_interrupts(1);
     if (print) {
       print_header(&model);
       print_row(&model, &state, NULL);
@@ -397,6 +423,11 @@ int lsim_cli_run(int argc, char **argv) {
         ++failures;
         worst_status = status;
       }
+      /* Siconos' own printing, captured: shown only on request. */
+      const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
+      if (*said)
+        fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
+                lsim_solver_name(lsim_stepper_solver(stepper)), said);
       recovered += st.first_status < 0 && st.status >= 0;
       const LsimContactSet *cs = lsim_stepper_contacts(stepper);
       /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
@@ -424,7 +455,13 @@ int lsim_cli_run(int argc, char **argv) {
         progress(done, model.steps, now_seconds() - t0);
     }
     if (show_progress) fputc('\n', stderr);
-    signal(SIGINT, SIG_DFL);
+    catch_interrupts(0);
+    if (interrupted && rec) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    }
   }
   const double elapsed = now_seconds() - t0;
 
@@ -458,9 +495,10 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 1;
     }
     if (interrupted) {
-      fprintf(stderr, "lcpsim: interrupted after %d of %d steps; %s holds them\n", done,
-              model.steps, path);
-      exit_code = 130;
+      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d steps; %s holds them "
+              "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
+              done, model.steps, path);
+      exit_code = interrupted == SIGTERM ? 143 : 130;
     }
     if (!quiet && event_driven)
       fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",

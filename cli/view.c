@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "scene/outfile.h"
+#include "lcp/h5check.h"
 
 extern const char lsim_view_page_head[];
 extern const char lsim_view_page_tail[];
@@ -97,6 +99,11 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   for (int i = 0; i < rank; ++i) n *= (size_t)dims[i];
   if (cls != H5T_STRING && cls != H5T_INTEGER && cls != H5T_FLOAT) {
     rc = 0; /* not a type the format uses: left out */
+    goto done;
+  }
+  /* What HDF5 cannot read safely from a damaged file (lcp/h5check.h). */
+  if (cls == H5T_STRING ? !lsim_h5_dataset_complete(ds) : !lsim_h5_numeric_dataset(ds)) {
+    snprintf(w->error, sizeof w->error, "%.400s: damaged dataset", path);
     goto done;
   }
   fprintf(w->out, "%s\n", w->count ? "," : "");
@@ -207,13 +214,27 @@ int lsim_cli_view(int argc, char **argv) {
             path);
     return 2;
   }
-  char page[4096], partial[4200];
+  char page[4096];
   if (out_path) snprintf(page, sizeof page, "%s", out_path);
   else default_page(path, page, sizeof page);
-  snprintf(partial, sizeof partial, "%s.partial", page);
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  LsimOutFile of;
+  char oerr[LSIM_OUTFILE_PATH_MAX + 256];
+  if (lsim_outfile_same(page, path)) {
+    fprintf(stderr, "lcpsim view: %s: the page would replace the file it shows: refused\n", page);
+    H5Fclose(file);
+    return 2;
+  }
+  if (lsim_outfile_begin(&of, page, oerr, sizeof oerr)) {
+    fprintf(stderr, "lcpsim view: %s\n", oerr);
+    H5Fclose(file);
+    return 2;
+  }
+  const char *partial = of.partial;
   FILE *out = fopen(partial, "wb");
   if (!out) {
     fprintf(stderr, "lcpsim view: %s: cannot write the page (%s)\n", page, strerror(errno));
+    lsim_outfile_discard(&of);
     H5Fclose(file);
     return 2;
   }
@@ -233,12 +254,11 @@ int lsim_cli_view(int argc, char **argv) {
   if (fclose(out) || bad) {
     fprintf(stderr, "lcpsim view: %s: %s\n", path,
             w.error[0] ? w.error : "writing the page failed");
-    remove(partial);
+    lsim_outfile_discard(&of);
     return 2;
   }
-  if (rename(partial, page)) {
-    fprintf(stderr, "lcpsim view: %s: cannot rename to %s\n", partial, page);
-    remove(partial);
+  if (lsim_outfile_commit(&of, oerr, sizeof oerr)) {
+    fprintf(stderr, "lcpsim view: %s\n", oerr);
     return 2;
   }
   printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);

@@ -20,6 +20,7 @@
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 #include "scene/record.h"
 #include "scene/scene.h"
 
@@ -447,14 +448,24 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
 
   /* The output file, under a temporary name. */
-  char path[1024], partial[1100];
+  char path[1024], partial[LSIM_OUTFILE_PATH_MAX + 64];
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
   else default_output(inputs[0], path, sizeof path);
   /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
      their own, removed at the end (compare/mpi.h). */
   const int root = lsim_mpi_rank() == 0;
-  if (root) snprintf(partial, sizeof partial, "%s.partial", path);
+  /* Rank 0's file: under a partial name of its own, only a regular file replaced
+     (scene/outfile.h). */
+  LsimOutFile of;
+  memset(&of, 0, sizeof of);
+  if (root && lsim_outfile_begin(&of, path, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
+    exit_code = 2;
+    lsim_mpi_max_int(exit_code);
+    goto cleanup;
+  }
+  if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {-1, 0};
   o.file = lsim_h5_create(partial, err, sizeof err);
@@ -489,6 +500,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
      problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
   lsim_compare_w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
+  lsim_compare_w_int(&o, "/parameters/repeat", independent ? 1 : repeat);
+  lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
   lsim_compare_write_legend(&o);
   if (lcpset) {
     char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
@@ -518,7 +531,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
      0; every rank steps the driver). */
   LsimRecord *traj = NULL;
   LsimModel traj_model;
-  char traj_path[1200];
+  char traj_path[LSIM_OUTFILE_PATH_MAX + 80];
   snprintf(traj_path, sizeof traj_path, "%s.trajectory", partial);
   if (!exit_code && cfg->trajectory && !lcpset && !independent && root) {
     traj_model = spec_model(&model, &specs[ref]);
@@ -531,12 +544,17 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
-  /* The problems. */
+  /* The problems: an LCP set's files handed out on demand over MPI ranks, a scene's steps
+     by k mod K (compare/mpi.h). */
+  lsim_mpi_share_begin(lcpset ? N : 0, 1);
+  int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
     if (lcpset) {
-      if (!lsim_mpi_owns(k)) continue; /* another rank's problem */
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if (k != mine) continue; /* another rank's problem */
+      claim_due = 1;
       /* Problem k: file k, every series cold, the reference's solution first. */
       const LsimLcp *lcp = &dats[k];
       const int n = lcp->n;
@@ -763,6 +781,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
 
+  lsim_mpi_share_end();
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
   /* Results (rows of every rank gathered on rank 0), summary, close and rename. */
@@ -804,12 +823,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
   if (!root) unlink(partial);
-  if (!exit_code && root && rename(partial, path)) {
-    snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path,
-            strerror(errno));
+  if (!exit_code && root && lsim_outfile_commit(&of, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
     exit_code = 2;
+  } else if (exit_code) {
+    unlink(partial);
   }
-  if (exit_code) unlink(partial);
   if (!exit_code) {
     snprintf(res->title, sizeof res->title, "%s: %s mode, %d %s, reference %s, success = "
              "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, N,

@@ -16,6 +16,8 @@ LsimModel lsim_default_model(void) {
   m.time_step = 0.01;
   m.steps = 100;
   m.contact_margin = 0.0;
+  m.max_correction_speed = LSIM_DEFAULT_MAX_CORRECTION_SPEED;
+  m.overlap_tolerance = LSIM_DEFAULT_OVERLAP_TOLERANCE;
   m.friction_directions = 2;
   strcpy(m.solver.name, "lemke");
   m.solver.tol = 1e-10;

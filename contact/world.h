@@ -17,6 +17,12 @@
 
 #include <stdint.h>
 
+/* Initial overlap and its correction (LsimModel.max_correction_speed, overlap_tolerance):
+ * 1 m/s lets a resolved overlap lift a body at most v^2 / 2g = 5 cm under gravity, and
+ * 1 mm is above the step's round-off gaps and below any shape size the examples use. */
+#define LSIM_DEFAULT_MAX_CORRECTION_SPEED 1.0 /* m/s */
+#define LSIM_DEFAULT_OVERLAP_TOLERANCE 1e-3   /* m */
+
 typedef enum LsimBodyType {
   LSIM_BODY_DYNAMIC = 0,
   LSIM_BODY_STATIC = 1,    /* fixed forever: walls, ground */
@@ -191,6 +197,12 @@ typedef struct LsimModel {
   int steps;          /* number of steps to run */
   double contact_margin; /* contacts within this gap (plus what the step can close) are
                             put in the LCP; m */
+  double max_correction_speed; /* m/s: a penetrating contact's position correction, the
+                                  -gap / h its row asks for, is at most this (ODE's
+                                  contact_max_correcting_vel); default 1; +inf: none */
+  double overlap_tolerance;    /* m: scenes are refused when bodies start overlapping by
+                                  more (default 1e-3; 2-D and 3-D) ... */
+  int allow_initial_overlap;   /* ... unless this is 1 (default 0) */
   int friction_directions; /* d of the polyhedral cone: 1-D ground friction and 2-D: 2;
                               3-D: default 4, even, at most LSIM_MAX_DIRECTIONS */
   int friction_exact;  /* 1: the step solves its contacts with Coulomb's exact cone

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "scene/outfile.h"
 
 #define LSIM_HYBRID_FORMAT_VERSION 1
 
@@ -178,16 +179,16 @@ int lsim_hybrid_write(const char *path, const LsimHybridModel *m, const double *
                       const double *x0, const LsimHybridOptions *opt,
                       const LsimHybridTrace *tr, const char *scene_text, double wall_time,
                       char *err, size_t errlen) {
-  char tmp[1100];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.partial", path) >= sizeof tmp) {
-    snprintf(err, errlen, "%s: path too long", path);
-    return -1;
-  }
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  LsimOutFile of;
+  if (lsim_outfile_begin(&of, path, err, errlen)) return -1;
+  const char *tmp = of.partial;
   Writer w = {.file = -1};
   H5E_BEGIN_TRY { w.file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT); }
   H5E_END_TRY;
   if (w.file < 0) {
     snprintf(err, errlen, "%s: cannot create the file", tmp);
+    lsim_outfile_discard(&of);
     return -1;
   }
   H5E_BEGIN_TRY {
@@ -203,10 +204,10 @@ int lsim_hybrid_write(const char *path, const LsimHybridModel *m, const double *
   }
   H5E_END_TRY;
   const int closed = H5Fclose(w.file) >= 0;
-  if (w.failed || !closed || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: %s", path, w.failed ? w.what : "cannot close or rename the file");
-    remove(tmp);
+  if (w.failed || !closed) {
+    snprintf(err, errlen, "%s: %s", path, w.failed ? w.what : "cannot close the file");
+    lsim_outfile_discard(&of);
     return -1;
   }
-  return 0;
+  return lsim_outfile_commit(&of, err, errlen) ? -1 : 0;
 }

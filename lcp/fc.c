@@ -2,6 +2,7 @@
  * FCLIB HDF5 reader, the Coulomb measures and the Stewart-Trinkle LCP. */
 #include "fc.h"
 #include "datfile.h"
+#include "h5check.h"
 
 #include <errno.h>
 #include <float.h>
@@ -187,6 +188,8 @@ static long h5_read(hid_t file, const char *name, hid_t mtype, void *buf, long c
   if (count < 0 || count > cap) {
     snprintf(err, errlen, "%s: %s: %lld values, expected at most %ld", path, name,
              (long long)count, cap);
+  } else if (!lsim_h5_numeric_dataset(d)) { /* what HDF5 cannot read safely (h5check.h) */
+    snprintf(err, errlen, "%s: %s: not stored as numbers", path, name);
   } else if (count > 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
     snprintf(err, errlen, "%s: %s: cannot read as numbers", path, name);
   } else {

@@ -53,6 +53,7 @@ struct LsimSolver {
                              NULL */
   double capture_seconds; /* Siconos solvers: time the last call spent capturing stdout */
   int siconos_ran;        /* the last solve called the Siconos solver */
+  char printed[1024];     /* what Siconos printed during the last solve, every island's */
   char message[1400];     /* lsim_solver_last_message's text, made when asked */
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
@@ -487,6 +488,11 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
                        !(status < 0 && st->iterations == 0);
     s->capture_seconds = lsim_siconos_capture_seconds(s->siconos);
     s->siconos_ran = 1;
+    /* Appended: a split problem calls Siconos once per island. */
+    const char *p = lsim_siconos_last_output(s->siconos);
+    const size_t k = strlen(s->printed);
+    if (*p && k + 4 < sizeof s->printed)
+      snprintf(s->printed + k, sizeof s->printed - k, "%s%s", k ? " | " : "", p);
   }
   return status;
 }
@@ -507,7 +513,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
 
-  s->capture_seconds = 0.0, s->siconos_ran = 0;
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
   double t0 = now_seconds();
   if (!status) status = run_dense(s, lcp, z, &st);
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
@@ -623,7 +629,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->bz = NULL;
-  s->capture_seconds = 0.0, s->siconos_ran = 0;
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
   const int dense = s->kind != KIND_PGS && s->kind != KIND_NEWTON;
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense || s->kind == KIND_NEWTON ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
@@ -716,10 +722,14 @@ struct LsimTeam *lsim_solver_team(LsimSolver *s) {
   return s->kind == KIND_PGS ? lsim_pgs_team(s->pgs) : NULL;
 }
 
+const char *lsim_solver_last_output(const LsimSolver *s) {
+  return s && s->siconos_ran ? s->printed : "";
+}
+
 const char *lsim_solver_last_message(LsimSolver *s) {
   s->message[0] = '\0';
   if (s->siconos_ran) {
-    const char *e = lsim_siconos_last_error(s->siconos), *p = lsim_siconos_last_output(s->siconos);
+    const char *e = lsim_siconos_last_error(s->siconos), *p = s->printed;
     snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",
              *p ? "printed: " : "", p);
   }

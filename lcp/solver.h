@@ -133,6 +133,11 @@ const double *lsim_solver_last_bz(const LsimSolver *s);
  * by s, valid until the next solve. */
 const char *lsim_solver_last_message(LsimSolver *s);
 
+/* What Siconos printed (stdout and stderr, captured) during the last solve, islands
+ * joined; lines joined by " | ", at most 1023 bytes; "" for our own solvers or when it
+ * printed nothing. Owned by s, valid until the next solve. */
+const char *lsim_solver_last_output(const LsimSolver *s);
+
 /* The thread team of a "pgs" solver with threads > 1, once a solve has made it (pgs.h,
  * lsim_pgs_team); NULL otherwise. For work between solves. */
 struct LsimTeam *lsim_solver_team(LsimSolver *s);

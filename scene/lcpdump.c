@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/h5check.h"
 #include "lcp/quality.h"
 
 /* ---- HDF5 helpers ---- */
@@ -162,7 +163,9 @@ static void ext_close(Ext *e) {
 
 /* ---- writing a dump ---- */
 
-enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN, X_COUNT };
+enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN,
+       /* the index, appended problem by problem */
+       X_STEP, X_SERIES, X_N, X_NCONES, X_HASH, X_MOFF, X_VOFF, X_COFF, X_COUNT };
 
 struct LsimLcpDump {
   hid_t group;
@@ -170,7 +173,7 @@ struct LsimLcpDump {
   int nsol;
   int default_series;
   char (*labels)[64];
-  /* The index, kept in memory (a few numbers per problem) and written at close. */
+  /* The index, kept in memory too (a few numbers per problem). */
   int nprob, cap;
   int *step, *series, *n, *ncones;
   uint64_t *hash;
@@ -224,6 +227,22 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
   if (!rc) rc = ext_create(&d->x[X_CL], d->group, "cone_lambda", LSIM_H5_I32, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CMU], d->group, "cone_mu", LSIM_H5_F64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CFN], d->group, "cone_fixed_normal", LSIM_H5_F64, 1, 1, 1024);
+  /* The index grows with the data (after it, problem by problem), so a file whose
+     writer was killed holds a readable dump of the problems its last flush wrote. */
+  if (!rc) rc = ext_create(&d->x[X_STEP], d->group, "step", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_SERIES], d->group, "series", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_N], d->group, "n", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_NCONES], d->group, "ncones", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_HASH], d->group, "hash", LSIM_H5_U64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_MOFF], d->group, "m_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_VOFF], d->group, "offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_COFF], d->group, "cone_offset", LSIM_H5_I64, 1, 1, 1024);
+  const int64_t zero = 0;
+  for (int k = X_MOFF; k <= X_COFF && !rc; ++k) rc = ext_append(&d->x[k], &zero, 1);
+  if (!rc) rc = write_typed(d->group, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
+                            &d->default_series);
+  if (!rc) rc = lsim_h5_write_strings(d->group, "solution_label", d->labels[0],
+                                      sizeof d->labels[0], d->nsol);
   if (rc) {
     set_err(err, errlen, "LCP dump: cannot create group %s%s", group, "");
     d->status = rc;
@@ -319,7 +338,15 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   d->m_off[p + 1] = d->m_off[p] + (int64_t)n * n;
   d->v_off[p + 1] = d->v_off[p] + n;
   d->c_off[p + 1] = d->c_off[p] + nc;
-  return 0;
+  rc = ext_append(&d->x[X_STEP], &d->step[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_SERIES], &d->series[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_N], &d->n[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_NCONES], &d->ncones[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_HASH], &d->hash[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_MOFF], &d->m_off[p + 1], 1);
+  if (!rc) rc = ext_append(&d->x[X_VOFF], &d->v_off[p + 1], 1);
+  if (!rc) rc = ext_append(&d->x[X_COFF], &d->c_off[p + 1], 1);
+  return rc ? dump_fail(d, rc, "cannot append to the index") : 0;
 }
 
 int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
@@ -330,29 +357,6 @@ int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
 
 int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
   if (!d) return 0;
-  /* The index, written in one go (offsets have nprob + 1 entries). */
-  if (!d->status && d->group >= 0) {
-    const hid_t g = d->group;
-    const uint64_t np = (uint64_t)d->nprob, np1 = np + 1;
-    int64_t zero = 0;
-    int rc = write_typed(g, "step", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->step);
-    if (!rc) rc = write_typed(g, "series", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->series);
-    if (!rc) rc = write_typed(g, "n", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->n);
-    if (!rc) rc = write_typed(g, "ncones", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->ncones);
-    if (!rc) rc = write_typed(g, "hash", H5T_NATIVE_UINT64, H5T_STD_U64LE, 1, &np, d->hash);
-    if (!rc) rc = write_typed(g, "m_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->m_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->v_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "cone_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->c_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
-                              &d->default_series);
-    if (!rc) rc = lsim_h5_write_strings(g, "solution_label", d->labels[0], sizeof d->labels[0],
-                                        d->nsol);
-    if (rc) dump_fail(d, rc, "cannot write the index");
-  }
-
   /* Close the datasets and the group; free. */
   for (int k = 0; k < X_COUNT; ++k) ext_close(&d->x[k]);
   if (d->group >= 0) H5Gclose(d->group);
@@ -378,6 +382,8 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 
 /* Largest n read back (a dense M of 32768^2 doubles is 8 GiB), as for .dat files. */
 #define LSIM_DUMP_MAX_N 32768
+/* Problems in one dump (the index is read whole): 2^24, beyond any run's steps x series. */
+#define LSIM_DUMP_MAX_PROBLEMS (1L << 24)
 /* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
 #define LSIM_DUMP_MAX_SOLUTIONS 1024
 
@@ -388,7 +394,7 @@ static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap)
   hid_t s = H5Dget_space(d);
   hssize_t len = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
   long rc = -1;
-  if (len >= 0 && (!buf || len <= cap))
+  if (len >= 0 && (!buf || (len <= cap && lsim_h5_numeric_dataset(d))))
     rc = (!buf || len == 0 || H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
              ? (long)len
              : -1;
@@ -407,7 +413,8 @@ static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsiz
   hid_t fs = H5Dget_space(d);
   int rank = fs >= 0 ? H5Sget_simple_extent_ndims(fs) : -1;
   hsize_t dims[2] = {0, 1};
-  int ok = rank >= 1 && rank <= 2 && H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
+  int ok = lsim_h5_numeric_dataset(d) && rank >= 1 && rank <= 2 &&
+           H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
            (rank == 2 ? dims[1] == cols : cols == 1) && start <= dims[0] &&
            count <= dims[0] - start;
   hsize_t st[2] = {start, 0}, cnt[2] = {count, rank == 2 ? dims[1] : 1};
@@ -454,7 +461,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* The index. */
   const long np = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
   int defser = 0;
-  if (np < 0 || read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
+  if (np < 0 || np > LSIM_DUMP_MAX_PROBLEMS ||
+      read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (no index)", path);
     rc = LSIM_IO_ERROR;
     goto done;
@@ -580,7 +588,8 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     hid_t ld = H5Dopen2(g, "solution_label", H5P_DEFAULT);
     hid_t t = ld >= 0 ? H5Dget_type(ld) : -1;
     /* fixed-length strings only (a variable-length one would be read as pointers) */
-    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+    const size_t len = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 &&
+                               lsim_h5_dataset_complete(ld)
                            ? H5Tget_size(t)
                            : 0;
     char *buf = len ? calloc((size_t)out->nsolutions, len) : NULL;

@@ -2,8 +2,10 @@
  *
  * Every per-step quantity is a "series": a chunked dataset whose first dimension is
  * unlimited, fed through a row buffer in memory. Steps only copy into the buffers; the
- * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps (or when the contact rows
- * pile up) and at close, so a long run makes one HDF5 write per dataset per flush.
+ * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS
+ * (or when the contact rows pile up) and at close, so a long run makes one HDF5 write
+ * per dataset per flush; each flush ends with H5Fflush, so a process killed between
+ * flushes leaves a partial file that opens with what the last flush wrote.
  * Errors are sticky: after the first failure every call returns it, and close reports
  * it with its message and removes the partial file.
  */
@@ -22,6 +24,7 @@
 
 #include "contact/constraints.h"
 #include "lcp/lcp.h"
+#include "scene/outfile.h"
 
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
@@ -30,6 +33,7 @@
 #define LSIM_RECORD_FORMAT_VERSION 2
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
+#define LSIM_RECORD_FLUSH_SECONDS 1.0    /* wall time between flushes at most (s) */
 #define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series */
 #define LSIM_TAUT_TOL 1e-9               /* m: a tether this close to its length is taut */
 
@@ -62,7 +66,8 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
 struct LsimRecord {
   hid_t file;
   char *path;          /* final name */
-  char *partial;       /* path + ".partial" */
+  LsimOutFile out;     /* the partial file and where it goes (scene/outfile.h) */
+  struct timespec flushed; /* when the file was last flushed */
   int nq, nv, nbodies;
   int ntethers, njoints;
   double *tether_impulse;  /* [ntethers] this step's impulses, by tether */
@@ -78,7 +83,7 @@ struct LsimRecord {
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
-  char msg[512];       /* its message */
+  char msg[1024];       /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
 };
@@ -97,9 +102,9 @@ static int fail(LsimRecord *r, int status, const char *what) {
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_walk, detail);
   H5Eclear2(H5E_DEFAULT);
   if (detail[0])
-    snprintf(r->msg, sizeof r->msg, "%s: %s: %s", r->path, what, detail);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s: %s", r->path, what, detail);
   else
-    snprintf(r->msg, sizeof r->msg, "%s: %s", r->path, what);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s", r->path, what);
   r->status = status;
   return status;
 }
@@ -288,6 +293,11 @@ static int flush_all(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k)
     if (series_flush(r, &r->s[k]) < 0) return r->status;
   r->steps_buffered = 0;
+  /* HDF5's cached metadata (dataset extents, chunk indexes) goes to the file too, so
+     the file as of this flush is whole if the process dies before the next. */
+  clock_gettime(CLOCK_MONOTONIC, &r->flushed);
+  if (r->file >= 0 && H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(r, LSIM_IO_ERROR, "cannot flush the file");
   return 0;
 }
 
@@ -373,7 +383,6 @@ static void destroy(LsimRecord *r) {
   }
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
-  free(r->partial);
   free(r->tether_impulse);
   free(r->joint_impulse);
   free(r);
@@ -387,7 +396,7 @@ static void discard(LsimRecord *r) {
   }
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
-  remove(r->partial);
+  lsim_outfile_discard(&r->out);
   destroy(r);
 }
 
@@ -530,16 +539,13 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     r->path = malloc(plen + 1);
-    r->partial = malloc(plen + sizeof ".partial");
   }
-  if (!r || !r->path || !r->partial) {
+  if (!r || !r->path) {
     set_err(err, errlen, "record: out of memory");
     if (r) destroy(r);
     return LSIM_OUT_OF_MEMORY;
   }
   memcpy(r->path, path, plen + 1);
-  memcpy(r->partial, path, plen);
-  memcpy(r->partial + plen, ".partial", sizeof ".partial");
   r->nq = model->nq;
   r->nv = model->nv;
   r->nbodies = model->nbodies;
@@ -554,21 +560,18 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   }
   clock_gettime(CLOCK_MONOTONIC, &r->t0);
 
-  /* Create the file; a plain fopen first gives the system's reason when it cannot be. */
-  FILE *probe = fopen(r->partial, "wb");
-  if (!probe) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot create %s: %s", r->partial, strerror(errno));
-    snprintf(r->msg, sizeof r->msg, "%s: %s", path, what);
+  /* Create the file under its own partial name (only a regular file is ever replaced;
+     the system's reason when it cannot be made). */
+  const int orc = lsim_outfile_begin(&r->out, path, r->msg, sizeof r->msg);
+  if (orc) {
     set_err(err, errlen, r->msg);
     destroy(r);
-    return LSIM_IO_ERROR;
+    return orc;
   }
-  fclose(probe);
-  r->file = H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (r->file < 0) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot create HDF5 file %s", r->partial);
+    char what[4400];
+    snprintf(what, sizeof what, "cannot create HDF5 file %s", r->out.partial);
     fail(r, LSIM_IO_ERROR, what);
     goto failed;
   }
@@ -590,6 +593,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
               "m/s^2");
   write_double(r, "/parameters/ground_normal_gravity", model->ground_normal_gravity, "m/s^2");
   write_double(r, "/parameters/contact_margin", model->contact_margin, "m");
+  write_double(r, "/parameters/max_correction_speed", model->max_correction_speed, "m/s");
   write_int(r, "/parameters/friction_directions", model->friction_directions);
   write_strings(r, "/parameters/solver_name",
                 solver_name && solver_name[0] ? solver_name : model->solver.name, 0, -1);
@@ -696,6 +700,8 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   if (r->status == 0) append_state(r, model, initial);
   if (r->status == 0) append_offset(r, 0);
   if (r->status == 0) append_offset(r, 0);
+  /* Header and row 0 on disk at once: a killed run's partial file opens. */
+  if (r->status == 0) flush_all(r);
   if (r->status < 0) goto failed;
   *out = r;
   return 0;
@@ -772,10 +778,15 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   r->solver_wall += st->wall_time;
   r->steps = step;
 
-  /* Flush every LSIM_RECORD_FLUSH_STEPS steps, or sooner when contact rows pile up. */
+  /* Flush every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS, whichever
+     comes first, or sooner when contact rows pile up. */
   r->steps_buffered++;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const double since = (double)(now.tv_sec - r->flushed.tv_sec) +
+                       1e-9 * (double)(now.tv_nsec - r->flushed.tv_nsec);
   if (r->steps_buffered >= LSIM_RECORD_FLUSH_STEPS ||
-      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS)
+      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS || since >= LSIM_RECORD_FLUSH_SECONDS)
     return flush_all(r);
   return 0;
 }
@@ -825,19 +836,20 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   }
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
-  if (r->status == 0 && rename(r->partial, r->path) != 0) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot rename %s to %s: %s", r->partial, r->path,
-             strerror(errno));
-    fail(r, LSIM_IO_ERROR, what);
+  /* Put in place: rename over a regular file (atomic), or write through to a device. */
+  int committed = 1;
+  if (r->status == 0) {
+    char what[sizeof r->msg];
+    if (lsim_outfile_commit(&r->out, what, sizeof what) < 0) {
+      snprintf(r->msg, sizeof r->msg, "%s", what);
+      r->status = LSIM_IO_ERROR;
+      committed = 0; /* a whole file that could not be put in place is kept */
+    }
   }
   int status = r->status;
-  if (status < 0) {
-    set_err(err, errlen, r->msg);
-    discard(r);
-  } else {
-    destroy(r);
-  }
+  if (status < 0) set_err(err, errlen, r->msg);
+  if (status < 0 && committed) discard(r);
+  else destroy(r);
   return status;
 }
 

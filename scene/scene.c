@@ -329,9 +329,17 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
   if (rc < 0) return rc;
   if (contact) {
-    static const char *const ckeys[] = {"margin", "restitution_threshold", "restitution_pairs", NULL};
+    static const char *const ckeys[] = {"margin", "restitution_threshold", "restitution_pairs",
+                                        "allow_initial_overlap", "overlap_tolerance",
+                                        "max_correction_speed", NULL};
     if (lsim_parse_check_keys(c, contact, "contact", ckeys) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "margin", GE0, &m->contact_margin) < 0) return LSIM_INVALID_INPUT;
+    /* Initial overlap: refused beyond overlap_tolerance unless allowed; pushed out at
+       max_correction_speed at most (docs/scene-format.md, "contact"). */
+    if (lsim_parse_get_bool(c, contact, "contact", "allow_initial_overlap", &m->allow_initial_overlap) < 0 ||
+        lsim_parse_get_ranged(c, contact, "contact", "overlap_tolerance", GE0, &m->overlap_tolerance) < 0 ||
+        lsim_parse_get_ranged(c, contact, "contact", "max_correction_speed", GT0, &m->max_correction_speed) < 0)
+      return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "restitution_threshold", GE0, &m->restitution_threshold) < 0)
       return LSIM_INVALID_INPUT;
   }
@@ -348,7 +356,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
     rc = lsim_parse_bodies_nd(c, bodies, m, st);
     if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
     if (rc == 0) rc = parse_restitution_pairs(c, root, m);
-    return rc < 0 ? rc : parse_assemble(c, root, m, st);
+    if (rc == 0) rc = parse_assemble(c, root, m, st);
+    return rc < 0 ? rc : lsim_parse_check_overlap_nd(c, m, st);
   }
   rc = lsim_parse_bodies_1d(c, root, bodies, ground_mu, m, st);
   if (rc == 0) rc = lsim_parse_couplings(c, json_object_get(root, "couplings"), m);
@@ -398,7 +407,7 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
 static int load_text(const char *text, size_t len, const char *name, LsimModel *model,
                      LsimState *state, LsimSceneOutput *out, LsimSceneError *err) {
   LsimSceneError scratch_err;
-  LsimParseCtx c = {text, name, err ? err : &scratch_err, 0};
+  LsimParseCtx c = {text, name, err ? err : &scratch_err, 0, NULL};
   *model = lsim_default_model();
   memset(state, 0, sizeof *state);
   memset(out, 0, sizeof *out);
@@ -424,6 +433,7 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
   int rc = parse_scene(&c, root, model, state, out);
   if (rc == 0) rc = check_initial_limits(&c, root, model, state);
   json_decref(root);
+  free(c.body_json);
   if (rc < 0) {
     if (rc == LSIM_OUT_OF_MEMORY) {
       lsim_parse_set_file(c.err, name);

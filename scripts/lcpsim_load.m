@@ -5,6 +5,8 @@ function r = lcpsim_load(path)
 %
 % The struct mirrors the file: r.time, r.q, r.v, r.energy.kinetic, r.contacts.gap,
 % r.solver.residual, r.parameters.time_step, r.bodies.name, r.scene_text, r.summary...
+% The PATH.<pid>.partial a killed run leaves loads too: r.summary is then made from its
+% rows, with r.summary.run_end 'unfinished'.
 % with the same orientation as Python's loader (h5py): rows are steps (or contacts),
 % columns are coordinates:
 %   r.time [N+1 x 1], r.q [N+1 x nq], r.v [N+1 x nv]   row k+1 = state after step k
@@ -95,6 +97,11 @@ function r = lcpsim_load(path)
     r.joints.name = to_cellstr(r.joints.name);
     r.joints.type = to_cellstr(r.joints.type);
   end
+  % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
+  % its rows, run_end 'unfinished'.
+  if ~isfield(r, 'summary')
+    r.summary = unfinished_summary(r);
+  end
   c = r.contacts;
   r.contacts.rows = @(k) contact_rows(c, k);
   r.contacts.at = @(k) contacts_at(c, k);
@@ -108,6 +115,28 @@ function r = lcpsim_load(path)
   r.tether_index = @(n) named_index(base, 'tethers', n);
   r.joint_index = @(n) named_index(base, 'joints', n);
   r.contact_series = @(a, b) contact_series(base, a, b);
+end
+
+% The summary of a run file that has none (its writer was killed before closing it):
+% the figures /summary would hold, from the rows the last flush wrote.
+function s = unfinished_summary(r)
+  st = double(r.solver.status(:));
+  res = double(r.solver.residual(:));
+  gap = double(r.contacts.gap(:));
+  kind = double(r.contacts.kind(:));
+  pen = -gap(kind ~= 2 & kind ~= 3);  % not tethers, joints
+  s.steps_done = numel(r.time) - 1;
+  s.failures = sum(st < 0);
+  s.warnings = sum(st > 0);
+  s.max_residual = max([0; res]);
+  s.total_contacts = numel(gap);
+  s.max_penetration = max([0; pen]);
+  s.solver_wall_time = sum(double(r.solver.wall_time(:)));
+  s.wall_time_total = NaN;
+  s.run_end = 'unfinished';
+  s.run_end_step = s.steps_done;
+  s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
+                      '(killed); it holds the steps up to the last flush'];
 end
 
 % Hybrid-model runs (docs/output-format.md, "Hybrid runs"): name tables as cells and

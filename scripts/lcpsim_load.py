@@ -285,11 +285,37 @@ def _group(g, cls=Group):
     return out
 
 
+def _unfinished_summary(r):
+    """The summary of a run file without one (the .partial of a run killed before it
+    closed the file): the figures /summary would hold, from the rows the last flush
+    wrote, with run_end "unfinished"."""
+    status = np.asarray(r.solver.status) if "solver" in r else np.zeros(0)
+    residual = np.asarray(r.solver.residual) if "solver" in r else np.zeros(0)
+    c = r.get("contacts", Group())
+    gap, kind = np.asarray(c.get("gap", [])), np.asarray(c.get("kind", []))
+    pen = -gap[(kind != 2) & (kind != 3)] if len(gap) else np.zeros(0)  # not tethers, joints
+    n = len(r.time) - 1
+    return Group(steps_done=n, failures=int(np.sum(status < 0)),
+                 warnings=int(np.sum(status > 0)),
+                 max_residual=float(np.max(residual)) if len(residual) else 0.0,
+                 total_contacts=len(gap),
+                 max_penetration=float(max(0.0, np.max(pen))) if len(pen) else 0.0,
+                 solver_wall_time=float(np.sum(r.solver.wall_time)) if "solver" in r else 0.0,
+                 wall_time_total=float("nan"), run_end="unfinished", run_end_step=n,
+                 run_end_reason="the file has no summary: its writer ended without closing it "
+                                "(killed); it holds the steps up to the last flush")
+
+
 def load(path):
-    """Reads the whole file into a Group (see the module docstring)."""
+    """Reads the whole file into a Group (see the module docstring). A run file without
+    /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
+    its rows and r.summary.run_end "unfinished"."""
     with h5py.File(path, "r") as f:
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
-        return _group(f, HybridRun if hybrid else Run)
+        r = _group(f, HybridRun if hybrid else Run)
+    if not hybrid and "summary" not in r:
+        r.summary = _unfinished_summary(r)
+    return r
 
 
 def hybrid_summary(r):
@@ -330,6 +356,9 @@ def summary(r):
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
         f"wall time {s.wall_time_total:.3g} s (solver {s.solver_wall_time:.3g} s)",
     ]
+    if s.get("run_end", "completed") != "completed":
+        lines.append(f"run end: {s.run_end} at step {s.run_end_step}" +
+                     (f" ({s.run_end_reason})" if s.get("run_end_reason") else ""))
     if "tethers" in r:
         t = r.tethers
         lines.append(f"tethers {len(t.name)}: max stretch {s.max_tether_stretch:.3g} m, "

@@ -47,7 +47,7 @@ for suite in "$@"; do
             [ -d "$regs" ] || regs=
             # shellcheck disable=SC2086
             if LSAN_OPTIONS="suppressions=$(pwd)/tests/fuzz/lsan.supp:print_suppressions=0" \
-               "$t" -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -timeout=10 -rss_limit_mb=2048 \
+               "$t" -max_total_time="${FUZZ_CHECK_SECONDS:-3}" -seed=1 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=16384 \
                  -artifact_prefix="$scratch/" "$scratch" "tests/fuzz/corpus/$name" $regs \
                  > "$scratch.log" 2>&1; then
               passed=$((passed + 1))

@@ -353,7 +353,7 @@ static void test_roundtrip(void **state) {
   char dir[64], path[128], partial[160];
   temp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
   assert_int_equal(write_sample(path, 1), 0);
   assert_true(exists(path));
   assert_false(exists(partial));
@@ -368,7 +368,7 @@ static void test_keep0(void **state) {
   char dir[64], path[128], partial[160];
   temp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
   LsimModel m;
   LsimState s;
   sample_model(&m, &s);
@@ -769,6 +769,116 @@ static void test_constraints_roundtrip(void **state) {
   rmdir(dir);
 }
 
+/* ---- output files (scene/outfile.h) ---- */
+
+/* A directory, a FIFO and a link to nothing are refused at open, each left as it was,
+ * with a message naming the path and what it is; no partial file is left beside them. */
+static void test_output_refused(void **state) {
+  (void)state;
+  char dir[64], sub[128], fifo[128], link[128], err[512];
+  temp_dir(dir, sizeof dir);
+  snprintf(sub, sizeof sub, "%s/folder", dir);
+  snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+  snprintf(link, sizeof link, "%s/dangling", dir);
+  assert_int_equal(mkdir(sub, 0777), 0);
+  assert_int_equal(mkfifo(fifo, 0666), 0);
+  assert_int_equal(symlink("nowhere", link), 0);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  const char *paths[3] = {sub, fifo, link};
+  const char *what[3] = {"a directory", "a FIFO", "symbolic link to nothing"};
+  for (int k = 0; k < 3; ++k) {
+    LsimRecord *r = (LsimRecord *)&m; /* must come back NULL */
+    err[0] = '\0';
+    assert_int_equal(lsim_record_open(&r, paths[k], &m, &s, SCENE_TEXT, NULL, err, sizeof err),
+                     LSIM_INVALID_INPUT);
+    assert_null(r);
+    assert_non_null(strstr(err, paths[k]));
+    assert_non_null(strstr(err, what[k]));
+  }
+  struct stat st;
+  assert_int_equal(lstat(sub, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(lstat(fifo, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  /* Nothing else in the folder: folder, pipe, dangling, and no partial file. */
+  assert_int_equal(unlink(link), 0);
+  assert_int_equal(unlink(fifo), 0);
+  assert_int_equal(rmdir(sub), 0);
+  assert_int_equal(rmdir(dir), 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* /dev/null is written through: the run succeeds, the node is still a character device
+ * (as root, rename would have replaced it), and no temporary file is left in TMPDIR. */
+static void test_output_dev_null(void **state) {
+  (void)state;
+  char dir[64], old_tmp[512] = "";
+  temp_dir(dir, sizeof dir);
+  const char *t = getenv("TMPDIR");
+  if (t) snprintf(old_tmp, sizeof old_tmp, "%s", t);
+  setenv("TMPDIR", dir, 1);
+  assert_int_equal(write_sample("/dev/null", 1), 0);
+  if (old_tmp[0]) setenv("TMPDIR", old_tmp, 1);
+  else unsetenv("TMPDIR");
+  struct stat st;
+  assert_int_equal(lstat("/dev/null", &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(rmdir(dir), 0); /* the temporary file is gone */
+}
+
+/* A link to a regular file: the file it points to gets the run, the link stays. */
+static void test_output_symlink(void **state) {
+  (void)state;
+  char dir[64], target[128], link[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(target, sizeof target, "%s/target.h5", dir);
+  snprintf(link, sizeof link, "%s/link.h5", dir);
+  FILE *f = fopen(target, "w");
+  assert_non_null(f);
+  fputs("old", f);
+  fclose(f);
+  assert_int_equal(symlink("target.h5", link), 0);
+  assert_int_equal(write_sample(link, 1), 0);
+  struct stat st;
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  check_sample(target);
+  unlink(link);
+  unlink(target);
+  assert_int_equal(rmdir(dir), 0);
+}
+
+/* Two records of the same path open at once (two runs writing one -o): each writes its
+ * own partial file, both close without error, and the path holds one whole file (the
+ * sample, read back exactly); nothing else is left. */
+static void test_output_two_writers(void **state) {
+  (void)state;
+  char dir[64], path[128], err[512];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *a = NULL, *b = NULL;
+  assert_int_equal(lsim_record_open(&a, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_open(&b, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_close(a, 1, err, sizeof err), 0);
+  assert_int_equal(lsim_record_close(b, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 0);
+  H5Fclose(f);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0); /* no partial file left */
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-sample") == 0)
     return write_sample(argv[2], 1) == 0 ? 0 : 1;
@@ -779,6 +889,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
       cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
       cmocka_unit_test(test_constraints_roundtrip), cmocka_unit_test(test_run_end_stopped),
+      cmocka_unit_test(test_output_refused),  cmocka_unit_test(test_output_dev_null),
+      cmocka_unit_test(test_output_symlink),  cmocka_unit_test(test_output_two_writers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

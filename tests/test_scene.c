@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "contact/math3.h"
+#include "contact/step.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
 #include "hybrid/scene.h"
@@ -470,6 +471,7 @@ static void parse_ok(const char *js, LsimModel *m, LsimState *s) {
 static const char *scene_2d =
     "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.125, \"steps\": 8,\n"
     " \"gravity\": [0.5, -9.75], \"friction\": {\"directions\": 2},\n"
+    " \"contact\": {\"allow_initial_overlap\": true},\n"
     " \"bodies\": [\n"
     "  {\"name\": \"floor\", \"type\": \"static\", \"position\": [0, -1], \"orientation\": 0.25,\n"
     "   \"shapes\": [{\"type\": \"plane\", \"mu\": 0.75}]},\n"
@@ -571,6 +573,7 @@ static void test_scene_2d(void **unused) {
 static const char *scene_3d =
     "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 10,\n"
     " \"gravity\": [0, 0, -9.81], \"friction\": {\"directions\": 8},\n"
+    " \"contact\": {\"allow_initial_overlap\": true},\n"
     " \"bodies\": [\n"
     "  {\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},\n"
     "  {\"name\": \"brick\", \"mass\": 3, \"position\": [1, 2, 3],\n"
@@ -915,6 +918,109 @@ static void test_schema(void **unused) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* ---- initial overlap (docs/scene-format.md, "contact") ---- */
+
+/* A 3-D ball of radius 0.5 m whose center is at height z: inside the ground by 0.5 - z.
+ * contact_extra is added to the "contact" object. h = 0.01 s, g = 9.81 m/s^2, no friction. */
+static void ball_scene(char *buf, size_t len, double z, const char *contact_extra) {
+  snprintf(buf, len,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 100,\n"
+           " \"gravity\": [0, 0, -9.81], \"contact\": {%s},\n"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},\n"
+           "  {\"name\": \"ball\", \"mass\": 1, \"position\": [0, 0, %.17g],\n"
+           "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.5}]}]}",
+           contact_extra, z);
+}
+
+/* Beyond the tolerance (1e-3 m by default) the scene is refused, naming both bodies, the
+ * depth and the moving body's position; within it, or when allowed, it loads. 2-D too
+ * (a disk in a box's face). */
+static void test_initial_overlap_refused(void **unused) {
+  (void)unused;
+  char text[1024];
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  char line[1024];
+  ball_scene(text, sizeof text, 0.2, "");
+  assert_int_equal(lsim_scene_parse(text, "ball.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  lsim_scene_error_format(&err, line, sizeof line);
+  assert_string_equal(err.path, "bodies[1].position");
+  assert_int_equal(err.line, 4);
+  assert_non_null(strstr(line, "ball.json:4:"));
+  assert_non_null(strstr(err.message, "'ball' overlaps 'ground' (bodies[0]) at the start by 0.3 m"));
+  assert_non_null(strstr(err.message, "allow_initial_overlap"));
+  /* 0.9 mm inside: within the default tolerance; 0.9 mm with a tolerance of 0.5 mm: refused. */
+  ball_scene(text, sizeof text, 0.5 - 9e-4, "");
+  assert_int_equal(lsim_scene_parse(text, "ball.json", &m, &s, &err), 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  ball_scene(text, sizeof text, 0.5 - 9e-4, "\"overlap_tolerance\": 5e-4");
+  assert_int_equal(lsim_scene_parse(text, "ball.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err.message, "by 0.0009 m"));
+  /* Allowed: loads, with the flag and the cap in the model. */
+  ball_scene(text, sizeof text, 0.2, "\"allow_initial_overlap\": true, \"max_correction_speed\": 0.5");
+  assert_int_equal(lsim_scene_parse(text, "ball.json", &m, &s, &err), 0);
+  assert_int_equal(m.allow_initial_overlap, 1);
+  assert_true(m.max_correction_speed == 0.5);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  /* 2-D: two boxes (1 x 1 m), the second 0.25 m into the first along x. */
+  const char *two_d =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 10,\n"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5]}]},\n"
+      "  {\"name\": \"b\", \"mass\": 1, \"position\": [0.75, 0], \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5]}]}]}";
+  assert_int_equal(lsim_scene_parse(two_d, "boxes.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err.message, "at the start by 0.25 m"));
+  assert_non_null(strstr(err.message, "'a'"));
+  assert_non_null(strstr(err.message, "'b'"));
+  assert_int_equal(m.nbodies, 0);
+}
+
+/* Allowed overlap, pushed out at the cap: the ball 0.3 m inside the ground. Its row asks
+ * J v' >= -gap / h, capped at max_correction_speed V: while it overlaps the contact is
+ * active (the cap is below gap / h = 30 m/s) and the upward speed after each step is V
+ * exactly (to Lemke's rounding, 1e-12 relative); once out, it flies up and falls under
+ * gravity, so no state ever moves up faster than V. Without a cap (V = 1e9) the first
+ * step gives the full 0.3 / 0.01 = 30 m/s the issue saw. */
+static void test_initial_overlap_capped(void **unused) {
+  (void)unused;
+  const double caps[3] = {1.0, 0.5, 1e9};
+  for (int k = 0; k < 3; ++k) {
+    char text[1024], extra[128];
+    if (k == 0) snprintf(extra, sizeof extra, "\"allow_initial_overlap\": true");
+    else snprintf(extra, sizeof extra, "\"allow_initial_overlap\": true, \"max_correction_speed\": %.17g", caps[k]);
+    ball_scene(text, sizeof text, 0.2, extra);
+    LsimModel m;
+    LsimState s;
+    LsimSceneError err;
+    assert_int_equal(lsim_scene_parse(text, "ball.json", &m, &s, &err), 0);
+    assert_true(m.max_correction_speed == caps[k]); /* k = 0: the default, 1 m/s */
+    LsimStepper *st = NULL;
+    char msg[256];
+    assert_int_equal(lsim_stepper_create(&st, &m, "lemke", msg, sizeof msg), 0);
+    const int vz = m.bodies[1].v_offset + 2, z = m.bodies[1].q_offset + 2;
+    double vmax = 0.0, first = 0.0;
+    int out_at = -1;
+    for (int i = 0; i < 100; ++i) {
+      LsimStepStats ss;
+      assert_int_equal(lsim_step(st, &m, &s, &ss), LSIM_SOLVED);
+      if (i == 0) first = s.v[vz];
+      vmax = fmax(vmax, s.v[vz]);
+      if (out_at < 0 && s.q[z] >= 0.5) out_at = i + 1;
+    }
+    const double expect = fmin(caps[k], 30.0);
+    assert_true(fabs(first - expect) <= 1e-12 * expect);
+    assert_true(vmax <= expect * (1.0 + 1e-12));
+    /* Out after ceil(0.3 / (V h)) steps at V (30 at V = 1, 60 at V = 0.5), at once without a cap. */
+    const int want = k == 2 ? 1 : (int)ceil(0.3 / (caps[k] * 0.01) - 1e-9);
+    assert_int_equal(out_at, want);
+    lsim_stepper_free(st);
+    lsim_state_free(&s);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scene),
@@ -931,6 +1037,8 @@ int main(void) {
       cmocka_unit_test(test_grid),
       cmocka_unit_test(test_jitter),
       cmocka_unit_test(test_all_data),
+      cmocka_unit_test(test_initial_overlap_refused),
+      cmocka_unit_test(test_initial_overlap_capped),
       cmocka_unit_test(test_schema),
       cmocka_unit_test(test_constraints_2d),
       cmocka_unit_test(test_constraints_1d_3d),

@@ -219,7 +219,13 @@ t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" -
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
 t compare_repeat "--repeat" compare "$in/ok.json" --solvers lemke --repeat 0 -o @OUT
 t out_dir "nodir/out.h5" "$in/ok.json" -o "$run/nodir/out.h5"
+t out_is_dir "$run" "$in/ok.json" -o "$run"
 
+# An output that is an input: refused, the input intact (the snapshot compares contents).
+t export_self "$in/run.h5: the output is the input file itself" export "$in/run.h5" --step 1 -o "$in/run.h5"
+t view_self "$in/run.h5: the page would replace the file it shows" view "$in/run.h5" -o "$in/run.h5"
+t compare_self "-o $in/ok.json: is the input file" compare "$in/ok.json" --solvers lemke -o "$in/ok.json"
+t compare_self_dat "-o $in/trunc.dat: is the input file" compare "$in/trunc.dat" --solvers lemke -o "$in/trunc.dat"
 echo "bad input: $cases cases"
 [ $fails -eq 0 ] && echo "ok: bad input"
 [ $fails -eq 0 ]

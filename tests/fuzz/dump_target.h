@@ -5,6 +5,8 @@
  * command does, so that nothing the reader lets through can break a solver. */
 #include <math.h>
 
+#include <hdf5.h>
+
 #include "fuzz.h"
 #include "lcp/quality.h"
 #include "lcp/solver.h"
@@ -55,6 +57,8 @@ static int lsim_fuzz_dump(const uint8_t *data, size_t size, const int *series, i
       LsimDumpedLcp d;
       char err[1024];
       const int rc = lsim_lcpdump_read(path, k, series[s], &d, err, sizeof err);
+      /* Every HDF5 handle closed again, whatever happened (an open one keeps the file). */
+      if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) != 0) abort();
       if (rc) {
         if (!err[0] || d.lcp.M || d.z || d.cones) abort();
         continue;

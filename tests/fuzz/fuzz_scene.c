@@ -18,8 +18,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     LsimSceneOutput out;
     LsimSceneError se;
     if (lsim_scene_output(text, "fuzz.json", &out, &se) < 0) abort(); /* loaded, so valid */
-    /* Step only small worlds: the parser is the target, not the solvers' speed. */
-    if (lsim_sim_body_count(sim) <= 12) lsim_sim_run(sim, 3);
+    /* Step only small worlds, the solver capped at 100 iterations: the parser is the
+       target, not the solvers' speed (uninstrumented, a hard exact-cone step takes 30 ms;
+       instrumented and on a busy machine, seconds). */
+    if (lsim_sim_body_count(sim) <= 12) {
+      LsimSolverConfig cfg;
+      char name[128];
+      snprintf(name, sizeof name, "%s", lsim_sim_solver(sim));
+      if (lsim_sim_solver_config(sim, &cfg) == 0 && (cfg.max_iter == 0 || cfg.max_iter > 100)) {
+        cfg.max_iter = 100;
+        if (lsim_sim_set_solver(sim, name, &cfg) < 0) abort(); /* the scene's own solver */
+      }
+      lsim_sim_run(sim, 3);
+    }
     lsim_sim_free(sim);
   }
   free(text);

@@ -61,6 +61,7 @@ def main():
     copy_small("scene", ["data/*.json"], 2100)
     for big in ("pile_100.json", "pile_1000.json"):  # 100 and 1000 bodies: slow to load
         os.remove(os.path.join(OUT, "scene", big))
+    copy_small("hybrid", ["data/slip.json", "data/bouncing_mass.json"], 4000)
     copy_small("dat", [SHARED + "/data/siconos-lcp/*.dat"], 5000)
     copy_small("fc_dat", [SHARED + "/data/siconos-fc3d/*.dat"], 6000)
     with tempfile.TemporaryDirectory() as tmp:
