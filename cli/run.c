@@ -445,6 +445,16 @@ int lsim_cli_run(int argc, char **argv) {
         stopped = 1;
         break;
       }
+      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
+      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
+         here, before the step is recorded. */
+      LsimStateFault fault;
+      if (lsim_state_check(&model, &state, cs, &fault)) {
+        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
       if (failed) {
         if (!failures) first_failure = k + 1;
         ++failures;
@@ -456,16 +466,6 @@ int lsim_cli_run(int argc, char **argv) {
         fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
       recovered += st.first_status < 0 && st.status >= 0;
-      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
-      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
-         here, before the step is recorded. */
-      LsimStateFault fault;
-      if (lsim_state_check(&model, &state, cs, &fault)) {
-        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
-        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
-        stopped = 1;
-        break;
-      }
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
