@@ -13,6 +13,7 @@
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/random.h"
+#include "scene/scene.h"
 
 #define HALF 0.05 /* box half side, m */
 #define H 0.01    /* s */
@@ -74,6 +75,35 @@ static void test_default_off(void **state) {
   const LsimModel m = lsim_default_model();
   assert_int_equal(m.sleep.enabled, 0);
   assert_true(m.sleep.linear_speed == 0.01 && m.sleep.angular_speed == 0.02 && m.sleep.time == 0.5);
+}
+
+/* A scene's "sleep" object sets the model's; without it the defaults stay. */
+static void test_scene_key(void **state) {
+  (void)state;
+  const char *with = "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 3,"
+                     " \"sleep\": {\"enabled\": true, \"linear_speed\": 0.05,"
+                     " \"angular_speed\": 0.1, \"time\": 1.25},"
+                     " \"bodies\": [{\"mass\": 1, \"position\": [0, 0, 1], \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  const char *without = "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 3,"
+                        " \"bodies\": [{\"mass\": 1, \"position\": [0, 0, 1], \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  const int rc = lsim_scene_parse(with, "with.json", &m, &st, &err);
+  if (rc) {
+    char msg[512];
+    lsim_scene_error_format(&err, msg, sizeof msg);
+    fail_msg("%s", msg);
+  }
+  assert_int_equal(m.sleep.enabled, 1);
+  assert_true(m.sleep.linear_speed == 0.05 && m.sleep.angular_speed == 0.1 && m.sleep.time == 1.25);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  assert_int_equal(lsim_scene_parse(without, "without.json", &m, &st, &err), 0);
+  assert_int_equal(m.sleep.enabled, 0);
+  assert_true(m.sleep.linear_speed == 0.01 && m.sleep.angular_speed == 0.02 && m.sleep.time == 0.5);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
 }
 
 /* A box dropped 2 cm onto the ground sleeps exactly when it has been at rest for 0.5 s
@@ -222,6 +252,7 @@ static void test_pile_unchanged_when_never_asleep(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_default_off),
+      cmocka_unit_test(test_scene_key),
       cmocka_unit_test(test_box_sleeps_and_stays),
       cmocka_unit_test(test_falling_box_wakes_sleeper),
       cmocka_unit_test(test_pile_unchanged_when_never_asleep),
