@@ -204,6 +204,45 @@ static void test_falling_box_wakes_sleeper(void **state) {
   lsim_model_free(&m);
 }
 
+/* A box asleep on the ground with a force table that is zero until 1.995 s and 20 N along
+ * +x from 2 s (beyond mu m g = 0.5 * 9.81 N: it slides): it wakes at the first step whose
+ * start time sees the force (step 200, t = 2 s), not before, and moves along +x. */
+static void test_force_wakes_sleeper(void **state) {
+  (void)state;
+  LsimModel m;
+  LsimState st;
+  const double x = 0.0, z = HALF + 0.02, vz = 0.0;
+  build(&m, &st, 1, &x, &z, &vz, &sleep_on);
+  LsimSchedule *f = &m.bodies[0].force;
+  f->width = 6;
+  f->npoints = 3;
+  f->t = calloc(3, sizeof(double));
+  f->value = calloc(18, sizeof(double));
+  assert_non_null(f->t);
+  assert_non_null(f->value);
+  f->t[0] = 0.0, f->t[1] = 1.995, f->t[2] = 2.0;
+  f->value[12] = 20.0; /* point 2, fx */
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  LsimStepStats stats;
+  int slept_at = -1;
+  double x_asleep = 0.0;
+  for (int k = 0; k < 200; ++k) {
+    assert_true(lsim_step(s, &m, &st, &stats) >= 0);
+    if (slept_at < 0 && stats.sleeping == 1) slept_at = k, x_asleep = st.q[0];
+  }
+  assert_true(slept_at > 0 && slept_at < 150);
+  assert_int_equal(stats.sleeping, 1); /* asleep through step 199 (t = 1.99 .. 2.0) */
+  assert_true(st.q[0] == x_asleep);
+  assert_int_equal(lsim_step(s, &m, &st, &stats), 0);
+  assert_int_equal(stats.sleeping, 0);
+  assert_true(st.v[0] > 0.0 && st.q[0] > x_asleep);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 /* A pile of 27 boxes dropped on the ground with PGS (20 sweeps, warm started): sleeping
  * on, but with a rest time no run reaches (1e9 s), gives the same states to the bit at
  * every step as sleeping off: the sleep bookkeeping itself changes nothing. (That
@@ -255,6 +294,7 @@ int main(void) {
       cmocka_unit_test(test_scene_key),
       cmocka_unit_test(test_box_sleeps_and_stays),
       cmocka_unit_test(test_falling_box_wakes_sleeper),
+      cmocka_unit_test(test_force_wakes_sleeper),
       cmocka_unit_test(test_pile_unchanged_when_never_asleep),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
