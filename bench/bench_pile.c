@@ -21,7 +21,8 @@
  * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
- *                   [--sleep]
+ *                   [--sleep] [--sleep-speeds LIN ANG]
+ *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
  *   members' spinning, so their column then means CPU spent, not time taken);
@@ -322,21 +323,51 @@ static int ode_disabled(const OdeRun *run) {
   return k;
 }
 
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Bodies of an lcpsim run within the sleep thresholds now; the median and 90th percentile
+ * of the linear and angular speeds to stderr. */
+static int lsim_at_rest(const LsimRun *run, const char *label) {
+  const int n = run->m.nbodies - 1; /* the boxes; the bin is last */
+  double *lin = malloc(2 * (size_t)n * sizeof *lin), *ang = lin + n;
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    const double *v = run->st.v + run->m.bodies[i].v_offset;
+    lin[i] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    ang[i] = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+    k += lin[i] <= run->m.sleep.linear_speed && ang[i] <= run->m.sleep.angular_speed;
+  }
+  qsort(lin, (size_t)n, sizeof *lin, cmp_double);
+  qsort(ang, (size_t)n, sizeof *ang, cmp_double);
+  fprintf(stderr, "lcpsim, sleep %s, at the end: |v| median %.2e, 90 %% %.2e m/s; |omega| median %.2e, 90 %% %.2e rad/s\n",
+          label, lin[n / 2], lin[9 * n / 10], ang[n / 2], ang[9 * n / 10]);
+  free(lin);
+  return k;
+}
+
 /* --sleep: sleeping on against off on one pile (see the file's comment). */
-static void sleep_bench(int n, int steps, int ode) {
+static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
   enum { CHUNK = 50 };
   printf("## Sleeping bodies at rest: on against off, pile of %d boxes, %d steps, one thread\n\n", n, steps);
-  printf("lcpsim: PGS 20 sweeps, sleep 0.01 m/s, 0.02 rad/s, 0.5 s; ODE: QuickStep 20 iterations, "
-         "auto-disable with the same thresholds and time\n\n");
-  printf("| engine | sleep | steps/s | steps/s, last quarter | asleep at the end | max penetration (m) |\n"
-         "|---|---|---|---|---|---|\n");
+  printf("lcpsim: PGS 20 sweeps, sleep %g m/s, %g rad/s, 0.5 s; ODE: QuickStep 20 iterations, "
+         "auto-disable with the same thresholds and time\n\n", lin, ang);
+  printf("| engine | sleep | steps/s | steps/s, last quarter | asleep at the end | within the thresholds at the end | max penetration (m) |\n"
+         "|---|---|---|---|---|---|---|\n");
   LsimRun l[2];
   OdeRun o[2];
   double tail_l[2] = {0, 0}, tail_o[2] = {0, 0};
   int tail_steps = 0;
   for (int k = 0; k < 2; ++k) {
     lsim_run_init(&l[k], n, "pgs", 1, k);
+    l[k].m.sleep.linear_speed = lin, l[k].m.sleep.angular_speed = ang;
     if (ode) ode_run_init(&o[k], n, 1, k);
+    if (ode && k) {
+      dWorldSetAutoDisableLinearThreshold(o[k].ctx.world, lin);
+      dWorldSetAutoDisableAngularThreshold(o[k].ctx.world, ang);
+    }
   }
   const int tail_from = steps - steps / 4;
   for (int done = 0, chunk = 0; done < steps; done += CHUNK, ++chunk) {
@@ -358,16 +389,17 @@ static void sleep_bench(int n, int steps, int ode) {
   double rate[2], orate[2] = {0, 0};
   for (int k = 0; k < 2; ++k) {
     const int asleep = lsim_stepper_sleeping(l[k].s, NULL);
+    const int rest = lsim_at_rest(&l[k], k ? "on" : "off");
     const RunStats r = lsim_run_finish(&l[k]);
     rate[k] = 1.0 / r.seconds_per_step;
-    printf("| lcpsim | %s | %.1f | %.1f | %.1f %% | %.2e |\n", k ? "on" : "off", rate[k],
-           tail_steps / tail_l[k], 100.0 * asleep / n, r.max_penetration);
+    printf("| lcpsim | %s | %.1f | %.1f | %.1f %% | %.1f %% | %.2e |\n", k ? "on" : "off", rate[k],
+           tail_steps / tail_l[k], 100.0 * asleep / n, 100.0 * rest / n, r.max_penetration);
   }
   for (int k = 0; ode && k < 2; ++k) {
     const int off = ode_disabled(&o[k]);
     double contacts;
     orate[k] = 1.0 / ode_run_finish(&o[k], &contacts);
-    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - |\n", k ? "on" : "off", orate[k],
+    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | - |\n", k ? "on" : "off", orate[k],
            tail_steps / tail_o[k], 100.0 * off / n);
   }
   printf("\nGain (on / off), whole run: lcpsim %.2fx", rate[1] / rate[0]);
@@ -379,6 +411,7 @@ static void sleep_bench(int n, int steps, int ode) {
 
 int main(int argc, char **argv) {
   int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0;
+  double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
@@ -388,9 +421,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
+    else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
+      sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T] [--cpu] [--sleep]\n");
+                      "[--threads T] [--cpu] [--sleep] [--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
@@ -400,7 +435,7 @@ int main(int argc, char **argv) {
   }
   dInitODE2(0);
   if (sleep) {
-    sleep_bench(only_n > 0 ? only_n : 1000, only_steps > 0 ? only_steps : 2000, ode);
+    sleep_bench(only_n > 0 ? only_n : 1000, only_steps > 0 ? only_steps : 2000, ode, sleep_lin, sleep_ang);
     dCloseODE();
     return 0;
   }
