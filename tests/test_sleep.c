@@ -13,16 +13,22 @@
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/random.h"
+#include "scene/record.h"
 #include "scene/scene.h"
+
+#include <hdf5.h>
+
+#include "tests/record_read.h"
 
 #define HALF 0.05 /* box half side, m */
 #define H 0.01    /* s */
 
 /* A 3-D world with gravity, a ground plane (static body) and the given boxes (mass 1,
- * mu 0.5) at centers z[k] (x offsets x[k]) with vertical velocities vz[k]; the solver
- * Lemke (tol 1e-10), sleeping as given. */
-static void build(LsimModel *m, LsimState *st, int n, const double *x, const double *z,
-                  const double *vz, const LsimSleep *sleep) {
+ * mu 0.5) at centers z[k] (x offsets x[k]) with vertical velocities vz[k] (box k is
+ * kinematic, moving along x at kin_vx[k], when kin_vx is given and kin_vx[k] != 0); the
+ * solver Lemke (tol 1e-10), sleeping as given. */
+static void build_kin(LsimModel *m, LsimState *st, int n, const double *x, const double *z,
+                      const double *vz, const double *kin_vx, const LsimSleep *sleep) {
   *m = lsim_default_model();
   m->dimension = 3;
   m->time_step = H;
@@ -35,6 +41,11 @@ static void build(LsimModel *m, LsimState *st, int n, const double *x, const dou
     b.mass = 1.0;
     const double half[3] = {HALF, HALF, HALF};
     lsim_inertia_box(1.0, half, b.inertia);
+    if (kin_vx && kin_vx[i] != 0.0) {
+      b.type = LSIM_BODY_KINEMATIC;
+      b.kinematic_velocity.width = 6; /* constant: vx, the other components zero */
+      b.kinematic_velocity.constant = kin_vx[i];
+    }
     const int bi = lsim_model_add_body(m, &b);
     LsimShape s = lsim_default_shape();
     s.type = LSIM_SHAPE_BOX;
@@ -57,6 +68,11 @@ static void build(LsimModel *m, LsimState *st, int n, const double *x, const dou
     q[0] = x[i], q[2] = z[i], q[3] = 1.0;
     st->v[m->bodies[i].v_offset + 2] = vz[i];
   }
+}
+
+static void build(LsimModel *m, LsimState *st, int n, const double *x, const double *z,
+                  const double *vz, const LsimSleep *sleep) {
+  build_kin(m, st, n, x, z, vz, NULL, sleep);
 }
 
 /* Whether body i's speeds are within the sleep thresholds. */
@@ -243,6 +259,88 @@ static void test_force_wakes_sleeper(void **state) {
   lsim_model_free(&m);
 }
 
+/* A kinematic box sliding along +x at 0.5 m/s from 1 m away reaches a sleeping box (faces
+ * 0.9 m apart: at 1.8 s) and wakes it when it comes within reach (not before 1.7 s), then
+ * pushes it along. */
+static void test_kinematic_wakes_sleeper(void **state) {
+  (void)state;
+  LsimModel m;
+  LsimState st;
+  const double x[2] = {0.0, -1.0}, z[2] = {HALF + 0.02, HALF + 0.001}, vz[2] = {0.0, 0.0};
+  const double kin[2] = {0.0, 0.5};
+  build_kin(&m, &st, 2, x, z, vz, kin, &sleep_on);
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  LsimStepStats stats;
+  int slept = -1, woke = -1;
+  double x_asleep = 0.0;
+  for (int k = 0; k < 260; ++k) {
+    assert_true(lsim_step(s, &m, &st, &stats) >= 0);
+    if (slept < 0 && stats.sleeping == 1) slept = k, x_asleep = st.q[0];
+    if (slept >= 0 && woke < 0 && stats.sleeping == 0) woke = k;
+    if (slept >= 0 && woke < 0) assert_true(st.q[0] == x_asleep);
+  }
+  assert_true(slept > 0 && slept < 150);
+  assert_true(woke >= 170 && woke <= 182);
+  /* Pushed: by 2.6 s the kinematic face has moved 0.4 m past first touch (1.8 s). */
+  assert_true(st.q[0] > x_asleep + 0.3);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
+/* The output file: /solver/sleeping holds the steps' sleeping counts and /parameters the
+ * settings when sleeping is on; a file with it off has neither. */
+static void test_record(void **state) {
+  (void)state;
+  enum { STEPS = 120 };
+  char dir[64], path[2][128];
+  temp_dir(dir, sizeof dir);
+  int counts[STEPS];
+  for (int on = 0; on < 2; ++on) {
+    LsimModel m;
+    LsimState st;
+    const double x = 0.0, z = HALF + 0.02, vz = 0.0;
+    LsimSleep sl = sleep_on;
+    sl.enabled = on;
+    build(&m, &st, 1, &x, &z, &vz, &sl);
+    LsimStepper *s = NULL;
+    LsimRecord *r = NULL;
+    char err[256];
+    snprintf(path[on], sizeof path[on], "%s/run%d.h5", dir, on);
+    assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+    assert_int_equal(lsim_record_open(&r, path[on], &m, &st, "{}", NULL, err, sizeof err), 0);
+    for (int k = 0; k < STEPS; ++k) {
+      LsimStepStats stats;
+      assert_true(lsim_step(s, &m, &st, &stats) >= 0);
+      if (on) counts[k] = stats.sleeping;
+      assert_int_equal(lsim_record_step(r, &m, &st, lsim_stepper_contacts(s), &stats), 0);
+    }
+    assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  assert_int_equal(counts[STEPS - 1], 1); /* asleep by 1.2 s (as test_box_sleeps_and_stays) */
+  hid_t f = H5Fopen(path[1], H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  int rec[STEPS];
+  read_as(f, "/solver/sleeping", H5T_NATIVE_INT, 1, STEPS, 0, rec);
+  assert_memory_equal(rec, counts, sizeof rec);
+  assert_true(read_scalar_d(f, "/parameters/sleep_time") == 0.5);
+  assert_true(read_scalar_d(f, "/parameters/sleep_linear_speed") == 0.01);
+  assert_true(read_scalar_d(f, "/parameters/sleep_angular_speed") == 0.02);
+  H5Fclose(f);
+  f = H5Fopen(path[0], H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_true(H5Lexists(f, "/solver/sleeping", H5P_DEFAULT) == 0);
+  assert_true(H5Lexists(f, "/parameters/sleep_time", H5P_DEFAULT) == 0);
+  H5Fclose(f);
+  for (int on = 0; on < 2; ++on) remove(path[on]);
+  rmdir(dir);
+}
+
 /* A pile of 27 boxes dropped on the ground with PGS (20 sweeps, warm started): sleeping
  * on, but with a rest time no run reaches (1e9 s), gives the same states to the bit at
  * every step as sleeping off: the sleep bookkeeping itself changes nothing. (That
@@ -295,6 +393,8 @@ int main(void) {
       cmocka_unit_test(test_box_sleeps_and_stays),
       cmocka_unit_test(test_falling_box_wakes_sleeper),
       cmocka_unit_test(test_force_wakes_sleeper),
+      cmocka_unit_test(test_kinematic_wakes_sleeper),
+      cmocka_unit_test(test_record),
       cmocka_unit_test(test_pile_unchanged_when_never_asleep),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
