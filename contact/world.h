@@ -183,6 +183,19 @@ typedef struct LsimLimits {
   double max_angular_speed; /* rad/s: |angular velocity|, 2-D and 3-D (default 1e6) */
 } LsimLimits;
 
+/* Sleeping (contact/sleep.c, docs/solvers.md "Islands"): a dynamic body whose linear and
+ * angular speeds stay at or below the thresholds for `time` seconds is at rest; a group of
+ * bodies touching each other (contacts, tethers, joints, couplings between dynamic bodies)
+ * whose members are all at rest sleeps together: velocities zero, positions frozen, no
+ * integration, no LCP rows, until something awake touches it or an input acts on it. Off
+ * by default: it changes results (a sleeping body no longer creeps). */
+typedef struct LsimSleep {
+  int enabled;          /* 0 (default) or 1 */
+  double linear_speed;  /* m/s: |v| at rest at most this (default 0.01) */
+  double angular_speed; /* rad/s: |omega| at rest at most this (default 0.02; 1-D: none) */
+  double time;          /* s: at rest this long before sleeping (default 0.5) */
+} LsimSleep;
+
 /* A coefficient of restitution for one pair of bodies, overriding the pair rule. */
 typedef struct LsimRestitutionPair {
   int body[2];
@@ -237,6 +250,7 @@ typedef struct LsimModel {
   int assemble;            /* the initial state was projected onto the joints
                               (contact/assembly.h) */
   LsimLimits limits;       /* the divergence guard's bounds (contact/guard.h) */
+  LsimSleep sleep;         /* sleeping bodies at rest (off by default) */
 } LsimModel;
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };

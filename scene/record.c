@@ -55,6 +55,7 @@ typedef struct Series {
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
        S_SICONOS, S_FIRST_STATUS, S_SOURCE,
+       S_SLEEPING, /* only with sleeping on */
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
@@ -604,6 +605,12 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_double(r, "/parameters/solver_omega", model->solver.omega, NULL);
   write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
   write_int(r, "/parameters/solver_threads", model->solver.threads);
+  if (model->sleep.enabled) {
+    /* Sleeping (contact/sleep.c): its settings, only when on (files without it unchanged). */
+    write_double(r, "/parameters/sleep_linear_speed", model->sleep.linear_speed, "m/s");
+    write_double(r, "/parameters/sleep_angular_speed", model->sleep.angular_speed, "rad/s");
+    write_double(r, "/parameters/sleep_time", model->sleep.time, "s");
+  }
 
   /* Bodies: one entry per body, gathered into small arrays (header only). */
   int nb = model->nbodies;
@@ -673,6 +680,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
   series_create(r, S_FIRST_STATUS, "/solver/first_status", I, FI, 0, 0, cs, NULL);
   series_create(r, S_SOURCE, "/solver/source", I, FI, 0, 0, cs, NULL);
+  if (model->sleep.enabled) series_create(r, S_SLEEPING, "/solver/sleeping", I, FI, 0, 0, cs, NULL);
   if (r->ntethers > 0) {
     const size_t nt = (size_t)r->ntethers;
     series_create(r, S_T_LENGTH, "/tethers/length", D, FD, 1, nt, cs, "m");
@@ -750,6 +758,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
   *(int *)series_row(&r->s[S_FIRST_STATUS]) = st->first_status;
   *(int *)series_row(&r->s[S_SOURCE]) = st->source;
+  if (r->s[S_SLEEPING].dset >= 0) *(int *)series_row(&r->s[S_SLEEPING]) = st->sleeping;
   append_constraints(r, model, contacts);
 
   /* Contact rows and the offset where the next step's contacts start. */

@@ -85,6 +85,22 @@ static int parse_limits(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   return 0;
 }
 
+/* "sleep": bodies at rest go to sleep (contact/sleep.c): enabled, the speeds at rest
+ * (>= 0) and the time at rest before sleeping (> 0). */
+static int parse_sleep(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  int rc;
+  const json_t *o = lsim_parse_get_object(c, root, "", "sleep", &rc);
+  if (!o) return rc;
+  static const char *const keys[] = {"enabled", "linear_speed", "angular_speed", "time", NULL};
+  if (lsim_parse_check_keys(c, o, "sleep", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_bool(c, o, "sleep", "enabled", &m->sleep.enabled) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "linear_speed", GE0, &m->sleep.linear_speed) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "angular_speed", GE0, &m->sleep.angular_speed) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "time", GT0, &m->sleep.time) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
 /* The initial state within the limits (a run would stop at its first step otherwise). */
 static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimModel *m,
                                 const LsimState *st) {
@@ -282,12 +298,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
                                      "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", "assemble", "limits", NULL};
+                                     "event_driven", "assemble", "limits", "sleep", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", "assemble", "limits", NULL};
+                                        "event_driven", "assemble", "limits", "sleep", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -324,6 +340,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
 
   if (parse_solver(c, root, &m->solver) < 0) return LSIM_INVALID_INPUT;
   if (parse_limits(c, root, m) < 0) return LSIM_INVALID_INPUT;
+  if (parse_sleep(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   /* Contact detection. */
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
@@ -345,6 +362,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   }
   if (parse_friction(c, root, m) < 0) return LSIM_INVALID_INPUT;
   if (parse_integrator(c, root, m) < 0) return LSIM_INVALID_INPUT;
+  if (m->sleep.enabled && m->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return lsim_parse_fail(c, "sleep.enabled", 0, "applies to the time-stepping integrator only (this scene is event-driven)");
 
   if (parse_output(c, root, out) < 0) return LSIM_INVALID_INPUT;
 

@@ -76,10 +76,10 @@ static const double PE[4] = {6, 5.75, 5.5, 5.375};
 /* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
  * Lemke recovered it (first_status, source). */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER},
-    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0},
+    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0},
     {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
-     LSIM_SOURCE_SOLVER},
+     LSIM_SOURCE_SOLVER, 0},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */

@@ -33,6 +33,18 @@ typedef struct ErrorCase {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"time\": 0},\n \"bodies\": [{}]}",
+     2, 20, "sleep.time", "must be > 0, got 0"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"enable\": true},\n \"bodies\": [{}]}",
+     2, 12, "sleep.enable", "unknown key (did you mean 'enabled'?)"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"linear_speed\": -1},\n \"bodies\": [{}]}",
+     2, 28, "sleep.linear_speed", "must be >= 0, got -1"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"enabled\": 1},\n \"bodies\": [{}]}",
+     2, 23, "sleep.enabled", "must be true or false, got number"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": true,\n \"bodies\": [{}]}",
+     2, 11, "sleep", "must be an object, got boolean"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3, \"integrator\": \"event_driven\",\n \"sleep\": {\"enabled\": true},\n \"bodies\": [{}]}",
+     2, 23, "sleep.enabled", "applies to the time-stepping integrator only"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [\n  {\"name\": \"a\", \"position\": 0,\n   \"masss\": 2}]}",
      4, 4, "bodies[0].masss", "unknown key (did you mean 'mass'?)"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"position\": -5},\n  {\"position\": 5, \"mass\": \"heavy\"}]}",
