@@ -513,6 +513,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   s->last_error[0] = '\0';
   s->v_pre = st->v;
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
+  s->contacts.asleep = s->asleep; /* detection skips sleepers' idle pairs (NULL: off) */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
   /* Sleeping groups tied to something moving wake: their free velocities and the
