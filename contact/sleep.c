@@ -13,8 +13,8 @@
  *   - a contact, tether or joint row tying a sleeper to an awake dynamic body, a moving
  *     kinematic body or a moving anchor wakes its whole group (then the free velocities
  *     and detection are redone with the group awake, and so on while groups wake);
- *   - a non-zero applied force on a sleeper, or a velocity set in the state from outside
- *     (a controller, the API), wakes its group at the start of the step;
+ *   - a non-zero applied force on a sleeper, or a velocity or position set in the state
+ *     from outside (a controller, the API), wakes its group at the start of the step;
  *   - lsim_stepper_wake wakes one body's group.
  * A woken group's contacts start cold (no warm start from before its sleep).
  *
@@ -30,6 +30,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   if (!m->sleep.enabled) return 0;
@@ -39,7 +40,9 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   s->rest_steps = calloc(n, sizeof(int));
   s->group = calloc(n, sizeof(int));
   s->group_min = calloc(n, sizeof(int));
-  if (!s->asleep || !s->mark || !s->rest_steps || !s->group || !s->group_min) return LSIM_OUT_OF_MEMORY;
+  s->sleep_q = calloc((size_t)m->nq + 1, sizeof(double));
+  if (!s->asleep || !s->mark || !s->rest_steps || !s->group || !s->group_min || !s->sleep_q)
+    return LSIM_OUT_OF_MEMORY;
   /* Steps at rest before sleeping: time / h, rounded up (a tolerance keeps 0.5 / 0.01 at
      50 despite its rounding). */
   const double steps = ceil(m->sleep.time / m->time_step - 1e-9);
@@ -49,6 +52,8 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
 
 void lsim_sleep_free(LsimStepper *s) {
   free(s->asleep), free(s->mark), free(s->rest_steps), free(s->group), free(s->group_min);
+  free(s->sleep_q);
+  s->sleep_q = NULL;
   s->asleep = s->mark = NULL;
   s->rest_steps = s->group = s->group_min = NULL;
 }
@@ -94,7 +99,8 @@ int lsim_sleep_wake_inputs(LsimStepper *s, const LsimModel *m, const LsimState *
   for (int i = 0; i < m->nbodies; ++i) {
     if (!s->asleep[i]) continue;
     const LsimBody *b = &m->bodies[i];
-    if (moving(st->v + b->v_offset, b->nv) || has_force(b, st->time)) s->mark[s->group[i]] = 1, any = 1;
+    const int moved = memcmp(st->q + b->q_offset, s->sleep_q + b->q_offset, (size_t)b->nq * sizeof(double)) != 0;
+    if (moved || moving(st->v + b->v_offset, b->nv) || has_force(b, st->time)) s->mark[s->group[i]] = 1, any = 1;
   }
   return any ? wake_marked(s) : 0;
 }
@@ -225,5 +231,6 @@ void lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     ++s->nasleep;
     const LsimBody *b = &m->bodies[i];
     for (int d = 0; d < b->nv; ++d) st->v[b->v_offset + d] = 0.0;
+    memcpy(s->sleep_q + b->q_offset, st->q + b->q_offset, (size_t)b->nq * sizeof(double));
   }
 }

@@ -86,13 +86,14 @@ struct LsimStepper {
   int *group;                /* [nbodies] union-find parent, then a sleeper's group (root) */
   int *group_min;            /* [nbodies] per root: the fewest rest steps of its members */
   unsigned char *mark;       /* [nbodies] per root: group to wake */
+  double *sleep_q;           /* [nq] a sleeper's coordinates when it fell asleep */
   int rest_needed;           /* steps at rest before a group sleeps */
   int nasleep;
 };
 
 /* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
  * LSIM_OUT_OF_MEMORY); lsim_sleep_wake_inputs wakes, at the start of a step, the groups of
- * sleepers with an applied force or a velocity set from outside; lsim_sleep_wake_contacts
+ * sleepers with an applied force, or a velocity or position set from outside; lsim_sleep_wake_contacts
  * wakes the groups that this step's contacts and constraint rows tie to something moving
  * (an awake dynamic body, a moving kinematic body or anchor) and returns how many bodies
  * woke; lsim_sleep_drop_contacts removes the contacts with no awake dynamic body;

@@ -124,7 +124,8 @@ static void test_scene_key(void **state) {
 
 /* A box dropped 2 cm onto the ground sleeps exactly when it has been at rest for 0.5 s
  * (50 steps: the step it sleeps at is the 50th at rest, so the 49 before it were), then
- * stays where it was to the bit, with no LCP, for 3 s. */
+ * stays where it was to the bit, with no LCP, for 3 s; lifted from outside, it wakes and
+ * falls freely (semi-implicit Euler from rest: dz = -g h^2, to round-off). */
 static void test_box_sleeps_and_stays(void **state) {
   (void)state;
   LsimModel m;
@@ -162,6 +163,12 @@ static void test_box_sleeps_and_stays(void **state) {
     assert_memory_equal(st.q, q0, sizeof q0);
     for (int d = 0; d < 6; ++d) assert_true(st.v[d] == 0.0);
   }
+  /* Moved from outside (10 cm up): it wakes at the next step and falls (g h^2 below). */
+  st.q[2] += 0.1;
+  const double lifted = st.q[2];
+  assert_int_equal(lsim_step(s, &m, &st, &stats), 0);
+  assert_int_equal(stats.sleeping, 0);
+  assert_true(fabs(st.q[2] - (lifted - 9.81 * H * H)) < 1e-12);
   lsim_stepper_free(s);
   lsim_state_free(&st);
   lsim_model_free(&m);
