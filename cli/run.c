@@ -61,7 +61,9 @@ static void run_usage(FILE *f) {
           "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
           "file, marked interrupted). -o never replaces anything but a regular file:\n"
           "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
-          "written through; the scene itself is refused as -o (docs/output-format.md).\n");
+          "written through; the scene itself is refused as -o (docs/output-format.md).\n"
+          "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
+          "run of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
 
 /* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
@@ -92,6 +94,18 @@ void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
   size_t n = strlen(base);
   if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
   snprintf(buf, len, "%.*s.h5", (int)n, base);
+}
+
+void lsim_cli_note_leftovers(const char *path) {
+  char first[LSIM_OUTFILE_PATH_MAX + 64];
+  const int n = lsim_outfile_leftovers(path, first, sizeof first);
+  if (n == 1)
+    fprintf(stderr, "lcpsim: note: %s is left from an earlier run of this output that did not "
+            "finish; it is kept as it is (docs/output-format.md, \"Output files\")\n", first);
+  else if (n > 1)
+    fprintf(stderr, "lcpsim: note: %s and %d more %s.<pid>.partial are left from earlier runs "
+            "of this output that did not finish; they are kept as they are "
+            "(docs/output-format.md, \"Output files\")\n", first, n - 1, path);
 }
 
 /* A scene-relative path: joined with the scene's folder unless absolute. */
@@ -364,6 +378,9 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
 
+  /* Partial files of this output left by killed runs: a note (ours has a live pid). */
+  if (!exit_code) lsim_cli_note_leftovers(path);
+
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
   int stopped = 0; /* the run ended itself early (a diverging state, a failure under
@@ -383,7 +400,17 @@ int lsim_cli_run(int argc, char **argv) {
     eo.chatter_window = model.event_chatter_window;
     eo.rtol = model.event_rtol;
     eo.atol = model.event_atol;
-    if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
+    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at the next sample or event */
+    catch_interrupts(1);
+    const int erc =
+        lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
+    catch_interrupts(0);
+    if (erc == LSIM_EVENT_INTERRUPTED) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
       failures = 1, first_failure = done + 1, worst_status = LSIM_BREAKDOWN;
@@ -418,6 +445,16 @@ int lsim_cli_run(int argc, char **argv) {
         stopped = 1;
         break;
       }
+      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
+      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
+         here, before the step is recorded. */
+      LsimStateFault fault;
+      if (lsim_state_check(&model, &state, cs, &fault)) {
+        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
       if (failed) {
         if (!failures) first_failure = k + 1;
         ++failures;
@@ -429,16 +466,6 @@ int lsim_cli_run(int argc, char **argv) {
         fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
       recovered += st.first_status < 0 && st.status >= 0;
-      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
-      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
-         here, before the step is recorded. */
-      LsimStateFault fault;
-      if (lsim_state_check(&model, &state, cs, &fault)) {
-        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
-        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
-        stopped = 1;
-        break;
-      }
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
@@ -495,9 +522,9 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 1;
     }
     if (interrupted) {
-      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d steps; %s holds them "
+      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d %s; %s holds them "
               "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
-              done, model.steps, path);
+              done, model.steps, event_driven ? "samples" : "steps", path);
       exit_code = interrupted == SIGTERM ? 143 : 130;
     }
     if (!quiet && event_driven)

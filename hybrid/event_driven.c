@@ -559,7 +559,13 @@ static int sampler(double t, const double *x, void *user) {
     }
   }
   ed->st.step = (int)lround(t / ed->period);
-  return ed->sample ? ed->sample(ed->m, &ed->st, &ed->out, ed->user) : 0;
+  if (ed->sample && ed->sample(ed->m, &ed->st, &ed->out, ed->user)) return -1;
+  /* Asked to stop: after this sample, which is delivered. */
+  if (ed->o.stop && *ed->o.stop) {
+    ed->interrupted = 1;
+    return -1;
+  }
+  return 0;
 }
 
 /* ---- the impact map of a set of contacts ------------------------------------------- */
@@ -815,6 +821,14 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     t = lsim_ode_time(ode);
     memcpy(x, lsim_ode_state(ode), (size_t)ed.n * sizeof(double));
     if (s == LSIM_ODE_REACHED) break;
+    if (s < 0 && ed.interrupted) {
+      /* The run ends at the last sample (CVODE may have stepped past it). */
+      t = ed.st.time;
+      memcpy(x, ed.st.q, (size_t)ed.nq * sizeof(double));
+      memcpy(x + ed.nq, ed.st.v, (size_t)ed.nv * sizeof(double));
+      rc = LSIM_EVENT_INTERRUPTED;
+      break;
+    }
     if (s < 0) {
       if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
       rc = LSIM_BREAKDOWN;
@@ -830,8 +844,12 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;
     }
+    /* Asked to stop: after this event, which is logged. */
+    if (!rc && ed.o.stop && *ed.o.stop) rc = LSIM_EVENT_INTERRUPTED;
   }
-  if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
+  if (rc == LSIM_EVENT_INTERRUPTED)
+    snprintf(err, errlen, "event-driven run interrupted at t = %.12g s", t);
+  else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
   else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, lsim_status_name(rc));
   /* The last state reached. */
   lsim_ed_load(&ed, st, t, x);

@@ -75,6 +75,7 @@ typedef struct Ed {
   LsimContactSet out;         /* the sample's contacts */
   double *work;               /* [work_cap] the least-norm solve's scratch */
   int work_cap;
+  int interrupted;            /* the stop flag was seen in the sampler */
   char msg[256];
 } Ed;
 

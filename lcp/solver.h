@@ -83,7 +83,7 @@ typedef enum LsimSolutionSource {
   LSIM_SOURCE_COUNT = 5
 } LsimSolutionSource;
 
-enum { LSIM_FALLBACK_MAX_N = 2000, LSIM_FALLBACK_SWEEPS = 1000 };
+enum { LSIM_FALLBACK_MAX_N = 600, LSIM_FALLBACK_SWEEPS = 1000 };
 
 /* "solver", "lemke", "lemke_scaled", "pgs", "start"; "unknown" otherwise. */
 const char *lsim_source_name(int source);

@@ -10,8 +10,10 @@
 #define _XOPEN_SOURCE 700
 #include "scene/outfile.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,4 +182,50 @@ int lsim_outfile_same(const char *output, const char *input) {
   struct stat a, b;
   if (!output || !input || stat(output, &a) != 0 || stat(input, &b) != 0) return 0;
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
+  if (first && firstlen) first[0] = '\0';
+  char real[LSIM_OUTFILE_PATH_MAX], err[64];
+  struct stat st;
+  int exists;
+  if (!path || !path[0] || strlen(path) >= sizeof real ||
+      resolve(path, real, sizeof real, &exists, &st, err, sizeof err))
+    return 0;
+  if (exists && S_ISCHR(st.st_mode)) return 0; /* written through: no partial file there */
+  /* PATH's folder and base name. */
+  const char *slash = strrchr(real, '/');
+  const char *base = slash ? slash + 1 : real;
+  char dir[LSIM_OUTFILE_PATH_MAX];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == real) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+  const size_t nb = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int count = 0;
+  char best[256] = "";
+  for (struct dirent *e; (e = readdir(d));) {
+    /* BASE.<pid>.partial or BASE.<pid>-K.partial, whose writer is gone. */
+    const char *n = e->d_name;
+    if (strncmp(n, base, nb) != 0 || n[nb] != '.') continue;
+    char *end;
+    errno = 0;
+    const long pid = strtol(n + nb + 1, &end, 10);
+    if (end == n + nb + 1 || pid <= 0 || errno) continue;
+    if (*end == '-') {
+      const char *k = end + 1;
+      strtol(k, &end, 10);
+      if (end == k) continue;
+    }
+    if (strcmp(end, ".partial") != 0) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* still running (or not ours) */
+    if (!count++ || strcmp(n, best) < 0) snprintf(best, sizeof best, "%s", n);
+  }
+  closedir(d);
+  if (count && first && firstlen) {
+    if (slash) snprintf(first, firstlen, "%.*s%s", (int)(slash - real + 1), real, best);
+    else snprintf(first, firstlen, "%s", best);
+  }
+  return count;
 }

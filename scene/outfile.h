@@ -40,6 +40,13 @@ int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen);
 /* Removes the partial file (a run that failed before it had anything to keep). */
 void lsim_outfile_discard(LsimOutFile *o);
 
+/* Partial files of path left by runs that ended without closing them (killed: their
+ * process is gone): files PATH.<pid>.partial or PATH.<pid>-K.partial in PATH's folder (a
+ * link followed) whose pid is not a running process. Returns how many; first gets the
+ * path of the first by name ("" when none). Nothing is removed: they hold what the killed
+ * runs wrote up to their last flush (docs/output-format.md, "Output files"). */
+int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen);
+
 /* 1 if output and input name the same existing file (device and inode), else 0. */
 int lsim_outfile_same(const char *output, const char *input);
 

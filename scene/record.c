@@ -60,9 +60,11 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
        S_C_FIMP, S_C_SLIP,
+       S_E_TIME, S_E_KIND, S_E_CONTACT, S_E_A, S_E_B, /* only for an event table */
        S_COUNT };
 
 #define S_FIRST_CONTACT S_C_STEP
+#define S_FIRST_EVENT S_E_TIME
 
 struct LsimRecord {
   hid_t file;
@@ -733,7 +735,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   int step = r->steps + 1;
 
   /* Make room first, so that a failure leaves no half-appended step. */
-  for (int k = 0; k < S_COUNT; ++k)
+  for (int k = 0; k < S_FIRST_EVENT; ++k)
     if (r->s[k].dset >= 0 &&
         series_reserve(r, &r->s[k], k >= S_FIRST_CONTACT ? (size_t)nc : 1) < 0)
       return r->status;
@@ -862,23 +864,58 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   return status;
 }
 
-int lsim_record_events(LsimRecord *r, const char *integrator, int n, const double *t,
-                       const int *kind, const uint64_t *contact, const int *body_a,
-                       const int *body_b, const char *const *kind_names, int nkinds,
-                       char *err, size_t errlen) {
+int lsim_record_events_begin(LsimRecord *r, const char *integrator,
+                             const char *const *kind_names, int nkinds, char *err,
+                             size_t errlen) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->s[S_E_TIME].dset >= 0) {
+    snprintf(err, errlen, "%s: the event table exists already", r->path);
+    return LSIM_INVALID_INPUT;
+  }
   char names[16][16];
   memset(names, 0, sizeof names);
   for (int k = 0; k < nkinds && k < 16; ++k) snprintf(names[k], sizeof names[k], "%s", kind_names[k]);
   write_strings(r, "/parameters/integrator", integrator, 0, -1);
-  write_small(r, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, t, "s");
-  write_small(r, "/events/kind", H5T_NATIVE_INT, H5T_STD_I32LE, n, kind, NULL);
-  write_small(r, "/events/contact", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, contact, NULL);
-  write_small(r, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_a, NULL);
-  write_small(r, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_b, NULL);
   write_strings(r, "/events/kind_legend", names[0], sizeof names[0], nkinds < 16 ? nkinds : 16);
+  /* Extendable like the steps' series: flushed with them, so a killed run keeps its
+     events up to the last flush. */
+  series_create(r, S_E_TIME, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0, 64, "s");
+  series_create(r, S_E_KIND, "/events/kind", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  series_create(r, S_E_CONTACT, "/events/contact", H5T_NATIVE_UINT64, H5T_STD_U64LE, 0, 0, 64,
+                NULL);
+  series_create(r, S_E_A, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  series_create(r, S_E_B, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  if (r->status == 0) flush_all(r);
   if (r->status < 0) {
     snprintf(err, errlen, "%s", r->msg);
     return r->status;
   }
   return 0;
+}
+
+int lsim_record_event(LsimRecord *r, double t, int kind, uint64_t contact, int body_a,
+                      int body_b) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->status < 0) return r->status;
+  if (r->s[S_E_TIME].dset < 0)
+    return fail(r, LSIM_INVALID_INPUT, "record_event: no event table (lsim_record_events_begin)");
+  for (int k = S_FIRST_EVENT; k < S_COUNT; ++k)
+    if (series_reserve(r, &r->s[k], 1) < 0) return r->status;
+  *(double *)series_row(&r->s[S_E_TIME]) = t;
+  *(int *)series_row(&r->s[S_E_KIND]) = kind;
+  *(uint64_t *)series_row(&r->s[S_E_CONTACT]) = contact;
+  *(int *)series_row(&r->s[S_E_A]) = body_a;
+  *(int *)series_row(&r->s[S_E_B]) = body_b;
+  return 0;
+}
+
+int lsim_record_events(LsimRecord *r, const char *integrator, int n, const double *t,
+                       const int *kind, const uint64_t *contact, const int *body_a,
+                       const int *body_b, const char *const *kind_names, int nkinds,
+                       char *err, size_t errlen) {
+  int rc = lsim_record_events_begin(r, integrator, kind_names, nkinds, err, errlen);
+  for (int i = 0; !rc && i < n; ++i)
+    rc = lsim_record_event(r, t[i], kind[i], contact[i], body_a[i], body_b[i]);
+  if (rc < 0 && r && r->status < 0) snprintf(err, errlen, "%s", r->msg);
+  return rc;
 }

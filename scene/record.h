@@ -61,6 +61,17 @@ int lsim_record_events(LsimRecord *r, const char *integrator, int n, const doubl
                        const int *body_b, const char *const *kind_names, int nkinds,
                        char *err, size_t errlen);
 
+/* The same table written as the run goes: _begin writes /parameters/integrator and
+ * /events/kind_legend and makes the /events datasets (extendable, 0 rows, flushed at
+ * once); each lsim_record_event appends a row, buffered and flushed with the steps' rows
+ * (so a killed run's partial file keeps its events up to the last flush). Once per file
+ * (lsim_record_events is _begin and n events). 0 or < 0 (err / the record's sticky error). */
+int lsim_record_events_begin(LsimRecord *r, const char *integrator,
+                             const char *const *kind_names, int nkinds, char *err,
+                             size_t errlen);
+int lsim_record_event(LsimRecord *r, double t, int kind, uint64_t contact, int body_a,
+                      int body_b);
+
 /* Writes the summary datasets, flushes, closes and renames to the final path (a file
  * that cannot be put in place is kept under its partial name, named in err). With
  * keep = 0 (a run that failed before finishing its setup, say) the partial file is

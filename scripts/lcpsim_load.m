@@ -5,8 +5,8 @@ function r = lcpsim_load(path)
 %
 % The struct mirrors the file: r.time, r.q, r.v, r.energy.kinetic, r.contacts.gap,
 % r.solver.residual, r.parameters.time_step, r.bodies.name, r.scene_text, r.summary...
-% The PATH.<pid>.partial a killed run leaves loads too: r.summary is then made from its
-% rows, with r.summary.run_end 'unfinished'.
+% The PATH.<pid>.partial a killed run leaves loads too (time-stepping, event-driven or
+% hybrid): r.summary is then made from its rows, with r.summary.run_end 'unfinished'.
 % with the same orientation as Python's loader (h5py): rows are steps (or contacts),
 % columns are coordinates:
 %   r.time [N+1 x 1], r.q [N+1 x nq], r.v [N+1 x nv]   row k+1 = state after step k
@@ -71,6 +71,9 @@ function r = lcpsim_load(path)
 
   % Hybrid-model runs have their own tables and helpers.
   if isfield(r, 'file_kind') && strcmp(r.file_kind, 'hybrid')
+    if ~isfield(r, 'summary')  % a killed run's partial file
+      r.summary = unfinished_hybrid_summary(r);
+    end
     r = hybrid_helpers(r);
     return;
   end
@@ -137,6 +140,34 @@ function s = unfinished_summary(r)
   s.run_end_step = s.steps_done;
   s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
                       '(killed); it holds the steps up to the last flush'];
+end
+
+% The summary of a hybrid run file that has none (its writer was killed): what the rows
+% the last flush wrote tell; the engine's counts are unknown (-1, NaN).
+function s = unfinished_hybrid_summary(r)
+  g = [];
+  it = [];
+  nev = 0;
+  if isfield(r, 'events') && isfield(r.events, 'time')
+    nev = numel(r.events.time);
+    g = abs(double(r.events.boundary_value(:)));
+    it = double(r.events.iterations(:));
+  end
+  s.samples = numel(r.time);
+  s.transitions = nev;
+  s.end_time = 0;
+  if s.samples > 0
+    s.end_time = double(r.time(end));
+  end
+  s.integration_steps = -1;
+  s.flow_evaluations = -1;
+  s.boundary_evaluations = -1;
+  s.max_stop_iterations_used = max([0; it]);
+  s.max_boundary_value = max([0; g]);
+  s.wall_time_total = NaN;
+  s.run_end = 'unfinished';
+  s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
+                      '(killed); it holds the run up to the last flush'];
 end
 
 % Hybrid-model runs (docs/output-format.md, "Hybrid runs"): name tables as cells and

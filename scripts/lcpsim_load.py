@@ -53,6 +53,9 @@ the same tree with their own helpers:
     r.parameter("k")                          # a parameter's value
     r.chart_name(c)                           # name of chart c (0-based)
 
+A hybrid file without /summary (the PATH.<pid>.partial of a killed run) loads too:
+r.summary from its rows, run_end "unfinished", the engine's counts -1.
+
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
@@ -306,6 +309,23 @@ def _unfinished_summary(r):
                                 "(killed); it holds the steps up to the last flush")
 
 
+def _unfinished_hybrid_summary(r):
+    """The summary of a hybrid run file without one (the .partial of a killed run): what
+    the rows the last flush wrote tell; the engine's counts are unknown (-1, NaN)."""
+    ev = r.get("events", Group())
+    g = np.abs(np.asarray(ev.get("boundary_value", [])))
+    iters = np.asarray(ev.get("iterations", []))
+    n = len(r.time)
+    return Group(samples=n, transitions=len(np.asarray(ev.get("time", []))),
+                 end_time=float(r.time[-1]) if n else 0.0, integration_steps=-1,
+                 flow_evaluations=-1, boundary_evaluations=-1,
+                 max_stop_iterations_used=int(np.max(iters)) if len(iters) else 0,
+                 max_boundary_value=float(np.max(g)) if len(g) else 0.0,
+                 wall_time_total=float("nan"), run_end="unfinished",
+                 run_end_reason="the file has no summary: its writer ended without closing it "
+                                "(killed); it holds the run up to the last flush")
+
+
 def load(path):
     """Reads the whole file into a Group (see the module docstring). A run file without
     /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
@@ -313,8 +333,8 @@ def load(path):
     with h5py.File(path, "r") as f:
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         r = _group(f, HybridRun if hybrid else Run)
-    if not hybrid and "summary" not in r:
-        r.summary = _unfinished_summary(r)
+    if "summary" not in r:
+        r.summary = _unfinished_hybrid_summary(r) if hybrid else _unfinished_summary(r)
     return r
 
 
@@ -329,7 +349,8 @@ def hybrid_summary(r):
         f"model {m.name}: {len(m.state_names)} states, {len(m.parameter_names)} parameters, "
         f"charts {', '.join(m.chart_names)}",
         f"t = {r.time[0]:g} .. {r.time[-1]:g} s of {p.final_time:g}, {s.samples} samples "
-        f"(record period {p.record_period:g} s), {s.integration_steps} steps",
+        f"(record period {p.record_period:g} s), " +
+        (f"{s.integration_steps} steps" if s.integration_steps >= 0 else "steps unknown"),
         f"{s.transitions} transitions into: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()),
         f"rtol {p.rtol:g}, max step {p.max_step:g} s, stop precision {p.stop_precision:g}: "

@@ -4,6 +4,7 @@
  * period, and the scope errors. */
 #include <math.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -130,6 +131,63 @@ static void test_bouncing_ball(void **state) {
     assert_true(fabs(r.s.q[7 * i + 1] - (1.1 - 0.5 * G * r.s.t[i] * r.s.t[i])) <= 1e-9);
   assert_true(fabs(r.s.q[7 * (r.s.n - 1) + 1] - 0.1) <= 1e-9 && fabs(r.s.v[6 * (r.s.n - 1) + 1]) <= 1e-9);
   run_free(&r);
+}
+
+/* The stop flag (LsimEventOptions.stop, what SIGINT raises in lcpsim): raised by the
+ * 100th sample (t = 1 s), the run ends right there with LSIM_EVENT_INTERRUPTED, every
+ * sample up to it delivered and no later one, the state that sample's, the log holding
+ * the one impact before it (t0 = 0.4515 s; the second is at t0 (1 + 2 e) = 1.1741 s).
+ * Raised before the run, it ends after the first sample. */
+typedef struct Stopper {
+  Samples s;
+  int stop_at;
+  volatile sig_atomic_t flag;
+} Stopper;
+
+static int keep_then_stop(const LsimModel *m, const LsimState *st, const LsimContactSet *cs,
+                          void *user) {
+  Stopper *k = user;
+  keep(m, st, cs, &k->s);
+  if (k->s.n == k->stop_at) k->flag = SIGINT;
+  return 0;
+}
+
+static void test_stop_flag(void **state) {
+  (void)state;
+  char json[2048];
+  snprintf(json, sizeof json, ball_scene, 0.01, 20);
+  for (int pass = 0; pass < 2; ++pass) {
+    LsimModel m;
+    LsimState st;
+    LsimSceneError se;
+    assert_int_equal(lsim_scene_parse(json, "test", &m, &st, &se), 0);
+    Stopper k;
+    memset(&k, 0, sizeof k);
+    k.s.exact = 1, k.s.period = m.time_step;
+    k.stop_at = pass == 0 ? 100 : -1;
+    k.flag = pass == 0 ? 0 : SIGTERM;
+    LsimEventLog log;
+    memset(&log, 0, sizeof log);
+    LsimEventOptions o = lsim_default_event_options();
+    o.stop = &k.flag;
+    char err[256] = "";
+    const int rc = lsim_event_driven_run(&m, &st, m.time_step * m.steps, &o, keep_then_stop, &k,
+                                         &log, err, sizeof err);
+    assert_int_equal(rc, LSIM_EVENT_INTERRUPTED);
+    assert_non_null(strstr(err, "interrupted"));
+    const int want = pass == 0 ? 100 : 1;
+    assert_int_equal(k.s.n, want);
+    assert_true(k.s.exact && st.time == want * m.time_step);
+    assert_int_equal(log.count, pass == 0 ? 1 : 0);
+    if (pass == 0) {
+      assert_int_equal(log.events[0].kind, LSIM_EVENT_IMPACT);
+      assert_true(fabs(log.events[0].t - sqrt(2.0 / G)) <= 1e-9);
+    }
+    samples_free(&k.s);
+    lsim_event_log_free(&log);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
 }
 
 /* The chattering guard: with no threshold speed the bounces of an e = 0.8 ball would
@@ -511,7 +569,7 @@ int main(void) {
       cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap), cmocka_unit_test(test_liftoff), cmocka_unit_test(test_stick_to_slip),
       cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
-      cmocka_unit_test(test_impact_map),
+      cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_stop_flag),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }

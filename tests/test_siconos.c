@@ -286,6 +286,30 @@ static void test_reported_failure(void **state) {
 
 /* lsim_siconos_error: ~0 at the solution, positive at z = 0, z left unchanged, -1 when
  * it cannot say. */
+/* A failed assert inside Siconos (pivot_lumod on lcp_tobenna.dat: "bck_drive >= 0") calls
+ * abort(): the adapter traps it, the solve fails with a message saying so, and the same
+ * context then solves another problem exactly (the options are re-created). */
+static void test_abort_trapped(void **state) {
+  (void)state;
+  LsimLcp bad, good;
+  load("lcp_tobenna.dat", &bad);
+  load("lcp_deudeu.dat", &good);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "pivot_lumod", NULL, 0), 0);
+  double *z = calloc((size_t)bad.n, sizeof *z), w[2];
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &bad, 1e-12, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_non_null(strstr(lsim_siconos_last_error(s), "aborted inside Siconos"));
+  for (int i = 0; i < bad.n; ++i) assert_true(isfinite(z[i]));
+  assert_int_equal(lsim_siconos_solve(s, &good, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  /* lcp_deudeu's unique solution is solved by pivoting to round-off. */
+  assert_true(lsim_siconos_error(&good, z, w) < 1e-12);
+  free(z);
+  lsim_siconos_free(s);
+  lsim_lcp_free(&bad);
+  lsim_lcp_free(&good);
+}
+
 static void test_siconos_error(void **state) {
   (void)state;
   LsimLcp lcp;
@@ -439,6 +463,7 @@ int main(void) {
       cmocka_unit_test(test_enum_size_limit),
       cmocka_unit_test(test_reported_failure),
       cmocka_unit_test(test_siconos_error),
+      cmocka_unit_test(test_abort_trapped),
       cmocka_unit_test(test_output_captured),
       cmocka_unit_test(test_stderr_captured),
       cmocka_unit_test(test_edge_cases),

@@ -121,5 +121,11 @@ octave-cli -H --no-gui --eval "addpath('scripts'); r = lcpsim_load('$part'); \
 grep -q "status             solved" "$out/solve.txt" || fail "kill -9: $(cat "$out/solve.txt")"
 ./lcpsim view "$part" -o "$out/k.html" > /dev/null || fail "kill -9: lcpsim view failed"
 [ -s "$out/k.html" ] || fail "kill -9: no page"
+# The next run of that -o names the leftover in one stderr line and leaves it alone.
+cksum "$part" > "$out/sum1"
+./lcpsim $scene --steps 5 -o "$out/k.h5" --quiet 2> "$out/err" || fail "rerun of k.h5 failed"
+[ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run" "$out/err" \
+  || fail "rerun: $(cat "$out/err")"
+cksum "$part" | cmp -s - "$out/sum1" || fail "rerun touched $part"
 echo "output_files: dir/FIFO/link/scene refused, /dev/null kept, 2 concurrent runs whole," \
      "SIGINT 130 / SIGTERM 143 marked, kill -9 partial read ($(tail -1 "$out/oct.txt") steps, LCP of step $n)"
