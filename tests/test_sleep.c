@@ -201,6 +201,18 @@ static void test_falling_box_wakes_sleeper(void **state) {
         assert_false(flags[1]);
       } else {
         a_woke = k;
+        /* Its ground contacts were warm started from the impulses they had when it fell
+           asleep: at rest they carried its weight over the step, m g h plus m dv_z, the
+           resting box's change of vertical speed, zero to Lemke's 1e-10 (1e-9). */
+        const LsimContactSet *cs = lsim_stepper_contacts(s);
+        const double *guess = lsim_stepper_warm_guess(s);
+        double carried = 0.0;
+        int ground = 0;
+        for (int c = 0; c < cs->count; ++c)
+          if (cs->contacts[c].body[0] == 0 && cs->contacts[c].body[1] == 2)
+            carried += guess[cs->contacts[c].first_var], ++ground;
+        assert_true(ground >= 3);
+        assert_true(fabs(carried - 9.81 * H) < 1e-9);
       }
     }
     if (a_woke >= 0 && stats.sleeping == 2) both = k;
