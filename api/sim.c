@@ -3,6 +3,7 @@
  * scene/ (loading, records) and contact/ (the model, the state, the step): it adds no
  * physics. Nothing here prints or exits; errors go to sim->error. */
 #include "api/api.h"
+#include "contact/guard.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -272,6 +273,14 @@ int lsim_sim_step(LsimSim *sim) {
     lsim_api_fail(sim, status, "step %d (t = %.17g): the solver '%s' reported %s%s%s",
                   sim->state.step, sim->state.time, lsim_sim_solver(sim), lsim_status_name(status),
                   why[0] ? ": " : "", why);
+  }
+  /* Divergence guard (contact/guard.h): the step is not recorded, the record marked. */
+  LsimStateFault fault;
+  if (lsim_state_check(&sim->model, &sim->state, lsim_stepper_contacts(sim->stepper), &fault)) {
+    char why[320];
+    lsim_state_fault_format(&sim->model, sim->state.step, &fault, why, sizeof why);
+    if (sim->record) lsim_record_set_end(sim->record, LSIM_RUN_STOPPED, why);
+    return lsim_api_fail(sim, LSIM_DIVERGED, "%s", why);
   }
   if (sim->record &&
       lsim_record_step(sim->record, &sim->model, &sim->state, lsim_stepper_contacts(sim->stepper),

@@ -2,7 +2,8 @@
  * the same process, on the same problems (every 3-D file of shared/data/siconos-fc3d).
  *
  * Table 1, reach: each solver with tolerance 1e-8 on the relative natural-map residual
- * (Siconos' fc3d error; ours, lcp/fc.h, computed the same way for every solver) and 10 000
+ * (relative to ||q||, lcp/fc.h: never below Siconos 4.4's own error; computed the same way
+ * for every solver) and 10 000
  * iterations; the residual each reaches, its iterations and median time over alternating
  * repetitions (ours, Siconos, ours, ...: the machine's load hits both alike).
  * Table 2, equal error on Capsules-i101-404: both solvers at the same target error (1e-8,
@@ -113,9 +114,11 @@ int main(void) {
     alternate("nsgs_aa", "siconos:fc3d_nsgs", &p, target, 10000, 3, &ours, &sic);
     const Run plain = run_once("nsgs", &p, target, 10000);
     all_reached = all_reached && ours.rel <= target;
-    printf("| %s | %d | %.2e | %d | %.3f | %.2e | %d | %.2e | %d | %.3f | %.2f |\n", names[i],
+    /* the ratio compares runs to their own stops: equal error only when both reached it */
+    printf("| %s | %d | %.2e | %d | %.3f | %.2e | %d | %.2e | %d | %.3f | %.2f%s |\n", names[i],
            p.nc, ours.rel, ours.iterations, 1e3 * ours.time, plain.rel, plain.iterations,
-           sic.rel, sic.iterations, 1e3 * sic.time, sic.time / ours.time);
+           sic.rel, sic.iterations, 1e3 * sic.time, sic.time / ours.time,
+           ours.rel <= target && sic.rel <= target ? "" : " (not at equal error)");
     if (strstr(names[i], "Capsules") && !have_caps) {
       caps = p;
       have_caps = 1;
@@ -123,7 +126,9 @@ int main(void) {
       lsim_fc_free(&p);
     }
   }
-  printf("\nnsgs_aa reaches %g on every 3-D file: %s\n\n", target, all_reached ? "yes" : "NO");
+  printf("\nnsgs_aa reaches %g on every 3-D file: %s\n", target, all_reached ? "yes" : "NO");
+  printf("(the time ratio is of each run to its own stop; where one solver missed the target "
+         "it is not a ratio at equal error)\n\n");
 
   if (have_caps) {
     /* Equal error: Siconos' own stopping test runs past the target (its light error is not

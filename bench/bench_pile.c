@@ -14,7 +14,15 @@
  * Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it is a dense
  * pivoting method).
  *
+ * With --sleep: instead, sleeping bodies at rest (model->sleep, contact/sleep.c) on against
+ * off on one pile (N = 1000, 2000 steps unless --n / --steps say otherwise), one thread:
+ * lcpsim (sleep: 0.01 m/s, 0.02 rad/s, 0.5 s) and, as the peer, ODE's auto-disable with
+ * the same thresholds and time, taking turns; steps/s over the whole run and over its last
+ * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
+ *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
+ *                   [--sleep] [--sleep-speeds LIN ANG]
+ *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
  *   members' spinning, so their column then means CPU spent, not time taken);
@@ -143,10 +151,11 @@ typedef struct {
   int steps;
 } LsimRun;
 
-static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads) {
+static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads, int sleep) {
   memset(run, 0, sizeof *run);
   run->solver = solver;
   build_lcpsim(n, threads, &run->m, &run->st);
+  run->m.sleep.enabled = sleep; /* the default thresholds: 0.01 m/s, 0.02 rad/s, 0.5 s */
   if (strcmp(solver, "pgs")) {
     /* Pivoting solvers: solve to 1e-10, default pivot limit (not 20 sweeps at tol 0). */
     run->m.solver.tol = 1e-10;
@@ -221,14 +230,27 @@ typedef struct {
   dSpaceID space;
   dThreadingImplementationID impl;
   dThreadingThreadPoolID pool;
+  dBodyID *bodies; /* [nbodies] the boxes */
+  int nbodies;
   double total;
   int steps;
 } OdeRun;
 
-static void ode_run_init(OdeRun *run, int n, int threads) {
+static void ode_run_init(OdeRun *run, int n, int threads, int sleep) {
   memset(run, 0, sizeof *run);
   OdeCtx *ctx = &run->ctx;
   ctx->world = dWorldCreate();
+  if (sleep) {
+    /* Auto-disable with lcpsim's sleep settings: speeds (ODE compares their squares),
+       0.5 s = 50 steps idle. */
+    dWorldSetAutoDisableFlag(ctx->world, 1);
+    dWorldSetAutoDisableLinearThreshold(ctx->world, 0.01);
+    dWorldSetAutoDisableAngularThreshold(ctx->world, 0.02);
+    dWorldSetAutoDisableTime(ctx->world, 0.5);
+    dWorldSetAutoDisableSteps(ctx->world, 50);
+  }
+  run->bodies = malloc((size_t)n * sizeof *run->bodies);
+  run->nbodies = n;
   dWorldSetGravity(ctx->world, 0, 0, -9.81);
   dWorldSetQuickStepNumIterations(ctx->world, 20);
   run->space = dHashSpaceCreate(0);
@@ -250,6 +272,7 @@ static void ode_run_init(OdeRun *run, int n, int threads) {
     dMass mass;
     dMassSetBoxTotal(&mass, MASS, 2 * HALF, 2 * HALF, 2 * HALF);
     dBodySetMass(b, &mass);
+    run->bodies[i] = b;
     double p[3];
     box_position(n, i, &jitter, p);
     dBodySetPosition(b, p[0], p[1], p[2]);
@@ -289,11 +312,106 @@ static double ode_run_finish(OdeRun *run, double *contacts) {
   dJointGroupDestroy(run->ctx.contacts);
   dSpaceDestroy(run->space);
   dWorldDestroy(run->ctx.world);
+  free(run->bodies);
   return run->total / run->steps;
 }
 
+/* Bodies of an ODE run that auto-disable has disabled. */
+static int ode_disabled(const OdeRun *run) {
+  int k = 0;
+  for (int i = 0; i < run->nbodies; ++i) k += !dBodyIsEnabled(run->bodies[i]);
+  return k;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Bodies of an lcpsim run within the sleep thresholds now; the median and 90th percentile
+ * of the linear and angular speeds to stderr. */
+static int lsim_at_rest(const LsimRun *run, const char *label) {
+  const int n = run->m.nbodies - 1; /* the boxes; the bin is last */
+  double *lin = malloc(2 * (size_t)n * sizeof *lin), *ang = lin + n;
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    const double *v = run->st.v + run->m.bodies[i].v_offset;
+    lin[i] = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    ang[i] = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+    k += lin[i] <= run->m.sleep.linear_speed && ang[i] <= run->m.sleep.angular_speed;
+  }
+  qsort(lin, (size_t)n, sizeof *lin, cmp_double);
+  qsort(ang, (size_t)n, sizeof *ang, cmp_double);
+  fprintf(stderr, "lcpsim, sleep %s, at the end: |v| median %.2e, 90 %% %.2e m/s; |omega| median %.2e, 90 %% %.2e rad/s\n",
+          label, lin[n / 2], lin[9 * n / 10], ang[n / 2], ang[9 * n / 10]);
+  free(lin);
+  return k;
+}
+
+/* --sleep: sleeping on against off on one pile (see the file's comment). */
+static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
+  enum { CHUNK = 50 };
+  printf("## Sleeping bodies at rest: on against off, pile of %d boxes, %d steps, one thread\n\n", n, steps);
+  printf("lcpsim: PGS 20 sweeps, sleep %g m/s, %g rad/s, 0.5 s; ODE: QuickStep 20 iterations, "
+         "auto-disable with the same thresholds and time\n\n", lin, ang);
+  printf("| engine | sleep | steps/s | steps/s, last quarter | asleep at the end | within the thresholds at the end | max penetration (m) |\n"
+         "|---|---|---|---|---|---|---|\n");
+  LsimRun l[2];
+  OdeRun o[2];
+  double tail_l[2] = {0, 0}, tail_o[2] = {0, 0};
+  int tail_steps = 0;
+  for (int k = 0; k < 2; ++k) {
+    lsim_run_init(&l[k], n, "pgs", 1, k);
+    l[k].m.sleep.linear_speed = lin, l[k].m.sleep.angular_speed = ang;
+    if (ode) ode_run_init(&o[k], n, 1, k);
+    if (ode && k) {
+      dWorldSetAutoDisableLinearThreshold(o[k].ctx.world, lin);
+      dWorldSetAutoDisableAngularThreshold(o[k].ctx.world, ang);
+    }
+  }
+  const int tail_from = steps - steps / 4;
+  for (int done = 0, chunk = 0; done < steps; done += CHUNK, ++chunk) {
+    const int c = steps - done < CHUNK ? steps - done : CHUNK;
+    if (done >= tail_from) tail_steps += c;
+    for (int k = 0; k < 2; ++k) {
+      /* Alternating order between chunks, so neither setting always runs first. */
+      const int kk = chunk % 2 ? 1 - k : k;
+      const double t0 = l[kk].total;
+      lsim_run_steps(&l[kk], c);
+      if (done >= tail_from) tail_l[kk] += l[kk].total - t0;
+      if (ode) {
+        const double u0 = o[kk].total;
+        ode_run_steps(&o[kk], c);
+        if (done >= tail_from) tail_o[kk] += o[kk].total - u0;
+      }
+    }
+  }
+  double rate[2], orate[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    const int asleep = lsim_stepper_sleeping(l[k].s, NULL);
+    const int rest = lsim_at_rest(&l[k], k ? "on" : "off");
+    const RunStats r = lsim_run_finish(&l[k]);
+    rate[k] = 1.0 / r.seconds_per_step;
+    printf("| lcpsim | %s | %.1f | %.1f | %.1f %% | %.1f %% | %.2e |\n", k ? "on" : "off", rate[k],
+           tail_steps / tail_l[k], 100.0 * asleep / n, 100.0 * rest / n, r.max_penetration);
+  }
+  for (int k = 0; ode && k < 2; ++k) {
+    const int off = ode_disabled(&o[k]);
+    double contacts;
+    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts);
+    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | - |\n", k ? "on" : "off", orate[k],
+           tail_steps / tail_o[k], 100.0 * off / n);
+  }
+  printf("\nGain (on / off), whole run: lcpsim %.2fx", rate[1] / rate[0]);
+  if (ode) printf(", ODE %.2fx", orate[1] / orate[0]);
+  printf("; last quarter: lcpsim %.2fx", tail_l[0] / tail_l[1]);
+  if (ode) printf(", ODE %.2fx", tail_o[0] / tail_o[1]);
+  printf("\n");
+}
+
 int main(int argc, char **argv) {
-  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2;
+  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0;
+  double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
@@ -302,9 +420,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc) only_steps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
+    else if (!strcmp(argv[i], "--sleep")) sleep = 1;
+    else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
+      sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T]\n");
+                      "[--threads T] [--cpu] [--sleep] [--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
@@ -313,6 +434,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   dInitODE2(0);
+  if (sleep) {
+    sleep_bench(only_n > 0 ? only_n : 1000, only_steps > 0 ? only_steps : 2000, ode, sleep_lin, sleep_ang);
+    dCloseODE();
+    return 0;
+  }
   int sizes[] = {10, 100, 1000, 10000};
   int nsizes = quick ? 2 : 4;
   if (only_n > 0) sizes[0] = only_n, nsizes = 1;
@@ -336,10 +462,10 @@ int main(int argc, char **argv) {
     const int ode_threaded = ode && n <= 1000;
     LsimRun l1, lt;
     OdeRun o1, ot;
-    lsim_run_init(&lt, n, "pgs", threads);
-    lsim_run_init(&l1, n, "pgs", 1);
-    if (ode) ode_run_init(&o1, n, 1);
-    if (ode_threaded) ode_run_init(&ot, n, threads);
+    lsim_run_init(&lt, n, "pgs", threads, 0);
+    lsim_run_init(&l1, n, "pgs", 1, 0);
+    if (ode) ode_run_init(&o1, n, 1, 0);
+    if (ode_threaded) ode_run_init(&ot, n, threads, 0);
     for (int done = 0; done < steps; done += CHUNK) {
       const int c = steps - done < CHUNK ? steps - done : CHUNK;
       lsim_run_steps(&lt, c);
@@ -372,7 +498,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 2; ++k) {
     const int n = sizes[k];
     LsimRun lr;
-    lsim_run_init(&lr, n, "lemke", 1); /* tol 1e-10, default pivot limit: see lsim_run_init */
+    lsim_run_init(&lr, n, "lemke", 1, 0); /* tol 1e-10, default pivot limit: see lsim_run_init */
     lsim_run_steps(&lr, 50);
     const RunStats r = lsim_run_finish(&lr);
     printf("| %d | %.3f | %.1f | %d | %d |\n", n, 1e3 * r.seconds_per_step, r.mean_iterations,

@@ -26,6 +26,9 @@ int lsim_cli_models(int argc, char **argv);
  * (joined with the scene's folder unless absolute). */
 void lsim_cli_default_output(const char *scene, char *buf, size_t len);
 void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len);
+/* One stderr line when partial files of output path are left from runs that ended
+ * without closing them (scene/outfile.h, lsim_outfile_leftovers): a note, not an error. */
+void lsim_cli_note_leftovers(const char *path);
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
 int lsim_cli_parse_double(const char *s, double *out);

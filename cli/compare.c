@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "scene/outfile.h"
 #include "compare/compare.h"
 #include "compare/mpi.h"
 
@@ -15,7 +15,7 @@ static void compare_usage(FILE *f) {
           "usage: lcpsim compare SCENE.json --solvers LIST [--mode shadow|independent]\n"
           "                      [--reference SPEC] [-o FILE] [--csv] [--steps N]\n"
           "                      [--success-tol X] [--dense-limit N] [--dump-lcp] [--repeat K]\n"
-          "                      [--time-limit S] [--quiet]\n"
+          "                      [--time-limit S] [--trajectory] [--quiet]\n"
           "       lcpsim compare FILE... --solvers LIST [-o FILE] [--csv]   (LCP .dat files,\n"
           "                      or frictional contact .dat / FCLIB .hdf5 files)\n"
           "                      [--success-tol X] [--dump-lcp]\n"
@@ -44,6 +44,9 @@ static void compare_usage(FILE *f) {
           "                     mode): median time recorded, spread in wall_time_spread\n"
           "  --time-limit S     each solve at most S seconds (run in a child process);\n"
           "                     past it the solve is recorded as a timeout (a failure)\n"
+          "  --trajectory       shadow mode: keep the reference's run (states, contacts,\n"
+          "                     impulses; a run file's datasets) under /trajectory, so that\n"
+          "                     lcpsim view draws the bodies beside the measures\n"
           "  --quiet            no summary on stdout (and no progress bar; the bar is drawn\n"
           "                     on stderr only when it is a terminal)\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
@@ -133,7 +136,7 @@ static void progress_bar(void *arg, int done, int total) {
 int lsim_cli_compare(int argc, char **argv) {
   const char *out_path = NULL, *list = NULL, *ref_text = NULL, *mode_text = "shadow";
   const char *inputs[4096];
-  int ninputs = 0, csv = 0, quiet = 0, dump = 0, steps_override = -1, dense_limit = 4000;
+  int ninputs = 0, csv = 0, quiet = 0, dump = 0, trajectory = 0, steps_override = -1, dense_limit = 4000;
   int repeat = 1;
   double time_limit = 0.0;
   double success_tol = 1e-6;
@@ -151,6 +154,8 @@ int lsim_cli_compare(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump = 1;
+    } else if (!strcmp(a, "--trajectory")) {
+      trajectory = 1;
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solvers") ||
                !strcmp(a, "--mode") || !strcmp(a, "--reference") || !strcmp(a, "--steps") ||
                !strcmp(a, "--success-tol") || !strcmp(a, "--dense-limit") ||
@@ -202,7 +207,7 @@ int lsim_cli_compare(int argc, char **argv) {
   }
   /* The output must not be one of the inputs (a scene or problem file would be lost). */
   for (int k = 0; out_path && k < ninputs; ++k)
-    if (lsim_cli_same_file(out_path, inputs[k])) {
+    if (lsim_outfile_same(out_path, inputs[k])) {
       fprintf(stderr, "lcpsim compare: -o %s: is the input file %s; refused\n", out_path,
               inputs[k]);
       return 2;
@@ -228,6 +233,7 @@ int lsim_cli_compare(int argc, char **argv) {
   cfg.output = out_path;
   cfg.independent = independent;
   cfg.dump_lcp = dump;
+  cfg.trajectory = trajectory;
   cfg.steps = steps_override;
   cfg.dense_limit = dense_limit;
   cfg.success_tol = success_tol;

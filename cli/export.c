@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "lcp/lcp.h"
+#include "scene/outfile.h"
 #include "lcp/datfile.h"
 #include "scene/lcpdump.h"
 
@@ -77,13 +78,17 @@ int lsim_cli_export(int argc, char **argv) {
     if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
     snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
   }
-  /* The output must not be the file read (it would be replaced by the .dat text). */
-  if (lsim_cli_same_file(out, path)) {
-    fprintf(stderr, "lcpsim export: -o %s: is the input file; refused\n", out);
-    lsim_dumped_lcp_free(&d);
-    return 2;
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  LsimOutFile of;
+  int rc = 0;
+  if (lsim_outfile_same(out, path)) {
+    snprintf(err, sizeof err, "%.900s: the output is the input file itself: refused", out);
+    rc = LSIM_INVALID_INPUT;
+  } else if (!(rc = lsim_outfile_begin(&of, out, err, sizeof err))) {
+    rc = lsim_dat_write(of.partial, &d.lcp, 0, 1, err, sizeof err);
+    if (rc) lsim_outfile_discard(&of);
+    else rc = lsim_outfile_commit(&of, err, sizeof err);
   }
-  const int rc = lsim_dat_write(out, &d.lcp, 0, 1, err, sizeof err);
   if (rc) fprintf(stderr, "lcpsim export: %s\n", err);
   else printf("%s: step %d (series %d), n = %d -> %s\n", path, step, d.series, d.lcp.n, out);
   lsim_dumped_lcp_free(&d);

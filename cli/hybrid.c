@@ -11,12 +11,10 @@
 #include "hybrid/run.h"
 #include "hybrid/model.h"
 #include "hybrid/scene.h"
+#include "scene/outfile.h"
 
-static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
-}
+static volatile sig_atomic_t interrupted = 0; /* the signal that asked the run to stop */
+static void on_interrupt(int sig) { interrupted = sig; }
 
 static double seconds(void) {
   struct timespec ts;
@@ -56,21 +54,50 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (s.output_file[0]) lsim_cli_scene_relative(scene_path, s.output_file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
+  /* The file opened before the run (scene/outfile.h: a bad output refused now, not after
+     it) and written as the run goes, so a killed run leaves its partial file. */
+  if (lsim_outfile_same(path, scene_path)) {
+    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
+            path);
+    return 2;
+  }
+  LsimHybridRecord *rec = NULL;
+  if (lsim_hybrid_record_open(&rec, path, s.model, s.params, s.initial, &s.options, text, msg,
+                              sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return 2;
+  }
+  lsim_cli_note_leftovers(path); /* killed runs' partial files (ours has a live pid) */
 
-  /* The run, interruptible; the file keeps what was done. */
+  /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();
   LsimHybridTrace tr;
   signal(SIGINT, on_interrupt);
-  const int rc = lsim_hybrid_run(s.model, s.params, s.initial, s.chart, &s.options, &interrupted,
-                                 &tr, msg, sizeof msg);
+  signal(SIGTERM, on_interrupt);
+  const int rc = lsim_hybrid_run_observed(s.model, s.params, s.initial, s.chart, &s.options,
+                                          &interrupted, lsim_hybrid_record_observe, rec, &tr,
+                                          msg, sizeof msg);
   signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   if (rc) {
-    fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
+    /* A run that could not start (bad parameters or initial state) leaves no file; one
+       whose file failed says why. */
+    char werr[1024] = "";
+    if (lsim_hybrid_record_close(rec, &tr, 0.0, 0, werr, sizeof werr))
+      fprintf(stderr, "lcpsim: %s\n", werr);
+    else
+      fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
     lsim_hybrid_trace_free(&tr);
     return 2;
   }
-  if (lsim_hybrid_write(path, s.model, s.params, s.initial, &s.options, &tr, text,
-                        seconds() - t0, msg, sizeof msg)) {
+  /* An interrupted run's reason names the signal, as a time-stepping run's does. */
+  if (tr.end == LSIM_HYBRID_INTERRUPTED) {
+    char why[sizeof tr.end_reason];
+    snprintf(why, sizeof why, "%s", tr.end_reason);
+    snprintf(tr.end_reason, sizeof tr.end_reason, "%s: %.300s",
+             interrupted == SIGTERM ? "SIGTERM" : "SIGINT", why);
+  }
+  if (lsim_hybrid_record_close(rec, &tr, seconds() - t0, 1, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     lsim_hybrid_trace_free(&tr);
     return 2;
@@ -82,8 +109,9 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
             tr.end_reason, path);
     code = 1;
   } else if (tr.end == LSIM_HYBRID_INTERRUPTED) {
-    fprintf(stderr, "lcpsim: %s; %s holds the run up to there\n", tr.end_reason, path);
-    code = 130;
+    fprintf(stderr, "lcpsim: %s; %s holds the run up to there (/summary/run_end: "
+            "interrupted)\n", tr.end_reason, path);
+    code = interrupted == SIGTERM ? 143 : 130;
   }
   if (!quiet)
     printf("%s: hybrid model %s, %.6g s in %ld chart transitions, %ld integration steps, "
@@ -97,9 +125,13 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
 /* One model in full: what a scene can set. */
 static void describe(const LsimHybridModel *m) {
   printf("%s: %s\nstates (\"initial\", default):\n", m->name, m->description);
-  for (int i = 0; i < m->nstates; ++i) printf("  %-18s %g\n", m->state_names[i], m->default_state[i]);
+  for (int i = 0; i < m->nstates; ++i)
+    printf("  %-18s %g%s%s\n", m->state_names[i], m->default_state[i],
+           m->state_units && m->state_units[i][0] ? " " : "", m->state_units ? m->state_units[i] : "");
   printf("parameters (\"parameters\", default):\n");
-  for (int i = 0; i < m->nparams; ++i) printf("  %-18s %g\n", m->param_names[i], m->default_params[i]);
+  for (int i = 0; i < m->nparams; ++i)
+    printf("  %-18s %g%s%s\n", m->param_names[i], m->default_params[i],
+           m->param_units && m->param_units[i][0] ? " " : "", m->param_units ? m->param_units[i] : "");
   printf("charts (\"chart\") and their boundaries:\n");
   for (int c = 0; c < m->ncharts; ++c) {
     const LsimHybridChart *ch = &m->charts[c];
@@ -108,7 +140,9 @@ static void describe(const LsimHybridModel *m) {
     printf(ch->nboundaries ? "\n" : " (none)\n");
   }
   printf("outputs:");
-  for (int i = 0; i < m->noutputs; ++i) printf(" %s", m->output_names[i]);
+  for (int i = 0; i < m->noutputs; ++i)
+    printf(m->output_units && m->output_units[i][0] ? " %s [%s]" : " %s", m->output_names[i],
+           m->output_units ? m->output_units[i] : "");
   printf("\n");
 }
 

@@ -10,12 +10,14 @@
 #include "cli/cli.h"
 #include "contact/assembly.h"
 #include "contact/constraints.h"
+#include "contact/guard.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "hybrid/scene.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 #include "scene/record.h"
 #include "hybrid/event_driven.h"
 #include "scene/scene.h"
@@ -24,7 +26,8 @@ static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
-          "                    [--threads T] [--print] [--quiet] [--dump-lcp]\n"
+          "                    [--threads T] [--on-failure P] [--print] [--quiet]\n"
+          "                    [--dump-lcp] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -38,21 +41,44 @@ static void run_usage(FILE *f) {
           "  --omega W          override the PGS relaxation, in (0, 2)\n"
           "  --threads T        override the PGS sweep team size, 1 .. 64 (results depend on\n"
           "                     T, never on the machine or the run; docs/solvers.md)\n"
+          "  --on-failure P     what a failed solve leads to (overrides solver.on_failure):\n"
+          "                     fallback (default: the chain of docs/solvers.md, \"Failure\n"
+          "                     policy\", keeps the best result), stop (end the run there,\n"
+          "                     keeping the steps before it), continue (integrate the\n"
+          "                     failed result); every step records its solver and residual\n"
           "  --print            print a table per step: every coordinate of q and v of each\n"
           "                     moving body, and the contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them)\n"
+          "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
+          "                     captured and otherwise dropped), one stderr line per step\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
-          "Exit status: 0 success, 1 a solver failed on some step (the file says where),\n"
-          "2 bad input, 130 interrupted (the steps done are kept in the file).\n");
+          "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
+          "the run stopped (a non-finite or runaway state, the scene's \"limits\", or a\n"
+          "failure under --on-failure stop; the file keeps the steps before it), 2 bad\n"
+          "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
+          "file, marked interrupted). -o never replaces anything but a regular file:\n"
+          "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
+          "written through; the scene itself is refused as -o (docs/output-format.md).\n"
+          "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
+          "run of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
 
+/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
 static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) {
-  (void)sig;
-  interrupted = 1;
+static void on_interrupt(int sig) { interrupted = sig; }
+
+/* SIGINT and SIGTERM to on_interrupt (handler != NULL), or back to the defaults. */
+static void catch_interrupts(int on) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sigemptyset(&sa.sa_mask);
+  sa.sa_handler = on ? on_interrupt : SIG_DFL;
+  sa.sa_flags = SA_RESTART; /* the file's writes go on; the loop checks the flag */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
 }
 
 static double now_seconds(void) {
@@ -68,6 +94,18 @@ void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
   size_t n = strlen(base);
   if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
   snprintf(buf, len, "%.*s.h5", (int)n, base);
+}
+
+void lsim_cli_note_leftovers(const char *path) {
+  char first[LSIM_OUTFILE_PATH_MAX + 64];
+  const int n = lsim_outfile_leftovers(path, first, sizeof first);
+  if (n == 1)
+    fprintf(stderr, "lcpsim: note: %s is left from an earlier run of this output that did not "
+            "finish; it is kept as it is (docs/output-format.md, \"Output files\")\n", first);
+  else if (n > 1)
+    fprintf(stderr, "lcpsim: note: %s and %d more %s.<pid>.partial are left from earlier runs "
+            "of this output that did not finish; they are kept as they are "
+            "(docs/output-format.md, \"Output files\")\n", first, n - 1, path);
 }
 
 /* A scene-relative path: joined with the scene's folder unless absolute. */
@@ -150,9 +188,9 @@ static void progress(int done, int total, double elapsed) {
 
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
-  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0;
+  int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
-  int max_iter_override = -1, threads_override = -1;
+  int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -166,6 +204,8 @@ int lsim_cli_run(int argc, char **argv) {
       quiet = 1;
     } else if (!strcmp(a, "--dump-lcp")) {
       dump_lcp = 1;
+    } else if (!strcmp(a, "--solver-output")) {
+      solver_output = 1;
     } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
                !strcmp(a, "--threads")) {
       if (i + 1 >= argc) {
@@ -193,6 +233,16 @@ int lsim_cli_run(int argc, char **argv) {
         }
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
         fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
+        return 2;
+      }
+    } else if (!strcmp(a, "--on-failure")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "lcpsim: %s needs a value\n", a);
+        return 2;
+      }
+      const char *v = argv[++i];
+      if (lsim_on_failure_parse(v, &on_failure_override)) {
+        fprintf(stderr, "lcpsim: --on-failure: need fallback, stop or continue, got '%s'\n", v);
         return 2;
       }
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
@@ -237,7 +287,8 @@ int lsim_cli_run(int argc, char **argv) {
   if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
-        max_iter_override >= 0 || threads_override > 0 || dump_lcp)
+        max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
+        dump_lcp || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -273,6 +324,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;
   if (omega_override > 0.0) model.solver.omega = omega_override;
   if (threads_override > 0) model.solver.threads = threads_override;
+  if (on_failure_override >= 0) model.solver.on_failure = on_failure_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     model.steps = (int)llround(k);
@@ -289,6 +341,14 @@ int lsim_cli_run(int argc, char **argv) {
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
+  if (lsim_outfile_same(path, scene_path)) {
+    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
+            path);
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
+  }
 
   /* Stepper and recorder. */
   int exit_code = 0;
@@ -318,8 +378,15 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
 
+  /* Partial files of this output left by killed runs: a note (ours has a live pid). */
+  if (!exit_code) lsim_cli_note_leftovers(path);
+
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
+  int stopped = 0; /* the run ended itself early (a diverging state, a failure under
+                      on_failure "stop"): that step is not recorded */
+  int recovered = 0; /* steps whose failed solve the fallback chain recovered */
+  char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
   const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
@@ -331,14 +398,26 @@ int lsim_cli_run(int argc, char **argv) {
     eo.precision = model.event_precision;
     eo.chatter_events = model.event_chatter_events;
     eo.chatter_window = model.event_chatter_window;
-    if (lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg)) {
+    eo.rtol = model.event_rtol;
+    eo.atol = model.event_atol;
+    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at the next sample or event */
+    catch_interrupts(1);
+    const int erc =
+        lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
+    catch_interrupts(0);
+    if (erc == LSIM_EVENT_INTERRUPTED) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
       failures = 1, first_failure = done + 1, worst_status = LSIM_BREAKDOWN;
     }
   }
   if (!exit_code && !event_driven) {
-    signal(SIGINT, on_interrupt);
+    catch_interrupts(1);
     if (print) {
       print_header(&model);
       print_row(&model, &state, NULL);
@@ -354,15 +433,42 @@ int lsim_cli_run(int argc, char **argv) {
       /* With tol 0 an iterative solver runs a fixed budget: spending it is its normal
          end (the status still says max_iterations), not a failure. */
       const int budget_spent = status == LSIM_MAX_ITERATIONS && model.solver.tol == 0.0;
-      if (status != LSIM_SOLVED && !budget_spent) {
+      const int failed = status != LSIM_SOLVED && !budget_spent;
+      /* Failure policy "stop": the run ends at the failed step, which is not recorded (its
+         state was integrated from the failed result). */
+      if (failed && model.solver.on_failure == LSIM_ON_FAILURE_STOP) {
+        snprintf(stop_reason, sizeof stop_reason,
+                 "step %d: solver %s failed (%s, relative residual %.3g) under on_failure "
+                 "\"stop\"", k + 1, lsim_solver_name(lsim_stepper_solver(stepper)),
+                 lsim_status_name(status), st.relative_residual);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
+      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
+      /* Divergence guard (contact/guard.h): a non-finite or runaway state ends the run
+         here, before the step is recorded. */
+      LsimStateFault fault;
+      if (lsim_state_check(&model, &state, cs, &fault)) {
+        lsim_state_fault_format(&model, k + 1, &fault, stop_reason, sizeof stop_reason);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
+      if (failed) {
         if (!failures) first_failure = k + 1;
         ++failures;
         worst_status = status;
       }
+      /* Siconos' own printing, captured: shown only on request. */
+      const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
+      if (*said)
+        fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
+                lsim_solver_name(lsim_stepper_solver(stepper)), said);
+      recovered += st.first_status < 0 && st.status >= 0;
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
-      const LsimContactSet *cs = lsim_stepper_contacts(stepper);
       if (lsim_record_step(rec, &model, &state, cs, &st) ||
           (dump && lsim_lcpdump_step(dump, k + 1, stepper))) {
         fprintf(stderr, "lcpsim: %s: writing step %d failed\n", path, k + 1);
@@ -371,11 +477,18 @@ int lsim_cli_run(int argc, char **argv) {
       }
       done = k + 1;
       if (print) print_row(&model, &state, cs);
+
       if (show_progress && (done % 50 == 0 || done == model.steps))
         progress(done, model.steps, now_seconds() - t0);
     }
     if (show_progress) fputc('\n', stderr);
-    signal(SIGINT, SIG_DFL);
+    catch_interrupts(0);
+    if (interrupted && rec) {
+      char why[96];
+      snprintf(why, sizeof why, "%s after step %d of %d",
+               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+      lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    }
   }
   const double elapsed = now_seconds() - t0;
 
@@ -403,10 +516,16 @@ int lsim_cli_run(int argc, char **argv) {
               lsim_status_name(worst_status), path);
       exit_code = 1;
     }
+    if (stopped) {
+      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every step before it (%d)\n",
+              scene_path, stop_reason, path, done);
+      exit_code = 1;
+    }
     if (interrupted) {
-      fprintf(stderr, "lcpsim: interrupted after %d of %d steps; %s holds them\n", done,
-              model.steps, path);
-      exit_code = 130;
+      fprintf(stderr, "lcpsim: interrupted by %s after %d of %d %s; %s holds them "
+              "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
+              done, model.steps, event_driven ? "samples" : "steps", path);
+      exit_code = interrupted == SIGTERM ? 143 : 130;
     }
     if (!quiet && event_driven)
       fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",
@@ -414,9 +533,10 @@ int lsim_cli_run(int argc, char **argv) {
     else if (!quiet)
       fprintf(stdout,
               "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
-              "%d solver failures, %.3f s (solver %.3f s) -> %s\n",
+              "%d solver failures (%d more recovered by the fallback), %.3f s (solver %.3f s) "
+              "-> %s\n",
               scene_path, done, model.time_step, lsim_solver_name(lsim_stepper_solver(stepper)),
-              total_contacts, max_residual, failures, elapsed, solver_time, path);
+              total_contacts, max_residual, failures, recovered, elapsed, solver_time, path);
   }
   lsim_stepper_free(stepper);
   free(text);

@@ -200,7 +200,9 @@ int lsim_cli_solve(int argc, char **argv) {
   LsimDumpedLcp dumped;
   memset(&dumped, 0, sizeof dumped);
   const size_t plen = strlen(path);
-  const int from_h5 = plen > 3 && !strcmp(path + plen - 3, ".h5");
+  /* A run or compare file: NAME.h5, or the PATH.<pid>.partial a killed run left. */
+  const int from_h5 = (plen > 3 && !strcmp(path + plen - 3, ".h5")) ||
+                      (plen > 8 && !strcmp(path + plen - 8, ".partial"));
   const int kind = from_h5 ? LSIM_FILE_UNKNOWN : lsim_problem_file_kind(path);
   if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB)
     return solve_fc(path, kind, solver_given ? solver_name : "nsgs", opt, ndir, warm_path,

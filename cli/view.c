@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/paths.h"
+#include "scene/outfile.h"
 #include "lcp/h5check.h"
 
 extern const char lsim_view_page_head[];
@@ -31,7 +31,8 @@ static void view_usage(FILE *f) {
           "  tethers (taut solid, slack dashed), joints, contact points with normal and\n"
           "  friction impulse arrows, a timeline (play, pause, step by step). The page holds\n"
           "  the file's data and the JavaScript it needs: it opens offline, from file://.\n"
-          "  Compare files show their per-step measures, hybrid-model files their states\n"
+          "  Compare files show their per-step measures (beside the reference's bodies when\n"
+          "  written with lcpsim compare --trajectory), hybrid-model files their states\n"
           "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step.\n"
           "  -o, --output FILE  the page (default: FILE's base name + .html, here)\n"
           "Exit status: 0 written, 2 bad input or unwritable output.\n");
@@ -213,18 +214,27 @@ int lsim_cli_view(int argc, char **argv) {
             path);
     return 2;
   }
-  char page[4096], partial[4200];
+  char page[4096];
   if (out_path) snprintf(page, sizeof page, "%s", out_path);
   else default_page(path, page, sizeof page);
-  snprintf(partial, sizeof partial, "%s.partial", page);
-  if (lsim_cli_same_file(page, path)) {
-    fprintf(stderr, "lcpsim view: -o %s: is the input file; refused\n", page);
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  LsimOutFile of;
+  char oerr[LSIM_OUTFILE_PATH_MAX + 256];
+  if (lsim_outfile_same(page, path)) {
+    fprintf(stderr, "lcpsim view: %s: the page would replace the file it shows: refused\n", page);
     H5Fclose(file);
     return 2;
   }
+  if (lsim_outfile_begin(&of, page, oerr, sizeof oerr)) {
+    fprintf(stderr, "lcpsim view: %s\n", oerr);
+    H5Fclose(file);
+    return 2;
+  }
+  const char *partial = of.partial;
   FILE *out = fopen(partial, "wb");
   if (!out) {
     fprintf(stderr, "lcpsim view: %s: cannot write the page (%s)\n", page, strerror(errno));
+    lsim_outfile_discard(&of);
     H5Fclose(file);
     return 2;
   }
@@ -244,12 +254,11 @@ int lsim_cli_view(int argc, char **argv) {
   if (fclose(out) || bad) {
     fprintf(stderr, "lcpsim view: %s: %s\n", path,
             w.error[0] ? w.error : "writing the page failed");
-    remove(partial);
+    lsim_outfile_discard(&of);
     return 2;
   }
-  if (rename(partial, page)) {
-    fprintf(stderr, "lcpsim view: %s: cannot rename to %s\n", partial, page);
-    remove(partial);
+  if (lsim_outfile_commit(&of, oerr, sizeof oerr)) {
+    fprintf(stderr, "lcpsim view: %s\n", oerr);
     return 2;
   }
   printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);

@@ -12,6 +12,7 @@
 #include "compare/mpi.h"
 #include "compare/output.h"
 #include "compare/timed.h"
+#include "compare/trajectory.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "lcp/datfile.h"
@@ -19,6 +20,8 @@
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
+#include "scene/record.h"
 #include "scene/scene.h"
 
 static double now_seconds(void) {
@@ -188,6 +191,8 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.omega = sp->opt.omega;
   m.solver.threads = sp->opt.threads;
   if (sp->warm >= 0) m.solver.warm_start = sp->warm;
+  /* A comparison measures each solver alone: no fallback chain behind it. */
+  m.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;
   return m;
 }
 
@@ -270,9 +275,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   memset(res, 0, sizeof *res);
   if (msglen) msg[0] = '\0';
   const int kind0 = lsim_problem_file_kind(inputs[0]);
+  const int lcpset = ends_with(inputs[0], ".dat");
+  if (cfg->trajectory && (independent || lcpset || kind0 == LSIM_FILE_FC_DAT ||
+                          kind0 == LSIM_FILE_FCLIB)) {
+    snprintf(msg, msglen, "--trajectory keeps the reference's run of a scene in shadow mode "
+             "(%s)", independent ? "--mode independent has one trajectory per solver"
+                                 : "problem files have no trajectory");
+    return -1;
+  }
   if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)
     return lsim_compare_fc_run(cfg, res, msg, msglen);
-  const int lcpset = ends_with(inputs[0], ".dat");
   if (lsim_mpi_size() > 1 && (independent || dump)) {
     snprintf(msg, msglen, "%s runs serially: start it without mpirun (or with one rank)",
              independent ? "--mode independent" : "--dump-lcp");
@@ -436,14 +448,24 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
 
   /* The output file, under a temporary name. */
-  char path[1024], partial[1100];
+  char path[1024], partial[LSIM_OUTFILE_PATH_MAX + 64];
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
   else default_output(inputs[0], path, sizeof path);
   /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
      their own, removed at the end (compare/mpi.h). */
   const int root = lsim_mpi_rank() == 0;
-  if (root) snprintf(partial, sizeof partial, "%s.partial", path);
+  /* Rank 0's file: under a partial name of its own, only a regular file replaced
+     (scene/outfile.h). */
+  LsimOutFile of;
+  memset(&of, 0, sizeof of);
+  if (root && lsim_outfile_begin(&of, path, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
+    exit_code = 2;
+    lsim_mpi_max_int(exit_code);
+    goto cleanup;
+  }
+  if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {-1, 0};
   o.file = lsim_h5_create(partial, err, sizeof err);
@@ -478,6 +500,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   /* Which hash /problem_hash and /results/hash hold: scenes hand solvers the factored
      problem (lsim_factored_hash); LCP sets the dense one (lsim_lcp_hash). */
   lsim_compare_w_str(&o, "/parameters/hash_form", lcpset ? "dense" : "factored", 0, -1);
+  lsim_compare_w_int(&o, "/parameters/repeat", independent ? 1 : repeat);
+  lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
   lsim_compare_write_legend(&o);
   if (lcpset) {
     char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
@@ -503,15 +527,34 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot write the header", partial);
     exit_code = 2;
   }
+  /* --trajectory: the driver's run recorded beside the file, copied in at the end (rank
+     0; every rank steps the driver). */
+  LsimRecord *traj = NULL;
+  LsimModel traj_model;
+  char traj_path[LSIM_OUTFILE_PATH_MAX + 80];
+  snprintf(traj_path, sizeof traj_path, "%s.trajectory", partial);
+  if (!exit_code && cfg->trajectory && !lcpset && !independent && root) {
+    traj_model = spec_model(&model, &specs[ref]);
+    if (lsim_record_open(&traj, traj_path, &traj_model, &state0, scene_text, specs[ref].label,
+                         err, sizeof err)) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+  }
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
-  /* The problems. */
+  /* The problems: an LCP set's files handed out on demand over MPI ranks, a scene's steps
+     by k mod K (compare/mpi.h). */
+  lsim_mpi_share_begin(lcpset ? N : 0, 1);
+  int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
     if (lcpset) {
-      if (!lsim_mpi_owns(k)) continue; /* another rank's problem */
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if (k != mine) continue; /* another rank's problem */
+      claim_due = 1;
       /* Problem k: file k, every series cold, the reference's solution first. */
       const LsimLcp *lcp = &dats[k];
       const int n = lcp->n;
@@ -644,6 +687,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
        dense M inside their context, and are skipped when n > --dense-limit). */
     LsimStepStats dst;
     const int rc = lsim_step(driver, &model, &state0, &dst);
+    if (traj && rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT &&
+        lsim_record_step(traj, &traj_model, &state0, lsim_stepper_contacts(driver), &dst)) {
+      snprintf(msg, msglen, "--trajectory: cannot write %s", traj_path);
+      exit_code = 2;
+      break;
+    }
     if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
       snprintf(msg, msglen, "reference %s: step %d: %s", specs[ref].label, k + 1,
               lsim_status_name(rc));
@@ -732,6 +781,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = 2;
   }
 
+  lsim_mpi_share_end();
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
   /* Results (rows of every rank gathered on rank 0), summary, close and rename. */
@@ -755,17 +805,30 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot write the results", partial);
     exit_code = 2;
   }
+  if (traj) {
+    /* The record renamed to traj_path on close, copied under /trajectory, removed. */
+    if (lsim_record_close(traj, !exit_code, err, sizeof err) && !exit_code) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+    traj = NULL;
+    if (!exit_code && lsim_compare_trajectory_copy(o.file, traj_path, err, sizeof err)) {
+      snprintf(msg, msglen, "--trajectory: %s", err);
+      exit_code = 2;
+    }
+    unlink(traj_path);
+  }
   if (lsim_h5_close(o.file) && !exit_code) {
     snprintf(msg, msglen, "%s: cannot close the file", partial);
     exit_code = 2;
   }
   if (!root) unlink(partial);
-  if (!exit_code && root && rename(partial, path)) {
-    snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path,
-            strerror(errno));
+  if (!exit_code && root && lsim_outfile_commit(&of, err, sizeof err)) {
+    snprintf(msg, msglen, "%s", err);
     exit_code = 2;
+  } else if (exit_code) {
+    unlink(partial);
   }
-  if (exit_code) unlink(partial);
   if (!exit_code) {
     snprintf(res->title, sizeof res->title, "%s: %s mode, %d %s, reference %s, success = "
              "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, N,

@@ -43,6 +43,8 @@ typedef struct LsimCompareConfig {
   const char *output;        /* NULL: SCENE_compare.h5 / lcpset_compare.h5 here */
   int independent;           /* 0 shadow, 1 independent */
   int dump_lcp;              /* store every LCP, warm start and solution (/lcp) */
+  int trajectory;            /* shadow mode, scenes: keep the reference's run (its states,
+                                contacts and impulses, as a run file) under /trajectory */
   int steps;                 /* > 0: override the scene's number of steps */
   int dense_limit;           /* scenes: dense solvers skipped on steps with n > this */
   double success_tol;        /* success = relative natural residual <= this */

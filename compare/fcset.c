@@ -29,6 +29,7 @@
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
 #include "lcp/quality.h"
+#include "scene/outfile.h"
 
 /* Status of a solve not run because the solver is for the other dimension. */
 #define LSIM_COMPARE_WRONG_DIM 3
@@ -170,7 +171,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(starts[s], sizeof starts[s], "cold");
   }
 
-  /* The solves. */
+  /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). */
+  lsim_mpi_share_begin(N, P);
+  int mine = lsim_mpi_share_next(), claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
@@ -188,9 +191,11 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         break;
       }
     }
-    if (!lsim_mpi_owns(k)) continue; /* another rank's problem (compare/mpi.h) */
     for (int s = 0; s < P; ++s) {
       const size_t i = (size_t)k * P + s;
+      if (claim_due) mine = lsim_mpi_share_next(), claim_due = 0; /* the last one is done */
+      if ((int)i != mine) continue; /* another rank's solve (compare/mpi.h) */
+      claim_due = 1;
       const LsimCompareSpec *sp = &specs[s];
       const int nd = series_ndir(sp, p);
       ndir[i] = nd;
@@ -246,13 +251,17 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       t.sicerr[i] = st.siconos_error;
     }
   }
+  lsim_mpi_share_end();
 
   if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
 
   /* The file, written under a temporary name and renamed when complete. */
-  char path[1024], partial[1100];
+  char path[1024];
   snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  /* Only a regular file is replaced, under a partial name of its own (scene/outfile.h). */
+  LsimOutFile of;
+  memset(&of, 0, sizeof of);
+  const char *partial = of.partial;
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
   if (!exit_code && (lsim_mpi_merge_table(&t) || lsim_mpi_merge_doubles(dual, N, P) ||
@@ -263,8 +272,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   if (!exit_code && lsim_mpi_rank() == 0) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     LsimCompareOut o = {-1, 0};
-    o.file = lsim_h5_create(partial, err, sizeof err);
+    o.file = lsim_outfile_begin(&of, path, err, sizeof err) ? -1 : lsim_h5_create(partial, err, sizeof err);
     if (o.file < 0) {
+      lsim_outfile_discard(&of);
       snprintf(msg, msglen, "%s", err);
       exit_code = 2;
     } else {
@@ -282,6 +292,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
       lsim_compare_w_int(&o, "/parameters/nseries", P);
       lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
+      lsim_compare_w_int(&o, "/parameters/repeat", repeat);
+      lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
       lsim_compare_write_legend(&o);
       char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
       int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
@@ -309,11 +321,12 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         snprintf(msg, msglen, "%s: cannot close the file", partial);
         exit_code = 2;
       }
-      if (!exit_code && rename(partial, path)) {
-        snprintf(msg, msglen, "cannot rename %s to %s: %s", partial, path, strerror(errno));
+      if (!exit_code && lsim_outfile_commit(&of, err, sizeof err)) {
+        snprintf(msg, msglen, "%s", err);
         exit_code = 2;
+      } else if (exit_code) {
+        lsim_outfile_discard(&of);
       }
-      if (exit_code) unlink(partial);
     }
   }
   if (!exit_code) {

@@ -201,8 +201,11 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
   for (int k = 0; k < t->N; ++k)
     if (t->size[(size_t)k * t->P + s] > 0) buf[m++] = t->iters[(size_t)k * t->P + s];
   out->median_iters = median(buf, m);
+  /* the residual's median over the solves that have one (a timeout or a crashed solve
+     has none: NaN, counted among the failures), as its worst is */
   m = 0;
   for (int k = 0; k < t->N; ++k)
-    if (t->size[(size_t)k * t->P + s] > 0) buf[m++] = t->rel[(size_t)k * t->P + s];
+    if (t->size[(size_t)k * t->P + s] > 0 && !isnan(t->rel[(size_t)k * t->P + s]))
+      buf[m++] = t->rel[(size_t)k * t->P + s];
   out->median_rel = median(buf, m);
 }

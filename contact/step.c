@@ -44,6 +44,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.warm_start = model->solver.warm_start;
   o.threads = model->solver.threads;
   o.islands = model->solver.islands;
+  o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);
   if (rc) {
@@ -82,7 +83,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
     for (int i = 0; i < model->nbodies; ++i)
       if (model->bodies[i].type == LSIM_BODY_DYNAMIC) s->inv_mass[i] = 1.0 / model->bodies[i].mass;
   if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass ||
-      (s->mass && !s->force)) {
+      (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
@@ -122,6 +123,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->table);
   free(s->row_v);
   free(s->inv_mass);
+  lsim_sleep_free(s);
   free(s);
 }
 
@@ -243,6 +245,13 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
       for (int d = 0; d < b->nv; ++d) vf[d] = lsim_schedule_eval_component(&b->kinematic_velocity, t + 0.5 * h, d);
       continue;
     }
+    if (s->asleep && s->asleep[i]) {
+      /* Asleep (contact/sleep.c): no motion, no forces. */
+      for (int d = 0; d < b->nv; ++d) vf[d] = 0.0;
+      if (s->mass)
+        for (int d = 0; d < b->nv; ++d) s->force[b->v_offset + d] = 0.0;
+      continue;
+    }
     for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
     for (int d = 0; d < dim; ++d) f[d] += b->mass * m->gravity[d];
     if (dim == 3) {
@@ -280,6 +289,7 @@ static void couple_free_velocities(LsimStepper *s, const LsimModel *m) {
     for (int i = 0; i < m->nbodies; ++i) {
       const LsimBody *b = &m->bodies[i];
       if (b->type != LSIM_BODY_DYNAMIC) continue;
+      if (s->asleep && s->asleep[i]) continue; /* stays still (its group holds no awake body) */
       for (int d = 0; d < b->nv; ++d) s->v_free[b->v_offset + d] += s->dv[b->v_offset + d];
     }
   }
@@ -437,6 +447,7 @@ static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState 
   const double h = m->time_step;
   for (int i = b0; i < b1; ++i) {
     const LsimBody *b = &m->bodies[i];
+    if (s->asleep && s->asleep[i]) continue; /* asleep: v stays zero, q untouched */
     double *v = st->v + b->v_offset;
     for (int d = 0; d < b->nv; ++d) v[d] = s->v_free[b->v_offset + d] + bz[b->v_offset + d];
     if (b->nq == 0) continue;
@@ -493,8 +504,10 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   LsimStepStats local;
   if (!stats) stats = &local;
   memset(stats, 0, sizeof *stats);
+  stats->sleeping = s->nasleep;
 
-  /* Stage 1-2: free velocities, contacts. */
+  /* Stage 1-2: free velocities, contacts (sleepers that an input acts on woken first). */
+  if (s->asleep) (void)lsim_sleep_wake_inputs(s, m, st);
   run_bodies(s, m, st, NULL, 1);
   if (s->mass) couple_free_velocities(s, m);
   s->last_error[0] = '\0';
@@ -502,6 +515,15 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
+  /* Sleeping groups tied to something moving wake: their free velocities and the
+     contacts again, until no group wakes; then the contacts of sleepers alone leave. */
+  while (!rc && s->asleep && lsim_sleep_wake_contacts(s, m) > 0) {
+    run_bodies(s, m, st, NULL, 1);
+    if (s->mass) couple_free_velocities(s, m);
+    rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
+    if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
+  }
+  if (!rc && s->asleep) lsim_sleep_drop_contacts(s, m);
   if (!rc) rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
   if (rc) {
     stats->status = rc;
@@ -526,9 +548,12 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
                                           m->solver.warm_start, s->z, &ss, s->last_error,
                                           sizeof s->last_error)
                   : LSIM_OUT_OF_MEMORY;
+      ss.first_status = status;
     } else {
       status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
     }
+    stats->first_status = ss.first_status;
+    stats->source = ss.source;
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;
     stats->residual = ss.residual.natural;
@@ -556,6 +581,8 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   run_bodies(s, m, st, bz, 0);
   st->step += 1;
   st->time = m->time_step * st->step;
+  if (s->asleep) lsim_sleep_update(s, m, st);
+  stats->sleeping = s->nasleep;
 
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by
      id. */

@@ -40,6 +40,10 @@ typedef struct LsimStepStats {
   double relative_residual;
   double wall_time;     /* solver call, s */
   double siconos_error;
+  int first_status;     /* the chosen solver's own status (status differs when the
+                           fallback chain recovered the step: lcp/solver.h, FALLBACK) */
+  int source;           /* LsimSolutionSource: what produced the impulses integrated */
+  int sleeping;         /* dynamic bodies asleep after the step (model->sleep; 0 when off) */
 } LsimStepStats;
 
 typedef struct LsimStepper LsimStepper;
@@ -69,6 +73,16 @@ const double *lsim_stepper_warm_guess(const LsimStepper *s);
 
 /* Why the last step failed before its solve (dependent joint rows, ...), "" otherwise. */
 const char *lsim_stepper_last_error(const LsimStepper *s);
+
+/* Sleeping bodies (model->sleep, contact/sleep.c): the number of dynamic bodies asleep
+ * after the last step, and in *flags (if not NULL) a per-body array, 1 for a sleeping body
+ * (NULL when sleeping is off). */
+int lsim_stepper_sleeping(const LsimStepper *s, const unsigned char **flags);
+
+/* Wakes body's sleeping group (an input from outside the model acts on it: a controller,
+ * a changed state); nothing when it is awake or sleeping is off. Setting a sleeping
+ * body's velocity in the state to non-zero also wakes it at the next step. */
+void lsim_stepper_wake(LsimStepper *s, int body);
 
 /* The solver in use. */
 LsimSolver *lsim_stepper_solver(LsimStepper *s);

@@ -230,7 +230,12 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     if (has_normal(ct)) {
       s->C_ptr[var] = kc;
       const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
-      s->q[var] = ct->gap / h + jv + ct->bias;
+      /* A penetrating contact separates at most at max_correction_speed (ODE's
+         contact_max_correcting_vel): -gap / h is capped, so a deep overlap is pushed out
+         over several steps instead of launching the body. Tethers keep the full term. */
+      double gh = ct->gap / h;
+      if (ct->kind == LSIM_CONTACT_NORMAL && gh < -m->max_correction_speed) gh = -m->max_correction_speed;
+      s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
         s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
       ++var, ++row;

@@ -80,7 +80,29 @@ struct LsimStepper {
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
   int restitution;           /* some body or pair of the model has restitution > 0 */
   const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
+  /* Sleeping (model->sleep.enabled; all NULL when off, contact/sleep.c). */
+  unsigned char *asleep;     /* [nbodies] 1: sleeping (v zero, q frozen, no LCP rows) */
+  int *rest_steps;           /* [nbodies] consecutive steps at rest */
+  int *group;                /* [nbodies] union-find parent, then a sleeper's group (root) */
+  int *group_min;            /* [nbodies] per root: the fewest rest steps of its members */
+  unsigned char *mark;       /* [nbodies] per root: group to wake */
+  int rest_needed;           /* steps at rest before a group sleeps */
+  int nasleep;
 };
+
+/* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
+ * LSIM_OUT_OF_MEMORY); lsim_sleep_wake_inputs wakes, at the start of a step, the groups of
+ * sleepers with an applied force or a velocity set from outside; lsim_sleep_wake_contacts
+ * wakes the groups that this step's contacts and constraint rows tie to something moving
+ * (an awake dynamic body, a moving kinematic body or anchor) and returns how many bodies
+ * woke; lsim_sleep_drop_contacts removes the contacts with no awake dynamic body;
+ * lsim_sleep_update, after integration, counts rest steps and puts groups to sleep. */
+int lsim_sleep_init(LsimStepper *s, const LsimModel *m);
+void lsim_sleep_free(LsimStepper *s);
+int lsim_sleep_wake_inputs(LsimStepper *s, const LsimModel *m, const LsimState *st);
+int lsim_sleep_wake_contacts(LsimStepper *s, const LsimModel *m);
+void lsim_sleep_drop_contacts(LsimStepper *s, const LsimModel *m);
+void lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st);
 
 /* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */

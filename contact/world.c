@@ -16,6 +16,8 @@ LsimModel lsim_default_model(void) {
   m.time_step = 0.01;
   m.steps = 100;
   m.contact_margin = 0.0;
+  m.max_correction_speed = LSIM_DEFAULT_MAX_CORRECTION_SPEED;
+  m.overlap_tolerance = LSIM_DEFAULT_OVERLAP_TOLERANCE;
   m.friction_directions = 2;
   strcpy(m.solver.name, "lemke");
   m.solver.tol = 1e-10;
@@ -28,7 +30,26 @@ LsimModel lsim_default_model(void) {
   m.event_precision = 1e-10;
   m.event_chatter_events = 20;
   m.event_chatter_window = 0.1;
+  m.event_rtol = 1e-12;
+  m.event_atol = 1e-14;
+  m.limits = (LsimLimits){.max_position = 1e6, .max_speed = 1e4, .max_angular_speed = 1e6};
+  m.sleep = (LsimSleep){.enabled = 0, .linear_speed = 0.01, .angular_speed = 0.02, .time = 0.5};
   return m;
+}
+
+static const char *const on_failure_names[] = {"fallback", "stop", "continue"};
+
+int lsim_on_failure_parse(const char *word, int *policy) {
+  for (int k = 0; k < 3; ++k)
+    if (word && !strcmp(word, on_failure_names[k])) {
+      *policy = k;
+      return 0;
+    }
+  return -1;
+}
+
+const char *lsim_on_failure_name(int policy) {
+  return policy >= 0 && policy < 3 ? on_failure_names[policy] : "?";
 }
 
 double lsim_pair_restitution(const LsimModel *model, int a, int b) {

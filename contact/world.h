@@ -17,6 +17,12 @@
 
 #include <stdint.h>
 
+/* Initial overlap and its correction (LsimModel.max_correction_speed, overlap_tolerance):
+ * 1 m/s lets a resolved overlap lift a body at most v^2 / 2g = 5 cm under gravity, and
+ * 1 mm is above the step's round-off gaps and below any shape size the examples use. */
+#define LSIM_DEFAULT_MAX_CORRECTION_SPEED 1.0 /* m/s */
+#define LSIM_DEFAULT_OVERLAP_TOLERANCE 1e-3   /* m */
+
 typedef enum LsimBodyType {
   LSIM_BODY_DYNAMIC = 0,
   LSIM_BODY_STATIC = 1,    /* fixed forever: walls, ground */
@@ -156,7 +162,39 @@ typedef struct LsimSolverSettings {
   int warm_start;     /* warm start each step from the previous step's impulses */
   int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
   int islands;        /* lemke, newton: solve separate body groups one by one (default 1) */
+  int on_failure;     /* LSIM_ON_FAILURE_*: what a step whose solve failed leads to */
 } LsimSolverSettings;
+
+/* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries
+ * the documented chain of other solvers and keeps the best result; stop ends the run at
+ * that step; continue integrates the failed result and records it. */
+enum { LSIM_ON_FAILURE_FALLBACK = 0, LSIM_ON_FAILURE_STOP = 1, LSIM_ON_FAILURE_CONTINUE = 2 };
+
+/* "fallback", "stop", "continue" to LSIM_ON_FAILURE_* in *policy: 0, or -1 for another
+ * word (*policy unchanged). lsim_on_failure_name is the inverse ("?" out of range). */
+int lsim_on_failure_parse(const char *word, int *policy);
+const char *lsim_on_failure_name(int policy);
+
+/* Bounds on the state a run may reach (contact/guard.h): beyond one, or with a
+ * non-finite value anywhere, the run stops at that step. */
+typedef struct LsimLimits {
+  double max_position;      /* m: |body origin| (default 1e6) */
+  double max_speed;         /* m/s: |linear velocity| (default 1e4) */
+  double max_angular_speed; /* rad/s: |angular velocity|, 2-D and 3-D (default 1e6) */
+} LsimLimits;
+
+/* Sleeping (contact/sleep.c, docs/solvers.md "Islands"): a dynamic body whose linear and
+ * angular speeds stay at or below the thresholds for `time` seconds is at rest; a group of
+ * bodies touching each other (contacts, tethers, joints, couplings between dynamic bodies)
+ * whose members are all at rest sleeps together: velocities zero, positions frozen, no
+ * integration, no LCP rows, until something awake touches it or an input acts on it. Off
+ * by default: it changes results (a sleeping body no longer creeps). */
+typedef struct LsimSleep {
+  int enabled;          /* 0 (default) or 1 */
+  double linear_speed;  /* m/s: |v| at rest at most this (default 0.01) */
+  double angular_speed; /* rad/s: |omega| at rest at most this (default 0.02; 1-D: none) */
+  double time;          /* s: at rest this long before sleeping (default 0.5) */
+} LsimSleep;
 
 /* A coefficient of restitution for one pair of bodies, overriding the pair rule. */
 typedef struct LsimRestitutionPair {
@@ -172,6 +210,12 @@ typedef struct LsimModel {
   int steps;          /* number of steps to run */
   double contact_margin; /* contacts within this gap (plus what the step can close) are
                             put in the LCP; m */
+  double max_correction_speed; /* m/s: a penetrating contact's position correction, the
+                                  -gap / h its row asks for, is at most this (ODE's
+                                  contact_max_correcting_vel); default 1; +inf: none */
+  double overlap_tolerance;    /* m: scenes are refused when bodies start overlapping by
+                                  more (default 1e-3; 2-D and 3-D) ... */
+  int allow_initial_overlap;   /* ... unless this is 1 (default 0) */
   int friction_directions; /* d of the polyhedral cone: 1-D ground friction and 2-D: 2;
                               3-D: default 4, even, at most LSIM_MAX_DIRECTIONS */
   int friction_exact;  /* 1: the step solves its contacts with Coulomb's exact cone
@@ -202,8 +246,11 @@ typedef struct LsimModel {
   int event_chatter_events;     /* event-driven: impacts within the window that make a
                                    contact inelastic, default 20 */
   double event_chatter_window;  /* s, default 0.1 */
+  double event_rtol, event_atol;  /* event-driven: CVODE tolerances, default 1e-12, 1e-14 */
   int assemble;            /* the initial state was projected onto the joints
                               (contact/assembly.h) */
+  LsimLimits limits;       /* the divergence guard's bounds (contact/guard.h) */
+  LsimSleep sleep;         /* sleeping bodies at rest (off by default) */
 } LsimModel;
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };

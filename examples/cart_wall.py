@@ -10,6 +10,9 @@ occupies q <= 0. Semi-implicit Euler with the contact force f[n] gives the LCP
     q[n+1] >= 0,  f[n] >= 0,  q[n+1] f[n] = 0,
 whose solution is, with a = q[n] + h v[n] + (h^2/m) u[n]:
     q[n+1] = max(0, a),   f[n] = max(0, -a m / h^2),   v[n+1] = v[n] + (h/m)(u[n] + f[n]).
+
+Notebook style: the "# %%" lines split it into cells (Jupyter through jupytext, VS Code,
+Spyder); run top to bottom it is an ordinary script.
 """
 import argparse
 import os
@@ -29,7 +32,7 @@ ap.add_argument("--scene", default=scene)
 ap.add_argument("--plot", help="write a figure of q, v and f against time (PNG or PDF)")
 args = ap.parse_args()
 
-# 1. The simulation, stepped from Python; the controller applies u[n] = 0 (Tedrake's
+# %% 1. The simulation, stepped from Python; the controller applies u[n] = 0 (Tedrake's
 #    case) and logs the state the step starts from.
 sim = lcpsim.Sim.load(args.scene)
 m, h = sim.bodies[0]["mass"], sim.time_step
@@ -48,7 +51,7 @@ for n in range(sim.scene_steps):
     f = sum(c["normal_impulse"] for c in sim.contacts()) / h
     rows.append((n, log[n][1], log[n][2], sim.q[0], sim.v[0], f, status))
 
-# 2. The same LCP solved on its own (lcpsim.solve_lcp, Lemke), step by step from the
+# %% 2. The same LCP solved on its own (lcpsim.solve_lcp, Lemke), step by step from the
 #    simulated state: w = q[n+1] = a + (h^2/m) z, z = f[n].
 # 3. The closed form. All three must agree to round-off.
 print(" n    q[n]     v[n]    q[n+1]   v[n+1]    f[n] (sim)  f[n] (LCP)  f[n] (exact)")
@@ -65,7 +68,7 @@ for n, q, v, q1, v1, f, status in rows:
               (n, q, v, q1, v1, f, z[0], f_exact))
 print("... %d steps; largest difference from the closed form: %.3g" % (len(rows), worst))
 
-# The exact trajectory of the appendix example: the wall is met in step 3 (a = -0.2) and
+# %% The exact trajectory of the appendix example: the wall is met in step 3 (a = -0.2) and
 # the cart stops there, f = 20 N then 10 N; at rest on the wall afterwards.
 expect = [(1.0, -3.0), (0.7, -3.0), (0.4, -3.0), (0.1, -3.0), (0.0, -1.0), (0.0, 0.0)]
 traj = [(q, v) for _, q, v, _, _, _, _ in rows[:6]]
@@ -74,6 +77,7 @@ ok = worst <= 1e-12 and all(abs(a - b) <= 1e-12 and abs(c - d) <= 1e-12
 ok = ok and abs(rows[3][5] - 20.0) <= 1e-12 and abs(rows[4][5] - 10.0) <= 1e-12
 print("cart and wall: %s" % ("matches Tedrake's example to 1e-12" if ok else "MISMATCH"))
 
+# %% The figure (--plot).
 if args.plot:
     import matplotlib
     matplotlib.use("Agg")

@@ -54,8 +54,9 @@ LsimEventOptions lsim_default_event_options(void) {
   LsimEventOptions o;
   memset(&o, 0, sizeof o);
   o.precision = 1e-10;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
+  o.time_precision = 1e-10;
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
   o.max_step = 1e-2;
   o.contact_tol = 1e-8;
   o.velocity_tol = 1e-7;
@@ -272,8 +273,11 @@ static int refresh_candidates(Ed *ed) {
   int n = 0;
   for (int c = 0; c < ed->set.count; ++c) {
     const LsimContact *ct = &ed->set.contacts[c];
-    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER) continue;
-    Cand cd = {.id = ct->id, .mode = FREE, .body = {ct->body[0], ct->body[1]}};
+    if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER &&
+        ct->kind != LSIM_CONTACT_EQUALITY)
+      continue;
+    Cand cd = {.id = ct->id, .mode = ct->kind == LSIM_CONTACT_EQUALITY ? JOINT : FREE,
+               .body = {ct->body[0], ct->body[1]}};
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     fresh[n++] = cd;
@@ -311,6 +315,12 @@ static int resolve(Ed *ed, double t, double *x) {
   for (int i = 0; i < nc; ++i) {
     const int c = lsim_ed_find(&ed->set, ed->cand[i].id);
     const LsimContact *ct = &ed->set.contacts[c];
+    if (ed->cand[i].mode == JOINT) {
+      /* Joint rows take part in every impact as equalities (their velocities stay zero). */
+      list[k] = c, ci[k] = i, cone[k] = 0, slide[k] = 0, qadd[k] = 0.0;
+      ++k;
+      continue;
+    }
     if (ct->gap > ed->o.contact_tol) continue;
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
@@ -352,7 +362,7 @@ static int resolve(Ed *ed, double t, double *x) {
     const LsimContact *ct = &ed->set.contacts[c];
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double vn = lsim_ed_dot(ed->w2, ed->st.v, nv);
-    if (vn > ed->o.velocity_tol) continue; /* separating: free */
+    if (vn > ed->o.velocity_tol && ed->cand[ci[j]].mode != JOINT) continue; /* separating: free */
     double vt[2];
     lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
@@ -390,9 +400,14 @@ static int resolve(Ed *ed, double t, double *x) {
       for (int d = 0; d < nv; ++d) acc[d] += ed->a_free[d];
       /* Forces above a relative 1e-9 of the largest keep their contacts. */
       double fmax_ = 0.0;
-      for (int j = 0; j < kp; ++j) fmax_ = fmax(fmax_, z[fv[j]]);
+      for (int j = 0; j < kp; ++j)
+        if (ed->cand[ci[j]].mode != JOINT) fmax_ = fmax(fmax_, z[fv[j]]);
       for (int j = 0; j < kp; ++j) {
         const int i = ci[j];
+        if (ed->cand[i].mode == JOINT) {
+          newmode[i] = JOINT;
+          continue;
+        }
         /* Lifts off when its force is zero and its normal acceleration positive (a
            redundant support with zero force in Lemke's vertex solution stays). */
         lsim_ed_dense_row(ed, &ed->set, list[j], 0, ed->w2);
@@ -496,6 +511,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
         ed->root_cand[n] = i, ed->root_kind[n] = R_GAP, dir[n++] = LSIM_ODE_FALLING;
       continue;
     }
+    if (cd->mode == JOINT) continue; /* an equality: its force is free in sign, never ends */
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
@@ -543,7 +559,13 @@ static int sampler(double t, const double *x, void *user) {
     }
   }
   ed->st.step = (int)lround(t / ed->period);
-  return ed->sample ? ed->sample(ed->m, &ed->st, &ed->out, ed->user) : 0;
+  if (ed->sample && ed->sample(ed->m, &ed->st, &ed->out, ed->user)) return -1;
+  /* Asked to stop: after this sample, which is delivered. */
+  if (ed->o.stop && *ed->o.stop) {
+    ed->interrupted = 1;
+    return -1;
+  }
+  return 0;
 }
 
 /* ---- the impact map of a set of contacts ------------------------------------------- */
@@ -656,10 +678,13 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
     snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
     return LSIM_INVALID_INPUT;
   }
-  if (m->njoints > 0) {
-    snprintf(err, errlen, "integrator \"event_driven\": joints are not supported (joint '%s')", m->joints[0].name);
-    return LSIM_INVALID_INPUT;
-  }
+  for (int i = 0; i < m->njoints; ++i)
+    for (int k = 0; k < 2; ++k)
+      if (m->joints[i].end[k].body < 0 && m->joints[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
+        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (joint '%s')",
+                 m->joints[i].name);
+        return LSIM_INVALID_INPUT;
+      }
   for (int i = 0; i < m->nbodies; ++i)
     if (m->bodies[i].type == LSIM_BODY_KINEMATIC) {
       snprintf(err, errlen, "integrator \"event_driven\": kinematic bodies are not supported (body '%s')",
@@ -775,6 +800,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   LsimOdeOptions oo = lsim_ode_default_options();
   oo.rtol = ed.o.rtol, oo.atol = ed.o.atol, oo.max_step = ed.o.max_step;
   oo.event_precision = ed.o.precision;
+  oo.event_time_precision = ed.o.time_precision;
   oo.record_period = ed.period;
   LsimOde *ode = NULL;
   rc = lsim_ode_create(&ode, ed.n, flow, &ed, &oo, err, errlen);
@@ -795,6 +821,14 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     t = lsim_ode_time(ode);
     memcpy(x, lsim_ode_state(ode), (size_t)ed.n * sizeof(double));
     if (s == LSIM_ODE_REACHED) break;
+    if (s < 0 && ed.interrupted) {
+      /* The run ends at the last sample (CVODE may have stepped past it). */
+      t = ed.st.time;
+      memcpy(x, ed.st.q, (size_t)ed.nq * sizeof(double));
+      memcpy(x + ed.nq, ed.st.v, (size_t)ed.nv * sizeof(double));
+      rc = LSIM_EVENT_INTERRUPTED;
+      break;
+    }
     if (s < 0) {
       if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
       rc = LSIM_BREAKDOWN;
@@ -810,8 +844,12 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;
     }
+    /* Asked to stop: after this event, which is logged. */
+    if (!rc && ed.o.stop && *ed.o.stop) rc = LSIM_EVENT_INTERRUPTED;
   }
-  if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
+  if (rc == LSIM_EVENT_INTERRUPTED)
+    snprintf(err, errlen, "event-driven run interrupted at t = %.12g s", t);
+  else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
   else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, lsim_status_name(rc));
   /* The last state reached. */
   lsim_ed_load(&ed, st, t, x);

@@ -25,8 +25,12 @@
  * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
  * that it becomes persistent instead of bouncing forever; the event log says so.
  *
- * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts and tethers on
- * fixed anchors (no joints, kinematic bodies, moving anchors or 1-D scenes: those are
+ * Joints: their rows are persistent equalities from the start (forces free in sign, no
+ * roots, Baumgarte on their position errors) and enter every impact and acceleration LCP
+ * as equalities (each impulse the difference of two non-negative ones).
+ *
+ * Scope: 2-D and 3-D scenes of dynamic and static bodies with contacts, joints and
+ * tethers on fixed anchors (no kinematic bodies, moving anchors or 1-D scenes: those are
  * errors naming the feature). The curvature term (d/dt J) v of the persistent rows is
  * taken by a central difference of the rows along the motion (1e-6 s), and the rows
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
@@ -38,6 +42,7 @@
 #ifndef LSIM_EVENT_DRIVEN_H
 #define LSIM_EVENT_DRIVEN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,8 +66,10 @@ const char *lsim_event_kind_name(int kind);
 
 typedef struct LsimEventOptions {
   double precision;      /* |g| at a located event (m for gaps), default 1e-10 */
+  double time_precision; /* s: the event's time bracketed this closely too, default 1e-10
+                            (slow approaches: 1e-10 m of gap alone is 1e-10 / v s) */
   double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
-  double rtol, atol;     /* CVODE tolerances, default 1e-10 and 1e-12 */
+  double rtol, atol;     /* CVODE tolerances, default 1e-12 and 1e-14 */
   double max_step;       /* CVODE's largest step, s, default 1e-2 */
   double contact_tol;    /* m: a contact whose gap is at most this is closed, default 1e-8 */
   double velocity_tol;   /* m/s: a closed contact approaching faster impacts, default 1e-7 */
@@ -70,7 +77,14 @@ typedef struct LsimEventOptions {
                             inelastic, default 20 */
   double chatter_window; /* s, default 0.1 */
   long max_events;       /* the run stops with an error after this many, default 1000000 */
+  const volatile sig_atomic_t *stop; /* when not NULL, polled after every sample and every
+                            event (a signal handler raises it): the run ends there cleanly,
+                            returning LSIM_EVENT_INTERRUPTED; default NULL */
 } LsimEventOptions;
+
+/* lsim_event_driven_run / _record: the options' stop flag was raised; the run ended at
+ * the last sample or event, everything before it delivered (a warning, > 0). */
+#define LSIM_EVENT_INTERRUPTED 2
 
 LsimEventOptions lsim_default_event_options(void);
 
@@ -102,9 +116,10 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen);
 /* Integrates st (the initial state, time 0 or later) to t_end, calling sample at every
  * multiple of the record period from st->time on (the first at st->time itself is not
  * sampled: it is the caller's initial row), logging events into log (may be NULL).
- * Returns 0, LSIM_INVALID_INPUT (a scene outside the scope above, with err naming it), or
- * another negative status with err saying what failed and when; st holds the last state
- * reached (the last sample's on failure). */
+ * Returns 0, LSIM_EVENT_INTERRUPTED (the stop flag, err says when), LSIM_INVALID_INPUT (a
+ * scene outside the scope above, with err naming it), or another negative status with err
+ * saying what failed and when; st holds the last state reached (the last sample's on
+ * failure). */
 int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
                           LsimEventLog *log, char *err, size_t errlen);
@@ -125,9 +140,11 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
 /* Runs model->steps record periods of model->time_step (the record period of an
  * event-driven scene) from st and writes them to rec: a row per sample as the time step
  * writes its steps (solver status 0, the persistent contacts with forces times the
- * period), then the event table (lsim_record_events). *samples gets the rows written,
- * *events the events (either may be NULL). Returns 0 or < 0 with err (the rows and events
- * up to a failure are written). */
+ * period), and the event table (lsim_record_events_begin, each event appended with the
+ * sample after it, so both are flushed together). *samples gets the rows written,
+ * *events the events (either may be NULL). Returns 0, LSIM_EVENT_INTERRUPTED (opt->stop
+ * raised; err says when) or < 0 with err (the rows and events up to the end are
+ * written). */
 int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventOptions *opt,
                              LsimRecord *rec, int *samples, long *events, char *err,
                              size_t errlen);

@@ -12,7 +12,8 @@
 #include "hybrid/event_driven.h"
 #include "lcp/lemke.h"
 
-enum { FREE = 0, STICK = 1, SLIDE = 2 };     /* contact modes (taut tethers: STICK) */
+enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
+                                                  joint rows: JOINT, always persistent) */
 enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
@@ -74,6 +75,7 @@ typedef struct Ed {
   LsimContactSet out;         /* the sample's contacts */
   double *work;               /* [work_cap] the least-norm solve's scratch */
   int work_cap;
+  int interrupted;            /* the stop flag was seen in the sampler */
   char msg[256];
 } Ed;
 

@@ -44,6 +44,11 @@ typedef struct LsimHybridModel {
   const char *const *output_names;          /* [noutputs] */
   const char *energy_output;                /* name of the output that is a conserved energy
                                                when the model is conservative, or NULL */
+  /* Units (SI symbols, "" when dimensionless) of the states, parameters and outputs, for
+     the file and the plots' axes; each may be NULL (unknown). */
+  const char *const *state_units;           /* [nstates] */
+  const char *const *param_units;           /* [nparams] */
+  const char *const *output_units;          /* [noutputs] */
 
   /* Checks the parameters (ranges, combinations) before a run. Optional (NULL). */
   int (*check_params)(const double *p, char *msg, size_t len);

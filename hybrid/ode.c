@@ -10,7 +10,8 @@
  * the step (CVodeGetDky, the same polynomial CVODE's own output uses) by the Illinois
  * method (regula falsi halving the value at an end kept twice in a row: superlinear,
  * never leaving the bracket), to |g| <= event_precision at the point on the requested
- * side. This is SimSect's stopping iterator with its stopPrecision in the function value
+ * side (and, with event_time_precision > 0, until the bracket is that short as well, or
+ * at the resolution of time). This is SimSect's stopping iterator with its stopPrecision in the function value
  * and maxStopIterations, with a faster iteration than its midpoint subdivision.
  *
  * Failure modes: see ode.h. CVODE's own messages are captured (never printed) and
@@ -159,6 +160,7 @@ static int options_ok(const LsimOdeOptions *p, char *err, size_t errlen) {
   else if (!(p->event_precision > 0.0 && isfinite(p->event_precision)))
     bad = "event_precision must be > 0";
   else if (p->max_event_iterations < 1) bad = "max_event_iterations must be >= 1";
+  else if (!(p->event_time_precision >= 0.0)) bad = "event_time_precision must be >= 0";
   else if (p->max_events < 0 || p->max_steps < 0) bad = "max_events, max_steps must be >= 0";
   else if (p->method != LSIM_ODE_ADAMS && p->method != LSIM_ODE_BDF) bad = "unknown method";
   else if (!isfinite(p->record_period)) bad = "record_period must be finite";
@@ -343,9 +345,11 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
   double va = fa, vb = fb;        /* Illinois' (possibly halved) end values */
   int kept = 0;                   /* -1: a kept last time, +1: b kept */
   for (int it = 0;; ++it) {
-    /* Converged on the requested side. */
+    /* Converged on the requested side (and, when asked, within a bracket that short). */
     const double ts = before ? a : b, gs = before ? fa : fb;
-    if (fabs(gs) <= prec) {
+    const double tprec = o->opt.event_time_precision;
+    const double twidth = fmax(tprec, 8.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)));
+    if (fabs(gs) <= prec && (!(tprec > 0.0) || b - a <= twidth || gs == 0.0)) {
       *iters = it;
       *g_out = gs;
       *t_out = ts;

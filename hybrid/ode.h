@@ -85,6 +85,9 @@ typedef struct LsimOdeOptions {
   double min_step;          /* s, default 0 (SimSect's minTimeStep 1e-15 is below any
                                step CVODE takes at t > 1e-3 anyway) */
   double event_precision;   /* |g| at the located event, default 1e-10 */
+  double event_time_precision; /* s: also the bracket around the crossing at most this
+                               wide, so the event time is within it (0: off, the default,
+                               SimSect's rule in the function value alone) */
   int max_event_iterations; /* default 128 */
   long max_events;          /* events before LSIM_ODE_TOO_MANY_EVENTS, 0: no limit
                                (default 0) */

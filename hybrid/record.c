@@ -1,5 +1,9 @@
-/* record.c: the HDF5 file of a hybrid model run (record.h). The run is kept in memory
- * (hybrid/run.h) and written at its end in one pass of contiguous datasets. */
+/* record.c: the HDF5 file of a hybrid model run (record.h). The header (scene, options,
+ * model) is written when the file is opened; the samples and transitions go into chunked
+ * datasets whose first dimension is unlimited, appended from the run's trace (hybrid/run.h)
+ * as it grows: every LSIM_HREC_FLUSH_ROWS rows or LSIM_HREC_FLUSH_SECONDS of wall time,
+ * each time ending with H5Fflush, so a killed run's partial file holds the run up to the
+ * last flush. /summary is written at the end only: a file without it is unfinished. */
 #include "hybrid/record.h"
 
 #include <hdf5.h>
@@ -7,8 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include "scene/outfile.h"
 
 #define LSIM_HYBRID_FORMAT_VERSION 1
+#define LSIM_HREC_FLUSH_ROWS 4096     /* samples or transitions appended before a flush */
+#define LSIM_HREC_FLUSH_SECONDS 1.0   /* wall time between flushes at most (s) */
+#define LSIM_HREC_CHUNK_ROWS 256      /* rows per chunk */
 
 typedef struct Writer {
   hid_t file;
@@ -82,17 +91,18 @@ static void put_string(Writer *w, const char *name, const char *s) {
   put_strings(w, name, &s, -1);
 }
 
-static void write_model(Writer *w, const LsimHybridModel *m, const double *p, const double *x0,
-                        const LsimHybridTrace *tr) {
+/* The model, less what the run decides (initial_state, initial_chart: flush_trace). */
+static void write_model(Writer *w, const LsimHybridModel *m, const double *p, const double *x0) {
   put_string(w, "/model/name", m->name);
   put_string(w, "/model/description", m->description);
   put_strings(w, "/model/state_names", m->state_names, m->nstates);
   put_strings(w, "/model/parameter_names", m->param_names, m->nparams);
   put_doubles(w, "/model/parameters", m->nparams, -1, p, NULL);
   put_doubles(w, "/model/initial_state_given", m->nstates, -1, x0, NULL);
-  put_doubles(w, "/model/initial_state", m->nstates, -1, tr->initial_state, NULL);
-  put_int(w, "/model/initial_chart", tr->initial_chart);
   put_strings(w, "/model/output_names", m->output_names, m->noutputs);
+  if (m->state_units) put_strings(w, "/model/state_units", m->state_units, m->nstates);
+  if (m->param_units) put_strings(w, "/model/parameter_units", m->param_units, m->nparams);
+  if (m->output_units && m->noutputs > 0) put_strings(w, "/model/output_units", m->output_units, m->noutputs);
   /* Charts and their boundaries, flat: chart c's are first_boundary[c] .. + n - 1. */
   const char **names = malloc((size_t)m->ncharts * sizeof *names);
   int *first = malloc((size_t)m->ncharts * 2 * sizeof *first);
@@ -141,21 +151,6 @@ static void write_options(Writer *w, const LsimHybridOptions *o) {
   put_string(w, "/parameters/integrator", "SUNDIALS CVODE");
 }
 
-static void write_trace(Writer *w, const LsimHybridTrace *tr) {
-  put_doubles(w, "/time", tr->nsamples, -1, tr->time, "s");
-  put_doubles(w, "/state", tr->nsamples, tr->nstates, tr->state, NULL);
-  put_ints(w, "/chart", tr->nsamples, tr->chart);
-  put_doubles(w, "/outputs", tr->nsamples, tr->noutputs, tr->outputs, NULL);
-  put_doubles(w, "/events/time", tr->nevents, -1, tr->ev_time, "s");
-  put_ints(w, "/events/from_chart", tr->nevents, tr->ev_from);
-  put_ints(w, "/events/to_chart", tr->nevents, tr->ev_to);
-  put_ints(w, "/events/boundary", tr->nevents, tr->ev_boundary);
-  put_ints(w, "/events/iterations", tr->nevents, tr->ev_iterations);
-  put_doubles(w, "/events/boundary_value", tr->nevents, -1, tr->ev_g, NULL);
-  put_doubles(w, "/events/state_before", tr->nevents, tr->nstates, tr->ev_before, NULL);
-  put_doubles(w, "/events/state_after", tr->nevents, tr->nstates, tr->ev_after, NULL);
-}
-
 static void write_summary(Writer *w, const LsimHybridTrace *tr, double wall) {
   static const char *const ends[] = {"completed", "stopped", "interrupted"};
   put_int(w, "/summary/samples", tr->nsamples);
@@ -171,39 +166,243 @@ static void write_summary(Writer *w, const LsimHybridTrace *tr, double wall) {
   put_string(w, "/summary/run_end_reason", tr->end_reason);
 }
 
+/* The appended tables: samples first (their rows counted by nsamples), then transitions. */
+enum { T_TIME, T_STATE, T_CHART, T_OUTPUTS,
+       T_EV_TIME, T_EV_FROM, T_EV_TO, T_EV_BOUNDARY, T_EV_ITER, T_EV_G, T_EV_BEFORE, T_EV_AFTER,
+       T_COUNT };
+#define T_FIRST_EVENT T_EV_TIME
+
+typedef struct Table {
+  hid_t dset;         /* < 0 until made */
+  hid_t mtype;        /* native memory type (predefined, not owned) */
+  int cols;           /* -1: a 1-D dataset */
+  const char *name;
+} Table;
+
+struct LsimHybridRecord {
+  Writer w;
+  LsimOutFile out;
+  char path[1024];            /* the final name, for messages */
+  Table t[T_COUNT];
+  long samples_written, events_written;
+  int model_done;             /* /model/initial_state and initial_chart written */
+  struct timespec flushed;
+};
+
+/* An extendable dataset [0] (cols < 0) or [0, cols], chunked by rows. */
+static void table_make(LsimHybridRecord *h, int k, const char *name, hid_t mtype, hid_t ftype,
+                       int cols, const char *unit) {
+  Table *t = &h->t[k];
+  t->name = name, t->mtype = mtype, t->cols = cols;
+  if (h->w.failed) return;
+  const int rank = cols < 0 ? 1 : 2;
+  /* Zero-width rows (a model without outputs) still need a positive chunk size. */
+  hsize_t dims[2] = {0, (hsize_t)(cols > 0 ? cols : 0)};
+  hsize_t maxd[2] = {H5S_UNLIMITED, cols > 0 ? (hsize_t)cols : H5S_UNLIMITED};
+  hsize_t chunk[2] = {LSIM_HREC_CHUNK_ROWS, cols > 0 ? (hsize_t)cols : 1};
+  hid_t space = H5Screate_simple(rank, dims, maxd);
+  hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+  hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+  int ok = space >= 0 && dcpl >= 0 && lcpl >= 0 && H5Pset_chunk(dcpl, rank, chunk) >= 0 &&
+           H5Pset_create_intermediate_group(lcpl, 1) >= 0;
+  t->dset = ok ? H5Dcreate2(h->w.file, name, ftype, space, lcpl, dcpl, H5P_DEFAULT) : -1;
+  if (t->dset < 0 || (unit && H5LTset_attribute_string(t->dset, ".", "unit", unit) < 0)) {
+    h->w.failed = 1;
+    snprintf(h->w.what, sizeof h->w.what, "writing %s failed", name);
+  }
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (dcpl >= 0) H5Pclose(dcpl);
+  if (space >= 0) H5Sclose(space);
+}
+
+/* Appends rows [from, to) of data (rows of max(cols, 1) elements) to table k. */
+static void table_append(LsimHybridRecord *h, int k, const void *data, long from, long to) {
+  Table *t = &h->t[k];
+  if (h->w.failed || to <= from) return;
+  const int rank = t->cols < 0 ? 1 : 2;
+  const size_t width = t->cols < 0 ? 1 : (size_t)t->cols;
+  hsize_t start[2] = {(hsize_t)from, 0};
+  hsize_t count[2] = {(hsize_t)(to - from), width};
+  hsize_t total[2] = {(hsize_t)to, width};
+  int ok = H5Dset_extent(t->dset, total) >= 0;
+  if (ok && width > 0) {
+    const unsigned char *p = (const unsigned char *)data + (size_t)from * width * H5Tget_size(t->mtype);
+    hid_t fspace = H5Dget_space(t->dset);
+    hid_t mspace = H5Screate_simple(rank, count, NULL);
+    ok = fspace >= 0 && mspace >= 0 &&
+         H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+         H5Dwrite(t->dset, t->mtype, mspace, fspace, H5P_DEFAULT, p) >= 0;
+    if (mspace >= 0) H5Sclose(mspace);
+    if (fspace >= 0) H5Sclose(fspace);
+  }
+  if (!ok) {
+    h->w.failed = 1;
+    snprintf(h->w.what, sizeof h->w.what, "writing %s failed", t->name);
+  }
+}
+
+/* The trace's rows not yet in the file, then H5Fflush (the file whole as of now). */
+static void flush_trace(LsimHybridRecord *h, const LsimHybridTrace *tr) {
+  if (h->w.failed) return;
+  H5E_BEGIN_TRY {
+    if (!h->model_done && tr->initial_state) {
+      put_doubles(&h->w, "/model/initial_state", tr->nstates, -1, tr->initial_state, NULL);
+      put_int(&h->w, "/model/initial_chart", tr->initial_chart);
+      h->model_done = 1;
+    }
+    const long s0 = h->samples_written, s1 = tr->nsamples;
+    table_append(h, T_TIME, tr->time, s0, s1);
+    table_append(h, T_STATE, tr->state, s0, s1);
+    table_append(h, T_CHART, tr->chart, s0, s1);
+    table_append(h, T_OUTPUTS, tr->outputs, s0, s1);
+    const long e0 = h->events_written, e1 = tr->nevents;
+    table_append(h, T_EV_TIME, tr->ev_time, e0, e1);
+    table_append(h, T_EV_FROM, tr->ev_from, e0, e1);
+    table_append(h, T_EV_TO, tr->ev_to, e0, e1);
+    table_append(h, T_EV_BOUNDARY, tr->ev_boundary, e0, e1);
+    table_append(h, T_EV_ITER, tr->ev_iterations, e0, e1);
+    table_append(h, T_EV_G, tr->ev_g, e0, e1);
+    table_append(h, T_EV_BEFORE, tr->ev_before, e0, e1);
+    table_append(h, T_EV_AFTER, tr->ev_after, e0, e1);
+    if (!h->w.failed && H5Fflush(h->w.file, H5F_SCOPE_LOCAL) < 0) {
+      h->w.failed = 1;
+      snprintf(h->w.what, sizeof h->w.what, "cannot flush the file");
+    }
+  }
+  H5E_END_TRY;
+  if (!h->w.failed) h->samples_written = tr->nsamples, h->events_written = tr->nevents;
+  clock_gettime(CLOCK_MONOTONIC, &h->flushed);
+}
+
+/* Closes the tables and the file; 0 when all closed. */
+static int close_file(LsimHybridRecord *h) {
+  int ok = 1;
+  for (int k = 0; k < T_COUNT; ++k) {
+    if (h->t[k].dset >= 0 && H5Dclose(h->t[k].dset) < 0) ok = 0;
+    h->t[k].dset = -1;
+  }
+  if (h->w.file >= 0 && H5Fclose(h->w.file) < 0) ok = 0;
+  h->w.file = -1;
+  return ok ? 0 : -1;
+}
+
+int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const LsimHybridModel *m,
+                            const double *p, const double *x0, const LsimHybridOptions *opt,
+                            const char *scene_text, char *err, size_t errlen) {
+  *out = NULL;
+  LsimHybridRecord *h = calloc(1, sizeof *h);
+  if (!h) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  for (int k = 0; k < T_COUNT; ++k) h->t[k].dset = -1;
+  h->w.file = -1;
+  snprintf(h->path, sizeof h->path, "%s", path);
+  /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
+  if (lsim_outfile_begin(&h->out, path, err, errlen)) {
+    free(h);
+    return -1;
+  }
+  H5E_BEGIN_TRY { h->w.file = H5Fcreate(h->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT); }
+  H5E_END_TRY;
+  if (h->w.file < 0) {
+    snprintf(err, errlen, "%s: cannot create the file", h->out.partial);
+    lsim_outfile_discard(&h->out);
+    free(h);
+    return -1;
+  }
+  Writer *w = &h->w;
+  const int n = m->nstates;
+  H5E_BEGIN_TRY {
+    const int version = LSIM_HYBRID_FORMAT_VERSION;
+    put(w, "/format_version", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 0, &version, NULL);
+    put_string(w, "/file_kind", "hybrid");
+    put_string(w, "/lcpsim_version", LSIM_VERSION);
+    put_string(w, "/scene_text", scene_text ? scene_text : "");
+    write_options(w, opt);
+    write_model(w, m, p, x0);
+    table_make(h, T_TIME, "/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, -1, "s");
+    table_make(h, T_STATE, "/state", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, NULL);
+    table_make(h, T_CHART, "/chart", H5T_NATIVE_INT, H5T_STD_I32LE, -1, NULL);
+    table_make(h, T_OUTPUTS, "/outputs", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, m->noutputs, NULL);
+    table_make(h, T_EV_TIME, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, -1, "s");
+    table_make(h, T_EV_FROM, "/events/from_chart", H5T_NATIVE_INT, H5T_STD_I32LE, -1, NULL);
+    table_make(h, T_EV_TO, "/events/to_chart", H5T_NATIVE_INT, H5T_STD_I32LE, -1, NULL);
+    table_make(h, T_EV_BOUNDARY, "/events/boundary", H5T_NATIVE_INT, H5T_STD_I32LE, -1, NULL);
+    table_make(h, T_EV_ITER, "/events/iterations", H5T_NATIVE_INT, H5T_STD_I32LE, -1, NULL);
+    table_make(h, T_EV_G, "/events/boundary_value", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, -1, NULL);
+    table_make(h, T_EV_BEFORE, "/events/state_before", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n,
+               NULL);
+    table_make(h, T_EV_AFTER, "/events/state_after", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, NULL);
+    /* The header on disk at once: a run killed from now on leaves a file that opens. */
+    if (!w->failed && H5Fflush(w->file, H5F_SCOPE_LOCAL) < 0) {
+      w->failed = 1;
+      snprintf(w->what, sizeof w->what, "cannot flush the file");
+    }
+  }
+  H5E_END_TRY;
+  clock_gettime(CLOCK_MONOTONIC, &h->flushed);
+  if (w->failed) {
+    snprintf(err, errlen, "%s: %s", path, w->what);
+    close_file(h);
+    lsim_outfile_discard(&h->out);
+    free(h);
+    return -1;
+  }
+  *out = h;
+  return 0;
+}
+
+int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
+  if (h->w.failed) return -1;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const double since = (double)(now.tv_sec - h->flushed.tv_sec) +
+                       1e-9 * (double)(now.tv_nsec - h->flushed.tv_nsec);
+  /* Row 0 at once (with the initial state); then by rows or by wall time. */
+  if (!h->model_done || tr->nsamples - h->samples_written >= LSIM_HREC_FLUSH_ROWS ||
+      tr->nevents - h->events_written >= LSIM_HREC_FLUSH_ROWS || since >= LSIM_HREC_FLUSH_SECONDS)
+    flush_trace(h, tr);
+  return h->w.failed ? -1 : 0;
+}
+
+int lsim_hybrid_record_observe(const LsimHybridTrace *tr, void *record) {
+  return lsim_hybrid_record_update(record, tr);
+}
+
+int lsim_hybrid_record_close(LsimHybridRecord *h, const LsimHybridTrace *tr, double wall_time,
+                             int keep, char *err, size_t errlen) {
+  if (!h) return 0;
+  int rc = 0;
+  if (keep) {
+    flush_trace(h, tr);
+    H5E_BEGIN_TRY { write_summary(&h->w, tr, wall_time); }
+    H5E_END_TRY;
+  }
+  const int closed = close_file(h) == 0;
+  if (!keep) {
+    /* What went wrong with the file, if anything did (the run's failure may be it). */
+    if (h->w.failed) {
+      snprintf(err, errlen, "%s: %s", h->path, h->w.what);
+      rc = -1;
+    }
+    lsim_outfile_discard(&h->out);
+  } else if (h->w.failed || !closed) {
+    snprintf(err, errlen, "%s: %s", h->path, h->w.failed ? h->w.what : "cannot close the file");
+    lsim_outfile_discard(&h->out);
+    rc = -1;
+  } else if (lsim_outfile_commit(&h->out, err, errlen)) {
+    rc = -1;
+  }
+  free(h);
+  return rc;
+}
+
 int lsim_hybrid_write(const char *path, const LsimHybridModel *m, const double *p,
                       const double *x0, const LsimHybridOptions *opt,
                       const LsimHybridTrace *tr, const char *scene_text, double wall_time,
                       char *err, size_t errlen) {
-  char tmp[1100];
-  if ((size_t)snprintf(tmp, sizeof tmp, "%s.partial", path) >= sizeof tmp) {
-    snprintf(err, errlen, "%s: path too long", path);
-    return -1;
-  }
-  Writer w = {.file = -1};
-  H5E_BEGIN_TRY { w.file = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT); }
-  H5E_END_TRY;
-  if (w.file < 0) {
-    snprintf(err, errlen, "%s: cannot create the file", tmp);
-    return -1;
-  }
-  H5E_BEGIN_TRY {
-    const int version = LSIM_HYBRID_FORMAT_VERSION;
-    put(&w, "/format_version", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 0, &version, NULL);
-    put_string(&w, "/file_kind", "hybrid");
-    put_string(&w, "/lcpsim_version", LSIM_VERSION);
-    put_string(&w, "/scene_text", scene_text ? scene_text : "");
-    write_options(&w, opt);
-    write_model(&w, m, p, x0, tr);
-    write_trace(&w, tr);
-    write_summary(&w, tr, wall_time);
-  }
-  H5E_END_TRY;
-  const int closed = H5Fclose(w.file) >= 0;
-  if (w.failed || !closed || rename(tmp, path) != 0) {
-    snprintf(err, errlen, "%s: %s", path, w.failed ? w.what : "cannot close or rename the file");
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+  LsimHybridRecord *h = NULL;
+  if (lsim_hybrid_record_open(&h, path, m, p, x0, opt, scene_text, err, errlen)) return -1;
+  return lsim_hybrid_record_close(h, tr, wall_time, 1, err, errlen);
 }

@@ -33,6 +33,9 @@ typedef struct Run {
   int chart;
   LsimHybridTrace *tr;
   const volatile sig_atomic_t *stop;
+  LsimHybridObserver observe; /* told of each new row (may be NULL) */
+  void *user;
+  int observer_failed;      /* the observer returned < 0 */
   double *out;              /* [noutputs] scratch */
   int invalid;              /* validate refused a sample */
   char msg[256];
@@ -74,6 +77,10 @@ static int add_sample(Run *r, double t, const double *x) {
   if (tr->noutputs > 0 && r->m->outputs(t, x, r->p, r->chart, tr->outputs + k * tr->noutputs))
     return -1;
   tr->nsamples++;
+  if (r->observe && r->observe(tr, r->user) < 0) {
+    r->observer_failed = 1;
+    return -1;
+  }
   return 0;
 }
 
@@ -89,8 +96,9 @@ static int run_sample(double t, const double *x, void *u) {
   return 0;
 }
 
-static int add_event(LsimHybridTrace *tr, double t, int from, int to, int b, int iters,
-                     double g, const double *before, const double *after) {
+static int add_event(Run *r, double t, int from, int to, int b, int iters, double g,
+                     const double *before, const double *after) {
+  LsimHybridTrace *tr = r->tr;
   if (tr->nevents == tr->cap_events) {
     const long cap = tr->cap_events ? 2 * tr->cap_events : 64;
     if (grow((void **)&tr->ev_time, sizeof(double), cap, 1) ||
@@ -113,6 +121,10 @@ static int add_event(LsimHybridTrace *tr, double t, int from, int to, int b, int
   tr->ev_g[k] = g;
   memcpy(tr->ev_before + k * tr->nstates, before, (size_t)tr->nstates * sizeof *before);
   memcpy(tr->ev_after + k * tr->nstates, after, (size_t)tr->nstates * sizeof *after);
+  if (r->observe && r->observe(tr, r->user) < 0) {
+    r->observer_failed = 1;
+    return -1;
+  }
   return 0;
 }
 
@@ -152,11 +164,19 @@ static int options_check(const LsimHybridOptions *o, char *err, size_t errlen) {
 int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0, int chart0,
                     const LsimHybridOptions *opt, const volatile sig_atomic_t *stop,
                     LsimHybridTrace *tr, char *err, size_t errlen) {
+  return lsim_hybrid_run_observed(m, p, x0, chart0, opt, stop, NULL, NULL, tr, err, errlen);
+}
+
+int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const double *x0,
+                             int chart0, const LsimHybridOptions *opt,
+                             const volatile sig_atomic_t *stop, LsimHybridObserver observe,
+                             void *user, LsimHybridTrace *tr, char *err, size_t errlen) {
   memset(tr, 0, sizeof *tr);
   tr->nstates = m->nstates;
   tr->noutputs = m->noutputs;
   if (options_check(opt, err, errlen)) return -1;
-  Run r = {.m = m, .p = p, .chart = chart0, .tr = tr, .stop = stop};
+  Run r = {.m = m, .p = p, .chart = chart0, .tr = tr, .stop = stop, .observe = observe,
+           .user = user};
   if (m->check_params && m->check_params(p, r.msg, sizeof r.msg)) {
     snprintf(err, errlen, "parameters: %s", r.msg);
     return -1;
@@ -213,6 +233,11 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
   if (add_sample(&r, 0.0, x)) rc = -1;
   double t = 0.0;
   while (!rc) {
+    /* Asked to stop (polled in the sampler too): after the last transition. */
+    if (stop && *stop) {
+      stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", t, "");
+      break;
+    }
     const LsimHybridChart *c = &m->charts[r.chart];
     if (lsim_ode_set_roots(ode, c->nboundaries, run_boundary, c->direction, NULL) ||
         lsim_ode_restart(ode, t, x)) {
@@ -226,6 +251,10 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
     if (s == LSIM_ODE_REACHED) {
       /* The final state, unless the last sample was it. */
       if (tr->time[tr->nsamples - 1] != t && add_sample(&r, t, x)) rc = -1;
+      break;
+    }
+    if (s < 0 && r.observer_failed) {
+      rc = -1;
       break;
     }
     if (s < 0) {
@@ -249,7 +278,7 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
               r.msg[0] ? r.msg : "no next chart");
       break;
     }
-    if (add_event(tr, t, r.chart, next, ev.root, ev.iterations, ev.g, x, xn)) {
+    if (add_event(&r, t, r.chart, next, ev.root, ev.iterations, ev.g, x, xn)) {
       rc = -1;
       break;
     }
@@ -265,7 +294,8 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
   lsim_ode_free(ode);
   free(x);
   if (rc) {
-    snprintf(err, errlen, "out of memory (or an output function failed)");
+    snprintf(err, errlen, "%s", r.observer_failed ? "writing the trace failed"
+                                                  : "out of memory (or an output function failed)");
     lsim_hybrid_trace_free(tr);
     return -1;
   }

@@ -71,6 +71,19 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
                     const LsimHybridOptions *opt, const volatile sig_atomic_t *stop,
                     LsimHybridTrace *tr, char *err, size_t errlen);
 
+/* An observer of a run: called with the trace after each sample and each transition is
+ * added to it (tr holds every row so far, and initial_state / initial_chart are set);
+ * returning < 0 ends the run, which then returns < 0 with err "writing the trace failed"
+ * (the observer keeps its own message). A file writer (hybrid/record.h) appends the new
+ * rows to its file as the run goes. */
+typedef int (*LsimHybridObserver)(const LsimHybridTrace *tr, void *user);
+
+/* lsim_hybrid_run with an observer (observe may be NULL: lsim_hybrid_run). */
+int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const double *x0,
+                             int chart0, const LsimHybridOptions *opt,
+                             const volatile sig_atomic_t *stop, LsimHybridObserver observe,
+                             void *user, LsimHybridTrace *tr, char *err, size_t errlen);
+
 void lsim_hybrid_trace_free(LsimHybridTrace *tr);
 
 #endif

@@ -42,6 +42,11 @@ static const char *const param_names[] = {"body_mass", "q_rt", "q_rl", "g_stance
 static const double default_params[] = {50.48, 1.0, 1.0, 10, 10, 120, 1.0, 1.0, -2.0, 1000,
                                         0.0, 0.0};
 static const char *const output_names[] = {"energy", "leg_length", "leg_angle", "leg_force"};
+static const char *const state_units[] = {"m", "m", "m/s", "m/s", "m", "m", "rad"};
+/* k's unit depends on the spring law (N/m for the linear spring, N m^2 for the air spring). */
+static const char *const param_units[] = {"kg", "m", "m", "m/s^2", "m/s^2", "1/s", "m", "", "", "",
+                                          "", "rad"};
+static const char *const output_units[] = {"J", "m", "rad", "N"};
 
 static const char *const b_apex[] = {"apex"};
 static const char *const b_touchdown[] = {"touchdown"};
@@ -214,6 +219,9 @@ const LsimHybridModel lsim_hybrid_slip = {
     .noutputs = 4,
     .output_names = output_names,
     .energy_output = "energy",
+    .state_units = state_units,
+    .param_units = param_units,
+    .output_units = output_units,
     .check_params = check_params,
     .init_chart = init_chart,
     .flow = flow,

@@ -12,15 +12,21 @@
  *              d = (cos t, sin t) and g(t) = (1, -mu cos t, -mu sin t), r = r_N g, u_N = 0
  *              gives r_N = -b_N / (A g)_N, and u_T = r_N (A g)_T + b_T must be a positive
  *              multiple of d: F(t) = u_T x d = 0 with u_T . d >= 0, r_N > 0. 2-D: t is 0
- *              or pi, both tried. 3-D: Newton's method on F(t) from the direction of the
- *              current slip (or of the current friction), with the derivative in closed
- *              form; when it fails, F is sampled at 64 angles and a sign change with a
- *              valid root is bisected to round-off.
+ *              or pi, both tried. 3-D: Newton's method on F(t) (derivative in closed
+ *              form, steps of at most a quarter turn) from the slip the sticking trial
+ *              points to (x_T of x = A^-1 b: exact for an isotropic block), then from
+ *              the direction of the current slip (or of the current friction); when both
+ *              fail, F is sampled at 64 angles and a sign change with a valid root is
+ *              bisected to round-off. Where the local problem has several sliding
+ *              solutions (strong normal-tangent coupling in W_ii) the one found depends
+ *              on these starts; plain NSGS does not notice on the files in shared/, the
+ *              Anderson-accelerated iteration does (sweep counts change, see
+ *              docs/solvers.md).
  * The reaction found is the local problem's exact solution (to round-off), so a fixed
  * point of the sweep solves FC(W, q, mu).
  * Stopping: after each sweep the relative change ||r_k - r_{k-1}|| / ||r_k||; when it is
  * below tol, and every 10 sweeps in any case, the full measure (the natural-map residual
- * relative to ||q||, Siconos' fc3d error, lsim_fc_quality) is computed and the solve stops
+ * relative to ||q||, lsim_fc_quality) is computed and the solve stops
  * when that is <= tol.
  * Anderson acceleration ("nsgs_aa", depth m = 5): the sweep is a fixed-point map G; with
  * the last m differences of G(r_k) and of f_k = G(r_k) - r_k, the next iterate is
@@ -29,7 +35,7 @@
  * dropped when ||f|| more than doubles. (D. G. Anderson, J. ACM 12 (1965); H. F. Walker,
  * P. Ni, SIAM J. Numer. Anal. 49 (2011).) A fixed point of the mixed iteration is a fixed
  * point of G: the same solution, reached in fewer sweeps on slowly converging problems
- * (stacks: 2252 sweeps to 1e-8 on BoxesStack1, where plain NSGS stalls near 2e-5).
+ * (stacks: 6260 sweeps to 1e-8 on BoxesStack1, where plain NSGS stalls near 2e-5).
  *
  * References: M. Jean, "The non-smooth contact dynamics method", CMAME 177 (1999);
  * V. Acary, M. Brémond, O. Huber, "On solving contact problems with Coulomb friction:
@@ -137,13 +143,15 @@ static void slide_set(const Local *L, double t, double rn, double *r) {
   r[2] = -L->mu * rn * sin(t);
 }
 
-/* 3-D sliding case from the starting angle t0. 1 and r set, or 0. */
-static int slide3(const Local *L, const double *b, double t0, double *r) {
+/* Newton's method on F(t) from t0, steps limited to a quarter turn (a full step from a
+ * poor start jumps to the root at the opposite slip, where u_T . d < 0). 1 and r set when
+ * it ends on a valid root, or 0. */
+static int slide_newton(const Local *L, const double *b, double t0, double scale, double maxstep,
+                        double *r) {
   double t = t0, F, dF, lam, rn;
-  const double scale = fabs(b[0]) + fabs(b[1]) + fabs(b[2]) + DBL_MIN;
   for (int it = 0; it < 30; ++it) {
     if (!slide_eval(L, b, t, &F, &dF, &lam, &rn) || dF == 0.0) break;
-    const double step = F / dF;
+    const double step = fmax(-maxstep, fmin(maxstep, F / dF));
     t -= step;
     if (fabs(step) < 1e-15 || fabs(F) < 1e-15 * scale) {
       if (slide_eval(L, b, t, &F, NULL, &lam, &rn) && lam >= 0.0 && rn > 0.0 &&
@@ -154,6 +162,17 @@ static int slide3(const Local *L, const double *b, double t0, double *r) {
       break;
     }
   }
+  return 0;
+}
+
+/* 3-D sliding case: Newton from t1 (the slip the sticking trial points to; the current
+ * slip when there is no trial), then from t0 (the current slip), then bracketing. 1 and r
+ * set, or 0. */
+static int slide3(const Local *L, const double *b, double t0, double t1, double *r) {
+  double F, lam, rn;
+  const double scale = fabs(b[0]) + fabs(b[1]) + fabs(b[2]) + DBL_MIN;
+  if (slide_newton(L, b, t1, scale, 0.25 * LSIM_FC_PI, r)) return 1;
+  if (slide_newton(L, b, t0, scale, 0.25 * LSIM_FC_PI, r)) return 1;
   /* Bracketing: sign changes of F among SAMPLES angles, bisected. */
   double tprev = 0.0, Fprev = 0.0;
   int have = 0;
@@ -227,8 +246,8 @@ static void local_solve(const Local *L, const double *b, double *r) {
     return;
   }
   /* sticking */
+  double x[3] = {0.0, 0.0, 0.0};
   if (L->invertible) {
-    double x[3] = {0.0, 0.0, 0.0};
     mv(d, L->Ainv, b, x);
     const double xt = d == 3 ? hypot(x[1], x[2]) : fabs(x[1]);
     if (-x[0] >= 0.0 && xt <= -m * x[0]) {
@@ -259,7 +278,9 @@ static void local_solve(const Local *L, const double *b, double *r) {
     if (hypot(u[1], u[2]) > 0.0) t0 = atan2(u[2], u[1]);
     else if (hypot(r[1], r[2]) > 0.0) t0 = atan2(-r[2], -r[1]);
     else t0 = atan2(b[2], b[1]);
-    if (slide3(L, b, t0, r)) return;
+    /* the sticking trial r = -x left the cone: its friction -x_T opposes a slip along x_T */
+    const double t1 = L->invertible && hypot(x[1], x[2]) > 0.0 ? atan2(x[2], x[1]) : t0;
+    if (slide3(L, b, t0, t1, r)) return;
   }
   local_projection(L, b, r);
 }

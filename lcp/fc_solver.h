@@ -14,7 +14,8 @@
  * Whatever the solver, the statistics carry the same Coulomb measures (lsim_fc_quality,
  * exact cone) of the returned r, so exact and polyhedral solutions are judged alike.
  * Tolerances: opt.tol is, for the exact-cone solvers, on the relative natural-map residual
- * (Siconos' fc3d error); for the polyhedral ones, the LCP solver's own tolerance
+ * (ours: relative to ||q||; Siconos' solvers stop on their own figure, relative to
+ * max(||q||, ||r||, ||u||), lcp/fc.h); for the polyhedral ones, the LCP solver's own tolerance
  * (lcp/solver.h) on the LCP.
  */
 #ifndef LSIM_FC_SOLVER_H

@@ -14,6 +14,10 @@
  *    thread-local `external_fault_handler` (in no header). Whatever Siconos had allocated
  *    before the jump is lost (a small leak per trapped error).
  *  - solvers that abort, are not built or never finish: refused at create (table below).
+ *  - abort() from a failed assert inside an accepted solver (pivot_lumod on
+ *    lcp_tobenna.dat: "bck_drive >= 0"): a SIGABRT handler installed for the driver call
+ *    siglongjmps back to it on the calling thread; LSIM_SOLVER_FAILED with a message, the
+ *    options and wrapper left (leaked, state unknown) and re-created at the next call.
  *  - NSGS_SBM on dense storage calls exit(): it is given a sparse-block view instead, one
  *    1x1 block per entry of M, each block a pointer into our M (still no copy).
  *  - ENUM is exponential (2^n cases): refused at solve time above LSIM_SICONOS_ENUM_MAX_N.
@@ -21,10 +25,14 @@
  *  - Siconos' own printing: numerics_set_verbose(0) silences the verbose output, but some
  *    solvers printf() to stdout regardless (PSOR always, "omega ... is not used"; LATIN
  *    when M is not positive definite; PIVOT, PIVOT_LUMOD, PATHSEARCH on rays;
- *    CONVEXQP_PG's warning; NEWTON_MIN, PSOR on no convergence). For the solvers seen to print (k_solvers'
- *    flag) stdout is captured for the duration of each driver call (fd 1 pointed at an
- *    unlinked temporary file of the context, read back after): nothing reaches our
- *    stdout, and the text is kept (lsim_siconos_last_output). The capture's own time is
+ *    CONVEXQP_PG's warning; NEWTON_MIN, PSOR on no convergence) and others fprintf() to
+ *    stderr (NEWTON_FB: "NM_LU_factorize: LU factorisation DGETRF failed" on
+ *    every singular Jacobian, hundreds of lines on a 3-D stack). For every solver but
+ *    Lemke and PGS (k_solvers' flag) stdout and stderr are captured for the duration of
+ *    each driver call (fds 1 and 2 pointed at an unlinked temporary file of the context,
+ *    read back after): nothing reaches our stdout or stderr, and the text is kept
+ *    (lsim_siconos_last_output) for callers to show on request. A crash inside the call
+ *    would lose its last words to that file. The capture's own time is
  *    measured and reported apart (lsim_siconos_capture_seconds); the others (Lemke, PGS:
  *    the benchmarks' peers) are called without it, since its system calls cost about
  *    0.1 us beyond what is measured (cache and TLB disturbance; measured with Lemke
@@ -70,6 +78,8 @@
 #include "blas.h"
 
 #include <math.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,35 +131,39 @@ typedef struct SolverEntry {
   const char *name;
   int id;
   const char *refused; /* NULL: accepted; else why it is refused */
-  int prints;          /* seen to printf() to stdout whatever the verbosity: captured */
+  int prints;          /* stdout and stderr captured around its calls (all but the
+                          benchmarks' peers, Lemke and PGS, which never print) */
 } SolverEntry;
 
-/* Every Siconos LCP solver, with the survey's verdict, and whether it was seen to print
- * (every solver on the 17 data files and tests/data, at default and at 2 iterations). */
+/* Every Siconos LCP solver, with the survey's verdict, and whether its printing is
+ * captured: stdout was seen on the 17 data files and tests/data (at default and at 2
+ * iterations) for latin, newton_min, psor, pivot, pathsearch, pivot_lumod, convexqp_pg;
+ * stderr on scenes for newton_fb (NM_LU_factorize's "DGETRF failed" lines);
+ * every solver but Lemke and PGS is captured, so none of it reaches the terminal. */
 static const SolverEntry k_solvers[] = {
     {"lemke", SICONOS_LCP_LEMKE, NULL, 0},
-    {"nsgs_sbm", SICONOS_LCP_NSGS_SBM, NULL, 0},
+    {"nsgs_sbm", SICONOS_LCP_NSGS_SBM, NULL, 1},
     {"pgs", SICONOS_LCP_PGS, NULL, 0},
-    {"cpg", SICONOS_LCP_CPG, NULL, 0},
+    {"cpg", SICONOS_LCP_CPG, NULL, 1},
     {"latin", SICONOS_LCP_LATIN, NULL, 1},
     {"latin_w", SICONOS_LCP_LATIN_W, NULL, 1},
-    {"qp", SICONOS_LCP_QP, "aborts in this build (fatal error: ql0001 is not available)", 0},
-    {"nsqp", SICONOS_LCP_NSQP, "aborts in this build (fatal error: ql0001 is not available)", 0},
+    {"qp", SICONOS_LCP_QP, "aborts in this build (fatal error: ql0001 is not available)", 1},
+    {"nsqp", SICONOS_LCP_NSQP, "aborts in this build (fatal error: ql0001 is not available)", 1},
     {"newton_min", SICONOS_LCP_NEWTONMIN, NULL, 1},
-    {"newton_fb", SICONOS_LCP_NEWTON_FB_FBLSA, NULL, 0},
+    {"newton_fb", SICONOS_LCP_NEWTON_FB_FBLSA, NULL, 1},
     {"psor", SICONOS_LCP_PSOR, NULL, 1},
-    {"rpgs", SICONOS_LCP_RPGS, NULL, 0},
+    {"rpgs", SICONOS_LCP_RPGS, NULL, 1},
     {"path", SICONOS_LCP_PATH, "not built in this Siconos (PATH missing: fails on every problem)",
-     0},
-    {"enum", SICONOS_LCP_ENUM, NULL, 0},
-    {"avi_caoferris", SICONOS_LCP_AVI_CAOFERRIS, NULL, 0},
+     1},
+    {"enum", SICONOS_LCP_ENUM, NULL, 1},
+    {"avi_caoferris", SICONOS_LCP_AVI_CAOFERRIS, NULL, 1},
     {"pivot", SICONOS_LCP_PIVOT, NULL, 1},
-    {"bard", SICONOS_LCP_BARD, NULL, 0},
-    {"murty", SICONOS_LCP_MURTY, NULL, 0},
-    {"newton_min_fblsa", SICONOS_LCP_NEWTON_MIN_FBLSA, NULL, 0},
+    {"bard", SICONOS_LCP_BARD, NULL, 1},
+    {"murty", SICONOS_LCP_MURTY, NULL, 1},
+    {"newton_min_fblsa", SICONOS_LCP_NEWTON_MIN_FBLSA, NULL, 1},
     {"pathsearch", SICONOS_LCP_PATHSEARCH, NULL, 1},
     {"pivot_lumod", SICONOS_LCP_PIVOT_LUMOD, NULL, 1},
-    {"gams", SICONOS_LCP_GAMS, "aborts in this build (fatal error: GAMS is not available)", 0},
+    {"gams", SICONOS_LCP_GAMS, "aborts in this build (fatal error: GAMS is not available)", 1},
     {"convexqp_pg", SICONOS_LCP_CONVEXQP_PG, NULL, 1},
 };
 #define N_SOLVERS ((int)(sizeof k_solvers / sizeof k_solvers[0]))
@@ -170,10 +184,10 @@ struct LsimSiconos {
   SparseBlockStructuredMatrix sbm; /* NSGS_SBM only: 1x1 blocks pointing into M */
   double *w;                 /* [n] Siconos' w output, scratch */
   char last_error[256];
-  int prints;                /* k_solvers' flag: capture stdout around its calls */
-  int capture_fd;            /* unlinked temporary file for Siconos' stdout; -1: none yet */
+  int prints;                /* k_solvers' flag: capture stdout and stderr around calls */
+  int capture_fd;            /* unlinked temporary file for Siconos' output; -1: none yet */
   char last_output[1024];    /* what Siconos printed during the last solve (printable) */
-  double capture_seconds;    /* time spent redirecting and reading stdout, last solve */
+  double capture_seconds;    /* time spent redirecting and reading the output, last solve */
 };
 
 const char *const *lsim_siconos_names(void) { return k_names; }
@@ -424,10 +438,12 @@ static double seconds_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Points stdout (fd 1) at the context's capture file, opened on first use (TMPDIR or
- * /tmp, unlinked at once). Returns the saved stdout descriptor, or -1 when not capturing
- * (then Siconos prints to stdout as it would). Our own pending output is flushed first. */
-static int capture_begin(LsimSiconos *s) {
+/* Points stdout and stderr (fds 1 and 2) at the context's capture file, opened on first
+ * use (TMPDIR or /tmp, unlinked at once). Returns 0 with the saved descriptors in
+ * saved[2], or -1 when not capturing (then Siconos prints as it would). Our own pending
+ * output is flushed first. */
+static int capture_begin(LsimSiconos *s, int saved[2]) {
+  saved[0] = saved[1] = -1;
   if (!s->prints) return -1;
   if (s->capture_fd < 0) {
     const char *dir = getenv("TMPDIR");
@@ -439,27 +455,40 @@ static int capture_begin(LsimSiconos *s) {
     s->capture_fd = fd;
   }
   fflush(stdout);
-  const int saved = dup(STDOUT_FILENO);
-  if (saved < 0) return -1;
-  if (dup2(s->capture_fd, STDOUT_FILENO) < 0) {
-    close(saved);
-    return -1;
+  fflush(stderr);
+  for (int k = 0; k < 2; ++k) {
+    const int fd = k == 0 ? STDOUT_FILENO : STDERR_FILENO;
+    saved[k] = dup(fd);
+    if (saved[k] < 0 || dup2(s->capture_fd, fd) < 0) {
+      /* Undo what was done: both streams print as before. */
+      for (int j = 0; j <= k; ++j) {
+        if (saved[j] >= 0) dup2(saved[j], j == 0 ? STDOUT_FILENO : STDERR_FILENO), close(saved[j]);
+        saved[j] = -1;
+      }
+      return -1;
+    }
   }
-  return saved;
+  return 0;
 }
 
-/* Restores stdout and keeps what was printed meanwhile (printable characters, lines
- * joined by " | ", at most sizeof last_output - 1 bytes); empties the capture file. */
-static void capture_end(LsimSiconos *s, int saved) {
+/* Restores stdout and stderr and keeps what was printed meanwhile (printable characters,
+ * lines joined by " | ", at most sizeof last_output - 1 bytes, "..." at the end when cut
+ * short); empties the capture file. */
+static void capture_end(LsimSiconos *s, const int saved[2]) {
   s->last_output[0] = '\0';
-  if (saved < 0) return;
+  if (saved[0] < 0) return;
   fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
+  fflush(stderr);
+  dup2(saved[0], STDOUT_FILENO);
+  dup2(saved[1], STDERR_FILENO);
+  close(saved[0]);
+  close(saved[1]);
   char raw[sizeof s->last_output];
   const ssize_t got = pread(s->capture_fd, raw, sizeof raw - 1, 0);
+  const off_t total = lseek(s->capture_fd, 0, SEEK_END);
   size_t k = 0;
-  for (ssize_t i = 0; i < got && k + 4 < sizeof s->last_output; ++i) {
+  ssize_t i = 0;
+  for (; i < got && k + 8 < sizeof s->last_output; ++i) {
     const char c = raw[i];
     if (c == '\n') {
       if (k > 0 && s->last_output[k - 1] != ' ') s->last_output[k++] = ' ';
@@ -469,21 +498,55 @@ static void capture_end(LsimSiconos *s, int saved) {
     }
   }
   while (k > 0 && (s->last_output[k - 1] == ' ' || s->last_output[k - 1] == '|')) --k;
+  if (k > 0 && (i < got || total > (off_t)got)) memcpy(s->last_output + k, " ...", 4), k += 4;
   s->last_output[k] = '\0';
   if (ftruncate(s->capture_fd, 0) == 0) lseek(s->capture_fd, 0, SEEK_SET);
 }
 
-/* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error was
- * trapped (message in s->last_error). No local is modified between setjmp and longjmp. */
+/* abort() inside a driver call (a failed assert in Siconos): the handler jumps back to
+ * the call's frame on the calling thread, so the process survives and the solve fails. */
+static _Thread_local sigjmp_buf *abort_jump;
+static void on_abort(int sig) {
+  (void)sig;
+  if (abort_jump) siglongjmp(*abort_jump, 1);
+}
+
+/* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error or an
+ * abort was trapped (message in s->last_error). No local is modified between setjmp and
+ * longjmp. After an abort the options and wrapper are left as they are (their state is
+ * unknown; freeing them could crash) and re-created at the next call: a leak, once. */
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
                         int *info) {
   FaultHook prev = arm_hook();
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_abort;
+  sigemptyset(&sa.sa_mask);
+  sigjmp_buf jb;
+  sigaction(SIGABRT, &sa, &old);
+  if (sigsetjmp(jb, 1)) {
+    abort_jump = NULL;
+    sigaction(SIGABRT, &old, NULL);
+    SN_SETJMP_EXTERNAL_STOP;
+    external_fault_handler = prev;
+    snprintf(s->last_error, sizeof s->last_error,
+             "siconos:%s: aborted inside Siconos (an internal assertion failed)", s->name);
+    s->opt = NULL;
+    s->mat = NULL;
+    s->n = -1;
+    return -1;
+  }
+  abort_jump = &jb;
   if (SN_SETJMP_EXTERNAL_START) {
+    abort_jump = NULL;
+    sigaction(SIGABRT, &old, NULL);
     take_fault(prev, s->last_error, sizeof s->last_error);
     return -1;
   }
   *info = linearComplementarity_driver(prob, z, s->w, s->opt);
   SN_SETJMP_EXTERNAL_STOP;
+  abort_jump = NULL;
+  sigaction(SIGABRT, &old, NULL);
   external_fault_handler = prev;
   return 0;
 }
@@ -537,14 +600,15 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   prob.q = lcp->q;
   int info = 0;
   const double c0 = seconds_now();
-  const int saved = capture_begin(s);
+  int saved[2];
+  capture_begin(s, saved);
   const double c1 = seconds_now();
   int trapped = call_trapped(s, &prob, z, &info);
   const double c2 = seconds_now();
   capture_end(s, saved);
   s->capture_seconds = (c1 - c0) + (seconds_now() - c2);
 
-  int it = s->opt->iparam[SICONOS_IPARAM_ITER_DONE];
+  int it = s->opt ? s->opt->iparam[SICONOS_IPARAM_ITER_DONE] : 0;
   *iterations = it > 0 ? it : 0;
   int finite = 1;
   for (int i = 0; i < n; ++i)

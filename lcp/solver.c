@@ -53,6 +53,7 @@ struct LsimSolver {
                              NULL */
   double capture_seconds; /* Siconos solvers: time the last call spent capturing stdout */
   int siconos_ran;        /* the last solve called the Siconos solver */
+  char printed[1024];     /* what Siconos printed during the last solve, every island's */
   char message[1400];     /* lsim_solver_last_message's text, made when asked */
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
@@ -60,6 +61,21 @@ struct LsimSolver {
   int capacity_nnz;
   int *jt_idx;            /* [capacity_nnz] */
   double *jt_val;         /* [capacity_nnz] */
+  /* The fallback chain (solver.h, FALLBACK): its own solvers and buffers, made on first
+     use and grown on demand. */
+  LsimLemke *fb_lemke;
+  LsimPgs *fb_pgs;
+  int fb_cap;             /* n the buffers below hold */
+  double *fb_start;       /* [fb_start_cap] the point the solve started from */
+  int fb_start_cap;
+  double *fb_island_start; /* [fb_island_cap] one island's start (factored solvers) */
+  int fb_island_cap;
+  double *fb_best;        /* [fb_cap] the best candidate so far */
+  double *fb_try;         /* [fb_cap] a candidate */
+  double *fb_scale;       /* [fb_cap] D of the rescaled problem */
+  double *fb_w;           /* [fb_cap] residual scratch */
+  unsigned char *fb_basis; /* [fb_cap] a Lemke basis guess */
+  LsimLcp fb_scaled;      /* M [fb_cap^2], q [fb_cap]: D M D, D q */
 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
@@ -175,7 +191,24 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->jt_ptr);
   free(s->jt_idx);
   free(s->jt_val);
+  lsim_lemke_free(s->fb_lemke);
+  lsim_pgs_free(s->fb_pgs);
+  free(s->fb_start);
+  free(s->fb_island_start);
+  free(s->fb_best);
+  free(s->fb_try);
+  free(s->fb_scale);
+  free(s->fb_w);
+  free(s->fb_basis);
+  free(s->fb_scaled.M);
+  free(s->fb_scaled.q);
   free(s);
+}
+
+const char *lsim_source_name(int source) {
+  static const char *const names[LSIM_SOURCE_COUNT] = {"solver", "lemke", "lemke_scaled",
+                                                       "pgs", "start"};
+  return source >= 0 && source < LSIM_SOURCE_COUNT ? names[source] : "unknown";
 }
 
 void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity) {
@@ -281,8 +314,150 @@ static int siconos_reads_guess(const char *name) {
   return 0;
 }
 
-/* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st. */
+static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st);
+
+/* ---- the fallback chain (solver.h, FALLBACK) ---- */
+
+/* 1 when a solve that ended with status calls for the chain: a numerical failure, with a
+ * tolerance to meet. */
+static int chain_wanted(const LsimSolver *s, int status) {
+  if (!s->options.fallback || status >= 0 || !(s->options.tol > 0.0)) return 0;
+  return status != LSIM_INVALID_INPUT && status != LSIM_OUT_OF_MEMORY &&
+         status != LSIM_UNAVAILABLE;
+}
+
+/* ... and the problem (or island) of n variables is small enough for the dense stages. */
+static int chain_applies(const LsimSolver *s, int status, int n) {
+  return chain_wanted(s, status) && n >= 1 && n <= LSIM_FALLBACK_MAX_N;
+}
+
+/* The start point's buffer for n variables: every solve keeps its start (no allocation
+ * once the largest n has been seen). 0 or LSIM_OUT_OF_MEMORY. */
+static int reserve_start(LsimSolver *s, int n) {
+  int cap = s->fb_start_cap;
+  if (lsim_grow((void **)&s->fb_start, &cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  s->fb_start_cap = cap;
+  return 0;
+}
+
+/* The chain's other buffers for n variables (the rescaled M among them) and its solvers,
+ * made when a chain first runs. 0 or LSIM_OUT_OF_MEMORY. */
+static int reserve_chain(LsimSolver *s, int n) {
+  if (!s->fb_lemke && !(s->fb_lemke = lsim_lemke_create())) return LSIM_OUT_OF_MEMORY;
+  if (!s->fb_pgs && !(s->fb_pgs = lsim_pgs_create())) return LSIM_OUT_OF_MEMORY;
+  if (n <= s->fb_cap) return 0;
+  double **v[] = {&s->fb_best, &s->fb_try, &s->fb_scale, &s->fb_w, &s->fb_scaled.q};
+  for (size_t k = 0; k < sizeof v / sizeof v[0]; ++k) {
+    double *p = realloc(*v[k], (size_t)n * sizeof(double));
+    if (!p) return LSIM_OUT_OF_MEMORY;
+    *v[k] = p;
+  }
+  unsigned char *b = realloc(s->fb_basis, (size_t)n);
+  if (!b) return LSIM_OUT_OF_MEMORY;
+  s->fb_basis = b;
+  double *M = realloc(s->fb_scaled.M, (size_t)n * (size_t)n * sizeof(double));
+  if (!M) return LSIM_OUT_OF_MEMORY;
+  s->fb_scaled.M = M;
+  s->fb_cap = n;
+  return 0;
+}
+
+/* Keeps the start point of a solve of n variables (warm: z, else zeros) for the chain,
+ * when the chain may run (any n: the factored solvers' chain works island by island);
+ * else does nothing. */
+static void chain_keep_start(LsimSolver *s, int n, const double *z) {
+  if (!s->options.fallback || n < 1 || reserve_start(s, n)) return;
+  for (int i = 0; i < n; ++i) s->fb_start[i] = s->options.warm_start && isfinite(z[i]) ? z[i] : 0.0;
+}
+
+/* Natural residual of z on lcp (+inf when not finite). */
+static double chain_residual(const LsimSolver *s, const LsimLcp *lcp, const double *z) {
+  LsimResidual r;
+  lsim_lcp_residual(lcp, z, s->fb_w, &r);
+  return isfinite(r.natural) ? r.natural : INFINITY;
+}
+
+/* The candidate in fb_try replaces the best when its residual is smaller. */
+static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double *best,
+                           int *best_source) {
+  const double r = chain_residual(s, lcp, s->fb_try);
+  if (!(r < *best)) return;
+  *best = r;
+  *best_source = source;
+  memcpy(s->fb_best, s->fb_try, (size_t)lcp->n * sizeof(double));
+}
+
+/* Runs the chain on the dense lcp after the chosen solver returned z with status from the
+ * point start [n]. Writes the winner into z and its source into st; returns LSIM_SOLVED
+ * when the winner meets the tolerance, else status. */
+static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, double *z,
+                     int status, LsimSolveStats *st) {
+  const int n = lcp->n;
+  if (reserve_chain(s, n)) return status;
+  const double ftol = s->options.tol * lsim_lcp_scale(lcp);
+  const size_t bytes = (size_t)n * sizeof(double);
+  /* The chosen solver's result, then the start point (ties keep the former). */
+  double best = chain_residual(s, lcp, z);
+  int source = st->source; /* the solver's, or its start when Lemke rejected its result */
+  memcpy(s->fb_best, z, bytes);
+  memcpy(s->fb_try, start, bytes);
+  chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = s->options.tol;
+
+  /* 1. Lemke from the best point's active set {i : z_i > w_i}. */
+  if (best > ftol && s->kind != KIND_LEMKE) {
+    lsim_lcp_w(lcp, s->fb_best, s->fb_w);
+    for (int i = 0; i < n; ++i) s->fb_basis[i] = s->fb_best[i] > s->fb_w[i];
+    memcpy(s->fb_try, s->fb_best, bytes);
+    lsim_lemke_solve(s->fb_lemke, lcp, &lo, s->fb_basis, s->fb_try, NULL);
+    chain_consider(s, lcp, LSIM_SOURCE_LEMKE, &best, &source);
+  }
+  /* 2. Lemke on D M D y + D q, D_ii = 1 / sqrt(M_ii) (1 where M_ii <= 0), z = D y. */
+  if (best > ftol) {
+    LsimLcp *sc = &s->fb_scaled;
+    sc->n = n, sc->ncones = 0, sc->cones = NULL;
+    for (int i = 0; i < n; ++i) {
+      const double d = lcp->M[i + (size_t)i * n];
+      s->fb_scale[i] = d > 0.0 ? 1.0 / sqrt(d) : 1.0;
+    }
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        sc->M[i + (size_t)j * n] = s->fb_scale[i] * lcp->M[i + (size_t)j * n] * s->fb_scale[j];
+    for (int i = 0; i < n; ++i) sc->q[i] = s->fb_scale[i] * lcp->q[i];
+    memset(s->fb_try, 0, bytes);
+    lsim_lemke_solve(s->fb_lemke, sc, &lo, NULL, s->fb_try, NULL);
+    for (int i = 0; i < n; ++i) s->fb_try[i] *= s->fb_scale[i];
+    chain_consider(s, lcp, LSIM_SOURCE_LEMKE_SCALED, &best, &source);
+  }
+  /* 3. PGS from the best point, at a budget. */
+  if (best > ftol) {
+    LsimPgsOptions po = lsim_default_pgs_options();
+    po.max_sweeps = LSIM_FALLBACK_SWEEPS;
+    po.tol = s->options.tol;
+    memcpy(s->fb_try, s->fb_best, bytes);
+    lsim_pgs_solve(s->fb_pgs, lcp, &po, 1, s->fb_try, NULL);
+    chain_consider(s, lcp, LSIM_SOURCE_PGS, &best, &source);
+  }
+  memcpy(z, s->fb_best, bytes);
+  st->source = source;
+  return best <= ftol ? LSIM_SOLVED : status;
+}
+
+/* Runs the solver on the dense lcp (reserve(s, n) done); fills the solver's part of st,
+ * the fallback chain included. */
 static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
+  chain_keep_start(s, lcp->n, z);
+  const int status = run_solver(s, lcp, z, st);
+  st->first_status = status;
+  st->source = st->rejected ? LSIM_SOURCE_START : LSIM_SOURCE_SOLVER;
+  return chain_applies(s, status, lcp->n) && s->fb_start_cap >= lcp->n
+             ? run_chain(s, lcp, s->fb_start, z, status, st)
+             : status;
+}
+
+/* Runs the chosen solver alone on the dense lcp; fills the solver's part of st. */
+static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
   const LsimSolverOptions *o = &s->options;
   int status;
@@ -322,6 +497,11 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
                        !(status < 0 && st->iterations == 0);
     s->capture_seconds = lsim_siconos_capture_seconds(s->siconos);
     s->siconos_ran = 1;
+    /* Appended: a split problem calls Siconos once per island. */
+    const char *p = lsim_siconos_last_output(s->siconos);
+    const size_t k = strlen(s->printed);
+    if (*p && k + 4 < sizeof s->printed)
+      snprintf(s->printed + k, sizeof s->printed - k, "%s%s", k ? " | " : "", p);
   }
   return status;
 }
@@ -342,7 +522,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
 
-  s->capture_seconds = 0.0, s->siconos_ran = 0;
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
   double t0 = now_seconds();
   if (!status) status = run_dense(s, lcp, z, &st);
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
@@ -419,7 +599,14 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     memset(&is, 0, sizeof is);
     int sk;
     if (s->kind == KIND_NEWTON) {
-      sk = run_newton(s, &sub, s->zsub, &is);
+      chain_keep_start(s, sub.n, s->zsub);
+      sk = is.first_status = run_newton(s, &sub, s->zsub, &is);
+      if (chain_applies(s, sk, sub.n) && s->fb_start_cap >= sub.n &&
+          !reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
+        s->dense.n = sub.n;
+        if (!lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val))
+          sk = run_chain(s, &s->dense, s->fb_start, s->zsub, sk, &is);
+      }
     } else if ((sk = reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) == 0) {
       s->dense.n = sub.n;
       sk = lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);
@@ -428,6 +615,8 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     st->iterations += is.iterations;
     st->rejected |= is.rejected;
+    st->first_status = worse_status(st->first_status, is.first_status);
+    if (is.source > st->source) st->source = is.source;
     warm &= is.warm_started;
     status = worse_status(status, sk);
     if (sk == LSIM_OUT_OF_MEMORY) break;
@@ -448,6 +637,51 @@ static int find_islands(LsimSolver *s, const LsimFactoredLcp *f) {
   return count;
 }
 
+/* The chain of a factored solve too large for it whole (pgs, newton without islands):
+ * island by island, on each island that misses the tolerance and is small enough; the
+ * others keep the solver's result. LSIM_SOLVED when every island then meets it, else
+ * status. The dense form is the last island's afterwards (s->dense_valid stays 0). */
+static int chain_islands(LsimSolver *s, const LsimFactoredLcp *f, double *z, int status,
+                         LsimSolveStats *st) {
+  if (s->fb_start_cap < f->n) return status;
+  if (!s->islands && !(s->islands = lsim_islands_create())) return status;
+  const int count = lsim_islands_find(s->islands, f);
+  int cap = s->fb_island_cap;
+  if (count < 2 || lsim_grow((void **)&s->zsub, &s->zsub_cap, f->n, sizeof(double)) ||
+      lsim_grow((void **)&s->fb_island_start, &cap, f->n, sizeof(double)))
+    return status;
+  s->fb_island_cap = cap;
+  int all = 1;
+  for (int k = 0; k < count; ++k) {
+    LsimFactoredLcp sub;
+    const int *vars;
+    lsim_islands_extract(s->islands, f, k, &sub, &vars);
+    for (int r = 0; r < sub.n; ++r) s->zsub[r] = z[vars[r]];
+    /* An island within the tolerance (on its own scale) keeps the solver's result. */
+    LsimResidual res;
+    lsim_factored_residual(&sub, s->zsub, s->u, s->w, &res);
+    if (res.relative <= s->options.tol) continue;
+    if (sub.n > LSIM_FALLBACK_MAX_N || reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
+      all = 0;
+      continue;
+    }
+    s->dense.n = sub.n;
+    if (lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
+      all = 0;
+      continue;
+    }
+    for (int r = 0; r < sub.n; ++r) s->fb_island_start[r] = s->fb_start[vars[r]];
+    LsimSolveStats is;
+    memset(&is, 0, sizeof is);
+    const int sk = run_chain(s, &s->dense, s->fb_island_start, s->zsub, status, &is);
+    for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
+    if (is.source > st->source) st->source = is.source;
+    all &= sk == LSIM_SOLVED;
+  }
+  s->dense_valid = 0;
+  return all ? LSIM_SOLVED : status;
+}
+
 int lsim_solver_last_islands(const LsimSolver *s) { return s->last_islands; }
 
 int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
@@ -456,7 +690,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->bz = NULL;
-  s->capture_seconds = 0.0, s->siconos_ran = 0;
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
   const int dense = s->kind != KIND_PGS && s->kind != KIND_NEWTON;
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense || s->kind == KIND_NEWTON ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
@@ -481,12 +715,14 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   } else if (islands > 1) {
     status = run_islands(s, f, islands, z, &st);
   } else if (s->kind == KIND_NEWTON) {
-    status = run_newton(s, f, z, &st);
+    chain_keep_start(s, n, z);
+    status = st.first_status = run_newton(s, f, z, &st);
   } else if (!dense) {
     const LsimSolverOptions *o = &s->options;
     LsimPgsOptions po = pgs_options(o);
     pi = (LsimPgsInfo){.trace = s->trace, .trace_capacity = s->trace_capacity};
-    status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
+    chain_keep_start(s, n, z);
+    status = st.first_status = lsim_pgs_solve_factored(s->pgs, f, &po, o->warm_start, z, &pi);
     if (status == LSIM_INVALID_INPUT && !pi.full_valid) invalid_pgs = 1;
     pgs_residual = pi.full_valid ? &pi.full : NULL;
     st.iterations = pi.sweeps;
@@ -500,6 +736,21 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
       status = run_dense(s, &s->dense, z, &st);
     }
   }
+  /* The fallback chain of the factored solvers (newton, pgs) on the dense form; the dense
+     solvers ran it inside run_dense. */
+  int chained = 0;
+  if (ready && islands == 1 && !dense && chain_applies(s, status, n) &&
+      s->fb_start_cap >= n && !reserve_factored(s, n, f->m, f->J_ptr[n], 1)) {
+    s->dense.n = n;
+    if (!lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
+      s->dense_valid = 1;
+      status = run_chain(s, &s->dense, s->fb_start, z, status, &st);
+      chained = 1;
+    }
+  } else if (ready && islands == 1 && !dense && chain_wanted(s, status) && n > LSIM_FALLBACK_MAX_N) {
+    status = chain_islands(s, f, z, status, &st);
+    chained = 1;
+  }
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
 
   /* The common measures, from z alone, on the factored form (the scratch is there unless
@@ -512,7 +763,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     status = sanitize_z(z, n, status);
     /* PGS already recomputed every measure from its final z; reuse it unless z had to be
        sanitized. */
-    if (pgs_residual && status == before) st.residual = *pgs_residual, s->bz = pi.bz;
+    if (pgs_residual && status == before && !chained) st.residual = *pgs_residual, s->bz = pi.bz;
     else lsim_factored_residual(f, z, s->u, s->w, &st.residual);
     st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
   } else if (invalid) {
@@ -535,10 +786,14 @@ struct LsimTeam *lsim_solver_team(LsimSolver *s) {
   return s->kind == KIND_PGS ? lsim_pgs_team(s->pgs) : NULL;
 }
 
+const char *lsim_solver_last_output(const LsimSolver *s) {
+  return s && s->siconos_ran ? s->printed : "";
+}
+
 const char *lsim_solver_last_message(LsimSolver *s) {
   s->message[0] = '\0';
   if (s->siconos_ran) {
-    const char *e = lsim_siconos_last_error(s->siconos), *p = lsim_siconos_last_output(s->siconos);
+    const char *e = lsim_siconos_last_error(s->siconos), *p = s->printed;
     snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",
              *p ? "printed: " : "", p);
   }

@@ -28,10 +28,14 @@ typedef struct LsimSolverOptions {
                         (islands.h: independent groups of variables, e.g. separate piles),
                         each as a problem of its own (then no dense form of the whole
                         problem is kept: lsim_solver_last_dense gives NULL); 0: whole */
+  int fallback;      /* 1: a solve that fails runs the fallback chain (FALLBACK below) on
+                        each dense problem (the whole one, or each island) of at most
+                        LSIM_FALLBACK_MAX_N variables; 0: the solver's result stands */
 } LsimSolverOptions;
 
-/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0 (the time
- * step turns islands on from its settings: LsimSolverSettings.islands, default 1). */
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0
+ * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,
+ * default 1, and on_failure, default fallback). */
 LsimSolverOptions lsim_default_solver_options(void);
 
 /* What a solve reports. Filled by lsim_solver_solve; never NaN. */
@@ -45,7 +49,46 @@ typedef struct LsimSolveStats {
   int trace_len;           /* values written to the trace buffer (lsim_solver_set_trace) */
   int rejected;            /* 1: Lemke failed and its result, no better than its start (the
                               warm-start guess, or zeros), was discarded (lemke.h) */
+  int first_status;        /* the chosen solver's own status; status differs from it when
+                              the fallback chain recovered the solve */
+  int source;              /* LsimSolutionSource: what produced the returned z */
 } LsimSolveStats;
+
+/* FALLBACK. With options.fallback, a solve whose status is a numerical failure (not
+ * invalid input, out of memory or unavailable; with tol > 0, so a fixed PGS budget is not
+ * a failure) tries, on each dense problem of at most LSIM_FALLBACK_MAX_N variables (the
+ * whole problem, or each island that misses the tolerance: Lemke's and newton's islands,
+ * and for pgs or newton on a larger problem its islands, lcp/islands.h), in order, until
+ * one meets the tolerance:
+ *   1. "lemke": Lemke warm started from the best point so far (the basis {i : z_i > w_i});
+ *      only when the chosen solver is not Lemke;
+ *   2. "lemke_scaled": Lemke, cold, on the diagonally rescaled problem D M D y + D q with
+ *      D_ii = 1 / sqrt(M_ii) (1 where M_ii <= 0: the cone rows), z = D y: the unit
+ *      diagonal evens out the pivot and tie tolerances between rows of N*s and m/s, and
+ *      takes another path through the degenerate vertices of contact problems;
+ *   3. "pgs": projected Gauss-Seidel on the dense problem from the best point so far, at
+ *      most LSIM_FALLBACK_SWEEPS sweeps (it polishes a point near the solution).
+ * Every candidate, the chosen solver's result and the starting point (the warm-start guess
+ * or zeros) is judged by its natural residual on the original problem; the smallest wins
+ * ("start" when none beat the starting point). The status is LSIM_SOLVED when the winner
+ * meets the tolerance, else the chosen solver's failure; stats.first_status keeps the
+ * chosen solver's status, stats.source names the winner (with islands: the latest stage
+ * any island needed, in the order below). Measured on the failed steps of four 10-domino
+ * runs (docs/solvers.md, "Failure policy"). */
+typedef enum LsimSolutionSource {
+  LSIM_SOURCE_SOLVER = 0,       /* the chosen solver */
+  LSIM_SOURCE_LEMKE = 1,        /* fallback 1 */
+  LSIM_SOURCE_LEMKE_SCALED = 2, /* fallback 2 */
+  LSIM_SOURCE_PGS = 3,          /* fallback 3 */
+  LSIM_SOURCE_START = 4,        /* the starting point: nothing beat it, or Lemke rejected its
+                                   own result (stats.rejected) and returned it */
+  LSIM_SOURCE_COUNT = 5
+} LsimSolutionSource;
+
+enum { LSIM_FALLBACK_MAX_N = 600, LSIM_FALLBACK_SWEEPS = 1000 };
+
+/* "solver", "lemke", "lemke_scaled", "pgs", "start"; "unknown" otherwise. */
+const char *lsim_source_name(int source);
 
 typedef struct LsimSolver LsimSolver;
 
@@ -91,6 +134,11 @@ const double *lsim_solver_last_bz(const LsimSolver *s);
  * captured, never reaching stdout; the capture's time is not in stats.wall_time). Owned
  * by s, valid until the next solve. */
 const char *lsim_solver_last_message(LsimSolver *s);
+
+/* What Siconos printed (stdout and stderr, captured) during the last solve, islands
+ * joined; lines joined by " | ", at most 1023 bytes; "" for our own solvers or when it
+ * printed nothing. Owned by s, valid until the next solve. */
+const char *lsim_solver_last_output(const LsimSolver *s);
 
 /* The thread team of a "pgs" solver with threads > 1, once a solve has made it (pgs.h,
  * lsim_pgs_team); NULL otherwise. For work between solves. */

@@ -172,6 +172,7 @@ static int check_overlaps(LsimParseCtx *c, const LsimModel *m, const Origin *org
         const LsimBody *b = &m->bodies[j];
         const int walls = (a->type == LSIM_BODY_STATIC) + (b->type == LSIM_BODY_STATIC);
         if ((pass == 0) != (walls == 2)) continue;
+        if (walls < 2 && m->allow_initial_overlap) continue; /* "allow_initial_overlap" */
         char p[PATH_CAP];
         lsim_json_path_key(p, org[i].path, "position");
         if (walls == 2) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lcp/lcp.h"
+#include "contact/contact.h"
 #include "contact/math3.h"
 #include "lcp/random.h"
 
@@ -773,7 +774,52 @@ int lsim_parse_bodies_nd(LsimParseCtx *c, const json_t *bodies, LsimModel *m, Ls
     memcpy(st->q + b->q_offset, b->pose, (size_t)b->nq * sizeof(double));
     memcpy(st->v + b->v_offset, org[i].v, (size_t)b->nv * sizeof(double));
   }
+  /* Each body's place in "bodies", for messages after parsing (the overlap check). */
+  if (rc == 0 && m->nbodies > 0) {
+    c->body_json = malloc((size_t)m->nbodies * sizeof *c->body_json);
+    if (!c->body_json) rc = LSIM_OUT_OF_MEMORY;
+    for (int i = 0; rc == 0 && i < m->nbodies; ++i) c->body_json[i] = org[i].json_index;
+  }
   free(org);
+  return rc;
+}
+
+int lsim_parse_check_overlap_nd(LsimParseCtx *c, const LsimModel *m, const LsimState *st) {
+  if (m->allow_initial_overlap || m->nbodies == 0) return 0;
+  /* The initial state's contacts, found at rest (v_free = 0: gaps <= margin). */
+  double *vfree = calloc((size_t)m->nv + 1, sizeof *vfree);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  int rc = vfree ? lsim_detect_contacts(m, st, vfree, &set) : LSIM_OUT_OF_MEMORY;
+  free(vfree);
+  /* The deepest overlap beyond the tolerance, and how many pairs overlap so. */
+  int worst = -1, count = 0;
+  for (int k = 0; rc == 0 && k < set.count; ++k) {
+    const LsimContact *ct = &set.contacts[k];
+    if (ct->kind != LSIM_CONTACT_NORMAL || !(-ct->gap > m->overlap_tolerance)) continue;
+    ++count;
+    if (worst < 0 || ct->gap < set.contacts[worst].gap) worst = k;
+  }
+  if (rc == 0 && worst >= 0) {
+    const LsimContact *ct = &set.contacts[worst];
+    /* Point at the moving body of the pair (body[0] when both move). */
+    int a = ct->body[0], b = ct->body[1];
+    if (m->bodies[a].type == LSIM_BODY_STATIC && b >= 0) a = ct->body[1], b = ct->body[0];
+    char p[PATH_CAP], q[PATH_CAP], more[64] = "";
+    lsim_json_path_index(p, "bodies", c->body_json[a]);
+    lsim_json_path_key(p, p, "position");
+    if (b >= 0) lsim_json_path_index(q, "bodies", c->body_json[b]);
+    else snprintf(q, sizeof q, "the ground");
+    if (count > 1) snprintf(more, sizeof more, "; %d pairs overlap so", count);
+    rc = lsim_parse_fail(c, p, 0,
+                         "'%s' overlaps '%s' (%s) at the start by %.6g m (more than "
+                         "contact.overlap_tolerance %g m%s): move them apart, or set "
+                         "\"contact\": {\"allow_initial_overlap\": true} to let the step push "
+                         "them out at contact.max_correction_speed (%g m/s)",
+                         m->bodies[a].name, b >= 0 ? m->bodies[b].name : "ground", q, -ct->gap,
+                         m->overlap_tolerance, more, m->max_correction_speed);
+  }
+  lsim_contacts_free(&set);
   return rc;
 }
 

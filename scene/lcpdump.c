@@ -163,7 +163,9 @@ static void ext_close(Ext *e) {
 
 /* ---- writing a dump ---- */
 
-enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN, X_COUNT };
+enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN,
+       /* the index, appended problem by problem */
+       X_STEP, X_SERIES, X_N, X_NCONES, X_HASH, X_MOFF, X_VOFF, X_COFF, X_COUNT };
 
 struct LsimLcpDump {
   hid_t group;
@@ -171,7 +173,7 @@ struct LsimLcpDump {
   int nsol;
   int default_series;
   char (*labels)[64];
-  /* The index, kept in memory (a few numbers per problem) and written at close. */
+  /* The index, kept in memory too (a few numbers per problem). */
   int nprob, cap;
   int *step, *series, *n, *ncones;
   uint64_t *hash;
@@ -225,6 +227,22 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
   if (!rc) rc = ext_create(&d->x[X_CL], d->group, "cone_lambda", LSIM_H5_I32, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CMU], d->group, "cone_mu", LSIM_H5_F64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CFN], d->group, "cone_fixed_normal", LSIM_H5_F64, 1, 1, 1024);
+  /* The index grows with the data (after it, problem by problem), so a file whose
+     writer was killed holds a readable dump of the problems its last flush wrote. */
+  if (!rc) rc = ext_create(&d->x[X_STEP], d->group, "step", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_SERIES], d->group, "series", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_N], d->group, "n", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_NCONES], d->group, "ncones", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_HASH], d->group, "hash", LSIM_H5_U64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_MOFF], d->group, "m_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_VOFF], d->group, "offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_COFF], d->group, "cone_offset", LSIM_H5_I64, 1, 1, 1024);
+  const int64_t zero = 0;
+  for (int k = X_MOFF; k <= X_COFF && !rc; ++k) rc = ext_append(&d->x[k], &zero, 1);
+  if (!rc) rc = write_typed(d->group, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
+                            &d->default_series);
+  if (!rc) rc = lsim_h5_write_strings(d->group, "solution_label", d->labels[0],
+                                      sizeof d->labels[0], d->nsol);
   if (rc) {
     set_err(err, errlen, "LCP dump: cannot create group %s%s", group, "");
     d->status = rc;
@@ -320,7 +338,15 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   d->m_off[p + 1] = d->m_off[p] + (int64_t)n * n;
   d->v_off[p + 1] = d->v_off[p] + n;
   d->c_off[p + 1] = d->c_off[p] + nc;
-  return 0;
+  rc = ext_append(&d->x[X_STEP], &d->step[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_SERIES], &d->series[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_N], &d->n[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_NCONES], &d->ncones[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_HASH], &d->hash[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_MOFF], &d->m_off[p + 1], 1);
+  if (!rc) rc = ext_append(&d->x[X_VOFF], &d->v_off[p + 1], 1);
+  if (!rc) rc = ext_append(&d->x[X_COFF], &d->c_off[p + 1], 1);
+  return rc ? dump_fail(d, rc, "cannot append to the index") : 0;
 }
 
 int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
@@ -331,29 +357,6 @@ int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
 
 int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
   if (!d) return 0;
-  /* The index, written in one go (offsets have nprob + 1 entries). */
-  if (!d->status && d->group >= 0) {
-    const hid_t g = d->group;
-    const uint64_t np = (uint64_t)d->nprob, np1 = np + 1;
-    int64_t zero = 0;
-    int rc = write_typed(g, "step", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->step);
-    if (!rc) rc = write_typed(g, "series", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->series);
-    if (!rc) rc = write_typed(g, "n", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->n);
-    if (!rc) rc = write_typed(g, "ncones", H5T_NATIVE_INT, H5T_STD_I32LE, 1, &np, d->ncones);
-    if (!rc) rc = write_typed(g, "hash", H5T_NATIVE_UINT64, H5T_STD_U64LE, 1, &np, d->hash);
-    if (!rc) rc = write_typed(g, "m_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->m_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->v_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "cone_offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 1, &np1,
-                              d->nprob ? (void *)d->c_off : (void *)&zero);
-    if (!rc) rc = write_typed(g, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
-                              &d->default_series);
-    if (!rc) rc = lsim_h5_write_strings(g, "solution_label", d->labels[0], sizeof d->labels[0],
-                                        d->nsol);
-    if (rc) dump_fail(d, rc, "cannot write the index");
-  }
-
   /* Close the datasets and the group; free. */
   for (int k = 0; k < X_COUNT; ++k) ext_close(&d->x[k]);
   if (d->group >= 0) H5Gclose(d->group);

@@ -19,6 +19,9 @@ typedef struct LsimParseCtx {
   const char *name;
   LsimSceneError *err;
   int dim;                /* the scene's dimension, once read */
+  size_t *body_json;      /* 2-D / 3-D: each model body's index in "bodies" (grid copies
+                             share theirs), set by lsim_parse_bodies_nd; freed by the
+                             loader */
 } LsimParseCtx;
 
 /* ---- json.c: paths, positions, errors ---- */
@@ -101,6 +104,11 @@ int lsim_parse_add_body(LsimModel *m, LsimBody *b);
 int lsim_parse_couplings(LsimParseCtx *c, const json_t *arr, LsimModel *m);
 /* bodies_nd.c: "bodies" of a 2-D/3-D scene into m (finalized) and the initial state. */
 int lsim_parse_bodies_nd(LsimParseCtx *c, const json_t *bodies, LsimModel *m, LsimState *st);
+
+/* 2-D / 3-D: refuses bodies that overlap in the initial state by more than
+ * m->overlap_tolerance (the deepest pair named, with its depth), unless
+ * m->allow_initial_overlap. 0 or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY. */
+int lsim_parse_check_overlap_nd(LsimParseCtx *c, const LsimModel *m, const LsimState *st);
 /* joints.c: "tethers", "joints" and "baumgarte" into m (bodies and st already there). */
 int lsim_parse_constraints(LsimParseCtx *c, const json_t *root, LsimModel *m,
                            const LsimState *st);

@@ -2,8 +2,10 @@
  *
  * Every per-step quantity is a "series": a chunked dataset whose first dimension is
  * unlimited, fed through a row buffer in memory. Steps only copy into the buffers; the
- * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps (or when the contact rows
- * pile up) and at close, so a long run makes one HDF5 write per dataset per flush.
+ * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS
+ * (or when the contact rows pile up) and at close, so a long run makes one HDF5 write
+ * per dataset per flush; each flush ends with H5Fflush, so a process killed between
+ * flushes leaves a partial file that opens with what the last flush wrote.
  * Errors are sticky: after the first failure every call returns it, and close reports
  * it with its message and removes the partial file.
  */
@@ -22,6 +24,7 @@
 
 #include "contact/constraints.h"
 #include "lcp/lcp.h"
+#include "scene/outfile.h"
 
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
@@ -30,6 +33,7 @@
 #define LSIM_RECORD_FORMAT_VERSION 2
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
+#define LSIM_RECORD_FLUSH_SECONDS 1.0    /* wall time between flushes at most (s) */
 #define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series */
 #define LSIM_TAUT_TOL 1e-9               /* m: a tether this close to its length is taut */
 
@@ -50,19 +54,23 @@ typedef struct Series {
 
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
-       S_SICONOS,
+       S_SICONOS, S_FIRST_STATUS, S_SOURCE,
+       S_SLEEPING, /* only with sleeping on */
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
        S_C_FIMP, S_C_SLIP,
+       S_E_TIME, S_E_KIND, S_E_CONTACT, S_E_A, S_E_B, /* only for an event table */
        S_COUNT };
 
 #define S_FIRST_CONTACT S_C_STEP
+#define S_FIRST_EVENT S_E_TIME
 
 struct LsimRecord {
   hid_t file;
   char *path;          /* final name */
-  char *partial;       /* path + ".partial" */
+  LsimOutFile out;     /* the partial file and where it goes (scene/outfile.h) */
+  struct timespec flushed; /* when the file was last flushed */
   int nq, nv, nbodies;
   int ntethers, njoints;
   double *tether_impulse;  /* [ntethers] this step's impulses, by tether */
@@ -74,10 +82,11 @@ struct LsimRecord {
   size_t steps_buffered;
   int64_t ncontacts;   /* contact rows recorded (buffered or written) */
   int failures, warnings;
+  int recovered;       /* steps the fallback chain recovered (first status < 0, status >= 0) */
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
-  char msg[512];       /* its message */
+  char msg[1024];       /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
 };
@@ -96,9 +105,9 @@ static int fail(LsimRecord *r, int status, const char *what) {
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_walk, detail);
   H5Eclear2(H5E_DEFAULT);
   if (detail[0])
-    snprintf(r->msg, sizeof r->msg, "%s: %s: %s", r->path, what, detail);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s: %s", r->path, what, detail);
   else
-    snprintf(r->msg, sizeof r->msg, "%s: %s", r->path, what);
+    snprintf(r->msg, sizeof r->msg, "%s: %.256s", r->path, what);
   r->status = status;
   return status;
 }
@@ -287,6 +296,11 @@ static int flush_all(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k)
     if (series_flush(r, &r->s[k]) < 0) return r->status;
   r->steps_buffered = 0;
+  /* HDF5's cached metadata (dataset extents, chunk indexes) goes to the file too, so
+     the file as of this flush is whole if the process dies before the next. */
+  clock_gettime(CLOCK_MONOTONIC, &r->flushed);
+  if (r->file >= 0 && H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
+    return fail(r, LSIM_IO_ERROR, "cannot flush the file");
   return 0;
 }
 
@@ -372,7 +386,6 @@ static void destroy(LsimRecord *r) {
   }
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
-  free(r->partial);
   free(r->tether_impulse);
   free(r->joint_impulse);
   free(r);
@@ -386,7 +399,7 @@ static void discard(LsimRecord *r) {
   }
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
-  remove(r->partial);
+  lsim_outfile_discard(&r->out);
   destroy(r);
 }
 
@@ -529,16 +542,13 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     r->path = malloc(plen + 1);
-    r->partial = malloc(plen + sizeof ".partial");
   }
-  if (!r || !r->path || !r->partial) {
+  if (!r || !r->path) {
     set_err(err, errlen, "record: out of memory");
     if (r) destroy(r);
     return LSIM_OUT_OF_MEMORY;
   }
   memcpy(r->path, path, plen + 1);
-  memcpy(r->partial, path, plen);
-  memcpy(r->partial + plen, ".partial", sizeof ".partial");
   r->nq = model->nq;
   r->nv = model->nv;
   r->nbodies = model->nbodies;
@@ -553,21 +563,18 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   }
   clock_gettime(CLOCK_MONOTONIC, &r->t0);
 
-  /* Create the file; a plain fopen first gives the system's reason when it cannot be. */
-  FILE *probe = fopen(r->partial, "wb");
-  if (!probe) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot create %s: %s", r->partial, strerror(errno));
-    snprintf(r->msg, sizeof r->msg, "%s: %s", path, what);
+  /* Create the file under its own partial name (only a regular file is ever replaced;
+     the system's reason when it cannot be made). */
+  const int orc = lsim_outfile_begin(&r->out, path, r->msg, sizeof r->msg);
+  if (orc) {
     set_err(err, errlen, r->msg);
     destroy(r);
-    return LSIM_IO_ERROR;
+    return orc;
   }
-  fclose(probe);
-  r->file = H5Fcreate(r->partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (r->file < 0) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot create HDF5 file %s", r->partial);
+    char what[4400];
+    snprintf(what, sizeof what, "cannot create HDF5 file %s", r->out.partial);
     fail(r, LSIM_IO_ERROR, what);
     goto failed;
   }
@@ -589,6 +596,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
               "m/s^2");
   write_double(r, "/parameters/ground_normal_gravity", model->ground_normal_gravity, "m/s^2");
   write_double(r, "/parameters/contact_margin", model->contact_margin, "m");
+  write_double(r, "/parameters/max_correction_speed", model->max_correction_speed, "m/s");
   write_int(r, "/parameters/friction_directions", model->friction_directions);
   write_strings(r, "/parameters/solver_name",
                 solver_name && solver_name[0] ? solver_name : model->solver.name, 0, -1);
@@ -597,6 +605,12 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_double(r, "/parameters/solver_omega", model->solver.omega, NULL);
   write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
   write_int(r, "/parameters/solver_threads", model->solver.threads);
+  if (model->sleep.enabled) {
+    /* Sleeping (contact/sleep.c): its settings, only when on (files without it unchanged). */
+    write_double(r, "/parameters/sleep_linear_speed", model->sleep.linear_speed, "m/s");
+    write_double(r, "/parameters/sleep_angular_speed", model->sleep.angular_speed, "rad/s");
+    write_double(r, "/parameters/sleep_time", model->sleep.time, "s");
+  }
 
   /* Bodies: one entry per body, gathered into small arrays (header only). */
   int nb = model->nbodies;
@@ -641,6 +655,11 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   for (int c = -9; c <= 1; ++c)
     snprintf(legend[c + 9], sizeof legend[0], "%d %s", c, lsim_status_name(c));
   write_strings(r, "/solver/status_legend", legend[0], sizeof legend[0], 11);
+  /* Source legend: "code name" of what produced each step's impulses (lcp/solver.h). */
+  char sources[LSIM_SOURCE_COUNT][32];
+  for (int c = 0; c < LSIM_SOURCE_COUNT; ++c)
+    snprintf(sources[c], sizeof sources[0], "%d %s", c, lsim_source_name(c));
+  write_strings(r, "/solver/source_legend", sources[0], sizeof sources[0], LSIM_SOURCE_COUNT);
 
   /* The series: state rows, solver rows, contact offsets, contact rows. */
   size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;
@@ -659,6 +678,9 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_RELRES, "/solver/relative_residual", D, FD, 0, 0, cs, NULL);
   series_create(r, S_WALL, "/solver/wall_time", D, FD, 0, 0, cs, "s");
   series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
+  series_create(r, S_FIRST_STATUS, "/solver/first_status", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_SOURCE, "/solver/source", I, FI, 0, 0, cs, NULL);
+  if (model->sleep.enabled) series_create(r, S_SLEEPING, "/solver/sleeping", I, FI, 0, 0, cs, NULL);
   if (r->ntethers > 0) {
     const size_t nt = (size_t)r->ntethers;
     series_create(r, S_T_LENGTH, "/tethers/length", D, FD, 1, nt, cs, "m");
@@ -688,6 +710,8 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   if (r->status == 0) append_state(r, model, initial);
   if (r->status == 0) append_offset(r, 0);
   if (r->status == 0) append_offset(r, 0);
+  /* Header and row 0 on disk at once: a killed run's partial file opens. */
+  if (r->status == 0) flush_all(r);
   if (r->status < 0) goto failed;
   *out = r;
   return 0;
@@ -711,7 +735,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   int step = r->steps + 1;
 
   /* Make room first, so that a failure leaves no half-appended step. */
-  for (int k = 0; k < S_COUNT; ++k)
+  for (int k = 0; k < S_FIRST_EVENT; ++k)
     if (r->s[k].dset >= 0 &&
         series_reserve(r, &r->s[k], k >= S_FIRST_CONTACT ? (size_t)nc : 1) < 0)
       return r->status;
@@ -732,6 +756,9 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_RELRES]) = st->relative_residual;
   *(double *)series_row(&r->s[S_WALL]) = st->wall_time;
   *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
+  *(int *)series_row(&r->s[S_FIRST_STATUS]) = st->first_status;
+  *(int *)series_row(&r->s[S_SOURCE]) = st->source;
+  if (r->s[S_SLEEPING].dset >= 0) *(int *)series_row(&r->s[S_SLEEPING]) = st->sleeping;
   append_constraints(r, model, contacts);
 
   /* Contact rows and the offset where the next step's contacts start. */
@@ -757,14 +784,20 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   /* Summary accumulators. */
   if (st->status < 0) r->failures++;
   if (st->status > 0) r->warnings++;
+  if (st->first_status < 0 && st->status >= 0) r->recovered++;
   if (st->residual > r->max_residual || isnan(st->residual)) r->max_residual = st->residual;
   r->solver_wall += st->wall_time;
   r->steps = step;
 
-  /* Flush every LSIM_RECORD_FLUSH_STEPS steps, or sooner when contact rows pile up. */
+  /* Flush every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS, whichever
+     comes first, or sooner when contact rows pile up. */
   r->steps_buffered++;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  const double since = (double)(now.tv_sec - r->flushed.tv_sec) +
+                       1e-9 * (double)(now.tv_nsec - r->flushed.tv_nsec);
   if (r->steps_buffered >= LSIM_RECORD_FLUSH_STEPS ||
-      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS)
+      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS || since >= LSIM_RECORD_FLUSH_SECONDS)
     return flush_all(r);
   return 0;
 }
@@ -794,6 +827,7 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   write_int(r, "/summary/steps_done", r->steps);
   write_int(r, "/summary/failures", r->failures);
   write_int(r, "/summary/warnings", r->warnings);
+  write_int(r, "/summary/recovered", r->recovered);
   write_double(r, "/summary/max_residual", r->max_residual, "N*s");
   write_small(r, "/summary/total_contacts", H5T_NATIVE_INT64, H5T_STD_I64LE, -1, &total, NULL);
   write_double(r, "/summary/max_penetration", r->max_penetration, "m");
@@ -813,39 +847,75 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   }
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
-  if (r->status == 0 && rename(r->partial, r->path) != 0) {
-    char what[400];
-    snprintf(what, sizeof what, "cannot rename %s to %s: %s", r->partial, r->path,
-             strerror(errno));
-    fail(r, LSIM_IO_ERROR, what);
+  /* Put in place: rename over a regular file (atomic), or write through to a device. */
+  int committed = 1;
+  if (r->status == 0) {
+    char what[sizeof r->msg];
+    if (lsim_outfile_commit(&r->out, what, sizeof what) < 0) {
+      snprintf(r->msg, sizeof r->msg, "%s", what);
+      r->status = LSIM_IO_ERROR;
+      committed = 0; /* a whole file that could not be put in place is kept */
+    }
   }
   int status = r->status;
-  if (status < 0) {
-    set_err(err, errlen, r->msg);
-    discard(r);
-  } else {
-    destroy(r);
-  }
+  if (status < 0) set_err(err, errlen, r->msg);
+  if (status < 0 && committed) discard(r);
+  else destroy(r);
   return status;
+}
+
+int lsim_record_events_begin(LsimRecord *r, const char *integrator,
+                             const char *const *kind_names, int nkinds, char *err,
+                             size_t errlen) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->s[S_E_TIME].dset >= 0) {
+    snprintf(err, errlen, "%s: the event table exists already", r->path);
+    return LSIM_INVALID_INPUT;
+  }
+  char names[16][16];
+  memset(names, 0, sizeof names);
+  for (int k = 0; k < nkinds && k < 16; ++k) snprintf(names[k], sizeof names[k], "%s", kind_names[k]);
+  write_strings(r, "/parameters/integrator", integrator, 0, -1);
+  write_strings(r, "/events/kind_legend", names[0], sizeof names[0], nkinds < 16 ? nkinds : 16);
+  /* Extendable like the steps' series: flushed with them, so a killed run keeps its
+     events up to the last flush. */
+  series_create(r, S_E_TIME, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, 0, 0, 64, "s");
+  series_create(r, S_E_KIND, "/events/kind", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  series_create(r, S_E_CONTACT, "/events/contact", H5T_NATIVE_UINT64, H5T_STD_U64LE, 0, 0, 64,
+                NULL);
+  series_create(r, S_E_A, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  series_create(r, S_E_B, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  if (r->status == 0) flush_all(r);
+  if (r->status < 0) {
+    snprintf(err, errlen, "%s", r->msg);
+    return r->status;
+  }
+  return 0;
+}
+
+int lsim_record_event(LsimRecord *r, double t, int kind, uint64_t contact, int body_a,
+                      int body_b) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->status < 0) return r->status;
+  if (r->s[S_E_TIME].dset < 0)
+    return fail(r, LSIM_INVALID_INPUT, "record_event: no event table (lsim_record_events_begin)");
+  for (int k = S_FIRST_EVENT; k < S_COUNT; ++k)
+    if (series_reserve(r, &r->s[k], 1) < 0) return r->status;
+  *(double *)series_row(&r->s[S_E_TIME]) = t;
+  *(int *)series_row(&r->s[S_E_KIND]) = kind;
+  *(uint64_t *)series_row(&r->s[S_E_CONTACT]) = contact;
+  *(int *)series_row(&r->s[S_E_A]) = body_a;
+  *(int *)series_row(&r->s[S_E_B]) = body_b;
+  return 0;
 }
 
 int lsim_record_events(LsimRecord *r, const char *integrator, int n, const double *t,
                        const int *kind, const uint64_t *contact, const int *body_a,
                        const int *body_b, const char *const *kind_names, int nkinds,
                        char *err, size_t errlen) {
-  char names[16][16];
-  memset(names, 0, sizeof names);
-  for (int k = 0; k < nkinds && k < 16; ++k) snprintf(names[k], sizeof names[k], "%s", kind_names[k]);
-  write_strings(r, "/parameters/integrator", integrator, 0, -1);
-  write_small(r, "/events/time", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, n, t, "s");
-  write_small(r, "/events/kind", H5T_NATIVE_INT, H5T_STD_I32LE, n, kind, NULL);
-  write_small(r, "/events/contact", H5T_NATIVE_UINT64, H5T_STD_U64LE, n, contact, NULL);
-  write_small(r, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_a, NULL);
-  write_small(r, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, n, body_b, NULL);
-  write_strings(r, "/events/kind_legend", names[0], sizeof names[0], nkinds < 16 ? nkinds : 16);
-  if (r->status < 0) {
-    snprintf(err, errlen, "%s", r->msg);
-    return r->status;
-  }
-  return 0;
+  int rc = lsim_record_events_begin(r, integrator, kind_names, nkinds, err, errlen);
+  for (int i = 0; !rc && i < n; ++i)
+    rc = lsim_record_event(r, t[i], kind[i], contact[i], body_a[i], body_b[i]);
+  if (rc < 0 && r && r->status < 0) snprintf(err, errlen, "%s", r->msg);
+  return rc;
 }

@@ -2,9 +2,10 @@
  *
  * One file per run, written step by step into chunked, extendable datasets, readable by
  * h5py, Matlab h5read and Octave (load / ncread): numeric datasets and fixed-length
- * strings only; key parameters are datasets too. The file is written under a temporary
- * name and renamed to its final name on lsim_record_close, so an interrupted or failed
- * run never leaves a half-written file under the final name.
+ * strings only; key parameters are datasets too. The file is written under a name of its
+ * own (PATH.<pid>.partial, scene/outfile.h) and renamed to its final name on
+ * lsim_record_close, so an interrupted or failed run never leaves a half-written file
+ * under the final name, and only a regular file is ever replaced.
  */
 #ifndef LSIM_RECORD_H
 #define LSIM_RECORD_H
@@ -18,10 +19,13 @@
 
 typedef struct LsimRecord LsimRecord;
 
-/* Opens path (temporarily as path + ".partial") and writes the run's header: version,
+/* Opens path (temporarily as PATH.<pid>.partial; a directory, FIFO, socket or block
+ * device as path is refused, a character device written through: scene/outfile.h) and
+ * writes the run's header: version,
  * scene text, parameters (dimension, time step, steps, body names, masses, widths,
  * solver name and options), and the initial state as row 0 of the state datasets.
- * Returns 0 or < 0 with a message in err. */
+ * The header and row 0 are flushed to disk at once. Returns 0 or < 0 with a message in
+ * err. */
 int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
                      const LsimState *initial, const char *scene_text,
                      const char *solver_name, char *err, size_t errlen);
@@ -57,7 +61,19 @@ int lsim_record_events(LsimRecord *r, const char *integrator, int n, const doubl
                        const int *body_b, const char *const *kind_names, int nkinds,
                        char *err, size_t errlen);
 
-/* Writes the summary datasets, flushes, closes and renames to the final path. With
+/* The same table written as the run goes: _begin writes /parameters/integrator and
+ * /events/kind_legend and makes the /events datasets (extendable, 0 rows, flushed at
+ * once); each lsim_record_event appends a row, buffered and flushed with the steps' rows
+ * (so a killed run's partial file keeps its events up to the last flush). Once per file
+ * (lsim_record_events is _begin and n events). 0 or < 0 (err / the record's sticky error). */
+int lsim_record_events_begin(LsimRecord *r, const char *integrator,
+                             const char *const *kind_names, int nkinds, char *err,
+                             size_t errlen);
+int lsim_record_event(LsimRecord *r, double t, int kind, uint64_t contact, int body_a,
+                      int body_b);
+
+/* Writes the summary datasets, flushes, closes and renames to the final path (a file
+ * that cannot be put in place is kept under its partial name, named in err). With
  * keep = 0 (a run that failed before finishing its setup, say) the partial file is
  * removed instead. 0 or < 0 with a message in err. Frees r in every case. */
 int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 
 #include "contact/assembly.h"
 #include "contact/constraints.h"
+#include "contact/guard.h"
 #include "lcp/lcp.h"
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
@@ -30,7 +31,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     name = json_string_value(v);
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
-                                       NULL};
+                                       "on_failure", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -47,6 +48,12 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (lsim_parse_get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "threads", 1, LSIM_PGS_MAX_THREADS, &s->threads) < 0)
       return LSIM_INVALID_INPUT;
+    char policy[16] = "";
+    if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)
+      return LSIM_INVALID_INPUT;
+    if (policy[0] && lsim_on_failure_parse(policy, &s->on_failure))
+      return lsim_parse_fail(c, "solver.on_failure", 0,
+                             "must be \"fallback\", \"stop\" or \"continue\", got \"%s\"", policy);
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
@@ -61,6 +68,57 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
   return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);
+}
+
+/* "limits": the divergence guard's bounds (contact/guard.h), each > 0. */
+static int parse_limits(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  int rc;
+  const json_t *l = lsim_parse_get_object(c, root, "", "limits", &rc);
+  if (!l) return rc;
+  static const char *const keys[] = {"max_position", "max_speed", "max_angular_speed", NULL};
+  if (lsim_parse_check_keys(c, l, "limits", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_ranged(c, l, "limits", "max_position", GT0, &m->limits.max_position) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_speed", GT0, &m->limits.max_speed) < 0 ||
+      lsim_parse_get_ranged(c, l, "limits", "max_angular_speed", GT0,
+                            &m->limits.max_angular_speed) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+/* "sleep": bodies at rest go to sleep (contact/sleep.c): enabled, the speeds at rest
+ * (>= 0) and the time at rest before sleeping (> 0). */
+static int parse_sleep(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  int rc;
+  const json_t *o = lsim_parse_get_object(c, root, "", "sleep", &rc);
+  if (!o) return rc;
+  static const char *const keys[] = {"enabled", "linear_speed", "angular_speed", "time", NULL};
+  if (lsim_parse_check_keys(c, o, "sleep", keys) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_bool(c, o, "sleep", "enabled", &m->sleep.enabled) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "linear_speed", GE0, &m->sleep.linear_speed) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "angular_speed", GE0, &m->sleep.angular_speed) < 0 ||
+      lsim_parse_get_ranged(c, o, "sleep", "time", GT0, &m->sleep.time) < 0)
+    return LSIM_INVALID_INPUT;
+  return 0;
+}
+
+/* The initial state within the limits (a run would stop at its first step otherwise). */
+static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimModel *m,
+                                const LsimState *st) {
+  LsimStateFault f;
+  if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
+  const char *unit = !strcmp(f.limit_key, "max_position") ? "m"
+                     : !strcmp(f.limit_key, "max_speed") ? "m/s" : "rad/s";
+  const json_t *l = json_object_get(root, "limits");
+  if (l && json_object_get(l, f.limit_key)) {
+    char path[64];
+    snprintf(path, sizeof path, "limits.%s", f.limit_key);
+    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
+                           m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
+  }
+  return lsim_parse_fail(c, "bodies", 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+                         "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
+                         m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
+                         unit, f.limit_key);
 }
 
 /* Time: "time_step" and exactly one of "steps" and "duration". */
@@ -129,11 +187,13 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
-  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", NULL};
+  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision) < 0 ||
       lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
-      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0)
+      lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
+      lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)
     return LSIM_INVALID_INPUT;
   return 0;
 }
@@ -238,12 +298,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
                                      "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", "assemble", NULL};
+                                     "event_driven", "assemble", "limits", "sleep", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", "assemble", NULL};
+                                        "event_driven", "assemble", "limits", "sleep", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -279,19 +339,31 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   }
 
   if (parse_solver(c, root, &m->solver) < 0) return LSIM_INVALID_INPUT;
+  if (parse_limits(c, root, m) < 0) return LSIM_INVALID_INPUT;
+  if (parse_sleep(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   /* Contact detection. */
   const json_t *contact = lsim_parse_get_object(c, root, "", "contact", &rc);
   if (rc < 0) return rc;
   if (contact) {
-    static const char *const ckeys[] = {"margin", "restitution_threshold", "restitution_pairs", NULL};
+    static const char *const ckeys[] = {"margin", "restitution_threshold", "restitution_pairs",
+                                        "allow_initial_overlap", "overlap_tolerance",
+                                        "max_correction_speed", NULL};
     if (lsim_parse_check_keys(c, contact, "contact", ckeys) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "margin", GE0, &m->contact_margin) < 0) return LSIM_INVALID_INPUT;
+    /* Initial overlap: refused beyond overlap_tolerance unless allowed; pushed out at
+       max_correction_speed at most (docs/scene-format.md, "contact"). */
+    if (lsim_parse_get_bool(c, contact, "contact", "allow_initial_overlap", &m->allow_initial_overlap) < 0 ||
+        lsim_parse_get_ranged(c, contact, "contact", "overlap_tolerance", GE0, &m->overlap_tolerance) < 0 ||
+        lsim_parse_get_ranged(c, contact, "contact", "max_correction_speed", GT0, &m->max_correction_speed) < 0)
+      return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "restitution_threshold", GE0, &m->restitution_threshold) < 0)
       return LSIM_INVALID_INPUT;
   }
   if (parse_friction(c, root, m) < 0) return LSIM_INVALID_INPUT;
   if (parse_integrator(c, root, m) < 0) return LSIM_INVALID_INPUT;
+  if (m->sleep.enabled && m->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return lsim_parse_fail(c, "sleep.enabled", 0, "applies to the time-stepping integrator only (this scene is event-driven)");
 
   if (parse_output(c, root, out) < 0) return LSIM_INVALID_INPUT;
 
@@ -303,7 +375,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
     rc = lsim_parse_bodies_nd(c, bodies, m, st);
     if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
     if (rc == 0) rc = parse_restitution_pairs(c, root, m);
-    return rc < 0 ? rc : parse_assemble(c, root, m, st);
+    if (rc == 0) rc = parse_assemble(c, root, m, st);
+    return rc < 0 ? rc : lsim_parse_check_overlap_nd(c, m, st);
   }
   rc = lsim_parse_bodies_1d(c, root, bodies, ground_mu, m, st);
   if (rc == 0) rc = lsim_parse_couplings(c, json_object_get(root, "couplings"), m);
@@ -353,7 +426,7 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
 static int load_text(const char *text, size_t len, const char *name, LsimModel *model,
                      LsimState *state, LsimSceneOutput *out, LsimSceneError *err) {
   LsimSceneError scratch_err;
-  LsimParseCtx c = {text, name, err ? err : &scratch_err, 0};
+  LsimParseCtx c = {text, name, err ? err : &scratch_err, 0, NULL};
   *model = lsim_default_model();
   memset(state, 0, sizeof *state);
   memset(out, 0, sizeof *out);
@@ -376,8 +449,10 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
     syntax_error(&c, &je);
     return LSIM_INVALID_INPUT;
   }
-  const int rc = parse_scene(&c, root, model, state, out);
+  int rc = parse_scene(&c, root, model, state, out);
+  if (rc == 0) rc = check_initial_limits(&c, root, model, state);
   json_decref(root);
+  free(c.body_json);
   if (rc < 0) {
     if (rc == LSIM_OUT_OF_MEMORY) {
       lsim_parse_set_file(c.err, name);

@@ -61,11 +61,19 @@ def one_step(sim, q0, v0):
 
 
 def main(argv):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", default="cart_wall_figure.png")
-    ap.add_argument("--library", help="path of liblcpsim.so.0 (default: found by the binding)")
-    ap.add_argument("--grid", type=int, default=21)
-    ap.add_argument("--data")
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\nusage:")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-o", "--output", default="cart_wall_figure.png",
+                    help="the figure (PNG) to write; default cart_wall_figure.png in the "
+                         "current folder")
+    ap.add_argument("--library", help="path of liblcpsim.so.0 (default: found by the binding: "
+                    "LCPSIM_LIBRARY, the installed lib/, the source tree's build/)")
+    ap.add_argument("--grid", type=int, default=21,
+                    help="grid points per axis, q[n] in [0, 1] m and v[n] in [-10, 10] m/s "
+                         "(default 21: 441 steps)")
+    ap.add_argument("--data", metavar="FILE.npz",
+                    help="also save the grid, both surfaces and their closed forms "
+                         "q[n+1] = max(0, a), f[n] = max(0, -a m / h^2), a = q + h v + h^2 u / m")
     a = ap.parse_args(argv)
     if a.grid < 2:
         ap.error("--grid needs at least 2 points")
@@ -88,18 +96,20 @@ def main(argv):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig = plt.figure(figsize=(11, 4.5))
+    fig = plt.figure(figsize=(11, 4.8))
     panels = [(q_next, "q[n+1]", "q[n+1] (m)"), (force, "f[n]", "f[n] (N)")]
     for k, (Z, title, zlabel) in enumerate(panels):
         ax = fig.add_subplot(1, 2, k + 1, projection="3d")
         ax.plot_surface(Q, V, Z, cmap="viridis", linewidth=0, antialiased=True)
         ax.set_xlabel("q[n] (m)")
         ax.set_ylabel("v[n] (m/s)")
+        ax.set_yticks([-10, -5, 0, 5, 10])
         ax.set_zlabel(zlabel, labelpad=8)
         ax.set_box_aspect(None, zoom=0.88)  # room for the z label inside the panel
         ax.set_title(f"{title}  (m = 1 kg, h = 0.1 s, u = 0 N)")
     fig.suptitle("cart and wall: one semi-implicit Euler LCP step, computed by lcpsim")
-    fig.tight_layout()
+    # Fixed margins (tight_layout would draw the 3-D panels once more: 0.4 s of the run).
+    fig.subplots_adjust(left=0.03, right=0.95, bottom=0.06, top=0.86, wspace=0.12)
     fig.savefig(a.output, dpi=100)
     print(f"wrote {a.output}")
 

@@ -135,8 +135,9 @@ def _status_names(c):
 
 def markdown_outcomes(c):
     """Problems x series table: 'ok' (success), else the solver's status name (or
-    'inaccurate' when the solver claimed success but the residual is above the threshold),
-    with the problem size. Meant for LCP sets."""
+    'inaccurate' when the solver claimed success but the residual is above the threshold;
+    frictional contact sets: 'residual X', the exact-cone residual, which for a polyhedral
+    LCP solved is its cone's approximation error), with the problem size. Meant for sets."""
     names = _status_names(c)
     labels = c.series.label
     pname = getattr(c, "problem_name", None) or [f"step {k}" for k in c.step]
@@ -148,6 +149,10 @@ def markdown_outcomes(c):
             st = int(c.results.status[k, s])
             if c.results.success[k, s]:
                 cells.append("ok")
+            elif st == 0 and c.parameters.mode == "fc_set":
+                # the solver's own problem solved (a polyhedral LCP: its cone's error), the
+                # exact-cone residual above the threshold: say how far
+                cells.append(f"residual {c.results.relative_residual[k, s]:.1e}")
             elif st == 0:
                 cells.append("inaccurate")
             else:
@@ -188,27 +193,63 @@ def _styles(n):
     return [(cmap(i % cmap.N), marks[i % len(marks)]) for i in range(n)]
 
 
+def profile_panels(c):
+    """[(title, rows, series)]: the problems and series of each profile panel. Shadow mode:
+    cold and warm panels; frictional contact sets: 3-D and 2-D problems apart (a solver
+    for one dimension is skipped on the other, and a profile over both would count that as
+    failing), each with the series that tried at least one of its problems."""
+    rows = problems_with_lcp(c)
+    if c.parameters.mode != "fc_set":
+        return [(t, rows, ser) for t, ser in series_groups(c)]
+    dims = np.asarray(getattr(c, "problem_dimension", np.zeros(len(c.step))))
+    skipped = np.asarray(c.results.skipped)
+    panels = []
+    for d in (3, 2):
+        r = rows[dims[rows] == d]
+        if not r.size:
+            continue
+        ser = [s for s in range(len(c.series.label)) if (skipped[r, s] == 0).any()]
+        panels.append((f"{d}-D problems ({r.size})", r, ser))
+    return panels
+
+
 def figure_profile(c, outdir, name):
     """Performance profiles of wall time, success as defined by the file's success_tol."""
     import matplotlib.pyplot as plt
-    rows = problems_with_lcp(c)
-    groups = series_groups(c)
-    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 4.5), squeeze=False)
-    for ax, (title, ser) in zip(axes[0], groups):
+    panels = profile_panels(c)
+    fcset = c.parameters.mode == "fc_set"
+    if fcset:  # one panel under the other, each with its own legend on the right
+        fig, axes = plt.subplots(len(panels), 1, figsize=(7.5, 4.2 * len(panels)),
+                                 squeeze=False)
+        axes = axes.T
+    else:
+        fig, axes = plt.subplots(1, len(panels), figsize=(6.5 * len(panels), 4.5),
+                                 squeeze=False)
+    tol = c.parameters.success_tol
+    for ax, (title, rows, ser) in zip(axes[0], panels):
         cost = c.results.wall_time[np.ix_(rows, ser)]
         ok = c.results.success[np.ix_(rows, ser)] == 1
         taus, rho, _ = performance_profile(cost, ok)
-        for j, (col, mk) in zip(range(len(ser)), _styles(len(ser))):
+        styles = _styles(len(c.series.label)) if fcset else _styles(len(ser))
+        for j in range(len(ser)):
+            col = styles[ser[j] if fcset else j][0]
             label = _label(c, ser[j])
+            if fcset and title.startswith("2-D") and c.results.cone_directions[rows, ser[j]].max() > 0:
+                label += " (d = 2 in 2-D)"
+            if not ok[:, j].any():
+                label += " (solves none)"
             ax.step(taus, rho[:, j], where="post", color=col, label=label)
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(r"$\tau$ (time within a factor $\tau$ of the best)")
-        ax.set_ylabel(r"fraction of problems solved")
+        ax.set_ylabel(f"fraction of problems solved\n(success: rel. residual <= {tol:g}"
+                      + (", exact cone)" if fcset else ")"))
         ax.set_title(f"{name}: performance profile" + (f", {title}" if title else ""))
         ax.grid(True, which="both", alpha=0.3)
-        if ax is axes[0][-1]:
-            _legend(ax, len(ser))
+        if fcset or ax is axes[0][-1]:
+            _legend(ax, 99 if fcset else len(ser))
+    if fcset:
+        fig.subplots_adjust(hspace=0.35)
     return _save(fig, outdir, name, "profile")
 
 
@@ -239,6 +280,17 @@ def figure_iterations(c, outdir, name):
                               if c.parameters.mode == "fc_set"
                               else "relative natural residual (1e-18 floor)")
         axes[1][g].set_xlabel(xl)
+        names = getattr(c, "problem_name", None)
+        if c.parameters.mode in sets and names and len(names) <= 40:
+            # a few problems: name them (problem k is the k-th file given)
+            axes[1][g].set_xticks(x)
+            axes[1][g].set_xticklabels([os.path.basename(n) for n in names], rotation=60,
+                                       ha="right", fontsize=7)
+            axes[1][g].set_xlabel("")
+        if c.parameters.mode in sets:
+            # counts from 1 to 10^4 side by side: a linear axis flattens all but the largest
+            axes[0][g].set_yscale("symlog", linthresh=1)
+            axes[0][g].set_ylim(bottom=0)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
         if g == len(groups) - 1:
             _legend(axes[0][g], len(ser), ncol=1)
@@ -290,31 +342,68 @@ def figure_size(c, outdir, name):
 
 
 def figure_cone_error(c, outdir, name):
-    """Frictional contact sets: per solver, every problem's relative natural-map residual
-    on the exact cone against its time; exact-cone solvers and polyhedral LCPs (d) alike,
-    so a polyhedral cone's approximation error is read off the vertical axis."""
+    """Frictional contact sets, problem by problem: the relative natural-map residual on
+    the exact cone (upper panel) and the wall time (lower panel) of every solver, exact-cone
+    solvers and polyhedral LCPs (d) alike, so a polyhedral cone's approximation error is
+    read off the upper panel beside the exact solvers' residuals. Problems in order of
+    size, 3-D then 2-D (where the polyhedral LCP has d = 2, the exact 2-D cone). Filled:
+    the solver said solved; hollow: stopped at its iteration budget (its residual is then
+    not the cone's error alone); crossed: failed. Skipped solves are not drawn."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     P = len(c.series.label)
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    for s, (col, mk) in zip(range(P), _styles(P)):
-        m = (c.results.lcp_size[:, s] > 0) & (c.results.skipped[:, s] == 0)
-        if not m.any():
-            continue
-        fail = _failed(c, s) & m
-        ok = m & ~fail
-        ax.loglog(np.maximum(c.results.wall_time[ok, s], 1e-7),
-                  np.maximum(c.results.relative_residual[ok, s], 1e-18), mk, ms=4, color=col,
-                  label=c.series.label[s], linestyle="none", alpha=0.8)
-        if fail.any():
-            ax.loglog(np.maximum(c.results.wall_time[fail, s], 1e-7),
-                      np.maximum(c.results.relative_residual[fail, s], 1e-18), mk, ms=5,
-                      mfc="none", color=col, linestyle="none")
-    ax.axhline(c.parameters.success_tol, color="k", ls=":", lw=1, label="success threshold")
-    ax.set_xlabel("wall time per solve [s]")
-    ax.set_ylabel("relative natural-map residual, exact cone (1e-18 floor)")
-    ax.set_title(f"{name}: Coulomb error against time (hollow: failed)")
-    ax.grid(True, which="both", alpha=0.3)
-    _legend(ax, P + 1, ncol=1)
+    rows = problems_with_lcp(c)
+    dims = np.asarray(getattr(c, "problem_dimension", np.full(len(c.step), 3)))
+    size = np.asarray(c.problem_size)
+    order = sorted(rows, key=lambda k: (-int(dims[k]), int(size[k])))
+    names = getattr(c, "problem_name", None) or [f"problem {k + 1}" for k in c.step]
+    st = np.asarray(c.results.status)
+    fig, (ax, axt) = plt.subplots(2, 1, figsize=(max(8.0, 0.55 * len(order) + 3), 8.5),
+                                  sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    styles = _styles(P)
+    for s in range(P):
+        col, mk = styles[s]
+        dx = 0.6 * (s - (P - 1) / 2) / max(P, 1)
+        for x, k in enumerate(order):
+            if c.results.skipped[k, s]:
+                continue
+            budget, fail = st[k, s] == -1, _failed(c, s)[k]
+            face = "none" if (budget or fail) else col
+            res = max(float(c.results.relative_residual[k, s]), 1e-18)
+            t = max(float(c.results.wall_time[k, s]), 1e-7)
+            for a, y in ((ax, res), (axt, t)):
+                a.plot(x + dx, y, mk, ms=5, color=col, mfc=face, linestyle="none")
+                if fail:
+                    a.plot(x + dx, y, "x", ms=7, color="k", linestyle="none")
+    ax.set_yscale("log")
+    axt.set_yscale("log")
+    ax.axhline(c.parameters.success_tol, color="k", ls=":", lw=1)
+    n3 = sum(1 for k in order if dims[k] == 3)
+    for a in (ax, axt):
+        if 0 < n3 < len(order):
+            a.axvline(n3 - 0.5, color="0.4", lw=1)
+        a.grid(True, which="both", axis="y", alpha=0.3)
+    if 0 < n3 < len(order):
+        ax.text(n3 - 0.6, 0.98, "3-D  ", transform=ax.get_xaxis_transform(), ha="right",
+                va="top", fontsize=8)
+        ax.text(n3 - 0.4, 0.98, "  2-D (d = 2)", transform=ax.get_xaxis_transform(),
+                ha="left", va="top", fontsize=8)
+    axt.set_xticks(range(len(order)))
+    axt.set_xticklabels([f"{os.path.basename(names[k])} (n={int(size[k])})" for k in order],
+                        rotation=60, ha="right", fontsize=7)
+    ax.set_ylabel("relative natural-map residual,\nexact cone (1e-18 floor)")
+    axt.set_ylabel("wall time per solve [s]\n(1e-7 floor)")
+    ax.set_title(f"{name}: Coulomb error and time per problem")
+    handles = [Line2D([], [], marker=styles[s][1], color=styles[s][0], linestyle="none",
+                      label=c.series.label[s]) for s in range(P)]
+    handles += [Line2D([], [], color="k", ls=":", label=f"success threshold "
+                       f"{c.parameters.success_tol:g}"),
+                Line2D([], [], marker="o", color="0.3", mfc="0.3", linestyle="none",
+                       label="filled: solved"),
+                Line2D([], [], marker="o", color="0.3", mfc="none", linestyle="none",
+                       label="hollow: stopped at its budget"),
+                Line2D([], [], marker="x", color="k", linestyle="none", label="crossed: failed")]
+    ax.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, outdir, name, "cone_error")
 
 

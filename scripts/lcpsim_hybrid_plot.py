@@ -17,7 +17,10 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcpsim_load  # noqa: E402
-from lcpsim_plot import tidy  # noqa: E402  (round-off panels drawn flat, as lcpsim_plot's)
+# Round-off panels drawn flat, as lcpsim_plot's; its style settings are not taken along
+# (scripts importing this module keep theirs).
+with matplotlib.rc_context():
+    from lcpsim_plot import tidy  # noqa: E402
 
 COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
           "#8c8c8c", "#ccb974", "#64b5cd"]
@@ -32,6 +35,14 @@ def chart_spans(r, t0, t1):
         if b >= t0 and a <= t1:
             out.append((max(a, t0), min(b, t1), int(c)))
     return out
+
+
+def unit_of(m, kind, name):
+    """The unit of a state or output from /model/state_units or output_units ("" when the
+    model gives none)."""
+    names = list(m.state_names if kind == "state" else m.output_names)
+    units = m.get("state_units" if kind == "state" else "output_units")
+    return str(units[names.index(name)]) if units is not None and name in names else ""
 
 
 def scene_name(r):
@@ -60,9 +71,10 @@ def plot(r, path, states=None, outputs=None, t0=None, t1=None):
         for a, b, c in spans:
             ax.axvspan(a, b, color=COLORS[c % len(COLORS)], alpha=0.12, lw=0)
         ax.plot(r.time[keep], y[keep], color="k", lw=1, ls="-")
-        ax.set_ylabel(name, rotation=0, ha="right", va="center")
+        unit = unit_of(m, kind, name)
+        ax.set_ylabel(f"{name} [{unit}]" if unit else name, rotation=0, ha="right", va="center")
         ax.grid(alpha=0.3)
-        tidy(ax, "")
+        tidy(ax, unit)
     # The chart sequence, with a marker at every transition.
     ax = axes[-1]
     for a, b, c in spans:

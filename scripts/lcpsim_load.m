@@ -5,6 +5,8 @@ function r = lcpsim_load(path)
 %
 % The struct mirrors the file: r.time, r.q, r.v, r.energy.kinetic, r.contacts.gap,
 % r.solver.residual, r.parameters.time_step, r.bodies.name, r.scene_text, r.summary...
+% The PATH.<pid>.partial a killed run leaves loads too (time-stepping, event-driven or
+% hybrid): r.summary is then made from its rows, with r.summary.run_end 'unfinished'.
 % with the same orientation as Python's loader (h5py): rows are steps (or contacts),
 % columns are coordinates:
 %   r.time [N+1 x 1], r.q [N+1 x nq], r.v [N+1 x nv]   row k+1 = state after step k
@@ -12,8 +14,8 @@ function r = lcpsim_load(path)
 %   r.solver.residual [N x 1]                           row k = step k
 % Integer datasets keep their integer class (int32, int64, uint64); mind that Octave /
 % Matlab arithmetic on integers saturates and rounds (use double() before dividing).
-% Strings are char row vectors; r.bodies.name and r.solver.status_legend are cell
-% columns of strings.
+% Strings are char row vectors; r.bodies.name, r.solver.status_legend and
+% r.solver.source_legend are cell columns of strings.
 %
 % Step k's contacts (k = 1..N; step 0 has none):
 %   i = r.contacts.rows(k);          % row indices, possibly empty
@@ -69,6 +71,9 @@ function r = lcpsim_load(path)
 
   % Hybrid-model runs have their own tables and helpers.
   if isfield(r, 'file_kind') && strcmp(r.file_kind, 'hybrid')
+    if ~isfield(r, 'summary')  % a killed run's partial file
+      r.summary = unfinished_hybrid_summary(r);
+    end
     r = hybrid_helpers(r);
     return;
   end
@@ -76,6 +81,9 @@ function r = lcpsim_load(path)
   % Cell arrays for the string tables; the contact and body helpers.
   r.bodies.name = to_cellstr(r.bodies.name);
   r.solver.status_legend = to_cellstr(r.solver.status_legend);
+  if isfield(r.solver, 'source_legend')
+    r.solver.source_legend = to_cellstr(r.solver.source_legend);
+  end
   if isfield(r, 'shapes') && isfield(r.shapes, 'name')
     r.shapes.name = to_cellstr(r.shapes.name);
   end
@@ -92,6 +100,11 @@ function r = lcpsim_load(path)
     r.joints.name = to_cellstr(r.joints.name);
     r.joints.type = to_cellstr(r.joints.type);
   end
+  % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
+  % its rows, run_end 'unfinished'.
+  if ~isfield(r, 'summary')
+    r.summary = unfinished_summary(r);
+  end
   c = r.contacts;
   r.contacts.rows = @(k) contact_rows(c, k);
   r.contacts.at = @(k) contacts_at(c, k);
@@ -107,14 +120,67 @@ function r = lcpsim_load(path)
   r.contact_series = @(a, b) contact_series(base, a, b);
 end
 
+% The summary of a run file that has none (its writer was killed before closing it):
+% the figures /summary would hold, from the rows the last flush wrote.
+function s = unfinished_summary(r)
+  st = double(r.solver.status(:));
+  res = double(r.solver.residual(:));
+  gap = double(r.contacts.gap(:));
+  kind = double(r.contacts.kind(:));
+  pen = -gap(kind ~= 2 & kind ~= 3);  % not tethers, joints
+  s.steps_done = numel(r.time) - 1;
+  s.failures = sum(st < 0);
+  s.warnings = sum(st > 0);
+  s.max_residual = max([0; res]);
+  s.total_contacts = numel(gap);
+  s.max_penetration = max([0; pen]);
+  s.solver_wall_time = sum(double(r.solver.wall_time(:)));
+  s.wall_time_total = NaN;
+  s.run_end = 'unfinished';
+  s.run_end_step = s.steps_done;
+  s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
+                      '(killed); it holds the steps up to the last flush'];
+end
+
+% The summary of a hybrid run file that has none (its writer was killed): what the rows
+% the last flush wrote tell; the engine's counts are unknown (-1, NaN).
+function s = unfinished_hybrid_summary(r)
+  g = [];
+  it = [];
+  nev = 0;
+  if isfield(r, 'events') && isfield(r.events, 'time')
+    nev = numel(r.events.time);
+    g = abs(double(r.events.boundary_value(:)));
+    it = double(r.events.iterations(:));
+  end
+  s.samples = numel(r.time);
+  s.transitions = nev;
+  s.end_time = 0;
+  if s.samples > 0
+    s.end_time = double(r.time(end));
+  end
+  s.integration_steps = -1;
+  s.flow_evaluations = -1;
+  s.boundary_evaluations = -1;
+  s.max_stop_iterations_used = max([0; it]);
+  s.max_boundary_value = max([0; g]);
+  s.wall_time_total = NaN;
+  s.run_end = 'unfinished';
+  s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
+                      '(killed); it holds the run up to the last flush'];
+end
+
 % Hybrid-model runs (docs/output-format.md, "Hybrid runs"): name tables as cells and
 %   r.state_of('y'), r.output('energy')   [N x 1] columns by name
 %   r.parameter('k')                      a parameter's value
 %   r.chart_name(c)                       name of chart code c as stored (0-based codes)
 function r = hybrid_helpers(r)
-  tables = {'state_names', 'parameter_names', 'chart_names', 'output_names', 'boundary_names'};
+  tables = {'state_names', 'parameter_names', 'chart_names', 'output_names', 'boundary_names', ...
+            'state_units', 'parameter_units', 'output_units'};
   for k = 1:numel(tables)
-    r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+    if isfield(r.model, tables{k})  % units: files from models that give them
+      r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+    end
   end
   m = r.model;
   st = r.state;

@@ -53,6 +53,9 @@ the same tree with their own helpers:
     r.parameter("k")                          # a parameter's value
     r.chart_name(c)                           # name of chart c (0-based)
 
+A hybrid file without /summary (the PATH.<pid>.partial of a killed run) loads too:
+r.summary from its rows, run_end "unfinished", the engine's counts -1.
+
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
@@ -285,11 +288,54 @@ def _group(g, cls=Group):
     return out
 
 
+def _unfinished_summary(r):
+    """The summary of a run file without one (the .partial of a run killed before it
+    closed the file): the figures /summary would hold, from the rows the last flush
+    wrote, with run_end "unfinished"."""
+    status = np.asarray(r.solver.status) if "solver" in r else np.zeros(0)
+    residual = np.asarray(r.solver.residual) if "solver" in r else np.zeros(0)
+    c = r.get("contacts", Group())
+    gap, kind = np.asarray(c.get("gap", [])), np.asarray(c.get("kind", []))
+    pen = -gap[(kind != 2) & (kind != 3)] if len(gap) else np.zeros(0)  # not tethers, joints
+    n = len(r.time) - 1
+    return Group(steps_done=n, failures=int(np.sum(status < 0)),
+                 warnings=int(np.sum(status > 0)),
+                 max_residual=float(np.max(residual)) if len(residual) else 0.0,
+                 total_contacts=len(gap),
+                 max_penetration=float(max(0.0, np.max(pen))) if len(pen) else 0.0,
+                 solver_wall_time=float(np.sum(r.solver.wall_time)) if "solver" in r else 0.0,
+                 wall_time_total=float("nan"), run_end="unfinished", run_end_step=n,
+                 run_end_reason="the file has no summary: its writer ended without closing it "
+                                "(killed); it holds the steps up to the last flush")
+
+
+def _unfinished_hybrid_summary(r):
+    """The summary of a hybrid run file without one (the .partial of a killed run): what
+    the rows the last flush wrote tell; the engine's counts are unknown (-1, NaN)."""
+    ev = r.get("events", Group())
+    g = np.abs(np.asarray(ev.get("boundary_value", [])))
+    iters = np.asarray(ev.get("iterations", []))
+    n = len(r.time)
+    return Group(samples=n, transitions=len(np.asarray(ev.get("time", []))),
+                 end_time=float(r.time[-1]) if n else 0.0, integration_steps=-1,
+                 flow_evaluations=-1, boundary_evaluations=-1,
+                 max_stop_iterations_used=int(np.max(iters)) if len(iters) else 0,
+                 max_boundary_value=float(np.max(g)) if len(g) else 0.0,
+                 wall_time_total=float("nan"), run_end="unfinished",
+                 run_end_reason="the file has no summary: its writer ended without closing it "
+                                "(killed); it holds the run up to the last flush")
+
+
 def load(path):
-    """Reads the whole file into a Group (see the module docstring)."""
+    """Reads the whole file into a Group (see the module docstring). A run file without
+    /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
+    its rows and r.summary.run_end "unfinished"."""
     with h5py.File(path, "r") as f:
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
-        return _group(f, HybridRun if hybrid else Run)
+        r = _group(f, HybridRun if hybrid else Run)
+    if "summary" not in r:
+        r.summary = _unfinished_hybrid_summary(r) if hybrid else _unfinished_summary(r)
+    return r
 
 
 def hybrid_summary(r):
@@ -303,7 +349,8 @@ def hybrid_summary(r):
         f"model {m.name}: {len(m.state_names)} states, {len(m.parameter_names)} parameters, "
         f"charts {', '.join(m.chart_names)}",
         f"t = {r.time[0]:g} .. {r.time[-1]:g} s of {p.final_time:g}, {s.samples} samples "
-        f"(record period {p.record_period:g} s), {s.integration_steps} steps",
+        f"(record period {p.record_period:g} s), " +
+        (f"{s.integration_steps} steps" if s.integration_steps >= 0 else "steps unknown"),
         f"{s.transitions} transitions into: " +
         ", ".join(f"{k} {v}" for k, v in counts.items()),
         f"rtol {p.rtol:g}, max step {p.max_step:g} s, stop precision {p.stop_precision:g}: "
@@ -330,6 +377,9 @@ def summary(r):
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
         f"wall time {s.wall_time_total:.3g} s (solver {s.solver_wall_time:.3g} s)",
     ]
+    if s.get("run_end", "completed") != "completed":
+        lines.append(f"run end: {s.run_end} at step {s.run_end_step}" +
+                     (f" ({s.run_end_reason})" if s.get("run_end_reason") else ""))
     if "tethers" in r:
         t = r.tethers
         lines.append(f"tethers {len(t.name)}: max stretch {s.max_tether_stretch:.3g} m, "

@@ -211,6 +211,33 @@ def contact_panel(r, c):
     c.legend(loc="best", fontsize="small")
 
 
+def clear_inside_legends(fig, ax):
+    """A legend inside a panel ("best" place) that still covers a data point (panels full of
+    curves, e.g. double_pendulum's energies) moves to the panel's top right corner over
+    headroom added above the data, so that nothing is hidden."""
+    fig.canvas.draw()
+    for a in ax.flat:
+        leg = a.get_legend()
+        if leg is None or leg.get_bbox_to_anchor().bounds != a.bbox.bounds:
+            continue  # none, or beside the panel
+        box = leg.get_window_extent().padded(2)
+        covered = False
+        for line in a.get_lines():
+            xy = line.get_xydata()
+            xy = xy[np.all(np.isfinite(xy), axis=1)]
+            if len(xy):
+                p = a.transData.transform(xy)
+                covered |= bool(np.any((p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) &
+                                       (p[:, 1] >= box.y0) & (p[:, 1] <= box.y1)))
+        if not covered:
+            continue
+        # The data keep the lower part of the panel, the legend the band above them.
+        frac = min(0.6, (leg.get_window_extent().height + 8) / a.bbox.height)
+        lo, hi = a.get_ylim()
+        a.set_ylim(lo, lo + (hi - lo) / (1.0 - frac))
+        leg._loc = 1  # upper right (Legend.set_loc is matplotlib >= 3.8 only)
+
+
 def finish(fig, ax, out, units):
     """Grid, round-off and time labels; writes out (PNG) and closes the figure, or returns
     the figure when out is None."""
@@ -220,6 +247,7 @@ def finish(fig, ax, out, units):
     for a in ax[-1]:
         a.set_xlabel("time [s]")
     fig.tight_layout()
+    clear_inside_legends(fig, ax)
     if out is None:
         return fig
     fig.savefig(out, dpi=100, bbox_inches="tight")  # legends beside panels included

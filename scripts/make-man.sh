@@ -27,7 +27,10 @@ to an HDF5 file. The same solvers can be compared on identical problems, and sin
 solved from Siconos .dat files.
 .SH COMMANDS
 MID
-for c in run solve compare export view; do
+# Every command the synopsis names (but solvers, below), each with its own help.
+commands=$("$bin" --help | sed -n 's/^  lcpsim \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p' | awk '!seen[$0]++' |
+           grep -v '^solvers$')
+for c in $commands; do
   echo ".SS $c"
   echo ".nf"
   "$bin" $c --help 2>&1 | esc

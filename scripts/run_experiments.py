@@ -20,6 +20,9 @@ An experiment definition (JSON):
     dense_limit          optional: lcpsim compare --dense-limit (solvers that need the dense
                          M are skipped, and said so, on steps with more variables)
     timeout_s            optional: give up after this long (default 600 s)
+    time_limit           optional: lcpsim compare --time-limit S (each solve in a forked
+                         child: past S a timeout, and a solver that crashes the process is
+                         recorded as failed instead of ending the experiment)
     pending              optional: a reason not to run it yet (listed as pending)
     note                 optional: a remark printed with the results
 An experiment whose scene file does not exist yet is listed as "pending (scene not
@@ -80,6 +83,8 @@ def command(e, lcpsim, h5):
         args += ["--reference", e["reference"]]
     if e.get("success_tol") is not None:
         args += ["--success-tol", repr(float(e["success_tol"]))]
+    if e.get("time_limit") is not None:
+        args += ["--time-limit", repr(float(e["time_limit"]))]
     if e.get("dense_limit") is not None and e.get("kind") not in ("lcp_set", "fc_set"):
         args += ["--dense-limit", str(int(e["dense_limit"]))]
     return args, None

@@ -203,6 +203,29 @@ static void test_solvers_and_record(void **state) {
   lsim_sim_free(sim);
 }
 
+/* The divergence guard: a 1 kg ball pushed by 1e6 N at h = 0.01 s moves at v_k = 1e4 k
+ * m/s; step 1 reaches the default max_speed 1e4 m/s (allowed), step 2 passes it:
+ * LSIM_DIVERGED, the message naming the step, the body and the speed; lsim_sim_run stops
+ * there too. */
+static void test_diverged(void **state) {
+  (void)state;
+  static const char *const text =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 10,"
+      " \"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"force\": [1e6, 0, 0],"
+      " \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, text, "push.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(lsim_sim_step(sim), LSIM_DIVERGED);
+  assert_string_equal(lsim_sim_error(sim),
+                      "step 2: body 'ball': |velocity| = 2e+04 m/s, beyond limits.max_speed = 10000 m/s");
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_load_json(&sim, text, "push.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_run(sim, 10), LSIM_DIVERGED);
+  assert_int_equal(lsim_sim_steps_done(sim), 2);
+  lsim_sim_free(sim);
+}
+
 /* A standalone LCP: M = [2 1; 1 2], q = [-5; -6] has z = (4/3, 7/3), w = 0; and
  * q = [1; -1]: z = (0, 1/2), w = (3/2, 0). Lemke and PGS; bad input is refused. */
 static void test_solve_lcp(void **state) {
@@ -355,7 +378,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),

@@ -18,7 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hdf5.h>
+#include <hdf5_hl.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include "hybrid/model.h"
+#include "hybrid/record.h"
 #include "hybrid/run.h"
 
 static const LsimHybridModel *model(const char *name) {
@@ -227,12 +233,84 @@ static void test_bouncing_mass_closed_form(void **state) {
   lsim_hybrid_trace_free(&tr);
 }
 
+/* The file written as the run goes (hybrid/record.h): an observer that forwards to the
+ * record and raises the stop flag at the 2000th sample, as SIGINT does in lcpsim. The
+ * run ends interrupted right there; the closed file holds exactly the trace (every
+ * sample and transition, bit for bit), /model/initial_state = row 0, and /summary says
+ * interrupted; the observer saw one call per row (samples + transitions). */
+typedef struct Watch {
+  LsimHybridRecord *rec;
+  volatile sig_atomic_t stop;
+  long calls;
+} Watch;
+
+static int watch(const LsimHybridTrace *tr, void *user) {
+  Watch *w = user;
+  w->calls++;
+  if (tr->nsamples == 2000) w->stop = SIGINT;
+  return lsim_hybrid_record_observe(tr, w->rec);
+}
+
+static void read_doubles(hid_t f, const char *name, hsize_t n, double *out) {
+  hsize_t dims[2] = {0, 0};
+  assert_true(H5LTget_dataset_info(f, name, dims, NULL, NULL) >= 0);
+  assert_int_equal(dims[0], n);
+  assert_true(H5LTread_dataset_double(f, name, out) >= 0);
+}
+
+static void test_written_as_it_goes(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 100.0;
+  o.record_period = 1e-3;
+  o.atol = 1e-12;
+  char path[64], err[512];
+  snprintf(path, sizeof path, "/tmp/lsim_test_hybrid_%ld.h5", (long)getpid());
+  Watch w = {0};
+  assert_int_equal(lsim_hybrid_record_open(&w.rec, path, m, m->default_params, m->default_state,
+                                           &o, "{}", err, sizeof err), 0);
+  LsimHybridTrace tr;
+  assert_int_equal(lsim_hybrid_run_observed(m, m->default_params, m->default_state, -1, &o,
+                                            &w.stop, watch, &w, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_INTERRUPTED);
+  assert_int_equal(tr.nsamples, 2000);
+  assert_int_equal(w.calls, tr.nsamples + tr.nevents);
+  assert_true(tr.nevents >= 2); /* impacts at 0.4515 and 1.174 s, before t = 1.999 s */
+  assert_int_equal(lsim_hybrid_record_close(w.rec, &tr, 0.0, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  const long n = tr.nsamples, e = tr.nevents, ns = tr.nstates;
+  double *buf = malloc((size_t)(n * ns) * sizeof *buf);
+  read_doubles(f, "/time", (hsize_t)n, buf);
+  assert_memory_equal(buf, tr.time, (size_t)n * sizeof *buf);
+  read_doubles(f, "/state", (hsize_t)n, buf);
+  assert_memory_equal(buf, tr.state, (size_t)(n * ns) * sizeof *buf);
+  read_doubles(f, "/events/time", (hsize_t)e, buf);
+  assert_memory_equal(buf, tr.ev_time, (size_t)e * sizeof *buf);
+  read_doubles(f, "/events/state_after", (hsize_t)e, buf);
+  assert_memory_equal(buf, tr.ev_after, (size_t)(e * ns) * sizeof *buf);
+  read_doubles(f, "/model/initial_state", (hsize_t)ns, buf);
+  assert_memory_equal(buf, tr.state, (size_t)ns * sizeof *buf);
+  char end[32] = "";
+  assert_true(H5LTread_dataset_string(f, "/summary/run_end", end) >= 0);
+  assert_string_equal(end, "interrupted");
+  int samples = 0;
+  assert_true(H5LTread_dataset_int(f, "/summary/samples", &samples) >= 0);
+  assert_int_equal(samples, n);
+  H5Fclose(f);
+  free(buf);
+  unlink(path);
+  lsim_hybrid_trace_free(&tr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slip_energy_and_events),
       cmocka_unit_test(test_slip_symmetric_strides),
       cmocka_unit_test(test_slip_guards),
       cmocka_unit_test(test_bouncing_mass_closed_form),
+      cmocka_unit_test(test_written_as_it_goes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

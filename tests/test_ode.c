@@ -205,6 +205,52 @@ static void test_ball_closed_form(void **state) {
   run_ball(1e-10, LSIM_ODE_BEFORE);
 }
 
+/* A slow crossing: g(t) = 1e-9 (1 - t) (2 - t) falls through 0 at t = 1 s with slope
+ * -1e-9, so |g| <= 1e-10 holds anywhere within 0.1 s after it: located to the function's
+ * precision alone, the first trial point past 1 s with |g| <= 1e-10 is taken (measured
+ * 1.7e-4 s late); with event_time_precision 1e-10 s the event is within 1e-10 s of t = 1
+ * (the bracket). g depends on t alone (no integration error); the
+ * flow is x' = 0, stepped at up to 0.1 s. */
+static int slow_flow(double t, const double *x, double *xd, void *u) {
+  (void)t, (void)x, (void)u;
+  xd[0] = 0.0;
+  return 0;
+}
+
+static int slow_root(double t, const double *x, double *g, void *u) {
+  (void)x, (void)u;
+  g[0] = 1e-9 * (1.0 - t) * (2.0 - t);
+  return 0;
+}
+
+static void test_event_time_precision(void **state) {
+  (void)state;
+  for (int timed = 0; timed < 2; ++timed) {
+    LsimOdeOptions o = lsim_ode_default_options();
+    o.max_step = 0.1;
+    o.event_time_precision = timed ? 1e-10 : 0.0;
+    LsimOde *ode;
+    char err[256];
+    assert_int_equal(lsim_ode_create(&ode, 1, slow_flow, NULL, &o, err, sizeof err), 0);
+    assert_int_equal(lsim_ode_set_roots(ode, 1, slow_root, NULL, NULL), 0);
+    const double x0 = 1.0;
+    assert_int_equal(lsim_ode_restart(ode, 0.0, &x0), 0);
+    LsimOdeEvent ev;
+    assert_int_equal(lsim_ode_advance(ode, 5.0, &ev), LSIM_ODE_EVENT);
+    assert_true(ev.t >= 1.0 && fabs(ev.g) <= 1e-10);
+    if (timed) assert_true(ev.t - 1.0 <= 1e-10);
+    else assert_true(ev.t - 1.0 > 1e-6 && ev.t - 1.0 <= 0.1); /* |g| small long before */
+    lsim_ode_free(ode);
+  }
+  /* A negative time precision is refused. */
+  LsimOdeOptions bad = lsim_ode_default_options();
+  bad.event_time_precision = -1.0;
+  LsimOde *ode = NULL;
+  char err[256];
+  assert_true(lsim_ode_create(&ode, 1, slow_flow, NULL, &bad, err, sizeof err) < 0);
+  assert_non_null(strstr(err, "event_time_precision"));
+}
+
 /* A ball with e = 0.5 bounces infinitely often before t = 3 t_1: the event guard stops
  * it with an error, at the last good state, before the accumulation point. */
 static void test_chattering_guard(void **state) {
@@ -308,6 +354,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_oscillator_events_and_samples),
       cmocka_unit_test(test_ball_closed_form),
+      cmocka_unit_test(test_event_time_precision),
       cmocka_unit_test(test_chattering_guard),
       cmocka_unit_test(test_discontinuous_boundary),
       cmocka_unit_test(test_failures_and_end),

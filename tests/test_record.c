@@ -4,15 +4,13 @@
  * states, contacts and solver statistics. All values are dyadic rationals, so every
  * number (energies included) is exact and compared with ==.
  *
- * The 2-D and 3-D samples: hand-made worlds with every body type and shape kind (a
- * static plane, boxes, spheres / disks, capsules, a point), shapes added out of body
- * order, four steps of prescribed states and a few contacts.
+ * The 2-D and 3-D samples are in test_record_nd.c.
  *
  * The constraint sample: a 2-D world with two tethers and two joints (a pin and a rod),
  * two steps, the rows built by lsim_constraint_rows with impulses set by hand.
  *
- * `test_record --write-sample PATH` (and --write-sample-2d, --write-sample-3d,
- * --write-sample-constraints) writes a
+ * `test_record --write-sample PATH` (and --write-sample-constraints; test_record_nd
+ * --write-sample-2d, --write-sample-3d) writes a
  * sample file and exits; tests/e2e/record_readers.sh uses them to check the Python and
  * Octave readers against the same numbers.
  */
@@ -75,11 +73,13 @@ static const double V[4][2] = {{1, -1}, {1, -1}, {0.5, -0.5}, {0.5, -0.5}};
 static const double KE[4] = {2.5, 2.5, 0.625, 0.625};
 static const double PE[4] = {6, 5.75, 5.5, 5.375};
 
-/* Solver rows, steps 1..3. */
+/* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
+ * Lemke recovered it (first_status, source). */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0},
-    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42},
-    {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0},
+    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0},
+    {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
+     LSIM_SOURCE_SOLVER, 0},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */
@@ -147,84 +147,7 @@ static int write_sample(const char *path, int keep) {
   return rc;
 }
 
-/* A fresh temporary directory; the caller removes it. */
-static void temp_dir(char *buf, size_t len) {
-  snprintf(buf, len, "/tmp/lsim_test_record_XXXXXX");
-  assert_non_null(mkdtemp(buf));
-}
-
-static int exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
-/* ---- readers ---- */
-
-/* Opens dataset name and checks its rank and dimensions: [d0], [d0, d1] or, rank 3,
- * [d0, d1, d1] (d1 ignored for rank 1). */
-static hid_t open_checked(hid_t f, const char *name, int rank, hsize_t d0, hsize_t d1) {
-  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-  if (d < 0) fail_msg("missing dataset %s", name);
-  hid_t sp = H5Dget_space(d);
-  hsize_t dims[3] = {0, 0, 0};
-  if (H5Sget_simple_extent_ndims(sp) > 3) fail_msg("%s: rank over 3", name);
-  int nd = H5Sget_simple_extent_dims(sp, dims, NULL);
-  H5Sclose(sp);
-  if (nd != rank) fail_msg("%s: rank %d, expected %d", name, nd, rank);
-  if (rank >= 1 && dims[0] != d0)
-    fail_msg("%s: dim 0 is %llu, expected %llu", name, (unsigned long long)dims[0],
-             (unsigned long long)d0);
-  if (rank >= 2 && (dims[1] != d1 || (rank == 3 && dims[2] != d1)))
-    fail_msg("%s: dim 1 is %llu, expected %llu", name, (unsigned long long)dims[1],
-             (unsigned long long)d1);
-  return d;
-}
-
-/* Reads a whole dataset of the given shape (rank 0: scalar) with memory type t into out,
- * checking the file type's class (integer / float). */
-static void read_as(hid_t f, const char *name, hid_t t, int rank, hsize_t d0, hsize_t d1,
-                    void *out) {
-  hid_t d = open_checked(f, name, rank, d0, d1);
-  hid_t ft = H5Dget_type(d);
-  if (H5Tget_class(ft) != H5Tget_class(t)) fail_msg("%s: wrong type class", name);
-  H5Tclose(ft);
-  assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0);
-  H5Dclose(d);
-}
-
-static double read_scalar_d(hid_t f, const char *name) {
-  double x;
-  read_as(f, name, H5T_NATIVE_DOUBLE, 0, 0, 0, &x);
-  return x;
-}
-
-static long long read_scalar_i(hid_t f, const char *name) {
-  long long x;
-  read_as(f, name, H5T_NATIVE_LLONG, 0, 0, 0, &x);
-  return x;
-}
-
-/* Reads n fixed-length strings (n < 0: a scalar) into out[i] (each at most 255 chars). */
-static void read_strings(hid_t f, const char *name, int n, char out[][256]) {
-  hid_t d = open_checked(f, name, n < 0 ? 0 : 1, n < 0 ? 0 : (hsize_t)n, 0);
-  hid_t t = H5Dget_type(d);
-  assert_int_equal(H5Tget_class(t), H5T_STRING);
-  if (H5Tis_variable_str(t) != 0) fail_msg("%s: variable-length string", name);
-  size_t len = H5Tget_size(t);
-  int count = n < 0 ? 1 : n;
-  char *buf = calloc((size_t)count, len);
-  assert_non_null(buf);
-  assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
-  for (int i = 0; i < count; ++i) {
-    size_t l = strnlen(buf + (size_t)i * len, len);
-    assert_true(l < 256);
-    memcpy(out[i], buf + (size_t)i * len, l);
-    out[i][l] = 0;
-  }
-  free(buf);
-  H5Tclose(t);
-  H5Dclose(d);
-}
+#include "tests/record_read.h"
 
 /* The sample file, read back: every dataset's shape and values. */
 static void check_sample(const char *path) {
@@ -394,11 +317,20 @@ static void check_sample(const char *path) {
   assert_string_equal(s[8], "-1 max_iterations");
   assert_string_equal(s[9], "0 solved");
   assert_string_equal(s[10], "1 warm_start_rejected");
+  read_as(f, "/solver/first_status", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == LSIM_BREAKDOWN && si[2] == LSIM_MAX_ITERATIONS);
+  read_as(f, "/solver/source", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 2 && si[2] == 0);
+  read_strings(f, "/solver/source_legend", 5, s);
+  assert_string_equal(s[0], "0 solver");
+  assert_string_equal(s[2], "2 lemke_scaled");
+  assert_string_equal(s[4], "4 start");
 
   /* Summary. */
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 3);
   assert_int_equal(read_scalar_i(f, "/summary/failures"), 1);
   assert_int_equal(read_scalar_i(f, "/summary/warnings"), 0);
+  assert_int_equal(read_scalar_i(f, "/summary/recovered"), 1);
   assert_true(read_scalar_d(f, "/summary/max_residual") == 0.5);
   assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), 3);
   assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.125);
@@ -421,7 +353,7 @@ static void test_roundtrip(void **state) {
   char dir[64], path[128], partial[160];
   temp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
   assert_int_equal(write_sample(path, 1), 0);
   assert_true(exists(path));
   assert_false(exists(partial));
@@ -436,7 +368,7 @@ static void test_keep0(void **state) {
   char dir[64], path[128], partial[160];
   temp_dir(dir, sizeof dir);
   snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.partial", path);
+  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
   LsimModel m;
   LsimState s;
   sample_model(&m, &s);
@@ -657,399 +589,6 @@ static void test_mismatch_sticky(void **state) {
   lsim_model_free(&m);
 }
 
-/* ---- 2-D and 3-D samples ---- */
-
-#define SQRT_HALF 0.70710678118654752440
-
-/* Adds a shape of the given kind to body b. */
-static void add_shape(LsimModel *m, const char *name, LsimShapeType type, int b,
-                      double radius, double h0, double h1, double h2, double mu) {
-  LsimShape sh = lsim_default_shape();
-  snprintf(sh.name, sizeof sh.name, "%s", name);
-  sh.type = type;
-  sh.body = b;
-  sh.radius = radius;
-  sh.half[0] = h0;
-  sh.half[1] = h1;
-  sh.half[2] = h2;
-  sh.mu = mu;
-  assert_true(lsim_model_add_shape(m, &sh) >= 0);
-}
-
-/* The 2-D (dim 2) or 3-D (dim 3) sample world: a static "ground" (2-D: "walls") with
- * plane shapes, a dynamic box "crate" (2-D: "plank", with a capsule knob), a dynamic
- * sphere / disk "ball" (2-D: "disk"), a kinematic "pusher" with a point shape. Shapes
- * are added out of body order; finalize sorts them. h = 0.125, 4 steps. */
-static void sample_nd_model(LsimModel *m, LsimState *s, int dim) {
-  *m = lsim_default_model();
-  m->dimension = dim;
-  m->gravity[dim - 1] = -8.0;
-  m->time_step = 0.125;
-  m->steps = 4;
-  m->friction_directions = dim == 3 ? 4 : 2;
-  LsimBody b = lsim_default_body();
-  strcpy(b.name, dim == 3 ? "ground" : "walls");
-  b.type = LSIM_BODY_STATIC;
-  assert_int_equal(lsim_model_add_body(m, &b), 0);
-  b = lsim_default_body();
-  const double half3[3] = {0.5, 0.25, 0.125}, half2[3] = {0.5, 0.125, 0};
-  if (dim == 3) {
-    strcpy(b.name, "crate");
-    b.mass = 2.0;
-    lsim_inertia_box(b.mass, half3, b.inertia);
-    b.inertia[1] = b.inertia[3] = -0.0078125; /* a product of inertia: off-diagonals */
-  } else {
-    strcpy(b.name, "plank");
-    b.mass = 2.0;
-    lsim_inertia_box(b.mass, half2, b.inertia);
-  }
-  assert_int_equal(lsim_model_add_body(m, &b), 1);
-  b = lsim_default_body();
-  strcpy(b.name, dim == 3 ? "ball" : "disk");
-  b.mass = 1.0;
-  if (dim == 3) lsim_inertia_sphere(b.mass, 0.25, b.inertia);
-  else lsim_inertia_disk(b.mass, 0.25, b.inertia);
-  assert_int_equal(lsim_model_add_body(m, &b), 2);
-  b = lsim_default_body();
-  strcpy(b.name, "pusher");
-  b.type = LSIM_BODY_KINEMATIC;
-  assert_int_equal(lsim_model_add_body(m, &b), 3);
-
-  add_shape(m, "floor", LSIM_SHAPE_PLANE, 0, 0, 0, 0, 0, 0.5);
-  if (dim == 3) {
-    add_shape(m, "ball_shell", LSIM_SHAPE_SPHERE, 2, 0.25, 0, 0, 0, 0.25);
-    add_shape(m, "crate_box", LSIM_SHAPE_BOX, 1, 0, 0.5, 0.25, 0.125, 0.75);
-    add_shape(m, "crate_handle", LSIM_SHAPE_CAPSULE, 1, 0.0625, 0.25, 0, 0, 0.5);
-    LsimShape *h = &m->shapes[m->nshapes - 1];
-    h->pos[2] = 0.1875;
-    h->rot[0] = SQRT_HALF; /* 90 degrees about y: the capsule axis along x */
-    h->rot[2] = SQRT_HALF;
-  } else {
-    add_shape(m, "plank_bar", LSIM_SHAPE_BOX, 1, 0, 0.5, 0.125, 0, 0.75);
-    add_shape(m, "right_wall", LSIM_SHAPE_PLANE, 0, 0, 0, 0, 0, 0.5);
-    LsimShape *w = &m->shapes[m->nshapes - 1];
-    w->pos[0] = 2.0;
-    w->rot[0] = SQRT_HALF; /* 90 degrees about z: normal -x, solid x >= 2 */
-    w->rot[3] = SQRT_HALF;
-    add_shape(m, "disk_rim", LSIM_SHAPE_SPHERE, 2, 0.25, 0, 0, 0, 0.25);
-    add_shape(m, "plank_knob", LSIM_SHAPE_CAPSULE, 1, 0.0625, 0.125, 0, 0, 0.5);
-    LsimShape *k = &m->shapes[m->nshapes - 1];
-    k->pos[0] = 0.25;
-    k->pos[1] = 0.1875;
-  }
-  add_shape(m, "pusher_tip", LSIM_SHAPE_POINT, 3, 0, 0, 0, 0, 0.5);
-  assert_int_equal(lsim_model_finalize(m), 0);
-  assert_int_equal(lsim_state_init(s, m), 0);
-}
-
-/* Orientations of the 3-D crate at states 0..4: identity, 2 atan(3/4) and 2 atan(4/3)
- * about z, a half turn about z, 120 degrees about (1, 1, 1). */
-static const double CRATE_QUAT[5][4] = {
-    {1, 0, 0, 0}, {0.8, 0, 0, 0.6}, {0.6, 0, 0, 0.8}, {0, 0, 0, 1}, {0.5, 0.5, 0.5, 0.5}};
-
-/* State k = 0..4 of the sample (time, q, v). */
-static void sample_nd_state(const LsimModel *m, LsimState *s, int k) {
-  const double x = k;
-  s->time = 0.125 * x;
-  s->step = k;
-  double *q = s->q, *v = s->v;
-  if (m->dimension == 3) {
-    const double qc[7] = {0.25 * x, 0, 0.125, CRATE_QUAT[k][0], CRATE_QUAT[k][1],
-                          CRATE_QUAT[k][2], CRATE_QUAT[k][3]};
-    const double qb[7] = {1, 0.5, 1.25 - 0.25 * x, 1, 0, 0, 0};
-    const double qp[7] = {-1 + 0.125 * x, 0, 0.125, 1, 0, 0, 0};
-    const double vc[6] = {2, 0, 0, 0, 0, 1.5}, vb[6] = {0, 0, -2, 0, 0, 0},
-                 vp[6] = {1, 0, 0, 0, 0, 0};
-    memcpy(q, qc, sizeof qc);
-    memcpy(q + 7, qb, sizeof qb);
-    memcpy(q + 14, qp, sizeof qp);
-    memcpy(v, vc, sizeof vc);
-    memcpy(v + 6, vb, sizeof vb);
-    memcpy(v + 12, vp, sizeof vp);
-  } else {
-    const double qs[9] = {1, 1 - 0.125 * x, 0.25 * x,          /* plank */
-                          0.5 + 0.25 * x, 0.25, -0.5 * x,       /* disk */
-                          -0.5 + 0.125 * x, 0.125, 0};          /* pusher */
-    const double vs[9] = {0, -1, 2, 2, 0, -8, 1, 0, 0};
-    memcpy(q, qs, sizeof qs);
-    memcpy(v, vs, sizeof vs);
-  }
-}
-
-/* Step k's contacts (k = 1..4). */
-static void sample_nd_contacts(LsimContactSet *set, int dim, int k) {
-  lsim_contacts_clear(set);
-  LsimContact *c;
-  if (k == 2 || (dim == 2 && k == 1)) {
-    c = lsim_contacts_add(set, 1);
-    assert_non_null(c);
-    c->id = lsim_contact_id(2, 0, 0);
-    c->body[0] = 2;
-    c->body[1] = 0;
-    c->point[0] = dim == 3 ? 1 : 0.5 + 0.25 * k;
-    c->point[1] = dim == 3 ? 0.5 : 0;
-    c->normal[dim - 1] = 1;
-    c->normal_impulse = 0.5;
-    c->friction_impulse[0] = 0.125;
-    c->friction_impulse[1] = dim == 3 ? -0.0625 : 0;
-    c->mu = 0.5;
-  }
-  if (k == 2 || k == 3) {
-    c = lsim_contacts_add(set, 1);
-    assert_non_null(c);
-    c->id = lsim_contact_id(1, 0, 3);
-    c->body[0] = 1;
-    c->body[1] = 0;
-    c->point[0] = 0.5;
-    c->point[1] = dim == 3 ? 0.25 : 0;
-    c->normal[dim - 1] = 1;
-    c->normal_impulse = 1.0;
-    c->gap = -0.0078125;
-  }
-  if (k == 4) {
-    c = lsim_contacts_add(set, 1);
-    assert_non_null(c);
-    c->id = lsim_contact_id(1, 3, 1);
-    c->body[0] = 1;
-    c->body[1] = 3;
-    c->point[0] = -0.5;
-    c->point[1] = 0.125;
-    c->normal[0] = 1;
-    c->normal_impulse = 0.25;
-  }
-}
-
-/* Records the 2-D or 3-D sample to path; lsim_record_close's status. */
-static int write_sample_nd(const char *path, int dim) {
-  LsimModel m;
-  LsimState s;
-  sample_nd_model(&m, &s, dim);
-  sample_nd_state(&m, &s, 0);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  int rc = lsim_record_open(&r, path, &m, &s, "{}\n", "lemke", err, sizeof err);
-  if (rc != 0) fprintf(stderr, "%s\n", err);
-  assert_int_equal(rc, 0);
-  LsimContactSet set;
-  memset(&set, 0, sizeof set);
-  for (int k = 1; k <= 4; ++k) {
-    sample_nd_state(&m, &s, k);
-    sample_nd_contacts(&set, dim, k);
-    LsimStepStats st = {0};
-    st.ncontacts = set.count;
-    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
-  }
-  rc = lsim_record_close(r, 1, err, sizeof err);
-  if (rc != 0) fprintf(stderr, "%s\n", err);
-  lsim_contacts_free(&set);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
-  return rc;
-}
-
-/* Writes the dim sample into a fresh directory; path receives the file name. */
-static void write_nd_to_temp(int dim, char *dir, size_t dlen, char *path, size_t plen) {
-  temp_dir(dir, dlen);
-  snprintf(path, plen, "%s/run%dd.h5", dir, dim);
-  assert_int_equal(write_sample_nd(path, dim), 0);
-}
-
-/* Checks /shapes and the per-body shape ranges against the model (after finalize). */
-static void check_shapes(hid_t f, const LsimModel *m, const char *const *names) {
-  const int ns = m->nshapes, nb = m->nbodies;
-  char s[16][256];
-  read_strings(f, "/shapes/name", ns, s);
-  for (int i = 0; i < ns; ++i) assert_string_equal(s[i], names[i]);
-  int iv[16];
-  double dv[16 * 4];
-  read_as(f, "/shapes/type", H5T_NATIVE_INT, 1, (hsize_t)ns, 0, iv);
-  for (int i = 0; i < ns; ++i) assert_int_equal(iv[i], m->shapes[i].type);
-  read_as(f, "/shapes/body", H5T_NATIVE_INT, 1, (hsize_t)ns, 0, iv);
-  for (int i = 0; i < ns; ++i) assert_int_equal(iv[i], m->shapes[i].body);
-  read_as(f, "/shapes/position", H5T_NATIVE_DOUBLE, 2, (hsize_t)ns, 3, dv);
-  for (int i = 0; i < ns; ++i)
-    for (int j = 0; j < 3; ++j) assert_true(dv[3 * i + j] == m->shapes[i].pos[j]);
-  read_as(f, "/shapes/orientation", H5T_NATIVE_DOUBLE, 2, (hsize_t)ns, 4, dv);
-  for (int i = 0; i < ns; ++i)
-    for (int j = 0; j < 4; ++j) assert_true(dv[4 * i + j] == m->shapes[i].rot[j]);
-  read_as(f, "/shapes/half_extents", H5T_NATIVE_DOUBLE, 2, (hsize_t)ns, 3, dv);
-  for (int i = 0; i < ns; ++i)
-    for (int j = 0; j < 3; ++j) assert_true(dv[3 * i + j] == m->shapes[i].half[j]);
-  read_as(f, "/shapes/radius", H5T_NATIVE_DOUBLE, 1, (hsize_t)ns, 0, dv);
-  for (int i = 0; i < ns; ++i) assert_true(dv[i] == m->shapes[i].radius);
-  read_as(f, "/shapes/mu", H5T_NATIVE_DOUBLE, 1, (hsize_t)ns, 0, dv);
-  for (int i = 0; i < ns; ++i) assert_true(dv[i] == m->shapes[i].mu);
-  read_as(f, "/bodies/first_shape", H5T_NATIVE_INT, 1, (hsize_t)nb, 0, iv);
-  for (int i = 0; i < nb; ++i) assert_int_equal(iv[i], m->bodies[i].first_shape);
-  read_as(f, "/bodies/nshapes", H5T_NATIVE_INT, 1, (hsize_t)nb, 0, iv);
-  for (int i = 0; i < nb; ++i) assert_int_equal(iv[i], m->bodies[i].nshapes);
-  double inertia[16][3][3];
-  read_as(f, "/bodies/inertia", H5T_NATIVE_DOUBLE, 3, (hsize_t)nb, 3, inertia);
-  for (int i = 0; i < nb; ++i)
-    for (int j = 0; j < 9; ++j) assert_true(inertia[i][j / 3][j % 3] == m->bodies[i].inertia[j]);
-}
-
-/* The 3-D sample: shapes sorted by body with their exact geometry, inertia exact, poses,
- * the 7 / 6 coordinate layout, energies as lsim computes them, contact vectors. */
-static void test_3d_roundtrip(void **state) {
-  (void)state;
-  char dir[64], path[128];
-  write_nd_to_temp(3, dir, sizeof dir, path, sizeof path);
-  LsimModel m;
-  LsimState s;
-  sample_nd_model(&m, &s, 3);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  assert_true(f >= 0);
-  assert_int_equal(read_scalar_i(f, "/format_version"), 2);
-  assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 3);
-  assert_int_equal(read_scalar_i(f, "/parameters/nq"), 21);
-  assert_int_equal(read_scalar_i(f, "/parameters/nv"), 18);
-  assert_int_equal(read_scalar_i(f, "/parameters/friction_directions"), 4);
-
-  /* Sorted by body: floor, crate_box, crate_handle, ball_shell, pusher_tip. */
-  const char *names[5] = {"floor", "crate_box", "crate_handle", "ball_shell", "pusher_tip"};
-  check_shapes(f, &m, names);
-  int iv[5];
-  read_as(f, "/shapes/type", H5T_NATIVE_INT, 1, 5, 0, iv);
-  assert_true(iv[0] == LSIM_SHAPE_PLANE && iv[1] == LSIM_SHAPE_BOX &&
-              iv[2] == LSIM_SHAPE_CAPSULE && iv[3] == LSIM_SHAPE_SPHERE &&
-              iv[4] == LSIM_SHAPE_POINT);
-  read_as(f, "/shapes/body", H5T_NATIVE_INT, 1, 5, 0, iv);
-  assert_true(iv[0] == 0 && iv[1] == 1 && iv[2] == 1 && iv[3] == 2 && iv[4] == 3);
-  double sd[5][4];
-  read_as(f, "/shapes/orientation", H5T_NATIVE_DOUBLE, 2, 5, 4, sd);
-  assert_true(sd[2][0] == SQRT_HALF && sd[2][1] == 0 && sd[2][2] == SQRT_HALF);
-  assert_true(sd[0][0] == 1 && sd[0][3] == 0);
-  double hx[5][3];
-  read_as(f, "/shapes/half_extents", H5T_NATIVE_DOUBLE, 2, 5, 3, hx);
-  assert_true(hx[1][0] == 0.5 && hx[1][1] == 0.25 && hx[1][2] == 0.125 && hx[2][0] == 0.25);
-  read_as(f, "/bodies/first_shape", H5T_NATIVE_INT, 1, 4, 0, iv);
-  assert_true(iv[0] == 0 && iv[1] == 1 && iv[2] == 3 && iv[3] == 4);
-  read_as(f, "/bodies/nshapes", H5T_NATIVE_INT, 1, 4, 0, iv);
-  assert_true(iv[0] == 1 && iv[1] == 2 && iv[2] == 1 && iv[3] == 1);
-  read_as(f, "/bodies/type", H5T_NATIVE_INT, 1, 4, 0, iv);
-  assert_true(iv[0] == 1 && iv[1] == 0 && iv[2] == 0 && iv[3] == 2);
-
-  /* Inertia: the standard solids', exactly; the static ground's is zero. */
-  double inertia[4][3][3], I[9];
-  read_as(f, "/bodies/inertia", H5T_NATIVE_DOUBLE, 3, 4, 3, inertia);
-  const double half[3] = {0.5, 0.25, 0.125};
-  lsim_inertia_box(2.0, half, I);
-  I[1] = I[3] = -0.0078125;
-  for (int j = 0; j < 9; ++j) assert_true(inertia[1][j / 3][j % 3] == I[j]);
-  assert_true(inertia[1][0][1] == -0.0078125 && inertia[1][1][0] == -0.0078125);
-  assert_true(inertia[1][0][2] == 0 && inertia[1][2][1] == 0);
-  assert_true(inertia[1][0][0] == 2.0 * (0.0625 + 0.015625) / 3.0);
-  lsim_inertia_sphere(1.0, 0.25, I);
-  for (int j = 0; j < 9; ++j) assert_true(inertia[2][j / 3][j % 3] == I[j]);
-  assert_true(inertia[2][1][1] == 0.025 && inertia[2][0][1] == 0);
-  for (int j = 0; j < 9; ++j) assert_true(inertia[0][j / 3][j % 3] == 0);
-
-  /* Poses: the ground's fixed identity pose, moving bodies' initial coordinates. */
-  double pose[4][7];
-  read_as(f, "/bodies/pose", H5T_NATIVE_DOUBLE, 2, 4, 7, pose);
-  const double ep[4][7] = {{0, 0, 0, 1, 0, 0, 0}, {0, 0, 0.125, 1, 0, 0, 0},
-                           {1, 0.5, 1.25, 1, 0, 0, 0}, {-1, 0, 0.125, 1, 0, 0, 0}};
-  for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 7; ++j) assert_true(pose[i][j] == ep[i][j]);
-  const int eqo[4] = {-1, 0, 7, 14}, evo[4] = {-1, 0, 6, 12};
-  read_as(f, "/bodies/q_offset", H5T_NATIVE_INT, 1, 4, 0, iv);
-  for (int i = 0; i < 4; ++i) assert_int_equal(iv[i], eqo[i]);
-  read_as(f, "/bodies/v_offset", H5T_NATIVE_INT, 1, 4, 0, iv);
-  for (int i = 0; i < 4; ++i) assert_int_equal(iv[i], evo[i]);
-
-  /* States: 5 rows of 21 / 18; the crate's quaternion; energies as lsim computes them. */
-  double q[5][21], v[5][18], ke[5], pe[5];
-  read_as(f, "/q", H5T_NATIVE_DOUBLE, 2, 5, 21, q);
-  read_as(f, "/v", H5T_NATIVE_DOUBLE, 2, 5, 18, v);
-  read_as(f, "/energy/kinetic", H5T_NATIVE_DOUBLE, 1, 5, 0, ke);
-  read_as(f, "/energy/potential", H5T_NATIVE_DOUBLE, 1, 5, 0, pe);
-  for (int k = 0; k < 5; ++k) {
-    sample_nd_state(&m, &s, k);
-    for (int j = 0; j < 21; ++j) assert_true(q[k][j] == s.q[j]);
-    for (int j = 0; j < 18; ++j) assert_true(v[k][j] == s.v[j]);
-    for (int j = 0; j < 4; ++j) assert_true(q[k][3 + j] == CRATE_QUAT[k][j]);
-    assert_true(ke[k] == lsim_kinetic_energy(&m, &s));
-    assert_true(pe[k] == lsim_potential_energy(&m, &s));
-  }
-  assert_true(q[4][9] == 0.25 && pe[0] == 2 * 8 * 0.125 + 8 * 1.25);
-
-  char str[8][256];
-  read_strings(f, "/parameters/q_components", 7, str);
-  assert_string_equal(str[0], "x");
-  assert_string_equal(str[3], "qw");
-  assert_string_equal(str[6], "qz");
-  read_strings(f, "/parameters/v_components", 6, str);
-  assert_string_equal(str[3], "wx");
-
-  /* Contacts: steps 2 (two), 3 (one), 4 (one). */
-  long long off[6];
-  read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 6, 0, off);
-  const long long eoff[6] = {0, 0, 0, 2, 3, 4};
-  for (int k = 0; k < 6; ++k) assert_int_equal(off[k], eoff[k]);
-  double pt[4][3];
-  read_as(f, "/contacts/point", H5T_NATIVE_DOUBLE, 2, 4, 3, pt);
-  assert_true(pt[0][0] == 1 && pt[0][1] == 0.5 && pt[0][2] == 0 && pt[3][0] == -0.5);
-  read_as(f, "/contacts/friction_impulse", H5T_NATIVE_DOUBLE, 2, 4, 3, pt);
-  assert_true(pt[0][0] == 0.125 && pt[0][1] == -0.0625 && pt[1][0] == 0);
-  read_as(f, "/contacts/normal", H5T_NATIVE_DOUBLE, 2, 4, 3, pt);
-  assert_true(pt[0][2] == 1 && pt[3][0] == 1 && pt[3][2] == 0);
-  assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.0078125);
-  H5Fclose(f);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
-}
-
-/* The 2-D sample: shapes (two planes on one static body), the 3-coordinate layout, a
- * static pose written as (x, y, theta) with the other columns 0, I_zz. */
-static void test_2d_roundtrip(void **state) {
-  (void)state;
-  char dir[64], path[128];
-  write_nd_to_temp(2, dir, sizeof dir, path, sizeof path);
-  LsimModel m;
-  LsimState s;
-  sample_nd_model(&m, &s, 2);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  assert_true(f >= 0);
-  assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 2);
-  assert_int_equal(read_scalar_i(f, "/parameters/nq"), 9);
-  assert_int_equal(read_scalar_i(f, "/parameters/nv"), 9);
-  const char *names[6] = {"floor", "right_wall", "plank_bar", "plank_knob", "disk_rim",
-                          "pusher_tip"};
-  check_shapes(f, &m, names);
-  int iv[4];
-  read_as(f, "/bodies/first_shape", H5T_NATIVE_INT, 1, 4, 0, iv);
-  assert_true(iv[0] == 0 && iv[1] == 2 && iv[2] == 4 && iv[3] == 5);
-  double pose[4][7];
-  read_as(f, "/bodies/pose", H5T_NATIVE_DOUBLE, 2, 4, 7, pose);
-  for (int j = 0; j < 7; ++j) assert_true(pose[0][j] == 0); /* no stray pose[3] = 1 */
-  assert_true(pose[1][0] == 1 && pose[1][1] == 1 && pose[1][2] == 0 && pose[1][3] == 0);
-  assert_true(pose[2][0] == 0.5 && pose[2][1] == 0.25 && pose[3][0] == -0.5);
-  double inertia[4][3][3];
-  read_as(f, "/bodies/inertia", H5T_NATIVE_DOUBLE, 3, 4, 3, inertia);
-  assert_true(inertia[2][2][2] == 0.5 * 0.0625);     /* disk m r^2 / 2 */
-  assert_true(inertia[1][2][2] == 2.0 * (0.25 + 0.015625) / 3.0); /* rectangle */
-  double q[5][9];
-  read_as(f, "/q", H5T_NATIVE_DOUBLE, 2, 5, 9, q);
-  assert_true(q[4][5] == -2 && q[4][2] == 1 && q[3][3] == 1.25);
-  char str[4][256];
-  read_strings(f, "/parameters/q_components", 3, str);
-  assert_string_equal(str[2], "theta");
-  read_strings(f, "/parameters/v_components", 3, str);
-  assert_string_equal(str[2], "omega");
-  long long off[6];
-  read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 6, 0, off);
-  const long long eoff[6] = {0, 0, 1, 3, 4, 5};
-  for (int k = 0; k < 6; ++k) assert_int_equal(off[k], eoff[k]);
-  H5Fclose(f);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
-}
-
 /* ---- tethers and joints ---- */
 
 /* The constraint sample (2-D): bodies "a" and "b"; tethers "ab" (a to b, length 2) and
@@ -1230,21 +769,128 @@ static void test_constraints_roundtrip(void **state) {
   rmdir(dir);
 }
 
+/* ---- output files (scene/outfile.h) ---- */
+
+/* A directory, a FIFO and a link to nothing are refused at open, each left as it was,
+ * with a message naming the path and what it is; no partial file is left beside them. */
+static void test_output_refused(void **state) {
+  (void)state;
+  char dir[64], sub[128], fifo[128], link[128], err[512];
+  temp_dir(dir, sizeof dir);
+  snprintf(sub, sizeof sub, "%s/folder", dir);
+  snprintf(fifo, sizeof fifo, "%s/pipe", dir);
+  snprintf(link, sizeof link, "%s/dangling", dir);
+  assert_int_equal(mkdir(sub, 0777), 0);
+  assert_int_equal(mkfifo(fifo, 0666), 0);
+  assert_int_equal(symlink("nowhere", link), 0);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  const char *paths[3] = {sub, fifo, link};
+  const char *what[3] = {"a directory", "a FIFO", "symbolic link to nothing"};
+  for (int k = 0; k < 3; ++k) {
+    LsimRecord *r = (LsimRecord *)&m; /* must come back NULL */
+    err[0] = '\0';
+    assert_int_equal(lsim_record_open(&r, paths[k], &m, &s, SCENE_TEXT, NULL, err, sizeof err),
+                     LSIM_INVALID_INPUT);
+    assert_null(r);
+    assert_non_null(strstr(err, paths[k]));
+    assert_non_null(strstr(err, what[k]));
+  }
+  struct stat st;
+  assert_int_equal(lstat(sub, &st), 0);
+  assert_true(S_ISDIR(st.st_mode));
+  assert_int_equal(lstat(fifo, &st), 0);
+  assert_true(S_ISFIFO(st.st_mode));
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  /* Nothing else in the folder: folder, pipe, dangling, and no partial file. */
+  assert_int_equal(unlink(link), 0);
+  assert_int_equal(unlink(fifo), 0);
+  assert_int_equal(rmdir(sub), 0);
+  assert_int_equal(rmdir(dir), 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
+/* /dev/null is written through: the run succeeds, the node is still a character device
+ * (as root, rename would have replaced it), and no temporary file is left in TMPDIR. */
+static void test_output_dev_null(void **state) {
+  (void)state;
+  char dir[64], old_tmp[512] = "";
+  temp_dir(dir, sizeof dir);
+  const char *t = getenv("TMPDIR");
+  if (t) snprintf(old_tmp, sizeof old_tmp, "%s", t);
+  setenv("TMPDIR", dir, 1);
+  assert_int_equal(write_sample("/dev/null", 1), 0);
+  if (old_tmp[0]) setenv("TMPDIR", old_tmp, 1);
+  else unsetenv("TMPDIR");
+  struct stat st;
+  assert_int_equal(lstat("/dev/null", &st), 0);
+  assert_true(S_ISCHR(st.st_mode));
+  assert_int_equal(rmdir(dir), 0); /* the temporary file is gone */
+}
+
+/* A link to a regular file: the file it points to gets the run, the link stays. */
+static void test_output_symlink(void **state) {
+  (void)state;
+  char dir[64], target[128], link[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(target, sizeof target, "%s/target.h5", dir);
+  snprintf(link, sizeof link, "%s/link.h5", dir);
+  FILE *f = fopen(target, "w");
+  assert_non_null(f);
+  fputs("old", f);
+  fclose(f);
+  assert_int_equal(symlink("target.h5", link), 0);
+  assert_int_equal(write_sample(link, 1), 0);
+  struct stat st;
+  assert_int_equal(lstat(link, &st), 0);
+  assert_true(S_ISLNK(st.st_mode));
+  check_sample(target);
+  unlink(link);
+  unlink(target);
+  assert_int_equal(rmdir(dir), 0);
+}
+
+/* Two records of the same path open at once (two runs writing one -o): each writes its
+ * own partial file, both close without error, and the path holds one whole file (the
+ * sample, read back exactly); nothing else is left. */
+static void test_output_two_writers(void **state) {
+  (void)state;
+  char dir[64], path[128], err[512];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *a = NULL, *b = NULL;
+  assert_int_equal(lsim_record_open(&a, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_open(&b, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_close(a, 1, err, sizeof err), 0);
+  assert_int_equal(lsim_record_close(b, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 0);
+  H5Fclose(f);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0); /* no partial file left */
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--write-sample") == 0)
     return write_sample(argv[2], 1) == 0 ? 0 : 1;
-  if (argc == 3 && strcmp(argv[1], "--write-sample-2d") == 0)
-    return write_sample_nd(argv[2], 2) == 0 ? 0 : 1;
-  if (argc == 3 && strcmp(argv[1], "--write-sample-3d") == 0)
-    return write_sample_nd(argv[2], 3) == 0 ? 0 : 1;
   if (argc == 3 && strcmp(argv[1], "--write-sample-constraints") == 0)
     return write_sample_constraints(argv[2]) == 0 ? 0 : 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_keep0),
       cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
       cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
-      cmocka_unit_test(test_3d_roundtrip),    cmocka_unit_test(test_2d_roundtrip),
       cmocka_unit_test(test_constraints_roundtrip), cmocka_unit_test(test_run_end_stopped),
+      cmocka_unit_test(test_output_refused),  cmocka_unit_test(test_output_dev_null),
+      cmocka_unit_test(test_output_symlink),  cmocka_unit_test(test_output_two_writers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -286,6 +286,30 @@ static void test_reported_failure(void **state) {
 
 /* lsim_siconos_error: ~0 at the solution, positive at z = 0, z left unchanged, -1 when
  * it cannot say. */
+/* A failed assert inside Siconos (pivot_lumod on lcp_tobenna.dat: "bck_drive >= 0") calls
+ * abort(): the adapter traps it, the solve fails with a message saying so, and the same
+ * context then solves another problem exactly (the options are re-created). */
+static void test_abort_trapped(void **state) {
+  (void)state;
+  LsimLcp bad, good;
+  load("lcp_tobenna.dat", &bad);
+  load("lcp_deudeu.dat", &good);
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "pivot_lumod", NULL, 0), 0);
+  double *z = calloc((size_t)bad.n, sizeof *z), w[2];
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &bad, 1e-12, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_non_null(strstr(lsim_siconos_last_error(s), "aborted inside Siconos"));
+  for (int i = 0; i < bad.n; ++i) assert_true(isfinite(z[i]));
+  assert_int_equal(lsim_siconos_solve(s, &good, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  /* lcp_deudeu's unique solution is solved by pivoting to round-off. */
+  assert_true(lsim_siconos_error(&good, z, w) < 1e-12);
+  free(z);
+  lsim_siconos_free(s);
+  lsim_lcp_free(&bad);
+  lsim_lcp_free(&good);
+}
+
 static void test_siconos_error(void **state) {
   (void)state;
   LsimLcp lcp;
@@ -365,6 +389,51 @@ static void test_output_captured(void **state) {
   lsim_lcp_free(&murty);
 }
 
+/* Siconos' stderr is captured like its stdout: Newton-FB prints "NM_LU_factorize: LU
+ * factorisation DGETRF failed ..." with fprintf(stderr) on the singular Jacobian of
+ * tests/data/lemke_stack_ray.dat (a 3-D stack's step whose LCP has a secondary ray). With
+ * fd 2 pointed at a file of the test's, the solve leaves that file empty and the text
+ * comes back from lsim_siconos_last_output and lsim_solver_last_output. */
+static void test_stderr_captured(void **state) {
+  (void)state;
+  LsimLcp ray;
+  char err[256];
+  assert_int_equal(lsim_dat_read("tests/data/lemke_stack_ray.dat", &ray, err, sizeof err), 0);
+  fflush(stderr);
+  FILE *sink = tmpfile();
+  assert_non_null(sink);
+  const int saved = dup(STDERR_FILENO);
+  assert_true(saved >= 0);
+  assert_true(dup2(fileno(sink), STDERR_FILENO) >= 0);
+  double *z = calloc((size_t)ray.n, sizeof *z);
+  assert_non_null(z);
+  int it;
+  LsimSiconos *fb;
+  assert_int_equal(lsim_siconos_create(&fb, "newton_fb", NULL, 0), 0);
+  (void)lsim_siconos_solve(fb, &ray, 1e-10, 0, 0, z, &it);
+  char fb_out[1024];
+  snprintf(fb_out, sizeof fb_out, "%s", lsim_siconos_last_output(fb));
+  LsimSolver *front;
+  LsimSolverOptions o = lsim_default_solver_options();
+  assert_int_equal(lsim_solver_create(&front, "siconos:newton_fb", &o, NULL, 0), 0);
+  (void)lsim_solver_solve(front, &ray, z, NULL);
+  char front_out[1024];
+  snprintf(front_out, sizeof front_out, "%s", lsim_solver_last_output(front));
+  fflush(stderr);
+  assert_true(dup2(saved, STDERR_FILENO) >= 0);
+  close(saved);
+  fseek(sink, 0, SEEK_END);
+  const long printed = ftell(sink);
+  fclose(sink);
+  assert_int_equal(printed, 0);
+  assert_non_null(strstr(fb_out, "NM_LU_factorize: LU factorisation DGETRF failed"));
+  assert_non_null(strstr(front_out, "DGETRF failed"));
+  lsim_solver_free(front);
+  lsim_siconos_free(fb);
+  free(z);
+  lsim_lcp_free(&ray);
+}
+
 /* n = 0 and a NULL free are harmless. */
 static void test_edge_cases(void **state) {
   (void)state;
@@ -394,7 +463,9 @@ int main(void) {
       cmocka_unit_test(test_enum_size_limit),
       cmocka_unit_test(test_reported_failure),
       cmocka_unit_test(test_siconos_error),
+      cmocka_unit_test(test_abort_trapped),
       cmocka_unit_test(test_output_captured),
+      cmocka_unit_test(test_stderr_captured),
       cmocka_unit_test(test_edge_cases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

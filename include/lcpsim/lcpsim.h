@@ -63,6 +63,11 @@ enum {
 #endif
 /* A controller asked to stop (its return value was not 0): the step was not taken. */
 #define LSIM_CONTROLLER_STOPPED (-50)
+/* The divergence guard stopped the run: after the step a coordinate or contact impulse was
+ * not finite, or a body left the scene's "limits" (docs/scene-format.md); lsim_sim_error
+ * names the step, the body and the quantity. The state is that step's; it is not
+ * recorded, and an open record is marked stopped. */
+#define LSIM_DIVERGED (-51)
 
 /* A short lower-case name for a status ("solved", "max_iterations", ...); never NULL. */
 const char *lsim_status_name(int status);
@@ -333,7 +338,8 @@ void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
  * appends it to the record when one is open. Returns the solver's status (LSIM_SOLVED
  * also when there was no contact): < 0 the solver failed (the state is advanced with its
  * last finite iterate; lsim_sim_error says what), or LSIM_CONTROLLER_STOPPED, or
- * LSIM_IO_ERROR when the record could not be written. */
+ * LSIM_DIVERGED (the divergence guard), or LSIM_IO_ERROR when the record could not be
+ * written. */
 int lsim_sim_step(LsimSim *sim);
 
 /* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. A solver

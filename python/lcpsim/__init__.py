@@ -44,7 +44,7 @@ _lib = C.CDLL(_find_library())
 # Status codes (lcpsim.h).
 SOLVED, MAX_ITERATIONS, SECONDARY_RAY, BREAKDOWN, BAD_DIAGONAL = 0, -1, -2, -3, -4
 SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7, -8, -9
-CONTROLLER_STOPPED = -50
+CONTROLLER_STOPPED, DIVERGED = -50, -51
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
 
 
@@ -202,7 +202,6 @@ class Sim:
         self.q = np.ctypeslib.as_array(_q(self._h), shape=(nq,)) if nq else np.zeros(0)
         self.v = np.ctypeslib.as_array(_v(self._h), shape=(nv,)) if nv else np.zeros(0)
         self._buf = np.zeros(6)
-        self._contact_buf = np.zeros(16, dtype=CONTACT_DTYPE)
         self.bodies = []
         for i in range(_body_count(self._h)):
             b = _BodyInfo()
@@ -317,12 +316,14 @@ class Sim:
 
     def step(self):
         """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
-        advanced with its last iterate); raises Error on input, file or controller errors."""
+        advanced with its last iterate); raises Error on input, file or controller errors
+        and when the divergence guard stops the run (DIVERGED: a non-finite or runaway
+        state, the scene's "limits")."""
         rc = _step(self._h)
         if self._exc is not None:
             e, self._exc = self._exc, None
             raise e
-        if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED):
+        if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED, DIVERGED):
             raise Error(rc, _error(self._h).decode())
         return rc
 
@@ -363,10 +364,9 @@ class Sim:
         CONTACT_DTYPE: id (stable across steps), kind, body[2], gap, point, normal,
         normal_impulse, friction_impulse (world, on body[0]), slip_speed."""
         n = _contact_count(self._h)
-        if n > self._contact_buf.size:
-            self._contact_buf = np.zeros(2 * n, dtype=CONTACT_DTYPE)
-        m = _contacts(self._h, self._contact_buf.ctypes.data, self._contact_buf.size)
-        return self._contact_buf[:m].copy()
+        out = np.empty(n, dtype=CONTACT_DTYPE)  # the library writes into it: one copy
+        m = _contacts(self._h, out.ctypes.data, n) if n else 0
+        return out[:m]
 
     def record(self, path):
         """Records to an HDF5 file from the current state on; see record_close."""

@@ -222,8 +222,8 @@ t out_dir "nodir/out.h5" "$in/ok.json" -o "$run/nodir/out.h5"
 t out_is_dir "$run" "$in/ok.json" -o "$run"
 
 # An output that is an input: refused, the input intact (the snapshot compares contents).
-t export_self "-o $in/run.h5: is the input file" export "$in/run.h5" --step 1 -o "$in/run.h5"
-t view_self "-o $in/run.h5: is the input file" view "$in/run.h5" -o "$in/run.h5"
+t export_self "$in/run.h5: the output is the input file itself" export "$in/run.h5" --step 1 -o "$in/run.h5"
+t view_self "$in/run.h5: the page would replace the file it shows" view "$in/run.h5" -o "$in/run.h5"
 t compare_self "-o $in/ok.json: is the input file" compare "$in/ok.json" --solvers lemke -o "$in/ok.json"
 t compare_self_dat "-o $in/trunc.dat: is the input file" compare "$in/trunc.dat" --solvers lemke -o "$in/trunc.dat"
 echo "bad input: $cases cases"

@@ -134,5 +134,19 @@ with tempfile.TemporaryDirectory() as d:
     with h5py.File(rec, "r") as f5:
         check(np.array_equal(f5["q"][:], np.array(qs)), "record q")
 
+# The divergence guard: 1e6 N on 1 kg at h = 0.01 s gives v_k = 1e4 k m/s, beyond the
+# default max_speed (1e4 m/s) at step 2: step() raises DIVERGED naming step, body, speed.
+push = lcpsim.Sim.from_json('{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 10,'
+                            ' "bodies": [{"name": "ball", "mass": 1, "force": [1e6, 0, 0],'
+                            ' "shapes": [{"type": "sphere", "radius": 0.1}]}]}', "push.json")
+check(push.step() == 0, "push: step 1 solved")
+try:
+    push.step()
+    check(False, "push: step 2 did not raise")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.DIVERGED and "step 2: body 'ball': |velocity| = 2e+04 m/s" in str(e),
+          "push: DIVERGED at step 2: %s" % e)
+push.close()
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)

@@ -46,13 +46,50 @@ check(np.all(np.isnan(f["results/distance"][()])), "no distance for non-unique r
 check("summary/budget_stops" in f, "budget stops")
 PY
 
+# Figures of the set: the profile has a 3-D and a 2-D panel (a solver for one dimension
+# is not counted as failing the other), the outcome table gives a polyhedral solve's
+# exact-cone residual instead of a bare 'inaccurate', the per-problem error figure exists.
+/usr/bin/python3 - "$tmp/set.h5" "$tmp/fig" <<'PY' || fail "set figures"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_compare as lc
+c = lc.load(sys.argv[1])
+panels = lc.profile_panels(c)
+titles = [p[0] for p in panels]
+assert titles == ["3-D problems (2)", "2-D problems (1)"], titles
+assert 1 in panels[0][2] and 1 not in panels[1][2], "fc3d solver only in the 3-D panel"
+out = lc.markdown_outcomes(c)
+row = [l for l in out.splitlines() if l.startswith("| Rover4396.dat")][0].split("|")
+assert row[-3].strip().startswith("residual "), row
+paths = lc.figures(c, sys.argv[2], "set")
+assert any(p.endswith("set_cone_error.png") for p in paths), paths
+assert any(p.endswith("set_profile.pdf") for p in paths), paths
+PY
+
+# --repeat K: the answers of a single solve, each time the median of K with its spread
+# (max - min >= 0), K recorded.
+./lcpsim compare "$D/FC3D_Example1.dat" "$D/Rover1039.dat" --solvers 'nsgs,lemke[d=8]' \
+  -o "$tmp/r1.h5" --quiet || fail "repeat 1: exit $?"
+./lcpsim compare "$D/FC3D_Example1.dat" "$D/Rover1039.dat" --solvers 'nsgs,lemke[d=8]' \
+  --repeat 5 -o "$tmp/r5.h5" --quiet || fail "repeat 5: exit $?"
+/usr/bin/python3 scripts/compare_files_equal.py "$tmp/r1.h5" "$tmp/r5.h5" > "$tmp/r.eq" || fail "repeat changes answers: $(cat "$tmp/r.eq")"
+/usr/bin/python3 -c "
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], 'r'), h5py.File(sys.argv[2], 'r')
+sp, wt = b['results/wall_time_spread'][()], b['results/wall_time'][()]
+ok = b['parameters/repeat'][()] == 5 and a['parameters/repeat'][()] == 1
+ok = ok and np.all(np.isfinite(sp)) and np.all(sp >= 0) and np.all(a['results/wall_time_spread'][()] == 0)
+ok = ok and np.all(wt > 0)
+sys.exit(0 if ok else 1)" "$tmp/r1.h5" "$tmp/r5.h5" || fail "repeat: median / spread / K not recorded"
+
 # --time-limit: a solve past it is killed and recorded as a timeout (-10), the others run.
 ./lcpsim compare "$D/Capsules-i101-404.dat" "$D/Rover1039.dat" \
   --solvers 'nsgs[tol=1e-300,max_iter=20000]' --time-limit 0.5 -o "$tmp/tl.h5" --quiet || fail "time limit: exit $?"
 /usr/bin/python3 -c "
 import sys, h5py
 f = h5py.File(sys.argv[1], 'r'); st = f['results/status'][()]
-sys.exit(0 if st[0, 0] == -10 and f['results/success'][0, 0] == 0 and st[1, 0] in (-1, 0) else 1)" "$tmp/tl.h5" || fail "timeout not recorded"
+sys.exit(0 if st[0, 0] == -10 and f['results/success'][0, 0] == 0 and st[1, 0] in (-1, 0)
+         and f['parameters/time_limit'][()] == 0.5 else 1)" "$tmp/tl.h5" || fail "timeout not recorded"
 
 # Bad files: positioned errors, exit 2, no output file.
 printf '3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n-0.5\n' > "$tmp/bad.dat"

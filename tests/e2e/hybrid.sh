@@ -124,7 +124,7 @@ assert len(r.events.time) == 128
 "
 # The model list names what a scene can set.
 ./lcpsim models | grep -q '^slip '
-./lcpsim models slip | grep -q '^  touchdown_angle    0$'
-./lcpsim models bouncing_mass | grep -q '^  rest_speed         0.001$'
+./lcpsim models slip | grep -q '^  touchdown_angle    0 rad$'
+./lcpsim models bouncing_mass | grep -q '^  rest_speed         0.001 m/s$'
 if ./lcpsim models nope 2>/dev/null; then echo "FAIL: models accepted an unknown name"; exit 1; fi
 echo "hybrid: ok"

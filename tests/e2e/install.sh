@@ -16,7 +16,7 @@ done
 soname=$(readelf -d "$p/lib/liblcpsim.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [ "$soname" = liblcpsim.so.0 ] || { echo "soname '$soname', expected liblcpsim.so.0"; exit 1; }
 # The manual page documents every command (and renders, where man is installed).
-for c in run solve compare export view solvers; do
+for c in $("$p/bin/lcpsim" --help | sed -n 's/^  lcpsim \([a-z][a-z]*\)\( .*\)\{0,1\}$/\1/p'); do
   grep -q "^\.SS $c\$" "$p/share/man/man1/lcpsim.1" || { echo "lcpsim.1: no section for '$c'"; exit 1; }
 done
 if command -v man > /dev/null; then

@@ -24,8 +24,9 @@ run_both fc "$S/siconos-fc3d/FC3D_Example1.dat" "$S/siconos-fc3d/Rover1039.dat" 
   "$S/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=8]'
 run_both lcp $(ls "$S"/siconos-lcp/lcp_CPS_*.dat "$S"/siconos-lcp/lcp_mmc.dat 2>/dev/null) --solvers 'lemke,pgs'
 run_both shadow data/brick_friction.json --steps 40 --solvers 'lemke,pgs'
+run_both trajectory data/incline_2d.json --steps 20 --solvers 'lemke,pgs' --trajectory
 # Serial-only modes are refused under two ranks, with one message.
 $MPI ./lcpsim compare data/brick_friction.json --mode independent --solvers lemke,pgs \
   -o "$tmp/x.h5" > "$tmp/ind.out" 2>&1
 [ $? -ne 0 ] && grep -q "runs serially" "$tmp/ind.out" || fail "independent under mpirun: $(cat "$tmp/ind.out")"
-echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene)"
+echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene, its --trajectory)"

@@ -16,6 +16,9 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim data/incline_2d.json --steps 50 -o "$tmp/incline_2d.h5" --quiet
 ./lcpsim data/tethered_bodies.json --steps 150 -o "$tmp/tethered_bodies.h5" --quiet
 ./lcpsim data/two_blocks.json -o "$tmp/two_blocks.h5" --quiet
+# The whole double pendulum: its energy curves fill the panel, where matplotlib's "best"
+# legend place covered the potential energy.
+./lcpsim data/double_pendulum.json -o "$tmp/double_pendulum_5s.h5" --quiet
 
 $PY - "$tmp" <<'PYEOF'
 import json, math, sys
@@ -31,7 +34,7 @@ def panels(fig):
 # Every figure: the scene's name in the title, a unit in [..] on every y axis, time [s]
 # under the bottom row.
 for s in ("hanging_box", "double_pendulum", "chain_20", "incline_2d", "tethered_bodies",
-          "two_blocks"):
+          "two_blocks", "double_pendulum_5s"):
     r = load(s)
     fig = lcpsim_plot.plot(r, None)
     name = json.loads(r.scene_text)["name"]
@@ -41,8 +44,20 @@ for s in ("hanging_box", "double_pendulum", "chain_20", "incline_2d", "tethered_
             assert "[" in a.get_ylabel() and "]" in a.get_ylabel(), (s, a.get_ylabel())
     bottom = [a for a in fig.axes if a.axison and a.get_xlabel()]
     assert bottom and all(a.get_xlabel() == "time [s]" for a in bottom), s
+    # No legend inside a panel covers a drawn point (as drawn, in pixels).
+    fig.canvas.draw()
+    for a in fig.axes:
+        leg = a.get_legend()
+        if leg is None or leg.get_bbox_to_anchor().bounds != a.bbox.bounds:
+            continue
+        box = leg.get_window_extent()
+        for line in a.get_lines():
+            xy = line.get_xydata()
+            p = a.transData.transform(xy[np.all(np.isfinite(xy), axis=1)])
+            inside = (p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) & (p[:, 1] >= box.y0) & (p[:, 1] <= box.y1)
+            assert not inside.any(), (s, a.get_ylabel(), line.get_label())
     lcpsim_plot.plt.close(fig)
-print("titles carry the scene name, every axis a unit: ok")
+print("titles carry the scene name, every axis a unit, legends off the data: ok")
 
 # Round-off: the box at rest on the incline has velocities of 1e-14 m/s; their panels are
 # drawn at exactly zero with a note, the positions flat at the rounded value.

@@ -3,18 +3,18 @@
 # build/tests/test_record --write-sample writes the sample run of tests/test_record.c
 # (2 bodies, 3 steps, exact dyadic values); the Python and Octave loaders must return the
 # same numbers in the same orientation, and both plot scripts must write a PNG.
-# --write-sample-2d / -3d write the 2-D and 3-D samples (every body type and shape kind):
-# both loaders' per-body helpers, shapes and inertia give the same numbers (a dump of
-# each compared byte for byte), both plot scripts write PNGs, and lcpsim_animate.py
-# writes PNG sequences, GIFs and MP4s (read back with ffprobe) with the expected number of
-# frames.
+# build/tests/test_record_nd --write-sample-2d / -3d write the 2-D and 3-D samples (every
+# body type and shape kind): both loaders' per-body helpers, shapes and inertia give the
+# same numbers (a dump of each compared byte for byte), both plot scripts write PNGs, and
+# lcpsim_animate.py writes PNG sequences, GIFs and MP4s (read back with ffprobe) with the
+# expected number of frames.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
 tmp=$(mktemp -d /tmp/lsim_e2e_readers_XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-make -s build/tests/test_record >/dev/null
+make -s build/tests/test_record build/tests/test_record_nd >/dev/null
 build/tests/test_record --write-sample "$tmp/run.h5"
 
 # Python: module use, exact values, contact slicing, command-line summary, plot.
@@ -108,8 +108,8 @@ assert(isequal(size(r.bodies.inertia), [2 3 3]));
 " >/dev/null
 
 # ---- 2-D and 3-D samples
-build/tests/test_record --write-sample-2d "$tmp/run2.h5"
-build/tests/test_record --write-sample-3d "$tmp/run3.h5"
+build/tests/test_record_nd --write-sample-2d "$tmp/run2.h5"
+build/tests/test_record_nd --write-sample-3d "$tmp/run3.h5"
 
 # Known values through the Python helpers.
 $PY - "$tmp/run2.h5" "$tmp/run3.h5" <<'PYEOF2'

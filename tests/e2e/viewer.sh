@@ -13,7 +13,10 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim data/tethered_bodies.json --steps 150 -o "$tmp/tethers.h5" --quiet
 ./lcpsim data/cart_wall.json -o "$tmp/cart.h5" --quiet
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 -o "$tmp/cmp.h5" > /dev/null
-for run in stack tethers cart cmp; do
+# A comparison that keeps its reference's run (--trajectory), and that run made alone.
+./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 --trajectory -o "$tmp/cmpt.h5" > /dev/null
+./lcpsim data/incline_2d.json --solver lemke --steps 20 -o "$tmp/ref.h5" --quiet
+for run in stack tethers cart cmp cmpt; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -54,7 +57,7 @@ sed 's/"f64":"AAAA/"f64":"AA/' "$tmp/cart.html" > "$tmp/damaged.html"
 node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/tethers.html#step=120" "file://$tmp/cart.html#t=1.5" \
   "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
-  "file://$tmp/hyb.html#step=60"
+  "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -64,7 +67,7 @@ sys.path.insert(0, "scripts")
 import lcpsim_load
 d = sys.argv[1]
 
-pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6}
+pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -121,6 +124,30 @@ print("broken input: readable messages in the page: ok")
 s = state("cmp")
 assert s["kind"] == "compare" and s["step"] == 9 and abs(s["time"] - 0.09) < 1e-12, s
 print("compare file: shown at its step: ok")
+
+# A comparison with --trajectory: /trajectory holds the reference's run, dataset for dataset
+# the run made alone with that solver (wall times aside); the page draws its bodies at the
+# step as in the file, with the measures beside them.
+import h5py
+with h5py.File(f"{d}/cmpt.h5", "r") as f, h5py.File(f"{d}/ref.h5", "r") as g, \
+     h5py.File(f"{d}/cmpt_traj.h5", "w") as out:
+    names = []
+    g.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+    for n in names:
+        if "wall_time" in n:
+            continue
+        a, b = f["trajectory/" + n][()], g[n][()]
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), n
+    for k in f["trajectory"]:
+        f.copy("trajectory/" + k, out, name=k)
+r = lcpsim_load.load(f"{d}/cmpt_traj.h5")
+s = state("cmpt")
+assert s["step"] == 9 and s["time"] == r.time[9], s
+for i, b in enumerate(s["bodies"]):
+    assert np.array_equal(b["position"], r.position(i)[9]), (i, b)
+    assert np.array_equal(b["orientation"], np.atleast_1d(r.orientation(i)[9])), (i, b)
+print(f"compare file with --trajectory: {len(names)} datasets of the reference's run as made "
+      "alone; bodies at the step as in the file: ok")
 
 # A hybrid run: its states over time, the sample's state and chart as in the file.
 s = state("hyb")

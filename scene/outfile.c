@@ -1,0 +1,231 @@
+/* outfile.c: output files put in place safely (outfile.h).
+ *
+ * The target's type is read with lstat (a link then with stat through realpath) when the
+ * file is begun and again just before the rename, so a path that became a device or a
+ * folder meanwhile is still not replaced. Failure modes: the partial file cannot be made
+ * (folder missing or read-only: the system's reason is given), the rename or the copy
+ * into a device fails (the partial file is kept and named in the message).
+ */
+/* realpath is X/Open (POSIX 2008 with XSI): asked for here alone. */
+#define _XOPEN_SOURCE 700
+#include "scene/outfile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lcp/lcp.h"
+
+/* What a file type is called in messages. */
+static const char *type_name(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(m)) return "a socket";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISCHR(m)) return "a character device";
+  return "not a regular file";
+}
+
+/* Where path leads and what is there: 0 with *exists and *st (a link followed to its
+ * end, resolved into out), or LSIM_INVALID_INPUT with a message (a link to nothing). */
+static int resolve(const char *path, char *out, size_t outlen, int *exists, struct stat *st,
+                   char *err, size_t errlen) {
+  snprintf(out, outlen, "%s", path);
+  *exists = 0;
+  if (lstat(path, st) != 0) return 0; /* nothing there (or unreadable: creation will say) */
+  *exists = 1;
+  if (!S_ISLNK(st->st_mode)) return 0;
+  char real[PATH_MAX];
+  if (!realpath(path, real) || stat(real, st) != 0) {
+    snprintf(err, errlen, "%s: output is a symbolic link to nothing (%s); give a file name",
+             path, strerror(errno));
+    return LSIM_INVALID_INPUT;
+  }
+  if (strlen(real) >= outlen) {
+    snprintf(err, errlen, "%s: output path too long", path);
+    return LSIM_INVALID_INPUT;
+  }
+  snprintf(out, outlen, "%s", real);
+  return 0;
+}
+
+int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errlen) {
+  memset(o, 0, sizeof *o);
+  if (!path || !path[0] || strlen(path) >= sizeof o->path) {
+    snprintf(err, errlen, "%s: output path empty or too long", path ? path : "(null)");
+    return LSIM_INVALID_INPUT;
+  }
+  struct stat st;
+  int exists;
+  int rc = resolve(path, o->path, sizeof o->path, &exists, &st, err, errlen);
+  if (rc) return rc;
+
+  /* A character device is written through, unless it is a terminal; others refused. */
+  if (exists && S_ISCHR(st.st_mode)) {
+    const int fd = open(o->path, O_WRONLY | O_NOCTTY | O_NONBLOCK);
+    const int tty = fd >= 0 && isatty(fd);
+    if (fd >= 0) close(fd);
+    if (fd < 0 || tty) {
+      snprintf(err, errlen, "%s: output is %s: refused (an HDF5 file is binary)", path,
+               fd < 0 ? "a character device that cannot be opened for writing" : "a terminal");
+      return LSIM_INVALID_INPUT;
+    }
+    const char *dir = getenv("TMPDIR");
+    snprintf(o->partial, sizeof o->partial, "%s/lcpsim-out-XXXXXX", dir && *dir ? dir : "/tmp");
+    const int tfd = mkstemp(o->partial);
+    if (tfd < 0) {
+      snprintf(err, errlen, "%s: cannot make a temporary file to write through: %s", path,
+               strerror(errno));
+      return LSIM_IO_ERROR;
+    }
+    close(tfd);
+    o->through = 1;
+    return 0;
+  }
+  if (exists && !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: output is %s: refused (only a regular file is replaced)", path,
+             type_name(st.st_mode));
+    return LSIM_INVALID_INPUT;
+  }
+
+  /* The partial file: PATH.<pid>.partial, or PATH.<pid>-K.partial if that exists. */
+  const long pid = (long)getpid();
+  for (int k = 0; k < 100; ++k) {
+    if (k == 0) snprintf(o->partial, sizeof o->partial, "%s.%ld.partial", o->path, pid);
+    else snprintf(o->partial, sizeof o->partial, "%s.%ld-%d.partial", o->path, pid, k);
+    const int fd = open(o->partial, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    if (fd >= 0) {
+      close(fd);
+      return 0;
+    }
+    if (errno != EEXIST) break;
+  }
+  snprintf(err, errlen, "%s: cannot create %s: %s", path, o->partial, strerror(errno));
+  o->partial[0] = '\0';
+  return LSIM_IO_ERROR;
+}
+
+/* Copies the partial file into the device; 0 or an errno. */
+static int copy_through(const LsimOutFile *o) {
+  const int in = open(o->partial, O_RDONLY);
+  if (in < 0) return errno;
+  const int out = open(o->path, O_WRONLY | O_NOCTTY);
+  if (out < 0) {
+    const int e = errno;
+    close(in);
+    return e;
+  }
+  char buf[65536];
+  int e = 0;
+  for (;;) {
+    ssize_t got = read(in, buf, sizeof buf);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      if (got < 0) e = errno;
+      break;
+    }
+    for (ssize_t done = 0; done < got && !e;) {
+      const ssize_t put = write(out, buf + done, (size_t)(got - done));
+      if (put < 0 && errno == EINTR) continue;
+      if (put <= 0) e = put < 0 ? errno : EIO;
+      else done += put;
+    }
+    if (e) break;
+  }
+  close(in);
+  if (close(out) != 0 && !e) e = errno;
+  return e;
+}
+
+int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen) {
+  if (!o->partial[0]) return 0;
+  if (o->through) {
+    const int e = copy_through(o);
+    if (e) {
+      snprintf(err, errlen, "%s: cannot write through to the device: %s (the data is in %s)",
+               o->path, strerror(e), o->partial);
+      return LSIM_IO_ERROR;
+    }
+    unlink(o->partial);
+    o->partial[0] = '\0';
+    return 0;
+  }
+  /* Still a regular file or nothing: then replaced at once. */
+  struct stat st;
+  if (lstat(o->path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    snprintf(err, errlen, "%s: output became %s while the run wrote: not replaced (the data is in %s)",
+             o->path, type_name(st.st_mode), o->partial);
+    return LSIM_IO_ERROR;
+  }
+  if (rename(o->partial, o->path) != 0) {
+    snprintf(err, errlen, "cannot rename %s to %s: %s (the data is in the first)", o->partial,
+             o->path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  o->partial[0] = '\0';
+  return 0;
+}
+
+void lsim_outfile_discard(LsimOutFile *o) {
+  if (o->partial[0]) unlink(o->partial);
+  o->partial[0] = '\0';
+}
+
+int lsim_outfile_same(const char *output, const char *input) {
+  struct stat a, b;
+  if (!output || !input || stat(output, &a) != 0 || stat(input, &b) != 0) return 0;
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
+  if (first && firstlen) first[0] = '\0';
+  char real[LSIM_OUTFILE_PATH_MAX], err[64];
+  struct stat st;
+  int exists;
+  if (!path || !path[0] || strlen(path) >= sizeof real ||
+      resolve(path, real, sizeof real, &exists, &st, err, sizeof err))
+    return 0;
+  if (exists && S_ISCHR(st.st_mode)) return 0; /* written through: no partial file there */
+  /* PATH's folder and base name. */
+  const char *slash = strrchr(real, '/');
+  const char *base = slash ? slash + 1 : real;
+  char dir[LSIM_OUTFILE_PATH_MAX];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == real) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+  const size_t nb = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int count = 0;
+  char best[256] = "";
+  for (struct dirent *e; (e = readdir(d));) {
+    /* BASE.<pid>.partial or BASE.<pid>-K.partial, whose writer is gone. */
+    const char *n = e->d_name;
+    if (strncmp(n, base, nb) != 0 || n[nb] != '.') continue;
+    char *end;
+    errno = 0;
+    const long pid = strtol(n + nb + 1, &end, 10);
+    if (end == n + nb + 1 || pid <= 0 || errno) continue;
+    if (*end == '-') {
+      const char *k = end + 1;
+      strtol(k, &end, 10);
+      if (end == k) continue;
+    }
+    if (strcmp(end, ".partial") != 0) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* still running (or not ours) */
+    if (!count++ || strcmp(n, best) < 0) snprintf(best, sizeof best, "%s", n);
+  }
+  closedir(d);
+  if (count && first && firstlen) {
+    if (slash) snprintf(first, firstlen, "%.*s%s", (int)(slash - real + 1), real, best);
+    else snprintf(first, firstlen, "%s", best);
+  }
+  return count;
+}

@@ -1,0 +1,53 @@
+/* outfile.h: output files put in place safely (docs/output-format.md, "Output files").
+ *
+ * A file is written under a name of its own, PATH.<pid>.partial in PATH's folder, made
+ * with O_EXCL (never an existing file), and moved to PATH at the end with rename(), which
+ * is atomic: readers see the old file or the new one, never half of one; two writers of
+ * the same PATH each finish their own file and the last rename wins, whole.
+ * Only a regular file (or nothing) is ever replaced. PATH naming:
+ *   - a regular file, or nothing: written as above;
+ *   - a character device (/dev/null, a terminal): written through: the data goes to a
+ *     temporary file (TMPDIR or /tmp) and is copied into the device at the end; the
+ *     device node stays as it is;
+ *   - a directory, FIFO, socket or block device: refused (LSIM_INVALID_INPUT);
+ *   - a symbolic link: what it points to, by the same rules (the link stays); a link to
+ *     nothing is refused.
+ * An output that is one of the run's inputs (same device and inode) is refused too.
+ */
+#ifndef LSIM_OUTFILE_H
+#define LSIM_OUTFILE_H
+
+#include <stddef.h>
+
+#define LSIM_OUTFILE_PATH_MAX 4096
+
+typedef struct LsimOutFile {
+  char path[LSIM_OUTFILE_PATH_MAX];         /* where the result goes (a link resolved) */
+  char partial[LSIM_OUTFILE_PATH_MAX + 64]; /* where it is written meanwhile */
+  int through;                              /* 1: path is a character device */
+} LsimOutFile;
+
+/* Checks path as an output and reserves its partial file (created empty, mode 0666 less
+ * the umask). 0, or LSIM_INVALID_INPUT (what path names cannot be replaced) /
+ * LSIM_IO_ERROR (the partial file cannot be made) with a one-line message naming path. */
+int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errlen);
+
+/* Puts the finished partial file in place: rename over path (checked again: still a
+ * regular file or nothing), or for a device the bytes copied into it and the partial
+ * removed. 0, or < 0 with a message; on failure the partial file is kept and named. */
+int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen);
+
+/* Removes the partial file (a run that failed before it had anything to keep). */
+void lsim_outfile_discard(LsimOutFile *o);
+
+/* Partial files of path left by runs that ended without closing them (killed: their
+ * process is gone): files PATH.<pid>.partial or PATH.<pid>-K.partial in PATH's folder (a
+ * link followed) whose pid is not a running process. Returns how many; first gets the
+ * path of the first by name ("" when none). Nothing is removed: they hold what the killed
+ * runs wrote up to their last flush (docs/output-format.md, "Output files"). */
+int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen);
+
+/* 1 if output and input name the same existing file (device and inode), else 0. */
+int lsim_outfile_same(const char *output, const char *input);
+
+#endif

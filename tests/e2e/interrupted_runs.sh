@@ -1,0 +1,176 @@
+#!/bin/sh
+# Interrupted and killed runs of the event-driven integrator and of hybrid models
+# (docs/output-format.md, "Output files"; tests/e2e/output_files.sh does time stepping):
+# SIGINT / SIGTERM end the run at the next sample or event, the file keeps every row
+# written and says interrupted, exit 130 / 143; kill -9 leaves PATH.<pid>.partial with the
+# run up to the last flush, which h5py, scripts/lcpsim_load.py and .m, lcpsim view (and
+# scripts/lcpsim_hybrid_plot.py for hybrid files) read; the next run of the same -o
+# mentions the leftover partial file in one stderr line.
+set -eu
+cd "$(dirname "$0")/../.."
+PY=/usr/bin/python3
+out=$(mktemp -d /tmp/lsim_e2e_interrupt_XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "interrupted_runs: $*" >&2; exit 1; }
+
+# Runs long enough to be interrupted (1e6 s of simulated time): the event-driven bouncing
+# ball and the hybrid bouncing mass with restitution 1, so that they bounce (an event or
+# transition every 0.9 s) as long as they run; rows every 0.05 s.
+$PY - "$out" <<'EOF'
+import json, sys
+d = sys.argv[1]
+s = json.load(open("data/bouncing_ball_events.json"))
+s["time_step"], s["duration"] = 0.05, 1e6
+s["bodies"][1]["restitution"] = 1.0
+json.dump(s, open(d + "/ev.json", "w"))
+s = json.load(open("data/bouncing_mass.json"))
+h = s["hybrid"]
+h["parameters"]["restitution"], h["final_time"], h["record_period"] = 1.0, 1e6, 0.05
+h["max_chart_count"] = 1000000000
+json.dump(s, open(d + "/hy.json", "w"))
+EOF
+
+# wait_rows PARTIAL N: until the partial file holds N samples and 3 events (flushed), at
+# most 60 s; read without HDF5's file lock (the writer holds it), retried mid-flush.
+wait_rows() {
+  end=$(($(date +%s) + 60))
+  while [ "$(date +%s)" -lt $end ]; do
+    if [ -f "$1" ] && HDF5_USE_FILE_LOCKING=FALSE $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    sys.exit(0 if len(f['time']) >= int(sys.argv[2]) and len(f['events/time']) >= 3 else 1)
+" "$1" "$2" 2> /dev/null; then return 0; fi
+    sleep 0.2
+  done
+  fail "$1 never held $2 samples and 3 events"
+}
+
+# check FILE KIND END [REASON]: h5py reads FILE: rows finite, times strictly increasing at
+# k * 0.05 s (event-driven) or increasing (hybrid), events finite and in time order, every
+# table as long as its time column; /summary/run_end END (absent for "unfinished") with a
+# reason starting REASON. Prints the samples.
+check() {
+  $PY - "$@" <<'EOF'
+import sys, h5py
+import numpy as np
+path, kind, end = sys.argv[1:4]
+with h5py.File(path, "r") as f:
+    t = f["time"][:]
+    n = len(t)
+    assert n >= 100 and np.all(np.isfinite(t)) and np.all(np.diff(t) > 0), n
+    et = f["events/time"][:]
+    assert len(et) >= 3 and np.all(np.isfinite(et)) and np.all(np.diff(et) >= 0)
+    assert et[-1] <= t[-1] + 0.9, (et[-1], t[-1])  # no event from beyond the rows' reach
+    if kind == "ev":
+        assert np.allclose(t, 0.05 * np.arange(n), rtol=0, atol=1e-9)
+        for name in ("q", "v", "energy/kinetic", "energy/potential"):
+            assert len(f[name]) == n and np.all(np.isfinite(f[name][:])), name
+        assert len(f["solver/status"]) == n - 1 and len(f["contacts/offset"]) == n + 1
+        assert f["contacts/offset"][-1] == len(f["contacts/gap"])
+        for name in ("kind", "contact", "body_a", "body_b"):
+            assert len(f["events/" + name]) == len(et), name
+        # Restitution 1: the ball's apex stays 1 m (bottom), energy conserved to 1e-6 J.
+        E = f["energy/kinetic"][:] + f["energy/potential"][:]
+        assert np.max(np.abs(E - E[0])) < 1e-6, np.max(np.abs(E - E[0]))
+    else:
+        for name in ("state", "chart", "outputs"):
+            assert len(f[name]) == n and np.all(np.isfinite(f[name][:])), name
+        for name in ("from_chart", "to_chart", "boundary", "iterations", "boundary_value",
+                     "state_before", "state_after"):
+            assert len(f["events/" + name]) == len(et), name
+            assert np.all(np.isfinite(f["events/" + name][:])), name
+        assert np.allclose(f["model/initial_state"][:], [0, 1, 0.5, 0])
+    if end == "unfinished":
+        assert "summary" not in f
+    else:
+        assert f["summary/run_end"][()].decode() == end
+        assert f["summary/run_end_reason"][()].decode().startswith(sys.argv[4])
+        if kind == "ev":
+            assert int(f["summary/steps_done"][()]) == n - 1
+        else:
+            assert int(f["summary/samples"][()]) == n
+            assert int(f["summary/transitions"][()]) == len(et)
+print(n)
+EOF
+}
+
+# loaders FILE END: the Python and Octave loaders read FILE, with summary.run_end END.
+loaders() {
+  $PY - "$1" "$2" > "$out/py.txt" <<'EOF' || fail "lcpsim_load.py cannot read $1: $(cat "$out/py.txt")"
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+assert r.summary.run_end == sys.argv[2], r.summary.run_end
+assert np.all(np.diff(r.time) > 0) and np.all(np.isfinite(r.time))
+print(lcpsim_load.summary(r))
+EOF
+  octave-cli -H --no-gui --eval "addpath('scripts'); r = lcpsim_load('$1'); \
+    assert(strcmp(r.summary.run_end, '$2')); assert(all(diff(r.time) > 0)); \
+    printf('%d\n', numel(r.time));" > "$out/oct.txt" 2>&1 \
+    || fail "lcpsim_load.m cannot read $1: $(cat "$out/oct.txt")"
+}
+
+summary=""
+for kind in ev hy; do
+  # SIGINT and SIGTERM: the rows kept under the final name, marked interrupted.
+  for sig in INT TERM; do
+    f="$out/$kind-$sig.h5"
+    ./lcpsim "$out/$kind.json" -o "$f" --quiet 2> "$out/err" & p=$!
+    wait_rows "$f.$p.partial" 300
+    kill -$sig $p
+    rc=0; wait $p || rc=$?
+    want=130; [ $sig = TERM ] && want=143
+    [ "$rc" -eq $want ] || fail "$kind SIG$sig: exit $rc, expected $want: $(cat "$out/err")"
+    [ "$(wc -l < "$out/err")" -eq 1 ] || fail "$kind SIG$sig: not one line: $(cat "$out/err")"
+    if [ $kind = ev ]; then
+      grep -q "interrupted by SIG$sig after [0-9]* of 20000000 samples; $f holds them (/summary/run_end: interrupted)" "$out/err" \
+        || fail "ev SIG$sig: $(cat "$out/err")"
+      reason="SIG$sig after step "
+    else
+      grep -q "SIG$sig: interrupted at t = [0-9.]* s; $f holds the run up to there (/summary/run_end: interrupted)" "$out/err" \
+        || fail "hy SIG$sig: $(cat "$out/err")"
+      reason="SIG$sig: interrupted at t = "
+    fi
+    n=$(check "$f" $kind interrupted "$reason") || fail "$kind SIG$sig: $f: $n"
+    loaders "$f" interrupted
+    ./lcpsim view "$f" -o "$out/$kind-$sig.html" > /dev/null && [ -s "$out/$kind-$sig.html" ] \
+      || fail "$kind SIG$sig: lcpsim view failed"
+    if [ $kind = hy ]; then
+      $PY scripts/lcpsim_hybrid_plot.py "$f" -o "$out/hy-$sig.png" && [ -s "$out/hy-$sig.png" ] \
+        || fail "hybrid plot of $f failed"
+    fi
+    summary="$summary $kind/SIG$sig $n rows;"
+  done
+  [ -z "$(ls "$out" | grep partial)" ] || fail "$kind: an interrupted run left a partial file"
+
+  # kill -9: the partial file stays, with the run up to the last flush, and reads.
+  f="$out/$kind-k.h5"
+  ./lcpsim "$out/$kind.json" -o "$f" --quiet & p=$!
+  part="$f.$p.partial"
+  wait_rows "$part" 600
+  kill -9 $p
+  wait $p || true
+  [ -f "$part" ] && [ ! -e "$f" ] || fail "$kind kill -9: expected $part alone"
+  n=$(check "$part" $kind unfinished) || fail "$kind kill -9: $part: $n"
+  [ "$n" -ge 600 ] || fail "$kind kill -9: $n rows, fewer than seen before the kill"
+  loaders "$part" unfinished
+  ./lcpsim view "$part" -o "$out/$kind.html" > /dev/null || fail "$kind kill -9: lcpsim view failed"
+  [ -s "$out/$kind.html" ] || fail "$kind kill -9: no page"
+  if [ $kind = hy ]; then
+    $PY scripts/lcpsim_hybrid_plot.py "$part" -o "$out/hy.png" || fail "hybrid plot of $part failed"
+    [ -s "$out/hy.png" ] || fail "no hybrid plot"
+  fi
+  summary="$summary $kind/kill-9 $n rows;"
+
+  # The next run of that -o: one note naming the leftover, which stays as it was.
+  cksum "$part" > "$out/sum1"
+  ./lcpsim "$out/$kind.json" -o "$f" --duration 2 --quiet 2> "$out/err" || fail "$kind rerun failed"
+  [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run of this output that did not finish" "$out/err" \
+    || fail "$kind rerun: $(cat "$out/err")"
+  cksum "$part" | cmp -s - "$out/sum1" || fail "$kind rerun touched $part"
+  [ -f "$f" ] || fail "$kind rerun: no $f"
+  rm -f "$part"
+done
+echo "interrupted_runs:$summary leftover partials noted"

@@ -1,0 +1,131 @@
+#!/bin/sh
+# Output files (docs/output-format.md, "Output files"): -o never replaces anything but a
+# regular file; the scene itself as -o is refused; two runs of one -o leave one whole
+# file; SIGINT / SIGTERM keep the steps done, marked interrupted (exit 130 / 143); kill -9
+# leaves PATH.<pid>.partial, which h5py, scripts/lcpsim_load.py and .m, lcpsim solve and
+# lcpsim view all read.
+set -e
+PY=/usr/bin/python3
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "output_files: $*" >&2; exit 1; }
+scene=data/pile_10.json
+
+# refused PATH WHAT: exit 2, one stderr line naming PATH and WHAT.
+refused() {
+  rc=0
+  ./lcpsim data/two_blocks.json -o "$1" --quiet > /dev/null 2> "$out/err" || rc=$?
+  [ "$rc" -eq 2 ] || fail "-o $1: exit $rc, expected 2"
+  [ "$(wc -l < "$out/err")" -eq 1 ] || fail "-o $1: not one line: $(cat "$out/err")"
+  grep -qF "$1" "$out/err" && grep -qF "$2" "$out/err" || fail "-o $1: $(cat "$out/err")"
+}
+
+# A directory and a FIFO: refused at once (no blocking open of the FIFO), left as they were.
+mkdir "$out/dir"
+refused "$out/dir" "output is a directory: refused"
+[ -d "$out/dir" ] && [ -z "$(ls "$out/dir")" ] || fail "the directory changed"
+mkfifo "$out/fifo"
+refused "$out/fifo" "output is a FIFO (named pipe): refused"
+[ -p "$out/fifo" ] || fail "the FIFO was replaced"
+ln -s nowhere "$out/dangling"
+refused "$out/dangling" "symbolic link to nothing"
+# The scene as its own output, by the same name or another (a link): refused, unchanged.
+cp data/two_blocks.json "$out/s.json"
+cp "$out/s.json" "$out/s.orig"
+ln -s s.json "$out/s_link.h5"
+rc=0; ./lcpsim "$out/s.json" -o "$out/s.json" --quiet 2> "$out/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "the output is the scene file itself" "$out/err" || fail "-o SCENE: exit $rc: $(cat "$out/err")"
+rc=0; ./lcpsim "$out/s.json" -o "$out/s_link.h5" --quiet 2> "$out/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "-o a link to the scene: exit $rc"
+cmp -s "$out/s.json" "$out/s.orig" || fail "the scene was touched"
+[ -z "$(ls "$out" | grep partial)" ] || fail "a partial file was left: $(ls "$out")"
+
+# /dev/null is written through: exit 0, still a character device (as root too).
+./lcpsim data/two_blocks.json -o /dev/null --quiet || fail "-o /dev/null failed"
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+
+# Two runs writing one -o at once: both succeed, one whole file (every step, a summary).
+./lcpsim $scene --steps 300 -o "$out/same.h5" --quiet & p1=$!
+./lcpsim $scene --steps 300 -o "$out/same.h5" --quiet & p2=$!
+wait $p1 || fail "first concurrent run failed"
+wait $p2 || fail "second concurrent run failed"
+$PY - "$out/same.h5" <<'EOF' || fail "the concurrent runs' file is not whole"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert len(f["time"]) == 301 and int(f["summary/steps_done"][()]) == 300
+    assert f["summary/run_end"][()] == b"completed"
+EOF
+[ -z "$(ls "$out" | grep partial)" ] || fail "partial files left by the concurrent runs"
+
+# wait_rows PARTIAL N: until the partial file holds N states (flushed), at most 60 s. The
+# writer holds HDF5's lock on it: read without locking, retried while a flush is under way.
+wait_rows() {
+  end=$(($(date +%s) + 60))
+  while [ "$(date +%s)" -lt $end ]; do
+    if [ -f "$1" ] && HDF5_USE_FILE_LOCKING=FALSE $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f: sys.exit(0 if len(f['time']) >= int(sys.argv[2]) else 1)
+" "$1" "$2" 2> /dev/null; then return 0; fi
+    sleep 0.2
+  done
+  fail "$1 never held $2 states"
+}
+
+# SIGINT and SIGTERM: the steps done are kept under the final name, marked interrupted.
+for sig in INT TERM; do
+  ./lcpsim $scene --steps 1000000 -o "$out/$sig.h5" --quiet 2> "$out/$sig.err" & p=$!
+  wait_rows "$out/$sig.h5.$p.partial" 300
+  kill -$sig $p
+  rc=0; wait $p || rc=$?
+  want=130; [ $sig = TERM ] && want=143
+  [ "$rc" -eq $want ] || fail "SIG$sig: exit $rc, expected $want"
+  grep -q "interrupted by SIG$sig after [0-9]* of 1000000 steps; $out/$sig.h5 holds them" "$out/$sig.err" \
+    || fail "SIG$sig: $(cat "$out/$sig.err")"
+  $PY - "$out/$sig.h5" "SIG$sig" <<'EOF' || fail "SIG$sig: the file does not say it was interrupted"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    n = int(f["summary/steps_done"][()])
+    assert n >= 299 and len(f["time"]) == n + 1, n
+    assert f["summary/run_end"][()] == b"interrupted"
+    assert f["summary/run_end_reason"][()].decode().startswith(sys.argv[2] + " after step %d" % n)
+EOF
+done
+[ -z "$(ls "$out" | grep partial)" ] || fail "an interrupted run left a partial file"
+
+# kill -9 with --dump-lcp: the partial file stays, with what the last flush wrote (at most
+# 256 steps or 1 s before the kill), and every reader opens it.
+./lcpsim $scene --steps 1000000 --dump-lcp -o "$out/k.h5" --quiet & p=$!
+part="$out/k.h5.$p.partial"
+wait_rows "$part" 600
+kill -9 $p
+wait $p || true
+[ -f "$part" ] && [ ! -e "$out/k.h5" ] || fail "kill -9: expected $part alone"
+n=$($PY - "$part" <<'EOF'
+import sys, h5py
+import numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    n = len(f["time"]) - 1
+    assert n >= 599 and "summary" not in f
+    assert len(f["solver/status"]) == n and len(f["contacts/offset"]) == n + 2
+    assert f["contacts/offset"][-1] == len(f["contacts/gap"])
+    assert np.all(np.isfinite(f["q"][:]))
+    print(int(f["lcp/step"][-1]))
+EOF
+) || fail "kill -9: h5py cannot read $part"
+$PY scripts/lcpsim_load.py "$part" > "$out/load.txt" || fail "kill -9: lcpsim_load.py failed"
+grep -q "run end: unfinished" "$out/load.txt" || fail "kill -9: lcpsim_load.py: $(cat "$out/load.txt")"
+octave-cli -H --no-gui --eval "addpath('scripts'); r = lcpsim_load('$part'); \
+  assert(strcmp(r.summary.run_end, 'unfinished')); assert(numel(r.time) == r.summary.steps_done + 1); \
+  printf('%d\n', r.summary.steps_done);" > "$out/oct.txt" 2>&1 || fail "kill -9: lcpsim_load.m: $(cat "$out/oct.txt")"
+./lcpsim solve "$part" --step "$n" > "$out/solve.txt" || fail "kill -9: lcpsim solve --step $n: $(cat "$out/solve.txt")"
+grep -q "status             solved" "$out/solve.txt" || fail "kill -9: $(cat "$out/solve.txt")"
+./lcpsim view "$part" -o "$out/k.html" > /dev/null || fail "kill -9: lcpsim view failed"
+[ -s "$out/k.html" ] || fail "kill -9: no page"
+# The next run of that -o names the leftover in one stderr line and leaves it alone.
+cksum "$part" > "$out/sum1"
+./lcpsim $scene --steps 5 -o "$out/k.h5" --quiet 2> "$out/err" || fail "rerun of k.h5 failed"
+[ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run" "$out/err" \
+  || fail "rerun: $(cat "$out/err")"
+cksum "$part" | cmp -s - "$out/sum1" || fail "rerun touched $part"
+echo "output_files: dir/FIFO/link/scene refused, /dev/null kept, 2 concurrent runs whole," \
+     "SIGINT 130 / SIGTERM 143 marked, kill -9 partial read ($(tail -1 "$out/oct.txt") steps, LCP of step $n)"

@@ -1,0 +1,25 @@
+#!/bin/sh
+# Siconos' own printing is captured, stdout and stderr alike, and shown only on request:
+# siconos:newton_fb prints "NM_LU_factorize: LU factorisation DGETRF failed ..." to stderr
+# on singular Jacobians of data/pile_10.json (first at step 9). By default the run's
+# stderr holds lcpsim's own lines only; with --solver-output each such step gives one
+# "lcpsim: step N: siconos:newton_fb printed: ..." line.
+set -e
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "solver_output: $*" >&2; exit 1; }
+
+./lcpsim data/pile_10.json --solver siconos:newton_fb --steps 12 -o "$out/a.h5" --quiet \
+  > "$out/a.out" 2> "$out/a.err" || true
+[ -s "$out/a.h5" ] || fail "no output file"
+grep -q DGETRF "$out/a.out" "$out/a.err" && fail "Siconos' text reached the terminal: $(grep -h DGETRF "$out/a.out" "$out/a.err" | head -1)"
+grep -v '^lcpsim: ' "$out/a.err" | grep -q . && fail "stderr has lines not of lcpsim: $(grep -v '^lcpsim: ' "$out/a.err" | head -1)"
+
+./lcpsim data/pile_10.json --solver siconos:newton_fb --steps 12 -o "$out/b.h5" --quiet \
+  --solver-output > "$out/b.out" 2> "$out/b.err" || true
+grep -q '^lcpsim: step [0-9]*: siconos:newton_fb printed: NM_LU_factorize: LU factorisation DGETRF failed' "$out/b.err" \
+  || fail "--solver-output did not show Siconos' text"
+grep -q DGETRF "$out/b.out" && fail "Siconos' text reached stdout"
+# Each shown line is one of ours: nothing printed by Siconos itself.
+grep -v '^lcpsim: ' "$out/b.err" | grep -q . && fail "stderr has lines not of lcpsim with --solver-output"
+echo "solver_output: default stderr clean ($(wc -l < "$out/a.err") lcpsim lines); --solver-output: $(grep -c printed "$out/b.err") lines of Siconos text"

@@ -1,0 +1,367 @@
+/* test_parallel.c: the PGS sweep team (lcp/team.h) and what runs on it: parallel sweeps
+ * deterministic for a team size, the step's rows, warm start and impulses on the team
+ * giving the one-thread problem, stages 1 and 5-6 on the team giving the one-thread state,
+ * and runs that repeat. (Split from test_factored.c, which keeps the factored LCP and its
+ * single-thread PGS.)
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "contact/step.h"
+#include "contact/world.h"
+#include "lcp/factored.h"
+#include "lcp/pgs.h"
+#include "lcp/team.h"
+#include "lcp/random.h"
+#include "lcp/solver.h"
+#include "scene/scene.h"
+#include "tests/support.h"
+
+/* ---- (6b) parallel sweeps ---- */
+
+/* The team: every member runs each job exactly once, and the caller sees the members'
+ * writes when lsim_team_run returns (a run per element; 3 members on 2 cores too). */
+typedef struct TeamJob {
+  int run;
+  int hits[4];
+  int last_run[4];
+} TeamJob;
+
+static void team_job(void *arg, int member) {
+  TeamJob *j = arg;
+  j->hits[member]++;
+  j->last_run[member] = j->run;
+}
+
+static void test_team_runs_each_member_once(void **state) {
+  (void)state;
+  for (int size = 1; size <= 3; ++size) {
+    LsimTeam *t = NULL;
+    assert_int_equal(lsim_team_create(&t, size), 0);
+    assert_int_equal(lsim_team_size(t), size);
+    TeamJob j = {0};
+    for (j.run = 0; j.run < 2000; ++j.run) {
+      lsim_team_run(t, team_job, &j);
+      for (int k = 0; k < size; ++k) assert_int_equal(j.last_run[k], j.run);
+    }
+    for (int k = 0; k < size; ++k) assert_int_equal(j.hits[k], 2000);
+    lsim_team_wake(t);
+    lsim_team_free(t);
+  }
+  LsimTeam *t = NULL;
+  assert_int_equal(lsim_team_create(&t, 0), LSIM_INVALID_INPUT);
+  assert_null(t);
+}
+
+/* The time step's LCP of data/pile_100.json after 100 steps (about 250 contacts, spheres
+ * resting on each other and the bin), with the step's own solution. */
+typedef struct PileLcp {
+  LsimModel model;
+  LsimState state;
+  LsimStepper *stepper;
+} PileLcp;
+
+static void pile_lcp(PileLcp *p, int threads, int steps) {
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/pile_100.json", &p->model, &p->state, &text, &serr), 0);
+  free(text);
+  p->model.solver.threads = threads;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&p->stepper, &p->model, NULL, err, sizeof err), 0);
+  for (int k = 0; k < steps; ++k) {
+    LsimStepStats ss;
+    lsim_step(p->stepper, &p->model, &p->state, &ss);
+  }
+}
+
+static void free_pile(PileLcp *p) {
+  lsim_stepper_free(p->stepper);
+  lsim_state_free(&p->state);
+  lsim_model_free(&p->model);
+}
+
+/* One solve of f by a fresh workspace with T threads from z = 0: z into out. */
+static void solve_threads(const LsimFactoredLcp *f, int T, double tol, int sweeps, double *out,
+                          LsimPgsInfo *info) {
+  LsimPgs *ws = lsim_pgs_create();
+  LsimPgsOptions o = lsim_default_pgs_options();
+  o.threads = T, o.tol = tol, o.max_sweeps = sweeps;
+  memset(out, 0, (size_t)f->n * sizeof(double));
+  memset(info, 0, sizeof *info);
+  lsim_pgs_solve_factored(ws, f, &o, 0, out, info);
+  lsim_pgs_free(ws);
+}
+
+/* With T threads the iterates are those of the order part 0, ..., part T-1, crossing:
+ * the same bits on every repeat, whatever the scheduling (T = 2 and 3; 3 threads share 2
+ * cores here, so members are preempted mid-sweep), and the repeats of a kept workspace
+ * too. The parts cover the problem: T of them, the crossing set smaller than the whole.
+ * Solved to 1e-9 both T = 1 and T = 2 reach the solution (its natural residual) in
+ * comparable sweeps (Gauss-Seidel in another order: not more than twice as many). A
+ * problem under the parallel threshold keeps the natural order: T = 2 equals T = 1. */
+static void test_parallel_sweeps_deterministic(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+  const int n = f->n;
+  assert_true(f->ncones >= 128); /* the parallel path applies */
+  double *z1 = malloc((size_t)n * sizeof(double)), *za = malloc((size_t)n * sizeof(double));
+  double *zb = malloc((size_t)n * sizeof(double));
+  LsimPgsInfo i1, ia, ib;
+  solve_threads(f, 1, 0.0, 20, z1, &i1);
+  assert_int_equal(i1.parts, 0);
+  for (int T = 2; T <= 3; ++T) {
+    solve_threads(f, T, 0.0, 20, za, &ia);
+    assert_int_equal(ia.parts, T);
+    assert_true(ia.crossing >= 0 && ia.crossing < f->ncones / 2);
+    for (int rep = 0; rep < 5; ++rep) {
+      solve_threads(f, T, 0.0, 20, zb, &ib);
+      assert_memory_equal(za, zb, (size_t)n * sizeof(double));
+      assert_true(ia.residual == ib.residual);
+    }
+    /* A kept workspace (team kept, members asleep or spinning between solves). */
+    LsimPgs *ws = lsim_pgs_create();
+    LsimPgsOptions o = lsim_default_pgs_options();
+    o.threads = T, o.tol = 0.0, o.max_sweeps = 20;
+    for (int rep = 0; rep < 3; ++rep) {
+      memset(zb, 0, (size_t)n * sizeof(double));
+      lsim_pgs_solve_factored(ws, f, &o, 0, zb, &ib);
+      assert_memory_equal(za, zb, (size_t)n * sizeof(double));
+    }
+    /* Its B z, formed by parts then the crossing set: B z of the returned z (to 1e-12 of
+       the largest entry, as in test_front_end). */
+    double *u = malloc((size_t)(f->m + 1) * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+    LsimResidual r;
+    lsim_factored_residual(f, zb, u, w, &r);
+    assert_non_null(ib.bz);
+    assert_true(lsim_test_max_abs_diff(ib.bz, u, f->m) <= 1e-12 * lsim_test_max_abs(u, f->m));
+    free(u), free(w);
+    lsim_pgs_free(ws);
+    /* Another order: not the natural order's iterate. */
+    assert_true(memcmp(za, z1, (size_t)n * sizeof(double)) != 0);
+    /* Both far from z = 0's residual after 20 sweeps (the same order of quality). */
+    assert_true(ia.residual < 0.1 * i1.full.natural / i1.full.relative);
+  }
+  solve_threads(f, 1, 1e-6, 100000, z1, &i1);
+  solve_threads(f, 2, 1e-6, 100000, za, &ia);
+  printf("pile_100 LCP (n %d, %d cones): to 1e-6 in %d sweeps (1 thread), %d (2 threads, %d "
+         "crossing)\n", n, f->ncones, i1.sweeps, ia.sweeps, ia.crossing);
+  assert_int_equal(i1.status, LSIM_SOLVED);
+  assert_int_equal(ia.status, LSIM_SOLVED);
+  assert_true(ia.sweeps <= 2 * i1.sweeps && i1.sweeps <= 2 * ia.sweeps);
+  free_pile(&p);
+
+  /* Under the threshold (step 20: fewer than 128 contacts): the natural order. */
+  pile_lcp(&p, 1, 20);
+  f = lsim_stepper_factored(p.stepper);
+  assert_true(f->ncones > 0 && f->ncones < 128);
+  solve_threads(f, 1, 0.0, 20, z1, &i1);
+  solve_threads(f, 2, 0.0, 20, za, &ia);
+  assert_int_equal(ia.parts, 0);
+  assert_memory_equal(z1, za, (size_t)f->n * sizeof(double));
+  free_pile(&p);
+  free(z1), free(za), free(zb);
+}
+
+/* With a team (threads 2) the time step writes the rows of J and B, and C and q, in
+ * slices on it: the problem is the one a single thread assembles, bit for bit (J, B, C,
+ * q), from the same state of data/pile_100.json after 100 steps (about 250 contacts).
+ * The warm start and the impulses, sliced too, follow their rules on the next step. */
+static void test_parallel_rows_same_problem(void **state) {
+  (void)state;
+  PileLcp a, b;
+  pile_lcp(&a, 1, 100);
+  pile_lcp(&b, 2, 100); /* its solver's team made by its solves */
+  assert_non_null(lsim_solver_team(lsim_stepper_solver(b.stepper)));
+  assert_null(lsim_solver_team(lsim_stepper_solver(a.stepper)));
+  memcpy(b.state.q, a.state.q, (size_t)a.model.nq * sizeof(double));
+  memcpy(b.state.v, a.state.v, (size_t)a.model.nv * sizeof(double));
+  b.state.time = a.state.time, b.state.step = a.state.step;
+  LsimStepStats sa, sb;
+  lsim_step(a.stepper, &a.model, &a.state, &sa);
+  lsim_step(b.stepper, &b.model, &b.state, &sb);
+  const LsimFactoredLcp *fa = lsim_stepper_factored(a.stepper), *fb = lsim_stepper_factored(b.stepper);
+  const int n = fa->n;
+  assert_int_equal(fb->n, n);
+  assert_true(n >= 512); /* the slices apply */
+  assert_memory_equal(fa->J_ptr, fb->J_ptr, (size_t)(n + 1) * sizeof(int));
+  assert_memory_equal(fa->B_ptr, fb->B_ptr, (size_t)(n + 1) * sizeof(int));
+  const int nj = fa->J_ptr[n], nc = fa->C_ptr[n];
+  assert_memory_equal(fa->J_idx, fb->J_idx, (size_t)nj * sizeof(int));
+  assert_memory_equal(fa->J_val, fb->J_val, (size_t)nj * sizeof(double));
+  assert_memory_equal(fa->B_idx, fb->B_idx, (size_t)nj * sizeof(int));
+  assert_memory_equal(fa->B_val, fb->B_val, (size_t)nj * sizeof(double));
+  assert_memory_equal(fa->C_ptr, fb->C_ptr, (size_t)(n + 1) * sizeof(int));
+  assert_memory_equal(fa->C_idx, fb->C_idx, (size_t)nc * sizeof(int));
+  assert_memory_equal(fa->C_val, fb->C_val, (size_t)nc * sizeof(double));
+  assert_memory_equal(fa->q, fb->q, (size_t)n * sizeof(double));
+
+  /* The warm start and the impulses, also done by the slices on the team, against their
+     rules: each contact starts from the previous step's z of its id (when it had the same
+     number of variables), else 0; its impulses are read from the solution z. */
+  const LsimContactSet *prev = lsim_stepper_contacts(b.stepper);
+  const int np = prev->count, pn = fb->n;
+  uint64_t *pid = malloc((size_t)np * sizeof(uint64_t));
+  int *pvar = malloc((size_t)np * sizeof(int)), *pnv = malloc((size_t)np * sizeof(int));
+  double *pz = malloc((size_t)pn * sizeof(double));
+  for (int c = 0; c < np; ++c) {
+    const LsimContact *ct = &prev->contacts[c];
+    pid[c] = ct->id, pvar[c] = ct->first_var;
+    pnv[c] = (ct->kind == LSIM_CONTACT_NORMAL) + (ct->ndir > 0 ? ct->ndir + 1 : 0);
+  }
+  memcpy(pz, lsim_stepper_solution(b.stepper), (size_t)pn * sizeof(double));
+  lsim_step(b.stepper, &b.model, &b.state, &sb);
+  const LsimContactSet *set = lsim_stepper_contacts(b.stepper);
+  const double *guess = lsim_stepper_warm_guess(b.stepper), *z = lsim_stepper_solution(b.stepper);
+  int matched = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    const int nv = (ct->kind == LSIM_CONTACT_NORMAL) + (ct->ndir > 0 ? ct->ndir + 1 : 0);
+    int p = 0;
+    while (p < np && pid[p] != ct->id) ++p;
+    const int from = p < np && pnv[p] == nv;
+    matched += from;
+    for (int v = 0; v < nv; ++v)
+      assert_true(guess[ct->first_var + v] == (from ? pz[pvar[p] + v] : 0.0));
+    int var = ct->first_var;
+    assert_true(ct->normal_impulse == z[var++]);
+    double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], fr[3] = {0.0, 0.0, 0.0};
+    lsim_cone_weights(ct->ndir, cs, sn);
+    for (int d = 0; d < ct->ndir; ++d, ++var)
+      for (int k = 0; k < 3; ++k) fr[k] += z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
+    assert_memory_equal(fr, ct->friction_impulse, sizeof fr);
+    assert_true(ct->slip_speed == z[var]);
+  }
+  assert_true(matched > set->count / 2); /* most contacts persist from step to step */
+  free(pid), free(pvar), free(pnv), free(pz);
+  free_pile(&a);
+  free_pile(&b);
+}
+
+/* A scene of 301 boxes for the team's per-body stages: 300 boxes of unequal sides (so the
+ * gyroscopic term acts) spinning apart in the air, and one resting on a floor, whose
+ * contacts make every step solve a small LCP. */
+static void spinning_boxes(LsimModel *m, LsimState *st, int threads) {
+  *m = lsim_default_model();
+  m->dimension = 3;
+  m->gravity[2] = -9.81;
+  m->friction_directions = 4;
+  strcpy(m->solver.name, "pgs");
+  m->solver.threads = threads;
+  LsimBody ground = lsim_default_body();
+  ground.type = LSIM_BODY_STATIC;
+  const int g = lsim_model_add_body(m, &ground);
+  LsimShape floor = lsim_default_shape();
+  floor.type = LSIM_SHAPE_PLANE;
+  floor.body = g;
+  lsim_model_add_shape(m, &floor);
+  LsimRng rng = lsim_rng(11);
+  for (int i = 0; i <= 300; ++i) {
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    const double half[3] = {0.05 + 0.1 * lsim_rng_uniform(&rng), 0.05 + 0.1 * lsim_rng_uniform(&rng),
+                            0.05 + 0.1 * lsim_rng_uniform(&rng)};
+    lsim_inertia_box(b.mass, half, b.inertia);
+    const int bi = lsim_model_add_body(m, &b);
+    LsimShape s = lsim_default_shape();
+    s.type = LSIM_SHAPE_BOX;
+    s.body = bi;
+    memcpy(s.half, half, sizeof half);
+    lsim_model_add_shape(m, &s);
+  }
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  for (int i = 1; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    double *q = st->q + b->q_offset, *v = st->v + b->v_offset;
+    q[3] = 1.0;
+    if (i == 1) { /* on the floor */
+      q[2] = m->shapes[b->first_shape].half[2];
+      continue;
+    }
+    /* The others on a grid 1 m apart, 10 m up, spinning at up to 10 rad/s about each axis. */
+    q[0] = (i % 20) * 1.0, q[1] = (i / 20) * 1.0 + 2.0, q[2] = 10.0;
+    for (int k = 3; k < 6; ++k) v[k] = 20.0 * (lsim_rng_uniform(&rng) - 0.5);
+  }
+}
+
+/* Stages 1 (inertias, free velocities) and 5-6 (velocity and pose updates) run on the
+ * solver's team, a share of the bodies each, from 256 bodies: a run with 2 threads whose
+ * LCPs are too small for the team (fewer than 128 cones: the natural order, as with one
+ * thread) repeats the one-thread run bit for bit over 30 steps. */
+static void test_parallel_bodies_same_state(void **state) {
+  (void)state;
+  LsimModel m[2];
+  LsimState st[2];
+  LsimStepper *stepper[2];
+  for (int k = 0; k < 2; ++k) {
+    spinning_boxes(&m[k], &st[k], k + 1);
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&stepper[k], &m[k], NULL, err, sizeof err), 0);
+  }
+  assert_true(m[0].nbodies >= 256);
+  for (int step = 0; step < 30; ++step)
+    for (int k = 0; k < 2; ++k) {
+      LsimStepStats ss;
+      assert_int_equal(lsim_step(stepper[k], &m[k], &st[k], &ss), LSIM_SOLVED);
+      assert_true(ss.ncontacts >= 1 && ss.ncontacts < 128);
+    }
+  assert_non_null(lsim_solver_team(lsim_stepper_solver(stepper[1]))); /* the path taken */
+  assert_memory_equal(st[0].q, st[1].q, (size_t)m[0].nq * sizeof(double));
+  assert_memory_equal(st[0].v, st[1].v, (size_t)m[0].nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    lsim_stepper_free(stepper[k]);
+    lsim_state_free(&st[k]);
+    lsim_model_free(&m[k]);
+  }
+}
+
+/* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
+ * data/pile_100.json) and comes to rest like the one-thread run: every sphere's speed
+ * below 0.03 m/s in both (they hit the pile at up to 5 m/s; at rest they creep by what
+ * 50 sweeps leave unsolved, 0.015-0.016 m/s here). Spins about a contact normal are not
+ * compared: point contacts have no torsional friction, so a sphere keeps whatever spin
+ * the impacts gave it, and a different sweep order gives different spins. */
+static void test_parallel_run_repeats(void **state) {
+  (void)state;
+  PileLcp a, b, c;
+  pile_lcp(&a, 2, 300);
+  pile_lcp(&b, 2, 300);
+  pile_lcp(&c, 1, 300);
+  assert_int_equal(a.model.nv, b.model.nv);
+  assert_memory_equal(a.state.q, b.state.q, (size_t)a.model.nq * sizeof(double));
+  assert_memory_equal(a.state.v, b.state.v, (size_t)a.model.nv * sizeof(double));
+  double speed_a = 0.0, speed_c = 0.0;
+  for (int k = 0; k < a.model.nbodies; ++k) {
+    const LsimBody *bd = &a.model.bodies[k];
+    if (bd->type != LSIM_BODY_DYNAMIC) continue;
+    const double *va = a.state.v + bd->v_offset, *vc = c.state.v + bd->v_offset;
+    speed_a = fmax(speed_a, sqrt(va[0] * va[0] + va[1] * va[1] + va[2] * va[2]));
+    speed_c = fmax(speed_c, sqrt(vc[0] * vc[0] + vc[1] * vc[1] + vc[2] * vc[2]));
+  }
+  printf("pile_100 after 3 s: largest speed %.3g m/s (2 threads), %.3g m/s (1 thread)\n",
+         speed_a, speed_c);
+  assert_true(speed_a < 0.03 && speed_c < 0.03);
+  free_pile(&a), free_pile(&b), free_pile(&c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_team_runs_each_member_once),
+      cmocka_unit_test(test_parallel_sweeps_deterministic),
+      cmocka_unit_test(test_parallel_rows_same_problem),
+      cmocka_unit_test(test_parallel_run_repeats),
+      cmocka_unit_test(test_parallel_bodies_same_state),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
