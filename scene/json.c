@@ -310,14 +310,19 @@ void lsim_parse_set_file(LsimSceneError *err, const char *name) {
 /* Fills the error for the value at path (its key when at_key) and returns
  * LSIM_INVALID_INPUT. */
 int lsim_parse_fail(LsimParseCtx *c, const char *path, int at_key, const char *fmt, ...) {
-  LsimSceneError *err = c->err;
-  lsim_parse_set_file(err, c->name);
-  locate(c->text, path, at_key, &err->line, &err->column);
-  snprintf(err->path, sizeof err->path, "%s", path);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  const int rc = lsim_scene_verror(c->err, c->text, c->name, path, at_key, fmt, ap);
   va_end(ap);
+  return rc;
+}
+
+int lsim_scene_verror(LsimSceneError *err, const char *text, const char *name,
+                      const char *path, int at_key, const char *fmt, va_list ap) {
+  lsim_parse_set_file(err, name);
+  locate(text, path, at_key, &err->line, &err->column);
+  snprintf(err->path, sizeof err->path, "%s", path);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
   return LSIM_INVALID_INPUT;
 }
 
