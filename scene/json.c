@@ -194,6 +194,19 @@ static int sc_at_target(const Scanner *s) {
 
 static void sc_value(Scanner *s, int depth);
 
+/* After a member's or an element's value: the path back to parent (len chars, trunc
+ * undone), then past ',' (returns 1: another follows) or past close (returns 0, as when
+ * the target was found or the text ends). */
+static int sc_next(Scanner *s, const char *parent, size_t len, int trunc, char close) {
+  s->truncated -= trunc;
+  memcpy(s->path, parent, len + 1);
+  if (s->done) return 0;
+  sc_ws(s);
+  if (*s->p == ',') { sc_adv(s); return 1; }
+  if (*s->p == close) sc_adv(s);
+  return 0;
+}
+
 static void sc_object(Scanner *s, int depth) {
   char key[KEY_CAP];
   sc_adv(s);
@@ -214,13 +227,7 @@ static void sc_object(Scanner *s, int depth) {
     if (*s->p == ':') sc_adv(s);
     sc_ws(s);
     sc_value(s, depth + 1);
-    s->truncated -= trunc;
-    memcpy(s->path, parent, len + 1);
-    if (s->done) return;
-    sc_ws(s);
-    if (*s->p == ',') { sc_adv(s); continue; }
-    if (*s->p == '}') sc_adv(s);
-    return;
+    if (!sc_next(s, parent, len, trunc, '}')) return;
   }
 }
 
@@ -237,13 +244,7 @@ static void sc_array(Scanner *s, int depth) {
     const int trunc = lsim_json_path_index(s->path, parent, i);
     s->truncated += trunc;
     sc_value(s, depth + 1);
-    s->truncated -= trunc;
-    memcpy(s->path, parent, len + 1);
-    if (s->done) return;
-    sc_ws(s);
-    if (*s->p == ',') { sc_adv(s); continue; }
-    if (*s->p == ']') sc_adv(s);
-    return;
+    if (!sc_next(s, parent, len, trunc, ']')) return;
   }
 }
 
