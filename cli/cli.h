@@ -34,4 +34,11 @@ void lsim_cli_note_leftovers(const char *path);
 int lsim_cli_parse_double(const char *s, double *out);
 int lsim_cli_parse_int(const char *s, int *out);
 
+/* The last case of a command's argument loop, for an argument a that is no known option:
+ * "-x" is an unknown option, else a is the command's one positional argument (stored in
+ * *path; a second one is refused). Errors go to stderr as "<prefix>: ..." pointing to
+ * help; returns 0, or 2 (the exit status) after an error. */
+int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
+                        const char **path);
+
 #endif

@@ -45,13 +45,7 @@ int lsim_cli_export(int argc, char **argv) {
                 !strcmp(a, "--step") ? 1 : 0, v);
         return 2;
       }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "lcpsim export: unknown option '%s' (see lcpsim export --help)\n", a);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "lcpsim export: one file only, got '%s' and '%s'\n", path, a);
+    } else if (lsim_cli_positional("lcpsim export", "lcpsim export --help", "file", a, &path)) {
       return 2;
     }
   }

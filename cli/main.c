@@ -19,6 +19,20 @@
 int lsim_cli_parse_double(const char *s, double *out) { return lsim_parse_double(s, out); }
 int lsim_cli_parse_int(const char *s, int *out) { return lsim_parse_int(s, out); }
 
+int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
+                        const char **path) {
+  if (a[0] == '-' && a[1]) {
+    fprintf(stderr, "%s: unknown option '%s' (see %s)\n", prefix, a, help);
+    return 2;
+  }
+  if (*path) {
+    fprintf(stderr, "%s: one %s only, got '%s' and '%s'\n", prefix, what, *path, a);
+    return 2;
+  }
+  *path = a;
+  return 0;
+}
+
 static void usage(FILE *f) {
   fprintf(f,
           "lcpsim %s: time-stepping rigid-body contact simulation with complementarity solvers\n"

@@ -263,13 +263,7 @@ int lsim_cli_run(int argc, char **argv) {
         fprintf(stderr, "lcpsim: --duration: need a number > 0, got '%s'\n", v);
         return 2;
       }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "lcpsim: unknown option '%s' (see lcpsim run --help)\n", a);
-      return 2;
-    } else if (!scene_path) {
-      scene_path = a;
-    } else {
-      fprintf(stderr, "lcpsim: one scene only, got '%s' and '%s'\n", scene_path, a);
+    } else if (lsim_cli_positional("lcpsim", "lcpsim run --help", "scene", a, &scene_path)) {
       return 2;
     }
   }

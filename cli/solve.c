@@ -179,13 +179,7 @@ int lsim_cli_solve(int argc, char **argv) {
         fprintf(stderr, "lcpsim solve: --max-iter: need an integer >= 0, got '%s'\n", v);
         return 2;
       }
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "lcpsim solve: unknown option '%s' (see lcpsim solve --help)\n", a);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "lcpsim solve: one problem file only, got '%s' and '%s'\n", path, a);
+    } else if (lsim_cli_positional("lcpsim solve", "lcpsim solve --help", "problem file", a, &path)) {
       return 2;
     }
   }

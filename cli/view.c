@@ -184,13 +184,7 @@ int lsim_cli_view(int argc, char **argv) {
         return 2;
       }
       out_path = argv[++i];
-    } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "lcpsim view: unknown option '%s' (see lcpsim view --help)\n", a);
-      return 2;
-    } else if (!path) {
-      path = a;
-    } else {
-      fprintf(stderr, "lcpsim view: one file only, got '%s' and '%s'\n", path, a);
+    } else if (lsim_cli_positional("lcpsim view", "lcpsim view --help", "file", a, &path)) {
       return 2;
     }
   }

@@ -19,6 +19,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Grows a pair of index and value arrays to hold need entries: the capacity *cap (first
+ * when 0) doubles until it suffices, so a slowly growing need (a pile's contact count)
+ * reallocates rarely. 0, or LSIM_OUT_OF_MEMORY with *cap unchanged. */
+static int grow_pair(int **idx, double **val, int *cap, int need, int first) {
+  if (need <= *cap) return 0;
+  int c = *cap ? *cap : first;
+  while (c < need) c *= 2;
+  int *a = realloc(*idx, (size_t)c * sizeof(int));
+  if (!a) return LSIM_OUT_OF_MEMORY;
+  *idx = a;
+  double *b = realloc(*val, (size_t)c * sizeof(double));
+  if (!b) return LSIM_OUT_OF_MEMORY;
+  *val = b;
+  *cap = c;
+  return 0;
+}
+
 /* Grows the factored LCP's arrays for n variables, nnz entries of J (and B) and nc of C. */
 static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
   if (n + 1 > s->n_cap) {
@@ -38,41 +55,10 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
     }
     s->n_cap = cap;
   }
-  if (nnz > s->nnz_cap) {
-    int cap = s->nnz_cap ? s->nnz_cap : 64;
-    while (cap < nnz) cap *= 2;
-    int *a = realloc(s->J_idx, (size_t)cap * sizeof(int));
-    if (!a) return LSIM_OUT_OF_MEMORY;
-    s->J_idx = a;
-    double *c = realloc(s->J_val, (size_t)cap * sizeof(double));
-    if (!c) return LSIM_OUT_OF_MEMORY;
-    s->J_val = c;
-    s->nnz_cap = cap;
-  }
-  if (nnz > s->b_cap) {
-    /* B may be wider than J (coupled mass, joints): it keeps its own capacity, grown
-       geometrically too (a pile's slowly growing contact count reallocates it rarely). */
-    int cap = s->b_cap ? s->b_cap : 64;
-    while (cap < nnz) cap *= 2;
-    int *b = realloc(s->B_idx, (size_t)cap * sizeof(int));
-    if (!b) return LSIM_OUT_OF_MEMORY;
-    s->B_idx = b;
-    double *d = realloc(s->B_val, (size_t)cap * sizeof(double));
-    if (!d) return LSIM_OUT_OF_MEMORY;
-    s->B_val = d;
-    s->b_cap = cap;
-  }
-  if (nc > s->c_cap) {
-    int cap = s->c_cap ? s->c_cap : 64;
-    while (cap < nc) cap *= 2;
-    int *a = realloc(s->C_idx, (size_t)cap * sizeof(int));
-    if (!a) return LSIM_OUT_OF_MEMORY;
-    s->C_idx = a;
-    double *c = realloc(s->C_val, (size_t)cap * sizeof(double));
-    if (!c) return LSIM_OUT_OF_MEMORY;
-    s->C_val = c;
-    s->c_cap = cap;
-  }
+  if (grow_pair(&s->J_idx, &s->J_val, &s->nnz_cap, nnz, 64)) return LSIM_OUT_OF_MEMORY;
+  /* B may be wider than J (coupled mass, joints): it keeps its own capacity. */
+  if (grow_pair(&s->B_idx, &s->B_val, &s->b_cap, nnz, 64)) return LSIM_OUT_OF_MEMORY;
+  if (grow_pair(&s->C_idx, &s->C_val, &s->c_cap, nc, 64)) return LSIM_OUT_OF_MEMORY;
   return 0;
 }
 
@@ -95,17 +81,7 @@ static int reserve_equality(LsimStepper *s, int ne, int nnz) {
     }
     s->e_cap = cap;
   }
-  if (nnz > s->e_nnz_cap) {
-    int cap = s->e_nnz_cap ? s->e_nnz_cap : 64;
-    while (cap < nnz) cap *= 2;
-    int *a = realloc(s->E_idx, (size_t)cap * sizeof(int));
-    if (!a) return LSIM_OUT_OF_MEMORY;
-    s->E_idx = a;
-    double *b = realloc(s->E_val, (size_t)cap * sizeof(double));
-    if (!b) return LSIM_OUT_OF_MEMORY;
-    s->E_val = b;
-    s->e_nnz_cap = cap;
-  }
+  if (grow_pair(&s->E_idx, &s->E_val, &s->e_nnz_cap, nnz, 64)) return LSIM_OUT_OF_MEMORY;
   if (nnz > s->eb_cap) {
     int *a = realloc(s->EB_idx, (size_t)nnz * sizeof(int));
     if (!a) return LSIM_OUT_OF_MEMORY;

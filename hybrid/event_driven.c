@@ -673,18 +673,24 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* 1 when an end of a tether or joint is a world anchor on a prescribed path. */
+static int anchor_moves(const LsimAnchor end[2]) {
+  for (int k = 0; k < 2; ++k)
+    if (end[k].body < 0 && end[k].motion.kind != LSIM_MOTION_FIXED) return 1;
+  return 0;
+}
+
 int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
   if (m->dimension < 2) {
     snprintf(err, errlen, "integrator \"event_driven\": 2-D and 3-D scenes only (this one is 1-D)");
     return LSIM_INVALID_INPUT;
   }
   for (int i = 0; i < m->njoints; ++i)
-    for (int k = 0; k < 2; ++k)
-      if (m->joints[i].end[k].body < 0 && m->joints[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
-        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (joint '%s')",
-                 m->joints[i].name);
-        return LSIM_INVALID_INPUT;
-      }
+    if (anchor_moves(m->joints[i].end)) {
+      snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (joint '%s')",
+               m->joints[i].name);
+      return LSIM_INVALID_INPUT;
+    }
   for (int i = 0; i < m->nbodies; ++i)
     if (m->bodies[i].type == LSIM_BODY_KINEMATIC) {
       snprintf(err, errlen, "integrator \"event_driven\": kinematic bodies are not supported (body '%s')",
@@ -692,12 +698,11 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen) {
       return LSIM_INVALID_INPUT;
     }
   for (int i = 0; i < m->ntethers; ++i)
-    for (int k = 0; k < 2; ++k)
-      if (m->tethers[i].end[k].body < 0 && m->tethers[i].end[k].motion.kind != LSIM_MOTION_FIXED) {
-        snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (tether '%s')",
-                 m->tethers[i].name);
-        return LSIM_INVALID_INPUT;
-      }
+    if (anchor_moves(m->tethers[i].end)) {
+      snprintf(err, errlen, "integrator \"event_driven\": moving anchors are not supported (tether '%s')",
+               m->tethers[i].name);
+      return LSIM_INVALID_INPUT;
+    }
   if (m->dimension == 3 && m->friction_directions % 4 != 0) {
     snprintf(err, errlen, "integrator \"event_driven\": 3-D friction needs a multiple of 4 directions (got %d)",
              m->friction_directions);

@@ -1,5 +1,5 @@
 /* scene.c: hybrid-model scenes (scene.h, docs/hybrid.md). jansson parses; positions of
- * bad values come from the scene loader's locator (lsim_scene_locate). */
+ * bad values and the error text come from the scene loader (lsim_scene_verror). */
 #include "hybrid/scene.h"
 
 #include <jansson.h>
@@ -20,16 +20,11 @@ typedef struct Ctx {
 static int fail(Ctx *c, const char *path, int at_key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static int fail(Ctx *c, const char *path, int at_key, const char *fmt, ...) {
-  LsimSceneError *e = c->err;
-  memset(e, 0, sizeof *e);
-  snprintf(e->file, sizeof e->file, "%s", c->name ? c->name : "<scene>");
-  lsim_scene_locate(c->text, path, at_key, &e->line, &e->column);
-  snprintf(e->path, sizeof e->path, "%s", path);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(e->message, sizeof e->message, fmt, ap);
+  const int rc = lsim_scene_verror(c->err, c->text, c->name, path, at_key, fmt, ap);
   va_end(ap);
-  return LSIM_INVALID_INPUT;
+  return rc;
 }
 
 /* Appends ", " (unless buf is empty) and word to buf[cap], truncating. */

@@ -344,17 +344,30 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
   return read_doubles(lx, lcp->q, (size_t)n, "entries of q", "q", 0);
 }
 
-int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen) {
+/* A lexer at the start of stream f (name for errors), err cleared. */
+static Lexer lexer_start(FILE *f, const char *name, char *err, size_t errlen) {
   Lexer lx;
   memset(&lx, 0, sizeof lx);
   lx.f = f;
-  lx.name = name ? name : "(stream)";
+  lx.name = name;
   lx.line = 1;
   lx.tok_line = 1;
   lx.err = err;
   lx.errlen = errlen;
-  memset(lcp, 0, sizeof *lcp);
   if (err && errlen) err[0] = '\0';
+  return lx;
+}
+
+/* Opens path for reading; NULL with the reason in err when it cannot. */
+static FILE *open_read(const char *path, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f && err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  return f;
+}
+
+int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen) {
+  Lexer lx = lexer_start(f, name ? name : "(stream)", err, errlen);
+  memset(lcp, 0, sizeof *lcp);
   int rc = read_all(&lx, lcp);
   if (rc) lsim_lcp_free(lcp);
   return rc;
@@ -362,11 +375,8 @@ int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, siz
 
 int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen) {
   memset(lcp, 0, sizeof *lcp);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return LSIM_IO_ERROR;
-  }
+  FILE *f = open_read(path, err, errlen);
+  if (!f) return LSIM_IO_ERROR;
   int rc = lsim_dat_read_stream(f, path, lcp, err, errlen);
   fclose(f);
   return rc;
@@ -406,20 +416,9 @@ static int read_fc(Lexer *lx, LsimFc *p) {
 
 int lsim_fc_dat_read(const char *path, LsimFc *p, char *err, size_t errlen) {
   memset(p, 0, sizeof *p);
-  FILE *f = fopen(path, "r");
-  if (!f) {
-    if (err && errlen) snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    return LSIM_IO_ERROR;
-  }
-  Lexer lx;
-  memset(&lx, 0, sizeof lx);
-  lx.f = f;
-  lx.name = path;
-  lx.line = 1;
-  lx.tok_line = 1;
-  lx.err = err;
-  lx.errlen = errlen;
-  if (err && errlen) err[0] = '\0';
+  FILE *f = open_read(path, err, errlen);
+  if (!f) return LSIM_IO_ERROR;
+  Lexer lx = lexer_start(f, path, err, errlen);
   int rc = read_fc(&lx, p);
   fclose(f);
   if (rc) lsim_fc_free(p);

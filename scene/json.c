@@ -194,6 +194,19 @@ static int sc_at_target(const Scanner *s) {
 
 static void sc_value(Scanner *s, int depth);
 
+/* After a member's or an element's value: the path back to parent (len chars, trunc
+ * undone), then past ',' (returns 1: another follows) or past close (returns 0, as when
+ * the target was found or the text ends). */
+static int sc_next(Scanner *s, const char *parent, size_t len, int trunc, char close) {
+  s->truncated -= trunc;
+  memcpy(s->path, parent, len + 1);
+  if (s->done) return 0;
+  sc_ws(s);
+  if (*s->p == ',') { sc_adv(s); return 1; }
+  if (*s->p == close) sc_adv(s);
+  return 0;
+}
+
 static void sc_object(Scanner *s, int depth) {
   char key[KEY_CAP];
   sc_adv(s);
@@ -214,13 +227,7 @@ static void sc_object(Scanner *s, int depth) {
     if (*s->p == ':') sc_adv(s);
     sc_ws(s);
     sc_value(s, depth + 1);
-    s->truncated -= trunc;
-    memcpy(s->path, parent, len + 1);
-    if (s->done) return;
-    sc_ws(s);
-    if (*s->p == ',') { sc_adv(s); continue; }
-    if (*s->p == '}') sc_adv(s);
-    return;
+    if (!sc_next(s, parent, len, trunc, '}')) return;
   }
 }
 
@@ -237,13 +244,7 @@ static void sc_array(Scanner *s, int depth) {
     const int trunc = lsim_json_path_index(s->path, parent, i);
     s->truncated += trunc;
     sc_value(s, depth + 1);
-    s->truncated -= trunc;
-    memcpy(s->path, parent, len + 1);
-    if (s->done) return;
-    sc_ws(s);
-    if (*s->p == ',') { sc_adv(s); continue; }
-    if (*s->p == ']') sc_adv(s);
-    return;
+    if (!sc_next(s, parent, len, trunc, ']')) return;
   }
 }
 
@@ -310,14 +311,19 @@ void lsim_parse_set_file(LsimSceneError *err, const char *name) {
 /* Fills the error for the value at path (its key when at_key) and returns
  * LSIM_INVALID_INPUT. */
 int lsim_parse_fail(LsimParseCtx *c, const char *path, int at_key, const char *fmt, ...) {
-  LsimSceneError *err = c->err;
-  lsim_parse_set_file(err, c->name);
-  locate(c->text, path, at_key, &err->line, &err->column);
-  snprintf(err->path, sizeof err->path, "%s", path);
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  const int rc = lsim_scene_verror(c->err, c->text, c->name, path, at_key, fmt, ap);
   va_end(ap);
+  return rc;
+}
+
+int lsim_scene_verror(LsimSceneError *err, const char *text, const char *name,
+                      const char *path, int at_key, const char *fmt, va_list ap) {
+  lsim_parse_set_file(err, name);
+  locate(text, path, at_key, &err->line, &err->column);
+  snprintf(err->path, sizeof err->path, "%s", path);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
   return LSIM_INVALID_INPUT;
 }
 

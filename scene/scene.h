@@ -3,6 +3,7 @@
 #ifndef LSIM_SCENE_H
 #define LSIM_SCENE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "contact/world.h"
@@ -36,6 +37,13 @@ int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err);
  * enclosing value when the path is not in the text. For other loaders' errors
  * (hybrid/scene.c). */
 void lsim_scene_locate(const char *text, const char *path, int want_key, int *line, int *col);
+
+/* Fills err for the value at path in text (its key when at_key): cleared, the file name
+ * (name, or "<scene>"), its line:column, the path and the message; returns
+ * LSIM_INVALID_INPUT. The scene reader's errors and other loaders' (hybrid/scene.c). */
+int lsim_scene_verror(LsimSceneError *err, const char *text, const char *name,
+                      const char *path, int at_key, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
 
 /* The same from a string in memory; name is used as the file name in errors. */
 int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,

@@ -222,11 +222,27 @@ static int write_sample_nd(const char *path, int dim) {
   return rc;
 }
 
-/* Writes the dim sample into a fresh directory; path receives the file name. */
-static void write_nd_to_temp(int dim, char *dir, size_t dlen, char *path, size_t plen) {
+/* Writes the dim sample into a fresh directory (path receives the file name), builds its
+ * model into m and s, and opens the file for reading. */
+static hid_t open_nd_sample(int dim, char *dir, size_t dlen, char *path, size_t plen,
+                            LsimModel *m, LsimState *s) {
   temp_dir(dir, dlen);
   snprintf(path, plen, "%s/run%dd.h5", dir, dim);
   assert_int_equal(write_sample_nd(path, dim), 0);
+  sample_nd_model(m, s, dim);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  return f;
+}
+
+/* Closes what open_nd_sample opened and removes the file and its directory. */
+static void close_nd_sample(hid_t f, const char *dir, const char *path, LsimModel *m,
+                            LsimState *s) {
+  H5Fclose(f);
+  unlink(path);
+  rmdir(dir);
+  lsim_state_free(s);
+  lsim_model_free(m);
 }
 
 /* Checks /shapes and the per-body shape ranges against the model (after finalize). */
@@ -269,12 +285,9 @@ static void check_shapes(hid_t f, const LsimModel *m, const char *const *names) 
 static void test_3d_roundtrip(void **state) {
   (void)state;
   char dir[64], path[128];
-  write_nd_to_temp(3, dir, sizeof dir, path, sizeof path);
   LsimModel m;
   LsimState s;
-  sample_nd_model(&m, &s, 3);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  assert_true(f >= 0);
+  hid_t f = open_nd_sample(3, dir, sizeof dir, path, sizeof path, &m, &s);
   assert_int_equal(read_scalar_i(f, "/format_version"), 2);
   assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 3);
   assert_int_equal(read_scalar_i(f, "/parameters/nq"), 21);
@@ -370,11 +383,7 @@ static void test_3d_roundtrip(void **state) {
   read_as(f, "/contacts/normal", H5T_NATIVE_DOUBLE, 2, 4, 3, pt);
   assert_true(pt[0][2] == 1 && pt[3][0] == 1 && pt[3][2] == 0);
   assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.0078125);
-  H5Fclose(f);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  close_nd_sample(f, dir, path, &m, &s);
 }
 
 /* The 2-D sample: shapes (two planes on one static body), the 3-coordinate layout, a
@@ -382,12 +391,9 @@ static void test_3d_roundtrip(void **state) {
 static void test_2d_roundtrip(void **state) {
   (void)state;
   char dir[64], path[128];
-  write_nd_to_temp(2, dir, sizeof dir, path, sizeof path);
   LsimModel m;
   LsimState s;
-  sample_nd_model(&m, &s, 2);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  assert_true(f >= 0);
+  hid_t f = open_nd_sample(2, dir, sizeof dir, path, sizeof path, &m, &s);
   assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 2);
   assert_int_equal(read_scalar_i(f, "/parameters/nq"), 9);
   assert_int_equal(read_scalar_i(f, "/parameters/nv"), 9);
@@ -418,11 +424,7 @@ static void test_2d_roundtrip(void **state) {
   read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 6, 0, off);
   const long long eoff[6] = {0, 0, 1, 3, 4, 5};
   for (int k = 0; k < 6; ++k) assert_int_equal(off[k], eoff[k]);
-  H5Fclose(f);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  close_nd_sample(f, dir, path, &m, &s);
 }
 
 int main(int argc, char **argv) {

@@ -331,6 +331,29 @@ static void test_siconos_error(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* Points file descriptor fd at a fresh temporary file (its stream flushed first); returns
+ * the saved descriptor for sink_close. */
+static int sink_open(int fd, FILE *stream, FILE **sink) {
+  fflush(stream);
+  *sink = tmpfile();
+  assert_non_null(*sink);
+  const int saved = dup(fd);
+  assert_true(saved >= 0);
+  assert_true(dup2(fileno(*sink), fd) >= 0);
+  return saved;
+}
+
+/* Puts fd back (saved from sink_open) and returns the bytes written to the sink. */
+static long sink_close(int fd, FILE *stream, int saved, FILE *sink) {
+  fflush(stream);
+  assert_true(dup2(saved, fd) >= 0);
+  close(saved);
+  fseek(sink, 0, SEEK_END);
+  const long printed = ftell(sink);
+  fclose(sink);
+  return printed;
+}
+
 /* Siconos' own printing never reaches stdout: PSOR always prints "Warning : omega ... is
  * not used", LATIN "Matter with Cholesky Factorization" on a matrix that is not positive
  * definite. With stdout pointed at a file of the test's, each solve leaves that file
@@ -342,12 +365,8 @@ static void test_output_captured(void **state) {
   LsimLcp deudeu, murty;
   load("lcp_deudeu.dat", &deudeu);
   load("lcp_exp_murty.dat", &murty);
-  fflush(stdout);
-  FILE *sink = tmpfile();
-  assert_non_null(sink);
-  const int saved = dup(STDOUT_FILENO);
-  assert_true(saved >= 0);
-  assert_true(dup2(fileno(sink), STDOUT_FILENO) >= 0);
+  FILE *sink;
+  const int saved = sink_open(STDOUT_FILENO, stdout, &sink);
   double z[64];
   int it;
   LsimSiconos *psor, *latin, *lemke;
@@ -367,12 +386,7 @@ static void test_output_captured(void **state) {
   (void)lsim_solver_solve(front, &deudeu, z, NULL);
   char message[1400];
   snprintf(message, sizeof message, "%s", lsim_solver_last_message(front));
-  fflush(stdout);
-  assert_true(dup2(saved, STDOUT_FILENO) >= 0);
-  close(saved);
-  fseek(sink, 0, SEEK_END);
-  const long printed = ftell(sink);
-  fclose(sink);
+  const long printed = sink_close(STDOUT_FILENO, stdout, saved, sink);
   assert_int_equal(printed, 0);
   assert_non_null(strstr(psor_out, "omega"));
   assert_non_null(strstr(latin_out, "Cholesky"));
@@ -399,12 +413,8 @@ static void test_stderr_captured(void **state) {
   LsimLcp ray;
   char err[256];
   assert_int_equal(lsim_dat_read("tests/data/lemke_stack_ray.dat", &ray, err, sizeof err), 0);
-  fflush(stderr);
-  FILE *sink = tmpfile();
-  assert_non_null(sink);
-  const int saved = dup(STDERR_FILENO);
-  assert_true(saved >= 0);
-  assert_true(dup2(fileno(sink), STDERR_FILENO) >= 0);
+  FILE *sink;
+  const int saved = sink_open(STDERR_FILENO, stderr, &sink);
   double *z = calloc((size_t)ray.n, sizeof *z);
   assert_non_null(z);
   int it;
@@ -419,12 +429,7 @@ static void test_stderr_captured(void **state) {
   (void)lsim_solver_solve(front, &ray, z, NULL);
   char front_out[1024];
   snprintf(front_out, sizeof front_out, "%s", lsim_solver_last_output(front));
-  fflush(stderr);
-  assert_true(dup2(saved, STDERR_FILENO) >= 0);
-  close(saved);
-  fseek(sink, 0, SEEK_END);
-  const long printed = ftell(sink);
-  fclose(sink);
+  const long printed = sink_close(STDERR_FILENO, stderr, saved, sink);
   assert_int_equal(printed, 0);
   assert_non_null(strstr(fb_out, "NM_LU_factorize: LU factorisation DGETRF failed"));
   assert_non_null(strstr(front_out, "DGETRF failed"));

@@ -1,8 +1,7 @@
 /* fuzz_fc_dat: the Siconos frictionContact .dat reader (lsim_fc_dat_read, through a
  * temporary file); an accepted problem has dim 2 or 3, n = dim * nc, finite W and q and
  * mu >= 0. */
-#include <math.h>
-
+#include "fc_check.h"
 #include "fuzz.h"
 #include "lcp/datfile.h"
 #include "lcp/fc.h"
@@ -15,13 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!err[0]) abort();
     return 0;
   }
-  if ((p.dim != 2 && p.dim != 3) || p.nc < 1 || p.n != p.dim * p.nc) abort();
-  for (size_t i = 0; i < (size_t)p.n * (size_t)p.n; ++i)
-    if (!isfinite(p.W[i])) abort();
-  for (int i = 0; i < p.n; ++i)
-    if (!isfinite(p.q[i])) abort();
-  for (int c = 0; c < p.nc; ++c)
-    if (!(p.mu[c] >= 0.0)) abort();
+  lsim_fuzz_check_fc(&p);
   lsim_fc_free(&p);
   return 0;
 }
