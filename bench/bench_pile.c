@@ -21,14 +21,15 @@
  * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
- *                   [--sleep] [--sleep-speeds LIN ANG]
+ *                   [--one] [--sleep] [--sleep-speeds LIN ANG]
  *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
  *   members' spinning, so their column then means CPU spent, not time taken);
  *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
  *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0; --threads: the
- *   team size of the threaded runs (2).
+ *   team size of the threaded runs (2); --one: lcpsim's one-thread run alone, without the
+ *   T-thread run (to profile the step, e.g. perf record), its columns then print 0 / inf.
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -410,7 +411,7 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
 }
 
 int main(int argc, char **argv) {
-  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0;
+  int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0, one = 0;
   double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -420,12 +421,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--steps") && i + 1 < argc) only_steps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
+    else if (!strcmp(argv[i], "--one")) one = 1;
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
     else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
       sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T] [--cpu] [--sleep] [--sleep-speeds LIN ANG]\n");
+                      "[--threads T] [--cpu] [--one] [--sleep] [--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
@@ -462,18 +464,19 @@ int main(int argc, char **argv) {
     const int ode_threaded = ode && n <= 1000;
     LsimRun l1, lt;
     OdeRun o1, ot;
-    lsim_run_init(&lt, n, "pgs", threads, 0);
+    if (!one) lsim_run_init(&lt, n, "pgs", threads, 0);
     lsim_run_init(&l1, n, "pgs", 1, 0);
     if (ode) ode_run_init(&o1, n, 1, 0);
     if (ode_threaded) ode_run_init(&ot, n, threads, 0);
     for (int done = 0; done < steps; done += CHUNK) {
       const int c = steps - done < CHUNK ? steps - done : CHUNK;
-      lsim_run_steps(&lt, c);
+      if (!one) lsim_run_steps(&lt, c);
       lsim_run_steps(&l1, c);
       if (ode) ode_run_steps(&o1, c);
       if (ode_threaded) ode_run_steps(&ot, c);
     }
-    const RunStats rt = lsim_run_finish(&lt), r1 = lsim_run_finish(&l1);
+    const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
+                   r1 = lsim_run_finish(&l1);
     double ode_contacts = 0.0, unused;
     const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts) : INFINITY;
     const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
@@ -484,7 +487,7 @@ int main(int argc, char **argv) {
            "| %.2e | %.2e |\n",
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
-           1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, rt.mean_contacts,
+           1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, (one ? r1 : rt).mean_contacts,
            ode_contacts, fmax(r1.max_penetration, rt.max_penetration),
            fmax(r1.max_residual, rt.max_residual));
     fprintf(stderr, "N = %d: solver share of the step time %.0f %% (1 thread), %.0f %% (%d)\n", n,
