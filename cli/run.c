@@ -382,7 +382,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (!exit_code) lsim_cli_note_leftovers(path);
 
   /* Steps. */
-  int failures = 0, first_failure = 0, total_contacts = 0, done = 0, worst_status = 0;
+  int failures = 0, first_failure = 0, total_contacts = 0, done = 0, first_fail_status = 0;
   int stopped = 0; /* the run ended itself early (a diverging state, a failure under
                       on_failure "stop"): that step is not recorded */
   int recovered = 0; /* steps whose failed solve the fallback chain recovered */
@@ -413,7 +413,7 @@ int lsim_cli_run(int argc, char **argv) {
     } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
-      failures = 1, first_failure = done + 1, worst_status = LSIM_BREAKDOWN;
+      failures = 1, first_failure = done + 1, first_fail_status = LSIM_BREAKDOWN;
     }
   }
   if (!exit_code && !event_driven) {
@@ -456,9 +456,9 @@ int lsim_cli_run(int argc, char **argv) {
         break;
       }
       if (failed) {
-        if (!failures) first_failure = k + 1;
+        /* The summary line names the first failed step and that step's status. */
+        if (!failures) first_failure = k + 1, first_fail_status = status;
         ++failures;
-        worst_status = status;
       }
       /* Siconos' own printing, captured: shown only on request. */
       const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
@@ -513,7 +513,7 @@ int lsim_cli_run(int argc, char **argv) {
               "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
               "see /solver/status in %s\n",
               lsim_solver_name(lsim_stepper_solver(stepper)), failures, done, first_failure,
-              lsim_status_name(worst_status), path);
+              lsim_status_name(first_fail_status), path);
       exit_code = 1;
     }
     if (stopped) {
