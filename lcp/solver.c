@@ -3,6 +3,7 @@
  * problems (factored.h) go to the factored PGS, or are formed densely into a buffer the
  * context owns for every other solver. */
 #include "solver.h"
+#include "fc_solver.h"
 
 #include <limits.h>
 #include <math.h>
@@ -150,13 +151,18 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   } else if (strcmp(name, "newton") == 0) {
     s->kind = KIND_NEWTON;
     if (!(s->newton = lsim_newton_create())) rc = LSIM_OUT_OF_MEMORY;
-  } else if (strncmp(name, "siconos:", 8) == 0) {
+  } else if (strncmp(name, "siconos:", 8) == 0 && !lsim_solver_is_fc_name(name)) {
     s->kind = KIND_SICONOS;
     rc = lsim_siconos_create(&s->siconos, name + 8, err, errlen);
   } else {
-    char msg[160];
-    snprintf(msg, sizeof msg, "unknown solver '%s' (try lemke, pgs, newton, siconos:lemke; "
-             "'lcpsim solvers' lists all)", name);
+    char msg[256];
+    if (lsim_solver_is_fc_name(name))
+      snprintf(msg, sizeof msg, "'%s' is a frictional contact solver (exact Coulomb cone: "
+               "lcpsim solve on a frictional contact file), not an LCP solver (try lemke, pgs, "
+               "newton, siconos:lemke)", name);
+    else
+      snprintf(msg, sizeof msg, "unknown solver '%s' (try lemke, pgs, newton, siconos:lemke; "
+               "'lcpsim solvers' lists all)", name);
     set_err(err, errlen, msg);
     rc = LSIM_UNAVAILABLE;
   }
@@ -734,4 +740,11 @@ const char *lsim_solver_last_message(LsimSolver *s) {
              *p ? "printed: " : "", p);
   }
   return s->message;
+}
+
+int lsim_solver_is_fc_name(const char *name) {
+  if (!name) return 0;
+  for (const char *const *n = lsim_fc_solver_names(); *n; ++n)
+    if (strcmp(*n, name) == 0) return 1;
+  return 0;
 }

@@ -102,6 +102,7 @@ S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} 
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
 # ---- scene files: solver ----
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
+S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
 S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bodies": [ {} ]}'
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
@@ -156,6 +157,7 @@ t omega_opt "--omega" "$in/ok.json" --omega 2 -o @OUT
 t threads_opt "--threads" "$in/ok.json" --threads 65 -o @OUT
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
+t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
 t bogus_opt "--bogus" "$in/ok.json" --bogus -o @OUT
 t two_scenes "two_blocks.json" "$in/ok.json" "$(pwd)/data/two_blocks.json" -o @OUT
