@@ -109,3 +109,31 @@ assert np.diff(L).max() < 1e-9, np.diff(L).max()
 print("restitution 1 in 1-D: equal masses keep 5 J (max error %.1e J); a 1e-4 kg body "
       "rattling ends with %.3g J of 4.5, never gaining" % (np.abs(E - 5.0).max(), L[-1]))
 PYEOF
+
+# A tower of 20 boxes (0.2 x 0.2 x 0.1 m, 1 kg) under PGS at a fixed budget of 20 sweeps
+# (--tol 0 --max-iter 20): not a failure (exit 0), but the summary line must give the
+# budget steps and the worst relative residual they reached, equal (to its 3 printed
+# digits) to the max of /solver/relative_residual.
+$PY - "$out" <<'PYEOF'
+import json, sys
+d = {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "duration": 5.0, "gravity": [0, 0, -9.81],
+     "bodies": [{"name": "ground", "type": "static", "shapes": [{"type": "plane", "mu": 0.5}]},
+                {"name": "b", "mass": 1.0, "position": [0, 0, 0.05],
+                 "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.05]}],
+                 "grid": {"count": [1, 1, 20], "spacing": [1, 1, 0.1]}}]}
+json.dump(d, open(sys.argv[1] + "/tower.json", "w"))
+PYEOF
+./lcpsim "$out/tower.json" -o "$out/tower.h5" --solver pgs --tol 0 --max-iter 20 > "$out/tower.out"
+$PY - "$out/tower.h5" "$out/tower.out" <<'PYEOF'
+import sys, re, numpy as np, lcpsim_load
+r = lcpsim_load.load(sys.argv[1]); line = open(sys.argv[2]).read()
+st = r.solver.status
+n = int((st == -1).sum())
+m = re.search(r"; (\d+) steps at the fixed budget of 20 sweeps, relative residual up to ([0-9.e+-]+),", line)
+assert m, line
+assert int(m.group(1)) == n and n > 0, (m.group(1), n)
+worst = r.solver.relative_residual[st == -1].max()
+assert abs(float(m.group(2)) - worst) <= 5e-3 * worst, (m.group(2), worst)
+print("tower at a fixed budget: the line gives %d budget steps, relative residual up to %s "
+      "(file: %.4g)" % (n, m.group(2), worst))
+PYEOF
