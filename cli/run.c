@@ -402,7 +402,7 @@ int lsim_cli_run(int argc, char **argv) {
     eo.chatter_window = model.event_chatter_window;
     eo.rtol = model.event_rtol;
     eo.atol = model.event_atol;
-    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at the next sample or event */
+    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at once, at its last sample */
     catch_interrupts(1);
     const int erc =
         lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
