@@ -146,7 +146,7 @@ san-check: $(TESTS_S)
 e2e-check: lcpsim $(BS)/lcpsim
 	@sh tests/run-checks.sh e2e
 check: $(TESTS) $(TESTS_S) lcpsim $(BS)/lcpsim lib
-	@sh tests/run-checks.sh unit san e2e fuzz
+	@sh tests/run-checks.sh unit san e2e fuzz valgrind
 
 bench: lcpsim lib $(BENCH_SRC:%.c=$(B)/%)
 	@for b in $(BENCH_SRC:%.c=$(B)/%); do echo "== $$b"; $$b || exit 1; done

@@ -219,6 +219,7 @@ typedef struct {
   double lo[3], hi[3];
   double speed;   /* bound on the speed of any point of its body in this step, m/s */
   int dynamic;    /* its body is dynamic */
+  int still;      /* its body is static or asleep (set->asleep) */
 } ShapeBox;
 
 /* A box's y and z extents in sweep order, packed for the sweep's sequential reads (its x
@@ -472,6 +473,7 @@ typedef struct Sweep {
   const int *order;
   int S;
   Cone cone;
+  const unsigned char *asleep; /* set->asleep */
 } Sweep;
 
 /* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
@@ -501,6 +503,7 @@ static void place_shapes(const Sweep *w, int begin, int end) {
     }
     box[i].speed = speed;
     box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
+    box[i].still = b->type == LSIM_BODY_STATIC || (w->asleep && w->asleep[sh->body]);
     lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
   }
 }
@@ -553,6 +556,7 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       if (body_i == m->shapes[j].body) continue;
       const int dyn_j = box[j].dynamic;
       if (!dyn_i && !dyn_j) continue;
+      if (box[i].still && box[j].still) continue; /* asleep with asleep or static */
       /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
       int a = i, b = j;
       if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
@@ -770,7 +774,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, lox, hix, order, S, {{0}, {0}}};
+  Sweep w = {m, st, v_free, box, sweep, lox, hix, order, S, {{0}, {0}}, set->asleep};
   lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
 
   /* The team, when there is one and the scene is large enough. */

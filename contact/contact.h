@@ -74,6 +74,10 @@ typedef struct LsimContactSet {
      work over; the contacts are the same, in the same order, with or without it. */
   struct LsimTeam *team;
   struct LsimDetectTeam *parallel; /* the team's workspaces (owned) */
+  /* Optional, borrowed: per body, 1 for a sleeping body (contact/sleep.c); 2-D and 3-D
+     detection then skips the pairs of two sleeping bodies, or of a sleeping and a static
+     one (nothing in them moves; the step would drop their contacts). NULL: none. */
+  const unsigned char *asleep;
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */

@@ -13,15 +13,17 @@
  *   - a contact, tether or joint row tying a sleeper to an awake dynamic body, a moving
  *     kinematic body or a moving anchor wakes its whole group (then the free velocities
  *     and detection are redone with the group awake, and so on while groups wake);
- *   - a non-zero applied force on a sleeper, or a velocity set in the state from outside
- *     (a controller, the API), wakes its group at the start of the step;
+ *   - a non-zero applied force on a sleeper, or a velocity or position set in the state
+ *     from outside (a controller, the API), wakes its group at the start of the step;
  *   - lsim_stepper_wake wakes one body's group.
- * A woken group's contacts start cold (no warm start from before its sleep).
+ * A woken group's contacts are warm started from their impulses of the step the group
+ * fell asleep (a cache by contact id, kept while one of the contact's bodies sleeps).
  *
- * Cost: O(bodies + contacts) a step (a union-find with path halving), nothing allocated
- * after the stepper is created.
+ * Cost: O(bodies + contacts) a step (a union-find with path halving), plus O(cached
+ * contacts) on the steps where a group falls asleep or wakes; memory grows only with the
+ * contacts of sleeping groups.
  *
- * Failure modes: none at run time. Sleeping changes results (a resting body no longer
+ * Failure modes: out of memory for the impulse cache (the step returns it). Sleeping changes results (a resting body no longer
  * creeps by the solver's residual motion), which is why it is off by default; with it off
  * none of this runs and the step is unchanged.
  */
@@ -30,6 +32,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   if (!m->sleep.enabled) return 0;
@@ -39,7 +42,9 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   s->rest_steps = calloc(n, sizeof(int));
   s->group = calloc(n, sizeof(int));
   s->group_min = calloc(n, sizeof(int));
-  if (!s->asleep || !s->mark || !s->rest_steps || !s->group || !s->group_min) return LSIM_OUT_OF_MEMORY;
+  s->sleep_q = calloc((size_t)m->nq + 1, sizeof(double));
+  if (!s->asleep || !s->mark || !s->rest_steps || !s->group || !s->group_min || !s->sleep_q)
+    return LSIM_OUT_OF_MEMORY;
   /* Steps at rest before sleeping: time / h, rounded up (a tolerance keeps 0.5 / 0.01 at
      50 despite its rounding). */
   const double steps = ceil(m->sleep.time / m->time_step - 1e-9);
@@ -49,6 +54,13 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
 
 void lsim_sleep_free(LsimStepper *s) {
   free(s->asleep), free(s->mark), free(s->rest_steps), free(s->group), free(s->group_min);
+  free(s->sleep_q);
+  s->sleep_q = NULL;
+  free(s->cache_id), free(s->cache_body), free(s->cache_var), free(s->cache_nvar);
+  free(s->cache_z), free(s->cache_table);
+  s->cache_id = NULL, s->cache_body = s->cache_var = s->cache_nvar = NULL;
+  s->cache_z = NULL, s->cache_table = NULL;
+  s->ncache = s->cache_cap = s->cache_zlen = s->cache_zcap = s->cache_table_size = 0;
   s->asleep = s->mark = NULL;
   s->rest_steps = s->group = s->group_min = NULL;
 }
@@ -65,6 +77,7 @@ static int wake_marked(LsimStepper *s) {
     if (s->asleep[i] && s->mark[s->group[i]]) s->asleep[i] = 0, s->rest_steps[i] = 0, ++woke;
   for (int i = 0; i < s->nbodies; ++i) s->mark[i] = 0;
   s->nasleep -= woke;
+  s->cache_dirty |= woke > 0; /* their cached impulses go after this step's warm start */
   return woke;
 }
 
@@ -94,7 +107,8 @@ int lsim_sleep_wake_inputs(LsimStepper *s, const LsimModel *m, const LsimState *
   for (int i = 0; i < m->nbodies; ++i) {
     if (!s->asleep[i]) continue;
     const LsimBody *b = &m->bodies[i];
-    if (moving(st->v + b->v_offset, b->nv) || has_force(b, st->time)) s->mark[s->group[i]] = 1, any = 1;
+    const int moved = memcmp(st->q + b->q_offset, s->sleep_q + b->q_offset, (size_t)b->nq * sizeof(double)) != 0;
+    if (moved || moving(st->v + b->v_offset, b->nv) || has_force(b, st->time)) s->mark[s->group[i]] = 1, any = 1;
   }
   return any ? wake_marked(s) : 0;
 }
@@ -153,6 +167,92 @@ void lsim_sleep_drop_contacts(LsimStepper *s, const LsimModel *m) {
   set->nrows = nrows;
 }
 
+/* ---- the impulse cache ---- */
+
+static inline unsigned cache_slot(uint64_t id, int size) {
+  return (unsigned)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (unsigned)(size - 1);
+}
+
+const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar) {
+  if (s->ncache == 0 || nvar <= 0) return NULL;
+  const int size = s->cache_table_size;
+  for (unsigned h = cache_slot(id, size);; h = (h + 1) & (unsigned)(size - 1)) {
+    const IdIndex *e = &s->cache_table[h];
+    if (e->stamp == 0) return NULL;
+    if (e->id != id) continue;
+    return s->cache_nvar[e->index] == nvar ? s->cache_z + s->cache_var[e->index] : NULL;
+  }
+}
+
+/* Whether body i (may be < 0) is asleep. */
+static int sleeping(const LsimStepper *s, int i) { return i >= 0 && s->asleep[i]; }
+
+/* Drops the entries none of whose bodies sleeps (compacting), appends this step's
+ * contacts of the groups that have just fallen asleep (fresh: both bodies asleep or
+ * static, their z this step's solution), and rebuilds the lookup table. */
+static int cache_update(LsimStepper *s, int fell_asleep) {
+  if (s->cache_dirty) {
+    int k = 0, zl = 0;
+    for (int e = 0; e < s->ncache; ++e) {
+      if (!sleeping(s, s->cache_body[2 * e]) && !sleeping(s, s->cache_body[2 * e + 1])) continue;
+      const int nv = s->cache_nvar[e], from = s->cache_var[e];
+      s->cache_id[k] = s->cache_id[e];
+      s->cache_body[2 * k] = s->cache_body[2 * e], s->cache_body[2 * k + 1] = s->cache_body[2 * e + 1];
+      memmove(s->cache_z + zl, s->cache_z + from, (size_t)nv * sizeof(double));
+      s->cache_var[k] = zl, s->cache_nvar[k] = nv;
+      zl += nv, ++k;
+    }
+    s->ncache = k, s->cache_zlen = zl;
+  }
+  if (fell_asleep) {
+    const LsimContactSet *set = &s->contacts;
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      const int nv = contact_nvar(ct);
+      const int a = ct->body[0], b = ct->body[1];
+      if (nv == 0 || !(sleeping(s, a) || sleeping(s, b))) continue;
+      int cap = s->cache_cap;
+      if (lsim_grow((void **)&s->cache_id, &cap, s->ncache + 1, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
+      if (cap != s->cache_cap) {
+        int *pb = realloc(s->cache_body, 2 * (size_t)cap * sizeof(int));
+        if (pb) s->cache_body = pb;
+        int *pv = realloc(s->cache_var, (size_t)cap * sizeof(int));
+        if (pv) s->cache_var = pv;
+        int *pn = realloc(s->cache_nvar, (size_t)cap * sizeof(int));
+        if (pn) s->cache_nvar = pn;
+        if (!pb || !pv || !pn) return LSIM_OUT_OF_MEMORY;
+        s->cache_cap = cap;
+      }
+      if (lsim_grow((void **)&s->cache_z, &s->cache_zcap, s->cache_zlen + nv, sizeof(double)))
+        return LSIM_OUT_OF_MEMORY;
+      const int e = s->ncache++;
+      s->cache_id[e] = ct->id;
+      s->cache_body[2 * e] = a, s->cache_body[2 * e + 1] = b;
+      s->cache_var[e] = s->cache_zlen, s->cache_nvar[e] = nv;
+      memcpy(s->cache_z + s->cache_zlen, s->z + ct->first_var, (size_t)nv * sizeof(double));
+      s->cache_zlen += nv;
+    }
+  }
+  if (!s->cache_dirty && !fell_asleep) return 0;
+  s->cache_dirty = 0;
+  /* The table: a power of two at least twice the entries, first entry of an id wins. */
+  int size = 16;
+  while (size < 2 * s->ncache) size *= 2;
+  if (size > s->cache_table_size) {
+    IdIndex *t = realloc(s->cache_table, (size_t)size * sizeof *t);
+    if (!t) return LSIM_OUT_OF_MEMORY;
+    s->cache_table = t, s->cache_table_size = size;
+  }
+  size = s->cache_table_size;
+  for (int i = 0; i < size; ++i) s->cache_table[i].stamp = 0;
+  for (int e = 0; e < s->ncache; ++e) {
+    unsigned h = cache_slot(s->cache_id[e], size);
+    while (s->cache_table[h].stamp && s->cache_table[h].id != s->cache_id[e]) h = (h + 1) & (unsigned)(size - 1);
+    if (!s->cache_table[h].stamp) s->cache_table[h] = (IdIndex){s->cache_id[e], e, 1};
+  }
+  return 0;
+}
+
 /* Union-find root of i with path halving. */
 static int find(int *parent, int i) {
   while (parent[i] != i) {
@@ -167,7 +267,7 @@ static void unite(int *parent, int a, int b) {
   if (a != b) parent[a < b ? b : a] = a < b ? a : b; /* the smaller index is the root */
 }
 
-void lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
+int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
   const int dim = m->dimension;
   const double l2 = m->sleep.linear_speed * m->sleep.linear_speed;
   const double a2 = m->sleep.angular_speed * m->sleep.angular_speed;
@@ -216,14 +316,18 @@ void lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     const int r = find(s->group, i);
     if (s->rest_steps[i] < s->group_min[r]) s->group_min[r] = s->rest_steps[i];
   }
+  int fell = 0;
   for (int i = 0; i < m->nbodies; ++i) {
     if (!awake_dynamic(s, m, i)) continue;
     const int r = find(s->group, i);
     if (s->group_min[r] < s->rest_needed) continue;
+    ++fell;
     s->group[i] = r; /* the group a wake-up names */
     s->asleep[i] = 1;
     ++s->nasleep;
     const LsimBody *b = &m->bodies[i];
     for (int d = 0; d < b->nv; ++d) st->v[b->v_offset + d] = 0.0;
+    memcpy(s->sleep_q + b->q_offset, st->q + b->q_offset, (size_t)b->nq * sizeof(double));
   }
+  return cache_update(s, fell > 0);
 }

@@ -358,17 +358,22 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
-    if (!s->table_size) continue;
-    for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
-      const IdIndex *e = &s->table[h];
-      if (e->stamp != s->table_stamp) break;
-      if (e->id != ct->id) continue;
-      const int p = e->index;
-      if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
-        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
-               (size_t)s->prev_nvar[p] * sizeof(double));
-      break;
-    }
+    int found = 0;
+    if (s->table_size)
+      for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
+        const IdIndex *e = &s->table[h];
+        if (e->stamp != s->table_stamp) break;
+        if (e->id != ct->id) continue;
+        const int p = e->index;
+        if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
+          memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
+                 (size_t)s->prev_nvar[p] * sizeof(double));
+        found = 1;
+        break;
+      }
+    /* A woken group's contact: its impulses from when the group fell asleep. */
+    const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, contact_nvar(ct));
+    if (cached) memcpy(s->z + ct->first_var, cached, (size_t)contact_nvar(ct) * sizeof(double));
   }
 }
 
@@ -564,6 +569,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   s->last_error[0] = '\0';
   s->v_pre = st->v;
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
+  s->contacts.asleep = s->asleep; /* detection skips sleepers' idle pairs (NULL: off) */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
   /* Sleeping groups tied to something moving wake: their free velocities and the
@@ -632,7 +638,10 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   run_bodies(s, m, st, bz, 0);
   st->step += 1;
   st->time = m->time_step * st->step;
-  if (s->asleep) lsim_sleep_update(s, m, st);
+  if (s->asleep && (rc = lsim_sleep_update(s, m, st))) {
+    stats->status = rc;
+    return rc;
+  }
   stats->sleeping = s->nasleep;
 
   /* Stage 7: impulses on the contacts (joint rows: from the elimination), remembered by

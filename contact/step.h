@@ -81,7 +81,8 @@ int lsim_stepper_sleeping(const LsimStepper *s, const unsigned char **flags);
 
 /* Wakes body's sleeping group (an input from outside the model acts on it: a controller,
  * a changed state); nothing when it is awake or sleeping is off. Setting a sleeping
- * body's velocity in the state to non-zero also wakes it at the next step. */
+ * body's velocity in the state to non-zero, or changing its position, also wakes it at the
+ * next step. */
 void lsim_stepper_wake(LsimStepper *s, int body);
 
 /* The solver in use. */

@@ -86,23 +86,38 @@ struct LsimStepper {
   int *group;                /* [nbodies] union-find parent, then a sleeper's group (root) */
   int *group_min;            /* [nbodies] per root: the fewest rest steps of its members */
   unsigned char *mark;       /* [nbodies] per root: group to wake */
+  double *sleep_q;           /* [nq] a sleeper's coordinates when it fell asleep */
+  /* The impulses of sleeping groups' contacts as of the step they fell asleep, by id: the
+     warm start of a woken group's contacts (kept while one of the contact's bodies
+     sleeps). */
+  uint64_t *cache_id;        /* [cache_cap] */
+  int *cache_body;           /* [2 cache_cap] the contact's bodies */
+  int *cache_var, *cache_nvar; /* [cache_cap] its first value in cache_z, its count */
+  double *cache_z;           /* [cache_zcap] */
+  int ncache, cache_cap, cache_zlen, cache_zcap, cache_dirty;
+  IdIndex *cache_table;      /* [cache_table_size] open addressing by id */
+  int cache_table_size;
   int rest_needed;           /* steps at rest before a group sleeps */
   int nasleep;
 };
 
 /* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
  * LSIM_OUT_OF_MEMORY); lsim_sleep_wake_inputs wakes, at the start of a step, the groups of
- * sleepers with an applied force or a velocity set from outside; lsim_sleep_wake_contacts
+ * sleepers with an applied force, or a velocity or position set from outside; lsim_sleep_wake_contacts
  * wakes the groups that this step's contacts and constraint rows tie to something moving
  * (an awake dynamic body, a moving kinematic body or anchor) and returns how many bodies
  * woke; lsim_sleep_drop_contacts removes the contacts with no awake dynamic body;
- * lsim_sleep_update, after integration, counts rest steps and puts groups to sleep. */
+ * lsim_sleep_update, after integration, counts rest steps and puts groups to sleep, keeping
+ * their contacts' impulses for when they wake (0 or LSIM_OUT_OF_MEMORY). */
 int lsim_sleep_init(LsimStepper *s, const LsimModel *m);
 void lsim_sleep_free(LsimStepper *s);
 int lsim_sleep_wake_inputs(LsimStepper *s, const LsimModel *m, const LsimState *st);
 int lsim_sleep_wake_contacts(LsimStepper *s, const LsimModel *m);
 void lsim_sleep_drop_contacts(LsimStepper *s, const LsimModel *m);
-void lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st);
+int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st);
+/* The impulses a sleeping (or just woken) group's contact of this id and nvar variables
+ * had when the group fell asleep, or NULL. */
+const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
 
 /* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */

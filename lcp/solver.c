@@ -69,6 +69,8 @@ struct LsimSolver {
   int fb_cap;             /* n the buffers below hold */
   double *fb_start;       /* [fb_start_cap] the point the solve started from */
   int fb_start_cap;
+  double *fb_island_start; /* [fb_island_cap] one island's start (factored solvers) */
+  int fb_island_cap;
   double *fb_best;        /* [fb_cap] the best candidate so far */
   double *fb_try;         /* [fb_cap] a candidate */
   double *fb_scale;       /* [fb_cap] D of the rescaled problem */
@@ -198,6 +200,7 @@ void lsim_solver_free(LsimSolver *s) {
   lsim_lemke_free(s->fb_lemke);
   lsim_pgs_free(s->fb_pgs);
   free(s->fb_start);
+  free(s->fb_island_start);
   free(s->fb_best);
   free(s->fb_try);
   free(s->fb_scale);
@@ -321,14 +324,17 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
 
 /* ---- the fallback chain (solver.h, FALLBACK) ---- */
 
-/* 1 when the chain runs after a solve that ended with status: a numerical failure, with a
- * tolerance to meet, on a problem small enough for the dense stages. */
-static int chain_applies(const LsimSolver *s, int status, int n) {
-  if (!s->options.fallback || status >= 0 || !(s->options.tol > 0.0) || n < 1 ||
-      n > LSIM_FALLBACK_MAX_N)
-    return 0;
+/* 1 when a solve that ended with status calls for the chain: a numerical failure, with a
+ * tolerance to meet. */
+static int chain_wanted(const LsimSolver *s, int status) {
+  if (!s->options.fallback || status >= 0 || !(s->options.tol > 0.0)) return 0;
   return status != LSIM_INVALID_INPUT && status != LSIM_OUT_OF_MEMORY &&
          status != LSIM_UNAVAILABLE;
+}
+
+/* ... and the problem (or island) of n variables is small enough for the dense stages. */
+static int chain_applies(const LsimSolver *s, int status, int n) {
+  return chain_wanted(s, status) && n >= 1 && n <= LSIM_FALLBACK_MAX_N;
 }
 
 /* The start point's buffer for n variables: every solve keeps its start (no allocation
@@ -363,9 +369,10 @@ static int reserve_chain(LsimSolver *s, int n) {
 }
 
 /* Keeps the start point of a solve of n variables (warm: z, else zeros) for the chain,
- * when the chain may run; else does nothing. */
+ * when the chain may run (any n: the factored solvers' chain works island by island);
+ * else does nothing. */
 static void chain_keep_start(LsimSolver *s, int n, const double *z) {
-  if (!s->options.fallback || n < 1 || n > LSIM_FALLBACK_MAX_N || reserve_start(s, n)) return;
+  if (!s->options.fallback || n < 1 || reserve_start(s, n)) return;
   for (int i = 0; i < n; ++i) s->fb_start[i] = s->options.warm_start && isfinite(z[i]) ? z[i] : 0.0;
 }
 
@@ -386,20 +393,20 @@ static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double
   memcpy(s->fb_best, s->fb_try, (size_t)lcp->n * sizeof(double));
 }
 
-/* Runs the chain on the dense lcp after the chosen solver returned z with status (its
- * start point kept in fb_start by chain_keep_start). Writes the winner into z and its
- * source into st; returns LSIM_SOLVED when the winner meets the tolerance, else status. */
-static int run_chain(LsimSolver *s, const LsimLcp *lcp, double *z, int status,
-                     LsimSolveStats *st) {
+/* Runs the chain on the dense lcp after the chosen solver returned z with status from the
+ * point start [n]. Writes the winner into z and its source into st; returns LSIM_SOLVED
+ * when the winner meets the tolerance, else status. */
+static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, double *z,
+                     int status, LsimSolveStats *st) {
   const int n = lcp->n;
-  if (s->fb_start_cap < n || reserve_chain(s, n)) return status;
+  if (reserve_chain(s, n)) return status;
   const double ftol = s->options.tol * lsim_lcp_scale(lcp);
   const size_t bytes = (size_t)n * sizeof(double);
   /* The chosen solver's result, then the start point (ties keep the former). */
   double best = chain_residual(s, lcp, z);
   int source = st->source; /* the solver's, or its start when Lemke rejected its result */
   memcpy(s->fb_best, z, bytes);
-  memcpy(s->fb_try, s->fb_start, bytes);
+  memcpy(s->fb_try, start, bytes);
   chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
   LsimLemkeOptions lo = lsim_default_lemke_options();
   lo.tol = s->options.tol;
@@ -450,7 +457,9 @@ static int run_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStat
   const int status = run_solver(s, lcp, z, st);
   st->first_status = status;
   st->source = st->rejected ? LSIM_SOURCE_START : LSIM_SOURCE_SOLVER;
-  return chain_applies(s, status, lcp->n) ? run_chain(s, lcp, z, status, st) : status;
+  return chain_applies(s, status, lcp->n) && s->fb_start_cap >= lcp->n
+             ? run_chain(s, lcp, s->fb_start, z, status, st)
+             : status;
 }
 
 /* Runs the chosen solver alone on the dense lcp; fills the solver's part of st. */
@@ -596,7 +605,14 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     memset(&is, 0, sizeof is);
     int sk;
     if (s->kind == KIND_NEWTON) {
-      sk = run_newton(s, &sub, s->zsub, &is);
+      chain_keep_start(s, sub.n, s->zsub);
+      sk = is.first_status = run_newton(s, &sub, s->zsub, &is);
+      if (chain_applies(s, sk, sub.n) && s->fb_start_cap >= sub.n &&
+          !reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
+        s->dense.n = sub.n;
+        if (!lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val))
+          sk = run_chain(s, &s->dense, s->fb_start, s->zsub, sk, &is);
+      }
     } else if ((sk = reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) == 0) {
       s->dense.n = sub.n;
       sk = lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);
@@ -605,7 +621,7 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     st->iterations += is.iterations;
     st->rejected |= is.rejected;
-    st->first_status = worse_status(st->first_status, s->kind == KIND_NEWTON ? sk : is.first_status);
+    st->first_status = worse_status(st->first_status, is.first_status);
     if (is.source > st->source) st->source = is.source;
     warm &= is.warm_started;
     status = worse_status(status, sk);
@@ -625,6 +641,51 @@ static int find_islands(LsimSolver *s, const LsimFactoredLcp *f) {
   if (count > 1 && lsim_grow((void **)&s->zsub, &s->zsub_cap, f->n, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   return count;
+}
+
+/* The chain of a factored solve too large for it whole (pgs, newton without islands):
+ * island by island, on each island that misses the tolerance and is small enough; the
+ * others keep the solver's result. LSIM_SOLVED when every island then meets it, else
+ * status. The dense form is the last island's afterwards (s->dense_valid stays 0). */
+static int chain_islands(LsimSolver *s, const LsimFactoredLcp *f, double *z, int status,
+                         LsimSolveStats *st) {
+  if (s->fb_start_cap < f->n) return status;
+  if (!s->islands && !(s->islands = lsim_islands_create())) return status;
+  const int count = lsim_islands_find(s->islands, f);
+  int cap = s->fb_island_cap;
+  if (count < 2 || lsim_grow((void **)&s->zsub, &s->zsub_cap, f->n, sizeof(double)) ||
+      lsim_grow((void **)&s->fb_island_start, &cap, f->n, sizeof(double)))
+    return status;
+  s->fb_island_cap = cap;
+  int all = 1;
+  for (int k = 0; k < count; ++k) {
+    LsimFactoredLcp sub;
+    const int *vars;
+    lsim_islands_extract(s->islands, f, k, &sub, &vars);
+    for (int r = 0; r < sub.n; ++r) s->zsub[r] = z[vars[r]];
+    /* An island within the tolerance (on its own scale) keeps the solver's result. */
+    LsimResidual res;
+    lsim_factored_residual(&sub, s->zsub, s->u, s->w, &res);
+    if (res.relative <= s->options.tol) continue;
+    if (sub.n > LSIM_FALLBACK_MAX_N || reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
+      all = 0;
+      continue;
+    }
+    s->dense.n = sub.n;
+    if (lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
+      all = 0;
+      continue;
+    }
+    for (int r = 0; r < sub.n; ++r) s->fb_island_start[r] = s->fb_start[vars[r]];
+    LsimSolveStats is;
+    memset(&is, 0, sizeof is);
+    const int sk = run_chain(s, &s->dense, s->fb_island_start, s->zsub, status, &is);
+    for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
+    if (is.source > st->source) st->source = is.source;
+    all &= sk == LSIM_SOLVED;
+  }
+  s->dense_valid = 0;
+  return all ? LSIM_SOLVED : status;
 }
 
 int lsim_solver_last_islands(const LsimSolver *s) { return s->last_islands; }
@@ -685,13 +746,16 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
      solvers ran it inside run_dense. */
   int chained = 0;
   if (ready && islands == 1 && !dense && chain_applies(s, status, n) &&
-      !reserve_factored(s, n, f->m, f->J_ptr[n], 1)) {
+      s->fb_start_cap >= n && !reserve_factored(s, n, f->m, f->J_ptr[n], 1)) {
     s->dense.n = n;
     if (!lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
       s->dense_valid = 1;
-      status = run_chain(s, &s->dense, z, status, &st);
+      status = run_chain(s, &s->dense, s->fb_start, z, status, &st);
       chained = 1;
     }
+  } else if (ready && islands == 1 && !dense && chain_wanted(s, status) && n > LSIM_FALLBACK_MAX_N) {
+    status = chain_islands(s, f, z, status, &st);
+    chained = 1;
   }
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
 

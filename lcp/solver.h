@@ -56,8 +56,10 @@ typedef struct LsimSolveStats {
 
 /* FALLBACK. With options.fallback, a solve whose status is a numerical failure (not
  * invalid input, out of memory or unavailable; with tol > 0, so a fixed PGS budget is not
- * a failure) tries, on each dense problem of at most LSIM_FALLBACK_MAX_N variables, in
- * order, until one meets the tolerance:
+ * a failure) tries, on each dense problem of at most LSIM_FALLBACK_MAX_N variables (the
+ * whole problem, or each island that misses the tolerance: Lemke's and newton's islands,
+ * and for pgs or newton on a larger problem its islands, lcp/islands.h), in order, until
+ * one meets the tolerance:
  *   1. "lemke": Lemke warm started from the best point so far (the basis {i : z_i > w_i});
  *      only when the chosen solver is not Lemke;
  *   2. "lemke_scaled": Lemke, cold, on the diagonally rescaled problem D M D y + D q with

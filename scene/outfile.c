@@ -58,8 +58,13 @@ static int resolve(const char *path, char *out, size_t outlen, int *exists, stru
 
 int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errlen) {
   memset(o, 0, sizeof *o);
-  if (!path || !path[0] || strlen(path) >= sizeof o->path) {
-    snprintf(err, errlen, "%s: output path empty or too long", path ? path : "(null)");
+  if (!path || !path[0]) {
+    snprintf(err, errlen, "-o: the output file name is empty");
+    return LSIM_INVALID_INPUT;
+  }
+  if (strlen(path) >= sizeof o->path) {
+    snprintf(err, errlen, "%.200s...: output path too long (at most %zu characters)", path,
+             sizeof o->path - 1);
     return LSIM_INVALID_INPUT;
   }
   struct stat st;

@@ -6,6 +6,8 @@
 #   fuzz  each fuzz target build/fuzz/fuzz_NAME (make fuzz-build) replays its seed corpus
 #         tests/fuzz/corpus/NAME and the regression inputs tests/fuzz/regressions/NAME,
 #         then fuzzes FUZZ_CHECK_SECONDS (default 3) into a scratch folder
+#   valgrind  tests/valgrind.sh: Memcheck over ./lcpsim on every data/ scene and three
+#         solves (make valgrind), zero errors
 # Every program's own output is shown; counts come from cmocka's summary lines.
 passed=0
 failed=0
@@ -58,6 +60,9 @@ for suite in "$@"; do
             fi
             rm -rf "$scratch" "$scratch.log"
           done ;;
+    valgrind) echo "== valgrind: tests/valgrind.sh ./lcpsim"
+          if sh tests/valgrind.sh ./lcpsim; then passed=$((passed + 1)); echo "ok: valgrind"
+          else failed=$((failed + 1)); failures="$failures valgrind"; echo "FAILED: valgrind"; fi ;;
     *) echo "run-checks: unknown suite $suite" >&2; exit 2 ;;
   esac
 done

@@ -124,7 +124,8 @@ static void test_scene_key(void **state) {
 
 /* A box dropped 2 cm onto the ground sleeps exactly when it has been at rest for 0.5 s
  * (50 steps: the step it sleeps at is the 50th at rest, so the 49 before it were), then
- * stays where it was to the bit, with no LCP, for 3 s. */
+ * stays where it was to the bit, with no LCP, for 3 s; lifted from outside, it wakes and
+ * falls freely (semi-implicit Euler from rest: dz = -g h^2, to round-off). */
 static void test_box_sleeps_and_stays(void **state) {
   (void)state;
   LsimModel m;
@@ -162,6 +163,12 @@ static void test_box_sleeps_and_stays(void **state) {
     assert_memory_equal(st.q, q0, sizeof q0);
     for (int d = 0; d < 6; ++d) assert_true(st.v[d] == 0.0);
   }
+  /* Moved from outside (10 cm up): it wakes at the next step and falls (g h^2 below). */
+  st.q[2] += 0.1;
+  const double lifted = st.q[2];
+  assert_int_equal(lsim_step(s, &m, &st, &stats), 0);
+  assert_int_equal(stats.sleeping, 0);
+  assert_true(fabs(st.q[2] - (lifted - 9.81 * H * H)) < 1e-12);
   lsim_stepper_free(s);
   lsim_state_free(&st);
   lsim_model_free(&m);
@@ -194,6 +201,18 @@ static void test_falling_box_wakes_sleeper(void **state) {
         assert_false(flags[1]);
       } else {
         a_woke = k;
+        /* Its ground contacts were warm started from the impulses they had when it fell
+           asleep: at rest they carried its weight over the step, m g h plus m dv_z, the
+           resting box's change of vertical speed, zero to Lemke's 1e-10 (1e-9). */
+        const LsimContactSet *cs = lsim_stepper_contacts(s);
+        const double *guess = lsim_stepper_warm_guess(s);
+        double carried = 0.0;
+        int ground = 0;
+        for (int c = 0; c < cs->count; ++c)
+          if (cs->contacts[c].body[0] == 0 && cs->contacts[c].body[1] == 2)
+            carried += guess[cs->contacts[c].first_var], ++ground;
+        assert_true(ground >= 3);
+        assert_true(fabs(carried - 9.81 * H) < 1e-9);
       }
     }
     if (a_woke >= 0 && stats.sleeping == 2) both = k;

@@ -157,6 +157,8 @@ t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
 t maxiter_opt "--max-iter" "$in/ok.json" --max-iter -1 -o @OUT
 t omega_opt "--omega" "$in/ok.json" --omega 2 -o @OUT
+t out_empty "-o: the output file name is empty" "$in/ok.json" -o ""
+t compare_out_empty "-o: the output file name is empty" compare "$in/ok.json" --solvers lemke -o ""
 t threads_opt "--threads" "$in/ok.json" --threads 65 -o @OUT
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
