@@ -77,8 +77,14 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "impact")) return lsim_cli_impact(argc - 2, argv + 2);
   if (!strcmp(cmd, "models")) return lsim_cli_models(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
+    /* The two kinds, each under a heading on stderr (stdout: one name a line). */
+    fflush(stdout);
+    fprintf(stderr, "# LCP solvers (a scene's \"solver\", --solver, lcpsim solve FILE.dat):\n");
     for (const char *const *n = lsim_solver_names(); *n; ++n) printf("%s\n", *n);
+    fflush(stdout);
     /* exact-cone frictional contact solvers (lcpsim solve / compare on such files) */
+    fprintf(stderr, "# frictional contact solvers (exact Coulomb cone: lcpsim solve / compare "
+            "on frictional contact files; not a scene's solver):\n");
     for (const char *const *n = lsim_fc_solver_names(); *n; ++n) printf("%s\n", *n);
     return 0;
   }

@@ -226,9 +226,64 @@ static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState
   }
 }
 
-/* Stage 1: free velocities v_free = v + h W (f + m g - gyroscopic) (dynamic), prescribed
- * (kinematic). The gyroscopic torque -w x (I w) is taken explicitly, at the start of the
- * step. */
+/* The gyroscopic torque of a free body over a step: the implicit midpoint rule on Euler's
+ * equations in the body frame, I (w' - w) + h m x (I m) = 0 with m = (w + w') / 2, solved
+ * by Newton's method from w' = w (Jacobian I + (h / 2) (skew(m) I - skew(I m)); implicit
+ * gyroscopic steps as in E. Catto, "Numerical Methods", GDC 2015, and Bullet's
+ * computeGyroscopicImpulseImplicit_Body, which use backward Euler), returned as the world
+ * torque R I (w' - w) / h that gives that change over the step. Dotting the equation with
+ * m and with I m shows that the midpoint rule keeps the kinetic energy w.I w / 2 and |I w|
+ * exactly (quadratic invariants); backward Euler would dissipate them (40 % of the energy
+ * in 10 s at h = 0.05 s near the intermediate axis), and the explicit torque -w x (I w)
+ * fed energy in (1.2 % in 10 s at h = 0.001 s, twice the energy at h = 0.05 s). Newton
+ * stops when it changes w' by less than 1e-15 |w| (4 iterations at most; 2 .. 3 are
+ * typical); a singular Jacobian (h |w| large against 1) keeps the last iterate. */
+static void gyroscopic_torque(double tau[3], const double I[9], const double quat[4],
+                              const double w_world[3], double h) {
+  double w[3], x[3], Iw[3], d[3];
+  lsim_quat_rotate_inv(w, quat, w_world);
+  lsim_m3_apply(Iw, I, w);
+  const double wn = lsim_v3_norm(w);
+  lsim_v3_copy(x, w);
+  for (int it = 0; it < 4 && wn > 0.0; ++it) {
+    double mid[3], Ix[3], Im[3], c[3], F[3], J[9];
+    for (int r = 0; r < 3; ++r) mid[r] = 0.5 * (x[r] + w[r]);
+    lsim_m3_apply(Ix, I, x);
+    lsim_m3_apply(Im, I, mid);
+    lsim_v3_cross(c, mid, Im);
+    for (int r = 0; r < 3; ++r) F[r] = Ix[r] - Iw[r] + h * c[r];
+    /* J = I + (h / 2) (skew(m) I - skew(I m)). */
+    const double sm[9] = {0, -mid[2], mid[1], mid[2], 0, -mid[0], -mid[1], mid[0], 0};
+    const double sI[9] = {0, -Im[2], Im[1], Im[2], 0, -Im[0], -Im[1], Im[0], 0};
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) {
+        double a = 0.0;
+        for (int j = 0; j < 3; ++j) a += sm[3 * r + j] * I[3 * j + k];
+        J[3 * r + k] = I[3 * r + k] + 0.5 * h * (a - sI[3 * r + k]);
+      }
+    /* d = J^-1 F by cofactors. */
+    const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8],
+                 c02 = J[3] * J[7] - J[4] * J[6];
+    const double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
+    if (!(fabs(det) > 0.0) || !isfinite(det)) break;
+    const double inv[9] = {c00, J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
+                           c01, J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
+                           c02, J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
+    lsim_m3_apply(d, inv, F);
+    lsim_v3_scale(d, d, 1.0 / det);
+    lsim_v3_sub(x, x, d);
+    if (lsim_v3_norm(d) <= 1e-15 * wn) break;
+  }
+  /* tau = R I (x - w) / h. */
+  double dw[3], Idw[3];
+  lsim_v3_sub(dw, x, w);
+  lsim_m3_apply(Idw, I, dw);
+  lsim_quat_rotate(tau, quat, Idw);
+  lsim_v3_scale(tau, tau, 1.0 / h);
+}
+
+/* Stage 1: free velocities v_free = v + h W (f + m g + gyroscopic) (dynamic), prescribed
+ * (kinematic). The gyroscopic torque is implicit (gyroscopic_torque above). */
 static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const LsimState *st,
                                     int b0, int b1) {
   const double h = m->time_step, t = st->time;
@@ -255,14 +310,10 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
     for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
     for (int d = 0; d < dim; ++d) f[d] += b->mass * m->gravity[d];
     if (dim == 3) {
-      /* Gyroscopic torque -w x (I_world w), I_world w = R I_body R' w. */
-      double wb[3], Iw[3], Iww[3], c[3];
-      const double *quat = st->q + b->q_offset + 3;
-      lsim_quat_rotate_inv(wb, quat, v + 3);
-      lsim_m3_apply(Iw, b->inertia, wb);
-      lsim_quat_rotate(Iww, quat, Iw);
-      lsim_v3_cross(c, v + 3, Iww);
-      f[3] -= c[0], f[4] -= c[1], f[5] -= c[2];
+      /* Gyroscopic term, implicit in the body frame, as a torque over the step. */
+      double tau[3];
+      gyroscopic_torque(tau, b->inertia, st->q + b->q_offset + 3, v + 3, h);
+      f[3] += tau[0], f[4] += tau[1], f[5] += tau[2];
     }
     if (s->mass) {
       /* Coupled mass: collect the forces, solve H dv = h f for all at once below. */

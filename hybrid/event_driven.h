@@ -78,8 +78,9 @@ typedef struct LsimEventOptions {
   double chatter_window; /* s, default 0.1 */
   long max_events;       /* the run stops with an error after this many, default 1000000 */
   const volatile sig_atomic_t *stop; /* when not NULL, polled after every sample and every
-                            event (a signal handler raises it): the run ends there cleanly,
-                            returning LSIM_EVENT_INTERRUPTED; default NULL */
+                            event and in every evaluation of the flow (a signal handler
+                            raises it): the run ends cleanly at that event or at the last
+                            sample delivered, returning LSIM_EVENT_INTERRUPTED; default NULL */
 } LsimEventOptions;
 
 /* lsim_event_driven_run / _record: the options' stop flag was raised; the run ended at

@@ -75,7 +75,9 @@ typedef struct Ed {
   LsimContactSet out;         /* the sample's contacts */
   double *work;               /* [work_cap] the least-norm solve's scratch */
   int work_cap;
-  int interrupted;            /* the stop flag was seen in the sampler */
+  int interrupted;            /* the stop flag was seen in the sampler or the flow */
+  LsimState sampled;          /* the last sample delivered (its time, q, v) */
+  int have_sample;            /* 1 once a sample was delivered */
   char msg[256];
 } Ed;
 

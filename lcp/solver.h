@@ -171,4 +171,8 @@ int lsim_solver_needs_dense(const char *name);
 /* NULL-terminated list of the solver names lsim_solver_create accepts. */
 const char *const *lsim_solver_names(void);
 
+/* 1 when name is a frictional contact solver of lsim_fc_solver_names() (nsgs,
+ * siconos:fc3d_..., ...): not an LCP solver, so lsim_solver_create refuses it saying so. */
+int lsim_solver_is_fc_name(const char *name);
+
 #endif

@@ -792,12 +792,19 @@ int lsim_parse_check_overlap_nd(LsimParseCtx *c, const LsimModel *m, const LsimS
   memset(&set, 0, sizeof set);
   int rc = vfree ? lsim_detect_contacts(m, st, vfree, &set) : LSIM_OUT_OF_MEMORY;
   free(vfree);
-  /* The deepest overlap beyond the tolerance, and how many pairs overlap so. */
+  /* The deepest overlap beyond the tolerance, and how many body pairs overlap so (a box
+     on a box overlaps at up to 4 contact points: one pair). */
   int worst = -1, count = 0;
   for (int k = 0; rc == 0 && k < set.count; ++k) {
     const LsimContact *ct = &set.contacts[k];
     if (ct->kind != LSIM_CONTACT_NORMAL || !(-ct->gap > m->overlap_tolerance)) continue;
-    ++count;
+    int seen = 0;
+    for (int j = 0; j < k && !seen; ++j) {
+      const LsimContact *cj = &set.contacts[j];
+      seen = cj->kind == LSIM_CONTACT_NORMAL && -cj->gap > m->overlap_tolerance &&
+             cj->body[0] == ct->body[0] && cj->body[1] == ct->body[1];
+    }
+    count += !seen;
     if (worst < 0 || ct->gap < set.contacts[worst].gap) worst = k;
   }
   if (rc == 0 && worst >= 0) {
@@ -810,7 +817,7 @@ int lsim_parse_check_overlap_nd(LsimParseCtx *c, const LsimModel *m, const LsimS
     lsim_json_path_key(p, p, "position");
     if (b >= 0) lsim_json_path_index(q, "bodies", c->body_json[b]);
     else snprintf(q, sizeof q, "the ground");
-    if (count > 1) snprintf(more, sizeof more, "; %d pairs overlap so", count);
+    if (count > 1) snprintf(more, sizeof more, "; %d pairs of bodies overlap by more", count);
     rc = lsim_parse_fail(c, p, 0,
                          "'%s' overlaps '%s' (%s) at the start by %.6g m (more than "
                          "contact.overlap_tolerance %g m%s): move them apart, or set "

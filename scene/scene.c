@@ -65,6 +65,11 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
       snprintf(s->name, sizeof s->name, "%s", name);
       return 0;
     }
+  if (lsim_solver_is_fc_name(name))
+    return lsim_parse_fail(c, npath, 0, "\"%s\" is a frictional contact solver, not an LCP "
+                           "solver: a scene's solver is an LCP solver (\"lemke\", \"pgs\", "
+                           "\"newton\", \"siconos:...\"); for Coulomb's exact cone set "
+                           "\"friction\": {\"cone\": \"exact\"}", name);
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
   return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);

@@ -170,6 +170,57 @@ static void test_box_plane_tilt(void **state) {
   }
 }
 
+/* A long thin box (2 x 0.01 x 0.01 half extents) lying flat on the ground, 0.001 above
+ * it, with a margin of 0.05 (what a step at 2 m/s and h = 0.01 s can close plus slack),
+ * larger than its 0.02 m thickness: all 8 corners are within the margin, and the 4 kept
+ * must be the 4 bottom ones (gap 0.001), one at each end on either side, never a top
+ * corner (gap 0.021): held by top corners the box rolled over as it slid sideways. Yawed
+ * by 0.3 and tilted 1e-4 rad about its long axis (so the bottom corners are not all tied),
+ * the 4 kept are still the bottom ones. A cube balanced on an edge at 45 degrees (corners
+ * at heights 0, 0, then four at 0.5 sqrt 2 tied, two on each side; margin 1): the tie
+ * lets all six compete, and the 4 kept hold an edge corner and a corner on each side of
+ * the edge, so the box is caught whichever way it falls. Gaps are sums of a few products: 1e-12. */
+static void test_box_plane_thin(void **state) {
+  (void)state;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  LsimShape rod = shape(LSIM_SHAPE_BOX, 0, 2.0, 0.01, 0.01);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  LsimPose pp = pose_at(0, 0, 0), pb = pose_aa(0.2, -0.3, 0.011, 0, 0, 1, 0.3);
+  int n = collide(&rod, &pb, &plane, &pp, 3, 0.05, c);
+  assert_int_equal(n, 4);
+  int ends = 0, sides = 0;
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap - 0.001) <= TOL);
+    assert_int_equal(c[i].feature & 4, 4); /* local -z: a bottom corner */
+    ends += (c[i].feature & 1) != 0, sides += (c[i].feature & 2) != 0;
+  }
+  assert_int_equal(ends, 2);
+  assert_int_equal(sides, 2);
+  /* Tilted 1e-4 about the long axis. */
+  const double th = 1e-4;
+  pb = pose_aa(0, 0, 0.01 * cos(th) + 0.01 * sin(th) + 0.001, 1, 0, 0, th);
+  n = collide(&rod, &pb, &plane, &pp, 3, 0.05, c);
+  assert_int_equal(n, 4);
+  for (int i = 0; i < n; ++i) assert_true(c[i].gap < 0.001 + 0.02 * sin(th) + TOL);
+  /* A unit cube on an edge (the x axis) at 45 degrees. */
+  LsimShape cube = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
+  pb = pose_aa(0, 0, 0.5 * sqrt(2.0), 1, 0, 0, 0.25 * PI);
+  n = collide(&cube, &pb, &plane, &pp, 3, 1.0, c);
+  assert_int_equal(n, 4);
+  int edge = 0, left = 0, right = 0;
+  for (int i = 0; i < n; ++i) {
+    if (fabs(c[i].gap) <= TOL) ++edge;
+    else {
+      assert_true(fabs(c[i].gap - 0.5 * sqrt(2.0)) <= TOL);
+      if (c[i].point[1] < 0) ++left;
+      else ++right;
+    }
+  }
+  assert_true(edge >= 1);
+  assert_true(left >= 1);
+  assert_true(right >= 1);
+}
+
 /* A small box (0.5, 0.3, 0.2) yawed by 0.4 resting 0.001 above a large one (2, 1.5,
  * 0.5): exactly 4 points at the small box's bottom corners, z = 0.5005, gaps 0.001 to
  * 1e-12, normal +z towards the small box; swapping the arguments flips only normals. */
@@ -915,6 +966,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
       cmocka_unit_test(test_box_plane_yaw),       cmocka_unit_test(test_box_plane_tilt),
+      cmocka_unit_test(test_box_plane_thin),
       cmocka_unit_test(test_box_on_box),          cmocka_unit_test(test_box_on_box_offset),
       cmocka_unit_test(test_box_edge_edge),       cmocka_unit_test(test_rect_2d),
       cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),

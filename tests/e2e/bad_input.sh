@@ -102,6 +102,7 @@ S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} 
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
 # ---- scene files: solver ----
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
+S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
 S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bodies": [ {} ]}'
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
@@ -136,6 +137,9 @@ S quaternion "quaternion.json:1:" "$h3"'"bodies": [ {"mass": 1, "orientation": [
 S inertia "inertia.json:1:" "$h3"'"bodies": [ {"mass": 1, "inertia": [1, -1, 1], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S position_len "position_len.json:1:" "$h3"'"bodies": [ {"mass": 1, "position": [0, 0], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S directions "directions.json:1:" "$h3"'"friction": {"directions": 5}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
+# Two unit cubes overlapping by 2 mm at their 4 corner contacts: one pair, named alone
+# (the count of pairs appears only when several pairs overlap).
+S box_overlap "'b1' overlaps 'b2' (bodies[2]) at the start by 0.002 m (more than contact.overlap_tolerance 0.001 m): move" "$h3"'"bodies": [ {"name": "ground", "type": "static", "shapes": [ {"type": "plane"} ]}, {"name": "b1", "mass": 1, "position": [0, 0, 0.5], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]}, {"name": "b2", "mass": 1, "position": [0.1, 0, 1.498], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]} ]}'
 S grid_zero "grid_zero.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ], "grid": {"count": [0, 1, 1], "spacing": [3, 3, 3]}} ]}'
 S margin "margin.json:1:" "$h3"'"contact": {"margin": -1}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S joint_body "joint_body.json:1:" "$h3"'"bodies": [ {"name": "A", "mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ], "joints": [ {"type": "pin", "ends": [ {"body": "Z", "point": [0, 0, 0]}, {"world": [0, 0, 0]} ]} ]}'
@@ -158,6 +162,7 @@ t compare_out_empty "-o: the output file name is empty" compare "$in/ok.json" --
 t threads_opt "--threads" "$in/ok.json" --threads 65 -o @OUT
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
+t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
 t bogus_opt "--bogus" "$in/ok.json" --bogus -o @OUT
 t two_scenes "two_blocks.json" "$in/ok.json" "$(pwd)/data/two_blocks.json" -o @OUT
