@@ -295,9 +295,6 @@ static void locate(const char *text, const char *path, int want_key, int *line, 
   }
 }
 
-void lsim_scene_locate(const char *text, const char *path, int want_key, int *line, int *col) {
-  locate(text, path, want_key, line, col);
-}
 
 /* ------------------------------------------------------------------------------------
  * Errors

@@ -32,11 +32,6 @@ int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char *
  * (LSIM_IO_ERROR, LSIM_OUT_OF_MEMORY) with err filled (err may be NULL). */
 int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err);
 
-/* The line and column (1-based) of the value at a JSON path ("hybrid.parameters.k") in
- * valid JSON text; of its key when want_key and it is an object member; of the nearest
- * enclosing value when the path is not in the text. For other loaders' errors
- * (hybrid/scene.c). */
-void lsim_scene_locate(const char *text, const char *path, int want_key, int *line, int *col);
 
 /* Fills err for the value at path in text (its key when at_key): cleared, the file name
  * (name, or "<scene>"), its line:column, the path and the message; returns
