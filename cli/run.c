@@ -390,12 +390,7 @@ int lsim_cli_run(int argc, char **argv) {
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
   if (!exit_code && event_driven) {
-    LsimEventOptions eo = lsim_default_event_options();
-    eo.precision = model.event_precision;
-    eo.chatter_events = model.event_chatter_events;
-    eo.chatter_window = model.event_chatter_window;
-    eo.rtol = model.event_rtol;
-    eo.atol = model.event_atol;
+    LsimEventOptions eo = lsim_event_options_for_model(&model);
     eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at once, at its last sample */
     catch_interrupts(1);
     const int erc =

@@ -66,6 +66,16 @@ LsimEventOptions lsim_default_event_options(void) {
   return o;
 }
 
+LsimEventOptions lsim_event_options_for_model(const LsimModel *m) {
+  LsimEventOptions o = lsim_default_event_options();
+  o.precision = m->event_precision;
+  o.chatter_events = m->event_chatter_events;
+  o.chatter_window = m->event_chatter_window;
+  o.rtol = m->event_rtol;
+  o.atol = m->event_atol;
+  return o;
+}
+
 void lsim_event_log_free(LsimEventLog *log) {
   if (!log) return;
   free(log->events);

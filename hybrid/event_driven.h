@@ -89,6 +89,10 @@ typedef struct LsimEventOptions {
 
 LsimEventOptions lsim_default_event_options(void);
 
+/* The defaults with the scene's event_driven settings (precision, chatter_events,
+ * chatter_window, rtol, atol) taken from the model. */
+LsimEventOptions lsim_event_options_for_model(const LsimModel *m);
+
 typedef struct LsimEvent {
   double t;
   int kind;              /* LsimEventKind */

@@ -62,11 +62,7 @@ static int run_scene(const char *json, LsimModel *m, LsimState *st, Samples *s, 
   s->exact = 1;
   s->period = m->time_step;
   memset(log, 0, sizeof *log);
-  LsimEventOptions o = lsim_default_event_options();
-  o.chatter_events = m->event_chatter_events;
-  o.chatter_window = m->event_chatter_window;
-  o.rtol = m->event_rtol;
-  o.atol = m->event_atol;
+  LsimEventOptions o = lsim_event_options_for_model(m);
   return lsim_event_driven_run(m, st, m->time_step * m->steps, &o, keep, s, log, err, errlen);
 }
 
