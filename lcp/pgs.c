@@ -96,6 +96,7 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->order);
   free(ws->graph);
   free(ws->cone_o);
+  lsim_pgs_wide_free(ws);
   free(ws);
 }
 

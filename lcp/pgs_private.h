@@ -63,6 +63,15 @@ struct LsimPgs {
   int threads_now; /* this solve's options.threads (1 when 0) */
   int last_W;      /* the block width of the last fast solve (0: none): the guess the
                       prepare stage builds the table at while it measures the width */
+  /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
+  struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
+  int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
+  int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
+                       colour (wide_ncol of them), then the other tasks in the natural order */
+  int wide_order_cap, wide_ncol, wide_colours;
+  int wide_path;    /* LSIM_PGS_SIMD_SCALAR, _SSE2 or _AVX2 */
+  unsigned long long *wide_mask; /* [wide_mask_cap] per block of u: colours used */
+  int wide_mask_cap;
 };
 
 /* ---- front (pgs.c) ---- */
@@ -330,6 +339,13 @@ int lsim_pgs_team_on(const LsimPgs *ws);
  * order. */
 void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
                           int W, int sweeps);
+/* Colours the cone tasks (one thread, W = 6) and packs the groups; sets ws->wide_groups
+ * (0: the problem keeps the natural order). 0 or LSIM_OUT_OF_MEMORY (pgs_wide.c). */
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W);
+/* One sweep in the coloured order: the groups on the chosen path, then the rest. */
+void lsim_pgs_wide_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega);
+/* Frees the coloured sweep's arrays. */
+void lsim_pgs_wide_free(LsimPgs *ws);
 /* One sweep: the natural order, or the parts' order. */
 void lsim_pgs_sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W);
 

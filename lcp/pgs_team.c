@@ -254,7 +254,8 @@ void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doub
 /* One sweep: the natural order, or the parts' order above. */
 void lsim_pgs_sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W) {
   if (!ws->nparts) {
-    lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
+    if (ws->wide_groups) lsim_pgs_wide_sweep(ws, f, z, omega);
+    else lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
     return;
   }
   lsim_pgs_sweep_batch(ws, f, z, omega, W, 1);
