@@ -63,12 +63,12 @@ static int wide_fits(const LsimPgs *ws, int c, int m, int W) {
 /* Lane l of group g from cone c. */
 static void pack_lane(WideGroup *g, int l, const FastCone *fc, int m) {
   const int len = fc->nb * FAST_W;
-  for (int j = 0; j < WIDE_J; ++j) {
-    const int in = j < len;
-    g->Jn[j][l] = in ? fc->Jn[j] : 0.0, g->J1[j][l] = in ? fc->J1[j] : 0.0;
-    g->J2[j][l] = in ? fc->J2[j] : 0.0, g->Bn[j][l] = in ? fc->Bn[j] : 0.0;
-    g->B1[j][l] = in ? fc->B1[j] : 0.0, g->B2[j][l] = in ? fc->B2[j] : 0.0;
+  for (int j = 0; j < len; ++j) {
+    g->Jn[j][l] = fc->Jn[j], g->J1[j][l] = fc->J1[j], g->J2[j][l] = fc->J2[j];
+    g->Bn[j][l] = fc->Bn[j], g->B1[j][l] = fc->B1[j], g->B2[j][l] = fc->B2[j];
   }
+  for (int j = len; j < WIDE_J; ++j)
+    g->Jn[j][l] = g->J1[j][l] = g->J2[j][l] = g->Bn[j][l] = g->B1[j][l] = g->B2[j][l] = 0.0;
   g->inv_n[l] = fc->inv_n, g->qn[l] = fc->qn, g->q1[l] = fc->q1, g->q2[l] = fc->q2;
   g->gn1[l] = fc->gn1, g->gn2[l] = fc->gn2, g->mu[l] = fc->mu;
   g->a11[l] = fc->A[0], g->a12[l] = fc->A[1], g->a22[l] = fc->A[2], g->a3[l] = fc->A[3];
@@ -177,169 +177,45 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W) {
    warning is emitted at the end of the file, so it is off for all of it). */
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+/* What an inert lane reads for its z. */
+static const double wide_pad[FAST_W];
+
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2i __attribute__((vector_size(16)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 
-#define WIDE_INLINE static inline __attribute__((always_inline))
-
-WIDE_INLINE v4d ld4(const double *p) {
-  v4d v;
-  memcpy(&v, p, sizeof v);
-  return v;
-}
-WIDE_INLINE v4d sel(v4i m, v4d a, v4d b) { return (v4d)(((v4i)a & m) | ((v4i)b & ~m)); }
-WIDE_INLINE v4d vabs(v4d x) {
-  const v4i keep = {LLONG_MAX, LLONG_MAX, LLONG_MAX, LLONG_MAX};
-  return (v4d)((v4i)x & keep);
-}
-WIDE_INLINE v4d max0(v4d x) {
-  const v4d zero = {0.0, 0.0, 0.0, 0.0};
-  return sel(x > zero, x, zero);
-}
-
-/* edge_best (pgs_private.h) on four lanes, the edge from (c0, s0) to (c1, s1): the
- * objective into *phi, the edge parameter returned (inputs by pointer: no vector ABI). */
-typedef struct EdgeIn {
-  v4d R, a11, a12, a22, r1, r2;
-} EdgeIn;
-
-WIDE_INLINE v4d edge4(const EdgeIn *in, double c0, double s0, double c1, double s1, v4d *phi) {
-  const v4d R = in->R, a11 = in->a11, a12 = in->a12, a22 = in->a22, r1 = in->r1, r2 = in->r2;
-  const v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0}, half = {0.5, 0.5, 0.5, 0.5};
-  const v4d v1k = R * c0, v2k = R * s0;
-  const v4d e1 = R * c1 - v1k, e2 = R * s1 - v2k;
-  const v4d Ae1 = a11 * e1 + a12 * e2, Ae2 = a12 * e1 + a22 * e2;
-  const v4d gv = e1 * (a11 * v1k + a12 * v2k + r1) + e2 * (a12 * v1k + a22 * v2k + r2);
-  const v4d curv = e1 * Ae1 + e2 * Ae2;
-  v4d sk = sel(curv > zero, -gv / curv, sel(gv < zero, one, zero));
-  sk = sel(sk < zero, zero, sel(sk > one, one, sk));
-  const v4d p1 = v1k + sk * e1, p2 = v2k + sk * e2;
-  *phi = half * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) + r1 * p1 + r2 * p2;
-  return sk;
-}
-
-/* One group: gather, update, scatter. */
-WIDE_INLINE void wide_group(const WideGroup *g, double *u, double *z, double omega_s) {
-  const v4d zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
-  const v4d omega = {omega_s, omega_s, omega_s, omega_s};
-  const double *p0[WIDE_LANES], *p1[WIDE_LANES];
-  for (int l = 0; l < WIDE_LANES; ++l) p0[l] = u + g->o0[l], p1[l] = u + g->o1[l];
-  /* u's two blocks, lane by lane. */
-  v4d U[WIDE_J];
-  for (int j = 0; j < FAST_W; ++j) {
-    U[j] = (v4d){p0[0][j], p0[1][j], p0[2][j], p0[3][j]};
-    U[FAST_W + j] = (v4d){p1[0][j], p1[1][j], p1[2][j], p1[3][j]};
-  }
-  /* z: normal, beta, lambda (inert lanes: zeros). */
-  double zs[6][WIDE_LANES];
-  for (int l = 0; l < WIDE_LANES; ++l) {
-    if (l < g->lanes) {
-      zs[0][l] = z[g->normal[l]];
-      for (int k = 0; k < 4; ++k) zs[1 + k][l] = z[g->b0[l] + k];
-      zs[5][l] = z[g->L[l]];
-    } else {
-      for (int k = 0; k < 6; ++k) zs[k][l] = 0.0;
-    }
-  }
-  /* The three dot products, even and odd entries apart (fast_sweep's pairs). */
-  v4d en = zero, on = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero;
-  for (int j = 0; j < WIDE_J; j += 2) {
-    en = en + ld4(g->Jn[j]) * U[j], on = on + ld4(g->Jn[j + 1]) * U[j + 1];
-    e1 = e1 + ld4(g->J1[j]) * U[j], o1 = o1 + ld4(g->J1[j + 1]) * U[j + 1];
-    e2 = e2 + ld4(g->J2[j]) * U[j], o2 = o2 + ld4(g->J2[j + 1]) * U[j + 1];
-  }
-  const v4d vn = en + on;
-  v4d v1 = e1 + o1, v2 = e2 + o2;
-  v1 = v1 + ld4(g->q1), v2 = v2 + ld4(g->q2);
-  /* The normal. */
-  const v4d zo = ld4(zs[0]);
-  const v4d zn = max0(zo - omega * (vn + ld4(g->qn)) * ld4(g->inv_n));
-  const v4d dn = zn - zo;
-  v1 = v1 + ld4(g->gn1) * dn, v2 = v2 + ld4(g->gn2) * dn;
-  const v4d R = ld4(g->mu) * max0(zn);
-  /* planar_target, d = 4, with the precomputed 1 / det. */
-  const v4d a11 = ld4(g->a11), a12 = ld4(g->a12), a22 = ld4(g->a22), a3 = ld4(g->a3);
-  const v4d b0 = ld4(zs[1]), b1 = ld4(zs[2]), b2 = ld4(zs[3]), b3 = ld4(zs[4]);
-  const v4d f1 = b0 - b2, f2 = b1 - b3;
-  const v4d r1 = v1 - (a11 * f1 + a12 * f2), r2 = v2 - (a12 * f1 + a22 * f2);
-  const v4i known = (R > zero) & (a3 != zero);
-  const v4d g1 = sel(known, -(a22 * r1 - a12 * r2) * a3, zero);
-  const v4d g2 = sel(known, -(-a12 * r1 + a11 * r2) * a3, zero);
-  const v4i inside = known & (vabs(g1) + vabs(g2) <= R);
-  const v4i iszero = R <= zero;
-  /* The edges: candidates as planar_target picks them, every edge computed. */
-  const v4i viol0 = g1 + g2 > R, viol1 = -g1 + g2 > R, viol2 = -g1 - g2 > R, viol3 = g1 - g2 > R;
-  const v4i narrow = known & (viol0 | viol1 | viol2 | viol3);
-  const v4i cand[4] = {viol0 | ~narrow, viol1 | ~narrow, viol2 | ~narrow, viol3 | ~narrow};
-  static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
-  const v4d inf = {INFINITY, INFINITY, INFINITY, INFINITY};
-  v4d best = inf, bests = zero;
-  v4i bestk = {0, 0, 0, 0};
-  const EdgeIn ein = {R, a11, a12, a22, r1, r2};
-  for (int k = 0; k < 4; ++k) {
-    v4d phi;
-    const v4d sk = edge4(&ein, cs[k], sn[k], cs[k + 1], sn[k + 1], &phi);
-    const v4i take = cand[k] & (phi < best);
-    const v4i kk = {k, k, k, k};
-    best = sel(take, phi, best), bests = sel(take, sk, bests);
-    bestk = (kk & take) | (bestk & ~take);
-  }
-  v4d t[4];
-  const v4d on_k = R * (one - bests), on_next = zero + R * bests;
-  for (int k = 0; k < 4; ++k) {
-    const v4i kk = {k, k, k, k}, kp = {(k + 3) & 3, (k + 3) & 3, (k + 3) & 3, (k + 3) & 3};
-    t[k] = sel(bestk == kk, on_k, sel(bestk == kp, on_next, zero));
-  }
-  const v4d eg1 = t[0] - t[2], eg2 = t[1] - t[3];
-  /* Inside: the targets of g; zero: none. */
-  const v4d ti[4] = {sel(g1 > zero, g1, zero), sel(g2 > zero, g2, zero),
-                     sel(g1 < zero, -g1, zero), sel(g2 < zero, -g2, zero)};
-  for (int k = 0; k < 4; ++k) t[k] = sel(iszero, zero, sel(inside, ti[k], t[k]));
-  const v4d G1 = sel(iszero, zero, sel(inside, g1, eg1));
-  const v4d G2 = sel(iszero, zero, sel(inside, g2, eg2));
-  const v4d u1 = a11 * G1 + a12 * G2 + r1, u2 = a12 * G1 + a22 * G2 + r2;
-  const v4d m1 = vabs(u1), m2 = vabs(u2);
-  const v4d t4 = sel(m1 > m2, m1, m2);
-  /* Relaxation. */
-  const v4d nb0 = max0(b0 + omega * (t[0] - b0)), nb1 = max0(b1 + omega * (t[1] - b1));
-  const v4d nb2 = max0(b2 + omega * (t[2] - b2)), nb3 = max0(b3 + omega * (t[3] - b3));
-  const v4d df1 = (nb0 - b0) - (nb2 - b2), df2 = (nb1 - b1) - (nb3 - b3);
-  const v4d zl = ld4(zs[5]);
-  const v4d nl = max0(zl + omega * (t4 - zl));
-  /* u's columns, where a delta is non-zero. */
-  const v4i still = (dn == zero) & (df1 == zero) & (df2 == zero);
-  for (int j = 0; j < WIDE_J; ++j)
-    U[j] = sel(still, U[j], U[j] + ld4(g->Bn[j]) * dn + ld4(g->B1[j]) * df1 + ld4(g->B2[j]) * df2);
-  /* Scatter. */
-  for (int l = 0; l < g->lanes; ++l) {
-    double *q0 = u + g->o0[l];
-    for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
-    if (g->two[l]) {
-      double *q1 = u + g->o1[l];
-      for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
-    }
-    z[g->normal[l]] = zn[l];
-    double *beta = z + g->b0[l];
-    beta[0] = nb0[l], beta[1] = nb1[l], beta[2] = nb2[l], beta[3] = nb3[l];
-    z[g->L[l]] = nl[l];
-  }
-}
-
-static void wide_groups_sse2(const WideGroup *g, int ng, double *u, double *z, double omega) {
-  for (int k = 0; k < ng; ++k) wide_group(g + k, u, z, omega);
-}
+/* SSE2 (the x86-64 baseline; elsewhere whatever the compiler makes of pairs): two lanes
+   at a time. */
+#define WK_V v2d
+#define WK_I v2i
+#define WK_N 2
+#define WK_NAME wide_groups_sse2
+#define WK_ATTR
+#include "pgs_wide_kernel.h"
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_NAME
+#undef WK_ATTR
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-__attribute__((target("avx2"))) static void wide_groups_avx2(const WideGroup *g, int ng,
-                                                              double *u, double *z,
-                                                              double omega) {
-  for (int k = 0; k < ng; ++k) wide_group(g + k, u, z, omega);
-}
+/* AVX2: four lanes at a time (not FMA: products and sums stay apart). */
+#define WK_V v4d
+#define WK_I v4i
+#define WK_N 4
+#define WK_NAME wide_groups_avx2
+#define WK_ATTR __attribute__((target("avx2")))
+#include "pgs_wide_kernel.h"
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_NAME
+#undef WK_ATTR
 #define WIDE_HAVE_AVX2 1
 #else
 #define WIDE_HAVE_AVX2 0
 #endif
-
 
 void lsim_pgs_wide_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega) {
   const int nt = ws->tasks_n;
