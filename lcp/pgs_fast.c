@@ -869,7 +869,8 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   /* The fast path checks what it reads; anything else is checked whole first. */
   const int W = fast_prepare(ws, f);
   if (W && lsim_pgs_partition(ws, f, W, T)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
-  if (W && lsim_pgs_colour(ws, f, W)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  /* Float rows for a fixed budget (tol 0) only: a tolerance is met on the true rows. */
+  if (W && lsim_pgs_colour(ws, f, W, opt->tol == 0.0)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
   if (W && info && ws->wide_groups) info->simd = ws->wide_path, info->colours = ws->wide_colours;

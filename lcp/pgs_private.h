@@ -65,6 +65,8 @@ struct LsimPgs {
                       prepare stage builds the table at while it measures the width */
   /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
   struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
+  void *wide_rows;         /* their rows of J and B (pgs_wide.c), room for doubles */
+  int wide_single;         /* the rows are floats */
   int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
   int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
                        colour (wide_ncol of them), then the other tasks in the natural order */
@@ -339,9 +341,10 @@ int lsim_pgs_team_on(const LsimPgs *ws);
  * order. */
 void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
                           int W, int sweeps);
-/* Colours the cone tasks (one thread, W = 6) and packs the groups; sets ws->wide_groups
- * (0: the problem keeps the natural order). 0 or LSIM_OUT_OF_MEMORY (pgs_wide.c). */
-int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W);
+/* Colours the cone tasks (one thread, W = 6) and packs the groups, their rows as floats
+ * when single (and every value fits); sets ws->wide_groups (0: the problem keeps the
+ * natural order). 0 or LSIM_OUT_OF_MEMORY (pgs_wide.c). */
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single);
 /* One sweep in the coloured order: the groups on the chosen path, then the rest. */
 void lsim_pgs_wide_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega);
 /* Frees the coloured sweep's arrays. */

@@ -1,7 +1,10 @@
 /* pgs_wide_kernel.h: the coloured wide sweep's kernel, included by pgs_wide.c once per
  * instruction set with
  *   WK_V, WK_I   a vector of WK_N doubles and of WK_N 64-bit integers (GCC vector types),
- *   WK_N         lanes per vector (2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
+ *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
+ *   WK_S, WK_SV  the rows' storage (double or float) and its vector of WK_N,
+ *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
+ *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
  *   WK_NAME      the function made: WK_NAME(groups, count, u, z, omega),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
@@ -10,22 +13,41 @@
 #define WK_SEL(m, a, b) ((WK_V)(((WK_I)(a) & (m)) | ((WK_I)(b) & ~(m))))
 #define WK_ABS(x) ((WK_V)((WK_I)(x) & absmask))
 #define WK_MAX0(x) WK_SEL((x) > zero, (x), zero)
-#if WK_N == 2
+#if WK_N == 1
+#define WK_MAKE(e) ((WK_V){e(0)})
+#elif WK_N == 2
 #define WK_MAKE(e) ((WK_V){e(0), e(1)})
 #else
 #define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3)})
 #endif
 
-WK_ATTR static void WK_NAME(const WideGroup *groups, int ng, double *u, double *z, double omega_s) {
+WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng, double *u,
+                            double *z, double omega_s) {
+  const WK_S *rows_all = rows_v;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
   const WK_I absmask = (WK_I){0} + LLONG_MAX;
   static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
   for (int gi = 0; gi < ng; ++gi) {
     const WideGroup *g = groups + gi;
+    const WK_S *rows = rows_all + (size_t)gi * WIDE_ROWS;
+    /* The group WIDE_PREFETCH ahead asked for now (a group is about 2.7 kB: at 10 000
+       bodies the groups come from memory, and the sweep waited on them). */
+    if (gi + WIDE_PREFETCH < ng) {
+      const char *ahead = (const char *)(groups + gi + WIDE_PREFETCH);
+      for (size_t b = 0; b < sizeof(WideGroup); b += 64) __builtin_prefetch(ahead + b);
+      const char *ahead_rows = (const char *)(rows + WIDE_PREFETCH * WIDE_ROWS);
+      for (size_t b = 0; b < WIDE_ROWS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
+    }
     for (int h = 0; h < WIDE_LANES; h += WK_N) {
       if (h >= g->lanes) break; /* only inert lanes left */
 #define LD(a) ({ WK_V v_; memcpy(&v_, (a) + h, sizeof v_); v_; })
+#ifdef WK_LOAD_ROW
+#define ROW(r, j) WK_LOAD_ROW(rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h)
+#else
+#define ROW(r, j) ({ WK_SV s_; memcpy(&s_, rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h, sizeof s_); \
+                     __builtin_convertvector(s_, WK_V); })
+#endif
       /* u's two blocks and z (normal, beta, lambda), lane by lane (inert lanes: the pad
          after u, and zeros for z). */
       const double *pu0[WK_N], *pu1[WK_N], *pn[WK_N], *pb[WK_N], *pl[WK_N];
@@ -57,9 +79,9 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, int ng, double *u, double *
       /* The three dot products, even and odd entries apart (fast_sweep's pairs). */
       WK_V en = zero, on = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero;
       for (int j = 0; j < WIDE_J; j += 2) {
-        en = en + LD(g->Jn[j]) * U[j], on = on + LD(g->Jn[j + 1]) * U[j + 1];
-        e1 = e1 + LD(g->J1[j]) * U[j], o1 = o1 + LD(g->J1[j + 1]) * U[j + 1];
-        e2 = e2 + LD(g->J2[j]) * U[j], o2 = o2 + LD(g->J2[j + 1]) * U[j + 1];
+        en = en + ROW(0, j) * U[j], on = on + ROW(0, j + 1) * U[j + 1];
+        e1 = e1 + ROW(1, j) * U[j], o1 = o1 + ROW(1, j + 1) * U[j + 1];
+        e2 = e2 + ROW(2, j) * U[j], o2 = o2 + ROW(2, j + 1) * U[j + 1];
       }
       const WK_V vn = en + on;
       WK_V v1 = e1 + o1, v2 = e2 + o2;
@@ -133,7 +155,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, int ng, double *u, double *
       /* u's columns, where a delta is non-zero. */
       const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
       for (int j = 0; j < WIDE_J; ++j)
-        U[j] = WK_SEL(still, U[j], U[j] + LD(g->Bn[j]) * dn + LD(g->B1[j]) * df1 + LD(g->B2[j]) * df2);
+        U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
       /* Scatter the real lanes. */
       for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
         double *q0 = u + g->o0[h + l];
@@ -148,6 +170,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, int ng, double *u, double *
         z[g->L[h + l]] = nl[l];
       }
 #undef LD
+#undef ROW
     }
   }
 }
