@@ -1,14 +1,17 @@
 /* pgs_wide.c: the coloured wide sweep of the PGS fast path (one thread, block width 6,
- * planar cones of 4 directions): graph colouring of the cones, their packing in groups of
- * four lanes, and the four-lane kernel, compiled for SSE2 (the x86-64 baseline) and for
- * AVX2, chosen at run time. Math: pgs.c ("coloured wide sweep").
+ * planar cones of 4 directions with a normal): graph colouring of the cones, their packing
+ * in groups of four lanes, and one kernel (pgs_wide_kernel.h) compiled three times:
+ * scalar (one lane), SSE2 (two; the x86-64 baseline) and AVX2 (four), chosen at run
+ * time. Math and figures: pgs.c ("coloured wide sweep"), docs/solvers.md.
  *
  * Colouring. Cones of one colour share no block of u that is written (a missing second
  * block reads the zero pad after u and is never written), and each has its own entries of
  * z: their updates commute, so a colour swept in any order, or four cones at once, gives
- * the iterate of the Gauss-Seidel sweep over that colour one cone at a time. The colours
- * come greedily in the natural task order (the lowest colour free on both blocks, at most
- * WIDE_MAX_COLOURS; a cone that finds none stays with the rest): deterministic.
+ * the iterate of the Gauss-Seidel sweep over that colour one cone at a time. The natural
+ * task order is cut into windows of WIDE_WINDOW cones; in each, colours come greedily in
+ * the natural order (the lowest colour free on both blocks, at most WIDE_MAX_COLOURS; a
+ * cone that finds none stays with the rest, swept after all windows in the natural order
+ * with the scalars and the cones of other shapes): deterministic.
  *
  * Kernel. Per lane the arithmetic of fast_sweep (pgs_fast.c) for such a cone, operation
  * for operation: the three dot products with two accumulators each (even and odd
@@ -17,9 +20,11 @@
  * running best exactly as its loop), the relaxation, and the column updates (kept only
  * where a delta is non-zero, as fast_sweep skips them). Products of the zero rows of a
  * missing block add +0 or -0 to an accumulator that started at +0 and so is never -0:
- * no change. No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA),
- * and IEEE division and square-free arithmetic are exact per lane: the three paths give
- * the same bits, the scalar one being fast_sweep itself over the coloured order. */
+ * no change. With double rows (a tolerance) a lane therefore computes what fast_sweep
+ * computes for that cone; with float rows (a fixed budget) the rows are rounded once.
+ * No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA), and IEEE
+ * arithmetic and division are exact per lane: the three paths give the same bits
+ * (tests/test_parallel.c compares them). */
 #include "pgs_private.h"
 
 #include <float.h>
@@ -128,27 +133,40 @@ static int pick_path(void) {
   return want;
 }
 
-/* The end of the window that starts at task tb: WIDE_WINDOW cones that fit (colour[t]
- * != -1) or the end of the tasks. */
-static int window_end(const int *colour, int tb, int nt) {
+/* The end of the window that starts at position tb: WIDE_WINDOW cones that fit
+ * (colour[t] != -1) or the end e of its range. */
+static int window_end(const int *colour, int tb, int e) {
   int nf = 0, te = tb;
-  for (; te < nt && nf < WIDE_WINDOW; ++te) nf += colour[te] != -1;
+  for (; te < e && nf < WIDE_WINDOW; ++te) nf += colour[te] != -1;
   return te;
 }
 
 int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
-  ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0;
+  ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0, ws->wide_nranges = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = m / FAST_W;
-  if (W != FAST_W || ws->nparts || f->ncones < WIDE_MIN_CONES) return 0;
-  /* Scratch: each task's colour in wide_order's second half (-1: does not fit, -2: fits
-     but found no free colour; both stay with the rest). */
+  if (W != FAST_W || f->ncones < WIDE_MIN_CONES) return 0;
+  /* The ranges swept as units: with parallel parts, boundary k (range 2k), interior k
+     (2k + 1) and the crossing set (2T) of ws->order; else all tasks in the natural order. */
+  const int *src = ws->nparts ? ws->order : ws->tasks;
+  int rb[2 * LSIM_PGS_MAX_THREADS + 1], re[2 * LSIM_PGS_MAX_THREADS + 1], nr = 1;
+  rb[0] = 0, re[0] = nt;
+  if (ws->nparts) {
+    const int T = ws->nparts;
+    for (int k = 0; k < T; ++k) {
+      rb[2 * k] = ws->part[k], re[2 * k] = ws->inner[k];
+      rb[2 * k + 1] = ws->inner[k], re[2 * k + 1] = ws->part[k + 1];
+    }
+    rb[2 * T] = ws->part[T], re[2 * T] = nt, nr = 2 * T + 1;
+  }
+  /* Scratch: each position's colour in wide_order's second half (-1: does not fit, -2:
+     fits but found no free colour; both stay with the rest of their range). */
   if (lsim_grow((void **)&ws->wide_order, &ws->wide_order_cap, 2 * nt, sizeof(int)) ||
       lsim_grow((void **)&ws->wide_mask, &ws->wide_mask_cap, nblk, sizeof(unsigned long long)))
     return LSIM_OUT_OF_MEMORY;
   int *colour = ws->wide_order + nt;
   int nfit = 0;
   for (int t = 0; t < nt; ++t) {
-    const int c = ws->tasks[t], fits = c >= 0 && wide_fits(ws, c, m, W);
+    const int c = src[t], fits = c >= 0 && wide_fits(ws, c, m, W);
     colour[t] = fits ? -2 : -1;
     nfit += fits;
   }
@@ -157,83 +175,93 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   memset(mask, 0, (size_t)nblk * sizeof *mask);
   /* Colours, window by window (the masks cleared after each). */
   int groups = 0, ncol = 0, ncoloured = 0;
-  for (int tb = 0; tb < nt;) {
-    const int te = window_end(colour, tb, nt);
-    int count[WIDE_MAX_COLOURS] = {0};
-    for (int t = tb; t < te; ++t) {
-      if (colour[t] == -1) continue;
-      const int c = ws->tasks[t];
-      const int a = ws->cone_o[2 * c] / W, b = ws->cone_o[2 * c + 1] >= 0 ? ws->cone_o[2 * c + 1] / W : a;
-      const unsigned long long used = mask[a] | mask[b];
-      if (used == ~0ULL) continue;
-      const int k = __builtin_ctzll(~used);
-      mask[a] |= 1ULL << k, mask[b] |= 1ULL << k;
-      colour[t] = k, count[k]++;
+  for (int r = 0; r < nr; ++r)
+    for (int tb = rb[r]; tb < re[r];) {
+      const int te = window_end(colour, tb, re[r]);
+      int count[WIDE_MAX_COLOURS] = {0};
+      for (int t = tb; t < te; ++t) {
+        if (colour[t] == -1) continue;
+        const int c = src[t];
+        const int a = ws->cone_o[2 * c] / W, b = ws->cone_o[2 * c + 1] >= 0 ? ws->cone_o[2 * c + 1] / W : a;
+        const unsigned long long used = mask[a] | mask[b];
+        if (used == ~0ULL) continue;
+        const int k = __builtin_ctzll(~used);
+        mask[a] |= 1ULL << k, mask[b] |= 1ULL << k;
+        colour[t] = k, count[k]++;
+      }
+      for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+        groups += (count[k] + WIDE_LANES - 1) / WIDE_LANES, ncoloured += count[k];
+        if (count[k]) ncol = k + 1 > ncol ? k + 1 : ncol;
+      }
+      for (int t = tb; t < te; ++t) {
+        if (colour[t] == -1) continue;
+        const int c = src[t];
+        mask[ws->cone_o[2 * c] / W] = 0;
+        if (ws->cone_o[2 * c + 1] >= 0) mask[ws->cone_o[2 * c + 1] / W] = 0;
+      }
+      tb = te;
     }
-    for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
-      groups += (count[k] + WIDE_LANES - 1) / WIDE_LANES, ncoloured += count[k];
-      if (count[k]) ncol = k + 1 > ncol ? k + 1 : ncol;
-    }
-    for (int t = tb; t < te; ++t) {
-      if (colour[t] == -1) continue;
-      const int c = ws->tasks[t];
-      mask[ws->cone_o[2 * c] / W] = 0;
-      if (ws->cone_o[2 * c + 1] >= 0) mask[ws->cone_o[2 * c + 1] / W] = 0;
-    }
-    tb = te;
-  }
   if (groups > ws->wide_cap) {
-    void *p = NULL, *r = NULL;
+    void *p = NULL, *rw = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
-    if (posix_memalign(&r, 64, (size_t)groups * WIDE_ROWS * sizeof(double))) {
+    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_ROWS * sizeof(double))) {
       free(p);
       return LSIM_OUT_OF_MEMORY;
     }
     free(ws->wide), free(ws->wide_rows);
-    ws->wide = p, ws->wide_rows = r, ws->wide_cap = groups;
+    ws->wide = p, ws->wide_rows = rw, ws->wide_cap = groups;
   }
-  /* The order and the groups, window by window: its colours in turn, each colour's cones
-     in the natural order, four by four; the rest after all windows. Float rows only when
-     every value stays finite (else packed again as doubles). */
+  /* The order and the groups, range by range and window by window: a window's colours in
+     turn, each colour's cones in the natural order, four by four; the range's rest after
+     its windows. Float rows only when every value stays finite (else packed again as
+     doubles). */
   for (int pass = 0; pass < 2; ++pass) {
-    int p = 0, gi = 0, rest = ncoloured, bad = 0;
-    for (int tb = 0; tb < nt;) {
-      const int te = window_end(colour, tb, nt);
-      int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
-      int grp[WIDE_MAX_COLOURS];
-      for (int t = tb; t < te; ++t)
-        if (colour[t] >= 0) count[colour[t]]++;
-      for (int k = 0, q = p, g = gi; k < WIDE_MAX_COLOURS; ++k) {
-        pos[k] = first[k] = q, grp[k] = g;
-        q += count[k], g += (count[k] + WIDE_LANES - 1) / WIDE_LANES;
-      }
-      /* Each cone to its place, in the natural order (its rows read in memory order). */
-      for (int t = tb; t < te; ++t) {
-        const int k = colour[t];
-        if (k < 0) {
-          ws->wide_order[rest++] = ws->tasks[t];
-          continue;
+    int gi = 0, bad = 0;
+    for (int r = 0; r < nr; ++r) {
+      int nc = 0;
+      for (int t = rb[r]; t < re[r]; ++t) nc += colour[t] >= 0;
+      int p = rb[r], rest = rb[r] + nc;
+      ws->wide_range[r][0] = gi, ws->wide_range[r][2] = rest, ws->wide_range[r][3] = re[r];
+      for (int tb = rb[r]; tb < re[r];) {
+        const int te = window_end(colour, tb, re[r]);
+        int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
+        int grp[WIDE_MAX_COLOURS];
+        for (int t = tb; t < te; ++t)
+          if (colour[t] >= 0) count[colour[t]]++;
+        for (int k = 0, q = p, g = gi; k < WIDE_MAX_COLOURS; ++k) {
+          pos[k] = first[k] = q, grp[k] = g;
+          q += count[k], g += (count[k] + WIDE_LANES - 1) / WIDE_LANES;
         }
-        const int rank = pos[k] - first[k];
-        ws->wide_order[pos[k]++] = ws->tasks[t];
-        bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[ws->tasks[t]], m, single);
-      }
-      /* Lane counts; the last group of a colour padded with inert lanes. */
-      for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
-        for (int s = 0; s < count[k]; s += WIDE_LANES) {
-          const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
-          ws->wide[gi].lanes = lanes;
-          for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, single);
-          ++gi;
+        /* Each cone to its place, in the natural order (its rows read in memory order). */
+        for (int t = tb; t < te; ++t) {
+          const int k = colour[t];
+          if (k < 0) {
+            ws->wide_order[rest++] = src[t];
+            continue;
+          }
+          const int rank = pos[k] - first[k];
+          ws->wide_order[pos[k]++] = src[t];
+          bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[src[t]], m, single);
         }
-        p += count[k];
+        /* Lane counts; the last group of a colour padded with inert lanes. */
+        for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+          for (int s = 0; s < count[k]; s += WIDE_LANES) {
+            const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
+            ws->wide[gi].lanes = lanes;
+            for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, single);
+            ++gi;
+          }
+          p += count[k];
+        }
+        tb = te;
       }
-      tb = te;
+      ws->wide_range[r][1] = gi;
     }
     if (!(bad && single)) break;
     single = 0;
   }
   ws->wide_groups = groups, ws->wide_ncol = ncoloured, ws->wide_colours = ncol;
+  ws->wide_nranges = nr;
   ws->wide_path = pick_path();
   ws->wide_single = single;
   return 0;
@@ -337,10 +365,13 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WIDE_HAVE_AVX2 0
 #endif
 
-void lsim_pgs_wide_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega) {
-  const WideGroup *g = ws->wide;
-  const int ng = ws->wide_groups, single = ws->wide_single;
-  const void *rows = ws->wide_rows;
+void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                               int r) {
+  const int *rg = ws->wide_range[r];
+  const WideGroup *g = ws->wide + rg[0];
+  const int ng = rg[1] - rg[0], single = ws->wide_single;
+  const void *rows = (const char *)ws->wide_rows +
+                     (size_t)rg[0] * WIDE_ROWS * (single ? sizeof(float) : sizeof(double));
   double *u = ws->u;
   switch (ws->wide_path) {
   case LSIM_PGS_SIMD_SCALAR:
@@ -357,6 +388,6 @@ void lsim_pgs_wide_sweep(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doubl
     if (single) wide_sse2_f(g, rows, ng, u, z, omega);
     else wide_sse2_d(g, rows, ng, u, z, omega);
   }
-  /* The rest, in the natural order. */
-  lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, ws->wide_ncol, ws->tasks_n);
+  /* The range's rest, in the natural order. */
+  lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
 }
