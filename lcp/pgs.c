@@ -58,7 +58,9 @@
  * each. A fixed budget (tol 0) keeps the rows of J and B of the cones as floats (half the
  * memory the sweep streams; M is perturbed by about 1e-7 relative, far below what 20
  * sweeps leave); with a tolerance they stay doubles, so that tolerances down to 1e-10
- * remain reachable. With threads > 1 the parallel sweeps below apply instead.
+ * remain reachable. With threads > 1 the parallel sweeps (pgs_team.c) keep their parts,
+ * and each range of them (a boundary, an interior, the crossing set) is coloured and swept
+ * this way on its own.
  *
  * Files: pgs.c (this front: options, workspace, the shared stop-test bookkeeping),
  * pgs_generic.c (the driver over both forms, the cone updates), pgs_fast.c (the factored
