@@ -116,6 +116,11 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
         const WK_I cand[4] = {viol0 | ~narrow, viol1 | ~narrow, viol2 | ~narrow, viol3 | ~narrow};
         WK_V best = inf, bests = zero, bestk = zero;
         for (int k = 0; k < 4; ++k) {
+          /* An edge no boundary lane has among its candidates is never taken: skipped. */
+          const WK_I wanted = cand[k] & edge;
+          long long any_wanted = 0;
+          for (int l = 0; l < WK_N; ++l) any_wanted |= wanted[l];
+          if (!any_wanted) continue;
           const double c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1];
           const WK_V v1k = R * c0, v2k = R * s0;
           const WK_V ex = R * c1 - v1k, ey = R * s1 - v2k;
