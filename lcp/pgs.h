@@ -21,6 +21,10 @@ enum { LSIM_PGS_MAX_THREADS = 64 };
  * widest the CPU has, unless the environment variable LSIM_SIMD (scalar, sse2, avx2) asks
  * for one (a path the CPU lacks falls back to the widest it has). */
 enum { LSIM_PGS_SIMD_SCALAR = 1, LSIM_PGS_SIMD_SSE2 = 2, LSIM_PGS_SIMD_AVX2 = 3 };
+/* LSIM_SIMD=reference: the one-cone fast path over the same coloured order, with the
+ * rows read in place as doubles (equal to the others with a tolerance, where their rows
+ * are doubles too; a check, not a speed). */
+enum { LSIM_PGS_SIMD_REFERENCE = 4 };
 
 /* max_sweeps 0, tol 1e-10, omega 1, threads 1. */
 LsimPgsOptions lsim_default_pgs_options(void);

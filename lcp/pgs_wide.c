@@ -21,7 +21,9 @@
  * where a delta is non-zero, as fast_sweep skips them). Products of the zero rows of a
  * missing block add +0 or -0 to an accumulator that started at +0 and so is never -0:
  * no change. With double rows (a tolerance) a lane therefore computes what fast_sweep
- * computes for that cone; with float rows (a fixed budget) the rows are rounded once.
+ * computes for that cone (LSIM_SIMD=reference runs fast_sweep over the coloured order:
+ * tests/test_parallel.c finds the same bits); with float rows (a fixed budget) the rows
+ * are rounded once.
  * No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA), and IEEE
  * arithmetic and division are exact per lane: the three paths give the same bits
  * (tests/test_parallel.c compares them). */
@@ -124,6 +126,7 @@ static int pick_path(void) {
   const char *e = getenv("LSIM_SIMD");
   int want = LSIM_PGS_SIMD_AVX2;
   if (e && !strcmp(e, "scalar")) want = LSIM_PGS_SIMD_SCALAR;
+  else if (e && !strcmp(e, "reference")) want = LSIM_PGS_SIMD_REFERENCE;
   else if (e && !strcmp(e, "sse2")) want = LSIM_PGS_SIMD_SSE2;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   if (want == LSIM_PGS_SIMD_AVX2 && !__builtin_cpu_supports("avx2")) want = LSIM_PGS_SIMD_SSE2;
@@ -222,6 +225,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       for (int t = rb[r]; t < re[r]; ++t) nc += colour[t] >= 0;
       int p = rb[r], rest = rb[r] + nc;
       ws->wide_range[r][0] = gi, ws->wide_range[r][2] = rest, ws->wide_range[r][3] = re[r];
+      ws->wide_range[r][4] = rb[r];
       for (int tb = rb[r]; tb < re[r];) {
         const int te = window_end(colour, tb, re[r]);
         int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
@@ -374,6 +378,10 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
                      (size_t)rg[0] * WIDE_ROWS * (single ? sizeof(float) : sizeof(double));
   double *u = ws->u;
   switch (ws->wide_path) {
+  case LSIM_PGS_SIMD_REFERENCE:
+    /* fast_sweep itself over the coloured order, one cone at a time (double rows). */
+    lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);
+    return;
   case LSIM_PGS_SIMD_SCALAR:
     if (single) wide_scalar_f(g, rows, ng, u, z, omega);
     else wide_scalar_d(g, rows, ng, u, z, omega);

@@ -213,6 +213,24 @@ static void test_wide_sweep_paths_identical(void **state) {
     lsim_pgs_free(ws);
     assert_int_equal(infow[k].status, LSIM_SOLVED);
   }
+  /* The reference (fast_sweep over the coloured order, one cone at a time, rows as
+     doubles) against the kernel with double rows (a tolerance): the same bits. */
+  {
+    setenv("LSIM_SIMD", "reference", 1);
+    double *zr = malloc((size_t)n * sizeof(double));
+    LsimPgs *ws = lsim_pgs_create();
+    LsimPgsOptions o = lsim_default_pgs_options();
+    o.tol = 1e-8, o.omega = 1.3, o.max_sweeps = 100000;
+    memcpy(zr, z[0], (size_t)n * sizeof(double));
+    LsimPgsInfo ir;
+    memset(&ir, 0, sizeof ir);
+    lsim_pgs_solve_factored(ws, f, &o, 1, zr, &ir);
+    lsim_pgs_free(ws);
+    assert_int_equal(ir.simd, LSIM_PGS_SIMD_REFERENCE);
+    assert_memory_equal(zr, zw[0], (size_t)n * sizeof(double));
+    assert_int_equal(ir.sweeps, infow[0].sweeps);
+    free(zr);
+  }
   unsetenv("LSIM_SIMD");
   for (int k = 1; k < 3; ++k) {
     assert_memory_equal(z[0], z[k], (size_t)n * sizeof(double));
