@@ -10,7 +10,9 @@
  *           each is compared with the other's best.
  *
  * Prints steps per second for all four and the ratios, lcpsim's deepest penetration and
- * largest residual, and time per step against N (growth should be about linear). Also
+ * largest residual, ODE's deepest penetration (the same way: the deepest contact that
+ * detection finds before each step), and time per step against N (growth should be about
+ * linear). Also
  * Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it is a dense
  * pivoting method).
  *
@@ -207,6 +209,7 @@ typedef struct {
   dWorldID world;
   dJointGroupID contacts;
   long ncontacts;
+  double max_depth; /* deepest contact detection found, m (lcpsim's max penetration alike) */
 } OdeCtx;
 
 static void near_callback(void *data, dGeomID a, dGeomID b) {
@@ -221,6 +224,7 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
     dJointID j = dJointCreateContact(ctx->world, ctx->contacts, &c[i]);
     dJointAttach(j, ba, bb);
     ctx->ncontacts++;
+    ctx->max_depth = fmax(ctx->max_depth, c[i].geom.depth);
   }
 }
 
@@ -451,8 +455,8 @@ int main(int argc, char **argv) {
   printf("| N | steps | lcpsim steps/s | lcpsim T steps/s | ODE steps/s | ODE T steps/s | "
          "lcpsim/ODE, 1 thread each | lcpsim T / best ODE | lcpsim ms/step (1, T) | "
          "us/step per body (T) | contacts/step lcpsim | contacts/step ODE | "
-         "max penetration (m) | max residual |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "max penetration (m) | max residual | ODE max penetration (m) |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
@@ -478,18 +482,19 @@ int main(int argc, char **argv) {
     const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
                    r1 = lsim_run_finish(&l1);
     double ode_contacts = 0.0, unused;
+    const double ode_depth = ode ? o1.ctx.max_depth : NAN;
     const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts) : INFINITY;
     const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
     if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.1f", 1.0 / odet);
     printf("| %d | %d | %.1f | %.1f | %.1f | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
-           "| %.2e | %.2e |\n",
+           "| %.2e | %.2e | %.2e |\n",
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
            1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, (one ? r1 : rt).mean_contacts,
            ode_contacts, fmax(r1.max_penetration, rt.max_penetration),
-           fmax(r1.max_residual, rt.max_residual));
+           fmax(r1.max_residual, rt.max_residual), ode_depth);
     fprintf(stderr, "N = %d: solver share of the step time %.0f %% (1 thread), %.0f %% (%d)\n", n,
             100 * r1.solver_share, 100 * rt.solver_share, threads);
     fflush(stdout);
