@@ -23,7 +23,7 @@
  * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
- *                   [--one] [--sleep] [--sleep-speeds LIN ANG]
+ *                   [--one] [--skip K] [--sleep] [--sleep-speeds LIN ANG]
  *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
@@ -31,7 +31,9 @@
  *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
  *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0; --threads: the
  *   team size of the threaded runs (2); --one: lcpsim's one-thread run alone, without the
- *   T-thread run (to profile the step, e.g. perf record), its columns then print 0 / inf.
+ *   T-thread run (to profile the step, e.g. perf record), its columns then print 0 / inf;
+ *   --skip K: every run first takes K steps untimed and uncounted (the boxes fall about
+ *   0.05 m and settle in the first few tens of steps), then the S timed steps.
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -191,6 +193,12 @@ static void lsim_run_steps(LsimRun *run, int count) {
   run->steps += count;
 }
 
+/* Forgets the steps taken so far (--skip): times and statistics start over. */
+static void lsim_run_restart(LsimRun *run) {
+  memset(&run->r, 0, sizeof run->r);
+  run->total = 0.0, run->iters = 0.0, run->steps = 0;
+}
+
 static RunStats lsim_run_finish(LsimRun *run) {
   RunStats r = run->r;
   r.seconds_per_step = run->total / run->steps;
@@ -306,6 +314,12 @@ static void ode_run_steps(OdeRun *run, int count) {
 }
 
 /* Seconds per step; mean contacts per step into *contacts. */
+/* Forgets the steps taken so far (--skip). */
+static void ode_run_restart(OdeRun *run) {
+  run->ctx.ncontacts = 0, run->ctx.max_depth = 0.0;
+  run->total = 0.0, run->steps = 0;
+}
+
 static double ode_run_finish(OdeRun *run, double *contacts) {
   *contacts = (double)run->ctx.ncontacts / run->steps;
   if (run->impl) {
@@ -416,6 +430,7 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
 
 int main(int argc, char **argv) {
   int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0, one = 0;
+  int skip = 0;
   double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -426,12 +441,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
     else if (!strcmp(argv[i], "--one")) one = 1;
+    else if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
     else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
       sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T] [--cpu] [--one] [--sleep] [--sleep-speeds LIN ANG]\n");
+                      "[--threads T] [--cpu] [--one] [--skip K] [--sleep] "
+                      "[--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
@@ -472,6 +489,12 @@ int main(int argc, char **argv) {
     lsim_run_init(&l1, n, "pgs", 1, 0);
     if (ode) ode_run_init(&o1, n, 1, 0);
     if (ode_threaded) ode_run_init(&ot, n, threads, 0);
+    if (skip > 0) { /* untimed steps, then the counts start over */
+      if (!one) lsim_run_steps(&lt, skip), lsim_run_restart(&lt);
+      lsim_run_steps(&l1, skip), lsim_run_restart(&l1);
+      if (ode) ode_run_steps(&o1, skip), ode_run_restart(&o1);
+      if (ode_threaded) ode_run_steps(&ot, skip), ode_run_restart(&ot);
+    }
     for (int done = 0; done < steps; done += CHUNK) {
       const int c = steps - done < CHUNK ? steps - done : CHUNK;
       if (!one) lsim_run_steps(&lt, c);

@@ -220,6 +220,7 @@ typedef struct {
   LsimPlaced placed;
   double lo[3], hi[3];
   double speed;   /* bound on the speed of any point of its body in this step, m/s */
+  double mu;      /* the shape's friction coefficient, clamped at 0 */
   int dynamic;    /* its body is dynamic */
   int still;      /* its body is static or asleep (set->asleep) */
 } ShapeBox;
@@ -620,6 +621,7 @@ static void place_shapes(const Sweep *w, int begin, int end) {
       speed = lin + ang * reach;
     }
     box[i].speed = speed;
+    box[i].mu = fmax(sh->mu, 0.0);
     box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
     box[i].still = b->type == LSIM_BODY_STATIC || (w->asleep && w->asleep[sh->body]);
     lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
@@ -708,8 +710,7 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, m->dimension,
                                          pair_margin, pts, LSIM_MAX_MANIFOLD);
       /* The pair's friction coefficient, once for all its points. */
-      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
-                               : 0.0;
+      const double mu = np > 0 ? sqrt(box[a].mu * box[b].mu) : 0.0;
       for (int k = 0; k < np; ++k) {
         if (!sink->pend) {
           const int rc = add_point_contact(sink->set, m, box, &w->cone, sink->cache, a, b, mu,
