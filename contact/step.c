@@ -82,7 +82,13 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   if (s->inv_mass)
     for (int i = 0; i < model->nbodies; ++i)
       if (model->bodies[i].type == LSIM_BODY_DYNAMIC) s->inv_mass[i] = 1.0 / model->bodies[i].mass;
-  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass ||
+  s->dofs = calloc((size_t)model->nbodies + 1, sizeof *s->dofs);
+  if (s->dofs)
+    for (int i = 0; i < model->nbodies; ++i) {
+      const LsimBody *b = &model->bodies[i];
+      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
+    }
+  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -123,6 +129,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->table);
   free(s->row_v);
   free(s->inv_mass);
+  free(s->dofs);
   lsim_sleep_free(s);
   free(s);
 }

@@ -116,15 +116,15 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
-    const LsimBody *b = &m->bodies[bi];
-    const int nv = b->nv, off = b->v_offset;
+    const LsimBodyDofs bd = s->dofs[bi];
+    const int nv = bd.nv, off = bd.v_offset;
     const double *jr = row->j[slot];
     for (int d = 0; d < nv; ++d) dot += jr[d] * x[off + d];
-    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    if (!bd.dynamic) continue;
     for (int d = 0; d < nv; ++d) idx[kk + d] = off + d;
     copy_block(val + kk, jr, nv);
     if (bval) {
-      apply_inverse_mass(s, bi, b, jr, wj);
+      apply_inverse_mass_dynamic(s, bi, jr, wj);
       copy_block(bval + kk, wj, nv);
       if (bidx)
         for (int d = 0; d < nv; ++d) bidx[kk + d] = off + d;
