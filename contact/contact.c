@@ -221,6 +221,8 @@ typedef struct {
   double lo[3], hi[3];
   double speed;   /* bound on the speed of any point of its body in this step, m/s */
   double mu;      /* the shape's friction coefficient, clamped at 0 */
+  int body;       /* its body */
+  int moves;      /* its body has velocities (nv > 0) */
   int dynamic;    /* its body is dynamic */
   int still;      /* its body is static or asleep (set->asleep) */
 } ShapeBox;
@@ -339,13 +341,12 @@ static inline int point_ndir(const LsimModel *m, double mu) {
 static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel *m,
                                const ShapeBox *box, const Cone *cone, DirCache *cache, int sa,
                                int sb, double mu, const LsimContactPoint *pt) {
-  const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const int dim = m->dimension;
   const int ndir = point_ndir(m, mu);
   c->id = lsim_contact_id(sa, sb, pt->feature);
   c->kind = LSIM_CONTACT_NORMAL;
-  c->body[0] = A->body;
-  c->body[1] = B->body;
+  c->body[0] = box[sa].body;
+  c->body[1] = box[sb].body;
   c->gap = pt->gap;
   lsim_v3_copy(c->point, pt->point);
   lsim_v3_copy(c->normal, pt->normal);
@@ -363,9 +364,8 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
   Arms arms;
   const int shape[2] = {sa, sb};
   for (int k = 0; k < 2; ++k) {
-    const int body = m->shapes[shape[k]].body;
-    arms.body[k] = body;
-    arms.has[k] = m->bodies[body].nv > 0;
+    arms.body[k] = box[shape[k]].body;
+    arms.has[k] = box[shape[k]].moves;
     lsim_v3_sub(arms.r[k], pt->point, box[shape[k]].body_p);
   }
   const double *n = pt->normal;
@@ -622,6 +622,8 @@ static void place_shapes(const Sweep *w, int begin, int end) {
     }
     box[i].speed = speed;
     box[i].mu = fmax(sh->mu, 0.0);
+    box[i].body = sh->body;
+    box[i].moves = b->nv > 0;
     box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
     box[i].still = b->type == LSIM_BODY_STATIC || (w->asleep && w->asleep[sh->body]);
     lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
