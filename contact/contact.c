@@ -490,6 +490,11 @@ typedef struct Bands {
   const int *at;          /* its place in band first + k at at[slot + k] */
 } Bands;
 
+static int by_int(const void *pa, const void *pb) {
+  const int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
+}
+
 /* The band of coordinate x: monotone in x, infinities to the end bands (x is not NaN). */
 static inline int band_of(const Bands *bd, double x) {
   const double t = (x - bd->origin) * bd->inv_width;
@@ -692,11 +697,15 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
           nc += !apart & ((fj > b0 ? fj : b0) == b);
         }
       }
-      for (int x = 1; x < nc; ++x) { /* a few, in runs already sorted */
-        const int v = cand[x];
-        int y = x;
-        for (; y > 0 && cand[y - 1] > v; --y) cand[y] = cand[y - 1];
-        cand[y] = v;
+      if (nc > 32) { /* the floor, a wall: many runs, sorted apiece */
+        qsort(cand, (size_t)nc, sizeof *cand, by_int);
+      } else {
+        for (int x = 1; x < nc; ++x) { /* a few, in runs already sorted */
+          const int v = cand[x];
+          int y = x;
+          for (; y > 0 && cand[y - 1] > v; --y) cand[y] = cand[y - 1];
+          cand[y] = v;
+        }
       }
     }
     for (int kc = 0; kc < nc; ++kc) {
