@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Where the time of a step goes, stage by stage, on the pile of boxes: bench_pile --cpu
---no-ode --no-lemke --one --n N --steps S, RUNS unprofiled runs (median CPU ms per step)
-and one run under `perf record -e cycles:u`, whose self time per function (grouped into
-the step's stages below) splits that median. Several binaries (e.g. before and after a
-change) take turns, so they see the same machine.
+"""Where the time of a step goes, stage by stage, on the pile of boxes: RUNS runs of
+bench_pile --cpu --no-ode --no-lemke --one --n N --steps S under `perf record -e
+cycles:u`; each run's CPU ms per step is split by its self time per function (grouped into
+the step's stages below, the program's start-up left out), and each stage's median over
+the runs is printed, with the median whole step. Several binaries (e.g. before and after
+a change) take turns, so they see the same machine.
 
 usage: scripts/profile_stages.py [--n 1000,10000] [--steps 100] [--runs 3]
                                  [--bench build/bench/bench_pile[=LABEL] ...]
@@ -68,14 +69,19 @@ def source_file(binary, addr, cache):
     return cache[key]
 
 
-def shares(binary, args, cache):
-    """{stage: fraction of the cycles} of one perf run."""
+def profiled(binary, args, cache):
+    """(CPU ms per step, {stage: fraction of the cycles}) of one run under perf."""
     with tempfile.TemporaryDirectory() as d:
         data = os.path.join(d, "perf.data")
-        subprocess.run(["perf", "record", "-q", "-e", "cycles:u", "-F", "5000", "-o", data,
-                        binary] + args, capture_output=True, check=True)
+        p = subprocess.run(["perf", "record", "-q", "-e", "cycles:u", "-F", "5000", "-o", data,
+                            binary] + args, capture_output=True, text=True, check=True)
         rep = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "sym",
                               "-v", "--stdio"], capture_output=True, text=True).stdout
+    return ms_per_step(p.stdout), shares(binary, rep, cache)
+
+
+def shares(binary, rep, cache):
+    """{stage: fraction of the cycles} from a perf report."""
     out = {}
     for line in rep.splitlines():
         m = re.match(r"\s*([0-9.]+)%\s+(0x[0-9a-f]+)\s+(\S)\s+\[\.\]\s+(\S+)", line)
@@ -112,17 +118,20 @@ def main():
     for n in [int(x) for x in a.n.split(",")]:
         args = ["--cpu", "--no-ode", "--no-lemke", "--one", "--n", str(n), "--steps", str(a.steps)]
         times = {b: [] for b, _ in benches}
+        stage_ms = {b: {} for b, _ in benches}
         for _ in range(a.runs):
             for b, _ in benches:
-                times[b].append(ms_per_step(run([b] + args)))
-        split = {b: shares(b, args, cache) for b, _ in benches}
+                ms, split = profiled(b, args, cache)
+                times[b].append(ms)
+                for st in [s for s, _ in STAGES] + [OTHER]:
+                    stage_ms[b].setdefault(st, []).append(ms * split.get(st, 0.0))
         med = {b: statistics.median(times[b]) for b, _ in benches}
         print("\nN = %d, %d steps from the start, median of %d runs (CPU ms per step):\n"
               % (n, a.steps, a.runs))
         print("| stage | " + " | ".join(l for _, l in benches) + " |")
         print("|---|" + "---:|" * len(benches))
         for st in [s for s, _ in STAGES] + [OTHER]:
-            print("| %s | " % st + " | ".join("%.3f" % (med[b] * split[b].get(st, 0.0))
+            print("| %s | " % st + " | ".join("%.3f" % statistics.median(stage_ms[b][st])
                                              for b, _ in benches) + " |")
         print("| whole step | " + " | ".join("%.2f (%s)" % (med[b], ", ".join(
             "%.2f" % t for t in times[b])) for b, _ in benches) + " |")
