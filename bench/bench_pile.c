@@ -510,8 +510,8 @@ int main(int argc, char **argv) {
     const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
-    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.1f", 1.0 / odet);
-    printf("| %d | %d | %.1f | %.1f | %.1f | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
+    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.4g", 1.0 / odet);
+    printf("| %d | %d | %.1f | %.1f | %.4g | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
            "| %.2e | %.2e | %.2e |\n",
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,

@@ -85,8 +85,10 @@ def main():
     first = next(iter(series.values()))
     n0, t0 = min(first, key=lambda p: abs(math.log(p[0] / a.fit_min)))
     ref = np.array([nmin, nmax], float)
-    ax.loglog(ref, t0 * (ref / n0), ":", color="gray", label="slope 1 (reference)")
-    ax.loglog(ref, t0 * (ref / n0) ** 1.1, "--", color="lightgray", label="slope 1.1 (reference)")
+    ax.loglog(ref, t0 * (ref / n0), ":", color="0.35", linewidth=1.2,
+              label="slope 1, through the first series at N = %d" % n0)
+    ax.loglog(ref, t0 * (ref / n0) ** 1.1, "--", color="0.55", linewidth=1.0, dashes=(6, 3),
+              label="slope 1.1, the same point")
     ax.axvspan(max(a.fit_min, nmin), min(a.fit_max, nmax), color="0.95", zorder=0)
     ax.set_xlabel("bodies N")
     ax.set_ylabel("CPU time per step [ms]")
