@@ -30,8 +30,10 @@
  *   members' spinning, so their column then means CPU spent, not time taken);
  *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
  *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0; --threads: the
- *   team size of the threaded runs (2); --one: lcpsim's one-thread run alone, without the
- *   T-thread run (to profile the step, e.g. perf record), its columns then print 0 / inf;
+ *   team size of the threaded runs (2); --one: the one-thread runs alone, without the
+ *   T-thread runs of lcpsim and ODE (to profile the step, e.g. perf record; and with --cpu,
+ *   whose process CPU time would count ODE's pool threads), their columns then print 0 / inf
+ *   / -;
  *   --skip K: every run first takes K steps untimed and uncounted (the boxes fall about
  *   0.05 m and settle in the first few tens of steps), then the S timed steps.
  */
@@ -482,7 +484,8 @@ int main(int argc, char **argv) {
        threads first, so its idle team members have gone to sleep (5 ms) long before the
        ODE runs. */
     enum { CHUNK = 50 };
-    const int ode_threaded = ode && n <= 1000;
+    const int ode_threaded = ode && !one && n <= 1000; /* --one: one-thread runs only (the
+                                                           pool's threads count in --cpu) */
     LsimRun l1, lt;
     OdeRun o1, ot;
     if (!one) lsim_run_init(&lt, n, "pgs", threads, 0);
@@ -510,8 +513,8 @@ int main(int argc, char **argv) {
     const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
-    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.4g", 1.0 / odet);
-    printf("| %d | %d | %.1f | %.1f | %.4g | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
+    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.5g", 1.0 / odet);
+    printf("| %d | %d | %.1f | %.1f | %.5g | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
            "| %.2e | %.2e | %.2e |\n",
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
