@@ -12,9 +12,8 @@
  * Prints steps per second for all four and the ratios, lcpsim's deepest penetration and
  * largest residual, ODE's deepest penetration (the same way: the deepest contact that
  * detection finds before each step), and time per step against N (growth should be about
- * linear). Also
- * Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it is a dense
- * pivoting method).
+ * linear). Also Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it
+ * is a dense pivoting method).
  *
  * With --sleep: instead, sleeping bodies at rest (model->sleep, contact/sleep.c) on against
  * off on one pile (N = 1000, 2000 steps unless --n / --steps say otherwise), one thread:
@@ -219,7 +218,7 @@ typedef struct {
   dWorldID world;
   dJointGroupID contacts;
   long ncontacts;
-  double max_depth; /* deepest contact detection found, m (lcpsim's max penetration alike) */
+  double max_depth; /* deepest contact depth dCollide reported, m (lcpsim's -gap) */
 } OdeCtx;
 
 static void near_callback(void *data, dGeomID a, dGeomID b) {
@@ -229,12 +228,12 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
   dContact c[4];
   const int k = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
   for (int i = 0; i < k; ++i) {
+    if (c[i].geom.depth > ctx->max_depth) ctx->max_depth = c[i].geom.depth;
     c[i].surface.mode = dContactApprox1;
     c[i].surface.mu = MU;
     dJointID j = dJointCreateContact(ctx->world, ctx->contacts, &c[i]);
     dJointAttach(j, ba, bb);
     ctx->ncontacts++;
-    ctx->max_depth = fmax(ctx->max_depth, c[i].geom.depth);
   }
 }
 
@@ -315,15 +314,17 @@ static void ode_run_steps(OdeRun *run, int count) {
   run->steps += count;
 }
 
-/* Seconds per step; mean contacts per step into *contacts. */
 /* Forgets the steps taken so far (--skip). */
 static void ode_run_restart(OdeRun *run) {
   run->ctx.ncontacts = 0, run->ctx.max_depth = 0.0;
   run->total = 0.0, run->steps = 0;
 }
 
-static double ode_run_finish(OdeRun *run, double *contacts) {
+/* Seconds per step; mean contacts per step into *contacts, the deepest penetration into
+ * *depth. */
+static double ode_run_finish(OdeRun *run, double *contacts, double *depth) {
   *contacts = (double)run->ctx.ncontacts / run->steps;
+  *depth = run->ctx.max_depth;
   if (run->impl) {
     dThreadingImplementationShutdownProcessing(run->impl);
     dThreadingFreeThreadPool(run->pool);
@@ -418,10 +419,10 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
   }
   for (int k = 0; ode && k < 2; ++k) {
     const int off = ode_disabled(&o[k]);
-    double contacts;
-    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts);
-    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | - |\n", k ? "on" : "off", orate[k],
-           tail_steps / tail_o[k], 100.0 * off / n);
+    double contacts, depth;
+    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts, &depth);
+    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | %.2e |\n", k ? "on" : "off", orate[k],
+           tail_steps / tail_o[k], 100.0 * off / n, depth);
   }
   printf("\nGain (on / off), whole run: lcpsim %.2fx", rate[1] / rate[0]);
   if (ode) printf(", ODE %.2fx", orate[1] / orate[0]);
@@ -474,7 +475,7 @@ int main(int argc, char **argv) {
   printf("| N | steps | lcpsim steps/s | lcpsim T steps/s | ODE steps/s | ODE T steps/s | "
          "lcpsim/ODE, 1 thread each | lcpsim T / best ODE | lcpsim ms/step (1, T) | "
          "us/step per body (T) | contacts/step lcpsim | contacts/step ODE | "
-         "max penetration (m) | max residual | ODE max penetration (m) |\n"
+         "max penetration lcpsim (m) | max penetration ODE (m) | max residual lcpsim |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];
@@ -507,10 +508,9 @@ int main(int argc, char **argv) {
     }
     const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
                    r1 = lsim_run_finish(&l1);
-    double ode_contacts = 0.0, unused;
-    const double ode_depth = ode ? o1.ctx.max_depth : NAN;
-    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts) : INFINITY;
-    const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
+    double ode_contacts = 0.0, ode_depth = NAN, ode_depth_t = NAN, unused;
+    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts, &ode_depth) : INFINITY;
+    const double odet = ode_threaded ? ode_run_finish(&ot, &unused, &ode_depth_t) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
     if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.5g", 1.0 / odet);
@@ -519,8 +519,8 @@ int main(int argc, char **argv) {
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
            1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, (one ? r1 : rt).mean_contacts,
-           ode_contacts, fmax(r1.max_penetration, rt.max_penetration),
-           fmax(r1.max_residual, rt.max_residual), ode_depth);
+           ode_contacts, fmax(r1.max_penetration, rt.max_penetration), fmax(ode_depth, ode_depth_t),
+           fmax(r1.max_residual, rt.max_residual));
     fprintf(stderr, "N = %d: solver share of the step time %.0f %% (1 thread), %.0f %% (%d)\n", n,
             100 * r1.solver_share, 100 * rt.solver_share, threads);
     fflush(stdout);
