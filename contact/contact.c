@@ -519,21 +519,25 @@ static int build_bands(LsimContactSet *set, const ShapeBox *box, const double *l
     if (lox[i] != lox[i] || hix[i] != hix[i]) return 1;
   /* The axis: the one with more dynamic boxes side by side (their span over their mean
      extent); the width: the span over that many bands. */
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  double ext[3] = {0.0, 0.0, 0.0};
+  int count[3] = {0, 0, 0};
+  for (int i = 0; i < S; ++i) { /* both candidate axes in one pass over the boxes */
+    const ShapeBox *b = &box[i];
+    if (!b->dynamic) continue;
+    for (int a = 1; a < dim; ++a) {
+      if (!isfinite(b->lo[a]) || !isfinite(b->hi[a])) continue;
+      lo[a] = fmin(lo[a], b->lo[a]), hi[a] = fmax(hi[a], b->hi[a]);
+      ext[a] += b->hi[a] - b->lo[a];
+      ++count[a];
+    }
+  }
   int axis = 0;
   double best = 0.0, lo_best = 0.0, span_best = 0.0;
   for (int a = 1; a < dim; ++a) {
-    double lo = HUGE_VAL, hi = -HUGE_VAL, ext = 0.0;
-    int count = 0;
-    for (int i = 0; i < S; ++i) {
-      const ShapeBox *b = &box[i];
-      if (!b->dynamic || !isfinite(b->lo[a]) || !isfinite(b->hi[a])) continue;
-      lo = fmin(lo, b->lo[a]), hi = fmax(hi, b->hi[a]);
-      ext += b->hi[a] - b->lo[a];
-      ++count;
-    }
-    if (count == 0 || !(ext > 0.0)) continue;
-    const double side = (hi - lo) / (ext / count);
-    if (side > best) best = side, axis = a, lo_best = lo, span_best = hi - lo;
+    if (count[a] == 0 || !(ext[a] > 0.0)) continue;
+    const double side = (hi[a] - lo[a]) / (ext[a] / count[a]);
+    if (side > best) best = side, axis = a, lo_best = lo[a], span_best = hi[a] - lo[a];
   }
   if (!(best >= BAND_MIN_BANDS)) return 1;
   for (int i = 0; i < S; ++i) {
@@ -949,7 +953,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
     const ShapeBox *bx = &box[order[i]];
     lox[i] = bx->lo[0], hix[i] = bx->hi[0];
     sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
-    tag[i] = (SweepTag){order[i], m->shapes[order[i]].body,
+    tag[i] = (SweepTag){order[i], bx->body,
                         (bx->dynamic ? TAG_DYNAMIC : 0) | (bx->still ? TAG_STILL : 0)};
   }
   Bands bands;
