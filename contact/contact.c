@@ -510,8 +510,9 @@ enum {
 };
 
 /* The bands of the sorted boxes (lox, hix, sweep in sweep order; box by shape), built in
- * set->bands; 1 when x alone is as good (few shapes or a thin scene, or NaN extents, which
- * must never separate), 0 with bd filled, or LSIM_OUT_OF_MEMORY. */
+ * set->bands; 1 when x alone is as good (few shapes, a thin scene, boxes covering more
+ * than 8 bands each on average, or NaN extents, which must never separate), 0 with bd
+ * filled, or LSIM_OUT_OF_MEMORY. */
 static int build_bands(LsimContactSet *set, const ShapeBox *box, const double *lox,
                        const double *hix, const SweepBox *sweep, int S, int dim, Bands *bd) {
   if (S < BAND_MIN_SHAPES || set->sweep_x_only) return 1;
@@ -555,6 +556,9 @@ static int build_bands(LsimContactSet *set, const ShapeBox *box, const double *l
     const double h = axis == 1 ? sweep[i].hi1 : sweep[i].hi2;
     total += band_of(bd, h) - band_of(bd, l) + 1;
   }
+  /* Boxes spanning many bands each (long rods among small boxes) would cost more memory
+     than they save: x alone then. */
+  if (total > 8LL * S + 4096) return 1;
   const long long ints = 3LL * S + nb + 1 + 2 * total;
   if (ints > 0x7fffffff) return 1;
   if (lsim_grow((void **)&set->bands, &set->bands_capacity, (int)ints, sizeof(int)))
