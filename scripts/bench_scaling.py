@@ -25,11 +25,6 @@ import sys
 
 import numpy as np
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
 
 def run(cmd, want_stderr=False):
     """Runs cmd, returns stdout (and stderr); stops the script with stderr on failure."""
