@@ -161,10 +161,20 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
     /* The negative of an earlier row: its entries negated (B's too, at the same
        positions; a coupled mass forms B below). */
     const int src = -2 - vr;
-    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
-      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
-      if (!coupled) s->B_val[k] = -s->B_val[p];
-      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
+    const int p0 = s->J_ptr[src], len = s->J_ptr[src + 1] - p0;
+    if (shared) { /* the usual case: B shares J's indices; the source ends before k */
+      int *ji = s->J_idx;
+      double *jv = s->J_val, *bv = s->B_val;
+      memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
+      for (int t = 0; t < len; ++t) jv[k + t] = -jv[p0 + t];
+      for (int t = 0; t < len; ++t) bv[k + t] = -bv[p0 + t];
+      k += len;
+    } else {
+      for (int p = p0; p < p0 + len; ++p, ++k) {
+        s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
+        if (!coupled) s->B_val[k] = -s->B_val[p];
+        if (!coupled) s->B_idx[k] = s->B_idx[p];
+      }
     }
     s->row_v[i] = -s->row_v[src];
   }
