@@ -45,9 +45,27 @@
  * and confirmed on w recomputed from z alone (factored: u = B z recomputed too, so drift
  * in u cannot make a failure look like a success).
  *
+ * Coloured wide sweep (factored fast path, one thread, block width 6, cones of d = 4
+ * directions with a normal, at least 16 of them). The sweep order is changed so that
+ * four cones can be updated at once: the natural order is cut into windows of 512 such
+ * cones, the cones of a window coloured greedily so that no two of a colour share a
+ * block of u (a body), and a sweep runs window after window, colour after colour, then
+ * every other task (scalars, other cones) in the natural order. Cones of one colour
+ * commute, so this is Gauss-Seidel in that order whatever the width; it converges as the
+ * natural order does (another order of the same block Gauss-Seidel). The four-lane update
+ * (pgs_wide.c) is written once and compiled scalar, SSE2 and AVX2, picked at run time
+ * (__builtin_cpu_supports; LSIM_SIMD=scalar|sse2|avx2 asks for one): the same bits on
+ * each. A fixed budget (tol 0) keeps the rows of J and B of the cones as floats (half the
+ * memory the sweep streams; M is perturbed by about 1e-7 relative, far below what 20
+ * sweeps leave); with a tolerance they stay doubles, so that tolerances down to 1e-10
+ * remain reachable. With threads > 1 the parallel sweeps (pgs_team.c) keep their parts,
+ * and each range of them (a boundary, an interior, the crossing set) is coloured and swept
+ * this way on its own.
+ *
  * Files: pgs.c (this front: options, workspace, the shared stop-test bookkeeping),
  * pgs_generic.c (the driver over both forms, the cone updates), pgs_fast.c (the factored
- * fast path), pgs_team.c (its parallel sweeps), pgs_private.h (what they share).
+ * fast path), pgs_team.c (its parallel sweeps), pgs_wide.c and pgs_wide_kernel.h (the
+ * coloured wide sweep), pgs_private.h (what they share).
  *
  * References: Cryer, "The solution of a quadratic programming problem using systematic
  * overrelaxation", SIAM J. Control 9 (1971); Cottle, Pang, Stone, The Linear
@@ -96,6 +114,7 @@ void lsim_pgs_free(LsimPgs *ws) {
   free(ws->order);
   free(ws->graph);
   free(ws->cone_o);
+  lsim_pgs_wide_free(ws);
   free(ws);
 }
 

@@ -63,6 +63,20 @@ struct LsimPgs {
   int threads_now; /* this solve's options.threads (1 when 0) */
   int last_W;      /* the block width of the last fast solve (0: none): the guess the
                       prepare stage builds the table at while it measures the width */
+  /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
+  struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
+  void *wide_rows;         /* their rows of J and B (pgs_wide.c), room for doubles */
+  int wide_single;         /* the rows are floats */
+  int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
+  int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
+                       colour (wide_ncol of them), then the other tasks in the natural order */
+  int wide_order_cap, wide_ncol, wide_colours;
+  int wide_nranges; /* ranges swept as units: 1 (all), or 2 T + 1 with parallel parts */
+  int wide_range[2 * LSIM_PGS_MAX_THREADS + 1][4]; /* groups [0, 1), rest in wide_order
+                                                       [2, 3) */
+  int wide_path;    /* LSIM_PGS_SIMD_SCALAR, _SSE2 or _AVX2 */
+  unsigned long long *wide_mask; /* [wide_mask_cap] per block of u: colours used */
+  int wide_mask_cap;
 };
 
 /* ---- front (pgs.c) ---- */
@@ -330,6 +344,17 @@ int lsim_pgs_team_on(const LsimPgs *ws);
  * order. */
 void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
                           int W, int sweeps);
+/* Colours the cone tasks (W = 6; with parallel parts each range of them on its own) and
+ * packs the groups, their rows as floats
+ * when single (and every value fits); sets ws->wide_groups (0: the problem keeps the
+ * natural order). 0 or LSIM_OUT_OF_MEMORY (pgs_wide.c). */
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single);
+/* Range r of the coloured order (0: all tasks; with parallel parts 2k boundary k, 2k + 1
+ * interior k, 2T the crossing set): its groups on the chosen path, then its rest. */
+void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                               int r);
+/* Frees the coloured sweep's arrays. */
+void lsim_pgs_wide_free(LsimPgs *ws);
 /* One sweep: the natural order, or the parts' order. */
 void lsim_pgs_sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W);
 

@@ -204,6 +204,14 @@ static void wait_flag(Flag *flag, int value) {
     if ((++spins & 1023) == 0) sched_yield();
 }
 
+/* Range r (2k boundary k, 2k + 1 interior k, 2T the crossing set) = ws->order[b, e):
+ * coloured and wide when the coloured sweep is on, else in the natural order. */
+static void sweep_unit(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W,
+                       int r, int b, int e) {
+  if (ws->wide_nranges) lsim_pgs_wide_sweep_range(ws, f, z, omega, r);
+  else lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->order, b, e);
+}
+
 /* Member k's share of the sweeps, in the order boundaries, crossing set, interiors. Its
  * boundary of sweep s waits for the crossing set of sweep s - 1 (they share blocks); the
  * crossing set (member 0) waits for every boundary of sweep s; an interior touches no
@@ -216,17 +224,17 @@ static void sweep_part(void *arg, int member) {
   const int T = ws->nparts, crossing = ws->part[T] < ws->tasks_n;
   for (int s = 0; s < j->sweeps; ++s) {
     if (crossing && s > 0) wait_flag(&j->crossing, s);
-    lsim_pgs_fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[member], ws->inner[member]);
+    sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * member, ws->part[member], ws->inner[member]);
     if (crossing) {
       atomic_store_explicit(&j->boundary[member].value, s + 1, memory_order_release);
       if (member == 0) {
         for (int k = 1; k < T; ++k) wait_flag(&j->boundary[k], s + 1);
-        lsim_pgs_fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->part[T], ws->tasks_n);
+        sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * T, ws->part[T], ws->tasks_n);
         atomic_store_explicit(&j->crossing.value, s + 1, memory_order_release);
       }
     }
-    lsim_pgs_fast_sweep_range(ws, j->f, j->z, j->omega, j->W, ws->order, ws->inner[member],
-                     ws->part[member + 1]);
+    sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * member + 1, ws->inner[member],
+               ws->part[member + 1]);
   }
 }
 
@@ -244,17 +252,18 @@ void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doub
     return;
   }
   for (int s = 0; s < sweeps; ++s) {
-    for (int k = 0; k < T; ++k) lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[k], ws->inner[k]);
-    lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->order, ws->part[T], ws->tasks_n);
+    for (int k = 0; k < T; ++k) sweep_unit(ws, f, z, omega, W, 2 * k, ws->part[k], ws->inner[k]);
+    sweep_unit(ws, f, z, omega, W, 2 * T, ws->part[T], ws->tasks_n);
     for (int k = 0; k < T; ++k)
-      lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->order, ws->inner[k], ws->part[k + 1]);
+      sweep_unit(ws, f, z, omega, W, 2 * k + 1, ws->inner[k], ws->part[k + 1]);
   }
 }
 
 /* One sweep: the natural order, or the parts' order above. */
 void lsim_pgs_sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W) {
   if (!ws->nparts) {
-    lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
+    if (ws->wide_nranges) lsim_pgs_wide_sweep_range(ws, f, z, omega, 0);
+    else lsim_pgs_fast_sweep_range(ws, f, z, omega, W, ws->tasks, 0, ws->tasks_n);
     return;
   }
   lsim_pgs_sweep_batch(ws, f, z, omega, W, 1);

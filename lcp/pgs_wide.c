@@ -1,0 +1,393 @@
+/* pgs_wide.c: the coloured wide sweep of the PGS fast path (one thread, block width 6,
+ * planar cones of 4 directions with a normal): graph colouring of the cones, their packing
+ * in groups of four lanes, and one kernel (pgs_wide_kernel.h) compiled three times:
+ * scalar (one lane), SSE2 (two; the x86-64 baseline) and AVX2 (four), chosen at run
+ * time. Math and figures: pgs.c ("coloured wide sweep"), docs/solvers.md.
+ *
+ * Colouring. Cones of one colour share no block of u that is written (a missing second
+ * block reads the zero pad after u and is never written), and each has its own entries of
+ * z: their updates commute, so a colour swept in any order, or four cones at once, gives
+ * the iterate of the Gauss-Seidel sweep over that colour one cone at a time. The natural
+ * task order is cut into windows of WIDE_WINDOW cones; in each, colours come greedily in
+ * the natural order (the lowest colour free on both blocks, at most WIDE_MAX_COLOURS; a
+ * cone that finds none stays with the rest, swept after all windows in the natural order
+ * with the scalars and the cones of other shapes): deterministic.
+ *
+ * Kernel. Per lane the arithmetic of fast_sweep (pgs_fast.c) for such a cone, operation
+ * for operation: the three dot products with two accumulators each (even and odd
+ * entries, as its pairs of doubles), the normal update, planar_target's d = 4 square
+ * with every branch computed and the result selected by masks (the edge candidates and the
+ * running best exactly as its loop), the relaxation, and the column updates (kept only
+ * where a delta is non-zero, as fast_sweep skips them). Products of the zero rows of a
+ * missing block add +0 or -0 to an accumulator that started at +0 and so is never -0:
+ * no change. With double rows (a tolerance) a lane therefore computes what fast_sweep
+ * computes for that cone; with float rows (a fixed budget) the rows are rounded once.
+ * No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA), and IEEE
+ * arithmetic and division are exact per lane: the three paths give the same bits
+ * (tests/test_parallel.c compares them). */
+#include "pgs_private.h"
+
+#include <float.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WIDE_MAX_COLOURS = 64, WIDE_LANES = 4, WIDE_J = 2 * FAST_W };
+
+/* Problems with fewer cones that fit keep the natural order. */
+enum { WIDE_MIN_CONES = 16 };
+
+/* Cones coloured together: the natural order is cut into windows of this many cones that
+ * fit, each coloured on its own and swept colour by colour before the next window, so
+ * that a window's blocks of u stay in the cache (one colouring of a whole large problem
+ * sweeps all of u once per colour: twice slower than the natural order at 10 000 bodies). */
+enum { WIDE_WINDOW = 512 };
+
+/* How many groups ahead the kernel prefetches. */
+enum { WIDE_PREFETCH = 8 };
+
+/* Four cones of one colour, structure of arrays: entry [l] is lane l's. Their rows of J
+ * and B (normal, p_0, p_q; 12 entries each) are apart, in ws->wide_rows: WIDE_ROWS
+ * values per group, value (r, j, l) at (r * WIDE_J + j) * WIDE_LANES + l, r = 0 .. 5 for
+ * Jn, J1, J2, Bn, B1, B2; doubles, or floats for a fixed budget (see pgs.c). */
+typedef struct WideGroup {
+  _Alignas(64) int o0[WIDE_LANES];
+  int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
+  int two[WIDE_LANES];                /* the second block is written */
+  int normal[WIDE_LANES], b0[WIDE_LANES], L[WIDE_LANES];
+  int lanes;                          /* real lanes, 1 .. 4 (the rest inert) */
+  double inv_n[WIDE_LANES], qn[WIDE_LANES], q1[WIDE_LANES], q2[WIDE_LANES];
+  double gn1[WIDE_LANES], gn2[WIDE_LANES], mu[WIDE_LANES];
+  double a11[WIDE_LANES], a12[WIDE_LANES], a22[WIDE_LANES], a3[WIDE_LANES];
+} WideGroup;
+
+enum { WIDE_ROWS = 6 * WIDE_J * WIDE_LANES };
+
+void lsim_pgs_wide_free(LsimPgs *ws) {
+  free(ws->wide);
+  free(ws->wide_rows);
+  free(ws->wide_order);
+  free(ws->wide_mask);
+}
+
+/* Whether cone c takes part: 4 directions, a normal, blocks aligned to W. */
+static int wide_fits(const LsimPgs *ws, int c, int m, int W) {
+  const FastCone *fc = &ws->fc[c];
+  const int oa = ws->cone_o[2 * c], ob = ws->cone_o[2 * c + 1];
+  return fc->d == 4 && fc->normal >= 0 && oa >= 0 && oa % W == 0 && oa < m &&
+         (ob < 0 || (ob % W == 0 && ob < m));
+}
+
+/* Lane l of group gi from cone fc (NULL: an inert lane, zero rows and constants, both
+ * blocks on the pad, nothing written). The rows as doubles or (single) floats; returns 0,
+ * or -1 when a float row is not finite (a value beyond FLT_MAX). */
+static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int single) {
+  WideGroup *g = &ws->wide[gi];
+  const int len = fc ? fc->nb * FAST_W : 0;
+  const double *src[6] = {NULL};
+  if (fc) src[0] = fc->Jn, src[1] = fc->J1, src[2] = fc->J2, src[3] = fc->Bn, src[4] = fc->B1, src[5] = fc->B2;
+  int bad = 0;
+  if (single) {
+    float *rows = (float *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
+    for (int r = 0; r < 6; ++r)
+      for (int j = 0; j < WIDE_J; ++j) {
+        const double x = j < len ? src[r][j] : 0.0;
+        bad |= !(fabs(x) <= FLT_MAX);
+        rows[(r * WIDE_J + j) * WIDE_LANES] = (float)x;
+      }
+  } else {
+    double *rows = (double *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
+    for (int r = 0; r < 6; ++r)
+      for (int j = 0; j < WIDE_J; ++j) rows[(r * WIDE_J + j) * WIDE_LANES] = j < len ? src[r][j] : 0.0;
+  }
+  if (!fc) {
+    g->inv_n[l] = g->qn[l] = g->q1[l] = g->q2[l] = g->gn1[l] = g->gn2[l] = g->mu[l] = 0.0;
+    g->a11[l] = 1.0, g->a12[l] = 0.0, g->a22[l] = 1.0, g->a3[l] = 1.0;
+    g->o0[l] = g->o1[l] = m, g->two[l] = 0;
+    g->normal[l] = g->b0[l] = g->L[l] = -1;
+    return bad ? -1 : 0;
+  }
+  g->inv_n[l] = fc->inv_n, g->qn[l] = fc->qn, g->q1[l] = fc->q1, g->q2[l] = fc->q2;
+  g->gn1[l] = fc->gn1, g->gn2[l] = fc->gn2, g->mu[l] = fc->mu;
+  g->a11[l] = fc->A[0], g->a12[l] = fc->A[1], g->a22[l] = fc->A[2], g->a3[l] = fc->A[3];
+  g->o0[l] = fc->o[0], g->o1[l] = fc->nb > 1 ? fc->o[1] : m, g->two[l] = fc->nb > 1;
+  g->normal[l] = fc->normal, g->b0[l] = fc->b0, g->L[l] = fc->L;
+  return bad ? -1 : 0;
+}
+
+static int pick_path(void) {
+  const char *e = getenv("LSIM_SIMD");
+  int want = LSIM_PGS_SIMD_AVX2;
+  if (e && !strcmp(e, "scalar")) want = LSIM_PGS_SIMD_SCALAR;
+  else if (e && !strcmp(e, "sse2")) want = LSIM_PGS_SIMD_SSE2;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (want == LSIM_PGS_SIMD_AVX2 && !__builtin_cpu_supports("avx2")) want = LSIM_PGS_SIMD_SSE2;
+#else
+  if (want == LSIM_PGS_SIMD_AVX2) want = LSIM_PGS_SIMD_SSE2;
+#endif
+  return want;
+}
+
+/* The end of the window that starts at position tb: WIDE_WINDOW cones that fit
+ * (colour[t] != -1) or the end e of its range. */
+static int window_end(const int *colour, int tb, int e) {
+  int nf = 0, te = tb;
+  for (; te < e && nf < WIDE_WINDOW; ++te) nf += colour[te] != -1;
+  return te;
+}
+
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
+  ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0, ws->wide_nranges = 0;
+  const int nt = ws->tasks_n, m = f->m, nblk = m / FAST_W;
+  if (W != FAST_W || f->ncones < WIDE_MIN_CONES) return 0;
+  /* The ranges swept as units: with parallel parts, boundary k (range 2k), interior k
+     (2k + 1) and the crossing set (2T) of ws->order; else all tasks in the natural order. */
+  const int *src = ws->nparts ? ws->order : ws->tasks;
+  int rb[2 * LSIM_PGS_MAX_THREADS + 1], re[2 * LSIM_PGS_MAX_THREADS + 1], nr = 1;
+  rb[0] = 0, re[0] = nt;
+  if (ws->nparts) {
+    const int T = ws->nparts;
+    for (int k = 0; k < T; ++k) {
+      rb[2 * k] = ws->part[k], re[2 * k] = ws->inner[k];
+      rb[2 * k + 1] = ws->inner[k], re[2 * k + 1] = ws->part[k + 1];
+    }
+    rb[2 * T] = ws->part[T], re[2 * T] = nt, nr = 2 * T + 1;
+  }
+  /* Scratch: each position's colour in wide_order's second half (-1: does not fit, -2:
+     fits but found no free colour; both stay with the rest of their range). */
+  if (lsim_grow((void **)&ws->wide_order, &ws->wide_order_cap, 2 * nt, sizeof(int)) ||
+      lsim_grow((void **)&ws->wide_mask, &ws->wide_mask_cap, nblk, sizeof(unsigned long long)))
+    return LSIM_OUT_OF_MEMORY;
+  int *colour = ws->wide_order + nt;
+  int nfit = 0;
+  for (int t = 0; t < nt; ++t) {
+    const int c = src[t], fits = c >= 0 && wide_fits(ws, c, m, W);
+    colour[t] = fits ? -2 : -1;
+    nfit += fits;
+  }
+  if (nfit < WIDE_MIN_CONES) return 0;
+  unsigned long long *mask = ws->wide_mask;
+  memset(mask, 0, (size_t)nblk * sizeof *mask);
+  /* Colours, window by window (the masks cleared after each). */
+  int groups = 0, ncol = 0, ncoloured = 0;
+  for (int r = 0; r < nr; ++r)
+    for (int tb = rb[r]; tb < re[r];) {
+      const int te = window_end(colour, tb, re[r]);
+      int count[WIDE_MAX_COLOURS] = {0};
+      for (int t = tb; t < te; ++t) {
+        if (colour[t] == -1) continue;
+        const int c = src[t];
+        const int a = ws->cone_o[2 * c] / W, b = ws->cone_o[2 * c + 1] >= 0 ? ws->cone_o[2 * c + 1] / W : a;
+        const unsigned long long used = mask[a] | mask[b];
+        if (used == ~0ULL) continue;
+        const int k = __builtin_ctzll(~used);
+        mask[a] |= 1ULL << k, mask[b] |= 1ULL << k;
+        colour[t] = k, count[k]++;
+      }
+      for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+        groups += (count[k] + WIDE_LANES - 1) / WIDE_LANES, ncoloured += count[k];
+        if (count[k]) ncol = k + 1 > ncol ? k + 1 : ncol;
+      }
+      for (int t = tb; t < te; ++t) {
+        if (colour[t] == -1) continue;
+        const int c = src[t];
+        mask[ws->cone_o[2 * c] / W] = 0;
+        if (ws->cone_o[2 * c + 1] >= 0) mask[ws->cone_o[2 * c + 1] / W] = 0;
+      }
+      tb = te;
+    }
+  if (groups > ws->wide_cap) {
+    void *p = NULL, *rw = NULL;
+    if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
+    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_ROWS * sizeof(double))) {
+      free(p);
+      return LSIM_OUT_OF_MEMORY;
+    }
+    free(ws->wide), free(ws->wide_rows);
+    ws->wide = p, ws->wide_rows = rw, ws->wide_cap = groups;
+  }
+  /* The order and the groups, range by range and window by window: a window's colours in
+     turn, each colour's cones in the natural order, four by four; the range's rest after
+     its windows. Float rows only when every value stays finite (else packed again as
+     doubles). */
+  for (int pass = 0; pass < 2; ++pass) {
+    int gi = 0, bad = 0;
+    for (int r = 0; r < nr; ++r) {
+      int nc = 0;
+      for (int t = rb[r]; t < re[r]; ++t) nc += colour[t] >= 0;
+      int p = rb[r], rest = rb[r] + nc;
+      ws->wide_range[r][0] = gi, ws->wide_range[r][2] = rest, ws->wide_range[r][3] = re[r];
+      for (int tb = rb[r]; tb < re[r];) {
+        const int te = window_end(colour, tb, re[r]);
+        int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
+        int grp[WIDE_MAX_COLOURS];
+        for (int t = tb; t < te; ++t)
+          if (colour[t] >= 0) count[colour[t]]++;
+        for (int k = 0, q = p, g = gi; k < WIDE_MAX_COLOURS; ++k) {
+          pos[k] = first[k] = q, grp[k] = g;
+          q += count[k], g += (count[k] + WIDE_LANES - 1) / WIDE_LANES;
+        }
+        /* Each cone to its place, in the natural order (its rows read in memory order). */
+        for (int t = tb; t < te; ++t) {
+          const int k = colour[t];
+          if (k < 0) {
+            ws->wide_order[rest++] = src[t];
+            continue;
+          }
+          const int rank = pos[k] - first[k];
+          ws->wide_order[pos[k]++] = src[t];
+          bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[src[t]], m, single);
+        }
+        /* Lane counts; the last group of a colour padded with inert lanes. */
+        for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+          for (int s = 0; s < count[k]; s += WIDE_LANES) {
+            const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
+            ws->wide[gi].lanes = lanes;
+            for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, single);
+            ++gi;
+          }
+          p += count[k];
+        }
+        tb = te;
+      }
+      ws->wide_range[r][1] = gi;
+    }
+    if (!(bad && single)) break;
+    single = 0;
+  }
+  ws->wide_groups = groups, ws->wide_ncol = ncoloured, ws->wide_colours = ncol;
+  ws->wide_nranges = nr;
+  ws->wide_path = pick_path();
+  ws->wide_single = single;
+  return 0;
+}
+
+/* ---- the four-lane kernel ---- */
+
+/* The vectors are passed only between inlined static functions: no ABI is involved (the
+   warning is emitted at the end of the file, so it is off for all of it). */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* What an inert lane reads for its z. */
+static const double wide_pad[FAST_W];
+
+typedef double v1d __attribute__((vector_size(8)));
+typedef long long v1i __attribute__((vector_size(8)));
+typedef float v1f __attribute__((vector_size(4)));
+typedef double v2d __attribute__((vector_size(16)));
+typedef long long v2i __attribute__((vector_size(16)));
+typedef float v2f __attribute__((vector_size(8)));
+typedef double v4d __attribute__((vector_size(32)));
+typedef long long v4i __attribute__((vector_size(32)));
+typedef float v4f __attribute__((vector_size(16)));
+
+/* The kernel for N lanes at a time and rows stored as S: scalar (one lane, which GCC
+   makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
+   and sums apart, not FMA). */
+#define WK_V v1d
+#define WK_I v1i
+#define WK_N 1
+#define WK_ATTR
+#define WK_S double
+#define WK_SV v1d
+#define WK_NAME wide_scalar_d
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#define WK_S float
+#define WK_SV v1f
+#define WK_NAME wide_scalar_f
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_ATTR
+
+#define WK_V v2d
+#define WK_I v2i
+#define WK_N 2
+#define WK_ATTR
+#define WK_S double
+#define WK_SV v2d
+#define WK_NAME wide_sse2_d
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#define WK_S float
+#define WK_SV v2f
+#define WK_NAME wide_sse2_f
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_ATTR
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define WK_V v4d
+#define WK_I v4i
+#define WK_N 4
+#define WK_ATTR __attribute__((target("avx2")))
+#define WK_S double
+#define WK_SV v4d
+#define WK_NAME wide_avx2_d
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#define WK_S float
+#define WK_SV v4f
+#define WK_NAME wide_avx2_f
+#define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#include "pgs_wide_kernel.h"
+#undef WK_LOAD_ROW
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_ATTR
+#define WIDE_HAVE_AVX2 1
+#else
+#define WIDE_HAVE_AVX2 0
+#endif
+
+void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
+                               int r) {
+  const int *rg = ws->wide_range[r];
+  const WideGroup *g = ws->wide + rg[0];
+  const int ng = rg[1] - rg[0], single = ws->wide_single;
+  const void *rows = (const char *)ws->wide_rows +
+                     (size_t)rg[0] * WIDE_ROWS * (single ? sizeof(float) : sizeof(double));
+  double *u = ws->u;
+  switch (ws->wide_path) {
+  case LSIM_PGS_SIMD_SCALAR:
+    if (single) wide_scalar_f(g, rows, ng, u, z, omega);
+    else wide_scalar_d(g, rows, ng, u, z, omega);
+    break;
+#if WIDE_HAVE_AVX2
+  case LSIM_PGS_SIMD_AVX2:
+    if (single) wide_avx2_f(g, rows, ng, u, z, omega);
+    else wide_avx2_d(g, rows, ng, u, z, omega);
+    break;
+#endif
+  default:
+    if (single) wide_sse2_f(g, rows, ng, u, z, omega);
+    else wide_sse2_d(g, rows, ng, u, z, omega);
+  }
+  /* The range's rest, in the natural order. */
+  lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
+}

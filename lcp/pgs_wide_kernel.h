@@ -1,0 +1,181 @@
+/* pgs_wide_kernel.h: the coloured wide sweep's kernel, included by pgs_wide.c once per
+ * instruction set with
+ *   WK_V, WK_I   a vector of WK_N doubles and of WK_N 64-bit integers (GCC vector types),
+ *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
+ *   WK_S, WK_SV  the rows' storage (double or float) and its vector of WK_N,
+ *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
+ *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
+ *   WK_NAME      the function made: WK_NAME(groups, count, u, z, omega),
+ *   WK_ATTR      its attributes (the target).
+ * The same source for every set: per lane the same operations in the same order, which
+ * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c). */
+
+#define WK_SEL(m, a, b) ((WK_V)(((WK_I)(a) & (m)) | ((WK_I)(b) & ~(m))))
+#define WK_ABS(x) ((WK_V)((WK_I)(x) & absmask))
+#define WK_MAX0(x) WK_SEL((x) > zero, (x), zero)
+#if WK_N == 1
+#define WK_MAKE(e) ((WK_V){e(0)})
+#elif WK_N == 2
+#define WK_MAKE(e) ((WK_V){e(0), e(1)})
+#else
+#define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3)})
+#endif
+
+WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng, double *u,
+                            double *z, double omega_s) {
+  const WK_S *rows_all = rows_v;
+  const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
+  const WK_V omega = zero + omega_s;
+  const WK_I absmask = (WK_I){0} + LLONG_MAX;
+  static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
+  for (int gi = 0; gi < ng; ++gi) {
+    const WideGroup *g = groups + gi;
+    const WK_S *rows = rows_all + (size_t)gi * WIDE_ROWS;
+    /* The group WIDE_PREFETCH ahead asked for now (a group is about 2.7 kB: at 10 000
+       bodies the groups come from memory, and the sweep waited on them). */
+    if (gi + WIDE_PREFETCH < ng) {
+      const char *ahead = (const char *)(groups + gi + WIDE_PREFETCH);
+      for (size_t b = 0; b < sizeof(WideGroup); b += 64) __builtin_prefetch(ahead + b);
+      const char *ahead_rows = (const char *)(rows + WIDE_PREFETCH * WIDE_ROWS);
+      for (size_t b = 0; b < WIDE_ROWS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
+    }
+    for (int h = 0; h < WIDE_LANES; h += WK_N) {
+      if (h >= g->lanes) break; /* only inert lanes left */
+#define LD(a) ({ WK_V v_; memcpy(&v_, (a) + h, sizeof v_); v_; })
+#ifdef WK_LOAD_ROW
+#define ROW(r, j) WK_LOAD_ROW(rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h)
+#else
+#define ROW(r, j) ({ WK_SV s_; memcpy(&s_, rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h, sizeof s_); \
+                     __builtin_convertvector(s_, WK_V); })
+#endif
+      /* u's two blocks and z (normal, beta, lambda), lane by lane (inert lanes: the pad
+         after u, and zeros for z). */
+      const double *pu0[WK_N], *pu1[WK_N], *pn[WK_N], *pb[WK_N], *pl[WK_N];
+      for (int l = 0; l < WK_N; ++l) {
+        const int real = h + l < g->lanes;
+        pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
+        pn[l] = real ? z + g->normal[h + l] : wide_pad;
+        pb[l] = real ? z + g->b0[h + l] : wide_pad;
+        pl[l] = real ? z + g->L[h + l] : wide_pad;
+      }
+      WK_V U[WIDE_J], zs[6];
+      for (int j = 0; j < FAST_W; ++j) {
+#define P0(l) pu0[l][j]
+#define P1(l) pu1[l][j]
+        U[j] = WK_MAKE(P0), U[FAST_W + j] = WK_MAKE(P1);
+#undef P0
+#undef P1
+      }
+#define PN(l) pn[l][0]
+#define PL(l) pl[l][0]
+      zs[0] = WK_MAKE(PN), zs[5] = WK_MAKE(PL);
+#undef PN
+#undef PL
+      for (int k = 0; k < 4; ++k) {
+#define PB(l) pb[l][k]
+        zs[1 + k] = WK_MAKE(PB);
+#undef PB
+      }
+      /* The three dot products, even and odd entries apart (fast_sweep's pairs). */
+      WK_V en = zero, on = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero;
+      for (int j = 0; j < WIDE_J; j += 2) {
+        en = en + ROW(0, j) * U[j], on = on + ROW(0, j + 1) * U[j + 1];
+        e1 = e1 + ROW(1, j) * U[j], o1 = o1 + ROW(1, j + 1) * U[j + 1];
+        e2 = e2 + ROW(2, j) * U[j], o2 = o2 + ROW(2, j + 1) * U[j + 1];
+      }
+      const WK_V vn = en + on;
+      WK_V v1 = e1 + o1, v2 = e2 + o2;
+      v1 = v1 + LD(g->q1), v2 = v2 + LD(g->q2);
+      /* The normal. */
+      const WK_V zo = zs[0];
+      const WK_V zn = WK_MAX0(zo - omega * (vn + LD(g->qn)) * LD(g->inv_n));
+      const WK_V dn = zn - zo;
+      v1 = v1 + LD(g->gn1) * dn, v2 = v2 + LD(g->gn2) * dn;
+      const WK_V R = LD(g->mu) * WK_MAX0(zn);
+      /* planar_target, d = 4, with the precomputed 1 / det. */
+      const WK_V a11 = LD(g->a11), a12 = LD(g->a12), a22 = LD(g->a22), a3 = LD(g->a3);
+      const WK_V b0 = zs[1], b1 = zs[2], b2 = zs[3], b3 = zs[4];
+      const WK_V f1 = b0 - b2, f2 = b1 - b3;
+      const WK_V r1 = v1 - (a11 * f1 + a12 * f2), r2 = v2 - (a12 * f1 + a22 * f2);
+      const WK_I known = (R > zero) & (a3 != zero);
+      const WK_V g1 = WK_SEL(known, -(a22 * r1 - a12 * r2) * a3, zero);
+      const WK_V g2 = WK_SEL(known, -(-a12 * r1 + a11 * r2) * a3, zero);
+      const WK_I inside = known & (WK_ABS(g1) + WK_ABS(g2) <= R);
+      const WK_I iszero = R <= zero;
+      WK_V t[4] = {zero, zero, zero, zero}, eg1 = zero, eg2 = zero;
+      const WK_I edge = ~(iszero | inside);
+      long long any_edge = 0;
+      for (int l = 0; l < WK_N; ++l) any_edge |= edge[l];
+      if (any_edge) {
+        /* Some lane on the square's boundary: every edge (edge_best), the candidates and
+           the running best as planar_target's loop takes them (the index kept as a
+           double: SSE2 has no 64-bit integer compare). */
+        const WK_I viol0 = g1 + g2 > R, viol1 = -g1 + g2 > R, viol2 = -g1 - g2 > R;
+        const WK_I viol3 = g1 - g2 > R;
+        const WK_I narrow = known & (viol0 | viol1 | viol2 | viol3);
+        const WK_I cand[4] = {viol0 | ~narrow, viol1 | ~narrow, viol2 | ~narrow, viol3 | ~narrow};
+        WK_V best = inf, bests = zero, bestk = zero;
+        for (int k = 0; k < 4; ++k) {
+          const double c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1];
+          const WK_V v1k = R * c0, v2k = R * s0;
+          const WK_V ex = R * c1 - v1k, ey = R * s1 - v2k;
+          const WK_V Ae1 = a11 * ex + a12 * ey, Ae2 = a12 * ex + a22 * ey;
+          const WK_V gv = ex * (a11 * v1k + a12 * v2k + r1) + ey * (a12 * v1k + a22 * v2k + r2);
+          const WK_V curv = ex * Ae1 + ey * Ae2;
+          WK_V sk = WK_SEL(curv > zero, -gv / curv, WK_SEL(gv < zero, one, zero));
+          sk = WK_SEL(sk < zero, zero, WK_SEL(sk > one, one, sk));
+          const WK_V p1 = v1k + sk * ex, p2 = v2k + sk * ey;
+          const WK_V phi =
+              half * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) + r1 * p1 + r2 * p2;
+          const WK_I take = cand[k] & (phi < best);
+          best = WK_SEL(take, phi, best), bests = WK_SEL(take, sk, bests);
+          bestk = WK_SEL(take, zero + (double)k, bestk);
+        }
+        const WK_V on_k = R * (one - bests), on_next = zero + R * bests;
+        for (int k = 0; k < 4; ++k)
+          t[k] = WK_SEL(bestk == zero + (double)k, on_k,
+                        WK_SEL(bestk == zero + (double)((k + 3) & 3), on_next, zero));
+        eg1 = t[0] - t[2], eg2 = t[1] - t[3];
+      }
+      /* Inside: the targets of g; zero: none. */
+      const WK_V ti[4] = {WK_SEL(g1 > zero, g1, zero), WK_SEL(g2 > zero, g2, zero),
+                          WK_SEL(g1 < zero, -g1, zero), WK_SEL(g2 < zero, -g2, zero)};
+      for (int k = 0; k < 4; ++k) t[k] = WK_SEL(iszero, zero, WK_SEL(inside, ti[k], t[k]));
+      const WK_V G1 = WK_SEL(iszero, zero, WK_SEL(inside, g1, eg1));
+      const WK_V G2 = WK_SEL(iszero, zero, WK_SEL(inside, g2, eg2));
+      const WK_V u1 = a11 * G1 + a12 * G2 + r1, u2 = a12 * G1 + a22 * G2 + r2;
+      const WK_V m1 = WK_ABS(u1), m2 = WK_ABS(u2);
+      const WK_V t4 = WK_SEL(m1 > m2, m1, m2);
+      /* Relaxation. */
+      const WK_V nb0 = WK_MAX0(b0 + omega * (t[0] - b0)), nb1 = WK_MAX0(b1 + omega * (t[1] - b1));
+      const WK_V nb2 = WK_MAX0(b2 + omega * (t[2] - b2)), nb3 = WK_MAX0(b3 + omega * (t[3] - b3));
+      const WK_V df1 = (nb0 - b0) - (nb2 - b2), df2 = (nb1 - b1) - (nb3 - b3);
+      const WK_V zl = zs[5];
+      const WK_V nl = WK_MAX0(zl + omega * (t4 - zl));
+      /* u's columns, where a delta is non-zero. */
+      const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
+      for (int j = 0; j < WIDE_J; ++j)
+        U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
+      /* Scatter the real lanes. */
+      for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
+        double *q0 = u + g->o0[h + l];
+        for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
+        if (g->two[h + l]) {
+          double *q1 = u + g->o1[h + l];
+          for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
+        }
+        z[g->normal[h + l]] = zn[l];
+        double *beta = z + g->b0[h + l];
+        beta[0] = nb0[l], beta[1] = nb1[l], beta[2] = nb2[l], beta[3] = nb3[l];
+        z[g->L[h + l]] = nl[l];
+      }
+#undef LD
+#undef ROW
+    }
+  }
+}
+
+#undef WK_SEL
+#undef WK_ABS
+#undef WK_MAX0
+#undef WK_MAKE
