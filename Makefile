@@ -256,7 +256,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/lcpsim 2>/dev/null
 
 # CPU time per step against the number of bodies, 10 to 100 000 (scripts/bench_scaling.py):
-# figure and table under out/scaling/.
+# points (scaling.csv), figure and table under out/scaling/; scripts/plot_scaling.py redraws
+# the figure from that CSV and further series.
 .PHONY: scaling
 scaling: lcpsim $(B)/bench/bench_pile $(B)/bench/bench_exact
 	@/usr/bin/python3 scripts/bench_scaling.py --out out/scaling

@@ -10,9 +10,10 @@
  *           each is compared with the other's best.
  *
  * Prints steps per second for all four and the ratios, lcpsim's deepest penetration and
- * largest residual, and time per step against N (growth should be about linear). Also
- * Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it is a dense
- * pivoting method).
+ * largest residual, ODE's deepest penetration (the same way: the deepest contact that
+ * detection finds before each step), and time per step against N (growth should be about
+ * linear). Also Lemke's time and pivots per step at N = 10 and 100 (over fewer steps: it
+ * is a dense pivoting method).
  *
  * With --sleep: instead, sleeping bodies at rest (model->sleep, contact/sleep.c) on against
  * off on one pile (N = 1000, 2000 steps unless --n / --steps say otherwise), one thread:
@@ -21,15 +22,19 @@
  * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
- *                   [--one] [--sleep] [--sleep-speeds LIN ANG]
+ *                   [--one] [--skip K] [--sleep] [--sleep-speeds LIN ANG]
  *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
  *   members' spinning, so their column then means CPU spent, not time taken);
  *   --quick: N = 10, 100 only, 200 steps; --n: that size only; --steps: that many steps
  *   (every size); --no-ode: lcpsim only (profiling), ODE columns print 0; --threads: the
- *   team size of the threaded runs (2); --one: lcpsim's one-thread run alone, without the
- *   T-thread run (to profile the step, e.g. perf record), its columns then print 0 / inf.
+ *   team size of the threaded runs (2); --one: the one-thread runs alone, without the
+ *   T-thread runs of lcpsim and ODE (to profile the step, e.g. perf record; and with --cpu,
+ *   whose process CPU time would count ODE's pool threads), their columns then print 0 / inf
+ *   / -;
+ *   --skip K: every run first takes K steps untimed and uncounted (the boxes fall about
+ *   0.05 m and settle in the first few tens of steps), then the S timed steps.
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -189,6 +194,12 @@ static void lsim_run_steps(LsimRun *run, int count) {
   run->steps += count;
 }
 
+/* Forgets the steps taken so far (--skip): times and statistics start over. */
+static void lsim_run_restart(LsimRun *run) {
+  memset(&run->r, 0, sizeof run->r);
+  run->total = 0.0, run->iters = 0.0, run->steps = 0;
+}
+
 static RunStats lsim_run_finish(LsimRun *run) {
   RunStats r = run->r;
   r.seconds_per_step = run->total / run->steps;
@@ -207,6 +218,7 @@ typedef struct {
   dWorldID world;
   dJointGroupID contacts;
   long ncontacts;
+  double max_depth; /* deepest contact depth dCollide reported, m (lcpsim's -gap) */
 } OdeCtx;
 
 static void near_callback(void *data, dGeomID a, dGeomID b) {
@@ -216,6 +228,7 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
   dContact c[4];
   const int k = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
   for (int i = 0; i < k; ++i) {
+    if (c[i].geom.depth > ctx->max_depth) ctx->max_depth = c[i].geom.depth;
     c[i].surface.mode = dContactApprox1;
     c[i].surface.mu = MU;
     dJointID j = dJointCreateContact(ctx->world, ctx->contacts, &c[i]);
@@ -301,9 +314,17 @@ static void ode_run_steps(OdeRun *run, int count) {
   run->steps += count;
 }
 
-/* Seconds per step; mean contacts per step into *contacts. */
-static double ode_run_finish(OdeRun *run, double *contacts) {
+/* Forgets the steps taken so far (--skip). */
+static void ode_run_restart(OdeRun *run) {
+  run->ctx.ncontacts = 0, run->ctx.max_depth = 0.0;
+  run->total = 0.0, run->steps = 0;
+}
+
+/* Seconds per step; mean contacts per step into *contacts, the deepest penetration into
+ * *depth. */
+static double ode_run_finish(OdeRun *run, double *contacts, double *depth) {
   *contacts = (double)run->ctx.ncontacts / run->steps;
+  *depth = run->ctx.max_depth;
   if (run->impl) {
     dThreadingImplementationShutdownProcessing(run->impl);
     dThreadingFreeThreadPool(run->pool);
@@ -398,10 +419,10 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
   }
   for (int k = 0; ode && k < 2; ++k) {
     const int off = ode_disabled(&o[k]);
-    double contacts;
-    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts);
-    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | - |\n", k ? "on" : "off", orate[k],
-           tail_steps / tail_o[k], 100.0 * off / n);
+    double contacts, depth;
+    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts, &depth);
+    printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | %.2e |\n", k ? "on" : "off", orate[k],
+           tail_steps / tail_o[k], 100.0 * off / n, depth);
   }
   printf("\nGain (on / off), whole run: lcpsim %.2fx", rate[1] / rate[0]);
   if (ode) printf(", ODE %.2fx", orate[1] / orate[0]);
@@ -412,6 +433,7 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
 
 int main(int argc, char **argv) {
   int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0, one = 0;
+  int skip = 0;
   double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -422,12 +444,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
     else if (!strcmp(argv[i], "--one")) one = 1;
+    else if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
     else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
       sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T] [--cpu] [--one] [--sleep] [--sleep-speeds LIN ANG]\n");
+                      "[--threads T] [--cpu] [--one] [--skip K] [--sleep] "
+                      "[--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
@@ -451,8 +475,8 @@ int main(int argc, char **argv) {
   printf("| N | steps | lcpsim steps/s | lcpsim T steps/s | ODE steps/s | ODE T steps/s | "
          "lcpsim/ODE, 1 thread each | lcpsim T / best ODE | lcpsim ms/step (1, T) | "
          "us/step per body (T) | contacts/step lcpsim | contacts/step ODE | "
-         "max penetration (m) | max residual |\n"
-         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+         "max penetration lcpsim (m) | max penetration ODE (m) | max residual lcpsim |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (int k = 0; k < nsizes; ++k) {
     const int n = sizes[k];
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
@@ -461,13 +485,20 @@ int main(int argc, char **argv) {
        threads first, so its idle team members have gone to sleep (5 ms) long before the
        ODE runs. */
     enum { CHUNK = 50 };
-    const int ode_threaded = ode && n <= 1000;
+    const int ode_threaded = ode && !one && n <= 1000; /* --one: one-thread runs only (the
+                                                           pool's threads count in --cpu) */
     LsimRun l1, lt;
     OdeRun o1, ot;
     if (!one) lsim_run_init(&lt, n, "pgs", threads, 0);
     lsim_run_init(&l1, n, "pgs", 1, 0);
     if (ode) ode_run_init(&o1, n, 1, 0);
     if (ode_threaded) ode_run_init(&ot, n, threads, 0);
+    if (skip > 0) { /* untimed steps, then the counts start over */
+      if (!one) lsim_run_steps(&lt, skip), lsim_run_restart(&lt);
+      lsim_run_steps(&l1, skip), lsim_run_restart(&l1);
+      if (ode) ode_run_steps(&o1, skip), ode_run_restart(&o1);
+      if (ode_threaded) ode_run_steps(&ot, skip), ode_run_restart(&ot);
+    }
     for (int done = 0; done < steps; done += CHUNK) {
       const int c = steps - done < CHUNK ? steps - done : CHUNK;
       if (!one) lsim_run_steps(&lt, c);
@@ -477,18 +508,18 @@ int main(int argc, char **argv) {
     }
     const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
                    r1 = lsim_run_finish(&l1);
-    double ode_contacts = 0.0, unused;
-    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts) : INFINITY;
-    const double odet = ode_threaded ? ode_run_finish(&ot, &unused) : INFINITY;
+    double ode_contacts = 0.0, ode_depth = NAN, ode_depth_t = NAN, unused;
+    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts, &ode_depth) : INFINITY;
+    const double odet = ode_threaded ? ode_run_finish(&ot, &unused, &ode_depth_t) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     char odet_col[32] = "-";
-    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.1f", 1.0 / odet);
-    printf("| %d | %d | %.1f | %.1f | %.1f | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
-           "| %.2e | %.2e |\n",
+    if (isfinite(odet)) snprintf(odet_col, sizeof odet_col, "%.5g", 1.0 / odet);
+    printf("| %d | %d | %.1f | %.1f | %.5g | %s | %.2f | %.2f | %.3f, %.3f | %.2f | %.1f | %.1f "
+           "| %.2e | %.2e | %.2e |\n",
            n, steps, 1.0 / r1.seconds_per_step, 1.0 / rt.seconds_per_step, 1.0 / ode1, odet_col,
            ode1 / r1.seconds_per_step, ode_best / rt.seconds_per_step, 1e3 * r1.seconds_per_step,
            1e3 * rt.seconds_per_step, 1e6 * rt.seconds_per_step / n, (one ? r1 : rt).mean_contacts,
-           ode_contacts, fmax(r1.max_penetration, rt.max_penetration),
+           ode_contacts, fmax(r1.max_penetration, rt.max_penetration), fmax(ode_depth, ode_depth_t),
            fmax(r1.max_residual, rt.max_residual));
     fprintf(stderr, "N = %d: solver share of the step time %.0f %% (1 thread), %.0f %% (%d)\n", n,
             100 * r1.solver_share, 100 * rt.solver_share, threads);

@@ -6,9 +6,10 @@
  *
  * 2-D and 3-D worlds: every shape's world pose and bounding box (grown by what its body
  * can travel in the step), a sort-and-sweep broad phase on x, then the narrow phase
- * (geometry.c) on the pairs whose boxes overlap; each manifold point becomes a contact
- * with a normal row and d friction direction rows (the polyhedral cone), with the pair's
- * mu = sqrt(mu_a mu_b). Each shape is placed (rotation matrix, axes) once per step, not
+ * (geometry.c) on the pairs whose boxes overlap (from 64 shapes, each box meets only the
+ * boxes of its bands along a second axis: the same pairs in the same order, see Bands);
+ * each manifold point becomes a contact with a normal row and d friction direction rows
+ * (the polyhedral cone), with the pair's mu = sqrt(mu_a mu_b). Each shape is placed (rotation matrix, axes) once per step, not
  * once per pair. Cost: O(S log S) for the first sort, about O(S) afterwards (an insertion
  * sort of the previous step's order), plus the overlapping pairs. With a thread team
  * (set->team) and at least PARALLEL_MIN_SHAPES shapes, the placing, the narrow phase and
@@ -43,6 +44,7 @@ void lsim_contacts_free(LsimContactSet *set) {
   free(set->contacts);
   free(set->rows);
   free(set->scratch);
+  free(set->bands);
   free_parallel(set);
   memset(set, 0, sizeof *set);
 }
@@ -218,6 +220,9 @@ typedef struct {
   LsimPlaced placed;
   double lo[3], hi[3];
   double speed;   /* bound on the speed of any point of its body in this step, m/s */
+  double mu;      /* the shape's friction coefficient, clamped at 0 */
+  int body;       /* its body */
+  int moves;      /* its body has velocities (nv > 0) */
   int dynamic;    /* its body is dynamic */
   int still;      /* its body is static or asleep (set->asleep) */
 } ShapeBox;
@@ -227,6 +232,13 @@ typedef struct {
 typedef struct {
   double lo1, hi1, lo2, hi2;
 } SweepBox;
+
+/* A box's shape, body and kind in sweep order (the pair filter's reads, without the
+ * shapes' and boxes' cache lines). */
+enum { TAG_DYNAMIC = 1, TAG_STILL = 2 };
+typedef struct {
+  int shape, body, kind;
+} SweepTag;
 
 /* Grows the set's scratch to hold bytes (the content is kept). */
 static int reserve_scratch(LsimContactSet *set, size_t bytes) {
@@ -329,13 +341,12 @@ static inline int point_ndir(const LsimModel *m, double mu) {
 static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel *m,
                                const ShapeBox *box, const Cone *cone, DirCache *cache, int sa,
                                int sb, double mu, const LsimContactPoint *pt) {
-  const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
   const int dim = m->dimension;
   const int ndir = point_ndir(m, mu);
   c->id = lsim_contact_id(sa, sb, pt->feature);
   c->kind = LSIM_CONTACT_NORMAL;
-  c->body[0] = A->body;
-  c->body[1] = B->body;
+  c->body[0] = box[sa].body;
+  c->body[1] = box[sb].body;
   c->gap = pt->gap;
   lsim_v3_copy(c->point, pt->point);
   lsim_v3_copy(c->normal, pt->normal);
@@ -353,9 +364,8 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
   Arms arms;
   const int shape[2] = {sa, sb};
   for (int k = 0; k < 2; ++k) {
-    const int body = m->shapes[shape[k]].body;
-    arms.body[k] = body;
-    arms.has[k] = m->bodies[body].nv > 0;
+    arms.body[k] = box[shape[k]].body;
+    arms.has[k] = box[shape[k]].moves;
     lsim_v3_sub(arms.r[k], pt->point, box[shape[k]].body_p);
   }
   const double *n = pt->normal;
@@ -462,6 +472,126 @@ static void sweep_order(const ShapeBox *box, int S, int *order, KeyIndex *keys, 
   for (int i = 0; i < S; ++i) order[i] = keys[i].index;
 }
 
+/* The second axis of the broad phase: the sweep positions cut into bands of that axis
+ * (y or, in 3-D, z: whichever holds more dynamic boxes side by side), each band's list in
+ * sweep order. A box is in every band its extent covers; box oi meets in each of its
+ * bands the boxes after it in that list until their low x passes its high x, and keeps a
+ * box that overlaps it on every axis only in the first band the two share (so once). Its
+ * candidates, sorted by sweep position, are then exactly those of the sweep on x alone,
+ * in the same order, while it only meets the boxes of its own bands: O(1) a box in a pile
+ * instead of a whole x slab (O(sqrt N) in a square bin). */
+typedef struct Bands {
+  int axis, nb;           /* the band axis (1 or 2) and the number of bands */
+  double origin, inv_width;
+  const int *start;       /* [nb + 1]: band b holds list[start[b] .. start[b + 1]) */
+  const int *list;        /* sweep positions, ascending in each band */
+  const int *first, *last; /* [S]: per sweep position, its first and last band */
+  const int *slot;        /* [S]: where its places in its bands start in at[] */
+  const int *at;          /* its place in band first + k at at[slot + k] */
+} Bands;
+
+static int by_int(const void *pa, const void *pb) {
+  const int a = *(const int *)pa, b = *(const int *)pb;
+  return (a > b) - (a < b);
+}
+
+/* The band of coordinate x: monotone in x, infinities to the end bands (x is not NaN). */
+static inline int band_of(const Bands *bd, double x) {
+  const double t = (x - bd->origin) * bd->inv_width;
+  if (!(t >= 1.0)) return 0;
+  if (t >= (double)(bd->nb - 1)) return bd->nb - 1;
+  return (int)t;
+}
+
+enum {
+  BAND_MIN_SHAPES = 64, /* below: the sweep on x alone (as fast) */
+  BAND_MIN_BANDS = 4,   /* fewer side by side: x alone */
+  BAND_MAX_BANDS = 1 << 16
+};
+
+/* The bands of the sorted boxes (lox, hix, sweep in sweep order; box by shape), built in
+ * set->bands; 1 when x alone is as good (few shapes, a thin scene, boxes covering more
+ * than 8 bands each on average, or NaN extents, which must never separate), 0 with bd
+ * filled, or LSIM_OUT_OF_MEMORY. */
+static int build_bands(LsimContactSet *set, const ShapeBox *box, const double *lox,
+                       const double *hix, const SweepBox *sweep, int S, int dim, Bands *bd) {
+  if (S < BAND_MIN_SHAPES || set->sweep_x_only) return 1;
+  for (int i = 0; i < S; ++i)
+    if (lox[i] != lox[i] || hix[i] != hix[i]) return 1;
+  /* The axis: the one with more dynamic boxes side by side (their span over their mean
+     extent); the width: the span over that many bands. */
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  double ext[3] = {0.0, 0.0, 0.0};
+  int count[3] = {0, 0, 0};
+  for (int i = 0; i < S; ++i) { /* both candidate axes in one pass over the boxes */
+    const ShapeBox *b = &box[i];
+    if (!b->dynamic) continue;
+    for (int a = 1; a < dim; ++a) {
+      if (!isfinite(b->lo[a]) || !isfinite(b->hi[a])) continue;
+      lo[a] = fmin(lo[a], b->lo[a]), hi[a] = fmax(hi[a], b->hi[a]);
+      ext[a] += b->hi[a] - b->lo[a];
+      ++count[a];
+    }
+  }
+  int axis = 0;
+  double best = 0.0, lo_best = 0.0, span_best = 0.0;
+  for (int a = 1; a < dim; ++a) {
+    if (count[a] == 0 || !(ext[a] > 0.0)) continue;
+    const double side = (hi[a] - lo[a]) / (ext[a] / count[a]);
+    if (side > best) best = side, axis = a, lo_best = lo[a], span_best = hi[a] - lo[a];
+  }
+  if (!(best >= BAND_MIN_BANDS)) return 1;
+  for (int i = 0; i < S; ++i) {
+    const double l = axis == 1 ? sweep[i].lo1 : sweep[i].lo2;
+    const double h = axis == 1 ? sweep[i].hi1 : sweep[i].hi2;
+    if (l != l || h != h) return 1;
+  }
+  const int nb = best < BAND_MAX_BANDS ? (int)best : BAND_MAX_BANDS;
+  bd->axis = axis, bd->nb = nb;
+  bd->origin = lo_best, bd->inv_width = nb / span_best;
+  /* Pass 1: each position's bands and the bands' sizes; pass 2: the lists, by position. */
+  long long total = 0;
+  for (int i = 0; i < S; ++i) {
+    const double l = axis == 1 ? sweep[i].lo1 : sweep[i].lo2;
+    const double h = axis == 1 ? sweep[i].hi1 : sweep[i].hi2;
+    total += band_of(bd, h) - band_of(bd, l) + 1;
+  }
+  /* Boxes spanning many bands each (long rods among small boxes) would cost more memory
+     than they save: x alone then. */
+  if (total > 8LL * S + 4096) return 1;
+  const long long ints = 3LL * S + nb + 1 + 2 * total;
+  if (ints > 0x7fffffff) return 1;
+  if (lsim_grow((void **)&set->bands, &set->bands_capacity, (int)ints, sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  int *first = set->bands, *last = first + S, *slot = last + S;
+  int *start = slot + S, *list = start + nb + 1, *at = list + total;
+  for (int b = 0; b <= nb; ++b) start[b] = 0;
+  int nslot = 0;
+  for (int i = 0; i < S; ++i) {
+    const double l = axis == 1 ? sweep[i].lo1 : sweep[i].lo2;
+    const double h = axis == 1 ? sweep[i].hi1 : sweep[i].hi2;
+    first[i] = band_of(bd, l), last[i] = band_of(bd, h);
+    slot[i] = nslot;
+    nslot += last[i] - first[i] + 1;
+    for (int b = first[i]; b <= last[i]; ++b) start[b + 1]++;
+  }
+  for (int b = 0; b < nb; ++b) start[b + 1] += start[b];
+  /* start[b] as band b's cursor: at[] first holds absolute places, made relative once the
+     cursors are shifted back to the starts. */
+  for (int i = 0; i < S; ++i)
+    for (int b = first[i], k = slot[i]; b <= last[i]; ++b, ++k) {
+      at[k] = start[b];
+      list[start[b]++] = i;
+    }
+  for (int b = nb; b > 0; --b) start[b] = start[b - 1];
+  start[0] = 0;
+  for (int i = 0; i < S; ++i)
+    for (int b = first[i], k = slot[i]; b <= last[i]; ++b, ++k) at[k] -= start[b];
+  bd->start = start, bd->list = list, bd->first = first, bd->last = last;
+  bd->slot = slot, bd->at = at;
+  return 0;
+}
+
 /* The sweep's shared data: read-only once the shapes are placed and sorted. */
 typedef struct Sweep {
   const LsimModel *m;
@@ -469,11 +599,13 @@ typedef struct Sweep {
   const double *v_free;
   ShapeBox *box;
   const SweepBox *sweep;
+  const SweepTag *tag;
   const double *lox, *hix;
   const int *order;
   int S;
   Cone cone;
   const unsigned char *asleep; /* set->asleep */
+  const Bands *bands;          /* NULL: x alone */
 } Sweep;
 
 /* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
@@ -502,6 +634,9 @@ static void place_shapes(const Sweep *w, int begin, int end) {
       speed = lin + ang * reach;
     }
     box[i].speed = speed;
+    box[i].mu = fmax(sh->mu, 0.0);
+    box[i].body = sh->body;
+    box[i].moves = b->nv > 0;
     box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
     box[i].still = b->type == LSIM_BODY_STATIC || (w->asleep && w->asleep[sh->body]);
     lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
@@ -534,29 +669,59 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
   const ShapeBox *box = w->box;
   const SweepBox *sweep = w->sweep;
   const double *lox = w->lox, *hix = w->hix;
+  const Bands *bd = w->bands;
   LsimContactPoint pts[LSIM_MAX_MANIFOLD];
   for (int oi = begin; oi < end; ++oi) {
-    const int i = w->order[oi];
-    const int body_i = m->shapes[i].body, dyn_i = box[i].dynamic;
+    const SweepTag ti = w->tag[oi];
+    const int i = ti.shape, dyn_i = ti.kind & TAG_DYNAMIC;
     const double hi0 = hix[oi];
     const SweepBox wi = sweep[oi];
     /* The boxes overlapping box i, in sweep order, gathered without branches (the same
        comparisons as testing them one by one; NaN extents never separate): whether y
        and z overlap is close to random, a branch on it mispredicts. */
     int nc = 0;
-    for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
-      const SweepBox *wj = &sweep[oj];
-      const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
-                        (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
-      cand[nc] = oj;
-      nc += !apart;
+    if (!bd) {
+      for (int oj = oi + 1; oj < S && !(lox[oj] > hi0); ++oj) {
+        const SweepBox *wj = &sweep[oj];
+        const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
+                          (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
+        cand[nc] = oj;
+        nc += !apart;
+      }
+    } else {
+      /* The same test in each of box i's bands, a pair kept in the first band it shares,
+         then the candidates in sweep order. */
+      const int b0 = bd->first[oi], b1 = bd->last[oi];
+      for (int b = b0, k = bd->slot[oi]; b <= b1; ++b, ++k) {
+        const int *list = bd->list + bd->start[b], len = bd->start[b + 1] - bd->start[b];
+        for (int p = bd->at[k] + 1; p < len; ++p) {
+          const int oj = list[p];
+          if (lox[oj] > hi0) break;
+          const SweepBox *wj = &sweep[oj];
+          const int apart = (wj->lo1 > wi.hi1) | (wi.lo1 > wj->hi1) |
+                            (test_z & ((wj->lo2 > wi.hi2) | (wi.lo2 > wj->hi2)));
+          const int fj = bd->first[oj];
+          cand[nc] = oj;
+          nc += !apart & ((fj > b0 ? fj : b0) == b);
+        }
+      }
+      if (nc > 32) { /* the floor, a wall: many runs, sorted apiece */
+        qsort(cand, (size_t)nc, sizeof *cand, by_int);
+      } else {
+        for (int x = 1; x < nc; ++x) { /* a few, in runs already sorted */
+          const int v = cand[x];
+          int y = x;
+          for (; y > 0 && cand[y - 1] > v; --y) cand[y] = cand[y - 1];
+          cand[y] = v;
+        }
+      }
     }
     for (int kc = 0; kc < nc; ++kc) {
-      const int j = w->order[cand[kc]];
-      if (body_i == m->shapes[j].body) continue;
-      const int dyn_j = box[j].dynamic;
-      if (!dyn_i && !dyn_j) continue;
-      if (box[i].still && box[j].still) continue; /* asleep with asleep or static */
+      const SweepTag tj = w->tag[cand[kc]];
+      if (ti.body == tj.body) continue;
+      if (!((ti.kind | tj.kind) & TAG_DYNAMIC)) continue;
+      if (ti.kind & tj.kind & TAG_STILL) continue; /* asleep with asleep or static */
+      const int j = tj.shape, dyn_j = tj.kind & TAG_DYNAMIC;
       /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
       int a = i, b = j;
       if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
@@ -564,8 +729,7 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, m->dimension,
                                          pair_margin, pts, LSIM_MAX_MANIFOLD);
       /* The pair's friction coefficient, once for all its points. */
-      const double mu = np > 0 ? sqrt(fmax(m->shapes[a].mu, 0.0) * fmax(m->shapes[b].mu, 0.0))
-                               : 0.0;
+      const double mu = np > 0 ? sqrt(box[a].mu * box[b].mu) : 0.0;
       for (int k = 0; k < np; ++k) {
         if (!sink->pend) {
           const int rc = add_point_contact(sink->set, m, box, &w->cone, sink->cache, a, b, mu,
@@ -763,7 +927,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (reserve_scratch(set, n_head * sizeof(int) +
                                (size_t)S * (sizeof(ShapeBox) + sizeof(SweepBox) +
                                             2 * sizeof(double) + sizeof(KeyIndex) +
-                                            2 * sizeof(int))))
+                                            2 * sizeof(int) + sizeof(SweepTag))))
     return LSIM_OUT_OF_MEMORY;
   int *head = set->scratch, *order = head + 2;
   ShapeBox *box = (ShapeBox *)(head + n_head);
@@ -771,10 +935,11 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   double *lox = (double *)(sweep + S), *hix = lox + S;
   KeyIndex *keys = (KeyIndex *)(hix + S);
   int *seen = (int *)(keys + S), *cand = seen + S;
+  SweepTag *tag = (SweepTag *)(cand + S);
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, lox, hix, order, S, {{0}, {0}}, set->asleep};
+  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL};
   lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
 
   /* The team, when there is one and the scene is large enough. */
@@ -792,7 +957,13 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
     const ShapeBox *bx = &box[order[i]];
     lox[i] = bx->lo[0], hix[i] = bx->hi[0];
     sweep[i] = (SweepBox){bx->lo[1], bx->hi[1], bx->lo[2], bx->hi[2]};
+    tag[i] = (SweepTag){order[i], bx->body,
+                        (bx->dynamic ? TAG_DYNAMIC : 0) | (bx->still ? TAG_STILL : 0)};
   }
+  Bands bands;
+  const int banded = build_bands(set, box, lox, hix, sweep, S, dim, &bands);
+  if (banded < 0) return banded;
+  if (banded == 0) w.bands = &bands;
   if (!parallel) {
     DirCache cache;
     cache.ndir = -1;

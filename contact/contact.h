@@ -78,6 +78,11 @@ typedef struct LsimContactSet {
      detection then skips the pairs of two sleeping bodies, or of a sleeping and a static
      one (nothing in them moves; the step would drop their contacts). NULL: none. */
   const unsigned char *asleep;
+  /* 1: the broad phase sweeps x alone (tests: the default, x with a second axis in bands,
+     finds the same pairs in the same order). */
+  int sweep_x_only;
+  int *bands;             /* the bands' lists (owned), grown on demand */
+  int bands_capacity;
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */

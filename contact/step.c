@@ -82,7 +82,13 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   if (s->inv_mass)
     for (int i = 0; i < model->nbodies; ++i)
       if (model->bodies[i].type == LSIM_BODY_DYNAMIC) s->inv_mass[i] = 1.0 / model->bodies[i].mass;
-  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass ||
+  s->dofs = calloc((size_t)model->nbodies + 1, sizeof *s->dofs);
+  if (s->dofs)
+    for (int i = 0; i < model->nbodies; ++i) {
+      const LsimBody *b = &model->bodies[i];
+      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
+    }
+  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -123,6 +129,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->table);
   free(s->row_v);
   free(s->inv_mass);
+  free(s->dofs);
   lsim_sleep_free(s);
   free(s);
 }
@@ -355,22 +362,33 @@ static inline unsigned id_slot(uint64_t id, int table_size) {
  * zeroed first (else the caller zeroed z). */
 static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
   const LsimContactSet *set = &s->contacts;
+  int next = -1; /* the previous step's contact after the last one matched */
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
-    int found = 0;
-    if (s->table_size)
-      for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
-        const IdIndex *e = &s->table[h];
-        if (e->stamp != s->table_stamp) break;
-        if (e->id != ct->id) continue;
-        const int p = e->index;
-        if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
-          memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
-                 (size_t)s->prev_nvar[p] * sizeof(double));
-        found = 1;
-        break;
-      }
+    /* The contacts keep their order from step to step (the sweep order), so the one after
+       the last match usually holds this id: taken when it is its id's first contact (the
+       one the table holds, prev_nvar >= 0), else the table. */
+    int p = -1;
+    if (s->table_size) {
+      if (next >= 0 && next < s->prev_count && s->prev_id[next] == ct->id && s->prev_nvar[next] >= 0)
+        p = next;
+      else
+        for (unsigned h = id_slot(ct->id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
+          const IdIndex *e = &s->table[h];
+          if (e->stamp != s->table_stamp) break;
+          if (e->id != ct->id) continue;
+          p = e->index;
+          break;
+        }
+    }
+    const int found = p >= 0;
+    if (found) {
+      if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
+        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
+               (size_t)s->prev_nvar[p] * sizeof(double));
+      next = p + 1;
+    }
     /* A woken group's contact: its impulses from when the group fell asleep. */
     const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, contact_nvar(ct));
     if (cached) memcpy(s->z + ct->first_var, cached, (size_t)contact_nvar(ct) * sizeof(double));
@@ -423,15 +441,11 @@ static int reserve_remember(LsimStepper *s) {
   return 0;
 }
 
-/* Contacts [c0, c1) remembered: id, first variable, size, and their part of z. */
-static void remember_range(LsimStepper *s, int c0, int c1) {
-  const LsimContactSet *set = &s->contacts;
-  for (int c = c0; c < c1; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    const int nvar = contact_nvar(ct);
-    s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
-    if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
-  }
+/* Contact c (ct) remembered: id, first variable, size, and its part of z. */
+static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct) {
+  const int nvar = contact_nvar(ct);
+  s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
+  if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
 }
 
 static int remember(LsimStepper *s) {
@@ -461,17 +475,20 @@ static int remember(LsimStepper *s) {
     unsigned h = id_slot(id, size);
     while (s->table[h].stamp == stamp && s->table[h].id != id) h = (h + 1) & (unsigned)(size - 1);
     if (s->table[h].stamp != stamp) s->table[h] = (IdIndex){id, c, stamp};
+    else s->prev_nvar[c] = -1 - s->prev_nvar[c]; /* a repeated id: the table has its first */
   }
   return 0;
 }
 
-/* Stage 7's impulses of contacts [c0, c1) (joint rows: E_lambda from the elimination). */
+/* Stage 7's impulses of contacts [c0, c1) (joint rows: E_lambda from the elimination),
+ * each contact remembered in the same pass (remember_contact). */
 static void impulses_range(LsimStepper *s, int c0, int c1) {
   LsimContactSet *set = &s->contacts;
   int wd = -1; /* the direction count cs, sn are for */
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
   for (int c = c0; c < c1; ++c) {
     LsimContact *ct = &set->contacts[c];
+    remember_contact(s, c, ct);
     int var = ct->first_var;
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
       ct->normal_impulse = s->E_lambda[var];
@@ -493,7 +510,6 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
 static void impulses_slice(void *arg, int member) {
   LsimStepper *s = arg;
   impulses_range(s, s->slice_first[member], s->slice_first[member + 1]);
-  remember_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 /* Stages 5-6 for bodies [b0, b1): v' = v_free + B z (bz), q' = q + h v' (semi-implicit
@@ -657,7 +673,6 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     lsim_team_run(team, impulses_slice, s);
   } else {
     impulses_range(s, 0, set->count);
-    remember_range(s, 0, set->count);
   }
   rc = remember(s);
   if (rc) {

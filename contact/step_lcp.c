@@ -116,15 +116,15 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
-    const LsimBody *b = &m->bodies[bi];
-    const int nv = b->nv, off = b->v_offset;
+    const LsimBodyDofs bd = s->dofs[bi];
+    const int nv = bd.nv, off = bd.v_offset;
     const double *jr = row->j[slot];
     for (int d = 0; d < nv; ++d) dot += jr[d] * x[off + d];
-    if (b->type != LSIM_BODY_DYNAMIC) continue;
+    if (!bd.dynamic) continue;
     for (int d = 0; d < nv; ++d) idx[kk + d] = off + d;
     copy_block(val + kk, jr, nv);
     if (bval) {
-      apply_inverse_mass(s, bi, b, jr, wj);
+      apply_inverse_mass_dynamic(s, bi, jr, wj);
       copy_block(bval + kk, wj, nv);
       if (bidx)
         for (int d = 0; d < nv; ++d) bidx[kk + d] = off + d;
@@ -161,10 +161,20 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
     /* The negative of an earlier row: its entries negated (B's too, at the same
        positions; a coupled mass forms B below). */
     const int src = -2 - vr;
-    for (int p = s->J_ptr[src]; p < s->J_ptr[src + 1]; ++p, ++k) {
-      s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
-      if (!coupled) s->B_val[k] = -s->B_val[p];
-      if (!shared && !coupled) s->B_idx[k] = s->B_idx[p];
+    const int p0 = s->J_ptr[src], len = s->J_ptr[src + 1] - p0;
+    if (shared) { /* the usual case: B shares J's indices; the source ends before k */
+      int *ji = s->J_idx;
+      double *jv = s->J_val, *bv = s->B_val;
+      memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
+      for (int t = 0; t < len; ++t) jv[k + t] = -jv[p0 + t];
+      for (int t = 0; t < len; ++t) bv[k + t] = -bv[p0 + t];
+      k += len;
+    } else {
+      for (int p = p0; p < p0 + len; ++p, ++k) {
+        s->J_idx[k] = s->J_idx[p], s->J_val[k] = -s->J_val[p];
+        if (!coupled) s->B_val[k] = -s->B_val[p];
+        if (!coupled) s->B_idx[k] = s->B_idx[p];
+      }
     }
     s->row_v[i] = -s->row_v[src];
   }

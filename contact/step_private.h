@@ -20,6 +20,12 @@ typedef struct IdIndex {
   unsigned stamp;
 } IdIndex;
 
+/* A body's velocities (nv from v_offset) and whether it is dynamic: what the assembly reads
+ * per row, 12 bytes a body instead of the model's whole body record. */
+typedef struct LsimBodyDofs {
+  int nv, v_offset, dynamic;
+} LsimBodyDofs;
+
 struct LsimStepper {
   LsimSolver *solver;
   LsimExactCone exact; /* "cone": "exact": its workspace (contact/exact_cone.h) */
@@ -78,6 +84,7 @@ struct LsimStepper {
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
+  LsimBodyDofs *dofs;        /* [nbodies] velocities and kind, packed for the assembly */
   int restitution;           /* some body or pair of the model has restitution > 0 */
   const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
   /* Sleeping (model->sleep.enabled; all NULL when off, contact/sleep.c). */
@@ -125,12 +132,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
  * non-dynamic bodies. */
-static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
-                               double *y) {
-  if (b->type != LSIM_BODY_DYNAMIC) {
-    for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
-    return;
-  }
+static inline void apply_inverse_mass_dynamic(const LsimStepper *s, int bi, const double *x,
+                                              double *y) {
   const double im = s->inv_mass[bi];
   if (s->dimension == 1) {
     y[0] = x[0] * im;
@@ -141,6 +144,15 @@ static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBo
     y[0] = x[0] * im, y[1] = x[1] * im, y[2] = x[2] * im;
     lsim_m3_apply(y + 3, s->inv_inertia + 9 * bi, x + 3);
   }
+}
+
+static inline void apply_inverse_mass(const LsimStepper *s, int bi, const LsimBody *b, const double *x,
+                               double *y) {
+  if (b->type != LSIM_BODY_DYNAMIC) {
+    for (int k = 0; k < b->nv; ++k) y[k] = 0.0;
+    return;
+  }
+  apply_inverse_mass_dynamic(s, bi, x, y);
 }
 
 /* Number of LCP variables of a contact: [c_n] [beta_1..d lambda]. */

@@ -962,6 +962,55 @@ static void test_team_detection(void **state) {
   }
 }
 
+/* The broad phase in bands of a second axis finds the pairs of the sweep on x alone, in
+ * the same order, so the contacts are the same bit for bit: the heap of every kind in 2-D
+ * and 3-D (the floor plane and the wall slab in every band, infinite extents included),
+ * alone and on a team of 2, then moved; and a dense square bin of 900 boxes, several
+ * layers, some touching across band edges. */
+static void test_band_detection(void **state) {
+  (void)state;
+  for (int scene = 0; scene < 3; ++scene) {
+    const int dim = scene == 0 ? 2 : 3;
+    LsimModel m;
+    LsimState st;
+    heap_model(&m, &st, dim, scene == 2 ? 900 : 400);
+    if (scene == 2) /* the boxes in a 15 x 15 x 4 lattice, 0.01 apart and jittered */
+      for (int i = 0, k = 0; i < m.nbodies; ++i) {
+        const LsimBody *b = &m.bodies[i];
+        if (b->nq == 0) continue;
+        double *q = st.q + b->q_offset;
+        q[0] = 0.41 * (k % 15) + urange(-0.01, 0.01);
+        q[1] = 0.41 * (k / 15 % 15) + urange(-0.01, 0.01);
+        q[2] = 0.2 + 0.41 * (k / 225) + urange(-0.01, 0.01);
+        ++k;
+      }
+    LsimTeam *team = NULL;
+    assert_int_equal(lsim_team_create(&team, 2), 0);
+    LsimContactSet xonly, banded, teamed;
+    memset(&xonly, 0, sizeof xonly), memset(&banded, 0, sizeof banded);
+    memset(&teamed, 0, sizeof teamed);
+    xonly.sweep_x_only = 1;
+    teamed.team = team;
+    for (int move = 0; move < 2; ++move) {
+      assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &xonly), 0);
+      assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &banded), 0);
+      assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &teamed), 0);
+      assert_true(xonly.count > 400);
+      assert_null(xonly.bands);     /* x alone ... */
+      assert_non_null(banded.bands); /* ... against the bands */
+      assert_same_contacts(&xonly, &banded);
+      assert_same_contacts(&xonly, &teamed);
+      for (int i = 0; i < m.nbodies; ++i) /* the scene moves: positions by 0.05 v */
+        for (int k = 0; k < dim && m.bodies[i].nq > 0; ++k)
+          st.q[m.bodies[i].q_offset + k] += 0.05 * st.v[m.bodies[i].v_offset + k];
+    }
+    lsim_contacts_free(&xonly), lsim_contacts_free(&banded), lsim_contacts_free(&teamed);
+    lsim_team_free(team);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
@@ -976,7 +1025,7 @@ int main(void) {
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
       cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
       cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
-      cmocka_unit_test(test_team_detection),
+      cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
