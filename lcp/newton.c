@@ -81,6 +81,7 @@
 #include "newton.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <umfpack.h>
@@ -95,6 +96,7 @@ int lsim_factored_check(const LsimFactoredLcp *f);
 struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;
   double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
+  double *wr, *wrn, *center, *zt, *wt;    /* [cap_n] regularized w, proximal center, trial */
   unsigned char *active;                 /* [cap_n] 1 for i in A */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
@@ -147,6 +149,7 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->dense.M), free(ws->dense.q), free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
   free(ws->guess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
+  free(ws->wr), free(ws->wrn), free(ws->center), free(ws->zt), free(ws->wt);
   free(ws->active), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
@@ -155,7 +158,8 @@ void lsim_newton_free(LsimNewton *ws) {
 /* Grows the workspace for n variables, m inner dimensions and nz augmented entries. */
 static int reserve(LsimNewton *ws, int n, int m, int nz) {
   int cap = ws->cap_n;
-  double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave};
+  double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave,
+                   &ws->wr, &ws->wrn, &ws->center, &ws->zt, &ws->wt};
   if (n > ws->cap_n) {
     for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
       cap = ws->cap_n;
@@ -276,31 +280,39 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
   return 0;
 }
 
-/* The Newton point (1) from z: zn_I = 0, zn_A by proximal refinement from z_A; wn its w.
- * Returns 0, or LSIM_BREAKDOWN when a solve fails or gives non-finite values. */
+/* The Newton point of the regularized LCP (2) from z: zn_I = 0 and zn_A solving
+ * (M_AA + eps I) zn_A = -(q + eps (0 - c))_A - M_AI 0 ... i.e. wr(zn)_A = 0 with
+ * wr(z) = M z + q + eps (z - c); by one solve and up to three refinement solves with the
+ * factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn). Returns 0, or LSIM_BREAKDOWN when
+ * a solve fails or gives non-finite values. */
 static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
-                        double target, int *refinements) {
+                        double eps, double target, int *refinements) {
   const int n = f->n, m = f->m;
+  const double *c = ws->center;
   for (int i = 0; i < n; ++i) ws->zn[i] = ws->active[i] ? z[i] : 0.0;
   double prev = INFINITY;
-  for (int r = 0; r < 30; ++r) {
+  for (int r = 0;; ++r) {
     lsim_factored_w(f, ws->zn, ws->u, ws->wn);
     double ra = 0.0;
-    for (int i = 0; i < n; ++i)
-      if (ws->active[i]) ra = fmax(ra, fabs(ws->wn[i]));
+    for (int i = 0; i < n; ++i) {
+      ws->wrn[i] = ws->wn[i] + eps * (ws->zn[i] - c[i]);
+      if (ws->active[i]) ra = fmax(ra, fabs(ws->wrn[i]));
+    }
+    if (getenv("NDBG")) fprintf(stderr, "  r %d ra %.3e\n", r, ra);
     if (!(ra < INFINITY)) return LSIM_BREAKDOWN;
-    /* Stalled (the active system is inconsistent): take back the last update, which went
-       mostly into the null space; done at round-off: stop. */
-    if (ra > 0.5 * prev) {
+    /* Worse than before the last correction (round-off of the solve): take it back. */
+    if (ra > prev) {
       for (int i = 0; i < n; ++i)
         if (ws->active[i]) ws->zn[i] -= ws->x[m + i];
       lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+      for (int i = 0; i < n; ++i) ws->wrn[i] = ws->wn[i] + eps * (ws->zn[i] - c[i]);
       break;
     }
-    if (ra <= 0.01 * target) break;
+    /* At round-off of the target, or no longer improving much. */
+    if (ra <= 1e-3 * target || ra > 0.5 * prev || r == 4) break;
     prev = ra;
     memset(ws->rhs, 0, (size_t)m * sizeof(double));
-    for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wn[i] : 0.0;
+    for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wrn[i] : 0.0;
     const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
                                     ws->numeric, ws->control, ws->uinfo);
     ++*refinements;
@@ -309,6 +321,12 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
       if (ws->active[i]) ws->zn[i] += ws->x[m + i];
   }
   return 0;
+}
+
+/* wr = w + eps (z - c) and |min(z, wr)|^2, max |min(z, wr)|. */
+static double regularized(LsimNewton *ws, const double *z, int n, double eps, double *nat) {
+  for (int i = 0; i < n; ++i) ws->wr[i] = ws->w[i] + eps * (z[i] - ws->center[i]);
+  return merit(z, ws->wr, n, nat);
 }
 
 /* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
@@ -376,6 +394,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   LsimNewtonInfo local;
   if (!info) memset(&local, 0, sizeof local), info = &local;
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
+  info->factorizations = 0;
   info->lemke_pivots = info->fallback = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
@@ -401,11 +420,21 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   for (int i = 0; i < n; ++i) z[i] = warm && z[i] > 0.0 && z[i] < INFINITY ? z[i] : 0.0;
   int pgs_usable = 1;
   lsim_factored_w(f, z, ws->u, ws->w);
-  double nat, fz = merit(z, ws->w, n, &nat);
+  double nat;
+  merit(z, ws->w, n, &nat);
   if (nat > target) {
+    /* PGS from the start; kept only when it lowers the residual (PGS need not converge
+       on a nonsymmetric M). */
+    const double nat0 = nat;
+    memcpy(ws->zbest, z, (size_t)n * sizeof(double));
     pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
     lsim_factored_w(f, z, ws->u, ws->w);
-    fz = merit(z, ws->w, n, &nat);
+    merit(z, ws->w, n, &nat);
+    if (!(nat <= nat0)) {
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+      merit(z, ws->w, n, &nat);
+    }
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
@@ -425,46 +454,84 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       status = rc == UMFPACK_ERROR_out_of_memory ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
   }
   memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
-  const double eps = (o.reg > 0.0 ? o.reg : 1e-9) * fmax(max_diagonal(f, ws->u), 1e-300);
+  const double eps = (o.reg > 0.0 ? o.reg : getenv("NREG") ? atof(getenv("NREG")) : 1e-6) * fmax(max_diagonal(f, ws->u), 1e-300);
 
-  int stalled = 0;
+  /* Proximal point on the LCP (2): center c = z, wr = w + eps (z - c). */
+  int stalled = 0, have_factors = 0;
+  memcpy(ws->center, z, (size_t)n * sizeof(double));
+  double natr, fr = regularized(ws, z, n, eps, &natr);
   while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
-    /* Active set from (z, w); one LU; the Newton point by proximal refinement. */
-    for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+    /* Active set from (z, wr); a new LU only when it changed; the Newton point of (2). */
+    int changed = !have_factors;
+    for (int i = 0; i < n; ++i) {
+      const unsigned char a = ws->wr[i] < z[i];
+      changed |= a != ws->active[i];
+      ws->active[i] = a;
+    }
     ++info->iterations;
-    int rc = factor(ws, f, nz, eps);
-    if (!rc) rc = newton_point(ws, f, z, target, &info->refinements);
+    int rc = 0;
+    if (changed) {
+      have_factors = 0;
+      rc = factor(ws, f, nz, eps);
+      ++info->factorizations;
+      have_factors = rc == 0;
+    }
+    if (!rc) rc = newton_point(ws, f, z, eps, target, &info->refinements);
     if (rc == LSIM_OUT_OF_MEMORY) {
       status = rc;
       break;
     }
-    /* Line search on |Phi|^2 along d = zn - z (w is affine in z). */
+    /* Line search on |min(z, wr)|^2 along d = zn - z (wr is affine in z). */
     int accepted = 0;
     for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
       for (int i = 0; i < n; ++i) {
-        ws->x[i] = z[i] + t * (ws->zn[i] - z[i]);
-        ws->rhs[i] = ws->w[i] + t * (ws->wn[i] - ws->w[i]);
+        ws->zt[i] = z[i] + t * (ws->zn[i] - z[i]);
+        ws->wt[i] = ws->wr[i] + t * (ws->wrn[i] - ws->wr[i]);
       }
       double nt;
-      const double ft = merit(ws->x, ws->rhs, n, &nt);
-      if (ft <= (1.0 - 1e-4 * t) * fz) {
-        memcpy(z, ws->x, (size_t)n * sizeof(double));
-        fz = ft, nat = nt, accepted = 1;
+      const double ft = merit(ws->zt, ws->wt, n, &nt);
+      if (getenv("NDBG")) fprintf(stderr, "  t %g ft %.3e fr %.3e\n", t, ft, fr);
+      if (ft <= (1.0 - 1e-4 * t) * fr || nt <= 1e-3 * target) {
+        memcpy(z, ws->zt, (size_t)n * sizeof(double));
+        accepted = 1;
         break;
       }
     }
-    if (accepted) {
-      /* w afresh from z (no drift from the affine update). */
-      lsim_factored_w(f, z, ws->u, ws->w);
-      fz = merit(z, ws->w, n, &nat);
-    } else {
+    if (!accepted && getenv("NDBG2")) {
+      /* role of each var */
+      int shown = 0;
+      for (int pass = 0; pass < 1; ++pass)
+      for (int i = 0; i < n && shown < 12; ++i) {
+        double dz = ws->zn[i] - z[i];
+        if (fabs(dz) < 0.05) continue;
+        const char *role = "?"; int cone = -1;
+        for (int cc = 0; cc < f->ncones; ++cc) { const LsimConeBlock *cb = &f->cones[cc];
+          if (i == cb->lambda) role = "lam", cone = cc; else if (i == cb->normal) role = "nrm", cone = cc;
+          else if (i >= cb->first_dir && i < cb->first_dir + cb->ndir) role = "dir", cone = cc; }
+        fprintf(stderr, "   i %d %s cone %d act %d z %.3e wr %.3e zn %.3e wrn %.3e\n", i, role, cone, ws->active[i], z[i], ws->wr[i], ws->zn[i], ws->wrn[i]);
+        ++shown;
+      }
+    }
+    if (!accepted) {
       /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
       if (!pgs_usable || sweeps <= 0) break;
       ++info->restarts;
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));
       pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
-      lsim_factored_w(f, z, ws->u, ws->w);
-      fz = merit(z, ws->w, n, &nat);
+      memcpy(ws->center, z, (size_t)n * sizeof(double));
+    }
+    /* w afresh from z (no drift from the affine update); the original residual. */
+    lsim_factored_w(f, z, ws->u, ws->w);
+    merit(z, ws->w, n, &nat);
+    fr = regularized(ws, z, n, eps, &natr);
+    if (getenv("NDBG")) {
+      double zm = 0; for (int i = 0; i < n; ++i) zm = fmax(zm, fabs(z[i]));
+      fprintf(stderr, "it %d chg %d acc %d fr %.3e natr %.3e nat %.3e |z| %.3e\n", info->iterations, changed, accepted, fr, natr, nat, zm);
+    }
+    /* The proximal subproblem solved well against the original residual: new center. */
+    if (natr <= 0.1 * nat) {
+      memcpy(ws->center, z, (size_t)n * sizeof(double));
+      fr = regularized(ws, z, n, eps, &natr);
     }
     if (nat < 0.9 * best) stalled = 0;
     else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */

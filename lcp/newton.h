@@ -24,7 +24,9 @@ LsimNewtonOptions lsim_default_newton_options(void);
 typedef struct LsimNewtonInfo {
   int status;          /* LSIM_SOLVED, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
-  int iterations;      /* Newton steps (each one sparse LU of the active system) */
+  int iterations;      /* Newton steps (each one solve of the active system) */
+  int factorizations;  /* sparse LUs (a Newton step whose active set did not change reuses
+                          the last one) */
   int sweeps;          /* PGS sweeps done (start and restarts) */
   int restarts;        /* PGS restarts after a step without enough decrease */
   int refinements;     /* proximal refinement solves (back substitutions) */
