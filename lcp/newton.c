@@ -81,7 +81,6 @@
 #include "newton.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <umfpack.h>
@@ -89,6 +88,10 @@
 #include "blas.h"
 #include "lemke.h"
 #include "pgs.h"
+
+/* Block exchanges allowed without fewer infeasible rows before single (Murty) ones, and
+ * single exchanges after those before the solve gives up. */
+enum { BPP_TRIES = 5, BPP_SINGLE = 10 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
@@ -298,7 +301,6 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
       ws->wrn[i] = ws->wn[i] + eps * (ws->zn[i] - c[i]);
       if (ws->active[i]) ra = fmax(ra, fabs(ws->wrn[i]));
     }
-    if (getenv("NDBG")) fprintf(stderr, "  r %d ra %.3e\n", r, ra);
     if (!(ra < INFINITY)) return LSIM_BREAKDOWN;
     /* Worse than before the last correction (round-off of the solve): take it back. */
     if (ra > prev) {
@@ -321,12 +323,6 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
       if (ws->active[i]) ws->zn[i] += ws->x[m + i];
   }
   return 0;
-}
-
-/* wr = w + eps (z - c) and |min(z, wr)|^2, max |min(z, wr)|. */
-static double regularized(LsimNewton *ws, const double *z, int n, double eps, double *nat) {
-  for (int i = 0; i < n; ++i) ws->wr[i] = ws->w[i] + eps * (z[i] - ws->center[i]);
-  return merit(z, ws->wr, n, nat);
 }
 
 /* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
@@ -394,7 +390,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   LsimNewtonInfo local;
   if (!info) memset(&local, 0, sizeof local), info = &local;
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
-  info->factorizations = 0;
+  info->factorizations = info->single_pivots = 0;
   info->lemke_pivots = info->fallback = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
@@ -454,90 +450,76 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       status = rc == UMFPACK_ERROR_out_of_memory ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
   }
   memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
-  const double eps = (o.reg > 0.0 ? o.reg : getenv("NREG") ? atof(getenv("NREG")) : 1e-6) * fmax(max_diagonal(f, ws->u), 1e-300);
+  const double dmax = max_diagonal(f, ws->u);
+  const double eps = (o.reg > 0.0 ? o.reg : 1e-6) * fmax(dmax, 1e-300);
+  double best_outer = INFINITY;
 
-  /* Proximal point on the LCP (2): center c = z, wr = w + eps (z - c). */
-  int stalled = 0, have_factors = 0;
+  /* Proximal point on the LCP (2), each subproblem by block principal pivoting. */
   memcpy(ws->center, z, (size_t)n * sizeof(double));
-  double natr, fr = regularized(ws, z, n, eps, &natr);
+  for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+  const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
+  int changed = 1, best_inf = n + 1, tries = BPP_TRIES, stalled = 0;
   while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
-    /* Active set from (z, wr); a new LU only when it changed; the Newton point of (2). */
-    int changed = !have_factors;
-    for (int i = 0; i < n; ++i) {
-      const unsigned char a = ws->wr[i] < z[i];
-      changed |= a != ws->active[i];
-      ws->active[i] = a;
-    }
     ++info->iterations;
     int rc = 0;
     if (changed) {
-      have_factors = 0;
       rc = factor(ws, f, nz, eps);
       ++info->factorizations;
-      have_factors = rc == 0;
     }
     if (!rc) rc = newton_point(ws, f, z, eps, target, &info->refinements);
-    if (rc == LSIM_OUT_OF_MEMORY) {
-      status = rc;
+    if (rc) {
+      status = rc == LSIM_OUT_OF_MEMORY ? rc : LSIM_MAX_ITERATIONS;
       break;
     }
-    /* Line search on |min(z, wr)|^2 along d = zn - z (wr is affine in z). */
-    int accepted = 0;
-    for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
-      for (int i = 0; i < n; ++i) {
-        ws->zt[i] = z[i] + t * (ws->zn[i] - z[i]);
-        ws->wt[i] = ws->wr[i] + t * (ws->wrn[i] - ws->wr[i]);
-      }
-      double nt;
-      const double ft = merit(ws->zt, ws->wt, n, &nt);
-      if (getenv("NDBG")) fprintf(stderr, "  t %g ft %.3e fr %.3e\n", t, ft, fr);
-      if (ft <= (1.0 - 1e-4 * t) * fr || nt <= 1e-3 * target) {
-        memcpy(z, ws->zt, (size_t)n * sizeof(double));
-        accepted = 1;
+    /* The point itself may already solve the original LCP. */
+    double nz_nat;
+    merit(ws->zn, ws->wn, n, &nz_nat);
+    if (nz_nat < best) {
+      best = nz_nat;
+      memcpy(ws->zbest, ws->zn, (size_t)n * sizeof(double));
+      if (nz_nat <= target) {
+        memcpy(z, ws->zn, (size_t)n * sizeof(double));
+        status = LSIM_SOLVED;
         break;
       }
     }
-    if (!accepted && getenv("NDBG2")) {
-      /* role of each var */
-      int shown = 0;
-      for (int pass = 0; pass < 1; ++pass)
-      for (int i = 0; i < n && shown < 12; ++i) {
-        double dz = ws->zn[i] - z[i];
-        if (fabs(dz) < 0.05) continue;
-        const char *role = "?"; int cone = -1;
-        for (int cc = 0; cc < f->ncones; ++cc) { const LsimConeBlock *cb = &f->cones[cc];
-          if (i == cb->lambda) role = "lam", cone = cc; else if (i == cb->normal) role = "nrm", cone = cc;
-          else if (i >= cb->first_dir && i < cb->first_dir + cb->ndir) role = "dir", cone = cc; }
-        fprintf(stderr, "   i %d %s cone %d act %d z %.3e wr %.3e zn %.3e wrn %.3e\n", i, role, cone, ws->active[i], z[i], ws->wr[i], ws->zn[i], ws->wrn[i]);
-        ++shown;
+    /* Infeasible rows of the subproblem: z < 0 on A, wr < 0 on I. */
+    int inf = 0, last = -1;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i] ? ws->zn[i] < -ztol : ws->wrn[i] < -wtol) ++inf, last = i;
+    if (inf == 0) {
+      /* The subproblem is solved: z = max(zn, 0), the next center (same A: the factors
+         stay). */
+      for (int i = 0; i < n; ++i) z[i] = fmax(ws->zn[i], 0.0);
+      lsim_factored_w(f, z, ws->u, ws->w);
+      merit(z, ws->w, n, &nat);
+      if (nat < 0.9 * best_outer) stalled = 0;
+      else if (++stalled >= 10) break; /* ten subproblems without a tenth off: give up */
+      if (nat < best_outer) best_outer = nat;
+      if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+      if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
+        if (nat <= target) {
+        status = LSIM_SOLVED;
+        break;
       }
-    }
-    if (!accepted) {
-      /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
-      if (!pgs_usable || sweeps <= 0) break;
-      ++info->restarts;
-      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
-      pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
       memcpy(ws->center, z, (size_t)n * sizeof(double));
+      best_inf = n + 1, tries = BPP_TRIES, changed = 0;
+      continue;
     }
-    /* w afresh from z (no drift from the affine update); the original residual. */
-    lsim_factored_w(f, z, ws->u, ws->w);
-    merit(z, ws->w, n, &nat);
-    fr = regularized(ws, z, n, eps, &natr);
-    if (getenv("NDBG")) {
-      double zm = 0; for (int i = 0; i < n; ++i) zm = fmax(zm, fabs(z[i]));
-      fprintf(stderr, "it %d chg %d acc %d fr %.3e natr %.3e nat %.3e |z| %.3e\n", info->iterations, changed, accepted, fr, natr, nat, zm);
+    /* Block exchange while the count of infeasible rows drops (or for a few tries more);
+       else Murty's single exchange of the last infeasible row (finite for P-matrices). */
+    if (inf < best_inf) best_inf = inf, tries = BPP_TRIES;
+    else if (--tries < -BPP_SINGLE) break; /* the single exchanges made no headway either */
+    if (tries >= 0) {
+      for (int i = 0; i < n; ++i)
+        if (ws->active[i] ? ws->zn[i] < -ztol : ws->wrn[i] < -wtol) ws->active[i] ^= 1;
+    } else {
+      ws->active[last] ^= 1;
+      ++info->single_pivots;
     }
-    /* The proximal subproblem solved well against the original residual: new center. */
-    if (natr <= 0.1 * nat) {
-      memcpy(ws->center, z, (size_t)n * sizeof(double));
-      fr = regularized(ws, z, n, eps, &natr);
-    }
-    if (nat < 0.9 * best) stalled = 0;
-    else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */
-    if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
-    if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
-    if (nat <= target) status = LSIM_SOLVED;
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    for (int i = 0; i < n; ++i) z[i] = fmax(z[i], 0.0);
+    changed = 1;
   }
   /* Return the best iterate; its residual from z alone. When Newton failed, Lemke on the
      dense M from the best iterate's active set, if small enough. */

@@ -28,6 +28,7 @@ typedef struct LsimNewtonInfo {
   int factorizations;  /* sparse LUs (a Newton step whose active set did not change reuses
                           the last one) */
   int sweeps;          /* PGS sweeps done (start and restarts) */
+  int single_pivots;   /* single (Murty) exchanges of the block pivoting */
   int restarts;        /* PGS restarts after a step without enough decrease */
   int refinements;     /* proximal refinement solves (back substitutions) */
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
