@@ -1,82 +1,90 @@
-/* newton.c: an exact active-set solver for the factored LCP M = J B + C: semismooth Newton
- * on the min-map (the step of block principal pivoting), each step one sparse LU of the
- * active rows in augmented form (UMFPACK), a proximal refinement for singular active
- * blocks, a line search, and PGS for the start and for restarts.
+/* newton.c: an exact active-set solver for the factored LCP M = J B + C: the proximal
+ * point method on the LCP, each proximal subproblem solved by block principal pivoting
+ * (the semismooth Newton step on the min-map), each pivoting step one sparse LU of the
+ * active rows in augmented form (UMFPACK), with PGS for the start.
  *
  * THE METHOD
  * The LCP w = M z + q, z >= 0, w >= 0, z'w = 0 holds exactly when the min-map
  *     Phi(z) = min(z, M z + q)   (componentwise)
- * is zero. Phi is piecewise linear. At z, with the active set A = {i : w_i < z_i} and its
- * complement I, a generalized Jacobian of Phi has the rows of M on A and of the identity
- * on I, and the Newton step z+ solves
- *     z+_I = 0,   (M z+ + q)_A = 0,                                             (1)
- * which is also the step of block principal pivoting (Kostreva; Judice and Pires): the
- * rows with z < w are fixed at z = 0, the others at w = 0. If z+_A >= 0 and w+_I >= 0, z+
- * is the solution; otherwise the next active set comes from (z+, w+). Near a solution with
- * the right active set the step lands on it exactly (finite termination), which is why
- * this method reaches residuals at round-off where PGS stalls.
+ * is zero. For an active set A (rows with w = 0) and its complement I (rows with z = 0)
+ * the candidate point solves
+ *     z_I = 0,   (M z + q)_A = 0,                                                  (1)
+ * the step of block principal pivoting (Kostreva; Judice and Pires) and of the
+ * semismooth Newton method on Phi. It is the solution when z_A >= 0 and w_I >= 0.
  *
- * The linear system (1) is never formed from M. With u = B_A z_A it reads, in augmented
+ * Why a proximal point. The contact rows of a settled pile are redundant (more contacts
+ * than degrees of freedom, four parallel normals under a box, opposite friction directions
+ * both at w = 0 when sticking), so M_AA is singular and (1) is often inconsistent for the
+ * active sets met on the way: the Newton point does not exist. The proximal point method
+ * (Rockafellar) solves instead a sequence of subproblems
+ *     LCP(M + eps I, q - eps c),  i.e.  wr(z) = M z + q + eps (z - c),             (2)
+ * with the center c the last subproblem's solution (the start first). M + eps I has
+ * nonsingular principal blocks for the monotone part of M (PSD plus the skew cone rows),
+ * so each candidate point
+ *     z_I = 0,   wr(z)_A = 0, i.e. (M_AA + eps I) z_A = (eps c - q)_A,                (3)
+ * exists; its error against the original LCP is w_A = -eps (z - c)_A, which shrinks as
+ * the centers converge (eps = 1e-3 max_i |M_ii| by default: a well conditioned
+ * subproblem). A new center keeps the active set, so the factors are reused and a
+ * proximal step costs back substitutions only. When two proximal steps in a row do not
+ * halve the natural residual (an active system inconsistent by O(eps): the centers drift
+ * along a null direction of M_AA), eps is made a hundred times smaller, down to
+ * 1e-12 max|M_ii| (continuation), with new factors.
+ *
+ * Each subproblem by block principal pivoting (Judice and Pires): from the active set of
+ * the current point, (3) is solved; the infeasible rows (z_i < 0 on A, wr_i < 0 on I,
+ * beyond 1e-3 of the target) change sides all at once while their count drops (or for
+ * BPP_TRIES steps more), then one at a time, the last such row (Murty's rule, finite for
+ * P-matrices), and the solve gives up after BPP_SINGLE single exchanges without a lower
+ * count. No line search: the count of infeasible rows is the measure of progress.
+ *
+ * The linear system (3) is never formed from M. With u = B_A z_A it reads, in augmented
  * form over (u, z),
  *     [ I      -B  ] [ u ]   [ 0 ]
- *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) for i in A,
- *                                       e_i' (z_i = r_i) for i in I,
+ *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) + eps e_i' for
+ *                                       i in A, e_i' (z_i = r_i) for i in I,
  * a sparse matrix of order m + n with nnz(J) + nnz(B) + nnz(C) + m + n entries whose
  * pattern does not depend on A (inactive rows keep their entries as explicit zeros), so
- * UMFPACK's symbolic analysis is made once per problem and each Newton step is one
- * numeric factorization. M = J B + C is not symmetric for Stewart-Trinkle cones (the
- * lambda row holds mu and -1, the direction rows +1), hence LU with partial pivoting.
+ * UMFPACK's symbolic analysis is made once per problem and each new active set (or eps)
+ * is one numeric factorization. M is not symmetric for Stewart-Trinkle cones (the lambda
+ * row holds mu and -1, the direction rows +1), hence LU with partial pivoting. Each solve
+ * is refined (up to four back substitutions) on the residual of (3) computed from the
+ * factored M.
  *
- * Singular active blocks. The contact rows of a settled pile are redundant (more
- * contacts than degrees of freedom, four parallel normals per face), so M_AA is often
- * singular, with (1) consistent but z_A not unique. The factorization is of M_AA + eps I
- * (eps = reg max_i |M_ii|) and (1) is solved by the proximal iteration
- *     z_A <- z_A + (M_AA + eps I)^{-1} (-(M z + q)_A),
- * which converges on the range of M_AA at the rate eps / |eigenvalue| and leaves the null
- * space component of the current z alone: of the many solutions it picks one near the
- * current iterate (the PGS start, or the previous step's impulses), which keeps z_A >= 0
- * where a solution near it is nonnegative. The loop stops when the active rows of w are at
- * round-off or stop decreasing (an inconsistent system: the active set is wrong).
- *
- * Globalization. The merit is f(z) = |Phi(z)|^2. The step d = z+ - z is accepted if f
- * drops by the Armijo rule f(z + t d) <= (1 - 1e-4 t) f(z), t = 1, 1/2, ... 1/64; since w
- * is affine in z, w(z + t d) = w + t (w+ - w) costs no product with M. If no t passes,
- * PGS sweeps from the best z found (a restart), and Newton resumes from there.
- *
- * The stop test is the common natural residual max_i |min(z_i, w_i)| <= tol * scale,
- * scale = max|q| (or 1), on w recomputed from z alone.
+ * The start: the guess (the previous step's impulses by contact id in a run), then 20
+ * PGS sweeps, kept only when they lower the natural residual (PGS need not converge on a
+ * nonsymmetric M). The stop test is the common natural residual max_i |min(z_i, w_i)| <=
+ * tol * scale, scale = max|q| (or 1), on w recomputed from z alone, checked on every
+ * candidate point and every proximal step; the best point is returned.
  *
  * REFERENCES
  * Kostreva, "Block pivoting methods for solving the complementarity problem", Linear
  * Algebra Appl. 21 (1978); Judice and Pires, "A block principal pivoting algorithm for
  * large-scale strictly monotone linear complementarity problems", Comput. Oper. Res. 21
- * (1994); Pang, "Newton's method for B-differentiable equations", Math. Oper. Res. 15
- * (1990) and De Luca, Facchinei and Kanzow, Comput. Optim. Appl. 16 (2000) for the
- * min-map Newton method; Rockafellar, "Monotone operators and the proximal point
- * algorithm", SIAM J. Control Optim. 14 (1976); Davis, "Algorithm 832: UMFPACK V4.3",
- * ACM TOMS 30 (2004); Stewart and Trinkle, IJNME 39 (1996), for the contact LCP.
+ * (1994); Murty, "Note on a Bard-type scheme for solving the complementarity problem",
+ * Opsearch 11 (1974), for the single exchanges; Rockafellar, "Monotone operators and the
+ * proximal point algorithm", SIAM J. Control Optim. 14 (1976); Pang, "Newton's method for
+ * B-differentiable equations", Math. Oper. Res. 15 (1990), for the min-map Newton method;
+ * Davis, "Algorithm 832: UMFPACK V4.3", ACM TOMS 30 (2004); Stewart and Trinkle, IJNME
+ * 39 (1996), for the contact LCP.
  *
- * Fallback. When the Newton steps end without a solution and n <= dense_limit (500), Lemke
- * (lemke.c) runs on the dense M, warm started from the best iterate's active set: the
+ * Fallback. When the solve ends without a solution and n <= dense_limit (500), Lemke
+ * (lemke.c) runs on the dense M, warm started from the best point's active set: the
  * answer is then Lemke's, with its guarantees for copositive-plus problems.
  *
  * FAILURE MODES
- * Not globally convergent for every LCP class: for P-matrices the min-map Newton method
- * with this line search converges from near a solution, and the PGS restarts make the
- * contact problems' iterates come near; an LCP without a solution, or one where every
- * start near the PGS iterate needs a wrong sign in z_A, ends on LSIM_MAX_ITERATIONS with
- * the best iterate (smallest natural residual) found; so does a solve whose best residual
- * has not dropped by a tenth in ten steps (its time is bounded by ten factorizations
- * then, not max_iter). Measured: settled piles of spheres
- * (pile_100 after about 60 steps, n ~ 1500) are such problems: the active sets a PGS
- * iterate gives hold redundant rows with inconsistent right sides (more contacts than
- * degrees of freedom), the refinement stalls, no step decreases the merit, and the solve
- * ends after max_iter steps at the PGS level of residual. Low-rank PSD and random
- * Stewart-Trinkle problems without cone structure (no PGS start) fail the same way and
- * are solved by the fallback. A factorization that fails (out of
- * memory, or a structurally singular active system) gives LSIM_BREAKDOWN or
- * LSIM_OUT_OF_MEMORY with the best iterate. z is always finite. Lemke (lemke.c) stays the
- * reference with its guarantees for copositive-plus problems; this solver is for size.
+ * Not globally convergent for every LCP class. The proximal point method converges for
+ * monotone M; the Stewart-Trinkle M is not monotone (the mu c_n coupling of the lambda
+ * rows), and its subproblems need not have a unique solution. Measured (docs/solvers.md,
+ * bench/bench_exact.c): every falling step of pile_100 and most steps of the settling
+ * phase are solved to 1e-10; on the settled pile (spheres at rest, from about step 70 of
+ * pile_100, n ~ 1500) most solves end on LSIM_MAX_ITERATIONS, either because the pivoting
+ * of a subproblem cycles (relative residual ~1e-3, the PGS start's level) or because the
+ * proximal steps stall at ~1e-6 even at the smallest eps. The solve then returns the best
+ * point (smallest natural residual) with LSIM_MAX_ITERATIONS; its time is bounded by
+ * max_iter (100) pivoting or proximal steps. A factorization that fails (out of memory,
+ * or a structurally singular active system) gives LSIM_OUT_OF_MEMORY, or ends the solve
+ * with the best point. z is always finite. Lemke (lemke.c) stays the reference with its
+ * guarantees for copositive-plus problems; this solver is for size.
  */
 #include "newton.h"
 
@@ -99,7 +107,7 @@ int lsim_factored_check(const LsimFactoredLcp *f);
 struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;
   double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
-  double *wr, *wrn, *center, *zt, *wt;    /* [cap_n] regularized w, proximal center, trial */
+  double *wrn, *center;                  /* [cap_n] regularized w of zn, proximal center */
   unsigned char *active;                 /* [cap_n] 1 for i in A */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
@@ -152,7 +160,7 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->dense.M), free(ws->dense.q), free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
   free(ws->guess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
-  free(ws->wr), free(ws->wrn), free(ws->center), free(ws->zt), free(ws->wt);
+  free(ws->wrn), free(ws->center);
   free(ws->active), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
@@ -162,7 +170,7 @@ void lsim_newton_free(LsimNewton *ws) {
 static int reserve(LsimNewton *ws, int n, int m, int nz) {
   int cap = ws->cap_n;
   double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave,
-                   &ws->wr, &ws->wrn, &ws->center, &ws->zt, &ws->wt};
+                   &ws->wrn, &ws->center};
   if (n > ws->cap_n) {
     for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
       cap = ws->cap_n;
@@ -283,10 +291,9 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
   return 0;
 }
 
-/* The Newton point of the regularized LCP (2) from z: zn_I = 0 and zn_A solving
- * (M_AA + eps I) zn_A = -(q + eps (0 - c))_A - M_AI 0 ... i.e. wr(zn)_A = 0 with
- * wr(z) = M z + q + eps (z - c); by one solve and up to three refinement solves with the
- * factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn). Returns 0, or LSIM_BREAKDOWN when
+/* The point (3) of the subproblem (2) for the active set ws->active: zn_I = 0 and
+ * wr(zn)_A = 0, wr(z) = M z + q + eps (z - c), from zn_A = z_A by a solve and up to four
+ * refinement solves with the factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn). Returns 0, or LSIM_BREAKDOWN when
  * a solve fails or gives non-finite values. */
 static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
                         double eps, double target, int *refinements) {
@@ -326,7 +333,7 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
 }
 
 /* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
- * outside a cone: no PGS restarts then, *usable = 0). */
+ * outside a cone: *usable = 0). */
 static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int sweeps,
                       double *z, int *usable, LsimNewtonInfo *info) {
   if (!*usable || sweeps <= 0) return;
@@ -451,20 +458,22 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
   const double dmax = max_diagonal(f, ws->u);
-  const double eps = (o.reg > 0.0 ? o.reg : 1e-6) * fmax(dmax, 1e-300);
-  double best_outer = INFINITY;
+  double eps = (o.reg > 0.0 ? o.reg : 1e-3) * fmax(dmax, 1e-300);
+  const double eps_min = 1e-12 * fmax(dmax, 1e-300);
 
   /* Proximal point on the LCP (2), each subproblem by block principal pivoting. */
   memcpy(ws->center, z, (size_t)n * sizeof(double));
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
   int changed = 1, best_inf = n + 1, tries = BPP_TRIES, stalled = 0;
+  double last_outer = INFINITY;
   while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
     ++info->iterations;
     int rc = 0;
     if (changed) {
       rc = factor(ws, f, nz, eps);
       ++info->factorizations;
+      changed = 0;
     }
     if (!rc) rc = newton_point(ws, f, z, eps, target, &info->refinements);
     if (rc) {
@@ -493,9 +502,16 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       for (int i = 0; i < n; ++i) z[i] = fmax(ws->zn[i], 0.0);
       lsim_factored_w(f, z, ws->u, ws->w);
       merit(z, ws->w, n, &nat);
-      if (nat < 0.9 * best_outer) stalled = 0;
-      else if (++stalled >= 10) break; /* ten subproblems without a tenth off: give up */
-      if (nat < best_outer) best_outer = nat;
+        /* Two proximal steps in a row without halving the residual (an active system
+         inconsistent by O(eps)): a hundred times smaller eps, new factors; at the
+         smallest eps, ten such steps end the solve. */
+      if (nat < 0.5 * last_outer) stalled = 0;
+      else if (++stalled >= 2 && eps > eps_min) {
+        eps = fmax(0.01 * eps, eps_min);
+        changed = 1, stalled = 0;
+        ++info->restarts;
+      } else if (stalled >= 10) break;
+      last_outer = nat;
       if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
       if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
         if (nat <= target) {
@@ -503,7 +519,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
         break;
       }
       memcpy(ws->center, z, (size_t)n * sizeof(double));
-      best_inf = n + 1, tries = BPP_TRIES, changed = 0;
+      best_inf = n + 1, tries = BPP_TRIES;
       continue;
     }
     /* Block exchange while the count of infeasible rows drops (or for a few tries more);
