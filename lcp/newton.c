@@ -32,10 +32,13 @@
  *
  * Each subproblem by block principal pivoting (Judice and Pires): from the active set of
  * the current point, (3) is solved; the infeasible rows (z_i < 0 on A, wr_i < 0 on I,
- * beyond 1e-3 of the target) change sides all at once while their count drops (or for
- * BPP_TRIES steps more), then one at a time, the last such row (Murty's rule, finite for
- * P-matrices), and the solve gives up after BPP_SINGLE single exchanges without a lower
- * count. No line search: the count of infeasible rows is the measure of progress.
+ * beyond 1e-3 of the target) change sides all at once while their count drops; when it
+ * does not, back to the active set of the fewest and one row at a time, the last
+ * infeasible one (Murty's rule, finite for P-matrices), until the count drops below that.
+ * After BPP_SINGLE single exchanges without, the subproblem starts again from the best
+ * point with a ten times larger eps (better conditioned: the exchanges of a near-singular
+ * subproblem wander), at most EPS_RAISES times. No line search: the count of infeasible
+ * rows is the measure of progress.
  *
  * The linear system (3) is never formed from M. With u = B_A z_A it reads, in augmented
  * form over (u, z),
@@ -97,9 +100,9 @@
 #include "lemke.h"
 #include "pgs.h"
 
-/* Block exchanges allowed without fewer infeasible rows before single (Murty) ones, and
- * single exchanges after those before the solve gives up. */
-enum { BPP_TRIES = 5, BPP_SINGLE = 10 };
+/* Single (Murty) exchanges without fewer infeasible rows before a subproblem starts again
+ * from the best point with a ten times larger eps, at most EPS_RAISES times. */
+enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
@@ -108,7 +111,8 @@ struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;
   double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
   double *wrn, *center;                  /* [cap_n] regularized w of zn, proximal center */
-  unsigned char *active;                 /* [cap_n] 1 for i in A */
+  unsigned char *active, *abest;         /* [cap_n] 1 for i in A; the A of fewest
+                                            infeasible rows in the subproblem */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
   int *Ap;                               /* [cap_a] augmented matrix, CSC column pointers */
@@ -161,7 +165,7 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->guess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
   free(ws->wrn), free(ws->center);
-  free(ws->active), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
+  free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
 }
@@ -178,6 +182,8 @@ static int reserve(LsimNewton *ws, int n, int m, int nz) {
     }
     cap = ws->cap_n;
     if (lsim_grow((void **)&ws->active, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
+    cap = ws->cap_n;
+    if (lsim_grow((void **)&ws->abest, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     ws->cap_n = cap;
   }
   if (m + 1 > ws->cap_m) {
@@ -465,7 +471,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   memcpy(ws->center, z, (size_t)n * sizeof(double));
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
-  int changed = 1, best_inf = n + 1, tries = BPP_TRIES, stalled = 0;
+  int changed = 1, best_inf = n + 1, best_last = 0, singles = -1, stalled = 0, raises = 0;
   double last_outer = INFINITY;
   while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
     ++info->iterations;
@@ -505,7 +511,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
         /* Two proximal steps in a row without halving the residual (an active system
          inconsistent by O(eps)): a hundred times smaller eps, new factors; at the
          smallest eps, ten such steps end the solve. */
-      if (nat < 0.5 * last_outer) stalled = 0;
+        if (nat < 0.5 * last_outer) stalled = 0;
       else if (++stalled >= 2 && eps > eps_min) {
         eps = fmax(0.01 * eps, eps_min);
         changed = 1, stalled = 0;
@@ -519,19 +525,36 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
         break;
       }
       memcpy(ws->center, z, (size_t)n * sizeof(double));
-      best_inf = n + 1, tries = BPP_TRIES;
+      best_inf = n + 1, singles = -1;
       continue;
     }
-    /* Block exchange while the count of infeasible rows drops (or for a few tries more);
-       else Murty's single exchange of the last infeasible row (finite for P-matrices). */
-    if (inf < best_inf) best_inf = inf, tries = BPP_TRIES;
-    else if (--tries < -BPP_SINGLE) break; /* the single exchanges made no headway either */
-    if (tries >= 0) {
+    /* Block exchange while the count of infeasible rows drops; when it does not, back to
+       the active set of the fewest and single exchanges of the last infeasible row
+       (Murty's rule, finite for P-matrices) until the count drops below that. */
+    if (inf < best_inf) {
+      best_inf = inf, best_last = last, singles = -1;
+      memcpy(ws->abest, ws->active, (size_t)n);
       for (int i = 0; i < n; ++i)
         if (ws->active[i] ? ws->zn[i] < -ztol : ws->wrn[i] < -wtol) ws->active[i] ^= 1;
-    } else {
+    } else if (singles < 0) {
+      singles = 0;
+      memcpy(ws->active, ws->abest, (size_t)n);
+      ws->active[best_last] ^= 1;
+      ++info->single_pivots;
+    } else if (++singles <= BPP_SINGLE) {
       ws->active[last] ^= 1;
       ++info->single_pivots;
+    } else {
+      /* The single exchanges made no headway either: from the best point again, with a
+         ten times larger eps (a better conditioned subproblem), at most EPS_RAISES times. */
+      if (++raises > EPS_RAISES) break;
+      eps = fmin(10.0 * eps, dmax);
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      memcpy(ws->center, z, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+      for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+      best_inf = n + 1, singles = -1, changed = 1, stalled = 0, last_outer = INFINITY;
+      continue;
     }
     memcpy(z, ws->zn, (size_t)n * sizeof(double));
     for (int i = 0; i < n; ++i) z[i] = fmax(z[i], 0.0);
