@@ -357,6 +357,94 @@ static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int 
   }
 }
 
+/* Phase 1: the min-map Newton point (1) from z by proximal refinement with the factors of
+ * M_AA + eps I (eps tiny: converges on the range of a singular M_AA), leaving the null
+ * space component of z alone; zn_I = 0, wn its w. Returns 0, or LSIM_BREAKDOWN when a
+ * solve fails or gives non-finite values. */
+static int refined_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
+                         double target, int *refinements) {
+  const int n = f->n, m = f->m;
+  for (int i = 0; i < n; ++i) ws->zn[i] = ws->active[i] ? z[i] : 0.0;
+  double prev = INFINITY;
+  for (int r = 0; r < 30; ++r) {
+    lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+    double ra = 0.0;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i]) ra = fmax(ra, fabs(ws->wn[i]));
+    if (!(ra < INFINITY)) return LSIM_BREAKDOWN;
+    /* Stalled (the active system is inconsistent): take back the last update, which went
+       mostly into the null space; done at round-off: stop. */
+    if (ra > 0.5 * prev) {
+      for (int i = 0; i < n; ++i)
+        if (ws->active[i]) ws->zn[i] -= ws->x[m + i];
+      lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+      break;
+    }
+    if (ra <= 0.01 * target) break;
+    prev = ra;
+    memset(ws->rhs, 0, (size_t)m * sizeof(double));
+    for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wn[i] : 0.0;
+    const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
+                                    ws->numeric, ws->control, ws->uinfo);
+    ++*refinements;
+    if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i]) ws->zn[i] += ws->x[m + i];
+  }
+  return 0;
+}
+
+/* Phase 1: semismooth Newton on the min-map with an Armijo line search on |min(z, w)|^2
+ * (w is affine in z), PGS restarts from the best point when no step decreases it, and
+ * the end after ten steps without a tenth off the best residual or max_iter steps. z and
+ * ws->w hold the last point, ws->zbest the best; returns LSIM_SOLVED, LSIM_MAX_ITERATIONS
+ * or LSIM_OUT_OF_MEMORY. */
+static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps,
+                        double target, double tol, int sweeps, int max_iter, int *pgs_usable,
+                        double *z, double *best, LsimNewtonInfo *info) {
+  const int n = f->n;
+  double nat, fz = merit(z, ws->w, n, &nat);
+  int stalled = 0, steps = 0;
+  while (steps < max_iter) {
+    /* Active set from (z, w); one LU; the Newton point by proximal refinement. */
+    for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+    ++steps, ++info->iterations, ++info->factorizations;
+    int rc = factor(ws, f, nz, eps);
+    if (!rc) rc = refined_point(ws, f, z, target, &info->refinements);
+    if (rc == LSIM_OUT_OF_MEMORY) return rc;
+    /* Line search along d = zn - z. */
+    int accepted = 0;
+    for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
+      for (int i = 0; i < n; ++i) {
+        ws->x[i] = z[i] + t * (ws->zn[i] - z[i]);
+        ws->rhs[i] = ws->w[i] + t * (ws->wn[i] - ws->w[i]);
+      }
+      double nt;
+      const double ft = merit(ws->x, ws->rhs, n, &nt);
+      if (ft <= (1.0 - 1e-4 * t) * fz) {
+        memcpy(z, ws->x, (size_t)n * sizeof(double));
+        accepted = 1;
+        break;
+      }
+    }
+    if (!accepted) {
+      /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
+      if (!*pgs_usable || sweeps <= 0) break;
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      pgs_phase(ws, f, tol, sweeps, z, pgs_usable, info);
+    }
+    /* w afresh from z (no drift from the affine update). */
+    lsim_factored_w(f, z, ws->u, ws->w);
+    fz = merit(z, ws->w, n, &nat);
+    if (nat < 0.9 * *best) stalled = 0;
+    else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */
+    if (nat < *best) *best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+    if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
+    if (nat <= target) return LSIM_SOLVED;
+  }
+  return LSIM_MAX_ITERATIONS;
+}
+
 /* Lemke on the dense M formed from f, its basis guessed from the active set of z (z_i > w_i,
  * w = ws->w of z); z gets Lemke's answer when it is better. Returns Lemke's status. */
 static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
@@ -467,7 +555,17 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   double eps = (o.reg > 0.0 ? o.reg : 1e-3) * fmax(dmax, 1e-300);
   const double eps_min = 1e-12 * fmax(dmax, 1e-300);
 
-  /* Proximal point on the LCP (2), each subproblem by block principal pivoting. */
+  /* Phase 1: min-map Newton from the start (fast where the active systems are
+     consistent); phase 2 from its best point. */
+  if (status == LSIM_MAX_ITERATIONS) {
+    status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
+                          max_iter / 2, &pgs_usable, z, &best, info);
+    if (status == LSIM_MAX_ITERATIONS) {
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+    }
+  }
+  /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting. */
   memcpy(ws->center, z, (size_t)n * sizeof(double));
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
