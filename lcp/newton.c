@@ -1,7 +1,7 @@
-/* newton.c: an exact active-set solver for the factored LCP M = J B + C: the proximal
- * point method on the LCP, each proximal subproblem solved by block principal pivoting
- * (the semismooth Newton step on the min-map), each pivoting step one sparse LU of the
- * active rows in augmented form (UMFPACK), with PGS for the start.
+/* newton.c: an exact active-set solver for the factored LCP M = J B + C: semismooth Newton
+ * on the min-map with a line search (phase 1), then the proximal point method on the LCP
+ * with block principal pivoting subproblems (phase 2); each step one sparse LU of the
+ * active rows in augmented form (UMFPACK), never forming M; PGS for the start.
  *
  * THE METHOD
  * The LCP w = M z + q, z >= 0, w >= 0, z'w = 0 holds exactly when the min-map
@@ -12,8 +12,17 @@
  * the step of block principal pivoting (Kostreva; Judice and Pires) and of the
  * semismooth Newton method on Phi. It is the solution when z_A >= 0 and w_I >= 0.
  *
- * Why a proximal point. The contact rows of a settled pile are redundant (more contacts
- * than degrees of freedom, four parallel normals under a box, opposite friction directions
+ * Phase 1 (min-map Newton). The active set A = {i : w_i < z_i} of the current point
+ * gives (1), solved by proximal refinement with the factors of M_AA + eps1 I (eps1 =
+ * 1e-9 max|M_ii|): z_A <- z_A + (M_AA + eps1 I)^{-1} (-(M z + q)_A) converges on the
+ * range of a singular M_AA and leaves the null space component of z alone. The step
+ * d = z+ - z is accepted by the Armijo rule on |Phi|^2 (t = 1, 1/2, ... 1/64; w is affine
+ * in z), else PGS restarts from the best point. Near a solution with the right active set
+ * the step lands on it exactly, which is why falling piles are solved in a few steps.
+ * Phase 1 ends after ten steps without a tenth off the best residual, or max_iter / 2.
+ *
+ * Why phase 2. The contact rows of a settled pile are redundant (more contacts than
+ * degrees of freedom, four parallel normals under a box, opposite friction directions
  * both at w = 0 when sticking), so M_AA is singular and (1) is often inconsistent for the
  * active sets met on the way: the Newton point does not exist. The proximal point method
  * (Rockafellar) solves instead a sequence of subproblems
@@ -40,8 +49,8 @@
  * subproblem wander), at most EPS_RAISES times. No line search: the count of infeasible
  * rows is the measure of progress.
  *
- * The linear system (3) is never formed from M. With u = B_A z_A it reads, in augmented
- * form over (u, z),
+ * The linear systems (1) and (3) are never formed from M. With u = B_A z_A they read, in
+ * augmented form over (u, z),
  *     [ I      -B  ] [ u ]   [ 0 ]
  *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) + eps e_i' for
  *                                       i in A, e_i' (z_i = r_i) for i in I,
@@ -55,9 +64,9 @@
  *
  * The start: the guess (the previous step's impulses by contact id in a run), then 20
  * PGS sweeps, kept only when they lower the natural residual (PGS need not converge on a
- * nonsymmetric M). The stop test is the common natural residual max_i |min(z_i, w_i)| <=
- * tol * scale, scale = max|q| (or 1), on w recomputed from z alone, checked on every
- * candidate point and every proximal step; the best point is returned.
+ * nonsymmetric M); phase 2 starts from phase 1's best point. The stop test is the common
+ * natural residual max_i |min(z_i, w_i)| <= tol * scale, scale = max|q| (or 1), on w
+ * recomputed from z alone, checked after every step; the best point is returned.
  *
  * REFERENCES
  * Kostreva, "Block pivoting methods for solving the complementarity problem", Linear
@@ -299,8 +308,8 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
 
 /* The point (3) of the subproblem (2) for the active set ws->active: zn_I = 0 and
  * wr(zn)_A = 0, wr(z) = M z + q + eps (z - c), from zn_A = z_A by a solve and up to four
- * refinement solves with the factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn). Returns 0, or LSIM_BREAKDOWN when
- * a solve fails or gives non-finite values. */
+ * refinement solves with the factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn).
+ * Returns 0, or LSIM_BREAKDOWN when a solve fails or gives non-finite values. */
 static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
                         double eps, double target, int *refinements) {
   const int n = f->n, m = f->m;
@@ -439,7 +448,8 @@ static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double
     if (nat < 0.9 * *best) stalled = 0;
     else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */
     if (nat < *best) *best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
-    if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
+    if (info->trace && info->trace_len < info->trace_capacity)
+      info->trace[info->trace_len++] = nat;
     if (nat <= target) return LSIM_SOLVED;
   }
   return LSIM_MAX_ITERATIONS;
@@ -606,10 +616,10 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       for (int i = 0; i < n; ++i) z[i] = fmax(ws->zn[i], 0.0);
       lsim_factored_w(f, z, ws->u, ws->w);
       merit(z, ws->w, n, &nat);
-        /* Two proximal steps in a row without halving the residual (an active system
+      /* Two proximal steps in a row without halving the residual (an active system
          inconsistent by O(eps)): a hundred times smaller eps, new factors; at the
          smallest eps, ten such steps end the solve. */
-        if (nat < 0.5 * last_outer) stalled = 0;
+      if (nat < 0.5 * last_outer) stalled = 0;
       else if (++stalled >= 2 && eps > eps_min) {
         eps = fmax(0.01 * eps, eps_min);
         changed = 1, stalled = 0;
@@ -617,8 +627,9 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       } else if (stalled >= 10) break;
       last_outer = nat;
       if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
-      if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
-        if (nat <= target) {
+      if (info->trace && info->trace_len < info->trace_capacity)
+        info->trace[info->trace_len++] = nat;
+      if (nat <= target) {
         status = LSIM_SOLVED;
         break;
       }
@@ -658,8 +669,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
     for (int i = 0; i < n; ++i) z[i] = fmax(z[i], 0.0);
     changed = 1;
   }
-  /* Return the best iterate; its residual from z alone. When Newton failed, Lemke on the
-     dense M from the best iterate's active set, if small enough. */
+  /* Return the best point; its residual from z alone. When both phases failed, Lemke on
+     the dense M from the best point's active set, if small enough. */
   if (status != LSIM_SOLVED) {
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
     const int limit = o.dense_limit ? o.dense_limit : 500;

@@ -35,7 +35,8 @@ typedef struct LsimNewtonInfo {
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
   int fallback;        /* 1 when the Lemke fallback ran */
   double residual;     /* natural residual of the returned z, w recomputed from z */
-  double *trace;       /* optional, caller's: natural residual after each proximal step */
+  double *trace;       /* optional, caller's: natural residual after each phase-1 Newton
+                          step and each proximal step */
   int trace_capacity;
   int trace_len;
 } LsimNewtonInfo;
