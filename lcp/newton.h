@@ -9,8 +9,10 @@
 
 typedef struct LsimNewtonOptions {
   double tol;        /* stop when the natural residual <= tol * scale (max|q|, or 1) */
-  int max_iter;      /* pivoting and proximal steps; 0 = default 100 */
-  int pgs_sweeps;    /* PGS sweeps before the first step; 0 = none, -1 = default 20 */
+  int max_iter;      /* Newton, pivoting and proximal steps (phase 1 at most half);
+                        0 = default 100 */
+  int pgs_sweeps;    /* PGS sweeps before the first step and at each phase-1 restart;
+                        0 = none, -1 = default 20 */
   double reg;        /* first proximal eps, relative to max_i |M_ii|; 0 = default 1e-3
                         (made smaller, down to 1e-12, when the proximal steps stall) */
   int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
@@ -24,11 +26,10 @@ LsimNewtonOptions lsim_default_newton_options(void);
 typedef struct LsimNewtonInfo {
   int status;          /* LSIM_SOLVED, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
-  int iterations;      /* pivoting and proximal steps (each one solve of the active
-                          system) */
+  int iterations;      /* phase-1 Newton steps, phase-2 pivoting and proximal steps */
   int factorizations;  /* sparse LUs (a Newton step whose active set did not change reuses
                           the last one) */
-  int sweeps;          /* PGS sweeps done (the start) */
+  int sweeps;          /* PGS sweeps done (the start, phase 1's restarts) */
   int single_pivots;   /* single (Murty) exchanges of the block pivoting */
   int restarts;        /* eps reductions (continuation) after stalled proximal steps */
   int refinements;     /* solves with the factors (back substitutions) */
