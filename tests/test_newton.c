@@ -136,8 +136,10 @@ static void test_random_contact(void **state) {
   lsim_solver_free(nw);
 }
 
-/* Dumped steps of a pile of ten boxes on which Lemke's path once broke down (tests/data):
- * newton solves them to 1e-10, cold and warm started from Lemke's solution. */
+/* Dumped steps of a pile of ten boxes on which Lemke's path once broke down (tests/data;
+ * stacked boxes resting on each other: redundant corner contacts): newton solves them to
+ * 1e-10, cold (also by the Newton steps alone, without the Lemke fallback) and warm
+ * started from Lemke's solution. */
 static void test_dumped_pile_steps(void **state) {
   (void)state;
   static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
@@ -154,6 +156,28 @@ static void test_dumped_pile_steps(void **state) {
     assert_int_equal(lsim_solver_solve(cold, &lcp, z, &st), LSIM_SOLVED);
     assert_true(st.residual.relative <= RES_TOL);
     assert_int_equal(lsim_solver_solve(lk, &lcp, zl, NULL), LSIM_SOLVED);
+    /* The Newton steps alone (no Lemke fallback), on M's entries as the factored C. */
+    int *cp = malloc((size_t)(n + 1) * sizeof(int)), *ci = malloc((size_t)n * n * sizeof(int));
+    int *zero = calloc((size_t)n + 1, sizeof(int));
+    double *cv = malloc((size_t)n * n * sizeof(double)), *zf = calloc((size_t)n, sizeof(double));
+    int k = 0;
+    cp[0] = 0;
+    for (int i = 0; i < n; cp[++i] = k)
+      for (int j = 0; j < n; ++j)
+        if (lcp.M[i + (size_t)j * n] != 0.0) ci[k] = j, cv[k++] = lcp.M[i + (size_t)j * n];
+    const LsimFactoredLcp fd = {.n = n, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp,
+                                .C_idx = ci, .C_val = cv, .q = lcp.q, .ncones = lcp.ncones,
+                                .cones = lcp.cones};
+    LsimNewton *ws = lsim_newton_create();
+    LsimNewtonOptions no = lsim_default_newton_options();
+    no.dense_limit = -1;
+    LsimNewtonInfo ni;
+    memset(&ni, 0, sizeof ni);
+    assert_int_equal(lsim_newton_solve_factored(ws, &fd, &no, 0, zf, &ni), LSIM_SOLVED);
+    assert_int_equal(ni.fallback, 0);
+    assert_true(ni.residual <= RES_TOL * fmax(lsim_test_max_abs(lcp.q, n), 1.0));
+    lsim_newton_free(ws);
+    free(cp), free(ci), free(cv), free(zero), free(zf);
     /* From Lemke's solution: already solved, no Newton step needed. */
     assert_int_equal(lsim_solver_solve(warm, &lcp, zl, &st), LSIM_SOLVED);
     assert_int_equal(st.iterations, 0);
