@@ -84,17 +84,18 @@
  * answer is then Lemke's, with its guarantees for copositive-plus problems.
  *
  * FAILURE MODES
- * Not globally convergent for every LCP class. The proximal point method converges for
- * monotone M; the Stewart-Trinkle M is not monotone (the mu c_n coupling of the lambda
- * rows), and its subproblems need not have a unique solution. Measured (docs/solvers.md,
- * bench/bench_exact.c): every falling step of pile_100 and most steps of the settling
- * phase are solved to 1e-10; on the settled pile (spheres at rest, from about step 70 of
- * pile_100, n ~ 1500) most solves end on LSIM_MAX_ITERATIONS, either because the pivoting
- * of a subproblem cycles (relative residual ~1e-3, the PGS start's level) or because the
- * proximal steps stall at ~1e-6 even at the smallest eps. The solve then returns the best
- * point (smallest natural residual) with LSIM_MAX_ITERATIONS; its time is bounded by
- * max_iter (100) pivoting or proximal steps. A factorization that fails (out of memory,
- * or a structurally singular active system) gives LSIM_OUT_OF_MEMORY, or ends the solve
+ * Not globally convergent for every LCP class. Phase 1 converges from near a solution
+ * whose active systems are consistent; the proximal point method of phase 2 converges
+ * for monotone M, and the Stewart-Trinkle M is not monotone (the mu c_n coupling of the
+ * lambda rows). Measured (docs/solvers.md, bench/bench_exact.c): every falling and
+ * settling step of pile_100 (steps 0-60, n up to 1494) is solved to 1e-10; on the pile at
+ * rest (steps 61-299, n ~ 1500) 7 of 239 are, the others end on LSIM_MAX_ITERATIONS
+ * after max_iter (100) steps with a median relative residual of 1.2e-6 (about PGS's at
+ * 1000 sweeps): the pivoting of a subproblem wanders (residual ~1e-3, the start's level),
+ * or the proximal steps stall at 1e-6 to 1e-7 and the subproblems of a smaller eps are
+ * too near singular for the exchanges. The solve then returns the best point (smallest
+ * natural residual) with LSIM_MAX_ITERATIONS. A factorization that fails (out of memory,
+ * or a structurally singular active system) gives LSIM_OUT_OF_MEMORY, or ends the phase
  * with the best point. z is always finite. Lemke (lemke.c) stays the reference with its
  * guarantees for copositive-plus problems; this solver is for size.
  */
