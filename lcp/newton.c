@@ -79,9 +79,11 @@
  * Davis, "Algorithm 832: UMFPACK V4.3", ACM TOMS 30 (2004); Stewart and Trinkle, IJNME
  * 39 (1996), for the contact LCP.
  *
- * Fallback. When the solve ends without a solution and n <= dense_limit (500), Lemke
- * (lemke.c) runs on the dense M, warm started from the best point's active set: the
- * answer is then Lemke's, with its guarantees for copositive-plus problems.
+ * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 2000: a
+ * dense M of 32 MB), phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
+ * the dense M, warm started from the best point's active set: the answer is then
+ * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit phase 2
+ * gets the remaining steps and nothing follows: M is never formed.
  *
  * FAILURE MODES
  * Not globally convergent for every LCP class. Phase 1 converges from near a solution
@@ -113,6 +115,10 @@
 /* Single (Murty) exchanges without fewer infeasible rows before a subproblem starts again
  * from the best point with a ten times larger eps, at most EPS_RAISES times. */
 enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
+
+/* The default dense_limit: the Lemke fallback forms the dense M (32 MB at n = 2000);
+ * and phase 2's steps when that fallback follows. */
+enum { DENSE_LIMIT = 2000, PHASE2_SHORT = 20 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
@@ -576,13 +582,19 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       lsim_factored_w(f, z, ws->u, ws->w);
     }
   }
-  /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting. */
+  /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting;
+     PHASE2_SHORT steps only when the Lemke fallback follows. */
+  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
+  const int fallback = o.tol > 0.0 && n <= limit;
+  const int phase2_end = fallback && info->iterations + PHASE2_SHORT < max_iter
+                             ? info->iterations + PHASE2_SHORT
+                             : max_iter;
   memcpy(ws->center, z, (size_t)n * sizeof(double));
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
   int changed = 1, best_inf = n + 1, best_last = 0, singles = -1, stalled = 0, raises = 0;
   double last_outer = INFINITY;
-  while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
+  while (status == LSIM_MAX_ITERATIONS && info->iterations < phase2_end) {
     ++info->iterations;
     int rc = 0;
     if (changed) {
@@ -674,8 +686,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
      the dense M from the best point's active set, if small enough. */
   if (status != LSIM_SOLVED) {
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
-    const int limit = o.dense_limit ? o.dense_limit : 500;
-    if (status != LSIM_OUT_OF_MEMORY && o.tol > 0.0 && n <= limit) {
+    if (status != LSIM_OUT_OF_MEMORY && fallback) {
       lsim_factored_w(f, z, ws->u, ws->w);
       const int st = lemke_fallback(ws, f, o.tol, z, info);
       if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;
