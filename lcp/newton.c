@@ -79,8 +79,8 @@
  * Davis, "Algorithm 832: UMFPACK V4.3", ACM TOMS 30 (2004); Stewart and Trinkle, IJNME
  * 39 (1996), for the contact LCP.
  *
- * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 2000: a
- * dense M of 32 MB), phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
+ * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 500),
+ * phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
  * the dense M, warm started from the best point's active set: the answer is then
  * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit phase 2
  * gets the remaining steps and nothing follows: M is never formed.
@@ -116,9 +116,10 @@
  * from the best point with a ten times larger eps, at most EPS_RAISES times. */
 enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
 
-/* The default dense_limit: the Lemke fallback forms the dense M (32 MB at n = 2000);
- * and phase 2's steps when that fallback follows. */
-enum { DENSE_LIMIT = 2000, PHASE2_SHORT = 20 };
+/* The default dense_limit (the Lemke fallback forms the dense M; above a few hundred
+ * variables its pivots can take minutes: 355 s on a settled pile_100 step, n = 1482), and
+ * phase 2's steps when that fallback follows. */
+enum { DENSE_LIMIT = 500, PHASE2_SHORT = 20 };
 
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);

@@ -17,7 +17,7 @@ typedef struct LsimNewtonOptions {
                         (made smaller, down to 1e-12, when the proximal steps stall) */
   int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
                         started from the best iterate's active set, if n <= dense_limit;
-                        0 = default 2000 (a dense M of 32 MB), -1 = never */
+                        0 = default 500, -1 = never */
 } LsimNewtonOptions;
 
 /* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0 (the defaults). */
