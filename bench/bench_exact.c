@@ -10,7 +10,11 @@
  * island runs to the whole ones. Dense Lemke (both series) is skipped on steps with n
  * above --dense N (default 1500), counted as skipped.
  *
- * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke]
+ * --driver newton drives the run with newton (tol 1e-10) instead, so the guess is the previous
+ * step's exact solution; --no-pgs skips the PGS series; --verbose prints every solve.
+ *
+ * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
+ *                    [--driver pgs|newton] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -53,14 +57,19 @@ typedef struct Series {
 
 int main(int argc, char **argv) {
   const char *path = "data/pile_100.json";
-  int steps = 60, dense = 1500, lemke = 1;
+  int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1;
+  const char *driver = "pgs";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dense") && i + 1 < argc) dense = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
+    else if (!strcmp(argv[i], "--no-pgs")) pgs_series = 0;
+    else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
     else if (argv[i][0] != '-') path = argv[i];
     else {
-      fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke]\n");
+      fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
+                      "[--no-pgs] [--driver pgs|newton] [--verbose]\n");
       return 2;
     }
   }
@@ -74,8 +83,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_exact: %s\n", err);
     return 2;
   }
-  snprintf(model.solver.name, sizeof model.solver.name, "pgs");
-  model.solver.tol = 1e-10, model.solver.max_iter = 1000, model.solver.warm_start = 1;
+  snprintf(model.solver.name, sizeof model.solver.name, "%s", driver);
+  model.solver.tol = 1e-10, model.solver.warm_start = 1;
+  model.solver.max_iter = strcmp(driver, "pgs") ? 0 : 1000;
   LsimStepper *stepper;
   if (lsim_stepper_create(&stepper, &model, NULL, err, sizeof err)) {
     fprintf(stderr, "bench_exact: %s\n", err);
@@ -114,7 +124,7 @@ int main(int argc, char **argv) {
     for (int t = 0; t < NSERIES; ++t) {
       Series *s = &series[(t + step) % NSERIES];
       const int is_lemke = !strcmp(s->name, "lemke");
-      if (is_lemke && (!lemke || n > dense)) {
+      if ((is_lemke && (!lemke || n > dense)) || (!strcmp(s->name, "pgs") && !pgs_series)) {
         ++s->skipped;
         continue;
       }
@@ -125,6 +135,10 @@ int main(int argc, char **argv) {
       s->ms[s->runs] = 1e3 * (now() - t0);
       s->isl[s->runs++] = lsim_solver_last_islands(s->solver);
       s->solved += rc == LSIM_SOLVED && st.residual.relative <= 1e-10;
+      if (verbose)
+        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d %.2f ms\n", step, n,
+                s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
+                s->ms[s->runs - 1]);
     }
   }
   printf("## Exact solvers on %s (%d steps, n up to %d), warm started, same process\n\n", path,

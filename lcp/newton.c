@@ -1,82 +1,105 @@
 /* newton.c: an exact active-set solver for the factored LCP M = J B + C: semismooth Newton
- * on the min-map (the step of block principal pivoting), each step one sparse LU of the
- * active rows in augmented form (UMFPACK), a proximal refinement for singular active
- * blocks, a line search, and PGS for the start and for restarts.
+ * on the min-map with a line search (phase 1), then the proximal point method on the LCP
+ * with block principal pivoting subproblems (phase 2); each step one sparse LU of the
+ * active rows in augmented form (UMFPACK), never forming M; PGS for the start.
  *
  * THE METHOD
  * The LCP w = M z + q, z >= 0, w >= 0, z'w = 0 holds exactly when the min-map
  *     Phi(z) = min(z, M z + q)   (componentwise)
- * is zero. Phi is piecewise linear. At z, with the active set A = {i : w_i < z_i} and its
- * complement I, a generalized Jacobian of Phi has the rows of M on A and of the identity
- * on I, and the Newton step z+ solves
- *     z+_I = 0,   (M z+ + q)_A = 0,                                             (1)
- * which is also the step of block principal pivoting (Kostreva; Judice and Pires): the
- * rows with z < w are fixed at z = 0, the others at w = 0. If z+_A >= 0 and w+_I >= 0, z+
- * is the solution; otherwise the next active set comes from (z+, w+). Near a solution with
- * the right active set the step lands on it exactly (finite termination), which is why
- * this method reaches residuals at round-off where PGS stalls.
+ * is zero. For an active set A (rows with w = 0) and its complement I (rows with z = 0)
+ * the candidate point solves
+ *     z_I = 0,   (M z + q)_A = 0,                                                  (1)
+ * the step of block principal pivoting (Kostreva; Judice and Pires) and of the
+ * semismooth Newton method on Phi. It is the solution when z_A >= 0 and w_I >= 0.
  *
- * The linear system (1) is never formed from M. With u = B_A z_A it reads, in augmented
- * form over (u, z),
+ * Phase 1 (min-map Newton). The active set A = {i : w_i < z_i} of the current point
+ * gives (1), solved by proximal refinement with the factors of M_AA + eps1 I (eps1 =
+ * 1e-9 max|M_ii|): z_A <- z_A + (M_AA + eps1 I)^{-1} (-(M z + q)_A) converges on the
+ * range of a singular M_AA and leaves the null space component of z alone. The step
+ * d = z+ - z is accepted by the Armijo rule on |Phi|^2 (t = 1, 1/2, ... 1/64; w is affine
+ * in z), else PGS restarts from the best point. Near a solution with the right active set
+ * the step lands on it exactly, which is why falling piles are solved in a few steps.
+ * Phase 1 ends after ten steps without a tenth off the best residual, or max_iter / 2.
+ *
+ * Why phase 2. The contact rows of a settled pile are redundant (more contacts than
+ * degrees of freedom, four parallel normals under a box, opposite friction directions
+ * both at w = 0 when sticking), so M_AA is singular and (1) is often inconsistent for the
+ * active sets met on the way: the Newton point does not exist. The proximal point method
+ * (Rockafellar) solves instead a sequence of subproblems
+ *     LCP(M + eps I, q - eps c),  i.e.  wr(z) = M z + q + eps (z - c),             (2)
+ * with the center c the last subproblem's solution (the start first). M + eps I has
+ * nonsingular principal blocks for the monotone part of M (PSD plus the skew cone rows),
+ * so each candidate point
+ *     z_I = 0,   wr(z)_A = 0, i.e. (M_AA + eps I) z_A = (eps c - q)_A,                (3)
+ * exists; its error against the original LCP is w_A = -eps (z - c)_A, which shrinks as
+ * the centers converge (eps = 1e-3 max_i |M_ii| by default: a well conditioned
+ * subproblem). A new center keeps the active set, so the factors are reused and a
+ * proximal step costs back substitutions only. When two proximal steps in a row do not
+ * halve the natural residual (an active system inconsistent by O(eps): the centers drift
+ * along a null direction of M_AA), eps is made a hundred times smaller, down to
+ * 1e-12 max|M_ii| (continuation), with new factors.
+ *
+ * Each subproblem by block principal pivoting (Judice and Pires): from the active set of
+ * the current point, (3) is solved; the infeasible rows (z_i < 0 on A, wr_i < 0 on I,
+ * beyond 1e-3 of the target) change sides all at once while their count drops; when it
+ * does not, back to the active set of the fewest and one row at a time, the last
+ * infeasible one (Murty's rule, finite for P-matrices), until the count drops below that.
+ * After BPP_SINGLE single exchanges without, the subproblem starts again from the best
+ * point with a ten times larger eps (better conditioned: the exchanges of a near-singular
+ * subproblem wander), at most EPS_RAISES times. No line search: the count of infeasible
+ * rows is the measure of progress.
+ *
+ * The linear systems (1) and (3) are never formed from M. With u = B_A z_A they read, in
+ * augmented form over (u, z),
  *     [ I      -B  ] [ u ]   [ 0 ]
- *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) for i in A,
- *                                       e_i' (z_i = r_i) for i in I,
+ *     [ J~     C~  ] [ z ] = [ r ]      row i of (J~ C~) = row i of (J C) + eps e_i' for
+ *                                       i in A, e_i' (z_i = r_i) for i in I,
  * a sparse matrix of order m + n with nnz(J) + nnz(B) + nnz(C) + m + n entries whose
  * pattern does not depend on A (inactive rows keep their entries as explicit zeros), so
- * UMFPACK's symbolic analysis is made once per problem and each Newton step is one
- * numeric factorization. M = J B + C is not symmetric for Stewart-Trinkle cones (the
- * lambda row holds mu and -1, the direction rows +1), hence LU with partial pivoting.
+ * UMFPACK's symbolic analysis is made once per problem and each new active set (or eps)
+ * is one numeric factorization. M is not symmetric for Stewart-Trinkle cones (the lambda
+ * row holds mu and -1, the direction rows +1), hence LU with partial pivoting. Each solve
+ * is refined (up to four back substitutions) on the residual of (3) computed from the
+ * factored M.
  *
- * Singular active blocks. The contact rows of a settled pile are redundant (more
- * contacts than degrees of freedom, four parallel normals per face), so M_AA is often
- * singular, with (1) consistent but z_A not unique. The factorization is of M_AA + eps I
- * (eps = reg max_i |M_ii|) and (1) is solved by the proximal iteration
- *     z_A <- z_A + (M_AA + eps I)^{-1} (-(M z + q)_A),
- * which converges on the range of M_AA at the rate eps / |eigenvalue| and leaves the null
- * space component of the current z alone: of the many solutions it picks one near the
- * current iterate (the PGS start, or the previous step's impulses), which keeps z_A >= 0
- * where a solution near it is nonnegative. The loop stops when the active rows of w are at
- * round-off or stop decreasing (an inconsistent system: the active set is wrong).
- *
- * Globalization. The merit is f(z) = |Phi(z)|^2. The step d = z+ - z is accepted if f
- * drops by the Armijo rule f(z + t d) <= (1 - 1e-4 t) f(z), t = 1, 1/2, ... 1/64; since w
- * is affine in z, w(z + t d) = w + t (w+ - w) costs no product with M. If no t passes,
- * PGS sweeps from the best z found (a restart), and Newton resumes from there.
- *
- * The stop test is the common natural residual max_i |min(z_i, w_i)| <= tol * scale,
- * scale = max|q| (or 1), on w recomputed from z alone.
+ * The start: the guess (the previous step's impulses by contact id in a run), then 20
+ * PGS sweeps, kept only when they lower the natural residual (PGS need not converge on a
+ * nonsymmetric M); phase 2 starts from phase 1's best point. The stop test is the common
+ * natural residual max_i |min(z_i, w_i)| <= tol * scale, scale = max|q| (or 1), on w
+ * recomputed from z alone, checked after every step; the best point is returned.
  *
  * REFERENCES
  * Kostreva, "Block pivoting methods for solving the complementarity problem", Linear
  * Algebra Appl. 21 (1978); Judice and Pires, "A block principal pivoting algorithm for
  * large-scale strictly monotone linear complementarity problems", Comput. Oper. Res. 21
- * (1994); Pang, "Newton's method for B-differentiable equations", Math. Oper. Res. 15
- * (1990) and De Luca, Facchinei and Kanzow, Comput. Optim. Appl. 16 (2000) for the
- * min-map Newton method; Rockafellar, "Monotone operators and the proximal point
- * algorithm", SIAM J. Control Optim. 14 (1976); Davis, "Algorithm 832: UMFPACK V4.3",
- * ACM TOMS 30 (2004); Stewart and Trinkle, IJNME 39 (1996), for the contact LCP.
+ * (1994); Murty, "Note on a Bard-type scheme for solving the complementarity problem",
+ * Opsearch 11 (1974), for the single exchanges; Rockafellar, "Monotone operators and the
+ * proximal point algorithm", SIAM J. Control Optim. 14 (1976); Pang, "Newton's method for
+ * B-differentiable equations", Math. Oper. Res. 15 (1990), for the min-map Newton method;
+ * Davis, "Algorithm 832: UMFPACK V4.3", ACM TOMS 30 (2004); Stewart and Trinkle, IJNME
+ * 39 (1996), for the contact LCP.
  *
- * Fallback. When the Newton steps end without a solution and n <= dense_limit (500), Lemke
- * (lemke.c) runs on the dense M, warm started from the best iterate's active set: the
- * answer is then Lemke's, with its guarantees for copositive-plus problems.
+ * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 500),
+ * phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
+ * the dense M, warm started from the best point's active set: the answer is then
+ * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit phase 2
+ * gets the remaining steps and nothing follows: M is never formed.
  *
  * FAILURE MODES
- * Not globally convergent for every LCP class: for P-matrices the min-map Newton method
- * with this line search converges from near a solution, and the PGS restarts make the
- * contact problems' iterates come near; an LCP without a solution, or one where every
- * start near the PGS iterate needs a wrong sign in z_A, ends on LSIM_MAX_ITERATIONS with
- * the best iterate (smallest natural residual) found; so does a solve whose best residual
- * has not dropped by a tenth in ten steps (its time is bounded by ten factorizations
- * then, not max_iter). Measured: settled piles of spheres
- * (pile_100 after about 60 steps, n ~ 1500) are such problems: the active sets a PGS
- * iterate gives hold redundant rows with inconsistent right sides (more contacts than
- * degrees of freedom), the refinement stalls, no step decreases the merit, and the solve
- * ends after max_iter steps at the PGS level of residual. Low-rank PSD and random
- * Stewart-Trinkle problems without cone structure (no PGS start) fail the same way and
- * are solved by the fallback. A factorization that fails (out of
- * memory, or a structurally singular active system) gives LSIM_BREAKDOWN or
- * LSIM_OUT_OF_MEMORY with the best iterate. z is always finite. Lemke (lemke.c) stays the
- * reference with its guarantees for copositive-plus problems; this solver is for size.
+ * Not globally convergent for every LCP class. Phase 1 converges from near a solution
+ * whose active systems are consistent; the proximal point method of phase 2 converges
+ * for monotone M, and the Stewart-Trinkle M is not monotone (the mu c_n coupling of the
+ * lambda rows). Measured (docs/solvers.md, bench/bench_exact.c): every falling and
+ * settling step of pile_100 (steps 0-60, n up to 1494) is solved to 1e-10; on the pile at
+ * rest (steps 61-299, n ~ 1500) 7 of 239 are, the others end on LSIM_MAX_ITERATIONS
+ * after max_iter (100) steps with a median relative residual of 1.2e-6 (about PGS's at
+ * 1000 sweeps): the pivoting of a subproblem wanders (residual ~1e-3, the start's level),
+ * or the proximal steps stall at 1e-6 to 1e-7 and the subproblems of a smaller eps are
+ * too near singular for the exchanges. The solve then returns the best point (smallest
+ * natural residual) with LSIM_MAX_ITERATIONS. A factorization that fails (out of memory,
+ * or a structurally singular active system) gives LSIM_OUT_OF_MEMORY, or ends the phase
+ * with the best point. z is always finite. Lemke (lemke.c) stays the reference with its
+ * guarantees for copositive-plus problems; this solver is for size.
  */
 #include "newton.h"
 
@@ -89,13 +112,24 @@
 #include "lemke.h"
 #include "pgs.h"
 
+/* Single (Murty) exchanges without fewer infeasible rows before a subproblem starts again
+ * from the best point with a ten times larger eps, at most EPS_RAISES times. */
+enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
+
+/* The default dense_limit (the Lemke fallback forms the dense M; above a few hundred
+ * variables its pivots can take minutes: 355 s on a settled pile_100 step, n = 1482), and
+ * phase 2's steps when that fallback follows. */
+enum { DENSE_LIMIT = 500, PHASE2_SHORT = 20 };
+
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
 struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;
   double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
-  unsigned char *active;                 /* [cap_n] 1 for i in A */
+  double *wrn, *center;                  /* [cap_n] regularized w of zn, proximal center */
+  unsigned char *active, *abest;         /* [cap_n] 1 for i in A; the A of fewest
+                                            infeasible rows in the subproblem */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
   int *Ap;                               /* [cap_a] augmented matrix, CSC column pointers */
@@ -147,7 +181,8 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->dense.M), free(ws->dense.q), free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
   free(ws->guess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
-  free(ws->active), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
+  free(ws->wrn), free(ws->center);
+  free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
 }
@@ -155,7 +190,8 @@ void lsim_newton_free(LsimNewton *ws) {
 /* Grows the workspace for n variables, m inner dimensions and nz augmented entries. */
 static int reserve(LsimNewton *ws, int n, int m, int nz) {
   int cap = ws->cap_n;
-  double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave};
+  double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave,
+                   &ws->wrn, &ws->center};
   if (n > ws->cap_n) {
     for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
       cap = ws->cap_n;
@@ -163,6 +199,8 @@ static int reserve(LsimNewton *ws, int n, int m, int nz) {
     }
     cap = ws->cap_n;
     if (lsim_grow((void **)&ws->active, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
+    cap = ws->cap_n;
+    if (lsim_grow((void **)&ws->abest, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     ws->cap_n = cap;
   }
   if (m + 1 > ws->cap_m) {
@@ -276,10 +314,72 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
   return 0;
 }
 
-/* The Newton point (1) from z: zn_I = 0, zn_A by proximal refinement from z_A; wn its w.
+/* The point (3) of the subproblem (2) for the active set ws->active: zn_I = 0 and
+ * wr(zn)_A = 0, wr(z) = M z + q + eps (z - c), from zn_A = z_A by a solve and up to four
+ * refinement solves with the factors of M_AA + eps I. wn = M zn + q, wrn = wr(zn).
  * Returns 0, or LSIM_BREAKDOWN when a solve fails or gives non-finite values. */
 static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
-                        double target, int *refinements) {
+                        double eps, double target, int *refinements) {
+  const int n = f->n, m = f->m;
+  const double *c = ws->center;
+  for (int i = 0; i < n; ++i) ws->zn[i] = ws->active[i] ? z[i] : 0.0;
+  double prev = INFINITY;
+  for (int r = 0;; ++r) {
+    lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+    double ra = 0.0;
+    for (int i = 0; i < n; ++i) {
+      ws->wrn[i] = ws->wn[i] + eps * (ws->zn[i] - c[i]);
+      if (ws->active[i]) ra = fmax(ra, fabs(ws->wrn[i]));
+    }
+    if (!(ra < INFINITY)) return LSIM_BREAKDOWN;
+    /* Worse than before the last correction (round-off of the solve): take it back. */
+    if (ra > prev) {
+      for (int i = 0; i < n; ++i)
+        if (ws->active[i]) ws->zn[i] -= ws->x[m + i];
+      lsim_factored_w(f, ws->zn, ws->u, ws->wn);
+      for (int i = 0; i < n; ++i) ws->wrn[i] = ws->wn[i] + eps * (ws->zn[i] - c[i]);
+      break;
+    }
+    /* At round-off of the target, or no longer improving much. */
+    if (ra <= 1e-3 * target || ra > 0.5 * prev || r == 4) break;
+    prev = ra;
+    memset(ws->rhs, 0, (size_t)m * sizeof(double));
+    for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wrn[i] : 0.0;
+    const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
+                                    ws->numeric, ws->control, ws->uinfo);
+    ++*refinements;
+    if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i]) ws->zn[i] += ws->x[m + i];
+  }
+  return 0;
+}
+
+/* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
+ * outside a cone: *usable = 0). */
+static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int sweeps,
+                      double *z, int *usable, LsimNewtonInfo *info) {
+  if (!*usable || sweeps <= 0) return;
+  memcpy(ws->zsave, z, (size_t)f->n * sizeof(double));
+  LsimPgsOptions po = lsim_default_pgs_options();
+  po.max_sweeps = sweeps;
+  po.tol = tol;
+  LsimPgsInfo pi;
+  memset(&pi, 0, sizeof pi);
+  const int st = lsim_pgs_solve_factored(ws->pgs, f, &po, 1, z, &pi);
+  info->sweeps += pi.sweeps;
+  if (st != LSIM_SOLVED && st != LSIM_MAX_ITERATIONS) {
+    memcpy(z, ws->zsave, (size_t)f->n * sizeof(double));
+    *usable = 0;
+  }
+}
+
+/* Phase 1: the min-map Newton point (1) from z by proximal refinement with the factors of
+ * M_AA + eps I (eps tiny: converges on the range of a singular M_AA), leaving the null
+ * space component of z alone; zn_I = 0, wn its w. Returns 0, or LSIM_BREAKDOWN when a
+ * solve fails or gives non-finite values. */
+static int refined_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *z,
+                         double target, int *refinements) {
   const int n = f->n, m = f->m;
   for (int i = 0; i < n; ++i) ws->zn[i] = ws->active[i] ? z[i] : 0.0;
   double prev = INFINITY;
@@ -311,23 +411,56 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
   return 0;
 }
 
-/* PGS sweeps from z (warm); z is kept when PGS refuses the problem (a zero diagonal
- * outside a cone: no PGS restarts then, *usable = 0). */
-static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int sweeps,
-                      double *z, int *usable, LsimNewtonInfo *info) {
-  if (!*usable || sweeps <= 0) return;
-  memcpy(ws->zsave, z, (size_t)f->n * sizeof(double));
-  LsimPgsOptions po = lsim_default_pgs_options();
-  po.max_sweeps = sweeps;
-  po.tol = tol;
-  LsimPgsInfo pi;
-  memset(&pi, 0, sizeof pi);
-  const int st = lsim_pgs_solve_factored(ws->pgs, f, &po, 1, z, &pi);
-  info->sweeps += pi.sweeps;
-  if (st != LSIM_SOLVED && st != LSIM_MAX_ITERATIONS) {
-    memcpy(z, ws->zsave, (size_t)f->n * sizeof(double));
-    *usable = 0;
+/* Phase 1: semismooth Newton on the min-map with an Armijo line search on |min(z, w)|^2
+ * (w is affine in z), PGS restarts from the best point when no step decreases it, and
+ * the end after ten steps without a tenth off the best residual or max_iter steps. z and
+ * ws->w hold the last point, ws->zbest the best; returns LSIM_SOLVED, LSIM_MAX_ITERATIONS
+ * or LSIM_OUT_OF_MEMORY. */
+static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps,
+                        double target, double tol, int sweeps, int max_iter, int *pgs_usable,
+                        double *z, double *best, LsimNewtonInfo *info) {
+  const int n = f->n;
+  double nat, fz = merit(z, ws->w, n, &nat);
+  int stalled = 0, steps = 0;
+  while (steps < max_iter) {
+    /* Active set from (z, w); one LU; the Newton point by proximal refinement. */
+    for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+    ++steps, ++info->iterations, ++info->factorizations;
+    int rc = factor(ws, f, nz, eps);
+    if (!rc) rc = refined_point(ws, f, z, target, &info->refinements);
+    if (rc == LSIM_OUT_OF_MEMORY) return rc;
+    /* Line search along d = zn - z. */
+    int accepted = 0;
+    for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
+      for (int i = 0; i < n; ++i) {
+        ws->x[i] = z[i] + t * (ws->zn[i] - z[i]);
+        ws->rhs[i] = ws->w[i] + t * (ws->wn[i] - ws->w[i]);
+      }
+      double nt;
+      const double ft = merit(ws->x, ws->rhs, n, &nt);
+      if (ft <= (1.0 - 1e-4 * t) * fz) {
+        memcpy(z, ws->x, (size_t)n * sizeof(double));
+        accepted = 1;
+        break;
+      }
+    }
+    if (!accepted) {
+      /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
+      if (!*pgs_usable || sweeps <= 0) break;
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      pgs_phase(ws, f, tol, sweeps, z, pgs_usable, info);
+    }
+    /* w afresh from z (no drift from the affine update). */
+    lsim_factored_w(f, z, ws->u, ws->w);
+    fz = merit(z, ws->w, n, &nat);
+    if (nat < 0.9 * *best) stalled = 0;
+    else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */
+    if (nat < *best) *best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+    if (info->trace && info->trace_len < info->trace_capacity)
+      info->trace[info->trace_len++] = nat;
+    if (nat <= target) return LSIM_SOLVED;
   }
+  return LSIM_MAX_ITERATIONS;
 }
 
 /* Lemke on the dense M formed from f, its basis guessed from the active set of z (z_i > w_i,
@@ -376,6 +509,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   LsimNewtonInfo local;
   if (!info) memset(&local, 0, sizeof local), info = &local;
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
+  info->factorizations = info->single_pivots = 0;
   info->lemke_pivots = info->fallback = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
@@ -401,11 +535,21 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   for (int i = 0; i < n; ++i) z[i] = warm && z[i] > 0.0 && z[i] < INFINITY ? z[i] : 0.0;
   int pgs_usable = 1;
   lsim_factored_w(f, z, ws->u, ws->w);
-  double nat, fz = merit(z, ws->w, n, &nat);
+  double nat;
+  merit(z, ws->w, n, &nat);
   if (nat > target) {
+    /* PGS from the start; kept only when it lowers the residual (PGS need not converge
+       on a nonsymmetric M). */
+    const double nat0 = nat;
+    memcpy(ws->zbest, z, (size_t)n * sizeof(double));
     pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
     lsim_factored_w(f, z, ws->u, ws->w);
-    fz = merit(z, ws->w, n, &nat);
+    merit(z, ws->w, n, &nat);
+    if (!(nat <= nat0)) {
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+      merit(z, ws->w, n, &nat);
+    }
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
@@ -425,59 +569,125 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       status = rc == UMFPACK_ERROR_out_of_memory ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
   }
   memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
-  const double eps = (o.reg > 0.0 ? o.reg : 1e-9) * fmax(max_diagonal(f, ws->u), 1e-300);
+  const double dmax = max_diagonal(f, ws->u);
+  double eps = (o.reg > 0.0 ? o.reg : 1e-3) * fmax(dmax, 1e-300);
+  const double eps_min = 1e-12 * fmax(dmax, 1e-300);
 
-  int stalled = 0;
-  while (status == LSIM_MAX_ITERATIONS && info->iterations < max_iter) {
-    /* Active set from (z, w); one LU; the Newton point by proximal refinement. */
-    for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+  /* Phase 1: min-map Newton from the start (fast where the active systems are
+     consistent); phase 2 from its best point. */
+  if (status == LSIM_MAX_ITERATIONS) {
+    status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
+                          max_iter / 2, &pgs_usable, z, &best, info);
+    if (status == LSIM_MAX_ITERATIONS) {
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+    }
+  }
+  /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting;
+     PHASE2_SHORT steps only when the Lemke fallback follows. */
+  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
+  const int fallback = o.tol > 0.0 && n <= limit;
+  const int phase2_end = fallback && info->iterations + PHASE2_SHORT < max_iter
+                             ? info->iterations + PHASE2_SHORT
+                             : max_iter;
+  memcpy(ws->center, z, (size_t)n * sizeof(double));
+  for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+  const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
+  int changed = 1, best_inf = n + 1, best_last = 0, singles = -1, stalled = 0, raises = 0;
+  double last_outer = INFINITY;
+  while (status == LSIM_MAX_ITERATIONS && info->iterations < phase2_end) {
     ++info->iterations;
-    int rc = factor(ws, f, nz, eps);
-    if (!rc) rc = newton_point(ws, f, z, target, &info->refinements);
-    if (rc == LSIM_OUT_OF_MEMORY) {
-      status = rc;
+    int rc = 0;
+    if (changed) {
+      rc = factor(ws, f, nz, eps);
+      ++info->factorizations;
+      changed = 0;
+    }
+    if (!rc) rc = newton_point(ws, f, z, eps, target, &info->refinements);
+    if (rc) {
+      status = rc == LSIM_OUT_OF_MEMORY ? rc : LSIM_MAX_ITERATIONS;
       break;
     }
-    /* Line search on |Phi|^2 along d = zn - z (w is affine in z). */
-    int accepted = 0;
-    for (double t = 1.0; !rc && t >= 1.0 / 64; t *= 0.5) {
-      for (int i = 0; i < n; ++i) {
-        ws->x[i] = z[i] + t * (ws->zn[i] - z[i]);
-        ws->rhs[i] = ws->w[i] + t * (ws->wn[i] - ws->w[i]);
-      }
-      double nt;
-      const double ft = merit(ws->x, ws->rhs, n, &nt);
-      if (ft <= (1.0 - 1e-4 * t) * fz) {
-        memcpy(z, ws->x, (size_t)n * sizeof(double));
-        fz = ft, nat = nt, accepted = 1;
+    /* The point itself may already solve the original LCP. */
+    double nz_nat;
+    merit(ws->zn, ws->wn, n, &nz_nat);
+    if (nz_nat < best) {
+      best = nz_nat;
+      memcpy(ws->zbest, ws->zn, (size_t)n * sizeof(double));
+      if (nz_nat <= target) {
+        memcpy(z, ws->zn, (size_t)n * sizeof(double));
+        status = LSIM_SOLVED;
         break;
       }
     }
-    if (accepted) {
-      /* w afresh from z (no drift from the affine update). */
+    /* Infeasible rows of the subproblem: z < 0 on A, wr < 0 on I. */
+    int inf = 0, last = -1;
+    for (int i = 0; i < n; ++i)
+      if (ws->active[i] ? ws->zn[i] < -ztol : ws->wrn[i] < -wtol) ++inf, last = i;
+    if (inf == 0) {
+      /* The subproblem is solved: z = max(zn, 0), the next center (same A: the factors
+         stay). */
+      for (int i = 0; i < n; ++i) z[i] = fmax(ws->zn[i], 0.0);
       lsim_factored_w(f, z, ws->u, ws->w);
-      fz = merit(z, ws->w, n, &nat);
-    } else {
-      /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
-      if (!pgs_usable || sweeps <= 0) break;
-      ++info->restarts;
-      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
-      pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
-      lsim_factored_w(f, z, ws->u, ws->w);
-      fz = merit(z, ws->w, n, &nat);
+      merit(z, ws->w, n, &nat);
+      /* Two proximal steps in a row without halving the residual (an active system
+         inconsistent by O(eps)): a hundred times smaller eps, new factors; at the
+         smallest eps, ten such steps end the solve. */
+      if (nat < 0.5 * last_outer) stalled = 0;
+      else if (++stalled >= 2 && eps > eps_min) {
+        eps = fmax(0.01 * eps, eps_min);
+        changed = 1, stalled = 0;
+        ++info->restarts;
+      } else if (stalled >= 10) break;
+      last_outer = nat;
+      if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+      if (info->trace && info->trace_len < info->trace_capacity)
+        info->trace[info->trace_len++] = nat;
+      if (nat <= target) {
+        status = LSIM_SOLVED;
+        break;
+      }
+      memcpy(ws->center, z, (size_t)n * sizeof(double));
+      best_inf = n + 1, singles = -1;
+      continue;
     }
-    if (nat < 0.9 * best) stalled = 0;
-    else if (++stalled >= 10) break; /* ten steps without a tenth off the best: give up */
-    if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
-    if (info->trace && info->trace_len < info->trace_capacity) info->trace[info->trace_len++] = nat;
-    if (nat <= target) status = LSIM_SOLVED;
+    /* Block exchange while the count of infeasible rows drops; when it does not, back to
+       the active set of the fewest and single exchanges of the last infeasible row
+       (Murty's rule, finite for P-matrices) until the count drops below that. */
+    if (inf < best_inf) {
+      best_inf = inf, best_last = last, singles = -1;
+      memcpy(ws->abest, ws->active, (size_t)n);
+      for (int i = 0; i < n; ++i)
+        if (ws->active[i] ? ws->zn[i] < -ztol : ws->wrn[i] < -wtol) ws->active[i] ^= 1;
+    } else if (singles < 0) {
+      singles = 0;
+      memcpy(ws->active, ws->abest, (size_t)n);
+      ws->active[best_last] ^= 1;
+      ++info->single_pivots;
+    } else if (++singles <= BPP_SINGLE) {
+      ws->active[last] ^= 1;
+      ++info->single_pivots;
+    } else {
+      /* The single exchanges made no headway either: from the best point again, with a
+         ten times larger eps (a better conditioned subproblem), at most EPS_RAISES times. */
+      if (++raises > EPS_RAISES) break;
+      eps = fmin(10.0 * eps, dmax);
+      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+      memcpy(ws->center, z, (size_t)n * sizeof(double));
+      lsim_factored_w(f, z, ws->u, ws->w);
+      for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
+      best_inf = n + 1, singles = -1, changed = 1, stalled = 0, last_outer = INFINITY;
+      continue;
+    }
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    for (int i = 0; i < n; ++i) z[i] = fmax(z[i], 0.0);
+    changed = 1;
   }
-  /* Return the best iterate; its residual from z alone. When Newton failed, Lemke on the
-     dense M from the best iterate's active set, if small enough. */
+  /* Return the best point; its residual from z alone. When both phases failed, Lemke on
+     the dense M from the best point's active set, if small enough. */
   if (status != LSIM_SOLVED) {
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
-    const int limit = o.dense_limit ? o.dense_limit : 500;
-    if (status != LSIM_OUT_OF_MEMORY && o.tol > 0.0 && n <= limit) {
+    if (status != LSIM_OUT_OF_MEMORY && fallback) {
       lsim_factored_w(f, z, ws->u, ws->w);
       const int st = lemke_fallback(ws, f, o.tol, z, info);
       if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;

@@ -1,6 +1,7 @@
-/* newton.h: an exact active-set (semismooth Newton / block principal pivoting) solver for
- * the factored LCP M = J B + C (factored.h), with sparse LU (UMFPACK) of the active rows,
- * never forming M. Math, references and failure modes are at the top of newton.c. */
+/* newton.h: an exact active-set solver for the factored LCP M = J B + C (factored.h): the
+ * proximal point method with block principal pivoting (semismooth Newton) subproblems,
+ * sparse LU (UMFPACK) of the active rows, never forming M. Math, references and failure
+ * modes are at the top of newton.c. */
 #ifndef LSIM_NEWTON_H
 #define LSIM_NEWTON_H
 
@@ -8,11 +9,12 @@
 
 typedef struct LsimNewtonOptions {
   double tol;        /* stop when the natural residual <= tol * scale (max|q|, or 1) */
-  int max_iter;      /* Newton (active-set) steps; 0 = default 100 */
-  int pgs_sweeps;    /* PGS sweeps before the first step and at each restart; 0 = none,
-                        -1 = default 20 */
-  double reg;        /* proximal regularisation of the active block, relative to
-                        max_i |M_ii|; 0 = default 1e-9 */
+  int max_iter;      /* Newton, pivoting and proximal steps (phase 1 at most half);
+                        0 = default 100 */
+  int pgs_sweeps;    /* PGS sweeps before the first step and at each phase-1 restart;
+                        0 = none, -1 = default 20 */
+  double reg;        /* first proximal eps, relative to max_i |M_ii|; 0 = default 1e-3
+                        (made smaller, down to 1e-12, when the proximal steps stall) */
   int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
                         started from the best iterate's active set, if n <= dense_limit;
                         0 = default 500, -1 = never */
@@ -24,14 +26,18 @@ LsimNewtonOptions lsim_default_newton_options(void);
 typedef struct LsimNewtonInfo {
   int status;          /* LSIM_SOLVED, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
-  int iterations;      /* Newton steps (each one sparse LU of the active system) */
-  int sweeps;          /* PGS sweeps done (start and restarts) */
-  int restarts;        /* PGS restarts after a step without enough decrease */
-  int refinements;     /* proximal refinement solves (back substitutions) */
+  int iterations;      /* phase-1 Newton steps, phase-2 pivoting and proximal steps */
+  int factorizations;  /* sparse LUs (a Newton step whose active set did not change reuses
+                          the last one) */
+  int sweeps;          /* PGS sweeps done (the start, phase 1's restarts) */
+  int single_pivots;   /* single (Murty) exchanges of the block pivoting */
+  int restarts;        /* eps reductions (continuation) after stalled proximal steps */
+  int refinements;     /* solves with the factors (back substitutions) */
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
   int fallback;        /* 1 when the Lemke fallback ran */
   double residual;     /* natural residual of the returned z, w recomputed from z */
-  double *trace;       /* optional, caller's: natural residual after each Newton step */
+  double *trace;       /* optional, caller's: natural residual after each phase-1 Newton
+                          step and each proximal step */
   int trace_capacity;
   int trace_len;
 } LsimNewtonInfo;

@@ -136,8 +136,10 @@ static void test_random_contact(void **state) {
   lsim_solver_free(nw);
 }
 
-/* Dumped steps of a pile of ten boxes on which Lemke's path once broke down (tests/data):
- * newton solves them to 1e-10, cold and warm started from Lemke's solution. */
+/* Dumped steps of a pile of ten boxes on which Lemke's path once broke down (tests/data;
+ * stacked boxes resting on each other: redundant corner contacts): newton solves them to
+ * 1e-10, cold (also by the Newton steps alone, without the Lemke fallback) and warm
+ * started from Lemke's solution. */
 static void test_dumped_pile_steps(void **state) {
   (void)state;
   static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
@@ -154,6 +156,28 @@ static void test_dumped_pile_steps(void **state) {
     assert_int_equal(lsim_solver_solve(cold, &lcp, z, &st), LSIM_SOLVED);
     assert_true(st.residual.relative <= RES_TOL);
     assert_int_equal(lsim_solver_solve(lk, &lcp, zl, NULL), LSIM_SOLVED);
+    /* The Newton steps alone (no Lemke fallback), on M's entries as the factored C. */
+    int *cp = malloc((size_t)(n + 1) * sizeof(int)), *ci = malloc((size_t)n * n * sizeof(int));
+    int *zero = calloc((size_t)n + 1, sizeof(int));
+    double *cv = malloc((size_t)n * n * sizeof(double)), *zf = calloc((size_t)n, sizeof(double));
+    int k = 0;
+    cp[0] = 0;
+    for (int i = 0; i < n; cp[++i] = k)
+      for (int j = 0; j < n; ++j)
+        if (lcp.M[i + (size_t)j * n] != 0.0) ci[k] = j, cv[k++] = lcp.M[i + (size_t)j * n];
+    const LsimFactoredLcp fd = {.n = n, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp,
+                                .C_idx = ci, .C_val = cv, .q = lcp.q, .ncones = lcp.ncones,
+                                .cones = lcp.cones};
+    LsimNewton *ws = lsim_newton_create();
+    LsimNewtonOptions no = lsim_default_newton_options();
+    no.dense_limit = -1;
+    LsimNewtonInfo ni;
+    memset(&ni, 0, sizeof ni);
+    assert_int_equal(lsim_newton_solve_factored(ws, &fd, &no, 0, zf, &ni), LSIM_SOLVED);
+    assert_int_equal(ni.fallback, 0);
+    assert_true(ni.residual <= RES_TOL * fmax(lsim_test_max_abs(lcp.q, n), 1.0));
+    lsim_newton_free(ws);
+    free(cp), free(ci), free(cv), free(zero), free(zf);
     /* From Lemke's solution: already solved, no Newton step needed. */
     assert_int_equal(lsim_solver_solve(warm, &lcp, zl, &st), LSIM_SOLVED);
     assert_int_equal(st.iterations, 0);
@@ -201,6 +225,69 @@ static void test_factored_pile_steps(void **state) {
   free(text);
 }
 
+/* A box resting on four coplanar corners (data/box_slide_3d.json: a unit cube of 1 kg slides
+ * at 2 m/s with mu 0.4 and stops after v0 / (mu g) = 0.51 s): four parallel normals for
+ * three degrees of freedom and sticking friction with opposite directions both at w = 0,
+ * so the active blocks are singular and z is not unique. newton itself (first_status, no
+ * fallback) solves every step to 1e-10; at rest the normal impulses sum to m g h (exact:
+ * the box neither sinks nor lifts, so the total normal impulse balances gravity; to 1e-9
+ * relative, the residual's level), and the position stops changing. */
+static void test_box_on_four_corners(void **state) {
+  (void)state;
+  LsimModel model;
+  LsimState st;
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/box_slide_3d.json", &model, &st, &text, &serr), 0);
+  snprintf(model.solver.name, sizeof model.solver.name, "newton");
+  model.solver.tol = RES_TOL;
+  model.solver.max_iter = 0;
+  model.solver.warm_start = 1;
+  LsimStepper *stepper;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  const double mgh = 1.0 * 9.81 * model.time_step;
+  LsimNewton *ws = lsim_newton_create();
+  LsimNewtonOptions no = lsim_default_newton_options();
+  no.dense_limit = -1;
+  double zg[64];
+  int rest_steps = 0;
+  for (int k = 0; k < 100; ++k) {
+    LsimStepStats ss;
+    const int rc = lsim_step(stepper, &model, &st, &ss);
+    if (rc != LSIM_SOLVED || ss.first_status != LSIM_SOLVED)
+      print_error("step %d n %d: %s (own %s) rel %.2e\n", k, ss.lcp_size, lsim_status_name(rc),
+                  lsim_status_name(ss.first_status), ss.relative_residual);
+    assert_int_equal(ss.first_status, LSIM_SOLVED);
+    assert_true(ss.relative_residual <= RES_TOL);
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    /* The same problem by the Newton steps alone (no Lemke fallback), from the guess. */
+    if (f->n > 0) {
+      assert_true(f->n <= 64);
+      memcpy(zg, lsim_stepper_warm_guess(stepper), (size_t)f->n * sizeof(double));
+      LsimNewtonInfo ni;
+      memset(&ni, 0, sizeof ni);
+      assert_int_equal(lsim_newton_solve_factored(ws, f, &no, 1, zg, &ni), LSIM_SOLVED);
+      assert_int_equal(ni.fallback, 0);
+      assert_true(ni.residual <= RES_TOL * fmax(lsim_test_max_abs(f->q, f->n), 1.0));
+    }
+    if (k >= 60) { /* t >= 0.6 s: at rest on its four corners */
+      assert_int_equal(f->ncones, 4);
+      const double *z = lsim_stepper_solution(stepper);
+      double sum = 0.0;
+      for (int c = 0; c < f->ncones; ++c) sum += z[f->cones[c].normal];
+      assert_true(fabs(sum - mgh) <= 1e-9 * mgh);
+      ++rest_steps;
+    }
+  }
+  assert_int_equal(rest_steps, 40);
+  lsim_newton_free(ws);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&st);
+  free(text);
+}
+
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
   (void)state;
@@ -233,6 +320,7 @@ int main(void) {
       cmocka_unit_test(test_random_contact),
       cmocka_unit_test(test_dumped_pile_steps),
       cmocka_unit_test(test_factored_pile_steps),
+      cmocka_unit_test(test_box_on_four_corners),
       cmocka_unit_test(test_bad_input_and_trivial),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
