@@ -96,12 +96,24 @@ static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int 
   int bad = 0;
   if (single) {
     float *rows = (float *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
-    for (int r = 0; r < 6; ++r)
-      for (int j = 0; j < WIDE_J; ++j) {
-        const double x = j < len ? src[r][j] : 0.0;
-        bad |= !(fabs(x) <= FLT_MAX);
-        rows[(r * WIDE_J + j) * WIDE_LANES] = (float)x;
+    /* Two blocks (the usual case): the full rows, no test of the length per entry; else
+       the entries after len are zeros. */
+    for (int r = 0; r < 6; ++r) {
+      float *dst = rows + r * WIDE_J * WIDE_LANES;
+      const double *x = src[r];
+      if (len == WIDE_J) {
+        for (int j = 0; j < WIDE_J; ++j) {
+          bad |= !(fabs(x[j]) <= FLT_MAX);
+          dst[j * WIDE_LANES] = (float)x[j];
+        }
+      } else {
+        for (int j = 0; j < len; ++j) {
+          bad |= !(fabs(x[j]) <= FLT_MAX);
+          dst[j * WIDE_LANES] = (float)x[j];
+        }
+        for (int j = len; j < WIDE_J; ++j) dst[j * WIDE_LANES] = 0.0f;
       }
+    }
   } else {
     double *rows = (double *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
     for (int r = 0; r < 6; ++r)
