@@ -69,7 +69,7 @@ def main():
     if not series:
         sys.exit("plot_scaling: no points in " + ", ".join(a.csv))
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.8))
+    fig, ax = plt.subplots(figsize=(6.4, 6.0))
     markers = ["o-", "^--", "D-", "s-.", "v-", "P--"]
     nmin = min(n for pts in series.values() for n, _ in pts)
     nmax = max(n for pts in series.values() for n, _ in pts)
@@ -79,6 +79,13 @@ def main():
               % (name, s, a.fit_min, a.fit_max,
                  sum(1 for n, _ in pts if a.fit_min <= n <= a.fit_max)))
         label = name + ("" if math.isnan(s) else " (slope %.2f)" % s)
+        if math.isnan(s) and len(pts) > 1:
+            # Too few points in the fitted range (a series that stops below it): the
+            # slope of its last decade-or-so, between its last two points, said as such.
+            (na, ta), (nb, tb) = sorted(pts)[-2:]
+            s = math.log(tb / ta) / math.log(nb / na)
+            print("%s: slope %.3f between N = %d and %d" % (name, s, na, nb))
+            label = name + " (slope %.2f from N = %d to %d)" % (s, na, nb)
         ax.loglog([n for n, _ in pts], [t for _, t in pts], markers[k % len(markers)],
                   label=label, markersize=5)
     # Reference slopes through the first series at the start of the fitted range.
@@ -91,12 +98,13 @@ def main():
               label="slope 1.1, the same point")
     ax.axvspan(max(a.fit_min, nmin), min(a.fit_max, nmax), color="0.95", zorder=0)
     ax.set_xlabel("bodies N")
-    ax.set_ylabel("CPU time per step [ms]")
+    ax.set_ylabel("time per step [ms]")
     ax.set_title(a.title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper left")
-    ax.text(0.98, 0.03, "slopes fitted over N = %d .. %d (shaded)" % (a.fit_min, a.fit_max),
-            transform=ax.transAxes, ha="right", va="bottom", fontsize=7.5, color="0.3")
+    ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
+    ax.text(0.02, 0.97, "slopes fitted over N = %d .. %d (shaded)\n"
+            "CPU time, except where the legend says wall time" % (a.fit_min, a.fit_max),
+            transform=ax.transAxes, ha="left", va="top", fontsize=7.5, color="0.3")
     fig.tight_layout()
     os.makedirs(os.path.dirname(a.output) or ".", exist_ok=True)
     fig.savefig(a.output, dpi=130)
