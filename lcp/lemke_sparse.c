@@ -101,7 +101,13 @@ struct LsimLemkeSparse {
 
 LsimLemkeSparse *lsim_lemke_sparse_create(void) {
   LsimLemkeSparse *ws = calloc(1, sizeof(LsimLemkeSparse));
-  if (ws) umfpack_di_defaults(ws->control);
+  if (ws) {
+    umfpack_di_defaults(ws->control);
+    /* No iterative refinement in the solves: it tripled their cost (a product with B_0
+       and a second solve each), and lemke.c's refactorization and acceptance tests guard
+       the accuracy instead. */
+    ws->control[UMFPACK_IRSTEP] = 0;
+  }
   return ws;
 }
 
