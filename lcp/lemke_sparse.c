@@ -90,7 +90,7 @@ struct LsimLemkeSparse {
   int rownext;
   /* Vectors. */
   double *xb, *col, *d, *work, *work2, *rhs, *u, *start;
-  int *bvar, *vpos;
+  int *bvar, *vpos, *qperm;
   unsigned char *guess, *basis;
   int basis_valid;
   int refactor_every, tie_by_pivot, sound;
@@ -122,7 +122,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
   free(ws->xb), free(ws->col), free(ws->d), free(ws->work), free(ws->work2), free(ws->rhs);
-  free(ws->u), free(ws->start), free(ws->bvar), free(ws->vpos), free(ws->guess), free(ws->basis);
+  free(ws->u), free(ws->start), free(ws->bvar), free(ws->vpos), free(ws->qperm), free(ws->guess), free(ws->basis);
   free(ws);
 }
 
@@ -158,7 +158,7 @@ static int reserve(LsimLemkeSparse *ws, int n, int m) {
       grow((void **)&ws->xb, un, sizeof(double)) || grow((void **)&ws->col, un, sizeof(double)) ||
       grow((void **)&ws->d, un, sizeof(double)) || grow((void **)&ws->work, un, sizeof(double)) ||
       grow((void **)&ws->work2, un, sizeof(double)) || grow((void **)&ws->rhs, un, sizeof(double)) ||
-      grow((void **)&ws->start, un, sizeof(double)) || grow((void **)&ws->bvar, un, sizeof(int)) ||
+      grow((void **)&ws->start, un, sizeof(double)) || grow((void **)&ws->bvar, un, sizeof(int)) || grow((void **)&ws->qperm, un, sizeof(int)) ||
       grow((void **)&ws->vpos, 2 * un + 1, sizeof(int)) || grow((void **)&ws->guess, un, 1))
     return LSIM_OUT_OF_MEMORY;
   for (int k = 0; k < NCACHE; ++k)
@@ -700,8 +700,37 @@ static int cold_basis(LsimLemkeSparse *ws, const LsimFactoredLcp *f) {
   return refactor(ws, f);
 }
 
-/* The guessed basis: z_i at position i where guess[i], w_i elsewhere; d = B e. */
+/* The guessed basis: z_i at position i where guess[i], w_i elsewhere; d = B e.
+ * A singular guess (redundant contacts: parallel normals, both friction directions) is
+ * repaired: the guessed z_j whose column meets a pivot of U below REPAIR max|diag U| in
+ * UMFPACK's factorization (column Q[k] for pivot k) are dropped from the guess (w_j
+ * basic instead, so the basis stays complementary) and the basis is factored again, at
+ * most REPAIR_ROUNDS times. */
+#define REPAIR 1e-11
+#define REPAIR_ROUNDS 6
+static int warm_setup(LsimLemkeSparse *ws, const LsimFactoredLcp *f);
 static int warm_basis(LsimLemkeSparse *ws, const LsimFactoredLcp *f) {
+  const int n = f->n;
+  for (int round = 0;; ++round) {
+    const int st = warm_setup(ws, f);
+    if (st != LSIM_BREAKDOWN || round == REPAIR_ROUNDS || !ws->numeric) return st;
+    double *dx = ws->work2;
+    if (umfpack_di_get_numeric(NULL, NULL, NULL, NULL, NULL, NULL, NULL, ws->qperm, dx, NULL,
+                               NULL, ws->numeric) != UMFPACK_OK)
+      return st;
+    double dmax = 0.0;
+    for (int k = 0; k < n; ++k)
+      if (isfinite(dx[k])) dmax = fmax(dmax, fabs(dx[k]));
+    int dropped = 0;
+    for (int k = 0; k < n; ++k) {
+      const int p = ws->qperm[k];
+      if (!(fabs(dx[k]) > REPAIR * dmax) && ws->guess[p]) ws->guess[p] = 0, ++dropped;
+    }
+    if (!dropped) return st;
+  }
+}
+
+static int warm_setup(LsimLemkeSparse *ws, const LsimFactoredLcp *f) {
   const int n = f->n;
   for (int i = 0; i < n; ++i) {
     const int zb = ws->guess[i] != 0;
