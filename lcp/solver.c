@@ -295,6 +295,8 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   lo.tol = o->tol;
   const unsigned char *guess = NULL;
   if (o->warm_start) {
+    /* z_i basic where z_i > 0, as lemke's (z_i > w_i, w from this step's q, was measured:
+       about 1.4x the pivots on the settled pile_100). */
     for (int i = 0; i < f->n; ++i) s->basis[i] = z[i] > 0.0;
     guess = s->basis;
   } else if (f->n > 0) {
