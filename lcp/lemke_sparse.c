@@ -531,11 +531,19 @@ static int lemke_path(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int max_piv
   if (!(xmin < 0.0)) return LSIM_BREAKDOWN;
   {
     const double xs = xscale(ws, n, qscale), xtol = XTOL * xs;
-    const double loose = LOOSE * xs, e0 = row_err(ws, f, r);
+    const double loose = LOOSE * xs;
+    double e0 = -1.0; /* row r's rounding bound, computed when first needed */
     for (int i = 0; i < n; ++i) {
       if (i == r || xb[i] > xmin + loose) continue;
-      const double tol = fmin(loose, xtol + e0 + row_err(ws, f, i));
-      if (xb[i] <= xmin + tol) {
+      /* Tie: xb_i - xmin <= xtol + e0 + err_i (all terms >= 0, so the bounds, each a
+         transposed solve, are computed only when the cheaper test does not decide). */
+      const double gap = xb[i] - xmin;
+      int tie = gap <= xtol;
+      if (!tie) {
+        if (e0 < 0.0) e0 = row_err(ws, f, r);
+        tie = gap <= xtol + e0 || gap <= xtol + e0 + row_err(ws, f, i);
+      }
+      if (tie) {
         const int l = lex_less(ws, n, i, 1.0, r, 1.0);
         if (l < 0) return LSIM_BREAKDOWN;
         if (l) r = i;
@@ -596,14 +604,20 @@ static int lemke_path(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int max_piv
 
       const double xs = xscale(ws, n, qscale), loose = LOOSE * xs;
       const int r0 = blocking, pz0 = ws->vpos[z0];
-      const double e0 = row_err(ws, f, r0) / c[r0];
+      double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
       xtol = XTOL * xs;
       int z0_tied = 0;
       const int by_pivot = ws->tie_by_pivot && xb[r0] > xtol + row_err(ws, f, r0);
       for (int i = 0; i < n; ++i) {
         if (i == r0 || !(c[i] > ctol)) continue;
         const double gap = fmax(xb[i], 0.0) - tmin * c[i];
-        if (gap > loose || gap > fmin(loose, xtol + row_err(ws, f, i) + c[i] * e0)) continue;
+        /* lemke.c's test gap <= fmin(loose, xtol + err_i + c_i e0), the bounds (transposed
+           solves) computed only when the cheaper parts do not decide. */
+        if (gap > loose) continue;
+        if (gap > xtol) {
+          if (e0 < 0.0) e0 = row_err(ws, f, r0) / c[r0];
+          if (gap > xtol + c[i] * e0 && gap > xtol + row_err(ws, f, i) + c[i] * e0) continue;
+        }
         if (i == pz0) z0_tied = 1;
         else if (blocking == pz0) continue;
         else if (by_pivot) {
@@ -630,7 +644,9 @@ static int lemke_path(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int max_piv
         if (blocking != pz0 && xb[pz0] * dmax <= ftol && terminal_ok(ws, f, -1, 0.0, ftol))
           return LSIM_SOLVED;
       }
-      xtol = fmax(xtol, fmin(loose, row_err(ws, f, blocking)));
+      /* xtol only decides below whether the step is degenerate (xb_blocking <= xtol). */
+      if (xb[blocking] > xtol && xb[blocking] <= loose)
+        xtol = fmax(xtol, fmin(loose, row_err(ws, f, blocking)));
 
       if (c[blocking] < WEAKPIV * cmax && !fresh && since_refactor > 0) {
         if (refactor(ws, f)) return LSIM_BREAKDOWN;
