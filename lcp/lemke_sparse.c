@@ -60,6 +60,7 @@
 #define DRIFT 1e-10
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
+#define ETA_LU 3.0      /* refactor once the eta file outgrows ETA_LU times nnz(L + U) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 
 struct LsimLemkeSparse {
@@ -97,6 +98,7 @@ struct LsimLemkeSparse {
   uint64_t hash, ring[RING];
   int ring_len, ring_pos;
   int factorizations, row_solves;
+  double lu_nnz;          /* entries of L and U of the last factorization */
 };
 
 LsimLemkeSparse *lsim_lemke_sparse_create(void) {
@@ -353,6 +355,7 @@ static int refactor(LsimLemkeSparse *ws, const LsimFactoredLcp *f) {
   ++ws->factorizations;
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
+  ws->lu_nnz = ws->uinfo[UMFPACK_LNZ] + ws->uinfo[UMFPACK_UNZ];
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)
@@ -562,7 +565,10 @@ static int lemke_path(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int max_piv
     if (done >= max_pivots) return LSIM_MAX_ITERATIONS;
 
     int fresh = 0;
-    if (since_refactor >= ws->refactor_every) {
+    /* Refactor every refactor_every pivots, or sooner once the eta file holds more
+       entries than ETA_LU times the factors (each solve then costs mostly the etas). */
+    if (since_refactor >= ws->refactor_every ||
+        (since_refactor > 0 && (double)ws->eta_ptr[ws->neta] > ETA_LU * ws->lu_nnz)) {
       memcpy(c, xb, (size_t)n * sizeof(double));
       const int st = refactor(ws, f);
       if (st) return st == LSIM_OUT_OF_MEMORY ? st : LSIM_BREAKDOWN;
