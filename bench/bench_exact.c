@@ -14,10 +14,11 @@
  * step's exact solution; --no-pgs skips the PGS series; --verbose prints every solve.
  * --from S solves (and counts) only the steps from S on (the ones before only drive the
  * simulation); --only TEXT runs only the series whose label contains TEXT. The
- * lemke_sparse series (lemke_sparse.c, never forming M) run at every size.
+ * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
+ * the process's CPU clock instead of the wall clock.
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
- *                    [--driver pgs|newton] [--from S] [--only TEXT] [--verbose]
+ *                    [--driver pgs|newton] [--from S] [--only TEXT] [--cpu] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,9 +33,11 @@
 
 enum { NSERIES = 7, MAXSTEPS = 4000 };
 
+static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
+
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(use_cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -69,13 +72,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
     else if (!strcmp(argv[i], "--no-pgs")) pgs_series = 0;
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--cpu")) use_cpu = 1;
     else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton] [--from S] [--only TEXT] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton] [--from S] [--only TEXT] [--cpu] [--verbose]\n");
       return 2;
     }
   }
