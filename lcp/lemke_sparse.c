@@ -23,9 +23,21 @@
  *                              each step), then an UMFPACK solve with B_0^T.
  * The ratio test needs c in full (one FTRAN per pivot); rows of B^{-1} are needed only for
  * the rows that tie (lexicographic rule) and for their rounding bounds: one BTRAN each,
- * cached for the current basis. B_0 is refactored every REFACTOR pivots (halved, down to
- * 10, while the updated x_B drifts from the fresh one), on a weak pivot, and when a column
- * comes out non-finite, as in lemke.c.
+ * cached for the current basis; the rounding bounds of the tie test (a transposed solve
+ * each) are computed only when the cheap part of the test does not decide. B_0 is
+ * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
+ * from the fresh one), sooner once the eta file holds more than ETA_LU = 3 times the
+ * entries of L and U, on a weak pivot, and when a column comes out non-finite, as in
+ * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
+ * Refactoring much more often (every 25 pivots, or when the etas pass nnz(L + U)) was
+ * measured to change which near-ties win and lost 2 of the 114 steps of pile_10 that
+ * dense Lemke solves: the path is sensitive to rounding at degenerate vertices.
+ *
+ * WARM START
+ * As lemke.c's, plus a repair: a guessed basis that UMFPACK finds singular (redundant
+ * contacts, e.g. z > 0 of a previous step mapped onto this step's contacts) loses the
+ * guessed z_j on its zero pivots (w_j basic instead: still complementary) and is factored
+ * again (warm_basis). Without it the guess was refused on every settled pile_100 step.
  *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:
