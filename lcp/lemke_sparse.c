@@ -26,12 +26,13 @@
  * cached for the current basis; the rounding bounds of the tie test (a transposed solve
  * each) are computed only when the cheap part of the test does not decide. B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
- * from the fresh one), sooner once the eta file holds more than ETA_LU = 3 times the
- * entries of L and U, on a weak pivot, and when a column comes out non-finite, as in
+ * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
- * Refactoring much more often (every 25 pivots, or when the etas pass nnz(L + U)) was
- * measured to change which near-ties win and lost 2 of the 114 steps of pile_10 that
- * dense Lemke solves: the path is sensitive to rounding at degenerate vertices.
+ * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
+ * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
+ * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
+ * for no clear gain in time (median 114 against 111 ms CPU). The path is sensitive to
+ * rounding at degenerate vertices.
  *
  * WARM START
  * As lemke.c's, plus a repair: a guessed basis that UMFPACK finds singular (redundant
@@ -72,7 +73,6 @@
 #define DRIFT 1e-10
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
-#define ETA_LU 3.0      /* refactor once the eta file outgrows ETA_LU times nnz(L + U) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 
 struct LsimLemkeSparse {
@@ -110,7 +110,6 @@ struct LsimLemkeSparse {
   uint64_t hash, ring[RING];
   int ring_len, ring_pos;
   int factorizations, row_solves;
-  double lu_nnz;          /* entries of L and U of the last factorization */
 };
 
 LsimLemkeSparse *lsim_lemke_sparse_create(void) {
@@ -367,7 +366,6 @@ static int refactor(LsimLemkeSparse *ws, const LsimFactoredLcp *f) {
   ++ws->factorizations;
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
-  ws->lu_nnz = ws->uinfo[UMFPACK_LNZ] + ws->uinfo[UMFPACK_UNZ];
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)
@@ -577,10 +575,7 @@ static int lemke_path(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int max_piv
     if (done >= max_pivots) return LSIM_MAX_ITERATIONS;
 
     int fresh = 0;
-    /* Refactor every refactor_every pivots, or sooner once the eta file holds more
-       entries than ETA_LU times the factors (each solve then costs mostly the etas). */
-    if (since_refactor >= ws->refactor_every ||
-        (since_refactor > 0 && (double)ws->eta_ptr[ws->neta] > ETA_LU * ws->lu_nnz)) {
+    if (since_refactor >= ws->refactor_every) {
       memcpy(c, xb, (size_t)n * sizeof(double));
       const int st = refactor(ws, f);
       if (st) return st == LSIM_OUT_OF_MEMORY ? st : LSIM_BREAKDOWN;
