@@ -11,14 +11,15 @@
  * above --dense N (default 1500), counted as skipped.
  *
  * --driver newton drives the run with newton (tol 1e-10) instead, so the guess is the previous
- * step's exact solution; --no-pgs skips the PGS series; --verbose prints every solve.
+ * step's exact solution (--driver lemke_sparse likewise with sparse Lemke); --no-pgs skips
+ * the PGS series; --verbose prints every solve.
  * --from S solves (and counts) only the steps from S on (the ones before only drive the
  * simulation); --only TEXT runs only the series whose label contains TEXT. The
  * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
  * the process's CPU clock instead of the wall clock.
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
- *                    [--driver pgs|newton] [--from S] [--only TEXT] [--cpu] [--verbose]
+ *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -79,7 +80,7 @@ int main(int argc, char **argv) {
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton] [--from S] [--only TEXT] [--cpu] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]\n");
       return 2;
     }
   }
