@@ -11,10 +11,15 @@
  * above --dense N (default 1500), counted as skipped.
  *
  * --driver newton drives the run with newton (tol 1e-10) instead, so the guess is the previous
- * step's exact solution; --no-pgs skips the PGS series; --verbose prints every solve.
+ * step's exact solution (--driver lemke_sparse likewise with sparse Lemke); --no-pgs skips
+ * the PGS series; --verbose prints every solve.
+ * --from S solves (and counts) only the steps from S on (the ones before only drive the
+ * simulation); --only TEXT runs only the series whose label contains TEXT. The
+ * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
+ * the process's CPU clock instead of the wall clock.
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
- *                    [--driver pgs|newton] [--verbose]
+ *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,11 +32,13 @@
 #include "lcp/solver.h"
 #include "scene/scene.h"
 
-enum { NSERIES = 5, MAXSTEPS = 4000 };
+enum { NSERIES = 7, MAXSTEPS = 4000 };
+
+static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
 
 static double now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(use_cpu ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -57,7 +64,8 @@ typedef struct Series {
 
 int main(int argc, char **argv) {
   const char *path = "data/pile_100.json";
-  int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1;
+  int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1, from = 0;
+  const char *only = NULL;
   const char *driver = "pgs";
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
@@ -65,11 +73,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-lemke")) lemke = 0;
     else if (!strcmp(argv[i], "--no-pgs")) pgs_series = 0;
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--cpu")) use_cpu = 1;
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]\n");
       return 2;
     }
   }
@@ -97,6 +108,8 @@ int main(int argc, char **argv) {
       {.label = "lemke, islands", .name = "lemke", .islands = 1},
       {.label = "lemke, whole", .name = "lemke", .islands = 0},
       {.label = "pgs[max_iter=1000]", .name = "pgs", .islands = 0, .max_iter = 1000},
+      {.label = "lemke_sparse, islands", .name = "lemke_sparse", .islands = 1},
+      {.label = "lemke_sparse, whole", .name = "lemke_sparse", .islands = 0},
   };
   for (int k = 0; k < NSERIES; ++k) {
     LsimSolverOptions o = lsim_default_solver_options();
@@ -110,7 +123,7 @@ int main(int argc, char **argv) {
     LsimStepStats ss;
     lsim_step(stepper, &model, &state, &ss);
     const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
-    if (ss.lcp_size == 0) continue;
+    if (ss.lcp_size == 0 || step < from) continue;
     const int n = f->n;
     nmax = n > nmax ? n : nmax;
     if (lsim_grow((void **)&z, &zcap, n, sizeof(double))) return 2;
@@ -124,7 +137,8 @@ int main(int argc, char **argv) {
     for (int t = 0; t < NSERIES; ++t) {
       Series *s = &series[(t + step) % NSERIES];
       const int is_lemke = !strcmp(s->name, "lemke");
-      if ((is_lemke && (!lemke || n > dense)) || (!strcmp(s->name, "pgs") && !pgs_series)) {
+      if ((is_lemke && (!lemke || n > dense)) || (!strcmp(s->name, "pgs") && !pgs_series) ||
+          (only && !strstr(s->label, only))) {
         ++s->skipped;
         continue;
       }

@@ -82,8 +82,10 @@
  * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 500),
  * phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
  * the dense M, warm started from the best point's active set: the answer is then
- * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit phase 2
- * gets the remaining steps and nothing follows: M is never formed.
+ * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit, when
+ * sparse_limit allows (off by default), sparse Lemke (lemke_sparse.c: the same method on
+ * the factored problem with a sparse LU basis, M never formed) is the fallback in the same
+ * way. Otherwise phase 2 gets the remaining steps and nothing follows: M is never formed.
  *
  * FAILURE MODES
  * Not globally convergent for every LCP class. Phase 1 converges from near a solution
@@ -110,6 +112,7 @@
 
 #include "blas.h"
 #include "lemke.h"
+#include "lemke_sparse.h"
 #include "pgs.h"
 
 /* Single (Murty) exchanges without fewer infeasible rows before a subproblem starts again
@@ -140,17 +143,20 @@ struct LsimNewton {
   LsimPgs *pgs;
   /* The Lemke fallback: the dense problem, J transposed for forming it, the basis guess. */
   LsimLemke *lemke;
+  LsimLemkeSparse *lemke_sparse; /* the fallback above dense_limit */
   LsimLcp dense;
   size_t cap_dense;
   int *jt_ptr, *jt_idx;
   double *jt_val;
   int cap_jt_m, cap_jt_nz;
   unsigned char *guess;
+  unsigned char *sguess;  /* [cap_guess] the sparse fallback's basis guess */
+  size_t cap_guess;
 };
 
 LsimNewtonOptions lsim_default_newton_options(void) {
   LsimNewtonOptions o = {.tol = 1e-10, .max_iter = 0, .pgs_sweeps = -1, .reg = 0.0,
-                         .dense_limit = 0};
+                         .dense_limit = 0, .sparse_limit = 0};
   return o;
 }
 
@@ -178,8 +184,10 @@ void lsim_newton_free(LsimNewton *ws) {
   free_factors(ws);
   lsim_pgs_free(ws->pgs);
   lsim_lemke_free(ws->lemke);
+  lsim_lemke_sparse_free(ws->lemke_sparse);
   free(ws->dense.M), free(ws->dense.q), free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
   free(ws->guess);
+  free(ws->sguess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
   free(ws->wrn), free(ws->center);
   free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
@@ -503,6 +511,31 @@ static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, 
   return st;
 }
 
+/* Sparse Lemke on f itself (no dense M), guessed from the active set of z as above. */
+static int lemke_sparse_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol,
+                                 double *z, LsimNewtonInfo *info) {
+  const int n = f->n;
+  if (!ws->lemke_sparse && !(ws->lemke_sparse = lsim_lemke_sparse_create()))
+    return LSIM_OUT_OF_MEMORY;
+  if ((size_t)n > ws->cap_guess) {
+    unsigned char *g = realloc(ws->sguess, (size_t)n);
+    if (!g) return LSIM_OUT_OF_MEMORY;
+    ws->sguess = g;
+    ws->cap_guess = (size_t)n;
+  }
+  for (int i = 0; i < n; ++i) ws->sguess[i] = z[i] > ws->w[i];
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = tol;
+  LsimLemkeInfo li;
+  memset(&li, 0, sizeof li);
+  memcpy(ws->zn, z, (size_t)n * sizeof(double));
+  const int st = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->sguess, ws->zn, &li);
+  info->fallback = 2;
+  info->lemke_pivots = li.pivots;
+  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  return st;
+}
+
 int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
                                const LsimNewtonOptions *opt, int warm, double *z,
                                LsimNewtonInfo *info) {
@@ -515,7 +548,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   info->residual = INFINITY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
   if (lsim_factored_check(f) || !(o.tol >= 0.0) || o.max_iter < 0 || !(o.reg >= 0.0) ||
-      o.dense_limit < -1)
+      o.dense_limit < -1 || o.sparse_limit < -1)
     return info->status = LSIM_INVALID_INPUT;
   const int n = f->n, m = f->m;
   const int max_iter = o.max_iter ? o.max_iter : 100;
@@ -586,7 +619,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting;
      PHASE2_SHORT steps only when the Lemke fallback follows. */
   const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
-  const int fallback = o.tol > 0.0 && n <= limit;
+  const int sparse = o.tol > 0.0 && n > limit && (o.sparse_limit < 0 || n <= o.sparse_limit);
+  const int fallback = (o.tol > 0.0 && n <= limit) || sparse;
   const int phase2_end = fallback && info->iterations + PHASE2_SHORT < max_iter
                              ? info->iterations + PHASE2_SHORT
                              : max_iter;
@@ -689,7 +723,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
     if (status != LSIM_OUT_OF_MEMORY && fallback) {
       lsim_factored_w(f, z, ws->u, ws->w);
-      const int st = lemke_fallback(ws, f, o.tol, z, info);
+      const int st = sparse ? lemke_sparse_fallback(ws, f, o.tol, z, info)
+                            : lemke_fallback(ws, f, o.tol, z, info);
       if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;
     }
   }

@@ -15,11 +15,15 @@
 #include "factored.h"
 #include "islands.h"
 #include "lemke.h"
+#include "lemke_sparse.h"
 #include "newton.h"
 #include "pgs.h"
 #include "siconos_adapter.h"
 
-typedef enum { KIND_LEMKE, KIND_PGS, KIND_SICONOS, KIND_NEWTON } SolverKind;
+typedef enum { KIND_LEMKE, KIND_PGS, KIND_SICONOS, KIND_NEWTON, KIND_LEMKE_SPARSE } SolverKind;
+
+/* The solvers that work on the factored form themselves (never forming M). */
+#define FACTORED_KIND(k) ((k) == KIND_NEWTON || (k) == KIND_LEMKE_SPARSE)
 
 struct LsimSolver {
   char name[64];
@@ -29,6 +33,7 @@ struct LsimSolver {
   LsimPgs *pgs;
   LsimSiconos *siconos;
   LsimNewton *newton;
+  LsimLemkeSparse *lemke_sparse;
   int *sp_ptr;            /* [capacity + 1] newton on a dense problem: zero J, B pointers */
   int *sp_cptr;           /* [capacity + 1] and M's nonzeros as C (CSR) */
   int *sp_idx;            /* [sp_nnz_cap] */
@@ -82,7 +87,7 @@ struct LsimSolver {
 /* Shared with factored.c (internal; see there): structural and finiteness check. */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
-static const char *const own_names[] = {"lemke", "pgs", "newton", NULL};
+static const char *const own_names[] = {"lemke", "pgs", "newton", "lemke_sparse", NULL};
 
 const char *const *lsim_solver_names(void) {
   /* Own names first, then "siconos:" + each adapter name; built once. */
@@ -103,7 +108,8 @@ const char *const *lsim_solver_names(void) {
 }
 
 int lsim_solver_needs_dense(const char *name) {
-  return strcmp(name, "pgs") != 0 && strcmp(name, "newton") != 0;
+  return strcmp(name, "pgs") != 0 && strcmp(name, "newton") != 0 &&
+         strcmp(name, "lemke_sparse") != 0;
 }
 
 LsimSolverOptions lsim_default_solver_options(void) {
@@ -139,7 +145,7 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   s->options = o;
 
   int rc = 0;
-  if (strcmp(name, "lemke") == 0 && !(o.tol > 0.0)) {
+  if ((strcmp(name, "lemke") == 0 || strcmp(name, "lemke_sparse") == 0) && !(o.tol > 0.0)) {
     set_err(err, errlen, "lemke needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
             "which only iterative solvers such as pgs have)");
     free(s);
@@ -153,6 +159,9 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   } else if (strcmp(name, "newton") == 0) {
     s->kind = KIND_NEWTON;
     if (!(s->newton = lsim_newton_create())) rc = LSIM_OUT_OF_MEMORY;
+  } else if (strcmp(name, "lemke_sparse") == 0) {
+    s->kind = KIND_LEMKE_SPARSE;
+    if (!(s->lemke_sparse = lsim_lemke_sparse_create())) rc = LSIM_OUT_OF_MEMORY;
   } else if (strncmp(name, "siconos:", 8) == 0 && !lsim_solver_is_fc_name(name)) {
     s->kind = KIND_SICONOS;
     rc = lsim_siconos_create(&s->siconos, name + 8, err, errlen);
@@ -183,6 +192,7 @@ void lsim_solver_free(LsimSolver *s) {
   lsim_pgs_free(s->pgs);
   lsim_siconos_free(s->siconos);
   lsim_newton_free(s->newton);
+  lsim_lemke_sparse_free(s->lemke_sparse);
   lsim_islands_free(s->islands);
   free(s->zsub);
   free(s->sp_ptr);
@@ -261,7 +271,11 @@ static LsimNewtonOptions newton_options(const LsimSolverOptions *o) {
 }
 
 /* The newton solver on the factored problem f; fills the solver's part of st. */
+static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                            LsimSolveStats *st);
+
 static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSolveStats *st) {
+  if (s->kind == KIND_LEMKE_SPARSE) return run_lemke_sparse(s, f, z, st);
   const LsimNewtonOptions no = newton_options(&s->options);
   LsimNewtonInfo ni = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   const int status = lsim_newton_solve_factored(s->newton, f, &no, s->options.warm_start, z, &ni);
@@ -271,7 +285,33 @@ static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSo
   return status;
 }
 
-/* The newton solver on a dense problem: M's nonzeros as the factored form's C (J, B empty,
+/* Sparse Lemke (lemke_sparse.c) on the factored problem f, its basis guessed from z > 0
+ * when warm (as lemke's); fills the solver's part of st. s->basis holds f->n. */
+static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                            LsimSolveStats *st) {
+  const LsimSolverOptions *o = &s->options;
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.max_pivots = o->max_iter;
+  lo.tol = o->tol;
+  const unsigned char *guess = NULL;
+  if (o->warm_start) {
+    /* z_i basic where z_i > 0, as lemke's (z_i > w_i, w from this step's q, was measured:
+       about 1.4x the pivots on the settled pile_100). */
+    for (int i = 0; i < f->n; ++i) s->basis[i] = z[i] > 0.0;
+    guess = s->basis;
+  } else if (f->n > 0) {
+    memset(z, 0, (size_t)f->n * sizeof(double));
+  }
+  LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
+  const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
+  st->iterations = li.pivots;
+  st->warm_started = li.warm_started;
+  st->trace_len = li.trace_len;
+  st->rejected |= li.rejected;
+  return status;
+}
+
+/* The newton solver (or sparse Lemke) on a dense problem: M's nonzeros as the factored form's C (J, B empty,
  * m = 0), in buffers the context keeps (reserve(s, n) done). */
 static int run_newton_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *st) {
   const int n = lcp->n;
@@ -501,7 +541,7 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     st->iterations = pi.sweeps;
     st->warm_started = o->warm_start;
     st->trace_len = pi.trace_len;
-  } else if (s->kind == KIND_NEWTON) {
+  } else if (FACTORED_KIND(s->kind)) {
     status = run_newton_dense(s, lcp, z, st);
   } else {
     if (!o->warm_start) memset(z, 0, (size_t)n * sizeof(double));
@@ -615,7 +655,7 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     LsimSolveStats is;
     memset(&is, 0, sizeof is);
     int sk;
-    if (s->kind == KIND_NEWTON) {
+    if (FACTORED_KIND(s->kind)) {
       chain_keep_start(s, sub.n, s->zsub);
       sk = is.first_status = run_newton(s, &sub, s->zsub, &is);
       if (chain_applies(s, sk, sub.n) && s->fb_start_cap >= sub.n &&
@@ -645,7 +685,7 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
 
 /* Splits f into islands when the solver does so: the count (1 when whole), or < 0. */
 static int find_islands(LsimSolver *s, const LsimFactoredLcp *f) {
-  if ((s->kind != KIND_LEMKE && s->kind != KIND_NEWTON) || !s->options.islands || f->n < 2)
+  if ((s->kind != KIND_LEMKE && !FACTORED_KIND(s->kind)) || !s->options.islands || f->n < 2)
     return 1;
   if (!s->islands && !(s->islands = lsim_islands_create())) return LSIM_OUT_OF_MEMORY;
   const int count = lsim_islands_find(s->islands, f);
@@ -708,9 +748,9 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   s->dense_valid = 0;
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
-  const int dense = s->kind != KIND_PGS && s->kind != KIND_NEWTON;
+  const int dense = s->kind != KIND_PGS && !FACTORED_KIND(s->kind);
   /* PGS checks its input itself; the dense path is checked here. */
-  int status = dense || s->kind == KIND_NEWTON ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
+  int status = dense || FACTORED_KIND(s->kind) ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
   const int invalid = status != 0;
   const int n = invalid ? 0 : f->n;
   double t0 = now_seconds();
@@ -731,7 +771,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     /* nothing to run */
   } else if (islands > 1) {
     status = run_islands(s, f, islands, z, &st);
-  } else if (s->kind == KIND_NEWTON) {
+  } else if (FACTORED_KIND(s->kind)) {
     chain_keep_start(s, n, z);
     status = st.first_status = run_newton(s, f, z, &st);
   } else if (!dense) {

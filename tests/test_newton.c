@@ -288,6 +288,43 @@ static void test_box_on_four_corners(void **state) {
   free(text);
 }
 
+/* The sparse Lemke fallback above dense_limit (sparse_limit): with the Newton steps cut
+ * short (max_iter 2) on the dumped pile steps, the fallback runs on the factored problem
+ * (fallback 2, no dense M) and the answer meets 1e-10. */
+static void test_sparse_fallback(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat"};
+  LsimNewton *ws = lsim_newton_create();
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
+    LsimLcp lcp;
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[k], &lcp, err, sizeof err), 0);
+    const int n = lcp.n;
+    int *cp = malloc((size_t)(n + 1) * sizeof(int)), *ci = malloc((size_t)n * n * sizeof(int));
+    int *zero = calloc((size_t)n + 1, sizeof(int));
+    double *cv = malloc((size_t)n * n * sizeof(double)), *z = calloc((size_t)n, sizeof(double));
+    int nz = 0;
+    cp[0] = 0;
+    for (int i = 0; i < n; cp[++i] = nz)
+      for (int j = 0; j < n; ++j)
+        if (lcp.M[i + (size_t)j * n] != 0.0) ci[nz] = j, cv[nz++] = lcp.M[i + (size_t)j * n];
+    const LsimFactoredLcp f = {.n = n, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp, .C_idx = ci,
+                               .C_val = cv, .q = lcp.q, .ncones = lcp.ncones, .cones = lcp.cones};
+    LsimNewtonOptions no = lsim_default_newton_options();
+    no.max_iter = 2, no.pgs_sweeps = 0, no.dense_limit = -1, no.sparse_limit = -1;
+    LsimNewtonInfo ni;
+    memset(&ni, 0, sizeof ni);
+    assert_int_equal(lsim_newton_solve_factored(ws, &f, &no, 0, z, &ni), LSIM_SOLVED);
+    assert_int_equal(ni.fallback, 2);
+    assert_true(ni.lemke_pivots > 0);
+    assert_true(ni.residual <= RES_TOL * fmax(lsim_test_max_abs(lcp.q, n), 1.0));
+    free(cp), free(ci), free(cv), free(zero), free(z);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_newton_free(ws);
+}
+
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
   (void)state;
@@ -321,6 +358,7 @@ int main(void) {
       cmocka_unit_test(test_dumped_pile_steps),
       cmocka_unit_test(test_factored_pile_steps),
       cmocka_unit_test(test_box_on_four_corners),
+      cmocka_unit_test(test_sparse_fallback),
       cmocka_unit_test(test_bad_input_and_trivial),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

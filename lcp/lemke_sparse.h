@@ -1,0 +1,29 @@
+/* lemke_sparse.h: Lemke's method (lemke.c) on the factored LCP M = J B + C (factored.h),
+ * the basis kept as a sparse LU (UMFPACK) with product-form (eta) updates between
+ * refactorizations, never forming M. Math, references and failure modes are at the top
+ * of lemke_sparse.c; options, statuses and the info record are lemke.h's. */
+#ifndef LSIM_LEMKE_SPARSE_H
+#define LSIM_LEMKE_SPARSE_H
+
+#include "factored.h"
+#include "lemke.h"
+
+typedef struct LsimLemkeSparse LsimLemkeSparse;
+
+LsimLemkeSparse *lsim_lemke_sparse_create(void);
+void lsim_lemke_sparse_free(LsimLemkeSparse *ws);
+
+/* As lsim_lemke_solve (lemke.h) on the factored problem f: z on entry is the caller's point
+ * (never returned worse on failure, info->rejected), basis_guess [n] or NULL (1 where z_i is
+ * guessed basic). opt->max_pivots 0 = 10 (n + 1) + 100 per run. Returns info->status. */
+int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
+                            const LsimLemkeOptions *opt, const unsigned char *basis_guess,
+                            double *z, LsimLemkeInfo *info);
+
+/* The final complementary basis of the last solved solve, [n]; NULL before any. */
+const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
+
+/* Refactorizations (sparse LUs) and transposed solves (rows of B^{-1}) of the last solve. */
+void lsim_lemke_sparse_counts(const LsimLemkeSparse *ws, int *factorizations, int *row_solves);
+
+#endif

@@ -1,0 +1,244 @@
+/* test_lemke_sparse.c: Lemke's method on the factored problem with a sparse LU basis
+ * (lcp/lemke_sparse.c) against the dense reference (lcp/lemke.c): random problems of known
+ * classes, dumped contact steps, the factored LCPs of a simulated pile (J B + C, never
+ * formed), warm start from a known basis, and bad input. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/step.h"
+#include "lcp/datfile.h"
+#include "lcp/lemke.h"
+#include "lcp/lemke_sparse.h"
+#include "lcp/random.h"
+#include "scene/scene.h"
+#include "tests/support.h"
+
+/* The acceptance level asked of an exact solver: 1e-10 relative natural residual. */
+#define RES_TOL 1e-10
+
+/* A dense LCP as the factored problem J = B = 0 (m = 0), C = M (CSR of the nonzeros). */
+typedef struct {
+  int *cp, *ci, *zero;
+  double *cv;
+  LsimFactoredLcp f;
+} AsFactored;
+
+static void as_factored(AsFactored *a, const LsimLcp *lcp) {
+  const int n = lcp->n;
+  a->cp = malloc((size_t)(n + 1) * sizeof(int));
+  a->ci = malloc((size_t)n * n * sizeof(int) + 1);
+  a->cv = malloc((size_t)n * n * sizeof(double) + 1);
+  a->zero = calloc((size_t)n + 1, sizeof(int));
+  int k = 0;
+  a->cp[0] = 0;
+  for (int i = 0; i < n; a->cp[++i] = k)
+    for (int j = 0; j < n; ++j)
+      if (lcp->M[i + (size_t)j * n] != 0.0) a->ci[k] = j, a->cv[k++] = lcp->M[i + (size_t)j * n];
+  const LsimFactoredLcp f = {.n = n, .J_ptr = a->zero, .B_ptr = a->zero, .C_ptr = a->cp,
+                             .C_idx = a->ci, .C_val = a->cv, .q = lcp->q,
+                             .ncones = lcp->ncones, .cones = lcp->cones};
+  a->f = f;
+}
+
+static void as_factored_free(AsFactored *a) { free(a->cp), free(a->ci), free(a->cv), free(a->zero); }
+
+static double rel_residual(const LsimFactoredLcp *f, const double *z) {
+  double *u = malloc(((size_t)f->m + 1) * sizeof(double)), *w = malloc((size_t)f->n * sizeof(double));
+  LsimResidual r;
+  lsim_factored_residual(f, z, u, w, &r);
+  free(u), free(w);
+  return r.natural / fmax(lsim_test_max_abs(f->q, f->n), 1.0);
+}
+
+/* Random SPD and P-matrix LCPs have one solution: the sparse path must end on dense
+ * Lemke's z (both exact basic solutions of the same basis; condition ~1e2-1e3, so 1e-9 of
+ * max|z| with room), at the same pivot count (same rules, same tie decisions here). */
+static void test_unique_solutions_match_dense(void **state) {
+  (void)state;
+  LsimLemke *dl = lsim_lemke_create();
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  for (int seed = 0; seed < 10; ++seed)
+    for (int kind = 0; kind < 2; ++kind) {
+      const int n = 2 + 23 * seed;
+      LsimRng rng = lsim_rng(7300u + 10u * (unsigned)seed + (unsigned)kind);
+      LsimLcp lcp;
+      assert_int_equal(kind ? lsim_lcp_random_pmatrix(&lcp, n, &rng)
+                            : lsim_lcp_random_spd(&lcp, n, &rng), 0);
+      AsFactored a;
+      as_factored(&a, &lcp);
+      double *z = calloc((size_t)n, sizeof(double)), *zl = calloc((size_t)n, sizeof(double));
+      LsimLemkeInfo si, di;
+      memset(&si, 0, sizeof si), memset(&di, 0, sizeof di);
+      assert_int_equal(lsim_lemke_solve(dl, &lcp, NULL, NULL, zl, &di), LSIM_SOLVED);
+      assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si), LSIM_SOLVED);
+      assert_true(rel_residual(&a.f, z) <= RES_TOL);
+      assert_true(lsim_test_max_abs_diff(z, zl, n) <= 1e-9 * fmax(1.0, lsim_test_max_abs(zl, n)));
+      assert_int_equal(si.pivots, di.pivots);
+      /* Warm started from the final basis: solved at once, no pivot. */
+      const unsigned char *basis = lsim_lemke_sparse_basis(sl);
+      assert_non_null(basis);
+      unsigned char *g = malloc((size_t)n);
+      memcpy(g, basis, (size_t)n);
+      memset(z, 0, (size_t)n * sizeof(double));
+      assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, g, z, &si), LSIM_SOLVED);
+      assert_int_equal(si.pivots, 0);
+      int qneg = 0;
+      for (int i = 0; i < n; ++i) qneg |= lcp.q[i] < 0.0;
+      assert_int_equal(si.warm_started, qneg); /* q >= 0: z = 0 at once, no basis used */
+      free(g);
+      free(z), free(zl);
+      as_factored_free(&a);
+      lsim_lcp_free(&lcp);
+    }
+  lsim_lemke_free(dl);
+  lsim_lemke_sparse_free(sl);
+}
+
+/* Dumped contact steps on which dense Lemke's robustness rules were built (tests/data):
+ * wherever dense Lemke solves cold, the sparse one does too, to 1e-10. */
+static void test_dumped_steps(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
+                                "tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat",
+                                "tests/data/lemke_stack_ray.dat",
+                                "tests/data/lemke_tumble_cycle.dat"};
+  LsimLemke *dl = lsim_lemke_create();
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
+    LsimLcp lcp;
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[k], &lcp, err, sizeof err), 0);
+    const int n = lcp.n;
+    AsFactored a;
+    as_factored(&a, &lcp);
+    double *z = calloc((size_t)n, sizeof(double)), *zl = calloc((size_t)n, sizeof(double));
+    LsimLemkeInfo si, di;
+    memset(&si, 0, sizeof si), memset(&di, 0, sizeof di);
+    const int ds = lsim_lemke_solve(dl, &lcp, NULL, NULL, zl, &di);
+    const int ss = lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si);
+    print_message("%s: n %d dense %s (%d pivots), sparse %s (%d pivots) rel %.1e\n", files[k], n,
+                  lsim_status_name(ds), di.pivots, lsim_status_name(ss), si.pivots,
+                  rel_residual(&a.f, z));
+    if (ds == LSIM_SOLVED) {
+      assert_int_equal(ss, LSIM_SOLVED);
+      assert_true(rel_residual(&a.f, z) <= RES_TOL);
+    }
+    free(z), free(zl);
+    as_factored_free(&a);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_lemke_free(dl);
+  lsim_lemke_sparse_free(sl);
+}
+
+/* The factored LCPs of a pile of ten boxes as the time step builds them (M = J B + C never
+ * formed by the sparse solver), from the time step's guess (z_i > 0 of the warm start): every
+ * step that dense Lemke solves on the formed M from the same guess is solved to 1e-10
+ * (on the one step of 114 where dense Lemke breaks down, the sparse path does too). */
+static void test_factored_pile(void **state) {
+  (void)state;
+  LsimModel model;
+  LsimState st;
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
+  snprintf(model.solver.name, sizeof model.solver.name, "newton");
+  model.solver.tol = RES_TOL;
+  model.solver.max_iter = 0;
+  model.solver.warm_start = 1;
+  LsimStepper *stepper;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  int with_lcp = 0, solved = 0, warm = 0, dsolved = 0;
+  LsimLemke *dl = lsim_lemke_create();
+  for (int k = 0; k < 120; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(stepper, &model, &st, &ss), LSIM_SOLVED);
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    if (f->n == 0) continue;
+    ++with_lcp;
+    const int n = f->n;
+    double *z = calloc((size_t)n, sizeof(double));
+    unsigned char *g = malloc((size_t)n);
+    const double *zg = lsim_stepper_warm_guess(stepper);
+    for (int i = 0; i < n; ++i) g[i] = zg[i] > 0.0;
+    LsimLemkeInfo si;
+    memset(&si, 0, sizeof si);
+    const int rc = lsim_lemke_sparse_solve(sl, f, NULL, g, z, &si);
+    /* The dense reference on the same problem, formed here, from the same guess. */
+    LsimLcp dense;
+    assert_int_equal(lsim_lcp_init(&dense, n), 0);
+    int *tp = malloc(((size_t)f->m + 1) * sizeof(int)), *ti = malloc(((size_t)f->J_ptr[n] + 1) * sizeof(int));
+    double *tv = malloc(((size_t)f->J_ptr[n] + 1) * sizeof(double)), *zd = calloc((size_t)n, sizeof(double));
+    assert_int_equal(lsim_factored_to_dense(f, &dense, tp, ti, tv), 0);
+    LsimLemkeInfo di;
+    memset(&di, 0, sizeof di);
+    const int drc = lsim_lemke_solve(dl, &dense, NULL, g, zd, &di);
+    dsolved += drc == LSIM_SOLVED;
+    /* The same method: wherever the dense reference solves, the sparse one does. */
+    if (drc == LSIM_SOLVED) assert_int_equal(rc, LSIM_SOLVED);
+    if (rc != LSIM_SOLVED || drc != LSIM_SOLVED)
+      print_message("step %d n %d: sparse %s (%d pivots, warm %d) rel %.2e, dense %s (%d pivots, warm %d)\n", k, n, lsim_status_name(rc),
+                    si.pivots, si.warm_started, rel_residual(f, z), lsim_status_name(drc), di.pivots, di.warm_started);
+    free(tp), free(ti), free(tv), free(zd);
+    dense.cones = NULL;
+    lsim_lcp_free(&dense);
+    solved += rc == LSIM_SOLVED && rel_residual(f, z) <= RES_TOL;
+    warm += si.warm_started;
+    free(z), free(g);
+  }
+  print_message("pile_10: %d steps with an LCP, %d solved (dense Lemke %d), %d from the guess\n",
+                with_lcp, solved, dsolved, warm);
+  lsim_lemke_free(dl);
+  assert_true(with_lcp > 50);
+  assert_true(solved >= dsolved && solved >= with_lcp - 2);
+  lsim_lemke_sparse_free(sl);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&st);
+  free(text);
+}
+
+/* Input errors: bad options and a NaN in q are refused; no solution (M = 0, q_2 < 0) fails
+ * with a finite z; n = 0 is solved at once. */
+static void test_bad_input_and_trivial(void **state) {
+  (void)state;
+  LsimLemkeSparse *ws = lsim_lemke_sparse_create();
+  assert_non_null(ws);
+  const int ptr[3] = {0, 0, 0};
+  double q[2] = {1.0, NAN}, z[2] = {0.0, 0.0};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = ptr, .B_ptr = ptr, .q = q};
+  LsimLemkeInfo info;
+  memset(&info, 0, sizeof info);
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, NULL, z, &info), LSIM_INVALID_INPUT);
+  q[1] = -2.0;
+  LsimLemkeOptions o = lsim_default_lemke_options();
+  o.tol = -1.0;
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, &o, NULL, z, &info), LSIM_INVALID_INPUT);
+  z[0] = NAN, z[1] = INFINITY;
+  const int rc = lsim_lemke_sparse_solve(ws, &f, NULL, NULL, z, &info);
+  assert_true(rc != LSIM_SOLVED);
+  assert_true(isfinite(z[0]) && isfinite(z[1]));
+  f.n = 0;
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, NULL, z, &info), LSIM_SOLVED);
+  lsim_lemke_sparse_free(ws);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unique_solutions_match_dense),
+      cmocka_unit_test(test_dumped_steps),
+      cmocka_unit_test(test_factored_pile),
+      cmocka_unit_test(test_bad_input_and_trivial),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
