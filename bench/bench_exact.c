@@ -16,7 +16,9 @@
  * --from S solves (and counts) only the steps from S on (the ones before only drive the
  * simulation); --only TEXT runs only the series whose label contains TEXT. The
  * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
- * the process's CPU clock instead of the wall clock.
+ * the process's CPU clock instead of the wall clock. The series "lemke_sparse, whole, carried
+ * basis" starts from the previous step's final sparse Lemke basis by contact id
+ * (lsim_stepper_basis_guess, there with --driver lemke_sparse) instead of z > 0.
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
@@ -32,7 +34,7 @@
 #include "lcp/solver.h"
 #include "scene/scene.h"
 
-enum { NSERIES = 7, MAXSTEPS = 4000 };
+enum { NSERIES = 8, MAXSTEPS = 4000 };
 
 static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
 
@@ -56,7 +58,9 @@ static double median(double *v, int n) {
 typedef struct Series {
   const char *label, *name;
   int islands, max_iter;
+  int carry; /* started from the driver's carried final basis (lsim_stepper_basis_guess) */
   LsimSolver *solver;
+  double piv[MAXSTEPS];
   double ms[MAXSTEPS];
   int runs, solved, skipped;
   double isl[MAXSTEPS];
@@ -110,6 +114,8 @@ int main(int argc, char **argv) {
       {.label = "pgs[max_iter=1000]", .name = "pgs", .islands = 0, .max_iter = 1000},
       {.label = "lemke_sparse, islands", .name = "lemke_sparse", .islands = 1},
       {.label = "lemke_sparse, whole", .name = "lemke_sparse", .islands = 0},
+      {.label = "lemke_sparse, whole, carried basis", .name = "lemke_sparse", .islands = 0,
+       .carry = 1},
   };
   for (int k = 0; k < NSERIES; ++k) {
     LsimSolverOptions o = lsim_default_solver_options();
@@ -123,6 +129,10 @@ int main(int argc, char **argv) {
     LsimStepStats ss;
     lsim_step(stepper, &model, &state, &ss);
     const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    if (verbose)
+      fprintf(stderr, "step %d driver: %s first %s source %s iterations %d relative %.2e\n", step,
+              lsim_status_name(ss.status), lsim_status_name(ss.first_status),
+              lsim_source_name(ss.source), ss.iterations, ss.relative_residual);
     if (ss.lcp_size == 0 || step < from) continue;
     const int n = f->n;
     nmax = n > nmax ? n : nmax;
@@ -144,9 +154,20 @@ int main(int argc, char **argv) {
       }
       memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
       LsimSolveStats st;
+      /* The carried series starts from the last step's final basis by contact id (NULL, so
+         z > 0, when the driver is not lemke_sparse); the others guess z > 0. */
+      if (s->carry) lsim_solver_set_basis_guess(s->solver, lsim_stepper_basis_guess(stepper));
+      if (s->carry && verbose) {
+        const unsigned char *bg = lsim_stepper_basis_guess(stepper);
+        const double *zg = lsim_stepper_warm_guess(stepper);
+        int nb = 0, nz = 0, diff = 0;
+        for (int i = 0; bg && i < n; ++i) nb += bg[i] != 0, nz += zg[i] > 0.0, diff += (bg[i] != 0) != (zg[i] > 0.0);
+        fprintf(stderr, "step %d basis guess %s: %d z-basic, %d z > 0, %d differ\n", step, bg ? "carried" : "none", nb, nz, diff);
+      }
       const double t0 = now();
       const int rc = lsim_solver_solve_factored(s->solver, f, z, &st);
       s->ms[s->runs] = 1e3 * (now() - t0);
+      s->piv[s->runs] = st.iterations;
       s->isl[s->runs++] = lsim_solver_last_islands(s->solver);
       s->solved += rc == LSIM_SOLVED && st.residual.relative <= 1e-10;
       if (verbose)
@@ -158,15 +179,17 @@ int main(int argc, char **argv) {
   printf("## Exact solvers on %s (%d steps, n up to %d), warm started, same process\n\n", path,
          steps, nmax);
   printf("| series | steps run | solved to 1e-10 | skipped | median ms | worst ms | median "
-         "islands |\n|---|---:|---:|---:|---:|---:|---:|\n");
+         "islands | median iterations | max iterations |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
   double med[NSERIES];
   for (int k = 0; k < NSERIES; ++k) {
     Series *s = &series[k];
     double worst = 0.0;
-    for (int r = 0; r < s->runs; ++r) worst = fmax(worst, s->ms[r]);
+    double pmax = 0.0;
+    for (int r = 0; r < s->runs; ++r) worst = fmax(worst, s->ms[r]), pmax = fmax(pmax, s->piv[r]);
     med[k] = median(s->ms, s->runs);
-    printf("| %s | %d | %d | %d | %.2f | %.2f | %.0f |\n", s->label, s->runs, s->solved,
-           s->skipped, med[k], worst, median(s->isl, s->runs));
+    printf("| %s | %d | %d | %d | %.2f | %.2f | %.0f | %.0f | %.0f |\n", s->label, s->runs,
+           s->solved, s->skipped, med[k], worst, median(s->isl, s->runs),
+           median(s->piv, s->runs), pmax);
   }
   printf("\nmedian time ratio whole / islands (same steps): newton %.2f, lemke %.2f; largest "
          "island at the last step %d of n = %d\n", med[1] / med[0], med[3] / med[2], last_largest,

@@ -109,6 +109,8 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->q);
   free(s->z);
   free(s->guess);
+  free(s->bguess);
+  free(s->prev_b);
   free(s->var_row);
   free(s->cones);
   free(s->dense.M), free(s->dense.q);
@@ -138,6 +140,9 @@ const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s) { return &s->c
 const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) { return &s->f; }
 const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
 const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
+const unsigned char *lsim_stepper_basis_guess(const LsimStepper *s) {
+  return s->prev_bvalid ? s->bguess : NULL;
+}
 
 /* The dense LCP of the last step: the one the solver formed, else formed here once (the
  * cache fields are mutable state behind the const accessor). */
@@ -366,6 +371,7 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
+    if (zero_each && s->prev_bvalid) memset(s->bguess + ct->first_var, 0, (size_t)contact_nvar(ct));
     /* The contacts keep their order from step to step (the sweep order), so the one after
        the last match usually holds this id: taken when it is its id's first contact (the
        one the table holds, prev_nvar >= 0), else the table. */
@@ -385,8 +391,13 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
     const int found = p >= 0;
     if (found) {
       if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
+      {
         memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
                (size_t)s->prev_nvar[p] * sizeof(double));
+        /* The final basis alike (new contacts keep w basic). */
+        if (s->prev_bvalid)
+          memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)s->prev_nvar[p]);
+      }
       next = p + 1;
     }
     /* A woken group's contact: its impulses from when the group fell asleep. */
@@ -417,6 +428,7 @@ static void warm_start(LsimStepper *s) {
     return;
   }
   memset(s->z, 0, (size_t)s->f.n * sizeof(double));
+  if (s->prev_bvalid) memset(s->bguess, 0, (size_t)s->f.n);
   warm_range(s, 0, s->contacts.count, 0);
 }
 
@@ -438,6 +450,7 @@ static int reserve_remember(LsimStepper *s) {
     s->prev_cap = cap;
   }
   if (lsim_grow((void **)&s->prev_z, &s->prev_zcap, s->f.n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  if (s->final_b && lsim_grow((void **)&s->prev_b, &s->prev_bcap, s->f.n, 1)) return LSIM_OUT_OF_MEMORY;
   return 0;
 }
 
@@ -446,6 +459,7 @@ static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct
   const int nvar = contact_nvar(ct);
   s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
   if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
+  if (nvar > 0 && s->final_b) memcpy(s->prev_b + ct->first_var, s->final_b + ct->first_var, (size_t)nvar);
 }
 
 static int remember(LsimStepper *s) {
@@ -609,6 +623,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
 
   /* Stage 3-4: warm start and solve. */
   int status = LSIM_SOLVED;
+  s->final_b = NULL;
   if (n > 0) {
     warm_start(s);
     memcpy(s->guess, s->z, (size_t)n * sizeof(double));
@@ -623,7 +638,12 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
                   : LSIM_OUT_OF_MEMORY;
       ss.first_status = status;
     } else {
+      /* Sparse Lemke starts from the last step's final basis by contact id when there is one. */
+      lsim_solver_set_basis_guess(s->solver, s->prev_bvalid ? s->bguess : NULL);
       status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
+      int nb = 0;
+      s->final_b = lsim_solver_last_basis(s->solver, &nb);
+      if (nb != n) s->final_b = NULL;
     }
     stats->first_status = ss.first_status;
     stats->source = ss.source;
@@ -674,6 +694,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   } else {
     impulses_range(s, 0, set->count);
   }
+  s->prev_bvalid = s->final_b != NULL;
   rc = remember(s);
   if (rc) {
     stats->status = rc;

@@ -70,6 +70,10 @@ const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
 const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s);
 const double *lsim_stepper_solution(const LsimStepper *s);
 const double *lsim_stepper_warm_guess(const LsimStepper *s);
+/* The Lemke basis guess [n] the solver was given at the last step (1: z_i basic): the
+ * previous step's final sparse Lemke basis matched by contact id, w basic for new contacts;
+ * NULL when the previous step had none (another solver, a failed or split solve). */
+const unsigned char *lsim_stepper_basis_guess(const LsimStepper *s);
 
 /* Why the last step failed before its solve (dependent joint rows, ...), "" otherwise. */
 const char *lsim_stepper_last_error(const LsimStepper *s);

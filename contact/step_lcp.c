@@ -53,6 +53,9 @@ static int reserve_lcp(LsimStepper *s, int n, int nnz, int nc) {
       if (!p) return LSIM_OUT_OF_MEMORY;
       *dp[k] = p;
     }
+    unsigned char *b = realloc(s->bguess, (size_t)cap);
+    if (!b) return LSIM_OUT_OF_MEMORY;
+    s->bguess = b;
     s->n_cap = cap;
   }
   if (grow_pair(&s->J_idx, &s->J_val, &s->nnz_cap, nnz, 64)) return LSIM_OUT_OF_MEMORY;

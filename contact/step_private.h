@@ -38,6 +38,7 @@ struct LsimStepper {
   double *z;              /* [n_cap] solution */
   double *row_v;          /* [n_cap] J_i v_free of each variable's row (all its bodies) */
   double *guess;          /* [n_cap] the warm-start guess handed to the solver */
+  unsigned char *bguess;  /* [n_cap] Lemke basis guess: the last step's final basis by id */
   int slices;             /* > 0: the last assembly's contacts were cut into this many
                              slices on the solver's team (no joint rows), slice k holding
                              contacts slice_first[k] .. slice_first[k + 1] */
@@ -63,6 +64,10 @@ struct LsimStepper {
   int prev_count, prev_cap;
   double *prev_z;         /* [prev_zcap] */
   int prev_zcap;
+  unsigned char *prev_b;  /* [prev_bcap] the final basis parallel to prev_z (sparse Lemke) */
+  int prev_bcap;
+  int prev_bvalid;        /* prev_b holds the previous step's final basis */
+  const unsigned char *final_b; /* this step's final basis (the solver's), or NULL */
   IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
   int table_size;         /* a power of two >= 2 prev_count, or 0 */
   unsigned table_stamp;   /* the stamp of the slots in use (never 0) */

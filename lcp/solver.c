@@ -47,6 +47,11 @@ struct LsimSolver {
   int capacity;
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
+  const unsigned char *basis_hint; /* caller's basis guess for the next solve, or NULL */
+  const unsigned char *final_basis; /* final basis of the last whole sparse Lemke solve */
+  int final_basis_n;
+  unsigned char *isl_basis; /* [capacity] final basis gathered from the islands */
+  unsigned char *sub_hint;  /* [capacity] one island's part of the basis guess */
   LsimSolveStats last;
   double *trace;          /* caller's per-iteration buffer, or NULL */
   int trace_capacity;
@@ -201,6 +206,7 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->sp_val);
   free(s->w);
   free(s->basis);
+  free(s->isl_basis), free(s->sub_hint);
   free(s->dense.M);
   free(s->dense.q);
   free(s->u);
@@ -244,6 +250,12 @@ static int reserve(LsimSolver *s, int n) {
   unsigned char *b = realloc(s->basis, (size_t)n);
   if (!b) return LSIM_OUT_OF_MEMORY;
   s->basis = b;
+  b = realloc(s->isl_basis, (size_t)n);
+  if (!b) return LSIM_OUT_OF_MEMORY;
+  s->isl_basis = b;
+  b = realloc(s->sub_hint, (size_t)n);
+  if (!b) return LSIM_OUT_OF_MEMORY;
+  s->sub_hint = b;
   s->capacity = n;
   return 0;
 }
@@ -294,7 +306,10 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   lo.max_pivots = o->max_iter;
   lo.tol = o->tol;
   const unsigned char *guess = NULL;
-  if (o->warm_start) {
+  if (o->warm_start && s->basis_hint) {
+    /* The caller's basis (lsim_solver_set_basis_guess), e.g. the last step's final one. */
+    guess = s->basis_hint;
+  } else if (o->warm_start) {
     /* z_i basic where z_i > 0, as lemke's (z_i > w_i, w from this step's q, was measured:
        about 1.4x the pivots on the settled pile_100). */
     for (int i = 0; i < f->n; ++i) s->basis[i] = z[i] > 0.0;
@@ -304,6 +319,8 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   }
   LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
+  s->final_basis = lsim_lemke_sparse_basis(s->lemke_sparse);
+  s->final_basis_n = f->n;
   st->iterations = li.pivots;
   st->warm_started = li.warm_started;
   st->trace_len = li.trace_len;
@@ -574,6 +591,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->bz = NULL;
+  s->basis_hint = NULL; /* a basis guess serves factored solves only */
   const int n = lcp->n;
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
@@ -591,6 +609,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   }
   status = met_anyway(s, status, &st);
   st.status = status;
+  s->final_basis = NULL, s->final_basis_n = 0; /* factored solves only */
   s->last = st;
   if (stats) *stats = st;
   return status;
@@ -647,6 +666,11 @@ static int worse_status(int a, int b) {
 static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, double *z,
                        LsimSolveStats *st) {
   int status = 0, warm = 1;
+  /* Sparse Lemke: the caller's basis guess split by island, the final bases gathered. */
+  const unsigned char *hint = s->basis_hint;
+  s->basis_hint = NULL;
+  int gathered = s->kind == KIND_LEMKE_SPARSE;
+  if (gathered) memset(s->isl_basis, 0, (size_t)f->n);
   for (int k = 0; k < count; ++k) {
     LsimFactoredLcp sub;
     const int *vars;
@@ -657,7 +681,17 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     int sk;
     if (FACTORED_KIND(s->kind)) {
       chain_keep_start(s, sub.n, s->zsub);
+      if (hint && s->kind == KIND_LEMKE_SPARSE) {
+        for (int r = 0; r < sub.n; ++r) s->sub_hint[r] = hint[vars[r]];
+        s->basis_hint = s->sub_hint;
+      }
+      s->final_basis = NULL;
       sk = is.first_status = run_newton(s, &sub, s->zsub, &is);
+      s->basis_hint = NULL;
+      if (s->final_basis && sk == LSIM_SOLVED)
+        for (int r = 0; r < sub.n; ++r) s->isl_basis[vars[r]] = s->final_basis[r];
+      else
+        gathered = 0;
       if (chain_applies(s, sk, sub.n) && s->fb_start_cap >= sub.n &&
           !reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
         s->dense.n = sub.n;
@@ -678,6 +712,8 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
     status = worse_status(status, sk);
     if (sk == LSIM_OUT_OF_MEMORY) break;
   }
+  s->final_basis = gathered && status == LSIM_SOLVED ? s->isl_basis : NULL;
+  s->final_basis_n = s->final_basis ? f->n : 0;
   st->warm_started = warm;
   st->trace_len = 0;
   return status;
@@ -741,6 +777,13 @@ static int chain_islands(LsimSolver *s, const LsimFactoredLcp *f, double *z, int
 
 int lsim_solver_last_islands(const LsimSolver *s) { return s->last_islands; }
 
+void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis) { s->basis_hint = basis; }
+
+const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n) {
+  if (n) *n = s->final_basis ? s->final_basis_n : 0;
+  return s->final_basis;
+}
+
 int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
                                LsimSolveStats *stats) {
   LsimSolveStats st;
@@ -748,6 +791,10 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   s->dense_valid = 0;
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
+  s->final_basis = NULL, s->final_basis_n = 0;
+  /* The caller's basis guess serves this solve only, and only sparse Lemke. */
+  const unsigned char *hint = s->basis_hint;
+  s->basis_hint = NULL;
   const int dense = s->kind != KIND_PGS && !FACTORED_KIND(s->kind);
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense || FACTORED_KIND(s->kind) ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
@@ -770,10 +817,13 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   if (!ready) {
     /* nothing to run */
   } else if (islands > 1) {
+    s->basis_hint = hint;
     status = run_islands(s, f, islands, z, &st);
   } else if (FACTORED_KIND(s->kind)) {
     chain_keep_start(s, n, z);
+    s->basis_hint = hint;
     status = st.first_status = run_newton(s, f, z, &st);
+    s->basis_hint = NULL;
   } else if (!dense) {
     const LsimSolverOptions *o = &s->options;
     LsimPgsOptions po = pgs_options(o);
@@ -828,6 +878,9 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     st.siconos_error = -1.0;
   }
   status = met_anyway(s, status, &st);
+  /* A final basis only for a sparse Lemke run that solved by itself. */
+  if (chained || status != LSIM_SOLVED || st.first_status != LSIM_SOLVED)
+    s->final_basis = NULL, s->final_basis_n = 0;
   st.status = status;
   s->last = st;
   if (stats) *stats = st;

@@ -155,6 +155,18 @@ void lsim_solver_set_trace(LsimSolver *s, double *trace, int capacity);
  * stats.siconos_error -1 (no dense form of the whole problem was made). */
 int lsim_solver_last_islands(const LsimSolver *s);
 
+/* A Lemke basis guess for the next lsim_solver_solve_factored only: basis [f->n],
+ * basis[i] != 0 guesses z_i basic (w_i = 0), else w_i basic. Used, instead of the guess
+ * z_i > 0, by "lemke_sparse" with warm_start (split by island when options.islands);
+ * ignored otherwise. Not copied: it must stay valid until that solve returns. NULL clears it. */
+void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis);
+
+/* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
+ * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every
+ * island) that solved by itself (no fallback); NULL (and *n = 0) otherwise. Owned by s, valid until the next
+ * solve. n may be NULL. */
+const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n);
+
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
 
