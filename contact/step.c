@@ -141,7 +141,7 @@ const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) { return &s->
 const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
 const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
 const unsigned char *lsim_stepper_basis_guess(const LsimStepper *s) {
-  return s->prev_bvalid ? s->bguess : NULL;
+  return s->bguess_valid ? s->bguess : NULL;
 }
 
 /* The dense LCP of the last step: the one the solver formed, else formed here once (the
@@ -624,6 +624,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   /* Stage 3-4: warm start and solve. */
   int status = LSIM_SOLVED;
   s->final_b = NULL;
+  s->bguess_valid = 0;
   if (n > 0) {
     warm_start(s);
     memcpy(s->guess, s->z, (size_t)n * sizeof(double));
@@ -639,6 +640,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
       ss.first_status = status;
     } else {
       /* Sparse Lemke starts from the last step's final basis by contact id when there is one. */
+      s->bguess_valid = s->prev_bvalid;
       lsim_solver_set_basis_guess(s->solver, s->prev_bvalid ? s->bguess : NULL);
       status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
       int nb = 0;

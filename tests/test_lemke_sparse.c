@@ -208,6 +208,136 @@ static void test_factored_pile(void **state) {
   free(text);
 }
 
+/* The carried basis through the solver API (lsim_solver_set_basis_guess and
+ * lsim_solver_last_basis), whole and by island: a re-solve of the same problem from the
+ * last solve's final basis takes 0 pivots (that basis is feasible and complementary, so
+ * the warm start accepts it at once) and gives the same z (the basic solution of the same
+ * basis; 1e-9 of max|z| as in test_unique_solutions_match_dense). */
+static void test_solver_basis_resolve(void **state) {
+  (void)state;
+  for (int seed = 0; seed < 4; ++seed)
+    for (int islands = 0; islands < 2; ++islands) {
+      const int n = 10 + 31 * seed;
+      LsimRng rng = lsim_rng(9100u + (unsigned)seed);
+      LsimLcp lcp;
+      assert_int_equal(lsim_lcp_random_spd(&lcp, n, &rng), 0);
+      AsFactored a;
+      as_factored(&a, &lcp);
+      LsimSolverOptions o = lsim_default_solver_options();
+      o.tol = RES_TOL, o.warm_start = 1, o.islands = islands;
+      LsimSolver *s;
+      char err[128];
+      assert_int_equal(lsim_solver_create(&s, "lemke_sparse", &o, err, sizeof err), 0);
+      double *z = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+      LsimSolveStats st;
+      assert_int_equal(lsim_solver_solve_factored(s, &a.f, z, &st), LSIM_SOLVED);
+      memcpy(z1, z, (size_t)n * sizeof(double));
+      int nb = -1;
+      const unsigned char *basis = lsim_solver_last_basis(s, &nb);
+      assert_non_null(basis);
+      assert_int_equal(nb, n);
+      unsigned char *g = malloc((size_t)n);
+      memcpy(g, basis, (size_t)n);
+      memset(z, 0, (size_t)n * sizeof(double));
+      lsim_solver_set_basis_guess(s, g);
+      assert_int_equal(lsim_solver_solve_factored(s, &a.f, z, &st), LSIM_SOLVED);
+      assert_int_equal(st.iterations, 0);
+      assert_true(rel_residual(&a.f, z) <= RES_TOL);
+      assert_true(lsim_test_max_abs_diff(z, z1, n) <= 1e-9 * fmax(1.0, lsim_test_max_abs(z1, n)));
+      /* The guess served one solve: the next, from z = 0, pivots again (q has a negative entry). */
+      memset(z, 0, (size_t)n * sizeof(double));
+      assert_int_equal(lsim_solver_solve_factored(s, &a.f, z, &st), LSIM_SOLVED);
+      assert_true(st.iterations > 0);
+      free(g), free(z), free(z1);
+      lsim_solver_free(s);
+      as_factored_free(&a);
+      lsim_lcp_free(&lcp);
+    }
+}
+
+/* The time step with sparse Lemke carries its final basis by contact id: on pile_10
+ * (islands on, as the scene default) every step after the first with an LCP gets a basis
+ * guess of its size and is solved to 1e-10; and the carried guess of each step, handed
+ * to a second solver on the same problem (two consecutive steps: the basis of the one
+ * before, this step's problem), solves it to 1e-10 too; a re-solve from that solver's
+ * final basis takes 0 pivots but on the few near-singular steps (counted). Pivot totals of the carried guess and of z > 0 are printed
+ * (not asserted: the ratio is a benchmark figure). */
+static void test_step_carries_basis(void **state) {
+  (void)state;
+  LsimModel model;
+  LsimState st;
+  char *text = NULL;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
+  snprintf(model.solver.name, sizeof model.solver.name, "lemke_sparse");
+  model.solver.tol = RES_TOL;
+  model.solver.max_iter = 0;
+  model.solver.warm_start = 1;
+  LsimStepper *stepper;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = RES_TOL, o.warm_start = 1;
+  LsimSolver *s;
+  assert_int_equal(lsim_solver_create(&s, "lemke_sparse", &o, err, sizeof err), 0);
+  int with_lcp = 0, carried = 0, prev_solved = 0, resolved_at_once = 0;
+  long piv_carried = 0, piv_z = 0;
+  for (int k = 0; k < 120; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(stepper, &model, &st, &ss), LSIM_SOLVED);
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    const int n = f->n;
+    if (n == 0) {
+      prev_solved = 0;
+      continue;
+    }
+    ++with_lcp;
+    assert_true(rel_residual(f, lsim_stepper_solution(stepper)) <= RES_TOL);
+    const unsigned char *g = lsim_stepper_basis_guess(stepper);
+    if (prev_solved) assert_non_null(g);
+    prev_solved = 1;
+    if (!g) continue;
+    ++carried;
+    double *z = malloc((size_t)n * sizeof(double));
+    LsimSolveStats a;
+    /* This step's problem from the carried basis. */
+    memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
+    lsim_solver_set_basis_guess(s, g);
+    assert_int_equal(lsim_solver_solve_factored(s, f, z, &a), LSIM_SOLVED);
+    assert_true(rel_residual(f, z) <= RES_TOL);
+    piv_carried += a.iterations;
+    /* Again from that solve's final basis: no pivot. */
+    int nb = 0;
+    const unsigned char *b = lsim_solver_last_basis(s, &nb);
+    assert_non_null(b);
+    assert_int_equal(nb, n);
+    unsigned char *bb = malloc((size_t)n);
+    memcpy(bb, b, (size_t)n);
+    lsim_solver_set_basis_guess(s, bb);
+    assert_int_equal(lsim_solver_solve_factored(s, f, z, &a), LSIM_SOLVED);
+    resolved_at_once += a.iterations == 0;
+    assert_true(rel_residual(f, z) <= RES_TOL);
+    /* The guess z > 0 on the same problem, for the printed comparison. */
+    memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
+    assert_int_equal(lsim_solver_solve_factored(s, f, z, &a), LSIM_SOLVED);
+    assert_true(rel_residual(f, z) <= RES_TOL);
+    piv_z += a.iterations;
+    free(bb), free(z);
+  }
+  print_message("pile_10, lemke_sparse: %d steps with an LCP, %d with a carried basis, %d "
+                "re-solved from the final basis with 0 pivots; pivots from the carried basis "
+                "%ld, from z > 0 %ld\n", with_lcp, carried, resolved_at_once, piv_carried, piv_z);
+  assert_true(with_lcp > 50 && carried >= with_lcp - 5);
+  /* Steps 24-30 (the near-singular ones of tests/data/lemke_pile10_step*.dat) may refuse
+     their refactored final basis (warm acceptance fails, a cold run follows): at most 4. */
+  assert_true(resolved_at_once >= carried - 4);
+  lsim_solver_free(s);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&st);
+  free(text);
+}
+
 /* Input errors: bad options and a NaN in q are refused; no solution (M = 0, q_2 < 0) fails
  * with a finite z; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
@@ -239,6 +369,8 @@ int main(void) {
       cmocka_unit_test(test_dumped_steps),
       cmocka_unit_test(test_factored_pile),
       cmocka_unit_test(test_bad_input_and_trivial),
+      cmocka_unit_test(test_solver_basis_resolve),
+      cmocka_unit_test(test_step_carries_basis),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
