@@ -18,7 +18,9 @@
  * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
  * the process's CPU clock instead of the wall clock. The series "lemke_sparse, whole, carried
  * basis" starts from the previous step's final sparse Lemke basis by contact id
- * (lsim_stepper_basis_guess, there with --driver lemke_sparse) instead of z > 0.
+ * (lsim_stepper_basis_guess, there with --driver lemke_sparse) instead of z > 0; "this
+ * step's final basis" from the driver's own final basis of the same problem (0 pivots: the
+ * cost of a warm start alone).
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
@@ -34,7 +36,7 @@
 #include "lcp/solver.h"
 #include "scene/scene.h"
 
-enum { NSERIES = 8, MAXSTEPS = 4000 };
+enum { NSERIES = 9, MAXSTEPS = 4000 };
 
 static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
 
@@ -58,7 +60,8 @@ static double median(double *v, int n) {
 typedef struct Series {
   const char *label, *name;
   int islands, max_iter;
-  int carry; /* started from the driver's carried final basis (lsim_stepper_basis_guess) */
+  int carry; /* 1: from the driver's carried final basis (lsim_stepper_basis_guess); 2: from
+                the driver's final basis of this very step (the floor: 0 pivots) */
   LsimSolver *solver;
   double piv[MAXSTEPS];
   double ms[MAXSTEPS];
@@ -116,7 +119,11 @@ int main(int argc, char **argv) {
       {.label = "lemke_sparse, whole", .name = "lemke_sparse", .islands = 0},
       {.label = "lemke_sparse, whole, carried basis", .name = "lemke_sparse", .islands = 0,
        .carry = 1},
+      {.label = "lemke_sparse, whole, this step's final basis", .name = "lemke_sparse",
+       .islands = 0, .carry = 2},
   };
+  unsigned char *own = NULL;
+  int own_cap = 0;
   for (int k = 0; k < NSERIES; ++k) {
     LsimSolverOptions o = lsim_default_solver_options();
     o.warm_start = 1, o.islands = series[k].islands, o.max_iter = series[k].max_iter;
@@ -156,8 +163,20 @@ int main(int argc, char **argv) {
       LsimSolveStats st;
       /* The carried series starts from the last step's final basis by contact id (NULL, so
          z > 0, when the driver is not lemke_sparse); the others guess z > 0. */
-      if (s->carry) lsim_solver_set_basis_guess(s->solver, lsim_stepper_basis_guess(stepper));
-      if (s->carry && verbose) {
+      if (s->carry == 1) lsim_solver_set_basis_guess(s->solver, lsim_stepper_basis_guess(stepper));
+      if (s->carry == 2) {
+        int nb = 0;
+        const unsigned char *b = lsim_solver_last_basis(lsim_stepper_solver(stepper), &nb);
+        if (b && nb == n && !lsim_grow((void **)&own, &own_cap, n, 1)) {
+          memcpy(own, b, (size_t)n);
+          lsim_solver_set_basis_guess(s->solver, own);
+          const unsigned char *bg = lsim_stepper_basis_guess(stepper);
+          int d = 0;
+          for (int i = 0; bg && i < n; ++i) d += (bg[i] != 0) != (own[i] != 0);
+          if (verbose) fprintf(stderr, "step %d carried basis differs from the final one in %d of %d\n", step, d, n);
+        }
+      }
+      if (s->carry == 1 && verbose) {
         const unsigned char *bg = lsim_stepper_basis_guess(stepper);
         const double *zg = lsim_stepper_warm_guess(stepper);
         int nb = 0, nz = 0, diff = 0;
@@ -196,7 +215,7 @@ int main(int argc, char **argv) {
          last_n);
   for (int k = 0; k < NSERIES; ++k) lsim_solver_free(series[k].solver);
   lsim_islands_free(finder);
-  free(z);
+  free(z), free(own);
   lsim_stepper_free(stepper);
   lsim_model_free(&model);
   lsim_state_free(&state);
