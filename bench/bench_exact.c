@@ -190,9 +190,9 @@ int main(int argc, char **argv) {
       s->isl[s->runs++] = lsim_solver_last_islands(s->solver);
       s->solved += rc == LSIM_SOLVED && st.residual.relative <= 1e-10;
       if (verbose)
-        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d %.2f ms\n", step, n,
-                s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
-                s->ms[s->runs - 1]);
+        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms\n",
+                step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
+                st.warm_started, s->ms[s->runs - 1]);
     }
   }
   printf("## Exact solvers on %s (%d steps, n up to %d), warm started, same process\n\n", path,

@@ -106,6 +106,7 @@ struct LsimLemkeSparse {
   int *bvar, *vpos, *qperm;
   unsigned char *guess, *basis;
   int basis_valid;
+  int retry_positive; /* lsim_lemke_sparse_set_retry_positive */
   int refactor_every, tie_by_pivot, sound;
   uint64_t hash, ring[RING];
   int ring_len, ring_pos;
@@ -138,6 +139,8 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->u), free(ws->start), free(ws->bvar), free(ws->vpos), free(ws->qperm), free(ws->guess), free(ws->basis);
   free(ws);
 }
+
+void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) { ws->retry_positive = on; }
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->basis_valid ? ws->basis : NULL;
@@ -862,7 +865,18 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
     goto out;
   }
 
-  if (basis_guess) {
+  /* The guessed basis; with retry_positive, when its path fails, {i : z_i > 0} of the
+     caller's point next (when it differs), before the cold runs. */
+  for (int attempt = 0; basis_guess && attempt < 1 + (ws->retry_positive != 0); ++attempt) {
+    if (attempt) {
+      int same = 1;
+      for (int i = 0; i < n; ++i) {
+        const unsigned char g = ws->start[i] > 0.0;
+        same &= g == (ws->guess[i] != 0);
+        ws->guess[i] = g;
+      }
+      if (same) break;
+    }
     status = warm_basis(ws, f);
     if (status == 0) {
       const double ftol = o.tol * qscale_of(f);

@@ -20,6 +20,11 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
                             const LsimLemkeOptions *opt, const unsigned char *basis_guess,
                             double *z, LsimLemkeInfo *info);
 
+/* on != 0: when the path from basis_guess fails, the solves that follow try the basis
+ * {i : z_i > 0} of the caller's point (when it differs) before the cold runs; 0 (the
+ * default): straight to the cold runs, as lemke.c. */
+void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on);
+
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 

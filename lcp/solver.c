@@ -318,6 +318,8 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
     memset(z, 0, (size_t)f->n * sizeof(double));
   }
   LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
+  /* A caller's basis that fails is followed by z > 0 before the cold runs. */
+  lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, guess != NULL && guess == s->basis_hint);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
   s->final_basis = lsim_lemke_sparse_basis(s->lemke_sparse);
   s->final_basis_n = f->n;
