@@ -51,8 +51,25 @@ static void usage(FILE *f) {
           "  lcpsim models [NAME]              list the hybrid models (docs/hybrid.md)\n"
           "  lcpsim --help | --version\n"
           "\n"
-          "'lcpsim COMMAND --help' describes a command's options.\n",
+          "'lcpsim COMMAND --help' describes a command's options.\n"
+          "\n"
+          "environment:\n"
+          "  LSIM_SIMD=avx2|sse2|scalar|reference   the code path of PGS's coloured sweep\n"
+          "                                    (default: avx2 where the CPU has it, else sse2;\n"
+          "                                    every path gives the same bits, docs/solvers.md)\n",
           LSIM_VERSION);
+}
+
+/* LSIM_SIMD, when set, names a path the library knows (lcp/pgs_wide.c reads it and takes
+ * an unknown value as unset): 0, or 2 with one line on stderr. */
+static int check_environment(void) {
+  const char *e = getenv("LSIM_SIMD");
+  if (!e || !*e) return 0;
+  static const char *const known[] = {"avx2", "sse2", "scalar", "reference"};
+  for (size_t k = 0; k < sizeof known / sizeof *known; ++k)
+    if (!strcmp(e, known[k])) return 0;
+  fprintf(stderr, "lcpsim: environment LSIM_SIMD='%s': expected avx2, sse2, scalar or reference\n", e);
+  return 2;
 }
 
 int main(int argc, char **argv) {
@@ -69,6 +86,7 @@ int main(int argc, char **argv) {
     printf("lcpsim %s\n", LSIM_VERSION);
     return 0;
   }
+  if (check_environment()) return 2;
   if (!strcmp(cmd, "solve")) return lsim_cli_solve(argc - 2, argv + 2);
   if (!strcmp(cmd, "run")) return lsim_cli_run(argc - 2, argv + 2);
   if (!strcmp(cmd, "compare")) return lsim_cli_compare(argc - 2, argv + 2);

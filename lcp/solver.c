@@ -151,8 +151,10 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
 
   int rc = 0;
   if ((strcmp(name, "lemke") == 0 || strcmp(name, "lemke_sparse") == 0) && !(o.tol > 0.0)) {
-    set_err(err, errlen, "lemke needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
-            "which only iterative solvers such as pgs have)");
+    if (err && errlen)
+      snprintf(err, errlen, "%s needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
+               "which only iterative solvers such as pgs have; e.g. --tol 1e-10 --max-iter 0)",
+               name);
     free(s);
     return LSIM_INVALID_INPUT;
   } else if (strcmp(name, "lemke") == 0) {
