@@ -18,6 +18,7 @@
 #include "lcp/lemke_sparse.h"
 #include "lcp/random.h"
 #include "scene/scene.h"
+#include "tests/scene_stepper.h"
 #include "tests/support.h"
 
 /* The acceptance level asked of an exact solver: 1e-10 relative natural residual. */
@@ -145,24 +146,17 @@ static void test_dumped_steps(void **state) {
  * (on the one step of 114 where dense Lemke breaks down, the sparse path does too). */
 static void test_factored_pile(void **state) {
   (void)state;
-  LsimModel model;
-  LsimState st;
-  char *text = NULL;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
-  snprintf(model.solver.name, sizeof model.solver.name, "newton");
-  model.solver.tol = RES_TOL;
-  model.solver.max_iter = 0;
-  model.solver.warm_start = 1;
-  LsimStepper *stepper;
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "newton", RES_TOL), 0);
+  LsimModel *const model = &sc.model;
+  LsimState *const st = &sc.st;
+  LsimStepper *const stepper = sc.stepper;
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
   int with_lcp = 0, solved = 0, warm = 0, dsolved = 0;
   LsimLemke *dl = lsim_lemke_create();
   for (int k = 0; k < 120; ++k) {
     LsimStepStats ss;
-    assert_int_equal(lsim_step(stepper, &model, &st, &ss), LSIM_SOLVED);
+    assert_int_equal(lsim_step(stepper, model, st, &ss), LSIM_SOLVED);
     const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
     if (f->n == 0) continue;
     ++with_lcp;
@@ -202,10 +196,7 @@ static void test_factored_pile(void **state) {
   assert_true(with_lcp > 50);
   assert_true(solved >= dsolved && solved >= with_lcp - 2);
   lsim_lemke_sparse_free(sl);
-  lsim_stepper_free(stepper);
-  lsim_model_free(&model);
-  lsim_state_free(&st);
-  free(text);
+  scene_stepper_close(&sc);
 }
 
 /* The carried basis through the solver API (lsim_solver_set_basis_guess and
@@ -264,18 +255,12 @@ static void test_solver_basis_resolve(void **state) {
  * (not asserted: the ratio is a benchmark figure). */
 static void test_step_carries_basis(void **state) {
   (void)state;
-  LsimModel model;
-  LsimState st;
-  char *text = NULL;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
-  snprintf(model.solver.name, sizeof model.solver.name, "lemke_sparse");
-  model.solver.tol = RES_TOL;
-  model.solver.max_iter = 0;
-  model.solver.warm_start = 1;
-  LsimStepper *stepper;
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "lemke_sparse", RES_TOL), 0);
+  LsimModel *const model = &sc.model;
+  LsimState *const st = &sc.st;
+  LsimStepper *const stepper = sc.stepper;
   char err[256];
-  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
   LsimSolverOptions o = lsim_default_solver_options();
   o.tol = RES_TOL, o.warm_start = 1;
   LsimSolver *s;
@@ -284,7 +269,7 @@ static void test_step_carries_basis(void **state) {
   long piv_carried = 0, piv_z = 0;
   for (int k = 0; k < 120; ++k) {
     LsimStepStats ss;
-    assert_int_equal(lsim_step(stepper, &model, &st, &ss), LSIM_SOLVED);
+    assert_int_equal(lsim_step(stepper, model, st, &ss), LSIM_SOLVED);
     const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
     const int n = f->n;
     if (n == 0) {
@@ -333,10 +318,7 @@ static void test_step_carries_basis(void **state) {
      solution misses the tolerance, and 1-77 pivots follow; at most 10 %. */
   assert_true(10 * resolved_at_once >= 9 * carried);
   lsim_solver_free(s);
-  lsim_stepper_free(stepper);
-  lsim_model_free(&model);
-  lsim_state_free(&st);
-  free(text);
+  scene_stepper_close(&sc);
 }
 
 /* Input errors: bad options and a NaN in q are refused; no solution (M = 0, q_2 < 0) fails

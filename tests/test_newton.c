@@ -17,6 +17,7 @@
 #include "lcp/random.h"
 #include "lcp/solver.h"
 #include "scene/scene.h"
+#include "tests/scene_stepper.h"
 #include "tests/support.h"
 
 /* The acceptance level asked of an exact solver: 1e-10 relative natural residual. */
@@ -193,22 +194,15 @@ static void test_dumped_pile_steps(void **state) {
  * matches on the normal rows to 1e-7 of max|q| where the solution's w is unique. */
 static void test_factored_pile_steps(void **state) {
   (void)state;
-  LsimModel model;
-  LsimState st;
-  char *text = NULL;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_load("data/pile_10.json", &model, &st, &text, &serr), 0);
-  snprintf(model.solver.name, sizeof model.solver.name, "newton");
-  model.solver.tol = RES_TOL;
-  model.solver.max_iter = 0;
-  model.solver.warm_start = 1;
-  LsimStepper *stepper;
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "newton", RES_TOL), 0);
+  LsimModel *const model = &sc.model;
+  LsimState *const st = &sc.st;
+  LsimStepper *const stepper = sc.stepper;
   int with_lcp = 0, maxn = 0;
   for (int k = 0; k < 150; ++k) {
     LsimStepStats ss;
-    const int rc = lsim_step(stepper, &model, &st, &ss);
+    const int rc = lsim_step(stepper, model, st, &ss);
     if (rc != LSIM_SOLVED) print_error("step %d n %d: %s\n", k, ss.lcp_size, lsim_status_name(rc));
     assert_int_equal(rc, LSIM_SOLVED);
     if (ss.lcp_size > 0) {
@@ -219,10 +213,7 @@ static void test_factored_pile_steps(void **state) {
   }
   print_message("pile_10: %d steps with an LCP, n up to %d, all solved\n", with_lcp, maxn);
   assert_true(with_lcp > 50 && maxn > 100);
-  lsim_stepper_free(stepper);
-  lsim_model_free(&model);
-  lsim_state_free(&st);
-  free(text);
+  scene_stepper_close(&sc);
 }
 
 /* A box resting on four coplanar corners (data/box_slide_3d.json: a unit cube of 1 kg slides
@@ -234,19 +225,12 @@ static void test_factored_pile_steps(void **state) {
  * relative, the residual's level), and the position stops changing. */
 static void test_box_on_four_corners(void **state) {
   (void)state;
-  LsimModel model;
-  LsimState st;
-  char *text = NULL;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_load("data/box_slide_3d.json", &model, &st, &text, &serr), 0);
-  snprintf(model.solver.name, sizeof model.solver.name, "newton");
-  model.solver.tol = RES_TOL;
-  model.solver.max_iter = 0;
-  model.solver.warm_start = 1;
-  LsimStepper *stepper;
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
-  const double mgh = 1.0 * 9.81 * model.time_step;
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/box_slide_3d.json", "newton", RES_TOL), 0);
+  LsimModel *const model = &sc.model;
+  LsimState *const st = &sc.st;
+  LsimStepper *const stepper = sc.stepper;
+  const double mgh = 1.0 * 9.81 * model->time_step;
   LsimNewton *ws = lsim_newton_create();
   LsimNewtonOptions no = lsim_default_newton_options();
   no.dense_limit = -1;
@@ -254,7 +238,7 @@ static void test_box_on_four_corners(void **state) {
   int rest_steps = 0;
   for (int k = 0; k < 100; ++k) {
     LsimStepStats ss;
-    const int rc = lsim_step(stepper, &model, &st, &ss);
+    const int rc = lsim_step(stepper, model, st, &ss);
     if (rc != LSIM_SOLVED || ss.first_status != LSIM_SOLVED)
       print_error("step %d n %d: %s (own %s) rel %.2e\n", k, ss.lcp_size, lsim_status_name(rc),
                   lsim_status_name(ss.first_status), ss.relative_residual);
@@ -282,10 +266,7 @@ static void test_box_on_four_corners(void **state) {
   }
   assert_int_equal(rest_steps, 40);
   lsim_newton_free(ws);
-  lsim_stepper_free(stepper);
-  lsim_model_free(&model);
-  lsim_state_free(&st);
-  free(text);
+  scene_stepper_close(&sc);
 }
 
 /* The sparse Lemke fallback above dense_limit (sparse_limit): with the Newton steps cut
