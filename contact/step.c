@@ -88,16 +88,6 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  /* The inverse mass in blocks of 6 for the factored LCP: 3-D rigid bodies only, each
-     body's 6 velocities one block. */
-  int blocks = model->dimension == 3 && model->ncouplings == 0 && model->nv % 6 == 0;
-  for (int i = 0; blocks && i < model->nbodies; ++i)
-    blocks = model->bodies[i].nv == 0 || (model->bodies[i].nv == 6 && model->bodies[i].v_offset % 6 == 0);
-  if (blocks && model->nv > 0 && !(s->w_blk = calloc((size_t)10 * (model->nv / 6), sizeof(double)))) {
-    lsim_stepper_free(s);
-    snprintf(err, errlen, "out of memory");
-    return LSIM_OUT_OF_MEMORY;
-  }
   if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
@@ -142,7 +132,6 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->row_v);
   free(s->inv_mass);
   free(s->dofs);
-  free(s->w_blk);
   lsim_sleep_free(s);
   free(s);
 }

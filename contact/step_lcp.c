@@ -441,24 +441,10 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
   /* C and q (cq_range), unless the rows' slices wrote them. */
   if (!cq_done) s->C_ptr[n] = cq_range(s, m, 0, set->count, 0, ne);
 
-  /* W's blocks when B = W J' holds entry for entry (put_row's products): the dynamic
-     bodies' inverse masses and world inverse inertias, zero for the others. */
-  const double *w_blk = NULL;
-  if (s->w_blk && shared) {
-    memset(s->w_blk, 0, (size_t)10 * (m->nv / 6) * sizeof(double));
-    for (int i = 0; i < m->nbodies; ++i) {
-      if (!s->dofs[i].dynamic || s->dofs[i].nv != 6) continue;
-      double *wb = s->w_blk + 10 * (s->dofs[i].v_offset / 6);
-      wb[0] = s->inv_mass[i];
-      memcpy(wb + 1, s->inv_inertia + 9 * i, 9 * sizeof(double));
-    }
-    w_blk = s->w_blk;
-  }
   s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
                            .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,
                            .B_idx = shared ? s->J_idx : s->B_idx,
                            .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
-                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones,
-                           .W_blk = w_blk};
+                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
   return 0;
 }

@@ -91,10 +91,6 @@ struct LsimStepper {
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
   LsimBodyDofs *dofs;        /* [nbodies] velocities and kind, packed for the assembly */
-  double *w_blk;             /* [10 * nv / 6] this step's inverse mass in blocks of 6 for
-                                the factored LCP (LsimFactoredLcp.W_blk), or NULL when the
-                                model's velocities are not all such blocks (not 3-D,
-                                couplings, a body of other than 6 velocities) */
   int restitution;           /* some body or pair of the model has restitution > 0 */
   const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
   /* Sleeping (model->sleep.enabled; all NULL when off, contact/sleep.c). */

@@ -33,13 +33,6 @@ typedef struct LsimFactoredLcp {
   const double *q;       /* [n] */
   int ncones;            /* friction cone structure, as in LsimLcp */
   const LsimConeBlock *cones;
-  /* Optional (NULL: not given). B = W J' with W block diagonal in blocks of 6 (m a
-     multiple of 6), block k = diag(s, s, s) (+) R: W_blk[10 k] = s and W_blk[10 k + 1 ..
-     10 k + 9] the 3 x 3 R, row-major. Given, B's entries are those products (the rigid
-     bodies of 3-D contact dynamics: s the inverse mass, R the world inverse inertia). A
-     solver may then use W J' in place of B: the PGS fixed-budget sweep streams J's rows
-     and W's blocks, about half the bytes of J's and B's rows. */
-  const double *W_blk;
 } LsimFactoredLcp;
 
 /* w = M z + q. u [m] is scratch (gets B z). */

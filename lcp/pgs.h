@@ -44,8 +44,6 @@ typedef struct LsimPgsInfo {
   int simd;           /* coloured wide sweep (pgs.c, "coloured wide sweep"): the path that
                          ran, LSIM_PGS_SIMD_SCALAR / _SSE2 / _AVX2; 0 when not used */
   int colours;        /* its colours (0 when not used) */
-  int wmass;          /* 1: it streamed J's rows and W's blocks (LsimFactoredLcp.W_blk) in
-                         place of B's rows (floats, a fixed budget) */
   const double *bz;   /* factored fast path: u = B z [m] of the returned z, recomputed from z
                          with the final residual (owned by the workspace, valid until its
                          next solve); NULL otherwise */

@@ -851,7 +851,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
                             int warm, double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = info->parts = info->crossing = info->simd = info->colours = info->wmass = 0, info->bz = NULL;
+  if (info) info->trace_len = info->parts = info->crossing = info->simd = info->colours = 0, info->bz = NULL;
   if (!f || lsim_pgs_check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
@@ -879,8 +879,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (W && lsim_pgs_colour(ws, f, W, opt->tol == 0.0)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
-  if (W && info && ws->wide_groups)
-    info->simd = ws->wide_path, info->colours = ws->wide_colours, info->wmass = lsim_pgs_wide_wmass(ws);
+  if (W && info && ws->wide_groups) info->simd = ws->wide_path, info->colours = ws->wide_colours;
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
   if (lsim_factored_check(f)) return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */

@@ -66,10 +66,8 @@ struct LsimPgs {
   /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
   struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
   void *wide_rows;         /* their rows and constants (pgs_wide.c), room for doubles */
-  int wide_layout;         /* doubles, floats, or floats with W's blocks (pgs_wide.c) */
-  float *wide_w;           /* [wide_w_cap] W's blocks as floats (the last layout) */
+  int wide_layout;         /* doubles or floats (pgs_wide.c) */
   double *wide_z;          /* [wide_cap * 24] the groups' z (pgs_wide.c, float layouts) */
-  int wide_w_cap;
   int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
   int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
                        colour (wide_ncol of them), then the other tasks in the natural order */
@@ -358,8 +356,6 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
                                int r);
 /* Frees the coloured sweep's arrays. */
 void lsim_pgs_wide_free(LsimPgs *ws);
-/* Whether the last colouring streams W's blocks in place of B's rows. */
-int lsim_pgs_wide_wmass(const LsimPgs *ws);
 /* Whether the coloured cones' z lives in the groups during the sweeps (float values, a
  * fixed budget, not the reference path): then lsim_pgs_wide_z_in copies z into the groups
  * before the first sweep, and lsim_pgs_wide_z_out copies them back into z before anything

@@ -54,11 +54,10 @@ enum { WIDE_WINDOW = 512 };
 enum { WIDE_PREFETCH = 8 };
 
 /* Four cones of one colour, structure of arrays: entry [l] is lane l's. Their values are
- * apart, in ws->wide_rows: per group a block of the rows of J (normal, p_0, p_q; 12
- * entries each), then those of B unless W's blocks stand for them (WIDE_WMASS), then the
- * constants (WIDE_META of them, below): value (r, j, l) of row r at (r * WIDE_J + j) *
- * WIDE_LANES + l, constant k of lane l at (nr * WIDE_J + k) * WIDE_LANES + l (nr rows).
- * Doubles, or floats for a fixed budget (see pgs.c). */
+ * apart, in ws->wide_rows: per group a block of the rows of J and B (normal, p_0, p_q; 12
+ * entries each: Jn, J1, J2, Bn, B1, B2), then the constants (WIDE_META of them, below):
+ * value (r, j, l) of row r at (r * WIDE_J + j) * WIDE_LANES + l, constant k of lane l at
+ * (6 * WIDE_J + k) * WIDE_LANES + l. Doubles, or floats for a fixed budget (see pgs.c). */
 typedef struct WideGroup {
   _Alignas(64) int o0[WIDE_LANES];
   int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
@@ -73,15 +72,11 @@ typedef struct WideGroup {
 enum { WM_INV_N, WM_QN, WM_Q1, WM_Q2, WM_GN1, WM_GN2, WM_MU, WM_A11, WM_A12, WM_A22, WM_A3,
        WIDE_META };
 
-/* The groups' value layouts: rows of J and B as doubles (a tolerance), as floats (a fixed
- * budget), or as floats with W's blocks in place of B (a fixed budget, W given). */
-enum { WIDE_DOUBLE, WIDE_FLOAT, WIDE_WMASS };
+/* The groups' value layouts: doubles (a tolerance) or floats (a fixed budget). */
+enum { WIDE_DOUBLE, WIDE_FLOAT };
 
-/* Values per group: nr rows and the constants. */
-#define WIDE_VALS(nr) (((nr) * WIDE_J + WIDE_META) * WIDE_LANES)
-
-/* W's blocks as floats, per block of u: s, the 3 x 3 R (row-major), two pads. */
-enum { WIDE_WB = 12 };
+/* Values per group: the six rows and the constants. */
+enum { WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES };
 
 /* The groups' own copy of their z with float values (a fixed budget), WIDE_Z doubles per
  * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide. Read and written in the
@@ -93,13 +88,10 @@ enum { WIDE_Z = 6 * WIDE_LANES };
 void lsim_pgs_wide_free(LsimPgs *ws) {
   free(ws->wide);
   free(ws->wide_rows);
-  free(ws->wide_w);
   free(ws->wide_z);
   free(ws->wide_order);
   free(ws->wide_mask);
 }
-
-int lsim_pgs_wide_wmass(const LsimPgs *ws) { return ws->wide_layout == WIDE_WMASS; }
 
 int lsim_pgs_wide_group_z(const LsimPgs *ws) {
   return ws->wide_groups > 0 && ws->wide_layout != WIDE_DOUBLE && ws->wide_path != LSIM_PGS_SIMD_REFERENCE;
@@ -153,7 +145,7 @@ static inline int put_value(void *dst, size_t at, double x, int layout) {
  * -1 when a float value is not finite (a value beyond FLT_MAX). */
 static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
-  const int nr = layout == WIDE_WMASS ? 3 : 6, vals = WIDE_VALS(nr);
+  const int nr = 6, vals = WIDE_VALS;
   const int len = fc ? fc->nb * FAST_W : 0;
   const double *src[6] = {NULL};
   if (fc) src[0] = fc->Jn, src[1] = fc->J1, src[2] = fc->J2, src[3] = fc->Bn, src[4] = fc->B1, src[5] = fc->B2;
@@ -183,22 +175,6 @@ static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int 
   }
   g->o0[l] = fc->o[0], g->o1[l] = fc->nb > 1 ? fc->o[1] : m, g->two[l] = fc->nb > 1;
   g->normal[l] = fc->normal, g->b0[l] = fc->b0, g->L[l] = fc->L;
-  return bad ? -1 : 0;
-}
-
-/* W's blocks as floats (WIDE_WB per block of u, then a zero block for the pad): 0, -1
- * when a value is not finite as a float, or LSIM_OUT_OF_MEMORY. */
-static int pack_w(LsimPgs *ws, const LsimFactoredLcp *f) {
-  const int nblk = f->m / FAST_W;
-  if (lsim_grow((void **)&ws->wide_w, &ws->wide_w_cap, (nblk + 1) * WIDE_WB, sizeof(float)))
-    return LSIM_OUT_OF_MEMORY;
-  float *w = ws->wide_w;
-  int bad = 0;
-  for (int b = 0; b < nblk; ++b) {
-    for (int k = 0; k < 10; ++k) bad |= put_value(w, (size_t)b * WIDE_WB + k, f->W_blk[10 * b + k], WIDE_FLOAT);
-    w[b * WIDE_WB + 10] = w[b * WIDE_WB + 11] = 0.0f;
-  }
-  memset(w + (size_t)nblk * WIDE_WB, 0, WIDE_WB * sizeof(float));
   return bad ? -1 : 0;
 }
 
@@ -287,7 +263,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   if (groups > ws->wide_cap) {
     void *p = NULL, *rw = NULL, *gz = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
-    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_VALS(6) * sizeof(double)) ||
+    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_VALS * sizeof(double)) ||
         posix_memalign(&gz, 64, (size_t)groups * WIDE_Z * sizeof(double))) {
       free(p), free(rw);
       return LSIM_OUT_OF_MEMORY;
@@ -295,14 +271,8 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
     free(ws->wide), free(ws->wide_rows), free(ws->wide_z);
     ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_cap = groups;
   }
-  /* The layout: floats for a fixed budget, with W's blocks when given (and finite as
-     floats); doubles for a tolerance. */
+  /* The layout: floats for a fixed budget, doubles for a tolerance. */
   int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
-  if (single && f->W_blk && f->m % FAST_W == 0) {
-    const int rc = pack_w(ws, f);
-    if (rc == LSIM_OUT_OF_MEMORY) return rc;
-    if (rc == 0) layout = WIDE_WMASS;
-  }
   /* The order and the groups, range by range and window by window: a window's colours in
      turn, each colour's cones in the natural order, four by four; the range's rest after
      its windows. Floats only when every value stays finite (else packed again as
@@ -381,15 +351,14 @@ typedef float v4f __attribute__((vector_size(16)));
 
 /* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
-   and sums apart, not FMA); each for the three layouts (_d doubles, _f floats, _w floats
-   with W's blocks). */
+   and sums apart, not FMA); each for the two layouts (_d doubles, z by index; _f floats,
+   z in the groups). */
 #define WK_V v1d
 #define WK_I v1i
 #define WK_N 1
 #define WK_ATTR
 #define WK_S double
 #define WK_SV v1d
-#define WK_NR 6
 #define WK_GZ 0
 #define WK_NAME wide_scalar_d
 #include "pgs_wide_kernel.h"
@@ -402,13 +371,7 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_GZ 1
 #define WK_NAME wide_scalar_f
 #include "pgs_wide_kernel.h"
-#undef WK_NR
-#undef WK_NAME
-#define WK_NR 3
-#define WK_NAME wide_scalar_w
-#include "pgs_wide_kernel.h"
 #undef WK_GZ
-#undef WK_NR
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
@@ -423,7 +386,6 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_ATTR
 #define WK_S double
 #define WK_SV v2d
-#define WK_NR 6
 #define WK_GZ 0
 #define WK_NAME wide_sse2_d
 #include "pgs_wide_kernel.h"
@@ -436,13 +398,7 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_GZ 1
 #define WK_NAME wide_sse2_f
 #include "pgs_wide_kernel.h"
-#undef WK_NR
-#undef WK_NAME
-#define WK_NR 3
-#define WK_NAME wide_sse2_w
-#include "pgs_wide_kernel.h"
 #undef WK_GZ
-#undef WK_NR
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
@@ -458,7 +414,6 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_ATTR __attribute__((target("avx2")))
 #define WK_S double
 #define WK_SV v4d
-#define WK_NR 6
 #define WK_GZ 0
 #define WK_NAME wide_avx2_d
 #include "pgs_wide_kernel.h"
@@ -472,13 +427,7 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_NAME wide_avx2_f
 #define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
 #include "pgs_wide_kernel.h"
-#undef WK_NR
-#undef WK_NAME
-#define WK_NR 3
-#define WK_NAME wide_avx2_w
-#include "pgs_wide_kernel.h"
 #undef WK_GZ
-#undef WK_NR
 #undef WK_LOAD_ROW
 #undef WK_S
 #undef WK_SV
@@ -494,14 +443,14 @@ typedef float v4f __attribute__((vector_size(16)));
 
 /* The kernels of one path, by layout. */
 typedef void (*WideKernel)(const WideGroup *, const void *, int, double *, double *, double,
-                           const float *, double *);
-static const WideKernel wide_kernels[3][3] = {
-    {wide_scalar_d, wide_scalar_f, wide_scalar_w},
-    {wide_sse2_d, wide_sse2_f, wide_sse2_w},
+                           double *);
+static const WideKernel wide_kernels[3][2] = {
+    {wide_scalar_d, wide_scalar_f},
+    {wide_sse2_d, wide_sse2_f},
 #if WIDE_HAVE_AVX2
-    {wide_avx2_d, wide_avx2_f, wide_avx2_w},
+    {wide_avx2_d, wide_avx2_f},
 #else
-    {wide_sse2_d, wide_sse2_f, wide_sse2_w},
+    {wide_sse2_d, wide_sse2_f},
 #endif
 };
 
@@ -510,16 +459,15 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
   const int *rg = ws->wide_range[r];
   const WideGroup *g = ws->wide + rg[0];
   const int ng = rg[1] - rg[0], layout = ws->wide_layout;
-  const size_t vals = layout == WIDE_WMASS ? WIDE_VALS(3) : WIDE_VALS(6);
   const void *rows = (const char *)ws->wide_rows +
-                     (size_t)rg[0] * vals * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
+                     (size_t)rg[0] * WIDE_VALS * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
   if (ws->wide_path == LSIM_PGS_SIMD_REFERENCE) {
     /* fast_sweep itself over the coloured order, one cone at a time (double rows). */
     lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);
     return;
   }
   const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR ? 0 : ws->wide_path == LSIM_PGS_SIMD_AVX2 ? 2 : 1;
-  wide_kernels[path][layout](g, rows, ng, ws->u, z, omega, ws->wide_w, ws->wide_z + (size_t)rg[0] * WIDE_Z);
+  wide_kernels[path][layout](g, rows, ng, ws->u, z, omega, ws->wide_z + (size_t)rg[0] * WIDE_Z);
   /* The range's rest, in the natural order. */
   lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
 }

@@ -3,17 +3,14 @@
  *   WK_V, WK_I   a vector of WK_N doubles and of WK_N 64-bit integers (GCC vector types),
  *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
  *   WK_S, WK_SV  the values' storage (double or float) and its vector of WK_N,
- *   WK_NR        rows stored per group: 6 (J's and B's) or 3 (J's; u's updates through
- *                W's blocks, WIDE_WB floats per block of u, in place of B's rows),
  *   WK_GZ        1: z of the group's cones in the group's own copy (zgroups, WIDE_Z
  *                doubles per group), 0: in z by index,
  *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
  *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
- *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, wblk),
+ *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
- * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c); with
- * W's blocks u's update is W (J_n' dn + J_0' df_1 + J_q' df_2) instead of B's columns. */
+ * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c). */
 
 #define WK_SEL(m, a, b) ((WK_V)(((WK_I)(a) & (m)) | ((WK_I)(b) & ~(m))))
 #define WK_ABS(x) ((WK_V)((WK_I)(x) & absmask))
@@ -27,10 +24,10 @@
 #endif
 
 WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng, double *u,
-                            double *z, double omega_s, const float *wblk, double *zgroups) {
+                            double *z, double omega_s, double *zgroups) {
   const WK_S *rows_all = rows_v;
-  enum { VALS = WIDE_VALS(WK_NR) };
-  (void)wblk, (void)zgroups, (void)z;
+  enum { VALS = WIDE_VALS };
+  (void)zgroups, (void)z;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
   const WK_I absmask = (WK_I){0} + LLONG_MAX;
@@ -55,7 +52,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
                  __builtin_convertvector(s_, WK_V); })
 #endif
 #define ROW(r, j) AT((r) * WIDE_J + (j))
-#define LD(k) AT(WK_NR * WIDE_J + (k))
+#define LD(k) AT(6 * WIDE_J + (k))
       /* u's two blocks, lane by lane (inert lanes: the pad after u). */
       const double *pu0[WK_N], *pu1[WK_N];
       for (int l = 0; l < WK_N; ++l) pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
@@ -174,34 +171,8 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
       const WK_V nl = WK_MAX0(zl + omega * (t4 - zl));
       /* u's columns, where a delta is non-zero. */
       const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
-#if WK_NR == 6
       for (int j = 0; j < WIDE_J; ++j)
         U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
-#else
-      /* p = J' (dn, df1, df2) per entry, then each block's W: s on the first three, R on
-         the last three (the pad's block is zero; an unwritten block is not stored). */
-      WK_V P[WIDE_J];
-      for (int j = 0; j < WIDE_J; ++j) P[j] = ROW(0, j) * dn + ROW(1, j) * df1 + ROW(2, j) * df2;
-      const float *pw[2][WK_N];
-      for (int l = 0; l < WK_N; ++l)
-        pw[0][l] = wblk + (size_t)(g->o0[h + l] / FAST_W) * WIDE_WB,
-        pw[1][l] = wblk + (size_t)(g->o1[h + l] / FAST_W) * WIDE_WB;
-      for (int bk = 0; bk < 2; ++bk) {
-        WK_V Wk[10];
-        for (int k = 0; k < 10; ++k) {
-#define PW(l) (double)pw[bk][l][k]
-          Wk[k] = WK_MAKE(PW);
-#undef PW
-        }
-        const WK_V *p = P + FAST_W * bk;
-        WK_V *Ub = U + FAST_W * bk;
-        const WK_V d[6] = {Wk[0] * p[0], Wk[0] * p[1], Wk[0] * p[2],
-                           Wk[1] * p[3] + Wk[2] * p[4] + Wk[3] * p[5],
-                           Wk[4] * p[3] + Wk[5] * p[4] + Wk[6] * p[5],
-                           Wk[7] * p[3] + Wk[8] * p[4] + Wk[9] * p[5]};
-        for (int j = 0; j < FAST_W; ++j) Ub[j] = WK_SEL(still, Ub[j], Ub[j] + d[j]);
-      }
-#endif
       /* Scatter the real lanes' u (and z, unless the group keeps it). */
 #if WK_GZ
       const WK_V zout[6] = {zn, nb0, nb1, nb2, nb3, nl};
