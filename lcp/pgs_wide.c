@@ -143,7 +143,10 @@ static inline int put_value(void *dst, size_t at, double x, int layout) {
 /* Lane l of group gi from cone fc (NULL: an inert lane, zero rows and constants but for
  * an identity A, both blocks on the pad, nothing written), in the layout's values. 0, or
  * -1 when a float value is not finite (a value beyond FLT_MAX). */
-static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
   const int nr = 6, vals = WIDE_VALS;
   const int len = fc ? fc->nb * FAST_W : 0;
@@ -152,10 +155,15 @@ static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int 
   const size_t base = (size_t)gi * vals + l;
   void *v = ws->wide_rows;
   int bad = 0;
-  /* The rows; entries after len (one block) are zeros. */
+  /* The rows; entries after len (one block) are zeros. Two blocks, the usual case: no
+     test per entry. */
   for (int r = 0; r < nr; ++r) {
     const size_t at = base + (size_t)r * WIDE_J * WIDE_LANES;
-    for (int j = 0; j < WIDE_J; ++j) bad |= put_value(v, at + (size_t)j * WIDE_LANES, j < len ? src[r][j] : 0.0, layout);
+    if (len == WIDE_J)
+      for (int j = 0; j < WIDE_J; ++j) bad |= put_value(v, at + (size_t)j * WIDE_LANES, src[r][j], layout);
+    else
+      for (int j = 0; j < WIDE_J; ++j)
+        bad |= put_value(v, at + (size_t)j * WIDE_LANES, j < len ? src[r][j] : 0.0, layout);
   }
   /* The constants. */
   double k[WIDE_META] = {0.0};
@@ -304,7 +312,10 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
           }
           const int rank = pos[k] - first[k];
           ws->wide_order[pos[k]++] = src[t];
-          bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[src[t]], m, layout);
+          const int gl = grp[k] + rank / WIDE_LANES, ll = rank % WIDE_LANES;
+          /* The layout a constant for the compiler (one copy of pack_lane each). */
+          if (layout == WIDE_FLOAT) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT);
+          else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
         }
         /* Lane counts; the last group of a colour padded with inert lanes. */
         for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
