@@ -196,23 +196,16 @@ const unsigned char *lsim_lemke_basis(const LsimLemke *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
 }
 
-/* realloc that keeps *p on failure; sizes are at least 1 element. */
-static int grow(void **p, size_t count, size_t size) {
-  void *q = realloc(*p, (count > 0 ? count : 1) * size);
-  if (!q) return LSIM_OUT_OF_MEMORY;
-  *p = q;
-  return 0;
-}
-
-/* Grows the driver's vectors (but its basis) and B^{-1}'s buffers to n (no-op for sizes
- * already seen). */
-static int reserve(LsimLemke *ws, int n) {
-  if (lsim_lemke_driver_reserve(&ws->drv, n)) return LSIM_OUT_OF_MEMORY;
+/* Grows B^{-1}'s buffers to n (no-op for sizes already seen). */
+static int reserve(void *ctx, int n) {
+  LsimLemke *ws = ctx;
   if (n <= ws->cap) return 0;
   size_t nn = (size_t)n * (size_t)n, un = (size_t)n;
-  if (grow((void **)&ws->binv, nn, sizeof(double)) || grow((void **)&ws->lu, nn, sizeof(double)) ||
-      grow((void **)&ws->rows, un, sizeof(int)) || grow((void **)&ws->cols, un, sizeof(int)) ||
-      grow((void **)&ws->ipiv, un, sizeof(int)))
+  if (lsim_lemke_grow((void **)&ws->binv, nn, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->lu, nn, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->rows, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->cols, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->ipiv, un, sizeof(int)))
     return LSIM_OUT_OF_MEMORY;
   ws->cap = n;
   return 0;
@@ -430,18 +423,13 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_lcp_residual(ws->lcp, z, w, res);
 }
 
-static const LsimLemkeBasisOps dense_ops = {column, binv_row, update, refactor, cold, warm,
-                                            residual};
+static const LsimLemkeBasisOps dense_ops = {column, binv_row, update,  refactor,
+                                            cold,   warm,     reserve, residual};
 
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {
-  LsimLemkeOptions o = opt ? *opt : lsim_default_lemke_options();
-  int pivots = 0, status, have_start = 0, rejected = 0;
-  if (info) {
-    info->status = LSIM_INVALID_INPUT;
-    info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
-    info->rejected = 0;
-  }
+  const LsimLemkeOptions o = lsim_lemke_driver_options(opt, info);
+  int pivots = 0, status, have_start = 0;
 
   /* Input checks. */
   if (!ws || !lcp || lcp->n < 0 || (lcp->n > 0 && (!z || !lcp->M || !lcp->q)) ||
@@ -462,22 +450,10 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
     goto out;
   }
 
-  /* Workspace; the guess is copied before basis may move (it may alias it). The caller's
-   * point is kept to verify a failed result against (VERIFICATION). */
-  if (reserve(ws, n)) {
-    memset(z, 0, (size_t)n * sizeof(double));
-    status = LSIM_OUT_OF_MEMORY;
-    goto out;
-  }
+  /* Workspace, the caller's point kept to verify a failed result against (VERIFICATION). */
   ws->lcp = lcp;
-  ws->drv.n = n;
-  ws->drv.q = lcp->q;
-  lsim_lemke_driver_begin(&ws->drv, n, z, basis_guess);
-  have_start = 1;
-  if (lsim_lemke_driver_reserve_basis(&ws->drv, n)) {
-    status = LSIM_OUT_OF_MEMORY;
+  if ((status = lsim_lemke_driver_begin(&ws->drv, n, lcp->q, z, basis_guess, &have_start)))
     goto out;
-  }
 
   /* The path (lemke_driver.c), refactoring every max(100, n) pivots. */
   ws->drv.refactor_first = n > 100 ? n : 100;
@@ -486,11 +462,5 @@ int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *
 
 out:
   /* A failed result no better than the caller's point is rejected (VERIFICATION). */
-  if (status != LSIM_SOLVED && have_start) rejected = lsim_lemke_driver_verify(&ws->drv, z);
-  if (info) {
-    info->status = status;
-    info->pivots = pivots;
-    info->rejected = rejected;
-  }
-  return status;
+  return lsim_lemke_driver_end(ws ? &ws->drv : NULL, status, have_start, pivots, z, info);
 }

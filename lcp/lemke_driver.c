@@ -19,8 +19,7 @@
 #define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
 #define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
 
-/* realloc that keeps *p on failure; sizes are at least 1 element. */
-static int grow(void **p, size_t count, size_t size) {
+int lsim_lemke_grow(void **p, size_t count, size_t size) {
   void *q = realloc(*p, (count > 0 ? count : 1) * size);
   if (!q) return LSIM_OUT_OF_MEMORY;
   *p = q;
@@ -33,31 +32,52 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   free(drv->start), free(drv->bvar), free(drv->vpos), free(drv->guess), free(drv->basis);
 }
 
-int lsim_lemke_driver_reserve(LsimLemkeDriver *drv, int n) {
+LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
+  if (info) {
+    info->status = LSIM_INVALID_INPUT;
+    info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
+    info->rejected = 0;
+  }
+  return opt ? *opt : lsim_default_lemke_options();
+}
+
+/* Grows every vector but basis to n (no-op for sizes already seen). */
+static int reserve(LsimLemkeDriver *drv, int n) {
   if (n <= drv->cap) return 0;
   const size_t un = (size_t)n;
-  if (grow((void **)&drv->xb, un, sizeof(double)) || grow((void **)&drv->col, un, sizeof(double)) ||
-      grow((void **)&drv->d, un, sizeof(double)) || grow((void **)&drv->work, un, sizeof(double)) ||
-      grow((void **)&drv->work2, un, sizeof(double)) ||
-      grow((void **)&drv->start, un, sizeof(double)) || grow((void **)&drv->bvar, un, sizeof(int)) ||
-      grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) || grow((void **)&drv->guess, un, 1))
+  if (lsim_lemke_grow((void **)&drv->xb, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->col, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->d, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->work, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->work2, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->start, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->guess, un, 1))
     return LSIM_OUT_OF_MEMORY;
   drv->cap = n;
   return 0;
 }
 
-int lsim_lemke_driver_reserve_basis(LsimLemkeDriver *drv, int n) {
-  if (n <= drv->basis_cap) return 0;
-  if (grow((void **)&drv->basis, (size_t)n, 1)) return LSIM_OUT_OF_MEMORY;
-  drv->basis_cap = n;
-  return 0;
-}
+int lsim_lemke_driver_begin(LsimLemkeDriver *drv, int n, const double *q, double *z,
+                            const unsigned char *basis_guess, int *have_start) {
+  /* Workspace. */
+  if (reserve(drv, n) || drv->ops->reserve(drv->ctx, n)) {
+    memset(z, 0, (size_t)n * sizeof(double));
+    return LSIM_OUT_OF_MEMORY;
+  }
+  drv->n = n;
+  drv->q = q;
 
-void lsim_lemke_driver_begin(LsimLemkeDriver *drv, int n, double *z,
-                             const unsigned char *basis_guess) {
+  /* The caller's point, kept to verify a failed result against; the guess. */
   for (int i = 0; i < n; ++i) drv->start[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
+  *have_start = 1;
   memset(z, 0, (size_t)n * sizeof(double));
   if (basis_guess) memcpy(drv->guess, basis_guess, (size_t)n);
+  if (n <= drv->basis_cap) return 0;
+  if (lsim_lemke_grow((void **)&drv->basis, (size_t)n, 1)) return LSIM_OUT_OF_MEMORY;
+  drv->basis_cap = n;
+  return 0;
 }
 
 void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv) {
@@ -431,13 +451,24 @@ static int accept(LsimLemkeDriver *drv, double tol, double *z) {
   return LSIM_BREAKDOWN;
 }
 
-int lsim_lemke_driver_verify(LsimLemkeDriver *drv, double *z) {
-  LsimResidual got, start;
-  drv->ops->residual(drv->ctx, z, drv->work, &got);
-  drv->ops->residual(drv->ctx, drv->start, drv->work, &start);
-  if (got.natural < start.natural) return 0;
-  memcpy(z, drv->start, (size_t)drv->n * sizeof(double));
-  return 1;
+int lsim_lemke_driver_end(LsimLemkeDriver *drv, int status, int verify, int pivots, double *z,
+                          LsimLemkeInfo *info) {
+  int rejected = 0;
+  if (status != LSIM_SOLVED && verify) {
+    LsimResidual got, start;
+    drv->ops->residual(drv->ctx, z, drv->work, &got);
+    drv->ops->residual(drv->ctx, drv->start, drv->work, &start);
+    if (!(got.natural < start.natural)) {
+      memcpy(z, drv->start, (size_t)drv->n * sizeof(double));
+      rejected = 1;
+    }
+  }
+  if (info) {
+    info->status = status;
+    info->pivots = pivots;
+    info->rejected = rejected;
+  }
+  return status;
 }
 
 /* The all-w basis: B = I, x_B = q, d = e (ops->cold makes B^{-1} and x_B). */

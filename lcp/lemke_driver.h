@@ -12,6 +12,7 @@
 #ifndef LSIM_LEMKE_DRIVER_H
 #define LSIM_LEMKE_DRIVER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lcp.h"
@@ -43,6 +44,9 @@ typedef struct LsimLemkeBasisOps {
    * them but for the -M columns of d), then factored. May drop guessed z_j (drv->guess)
    * whose columns make the basis singular. 0 or a status as refactor's. */
   int (*warm)(void *ctx);
+  /* Grows the representation's own buffers to the problem of size n. 0 or
+   * LSIM_OUT_OF_MEMORY. */
+  int (*reserve)(void *ctx, int n);
   /* The residual (lcp.h) of z; w [n] is scratch. */
   void (*residual)(void *ctx, const double *z, double *w, LsimResidual *res);
 } LsimLemkeBasisOps;
@@ -79,30 +83,33 @@ typedef struct LsimLemkeDriver {
   int ring_len, ring_pos;
 } LsimLemkeDriver;
 
+/* realloc that keeps *p on failure; sizes are at least 1 element. 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_lemke_grow(void **p, size_t count, size_t size);
+
 /* Frees the driver's vectors (not the struct, which the solver's workspace embeds). */
 void lsim_lemke_driver_free(LsimLemkeDriver *drv);
 
-/* Grows every vector but basis to n (no-op for sizes already seen). 0 or LSIM_OUT_OF_MEMORY. */
-int lsim_lemke_driver_reserve(LsimLemkeDriver *drv, int n);
+/* The options of a solve (lsim_default_lemke_options() for NULL); clears info (may be
+ * NULL): status LSIM_INVALID_INPUT and every count 0 until lsim_lemke_driver_end. */
+LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info);
 
-/* Grows basis to n: separately, after the guess is copied, because the caller's guess may
- * be drv->basis itself. 0 or LSIM_OUT_OF_MEMORY. */
-int lsim_lemke_driver_reserve_basis(LsimLemkeDriver *drv, int n);
-
-/* Keeps the caller's point z [n] in start (clamped at 0, non-finite read as 0), sets z = 0
- * and copies basis_guess (may be NULL) into guess. Needs lsim_lemke_driver_reserve(n). */
-void lsim_lemke_driver_begin(LsimLemkeDriver *drv, int n, double *z,
-                             const unsigned char *basis_guess);
+/* The start of a solve of size n > 0 with the vector q, after the caller's input checks:
+ * grows the driver's vectors and the representation's (ops->reserve), keeps the caller's
+ * point z [n] in start (clamped at 0, non-finite read as 0) and sets *have_start, sets
+ * z = 0, copies basis_guess (may be NULL) into guess, then grows basis (after the copy:
+ * the caller's guess may be drv->basis itself). 0 or LSIM_OUT_OF_MEMORY (z = 0; start is
+ * kept when *have_start). */
+int lsim_lemke_driver_begin(LsimLemkeDriver *drv, int n, const double *q, double *z,
+                            const unsigned char *basis_guess, int *have_start);
 
 /* Sets the maps of the guessed basis (z_i at position i where guess[i], w_i elsewhere) and
  * d_i = 0 where z_i is guessed basic, 1 elsewhere (the basic w's share of d = B e). */
 void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv);
 
-/* The solve after the set-up: drv->ops, ctx, n, q, the settings and begin() are the
- * caller's. q >= 0: z = 0. With have_guess, the guessed basis (returned if its basic
- * solution passes the acceptance test, else Lemke's path from it; with retry_positive the
- * basis {i : start_i > 0} next when it differs), then up to three cold runs (lemke.c's
- * ROBUSTNESS). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
+/* The solve after begin (ops, ctx and the settings are the caller's). q >= 0: z = 0.
+ * With have_guess, the guessed basis (returned if its basic solution passes the acceptance
+ * test, else Lemke's path from it; with retry_positive the basis {i : start_i > 0} next
+ * when it differs), then up to three cold runs (lemke.c's ROBUSTNESS). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
  * lazy_first_tie 1: the ties of the first ratio test (z0 entering) compare the gap
  * x_i - x_min with the tie bound and compute the rounding bounds (a row of B^{-1} each)
  * only when the cheaper terms do not decide; 0: x_i with x_min + bound, every bound
@@ -112,8 +119,11 @@ void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv);
 int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots, double tol,
                             double *z, int *pivots, LsimLemkeInfo *info);
 
-/* After a failed solve: 1 when z's natural residual is not below that of the caller's
- * point (start), and then z = that point; 0 when z is kept. */
-int lsim_lemke_driver_verify(LsimLemkeDriver *drv, double *z);
+/* The end of a solve: with verify and a failed status, the result no better than the
+ * caller's point is rejected (z = start, info->rejected = 1: lemke.c's VERIFICATION);
+ * info (may be NULL) gets the status and the pivots; drv may be NULL when verify is 0.
+ * Returns status. */
+int lsim_lemke_driver_end(LsimLemkeDriver *drv, int status, int verify, int pivots, double *z,
+                          LsimLemkeInfo *info);
 
 #endif

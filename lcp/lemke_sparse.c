@@ -152,31 +152,28 @@ void lsim_lemke_sparse_counts(const LsimLemkeSparse *ws, int *factorizations, in
   if (row_solves) *row_solves = ws ? ws->row_solves : 0;
 }
 
-static int grow(void **p, size_t count, size_t size) {
-  void *q = realloc(*p, (count > 0 ? count : 1) * size);
-  if (!q) return LSIM_OUT_OF_MEMORY;
-  *p = q;
-  return 0;
-}
-
-/* The driver's vectors (but its basis) and the buffers of size n (and m). */
-static int reserve(LsimLemkeSparse *ws, int n, int m) {
+/* The buffers of size n and m = f->m (the problem of the solve). */
+static int reserve(void *ctx, int n) {
+  LsimLemkeSparse *ws = ctx;
+  const int m = ws->f->m;
   if (m + 1 > ws->capm) { /* capm: entries held, m + 1 */
-    if (grow((void **)&ws->jt_ptr, (size_t)m + 1, sizeof(int)) ||
-        grow((void **)&ws->u, (size_t)m + 1, sizeof(double)))
+    if (lsim_lemke_grow((void **)&ws->jt_ptr, (size_t)m + 1, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->u, (size_t)m + 1, sizeof(double)))
       return LSIM_OUT_OF_MEMORY;
     ws->capm = m + 1;
   }
-  if (lsim_lemke_driver_reserve(&ws->drv, n)) return LSIM_OUT_OF_MEMORY;
   if (n <= ws->cap) return 0;
   size_t un = (size_t)n;
-  if (grow((void **)&ws->ct_ptr, un + 1, sizeof(int)) ||
-      grow((void **)&ws->acc, un, sizeof(double)) || grow((void **)&ws->touched, un, sizeof(int)) ||
-      grow((void **)&ws->mark, un, sizeof(int)) || grow((void **)&ws->Ap, un + 1, sizeof(int)) ||
-      grow((void **)&ws->rhs, un, sizeof(double)) || grow((void **)&ws->qperm, un, sizeof(int)))
+  if (lsim_lemke_grow((void **)&ws->ct_ptr, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->acc, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->touched, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->mark, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->Ap, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)))
     return LSIM_OUT_OF_MEMORY;
   for (int k = 0; k < NCACHE; ++k)
-    if (grow((void **)&ws->rowc[k], un, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+    if (lsim_lemke_grow((void **)&ws->rowc[k], un, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   memset(ws->acc, 0, un * sizeof(double));
   memset(ws->mark, 0, un * sizeof(int));
   ws->mstamp = 0;
@@ -189,7 +186,8 @@ static int transpose(int rows, int cols, const int *ptr, const int *idx, const d
                      int *tptr, int **tidx, double **tval, size_t *cap) {
   const size_t nnz = (size_t)ptr[rows];
   if (nnz > *cap) {
-    if (grow((void **)tidx, nnz, sizeof(int)) || grow((void **)tval, nnz, sizeof(double)))
+    if (lsim_lemke_grow((void **)tidx, nnz, sizeof(int)) ||
+        lsim_lemke_grow((void **)tval, nnz, sizeof(double)))
       return LSIM_OUT_OF_MEMORY;
     *cap = nnz;
   }
@@ -311,7 +309,8 @@ static int reserve_a(LsimLemkeSparse *ws, size_t nnz) {
   if (nnz <= ws->cap_a) return 0;
   size_t c = ws->cap_a ? ws->cap_a : 1024;
   while (c < nnz) c *= 2;
-  if (grow((void **)&ws->Ai, c, sizeof(int)) || grow((void **)&ws->Ax, c, sizeof(double)))
+  if (lsim_lemke_grow((void **)&ws->Ai, c, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->Ax, c, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   ws->cap_a = c;
   return 0;
@@ -385,9 +384,9 @@ static int update(void *ctx, int r, double theta) {
   const double piv = c[r];
   if (ws->neta + 1 > ws->cap_eta) {
     const int ce = ws->cap_eta ? 2 * ws->cap_eta : 64;
-    if (grow((void **)&ws->eta_r, (size_t)ce, sizeof(int)) ||
-        grow((void **)&ws->eta_piv, (size_t)ce, sizeof(double)) ||
-        grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)))
+    if (lsim_lemke_grow((void **)&ws->eta_r, (size_t)ce, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->eta_piv, (size_t)ce, sizeof(double)) ||
+        lsim_lemke_grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)))
       return LSIM_OUT_OF_MEMORY;
     ws->cap_eta = ce;
   }
@@ -396,7 +395,8 @@ static int update(void *ctx, int r, double theta) {
   if (at + (size_t)n > ws->cap_etanz) {
     size_t c2 = ws->cap_etanz ? ws->cap_etanz : 4096;
     while (c2 < at + (size_t)n) c2 *= 2;
-    if (grow((void **)&ws->eta_idx, c2, sizeof(int)) || grow((void **)&ws->eta_val, c2, sizeof(double)))
+    if (lsim_lemke_grow((void **)&ws->eta_idx, c2, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->eta_val, c2, sizeof(double)))
       return LSIM_OUT_OF_MEMORY;
     ws->cap_etanz = c2;
   }
@@ -486,8 +486,8 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
-static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update, refactor, cold, warm,
-                                             residual};
+static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,  refactor,
+                                             cold,   warm,     reserve, residual};
 
 /* 1 when a value of f is not finite. */
 static int not_finite(const LsimFactoredLcp *f) {
@@ -506,13 +506,8 @@ static int not_finite(const LsimFactoredLcp *f) {
 int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
                             const LsimLemkeOptions *opt, const unsigned char *basis_guess,
                             double *z, LsimLemkeInfo *info) {
-  LsimLemkeOptions o = opt ? *opt : lsim_default_lemke_options();
-  int pivots = 0, status, have_start = 0, rejected = 0;
-  if (info) {
-    info->status = LSIM_INVALID_INPUT;
-    info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
-    info->rejected = 0;
-  }
+  const LsimLemkeOptions o = lsim_lemke_driver_options(opt, info);
+  int pivots = 0, status, have_start = 0;
   if (ws) ws->factorizations = ws->row_solves = 0;
   if (!ws || !f || f->n < 0 || f->m < 0 ||
       (f->n > 0 && (!z || !f->q || !f->J_ptr || !f->B_ptr)) || o.max_pivots < 0 ||
@@ -532,20 +527,9 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
     status = LSIM_SOLVED;
     goto out;
   }
-  if (reserve(ws, n, f->m)) {
-    memset(z, 0, (size_t)n * sizeof(double));
-    status = LSIM_OUT_OF_MEMORY;
-    goto out;
-  }
   ws->f = f;
-  ws->drv.n = n;
-  ws->drv.q = f->q;
-  lsim_lemke_driver_begin(&ws->drv, n, z, basis_guess);
-  have_start = 1;
-  if (lsim_lemke_driver_reserve_basis(&ws->drv, n)) {
-    status = LSIM_OUT_OF_MEMORY;
+  if ((status = lsim_lemke_driver_begin(&ws->drv, n, f->q, z, basis_guess, &have_start)))
     goto out;
-  }
   /* Column copies of J and C. */
   if (transpose(n, f->m, f->J_ptr, f->J_idx, f->J_val, ws->jt_ptr, &ws->jt_idx, &ws->jt_val,
                 &ws->cap_jt) ||
@@ -562,12 +546,6 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
                                    info);
 
 out:
-  if (status != LSIM_SOLVED && have_start && status != LSIM_OUT_OF_MEMORY)
-    rejected = lsim_lemke_driver_verify(&ws->drv, z);
-  if (info) {
-    info->status = status;
-    info->pivots = pivots;
-    info->rejected = rejected;
-  }
-  return status;
+  return lsim_lemke_driver_end(ws ? &ws->drv : NULL, status,
+                               have_start && status != LSIM_OUT_OF_MEMORY, pivots, z, info);
 }
