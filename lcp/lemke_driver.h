@@ -31,8 +31,8 @@ typedef struct LsimLemkeBasisOps {
    * stay valid until the next update or refactor. */
   const double *(*row)(void *ctx, int i, int *stride, double *rmax);
   /* The exchange: the column c = drv->col enters at position r at the level theta. Updates
-   * B^{-1} and x_B (x_B -= theta c, x_B[r] = theta); the driver then updates the maps.
-   * May leave c with its entries intact. 0 or LSIM_OUT_OF_MEMORY. */
+   * B^{-1} and x_B (x_B -= theta c, x_B[r] = theta) and leaves c as it came; the driver
+   * then updates the maps. 0 or LSIM_OUT_OF_MEMORY. */
   int (*update)(void *ctx, int r, double theta);
   /* B^{-1} afresh from the basis in bvar (and d), then x_B = B^{-1} q.
    * 0, LSIM_BREAKDOWN (singular, non-finite x_B) or LSIM_OUT_OF_MEMORY. */

@@ -43,7 +43,7 @@
  * As lemke.c's, plus a repair: a guessed basis that UMFPACK finds singular (redundant
  * contacts, e.g. z > 0 of a previous step mapped onto this step's contacts) loses the
  * guessed z_j on its zero pivots (w_j basic instead: still complementary) and is factored
- * again (warm_basis). Without it the guess was refused on every settled pile_100 step.
+ * again (warm). Without it the guess was refused on every settled pile_100 step.
  *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:
@@ -69,6 +69,7 @@
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
+_Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
 
 struct LsimLemkeSparse {
   LsimLemkeDriver drv;    /* the path's state: x_B, c, d, the maps, the guess, the basis */
