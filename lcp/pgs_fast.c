@@ -801,6 +801,10 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
   double natural = r.natural;
   if (natural <= target) status = LSIM_SOLVED;
   if (info && info->trace) info->trace_len = 0;
+  /* The coloured cones' z in their groups during the sweeps (float values): copied in
+     now, back into z before z is read. */
+  const int group_z = status != LSIM_SOLVED && lsim_pgs_wide_group_z(ws);
+  if (group_z) lsim_pgs_wide_z_in(ws, z);
   if (status != LSIM_SOLVED && opt->tol == 0.0 && !(info && info->trace) && ws->nparts) {
     /* A fixed budget over parts: all sweeps in one hand-off. */
     lsim_pgs_sweep_batch(ws, f, z, omega, W, max_sweeps);
@@ -812,6 +816,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     /* With tol 0 (a fixed budget) and no trace, nothing is tested between sweeps: the
        final measures below tell the rest. */
     if (opt->tol == 0.0 && !(info && info->trace)) continue;
+    if (group_z) lsim_pgs_wide_z_out(ws, z);
     rows_range(ws, f, z, w, W, ws->tasks, 0, ws->tasks_n);
     /* max |min(z, w)|, a NaN in either kept (so it stops the run below). */
     natural = 0.0;
@@ -828,6 +833,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
       if (r.natural <= target) status = LSIM_SOLVED;
     }
   }
+  if (group_z) lsim_pgs_wide_z_out(ws, z);
   fast_exact_w(ws, f, z, w, scale, &r, W);
   /* A fixed budget's last iterate may be a solution (natural residual 0 with tol 0). */
   if (status == LSIM_MAX_ITERATIONS && r.natural <= target) status = LSIM_SOLVED;

@@ -65,8 +65,9 @@ struct LsimPgs {
                       prepare stage builds the table at while it measures the width */
   /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
   struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
-  void *wide_rows;         /* their rows of J and B (pgs_wide.c), room for doubles */
-  int wide_single;         /* the rows are floats */
+  void *wide_rows;         /* their rows and constants (pgs_wide.c), room for doubles */
+  int wide_layout;         /* doubles or floats (pgs_wide.c) */
+  double *wide_z;          /* [wide_cap * 24] the groups' z (pgs_wide.c, float layouts) */
   int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
   int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
                        colour (wide_ncol of them), then the other tasks in the natural order */
@@ -355,6 +356,13 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
                                int r);
 /* Frees the coloured sweep's arrays. */
 void lsim_pgs_wide_free(LsimPgs *ws);
+/* Whether the coloured cones' z lives in the groups during the sweeps (float values, a
+ * fixed budget, not the reference path): then lsim_pgs_wide_z_in copies z into the groups
+ * before the first sweep, and lsim_pgs_wide_z_out copies them back into z before anything
+ * else reads z (other entries of z are the sweep's own throughout). */
+int lsim_pgs_wide_group_z(const LsimPgs *ws);
+void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z);
+void lsim_pgs_wide_z_out(const LsimPgs *ws, double *z);
 /* One sweep: the natural order, or the parts' order. */
 void lsim_pgs_sweep_all(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega, int W);
 

@@ -53,28 +53,73 @@ enum { WIDE_WINDOW = 512 };
 /* How many groups ahead the kernel prefetches. */
 enum { WIDE_PREFETCH = 8 };
 
-/* Four cones of one colour, structure of arrays: entry [l] is lane l's. Their rows of J
- * and B (normal, p_0, p_q; 12 entries each) are apart, in ws->wide_rows: WIDE_ROWS
- * values per group, value (r, j, l) at (r * WIDE_J + j) * WIDE_LANES + l, r = 0 .. 5 for
- * Jn, J1, J2, Bn, B1, B2; doubles, or floats for a fixed budget (see pgs.c). */
+/* Four cones of one colour, structure of arrays: entry [l] is lane l's. Their values are
+ * apart, in ws->wide_rows: per group a block of the rows of J and B (normal, p_0, p_q; 12
+ * entries each: Jn, J1, J2, Bn, B1, B2), then the constants (WIDE_META of them, below):
+ * value (r, j, l) of row r at (r * WIDE_J + j) * WIDE_LANES + l, constant k of lane l at
+ * (6 * WIDE_J + k) * WIDE_LANES + l. Doubles, or floats for a fixed budget (see pgs.c). */
 typedef struct WideGroup {
   _Alignas(64) int o0[WIDE_LANES];
   int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
   int two[WIDE_LANES];                /* the second block is written */
   int normal[WIDE_LANES], b0[WIDE_LANES], L[WIDE_LANES];
   int lanes;                          /* real lanes, 1 .. 4 (the rest inert) */
-  double inv_n[WIDE_LANES], qn[WIDE_LANES], q1[WIDE_LANES], q2[WIDE_LANES];
-  double gn1[WIDE_LANES], gn2[WIDE_LANES], mu[WIDE_LANES];
-  double a11[WIDE_LANES], a12[WIDE_LANES], a22[WIDE_LANES], a3[WIDE_LANES];
 } WideGroup;
 
-enum { WIDE_ROWS = 6 * WIDE_J * WIDE_LANES };
+/* The constants per lane: 1 / M_nn, q of the normal and of p_0, p_q, the normal's column
+ * on p_0 and p_q (gn1, gn2), mu, the tangent-plane inverse mass A_11, A_12, A_22 and
+ * 1 / det. */
+enum { WM_INV_N, WM_QN, WM_Q1, WM_Q2, WM_GN1, WM_GN2, WM_MU, WM_A11, WM_A12, WM_A22, WM_A3,
+       WIDE_META };
+
+/* The groups' value layouts: doubles (a tolerance) or floats (a fixed budget). */
+enum { WIDE_DOUBLE, WIDE_FLOAT };
+
+/* Values per group: the six rows and the constants. */
+enum { WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES };
+
+/* The groups' own copy of their z with float values (a fixed budget), WIDE_Z doubles per
+ * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide. Read and written in the
+ * sweep's order, one stream, instead of six scattered entries of z per cone (at 10 000
+ * bodies z is 1.9 MB, and the sweep waited on those reads); z itself is brought up to
+ * date when something reads it (lsim_pgs_wide_z_out). */
+enum { WIDE_Z = 6 * WIDE_LANES };
 
 void lsim_pgs_wide_free(LsimPgs *ws) {
   free(ws->wide);
   free(ws->wide_rows);
+  free(ws->wide_z);
   free(ws->wide_order);
   free(ws->wide_mask);
+}
+
+int lsim_pgs_wide_group_z(const LsimPgs *ws) {
+  return ws->wide_groups > 0 && ws->wide_layout != WIDE_DOUBLE && ws->wide_path != LSIM_PGS_SIMD_REFERENCE;
+}
+
+void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
+  for (int gi = 0; gi < ws->wide_groups; ++gi) {
+    const WideGroup *g = &ws->wide[gi];
+    double *gz = ws->wide_z + (size_t)gi * WIDE_Z;
+    for (int l = 0; l < WIDE_LANES; ++l) {
+      const int real = l < g->lanes;
+      gz[l] = real ? z[g->normal[l]] : 0.0;
+      for (int k = 0; k < 4; ++k) gz[(1 + k) * WIDE_LANES + l] = real ? z[g->b0[l] + k] : 0.0;
+      gz[5 * WIDE_LANES + l] = real ? z[g->L[l]] : 0.0;
+    }
+  }
+}
+
+void lsim_pgs_wide_z_out(const LsimPgs *ws, double *z) {
+  for (int gi = 0; gi < ws->wide_groups; ++gi) {
+    const WideGroup *g = &ws->wide[gi];
+    const double *gz = ws->wide_z + (size_t)gi * WIDE_Z;
+    for (int l = 0; l < g->lanes; ++l) {
+      z[g->normal[l]] = gz[l];
+      for (int k = 0; k < 4; ++k) z[g->b0[l] + k] = gz[(1 + k) * WIDE_LANES + l];
+      z[g->L[l]] = gz[5 * WIDE_LANES + l];
+    }
+  }
 }
 
 /* Whether cone c takes part: 4 directions, a normal, blocks aligned to W. */
@@ -85,50 +130,49 @@ static int wide_fits(const LsimPgs *ws, int c, int m, int W) {
          (ob < 0 || (ob % W == 0 && ob < m));
 }
 
-/* Lane l of group gi from cone fc (NULL: an inert lane, zero rows and constants, both
- * blocks on the pad, nothing written). The rows as doubles or (single) floats; returns 0,
- * or -1 when a float row is not finite (a value beyond FLT_MAX). */
-static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int single) {
+/* Stores x as the layout's value type at dst; 1 when a float would not be finite. */
+static inline int put_value(void *dst, size_t at, double x, int layout) {
+  if (layout == WIDE_DOUBLE) {
+    ((double *)dst)[at] = x;
+    return 0;
+  }
+  ((float *)dst)[at] = (float)x;
+  return !(fabs(x) <= FLT_MAX);
+}
+
+/* Lane l of group gi from cone fc (NULL: an inert lane, zero rows and constants but for
+ * an identity A, both blocks on the pad, nothing written), in the layout's values. 0, or
+ * -1 when a float value is not finite (a value beyond FLT_MAX). */
+static int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
+  const int nr = 6, vals = WIDE_VALS;
   const int len = fc ? fc->nb * FAST_W : 0;
   const double *src[6] = {NULL};
   if (fc) src[0] = fc->Jn, src[1] = fc->J1, src[2] = fc->J2, src[3] = fc->Bn, src[4] = fc->B1, src[5] = fc->B2;
+  const size_t base = (size_t)gi * vals + l;
+  void *v = ws->wide_rows;
   int bad = 0;
-  if (single) {
-    float *rows = (float *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
-    /* Two blocks (the usual case): the full rows, no test of the length per entry; else
-       the entries after len are zeros. */
-    for (int r = 0; r < 6; ++r) {
-      float *dst = rows + r * WIDE_J * WIDE_LANES;
-      const double *x = src[r];
-      if (len == WIDE_J) {
-        for (int j = 0; j < WIDE_J; ++j) {
-          bad |= !(fabs(x[j]) <= FLT_MAX);
-          dst[j * WIDE_LANES] = (float)x[j];
-        }
-      } else {
-        for (int j = 0; j < len; ++j) {
-          bad |= !(fabs(x[j]) <= FLT_MAX);
-          dst[j * WIDE_LANES] = (float)x[j];
-        }
-        for (int j = len; j < WIDE_J; ++j) dst[j * WIDE_LANES] = 0.0f;
-      }
-    }
-  } else {
-    double *rows = (double *)ws->wide_rows + (size_t)gi * WIDE_ROWS + l;
-    for (int r = 0; r < 6; ++r)
-      for (int j = 0; j < WIDE_J; ++j) rows[(r * WIDE_J + j) * WIDE_LANES] = j < len ? src[r][j] : 0.0;
+  /* The rows; entries after len (one block) are zeros. */
+  for (int r = 0; r < nr; ++r) {
+    const size_t at = base + (size_t)r * WIDE_J * WIDE_LANES;
+    for (int j = 0; j < WIDE_J; ++j) bad |= put_value(v, at + (size_t)j * WIDE_LANES, j < len ? src[r][j] : 0.0, layout);
   }
+  /* The constants. */
+  double k[WIDE_META] = {0.0};
+  if (fc) {
+    k[WM_INV_N] = fc->inv_n, k[WM_QN] = fc->qn, k[WM_Q1] = fc->q1, k[WM_Q2] = fc->q2;
+    k[WM_GN1] = fc->gn1, k[WM_GN2] = fc->gn2, k[WM_MU] = fc->mu;
+    k[WM_A11] = fc->A[0], k[WM_A12] = fc->A[1], k[WM_A22] = fc->A[2], k[WM_A3] = fc->A[3];
+  } else {
+    k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
+  }
+  for (int c = 0; c < WIDE_META; ++c)
+    bad |= put_value(v, base + (size_t)(nr * WIDE_J + c) * WIDE_LANES, k[c], layout);
   if (!fc) {
-    g->inv_n[l] = g->qn[l] = g->q1[l] = g->q2[l] = g->gn1[l] = g->gn2[l] = g->mu[l] = 0.0;
-    g->a11[l] = 1.0, g->a12[l] = 0.0, g->a22[l] = 1.0, g->a3[l] = 1.0;
     g->o0[l] = g->o1[l] = m, g->two[l] = 0;
     g->normal[l] = g->b0[l] = g->L[l] = -1;
     return bad ? -1 : 0;
   }
-  g->inv_n[l] = fc->inv_n, g->qn[l] = fc->qn, g->q1[l] = fc->q1, g->q2[l] = fc->q2;
-  g->gn1[l] = fc->gn1, g->gn2[l] = fc->gn2, g->mu[l] = fc->mu;
-  g->a11[l] = fc->A[0], g->a12[l] = fc->A[1], g->a22[l] = fc->A[2], g->a3[l] = fc->A[3];
   g->o0[l] = fc->o[0], g->o1[l] = fc->nb > 1 ? fc->o[1] : m, g->two[l] = fc->nb > 1;
   g->normal[l] = fc->normal, g->b0[l] = fc->b0, g->L[l] = fc->L;
   return bad ? -1 : 0;
@@ -217,18 +261,21 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       tb = te;
     }
   if (groups > ws->wide_cap) {
-    void *p = NULL, *rw = NULL;
+    void *p = NULL, *rw = NULL, *gz = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
-    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_ROWS * sizeof(double))) {
-      free(p);
+    if (posix_memalign(&rw, 64, (size_t)groups * WIDE_VALS * sizeof(double)) ||
+        posix_memalign(&gz, 64, (size_t)groups * WIDE_Z * sizeof(double))) {
+      free(p), free(rw);
       return LSIM_OUT_OF_MEMORY;
     }
-    free(ws->wide), free(ws->wide_rows);
-    ws->wide = p, ws->wide_rows = rw, ws->wide_cap = groups;
+    free(ws->wide), free(ws->wide_rows), free(ws->wide_z);
+    ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_cap = groups;
   }
+  /* The layout: floats for a fixed budget, doubles for a tolerance. */
+  int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
   /* The order and the groups, range by range and window by window: a window's colours in
      turn, each colour's cones in the natural order, four by four; the range's rest after
-     its windows. Float rows only when every value stays finite (else packed again as
+     its windows. Floats only when every value stays finite (else packed again as
      doubles). */
   for (int pass = 0; pass < 2; ++pass) {
     int gi = 0, bad = 0;
@@ -257,14 +304,14 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
           }
           const int rank = pos[k] - first[k];
           ws->wide_order[pos[k]++] = src[t];
-          bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[src[t]], m, single);
+          bad |= pack_lane(ws, grp[k] + rank / WIDE_LANES, rank % WIDE_LANES, &ws->fc[src[t]], m, layout);
         }
         /* Lane counts; the last group of a colour padded with inert lanes. */
         for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
           for (int s = 0; s < count[k]; s += WIDE_LANES) {
             const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
             ws->wide[gi].lanes = lanes;
-            for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, single);
+            for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, layout);
             ++gi;
           }
           p += count[k];
@@ -273,13 +320,13 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       }
       ws->wide_range[r][1] = gi;
     }
-    if (!(bad && single)) break;
-    single = 0;
+    if (!(bad && layout != WIDE_DOUBLE)) break;
+    layout = WIDE_DOUBLE;
   }
   ws->wide_groups = groups, ws->wide_ncol = ncoloured, ws->wide_colours = ncol;
   ws->wide_nranges = nr;
   ws->wide_path = pick_path();
-  ws->wide_single = single;
+  ws->wide_layout = layout;
   return 0;
 }
 
@@ -302,15 +349,17 @@ typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
-/* The kernel for N lanes at a time and rows stored as S: scalar (one lane, which GCC
+/* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
-   and sums apart, not FMA). */
+   and sums apart, not FMA); each for the two layouts (_d doubles, z by index; _f floats,
+   z in the groups). */
 #define WK_V v1d
 #define WK_I v1i
 #define WK_N 1
 #define WK_ATTR
 #define WK_S double
 #define WK_SV v1d
+#define WK_GZ 0
 #define WK_NAME wide_scalar_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
@@ -318,8 +367,11 @@ typedef float v4f __attribute__((vector_size(16)));
 #undef WK_NAME
 #define WK_S float
 #define WK_SV v1f
+#undef WK_GZ
+#define WK_GZ 1
 #define WK_NAME wide_scalar_f
 #include "pgs_wide_kernel.h"
+#undef WK_GZ
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
@@ -334,6 +386,7 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_ATTR
 #define WK_S double
 #define WK_SV v2d
+#define WK_GZ 0
 #define WK_NAME wide_sse2_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
@@ -341,8 +394,11 @@ typedef float v4f __attribute__((vector_size(16)));
 #undef WK_NAME
 #define WK_S float
 #define WK_SV v2f
+#undef WK_GZ
+#define WK_GZ 1
 #define WK_NAME wide_sse2_f
 #include "pgs_wide_kernel.h"
+#undef WK_GZ
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
@@ -358,6 +414,7 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_ATTR __attribute__((target("avx2")))
 #define WK_S double
 #define WK_SV v4d
+#define WK_GZ 0
 #define WK_NAME wide_avx2_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
@@ -365,9 +422,12 @@ typedef float v4f __attribute__((vector_size(16)));
 #undef WK_NAME
 #define WK_S float
 #define WK_SV v4f
+#undef WK_GZ
+#define WK_GZ 1
 #define WK_NAME wide_avx2_f
 #define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
 #include "pgs_wide_kernel.h"
+#undef WK_GZ
 #undef WK_LOAD_ROW
 #undef WK_S
 #undef WK_SV
@@ -381,33 +441,33 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WIDE_HAVE_AVX2 0
 #endif
 
+/* The kernels of one path, by layout. */
+typedef void (*WideKernel)(const WideGroup *, const void *, int, double *, double *, double,
+                           double *);
+static const WideKernel wide_kernels[3][2] = {
+    {wide_scalar_d, wide_scalar_f},
+    {wide_sse2_d, wide_sse2_f},
+#if WIDE_HAVE_AVX2
+    {wide_avx2_d, wide_avx2_f},
+#else
+    {wide_sse2_d, wide_sse2_f},
+#endif
+};
+
 void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
                                int r) {
   const int *rg = ws->wide_range[r];
   const WideGroup *g = ws->wide + rg[0];
-  const int ng = rg[1] - rg[0], single = ws->wide_single;
+  const int ng = rg[1] - rg[0], layout = ws->wide_layout;
   const void *rows = (const char *)ws->wide_rows +
-                     (size_t)rg[0] * WIDE_ROWS * (single ? sizeof(float) : sizeof(double));
-  double *u = ws->u;
-  switch (ws->wide_path) {
-  case LSIM_PGS_SIMD_REFERENCE:
+                     (size_t)rg[0] * WIDE_VALS * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
+  if (ws->wide_path == LSIM_PGS_SIMD_REFERENCE) {
     /* fast_sweep itself over the coloured order, one cone at a time (double rows). */
     lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);
     return;
-  case LSIM_PGS_SIMD_SCALAR:
-    if (single) wide_scalar_f(g, rows, ng, u, z, omega);
-    else wide_scalar_d(g, rows, ng, u, z, omega);
-    break;
-#if WIDE_HAVE_AVX2
-  case LSIM_PGS_SIMD_AVX2:
-    if (single) wide_avx2_f(g, rows, ng, u, z, omega);
-    else wide_avx2_d(g, rows, ng, u, z, omega);
-    break;
-#endif
-  default:
-    if (single) wide_sse2_f(g, rows, ng, u, z, omega);
-    else wide_sse2_d(g, rows, ng, u, z, omega);
   }
+  const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR ? 0 : ws->wide_path == LSIM_PGS_SIMD_AVX2 ? 2 : 1;
+  wide_kernels[path][layout](g, rows, ng, ws->u, z, omega, ws->wide_z + (size_t)rg[0] * WIDE_Z);
   /* The range's rest, in the natural order. */
   lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
 }

@@ -1,11 +1,13 @@
 /* pgs_wide_kernel.h: the coloured wide sweep's kernel, included by pgs_wide.c once per
- * instruction set with
+ * instruction set and value layout with
  *   WK_V, WK_I   a vector of WK_N doubles and of WK_N 64-bit integers (GCC vector types),
  *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
- *   WK_S, WK_SV  the rows' storage (double or float) and its vector of WK_N,
+ *   WK_S, WK_SV  the values' storage (double or float) and its vector of WK_N,
+ *   WK_GZ        1: z of the group's cones in the group's own copy (zgroups, WIDE_Z
+ *                doubles per group), 0: in z by index,
  *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
  *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
- *   WK_NAME      the function made: WK_NAME(groups, count, u, z, omega),
+ *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
  * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c). */
@@ -22,42 +24,38 @@
 #endif
 
 WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng, double *u,
-                            double *z, double omega_s) {
+                            double *z, double omega_s, double *zgroups) {
   const WK_S *rows_all = rows_v;
+  enum { VALS = WIDE_VALS };
+  (void)zgroups, (void)z;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
   const WK_I absmask = (WK_I){0} + LLONG_MAX;
   static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
   for (int gi = 0; gi < ng; ++gi) {
     const WideGroup *g = groups + gi;
-    const WK_S *rows = rows_all + (size_t)gi * WIDE_ROWS;
-    /* The group WIDE_PREFETCH ahead asked for now (a group is about 2.7 kB: at 10 000
+    const WK_S *rows = rows_all + (size_t)gi * VALS;
+    /* The group WIDE_PREFETCH ahead asked for now (a group is 0.8 to 2.7 kB: at 10 000
        bodies the groups come from memory, and the sweep waited on them). */
     if (gi + WIDE_PREFETCH < ng) {
       const char *ahead = (const char *)(groups + gi + WIDE_PREFETCH);
       for (size_t b = 0; b < sizeof(WideGroup); b += 64) __builtin_prefetch(ahead + b);
-      const char *ahead_rows = (const char *)(rows + WIDE_PREFETCH * WIDE_ROWS);
-      for (size_t b = 0; b < WIDE_ROWS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
+      const char *ahead_rows = (const char *)(rows + WIDE_PREFETCH * VALS);
+      for (size_t b = 0; b < VALS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
     }
     for (int h = 0; h < WIDE_LANES; h += WK_N) {
       if (h >= g->lanes) break; /* only inert lanes left */
-#define LD(a) ({ WK_V v_; memcpy(&v_, (a) + h, sizeof v_); v_; })
 #ifdef WK_LOAD_ROW
-#define ROW(r, j) WK_LOAD_ROW(rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h)
+#define AT(i) WK_LOAD_ROW(rows + (i) * WIDE_LANES + h)
 #else
-#define ROW(r, j) ({ WK_SV s_; memcpy(&s_, rows + ((r) * WIDE_J + (j)) * WIDE_LANES + h, sizeof s_); \
-                     __builtin_convertvector(s_, WK_V); })
+#define AT(i) ({ WK_SV s_; memcpy(&s_, rows + (i) * WIDE_LANES + h, sizeof s_); \
+                 __builtin_convertvector(s_, WK_V); })
 #endif
-      /* u's two blocks and z (normal, beta, lambda), lane by lane (inert lanes: the pad
-         after u, and zeros for z). */
-      const double *pu0[WK_N], *pu1[WK_N], *pn[WK_N], *pb[WK_N], *pl[WK_N];
-      for (int l = 0; l < WK_N; ++l) {
-        const int real = h + l < g->lanes;
-        pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
-        pn[l] = real ? z + g->normal[h + l] : wide_pad;
-        pb[l] = real ? z + g->b0[h + l] : wide_pad;
-        pl[l] = real ? z + g->L[h + l] : wide_pad;
-      }
+#define ROW(r, j) AT((r) * WIDE_J + (j))
+#define LD(k) AT(6 * WIDE_J + (k))
+      /* u's two blocks, lane by lane (inert lanes: the pad after u). */
+      const double *pu0[WK_N], *pu1[WK_N];
+      for (int l = 0; l < WK_N; ++l) pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
       WK_V U[WIDE_J], zs[6];
       for (int j = 0; j < FAST_W; ++j) {
 #define P0(l) pu0[l][j]
@@ -65,6 +63,19 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
         U[j] = WK_MAKE(P0), U[FAST_W + j] = WK_MAKE(P1);
 #undef P0
 #undef P1
+      }
+#if WK_GZ
+      /* z (normal, beta, lambda) from the group's own copy (inert lanes: zeros, kept). */
+      double *gz = zgroups + (size_t)gi * WIDE_Z + h;
+      for (int k = 0; k < 6; ++k) memcpy(&zs[k], gz + k * WIDE_LANES, sizeof zs[k]);
+#else
+      /* z (normal, beta, lambda), lane by lane (inert lanes: zeros). */
+      const double *pn[WK_N], *pb[WK_N], *pl[WK_N];
+      for (int l = 0; l < WK_N; ++l) {
+        const int real = h + l < g->lanes;
+        pn[l] = real ? z + g->normal[h + l] : wide_pad;
+        pb[l] = real ? z + g->b0[h + l] : wide_pad;
+        pl[l] = real ? z + g->L[h + l] : wide_pad;
       }
 #define PN(l) pn[l][0]
 #define PL(l) pl[l][0]
@@ -76,6 +87,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
         zs[1 + k] = WK_MAKE(PB);
 #undef PB
       }
+#endif
       /* The three dot products, even and odd entries apart (fast_sweep's pairs). */
       WK_V en = zero, on = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero;
       for (int j = 0; j < WIDE_J; j += 2) {
@@ -85,15 +97,15 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
       }
       const WK_V vn = en + on;
       WK_V v1 = e1 + o1, v2 = e2 + o2;
-      v1 = v1 + LD(g->q1), v2 = v2 + LD(g->q2);
+      v1 = v1 + LD(WM_Q1), v2 = v2 + LD(WM_Q2);
       /* The normal. */
       const WK_V zo = zs[0];
-      const WK_V zn = WK_MAX0(zo - omega * (vn + LD(g->qn)) * LD(g->inv_n));
+      const WK_V zn = WK_MAX0(zo - omega * (vn + LD(WM_QN)) * LD(WM_INV_N));
       const WK_V dn = zn - zo;
-      v1 = v1 + LD(g->gn1) * dn, v2 = v2 + LD(g->gn2) * dn;
-      const WK_V R = LD(g->mu) * WK_MAX0(zn);
+      v1 = v1 + LD(WM_GN1) * dn, v2 = v2 + LD(WM_GN2) * dn;
+      const WK_V R = LD(WM_MU) * WK_MAX0(zn);
       /* planar_target, d = 4, with the precomputed 1 / det. */
-      const WK_V a11 = LD(g->a11), a12 = LD(g->a12), a22 = LD(g->a22), a3 = LD(g->a3);
+      const WK_V a11 = LD(WM_A11), a12 = LD(WM_A12), a22 = LD(WM_A22), a3 = LD(WM_A3);
       const WK_V b0 = zs[1], b1 = zs[2], b2 = zs[3], b3 = zs[4];
       const WK_V f1 = b0 - b2, f2 = b1 - b3;
       const WK_V r1 = v1 - (a11 * f1 + a12 * f2), r2 = v2 - (a12 * f1 + a22 * f2);
@@ -161,7 +173,11 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
       const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
       for (int j = 0; j < WIDE_J; ++j)
         U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
-      /* Scatter the real lanes. */
+      /* Scatter the real lanes' u (and z, unless the group keeps it). */
+#if WK_GZ
+      const WK_V zout[6] = {zn, nb0, nb1, nb2, nb3, nl};
+      for (int k = 0; k < 6; ++k) memcpy(gz + k * WIDE_LANES, &zout[k], sizeof zout[k]);
+#endif
       for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
         double *q0 = u + g->o0[h + l];
         for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
@@ -169,11 +185,14 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
           double *q1 = u + g->o1[h + l];
           for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
         }
+#if !WK_GZ
         z[g->normal[h + l]] = zn[l];
         double *beta = z + g->b0[h + l];
         beta[0] = nb0[l], beta[1] = nb1[l], beta[2] = nb2[l], beta[3] = nb3[l];
         z[g->L[h + l]] = nl[l];
+#endif
       }
+#undef AT
 #undef LD
 #undef ROW
     }
