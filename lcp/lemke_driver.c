@@ -1,0 +1,562 @@
+/* lemke_driver.c: the complementary pivoting driver of lemke.c and lemke_sparse.c over a
+ * basis representation (lemke_driver.h). The method, the tolerances below and the failure
+ * modes are explained at the top of lemke.c (ANTI-CYCLING, ROBUSTNESS, VERIFICATION); the
+ * two solvers differ only in how they hold B^{-1}. */
+#include "lemke_driver.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative tolerances (see ANTI-CYCLING in lemke.c). */
+#define LSIM_LEMKE_PTOL 1e-11    /* pivot: c_i > PTOL * max|c| */
+#define LSIM_LEMKE_SOUND 1e-8    /* ... but rows with c_i > SOUND * max|c| block first */
+#define LSIM_LEMKE_XTOL 1e-12    /* ties: basic value within XTOL * xscale of zero ... */
+#define LSIM_LEMKE_ERRK 16.0     /* ... plus ERRK n eps (|B^{-1}_i| |q| + |x_i|), its rounding */
+#define LSIM_LEMKE_LOOSE 1e-7    /* ... but never more than LOOSE * xscale */
+#define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
+#define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
+#define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
+
+int lsim_lemke_grow(void **p, size_t count, size_t size) {
+  void *q = realloc(*p, (count > 0 ? count : 1) * size);
+  if (!q) return LSIM_OUT_OF_MEMORY;
+  *p = q;
+  return 0;
+}
+
+void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
+  if (!drv) return;
+  free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
+  free(drv->start), free(drv->bvar), free(drv->vpos), free(drv->guess), free(drv->basis);
+}
+
+LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
+  if (info) {
+    info->status = LSIM_INVALID_INPUT;
+    info->pivots = info->warm_started = info->restarts = info->trace_len = 0;
+    info->rejected = 0;
+  }
+  return opt ? *opt : lsim_default_lemke_options();
+}
+
+/* Grows every vector but basis to n (no-op for sizes already seen). */
+static int reserve(LsimLemkeDriver *drv, int n) {
+  if (n <= drv->cap) return 0;
+  const size_t un = (size_t)n;
+  if (lsim_lemke_grow((void **)&drv->xb, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->col, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->d, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->work, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->work2, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->start, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->guess, un, 1))
+    return LSIM_OUT_OF_MEMORY;
+  drv->cap = n;
+  return 0;
+}
+
+int lsim_lemke_driver_begin(LsimLemkeDriver *drv, int n, const double *q, double *z,
+                            const unsigned char *basis_guess, int *have_start) {
+  /* Workspace. */
+  if (reserve(drv, n) || drv->ops->reserve(drv->ctx, n)) {
+    memset(z, 0, (size_t)n * sizeof(double));
+    return LSIM_OUT_OF_MEMORY;
+  }
+  drv->n = n;
+  drv->q = q;
+
+  /* The caller's point, kept to verify a failed result against; the guess. */
+  for (int i = 0; i < n; ++i) drv->start[i] = isfinite(z[i]) && z[i] > 0.0 ? z[i] : 0.0;
+  *have_start = 1;
+  memset(z, 0, (size_t)n * sizeof(double));
+  if (basis_guess) memcpy(drv->guess, basis_guess, (size_t)n);
+  if (n <= drv->basis_cap) return 0;
+  if (lsim_lemke_grow((void **)&drv->basis, (size_t)n, 1)) return LSIM_OUT_OF_MEMORY;
+  drv->basis_cap = n;
+  return 0;
+}
+
+void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv) {
+  const int n = drv->n;
+  for (int i = 0; i < n; ++i) {
+    const int zb = drv->guess[i] != 0;
+    drv->bvar[i] = zb ? n + i : i;
+    drv->vpos[i] = zb ? -1 : i;
+    drv->vpos[n + i] = zb ? i : -1;
+    drv->d[i] = zb ? 0.0 : 1.0;
+  }
+  drv->vpos[2 * n] = -1;
+}
+
+/* max |q|, 1 when q = 0: the scale of the acceptance test (lsim_lcp_scale). */
+static double qscale_of(const LsimLemkeDriver *drv) {
+  double s = 0.0;
+  for (int i = 0; i < drv->n; ++i) s = fmax(s, fabs(drv->q[i]));
+  return s > 0.0 ? s : 1.0;
+}
+
+/* 1 when row i of B^{-1} times si is lexicographically smaller than row j times sj
+ * (the first components, the ratios, are already tied); -1 when a solve failed. */
+static int lex_less(LsimLemkeDriver *drv, int i, double si, int j, double sj) {
+  const int n = drv->n;
+  int ki, kj;
+  double mi, mj;
+  const double *bi = drv->ops->row(drv->ctx, i, &ki, &mi);
+  if (!bi) return -1;
+  const double *bj = drv->ops->row(drv->ctx, j, &kj, &mj);
+  if (!bj) return -1;
+  const double tol = LSIM_LEMKE_LEXTOL * fmax(mi * fabs(si), mj * fabs(sj));
+  for (int k = 0; k < n; ++k) {
+    const double a = bi[(size_t)k * ki] * si, b = bj[(size_t)k * kj] * sj;
+    if (a < b - tol) return 1;
+    if (a > b + tol) return 0;
+  }
+  return i > j; /* rows of a nonsingular B^{-1} never tie; stay deterministic anyway */
+}
+
+/* The Zobrist key of variable v (splitmix64 of its index): the hash of a basis is the XOR
+ * of the keys of its variables, updated in O(1) per exchange. */
+static uint64_t var_key(int v) {
+  uint64_t x = (uint64_t)v + 0x9E3779B97F4A7C15u;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9u;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBu;
+  return x ^ (x >> 31);
+}
+
+/* The hash of the basis in bvar; empties the ring of recent bases. */
+static void hash_reset(LsimLemkeDriver *drv) {
+  drv->hash = 0;
+  for (int i = 0; i < drv->n; ++i) drv->hash ^= var_key(drv->bvar[i]);
+  drv->ring_len = drv->ring_pos = 0;
+}
+
+/* Records the current basis among the last LSIM_LEMKE_RING of this run and returns 1 when
+ * it was already there twice: a third visit. (A second visit alone is no proof of a cycle
+ * in floating point: permuted lcp_tobenna revisits bases and still gets out, the basic
+ * values differing at rounding level; a true cycle comes round again and again.) */
+static int basis_repeats(LsimLemkeDriver *drv) {
+  int seen = 0;
+  for (int k = 0; k < drv->ring_len; ++k) seen += drv->ring[k] == drv->hash;
+  drv->ring[drv->ring_pos] = drv->hash;
+  drv->ring_pos = (drv->ring_pos + 1) % LSIM_LEMKE_RING;
+  if (drv->ring_len < LSIM_LEMKE_RING) ++drv->ring_len;
+  return seen >= 2;
+}
+
+/* The exchange: variable v with column c = drv->col enters at position r at the level
+ * theta (ops->update), then the maps and the hash. 0 or LSIM_OUT_OF_MEMORY. */
+static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
+  if (drv->ops->update(drv->ctx, r, theta)) return LSIM_OUT_OF_MEMORY;
+  drv->vpos[drv->bvar[r]] = -1;
+  drv->hash ^= var_key(drv->bvar[r]) ^ var_key(v);
+  drv->bvar[r] = v;
+  drv->vpos[v] = r;
+  return 0;
+}
+
+/* The entering column c = B^{-1} a of variable v. Returns max|c|, or NaN when c is not
+ * finite or a solve failed. A basic w_v (never entering, but stay correct) gives e_p. */
+static double entering_column(LsimLemkeDriver *drv, int v) {
+  const int n = drv->n;
+  double *c = drv->col;
+  if (v < n && drv->vpos[v] >= 0) {
+    memset(c, 0, (size_t)n * sizeof(double));
+    c[drv->vpos[v]] = 1.0;
+    return 1.0;
+  }
+  if (drv->ops->column(drv->ctx, v)) return NAN;
+  double cmax = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (!isfinite(c[i])) return NAN;
+    cmax = fmax(cmax, fabs(c[i]));
+  }
+  return cmax;
+}
+
+/* Records z0 after a pivot into the caller's trace. */
+static void trace_z0(const LsimLemkeDriver *drv, LsimLemkeInfo *info) {
+  if (!info || !info->trace || info->trace_len >= info->trace_capacity) return;
+  const int p = drv->vpos[2 * drv->n];
+  info->trace[info->trace_len++] = p >= 0 ? drv->xb[p] : 0.0;
+}
+
+/* max |x_B| with the scale of q: the unit of the tie tolerance. */
+static double xscale(const LsimLemkeDriver *drv, double qscale) {
+  double s = qscale;
+  for (int i = 0; i < drv->n; ++i) s = fmax(s, fabs(drv->xb[i]));
+  return s;
+}
+
+/* A bound on the rounding error of x_B[i] = (B^{-1} q)_i: ERRK n eps (|B^{-1}_i| |q| + |x_i|).
+ * Exact ties of degenerate data show up as near-ties at this level. A failed solve gives
+ * infinity (the row then ties with nothing the loose bound excludes). */
+static double row_err(LsimLemkeDriver *drv, int i) {
+  const int n = drv->n;
+  int k1;
+  double s = fabs(drv->xb[i]);
+  const double *row = drv->ops->row(drv->ctx, i, &k1, NULL);
+  if (!row) return INFINITY;
+  for (int k = 0; k < n; ++k) s += fabs(row[(size_t)k * k1] * drv->q[k]);
+  return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
+}
+
+/* The terminal test: does the complementary point that ends the path here pass the
+ * acceptance test natural residual <= ftol? With t0 >= 0 that point is the one reached by
+ * letting z0 leave now (the driving variable enters at the level t0 = x_z0 / c_z0, every
+ * basic value moves to x_i - t0 c_i); with entering < 0 it is the basic point with z0 just
+ * dropped. z is clamped at 0 like extract_z. The true residual decides, so a yes is honest.
+ * Uses work, work2. */
+static int terminal_ok(LsimLemkeDriver *drv, int entering, double t0, double ftol) {
+  const int n = drv->n;
+  double *restrict zc = drv->work, *restrict w = drv->work2;
+  for (int i = 0; i < n; ++i) {
+    const int p = drv->vpos[n + i];
+    const double v = n + i == entering ? t0 : p >= 0 ? drv->xb[p] - t0 * drv->col[p] : 0.0;
+    zc[i] = v > 0.0 ? v : 0.0;
+  }
+  LsimResidual res;
+  drv->ops->residual(drv->ctx, zc, w, &res);
+  return res.natural <= ftol;
+}
+
+/* The first pivot's leaving row: the lexicographically smallest row of [x_B, B^{-1}] (the
+ * most negative x_B, near ties broken on B^{-1}; see lazy_first_tie in lemke_driver.h).
+ * Returns the row, or -1 when a solve failed. */
+static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
+  const int n = drv->n;
+  const double *xb = drv->xb, xmin = xb[r];
+  const double xs = xscale(drv, qscale), xtol = LSIM_LEMKE_XTOL * xs;
+  const double loose = LSIM_LEMKE_LOOSE * xs;
+  if (!drv->lazy_first_tie) {
+    const double e0 = row_err(drv, r);
+    for (int i = 0; i < n; ++i) {
+      if (i == r || xb[i] > xmin + loose) continue;
+      const double tol = fmin(loose, xtol + e0 + row_err(drv, i));
+      if (xb[i] <= xmin + tol && lex_less(drv, i, 1.0, r, 1.0)) r = i;
+    }
+    return r;
+  }
+  double e0 = -1.0; /* row r's rounding bound, computed when first needed */
+  for (int i = 0; i < n; ++i) {
+    if (i == r || xb[i] > xmin + loose) continue;
+    /* Tie: xb_i - xmin <= xtol + e0 + err_i (all terms >= 0, so the bounds, each a
+       row of B^{-1}, are computed only when the cheaper test does not decide). */
+    const double gap = xb[i] - xmin;
+    int tie = gap <= xtol;
+    if (!tie) {
+      if (e0 < 0.0) e0 = row_err(drv, r);
+      tie = gap <= xtol + e0 || gap <= xtol + e0 + row_err(drv, i);
+    }
+    if (tie) {
+      const int l = lex_less(drv, i, 1.0, r, 1.0);
+      if (l < 0) return -1;
+      if (l) r = i;
+    }
+  }
+  return r;
+}
+
+/* Lemke's path from the complementary basis in drv (x_B with a negative entry, d with
+ * B^{-1} d = e). Adds its pivots to *pivots. Returns LSIM_SOLVED (z0 left; x_B is the
+ * complementary solution), LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN or
+ * LSIM_OUT_OF_MEMORY. */
+static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int *pivots,
+                      LsimLemkeInfo *info) {
+  const LsimLemkeBasisOps *ops = drv->ops;
+  void *ctx = drv->ctx;
+  const int n = drv->n, z0 = 2 * n;
+  const double qscale = qscale_of(drv), ftol = acc_tol * qscale;
+  double *xb = drv->xb, *c = drv->col;
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) dmax = fmax(dmax, fabs(drv->d[i]));
+  int done = 0, since_refactor = 0;
+
+  /* First pivot: z0 enters with c = -e; the lexicographically smallest row of
+   * [x_B, B^{-1}] leaves (the most negative x_B, ties broken on B^{-1}). */
+  if (max_pivots <= 0) return LSIM_MAX_ITERATIONS;
+  int r = 0;
+  for (int i = 1; i < n; ++i)
+    if (xb[i] < xb[r]) r = i;
+  const double xmin = xb[r];
+  if (!(xmin < 0.0)) return LSIM_BREAKDOWN; /* feasible but rejected: nothing to cover */
+  if ((r = first_leaving(drv, r, qscale)) < 0) return LSIM_BREAKDOWN;
+  for (int i = 0; i < n; ++i) c[i] = -1.0;
+  int leaving = drv->bvar[r];
+  if (pivot(drv, r, z0, -xmin)) return LSIM_OUT_OF_MEMORY; /* z0 = -min x_B (not counted) */
+  trace_z0(drv, info);
+  hash_reset(drv);
+  (void)basis_repeats(drv);
+
+  for (;;) {
+    /* The driving variable: the complement of the one that left. */
+    const int entering = leaving < n ? leaving + n : leaving - n;
+    if (done >= max_pivots) return LSIM_MAX_ITERATIONS;
+
+    /* Its column, refactoring first when due; a weak pivot below asks for one more. */
+    int fresh = 0;
+    if (since_refactor >= drv->refactor_every) {
+      memcpy(c, xb, (size_t)n * sizeof(double));
+      const int st = ops->refactor(ctx);
+      if (st) return st == LSIM_OUT_OF_MEMORY ? st : LSIM_BREAKDOWN;
+      since_refactor = 0;
+      fresh = 1;
+      /* Drift of the updated x_B against the fresh one: refactor more often if large. */
+      double drift = 0.0;
+      for (int i = 0; i < n; ++i) drift = fmax(drift, fabs(c[i] - xb[i]));
+      if (drift > LSIM_LEMKE_DRIFT * xscale(drv, qscale) &&
+          drv->refactor_every > drv->refactor_floor)
+        drv->refactor_every /= 2;
+    }
+    double cmax, xtol, tmin;
+    int blocking;
+    for (;;) {
+      cmax = entering_column(drv, entering);
+      if (!isfinite(cmax) && !fresh) { /* drift: rebuild and retry once */
+        if (ops->refactor(ctx)) return LSIM_BREAKDOWN;
+        since_refactor = 0;
+        fresh = 1;
+        continue;
+      }
+      if (!isfinite(cmax)) return LSIM_BREAKDOWN;
+
+      /* Minimum ratio (x_B clamped at 0) over the rows with a sound pivot c_i > ctol =
+       * SOUND max|c|; only if none blocks, over the rows with c_i > ptol (see ANTI-CYCLING:
+       * a pivot of 1e-9 max|c| makes the next basis nearly singular and the path cycle). */
+      const double ptol = LSIM_LEMKE_PTOL * cmax;
+      double ctol = drv->sound ? LSIM_LEMKE_SOUND * cmax : ptol;
+      tmin = INFINITY;
+      blocking = -1;
+      for (int pass = 0; pass < 2 && blocking < 0; ++pass) {
+        if (pass) ctol = ptol;
+        for (int i = 0; i < n; ++i)
+          if (c[i] > ctol) {
+            const double t = fmax(xb[i], 0.0) / c[i];
+            if (t < tmin) {
+              tmin = t;
+              blocking = i;
+            }
+          }
+      }
+      if (blocking < 0) return LSIM_SECONDARY_RAY;
+
+      /* Ties: rows whose value at the step tmin is zero up to rounding (theirs and that of
+       * the minimizing row r0): gap <= fmin(loose, xtol + err_i + c_i e0), e0 = err_r0 /
+       * c_r0, the bounds (a row of B^{-1} each) computed only when the cheaper parts do
+       * not decide. z0 wins; else the lexicographic minimum of B^{-1}_i / c_i, or, in the
+       * second run (tie_by_pivot) and when the step is not degenerate, the largest pivot. */
+      const double xs = xscale(drv, qscale), loose = LSIM_LEMKE_LOOSE * xs;
+      const int r0 = blocking, pz0 = drv->vpos[z0];
+      double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
+      xtol = LSIM_LEMKE_XTOL * xs;
+      int z0_tied = 0;
+      const int by_pivot = drv->tie_by_pivot && xb[r0] > xtol + row_err(drv, r0);
+      for (int i = 0; i < n; ++i) {
+        if (i == r0 || !(c[i] > ctol)) continue;
+        const double gap = fmax(xb[i], 0.0) - tmin * c[i];
+        if (gap > loose) continue;
+        if (gap > xtol) {
+          if (e0 < 0.0) e0 = row_err(drv, r0) / c[r0];
+          if (gap > xtol + c[i] * e0 && gap > xtol + row_err(drv, i) + c[i] * e0) continue;
+        }
+        if (i == pz0) z0_tied = 1;
+        else if (blocking == pz0) continue;
+        else if (by_pivot) {
+          if (c[i] > c[blocking]) blocking = i;
+        } else {
+          const int l = lex_less(drv, i, 1.0 / c[i], blocking, 1.0 / c[blocking]);
+          if (l < 0) return LSIM_BREAKDOWN;
+          if (l) blocking = i;
+        }
+      }
+      if (z0_tied) blocking = pz0;
+
+      /* Terminal test (see terminal_ok). In exact arithmetic z0 leaves the moment its ratio
+       * ties with the minimum; near-duplicate rows (parallel contact normals) and nearly
+       * singular bases make it miss by more than the tie tolerance, leave z0 at a residue
+       * of 1e-11 and send the path on along degenerate pivots to a ray. So: z0 leaves now
+       * if that moves no basic value below -ftol and the point passes the acceptance test;
+       * or, with z0 d within ftol, the point with z0 dropped is tried. */
+      if (blocking != pz0 && pz0 >= 0) {
+        if (c[pz0] > ptol) {
+          const double t0 = fmax(xb[pz0], 0.0) / c[pz0];
+          double worst = 0.0;
+          for (int i = 0; i < n; ++i)
+            if (c[i] > ptol) worst = fmin(worst, xb[i] - t0 * c[i]);
+          if (worst >= -ftol && terminal_ok(drv, entering, t0, ftol)) {
+            blocking = pz0;
+            tmin = t0;
+          }
+        }
+        if (blocking != pz0 && xb[pz0] * dmax <= ftol && terminal_ok(drv, -1, 0.0, ftol))
+          return LSIM_SOLVED; /* z0 stays basic; extract_z ignores it */
+      }
+      /* xtol only decides below whether the step is degenerate (xb_blocking <= xtol): the
+       * blocking row's bound can change that only when xtol < xb_blocking <= loose. */
+      if (xb[blocking] > xtol && xb[blocking] <= loose)
+        xtol = fmax(xtol, fmin(loose, row_err(drv, blocking)));
+
+      /* A pivot small against the column may be rounding noise: refactor and redo. */
+      if (c[blocking] < LSIM_LEMKE_WEAKPIV * cmax && !fresh && since_refactor > 0) {
+        if (ops->refactor(ctx)) return LSIM_BREAKDOWN;
+        since_refactor = 0;
+        fresh = 1;
+        continue;
+      }
+      break;
+    }
+
+    /* The exchange. A degenerate step (blocking value at numerical zero) is taken as
+     * exactly zero, so rounding noise does not spread into the other degenerate rows. */
+    leaving = drv->bvar[blocking];
+    const double theta = xb[blocking] > xtol ? fmin(tmin, xb[blocking] / c[blocking]) : 0.0;
+    /* Entries of c below the pivot tolerance are rounding noise of zeros: drop them. */
+    for (int i = 0; i < n; ++i)
+      if (fabs(c[i]) <= LSIM_LEMKE_PTOL * cmax) c[i] = 0.0;
+    if (pivot(drv, blocking, entering, theta)) return LSIM_OUT_OF_MEMORY;
+    ++*pivots;
+    ++done;
+    ++since_refactor;
+    trace_z0(drv, info);
+    if (leaving == z0) return LSIM_SOLVED;
+    if (basis_repeats(drv)) return LSIM_BREAKDOWN; /* cycling: the lexicographic rule failed */
+  }
+}
+
+/* z from the basic values (z_i = 0 when nonbasic); clamp < 0 to 0 when clamp, and never
+ * leave a non-finite value. */
+static void extract_z(const LsimLemkeDriver *drv, double *z, int clamp) {
+  const int n = drv->n;
+  for (int i = 0; i < n; ++i) {
+    const int p = drv->vpos[n + i];
+    double v = p >= 0 ? drv->xb[p] : 0.0;
+    if (!isfinite(v) || (clamp && v < 0.0)) v = 0.0;
+    z[i] = v;
+  }
+}
+
+/* Acceptance: natural residual <= tol * scale; on failure refactor once and retry. */
+static int accept(LsimLemkeDriver *drv, double tol, double *z) {
+  LsimResidual res;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    extract_z(drv, z, 1);
+    drv->ops->residual(drv->ctx, z, drv->work, &res);
+    if (res.natural <= tol * qscale_of(drv)) return LSIM_SOLVED;
+    if (attempt == 0 && drv->ops->refactor(drv->ctx)) break;
+  }
+  extract_z(drv, z, 0);
+  return LSIM_BREAKDOWN;
+}
+
+int lsim_lemke_driver_end(LsimLemkeDriver *drv, int status, int verify, int pivots, double *z,
+                          LsimLemkeInfo *info) {
+  int rejected = 0;
+  if (status != LSIM_SOLVED && verify) {
+    LsimResidual got, start;
+    drv->ops->residual(drv->ctx, z, drv->work, &got);
+    drv->ops->residual(drv->ctx, drv->start, drv->work, &start);
+    if (!(got.natural < start.natural)) {
+      memcpy(z, drv->start, (size_t)drv->n * sizeof(double));
+      rejected = 1;
+    }
+  }
+  if (info) {
+    info->status = status;
+    info->pivots = pivots;
+    info->rejected = rejected;
+  }
+  return status;
+}
+
+/* The all-w basis: B = I, x_B = q, d = e (ops->cold makes B^{-1} and x_B). */
+static int cold_basis(LsimLemkeDriver *drv) {
+  const int n = drv->n;
+  for (int i = 0; i < n; ++i) {
+    drv->bvar[i] = i;
+    drv->vpos[i] = i;
+    drv->vpos[n + i] = -1;
+    drv->d[i] = 1.0;
+  }
+  drv->vpos[2 * n] = -1;
+  return drv->ops->cold(drv->ctx);
+}
+
+/* Records the final complementary basis. */
+static void save_basis(LsimLemkeDriver *drv) {
+  const int n = drv->n;
+  for (int i = 0; i < n; ++i) drv->basis[i] = drv->vpos[n + i] >= 0;
+  drv->basis_valid = 1;
+}
+
+int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots, double tol,
+                            double *z, int *pivots, LsimLemkeInfo *info) {
+  const int n = drv->n;
+  int status = LSIM_BREAKDOWN;
+  drv->refactor_every = drv->refactor_first;
+  drv->sound = 1; /* the warm path and the first two cold runs */
+  drv->tie_by_pivot = 0;
+
+  /* q >= 0: z = 0 solves, nothing to pivot. */
+  int qneg = 0;
+  for (int i = 0; i < n; ++i) qneg |= drv->q[i] < 0.0;
+  if (!qneg) {
+    memset(drv->basis, 0, (size_t)n);
+    drv->basis_valid = 1;
+    return LSIM_SOLVED;
+  }
+
+  /* Warm start: the guessed basis directly, else Lemke's path from it; with
+   * retry_positive, when that fails, {i : z_i > 0} of the caller's point next (when it
+   * differs), before the cold runs. */
+  for (int attempt = 0; have_guess && attempt < 1 + (drv->retry_positive != 0); ++attempt) {
+    if (attempt) {
+      int same = 1;
+      for (int i = 0; i < n; ++i) {
+        const unsigned char g = drv->start[i] > 0.0;
+        same &= g == (drv->guess[i] != 0);
+        drv->guess[i] = g;
+      }
+      if (same) break;
+    }
+    status = drv->ops->warm(drv->ctx);
+    if (status == 0) {
+      const double ftol = tol * qscale_of(drv);
+      double xmin = INFINITY;
+      for (int i = 0; i < n; ++i) xmin = fmin(xmin, drv->xb[i]);
+      if (xmin >= -ftol && accept(drv, tol, z) == LSIM_SOLVED) status = LSIM_SOLVED;
+      else if ((status = lemke_path(drv, max_pivots, tol, pivots, info)) == LSIM_SOLVED)
+        status = accept(drv, tol, z);
+    }
+    if (status == LSIM_OUT_OF_MEMORY) return status;
+    if (status == LSIM_SOLVED) {
+      if (info) info->warm_started = 1;
+      save_basis(drv);
+      return status;
+    }
+    if (info) info->restarts = 1;
+  }
+
+  /* Cold start; if it fails (ray, breakdown, cycle), a second cold run that breaks
+   * non-degenerate ties by the largest pivot, then a third without the preference for sound
+   * pivots (see ROBUSTNESS and ANTI-CYCLING in lemke.c). */
+  for (int run = 0; run < 3; ++run) {
+    if (drv->refactor_reset) drv->refactor_every = drv->refactor_first;
+    status = cold_basis(drv);
+    if (status == LSIM_OUT_OF_MEMORY) return status;
+    if (status) continue;
+    drv->tie_by_pivot = run == 1;
+    drv->sound = run < 2;
+    status = lemke_path(drv, max_pivots, tol, pivots, info);
+    drv->tie_by_pivot = 0;
+    drv->sound = 1;
+    if (status == LSIM_SOLVED) status = accept(drv, tol, z);
+    else extract_z(drv, z, 0);
+    if (status == LSIM_SOLVED || status == LSIM_MAX_ITERATIONS || status == LSIM_OUT_OF_MEMORY)
+      break;
+  }
+  if (status == LSIM_SOLVED) save_basis(drv);
+  return status;
+}
