@@ -67,7 +67,8 @@ struct LsimPgs {
   struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
   void *wide_rows;         /* their rows and constants (pgs_wide.c), room for doubles */
   int wide_layout;         /* doubles or floats (pgs_wide.c) */
-  double *wide_z;          /* [wide_cap * 24] the groups' z (pgs_wide.c, float layouts) */
+  float *wide_z;           /* [wide_cap * 24] the groups' z (pgs_wide.c, float layouts) */
+  struct WideIdx *wide_idx; /* [wide_cap] the groups' variables in z (pgs_wide.c) */
   int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */
   int *wide_order;  /* [wide_order_cap] the sweep order: the coloured cones colour by
                        colour (wide_ncol of them), then the other tasks in the natural order */

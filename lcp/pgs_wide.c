@@ -62,9 +62,14 @@ typedef struct WideGroup {
   _Alignas(64) int o0[WIDE_LANES];
   int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
   int two[WIDE_LANES];                /* the second block is written */
-  int normal[WIDE_LANES], b0[WIDE_LANES], L[WIDE_LANES];
   int lanes;                          /* real lanes, 1 .. 4 (the rest inert) */
-} WideGroup;
+} WideGroup;                          /* one cache line */
+
+/* The lanes' variables in z (normal, first direction, lambda; -1 for an inert lane), apart
+ * from the groups: the sweep with z in the groups never reads them. */
+typedef struct WideIdx {
+  int normal[WIDE_LANES], b0[WIDE_LANES], L[WIDE_LANES];
+} WideIdx;
 
 /* The constants per lane: 1 / M_nn, q of the normal and of p_0, p_q, the normal's column
  * on p_0 and p_q (gn1, gn2), mu, the tangent-plane inverse mass A_11, A_12, A_22 and
@@ -78,8 +83,9 @@ enum { WIDE_DOUBLE, WIDE_FLOAT };
 /* Values per group: the six rows and the constants. */
 enum { WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES };
 
-/* The groups' own copy of their z with float values (a fixed budget), WIDE_Z doubles per
- * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide. Read and written in the
+/* The groups' own copy of their z with float values (a fixed budget), WIDE_Z floats per
+ * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide (z rounded to float once
+ * on the way in, like the rows: far below what 20 sweeps leave). Read and written in the
  * sweep's order, one stream, instead of six scattered entries of z per cone (at 10 000
  * bodies z is 1.9 MB, and the sweep waited on those reads); z itself is brought up to
  * date when something reads it (lsim_pgs_wide_z_out). */
@@ -89,6 +95,7 @@ void lsim_pgs_wide_free(LsimPgs *ws) {
   free(ws->wide);
   free(ws->wide_rows);
   free(ws->wide_z);
+  free(ws->wide_idx);
   free(ws->wide_order);
   free(ws->wide_mask);
 }
@@ -100,12 +107,13 @@ int lsim_pgs_wide_group_z(const LsimPgs *ws) {
 void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
   for (int gi = 0; gi < ws->wide_groups; ++gi) {
     const WideGroup *g = &ws->wide[gi];
-    double *gz = ws->wide_z + (size_t)gi * WIDE_Z;
+    const WideIdx *x = &ws->wide_idx[gi];
+    float *gz = ws->wide_z + (size_t)gi * WIDE_Z;
     for (int l = 0; l < WIDE_LANES; ++l) {
       const int real = l < g->lanes;
-      gz[l] = real ? z[g->normal[l]] : 0.0;
-      for (int k = 0; k < 4; ++k) gz[(1 + k) * WIDE_LANES + l] = real ? z[g->b0[l] + k] : 0.0;
-      gz[5 * WIDE_LANES + l] = real ? z[g->L[l]] : 0.0;
+      gz[l] = real ? (float)z[x->normal[l]] : 0.0f;
+      for (int k = 0; k < 4; ++k) gz[(1 + k) * WIDE_LANES + l] = real ? (float)z[x->b0[l] + k] : 0.0f;
+      gz[5 * WIDE_LANES + l] = real ? (float)z[x->L[l]] : 0.0f;
     }
   }
 }
@@ -113,11 +121,12 @@ void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
 void lsim_pgs_wide_z_out(const LsimPgs *ws, double *z) {
   for (int gi = 0; gi < ws->wide_groups; ++gi) {
     const WideGroup *g = &ws->wide[gi];
-    const double *gz = ws->wide_z + (size_t)gi * WIDE_Z;
+    const WideIdx *x = &ws->wide_idx[gi];
+    const float *gz = ws->wide_z + (size_t)gi * WIDE_Z;
     for (int l = 0; l < g->lanes; ++l) {
-      z[g->normal[l]] = gz[l];
-      for (int k = 0; k < 4; ++k) z[g->b0[l] + k] = gz[(1 + k) * WIDE_LANES + l];
-      z[g->L[l]] = gz[5 * WIDE_LANES + l];
+      z[x->normal[l]] = gz[l];
+      for (int k = 0; k < 4; ++k) z[x->b0[l] + k] = gz[(1 + k) * WIDE_LANES + l];
+      z[x->L[l]] = gz[5 * WIDE_LANES + l];
     }
   }
 }
@@ -148,6 +157,7 @@ __attribute__((always_inline))
 #endif
 static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
+  WideIdx *x = &ws->wide_idx[gi];
   const int nr = 6, vals = WIDE_VALS;
   const int len = fc ? fc->nb * FAST_W : 0;
   const double *src[6] = {NULL};
@@ -178,11 +188,11 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
     bad |= put_value(v, base + (size_t)(nr * WIDE_J + c) * WIDE_LANES, k[c], layout);
   if (!fc) {
     g->o0[l] = g->o1[l] = m, g->two[l] = 0;
-    g->normal[l] = g->b0[l] = g->L[l] = -1;
+    x->normal[l] = x->b0[l] = x->L[l] = -1;
     return bad ? -1 : 0;
   }
   g->o0[l] = fc->o[0], g->o1[l] = fc->nb > 1 ? fc->o[1] : m, g->two[l] = fc->nb > 1;
-  g->normal[l] = fc->normal, g->b0[l] = fc->b0, g->L[l] = fc->L;
+  x->normal[l] = fc->normal, x->b0[l] = fc->b0, x->L[l] = fc->L;
   return bad ? -1 : 0;
 }
 
@@ -269,15 +279,16 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       tb = te;
     }
   if (groups > ws->wide_cap) {
-    void *p = NULL, *rw = NULL, *gz = NULL;
+    void *p = NULL, *rw = NULL, *gz = NULL, *ix = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
     if (posix_memalign(&rw, 64, (size_t)groups * WIDE_VALS * sizeof(double)) ||
-        posix_memalign(&gz, 64, (size_t)groups * WIDE_Z * sizeof(double))) {
-      free(p), free(rw);
+        posix_memalign(&gz, 64, (size_t)groups * WIDE_Z * sizeof(float)) ||
+        posix_memalign(&ix, 64, (size_t)groups * sizeof(WideIdx))) {
+      free(p), free(rw), free(gz);
       return LSIM_OUT_OF_MEMORY;
     }
-    free(ws->wide), free(ws->wide_rows), free(ws->wide_z);
-    ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_cap = groups;
+    free(ws->wide), free(ws->wide_rows), free(ws->wide_z), free(ws->wide_idx);
+    ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_idx = ix, ws->wide_cap = groups;
   }
   /* The layout: floats for a fixed budget, doubles for a tolerance. */
   int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
@@ -453,8 +464,8 @@ typedef float v4f __attribute__((vector_size(16)));
 #endif
 
 /* The kernels of one path, by layout. */
-typedef void (*WideKernel)(const WideGroup *, const void *, int, double *, double *, double,
-                           double *);
+typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
+                           double *, double, float *);
 static const WideKernel wide_kernels[3][2] = {
     {wide_scalar_d, wide_scalar_f},
     {wide_sse2_d, wide_sse2_f},
@@ -478,7 +489,8 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
     return;
   }
   const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR ? 0 : ws->wide_path == LSIM_PGS_SIMD_AVX2 ? 2 : 1;
-  wide_kernels[path][layout](g, rows, ng, ws->u, z, omega, ws->wide_z + (size_t)rg[0] * WIDE_Z);
+  wide_kernels[path][layout](g, ws->wide_idx + rg[0], rows, ng, ws->u, z, omega,
+                             ws->wide_z + (size_t)rg[0] * WIDE_Z);
   /* The range's rest, in the natural order. */
   lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
 }

@@ -4,7 +4,7 @@
  *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
  *   WK_S, WK_SV  the values' storage (double or float) and its vector of WK_N,
  *   WK_GZ        1: z of the group's cones in the group's own copy (zgroups, WIDE_Z
- *                doubles per group), 0: in z by index,
+ *                floats per group; only with float values), 0: in z by index,
  *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
  *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
  *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
@@ -23,11 +23,11 @@
 #define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3)})
 #endif
 
-WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng, double *u,
-                            double *z, double omega_s, double *zgroups) {
+WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const void *rows_v,
+                            int ng, double *u, double *z, double omega_s, float *zgroups) {
   const WK_S *rows_all = rows_v;
   enum { VALS = WIDE_VALS };
-  (void)zgroups, (void)z;
+  (void)zgroups, (void)z, (void)idx;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
   const WK_I absmask = (WK_I){0} + LLONG_MAX;
@@ -47,9 +47,11 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
       if (h >= g->lanes) break; /* only inert lanes left */
 #ifdef WK_LOAD_ROW
 #define AT(i) WK_LOAD_ROW(rows + (i) * WIDE_LANES + h)
+#define AT_F(p) WK_LOAD_ROW(p)
 #else
 #define AT(i) ({ WK_SV s_; memcpy(&s_, rows + (i) * WIDE_LANES + h, sizeof s_); \
                  __builtin_convertvector(s_, WK_V); })
+#define AT_F(p) ({ WK_SV s_; memcpy(&s_, (p), sizeof s_); __builtin_convertvector(s_, WK_V); })
 #endif
 #define ROW(r, j) AT((r) * WIDE_J + (j))
 #define LD(k) AT(6 * WIDE_J + (k))
@@ -65,17 +67,19 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
 #undef P1
       }
 #if WK_GZ
-      /* z (normal, beta, lambda) from the group's own copy (inert lanes: zeros, kept). */
-      double *gz = zgroups + (size_t)gi * WIDE_Z + h;
-      for (int k = 0; k < 6; ++k) memcpy(&zs[k], gz + k * WIDE_LANES, sizeof zs[k]);
+      /* z (normal, beta, lambda) from the group's own copy, floats (inert lanes: zeros,
+         kept). */
+      float *gz = zgroups + (size_t)gi * WIDE_Z + h;
+      for (int k = 0; k < 6; ++k) zs[k] = AT_F(gz + k * WIDE_LANES);
 #else
       /* z (normal, beta, lambda), lane by lane (inert lanes: zeros). */
+      const WideIdx *x = idx + gi;
       const double *pn[WK_N], *pb[WK_N], *pl[WK_N];
       for (int l = 0; l < WK_N; ++l) {
         const int real = h + l < g->lanes;
-        pn[l] = real ? z + g->normal[h + l] : wide_pad;
-        pb[l] = real ? z + g->b0[h + l] : wide_pad;
-        pl[l] = real ? z + g->L[h + l] : wide_pad;
+        pn[l] = real ? z + x->normal[h + l] : wide_pad;
+        pb[l] = real ? z + x->b0[h + l] : wide_pad;
+        pl[l] = real ? z + x->L[h + l] : wide_pad;
       }
 #define PN(l) pn[l][0]
 #define PL(l) pl[l][0]
@@ -176,7 +180,10 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
       /* Scatter the real lanes' u (and z, unless the group keeps it). */
 #if WK_GZ
       const WK_V zout[6] = {zn, nb0, nb1, nb2, nb3, nl};
-      for (int k = 0; k < 6; ++k) memcpy(gz + k * WIDE_LANES, &zout[k], sizeof zout[k]);
+      for (int k = 0; k < 6; ++k) {
+        const WK_SV zf = __builtin_convertvector(zout[k], WK_SV);
+        memcpy(gz + k * WIDE_LANES, &zf, sizeof zf);
+      }
 #endif
       for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
         double *q0 = u + g->o0[h + l];
@@ -186,13 +193,14 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const void *rows_v, int ng,
           for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
         }
 #if !WK_GZ
-        z[g->normal[h + l]] = zn[l];
-        double *beta = z + g->b0[h + l];
+        z[x->normal[h + l]] = zn[l];
+        double *beta = z + x->b0[h + l];
         beta[0] = nb0[l], beta[1] = nb1[l], beta[2] = nb2[l], beta[3] = nb3[l];
-        z[g->L[h + l]] = nl[l];
+        z[x->L[h + l]] = nl[l];
 #endif
       }
 #undef AT
+#undef AT_F
 #undef LD
 #undef ROW
     }
