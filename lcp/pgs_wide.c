@@ -218,6 +218,75 @@ static int window_end(const int *colour, int tb, int e) {
   return te;
 }
 
+/* Range r (positions [tb0, te0) of src, its groups from gi): the order and the groups,
+ * window by window: a window's colours in turn, each colour's cones in the natural order,
+ * four by four; the range's rest after its windows. 1 when a float value is not finite. */
+static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, int te0, int gi,
+                      int r, int m, int layout) {
+  int bad = 0, nc = 0;
+  for (int t = tb0; t < te0; ++t) nc += colour[t] >= 0;
+  int p = tb0, rest = tb0 + nc;
+  ws->wide_range[r][0] = gi, ws->wide_range[r][2] = rest, ws->wide_range[r][3] = te0;
+  ws->wide_range[r][4] = tb0;
+  for (int tb = tb0; tb < te0;) {
+    const int te = window_end(colour, tb, te0);
+    int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
+    int grp[WIDE_MAX_COLOURS];
+    for (int t = tb; t < te; ++t)
+      if (colour[t] >= 0) count[colour[t]]++;
+    for (int k = 0, q = p, g = gi; k < WIDE_MAX_COLOURS; ++k) {
+      pos[k] = first[k] = q, grp[k] = g;
+      q += count[k], g += (count[k] + WIDE_LANES - 1) / WIDE_LANES;
+    }
+    /* Each cone to its place, in the natural order (its rows read in memory order). */
+    for (int t = tb; t < te; ++t) {
+      const int k = colour[t];
+      if (k < 0) {
+        ws->wide_order[rest++] = src[t];
+        continue;
+      }
+      const int rank = pos[k] - first[k];
+      ws->wide_order[pos[k]++] = src[t];
+      const int gl = grp[k] + rank / WIDE_LANES, ll = rank % WIDE_LANES;
+      /* The layout a constant for the compiler (one copy of pack_lane each). */
+      if (layout == WIDE_FLOAT) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT);
+      else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
+    }
+    /* Lane counts; the last group of a colour padded with inert lanes. */
+    for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+      for (int s = 0; s < count[k]; s += WIDE_LANES) {
+        const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
+        ws->wide[gi].lanes = lanes;
+        for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, layout);
+        ++gi;
+      }
+      p += count[k];
+    }
+    tb = te;
+  }
+  ws->wide_range[r][1] = gi;
+  return bad != 0;
+}
+
+/* The packing on the team: member k packs ranges 2k and 2k + 1, member 0 also 2T. */
+typedef struct PackJob {
+  LsimPgs *ws;
+  const int *src, *colour, *rb, *re, *g0;
+  int m, layout, nr;
+  int bad[LSIM_PGS_MAX_THREADS];
+} PackJob;
+
+static void pack_part(void *arg, int member) {
+  PackJob *j = arg;
+  int bad = 0;
+  for (int r = 2 * member; r <= 2 * member + 1; ++r)
+    bad |= pack_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->g0[r], r, j->m, j->layout);
+  if (member == 0)
+    bad |= pack_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->g0[j->nr - 1],
+                      j->nr - 1, j->m, j->layout);
+  j->bad[member] = bad;
+}
+
 int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0, ws->wide_nranges = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = m / FAST_W;
@@ -250,9 +319,10 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   if (nfit < WIDE_MIN_CONES) return 0;
   unsigned long long *mask = ws->wide_mask;
   memset(mask, 0, (size_t)nblk * sizeof *mask);
-  /* Colours, window by window (the masks cleared after each). */
-  int groups = 0, ncol = 0, ncoloured = 0;
-  for (int r = 0; r < nr; ++r)
+  /* Colours, window by window (the masks cleared after each); each range's first group. */
+  int groups = 0, ncol = 0, ncoloured = 0, g0[2 * LSIM_PGS_MAX_THREADS + 1];
+  for (int r = 0; r < nr; ++r) {
+    g0[r] = groups;
     for (int tb = rb[r]; tb < re[r];) {
       const int te = window_end(colour, tb, re[r]);
       int count[WIDE_MAX_COLOURS] = {0};
@@ -278,6 +348,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       }
       tb = te;
     }
+  }
   if (groups > ws->wide_cap) {
     void *p = NULL, *rw = NULL, *gz = NULL, *ix = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;
@@ -292,59 +363,22 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   }
   /* The layout: floats for a fixed budget, doubles for a tolerance. */
   int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
-  /* The order and the groups, range by range and window by window: a window's colours in
-     turn, each colour's cones in the natural order, four by four; the range's rest after
-     its windows. Floats only when every value stays finite (else packed again as
-     doubles). */
+  /* The order and the groups, range by range (with a team, each member its part's two
+     ranges, member 0 the crossing set too: disjoint positions and groups, so the same
+     result). Floats only when every value stays finite (else packed again as doubles). */
+  PackJob job = {ws, src, colour, rb, re, g0, m, layout, nr, {0}};
   for (int pass = 0; pass < 2; ++pass) {
-    int gi = 0, bad = 0;
-    for (int r = 0; r < nr; ++r) {
-      int nc = 0;
-      for (int t = rb[r]; t < re[r]; ++t) nc += colour[t] >= 0;
-      int p = rb[r], rest = rb[r] + nc;
-      ws->wide_range[r][0] = gi, ws->wide_range[r][2] = rest, ws->wide_range[r][3] = re[r];
-      ws->wide_range[r][4] = rb[r];
-      for (int tb = rb[r]; tb < re[r];) {
-        const int te = window_end(colour, tb, re[r]);
-        int count[WIDE_MAX_COLOURS] = {0}, pos[WIDE_MAX_COLOURS], first[WIDE_MAX_COLOURS];
-        int grp[WIDE_MAX_COLOURS];
-        for (int t = tb; t < te; ++t)
-          if (colour[t] >= 0) count[colour[t]]++;
-        for (int k = 0, q = p, g = gi; k < WIDE_MAX_COLOURS; ++k) {
-          pos[k] = first[k] = q, grp[k] = g;
-          q += count[k], g += (count[k] + WIDE_LANES - 1) / WIDE_LANES;
-        }
-        /* Each cone to its place, in the natural order (its rows read in memory order). */
-        for (int t = tb; t < te; ++t) {
-          const int k = colour[t];
-          if (k < 0) {
-            ws->wide_order[rest++] = src[t];
-            continue;
-          }
-          const int rank = pos[k] - first[k];
-          ws->wide_order[pos[k]++] = src[t];
-          const int gl = grp[k] + rank / WIDE_LANES, ll = rank % WIDE_LANES;
-          /* The layout a constant for the compiler (one copy of pack_lane each). */
-          if (layout == WIDE_FLOAT) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT);
-          else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
-        }
-        /* Lane counts; the last group of a colour padded with inert lanes. */
-        for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
-          for (int s = 0; s < count[k]; s += WIDE_LANES) {
-            const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
-            ws->wide[gi].lanes = lanes;
-            for (int l = lanes; l < WIDE_LANES; ++l) pack_lane(ws, gi, l, NULL, m, layout);
-            ++gi;
-          }
-          p += count[k];
-        }
-        tb = te;
-      }
-      ws->wide_range[r][1] = gi;
+    int bad = 0;
+    if (ws->nparts && lsim_pgs_team_on(ws)) {
+      lsim_team_run(ws->team, pack_part, &job);
+      for (int k = 0; k < ws->nparts; ++k) bad |= job.bad[k];
+    } else {
+      for (int r = 0; r < nr; ++r) bad |= pack_range(ws, src, colour, rb[r], re[r], g0[r], r, m, job.layout);
     }
-    if (!(bad && layout != WIDE_DOUBLE)) break;
-    layout = WIDE_DOUBLE;
+    if (!(bad && job.layout != WIDE_DOUBLE)) break;
+    job.layout = WIDE_DOUBLE;
   }
+  layout = job.layout;
   ws->wide_groups = groups, ws->wide_ncol = ncoloured, ws->wide_colours = ncol;
   ws->wide_nranges = nr;
   ws->wide_path = pick_path();
