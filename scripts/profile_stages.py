@@ -37,7 +37,7 @@ STAGES = [
     ("PGS prepare", r"^(prepare_cone.*|row_runs.*|fast_prepare.*|cone_runs.*|prepare_chunk.*)$"),
     ("PGS colouring + packing", r"^(lsim_pgs_colour.*|pack_lane.*|window_end.*|wide_fits.*)$"),
     ("PGS sweeps", r"^(lsim_pgs_fast_sweep_range.*|fast_sweep.*|lsim_pgs_wide_sweep_range.*|"
-     r"wide_(scalar|sse2|avx2)_[df].*|lsim_pgs_sweep_all.*)$"),
+     r"wide_(scalar|sse2|avx2)_[df].*|lsim_pgs_sweep_all.*|lsim_pgs_wide_z_(in|out))$"),
     ("PGS residual", r"^(fast_exact.*|rows_range.*@pgs_fast)$"),
     ("impulses + remembered", r"^(impulses_range|remember_range|remember|impulses_slice)$"),
 ]
