@@ -279,6 +279,7 @@ typedef struct PackJob {
 static void pack_part(void *arg, int member) {
   PackJob *j = arg;
   int bad = 0;
+  if (2 * member + 1 >= j->nr - 1) return; /* a member without a part (none today) */
   for (int r = 2 * member; r <= 2 * member + 1; ++r)
     bad |= pack_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->g0[r], r, j->m, j->layout);
   if (member == 0)
