@@ -649,6 +649,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     stats->first_status = ss.first_status;
     stats->source = ss.source;
+    stats->simd = ss.simd;
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;
     stats->residual = ss.residual.natural;

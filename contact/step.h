@@ -44,6 +44,8 @@ typedef struct LsimStepStats {
                            fallback chain recovered the step: lcp/solver.h, FALLBACK) */
   int source;           /* LsimSolutionSource: what produced the impulses integrated */
   int sleeping;         /* dynamic bodies asleep after the step (model->sleep; 0 when off) */
+  int simd;             /* the PGS coloured sweep's instruction set (LSIM_PGS_SIMD_*), 0
+                           when it did not run (another solver, too few cones) */
 } LsimStepStats;
 
 typedef struct LsimStepper LsimStepper;

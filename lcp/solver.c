@@ -839,6 +839,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     st.iterations = pi.sweeps;
     st.warm_started = o->warm_start;
     st.trace_len = pi.trace_len;
+    st.simd = pi.simd;
   } else {
     s->dense.n = n;
     status = lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);

@@ -52,6 +52,8 @@ typedef struct LsimSolveStats {
   int first_status;        /* the chosen solver's own status; status differs from it when
                               the fallback chain recovered the solve */
   int source;              /* LsimSolutionSource: what produced the returned z */
+  int simd;                /* the PGS coloured sweep's instruction set (LSIM_PGS_SIMD_*,
+                              pgs.h) when it ran on the whole problem, else 0 */
 } LsimSolveStats;
 
 /* FALLBACK. With options.fallback, a solve whose status is a numerical failure (not

@@ -54,7 +54,7 @@ typedef struct Series {
 
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
-       S_SICONOS, S_FIRST_STATUS, S_SOURCE,
+       S_SICONOS, S_FIRST_STATUS, S_SOURCE, S_SIMD,
        S_SLEEPING, /* only with sleeping on */
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
        S_OFFSET,
@@ -660,6 +660,9 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   for (int c = 0; c < LSIM_SOURCE_COUNT; ++c)
     snprintf(sources[c], sizeof sources[0], "%d %s", c, lsim_source_name(c));
   write_strings(r, "/solver/source_legend", sources[0], sizeof sources[0], LSIM_SOURCE_COUNT);
+  /* SIMD legend: "code name" of the instruction set the PGS sweep ran on (lcp/pgs.h). */
+  static const char simd_legend[5][16] = {"0 none", "1 scalar", "2 sse2", "3 avx2", "4 reference"};
+  write_strings(r, "/solver/simd_legend", simd_legend[0], sizeof simd_legend[0], 5);
 
   /* The series: state rows, solver rows, contact offsets, contact rows. */
   size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;
@@ -680,6 +683,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_SICONOS, "/solver/siconos_error", D, FD, 0, 0, cs, NULL);
   series_create(r, S_FIRST_STATUS, "/solver/first_status", I, FI, 0, 0, cs, NULL);
   series_create(r, S_SOURCE, "/solver/source", I, FI, 0, 0, cs, NULL);
+  series_create(r, S_SIMD, "/solver/simd", I, FI, 0, 0, cs, NULL);
   if (model->sleep.enabled) series_create(r, S_SLEEPING, "/solver/sleeping", I, FI, 0, 0, cs, NULL);
   if (r->ntethers > 0) {
     const size_t nt = (size_t)r->ntethers;
@@ -758,6 +762,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_SICONOS]) = st->siconos_error;
   *(int *)series_row(&r->s[S_FIRST_STATUS]) = st->first_status;
   *(int *)series_row(&r->s[S_SOURCE]) = st->source;
+  *(int *)series_row(&r->s[S_SIMD]) = st->simd;
   if (r->s[S_SLEEPING].dset >= 0) *(int *)series_row(&r->s[S_SLEEPING]) = st->sleeping;
   append_constraints(r, model, contacts);
 

@@ -14,8 +14,8 @@ function r = lcpsim_load(path)
 %   r.solver.residual [N x 1]                           row k = step k
 % Integer datasets keep their integer class (int32, int64, uint64); mind that Octave /
 % Matlab arithmetic on integers saturates and rounds (use double() before dividing).
-% Strings are char row vectors; r.bodies.name, r.solver.status_legend and
-% r.solver.source_legend are cell columns of strings.
+% Strings are char row vectors; r.bodies.name, r.solver.status_legend,
+% r.solver.source_legend and r.solver.simd_legend are cell columns of strings.
 %
 % Step k's contacts (k = 1..N; step 0 has none):
 %   i = r.contacts.rows(k);          % row indices, possibly empty
@@ -83,6 +83,9 @@ function r = lcpsim_load(path)
   r.solver.status_legend = to_cellstr(r.solver.status_legend);
   if isfield(r.solver, 'source_legend')
     r.solver.source_legend = to_cellstr(r.solver.source_legend);
+  end
+  if isfield(r.solver, 'simd_legend')
+    r.solver.simd_legend = to_cellstr(r.solver.simd_legend);
   end
   if isfield(r, 'shapes') && isfield(r.shapes, 'name')
     r.shapes.name = to_cellstr(r.shapes.name);

@@ -76,10 +76,11 @@ static const double PE[4] = {6, 5.75, 5.5, 5.375};
 /* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
  * Lemke recovered it (first_status, source). */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0},
-    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0, 0},
+    {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0,
+     LSIM_PGS_SIMD_SSE2},
     {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
-     LSIM_SOURCE_SOLVER, 0},
+     LSIM_SOURCE_SOLVER, 0, LSIM_PGS_SIMD_AVX2},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */
@@ -325,6 +326,12 @@ static void check_sample(const char *path) {
   assert_string_equal(s[0], "0 solver");
   assert_string_equal(s[2], "2 lemke_scaled");
   assert_string_equal(s[4], "4 start");
+  read_as(f, "/solver/simd", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == LSIM_PGS_SIMD_SSE2 && si[2] == LSIM_PGS_SIMD_AVX2);
+  read_strings(f, "/solver/simd_legend", 5, s);
+  assert_string_equal(s[0], "0 none");
+  assert_string_equal(s[LSIM_PGS_SIMD_AVX2], "3 avx2");
+  assert_string_equal(s[LSIM_PGS_SIMD_REFERENCE], "4 reference");
 
   /* Summary. */
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 3);
