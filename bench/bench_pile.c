@@ -174,6 +174,9 @@ static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads, 
   }
 }
 
+/* The instruction sets lcpsim's coloured PGS sweep ran on (bit k: LSIM_PGS_SIMD k). */
+static unsigned simd_seen;
+
 static void lsim_run_steps(LsimRun *run, int count) {
   RunStats *r = &run->r;
   for (int k = 0; k < count; ++k) {
@@ -190,6 +193,7 @@ static void lsim_run_steps(LsimRun *run, int count) {
     r->mean_contacts += ss.ncontacts;
     r->solver_share += ss.wall_time;
     if (ss.iterations > r->max_iterations) r->max_iterations = ss.iterations;
+    simd_seen |= 1u << ss.simd;
   }
   run->steps += count;
 }
@@ -526,6 +530,12 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   dCloseODE();
+  /* What the sweeps ran on (the same bits on every set; the speed is this one's). */
+  static const char *simd_names[5] = {"none (steps with fewer than 16 cones)", "scalar", "sse2", "avx2", "reference"};
+  printf("\nlcpsim's coloured PGS sweep ran on:");
+  for (int k = 0; k < 5; ++k)
+    if (simd_seen & (1u << k)) printf(" %s", simd_names[k]);
+  printf(" (LSIM_SIMD=scalar|sse2|avx2 chooses)\n");
   if (!lemke || only_n > 0) return 0;
   printf("\n## Lemke on the same piles (dense pivoting; first 50 steps)\n\n");
   printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");
