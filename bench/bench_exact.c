@@ -21,6 +21,9 @@
  * (lsim_stepper_basis_guess, there with --driver lemke_sparse) instead of z > 0; "this
  * step's final basis" from the driver's own final basis of the same problem (0 pivots: the
  * cost of a warm start alone).
+ * "lemke_sparse, whole, cold" starts from z = 0 (Lemke's cold path on the same problem).
+ * With --verbose each step of the "lemke_sparse, whole" series also prints the contact
+ * structure of its solution (print_structure).
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
@@ -36,7 +39,7 @@
 #include "lcp/solver.h"
 #include "scene/scene.h"
 
-enum { NSERIES = 9, MAXSTEPS = 4000 };
+enum { NSERIES = 10, MAXSTEPS = 4000 };
 
 static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
 
@@ -57,11 +60,45 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* The contact structure of a solution z of f (--verbose): contacts pushing (normal impulse
+ * above 1e-9 max z), of them sticking (cone slack lambda at 0) and sliding; complementary
+ * pairs with both z_i and w_i at 0 (below 1e-9 of max z, max |w|); and, of the final basis
+ * (may be NULL), the basic z among the normal and direction rows against m, the
+ * generalized velocities: more than m makes the basis's J B part rank deficient. */
+static void print_structure(int step, const LsimFactoredLcp *f, const double *z,
+                            const unsigned char *basis) {
+  const int n = f->n;
+  double *u = malloc(sizeof(double) * (size_t)(f->m > 0 ? f->m : 1));
+  double *w = malloc(sizeof(double) * (size_t)n);
+  if (!u || !w) {
+    free(u), free(w);
+    return;
+  }
+  lsim_factored_w(f, z, u, w);
+  double zmax = 0.0, wmax = 0.0;
+  for (int i = 0; i < n; ++i) zmax = fmax(zmax, z[i]), wmax = fmax(wmax, fabs(w[i]));
+  int pushing = 0, sliding = 0, degenerate = 0, zrows = 0;
+  for (int i = 0; i < n; ++i) degenerate += z[i] <= 1e-9 * zmax && fabs(w[i]) <= 1e-9 * wmax;
+  for (int k = 0; k < f->ncones; ++k) {
+    const LsimConeBlock *c = &f->cones[k];
+    if (c->normal < 0) continue;
+    if (z[c->normal] > 1e-9 * zmax) ++pushing, sliding += z[c->lambda] > 1e-9 * zmax;
+    if (!basis) continue;
+    zrows += basis[c->normal] != 0;
+    for (int d = 0; d < c->ndir; ++d) zrows += basis[c->first_dir + d] != 0;
+  }
+  fprintf(stderr, "step %d structure: %d contacts pushing (%d sticking, %d sliding), %d "
+          "degenerate pairs, final basis: %d basic z on normal and direction rows against m = %d\n",
+          step, pushing, pushing - sliding, sliding, degenerate, zrows, f->m);
+  free(u), free(w);
+}
+
 typedef struct Series {
   const char *label, *name;
   int islands, max_iter;
   int carry; /* 1: from the driver's carried final basis (lsim_stepper_basis_guess); 2: from
-                the driver's final basis of this very step (the floor: 0 pivots) */
+                the driver's final basis of this very step (the floor: 0 pivots); 3: cold
+                (z = 0, no guess) */
   LsimSolver *solver;
   double piv[MAXSTEPS];
   double ms[MAXSTEPS];
@@ -121,6 +158,7 @@ int main(int argc, char **argv) {
        .carry = 1},
       {.label = "lemke_sparse, whole, this step's final basis", .name = "lemke_sparse",
        .islands = 0, .carry = 2},
+      {.label = "lemke_sparse, whole, cold", .name = "lemke_sparse", .islands = 0, .carry = 3},
   };
   unsigned char *own = NULL;
   int own_cap = 0;
@@ -159,7 +197,8 @@ int main(int argc, char **argv) {
         ++s->skipped;
         continue;
       }
-      memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
+      if (s->carry == 3) memset(z, 0, (size_t)n * sizeof(double));
+      else memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)n * sizeof(double));
       LsimSolveStats st;
       /* The carried series starts from the last step's final basis by contact id (NULL, so
          z > 0, when the driver is not lemke_sparse); the others guess z > 0. */
@@ -193,6 +232,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms\n",
                 step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
                 st.warm_started, s->ms[s->runs - 1]);
+      if (verbose && s->carry == 0 && !s->islands && rc == LSIM_SOLVED)
+        print_structure(step, f, z, lsim_solver_last_basis(s->solver, &(int){0}));
     }
   }
   printf("## Exact solvers on %s (%d steps, n up to %d), warm started, same process\n\n", path,
