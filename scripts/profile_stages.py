@@ -35,7 +35,7 @@ STAGES = [
      r"rows_slice|count_entries|reserve_lcp)$"),
     ("warm start", r"^(warm_range|warm_start|warm_slice)$"),
     ("PGS prepare", r"^(prepare_cone.*|row_runs.*|fast_prepare.*|cone_runs.*|prepare_chunk.*)$"),
-    ("PGS colouring + packing", r"^(lsim_pgs_colour.*|pack_lane.*|window_end.*|wide_fits.*)$"),
+    ("PGS colouring + packing", r"^(lsim_pgs_colour.*|pack_lane.*|pack_range.*|pack_part.*|window_end.*|wide_fits.*)$"),
     ("PGS sweeps", r"^(lsim_pgs_fast_sweep_range.*|fast_sweep.*|lsim_pgs_wide_sweep_range.*|"
      r"wide_(scalar|sse2|avx2)_[df].*|lsim_pgs_sweep_all.*|lsim_pgs_wide_z_(in|out))$"),
     ("PGS residual", r"^(fast_exact.*|rows_range.*@pgs_fast)$"),
