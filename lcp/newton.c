@@ -62,6 +62,21 @@
  * is refined (up to four back substitutions) on the residual of (3) computed from the
  * factored M.
  *
+ * The interior point phase, when phase 1 fails. A settled pile's LCP is statically
+ * indeterminate and degenerate (hundreds of pairs with z_i = w_i = 0): the active sets
+ * phase 1 meets are inconsistent, and from a PGS start it wanders. A primal-dual interior
+ * point method (Mehrotra's predictor-corrector, from z = w = sqrt(scale) e, infeasible)
+ * follows the central path instead, where no active set is chosen: each step solves
+ *     z_i (M dz)_i + w_i dz_i = s_i - z_i r_i,   dw = M dz + r,   r = M z + q - w,
+ * in the augmented form above (row i of (J C) times z_i, w_i on the diagonal: the same
+ * pattern, so the same symbolic analysis), with s = -z w (predictor) and then
+ * s = sigma mu e - z w - dz_aff dw_aff (corrector, sigma = (mu_aff / mu)^3), and steps to
+ * 0.995 of the boundary. M is not monotone, so mu levels off (at 1e-8 to 1e-6 of the
+ * start's on the hardest steps); the phase stops when mu has not halved in 8 steps. Its
+ * point of smallest natural residual gives the crossover guess z_i (where z_i > w_i, else
+ * 0): the limit's active set, from which PGS and phase 1 finish in a few steps, and then
+ * phase 2 as before (with a fresh step budget).
+ *
  * The start: the guess (the previous step's impulses by contact id in a run), then 20
  * PGS sweeps, kept only when they lower the natural residual (PGS need not converge on a
  * nonsymmetric M); phase 2 starts from phase 1's best point. The stop test is the common
@@ -69,6 +84,8 @@
  * recomputed from z alone, checked after every step; the best point is returned.
  *
  * REFERENCES
+ * Mehrotra, "On the implementation of a primal-dual interior point method", SIAM J. Optim.
+ * 2 (1992); Wright, "Primal-Dual Interior-Point Methods", SIAM (1997), ch. 8 for the LCP;
  * Kostreva, "Block pivoting methods for solving the complementarity problem", Linear
  * Algebra Appl. 21 (1978); Judice and Pires, "A block principal pivoting algorithm for
  * large-scale strictly monotone linear complementarity problems", Comput. Oper. Res. 21
@@ -119,6 +136,10 @@
  * from the best point with a ten times larger eps, at most EPS_RAISES times. */
 enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
 
+/* The interior point phase's default step limit, and the steps over which its duality
+ * measure must halve (else it has levelled off). */
+enum { IPM_ITER = 60, IPM_STALL = 8 };
+
 /* The default dense_limit (the Lemke fallback forms the dense M; above a few hundred
  * variables its pivots can take minutes: 355 s on a settled pile_100 step, n = 1482), and
  * phase 2's steps when that fallback follows. */
@@ -131,6 +152,7 @@ struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;
   double *w, *zn, *wn, *zbest, *zsave;   /* [cap_n] */
   double *wrn, *center;                  /* [cap_n] regularized w of zn, proximal center */
+  double *iz, *iw, *ir, *idz, *idw;      /* [cap_n] interior point: z, w, M z + q - w, steps */
   unsigned char *active, *abest;         /* [cap_n] 1 for i in A; the A of fewest
                                             infeasible rows in the subproblem */
   double *u;                             /* [cap_m] B z */
@@ -156,7 +178,7 @@ struct LsimNewton {
 
 LsimNewtonOptions lsim_default_newton_options(void) {
   LsimNewtonOptions o = {.tol = 1e-10, .max_iter = 0, .pgs_sweeps = -1, .reg = 0.0,
-                         .dense_limit = 0, .sparse_limit = 0};
+                         .dense_limit = 0, .ipm_iter = 0, .sparse_limit = 0};
   return o;
 }
 
@@ -190,6 +212,7 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->sguess);
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
   free(ws->wrn), free(ws->center);
+  free(ws->iz), free(ws->iw), free(ws->ir), free(ws->idz), free(ws->idw);
   free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
@@ -199,7 +222,7 @@ void lsim_newton_free(LsimNewton *ws) {
 static int reserve(LsimNewton *ws, int n, int m, int nz) {
   int cap = ws->cap_n;
   double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave,
-                   &ws->wrn, &ws->center};
+                   &ws->wrn, &ws->center, &ws->iz, &ws->iw, &ws->ir, &ws->idz, &ws->idw};
   if (n > ws->cap_n) {
     for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
       cap = ws->cap_n;
@@ -308,10 +331,9 @@ static double merit(const double *z, const double *w, int n, double *natural) {
   return s;
 }
 
-/* Numeric LU of the augmented matrix for the active set in ws->active. */
-static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) {
+/* Numeric LU of the augmented matrix whose triplet values are in ws->Tx. */
+static int numeric(LsimNewton *ws, const LsimFactoredLcp *f, int nz) {
   const int na = f->m + f->n;
-  triplets(ws, f, NULL, NULL, ws->Tx, eps);
   memset(ws->Ax, 0, (size_t)ws->Ap[na] * sizeof(double));
   for (int k = 0; k < nz; ++k) ws->Ax[ws->Map[k]] += ws->Tx[k];
   if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
@@ -320,6 +342,12 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK) return LSIM_BREAKDOWN; /* includes a singular matrix */
   return 0;
+}
+
+/* Numeric LU of the augmented matrix for the active set in ws->active. */
+static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) {
+  triplets(ws, f, NULL, NULL, ws->Tx, eps);
+  return numeric(ws, f, nz);
 }
 
 /* The point (3) of the subproblem (2) for the active set ws->active: zn_I = 0 and
@@ -471,6 +499,113 @@ static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double
   return LSIM_MAX_ITERATIONS;
 }
 
+/* The augmented matrix of the interior point's Newton system, in triplets' order: row i
+ * of the z block is z_i (J_i, C_i) plus w_i on the diagonal (the complementarity row
+ * z_i (M dz)_i + w_i dz_i, every entry bounded as z_i w_i -> 0). */
+static void ipm_values(const LsimFactoredLcp *f, const double *z, const double *w, double *tx) {
+  const int n = f->n, m = f->m;
+  int k = 0;
+  for (int j = 0; j < m; ++j) tx[k++] = 1.0;
+  for (int i = 0; i < n; ++i)
+    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) tx[k++] = z[i] * f->J_val[p];
+  for (int i = 0; i < n; ++i)
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) tx[k++] = -f->B_val[p];
+  for (int i = 0; f->C_ptr && i < n; ++i)
+    for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p) tx[k++] = z[i] * f->C_val[p];
+  for (int i = 0; i < n; ++i) tx[k++] = w[i];
+}
+
+/* The largest step in [0, 1] that keeps x + a dx >= 0. */
+static double max_step(const double *x, const double *dx, int n) {
+  double a = 1.0;
+  for (int i = 0; i < n; ++i)
+    if (dx[i] < 0.0 && x[i] + a * dx[i] < 0.0) a = -x[i] / dx[i];
+  return a;
+}
+
+/* One Newton direction of the interior point: dz from the augmented system with the
+ * current factors and complementarity target s (z_i dw_i + w_i dz_i = s_i), dw = M dz + r.
+ * Returns 0 or LSIM_BREAKDOWN. */
+static int ipm_direction(LsimNewton *ws, const LsimFactoredLcp *f, const double *s) {
+  const int n = f->n, m = f->m;
+  memset(ws->rhs, 0, (size_t)m * sizeof(double));
+  for (int i = 0; i < n; ++i) ws->rhs[m + i] = s[i] - ws->iz[i] * ws->ir[i];
+  if (umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs, ws->numeric,
+                       ws->control, ws->uinfo) != UMFPACK_OK)
+    return LSIM_BREAKDOWN;
+  memcpy(ws->idz, ws->x + m, (size_t)n * sizeof(double));
+  lsim_factored_w(f, ws->idz, ws->u, ws->idw);
+  for (int i = 0; i < n; ++i) {
+    ws->idw[i] += ws->ir[i] - f->q[i];
+    if (!isfinite(ws->idz[i]) || !isfinite(ws->idw[i])) return LSIM_BREAKDOWN;
+  }
+  return 0;
+}
+
+/* The interior point phase: Mehrotra's predictor-corrector on w = M z + q, z, w > 0,
+ * from z = w = sqrt(scale) e (an infeasible start), at most max_it steps, until the
+ * duality measure mu = z'w / n stops halving in IPM_STALL steps (on a degenerate or
+ * nonmonotone problem it levels off) or falls to round-off. Each step is one numeric LU
+ * of the augmented system and two solves. The point of smallest natural residual (w from
+ * z alone) is kept in ws->center; z gets its crossover guess: z_i where z_i > w_i, else 0
+ * (the active set of the central path's limit, where phase 1 lands in a few steps).
+ * Returns 0, LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN when the first factorization fails
+ * (z is then unchanged). */
+static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double scale,
+                     int max_it, double *z, LsimNewtonInfo *info) {
+  const int n = f->n;
+  double *iz = ws->iz, *iw = ws->iw, *ir = ws->ir, *dz = ws->idz, *dw = ws->idw;
+  double *s = ws->zsave, *wt = ws->wn;
+  const double s0 = sqrt(scale);
+  for (int i = 0; i < n; ++i) iz[i] = iw[i] = s0;
+  double mu_hist[IPM_STALL], best = INFINITY;
+  int steps = 0;
+  for (int it = 0; it < max_it; ++it) {
+    /* Where the point stands: w from z alone, the natural residual, r, mu. */
+    lsim_factored_w(f, iz, ws->u, wt);
+    double nat = 0.0, rmax = 0.0, mu = 0.0;
+    for (int i = 0; i < n; ++i) {
+      nat = fmax(nat, fabs(fmin(iz[i], wt[i])));
+      ir[i] = wt[i] - iw[i];
+      rmax = fmax(rmax, fabs(ir[i]));
+      mu += iz[i] * iw[i];
+    }
+    mu /= n;
+    if (nat < best) best = nat, memcpy(ws->center, iz, (size_t)n * sizeof(double));
+    if (mu <= 1e-16 * scale && rmax <= 1e-14 * scale) break;
+    if (it >= IPM_STALL && mu > 0.5 * mu_hist[it % IPM_STALL]) break;
+    mu_hist[it % IPM_STALL] = mu;
+    /* The factors at (z, w). */
+    ipm_values(f, iz, iw, ws->Tx);
+    const int rc = numeric(ws, f, nz);
+    ++info->factorizations;
+    if (rc == LSIM_OUT_OF_MEMORY) return rc;
+    if (rc) break;
+    /* Predictor (affine scaling, s = -z w) and the centering it suggests. */
+    for (int i = 0; i < n; ++i) s[i] = -iz[i] * iw[i];
+    if (ipm_direction(ws, f, s)) break;
+    double a = fmin(max_step(iz, dz, n), max_step(iw, dw, n)), mu_aff = 0.0;
+    for (int i = 0; i < n; ++i) mu_aff += (iz[i] + a * dz[i]) * (iw[i] + a * dw[i]);
+    mu_aff /= n;
+    const double ratio = fmin(fmax(mu_aff / mu, 0.0), 1.0);
+    const double sigma = ratio * ratio * ratio;
+    /* Corrector: centering and the predictor's second-order term. */
+    for (int i = 0; i < n; ++i) s[i] = sigma * mu - iz[i] * iw[i] - dz[i] * dw[i];
+    if (ipm_direction(ws, f, s)) break;
+    info->refinements += 2;
+    ++steps;
+    /* A step short of the boundary. */
+    a = 0.995 * fmin(max_step(iz, dz, n), max_step(iw, dw, n));
+    for (int i = 0; i < n; ++i) iz[i] += a * dz[i], iw[i] += a * dw[i];
+  }
+  info->ipm_iterations = steps;
+  if (!(best < INFINITY)) return LSIM_BREAKDOWN;
+  /* The crossover guess from the best point. */
+  lsim_factored_w(f, ws->center, ws->u, wt);
+  for (int i = 0; i < n; ++i) z[i] = ws->center[i] > wt[i] ? ws->center[i] : 0.0;
+  return 0;
+}
+
 /* Lemke on the dense M formed from f, its basis guessed from the active set of z (z_i > w_i,
  * w = ws->w of z); z gets Lemke's answer when it is better. Returns Lemke's status. */
 static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
@@ -543,12 +678,12 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   if (!info) memset(&local, 0, sizeof local), info = &local;
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
   info->factorizations = info->single_pivots = 0;
-  info->lemke_pivots = info->fallback = 0;
+  info->lemke_pivots = info->fallback = info->ipm_iterations = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
   if (lsim_factored_check(f) || !(o.tol >= 0.0) || o.max_iter < 0 || !(o.reg >= 0.0) ||
-      o.dense_limit < -1 || o.sparse_limit < -1)
+      o.dense_limit < -1 || o.sparse_limit < -1 || o.ipm_iter < -1)
     return info->status = LSIM_INVALID_INPUT;
   const int n = f->n, m = f->m;
   const int max_iter = o.max_iter ? o.max_iter : 100;
@@ -616,6 +751,37 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       lsim_factored_w(f, z, ws->u, ws->w);
     }
   }
+  /* Phase 1 failed: the interior point from the standard start, then phase 1 again from
+     its crossover guess (PGS first, as at the start), with a fresh step budget. */
+  const int ipm_iter = o.ipm_iter ? o.ipm_iter : IPM_ITER;
+  int offset = 0;
+  if (status == LSIM_MAX_ITERATIONS && ipm_iter > 0) {
+    const int rc = ipm_phase(ws, f, nz, scale, ipm_iter, z, info);
+    if (rc == LSIM_OUT_OF_MEMORY) status = rc;
+    if (!rc) {
+      offset = info->iterations;
+      lsim_factored_w(f, z, ws->u, ws->w);
+      merit(z, ws->w, n, &nat);
+      const double nat0 = nat;
+      memcpy(ws->zn, z, (size_t)n * sizeof(double));
+      pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
+      lsim_factored_w(f, z, ws->u, ws->w);
+      merit(z, ws->w, n, &nat);
+      if (!(nat <= nat0)) {
+        memcpy(z, ws->zn, (size_t)n * sizeof(double));
+        lsim_factored_w(f, z, ws->u, ws->w);
+        merit(z, ws->w, n, &nat);
+      }
+      if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
+      status = nat <= target ? LSIM_SOLVED
+                             : minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol,
+                                            sweeps, max_iter / 2, &pgs_usable, z, &best, info);
+      if (status == LSIM_MAX_ITERATIONS) {
+        memcpy(z, ws->zbest, (size_t)n * sizeof(double));
+        lsim_factored_w(f, z, ws->u, ws->w);
+      }
+    }
+  }
   /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting;
      PHASE2_SHORT steps only when the Lemke fallback follows. */
   const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
@@ -623,7 +789,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   const int fallback = (o.tol > 0.0 && n <= limit) || sparse;
   const int phase2_end = fallback && info->iterations + PHASE2_SHORT < max_iter
                              ? info->iterations + PHASE2_SHORT
-                             : max_iter;
+                             : max_iter + offset;
   memcpy(ws->center, z, (size_t)n * sizeof(double));
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);

@@ -18,12 +18,16 @@ typedef struct LsimNewtonOptions {
   int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
                         started from the best iterate's active set, if n <= dense_limit;
                         0 = default 500, -1 = never */
+  int ipm_iter;      /* when phase 1 fails: at most this many interior point steps, then
+                        phase 1 again from their crossover guess, then phase 2 (newton.c);
+                        0 = default 60, -1 = none */
   int sparse_limit;  /* above dense_limit: sparse Lemke (lemke_sparse.c) on the factored
                         problem, never forming M, from the same active set, if
                         n <= sparse_limit; 0 = never (the default), -1 = any n */
 } LsimNewtonOptions;
 
-/* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0, sparse_limit 0 (the defaults). */
+/* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0, ipm_iter 0, sparse_limit 0 (the
+ * defaults). */
 LsimNewtonOptions lsim_default_newton_options(void);
 
 typedef struct LsimNewtonInfo {
@@ -36,6 +40,7 @@ typedef struct LsimNewtonInfo {
   int single_pivots;   /* single (Murty) exchanges of the block pivoting */
   int restarts;        /* eps reductions (continuation) after stalled proximal steps */
   int refinements;     /* solves with the factors (back substitutions) */
+  int ipm_iterations;  /* interior point steps (0 when phase 1 solved the problem) */
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
   int fallback;        /* 1 when the Lemke fallback ran, 2 when the sparse one did */
   double residual;     /* natural residual of the returned z, w recomputed from z */

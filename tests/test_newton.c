@@ -270,7 +270,7 @@ static void test_box_on_four_corners(void **state) {
 }
 
 /* The sparse Lemke fallback above dense_limit (sparse_limit): with the Newton steps cut
- * short (max_iter 2) on the dumped pile steps, the fallback runs on the factored problem
+ * short (max_iter 2, no interior point) on the dumped pile steps, the fallback runs on the factored problem
  * (fallback 2, no dense M) and the answer meets 1e-10. */
 static void test_sparse_fallback(void **state) {
   (void)state;
@@ -294,6 +294,7 @@ static void test_sparse_fallback(void **state) {
                                .C_val = cv, .q = lcp.q, .ncones = lcp.ncones, .cones = lcp.cones};
     LsimNewtonOptions no = lsim_default_newton_options();
     no.max_iter = 2, no.pgs_sweeps = 0, no.dense_limit = -1, no.sparse_limit = -1;
+    no.ipm_iter = -1; /* the interior point would solve these before the fallback */
     LsimNewtonInfo ni;
     memset(&ni, 0, sizeof ni);
     assert_int_equal(lsim_newton_solve_factored(ws, &f, &no, 0, z, &ni), LSIM_SOLVED);
@@ -304,6 +305,57 @@ static void test_sparse_fallback(void **state) {
     lsim_lcp_free(&lcp);
   }
   lsim_newton_free(ws);
+}
+
+/* The settled pile (data/pile_100.json, spheres in a bin), driven by PGS at 1000 sweeps
+ * and tolerance 1e-10 as bench/bench_exact drives it: from step 62 on the contact LCPs are
+ * statically indeterminate and degenerate (about 270 pairs with z = w = 0, more impulses
+ * than the 600 velocities), and the active-set phases alone stall near 1e-6. The interior
+ * point phase (its crossover guess, then PGS and phase 1) must solve each of steps 62-71
+ * to 1e-10 without the Lemke fallback, and it must be what ran on them. */
+static void test_settled_pile_interior_point(void **state) {
+  (void)state;
+  LsimModel model;
+  LsimState st;
+  char *text = NULL, err[256];
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_load("data/pile_100.json", &model, &st, &text, &serr), 0);
+  snprintf(model.solver.name, sizeof model.solver.name, "pgs");
+  model.solver.tol = 1e-10, model.solver.warm_start = 1, model.solver.max_iter = 1000;
+  LsimStepper *stepper = NULL;
+  assert_int_equal(lsim_stepper_create(&stepper, &model, NULL, err, sizeof err), 0);
+  LsimNewton *ws = lsim_newton_create();
+  LsimNewtonOptions no = lsim_default_newton_options();
+  no.dense_limit = -1; /* no Lemke fallback: the Newton-type phases alone */
+  int with_ipm = 0;
+  for (int k = 0; k < 72; ++k) {
+    LsimStepStats ss;
+    lsim_step(stepper, &model, &st, &ss);
+    if (k < 62) continue;
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    assert_true(f->n > 1000);
+    double *z = malloc((size_t)f->n * sizeof(double));
+    memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)f->n * sizeof(double));
+    LsimNewtonInfo ni;
+    memset(&ni, 0, sizeof ni);
+    const int rc = lsim_newton_solve_factored(ws, f, &no, 1, z, &ni);
+    if (rc != LSIM_SOLVED)
+      print_error("step %d n %d: %s residual %.2e ipm %d\n", k, f->n, lsim_status_name(rc),
+                  ni.residual, ni.ipm_iterations);
+    assert_int_equal(rc, LSIM_SOLVED);
+    assert_int_equal(ni.fallback, 0);
+    assert_true(ni.residual <= RES_TOL * fmax(lsim_test_max_abs(f->q, f->n), 1.0));
+    with_ipm += ni.ipm_iterations > 0;
+    free(z);
+  }
+  print_message("pile_100 steps 62-71: all solved to 1e-10, %d of 10 by way of the interior point\n",
+                with_ipm);
+  assert_true(with_ipm >= 5);
+  lsim_newton_free(ws);
+  lsim_stepper_free(stepper);
+  lsim_model_free(&model);
+  lsim_state_free(&st);
+  free(text);
 }
 
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
@@ -340,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_factored_pile_steps),
       cmocka_unit_test(test_box_on_four_corners),
       cmocka_unit_test(test_sparse_fallback),
+      cmocka_unit_test(test_settled_pile_interior_point),
       cmocka_unit_test(test_bad_input_and_trivial),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
