@@ -62,7 +62,9 @@
  * is refined (up to four back substitutions) on the residual of (3) computed from the
  * factored M.
  *
- * The interior point phase, when phase 1 fails. A settled pile's LCP is statically
+ * The interior point phase, when phase 1 fails and no dense Lemke fallback follows (n
+ * above dense_limit; below it Lemke, the reference, keeps the last word as before; phase
+ * 1 then gets PHASE1_FIRST steps before this phase). A settled pile's LCP is statically
  * indeterminate and degenerate (hundreds of pairs with z_i = w_i = 0): the active sets
  * phase 1 meets are inconsistent, and from a PGS start it wanders. A primal-dual interior
  * point method (Mehrotra's predictor-corrector, from z = w = sqrt(scale) e, infeasible)
@@ -774,7 +776,10 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   /* Phase 1: min-map Newton from the start (fast where the active systems are
      consistent; with the interior point to follow, PHASE1_FIRST steps at most); phase 2
      from its best point. */
-  const int ipm_iter = o.ipm_iter ? o.ipm_iter : IPM_ITER;
+  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
+  const int dense_fallback = o.tol > 0.0 && n <= limit;
+  /* The interior point when no dense Lemke fallback (the reference) follows. */
+  const int ipm_iter = dense_fallback ? -1 : o.ipm_iter ? o.ipm_iter : IPM_ITER;
   if (status == LSIM_MAX_ITERATIONS) {
     status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
                           ipm_iter > 0 && PHASE1_FIRST < max_iter / 2 ? PHASE1_FIRST : max_iter / 2,
@@ -816,9 +821,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   /* Phase 2: proximal point on the LCP (2), each subproblem by block principal pivoting;
      PHASE2_SHORT steps only when the Lemke fallback follows. */
-  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
   const int sparse = o.tol > 0.0 && n > limit && (o.sparse_limit < 0 || n <= o.sparse_limit);
-  const int fallback = (o.tol > 0.0 && n <= limit) || sparse;
+  const int fallback = dense_fallback || sparse;
   const int phase2_end = fallback && info->iterations + PHASE2_SHORT < max_iter
                              ? info->iterations + PHASE2_SHORT
                              : max_iter + offset;

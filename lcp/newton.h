@@ -18,9 +18,10 @@ typedef struct LsimNewtonOptions {
   int dense_limit;   /* when the Newton steps fail, Lemke (lemke.c) on the dense M, warm
                         started from the best iterate's active set, if n <= dense_limit;
                         0 = default 500, -1 = never */
-  int ipm_iter;      /* when phase 1 fails: at most this many interior point steps, then
-                        phase 1 again from their crossover guess, then phase 2 (newton.c);
-                        0 = default 60, -1 = none */
+  int ipm_iter;      /* when phase 1 fails and the dense Lemke fallback does not apply
+                        (n above dense_limit): at most this many interior point steps,
+                        then phase 1 again from their crossover guess, then phase 2
+                        (newton.c); 0 = default 60, -1 = none */
   int sparse_limit;  /* above dense_limit: sparse Lemke (lemke_sparse.c) on the factored
                         problem, never forming M, from the same active set, if
                         n <= sparse_limit; 0 = never (the default), -1 = any n */
