@@ -62,6 +62,22 @@
  * is refined (up to four back substitutions) on the residual of (3) computed from the
  * factored M.
  *
+ * The velocity form. Every system here has rows a_i (J_i u + C_i z) + d_i z_i = r_i (a_i
+ * = 1, d_i = eps on A; a_i = 0, d_i = 1 on I; the interior point's below). Where C is made
+ * of small blocks (a cone's normal, directions and lambda: 6 rows for d = 4), K = diag(d)
+ * + diag(a) C is block diagonal and z is eliminated: S u = B K^-1 r, S = I + B K^-1
+ * diag(a) J, then z = K^-1 (r - diag(a) J u), with one refinement step on the full rows
+ * (newton_schur.c). S is m x m (600 for pile_100, against m + n = 2100 for the augmented
+ * matrix) and its LU costs about a third: on pile_100, 12.7 against 21.4 ms median for the
+ * falling steps, 3.4 against 8 ms an interior point step. The reduction squares the spread
+ * of a / d into S's condition; solved to 1e-10 on all 294 steps of pile_100: 114 through
+ * S, 118 through the augmented form (the four differ at 1.8-3.3e-10). A singular block of
+ * K or singular S falls back to the augmented form for that factorization;
+ * velocity_form = -1 keeps the augmented form throughout. Like the interior point, only
+ * above dense_limit: below it the systems and answers are those of the augmented form
+ * (on pile_10 through S, a step's phase 2 ended elsewhere and Lemke's fallback from there
+ * met a secondary ray).
+ *
  * The interior point phase, when phase 1 fails and no dense Lemke fallback follows (n
  * above dense_limit; below it Lemke, the reference, keeps the last word as before; phase
  * 1 then gets PHASE1_FIRST steps before this phase). A settled pile's LCP is statically
@@ -70,13 +86,9 @@
  * point method (Mehrotra's predictor-corrector, from z = w = sqrt(scale) e, infeasible)
  * follows the central path instead, where no active set is chosen: each step solves
  *     z_i (M dz)_i + w_i dz_i = s_i - z_i r_i,   dw = M dz + r,   r = M z + q - w,
- * reduced to the m velocities when C is made of small blocks (cones): with
- * K = diag(w) + diag(z) C (block diagonal, 6 x 6 for d = 4, always nonsingular: w > 0
- * plus a skew part and a triangular mu coupling), S u = B K^-1 r', S = I + B K^-1 diag(z) J,
- * then dz = K^-1 (r' - diag(z) J u), one refinement step on the full rows
- * (newton_schur.c; S is m x m: 600 for pile_100, against m + n = 2100 for the augmented
- * form, 3.4 against 8 ms a step); otherwise in the augmented form above (row i of (J C)
- * times z_i, w_i on the diagonal). With s = -z w (predictor) and then
+ * (a_i = z_i, d_i = w_i in the velocity form, where K = diag(w) + diag(z) C is always
+ * nonsingular: w > 0 plus a skew part and a triangular mu coupling; in the augmented form
+ * row i of (J C) times z_i, w_i on the diagonal), with s = -z w (predictor) and then
  * s = sigma mu e - z w - dz_aff dw_aff (corrector, sigma = (mu_aff / mu)^3), and steps to
  * 0.995 of the boundary. M is not monotone, so mu levels off (at 1e-8 to 1e-6 of the
  * start's on the hardest steps); the phase stops when mu has not halved in 8 steps. Its
@@ -175,8 +187,10 @@ struct LsimNewton {
   void *symbolic, *numeric;
   double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
   LsimPgs *pgs;
-  LsimSchur *schur;   /* the interior point's systems on the velocities (newton_schur.h) */
-  int use_schur;      /* 1 while the interior point solves through it */
+  LsimSchur *schur;   /* the systems on the velocities (newton_schur.h) */
+  int schur_ok;       /* 1 when this problem's analysis for it succeeded */
+  int use_schur;      /* 1 when the last factors are S's (solves go through it) */
+  double *sa, *sd;    /* [cap_n] S's row scalings a and diagonal d of the last factors */
   /* The Lemke fallback: the dense problem, J transposed for forming it, the basis guess. */
   LsimLemke *lemke;
   LsimLemkeSparse *lemke_sparse; /* the fallback above dense_limit */
@@ -192,7 +206,8 @@ struct LsimNewton {
 
 LsimNewtonOptions lsim_default_newton_options(void) {
   LsimNewtonOptions o = {.tol = 1e-10, .max_iter = 0, .pgs_sweeps = -1, .reg = 0.0,
-                         .dense_limit = 0, .ipm_iter = 0, .sparse_limit = 0};
+                         .dense_limit = 0, .ipm_iter = 0, .velocity_form = 0,
+                         .sparse_limit = 0};
   return o;
 }
 
@@ -228,6 +243,7 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->w), free(ws->zn), free(ws->wn), free(ws->zbest), free(ws->zsave);
   free(ws->wrn), free(ws->center);
   free(ws->iz), free(ws->iw), free(ws->ir), free(ws->idz), free(ws->idw);
+  free(ws->sa), free(ws->sd);
   free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
@@ -237,7 +253,8 @@ void lsim_newton_free(LsimNewton *ws) {
 static int reserve(LsimNewton *ws, int n, int m, int nz) {
   int cap = ws->cap_n;
   double **dn[] = {&ws->w, &ws->zn, &ws->wn, &ws->zbest, &ws->zsave,
-                   &ws->wrn, &ws->center, &ws->iz, &ws->iw, &ws->ir, &ws->idz, &ws->idw};
+                   &ws->wrn, &ws->center, &ws->iz, &ws->iw, &ws->ir, &ws->idz, &ws->idw,
+                   &ws->sa, &ws->sd};
   if (n > ws->cap_n) {
     for (size_t k = 0; k < sizeof dn / sizeof dn[0]; ++k) {
       cap = ws->cap_n;
@@ -359,10 +376,37 @@ static int numeric(LsimNewton *ws, const LsimFactoredLcp *f, int nz) {
   return 0;
 }
 
-/* Numeric LU of the augmented matrix for the active set in ws->active. */
-static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) {
-  triplets(ws, f, NULL, NULL, ws->Tx, eps);
+static void ipm_values(const LsimFactoredLcp *f, const double *z, const double *w, double *tx);
+
+/* The factors of the rows a_i (J_i u + C_i z) + d_i z_i (a, d in ws->sa, ws->sd): S's
+ * when this problem has them (newton_schur.h) and they are not singular, else the
+ * augmented matrix's: the interior point's rows (ipm), or the active set's with eps. */
+static int factor_rows(LsimNewton *ws, const LsimFactoredLcp *f, int nz, int ipm, double eps) {
+  if (ws->schur_ok) {
+    const int rc = lsim_schur_factor(ws->schur, f, ws->sa, ws->sd);
+    if (rc != LSIM_BREAKDOWN) return ws->use_schur = !rc, rc;
+  }
+  ws->use_schur = 0;
+  if (ipm) ipm_values(f, ws->sa, ws->sd, ws->Tx);
+  else triplets(ws, f, NULL, NULL, ws->Tx, eps);
   return numeric(ws, f, nz);
+}
+
+/* The factors for the active set in ws->active and regularisation eps: a_i = 1, d_i = eps
+ * on A; a_i = 0, d_i = 1 (z_i = r_i) on I. */
+static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) {
+  for (int i = 0; i < f->n; ++i)
+    ws->sa[i] = ws->active[i] ? 1.0 : 0.0, ws->sd[i] = ws->active[i] ? eps : 1.0;
+  return factor_rows(ws, f, nz, 0, eps);
+}
+
+/* x [m + n] from rhs [m + n] (its first m entries 0) with the last factors; through S only
+ * x's last n entries (z) are set. Returns 0 or LSIM_BREAKDOWN. */
+static int lin_solve(LsimNewton *ws, const LsimFactoredLcp *f) {
+  const int m = f->m;
+  if (ws->use_schur) return lsim_schur_solve(ws->schur, f, ws->sa, ws->sd, ws->rhs + m, ws->x + m);
+  return umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs, ws->numeric,
+                          ws->control, ws->uinfo) == UMFPACK_OK ? 0 : LSIM_BREAKDOWN;
 }
 
 /* The point (3) of the subproblem (2) for the active set ws->active: zn_I = 0 and
@@ -396,10 +440,8 @@ static int newton_point(LsimNewton *ws, const LsimFactoredLcp *f, const double *
     prev = ra;
     memset(ws->rhs, 0, (size_t)m * sizeof(double));
     for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wrn[i] : 0.0;
-    const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
-                                    ws->numeric, ws->control, ws->uinfo);
     ++*refinements;
-    if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+    if (lin_solve(ws, f)) return LSIM_BREAKDOWN;
     for (int i = 0; i < n; ++i)
       if (ws->active[i]) ws->zn[i] += ws->x[m + i];
   }
@@ -452,10 +494,8 @@ static int refined_point(LsimNewton *ws, const LsimFactoredLcp *f, const double 
     prev = ra;
     memset(ws->rhs, 0, (size_t)m * sizeof(double));
     for (int i = 0; i < n; ++i) ws->rhs[m + i] = ws->active[i] ? -ws->wn[i] : 0.0;
-    const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs,
-                                    ws->numeric, ws->control, ws->uinfo);
     ++*refinements;
-    if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+    if (lin_solve(ws, f)) return LSIM_BREAKDOWN;
     for (int i = 0; i < n; ++i)
       if (ws->active[i]) ws->zn[i] += ws->x[m + i];
   }
@@ -545,14 +585,8 @@ static int ipm_direction(LsimNewton *ws, const LsimFactoredLcp *f, const double 
   const int n = f->n, m = f->m;
   memset(ws->rhs, 0, (size_t)m * sizeof(double));
   for (int i = 0; i < n; ++i) ws->rhs[m + i] = s[i] - ws->iz[i] * ws->ir[i];
-  if (ws->use_schur) {
-    if (lsim_schur_solve(ws->schur, f, ws->iz, ws->iw, ws->rhs + m, ws->idz)) return LSIM_BREAKDOWN;
-  } else {
-    if (umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs, ws->numeric,
-                         ws->control, ws->uinfo) != UMFPACK_OK)
-      return LSIM_BREAKDOWN;
-    memcpy(ws->idz, ws->x + m, (size_t)n * sizeof(double));
-  }
+  if (lin_solve(ws, f)) return LSIM_BREAKDOWN;
+  memcpy(ws->idz, ws->x + m, (size_t)n * sizeof(double));
   lsim_factored_w(f, ws->idz, ws->u, ws->idw);
   for (int i = 0; i < n; ++i) {
     ws->idw[i] += ws->ir[i] - f->q[i];
@@ -577,12 +611,6 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
   double *s = ws->zsave, *wt = ws->wn;
   const double s0 = sqrt(scale);
   for (int i = 0; i < n; ++i) iz[i] = iw[i] = s0;
-  /* The systems on the velocities when C is made of small blocks (cones), else the
-     augmented form. */
-  if (!ws->schur && !(ws->schur = lsim_schur_create())) return LSIM_OUT_OF_MEMORY;
-  int rc0 = lsim_schur_analyse(ws->schur, f);
-  if (rc0 == LSIM_OUT_OF_MEMORY) return rc0;
-  ws->use_schur = rc0 == 0;
   double mu_hist[IPM_STALL], best = INFINITY;
   int steps = 0;
   for (int it = 0; it < max_it; ++it) {
@@ -601,15 +629,9 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
     if (it >= IPM_STALL && mu > 0.5 * mu_hist[it % IPM_STALL]) break;
     mu_hist[it % IPM_STALL] = mu;
     /* The factors at (z, w). */
-    int rc = 0;
-    if (ws->use_schur) {
-      rc = lsim_schur_factor(ws->schur, f, iz, iw);
-      if (rc == LSIM_BREAKDOWN) ws->use_schur = 0; /* singular here: the augmented form */
-    }
-    if (!ws->use_schur) {
-      ipm_values(f, iz, iw, ws->Tx);
-      rc = numeric(ws, f, nz);
-    }
+    memcpy(ws->sa, iz, (size_t)n * sizeof(double));
+    memcpy(ws->sd, iw, (size_t)n * sizeof(double));
+    const int rc = factor_rows(ws, f, nz, 1, 0.0);
     ++info->factorizations;
     if (rc == LSIM_OUT_OF_MEMORY) return rc;
     if (rc) break;
@@ -715,7 +737,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   info->residual = INFINITY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
   if (lsim_factored_check(f) || !(o.tol >= 0.0) || o.max_iter < 0 || !(o.reg >= 0.0) ||
-      o.dense_limit < -1 || o.sparse_limit < -1 || o.ipm_iter < -1)
+      o.dense_limit < -1 || o.sparse_limit < -1 || o.ipm_iter < -1 || o.velocity_form < -1 ||
+      o.velocity_form > 0)
     return info->status = LSIM_INVALID_INPUT;
   const int n = f->n, m = f->m;
   const int max_iter = o.max_iter ? o.max_iter : 100;
@@ -754,7 +777,11 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
 
-  /* The pattern's symbolic analysis, once per problem. */
+  /* Whether the dense Lemke fallback (the reference) follows a failure: then neither the
+     interior point nor the velocity form runs, as before them. */
+  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
+  const int dense_fallback = o.tol > 0.0 && n <= limit;
+  /* The pattern's symbolic analysis, once per problem, and the velocity form's. */
   int status = nat <= target ? LSIM_SOLVED : LSIM_MAX_ITERATIONS;
   if (status != LSIM_SOLVED) {
     free_factors(ws);
@@ -767,6 +794,14 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
                                        ws->control, ws->uinfo);
     if (rc != UMFPACK_OK)
       status = rc == UMFPACK_ERROR_out_of_memory ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
+    /* The systems on the velocities when C is made of small blocks (cones). */
+    ws->schur_ok = 0;
+    if (!dense_fallback && o.velocity_form >= 0) {
+      if (!ws->schur && !(ws->schur = lsim_schur_create())) status = LSIM_OUT_OF_MEMORY;
+      const int rs = ws->schur ? lsim_schur_analyse(ws->schur, f) : LSIM_OUT_OF_MEMORY;
+      if (rs == LSIM_OUT_OF_MEMORY) status = LSIM_OUT_OF_MEMORY;
+      ws->schur_ok = rs == 0;
+    }
   }
   memset(ws->u, 0, (size_t)(m + 1) * sizeof(double));
   const double dmax = max_diagonal(f, ws->u);
@@ -776,8 +811,6 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   /* Phase 1: min-map Newton from the start (fast where the active systems are
      consistent; with the interior point to follow, PHASE1_FIRST steps at most); phase 2
      from its best point. */
-  const int limit = o.dense_limit ? o.dense_limit : DENSE_LIMIT;
-  const int dense_fallback = o.tol > 0.0 && n <= limit;
   /* The interior point when no dense Lemke fallback (the reference) follows. */
   const int ipm_iter = dense_fallback ? -1 : o.ipm_iter ? o.ipm_iter : IPM_ITER;
   if (status == LSIM_MAX_ITERATIONS) {

@@ -22,13 +22,18 @@ typedef struct LsimNewtonOptions {
                         (n above dense_limit): at most this many interior point steps,
                         then phase 1 again from their crossover guess, then phase 2
                         (newton.c); 0 = default 60, -1 = none */
+  int velocity_form; /* 0 (default): above dense_limit (where the interior point runs),
+                        every linear system reduced to the m velocities where C is made of
+                        blocks of at most 16 rows (cones; newton_schur.h), else and on a
+                        singular reduced system the augmented form; -1: always the
+                        augmented form (for comparison) */
   int sparse_limit;  /* above dense_limit: sparse Lemke (lemke_sparse.c) on the factored
                         problem, never forming M, from the same active set, if
                         n <= sparse_limit; 0 = never (the default), -1 = any n */
 } LsimNewtonOptions;
 
-/* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0, ipm_iter 0, sparse_limit 0 (the
- * defaults). */
+/* tol 1e-10, max_iter 0, pgs_sweeps -1, reg 0, dense_limit 0, ipm_iter 0, velocity_form 0,
+ * sparse_limit 0 (the defaults). */
 LsimNewtonOptions lsim_default_newton_options(void);
 
 typedef struct LsimNewtonInfo {
