@@ -293,7 +293,7 @@ static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSo
   const LsimNewtonOptions no = newton_options(&s->options);
   LsimNewtonInfo ni = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   const int status = lsim_newton_solve_factored(s->newton, f, &no, s->options.warm_start, z, &ni);
-  st->iterations = ni.iterations;
+  st->iterations = ni.iterations + ni.ipm_iterations; /* each a factorization */
   st->warm_started = s->options.warm_start;
   st->trace_len = ni.trace_len;
   return status;
