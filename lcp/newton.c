@@ -406,7 +406,8 @@ static int factor(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double eps) 
  * x's last n entries (z) are set. Returns 0 or LSIM_BREAKDOWN. */
 static int lin_solve(LsimNewton *ws, const LsimFactoredLcp *f) {
   const int m = f->m;
-  if (ws->use_schur) return lsim_schur_solve(ws->schur, f, ws->sa, ws->sd, ws->rhs + m, ws->x + m);
+  if (ws->use_schur)
+    return lsim_schur_solve(ws->schur, f, ws->sa, ws->sd, ws->rhs + m, ws->x + m);
   return umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, ws->x, ws->rhs, ws->numeric,
                           ws->control, ws->uinfo) == UMFPACK_OK ? 0 : LSIM_BREAKDOWN;
 }
@@ -601,9 +602,10 @@ static int ipm_direction(LsimNewton *ws, const LsimFactoredLcp *f, const double 
  * from ws->zbest (phase 1's best point) shifted into the interior (an infeasible start),
  * at most max_it steps, until the duality measure mu = z'w / n stops halving in IPM_STALL
  * steps (on a degenerate or nonmonotone problem it levels off) or falls to round-off.
- * Each step is one numeric LU (velocity or augmented form) and two solves. The point of smallest natural residual (w from
- * z alone) is kept in ws->center; z gets its crossover guess: z_i where z_i > w_i, else 0
- * (the active set of the central path's limit, where phase 1 lands in a few steps).
+ * Each step is one numeric LU (velocity or augmented form) and two solves. The point of
+ * smallest natural residual (w from z alone) is kept in ws->center; z gets its crossover
+ * guess: z_i where z_i > w_i, else 0 (the active set of the central path's limit, where
+ * phase 1 lands in a few steps).
  * Returns 0, LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN when the first factorization fails
  * (z is then unchanged). */
 static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double scale,

@@ -1,8 +1,10 @@
-/* newton_schur.c: the interior point's Newton systems reduced to the velocities (see
+/* newton_schur.c: newton's linear systems reduced to the velocities (see
  * newton_schur.h for the math). Analysis once per problem (blocks of K by union-find over
  * C's pattern, S's pattern as dense blocks over the velocities each block touches, the
  * symbolic LU); per step the blocks of K inverted (Gauss-Jordan, partial pivoting, at
  * most 16 x 16), S's values as one dense product per block, one numeric LU.
+ *
+ * The arrays are kept and grown across problems (no allocation per step but UMFPACK's own).
  *
  * Failure modes: a block of more than 16 rows (C couples many rows: not a contact problem
  * of cones), a singular block of K or a singular S give LSIM_BREAKDOWN, and the caller
@@ -27,6 +29,11 @@ struct LsimSchur {
   double *Tx, *Sx;
   double *t, *tu, *su, *v, *G, *AJ; /* scratch: [n], [m], [m], [n], [16 maxu] twice */
   double *res, *dz;                /* [n] refinement */
+  int *root, *fill;                /* [n], [nblk] scratch of the analysis */
+  /* Capacities (elements) of the arrays above, kept across problems (grown, never shrunk). */
+  size_t cap_bptr, cap_brow, cap_pos, cap_ujp, cap_uj, cap_ubp, cap_ub, cap_kp, cap_tp, cap_kinv,
+         cap_ujpos, cap_ubpos, cap_Ti, cap_Tj, cap_Map, cap_Sp, cap_Si, cap_Tx, cap_Sx, cap_t,
+         cap_tu, cap_su, cap_v, cap_G, cap_AJ, cap_res, cap_dz, cap_root, cap_fill;
   void *sym, *num;
   double ctl[UMFPACK_CONTROL], info[UMFPACK_INFO];
 };
@@ -37,23 +44,32 @@ LsimSchur *lsim_schur_create(void) {
   return s;
 }
 
+/* The last problem's factors. */
 static void release(LsimSchur *s) {
   if (s->num) umfpack_di_free_numeric(&s->num);
   if (s->sym) umfpack_di_free_symbolic(&s->sym);
-  void *p[] = {s->bptr, s->brow, s->pos, s->ujp, s->uj, s->ubp, s->ub, s->kp, s->tp,
-               s->kinv, s->ujpos, s->ubpos, s->Ti, s->Tj, s->Map, s->Sp, s->Si, s->Tx,
-               s->Sx, s->t, s->tu, s->su, s->v, s->G, s->AJ, s->res, s->dz};
-  for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
-  double ctl[UMFPACK_CONTROL];
-  memcpy(ctl, s->ctl, sizeof ctl);
-  memset(s, 0, sizeof *s);
-  memcpy(s->ctl, ctl, sizeof ctl);
+  s->num = s->sym = NULL;
 }
 
 void lsim_schur_free(LsimSchur *s) {
   if (!s) return;
   release(s);
+  void *p[] = {s->bptr, s->brow, s->pos, s->ujp, s->uj, s->ubp, s->ub, s->kp, s->tp, s->kinv,
+               s->ujpos, s->ubpos, s->Ti, s->Tj, s->Map, s->Sp, s->Si, s->Tx, s->Sx, s->t, s->tu,
+               s->su, s->v, s->G, s->AJ, s->res, s->dz, s->root, s->fill};
+  for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
   free(s);
+}
+
+/* *p holds at least count elements of elem bytes (grown by half again beyond). */
+static int grow(void **p, size_t *cap, size_t elem, long count) {
+  const size_t want = count > 0 ? (size_t)count : 1;
+  if (want <= *cap) return 0;
+  const size_t c = want + want / 2;
+  void *q = realloc(*p, c * elem);
+  if (!q) return LSIM_OUT_OF_MEMORY;
+  *p = q, *cap = c;
+  return 0;
 }
 
 static int find(int *root, int i) {
@@ -61,15 +77,15 @@ static int find(int *root, int i) {
   return i;
 }
 
-#define ALLOC(p, count) ((p) = malloc(sizeof *(p) * (size_t)((count) > 0 ? (count) : 1)))
+#define GROW(p, count) (!grow((void **)&s->p, &s->cap_##p, sizeof *s->p, (long)(count)))
 
 int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
   release(s);
   const int n = f->n, m = f->m;
   s->n = n, s->m = m;
   /* Blocks: rows joined by C's entries. */
-  int *root;
-  if (!ALLOC(root, n)) return LSIM_OUT_OF_MEMORY;
+  if (!GROW(root, n)) return LSIM_OUT_OF_MEMORY;
+  int *const root = s->root;
   for (int i = 0; i < n; ++i) root[i] = i;
   for (int i = 0; f->C_ptr && i < n; ++i)
     for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p) {
@@ -77,16 +93,12 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
       if (a != b) root[a < b ? b : a] = a < b ? a : b;
     }
   /* Number the blocks by their first row; rows by block in order. */
-  if (!ALLOC(s->pos, n) || !ALLOC(s->brow, n) || !ALLOC(s->bptr, n + 1)) {
-    free(root);
-    return LSIM_OUT_OF_MEMORY;
-  }
+  if (!GROW(pos, n) || !GROW(brow, n) || !GROW(bptr, n + 1)) return LSIM_OUT_OF_MEMORY;
   int nb = 0;
   for (int i = 0; i < n; ++i) {
     const int r = find(root, i);
     s->pos[i] = r == i ? nb++ : s->pos[r]; /* block number, for now */
   }
-  free(root);
   s->nblk = nb;
   memset(s->bptr, 0, sizeof(int) * (size_t)(nb + 1));
   for (int i = 0; i < n; ++i) ++s->bptr[s->pos[i] + 1];
@@ -94,20 +106,19 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
     if (s->bptr[b + 1] > BLOCK_MAX) return LSIM_BREAKDOWN;
     s->bptr[b + 1] += s->bptr[b];
   }
-  int *fill;
-  if (!ALLOC(fill, nb)) return LSIM_OUT_OF_MEMORY;
+  if (!GROW(fill, nb)) return LSIM_OUT_OF_MEMORY;
+  int *const fill = s->fill;
   memcpy(fill, s->bptr, sizeof(int) * (size_t)nb);
   for (int i = 0; i < n; ++i) {
     const int b = s->pos[i];
     s->brow[fill[b]] = i;
     s->pos[i] = fill[b]++ - s->bptr[b];
   }
-  free(fill);
   /* Velocities each block touches: J's columns and B's rows (unions, in first-seen order). */
   const int nnzj = f->J_ptr[n], nnzb = f->B_ptr[n];
-  if (!ALLOC(s->ujp, nb + 1) || !ALLOC(s->ubp, nb + 1) || !ALLOC(s->uj, nnzj) ||
-      !ALLOC(s->ub, nnzb) || !ALLOC(s->ujpos, m) || !ALLOC(s->ubpos, m) ||
-      !ALLOC(s->kp, nb + 1) || !ALLOC(s->tp, nb + 1))
+  if (!GROW(ujp, nb + 1) || !GROW(ubp, nb + 1) || !GROW(uj, nnzj) ||
+      !GROW(ub, nnzb) || !GROW(ujpos, m) || !GROW(ubpos, m) ||
+      !GROW(kp, nb + 1) || !GROW(tp, nb + 1))
     return LSIM_OUT_OF_MEMORY;
   for (int j = 0; j < m; ++j) s->ujpos[j] = s->ubpos[j] = -1;
   int kj = 0, kb = 0, kk = 0;
@@ -142,11 +153,11 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
   s->nt = (int)nt;
   /* S's pattern: the identity, then each block's rows ub x columns uj; symbolic LU. */
   const int mu = s->maxu;
-  if (!ALLOC(s->kinv, kk) || !ALLOC(s->Ti, nt) || !ALLOC(s->Tj, nt) || !ALLOC(s->Map, nt) ||
-      !ALLOC(s->Tx, nt) || !ALLOC(s->Sp, m + 1) || !ALLOC(s->Si, nt) || !ALLOC(s->Sx, nt) ||
-      !ALLOC(s->t, n) || !ALLOC(s->v, n) || !ALLOC(s->res, n) || !ALLOC(s->dz, n) ||
-      !ALLOC(s->tu, m) || !ALLOC(s->su, m) ||
-      !ALLOC(s->G, BLOCK_MAX * mu) || !ALLOC(s->AJ, BLOCK_MAX * mu))
+  if (!GROW(kinv, kk) || !GROW(Ti, nt) || !GROW(Tj, nt) || !GROW(Map, nt) ||
+      !GROW(Tx, nt) || !GROW(Sp, m + 1) || !GROW(Si, nt) || !GROW(Sx, nt) ||
+      !GROW(t, n) || !GROW(v, n) || !GROW(res, n) || !GROW(dz, n) ||
+      !GROW(tu, m) || !GROW(su, m) ||
+      !GROW(G, BLOCK_MAX * mu) || !GROW(AJ, BLOCK_MAX * mu))
     return LSIM_OUT_OF_MEMORY;
   for (int j = 0; j < m; ++j) s->Ti[j] = s->Tj[j] = j;
   for (int b = 0; b < nb; ++b) {

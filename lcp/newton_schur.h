@@ -1,5 +1,5 @@
-/* newton_schur.h (private to newton.c): the interior point's Newton systems of the factored
- * LCP M = J B + C reduced to the m generalized velocities.
+/* newton_schur.h (private to newton.c): newton's linear systems (active set and interior
+ * point) of the factored LCP M = J B + C reduced to the m generalized velocities.
  *
  * The system over (u, z) with row scalings a and diagonal d,
  *     u - B z = 0,    a_i (J_i u + C_i z) + d_i z_i = r_i   (i = 1 .. n),
