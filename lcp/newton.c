@@ -470,6 +470,26 @@ static void pgs_phase(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int 
   }
 }
 
+/* PGS sweeps from z, whose natural residual is nat, kept only when they lower it (PGS need
+ * not converge on a nonsymmetric M; save [n] keeps the point meanwhile). Leaves ws->w = w
+ * of the returned z; returns its natural residual. */
+static double pgs_if_better(LsimNewton *ws, const LsimFactoredLcp *f, double tol, int sweeps,
+                            double nat, double *save, double *z, int *usable,
+                            LsimNewtonInfo *info) {
+  const int n = f->n;
+  const double nat0 = nat;
+  memcpy(save, z, (size_t)n * sizeof(double));
+  pgs_phase(ws, f, tol, sweeps, z, usable, info);
+  lsim_factored_w(f, z, ws->u, ws->w);
+  merit(z, ws->w, n, &nat);
+  if (!(nat <= nat0)) {
+    memcpy(z, save, (size_t)n * sizeof(double));
+    lsim_factored_w(f, z, ws->u, ws->w);
+    merit(z, ws->w, n, &nat);
+  }
+  return nat;
+}
+
 /* Phase 1: the min-map Newton point (1) from z by proximal refinement with the factors of
  * M_AA + eps I (eps tiny: converges on the range of a singular M_AA), leaving the null
  * space component of z alone; zn_I = 0, wn its w. Returns 0, or LSIM_BREAKDOWN when a
@@ -773,16 +793,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   if (nat > target) {
     /* PGS from the start; kept only when it lowers the residual (PGS need not converge
        on a nonsymmetric M). */
-    const double nat0 = nat;
-    memcpy(ws->zbest, z, (size_t)n * sizeof(double));
-    pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
-    lsim_factored_w(f, z, ws->u, ws->w);
-    merit(z, ws->w, n, &nat);
-    if (!(nat <= nat0)) {
-      memcpy(z, ws->zbest, (size_t)n * sizeof(double));
-      lsim_factored_w(f, z, ws->u, ws->w);
-      merit(z, ws->w, n, &nat);
-    }
+    nat = pgs_if_better(ws, f, o.tol, sweeps, nat, ws->zbest, z, &pgs_usable, info);
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
@@ -842,16 +853,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       offset = info->iterations;
       lsim_factored_w(f, z, ws->u, ws->w);
       merit(z, ws->w, n, &nat);
-      const double nat0 = nat;
-      memcpy(ws->zn, z, (size_t)n * sizeof(double));
-      pgs_phase(ws, f, o.tol, sweeps, z, &pgs_usable, info);
-      lsim_factored_w(f, z, ws->u, ws->w);
-      merit(z, ws->w, n, &nat);
-      if (!(nat <= nat0)) {
-        memcpy(z, ws->zn, (size_t)n * sizeof(double));
-        lsim_factored_w(f, z, ws->u, ws->w);
-        merit(z, ws->w, n, &nat);
-      }
+      nat = pgs_if_better(ws, f, o.tol, sweeps, nat, ws->zn, z, &pgs_usable, info);
       if (nat < best) best = nat, memcpy(ws->zbest, z, (size_t)n * sizeof(double));
       status = nat <= target ? LSIM_SOLVED
                              : minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol,
