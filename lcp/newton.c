@@ -626,8 +626,9 @@ static int ipm_direction(LsimNewton *ws, const LsimFactoredLcp *f, const double 
  * smallest natural residual (w from z alone) is kept in ws->center; z gets its crossover
  * guess: z_i where z_i > w_i, else 0 (the active set of the central path's limit, where
  * phase 1 lands in a few steps).
- * Returns 0, LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN when the first factorization fails
- * (z is then unchanged). */
+ * Returns 0, LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN when no point had a finite natural
+ * residual (z is then unchanged). A failed factorization or solve ends the phase with the
+ * best point so far. */
 static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double scale,
                      int max_it, double *z, LsimNewtonInfo *info) {
   const int n = f->n;
@@ -791,8 +792,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   double nat;
   merit(z, ws->w, n, &nat);
   if (nat > target) {
-    /* PGS from the start; kept only when it lowers the residual (PGS need not converge
-       on a nonsymmetric M). */
+    /* PGS from the start, kept when it helps. */
     nat = pgs_if_better(ws, f, o.tol, sweeps, nat, ws->zbest, z, &pgs_usable, info);
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
