@@ -31,7 +31,7 @@ struct LsimSchur {
   double *res, *dz;                /* [n] refinement */
   int *root, *fill;                /* [n], [nblk] scratch of the analysis */
   /* Capacities (elements) of the arrays above, kept across problems (grown, never shrunk). */
-  size_t cap_bptr, cap_brow, cap_pos, cap_ujp, cap_uj, cap_ubp, cap_ub, cap_kp, cap_tp, cap_kinv,
+  int cap_bptr, cap_brow, cap_pos, cap_ujp, cap_uj, cap_ubp, cap_ub, cap_kp, cap_tp, cap_kinv,
          cap_ujpos, cap_ubpos, cap_Ti, cap_Tj, cap_Map, cap_Sp, cap_Si, cap_Tx, cap_Sx, cap_t,
          cap_tu, cap_su, cap_v, cap_G, cap_AJ, cap_res, cap_dz, cap_root, cap_fill;
   void *sym, *num;
@@ -68,28 +68,20 @@ void lsim_schur_free(LsimSchur *s) {
   free(s);
 }
 
-/* *p holds at least count elements of elem bytes (grown by half again beyond). */
-static int grow(void **p, size_t *cap, size_t elem, long count) {
-  const size_t want = count > 0 ? (size_t)count : 1;
-  if (want <= *cap) return 0;
-  const size_t c = want + want / 2;
-  void *q = realloc(*p, c * elem);
-  if (!q) return LSIM_OUT_OF_MEMORY;
-  *p = q, *cap = c;
-  return 0;
-}
-
 static int find(int *root, int i) {
   while (root[i] != i) i = root[i] = root[root[i]];
   return i;
 }
 
-#define GROW(p, count) (!grow((void **)&s->p, &s->cap_##p, sizeof *s->p, (long)(count)))
+/* s->p holds at least count elements (lsim_grow, lcp.h; at least one). */
+#define GROW(p, count) \
+  (!lsim_grow((void **)&s->p, &s->cap_##p, (count) > 0 ? (int)(count) : 1, sizeof *s->p))
 
 int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
   release(s);
   const int n = f->n, m = f->m;
   s->n = n, s->m = m;
+  if (m == 0) return LSIM_BREAKDOWN; /* nothing to reduce to */
   /* Blocks: rows joined by C's entries. */
   if (!GROW(root, n)) return LSIM_OUT_OF_MEMORY;
   int *const root = s->root;
@@ -172,7 +164,6 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
     for (int r = s->ubp[b]; r < s->ubp[b + 1]; ++r)
       for (int c = s->ujp[b]; c < s->ujp[b + 1]; ++c, ++k) s->Ti[k] = s->ub[r], s->Tj[k] = s->uj[c];
   }
-  if (m == 0) return LSIM_BREAKDOWN;
   if (umfpack_di_triplet_to_col(m, m, s->nt, s->Ti, s->Tj, NULL, s->Sp, s->Si, NULL, s->Map) !=
       UMFPACK_OK)
     return LSIM_OUT_OF_MEMORY;
