@@ -92,7 +92,8 @@
  * row i of (J C) times z_i, w_i on the diagonal), with s = -z w (predictor) and then
  * s = sigma mu e - z w - dz_aff dw_aff (corrector, sigma = (mu_aff / mu)^3), and steps to
  * 0.995 of the boundary. M is not monotone, so mu levels off (at 1e-8 to 1e-6 of the
- * start's on the hardest steps); the phase stops when mu has not halved in 8 steps. Its
+ * start's on the hardest steps); the phase stops when mu has not halved in 8 steps, or
+ * when the boundary blocks a step once mu is at round-off (below 1e-8 of its start). Its
  * point of smallest natural residual gives the crossover guess z_i (where z_i > w_i, else
  * 0): the limit's active set, from which PGS and phase 1 finish in a few steps, and then
  * phase 2 as before (with a fresh step budget).
@@ -160,6 +161,14 @@ enum { BPP_SINGLE = 10, EPS_RAISES = 3 };
 /* The interior point phase's default step limit, and the steps over which its duality
  * measure must halve (else it has levelled off). */
 enum { IPM_ITER = 60, IPM_STALL = 8 };
+/* A step shorter than IPM_BLOCKED of the direction once mu is below IPM_ROUNDOFF of its
+ * first value ends the phase: the point is at round-off and the boundary blocks it (on
+ * pile_1000's falling steps mu falls to about 1e-10 of its start, then the steps are 1e-14
+ * to 2e-3 long until the IPM_STALL test ends the phase four to seven steps later). Earlier
+ * on the path a blocked step is not the end: it takes the blocking pair 200 times closer
+ * to 0 and the next direction differs; settled pile_100 steps go on to solve after one. */
+#define IPM_BLOCKED 1e-3
+#define IPM_ROUNDOFF 1e-8
 #define IPM_SHIFT 0.01 /* the start's shift into the interior, times sqrt(max|q|) */
 
 /* Phase 1's steps before the interior point (falling piles are solved in 4, at most 23,
@@ -621,7 +630,8 @@ static int ipm_direction(LsimNewton *ws, const LsimFactoredLcp *f, const double 
 /* The interior point phase: Mehrotra's predictor-corrector on w = M z + q, z, w > 0,
  * from ws->zbest (phase 1's best point) shifted into the interior (an infeasible start),
  * at most max_it steps, until the duality measure mu = z'w / n stops halving in IPM_STALL
- * steps (on a degenerate or nonmonotone problem it levels off) or falls to round-off.
+ * steps (on a degenerate or nonmonotone problem it levels off), falls to round-off, or the
+ * boundary blocks its step once mu is below IPM_ROUNDOFF of its start.
  * Each step is one numeric LU (velocity or augmented form) and two solves. The point of
  * smallest natural residual (w from z alone) is kept in ws->center; z gets its crossover
  * guess: z_i where z_i > w_i, else 0 (the active set of the central path's limit, where
@@ -642,7 +652,7 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
   lsim_factored_w(f, ws->zbest, ws->u, wt);
   for (int i = 0; i < n; ++i)
     iz[i] = fmax(ws->zbest[i], 0.0) + shift, iw[i] = fmax(wt[i], 0.0) + shift;
-  double mu_hist[IPM_STALL], best = INFINITY;
+  double mu_hist[IPM_STALL], best = INFINITY, mu0 = 0.0;
   int steps = 0;
   for (int it = 0; it < max_it; ++it) {
     /* Where the point stands: w from z alone, the natural residual, r, mu. */
@@ -679,8 +689,10 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
     if (ipm_direction(ws, f, s)) break;
     info->refinements += 2;
     ++steps;
-    /* A step short of the boundary. */
+    /* A step short of the boundary; none at round-off ends the phase. */
     a = 0.995 * fmin(max_step(iz, dz, n), max_step(iw, dw, n));
+    if (it == 0) mu0 = mu;
+    if (a < IPM_BLOCKED && mu < IPM_ROUNDOFF * mu0) break;
     for (int i = 0; i < n; ++i) iz[i] += a * dz[i], iw[i] += a * dw[i];
   }
   info->ipm_iterations = steps;
