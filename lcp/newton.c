@@ -665,6 +665,7 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
       mu += iz[i] * iw[i];
     }
     mu /= n;
+    if (it == 0) mu0 = mu; /* the start's, for the round-off test below */
     if (nat < best) best = nat, memcpy(ws->center, iz, (size_t)n * sizeof(double));
     if (mu <= 1e-16 * scale && rmax <= 1e-14 * scale) break;
     if (it >= IPM_STALL && mu > 0.5 * mu_hist[it % IPM_STALL]) break;
@@ -691,7 +692,6 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
     ++steps;
     /* A step short of the boundary; none at round-off ends the phase. */
     a = 0.995 * fmin(max_step(iz, dz, n), max_step(iw, dw, n));
-    if (it == 0) mu0 = mu;
     if (a < IPM_BLOCKED && mu < IPM_ROUNDOFF * mu0) break;
     for (int i = 0; i < n; ++i) iz[i] += a * dz[i], iw[i] += a * dw[i];
   }
