@@ -2,7 +2,13 @@
  * newton_schur.h for the math). Analysis once per problem (blocks of K by union-find over
  * C's pattern, S's pattern as dense blocks over the velocities each block touches, the
  * symbolic LU); per step the blocks of K inverted (Gauss-Jordan, partial pivoting, at
- * most 16 x 16), S's values as one dense product per block, one numeric LU.
+ * most 16 x 16), S's values as one dense product per block, one numeric LU. S's pattern
+ * covers only the blocks whose rows a couples to the velocities (a_i != 0 on a row of J):
+ * an active set's inactive cones add nothing to S, and leaving them out of the pattern
+ * takes their fill out of the LU. A new set of such blocks gets its pattern and symbolic
+ * LU again, from NARROW_MIN_M velocities on (pile_1000's 34 falling steps, m = 6000, n up
+ * to 15 516: newton's time 13.5-14.3 -> 9.8-10.5 s in all, the worst step 1.9-2.0 ->
+ * 1.4-1.6 s).
  *
  * The arrays are kept and grown across problems (no allocation per step but UMFPACK's own).
  *
@@ -17,6 +23,11 @@
 #include <umfpack.h>
 
 enum { BLOCK_MAX = 16 };
+/* S's pattern narrows to the coupled blocks from this many velocities on. At m = 600
+ * (pile_100) a symbolic LU per active set cost more than the fill it saved (the run's
+ * newton time 3-25 % longer over three alternating runs); at m = 6000 (pile_1000's
+ * falling steps) it saved a quarter. */
+enum { NARROW_MIN_M = 2000 };
 
 struct LsimSchur {
   int n, m, nblk, nt, maxu;
@@ -30,10 +41,13 @@ struct LsimSchur {
   double *t, *tu, *su, *v, *G, *AJ; /* scratch: [n], [m], [m], [n], [16 maxu] twice */
   double *res, *dz;                /* [n] refinement */
   int *root, *fill;                /* [n], [nblk] scratch of the analysis */
+  unsigned char *kept, *want;      /* [nblk] blocks in S's pattern now, and wanted by a */
   /* Capacities (elements) of the arrays above, kept across problems (grown, never shrunk). */
   int cap_bptr, cap_brow, cap_pos, cap_ujp, cap_uj, cap_ubp, cap_ub, cap_kp, cap_tp, cap_kinv,
          cap_ujpos, cap_ubpos, cap_Ti, cap_Tj, cap_Map, cap_Sp, cap_Si, cap_Tx, cap_Sx, cap_t,
-         cap_tu, cap_su, cap_v, cap_G, cap_AJ, cap_res, cap_dz, cap_root, cap_fill;
+         cap_tu, cap_su, cap_v, cap_G, cap_AJ, cap_res, cap_dz, cap_root, cap_fill, cap_kept,
+         cap_want;
+  int narrow_min; /* S's pattern narrows from this many velocities on (NARROW_MIN_M) */
   void *sym, *num;
   double ctl[UMFPACK_CONTROL], info[UMFPACK_INFO];
 };
@@ -44,6 +58,7 @@ LsimSchur *lsim_schur_create(void) {
     /* S's pattern is symmetric (velocities coupled by a contact both ways): the symmetric
        strategy (AMD on S + S'), and no refinement inside UMFPACK (lsim_schur_solve refines
        on the full rows). On pile_100, 90 steps: median 26.5 -> 15.2 ms, worst 416 -> 236. */
+    s->narrow_min = NARROW_MIN_M;
     umfpack_di_defaults(s->ctl);
     s->ctl[UMFPACK_IRSTEP] = 0;
     s->ctl[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;
@@ -63,7 +78,7 @@ void lsim_schur_free(LsimSchur *s) {
   release(s);
   void *p[] = {s->bptr, s->brow, s->pos, s->ujp, s->uj, s->ubp, s->ub, s->kp, s->tp, s->kinv,
                s->ujpos, s->ubpos, s->Ti, s->Tj, s->Map, s->Sp, s->Si, s->Tx, s->Sx, s->t, s->tu,
-               s->su, s->v, s->G, s->AJ, s->res, s->dz, s->root, s->fill};
+               s->su, s->v, s->G, s->AJ, s->res, s->dz, s->root, s->fill, s->kept, s->want};
   for (size_t k = 0; k < sizeof p / sizeof p[0]; ++k) free(p[k]);
   free(s);
 }
@@ -76,6 +91,36 @@ static int find(int *root, int i) {
 /* s->p holds at least count elements (lsim_grow, lcp.h; at least one). */
 #define GROW(p, count) \
   (!lsim_grow((void **)&s->p, &s->cap_##p, (count) > 0 ? (int)(count) : 1, sizeof *s->p))
+
+/* S's pattern over the blocks in s->kept (the identity, then each kept block's rows ub x
+ * columns uj, from s->tp on) and its symbolic LU. */
+static int pattern(LsimSchur *s) {
+  const int m = s->m;
+  if (s->num) umfpack_di_free_numeric(&s->num);
+  if (s->sym) umfpack_di_free_symbolic(&s->sym);
+  s->num = s->sym = NULL;
+  long nt = m;
+  for (int b = 0; b < s->nblk; ++b) {
+    s->tp[b] = (int)nt;
+    if (s->kept[b])
+      nt += (long)(s->ujp[b + 1] - s->ujp[b]) * (s->ubp[b + 1] - s->ubp[b]);
+  }
+  s->tp[s->nblk] = (int)nt;
+  s->nt = (int)nt;
+  for (int j = 0; j < m; ++j) s->Ti[j] = s->Tj[j] = j;
+  for (int b = 0; b < s->nblk; ++b) {
+    if (!s->kept[b]) continue;
+    int k = s->tp[b];
+    for (int r = s->ubp[b]; r < s->ubp[b + 1]; ++r)
+      for (int c = s->ujp[b]; c < s->ujp[b + 1]; ++c, ++k) s->Ti[k] = s->ub[r], s->Tj[k] = s->uj[c];
+  }
+  if (umfpack_di_triplet_to_col(m, m, s->nt, s->Ti, s->Tj, NULL, s->Sp, s->Si, NULL, s->Map) !=
+      UMFPACK_OK)
+    return LSIM_OUT_OF_MEMORY;
+  const int rc = umfpack_di_symbolic(m, m, s->Sp, s->Si, NULL, &s->sym, s->ctl, s->info);
+  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
+  return rc == UMFPACK_OK ? 0 : LSIM_BREAKDOWN;
+}
 
 int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
   release(s);
@@ -150,26 +195,17 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
     if (kb - first_b > s->maxu) s->maxu = kb - first_b;
   }
   s->nt = (int)nt;
-  /* S's pattern: the identity, then each block's rows ub x columns uj; symbolic LU. */
+  /* S's pattern over every block at first (lsim_schur_factor narrows it to the blocks
+     that a couples to the velocities); symbolic LU. */
   const int mu = s->maxu;
   if (!GROW(kinv, kk) || !GROW(Ti, nt) || !GROW(Tj, nt) || !GROW(Map, nt) ||
       !GROW(Tx, nt) || !GROW(Sp, m + 1) || !GROW(Si, nt) || !GROW(Sx, nt) ||
       !GROW(t, n) || !GROW(v, n) || !GROW(res, n) || !GROW(dz, n) ||
-      !GROW(tu, m) || !GROW(su, m) ||
+      !GROW(tu, m) || !GROW(su, m) || !GROW(kept, nb) || !GROW(want, nb) ||
       !GROW(G, BLOCK_MAX * mu) || !GROW(AJ, BLOCK_MAX * mu))
     return LSIM_OUT_OF_MEMORY;
-  for (int j = 0; j < m; ++j) s->Ti[j] = s->Tj[j] = j;
-  for (int b = 0; b < nb; ++b) {
-    int k = s->tp[b];
-    for (int r = s->ubp[b]; r < s->ubp[b + 1]; ++r)
-      for (int c = s->ujp[b]; c < s->ujp[b + 1]; ++c, ++k) s->Ti[k] = s->ub[r], s->Tj[k] = s->uj[c];
-  }
-  if (umfpack_di_triplet_to_col(m, m, s->nt, s->Ti, s->Tj, NULL, s->Sp, s->Si, NULL, s->Map) !=
-      UMFPACK_OK)
-    return LSIM_OUT_OF_MEMORY;
-  const int rc = umfpack_di_symbolic(m, m, s->Sp, s->Si, NULL, &s->sym, s->ctl, s->info);
-  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
-  return rc == UMFPACK_OK ? 0 : LSIM_BREAKDOWN;
+  memset(s->kept, 1, (size_t)nb);
+  return pattern(s);
 }
 
 /* In-place inverse of the sz x sz row-major matrix A by Gauss-Jordan with partial
@@ -211,6 +247,27 @@ static int invert(double *A, int sz) {
 
 int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, const double *d) {
   const int m = s->m;
+  /* The blocks whose rows a couples to the velocities (a_i != 0 on a row of J); the
+     others add nothing to S. A new set gets its own pattern and symbolic LU, from
+     narrow_min velocities on (below, every block stays in the pattern). */
+  int changed = 0;
+  for (int b = 0; b < s->nblk; ++b) {
+    unsigned char w = m < s->narrow_min;
+    for (int r = s->bptr[b]; r < s->bptr[b + 1] && !w; ++r) {
+      const int i = s->brow[r];
+      w = a[i] != 0.0 && f->J_ptr[i + 1] > f->J_ptr[i];
+    }
+    s->want[b] = w;
+    changed |= w != s->kept[b];
+  }
+  if (changed) {
+    memcpy(s->kept, s->want, (size_t)s->nblk);
+    const int rc = pattern(s);
+    if (rc) {
+      memset(s->kept, 2, (size_t)s->nblk); /* no pattern now: the next call makes one */
+      return rc;
+    }
+  }
   for (int j = 0; j < m; ++j) s->Tx[j] = 1.0;
   for (int b = 0; b < s->nblk; ++b) {
     const int r0 = s->bptr[b], sz = s->bptr[b + 1] - r0;
@@ -226,6 +283,7 @@ int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, c
         K[p * sz + s->pos[f->C_idx[e]]] += a[i] * f->C_val[e];
     }
     if (invert(K, sz)) return LSIM_BREAKDOWN;
+    if (!s->kept[b]) continue; /* adds nothing to S (its rows' a are 0 on J) */
     /* G = K^-1 diag(a) J over the block's velocities (sz x nj). */
     for (int k = 0; k < nj; ++k) s->ujpos[uj[k]] = k;
     for (int k = 0; k < nbr; ++k) s->ubpos[ub[k]] = k;
@@ -265,6 +323,15 @@ int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, c
   const int rc = umfpack_di_numeric(s->Sp, s->Si, s->Sx, s->sym, &s->num, s->ctl, s->info);
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   return rc == UMFPACK_OK ? 0 : LSIM_BREAKDOWN;
+}
+
+void lsim_schur_narrow_from(LsimSchur *s, int m_min) { s->narrow_min = m_min; }
+
+int lsim_schur_blocks_kept(const LsimSchur *s, int *total) {
+  int k = 0;
+  for (int b = 0; b < s->nblk; ++b) k += s->kept[b] == 1;
+  if (total) *total = s->nblk;
+  return k;
 }
 
 /* y = K^-1 x blockwise (x, y [n], distinct). */

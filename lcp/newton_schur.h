@@ -24,9 +24,18 @@ void lsim_schur_free(LsimSchur *s);
  * larger than 16 rows or UMFPACK refuses the pattern (the caller keeps another method). */
 int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f);
 
-/* The numeric LU of S for a [n], d [n] (f as analysed). Returns 0, LSIM_OUT_OF_MEMORY, or
- * LSIM_BREAKDOWN when a block of K or S is singular or non-finite. */
+/* The numeric LU of S for a [n], d [n] (f as analysed), on a pattern of the blocks that a
+ * couples to the velocities (made again, with its symbolic LU, when that set changes).
+ * Returns 0, LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN when a block of K or S is singular or
+ * non-finite or UMFPACK refuses the pattern. */
 int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, const double *d);
+
+/* S's pattern narrows to the blocks that a couples to the velocities from m_min
+ * velocities on (default 2000, newton_schur.c's NARROW_MIN_M; 0: always), for tests. */
+void lsim_schur_narrow_from(LsimSchur *s, int m_min);
+
+/* The blocks of K in S's current pattern (*total: all blocks), for tests. */
+int lsim_schur_blocks_kept(const LsimSchur *s, int *total);
 
 /* z [n] of the system for r [n], with the last factors (the same a and d), and one step
  * of refinement on the full rows. Returns 0 or LSIM_BREAKDOWN. */

@@ -312,7 +312,9 @@ static void test_sparse_fallback(void **state) {
  * factored problem of a settled pile of ten boxes (step 120 of data/pile_10.json, cones of
  * d = 4 coupled through C), z solved from a_i (J_i B z + C_i z) + d_i z_i = r_i must
  * satisfy those rows when recomputed from z through M (lsim_factored_w), for scalings like
- * the interior point's: a and d of one size, and a z-w split with a / d from 1e-6 to 1e6.
+ * the interior point's: a and d of one size, and a z-w split with a / d from 1e-6 to 1e6;
+ * and for an active set's rows with every other cone inactive (a = 0 on its normal and
+ * directions), which S's pattern must leave out, then every cone again.
  * The bound is 1e-11 of the rows' largest term: round-off of a refined solve whose
  * condition grows with the a / d spread (6e-16 and 1.4e-13 measured; 8e-11 without the
  * refinement step). */
@@ -328,15 +330,29 @@ static void test_schur_velocity_systems(void **state) {
   double *r = malloc(sizeof(double) * (size_t)n), *z = malloc(sizeof(double) * (size_t)n);
   double *w = malloc(sizeof(double) * (size_t)n), *u = malloc(sizeof(double) * (size_t)(f->m + 1));
   LsimSchur *s = lsim_schur_create();
+  lsim_schur_narrow_from(s, 0); /* this small problem's pattern narrows too */
   assert_int_equal(lsim_schur_analyse(s, f), 0);
   LsimRng rng = lsim_rng(7);
-  for (int trial = 0; trial < 2; ++trial) {
+  for (int trial = 0; trial < 4; ++trial) {
     for (int i = 0; i < n; ++i) {
       const double x = lsim_rng_uniform(&rng), y = lsim_rng_uniform(&rng);
-      if (trial == 0) a[i] = 0.5 + x, d[i] = 0.5 + y;
+      if (trial == 0 || trial == 3) a[i] = 0.5 + x, d[i] = 0.5 + y;
       else if (x < 0.5) a[i] = 1.0, d[i] = pow(10.0, -6.0 * y); /* z large, w small */
       else a[i] = pow(10.0, -6.0 * y), d[i] = 1.0;              /* z small, w large */
       r[i] = 2.0 * lsim_rng_uniform(&rng) - 1.0;
+    }
+    if (trial == 2) {
+      /* An active set's rows (a = 1, d = 1e-3 or a = 0, d = 1) with every other cone
+         inactive on its normal and directions: S's pattern leaves those cones out. Then
+         trial 3 takes every cone again (the whole pattern back). d = 1e-3, not phase 1's
+         eps of 1e-9: that puts entries of 1e9 into K^-1, and the rows are then satisfied
+         to 2.8e-7 of their size with the whole pattern as with the narrowed one. */
+      for (int i = 0; i < n; ++i) a[i] = 1.0, d[i] = 1e-3;
+      for (int c = 0; c < f->ncones; c += 2) {
+        const LsimConeBlock *cb = &f->cones[c];
+        if (cb->normal >= 0) a[cb->normal] = 0.0, d[cb->normal] = 1.0;
+        for (int k = 0; k < cb->ndir; ++k) a[cb->first_dir + k] = 0.0, d[cb->first_dir + k] = 1.0;
+      }
     }
     assert_int_equal(lsim_schur_factor(s, f, a, d), 0);
     assert_int_equal(lsim_schur_solve(s, f, a, d, r, z), 0);
@@ -347,8 +363,15 @@ static void test_schur_velocity_systems(void **state) {
       big = fmax(big, fmax(fabs(a[i] * mz), fmax(fabs(d[i] * z[i]), fabs(r[i]))));
       worst = fmax(worst, fabs(row));
     }
-    print_message("schur trial %d: n %d, rows satisfied to %.2e of %.2e\n", trial, n, worst, big);
+    int total = 0;
+    const int kept = lsim_schur_blocks_kept(s, &total);
+    print_message("schur trial %d: n %d, rows satisfied to %.2e of %.2e, %d of %d blocks in S\n",
+                  trial, n, worst, big, kept, total);
     assert_true(worst <= 1e-11 * big);
+    /* Cones: a block each (their lambda rows join them through C). Trial 2 leaves out half
+       of them (every other one, rounded up); the others keep every cone. */
+    if (trial == 2) assert_int_equal(kept, total - (f->ncones + 1) / 2);
+    else assert_int_equal(kept, total);
   }
   lsim_schur_free(s);
   free(a), free(d), free(r), free(z), free(w), free(u);
