@@ -80,9 +80,10 @@
  *
  * The interior point phase, when phase 1 fails and no dense Lemke fallback follows (n
  * above dense_limit; below it Lemke, the reference, keeps the last word as before; phase
- * 1 then gets PHASE1_FIRST steps before this phase). A settled pile's LCP is statically
- * indeterminate and degenerate (hundreds of pairs with z_i = w_i = 0): the active sets
- * phase 1 meets are inconsistent, and from a PGS start it wanders. A primal-dual interior
+ * 1 then gets PHASE1_FIRST steps before this phase, PHASE1_LONG where S's pattern
+ * narrows). A settled pile's LCP is statically indeterminate and degenerate (hundreds of
+ * pairs with z_i = w_i = 0): the active sets phase 1 meets are inconsistent, and from a
+ * PGS start it wanders. A primal-dual interior
  * point method (Mehrotra's predictor-corrector, infeasible, from phase 1's best point and
  * its w shifted by 0.01 sqrt(scale) into the interior)
  * follows the central path instead, where no active set is chosen: each step solves
@@ -172,8 +173,12 @@ enum { IPM_ITER = 60, IPM_STALL = 8 };
 #define IPM_SHIFT 0.01 /* the start's shift into the interior, times sqrt(max|q|) */
 
 /* Phase 1's steps before the interior point (falling piles are solved in 4, at most 23,
- * on pile_100; the settled pile's steps that phase 1 cannot solve cost 8 ms each). */
-enum { PHASE1_FIRST = 10 };
+ * on pile_100; the settled pile's steps that phase 1 cannot solve cost 8 ms each), and
+ * PHASE1_LONG when S's pattern narrows to the active cones (newton_schur.h): phase 1's
+ * factorizations then cost a fraction of the interior point's, which keeps every cone
+ * (pile_1000's 34 falling steps: newton's time 9.9 -> 5.0 s, and 33 of them under 0.4 s
+ * instead of 1-1.5 s, 16 steps 5.2 s). */
+enum { PHASE1_FIRST = 10, PHASE1_LONG = 22 };
 
 /* The default dense_limit (the Lemke fallback forms the dense M; above a few hundred
  * variables its pivots can take minutes: 355 s on a settled pile_100 step, n = 1482), and
@@ -842,13 +847,15 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   const double eps_min = 1e-12 * fmax(dmax, 1e-300);
 
   /* Phase 1: min-map Newton from the start (fast where the active systems are
-     consistent; with the interior point to follow, PHASE1_FIRST steps at most); phase 2
-     from its best point. */
+     consistent; with the interior point to follow, PHASE1_FIRST or PHASE1_LONG steps at
+     most); phase 2 from its best point. */
   /* The interior point when no dense Lemke fallback (the reference) follows. */
   const int ipm_iter = dense_fallback ? -1 : o.ipm_iter ? o.ipm_iter : IPM_ITER;
+  const int phase1_first =
+      ws->schur_ok && lsim_schur_narrows(ws->schur) ? PHASE1_LONG : PHASE1_FIRST;
   if (status == LSIM_MAX_ITERATIONS) {
     status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
-                          ipm_iter > 0 && PHASE1_FIRST < max_iter / 2 ? PHASE1_FIRST : max_iter / 2,
+                          ipm_iter > 0 && phase1_first < max_iter / 2 ? phase1_first : max_iter / 2,
                           &pgs_usable, z, &best, info);
     if (status == LSIM_MAX_ITERATIONS) {
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));

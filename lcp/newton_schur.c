@@ -327,6 +327,8 @@ int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, c
 
 void lsim_schur_narrow_from(LsimSchur *s, int m_min) { s->narrow_min = m_min; }
 
+int lsim_schur_narrows(const LsimSchur *s) { return s->m >= s->narrow_min; }
+
 int lsim_schur_blocks_kept(const LsimSchur *s, int *total) {
   int k = 0;
   for (int b = 0; b < s->nblk; ++b) k += s->kept[b] == 1;

@@ -34,6 +34,9 @@ int lsim_schur_factor(LsimSchur *s, const LsimFactoredLcp *f, const double *a, c
  * velocities on (default 2000, newton_schur.c's NARROW_MIN_M; 0: always), for tests. */
 void lsim_schur_narrow_from(LsimSchur *s, int m_min);
 
+/* 1 when S's pattern narrows for this problem (m at least the bound above), else 0. */
+int lsim_schur_narrows(const LsimSchur *s);
+
 /* The blocks of K in S's current pattern (*total: all blocks), for tests. */
 int lsim_schur_blocks_kept(const LsimSchur *s, int *total);
 
