@@ -166,8 +166,8 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
     return LSIM_OUT_OF_MEMORY;
   for (int j = 0; j < m; ++j) s->ujpos[j] = s->ubpos[j] = -1;
   int kj = 0, kb = 0, kk = 0;
-  long nt = m;
-  s->ujp[0] = s->ubp[0] = s->kp[0] = 0, s->tp[0] = m;
+  long nt = m; /* S's entries over every block: the arrays' size (pattern() places them) */
+  s->ujp[0] = s->ubp[0] = s->kp[0] = 0;
   s->maxu = 1;
   for (int b = 0; b < nb; ++b) {
     const int first_j = kj, first_b = kb;
@@ -190,11 +190,9 @@ int lsim_schur_analyse(LsimSchur *s, const LsimFactoredLcp *f) {
     s->kp[b + 1] = kk;
     nt += (long)(kj - first_j) * (kb - first_b);
     if (nt > 0x7fffffffL) return LSIM_OUT_OF_MEMORY;
-    s->tp[b + 1] = (int)nt;
     if (kj - first_j > s->maxu) s->maxu = kj - first_j;
     if (kb - first_b > s->maxu) s->maxu = kb - first_b;
   }
-  s->nt = (int)nt;
   /* S's pattern over every block at first (lsim_schur_factor narrows it to the blocks
      that a couples to the velocities); symbolic LU. */
   const int mu = s->maxu;
