@@ -23,6 +23,7 @@ static void compare_usage(FILE *f) {
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
           "  --solvers LIST     comma-separated solver specs: NAME or NAME[key=value,...],\n"
           "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega, threads,\n"
+          "                     sparse_limit (newton's sparse Lemke fallback),\n"
           "                     warm (0/1, independent mode), e.g.\n"
           "                     'lemke,pgs[sweeps=20],pgs[max_iter=500,omega=1.2],siconos:lemke'\n"
           "                     (quote the list: brackets are shell patterns)\n"

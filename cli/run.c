@@ -26,7 +26,8 @@ static void run_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim [run] SCENE.json [-o FILE] [--solver NAME] [--steps N]\n"
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
-          "                    [--threads T] [--on-failure P] [--print] [--quiet]\n"
+          "                    [--threads T] [--on-failure P] [--sparse-limit N]\n"
+          "                    [--print] [--quiet]\n"
           "                    [--dump-lcp] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
@@ -46,6 +47,9 @@ static void run_usage(FILE *f) {
           "                     policy\", keeps the best result), stop (end the run there,\n"
           "                     keeping the steps before it), continue (integrate the\n"
           "                     failed result); every step records its solver and residual\n"
+          "  --sparse-limit N   newton: sparse Lemke after its own phases fail on a problem\n"
+          "                     of n > 500 variables, when n <= N (-1: any n; 0: never, the\n"
+          "                     default); exact on more steps, at seconds a step\n"
           "  --print            print a table per step: every coordinate of q and v of each\n"
           "                     moving body, and the contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
@@ -191,6 +195,7 @@ int lsim_cli_run(int argc, char **argv) {
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
+  int sparse_limit_override = -2;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -207,7 +212,7 @@ int lsim_cli_run(int argc, char **argv) {
     } else if (!strcmp(a, "--solver-output")) {
       solver_output = 1;
     } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
-               !strcmp(a, "--threads")) {
+               !strcmp(a, "--threads") || !strcmp(a, "--sparse-limit")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim: %s needs a value\n", a);
         return 2;
@@ -229,6 +234,11 @@ int lsim_cli_run(int argc, char **argv) {
             threads_override > LSIM_PGS_MAX_THREADS) {
           fprintf(stderr, "lcpsim: --threads: need an integer in [1, %d], got '%s'\n",
                   LSIM_PGS_MAX_THREADS, v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--sparse-limit")) {
+        if (lsim_cli_parse_int(v, &sparse_limit_override) || sparse_limit_override < -1) {
+          fprintf(stderr, "lcpsim: --sparse-limit: need an integer >= -1, got '%s'\n", v);
           return 2;
         }
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
@@ -282,7 +292,7 @@ int lsim_cli_run(int argc, char **argv) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
-        dump_lcp || solver_output)
+        sparse_limit_override >= -1 || dump_lcp || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -319,6 +329,7 @@ int lsim_cli_run(int argc, char **argv) {
   if (omega_override > 0.0) model.solver.omega = omega_override;
   if (threads_override > 0) model.solver.threads = threads_override;
   if (on_failure_override >= 0) model.solver.on_failure = on_failure_override;
+  if (sparse_limit_override >= -1) model.solver.sparse_limit = sparse_limit_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     model.steps = (int)llround(k);

@@ -87,12 +87,14 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       s->opt.threads = iv;
     } else if (!strcmp(key, "islands") && !lsim_parse_int(val, &iv) && (iv == 0 || iv == 1)) {
       s->opt.islands = iv;
+    } else if (!strcmp(key, "sparse_limit") && !lsim_parse_int(val, &iv) && iv >= -1) {
+      s->opt.sparse_limit = iv;
     } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
                strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads") &&
-               strcmp(key, "d") && strcmp(key, "islands")) {
+               strcmp(key, "d") && strcmp(key, "islands") && strcmp(key, "sparse_limit")) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands)",
+               "threads, d, islands, sparse_limit)",
                s->label, key);
       return -1;
     } else {

@@ -44,6 +44,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.warm_start = model->solver.warm_start;
   o.threads = model->solver.threads;
   o.islands = model->solver.islands;
+  o.sparse_limit = model->solver.sparse_limit;
   o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);

@@ -26,6 +26,7 @@ LsimModel lsim_default_model(void) {
   m.solver.warm_start = 1;
   m.solver.threads = 1;
   m.solver.islands = 1;
+  m.solver.sparse_limit = 0;
   m.restitution_threshold = 0.01;
   m.event_precision = 1e-10;
   m.event_chatter_events = 20;

@@ -163,6 +163,8 @@ typedef struct LsimSolverSettings {
   int threads;        /* PGS sweep team size (lcp/pgs.h); 1 = this thread alone */
   int islands;        /* lemke, newton: solve separate body groups one by one (default 1) */
   int on_failure;     /* LSIM_ON_FAILURE_*: what a step whose solve failed leads to */
+  int sparse_limit;   /* newton: sparse Lemke after its own phases fail, n <= this (-1 any
+                         n, 0 never: the default); LsimSolverOptions.sparse_limit */
 } LsimSolverSettings;
 
 /* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries

@@ -119,7 +119,7 @@ int lsim_solver_needs_dense(const char *name) {
 
 LsimSolverOptions lsim_default_solver_options(void) {
   LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0,
-                         .threads = 1, .islands = 0};
+                         .threads = 1, .islands = 0, .sparse_limit = 0};
   return o;
 }
 
@@ -132,9 +132,9 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   *out = NULL;
   const LsimSolverOptions o = opt ? *opt : lsim_default_solver_options();
   if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
-      o.threads > LSIM_PGS_MAX_THREADS) {
+      o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
-                         "0 <= threads <= 64");
+                         "0 <= threads <= 64, sparse_limit >= -1");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -281,6 +281,7 @@ static LsimNewtonOptions newton_options(const LsimSolverOptions *o) {
   LsimNewtonOptions no = lsim_default_newton_options();
   no.tol = o->tol;
   no.max_iter = o->max_iter;
+  no.sparse_limit = o->sparse_limit;
   return no;
 }
 

@@ -31,9 +31,14 @@ typedef struct LsimSolverOptions {
   int fallback;      /* 1: a solve that fails runs the fallback chain (FALLBACK below) on
                         each dense problem (the whole one, or each island) of at most
                         LSIM_FALLBACK_MAX_N variables; 0: the solver's result stands */
+  int sparse_limit;  /* newton: when its own phases fail on a problem above its dense
+                        limit (500 variables), sparse Lemke (lemke_sparse.c) follows from
+                        its best point if n <= sparse_limit; -1: any n; 0 (default): never
+                        (newton.h, LsimNewtonOptions.sparse_limit) */
 } LsimSolverOptions;
 
-/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0
+/* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
+ * sparse_limit 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,
  * default 1, and on_failure, default fallback). */
 LsimSolverOptions lsim_default_solver_options(void);

@@ -605,6 +605,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_double(r, "/parameters/solver_omega", model->solver.omega, NULL);
   write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
   write_int(r, "/parameters/solver_threads", model->solver.threads);
+  write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
   if (model->sleep.enabled) {
     /* Sleeping (contact/sleep.c): its settings, only when on (files without it unchanged). */
     write_double(r, "/parameters/sleep_linear_speed", model->sleep.linear_speed, "m/s");

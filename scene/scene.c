@@ -31,7 +31,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     name = json_string_value(v);
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
-                                       "on_failure", NULL};
+                                       "on_failure", "sparse_limit", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -47,6 +47,8 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     s->omega = omega;
     if (lsim_parse_get_bool(c, v, "solver", "warm_start", &s->warm_start) < 0) return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "threads", 1, LSIM_PGS_MAX_THREADS, &s->threads) < 0)
+      return LSIM_INVALID_INPUT;
+    if (lsim_parse_get_int(c, v, "solver", "sparse_limit", -1, INT_MAX, &s->sparse_limit) < 0)
       return LSIM_INVALID_INPUT;
     char policy[16] = "";
     if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)

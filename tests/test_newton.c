@@ -378,12 +378,41 @@ static void test_schur_velocity_systems(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* newton through the solver API on f from the guess, with sparse_limit -1 and 0: the
+ * first must be solved to 1e-10 (relative natural residual). */
+static void check_sparse_limit(const LsimFactoredLcp *f, const double *guess) {
+  int rc[2];
+  double rel[2];
+  for (int k = 0; k < 2; ++k) {
+    LsimSolverOptions so = lsim_default_solver_options();
+    so.warm_start = 1;
+    so.sparse_limit = k == 0 ? -1 : 0;
+    LsimSolver *s = NULL;
+    char err[256];
+    assert_int_equal(lsim_solver_create(&s, "newton", &so, err, sizeof err), 0);
+    double *z = malloc((size_t)f->n * sizeof(double));
+    memcpy(z, guess, (size_t)f->n * sizeof(double));
+    LsimSolveStats st;
+    rc[k] = lsim_solver_solve_factored(s, f, z, &st);
+    rel[k] = st.residual.relative;
+    free(z);
+    lsim_solver_free(s);
+  }
+  print_message("pile_100 step 84 (n %d): newton with sparse_limit -1: %s %.2e; 0: %s %.2e\n",
+                f->n, lsim_status_name(rc[0]), rel[0], lsim_status_name(rc[1]), rel[1]);
+  assert_int_equal(rc[0], LSIM_SOLVED);
+  assert_true(rel[0] <= RES_TOL);
+}
+
 /* The settled pile (data/pile_100.json, spheres in a bin), driven by PGS at 1000 sweeps
  * and tolerance 1e-10 as bench/bench_exact drives it: from step 62 on the contact LCPs are
  * statically indeterminate and degenerate (about 270 pairs with z = w = 0, more impulses
  * than the 600 velocities), and the active-set phases alone stall near 1e-6. The interior
  * point phase (its crossover guess, then PGS and phase 1) must solve each of steps 62-71
- * to 1e-10 without the Lemke fallback, and it must be what ran on them. */
+ * to 1e-10 without the Lemke fallback, and it must be what ran on them.
+ * Step 84 then goes to the solver "newton" as a run hands it over, with the sparse Lemke
+ * fallback on (LsimSolverOptions.sparse_limit -1): it must be solved to 1e-10. (Without
+ * the fallback newton stops there at max_iterations, 2e-5 relative, in bench_exact.) */
 static void test_settled_pile_interior_point(void **state) {
   (void)state;
   LsimModel model;
@@ -399,11 +428,15 @@ static void test_settled_pile_interior_point(void **state) {
   LsimNewtonOptions no = lsim_default_newton_options();
   no.dense_limit = -1; /* no Lemke fallback: the Newton-type phases alone */
   int with_ipm = 0;
-  for (int k = 0; k < 72; ++k) {
+  for (int k = 0; k < 85; ++k) {
     LsimStepStats ss;
     lsim_step(stepper, &model, &st, &ss);
-    if (k < 62) continue;
+    if (k < 62 || (k > 71 && k < 84)) continue;
     const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    if (k == 84) {
+      check_sparse_limit(f, lsim_stepper_warm_guess(stepper));
+      continue;
+    }
     assert_true(f->n > 1000);
     double *z = malloc((size_t)f->n * sizeof(double));
     memcpy(z, lsim_stepper_warm_guess(stepper), (size_t)f->n * sizeof(double));

@@ -181,6 +181,7 @@ static void check_sample(const char *path) {
   assert_true(read_scalar_d(f, "/parameters/solver_omega") == 1.0);
   assert_int_equal(read_scalar_i(f, "/parameters/solver_warm_start"), 1);
   assert_int_equal(read_scalar_i(f, "/parameters/solver_threads"), 1);
+  assert_int_equal(read_scalar_i(f, "/parameters/solver_sparse_limit"), 0);
   read_strings(f, "/parameters/solver_name", -1, s);
   assert_string_equal(s[0], "pgs");
 

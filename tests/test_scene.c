@@ -35,7 +35,7 @@ static const char *full_scene =
     "  \"gravity\": -2.5,\n"
     "  \"ground\": {\"mu\": 0.25, \"g\": 10.0},\n"
     "  \"solver\": {\"name\": \"pgs\", \"tol\": 1e-8, \"max_iter\": 500, \"omega\": 1.5,\n"
-    "             \"warm_start\": false, \"threads\": 2},\n"
+    "             \"warm_start\": false, \"threads\": 2, \"sparse_limit\": 2000},\n"
     "  \"contact\": {\"margin\": 0.001},\n"
     "  \"bodies\": [\n"
     "    {\"name\": \"cart\", \"type\": \"dynamic\", \"position\": 1.5, \"velocity\": -2.0,\n"
@@ -72,6 +72,7 @@ static void test_full_scene(void **unused) {
   assert_true(m.solver.omega == 1.5);
   assert_int_equal(m.solver.warm_start, 0);
   assert_int_equal(m.solver.threads, 2);
+  assert_int_equal(m.solver.sparse_limit, 2000);
   /* Bodies first, then walls; coordinates for the moving ones only. */
   assert_int_equal(m.nbodies, 5);
   assert_int_equal(m.nq, 3);
@@ -145,6 +146,7 @@ static void test_defaults(void **unused) {
   assert_true(m.solver.omega == d.solver.omega);
   assert_int_equal(m.solver.warm_start, d.solver.warm_start);
   assert_int_equal(m.solver.threads, 1);
+  assert_int_equal(m.solver.sparse_limit, 0);
   assert_int_equal(m.nbodies, 1);
   const LsimBody *b = &m.bodies[0];
   assert_string_equal(b->name, "body0");

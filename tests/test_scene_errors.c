@@ -127,6 +127,8 @@ static const ErrorCase error_cases[] = {
      2, 43, "solver.warm_start", "must be true or false, got number"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"threads\": 0}}",
      2, 40, "solver.threads", "must be an integer in [1, 64], got 0"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"sparse_limit\": -2}}",
+     2, 45, "solver.sparse_limit", "must be an integer >= -1, got -2"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1}]}",
      2, 28, "walls[0].side", "required key missing"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1, \"side\": \"up\"}]}",

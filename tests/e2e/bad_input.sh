@@ -107,6 +107,7 @@ S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bo
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
 S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_iter": -5}, "bodies": [ {} ]}'
+S solver_sparse "solver_sparse.json:1:" "$h"'"solver": {"name": "newton", "sparse_limit": -4}, "bodies": [ {} ]}'
 # ---- scene files: 1-D bodies, walls, couplings ----
 S type "type.json:2:22: bodies[0].mass: must be a number" "$h"'
 "bodies": [ {"mass": "heavy"} ]}'
@@ -161,6 +162,7 @@ t omega_opt "--omega" "$in/ok.json" --omega 2 -o @OUT
 t out_empty "-o: the output file name is empty" "$in/ok.json" -o ""
 t compare_out_empty "-o: the output file name is empty" compare "$in/ok.json" --solvers lemke -o ""
 t threads_opt "--threads" "$in/ok.json" --threads 65 -o @OUT
+t sparse_opt "--sparse-limit" "$in/ok.json" --sparse-limit -2 -o @OUT
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
 t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT

@@ -278,6 +278,7 @@ bad "nosuch" data/two_blocks.json --solvers 'lemke,nosuch'
 bad "malformed solver spec 'pgs[sweeps=10'" data/two_blocks.json --solvers 'lemke,pgs[sweeps=10'
 bad "unknown option 'speed'" data/two_blocks.json --solvers 'pgs[speed=2]'
 bad "bad value 'x'" data/two_blocks.json --solvers 'pgs[sweeps=x]'
+bad "bad value '-2' for sparse_limit" data/two_blocks.json --solvers 'newton[sparse_limit=-2]'
 bad "listed twice" data/two_blocks.json --solvers 'lemke,lemke'
 bad "missing.json" "$tmp/missing.json" --solvers lemke
 bad "--mode" data/two_blocks.json --solvers lemke --mode sideways
