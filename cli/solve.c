@@ -17,7 +17,7 @@
 static void solve_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim solve FILE.dat|FILE.hdf5 [--solver NAME] [--tol X] [--max-iter N]\n"
-          "                  [--omega W] [--warm FILE] [--print-z]\n"
+          "                  [--omega W] [--sparse-limit N] [--warm FILE] [--print-z]\n"
           "       lcpsim solve RUN.h5 --step K [--series S] [--warm-dumped] [options]\n"
           "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file,\n"
           "  or the LCP of step K dumped in a run or compare file (--dump-lcp), or a\n"
@@ -27,6 +27,8 @@ static void solve_usage(FILE *f) {
           "  --tol X         tolerance on the natural residual relative to max|q| (1e-10)\n"
           "  --max-iter N    pivot or sweep limit (0: the solver's default)\n"
           "  --omega W       PGS relaxation in (0, 2) (1)\n"
+          "  --sparse-limit N  newton: sparse Lemke after its own phases fail, for n > 500\n"
+          "                  and n <= N (-1: any n; 0: never, the default)\n"
           "  --warm FILE     warm start from n numbers in FILE (whitespace-separated)\n"
           "  --print-z       print z (r for frictional contact), one entry per line\n"
           "  --d N           frictional contact with an LCP solver: the polyhedral cone's\n"
@@ -157,7 +159,7 @@ int lsim_cli_solve(int argc, char **argv) {
       }
       ++i;
     } else if (!strcmp(a, "--solver") || !strcmp(a, "--tol") || !strcmp(a, "--max-iter") ||
-               !strcmp(a, "--warm") || !strcmp(a, "--omega")) {
+               !strcmp(a, "--warm") || !strcmp(a, "--omega") || !strcmp(a, "--sparse-limit")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim solve: %s needs a value\n", a);
         return 2;
@@ -173,6 +175,11 @@ int lsim_cli_solve(int argc, char **argv) {
       } else if (!strcmp(a, "--omega")) {
         if (lsim_cli_parse_double(v, &opt.omega) || !(opt.omega > 0.0 && opt.omega < 2.0)) {
           fprintf(stderr, "lcpsim solve: --omega: need a number in (0, 2), got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--sparse-limit")) {
+        if (lsim_cli_parse_int(v, &opt.sparse_limit) || opt.sparse_limit < -1) {
+          fprintf(stderr, "lcpsim solve: --sparse-limit: need an integer >= -1, got '%s'\n", v);
           return 2;
         }
       } else if (lsim_cli_parse_int(v, &opt.max_iter) || opt.max_iter < 0) {
