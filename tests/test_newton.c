@@ -412,7 +412,7 @@ static void check_sparse_limit(const LsimFactoredLcp *f, const double *guess) {
  * to 1e-10 without the Lemke fallback, and it must be what ran on them.
  * Step 84 then goes to the solver "newton" as a run hands it over, with the sparse Lemke
  * fallback on (LsimSolverOptions.sparse_limit -1): it must be solved to 1e-10. (Without
- * the fallback newton stops there at max_iterations, 2e-5 relative, in bench_exact.) */
+ * the fallback newton stops there at max_iterations, 9.5e-7 relative: printed.) */
 static void test_settled_pile_interior_point(void **state) {
   (void)state;
   LsimModel model;
