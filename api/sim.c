@@ -41,7 +41,7 @@ void lsim_free(void *p) { free(p); }
 
 LsimSolverConfig lsim_default_solver_config(void) {
   const LsimSolverConfig c = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 1,
-                              .threads = 1};
+                              .threads = 1, .sparse_limit = 0};
   return c;
 }
 
@@ -54,6 +54,7 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
   s->omega = cfg->omega;
   s->warm_start = cfg->warm_start;
   s->threads = cfg->threads > 0 ? cfg->threads : 1;
+  s->sparse_limit = cfg->sparse_limit;
 }
 
 /* ---- loading ---- */
@@ -342,6 +343,7 @@ int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
   cfg->omega = s->omega;
   cfg->warm_start = s->warm_start;
   cfg->threads = s->threads;
+  cfg->sparse_limit = s->sparse_limit;
   return 0;
 }
 

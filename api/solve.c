@@ -26,6 +26,7 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   o.omega = c.omega;
   o.warm_start = c.warm_start;
   o.threads = c.threads > 0 ? c.threads : 1;
+  o.sparse_limit = c.sparse_limit;
   return o;
 }
 

@@ -27,8 +27,13 @@
  * With --verbose each step of the "lemke_sparse, whole" series also prints the contact
  * structure of its solution (print_structure).
  *
+ * --sparse-limit N gives the newton series (and a newton driver) that option
+ * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
+ * -1 any n); 0, the default, never.
+ *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
- *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]
+ *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu]
+ *                    [--sparse-limit N] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -111,6 +116,7 @@ typedef struct Series {
 int main(int argc, char **argv) {
   const char *path = "data/pile_100.json";
   int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1, from = 0;
+  int sparse_limit = 0;
   const char *only = NULL;
   const char *driver = "pgs";
   for (int i = 1; i < argc; ++i) {
@@ -123,10 +129,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
+    else if (!strcmp(argv[i], "--sparse-limit") && i + 1 < argc) sparse_limit = atoi(argv[++i]);
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--verbose]\n");
       return 2;
     }
   }
@@ -143,6 +150,7 @@ int main(int argc, char **argv) {
   snprintf(model.solver.name, sizeof model.solver.name, "%s", driver);
   model.solver.tol = 1e-10, model.solver.warm_start = 1;
   model.solver.max_iter = strcmp(driver, "pgs") ? 0 : 1000;
+  model.solver.sparse_limit = sparse_limit;
   LsimStepper *stepper;
   if (lsim_stepper_create(&stepper, &model, NULL, err, sizeof err)) {
     fprintf(stderr, "bench_exact: %s\n", err);
@@ -167,6 +175,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < NSERIES; ++k) {
     LsimSolverOptions o = lsim_default_solver_options();
     o.warm_start = 1, o.islands = series[k].islands, o.max_iter = series[k].max_iter;
+    o.sparse_limit = sparse_limit;
     if (lsim_solver_create(&series[k].solver, series[k].name, &o, err, sizeof err)) return 2;
   }
   LsimIslands *finder = lsim_islands_create();

@@ -192,7 +192,17 @@ static void test_solvers_and_record(void **state) {
   assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
   LsimSolverConfig back;
   assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
-  assert_true(back.tol == 0.0 && back.max_iter == 50);
+  assert_true(back.tol == 0.0 && back.max_iter == 50 && back.sparse_limit == 0);
+  /* newton's sparse Lemke fallback: set and read back; below -1 refused, PGS kept. */
+  LsimSolverConfig nc = lsim_default_solver_config();
+  nc.sparse_limit = -2;
+  assert_int_equal(lsim_sim_set_solver(sim, "newton", &nc), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_solver(sim), "pgs");
+  nc.sparse_limit = -1;
+  assert_int_equal(lsim_sim_set_solver(sim, "newton", &nc), 0);
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_int_equal(back.sparse_limit, -1);
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
   const int n = lsim_sim_scene_steps(sim);
   assert_int_equal(lsim_sim_run(sim, n), 0);
   assert_int_equal(lsim_sim_steps_done(sim), n);
@@ -248,6 +258,11 @@ static void test_solve_lcp(void **state) {
   assert_int_equal(lsim_solve_lcp("lemke", 2, Mbad, q1, z, NULL, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
   assert_int_equal(lsim_solve_lcp("nope", 2, M, q1, z, NULL, NULL, err, sizeof err), LSIM_UNAVAILABLE);
+  LsimSolverConfig bad = lsim_default_solver_config();
+  bad.sparse_limit = -2;
+  assert_int_equal(lsim_solve_lcp("newton", 2, M, q1, z, &bad, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "sparse_limit"));
 }
 
 /* A standalone frictional contact problem: one 3-D contact, W = I, q = (-1, 2, 0), mu = 0.5.

@@ -78,7 +78,7 @@ const char *lsim_status_name(int status);
 const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
- * solver's default), omega 1, warm_start 1, threads 1. */
+ * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0. */
 typedef struct LsimSolverConfig {
   double tol;      /* acceptance: natural residual <= tol * s, s = max_i |q_i| (1 when
                       q = 0); 0 with PGS: exactly max_iter sweeps */
@@ -86,6 +86,9 @@ typedef struct LsimSolverConfig {
   double omega;    /* PGS relaxation in (0, 2) */
   int warm_start;  /* simulations: start each step from the previous step's impulses */
   int threads;     /* PGS sweep team size, 1 .. 64 (results depend on it, never on the run) */
+  int sparse_limit; /* newton: when its own phases fail on a problem of more than 500
+                       variables, sparse Lemke follows from its best point if n <= this;
+                       -1: any n; 0: never (the default; seconds a step on settled piles) */
 } LsimSolverConfig;
 /* The defaults above, by value (nothing to free). */
 LsimSolverConfig lsim_default_solver_config(void);

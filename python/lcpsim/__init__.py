@@ -58,7 +58,8 @@ class Error(Exception):
 
 class _SolverConfig(C.Structure):
     _fields_ = [("tol", C.c_double), ("max_iter", C.c_int), ("omega", C.c_double),
-                ("warm_start", C.c_int), ("threads", C.c_int)]
+                ("warm_start", C.c_int), ("threads", C.c_int),
+                ("sparse_limit", C.c_int)]
 
 
 class _SolveReport(C.Structure):
@@ -177,9 +178,9 @@ def solver_names():
     return out
 
 
-def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1):
+def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
     return _SolverConfig(float(tol), int(max_iter), float(omega), int(bool(warm_start)),
-                         int(threads))
+                         int(threads), int(sparse_limit))
 
 
 def _doubles(x, n, what):
@@ -347,14 +348,16 @@ class Sim:
 
     # -- solvers, contacts, records
     def set_solver(self, name, **options):
-        """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads."""
+        """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
+        sparse_limit."""
         cfg = _config(**options)
         self._check(_set_solver(self._h, name.encode(), C.byref(cfg)))
 
     solver = property(lambda self: _solver(self._h).decode())
 
     def solver_config(self):
-        """The options of the solver in use: tol, max_iter, omega, warm_start, threads."""
+        """The options of the solver in use: tol, max_iter, omega, warm_start, threads,
+        sparse_limit."""
         c = _SolverConfig()
         self._check(_solver_config(self._h, C.byref(c)))
         return {k: getattr(c, k) for k, _ in _SolverConfig._fields_}

@@ -99,6 +99,14 @@ check(sim.solver == "pgs", "solver set")
 pile = lcpsim.Sim.load("data/pile_10.json")
 pile.set_solver("pgs", tol=0.0, max_iter=50)
 check(pile.solver_config()["max_iter"] == 50, "solver config read back")
+pile.set_solver("newton", sparse_limit=-1)
+check(pile.solver_config()["sparse_limit"] == -1, "newton's sparse_limit read back")
+try:
+    pile.set_solver("newton", sparse_limit=-2)
+    check(False, "sparse_limit -2 is accepted")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.INVALID_INPUT and pile.solver == "newton", "sparse_limit -2: %s" % e)
+pile.set_solver("pgs", tol=0.0, max_iter=50)
 pile.controller = lambda s: None
 pile.run(pile.scene_steps)
 check(pile.last_step()["status"] == lcpsim.MAX_ITERATIONS and pile.last_step()["lcp_size"] > 0,
