@@ -10,6 +10,7 @@
 #include "compare/spec.h"
 #include "lcp/fc_solver.h"
 #include "lcp/solver.h"
+#include "scene/lcpdump.h"
 
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
@@ -73,6 +74,7 @@ static int check_environment(void) {
 }
 
 int main(int argc, char **argv) {
+  lsim_h5_no_atexit();
   if (argc < 2) {
     fprintf(stderr, "lcpsim: no scene or command given (see lcpsim --help)\n");
     return 2;

@@ -390,6 +390,7 @@ int lsim_cli_run(int argc, char **argv) {
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, first_fail_status = 0;
   int budget_steps = 0;
   double max_budget_rel = 0.0;
+  int dump_failed = 0, dump_warned = 0; /* --dump-lcp: its append failed; the size said */
   int stopped = 0; /* the run ended itself early (a diverging state, a failure under
                       on_failure "stop"): that step is not recorded */
   int recovered = 0; /* steps whose failed solve the fallback chain recovered */
@@ -476,9 +477,27 @@ int lsim_cli_run(int argc, char **argv) {
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
-      if (lsim_record_step(rec, &model, &state, cs, &st) ||
-          (dump && lsim_lcpdump_step(dump, k + 1, stepper))) {
-        fprintf(stderr, "lcpsim: %s: writing step %d failed\n", path, k + 1);
+      /* The dump first: when it fails the run stops there, the file keeping the steps
+         before it (both its rows and its dump); the reason names the step and the cause. */
+      if (dump && lsim_lcpdump_step(dump, k + 1, stepper)) {
+        snprintf(stop_reason, sizeof stop_reason, "%s", lsim_lcpdump_error(dump));
+        fprintf(stderr, "lcpsim: %s: %s; the run stops here\n", path, stop_reason);
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        dump_failed = stopped = 1;
+        break;
+      }
+      if (dump && !dump_warned) {
+        /* A dense M of a GB or more a step: said once, since it fills disks fast. */
+        const LsimFactoredLcp *fl = lsim_stepper_factored(stepper);
+        const double gb = fl ? (double)fl->n * (double)fl->n * 8e-9 : 0.0;
+        if (gb >= 1.0) {
+          fprintf(stderr, "lcpsim: %s: --dump-lcp stores each step's dense M: %.2g GB at step "
+                  "%d (n = %d)\n", path, gb, k + 1, fl->n);
+          dump_warned = 1;
+        }
+      }
+      if (lsim_record_step(rec, &model, &state, cs, &st)) {
+        fprintf(stderr, "lcpsim: writing step %d failed: %s\n", k + 1, lsim_record_error(rec));
         exit_code = 2;
         break;
       }
@@ -500,7 +519,7 @@ int lsim_cli_run(int argc, char **argv) {
   const double elapsed = now_seconds() - t0;
 
   /* Close: the file is kept whenever its steps are consistent (failures included). */
-  if (dump && lsim_lcpdump_close(dump, msg, sizeof msg) && !exit_code) {
+  if (dump && lsim_lcpdump_close(dump, msg, sizeof msg) && !exit_code && !dump_failed) {
     fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
     exit_code = 2;
   }

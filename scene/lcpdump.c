@@ -43,6 +43,34 @@ static hid_t make_lcpl(void) {
   return l;
 }
 
+/* The innermost entry of the stack (n = 0 walking upward). */
+static herr_t walk_innermost(unsigned n, const H5E_error2_t *e, void *data) {
+  char *buf = data;
+  if (n == 0 && e->desc && e->desc[0]) snprintf(buf, 512, "%s", e->desc);
+  return 0;
+}
+
+void lsim_h5_error_detail(char *buf, size_t len) {
+  if (!buf || !len) return;
+  char desc[512] = "";
+  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, walk_innermost, desc);
+  H5Eclear2(H5E_DEFAULT);
+  /* A system call's failure: "<what> failed: time = ..., errno = 28, error message = 'No
+     space left on device', ...": keep what and the message. */
+  const char *m = strstr(desc, "error message = '");
+  const char *f = strstr(desc, " failed");
+  if (m && f && f < m) {
+    m += strlen("error message = '");
+    const char *e = strchr(m, '\'');
+    const int wl = (int)(f - desc) + 7, ml = e ? (int)(e - m) : (int)strlen(m);
+    snprintf(buf, len, "%.*s: %.*s", wl, desc, ml, m);
+    return;
+  }
+  snprintf(buf, len, "%s", desc);
+}
+
+void lsim_h5_no_atexit(void) { H5dont_atexit(); }
+
 int64_t lsim_h5_create(const char *path, char *err, size_t errlen) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -136,19 +164,27 @@ static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int 
 }
 
 /* Appends nrows rows (nrows * cols values, C order) from data. */
+/* HDF5's reason for the last failed append, taken at once (the next HDF5 call clears its
+ * stack; HDF5 here is serial, used from one thread). */
+static char ext_why[256];
+
 static int ext_append(Ext *e, const void *data, hsize_t nrows) {
   if (nrows == 0 || e->cols == 0) {
     e->rows += nrows;
     return 0;
   }
   hsize_t size[2] = {e->rows + nrows, e->cols};
-  if (H5Dset_extent(e->d, size) < 0) return LSIM_IO_ERROR;
+  if (H5Dset_extent(e->d, size) < 0) {
+    lsim_h5_error_detail(ext_why, sizeof ext_why);
+    return LSIM_IO_ERROR;
+  }
   hid_t fs = H5Dget_space(e->d);
   hsize_t start[2] = {e->rows, 0}, count[2] = {nrows, e->cols};
   hid_t ms = H5Screate_simple(e->rank, count, NULL);
   int ok = fs >= 0 && ms >= 0 &&
            H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
            H5Dwrite(e->d, e->mtype, ms, fs, H5P_DEFAULT, data) >= 0;
+  if (!ok) lsim_h5_error_detail(ext_why, sizeof ext_why);
   if (ms >= 0) H5Sclose(ms);
   if (fs >= 0) H5Sclose(fs);
   if (!ok) return LSIM_IO_ERROR;
@@ -184,16 +220,22 @@ struct LsimLcpDump {
   int *ci;                        /* [cone_cap] cone integer scratch */
   double *cd;                     /* [cone_cap] */
   int status;
-  char msg[256];
+  char msg[512];
 };
 
-/* Records the first error of the dump. */
-static int dump_fail(LsimLcpDump *d, int status, const char *what) {
+/* Records the first error of the dump: "LCP dump: step K: what[: HDF5's reason]". */
+static int dump_fail(LsimLcpDump *d, int status, int step, const char *what) {
   if (d->status) return d->status;
   d->status = status;
-  snprintf(d->msg, sizeof d->msg, "LCP dump: %s", what);
+  char detail[256] = "";
+  if (status == LSIM_IO_ERROR) snprintf(detail, sizeof detail, "%s", ext_why);
+  ext_why[0] = '\0';
+  snprintf(d->msg, sizeof d->msg, "LCP dump: step %d: %s%s%s", step, what, detail[0] ? ": " : "",
+           detail);
   return status;
 }
+
+const char *lsim_lcpdump_error(const LsimLcpDump *d) { return d && d->status ? d->msg : ""; }
 
 int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int nsolutions,
                       const char *const *labels, int default_series, char *err,
@@ -279,13 +321,13 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   if (d->status) return d->status;
   const int n = lcp->n;
   if (n <= 0) return 0;
-  if (grow_index(d)) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+  if (grow_index(d)) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
 
   /* Scratch for one problem's solutions (rows of nsol) and its cones. */
   const size_t need = (size_t)n * (size_t)d->nsol;
   if (need > d->row_cap) {
     double *r = realloc(d->row, need * sizeof(double));
-    if (!r) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+    if (!r) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
     d->row = r;
     d->row_cap = need;
   }
@@ -295,7 +337,7 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
     if (ci) d->ci = ci;
     double *cd = realloc(d->cd, (size_t)nc * sizeof(double));
     if (cd) d->cd = cd;
-    if (!ci || !cd) return dump_fail(d, LSIM_OUT_OF_MEMORY, "out of memory");
+    if (!ci || !cd) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
     d->cone_cap = nc;
   }
   for (int i = 0; i < n; ++i)
@@ -326,7 +368,7 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   CONE_FIELD(X_CMU, d->cd, mu)
   CONE_FIELD(X_CFN, d->cd, fixed_normal)
 #undef CONE_FIELD
-  if (rc) return dump_fail(d, rc, "cannot append a problem");
+  if (rc) return dump_fail(d, rc, step, "cannot append the problem");
 
   /* Index entry. */
   const int p = d->nprob++;
@@ -346,13 +388,24 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   if (!rc) rc = ext_append(&d->x[X_MOFF], &d->m_off[p + 1], 1);
   if (!rc) rc = ext_append(&d->x[X_VOFF], &d->v_off[p + 1], 1);
   if (!rc) rc = ext_append(&d->x[X_COFF], &d->c_off[p + 1], 1);
-  return rc ? dump_fail(d, rc, "cannot append to the index") : 0;
+  return rc ? dump_fail(d, rc, step, "cannot append to the index") : 0;
 }
 
 int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
+  if (!d) return LSIM_INVALID_INPUT;
+  if (d->status) return d->status;
   const double *z = lsim_stepper_solution(stepper);
-  return lsim_lcpdump_add(d, step, 0, lsim_stepper_lcp(stepper), lsim_stepper_warm_guess(stepper),
-                          &z);
+  const LsimLcp *lcp = lsim_stepper_lcp(stepper);
+  if (!lcp) {
+    /* The dense form could not be allocated. */
+    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+    const double n = f ? (double)f->n : 0.0;
+    char what[160];
+    snprintf(what, sizeof what, "out of memory for the dense M (n = %.0f: %.3g GB)", n,
+             n * n * 8e-9);
+    return dump_fail(d, LSIM_OUT_OF_MEMORY, step, what);
+  }
+  return lsim_lcpdump_add(d, step, 0, lcp, lsim_stepper_warm_guess(stepper), &z);
 }
 
 int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {

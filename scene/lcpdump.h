@@ -33,6 +33,17 @@ typedef enum LsimH5Type { LSIM_H5_I32, LSIM_H5_I64, LSIM_H5_U64, LSIM_H5_F64 } L
  * handle, or < 0 with a message in err. */
 int64_t lsim_h5_create(const char *path, char *err, size_t errlen);
 
+/* The innermost description on HDF5's error stack (the call that failed; for a failed
+ * write the system's reason, e.g. "file write failed: No space left on device") into
+ * buf [len], "" when the stack is empty; the stack is cleared. */
+void lsim_h5_error_detail(char *buf, size_t len);
+
+/* Keeps HDF5 from closing, at the process's exit, the objects whose close failed (a file
+ * whose last flush failed, e.g. on a full disk): HDF5 1.10 then crashes in H5F__close_cb.
+ * Every file is closed by its owner, so nothing is lost. Call it before any other HDF5
+ * call (the command does, first thing); later it does nothing. */
+void lsim_h5_no_atexit(void);
+
 /* Closes a file from lsim_h5_create. 0 or < 0. */
 int lsim_h5_close(int64_t file);
 
@@ -67,6 +78,9 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
 /* One call per step of a run: appends the stepper's last LCP, its warm guess and its
  * solution as problem (step, series 0). 0 or < 0. */
 int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper);
+
+/* The first error of the dump ("LCP dump: step K: ..."), "" while there is none. */
+const char *lsim_lcpdump_error(const LsimLcpDump *d);
 
 /* Writes the index, closes every HDF5 object of the dump (not the file) and frees d.
  * Returns the first error of the dump's life, with its message in err, else 0. NULL-safe. */

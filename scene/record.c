@@ -24,6 +24,7 @@
 
 #include "contact/constraints.h"
 #include "lcp/lcp.h"
+#include "scene/lcpdump.h"
 #include "scene/outfile.h"
 
 #ifndef LSIM_VERSION
@@ -91,19 +92,11 @@ struct LsimRecord {
   char end_reason[512];
 };
 
-/* The innermost HDF5 error description, walked from the default stack into buf. */
-static herr_t hdf5_walk(unsigned n, const H5E_error2_t *e, void *data) {
-  char *buf = data;
-  if (n == 0 && e->desc && e->desc[0]) snprintf(buf, 256, "%s", e->desc);
-  return 0;
-}
-
 /* Records the first error: status and "<path>: <what>[: <HDF5 detail>]". Returns status. */
 static int fail(LsimRecord *r, int status, const char *what) {
   if (r->status < 0) return r->status;
   char detail[256] = "";
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_walk, detail);
-  H5Eclear2(H5E_DEFAULT);
+  lsim_h5_error_detail(detail, sizeof detail);
   if (detail[0])
     snprintf(r->msg, sizeof r->msg, "%s: %.256s: %s", r->path, what, detail);
   else
@@ -815,6 +808,8 @@ void lsim_record_set_end(LsimRecord *r, LsimRunEnd end, const char *reason) {
   r->end = end;
   snprintf(r->end_reason, sizeof r->end_reason, "%s", reason ? reason : "");
 }
+
+const char *lsim_record_error(const LsimRecord *r) { return r && r->status < 0 ? r->msg : ""; }
 
 int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   if (!r) return 0;

@@ -78,4 +78,7 @@ int lsim_record_event(LsimRecord *r, double t, int kind, uint64_t contact, int b
  * removed instead. 0 or < 0 with a message in err. Frees r in every case. */
 int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen);
 
+/* The first error of r ("<path>: <what>[: HDF5's reason]"), "" while there is none. */
+const char *lsim_record_error(const LsimRecord *r);
+
 #endif

@@ -127,5 +127,17 @@ cksum "$part" > "$out/sum1"
 [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run" "$out/err" \
   || fail "rerun: $(cat "$out/err")"
 cksum "$part" | cmp -s - "$out/sum1" || fail "rerun touched $part"
+# A write that fails (a file size limit of 2000 kB, SIGXFSZ ignored so that write() says
+# EFBIG, as on a full disk): the LCP dump names the step and the system's reason, the run
+# stops there, and as the file cannot be finished either nothing is left, with exit 2 and
+# no crash at exit.
+rc=0
+(trap '' XFSZ; ulimit -f 2000; exec ./lcpsim $scene --steps 300 --dump-lcp -o "$out/big.h5" --quiet) \
+  > /dev/null 2> "$out/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "file size limit: exit $rc: $(cat "$out/err")"
+grep -qE "^lcpsim: $out/big.h5: LCP dump: step [0-9]+: cannot append the problem: file write failed: File too large; the run stops here$" \
+  "$out/err" || fail "file size limit: $(cat "$out/err")"
+[ -z "$(ls "$out" | grep big)" ] || fail "file size limit: left $(ls "$out" | grep big)"
 echo "output_files: dir/FIFO/link/scene refused, /dev/null kept, 2 concurrent runs whole," \
-     "SIGINT 130 / SIGTERM 143 marked, kill -9 partial read ($(tail -1 "$out/oct.txt") steps, LCP of step $n)"
+     "SIGINT 130 / SIGTERM 143 marked, kill -9 partial read ($(tail -1 "$out/oct.txt") steps, LCP of step $n)," \
+     "a failed dump write named"
