@@ -412,7 +412,11 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
  * row, every following step is appended. Written under path.partial and renamed on close.
  * 0 or < 0 (an open record stays open). */
 int lsim_sim_record(LsimSim *sim, const char *path);
-/* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0. */
+/* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
+ * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
+ * HDF5 1.10's exit handler then crashes on it when the process ends. A program that may
+ * meet this calls H5dont_atexit() before any other HDF5 call (as the lcpsim command
+ * does); the library does not, since that choice belongs to the whole process. */
 int lsim_sim_record_close(LsimSim *sim, int keep);
 
 /* ---- comparing solvers ----------------------------------------------------------------- */
