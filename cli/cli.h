@@ -30,6 +30,12 @@ void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, siz
  * without closing them (scene/outfile.h, lsim_outfile_leftovers): a note, not an error. */
 void lsim_cli_note_leftovers(const char *path);
 
+/* One stderr note (not an error) for each solver option given on the command line that
+ * the solver does not use: --omega and --threads are pgs's, --sparse-limit is newton's
+ * (docs/solvers.md, "Names and options"). cmd prefixes the line ("lcpsim", "lcpsim solve"). */
+void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
+                          int threads_given, int sparse_limit_given);
+
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */
 int lsim_cli_parse_double(const char *s, double *out);
 int lsim_cli_parse_int(const char *s, int *out);

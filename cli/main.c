@@ -73,6 +73,20 @@ static int check_environment(void) {
   return 2;
 }
 
+void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
+                          int threads_given, int sparse_limit_given) {
+  const int pgs = !strcmp(solver, "pgs"), newton = !strcmp(solver, "newton");
+  const struct { int given, used; const char *option, *owner; } o[] = {
+      {omega_given, pgs, "--omega", "pgs"},
+      {threads_given, pgs, "--threads", "pgs"},
+      {sparse_limit_given, newton, "--sparse-limit", "newton"},
+  };
+  for (size_t k = 0; k < sizeof o / sizeof o[0]; ++k)
+    if (o[k].given && !o[k].used)
+      fprintf(stderr, "%s: note: %s is an option of %s only; %s does not use it\n", cmd,
+              o[k].option, o[k].owner, solver);
+}
+
 int main(int argc, char **argv) {
   lsim_h5_no_atexit();
   if (argc < 2) {

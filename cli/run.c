@@ -385,6 +385,10 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Partial files of this output left by killed runs: a note (ours has a live pid). */
   if (!exit_code) lsim_cli_note_leftovers(path);
+  /* Options given that the solver does not use: a note each. */
+  if (!exit_code)
+    lsim_cli_note_unused("lcpsim", lsim_solver_name(lsim_stepper_solver(stepper)),
+                         omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, first_fail_status = 0;

@@ -133,6 +133,7 @@ int lsim_cli_solve(int argc, char **argv) {
   const char *path = NULL, *solver_name = "lemke", *warm_path = NULL;
   LsimSolverOptions opt = lsim_default_solver_options();
   int print_z = 0, step = -1, series = -1, warm_dumped = 0, ndir = -1, solver_given = 0;
+  int omega_given = 0, sparse_limit_given = 0;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -173,11 +174,13 @@ int lsim_cli_solve(int argc, char **argv) {
           return 2;
         }
       } else if (!strcmp(a, "--omega")) {
+        omega_given = 1;
         if (lsim_cli_parse_double(v, &opt.omega) || !(opt.omega > 0.0 && opt.omega < 2.0)) {
           fprintf(stderr, "lcpsim solve: --omega: need a number in (0, 2), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--sparse-limit")) {
+        sparse_limit_given = 1;
         if (lsim_cli_parse_int(v, &opt.sparse_limit) || opt.sparse_limit < -1) {
           fprintf(stderr, "lcpsim solve: --sparse-limit: need an integer >= -1, got '%s'\n", v);
           return 2;
@@ -262,6 +265,8 @@ int lsim_cli_solve(int argc, char **argv) {
     else lsim_lcp_free(&lcp);
     return 2;
   }
+  lsim_cli_note_unused("lcpsim solve", lsim_solver_name(solver), omega_given, 0,
+                       sparse_limit_given);
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   int status = lsim_solver_solve(solver, &lcp, z, &st);

@@ -22,4 +22,18 @@ grep -q '^lcpsim: step [0-9]*: siconos:newton_fb printed: NM_LU_factorize: LU fa
 grep -q DGETRF "$out/b.out" && fail "Siconos' text reached stdout"
 # Each shown line is one of ours: nothing printed by Siconos itself.
 grep -v '^lcpsim: ' "$out/b.err" | grep -q . && fail "stderr has lines not of lcpsim with --solver-output"
+# Options the solver does not use: one note each on stderr, the run or solve goes on.
+./lcpsim data/pile_10.json --solver lemke --omega 1.5 --threads 2 --steps 5 -o "$out/n.h5" --quiet \
+  2> "$out/n.err" || fail "run with unused options failed: $(cat "$out/n.err")"
+printf '%s\n' "lcpsim: note: --omega is an option of pgs only; lemke does not use it" \
+  "lcpsim: note: --threads is an option of pgs only; lemke does not use it" | cmp -s - "$out/n.err" \
+  || fail "unused options: $(cat "$out/n.err")"
+./lcpsim data/pile_10.json --solver newton --sparse-limit 5 --omega 1.2 --steps 5 -o "$out/n.h5" \
+  --quiet 2> "$out/n.err" || fail "newton run failed: $(cat "$out/n.err")"
+[ "$(cat "$out/n.err")" = "lcpsim: note: --omega is an option of pgs only; newton does not use it" ] \
+  || fail "newton with --sparse-limit: $(cat "$out/n.err")"
+./lcpsim solve "${LSIM_SHARED:-../shared}/data/siconos-lcp/lcp_CPS_1.dat" --solver pgs --sparse-limit 5 > /dev/null \
+  2> "$out/n.err" || true
+[ "$(cat "$out/n.err")" = "lcpsim solve: note: --sparse-limit is an option of newton only; pgs does not use it" ] \
+  || fail "solve with --sparse-limit: $(cat "$out/n.err")"
 echo "solver_output: default stderr clean ($(wc -l < "$out/a.err") lcpsim lines); --solver-output: $(grep -c printed "$out/b.err") lines of Siconos text"
