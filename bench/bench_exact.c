@@ -44,7 +44,7 @@
 #include "contact/step.h"
 #include "lcp/islands.h"
 #include "lcp/solver.h"
-#include "scene/scene.h"
+#include "bench/bench_scene.h"
 
 enum { NSERIES = 10, MAXSTEPS = 4000 };
 
@@ -140,13 +140,8 @@ int main(int argc, char **argv) {
   if (steps < 1 || steps > MAXSTEPS) steps = 60;
   LsimModel model;
   LsimState state;
-  char *text = NULL, err[256];
-  LsimSceneError serr;
-  if (lsim_scene_load(path, &model, &state, &text, &serr)) {
-    lsim_scene_error_format(&serr, err, sizeof err);
-    fprintf(stderr, "bench_exact: %s\n", err);
-    return 2;
-  }
+  char err[256];
+  if (bench_load_scene("bench_exact", path, &model, &state)) return 2;
   snprintf(model.solver.name, sizeof model.solver.name, "%s", driver);
   model.solver.tol = 1e-10, model.solver.warm_start = 1;
   model.solver.max_iter = strcmp(driver, "pgs") ? 0 : 1000;
@@ -272,6 +267,5 @@ int main(int argc, char **argv) {
   lsim_stepper_free(stepper);
   lsim_model_free(&model);
   lsim_state_free(&state);
-  free(text);
   return 0;
 }

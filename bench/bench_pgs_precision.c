@@ -24,7 +24,7 @@
 
 #include "contact/step.h"
 #include "lcp/solver.h"
-#include "scene/scene.h"
+#include "bench/bench_scene.h"
 
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -45,14 +45,8 @@ int main(int argc, char **argv) {
   if (steps < 1) steps = 300;
   LsimModel model;
   LsimState state;
-  char *text = NULL, err[256];
-  LsimSceneError serr;
-  if (lsim_scene_load(path, &model, &state, &text, &serr)) {
-    lsim_scene_error_format(&serr, err, sizeof err);
-    fprintf(stderr, "bench_pgs_precision: %s\n", err);
-    return 2;
-  }
-  free(text);
+  char err[256];
+  if (bench_load_scene("bench_pgs_precision", path, &model, &state)) return 2;
   /* The driver and the two solves: PGS, 20 sweeps, tol 0, warm started. */
   snprintf(model.solver.name, sizeof model.solver.name, "pgs");
   model.solver.tol = 0.0, model.solver.max_iter = 20, model.solver.warm_start = 1;
