@@ -163,11 +163,11 @@ static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int 
   return e->d >= 0 ? 0 : LSIM_IO_ERROR;
 }
 
-/* Appends nrows rows (nrows * cols values, C order) from data. */
 /* HDF5's reason for the last failed append, taken at once (the next HDF5 call clears its
  * stack; HDF5 here is serial, used from one thread). */
 static char ext_why[256];
 
+/* Appends nrows rows (nrows * cols values, C order) from data. */
 static int ext_append(Ext *e, const void *data, hsize_t nrows) {
   if (nrows == 0 || e->cols == 0) {
     e->rows += nrows;
