@@ -485,7 +485,6 @@ int lsim_cli_run(int argc, char **argv) {
          before it (both its rows and its dump); the reason names the step and the cause. */
       if (dump && lsim_lcpdump_step(dump, k + 1, stepper)) {
         snprintf(stop_reason, sizeof stop_reason, "%s", lsim_lcpdump_error(dump));
-        fprintf(stderr, "lcpsim: %s: %s; the run stops here\n", path, stop_reason);
         lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
         dump_failed = stopped = 1;
         break;
@@ -528,6 +527,9 @@ int lsim_cli_run(int argc, char **argv) {
     exit_code = 2;
   }
   if (rec && lsim_record_close(rec, exit_code == 0, msg, sizeof msg)) {
+    /* A failed dump's reason first (the summary's "stopped at" line, which would say it,
+       is not reached). */
+    if (dump_failed) fprintf(stderr, "lcpsim: %s: %s\n", path, stop_reason);
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;
   }
