@@ -446,5 +446,9 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
                            .B_idx = shared ? s->J_idx : s->B_idx,
                            .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
                            .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
+  /* The block promise (factored.h): B shares J's pattern, and every row's blocks are
+     whole bodies' velocities (each dynamic body has the dimension's nv at a multiple of
+     it), the same for all rows of a contact; C as cq_range writes it. */
+  if (shared) s->f.block_width = m->dimension == 3 ? 6 : m->dimension == 2 ? 3 : 1;
   return 0;
 }

@@ -144,3 +144,40 @@ int lsim_factored_to_dense(const LsimFactoredLcp *f, LsimLcp *dense, int *tmp_pt
   dense->cones = f->cones;
   return 0;
 }
+
+/* Row i of J: its entries the same columns as row r's (same count, same indices). */
+static int same_columns(const LsimFactoredLcp *f, int i, int r) {
+  const int a = f->J_ptr[i], len = f->J_ptr[i + 1] - a, b = f->J_ptr[r];
+  return len == f->J_ptr[r + 1] - b && !memcmp(f->J_idx + a, f->J_idx + b, (size_t)len * sizeof(int));
+}
+
+int lsim_factored_blocks_hold(const LsimFactoredLcp *f) {
+  const int W = f ? f->block_width : 0;
+  if (W <= 0 || lsim_factored_check(f) || f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) return 0;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    const int r = cb->first_dir, L = cb->lambda, a = f->J_ptr[r], len = f->J_ptr[r + 1] - a;
+    /* p_0's row: 0, 1 or 2 blocks of W consecutive columns, each at a multiple of W. */
+    if (len % W || len > 2 * W) return 0;
+    for (int s = 0; s < len; s += W) {
+      const int o = f->J_idx[a + s];
+      if (o % W || o > f->m - W) return 0;
+      for (int k = 1; k < W; ++k)
+        if (f->J_idx[a + s + k] != o + k) return 0;
+    }
+    /* The normal and every direction: the same columns; C as promised. */
+    if (cb->normal >= 0 && (!same_columns(f, cb->normal, r) ||
+                            (f->C_ptr && f->C_ptr[cb->normal + 1] != f->C_ptr[cb->normal])))
+      return 0;
+    for (int k = 0; k < cb->ndir; ++k) {
+      const int i = r + k;
+      if (!same_columns(f, i, r) || !f->C_ptr || f->C_ptr[i + 1] - f->C_ptr[i] != 1 ||
+          f->C_idx[f->C_ptr[i]] != L || f->C_val[f->C_ptr[i]] != 1.0)
+        return 0;
+    }
+    if (f->J_ptr[L + 1] != f->J_ptr[L]) return 0;
+    /* lambda's C row: indices below n and finite values, as lsim_factored_check found
+       of all of C. */
+  }
+  return 1;
+}

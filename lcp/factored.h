@@ -33,7 +33,21 @@ typedef struct LsimFactoredLcp {
   const double *q;       /* [n] */
   int ncones;            /* friction cone structure, as in LsimLcp */
   const LsimConeBlock *cones;
+  /* The producer's block promise, 0 for none (then a solver checks whatever it reads).
+     W = 1, 3 or 6 promises: B shares J's arrays (B_ptr == J_ptr, B_idx == J_idx); every
+     cone's normal and direction rows have the same columns, 0, W or 2 W of them, in blocks
+     of W consecutive columns each starting at a multiple of W below m; a lambda row has no
+     entries in J and B; in C a direction row is the single entry +1 at its lambda, a
+     normal row is empty, and a lambda row holds finite entries at variables below n. The
+     PGS fast path then takes each cone's blocks from its first direction's row without
+     checking the rest (the same table entries, so the same iterates, as without the
+     promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. */
+  int block_width;
 } LsimFactoredLcp;
+
+/* Whether f keeps its block promise (block_width > 0 and everything it says holds). A
+ * test's and a checked build's tool: it reads all of J, B and C. */
+int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
 
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);

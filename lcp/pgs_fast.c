@@ -180,10 +180,12 @@ static int cone_runs(const LsimFactoredLcp *f, int c, int *runs, int *W) {
 /* Cone c's table entry ws->fc[c] at block width W (its rows' blocks into ri first); 0, or
  * -1 when it does not fit the fast path. Reads the direction table, never writes it (the
  * caller has it for every d that needs it). */
+static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
+                      int o1);
+
 static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, const int *runs,
                         int *ri) {
   const LsimConeBlock *cb = &f->cones[c];
-  FastCone *fc = &ws->fc[c];
   {
     const int b0 = cb->first_dir, qd = cb->ndir == 2 ? 0 : cb->ndir / 4;
     if (row_to_blocks(runs + 5 * b0, W, ri + 3 * b0) ||
@@ -207,11 +209,37 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
       return -1;
     }
   }
+  if (cb->normal >= 0 && (!c_row_empty(f, cb->normal) || !SAME_BLOCKS(cb->normal, b0))) return -1;
+  return cone_entry(ws, f, c, W, ri[3 * b0], ri[3 * b0 + 1], ri[3 * b0 + 2]);
+}
+
+/* Cone c's blocks under the problem's block promise (factored.h, block_width W): from the
+ * column indices of p_0's row, nothing else checked. The runs' shortest length of its
+ * rows (what row_runs would measure) lowered into *Wrun. */
+static int cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb, int *o0,
+                                int *o1, int *Wrun) {
+  const int b0 = f->cones[c].first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
+  *nb = nj / W;
+  *o0 = *nb > 0 ? f->J_idx[j0] : 0;
+  *o1 = *nb > 1 ? f->J_idx[j0 + W] : 0;
+  /* Two blocks side by side in u are one run of 2 W. */
+  const int run = *nb == 2 && *o1 == *o0 + W ? 2 * W : W;
+  if (*nb > 0 && (!*Wrun || run < *Wrun)) *Wrun = run;
+  return 0;
+}
+
+/* Cone c's table entry from its blocks (nb of them, at o0 and o1): the rows in place and
+ * the constants. 0, or -1 when the cone does not fit the fast path. */
+static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
+                      int o1) {
+  const LsimConeBlock *cb = &f->cones[c];
+  FastCone *fc = &ws->fc[c];
+  const int d = cb->ndir, b0 = cb->first_dir, qd = d == 2 ? 0 : d / 4, L = cb->lambda;
   /* The rows in place: nb blocks of W (none: the zero pad, read as one block). */
-  const int nb = ri[3 * b0], len = nb * W;
+  const int len = nb * W;
   fc->nb = nb ? nb : 1;
-  fc->o[0] = nb > 0 ? ri[3 * b0 + 1] : f->m;
-  fc->o[1] = nb > 1 ? ri[3 * b0 + 2] : f->m;
+  fc->o[0] = nb > 0 ? o0 : f->m;
+  fc->o[1] = nb > 1 ? o1 : f->m;
   ws->cone_o[2 * c] = nb > 0 ? fc->o[0] : -1;
   ws->cone_o[2 * c + 1] = nb > 1 ? fc->o[1] : -1;
   fc->normal = cb->normal, fc->b0 = b0, fc->d = d, fc->L = L;
@@ -222,10 +250,9 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
   fc->B2 = nb && qd ? f->B_val + f->B_ptr[b0 + qd] : fast_zeros;
   fc->q1 = f->q[b0], fc->q2 = qd ? f->q[b0 + qd] : 0.0;
   fc->Jn = fc->Bn = fast_zeros;
-  if (cb->normal >= 0) {
+  if (cb->normal >= 0 && nb) {
     const int N = cb->normal;
-    if (!c_row_empty(f, N) || !SAME_BLOCKS(N, b0)) return -1;
-    if (nb) fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
+    fc->Jn = f->J_val + f->J_ptr[N], fc->Bn = f->B_val + f->B_ptr[N];
   }
   /* The six inner products at once: independent sums, each in dot_packed's order. Every
      entry of the six rows enters one of them (Jn, Bn in dn; J1, B1 in a0; J2, B2 in a2),
@@ -275,7 +302,8 @@ typedef struct PrepareJob {
   const LsimFactoredLcp *f;
   int *runs, *ri;
   int stage, W, T; /* stage 0: runs (W per member); 1: table entries at width W; 2: both,
-                      the entries at the guess W */
+                      the entries at the guess W; 3: entries under the block promise at
+                      its width W (the runs' shortest length per member) */
   int Wm[LSIM_PGS_MAX_THREADS], bad[LSIM_PGS_MAX_THREADS];
   int entries_bad[LSIM_PGS_MAX_THREADS]; /* stage 2: an entry failed at the guess */
 } PrepareJob;
@@ -285,7 +313,13 @@ static void prepare_chunk(void *arg, int member) {
   const int nc = j->f->ncones;
   const int b = (int)((long long)nc * member / j->T), e = (int)((long long)nc * (member + 1) / j->T);
   int bad = 0, W = 0;
-  if (j->stage == 2) {
+  if (j->stage == 3) {
+    for (int c = b; c < e && !bad; ++c) {
+      int nb, o0, o1;
+      bad = cone_blocks_promised(j->f, c, j->W, &nb, &o0, &o1, &W) ||
+            cone_entry(j->ws, j->f, c, j->W, nb, o0, o1);
+    }
+  } else if (j->stage == 2) {
     /* Both at once, the entries at the guessed width j->W: each cone's runs, then (while
        they are in the cache) its entry; a cone whose entry fails is counted in bad only
        if the guess stands (the caller redoes the entries at the measured width). */
@@ -356,9 +390,9 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   }
   /* The runs of the rows read (scalars; a cone's normal, p_0 and p_q); the common block
      width W is the shortest run (two bodies adjacent in u make one run of 2 W). */
-  int W = 0;
+  int W = 0, Ws = 0;
   for (int i = 0; i < n; ++i)
-    if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &W) || !c_row_sound(f, i))) return 0;
+    if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &Ws) || !c_row_sound(f, i))) return 0;
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
       lsim_grow((void **)&ws->cone_o, &ws->cone_o_cap, 2 * f->ncones, sizeof(int)) ||
       lsim_grow((void **)&ws->tasks, &ws->tasks_cap, n, sizeof(int)) ||
@@ -372,17 +406,35 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     if (d != 2 && d != ws->table_d) ws->table_d = ws->table_d ? -1 : d;
   }
   if (ws->table_d > 0) direction_table(ws, ws->table_d);
+  /* Under the block promise (factored.h): the entries at its width in one pass, each
+     cone's blocks read from p_0's row and nothing else checked; used when the width the
+     runs give (the shortest of all, as below) is the promised one, else the general way. */
+  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri, .W = f->block_width};
+  int entries_done = 0;
+  if (ws->table_d >= 0 && (job.W == 1 || job.W == 3 || job.W == 6) && f->B_ptr == f->J_ptr &&
+      f->B_idx == f->J_idx) {
+    W = Ws;
+    if (!prepare_stage(&job, 3)) {
+      for (int k = 0; k < job.T; ++k)
+        if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
+      entries_done = W == job.W;
+    }
+    if (!entries_done) W = 0;
+  }
   /* The cones' runs (the width W is the shortest of all), and their table entries at W:
      in one pass at the last solve's width when there is one (the runs and entries of a
      cone while its rows are in the cache), redone at the measured width should it differ. */
-  PrepareJob job = {.ws = ws, .f = f, .runs = runs, .ri = ri, .W = ws->last_W};
-  const int guess = ws->table_d >= 0 && (job.W == 1 || job.W == 3 || job.W == 6);
+  job.W = ws->last_W;
+  const int guess = !entries_done && ws->table_d >= 0 && (job.W == 1 || job.W == 3 || job.W == 6);
   if (guess) memset(job.entries_bad, 0, sizeof job.entries_bad);
-  if (prepare_stage(&job, guess ? 2 : 0)) return 0;
-  for (int k = 0; k < job.T; ++k)
-    if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
+  if (!entries_done) {
+    W = Ws;
+    if (prepare_stage(&job, guess ? 2 : 0)) return 0;
+    for (int k = 0; k < job.T; ++k)
+      if (job.Wm[k] && (!W || job.Wm[k] < W)) W = job.Wm[k];
+  }
   if (W != 1 && W != 3 && W != 6) return 0;
-  int entries_done = guess && W == job.W;
+  if (!entries_done) entries_done = guess && W == job.W;
   if (entries_done)
     for (int k = 0; k < job.T; ++k)
       if (job.entries_bad[k]) return 0;

@@ -34,7 +34,7 @@ STAGES = [
     ("assembly J, B, C, q", r"^(put_row.*|rows_range.*@step_lcp|cq_range.*|lsim_step_assemble|"
      r"rows_slice|count_entries|reserve_lcp)$"),
     ("warm start", r"^(warm_range|warm_start|warm_slice)$"),
-    ("PGS prepare", r"^(prepare_cone.*|row_runs.*|fast_prepare.*|cone_runs.*|prepare_chunk.*)$"),
+    ("PGS prepare", r"^(prepare_cone.*|row_runs.*|fast_prepare.*|cone_runs.*|prepare_chunk.*|cone_entry.*|cone_blocks_promised.*)$"),
     ("PGS colouring + packing", r"^(lsim_pgs_colour.*|pack_lane.*|pack_range.*|pack_part.*|window_end.*|wide_fits.*)$"),
     ("PGS sweeps", r"^(lsim_pgs_fast_sweep_range.*|fast_sweep.*|lsim_pgs_wide_sweep_range.*|"
      r"wide_(scalar|sse2|avx2)_[df].*|lsim_pgs_sweep_all.*|lsim_pgs_wide_z_(in|out))$"),

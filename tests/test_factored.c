@@ -798,6 +798,65 @@ static void test_nonfinite_cone_rows(void **state) {
   free_scene_lcp(&p);
 }
 
+/* The time step's block promise (factored.h): made where it holds (3-D and 2-D contact
+ * scenes, tethers), not made with joints or a coupled mass (B then has its own pattern);
+ * lsim_factored_blocks_hold confirms it by reading everything, and finds a broken one.
+ * The PGS fast path gives the same z, sweeps and residual, bit for bit, with the promise
+ * and without it (the same table entries; only the checks are skipped). */
+static void test_block_promise(void **state) {
+  (void)state;
+  static const struct {
+    const char *path;
+    int steps, width;
+  } cases[] = {{"data/pile_100.json", 40, 6},     {"data/incline_2d.json", 5, 3},
+               {"data/tethered_bodies.json", 20, 3}, {"data/box_stack_3d.json", 30, 6},
+               {"data/double_pendulum.json", 5, 0}, {"data/coupled_carts.json", 5, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    SceneLcp p;
+    const LsimFactoredLcp *f = scene_lcp(&p, cases[k].path, cases[k].steps);
+    if (f->block_width != cases[k].width)
+      fail_msg("%s: block_width %d, expected %d", cases[k].path, f->block_width, cases[k].width);
+    assert_int_equal(lsim_factored_blocks_hold(f), cases[k].width > 0);
+    if (f->ncones > 0 && cases[k].width > 0) {
+      /* With and without the promise: the same bits. */
+      LsimFactoredLcp g = *f;
+      g.block_width = 0;
+      LsimPgsOptions o = lsim_default_pgs_options();
+      o.tol = 0.0, o.max_sweeps = 20;
+      double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+      LsimPgsInfo ia = {0}, ib = {0};
+      LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
+      assert_int_equal(lsim_pgs_solve_factored(wa, f, &o, 0, za, &ia),
+                       lsim_pgs_solve_factored(wb, &g, &o, 0, zb, &ib));
+      assert_non_null(ia.bz); /* the fast path ran */
+      assert_int_equal(ia.sweeps, ib.sweeps);
+      assert_memory_equal(za, zb, (size_t)f->n * sizeof(double));
+      assert_true(ia.residual == ib.residual);
+      lsim_pgs_free(wa), lsim_pgs_free(wb);
+      free(za), free(zb);
+    }
+    if (k == 0) {
+      /* Broken promises: a direction's C entry, then a normal row on other columns. */
+      LsimFactoredLcp g = *f;
+      const int nc = f->C_ptr[f->n], nj = f->J_ptr[f->n];
+      double *cv = malloc((size_t)nc * sizeof(double));
+      int *ji = malloc((size_t)nj * sizeof(int));
+      memcpy(cv, f->C_val, (size_t)nc * sizeof(double));
+      memcpy(ji, f->J_idx, (size_t)nj * sizeof(int));
+      g.C_val = cv;
+      const LsimConeBlock *cb = &f->cones[f->ncones / 2];
+      cv[f->C_ptr[cb->first_dir + 1]] = 2.0;
+      assert_false(lsim_factored_blocks_hold(&g));
+      g.C_val = f->C_val, g.J_idx = g.B_idx = ji;
+      assert_true(lsim_factored_blocks_hold(&g));
+      ji[f->J_ptr[cb->normal]] += f->m > 12 && ji[f->J_ptr[cb->normal]] < f->m - 12 ? 6 : -6;
+      assert_false(lsim_factored_blocks_hold(&g));
+      free(cv), free(ji);
+    }
+    free_scene_lcp(&p);
+  }
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -823,6 +882,7 @@ int main(void) {
       cmocka_unit_test(test_kept_workspace_width_change),
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_nonfinite_cone_rows),
+      cmocka_unit_test(test_block_promise),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
