@@ -8,12 +8,16 @@
 #include "lcp/datfile.h"
 #include "scene/lcpdump.h"
 
+/* The largest problem written as a dense .dat file (8 n^2 bytes of M: 0.5 GB). */
+enum { LSIM_EXPORT_MAX_N = 8192 };
+
 static void export_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim export RUN.h5 --step K [--series S] [-o FILE.dat]\n"
           "  Writes the LCP of step K, dumped by --dump-lcp (run or compare file), as a\n"
           "  dense Siconos .dat file (M and q; the friction-cone structure, warm start and\n"
-          "  solutions are not part of the format).\n"
+          "  solutions are not part of the format); a step stored factored only has its M\n"
+          "  formed, up to n = 8192.\n"
           "  --step K           the step (1-based; steps without contacts have no LCP)\n"
           "  --series S         independent comparisons: whose trajectory (series index,\n"
           "                     default the reference's)\n"
@@ -60,6 +64,12 @@ int lsim_cli_export(int argc, char **argv) {
   LsimDumpedLcp d;
   if (lsim_lcpdump_read(path, step, series, &d, err, sizeof err)) {
     fprintf(stderr, "lcpsim export: %s\n", err);
+    return 2;
+  }
+  /* A step stored factored only: its dense M formed, up to the size a .dat file is for. */
+  if (lsim_dumped_lcp_densify(&d, LSIM_EXPORT_MAX_N, err, sizeof err)) {
+    fprintf(stderr, "lcpsim export: %s: %s\n", path, err);
+    lsim_dumped_lcp_free(&d);
     return 2;
   }
   char out[1024];

@@ -28,7 +28,7 @@ static void run_usage(FILE *f) {
           "                    [--duration T] [--tol X] [--max-iter N] [--omega W]\n"
           "                    [--threads T] [--on-failure P] [--sparse-limit N]\n"
           "                    [--print] [--quiet]\n"
-          "                    [--dump-lcp] [--solver-output]\n"
+          "                    [--dump-lcp] [--dump-dense-limit N] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder, else SCENE's base name with .h5 in the\n"
@@ -54,7 +54,10 @@ static void run_usage(FILE *f) {
           "                     moving body, and the contact impulses\n"
           "  --quiet            no progress bar, no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
-          "                     lcpsim export read them)\n"
+          "                     lcpsim export read them): the factored form M = J B + C,\n"
+          "                     and the dense M of steps with n <= the dense limit\n"
+          "  --dump-dense-limit N  that limit (default 4096; 0: factored forms only; -1:\n"
+          "                     every step's dense M too, 8 n^2 bytes a step)\n"
           "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
           "                     captured and otherwise dropped), one stderr line per step\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
@@ -195,7 +198,7 @@ int lsim_cli_run(int argc, char **argv) {
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
-  int sparse_limit_override = -2;
+  int sparse_limit_override = -2, dump_dense_limit = LSIM_DUMP_DENSE_LIMIT, dense_limit_given = 0;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -212,7 +215,8 @@ int lsim_cli_run(int argc, char **argv) {
     } else if (!strcmp(a, "--solver-output")) {
       solver_output = 1;
     } else if (!strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--omega") ||
-               !strcmp(a, "--threads") || !strcmp(a, "--sparse-limit")) {
+               !strcmp(a, "--threads") || !strcmp(a, "--sparse-limit") ||
+               !strcmp(a, "--dump-dense-limit")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim: %s needs a value\n", a);
         return 2;
@@ -241,6 +245,12 @@ int lsim_cli_run(int argc, char **argv) {
           fprintf(stderr, "lcpsim: --sparse-limit: need an integer >= -1, got '%s'\n", v);
           return 2;
         }
+      } else if (!strcmp(a, "--dump-dense-limit")) {
+        if (lsim_cli_parse_int(v, &dump_dense_limit) || dump_dense_limit < -1) {
+          fprintf(stderr, "lcpsim: --dump-dense-limit: need an integer >= -1, got '%s'\n", v);
+          return 2;
+        }
+        dense_limit_given = 1;
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
         fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
         return 2;
@@ -285,6 +295,9 @@ int lsim_cli_run(int argc, char **argv) {
     fprintf(stderr, "lcpsim: give --steps or --duration, not both\n");
     return 2;
   }
+  if (dense_limit_given && !dump_lcp)
+    fprintf(stderr, "lcpsim: note: --dump-dense-limit is an option of --dump-lcp only; this "
+            "run stores no LCPs\n");
 
   /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */
   char *htext = NULL;
@@ -292,7 +305,7 @@ int lsim_cli_run(int argc, char **argv) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
-        sparse_limit_override >= -1 || dump_lcp || solver_output)
+        sparse_limit_override >= -1 || dump_lcp || dense_limit_given || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -483,7 +496,7 @@ int lsim_cli_run(int argc, char **argv) {
       solver_time += st.wall_time;
       /* The dump first: when it fails the run stops there, the file keeping the steps
          before it (both its rows and its dump); the reason names the step and the cause. */
-      if (dump && lsim_lcpdump_step(dump, k + 1, stepper)) {
+      if (dump && lsim_lcpdump_step(dump, k + 1, stepper, dump_dense_limit)) {
         snprintf(stop_reason, sizeof stop_reason, "%s", lsim_lcpdump_error(dump));
         lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
         dump_failed = stopped = 1;
@@ -492,7 +505,8 @@ int lsim_cli_run(int argc, char **argv) {
       if (dump && !dump_warned) {
         /* A dense M of a GB or more a step: said once, since it fills disks fast. */
         const LsimFactoredLcp *fl = lsim_stepper_factored(stepper);
-        const double gb = fl ? (double)fl->n * (double)fl->n * 8e-9 : 0.0;
+        const int dense = fl && (dump_dense_limit < 0 || fl->n <= dump_dense_limit);
+        const double gb = dense ? (double)fl->n * (double)fl->n * 8e-9 : 0.0;
         if (gb >= 1.0) {
           fprintf(stderr, "lcpsim: %s: --dump-lcp stores each step's dense M: %.2g GB at step "
                   "%d (n = %d)\n", path, gb, k + 1, fl->n);

@@ -269,10 +269,17 @@ int lsim_cli_solve(int argc, char **argv) {
                        sparse_limit_given);
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
-  int status = lsim_solver_solve(solver, &lcp, z, &st);
+  /* A dumped step stored factored only is solved in that form (as the run solved it). */
+  const int factored = from_h5 && !dumped.dense;
+  int status = factored ? lsim_solver_solve_factored(solver, &dumped.f, z, &st)
+                        : lsim_solver_solve(solver, &lcp, z, &st);
 
   /* Report. */
-  if (from_h5)
+  if (factored)
+    printf("problem            %s step %d series %d (n = %d, %d cones, factored, m = %d, hash "
+           "%016llx)\n", path, step, dumped.series, lcp.n, lcp.ncones, dumped.f.m,
+           (unsigned long long)dumped.factored_hash);
+  else if (from_h5)
     printf("problem            %s step %d series %d (n = %d, %d cones, hash %016llx)\n", path,
            step, dumped.series, lcp.n, lcp.ncones, (unsigned long long)dumped.hash);
   else
@@ -293,10 +300,11 @@ int lsim_cli_solve(int argc, char **argv) {
   if (*message) printf("message            %s\n", message);
   if (from_h5) {
     /* The quality measures and the distance to each stored solution. */
-    double *work = calloc(2 * (size_t)lcp.n + 2, sizeof(double));
+    double *work = calloc(2 * (size_t)lcp.n + (factored ? (size_t)dumped.f.m : 0) + 2, sizeof(double));
     if (work) {
       LsimQuality qm;
-      lsim_lcp_quality(&lcp, z, work, -1.0, &qm);
+      if (factored) lsim_factored_quality(&dumped.f, z, work, -1.0, &qm);
+      else lsim_lcp_quality(&lcp, z, work, -1.0, &qm);
       printf("signorini          %.3e\n", qm.signorini);
       printf("cone               %.3e\n", qm.cone);
       printf("dissipation        %.3e (%d sliding)\n", qm.dissipation, qm.nsliding);

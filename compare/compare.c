@@ -638,12 +638,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
           lsim_compare_record_empty(&t, k, s);
           continue;
         }
-        if (fl->n > dense_limit && (dump || (s == reference_series && specs[ref].dense))) {
-          snprintf(msg, msglen, "%s: step %d: n = %d > --dense-limit %d: %s",
-                  labels[s], k + 1, fl->n, dense_limit,
-                  dump ? "--dump-lcp stores dense problems; drop it or raise --dense-limit"
-                       : "the reference needs the dense M; choose a PGS reference "
-                         "(--reference 'pgs[...]') or raise --dense-limit");
+        if (fl->n > dense_limit && s == reference_series && specs[ref].dense) {
+          snprintf(msg, msglen, "%s: step %d: n = %d > --dense-limit %d: %s", labels[s], k + 1,
+                   fl->n, dense_limit,
+                   "the reference needs the dense M; choose a PGS reference "
+                   "(--reference 'pgs[...]') or raise --dense-limit");
           exit_code = 2;
           break;
         }
@@ -659,10 +658,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
                          success_tol))
           goto oom;
         if (dumper) {
-          const LsimLcp *dl = lsim_stepper_lcp(steppers[s]);
-          if (!dl) goto oom;
-          lsim_lcpdump_add(dumper, k + 1, s, dl, lsim_stepper_warm_guess(steppers[s]), &z);
-          if (s == reference_series) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
+          /* The factored form, and the dense one up to --dense-limit. */
+          const LsimLcp *dl = fl->n <= dense_limit ? lsim_stepper_lcp(steppers[s]) : NULL;
+          if (fl->n <= dense_limit && !dl) goto oom;
+          lsim_lcpdump_add_factored(dumper, k + 1, s, fl, dl, lsim_stepper_warm_guess(steppers[s]), &z);
+          if (s == reference_series && dl) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
         }
       }
       if (exit_code) break;
@@ -707,14 +707,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       for (int s = 0; s < P; ++s) lsim_compare_record_empty(&t, k, s);
       continue;
     }
-    if (n > dense_limit && (dump || specs[ref].dense)) {
-      snprintf(msg, msglen, "step %d: n = %d > --dense-limit %d: %s", k + 1, n,
-              dense_limit,
-              specs[ref].dense ? "the reference drives the trajectory and needs the dense M; "
-                                 "choose a PGS reference (--reference 'pgs[...]') or raise "
-                                 "--dense-limit"
-                               : "--dump-lcp stores dense problems; drop it or raise "
-                                 "--dense-limit");
+    if (n > dense_limit && specs[ref].dense) {
+      snprintf(msg, msglen, "step %d: n = %d > --dense-limit %d: %s", k + 1, n, dense_limit,
+               "the reference drives the trajectory and needs the dense M; choose a PGS "
+               "reference (--reference 'pgs[...]') or raise --dense-limit");
       exit_code = 2;
       break;
     }
@@ -766,14 +762,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         goto oom;
     }
     if (dumper) {
-      /* The dense form (n <= --dense-limit here), as the driver's step formed it. */
-      const LsimLcp *dl = lsim_stepper_lcp(driver);
-      if (!dl) goto oom;
-      t.problem_dense_hash[k] = lsim_lcp_hash(dl);
+      /* The factored form, and the dense one up to --dense-limit, as the driver's step
+         formed it. */
+      const LsimLcp *dl = n <= dense_limit ? lsim_stepper_lcp(driver) : NULL;
+      if (n <= dense_limit && !dl) goto oom;
+      if (dl) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
       const double *cols[LSIM_COMPARE_MAX_COLUMNS];
       cols[0] = zd;
       for (int s = 0; s < P; ++s) cols[s + 1] = zs[s];
-      lsim_lcpdump_add(dumper, k + 1, 0, dl, guess, cols);
+      lsim_lcpdump_add_factored(dumper, k + 1, 0, &pristine.f, dl, guess, cols);
     }
     continue;
   oom:

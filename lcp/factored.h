@@ -49,6 +49,11 @@ typedef struct LsimFactoredLcp {
  * test's and a checked build's tool: it reads all of J, B and C. */
 int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
 
+/* 0 when f is structurally sound and every value is finite, else LSIM_INVALID_INPUT:
+ * n >= 0, m >= 0, the arrays present, pointers from 0 and non-decreasing, every index in
+ * range, values and q finite, the cone blocks inside 0 .. n-1 with mu >= 0. O(n + nnz). */
+int lsim_factored_check(const LsimFactoredLcp *f);
+
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);
 

@@ -200,8 +200,14 @@ static void ext_close(Ext *e) {
 /* ---- writing a dump ---- */
 
 enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN,
+       /* the factored form: row (column) pointers per problem, then entries */
+       X_JP, X_JI, X_JV, X_BP, X_BI, X_BV, X_CP, X_CI, X_CV,
        /* the index, appended problem by problem */
-       X_STEP, X_SERIES, X_N, X_NCONES, X_HASH, X_MOFF, X_VOFF, X_COFF, X_COUNT };
+       X_STEP, X_SERIES, X_N, X_NCONES, X_HASH, X_MOFF, X_VOFF, X_COFF,
+       X_DENSE, X_INNER, X_FHASH, X_POFF, X_JOFF, X_BOFF, X_CCOFF, X_COUNT };
+
+/* The index offsets, one [nprob + 1] array each. */
+enum { O_M, O_V, O_C, O_P, O_J, O_B, O_CC, O_COUNT };
 
 struct LsimLcpDump {
   hid_t group;
@@ -211,14 +217,16 @@ struct LsimLcpDump {
   char (*labels)[64];
   /* The index, kept in memory too (a few numbers per problem). */
   int nprob, cap;
-  int *step, *series, *n, *ncones;
-  uint64_t *hash;
-  int64_t *m_off, *v_off, *c_off; /* [cap + 1] */
+  int *step, *series, *n, *ncones, *dense, *inner;
+  uint64_t *hash, *fhash;
+  int64_t *off[O_COUNT];          /* [cap + 1] each */
   double *row;                    /* [row_cap * nsol] one problem's z, C order */
   size_t row_cap;
   int cone_cap;
   int *ci;                        /* [cone_cap] cone integer scratch */
   double *cd;                     /* [cone_cap] */
+  int *pz;                        /* [pz_cap] n + 1 zeros (a problem without C) */
+  int pz_cap;
   int status;
   char msg[512];
 };
@@ -269,6 +277,11 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
   if (!rc) rc = ext_create(&d->x[X_CL], d->group, "cone_lambda", LSIM_H5_I32, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CMU], d->group, "cone_mu", LSIM_H5_F64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CFN], d->group, "cone_fixed_normal", LSIM_H5_F64, 1, 1, 1024);
+  static const char *const fnames[9] = {"J_ptr", "J_idx", "J_val", "B_ptr", "B_idx",
+                                        "B_val", "C_ptr", "C_idx", "C_val"};
+  for (int k = 0; k < 9 && !rc; ++k)
+    rc = ext_create(&d->x[X_JP + k], d->group, fnames[k], k % 3 == 2 ? LSIM_H5_F64 : LSIM_H5_I32,
+                    1, 1, 4096);
   /* The index grows with the data (after it, problem by problem), so a file whose
      writer was killed holds a readable dump of the problems its last flush wrote. */
   if (!rc) rc = ext_create(&d->x[X_STEP], d->group, "step", LSIM_H5_I32, 1, 1, 1024);
@@ -279,8 +292,16 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
   if (!rc) rc = ext_create(&d->x[X_MOFF], d->group, "m_offset", LSIM_H5_I64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_VOFF], d->group, "offset", LSIM_H5_I64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_COFF], d->group, "cone_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_DENSE], d->group, "dense", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_INNER], d->group, "m", LSIM_H5_I32, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_FHASH], d->group, "factored_hash", LSIM_H5_U64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_POFF], d->group, "ptr_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_JOFF], d->group, "J_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_BOFF], d->group, "B_offset", LSIM_H5_I64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CCOFF], d->group, "C_offset", LSIM_H5_I64, 1, 1, 1024);
   const int64_t zero = 0;
   for (int k = X_MOFF; k <= X_COFF && !rc; ++k) rc = ext_append(&d->x[k], &zero, 1);
+  for (int k = X_POFF; k <= X_CCOFF && !rc; ++k) rc = ext_append(&d->x[k], &zero, 1);
   if (!rc) rc = write_typed(d->group, "default_series", H5T_NATIVE_INT, H5T_STD_I32LE, 0, NULL,
                             &d->default_series);
   if (!rc) rc = lsim_h5_write_strings(d->group, "solution_label", d->labels[0],
@@ -299,27 +320,41 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
 static int grow_index(LsimLcpDump *d) {
   if (d->nprob < d->cap) return 0;
   const int c = d->cap ? 2 * d->cap : 64;
-  void *p[8] = {realloc(d->step, (size_t)c * sizeof(int)), NULL};
-  if (p[0]) d->step = p[0];
-  if ((p[1] = realloc(d->series, (size_t)c * sizeof(int)))) d->series = p[1];
-  if ((p[2] = realloc(d->n, (size_t)c * sizeof(int)))) d->n = p[2];
-  if ((p[3] = realloc(d->ncones, (size_t)c * sizeof(int)))) d->ncones = p[3];
-  if ((p[4] = realloc(d->hash, (size_t)c * sizeof(uint64_t)))) d->hash = p[4];
-  if ((p[5] = realloc(d->m_off, (size_t)(c + 1) * sizeof(int64_t)))) d->m_off = p[5];
-  if ((p[6] = realloc(d->v_off, (size_t)(c + 1) * sizeof(int64_t)))) d->v_off = p[6];
-  if ((p[7] = realloc(d->c_off, (size_t)(c + 1) * sizeof(int64_t)))) d->c_off = p[7];
-  for (int k = 0; k < 8; ++k)
-    if (!p[k]) return LSIM_OUT_OF_MEMORY;
-  if (d->cap == 0) d->m_off[0] = d->v_off[0] = d->c_off[0] = 0;
+  int ok = 1;
+  int **ip[] = {&d->step, &d->series, &d->n, &d->ncones, &d->dense, &d->inner};
+  for (size_t k = 0; k < sizeof ip / sizeof ip[0]; ++k) {
+    int *p = realloc(*ip[k], (size_t)c * sizeof(int));
+    if (p) *ip[k] = p;
+    ok &= p != NULL;
+  }
+  uint64_t **hp[] = {&d->hash, &d->fhash};
+  for (int k = 0; k < 2; ++k) {
+    uint64_t *p = realloc(*hp[k], (size_t)c * sizeof(uint64_t));
+    if (p) *hp[k] = p;
+    ok &= p != NULL;
+  }
+  for (int k = 0; k < O_COUNT; ++k) {
+    int64_t *p = realloc(d->off[k], (size_t)(c + 1) * sizeof(int64_t));
+    if (p) d->off[k] = p;
+    ok &= p != NULL;
+  }
+  if (!ok) return LSIM_OUT_OF_MEMORY;
+  if (d->cap == 0)
+    for (int k = 0; k < O_COUNT; ++k) d->off[k][0] = 0;
   d->cap = c;
   return 0;
 }
 
-int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
-                     const double *warm, const double *const *z) {
+/* Appends one problem: the dense form lcp (NULL: none) and/or the factored form f (NULL:
+ * none), with q and the cones of whichever is given (f's when both). */
+static int dump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
+                    const LsimFactoredLcp *f, const double *warm, const double *const *z) {
   if (!d) return LSIM_INVALID_INPUT;
   if (d->status) return d->status;
-  const int n = lcp->n;
+  const int n = f ? f->n : lcp->n;
+  const double *q = f ? f->q : lcp->q;
+  const LsimConeBlock *cones = f ? f->cones : lcp->cones;
+  const int nc = cones ? (f ? f->ncones : lcp->ncones) : 0;
   if (n <= 0) return 0;
   if (grow_index(d)) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
 
@@ -331,7 +366,6 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
     d->row = r;
     d->row_cap = need;
   }
-  const int nc = lcp->cones ? lcp->ncones : 0;
   if (nc > d->cone_cap) {
     int *ci = realloc(d->ci, (size_t)nc * sizeof(int));
     if (ci) d->ci = ci;
@@ -340,13 +374,19 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
     if (!ci || !cd) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
     d->cone_cap = nc;
   }
+  if (f && !f->C_ptr && n + 1 > d->pz_cap) {
+    int *pz = calloc((size_t)n + 1, sizeof(int));
+    if (!pz) return dump_fail(d, LSIM_OUT_OF_MEMORY, step, "out of memory");
+    free(d->pz);
+    d->pz = pz, d->pz_cap = n + 1;
+  }
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < d->nsol; ++j)
       d->row[(size_t)i * d->nsol + j] = z && z[j] ? z[j][i] : NAN;
 
-  /* Data: M, q, warm, z, then the cone fields one dataset at a time. */
-  int rc = ext_append(&d->x[X_M], lcp->M, (hsize_t)n * (hsize_t)n);
-  if (!rc) rc = ext_append(&d->x[X_Q], lcp->q, (hsize_t)n);
+  /* Data: M, q, warm, z, then the cone fields one dataset at a time, then the factors. */
+  int rc = lcp ? ext_append(&d->x[X_M], lcp->M, (hsize_t)n * (hsize_t)n) : 0;
+  if (!rc) rc = ext_append(&d->x[X_Q], q, (hsize_t)n);
   if (!rc && warm) rc = ext_append(&d->x[X_WARM], warm, (hsize_t)n);
   if (!rc && !warm) {
     for (int i = 0; i < n; ++i) d->row[i] = 0.0; /* reuse: zeros, then z again below */
@@ -358,7 +398,7 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   if (!rc) rc = ext_append(&d->x[X_Z], d->row, (hsize_t)n);
 #define CONE_FIELD(K, buf, expr)                                          \
   if (!rc) {                                                              \
-    for (int c = 0; c < nc; ++c) buf[c] = lcp->cones[c].expr;             \
+    for (int c = 0; c < nc; ++c) buf[c] = cones[c].expr;                  \
     rc = ext_append(&d->x[K], buf, (hsize_t)nc);                          \
   }
   CONE_FIELD(X_CN, d->ci, normal)
@@ -368,6 +408,20 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   CONE_FIELD(X_CMU, d->cd, mu)
   CONE_FIELD(X_CFN, d->cd, fixed_normal)
 #undef CONE_FIELD
+  const int64_t nj = f ? f->J_ptr[n] : 0, nb = f ? f->B_ptr[n] : 0;
+  const int64_t ncc = f && f->C_ptr ? f->C_ptr[n] : 0;
+  if (f) {
+    const int *cp = f->C_ptr ? f->C_ptr : d->pz;
+    if (!rc) rc = ext_append(&d->x[X_JP], f->J_ptr, (hsize_t)n + 1);
+    if (!rc) rc = ext_append(&d->x[X_JI], f->J_idx, (hsize_t)nj);
+    if (!rc) rc = ext_append(&d->x[X_JV], f->J_val, (hsize_t)nj);
+    if (!rc) rc = ext_append(&d->x[X_BP], f->B_ptr, (hsize_t)n + 1);
+    if (!rc) rc = ext_append(&d->x[X_BI], f->B_idx, (hsize_t)nb);
+    if (!rc) rc = ext_append(&d->x[X_BV], f->B_val, (hsize_t)nb);
+    if (!rc) rc = ext_append(&d->x[X_CP], cp, (hsize_t)n + 1);
+    if (!rc && ncc) rc = ext_append(&d->x[X_CI], f->C_idx, (hsize_t)ncc);
+    if (!rc && ncc) rc = ext_append(&d->x[X_CV], f->C_val, (hsize_t)ncc);
+  }
   if (rc) return dump_fail(d, rc, step, "cannot append the problem");
 
   /* Index entry. */
@@ -376,36 +430,45 @@ int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   d->series[p] = series;
   d->n[p] = n;
   d->ncones[p] = nc;
-  d->hash[p] = lsim_lcp_hash(lcp);
-  d->m_off[p + 1] = d->m_off[p] + (int64_t)n * n;
-  d->v_off[p + 1] = d->v_off[p] + n;
-  d->c_off[p + 1] = d->c_off[p] + nc;
+  d->dense[p] = lcp != NULL;
+  d->inner[p] = f ? f->m : -1;
+  d->hash[p] = lcp ? lsim_lcp_hash(lcp) : 0;
+  d->fhash[p] = f ? lsim_factored_hash(f) : 0;
+  const int64_t grow[O_COUNT] = {lcp ? (int64_t)n * n : 0, n, nc, f ? n + 1 : 0, nj, nb, ncc};
+  for (int k = 0; k < O_COUNT; ++k) d->off[k][p + 1] = d->off[k][p] + grow[k];
   rc = ext_append(&d->x[X_STEP], &d->step[p], 1);
   if (!rc) rc = ext_append(&d->x[X_SERIES], &d->series[p], 1);
   if (!rc) rc = ext_append(&d->x[X_N], &d->n[p], 1);
   if (!rc) rc = ext_append(&d->x[X_NCONES], &d->ncones[p], 1);
   if (!rc) rc = ext_append(&d->x[X_HASH], &d->hash[p], 1);
-  if (!rc) rc = ext_append(&d->x[X_MOFF], &d->m_off[p + 1], 1);
-  if (!rc) rc = ext_append(&d->x[X_VOFF], &d->v_off[p + 1], 1);
-  if (!rc) rc = ext_append(&d->x[X_COFF], &d->c_off[p + 1], 1);
+  if (!rc) rc = ext_append(&d->x[X_DENSE], &d->dense[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_INNER], &d->inner[p], 1);
+  if (!rc) rc = ext_append(&d->x[X_FHASH], &d->fhash[p], 1);
+  /* The offsets last: a reader trusts a problem once its offsets are there. */
+  static const int xo[O_COUNT] = {X_MOFF, X_VOFF, X_COFF, X_POFF, X_JOFF, X_BOFF, X_CCOFF};
+  for (int k = 0; k < O_COUNT && !rc; ++k) rc = ext_append(&d->x[xo[k]], &d->off[k][p + 1], 1);
   return rc ? dump_fail(d, rc, step, "cannot append to the index") : 0;
 }
 
-int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper) {
+int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
+                     const double *warm, const double *const *z) {
+  return dump_add(d, step, series, lcp, NULL, warm, z);
+}
+
+int lsim_lcpdump_add_factored(LsimLcpDump *d, int step, int series, const LsimFactoredLcp *f,
+                              const LsimLcp *dense, const double *warm, const double *const *z) {
+  return f ? dump_add(d, step, series, dense, f, warm, z) : LSIM_INVALID_INPUT;
+}
+
+int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int dense_limit) {
   if (!d) return LSIM_INVALID_INPUT;
   if (d->status) return d->status;
   const double *z = lsim_stepper_solution(stepper);
-  const LsimLcp *lcp = lsim_stepper_lcp(stepper);
-  if (!lcp) {
-    /* The dense form could not be allocated. */
-    const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
-    const double n = f ? (double)f->n : 0.0;
-    char what[160];
-    snprintf(what, sizeof what, "out of memory for the dense M (n = %.0f: %.3g GB)", n,
-             n * n * 8e-9);
-    return dump_fail(d, LSIM_OUT_OF_MEMORY, step, what);
-  }
-  return lsim_lcpdump_add(d, step, 0, lcp, lsim_stepper_warm_guess(stepper), &z);
+  const LsimFactoredLcp *f = lsim_stepper_factored(stepper);
+  if (!f || f->n <= 0) return 0;
+  /* The dense form too up to the limit (when it cannot be allocated: the factors alone). */
+  const LsimLcp *lcp = dense_limit < 0 || f->n <= dense_limit ? lsim_stepper_lcp(stepper) : NULL;
+  return dump_add(d, step, 0, lcp, f, lsim_stepper_warm_guess(stepper), &z);
 }
 
 int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
@@ -420,13 +483,15 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
   free(d->series);
   free(d->n);
   free(d->ncones);
+  free(d->dense);
+  free(d->inner);
   free(d->hash);
-  free(d->m_off);
-  free(d->v_off);
-  free(d->c_off);
+  free(d->fhash);
+  for (int k = 0; k < O_COUNT; ++k) free(d->off[k]);
   free(d->row);
   free(d->ci);
   free(d->cd);
+  free(d->pz);
   free(d);
   return status;
 }
@@ -483,11 +548,84 @@ static int read_rows(hid_t g, const char *name, hid_t mtype, hsize_t start, hsiz
 void lsim_dumped_lcp_free(LsimDumpedLcp *d) {
   if (!d) return;
   lsim_lcp_free(&d->lcp);
+  free(d->f_int);
+  free(d->f_val);
   free(d->cones);
   free(d->warm);
   free(d->z);
   free(d->labels);
   memset(d, 0, sizeof *d);
+}
+
+int lsim_dumped_lcp_densify(LsimDumpedLcp *d, int max_n, char *err, size_t errlen) {
+  if (d->dense) return 0;
+  const int n = d->lcp.n, m = d->f.m, nnz = d->f.J_ptr[n];
+  if (n > max_n) {
+    if (err && errlen)
+      snprintf(err, errlen, "step %d is stored factored only (n = %d): its dense M would be "
+               "%.3g GB (the dense limit here is n = %d)", d->step, n, 8e-9 * n * (double)n, max_n);
+    return LSIM_INVALID_INPUT;
+  }
+  /* M's room, and J's transpose as the workspace lsim_factored_to_dense needs. */
+  double *M = calloc((size_t)n * (size_t)n + 1, sizeof(double));
+  int *tp = malloc(((size_t)m + 1) * sizeof(int)), *ti = malloc(((size_t)nnz + 1) * sizeof(int));
+  double *tv = malloc(((size_t)nnz + 1) * sizeof(double));
+  double *q = malloc(((size_t)n + 1) * sizeof(double)); /* a copy of q, dropped */
+  int rc = M && tp && ti && tv && q ? 0 : LSIM_OUT_OF_MEMORY;
+  if (!rc) {
+    LsimLcp dense = {.n = n, .M = M, .q = q, .ncones = d->lcp.ncones, .cones = d->lcp.cones};
+    rc = lsim_factored_to_dense(&d->f, &dense, tp, ti, tv);
+  }
+  free(tp), free(ti), free(tv), free(q);
+  if (rc) {
+    free(M);
+    if (err && errlen) snprintf(err, errlen, "step %d: %s", d->step, rc == LSIM_OUT_OF_MEMORY ?
+                                "out of memory for the dense M" : "cannot form the dense M");
+    return rc;
+  }
+  d->lcp.M = M;
+  d->dense = 1;
+  return 0;
+}
+
+/* Largest inner dimension and entries of a factored form read back (2^28 doubles: 2 GiB). */
+#define LSIM_DUMP_MAX_NNZ (1L << 28)
+
+/* Reads problem p's factored form (n variables, inner dimension m; offsets foff: pointers,
+ * J, B and C entries) into out->f, its arrays in out->f_int and out->f_val, q shared with
+ * out->lcp (read before). Its structure is checked by the caller once the cones are in.
+ * 0, or 1 when the stored form is damaged (or too large to read). */
+static int read_factored(hid_t g, long p, int n, int m, int64_t *const foff[4],
+                         LsimDumpedLcp *out) {
+  int64_t cnt[4];
+  for (int k = 0; k < 4; ++k) {
+    cnt[k] = foff[k][p + 1] - foff[k][p];
+    if (foff[k][p] < 0 || cnt[k] < 0 || cnt[k] > LSIM_DUMP_MAX_NNZ) return 1;
+  }
+  if (cnt[0] != n + 1 || m > LSIM_DUMP_MAX_NNZ) return 1;
+  const int64_t nj = cnt[1], nb = cnt[2], nc = cnt[3];
+  out->f_int = malloc(((size_t)(3 * (n + 1)) + (size_t)(nj + nb + nc) + 1) * sizeof(int));
+  out->f_val = malloc(((size_t)(nj + nb + nc) + 1) * sizeof(double));
+  if (!out->f_int || !out->f_val) return 1;
+  int *jp = out->f_int, *bp = jp + n + 1, *cp = bp + n + 1, *ji = cp + n + 1, *bi = ji + nj;
+  int *ci = bi + nb;
+  double *jv = out->f_val, *bv = jv + nj, *cv = bv + nb;
+  const hsize_t po = (hsize_t)foff[0][p];
+  int bad = read_rows(g, "J_ptr", H5T_NATIVE_INT, po, (hsize_t)n + 1, 1, jp) ||
+            read_rows(g, "B_ptr", H5T_NATIVE_INT, po, (hsize_t)n + 1, 1, bp) ||
+            read_rows(g, "C_ptr", H5T_NATIVE_INT, po, (hsize_t)n + 1, 1, cp) ||
+            read_rows(g, "J_idx", H5T_NATIVE_INT, (hsize_t)foff[1][p], (hsize_t)nj, 1, ji) ||
+            read_rows(g, "J_val", H5T_NATIVE_DOUBLE, (hsize_t)foff[1][p], (hsize_t)nj, 1, jv) ||
+            read_rows(g, "B_idx", H5T_NATIVE_INT, (hsize_t)foff[2][p], (hsize_t)nb, 1, bi) ||
+            read_rows(g, "B_val", H5T_NATIVE_DOUBLE, (hsize_t)foff[2][p], (hsize_t)nb, 1, bv) ||
+            read_rows(g, "C_idx", H5T_NATIVE_INT, (hsize_t)foff[3][p], (hsize_t)nc, 1, ci) ||
+            read_rows(g, "C_val", H5T_NATIVE_DOUBLE, (hsize_t)foff[3][p], (hsize_t)nc, 1, cv);
+  /* The pointers must end where the entries do (lsim_factored_check does the rest). */
+  bad = bad || jp[n] != nj || bp[n] != nb || cp[n] != nc;
+  out->f = (LsimFactoredLcp){.n = n, .m = m, .J_ptr = jp, .J_idx = ji, .J_val = jv,
+                             .B_ptr = bp, .B_idx = bi, .B_val = bv, .C_ptr = cp, .C_idx = ci,
+                             .C_val = cv, .q = out->lcp.q};
+  return bad;
 }
 
 int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out, char *err,
@@ -504,6 +642,11 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   int *steps = NULL, *ser = NULL, *ns = NULL, *ncs = NULL;
   uint64_t *hashes = NULL;
   int64_t *moff = NULL, *voff = NULL, *coff = NULL;
+  /* The factored form's index (files from before it have none: every problem dense). */
+  int *dense = NULL, *inner = NULL;
+  uint64_t *fhashes = NULL;
+  int64_t *foff[4] = {NULL, NULL, NULL, NULL}; /* ptr, J, B, C offsets */
+  static const char *const foff_name[4] = {"ptr_offset", "J_offset", "B_offset", "C_offset"};
   char msg[512] = "";
   if (g < 0) {
     snprintf(msg, sizeof msg, "%s: no LCP dump in this file (run with --dump-lcp)", path);
@@ -546,6 +689,28 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     rc = LSIM_IO_ERROR;
     goto done;
   }
+  const int has_factored = H5Lexists(g, "dense", H5P_DEFAULT) > 0;
+  if (has_factored) {
+    dense = malloc(((size_t)np + 1) * sizeof(int));
+    inner = malloc(((size_t)np + 1) * sizeof(int));
+    fhashes = malloc(((size_t)np + 1) * sizeof(uint64_t));
+    int ok = dense && inner && fhashes;
+    for (int k = 0; k < 4; ++k) ok &= (foff[k] = malloc(((size_t)np + 1) * sizeof(int64_t))) != NULL;
+    if (!ok) {
+      snprintf(msg, sizeof msg, "out of memory");
+      rc = LSIM_OUT_OF_MEMORY;
+      goto done;
+    }
+    ok = read_1d(g, "dense", H5T_NATIVE_INT, dense, np) == np &&
+         read_1d(g, "m", H5T_NATIVE_INT, inner, np) == np &&
+         read_1d(g, "factored_hash", H5T_NATIVE_UINT64, fhashes, np) == np;
+    for (int k = 0; k < 4 && ok; ++k) ok = read_1d(g, foff_name[k], H5T_NATIVE_INT64, foff[k], np + 1) == np + 1;
+    if (!ok) {
+      snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (index of the factored forms)", path);
+      rc = LSIM_IO_ERROR;
+      goto done;
+    }
+  }
 
   /* The problem of (step, series). */
   long p = -1;
@@ -574,7 +739,7 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* Its data: sizes and offsets checked first (a damaged index must not size a buffer). */
   const int n = ns[p], nc = ncs[p];
   const long nsol_l = read_1d(g, "solution_label", H5T_NATIVE_INT, NULL, 0);
-  if (n < 0 || n > LSIM_DUMP_MAX_N || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
+  if (n < 0 || n > (has_factored && !dense[p] ? LSIM_DUMP_MAX_NNZ : LSIM_DUMP_MAX_N) || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
       coff[p] < 0 || nsol_l > LSIM_DUMP_MAX_SOLUTIONS) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (sizes of step %d)", path, step);
     rc = LSIM_IO_ERROR;
@@ -585,7 +750,20 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   out->series = series;
   out->hash = hashes[p];
   out->nproblems = (int)np;
-  rc = lsim_lcp_init(&out->lcp, n);
+  out->dense = has_factored ? dense[p] != 0 : 1;
+  out->factored = has_factored && inner[p] >= 0;
+  out->factored_hash = has_factored ? fhashes[p] : 0;
+  if (!out->dense && !out->factored) {
+    snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (step %d stores no problem)", path, step);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+  if (out->dense) {
+    rc = lsim_lcp_init(&out->lcp, n);
+  } else {
+    out->lcp.n = n;
+    rc = (out->lcp.q = calloc((size_t)n + 1, sizeof(double))) ? 0 : LSIM_OUT_OF_MEMORY;
+  }
   out->cones = calloc((size_t)nc + 1, sizeof(LsimConeBlock));
   out->warm = calloc((size_t)n + 1, sizeof(double));
   out->z = calloc((size_t)n * (size_t)out->nsolutions + 1, sizeof(double));
@@ -600,11 +778,13 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     goto done;
   }
   int bad =
-      read_rows(g, "M", H5T_NATIVE_DOUBLE, (hsize_t)moff[p], (hsize_t)n * n, 1, out->lcp.M) ||
+      (out->dense &&
+       read_rows(g, "M", H5T_NATIVE_DOUBLE, (hsize_t)moff[p], (hsize_t)n * n, 1, out->lcp.M)) ||
       read_rows(g, "q", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, 1, out->lcp.q) ||
       read_rows(g, "warm", H5T_NATIVE_DOUBLE, (hsize_t)voff[p], (hsize_t)n, 1, out->warm);
   /* M and q feed a solver: NaN or Inf there is damage (stored solutions may hold anything). */
-  bad = bad || lsim_lcp_check_finite(&out->lcp);
+  bad = bad || (out->dense && lsim_lcp_check_finite(&out->lcp));
+  if (!bad && out->factored) bad = read_factored(g, p, n, inner[p], foff, out);
   /* z is stored [rows, nsol]: read the rows, then transpose to one column per solution. */
   double *zr = calloc((size_t)n * (size_t)out->nsolutions + 1, sizeof(double));
   bad = bad || !zr ||
@@ -660,6 +840,16 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   }
   out->lcp.ncones = nc;
   out->lcp.cones = nc ? out->cones : NULL;
+  if (out->factored) {
+    /* The factored form whole: pointers, indices against n and m, values finite, cones. */
+    out->f.ncones = nc;
+    out->f.cones = out->lcp.cones;
+    if (lsim_factored_check(&out->f)) {
+      snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (factored problem of step %d)", path, step);
+      rc = LSIM_IO_ERROR;
+      goto done;
+    }
+  }
 
 done:
   free(steps);
@@ -670,6 +860,10 @@ done:
   free(moff);
   free(voff);
   free(coff);
+  free(dense);
+  free(inner);
+  free(fhashes);
+  for (int k = 0; k < 4; ++k) free(foff[k]);
   if (g >= 0) H5Gclose(g);
   H5Fclose(f);
   if (rc) {

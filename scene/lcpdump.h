@@ -3,12 +3,14 @@
  * A dump is an HDF5 group (normally "/lcp", docs/output-format.md "LCP dumps") holding a
  * list of problems, each tagged with its step and series (a series is one trajectory: 0
  * in a run file; in an independent comparison, the solver whose trajectory produced it).
- * Per problem: M (column-major), q, the warm-start guess the solver was given, one or more
- * solutions (columns labelled by solution_label: the run's solver, or every solver of a
- * shadow comparison), the friction-cone structure, and the FNV-1a hash of (n, M, q)
+ * Per problem: M (column-major) and/or the factored form M = J B + C (J, B, C sparse, as
+ * the time step hands the solvers; run files store it always, M up to a size), q, the
+ * warm-start guess the solver was given, one or more solutions (columns labelled by
+ * solution_label: the run's solver, or every solver of a shadow comparison), the
+ * friction-cone structure, and the FNV-1a hashes of (n, M, q) and of the factored problem
  * (lcp/quality.h). Problems are variable-size, so the data are flat arrays with offsets:
  * problem p's M is M[m_offset[p] .. m_offset[p+1]-1], its q, warm and z rows are
- * offset[p] .. offset[p+1]-1. Steps without an LCP (no contact) store nothing.
+ * offset[p] .. offset[p+1]-1, and so on. Steps without an LCP (no contact) store nothing.
  *
  * The datasets are chunked and extendable and are appended to problem by problem, so a dump
  * costs no memory beyond one problem. Numeric datasets and fixed-length strings only.
@@ -23,6 +25,7 @@
 #include <stdint.h>
 
 #include "contact/step.h"
+#include "lcp/factored.h"
 #include "lcp/lcp.h"
 
 /* ---- HDF5 helpers ---- */
@@ -75,9 +78,18 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
 int lsim_lcpdump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
                      const double *warm, const double *const *z);
 
-/* One call per step of a run: appends the stepper's last LCP, its warm guess and its
- * solution as problem (step, series 0). 0 or < 0. */
-int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper);
+/* Appends one problem in factored form f (with its q and cones), and its dense form too
+ * when dense is not NULL (the same problem: M = J B + C); warm and z as above. 0 or < 0. */
+int lsim_lcpdump_add_factored(LsimLcpDump *d, int step, int series, const LsimFactoredLcp *f,
+                              const LsimLcp *dense, const double *warm, const double *const *z);
+
+/* One call per step of a run: appends the stepper's last LCP (factored, and dense when n <=
+ * dense_limit or dense_limit < 0), its warm guess and its solution as problem (step,
+ * series 0). 0 or < 0. */
+int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int dense_limit);
+
+/* Run files store the dense M of steps up to this n by default (8 n^2 bytes: 134 MB). */
+#define LSIM_DUMP_DENSE_LIMIT 4096
 
 /* The first error of the dump ("LCP dump: step K: ..."), "" while there is none. */
 const char *lsim_lcpdump_error(const LsimLcpDump *d);
@@ -89,14 +101,22 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen);
 /* ---- reading a dump ---- */
 
 typedef struct LsimDumpedLcp {
-  LsimLcp lcp;              /* owns M and q; lcp.cones points at cones below */
+  LsimLcp lcp;              /* owns q, and M when dense (else M is NULL); lcp.cones points
+                               at cones below */
+  int dense;                /* 1: lcp.M holds the stored M */
+  int factored;             /* 1: f holds the stored factored form (its arrays owned here;
+                               q and cones shared with lcp) */
+  LsimFactoredLcp f;
+  int *f_int;               /* f's index arrays, one allocation */
+  double *f_val;            /* f's values, one allocation */
+  uint64_t factored_hash;   /* as stored (0: no factored form) */
   LsimConeBlock *cones;     /* [lcp.ncones] */
   double *warm;             /* [n] */
   double *z;                /* [nsolutions * n]: solution j is z + j * n */
   int nsolutions;
   char (*labels)[64];       /* [nsolutions] */
   int step, series;
-  uint64_t hash;            /* as stored */
+  uint64_t hash;            /* as stored: of (n, M, q), 0 when M is not stored */
   int nproblems;            /* problems in the dump */
 } LsimDumpedLcp;
 
@@ -106,6 +126,11 @@ typedef struct LsimDumpedLcp {
  * of range) with a one-line message in err; out is then zeroed. */
 int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out, char *err,
                       size_t errlen);
+
+/* Forms d's dense M from its factored form when only that is stored (then d->dense is 1),
+ * for n <= max_n; no-op when M is stored. 0, or < 0 with a message in err (n above
+ * max_n, out of memory). */
+int lsim_dumped_lcp_densify(LsimDumpedLcp *d, int max_n, char *err, size_t errlen);
 
 /* Frees what lsim_lcpdump_read allocated. NULL-safe. */
 void lsim_dumped_lcp_free(LsimDumpedLcp *d);

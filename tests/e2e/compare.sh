@@ -204,11 +204,88 @@ lc.figures(c, f"{tmp}/pilefig", "pile")
 print("factored compare: ok" if ok else "factored compare: FAILED")
 sys.exit(0 if ok else 1)
 PYEOF
-# Dumps are dense: a step above the limit stops the run with a message, no file.
+# Factored dumps. A comparison with --dump-lcp stores every step's factored form and the
+# dense M up to --dense-limit; a run stores the dense M up to --dump-dense-limit (0: never).
 $bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers 'pgs' --dump-lcp \
-  -o "$tmp/pdump.h5" > /dev/null 2> "$tmp/pdump.err"
-[ $? -eq 2 ] && grep -q -- "--dump-lcp stores dense problems" "$tmp/pdump.err" && [ ! -e "$tmp/pdump.h5" ] \
-  || fail "dump above the dense limit: $(cat "$tmp/pdump.err")"
+  -o "$tmp/pdump.h5" > /dev/null 2> "$tmp/pdump.err" || fail "compare dump above the dense limit: $(cat "$tmp/pdump.err")"
+./lcpsim data/pile_10.json --steps 60 --dump-lcp -o "$tmp/fd_dense.h5" --quiet || fail "run dump: exit $?"
+$bin data/pile_10.json --steps 60 --dump-lcp --dump-dense-limit 0 -o "$tmp/fd_fact.h5" --quiet \
+  || fail "run factored dump: exit $?"
+$bin data/pile_10.json --steps 5 --dump-dense-limit 0 -o "$tmp/fd_none.h5" --quiet 2> "$tmp/fd_none.err"
+grep -q "dump-dense-limit is an option of --dump-lcp only" "$tmp/fd_none.err" || fail "limit without a dump: no note"
+$PY - "$tmp" <<'PYEOF' || fail "factored dumps"
+import sys
+import h5py
+import numpy as np
+tmp = sys.argv[1]
+bad = []
+def check(cond, what):
+    if not cond:
+        bad.append(what)
+def csr(g, p, name, n):
+    """Problem p's CSR matrix (n rows; B is stored by columns: its transpose) as dense."""
+    po, eo = g["ptr_offset"][p], g[name + "_offset"][p]
+    ptr = g[name + "_ptr"][po:po + n + 1]
+    idx = g[name + "_idx"][eo + ptr[0]:eo + ptr[-1]]
+    val = g[name + "_val"][eo + ptr[0]:eo + ptr[-1]]
+    return ptr, idx, val
+def dense_of(g, p):
+    """M = J B + C formed in numpy from problem p's factors."""
+    n, m = int(g["n"][p]), int(g["m"][p])
+    J = np.zeros((n, m)); B = np.zeros((m, n)); C = np.zeros((n, n))
+    for name, out in (("J", J), ("B", B), ("C", C)):
+        ptr, idx, val = csr(g, p, name, n)
+        for i in range(n):
+            for k in range(ptr[i], ptr[i + 1]):
+                if name == "B":
+                    out[idx[k], i] += val[k]
+                else:
+                    out[i, idx[k]] += val[k]
+    return J @ B + C
+with h5py.File(f"{tmp}/fd_dense.h5", "r") as a, h5py.File(f"{tmp}/fd_fact.h5", "r") as b:
+    ga, gb = a["lcp"], b["lcp"]
+    n = ga["n"][()]
+    np_ = len(n)
+    check(np_ > 0 and np.array_equal(n, gb["n"][()]), "the same problems in both runs")
+    check(np.all(n <= 4096) and np.all(ga["dense"][()] == 1), "default limit: every M stored")
+    check(np.all(gb["dense"][()] == 0) and gb["M"].shape[0] == 0, "limit 0: no M stored")
+    check(np.all(gb["m_offset"][()] == 0), "limit 0: M offsets all 0")
+    # The factors are the same bits in both files, and their hashes agree.
+    for name in ("J_ptr", "J_idx", "J_val", "B_ptr", "B_idx", "B_val", "C_ptr", "C_idx", "C_val",
+                 "factored_hash", "m", "q", "z"):
+        check(np.array_equal(ga[name][()], gb[name][()], equal_nan=True), f"{name} differs")
+    check(np.all(ga["factored_hash"][()] != 0), "factored hashes stored")
+    # J B + C formed in numpy equals the stored M: each entry is a sum of at most 12
+    # products of the rows of two bodies, so they agree to a few ulp of max|M|.
+    for p in (0, np_ // 2, np_ - 1):
+        k = int(n[p]); mo = ga["m_offset"][p]
+        M = ga["M"][mo:mo + k * k].reshape(k, k).T
+        err = np.max(np.abs(dense_of(ga, p) - M))
+        check(err <= 1e-14 * np.max(np.abs(M)), f"problem {p}: |J B + C - M| = {err:g}")
+    # The run's size: 8 n^2 bytes a step for M against some 20 n for the factors.
+    check(gb["J_val"].shape[0] < ga["M"].shape[0] / 4, "the factors are much smaller than M")
+with h5py.File(f"{tmp}/pdump.h5", "r") as c:
+    g = c["lcp"]
+    n, d = g["n"][()], g["dense"][()]
+    check(np.array_equal(d, (n <= 30).astype(d.dtype)), "compare: M stored exactly up to --dense-limit")
+    check(np.all(g["m"][()] > 0), "compare: factored forms stored for every step")
+    ph = c["problem_hash"][()]
+    steps = g["step"][()]
+    check(np.array_equal(ph[steps - 1], g["factored_hash"][()]), "compare: factored hash = /problem_hash")
+    check(not d.all() and d.any(), "compare: both kinds of steps occur")
+print("factored dumps: " + ("ok" if not bad else "FAILED: " + "; ".join(bad)))
+sys.exit(1 if bad else 0)
+PYEOF
+# A step stored factored only: solved in that form, to what the dense form gives; exported
+# as the same .dat; the quality measures printed.
+$bin solve "$tmp/fd_dense.h5" --step 50 --solver lemke > "$tmp/fd_sd.txt" || fail "solve dense step"
+$bin solve "$tmp/fd_fact.h5" --step 50 --solver lemke > "$tmp/fd_sf.txt" || fail "solve factored step"
+grep -q "factored, m = 60" "$tmp/fd_sf.txt" && grep -q "status *solved" "$tmp/fd_sf.txt" && grep -q "^signorini" "$tmp/fd_sf.txt" \
+  || fail "factored solve report: $(cat "$tmp/fd_sf.txt")"
+# Lemke pivots the same on both forms (the same M up to the ulps above): the same iterations.
+[ "$(grep '^iterations' "$tmp/fd_sd.txt")" = "$(grep '^iterations' "$tmp/fd_sf.txt")" ] || fail "lemke iterations differ"
+$bin export "$tmp/fd_dense.h5" --step 50 -o "$tmp/fd_d.dat" > /dev/null && $bin export "$tmp/fd_fact.h5" --step 50 -o "$tmp/fd_f.dat" > /dev/null \
+  && cmp -s "$tmp/fd_d.dat" "$tmp/fd_f.dat" || fail "export of a factored step differs from the stored M"
 # A dense reference cannot drive steps above the limit.
 $bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers 'lemke,pgs' \
   -o "$tmp/pref.h5" > /dev/null 2> "$tmp/pref.err"
