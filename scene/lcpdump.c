@@ -588,8 +588,11 @@ int lsim_dumped_lcp_densify(LsimDumpedLcp *d, int max_n, char *err, size_t errle
   return 0;
 }
 
-/* Largest inner dimension and entries of a factored form read back (2^28 doubles: 2 GiB). */
+/* Largest entries of a factored form read back (2^28 doubles: 2 GiB), and largest n and
+ * inner dimension m of one stored without M (2^24: 134 MB a vector; m is a stored number,
+ * not backed by data, and solvers allocate vectors of it). */
 #define LSIM_DUMP_MAX_NNZ (1L << 28)
+#define LSIM_DUMP_MAX_FACTORED_N (1L << 24)
 
 /* Reads problem p's factored form (n variables, inner dimension m; offsets foff: pointers,
  * J, B and C entries) into out->f, its arrays in out->f_int and out->f_val, q shared with
@@ -602,7 +605,7 @@ static int read_factored(hid_t g, long p, int n, int m, int64_t *const foff[4],
     cnt[k] = foff[k][p + 1] - foff[k][p];
     if (foff[k][p] < 0 || cnt[k] < 0 || cnt[k] > LSIM_DUMP_MAX_NNZ) return 1;
   }
-  if (cnt[0] != n + 1 || m > LSIM_DUMP_MAX_NNZ) return 1;
+  if (cnt[0] != n + 1 || m > LSIM_DUMP_MAX_FACTORED_N) return 1;
   const int64_t nj = cnt[1], nb = cnt[2], nc = cnt[3];
   out->f_int = malloc(((size_t)(3 * (n + 1)) + (size_t)(nj + nb + nc) + 1) * sizeof(int));
   out->f_val = malloc(((size_t)(nj + nb + nc) + 1) * sizeof(double));
@@ -739,7 +742,7 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* Its data: sizes and offsets checked first (a damaged index must not size a buffer). */
   const int n = ns[p], nc = ncs[p];
   const long nsol_l = read_1d(g, "solution_label", H5T_NATIVE_INT, NULL, 0);
-  if (n < 0 || n > (has_factored && !dense[p] ? LSIM_DUMP_MAX_NNZ : LSIM_DUMP_MAX_N) || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
+  if (n < 0 || n > (has_factored && !dense[p] ? LSIM_DUMP_MAX_FACTORED_N : LSIM_DUMP_MAX_N) || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
       coff[p] < 0 || nsol_l > LSIM_DUMP_MAX_SOLUTIONS) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (sizes of step %d)", path, step);
     rc = LSIM_IO_ERROR;

@@ -34,6 +34,11 @@ function r = lcpsim_load(path)
 % r.bodies.inertia is [nbodies x 3 x 3]: squeeze(r.bodies.inertia(i, :, :)) is body i's
 % 3 x 3 inertia tensor. r.shapes.name and the legends are cell columns of strings.
 %
+% LCPs dumped by --dump-lcp (docs/output-format.md "LCP dumps"):
+%   P = r.lcp_problem(50);           % step 50's LCP: P.M, P.q, P.z, P.cone_*, and the
+%                                    %   factors P.J, P.B, P.C (sparse); M formed from
+%                                    %   them when only they are stored (P.dense false)
+%
 % Tethers and joints (only in runs that have them; docs/output-format.md):
 %   r.tethers.name (cell), r.tethers.length_max [T x 1], r.tethers.length [N+1 x T],
 %   r.tethers.impulse [N x T] (N s), r.tethers.taut [N x T] (int32 0/1)
@@ -121,6 +126,70 @@ function r = lcpsim_load(path)
   r.tether_index = @(n) named_index(base, 'tethers', n);
   r.joint_index = @(n) named_index(base, 'joints', n);
   r.contact_series = @(a, b) contact_series(base, a, b);
+  if isfield(r, 'lcp')
+    r.lcp_problem = @(k, varargin) lcp_problem(base, k, varargin{:});
+  end
+end
+
+% Step k's LCP dumped by --dump-lcp (series: a comparison's trajectory, default 0): n, m,
+% q, warm, z, the cones (variable indices 0-based, as stored), J [n x m], B [m x n] and
+% C [n x n] as sparse matrices ([] for a dense-only problem), and M: the stored one, else
+% J * B + C formed here (dense false says so).
+function P = lcp_problem(r, k, series)
+  if nargin < 3
+    series = 0;
+  end
+  g = r.lcp;
+  p = find(double(g.step) == k & double(g.series) == series, 1);
+  if isempty(p)
+    error('lcpsim_load: step %d series %d has no dumped LCP', k, series);
+  end
+  n = double(g.n(p));
+  vo = double(g.offset(p));
+  co = double(g.cone_offset(p));
+  nc = double(g.ncones(p));
+  P.step = k;
+  P.n = n;
+  P.q = g.q(vo + 1:vo + n);
+  P.warm = g.warm(vo + 1:vo + n);
+  P.z = g.z(vo + 1:vo + n, :);
+  fields = {'normal', 'first_dir', 'ndir', 'lambda', 'mu', 'fixed_normal'};
+  for j = 1:numel(fields)
+    x = g.(['cone_' fields{j}]);
+    P.(['cone_' fields{j}]) = x(co + 1:co + nc);
+  end
+  P.m = -1;
+  P.J = [];
+  P.B = [];
+  P.C = [];
+  if isfield(g, 'm') && double(g.m(p)) >= 0
+    P.m = double(g.m(p));
+    po = double(g.ptr_offset(p));
+    P.J = factor_matrix(g, 'J', p, po, n, n, P.m, false);
+    P.B = factor_matrix(g, 'B', p, po, n, P.m, n, true);
+    P.C = factor_matrix(g, 'C', p, po, n, n, n, false);
+  end
+  P.dense = ~isfield(g, 'dense') || g.dense(p) ~= 0;
+  if P.dense
+    mo = double(g.m_offset(p));
+    P.M = reshape(g.M(mo + 1:mo + n * n), n, n); % stored column major
+  else
+    P.M = full(P.J * P.B + P.C);
+  end
+end
+
+% One factor of problem p as a sparse matrix: J and C stored by rows, B by columns.
+function A = factor_matrix(g, name, p, po, n, rows, cols, by_columns)
+  ptr = double(g.([name '_ptr'])(po + 1:po + n + 1));
+  eo = double(g.([name '_offset'])(p));
+  idx = double(g.([name '_idx'])(eo + ptr(1) + 1:eo + ptr(end)));
+  val = double(g.([name '_val'])(eo + ptr(1) + 1:eo + ptr(end)));
+  major = repelem((1:n)', diff(ptr));
+  if by_columns
+    A = sparse(idx + 1, major, val, rows, cols);
+  else
+    A = sparse(major, idx + 1, val, rows, cols);
+  end
 end
 
 % The summary of a run file that has none (its writer was killed before closing it):

@@ -56,6 +56,13 @@ the same tree with their own helpers:
 A hybrid file without /summary (the PATH.<pid>.partial of a killed run) loads too:
 r.summary from its rows, run_end "unfinished", the engine's counts -1.
 
+LCPs dumped by --dump-lcp (docs/output-format.md "LCP dumps"):
+
+    P = r.lcp_problem(50)             # step 50's LCP: P.M [n, n], P.q, P.z, P.cone_*,
+                                      #   and the factors P.J, P.B, P.C (CSR / CSC
+                                      #   triplets); M formed from them when the file
+                                      #   stores the factors only (P.dense False)
+
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
 From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
@@ -104,6 +111,44 @@ class Contacts(Group):
 
 class Run(Group):
     """The whole file, with per-body helpers (see the module docstring)."""
+
+    def lcp_problem(self, step, series=0):
+        """The LCP of step (1-based) dumped by --dump-lcp (/lcp; series: a comparison's
+        trajectory), as a Group: n, m, q [n], warm [n], z [n, S] (labels: z_label), the
+        cones (normal, first_dir, ndir, lambda, mu, fixed_normal; 0-based), the factors as
+        (indptr, indices, data) triplets, J [n, m] and C [n, n] by rows and B [m, n] by
+        columns (scipy's csr_matrix((data, indices, indptr), shape) and csc_matrix take
+        them as they are; None for a dense-only problem), and M [n, n]: the stored M, else
+        J B + C formed here (8 n^2 bytes; dense=False says it was formed)."""
+        g = self["lcp"]
+        hit = [p for p in range(len(g["step"]))
+               if g["step"][p] == step and g["series"][p] == series]
+        if not hit:
+            raise KeyError(f"step {step} series {series} has no dumped LCP")
+        p = hit[0]
+        n = int(g["n"][p])
+        vo, co = int(g["offset"][p]), int(g["cone_offset"][p])
+        nc = int(g["ncones"][p])
+        out = Group(step=step, series=series, n=n, q=g["q"][vo:vo + n],
+                    warm=g["warm"][vo:vo + n], z=g["z"][vo:vo + n], z_label=g["solution_label"])
+        for k in ("normal", "first_dir", "ndir", "lambda", "mu", "fixed_normal"):
+            out["cone_" + k] = g["cone_" + k][co:co + nc]
+        has_f = "m" in g and int(g["m"][p]) >= 0
+        out.m = int(g["m"][p]) if has_f else -1
+        out.J = out.B = out.C = None
+        if has_f:
+            po = int(g["ptr_offset"][p])
+            for name in ("J", "B", "C"):
+                ptr = np.asarray(g[name + "_ptr"][po:po + n + 1], dtype=np.int64)
+                eo = int(g[name + "_offset"][p])
+                out[name] = (ptr, g[name + "_idx"][eo:eo + ptr[-1]], g[name + "_val"][eo:eo + ptr[-1]])
+        out.dense = "dense" not in g or bool(g["dense"][p])
+        if out.dense:
+            mo = int(g["m_offset"][p])
+            out.M = g["M"][mo:mo + n * n].reshape(n, n).T  # stored column major
+        else:
+            out.M = _form_dense(n, out.m, out.J, out.B, out.C)
+        return out
 
     def body_index(self, body):
         """0-based index of body (a name or an index)."""
@@ -263,6 +308,20 @@ class HybridRun(Group):
 
     def chart_name(self, c):
         return self["model"]["chart_names"][int(c)]
+
+
+def _form_dense(n, m, J, B, C):
+    """M = J B + C from the factors' triplets (J, C by rows; B by columns)."""
+    def expand(t, rows, cols, by_rows):
+        ptr, idx, val = t
+        a = np.zeros((rows, cols))
+        major = np.repeat(np.arange(len(ptr) - 1), np.diff(ptr))
+        if by_rows:
+            np.add.at(a, (major, idx), val)
+        else:
+            np.add.at(a, (idx, major), val)
+        return a
+    return expand(J, n, m, True) @ expand(B, m, n, False) + expand(C, n, n, True)
 
 
 def _value(ds):

@@ -163,6 +163,8 @@ t out_empty "-o: the output file name is empty" "$in/ok.json" -o ""
 t compare_out_empty "-o: the output file name is empty" compare "$in/ok.json" --solvers lemke -o ""
 t threads_opt "--threads" "$in/ok.json" --threads 65 -o @OUT
 t sparse_opt "--sparse-limit" "$in/ok.json" --sparse-limit -2 -o @OUT
+t dump_dense_opt "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit -2 -o @OUT
+t dump_dense_text "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit many -o @OUT
 t solve_sparse_opt "--sparse-limit" solve tests/data/lemke_pile10_step26.dat --solver newton --sparse-limit x
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT

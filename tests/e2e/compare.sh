@@ -264,6 +264,14 @@ with h5py.File(f"{tmp}/fd_dense.h5", "r") as a, h5py.File(f"{tmp}/fd_fact.h5", "
         check(err <= 1e-14 * np.max(np.abs(M)), f"problem {p}: |J B + C - M| = {err:g}")
     # The run's size: 8 n^2 bytes a step for M against some 20 n for the factors.
     check(gb["J_val"].shape[0] < ga["M"].shape[0] / 4, "the factors are much smaller than M")
+# The loader's helper: the stored M, or J B + C formed from the factors (same tolerance).
+sys.path.insert(0, "scripts")
+import lcpsim_load
+ra, rb = lcpsim_load.load(f"{tmp}/fd_dense.h5"), lcpsim_load.load(f"{tmp}/fd_fact.h5")
+Pa, Pb = ra.lcp_problem(50), rb.lcp_problem(50)
+check(Pa.dense and not Pb.dense and Pa.n == Pb.n and Pb.m == 60, "lcp_problem: forms")
+check(np.max(np.abs(Pa.M - Pb.M)) <= 1e-14 * np.max(np.abs(Pa.M)), "lcp_problem: M formed")
+check(np.array_equal(Pa.q, Pb.q) and np.array_equal(Pa.z, Pb.z), "lcp_problem: q, z")
 with h5py.File(f"{tmp}/pdump.h5", "r") as c:
     g = c["lcp"]
     n, d = g["n"][()], g["dense"][()]
@@ -276,6 +284,14 @@ with h5py.File(f"{tmp}/pdump.h5", "r") as c:
 print("factored dumps: " + ("ok" if not bad else "FAILED: " + "; ".join(bad)))
 sys.exit(1 if bad else 0)
 PYEOF
+# The Octave loader's helper: the same M from the factors (Octave sums the sparse product
+# as the time step does here: equal to the stored M bit for bit, within 1e-14 asserted).
+if command -v octave-cli > /dev/null; then
+  octave-cli -H --eval "addpath('scripts'); a = lcpsim_load('$tmp/fd_dense.h5'); b = lcpsim_load('$tmp/fd_fact.h5');
+    Pa = a.lcp_problem(50); Pb = b.lcp_problem(50);
+    ok = Pa.dense && ~Pb.dense && max(abs(Pa.M(:) - Pb.M(:))) <= 1e-14 * max(abs(Pa.M(:))) && isequal(Pa.q, Pb.q);
+    exit(~ok);" > "$tmp/fd_oct.txt" 2>&1 || fail "octave lcp_problem: $(cat "$tmp/fd_oct.txt")"
+fi
 # A step stored factored only: solved in that form, to what the dense form gives; exported
 # as the same .dat; the quality measures printed.
 $bin solve "$tmp/fd_dense.h5" --step 50 --solver lemke > "$tmp/fd_sd.txt" || fail "solve dense step"

@@ -14,20 +14,25 @@
 
 static void lsim_fuzz_check_dump(const LsimDumpedLcp *d) {
   const LsimLcp *l = &d->lcp;
-  if (l->n < 0 || (l->n > 0 && (!l->M || !l->q)) || d->nsolutions < 0) abort();
-  if (lsim_lcp_check_finite(l)) abort();
+  /* A problem is dense (M finite), factored (structurally sound), or both. */
+  if (l->n < 0 || (l->n > 0 && !l->q) || d->nsolutions < 0 || (!d->dense && !d->factored)) abort();
+  if (d->dense && ((l->n > 0 && !l->M) || lsim_lcp_check_finite(l))) abort();
+  if (!d->dense && l->M) abort();
+  if (d->factored && (d->f.n != l->n || d->f.q != l->q || lsim_factored_check(&d->f))) abort();
   for (int c = 0; c < l->ncones; ++c) {
     const LsimConeBlock *b = &l->cones[c];
     if (b->normal < -1 || b->normal >= l->n || b->lambda < 0 || b->lambda >= l->n ||
         b->ndir < 0 || b->first_dir < 0 || b->first_dir + b->ndir > l->n)
       abort();
   }
-  double *z = calloc((size_t)l->n, sizeof(double));
-  double *work = calloc(2 * (size_t)l->n, sizeof(double));
+  const size_t m = d->factored ? (size_t)d->f.m : 0;
+  double *z = calloc((size_t)l->n + 1, sizeof(double));
+  double *work = calloc(2 * (size_t)l->n + m + 1, sizeof(double));
   if (!z || !work) abort();
   memcpy(z, d->warm, (size_t)l->n * sizeof(double));
   LsimQuality qm;
-  lsim_lcp_quality(l, z, work, -1.0, &qm);
+  if (d->dense) lsim_lcp_quality(l, z, work, -1.0, &qm);
+  else lsim_factored_quality(&d->f, z, work, -1.0, &qm);
   for (int j = 0; j < d->nsolutions; ++j)
     (void)lsim_quality_distance(l->n, z, d->z + (size_t)j * l->n);
   if (l->n <= 64) {
@@ -40,7 +45,8 @@ static void lsim_fuzz_check_dump(const LsimDumpedLcp *d) {
       if (lsim_solver_create(&solver, names[s], &opt, err, sizeof err)) abort();
       LsimSolveStats st;
       memset(z, 0, (size_t)l->n * sizeof(double));
-      (void)lsim_solver_solve(solver, l, z, &st);
+      if (d->dense) (void)lsim_solver_solve(solver, l, z, &st);
+      else (void)lsim_solver_solve_factored(solver, &d->f, z, &st);
       lsim_solver_free(solver);
     }
   }

@@ -65,11 +65,15 @@ def main():
     copy_small("dat", [SHARED + "/data/siconos-lcp/*.dat"], 5000)
     copy_small("fc_dat", [SHARED + "/data/siconos-fc3d/*.dat"], 6000)
     with tempfile.TemporaryDirectory() as tmp:
-        for name, scene, steps in [("two_blocks", "data/two_blocks.json", "3"),
-                                   ("box_slide_3d", "data/box_slide_3d.json", "2"),
-                                   ("balls_2d", "data/balls_collide_2d.json", "3")]:
+        for name, scene, steps, extra in [
+                ("two_blocks", "data/two_blocks.json", "3", []),
+                ("box_slide_3d", "data/box_slide_3d.json", "2", []),
+                ("balls_2d", "data/balls_collide_2d.json", "3", []),
+                # factored forms only (no M stored)
+                ("box_slide_3d_factored", "data/box_slide_3d.json", "2",
+                 ["--dump-dense-limit", "0"])]:
             run = os.path.join(tmp, name + ".h5")
-            lcpsim(scene, "--steps", steps, "--dump-lcp", "-o", run)
+            lcpsim(scene, "--steps", steps, "--dump-lcp", *extra, "-o", run)
             os.makedirs(os.path.join(OUT, "run_h5"), exist_ok=True)
             compact(run, os.path.join(OUT, "run_h5", name + ".h5"), ["/lcp"])
         for name, scene, mode in [("two_blocks", "data/two_blocks.json", "shadow"),
