@@ -56,7 +56,7 @@ static void run_usage(FILE *f) {
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them): the factored form M = J B + C,\n"
           "                     and the dense M of steps with n <= the dense limit\n"
-          "  --dump-dense-limit N  that limit (default 4096; 0: factored forms only; -1:\n"
+          "  --dump-dense-limit N  that limit (default 2048; 0: factored forms only; -1:\n"
           "                     every step's dense M too, 8 n^2 bytes a step)\n"
           "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
           "                     captured and otherwise dropped), one stderr line per step\n"

@@ -88,8 +88,8 @@ int lsim_lcpdump_add_factored(LsimLcpDump *d, int step, int series, const LsimFa
  * series 0). 0 or < 0. */
 int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int dense_limit);
 
-/* Run files store the dense M of steps up to this n by default (8 n^2 bytes: 134 MB). */
-#define LSIM_DUMP_DENSE_LIMIT 4096
+/* Run files store the dense M of steps up to this n by default (8 n^2 bytes: 34 MB). */
+#define LSIM_DUMP_DENSE_LIMIT 2048
 
 /* The first error of the dump ("LCP dump: step K: ..."), "" while there is none. */
 const char *lsim_lcpdump_error(const LsimLcpDump *d);

@@ -247,7 +247,7 @@ with h5py.File(f"{tmp}/fd_dense.h5", "r") as a, h5py.File(f"{tmp}/fd_fact.h5", "
     n = ga["n"][()]
     np_ = len(n)
     check(np_ > 0 and np.array_equal(n, gb["n"][()]), "the same problems in both runs")
-    check(np.all(n <= 4096) and np.all(ga["dense"][()] == 1), "default limit: every M stored")
+    check(np.all(n <= 2048) and np.all(ga["dense"][()] == 1), "default limit: every M stored")
     check(np.all(gb["dense"][()] == 0) and gb["M"].shape[0] == 0, "limit 0: no M stored")
     check(np.all(gb["m_offset"][()] == 0), "limit 0: M offsets all 0")
     # The factors are the same bits in both files, and their hashes agree.
