@@ -269,16 +269,22 @@ int lsim_cli_solve(int argc, char **argv) {
                        sparse_limit_given);
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
-  /* A dumped step stored factored only is solved in that form (as the run solved it). */
-  const int factored = from_h5 && !dumped.dense;
+  /* A dumped step is solved in the factored form when the file stores it: the problem
+     the run's solver was handed (PGS takes the same path, so the same iterates). */
+  const int factored = from_h5 && dumped.factored;
   int status = factored ? lsim_solver_solve_factored(solver, &dumped.f, z, &st)
                         : lsim_solver_solve(solver, &lcp, z, &st);
 
   /* Report. */
-  if (factored)
-    printf("problem            %s step %d series %d (n = %d, %d cones, factored, m = %d, hash "
-           "%016llx)\n", path, step, dumped.series, lcp.n, lcp.ncones, dumped.f.m,
-           (unsigned long long)dumped.factored_hash);
+  if (factored && dumped.dense)
+    printf("problem            %s step %d series %d (n = %d, %d cones, factored: m = %d, "
+           "factored hash %016llx, hash %016llx)\n", path, step, dumped.series, lcp.n,
+           lcp.ncones, dumped.f.m, (unsigned long long)dumped.factored_hash,
+           (unsigned long long)dumped.hash);
+  else if (factored)
+    printf("problem            %s step %d series %d (n = %d, %d cones, factored: m = %d, "
+           "factored hash %016llx)\n", path, step, dumped.series, lcp.n, lcp.ncones,
+           dumped.f.m, (unsigned long long)dumped.factored_hash);
   else if (from_h5)
     printf("problem            %s step %d series %d (n = %d, %d cones, hash %016llx)\n", path,
            step, dumped.series, lcp.n, lcp.ncones, (unsigned long long)dumped.hash);

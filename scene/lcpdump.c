@@ -199,7 +199,7 @@ static void ext_close(Ext *e) {
 
 /* ---- writing a dump ---- */
 
-enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN,
+enum { X_M, X_Q, X_WARM, X_Z, X_CN, X_CD, X_CK, X_CL, X_CMU, X_CFN, X_CU,
        /* the factored form: row (column) pointers per problem, then entries */
        X_JP, X_JI, X_JV, X_BP, X_BI, X_BV, X_CP, X_CI, X_CV,
        /* the index, appended problem by problem */
@@ -277,6 +277,7 @@ int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int ns
   if (!rc) rc = ext_create(&d->x[X_CL], d->group, "cone_lambda", LSIM_H5_I32, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CMU], d->group, "cone_mu", LSIM_H5_F64, 1, 1, 1024);
   if (!rc) rc = ext_create(&d->x[X_CFN], d->group, "cone_fixed_normal", LSIM_H5_F64, 1, 1, 1024);
+  if (!rc) rc = ext_create(&d->x[X_CU], d->group, "cone_uniform", LSIM_H5_I32, 1, 1, 1024);
   static const char *const fnames[9] = {"J_ptr", "J_idx", "J_val", "B_ptr", "B_idx",
                                         "B_val", "C_ptr", "C_idx", "C_val"};
   for (int k = 0; k < 9 && !rc; ++k)
@@ -407,6 +408,7 @@ static int dump_add(LsimLcpDump *d, int step, int series, const LsimLcp *lcp,
   CONE_FIELD(X_CL, d->ci, lambda)
   CONE_FIELD(X_CMU, d->cd, mu)
   CONE_FIELD(X_CFN, d->cd, fixed_normal)
+  CONE_FIELD(X_CU, d->ci, uniform)
 #undef CONE_FIELD
   const int64_t nj = f ? f->J_ptr[n] : 0, nb = f ? f->B_ptr[n] : 0;
   const int64_t ncc = f && f->C_ptr ? f->C_ptr[n] : 0;
@@ -808,6 +810,10 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   CONE_READ("cone_lambda", ci, H5T_NATIVE_INT, lambda)
   CONE_READ("cone_mu", cd, H5T_NATIVE_DOUBLE, mu)
   CONE_READ("cone_fixed_normal", cd, H5T_NATIVE_DOUBLE, fixed_normal)
+  /* The directions' layout flag (files from before it: not said, so 0) */
+  if (H5Lexists(g, "cone_uniform", H5P_DEFAULT) > 0) {
+    CONE_READ("cone_uniform", ci, H5T_NATIVE_INT, uniform)
+  }
 #undef CONE_READ
   free(ci);
   free(cd);
@@ -816,7 +822,7 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     const LsimConeBlock *b = &out->cones[c];
     bad = b->normal < -1 || b->normal >= n || b->lambda < 0 || b->lambda >= n ||
           b->first_dir < 0 || b->ndir < 0 || b->first_dir > n - b->ndir || !(b->mu >= 0.0) ||
-          !isfinite(b->mu) || !isfinite(b->fixed_normal);
+          !isfinite(b->mu) || !isfinite(b->fixed_normal) || (b->uniform != 0 && b->uniform != 1);
   }
 
   /* Labels: fixed-length strings, read with their own type. */

@@ -153,8 +153,11 @@ function P = lcp_problem(r, k, series)
   P.q = g.q(vo + 1:vo + n);
   P.warm = g.warm(vo + 1:vo + n);
   P.z = g.z(vo + 1:vo + n, :);
-  fields = {'normal', 'first_dir', 'ndir', 'lambda', 'mu', 'fixed_normal'};
+  fields = {'normal', 'first_dir', 'ndir', 'lambda', 'mu', 'fixed_normal', 'uniform'};
   for j = 1:numel(fields)
+    if ~isfield(g, ['cone_' fields{j}])
+      continue; % uniform: files from before it have none
+    end
     x = g.(['cone_' fields{j}]);
     P.(['cone_' fields{j}]) = x(co + 1:co + nc);
   end

@@ -131,8 +131,9 @@ class Run(Group):
         nc = int(g["ncones"][p])
         out = Group(step=step, series=series, n=n, q=g["q"][vo:vo + n],
                     warm=g["warm"][vo:vo + n], z=g["z"][vo:vo + n], z_label=g["solution_label"])
-        for k in ("normal", "first_dir", "ndir", "lambda", "mu", "fixed_normal"):
-            out["cone_" + k] = g["cone_" + k][co:co + nc]
+        for k in ("normal", "first_dir", "ndir", "lambda", "mu", "fixed_normal", "uniform"):
+            if "cone_" + k in g:  # uniform: files from before it have none
+                out["cone_" + k] = g["cone_" + k][co:co + nc]
         has_f = "m" in g and int(g["m"][p]) >= 0
         out.m = int(g["m"][p]) if has_f else -1
         out.J = out.B = out.C = None

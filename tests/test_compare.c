@@ -115,7 +115,11 @@ static void test_roundtrip(void **state) {
   for (int k = 0; k < 4; ++k) lsim_lcp_free(&p[k]);
 }
 
-/* A dump of a stepper's steps holds exactly the stepper's problems and solutions. */
+/* A dump of a stepper's steps holds exactly the stepper's problems and solutions: with
+ * the default dense limit both forms (the dense and factored hashes of each step), with
+ * limit 0 the factored form alone, read back as a problem that solve and export use: the
+ * same factors, and the dense M formed from them equal to the one stored, bit for bit
+ * (the same lsim_factored_to_dense the time step calls). */
 static void test_stepper_dump(void **state) {
   (void)state;
   const char *scene =
@@ -126,21 +130,25 @@ static void test_stepper_dump(void **state) {
   LsimState st;
   LsimSceneError serr;
   assert_int_equal(lsim_scene_parse(scene, "brick", &model, &st, &serr), 0);
-  char path[128], err[512];
+  char path[128], fpath[128], err[512];
   snprintf(path, sizeof path, "%s/steps.h5", tmpdir);
+  snprintf(fpath, sizeof fpath, "%s/steps_factored.h5", tmpdir);
   LsimStepper *s = NULL;
   assert_int_equal(lsim_stepper_create(&s, &model, NULL, err, sizeof err), 0);
-  int64_t f = lsim_h5_create(path, err, sizeof err);
+  int64_t f = lsim_h5_create(path, err, sizeof err), ff = lsim_h5_create(fpath, err, sizeof err);
   const char *label = "lemke";
-  LsimLcpDump *d = NULL;
+  LsimLcpDump *d = NULL, *df = NULL;
   assert_int_equal(lsim_lcpdump_open(&d, f, "/lcp", 1, &label, 0, err, sizeof err), 0);
-  uint64_t hashes[21];
+  assert_int_equal(lsim_lcpdump_open(&df, ff, "/lcp", 1, &label, 0, err, sizeof err), 0);
+  uint64_t hashes[21], fhashes[21];
   double z7[8];
   int n7 = 0;
   for (int k = 1; k <= 20; ++k) {
     lsim_step(s, &model, &st, NULL);
-    assert_int_equal(lsim_lcpdump_step(d, k, s), 0);
+    assert_int_equal(lsim_lcpdump_step(d, k, s, LSIM_DUMP_DENSE_LIMIT), 0);
+    assert_int_equal(lsim_lcpdump_step(df, k, s, 0), 0);
     hashes[k] = lsim_lcp_hash(lsim_stepper_lcp(s));
+    fhashes[k] = lsim_factored_hash(lsim_stepper_factored(s));
     if (k == 7) {
       n7 = lsim_stepper_lcp(s)->n;
       assert_true(n7 > 0 && n7 <= 8);
@@ -148,13 +156,35 @@ static void test_stepper_dump(void **state) {
     }
   }
   assert_int_equal(lsim_lcpdump_close(d, err, sizeof err), 0);
+  assert_int_equal(lsim_lcpdump_close(df, err, sizeof err), 0);
   lsim_h5_close(f);
+  lsim_h5_close(ff);
   for (int k = 1; k <= 20; ++k) {
-    LsimDumpedLcp r;
+    LsimDumpedLcp r, rf;
     assert_int_equal(lsim_lcpdump_read(path, k, -1, &r, err, sizeof err), 0);
+    assert_int_equal(lsim_lcpdump_read(fpath, k, -1, &rf, err, sizeof err), 0);
     assert_true(r.hash == hashes[k]);
-    if (k == 7) assert_memory_equal(r.z, z7, (size_t)n7 * sizeof(double));
+    assert_true(r.dense && r.factored && r.factored_hash == fhashes[k]);
+    assert_true(!rf.dense && rf.factored && rf.hash == 0 && rf.factored_hash == fhashes[k]);
+    assert_null(rf.lcp.M);
+    assert_true(lsim_factored_hash(&r.f) == fhashes[k] && lsim_factored_hash(&rf.f) == fhashes[k]);
+    if (k == 7) {
+      assert_memory_equal(r.z, z7, (size_t)n7 * sizeof(double));
+      assert_memory_equal(rf.z, z7, (size_t)n7 * sizeof(double));
+    }
+    /* The dense M formed from the factors: the stored one, bit for bit; refused above the
+       limit given. */
+    const int n = r.lcp.n;
+    if (n > 0) {
+      assert_int_equal(lsim_dumped_lcp_densify(&rf, n - 1, err, sizeof err), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(err, "factored only"));
+      assert_int_equal(lsim_dumped_lcp_densify(&rf, n, err, sizeof err), 0);
+      assert_true(rf.dense);
+      assert_memory_equal(rf.lcp.M, r.lcp.M, (size_t)n * n * sizeof(double));
+      assert_int_equal(lsim_dumped_lcp_densify(&r, 0, err, sizeof err), 0); /* stored: no-op */
+    }
     lsim_dumped_lcp_free(&r);
+    lsim_dumped_lcp_free(&rf);
   }
   lsim_stepper_free(s);
   lsim_state_free(&st);

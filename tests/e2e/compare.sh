@@ -296,10 +296,16 @@ fi
 # as the same .dat; the quality measures printed.
 $bin solve "$tmp/fd_dense.h5" --step 50 --solver lemke > "$tmp/fd_sd.txt" || fail "solve dense step"
 $bin solve "$tmp/fd_fact.h5" --step 50 --solver lemke > "$tmp/fd_sf.txt" || fail "solve factored step"
-grep -q "factored, m = 60" "$tmp/fd_sf.txt" && grep -q "status *solved" "$tmp/fd_sf.txt" && grep -q "^signorini" "$tmp/fd_sf.txt" \
+grep -q "factored: m = 60, factored hash [0-9a-f]*)" "$tmp/fd_sf.txt" && grep -q "status *solved" "$tmp/fd_sf.txt" && grep -q "^signorini" "$tmp/fd_sf.txt" \
   || fail "factored solve report: $(cat "$tmp/fd_sf.txt")"
 # Lemke pivots the same on both forms (the same M up to the ulps above): the same iterations.
 [ "$(grep '^iterations' "$tmp/fd_sd.txt")" = "$(grep '^iterations' "$tmp/fd_sf.txt")" ] || fail "lemke iterations differ"
+# PGS on a dumped step, from the dumped warm start with the run's options: the run's own
+# solution, bit for bit (the factored form and the cones' layout flag are what it solved).
+$bin data/pile_10.json --steps 60 --solver pgs --tol 0 --max-iter 20 --dump-lcp -o "$tmp/fd_pgs.h5" --quiet \
+  || fail "pgs run dump: exit $?"
+$bin solve "$tmp/fd_pgs.h5" --step 50 --solver pgs --tol 0 --max-iter 20 --warm-dumped > "$tmp/fd_pgs.txt"
+grep -q "distance to stored pgs: 0.000e+00" "$tmp/fd_pgs.txt" || fail "pgs re-solve of a dump: $(cat "$tmp/fd_pgs.txt")"
 $bin export "$tmp/fd_dense.h5" --step 50 -o "$tmp/fd_d.dat" > /dev/null && $bin export "$tmp/fd_fact.h5" --step 50 -o "$tmp/fd_f.dat" > /dev/null \
   && cmp -s "$tmp/fd_d.dat" "$tmp/fd_f.dat" || fail "export of a factored step differs from the stored M"
 # A dense reference cannot drive steps above the limit.
