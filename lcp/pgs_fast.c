@@ -177,12 +177,12 @@ static int cone_runs(const LsimFactoredLcp *f, int c, int *runs, int *W) {
   return 0;
 }
 
-/* Cone c's table entry ws->fc[c] at block width W (its rows' blocks into ri first); 0, or
- * -1 when it does not fit the fast path. Reads the direction table, never writes it (the
- * caller has it for every d that needs it). */
 static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
                       int o1);
 
+/* Cone c's table entry ws->fc[c] at block width W (its rows' blocks into ri first); 0, or
+ * -1 when it does not fit the fast path. Reads the direction table, never writes it (the
+ * caller has it for every d that needs it). */
 static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, const int *runs,
                         int *ri) {
   const LsimConeBlock *cb = &f->cones[c];
