@@ -76,11 +76,15 @@ def main():
             lcpsim(scene, "--steps", steps, "--dump-lcp", *extra, "-o", run)
             os.makedirs(os.path.join(OUT, "run_h5"), exist_ok=True)
             compact(run, os.path.join(OUT, "run_h5", name + ".h5"), ["/lcp"])
-        for name, scene, mode in [("two_blocks", "data/two_blocks.json", "shadow"),
-                                  ("box_slide_3d", "data/box_slide_3d.json", "independent")]:
+        for name, scene, mode, solvers, extra in [
+                ("two_blocks", "data/two_blocks.json", "shadow", "lemke,pgs", []),
+                ("box_slide_3d", "data/box_slide_3d.json", "independent", "lemke,pgs", []),
+                # factored forms only (n = 24 above the dense limit; Lemke skipped)
+                ("box_slide_3d_factored", "data/box_slide_3d.json", "independent", "pgs,lemke",
+                 ["--dense-limit", "10"])]:
             cmp = os.path.join(tmp, name + "_compare.h5")
-            lcpsim("compare", scene, "--solvers", "lemke,pgs", "--mode", mode, "--steps", "2",
-                   "--dump-lcp", "-o", cmp)
+            lcpsim("compare", scene, "--solvers", solvers, "--mode", mode, "--steps", "2",
+                   "--dump-lcp", *extra, "-o", cmp)
             os.makedirs(os.path.join(OUT, "compare_h5"), exist_ok=True)
             compact(cmp, os.path.join(OUT, "compare_h5", name + ".h5"), ["/lcp"])
     os.makedirs(os.path.join(OUT, "fclib_h5"), exist_ok=True)
