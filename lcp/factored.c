@@ -10,13 +10,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Internal, shared with pgs.c and solver.c (declared there; factored.h is the public API):
- * 0 when f is structurally sound and every value is finite, else LSIM_INVALID_INPUT.
- * Checks n >= 0, m >= 0, the arrays present, pointers starting at 0 and non-decreasing,
- * every index in range, values and q finite, and the cone blocks inside 0 .. n-1 with
- * mu >= 0. Cost O(n + nnz). */
-int lsim_factored_check(const LsimFactoredLcp *f);
-
 static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range) {
   if (!ptr || ptr[0] != 0) return LSIM_INVALID_INPUT;
   int bad = 0;

@@ -45,8 +45,8 @@ typedef struct LsimFactoredLcp {
   int block_width;
 } LsimFactoredLcp;
 
-/* Whether f keeps its block promise (block_width > 0 and everything it says holds). A
- * test's and a checked build's tool: it reads all of J, B and C. */
+/* Whether f keeps its block promise (block_width > 0 and everything it says holds): the
+ * tests' check of what the fast path trusts; it reads all of J, B and C. */
 int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
 
 /* 0 when f is structurally sound and every value is finite, else LSIM_INVALID_INPUT:

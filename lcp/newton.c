@@ -185,8 +185,6 @@ enum { PHASE1_FIRST = 10, PHASE1_LONG = 22 };
  * phase 2's steps when that fallback follows. */
 enum { DENSE_LIMIT = 500, PHASE2_SHORT = 20 };
 
-/* Shared with factored.c (internal; see there): structural and finiteness check. */
-int lsim_factored_check(const LsimFactoredLcp *f);
 
 struct LsimNewton {
   int cap_n, cap_m, cap_nz, cap_a;

@@ -216,8 +216,8 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
 /* Cone c's blocks under the problem's block promise (factored.h, block_width W): from the
  * column indices of p_0's row, nothing else checked. The runs' shortest length of its
  * rows (what row_runs would measure) lowered into *Wrun. */
-static int cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb, int *o0,
-                                int *o1, int *Wrun) {
+static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb, int *o0,
+                                 int *o1, int *Wrun) {
   const int b0 = f->cones[c].first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
   *nb = nj / W;
   *o0 = *nb > 0 ? f->J_idx[j0] : 0;
@@ -225,7 +225,6 @@ static int cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb,
   /* Two blocks side by side in u are one run of 2 W. */
   const int run = *nb == 2 && *o1 == *o0 + W ? 2 * W : W;
   if (*nb > 0 && (!*Wrun || run < *Wrun)) *Wrun = run;
-  return 0;
 }
 
 /* Cone c's table entry from its blocks (nb of them, at o0 and o1): the rows in place and
@@ -316,8 +315,8 @@ static void prepare_chunk(void *arg, int member) {
   if (j->stage == 3) {
     for (int c = b; c < e && !bad; ++c) {
       int nb, o0, o1;
-      bad = cone_blocks_promised(j->f, c, j->W, &nb, &o0, &o1, &W) ||
-            cone_entry(j->ws, j->f, c, j->W, nb, o0, o1);
+      cone_blocks_promised(j->f, c, j->W, &nb, &o0, &o1, &W);
+      bad = cone_entry(j->ws, j->f, c, j->W, nb, o0, o1);
     }
   } else if (j->stage == 2) {
     /* Both at once, the entries at the guessed width j->W: each cone's runs, then (while

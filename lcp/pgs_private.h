@@ -15,8 +15,6 @@
 
 enum { LSIM_PGS_MAX_PLANAR = 64 }; /* planar cones with more directions use local Lemke */
 
-/* Shared with factored.c (internal; see there): structural and finiteness check. */
-int lsim_factored_check(const LsimFactoredLcp *f);
 
 struct LsimPgs {
   int capacity;

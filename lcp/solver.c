@@ -89,8 +89,6 @@ struct LsimSolver {
   LsimLcp fb_scaled;      /* M [fb_cap^2], q [fb_cap]: D M D, D q */
 };
 
-/* Shared with factored.c (internal; see there): structural and finiteness check. */
-int lsim_factored_check(const LsimFactoredLcp *f);
 
 static const char *const own_names[] = {"lemke", "pgs", "newton", "lemke_sparse", NULL};
 
