@@ -744,8 +744,10 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   /* Its data: sizes and offsets checked first (a damaged index must not size a buffer). */
   const int n = ns[p], nc = ncs[p];
   const long nsol_l = read_1d(g, "solution_label", H5T_NATIVE_INT, NULL, 0);
-  if (n < 0 || n > (has_factored && !dense[p] ? LSIM_DUMP_MAX_FACTORED_N : LSIM_DUMP_MAX_N) || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 ||
-      coff[p] < 0 || nsol_l > LSIM_DUMP_MAX_SOLUTIONS) {
+  /* (a problem stored without M may be larger: nothing of n^2 is read for it) */
+  const long max_n = has_factored && !dense[p] ? LSIM_DUMP_MAX_FACTORED_N : LSIM_DUMP_MAX_N;
+  if (n < 0 || n > max_n || nc < 0 || nc > n || moff[p] < 0 || voff[p] < 0 || coff[p] < 0 ||
+      nsol_l > LSIM_DUMP_MAX_SOLUTIONS) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (sizes of step %d)", path, step);
     rc = LSIM_IO_ERROR;
     goto done;
