@@ -23,7 +23,8 @@
  * cost of a warm start alone).
  * "lemke_sparse, whole, cold" starts from z = 0 (Lemke's cold path on the same problem); it
  * runs only when --only selects it (e.g. --only cold), since cold paths on large piles take
- * minutes a step.
+ * minutes a step. "newton, whole, cold" likewise: newton from z = 0, beside the warm
+ * "newton, whole" (--only "newton, whole" runs both).
  * With --verbose each step of the "lemke_sparse, whole" series also prints the contact
  * structure of its solution (print_structure).
  *
@@ -46,7 +47,7 @@
 #include "lcp/solver.h"
 #include "bench/bench_scene.h"
 
-enum { NSERIES = 10, MAXSTEPS = 4000 };
+enum { NSERIES = 11, MAXSTEPS = 4000 };
 
 static int use_cpu; /* --cpu: the process's CPU clock (a shared machine's load aside) */
 
@@ -164,6 +165,7 @@ int main(int argc, char **argv) {
       {.label = "lemke_sparse, whole, this step's final basis", .name = "lemke_sparse",
        .islands = 0, .carry = 2},
       {.label = "lemke_sparse, whole, cold", .name = "lemke_sparse", .islands = 0, .carry = 3},
+      {.label = "newton, whole, cold", .name = "newton", .islands = 0, .carry = 3},
   };
   unsigned char *own = NULL;
   int own_cap = 0;
