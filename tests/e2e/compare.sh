@@ -222,26 +222,9 @@ bad = []
 def check(cond, what):
     if not cond:
         bad.append(what)
-def csr(g, p, name, n):
-    """Problem p's CSR matrix (n rows; B is stored by columns: its transpose) as dense."""
-    po, eo = g["ptr_offset"][p], g[name + "_offset"][p]
-    ptr = g[name + "_ptr"][po:po + n + 1]
-    idx = g[name + "_idx"][eo + ptr[0]:eo + ptr[-1]]
-    val = g[name + "_val"][eo + ptr[0]:eo + ptr[-1]]
-    return ptr, idx, val
-def dense_of(g, p):
-    """M = J B + C formed in numpy from problem p's factors."""
-    n, m = int(g["n"][p]), int(g["m"][p])
-    J = np.zeros((n, m)); B = np.zeros((m, n)); C = np.zeros((n, n))
-    for name, out in (("J", J), ("B", B), ("C", C)):
-        ptr, idx, val = csr(g, p, name, n)
-        for i in range(n):
-            for k in range(ptr[i], ptr[i + 1]):
-                if name == "B":
-                    out[idx[k], i] += val[k]
-                else:
-                    out[i, idx[k]] += val[k]
-    return J @ B + C
+sys.path.insert(0, "scripts")
+import lcpsim_load
+ra, rb = lcpsim_load.load(f"{tmp}/fd_dense.h5"), lcpsim_load.load(f"{tmp}/fd_fact.h5")
 with h5py.File(f"{tmp}/fd_dense.h5", "r") as a, h5py.File(f"{tmp}/fd_fact.h5", "r") as b:
     ga, gb = a["lcp"], b["lcp"]
     n = ga["n"][()]
@@ -258,16 +241,12 @@ with h5py.File(f"{tmp}/fd_dense.h5", "r") as a, h5py.File(f"{tmp}/fd_fact.h5", "
     # J B + C formed in numpy equals the stored M: each entry is a sum of at most 12
     # products of the rows of two bodies, so they agree to a few ulp of max|M|.
     for p in (0, np_ // 2, np_ - 1):
-        k = int(n[p]); mo = ga["m_offset"][p]
-        M = ga["M"][mo:mo + k * k].reshape(k, k).T
-        err = np.max(np.abs(dense_of(ga, p) - M))
-        check(err <= 1e-14 * np.max(np.abs(M)), f"problem {p}: |J B + C - M| = {err:g}")
+        P = ra.lcp_problem(int(ga["step"][p]))  # the stored M and the factors
+        err = np.max(np.abs(lcpsim_load._form_dense(P.n, P.m, P.J, P.B, P.C) - P.M))
+        check(err <= 1e-14 * np.max(np.abs(P.M)), f"problem {p}: |J B + C - M| = {err:g}")
     # The run's size: 8 n^2 bytes a step for M against some 20 n for the factors.
     check(gb["J_val"].shape[0] < ga["M"].shape[0] / 4, "the factors are much smaller than M")
 # The loader's helper: the stored M, or J B + C formed from the factors (same tolerance).
-sys.path.insert(0, "scripts")
-import lcpsim_load
-ra, rb = lcpsim_load.load(f"{tmp}/fd_dense.h5"), lcpsim_load.load(f"{tmp}/fd_fact.h5")
 Pa, Pb = ra.lcp_problem(50), rb.lcp_problem(50)
 check(Pa.dense and not Pb.dense and Pa.n == Pb.n and Pb.m == 60, "lcp_problem: forms")
 check(np.max(np.abs(Pa.M - Pb.M)) <= 1e-14 * np.max(np.abs(Pa.M)), "lcp_problem: M formed")
