@@ -37,7 +37,9 @@ function r = lcpsim_load(path)
 % LCPs dumped by --dump-lcp (docs/output-format.md "LCP dumps"):
 %   P = r.lcp_problem(50);           % step 50's LCP: P.M, P.q, P.z, P.cone_*, and the
 %                                    %   factors P.J, P.B, P.C (sparse); M formed from
-%                                    %   them when only they are stored (P.dense false)
+%                                    %   them, sparse, when only they are stored (P.dense
+%                                    %   false)
+%   P.w(z), P.residual(P.z(:, 1))    % M z + q; .natural max|min(z, w)|, .relative
 %
 % Tethers and joints (only in runs that have them; docs/output-format.md):
 %   r.tethers.name (cell), r.tethers.length_max [T x 1], r.tethers.length [N+1 x T],
@@ -177,8 +179,20 @@ function P = lcp_problem(r, k, series)
     mo = double(g.m_offset(p));
     P.M = reshape(g.M(mo + 1:mo + n * n), n, n); % stored column major
   else
-    P.M = full(P.J * P.B + P.C);
+    P.M = P.J * P.B + P.C; % sparse: a few dozen entries a row (full(P.M) for a dense copy)
   end
+  % M z + q, and the common residual (natural max|min(z, w)|, relative to max|q|).
+  P.w = @(z) P.M * z + P.q;
+  P.residual = @(z) lcp_residual(z, P.M * z + P.q, P.q);
+end
+
+function res = lcp_residual(z, w, q)
+  res.natural = max([0; abs(min(z, w))]);
+  s = max([0; abs(q)]);
+  if s == 0
+    s = 1;
+  end
+  res.relative = res.natural / s;
 end
 
 % One factor of problem p as a sparse matrix: J and C stored by rows, B by columns.

@@ -61,7 +61,10 @@ LCPs dumped by --dump-lcp (docs/output-format.md "LCP dumps"):
     P = r.lcp_problem(50)             # step 50's LCP: P.M [n, n], P.q, P.z, P.cone_*,
                                       #   and the factors P.J, P.B, P.C (CSR / CSC
                                       #   triplets); M formed from them when the file
-                                      #   stores the factors only (P.dense False)
+                                      #   stores the factors only (P.dense False), up
+                                      #   to n = 4096 (with_m=True: any n; False: never)
+    P.w(z), P.matvec(z)               # M z + q and M z through the factors (no M)
+    P.residual(P.z[:, 0])             # .natural max|min(z, w)|, .relative (/ max|q|)
 
 Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
 
@@ -112,14 +115,20 @@ class Contacts(Group):
 class Run(Group):
     """The whole file, with per-body helpers (see the module docstring)."""
 
-    def lcp_problem(self, step, series=0):
+    def lcp_problem(self, step, series=0, with_m=None):
         """The LCP of step (1-based) dumped by --dump-lcp (/lcp; series: a comparison's
         trajectory), as a Group: n, m, q [n], warm [n], z [n, S] (labels: z_label), the
         cones (normal, first_dir, ndir, lambda, mu, fixed_normal; 0-based), the factors as
         (indptr, indices, data) triplets, J [n, m] and C [n, n] by rows and B [m, n] by
         columns (scipy's csr_matrix((data, indices, indptr), shape) and csc_matrix take
         them as they are; None for a dense-only problem), and M [n, n]: the stored M, else
-        J B + C formed here (8 n^2 bytes; dense=False says it was formed)."""
+        J B + C formed here (dense=False says it was not stored). with_m: None (default)
+        forms M only up to n = DENSE_FORM_LIMIT (8 n^2 bytes: 134 MB at 4096) and leaves
+        M None above; True forms it at any n; False neither reads nor forms it (but a
+        dense-only problem's M, its only form, is read).
+        Without M: P.w(z) = M z + q and P.matvec(z) = M z go through the factors
+        (J (B z) + C z, never M), and P.residual(z) gives the common residual's natural
+        max|min(z, w)| and relative (natural / max|q|, 1 if q = 0), as /solver records."""
         g = self["lcp"]
         hit = [p for p in range(len(g["step"]))
                if g["step"][p] == step and g["series"][p] == series]
@@ -144,11 +153,21 @@ class Run(Group):
                 eo = int(g[name + "_offset"][p])
                 out[name] = (ptr, g[name + "_idx"][eo:eo + ptr[-1]], g[name + "_val"][eo:eo + ptr[-1]])
         out.dense = "dense" not in g or bool(g["dense"][p])
-        if out.dense:
+        out.M = None
+        if out.dense and with_m is not False:
             mo = int(g["m_offset"][p])
             out.M = g["M"][mo:mo + n * n].reshape(n, n).T  # stored column major
-        else:
+        elif has_f and (with_m or (with_m is None and n <= DENSE_FORM_LIMIT)):
             out.M = _form_dense(n, out.m, out.J, out.B, out.C)
+        if has_f:
+            out.matvec = lambda z: _factored_matvec(n, out.m, out.J, out.B, out.C, z)
+        else:  # a dense-only problem: its M, read now if it was left out above
+            if out.M is None:
+                mo = int(g["m_offset"][p])
+                out.M = g["M"][mo:mo + n * n].reshape(n, n).T
+            out.matvec = lambda z: out.M @ np.asarray(z, dtype=float)
+        out.w = lambda z: out.matvec(z) + out.q
+        out.residual = lambda z: _residual(np.asarray(z, dtype=float), out.w(z), out.q)
         return out
 
     def body_index(self, body):
@@ -309,6 +328,33 @@ class HybridRun(Group):
 
     def chart_name(self, c):
         return self["model"]["chart_names"][int(c)]
+
+
+# lcp_problem forms a factored-only problem's dense M up to this n by default.
+DENSE_FORM_LIMIT = 4096
+
+
+def _csr_matvec(t, rows, x):
+    """y = A x for A [rows, len(x)] stored by rows as (indptr, indices, data)."""
+    ptr, idx, val = t
+    major = np.repeat(np.arange(rows), np.diff(ptr))
+    return np.bincount(major, weights=val * x[idx], minlength=rows)
+
+
+def _factored_matvec(n, m, J, B, C, z):
+    """M z = J (B z) + C z from the factors' triplets, M never formed."""
+    z = np.asarray(z, dtype=float)
+    ptr, idx, val = B  # by columns: column j's entries scale z_j
+    major = np.repeat(np.arange(n), np.diff(ptr))
+    u = np.bincount(idx, weights=val * z[major], minlength=m)
+    return _csr_matvec(J, n, u) + _csr_matvec(C, n, z)
+
+
+def _residual(z, w, q):
+    """The common residual (docs/solvers.md): natural max|min(z, w)|, relative to max|q|."""
+    natural = float(np.max(np.abs(np.minimum(z, w)))) if len(z) else 0.0
+    scale = float(np.max(np.abs(q))) if len(q) else 0.0
+    return Group(natural=natural, relative=natural / (scale if scale > 0 else 1.0))
 
 
 def _form_dense(n, m, J, B, C):

@@ -251,6 +251,23 @@ Pa, Pb = ra.lcp_problem(50), rb.lcp_problem(50)
 check(Pa.dense and not Pb.dense and Pa.n == Pb.n and Pb.m == 60, "lcp_problem: forms")
 check(np.max(np.abs(Pa.M - Pb.M)) <= 1e-14 * np.max(np.abs(Pa.M)), "lcp_problem: M formed")
 check(np.array_equal(Pa.q, Pb.q) and np.array_equal(Pa.z, Pb.z), "lcp_problem: q, z")
+# M z through the factors (M never formed) against the stored M: the same sums of at
+# most 12 products per entry of J B, so equal to a few ulp of max|M z|.
+z = Pa.z[:, 0]
+check(np.max(np.abs(Pb.matvec(z) - Pa.M @ z)) <= 1e-14 * np.max(np.abs(Pa.M @ z)), "lcp_problem: matvec")
+# The residual of the run's own solution, from the factors, is the one the run recorded
+# for that step (/solver): w is summed in another order, so they agree to rounding,
+# some ulp of max|q| (w's terms are of that size), asserted within 1e-13 max|q|.
+for k in (10, 30, 50):
+    P = rb.lcp_problem(k)
+    res, qs = P.residual(P.z[:, 0]), np.max(np.abs(P.q))
+    check(abs(res.natural - rb.solver.residual[k - 1]) <= 1e-13 * qs, f"step {k}: natural residual")
+    check(abs(res.relative - rb.solver.relative_residual[k - 1]) <= 1e-13, f"step {k}: relative residual")
+# M is formed only up to DENSE_FORM_LIMIT unless asked; the helpers work without it.
+lcpsim_load.DENSE_FORM_LIMIT = Pb.n - 1
+Pn, Pt, Pf = rb.lcp_problem(50), rb.lcp_problem(50, with_m=True), ra.lcp_problem(50, with_m=False)
+check(Pn.M is None and Pt.M is not None and Pf.M is None, "lcp_problem: with_m")
+check(np.array_equal(Pn.w(z), Pb.w(z)) and Pn.residual(z) == Pb.residual(z), "lcp_problem: without M")
 with h5py.File(f"{tmp}/pdump.h5", "r") as c:
     g = c["lcp"]
     n, d = g["n"][()], g["dense"][()]
@@ -264,11 +281,17 @@ print("factored dumps: " + ("ok" if not bad else "FAILED: " + "; ".join(bad)))
 sys.exit(1 if bad else 0)
 PYEOF
 # The Octave loader's helper: the same M from the factors (Octave sums the sparse product
-# as the time step does here: equal to the stored M bit for bit, within 1e-14 asserted).
+# as the time step does here: equal to the stored M bit for bit, within 1e-14 asserted),
+# kept sparse; the residual of the run's solution is the recorded one (tolerances as in
+# Python above).
 if command -v octave-cli > /dev/null; then
   octave-cli -H --eval "addpath('scripts'); a = lcpsim_load('$tmp/fd_dense.h5'); b = lcpsim_load('$tmp/fd_fact.h5');
     Pa = a.lcp_problem(50); Pb = b.lcp_problem(50);
-    ok = Pa.dense && ~Pb.dense && max(abs(Pa.M(:) - Pb.M(:))) <= 1e-14 * max(abs(Pa.M(:))) && isequal(Pa.q, Pb.q);
+    ok = Pa.dense && ~Pb.dense && issparse(Pb.M) && max(abs(Pa.M(:) - Pb.M(:))) <= 1e-14 * max(abs(Pa.M(:))) && isequal(Pa.q, Pb.q);
+    res = Pb.residual(Pb.z(:, 1));
+    ok = ok && abs(res.natural - b.solver.residual(50)) <= 1e-13 * max(abs(Pb.q));
+    ok = ok && abs(res.relative - b.solver.relative_residual(50)) <= 1e-13;
+    ok = ok && max(abs(Pb.w(Pb.z(:, 1)) - (Pa.M * Pa.z(:, 1) + Pa.q))) <= 1e-14 * max(abs(Pa.M * Pa.z(:, 1)));
     exit(~ok);" > "$tmp/fd_oct.txt" 2>&1 || fail "octave lcp_problem: $(cat "$tmp/fd_oct.txt")"
 fi
 # A step stored factored only: solved in that form, to what the dense form gives; exported
