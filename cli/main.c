@@ -1,10 +1,15 @@
 /* main.c: the lcpsim command. */
+/* MAP_ANONYMOUS and MAP_NORESERVE (blas_threads_under_limit) are not POSIX. */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "compare/spec.h"
@@ -15,6 +20,39 @@
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
 #endif
+
+/* OpenBLAS (loaded with Siconos and SuiteSparse) starts its worker threads in its own
+ * constructor, as many as OPENBLAS_NUM_THREADS says (else one per core less one), and each
+ * worker reserves 128 MB of address space as it starts. Under an address-space limit
+ * (ulimit -v, RLIMIT_AS) too small for them all (some 400 MB on this 2-core machine, n *
+ * 128 MB on n cores) a worker's reservation fails and it retries for ever: the command
+ * does its work, then hangs at exit joining it. lcpsim's dense kernels are too small to
+ * share (two OpenBLAS threads gave nothing, docs/solvers.md), so under any such limit,
+ * unless the environment sets OPENBLAS_NUM_THREADS, the command starts itself again with
+ * it set to 1 (exec ends the waiting threads). The variable must be there before the
+ * library's constructor runs: set from main or a pre-init function it comes too late (the
+ * C library's own start resets the environment after the pre-init functions). */
+enum { BLAS_BUFFER = 128 << 20 }; /* OpenBLAS's buffer per thread (Debian's build) */
+static void blas_threads_under_limit(char **argv) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY) return;
+  if (!getenv("OPENBLAS_NUM_THREADS") && !setenv("OPENBLAS_NUM_THREADS", "1", 0))
+    execv("/proc/self/exe", argv); /* returns only on failure: then go on as started */
+  /* The same retry hangs the command's own thread at its first BLAS call when the limit
+     leaves no room for that one buffer either: said at the start, since it cannot be
+     stopped then (not even by SIGTERM). */
+  void *p = mmap(NULL, BLAS_BUFFER, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p != MAP_FAILED) {
+    munmap(p, BLAS_BUFFER);
+    return;
+  }
+  fprintf(stderr,
+          "lcpsim: note: the address-space limit (ulimit -v: %llu MB) leaves no room for the "
+          "%d MB buffer OpenBLAS reserves at its first call (Lemke's checks, Siconos solvers, "
+          "newton's factorizations), where it would wait for ever: raise it by some %d MB "
+          "for a run that uses them\n",
+          (unsigned long long)(rl.rlim_cur >> 20), BLAS_BUFFER >> 20, 2 * (BLAS_BUFFER >> 20));
+}
 
 /* The strict parsers of the comparison layer (compare/spec.h). */
 int lsim_cli_parse_double(const char *s, double *out) { return lsim_parse_double(s, out); }
@@ -88,6 +126,7 @@ void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
 }
 
 int main(int argc, char **argv) {
+  blas_threads_under_limit(argv);
   lsim_h5_no_atexit();
   if (argc < 2) {
     fprintf(stderr, "lcpsim: no scene or command given (see lcpsim --help)\n");

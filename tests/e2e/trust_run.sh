@@ -177,3 +177,31 @@ check(rc("badopt") == 2 and "--on-failure: need fallback, stop or continue, got 
 check(rc("badkey") == 2 and "solver.on_failure: must be \"fallback\", \"stop\" or \"continue\"" in err("badkey")
       and not os.path.exists(os.path.join(out, "badkey.h5")), "solver.on_failure retry: exit 2, path named")
 EOF
+
+# Under an address-space limit (ulimit -v) the command must end. OpenBLAS's threads each
+# reserve a 128 MB buffer, and where the limit leaves no room for one they retry for ever
+# (not even SIGTERM stops them, hence timeout's KILL: exit 137). On this 2-core machine
+# 300 MB holds the program and one buffer, not two: the worker thread's retry hung the
+# run at exit, before cli/main.c started itself again with one BLAS thread. 200 MB holds
+# no buffer: pgs (no BLAS) runs, after a note that says why other solvers would not.
+# limited NAME LIMIT_KB ENV ARGS: ./lcpsim on 20 steps of pile_10 under the limit, with the
+# environment ENV (env's NAME=VALUE words) and the extra options ARGS (both unquoted words).
+limited() {
+  name=$1 limit=$2 envs=$3 args=$4
+  set +e
+  # shellcheck disable=SC2086
+  (ulimit -v "$limit"; exec timeout -s KILL 120 env $envs ./lcpsim data/pile_10.json --steps 20 \
+    $args --quiet -o "$out/$name.h5") > "$out/$name.out" 2> "$out/$name.err"
+  echo $? > "$out/$name.rc"
+  set -e
+  [ "$(cat "$out/$name.rc")" = 0 ] || { echo "FAIL: ulimit -v $limit: $name exit $(cat "$out/$name.rc")"; exit 1; }
+  $PY -c "import h5py; g = h5py.File('$out/$name.h5', 'r'); assert g['summary/steps_done'][()] == 20" \
+    || { echo "FAIL: ulimit -v $limit: $name: the file lacks its 20 steps"; exit 1; }
+}
+limited limit_lemke 300000 "" ""
+! grep -q "OpenBLAS" "$out/limit_lemke.err" || { echo "FAIL: ulimit -v 300000: a note where a buffer fits"; exit 1; }
+limited limit_user 300000 "OPENBLAS_NUM_THREADS=1" ""
+limited limit_pgs 200000 "" "--solver pgs"
+grep -q "no room for the 128 MB buffer OpenBLAS reserves" "$out/limit_pgs.err" \
+  || { echo "FAIL: ulimit -v 200000: no note: $(cat "$out/limit_pgs.err")"; exit 1; }
+echo "ok: runs under an address-space limit end"
