@@ -405,7 +405,7 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, total_contacts = 0, done = 0, first_fail_status = 0;
-  int budget_steps = 0;
+  int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
   double max_budget_rel = 0.0;
   int dump_failed = 0, dump_warned = 0; /* --dump-lcp: its append failed; the size said */
   int stopped = 0; /* the run ended itself early (a diverging state, a failure under
@@ -479,6 +479,7 @@ int lsim_cli_run(int argc, char **argv) {
         /* Fixed-budget steps: not failures, but the summary line says how far they got. */
         ++budget_steps;
         max_budget_rel = fmax(max_budget_rel, st.relative_residual);
+        budget_sweeps = st.iterations > budget_sweeps ? st.iterations : budget_sweeps;
       }
       if (failed) {
         /* The summary line names the first failed step and that step's status. */
@@ -583,7 +584,7 @@ int lsim_cli_run(int argc, char **argv) {
       char budget[160] = "";
       if (budget_steps)
         snprintf(budget, sizeof budget, "; %d steps at the fixed budget of %d sweeps, relative "
-                 "residual up to %.3g", budget_steps, model.solver.max_iter, max_budget_rel);
+                 "residual up to %.3g", budget_steps, budget_sweeps, max_budget_rel);
       fprintf(stdout,
               "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "

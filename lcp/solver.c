@@ -148,7 +148,9 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   s->options = o;
 
   int rc = 0;
-  if ((strcmp(name, "lemke") == 0 || strcmp(name, "lemke_sparse") == 0) && !(o.tol > 0.0)) {
+  /* The exact solvers have no sweeps: tol 0 (a fixed sweep budget) is not theirs. */
+  if ((strcmp(name, "lemke") == 0 || strcmp(name, "lemke_sparse") == 0 ||
+       strcmp(name, "newton") == 0) && !(o.tol > 0.0)) {
     if (err && errlen)
       snprintf(err, errlen, "%s needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
                "which only iterative solvers such as pgs have; e.g. --tol 1e-10 --max-iter 0)",

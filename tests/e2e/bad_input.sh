@@ -157,6 +157,7 @@ t steps_text "--steps" "$in/ok.json" --steps abc -o @OUT
 export LSIM_SIMD=avx512; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
+t newton_tol0 "newton needs a tolerance > 0" "$in/ok.json" --solver newton --tol 0 -o @OUT
 t maxiter_opt "--max-iter" "$in/ok.json" --max-iter -1 -o @OUT
 t omega_opt "--omega" "$in/ok.json" --omega 2 -o @OUT
 t out_empty "-o: the output file name is empty" "$in/ok.json" -o ""

@@ -137,6 +137,17 @@ assert abs(float(m.group(2)) - worst) <= 5e-3 * worst, (m.group(2), worst)
 print("tower at a fixed budget: the line gives %d budget steps, relative residual up to %s "
       "(file: %.4g)" % (n, m.group(2), worst))
 PYEOF
+# The same with --max-iter 0 (PGS's own default budget): the line names the sweeps spent,
+# which /solver/iterations records, not the 0 asked for.
+./lcpsim "$out/tower.json" -o "$out/tower0.h5" --solver pgs --tol 0 --max-iter 0 --steps 3 > "$out/tower0.out"
+$PY - "$out/tower0.h5" "$out/tower0.out" <<'PYEOF'
+import sys, re, lcpsim_load
+r = lcpsim_load.load(sys.argv[1]); line = open(sys.argv[2]).read()
+m = re.search(r"; (\d+) steps at the fixed budget of (\d+) sweeps", line)
+it = r.solver.iterations[r.solver.status == -1]
+assert m and len(it) > 0 and int(m.group(2)) == it.max() > 0, (line, it)
+print("tower at PGS's default budget: the line says %s sweeps" % m.group(2))
+PYEOF
 
 # SIGTERM to an event-driven run inside one long CVODE call: 48 spheres (r 0.15 m) dropped
 # into a bin, integrator event_driven. A single call between samples ran for minutes here
