@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <jansson.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -497,9 +498,14 @@ const json_t *lsim_parse_get_object(LsimParseCtx *c, const json_t *obj, const ch
 
 /* Range checks of a number already read from opath.key. */
 int lsim_parse_check_range(LsimParseCtx *c, const char *opath, const char *key, double v, int kind) {
-  if (kind == GT0 ? v > 0 : v >= 0) return 0;
+  /* A quantity that must be > 0 must also be a normal number: a subnormal one (a mass of
+     1e-320) has no finite inverse, and the first step turned it into NaN. */
+  if (kind == GT0 ? v >= DBL_MIN : v >= 0) return 0;
   char p[PATH_CAP];
   lsim_json_path_key(p, opath, key);
+  if (kind == GT0 && v > 0)
+    return lsim_parse_fail(c, p, 0, "must be > 0 and at least %g (the smallest normal number), got %g",
+                           DBL_MIN, v);
   return lsim_parse_fail(c, p, 0, "must be %s 0, got %g", kind == GT0 ? ">" : ">=", v);
 }
 

@@ -104,6 +104,7 @@ S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {}
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
 S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bodies": [ {} ]}'
+S tiny_mass "bodies[0].mass: must be > 0 and at least 2.22507e-308" "$h"'"bodies": [ {"mass": 1e-320} ]}'
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
 S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_iter": -5}, "bodies": [ {} ]}'
