@@ -3,7 +3,10 @@
  * As Box2D v3 (solver sets), ODE (auto-disable) and Bullet (deactivation) do: each
  * dynamic body counts the consecutive steps over which its speeds stay at or below the
  * thresholds, |v| <= linear_speed and |omega| <= angular_speed, with no applied force and
- * nothing moving pushing it (a moving kinematic body, a moving anchor). After each step
+ * nothing moving pushing it (a moving kinematic body, a moving anchor). Under gravity a
+ * group must also be held from outside: some member pressed on a static, kinematic or
+ * world body (a contact or taut tether with a positive impulse in the step) or jointed to
+ * one; else a body thrown up would sleep at the top of its flight. After each step
  * the awake dynamic bodies are grouped by union-find over that step's contacts, tethers
  * and joints between dynamic bodies (and 1-D couplings): a group sleeps when every member
  * has been at rest for `time` (ceil(time / h) steps). A sleeping body's velocity is set
@@ -39,11 +42,12 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   const size_t n = (size_t)m->nbodies + 1;
   s->asleep = calloc(n, 1);
   s->mark = calloc(n, 1);
+  s->held = calloc(n, 1);
   s->rest_steps = calloc(n, sizeof(int));
   s->group = calloc(n, sizeof(int));
   s->group_min = calloc(n, sizeof(int));
   s->sleep_q = calloc((size_t)m->nq + 1, sizeof(double));
-  if (!s->asleep || !s->mark || !s->rest_steps || !s->group || !s->group_min || !s->sleep_q)
+  if (!s->asleep || !s->mark || !s->held || !s->rest_steps || !s->group || !s->group_min || !s->sleep_q)
     return LSIM_OUT_OF_MEMORY;
   /* Steps at rest before sleeping: time / h, rounded up (a tolerance keeps 0.5 / 0.01 at
      50 despite its rounding). */
@@ -53,7 +57,7 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
 }
 
 void lsim_sleep_free(LsimStepper *s) {
-  free(s->asleep), free(s->mark), free(s->rest_steps), free(s->group), free(s->group_min);
+  free(s->asleep), free(s->mark), free(s->held), free(s->rest_steps), free(s->group), free(s->group_min);
   free(s->sleep_q);
   s->sleep_q = NULL;
   free(s->cache_id), free(s->cache_body), free(s->cache_var), free(s->cache_nvar);
@@ -284,6 +288,7 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     const int rest = lin <= l2 && ang <= a2 && !has_force(b, st->time);
     s->rest_steps[i] = rest ? (s->rest_steps[i] < INT_MAX ? s->rest_steps[i] + 1 : INT_MAX) : 0;
     s->group[i] = i;
+    s->held[i] = 0;
   }
   /* Groups: contacts and rows between awake dynamic bodies, and couplings; a body pushed
      by a moving kinematic body or anchor is not at rest. */
@@ -299,6 +304,13 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     }
     const int x = da ? a : db ? b : -1, o = da ? b : a;
     if (x < 0) continue;
+    /* Held from outside: a joint row, or a contact or tether row that pushes or pulls in
+       this step (its first variable: the normal or tether impulse), or 1-D ground
+       friction under its known normal load. */
+    const int v = ct->first_var;
+    if (ct->kind == LSIM_CONTACT_EQUALITY || ct->kind == LSIM_CONTACT_FIXED_NORMAL ||
+        (v >= 0 && v < s->f.n && s->z[v] > 0.0))
+      s->held[x] = 1;
     if (ct->bias != 0.0 ||
         (o >= 0 && m->bodies[o].type == LSIM_BODY_KINEMATIC &&
          moving(st->v + m->bodies[o].v_offset, m->bodies[o].nv)))
@@ -308,13 +320,21 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     const int a = m->couplings[k].body[0], b = m->couplings[k].body[1];
     if (awake_dynamic(s, m, a) && awake_dynamic(s, m, b)) unite(s->group, a, b);
   }
-  /* Each group's fewest rest steps, then the groups at rest long enough to sleep. */
+  /* Each group's fewest rest steps (a group not held under gravity: none), then the
+     groups at rest long enough to sleep. */
+  const int gravity = m->gravity[0] != 0.0 || m->gravity[1] != 0.0 || m->gravity[2] != 0.0;
   for (int i = 0; i < m->nbodies; ++i)
     if (awake_dynamic(s, m, i)) s->group_min[i] = INT_MAX;
   for (int i = 0; i < m->nbodies; ++i) {
     if (!awake_dynamic(s, m, i)) continue;
     const int r = find(s->group, i);
     if (s->rest_steps[i] < s->group_min[r]) s->group_min[r] = s->rest_steps[i];
+    s->held[r] |= s->held[i]; /* per root now: some member held */
+  }
+  for (int i = 0; i < m->nbodies; ++i) {
+    if (!awake_dynamic(s, m, i)) continue;
+    const int r = find(s->group, i);
+    if (gravity && !s->held[r]) s->group_min[r] = 0;
   }
   int fell = 0;
   for (int i = 0; i < m->nbodies; ++i) {

@@ -99,6 +99,8 @@ struct LsimStepper {
   int *group;                /* [nbodies] union-find parent, then a sleeper's group (root) */
   int *group_min;            /* [nbodies] per root: the fewest rest steps of its members */
   unsigned char *mark;       /* [nbodies] per root: group to wake */
+  unsigned char *held;       /* [nbodies] per body, then per root: held from outside the
+                                group (under gravity only a held group may sleep) */
   double *sleep_q;           /* [nq] a sleeper's coordinates when it fell asleep */
   /* The impulses of sleeping groups' contacts as of the step they fell asleep, by id: the
      warm start of a woken group's contacts (kept while one of the contact's bodies

@@ -405,8 +405,50 @@ static void test_pile_unchanged_when_never_asleep(void **state) {
   }
 }
 
+/* Under gravity only a group held from outside may sleep. A box thrown up at 3 m/s from
+ * z = 1 m with loose thresholds (0.1 m/s for 0.02 s: the two steps around the top of its
+ * flight, where |v| <= g h / 2 + ... stays under 0.1 m/s) does not sleep in the air; it
+ * sleeps only after landing, resting on the ground (center at HALF within the 1 mm of the
+ * overlap tolerance). Without gravity a box drifting at 5 mm/s, touching nothing, sleeps
+ * after its 0.02 s as before. */
+static void test_no_sleep_in_flight(void **state) {
+  (void)state;
+  const LsimSleep loose = {.enabled = 1, .linear_speed = 0.1, .angular_speed = 0.1, .time = 0.02};
+  for (int g = 0; g < 2; ++g) {
+    LsimModel m;
+    LsimState st;
+    const double x = 0.0, z = 1.0, vz = g ? 3.0 : 0.005;
+    build(&m, &st, 1, &x, &z, &vz, &loose);
+    if (!g) m.gravity[2] = 0.0;
+    LsimStepper *s = NULL;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+    LsimStepStats stats;
+    double top = 0.0;
+    int slept_at = -1;
+    for (int k = 0; k < 300 && slept_at < 0; ++k) {
+      assert_true(lsim_step(s, &m, &st, &stats) >= 0);
+      top = fmax(top, st.q[2]);
+      if (stats.sleeping) slept_at = k;
+    }
+    if (g) {
+      /* Up 3^2 / 2g = 0.46 m, down to the ground: 0.31 + 0.61 s, so after step 80. */
+      assert_true(top > 1.4);
+      assert_true(slept_at > 80);
+      assert_true(fabs(st.q[2] - HALF) < 1e-3);
+    } else {
+      assert_int_equal(slept_at, 1); /* rest steps 1 and 2: asleep after the second */
+      assert_true(fabs(st.q[2] - (1.0 + 2 * H * 0.005)) < 1e-12);
+    }
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_sleep_in_flight),
       cmocka_unit_test(test_default_off),
       cmocka_unit_test(test_scene_key),
       cmocka_unit_test(test_box_sleeps_and_stays),
