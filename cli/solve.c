@@ -17,7 +17,8 @@
 static void solve_usage(FILE *f) {
   fprintf(f,
           "usage: lcpsim solve FILE.dat|FILE.hdf5 [--solver NAME] [--tol X] [--max-iter N]\n"
-          "                  [--omega W] [--sparse-limit N] [--warm FILE] [--print-z]\n"
+          "                  [--omega W] [--threads T] [--sparse-limit N] [--warm FILE]\n"
+          "                  [--print-z]\n"
           "       lcpsim solve RUN.h5 --step K [--series S] [--warm-dumped] [options]\n"
           "  Solves the LCP w = M z + q, 0 <= z _|_ w >= 0 read from a Siconos .dat file,\n"
           "  or the LCP of step K dumped in a run or compare file (--dump-lcp), or a\n"
@@ -27,6 +28,8 @@ static void solve_usage(FILE *f) {
           "  --tol X         tolerance on the natural residual relative to max|q| (1e-10)\n"
           "  --max-iter N    pivot or sweep limit (0: the solver's default)\n"
           "  --omega W       PGS relaxation in (0, 2) (1)\n"
+          "  --threads T     PGS threads (1); its iterates depend on T: a run's dumped step\n"
+          "                  is re-solved as the run solved it with the run's T\n"
           "  --sparse-limit N  newton: sparse Lemke after its own phases fail, for n > 500\n"
           "                  and n <= N (-1: any n; 0: never, the default)\n"
           "  --warm FILE     warm start from n numbers in FILE (whitespace-separated)\n"
@@ -34,7 +37,8 @@ static void solve_usage(FILE *f) {
           "  --d N           frictional contact with an LCP solver: the polyhedral cone's\n"
           "                  directions (3-D: a multiple of 4, default 8; 2-D: 2); exact-cone\n"
           "                  solvers: nsgs (default), siconos:fc3d_nsgs, ... ('lcpsim solvers')\n"
-          "  --step K        .h5 input: the step whose LCP to solve (1-based)\n"
+          "  --step K        run or compare file (HDF5, whatever its name): the step whose\n"
+          "                  LCP to solve (1-based)\n"
           "  --series S      .h5 input of an independent comparison: whose trajectory\n"
           "  --warm-dumped   .h5 input: warm start from the dumped warm-start guess\n"
           "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
@@ -133,7 +137,7 @@ int lsim_cli_solve(int argc, char **argv) {
   const char *path = NULL, *solver_name = "lemke", *warm_path = NULL;
   LsimSolverOptions opt = lsim_default_solver_options();
   int print_z = 0, step = -1, series = -1, warm_dumped = 0, ndir = -1, solver_given = 0;
-  int omega_given = 0, sparse_limit_given = 0;
+  int omega_given = 0, sparse_limit_given = 0, threads_given = 0;
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -160,7 +164,8 @@ int lsim_cli_solve(int argc, char **argv) {
       }
       ++i;
     } else if (!strcmp(a, "--solver") || !strcmp(a, "--tol") || !strcmp(a, "--max-iter") ||
-               !strcmp(a, "--warm") || !strcmp(a, "--omega") || !strcmp(a, "--sparse-limit")) {
+               !strcmp(a, "--warm") || !strcmp(a, "--omega") || !strcmp(a, "--sparse-limit") ||
+               !strcmp(a, "--threads")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim solve: %s needs a value\n", a);
         return 2;
@@ -177,6 +182,14 @@ int lsim_cli_solve(int argc, char **argv) {
         omega_given = 1;
         if (lsim_cli_parse_double(v, &opt.omega) || !(opt.omega > 0.0 && opt.omega < 2.0)) {
           fprintf(stderr, "lcpsim solve: --omega: need a number in (0, 2), got '%s'\n", v);
+          return 2;
+        }
+      } else if (!strcmp(a, "--threads")) {
+        threads_given = 1;
+        if (lsim_cli_parse_int(v, &opt.threads) || opt.threads < 1 ||
+            opt.threads > LSIM_PGS_MAX_THREADS) {
+          fprintf(stderr, "lcpsim solve: --threads: need an integer in 1..%d, got '%s'\n",
+                  LSIM_PGS_MAX_THREADS, v);
           return 2;
         }
       } else if (!strcmp(a, "--sparse-limit")) {
@@ -204,10 +217,19 @@ int lsim_cli_solve(int argc, char **argv) {
   LsimDumpedLcp dumped;
   memset(&dumped, 0, sizeof dumped);
   const size_t plen = strlen(path);
-  /* A run or compare file: NAME.h5, or the PATH.<pid>.partial a killed run left. */
+  FILE *probe = fopen(path, "rb"); /* a missing file: said as for .dat files */
+  if (!probe) {
+    fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
+    return 2;
+  }
+  fclose(probe);
+  /* A run or compare file: NAME.h5, the PATH.<pid>.partial a killed run left, or any
+     HDF5 file asked for a step (FCLIB files have none). */
+  const int kind0 = lsim_problem_file_kind(path);
   const int from_h5 = (plen > 3 && !strcmp(path + plen - 3, ".h5")) ||
-                      (plen > 8 && !strcmp(path + plen - 8, ".partial"));
-  const int kind = from_h5 ? LSIM_FILE_UNKNOWN : lsim_problem_file_kind(path);
+                      (plen > 8 && !strcmp(path + plen - 8, ".partial")) ||
+                      (kind0 == LSIM_FILE_FCLIB && (step > 0 || series >= 0 || warm_dumped));
+  const int kind = from_h5 ? LSIM_FILE_UNKNOWN : kind0;
   if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB)
     return solve_fc(path, kind, solver_given ? solver_name : "nsgs", opt, ndir, warm_path,
                     print_z);
@@ -265,7 +287,7 @@ int lsim_cli_solve(int argc, char **argv) {
     else lsim_lcp_free(&lcp);
     return 2;
   }
-  lsim_cli_note_unused("lcpsim solve", lsim_solver_name(solver), omega_given, 0,
+  lsim_cli_note_unused("lcpsim solve", lsim_solver_name(solver), omega_given, threads_given,
                        sparse_limit_given);
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
@@ -316,9 +338,17 @@ int lsim_cli_solve(int argc, char **argv) {
       printf("dissipation        %.3e (%d sliding)\n", qm.dissipation, qm.nsliding);
     }
     free(work);
-    for (int j = 0; j < dumped.nsolutions; ++j)
-      printf("distance to stored %s: %.3e\n", dumped.labels[j],
-             lsim_quality_distance(lcp.n, z, dumped.z + (size_t)j * lcp.n));
+    for (int j = 0; j < dumped.nsolutions; ++j) {
+      /* A series not solved on this step (skipped above a comparison's dense limit) is
+         stored as NaN. */
+      const double *zj = dumped.z + (size_t)j * lcp.n;
+      int solved = 1;
+      for (int i = 0; i < lcp.n; ++i) solved &= !isnan(zj[i]);
+      if (solved)
+        printf("distance to stored %s: %.3e\n", dumped.labels[j], lsim_quality_distance(lcp.n, z, zj));
+      else
+        printf("distance to stored %s: none (not solved on this step)\n", dumped.labels[j]);
+    }
   }
   if (print_z)
     for (int i = 0; i < lcp.n; ++i) printf("z[%d] = %.17g\n", i, z[i]);

@@ -1,8 +1,10 @@
 /* lcpdump.c: LCP dumps in HDF5 files, written and read (lcpdump.h), and HDF5 helpers. */
 #include "scene/lcpdump.h"
 
+#include <errno.h>
 #include <hdf5.h>
 #include <hdf5_hl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -637,6 +639,13 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
                       size_t errlen) {
   memset(out, 0, sizeof *out);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* A file that cannot be read at all says why (a missing file is no HDF5 matter). */
+  FILE *probe = fopen(path, "rb");
+  if (!probe) {
+    set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    return LSIM_IO_ERROR;
+  }
+  fclose(probe);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) {
     set_err(err, errlen, "%s: cannot open as an HDF5 file%s", path, "");
@@ -718,10 +727,16 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   }
 
   /* The problem of (step, series). */
-  long p = -1;
-  int any_step = 0, max_step = 0;
+  long p = -1, nstep = 0;
+  int any_step = 0, min_step = INT_MAX, max_step = 0, below = 0, above = INT_MAX, last = -1;
   for (long k = 0; k < np; ++k) {
+    /* The dumped steps (each once, however many series): their count and range, and the
+       nearest ones on either side of step. */
+    if (steps[k] != last) ++nstep, last = steps[k];
     if (steps[k] > max_step) max_step = steps[k];
+    if (steps[k] < min_step) min_step = steps[k];
+    if (steps[k] < step && steps[k] > below) below = steps[k];
+    if (steps[k] > step && steps[k] < above) above = steps[k];
     if (steps[k] != step) continue;
     any_step = 1;
     if (ser[k] == series) {
@@ -730,13 +745,19 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     }
   }
   if (p < 0) {
+    char near[96] = "";
+    if (below > 0 && above < INT_MAX) snprintf(near, sizeof near, "; the nearest are %d and %d", below, above);
+    else if (below > 0 || above < INT_MAX) snprintf(near, sizeof near, "; the nearest is %d", below > 0 ? below : above);
     if (any_step)
       snprintf(msg, sizeof msg, "%s: step %d has no LCP of series %d", path, step, series);
+    else if (np == 0)
+      snprintf(msg, sizeof msg, "%s: no step has a dumped LCP (a step whose LCP is empty, with "
+               "no contacts or every body asleep, stores none)", path);
     else
       snprintf(msg, sizeof msg,
-               "%s: step %d has no LCP (steps with an LCP are in 1..%d; steps without "
-               "contacts store none)",
-               path, step, max_step);
+               "%s: step %d has no LCP (%ld steps have one, from %d to %d%s; a step whose LCP "
+               "is empty, with no contacts or every body asleep, stores none)",
+               path, step, nstep, min_step, max_step, near);
     rc = LSIM_INVALID_INPUT;
     goto done;
   }

@@ -209,8 +209,8 @@ t solve_tol "--tol" solve "$in/trunc.dat" --tol -1
 t solve_solver "nosuch" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --solver nosuch
 t solve_two "trunc.dat" solve "$in/trunc.dat" "$in/text.dat"
 t solve_step_dat "--step" solve "$in/trunc.dat" --step 2
-t solve_h5_nostep "--step" solve "$in/trunc.h5"
 F fake.h5 'not an HDF5 file\n'
+t solve_h5_nostep "--step" solve "$in/fake.h5"
 t solve_h5_fake "fake.h5" solve "$in/fake.h5" --step 1
 t export_fake "fake.h5" export "$in/fake.h5" --step 1 -o @OUT
 t view_fake "fake.h5" view "$in/fake.h5" -o @OUT
@@ -222,7 +222,10 @@ t impact_close "--close" impact "$in/ok.json" --close A:Z
 # ---- HDF5 inputs: run files with and without a dump ----
 "$bin" data/two_blocks.json --steps 3 --dump-lcp --quiet -o "$in/run.h5" || echo "FAIL: cannot make run.h5"
 "$bin" data/two_blocks.json --steps 2 --quiet -o "$in/plain.h5" || echo "FAIL: cannot make plain.h5"
-t h5_step "run.h5: step 99 has no LCP" solve "$in/run.h5" --step 99
+t h5_step "run.h5: step 99 has no LCP (3 steps have one, from 1 to 3; the nearest is 3;" solve "$in/run.h5" --step 99
+t h5_missing "gone.h5: cannot open: No such file or directory" solve "$in/gone.h5" --step 1
+t export_missing "gone.h5: cannot open: No such file or directory" export "$in/gone.h5" --step 1 -o @OUT
+t solve_threads "--threads: need an integer in 1..64, got '0'" solve "$in/run.h5" --step 1 --threads 0
 t h5_step0 "--step" solve "$in/run.h5" --step 0
 t h5_nodump "plain.h5: no LCP dump" solve "$in/plain.h5" --step 1
 t h5_series "run.h5: step 1 has no LCP of series 5" solve "$in/run.h5" --step 1 --series 5

@@ -308,6 +308,14 @@ $bin data/pile_10.json --steps 60 --solver pgs --tol 0 --max-iter 20 --dump-lcp 
   || fail "pgs run dump: exit $?"
 $bin solve "$tmp/fd_pgs.h5" --step 50 --solver pgs --tol 0 --max-iter 20 --warm-dumped > "$tmp/fd_pgs.txt"
 grep -q "distance to stored pgs: 0.000e+00" "$tmp/fd_pgs.txt" || fail "pgs re-solve of a dump: $(cat "$tmp/fd_pgs.txt")"
+# The same for a run on two threads (PGS's iterates depend on the team size: pile_100 is
+# large enough for the parallel order), re-solved with --threads 2 from a copy of the file
+# under another name (an HDF5 file asked for a step is a run file, whatever its name).
+$bin data/pile_100.json --steps 45 --threads 2 --dump-lcp --dump-dense-limit 0 -o "$tmp/fd_t2.h5" --quiet \
+  || fail "two-thread run dump: exit $?"
+cp "$tmp/fd_t2.h5" "$tmp/fd_t2.hdf5"
+$bin solve "$tmp/fd_t2.hdf5" --step 40 --solver pgs --tol 0 --max-iter 50 --warm-dumped --threads 2 > "$tmp/fd_t2.txt"
+grep -q "distance to stored pgs: 0.000e+00" "$tmp/fd_t2.txt" || fail "two-thread re-solve: $(cat "$tmp/fd_t2.txt")"
 $bin export "$tmp/fd_dense.h5" --step 50 -o "$tmp/fd_d.dat" > /dev/null && $bin export "$tmp/fd_fact.h5" --step 50 -o "$tmp/fd_f.dat" > /dev/null \
   && cmp -s "$tmp/fd_d.dat" "$tmp/fd_f.dat" || fail "export of a factored step differs from the stored M"
 # A dense reference cannot drive steps above the limit.
