@@ -193,6 +193,12 @@ static void progress(int done, int total, double elapsed) {
   fflush(stderr);
 }
 
+/* The solver that solves the steps: the scene's, or with "cone": "exact" the exact-cone
+ * solver whatever the scene's solver says (docs/scene-format.md, "contact"). */
+static const char *step_solver_name(const LsimModel *m, LsimStepper *stepper) {
+  return m->friction_exact ? "nsgs_aa" : lsim_solver_name(lsim_stepper_solver(stepper));
+}
+
 int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
@@ -383,12 +389,12 @@ int lsim_cli_run(int argc, char **argv) {
   } else if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);
     exit_code = 2;
-  } else if (lsim_record_open(&rec, path, &model, &state, text,
-                              lsim_solver_name(lsim_stepper_solver(stepper)), msg, sizeof msg)) {
+  } else if (lsim_record_open(&rec, path, &model, &state, text, step_solver_name(&model, stepper),
+                              msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;
   } else if (dump_lcp) {
-    const char *label = lsim_solver_name(lsim_stepper_solver(stepper));
+    const char *label = step_solver_name(&model, stepper);
     if (lsim_lcpdump_open(&dump, lsim_record_hdf5_file(rec), "/lcp", 1, &label, 0, msg,
                           sizeof msg)) {
       fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
@@ -459,7 +465,7 @@ int lsim_cli_run(int argc, char **argv) {
       if (failed && model.solver.on_failure == LSIM_ON_FAILURE_STOP) {
         snprintf(stop_reason, sizeof stop_reason,
                  "step %d: solver %s failed (%s, relative residual %.3g) under on_failure "
-                 "\"stop\"", k + 1, lsim_solver_name(lsim_stepper_solver(stepper)),
+                 "\"stop\"", k + 1, step_solver_name(&model, stepper),
                  lsim_status_name(status), st.relative_residual);
         lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
         stopped = 1;
@@ -559,7 +565,7 @@ int lsim_cli_run(int argc, char **argv) {
       fprintf(stderr,
               "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
               "see /solver/status in %s\n",
-              lsim_solver_name(lsim_stepper_solver(stepper)), failures, done, first_failure,
+              step_solver_name(&model, stepper), failures, done, first_failure,
               lsim_status_name(first_fail_status), path);
       exit_code = 1;
     }
@@ -589,7 +595,7 @@ int lsim_cli_run(int argc, char **argv) {
               "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
               "-> %s\n",
-              scene_path, done, model.time_step, lsim_solver_name(lsim_stepper_solver(stepper)),
+              scene_path, done, model.time_step, step_solver_name(&model, stepper),
               total_contacts, max_residual, failures, recovered, budget, elapsed, solver_time,
               path);
     }

@@ -316,6 +316,14 @@ $bin data/pile_100.json --steps 45 --threads 2 --dump-lcp --dump-dense-limit 0 -
 cp "$tmp/fd_t2.h5" "$tmp/fd_t2.hdf5"
 $bin solve "$tmp/fd_t2.hdf5" --step 40 --solver pgs --tol 0 --max-iter 50 --warm-dumped --threads 2 > "$tmp/fd_t2.txt"
 grep -q "distance to stored pgs: 0.000e+00" "$tmp/fd_t2.txt" || fail "two-thread re-solve: $(cat "$tmp/fd_t2.txt")"
+# An exact-cone scene's steps are solved by nsgs_aa whatever solver.name says: the file,
+# its dump's solution label and the summary line name it (not the scene's lemke).
+$bin data/box_slide_45_exact.json --steps 10 --dump-lcp -o "$tmp/fd_ex.h5" > "$tmp/fd_ex.txt" || fail "exact-cone run"
+grep -q " with nsgs_aa, " "$tmp/fd_ex.txt" || fail "exact-cone summary: $(cat "$tmp/fd_ex.txt")"
+$PY -c "import h5py; f = h5py.File('$tmp/fd_ex.h5', 'r')
+assert f['parameters/solver_name'][()] == b'nsgs_aa', f['parameters/solver_name'][()]
+assert [x for x in f['lcp/solution_label'][()]] == [b'nsgs_aa'], f['lcp/solution_label'][()]" \
+  || fail "exact-cone run: solver names in the file"
 $bin export "$tmp/fd_dense.h5" --step 50 -o "$tmp/fd_d.dat" > /dev/null && $bin export "$tmp/fd_fact.h5" --step 50 -o "$tmp/fd_f.dat" > /dev/null \
   && cmp -s "$tmp/fd_d.dat" "$tmp/fd_f.dat" || fail "export of a factored step differs from the stored M"
 # A dense reference cannot drive steps above the limit.
