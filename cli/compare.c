@@ -37,12 +37,17 @@ static void compare_usage(FILE *f) {
           "  --steps N          override the scene's number of steps\n"
           "  --success-tol X    success = relative natural residual <= X (default 1e-6)\n"
           "  --dense-limit N    scenes: solvers get each step's LCP in factored form (M = J B\n"
-          "                     + C); those that need a dense M (all but pgs) are skipped on\n"
-          "                     steps with n > N, recorded as skipped (default 4000)\n"
-          "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp);\n"
-          "                     dumps are dense: a step with n > --dense-limit stops the run\n"
-          "  --repeat K         each solve K times from the same start (not independent\n"
-          "                     mode): median time recorded, spread in wall_time_spread\n"
+          "                     + C); those that need a dense M (all but pgs, newton and\n"
+          "                     lemke_sparse: lemke and the siconos: solvers) are skipped on\n"
+          "                     steps with n > N, recorded as skipped (default 4000); such a\n"
+          "                     reference cannot drive those steps: exit 2 at the first one\n"
+          "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp):\n"
+          "                     every step's factored form, and its dense M when n <= the\n"
+          "                     dense limit (docs/output-format.md, \"LCP dumps\")\n"
+          "  --repeat K         each solve K times from the same start (shadow mode and\n"
+          "                     problem files; refused with --mode independent, whose\n"
+          "                     trajectories step once): median time recorded, spread in\n"
+          "                     wall_time_spread\n"
           "  --time-limit S     each solve at most S seconds (run in a child process);\n"
           "                     past it the solve is recorded as a timeout (a failure)\n"
           "  --trajectory       shadow mode: keep the reference's run (states, contacts,\n"
@@ -50,8 +55,14 @@ static void compare_usage(FILE *f) {
           "                     lcpsim view draws the bodies beside the measures\n"
           "  --quiet            no summary on stdout (and no progress bar; the bar is drawn\n"
           "                     on stderr only when it is a terminal)\n"
+          "Solver options a solver does not use (omega or threads but for pgs, sparse_limit\n"
+          "but for newton, islands but for lemke, newton, lemke_sparse), a key given twice,\n"
+          "and sweeps beside max_iter (or a tol above 0) are refused as bad input.\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
-          "input (no file is written).\n");
+          "input (no file is written), 130 / 143 interrupted by SIGINT / SIGTERM: the\n"
+          "comparison stops between steps (problems) and the file keeps those done, marked\n"
+          "interrupted (/summary/run_end). A killed comparison leaves PATH.<pid>.partial; a\n"
+          "new one of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
 
 
@@ -132,6 +143,12 @@ static void progress_bar(void *arg, int done, int total) {
   fprintf(stderr, "\rcompare [%s] %d/%d", bar, done, total);
   if (done >= total) fputc('\n', stderr);
   fflush(stderr);
+}
+
+/* The output path is known: a note on its leftover partial files (cli/run.c). */
+static void note_leftovers(void *arg, const char *path) {
+  (void)arg;
+  lsim_cli_note_leftovers(path);
 }
 
 int lsim_cli_compare(int argc, char **argv) {
@@ -224,6 +241,14 @@ int lsim_cli_compare(int argc, char **argv) {
     fprintf(stderr, "lcpsim compare: --mode: shadow or independent, got '%s'\n", mode_text);
     return 2;
   }
+  /* Independent trajectories step each solver once per step: nothing to repeat from the
+     same start (the file would say repeat 1). */
+  if (independent && repeat > 1) {
+    fprintf(stderr, "lcpsim compare: --repeat %d: --mode independent solves each step once "
+            "(a trajectory goes on from it); --repeat applies to shadow mode and problem "
+            "files\n", repeat);
+    return 2;
+  }
 
   /* The comparison. */
   LsimCompareConfig cfg = lsim_default_compare_config();
@@ -241,18 +266,38 @@ int lsim_cli_compare(int argc, char **argv) {
   cfg.repeat = repeat;
   cfg.time_limit = time_limit;
   if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
+  /* Leftover partial files of the output: the note lcpsim run gives (cli/run.c). */
+  cfg.output_named = note_leftovers;
   /* Under mpirun the problems are shared out over the ranks; rank 0 writes and prints. */
   lsim_mpi_start();
   const int root = lsim_mpi_rank() == 0;
   if (!root) cfg.progress = NULL;
+  /* SIGINT / SIGTERM stop a serial comparison between problems (cli/interrupt.c); under
+     mpirun (several ranks) they end the job as mpirun decides. */
+  const int serial = lsim_mpi_size() == 1;
+  if (serial) {
+    cfg.stop = &lsim_cli_interrupted;
+    lsim_cli_catch_interrupts(1);
+  }
   LsimCompareResult res;
   const int rc = lsim_compare_run(&cfg, &res, err, sizeof err);
+  if (serial) lsim_cli_catch_interrupts(0);
+  int code = rc ? 2 : 0;
   if (rc) {
     if (root) fprintf(stderr, "lcpsim compare: %s\n", err);
   } else {
     if (!quiet && root) print_summary(stdout, &res, csv);
+    /* Interrupted: one line saying where, the file holding the problems done. */
+    if (res.interrupted) {
+      const char *what = res.lcpset || res.fc ? "problems" : "steps";
+      if (cfg.progress) fputc('\n', stderr);
+      fprintf(stderr, "lcpsim compare: interrupted by %s after %d of %d %s; %s holds them "
+              "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(res.interrupted),
+              res.table.N, res.asked, what, res.path);
+      code = lsim_cli_interrupt_status(res.interrupted);
+    }
     lsim_compare_result_free(&res);
   }
   lsim_mpi_finish();
-  return rc ? 2 : 0;
+  return code;
 }

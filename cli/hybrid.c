@@ -1,6 +1,5 @@
 /* hybrid.c: `lcpsim SCENE.json` for a hybrid-model scene (docs/hybrid.md): run the model
  * on the event engine and write its HDF5 file. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +11,6 @@
 #include "hybrid/model.h"
 #include "hybrid/scene.h"
 #include "scene/outfile.h"
-
-static volatile sig_atomic_t interrupted = 0; /* the signal that asked the run to stop */
-static void on_interrupt(int sig) { interrupted = sig; }
 
 static double seconds(void) {
   struct timespec ts;
@@ -72,13 +68,11 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();
   LsimHybridTrace tr;
-  signal(SIGINT, on_interrupt);
-  signal(SIGTERM, on_interrupt);
+  lsim_cli_catch_interrupts(1);
   const int rc = lsim_hybrid_run_observed(s.model, s.params, s.initial, s.chart, &s.options,
-                                          &interrupted, lsim_hybrid_record_observe, rec, &tr,
-                                          msg, sizeof msg);
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+                                          &lsim_cli_interrupted, lsim_hybrid_record_observe,
+                                          rec, &tr, msg, sizeof msg);
+  lsim_cli_catch_interrupts(0);
   if (rc) {
     /* A run that could not start (bad parameters or initial state) leaves no file; one
        whose file failed says why. */
@@ -95,7 +89,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     char why[sizeof tr.end_reason];
     snprintf(why, sizeof why, "%s", tr.end_reason);
     snprintf(tr.end_reason, sizeof tr.end_reason, "%s: %.300s",
-             interrupted == SIGTERM ? "SIGTERM" : "SIGINT", why);
+             lsim_cli_signal_name(lsim_cli_interrupted), why);
   }
   if (lsim_hybrid_record_close(rec, &tr, seconds() - t0, 1, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
@@ -111,7 +105,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   } else if (tr.end == LSIM_HYBRID_INTERRUPTED) {
     fprintf(stderr, "lcpsim: %s; %s holds the run up to there (/summary/run_end: "
             "interrupted)\n", tr.end_reason, path);
-    code = interrupted == SIGTERM ? 143 : 130;
+    code = lsim_cli_interrupt_status(lsim_cli_interrupted);
   }
   if (!quiet)
     printf("%s: hybrid model %s, %.6g s in %ld chart transitions, %ld integration steps, "

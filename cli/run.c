@@ -1,6 +1,5 @@
 /* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,21 +70,6 @@ static void run_usage(FILE *f) {
           "written through; the scene itself is refused as -o (docs/output-format.md).\n"
           "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
           "run of PATH names such leftovers in one stderr note and leaves them alone.\n");
-}
-
-/* The signal that asked the run to stop (SIGINT or SIGTERM), 0 while none has. */
-static volatile sig_atomic_t interrupted = 0;
-static void on_interrupt(int sig) { interrupted = sig; }
-
-/* SIGINT and SIGTERM to on_interrupt (handler != NULL), or back to the defaults. */
-static void catch_interrupts(int on) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sigemptyset(&sa.sa_mask);
-  sa.sa_handler = on ? on_interrupt : SIG_DFL;
-  sa.sa_flags = SA_RESTART; /* the file's writes go on; the loop checks the flag */
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
 }
 
 static double now_seconds(void) {
@@ -426,15 +410,15 @@ int lsim_cli_run(int argc, char **argv) {
   long events = 0;
   if (!exit_code && event_driven) {
     LsimEventOptions eo = lsim_event_options_for_model(&model);
-    eo.stop = &interrupted; /* SIGINT / SIGTERM: the run ends at once, at its last sample */
-    catch_interrupts(1);
+    eo.stop = &lsim_cli_interrupted; /* SIGINT / SIGTERM: the run ends at once, at its last sample */
+    lsim_cli_catch_interrupts(1);
     const int erc =
         lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
-    catch_interrupts(0);
+    lsim_cli_catch_interrupts(0);
     if (erc == LSIM_EVENT_INTERRUPTED) {
       char why[96];
       snprintf(why, sizeof why, "%s after step %d of %d",
-               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+               lsim_cli_signal_name(lsim_cli_interrupted), done, model.steps);
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
     } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
@@ -443,12 +427,12 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
   if (!exit_code && !event_driven) {
-    catch_interrupts(1);
+    lsim_cli_catch_interrupts(1);
     if (print) {
       print_header(&model);
       print_row(&model, &state, NULL);
     }
-    for (int k = 0; k < model.steps && !interrupted; ++k) {
+    for (int k = 0; k < model.steps && !lsim_cli_interrupted; ++k) {
       LsimStepStats st;
       const int status = lsim_step(stepper, &model, &state, &st);
       if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {
@@ -532,11 +516,11 @@ int lsim_cli_run(int argc, char **argv) {
         progress(done, model.steps, now_seconds() - t0);
     }
     if (show_progress) fputc('\n', stderr);
-    catch_interrupts(0);
-    if (interrupted && rec) {
+    lsim_cli_catch_interrupts(0);
+    if (lsim_cli_interrupted && rec) {
       char why[96];
       snprintf(why, sizeof why, "%s after step %d of %d",
-               interrupted == SIGTERM ? "SIGTERM" : "SIGINT", done, model.steps);
+               lsim_cli_signal_name(lsim_cli_interrupted), done, model.steps);
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
     }
   }
@@ -574,11 +558,11 @@ int lsim_cli_run(int argc, char **argv) {
               scene_path, stop_reason, path, done);
       exit_code = 1;
     }
-    if (interrupted) {
+    if (lsim_cli_interrupted) {
       fprintf(stderr, "lcpsim: interrupted by %s after %d of %d %s; %s holds them "
-              "(/summary/run_end: interrupted)\n", interrupted == SIGTERM ? "SIGTERM" : "SIGINT",
+              "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(lsim_cli_interrupted),
               done, model.steps, event_driven ? "samples" : "steps", path);
-      exit_code = interrupted == SIGTERM ? 143 : 130;
+      exit_code = lsim_cli_interrupt_status(lsim_cli_interrupted);
     }
     if (!quiet && event_driven)
       fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",

@@ -1,6 +1,7 @@
 /* compare.c: complementarity solvers compared on identical problems (compare/compare.h). */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,6 +466,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     lsim_mpi_max_int(exit_code);
     goto cleanup;
   }
+  if (root && cfg->output_named) cfg->output_named(cfg->output_named_arg, path);
   if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {-1, 0};
@@ -503,13 +505,6 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_compare_w_int(&o, "/parameters/repeat", independent ? 1 : repeat);
   lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
   lsim_compare_write_legend(&o);
-  if (lcpset) {
-    char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
-    if (!pn) o.rc = -1;
-    for (int k = 0; pn && k < N; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-    if (pn) lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], N);
-    free(pn);
-  }
   LsimLcpDump *dumper = NULL;
   if (!o.rc && dump) {
     const char *dl[LSIM_COMPARE_MAX_COLUMNS];
@@ -545,10 +540,17 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank could not write its header");
 
   /* The problems: an LCP set's files handed out on demand over MPI ranks, a scene's steps
-     by k mod K (compare/mpi.h). */
+     by k mod K (compare/mpi.h). A serial comparison stops before problem k once cfg->stop
+     is raised (done = k; stop_sig the signal). */
+  const volatile sig_atomic_t *stop = lsim_mpi_size() > 1 ? NULL : cfg->stop;
+  int done = N, stop_sig = 0;
   lsim_mpi_share_begin(lcpset ? N : 0, 1);
   int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
+    if (stop && *stop) {
+      done = k, stop_sig = *stop;
+      break;
+    }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
     if (lcpset) {
@@ -779,7 +781,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
 
   lsim_mpi_share_end();
-  if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
+  if (cfg->progress && !exit_code && !stop_sig) cfg->progress(cfg->progress_arg, N, N);
+  /* Interrupted: the tables keep the rows of the problems done (row-major, so the first
+     done rows), and the trajectory says it ended there. */
+  t.N = done;
+  if (traj && stop_sig) {
+    char why[128];
+    snprintf(why, sizeof why, "%s after step %d of %d", stop_sig == SIGTERM ? "SIGTERM" : "SIGINT",
+             done, N);
+    lsim_record_set_end(traj, LSIM_RUN_INTERRUPTED, why);
+  }
 
   /* Results (rows of every rank gathered on rank 0), summary, close and rename. */
   exit_code = lsim_mpi_max_int(exit_code);
@@ -793,6 +804,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts,
                                reference_series, independent);
     lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
+    lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step");
+  }
+  if (!exit_code && lcpset) {
+    /* The files of the problems done, one a row. */
+    char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
+    if (!pn) o.rc = -1;
+    for (int k = 0; pn && k < done; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
+    if (pn) lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], done);
+    free(pn);
   }
   if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
     snprintf(msg, msglen, "%s: %s", partial, err);
@@ -827,9 +847,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     unlink(partial);
   }
   if (!exit_code) {
-    snprintf(res->title, sizeof res->title, "%s: %s mode, %d %s, reference %s, success = "
-             "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, N,
-             lcpset ? "problems" : "steps", specs[ref].label, success_tol, path);
+    char count[64];
+    if (stop_sig) snprintf(count, sizeof count, "%d of %d %s (interrupted)", done, N,
+                           lcpset ? "problems" : "steps");
+    else snprintf(count, sizeof count, "%d %s", N, lcpset ? "problems" : "steps");
+    snprintf(res->title, sizeof res->title, "%s: %s mode, %s, reference %s, success = "
+             "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, count,
+             specs[ref].label, success_tol, path);
+    res->asked = N;
+    res->interrupted = stop_sig;
     snprintf(res->path, sizeof res->path, "%s", path);
     /* The table, summaries and labels pass to the result. */
     res->independent = independent;

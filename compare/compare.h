@@ -18,18 +18,21 @@
  * Scenes: every solver gets the step's LCP in the factored form the step builds (M = J B +
  * C, lcp/factored.h) through lsim_solver_solve_factored; hashes (lsim_factored_hash) and
  * quality measures (lsim_factored_quality) are computed on that form, so M is formed only
- * inside the contexts of solvers that need it (all but "pgs"), and those are skipped,
- * recorded as skipped (status LSIM_COMPARE_SKIPPED), on steps with n > dense_limit. Dumps
- * (dump_lcp) are dense: a step above the limit stops the run. LCP sets are dense problems:
- * dense hash and measures, no limit.
+ * inside the contexts of solvers that need it (all but "pgs", "newton" and "lemke_sparse":
+ * lsim_solver_needs_dense), and those are skipped, recorded as skipped (status
+ * LSIM_COMPARE_SKIPPED), on steps with n > dense_limit. Dumps (dump_lcp) hold every step's
+ * factored form, and its dense M up to the limit; only a dense reference stops the run at
+ * a step above it. LCP sets are dense problems: dense hash and measures, no limit.
  * Per problem and series: status, success (the common relative residual below
  * success_tol), iterations, wall time, the quality measures of lcp/quality.h, the problem
  * hash, the distance to the reference solution. One HDF5 file, written under FILE.partial
- * and renamed when complete.
+ * and renamed when complete; a comparison stopped by cfg->stop writes the problems done,
+ * marked interrupted (/summary/run_end, as run files).
  */
 #ifndef LSIM_COMPARE_COMPARE_H
 #define LSIM_COMPARE_COMPARE_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "compare/spec.h"
@@ -57,6 +60,15 @@ typedef struct LsimCompareConfig {
   /* Called before problem k (done = k) and once at the end (done = total); NULL: none. */
   void (*progress)(void *arg, int done, int total);
   void *progress_arg;
+  /* Called once the inputs and solvers are checked, with the output path, before any
+     problem is solved (the command notes leftover partial files of it there); NULL: none. */
+  void (*output_named)(void *arg, const char *path);
+  void *output_named_arg;
+  /* When not NULL, polled before each problem (serial runs; ignored under MPI): once it is
+     nonzero the comparison stops there and writes its file with the problems done, marked
+     /summary/run_end "interrupted"; its value is the signal that raised it (SIGINT,
+     SIGTERM), named in /summary/run_end_reason. */
+  const volatile sig_atomic_t *stop;
 } LsimCompareConfig;
 
 #define LSIM_COMPARE_MAX_REPEAT 101
@@ -74,6 +86,9 @@ typedef struct LsimCompareResult {
   int fc;                      /* 1: a frictional contact set (Coulomb measures) */
   int lcpset;                  /* 1: a set of LCP files */
   int independent;
+  int asked;                   /* problems asked for (table.N of them were done) */
+  int interrupted;             /* the stop flag's value when it ended the comparison (the
+                                  signal), 0 when every problem was done */
   char path[1024];             /* the file written */
   char title[1400];            /* one line: input, mode, problems, reference, tolerance, file */
 } LsimCompareResult;

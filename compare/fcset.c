@@ -171,10 +171,23 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(starts[s], sizeof starts[s], "cold");
   }
 
-  /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). */
+  /* The output path named now (a leftover partial file of it is noted before the solves). */
+  char path[1024];
+  snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
+  if (!exit_code && cfg->output_named && lsim_mpi_rank() == 0)
+    cfg->output_named(cfg->output_named_arg, path);
+
+  /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). A serial
+     comparison stops before problem k once cfg->stop is raised (done = k). */
+  const volatile sig_atomic_t *stop = lsim_mpi_size() > 1 ? NULL : cfg->stop;
+  int done = N, stop_sig = 0;
   lsim_mpi_share_begin(N, P);
   int mine = lsim_mpi_share_next(), claim_due = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
+    if (stop && *stop) {
+      done = k, stop_sig = *stop;
+      break;
+    }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
     t.step[k] = k + 1;
@@ -253,11 +266,11 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   }
   lsim_mpi_share_end();
 
-  if (cfg->progress && !exit_code) cfg->progress(cfg->progress_arg, N, N);
+  if (cfg->progress && !exit_code && !stop_sig) cfg->progress(cfg->progress_arg, N, N);
+  /* Interrupted: the tables keep the rows of the problems done (row-major: the first). */
+  t.N = done;
 
   /* The file, written under a temporary name and renamed when complete. */
-  char path[1024];
-  snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
   /* Only a regular file is replaced, under a partial name of its own (scene/outfile.h). */
   LsimOutFile of;
   memset(&of, 0, sizeof of);
@@ -298,21 +311,23 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
       int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
       if (!pn || !dims || !ncs) o.rc = -1;
-      for (int k = 0; !o.rc && k < N; ++k) {
+      for (int k = 0; !o.rc && k < done; ++k) {
         snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
         dims[k] = probs[k].dim;
         ncs[k] = probs[k].nc;
       }
       if (!o.rc) {
-        lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], N);
-        lsim_compare_w_arr(&o, "/problem_dimension", LSIM_H5_I32, 1, (uint64_t)N, 0, dims);
-        lsim_compare_w_arr(&o, "/problem_contacts", LSIM_H5_I32, 1, (uint64_t)N, 0, ncs);
+        lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], done);
+        lsim_compare_w_arr(&o, "/problem_dimension", LSIM_H5_I32, 1, (uint64_t)done, 0, dims);
+        lsim_compare_w_arr(&o, "/problem_contacts", LSIM_H5_I32, 1, (uint64_t)done, 0, ncs);
       }
       free(pn), free(dims), free(ncs);
       lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts, 0, 0);
-      lsim_compare_w_arr(&o, "/results/dual_cone", LSIM_H5_F64, 2, (uint64_t)N, (uint64_t)P, dual);
-      lsim_compare_w_arr(&o, "/results/cone_directions", LSIM_H5_I32, 2, (uint64_t)N, (uint64_t)P,
-                         ndir);
+      lsim_compare_w_arr(&o, "/results/dual_cone", LSIM_H5_F64, 2, (uint64_t)done, (uint64_t)P,
+                         dual);
+      lsim_compare_w_arr(&o, "/results/cone_directions", LSIM_H5_I32, 2, (uint64_t)done,
+                         (uint64_t)P, ndir);
+      lsim_compare_write_end(&o, done, N, stop_sig, "problem");
       if (o.rc) {
         snprintf(msg, msglen, "%s: cannot write the results", partial);
         exit_code = 2;
@@ -330,9 +345,14 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     }
   }
   if (!exit_code) {
+    char count[64];
+    if (stop_sig) snprintf(count, sizeof count, "%d of %d problems (interrupted)", done, N);
+    else snprintf(count, sizeof count, "%d problems", N);
     snprintf(res->title, sizeof res->title,
-             "frictional contact set: %d problems, %d solvers, success = relative natural-map "
-             "residual (exact cone) <= %g -> %s", N, P, cfg->success_tol, path);
+             "frictional contact set: %s, %d solvers, success = relative natural-map "
+             "residual (exact cone) <= %g -> %s", count, P, cfg->success_tol, path);
+    res->asked = N;
+    res->interrupted = stop_sig;
     snprintf(res->path, sizeof res->path, "%s", path);
     res->fc = 1;
     if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {

@@ -1,4 +1,5 @@
 /* output.c: a comparison's HDF5 file (compare/output.h). */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,16 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   if (independent) lsim_compare_w_arr(o, "/summary/max_q_divergence", LSIM_H5_F64, 1, P, 0, v[7]);
   for (int j = 0; j < 9; ++j) free(v[j]);
   for (int j = 0; j < 6; ++j) free(iv[j]);
+}
+
+void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what) {
+  char reason[128] = "";
+  if (stop)
+    snprintf(reason, sizeof reason, "%s after %s %d of %d", stop == SIGTERM ? "SIGTERM" : "SIGINT",
+             what, done, asked);
+  lsim_compare_w_str(o, "/summary/run_end", stop ? "interrupted" : "completed", 0, -1);
+  lsim_compare_w_int(o, "/summary/run_end_step", done);
+  lsim_compare_w_str(o, "/summary/run_end_reason", reason, 0, -1);
 }
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only

@@ -31,6 +31,12 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
                                 int nspecs, char (*labels)[128], const int *ser_solver,
                                 char (*ser_start)[8], int reference_series, int independent);
 
+/* How the comparison ended, as run files say it: /summary/run_end "completed" or
+ * "interrupted" (stop, the signal that stopped it, nonzero), /summary/run_end_step the
+ * problems done (the rows), /summary/run_end_reason "SIGINT after step K of N" (what names
+ * a problem: "step" or "problem"), empty when completed. */
+void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what);
+
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */
 void lsim_compare_write_legend(LsimCompareOut *o);

@@ -54,7 +54,12 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     return -1;
   }
 
-  /* Options: key=value pairs between the brackets. */
+  /* Options: key=value pairs between the brackets; each key's value text is kept for the
+     checks after the loop. */
+  static const char *const keys[] = {"tol", "max_iter", "sweeps", "omega", "warm",
+                                     "threads", "d", "islands", "sparse_limit"};
+  enum { NKEYS = sizeof keys / sizeof *keys };
+  const char *given[NKEYS] = {0};
   char opts[96];
   snprintf(opts, sizeof opts, "%.*s", (int)(len - nlen - 2), open + 1);
   if (!opts[0]) return 0;
@@ -67,6 +72,23 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     }
     *eq = '\0';
     const char *key = kv, *val = eq + 1;
+    int which = -1;
+    for (int j = 0; j < NKEYS; ++j)
+      if (!strcmp(key, keys[j])) which = j;
+    if (which < 0) {
+      snprintf(err, errlen,
+               "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
+               "threads, d, islands, sparse_limit)",
+               s->label, key);
+      return -1;
+    }
+    /* One value per key: a second one would silently win. */
+    if (given[which]) {
+      snprintf(err, errlen, "solver spec '%s': %s is given twice (%s and %s)", s->label, key,
+               given[which], val);
+      return -1;
+    }
+    given[which] = val;
     int iv;
     double dv;
     if (!strcmp(key, "tol") && !lsim_parse_double(val, &dv) && dv >= 0.0) {
@@ -74,7 +96,6 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if ((!strcmp(key, "max_iter") || !strcmp(key, "sweeps")) &&
                !lsim_parse_int(val, &iv) && iv >= 0) {
       s->opt.max_iter = iv;
-      if (!strcmp(key, "sweeps")) s->opt.tol = 0.0;
     } else if (!strcmp(key, "omega") && !lsim_parse_double(val, &dv) && dv > 0.0 &&
                dv < 2.0) {
       s->opt.omega = dv;
@@ -89,19 +110,43 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       s->opt.islands = iv;
     } else if (!strcmp(key, "sparse_limit") && !lsim_parse_int(val, &iv) && iv >= -1) {
       s->opt.sparse_limit = iv;
-    } else if (strcmp(key, "tol") && strcmp(key, "max_iter") && strcmp(key, "sweeps") &&
-               strcmp(key, "omega") && strcmp(key, "warm") && strcmp(key, "threads") &&
-               strcmp(key, "d") && strcmp(key, "islands") && strcmp(key, "sparse_limit")) {
-      snprintf(err, errlen,
-               "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands, sparse_limit)",
-               s->label, key);
-      return -1;
     } else {
       snprintf(err, errlen, "solver spec '%s': bad value '%s' for %s", s->label, val, key);
       return -1;
     }
   }
+
+  /* Budgets: sweeps=K is max_iter=K with tol 0, so it takes neither of those besides. */
+  const char *sweeps = given[2];
+  if (sweeps && given[1]) {
+    snprintf(err, errlen, "solver spec '%s': max_iter=%s and sweeps=%s are two iteration "
+             "budgets: give one (sweeps=K is max_iter=K with tol 0)", s->label, given[1], sweeps);
+    return -1;
+  }
+  if (sweeps && given[0] && s->opt.tol > 0.0) {
+    snprintf(err, errlen, "solver spec '%s': tol=%s and sweeps=%s conflict: sweeps=K runs a "
+             "fixed budget with tol 0 (give max_iter=K for a budget with a tolerance)",
+             s->label, given[0], sweeps);
+    return -1;
+  }
+  if (sweeps) s->opt.tol = 0.0;
+
+  /* Options of some solvers only: another solver given one is refused, as an unknown
+     key is (lcpsim run notes the same options on its command line). */
+  const int pgs = !strcmp(s->name, "pgs"), newton = !strcmp(s->name, "newton");
+  const int islands = !strcmp(s->name, "lemke") || newton || !strcmp(s->name, "lemke_sparse");
+  const struct { const char *value, *key, *owner; int used; } own[] = {
+      {given[3], "omega", "pgs", pgs},
+      {given[5], "threads", "pgs", pgs},
+      {given[8], "sparse_limit", "newton", newton},
+      {given[7], "islands", "lemke, newton and lemke_sparse", islands},
+  };
+  for (size_t j = 0; j < sizeof own / sizeof *own; ++j)
+    if (own[j].value && !own[j].used) {
+      snprintf(err, errlen, "solver spec '%s': %s is an option of %s only; %s does not use it",
+               s->label, own[j].key, own[j].owner, s->name);
+      return -1;
+    }
   return 0;
 }
 

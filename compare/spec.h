@@ -19,7 +19,8 @@ typedef struct LsimCompareSpec {
   LsimSolverOptions opt;
   int warm;                 /* independent mode: -1 = the scene's setting, else 0/1 */
   int dense;                /* 1: the solver needs the dense M (every solver but "pgs",
-                               which runs on the factored form) */
+                               "newton" and "lemke_sparse", which run on the factored form:
+                               lsim_solver_needs_dense) */
   int ndir;                 /* frictional contact sets: the polyhedral cone's directions for
                                an LCP solver (key d; -1: 8 in 3-D, 2 in 2-D) */
 } LsimCompareSpec;
@@ -28,7 +29,11 @@ typedef struct LsimCompareSpec {
 int lsim_parse_double(const char *s, double *out);
 int lsim_parse_int(const char *s, int *out);
 
-/* Parses one spec text[0..len) into s. 0, or -1 with a message in err. */
+/* Parses one spec text[0..len) into s. 0, or -1 with a message in err. A key may be given
+ * once; sweeps (a fixed budget, tol 0) goes with neither max_iter nor a tol above 0; omega
+ * and threads are pgs's, sparse_limit newton's, islands lemke's, newton's and
+ * lemke_sparse's (docs/solvers.md, "Names and options"): another solver given one is
+ * refused, as an unknown key is. */
 int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, char *err,
                             size_t errlen);
 

@@ -184,7 +184,7 @@ const LsimSolverOptions *lsim_solver_options(const LsimSolver *s);
 void lsim_solver_free(LsimSolver *s);
 
 /* 1 when the solver called name needs the dense M on factored problems (every solver but
- * "pgs" and "newton", which work on M = J B + C), else 0. */
+ * "pgs", "newton" and "lemke_sparse", which work on M = J B + C), else 0. */
 int lsim_solver_needs_dense(const char *name);
 
 /* NULL-terminated list of the solver names lsim_solver_create accepts. */

@@ -1,6 +1,8 @@
 /* test_compare.c: LCP dumps (scene/lcpdump.h) give back bit-identical problems, warm
  * starts, solutions and cone structure, with the stored hash equal to lsim_lcp_hash; a
- * dump of the stepper's problems matches the stepper. The compare command itself is
+ * dump of the stepper's problems matches the stepper; solver specs refuse options their
+ * solver does not use, keys given twice and conflicting budgets; a comparison whose stop
+ * flag is raised writes the steps done, marked interrupted. The compare command itself is
  * tested end to end (tests/e2e/compare.sh). */
 #include <math.h>
 #include <setjmp.h>
@@ -13,10 +15,15 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <hdf5.h>
+#include <signal.h>
 
+#include "compare/compare.h"
+#include "compare/spec.h"
 #include "lcp/quality.h"
 #include "scene/lcpdump.h"
 #include "scene/scene.h"
+#include "record_read.h"
 
 static char tmpdir[64];
 
@@ -191,10 +198,150 @@ static void test_stepper_dump(void **state) {
   lsim_model_free(&model);
 }
 
+/* Parses spec text; 0, or -1 with err compared to want when want is not NULL. */
+static int spec(const char *text, LsimCompareSpec *s, const char *want) {
+  char err[256] = "";
+  const int rc = lsim_compare_parse_spec(text, strlen(text), s, err, sizeof err);
+  if (want) assert_string_equal(err, want);
+  return rc;
+}
+
+/* Specs: accepted options set exactly what they say; options of other solvers, a key given
+ * twice and two budgets are refused with a message naming them. */
+static void test_specs(void **state) {
+  (void)state;
+  LsimCompareSpec s;
+  assert_int_equal(spec("pgs[sweeps=5]", &s, NULL), 0);
+  assert_true(s.opt.tol == 0.0 && s.opt.max_iter == 5);
+  assert_int_equal(spec("pgs[sweeps=5,tol=0]", &s, NULL), 0);
+  assert_true(s.opt.tol == 0.0 && s.opt.max_iter == 5);
+  assert_int_equal(spec("pgs[max_iter=500,omega=1.2,threads=2]", &s, NULL), 0);
+  assert_true(s.opt.tol == 1e-10 && s.opt.max_iter == 500 && s.opt.omega == 1.2 &&
+              s.opt.threads == 2);
+  assert_int_equal(spec("newton[sparse_limit=-1,islands=1]", &s, NULL), 0);
+  assert_true(s.opt.sparse_limit == -1 && s.opt.islands == 1 && !s.dense);
+  assert_int_equal(spec("lemke_sparse[islands=1]", &s, NULL), 0);
+  assert_true(s.opt.islands == 1 && !s.dense);
+  assert_int_equal(spec("lemke[islands=1,max_iter=50]", &s, NULL), 0);
+  assert_true(s.opt.islands == 1 && s.opt.max_iter == 50 && s.dense);
+  assert_int_equal(spec("lemke[omega=1.2]", &s,
+                        "solver spec 'lemke[omega=1.2]': omega is an option of pgs only; "
+                        "lemke does not use it"), -1);
+  assert_int_equal(spec("siconos:psor[threads=2]", &s,
+                        "solver spec 'siconos:psor[threads=2]': threads is an option of pgs "
+                        "only; siconos:psor does not use it"), -1);
+  assert_int_equal(spec("pgs[sparse_limit=10]", &s,
+                        "solver spec 'pgs[sparse_limit=10]': sparse_limit is an option of "
+                        "newton only; pgs does not use it"), -1);
+  assert_int_equal(spec("pgs[islands=1]", &s,
+                        "solver spec 'pgs[islands=1]': islands is an option of lemke, newton "
+                        "and lemke_sparse only; pgs does not use it"), -1);
+  assert_int_equal(spec("pgs[max_iter=10,sweeps=5]", &s,
+                        "solver spec 'pgs[max_iter=10,sweeps=5]': max_iter=10 and sweeps=5 "
+                        "are two iteration budgets: give one (sweeps=K is max_iter=K with tol "
+                        "0)"), -1);
+  assert_int_equal(spec("pgs[sweeps=5,tol=1e-8]", &s,
+                        "solver spec 'pgs[sweeps=5,tol=1e-8]': tol=1e-8 and sweeps=5 "
+                        "conflict: sweeps=K runs a fixed budget with tol 0 (give max_iter=K "
+                        "for a budget with a tolerance)"), -1);
+  assert_int_equal(spec("pgs[omega=1.2,omega=1.5]", &s,
+                        "solver spec 'pgs[omega=1.2,omega=1.5]': omega is given twice (1.2 "
+                        "and 1.5)"), -1);
+}
+
+/* Raises the stop flag (as SIGTERM's handler would) when problem 5 begins. */
+static volatile sig_atomic_t stop_flag;
+static void stop_at_5(void *arg, int done, int total) {
+  (void)arg, (void)total;
+  if (done == 5) stop_flag = SIGTERM;
+}
+
+/* A shadow comparison of a sliding brick (an LCP every step) over 20 steps, its stop flag
+ * raised while step 6 runs: the file and the result hold steps 1..6 exactly, marked
+ * interrupted with the reason naming the signal and the step; raised before step 1: no
+ * step; never raised: all 20, completed. */
+static void test_interrupted(void **state) {
+  (void)state;
+  char scene[128], out[128], err[512];
+  snprintf(scene, sizeof scene, "%s/brick.json", tmpdir);
+  snprintf(out, sizeof out, "%s/stopped.h5", tmpdir);
+  FILE *f = fopen(scene, "w");
+  assert_non_null(f);
+  fputs("{\"lcpsim\": 1, \"dimension\": 1, \"time_step\": 0.01, \"steps\": 20,"
+        " \"ground\": {\"mu\": 0.5, \"g\": 9.81}, \"solver\": \"lemke\","
+        " \"bodies\": [{\"name\": \"brick\", \"position\": 0, \"velocity\": 1, \"mass\": 1}]}",
+        f);
+  assert_int_equal(fclose(f), 0);
+  const char *inputs[] = {scene};
+  LsimCompareConfig cfg = lsim_default_compare_config();
+  cfg.inputs = inputs;
+  cfg.ninputs = 1;
+  cfg.solvers = "lemke,pgs";
+  cfg.output = out;
+  cfg.progress = stop_at_5;
+  cfg.stop = &stop_flag;
+  stop_flag = 0;
+  LsimCompareResult res;
+  assert_int_equal(lsim_compare_run(&cfg, &res, err, sizeof err), 0);
+  assert_int_equal(res.table.N, 6);
+  assert_int_equal(res.asked, 20);
+  assert_int_equal(res.interrupted, SIGTERM);
+  assert_int_equal(res.table.step[5], 6);
+  lsim_compare_result_free(&res);
+
+  /* The file: every per-step dataset has the 6 rows, the summary the marker. */
+  hid_t h = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(h >= 0);
+  int steps[6];
+  read_as(h, "/step", H5T_NATIVE_INT, 1, 6, 0, steps);
+  for (int k = 0; k < 6; ++k) assert_int_equal(steps[k], k + 1);
+  int status[6 * 4];
+  read_as(h, "/results/status", H5T_NATIVE_INT, 2, 6, 4, status);
+  assert_int_equal(read_scalar_i(h, "/parameters/steps"), 20);
+  assert_int_equal(read_scalar_i(h, "/summary/run_end_step"), 6);
+  char text[1][256];
+  read_strings(h, "/summary/run_end", -1, text);
+  assert_string_equal(text[0], "interrupted");
+  read_strings(h, "/summary/run_end_reason", -1, text);
+  assert_string_equal(text[0], "SIGTERM after step 6 of 20");
+  H5Fclose(h);
+
+  /* Raised before the first step: a file of no steps, still marked. */
+  cfg.progress = NULL;
+  stop_flag = SIGINT;
+  assert_int_equal(lsim_compare_run(&cfg, &res, err, sizeof err), 0);
+  assert_int_equal(res.table.N, 0);
+  assert_int_equal(res.interrupted, SIGINT);
+  lsim_compare_result_free(&res);
+  h = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(h >= 0);
+  assert_int_equal(read_scalar_i(h, "/summary/run_end_step"), 0);
+  read_strings(h, "/summary/run_end_reason", -1, text);
+  assert_string_equal(text[0], "SIGINT after step 0 of 20");
+  H5Fclose(h);
+
+  /* Without a raised flag: every step, completed, no reason. */
+  stop_flag = 0;
+  assert_int_equal(lsim_compare_run(&cfg, &res, err, sizeof err), 0);
+  assert_int_equal(res.table.N, 20);
+  assert_int_equal(res.interrupted, 0);
+  lsim_compare_result_free(&res);
+  h = H5Fopen(out, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(h >= 0);
+  read_strings(h, "/summary/run_end", -1, text);
+  assert_string_equal(text[0], "completed");
+  read_strings(h, "/summary/run_end_reason", -1, text);
+  assert_string_equal(text[0], "");
+  assert_int_equal(read_scalar_i(h, "/summary/run_end_step"), 20);
+  H5Fclose(h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_stepper_dump),
+      cmocka_unit_test(test_specs),
+      cmocka_unit_test(test_interrupted),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,7 +8,9 @@
 #   - dumps re-solve to the stored solution; export writes a .dat with the same hash;
 #   - a pile: dense solvers above --dense-limit are recorded as skipped, not failed; the
 #     factored hash is equal across the solvers of a step;
-#   - bad input: exit 2, one line, no file.
+#   - bad input: exit 2, one line, no file (specs with another solver's option, a key twice,
+#     two budgets; --repeat in independent mode);
+#   - the help's --dense-limit and --dump-lcp texts, and which solvers the limit skips.
 # Runs the sanitizer build.
 set -u
 cd "$(dirname "$0")/../.."
@@ -402,6 +404,50 @@ bad "--mode" data/two_blocks.json --solvers lemke --mode sideways
 bad "siconos:qp" data/two_blocks.json --solvers 'lemke,siconos:qp'
 bad "--solvers" data/two_blocks.json
 bad "--dense-limit" data/two_blocks.json --solvers lemke --dense-limit -3
+# Spec options of other solvers, keys given twice and two budgets are refused, as unknown
+# keys are; --repeat has nothing to repeat in independent mode.
+bad "solver spec 'lemke[omega=1.2]': omega is an option of pgs only; lemke does not use it" \
+  data/two_blocks.json --solvers 'lemke[omega=1.2]'
+bad "solver spec 'newton[threads=2]': threads is an option of pgs only; newton does not use it" \
+  data/two_blocks.json --solvers 'pgs,newton[threads=2]'
+bad "solver spec 'pgs[sparse_limit=5]': sparse_limit is an option of newton only" \
+  data/two_blocks.json --solvers 'pgs[sparse_limit=5]'
+bad "solver spec 'pgs[max_iter=10,sweeps=5]': max_iter=10 and sweeps=5 are two iteration budgets" \
+  data/two_blocks.json --solvers 'lemke,pgs[max_iter=10,sweeps=5]'
+bad "tol=1e-8 and sweeps=5 conflict" data/two_blocks.json --solvers 'pgs[sweeps=5,tol=1e-8]'
+bad "omega is given twice (1.2 and 1.5)" data/two_blocks.json --solvers 'pgs[omega=1.2,omega=1.5]'
+bad "--reference: solver spec 'lemke[omega=1.2]': omega is an option of pgs only" \
+  data/two_blocks.json --solvers pgs --reference 'lemke[omega=1.2]'
+bad "--repeat 3: --mode independent solves each step once" data/two_blocks.json \
+  --solvers lemke,pgs --mode independent --repeat 3
+
+# The help says what the code does: the factored form always dumped and only a dense
+# reference stopping; pgs, newton and lemke_sparse never skipped above --dense-limit, lemke
+# and siconos: solvers skipped there (checked on pile_10 below); refusals and exit 130/143.
+$bin compare --help > "$tmp/help.txt" || fail "compare --help: exit $?"
+grep -q "dumps are dense" "$tmp/help.txt" && fail "help: --dump-lcp still says dumps are dense"
+grep -q "every step's factored form, and its dense M when n <= the" "$tmp/help.txt" || fail "help: --dump-lcp"
+grep -q "those that need a dense M (all but pgs, newton and" "$tmp/help.txt" \
+  && grep -q "lemke_sparse: lemke and the siconos: solvers) are skipped on" "$tmp/help.txt" \
+  || fail "help: --dense-limit: $(grep -A4 -- --dense-limit "$tmp/help.txt")"
+grep -q "reference cannot drive those steps: exit 2 at the first one" "$tmp/help.txt" || fail "help: dense reference"
+grep -q "refused with --mode independent" "$tmp/help.txt" || fail "help: --repeat"
+grep -q "130 / 143 interrupted by SIGINT / SIGTERM" "$tmp/help.txt" || fail "help: exit 130 / 143"
+grep -q "new one of PATH names such leftovers in one stderr note" "$tmp/help.txt" || fail "help: leftovers"
+$bin compare data/pile_10.json --steps 40 --dense-limit 30 --quiet \
+  --solvers 'pgs[max_iter=300],newton,lemke_sparse,lemke,siconos:lemke' -o "$tmp/skip.h5" \
+  || fail "pile_10 skip classes: exit $?"
+$PY - "$tmp/skip.h5" <<'PYEOF' || fail "which solvers --dense-limit skips"
+import sys, h5py
+import numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    labels = [s.decode() for s in f["series/label"][()]]
+    sk, big = f["results/skipped"][()], f["problem_size"][()] > 30
+    assert big.sum() > 5, big.sum()
+    for s, l in enumerate(labels):
+        dense = l.startswith("lemke ") or l.startswith("siconos:")
+        assert np.array_equal(sk[:, s] == 1, big if dense else np.zeros_like(big)), l
+PYEOF
 
 [ $fails -eq 0 ] && echo "ok: compare"
 [ $fails -eq 0 ]

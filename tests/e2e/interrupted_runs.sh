@@ -5,7 +5,10 @@
 # written and says interrupted, exit 130 / 143; kill -9 leaves PATH.<pid>.partial with the
 # run up to the last flush, which h5py, scripts/lcpsim_load.py and .m, lcpsim view (and
 # scripts/lcpsim_hybrid_plot.py for hybrid files) read; the next run of the same -o
-# mentions the leftover partial file in one stderr line.
+# mentions the leftover partial file in one stderr line. `lcpsim compare` likewise: SIGINT /
+# SIGTERM stop it between steps, its file (renamed to the final name) keeping the steps
+# done with /summary/run_end interrupted, exit 130 / 143, one stderr line; a killed
+# comparison's leftover partial file is noted by the next comparison of that -o.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -173,4 +176,74 @@ for kind in ev hy; do
   [ -f "$f" ] || fail "$kind rerun: no $f"
   rm -f "$part"
 done
+
+# Comparisons: the 3-D box stack (an LCP at every step, 44 ms a step with newton), far
+# more steps than run before the signal; factored dumps (--dense-limit 0) kept small.
+cmp_args="compare data/box_stack_3d.json --solvers pgs[sweeps=50],newton --dense-limit 0 --dump-lcp --steps 20000 --quiet"
+# wait_partial PARTIAL: until the comparison's partial file exists (it has begun its steps),
+# at most 60 s, then 1 s more (some steps done).
+wait_partial() {
+  end=$(($(date +%s) + 60))
+  while [ ! -f "$1" ]; do
+    [ "$(date +%s)" -lt $end ] || fail "$1 never appeared"
+    sleep 0.1
+  done
+  sleep 1
+}
+for sig in INT TERM; do
+  f="$out/cmp-$sig.h5"
+  ./lcpsim $cmp_args -o "$f" 2> "$out/err" & p=$!
+  wait_partial "$f.$p.partial"
+  kill -$sig $p
+  rc=0; wait $p || rc=$?
+  want=130; [ $sig = TERM ] && want=143
+  [ "$rc" -eq $want ] || fail "compare SIG$sig: exit $rc, expected $want: $(cat "$out/err")"
+  [ "$(wc -l < "$out/err")" -eq 1 ] || fail "compare SIG$sig: not one line: $(cat "$out/err")"
+  grep -q "^lcpsim compare: interrupted by SIG$sig after [1-9][0-9]* of 20000 steps; $f holds them (/summary/run_end: interrupted)$" "$out/err" \
+    || fail "compare SIG$sig: $(cat "$out/err")"
+  [ -f "$f" ] && [ -z "$(ls "$out" | grep partial)" ] || fail "compare SIG$sig: not renamed to $f"
+  # h5py reads it: every per-step dataset has the K rows the summary and stderr say, the
+  # dump the problems of steps 1..K (one a step), the summary written.
+  k=$($PY - "$f" $sig <<'EOF'
+import sys, h5py
+import numpy as np
+path, sig = sys.argv[1:3]
+with h5py.File(path, "r") as f:
+    k = int(f["summary/run_end_step"][()])
+    assert k >= 1, k
+    assert f["summary/run_end"][()] == b"interrupted"
+    assert f["summary/run_end_reason"][()].decode() == f"SIG{sig} after step {k} of 20000"
+    assert int(f["parameters/steps"][()]) == 20000
+    assert np.array_equal(f["step"][()], np.arange(1, k + 1))
+    P = int(f["parameters/nseries"][()])
+    for name in ("time", "problem_size", "problem_hash"):
+        assert f[name].shape == (k,), name
+    for name in f["results"]:
+        assert f["results/" + name].shape == (k, P), name
+    assert np.all(f["problem_size"][()] > 0)
+    assert np.array_equal(f["lcp/step"][()], np.arange(1, k + 1))
+    assert f["summary/problems"].shape == (P,) and np.all(f["summary/problems"][()] == k)
+print(k)
+EOF
+) || fail "compare SIG$sig: $f: $k"
+  # The last step kept re-solves from its dump: newton from cold gives the stored newton
+  # (cold) solution bit for bit (the same problem, the same deterministic solver), solved
+  # or not (exit 0 or 1: newton reaches its iteration limit on some of the stack's steps).
+  rc=0; ./lcpsim solve "$f" --step "$k" --solver newton > "$out/solve.txt" 2>&1 || rc=$?
+  [ $rc -le 1 ] && grep -q "^distance to stored newton (cold): 0.000e+00$" "$out/solve.txt" \
+    || fail "compare SIG$sig: lcpsim solve $f --step $k: exit $rc: $(cat "$out/solve.txt")"
+  summary="$summary compare/SIG$sig $k steps;"
+done
+# kill -9: the partial file stays; the next comparison of that -o notes it in one line.
+f="$out/cmp-k.h5"
+./lcpsim $cmp_args -o "$f" & p=$!
+part="$f.$p.partial"
+wait_partial "$part"
+kill -9 $p
+wait $p || true
+[ -f "$part" ] && [ ! -e "$f" ] || fail "compare kill -9: expected $part alone"
+./lcpsim compare data/two_blocks.json --solvers lemke -o "$f" --quiet 2> "$out/err" || fail "compare rerun failed"
+[ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run of this output that did not finish" "$out/err" \
+  || fail "compare rerun: $(cat "$out/err")"
+[ -f "$f" ] && [ -f "$part" ] || fail "compare rerun: $f missing or $part removed"
 echo "interrupted_runs:$summary leftover partials noted"
