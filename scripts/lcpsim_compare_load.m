@@ -14,6 +14,19 @@ function c = lcpsim_compare_load(path)
 % solvers.name, status_legend, problem_name, lcp.solution_label) are cell columns.
 % Matlab reads with h5info / h5read; Octave with its built-in load() (see
 % scripts/lcpsim_load.m for why).
+%
+% LCPs dumped by lcpsim compare --dump-lcp (docs/output-format.md, "LCP dumps"), as
+% lcpsim_load's r.lcp_problem (scripts/lcpsim_lcp_problem.m, shared by both):
+%   P = c.lcp_problem(k, s);           % step (problem) k's LCP as series s (0-based:
+%                                      %   c.series.label{s + 1}) was handed it: P.M,
+%                                      %   P.q, P.z, P.cone_*, sparse P.J, P.B, P.C
+%   P.solution                         % series s's solution, P.z(:, P.column)
+%   P.residual(P.solution)             % .natural = c.results.residual(k, s + 1),
+%                                      % .relative = c.results.relative_residual(k, s + 1)
+% The columns of P.z are P.z_label (= c.lcp.solution_label): shadow mode 'reference'
+% (the driver's solution) then every series, so series s is column s + 2; LCP sets
+% every series (column s + 1); independent mode 'own', the one solution of series s's
+% own problem (its trajectory's). Steps without an LCP have none (an error).
 
   if nargin ~= 1 || ~ischar(path)
     error('lcpsim_compare_load: usage: c = lcpsim_compare_load(''run_compare.h5'')');
@@ -46,6 +59,12 @@ function c = lcpsim_compare_load(path)
   end
   if isfield(c, 'lcp') && isfield(c.lcp, 'solution_label')
     c.lcp.solution_label = to_cellstr(c.lcp.solution_label);
+  end
+
+  % The dumped LCPs, as lcpsim_load gives a run's.
+  if isfield(c, 'lcp')
+    base = c;
+    c.lcp_problem = @(k, varargin) lcpsim_lcp_problem(base, k, varargin{:});
   end
 end
 

@@ -40,6 +40,11 @@ function r = lcpsim_load(path)
 %                                    %   them, sparse, when only they are stored (P.dense
 %                                    %   false)
 %   P.w(z), P.residual(P.z(:, 1))    % M z + q; .natural max|min(z, w)|, .relative
+%   P.matvec(z), P.solution          % M z (w and residual too: through the factors
+%                                    %   when stored); the run's solution P.z(:, P.column)
+% (scripts/lcpsim_lcp_problem.m, shared with lcpsim_compare_load). Compare files are
+% refused here: lcpsim_compare_load reads them, with c.lcp_problem(k, series) for their
+% dumps.
 %
 % Tethers and joints (only in runs that have them; docs/output-format.md):
 %   r.tethers.name (cell), r.tethers.length_max [T x 1], r.tethers.length [N+1 x T],
@@ -74,6 +79,13 @@ function r = lcpsim_load(path)
     r = fix_octave(raw, '');
   else
     r = read_matlab(path, '/');
+  end
+
+  % Compare files have their own layout and loader (which gives their LCP dumps too).
+  if isfield(r, 'file_kind') && strcmp(r.file_kind, 'compare')
+    error(['lcpsim_load: %s is a compare file (lcpsim compare): load it with ' ...
+           'c = lcpsim_compare_load(''%s''); c.lcp_problem(k, series) gives its dumped LCPs'], ...
+          path, path);
   end
 
   % Hybrid-model runs have their own tables and helpers.
@@ -128,84 +140,8 @@ function r = lcpsim_load(path)
   r.tether_index = @(n) named_index(base, 'tethers', n);
   r.joint_index = @(n) named_index(base, 'joints', n);
   r.contact_series = @(a, b) contact_series(base, a, b);
-  if isfield(r, 'lcp')
-    r.lcp_problem = @(k, varargin) lcp_problem(base, k, varargin{:});
-  end
-end
-
-% Step k's LCP dumped by --dump-lcp (series: a comparison's trajectory, default 0): n, m,
-% q, warm, z, the cones (variable indices 0-based, as stored), J [n x m], B [m x n] and
-% C [n x n] as sparse matrices ([] for a dense-only problem), and M: the stored one, else
-% J * B + C formed here (dense false says so).
-function P = lcp_problem(r, k, series)
-  if nargin < 3
-    series = 0;
-  end
-  g = r.lcp;
-  p = find(double(g.step) == k & double(g.series) == series, 1);
-  if isempty(p)
-    error('lcpsim_load: step %d series %d has no dumped LCP', k, series);
-  end
-  n = double(g.n(p));
-  vo = double(g.offset(p));
-  co = double(g.cone_offset(p));
-  nc = double(g.ncones(p));
-  P.step = k;
-  P.n = n;
-  P.q = g.q(vo + 1:vo + n);
-  P.warm = g.warm(vo + 1:vo + n);
-  P.z = g.z(vo + 1:vo + n, :);
-  fields = {'normal', 'first_dir', 'ndir', 'lambda', 'mu', 'fixed_normal', 'uniform'};
-  for j = 1:numel(fields)
-    if ~isfield(g, ['cone_' fields{j}])
-      continue; % uniform: files from before it have none
-    end
-    x = g.(['cone_' fields{j}]);
-    P.(['cone_' fields{j}]) = x(co + 1:co + nc);
-  end
-  P.m = -1;
-  P.J = [];
-  P.B = [];
-  P.C = [];
-  if isfield(g, 'm') && double(g.m(p)) >= 0
-    P.m = double(g.m(p));
-    po = double(g.ptr_offset(p));
-    P.J = factor_matrix(g, 'J', p, po, n, n, P.m, false);
-    P.B = factor_matrix(g, 'B', p, po, n, P.m, n, true);
-    P.C = factor_matrix(g, 'C', p, po, n, n, n, false);
-  end
-  P.dense = ~isfield(g, 'dense') || g.dense(p) ~= 0;
-  if P.dense
-    mo = double(g.m_offset(p));
-    P.M = reshape(g.M(mo + 1:mo + n * n), n, n); % stored column major
-  else
-    P.M = P.J * P.B + P.C; % sparse: a few dozen entries a row (full(P.M) for a dense copy)
-  end
-  % M z + q, and the common residual (natural max|min(z, w)|, relative to max|q|).
-  P.w = @(z) P.M * z + P.q;
-  P.residual = @(z) lcp_residual(z, P.M * z + P.q, P.q);
-end
-
-function res = lcp_residual(z, w, q)
-  res.natural = max([0; abs(min(z, w))]);
-  s = max([0; abs(q)]);
-  if s == 0
-    s = 1;
-  end
-  res.relative = res.natural / s;
-end
-
-% One factor of problem p as a sparse matrix: J and C stored by rows, B by columns.
-function A = factor_matrix(g, name, p, po, n, rows, cols, by_columns)
-  ptr = double(g.([name '_ptr'])(po + 1:po + n + 1));
-  eo = double(g.([name '_offset'])(p));
-  idx = double(g.([name '_idx'])(eo + ptr(1) + 1:eo + ptr(end)));
-  val = double(g.([name '_val'])(eo + ptr(1) + 1:eo + ptr(end)));
-  major = repelem((1:n)', diff(ptr));
-  if by_columns
-    A = sparse(idx + 1, major, val, rows, cols);
-  else
-    A = sparse(major, idx + 1, val, rows, cols);
+  if isfield(r, 'lcp')  % shared with lcpsim_compare_load (scripts/lcpsim_lcp_problem.m)
+    r.lcp_problem = @(k, varargin) lcpsim_lcp_problem(base, k, varargin{:});
   end
 end
 

@@ -65,10 +65,27 @@ LCPs dumped by --dump-lcp (docs/output-format.md "LCP dumps"):
                                       #   to n = 4096 (with_m=True: any n; False: never)
     P.w(z), P.matvec(z)               # M z + q and M z through the factors (no M)
     P.residual(P.z[:, 0])             # .natural max|min(z, w)|, .relative (/ max|q|)
+    P.solution                        # the series' solution, P.z[:, P.column]
 
-Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices.
+Compare files (lcpsim compare --dump-lcp) load too, for their dumps (their other
+datasets: scripts/lcpsim_compare.py). Series s (0-based, c.series.label[s]):
 
-From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary.
+    P = r.lcp_problem(k, series=s)    # the LCP series s was handed at step k
+    P.residual(P.solution)            # = r.results.residual[k - 1, s] (relative_residual
+                                      #   too) up to rounding
+    P.z_label                         # the columns of P.z: shadow mode "reference" (the
+                                      #   driver's solution), then every series (series s
+                                      #   is column s + 1); LCP sets every series (column
+                                      #   s); independent mode "own", the one solution of
+                                      #   series s's own problem (its trajectory's)
+
+Octave / Matlab (scripts/lcpsim_load.m) have the same helpers with 1-based indices;
+lcpsim_compare_load.m gives a compare file's c.lcp_problem(k, s) (the same code:
+scripts/lcpsim_lcp_problem.m).
+
+From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a summary
+(of a run or hybrid-model file; a compare file is refused, exit 2, with a pointer to
+`scripts/lcpsim_compare.py FILE --summary`, which summarises it).
 """
 import sys
 
@@ -116,22 +133,26 @@ class Run(Group):
     """The whole file, with per-body helpers (see the module docstring)."""
 
     def lcp_problem(self, step, series=0, with_m=None):
-        """The LCP of step (1-based) dumped by --dump-lcp (/lcp; series: a comparison's
-        trajectory), as a Group: n, m, q [n], warm [n], z [n, S] (labels: z_label), the
-        cones (normal, first_dir, ndir, lambda, mu, fixed_normal; 0-based), the factors as
-        (indptr, indices, data) triplets, J [n, m] and C [n, n] by rows and B [m, n] by
-        columns (scipy's csr_matrix((data, indices, indptr), shape) and csc_matrix take
-        them as they are; None for a dense-only problem), and M [n, n]: the stored M, else
-        J B + C formed here (dense=False says it was not stored). with_m: None (default)
-        forms M only up to n = DENSE_FORM_LIMIT (8 n^2 bytes: 134 MB at 4096) and leaves
-        M None above; True forms it at any n; False neither reads nor forms it (but a
-        dense-only problem's M, its only form, is read).
+        """The LCP of step (1-based) dumped by --dump-lcp (/lcp), as series (0-based; a
+        comparison's series, 0 in run files) was handed it, as a Group: n, m, q [n],
+        warm [n], z [n, S] (labels: z_label), solution (series' own solution: z[:, column]),
+        the cones (normal, first_dir, ndir, lambda, mu, fixed_normal; 0-based), the
+        factors as (indptr, indices, data) triplets, J [n, m] and C [n, n] by rows and
+        B [m, n] by columns (scipy's csr_matrix((data, indices, indptr), shape) and
+        csc_matrix take them as they are; None for a dense-only problem), and M [n, n]: the
+        stored M, else J B + C formed here (dense=False says it was not stored). with_m:
+        None (default) forms M only up to n = DENSE_FORM_LIMIT (8 n^2 bytes: 134 MB at 4096)
+        and leaves M None above; True forms it at any n; False neither reads nor forms it
+        (but a dense-only problem's M, its only form, is read).
         Without M: P.w(z) = M z + q and P.matvec(z) = M z go through the factors
         (J (B z) + C z, never M), and P.residual(z) gives the common residual's natural
-        max|min(z, w)| and relative (natural / max|q|, 1 if q = 0), as /solver records."""
+        max|min(z, w)| and relative (natural / max|q|, 1 if q = 0), as /solver records.
+        Compare files (see _series_column): P.residual(P.solution) is the file's
+        /results/residual[step - 1, series] (and relative_residual) up to rounding."""
         g = self["lcp"]
+        stored, column = self._series_column(series)
         hit = [p for p in range(len(g["step"]))
-               if g["step"][p] == step and g["series"][p] == series]
+               if g["step"][p] == step and g["series"][p] == stored]
         if not hit:
             raise KeyError(f"step {step} series {series} has no dumped LCP")
         p = hit[0]
@@ -139,7 +160,9 @@ class Run(Group):
         vo, co = int(g["offset"][p]), int(g["cone_offset"][p])
         nc = int(g["ncones"][p])
         out = Group(step=step, series=series, n=n, q=g["q"][vo:vo + n],
-                    warm=g["warm"][vo:vo + n], z=g["z"][vo:vo + n], z_label=g["solution_label"])
+                    warm=g["warm"][vo:vo + n], z=g["z"][vo:vo + n], z_label=g["solution_label"],
+                    column=column)
+        out.solution = out.z[:, column]
         for k in ("normal", "first_dir", "ndir", "lambda", "mu", "fixed_normal", "uniform"):
             if "cone_" + k in g:  # uniform: files from before it have none
                 out["cone_" + k] = g["cone_" + k][co:co + nc]
@@ -169,6 +192,27 @@ class Run(Group):
         out.w = lambda z: out.matvec(z) + out.q
         out.residual = lambda z: _residual(np.asarray(z, dtype=float), out.w(z), out.q)
         return out
+
+    def _series_column(self, series):
+        """(dumped series, z column) of a series (0-based): the /lcp/series whose problem
+        series was handed, and the column of /lcp/z holding its solution
+        (docs/output-format.md, "LCP dumps"). Run files: (0, 0), the solver. Compare files:
+        shadow (0, series + 1), the one problem of the step, whose columns are
+        "reference" (the driver's solution) then every series; LCP sets (0, series), a
+        column per series; independent (series, 0), the series' own problem, its one
+        column "own"."""
+        s = int(series)
+        if s != series or s < 0:
+            raise ValueError(f"series must be a 0-based index, got {series!r}")
+        if self.get("file_kind") != "compare":
+            return s, 0
+        nseries, mode = int(self["parameters"]["nseries"]), self["parameters"]["mode"]
+        if s >= nseries:
+            raise KeyError(f"series {s} out of range 0..{nseries - 1}")
+        columns = {"shadow": (0, s + 1), "lcp_set": (0, s), "independent": (s, 0)}
+        if mode not in columns:
+            raise KeyError(f"comparison mode {mode!r} has no LCP dump")
+        return columns[mode]
 
     def body_index(self, body):
         """0-based index of body (a name or an index)."""
@@ -511,6 +555,11 @@ def main(argv):
     except (OSError, KeyError) as e:
         print(f"lcpsim_load: {argv[1]}: {e}", file=sys.stderr)
         return 1
+    # Compare files have a summary of their own (per series).
+    if r.get("file_kind") == "compare":
+        print(f"lcpsim_load: {argv[1]} is a compare file (lcpsim compare): summarise it with "
+              f"scripts/lcpsim_compare.py {argv[1]} --summary --no-figures", file=sys.stderr)
+        return 2
     print(summary(r))
     return 0
 
