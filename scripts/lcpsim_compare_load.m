@@ -49,16 +49,16 @@ function c = lcpsim_compare_load(path)
   end
 
   % String tables as cell columns.
-  c.series.label = to_cellstr(c.series.label);
-  c.series.start = to_cellstr(c.series.start);
-  c.solvers.spec = to_cellstr(c.solvers.spec);
-  c.solvers.name = to_cellstr(c.solvers.name);
-  c.status_legend = to_cellstr(c.status_legend);
+  c.series.label = lcpsim_cellstr(c.series.label);
+  c.series.start = lcpsim_cellstr(c.series.start);
+  c.solvers.spec = lcpsim_cellstr(c.solvers.spec);
+  c.solvers.name = lcpsim_cellstr(c.solvers.name);
+  c.status_legend = lcpsim_cellstr(c.status_legend);
   if isfield(c, 'problem_name')
-    c.problem_name = to_cellstr(c.problem_name);
+    c.problem_name = lcpsim_cellstr(c.problem_name);
   end
   if isfield(c, 'lcp') && isfield(c.lcp, 'solution_label')
-    c.lcp.solution_label = to_cellstr(c.lcp.solution_label);
+    c.lcp.solution_label = lcpsim_cellstr(c.lcp.solution_label);
   end
 
   % The dumped LCPs, as lcpsim_load gives a run's.
@@ -76,7 +76,7 @@ function s = fix_octave(s)
     if isstruct(x)
       s.(names{i}) = fix_octave(x);
     elseif ischar(x)
-      s.(names{i}) = strip_nul(x);
+      s.(names{i}) = lcpsim_strip_nul(x);
     elseif ~isscalar(x)
       s.(names{i}) = x.';
     end
@@ -105,7 +105,7 @@ function s = read_matlab(path, group)
           x = cellstr(x.');
         end
       end
-      x = cellfun(@strip_nul, x(:), 'UniformOutput', false);
+      x = cellfun(@lcpsim_strip_nul, x(:), 'UniformOutput', false);
       if strcmp(d.Dataspace.Type, 'scalar')
         x = x{1};
       end
@@ -122,23 +122,3 @@ function s = read_matlab(path, group)
   end
 end
 
-function s = strip_nul(s)
-  if ischar(s) && size(s, 1) <= 1
-    k = find(s == char(0), 1);
-    if ~isempty(k)
-      s = s(1:k-1);
-    end
-  end
-end
-
-function c = to_cellstr(x)
-  if iscell(x)
-    c = cellfun(@(s) deblank(strip_nul(s)), x(:), 'UniformOutput', false);
-  elseif isempty(x)
-    c = cell(0, 1);
-  else
-    x(x == char(0)) = ' ';
-    c = cellstr(x);
-    c = c(:);
-  end
-end

@@ -44,7 +44,7 @@ function P = lcpsim_lcp_problem(r, k, series)
   P.q = g.q(vo + 1:vo + n);
   P.warm = g.warm(vo + 1:vo + n);
   P.z = g.z(vo + 1:vo + n, :);
-  P.z_label = to_cellstr(g.solution_label);
+  P.z_label = lcpsim_cellstr(g.solution_label);
   P.column = column;
   P.solution = P.z(:, column);
   fields = {'normal', 'first_dir', 'ndir', 'lambda', 'mu', 'fixed_normal', 'uniform'};
@@ -148,15 +148,3 @@ function A = factor_matrix(g, name, p, po, n, rows, cols, by_columns)
   end
 end
 
-% A char matrix (one string per row) or cell to a cell column of trimmed strings.
-function c = to_cellstr(x)
-  if iscell(x)
-    c = x(:);
-  elseif isempty(x)
-    c = cell(0, 1);
-  else
-    x(x == char(0)) = ' ';
-    c = cellstr(x);
-    c = c(:);
-  end
-end

@@ -98,29 +98,29 @@ function r = lcpsim_load(path)
   end
 
   % Cell arrays for the string tables; the contact and body helpers.
-  r.bodies.name = to_cellstr(r.bodies.name);
-  r.solver.status_legend = to_cellstr(r.solver.status_legend);
+  r.bodies.name = lcpsim_cellstr(r.bodies.name);
+  r.solver.status_legend = lcpsim_cellstr(r.solver.status_legend);
   if isfield(r.solver, 'source_legend')
-    r.solver.source_legend = to_cellstr(r.solver.source_legend);
+    r.solver.source_legend = lcpsim_cellstr(r.solver.source_legend);
   end
   if isfield(r.solver, 'simd_legend')
-    r.solver.simd_legend = to_cellstr(r.solver.simd_legend);
+    r.solver.simd_legend = lcpsim_cellstr(r.solver.simd_legend);
   end
   if isfield(r, 'shapes') && isfield(r.shapes, 'name')
-    r.shapes.name = to_cellstr(r.shapes.name);
+    r.shapes.name = lcpsim_cellstr(r.shapes.name);
   end
   tables = {'shape_type_legend', 'body_type_legend', 'q_components', 'v_components'};
   for k = 1:numel(tables)
     if isfield(r.parameters, tables{k})
-      r.parameters.(tables{k}) = to_cellstr(r.parameters.(tables{k}));
+      r.parameters.(tables{k}) = lcpsim_cellstr(r.parameters.(tables{k}));
     end
   end
   if isfield(r, 'tethers')
-    r.tethers.name = to_cellstr(r.tethers.name);
+    r.tethers.name = lcpsim_cellstr(r.tethers.name);
   end
   if isfield(r, 'joints')
-    r.joints.name = to_cellstr(r.joints.name);
-    r.joints.type = to_cellstr(r.joints.type);
+    r.joints.name = lcpsim_cellstr(r.joints.name);
+    r.joints.type = lcpsim_cellstr(r.joints.type);
   end
   % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
   % its rows, run_end 'unfinished'.
@@ -204,7 +204,7 @@ function r = hybrid_helpers(r)
             'state_units', 'parameter_units', 'output_units'};
   for k = 1:numel(tables)
     if isfield(r.model, tables{k})  % units: files from models that give them
-      r.model.(tables{k}) = to_cellstr(r.model.(tables{k}));
+      r.model.(tables{k}) = lcpsim_cellstr(r.model.(tables{k}));
     end
   end
   m = r.model;
@@ -248,7 +248,7 @@ function s = fix_octave(s, prefix)
       % [n, a, 3] comes back as 3 x a x n (trailing singletons dropped): reverse it.
       s.(names{i}) = permute(x, [3 2 1]);
     elseif ischar(x)
-      s.(names{i}) = strip_nul(x);
+      s.(names{i}) = lcpsim_strip_nul(x);
     elseif ~isscalar(x)
       s.(names{i}) = x.';
     end
@@ -298,32 +298,9 @@ function x = matlab_string(x, d)
       x = cellstr(x.');
     end
   end
-  x = cellfun(@strip_nul, x(:), 'UniformOutput', false);
+  x = cellfun(@lcpsim_strip_nul, x(:), 'UniformOutput', false);
   if strcmp(d.Dataspace.Type, 'scalar')
     x = x{1};
-  end
-end
-
-% Removes the NUL terminator and anything after it (fixed-length string padding).
-function s = strip_nul(s)
-  if ischar(s) && size(s, 1) <= 1
-    k = find(s == char(0), 1);
-    if ~isempty(k)
-      s = s(1:k-1);
-    end
-  end
-end
-
-% A char matrix (one string per row) or cell to a cell column of trimmed strings.
-function c = to_cellstr(x)
-  if iscell(x)
-    c = cellfun(@(s) deblank(strip_nul(s)), x(:), 'UniformOutput', false);
-  elseif isempty(x)
-    c = cell(0, 1);
-  else
-    x(x == char(0)) = ' ';
-    c = cellstr(x);
-    c = c(:);
   end
 end
 
