@@ -224,29 +224,24 @@ static void test_specs(void **state) {
   assert_true(s.opt.islands == 1 && !s.dense);
   assert_int_equal(spec("lemke[islands=1,max_iter=50]", &s, NULL), 0);
   assert_true(s.opt.islands == 1 && s.opt.max_iter == 50 && s.dense);
-  assert_int_equal(spec("lemke[omega=1.2]", &s,
-                        "solver spec 'lemke[omega=1.2]': omega is an option of pgs only; "
-                        "lemke does not use it"), -1);
-  assert_int_equal(spec("siconos:psor[threads=2]", &s,
-                        "solver spec 'siconos:psor[threads=2]': threads is an option of pgs "
-                        "only; siconos:psor does not use it"), -1);
-  assert_int_equal(spec("pgs[sparse_limit=10]", &s,
-                        "solver spec 'pgs[sparse_limit=10]': sparse_limit is an option of "
-                        "newton only; pgs does not use it"), -1);
-  assert_int_equal(spec("pgs[islands=1]", &s,
-                        "solver spec 'pgs[islands=1]': islands is an option of lemke, newton "
-                        "and lemke_sparse only; pgs does not use it"), -1);
-  assert_int_equal(spec("pgs[max_iter=10,sweeps=5]", &s,
-                        "solver spec 'pgs[max_iter=10,sweeps=5]': max_iter=10 and sweeps=5 "
-                        "are two iteration budgets: give one (sweeps=K is max_iter=K with tol "
-                        "0)"), -1);
-  assert_int_equal(spec("pgs[sweeps=5,tol=1e-8]", &s,
-                        "solver spec 'pgs[sweeps=5,tol=1e-8]': tol=1e-8 and sweeps=5 "
-                        "conflict: sweeps=K runs a fixed budget with tol 0 (give max_iter=K "
-                        "for a budget with a tolerance)"), -1);
-  assert_int_equal(spec("pgs[omega=1.2,omega=1.5]", &s,
-                        "solver spec 'pgs[omega=1.2,omega=1.5]': omega is given twice (1.2 "
-                        "and 1.5)"), -1);
+  /* Refused, each with its message. */
+  static const char *const refused[][2] = {
+      {"lemke[omega=1.2]", "omega is an option of pgs only; lemke does not use it"},
+      {"siconos:psor[threads=2]", "threads is an option of pgs only; siconos:psor does not use it"},
+      {"pgs[sparse_limit=10]", "sparse_limit is an option of newton only; pgs does not use it"},
+      {"pgs[islands=1]", "islands is an option of lemke, newton and lemke_sparse only; pgs does "
+                         "not use it"},
+      {"pgs[max_iter=10,sweeps=5]", "max_iter=10 and sweeps=5 are two iteration budgets: give "
+                                    "one (sweeps=K is max_iter=K with tol 0)"},
+      {"pgs[sweeps=5,tol=1e-8]", "tol=1e-8 and sweeps=5 conflict: sweeps=K runs a fixed budget "
+                                 "with tol 0 (give max_iter=K for a budget with a tolerance)"},
+      {"pgs[omega=1.2,omega=1.5]", "omega is given twice (1.2 and 1.5)"},
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
+    char want[512];
+    snprintf(want, sizeof want, "solver spec '%s': %s", refused[k][0], refused[k][1]);
+    assert_int_equal(spec(refused[k][0], &s, want), -1);
+  }
 }
 
 /* Raises the stop flag (as SIGTERM's handler would) when problem 5 begins. */
