@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include "scene/outfile.h"
+#include "scene/record.h"
 
 #define LSIM_HYBRID_FORMAT_VERSION 1
 #define LSIM_HREC_FLUSH_ROWS 4096     /* samples or transitions appended before a flush */
@@ -303,8 +304,11 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
     free(h);
     return -1;
   }
-  H5E_BEGIN_TRY { h->w.file = H5Fcreate(h->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT); }
+  /* Metadata written at flushes only (scene/record.h): a killed run's file reads whole. */
+  const hid_t fapl = (hid_t)lsim_record_fapl();
+  H5E_BEGIN_TRY { h->w.file = H5Fcreate(h->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
   H5E_END_TRY;
+  if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (h->w.file < 0) {
     snprintf(err, errlen, "%s: cannot create the file", h->out.partial);
     lsim_outfile_discard(&h->out);

@@ -292,8 +292,12 @@ static int flush_all(LsimRecord *r) {
   /* HDF5's cached metadata (dataset extents, chunk indexes) goes to the file too, so
      the file as of this flush is whole if the process dies before the next. */
   clock_gettime(CLOCK_MONOTONIC, &r->flushed);
-  if (r->file >= 0 && H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
-    return fail(r, LSIM_IO_ERROR, "cannot flush the file");
+  if (r->file >= 0 && H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0) {
+    /* (rows may reach the disk only here, from HDF5's caches: the step is named) */
+    char what[96];
+    snprintf(what, sizeof what, "cannot flush the file at step %d", r->steps);
+    return fail(r, LSIM_IO_ERROR, what);
+  }
   return 0;
 }
 
@@ -517,6 +521,37 @@ static void write_constraint_header(LsimRecord *r, const LsimModel *model) {
   free(types);
 }
 
+/* The file access of a record (record.h). Two things keep a killed run's file whole:
+ * - HDF5's metadata cache keeps its dirty entries (dataset extents, chunk indexes) until
+ *   H5Fflush instead of evicting them at any time, so the file's metadata changes only
+ *   inside a flush;
+ * - inside a flush the superblock, with the end of allocated space (EOA), is written last,
+ *   after chunk indexes that may point to space allocated since the last flush. Space is
+ *   taken in blocks of 1 MB for metadata and for raw data (HDF5's default: 2 kB), so the
+ *   EOA a flush writes already covers what the next flushes allocate, but for the flush
+ *   that starts a new block.
+ * Measured on a fast event-driven run (a flush every few ms) killed with SIGKILL at random
+ * times: 7 of 60 partial files did not read whole before ("addr overflow": a chunk past
+ * the EOA), 2 of 40 with the first change alone, 1 of 160 with both and 256 kB blocks, 0
+ * of 100 with 1 MB. The price: up to about 1 MB of allocated space a file leaves unused
+ * (a 20-step pile_10 run: 431 kB -> 1.4 MB). */
+int64_t lsim_record_fapl(void) {
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (fapl < 0) return H5P_DEFAULT;
+  H5AC_cache_config_t mdc;
+  memset(&mdc, 0, sizeof mdc);
+  mdc.version = H5AC__CURR_CACHE_CONFIG_VERSION;
+  if (H5Pget_mdc_config(fapl, &mdc) < 0) return fapl;
+  mdc.evictions_enabled = 0; /* which needs the cache's automatic resizing off */
+  mdc.incr_mode = H5C_incr__off;
+  mdc.flash_incr_mode = H5C_flash_incr__off;
+  mdc.decr_mode = H5C_decr__off;
+  H5Pset_mdc_config(fapl, &mdc);
+  H5Pset_meta_block_size(fapl, 1 << 20);
+  H5Pset_small_data_block_size(fapl, 1 << 20);
+  return fapl;
+}
+
 int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
                      const LsimState *initial, const char *scene_text,
                      const char *solver_name, char *err, size_t errlen) {
@@ -564,7 +599,9 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     destroy(r);
     return orc;
   }
-  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  const hid_t fapl = (hid_t)lsim_record_fapl();
+  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (r->file < 0) {
     char what[4400];
     snprintf(what, sizeof what, "cannot create HDF5 file %s", r->out.partial);

@@ -19,6 +19,12 @@
 
 typedef struct LsimRecord LsimRecord;
 
+/* The file access list of files written in flushes (this record, hybrid records, compare
+ * files): HDF5's metadata reaches the file only at H5Fflush, so a process killed between
+ * flushes leaves the file of the last one. The caller closes it (H5Pclose) unless it is
+ * H5P_DEFAULT (returned when it cannot be made). An hid_t. */
+int64_t lsim_record_fapl(void);
+
 /* Opens path (temporarily as PATH.<pid>.partial; a directory, FIFO, socket or block
  * device as path is refused, a character device written through: scene/outfile.h) and
  * writes the run's header: version,
