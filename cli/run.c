@@ -410,7 +410,8 @@ int lsim_cli_run(int argc, char **argv) {
   long events = 0;
   if (!exit_code && event_driven) {
     LsimEventOptions eo = lsim_event_options_for_model(&model);
-    eo.stop = &lsim_cli_interrupted; /* SIGINT / SIGTERM: the run ends at once, at its last sample */
+    /* SIGINT / SIGTERM: the run ends at once, at its last sample */
+    eo.stop = &lsim_cli_interrupted;
     lsim_cli_catch_interrupts(1);
     const int erc =
         lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);

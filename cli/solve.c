@@ -345,7 +345,8 @@ int lsim_cli_solve(int argc, char **argv) {
       int solved = 1;
       for (int i = 0; i < lcp.n; ++i) solved &= !isnan(zj[i]);
       if (solved)
-        printf("distance to stored %s: %.3e\n", dumped.labels[j], lsim_quality_distance(lcp.n, z, zj));
+        printf("distance to stored %s: %.3e\n", dumped.labels[j],
+               lsim_quality_distance(lcp.n, z, zj));
       else
         printf("distance to stored %s: none (not solved on this step)\n", dumped.labels[j]);
     }

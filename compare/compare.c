@@ -787,8 +787,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   t.N = done;
   if (traj && stop_sig) {
     char why[128];
-    snprintf(why, sizeof why, "%s after step %d of %d", stop_sig == SIGTERM ? "SIGTERM" : "SIGINT",
-             done, N);
+    lsim_compare_end_reason(why, sizeof why, done, N, stop_sig, "step");
     lsim_record_set_end(traj, LSIM_RUN_INTERRUPTED, why);
   }
 

@@ -146,11 +146,18 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   for (int j = 0; j < 6; ++j) free(iv[j]);
 }
 
-void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what) {
-  char reason[128] = "";
+void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
+                             const char *what) {
   if (stop)
-    snprintf(reason, sizeof reason, "%s after %s %d of %d", stop == SIGTERM ? "SIGTERM" : "SIGINT",
-             what, done, asked);
+    snprintf(buf, len, "%s after %s %d of %d", stop == SIGTERM ? "SIGTERM" : "SIGINT", what,
+             done, asked);
+  else if (len)
+    buf[0] = '\0';
+}
+
+void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what) {
+  char reason[128];
+  lsim_compare_end_reason(reason, sizeof reason, done, asked, stop, what);
   lsim_compare_w_str(o, "/summary/run_end", stop ? "interrupted" : "completed", 0, -1);
   lsim_compare_w_int(o, "/summary/run_end_step", done);
   lsim_compare_w_str(o, "/summary/run_end_reason", reason, 0, -1);

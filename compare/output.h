@@ -36,6 +36,9 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
  * problems done (the rows), /summary/run_end_reason "SIGINT after step K of N" (what names
  * a problem: "step" or "problem"), empty when completed. */
 void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what);
+/* That reason, "SIGINT after step K of N", into buf (empty when stop is 0). */
+void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
+                             const char *what);
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */

@@ -47,7 +47,8 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
   s->group = calloc(n, sizeof(int));
   s->group_min = calloc(n, sizeof(int));
   s->sleep_q = calloc((size_t)m->nq + 1, sizeof(double));
-  if (!s->asleep || !s->mark || !s->held || !s->rest_steps || !s->group || !s->group_min || !s->sleep_q)
+  if (!s->asleep || !s->mark || !s->held || !s->rest_steps || !s->group || !s->group_min ||
+      !s->sleep_q)
     return LSIM_OUT_OF_MEMORY;
   /* Steps at rest before sleeping: time / h, rounded up (a tolerance keeps 0.5 / 0.01 at
      50 despite its rounding). */
@@ -57,7 +58,8 @@ int lsim_sleep_init(LsimStepper *s, const LsimModel *m) {
 }
 
 void lsim_sleep_free(LsimStepper *s) {
-  free(s->asleep), free(s->mark), free(s->held), free(s->rest_steps), free(s->group), free(s->group_min);
+  free(s->asleep), free(s->mark), free(s->held), free(s->rest_steps), free(s->group);
+  free(s->group_min);
   free(s->sleep_q);
   s->sleep_q = NULL;
   free(s->cache_id), free(s->cache_body), free(s->cache_var), free(s->cache_nvar);

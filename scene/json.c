@@ -504,7 +504,8 @@ int lsim_parse_check_range(LsimParseCtx *c, const char *opath, const char *key, 
   char p[PATH_CAP];
   lsim_json_path_key(p, opath, key);
   if (kind == GT0 && v > 0)
-    return lsim_parse_fail(c, p, 0, "must be > 0 and at least %g (the smallest normal number), got %g",
+    return lsim_parse_fail(c, p, 0,
+                           "must be > 0 and at least %g (the smallest normal number), got %g",
                            DBL_MIN, v);
   return lsim_parse_fail(c, p, 0, "must be %s 0, got %g", kind == GT0 ? ">" : ">=", v);
 }

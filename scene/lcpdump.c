@@ -746,8 +746,10 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   }
   if (p < 0) {
     char near[96] = "";
-    if (below > 0 && above < INT_MAX) snprintf(near, sizeof near, "; the nearest are %d and %d", below, above);
-    else if (below > 0 || above < INT_MAX) snprintf(near, sizeof near, "; the nearest is %d", below > 0 ? below : above);
+    if (below > 0 && above < INT_MAX)
+      snprintf(near, sizeof near, "; the nearest are %d and %d", below, above);
+    else if (below > 0 || above < INT_MAX)
+      snprintf(near, sizeof near, "; the nearest is %d", below > 0 ? below : above);
     if (any_step)
       snprintf(msg, sizeof msg, "%s: step %d has no LCP of series %d", path, step, series);
     else if (np == 0)
