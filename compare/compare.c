@@ -546,10 +546,18 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   int done = N, stop_sig = 0;
   lsim_mpi_share_begin(lcpset ? N : 0, 1);
   int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
+  double flushed = now_seconds();
   for (int k = 0; k < N && !exit_code; ++k) {
     if (stop && *stop) {
       done = k, stop_sig = *stop;
       break;
+    }
+    /* Once a second the file goes to disk (its dumped LCPs so far): a killed comparison's
+       partial file then opens with them, as a killed run's does (the tables come at the
+       end). */
+    if (now_seconds() - flushed >= 1.0) {
+      if (lsim_h5_flush(o.file)) o.rc = -1;
+      flushed = now_seconds();
     }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;

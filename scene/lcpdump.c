@@ -12,6 +12,7 @@
 
 #include "lcp/h5check.h"
 #include "lcp/quality.h"
+#include "scene/record.h"
 
 /* ---- HDF5 helpers ---- */
 
@@ -75,12 +76,20 @@ void lsim_h5_no_atexit(void) { H5dont_atexit(); }
 
 int64_t lsim_h5_create(const char *path, char *err, size_t errlen) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  /* Metadata at flushes only (scene/record.h): a killed writer's file reads whole as of
+     its last lsim_h5_flush. */
+  const hid_t fapl = (hid_t)lsim_record_fapl();
+  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (f < 0) set_err(err, errlen, "%s: cannot create the HDF5 file%s", path, "");
   return f < 0 ? LSIM_IO_ERROR : (int64_t)f;
 }
 
 int lsim_h5_close(int64_t file) { return H5Fclose((hid_t)file) < 0 ? LSIM_IO_ERROR : 0; }
+
+int lsim_h5_flush(int64_t file) {
+  return H5Fflush((hid_t)file, H5F_SCOPE_LOCAL) < 0 ? LSIM_IO_ERROR : 0;
+}
 
 /* Writes a dataset of file type ftype from memory type mtype. */
 static int write_typed(hid_t file, const char *name, hid_t mtype, hid_t ftype, int rank,

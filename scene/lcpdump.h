@@ -50,6 +50,11 @@ void lsim_h5_no_atexit(void);
 /* Closes a file from lsim_h5_create. 0 or < 0. */
 int lsim_h5_close(int64_t file);
 
+/* Puts what was written to a file from lsim_h5_create on disk, HDF5's metadata included
+ * (it keeps it until then), so the file reads whole as of now if its writer is killed
+ * before the next flush. 0 or LSIM_IO_ERROR. */
+int lsim_h5_flush(int64_t file);
+
 /* Writes a contiguous dataset name (intermediate groups are created) of the given rank
  * (0: scalar) and C-order dims, from data in native layout of type (int, int64_t,
  * uint64_t, double), stored little endian. 0 or LSIM_IO_ERROR. */

@@ -235,15 +235,33 @@ EOF
   summary="$summary compare/SIG$sig $k steps;"
 done
 # kill -9: the partial file stays; the next comparison of that -o notes it in one line.
+# The comparison flushes its file once a second: killed after 2.5 s of steps, the partial
+# file opens with its header and the LCPs dumped up to its last flush, and lcpsim solve
+# re-solves the first of them (the tables come only at the end).
 f="$out/cmp-k.h5"
 ./lcpsim $cmp_args -o "$f" & p=$!
 part="$f.$p.partial"
 wait_partial "$part"
+sleep 1.5
 kill -9 $p
 wait $p || true
 [ -f "$part" ] && [ ! -e "$f" ] || fail "compare kill -9: expected $part alone"
+k=$($PY - "$part" <<'EOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["file_kind"][()] == b"compare" and "results" not in f
+    steps = f["lcp/step"][()]
+    assert len(steps) >= 1 and steps[0] == 1, steps
+    print(len(steps))
+EOF
+) || fail "compare kill -9: $part does not open with its dumps: $k"
+# (exit 0 solved, 1 not solved: either is a re-solve; 2 would be a file it cannot read)
+rc=0
+./lcpsim solve "$part" --step 1 --solver newton > "$out/ksolve.txt" 2>&1 || rc=$?
+[ "$rc" -le 1 ] && grep -q "^problem .* step 1 series 0" "$out/ksolve.txt" \
+  || fail "compare kill -9: lcpsim solve $part --step 1: exit $rc: $(cat "$out/ksolve.txt")"
 ./lcpsim compare data/two_blocks.json --solvers lemke -o "$f" --quiet 2> "$out/err" || fail "compare rerun failed"
 [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run of this output that did not finish" "$out/err" \
   || fail "compare rerun: $(cat "$out/err")"
 [ -f "$f" ] && [ -f "$part" ] || fail "compare rerun: $f missing or $part removed"
-echo "interrupted_runs:$summary leftover partials noted"
+echo "interrupted_runs:$summary a killed comparison's $k dumped steps read; leftover partials noted"
