@@ -462,4 +462,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # A reader that stops early (| head, | grep -q) ends the command quietly, as for any
+    # Unix tool, not with a BrokenPipeError traceback.
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main(sys.argv[1:]))

@@ -373,6 +373,10 @@ except KeyError:
 print("python loader, tethers and joints: ok")
 PYEOF3
 $PY scripts/lcpsim_load.py "$tmp/tethers.h5" | grep -q "tethers 2: max stretch 0.0625 m"
+# A reader that closes the pipe first (true exits at once): the summary ends quietly, no
+# BrokenPipeError on stderr.
+$PY scripts/lcpsim_load.py "$tmp/tethers.h5" 2> "$tmp/pipe.err" | true
+[ ! -s "$tmp/pipe.err" ] || { echo "FAIL: lcpsim_load.py into a closed pipe: $(cat "$tmp/pipe.err")"; exit 1; }
 octave-cli -H --no-init-file --eval "
 addpath('scripts');
 r = lcpsim_load('$tmp/tethers.h5');
