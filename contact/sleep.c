@@ -322,8 +322,8 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     const int a = m->couplings[k].body[0], b = m->couplings[k].body[1];
     if (awake_dynamic(s, m, a) && awake_dynamic(s, m, b)) unite(s->group, a, b);
   }
-  /* Each group's fewest rest steps (a group not held under gravity: none), then the
-     groups at rest long enough to sleep. */
+  /* Each group's fewest rest steps and whether it is held, then the groups at rest long
+     enough to sleep (under gravity: held ones only). */
   const int gravity = m->gravity[0] != 0.0 || m->gravity[1] != 0.0 || m->gravity[2] != 0.0;
   for (int i = 0; i < m->nbodies; ++i)
     if (awake_dynamic(s, m, i)) s->group_min[i] = INT_MAX;
@@ -333,16 +333,11 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st) {
     if (s->rest_steps[i] < s->group_min[r]) s->group_min[r] = s->rest_steps[i];
     s->held[r] |= s->held[i]; /* per root now: some member held */
   }
-  for (int i = 0; i < m->nbodies; ++i) {
-    if (!awake_dynamic(s, m, i)) continue;
-    const int r = find(s->group, i);
-    if (gravity && !s->held[r]) s->group_min[r] = 0;
-  }
   int fell = 0;
   for (int i = 0; i < m->nbodies; ++i) {
     if (!awake_dynamic(s, m, i)) continue;
     const int r = find(s->group, i);
-    if (s->group_min[r] < s->rest_needed) continue;
+    if (s->group_min[r] < s->rest_needed || (gravity && !s->held[r])) continue;
     ++fell;
     s->group[i] = r; /* the group a wake-up names */
     s->asleep[i] = 1;
