@@ -18,8 +18,8 @@
  *     (the face of the other box most anti-parallel to the reference normal) is clipped
  *     against the four
  *     side planes of the reference face (Sutherland-Hodgman) and the clipped vertices
- *     below the reference face within margin are kept, reduced to 4 (the deepest, the
- *     farthest from it, then the largest triangle areas on either side). Edge-edge
+ *     below the reference face within margin are kept, reduced to 4 (the largest hull
+ *     among the 4-point sets that hold one of the deepest points). Edge-edge
  *     contact gives the one point between the two support edges.
  *   - Box-box, 2-D: the same over the 4 face normals, the incident edge clipped against
  *     the reference face's two side lines, at most 2 points (Catto, Box2D Lite, 2006).

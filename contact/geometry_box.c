@@ -6,64 +6,75 @@
  */
 #include "contact/geometry_private.h"
 
-/* Keeps at most 4 of the manifold's points: the deepest, the farthest from it, the
- * largest triangle on one side of their line and the largest on the other (or the one
- * adding the most area when all lie on one side). Kept points keep their order. */
+/* Twice the area of the convex hull of four points projected on the plane normal to nrm:
+ * the largest of the three quadrilaterals' shoelace areas and the four triangles' (a
+ * point inside the triangle of the other three makes that triangle the hull). */
+static double hull4_area2(const LsimContactPoint *p, const int k[4], const double nrm[3]) {
+  static const int quad[3][4] = {{0, 1, 2, 3}, {0, 1, 3, 2}, {0, 2, 1, 3}};
+  double best = 0.0;
+  for (int o = 0; o < 3; ++o) {
+    /* Shoelace as the sum of the fan's signed triangles from the first vertex. */
+    double s = 0.0;
+    for (int t = 1; t < 3; ++t) {
+      double e1[3], e2[3], c[3];
+      lsim_v3_sub(e1, p[k[quad[o][t]]].point, p[k[quad[o][0]]].point);
+      lsim_v3_sub(e2, p[k[quad[o][t + 1]]].point, p[k[quad[o][0]]].point);
+      lsim_v3_cross(c, e1, e2);
+      s += lsim_v3_dot(c, nrm);
+    }
+    best = fmax(best, fabs(s));
+  }
+  for (int skip = 0; skip < 4; ++skip) {
+    int a = skip == 0 ? 1 : 0, b = skip <= 1 ? 2 : 1, c3 = skip <= 2 ? 3 : 2;
+    double e1[3], e2[3], c[3];
+    lsim_v3_sub(e1, p[k[b]].point, p[k[a]].point);
+    lsim_v3_sub(e2, p[k[c3]].point, p[k[a]].point);
+    lsim_v3_cross(c, e1, e2);
+    best = fmax(best, fabs(lsim_v3_dot(c, nrm)));
+  }
+  return best;
+}
+
+/* Keeps at most 4 of the manifold's points: the four whose convex hull (in the contact
+ * plane) has the largest area among the sets that hold one of the deepest points (gap
+ * within 1e-3 of the manifold's diameter of the smallest: a tilt of a milliradian across
+ * it). The points of a clipped face lie on one plane, so the gap is affine over them and
+ * a dropped point inside the kept hull is held by the kept ones; the hull loses least of
+ * the support polygon. The deepest alone, forced in, could drop a support corner for a
+ * mid-edge clip point 1e-7 m deeper, leaving a corner unheld for a step (it then sank
+ * 1e-4 m and was pushed out, gaining energy). Ties keep the first set in lexicographic
+ * order, so the result is a pure function of the points' order. Kept points keep their
+ * order. */
 void lsim_geom_reduce4(Manifold *m) {
   if (m->n <= 4) return;
   const LsimContactPoint *p = m->p;
   const double *nrm = p[0].normal;
-  int keep[4] = {0, -1, -1, -1};
-  /* Deepest. */
-  for (int i = 1; i < m->n; ++i)
-    if (p[i].gap < p[keep[0]].gap) keep[0] = i;
-  /* Farthest from it. */
-  double best = -1.0;
-  for (int i = 0; i < m->n; ++i) {
-    const double d2 = lsim_v3_dist2(p[i].point, p[keep[0]].point);
-    if (i != keep[0] && d2 > best) best = d2, keep[1] = i;
+  const int n = m->n;
+  /* The deepest class: gap within tol of the smallest. */
+  double gmin = p[0].gap, diam2 = 0.0;
+  for (int i = 0; i < n; ++i) {
+    gmin = fmin(gmin, p[i].gap);
+    for (int j = i + 1; j < n; ++j) diam2 = fmax(diam2, lsim_v3_dist2(p[i].point, p[j].point));
   }
-  /* Signed triangle areas against the line keep[0]-keep[1]. */
-  double area[LSIM_MAX_MANIFOLD], e01[3];
-  lsim_v3_sub(e01, p[keep[1]].point, p[keep[0]].point);
-  for (int i = 0; i < m->n; ++i) {
-    double e[3], c[3];
-    lsim_v3_sub(e, p[i].point, p[keep[0]].point);
-    lsim_v3_cross(c, e01, e);
-    area[i] = lsim_v3_dot(c, nrm);
-  }
-  best = -1.0;
-  for (int i = 0; i < m->n; ++i)
-    if (i != keep[0] && i != keep[1] && fabs(area[i]) > best) best = fabs(area[i]), keep[2] = i;
-  /* The largest on the other side, else the one farthest from the chosen triangle's
-     sides. */
-  const double side = sgn(area[keep[2]]);
-  best = 0.0;
-  for (int i = 0; i < m->n; ++i)
-    if (i != keep[0] && i != keep[1] && i != keep[2] && -side * area[i] > best)
-      best = -side * area[i], keep[3] = i;
-  if (keep[3] < 0) {
-    best = -1.0;
-    for (int i = 0; i < m->n; ++i) {
-      if (i == keep[0] || i == keep[1] || i == keep[2]) continue;
-      double extra = 0.0;
-      for (int s = 0; s < 2; ++s) {
-        double e1[3], e2[3], c[3];
-        lsim_v3_sub(e1, p[keep[s]].point, p[keep[2]].point);
-        lsim_v3_sub(e2, p[i].point, p[keep[2]].point);
-        lsim_v3_cross(c, e1, e2);
-        extra = fmax(extra, fabs(lsim_v3_dot(c, nrm)));
-      }
-      if (extra > best) best = extra, keep[3] = i;
-    }
-  }
-  /* Compact in the original order. */
+  const double tol = 1e-3 * sqrt(diam2);
+  int deep[LSIM_MAX_MANIFOLD];
+  for (int i = 0; i < n; ++i) deep[i] = p[i].gap <= gmin + tol;
+  /* Every 4-subset (n <= 8: at most 70) with a deepest point; the largest hull. */
+  int best[4] = {0, 1, 2, 3}, k[4];
+  double best_area = -1.0;
+  for (k[0] = 0; k[0] < n; ++k[0])
+    for (k[1] = k[0] + 1; k[1] < n; ++k[1])
+      for (k[2] = k[1] + 1; k[2] < n; ++k[2])
+        for (k[3] = k[2] + 1; k[3] < n; ++k[3]) {
+          if (!(deep[k[0]] || deep[k[1]] || deep[k[2]] || deep[k[3]])) continue;
+          const double a = hull4_area2(p, k, nrm);
+          if (a > best_area) best_area = a, memcpy(best, k, sizeof best);
+        }
+  /* Compact in the original order (best is increasing). */
   LsimContactPoint out[4];
-  int k = 0;
-  for (int i = 0; i < m->n; ++i)
-    if (i == keep[0] || i == keep[1] || i == keep[2] || i == keep[3]) out[k++] = p[i];
-  memcpy(m->p, out, (size_t)k * sizeof out[0]);
-  m->n = k;
+  for (int i = 0; i < 4; ++i) out[i] = p[best[i]];
+  memcpy(m->p, out, sizeof out);
+  m->n = 4;
 }
 
 /* ---- Box pairs ------------------------------------------------------------------ */

@@ -47,7 +47,7 @@ void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B);
 
 /* Keeps at most 4 of the manifold's points (geometry_box.c; plane-box and box-box faces):
- * the deepest, the farthest from it, the largest triangles on either side. */
+ * the four with the largest hull among the sets holding one of the deepest points. */
 void lsim_geom_reduce4(Manifold *m);
 
 static inline double sgn(double x) { return x >= 0.0 ? 1.0 : -1.0; }
