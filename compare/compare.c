@@ -387,6 +387,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   LsimCompareSummary *sm = calloc((size_t)P + 1, sizeof *sm);
   LsimCompareTable t;
   memset(&t, 0, sizeof t);
+  LsimCompareRows rows; /* t's datasets, grown as problems are done */
+  memset(&rows, 0, sizeof rows);
   int exit_code = 0;
   LsimStepper *driver = NULL;
   LsimCompareScratch sc = {NULL, 0};
@@ -518,6 +520,9 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
                           independent ? reference_series : 0, err, sizeof err))
       o.rc = -1;
   }
+  lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts,
+                            reference_series);
+  lsim_compare_rows_open(&rows, &o, P, independent);
   if (o.rc) {
     snprintf(msg, msglen, "%s: cannot write the header", partial);
     exit_code = 2;
@@ -552,10 +557,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       done = k, stop_sig = *stop;
       break;
     }
-    /* Once a second the file goes to disk (its dumped LCPs so far): a killed comparison's
-       partial file then opens with them, as a killed run's does (the tables come at the
-       end). */
+    /* Once a second the file goes to disk with the tables' rows of the problems done and
+       the dumped LCPs so far: a killed comparison's partial file then opens with them, as
+       a killed run's does (the summary comes at the end). Under MPI the rows are
+       gathered at the end only. */
     if (now_seconds() - flushed >= 1.0) {
+      if (lsim_mpi_size() == 1) lsim_compare_rows_append(&rows, &o, &t, k);
       if (lsim_h5_flush(o.file)) o.rc = -1;
       flushed = now_seconds();
     }
@@ -808,8 +815,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   if (!exit_code) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
-    lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts,
-                               reference_series, independent);
+    lsim_compare_write_results(&o, &rows, &t, sm, independent);
     lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
     lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step");
   }
@@ -842,6 +848,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     }
     unlink(traj_path);
   }
+  lsim_compare_rows_close(&rows);
   if (lsim_h5_close(o.file) && !exit_code) {
     snprintf(msg, msglen, "%s: cannot close the file", partial);
     exit_code = 2;
@@ -874,6 +881,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
 
 cleanup:
+  lsim_compare_rows_close(&rows);
   for (int s = 0; s < P; ++s) {
     if (ctx) lsim_solver_free(ctx[s]);
     if (steppers) lsim_stepper_free(steppers[s]);

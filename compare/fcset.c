@@ -322,7 +322,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         lsim_compare_w_arr(&o, "/problem_contacts", LSIM_H5_I32, 1, (uint64_t)done, 0, ncs);
       }
       free(pn), free(dims), free(ncs);
-      lsim_compare_write_results(&o, &t, sm, specs, nspecs, labels, ser_solver, starts, 0, 0);
+      lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts, 0);
+      lsim_compare_write_results(&o, NULL, &t, sm, 0);
       lsim_compare_w_arr(&o, "/results/dual_cone", LSIM_H5_F64, 2, (uint64_t)done, (uint64_t)P,
                          dual);
       lsim_compare_w_arr(&o, "/results/cone_directions", LSIM_H5_I32, 2, (uint64_t)done,

@@ -25,19 +25,101 @@ void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, 
   if (!o->rc) o->rc = lsim_h5_write_strings(o->file, name, first, stride, count);
 }
 
-/* Writes the tables, the solver and series descriptions and the summary. */
-void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
-                                const LsimCompareSummary *sm, const LsimCompareSpec *specs,
-                                int nspecs, char (*labels)[128], const int *ser_solver,
-                                char (*ser_start)[8], int reference_series, int independent) {
-  const uint64_t N = (uint64_t)t->N, P = (uint64_t)t->P, S = (uint64_t)nspecs;
-  lsim_compare_w_arr(o, "/step", LSIM_H5_I32, 1, N, 0, t->step);
-  lsim_compare_w_arr(o, "/time", LSIM_H5_F64, 1, N, 0, t->time);
-  lsim_compare_w_arr(o, "/problem_hash", LSIM_H5_U64, 1, N, 0, t->problem_hash);
-  lsim_compare_w_arr(o, "/problem_size", LSIM_H5_I32, 1, N, 0, t->problem_size);
-  lsim_compare_w_arr(o, "/problem_dense_hash", LSIM_H5_U64, 1, N, 0, t->problem_dense_hash);
+/* ---- The per-problem tables, by rows ---- */
 
-  /* Solvers and series. */
+/* Each table: its dataset, type, shape ([N] or [N, P]; energies [N + 1, P]) and whether
+ * only independent mode has it. */
+typedef struct RowSet {
+  const char *name;
+  LsimH5Type type;
+  int per_series, energy, independent_only;
+} RowSet;
+
+static const RowSet kRowSets[LSIM_COMPARE_ROW_SETS] = {
+    {"/step", LSIM_H5_I32, 0, 0, 0},
+    {"/time", LSIM_H5_F64, 0, 0, 0},
+    {"/problem_hash", LSIM_H5_U64, 0, 0, 0},
+    {"/problem_size", LSIM_H5_I32, 0, 0, 0},
+    {"/problem_dense_hash", LSIM_H5_U64, 0, 0, 0},
+    {"/results/status", LSIM_H5_I32, 1, 0, 0},
+    {"/results/success", LSIM_H5_I32, 1, 0, 0},
+    {"/results/iterations", LSIM_H5_I32, 1, 0, 0},
+    {"/results/warm_started", LSIM_H5_I32, 1, 0, 0},
+    {"/results/lcp_size", LSIM_H5_I32, 1, 0, 0},
+    {"/results/sliding_contacts", LSIM_H5_I32, 1, 0, 0},
+    {"/results/skipped", LSIM_H5_I32, 1, 0, 0},
+    {"/results/hash", LSIM_H5_U64, 1, 0, 0},
+    {"/results/wall_time", LSIM_H5_F64, 1, 0, 0},
+    {"/results/wall_time_spread", LSIM_H5_F64, 1, 0, 0},
+    {"/results/residual", LSIM_H5_F64, 1, 0, 0},
+    {"/results/relative_residual", LSIM_H5_F64, 1, 0, 0},
+    {"/results/complementarity", LSIM_H5_F64, 1, 0, 0},
+    {"/results/signorini", LSIM_H5_F64, 1, 0, 0},
+    {"/results/cone", LSIM_H5_F64, 1, 0, 0},
+    {"/results/dissipation", LSIM_H5_F64, 1, 0, 0},
+    {"/results/distance", LSIM_H5_F64, 1, 0, 0},
+    {"/results/siconos_error", LSIM_H5_F64, 1, 0, 0},
+    {"/divergence/q", LSIM_H5_F64, 1, 0, 1},
+    {"/divergence/v", LSIM_H5_F64, 1, 0, 1},
+    {"/energy/kinetic", LSIM_H5_F64, 1, 1, 1},
+    {"/energy/potential", LSIM_H5_F64, 1, 1, 1},
+};
+
+/* Table i's first element in t (kRowSets' order). */
+static const void *row_data(const LsimCompareTable *t, int i) {
+  const void *d[LSIM_COMPARE_ROW_SETS] = {
+      t->step, t->time, t->problem_hash, t->problem_size, t->problem_dense_hash,
+      t->status, t->success, t->iters, t->warm, t->size, t->nsliding, t->skipped, t->hash,
+      t->wall, t->spread, t->res, t->rel, t->compl_, t->sig, t->cone, t->diss, t->dist,
+      t->sicerr, t->qdiff, t->vdiff, t->ekin, t->epot};
+  return d[i];
+}
+
+void lsim_compare_rows_open(LsimCompareRows *r, LsimCompareOut *o, int P, int independent) {
+  memset(r, 0, sizeof *r);
+  r->P = P;
+  r->independent = independent;
+  for (int i = 0; i < LSIM_COMPARE_ROW_SETS && !o->rc; ++i) {
+    const RowSet *s = &kRowSets[i];
+    if (s->independent_only && !independent) continue;
+    /* Chunks of about 64 kB, at least 16 rows. */
+    const uint64_t width = s->per_series ? (uint64_t)P : 1;
+    const uint64_t chunk = width * 8 >= 4096 ? 16 : 65536 / (width * 8);
+    r->d[i] = lsim_h5_rows_create(o->file, s->name, s->type, s->per_series ? 2 : 1, width, chunk);
+    if (!r->d[i]) o->rc = -1;
+  }
+}
+
+void lsim_compare_rows_append(LsimCompareRows *r, LsimCompareOut *o, const LsimCompareTable *t,
+                              int upto) {
+  for (int i = 0; i < LSIM_COMPARE_ROW_SETS && !o->rc; ++i) {
+    if (!r->d[i]) continue;
+    const RowSet *s = &kRowSets[i];
+    /* Rows wanted: problems [0, upto); energies rows [0, upto] (row 0 the start). */
+    const uint64_t want = s->energy ? (upto > 0 ? (uint64_t)upto + 1 : 0) : (uint64_t)upto;
+    const uint64_t have = lsim_h5_rows_count(r->d[i]);
+    if (want <= have) continue;
+    const uint64_t width = s->per_series ? (uint64_t)r->P : 1;
+    const size_t esize = s->type == LSIM_H5_I32 ? sizeof(int) : 8;
+    const char *base = row_data(t, i);
+    if (lsim_h5_rows_append(r->d[i], base + have * width * esize, want - have)) o->rc = -1;
+  }
+}
+
+void lsim_compare_rows_close(LsimCompareRows *r) {
+  for (int i = 0; i < LSIM_COMPARE_ROW_SETS; ++i) {
+    lsim_h5_rows_close(r->d[i]);
+    r->d[i] = NULL;
+  }
+}
+
+/* ---- The solvers and series (known at the start) ---- */
+
+void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompareSpec *specs,
+                               int nspecs, char (*labels)[128], const int *ser_solver,
+                               char (*ser_start)[8], int reference_series) {
+  const uint64_t P = (uint64_t)nseries, S = (uint64_t)nspecs;
+  /* The solvers (one per spec), then the series (one or two per solver). */
   char (*names)[48] = calloc(S + 1, sizeof *names);
   char (*speclabels)[96] = calloc(S + 1, sizeof *speclabels);
   double *tol = calloc(S + 1, sizeof(double)), *omega = calloc(S + 1, sizeof(double));
@@ -68,40 +150,31 @@ void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
   free(omega);
   free(maxit);
   free(warm);
-  lsim_compare_w_str(o, "/series/label", labels[0], sizeof labels[0], t->P);
+  lsim_compare_w_str(o, "/series/label", labels[0], sizeof labels[0], nseries);
   lsim_compare_w_arr(o, "/series/solver", LSIM_H5_I32, 1, P, 0, ser_solver);
-  lsim_compare_w_str(o, "/series/start", ser_start[0], sizeof ser_start[0], t->P);
+  lsim_compare_w_str(o, "/series/start", ser_start[0], sizeof ser_start[0], nseries);
   int *isref = calloc(P + 1, sizeof(int));
   if (!isref) o->rc = o->rc ? o->rc : -1;
   else if (reference_series >= 0) isref[reference_series] = 1;
   lsim_compare_w_arr(o, "/series/is_reference", LSIM_H5_I32, 1, P, 0, isref);
   free(isref);
+}
 
-  /* Per problem and series. */
-  lsim_compare_w_arr(o, "/results/status", LSIM_H5_I32, 2, N, P, t->status);
-  lsim_compare_w_arr(o, "/results/success", LSIM_H5_I32, 2, N, P, t->success);
-  lsim_compare_w_arr(o, "/results/iterations", LSIM_H5_I32, 2, N, P, t->iters);
-  lsim_compare_w_arr(o, "/results/warm_started", LSIM_H5_I32, 2, N, P, t->warm);
-  lsim_compare_w_arr(o, "/results/lcp_size", LSIM_H5_I32, 2, N, P, t->size);
-  lsim_compare_w_arr(o, "/results/sliding_contacts", LSIM_H5_I32, 2, N, P, t->nsliding);
-  lsim_compare_w_arr(o, "/results/skipped", LSIM_H5_I32, 2, N, P, t->skipped);
-  lsim_compare_w_arr(o, "/results/hash", LSIM_H5_U64, 2, N, P, t->hash);
-  lsim_compare_w_arr(o, "/results/wall_time", LSIM_H5_F64, 2, N, P, t->wall);
-  lsim_compare_w_arr(o, "/results/wall_time_spread", LSIM_H5_F64, 2, N, P, t->spread);
-  lsim_compare_w_arr(o, "/results/residual", LSIM_H5_F64, 2, N, P, t->res);
-  lsim_compare_w_arr(o, "/results/relative_residual", LSIM_H5_F64, 2, N, P, t->rel);
-  lsim_compare_w_arr(o, "/results/complementarity", LSIM_H5_F64, 2, N, P, t->compl_);
-  lsim_compare_w_arr(o, "/results/signorini", LSIM_H5_F64, 2, N, P, t->sig);
-  lsim_compare_w_arr(o, "/results/cone", LSIM_H5_F64, 2, N, P, t->cone);
-  lsim_compare_w_arr(o, "/results/dissipation", LSIM_H5_F64, 2, N, P, t->diss);
-  lsim_compare_w_arr(o, "/results/distance", LSIM_H5_F64, 2, N, P, t->dist);
-  lsim_compare_w_arr(o, "/results/siconos_error", LSIM_H5_F64, 2, N, P, t->sicerr);
-  if (independent) {
-    lsim_compare_w_arr(o, "/divergence/q", LSIM_H5_F64, 2, N, P, t->qdiff);
-    lsim_compare_w_arr(o, "/divergence/v", LSIM_H5_F64, 2, N, P, t->vdiff);
-    lsim_compare_w_arr(o, "/energy/kinetic", LSIM_H5_F64, 2, N + 1, P, t->ekin);
-    lsim_compare_w_arr(o, "/energy/potential", LSIM_H5_F64, 2, N + 1, P, t->epot);
+/* ---- The end of a comparison ---- */
+
+void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
+                                const LsimCompareTable *t, const LsimCompareSummary *sm,
+                                int independent) {
+  const uint64_t P = (uint64_t)t->P;
+  /* The tables' rows not yet written (all of them through datasets of our own when the
+     caller streamed none). */
+  LsimCompareRows own;
+  if (!rows) {
+    lsim_compare_rows_open(&own, o, t->P, independent);
+    rows = &own;
   }
+  lsim_compare_rows_append(rows, o, t, t->N);
+  if (rows == &own) lsim_compare_rows_close(&own);
 
   /* Summary per series. */
   double *v[9];

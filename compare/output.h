@@ -25,11 +25,34 @@ void lsim_compare_w_dbl(LsimCompareOut *o, const char *name, double v);
 void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, size_t stride,
                         int count);
 
-/* Writes the tables, the solver and series descriptions and the summary. */
-void lsim_compare_write_results(LsimCompareOut *o, const LsimCompareTable *t,
-                                const LsimCompareSummary *sm, const LsimCompareSpec *specs,
-                                int nspecs, char (*labels)[128], const int *ser_solver,
-                                char (*ser_start)[8], int reference_series, int independent);
+/* The per-problem tables (/step, /time, the /problem_ hashes and sizes, the /results
+ * group; independent mode also the /divergence and /energy groups, energies N + 1 rows) as
+ * datasets that grow by rows, so that a file
+ * flushed during a comparison opens with the rows of the problems done so far. */
+#define LSIM_COMPARE_ROW_SETS 27
+typedef struct LsimCompareRows {
+  LsimH5Rows *d[LSIM_COMPARE_ROW_SETS]; /* NULL: not open (or not in this mode) */
+  int P, independent;
+} LsimCompareRows;
+
+/* Creates the datasets (none written yet) for P series. Sets o->rc on failure. */
+void lsim_compare_rows_open(LsimCompareRows *r, LsimCompareOut *o, int P, int independent);
+/* Appends t's rows up to problem upto (exclusive; the energies up to row upto) that are not
+ * written yet: rows upto - 1 and before must be final. Sets o->rc on failure. */
+void lsim_compare_rows_append(LsimCompareRows *r, LsimCompareOut *o, const LsimCompareTable *t,
+                              int upto);
+void lsim_compare_rows_close(LsimCompareRows *r);
+
+/* Writes the solver and series descriptions (/solvers, /series) of nseries series. */
+void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompareSpec *specs,
+                               int nspecs, char (*labels)[128], const int *ser_solver,
+                               char (*ser_start)[8], int reference_series);
+
+/* Writes the tables' rows up to t->N that rows has not written (rows NULL: all of them,
+ * through datasets of its own) and the summary per series. */
+void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
+                                const LsimCompareTable *t, const LsimCompareSummary *sm,
+                                int independent);
 
 /* How the comparison ended, as run files say it: /summary/run_end "completed" or
  * "interrupted" (stop, the signal that stopped it, nonzero), /summary/run_end_step the

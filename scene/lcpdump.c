@@ -167,8 +167,10 @@ static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int 
     H5Pset_chunk(dcpl, rank, chunk);
     H5Pset_obj_track_times(dcpl, 0);
   }
-  if (space >= 0 && dcpl >= 0)
-    e->d = H5Dcreate2(loc, name, file_type(type), space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+  hid_t lcpl = make_lcpl(); /* a path's groups are created with it */
+  if (space >= 0 && dcpl >= 0 && lcpl >= 0)
+    e->d = H5Dcreate2(loc, name, file_type(type), space, lcpl, dcpl, H5P_DEFAULT);
+  if (lcpl >= 0) H5Pclose(lcpl);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
   return e->d >= 0 ? 0 : LSIM_IO_ERROR;
@@ -206,6 +208,35 @@ static int ext_append(Ext *e, const void *data, hsize_t nrows) {
 static void ext_close(Ext *e) {
   if (e->d >= 0) H5Dclose(e->d);
   e->d = -1;
+}
+
+/* The public face of Ext (lcpdump.h). */
+struct LsimH5Rows {
+  Ext e;
+};
+
+LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type, int rank,
+                                uint64_t cols, uint64_t chunk_rows) {
+  LsimH5Rows *r = malloc(sizeof *r);
+  if (!r) return NULL;
+  if (ext_create(&r->e, (hid_t)file, name, type, rank, cols, chunk_rows ? chunk_rows : 1)) {
+    ext_close(&r->e);
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+int lsim_h5_rows_append(LsimH5Rows *r, const void *data, uint64_t nrows) {
+  return r ? ext_append(&r->e, data, nrows) : LSIM_IO_ERROR;
+}
+
+uint64_t lsim_h5_rows_count(const LsimH5Rows *r) { return r ? r->e.rows : 0; }
+
+void lsim_h5_rows_close(LsimH5Rows *r) {
+  if (!r) return;
+  ext_close(&r->e);
+  free(r);
 }
 
 /* ---- writing a dump ---- */

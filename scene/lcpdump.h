@@ -66,6 +66,21 @@ int lsim_h5_write(int64_t file, const char *name, LsimH5Type type, int rank,
 int lsim_h5_write_strings(int64_t file, const char *name, const char *first, size_t stride,
                           int count);
 
+/* A dataset [rows] (rank 1) or [rows, cols] (rank 2) whose first dimension grows as rows
+ * are appended (chunks of chunk_rows rows; a path's groups are created). So a file
+ * flushed between appends opens with the rows so far. */
+typedef struct LsimH5Rows LsimH5Rows;
+/* NULL when HDF5 refuses the dataset (name taken, file not writable) or memory fails. */
+LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type, int rank,
+                                uint64_t cols, uint64_t chunk_rows);
+/* Appends nrows rows (nrows * cols values in C order, native layout of type).
+ * 0 or LSIM_IO_ERROR (also for r NULL). */
+int lsim_h5_rows_append(LsimH5Rows *r, const void *data, uint64_t nrows);
+/* Rows appended so far (0 for NULL). */
+uint64_t lsim_h5_rows_count(const LsimH5Rows *r);
+/* Closes the dataset; NULL does nothing. */
+void lsim_h5_rows_close(LsimH5Rows *r);
+
 /* ---- writing a dump ---- */
 
 typedef struct LsimLcpDump LsimLcpDump;

@@ -48,13 +48,18 @@ def _group(g):
 
 def load(path):
     """The whole compare file as nested namespaces: /results/status is c.results.status
-    ([problems, series] int32), /series/label is a list of str, scalars are numbers."""
+    ([problems, series] int32), /series/label is a list of str, scalars are numbers.
+    c.partial is True for the partial file of a comparison that was killed: the rows of
+    the problems done up to its last flush, no /summary."""
     import h5py
     with h5py.File(path, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         if kind != "compare":
             raise ValueError(f"{path}: not a compare file (file_kind '{kind}')")
-        return _group(f)
+        c = _group(f)
+    c.partial = not hasattr(c, "summary")
+    c.path = path
+    return c
 
 
 def performance_profile(cost, ok=None, taus=None):
@@ -107,6 +112,10 @@ def series_groups(c):
 def summary_rows(c):
     """Per series: label, problems, success rate, failures, median / worst wall time, median /
     max iterations, median / worst relative residual (the values stored in /summary)."""
+    if getattr(c, "partial", False):
+        rows = len(c.step) if hasattr(c, "step") else 0
+        raise ValueError(f"{getattr(c, 'path', 'the file')}: a comparison killed before its end "
+                         f"({rows} problems written, no /summary); its rows are in c.results")
     s = c.summary
     return [(c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
              int(s.failures[i]), float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
@@ -452,7 +461,11 @@ def main(argv):
     c = load(a.file)
     name = a.name or os.path.splitext(os.path.basename(a.file))[0]
     if a.summary:
-        print(markdown_summary(c))
+        try:
+            print(markdown_summary(c))
+        except ValueError as e:
+            print(f"lcpsim_compare.py: {e}", file=sys.stderr)
+            return 1
     if a.outcomes:
         print(markdown_outcomes(c))
     if not a.no_figures:

@@ -236,8 +236,9 @@ EOF
 done
 # kill -9: the partial file stays; the next comparison of that -o notes it in one line.
 # The comparison flushes its file once a second: killed after 2.5 s of steps, the partial
-# file opens with its header and the LCPs dumped up to its last flush, and lcpsim solve
-# re-solves the first of them (the tables come only at the end).
+# file opens with its header, the series, the tables' rows and the LCPs dumped up to its
+# last flush (as many rows as dumps: every step of the stack has an LCP), no summary;
+# lcpsim solve re-solves the first step, the loaders read the rows.
 f="$out/cmp-k.h5"
 ./lcpsim $cmp_args -o "$f" & p=$!
 part="$f.$p.partial"
@@ -249,9 +250,17 @@ wait $p || true
 k=$($PY - "$part" <<'EOF'
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    assert f["file_kind"][()] == b"compare" and "results" not in f
+    import numpy as np
+    assert f["file_kind"][()] == b"compare" and "summary" not in f
     steps = f["lcp/step"][()]
     assert len(steps) >= 1 and steps[0] == 1, steps
+    rows = f["step"][()]
+    assert (rows == np.arange(1, len(steps) + 1)).all(), (rows, steps)
+    assert f["results/status"].shape == (len(rows), 4), f["results/status"].shape
+    assert [x.decode() for x in f["series/label"][()]][2] == "newton (cold)"
+    assert np.isfinite(f["results/relative_residual"][()]).all()
+    st = f["results/status"][()]
+    assert ((st >= -10) & (st <= 1)).all(), st
     print(len(steps))
 EOF
 ) || fail "compare kill -9: $part does not open with its dumps: $k"
@@ -260,8 +269,20 @@ rc=0
 ./lcpsim solve "$part" --step 1 --solver newton > "$out/ksolve.txt" 2>&1 || rc=$?
 [ "$rc" -le 1 ] && grep -q "^problem .* step 1 series 0" "$out/ksolve.txt" \
   || fail "compare kill -9: lcpsim solve $part --step 1: exit $rc: $(cat "$out/ksolve.txt")"
+# The re-solve (newton, cold: deterministic) reaches the relative residual that the row of
+# step 1 holds for "newton (cold)" (printed to 4 digits: 1e-3 relative).
+rel=$(sed -n 's/^natural residual .*relative to max|q|: \([^)]*\))$/\1/p' "$out/ksolve.txt")
+$PY - "$part" "$rel" <<'EOF' || fail "compare kill -9: row 1 of newton (cold) is not the re-solve's $rel"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    stored = f["results/relative_residual"][0, 2]
+assert abs(stored - float(sys.argv[2])) <= 1e-3 * max(stored, 1e-300), (stored, sys.argv[2])
+EOF
+$PY scripts/lcpsim_compare.py "$part" --summary --no-figures > /dev/null 2> "$out/err" && fail "compare kill -9: --summary of a partial file exited 0"
+grep -q "a comparison killed before its end ($k problems written, no /summary)" "$out/err" \
+  || fail "compare kill -9: lcpsim_compare.py --summary: $(cat "$out/err")"
 ./lcpsim compare data/two_blocks.json --solvers lemke -o "$f" --quiet 2> "$out/err" || fail "compare rerun failed"
 [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run of this output that did not finish" "$out/err" \
   || fail "compare rerun: $(cat "$out/err")"
 [ -f "$f" ] && [ -f "$part" ] || fail "compare rerun: $f missing or $part removed"
-echo "interrupted_runs:$summary a killed comparison's $k dumped steps read; leftover partials noted"
+echo "interrupted_runs:$summary a killed comparison's $k rows and dumped steps read; leftover partials noted"
