@@ -193,6 +193,8 @@ static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int
     buf[0][i].l0 = i == 0 ? 0 : i - 1;
     buf[0][i].l1 = i == 0 ? 3 : i;
   }
+  ClipVert corner[4]; /* the face's corners, kept for the fallback below */
+  memcpy(corner, buf[0], sizeof corner);
   /* Clip against the reference face's four side planes. */
   const double tol = 1e-12 * (1.0 + max2(Rb->h[0], max2(Rb->h[1], Rb->h[2])) +
                               max2(fabs(Rb->c[0]), max2(fabs(Rb->c[1]), fabs(Rb->c[2]))));
@@ -216,6 +218,33 @@ static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int
     const double gap = lsim_v3_dot(e, nR);
     lsim_v3_axpy(x, buf[cur][i].x, -0.5 * gap, nR);
     emit(m, x, normal, gap, base + 8 * buf[cur][i].l0 + buf[cur][i].l1);
+  }
+  /* Nothing left within the margin (the incident face's low corner lies just outside a
+     side plane, and clipping cut away the part of the face in reach): one point at the
+     corner nearest to the reference face's rectangle, with the gap of the deepest corner.
+     That is the face axis's separation, a lower bound of the distance, so the pair is held
+     from the step it comes within reach (without it a falling box passed the corner of a
+     static one and was found 2 cm deep a step later). */
+  if (m->n == 0) {
+    int near = 0;
+    double glow = HUGE_VAL, dnear = HUGE_VAL;
+    for (int i = 0; i < 4; ++i) {
+      double e[3], r[3];
+      lsim_v3_sub(e, corner[i].x, rc);
+      const double g = lsim_v3_dot(e, nR);
+      lsim_v3_sub(r, corner[i].x, Rb->c);
+      double d2 = g * g;
+      for (int t = 1; t <= 2; ++t) {
+        const int a = (k + t) % 3;
+        const double out = fabs(lsim_v3_dot(r, Rb->ax[a])) - Rb->h[a];
+        if (out > 0.0) d2 += out * out;
+      }
+      glow = fmin(glow, g);
+      if (d2 < dnear) dnear = d2, near = i;
+    }
+    double x[3];
+    lsim_v3_axpy(x, corner[near].x, -0.5 * glow, nR);
+    emit(m, x, normal, glow, base + 8 * corner[near].l0 + corner[near].l1);
   }
   lsim_geom_reduce4(m);
 }

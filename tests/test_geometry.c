@@ -938,6 +938,31 @@ static void test_reduce_keeps_support(void **state) {
   print_message("reduce4: worst kept share of the overlap %.4f\n", worst);
 }
 
+/* A face clipped away: a cube of half side 0.1, 0.01 above a box's top face (half extents
+ * 1, 1, 0.5) and 1e-3 beyond its +x side, so that clipping its bottom face against the
+ * side planes leaves nothing. The face axis z separates best (0.01, against 1e-3 along x),
+ * and the pair within the margin (0.05) must still give one point: a corner at x = 1.001,
+ * gap 0.01 (the face separation, a lower bound of the true distance 0.01005), normal +z
+ * (values from a few roundings of O(1) numbers: 1e-12). Before, no point: a box falling
+ * past a corner was found 2 cm deep a step later. */
+static void test_face_clipped_away(void **state) {
+  (void)state;
+  LsimShape big = shape(LSIM_SHAPE_BOX, 0, 1, 1, 0.5), cube = shape(LSIM_SHAPE_BOX, 0, 0.1, 0.1, 0.1);
+  LsimPose o = pose_at(0, 0, 0), p = pose_at(1.101, 0.3, 0.61);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  assert_int_equal(collide(&cube, &p, &big, &o, 3, 0.05, c), 1);
+  assert_true(fabs(c[0].gap - 0.01) <= TOL);
+  assert_normal(&c[0], 0, 0, 1, TOL);
+  assert_true(fabs(c[0].point[0] - 1.001) <= TOL && fabs(c[0].point[2] - 0.505) <= TOL);
+  assert_true(fabs(fabs(c[0].point[1] - 0.3) - 0.1) <= TOL);
+  /* The other order: the same point, the normal flipped. */
+  assert_int_equal(collide(&big, &o, &cube, &p, 3, 0.05, c), 1);
+  assert_true(fabs(c[0].gap - 0.01) <= TOL);
+  assert_normal(&c[0], 0, 0, -1, TOL);
+  /* Beyond the margin: nothing. */
+  assert_int_equal(collide(&cube, &p, &big, &o, 3, 0.005, c), 0);
+}
+
 /* Deep penetrations give sensible normals: a sphere center just inside a box's +x face
  * leaves through +x; a box sunk half into another still gets +z and 4 points; a capsule
  * whose axis crosses another's (segments intersecting) gets a unit normal. */
@@ -1136,7 +1161,7 @@ int main(void) {
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
       cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
       cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
-      cmocka_unit_test(test_reduce_keeps_support),
+      cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
