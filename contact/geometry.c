@@ -179,35 +179,33 @@ static void collide_plane_capsule(Manifold *m, const Placed *A, const Placed *B)
   if (B->h[0] != 0.0) plane_round(m, A->c, plane_normal(A, m->dim), e1, B->r, 1);
 }
 
-/* Plane against a box: its corners (3-D: 8, 2-D: 4), reduced to 4. Only the corners no
- * higher than the 4th deepest (within 1e-3 of the smallest half extent, so that corners at
- * equal height tie) compete in the reduction: a thin box lying flat keeps its 4 bottom
- * corners, never a top corner that the speculative margin (what the step can close)
- * brought within range and that lies farther from the deepest corner (a 4 m x 2 cm rod
- * sliding sideways at 2 m/s was held by one bottom and three top corners and rolled). */
+/* Plane against a box: its corners (3-D: 8, 2-D: 4) within the margin. In 3-D only the
+ * corners of the face turned most towards the plane count (of both faces when two tie
+ * to 1e-9, as for a cube balanced on an edge): that face holds the deepest corner, and a
+ * thin box keeps its bottom corners, never a top corner that the speculative margin (what
+ * the step can close) brought within reach (a 4 m x 2 cm rod sliding sideways at 2 m/s was
+ * held by one bottom and three top corners and rolled; a 2 m x 1 cm plate tipping onto
+ * the ground, kept by its 4 deepest corners, had both corners of its low end and none of
+ * its high end, which sank 2.5 cm and bounced). Then reduced to 4. */
 static void collide_plane_box(Manifold *m, const Placed *A, const Placed *B) {
   const int ncorners = m->dim == 2 ? 4 : 8;
+  const double *nrm = plane_normal(A, m->dim);
+  /* The faces turned towards the plane: axis k, on the side where a corner's bit k is
+     set (l_k < 0) when a_k points along the normal. */
+  int face_axis[3], nfaces = 0;
+  double dots[3], best = 0.0;
+  for (int k = 0; k < 3; ++k) dots[k] = lsim_v3_dot(nrm, B->ax[k]), best = fmax(best, fabs(dots[k]));
+  for (int k = 0; k < 3; ++k)
+    if (fabs(dots[k]) >= best * (1.0 - 1e-9)) face_axis[nfaces++] = k;
   for (int i = 0; i < ncorners; ++i) {
+    int on_face = m->dim == 2;
+    for (int f = 0; f < nfaces && !on_face; ++f)
+      on_face = (((i >> face_axis[f]) & 1) != 0) == (dots[face_axis[f]] > 0.0);
+    if (!on_face) continue;
     double l[3], x[3];
     for (int k = 0; k < 3; ++k) l[k] = ((i >> k) & 1) ? -B->h[k] : B->h[k];
     to_world(x, B, l);
-    plane_round(m, A->c, plane_normal(A, m->dim), x, 0.0, i);
-  }
-  if (m->n > 4) {
-    /* The 4th smallest gap (n <= 8: count the points below each). */
-    double g4 = INFINITY;
-    for (int i = 0; i < m->n; ++i) {
-      int below = 0;
-      for (int j = 0; j < m->n; ++j)
-        below += m->p[j].gap < m->p[i].gap || (m->p[j].gap == m->p[i].gap && j < i);
-      if (below == 3) g4 = m->p[i].gap;
-    }
-    double hmin = fmin(B->h[0], B->h[1]);
-    if (m->dim == 3) hmin = fmin(hmin, B->h[2]);
-    int k = 0;
-    for (int i = 0; i < m->n; ++i)
-      if (m->p[i].gap <= g4 + 1e-3 * hmin) m->p[k++] = m->p[i];
-    m->n = k;
+    plane_round(m, A->c, nrm, x, 0.0, i);
   }
   lsim_geom_reduce4(m);
 }

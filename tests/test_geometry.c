@@ -219,6 +219,30 @@ static void test_box_plane_thin(void **state) {
   assert_true(edge >= 1);
   assert_true(left >= 1);
   assert_true(right >= 1);
+  /* A plate (1, 0.2, 0.005) tipped by 0.2 about y, its low edge 0.001 above the ground,
+     everything within reach (margin 0.5): the 4 corners of its bottom face (local -z), two
+     at each end, gaps their heights (0.001 and 0.001 + 2 sin 0.2 cos-projected: computed
+     here by rotating the corners); the 4 deepest corners would be the low end's top and
+     bottom ones, leaving the high end unheld. */
+  LsimShape plate = shape(LSIM_SHAPE_BOX, 0, 1.0, 0.2, 0.005);
+  pb = pose_aa(0, 0, 0, 0, 1, 0, 0.2);
+  double zc[8], zmin = HUGE_VAL;
+  for (int i = 0; i < 8; ++i) {
+    const double l[3] = {(i & 1) ? -1.0 : 1.0, (i & 2) ? -0.2 : 0.2, (i & 4) ? -0.005 : 0.005};
+    double w[3];
+    lsim_quat_rotate(w, pb.q, l);
+    zc[i] = w[2], zmin = fmin(zmin, w[2]);
+  }
+  pb.p[2] = 0.001 - zmin;
+  n = collide(&plate, &pb, &plane, &pp, 3, 0.5, c);
+  assert_int_equal(n, 4);
+  ends = 0;
+  for (int i = 0; i < n; ++i) {
+    assert_int_equal(c[i].feature & 4, 4);
+    assert_true(fabs(c[i].gap - (pb.p[2] + zc[c[i].feature])) <= TOL);
+    ends += (c[i].feature & 1) != 0;
+  }
+  assert_int_equal(ends, 2);
 }
 
 /* A small box (0.5, 0.3, 0.2) yawed by 0.4 resting 0.001 above a large one (2, 1.5,
