@@ -18,9 +18,11 @@
  *     (the face of the other box most anti-parallel to the reference normal) is clipped
  *     against the four
  *     side planes of the reference face (Sutherland-Hodgman) and the clipped vertices
- *     below the reference face within margin are kept, reduced to 4 (the largest hull
- *     among the 4-point sets that hold one of the deepest points). Edge-edge
- *     contact gives the one point between the two support edges.
+ *     below the reference face within margin are kept, reduced (lsim_geom_reduce: the
+ *     largest hull among the 4-point sets that hold one of the deepest points, then the
+ *     points clearly outside it); when none is within margin, the incident corner nearest
+ *     the reference face. Edge-edge contact gives the one point between the two support
+ *     edges.
  *   - Box-box, 2-D: the same over the 4 face normals, the incident edge clipped against
  *     the reference face's two side lines, at most 2 points (Catto, Box2D Lite, 2006).
  *   - Box-capsule: the exact distance of the segment to the box when they are disjoint
@@ -180,34 +182,33 @@ static void collide_plane_capsule(Manifold *m, const Placed *A, const Placed *B)
 }
 
 /* Plane against a box: its corners (3-D: 8, 2-D: 4) within the margin. In 3-D only the
- * corners of the face turned most towards the plane count (of both faces when two tie
- * to 1e-9, as for a cube balanced on an edge): that face holds the deepest corner, and a
+ * corners of the face turned most towards the plane count (the first axis at a tie, as
+ * for a cube balanced on an edge, whose edge corners both faces hold): that face holds
+ * the deepest corner, its corners are coplanar (as lsim_geom_reduce needs), and a
  * thin box keeps its bottom corners, never a top corner that the speculative margin (what
  * the step can close) brought within reach (a 4 m x 2 cm rod sliding sideways at 2 m/s was
  * held by one bottom and three top corners and rolled; a 2 m x 1 cm plate tipping onto
  * the ground, kept by its 4 deepest corners, had both corners of its low end and none of
- * its high end, which sank 2.5 cm and bounced). Then reduced to 4. */
+ * its high end, which sank 2.5 cm and bounced). Then reduced (lsim_geom_reduce). */
 static void collide_plane_box(Manifold *m, const Placed *A, const Placed *B) {
   const int ncorners = m->dim == 2 ? 4 : 8;
   const double *nrm = plane_normal(A, m->dim);
-  /* The faces turned towards the plane: axis k, on the side where a corner's bit k is
-     set (l_k < 0) when a_k points along the normal. */
-  int face_axis[3], nfaces = 0;
-  double dots[3], best = 0.0;
-  for (int k = 0; k < 3; ++k) dots[k] = lsim_v3_dot(nrm, B->ax[k]), best = fmax(best, fabs(dots[k]));
-  for (int k = 0; k < 3; ++k)
-    if (fabs(dots[k]) >= best * (1.0 - 1e-9)) face_axis[nfaces++] = k;
+  /* The face turned towards the plane: axis a, on the side where a corner's bit a is set
+     (l_a < 0) when that axis points along the normal. */
+  int a = 0;
+  double dot = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double dk = lsim_v3_dot(nrm, B->ax[k]);
+    if (fabs(dk) > fabs(dot)) dot = dk, a = k;
+  }
   for (int i = 0; i < ncorners; ++i) {
-    int on_face = m->dim == 2;
-    for (int f = 0; f < nfaces && !on_face; ++f)
-      on_face = (((i >> face_axis[f]) & 1) != 0) == (dots[face_axis[f]] > 0.0);
-    if (!on_face) continue;
+    if (m->dim == 3 && (((i >> a) & 1) != 0) != (dot > 0.0)) continue;
     double l[3], x[3];
     for (int k = 0; k < 3; ++k) l[k] = ((i >> k) & 1) ? -B->h[k] : B->h[k];
     to_world(x, B, l);
     plane_round(m, A->c, nrm, x, 0.0, i);
   }
-  lsim_geom_reduce4(m);
+  lsim_geom_reduce(m);
 }
 
 /* ---- Capsule pairs -------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* geometry_box.c: the narrow phase's box pairs (box against sphere or point, box-box in
- * 3-D and 2-D, box-capsule) and the reduction of a manifold to 4 points. The algorithms,
+ * 3-D and 2-D, box-capsule) and the reduction of a manifold (lsim_geom_reduce). The algorithms,
  * references, conventions, feature ids and failure modes are described at the top of
  * geometry.c; each routine takes the pair in canonical order (the box first) and writes
  * into a fixed manifold buffer (no allocation).
@@ -35,17 +35,68 @@ static double hull4_area2(const LsimContactPoint *p, const int k[4], const doubl
   return best;
 }
 
-/* Keeps at most 4 of the manifold's points: the four whose convex hull (in the contact
- * plane) has the largest area among the sets that hold one of the deepest points (gap
- * within 1e-3 of the manifold's diameter of the smallest: a tilt of a milliradian across
- * it). The points of a clipped face lie on one plane, so the gap is affine over them and
- * a dropped point inside the kept hull is held by the kept ones; the hull loses least of
- * the support polygon. The deepest alone, forced in, could drop a support corner for a
- * mid-edge clip point 1e-7 m deeper, leaving a corner unheld for a step (it then sank
- * 1e-4 m and was pushed out, gaining energy). Ties keep the first set in lexicographic
- * order, so the result is a pure function of the points' order. Kept points keep their
- * order. */
-void lsim_geom_reduce4(Manifold *m) {
+#ifndef LSIM_REDUCE_OUTSIDE
+#define LSIM_REDUCE_OUTSIDE 0.02
+#endif
+
+/* Distance of point i outside the convex hull of the kept points (in the plane normal to
+ * nrm; 0 inside): the largest distance beyond any edge of the hull, the hull being the
+ * kept points' polygon sorted by angle around their centroid (they are in convex position
+ * up to slivers, being vertices of a clipped convex polygon). */
+static double outside_hull(const LsimContactPoint *p, const int *keep, int n, int i,
+                           const double nrm[3]) {
+  int idx[LSIM_MAX_MANIFOLD], k = 0;
+  double cen[3] = {0, 0, 0}, u[3], v[3], ang[LSIM_MAX_MANIFOLD];
+  for (int j = 0; j < n; ++j)
+    if (keep[j]) idx[k++] = j, lsim_v3_axpy(cen, cen, 1.0, p[j].point);
+  lsim_v3_scale(cen, cen, 1.0 / k);
+  /* A frame (u, v) of the contact plane. */
+  lsim_v3_sub(u, p[idx[0]].point, cen);
+  lsim_v3_axpy(u, u, -lsim_v3_dot(u, nrm), nrm);
+  if (lsim_v3_normalize(u) == 0.0) return 0.0;
+  lsim_v3_cross(v, nrm, u);
+  for (int a = 0; a < k; ++a) {
+    double e[3];
+    lsim_v3_sub(e, p[idx[a]].point, cen);
+    ang[a] = atan2(lsim_v3_dot(e, v), lsim_v3_dot(e, u));
+  }
+  /* Insertion sort by angle (k <= 8). */
+  for (int a = 1; a < k; ++a)
+    for (int b = a; b > 0 && ang[b] < ang[b - 1]; --b) {
+      const double t = ang[b];
+      ang[b] = ang[b - 1], ang[b - 1] = t;
+      const int s = idx[b];
+      idx[b] = idx[b - 1], idx[b - 1] = s;
+    }
+  double out = 0.0;
+  for (int a = 0; a < k; ++a) {
+    const double *A = p[idx[a]].point, *B = p[idx[(a + 1) % k]].point;
+    double e[3], w[3], c[3];
+    lsim_v3_sub(e, B, A);
+    lsim_v3_sub(w, p[i].point, A);
+    lsim_v3_cross(c, e, w);
+    const double len = lsim_v3_norm(e);
+    /* Counterclockwise about nrm: a point outside this edge has a negative cross. */
+    if (len > 0.0) out = fmax(out, -lsim_v3_dot(c, nrm) / len);
+  }
+  return out;
+}
+
+/* Reduces a manifold of more than 4 coplanar points (a clipped face, a box face's
+ * corners): first the four whose convex hull (in the contact plane) has the largest area
+ * among the sets that hold one of the deepest points (gap within 1e-3 of the manifold's
+ * diameter of the smallest: a tilt of a milliradian across it), then every other point
+ * that lies outside the kept hull by more than LSIM_REDUCE_OUTSIDE (2 %) of the diameter,
+ * farthest first. The gap is affine over coplanar points, so a dropped point inside the
+ * kept hull is held by the kept ones, and one within 2 % of the diameter outside it
+ * nearly so: the slivers that clipping near-aligned faces leaves go, the corners of an
+ * octagon (a cube yawed 45 degrees on another) stay. Before: the deepest point forced in
+ * dropped a support corner for a mid-edge clip point 1e-7 m deeper (dominoes); exactly 4
+ * kept dropped 4 octagon corners, and a cube tipping towards one sank 7e-4 m there for a
+ * step and was pushed out, gaining 1 % of its energy. Ties keep the first set in
+ * lexicographic order, so the result is a pure function of the points' order. Kept points
+ * keep their order. */
+void lsim_geom_reduce(Manifold *m) {
   if (m->n <= 4) return;
   const LsimContactPoint *p = m->p;
   const double *nrm = p[0].normal;
@@ -70,11 +121,30 @@ void lsim_geom_reduce4(Manifold *m) {
           const double a = hull4_area2(p, k, nrm);
           if (a > best_area) best_area = a, memcpy(best, k, sizeof best);
         }
-  /* Compact in the original order (best is increasing). */
-  LsimContactPoint out[4];
-  for (int i = 0; i < 4; ++i) out[i] = p[best[i]];
-  memcpy(m->p, out, sizeof out);
-  m->n = 4;
+  /* Then the dropped points that lie outside the kept hull by more than a fraction of
+     the manifold's diameter, farthest first: such a point is unheld, and a body tipping
+     towards it would sink there for a step. */
+  int keep[LSIM_MAX_MANIFOLD] = {0};
+  for (int i = 0; i < 4; ++i) keep[best[i]] = 1;
+  const double far_tol = LSIM_REDUCE_OUTSIDE * sqrt(diam2);
+  for (;;) {
+    int add = -1;
+    double worst = far_tol;
+    for (int i = 0; i < n; ++i) {
+      if (keep[i]) continue;
+      const double d = outside_hull(p, keep, n, i, nrm);
+      if (d > worst) worst = d, add = i;
+    }
+    if (add < 0) break;
+    keep[add] = 1;
+  }
+  /* Compact in the original order. */
+  LsimContactPoint out[LSIM_MAX_MANIFOLD];
+  int kept = 0;
+  for (int i = 0; i < n; ++i)
+    if (keep[i]) out[kept++] = p[i];
+  memcpy(m->p, out, (size_t)kept * sizeof out[0]);
+  m->n = kept;
 }
 
 /* ---- Box pairs ------------------------------------------------------------------ */
@@ -246,7 +316,7 @@ static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int
     lsim_v3_axpy(x, corner[near].x, -0.5 * glow, nR);
     emit(m, x, normal, glow, base + 8 * corner[near].l0 + corner[near].l1);
   }
-  lsim_geom_reduce4(m);
+  lsim_geom_reduce(m);
 }
 
 /* 3-D edge-edge contact: edge axis i of A and j of B along the unit axis L (from A to B),

@@ -46,9 +46,10 @@ void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B);
 
-/* Keeps at most 4 of the manifold's points (geometry_box.c; plane-box and box-box faces):
- * the four with the largest hull among the sets holding one of the deepest points. */
-void lsim_geom_reduce4(Manifold *m);
+/* Reduces a manifold of coplanar points (geometry_box.c; plane-box and box-box faces): the
+ * four with the largest hull among the sets holding one of the deepest points, then the
+ * points lying clearly outside their hull (at most LSIM_MAX_MANIFOLD in all). */
+void lsim_geom_reduce(Manifold *m);
 
 static inline double sgn(double x) { return x >= 0.0 ? 1.0 : -1.0; }
 /* fmax without the library call, for tolerances: NaN arguments are ignored as fmax

@@ -202,7 +202,9 @@ static void test_box_plane_thin(void **state) {
   n = collide(&rod, &pb, &plane, &pp, 3, 0.05, c);
   assert_int_equal(n, 4);
   for (int i = 0; i < n; ++i) assert_true(c[i].gap < 0.001 + 0.02 * sin(th) + TOL);
-  /* A unit cube on an edge (the x axis) at 45 degrees. */
+  /* A unit cube on an edge (the x axis) at 45 degrees: the faces at the edge tie, the
+     first one's 4 corners count: the 2 on the edge at gap 0, 2 at 0.5 sqrt 2 on one
+     side. */
   LsimShape cube = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
   pb = pose_aa(0, 0, 0.5 * sqrt(2.0), 1, 0, 0, 0.25 * PI);
   n = collide(&cube, &pb, &plane, &pp, 3, 1.0, c);
@@ -216,9 +218,8 @@ static void test_box_plane_thin(void **state) {
       else ++right;
     }
   }
-  assert_true(edge >= 1);
-  assert_true(left >= 1);
-  assert_true(right >= 1);
+  assert_int_equal(edge, 2);
+  assert_true((left == 2 && right == 0) || (left == 0 && right == 2));
   /* A plate (1, 0.2, 0.005) tipped by 0.2 about y, its low edge 0.001 above the ground,
      everything within reach (margin 0.5): the 4 corners of its bottom face (local -z), two
      at each end, gaps their heights (0.001 and 0.001 + 2 sin 0.2 cos-projected: computed
@@ -987,6 +988,32 @@ static void test_face_clipped_away(void **state) {
   assert_int_equal(collide(&cube, &p, &big, &o, 3, 0.005, c), 0);
 }
 
+/* Two unit cubes (half side 0.5), the upper one yawed 45 degrees and 1e-3 above: the
+ * overlap is a regular octagon (circumradius R = 0.5 / cos 22.5 deg = 0.541); the largest
+ * 4-point hull, every other corner, leaves the other 4 outside it by R (1 - cos 45 deg) =
+ * 0.16 (against 2 % of the diameter 1.08), so all 8 are kept, each at gap 1e-3 (1e-12:
+ * roundings of O(1) values), with distinct features, on the lower box's top face. */
+static void test_octagon_kept(void **state) {
+  (void)state;
+  LsimShape cube = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
+  LsimPose lo = pose_at(0, 0, 0), hi = pose_aa(0, 0, 1.001, 0, 0, 1, 0.25 * PI);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&cube, &hi, &cube, &lo, 3, 0.01, c);
+  assert_int_equal(n, 8);
+  for (int i = 0; i < n; ++i) {
+    assert_true(fabs(c[i].gap - 1e-3) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+    /* On the octagon: inside the square |x|, |y| <= 0.5 and the yawed one |x| + |y| <=
+       0.5 sqrt 2, on the boundary of one of them. */
+    const double x = c[i].point[0], y = c[i].point[1];
+    assert_true(fabs(x) <= 0.5 + TOL && fabs(y) <= 0.5 + TOL);
+    assert_true(fabs(x) + fabs(y) <= 0.5 * sqrt(2.0) + TOL);
+    assert_true(fabs(fmax(fabs(x), fabs(y)) - 0.5) <= TOL ||
+                fabs(fabs(x) + fabs(y) - 0.5 * sqrt(2.0)) <= TOL);
+  }
+  assert_features_distinct(c, n);
+}
+
 /* Deep penetrations give sensible normals: a sphere center just inside a box's +x face
  * leaves through +x; a box sunk half into another still gets +z and 4 points; a capsule
  * whose axis crosses another's (segments intersecting) gets a unit normal. */
@@ -1186,6 +1213,7 @@ int main(void) {
       cmocka_unit_test(test_fuzz),                cmocka_unit_test(test_feature_stability),
       cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
+      cmocka_unit_test(test_octagon_kept),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
