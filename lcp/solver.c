@@ -66,6 +66,7 @@ struct LsimSolver {
   int siconos_ran;        /* the last solve called the Siconos solver */
   char printed[1024];     /* what Siconos printed during the last solve, every island's */
   char message[1400];     /* lsim_solver_last_message's text, made when asked */
+  char verdict[200];      /* why a Siconos success was not taken, "" when it was */
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
   int *jt_ptr;            /* [capacity_m + 1] J transposed, for lsim_factored_to_dense */
@@ -584,6 +585,24 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   return status;
 }
 
+/* A Siconos solver that reports success is checked on the common residual: its relative
+ * natural residual must be within 10 times the tolerance it was given (Siconos solvers
+ * stop on measures of their own, hence the factor: on incline_3d siconos:convexqp_pg ends
+ * at 1.1e-10 to 1.5e-10 for tol 1e-10). Otherwise the success is not taken:
+ * LSIM_SOLVER_FAILED, the reason kept for lsim_solver_last_message. Siconos' own measure
+ * cannot serve: on M = 0, q = (-1, 1, -1), which has no solution, convexqp_pg returned
+ * info 0 with z of order 1e16, where lcp_compute_error gives 0 (z - (z - w)_+ rounds to
+ * 0) and the natural residual 1. */
+static int verify_siconos(LsimSolver *s, int status, const LsimSolveStats *st) {
+  if (!s->siconos_ran || status != LSIM_SOLVED) return status;
+  const double tol = s->options.tol;
+  if (st->residual.relative <= 10.0 * tol) return status;
+  snprintf(s->verdict, sizeof s->verdict,
+           "%s reported success at a relative natural residual of %.3g (tol %.3g): not taken",
+           s->name, st->residual.relative, tol);
+  return LSIM_SOLVER_FAILED;
+}
+
 /* Non-finite entries of z are reset to 0 (a breakdown if nothing worse was reported). */
 static int sanitize_z(double *z, int n, int status) {
   for (int i = 0; i < n; ++i)
@@ -601,7 +620,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   int status = 0;
   if (n < 0 || reserve(s, n > 0 ? n : 1)) status = n < 0 ? LSIM_INVALID_INPUT : LSIM_OUT_OF_MEMORY;
 
-  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = s->verdict[0] = '\0';
   double t0 = now_seconds();
   if (!status) status = run_dense(s, lcp, z, &st);
   st.wall_time = now_seconds() - t0 - s->capture_seconds;
@@ -612,6 +631,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     lsim_lcp_residual(lcp, z, s->w, &st.residual);
     st.siconos_error = lsim_siconos_error(lcp, z, s->w);
   }
+  status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
   st.status = status;
   s->final_basis = NULL, s->final_basis_n = 0; /* factored solves only */
@@ -795,7 +815,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->bz = NULL;
-  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = '\0';
+  s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = s->verdict[0] = '\0';
   s->final_basis = NULL, s->final_basis_n = 0;
   /* The caller's basis guess serves this solve only, and only sparse Lemke. */
   const unsigned char *hint = s->basis_hint;
@@ -883,6 +903,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
     st.residual.natural = st.residual.complementarity = st.residual.relative = INFINITY;
     st.siconos_error = -1.0;
   }
+  if (!chained) status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
   /* A final basis only for a sparse Lemke run that solved by itself. */
   if (chained || status != LSIM_SOLVED || st.first_status != LSIM_SOLVED)
@@ -910,7 +931,8 @@ const char *lsim_solver_last_output(const LsimSolver *s) {
 const char *lsim_solver_last_message(LsimSolver *s) {
   s->message[0] = '\0';
   if (s->siconos_ran) {
-    const char *e = lsim_siconos_last_error(s->siconos), *p = s->printed;
+    const char *e = s->verdict[0] ? s->verdict : lsim_siconos_last_error(s->siconos);
+    const char *p = s->printed;
     snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",
              *p ? "printed: " : "", p);
   }

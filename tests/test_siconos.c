@@ -284,6 +284,43 @@ static void test_reported_failure(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A Siconos success is checked on the common residual: M = 0, q = (-1, 1, -1) has no
+ * solution (w_1 = -1 whatever z), yet convexqp_pg returns info 0 with z of order 1e16
+ * (the adapter alone says solved). Through the solver front the status is solver_failed,
+ * the message says why, and the relative natural residual is 1 (w_1 = -1, max|q| = 1;
+ * 1e-12: one rounding). A solve that meets the tolerance stays solved (lcp_deudeu by
+ * siconos:lemke). */
+static void test_success_verified(void **state) {
+  (void)state;
+  double M[9] = {0}, q[3] = {-1, 1, -1}, z[3] = {0, 0, 0};
+  LsimLcp lcp;
+  memset(&lcp, 0, sizeof lcp);
+  lcp.n = 3, lcp.M = M, lcp.q = q;
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "convexqp_pg", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-10, 0, 0, z, &it), LSIM_SOLVED);
+  lsim_siconos_free(s);
+  LsimSolver *front;
+  LsimSolverOptions o = lsim_default_solver_options();
+  assert_int_equal(lsim_solver_create(&front, "siconos:convexqp_pg", &o, NULL, 0), 0);
+  LsimSolveStats st;
+  memset(z, 0, sizeof z);
+  assert_int_equal(lsim_solver_solve(front, &lcp, z, &st), LSIM_SOLVER_FAILED);
+  assert_int_equal(st.status, LSIM_SOLVER_FAILED);
+  assert_true(fabs(st.residual.relative - 1.0) <= 1e-12);
+  assert_non_null(strstr(lsim_solver_last_message(front), "reported success at a relative"));
+  lsim_solver_free(front);
+  LsimLcp deudeu;
+  load("lcp_deudeu.dat", &deudeu);
+  double zd[64];
+  assert_int_equal(lsim_solver_create(&front, "siconos:lemke", &o, NULL, 0), 0);
+  assert_int_equal(lsim_solver_solve(front, &deudeu, zd, &st), LSIM_SOLVED);
+  assert_string_equal(lsim_solver_last_message(front), "");
+  lsim_solver_free(front);
+  lsim_lcp_free(&deudeu);
+}
+
 /* lsim_siconos_error: ~0 at the solution, positive at z = 0, z left unchanged, -1 when
  * it cannot say. */
 /* A failed assert inside Siconos (pivot_lumod on lcp_tobenna.dat: "bck_drive >= 0") calls
@@ -466,7 +503,7 @@ int main(void) {
       cmocka_unit_test(test_warm_start),
       cmocka_unit_test(test_nonfinite_output),
       cmocka_unit_test(test_enum_size_limit),
-      cmocka_unit_test(test_reported_failure),
+      cmocka_unit_test(test_reported_failure),   cmocka_unit_test(test_success_verified),
       cmocka_unit_test(test_siconos_error),
       cmocka_unit_test(test_abort_trapped),
       cmocka_unit_test(test_output_captured),
