@@ -248,7 +248,7 @@ static int sic_error(void *arg) {
 
 static int sic_free(void *arg) {
   SicCall *c = arg;
-  if (c->opt) solver_options_delete(c->opt);
+  lsim_siconos_options_free(c->opt); /* the structs too (the LCP adapter's way) */
   if (c->prob) frictionContactProblem_free(c->prob);
   c->opt = NULL;
   c->prob = NULL;

@@ -37,6 +37,10 @@
  *    the benchmarks' peers) are called without it, since its system calls cost about
  *    0.1 us beyond what is measured (cache and TLB disturbance; measured with Lemke
  *    captured: 0.25 -> 0.34 us on lcp_CPS_1, n = 2). Should the temporary file not open, Siconos prints as before.
+ *    The capture moves the process's fds and the abort trap the process's SIGABRT action,
+ *    so the calls of all contexts are serialized by one mutex: threads that solve with
+ *    Siconos at once take turns (two unserialized threads left stdout and stderr in a
+ *    deleted file).
  *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
  *    they are cleared before every solve, since M may have changed in place.
  *
@@ -79,6 +83,7 @@
 
 #include <math.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,7 +323,7 @@ static int gather_internal(SolverOptions *o, SolverOptions ***list, size_t *len,
 
 /* solver_options_delete (4.4) frees the contents of an options tree but not the structs
  * themselves (top level nor internal solvers): free those afterwards. */
-static void options_free(SolverOptions *o) {
+void lsim_siconos_options_free(SolverOptions *o) {
   if (!o) return;
   SolverOptions **list = NULL;
   size_t len = 0, cap = 0;
@@ -335,7 +340,7 @@ static void options_free(SolverOptions *o) {
 static void release_sized(LsimSiconos *s) {
   free_wrapper(s);
   free_sbm(s);
-  options_free(s->opt);
+  lsim_siconos_options_free(s->opt);
   s->opt = NULL;
   free(s->w);
   s->w = NULL;
@@ -503,6 +508,9 @@ static void capture_end(LsimSiconos *s, const int saved[2]) {
   if (ftruncate(s->capture_fd, 0) == 0) lseek(s->capture_fd, 0, SEEK_SET);
 }
 
+/* Serializes lsim_siconos_solve's capture and trapped call (process-wide state). */
+static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* abort() inside a driver call (a failed assert in Siconos): the handler jumps back to
  * the call's frame on the calling thread, so the process survives and the solve fails. */
 static _Thread_local sigjmp_buf *abort_jump;
@@ -600,12 +608,17 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   prob.q = lcp->q;
   int info = 0;
   const double c0 = seconds_now();
+  /* One Siconos call at a time in the process: the capture points the process's fds 1
+     and 2 elsewhere and the abort trap swaps the process's SIGABRT action, so two threads
+     interleaving them would leave stdout and stderr in a deleted file. */
+  pthread_mutex_lock(&g_call_lock);
   int saved[2];
   capture_begin(s, saved);
   const double c1 = seconds_now();
   int trapped = call_trapped(s, &prob, z, &info);
   const double c2 = seconds_now();
   capture_end(s, saved);
+  pthread_mutex_unlock(&g_call_lock);
   s->capture_seconds = (c1 - c0) + (seconds_now() - c2);
 
   int it = s->opt ? s->opt->iparam[SICONOS_IPARAM_ITER_DONE] : 0;

@@ -59,6 +59,11 @@ double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);
  * a fatal error was trapped, its message in err (what Siconos allocated is lost). */
 int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen);
 
+/* Frees a Siconos options tree whole (NULL does nothing): solver_options_delete (4.4)
+ * frees its contents but not the structs themselves, top level and internal solvers. */
+struct SolverOptions;
+void lsim_siconos_options_free(struct SolverOptions *o);
+
 /* NULL-terminated list of accepted names (without prefix). */
 const char *const *lsim_siconos_names(void);
 

@@ -7,6 +7,8 @@
 #include <stdint.h>
 
 #include <cmocka.h>
+#include <sys/stat.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +286,52 @@ static void test_reported_failure(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* Two threads, each with its own context, solving with siconos:psor (which prints on every
+ * call, captured) 5000 times (0.1 s): afterwards fds 1 and 2 are the files they were (the same
+ * device and inode), and each context kept PSOR's text of its last call. The capture
+ * redirects the process's fds, so the calls are serialized; before, the second thread
+ * saved the first one's capture file as "stdout" and restored it, and the process's
+ * stdout and stderr ended in a deleted temporary file. */
+typedef struct ThreadJob {
+  const LsimLcp *lcp;
+  int solved;
+  char output[256];
+} ThreadJob;
+
+static void *psor_thread(void *arg) {
+  ThreadJob *job = arg;
+  LsimSiconos *s;
+  if (lsim_siconos_create(&s, "psor", NULL, 0)) return NULL;
+  double z[64];
+  int it;
+  for (int k = 0; k < 5000; ++k)
+    job->solved += lsim_siconos_solve(s, job->lcp, 1e-10, 0, 0, z, &it) == LSIM_SOLVED;
+  snprintf(job->output, sizeof job->output, "%s", lsim_siconos_last_output(s));
+  lsim_siconos_free(s);
+  return NULL;
+}
+
+static void test_threads_capture(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_deudeu.dat", &lcp);
+  struct stat before[2], after[2];
+  assert_int_equal(fstat(STDOUT_FILENO, &before[0]), 0);
+  assert_int_equal(fstat(STDERR_FILENO, &before[1]), 0);
+  ThreadJob jobs[2] = {{&lcp, 0, ""}, {&lcp, 0, ""}};
+  pthread_t th[2];
+  for (int i = 0; i < 2; ++i) assert_int_equal(pthread_create(&th[i], NULL, psor_thread, &jobs[i]), 0);
+  for (int i = 0; i < 2; ++i) pthread_join(th[i], NULL);
+  assert_int_equal(fstat(STDOUT_FILENO, &after[0]), 0);
+  assert_int_equal(fstat(STDERR_FILENO, &after[1]), 0);
+  for (int k = 0; k < 2; ++k) {
+    assert_true(before[k].st_dev == after[k].st_dev && before[k].st_ino == after[k].st_ino);
+    assert_int_equal(jobs[k].solved, 5000);
+    assert_non_null(strstr(jobs[k].output, "omega"));
+  }
+  lsim_lcp_free(&lcp);
+}
+
 /* A Siconos success is checked on the common residual: M = 0, q = (-1, 1, -1) has no
  * solution (w_1 = -1 whatever z), yet convexqp_pg returns info 0 with z of order 1e16
  * (the adapter alone says solved). Through the solver front the status is solver_failed,
@@ -504,6 +552,7 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_output),
       cmocka_unit_test(test_enum_size_limit),
       cmocka_unit_test(test_reported_failure),   cmocka_unit_test(test_success_verified),
+      cmocka_unit_test(test_threads_capture),
       cmocka_unit_test(test_siconos_error),
       cmocka_unit_test(test_abort_trapped),
       cmocka_unit_test(test_output_captured),
