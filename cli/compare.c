@@ -62,8 +62,8 @@ static void compare_usage(FILE *f) {
           "input (no file is written), 130 / 143 interrupted by SIGINT / SIGTERM: the\n"
           "comparison stops between steps (problems) and the file keeps those done, marked\n"
           "interrupted (/summary/run_end). A killed comparison leaves PATH.<pid>.partial\n"
-          "(its rows up to its last flush, once a second; no /summary); a new one of PATH\n"
-          "names such leftovers in one stderr note and leaves them alone.\n");
+          "(its rows up to its last flush, once a second; no /summary); a\n"
+          "new one of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
 
 
