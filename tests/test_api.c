@@ -389,6 +389,25 @@ static void test_build(void **state) {
   lsim_sim_free(sim);
 }
 
+/* Every status code of the header has its own name (none falls to "unknown_status"). */
+static void test_status_names(void **state) {
+  (void)state;
+  const int codes[] = {LSIM_SOLVED,          LSIM_MAX_ITERATIONS, LSIM_SECONDARY_RAY,
+                       LSIM_BREAKDOWN,       LSIM_BAD_DIAGONAL,   LSIM_SOLVER_FAILED,
+                       LSIM_INVALID_INPUT,   LSIM_OUT_OF_MEMORY,  LSIM_UNAVAILABLE,
+                       LSIM_IO_ERROR,        LSIM_WARM_START_REJECTED,
+                       LSIM_CONTROLLER_STOPPED, LSIM_DIVERGED};
+  const int n = (int)(sizeof codes / sizeof *codes);
+  for (int i = 0; i < n; ++i) {
+    assert_string_not_equal(lsim_status_name(codes[i]), "unknown_status");
+    for (int j = 0; j < i; ++j)
+      assert_string_not_equal(lsim_status_name(codes[i]), lsim_status_name(codes[j]));
+  }
+  assert_string_equal(lsim_status_name(LSIM_CONTROLLER_STOPPED), "controller_stopped");
+  assert_string_equal(lsim_status_name(LSIM_DIVERGED), "diverged");
+  assert_string_equal(lsim_status_name(12345), "unknown_status");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -397,6 +416,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+      cmocka_unit_test(test_status_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

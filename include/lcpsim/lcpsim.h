@@ -60,7 +60,6 @@ enum {
   LSIM_IO_ERROR = -9,         /* a file could not be read or written */
   LSIM_WARM_START_REJECTED = 1 /* warning: the warm start guess was not usable */
 };
-#endif
 /* A controller asked to stop (its return value was not 0): the step was not taken. */
 #define LSIM_CONTROLLER_STOPPED (-50)
 /* The divergence guard stopped the run: after the step a coordinate or contact impulse was
@@ -68,6 +67,7 @@ enum {
  * names the step, the body and the quantity. The state is that step's; it is not
  * recorded, and an open record is marked stopped. */
 #define LSIM_DIVERGED (-51)
+#endif
 
 /* A short lower-case name for a status ("solved", "max_iterations", ...); never NULL. */
 const char *lsim_status_name(int status);
