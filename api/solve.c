@@ -61,6 +61,10 @@ int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, 
                    size_t errlen) {
   if (n < 0 || (n > 0 && (!M || !q || !z)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp: needs n >= 0 and M, q, z");
+  /* An empty problem may come with NULL arrays: the solvers get a real (unused) one, since
+     they copy and clear n entries with memcpy/memset, which take no NULL even for 0. */
+  double none[1] = {0.0};
+  if (n == 0) M = q = z = none;
   /* The solver's interface takes a problem it does not change: no copy of M or q. */
   const LsimLcp lcp = {.n = n, .M = (double *)M, .q = (double *)q, .ncones = 0, .cones = NULL};
   if (lsim_lcp_check_finite(&lcp))
@@ -140,6 +144,10 @@ int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const do
   if ((dim != 2 && dim != 3) || nc < 0 || (nc > 0 && (!W || !q || !mu || !r)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
                         "solve_fc: needs dim 2 or 3, nc >= 0 and W, q, mu, r");
+  /* An empty problem may come with a NULL r: the solvers get a real (unused) one, as for
+     lsim_solve_lcp. */
+  double none[1] = {0.0};
+  if (nc == 0) r = none;
   /* The problem takes copies: the block index is built on them, the caller's arrays stay
    * untouched. */
   LsimFc p;

@@ -408,6 +408,29 @@ static void test_status_names(void **state) {
   assert_string_equal(lsim_status_name(12345), "unknown_status");
 }
 
+/* Empty problems (n = 0, nc = 0) with NULL arrays are solved: nothing to do, nothing read
+ * or written (the sanitizer build checks no NULL reaches a copy). */
+static void test_empty_problems(void **state) {
+  (void)state;
+  char err[256] = "";
+  LsimSolveReport r;
+  const char *lcp_solvers[] = {"lemke", "pgs"};
+  for (int s = 0; s < 2; ++s) {
+    LsimSolverConfig cfg = lsim_default_solver_config();
+    for (int warm = 0; warm < 2; ++warm) {
+      cfg.warm_start = warm;
+      assert_int_equal(lsim_solve_lcp(lcp_solvers[s], 0, NULL, NULL, NULL, &cfg, &r, err, sizeof err),
+                       LSIM_SOLVED);
+      assert_int_equal(r.iterations, 0);
+    }
+  }
+  LsimFcReport fr;
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 0, NULL, NULL, NULL, 0, NULL, NULL, &fr, err, sizeof err),
+                   LSIM_SOLVED);
+  assert_int_equal(lsim_solve_fc("lemke", 2, 0, NULL, NULL, NULL, 2, NULL, NULL, &fr, err, sizeof err),
+                   LSIM_SOLVED);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -416,7 +439,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
-      cmocka_unit_test(test_status_names),
+      cmocka_unit_test(test_status_names),   cmocka_unit_test(test_empty_problems),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

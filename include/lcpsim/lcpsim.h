@@ -106,7 +106,7 @@ typedef struct LsimSolveReport {
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
  * receives the solver's final iterate (the solution when the return is LSIM_SOLVED).
  * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
- * warm_start 0. report may be NULL. Returns the status; on LSIM_INVALID_INPUT or
+ * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
  * solver does. Frictional contact problems: lsim_solve_fc below. */
 int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
@@ -147,7 +147,8 @@ typedef struct LsimFcReport {
  * as the Stewart-Trinkle LCP of that polyhedral cone. cfg->tol is, for exact-cone solvers,
  * on the relative natural-map residual; for polyhedral ones, the LCP solver's tolerance.
  * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
- * is untouched. report may be NULL. */
+ * is untouched. report may be NULL. nc = 0 is solved at once; W, q, mu, r may then be
+ * NULL. */
 int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
                   const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
                   LsimFcReport *report, char *err, size_t errlen);
