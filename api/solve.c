@@ -25,7 +25,7 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   o.max_iter = c.max_iter;
   o.omega = c.omega;
   o.warm_start = c.warm_start;
-  o.threads = c.threads > 0 ? c.threads : 1;
+  o.threads = c.threads;
   o.sparse_limit = c.sparse_limit;
   return o;
 }
@@ -33,9 +33,11 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
 /* Solves lcp (checked) with the named solver into z; fills report. */
 static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
                  LsimSolveReport *report, char *err, size_t errlen) {
+  char msg[512] = "";
+  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimSolver *s = NULL;
-  char msg[512] = "";
   int rc = lsim_solver_create(&s, name ? name : "lemke", &o, msg, sizeof msg);
   if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
   LsimSolveStats st;
@@ -106,9 +108,11 @@ int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverCo
 static int solve_fc(const char *name, const LsimFc *p, int ndir, double *r,
                     const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
                     size_t errlen) {
+  char msg[512] = "";
+  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimFcSolver *s = NULL;
-  char msg[512] = "";
   int rc = lsim_fc_solver_create(&s, name ? name : "nsgs", &o, ndir, msg, sizeof msg);
   if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
   double *u = malloc(((size_t)p->n + 1) * sizeof *u);
