@@ -45,7 +45,17 @@ int lsim_api_err(char *err, size_t errlen, int status, const char *fmt, ...)
 /* A new zeroed simulation, or NULL. */
 LsimSim *lsim_api_alloc(void);
 
-/* The solver settings of cfg (NULL: defaults) as the model keeps them. */
+/* Checks cfg against the ranges of lcpsim.h (tol finite >= 0, max_iter >= 0, omega in
+ * (0, 2), threads 1 .. 64, sparse_limit >= -1); NULL is fine (the defaults). 0, or
+ * LSIM_INVALID_INPUT with msg[len] naming the field and its value. */
+int lsim_api_check_config(const LsimSolverConfig *cfg, char *msg, size_t len);
+
+/* Sets sim->error to "WHAT: no body I (the bodies are 0 .. N-1)" and returns
+ * LSIM_INVALID_INPUT; sim not NULL (const: the message is no part of the simulation). */
+int lsim_api_no_body(const LsimSim *sim, const char *what, int i);
+
+/* The solver settings of cfg (NULL: defaults; checked by lsim_api_check_config) as the
+ * model keeps them. */
 void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg);
 
 #endif

@@ -76,12 +76,14 @@ int lsim_sim_set_gravity(LsimSim *sim, const double *g) {
   return 0;
 }
 
-/* The quaternion q normalized into out, or 1 when it is zero or not finite. */
-static int unit_quat(const double q[4], double out[4]) {
+/* The quaternion q normalized into out, or NULL; else what is wrong with it (a value that
+ * is not finite, or all zero). */
+static const char *unit_quat(const double q[4], double out[4]) {
+  if (!all_finite(q, 4)) return "the quaternion has a value that is not finite";
   const double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (!(n > 0.0) || !isfinite(n)) return 1;
+  if (!(n > 0.0) || !isfinite(n)) return "the quaternion is zero (or too small or large to normalize)";
   for (int k = 0; k < 4; ++k) out[k] = q[k] / n;
-  return 0;
+  return NULL;
 }
 
 int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
@@ -139,17 +141,17 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
         return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': width must be >= 0, got %g", b.name, def->width);
       b.shape = LSIM_SHAPE_SEGMENT;
       b.width = def->width;
-      if (!(def->ground_mu >= 0.0))
-        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu must be >= 0, got %g", b.name,
-                             def->ground_mu);
+      if (!(def->ground_mu >= 0.0) || !isfinite(def->ground_mu))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu must be finite and >= 0, got %g",
+                             b.name, def->ground_mu);
       b.ground_mu = def->type == LSIM_DYNAMIC ? def->ground_mu : 0.0;
     }
   } else if (dim == 2) {
     b.pose[0] = def->position[0], b.pose[1] = def->position[1], b.pose[2] = def->angle;
   } else {
     memcpy(b.pose, def->position, 3 * sizeof(double));
-    if (unit_quat(def->quaternion, b.pose + 3))
-      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': the quaternion is zero", b.name);
+    const char *bad = unit_quat(def->quaternion, b.pose + 3);
+    if (bad) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': %s", b.name, bad);
   }
   /* Velocity: prescribed (kinematic, a constant schedule) or initial (dynamic). */
   const int nv = dim == 1 ? 1 : dim == 2 ? 3 : 6;
@@ -187,8 +189,7 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   LsimModel *m = &sim->model;
   if (m->dimension == 1)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: 1-D bodies have no shapes (their width is the shape)");
-  if (body < 0 || body >= m->nbodies)
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: no body %d", body);
+  if (body < 0 || body >= m->nbodies) return lsim_api_no_body(sim, "add_shape", body);
   if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape: def is NULL");
   const char *bn = m->bodies[body].name;
   if (def->type < LSIM_PLANE || def->type > LSIM_POINT)
@@ -203,9 +204,10 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   s.body = body;
   snprintf(s.name, sizeof s.name, "shape%d", m->bodies[body].nshapes);
   memcpy(s.pos, def->position, sizeof s.pos);
+  const char *bad = NULL;
   if (m->dimension == 2) s.pos[2] = 0.0, lsim_quat_from_angle_z(s.rot, def->angle);
-  else if (unit_quat(def->quaternion, s.rot))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': the quaternion is zero", bn);
+  else bad = unit_quat(def->quaternion, s.rot);
+  if (bad) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': %s", bn, bad);
   s.radius = def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE ? def->radius : 0.0;
   memset(s.half, 0, sizeof s.half);
   if ((def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE) && !(def->radius > 0.0))

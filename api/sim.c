@@ -4,6 +4,7 @@
  * physics. Nothing here prints or exits; errors go to sim->error. */
 #include "api/api.h"
 #include "contact/guard.h"
+#include "lcp/pgs.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +46,25 @@ LsimSolverConfig lsim_default_solver_config(void) {
   return c;
 }
 
+int lsim_api_check_config(const LsimSolverConfig *cfg, char *msg, size_t len) {
+  if (!cfg) return 0;
+  /* The ranges of the header, as a scene's "solver" object has them (scene/scene.c). */
+  if (!(cfg->tol >= 0.0) || !isfinite(cfg->tol))
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "tol must be finite and >= 0, got %g", cfg->tol);
+  if (cfg->max_iter < 0)
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "max_iter must be >= 0 (0: the solver's default), got %d",
+                        cfg->max_iter);
+  if (!(cfg->omega > 0.0 && cfg->omega < 2.0))
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "omega must be in (0, 2), got %g", cfg->omega);
+  if (cfg->threads < 1 || cfg->threads > LSIM_PGS_MAX_THREADS)
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "threads must be in 1 .. %d, got %d",
+                        LSIM_PGS_MAX_THREADS, cfg->threads);
+  if (cfg->sparse_limit < -1)
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "sparse_limit must be >= -1 (-1: any size), got %d",
+                        cfg->sparse_limit);
+  return 0;
+}
+
 void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg) {
   const LsimSolverConfig d = lsim_default_solver_config();
   if (!cfg) cfg = &d;
@@ -53,7 +73,7 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
   s->max_iter = cfg->max_iter;
   s->omega = cfg->omega;
   s->warm_start = cfg->warm_start;
-  s->threads = cfg->threads > 0 ? cfg->threads : 1;
+  s->threads = cfg->threads;
   s->sparse_limit = cfg->sparse_limit;
 }
 
@@ -131,21 +151,38 @@ void lsim_sim_free(LsimSim *sim) {
 
 const char *lsim_sim_error(const LsimSim *sim) { return sim ? sim->error : "sim is NULL"; }
 
+/* The error slot of a simulation reached through a const handle. The message is no part of
+ * the model or the state (lcpsim.h: valid until the next call that fails), and every
+ * simulation is allocated writable (lsim_api_alloc), so the cast is defined. */
+static LsimSim *error_slot(const LsimSim *sim) { return (LsimSim *)sim; }
+
+int lsim_api_no_body(const LsimSim *sim, const char *what, int i) {
+  const int n = sim->model.nbodies;
+  if (n == 0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "%s: no body %d (the world has no body)",
+                         what, i);
+  return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "%s: no body %d (the bodies are 0 .. %d)",
+                       what, i, n - 1);
+}
+
 /* ---- the model and the state ---- */
 
-int lsim_sim_dimension(const LsimSim *sim) { return sim->model.dimension; }
-double lsim_sim_time_step(const LsimSim *sim) { return sim->model.time_step; }
-int lsim_sim_scene_steps(const LsimSim *sim) { return sim->model.steps; }
-int lsim_sim_body_count(const LsimSim *sim) { return sim->model.nbodies; }
-double lsim_sim_time(const LsimSim *sim) { return sim->state.time; }
-int lsim_sim_steps_done(const LsimSim *sim) { return sim->state.step; }
-int lsim_sim_nq(const LsimSim *sim) { return sim->started ? sim->model.nq : 0; }
-int lsim_sim_nv(const LsimSim *sim) { return sim->started ? sim->model.nv : 0; }
-double *lsim_sim_q(LsimSim *sim) { return sim->state.q; }
-double *lsim_sim_v(LsimSim *sim) { return sim->state.v; }
+/* A NULL sim reads as an empty world (lcpsim.h, "Conventions"). */
+int lsim_sim_dimension(const LsimSim *sim) { return sim ? sim->model.dimension : 0; }
+double lsim_sim_time_step(const LsimSim *sim) { return sim ? sim->model.time_step : 0.0; }
+int lsim_sim_scene_steps(const LsimSim *sim) { return sim ? sim->model.steps : 0; }
+int lsim_sim_body_count(const LsimSim *sim) { return sim ? sim->model.nbodies : 0; }
+double lsim_sim_time(const LsimSim *sim) { return sim ? sim->state.time : 0.0; }
+int lsim_sim_steps_done(const LsimSim *sim) { return sim ? sim->state.step : 0; }
+int lsim_sim_nq(const LsimSim *sim) { return sim && sim->started ? sim->model.nq : 0; }
+int lsim_sim_nv(const LsimSim *sim) { return sim && sim->started ? sim->model.nv : 0; }
+double *lsim_sim_q(LsimSim *sim) { return sim ? sim->state.q : NULL; }
+double *lsim_sim_v(LsimSim *sim) { return sim ? sim->state.v : NULL; }
 
 int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
-  if (!sim || !info || i < 0 || i >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body", i);
+  if (!info) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body: info is NULL");
   const LsimBody *b = &sim->model.bodies[i];
   info->name = b->name;
   info->type = (int)b->type;
@@ -163,15 +200,19 @@ int lsim_sim_body_index(const LsimSim *sim, const char *name) {
 }
 
 double lsim_sim_kinetic_energy(const LsimSim *sim) {
-  return sim->started ? lsim_kinetic_energy(&sim->model, &sim->state) : 0.0;
+  return sim && sim->started ? lsim_kinetic_energy(&sim->model, &sim->state) : 0.0;
 }
 
 double lsim_sim_potential_energy(const LsimSim *sim) {
-  return sim->started ? lsim_potential_energy(&sim->model, &sim->state) : 0.0;
+  return sim && sim->started ? lsim_potential_energy(&sim->model, &sim->state) : 0.0;
 }
 
 int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
-  if (!sim || !sim->started || i < 0 || i >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!sim->started)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: the simulation is not started");
+  if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body_pose", i);
+  if (!p || !quat) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: p or quat is NULL");
   lsim_body_pose(&sim->model, &sim->state, i, p, quat);
   return 0;
 }
@@ -197,10 +238,9 @@ static int set_constant(LsimSchedule *s, const double *x, int n) {
 /* Body i of the wanted type with every entry of x[nv] finite, or an error. */
 static int check_body(LsimSim *sim, int i, LsimBodyType type, const double *x,
                       const char *what) {
+  if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the simulation is not started", what);
-  if (i < 0 || i >= sim->model.nbodies)
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: no body %d (the world has %d)", what, i,
-                         sim->model.nbodies);
+  if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, what, i);
   const LsimBody *b = &sim->model.bodies[i];
   if (b->type != type)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: body %d ('%s') is not a %s body", what, i,
@@ -236,7 +276,9 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v) {
 }
 
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
-  if (!sim || !f || body < 0 || body >= sim->model.nbodies) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (body < 0 || body >= sim->model.nbodies) return lsim_api_no_body(sim, "get_force", body);
+  if (!f) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "get_force: f is NULL");
   const LsimBody *b = &sim->model.bodies[body];
   for (int d = 0; d < b->nv; ++d)
     f[d] = lsim_schedule_eval_component(&b->force, sim->state.time, d);
@@ -246,6 +288,7 @@ int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
 /* ---- stepping ---- */
 
 void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user) {
+  if (!sim) return;
   sim->controller = fn;
   sim->controller_user = fn ? user : NULL;
 }
@@ -291,6 +334,7 @@ int lsim_sim_step(LsimSim *sim) {
 }
 
 int lsim_sim_run(LsimSim *sim, int n) {
+  if (!sim) return LSIM_INVALID_INPUT;
   for (int k = 0; k < n; ++k) {
     const int rc = lsim_sim_step(sim);
     /* A fixed sweep budget (tol 0) spent is the solver's normal end. */
@@ -317,13 +361,16 @@ int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
 /* ---- solvers ---- */
 
 int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg) {
-  if (!sim || !name) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!name) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: the name is NULL");
   if (!sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: the simulation is not started");
+  char msg[512] = "";
+  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: %s", msg);
   const LsimSolverSettings old = sim->model.solver;
   lsim_api_settings(&sim->model.solver, name, cfg);
   LsimStepper *st = NULL;
-  char msg[512] = "";
   const int rc = lsim_stepper_create(&st, &sim->model, NULL, msg, sizeof msg);
   if (rc < 0) {
     sim->model.solver = old;
@@ -348,6 +395,7 @@ int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
 }
 
 const char *lsim_sim_solver(const LsimSim *sim) {
+  if (!sim) return NULL;
   return sim->stepper ? lsim_solver_name(lsim_stepper_solver(sim->stepper)) : sim->model.solver.name;
 }
 
@@ -360,7 +408,8 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
   const int n = lsim_sim_contact_count(sim);
-  if (!out || cap <= 0) return 0;
+  /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
+  if (n == 0 || !out || cap <= 0) return 0;
   const LsimContactSet *cs = lsim_stepper_contacts(sim->stepper);
   const int m = n < cap ? n : cap;
   for (int k = 0; k < m; ++k) {

@@ -25,7 +25,7 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   o.max_iter = c.max_iter;
   o.omega = c.omega;
   o.warm_start = c.warm_start;
-  o.threads = c.threads > 0 ? c.threads : 1;
+  o.threads = c.threads;
   o.sparse_limit = c.sparse_limit;
   return o;
 }
@@ -33,9 +33,11 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
 /* Solves lcp (checked) with the named solver into z; fills report. */
 static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
                  LsimSolveReport *report, char *err, size_t errlen) {
+  char msg[512] = "";
+  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimSolver *s = NULL;
-  char msg[512] = "";
   int rc = lsim_solver_create(&s, name ? name : "lemke", &o, msg, sizeof msg);
   if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
   LsimSolveStats st;
@@ -61,6 +63,10 @@ int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, 
                    size_t errlen) {
   if (n < 0 || (n > 0 && (!M || !q || !z)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp: needs n >= 0 and M, q, z");
+  /* An empty problem may come with NULL arrays: the solvers get a real (unused) one, since
+     they copy and clear n entries with memcpy/memset, which take no NULL even for 0. */
+  double none[1] = {0.0};
+  if (n == 0) M = q = z = none;
   /* The solver's interface takes a problem it does not change: no copy of M or q. */
   const LsimLcp lcp = {.n = n, .M = (double *)M, .q = (double *)q, .ncones = 0, .cones = NULL};
   if (lsim_lcp_check_finite(&lcp))
@@ -102,9 +108,11 @@ int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverCo
 static int solve_fc(const char *name, const LsimFc *p, int ndir, double *r,
                     const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
                     size_t errlen) {
+  char msg[512] = "";
+  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimFcSolver *s = NULL;
-  char msg[512] = "";
   int rc = lsim_fc_solver_create(&s, name ? name : "nsgs", &o, ndir, msg, sizeof msg);
   if (rc < 0) return lsim_api_err(err, errlen, rc, "%s", msg);
   double *u = malloc(((size_t)p->n + 1) * sizeof *u);
@@ -140,6 +148,10 @@ int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const do
   if ((dim != 2 && dim != 3) || nc < 0 || (nc > 0 && (!W || !q || !mu || !r)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
                         "solve_fc: needs dim 2 or 3, nc >= 0 and W, q, mu, r");
+  /* An empty problem may come with a NULL r: the solvers get a real (unused) one, as for
+     lsim_solve_lcp. */
+  double none[1] = {0.0};
+  if (nc == 0) r = none;
   /* The problem takes copies: the block index is built on them, the caller's arrays stay
    * untouched. */
   LsimFc p;

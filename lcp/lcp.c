@@ -18,6 +18,8 @@ const char *lsim_status_name(int status) {
     case LSIM_UNAVAILABLE: return "unavailable";
     case LSIM_IO_ERROR: return "io_error";
     case LSIM_WARM_START_REJECTED: return "warm_start_rejected";
+    case LSIM_CONTROLLER_STOPPED: return "controller_stopped";
+    case LSIM_DIVERGED: return "diverged";
     default: return "unknown_status";
   }
 }

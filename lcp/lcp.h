@@ -25,7 +25,11 @@ typedef enum LsimStatus {
   LSIM_OUT_OF_MEMORY = -7,
   LSIM_UNAVAILABLE = -8,      /* solver unknown, not built, or known to abort */
   LSIM_IO_ERROR = -9,         /* a file could not be read or written */
-  LSIM_WARM_START_REJECTED = 1 /* warning: the warm start guess was not usable; cold start */
+  LSIM_WARM_START_REJECTED = 1, /* warning: the warm start guess was not usable; cold start */
+  /* Statuses of a simulation's step (include/lcpsim/lcpsim.h), here so that
+     lsim_status_name knows every code the library returns. */
+  LSIM_CONTROLLER_STOPPED = -50, /* a controller asked to stop: the step was not taken */
+  LSIM_DIVERGED = -51            /* the divergence guard stopped the run (contact/guard.h) */
 } LsimStatus;
 
 /* A short lower-case name for a status ("solved", "secondary_ray", ...); never NULL. */

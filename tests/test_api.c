@@ -389,6 +389,230 @@ static void test_build(void **state) {
   lsim_sim_free(sim);
 }
 
+/* Every status code of the header has its own name (none falls to "unknown_status"). */
+static void test_status_names(void **state) {
+  (void)state;
+  const int codes[] = {LSIM_SOLVED,          LSIM_MAX_ITERATIONS, LSIM_SECONDARY_RAY,
+                       LSIM_BREAKDOWN,       LSIM_BAD_DIAGONAL,   LSIM_SOLVER_FAILED,
+                       LSIM_INVALID_INPUT,   LSIM_OUT_OF_MEMORY,  LSIM_UNAVAILABLE,
+                       LSIM_IO_ERROR,        LSIM_WARM_START_REJECTED,
+                       LSIM_CONTROLLER_STOPPED, LSIM_DIVERGED};
+  const int n = (int)(sizeof codes / sizeof *codes);
+  for (int i = 0; i < n; ++i) {
+    assert_string_not_equal(lsim_status_name(codes[i]), "unknown_status");
+    for (int j = 0; j < i; ++j)
+      assert_string_not_equal(lsim_status_name(codes[i]), lsim_status_name(codes[j]));
+  }
+  assert_string_equal(lsim_status_name(LSIM_CONTROLLER_STOPPED), "controller_stopped");
+  assert_string_equal(lsim_status_name(LSIM_DIVERGED), "diverged");
+  assert_string_equal(lsim_status_name(12345), "unknown_status");
+}
+
+/* A NULL simulation: every function refuses it as the header says (a status function
+ * LSIM_INVALID_INPUT, a query 0 or NULL), none crashes. */
+static void test_null_sim(void **state) {
+  (void)state;
+  const double x[6] = {0};
+  double y[6], p[3], quat[4];
+  LsimBodyInfo bi;
+  LsimStepReport sr;
+  LsimSolverConfig cfg;
+  LsimContactInfo c[2];
+  LsimBodyDef bd = lsim_default_body_def();
+  LsimShapeDef sd = lsim_default_shape_def();
+  LsimJointDef jd;
+  memset(&jd, 0, sizeof jd);
+  assert_int_equal(lsim_sim_set_gravity(NULL, x), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_add_body(NULL, &bd), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_add_shape(NULL, 0, &sd), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_add_joint(NULL, &jd), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_start(NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_dimension(NULL), 0);
+  assert_true(lsim_sim_time_step(NULL) == 0.0);
+  assert_int_equal(lsim_sim_scene_steps(NULL), 0);
+  assert_int_equal(lsim_sim_body_count(NULL), 0);
+  assert_int_equal(lsim_sim_body(NULL, 0, &bi), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_body_index(NULL, "a"), -1);
+  assert_true(lsim_sim_time(NULL) == 0.0);
+  assert_int_equal(lsim_sim_steps_done(NULL), 0);
+  assert_int_equal(lsim_sim_nq(NULL), 0);
+  assert_int_equal(lsim_sim_nv(NULL), 0);
+  assert_null(lsim_sim_q(NULL));
+  assert_null(lsim_sim_v(NULL));
+  assert_true(lsim_sim_kinetic_energy(NULL) == 0.0);
+  assert_true(lsim_sim_potential_energy(NULL) == 0.0);
+  assert_int_equal(lsim_sim_body_pose(NULL, 0, p, quat), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_set_force(NULL, 0, x), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_get_force(NULL, 0, y), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_set_kinematic_velocity(NULL, 0, x), LSIM_INVALID_INPUT);
+  lsim_sim_set_controller(NULL, NULL, NULL);
+  assert_int_equal(lsim_sim_step(NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_run(NULL, 3), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_last_step(NULL, &sr), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_set_solver(NULL, "pgs", NULL), LSIM_INVALID_INPUT);
+  assert_null(lsim_sim_solver(NULL));
+  assert_int_equal(lsim_sim_solver_config(NULL, &cfg), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_contact_count(NULL), 0);
+  assert_int_equal(lsim_sim_contacts(NULL, c, 2), 0);
+  assert_int_equal(lsim_sim_record(NULL, "/tmp/x.h5"), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_record_close(NULL, 1), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(NULL), "sim is NULL");
+  lsim_sim_free(NULL);
+}
+
+/* A bad body index: every getter and setter that takes one says which index and the valid
+ * range in lsim_sim_error (not an empty message). */
+static void test_bad_body_index(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load(&sim, "data/two_blocks.json", err, sizeof err), 0);
+  const int n = lsim_sim_body_count(sim);
+  char range[64];
+  snprintf(range, sizeof range, "0 .. %d", n - 1);
+  double f[6] = {0}, p[3], quat[4];
+  LsimBodyInfo bi;
+  assert_int_equal(lsim_sim_get_force(sim, 5, f), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "get_force: no body 5"));
+  assert_non_null(strstr(lsim_sim_error(sim), range));
+  assert_int_equal(lsim_sim_body(sim, -1, &bi), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "body: no body -1"));
+  assert_non_null(strstr(lsim_sim_error(sim), range));
+  assert_int_equal(lsim_sim_body_pose(sim, n, p, quat), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "no body"));
+  assert_int_equal(lsim_sim_body_pose(sim, 0, NULL, quat), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "NULL"));
+  assert_int_equal(lsim_sim_set_force(sim, 5, f), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "set_force: no body 5"));
+  assert_int_equal(lsim_sim_set_kinematic_velocity(sim, -2, f), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "no body -2"));
+  assert_int_equal(lsim_sim_body(sim, 0, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "info is NULL"));
+  lsim_sim_free(sim);
+}
+
+/* Contacts before the first step (a built world before and after start): none, without
+ * touching the stepper that is not there yet. */
+static void test_contacts_before_step(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  LsimContactInfo c[4];
+  assert_int_equal(lsim_sim_contact_count(sim), 0);
+  assert_int_equal(lsim_sim_contacts(sim, c, 4), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  const int b = lsim_sim_add_body(sim, &d);
+  LsimShapeDef s = lsim_default_shape_def();
+  assert_true(lsim_sim_add_shape(sim, b, &s) >= 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_contacts(sim, c, 4), 0);
+  lsim_sim_free(sim);
+}
+
+/* Empty problems (n = 0, nc = 0) with NULL arrays are solved: nothing to do, nothing read
+ * or written (the sanitizer build checks no NULL reaches a copy). */
+static void test_empty_problems(void **state) {
+  (void)state;
+  char err[256] = "";
+  LsimSolveReport r;
+  const char *lcp_solvers[] = {"lemke", "pgs"};
+  for (int s = 0; s < 2; ++s) {
+    LsimSolverConfig cfg = lsim_default_solver_config();
+    for (int warm = 0; warm < 2; ++warm) {
+      cfg.warm_start = warm;
+      assert_int_equal(lsim_solve_lcp(lcp_solvers[s], 0, NULL, NULL, NULL, &cfg, &r, err, sizeof err),
+                       LSIM_SOLVED);
+      assert_int_equal(r.iterations, 0);
+    }
+  }
+  LsimFcReport fr;
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 0, NULL, NULL, NULL, 0, NULL, NULL, &fr, err, sizeof err),
+                   LSIM_SOLVED);
+  assert_int_equal(lsim_solve_fc("lemke", 2, 0, NULL, NULL, NULL, 2, NULL, NULL, &fr, err, sizeof err),
+                   LSIM_SOLVED);
+}
+
+/* Solver options outside the header's ranges are refused with a message naming the field,
+ * by a simulation (the previous solver kept) and by the standalone solves, as a scene's
+ * "solver" object refuses them. */
+static void test_solver_config_checked(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256] = "";
+  assert_int_equal(lsim_sim_load(&sim, "data/two_blocks.json", err, sizeof err), 0);
+  const char *before = lsim_sim_solver(sim);
+  char was[64];
+  snprintf(was, sizeof was, "%s", before);
+  struct { const char *field; LsimSolverConfig cfg; } bad[7];
+  for (int k = 0; k < 7; ++k) bad[k].cfg = lsim_default_solver_config();
+  bad[0].field = "threads", bad[0].cfg.threads = -5;
+  bad[1].field = "threads", bad[1].cfg.threads = 65;
+  bad[2].field = "tol", bad[2].cfg.tol = INFINITY;
+  bad[3].field = "tol", bad[3].cfg.tol = NAN;
+  bad[4].field = "omega", bad[4].cfg.omega = 3.0;
+  bad[5].field = "max_iter", bad[5].cfg.max_iter = -1;
+  bad[6].field = "threads", bad[6].cfg.threads = 0;
+  const double M[1] = {1}, q[1] = {-1}, W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q3[3] = {-1, 0, 0};
+  const double mu[1] = {0.5};
+  for (int k = 0; k < 7; ++k) {
+    assert_int_equal(lsim_sim_set_solver(sim, "pgs", &bad[k].cfg), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), bad[k].field));
+    assert_string_equal(lsim_sim_solver(sim), was);
+    double z[1] = {0}, r[3] = {0};
+    err[0] = '\0';
+    assert_int_equal(lsim_solve_lcp("pgs", 1, M, q, z, &bad[k].cfg, NULL, err, sizeof err),
+                     LSIM_INVALID_INPUT);
+    assert_non_null(strstr(err, bad[k].field));
+    err[0] = '\0';
+    assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, q3, mu, 0, r, &bad[k].cfg, NULL, err, sizeof err),
+                     LSIM_INVALID_INPUT);
+    assert_non_null(strstr(err, bad[k].field));
+  }
+  /* The bounds themselves are fine. */
+  LsimSolverConfig ok = lsim_default_solver_config();
+  ok.threads = 64;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &ok), 0);
+  LsimSolverConfig back;
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_int_equal(back.threads, 64);
+  lsim_sim_free(sim);
+}
+
+/* Bodies built in code: a quaternion with a NaN is named as not finite (not as zero), a
+ * zero one as zero; an infinite 1-D ground_mu is refused as the scene reader refuses it. */
+static void test_build_bad_values(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 3, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.quaternion[0] = NAN;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "quaternion has a value that is not finite"));
+  d.quaternion[0] = 0.0;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "quaternion is zero"));
+  d = lsim_default_body_def();
+  const int b = lsim_sim_add_body(sim, &d);
+  assert_true(b >= 0);
+  LsimShapeDef s = lsim_default_shape_def();
+  s.quaternion[2] = INFINITY;
+  assert_int_equal(lsim_sim_add_shape(sim, b, &s), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "quaternion has a value that is not finite"));
+  assert_int_equal(lsim_sim_add_shape(sim, 7, &s), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "add_shape: no body 7"));
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_create(&sim, 1, 0.01, err, sizeof err), 0);
+  d = lsim_default_body_def();
+  d.ground_mu = INFINITY;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "ground_mu"));
+  d.ground_mu = 0.5;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -397,6 +621,10 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+      cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
+      cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_contacts_before_step),
+      cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),
+      cmocka_unit_test(test_build_bad_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

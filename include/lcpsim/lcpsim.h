@@ -28,6 +28,9 @@
  *    pointer of a controller.
  *  - A simulation is not thread safe: one thread at a time. Different simulations are
  *    independent.
+ *  - A NULL simulation handle is refused, never dereferenced: functions returning a status
+ *    return LSIM_INVALID_INPUT, queries return 0, 0.0 or NULL (lsim_sim_body_index -1),
+ *    and lsim_sim_set_controller and lsim_sim_free do nothing.
  */
 #ifndef LCPSIM_LCPSIM_H
 #define LCPSIM_LCPSIM_H
@@ -60,7 +63,6 @@ enum {
   LSIM_IO_ERROR = -9,         /* a file could not be read or written */
   LSIM_WARM_START_REJECTED = 1 /* warning: the warm start guess was not usable */
 };
-#endif
 /* A controller asked to stop (its return value was not 0): the step was not taken. */
 #define LSIM_CONTROLLER_STOPPED (-50)
 /* The divergence guard stopped the run: after the step a coordinate or contact impulse was
@@ -68,6 +70,7 @@ enum {
  * names the step, the body and the quantity. The state is that step's; it is not
  * recorded, and an open record is marked stopped. */
 #define LSIM_DIVERGED (-51)
+#endif
 
 /* A short lower-case name for a status ("solved", "max_iterations", ...); never NULL. */
 const char *lsim_status_name(int status);
@@ -78,11 +81,14 @@ const char *lsim_status_name(int status);
 const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
- * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0. */
+ * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0. A configuration
+ * outside the ranges below is refused (LSIM_INVALID_INPUT, the message naming the field)
+ * by every function that takes one, as a scene's "solver" object is. */
 typedef struct LsimSolverConfig {
-  double tol;      /* acceptance: natural residual <= tol * s, s = max_i |q_i| (1 when
-                      q = 0); 0 with PGS: exactly max_iter sweeps */
-  int max_iter;    /* sweeps (iterative) or pivots (pivoting); 0 = the solver's default */
+  double tol;      /* finite, >= 0; acceptance: natural residual <= tol * s, s = max_i
+                      |q_i| (1 when q = 0); 0 with PGS: exactly max_iter sweeps */
+  int max_iter;    /* >= 0: sweeps (iterative) or pivots (pivoting); 0 = the solver's
+                      default */
   double omega;    /* PGS relaxation in (0, 2) */
   int warm_start;  /* simulations: start each step from the previous step's impulses */
   int threads;     /* PGS sweep team size, 1 .. 64 (results depend on it, never on the run) */
@@ -106,7 +112,7 @@ typedef struct LsimSolveReport {
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
  * receives the solver's final iterate (the solution when the return is LSIM_SOLVED).
  * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
- * warm_start 0. report may be NULL. Returns the status; on LSIM_INVALID_INPUT or
+ * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
  * solver does. Frictional contact problems: lsim_solve_fc below. */
 int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
@@ -147,7 +153,8 @@ typedef struct LsimFcReport {
  * as the Stewart-Trinkle LCP of that polyhedral cone. cfg->tol is, for exact-cone solvers,
  * on the relative natural-map residual; for polyhedral ones, the LCP solver's tolerance.
  * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
- * is untouched. report may be NULL. */
+ * is untouched. report may be NULL. nc = 0 is solved at once; W, q, mu, r may then be
+ * NULL. */
 int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
                   const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
                   LsimFcReport *report, char *err, size_t errlen);
@@ -210,12 +217,13 @@ typedef struct LsimBodyDef {
                              the center of mass in the body frame, kg m^2, > 0 (dynamic) */
   double position[3];     /* world position of the body's origin (its center of mass) */
   double angle;           /* 2-D orientation about z, rad */
-  double quaternion[4];   /* 3-D orientation (w, x, y, z), normalized here */
+  double quaternion[4];   /* 3-D orientation (w, x, y, z), finite and not zero;
+                             normalized here */
   double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
                              the layout of v */
   double width;           /* 1-D: segment width, m (0: a point) */
   int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >= */
-  double ground_mu;       /* 1-D: friction with the ground under load m g */
+  double ground_mu;       /* 1-D: friction with the ground under load m g; finite, >= 0 */
   double restitution;     /* coefficient of restitution in [0, 1] */
 } LsimBodyDef;
 /* A dynamic body of mass 1 at the origin at rest, unit inertia, identity orientation. */
@@ -268,7 +276,7 @@ int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
 
-/* The world's dimension (1, 2 or 3) and time step h (s). sim must not be NULL. */
+/* The world's dimension (1, 2 or 3) and time step h (s). */
 int lsim_sim_dimension(const LsimSim *sim);
 double lsim_sim_time_step(const LsimSim *sim);
 /* The number of steps the scene asks for (its "steps" or "duration"). */
@@ -284,14 +292,15 @@ typedef struct LsimBodyInfo {
   int q_offset, nq;       /* its slice of q (nq 0 and offset -1 for static bodies) */
   int v_offset, nv;       /* its slice of v */
 } LsimBodyInfo;
-/* Fills info for body i. 0 or LSIM_INVALID_INPUT (no such body). */
+/* Fills info for body i. 0 or LSIM_INVALID_INPUT (no such body: lsim_sim_error names the
+ * index and the valid range; info NULL). */
 int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info);
 /* The index of the body called name, or -1. */
 int lsim_sim_body_index(const LsimSim *sim, const char *name);
 
 /* ---- the state -------------------------------------------------------------------- */
 
-/* The state's time (s) and the steps taken since the initial state. sim must not be NULL. */
+/* The state's time (s) and the steps taken since the initial state. */
 double lsim_sim_time(const LsimSim *sim);
 int lsim_sim_steps_done(const LsimSim *sim);
 /* The lengths of q and v (0 before lsim_sim_start). */
@@ -309,7 +318,8 @@ double lsim_sim_kinetic_energy(const LsimSim *sim);
 double lsim_sim_potential_energy(const LsimSim *sim);
 
 /* The world pose of body i: position p[3] and unit quaternion quat[4] (1-D: (x, 0, 0);
- * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT. */
+ * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT with lsim_sim_error (not started, no
+ * such body, p or quat NULL). */
 int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
 
 /* ---- forces and kinematic targets ----------------------------------------------------
@@ -322,7 +332,8 @@ int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
  * body, a body of another type, NULL or non-finite values); the schedule is then kept. */
 int lsim_sim_set_force(LsimSim *sim, int body, const double *f);
 /* The applied force of body at the current time (the scene's schedule or the value set)
- * into f [nv] (zeros for bodies without one). 0 or LSIM_INVALID_INPUT (no such body). */
+ * into f [nv] (zeros for bodies without one). 0 or LSIM_INVALID_INPUT with lsim_sim_error
+ * (no such body: the message names the index and the valid range; f NULL). */
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f);
 int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 
@@ -370,7 +381,8 @@ int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
  * defaults). The warm start starts over. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT
  * (the previous solver is kept). */
 int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
-/* The solver in use, owned by sim, valid until the next lsim_sim_set_solver. */
+/* The solver in use, owned by sim, valid until the next lsim_sim_set_solver (NULL for a
+ * NULL sim). */
 const char *lsim_sim_solver(const LsimSim *sim);
 /* The options of the solver in use (the scene's, or the last lsim_sim_set_solver's). */
 int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg);
@@ -403,7 +415,8 @@ typedef struct LsimContactInfo {
 
 /* The number of contacts of the last step (0 before the first). */
 int lsim_sim_contact_count(const LsimSim *sim);
-/* Copies up to cap contacts of the last step into out; returns how many were copied. */
+/* Copies up to cap contacts of the last step into out; returns how many were copied (0
+ * before the first step, also before lsim_sim_start). */
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
 
 /* ---- recording to HDF5 ---------------------------------------------------------------- */

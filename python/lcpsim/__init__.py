@@ -8,14 +8,21 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
+    sim.close()                  # or `with lcpsim.Sim.load(...) as sim:`
     lcpsim.solve_lcp(M, q, "lemke")
     lcpsim.solve_fc(W, q, mu, "nsgs")   # a frictional contact problem (exact cone)
     lcpsim.compare(["data/two_blocks.json"], "lemke,pgs")
 
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
 is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
-Errors raise lcpsim.Error with the library's message (file:line:column for scenes). A
-step whose solver fails does not raise: step() returns the status (< 0), as the C API.
+Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
+of the wrong size given to solve_lcp and solve_fc raise ValueError. A step whose solver fails
+does not raise: step() returns the status (< 0), as the C API.
+
+The views sim.q and sim.v (and their slices) keep the library's state alive: one may outlive
+its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
+the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
+they hold the state at close() and nothing steps it any more.
 """
 import ctypes as C
 import os
@@ -54,6 +61,19 @@ class Error(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
+
+
+class _Handle:
+    """Owns one LsimSim: frees it when the last holder goes (the Sim until close(), and every
+    numpy view of its state, through the ctypes array under the view)."""
+
+    def __init__(self, ptr):
+        self.ptr = C.c_void_p(ptr)
+
+    def __del__(self):
+        if self.ptr.value and _free is not None:  # (None: the interpreter is shutting down)
+            _free(self.ptr)
+            self.ptr = C.c_void_p()
 
 
 class _SolverConfig(C.Structure):
@@ -190,19 +210,52 @@ def _doubles(x, n, what):
     return a
 
 
+def _state_view(hd, ptr, n):
+    """A writable numpy view of n doubles at ptr that keeps hd (the simulation) alive: the
+    ctypes array under it holds hd, and the view's base is that array."""
+    if not n:
+        return np.zeros(0)
+    arr = (C.c_double * n).from_address(C.cast(ptr, C.c_void_p).value)
+    arr._handle = hd
+    return np.frombuffer(arr, dtype=np.float64)
+
+
+def _vector(x, what, n=None):
+    """x as a contiguous float64 vector (a 1-D array or a scalar); ValueError naming what if
+    it has more dimensions or, n given, not n entries."""
+    a = np.ascontiguousarray(x, dtype=np.float64)
+    if a.ndim > 1:
+        raise ValueError("%s must be a vector, got shape %s" % (what, a.shape))
+    a = a.reshape(-1)
+    if n is not None and a.size != n:
+        raise ValueError("%s needs %d entries, got %d" % (what, n, a.size))
+    return a
+
+
+def _matrix(x, n, what, by):
+    """x as an n x n float64 matrix (n from the vector called by); ValueError naming both
+    otherwise."""
+    a = np.asarray(x, dtype=np.float64)
+    if a.shape != (n, n):
+        raise ValueError("%s must be %d x %d (%s has %d entries), got shape %s"
+                         % (what, n, n, by, n, a.shape))
+    return a
+
+
 class Sim:
-    """A simulation: a scene's model and its state, stepped by the library."""
+    """A simulation: a scene's model and its state, stepped by the library. close() (or the
+    end of a with block) ends it; any use afterwards raises Error."""
 
     def __init__(self, handle):
-        self._h = C.c_void_p(handle)
+        self._hd = _Handle(handle)
         self._controller = None
         self._c_controller = None
         self._exc = None
         nq, nv = _nq(self._h), _nv(self._h)
-        # Views of the library's state arrays (their address never changes).
-        self.q = np.ctypeslib.as_array(_q(self._h), shape=(nq,)) if nq else np.zeros(0)
-        self.v = np.ctypeslib.as_array(_v(self._h), shape=(nv,)) if nv else np.zeros(0)
-        self._buf = np.zeros(6)
+        # Views of the library's state arrays (their address never changes); each holds the
+        # handle, never the Sim, so dropping the Sim still frees it once no view is left.
+        self._q = _state_view(self._hd, _q(self._h), nq)
+        self._v = _state_view(self._hd, _v(self._h), nv)
         self.bodies = []
         for i in range(_body_count(self._h)):
             b = _BodyInfo()
@@ -229,14 +282,36 @@ class Sim:
             raise Error(rc, err.value.decode())
         return cls(h.value)
 
+    @property
+    def _h(self):
+        """The library's handle; Error once closed (a NULL would reach the library)."""
+        hd = getattr(self, "_hd", None)
+        if hd is None:
+            raise Error(INVALID_INPUT, "the simulation is closed")
+        return hd.ptr
+
     def close(self):
-        if self._h:
-            _free(self._h)
-            self._h = None
-            self.q = self.v = None
+        """Ends the simulation: an open record is closed (kept) now, and every later use of
+        this Sim raises Error. The library frees the simulation once no view of its state
+        (sim.q, sim.v) is left. Closing twice is fine."""
+        hd = getattr(self, "_hd", None)
+        if hd is None:
+            return
+        # Views taken before may still point into the state: freeing it now would leave them
+        # reading freed memory (what mmap refuses with BufferError). Refusing close() would
+        # make `with` blocks fail over a stray view, so the state lives on until the last
+        # view goes (they then hold the state at close); what close() must do at once,
+        # finishing the record file, is done here.
+        _record_close(hd.ptr, 1)  # LSIM_INVALID_INPUT when no record is open: nothing to do
+        _set_controller(hd.ptr, _CONTROLLER(), None)
+        self._hd = self._q = self._v = None
+        self._c_controller = None
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # the interpreter shutting down: nothing left to do
+            pass
 
     def __enter__(self):
         return self
@@ -250,6 +325,29 @@ class Sim:
         return rc
 
     # -- the model and the state
+    @property
+    def q(self):
+        """The generalized coordinates: a numpy view of the library's state (no copy;
+        writable); assigning copies into it."""
+        self._h  # Error once closed
+        return self._q
+
+    @q.setter
+    def q(self, values):
+        self._h
+        self._q[:] = values
+
+    @property
+    def v(self):
+        """The generalized velocities: a numpy view like q."""
+        self._h
+        return self._v
+
+    @v.setter
+    def v(self, values):
+        self._h
+        self._v[:] = values
+
     dimension = property(lambda self: _dimension(self._h))
     time_step = property(lambda self: _time_step(self._h))
     scene_steps = property(lambda self: _scene_steps(self._h))
@@ -265,28 +363,34 @@ class Sim:
             raise KeyError(name)
         return i
 
-    def _body(self, body):
-        return self.body_index(body) if isinstance(body, str) else int(body)
+    def _body(self, body, what):
+        """The index of body (an index or a name); Error naming it when there is none (before
+        its values are looked at: their size depends on the body)."""
+        self._h  # Error once closed
+        i = self.body_index(body) if isinstance(body, str) else int(body)
+        if not 0 <= i < len(self.bodies):
+            raise Error(INVALID_INPUT, "%s: no body %d (the bodies are 0 .. %d)"
+                        % (what, i, len(self.bodies) - 1) if self.bodies
+                        else "%s: no body %d (the world has no body)" % (what, i))
+        return i
 
     def set_force(self, body, f):
         """Replaces the applied generalized force of a dynamic body (index or name): 1-D f,
         2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
-        i = self._body(body)
-        n = self.bodies[i]["nv"] if 0 <= i < len(self.bodies) else 0
-        a = _doubles(f, n, "set_force")
+        i = self._body(body, "set_force")
+        a = _doubles(f, self.bodies[i]["nv"], "set_force")
         self._check(_set_force(self._h, i, a.ctypes.data_as(_D)))
 
     def get_force(self, body):
-        i = self._body(body)
+        i = self._body(body, "get_force")
         out = np.zeros(6)
         self._check(_get_force(self._h, i, out.ctypes.data_as(_D)))
         return out[: self.bodies[i]["nv"]]
 
     def set_kinematic_velocity(self, body, v):
         """Prescribes a kinematic body's velocity from now on (the layout of v)."""
-        i = self._body(body)
-        n = self.bodies[i]["nv"] if 0 <= i < len(self.bodies) else 0
-        a = _doubles(v, n, "set_kinematic_velocity")
+        i = self._body(body, "set_kinematic_velocity")
+        a = _doubles(v, self.bodies[i]["nv"], "set_kinematic_velocity")
         self._check(_set_kin(self._h, i, a.ctypes.data_as(_D)))
 
     # -- controllers and steps
@@ -299,10 +403,11 @@ class Sim:
         """fn(sim) is called before every step with the state before it; it may set forces,
         kinematic velocities and q, v. Returning True stops (step() raises Error with
         CONTROLLER_STOPPED); an exception stops too and is raised again by step()."""
+        h = self._h  # Error once closed
         self._controller = fn
         if fn is None:
             self._c_controller = None
-            _set_controller(self._h, _CONTROLLER(), None)
+            _set_controller(h, _CONTROLLER(), None)
             return
 
         def trampoline(_sim, _user):
@@ -313,7 +418,7 @@ class Sim:
                 return 1
 
         self._c_controller = _CONTROLLER(trampoline)
-        _set_controller(self._h, self._c_controller, None)
+        _set_controller(h, self._c_controller, None)
 
     def step(self):
         """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
@@ -343,7 +448,7 @@ class Sim:
     def last_step(self):
         """What the last step did: status, iterations, lcp_size, ncontacts, residuals, time."""
         r = _StepReport()
-        _last_step(self._h, C.byref(r))
+        self._check(_last_step(self._h, C.byref(r)))
         return {k: getattr(r, k) for k, _ in _StepReport._fields_}
 
     # -- solvers, contacts, records
@@ -366,9 +471,10 @@ class Sim:
         """The contacts of the last step with their impulses (N s), a structured array of
         CONTACT_DTYPE: id (stable across steps), kind, body[2], gap, point, normal,
         normal_impulse, friction_impulse (world, on body[0]), slip_speed."""
-        n = _contact_count(self._h)
+        h = self._h
+        n = _contact_count(h)
         out = np.empty(n, dtype=CONTACT_DTYPE)  # the library writes into it: one copy
-        m = _contacts(self._h, out.ctypes.data, n) if n else 0
+        m = _contacts(h, out.ctypes.data, n) if n else 0
         return out[:m]
 
     def record(self, path):
@@ -382,11 +488,11 @@ class Sim:
 def solve_lcp(M, q, solver="lemke", z0=None, **options):
     """Solves w = M z + q, 0 <= z _|_ w >= 0. Returns (z, report); report["status"] 0 when
     solved. z0 is a warm start (with warm_start=True). Raises Error on bad input or an
-    unknown solver."""
-    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
+    unknown solver; ValueError when the sizes disagree (M n x n for q of n)."""
+    q = _vector(q, "q")
     n = q.size
-    Mf = np.asfortranarray(np.asarray(M, dtype=np.float64).reshape(n, n))
-    z = np.zeros(n) if z0 is None else np.array(z0, dtype=np.float64).reshape(n)
+    Mf = np.asfortranarray(_matrix(M, n, "M", "q"))
+    z = np.zeros(n) if z0 is None else _vector(z0, "z0", n).copy()
     options.setdefault("warm_start", z0 is not None)
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
     rc = _solve_lcp(solver.encode(), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
@@ -401,15 +507,23 @@ def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
     (dim 2 or 3 entries per contact, normal first; mu one coefficient per contact). solver:
     an exact-cone solver ("nsgs", "nsgs_aa", "siconos:fc3d_...") with ndir 0, or an LCP
     solver name with ndir > 0 polyhedral cone directions. Returns (r, report); report holds
-    the exact-cone Coulomb measures (relative: Siconos' fc3d error). r0 is a warm start."""
-    q = np.ascontiguousarray(q, dtype=np.float64).reshape(-1)
-    mu = np.ascontiguousarray(mu, dtype=np.float64).reshape(-1)
-    n = q.size
-    Wf = np.asfortranarray(np.asarray(W, dtype=np.float64).reshape(n, n))
-    r = np.zeros(n) if r0 is None else np.array(r0, dtype=np.float64).reshape(n)
+    the exact-cone Coulomb measures (relative: Siconos' fc3d error). r0 is a warm start.
+    ValueError when the sizes disagree: q needs dim * len(mu) entries, W is len(q) x len(q)."""
+    if dim not in (2, 3):
+        raise ValueError("solve_fc: dim must be 2 or 3, got %r" % (dim,))
+    mu = _vector(mu, "mu")
+    n = dim * mu.size
+    q = _vector(q, "q")
+    if q.size != n:
+        raise ValueError("solve_fc: q needs dim * len(mu) = %d * %d = %d entries, got %d"
+                         % (dim, mu.size, n, q.size))
+    Wf = np.asfortranarray(_matrix(W, n, "W", "q"))
+    r = np.zeros(n) if r0 is None else _vector(r0, "r0", n).copy()
     options.setdefault("warm_start", r0 is not None)
     cfg, rep, err = _config(**options), _FcReport(), C.create_string_buffer(1024)
-    rc = _solve_fc(solver.encode(), dim, mu.size, Wf.ctypes.data_as(_D), q.ctypes.data_as(_D),
+    # The library reads W [n n], q [n], mu [nc] and writes r [n] for nc = mu.size, n = dim nc:
+    # the sizes checked above.
+    rc = _solve_fc(solver.encode(), int(dim), mu.size, Wf.ctypes.data_as(_D), q.ctypes.data_as(_D),
                    mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
                    C.byref(rep), err, 1024)
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):

@@ -156,5 +156,113 @@ except lcpsim.Error as e:
           "push: DIVERGED at step 2: %s" % e)
 push.close()
 
+# Sizes are checked before the library sees the arrays (it reads W [n n], q [n], mu [nc] and
+# writes r [n] for n = dim nc): a mismatch is a ValueError naming the sizes, not a heap
+# overrun.
+def raises_value_error(fn, words, what):
+    try:
+        fn()
+        check(False, "%s: accepted" % what)
+    except ValueError as e:
+        check(all(w in str(e) for w in words), "%s: message %r" % (what, str(e)))
+
+
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5, 0.5], "nsgs", dim=3),
+                   ["q needs", "6", "got 3"], "fc: q shorter than dim * len(mu)")
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(6), [-1.0, 0, 0], [0.5], "nsgs", dim=2),
+                   ["q needs", "2", "got 3"], "fc: q longer than dim * len(mu)")
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(2), [-1.0, 0, 0], [0.5], "nsgs"),
+                   ["W must be 3 x 3", "(2, 2)"], "fc: W too small")
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(9).reshape(-1)[:9], [-1.0, 0, 0], [0.5]),
+                   ["W must be 3 x 3"], "fc: W flat")
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], r0=[0, 0]),
+                   ["r0 needs 3"], "fc: r0 short")
+raises_value_error(lambda: lcpsim.solve_fc(np.eye(4), [-1.0, 0, 0, 0], [0.5, 0.5], dim=4),
+                   ["dim must be 2 or 3"], "fc: dim 4")
+raises_value_error(lambda: lcpsim.solve_lcp(np.eye(3), [-1.0, -1.0], "lemke"),
+                   ["M must be 2 x 2", "(3, 3)"], "lcp: M too large")
+raises_value_error(lambda: lcpsim.solve_lcp([2.0, 1, 1, 2], [-1.0, -1.0], "lemke"),
+                   ["M must be 2 x 2"], "lcp: M flat")
+raises_value_error(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], z0=[1.0]),
+                   ["z0 needs 2"], "lcp: z0 short")
+raises_value_error(lambda: lcpsim.solve_lcp(np.eye(2), [[-1.0, -1.0]]),
+                   ["q must be a vector"], "lcp: q a matrix")
+r, rep = lcpsim.solve_fc(np.eye(4), [-1.0, 0, -1.0, 0], [0.5, 0.5], "nsgs", dim=2, tol=1e-12)
+check(np.allclose(r, [1, 0, 1, 0], atol=1e-9) and rep["status"] == 0, "fc: two 2-D contacts %r" % r)
+check(lcpsim.status_name(lcpsim.CONTROLLER_STOPPED) == "controller_stopped"
+      and lcpsim.status_name(lcpsim.DIVERGED) == "diverged", "status names of the step")
+
+# A bad body index is named with the valid range, before the size of the values is looked at.
+sim = lcpsim.Sim.load("data/two_blocks.json")
+for call, name in ((lambda: sim.get_force(5), "get_force"), (lambda: sim.set_force(5, [1.0]), "set_force"),
+                   (lambda: sim.set_force(-1, [1.0]), "set_force"),
+                   (lambda: sim.set_kinematic_velocity(9, [1.0]), "set_kinematic_velocity")):
+    try:
+        call()
+        check(False, "%s: a bad body index is accepted" % name)
+    except lcpsim.Error as e:
+        check(e.status == lcpsim.INVALID_INPUT and str(e).startswith(name + ": no body ")
+              and "(the bodies are 0 .. 1)" in str(e), "%s: bad index message %r" % (name, str(e)))
+sim.close()
+
+# Views keep the simulation alive: a view outlives its Sim (the Sim freed, others allocated
+# and stepped over its memory), and still reads the state (two_blocks: q = (-2, 0)).
+import gc
+q0 = lcpsim.Sim.load("data/two_blocks.json").q
+v0 = lcpsim.Sim.load("data/two_blocks.json").v[:1]
+gc.collect()
+others = [lcpsim.Sim.load("data/two_blocks.json") for _ in range(20)]
+for o in others:
+    o.q[:] = 123.0
+    o.run(2)
+check(np.array_equal(q0, [-2.0, 0.0]), "a view outliving its Sim reads %r" % q0)
+check(v0.shape == (1,) and np.isfinite(v0).all(), "a slice outliving its Sim reads %r" % v0)
+q0[1] = 0.5  # writable still
+check(q0[1] == 0.5, "the outliving view is writable")
+del others, q0, v0
+
+# A closed Sim raises lcpsim.Error from every method and property (it never hands the
+# library a NULL); views taken before stay readable, with the state at close. Its record
+# is finished at close() even while a view is alive.
+with tempfile.TemporaryDirectory() as d:
+    rec = os.path.join(d, "closed.h5")
+    sim = lcpsim.Sim.load("data/two_blocks.json")
+    sim.record(rec)
+    sim.step()
+    qv, at_close = sim.q, sim.q.copy()
+    sim.close()
+    sim.close()  # twice is fine
+    check(os.path.exists(rec) and not os.path.exists(rec + ".partial"), "record finished by close()")
+    check(np.array_equal(qv, at_close), "a view after close() reads the state at close")
+    uses = {
+        "time": lambda: sim.time, "dimension": lambda: sim.dimension,
+        "time_step": lambda: sim.time_step, "scene_steps": lambda: sim.scene_steps,
+        "steps_done": lambda: sim.steps_done, "kinetic_energy": lambda: sim.kinetic_energy,
+        "potential_energy": lambda: sim.potential_energy, "solver": lambda: sim.solver,
+        "q": lambda: sim.q, "v": lambda: sim.v, "step": sim.step, "run": lambda: sim.run(2),
+        "last_step": sim.last_step, "contacts": sim.contacts,
+        "set_solver": lambda: sim.set_solver("pgs"), "solver_config": sim.solver_config,
+        "record": lambda: sim.record(os.path.join(d, "again.h5")),
+        "record_close": sim.record_close, "set_force": lambda: sim.set_force(1, [1.0]),
+        "get_force": lambda: sim.get_force(1),
+        "set_kinematic_velocity": lambda: sim.set_kinematic_velocity(0, [1.0]),
+        "body_index": lambda: sim.body_index("left"),
+        "controller": lambda: setattr(sim, "controller", lambda s: None),
+        "set q": lambda: setattr(sim, "q", [0.0, 0.0]),
+    }
+    for name, use in uses.items():
+        try:
+            use()
+            check(False, "closed Sim: %s does not raise" % name)
+        except lcpsim.Error as e:
+            check("closed" in str(e), "closed Sim: %s raises %r" % (name, str(e)))
+    with lcpsim.Sim.load("data/two_blocks.json") as sim:
+        sim.step()
+    try:
+        sim.time
+        check(False, "the with block left the Sim open")
+    except lcpsim.Error:
+        pass
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
