@@ -350,6 +350,108 @@ static void test_compare(void **state) {
   assert_non_null(strstr(err, "bogus"));
 }
 
+/* A scratch folder for files a test makes: mkdtemp into dir. */
+static void scratch_dir(char *dir, size_t len) {
+  snprintf(dir, len, "/tmp/lsim_test_api_dir_XXXXXX");
+  assert_non_null(mkdtemp(dir));
+}
+
+/* Copies the file from into to; 0 or -1. */
+static int copy_file(const char *from, const char *to) {
+  FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+  char buf[4096];
+  size_t n;
+  int rc = a && b ? 0 : -1;
+  while (!rc && (n = fread(buf, 1, sizeof buf, a)) > 0)
+    if (fwrite(buf, 1, n, b) != n) rc = -1;
+  if (a) fclose(a);
+  if (b && fclose(b)) rc = -1;
+  return rc;
+}
+
+/* 1 if the two files have the same bytes. */
+static int same_bytes(const char *p, const char *q) {
+  FILE *a = fopen(p, "rb"), *b = fopen(q, "rb");
+  int same = a && b;
+  while (same) {
+    const int x = fgetc(a), y = fgetc(b);
+    if (x != y) same = 0;
+    if (x == EOF) break;
+  }
+  if (a) fclose(a);
+  if (b) fclose(b);
+  return same;
+}
+
+/* The number of entries of dir (. and .. not counted). */
+static int count_entries(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+  FILE *p = popen(cmd, "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+/* Removes dir and what it holds. */
+static void remove_dir(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* A record onto the scene file the simulation was loaded from, by its name or through a
+ * link, is refused (LSIM_INVALID_INPUT, both paths named) and the scene stays as it was,
+ * no partial file left; a record elsewhere still works, and a simulation loaded from a
+ * text has no scene file to protect. */
+static void test_record_onto_scene(void **state) {
+  (void)state;
+  char dir[64], scene[128], orig[128], link_[128], other[128], msg[1024];
+  scratch_dir(dir, sizeof dir);
+  snprintf(scene, sizeof scene, "%s/scene.json", dir);
+  snprintf(orig, sizeof orig, "%s/scene.orig", dir);
+  snprintf(link_, sizeof link_, "%s/link.h5", dir);
+  snprintf(other, sizeof other, "%s/run.h5", dir);
+  assert_int_equal(copy_file("data/two_blocks.json", scene), 0);
+  assert_int_equal(copy_file(scene, orig), 0);
+  assert_int_equal(symlink("scene.json", link_), 0);
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, scene, NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, scene), LSIM_INVALID_INPUT);
+  snprintf(msg, sizeof msg, "%s", lsim_sim_error(sim));
+  assert_non_null(strstr(msg, "output /tmp/lsim_test_api_dir_"));
+  assert_non_null(strstr(msg, "is the scene file"));
+  assert_non_null(strstr(msg, "scene.json: refused"));
+  assert_int_equal(lsim_sim_record(sim, link_), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "link.h5"));
+  assert_non_null(strstr(lsim_sim_error(sim), "scene.json"));
+  assert_int_equal(lsim_sim_record(sim, ""), LSIM_INVALID_INPUT);
+  /* Stepping on with no record open, then freeing: nothing written. */
+  assert_int_equal(lsim_sim_run(sim, 3), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), LSIM_INVALID_INPUT);
+  lsim_sim_free(sim);
+  assert_true(same_bytes(scene, orig));
+  assert_int_equal(count_entries(dir), 3); /* scene.json, scene.orig, link.h5 */
+  assert_int_equal(lsim_sim_load(&sim, scene, NULL, 0), 0); /* still a scene */
+  assert_int_equal(lsim_sim_record(sim, other), 0);
+  assert_int_equal(lsim_sim_run(sim, 2), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  lsim_sim_free(sim);
+  /* From a text: no scene file, so the same name is only an output. */
+  FILE *f = fopen(scene, "rb");
+  assert_non_null(f);
+  static char text[65536];
+  const size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  assert_int_equal(lsim_sim_load_json(&sim, text, "scene.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, other), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 0), 0);
+  lsim_sim_free(sim);
+  remove_dir(dir);
+}
+
 /* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
  * solver's tolerance) with the contact carrying m g h per step. */
 static void test_build(void **state) {
@@ -397,6 +499,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+      cmocka_unit_test(test_record_onto_scene),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

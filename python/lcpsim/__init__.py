@@ -372,7 +372,8 @@ class Sim:
         return out[:m]
 
     def record(self, path):
-        """Records to an HDF5 file from the current state on; see record_close."""
+        """Records to an HDF5 file from the current state on; see record_close. Raises
+        Error (INVALID_INPUT) for the scene file the simulation was loaded from."""
         self._check(_record(self._h, os.fsencode(path)))
 
     def record_close(self, keep=True):
