@@ -346,7 +346,8 @@ static void test_compare(void **state) {
   assert_non_null(strstr(rows[0].label, "lemke"));
   remove(out);
   n = 8;
-  assert_true(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err) < 0);
+  assert_int_equal(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err),
+                   LSIM_UNAVAILABLE);
   assert_non_null(strstr(err, "bogus"));
 }
 
@@ -452,6 +453,84 @@ static void test_record_onto_scene(void **state) {
   remove_dir(dir);
 }
 
+/* A comparison whose output is one of its inputs (a scene, a .dat file; by its name or
+ * through a link) is refused before anything is read or written: LSIM_INVALID_INPUT, the
+ * message naming the argument "output" (no command flag) and both paths, the input
+ * untouched and no file left. */
+static void test_compare_output_is_input(void **state) {
+  (void)state;
+  char dir[64], scene[128], orig[128], link_[128], dat[128], dat_orig[128], err[1024];
+  scratch_dir(dir, sizeof dir);
+  snprintf(scene, sizeof scene, "%s/scene.json", dir);
+  snprintf(orig, sizeof orig, "%s/scene.orig", dir);
+  snprintf(link_, sizeof link_, "%s/link.h5", dir);
+  snprintf(dat, sizeof dat, "%s/p.dat", dir);
+  snprintf(dat_orig, sizeof dat_orig, "%s/p.orig", dir);
+  assert_int_equal(copy_file("data/two_blocks.json", scene), 0);
+  assert_int_equal(copy_file(scene, orig), 0);
+  assert_int_equal(copy_file("tests/data/lemke_pile10_step19.dat", dat), 0);
+  assert_int_equal(copy_file(dat, dat_orig), 0);
+  assert_int_equal(symlink("scene.json", link_), 0);
+  LsimCompareRow rows[8];
+  int n = 8;
+  const char *in[] = {scene};
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, scene, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  char want[512];
+  snprintf(want, sizeof want, "output %s: is the input file %s: refused", scene, scene);
+  assert_non_null(strstr(err, want));
+  assert_null(strstr(err, "-o"));
+  assert_int_equal(n, 8); /* rows untouched */
+  assert_int_equal(lsim_compare(in, 1, "lemke", 1, 0, link_, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "link.h5"));
+  const char *dats[] = {dat};
+  assert_int_equal(lsim_compare(dats, 1, "lemke", 0, 0, dat, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "p.dat: is the input file"));
+  assert_true(same_bytes(scene, orig));
+  assert_true(same_bytes(dat, dat_orig));
+  assert_int_equal(count_entries(dir), 5);
+  remove_dir(dir);
+}
+
+/* lsim_compare's statuses are those of the header (a missing input: LSIM_IO_ERROR; an
+ * unknown solver: LSIM_UNAVAILABLE; a malformed list: LSIM_INVALID_INPUT), and its
+ * messages name the thing (the file, the solver, the argument "solvers"), never a flag
+ * of the command. */
+static void test_compare_errors(void **state) {
+  (void)state;
+  LsimCompareRow rows[8];
+  int n = 8;
+  char err[1024];
+  const char *missing[] = {"/nonexistent/scene.json"};
+  assert_int_equal(lsim_compare(missing, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_IO_ERROR);
+  assert_non_null(strstr(err, "/nonexistent/scene.json"));
+  const char *missing_dat[] = {"/nonexistent/p.dat"};
+  assert_int_equal(lsim_compare(missing_dat, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n,
+                                err, sizeof err), LSIM_IO_ERROR);
+  assert_non_null(strstr(err, "/nonexistent/p.dat"));
+  const char *in[] = {"data/two_blocks.json"};
+  assert_int_equal(lsim_compare(in, 1, "nosuch", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_UNAVAILABLE);
+  assert_non_null(strstr(err, "'nosuch'"));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(lsim_compare(in, 1, "lemke[bogus=1]", 0, 0, "/tmp/x_never.h5", rows, &n,
+                                err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: solvers: "));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "", rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "output: the output file name is empty"));
+  const char *dats[] = {"tests/data/lemke_pile10_step19.dat"};
+  assert_int_equal(lsim_compare(dats, 1, "lemke", 1, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "independent mode needs a scene"));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
+}
+
 /* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
  * solver's tolerance) with the contact carrying m g h per step. */
 static void test_build(void **state) {
@@ -499,7 +578,8 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
-      cmocka_unit_test(test_record_onto_scene),
+      cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
+      cmocka_unit_test(test_compare_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
