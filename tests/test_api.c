@@ -531,6 +531,41 @@ static void test_compare_errors(void **state) {
   assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
 }
 
+/* A start that fails once the state is made (a tether stretched at start) leaves the world
+ * not started: q and v NULL, nq and nv 0, the builder still open; a second start fails the
+ * same way without leaking the first one's state (the sanitizer build checks), and the
+ * simulation frees cleanly. */
+static void test_start_fails(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "ball", d.position[1] = 0.5;
+  const int ball = lsim_sim_add_body(sim, &d);
+  LsimShapeDef s = lsim_default_shape_def();
+  assert_true(lsim_sim_add_shape(sim, ball, &s) >= 0);
+  LsimJointDef j;
+  memset(&j, 0, sizeof j);
+  j.type = LSIM_TETHER, j.body[0] = ball, j.body[1] = -1, j.length = 0.1;
+  j.point[1][1] = 5.0; /* 4.5 m away */
+  assert_true(lsim_sim_add_joint(sim, &j) >= 0);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "starts stretched"));
+    assert_null(lsim_sim_q(sim));
+    assert_null(lsim_sim_v(sim));
+    assert_int_equal(lsim_sim_nq(sim), 0);
+    assert_int_equal(lsim_sim_nv(sim), 0);
+    assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT);
+    /* Still building: another body is accepted. */
+    d = lsim_default_body_def();
+    d.position[0] = 3.0 + attempt;
+    assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  }
+  lsim_sim_free(sim);
+}
+
 /* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
  * solver's tolerance) with the contact carrying m g h per step. */
 static void test_build(void **state) {
@@ -579,7 +614,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
-      cmocka_unit_test(test_compare_errors),
+      cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
