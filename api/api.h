@@ -23,6 +23,9 @@ struct LsimSim {
   LsimState state;
   LsimStepper *stepper;     /* NULL until started */
   char *scene_text;         /* the scene's text (for records), NULL when built in code */
+  char *scene_path;         /* the scene file it was loaded from (absolute when it could be
+                               resolved), which no record may replace; NULL when built in
+                               code or loaded from a text */
   int started;
   LsimController controller;
   void *controller_user;

@@ -295,6 +295,23 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
   return k;
 }
 
+/* A start that failed after the state was made: the state freed and the stepper too, so
+ * the world is as before the start (q and v NULL, nq 0: the builder goes on, and a later
+ * start makes them anew); sim->error from fmt; returns status. */
+static int start_failed(LsimSim *sim, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int start_failed(LsimSim *sim, int status, const char *fmt, ...) {
+  lsim_stepper_free(sim->stepper);
+  sim->stepper = NULL;
+  lsim_state_free(&sim->state);
+  memset(&sim->state, 0, sizeof sim->state);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sim->error, sizeof sim->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
 int lsim_sim_start(LsimSim *sim) {
   int rc = building(sim, "start");
   if (rc < 0) return rc;
@@ -309,7 +326,7 @@ int lsim_sim_start(LsimSim *sim) {
   if (ndynamic == 0) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "start: at least one dynamic body is required");
   rc = lsim_model_finalize(m);
   if (rc == 0) rc = lsim_state_init(&sim->state, m);
-  if (rc < 0) return lsim_api_fail(sim, rc, "start: %s", lsim_status_name(rc));
+  if (rc < 0) return start_failed(sim, rc, "start: %s", lsim_status_name(rc));
   /* The initial state: q from the poses, v from the definitions (kinematic: prescribed). */
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
@@ -321,12 +338,12 @@ int lsim_sim_start(LsimSim *sim) {
   for (int k = 0; k < m->ntethers; ++k) {
     const double d = lsim_tether_length(m, &sim->state, 0.0, k);
     if (d > m->tethers[k].length + STRETCH_TOL)
-      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "start: tether '%s' starts stretched: its ends are %.9g m apart, its length %.9g m",
-                           m->tethers[k].name, d, m->tethers[k].length);
+      return start_failed(sim, LSIM_INVALID_INPUT, "start: tether '%s' starts stretched: its ends are %.9g m apart, its length %.9g m",
+                          m->tethers[k].name, d, m->tethers[k].length);
   }
   char msg[512] = "";
   rc = lsim_stepper_create(&sim->stepper, m, NULL, msg, sizeof msg);
-  if (rc < 0) return lsim_api_fail(sim, rc, "start: %s", msg);
+  if (rc < 0) return start_failed(sim, rc, "start: %s", msg);
   sim->started = 1;
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scene/outfile.h"
 #include "scene/scene.h"
 
 int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...) {
@@ -120,6 +121,13 @@ int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
   if (!path) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "path is NULL");
   LsimSim *s = lsim_api_alloc();
   if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  /* The scene file kept, so that no record replaces it (resolved: a later chdir does not
+     matter; as given when it cannot be resolved, the reader then says why). */
+  s->scene_path = lsim_outfile_absolute(path);
+  if (!s->scene_path) {
+    lsim_sim_free(s);
+    return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  }
   LsimSceneError se;
   const int rc = lsim_scene_load(path, &s->model, &s->state, &s->scene_text, &se);
   return finish_load(s, rc, &se, out, err, errlen);
@@ -145,6 +153,7 @@ void lsim_sim_free(LsimSim *sim) {
   lsim_state_free(&sim->state);
   lsim_model_free(&sim->model);
   free(sim->scene_text);
+  free(sim->scene_path);
   free(sim->build);
   free(sim);
 }
@@ -434,7 +443,12 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
   if (!sim || !path) return LSIM_INVALID_INPUT;
   if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the simulation is not started");
   if (sim->record) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: a record is already open");
-  char msg[512] = "";
+  if (!path[0]) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the output path is empty");
+  char msg[LSIM_OUTFILE_PATH_MAX + 512] = "";
+  /* The scene file the simulation came from is no output: the record would replace it. */
+  const char *scene = sim->scene_path;
+  if (lsim_outfile_check_inputs("output", path, "scene file", &scene, 1, msg, sizeof msg))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: %s", msg);
   const int rc = lsim_record_open(&sim->record, path, &sim->model, &sim->state, sim->scene_text,
                                   lsim_sim_solver(sim), msg, sizeof msg);
   if (rc < 0) {

@@ -224,8 +224,10 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
   cfg.steps = steps > 0 ? steps : 0;
   LsimCompareResult res;
   char msg[1024] = "";
-  if (lsim_compare_run(&cfg, &res, msg, sizeof msg) < 0)
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: %s", msg);
+  /* The comparison's status as it is (a missing file: LSIM_IO_ERROR, an unknown solver:
+     LSIM_UNAVAILABLE); its messages name the arguments as the header does. */
+  const int rc = lsim_compare_run(&cfg, &res, msg, sizeof msg);
+  if (rc < 0) return lsim_api_err(err, errlen, rc, "compare: %s", msg);
   const int P = res.table.P, m = rows && *nrows < P ? *nrows : P;
   for (int s = 0; rows && s < m; ++s) {
     const LsimCompareSummary *sm = &res.summary[s];

@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "scene/outfile.h"
 #include "compare/compare.h"
 #include "compare/mpi.h"
 
@@ -224,13 +223,6 @@ int lsim_cli_compare(int argc, char **argv) {
       return 2;
     }
   }
-  /* The output must not be one of the inputs (a scene or problem file would be lost). */
-  for (int k = 0; out_path && k < ninputs; ++k)
-    if (lsim_outfile_same(out_path, inputs[k])) {
-      fprintf(stderr, "lcpsim compare: -o %s: is the input file %s; refused\n", out_path,
-              inputs[k]);
-      return 2;
-    }
   if (!ninputs || !list) {
     if (ninputs && !list) fprintf(stderr, "lcpsim compare: --solvers LIST is required\n");
     else fprintf(stderr, "lcpsim compare: no SCENE.json or problem files given (see lcpsim compare --help)\n");
@@ -266,6 +258,11 @@ int lsim_cli_compare(int argc, char **argv) {
   cfg.success_tol = success_tol;
   cfg.repeat = repeat;
   cfg.time_limit = time_limit;
+  /* Messages name the command's flags (an output that is an input: "-o PATH: is the input
+     file ...", refused by the comparison itself before anything is read). */
+  const LsimCompareNames flags = {"--solvers", "--reference", "-o", "--mode independent",
+                                  "--dump-lcp", "--trajectory", "--dense-limit"};
+  cfg.names = flags;
   if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
   /* Leftover partial files of the output: the note lcpsim run gives (cli/run.c). */
   cfg.output_named = note_leftovers;

@@ -50,13 +50,15 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (s.output_file[0]) lsim_cli_scene_relative(scene_path, s.output_file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
-  /* The file opened before the run (scene/outfile.h: a bad output refused now, not after
-     it) and written as the run goes, so a killed run leaves its partial file. */
-  if (lsim_outfile_same(path, scene_path)) {
-    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
-            path);
+  /* The scene is no output (scene/outfile.h: the check the library's records make too). */
+  char same[LSIM_OUTFILE_PATH_MAX + 256];
+  if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
+                                same, sizeof same)) {
+    fprintf(stderr, "lcpsim: %s\n", same);
     return 2;
   }
+  /* The file opened before the run (scene/outfile.h: a bad output refused now, not after
+     it) and written as the run goes, so a killed run leaves its partial file. */
   LsimHybridRecord *rec = NULL;
   if (lsim_hybrid_record_open(&rec, path, s.model, s.params, s.initial, &s.options, text, msg,
                               sizeof msg)) {

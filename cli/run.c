@@ -349,9 +349,11 @@ int lsim_cli_run(int argc, char **argv) {
   if (out_path) snprintf(path, sizeof path, "%s", out_path);
   else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
   else lsim_cli_default_output(scene_path, path, sizeof path);
-  if (lsim_outfile_same(path, scene_path)) {
-    fprintf(stderr, "lcpsim: %s: the output is the scene file itself: refused (give another -o)\n",
-            path);
+  /* The scene is no output (scene/outfile.h: the check the library's records make too). */
+  char same[LSIM_OUTFILE_PATH_MAX + 256];
+  if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
+                                same, sizeof same)) {
+    fprintf(stderr, "lcpsim: %s\n", same);
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);

@@ -233,7 +233,7 @@ int lsim_cli_view(int argc, char **argv) {
     return 2;
   }
 
-  /* Head of the page, the data, its tail; written under PAGE.partial, then renamed. */
+  /* Head of the page, the data, its tail; written under PAGE.<pid>.partial, then renamed. */
   fputs(lsim_view_page_head, out);
   const char *base = strrchr(path, '/');
   fputs("{\"file\":", out);

@@ -45,17 +45,52 @@ static void default_output(const char *scene, char *buf, size_t len) {
   snprintf(buf, len, "%.*s_compare.h5", (int)n, base);
 }
 
-/* A solver context for spec with warm start on or off; 0 or -1 with err. */
+/* A solver context for spec with warm start on or off; 0 or the status of
+ * lsim_solver_create (LSIM_UNAVAILABLE: an unknown solver) with err. */
 static int make_solver(LsimSolver **out, const LsimCompareSpec *sp, int warm, char *err,
                        size_t errlen) {
   LsimSolverOptions o = sp->opt;
   o.warm_start = warm;
   char e[256];
-  if (lsim_solver_create(out, sp->name, &o, e, sizeof e)) {
+  const int rc = lsim_solver_create(out, sp->name, &o, e, sizeof e);
+  if (rc) {
     snprintf(err, errlen, "solver '%s': %s", sp->label, e);
-    return -1;
+    return lsim_compare_status(rc, LSIM_INVALID_INPUT);
   }
   return 0;
+}
+
+int lsim_compare_status(int rc, int fallback) {
+  return rc <= LSIM_MAX_ITERATIONS && rc >= LSIM_IO_ERROR ? rc : fallback;
+}
+
+int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t len, char *msg,
+                             size_t msglen) {
+  const char *what = cfg->names.output ? cfg->names.output : "output";
+  const char *out = cfg->output;
+  if (out && !out[0]) {
+    snprintf(msg, msglen, "%s: the output file name is empty", what);
+    return LSIM_INVALID_INPUT;
+  }
+  /* The output named, or the default of the kind of input. */
+  const int kind0 = lsim_problem_file_kind(cfg->inputs[0]);
+  if (out) {
+    if (strlen(out) >= len) {
+      snprintf(msg, msglen, "%s %.200s...: output path too long (at most %zu characters)", what,
+               out, len - 1);
+      return LSIM_INVALID_INPUT;
+    }
+    snprintf(path, len, "%s", out);
+  } else if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB) {
+    snprintf(path, len, "fcset_compare.h5");
+  } else if (ends_with(cfg->inputs[0], ".dat")) {
+    snprintf(path, len, "lcpset_compare.h5");
+  } else {
+    default_output(cfg->inputs[0], path, len);
+  }
+  /* No input is replaced (a scene or a problem file would be lost). */
+  return lsim_outfile_check_inputs(what, path, "input file", cfg->inputs, cfg->ninputs, msg,
+                                   msglen);
 }
 
 /* Grows a double buffer to n entries. */
@@ -220,6 +255,9 @@ LsimCompareConfig lsim_default_compare_config(void) {
   c.dense_limit = 4000;
   c.success_tol = 1e-6;
   c.repeat = 1;
+  const LsimCompareNames names = {"solvers", "reference", "output", "independent mode",
+                                  "dump_lcp", "trajectory", "dense_limit"};
+  c.names = names;
   return c;
 }
 
@@ -267,7 +305,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   const int ninputs = cfg->ninputs, independent = cfg->independent, dump = cfg->dump_lcp;
   const int steps_override = cfg->steps, dense_limit = cfg->dense_limit;
   const double success_tol = cfg->success_tol;
-  const char *list = cfg->solvers, *ref_text = cfg->reference, *out_path = cfg->output;
+  const char *list = cfg->solvers, *ref_text = cfg->reference;
+  const LsimCompareNames *nm = &cfg->names;
   const int repeat = cfg->repeat > 1 ? (cfg->repeat < LSIM_COMPARE_MAX_REPEAT ? cfg->repeat
                                                                                : LSIM_COMPARE_MAX_REPEAT)
                                      : 1;
@@ -275,43 +314,47 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   char err[1024];
   memset(res, 0, sizeof *res);
   if (msglen) msg[0] = '\0';
+  /* The output first: one of the inputs is refused before anything else is read. */
+  char path[1024];
+  int bad = lsim_compare_output_path(cfg, path, sizeof path, msg, msglen);
+  if (bad) return bad;
   const int kind0 = lsim_problem_file_kind(inputs[0]);
   const int lcpset = ends_with(inputs[0], ".dat");
   if (cfg->trajectory && (independent || lcpset || kind0 == LSIM_FILE_FC_DAT ||
                           kind0 == LSIM_FILE_FCLIB)) {
-    snprintf(msg, msglen, "--trajectory keeps the reference's run of a scene in shadow mode "
-             "(%s)", independent ? "--mode independent has one trajectory per solver"
-                                 : "problem files have no trajectory");
-    return -1;
+    snprintf(msg, msglen, "%s keeps the reference's run of a scene in shadow mode (%s%s)",
+             nm->trajectory, independent ? nm->independent : "problem files have no trajectory",
+             independent ? " has one trajectory per solver" : "");
+    return LSIM_INVALID_INPUT;
   }
   if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)
     return lsim_compare_fc_run(cfg, res, msg, msglen);
   if (lsim_mpi_size() > 1 && (independent || dump)) {
     snprintf(msg, msglen, "%s runs serially: start it without mpirun (or with one rank)",
-             independent ? "--mode independent" : "--dump-lcp");
-    return -1;
+             independent ? nm->independent : nm->dump_lcp);
+    return LSIM_INVALID_INPUT;
   }
   if (lcpset && independent) {
-    snprintf(msg, msglen, ".dat problems have no trajectory: --mode independent "
-                    "needs a scene");
-    return -1;
+    snprintf(msg, msglen, ".dat problems have no trajectory: %s needs a scene",
+             nm->independent);
+    return LSIM_INVALID_INPUT;
   }
   if (!lcpset && ninputs > 1) {
     snprintf(msg, msglen, "one scene only, got '%s' and '%s'", inputs[0], inputs[1]);
-    return -1;
+    return LSIM_INVALID_INPUT;
   }
   for (int i = 0; lcpset && i < ninputs; ++i)
     if (!ends_with(inputs[i], ".dat")) {
       snprintf(msg, msglen, "'%s': give .dat files or one scene, not both", inputs[i]);
-      return -1;
+      return LSIM_INVALID_INPUT;
     }
 
   /* Solver list and reference: every solver is created once here to validate it. */
   static LsimCompareSpec specs[LSIM_COMPARE_MAX_SOLVERS + 1];
   int nspecs = 0;
   if (lsim_compare_parse_list(list, specs, &nspecs, err, sizeof err)) {
-    snprintf(msg, msglen, "--solvers: %s", err);
-    return -1;
+    snprintf(msg, msglen, "%s: %s", nm->solvers, err);
+    return LSIM_INVALID_INPUT;
   }
   int ref = 0;
   if (ref_text) {
@@ -321,8 +364,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     if (ref < 0) {
       LsimCompareSpec r;
       if (lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
-        snprintf(msg, msglen, "--reference: %s", err);
-        return -1;
+        snprintf(msg, msglen, "%s: %s", nm->reference, err);
+        return LSIM_INVALID_INPUT;
       }
       memmove(specs + 1, specs, (size_t)nspecs * sizeof *specs);
       specs[0] = r;
@@ -332,9 +375,9 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   for (int j = 0; j < nspecs; ++j) {
     LsimSolver *probe = NULL;
-    if (make_solver(&probe, &specs[j], 0, err, sizeof err)) {
+    if ((bad = make_solver(&probe, &specs[j], 0, err, sizeof err))) {
       snprintf(msg, msglen, "%s", err);
-      return -1;
+      return bad;
     }
     lsim_solver_free(probe);
   }
@@ -352,22 +395,22 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     dats = calloc((size_t)ninputs, sizeof *dats);
     if (!dats) {
       snprintf(msg, msglen, "out of memory");
-      return -1;
+      return LSIM_OUT_OF_MEMORY;
     }
     for (int i = 0; i < ninputs; ++i)
-      if (lsim_dat_read(inputs[i], &dats[i], err, sizeof err)) {
+      if ((bad = lsim_dat_read(inputs[i], &dats[i], err, sizeof err))) {
         snprintf(msg, msglen, "%s", err);
         for (int j = 0; j < i; ++j) lsim_lcp_free(&dats[j]);
         free(dats);
-        return -1;
+        return lsim_compare_status(bad, LSIM_INVALID_INPUT);
       }
     N = ninputs;
   } else {
     LsimSceneError serr;
-    if (lsim_scene_load(inputs[0], &model, &state0, &scene_text, &serr)) {
+    if ((bad = lsim_scene_load(inputs[0], &model, &state0, &scene_text, &serr))) {
       lsim_scene_error_format(&serr, err, sizeof err);
       snprintf(msg, msglen, "%s", err);
-      return -1;
+      return lsim_compare_status(bad, LSIM_INVALID_INPUT);
     }
     if (steps_override > 0) model.steps = steps_override;
     N = model.steps;
@@ -389,7 +432,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   memset(&t, 0, sizeof t);
   LsimCompareRows rows; /* t's datasets, grown as problems are done */
   memset(&rows, 0, sizeof rows);
-  int exit_code = 0;
+  int exit_code = 0; /* 0, or the failure's status negated (> 0: the MPI maximum keeps it) */
   LsimStepper *driver = NULL;
   LsimCompareScratch sc = {NULL, 0};
   FCopy pristine, work; /* the step's factored problem: kept, and handed to the solvers */
@@ -402,7 +445,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (!labels || !starts || !ser_solver || !ctx || !steppers || !states || !zs || !zcap ||
       !sumbuf || !sm || !stopped || lsim_compare_table_alloc(&t, N, P)) {
     snprintf(msg, msglen, "out of memory");
-    exit_code = 2;
+    exit_code = -LSIM_OUT_OF_MEMORY;
     goto cleanup;
   }
   for (int j = 0, s = 0; j < nspecs; ++j) {
@@ -424,14 +467,14 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   for (int s = 0; s < P && !exit_code; ++s) {
     const LsimCompareSpec *sp = &specs[ser_solver[s]];
     if (!independent) {
-      if (make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), err, sizeof err)) exit_code = 2;
+      exit_code = -make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), err, sizeof err);
       continue;
     }
     LsimModel m = spec_model(&model, sp);
     specs[ser_solver[s]].opt.warm_start = m.solver.warm_start;
-    if (lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err) ||
-        lsim_state_init(&states[s], &model)) {
-      exit_code = 2;
+    if ((bad = lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err)) ||
+        (bad = lsim_state_init(&states[s], &model))) {
+      exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
       break;
     }
     memcpy(states[s].q, state0.q, (size_t)model.nq * sizeof(double));
@@ -443,18 +486,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     LsimModel m = spec_model(&model, &specs[ref]);
     for (int j = 0; j < nspecs; ++j) specs[j].opt.warm_start = -1; /* both, as series */
     specs[ref].opt.warm_start = m.solver.warm_start;
-    if (lsim_stepper_create(&driver, &m, NULL, err, sizeof err)) exit_code = 2;
+    if ((bad = lsim_stepper_create(&driver, &m, NULL, err, sizeof err)))
+      exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
   }
   if (exit_code) {
     snprintf(msg, msglen, "%s", err);
     goto cleanup;
   }
 
-  /* The output file, under a temporary name. */
-  char path[1024], partial[LSIM_OUTFILE_PATH_MAX + 64];
-  if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (lcpset) snprintf(path, sizeof path, "lcpset_compare.h5");
-  else default_output(inputs[0], path, sizeof path);
+  /* The output file (path, checked above), under a temporary name. */
+  char partial[LSIM_OUTFILE_PATH_MAX + 64];
   /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
      their own, removed at the end (compare/mpi.h). */
   const int root = lsim_mpi_rank() == 0;
@@ -462,9 +503,9 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
      (scene/outfile.h). */
   LsimOutFile of;
   memset(&of, 0, sizeof of);
-  if (root && lsim_outfile_begin(&of, path, err, sizeof err)) {
+  if (root && (bad = lsim_outfile_begin(&of, path, err, sizeof err))) {
     snprintf(msg, msglen, "%s", err);
-    exit_code = 2;
+    exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
     lsim_mpi_max_int(exit_code);
     goto cleanup;
   }
@@ -475,7 +516,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   o.file = lsim_h5_create(partial, err, sizeof err);
   if (o.file < 0) {
     snprintf(msg, msglen, "%s", err);
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
     lsim_mpi_max_int(exit_code); /* the others learn of it after their header */
     goto cleanup;
   }
@@ -525,7 +566,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_compare_rows_open(&rows, &o, P, independent);
   if (o.rc) {
     snprintf(msg, msglen, "%s: cannot write the header", partial);
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   /* --trajectory: the driver's run recorded beside the file, copied in at the end (rank
      0; every rank steps the driver). */
@@ -535,10 +576,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   snprintf(traj_path, sizeof traj_path, "%s.trajectory", partial);
   if (!exit_code && cfg->trajectory && !lcpset && !independent && root) {
     traj_model = spec_model(&model, &specs[ref]);
-    if (lsim_record_open(&traj, traj_path, &traj_model, &state0, scene_text, specs[ref].label,
-                         err, sizeof err)) {
-      snprintf(msg, msglen, "--trajectory: %s", err);
-      exit_code = 2;
+    if ((bad = lsim_record_open(&traj, traj_path, &traj_model, &state0, scene_text,
+                               specs[ref].label, err, sizeof err))) {
+      snprintf(msg, msglen, "%s: %s", nm->trajectory, err);
+      exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
     }
   }
   exit_code = lsim_mpi_max_int(exit_code);
@@ -644,7 +685,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
           snprintf(msg, msglen, "%s: step %d: %s", labels[s], k + 1,
                   lsim_status_name(rc));
-          exit_code = 2;
+          exit_code = -rc;
           break;
         }
         const LsimFactoredLcp *fl = lsim_stepper_factored(steppers[s]);
@@ -656,11 +697,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
           continue;
         }
         if (fl->n > dense_limit && s == reference_series && specs[ref].dense) {
-          snprintf(msg, msglen, "%s: step %d: n = %d > --dense-limit %d: %s", labels[s], k + 1,
-                   fl->n, dense_limit,
-                   "the reference needs the dense M; choose a PGS reference "
-                   "(--reference 'pgs[...]') or raise --dense-limit");
-          exit_code = 2;
+          snprintf(msg, msglen, "%s: step %d: n = %d > %s %d: the reference needs the dense M; "
+                   "choose a PGS reference (%s 'pgs[...]') or raise %s", labels[s], k + 1,
+                   fl->n, nm->dense_limit, dense_limit, nm->reference, nm->dense_limit);
+          exit_code = -LSIM_INVALID_INPUT;
           break;
         }
         if (fl->n > dense_limit && specs[ser_solver[s]].dense) stopped[s] = 1;
@@ -706,14 +746,14 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     const int rc = lsim_step(driver, &model, &state0, &dst);
     if (traj && rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT &&
         lsim_record_step(traj, &traj_model, &state0, lsim_stepper_contacts(driver), &dst)) {
-      snprintf(msg, msglen, "--trajectory: cannot write %s", traj_path);
-      exit_code = 2;
+      snprintf(msg, msglen, "%s: cannot write %s", nm->trajectory, traj_path);
+      exit_code = -LSIM_IO_ERROR;
       break;
     }
     if (rc == LSIM_OUT_OF_MEMORY || rc == LSIM_INVALID_INPUT) {
       snprintf(msg, msglen, "reference %s: step %d: %s", specs[ref].label, k + 1,
               lsim_status_name(rc));
-      exit_code = 2;
+      exit_code = -rc;
       break;
     }
     t.time[k] = state0.time;
@@ -725,10 +765,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       continue;
     }
     if (n > dense_limit && specs[ref].dense) {
-      snprintf(msg, msglen, "step %d: n = %d > --dense-limit %d: %s", k + 1, n, dense_limit,
-               "the reference drives the trajectory and needs the dense M; choose a PGS "
-               "reference (--reference 'pgs[...]') or raise --dense-limit");
-      exit_code = 2;
+      snprintf(msg, msglen, "step %d: n = %d > %s %d: the reference drives the trajectory and "
+               "needs the dense M; choose a PGS reference (%s 'pgs[...]') or raise %s", k + 1,
+               n, nm->dense_limit, dense_limit, nm->reference, nm->dense_limit);
+      exit_code = -LSIM_INVALID_INPUT;
       break;
     }
     if (!lsim_mpi_owns(k)) continue; /* another rank's step: the driver stepped, no series */
@@ -792,7 +832,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     continue;
   oom:
     snprintf(msg, msglen, "out of memory");
-    exit_code = 2;
+    exit_code = -LSIM_OUT_OF_MEMORY;
   }
 
   lsim_mpi_share_end();
@@ -811,7 +851,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
   if (!exit_code && lsim_mpi_merge_table(&t)) {
     snprintf(msg, msglen, "MPI: cannot gather the results");
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
@@ -829,34 +869,34 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
     snprintf(msg, msglen, "%s: %s", partial, err);
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code && o.rc) {
     snprintf(msg, msglen, "%s: cannot write the results", partial);
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   if (traj) {
     /* The record renamed to traj_path on close, copied under /trajectory, removed. */
     if (lsim_record_close(traj, !exit_code, err, sizeof err) && !exit_code) {
-      snprintf(msg, msglen, "--trajectory: %s", err);
-      exit_code = 2;
+      snprintf(msg, msglen, "%s: %s", nm->trajectory, err);
+      exit_code = -LSIM_IO_ERROR;
     }
     traj = NULL;
     if (!exit_code && lsim_compare_trajectory_copy(o.file, traj_path, err, sizeof err)) {
-      snprintf(msg, msglen, "--trajectory: %s", err);
-      exit_code = 2;
+      snprintf(msg, msglen, "%s: %s", nm->trajectory, err);
+      exit_code = -LSIM_IO_ERROR;
     }
     unlink(traj_path);
   }
   lsim_compare_rows_close(&rows);
   if (lsim_h5_close(o.file) && !exit_code) {
     snprintf(msg, msglen, "%s: cannot close the file", partial);
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   if (!root) unlink(partial);
-  if (!exit_code && root && lsim_outfile_commit(&of, err, sizeof err)) {
+  if (!exit_code && root && (bad = lsim_outfile_commit(&of, err, sizeof err))) {
     snprintf(msg, msglen, "%s", err);
-    exit_code = 2;
+    exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
   } else if (exit_code) {
     unlink(partial);
   }
@@ -876,7 +916,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     res->lcpset = lcpset;
     if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {
       snprintf(msg, msglen, "out of memory");
-      exit_code = 2;
+      exit_code = -LSIM_OUT_OF_MEMORY;
     }
   }
 
@@ -912,5 +952,5 @@ cleanup:
     lsim_state_free(&state0);
     lsim_model_free(&model);
   }
-  return exit_code ? -1 : 0;
+  return -exit_code;
 }

@@ -25,8 +25,8 @@
  * a step above it. LCP sets are dense problems: dense hash and measures, no limit.
  * Per problem and series: status, success (the common relative residual below
  * success_tol), iterations, wall time, the quality measures of lcp/quality.h, the problem
- * hash, the distance to the reference solution. One HDF5 file, written under FILE.partial
- * and renamed when complete; a comparison stopped by cfg->stop writes the problems done,
+ * hash, the distance to the reference solution. One HDF5 file, written under
+ * FILE.<pid>.partial (scene/outfile.h) and renamed when complete; a comparison stopped by cfg->stop writes the problems done,
  * marked interrupted (/summary/run_end, as run files).
  */
 #ifndef LSIM_COMPARE_COMPARE_H
@@ -37,6 +37,14 @@
 
 #include "compare/spec.h"
 #include "compare/table.h"
+
+/* How messages name the arguments of a comparison: the library's words (the defaults of
+ * lsim_default_compare_config: "solvers", "reference", "output", "independent mode",
+ * "dump_lcp", "trajectory", "dense_limit"), or the command's flags ("--solvers", "-o", ...). */
+typedef struct LsimCompareNames {
+  const char *solvers, *reference, *output, *independent, *dump_lcp, *trajectory,
+      *dense_limit;
+} LsimCompareNames;
 
 typedef struct LsimCompareConfig {
   const char *const *inputs; /* one scene, or .dat files */
@@ -69,11 +77,13 @@ typedef struct LsimCompareConfig {
      /summary/run_end "interrupted"; its value is the signal that raised it (SIGINT,
      SIGTERM), named in /summary/run_end_reason. */
   const volatile sig_atomic_t *stop;
+  LsimCompareNames names;    /* how messages name the arguments above */
 } LsimCompareConfig;
 
 #define LSIM_COMPARE_MAX_REPEAT 101
 
-/* Defaults: shadow mode, dense_limit 4000, success_tol 1e-6, repeat 1, nothing else set. */
+/* Defaults: shadow mode, dense_limit 4000, success_tol 1e-6, repeat 1, the library's names,
+ * nothing else set. */
 LsimCompareConfig lsim_default_compare_config(void);
 
 /* A finished comparison: the table and per-series summaries (owned). */
@@ -94,15 +104,33 @@ typedef struct LsimCompareResult {
 } LsimCompareResult;
 
 /* Runs the comparison cfg describes and writes its file. Needs cfg->inputs and
- * cfg->solvers. 0 with *res filled (free with lsim_compare_result_free), or -1 with a
- * message in msg: bad input (nothing is written), memory or a file that cannot be
- * written (the partial file is removed). Solver failures are results, not errors. */
+ * cfg->solvers. 0 with *res filled (free with lsim_compare_result_free), or < 0, a status
+ * of lcp/lcp.h, with a message in msg naming the argument (cfg->names) or the file:
+ *   LSIM_INVALID_INPUT  bad arguments or problem files, an output that is one of the
+ *                       inputs (lsim_compare_output_path); nothing is written
+ *   LSIM_UNAVAILABLE    a solver unknown or not built; nothing is written
+ *   LSIM_IO_ERROR       an input that cannot be read (nothing is written), or the output
+ *                       that cannot be written (the partial file is removed)
+ *   LSIM_OUT_OF_MEMORY
+ * Solver failures are results, not errors. */
 int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                      size_t msglen);
+
+/* The file a comparison writes into path[len]: cfg->output, or by default in the current
+ * folder SCENE_compare.h5 (a scene), lcpset_compare.h5 (.dat LCPs), fcset_compare.h5
+ * (frictional contact problems). Needs cfg->inputs[0]. 0, or LSIM_INVALID_INPUT with msg
+ * (an empty or too long name; a file that is one of cfg->inputs, which it would replace:
+ * scene/outfile.h, lsim_outfile_check_inputs). Touches no file. */
+int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t len, char *msg,
+                             size_t msglen);
+
+/* rc when it is a status of lcp/lcp.h (LSIM_MAX_ITERATIONS .. LSIM_IO_ERROR), else
+ * fallback: the status of a failed call that may return -1. */
+int lsim_compare_status(int rc, int fallback);
 void lsim_compare_result_free(LsimCompareResult *res);
 
 /* The frictional contact set (compare/fcset.c), called by lsim_compare_run when the first
- * input is a frictional contact problem. Same contract. */
+ * input is a frictional contact problem. Same contract (the output checked here too). */
 int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                         size_t msglen);
 

@@ -74,31 +74,36 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   const int N = cfg->ninputs;
   const int repeat = cfg->repeat < 1 ? 1 : cfg->repeat > LSIM_COMPARE_MAX_REPEAT
                                                ? LSIM_COMPARE_MAX_REPEAT : cfg->repeat;
+  const LsimCompareNames *nm = &cfg->names;
   char err[1024];
   memset(res, 0, sizeof *res);
+  if (msglen) msg[0] = '\0';
+  /* The output named now: one of the inputs is refused before anything is read. */
+  char path[1024];
+  int bad = lsim_compare_output_path(cfg, path, sizeof path, msg, msglen);
+  if (bad) return bad;
   if (cfg->independent) {
-    snprintf(msg, msglen, "frictional contact problems have no trajectory: --mode "
-             "independent needs a scene");
-    return -1;
+    snprintf(msg, msglen, "frictional contact problems have no trajectory: %s needs a scene",
+             nm->independent);
+    return LSIM_INVALID_INPUT;
   }
   if (cfg->dump_lcp) {
-    snprintf(msg, msglen, "--dump-lcp: frictional contact sets are not dumped (the files are "
-             "the problems)");
-    return -1;
+    snprintf(msg, msglen, "%s: frictional contact sets are not dumped (the files are the "
+             "problems)", nm->dump_lcp);
+    return LSIM_INVALID_INPUT;
   }
-  msg[0] = '\0';
 
   /* Solvers: each spec checked on a problem-free create. */
   LsimCompareSpec *specs = calloc(LSIM_COMPARE_MAX_SOLVERS + 2, sizeof *specs);
   if (!specs) {
     snprintf(msg, msglen, "out of memory");
-    return -1;
+    return LSIM_OUT_OF_MEMORY;
   }
   int nspecs = 0;
   if (lsim_compare_parse_list(cfg->solvers, specs, &nspecs, err, sizeof err)) {
-    snprintf(msg, msglen, "--solvers: %s", err);
+    snprintf(msg, msglen, "%s: %s", nm->solvers, err);
     free(specs);
-    return -1;
+    return LSIM_INVALID_INPUT;
   }
   for (int j = 0; j < nspecs; ++j) {
     const int exact = lsim_fc_solver_is_exact(specs[j].name);
@@ -106,20 +111,20 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       snprintf(msg, msglen, "solver '%s': %s uses the exact cone, d does not apply",
                specs[j].label, specs[j].name);
       free(specs);
-      return -1;
+      return LSIM_INVALID_INPUT;
     }
     if (!exact && specs[j].ndir > 0 && specs[j].ndir % 4) {
       snprintf(msg, msglen, "solver '%s': d = %d: 3-D polyhedral cones take a multiple of 4",
                specs[j].label, specs[j].ndir);
       free(specs);
-      return -1;
+      return LSIM_INVALID_INPUT;
     }
     LsimFcSolver *probe = NULL;
-    if (lsim_fc_solver_create(&probe, specs[j].name, &specs[j].opt, exact ? 0 : 8, err,
-                              sizeof err)) {
+    if ((bad = lsim_fc_solver_create(&probe, specs[j].name, &specs[j].opt, exact ? 0 : 8, err,
+                                     sizeof err))) {
       snprintf(msg, msglen, "solver '%s': %s", specs[j].label, err);
       free(specs);
-      return -1;
+      return lsim_compare_status(bad, LSIM_INVALID_INPUT);
     }
     lsim_fc_solver_free(probe);
   }
@@ -129,7 +134,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   if (!probs) {
     free(specs);
     snprintf(msg, msglen, "out of memory");
-    return -1;
+    return LSIM_OUT_OF_MEMORY;
   }
   for (int k = 0; k < N; ++k) {
     const int kind = lsim_problem_file_kind(inputs[k]);
@@ -138,18 +143,18 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
                "contact files only", inputs[k], lsim_problem_file_kind_name(kind));
       for (int j = 0; j < k; ++j) lsim_fc_free(&probs[j]);
       free(probs), free(specs);
-      return -1;
+      return LSIM_INVALID_INPUT;
     }
-    if (lsim_fc_read(inputs[k], &probs[k], err, sizeof err)) {
+    if ((bad = lsim_fc_read(inputs[k], &probs[k], err, sizeof err))) {
       snprintf(msg, msglen, "%s", err);
       for (int j = 0; j < k; ++j) lsim_fc_free(&probs[j]);
       free(probs), free(specs);
-      return -1;
+      return lsim_compare_status(bad, LSIM_INVALID_INPUT);
     }
   }
 
   const int P = nspecs;
-  int exit_code = 0;
+  int exit_code = 0; /* 0, or the failure's status negated (> 0: the MPI maximum keeps it) */
   LsimCompareTable t;
   LsimCompareSummary *sm = calloc((size_t)P + 1, sizeof *sm);
   char (*labels)[128] = calloc((size_t)P + 1, sizeof *labels);
@@ -163,7 +168,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   if (lsim_compare_table_alloc(&t, N, P) || !sm || !labels || !starts || !ser_solver || !ndir ||
       !dual || !sumbuf) {
     snprintf(msg, msglen, "out of memory");
-    exit_code = 2;
+    exit_code = -LSIM_OUT_OF_MEMORY;
   }
   for (int s = 0; !exit_code && s < P; ++s) {
     ser_solver[s] = s;
@@ -171,9 +176,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(starts[s], sizeof starts[s], "cold");
   }
 
-  /* The output path named now (a leftover partial file of it is noted before the solves). */
-  char path[1024];
-  snprintf(path, sizeof path, "%s", cfg->output ? cfg->output : "fcset_compare.h5");
+  /* The output path named (a leftover partial file of it is noted before the solves). */
   if (!exit_code && cfg->output_named && lsim_mpi_rank() == 0)
     cfg->output_named(cfg->output_named_arg, path);
 
@@ -200,7 +203,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       r = calloc(rcap, sizeof(double));
       if (!r) {
         snprintf(msg, msglen, "out of memory");
-        exit_code = 2;
+        exit_code = -LSIM_OUT_OF_MEMORY;
         break;
       }
     }
@@ -213,9 +216,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       const int nd = series_ndir(sp, p);
       ndir[i] = nd;
       LsimFcSolver *solver = NULL;
-      if (lsim_fc_solver_create(&solver, sp->name, &sp->opt, nd, err, sizeof err)) {
+      if ((bad = lsim_fc_solver_create(&solver, sp->name, &sp->opt, nd, err, sizeof err))) {
         snprintf(msg, msglen, "solver '%s' on %s: %s", sp->label, inputs[k], err);
-        exit_code = 2;
+        exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
         break;
       }
       LsimFcStats st;
@@ -280,16 +283,17 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   if (!exit_code && (lsim_mpi_merge_table(&t) || lsim_mpi_merge_doubles(dual, N, P) ||
                      lsim_mpi_merge_ints(ndir, N, P))) {
     snprintf(msg, msglen, "MPI: cannot gather the results");
-    exit_code = 2;
+    exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code && lsim_mpi_rank() == 0) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     LsimCompareOut o = {-1, 0};
-    o.file = lsim_outfile_begin(&of, path, err, sizeof err) ? -1 : lsim_h5_create(partial, err, sizeof err);
+    bad = lsim_outfile_begin(&of, path, err, sizeof err);
+    o.file = bad ? -1 : lsim_h5_create(partial, err, sizeof err);
     if (o.file < 0) {
       lsim_outfile_discard(&of);
       snprintf(msg, msglen, "%s", err);
-      exit_code = 2;
+      exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
     } else {
       lsim_compare_w_int(&o, "/format_version", LSIM_COMPARE_FORMAT_VERSION);
       lsim_compare_w_str(&o, "/file_kind", "compare", 0, -1);
@@ -331,15 +335,15 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       lsim_compare_write_end(&o, done, N, stop_sig, "problem");
       if (o.rc) {
         snprintf(msg, msglen, "%s: cannot write the results", partial);
-        exit_code = 2;
+        exit_code = -LSIM_IO_ERROR;
       }
       if (lsim_h5_close(o.file) && !exit_code) {
         snprintf(msg, msglen, "%s: cannot close the file", partial);
-        exit_code = 2;
+        exit_code = -LSIM_IO_ERROR;
       }
       if (!exit_code && lsim_outfile_commit(&of, err, sizeof err)) {
         snprintf(msg, msglen, "%s", err);
-        exit_code = 2;
+        exit_code = -LSIM_IO_ERROR;
       } else if (exit_code) {
         lsim_outfile_discard(&of);
       }
@@ -358,7 +362,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     res->fc = 1;
     if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {
       snprintf(msg, msglen, "out of memory");
-      exit_code = 2;
+      exit_code = -LSIM_OUT_OF_MEMORY;
     }
   }
   lsim_compare_table_free(&t);
@@ -367,5 +371,5 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   for (int k = 0; k < N; ++k) lsim_fc_free(&probs[k]);
   free(probs);
   free(specs);
-  return exit_code ? -1 : 0;
+  return -exit_code;
 }

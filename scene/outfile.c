@@ -189,6 +189,24 @@ int lsim_outfile_same(const char *output, const char *input) {
   return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+char *lsim_outfile_absolute(const char *path) {
+  char *real = realpath(path, NULL);
+  return real ? real : strdup(path);
+}
+
+int lsim_outfile_check_inputs(const char *what, const char *output, const char *kind,
+                              const char *const *inputs, int ninputs, char *err,
+                              size_t errlen) {
+  /* The first input that is the output's file is named with it. */
+  for (int k = 0; output && inputs && k < ninputs; ++k)
+    if (inputs[k] && lsim_outfile_same(output, inputs[k])) {
+      snprintf(err, errlen, "%s %s: is the %s %s: refused (it would be replaced)", what, output,
+               kind, inputs[k]);
+      return LSIM_INVALID_INPUT;
+    }
+  return 0;
+}
+
 int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
   if (first && firstlen) first[0] = '\0';
   char real[LSIM_OUTFILE_PATH_MAX], err[64];

@@ -50,4 +50,19 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen);
 /* 1 if output and input name the same existing file (device and inode), else 0. */
 int lsim_outfile_same(const char *output, const char *input);
 
+/* A malloc'd absolute form of path, links resolved (realpath), or a copy of path as given
+ * when that fails (a missing file); the caller frees it. NULL only when out of memory:
+ * the name of an input kept to compare outputs with later (a chdir then does not matter). */
+char *lsim_outfile_absolute(const char *path);
+
+/* Refuses an output that is one of a run's inputs, which writing it would replace: needs
+ * what (the output's name in messages: "output", "-o"), kind (the inputs': "input file",
+ * "scene file"), inputs[ninputs] (NULL entries skipped). When output names the same
+ * existing file as an input (lsim_outfile_same: links followed), LSIM_INVALID_INPUT with
+ * "WHAT OUTPUT: is the KIND INPUT: refused (it would be replaced)" in err; else 0 with err
+ * untouched. Touches no file. */
+int lsim_outfile_check_inputs(const char *what, const char *output, const char *kind,
+                              const char *const *inputs, int ninputs, char *err,
+                              size_t errlen);
+
 #endif

@@ -346,8 +346,224 @@ static void test_compare(void **state) {
   assert_non_null(strstr(rows[0].label, "lemke"));
   remove(out);
   n = 8;
-  assert_true(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err) < 0);
+  assert_int_equal(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err),
+                   LSIM_UNAVAILABLE);
   assert_non_null(strstr(err, "bogus"));
+}
+
+/* A scratch folder for files a test makes: mkdtemp into dir. */
+static void scratch_dir(char *dir, size_t len) {
+  snprintf(dir, len, "/tmp/lsim_test_api_dir_XXXXXX");
+  assert_non_null(mkdtemp(dir));
+}
+
+/* Copies the file from into to; 0 or -1. */
+static int copy_file(const char *from, const char *to) {
+  FILE *a = fopen(from, "rb"), *b = a ? fopen(to, "wb") : NULL;
+  char buf[4096];
+  size_t n;
+  int rc = a && b ? 0 : -1;
+  while (!rc && (n = fread(buf, 1, sizeof buf, a)) > 0)
+    if (fwrite(buf, 1, n, b) != n) rc = -1;
+  if (a) fclose(a);
+  if (b && fclose(b)) rc = -1;
+  return rc;
+}
+
+/* 1 if the two files have the same bytes. */
+static int same_bytes(const char *p, const char *q) {
+  FILE *a = fopen(p, "rb"), *b = fopen(q, "rb");
+  int same = a && b;
+  while (same) {
+    const int x = fgetc(a), y = fgetc(b);
+    if (x != y) same = 0;
+    if (x == EOF) break;
+  }
+  if (a) fclose(a);
+  if (b) fclose(b);
+  return same;
+}
+
+/* The number of entries of dir (. and .. not counted). */
+static int count_entries(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+  FILE *p = popen(cmd, "r");
+  int n = -1;
+  if (p && fscanf(p, "%d", &n) != 1) n = -1;
+  if (p) pclose(p);
+  return n;
+}
+
+/* Removes dir and what it holds. */
+static void remove_dir(const char *dir) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* A record onto the scene file the simulation was loaded from, by its name or through a
+ * link, is refused (LSIM_INVALID_INPUT, both paths named) and the scene stays as it was,
+ * no partial file left; a record elsewhere still works, and a simulation loaded from a
+ * text has no scene file to protect. */
+static void test_record_onto_scene(void **state) {
+  (void)state;
+  char dir[64], scene[128], orig[128], link_[128], other[128], msg[1024];
+  scratch_dir(dir, sizeof dir);
+  snprintf(scene, sizeof scene, "%s/scene.json", dir);
+  snprintf(orig, sizeof orig, "%s/scene.orig", dir);
+  snprintf(link_, sizeof link_, "%s/link.h5", dir);
+  snprintf(other, sizeof other, "%s/run.h5", dir);
+  assert_int_equal(copy_file("data/two_blocks.json", scene), 0);
+  assert_int_equal(copy_file(scene, orig), 0);
+  assert_int_equal(symlink("scene.json", link_), 0);
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, scene, NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, scene), LSIM_INVALID_INPUT);
+  snprintf(msg, sizeof msg, "%s", lsim_sim_error(sim));
+  assert_non_null(strstr(msg, "output /tmp/lsim_test_api_dir_"));
+  assert_non_null(strstr(msg, "is the scene file"));
+  assert_non_null(strstr(msg, "scene.json: refused"));
+  assert_int_equal(lsim_sim_record(sim, link_), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "link.h5"));
+  assert_non_null(strstr(lsim_sim_error(sim), "scene.json"));
+  assert_int_equal(lsim_sim_record(sim, ""), LSIM_INVALID_INPUT);
+  /* Stepping on with no record open, then freeing: nothing written. */
+  assert_int_equal(lsim_sim_run(sim, 3), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), LSIM_INVALID_INPUT);
+  lsim_sim_free(sim);
+  assert_true(same_bytes(scene, orig));
+  assert_int_equal(count_entries(dir), 3); /* scene.json, scene.orig, link.h5 */
+  assert_int_equal(lsim_sim_load(&sim, scene, NULL, 0), 0); /* still a scene */
+  assert_int_equal(lsim_sim_record(sim, other), 0);
+  assert_int_equal(lsim_sim_run(sim, 2), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  lsim_sim_free(sim);
+  /* From a text: no scene file, so the same name is only an output. */
+  FILE *f = fopen(scene, "rb");
+  assert_non_null(f);
+  static char text[65536];
+  const size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  assert_int_equal(lsim_sim_load_json(&sim, text, "scene.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, other), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 0), 0);
+  lsim_sim_free(sim);
+  remove_dir(dir);
+}
+
+/* A comparison whose output is one of its inputs (a scene, a .dat file; by its name or
+ * through a link) is refused before anything is read or written: LSIM_INVALID_INPUT, the
+ * message naming the argument "output" (no command flag) and both paths, the input
+ * untouched and no file left. */
+static void test_compare_output_is_input(void **state) {
+  (void)state;
+  char dir[64], scene[128], orig[128], link_[128], dat[128], dat_orig[128], err[1024];
+  scratch_dir(dir, sizeof dir);
+  snprintf(scene, sizeof scene, "%s/scene.json", dir);
+  snprintf(orig, sizeof orig, "%s/scene.orig", dir);
+  snprintf(link_, sizeof link_, "%s/link.h5", dir);
+  snprintf(dat, sizeof dat, "%s/p.dat", dir);
+  snprintf(dat_orig, sizeof dat_orig, "%s/p.orig", dir);
+  assert_int_equal(copy_file("data/two_blocks.json", scene), 0);
+  assert_int_equal(copy_file(scene, orig), 0);
+  assert_int_equal(copy_file("tests/data/lemke_pile10_step19.dat", dat), 0);
+  assert_int_equal(copy_file(dat, dat_orig), 0);
+  assert_int_equal(symlink("scene.json", link_), 0);
+  LsimCompareRow rows[8];
+  int n = 8;
+  const char *in[] = {scene};
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, scene, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  char want[512];
+  snprintf(want, sizeof want, "output %s: is the input file %s: refused", scene, scene);
+  assert_non_null(strstr(err, want));
+  assert_null(strstr(err, "-o"));
+  assert_int_equal(n, 8); /* rows untouched */
+  assert_int_equal(lsim_compare(in, 1, "lemke", 1, 0, link_, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "link.h5"));
+  const char *dats[] = {dat};
+  assert_int_equal(lsim_compare(dats, 1, "lemke", 0, 0, dat, rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "p.dat: is the input file"));
+  assert_true(same_bytes(scene, orig));
+  assert_true(same_bytes(dat, dat_orig));
+  assert_int_equal(count_entries(dir), 5);
+  remove_dir(dir);
+}
+
+/* lsim_compare's statuses are those of the header (a missing input: LSIM_IO_ERROR; an
+ * unknown solver: LSIM_UNAVAILABLE; a malformed list: LSIM_INVALID_INPUT), and its
+ * messages name the thing (the file, the solver, the argument "solvers"), never a flag
+ * of the command. */
+static void test_compare_errors(void **state) {
+  (void)state;
+  LsimCompareRow rows[8];
+  int n = 8;
+  char err[1024];
+  const char *missing[] = {"/nonexistent/scene.json"};
+  assert_int_equal(lsim_compare(missing, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_IO_ERROR);
+  assert_non_null(strstr(err, "/nonexistent/scene.json"));
+  const char *missing_dat[] = {"/nonexistent/p.dat"};
+  assert_int_equal(lsim_compare(missing_dat, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n,
+                                err, sizeof err), LSIM_IO_ERROR);
+  assert_non_null(strstr(err, "/nonexistent/p.dat"));
+  const char *in[] = {"data/two_blocks.json"};
+  assert_int_equal(lsim_compare(in, 1, "nosuch", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_UNAVAILABLE);
+  assert_non_null(strstr(err, "'nosuch'"));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(lsim_compare(in, 1, "lemke[bogus=1]", 0, 0, "/tmp/x_never.h5", rows, &n,
+                                err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: solvers: "));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "", rows, &n, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "output: the output file name is empty"));
+  const char *dats[] = {"tests/data/lemke_pile10_step19.dat"};
+  assert_int_equal(lsim_compare(dats, 1, "lemke", 1, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "independent mode needs a scene"));
+  assert_null(strstr(err, "--"));
+  assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
+}
+
+/* A start that fails once the state is made (a tether stretched at start) leaves the world
+ * not started: q and v NULL, nq and nv 0, the builder still open; a second start fails the
+ * same way without leaking the first one's state (the sanitizer build checks), and the
+ * simulation frees cleanly. */
+static void test_start_fails(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "ball", d.position[1] = 0.5;
+  const int ball = lsim_sim_add_body(sim, &d);
+  LsimShapeDef s = lsim_default_shape_def();
+  assert_true(lsim_sim_add_shape(sim, ball, &s) >= 0);
+  LsimJointDef j;
+  memset(&j, 0, sizeof j);
+  j.type = LSIM_TETHER, j.body[0] = ball, j.body[1] = -1, j.length = 0.1;
+  j.point[1][1] = 5.0; /* 4.5 m away */
+  assert_true(lsim_sim_add_joint(sim, &j) >= 0);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "starts stretched"));
+    assert_null(lsim_sim_q(sim));
+    assert_null(lsim_sim_v(sim));
+    assert_int_equal(lsim_sim_nq(sim), 0);
+    assert_int_equal(lsim_sim_nv(sim), 0);
+    assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT);
+    /* Still building: another body is accepted. */
+    d = lsim_default_body_def();
+    d.position[0] = 3.0 + attempt;
+    assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  }
+  lsim_sim_free(sim);
 }
 
 /* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
@@ -625,6 +841,8 @@ int main(void) {
       cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_contacts_before_step),
       cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),
       cmocka_unit_test(test_build_bad_values),
+      cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
+      cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

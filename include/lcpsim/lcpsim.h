@@ -422,8 +422,11 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
 /* ---- recording to HDF5 ---------------------------------------------------------------- */
 
 /* Opens an HDF5 record (docs/output-format.md) at path: the current state is its first
- * row, every following step is appended. Written under path.partial and renamed on close.
- * 0 or < 0 (an open record stays open). */
+ * row, every following step is appended. Written under path.<pid>.partial in path's folder
+ * (<pid> the process id; docs/output-format.md, "Output files") and renamed to path on
+ * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
+ * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
+ * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written. */
 int lsim_sim_record(LsimSim *sim, const char *path);
 /* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
  * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
@@ -450,8 +453,18 @@ typedef struct LsimCompareRow {
  * "lemke,pgs[sweeps=20],siconos:enum"; independent 0 (shadow: every step's LCP of the
  * first solver's run handed to all) or 1 (each solver its own trajectory); steps > 0
  * overrides the scene's; output the HDF5 file (NULL: INPUT_compare.h5 in the current
- * folder). Fills rows[0 .. min(*nrows, series)) and sets *nrows to the number of series.
- * 0, or < 0 with err (bad input: nothing written). Solver failures are results. */
+ * folder; written under output.<pid>.partial and renamed when complete). Fills
+ * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series. 0, or < 0 with
+ * err naming the argument or the file:
+ *   LSIM_INVALID_INPUT  bad arguments (a malformed solver list, ...), a bad scene or
+ *                       problem file, or an output that is one of the inputs (the same
+ *                       file by any name: refused, the message naming both)
+ *   LSIM_UNAVAILABLE    a solver of the list is unknown or not built
+ *   LSIM_IO_ERROR       an input that cannot be read (missing), or the output that cannot
+ *                       be written
+ *   LSIM_OUT_OF_MEMORY
+ * On an error no file is left (an output that could not be finished is removed) and no
+ * input is touched. Solver failures are results. */
 int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
                  int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
                  size_t errlen);

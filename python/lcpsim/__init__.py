@@ -478,7 +478,8 @@ class Sim:
         return out[:m]
 
     def record(self, path):
-        """Records to an HDF5 file from the current state on; see record_close."""
+        """Records to an HDF5 file from the current state on; see record_close. Raises
+        Error (INVALID_INPUT) for the scene file the simulation was loaded from."""
         self._check(_record(self._h, os.fsencode(path)))
 
     def record_close(self, keep=True):
@@ -549,14 +550,17 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     """Compares solvers on identical problems (as `lcpsim compare`): inputs one scene or
     .dat files, solvers a list "lemke,pgs[sweeps=20]". Writes the HDF5 compare file and
     returns one dict per series: label, problems, successes, failures, skipped,
-    success_rate, median_wall, median_iterations, worst_relative_residual."""
+    success_rate, median_wall, median_iterations, worst_relative_residual. Raises Error:
+    INVALID_INPUT for bad arguments or an output that is one of the inputs (refused, the
+    input untouched), UNAVAILABLE for an unknown solver, IO_ERROR for a missing input."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     arr = (C.c_char_p * len(inputs))(*[os.fsencode(p) for p in inputs])
     rows = (_CompareRow * 256)()
     nrows, err = C.c_int(256), C.create_string_buffer(1024)
     rc = _compare(arr, len(inputs), solvers.encode(), int(bool(independent)), int(steps),
-                  os.fsencode(output) if output else None, rows, C.byref(nrows), err, 1024)
+                  None if output is None else os.fsencode(output), rows, C.byref(nrows), err,
+                  1024)
     if rc < 0:
         raise Error(rc, err.value.decode())
     out = []

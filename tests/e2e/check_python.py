@@ -142,6 +142,49 @@ with tempfile.TemporaryDirectory() as d:
     with h5py.File(rec, "r") as f5:
         check(np.array_equal(f5["q"][:], np.array(qs)), "record q")
 
+# Nothing overwrites an input: a comparison onto its scene or a record onto the scene the
+# simulation was loaded from raises INVALID_INPUT naming both paths, the scene untouched.
+# Errors carry the header's statuses and name the argument, not the command's flags.
+with tempfile.TemporaryDirectory() as d:
+    scene = os.path.join(d, "scene.json")
+    with open("data/two_blocks.json", "rb") as f:
+        text = f.read()
+    with open(scene, "wb") as f:
+        f.write(text)
+    try:
+        lcpsim.compare(scene, "lemke", output=scene)
+        check(False, "compare onto its input did not raise")
+    except lcpsim.Error as e:
+        check(e.status == lcpsim.INVALID_INPUT and
+              "output %s: is the input file %s: refused" % (scene, scene) in str(e),
+              "compare onto its input: %s" % e)
+    sim = lcpsim.Sim.load(scene)
+    try:
+        sim.record(scene)
+        check(False, "record onto the scene did not raise")
+    except lcpsim.Error as e:
+        check(e.status == lcpsim.INVALID_INPUT and "is the scene file" in str(e) and
+              str(e).count(scene) == 2, "record onto the scene: %s" % e)
+    sim.close()
+    with open(scene, "rb") as f:
+        check(f.read() == text, "the scene was touched")
+    check(sorted(os.listdir(d)) == ["scene.json"], "files left: %r" % os.listdir(d))
+    for args, status, part in [((os.path.join(d, "none.json"), "lemke"), "IO_ERROR", "none.json"),
+                               ((scene, "nosuch"), "UNAVAILABLE", "'nosuch'"),
+                               ((scene, "lemke[x=1]"), "INVALID_INPUT", "solvers: ")]:
+        try:
+            lcpsim.compare(*args, output=os.path.join(d, "c.h5"))
+            check(False, "compare%r did not raise" % (args,))
+        except lcpsim.Error as e:
+            check(e.status == getattr(lcpsim, status) and part in str(e) and "--" not in str(e),
+                  "compare%r: %s %s" % (args, e.status, e))
+    try:
+        lcpsim.compare(scene, "lemke", output="")
+        check(False, "compare with an empty output did not raise")
+    except lcpsim.Error as e:
+        check(e.status == lcpsim.INVALID_INPUT and "output: the output file name is empty" in str(e),
+              "empty output: %s" % e)
+
 # The divergence guard: 1e6 N on 1 kg at h = 0.01 s gives v_k = 1e4 k m/s, beyond the
 # default max_speed (1e4 m/s) at step 2: step() raises DIVERGED naming step, body, speed.
 push = lcpsim.Sim.from_json('{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 10,'

@@ -34,7 +34,7 @@ cp data/two_blocks.json "$out/s.json"
 cp "$out/s.json" "$out/s.orig"
 ln -s s.json "$out/s_link.h5"
 rc=0; ./lcpsim "$out/s.json" -o "$out/s.json" --quiet 2> "$out/err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "the output is the scene file itself" "$out/err" || fail "-o SCENE: exit $rc: $(cat "$out/err")"
+[ "$rc" -eq 2 ] && grep -q -- "-o $out/s.json: is the scene file $out/s.json: refused" "$out/err" || fail "-o SCENE: exit $rc: $(cat "$out/err")"
 rc=0; ./lcpsim "$out/s.json" -o "$out/s_link.h5" --quiet 2> "$out/err" || rc=$?
 [ "$rc" -eq 2 ] || fail "-o a link to the scene: exit $rc"
 cmp -s "$out/s.json" "$out/s.orig" || fail "the scene was touched"
