@@ -4,6 +4,7 @@
  * through compare/. */
 #include "api/api.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,10 @@ int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const do
   if ((dim != 2 && dim != 3) || nc < 0 || (nc > 0 && (!W || !q || !mu || !r)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
                         "solve_fc: needs dim 2 or 3, nc >= 0 and W, q, mu, r");
+  if (nc > INT_MAX / dim)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "solve_fc: nc = %d contacts of dimension %d is too many (dim nc > %d)",
+                        nc, dim, INT_MAX);
   /* An empty problem may come with a NULL r: the solvers get a real (unused) one, as for
      lsim_solve_lcp. */
   double none[1] = {0.0};

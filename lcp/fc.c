@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@
 
 int lsim_fc_init(LsimFc *p, int dim, int nc) {
   memset(p, 0, sizeof *p);
-  if ((dim != 2 && dim != 3) || nc < 0) return LSIM_INVALID_INPUT;
+  /* n = dim nc must be an int (nc = 2^30 in 3-D overflowed it). */
+  if ((dim != 2 && dim != 3) || nc < 0 || nc > INT_MAX / dim) return LSIM_INVALID_INPUT;
   p->dim = dim;
   p->nc = nc;
   p->n = dim * nc;

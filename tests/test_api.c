@@ -747,6 +747,13 @@ static void test_empty_problems(void **state) {
                    LSIM_SOLVED);
   assert_int_equal(lsim_solve_fc("lemke", 2, 0, NULL, NULL, NULL, 2, NULL, NULL, &fr, err, sizeof err),
                    LSIM_SOLVED);
+  /* nc = 2^30 contacts in 3-D: dim nc overflows an int; refused as input, before any
+     allocation or read of the (here dummy) arrays. */
+  double one = 0.0;
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 0x40000000, &one, &one, &one, 0, &one, NULL, &fr, err,
+                                 sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "too many"));
 }
 
 /* Solver options outside the header's ranges are refused with a message naming the field,
