@@ -43,9 +43,9 @@ struct LsimSolver {
   LsimIslands *islands;   /* island finder of factored problems (lemke, newton) */
   int last_islands;       /* islands of the last factored solve (1: whole) */
   double *zsub;           /* [zsub_cap] one island's z */
+  int zsub_cap;
   double *zlu;            /* [zlu_cap] dense Lemke's LU run: the caller's point, then its z */
   int zlu_cap;
-  int zsub_cap;
   int capacity;
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
@@ -337,10 +337,8 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   return status;
 }
 
-/* The newton solver (or sparse Lemke) on a dense problem: M's nonzeros as the factored form's C (J, B empty,
- * m = 0), in buffers the context keeps (reserve(s, n) done). */
-/* The dense lcp as a factored problem (m = 0, C = M's nonzeros by rows) in the solver's
- * scratch, into *f. 0 or LSIM_OUT_OF_MEMORY. */
+/* The dense lcp as a factored problem: M's nonzeros by rows as C (J, B empty, m = 0), in
+ * buffers the context keeps, into *f. 0 or LSIM_OUT_OF_MEMORY. */
 static int dense_as_factored(LsimSolver *s, const LsimLcp *lcp, LsimFactoredLcp *f) {
   const int n = lcp->n;
   int pcap = s->sp_cap, ccap = s->sp_cap;
