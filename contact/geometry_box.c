@@ -35,9 +35,9 @@ static double hull4_area2(const LsimContactPoint *p, const int k[4], const doubl
   return best;
 }
 
-#ifndef LSIM_REDUCE_OUTSIDE
+/* Points outside the 4-point hull by more than this fraction of the manifold's diameter
+ * are kept too (lsim_geom_reduce). */
 #define LSIM_REDUCE_OUTSIDE 0.02
-#endif
 
 /* Distance of point i outside the convex hull of the kept points (in the plane normal to
  * nrm; 0 inside): the largest distance beyond any edge of the hull, the hull being the
