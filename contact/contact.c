@@ -262,6 +262,35 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
+double lsim_body_reach(const LsimModel *m, int b) {
+  const LsimBody *body = &m->bodies[b];
+  double reach = 0.0;
+  for (int k = body->first_shape; k < body->first_shape + body->nshapes; ++k)
+    reach = fmax(reach, shape_reach(&m->shapes[k]));
+  return reach;
+}
+
+double lsim_body_half_thickness(const LsimModel *m, int b) {
+  const LsimBody *body = &m->bodies[b];
+  double w = INFINITY;
+  for (int k = body->first_shape; k < body->first_shape + body->nshapes; ++k) {
+    const LsimShape *s = &m->shapes[k];
+    switch (s->type) {
+      case LSIM_SHAPE_SPHERE:
+      case LSIM_SHAPE_CAPSULE: w = fmin(w, s->radius); break;
+      case LSIM_SHAPE_BOX: {
+        double hmin = fmin(s->half[0], s->half[1]);
+        if (m->dimension == 3) hmin = fmin(hmin, s->half[2]);
+        w = fmin(w, hmin);
+        break;
+      }
+      case LSIM_SHAPE_PLANE: break;
+      default: w = 0.0; /* a point */
+    }
+  }
+  return w;
+}
+
 /* One body's block of a Jacobian row of direction u = (u0, u1, u2) with lever arm r:
  * sign [u, r x u] (2-D: [u_x, u_y, (r x u)_z], the rest zero). The direction comes by
  * value, so a direction just computed is not reloaded from the contact. */

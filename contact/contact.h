@@ -102,6 +102,14 @@ uint64_t lsim_contact_id(int a, int b, int feature);
  * the bit: the time step's assembly relies on it). d = 2: (1, 0) and (-1, 0). */
 void lsim_cone_weights(int ndir, double *cs, double *sn);
 
+/* The farthest any point of body b's shapes lies from its center (m; 0 for a body without
+ * shapes; a plane's offset only). */
+double lsim_body_reach(const LsimModel *m, int b);
+
+/* Half the smallest thickness among body b's shapes (m): a sphere's or capsule's radius, a
+ * box's smallest half extent, 0 for a point; +inf for a body with planes only or none. */
+double lsim_body_half_thickness(const LsimModel *m, int b);
+
 /* Finds the contacts of the model in the given state whose gap could close within the
  * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
  * largest speed any body can reach in the step (free velocities v_free [nv] given).

@@ -3,7 +3,11 @@
  * Flight: a projectile, xdd = 0, ydd = -g. Impact (y falls through 0): the normal
  * velocity reverses and shrinks by the coefficient of restitution e, ydot+ = -e ydot-,
  * and the state is put on the floor (y = 0) so the located event's precision does not
- * accumulate. A rebound slower than rest_speed would take ever shorter flights (the
+ * accumulate; ydot- is the speed at the floor, sqrt(ydot^2 + 2 g y) from the located
+ * point (at most the event precision below it), which keeps the flight's energy: the
+ * located point's own speed is slightly larger, and with it each impact added energy, so
+ * that below rest_speed ~ sqrt(g precision / (1 - e)) (4.5e-5 m/s by default) the bounces
+ * reached a fixed point instead of the Zeno time and went on past it. A rebound slower than rest_speed would take ever shorter flights (the
  * Zeno accumulation at t_1 (1 + e) / (1 - e) when dropped from rest): the mass then
  * comes to rest on the floor, sliding at its horizontal speed, in the chart "rest".
  * Closed form from a drop at height h with no vertical speed: impacts at
@@ -82,7 +86,7 @@ static int transition(double t, const double *x, const double *p, int chart, int
   (void)msg;
   (void)len;
   xn[Y] = 0.0;
-  xn[YD] = -p[RESTITUTION] * x[YD];
+  xn[YD] = p[RESTITUTION] * sqrt(fmax(0.0, x[YD] * x[YD] + 2.0 * p[GRAVITY] * x[Y]));
   if (xn[YD] < p[REST_SPEED]) {
     xn[YD] = 0.0;
     *next = REST;

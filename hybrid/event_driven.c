@@ -125,7 +125,7 @@ static int roots(double t, const double *x, double *g, void *user) {
   for (int k = 0; k < ed->nroots; ++k) {
     const int i = ed->root_cand[k];
     if (ed->root_kind[k] == R_PAIR) {
-      g[k] = pair_gap(ed, i);
+      g[k] = ed->pair_g[i] = pair_gap(ed, i);
       continue;
     }
     const Cand *cd = &ed->cand[i];
@@ -491,6 +491,41 @@ static int resolve(Ed *ed, double t, double *x) {
   return rc;
 }
 
+/* The largest speed of any point of body b at x: linear speed plus angular speed times
+ * its reach (0 for a body without velocities). */
+static double point_speed(const Ed *ed, const double *x, int b) {
+  const LsimModel *m = ed->m;
+  const LsimBody *body = &m->bodies[b];
+  if (body->v_offset < 0 || body->nv == 0) return 0.0;
+  const double *v = x + ed->nq + body->v_offset;
+  if (m->dimension == 1) return fabs(v[0]);
+  if (m->dimension == 2) return hypot(v[0], v[1]) + fabs(v[2]) * ed->reach[b];
+  return lsim_v3_norm(v) + lsim_v3_norm(v + 3) * ed->reach[b];
+}
+
+/* The step bound (lsim_ode_set_step_bound): a step may close no pair's gap by more than
+ * that gap, or than a sixteenth of the pair's thinner half thickness (at least 1 mm) when
+ * the gap is smaller, at the largest speed of the pair's points (plus what gravity adds
+ * over a largest step). Roots are seen only at steps' ends: without the bound a ball went
+ * through a 1 cm wall within one 10 ms step, and one grazing a sphere by 1 mm passed it. */
+static double step_bound(double t, const double *x, void *user) {
+  (void)t;
+  Ed *ed = user;
+  const LsimModel *m = ed->m;
+  const double hmax = ed->o.max_step > 0.0 ? ed->o.max_step : 1e-2;
+  const double dv = lsim_v3_norm(m->gravity) * hmax;
+  double h = INFINITY;
+  for (int p = 0; p < ed->npairs; ++p) {
+    const int a = ed->pairs[2 * p], b = ed->pairs[2 * p + 1];
+    const double sa = point_speed(ed, x, a), sb = point_speed(ed, x, b);
+    const double c = sa + sb + (m->bodies[a].nv > 0 ? dv : 0.0) + (m->bodies[b].nv > 0 ? dv : 0.0);
+    if (!(c > 0.0)) continue;
+    const double w = fmax(fmin(ed->thick[a], ed->thick[b]), 1e-3);
+    h = fmin(h, fmax(fmax(ed->pair_g[p], 0.0), w / 16.0) / c);
+  }
+  return h;
+}
+
 /* The roots of the segment from the modes. */
 static int set_roots(Ed *ed, LsimOde *ode) {
   /* The body pairs that may touch: every pair ALL detection lists. */
@@ -502,8 +537,11 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     for (int p = 0; p < ed->npairs && !seen; ++p)
       seen = ed->pairs[2 * p] == ct->body[0] && ed->pairs[2 * p + 1] == ct->body[1];
     if (seen || ct->kind != LSIM_CONTACT_NORMAL) continue;
-    if (lsim_ed_grow((void **)&ed->pairs, &ed->pairs_cap, 2 * ed->npairs + 2, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+    if (lsim_ed_grow((void **)&ed->pairs, &ed->pairs_cap, 2 * ed->npairs + 2, sizeof(int)) ||
+        lsim_ed_grow((void **)&ed->pair_g, &ed->pair_g_cap, ed->npairs + 1, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
     ed->pairs[2 * ed->npairs] = ct->body[0], ed->pairs[2 * ed->npairs + 1] = ct->body[1];
+    ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
   const int need = 2 * ed->ncand + ed->npairs + 1;
@@ -759,6 +797,9 @@ static int invert_inertias(Ed *ed) {
 
 static void ed_free(Ed *ed) {
   free(ed->work);
+  free(ed->pair_g);
+  free(ed->reach);
+  free(ed->thick);
   lsim_state_free(&ed->st);
   lsim_state_free(&ed->pst);
   lsim_state_free(&ed->sampled);
@@ -791,9 +832,14 @@ static int ed_init(Ed *ed, const LsimModel *m, char *err, size_t errlen) {
   ed->Iinv = calloc(9 * (size_t)m->nbodies + 1, sizeof(double));
   ed->a_free = calloc(nv1, sizeof(double)), ed->a = calloc(nv1, sizeof(double));
   ed->w1 = calloc(nv1, sizeof(double)), ed->w2 = calloc(nv1, sizeof(double));
+  ed->reach = calloc((size_t)m->nbodies + 1, sizeof(double));
+  ed->thick = calloc((size_t)m->nbodies + 1, sizeof(double));
+  if (ed->reach && ed->thick && m->dimension > 1)
+    for (int b = 0; b < m->nbodies; ++b)
+      ed->reach[b] = lsim_body_reach(m, b), ed->thick[b] = lsim_body_half_thickness(m, b);
   ed->lemke = lsim_lemke_create();
   if (lsim_state_init(&ed->st, m) || lsim_state_init(&ed->pst, m) ||
-      lsim_state_init(&ed->sampled, m) || !ed->Iinv || !ed->a_free ||
+      lsim_state_init(&ed->sampled, m) || !ed->Iinv || !ed->a_free || !ed->reach || !ed->thick ||
       !ed->a || !ed->w1 || !ed->w2 || !ed->lemke) {
     snprintf(err, errlen, "out of memory");
     ed_free(ed);
@@ -836,6 +882,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   double t = st->time;
   if (!rc) {
     lsim_ode_set_sampler(ode, sampler, &ed);
+    lsim_ode_set_step_bound(ode, step_bound, &ed);
     rc = resolve(&ed, t, x);
   }
   while (!rc) {

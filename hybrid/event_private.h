@@ -23,7 +23,7 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kin
    manifold reduction keeps every corner near the ground); ALL to list the pairs. */
 #define NEAR_MARGIN 1e-4
 #define FAR_MARGIN 0.05
-#define ALL_MARGIN 1e3
+#define ALL_MARGIN 1e12
 
 /* A candidate contact (or tether) of the current segment. */
 typedef struct Cand {
@@ -47,6 +47,9 @@ typedef struct Ed {
   LsimModel mm, mf, ma;       /* shallow copies with the NEAR, FAR and ALL margins */
   int npairs, pairs_cap;
   int *pairs;                 /* [2 npairs] the body pairs of the segment's pair roots */
+  double *pair_g;             /* [pair_g_cap] each pair root's last value (the step bound) */
+  int pair_g_cap;
+  double *reach, *thick;      /* [nbodies] lsim_body_reach, lsim_body_half_thickness */
   LsimContactSet fset;        /* FAR detection */
   LsimEventOptions o;
   int nq, nv, n;

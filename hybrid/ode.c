@@ -61,6 +61,9 @@ struct LsimOde {
 
   /* Samples. */
   LsimOdeSampleFn sample;
+  LsimOdeStepBoundFn bound; /* per-step bound of the step length, or NULL */
+  void *bound_user;
+  double cv_max_step;       /* the largest step CVODE was last given (0: none) */
   void *sample_user;
   long long next_sample;  /* index k of the next multiple k * record_period */
 
@@ -253,6 +256,11 @@ void lsim_ode_set_sampler(LsimOde *o, LsimOdeSampleFn fn, void *user) {
   o->sample_user = user;
 }
 
+void lsim_ode_set_step_bound(LsimOde *o, LsimOdeStepBoundFn fn, void *user) {
+  o->bound = fn;
+  o->bound_user = user;
+}
+
 /* The first sample index k with k * period > t. */
 static long long first_sample_after(double t, double period) {
   long long k = (long long)floor(t / period);
@@ -280,6 +288,7 @@ static int cvode_start(LsimOde *o) {
     if (flag == CV_SUCCESS) flag = CVodeSetUserData(o->cv, o);
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(o->cv, o->LS, o->A);
     if (flag == CV_SUCCESS && o->opt.max_step > 0.0) flag = CVodeSetMaxStep(o->cv, o->opt.max_step);
+    o->cv_max_step = o->opt.max_step;
     if (flag == CV_SUCCESS && o->opt.min_step > 0.0) flag = CVodeSetMinStep(o->cv, o->opt.min_step);
     /* One step per call: the step count is ours (max_steps). */
     if (flag == CV_SUCCESS) flag = CVodeSetMaxNumSteps(o->cv, 1000000);
@@ -484,6 +493,25 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     const double a = o->t;
     realtype tret = a;
     o->callback_status = 0;
+    /* The caller's bound on this step (a root's gap over its closing speed), with the
+       options' largest step (0: none). CVODE applies a new largest step from the step
+       after the one it has planned, so this step is cut by a stop time as well. */
+    double stop = t_end;
+    if (o->bound) {
+      double hmax = o->opt.max_step;
+      const double hb = o->bound(a, o->x, o->bound_user);
+      if (hb > 0.0 && isfinite(hb)) {
+        hmax = fmax(hmax > 0.0 ? fmin(hmax, hb) : hb, o->opt.min_step);
+        stop = fmin(t_end, a + hmax);
+      }
+      if (hmax != o->cv_max_step) {
+        if ((s = CVodeSetMaxStep(o->cv, hmax)) != CV_SUCCESS)
+          return fail(o, LSIM_ODE_STEP_FAILED, "CVODE max step (%d)", s);
+        o->cv_max_step = hmax;
+      }
+      if ((s = CVodeSetStopTime(o->cv, stop)) != CV_SUCCESS)
+        return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
+    }
     const int flag = CVode(o->cv, t_end, o->y, &tret, CV_ONE_STEP);
     if (flag < 0) {
       update_counts(o);
@@ -511,7 +539,7 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     if ((s = emit_samples(o, b, xb))) return s;
     o->t = b;
     memcpy(o->x, xb, (size_t)o->n * sizeof *o->x);
-    if (flag == CV_TSTOP_RETURN || b >= t_end) {
+    if ((flag == CV_TSTOP_RETURN && stop == t_end) || b >= t_end) {
       o->t = t_end;
       update_counts(o);
       return LSIM_ODE_REACHED;

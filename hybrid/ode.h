@@ -107,6 +107,8 @@ typedef int (*LsimOdeRootFn)(double t, const double *x, double *g, void *user);
 /* A sample at time t (a multiple of the record period, or the end of an internal step).
  * 0, or < 0 to stop the integration (reported as LSIM_ODE_CALLBACK_FAILED). */
 typedef int (*LsimOdeSampleFn)(double t, const double *x, void *user);
+/* The largest step allowed from (t, x), s (> 0; +inf or NaN: options.max_step alone). */
+typedef double (*LsimOdeStepBoundFn)(double t, const double *x, void *user);
 
 typedef struct LsimOdeEvent {
   double t;                 /* time of the located event */
@@ -147,6 +149,14 @@ int lsim_ode_set_roots(LsimOde *ode, int nroots, LsimOdeRootFn g, const int *dir
 
 /* Samples at the record period (options.record_period) go to fn (NULL: none). */
 void lsim_ode_set_sampler(LsimOde *ode, LsimOdeSampleFn fn, void *user);
+
+/* Before each internal step, fn (NULL: none) bounds its length from the step's start:
+ * CVODE's largest step is then min(options.max_step, fn(t, x)), never below
+ * options.min_step. Roots are seen only as sign changes between steps' ends, so a root
+ * function that dips below 0 and back within one step is missed; a bound that keeps each
+ * step shorter than what a root can do in it (a gap over its closing speed) prevents
+ * that. */
+void lsim_ode_set_step_bound(LsimOde *ode, LsimOdeStepBoundFn fn, void *user);
 
 /* Starts (or restarts, after a reset map) the integration at time t from x[n]. The next
  * sample is the first multiple of the record period after t. 0 or < 0. */

@@ -98,3 +98,58 @@ for e in (0.0, 0.5):
 print("double pendulum impact: at e = 0 and 0.5 as H = diag(4/3, 1/3) gives: ok")
 PYEOF
 echo "impact map: ok"
+
+# Impacts that fall inside one step of the integrator (10 ms at most). Roots are seen only
+# at steps' ends, so a step is bounded by each pair's gap over the speed of its points:
+# - a ball (r 0.01 m, 2-D, e = 1) at 5 and 100 m/s towards a static wall 1 cm thick at
+#   x = 1: impact at (1 - 0.005 - 0.01) / v, then -v (it went through, no event, before);
+# - a ball (r 0.1 m, 3-D, e = 1, no friction) at 5 m/s passing a static sphere (r 0.1 m)
+#   with its center 0.199 m off the line, 1 mm of overlap: impact where the centers are
+#   0.2 m apart (x = 1 - sqrt(0.2^2 - 0.199^2)), and the reflection about that normal;
+# - a ball dropped onto the ground from 1001 m (r 0.1 m, e = 0.5): impact at
+#   sqrt(2 * 1001 / 9.81) (the pairs that may touch were listed within 1 km only).
+# 1e-9 s and 1e-9 m/s: the event precision (1e-10 on the gap) over the closing speeds.
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+def scene(name, dim, dur, grav, bodies, period):
+    json.dump({"lcpsim": 1, "dimension": dim, "time_step": period, "duration": dur,
+               "integrator": "event_driven", "gravity": grav, "bodies": bodies},
+              open("%s/%s.json" % (d, name), "w"))
+for v in (5, 100):
+    scene("wall%d" % v, 2, 0.5, [0, 0], [
+        {"name": "wall", "type": "static", "position": [1.0, 0],
+         "shapes": [{"type": "box", "half_extents": [0.005, 1.0], "mu": 0.0}]},
+        {"name": "ball", "mass": 1.0, "position": [0, 0], "velocity": [v, 0], "restitution": 1.0,
+         "shapes": [{"type": "sphere", "radius": 0.01, "mu": 0.0}]}], 0.001)
+scene("graze", 3, 0.6, [0, 0, 0], [
+    {"name": "post", "type": "static", "position": [1.0, 0, 0],
+     "shapes": [{"type": "sphere", "radius": 0.1, "mu": 0.0}]},
+    {"name": "ball", "mass": 1.0, "position": [0, 0.199, 0], "velocity": [5, 0, 0],
+     "restitution": 1.0, "shapes": [{"type": "sphere", "radius": 0.1, "mu": 0.0}]}], 0.001)
+scene("far", 2, 20.0, [0, -9.81], [
+    {"name": "ground", "type": "static", "shapes": [{"type": "plane", "mu": 0.0}]},
+    {"name": "ball", "mass": 1.0, "position": [0, 1001.1], "restitution": 0.5,
+     "shapes": [{"type": "sphere", "radius": 0.1, "mu": 0.0}]}], 0.01)
+PYEOF
+for s in wall5 wall100 graze far; do ./lcpsim "$tmp/$s.json" -o "$tmp/$s.h5" --quiet; done
+$PY - "$tmp" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+d = sys.argv[1]
+for v in (5, 100):
+    r = lcpsim_load.load("%s/wall%d.h5" % (d, v))
+    assert len(r.events.time) == 1 and abs(r.events.time[0] - 0.985 / v) < 1e-9, r.events.time
+    assert abs(r.v[-1][0] + v) < 1e-9, r.v[-1]
+r = lcpsim_load.load(d + "/graze.h5")
+x = 1 - np.sqrt(0.2 ** 2 - 0.199 ** 2)
+assert len(r.events.time) == 1 and abs(r.events.time[0] - x / 5) < 1e-9, r.events.time
+n = np.array([x - 1, 0.199, 0]) / 0.2
+want = np.array([5.0, 0, 0]) - 2 * 5.0 * n[0] * n
+assert np.abs(r.v[-1][:3] - want).max() < 1e-9, (r.v[-1], want)
+r = lcpsim_load.load(d + "/far.h5")
+assert len(r.events.time) == 1 and abs(r.events.time[0] - np.sqrt(2 * 1001 / 9.81)) < 1e-9, r.events.time
+print("impacts within one step: a 1 cm wall at 5 and 100 m/s, a 1 mm graze, a 1001 m drop: ok")
+PYEOF

@@ -122,6 +122,25 @@ r = lcpsim_load.load('$out/long.h5')
 assert r.summary.run_end == 'stopped' and 'max_chart_count' in r.summary.run_end_reason
 assert len(r.events.time) == 128
 "
+# Zeno: dropped from 1 m with e = 0.8 and rest_speed 1e-6 m/s, the bounces accumulate at
+# t_Z = sqrt(2 / g) (1 + e) / (1 - e) = 4.0637128 s, where the mass comes to rest. The
+# impact's speed is taken at the floor (energy kept from the located point, up to the
+# event precision below it); with the located point's own speed each impact added energy
+# and the bounces went on past t_Z (2000 transitions to 4.0837 s). 1e-5 s: the last
+# flights (2 v / g with v near rest_speed: 2e-7 s each) and the event times' precision.
+cat > "$out/zeno.json" <<'JSON'
+{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "parameters": {"restitution": 0.8,
+ "rest_speed": 1e-6}, "initial": {"y": 1.0}, "final_time": 5.0, "atol": 1e-12,
+ "max_chart_count": 2000, "record_period": 0.01}}
+JSON
+./lcpsim "$out/zeno.json" -o "$out/zeno.h5" --quiet
+$PY -c "
+import sys, numpy as np; sys.path.insert(0, 'scripts'); import lcpsim_load
+r = lcpsim_load.load('$out/zeno.h5')
+t = r.events.time; tz = np.sqrt(2 / 9.81) * 1.8 / 0.2
+assert len(t) < 200 and abs(t[-1] - tz) < 1e-5, (len(t), t[-1], tz)
+assert r.events.to_chart[-1] == 1 and r.summary.run_end == 'completed'
+"
 # The model list names what a scene can set.
 ./lcpsim models | grep -q '^slip '
 ./lcpsim models slip | grep -q '^  touchdown_angle    0 rad$'
