@@ -344,11 +344,19 @@ int lsim_cli_solve(int argc, char **argv) {
       const double *zj = dumped.z + (size_t)j * lcp.n;
       int solved = 1;
       for (int i = 0; i < lcp.n; ++i) solved &= !isnan(zj[i]);
-      if (solved)
+      /* Impulses, and for a factored problem the velocities they cause, max |B (z - z_j)|
+         (compare's /results/distance: impulses of a contact LCP are not unique). */
+      double *du = factored ? calloc((size_t)dumped.f.m + 1, sizeof(double)) : NULL;
+      if (solved && du)
+        printf("distance to stored %s: %.3e (impulses), %.3e (velocities)\n", dumped.labels[j],
+               lsim_quality_distance(lcp.n, z, zj),
+               lsim_factored_velocity_distance(&dumped.f, z, zj, du));
+      else if (solved)
         printf("distance to stored %s: %.3e\n", dumped.labels[j],
                lsim_quality_distance(lcp.n, z, zj));
       else
         printf("distance to stored %s: none (not solved on this step)\n", dumped.labels[j]);
+      free(du);
     }
   }
   if (print_z)

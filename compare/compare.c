@@ -356,6 +356,21 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: %s", nm->solvers, err);
     return LSIM_INVALID_INPUT;
   }
+  /* Keys this kind of comparison would ignore are mistakes: warm (independent mode only:
+     shadow mode runs a cold and a warm series of each solver, LCP sets solve cold) and d
+     (frictional contact sets only). */
+  for (int j = 0; j < nspecs; ++j) {
+    const char *why = specs[j].warm >= 0 && !independent
+                          ? (lcpset ? "warm: LCP sets are solved cold"
+                                    : "warm: shadow mode runs a cold and a warm series of "
+                                      "every solver; the key is for independent mode")
+                      : specs[j].ndir > 0 ? "d: only frictional contact sets use it"
+                                          : NULL;
+    if (why) {
+      snprintf(msg, msglen, "%s: '%s': %s", nm->solvers, specs[j].label, why);
+      return LSIM_INVALID_INPUT;
+    }
+  }
   int ref = 0;
   if (ref_text) {
     ref = -1;
@@ -797,8 +812,13 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
           if (fcopy_set(&work, &pristine.f)) goto oom;
           hs = lsim_factored_hash(&work.f);
         }
-        if (!strcmp(starts[s], "warm")) memcpy(zs[s], guess, (size_t)n * sizeof(double));
+        /* A warm series starts as the driver's solve did: its z guess, and the carried
+           Lemke basis the driver was given (used by lemke_sparse, ignored by the others;
+           without it a lemke_sparse reference's warm series was not the driver's solve). */
+        const int warm = !strcmp(starts[s], "warm");
+        if (warm) memcpy(zs[s], guess, (size_t)n * sizeof(double));
         else memset(zs[s], 0, (size_t)n * sizeof(double));
+        lsim_solver_set_basis_guess(ctx[s], warm ? lsim_stepper_basis_guess(driver) : NULL);
         SolveCall call = {ctx[s], NULL, &work.f, zs[s], {0}};
         unfinished = lsim_compare_timed(solve_call, &call, cfg->time_limit, zs[s], (size_t)n,
                                         &call.st, sizeof call.st);

@@ -94,22 +94,9 @@ int lsim_compare_record_solve(LsimCompareTable *t, LsimCompareScratch *sc, int k
   if (zref && lcp) {
     t->dist[i] = lsim_quality_distance(n, z, zref);
   } else if (zref) {
-    /* The impulses of a contact LCP are not unique (redundant contacts, a cone's
-       directions); the velocity change they cause is what two solutions must share:
-       max |B (z - zref)| (m/s, rad/s). */
-    double *dv;
-    const int m = f->m;
-    if (lsim_compare_scratch_grow(sc, m + 1)) return -1;
-    dv = sc->work;
-    memset(dv, 0, (size_t)m * sizeof(double));
-    for (int j = 0; j < n; ++j) {
-      const double dz = z[j] - zref[j];
-      if (dz == 0.0) continue;
-      for (int e = f->B_ptr[j]; e < f->B_ptr[j + 1]; ++e) dv[f->B_idx[e]] += f->B_val[e] * dz;
-    }
-    double mx = 0.0;
-    for (int e = 0; e < m; ++e) mx = fmax(mx, fabs(dv[e]));
-    t->dist[i] = mx;
+    /* Velocities, not impulses (those of a contact LCP are not unique). */
+    if (lsim_compare_scratch_grow(sc, f->m + 1)) return -1;
+    t->dist[i] = lsim_factored_velocity_distance(f, z, zref, sc->work);
   }
   t->success[i] = lsim_compare_is_success(st->status, qm.residual.relative, success_tol);
   return 0;

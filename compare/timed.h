@@ -2,9 +2,11 @@
  *
  * The solve runs in a forked child (the solvers, ours and Siconos', cannot be interrupted
  * safely in place: a signal could land inside malloc or inside Siconos with its state half
- * written); the child sends back its statistics and the solution through a pipe. The
- * parent waits at most the limit: past it, the child is killed and the solve is recorded
- * as LSIM_COMPARE_TIMEOUT, z left at its start, the measures NaN. The child's work on the
+ * written); the child solves once untimed (its copy-on-write faults and first-use
+ * allocations, which a solve in place does not pay) and then again from the same start,
+ * and sends back the second solve's statistics and solution through a pipe. The parent
+ * waits at most twice the limit (both solves): past it, the child is killed and the solve
+ * is recorded as LSIM_COMPARE_TIMEOUT, z left at its start, the measures NaN. The child's work on the
  * solver context is lost, which costs nothing: contexts hold workspace only. Without a
  * limit (<= 0) the solve runs in place, as before.
  */

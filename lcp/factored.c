@@ -174,3 +174,18 @@ int lsim_factored_blocks_hold(const LsimFactoredLcp *f) {
   }
   return 1;
 }
+
+double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a,
+                                       const double *b, double *du) {
+  const int m = f->m;
+  memset(du, 0, (size_t)m * sizeof(double));
+  /* B (a - b), column by column, skipping equal entries. */
+  for (int j = 0; j < f->n; ++j) {
+    const double d = a[j] - b[j];
+    if (d == 0.0) continue;
+    for (int e = f->B_ptr[j]; e < f->B_ptr[j + 1]; ++e) du[f->B_idx[e]] += f->B_val[e] * d;
+  }
+  double mx = 0.0;
+  for (int e = 0; e < m; ++e) mx = fmax(mx, fabs(du[e]));
+  return mx;
+}

@@ -54,6 +54,13 @@ int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
  * range, values and q finite, the cone blocks inside 0 .. n-1 with mu >= 0. O(n + nnz). */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
+/* max |B (a - b)|: the largest difference of the velocity changes two impulse vectors a,
+ * b [n] cause (m/s, rad/s). The impulses of a contact LCP are not unique (redundant
+ * contacts, a cone's directions); the velocities are what two solutions share. du [m] is
+ * scratch. */
+double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a,
+                                       const double *b, double *du);
+
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);
 

@@ -619,7 +619,10 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   } else if (FACTORED_KIND(s->kind)) {
     status = run_newton_dense(s, lcp, z, st);
   } else {
-    if (!o->warm_start) memset(z, 0, (size_t)n * sizeof(double));
+    /* Cold, or a pivoting solver (it builds its own start): z = 0, so that a failed
+       pivoting solve, which leaves parts of z as they came, does not return the guess's
+       entries (a warm series of siconos:lemke differed from the cold one on failures). */
+    if (!o->warm_start || !siconos_reads_guess(s->name)) memset(z, 0, (size_t)n * sizeof(double));
     status = lsim_siconos_solve(s->siconos, lcp, o->tol, o->max_iter, o->warm_start, z,
                                 &st->iterations);
     /* Only Siconos' iterative solvers start from z (its pivoting ones ignore it), and a

@@ -204,14 +204,23 @@ def _styles(n):
 
 def profile_panels(c):
     """[(title, rows, series)]: the problems and series of each profile panel. Shadow mode:
-    cold and warm panels; frictional contact sets: 3-D and 2-D problems apart (a solver
+    cold and warm panels, over the problems that every series of the panel tried (a
+    dense solver skips the steps above --dense-limit, which is no failure: the title says
+    how many were left out); frictional contact sets: 3-D and 2-D problems apart (a solver
     for one dimension is skipped on the other, and a profile over both would count that as
     failing), each with the series that tried at least one of its problems."""
     rows = problems_with_lcp(c)
-    if c.parameters.mode != "fc_set":
-        return [(t, rows, ser) for t, ser in series_groups(c)]
-    dims = np.asarray(getattr(c, "problem_dimension", np.zeros(len(c.step))))
     skipped = np.asarray(c.results.skipped)
+    if c.parameters.mode != "fc_set":
+        panels = []
+        for t, ser in series_groups(c):
+            r = rows[(skipped[np.ix_(rows, ser)] == 0).all(axis=1)] if len(ser) else rows
+            note = ""
+            if r.size < rows.size:
+                note = f"{r.size} of {rows.size} problems; {rows.size - r.size} skipped by a dense solver"
+            panels.append((", ".join(x for x in (t, note) if x), r, ser))
+        return panels
+    dims = np.asarray(getattr(c, "problem_dimension", np.zeros(len(c.step))))
     panels = []
     for d in (3, 2):
         r = rows[dims[rows] == d]

@@ -230,7 +230,7 @@ EOF
   # (cold) solution bit for bit (the same problem, the same deterministic solver), solved
   # or not (exit 0 or 1: newton reaches its iteration limit on some of the stack's steps).
   rc=0; ./lcpsim solve "$f" --step "$k" --solver newton > "$out/solve.txt" 2>&1 || rc=$?
-  [ $rc -le 1 ] && grep -q "^distance to stored newton (cold): 0.000e+00$" "$out/solve.txt" \
+  [ $rc -le 1 ] && grep -q "^distance to stored newton (cold): 0.000e+00 (impulses), 0.000e+00 (velocities)$" "$out/solve.txt" \
     || fail "compare SIG$sig: lcpsim solve $f --step $k: exit $rc: $(cat "$out/solve.txt")"
   summary="$summary compare/SIG$sig $k steps;"
 done
