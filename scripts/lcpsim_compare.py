@@ -215,10 +215,10 @@ def profile_panels(c):
         panels = []
         for t, ser in series_groups(c):
             r = rows[(skipped[np.ix_(rows, ser)] == 0).all(axis=1)] if len(ser) else rows
-            note = ""
-            if r.size < rows.size:
-                note = f"{r.size} of {rows.size} problems; {rows.size - r.size} skipped by a dense solver"
-            panels.append((", ".join(x for x in (t, note) if x), r, ser))
+            if r.size < rows.size:  # on a line of its own under the panel's title
+                t = (t or "all series") + (f"\n{r.size} of {rows.size} problems "
+                                           f"({rows.size - r.size} skipped by a dense solver)")
+            panels.append((t, r, ser))
         return panels
     dims = np.asarray(getattr(c, "problem_dimension", np.zeros(len(c.step))))
     panels = []
