@@ -337,7 +337,6 @@ int lsim_cli_solve(int argc, char **argv) {
       printf("cone               %.3e\n", qm.cone);
       printf("dissipation        %.3e (%d sliding)\n", qm.dissipation, qm.nsliding);
     }
-    free(work);
     for (int j = 0; j < dumped.nsolutions; ++j) {
       /* A series not solved on this step (skipped above a comparison's dense limit) is
          stored as NaN. */
@@ -345,8 +344,9 @@ int lsim_cli_solve(int argc, char **argv) {
       int solved = 1;
       for (int i = 0; i < lcp.n; ++i) solved &= !isnan(zj[i]);
       /* Impulses, and for a factored problem the velocities they cause, max |B (z - z_j)|
-         (compare's /results/distance: impulses of a contact LCP are not unique). */
-      double *du = factored ? calloc((size_t)dumped.f.m + 1, sizeof(double)) : NULL;
+         (compare's /results/distance: impulses of a contact LCP are not unique); the
+         measures' scratch holds B (z - z_j). */
+      double *du = factored ? work : NULL;
       if (solved && du)
         printf("distance to stored %s: %.3e (impulses), %.3e (velocities)\n", dumped.labels[j],
                lsim_quality_distance(lcp.n, z, zj),
@@ -356,8 +356,8 @@ int lsim_cli_solve(int argc, char **argv) {
                lsim_quality_distance(lcp.n, z, zj));
       else
         printf("distance to stored %s: none (not solved on this step)\n", dumped.labels[j]);
-      free(du);
     }
+    free(work);
   }
   if (print_z)
     for (int i = 0; i < lcp.n; ++i) printf("z[%d] = %.17g\n", i, z[i]);
