@@ -262,12 +262,17 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
-double lsim_body_reach(const LsimModel *m, int b) {
+double lsim_body_speed_bound(const LsimModel *m, int b, const double *v) {
   const LsimBody *body = &m->bodies[b];
+  if (body->nv <= 0) return 0.0;
+  const int dim = m->dimension;
+  const double *vb = v + body->v_offset;
+  const double lin = dim == 2 ? hypot(vb[0], vb[1]) : lsim_v3_norm(vb);
+  const double ang = dim == 2 ? fabs(vb[2]) : lsim_v3_norm(vb + 3);
   double reach = 0.0;
   for (int k = body->first_shape; k < body->first_shape + body->nshapes; ++k)
     reach = fmax(reach, shape_reach(&m->shapes[k]));
-  return reach;
+  return lin + ang * reach;
 }
 
 double lsim_body_half_thickness(const LsimModel *m, int b) {
@@ -652,23 +657,13 @@ static void place_shapes(const Sweep *w, int begin, int end) {
     lsim_v3_copy(box[i].body_p, bp.p);
     const LsimPose pose = lsim_shape_world_pose(sh, &bp);
     lsim_shape_place(sh, &pose, dim, &box[i].placed);
-    double speed = 0.0;
-    if (b->nv > 0) {
-      const double *v = w->v_free + b->v_offset;
-      const double lin = dim == 2 ? hypot(v[0], v[1]) : lsim_v3_norm(v);
-      const double ang = dim == 2 ? fabs(v[2]) : lsim_v3_norm(v + 3);
-      double reach = 0.0;
-      for (int k = b->first_shape; k < b->first_shape + b->nshapes; ++k)
-        reach = fmax(reach, shape_reach(&m->shapes[k]));
-      speed = lin + ang * reach;
-    }
-    box[i].speed = speed;
+    box[i].speed = lsim_body_speed_bound(m, sh->body, w->v_free);
     box[i].mu = fmax(sh->mu, 0.0);
     box[i].body = sh->body;
     box[i].moves = b->nv > 0;
     box[i].dynamic = b->type == LSIM_BODY_DYNAMIC;
     box[i].still = b->type == LSIM_BODY_STATIC || (w->asleep && w->asleep[sh->body]);
-    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * speed, box[i].lo, box[i].hi);
+    lsim_placed_aabb(sh, &box[i].placed, dim, 0.5 * margin + h * box[i].speed, box[i].lo, box[i].hi);
   }
 }
 

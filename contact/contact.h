@@ -102,9 +102,10 @@ uint64_t lsim_contact_id(int a, int b, int feature);
  * the bit: the time step's assembly relies on it). d = 2: (1, 0) and (-1, 0). */
 void lsim_cone_weights(int ndir, double *cs, double *sn);
 
-/* The farthest any point of body b's shapes lies from its center (m; 0 for a body without
- * shapes; a plane's offset only). */
-double lsim_body_reach(const LsimModel *m, int b);
+/* The largest speed of any point of body b's shapes at velocities v [nv] (2-D, 3-D): its
+ * linear speed plus its angular speed times the farthest a shape point lies from its
+ * center; 0 for a body without velocities. */
+double lsim_body_speed_bound(const LsimModel *m, int b, const double *v);
 
 /* Half the smallest thickness among body b's shapes (m): a sphere's or capsule's radius, a
  * box's smallest half extent, 0 for a point; +inf for a body with planes only or none. */

@@ -491,18 +491,6 @@ static int resolve(Ed *ed, double t, double *x) {
   return rc;
 }
 
-/* The largest speed of any point of body b at x: linear speed plus angular speed times
- * its reach (0 for a body without velocities). */
-static double point_speed(const Ed *ed, const double *x, int b) {
-  const LsimModel *m = ed->m;
-  const LsimBody *body = &m->bodies[b];
-  if (body->v_offset < 0 || body->nv == 0) return 0.0;
-  const double *v = x + ed->nq + body->v_offset;
-  if (m->dimension == 1) return fabs(v[0]);
-  if (m->dimension == 2) return hypot(v[0], v[1]) + fabs(v[2]) * ed->reach[b];
-  return lsim_v3_norm(v) + lsim_v3_norm(v + 3) * ed->reach[b];
-}
-
 /* The step bound (lsim_ode_set_step_bound): a step may close no pair's gap by more than
  * that gap, or than a sixteenth of the pair's thinner half thickness (at least 1 mm) when
  * the gap is smaller, at the largest speed of the pair's points (plus what gravity adds
@@ -517,7 +505,8 @@ static double step_bound(double t, const double *x, void *user) {
   double h = INFINITY;
   for (int p = 0; p < ed->npairs; ++p) {
     const int a = ed->pairs[2 * p], b = ed->pairs[2 * p + 1];
-    const double sa = point_speed(ed, x, a), sb = point_speed(ed, x, b);
+    const double *v = x + ed->nq;
+    const double sa = lsim_body_speed_bound(m, a, v), sb = lsim_body_speed_bound(m, b, v);
     const double c = sa + sb + (m->bodies[a].nv > 0 ? dv : 0.0) + (m->bodies[b].nv > 0 ? dv : 0.0);
     if (!(c > 0.0)) continue;
     const double w = fmax(fmin(ed->thick[a], ed->thick[b]), 1e-3);
@@ -798,7 +787,6 @@ static int invert_inertias(Ed *ed) {
 static void ed_free(Ed *ed) {
   free(ed->work);
   free(ed->pair_g);
-  free(ed->reach);
   free(ed->thick);
   lsim_state_free(&ed->st);
   lsim_state_free(&ed->pst);
@@ -832,14 +820,12 @@ static int ed_init(Ed *ed, const LsimModel *m, char *err, size_t errlen) {
   ed->Iinv = calloc(9 * (size_t)m->nbodies + 1, sizeof(double));
   ed->a_free = calloc(nv1, sizeof(double)), ed->a = calloc(nv1, sizeof(double));
   ed->w1 = calloc(nv1, sizeof(double)), ed->w2 = calloc(nv1, sizeof(double));
-  ed->reach = calloc((size_t)m->nbodies + 1, sizeof(double));
   ed->thick = calloc((size_t)m->nbodies + 1, sizeof(double));
-  if (ed->reach && ed->thick && m->dimension > 1)
-    for (int b = 0; b < m->nbodies; ++b)
-      ed->reach[b] = lsim_body_reach(m, b), ed->thick[b] = lsim_body_half_thickness(m, b);
+  if (ed->thick && m->dimension > 1)
+    for (int b = 0; b < m->nbodies; ++b) ed->thick[b] = lsim_body_half_thickness(m, b);
   ed->lemke = lsim_lemke_create();
   if (lsim_state_init(&ed->st, m) || lsim_state_init(&ed->pst, m) ||
-      lsim_state_init(&ed->sampled, m) || !ed->Iinv || !ed->a_free || !ed->reach || !ed->thick ||
+      lsim_state_init(&ed->sampled, m) || !ed->Iinv || !ed->a_free || !ed->thick ||
       !ed->a || !ed->w1 || !ed->w2 || !ed->lemke) {
     snprintf(err, errlen, "out of memory");
     ed_free(ed);

@@ -49,7 +49,7 @@ typedef struct Ed {
   int *pairs;                 /* [2 npairs] the body pairs of the segment's pair roots */
   double *pair_g;             /* [pair_g_cap] each pair root's last value (the step bound) */
   int pair_g_cap;
-  double *reach, *thick;      /* [nbodies] lsim_body_reach, lsim_body_half_thickness */
+  double *thick;              /* [nbodies] lsim_body_half_thickness */
   LsimContactSet fset;        /* FAR detection */
   LsimEventOptions o;
   int nq, nv, n;

@@ -61,11 +61,13 @@ struct LsimOde {
 
   /* Samples. */
   LsimOdeSampleFn sample;
+  void *sample_user;
+  long long next_sample;  /* index k of the next multiple k * record_period */
+
+  /* Step bound. */
   LsimOdeStepBoundFn bound; /* per-step bound of the step length, or NULL */
   void *bound_user;
   double cv_max_step;       /* the largest step CVODE was last given (0: none) */
-  void *sample_user;
-  long long next_sample;  /* index k of the next multiple k * record_period */
 
   /* Bookkeeping. */
   LsimOdeStats stats;
