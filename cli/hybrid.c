@@ -38,7 +38,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
                     double duration, int print, int quiet) {
   LsimHybridScene s;
   LsimSceneError serr;
-  char msg[1024];
+  char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_hybrid_scene_parse(text, scene_path, &s, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
@@ -46,10 +46,10 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   }
   if (duration > 0.0) s.options.final_time = duration;
   print = print || s.print;
-  char path[1024];
-  if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (s.output_file[0]) lsim_cli_scene_relative(scene_path, s.output_file, path, sizeof path);
-  else lsim_cli_default_output(scene_path, path, sizeof path);
+  char path[LSIM_OUTFILE_PATH_MAX];
+  if (lsim_cli_output_path(scene_path, out_path, s.output_file, path, sizeof path)) {
+    return 2;
+  }
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
@@ -78,7 +78,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (rc) {
     /* A run that could not start (bad parameters or initial state) leaves no file; one
        whose file failed says why. */
-    char werr[1024] = "";
+    char werr[LSIM_OUTFILE_MSG_MAX] = "";
     if (lsim_hybrid_record_close(rec, &tr, 0.0, 0, werr, sizeof werr))
       fprintf(stderr, "lcpsim: %s\n", werr);
     else

@@ -78,13 +78,29 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Default output path: the scene's base name with .h5, in the current folder. */
-void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
-  const char *base = strrchr(scene, '/');
-  base = base ? base + 1 : scene;
-  size_t n = strlen(base);
-  if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
-  snprintf(buf, len, "%.*s.h5", (int)n, base);
+/* The output path: -o as given, else the scene's output.file (joined with the scene's
+ * folder unless absolute), else the scene's base name with .h5 in the current folder.
+ * A path that does not fit buf is refused (one stderr line, 2), never cut short. */
+int lsim_cli_output_path(const char *scene, const char *out_path, const char *scene_file,
+                         char *buf, size_t len) {
+  int n;
+  if (out_path) {
+    n = snprintf(buf, len, "%s", out_path);
+  } else if (scene_file && scene_file[0]) {
+    const char *slash = strrchr(scene, '/');
+    if (scene_file[0] == '/' || !slash) n = snprintf(buf, len, "%s", scene_file);
+    else n = snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, scene_file);
+  } else {
+    const char *base = strrchr(scene, '/');
+    base = base ? base + 1 : scene;
+    size_t k = strlen(base);
+    if (k > 5 && strcmp(base + k - 5, ".json") == 0) k -= 5;
+    n = snprintf(buf, len, "%.*s.h5", (int)k, base);
+  }
+  if (n >= 0 && (size_t)n < len) return 0;
+  fprintf(stderr, "lcpsim: %s%.200s...: output path too long (%d characters, at most %zu)\n",
+          out_path ? "-o " : "", out_path ? out_path : buf, n, len - 1);
+  return 2;
 }
 
 void lsim_cli_note_leftovers(const char *path) {
@@ -97,13 +113,6 @@ void lsim_cli_note_leftovers(const char *path) {
     fprintf(stderr, "lcpsim: note: %s and %d more %s.<pid>.partial are left from earlier runs "
             "of this output that did not finish; they are kept as they are "
             "(docs/output-format.md, \"Output files\")\n", first, n - 1, path);
-}
-
-/* A scene-relative path: joined with the scene's folder unless absolute. */
-void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len) {
-  const char *slash = strrchr(scene, '/');
-  if (file[0] == '/' || !slash) snprintf(buf, len, "%s", file);
-  else snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, file);
 }
 
 /* Names and units of one body's q and v columns, by dimension (contact/world.h). */
@@ -310,7 +319,7 @@ int lsim_cli_run(int argc, char **argv) {
   LsimState state;
   char *text = NULL;
   LsimSceneError serr;
-  char msg[1024];
+  char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_scene_load(scene_path, &model, &state, &text, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
@@ -345,10 +354,13 @@ int lsim_cli_run(int argc, char **argv) {
       return 2;
     }
   }
-  char path[1024];
-  if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
-  else lsim_cli_default_output(scene_path, path, sizeof path);
+  char path[LSIM_OUTFILE_PATH_MAX];
+  if (lsim_cli_output_path(scene_path, out_path, sout.file, path, sizeof path)) {
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
+  }
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,

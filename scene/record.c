@@ -87,7 +87,7 @@ struct LsimRecord {
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
-  char msg[1024];       /* its message */
+  char msg[LSIM_OUTFILE_MSG_MAX]; /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
 };
