@@ -125,13 +125,31 @@ static const char *const q_units[3][7] = {
 static const char *const v_units[3][6] = {
     {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
 
+/* The bytes of the first max characters of UTF-8 text s (a character never cut). */
+static int utf8_prefix(const char *s, int max) {
+  int bytes = 0;
+  for (int chars = 0; s[bytes] && chars < max; ++chars)
+    do ++bytes; while (((unsigned char)s[bytes] & 0xC0) == 0x80);
+  return bytes;
+}
+
+/* Characters of UTF-8 text s (continuation bytes not counted). */
+static int utf8_chars(const char *s) {
+  int n = 0;
+  for (; *s; ++s) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
 static void print_column_names(const char *body, int n, const char *const *names,
                                const char *const *units) {
   for (int j = 0; j < n; ++j) {
-    char col[64];
-    snprintf(col, sizeof col, "%s[%.8s]%s%s", names[j], body, units[j][0] ? " " : "",
-             units[j]);
-    printf(" %16s", col);
+    /* The body's name up to 8 characters, right-aligned in 16 columns (characters, not
+       bytes, so that UTF-8 names are neither cut inside a character nor misaligned). */
+    char col[96];
+    snprintf(col, sizeof col, "%s[%.*s]%s%s", names[j], utf8_prefix(body, 8), body,
+             units[j][0] ? " " : "", units[j]);
+    const int pad = 16 - utf8_chars(col);
+    printf(" %*s%s", pad > 0 ? pad : 0, "", col);
   }
 }
 
