@@ -66,6 +66,9 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     return 2;
   }
   lsim_cli_note_leftovers(path); /* killed runs' partial files (ours has a live pid) */
+  /* The rows leave memory once in the file (a long run's memory stays flat), unless
+     --print needs the transitions at the end. */
+  lsim_hybrid_record_release_rows(rec, !print);
 
   /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();
@@ -112,7 +115,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (!quiet)
     printf("%s: hybrid model %s, %.6g s in %ld chart transitions, %ld integration steps, "
            "%ld samples, max |boundary| at events %.2e, %.3f s -> %s\n",
-           scene_path, s.model->name, tr.time[tr.nsamples - 1], tr.nevents, tr.stats.steps,
+           scene_path, s.model->name, tr.time[tr.nsamples - 1 - tr.sample_base], tr.nevents, tr.stats.steps,
            tr.nsamples, tr.stats.max_event_g, seconds() - t0, path);
   lsim_hybrid_trace_free(&tr);
   return code;
