@@ -45,6 +45,13 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     return 2;
   }
   if (duration > 0.0) s.options.final_time = duration;
+  if (duration > 0.0 && s.options.record_period > 0 &&
+      duration / s.options.record_period > LSIM_HYBRID_MAX_SAMPLES) {
+    fprintf(stderr, "lcpsim: --duration %g s with %s's record_period %g s gives %.3g samples; "
+            "at most %d\n", duration, scene_path, s.options.record_period,
+            duration / s.options.record_period, LSIM_HYBRID_MAX_SAMPLES);
+    return 2;
+  }
   print = print || s.print;
   char path[LSIM_OUTFILE_PATH_MAX];
   if (lsim_cli_output_path(scene_path, out_path, s.output_file, path, sizeof path)) {

@@ -33,6 +33,9 @@ typedef struct LsimHybridOptions {
 
 LsimHybridOptions lsim_hybrid_default_options(void);
 
+/* The most samples a record_period may ask for over final_time (as a run's steps). */
+#define LSIM_HYBRID_MAX_SAMPLES 2147483647
+
 /* How a run ended. */
 typedef enum {
   LSIM_HYBRID_COMPLETED = 0,    /* final_time reached */

@@ -100,6 +100,13 @@ S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte"
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
+# Hybrid scenes: more samples than a run may have steps (1e-300 s never advanced time,
+# writing GBs of samples at t = 0); --duration likewise.
+S hybrid_period "hybrid_period.json:1:86: hybrid.record_period: final_time 1 s / record_period 1e-300 s gives 1e+300 samples; at most 2147483647" \
+  '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1, "record_period": 1e-300}}'
+S hybrid_final "hybrid_final.json:1:" '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1e300, "record_period": 0.5}}'
+F hybrid_ok.json '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "record_period": 0.01}}'
+t hybrid_duration "--duration 1e+08 s with $in/hybrid_ok.json's record_period 0.01 s gives 1e+10 samples" "$in/hybrid_ok.json" --duration 1e8 -o @OUT
 # ---- scene files: solver ----
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
