@@ -45,7 +45,7 @@ int lsim_cli_export(int argc, char **argv) {
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
       else if (lsim_cli_parse_int(v, !strcmp(a, "--step") ? &step : &series) ||
                (!strcmp(a, "--step") ? step < 1 : series < 0)) {
-        fprintf(stderr, "lcpsim export: %s: need an integer >= %d, got '%s'\n", a,
+        fprintf(stderr, "lcpsim export: %s: need an integer from %d to 2147483647, got '%s'\n", a,
                 !strcmp(a, "--step") ? 1 : 0, v);
         return 2;
       }

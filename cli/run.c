@@ -259,17 +259,17 @@ int lsim_cli_run(int argc, char **argv) {
         }
       } else if (!strcmp(a, "--sparse-limit")) {
         if (lsim_cli_parse_int(v, &sparse_limit_override) || sparse_limit_override < -1) {
-          fprintf(stderr, "lcpsim: --sparse-limit: need an integer >= -1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --sparse-limit: need an integer from -1 to 2147483647, got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--dump-dense-limit")) {
         if (lsim_cli_parse_int(v, &dump_dense_limit) || dump_dense_limit < -1) {
-          fprintf(stderr, "lcpsim: --dump-dense-limit: need an integer >= -1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --dump-dense-limit: need an integer from -1 to 2147483647, got '%s'\n", v);
           return 2;
         }
         dense_limit_given = 1;
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
-        fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim: --max-iter: need an integer from 0 to 2147483647, got '%s'\n", v);
         return 2;
       }
     } else if (!strcmp(a, "--on-failure")) {
@@ -293,7 +293,7 @@ int lsim_cli_run(int argc, char **argv) {
       else if (!strcmp(a, "--solver")) solver_name = v;
       else if (!strcmp(a, "--steps")) {
         if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
-          fprintf(stderr, "lcpsim: --steps: need an integer >= 1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --steps: need an integer from 1 to 2147483647, got '%s'\n", v);
           return 2;
         }
       } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
