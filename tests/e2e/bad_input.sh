@@ -79,6 +79,7 @@ S huge_number "huge_number.json:1:" "$h"'"bodies": [ {"mass": 1e999} ]}'
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
+S bom "bom.json:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)" "$(printf '\357\273\277')$h"'"bodies": [ {} ]}'
 # ---- scene files: top level ----
 S version "version.json:1:12: lcpsim" '{"lcpsim": 7, "time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
 S no_version "no_version.json:1:1: lcpsim" '{"time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
