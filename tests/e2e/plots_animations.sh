@@ -144,6 +144,35 @@ assert len(lcpsim_animate.contact_points(r, 10)) == 0
 print("animation: tethers and joints as lines, view fitted to shapeless bodies: ok")
 PYEOF
 
+# 3-D animation of the dominoes (1.1 m of x, 0.4 m of y, 0.45 m of z in the box): tick
+# labels of no axis overlap (the short axes had as many ticks as x, printed over each
+# other), and each axis keeps at least 2 ticks.
+./lcpsim data/dominoes_10.json --steps 20 -o "$tmp/dominoes.h5" --quiet
+$PY - "$tmp/dominoes.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import lcpsim_load, lcpsim_animate
+r = lcpsim_load.load(sys.argv[1])
+sc = lcpsim_animate.Scene(r)
+lim = sc.limits([0, 20])
+fig = plt.figure(figsize=(6, 6), dpi=100)
+ax = fig.add_subplot(111, projection="3d")
+lcpsim_animate.draw_3d(ax, sc, 20, lim)
+fig.canvas.draw()
+rend = fig.canvas.get_renderer()
+for name, axis, (lo, hi) in zip("xyz", (ax.xaxis, ax.yaxis, ax.zaxis), lim):
+    labels = [t.label1 for t in axis.get_major_ticks()
+              if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi]
+    boxes = [l.get_window_extent(rend) for l in labels]
+    assert len(boxes) >= 2, (name, len(boxes))
+    for a, b in zip(boxes, boxes[1:]):
+        assert not a.overlaps(b), (name, [l.get_text() for l in labels])
+print("3-D animation: tick labels of x, y, z apart: ok")
+PYEOF
+
 # 1-D animation, and both plot scripts on every run (PNG written, Octave without error).
 $PY scripts/lcpsim_animate.py "$tmp/two_blocks.h5" -o "$tmp/one_d/%02d.png" --dpi 40 > /dev/null
 [ -s "$tmp/one_d/00.png" ] && [ -s "$tmp/one_d/03.png" ]
