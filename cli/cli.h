@@ -29,6 +29,11 @@ int lsim_cli_models(int argc, char **argv);
  * stderr line when the path does not fit: never cut short. */
 int lsim_cli_output_path(const char *scene, const char *out_path, const char *scene_file,
                          char *buf, size_t len);
+/* The scene as its own output refused (msg from lsim_outfile_check_inputs): with -o
+ * (out_path) msg as it is, else at the scene's output.file, file:line:column (text is the
+ * scene's text). One stderr line. */
+void lsim_cli_output_refused(const char *scene, const char *text, const char *out_path,
+                             const char *msg);
 /* One stderr line when partial files of output path are left from runs that ended
  * without closing them (scene/outfile.h, lsim_outfile_leftovers): a note, not an error. */
 void lsim_cli_note_leftovers(const char *path);

@@ -61,7 +61,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
                                 same, sizeof same)) {
-    fprintf(stderr, "lcpsim: %s\n", same);
+    lsim_cli_output_refused(scene_path, text, out_path, same);
     return 2;
   }
   /* The file opened before the run (scene/outfile.h: a bad output refused now, not after

@@ -1,5 +1,6 @@
 /* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,18 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Fills err for the value at path in the scene text (lsim_scene_verror). */
+static void scene_error(LsimSceneError *err, const char *text, const char *scene,
+                        const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void scene_error(LsimSceneError *err, const char *text, const char *scene,
+                        const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lsim_scene_verror(err, text, scene, path, 0, fmt, ap);
+  va_end(ap);
+}
+
 /* The output path: -o as given, else the scene's output.file (joined with the scene's
  * folder unless absolute), else the scene's base name with .h5 in the current folder.
  * A path that does not fit buf is refused (one stderr line, 2), never cut short. */
@@ -101,6 +114,21 @@ int lsim_cli_output_path(const char *scene, const char *out_path, const char *sc
   fprintf(stderr, "lcpsim: %s%.200s...: output path too long (%d characters, at most %zu)\n",
           out_path ? "-o " : "", out_path ? out_path : buf, n, len - 1);
   return 2;
+}
+
+void lsim_cli_output_refused(const char *scene, const char *text, const char *out_path,
+                             const char *msg) {
+  if (out_path) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return;
+  }
+  /* The scene's output.file: the place in the scene is named, as for any bad value. */
+  LsimSceneError err;
+  char line[LSIM_OUTFILE_PATH_MAX + 1024];
+  scene_error(&err, text, scene, "output.file", "names the scene file itself: refused (it would "
+              "be replaced)");
+  lsim_scene_error_format(&err, line, sizeof line);
+  fprintf(stderr, "lcpsim: %s\n", line);
 }
 
 void lsim_cli_note_leftovers(const char *path) {
@@ -383,7 +411,7 @@ int lsim_cli_run(int argc, char **argv) {
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
                                 same, sizeof same)) {
-    fprintf(stderr, "lcpsim: %s\n", same);
+    lsim_cli_output_refused(scene_path, text, out_path, same);
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);

@@ -101,6 +101,11 @@ S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte"
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
+# The scene's output.file naming the scene itself (no -o): refused at that value's place.
+F output_self.json "$h"'"output": {"file": "output_self.json"}, "bodies": [ {} ]}'
+t output_self "output_self.json:1:64: output.file: names the scene file itself: refused" "$in/output_self.json" --quiet
+F output_self_hybrid.json '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass"}, "output": {"file": "output_self_hybrid.json"}}'
+t output_self_hybrid "output_self_hybrid.json:1:72: output.file: names the scene file itself" "$in/output_self_hybrid.json" --quiet
 # Hybrid scenes: more samples than a run may have steps (1e-300 s never advanced time,
 # writing GBs of samples at t = 0); --duration likewise.
 S hybrid_period "hybrid_period.json:1:86: hybrid.record_period: final_time 1 s / record_period 1e-300 s gives 1e+300 samples; at most 2147483647" \
