@@ -464,7 +464,13 @@ int lsim_cli_run(int argc, char **argv) {
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
-  const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
+  /* The progress bar: on a terminal, from half a second into the run (a short run shows
+     none), redrawn every half second or 50 steps (a slow scene's steps, seconds each,
+     left it unchanged for minutes when it waited for 50 steps; one of fewer than 200
+     steps had none at all). */
+  const int show_progress = !quiet && !print && isatty(fileno(stderr));
+  double last_shown = 0.0;
+  int shown = 0;
   /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
@@ -573,10 +579,15 @@ int lsim_cli_run(int argc, char **argv) {
       done = k + 1;
       if (print) print_row(&model, &state, cs);
 
-      if (show_progress && (done % 50 == 0 || done == model.steps))
-        progress(done, model.steps, now_seconds() - t0);
+      if (show_progress) {
+        const double t = now_seconds() - t0;
+        if (t >= 0.5 && (!shown || done % 50 == 0 || done == model.steps || t - last_shown >= 0.5)) {
+          progress(done, model.steps, t);
+          last_shown = t, shown = 1;
+        }
+      }
     }
-    if (show_progress) fputc('\n', stderr);
+    if (shown) fputc('\n', stderr);
     lsim_cli_catch_interrupts(0);
     if (lsim_cli_interrupted && rec) {
       char why[96];
