@@ -412,7 +412,7 @@ static void test_overlaps_1d_order(void **unused) {
     const int nb = 1 + (int)(lsim_rng_uniform(&rng) * 12), nw = (int)(lsim_rng_uniform(&rng) * 4);
     double x[16], w[16];
     int side[16];
-    char text[4096], name[16][16], path[16][32];
+    char text[4096], name[16][24], path[16][32];
     int len = snprintf(text, sizeof text, "{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1, \"bodies\": [");
     for (int k = 0; k < nb + nw; ++k) {
       x[k] = 0.5 * (int)(lsim_rng_uniform(&rng) * 40) - 10.0;
