@@ -448,6 +448,69 @@ static void test_box_capsule(void **state) {
   assert_true(find_point(c, n, -0.2, 0.8005, 0, TOL) >= 0);
 }
 
+/* The whole segment is held, not only its closest point. Box (1, 0.8, 0.5) at the origin,
+ * capsules of radius 0.2:
+ * - pivoting on the top edge y = 0.8: a capsule (half length 0.4) tilted by a = 0.3 rad in
+ *   the y-z plane, its low end beyond the edge, its axis 0.201 from the edge (gap 0.001).
+ *   Margin 0.15: the closest point, and the segment's part over the top face by its two
+ *   ends: the edge crossing (height zc - 0.5) and the high end (zc + 0.4 sin a - 0.5),
+ *   normal +z, gaps those heights minus the radius; the low end, 0.193 from the edge, is
+ *   beyond the margin. One point used to let the high end swing into the face.
+ * - a roller under a box rocking on it: a capsule (half length 2, longer than the face)
+ *   along y over the top face, turned by 1e-3 rad about x, its axis 0.201 above the face
+ *   at y = 0: two points at the face's ends y = +-0.8, normal +z, gaps 0.001 +- 0.8 tan
+ *   1e-3 (the closest points lie just past the face's border, so the old code gave one
+ *   point, at whichever end was lower).
+ * - capsule on capsule at a shallow angle: b (half length 0.5) tilted by 0.2 rad over a
+ *   (half length 1) along x, its low end 0.001 from a: a second point for b's high end,
+ *   gap 0.001 + sin 0.2, normal +z. */
+static void test_capsule_segment_held(void **state) {
+  (void)state;
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 0.8, 0.5);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.4, 0, 0);
+  LsimPose pbox = pose_at(0, 0, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const double a = 0.3, zc = 0.5 + 0.201 / cos(a);
+  LsimPose pc = pose_aa(0, 0.8, zc, 1, 0, 0, atan2(-cos(a), -sin(a)));
+  int n = collide(&cap, &pc, &box, &pbox, 3, 0.15, c);
+  assert_int_equal(n, 3);
+  const double g1 = zc - 0.7, g2 = zc + 0.4 * sin(a) - 0.7;
+  const int i1 = find_point(c, n, 0, 0.8, 0.5 + 0.5 * g1, TOL);
+  const int i2 = find_point(c, n, 0, 0.8 - 0.4 * cos(a), 0.5 + 0.5 * g2, TOL);
+  assert_true(i1 >= 0 && i2 >= 0);
+  assert_true(fabs(c[i1].gap - g1) <= TOL && fabs(c[i2].gap - g2) <= TOL);
+  assert_normal(&c[i1], 0, 0, 1, TOL);
+  assert_normal(&c[i2], 0, 0, 1, TOL);
+  assert_true(fabs(c[3 - i1 - i2].gap - 0.001) <= TOL);
+  assert_features_distinct(c, n);
+
+  LsimShape roller = shape(LSIM_SHAPE_CAPSULE, 0.2, 2, 0, 0);
+  const double d = 1e-3;
+  LsimPose pr = pose_aa(0.3, 0, 0.701, 1, 0, 0, -(PI / 2 - d));
+  n = collide(&roller, &pr, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  for (int e = 0; e < 2; ++e) {
+    const double y = e ? 0.8 : -0.8, g = 0.001 + y * tan(d);
+    const int i = find_point(c, n, 0.3, y, 0.5 + 0.5 * g, 1e-9);
+    assert_true(i >= 0);
+    assert_true(fabs(c[i].gap - g) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+
+  LsimShape ca = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), cb = shape(LSIM_SHAPE_CAPSULE, 0.1, 0.5, 0, 0);
+  const double t = 0.2;
+  LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2);
+  LsimPose pb = pose_aa(0, 0, 0.201 + 0.5 * sin(t), 0, 1, 0, atan2(cos(t), -sin(t)));
+  n = collide(&cb, &pb, &ca, &pa, 3, 0.25, c);
+  assert_int_equal(n, 2);
+  const int lo = c[0].gap < c[1].gap ? 0 : 1;
+  assert_true(fabs(c[lo].gap - 0.001) <= TOL);
+  assert_true(fabs(c[1 - lo].gap - (0.001 + sin(t))) <= TOL);
+  assert_normal(&c[1 - lo], 0, 0, 1, TOL);
+  assert_true(find_point(c, n, -0.5 * cos(t), 0, 0.1 + 0.5 * (0.001 + sin(t)), TOL) == 1 - lo);
+  assert_features_distinct(c, n);
+}
+
 /* Point shapes: 0.3 above the ground (gap 0.3, point at z 0.15); beside a unit box (gap
  * 0.5, normal +x), inside it near the +x face (gap -0.1), off its corner (gap sqrt 2);
  * point-point (gap = distance 5, no radius). */
@@ -1207,6 +1270,7 @@ int main(void) {
       cmocka_unit_test(test_box_edge_edge),       cmocka_unit_test(test_rect_2d),
       cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),
       cmocka_unit_test(test_capsule_parallel),    cmocka_unit_test(test_box_capsule),
+      cmocka_unit_test(test_capsule_segment_held),
       cmocka_unit_test(test_point_pairs),         cmocka_unit_test(test_margin_filter),
       cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),
