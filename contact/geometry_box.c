@@ -614,13 +614,17 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
     }
   } else {
     /* Disjoint: a normal along a face normal (within rounding) is a face contact; so is
-       one within EDGE_FACE_COS of it, a segment nearly parallel to the face just past its
-       border (a box rocking on a roller: the closest points leave the face by the tilt
-       and went from end to end, one point at a time; Box2D v3 keeps two points there). */
+       one within EDGE_FACE_COS of it when the segment lies within that angle of the face
+       (a roller under a box rocking on it: the closest points lie just past the face's
+       border by the tilt and went from end to end, one point at a time; Box2D v3 keeps
+       two points there). The clipped ends' heights exceed the distance by a fraction
+       below 1e-3 of it. */
     int kmax = 0;
     for (int k = 1; k < nax; ++k)
       if (fabs(n[k]) > fabs(n[kmax])) kmax = k;
-    if (fabs(n[kmax]) >= EDGE_FACE_COS) face_k = kmax;
+    if (fabs(n[kmax]) >= 1.0 - FACE_ALIGN ||
+        (fabs(n[kmax]) >= EDGE_FACE_COS && fabs(u[kmax]) <= EDGE_FACE_SIN * lsim_v3_norm(u)))
+      face_k = kmax;
   }
 
   /* Face contact: clip the segment to the face's side planes; both ends are points. */
