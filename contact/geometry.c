@@ -28,12 +28,19 @@
  *   - Box-capsule: the exact distance of the segment to the box when they are disjoint
  *     (minimum over the two end points clamped to the box and the segment against the 12
  *     (2-D: 4) box edges), else a separating axis test over the box faces and the segment
- *     direction crossed with the box axes. When the normal is a box face normal the
+ *     direction crossed with the box axes. When the normal is a box face normal (or, for
+ *     a segment within ~1 degree of parallel to the face, within ~1 degree of it) the
  *     segment is clipped to that face's side planes and both clipped ends are contacts
- *     (a capsule lying on a face touches at two points); otherwise one point.
+ *     (a capsule lying on a face touches at two points, as in Box2D v3's capsule
+ *     manifolds); otherwise the closest point and, when disjoint, the rest of the
+ *     segment: the two ends of its part over each face, at their heights over the face,
+ *     and each end beside an edge or corner, at its distance to the box (all within the
+ *     margin: a capsule pivoting on an edge swings its far end onto the face within a
+ *     step, which one point left free to sink).
  *   - Capsule-capsule: closest points of two segments (Ericson 5.1.9); nearly parallel
  *     segments whose projections overlap give the two ends of the overlap (as in
- *     Box2D v3's capsule manifold).
+ *     Box2D v3's capsule manifold); otherwise the closest point and each segment end
+ *     within the margin of the other segment, at its distance to it.
  *
  * Conventions. Normals point from b towards a (a moves along +normal to separate); the
  * gap is the signed distance along the normal (< 0: overlap); the point is midway
@@ -58,9 +65,11 @@
  *     axes of the first and second box, sa, sb the sides (2 bits) of the support edges;
  *   - box-box 2-D: ((r * 4 + reference face) * 4 + incident face) * 4 + e, e = 0, 1 for an
  *     incident vertex, 2 + p for one clipped by the reference side line p;
- *   - box-capsule: 0 for a single point; 1 + 2 * face + end for the two clipped ends of a
- *     face contact (end 0 toward the capsule's -axis end);
- *   - capsule-capsule: 0 for a single point; 1 and 2 for the ends of a parallel overlap.
+ *   - box-capsule: 0 for the closest point; 1 + 2 * face + end for the two clipped ends
+ *     of the segment's part over a face (end 0 toward the capsule's -axis end); 13 + end
+ *     for a capsule end beside an edge or corner;
+ *   - capsule-capsule: 0 for the closest point; 1 and 2 for the ends of a parallel
+ *     overlap; 3 + end for an end of the first capsule, 5 + end for one of the second.
  *
  * Failure modes and limits. Degenerate normals (coincident centers, a center on a
  * capsule's axis, intersecting segments) take a deterministic fallback axis (the up
