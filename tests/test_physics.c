@@ -434,6 +434,58 @@ static void test_spinning_capsule_end(void **state) {
   tol_lemke = 1e-12;
 }
 
+/* A plate (half extents 0.3, 0.2, 0.025, 1 kg) resting off-centre on a static roller (a
+ * capsule of radius 0.05 m, half length 0.3 m, along y, longer than the plate is wide)
+ * tips over it onto the ground and rocks there, its face on the roller. A face rocking
+ * by a small angle about x leaves the segment's closest points just past the face's
+ * border, so the roller held it by one point at a time, at alternate ends: it sank 1 mm
+ * and each push-out gained up to 8e-4 J. Now both ends of the face are held. Bounds: the
+ * step keeps the rolling contact's gap to first order, so the face ends a step up to
+ * h^2 w^2 r / 2 = 2.3e-5 m inside (w <= 3 rad/s, r = 0.05 m); 1e-4 m allows for that;
+ * pushing it back can add the support impulse (0.03 N s) times that over h, 7e-5 J a
+ * step, so 1e-4 J bounds the gain, well below the 8e-4 J of a one-point rock. */
+static void test_plate_on_roller(void **state) {
+  (void)state;
+  tol_lemke = 1e-10;
+  LsimModel m = model3(3, 0.01);
+  add_ground(&m, 0.0, 0.5);
+  LsimBody rb = lsim_default_body();
+  rb.type = LSIM_BODY_STATIC;
+  const int br = lsim_model_add_body(&m, &rb);
+  LsimShape roller = lsim_default_shape();
+  roller.type = LSIM_SHAPE_CAPSULE, roller.body = br, roller.mu = 0.5;
+  roller.radius = 0.05, roller.half[0] = 0.3;
+  roller.pos[2] = 0.05;
+  roller.rot[0] = sqrt(0.5), roller.rot[1] = -sqrt(0.5); /* axis along y */
+  lsim_model_add_shape(&m, &roller);
+  const double half[3] = {0.3, 0.2, 0.025};
+  const int bp = add_box(&m, half, 1.0, 0.5);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  const double p[3] = {0.15, 0.0, 0.125};
+  place(&m, &st, bp, p, 0.0);
+  LsimStepper *s = stepper(&m, "lemke");
+  double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+  double deepest = 0.0, gain = -HUGE_VAL;
+  for (int step = 0; step < 150; ++step) {
+    run(s, &m, &st, 1);
+    const LsimContactSet *set = lsim_stepper_contacts(s);
+    for (int i = 0; i < set->count; ++i) deepest = fmin(deepest, set->contacts[i].gap);
+    const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    gain = fmax(gain, e - e_prev);
+    e_prev = e;
+  }
+  if (deepest < -1e-4 || gain > 1e-4)
+    fail_msg("penetration %g m, energy gain %g J", -deepest, gain);
+  /* It came off the roller at +x: the plate ends lower than it started, on the ground. */
+  assert_true(st.q[m.bodies[bp].q_offset + 2] < 0.1);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  tol_lemke = 1e-12;
+}
+
 /* A kinematic box moving at a prescribed 1 m/s pushes a dynamic box on frictionless
  * ground (2-D and 3-D): the kinematic body is not pushed back (its velocity stays exactly
  * 1), and after the inelastic impact the dynamic box moves with it at 1 m/s (1e-9). */
@@ -607,7 +659,7 @@ int main(void) {
       cmocka_unit_test(test_incline),       cmocka_unit_test(test_slide_to_stop),
       cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
-      cmocka_unit_test(test_spinning_capsule_end),
+      cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_gyroscopic_first_order),
       cmocka_unit_test(test_gyroscopic_invariants),
       cmocka_unit_test(test_opposite_directions_exact),
