@@ -22,7 +22,9 @@
  *     largest hull among the 4-point sets that hold one of the deepest points, then the
  *     points clearly outside it); when none is within margin, the incident corner nearest
  *     the reference face. Edge-edge contact gives the one point between the two support
- *     edges.
+ *     edges and, within the margin, the best face's clipped points no deeper than the
+ *     edge axis's separation (as Jolt clips the supporting faces whatever the axis: a
+ *     rod pivoting on an edge swings its far end onto the face within a step).
  *   - Box-box, 2-D: the same over the 4 face normals, the incident edge clipped against
  *     the reference face's two side lines, at most 2 points (Catto, Box2D Lite, 2006).
  *   - Box-capsule: the exact distance of the segment to the box when they are disjoint

@@ -511,6 +511,41 @@ static void test_capsule_segment_held(void **state) {
   assert_features_distinct(c, n);
 }
 
+/* Box on a box edge to edge: a rod (half extents 0.05, 0.3, 0.03) along y, rolled by 45
+ * degrees about its length and tilted by 0.3 rad in the y-z plane, its lowest edge 1 cm
+ * over the top edge y = 0.3 of a box (0.4, 0.3, 0.25) whose top face is z = 0.5, the rest
+ * of it over that face. Margin 0.2: the edge point (the rod's edge crossing the box's, the
+ * deepest) and the rod's lower face clipped to the top face, up to its far end (gap above
+ * 0.1): normal +z, each point midway between its corner and the face (z = 0.5 + gap / 2),
+ * within the face. One edge point used to let that end swing into the face. */
+static void test_box_edge_held(void **state) {
+  (void)state;
+  LsimShape table = shape(LSIM_SHAPE_BOX, 0, 0.4, 0.3, 0.25), rod = shape(LSIM_SHAPE_BOX, 0, 0.05, 0.3, 0.03);
+  const double a = 0.3, r8 = PI / 8;
+  const double roll[4] = {cos(r8), 0, sin(r8), 0}, tilt[4] = {cos(-0.5 * a), sin(-0.5 * a), 0, 0};
+  LsimPose pt = pose_at(0, 0, 0.25), pr = pose_at(0, 0.3, 0.5 + 0.08 / sqrt(2.0) / cos(a) + 0.01);
+  lsim_quat_mul(pr.q, tilt, roll);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&rod, &pr, &table, &pt, 3, 0.2, c);
+  assert_true(n >= 3);
+  int edge = -1, face = 0;
+  double far = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (c[i].feature >= 4608) {
+      edge = i;
+      continue;
+    }
+    ++face;
+    assert_normal(&c[i], 0, 0, 1, TOL);
+    assert_true(fabs(c[i].point[2] - (0.5 + 0.5 * c[i].gap)) <= TOL);
+    assert_true(fabs(c[i].point[0]) <= 0.4 + TOL && fabs(c[i].point[1]) <= 0.3 + TOL);
+    far = fmax(far, c[i].gap);
+  }
+  assert_true(edge >= 0 && face >= 2 && far > 0.1);
+  for (int i = 0; i < n; ++i) assert_true(c[i].gap >= c[edge].gap && c[i].gap <= 0.2);
+  assert_features_distinct(c, n);
+}
+
 /* Point shapes: 0.3 above the ground (gap 0.3, point at z 0.15); beside a unit box (gap
  * 0.5, normal +x), inside it near the +x face (gap -0.1), off its corner (gap sqrt 2);
  * point-point (gap = distance 5, no radius). */
@@ -1347,6 +1382,7 @@ int main(void) {
       cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),
       cmocka_unit_test(test_capsule_parallel),    cmocka_unit_test(test_box_capsule),
       cmocka_unit_test(test_capsule_segment_held), cmocka_unit_test(test_capsule_points_valid),
+      cmocka_unit_test(test_box_edge_held),
       cmocka_unit_test(test_point_pairs),         cmocka_unit_test(test_margin_filter),
       cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),

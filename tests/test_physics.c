@@ -18,6 +18,7 @@
 #include "lcp/factored.h"
 
 #define G 9.81
+#define PI_8 0.39269908169872414 /* pi / 8 */
 
 static const char *const solvers[] = {"lemke", "pgs"};
 
@@ -434,6 +435,62 @@ static void test_spinning_capsule_end(void **state) {
   tol_lemke = 1e-12;
 }
 
+/* The same with a box: a rod (half extents 0.05, 0.3, 0.03, 1 kg) along y, rolled by 45
+ * degrees about its length and tilted by a in the y-z plane, lands at 1 m/s spinning at w
+ * about x with its low end beyond the top edge of the static box: its lowest edge crosses
+ * the box's edge, an edge-edge contact, which was one point: the high end swung 2.8 cm
+ * into the top face within a step at 20 rad/s (5 mm and +0.025 J a step at 10 rad/s).
+ * Now the rod's face over the top face is held as well. Bounds as above: h^2 w^2 R / 2 =
+ * 6.2 mm at w = 20 rad/s, R = 0.31 m (the rod's half diagonal), 7 mm; energy 1e-8 J. */
+static void test_spinning_rod_on_edge(void **state) {
+  (void)state;
+  tol_lemke = 1e-10;
+  for (int c = 0; c < 4; ++c) {
+    const double w = c & 1 ? 20.0 : 10.0, a = c & 2 ? 0.5 : 0.3;
+    LsimModel m = model3(3, 0.01);
+    add_ground(&m, 0.0, 0.5);
+    LsimBody sb = lsim_default_body();
+    sb.type = LSIM_BODY_STATIC;
+    const int bs = lsim_model_add_body(&m, &sb);
+    LsimShape table = lsim_default_shape();
+    table.type = LSIM_SHAPE_BOX, table.body = bs, table.mu = 0.5;
+    table.half[0] = 0.4, table.half[1] = 0.3, table.half[2] = 0.25;
+    table.pos[2] = 0.25;
+    lsim_model_add_shape(&m, &table);
+    const double half[3] = {0.05, 0.3, 0.03};
+    const int br = add_box(&m, half, 1.0, 0.5);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    /* Rolled about y by 45 degrees, then tilted about x by -a (low end at +y); the lowest
+       edge, (0.05 + 0.03) / sqrt 2 below the axis, 1 cm above the box's edge. */
+    const double roll[4] = {cos(PI_8), 0.0, sin(PI_8), 0.0};
+    const double tilt[4] = {cos(-0.5 * a), sin(-0.5 * a), 0.0, 0.0};
+    double *q = st.q + m.bodies[br].q_offset;
+    q[0] = 0.0, q[1] = 0.3, q[2] = 0.5 + 0.08 / sqrt(2.0) / cos(a) + 0.01;
+    lsim_quat_mul(q + 3, tilt, roll);
+    double *v = st.v + m.bodies[br].v_offset;
+    v[2] = -1.0, v[3] = w;
+    LsimStepper *s = stepper(&m, "lemke");
+    double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    double deepest = 0.0, gain = -HUGE_VAL;
+    for (int step = 0; step < 100; ++step) {
+      run(s, &m, &st, 1);
+      const LsimContactSet *set = lsim_stepper_contacts(s);
+      for (int i = 0; i < set->count; ++i) deepest = fmin(deepest, set->contacts[i].gap);
+      const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+      gain = fmax(gain, e - e_prev);
+      e_prev = e;
+    }
+    if (deepest < -7e-3 || gain > 1e-8)
+      fail_msg("rod w %g a %g: penetration %g m, energy gain %g J", w, a, -deepest, gain);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  tol_lemke = 1e-12;
+}
+
 /* A plate (half extents 0.3, 0.2, 0.025, 1 kg) resting off-centre on a static roller (a
  * capsule of radius 0.05 m, half length 0.3 m, along y, longer than the plate is wide)
  * tips over it onto the ground and rocks there, its face on the roller. A face rocking
@@ -660,6 +717,7 @@ int main(void) {
       cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
       cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
+      cmocka_unit_test(test_spinning_rod_on_edge),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_gyroscopic_first_order),
       cmocka_unit_test(test_gyroscopic_invariants),
       cmocka_unit_test(test_opposite_directions_exact),
