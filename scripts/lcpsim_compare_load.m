@@ -94,7 +94,9 @@ function s = read_matlab(path, group)
       name = [group d.Name];
     end
     x = h5read(path, name);
-    if strcmp(d.Datatype.Class, 'H5T_STRING')
+    if strcmp(d.Datatype.Class, 'H5T_STRING') && any(d.Dataspace.Size == 0)
+      x = cell(0, 1);  % an empty table: cellstr would give {''}
+    elseif strcmp(d.Datatype.Class, 'H5T_STRING')
       if isa(x, 'string')
         x = cellstr(x);
       end

@@ -122,6 +122,12 @@ function r = lcpsim_load(path)
     r.joints.name = lcpsim_cellstr(r.joints.name);
     r.joints.type = lcpsim_cellstr(r.joints.type);
   end
+  if isfield(r, 'events') && isfield(r.events, 'kind_legend')  % event-driven runs
+    r.events.kind_legend = lcpsim_cellstr(r.events.kind_legend);
+  end
+  if isfield(r, 'lcp') && isfield(r.lcp, 'solution_label')  % a cell whatever the count
+    r.lcp.solution_label = lcpsim_cellstr(r.lcp.solution_label);
+  end
   % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
   % its rows, run_end 'unfinished'.
   if ~isfield(r, 'summary')
@@ -288,6 +294,10 @@ end
 % Matlab versions return fixed-length strings as a cell, a string array or a char matrix
 % (one string per column); a scalar string becomes a char row, an array a cell column.
 function x = matlab_string(x, d)
+  if any(d.Dataspace.Size == 0)  % an empty table (no shapes in 1-D): cellstr would give {''}
+    x = cell(0, 1);
+    return;
+  end
   if isa(x, 'string')
     x = cellstr(x);
   end
