@@ -27,6 +27,11 @@ run data/bouncing_ball_events.json -o "$tmp/events.h5" --duration 1
 ./lcpsim data/slip.json -o "$tmp/slip.h5" --quiet > /dev/null || fail "lcpsim data/slip.json"
 ./lcpsim compare data/brick_friction.json --solvers lemke,pgs --steps 20 --dump-lcp \
   -o "$tmp/compare.h5" > /dev/null || fail "lcpsim compare"
+# With the reference's run (--trajectory, 3-D: /trajectory/bodies/inertia is [n, 3, 3]),
+# and that run made by itself (the same numbers, docs/output-format.md).
+./lcpsim compare data/box_stack_3d.json --solvers lemke,pgs --steps 5 --trajectory \
+  -o "$tmp/compare_traj.h5" > /dev/null || fail "lcpsim compare --trajectory"
+run data/box_stack_3d.json -o "$tmp/box_stack_5.h5" --steps 5 --solver lemke
 # A killed run's file has no /summary: the loaders make one from the rows.
 for f in box_stack_3d slip; do
   cp "$tmp/$f.h5" "$tmp/${f}_unfinished.h5"
@@ -136,6 +141,17 @@ for mode = {'char', 'cell'}
     bad = bad + same_struct(a, b, [runs{i} ' (' mode{1} ')']);
     bad = bad + same_helpers(a, b, [runs{i} ' (' mode{1} ')']);
   end
+  f = fullfile(dir_, 'compare_traj.h5');
+  a = lcpsim_compare_load(f);
+  LCPSIM_SHIM_MATLAB = true;
+  b = lcpsim_compare_load(f);
+  LCPSIM_SHIM_MATLAB = false;
+  bad = bad + same_struct(a, b, ['compare --trajectory (' mode{1} ')']);
+  % The reference's run is the run's: names, inertia tensors, states, bit for bit.
+  r = lcpsim_load(fullfile(dir_, 'box_stack_5.h5'));
+  bad = bad + same_value(a.trajectory.bodies.name, r.bodies.name, 'trajectory bodies.name');
+  bad = bad + same_value(a.trajectory.bodies.inertia, r.bodies.inertia, 'trajectory bodies.inertia');
+  bad = bad + same_value(a.trajectory.q, r.q, 'trajectory q');
   f = fullfile(dir_, 'compare.h5');
   a = lcpsim_compare_load(f);
   LCPSIM_SHIM_MATLAB = true;
@@ -156,7 +172,7 @@ end
 if bad
   error('%d differences between the Octave and the Matlab branch', bad);
 end
-printf('matlab branch: %d runs and a compare file identical through both branches\n', numel(runs));
+printf('matlab branch: %d runs and two compare files identical through both branches\n', numel(runs));
 MEOF
 TMPDIR_E2E="$tmp" octave-cli -H --no-window-system "$tmp/check.m" 2> "$tmp/err" > "$tmp/out" || {
   cat "$tmp/out" "$tmp/err"; fail "the Matlab branch of the loaders differs from the Octave branch"; }
