@@ -67,7 +67,9 @@ endif
 .PHONY: all check unit-check san-check e2e-check bench clean deps experiments
 .DEFAULT_GOAL := all
 
-all: lcpsim
+# The command, and the shared library that the Python binding (python/, scripts/cart_wall_figure.py,
+# examples/cart_wall.py) loads from build/.
+all: lcpsim $(SHLIB)
 
 # Dependencies: scripts/install-deps is idempotent; the stamp keeps make from calling it
 # on every build, and the header test reruns it if a package has gone missing.
