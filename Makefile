@@ -67,9 +67,7 @@ endif
 .PHONY: all check unit-check san-check e2e-check bench clean deps experiments
 .DEFAULT_GOAL := all
 
-# The command, and the shared library that the Python binding (python/, scripts/cart_wall_figure.py,
-# examples/cart_wall.py) loads from build/.
-all: lcpsim $(SHLIB)
+all: lcpsim
 
 # Dependencies: scripts/install-deps is idempotent; the stamp keeps make from calling it
 # on every build, and the header test reruns it if a package has gone missing.
@@ -204,6 +202,9 @@ SHLIB   := $(B)/liblcpsim.so.$(VERSION)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 .PHONY: lib install uninstall
+# make builds the shared library too: the Python binding (python/, scripts/cart_wall_figure.py,
+# examples/cart_wall.py) loads it from build/.
+all: $(SHLIB)
 lib: $(SHLIB) $(B)/liblcpsim.a $(B)/lcpsim.pc $(B)/lcpsim.1
 
 $(SHLIB): $(LIB_OBJ)
