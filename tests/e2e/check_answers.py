@@ -120,6 +120,28 @@ def slip(r):
     print(f"slip: initial energy {got:.7f} J")
 
 
+def bouncing_mass(r):
+    """The hybrid model: the rebound after impact k is e^k v_1 (v_1 = sqrt(2 g h)), so the
+    mass rests after the first impact whose rebound is below rest_speed: K = ceil(log(
+    rest_speed / v_1) / log e) = 38 impacts; the flights between are 2 e^k v_1 / g, 0.7224 s
+    after the first, 0.23 ms before the last. Each impact time is located to 1e-8 s plus
+    the stop precision 1e-10 m over the speed (tests/e2e/hybrid.sh's bound): a flight, the
+    difference of two, to twice that."""
+    g, e, rest = r.parameter("gravity"), r.parameter("restitution"), r.parameter("rest_speed")
+    v1 = math.sqrt(2 * g * 1.0)
+    n = math.ceil(math.log(rest / v1) / math.log(e))
+    t = np.asarray(r.events.time)
+    if len(t) != n:
+        fail(f"bouncing_mass: {len(t)} impacts, closed form {n}")
+    gaps = np.diff(t)
+    k = np.arange(1, n)
+    want = 2 * e ** k * v1 / g
+    tol = 2e-8 + 1e-10 / (e ** (k - 1) * v1) + 1e-10 / (e ** k * v1)
+    if np.any(np.abs(gaps - want) > tol):
+        fail(f"bouncing_mass: flights {gaps[[0, -1]]}, closed form {want[[0, -1]]}")
+    print(f"bouncing_mass: {n} impacts, flights {gaps[0]:.4f} s .. {gaps[-1] * 1e3:.3f} ms")
+
+
 def main():
     d = sys.argv[1]
     # Along x: 1e-12, sums of 51 steps of numbers of order 1. At 45 degrees the four corner
@@ -135,6 +157,7 @@ def main():
     hanging(load(d, "hanging_box_pgs"), "hanging_box (pgs)", 1e-9)
     bouncing(load(d, "bouncing_ball"))
     slip(lcpsim_load.load(f"{d}/slip.h5"))
+    bouncing_mass(lcpsim_load.load(f"{d}/bouncing_mass.h5"))
 
 
 main()
