@@ -174,7 +174,7 @@ if bad
 end
 printf('matlab branch: %d runs and two compare files identical through both branches\n', numel(runs));
 MEOF
-TMPDIR_E2E="$tmp" octave-cli -H --no-window-system "$tmp/check.m" 2> "$tmp/err" > "$tmp/out" || {
+LCPSIM_SHIM_TMP="$tmp" TMPDIR_E2E="$tmp" octave-cli -H --no-window-system "$tmp/check.m" 2> "$tmp/err" > "$tmp/out" || {
   cat "$tmp/out" "$tmp/err"; fail "the Matlab branch of the loaders differs from the Octave branch"; }
 cat "$tmp/out"
 
@@ -200,7 +200,7 @@ if numel(LCPSIM_SHIM_READS) < 20
   error('compare: the profile did not read through the Matlab branch');
 end
 MEOF
-TMPDIR_E2E="$tmp" octave-cli -H --no-window-system "$tmp/plots.m" > "$tmp/out" 2> "$tmp/err" || {
+LCPSIM_SHIM_TMP="$tmp" TMPDIR_E2E="$tmp" octave-cli -H --no-window-system "$tmp/plots.m" > "$tmp/out" 2> "$tmp/err" || {
   cat "$tmp/out" "$tmp/err"; fail "a plot through the Matlab branch"; }
 for f in cart_wall box_stack_3d tethered events box_stack_3d_unfinished profile; do
   head -c 8 "$tmp/${f}_m.png" | od -An -c | grep -q "P   N   G" || fail "$f: no PNG"

@@ -1,6 +1,7 @@
 function m = h5_shim_manifest(path)
 % Test-only (tests/e2e/matlab_shim): the dump of an HDF5 file by h5_shim_dump.py, made
-% once per file and kept (keyed by the path and its modification time).
+% once per file and kept (keyed by the path, its modification time and size), under
+% $LCPSIM_SHIM_TMP (else the temporary folder).
   persistent cache
   if isempty(cache)
     cache = struct('key', {}, 'm', {});
@@ -17,7 +18,11 @@ function m = h5_shim_manifest(path)
     end
   end
   here = fileparts(mfilename('fullpath'));
-  out = tempname();
+  base = getenv('LCPSIM_SHIM_TMP');  % the test's folder, removed with it
+  if isempty(base)
+    base = tempdir();
+  end
+  out = tempname(base);
   [st, msg] = system(sprintf('/usr/bin/python3 %s %s %s 2>&1', ...
                              fullfile(here, 'h5_shim_dump.py'), ['"' path '"'], out));
   if st ~= 0
