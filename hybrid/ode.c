@@ -57,7 +57,13 @@ struct LsimOde {
   int nroots, cap_roots;
   LsimOdeRootFn g;
   int *dir, *side, *fired;            /* [nroots] */
+  int *zero;                          /* [nroots] a segment start exactly on the boundary:
+                                         ZERO_PENDING or ZERO_ARMED, else 0 */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
+  int fresh;                          /* a restart or new roots since the last advance */
+  double last_event_t;                /* the time of the last event reported (NaN: none) */
+  double t_armed;                     /* the point just after a segment's start where its
+                                         ZERO_ARMED roots got their sign */
 
   /* Samples. */
   LsimOdeSampleFn sample;
@@ -135,9 +141,9 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
 }
 
 static void free_roots(LsimOde *o) {
-  free(o->dir);  /* side and fired share dir's block, gb, gm, gbest ga's */
+  free(o->dir);  /* side, fired and zero share dir's block, gb, gm, gbest ga's */
   free(o->ga);
-  o->dir = o->side = o->fired = NULL;
+  o->dir = o->side = o->fired = o->zero = NULL;
   o->ga = o->gb = o->gm = o->gbest = NULL;
   o->cap_roots = 0;
 }
@@ -186,6 +192,7 @@ int lsim_ode_create(LsimOde **out, int n, LsimOdeFlowFn f, void *user,
   LsimOde *o = calloc(1, sizeof *o);
   if (!o) return LSIM_ODE_OUT_OF_MEMORY;
   o->n = n;
+  o->last_event_t = NAN;
   o->flow = f;
   o->user = user;
   o->opt = *opt;
@@ -228,7 +235,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
   if (nroots > o->cap_roots) {
     free_roots(o);
     const size_t k = (size_t)nroots;
-    o->dir = malloc(3 * k * sizeof *o->dir);
+    o->dir = malloc(4 * k * sizeof *o->dir);
     o->ga = malloc(4 * k * sizeof *o->ga);
     if (!o->dir || !o->ga) {
       free_roots(o);
@@ -236,6 +243,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     }
     o->side = o->dir + k;
     o->fired = o->dir + 2 * k;
+    o->zero = o->dir + 3 * k;
     o->gb = o->ga + k;
     o->gm = o->ga + 2 * k;
     o->gbest = o->ga + 3 * k;
@@ -247,9 +255,11 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->dir[i] = direction ? direction[i] : LSIM_ODE_FALLING;
     o->side[i] = side ? side[i] : LSIM_ODE_AFTER;
     o->fired[i] = 0;
+    o->zero[i] = 0;
   }
   /* New functions start a new segment from the current point. */
   o->cv_at_point = 0;
+  o->fresh = 1;
   return 0;
 }
 
@@ -314,6 +324,7 @@ int lsim_ode_restart(LsimOde *o, double t, const double *x) {
   o->t = t;
   memcpy(o->x, x, (size_t)o->n * sizeof *x);
   o->have_state = 1;
+  o->fresh = 1;
   o->stats.restarts++;
   o->message[0] = '\0';
   return cvode_start(o);
@@ -335,6 +346,15 @@ static int crossed(int d, double g0, double g) {
   if (d <= 0 && g0 > 0.0 && g <= 0.0) return 1;
   if (d >= 0 && g0 < 0.0 && g >= 0.0) return 1;
   return 0;
+}
+
+/* A root function exactly 0 where a segment starts: pending until the first step shows
+ * which way it leaves 0, then armed from just after the start (or fired at the start). */
+enum { ZERO_PENDING = 1, ZERO_ARMED = 2 };
+
+/* 1 when g, just after a start exactly at 0, lies on the side direction d watches for. */
+static int leaves_zero(int d, double g) {
+  return (d <= 0 && g < 0.0) || (d >= 0 && g > 0.0);
 }
 
 /* The state at t within the last step, into ytmp; its root values into o->gm. */
@@ -439,7 +459,9 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
     }
     double t_i = hi, g_i = ghi;
     int it_i = 0;
-    const int s = locate(o, i, a, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
+    /* A function that started at 0 is bracketed from where it got its sign. */
+    const double lo = o->zero[i] == ZERO_ARMED ? o->t_armed : a;
+    const int s = locate(o, i, lo, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
     if (s) return s;
     best = i;
     t_best = t_i;
@@ -457,6 +479,7 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
     o->fired[j] = j == best || crossed(o->dir[j], o->ga[j], o->gbest[j]);
   /* The point moves to the event (state already in o->x); CVODE is past it. */
   o->t = t_best;
+  o->last_event_t = t_best;
   o->cv_at_point = 0;
   o->stats.events++;
   if (best_iters > o->stats.max_event_iterations) o->stats.max_event_iterations = best_iters;
@@ -466,6 +489,51 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   ev->fired = o->fired;
   ev->g = g_best;
   ev->iterations = best_iters;
+  return LSIM_ODE_EVENT;
+}
+
+/* After the first step [a, b] of a segment, the functions that started it exactly at 0
+ * (ZERO_PENDING) take the sign they have just after a, on the step's interpolating
+ * polynomial at a + 1e-3 (b - a): so close to a that a function leaving 0 at first or
+ * second order has its sign there, with the polynomial's round-off (about 1e-16 of the
+ * step's change) far below it. One on the side its direction watches went through the
+ * boundary at a: that is the event, at a itself with g = 0 (0 iterations). One on the
+ * other side is armed from that point; one still at 0 keeps 0 as its start value (armed
+ * once it leaves 0, as any start on the crossed side). Returns LSIM_ODE_EVENT with ev
+ * filled (the point stays at a), 0 or an error. */
+static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
+  double ts = a + 1e-3 * (b - a);
+  if (!(ts > a)) ts = b;
+  const int s = state_and_roots_at(o, ts);
+  if (s) return s;
+  int best = -1;
+  for (int i = 0; i < o->nroots; ++i) {
+    o->fired[i] = 0;
+    if (o->zero[i] != ZERO_PENDING) continue;
+    if (leaves_zero(o->dir[i], o->gm[i])) {
+      o->fired[i] = 1;
+      if (best < 0) best = i;
+    } else if (o->gm[i] != 0.0) {
+      o->ga[i] = o->gm[i];
+      o->zero[i] = ZERO_ARMED;
+    } else {
+      o->zero[i] = 0;
+    }
+  }
+  o->t_armed = ts;
+  if (best < 0) return 0;
+  if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
+    return fail(o, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                o->opt.max_events, a);
+  /* The event is the segment's start: o->t and o->x are still there; CVODE is past it. */
+  o->last_event_t = a;
+  o->cv_at_point = 0;
+  o->stats.events++;
+  ev->t = a;
+  ev->root = best;
+  ev->fired = o->fired;
+  ev->g = 0.0;
+  ev->iterations = 0;
   return LSIM_ODE_EVENT;
 }
 
@@ -485,6 +553,17 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   int s = CVodeSetStopTime(o->cv, t_end);
   if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
   if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
+  /* Functions exactly 0 at a new segment's start: their way out of 0 decides after the
+     first step (zero_starts). Not at the time of the event just reported: a reset that
+     leaves the state on a boundary must not fire it again at once (the function is
+     armed once it leaves 0, as before). */
+  int pending = 0;
+  const int zero_rule = o->fresh && !(o->t == o->last_event_t);
+  o->fresh = 0;
+  for (int i = 0; i < o->nroots; ++i) {
+    o->zero[i] = zero_rule && o->ga[i] == 0.0 ? ZERO_PENDING : 0;
+    pending += o->zero[i] != 0;
+  }
 
   long steps = 0;
   for (;;) {
@@ -529,6 +608,15 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     const double *xb = N_VGetArrayPointer(o->y);
     /* Events in [a, b]. */
     if (o->nroots > 0) {
+      if (pending) {
+        pending = 0;
+        s = zero_starts(o, a, b, ev);
+        if (s == LSIM_ODE_EVENT) {
+          update_counts(o);
+          return LSIM_ODE_EVENT;
+        }
+        if (s) return s;
+      }
       if ((s = eval_roots(o, b, xb, o->gb))) return s;
       s = find_event(o, a, b, ev);
       if (s == LSIM_ODE_EVENT) {
@@ -537,6 +625,7 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
       }
       if (s) return s;
       memcpy(o->ga, o->gb, (size_t)o->nroots * sizeof *o->ga);
+      memset(o->zero, 0, (size_t)o->nroots * sizeof *o->zero);
     }
     if ((s = emit_samples(o, b, xb))) return s;
     o->t = b;

@@ -36,8 +36,13 @@
  * function crossed by then is reported as fired. A crossing not located within
  * max_event_iterations, or whose bracket shrinks to the resolution of time with |g| still
  * above the precision, is an error (LSIM_ODE_EVENT_NOT_LOCATED): a boundary function with
- * a jump, most likely. A function that starts a segment exactly at 0 is armed only once it
- * leaves 0, so a state put on a boundary by a reset does not fire again at once. Two
+ * a jump, most likely. A function exactly 0 where a segment starts (after a restart or
+ * set_roots) takes the sign it has just after the start (on the first step's polynomial
+ * at 1e-3 of the step): on the watched side it went through the boundary at the start,
+ * and the event is there (g = 0, 0 iterations: a bouncing mass started on the floor,
+ * falling); on the other side it is armed from there. At the time of the event just
+ * reported (the restart after a reset map) a function at exactly 0 is armed only once
+ * it leaves 0, so a state put on a boundary by a reset does not fire again at once. Two
  * crossings of one function within one internal step are not seen (as with any
  * step-end sign test): bound max_step when a boundary can be grazed. Likewise a reset
  * that leaves the state on the crossed side (within the precision) moving away too slowly

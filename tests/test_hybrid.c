@@ -233,6 +233,109 @@ static void test_bouncing_mass_closed_form(void **state) {
   lsim_hybrid_trace_free(&tr);
 }
 
+/* Started exactly on the floor, falling at v_0 = 2 m/s: the impact boundary y is 0 at
+ * the start and falls, so the first transition is at t = 0 exactly (g = 0, the state as
+ * given), rebounding at e v_0; then the closed form of the ball: impact k >= 1 at
+ * sum_{j=1..k} 2 e^j v_0 / g, rebounding at e^(k+1) v_0, at rest (the 35th transition)
+ * once e^(k+1) v_0 < rest_speed, before the Zeno time 2 e v_0 / (g (1 - e)) = 1.63 s. A
+ * start 1e-12 m above the floor gives the same run, its first impact 1e-12 / v_0 s
+ * later. */
+static void test_bouncing_mass_started_on_floor(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 2.0;
+  o.record_period = 0.01;
+  o.max_chart_count = 1000;
+  o.atol = 1e-12;
+  const double g = 9.81, e = 0.8, v0 = 2.0;
+  LsimHybridTrace tr, near;
+  char err[256];
+  const double x0[4] = {0.0, 0.0, 0.0, -v0}, x1[4] = {0.0, 1e-12, 0.0, -v0};
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x1, -1, &o, NULL, &near, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.initial_chart, 0);
+  const int expected = 1 + (int)ceil(log(1e-3 / (e * v0)) / log(e));
+  assert_int_equal(tr.nevents, expected);
+  assert_int_equal(near.nevents, expected);
+  /* The start's impact: no search, the state as given, the rebound e v_0 (sqrt(4) = 2
+     and e 2 are exact in floating point). */
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_g[0] == 0.0 && tr.ev_iterations[0] == 0);
+  assert_memory_equal(tr.ev_before, x0, sizeof x0);
+  assert_true(tr.ev_after[3] == e * v0 && tr.ev_after[1] == 0.0);
+  /* The rest against the closed form, with the bounds of test_bouncing_mass_closed_form
+     (same atol and event precision, speeds from 1.6 m/s down to 1 mm/s). */
+  double t_impact = 0.0, v = v0;
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_true(fabs(tr.ev_time[k] - t_impact) <= 1e-8 + 1e-10 / v);
+    v *= e;
+    const double vy = tr.ev_after[k * 4 + 3];
+    const double apex = v * v / (2 * g);
+    const double located = g * 1e-10 / (v / e);
+    if (k + 1 < tr.nevents) assert_true(fabs(vy - v) <= (1e-6 + 1e-12 / apex) * v + 2 * located);
+    t_impact += 2 * v / g;
+  }
+  assert_int_equal(tr.ev_to[tr.nevents - 1], 1);
+  /* The start 1e-12 m up: its first impact 5e-13 s later (1e-12 m at 2 m/s, located to
+     1e-10 m, so within 5e-11 s), then the same impacts to the closed form's bounds plus
+     that shift. */
+  assert_true(near.ev_time[0] > 0.0 && near.ev_time[0] <= 1e-12 / v0 + 1e-10 / v0);
+  double dt = 0.0;
+  for (long k = 0; k < near.nevents; ++k) dt = fmax(dt, fabs(near.ev_time[k] - tr.ev_time[k]));
+  fprintf(stderr, "bouncing mass on the floor vs 1e-12 m up: event times within %.3g s\n", dt);
+  v = v0;
+  for (long k = 0; k + 1 < near.nevents; ++k) {
+    v *= e;
+    const double apex = v * v / (2 * g);
+    assert_true(fabs(near.ev_after[k * 4 + 3] - tr.ev_after[k * 4 + 3]) <=
+                2 * ((1e-6 + 1e-12 / apex) * v + 2 * g * 1e-10 / (v / e)));
+  }
+  lsim_hybrid_trace_free(&tr);
+  lsim_hybrid_trace_free(&near);
+}
+
+/* SLIP started exactly at touchdown (y = q_rt, falling: the touchdown boundary is 0 and
+ * falls) goes into compression at t = 0 and runs as from 1e-12 m above touchdown, where
+ * it did before: the same transitions, each within 1e-7 s and its state within 1e-7 (the
+ * 1e-12 m shift and the integration error at rtol 1e-8, some 1e-8 per stride over the
+ * strides, carried by neutrally stable strides). */
+static void test_slip_started_at_touchdown(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.rtol = 1e-8;
+  o.final_time = 3.0;
+  o.record_period = 1e-3;
+  o.max_chart_count = 1000;
+  double x0[7] = {0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0}, x1[7];
+  memcpy(x1, x0, sizeof x0);
+  x1[1] = 1.0 + 1e-12;
+  LsimHybridTrace tr, near;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x1, -1, &o, NULL, &near, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(near.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.initial_chart, 1);  /* descent */
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_from[0] == 1 && tr.ev_to[0] == 2);
+  assert_true(tr.ev_after[4] == 0.0 && tr.ev_after[5] == 0.0);  /* the toe below the hip */
+  assert_int_equal(tr.nevents, near.nevents);
+  assert_true(strides(&tr) >= 3);
+  double dt = 0.0, dx = 0.0;
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_int_equal(tr.ev_from[k], near.ev_from[k]);
+    dt = fmax(dt, fabs(tr.ev_time[k] - near.ev_time[k]));
+    for (int j = 0; j < 7; ++j)
+      dx = fmax(dx, fabs(tr.ev_after[k * 7 + j] - near.ev_after[k * 7 + j]));
+  }
+  fprintf(stderr, "slip at touchdown vs 1e-12 m above: %ld transitions, times within %.3g s, "
+          "states within %.3g\n", tr.nevents, dt, dx);
+  assert_true(dt <= 1e-7 && dx <= 1e-7);
+  lsim_hybrid_trace_free(&tr);
+  lsim_hybrid_trace_free(&near);
+}
+
 /* The file written as the run goes (hybrid/record.h): an observer that forwards to the
  * record and raises the stop flag at the 2000th sample, as SIGINT does in lcpsim. The
  * run ends interrupted right there; the closed file holds exactly the trace (every
@@ -310,6 +413,8 @@ int main(void) {
       cmocka_unit_test(test_slip_symmetric_strides),
       cmocka_unit_test(test_slip_guards),
       cmocka_unit_test(test_bouncing_mass_closed_form),
+      cmocka_unit_test(test_bouncing_mass_started_on_floor),
+      cmocka_unit_test(test_slip_started_at_touchdown),
       cmocka_unit_test(test_written_as_it_goes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
