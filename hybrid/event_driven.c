@@ -844,6 +844,11 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           LsimEventLog *log, char *err, size_t errlen) {
   int rc = lsim_event_driven_check(m, err, errlen);
   if (rc) return rc;
+  if (opt && !(opt->precision >= LSIM_EVENT_PRECISION_FLOOR && isfinite(opt->precision))) {
+    snprintf(err, errlen, "event-driven precision %g: must be in [%g, inf) (contact/world.h)",
+             opt->precision, LSIM_EVENT_PRECISION_FLOOR);
+    return LSIM_INVALID_INPUT;
+  }
   Ed ed;
   if ((rc = ed_init(&ed, m, err, errlen))) return rc;
   ed.o = opt ? *opt : lsim_default_event_options();

@@ -59,6 +59,39 @@ grep -q "dump-lcp applies to the time step" "$tmp/err.txt"
 test ! -e "$tmp/one_d.h5" && test ! -e "$tmp/x.h5"
 echo "event-driven scope errors: ok"
 
+# An event precision below 1e-12 (1e-15 stopped the ball at its 3rd impact): refused
+# before the run, exit 2, the message at the key's line:column with the allowed range, no
+# file; 1e-12 itself runs the ball through its first 3 impacts on the closed form (1e-9 s).
+for p in 1e-15 1e-12; do
+  $PY -c "
+import json
+d = json.load(open('data/bouncing_ball_events.json'))
+d['duration'] = 2.0
+d['event_driven'] = {'precision': $p}
+json.dump(d, open('$tmp/prec_$p.json', 'w'), indent=1)"
+done
+rc=0
+./lcpsim "$tmp/prec_1e-15.json" -o "$tmp/prec.h5" 2> "$tmp/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: precision 1e-15: exit $rc"; cat "$tmp/err.txt"; exit 1; fi
+line=$(grep -n '"precision"' "$tmp/prec_1e-15.json" | cut -d: -f1)
+grep -q "prec_1e-15.json:$line:[0-9]*: event_driven.precision: must be in \[1e-12, inf) .*got 1e-15" "$tmp/err.txt" ||
+  { echo "FAIL: precision message"; cat "$tmp/err.txt"; exit 1; }
+test ! -e "$tmp/prec.h5"
+./lcpsim "$tmp/prec_1e-12.json" -o "$tmp/prec.h5" --quiet
+$PY - "$tmp/prec.h5" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+ev = lcpsim_load.load(sys.argv[1]).events
+names = [str(n) for n in ev.kind_legend]
+impacts = ev.time[ev.kind == names.index("impact")]
+e, t0 = 0.8, np.sqrt(2 / 9.81)
+want = t0 * (1 + 2 * e * (1 - e ** np.arange(3)) / (1 - e))
+assert len(impacts) == 3 and np.max(np.abs(impacts - want)) < 1e-9, impacts - want
+PYEOF
+echo "event_driven.precision: 1e-15 refused with its place and range, 1e-12 runs: ok"
+
 # lcpsim impact: Tedrake's hollow ball leaves at (0.42, 1, -1.4) with a normal impulse of
 # 6 N s; a pair that names no body is an error (exit 2).
 ./lcpsim impact data/hollow_ball.json --close ball:ground > "$tmp/impact.txt"
