@@ -79,6 +79,7 @@ struct LsimOde {
   LsimOdeStats stats;
   long rhs_base;          /* flow evaluations before the last CVodeReInit */
   int callback_status;    /* < 0 when the flow failed inside CVODE */
+  double fail_t;          /* the time the last error is about (NaN: the current point) */
   char message[320];
 };
 
@@ -124,6 +125,18 @@ static int fail(LsimOde *o, int status, const char *fmt, ...) {
   return status;
 }
 
+/* fail() for an error about time t (a sample, a located or bracketed event). */
+static int fail_at(LsimOde *o, double t, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(LsimOde *o, double t, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o->message, sizeof o->message, fmt, ap);
+  va_end(ap);
+  o->fail_t = t;
+  return status;
+}
+
 /* CVODE's errors land in the message instead of stderr; its warnings are dropped. */
 static void on_cvode_error(int code, const char *module, const char *function, char *msg,
                            void *data) {
@@ -136,7 +149,7 @@ static void on_cvode_error(int code, const char *module, const char *function, c
 static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   LsimOde *o = data;
   const int s = o->flow(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), o->user);
-  if (s < 0) o->callback_status = s;
+  if (s < 0) o->callback_status = s, o->fail_t = t;
   return s;
 }
 
@@ -193,6 +206,7 @@ int lsim_ode_create(LsimOde **out, int n, LsimOdeFlowFn f, void *user,
   if (!o) return LSIM_ODE_OUT_OF_MEMORY;
   o->n = n;
   o->last_event_t = NAN;
+  o->fail_t = NAN;
   o->flow = f;
   o->user = user;
   o->opt = *opt;
@@ -327,6 +341,7 @@ int lsim_ode_restart(LsimOde *o, double t, const double *x) {
   o->fresh = 1;
   o->stats.restarts++;
   o->message[0] = '\0';
+  o->fail_t = NAN;
   return cvode_start(o);
 }
 
@@ -334,10 +349,10 @@ int lsim_ode_restart(LsimOde *o, double t, const double *x) {
 static int eval_roots(LsimOde *o, double t, const double *x, double *g) {
   o->stats.root_evals++;
   const int s = o->g(t, x, g, o->user);
-  if (s < 0) return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function failed (%d) at t = %.17g", s, t);
+  if (s < 0) return fail_at(o, t, LSIM_ODE_CALLBACK_FAILED, "root function failed (%d) at t = %.17g", s, t);
   for (int i = 0; i < o->nroots; ++i)
     if (isnan(g[i]))
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function %d is NaN at t = %.17g", i, t);
+      return fail_at(o, t, LSIM_ODE_CALLBACK_FAILED, "root function %d is NaN at t = %.17g", i, t);
   return 0;
 }
 
@@ -361,7 +376,7 @@ static int leaves_zero(int d, double g) {
 static int state_and_roots_at(LsimOde *o, double t) {
   const int flag = CVodeGetDky(o->cv, t, 0, o->ytmp);
   if (flag != CV_SUCCESS)
-    return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", t, flag);
+    return fail_at(o, t, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", t, flag);
   return eval_roots(o, t, N_VGetArrayPointer(o->ytmp), o->gm);
 }
 
@@ -373,6 +388,7 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
   const double prec = o->opt.event_precision;
   const int d = o->dir[i], before = o->side[i] == LSIM_ODE_BEFORE;
   const double g_start = fa;
+  const double slope = (fb - fa) / (b - a);   /* the step's mean rate of g */
   double va = fa, vb = fb;        /* Illinois' (possibly halved) end values */
   int kept = 0;                   /* -1: a kept last time, +1: b kept */
   for (int it = 0;; ++it) {
@@ -387,12 +403,22 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
       return state_and_roots_at(o, ts);
     }
     if (it >= o->opt.max_event_iterations)
-      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
                   "root %d: crossing in [%.17g, %.17g] not located to |g| <= %g in %d "
                   "iterations (|g| = %g): a discontinuous boundary function?",
                   i, a, b, prec, it, fabs(gs));
+    /* At the resolution of time: g moving smoothly by more than the precision across
+       the bracket (no more than 16 times the step's mean rate would) means the precision
+       is finer than double precision resolves here; a larger change, a jump. */
+    if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)) &&
+        fabs(fb - fa) <= 16.0 * fabs(slope) * (b - a))
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
+                  "root %d: the crossing at t = %.17g, bracketed to the resolution of time "
+                  "(%.3g s), has |g| = %g > %g: g moves by %g across that bracket, so the "
+                  "precision is finer than double precision resolves at this time and rate",
+                  i, b, b - a, fabs(gs), prec, fabs(fb - fa));
     if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)))
-      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
                   "root %d: the bracket at t = %.17g shrank to the resolution of time with "
                   "|g| = %g > %g: a discontinuous boundary function?",
                   i, b, fabs(gs), prec);
@@ -423,7 +449,7 @@ static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
   if (o->opt.record_period == 0.0) {
     o->stats.samples++;
     if (o->sample(t_to, x_to, o->sample_user) < 0)
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", t_to);
+      return fail_at(o, t_to, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", t_to);
     return 0;
   }
   for (;;) {
@@ -433,12 +459,12 @@ static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
     if (ts != t_to) {
       const int flag = CVodeGetDky(o->cv, ts, 0, o->ytmp);
       if (flag != CV_SUCCESS)
-        return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", ts, flag);
+        return fail_at(o, ts, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", ts, flag);
       xs = N_VGetArrayPointer(o->ytmp);
     }
     o->stats.samples++;
     if (o->sample(ts, xs, o->sample_user) < 0)
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", ts);
+      return fail_at(o, ts, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", ts);
     o->next_sample++;
   }
 }
@@ -471,8 +497,8 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   }
   if (best < 0) return 0;
   if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
-    return fail(o, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
-                o->opt.max_events, t_best);
+    return fail_at(o, t_best, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                   o->opt.max_events, t_best);
   /* The last located point is the best one: ytmp holds its state. */
   memcpy(o->x, N_VGetArrayPointer(o->ytmp), (size_t)o->n * sizeof *o->x);
   for (int j = 0; j < o->nroots; ++j)
@@ -523,8 +549,8 @@ static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   o->t_armed = ts;
   if (best < 0) return 0;
   if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
-    return fail(o, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
-                o->opt.max_events, a);
+    return fail_at(o, a, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                   o->opt.max_events, a);
   /* The event is the segment's start: o->t and o->x are still there; CVODE is past it. */
   o->last_event_t = a;
   o->cv_at_point = 0;
@@ -539,6 +565,7 @@ static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
 
 int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   o->message[0] = '\0';
+  o->fail_t = NAN;
   if (!o->have_state) return fail(o, LSIM_ODE_BAD_INPUT, "advance: no state (restart first)");
   if (!(t_end >= o->t)) return fail(o, LSIM_ODE_BAD_INPUT, "advance: t_end %.17g is before t = %.17g", t_end, o->t);
   /* An end within round-off of the current time is reached where we are. */
@@ -597,8 +624,8 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     if (flag < 0) {
       update_counts(o);
       if (o->callback_status < 0 || flag == CV_RHSFUNC_FAIL)
-        return fail(o, LSIM_ODE_CALLBACK_FAILED, "the flow failed (%d) near t = %.17g",
-                    o->callback_status, a);
+        return fail(o, LSIM_ODE_CALLBACK_FAILED, "the flow failed (%d) at t = %.17g",
+                    o->callback_status, isnan(o->fail_t) ? a : o->fail_t);
       if (!o->message[0]) snprintf(o->message, sizeof o->message, "CVODE failed (%d)", flag);
       return LSIM_ODE_STEP_FAILED;
     }
@@ -644,3 +671,4 @@ int lsim_ode_dimension(const LsimOde *o) { return o->n; }
 const LsimOdeStats *lsim_ode_stats(const LsimOde *o) { return &o->stats; }
 const LsimOdeOptions *lsim_ode_options(const LsimOde *o) { return &o->opt; }
 const char *lsim_ode_message(const LsimOde *o) { return o->message; }
+double lsim_ode_failure_time(const LsimOde *o) { return isnan(o->fail_t) ? o->t : o->fail_t; }

@@ -181,5 +181,10 @@ const LsimOdeStats *lsim_ode_stats(const LsimOde *ode);
 const LsimOdeOptions *lsim_ode_options(const LsimOde *ode);
 /* What went wrong last (one line, "" when nothing did). */
 const char *lsim_ode_message(const LsimOde *ode);
+/* The time the last error is about, for messages: a crossing not located, the end of its
+ * bracket (where the function has crossed); too many events, the event's time; a sampler
+ * or root function that failed, its time; otherwise the current point (lsim_ode_time, the
+ * last good state, which an error leaves in place). */
+double lsim_ode_failure_time(const LsimOde *ode);
 
 #endif

@@ -258,13 +258,16 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
       break;
     }
     if (s < 0) {
-      if (stop && *stop) stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", t, "");
-      else if (r.invalid) stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: invalid state: %s", t, r.msg);
+      /* The reason quotes the time it is about (the sample refused, the transition one
+         too many, the crossing not located), not the last good state's. */
+      const double tf = lsim_ode_failure_time(ode);
+      if (stop && *stop) stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", tf, "");
+      else if (r.invalid) stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: invalid state: %s", tf, r.msg);
       else if (s == LSIM_ODE_TOO_MANY_EVENTS)
         stopped(tr, LSIM_HYBRID_STOPPED,
-                "t = %.9g s: more chart transitions than max_chart_count (%s)", t,
+                "t = %.9g s: more chart transitions than max_chart_count (%s)", tf,
                 "chattering, or raise max_chart_count");
-      else stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", t, lsim_ode_message(ode));
+      else stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", tf, lsim_ode_message(ode));
       if (s == LSIM_ODE_OUT_OF_MEMORY) rc = -1;
       break;
     }

@@ -336,6 +336,32 @@ static void test_slip_started_at_touchdown(void **state) {
   lsim_hybrid_trace_free(&near);
 }
 
+/* A run stopped by an event quotes the event's time, not the start of the step that found
+ * it: the bouncing mass dropped from 1 m with max_chart_count 3 stops at its 4th impact,
+ * t_1 (1 + 2 e + 2 e^2 + 2 e^3) = 2.2142719 s in closed form, quoted to 9 digits (the
+ * impact itself is within 1e-8 s of the closed form, test_bouncing_mass_closed_form). */
+static void test_stop_quotes_event_time(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 8.0;
+  o.record_period = 0.01;
+  o.max_chart_count = 3;
+  o.atol = 1e-12;
+  LsimHybridTrace tr;
+  char err[256];
+  const double x0[4] = {0.0, 1.0, 0.0, 0.0};
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_int_equal(tr.nevents, 3);
+  assert_non_null(strstr(tr.end_reason, "max_chart_count"));
+  const double e = 0.8, t1 = sqrt(2.0 / 9.81), t4 = t1 * (1 + 2 * e + 2 * e * e + 2 * e * e * e);
+  assert_true(strncmp(tr.end_reason, "t = ", 4) == 0);
+  const double quoted = strtod(tr.end_reason + 4, NULL);
+  if (fabs(quoted - t4) > 2e-8) fail_msg("quoted %.10g, the 4th impact at %.10g: %s", quoted, t4, tr.end_reason);
+  lsim_hybrid_trace_free(&tr);
+}
+
 /* The file written as the run goes (hybrid/record.h): an observer that forwards to the
  * record and raises the stop flag at the 2000th sample, as SIGINT does in lcpsim. The
  * run ends interrupted right there; the closed file holds exactly the trace (every
@@ -415,6 +441,7 @@ int main(void) {
       cmocka_unit_test(test_bouncing_mass_closed_form),
       cmocka_unit_test(test_bouncing_mass_started_on_floor),
       cmocka_unit_test(test_slip_started_at_touchdown),
+      cmocka_unit_test(test_stop_quotes_event_time),
       cmocka_unit_test(test_written_as_it_goes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
