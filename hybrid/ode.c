@@ -60,10 +60,9 @@ struct LsimOde {
   int *zero;                          /* [nroots] a segment start exactly on the boundary:
                                          ZERO_PENDING or ZERO_ARMED, else 0 */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
+  double *ta;                         /* [nroots] where a ZERO_ARMED root got its sign */
   int fresh;                          /* a restart or new roots since the last advance */
   double last_event_t;                /* the time of the last event reported (NaN: none) */
-  double t_armed;                     /* the point just after a segment's start where its
-                                         ZERO_ARMED roots got their sign */
 
   /* Samples. */
   LsimOdeSampleFn sample;
@@ -157,7 +156,7 @@ static void free_roots(LsimOde *o) {
   free(o->dir);  /* side, fired and zero share dir's block, gb, gm, gbest ga's */
   free(o->ga);
   o->dir = o->side = o->fired = o->zero = NULL;
-  o->ga = o->gb = o->gm = o->gbest = NULL;
+  o->ga = o->gb = o->gm = o->gbest = o->ta = NULL;
   o->cap_roots = 0;
 }
 
@@ -250,7 +249,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     free_roots(o);
     const size_t k = (size_t)nroots;
     o->dir = malloc(4 * k * sizeof *o->dir);
-    o->ga = malloc(4 * k * sizeof *o->ga);
+    o->ga = malloc(5 * k * sizeof *o->ga);
     if (!o->dir || !o->ga) {
       free_roots(o);
       return fail(o, LSIM_ODE_OUT_OF_MEMORY, "out of memory");
@@ -261,6 +260,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->gb = o->ga + k;
     o->gm = o->ga + 2 * k;
     o->gbest = o->ga + 3 * k;
+    o->ta = o->ga + 4 * k;
     o->cap_roots = nroots;
   }
   o->nroots = nroots;
@@ -363,8 +363,8 @@ static int crossed(int d, double g0, double g) {
   return 0;
 }
 
-/* A root function exactly 0 where a segment starts: pending until the first step shows
- * which way it leaves 0, then armed from just after the start (or fired at the start). */
+/* A root function exactly 0 where a segment starts: pending until a step shows which way
+ * it leaves 0, then armed from where it did (or fired where it was still 0). */
 enum { ZERO_PENDING = 1, ZERO_ARMED = 2 };
 
 /* 1 when g, just after a start exactly at 0, lies on the side direction d watches for. */
@@ -486,7 +486,7 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
     double t_i = hi, g_i = ghi;
     int it_i = 0;
     /* A function that started at 0 is bracketed from where it got its sign. */
-    const double lo = o->zero[i] == ZERO_ARMED ? o->t_armed : a;
+    const double lo = o->zero[i] == ZERO_ARMED ? o->ta[i] : a;
     const int s = locate(o, i, lo, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
     if (s) return s;
     best = i;
@@ -518,40 +518,50 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   return LSIM_ODE_EVENT;
 }
 
-/* After the first step [a, b] of a segment, the functions that started it exactly at 0
- * (ZERO_PENDING) take the sign they have just after a, on the step's interpolating
- * polynomial at a + 1e-3 (b - a): so close to a that a function leaving 0 at first or
- * second order has its sign there, with the polynomial's round-off (about 1e-16 of the
- * step's change) far below it. One on the side its direction watches went through the
- * boundary at a: that is the event, at a itself with g = 0 (0 iterations). One on the
- * other side is armed from that point; one still at 0 keeps 0 as its start value (armed
- * once it leaves 0, as any start on the crossed side). Returns LSIM_ODE_EVENT with ev
- * filled (the point stays at a), 0 or an error. */
+/* After a step [a, b] (g at b in o->gb) the functions still exactly 0 at a since the
+ * segment's start (ZERO_PENDING) take the sign they have just after a: the first nonzero
+ * of their values on the step's interpolating polynomial at a + f (b - a), f = 1e-3,
+ * 1e-2, 1e-1, then at b. A function leaving 0 at first order has its sign at the first
+ * point; one leaving at second order, or one whose offset from a large constant (y - 1 at
+ * y = 1) is below the round-off there, at a later one. One on the side its direction
+ * watches went through the boundary at a (where it was still 0): the event is there,
+ * g = 0, 0 iterations. One on the other side is armed from that point; one 0 at all four
+ * stays pending into the next step. Returns LSIM_ODE_EVENT with ev filled (the point
+ * stays at a), 0 or an error. */
 static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
-  double ts = a + 1e-3 * (b - a);
-  if (!(ts > a)) ts = b;
-  const int s = state_and_roots_at(o, ts);
-  if (s) return s;
-  int best = -1;
+  static const double frac[3] = {1e-3, 1e-2, 1e-1};
+  int best = -1, left = 0;
   for (int i = 0; i < o->nroots; ++i) {
     o->fired[i] = 0;
-    if (o->zero[i] != ZERO_PENDING) continue;
-    if (leaves_zero(o->dir[i], o->gm[i])) {
-      o->fired[i] = 1;
-      if (best < 0) best = i;
-    } else if (o->gm[i] != 0.0) {
-      o->ga[i] = o->gm[i];
-      o->zero[i] = ZERO_ARMED;
-    } else {
-      o->zero[i] = 0;
+    left += o->zero[i] == ZERO_PENDING;
+  }
+  for (int k = 0; k < 4 && left > 0; ++k) {
+    const double ts = k < 3 ? a + frac[k] * (b - a) : b;
+    const double *g = o->gb;
+    if (k < 3) {
+      if (!(ts > a && ts < b)) continue;
+      const int s = state_and_roots_at(o, ts);
+      if (s) return s;
+      g = o->gm;
+    }
+    for (int i = 0; i < o->nroots; ++i) {
+      if (o->zero[i] != ZERO_PENDING || o->fired[i] || g[i] == 0.0) continue;
+      --left;
+      if (leaves_zero(o->dir[i], g[i])) {
+        o->fired[i] = 1;
+        if (best < 0 || i < best) best = i;
+      } else {
+        o->ga[i] = g[i];
+        o->ta[i] = ts;
+        o->zero[i] = ZERO_ARMED;
+      }
     }
   }
-  o->t_armed = ts;
   if (best < 0) return 0;
   if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
     return fail_at(o, a, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
                    o->opt.max_events, a);
-  /* The event is the segment's start: o->t and o->x are still there; CVODE is past it. */
+  /* The event is the step's start: o->t and o->x are still there; CVODE is past it. */
   o->last_event_t = a;
   o->cv_at_point = 0;
   o->stats.events++;
@@ -581,7 +591,7 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
   if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
   /* Functions exactly 0 at a new segment's start: their way out of 0 decides after the
-     first step (zero_starts). Not at the time of the event just reported: a reset that
+     first step that leaves 0 (zero_starts). Not at the time of the event just reported: a reset that
      leaves the state on a boundary must not fire it again at once (the function is
      armed once it leaves 0, as before). */
   int pending = 0;
@@ -635,8 +645,8 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     const double *xb = N_VGetArrayPointer(o->y);
     /* Events in [a, b]. */
     if (o->nroots > 0) {
+      if ((s = eval_roots(o, b, xb, o->gb))) return s;
       if (pending) {
-        pending = 0;
         s = zero_starts(o, a, b, ev);
         if (s == LSIM_ODE_EVENT) {
           update_counts(o);
@@ -644,7 +654,6 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
         }
         if (s) return s;
       }
-      if ((s = eval_roots(o, b, xb, o->gb))) return s;
       s = find_event(o, a, b, ev);
       if (s == LSIM_ODE_EVENT) {
         update_counts(o);
@@ -652,7 +661,12 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
       }
       if (s) return s;
       memcpy(o->ga, o->gb, (size_t)o->nroots * sizeof *o->ga);
-      memset(o->zero, 0, (size_t)o->nroots * sizeof *o->zero);
+      /* Armed roots are ordinary from here; pending ones (still 0) try the next step. */
+      pending = 0;
+      for (int i = 0; i < o->nroots; ++i) {
+        if (o->zero[i] == ZERO_ARMED) o->zero[i] = 0;
+        pending += o->zero[i] == ZERO_PENDING;
+      }
     }
     if ((s = emit_samples(o, b, xb))) return s;
     o->t = b;

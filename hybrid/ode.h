@@ -37,10 +37,12 @@
  * max_event_iterations, or whose bracket shrinks to the resolution of time with |g| still
  * above the precision, is an error (LSIM_ODE_EVENT_NOT_LOCATED): a boundary function with
  * a jump, most likely. A function exactly 0 where a segment starts (after a restart or
- * set_roots) takes the sign it has just after the start (on the first step's polynomial
- * at 1e-3 of the step): on the watched side it went through the boundary at the start,
- * and the event is there (g = 0, 0 iterations: a bouncing mass started on the floor,
- * falling); on the other side it is armed from there. At the time of the event just
+ * set_roots) takes the sign it has just after the start (its first nonzero value on the
+ * first step's polynomial at 1e-3, 1e-2, 1e-1 of the step, then at its end; still 0, the
+ * next step decides): on the watched side it went through the boundary at the start (the
+ * last point where it was 0), and the event is there (g = 0, 0 iterations: a bouncing
+ * mass started on the floor, falling; SLIP at rest at touchdown height); on the other side
+ * it is armed from there. At the time of the event just
  * reported (the restart after a reset map) a function at exactly 0 is armed only once
  * it leaves 0, so a state put on a boundary by a reset does not fire again at once. Two
  * crossings of one function within one internal step are not seen (as with any
