@@ -59,6 +59,8 @@ struct LsimOde {
   int *dir, *side, *fired;            /* [nroots] */
   int *zero;                          /* [nroots] a segment start exactly on the boundary:
                                          ZERO_PENDING or ZERO_ARMED, else 0 */
+  int *held;                          /* [nroots] held at 0 by lsim_ode_restart_holding */
+  int hold_given;                     /* the last restart said which roots are held */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
   double *ta;                         /* [nroots] where a ZERO_ARMED root got its sign */
   int fresh;                          /* a restart or new roots since the last advance */
@@ -155,7 +157,7 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
 static void free_roots(LsimOde *o) {
   free(o->dir);  /* side, fired and zero share dir's block, gb, gm, gbest ga's */
   free(o->ga);
-  o->dir = o->side = o->fired = o->zero = NULL;
+  o->dir = o->side = o->fired = o->zero = o->held = NULL;
   o->ga = o->gb = o->gm = o->gbest = o->ta = NULL;
   o->cap_roots = 0;
 }
@@ -248,7 +250,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
   if (nroots > o->cap_roots) {
     free_roots(o);
     const size_t k = (size_t)nroots;
-    o->dir = malloc(4 * k * sizeof *o->dir);
+    o->dir = malloc(5 * k * sizeof *o->dir);
     o->ga = malloc(5 * k * sizeof *o->ga);
     if (!o->dir || !o->ga) {
       free_roots(o);
@@ -257,6 +259,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->side = o->dir + k;
     o->fired = o->dir + 2 * k;
     o->zero = o->dir + 3 * k;
+    o->held = o->dir + 4 * k;
     o->gb = o->ga + k;
     o->gm = o->ga + 2 * k;
     o->gbest = o->ga + 3 * k;
@@ -270,10 +273,12 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->side[i] = side ? side[i] : LSIM_ODE_AFTER;
     o->fired[i] = 0;
     o->zero[i] = 0;
+    o->held[i] = 0;
   }
   /* New functions start a new segment from the current point. */
   o->cv_at_point = 0;
   o->fresh = 1;
+  o->hold_given = 0;
   return 0;
 }
 
@@ -331,7 +336,21 @@ static int cvode_start(LsimOde *o) {
   return 0;
 }
 
+static int restart_at(LsimOde *o, double t, const double *x);
+
 int lsim_ode_restart(LsimOde *o, double t, const double *x) {
+  o->hold_given = 0;
+  return restart_at(o, t, x);
+}
+
+int lsim_ode_restart_holding(LsimOde *o, double t, const double *x, const int *held) {
+  for (int i = 0; i < o->nroots; ++i) o->held[i] = held && held[i] != 0;
+  o->hold_given = 1;
+  return restart_at(o, t, x);
+}
+
+/* The point (t, x), a new segment from it. */
+static int restart_at(LsimOde *o, double t, const double *x) {
   if (!isfinite(t)) return fail(o, LSIM_ODE_BAD_INPUT, "restart: time is not finite");
   for (int i = 0; i < o->n; ++i)
     if (!isfinite(x[i])) return fail(o, LSIM_ODE_BAD_INPUT, "restart: x[%d] = %g", i, x[i]);
@@ -367,9 +386,19 @@ static int crossed(int d, double g0, double g) {
  * it leaves 0, then armed from where it did (or fired where it was still 0). */
 enum { ZERO_PENDING = 1, ZERO_ARMED = 2 };
 
-/* 1 when g, just after a start exactly at 0, lies on the side direction d watches for. */
-static int leaves_zero(int d, double g) {
-  return (d <= 0 && g < 0.0) || (d >= 0 && g > 0.0);
+/* A start value g0 on the boundary: exactly 0, or on the side direction d watches for
+ * within the precision (where a located event leaves it: a reset into a new chart may
+ * leave a state there, a rounding away from 0). */
+static int on_boundary(int d, double g0, double prec) {
+  return g0 == 0.0 || (d < 0 && g0 < 0.0 && g0 >= -prec) || (d > 0 && g0 > 0.0 && g0 <= prec);
+}
+
+/* Where g, from g0 on the boundary, went: 1 through it on the side direction d watches
+ * (beyond g0 and 0), -1 to the other side of 0, 0 not yet (still g0, or back towards 0). */
+static int leaves_boundary(int d, double g0, double g) {
+  if ((d <= 0 && g < 0.0 && g < g0) || (d >= 0 && g > 0.0 && g > g0)) return 1;
+  if ((d < 0 && g > 0.0) || (d > 0 && g < 0.0)) return -1;
+  return 0;
 }
 
 /* The state at t within the last step, into ytmp; its root values into o->gm. */
@@ -545,9 +574,11 @@ static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
       g = o->gm;
     }
     for (int i = 0; i < o->nroots; ++i) {
-      if (o->zero[i] != ZERO_PENDING || o->fired[i] || g[i] == 0.0) continue;
+      if (o->zero[i] != ZERO_PENDING || o->fired[i]) continue;
+      const int way = leaves_boundary(o->dir[i], o->ga[i], g[i]);
+      if (way == 0) continue;
       --left;
-      if (leaves_zero(o->dir[i], g[i])) {
+      if (way > 0) {
         o->fired[i] = 1;
         if (best < 0 || i < best) best = i;
       } else {
@@ -591,16 +622,19 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
   if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
   /* Functions exactly 0 at a new segment's start: their way out of 0 decides after the
-     first step that leaves 0 (zero_starts). Not at the time of the event just reported: a reset that
-     leaves the state on a boundary must not fire it again at once (the function is
-     armed once it leaves 0, as before). */
+     first step that leaves 0 (zero_starts). Not those held at 0 (armed once they leave
+     it): a reset that leaves the state on the boundary just crossed must not fire it
+     again at once. The caller names them (lsim_ode_restart_holding); else, at the time
+     of the event just reported, every function is held. */
   int pending = 0;
-  const int zero_rule = o->fresh && !(o->t == o->last_event_t);
-  o->fresh = 0;
+  const int at_event = o->t == o->last_event_t;
   for (int i = 0; i < o->nroots; ++i) {
-    o->zero[i] = zero_rule && o->ga[i] == 0.0 ? ZERO_PENDING : 0;
+    const int held = o->hold_given ? o->held[i] : at_event;
+    o->zero[i] = o->fresh && !held && on_boundary(o->dir[i], o->ga[i], o->opt.event_precision)
+                     ? ZERO_PENDING : 0;
     pending += o->zero[i] != 0;
   }
+  o->fresh = 0;
 
   long steps = 0;
   for (;;) {

@@ -336,6 +336,46 @@ static void test_slip_started_at_touchdown(void **state) {
   lsim_hybrid_trace_free(&near);
 }
 
+/* SLIP at rest exactly at touchdown height (y = q_rt, ydot = 0, xdot = 1 m/s): the
+ * touchdown boundary is 0 and falls at second order, so it fires at once (where y last
+ * rounds to 1); the air spring
+ * then pushes k / q_0^3 = 1000 N against 505 N of weight, so the runner hops off at once,
+ * and again: a chattering of hops ever shorter (each chart entered as the state says: a
+ * leg already lengthening decompresses, a liftoff past the apex descends, an apex below
+ * touchdown height touches down). The run stops at max_chart_count within 1e-5 s (the
+ * hops' sequence hangs on round-off: measured 5e-9 to 7.4e-6 s with the final time and
+ * rtol), every transition with the body at touchdown height (y within 2e-10 m of 1: twice
+ * the event precision, a touchdown located below it and the next hop's start) gliding at
+ * xdot = 1 m/s to 1e-9 (measured 2e-11: the spring's 20 m/s^2 acts along a leg within
+ * microradians of vertical, for under 1e-5 s) and x = t (1e-12 m). Before, it fell
+ * through the ground. */
+static void test_slip_at_rest_on_touchdown(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 1.0;
+  o.record_period = 1e-3;
+  o.max_chart_count = 200;
+  const double x0[7] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0};
+  LsimHybridTrace tr;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_non_null(strstr(tr.end_reason, "max_chart_count"));
+  assert_int_equal(tr.nevents, 200);
+  /* The first touchdown where y was last exactly 1 (y = 1 - 5 t^2 rounds to 1 up to
+     t = 3.3e-9 s), with g = 0 there. */
+  assert_true(tr.ev_time[0] < 3.4e-9 && tr.ev_from[0] == 1 && tr.ev_g[0] == 0.0);
+  for (long k = 0; k < tr.nevents; ++k) {
+    const double *xb = tr.ev_before + k * 7;
+    assert_true(tr.ev_time[k] < 1e-5);
+    assert_true(fabs(xb[1] - 1.0) <= 2e-10 && fabs(xb[2] - 1.0) <= 1e-9);
+    assert_true(fabs(xb[0] - tr.ev_time[k]) <= 1e-12);
+    if (k > 0) assert_int_equal(tr.ev_from[k], tr.ev_to[k - 1]);
+  }
+  lsim_hybrid_trace_free(&tr);
+}
+
 /* A run stopped by an event quotes the event's time, not the start of the step that found
  * it: the bouncing mass dropped from 1 m with max_chart_count 3 stops at its 4th impact,
  * t_1 (1 + 2 e + 2 e^2 + 2 e^3) = 2.2142719 s in closed form, quoted to 9 digits (the
@@ -441,6 +481,7 @@ int main(void) {
       cmocka_unit_test(test_bouncing_mass_closed_form),
       cmocka_unit_test(test_bouncing_mass_started_on_floor),
       cmocka_unit_test(test_slip_started_at_touchdown),
+      cmocka_unit_test(test_slip_at_rest_on_touchdown),
       cmocka_unit_test(test_stop_quotes_event_time),
       cmocka_unit_test(test_written_as_it_goes),
   };

@@ -263,7 +263,8 @@ static void test_event_time_precision(void **state) {
  * falling at 1 m/s: the impact is the start itself, t = 0 exactly, g = 0, no iterations.
  * Restarted there with no reset (the event's time), it is not fired again: y stays
  * below 0 and is never armed. Restarted on the floor at another time (t = 0.3 s), it
- * fires there. Thrown up from the floor at v (1 m/s, and 1 mm/s, whose flight of 0.2 ms
+ * fires there. lsim_ode_restart_holding says which are held whatever the time. A start
+ * within the precision below the floor counts as on it. Thrown up from the floor at v (1 m/s, and 1 mm/s, whose flight of 0.2 ms
  * ends within CVODE's first steps), it is armed just after the start and its impact
  * comes at 2 v / g, to the event precision over the speed plus the parabolas' round-off
  * (1e-9 s, as in test_ball_closed_form). */
@@ -291,6 +292,28 @@ static void test_zero_start(void **state) {
   assert_int_equal(lsim_ode_advance(ode, 0.5, &ev), LSIM_ODE_EVENT);
   assert_true(ev.t == 0.3 && ev.g == 0.0);
   assert_int_equal(lsim_ode_stats(ode)->events, 2);
+  /* Held at the event's time by the caller: as the default there. */
+  const int hold[1] = {1};
+  assert_int_equal(lsim_ode_restart_holding(ode, 0.3, down, hold), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.4, &ev), LSIM_ODE_REACHED);
+  /* Held or not as the caller says: not held, the same state at the event's time fires. */
+  const int none[1] = {0};
+  assert_int_equal(lsim_ode_restart_holding(ode, 0.3, down, none), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.5, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.3 && ev.g == 0.0);
+  /* Within the precision (1e-10) on the crossed side counts as on the boundary (where a
+     located event leaves a state): falling on, it fires at the start; rising, it is armed
+     once positive and falls back at 2 v / g. Beyond the precision it is a start past the
+     boundary, never armed. */
+  const double just_below[2] = {-5e-11, -1.0}, rising[2] = {-5e-11, 1.0}, below[2] = {-2e-10, -1.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.5, just_below), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.6, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.5 && ev.g == 0.0);
+  assert_int_equal(lsim_ode_restart(ode, 0.6, rising), 0);
+  assert_int_equal(lsim_ode_advance(ode, 1.0, &ev), LSIM_ODE_EVENT);
+  assert_true(fabs(ev.t - (0.6 + 2.0 / b.g)) <= 1e-10 + 1e-9);
+  assert_int_equal(lsim_ode_restart(ode, 0.6, below), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.7, &ev), LSIM_ODE_REACHED);
   /* Thrown up from the floor: armed just after the start, the impact at 2 v / g. */
   const double speeds[2] = {1.0, 1e-3};
   for (int k = 0; k < 2; ++k) {
