@@ -547,24 +547,25 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   return LSIM_ODE_EVENT;
 }
 
-/* After a step [a, b] (g at b in o->gb) the functions still exactly 0 at a since the
- * segment's start (ZERO_PENDING) take the sign they have just after a: the first nonzero
- * of their values on the step's interpolating polynomial at a + f (b - a), f = 1e-3,
- * 1e-2, 1e-1, then at b. A function leaving 0 at first order has its sign at the first
- * point; one leaving at second order, or one whose offset from a large constant (y - 1 at
- * y = 1) is below the round-off there, at a later one. One on the side its direction
- * watches went through the boundary at a (where it was still 0): the event is there,
- * g = 0, 0 iterations. One on the other side is armed from that point; one 0 at all four
- * stays pending into the next step. Returns LSIM_ODE_EVENT with ev filled (the point
- * stays at a), 0 or an error. */
-static int zero_starts(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
+/* After a step [a, b] (g at b in o->gb) the functions on their boundary at a since the
+ * segment's start (ZERO_PENDING, start value in o->ga) go the way their first value off
+ * the start goes, on the step's interpolating polynomial at a + f (b - a), f = 1e-3, 1e-2,
+ * 1e-1 (the segment's first step only, so that a function at rest on its boundary, a
+ * persistent contact's zero force, costs nothing more later), then at b. A function
+ * leaving at first order shows at the first point; one leaving at second order, or whose
+ * offset from a large constant (y - 1 at y = 1) is below the round-off there, at a later
+ * one. One going on through the boundary went through it at a: the event is there, g = 0,
+ * 0 iterations. One going back to the other side of 0 is armed from that point; one that
+ * has not moved stays pending into the next step. Returns LSIM_ODE_EVENT with ev filled
+ * (the point stays at a), 0 or an error. */
+static int zero_starts(LsimOde *o, double a, double b, int first, LsimOdeEvent *ev) {
   static const double frac[3] = {1e-3, 1e-2, 1e-1};
   int best = -1, left = 0;
   for (int i = 0; i < o->nroots; ++i) {
     o->fired[i] = 0;
     left += o->zero[i] == ZERO_PENDING;
   }
-  for (int k = 0; k < 4 && left > 0; ++k) {
+  for (int k = first ? 0 : 3; k < 4 && left > 0; ++k) {
     const double ts = k < 3 ? a + frac[k] * (b - a) : b;
     const double *g = o->gb;
     if (k < 3) {
@@ -681,7 +682,7 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     if (o->nroots > 0) {
       if ((s = eval_roots(o, b, xb, o->gb))) return s;
       if (pending) {
-        s = zero_starts(o, a, b, ev);
+        s = zero_starts(o, a, b, steps == 1, ev);
         if (s == LSIM_ODE_EVENT) {
           update_counts(o);
           return LSIM_ODE_EVENT;
