@@ -293,6 +293,20 @@ static void test_bouncing_mass_started_on_floor(void **state) {
   }
   lsim_hybrid_trace_free(&tr);
   lsim_hybrid_trace_free(&near);
+
+  /* At rest on the floor in the chart flight (named by the scene): y falls at second
+     order, -4.9 t^2, nonzero just after the start, so the impact is at t = 0 exactly,
+     rebounding at 0 < rest_speed: at rest, sliding at 0.5 m/s (x = 0.5 t to 1e-12 m at
+     the end, t = 1 s). */
+  const double x2[4] = {0.0, 0.0, 0.5, 0.0};
+  o.final_time = 1.0;
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x2, 0, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.nevents, 1);
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_from[0] == 0 && tr.ev_to[0] == 1);
+  const double *xf = tr.state + (tr.nsamples - 1) * 4;
+  assert_true(xf[1] == 0.0 && xf[3] == 0.0 && fabs(xf[0] - 0.5) <= 1e-12);
+  lsim_hybrid_trace_free(&tr);
 }
 
 /* SLIP started exactly at touchdown (y = q_rt, falling: the touchdown boundary is 0 and
