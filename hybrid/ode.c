@@ -57,8 +57,8 @@ struct LsimOde {
   int nroots, cap_roots;
   LsimOdeRootFn g;
   int *dir, *side, *fired;            /* [nroots] */
-  int *zero;                          /* [nroots] a segment start exactly on the boundary:
-                                         ZERO_PENDING or ZERO_ARMED, else 0 */
+  int *zero;                          /* [nroots] a segment started on the boundary
+                                         (on_boundary): ZERO_PENDING or ZERO_ARMED, else 0 */
   int *held;                          /* [nroots] held at 0 by lsim_ode_restart_holding */
   int hold_given;                     /* the last restart said which roots are held */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
@@ -382,8 +382,8 @@ static int crossed(int d, double g0, double g) {
   return 0;
 }
 
-/* A root function exactly 0 where a segment starts: pending until a step shows which way
- * it leaves 0, then armed from where it did (or fired where it was still 0). */
+/* A root function on its boundary where a segment starts: pending until a step shows which
+ * way it leaves, then armed from where it did (or fired where it still was). */
 enum { ZERO_PENDING = 1, ZERO_ARMED = 2 };
 
 /* A start value g0 on the boundary: exactly 0, or on the side direction d watches for
@@ -622,8 +622,8 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   int s = CVodeSetStopTime(o->cv, t_end);
   if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
   if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
-  /* Functions exactly 0 at a new segment's start: their way out of 0 decides after the
-     first step that leaves 0 (zero_starts). Not those held at 0 (armed once they leave
+  /* Functions on their boundary at a new segment's start: the way they leave it decides
+     after the first step that shows it (zero_starts). Not those held at 0 (armed once they leave
      it): a reset that leaves the state on the boundary just crossed must not fire it
      again at once. The caller names them (lsim_ode_restart_holding); else, at the time
      of the event just reported, every function is held. */
@@ -696,7 +696,7 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
       }
       if (s) return s;
       memcpy(o->ga, o->gb, (size_t)o->nroots * sizeof *o->ga);
-      /* Armed roots are ordinary from here; pending ones (still 0) try the next step. */
+      /* Armed roots are ordinary from here; pending ones (not moved) try the next step. */
       pending = 0;
       for (int i = 0; i < o->nroots; ++i) {
         if (o->zero[i] == ZERO_ARMED) o->zero[i] = 0;
