@@ -500,6 +500,11 @@ static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
 
 /* Checks the step [a, b] for crossings; fills ev and moves the point to the event when
  * there is one. Returns LSIM_ODE_EVENT, 0 (none) or an error. */
+/* 1 when root i, armed within the step at ta (ZERO_ARMED), may have crossed by t. */
+static int armed_by(const LsimOde *o, int i, double t) {
+  return o->zero[i] != ZERO_ARMED || o->ta[i] < t;
+}
+
 static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   int best = -1, best_iters = 0;
   double t_best = b, g_best = 0.0;
@@ -507,8 +512,8 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
     if (!crossed(o->dir[i], o->ga[i], o->gb[i])) continue;
     double hi = b, ghi = o->gb[i];
     if (best >= 0) {
-      /* Only a crossing before the best one so far matters. */
-      if (!crossed(o->dir[i], o->ga[i], o->gbest[i])) continue;
+      /* Only a crossing before the best one so far matters (and after the root's arming). */
+      if (!armed_by(o, i, t_best) || !crossed(o->dir[i], o->ga[i], o->gbest[i])) continue;
       hi = t_best;
       ghi = o->gbest[i];
     }
@@ -531,7 +536,7 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   /* The last located point is the best one: ytmp holds its state. */
   memcpy(o->x, N_VGetArrayPointer(o->ytmp), (size_t)o->n * sizeof *o->x);
   for (int j = 0; j < o->nroots; ++j)
-    o->fired[j] = j == best || crossed(o->dir[j], o->ga[j], o->gbest[j]);
+    o->fired[j] = j == best || (armed_by(o, j, t_best) && crossed(o->dir[j], o->ga[j], o->gbest[j]));
   /* The point moves to the event (state already in o->x); CVODE is past it. */
   o->t = t_best;
   o->last_event_t = t_best;
