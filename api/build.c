@@ -137,6 +137,12 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
   if (dim == 1 && def->type != LSIM_DYNAMIC && def->ground_mu != 0.0)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu applies to dynamic bodies only, got %g",
                          b.name, def->ground_mu);
+  if (dim == 1 && def->type == LSIM_STATIC && def->width != 0.0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': a 1-D wall has no width (it is a half-line), got %g",
+                         b.name, def->width);
+  if (dim == 1 && def->type != LSIM_STATIC && def->side != 0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': side applies to 1-D walls (static bodies) only, got %d",
+                         b.name, def->side);
   /* Pose. */
   memset(b.pose, 0, sizeof b.pose);
   if (dim == 1) {

@@ -840,6 +840,15 @@ static void test_build_bad_values(void **state) {
   d.ground_mu = 0.5;
   assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
   assert_non_null(strstr(lsim_sim_error(sim), "ground_mu applies to dynamic bodies only"));
+  /* A wall has no width; side is a wall's only. */
+  d = lsim_default_body_def();
+  d.type = LSIM_STATIC, d.side = 1, d.position[0] = 9.0, d.width = 0.5;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "a 1-D wall has no width"));
+  d = lsim_default_body_def();
+  d.side = -1, d.position[0] = 3.0;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "side applies to 1-D walls (static bodies) only"));
   lsim_sim_free(sim);
 }
 

@@ -221,9 +221,10 @@ typedef struct LsimBodyDef {
                              normalized here */
   double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
                              the layout of v */
-  double width;           /* 1-D: segment width, m (0: a point); 2-D/3-D: must be 0 */
+  double width;           /* 1-D dynamic or kinematic: segment width, m (0: a point);
+                             walls and 2-D/3-D: must be 0 */
   int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >=;
-                             2-D/3-D: must be 0 */
+                             other bodies: must be 0 */
   double ground_mu;       /* 1-D dynamic: friction with the ground under load m g; finite,
                              >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
                              static plane is the friction with the ground) */
