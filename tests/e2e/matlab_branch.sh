@@ -194,6 +194,15 @@ for f = {'cart_wall', 'box_stack_3d', 'tethered', 'events', 'box_stack_3d_unfini
     error('%s: the plot did not read through the Matlab branch', f{1});
   end
 end
+% A hybrid-model run is refused by name, as lcpsim_plot.py refuses it.
+try
+  lcpsim_plot(fullfile(d, 'slip.h5'), fullfile(d, 'slip_m.png'));
+  error('slip: a hybrid run was plotted');
+catch err
+  if isempty(strfind(err.message, 'is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it'))
+    rethrow(err);
+  end
+end
 LCPSIM_SHIM_READS = [];
 lcpsim_profile(fullfile(d, 'compare.h5'), fullfile(d, 'profile_m.png'));
 if numel(LCPSIM_SHIM_READS) < 20
