@@ -644,7 +644,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       order[no++] = reference_series;
       for (int s = 0; s < P; ++s)
         if (s != reference_series) order[no++] = s;
-      int ref_ok = 1; /* the reference finished: distances to it mean something */
+      int ref_ok = 1; /* the reference finished and did not fail: distances to it mean
+                         something */
       for (int oi = 0; oi < no; ++oi) {
         const int s = order[oi];
         LsimSolveStats st;
@@ -670,6 +671,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         }
         st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
         if (s == reference_series) memcpy(zref, zs[s], (size_t)n * sizeof(double));
+        /* A reference that failed leaves no solution to measure distances to. */
+        if (s == reference_series && lsim_compare_is_failure(st.status)) ref_ok = 0;
         if (lsim_compare_record_solve(&t, &sc, k, s, lcp, NULL, zs[s], &st, hs,
                                       unique && ref_ok ? zref : NULL, success_tol))
           goto oom;
@@ -834,7 +837,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
         continue;
       }
       st.wall_time = lsim_compare_time_stats(times, repeat, &t.spread[(size_t)k * P + s]);
-      if (lsim_compare_record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs, zd,
+      if (lsim_compare_record_solve(&t, &sc, k, s, NULL, &pristine.f, zs[s], &st, hs,
+                                    lsim_compare_is_failure(dst.status) ? NULL : zd,
                                     success_tol))
         goto oom;
     }

@@ -341,15 +341,18 @@ int lsim_fc_solver_solve(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   st.siconos_error = -1.0;
   st.lcp_relative = NAN;
   s->msg[0] = '\0';
+  /* Warm started only from a non-trivial guess: some entry of r not zero (lcp/solver.h). */
+  int nontrivial = 0;
+  for (int k = 0; s->opt.warm_start && k < p->n; ++k) nontrivial |= r[k] != 0.0 && isfinite(r[k]);
   int rc;
   if (s->kind == 0) {
     const double t0 = now();
-    st.warm_started = s->opt.warm_start != 0;
+    st.warm_started = nontrivial;
     rc = lsim_fc_nsgs_ex(p, s->opt.tol, s->opt.max_iter, s->opt.warm_start,
                          strcmp(s->name, "nsgs_aa") ? 0 : 5, r, &st.iterations);
     st.wall_time = now() - t0;
   } else if (s->kind == 1) {
-    st.warm_started = s->opt.warm_start != 0;
+    st.warm_started = nontrivial;
     rc = solve_siconos(s, p, r, u, &st.iterations, &st.siconos_error, &st.wall_time);
   } else {
     rc = solve_polyhedral(s, p, r, &st.iterations, &st.lcp_relative, &st.wall_time,

@@ -32,7 +32,8 @@ typedef struct LsimFcSolver LsimFcSolver;
 typedef struct LsimFcStats {
   int status;              /* LsimStatus */
   int iterations;          /* sweeps, Newton steps or pivots */
-  int warm_started;        /* 1 if r passed in was used as the starting point */
+  int warm_started;        /* 1 if r passed in was used as the starting point and was not
+                              all zero (a cold start) */
   double wall_time;        /* seconds, the solver call alone (for polyhedral solvers the
                               LCP's construction included) */
   LsimFcQuality quality;   /* the Coulomb measures of the returned r */

@@ -1,0 +1,143 @@
+#!/bin/sh
+# compare_fairness.sh: `lcpsim compare` reports every solver on the same footing.
+#   - warm_started: a trajectory's first step hands an all-zero guess, which is a cold start
+#     for every solver (pgs, newton and siconos:rpgs had said 1, lemke 0); from step 2 the
+#     warm series of the solvers that read a guess say 1, Siconos' pivoting Lemke 0, cold
+#     series 0; independent trajectories alike;
+#   - summaries: every aggregate of solutions (times, iterations, residuals, distances,
+#     cone violations) over the solves that did not fail, recomputed here from /results;
+#     siconos:cpg fails on two SPD problems with a distance larger than any of its
+#     solutions', which the summary leaves out; a reference that fails gives no distance.
+set -u
+cd "$(dirname "$0")/../.."
+bin=./lcpsim
+PY=/usr/bin/python3
+S=${LSIM_SHARED:-../shared}/data
+tmp=$(mktemp -d /tmp/lsim_e2e_fair_XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# A stack of boxes resting on the ground: an LCP from step 1, whose solution is not 0.
+$bin compare data/box_stack_3d.json --steps 3 --dump-lcp --quiet -o "$tmp/shadow.h5" \
+  --solvers 'lemke,pgs,newton,siconos:rpgs,lemke_sparse,siconos:lemke' || fail "shadow: exit $?"
+$bin compare data/box_stack_3d.json --steps 3 --mode independent --quiet -o "$tmp/indep.h5" \
+  --solvers 'lemke[warm=1],pgs[warm=1],newton[warm=1],siconos:rpgs[warm=1],lemke_sparse[warm=1],siconos:lemke[warm=1]' \
+  || fail "independent: exit $?"
+# LCP set: three SPD problems (unique solutions) and one that siconos:cpg also fails.
+D=$S/siconos-lcp
+$bin compare "$D/lcp_trivial.dat" "$D/lcp_deudeu.dat" "$D/lcp_mmc.dat" "$D/lcp_CPS_2.dat" \
+  --solvers 'lemke,pgs,siconos:cpg,siconos:rpgs' -o "$tmp/set.h5" > "$tmp/set.md" || fail "set: exit $?"
+$bin compare "$D/lcp_trivial.dat" "$D/lcp_mmc.dat" --reference siconos:cpg --quiet \
+  --solvers 'lemke,pgs' -o "$tmp/refail.h5" || fail "set, failing reference: exit $?"
+# Frictional contact set: our exact-cone solvers, Siconos', and a polyhedral LCP.
+F=$S/siconos-fc3d
+$bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" "$F/FrictionContactProblem00394.dat" \
+  --solvers 'nsgs,siconos:fc3d_nsgs,siconos:fc2d_nsgs,lemke[d=4]' --quiet -o "$tmp/fc.h5" \
+  || fail "fc set: exit $?"
+grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
+
+$PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
+import sys
+import h5py
+import numpy as np
+tmp = sys.argv[1]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("FAIL:", what)
+        ok = False
+
+def labels(f):
+    return [x.decode() for x in f["series/label"][()]]
+
+# --- warm_started, shadow mode ---
+with h5py.File(f"{tmp}/shadow.h5", "r") as f:
+    lab, warm = labels(f), f["results/warm_started"][()]
+    guess, off = f["lcp/warm"][()], f["lcp/offset"][()]
+    check(np.all(f["problem_size"][()] > 0), "box stack: an LCP every step")
+    check(not guess[off[0]:off[1]].any(), "step 1: the warm series' guess is all zero")
+    check(guess[off[1]:off[2]].any(), "step 2: a non-zero guess")
+    # step 1: every series cold, whatever the solver
+    check(not warm[0].any(), f"step 1 warm_started {dict(zip(lab, warm[0]))}")
+    for s, l in enumerate(lab):
+        if l.endswith("(cold)") or l.startswith("siconos:lemke"):
+            want = 0   # cold series; a pivoting Siconos solver reads no guess
+        else:
+            want = 1   # warm series of a solver that starts from the guess
+        check(np.all(warm[1:, s] == want), f"{l}: steps 2-3 warm_started {warm[1:, s]}, want {want}")
+
+# --- warm_started, independent mode: the same rule on each trajectory ---
+with h5py.File(f"{tmp}/indep.h5", "r") as f:
+    lab, warm = labels(f), f["results/warm_started"][()]
+    check(not warm[0].any(), f"independent step 1: {dict(zip(lab, warm[0]))}")
+    for s, l in enumerate(lab):
+        want = 0 if l.startswith("siconos:lemke") else 1
+        check(np.all(warm[1:, s] == want), f"independent {l}: {warm[1:, s]}")
+
+# --- summaries: recomputed from /results over the solves that did not fail ---
+def failed(st):
+    return (st < 0) & (st != -1)
+
+def recheck(path):
+    with h5py.File(path, "r") as f:
+        r = {k: f["results/" + k][()] for k in f["results"]}
+        sm = {k: f["summary/" + k][()] for k in f["summary"]}
+        lab = labels(f)
+    for s, l in enumerate(lab):
+        has = r["lcp_size"][:, s] > 0
+        bad = has & failed(r["status"][:, s])
+        good = has & ~bad
+        def agg(fn, v):
+            v = v[good]
+            v = v[~np.isnan(v)]
+            return fn(v) if v.size else np.nan
+        def same(a, b):
+            return (np.isnan(a) and np.isnan(b)) or a == b
+        check(sm["problems"][s] == has.sum(), f"{path} {l}: problems")
+        check(sm["failures"][s] == bad.sum(), f"{path} {l}: failures")
+        for key, fn, col in (("median_wall_time", np.median, "wall_time"),
+                             ("worst_wall_time", np.max, "wall_time"),
+                             ("median_relative_residual", np.median, "relative_residual"),
+                             ("worst_relative_residual", np.max, "relative_residual"),
+                             ("max_distance", np.max, "distance"),
+                             ("worst_cone_violation", np.max, "cone"),
+                             ("median_iterations", np.median, "iterations")):
+            want = agg(fn, r[col][:, s].astype(float))
+            check(same(float(sm[key][s]), float(want)), f"{path} {l}: {key} {sm[key][s]} != {want}")
+        mi = r["iterations"][good, s]
+        check(sm["max_iterations"][s] == (mi.max() if mi.size else 0), f"{path} {l}: max_iterations")
+        tf = r["wall_time"][bad, s]
+        want = np.median(tf) if tf.size else np.nan
+        check(same(float(sm["median_failure_wall_time"][s]), float(want)),
+              f"{path} {l}: median_failure_wall_time")
+    return r, sm, lab
+
+r, sm, lab = recheck(f"{tmp}/set.h5")
+c = lab.index("siconos:cpg")
+st, dist = r["status"][:, c], r["distance"][:, c]
+# cpg fails on lcp_trivial and lcp_deudeu (SPD: a distance is defined) with a distance
+# larger than on the one it solves (lcp_mmc): the summary's largest distance is that one.
+check(failed(st[0]) and failed(st[1]) and st[2] == 0, f"cpg statuses {st}")
+check(np.isfinite(dist[:2]).all() and dist[:2].max() > dist[2], f"cpg distances {dist}")
+check(sm["max_distance"][c] == dist[2], f"cpg max_distance {sm['max_distance'][c]} != {dist[2]}")
+check(sm["worst_relative_residual"][c] == r["relative_residual"][2, c], "cpg worst residual")
+recheck(f"{tmp}/shadow.h5")
+recheck(f"{tmp}/indep.h5")
+recheck(f"{tmp}/fc.h5")
+
+# A reference that fails (siconos:cpg on lcp_trivial, SPD) gives no distance on that
+# problem; where it solves (lcp_mmc), distances are there.
+with h5py.File(f"{tmp}/refail.h5", "r") as f:
+    lab, st, dist = labels(f), f["results/status"][()], f["results/distance"][()]
+    ref = int(f["parameters/reference_series"][()])
+    check(lab[ref] == "siconos:cpg" and failed(st[0, ref]) and st[1, ref] == 0, f"reference {lab[ref]} {st[:, ref]}")
+    check(np.isnan(dist[0]).all(), f"distances to a failed reference: {dist[0]}")
+    check(np.isfinite(dist[1]).all() and dist[1, ref] == 0.0, f"distances on lcp_mmc: {dist[1]}")
+
+sys.exit(0 if ok else 1)
+PYEOF
+
+[ "$fails" -eq 0 ] || { echo "compare_fairness.sh: $fails failure(s)"; exit 1; }
+echo "compare_fairness.sh: ok"
