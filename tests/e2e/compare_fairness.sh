@@ -7,7 +7,12 @@
 #   - summaries: every aggregate of solutions (times, iterations, residuals, distances,
 #     cone violations) over the solves that did not fail, recomputed here from /results;
 #     siconos:cpg fails on two SPD problems with a distance larger than any of its
-#     solutions', which the summary leaves out; a reference that fails gives no distance.
+#     solutions', which the summary leaves out; a reference that fails gives no distance;
+#   - frictional contact sets: every solver is timed from our problem to its reaction, its
+#     setup included (Siconos' problem and options built from ours, the polyhedral LCP
+#     built and r = G x); the setup is recorded apart in /results/setup_wall_time: 0 for
+#     nsgs (it reads ours), measured (> 0) for the others, never above the time, NaN where
+#     skipped; with --repeat 3 too (medians). No timing threshold.
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -35,6 +40,9 @@ F=$S/siconos-fc3d
 $bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" "$F/FrictionContactProblem00394.dat" \
   --solvers 'nsgs,siconos:fc3d_nsgs,siconos:fc2d_nsgs,lemke[d=4]' --quiet -o "$tmp/fc.h5" \
   || fail "fc set: exit $?"
+$bin compare "$F/FC3D_Example1.dat" "$F/FrictionContactProblem00394.dat" --repeat 3 \
+  --solvers 'nsgs_aa,siconos:fc3d_nsgs,siconos:fc2d_nsgs,siconos:lemke[d=8]' --quiet \
+  -o "$tmp/fc3.h5" || fail "fc set, --repeat 3: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 
 $PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
@@ -135,6 +143,23 @@ with h5py.File(f"{tmp}/refail.h5", "r") as f:
     check(lab[ref] == "siconos:cpg" and failed(st[0, ref]) and st[1, ref] == 0, f"reference {lab[ref]} {st[:, ref]}")
     check(np.isnan(dist[0]).all(), f"distances to a failed reference: {dist[0]}")
     check(np.isfinite(dist[1]).all() and dist[1, ref] == 0.0, f"distances on lcp_mmc: {dist[1]}")
+
+# --- frictional contact sets: setup inside the time, recorded apart ---
+for name in ("fc", "fc3"):
+    with h5py.File(f"{tmp}/{name}.h5", "r") as f:
+        lab, st = labels(f), f["results/status"][()]
+        wall, setup = f["results/wall_time"][()], f["results/setup_wall_time"][()]
+        skipped = f["results/skipped"][()] == 1
+    check(setup.shape == wall.shape, f"{name}: setup_wall_time shape {setup.shape}")
+    check(np.isnan(setup[skipped]).all() and skipped.any(), f"{name}: NaN where skipped")
+    run = ~skipped
+    check(np.all(setup[run] <= wall[run]), f"{name}: setup above the time: {setup} {wall}")
+    for s_, l in enumerate(lab):
+        r = run[:, s_]
+        if l.startswith("nsgs"):
+            check(np.all(setup[r, s_] == 0.0), f"{name} {l}: reads our problem, setup {setup[r, s_]}")
+        else:
+            check(np.all(setup[r, s_] > 0.0), f"{name} {l}: setup not measured {setup[r, s_]}")
 
 sys.exit(0 if ok else 1)
 PYEOF
