@@ -7,12 +7,16 @@
 #   - summaries: every aggregate of solutions (times, iterations, residuals, distances,
 #     cone violations) over the solves that did not fail, recomputed here from /results;
 #     siconos:cpg fails on two SPD problems with a distance larger than any of its
-#     solutions', which the summary leaves out; a reference that fails gives no distance;
+#     solutions', which the summary leaves out, while its budget stop counts; a reference
+#     that fails gives no distance;
 #   - frictional contact sets: every solver is timed from our problem to its reaction, its
 #     setup included (Siconos' problem and options built from ours, the polyhedral LCP
 #     built and r = G x); the setup is recorded apart in /results/setup_wall_time: 0 for
 #     nsgs (it reads ours), measured (> 0) for the others, never above the time, NaN where
-#     skipped; with --repeat 3 too (medians). No timing threshold.
+#     skipped; with --repeat 3 too (medians). No timing threshold;
+#   - budget stops: our PGS and Siconos' PGS and RPGS given 3 sweeps on lcp_mmc all stop at
+#     that budget and are recorded alike (max_iterations, 3 iterations, not failures);
+#     Siconos' info 1 had made its budget stops failures.
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -29,7 +33,8 @@ $bin compare data/box_stack_3d.json --steps 3 --dump-lcp --quiet -o "$tmp/shadow
 $bin compare data/box_stack_3d.json --steps 3 --mode independent --quiet -o "$tmp/indep.h5" \
   --solvers 'lemke[warm=1],pgs[warm=1],newton[warm=1],siconos:rpgs[warm=1],lemke_sparse[warm=1],siconos:lemke[warm=1]' \
   || fail "independent: exit $?"
-# LCP set: three SPD problems (unique solutions) and one that siconos:cpg also fails.
+# LCP set: three SPD problems (unique solutions) and one (lcp_CPS_2) where siconos:cpg
+# stops at its budget.
 D=$S/siconos-lcp
 $bin compare "$D/lcp_trivial.dat" "$D/lcp_deudeu.dat" "$D/lcp_mmc.dat" "$D/lcp_CPS_2.dat" \
   --solvers 'lemke,pgs,siconos:cpg,siconos:rpgs' -o "$tmp/set.h5" > "$tmp/set.md" || fail "set: exit $?"
@@ -43,6 +48,8 @@ $bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" "$F/FrictionContactProble
 $bin compare "$F/FC3D_Example1.dat" "$F/FrictionContactProblem00394.dat" --repeat 3 \
   --solvers 'nsgs_aa,siconos:fc3d_nsgs,siconos:fc2d_nsgs,siconos:lemke[d=8]' --quiet \
   -o "$tmp/fc3.h5" || fail "fc set, --repeat 3: exit $?"
+$bin compare "$D/lcp_mmc.dat" --solvers 'pgs[max_iter=3],siconos:pgs[max_iter=3],siconos:rpgs[max_iter=3]' \
+  --quiet -o "$tmp/budget.h5" || fail "budget: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 
 $PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
@@ -130,7 +137,11 @@ st, dist = r["status"][:, c], r["distance"][:, c]
 check(failed(st[0]) and failed(st[1]) and st[2] == 0, f"cpg statuses {st}")
 check(np.isfinite(dist[:2]).all() and dist[:2].max() > dist[2], f"cpg distances {dist}")
 check(sm["max_distance"][c] == dist[2], f"cpg max_distance {sm['max_distance'][c]} != {dist[2]}")
-check(sm["worst_relative_residual"][c] == r["relative_residual"][2, c], "cpg worst residual")
+# on lcp_CPS_2 it stops at its budget (10 000 iterations, a Siconos info 1 that is no
+# failure): that solution counts, its residual is the worst
+check(st[3] == -1 and sm["worst_relative_residual"][c] == r["relative_residual"][3, c],
+      f"cpg budget stop on lcp_CPS_2: status {st[3]}, worst residual {sm['worst_relative_residual'][c]}")
+check(sm["budget_stops"][c] == 1 and sm["failures"][c] == 2, "cpg: 1 budget stop, 2 failures")
 recheck(f"{tmp}/shadow.h5")
 recheck(f"{tmp}/indep.h5")
 recheck(f"{tmp}/fc.h5")
@@ -143,6 +154,13 @@ with h5py.File(f"{tmp}/refail.h5", "r") as f:
     check(lab[ref] == "siconos:cpg" and failed(st[0, ref]) and st[1, ref] == 0, f"reference {lab[ref]} {st[:, ref]}")
     check(np.isnan(dist[0]).all(), f"distances to a failed reference: {dist[0]}")
     check(np.isfinite(dist[1]).all() and dist[1, ref] == 0.0, f"distances on lcp_mmc: {dist[1]}")
+
+# --- budget stops recorded alike, ours and Siconos' ---
+with h5py.File(f"{tmp}/budget.h5", "r") as f:
+    st, it = f["results/status"][()], f["results/iterations"][()]
+    check(np.all(st == -1) and np.all(it == 3), f"budget stops: status {st}, iterations {it}")
+    check(np.all(f["summary/budget_stops"][()] == 1) and np.all(f["summary/failures"][()] == 0),
+          "budget stops counted as such, not as failures")
 
 # --- frictional contact sets: setup inside the time, recorded apart ---
 for name in ("fc", "fc3"):
