@@ -109,28 +109,67 @@ def series_groups(c):
     return [("", list(range(len(start))))]
 
 
+def _last_column(c):
+    """(title, values [P]) of the summary's last column, as `lcpsim compare` prints it:
+    frictional contact sets the worst cone violation, independent runs the largest state
+    divergence, LCP sets the largest distance to the reference (unique solutions), scenes
+    the largest velocity difference to the reference."""
+    s, mode = c.summary, c.parameters.mode
+    if mode == "fc_set":
+        return "worst cone violation", getattr(s, "worst_cone_violation", None)
+    if mode == "independent":
+        return "max q divergence", getattr(s, "max_q_divergence", None)
+    if mode == "lcp_set":
+        return "max distance to reference (unique solutions)", s.max_distance
+    return "max velocity difference to reference", s.max_distance
+
+
 def summary_rows(c):
-    """Per series: label, problems, success rate, failures, median / worst wall time, median /
-    max iterations, median / worst relative residual (the values stored in /summary)."""
+    """Per series: label, problems, success rate, budget stops, failures, skipped, the
+    solver's tolerance (or 'budget N sweeps'), median / worst wall time, median / max
+    iterations, median / worst relative residual, the last column (_last_column): the
+    values stored in /summary, the columns `lcpsim compare` prints. Counts are over every
+    problem with an LCP, the other aggregates over the solves that did not fail."""
     if getattr(c, "partial", False):
         rows = len(c.step) if hasattr(c, "step") else 0
         raise ValueError(f"{getattr(c, 'path', 'the file')}: a comparison killed before its end "
                          f"({rows} problems written, no /summary); its rows are in c.results")
     s = c.summary
-    return [(c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
-             int(s.failures[i]), float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
-             float(s.median_iterations[i]), int(s.max_iterations[i]),
-             float(s.median_relative_residual[i]), float(s.worst_relative_residual[i]))
-            for i in range(len(c.series.label))]
+    _, last = _last_column(c)
+    P = len(c.series.label)
+    last = np.full(P, np.nan) if last is None else np.asarray(last, dtype=float)
+    rows = []
+    for i in range(P):
+        j = int(c.series.solver[i])
+        tol, budget = float(c.solvers.tol[j]), int(c.solvers.max_iter[j])
+        rows.append((c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
+                     int(s.budget_stops[i]), int(s.failures[i]), int(s.skipped[i]),
+                     f"{tol:.0e}" if tol > 0 else f"budget {budget} sweeps",
+                     float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
+                     float(s.median_iterations[i]), int(s.max_iterations[i]),
+                     float(s.median_relative_residual[i]),
+                     float(s.worst_relative_residual[i]), float(last[i])))
+    return rows
 
 
 def markdown_summary(c):
-    out = ["| solver | problems | success | failures | median time [us] | worst time [us] | "
-           "median iter. | max iter. | median rel. residual | worst rel. residual |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    """The summary table `lcpsim compare` prints, from the file."""
+    title, _ = _last_column(c)
+    out = ["| solver | problems | success | stopped at budget | failed | skipped | solver tol | "
+           "median time [us] | worst time [us] | median iter. | max iter. | median rel. "
+           f"residual | worst rel. residual | {title} |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def g(x, fmt):
+        return "-" if np.isnan(x) else format(x, fmt)
     for r in summary_rows(c):
-        out.append(f"| {r[0]} | {r[1]} | {100 * r[2]:.1f}% | {r[3]} | {1e6 * r[4]:.3g} | "
-                   f"{1e6 * r[5]:.3g} | {r[6]:.4g} | {r[7]} | {r[8]:.2e} | {r[9]:.2e} |")
+        out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
+                   f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
+                   f"{g(r[9], '.4g')} | {r[10]} | {g(r[11], '.2e')} | {g(r[12], '.2e')} | "
+                   f"{g(r[13], '.2e')} |")
+    out.append("")
+    out.append("Times, iterations, residuals and the last column are over the solves that did "
+               "not fail (a budget stop counts); failed solves are counted, their time to fail "
+               "is /summary/median_failure_wall_time.")
     return "\n".join(out)
 
 

@@ -8,7 +8,8 @@
 #     cone violations) over the solves that did not fail, recomputed here from /results;
 #     siconos:cpg fails on two SPD problems with a distance larger than any of its
 #     solutions', which the summary leaves out, while its budget stop counts; a reference
-#     that fails gives no distance;
+#     that fails gives no distance; the summary lcpsim_compare.py prints from the file is
+#     the command's own, column for column;
 #   - frictional contact sets: every solver is timed from our problem to its reaction, its
 #     setup included (Siconos' problem and options built from ours, the polyhedral LCP
 #     built and r = G x); the setup is recorded apart in /results/setup_wall_time: 0 for
@@ -30,9 +31,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # A stack of boxes resting on the ground: an LCP from step 1, whose solution is not 0.
 $bin compare data/box_stack_3d.json --steps 3 --dump-lcp --quiet -o "$tmp/shadow.h5" \
   --solvers 'lemke,pgs,newton,siconos:rpgs,lemke_sparse,siconos:lemke' || fail "shadow: exit $?"
-$bin compare data/box_stack_3d.json --steps 3 --mode independent --quiet -o "$tmp/indep.h5" \
+$bin compare data/box_stack_3d.json --steps 3 --mode independent -o "$tmp/indep.h5" \
   --solvers 'lemke[warm=1],pgs[warm=1],newton[warm=1],siconos:rpgs[warm=1],lemke_sparse[warm=1],siconos:lemke[warm=1]' \
-  || fail "independent: exit $?"
+  > "$tmp/indep.md" || fail "independent: exit $?"
 # LCP set: three SPD problems (unique solutions) and one (lcp_CPS_2) where siconos:cpg
 # stops at its budget.
 D=$S/siconos-lcp
@@ -43,14 +44,20 @@ $bin compare "$D/lcp_trivial.dat" "$D/lcp_mmc.dat" --reference siconos:cpg --qui
 # Frictional contact set: our exact-cone solvers, Siconos', and a polyhedral LCP.
 F=$S/siconos-fc3d
 $bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" "$F/FrictionContactProblem00394.dat" \
-  --solvers 'nsgs,siconos:fc3d_nsgs,siconos:fc2d_nsgs,lemke[d=4]' --quiet -o "$tmp/fc.h5" \
-  || fail "fc set: exit $?"
+  --solvers 'nsgs,siconos:fc3d_nsgs,siconos:fc2d_nsgs,lemke[d=4]' -o "$tmp/fc.h5" \
+  > "$tmp/fc.md" || fail "fc set: exit $?"
 $bin compare "$F/FC3D_Example1.dat" "$F/FrictionContactProblem00394.dat" --repeat 3 \
   --solvers 'nsgs_aa,siconos:fc3d_nsgs,siconos:fc2d_nsgs,siconos:lemke[d=8]' --quiet \
   -o "$tmp/fc3.h5" || fail "fc set, --repeat 3: exit $?"
 $bin compare "$D/lcp_mmc.dat" --solvers 'pgs[max_iter=3],siconos:pgs[max_iter=3],siconos:rpgs[max_iter=3]' \
   --quiet -o "$tmp/budget.h5" || fail "budget: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
+# The summary from the file (lcpsim_compare.py --summary) is the one the command printed,
+# column for column (it had no budget, skipped, tolerance nor last column).
+for r in set fc indep; do
+  $PY scripts/lcpsim_compare.py "$tmp/$r.h5" --summary --no-figures > "$tmp/$r.py.md" || fail "$r: --summary"
+  tail -n +3 "$tmp/$r.md" | diff - "$tmp/$r.py.md" > "$tmp/$r.diff" || fail "$r: summaries differ: $(cat "$tmp/$r.diff")"
+done
 
 $PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
 import sys
