@@ -112,7 +112,7 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->worst_wall);
     fputs(sep, f);
-    put(f, "%.4g", x->median_iters);
+    put(f, "%.6g", x->median_iters);
     fprintf(f, "%s%d%s", sep, x->max_iters, sep);
     put(f, "%.2e", x->median_rel);
     fputs(sep, f);

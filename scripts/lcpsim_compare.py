@@ -164,7 +164,7 @@ def markdown_summary(c):
     for r in summary_rows(c):
         out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
-                   f"{g(r[9], '.4g')} | {r[10]} | {g(r[11], '.2e')} | {g(r[12], '.2e')} | "
+                   f"{g(r[9], '.6g')} | {r[10]} | {g(r[11], '.2e')} | {g(r[12], '.2e')} | "
                    f"{g(r[13], '.2e')} |")
     out.append("")
     out.append("Times, iterations, residuals and the last column are over the solves that did "
@@ -311,7 +311,8 @@ def figure_profile(c, outdir, name):
 
 
 def figure_iterations(c, outdir, name):
-    """Iterations and relative residual per step, per series."""
+    """Iterations and relative residual per step, per series; failed solves hollow (what a
+    failure leaves is no solution: the summaries leave them out, docs/output-format.md)."""
     import matplotlib.pyplot as plt
     groups = series_groups(c)
     sets = ("lcp_set", "fc_set")
@@ -319,6 +320,7 @@ def figure_iterations(c, outdir, name):
     xl = "time [s]" if c.parameters.mode not in sets else "problem"
     fig, axes = plt.subplots(2, len(groups), figsize=(6.5 * len(groups), 7), squeeze=False,
                              sharex=True)
+    nfail_g = False
     for g, (title, ser) in enumerate(groups):
         for s, (col, mk) in zip(ser, _styles(len(ser))):
             size = c.results.lcp_size[:, s]
@@ -330,6 +332,13 @@ def figure_iterations(c, outdir, name):
                             linestyle=ls, lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
             axes[1][g].semilogy(x[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
+            mf = m & _failed(c, s)
+            if mf.any():  # drawn over, hollow
+                nfail_g = True
+                axes[0][g].plot(x[mf], c.results.iterations[mf, s], mk, ms=4, color=col,
+                                mfc="white", linestyle="none")
+                axes[1][g].semilogy(x[mf], np.maximum(c.results.relative_residual[mf, s], 1e-18),
+                                    mk, ms=4, color=col, mfc="white", linestyle="none")
         axes[1][g].axhline(c.parameters.success_tol, color="k", ls=":", lw=1,
                            label="success threshold")
         axes[0][g].set_ylabel("iterations / pivots")
@@ -349,10 +358,12 @@ def figure_iterations(c, outdir, name):
             axes[0][g].set_yscale("symlog", linthresh=1)
             axes[0][g].set_ylim(bottom=0)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
-        if g == len(groups) - 1:
-            _legend(axes[0][g], len(ser), ncol=1)
         for a in (axes[0][g], axes[1][g]):
             a.grid(True, alpha=0.3)
+    if nfail_g:  # one legend entry says what hollow markers are
+        axes[0][-1].plot([], [], "o", ms=4, color="0.3", mfc="white", linestyle="none",
+                         label="hollow: failed")
+    _legend(axes[0][-1], len(groups[-1][1]) + nfail_g, ncol=1)
     return _save(fig, outdir, name, "iterations")
 
 
