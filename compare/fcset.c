@@ -166,11 +166,12 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   int *ndir = calloc((size_t)N * P + 1, sizeof(int));
   double *dual = calloc((size_t)N * P + 1, sizeof(double));
   double *setup = calloc((size_t)N * P + 1, sizeof(double)); /* setup part of wall */
+  int *primed = calloc((size_t)P + 1, sizeof(int)); /* series s solved once, untimed */
   double *sumbuf = calloc((size_t)N + 1, sizeof(double));
   double *r = NULL;
   size_t rcap = 0;
   if (lsim_compare_table_alloc(&t, N, P) || !sm || !labels || !starts || !ser_solver || !ndir ||
-      !dual || !setup || !sumbuf) {
+      !dual || !setup || !primed || !sumbuf) {
     snprintf(msg, msglen, "out of memory");
     exit_code = -LSIM_OUT_OF_MEMORY;
   }
@@ -224,6 +225,21 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
         snprintf(msg, msglen, "solver '%s' on %s: %s", sp->label, inputs[k], err);
         exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
         break;
+      }
+      /* A series' first solve in this process is preceded by an untimed one, on a solver
+         of its own (each problem's solver is fresh, so only once-per-process costs are
+         taken away: library code paged in, lazy initialization; on FC3D_Example1 the
+         first siconos:fc3d_nsgs solve took 0.1 - 14 ms against 5 us for the next, nsgs
+         34 us against 2 us). Under a time limit the child primes itself. */
+      if (!primed[s] && !(cfg->time_limit > 0)) {
+        LsimFcSolver *probe = NULL;
+        primed[s] = 1;
+        if (!lsim_fc_solver_create(&probe, sp->name, &sp->opt, nd, err, sizeof err)) {
+          memset(r, 0, rcap * sizeof(double));
+          FcCall call = {probe, p, r, 0, {0}};
+          fc_call(&call);
+        }
+        lsim_fc_solver_free(probe);
       }
       LsimFcStats st;
       int status = 0, unfinished = 0;
@@ -378,7 +394,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     }
   }
   lsim_compare_table_free(&t);
-  free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(setup),
+  free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(setup), free(primed),
       free(sumbuf);
   free(r);
   for (int k = 0; k < N; ++k) lsim_fc_free(&probs[k]);
