@@ -20,7 +20,12 @@
 #     Siconos' info 1 had made its budget stops failures;
 #   - the untimed first solve of each series (once-per-process costs kept out of the first
 #     problem's time) leaves the answers alone: two sets in opposite orders give the same
-#     rows, every dataset but the timings, LCP and frictional contact sets alike.
+#     rows, every dataset but the timings, LCP and frictional contact sets alike;
+#   - the Octave profile (scripts/lcpsim_profile.m) draws the panels of the Python one: a
+#     shadow run with solves skipped above --dense-limit (over the problems every series of
+#     the panel tried) and a frictional contact set (3-D and 2-D apart), equal taus and rho
+#     (it had taken every problem, counting skipped solves and the other dimension's
+#     problems as failures).
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -62,6 +67,8 @@ $bin compare "$F/Rover4396.dat" "$F/FC3D_Example1.dat" --quiet -o "$tmp/fcorder1
   --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=4]' || fail "fc order 1: exit $?"
 $bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" --quiet -o "$tmp/fcorder2.h5" \
   --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=4]' || fail "fc order 2: exit $?"
+$bin compare data/pile_10.json --solvers 'pgs,lemke,newton' --steps 40 --dense-limit 100 \
+  --quiet -o "$tmp/dl.h5" || fail "dense limit: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 # The summary from the file (lcpsim_compare.py --summary) is the one the command printed,
 # column for column (it had no budget, skipped, tolerance nor last column).
@@ -209,6 +216,54 @@ for name in ("fc", "fc3"):
 
 sys.exit(0 if ok else 1)
 PYEOF
+
+# Octave's profile panels against Python's, number for number.
+if command -v octave-cli > /dev/null; then
+  for r in dl fc; do
+    (cd scripts && timeout 120 octave-cli -H --no-gui --eval "
+      [t, r] = lcpsim_profile('$tmp/$r.h5', '');
+      for g = 1:numel(t)
+        printf('panel %d %d %d\n', g, size(r{g}, 1), size(r{g}, 2));
+        printf('%.17g\n', t{g});
+        printf('%.17g\n', r{g});
+      end" > "$tmp/$r.oct" 2> /dev/null) || fail "octave profile $r: exit $?"
+  done
+  $PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_compare as lc
+tmp = sys.argv[1]
+ok = True
+for name in ("dl", "fc"):
+    c = lc.load(f"{tmp}/{name}.h5")
+    lines = open(f"{tmp}/{name}.oct").read().split("\n")
+    panels, i = [], 0
+    while i < len(lines):
+        if lines[i].startswith("panel"):
+            _, g, nt, ns = lines[i].split()
+            nt, ns = int(nt), int(ns)
+            vals = np.array([float(x) for x in lines[i + 1:i + 1 + nt + nt * ns]])
+            panels.append((vals[:nt], vals[nt:].reshape(ns, nt).T))
+            i += 1 + nt + nt * ns
+        else:
+            i += 1
+    py = lc.profile_panels(c)
+    if len(panels) != len(py):
+        print(f"FAIL: {name}: {len(panels)} Octave panels, {len(py)} Python panels"); ok = False
+        continue
+    for (t_o, r_o), (title, rows, ser) in zip(panels, py):
+        cost = c.results.wall_time[np.ix_(rows, ser)]
+        t_p, r_p, _ = lc.performance_profile(cost, c.results.success[np.ix_(rows, ser)] == 1)
+        if t_o.shape != t_p.shape or r_o.shape != r_p.shape or \
+           np.max(np.abs(t_o - t_p)) > 1e-12 * np.max(t_p) or np.max(np.abs(r_o - r_p)) > 1e-12:
+            print(f"FAIL: {name} '{title}': Octave and Python profiles differ"); ok = False
+    if name == "dl":  # the dense solver's skipped steps leave the panels
+        if not all(len(rows) < int((c.problem_size > 0).sum()) for _, rows, _ in py):
+            print("FAIL: dl: no skipped steps left out"); ok = False
+sys.exit(0 if ok else 1)
+PYEOF
+fi
 
 [ "$fails" -eq 0 ] || { echo "compare_fairness.sh: $fails failure(s)"; exit 1; }
 echo "compare_fairness.sh: ok"
