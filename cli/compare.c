@@ -113,7 +113,9 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     put(f, "%.3g", 1e6 * x->worst_wall);
     fputs(sep, f);
     put(f, "%.6g", x->median_iters);
-    fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    /* "-" when no solve counts (every one failed), as the other aggregates' NaN */
+    if (x->problems > x->failures) fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    else fprintf(f, "%s-%s", sep, sep);
     put(f, "%.2e", x->median_rel);
     fputs(sep, f);
     put(f, "%.2e", x->worst_rel);

@@ -164,7 +164,8 @@ def markdown_summary(c):
     for r in summary_rows(c):
         out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
-                   f"{g(r[9], '.6g')} | {r[10]} | {g(r[11], '.2e')} | {g(r[12], '.2e')} | "
+                   f"{g(r[9], '.6g')} | {r[10] if r[1] > r[4] else '-'} | {g(r[11], '.2e')} | "
+                   f"{g(r[12], '.2e')} | "
                    f"{g(r[13], '.2e')} |")
     out.append("")
     out.append("Times, iterations, residuals and the last column are over the solves that did "
@@ -373,6 +374,21 @@ def _failed(c, s):
     return (st < 0) & (st != -1)
 
 
+def size_positions(sizes, nser):
+    """(log_axis, place) for figure_size: place(n, j) is the x of series j's point of size
+    n. Sizes that span a decade or more: a log axis, the series spread by 1.5 % each. Fewer:
+    a linear axis, the series side by side within 0.6 of the smallest gap between the
+    sizes (a 1.5 % spread on a log axis had drawn the series of a scene whose steps all
+    have n = 120 at 116 .. 123, as if they had solved different sizes, under unreadable
+    ticks)."""
+    u = np.unique(np.asarray(sizes)[np.asarray(sizes) > 0])
+    if u.size and u.max() >= 10 * u.min():
+        return True, lambda n, j: n * (1.0 + 0.015 * (j - nser / 2))
+    gap = float(np.diff(u).min()) if u.size > 1 else max(1.0, 0.2 * float(u[0]) if u.size else 1.0)
+    width = 0.6 * gap
+    return False, lambda n, j: n + width * ((j + 0.5) / max(nser, 1) - 0.5)
+
+
 def figure_size(c, outdir, name):
     """Wall time per solve against the problem size; failed solves drawn apart (lower row:
     a failure's time is the time to fail, not to solve)."""
@@ -383,18 +399,26 @@ def figure_size(c, outdir, name):
     for g, (title, ser) in enumerate(groups):
         ax, axf = axes[0][g], axes[1][g]
         nfail = 0
+        sizes = np.asarray(c.results.lcp_size[:, ser])
+        logx, place = size_positions(sizes, len(ser))
         for j, (s, (col, mk)) in enumerate(zip(ser, _styles(len(ser)))):
             size = c.results.lcp_size[:, s]
             fail = _failed(c, s)
             m = (size > 0) & ~fail
-            jitter = 1.0 + 0.015 * (j - len(ser) / 2)
-            ax.loglog(size[m] * jitter, np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
-                      color=col, label=_label(c, s), alpha=0.7, linestyle="none")
+            ax.plot(place(size[m], j), np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
+                    color=col, label=_label(c, s), alpha=0.7, linestyle="none")
             mf = (size > 0) & fail
             nfail += int(mf.sum())
             if mf.any():
-                axf.loglog(size[mf] * jitter, np.maximum(c.results.wall_time[mf, s], 1e-9), mk,
-                           ms=4, mfc="none", color=col, label=_label(c, s), linestyle="none")
+                axf.plot(place(size[mf], j), np.maximum(c.results.wall_time[mf, s], 1e-9), mk,
+                         ms=4, mfc="none", color=col, label=_label(c, s), linestyle="none")
+        for a in (ax, axf):
+            a.set_yscale("log")
+            a.set_xscale("log" if logx else "linear")
+        u = np.unique(sizes[sizes > 0])
+        if not logx and 0 < u.size <= 12:  # the sizes themselves as ticks
+            axf.set_xticks(u)
+            axf.set_xticklabels([str(int(v)) for v in u])
         ax.set_ylabel("wall time per solve [s]")
         ax.set_title(f"{name}: time against size" + (f", {title}" if title else ""))
         axf.set_ylabel("failed solves:\ntime to fail [s]")

@@ -25,7 +25,9 @@
 #     shadow run with solves skipped above --dense-limit (over the problems every series of
 #     the panel tried) and a frictional contact set (3-D and 2-D apart), equal taus and rho
 #     (it had taken every problem, counting skipped solves and the other dimension's
-#     problems as failures).
+#     problems as failures);
+#   - the size figure places the series of one size around that size on a linear axis
+#     (a log axis had spread the series of n = 120 over 116 .. 123, as different sizes).
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -215,6 +217,25 @@ for name in ("fc", "fc3"):
             check(np.all(setup[r, s_] > 0.0), f"{name} {l}: setup not measured {setup[r, s_]}")
 
 sys.exit(0 if ok else 1)
+PYEOF
+
+# Series positions in the size figure.
+$PY - <<'PYEOF' || fail "size figure positions"
+import sys
+sys.path.insert(0, "scripts")
+import numpy as np
+import lcpsim_compare as lc
+sizes = np.full((30, 5), 120)
+log, place = lc.size_positions(sizes, 5)
+x = np.array([place(np.array([120.0]), j)[0] for j in range(5)])
+# one size: linear axis, 5 distinct places centred on 120, within 0.3 * 24 of it
+assert not log and len(set(x)) == 5 and abs(x.mean() - 120) < 1e-12 and np.all(abs(x - 120) <= 7.2), x
+# sizes 24 .. 240 (a decade): a log axis, each series 1.5 % from the next
+log, place = lc.size_positions(np.array([[24, 48], [240, 0]]), 2)
+assert log and abs(place(np.array([100.0]), 1)[0] / place(np.array([100.0]), 0)[0] - 1.0 / 0.985) < 1e-12
+# sizes 24, 48, 72: linear, series within 0.6 of the gap 24
+log, place = lc.size_positions(np.array([24, 48, 72]), 3)
+assert not log and abs(place(np.array([48.0]), 2)[0] - place(np.array([48.0]), 0)[0] - 0.6 * 24 * 2 / 3) < 1e-12
 PYEOF
 
 # Octave's profile panels against Python's, number for number.
