@@ -323,22 +323,24 @@ def figure_iterations(c, outdir, name):
                              sharex=True)
     nfail_g = False
     for g, (title, ser) in enumerate(groups):
-        for s, (col, mk) in zip(ser, _styles(len(ser))):
+        for j, (s, (col, mk)) in enumerate(zip(ser, _styles(len(ser)))):
             size = c.results.lcp_size[:, s]
             m = size > 0
             lab = _label(c, s)
-            # sets: problems are categories, points only (no line across skipped ones)
+            # sets: problems are categories, points only (no line across skipped ones),
+            # the series side by side within a problem's slot (they had covered each other)
             ls = "none" if c.parameters.mode in sets else "-"
-            axes[0][g].plot(x[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
+            xs = x + (0.6 * ((j + 0.5) / len(ser) - 0.5) if c.parameters.mode in sets else 0.0)
+            axes[0][g].plot(xs[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
                             linestyle=ls, lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
-            axes[1][g].semilogy(x[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
+            axes[1][g].semilogy(xs[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
             mf = m & _failed(c, s)
             if mf.any():  # drawn over, hollow
                 nfail_g = True
-                axes[0][g].plot(x[mf], c.results.iterations[mf, s], mk, ms=4, color=col,
+                axes[0][g].plot(xs[mf], c.results.iterations[mf, s], mk, ms=4, color=col,
                                 mfc="white", linestyle="none")
-                axes[1][g].semilogy(x[mf], np.maximum(c.results.relative_residual[mf, s], 1e-18),
+                axes[1][g].semilogy(xs[mf], np.maximum(c.results.relative_residual[mf, s], 1e-18),
                                     mk, ms=4, color=col, mfc="white", linestyle="none")
         axes[1][g].axhline(c.parameters.success_tol, color="k", ls=":", lw=1,
                            label="success threshold")
