@@ -154,6 +154,7 @@ def summary_rows(c):
 
 def markdown_summary(c):
     """The summary table `lcpsim compare` prints, from the file."""
+    rows = summary_rows(c)  # a partial file (no /summary) raises here, with its message
     title, _ = _last_column(c)
     out = ["| solver | problems | success | stopped at budget | failed | skipped | solver tol | "
            "median time [us] | worst time [us] | median iter. | max iter. | median rel. "
@@ -161,7 +162,7 @@ def markdown_summary(c):
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     def g(x, fmt):
         return "-" if np.isnan(x) else format(x, fmt)
-    for r in summary_rows(c):
+    for r in rows:
         out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
                    f"{g(r[9], '.6g')} | {r[10] if r[1] > r[4] else '-'} | {g(r[11], '.2e')} | "
