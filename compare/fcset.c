@@ -90,6 +90,13 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
              nm->independent);
     return LSIM_INVALID_INPUT;
   }
+  if (cfg->reference) {
+    /* No distance to a reference is measured here (reactions are not unique in general);
+       a reference given was silently ignored (the file named the first solver). */
+    snprintf(msg, msglen, "%s: frictional contact sets have no reference (no distance is "
+             "measured: reactions are not unique in general); drop it", nm->reference);
+    return LSIM_INVALID_INPUT;
+  }
   if (cfg->dump_lcp) {
     snprintf(msg, msglen, "%s: frictional contact sets are not dumped (the files are the "
              "problems)", nm->dump_lcp);
