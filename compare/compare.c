@@ -468,7 +468,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   memset(&pristine, 0, sizeof pristine);
   memset(&work, 0, sizeof work);
   int *stopped = calloc((size_t)P + 1, sizeof(int)); /* independent: trajectory stopped */
-  /* Series s has solved once, untimed, in this process (prime_solve). */
+  /* Series s has solved once, untimed, in this process (prime_first). */
   int *primed = calloc((size_t)P + 1, sizeof(int));
   double *zref = NULL;
   int zref_cap = 0;

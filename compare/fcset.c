@@ -401,8 +401,8 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     }
   }
   lsim_compare_table_free(&t);
-  free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(setup), free(primed),
-      free(sumbuf);
+  free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(setup);
+  free(primed), free(sumbuf);
   free(r);
   for (int k = 0; k < N; ++k) lsim_fc_free(&probs[k]);
   free(probs);
