@@ -150,7 +150,8 @@ static void note_leftovers(void *arg, const char *path) {
 int lsim_cli_compare(int argc, char **argv) {
   const char *out_path = NULL, *list = NULL, *ref_text = NULL, *mode_text = "shadow";
   const char *inputs[4096];
-  int ninputs = 0, csv = 0, quiet = 0, dump = 0, trajectory = 0, steps_override = -1, dense_limit = 4000;
+  int ninputs = 0, csv = 0, quiet = 0, dump = 0, trajectory = 0, steps_override = -1,
+      dense_limit = LSIM_COMPARE_DENSE_LIMIT_DEFAULT;
   int repeat = 1;
   double time_limit = 0.0;
   double success_tol = 1e-6;
@@ -257,7 +258,7 @@ int lsim_cli_compare(int argc, char **argv) {
   /* Messages name the command's flags (an output that is an input: "-o PATH: is the input
      file ...", refused by the comparison itself before anything is read). */
   const LsimCompareNames flags = {"--solvers", "--reference", "-o", "--mode independent",
-                                  "--dump-lcp", "--trajectory", "--dense-limit"};
+                                  "--dump-lcp", "--trajectory", "--dense-limit", "--steps"};
   cfg.names = flags;
   if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
   /* Leftover partial files of the output: the note lcpsim run gives (cli/run.c). */

@@ -266,11 +266,11 @@ LsimCompareConfig lsim_default_compare_config(void) {
   LsimCompareConfig c;
   memset(&c, 0, sizeof c);
   c.steps = -1;
-  c.dense_limit = 4000;
+  c.dense_limit = LSIM_COMPARE_DENSE_LIMIT_DEFAULT;
   c.success_tol = 1e-6;
   c.repeat = 1;
   const LsimCompareNames names = {"solvers", "reference", "output", "independent mode",
-                                  "dump_lcp", "trajectory", "dense_limit"};
+                                  "dump_lcp", "trajectory", "dense_limit", "steps"};
   c.names = names;
   return c;
 }
@@ -339,6 +339,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s keeps the reference's run of a scene in shadow mode (%s%s)",
              nm->trajectory, independent ? nm->independent : "problem files have no trajectory",
              independent ? " has one trajectory per solver" : "");
+    return LSIM_INVALID_INPUT;
+  }
+  /* Problem files have no steps and are dense or exact-cone problems: a number of steps
+     or a dense limit given for them would be ignored, so they are refused. */
+  if ((lcpset || kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB) &&
+      (steps_override > 0 || dense_limit != LSIM_COMPARE_DENSE_LIMIT_DEFAULT)) {
+    snprintf(msg, msglen, "%s: problem files have no %s (every file is one problem, solved "
+             "whole); it is for scenes",
+             steps_override > 0 ? (nm->steps ? nm->steps : "steps") : nm->dense_limit,
+             steps_override > 0 ? "steps" : "dense limit");
     return LSIM_INVALID_INPUT;
   }
   if (kind0 == LSIM_FILE_FC_DAT || kind0 == LSIM_FILE_FCLIB)

@@ -29,8 +29,8 @@
 #   - the size figure places the series of one size around that size on a linear axis
 #     (a log axis had spread the series of n = 120 over 116 .. 123, as different sizes);
 #   - a frictional contact set refuses --reference (no distance is measured; the reference
-#     asked for had been ignored, the file naming the first solver): exit 2, one line, no
-#     file.
+#     asked for had been ignored, the file naming the first solver), and problem files
+#     refuse --steps and --dense-limit (ignored before): exit 2, one line, no file.
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -74,12 +74,19 @@ $bin compare "$F/FC3D_Example1.dat" "$F/Rover4396.dat" --quiet -o "$tmp/fcorder2
   --solvers 'nsgs,siconos:fc3d_nsgs,lemke[d=4]' || fail "fc order 2: exit $?"
 $bin compare data/pile_10.json --solvers 'pgs,lemke,newton' --steps 40 --dense-limit 100 \
   --quiet -o "$tmp/dl.h5" || fail "dense limit: exit $?"
-$bin compare "$F/FC3D_Example1.dat" --solvers 'nsgs,siconos:fc3d_nsgs' --reference siconos:fc3d_nsgs \
-  -o "$tmp/fcref.h5" > /dev/null 2> "$tmp/fcref.err"
-rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/fcref.err")" -eq 1 ] && ! ls "$tmp"/fcref.h5* > /dev/null 2>&1 &&
-  grep -q -- "--reference: frictional contact sets have no reference" "$tmp/fcref.err" ||
-  fail "fc set with --reference: exit $rc, $(cat "$tmp/fcref.err")"
+refused() { # EXPECTED ARGS...: exit 2, one line on stderr naming it, no file
+  want=$1; shift
+  $bin compare "$@" -o "$tmp/refused.h5" > /dev/null 2> "$tmp/refused.err"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/refused.err")" -eq 1 ] && ! ls "$tmp"/refused.h5* > /dev/null 2>&1 &&
+    grep -q -- "$want" "$tmp/refused.err" || fail "compare $*: exit $rc, $(cat "$tmp/refused.err")"
+}
+refused "--reference: frictional contact sets have no reference" "$F/FC3D_Example1.dat" \
+  --solvers 'nsgs,siconos:fc3d_nsgs' --reference siconos:fc3d_nsgs
+refused "--steps: problem files have no steps" "$D/lcp_mmc.dat" --solvers lemke --steps 3
+refused "--steps: problem files have no steps" "$F/FC3D_Example1.dat" --solvers nsgs --steps 3
+refused "--dense-limit: problem files have no dense limit" "$D/lcp_mmc.dat" --solvers lemke --dense-limit 5
+refused "--dense-limit: problem files have no dense limit" "$F/FC3D_Example1.dat" --solvers nsgs --dense-limit 5
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 # The summary from the file (lcpsim_compare.py --summary) is the one the command printed,
 # column for column (it had no budget, skipped, tolerance nor last column).
