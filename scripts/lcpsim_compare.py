@@ -367,7 +367,9 @@ def figure_iterations(c, outdir, name):
     if nfail_g:  # one legend entry says what hollow markers are
         axes[0][-1].plot([], [], "o", ms=4, color="0.3", mfc="white", linestyle="none",
                          label="hollow: failed")
-    _legend(axes[0][-1], len(groups[-1][1]) + nfail_g, ncol=1)
+    # sets: points fill the panel, the legend goes outside
+    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g,
+            ncol=1)
     return _save(fig, outdir, name, "iterations")
 
 
