@@ -25,6 +25,9 @@
 #include "scene/record.h"
 #include "scene/scene.h"
 
+/* Up to this n an LCP set's M is checked for a P-matrix by its principal minors. */
+#define LSIM_COMPARE_P_MATRIX_MAX_N 12
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -186,26 +189,15 @@ static int fcopy_same(const FCopy *a, const FCopy *b) {
          !memcmp(a->db, b->db, a->nd * sizeof(double)) &&
          !memcmp(a->cb, b->cb, a->nc * sizeof(LsimConeBlock));
 }
-/* 1 when M is symmetric (to 1e-12 relative) and positive definite (Cholesky): the LCP
- * then has exactly one solution. */
-static int spd(const LsimLcp *lcp) {
-  const int n = lcp->n;
-  double *L = malloc(((size_t)n * n + 1) * sizeof(double));
-  if (!L) return 0;
-  int ok = 1;
-  for (int j = 0; j < n && ok; ++j)
-    for (int i = 0; i < n && ok; ++i) {
-      const double a = lcp->M[i + (size_t)j * n], b = lcp->M[j + (size_t)i * n];
-      ok = fabs(a - b) <= 1e-12 * (fabs(a) + fabs(b));
-      L[i + (size_t)j * n] = a;
-    }
-  for (int j = 0; j < n && ok; ++j) {
+/* 1 when the symmetric part (M + M') / 2 of the n x n M (column-major) is positive
+ * definite (a Cholesky factorization succeeds): M is then a P-matrix. */
+static int sym_part_pd(const double *M, int n, double *L) {
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) L[i + (size_t)j * n] = 0.5 * (M[i + (size_t)j * n] + M[j + (size_t)i * n]);
+  for (int j = 0; j < n; ++j) {
     double d = L[j + (size_t)j * n];
     for (int k = 0; k < j; ++k) d -= L[j + (size_t)k * n] * L[j + (size_t)k * n];
-    if (!(d > 0.0)) {
-      ok = 0;
-      break;
-    }
+    if (!(d > 0.0)) return 0;
     d = sqrt(d);
     L[j + (size_t)j * n] = d;
     for (int i = j + 1; i < n; ++i) {
@@ -213,6 +205,64 @@ static int spd(const LsimLcp *lcp) {
       for (int k = 0; k < j; ++k) x -= L[i + (size_t)k * n] * L[j + (size_t)k * n];
       L[i + (size_t)j * n] = x / d;
     }
+  }
+  return 1;
+}
+
+/* The determinant of M's principal submatrix on the rows and columns in mask, by LU with
+ * partial pivoting in A (m x m scratch), against tol times its Hadamard bound (the product
+ * of its rows' norms): 1 when clearly positive. */
+static int minor_positive(const double *M, int n, unsigned mask, double *A) {
+  int idx[LSIM_COMPARE_P_MATRIX_MAX_N], m = 0;
+  for (int i = 0; i < n; ++i)
+    if (mask >> i & 1u) idx[m++] = i;
+  double bound = 1.0;
+  for (int r = 0; r < m; ++r) {
+    double nr = 0.0;
+    for (int c = 0; c < m; ++c) {
+      const double v = M[idx[r] + (size_t)idx[c] * n];
+      A[r + c * m] = v;
+      nr += v * v;
+    }
+    bound *= sqrt(nr);
+  }
+  double det = 1.0;
+  for (int k = 0; k < m; ++k) {
+    int p = k;
+    for (int r = k + 1; r < m; ++r)
+      if (fabs(A[r + k * m]) > fabs(A[p + k * m])) p = r;
+    if (A[p + k * m] == 0.0) return 0;
+    if (p != k) {
+      for (int c = 0; c < m; ++c) {
+        const double t = A[k + c * m];
+        A[k + c * m] = A[p + c * m], A[p + c * m] = t;
+      }
+      det = -det;
+    }
+    det *= A[k + k * m];
+    for (int r = k + 1; r < m; ++r) {
+      const double f = A[r + k * m] / A[k + k * m];
+      for (int c = k + 1; c < m; ++c) A[r + c * m] -= f * A[k + c * m];
+    }
+  }
+  return det > 1e-12 * bound;
+}
+
+/* 1 when the LCP's solution is unique for its q, so that a distance to the reference's
+ * solution means something: M a P-matrix (Murty's theorem: a unique solution for every q).
+ * Shown either by a positive definite symmetric part (SPD M among them; any n) or, up to
+ * n = LSIM_COMPARE_P_MATRIX_MAX_N, by every principal minor positive (2^n - 1 of them).
+ * Only SPD M had counted, and lcp_ortiz (its symmetric part PD) and Murty's triangular
+ * P-matrices (lcp_exp_murty, lcp_exp_murty2) had no distance. 0 when not shown. */
+static int unique_solution(const LsimLcp *lcp) {
+  const int n = lcp->n;
+  if (n <= 0) return 0;
+  double *L = malloc(((size_t)n * n + 1) * sizeof(double));
+  if (!L) return 0;
+  int ok = sym_part_pd(lcp->M, n, L);
+  for (unsigned mask = 1; !ok && n <= LSIM_COMPARE_P_MATRIX_MAX_N && mask < (1u << n); ++mask) {
+    if (!minor_positive(lcp->M, n, mask, L)) break;
+    if (mask == (1u << n) - 1) ok = 1;
   }
   free(L);
   return ok;
@@ -660,8 +710,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       t.time[k] = 0.0;
       t.problem_hash[k] = t.problem_dense_hash[k] = lsim_lcp_hash(lcp);
       /* A distance to the reference means something only when the solution is unique:
-         M symmetric positive definite (a Cholesky factorization succeeds). */
-      const int unique = spd(lcp);
+         M a P-matrix (unique_solution). */
+      const int unique = unique_solution(lcp);
       t.problem_size[k] = n;
       if (grow_d(&zref, &zref_cap, n)) goto oom;
       for (int s = 0; s < P; ++s)

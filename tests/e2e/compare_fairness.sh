@@ -30,7 +30,11 @@
 #     (a log axis had spread the series of n = 120 over 116 .. 123, as different sizes);
 #   - a frictional contact set refuses --reference (no distance is measured; the reference
 #     asked for had been ignored, the file naming the first solver), and problem files
-#     refuse --steps and --dense-limit (ignored before): exit 2, one line, no file.
+#     refuse --steps and --dense-limit (ignored before): exit 2, one line, no file;
+#   - LCP sets measure a distance wherever the solution is unique (M a P-matrix): lcp_ortiz
+#     (symmetric part PD), Murty's triangular lcp_exp_murty (every principal minor
+#     positive), its sparse-block twin, not only SPD M; none on lcp_CPS_1 (a line of
+#     solutions) nor lcp_tobenna (n = 40, not shown).
 set -u
 cd "$(dirname "$0")/../.."
 bin=./lcpsim
@@ -87,6 +91,9 @@ refused "--steps: problem files have no steps" "$D/lcp_mmc.dat" --solvers lemke 
 refused "--steps: problem files have no steps" "$F/FC3D_Example1.dat" --solvers nsgs --steps 3
 refused "--dense-limit: problem files have no dense limit" "$D/lcp_mmc.dat" --solvers lemke --dense-limit 5
 refused "--dense-limit: problem files have no dense limit" "$F/FC3D_Example1.dat" --solvers nsgs --dense-limit 5
+$bin compare "$D/lcp_ortiz.dat" "$D/lcp_exp_murty.dat" "$D/lcp_ortiz_block.dat" "$D/lcp_CPS_1.dat" \
+  "$D/lcp_tobenna.dat" --solvers 'lemke,siconos:lemke,newton' --quiet -o "$tmp/unique.h5" \
+  || fail "unique: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 # The summary from the file (lcpsim_compare.py --summary) is the one the command printed,
 # column for column (it had no budget, skipped, tolerance nor last column).
@@ -214,6 +221,14 @@ for a, b in (("order1", "order2"), ("fcorder1", "fcorder2")):
             x, y = fa["results/" + k][()], fb["results/" + k][()][::-1]
             same = x.dtype == y.dtype and x.shape == y.shape and x.tobytes() == y.tobytes()
             check(same, f"{a}/{b}: results/{k} depends on the order")
+
+# --- distances where the solution is unique (every solver solves these five) ---
+with h5py.File(f"{tmp}/unique.h5", "r") as f:
+    st, dist = f["results/status"][()], f["results/distance"][()]
+    check(np.all(st == 0), f"unique: statuses {st}")
+    # the three end on the same basis (distance 0); 1e-8 leaves room for rounding
+    check(np.all(np.isfinite(dist[:3])) and np.all(dist[:3] <= 1e-8), f"P-matrix distances {dist[:3]}")
+    check(np.all(np.isnan(dist[3:])), f"no distance without uniqueness: {dist[3:]}")
 
 # --- frictional contact sets: setup inside the time, recorded apart ---
 for name in ("fc", "fc3"):
