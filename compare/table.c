@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare/table.h"
+#include "compare/timed.h"
 #include "lcp/quality.h"
 
 int lsim_compare_is_failure(int status) { return status < 0 && status != LSIM_MAX_ITERATIONS; }
@@ -149,7 +150,9 @@ void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int statu
   t->success[i] = t->iters[i] = t->warm[i] = t->nsliding[i] = t->skipped[i] = 0;
   t->size[i] = n;
   t->hash[i] = hash;
-  t->wall[i] = wall;
+  /* A timeout's time is the limit; a child that died was not timed (the limit had stood
+     in for its time to fail). */
+  t->wall[i] = status == LSIM_COMPARE_TIMEOUT ? wall : NAN;
   t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = NAN;
   t->dist[i] = t->sicerr[i] = NAN;
 }

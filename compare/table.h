@@ -84,7 +84,8 @@ int lsim_compare_is_failure(int status);
 double lsim_compare_time_stats(double *times, int K, double *spread);
 
 /* A solve that did not finish (a timeout, or a child that died): status, no success, the
- * problem's size n and hash, wall the time it was given, measures NaN. */
+ * problem's size n and hash, wall the time it was given for a timeout (status
+ * LSIM_COMPARE_TIMEOUT), NaN for a child that died (not timed), measures NaN. */
 void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int status, int n,
                                     uint64_t hash, double wall);
 

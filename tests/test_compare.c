@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -381,6 +382,51 @@ static void test_summary_excludes_failures(void **state) {
   lsim_compare_table_free(&t);
 }
 
+/* A solve run under a time limit (compare/timed.h): one that ends in time gives its
+ * results; one that runs past the limit is a timeout; one whose process dies (a crashing
+ * solver) is -1, not the end of the comparison. Recorded, a timeout's time is the limit
+ * and a died child's NaN (it was not timed; the limit had stood in for it), so the
+ * median time to fail is the timeouts' alone. */
+typedef struct TimedArg {
+  int mode; /* 0 return at once, 1 sleep past the limit, 2 die */
+  double value;
+} TimedArg;
+
+static void timed_fn(void *arg) {
+  TimedArg *a = arg;
+  if (a->mode == 2) _exit(3);
+  if (a->mode == 1) {
+    struct timespec ts = {0, 300000000}; /* 0.3 s, past 2 x the 0.05 s limit */
+    nanosleep(&ts, NULL);
+  }
+  a->value = 42.0;
+}
+
+static void test_timed_outcomes(void **state) {
+  (void)state;
+  double out[1] = {0.0};
+  TimedArg a = {0, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), 0);
+  assert_true(a.value == 42.0);
+  a = (TimedArg){1, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a),
+                   LSIM_COMPARE_TIMEOUT);
+  a = (TimedArg){2, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), -1);
+
+  LsimCompareTable t;
+  assert_int_equal(lsim_compare_table_alloc(&t, 2, 1), 0);
+  lsim_compare_record_unfinished(&t, 0, 0, LSIM_COMPARE_TIMEOUT, 5, 7, 0.05);
+  lsim_compare_record_unfinished(&t, 1, 0, LSIM_SOLVER_FAILED, 5, 7, 0.05);
+  assert_true(t.wall[0] == 0.05 && isnan(t.wall[1]));
+  double buf[2];
+  LsimCompareSummary x;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_int_equal(x.failures, 2);
+  assert_true(x.median_fail_wall == 0.05);
+  lsim_compare_table_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
@@ -388,6 +434,7 @@ int main(void) {
       cmocka_unit_test(test_specs),
       cmocka_unit_test(test_interrupted),
       cmocka_unit_test(test_summary_excludes_failures),
+      cmocka_unit_test(test_timed_outcomes),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
