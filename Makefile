@@ -202,6 +202,9 @@ SHLIB   := $(B)/liblcpsim.so.$(VERSION)
 PREFIX  ?= /usr/local
 DESTDIR ?=
 .PHONY: lib install uninstall
+# make builds the shared library too: the Python binding (python/, scripts/cart_wall_figure.py,
+# examples/cart_wall.py) loads it from build/.
+all: $(SHLIB)
 lib: $(SHLIB) $(B)/liblcpsim.a $(B)/lcpsim.pc $(B)/lcpsim.1
 
 $(SHLIB): $(LIB_OBJ)

@@ -126,6 +126,23 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': restitution must be in [0, 1], got %g", b.name,
                          def->restitution);
   b.restitution = def->restitution;
+  /* The 1-D keys: refused where they would be ignored, as the scene reader refuses them
+     (2-D/3-D: the ground is a static body with a plane shape, its friction the shapes' mu). */
+  if (dim > 1 && (def->ground_mu != 0.0 || def->width != 0.0 || def->side != 0))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT,
+                         "add_body '%s': %s applies to 1-D bodies only (in %d-D friction with the ground is the "
+                         "mu of the shapes touching, a plane on a static body: add_shape), got %g",
+                         b.name, def->ground_mu != 0.0 ? "ground_mu" : def->width != 0.0 ? "width" : "side", dim,
+                         def->ground_mu != 0.0 ? def->ground_mu : def->width != 0.0 ? def->width : (double)def->side);
+  if (dim == 1 && def->type != LSIM_DYNAMIC && def->ground_mu != 0.0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu applies to dynamic bodies only, got %g",
+                         b.name, def->ground_mu);
+  if (dim == 1 && def->type == LSIM_STATIC && def->width != 0.0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': a 1-D wall has no width (it is a half-line), got %g",
+                         b.name, def->width);
+  if (dim == 1 && def->type != LSIM_STATIC && def->side != 0)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': side applies to 1-D walls (static bodies) only, got %d",
+                         b.name, def->side);
   /* Pose. */
   memset(b.pose, 0, sizeof b.pose);
   if (dim == 1) {
@@ -144,7 +161,7 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
       if (!(def->ground_mu >= 0.0) || !isfinite(def->ground_mu))
         return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': ground_mu must be finite and >= 0, got %g",
                              b.name, def->ground_mu);
-      b.ground_mu = def->type == LSIM_DYNAMIC ? def->ground_mu : 0.0;
+      b.ground_mu = def->ground_mu;
     }
   } else if (dim == 2) {
     b.pose[0] = def->position[0], b.pose[1] = def->position[1], b.pose[2] = def->angle;

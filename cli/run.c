@@ -209,7 +209,20 @@ static void print_row(const LsimModel *m, const LsimState *s, const LsimContactS
   for (int c = 0; cs && c < cs->count; ++c) {
     const LsimContact *ct = &cs->contacts[c];
     const char *a = m->bodies[ct->body[0]].name;
-    const char *b = ct->body[1] >= 0 ? m->bodies[ct->body[1]].name : "ground";
+    /* Without a second body: the 1-D ground (friction rows), else the world (a tether's or a
+       joint's fixed or moving end); tethers and joints are named. */
+    const int bound = ct->kind == LSIM_CONTACT_TETHER || ct->kind == LSIM_CONTACT_EQUALITY;
+    const char *b = ct->body[1] >= 0 ? m->bodies[ct->body[1]].name : bound ? "world" : "ground";
+    if (bound && ct->source >= 0) {
+      /* A joint's rows (a pin's components) follow one another: one entry. */
+      const int tether = ct->kind == LSIM_CONTACT_TETHER;
+      printf(" %s|%s (%s %s): %.9g", a, b, tether ? "tether" : "joint",
+             tether ? m->tethers[ct->source].name : m->joints[ct->source].name, ct->normal_impulse);
+      while (!tether && c + 1 < cs->count && cs->contacts[c + 1].kind == LSIM_CONTACT_EQUALITY &&
+             cs->contacts[c + 1].source == ct->source)
+        printf(" %.9g", cs->contacts[++c].normal_impulse);
+      continue;
+    }
     if (ct->kind == LSIM_CONTACT_FIXED_NORMAL) {
       printf(" %s|%s: friction %.9g", a, b, ct->friction_impulse[0]);
       continue;

@@ -844,6 +844,11 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           LsimEventLog *log, char *err, size_t errlen) {
   int rc = lsim_event_driven_check(m, err, errlen);
   if (rc) return rc;
+  if (opt && !(opt->precision >= LSIM_EVENT_PRECISION_FLOOR && isfinite(opt->precision))) {
+    snprintf(err, errlen, "event-driven precision %g: must be in [%g, inf) (contact/world.h)",
+             opt->precision, LSIM_EVENT_PRECISION_FLOOR);
+    return LSIM_INVALID_INPUT;
+  }
   Ed ed;
   if ((rc = ed_init(&ed, m, err, errlen))) return rc;
   ed.o = opt ? *opt : lsim_default_event_options();
@@ -865,7 +870,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   oo.record_period = ed.period;
   LsimOde *ode = NULL;
   rc = lsim_ode_create(&ode, ed.n, flow, &ed, &oo, err, errlen);
-  double t = st->time;
+  double t = st->time, t_msg = t;
   if (!rc) {
     lsim_ode_set_sampler(ode, sampler, &ed);
     lsim_ode_set_step_bound(ode, step_bound, &ed);
@@ -880,7 +885,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     }
     LsimOdeEvent ev;
     const int s = lsim_ode_advance(ode, t_end, &ev);
-    t = lsim_ode_time(ode);
+    t_msg = t = lsim_ode_time(ode);
     memcpy(x, lsim_ode_state(ode), (size_t)ed.n * sizeof(double));
     if (s == LSIM_ODE_REACHED) break;
     if (s < 0 && ed.interrupted) {
@@ -893,6 +898,9 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     }
     if (s < 0) {
       if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
+      /* Quoted at the time the error is about (an event not located, a failed
+         evaluation), not at the last good state's, which st gets. */
+      t_msg = lsim_ode_failure_time(ode);
       rc = LSIM_BREAKDOWN;
       break;
     }
@@ -911,8 +919,8 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
   }
   if (rc == LSIM_EVENT_INTERRUPTED)
     snprintf(err, errlen, "event-driven run interrupted at t = %.12g s", t);
-  else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, ed.msg);
-  else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t, lsim_status_name(rc));
+  else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, ed.msg);
+  else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, lsim_status_name(rc));
   /* The last state reached. */
   lsim_ed_load(&ed, st, t, x);
   st->step = (int)lround(t / ed.period);

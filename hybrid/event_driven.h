@@ -65,7 +65,9 @@ typedef enum LsimEventKind {
 const char *lsim_event_kind_name(int kind);
 
 typedef struct LsimEventOptions {
-  double precision;      /* |g| at a located event (m for gaps), default 1e-10 */
+  double precision;      /* |g| at a located event (m for gaps), default 1e-10; at least
+                            LSIM_EVENT_PRECISION_FLOOR (1e-12, contact/world.h: below it
+                            an impact cannot be located in double precision) */
   double time_precision; /* s: the event's time bracketed this closely too, default 1e-10
                             (slow approaches: 1e-10 m of gap alone is 1e-10 / v s) */
   double record_period;  /* s, samples at exact multiples; <= 0: the model's time_step */
@@ -124,7 +126,7 @@ int lsim_event_driven_check(const LsimModel *m, char *err, size_t errlen);
  * Returns 0, LSIM_EVENT_INTERRUPTED (the stop flag, err says when), LSIM_INVALID_INPUT (a
  * scene outside the scope above, with err naming it), or another negative status with err
  * saying what failed and when; st holds the last state reached (the last sample's on
- * failure). */
+ * failure). A precision below LSIM_EVENT_PRECISION_FLOOR is LSIM_INVALID_INPUT. */
 int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
                           const LsimEventOptions *opt, LsimEventSampleFn sample, void *user,
                           LsimEventLog *log, char *err, size_t errlen);

@@ -57,7 +57,14 @@ struct LsimOde {
   int nroots, cap_roots;
   LsimOdeRootFn g;
   int *dir, *side, *fired;            /* [nroots] */
+  int *zero;                          /* [nroots] a segment started on the boundary
+                                         (on_boundary): ZERO_PENDING or ZERO_ARMED, else 0 */
+  int *held;                          /* [nroots] held at 0 by lsim_ode_restart_holding */
+  int hold_given;                     /* the last restart said which roots are held */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
+  double *ta;                         /* [nroots] where a ZERO_ARMED root got its sign */
+  int fresh;                          /* a restart or new roots since the last advance */
+  double last_event_t;                /* the time of the last event reported (NaN: none) */
 
   /* Samples. */
   LsimOdeSampleFn sample;
@@ -73,6 +80,7 @@ struct LsimOde {
   LsimOdeStats stats;
   long rhs_base;          /* flow evaluations before the last CVodeReInit */
   int callback_status;    /* < 0 when the flow failed inside CVODE */
+  double fail_t;          /* the time the last error is about (NaN: the current point) */
   char message[320];
 };
 
@@ -118,6 +126,18 @@ static int fail(LsimOde *o, int status, const char *fmt, ...) {
   return status;
 }
 
+/* fail() for an error about time t (a sample, a located or bracketed event). */
+static int fail_at(LsimOde *o, double t, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail_at(LsimOde *o, double t, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(o->message, sizeof o->message, fmt, ap);
+  va_end(ap);
+  o->fail_t = t;
+  return status;
+}
+
 /* CVODE's errors land in the message instead of stderr; its warnings are dropped. */
 static void on_cvode_error(int code, const char *module, const char *function, char *msg,
                            void *data) {
@@ -130,15 +150,15 @@ static void on_cvode_error(int code, const char *module, const char *function, c
 static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   LsimOde *o = data;
   const int s = o->flow(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), o->user);
-  if (s < 0) o->callback_status = s;
+  if (s < 0) o->callback_status = s, o->fail_t = t;
   return s;
 }
 
 static void free_roots(LsimOde *o) {
-  free(o->dir);  /* side and fired share dir's block, gb, gm, gbest ga's */
+  free(o->dir);  /* side, fired and zero share dir's block, gb, gm, gbest ga's */
   free(o->ga);
-  o->dir = o->side = o->fired = NULL;
-  o->ga = o->gb = o->gm = o->gbest = NULL;
+  o->dir = o->side = o->fired = o->zero = o->held = NULL;
+  o->ga = o->gb = o->gm = o->gbest = o->ta = NULL;
   o->cap_roots = 0;
 }
 
@@ -186,6 +206,8 @@ int lsim_ode_create(LsimOde **out, int n, LsimOdeFlowFn f, void *user,
   LsimOde *o = calloc(1, sizeof *o);
   if (!o) return LSIM_ODE_OUT_OF_MEMORY;
   o->n = n;
+  o->last_event_t = NAN;
+  o->fail_t = NAN;
   o->flow = f;
   o->user = user;
   o->opt = *opt;
@@ -228,17 +250,20 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
   if (nroots > o->cap_roots) {
     free_roots(o);
     const size_t k = (size_t)nroots;
-    o->dir = malloc(3 * k * sizeof *o->dir);
-    o->ga = malloc(4 * k * sizeof *o->ga);
+    o->dir = malloc(5 * k * sizeof *o->dir);
+    o->ga = malloc(5 * k * sizeof *o->ga);
     if (!o->dir || !o->ga) {
       free_roots(o);
       return fail(o, LSIM_ODE_OUT_OF_MEMORY, "out of memory");
     }
     o->side = o->dir + k;
     o->fired = o->dir + 2 * k;
+    o->zero = o->dir + 3 * k;
+    o->held = o->dir + 4 * k;
     o->gb = o->ga + k;
     o->gm = o->ga + 2 * k;
     o->gbest = o->ga + 3 * k;
+    o->ta = o->ga + 4 * k;
     o->cap_roots = nroots;
   }
   o->nroots = nroots;
@@ -247,9 +272,13 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->dir[i] = direction ? direction[i] : LSIM_ODE_FALLING;
     o->side[i] = side ? side[i] : LSIM_ODE_AFTER;
     o->fired[i] = 0;
+    o->zero[i] = 0;
+    o->held[i] = 0;
   }
   /* New functions start a new segment from the current point. */
   o->cv_at_point = 0;
+  o->fresh = 1;
+  o->hold_given = 0;
   return 0;
 }
 
@@ -307,15 +336,31 @@ static int cvode_start(LsimOde *o) {
   return 0;
 }
 
+static int restart_at(LsimOde *o, double t, const double *x);
+
 int lsim_ode_restart(LsimOde *o, double t, const double *x) {
+  o->hold_given = 0;
+  return restart_at(o, t, x);
+}
+
+int lsim_ode_restart_holding(LsimOde *o, double t, const double *x, const int *held) {
+  for (int i = 0; i < o->nroots; ++i) o->held[i] = held && held[i] != 0;
+  o->hold_given = 1;
+  return restart_at(o, t, x);
+}
+
+/* The point (t, x), a new segment from it. */
+static int restart_at(LsimOde *o, double t, const double *x) {
   if (!isfinite(t)) return fail(o, LSIM_ODE_BAD_INPUT, "restart: time is not finite");
   for (int i = 0; i < o->n; ++i)
     if (!isfinite(x[i])) return fail(o, LSIM_ODE_BAD_INPUT, "restart: x[%d] = %g", i, x[i]);
   o->t = t;
   memcpy(o->x, x, (size_t)o->n * sizeof *x);
   o->have_state = 1;
+  o->fresh = 1;
   o->stats.restarts++;
   o->message[0] = '\0';
+  o->fail_t = NAN;
   return cvode_start(o);
 }
 
@@ -323,10 +368,10 @@ int lsim_ode_restart(LsimOde *o, double t, const double *x) {
 static int eval_roots(LsimOde *o, double t, const double *x, double *g) {
   o->stats.root_evals++;
   const int s = o->g(t, x, g, o->user);
-  if (s < 0) return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function failed (%d) at t = %.17g", s, t);
+  if (s < 0) return fail_at(o, t, LSIM_ODE_CALLBACK_FAILED, "root function failed (%d) at t = %.17g", s, t);
   for (int i = 0; i < o->nroots; ++i)
     if (isnan(g[i]))
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "root function %d is NaN at t = %.17g", i, t);
+      return fail_at(o, t, LSIM_ODE_CALLBACK_FAILED, "root function %d is NaN at t = %.17g", i, t);
   return 0;
 }
 
@@ -337,11 +382,30 @@ static int crossed(int d, double g0, double g) {
   return 0;
 }
 
+/* A root function on its boundary where a segment starts: pending until a step shows which
+ * way it leaves, then armed from where it did (or fired where it still was). */
+enum { ZERO_PENDING = 1, ZERO_ARMED = 2 };
+
+/* A start value g0 on the boundary: exactly 0, or on the side direction d watches for
+ * within the precision (where a located event leaves it: a reset into a new chart may
+ * leave a state there, a rounding away from 0). */
+static int on_boundary(int d, double g0, double prec) {
+  return g0 == 0.0 || (d < 0 && g0 < 0.0 && g0 >= -prec) || (d > 0 && g0 > 0.0 && g0 <= prec);
+}
+
+/* Where g, from g0 on the boundary, went: 1 through it on the side direction d watches
+ * (beyond g0 and 0), -1 to the other side of 0, 0 not yet (still g0, or back towards 0). */
+static int leaves_boundary(int d, double g0, double g) {
+  if ((d <= 0 && g < 0.0 && g < g0) || (d >= 0 && g > 0.0 && g > g0)) return 1;
+  if ((d < 0 && g > 0.0) || (d > 0 && g < 0.0)) return -1;
+  return 0;
+}
+
 /* The state at t within the last step, into ytmp; its root values into o->gm. */
 static int state_and_roots_at(LsimOde *o, double t) {
   const int flag = CVodeGetDky(o->cv, t, 0, o->ytmp);
   if (flag != CV_SUCCESS)
-    return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", t, flag);
+    return fail_at(o, t, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", t, flag);
   return eval_roots(o, t, N_VGetArrayPointer(o->ytmp), o->gm);
 }
 
@@ -353,6 +417,7 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
   const double prec = o->opt.event_precision;
   const int d = o->dir[i], before = o->side[i] == LSIM_ODE_BEFORE;
   const double g_start = fa;
+  const double slope = (fb - fa) / (b - a);   /* the step's mean rate of g */
   double va = fa, vb = fb;        /* Illinois' (possibly halved) end values */
   int kept = 0;                   /* -1: a kept last time, +1: b kept */
   for (int it = 0;; ++it) {
@@ -367,12 +432,22 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
       return state_and_roots_at(o, ts);
     }
     if (it >= o->opt.max_event_iterations)
-      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
                   "root %d: crossing in [%.17g, %.17g] not located to |g| <= %g in %d "
                   "iterations (|g| = %g): a discontinuous boundary function?",
                   i, a, b, prec, it, fabs(gs));
+    /* At the resolution of time: g moving smoothly by more than the precision across
+       the bracket (no more than 16 times the step's mean rate would) means the precision
+       is finer than double precision resolves here; a larger change, a jump. */
+    if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)) &&
+        fabs(fb - fa) <= 16.0 * fabs(slope) * (b - a))
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
+                  "root %d: the crossing at t = %.17g, bracketed to the resolution of time "
+                  "(%.3g s), has |g| = %g > %g: g moves by %g across that bracket, so the "
+                  "precision is finer than double precision resolves at this time and rate",
+                  i, b, b - a, fabs(gs), prec, fabs(fb - fa));
     if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)))
-      return fail(o, LSIM_ODE_EVENT_NOT_LOCATED,
+      return fail_at(o, b, LSIM_ODE_EVENT_NOT_LOCATED,
                   "root %d: the bracket at t = %.17g shrank to the resolution of time with "
                   "|g| = %g > %g: a discontinuous boundary function?",
                   i, b, fabs(gs), prec);
@@ -403,7 +478,7 @@ static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
   if (o->opt.record_period == 0.0) {
     o->stats.samples++;
     if (o->sample(t_to, x_to, o->sample_user) < 0)
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", t_to);
+      return fail_at(o, t_to, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", t_to);
     return 0;
   }
   for (;;) {
@@ -413,18 +488,23 @@ static int emit_samples(LsimOde *o, double t_to, const double *x_to) {
     if (ts != t_to) {
       const int flag = CVodeGetDky(o->cv, ts, 0, o->ytmp);
       if (flag != CV_SUCCESS)
-        return fail(o, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", ts, flag);
+        return fail_at(o, ts, LSIM_ODE_STEP_FAILED, "interpolation at t = %.17g failed (%d)", ts, flag);
       xs = N_VGetArrayPointer(o->ytmp);
     }
     o->stats.samples++;
     if (o->sample(ts, xs, o->sample_user) < 0)
-      return fail(o, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", ts);
+      return fail_at(o, ts, LSIM_ODE_CALLBACK_FAILED, "sampler failed at t = %.17g", ts);
     o->next_sample++;
   }
 }
 
 /* Checks the step [a, b] for crossings; fills ev and moves the point to the event when
  * there is one. Returns LSIM_ODE_EVENT, 0 (none) or an error. */
+/* 1 when root i, armed within the step at ta (ZERO_ARMED), may have crossed by t. */
+static int armed_by(const LsimOde *o, int i, double t) {
+  return o->zero[i] != ZERO_ARMED || o->ta[i] < t;
+}
+
 static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   int best = -1, best_iters = 0;
   double t_best = b, g_best = 0.0;
@@ -432,14 +512,16 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
     if (!crossed(o->dir[i], o->ga[i], o->gb[i])) continue;
     double hi = b, ghi = o->gb[i];
     if (best >= 0) {
-      /* Only a crossing before the best one so far matters. */
-      if (!crossed(o->dir[i], o->ga[i], o->gbest[i])) continue;
+      /* Only a crossing before the best one so far matters (and after the root's arming). */
+      if (!armed_by(o, i, t_best) || !crossed(o->dir[i], o->ga[i], o->gbest[i])) continue;
       hi = t_best;
       ghi = o->gbest[i];
     }
     double t_i = hi, g_i = ghi;
     int it_i = 0;
-    const int s = locate(o, i, a, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
+    /* A function that started at 0 is bracketed from where it got its sign. */
+    const double lo = o->zero[i] == ZERO_ARMED ? o->ta[i] : a;
+    const int s = locate(o, i, lo, o->ga[i], hi, ghi, &t_i, &g_i, &it_i);
     if (s) return s;
     best = i;
     t_best = t_i;
@@ -449,14 +531,15 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   }
   if (best < 0) return 0;
   if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
-    return fail(o, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
-                o->opt.max_events, t_best);
+    return fail_at(o, t_best, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                   o->opt.max_events, t_best);
   /* The last located point is the best one: ytmp holds its state. */
   memcpy(o->x, N_VGetArrayPointer(o->ytmp), (size_t)o->n * sizeof *o->x);
   for (int j = 0; j < o->nroots; ++j)
-    o->fired[j] = j == best || crossed(o->dir[j], o->ga[j], o->gbest[j]);
+    o->fired[j] = j == best || (armed_by(o, j, t_best) && crossed(o->dir[j], o->ga[j], o->gbest[j]));
   /* The point moves to the event (state already in o->x); CVODE is past it. */
   o->t = t_best;
+  o->last_event_t = t_best;
   o->cv_at_point = 0;
   o->stats.events++;
   if (best_iters > o->stats.max_event_iterations) o->stats.max_event_iterations = best_iters;
@@ -469,8 +552,67 @@ static int find_event(LsimOde *o, double a, double b, LsimOdeEvent *ev) {
   return LSIM_ODE_EVENT;
 }
 
+/* After a step [a, b] (g at b in o->gb) the functions on their boundary at a since the
+ * segment's start (ZERO_PENDING, start value in o->ga) go the way their first value off
+ * the start goes, on the step's interpolating polynomial at a + f (b - a), f = 1e-3, 1e-2,
+ * 1e-1 (the segment's first step only, so that a function at rest on its boundary, a
+ * persistent contact's zero force, costs nothing more later), then at b. A function
+ * leaving at first order shows at the first point; one leaving at second order, or whose
+ * offset from a large constant (y - 1 at y = 1) is below the round-off there, at a later
+ * one. One going on through the boundary went through it at a: the event is there, g = 0,
+ * 0 iterations. One going back to the other side of 0 is armed from that point; one that
+ * has not moved stays pending into the next step. Returns LSIM_ODE_EVENT with ev filled
+ * (the point stays at a), 0 or an error. */
+static int zero_starts(LsimOde *o, double a, double b, int first, LsimOdeEvent *ev) {
+  static const double frac[3] = {1e-3, 1e-2, 1e-1};
+  int best = -1, left = 0;
+  for (int i = 0; i < o->nroots; ++i) {
+    o->fired[i] = 0;
+    left += o->zero[i] == ZERO_PENDING;
+  }
+  for (int k = first ? 0 : 3; k < 4 && left > 0; ++k) {
+    const double ts = k < 3 ? a + frac[k] * (b - a) : b;
+    const double *g = o->gb;
+    if (k < 3) {
+      if (!(ts > a && ts < b)) continue;
+      const int s = state_and_roots_at(o, ts);
+      if (s) return s;
+      g = o->gm;
+    }
+    for (int i = 0; i < o->nroots; ++i) {
+      if (o->zero[i] != ZERO_PENDING || o->fired[i]) continue;
+      const int way = leaves_boundary(o->dir[i], o->ga[i], g[i]);
+      if (way == 0) continue;
+      --left;
+      if (way > 0) {
+        o->fired[i] = 1;
+        if (best < 0 || i < best) best = i;
+      } else {
+        o->ga[i] = g[i];
+        o->ta[i] = ts;
+        o->zero[i] = ZERO_ARMED;
+      }
+    }
+  }
+  if (best < 0) return 0;
+  if (o->opt.max_events > 0 && o->stats.events >= o->opt.max_events)
+    return fail_at(o, a, LSIM_ODE_TOO_MANY_EVENTS, "more than %ld events by t = %.17g (chattering?)",
+                   o->opt.max_events, a);
+  /* The event is the step's start: o->t and o->x are still there; CVODE is past it. */
+  o->last_event_t = a;
+  o->cv_at_point = 0;
+  o->stats.events++;
+  ev->t = a;
+  ev->root = best;
+  ev->fired = o->fired;
+  ev->g = 0.0;
+  ev->iterations = 0;
+  return LSIM_ODE_EVENT;
+}
+
 int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   o->message[0] = '\0';
+  o->fail_t = NAN;
   if (!o->have_state) return fail(o, LSIM_ODE_BAD_INPUT, "advance: no state (restart first)");
   if (!(t_end >= o->t)) return fail(o, LSIM_ODE_BAD_INPUT, "advance: t_end %.17g is before t = %.17g", t_end, o->t);
   /* An end within round-off of the current time is reached where we are. */
@@ -485,6 +627,20 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
   int s = CVodeSetStopTime(o->cv, t_end);
   if (s != CV_SUCCESS) return fail(o, LSIM_ODE_STEP_FAILED, "CVODE stop time (%d)", s);
   if (o->nroots > 0 && (s = eval_roots(o, o->t, o->x, o->ga))) return s;
+  /* Functions on their boundary at a new segment's start: the way they leave it decides
+     after the first step that shows it (zero_starts). Not those held at 0 (armed once they leave
+     it): a reset that leaves the state on the boundary just crossed must not fire it
+     again at once. The caller names them (lsim_ode_restart_holding); else, at the time
+     of the event just reported, every function is held. */
+  int pending = 0;
+  const int at_event = o->t == o->last_event_t;
+  for (int i = 0; i < o->nroots; ++i) {
+    const int held = o->hold_given ? o->held[i] : at_event;
+    o->zero[i] = o->fresh && !held && on_boundary(o->dir[i], o->ga[i], o->opt.event_precision)
+                     ? ZERO_PENDING : 0;
+    pending += o->zero[i] != 0;
+  }
+  o->fresh = 0;
 
   long steps = 0;
   for (;;) {
@@ -518,8 +674,8 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     if (flag < 0) {
       update_counts(o);
       if (o->callback_status < 0 || flag == CV_RHSFUNC_FAIL)
-        return fail(o, LSIM_ODE_CALLBACK_FAILED, "the flow failed (%d) near t = %.17g",
-                    o->callback_status, a);
+        return fail(o, LSIM_ODE_CALLBACK_FAILED, "the flow failed (%d) at t = %.17g",
+                    o->callback_status, isnan(o->fail_t) ? a : o->fail_t);
       if (!o->message[0]) snprintf(o->message, sizeof o->message, "CVODE failed (%d)", flag);
       return LSIM_ODE_STEP_FAILED;
     }
@@ -530,6 +686,14 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     /* Events in [a, b]. */
     if (o->nroots > 0) {
       if ((s = eval_roots(o, b, xb, o->gb))) return s;
+      if (pending) {
+        s = zero_starts(o, a, b, steps == 1, ev);
+        if (s == LSIM_ODE_EVENT) {
+          update_counts(o);
+          return LSIM_ODE_EVENT;
+        }
+        if (s) return s;
+      }
       s = find_event(o, a, b, ev);
       if (s == LSIM_ODE_EVENT) {
         update_counts(o);
@@ -537,6 +701,12 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
       }
       if (s) return s;
       memcpy(o->ga, o->gb, (size_t)o->nroots * sizeof *o->ga);
+      /* Armed roots are ordinary from here; pending ones (not moved) try the next step. */
+      pending = 0;
+      for (int i = 0; i < o->nroots; ++i) {
+        if (o->zero[i] == ZERO_ARMED) o->zero[i] = 0;
+        pending += o->zero[i] == ZERO_PENDING;
+      }
     }
     if ((s = emit_samples(o, b, xb))) return s;
     o->t = b;
@@ -555,3 +725,4 @@ int lsim_ode_dimension(const LsimOde *o) { return o->n; }
 const LsimOdeStats *lsim_ode_stats(const LsimOde *o) { return &o->stats; }
 const LsimOdeOptions *lsim_ode_options(const LsimOde *o) { return &o->opt; }
 const char *lsim_ode_message(const LsimOde *o) { return o->message; }
+double lsim_ode_failure_time(const LsimOde *o) { return isnan(o->fail_t) ? o->t : o->fail_t; }

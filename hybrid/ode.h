@@ -36,13 +36,22 @@
  * function crossed by then is reported as fired. A crossing not located within
  * max_event_iterations, or whose bracket shrinks to the resolution of time with |g| still
  * above the precision, is an error (LSIM_ODE_EVENT_NOT_LOCATED): a boundary function with
- * a jump, most likely. A function that starts a segment exactly at 0 is armed only once it
+ * a jump, or (the message says which) a precision finer than g resolves across a few ulps
+ * of time. A function on its boundary where a segment starts (after a restart or
+ * set_roots: exactly 0, or past 0 in its direction by at most event_precision, where a
+ * located event leaves a state) goes the way it goes just after the start (its first
+ * value off the start on the first step's polynomial at 1e-3, 1e-2, 1e-1 of the step, then
+ * at its end; none, the next step decides): on through the boundary, and the event is the
+ * start itself (g = 0, 0 iterations: a bouncing mass started on the floor, falling; SLIP at
+ * rest at touchdown height); back to the other side of 0, and it is armed from there. A
+ * function held (by default every one, at the time of the event just reported: the
+ * restart after a reset map; lsim_ode_restart_holding names them) is armed only once it
  * leaves 0, so a state put on a boundary by a reset does not fire again at once. Two
  * crossings of one function within one internal step are not seen (as with any
  * step-end sign test): bound max_step when a boundary can be grazed. Likewise a reset
- * that leaves the state on the crossed side (within the precision) moving away too slowly
- * to ever leave it (a bouncing ball's last, tiny bounces) never re-arms the function: the
- * model must see to such states (a resting chart, a validity check).
+ * that leaves the state on the crossed side moving away too slowly to ever leave it (a
+ * bouncing ball's last, tiny bounces) never re-arms a held function: the model must see
+ * to such states (a resting chart, a validity check).
  *
  * Failure modes: the flow or a root function returning < 0 (reported as
  * LSIM_ODE_CALLBACK_FAILED), CVODE failing to meet the tolerance above min_step
@@ -159,8 +168,15 @@ void lsim_ode_set_sampler(LsimOde *ode, LsimOdeSampleFn fn, void *user);
 void lsim_ode_set_step_bound(LsimOde *ode, LsimOdeStepBoundFn fn, void *user);
 
 /* Starts (or restarts, after a reset map) the integration at time t from x[n]. The next
- * sample is the first multiple of the record period after t. 0 or < 0. */
+ * sample is the first multiple of the record period after t. At the time of the event
+ * just reported, every root function exactly 0 is held there (armed once it leaves 0);
+ * elsewhere none is. 0 or < 0. */
 int lsim_ode_restart(LsimOde *ode, double t, const double *x);
+/* lsim_ode_restart, with the root functions held at 0 named: held[nroots] (set_roots'
+ * functions) 1 for a function the reset may leave exactly at 0 without its firing again
+ * (the boundary just crossed, when the new roots include it), 0 for one that fires at
+ * once if it leaves 0 on its watched side (NULL: none held). */
+int lsim_ode_restart_holding(LsimOde *ode, double t, const double *x, const int *held);
 
 /* Integrates from the current time towards t_end > current time (t_end equal to it
  * returns at once). Returns LSIM_ODE_REACHED with the state at t_end exactly,
@@ -176,5 +192,10 @@ const LsimOdeStats *lsim_ode_stats(const LsimOde *ode);
 const LsimOdeOptions *lsim_ode_options(const LsimOde *ode);
 /* What went wrong last (one line, "" when nothing did). */
 const char *lsim_ode_message(const LsimOde *ode);
+/* The time the last error is about, for messages: a crossing not located, the end of its
+ * bracket (where the function has crossed); too many events, the event's time; a sampler
+ * or root function that failed, its time; otherwise the current point (lsim_ode_time, the
+ * last good state, which an error leaves in place). */
+double lsim_ode_failure_time(const LsimOde *ode);
 
 #endif

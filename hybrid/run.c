@@ -251,15 +251,21 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
   int rc = 0;
   if (add_sample(&r, 0.0, x)) rc = -1;
   double t = 0.0;
+  int held = -1;   /* the boundary just crossed, when the chart stayed (else -1) */
   while (!rc) {
     /* Asked to stop (polled in the sampler too): after the last transition. */
     if (stop && *stop) {
       stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", t, "");
       break;
     }
+    /* The boundary just crossed, when the chart stayed, is held at 0 (a reset that left
+       the state on it does not fire it again at once); the boundaries of a new chart that
+       are exactly 0 and leave 0 on their watched side fire at once. */
     const LsimHybridChart *c = &m->charts[r.chart];
+    int hold[LSIM_HYBRID_MAX_BOUNDARIES] = {0};
+    if (held >= 0 && held < c->nboundaries) hold[held] = 1;
     if (lsim_ode_set_roots(ode, c->nboundaries, run_boundary, c->direction, NULL) ||
-        lsim_ode_restart(ode, t, x)) {
+        lsim_ode_restart_holding(ode, t, x, hold)) {
       stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", t, lsim_ode_message(ode));
       break;
     }
@@ -277,13 +283,16 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
       break;
     }
     if (s < 0) {
-      if (stop && *stop) stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", t, "");
-      else if (r.invalid) stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: invalid state: %s", t, r.msg);
+      /* The reason quotes the time it is about (the sample refused, the transition one
+         too many, the crossing not located), not the last good state's. */
+      const double tf = lsim_ode_failure_time(ode);
+      if (stop && *stop) stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", tf, "");
+      else if (r.invalid) stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: invalid state: %s", tf, r.msg);
       else if (s == LSIM_ODE_TOO_MANY_EVENTS)
         stopped(tr, LSIM_HYBRID_STOPPED,
-                "t = %.9g s: more chart transitions than max_chart_count (%s)", t,
+                "t = %.9g s: more chart transitions than max_chart_count (%s)", tf,
                 "chattering, or raise max_chart_count");
-      else stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", t, lsim_ode_message(ode));
+      else stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", tf, lsim_ode_message(ode));
       if (s == LSIM_ODE_OUT_OF_MEMORY) rc = -1;
       break;
     }
@@ -301,6 +310,7 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
       rc = -1;
       break;
     }
+    held = next == r.chart ? ev.root : -1;
     r.chart = next;
     memcpy(x, xn, n * sizeof *x);
     if (m->validate && m->validate(t, x, p, r.chart, r.msg, sizeof r.msg)) {

@@ -16,7 +16,11 @@
  * liftoff: the manual's "trivial touchdown decision" sets td to the liftoff leg angle, so
  * the next touchdown mirrors the liftoff (neutrally stable symmetric strides). Parameter
  * td_policy = 1 (an addition) keeps td fixed at td_angle instead, which gives the
- * apex return map of a fixed touchdown angle.
+ * apex return map of a fixed touchdown angle. Transitions pick the next chart from the
+ * state as init_chart does (additions for degenerate hops): touchdown into decompression
+ * when the leg already lengthens, liftoff into descent when ydot <= 0, an apex below
+ * touchdown height straight into stance; else each chart would be entered past its own
+ * boundary, which then never fires.
  * With q_rt = q_rl = q_0 and g_stance = g_flight the model is conservative: the output
  * "energy", 1/2 m v^2 + m g y + U (U in stance only), is constant.
  */
@@ -156,23 +160,39 @@ static int boundary(double t, const double *x, const double *p, int chart, doubl
   }
 }
 
+/* Touchdown: the toe placed at the touchdown angle and leg length; compression, unless the
+ * leg already lengthens (as init_chart picks: such a compression would never see its
+ * bottom). */
+static void touchdown(const double *x, const double *p, double *xn, int *next) {
+  xn[FOOTX] = x[X] + p[Q_RT] * sin(x[TD]);
+  xn[FOOTY] = x[Y] - p[Q_RT] * cos(x[TD]);
+  double q, theta, qd;
+  leg(xn, &q, &theta, &qd);
+  *next = qd < 0 ? COMPRESSION : DECOMPRESSION;
+}
+
 static int transition(double t, const double *x, const double *p, int chart, int b,
                       double *xn, int *next, char *msg, size_t len) {
   (void)t;
   (void)b;
   switch (chart) {
-    case ASCENT: *next = DESCENT; return 0;
+    case ASCENT:
+      /* Descent, unless the apex is already below touchdown height (a hop shorter than
+         the event precision): then touchdown at once, which descent would never see. */
+      if (x[Y] - p[Q_RT] * cos(x[TD]) < 0) touchdown(x, p, xn, next);
+      else *next = DESCENT;
+      return 0;
     case DESCENT:
-      xn[FOOTX] = x[X] + p[Q_RT] * sin(x[TD]);
-      xn[FOOTY] = x[Y] - p[Q_RT] * cos(x[TD]);
-      *next = COMPRESSION;
+      touchdown(x, p, xn, next);
       return 0;
     case COMPRESSION: *next = DECOMPRESSION; return 0;
     case DECOMPRESSION: {
       double q, theta, qd;
       leg(x, &q, &theta, &qd);
       xn[TD] = p[TD_POLICY] == 1 ? p[TD_ANGLE] : theta;
-      *next = ASCENT;
+      /* Ascent, unless the body already falls (as init_chart picks: a liftoff past the
+         apex would never see it). */
+      *next = x[YD] > 0 ? ASCENT : DESCENT;
       return 0;
     }
     default:

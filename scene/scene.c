@@ -206,8 +206,16 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   if (!e) return rc;
   static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
-  if (lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision) < 0 ||
-      lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
+  /* The precision has a floor (contact/world.h says why). */
+  const int has_prec = lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision);
+  if (has_prec < 0) return LSIM_INVALID_INPUT;
+  if (has_prec > 0 && !(m->event_precision >= LSIM_EVENT_PRECISION_FLOOR && isfinite(m->event_precision)))
+    return lsim_parse_fail(c, "event_driven.precision", 0,
+                           "must be in [%g, inf) (|g| at a located event, m for gaps: below %g "
+                           "double precision cannot place a gap closing at m/s, and the run "
+                           "would stop at an impact), got %g",
+                           LSIM_EVENT_PRECISION_FLOOR, LSIM_EVENT_PRECISION_FLOOR, m->event_precision);
+  if (lsim_parse_get_int(c, e, "event_driven", "chatter_events", 2, 1000000, &m->event_chatter_events) < 0 ||
       lsim_parse_get_ranged(c, e, "event_driven", "chatter_window", GT0, &m->event_chatter_window) < 0 ||
       lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
       lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)

@@ -5,7 +5,7 @@ function c = lcpsim_compare_load(path)
 %   c = lcpsim_compare_load('brick_compare.h5')
 %   c.results.relative_residual(k, s)   % problem k (step k), series s, [N x P]
 %   c.series.label{s}                   % cell column of series labels
-%   c.parameters.mode                   % 'shadow', 'independent' or 'lcp_set'
+%   c.parameters.mode                   % 'shadow', 'independent', 'lcp_set' or 'fc_set'
 %   c.summary.success_rate(s)           % [P x 1]
 %
 % Rows are problems (steps, or .dat files of an LCP set), columns are series; 1-D
@@ -13,7 +13,9 @@ function c = lcpsim_compare_load(path)
 % use double() before arithmetic. String tables (series.label, series.start, solvers.spec,
 % solvers.name, status_legend, problem_name, lcp.solution_label) are cell columns.
 % Matlab reads with h5info / h5read; Octave with its built-in load() (see
-% scripts/lcpsim_load.m for why).
+% scripts/lcpsim_load.m for why). A comparison written with --trajectory has the
+% reference's run as c.trajectory, in lcpsim_load's orientation and with its string
+% tables as cells (c.trajectory.bodies.inertia [n x 3 x 3], c.trajectory.q [N+1 x nq]).
 %
 % LCPs dumped by lcpsim compare --dump-lcp (docs/output-format.md, "LCP dumps"), as
 % lcpsim_load's r.lcp_problem (scripts/lcpsim_lcp_problem.m, shared by both):
@@ -40,7 +42,7 @@ function c = lcpsim_compare_load(path)
     catch err
       error('lcpsim_compare_load: %s: %s', path, err.message);
     end
-    c = fix_octave(raw);
+    c = fix_octave(raw, '');
   else
     c = read_matlab(path, '/');
   end
@@ -60,6 +62,9 @@ function c = lcpsim_compare_load(path)
   if isfield(c, 'lcp') && isfield(c.lcp, 'solution_label')
     c.lcp.solution_label = lcpsim_cellstr(c.lcp.solution_label);
   end
+  if isfield(c, 'trajectory')  % the reference's run (--trajectory), a run file's tables
+    c.trajectory = lcpsim_run_tables(c.trajectory);
+  end
 
   % The dumped LCPs, as lcpsim_load gives a run's.
   if isfield(c, 'lcp')
@@ -68,13 +73,18 @@ function c = lcpsim_compare_load(path)
   end
 end
 
-% ---- Octave: load() reverses dimensions: transpose every non-scalar numeric dataset.
-function s = fix_octave(s)
+% ---- Octave: load() reverses dimensions: transpose every non-scalar numeric dataset;
+% the 3-D ones of /trajectory (a run's [n, a, 3] as 3 x a x n, trailing singletons
+% dropped) reversed as lcpsim_load does.
+function s = fix_octave(s, prefix)
   names = fieldnames(s);
   for i = 1:numel(names)
     x = s.(names{i});
     if isstruct(x)
-      s.(names{i}) = fix_octave(x);
+      s.(names{i}) = fix_octave(x, [prefix '/' names{i}]);
+    elseif (strcmp(prefix, '/trajectory/bodies') && strcmp(names{i}, 'inertia')) || ...
+           (strcmp(prefix, '/trajectory/joints') && strcmp(names{i}, 'impulse'))
+      s.(names{i}) = permute(x, [3 2 1]);
     elseif ischar(x)
       s.(names{i}) = lcpsim_strip_nul(x);
     elseif ~isscalar(x)
@@ -83,7 +93,7 @@ function s = fix_octave(s)
   end
 end
 
-% ---- Matlab: h5read gives 1-D as a column and [N, c] as c x N.
+% ---- Matlab: h5read gives 1-D as a column, [N, c] as c x N and [n, a, 3] as 3 x a x n.
 function s = read_matlab(path, group)
   s = struct();
   info = h5info(path, group);
@@ -94,7 +104,9 @@ function s = read_matlab(path, group)
       name = [group d.Name];
     end
     x = h5read(path, name);
-    if strcmp(d.Datatype.Class, 'H5T_STRING')
+    if strcmp(d.Datatype.Class, 'H5T_STRING') && any(d.Dataspace.Size == 0)
+      x = cell(0, 1);  % an empty table: cellstr would give {''}
+    elseif strcmp(d.Datatype.Class, 'H5T_STRING')
       if isa(x, 'string')
         x = cellstr(x);
       end
@@ -109,6 +121,8 @@ function s = read_matlab(path, group)
       if strcmp(d.Dataspace.Type, 'scalar')
         x = x{1};
       end
+    elseif numel(d.Dataspace.Size) == 3
+      x = permute(x, [3 2 1]);
     elseif numel(d.Dataspace.Size) == 2
       x = x.';
     elseif numel(d.Dataspace.Size) == 1

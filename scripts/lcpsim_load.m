@@ -97,31 +97,9 @@ function r = lcpsim_load(path)
     return;
   end
 
-  % Cell arrays for the string tables; the contact and body helpers.
-  r.bodies.name = lcpsim_cellstr(r.bodies.name);
-  r.solver.status_legend = lcpsim_cellstr(r.solver.status_legend);
-  if isfield(r.solver, 'source_legend')
-    r.solver.source_legend = lcpsim_cellstr(r.solver.source_legend);
-  end
-  if isfield(r.solver, 'simd_legend')
-    r.solver.simd_legend = lcpsim_cellstr(r.solver.simd_legend);
-  end
-  if isfield(r, 'shapes') && isfield(r.shapes, 'name')
-    r.shapes.name = lcpsim_cellstr(r.shapes.name);
-  end
-  tables = {'shape_type_legend', 'body_type_legend', 'q_components', 'v_components'};
-  for k = 1:numel(tables)
-    if isfield(r.parameters, tables{k})
-      r.parameters.(tables{k}) = lcpsim_cellstr(r.parameters.(tables{k}));
-    end
-  end
-  if isfield(r, 'tethers')
-    r.tethers.name = lcpsim_cellstr(r.tethers.name);
-  end
-  if isfield(r, 'joints')
-    r.joints.name = lcpsim_cellstr(r.joints.name);
-    r.joints.type = lcpsim_cellstr(r.joints.type);
-  end
+  % Cell arrays for the string tables (shared with lcpsim_compare_load's /trajectory);
+  % the contact and body helpers.
+  r = lcpsim_run_tables(r);
   % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
   % its rows, run_end 'unfinished'.
   if ~isfield(r, 'summary')
@@ -305,6 +283,10 @@ end
 % Matlab versions return fixed-length strings as a cell, a string array or a char matrix
 % (one string per column); a scalar string becomes a char row, an array a cell column.
 function x = matlab_string(x, d)
+  if any(d.Dataspace.Size == 0)  % an empty table (no shapes in 1-D): cellstr would give {''}
+    x = cell(0, 1);
+    return;
+  end
   if isa(x, 'string')
     x = cellstr(x);
   end

@@ -30,6 +30,10 @@ function lcpsim_plot(path, out)
     out = fullfile(d, [n '.png']);
   end
   r = lcpsim_load(path);
+  if isfield(r, 'file_kind') && strcmp(r.file_kind, 'hybrid')  % as lcpsim_plot.py says
+    error(['lcpsim_plot: %s is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it ' ...
+           '(here: r.state_of(name), r.output(name) over r.time)'], path);
+  end
   octave = exist('OCTAVE_VERSION', 'builtin') ~= 0;
 
   % A toolkit that can draw off screen.

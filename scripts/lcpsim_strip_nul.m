@@ -7,5 +7,8 @@ function s = lcpsim_strip_nul(s)
     if ~isempty(k)
       s = s(1:k-1);
     end
+    if isempty(s)  % one empty string whatever its reader gave (0 x 0 or 1 x 0)
+      s = '';
+    end
   end
 end

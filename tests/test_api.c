@@ -833,7 +833,58 @@ static void test_build_bad_values(void **state) {
   assert_non_null(strstr(lsim_sim_error(sim), "ground_mu"));
   d.ground_mu = 0.5;
   assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  /* A 1-D kinematic body or wall has no ground friction: refused, as the scene reader does. */
+  d = lsim_default_body_def();
+  d.type = LSIM_KINEMATIC;
+  d.position[0] = 5.0;
+  d.ground_mu = 0.5;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "ground_mu applies to dynamic bodies only"));
+  /* A wall has no width; side is a wall's only. */
+  d = lsim_default_body_def();
+  d.type = LSIM_STATIC, d.side = 1, d.position[0] = 9.0, d.width = 0.5;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "a 1-D wall has no width"));
+  d = lsim_default_body_def();
+  d.side = -1, d.position[0] = 3.0;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "side applies to 1-D walls (static bodies) only"));
   lsim_sim_free(sim);
+}
+
+/* 2-D/3-D bodies built in code: the 1-D keys ground_mu (an infinite one included), width and
+ * side are refused by name, not ignored; friction with the ground is the shapes' mu. The
+ * refused body is not added (the next one gets index 0). */
+static void test_build_1d_keys_refused(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_create(&sim, dim, 0.01, err, sizeof err), 0);
+    const double mus[] = {INFINITY, 0.5, NAN, -1.0};
+    for (int k = 0; k < 4; ++k) {
+      LsimBodyDef d = lsim_default_body_def();
+      d.ground_mu = mus[k];
+      assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "ground_mu applies to 1-D bodies only"));
+    }
+    LsimBodyDef d = lsim_default_body_def();
+    d.type = LSIM_STATIC;
+    d.ground_mu = 0.3;
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "ground_mu applies to 1-D bodies only"));
+    d = lsim_default_body_def();
+    d.width = 0.5;
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "width applies to 1-D bodies only"));
+    d = lsim_default_body_def();
+    d.side = 1;
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "side applies to 1-D bodies only"));
+    d = lsim_default_body_def();
+    assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+    lsim_sim_free(sim);
+  }
 }
 
 int main(void) {
@@ -847,7 +898,7 @@ int main(void) {
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
       cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_contacts_before_step),
       cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),
-      cmocka_unit_test(test_build_bad_values),
+      cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
   };

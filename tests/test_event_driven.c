@@ -474,6 +474,52 @@ static void test_scope(void **state) {
   assert_string_equal(se.path, "integrator");
 }
 
+/* An error about an event quotes the event's time, not the start of the step that found
+ * it. A ball (r 0.1 m, no gravity) 2 mm from a wall, closing at 100 m/s, run from
+ * t0 = 1e6 s: the impact is at t0 + 2e-5 s, where one ulp of time (1.2e-10 s) moves the
+ * gap by 1.2e-8 m, so no representable time puts it within the default precision 1e-10 m
+ * of 0 but by chance (1 in 100; not here): the run stops, st at the last good state
+ * before the impact (CVODE's first step, 8e-7 s). The message names t0 + 2e-5 to its 12
+ * digits (1e-6 s) and says the precision is finer than double precision resolves
+ * there. A precision below LSIM_EVENT_PRECISION_FLOOR is refused before the run. */
+static void test_failure_time(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 20,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0],"
+      " \"bodies\": [{\"name\": \"wall\", \"type\": \"static\", \"position\": [1, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.05, 1], \"mu\": 0}]},"
+      "  {\"name\": \"ball\", \"mass\": 1, \"position\": [0.848, 0], \"velocity\": [100, 0], \"restitution\": 1,"
+      "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0}]}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  assert_int_equal(lsim_scene_parse(json, "wall", &m, &st, &se), 0);
+  const double t0 = 1e6, t_impact = t0 + 2e-5;
+  st.time = t0;
+  st.step = (int)lround(t0 / m.time_step);
+  LsimEventOptions o = lsim_event_options_for_model(&m);
+  char err[512] = "";
+  assert_int_equal(lsim_event_driven_run(&m, &st, t0 + 0.2, &o, NULL, NULL, NULL, err, sizeof err),
+                   LSIM_BREAKDOWN);
+  const char *at = strstr(err, "event-driven run at t = ");
+  assert_non_null(at);
+  const double t_msg = strtod(at + strlen("event-driven run at t = "), NULL);
+  if (fabs(t_msg - t_impact) > 1e-6) fail_msg("quoted t = %.17g, impact at %.17g: %s", t_msg, t_impact, err);
+  assert_non_null(strstr(err, "finer than double precision"));
+  assert_true(st.time < t_impact);
+  fprintf(stderr, "failure at the impact: %s (last good state at t0 + %.3g s)\n", err, st.time - t0);
+  /* Below the floor: refused, nothing run. */
+  o.precision = 1e-15;
+  st.time = t0;
+  assert_int_equal(lsim_event_driven_run(&m, &st, t0 + 0.2, &o, NULL, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "precision 1e-15: must be in [1e-12, inf)"));
+  assert_true(st.time == t0);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 /* The impact map of a named set of contacts (RBDL's constraint impulses, as an LCP).
  * Tedrake's hollow ball: the appendix's matrix to 1e-12 and the normal impulse
  * m (1 + e) |zdot| = 6 N s. A double pendulum (pins at the shoulder and the elbow, the
@@ -566,6 +612,7 @@ int main(void) {
       cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_stop_flag),
+      cmocka_unit_test(test_failure_time),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }

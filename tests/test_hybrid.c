@@ -233,6 +233,189 @@ static void test_bouncing_mass_closed_form(void **state) {
   lsim_hybrid_trace_free(&tr);
 }
 
+/* Started exactly on the floor, falling at v_0 = 2 m/s: the impact boundary y is 0 at
+ * the start and falls, so the first transition is at t = 0 exactly (g = 0, the state as
+ * given), rebounding at e v_0; then the closed form of the ball: impact k >= 1 at
+ * sum_{j=1..k} 2 e^j v_0 / g, rebounding at e^(k+1) v_0, at rest (the 35th transition)
+ * once e^(k+1) v_0 < rest_speed, before the Zeno time 2 e v_0 / (g (1 - e)) = 1.63 s. A
+ * start 1e-12 m above the floor gives the same run, its first impact 1e-12 / v_0 s
+ * later. */
+static void test_bouncing_mass_started_on_floor(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 2.0;
+  o.record_period = 0.01;
+  o.max_chart_count = 1000;
+  o.atol = 1e-12;
+  const double g = 9.81, e = 0.8, v0 = 2.0;
+  LsimHybridTrace tr, near;
+  char err[256];
+  const double x0[4] = {0.0, 0.0, 0.0, -v0}, x1[4] = {0.0, 1e-12, 0.0, -v0};
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x1, -1, &o, NULL, &near, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.initial_chart, 0);
+  const int expected = 1 + (int)ceil(log(1e-3 / (e * v0)) / log(e));
+  assert_int_equal(tr.nevents, expected);
+  assert_int_equal(near.nevents, expected);
+  /* The start's impact: no search, the state as given, the rebound e v_0 (sqrt(4) = 2
+     and e 2 are exact in floating point). */
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_g[0] == 0.0 && tr.ev_iterations[0] == 0);
+  assert_memory_equal(tr.ev_before, x0, sizeof x0);
+  assert_true(tr.ev_after[3] == e * v0 && tr.ev_after[1] == 0.0);
+  /* The rest against the closed form, with the bounds of test_bouncing_mass_closed_form
+     (same atol and event precision, speeds from 1.6 m/s down to 1 mm/s). */
+  double t_impact = 0.0, v = v0;
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_true(fabs(tr.ev_time[k] - t_impact) <= 1e-8 + 1e-10 / v);
+    v *= e;
+    const double vy = tr.ev_after[k * 4 + 3];
+    const double apex = v * v / (2 * g);
+    const double located = g * 1e-10 / (v / e);
+    if (k + 1 < tr.nevents) assert_true(fabs(vy - v) <= (1e-6 + 1e-12 / apex) * v + 2 * located);
+    t_impact += 2 * v / g;
+  }
+  assert_int_equal(tr.ev_to[tr.nevents - 1], 1);
+  /* The start 1e-12 m up: its first impact 5e-13 s later (1e-12 m at 2 m/s, located to
+     1e-10 m, so within 5e-11 s), then the same impacts to the closed form's bounds plus
+     that shift. */
+  assert_true(near.ev_time[0] > 0.0 && near.ev_time[0] <= 1e-12 / v0 + 1e-10 / v0);
+  double dt = 0.0;
+  for (long k = 0; k < near.nevents; ++k) dt = fmax(dt, fabs(near.ev_time[k] - tr.ev_time[k]));
+  fprintf(stderr, "bouncing mass on the floor vs 1e-12 m up: event times within %.3g s\n", dt);
+  v = v0;
+  for (long k = 0; k + 1 < near.nevents; ++k) {
+    v *= e;
+    const double apex = v * v / (2 * g);
+    assert_true(fabs(near.ev_after[k * 4 + 3] - tr.ev_after[k * 4 + 3]) <=
+                2 * ((1e-6 + 1e-12 / apex) * v + 2 * g * 1e-10 / (v / e)));
+  }
+  lsim_hybrid_trace_free(&tr);
+  lsim_hybrid_trace_free(&near);
+
+  /* At rest on the floor in the chart flight (named by the scene): y falls at second
+     order, -4.9 t^2, nonzero just after the start, so the impact is at t = 0 exactly,
+     rebounding at 0 < rest_speed: at rest, sliding at 0.5 m/s (x = 0.5 t to 1e-12 m at
+     the end, t = 1 s). */
+  const double x2[4] = {0.0, 0.0, 0.5, 0.0};
+  o.final_time = 1.0;
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x2, 0, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.nevents, 1);
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_from[0] == 0 && tr.ev_to[0] == 1);
+  const double *xf = tr.state + (tr.nsamples - 1) * 4;
+  assert_true(xf[1] == 0.0 && xf[3] == 0.0 && fabs(xf[0] - 0.5) <= 1e-12);
+  lsim_hybrid_trace_free(&tr);
+}
+
+/* SLIP started exactly at touchdown (y = q_rt, falling: the touchdown boundary is 0 and
+ * falls) goes into compression at t = 0 and runs as from 1e-12 m above touchdown, where
+ * it did before: the same transitions, each within 1e-7 s and its state within 1e-7 (the
+ * 1e-12 m shift and the integration error at rtol 1e-8, some 1e-8 per stride over the
+ * strides, carried by neutrally stable strides). */
+static void test_slip_started_at_touchdown(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.rtol = 1e-8;
+  o.final_time = 3.0;
+  o.record_period = 1e-3;
+  o.max_chart_count = 1000;
+  double x0[7] = {0.0, 1.0, 1.0, -1.0, 0.0, 0.0, 0.0}, x1[7];
+  memcpy(x1, x0, sizeof x0);
+  x1[1] = 1.0 + 1e-12;
+  LsimHybridTrace tr, near;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x1, -1, &o, NULL, &near, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(near.end, LSIM_HYBRID_COMPLETED);
+  assert_int_equal(tr.initial_chart, 1);  /* descent */
+  assert_true(tr.ev_time[0] == 0.0 && tr.ev_from[0] == 1 && tr.ev_to[0] == 2);
+  assert_true(tr.ev_after[4] == 0.0 && tr.ev_after[5] == 0.0);  /* the toe below the hip */
+  assert_int_equal(tr.nevents, near.nevents);
+  assert_true(strides(&tr) >= 3);
+  double dt = 0.0, dx = 0.0;
+  for (long k = 0; k < tr.nevents; ++k) {
+    assert_int_equal(tr.ev_from[k], near.ev_from[k]);
+    dt = fmax(dt, fabs(tr.ev_time[k] - near.ev_time[k]));
+    for (int j = 0; j < 7; ++j)
+      dx = fmax(dx, fabs(tr.ev_after[k * 7 + j] - near.ev_after[k * 7 + j]));
+  }
+  fprintf(stderr, "slip at touchdown vs 1e-12 m above: %ld transitions, times within %.3g s, "
+          "states within %.3g\n", tr.nevents, dt, dx);
+  assert_true(dt <= 1e-7 && dx <= 1e-7);
+  lsim_hybrid_trace_free(&tr);
+  lsim_hybrid_trace_free(&near);
+}
+
+/* SLIP at rest exactly at touchdown height (y = q_rt, ydot = 0, xdot = 1 m/s): the
+ * touchdown boundary is 0 and falls at second order, so it fires at once (where y last
+ * rounds to 1); the air spring
+ * then pushes k / q_0^3 = 1000 N against 505 N of weight, so the runner hops off at once,
+ * and again: a chattering of hops ever shorter (each chart entered as the state says: a
+ * leg already lengthening decompresses, a liftoff past the apex descends, an apex below
+ * touchdown height touches down). The run stops at max_chart_count within 1e-5 s (the
+ * hops' sequence hangs on round-off: measured 5e-9 to 7.4e-6 s with the final time and
+ * rtol), every transition with the body at touchdown height (y within 2e-10 m of 1: twice
+ * the event precision, a touchdown located below it and the next hop's start) gliding at
+ * xdot = 1 m/s to 1e-9 (measured 2e-11: the spring's 20 m/s^2 acts along a leg within
+ * microradians of vertical, for under 1e-5 s) and x = t (1e-12 m). Before, it fell
+ * through the ground. */
+static void test_slip_at_rest_on_touchdown(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("slip");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 1.0;
+  o.record_period = 1e-3;
+  o.max_chart_count = 200;
+  const double x0[7] = {0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0};
+  LsimHybridTrace tr;
+  char err[256];
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_non_null(strstr(tr.end_reason, "max_chart_count"));
+  assert_int_equal(tr.nevents, 200);
+  /* The first touchdown where y was last exactly 1 (y = 1 - 5 t^2 rounds to 1 up to
+     t = 3.3e-9 s), with g = 0 there. */
+  assert_true(tr.ev_time[0] < 3.4e-9 && tr.ev_from[0] == 1 && tr.ev_g[0] == 0.0);
+  for (long k = 0; k < tr.nevents; ++k) {
+    const double *xb = tr.ev_before + k * 7;
+    assert_true(tr.ev_time[k] < 1e-5);
+    assert_true(fabs(xb[1] - 1.0) <= 2e-10 && fabs(xb[2] - 1.0) <= 1e-9);
+    assert_true(fabs(xb[0] - tr.ev_time[k]) <= 1e-12);
+    if (k > 0) assert_int_equal(tr.ev_from[k], tr.ev_to[k - 1]);
+  }
+  lsim_hybrid_trace_free(&tr);
+}
+
+/* A run stopped by an event quotes the event's time, not the start of the step that found
+ * it: the bouncing mass dropped from 1 m with max_chart_count 3 stops at its 4th impact,
+ * t_1 (1 + 2 e + 2 e^2 + 2 e^3) = 2.2142719 s in closed form, quoted to 9 digits (the
+ * impact itself is within 1e-8 s of the closed form, test_bouncing_mass_closed_form). */
+static void test_stop_quotes_event_time(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 8.0;
+  o.record_period = 0.01;
+  o.max_chart_count = 3;
+  o.atol = 1e-12;
+  LsimHybridTrace tr;
+  char err[256];
+  const double x0[4] = {0.0, 1.0, 0.0, 0.0};
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, x0, -1, &o, NULL, &tr, err, sizeof err), 0);
+  assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+  assert_int_equal(tr.nevents, 3);
+  assert_non_null(strstr(tr.end_reason, "max_chart_count"));
+  const double e = 0.8, t1 = sqrt(2.0 / 9.81), t4 = t1 * (1 + 2 * e + 2 * e * e + 2 * e * e * e);
+  assert_true(strncmp(tr.end_reason, "t = ", 4) == 0);
+  const double quoted = strtod(tr.end_reason + 4, NULL);
+  if (fabs(quoted - t4) > 2e-8) fail_msg("quoted %.10g, the 4th impact at %.10g: %s", quoted, t4, tr.end_reason);
+  lsim_hybrid_trace_free(&tr);
+}
+
 /* The file written as the run goes (hybrid/record.h): an observer that forwards to the
  * record and raises the stop flag at the 2000th sample, as SIGINT does in lcpsim. The
  * run ends interrupted right there; the closed file holds exactly the trace (every
@@ -310,6 +493,10 @@ int main(void) {
       cmocka_unit_test(test_slip_symmetric_strides),
       cmocka_unit_test(test_slip_guards),
       cmocka_unit_test(test_bouncing_mass_closed_form),
+      cmocka_unit_test(test_bouncing_mass_started_on_floor),
+      cmocka_unit_test(test_slip_started_at_touchdown),
+      cmocka_unit_test(test_slip_at_rest_on_touchdown),
+      cmocka_unit_test(test_stop_quotes_event_time),
       cmocka_unit_test(test_written_as_it_goes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -147,7 +147,10 @@ static int ball_roots(double t, const double *x, double *g, void *u) {
 
 /* Impacts and apexes of a ball dropped from 1 m with e = 0.8, at the default rtol 1e-4
  * and event precision 1e-10, and at a precision of 1e-13. Before the crossing, the apex
- * function (not reset) would fire again right away, so that run watches impacts only. */
+ * function (not reset) would fire again right away, so that run watches impacts only.
+ * Dropped from rest, the ball starts at its apex: the apex function is exactly 0 there and
+ * falls, so the first event is that apex, at t = 0 exactly (g = 0, no iterations); the
+ * restart there (the event's time) does not fire it again. */
 static void run_ball(double precision, int side) {
   const int nroots = side == LSIM_ODE_AFTER ? 2 : 1;
   Ball b = {9.81, 0.8};
@@ -161,7 +164,7 @@ static void run_ball(double precision, int side) {
   assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
   const double t1 = sqrt(2.0 / b.g);
   double t_impact = t1, v = b.g * t1, h_apex = 1.0;
-  int impacts = 0, apexes = 0;
+  int impacts = 0, apexes = 0, start_apex = 0;
   for (;;) {
     LsimOdeEvent ev;
     const int st = lsim_ode_advance(ode, 3.0, &ev);
@@ -172,7 +175,11 @@ static void run_ball(double precision, int side) {
     assert_true(fabs(ev.g) <= precision);
     /* The located point is on the requested side of the crossing. */
     assert_true(side == LSIM_ODE_AFTER ? x[ev.root] <= 0.0 : x[ev.root] > 0.0);
-    if (ev.root == 0) {
+    if (ev.root == 1 && ev.t == 0.0) {
+      /* The start: exactly where the ball was put, with no search. */
+      assert_true(x[0] == 1.0 && x[1] == 0.0 && ev.g == 0.0 && ev.iterations == 0);
+      ++start_apex;
+    } else if (ev.root == 0) {
       /* |y| <= precision at speed v: the time is within precision / v of the closed
          form, plus the parabolas' round-off (below 1e-9, see the apexes). */
       assert_true(fabs(ev.t - t_impact) <= precision / v + 1e-9);
@@ -194,6 +201,7 @@ static void run_ball(double precision, int side) {
   /* 3 s hold impacts at 0.45, 1.17, 1.75, 2.21, 2.58, 2.88 s. */
   assert_int_equal(impacts, 6);
   assert_int_equal(apexes, nroots == 2 ? 6 : 0);
+  assert_int_equal(start_apex, nroots == 2 ? 1 : 0);
   assert_true(lsim_ode_stats(ode)->max_event_g <= precision);
   lsim_ode_free(ode);
 }
@@ -249,6 +257,74 @@ static void test_event_time_precision(void **state) {
   char err[256];
   assert_true(lsim_ode_create(&ode, 1, slow_flow, NULL, &bad, err, sizeof err) < 0);
   assert_non_null(strstr(err, "event_time_precision"));
+}
+
+/* A root function exactly 0 where a segment starts. The ball on the floor (y = 0)
+ * falling at 1 m/s: the impact is the start itself, t = 0 exactly, g = 0, no iterations.
+ * Restarted there with no reset (the event's time), it is not fired again: y stays
+ * below 0 and is never armed. Restarted on the floor at another time (t = 0.3 s), it
+ * fires there. lsim_ode_restart_holding says which are held whatever the time. A start
+ * within the precision below the floor counts as on it. Thrown up from the floor at v (1 m/s, and 1 mm/s, whose flight of 0.2 ms
+ * ends within CVODE's first steps), it is armed just after the start and its impact
+ * comes at 2 v / g, to the event precision over the speed plus the parabolas' round-off
+ * (1e-9 s, as in test_ball_closed_form). */
+static void test_zero_start(void **state) {
+  (void)state;
+  Ball b = {9.81, 0.8};
+  LsimOdeOptions o = lsim_ode_default_options();
+  o.atol = 1e-14;  /* the 1 mm/s flight rises 5e-8 m: atol 1e-8 would be its scale */
+  LsimOde *ode;
+  assert_int_equal(lsim_ode_create(&ode, 2, ball_flow, &b, &o, NULL, 0), 0);
+  assert_int_equal(lsim_ode_set_roots(ode, 1, ball_roots, NULL, NULL), 0);
+  const double down[2] = {0.0, -1.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.0, down), 0);
+  LsimOdeEvent ev;
+  assert_int_equal(lsim_ode_advance(ode, 0.5, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.0 && ev.root == 0 && ev.fired[0] == 1 && ev.g == 0.0 && ev.iterations == 0);
+  assert_true(lsim_ode_time(ode) == 0.0);
+  assert_memory_equal(lsim_ode_state(ode), down, sizeof down);
+  /* The guard: the same state at the event's time does not fire again. */
+  assert_int_equal(lsim_ode_restart(ode, ev.t, down), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.25, &ev), LSIM_ODE_REACHED);
+  assert_true(lsim_ode_state(ode)[0] < -0.25);
+  /* Elsewhere in time it does. */
+  assert_int_equal(lsim_ode_restart(ode, 0.3, down), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.5, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.3 && ev.g == 0.0);
+  assert_int_equal(lsim_ode_stats(ode)->events, 2);
+  /* Held at the event's time by the caller: as the default there. */
+  const int hold[1] = {1};
+  assert_int_equal(lsim_ode_restart_holding(ode, 0.3, down, hold), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.4, &ev), LSIM_ODE_REACHED);
+  /* Held or not as the caller says: not held, the same state at the event's time fires. */
+  const int none[1] = {0};
+  assert_int_equal(lsim_ode_restart_holding(ode, 0.3, down, none), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.5, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.3 && ev.g == 0.0);
+  /* Within the precision (1e-10) on the crossed side counts as on the boundary (where a
+     located event leaves a state): falling on, it fires at the start; rising, it is armed
+     once positive and falls back at 2 v / g. Beyond the precision it is a start past the
+     boundary, never armed. */
+  const double just_below[2] = {-5e-11, -1.0}, rising[2] = {-5e-11, 1.0}, below[2] = {-2e-10, -1.0};
+  assert_int_equal(lsim_ode_restart(ode, 0.5, just_below), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.6, &ev), LSIM_ODE_EVENT);
+  assert_true(ev.t == 0.5 && ev.g == 0.0);
+  assert_int_equal(lsim_ode_restart(ode, 0.6, rising), 0);
+  assert_int_equal(lsim_ode_advance(ode, 1.0, &ev), LSIM_ODE_EVENT);
+  assert_true(fabs(ev.t - (0.6 + 2.0 / b.g)) <= 1e-10 + 1e-9);
+  assert_int_equal(lsim_ode_restart(ode, 0.6, below), 0);
+  assert_int_equal(lsim_ode_advance(ode, 0.7, &ev), LSIM_ODE_REACHED);
+  /* Thrown up from the floor: armed just after the start, the impact at 2 v / g. */
+  const double speeds[2] = {1.0, 1e-3};
+  for (int k = 0; k < 2; ++k) {
+    const double up[2] = {0.0, speeds[k]};
+    assert_int_equal(lsim_ode_restart(ode, 1.0, up), 0);
+    assert_int_equal(lsim_ode_advance(ode, 2.0, &ev), LSIM_ODE_EVENT);
+    const double expected = 1.0 + 2.0 * speeds[k] / b.g;
+    assert_true(fabs(ev.t - expected) <= 1e-10 / speeds[k] + 1e-9);
+    assert_true(lsim_ode_state(ode)[0] <= 0.0 && fabs(ev.g) <= 1e-10 && ev.iterations > 0);
+  }
+  lsim_ode_free(ode);
 }
 
 /* A ball with e = 0.5 bounces infinitely often before t = 3 t_1: the event guard stops
@@ -355,6 +431,7 @@ int main(void) {
       cmocka_unit_test(test_oscillator_events_and_samples),
       cmocka_unit_test(test_ball_closed_form),
       cmocka_unit_test(test_event_time_precision),
+      cmocka_unit_test(test_zero_start),
       cmocka_unit_test(test_chattering_guard),
       cmocka_unit_test(test_discontinuous_boundary),
       cmocka_unit_test(test_failures_and_end),

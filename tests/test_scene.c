@@ -920,6 +920,42 @@ static void test_schema(void **unused) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* The schema and the reader agree on the 1-D keys: ground_mu on a 2-D/3-D body (of any
+ * type) and ground in a 2-D/3-D scene are refused by both (the reader's messages:
+ * test_scene_errors); in 1-D both accept them. */
+static const char *schema_1d_keys_py =
+    "import json, sys\n"
+    "try:\n"
+    "    import jsonschema\n"
+    "except ImportError:\n"
+    "    sys.exit(77)\n"
+    "v = jsonschema.Draft202012Validator(json.load(open('data/scene.schema.json')))\n"
+    "plane = {'type': 'static', 'shapes': [{'type': 'plane', 'mu': 0.5}]}\n"
+    "def scene(dim, body, extra={}):\n"
+    "    b = [dict(body, mass=1)] if body.get('type', 'dynamic') == 'dynamic' else [body, {'mass': 1}]\n"
+    "    return dict({'lcpsim': 1, 'dimension': dim, 'time_step': 0.1, 'steps': 1, 'bodies': b}, **extra)\n"
+    "bad = [scene(2, {'ground_mu': 0.5}), scene(3, {'ground_mu': 0.5}),\n"
+    "       scene(3, dict(plane, ground_mu=0.5)), scene(2, {}, {'ground': {'mu': 0.5}}),\n"
+    "       scene(3, {}, {'ground': {'mu': 0.5}})]\n"
+    "good = [scene(1, {'ground_mu': 0.5}), scene(1, {}, {'ground': {'mu': 0.5}}), scene(3, plane)]\n"
+    "fails = [i for i, s in enumerate(bad) if v.is_valid(s)] + [10 + i for i, s in enumerate(good) if not v.is_valid(s)]\n"
+    "print(fails)\n"
+    "sys.exit(1 if fails else 0)\n";
+
+static void test_schema_1d_keys(void **unused) {
+  (void)unused;
+  FILE *py = popen("/usr/bin/python3 - 2>&1", "w");
+  if (!py) skip();
+  fputs(schema_1d_keys_py, py);
+  const int status = pclose(py);
+  if (status == -1 || !WIFEXITED(status)) skip();
+  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
+    print_message("python3 jsonschema not available: schema check skipped\n");
+    skip();
+  }
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* ---- initial overlap (docs/scene-format.md, "contact") ---- */
 
 /* A 3-D ball of radius 0.5 m whose center is at height z: inside the ground by 0.5 - z.
@@ -1041,7 +1077,7 @@ int main(void) {
       cmocka_unit_test(test_all_data),
       cmocka_unit_test(test_initial_overlap_refused),
       cmocka_unit_test(test_initial_overlap_capped),
-      cmocka_unit_test(test_schema),
+      cmocka_unit_test(test_schema), cmocka_unit_test(test_schema_1d_keys),
       cmocka_unit_test(test_constraints_2d),
       cmocka_unit_test(test_constraints_1d_3d),
   };

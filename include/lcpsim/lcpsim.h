@@ -221,9 +221,13 @@ typedef struct LsimBodyDef {
                              normalized here */
   double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
                              the layout of v */
-  double width;           /* 1-D: segment width, m (0: a point) */
-  int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >= */
-  double ground_mu;       /* 1-D: friction with the ground under load m g; finite, >= 0 */
+  double width;           /* 1-D dynamic or kinematic: segment width, m (0: a point);
+                             walls and 2-D/3-D: must be 0 */
+  int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >=;
+                             other bodies: must be 0 */
+  double ground_mu;       /* 1-D dynamic: friction with the ground under load m g; finite,
+                             >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
+                             static plane is the friction with the ground) */
   double restitution;     /* coefficient of restitution in [0, 1] */
 } LsimBodyDef;
 /* A dynamic body of mass 1 at the origin at rest, unit inertia, identity orientation. */

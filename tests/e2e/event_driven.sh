@@ -2,7 +2,8 @@
 # The event-driven example scene end to end: the run file has a row per record period at
 # exact multiples of it and the /events table, read the same by the Python and Octave
 # loaders; the impact times follow the closed form (1e-9 s). Also the assembled double
-# pendulum (consistent initial conditions).
+# pendulum (consistent initial conditions), scope and precision errors, impacts within one
+# step, and starts on a boundary.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -58,6 +59,39 @@ if ./lcpsim data/bouncing_ball_events.json --dump-lcp -o "$tmp/x.h5" 2> "$tmp/er
 grep -q "dump-lcp applies to the time step" "$tmp/err.txt"
 test ! -e "$tmp/one_d.h5" && test ! -e "$tmp/x.h5"
 echo "event-driven scope errors: ok"
+
+# An event precision below 1e-12 (1e-15 stopped the ball at its 3rd impact): refused
+# before the run, exit 2, the message at the key's line:column with the allowed range, no
+# file; 1e-12 itself runs the ball through its first 3 impacts on the closed form (1e-9 s).
+for p in 1e-15 1e-12; do
+  $PY -c "
+import json
+d = json.load(open('data/bouncing_ball_events.json'))
+d['duration'] = 2.0
+d['event_driven'] = {'precision': $p}
+json.dump(d, open('$tmp/prec_$p.json', 'w'), indent=1)"
+done
+rc=0
+./lcpsim "$tmp/prec_1e-15.json" -o "$tmp/prec.h5" 2> "$tmp/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: precision 1e-15: exit $rc"; cat "$tmp/err.txt"; exit 1; fi
+line=$(grep -n '"precision"' "$tmp/prec_1e-15.json" | cut -d: -f1)
+grep -q "prec_1e-15.json:$line:[0-9]*: event_driven.precision: must be in \[1e-12, inf) .*got 1e-15" "$tmp/err.txt" ||
+  { echo "FAIL: precision message"; cat "$tmp/err.txt"; exit 1; }
+test ! -e "$tmp/prec.h5"
+./lcpsim "$tmp/prec_1e-12.json" -o "$tmp/prec.h5" --quiet
+$PY - "$tmp/prec.h5" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+ev = lcpsim_load.load(sys.argv[1]).events
+names = [str(n) for n in ev.kind_legend]
+impacts = ev.time[ev.kind == names.index("impact")]
+e, t0 = 0.8, np.sqrt(2 / 9.81)
+want = t0 * (1 + 2 * e * (1 - e ** np.arange(3)) / (1 - e))
+assert len(impacts) == 3 and np.max(np.abs(impacts - want)) < 1e-9, impacts - want
+PYEOF
+echo "event_driven.precision: 1e-15 refused with its place and range, 1e-12 runs: ok"
 
 # lcpsim impact: Tedrake's hollow ball leaves at (0.42, 1, -1.4) with a normal impulse of
 # 6 N s; a pair that names no body is an error (exit 2).
@@ -152,4 +186,51 @@ assert np.abs(r.v[-1][:3] - want).max() < 1e-9, (r.v[-1], want)
 r = lcpsim_load.load(d + "/far.h5")
 assert len(r.events.time) == 1 and abs(r.events.time[0] - np.sqrt(2 * 1001 / 9.81)) < 1e-9, r.events.time
 print("impacts within one step: a 1 cm wall at 5 and 100 m/s, a 1 mm graze, a 1001 m drop: ok")
+PYEOF
+
+# Starts on a boundary: a ball (r 0.1 m, e = 0.8) put on the ground falling at 2 m/s
+# impacts at t = 0 (rebound 1.6 m/s) and again at 2 * 1.6 / g; one leaving the ground at
+# 2 m/s (e = 0) lands at 4 / g and stays; a bob at rest on its taut rope's circle straight
+# above the anchor (slack exactly 0, nothing holding it) falls 2 m, the rope snapping taut
+# at sqrt(4 / g). 1e-9 s and 1e-9 m/s: the event precision over the speeds, as above.
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+def scene(name, bodies, tethers=None):
+    s = {"lcpsim": 1, "dimension": 2, "time_step": 0.001, "duration": 1.0,
+         "integrator": "event_driven", "gravity": [0, -9.81], "bodies": bodies}
+    if tethers:
+        s["tethers"] = tethers
+    json.dump(s, open("%s/%s.json" % (d, name), "w"))
+ground = {"name": "ground", "type": "static", "shapes": [{"type": "plane", "mu": 0.0}]}
+def ball(vy, e):
+    return {"name": "ball", "mass": 1.0, "position": [0, 0.1], "velocity": [0, vy], "restitution": e,
+            "shapes": [{"type": "sphere", "radius": 0.1, "mu": 0.0}]}
+scene("on_ground_falling", [ground, ball(-2.0, 0.8)])
+scene("on_ground_leaving", [ground, ball(2.0, 0.0)])
+scene("rope_above", [{"name": "bob", "mass": 1.0, "position": [0, 1.0],
+                      "shapes": [{"type": "sphere", "radius": 0.05}]}],
+      [{"name": "rope", "length": 1.0, "ends": [{"body": "bob"}, {"world": [0, 0]}]}])
+PYEOF
+for s in on_ground_falling on_ground_leaving rope_above; do ./lcpsim "$tmp/$s.json" -o "$tmp/$s.h5" --quiet; done
+$PY - "$tmp" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+d, g = sys.argv[1], 9.81
+def impacts(name):
+    r = lcpsim_load.load("%s/%s.h5" % (d, name))
+    names = [str(n) for n in r.events.kind_legend]
+    return r, r.events.time[r.events.kind == names.index("impact")]
+r, t = impacts("on_ground_falling")
+assert t[0] == 0.0 and abs(t[1] - 2 * 1.6 / g) < 1e-9, t
+assert abs(r.v[1][1] - (1.6 - g * 0.001)) < 1e-9, r.v[1]
+r, t = impacts("on_ground_leaving")
+assert len(t) == 1 and abs(t[0] - 4 / g) < 1e-9, t
+assert abs(r.q[-1][1] - 0.1) < 1e-9 and abs(r.v[-1][1]) < 1e-9, (r.q[-1], r.v[-1])
+r, t = impacts("rope_above")
+assert len(t) == 1 and abs(t[0] - np.sqrt(4 / g)) < 1e-9, t
+assert abs(r.q[-1][1] + 1.0) < 1e-9 and abs(r.v[-1][1]) < 1e-9, (r.q[-1], r.v[-1])
+print("starts on a boundary: on the ground falling, leaving; a rope's bob at rest above: ok")
 PYEOF

@@ -42,6 +42,35 @@ print(f"--print, dimension {dim}: {ncol} columns per row match the file: ok")
 PYEOF
 done
 
+# Tethers and joints are named, their world ends called the world (there is no ground in
+# 2-D / 3-D), a pin's components on one entry; their first step's impulses against the
+# closed forms, to the 9 digits printed (5e-9 relative): each of hanging_box's ropes
+# m g h sqrt(1.16) / 2; the double pendulum released from rest (upper rod horizontal, the
+# lower one hanging; m = 1 kg, l = 1 m, I = m l^2 / 12) needs shoulder (0, 5/16 m g h) and
+# elbow (0, -1/8 m g h) on the lower rod, from M v' = M v + h f + J' lambda, J v' = 0.
+./lcpsim data/hanging_box.json --steps 1 -o "$tmp/hb.h5" --print > "$tmp/hb.txt"
+./lcpsim data/double_pendulum.json --steps 1 -o "$tmp/dp.h5" --print > "$tmp/dp.txt"
+$PY - "$tmp/hb.txt" "$tmp/dp.txt" <<'PYEOF'
+import math, re, sys
+hb, dp = (open(p).read().splitlines()[2] for p in sys.argv[1:3])
+def close(got, want):
+    assert abs(float(got) - want) <= 5e-9 * abs(want) + 1e-12, (got, want)
+w = 2.0 * 9.81 * 0.01 * math.sqrt(1.16) / 2.0
+for rope in ("left", "right"):
+    m = re.search(r" box\|world \(tether %s\): (\S+)" % rope, hb)
+    assert m, hb
+    close(m.group(1), w)
+mgh = 9.81 * 0.001
+m = re.search(r" upper\|world \(joint shoulder\): (\S+) (\S+)", dp)
+assert m, dp
+close(m.group(1), 0.0), close(m.group(2), 5.0 / 16.0 * mgh)
+m = re.search(r" lower\|upper \(joint elbow\): (\S+) (\S+)", dp)
+assert m, dp
+close(m.group(1), 0.0), close(m.group(2), -mgh / 8.0)
+assert "ground" not in hb + dp, "a world end called the ground"
+print("--print names tethers and joints; first impulses match the closed forms: ok")
+PYEOF
+
 # A body named in UTF-8 beyond 8 characters: its column shows the first 8 characters,
 # never a character cut in half (the name was cut at 8 bytes, inside 'é'), and the header
 # stays valid UTF-8 with each column 16 characters wide.
