@@ -187,6 +187,7 @@ t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
 t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
 t bogus_opt "--bogus" "$in/ok.json" --bogus -o @OUT
+t opt_equals "unknown option '--steps=2' (an option's value is the next argument: --steps 2;" "$in/ok.json" --steps=2 -o @OUT
 t two_scenes "two_blocks.json" "$in/ok.json" "$(pwd)/data/two_blocks.json" -o @OUT
 t steps_missing "--steps" "$in/ok.json" -o @OUT --steps
 
