@@ -49,9 +49,13 @@ def scene_name(r):
     """The scene's "name", if the file keeps the scene and it has one."""
     import json
     try:
-        return json.loads(str(r.scene_text)).get("name")
+        name = json.loads(str(r.scene_text)).get("name")
     except (AttributeError, KeyError, ValueError):
         return None
+    if not isinstance(name, str):
+        return None
+    name = " ".join(name.split())  # one line, at most 100 characters in the title
+    return name if len(name) <= 100 else name[:97] + "..."
 
 
 def plot(r, path, states=None, outputs=None, t0=None, t1=None):

@@ -360,6 +360,10 @@ function s = title_of(r)
   if isempty(name)
     name = 'lcpsim run';
   end
+  name = strtrim(regexprep(name, '\s+', ' '));  % one line, at most 100 characters
+  if numel(name) > 100
+    name = [name(1:97) '...'];
+  end
   if event_driven(r)
     s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
                 name, double(r.parameters.dimension), r.parameters.solver_name, ...

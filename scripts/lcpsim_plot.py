@@ -77,12 +77,14 @@ def moving_bodies(r):
     return [i for i, n in enumerate(r.bodies.nq) if int(n) > 0]
 
 
-def scene_name(r):
-    """The scene's "name", or "" when the file has no scene text or no name."""
+def scene_name(r, most=100):
+    """The scene's "name", or "" when the file has no scene text or no name; cut to `most`
+    characters with "..." (a title of a 10^5-character name overflowed the renderer)."""
     try:
-        return str(json.loads(r.get("scene_text") or "{}").get("name", ""))
+        name = " ".join(str(json.loads(r.get("scene_text") or "{}").get("name", "")).split())
     except (ValueError, AttributeError):
         return ""
+    return name if len(name) <= most else name[:most - 3] + "..."
 
 
 def rotation_angle(quat):
