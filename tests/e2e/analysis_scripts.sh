@@ -58,3 +58,20 @@ assert np.max(np.abs(d["force"] - d["force_exact"]) / np.maximum(1, d["force_exa
 print("cart-wall figure matches the closed form: ok")
 PYEOF
 head -c 8 "$tmp/fig.png" | od -An -c | grep -q "P   N   G"
+
+# Another program's HDF5 file: each script says so in one line and exits 1 (they ended
+# in a traceback, AttributeError: time; Octave in an error from deep inside its loader).
+$PY -c "import h5py, sys; f = h5py.File(sys.argv[1], 'w'); f['x'] = [1, 2, 3]" "$tmp/other.h5"
+for s in lcpsim_load.py lcpsim_plot.py lcpsim_animate.py lcpsim_hybrid_plot.py; do
+  rc=0
+  if [ $s = lcpsim_load.py ]; then $PY scripts/$s "$tmp/other.h5" > /dev/null 2> "$tmp/err" || rc=$?
+  else $PY scripts/$s "$tmp/other.h5" -o "$tmp/other.png" > /dev/null 2> "$tmp/err" || rc=$?; fi
+  [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+    && grep -qF "other.h5: not an lcpsim file (no /format_version and /lcpsim_version; it holds x)" "$tmp/err" \
+    || { echo "analysis_scripts: $s on a foreign file: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+done
+octave-cli -H --no-window-system --eval "addpath('scripts'); try; lcpsim_load('$tmp/other.h5'); exit(2); \
+  catch e; disp(e.message); end" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_load: $tmp/other.h5: not an lcpsim file" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: lcpsim_load.m on a foreign file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+echo "a foreign HDF5 file: one line from each script: ok"
