@@ -363,6 +363,27 @@ def plot_run(r, out, title=None):
     return finish(fig, ax, out, units)
 
 
+def output_problem(out, run):
+    """Why figure file `out` cannot be written for input `run`, or None: a format matplotlib
+    writes, named by the extension (a path without one was written as PATH.png, a folder
+    -o DIR as DIR.png), a folder that exists, not the input itself."""
+    ext = os.path.splitext(out)[1].lower().lstrip(".")
+    kinds = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    if os.path.isdir(out):
+        return "is a folder: give a file name such as run.png"
+    if ext not in kinds:
+        what = f"'.{ext}' is not a figure format" if ext else "has no extension"
+        return (f"{what}: give a name ending in .png, .pdf or .svg (matplotlib writes "
+                f"{', '.join('.' + k for k in sorted(kinds))})")
+    folder = os.path.dirname(out) or "."
+    if not os.path.isdir(folder):
+        return f"no folder {folder}"
+    if os.path.exists(out) and os.path.exists(run) and os.path.samefile(out, run):
+        return "is the input file: refused (it would be replaced)"
+    return None
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("run", help="run file (.h5)")
@@ -371,6 +392,10 @@ def main(argv):
                                     "solver, time step and steps)")
     a = ap.parse_args(argv[1:])
     out = a.output or os.path.splitext(a.run)[0] + ".png"
+    why = output_problem(out, a.run)
+    if why:
+        print(f"lcpsim_plot: -o {out}: {why}", file=sys.stderr)
+        return 2
     try:
         r = lcpsim_load.load(a.run)
     except (OSError, KeyError) as e:
@@ -380,7 +405,11 @@ def main(argv):
         print(f"lcpsim_plot: {a.run} is a hybrid-model run: "
               "scripts/lcpsim_hybrid_plot.py draws it", file=sys.stderr)
         return 1
-    plot(r, out, a.title)
+    try:
+        plot(r, out, a.title)
+    except OSError as e:
+        print(f"lcpsim_plot: {out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -75,3 +75,20 @@ octave-cli -H --no-window-system --eval "addpath('scripts'); try; lcpsim_load('$
 grep -qF "lcpsim_load: $tmp/other.h5: not an lcpsim file" "$tmp/oct.txt" \
   || { echo "analysis_scripts: lcpsim_load.m on a foreign file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
 echo "a foreign HDF5 file: one line from each script: ok"
+
+# Figure files that cannot be: one line, exit 2, before any work, nothing written (a path
+# without an extension, or a folder, was written as PATH.png; the rest ended in tracebacks).
+./lcpsim data/cart_wall.json -o "$tmp/cw2.h5" --quiet
+mkdir "$tmp/dir"
+for o in "$tmp/nofolder/x.png|no folder $tmp/nofolder" "$tmp/dir|is a folder" "$tmp/x.xyz|'.xyz' is not a figure format" \
+         "$tmp/noext|has no extension" "$tmp/cw2.h5|'.h5' is not a figure format"; do
+  out=${o%%|*}; want=${o#*|}
+  rc=0; $PY scripts/lcpsim_plot.py "$tmp/cw2.h5" -o "$out" 2> "$tmp/err" || rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF -- "-o $out: $want" "$tmp/err" \
+    || { echo "analysis_scripts: lcpsim_plot.py -o $out: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+done
+[ ! -e "$tmp/noext.png" ] && [ ! -e "$tmp/dir.png" ] && [ -z "$(ls "$tmp/dir")" ] \
+  || { echo "analysis_scripts: a refused -o wrote a figure" >&2; exit 1; }
+$PY scripts/lcpsim_load.py "$tmp/cw2.h5" > /dev/null \
+  || { echo "analysis_scripts: the run file was touched" >&2; exit 1; }
+echo "lcpsim_plot.py: bad -o refused in one line: ok"
