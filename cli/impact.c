@@ -58,7 +58,7 @@ int lsim_cli_impact(int argc, char **argv) {
   LsimModel m;
   LsimState st;
   LsimSceneError serr;
-  char msg[512];
+  char msg[2048];
   if (lsim_scene_load(scene, &m, &st, NULL, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);

@@ -15,7 +15,7 @@ typedef struct LsimSceneError {
   char file[256];
   int line, column;       /* 0 when unknown (e.g. file missing) */
   char path[128];         /* JSON path, "" for the whole document */
-  char message[256];
+  char message[512];      /* room for a list of every top-level key */
 } LsimSceneError;
 
 /* Formats err as one line (no newline) into buf. */
