@@ -358,9 +358,21 @@ int lsim_cli_run(int argc, char **argv) {
     fprintf(stderr, "lcpsim: note: --dump-dense-limit is an option of --dump-lcp only; this "
             "run stores no LCPs\n");
 
+  /* The scene's text, read once (a pipe such as /dev/stdin gives it only once). */
+  LsimModel model;
+  LsimState state;
+  char *text = NULL;
+  size_t text_len = 0;
+  LsimSceneError serr;
+  char msg[LSIM_OUTFILE_MSG_MAX];
+  if (lsim_scene_read_text(scene_path, &text, &text_len, &serr)) {
+    lsim_scene_error_format(&serr, msg, sizeof msg);
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return 2;
+  }
   /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */
-  char *htext = NULL;
-  if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
+  char *htext = text;
+  if (lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
@@ -372,17 +384,12 @@ int lsim_cli_run(int argc, char **argv) {
     free(htext);
     return code;
   }
-  free(htext);
 
   /* Scene. */
-  LsimModel model;
-  LsimState state;
-  char *text = NULL;
-  LsimSceneError serr;
-  char msg[LSIM_OUTFILE_MSG_MAX];
-  if (lsim_scene_load(scene_path, &model, &state, &text, &serr)) {
+  if (lsim_scene_parse_text(text, text_len, scene_path, &model, &state, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
+    free(text);
     return 2;
   }
   LsimSceneOutput sout;

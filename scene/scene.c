@@ -551,16 +551,25 @@ static int read_file(const char *path, char **buf, size_t *len) {
   return 0;
 }
 
-int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err) {
-  size_t len = 0;
+int lsim_scene_read_text(const char *path, char **text, size_t *len, LsimSceneError *err) {
+  size_t n = 0;
   errno = 0;
-  const int rc = read_file(path, text, &len);
+  const int rc = read_file(path, text, &n);
+  if (len) *len = n;
   if (rc < 0 && err) {
     lsim_parse_set_file(err, path);
-    snprintf(err->message, sizeof err->message, "%s",
-             rc == LSIM_IO_ERROR ? strerror(errno ? errno : EIO) : "out of memory");
+    if (rc == LSIM_IO_ERROR)
+      snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno ? errno : EIO));
+    else
+      snprintf(err->message, sizeof err->message, "out of memory");
   }
   return rc;
+}
+
+int lsim_scene_parse_text(const char *text, size_t len, const char *name, LsimModel *model,
+                          LsimState *state, LsimSceneError *err) {
+  LsimSceneOutput out;
+  return load_text(text, len, name, model, state, &out, err);
 }
 
 int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,
