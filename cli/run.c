@@ -599,6 +599,13 @@ int lsim_cli_run(int argc, char **argv) {
       }
       done = k + 1;
       if (print) print_row(&model, &state, cs);
+      /* A disk about to fill: the run stops while its file can be closed whole. */
+      if (*lsim_record_space_low(rec)) {
+        snprintf(stop_reason, sizeof stop_reason, "step %d: %s", done, lsim_record_space_low(rec));
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
 
       if (show_progress) {
         const double t = now_seconds() - t0;
