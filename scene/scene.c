@@ -5,6 +5,7 @@
  */
 #include "scene/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -443,6 +444,18 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
     if (strncmp(s, "NaN", 3) == 0 || strncmp(s, "nan", 3) == 0 || strncmp(s, "Infinity", 8) == 0 ||
         strncmp(s, "inf", 3) == 0)
       hint = " (JSON has no NaN or Infinity: numbers must be finite)";
+  }
+  /* An integer literal past 64 bits (jansson reads integers as such): what to write. */
+  if (!strncmp(msg, "too big integer", 15)) {
+    hint = " (beyond 9223372036854775807; a real number that large takes an exponent: 1.5e30)";
+    /* Past jansson's token buffer it quotes no token and points after the digits: the
+       column of the first one. */
+    size_t pos = (size_t)je->position;
+    int digits = 0;
+    if (!start && c->text && pos <= strlen(c->text))
+      while (pos > 0 && (isdigit((unsigned char)c->text[pos - 1]) || c->text[pos - 1] == '-'))
+        --pos, ++digits;
+    if (digits > 0 && err->column - digits + 1 >= 1) err->column = err->column - digits + 1;
   }
   /* A UTF-8 byte order mark, which some editors write first: JSON text has none
      (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named. */

@@ -76,6 +76,8 @@ S nan "nan.json:1:" "$h"'"bodies": [ {"mass": NaN} ]}'
 S empty "empty.json:" ''
 S trailing "trailing.json:1:" "$h"'"bodies": [ {} ]} extra'
 S huge_number "huge_number.json:1:" "$h"'"bodies": [ {"mass": 1e999} ]}'
+# An integer literal of 30 digits: at its first digit, with what to write instead.
+S huge_integer "huge_integer.json:1:66: too big integer (beyond 9223372036854775807; a real number that large takes an exponent" "$h"'"bodies": [ {"mass": 123456789012345678901234567890} ]}'
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
