@@ -92,3 +92,20 @@ done
 $PY scripts/lcpsim_load.py "$tmp/cw2.h5" > /dev/null \
   || { echo "analysis_scripts: the run file was touched" >&2; exit 1; }
 echo "lcpsim_plot.py: bad -o refused in one line: ok"
+
+# lcpsim_plot.m likewise: print wrote a PNG over whatever it was given (the run itself,
+# lcpsim_plot('run.h5', 'run.h5'), was replaced by its figure) and added .png to a name
+# without one. Each refused with its reason, the run file unchanged.
+cp "$tmp/cw2.h5" "$tmp/cw_copy.png"
+sum=$(md5sum < "$tmp/cw2.h5")
+for o in "$tmp/cw2.h5|the figure is a PNG" "$tmp/noext|the figure is a PNG" "$tmp/dir|is a folder" \
+         "$tmp/nofolder/x.png|no folder" "$tmp/cw_copy.png|is an HDF5 file (a run?): refused"; do
+  out=${o%%|*}; want=${o#*|}
+  octave-cli -H --no-window-system --eval "addpath('scripts'); try; lcpsim_plot('$tmp/cw2.h5', '$out'); \
+    disp('written'); catch e; disp(e.message); end" > "$tmp/oct.txt" 2>&1
+  grep -qF "lcpsim_plot: $out" "$tmp/oct.txt" && grep -qF "$want" "$tmp/oct.txt" \
+    || { echo "analysis_scripts: lcpsim_plot.m -o $out: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+done
+[ "$(md5sum < "$tmp/cw2.h5")" = "$sum" ] && [ ! -e "$tmp/noext.png" ] \
+  || { echo "analysis_scripts: lcpsim_plot.m wrote over a refused output" >&2; exit 1; }
+echo "lcpsim_plot.m: bad outputs refused, the run file intact: ok"
