@@ -100,6 +100,46 @@ static void test_bar_pinned_at_both_ends(void **state) {
     }
 }
 
+/* The same bar (now a box 1 m x 0.1 m), pinned at both ends, carrying a ball (m_b = 0.5 kg,
+ * radius 0.1 m, mu 0.3) resting at x = 0.25 m: redundant joint rows next to a contact row,
+ * so the reduced LCP's B_I' = B_I - B_E A^+ J_E B_I comes from the least-norm factor. The
+ * vertical impulses are statics: left (m/2 + m_b/4) g h, right (m/2 + 3 m_b/4) g h; the
+ * horizontal ones split by least norm into 0. Checked after 500 steps, with every exact
+ * solver to 1e-12 relative (round-off of the elimination) and PGS and newton to 1e-9
+ * (their default acceptance: natural residual 1e-10 of max|q|, q ~ g h); the ball stays
+ * put (1e-12 m). */
+static void test_bar_pinned_at_both_ends_carrying_a_ball(void **state) {
+  (void)state;
+  const char *solvers[] = {"lemke", "lemke_sparse", "pgs", "newton"};
+  const double tol[] = {1e-12, 1e-12, 1e-9, 1e-9};
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 500,"
+      " \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"bar\", \"mass\": 1, \"inertia\": 0.08333333333333333,"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.05]}]},"
+      "  {\"name\": \"ball\", \"mass\": 0.5, \"position\": [0.25, 0.15],"
+      "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0.3}]}],"
+      " \"joints\": ["
+      "  {\"name\": \"left\", \"type\": \"pin\", \"ends\": [{\"body\": \"bar\", \"point\": [-0.5, 0]},"
+      "   {\"world\": [-0.5, 0]}]},"
+      "  {\"name\": \"right\", \"type\": \"pin\", \"ends\": [{\"body\": \"bar\", \"point\": [0.5, 0]},"
+      "   {\"world\": [0.5, 0]}]}]}";
+  for (int si = 0; si < 4; ++si) {
+    Run r;
+    run_open(&r, json, solvers[si]);
+    for (int k = 0; k < r.m.steps; ++k) step(&r);
+    const double gh = 9.81 * 0.001, left = (0.5 + 0.125) * gh, right = (0.5 + 0.375) * gh;
+    const double il = joint_impulse(&r, 0, 1), ir = joint_impulse(&r, 1, 1);
+    if (!(fabs(il - left) < tol[si] * left && fabs(ir - right) < tol[si] * right &&
+          fabs(joint_impulse(&r, 0, 0)) < tol[si] * gh && fabs(joint_impulse(&r, 1, 0)) < tol[si] * gh))
+      fail_msg("%s: pins (%g, %g) and (%g, %g), expected (0, %g) and (0, %g)", solvers[si],
+               joint_impulse(&r, 0, 0), il, joint_impulse(&r, 1, 0), ir, left, right);
+    const LsimBody *ball = &r.m.bodies[1];
+    assert_true(fabs(r.st.q[ball->q_offset + 1] - 0.15) < 1e-12);
+    run_close(&r);
+  }
+}
+
 /* A 3-D plate (m = 2 kg, 1 m x 1 m, I_x = m (2a)^2 / 12 about its centre, a = 0.5 m) hung
  * from a hinge along x made of two ball joints at (+-0.5, 0, 0): 6 rows, rank 5. Released
  * at theta0 = 0.05 rad, it swings as a compound pendulum: omega^2 = m g a / (I_x + m a^2),
@@ -158,6 +198,7 @@ static void test_hinge_of_two_ball_joints(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bar_pinned_at_both_ends),
+      cmocka_unit_test(test_bar_pinned_at_both_ends_carrying_a_ball),
       cmocka_unit_test(test_hinge_of_two_ball_joints),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
