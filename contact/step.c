@@ -122,6 +122,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->inv_inertia);
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
+  free(s->inert_pre), free(s->inert_mark);
   lsim_equality_free(s->equality);
   lsim_mass_factor_free(s->mass);
   free(s->force);
@@ -587,6 +588,29 @@ static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const 
   else bodies_slice(&job, 0);
 }
 
+/* Removes the contacts with mark[c] = 1 from set and the friction rows of those with
+ * mark[c] = 2 (which become frictionless), keeping the order (rows are contiguous per
+ * contact, in contact order: the normal row first). */
+static void drop_marked_contacts(LsimContactSet *set, const unsigned char *mark) {
+  int kept = 0, nrows = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    const int r0 = ct->first_row;
+    int r1 = c + 1 < set->count ? set->contacts[c + 1].first_row : set->nrows;
+    if (mark[c] == 1) continue;
+    if (mark[c] == 2) r1 = r0 + 1;
+    if (nrows != r0)
+      for (int r = r0; r < r1; ++r) set->rows[nrows + r - r0] = set->rows[r];
+    if (kept != c) set->contacts[kept] = *ct;
+    set->contacts[kept].first_row = nrows;
+    if (mark[c] == 2) set->contacts[kept].ndir = 0;
+    nrows += r1 - r0;
+    ++kept;
+  }
+  set->count = kept;
+  set->nrows = nrows;
+}
+
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
   LsimStepStats local;
   if (!stats) stats = &local;
@@ -613,6 +637,19 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   }
   if (!rc && s->asleep) lsim_sleep_drop_contacts(s, m);
   if (!rc) rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+  /* Rows that the joints hold (a chain's neighbours meeting end to end at their pin) leave
+     the LCP, which is assembled again: a contact held open, or a contact's friction rows
+     (lsim_step_inert_contacts). Their impulses move nothing, and their rows, of zero
+     diagonal after the elimination, stop PGS (bad_diagonal) and degenerate Lemke's
+     pivots. */
+  if (!rc && s->ne > 0 && s->contacts.count > 0) {
+    if (lsim_grow((void **)&s->inert_mark, &s->inert_mark_cap, s->contacts.count, 1)) {
+      rc = LSIM_OUT_OF_MEMORY;
+    } else if (lsim_step_inert_contacts(s, s->inert_mark) > 0) {
+      drop_marked_contacts(&s->contacts, s->inert_mark);
+      rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+    }
+  }
   if (rc) {
     stats->status = rc;
     return rc;
