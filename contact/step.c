@@ -123,6 +123,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
   free(s->inert_pre), free(s->inert_mark);
+  free(s->rest_contacts), free(s->rest_rows), free(s->last_tether), free(s->last_joint);
   lsim_equality_free(s->equality);
   lsim_mass_factor_free(s->mass);
   free(s->force);
@@ -611,6 +612,48 @@ static void drop_marked_contacts(LsimContactSet *set, const unsigned char *mark)
   set->nrows = nrows;
 }
 
+/* The tethers and joints of sleeping groups still hold them: after the step (the LCP and
+ * the warm-start memory done), their rows kept aside by lsim_sleep_drop_contacts return to
+ * the contact set with the impulses they carried when last awake, so that the record shows
+ * a sleeping chain's tensions rather than zeros. The impulses of the set's own tether and
+ * joint rows are remembered for that, by tether and by joint row. */
+static int report_resting_constraints(LsimStepper *s, const LsimModel *m) {
+  if (!s->asleep || (m->ntethers == 0 && m->njoints == 0)) return 0;
+  if (!s->last_tether && !(s->last_tether = calloc((size_t)m->ntethers + 1, sizeof(double))))
+    return LSIM_OUT_OF_MEMORY;
+  if (!s->last_joint && !(s->last_joint = calloc(3 * (size_t)m->njoints + 1, sizeof(double))))
+    return LSIM_OUT_OF_MEMORY;
+  LsimContactSet *set = &s->contacts;
+  /* Joint rows come in order, a joint's rows one after the other. */
+  int last = -1, row = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_TETHER) {
+      s->last_tether[ct->source] = ct->normal_impulse;
+    } else if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      row = ct->source == last ? row + 1 : 0, last = ct->source;
+      if (row < 3) s->last_joint[3 * ct->source + row] = ct->normal_impulse;
+    }
+  }
+  last = -1, row = 0;
+  for (int r = 0; r < s->nrest; ++r) {
+    const LsimContact *rc = &s->rest_contacts[r];
+    LsimContact *c = lsim_contacts_add(set, 1);
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    const int first_row = c->first_row;
+    *c = *rc;
+    c->first_row = first_row;
+    set->rows[first_row] = s->rest_rows[r];
+    if (rc->kind == LSIM_CONTACT_TETHER) {
+      c->normal_impulse = s->last_tether[rc->source];
+    } else {
+      row = rc->source == last ? row + 1 : 0, last = rc->source;
+      c->normal_impulse = row < 3 ? s->last_joint[3 * rc->source + row] : 0.0;
+    }
+  }
+  return 0;
+}
+
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
   LsimStepStats local;
   if (!stats) stats = &local;
@@ -737,6 +780,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   }
   s->prev_bvalid = s->final_b != NULL;
   rc = remember(s);
+  if (!rc) rc = report_resting_constraints(s, m);
   if (rc) {
     stats->status = rc;
     return rc;

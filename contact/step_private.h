@@ -88,6 +88,13 @@ struct LsimStepper {
   int inert_cap;
   unsigned char *inert_mark; /* [inert_mark_cap] per contact: held open by the joints */
   int inert_mark_cap;
+  /* Tether and joint rows of sleeping groups, dropped from this step's LCP and put back
+     into the contact set after the step with the impulses they last carried awake
+     (last_tether [ntethers], last_joint [3 njoints], by joint row). */
+  LsimContact *rest_contacts;
+  LsimJacRow *rest_rows;
+  int nrest, rest_cap, rest_rows_cap;
+  double *last_tether, *last_joint;
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */

@@ -198,6 +198,75 @@ static void test_contacts_held_by_joints(void **state) {
     }
 }
 
+/* A chain of 5 links (m = 0.1 kg, 0.2 m) hanging from the world at rest, by pins or by
+ * taut tethers, with sleep on: the bodies fall asleep (the whole group at step 500, after
+ * sleep.time = 0.5 s at rest) and their rows leave the LCP, but the chain still hangs:
+ * the impulses the step reports for them (the contact set's tether and joint rows, which
+ * the record's /tethers/impulse and /joints/impulse copy) stay the weight below each link,
+ * (5 - k) m g h, awake and asleep alike (they were 0 while asleep). 1e-10 relative: the
+ * joint rows' gap / h turns the pins' round-off of 1e-17 m into 1e-14 m/s, and the first
+ * step measured 6.8e-12. */
+static void test_sleeping_chain_keeps_its_tensions(void **state) {
+  (void)state;
+  for (int tethered = 0; tethered < 2; ++tethered) {
+    char json[4096];
+    int k = snprintf(json, sizeof json,
+                     "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 800,"
+                     " \"gravity\": [0, -9.81], \"sleep\": {\"enabled\": true}, \"bodies\": [");
+    for (int i = 0; i < 5; ++i)
+      k += snprintf(json + k, sizeof json - (size_t)k,
+                    "%s{\"name\": \"l%d\", \"mass\": 0.1, \"inertia\": 0.0003333333333333333,"
+                    " \"position\": [0, %.17g], \"orientation\": -1.5707963267948966}",
+                    i ? ", " : "", i, -0.1 - 0.2 * i);
+    k += snprintf(json + k, sizeof json - (size_t)k, tethered ? "], \"tethers\": [" : "], \"joints\": [");
+    for (int i = 0; i < 5; ++i) {
+      char other[64];
+      if (i == 0) snprintf(other, sizeof other, "{\"world\": [0, 0]}");
+      else if (tethered) snprintf(other, sizeof other, "{\"body\": \"l%d\"}", i - 1);
+      else snprintf(other, sizeof other, "{\"body\": \"l%d\", \"point\": [0.1, 0]}", i - 1);
+      if (tethered)
+        k += snprintf(json + k, sizeof json - (size_t)k,
+                      "%s{\"length\": %g, \"ends\": [{\"body\": \"l%d\"}, %s]}", i ? ", " : "",
+                      i ? 0.2 : 0.1, i, other);
+      else
+        k += snprintf(json + k, sizeof json - (size_t)k,
+                      "%s{\"type\": \"pin\", \"ends\": [{\"body\": \"l%d\", \"point\": [-0.1, 0]}, %s]}",
+                      i ? ", " : "", i, other);
+    }
+    snprintf(json + k, sizeof json - (size_t)k, "]}");
+    Run r;
+    run_open(&r, json, "lemke");
+    int slept = 0;
+    for (int s = 0; s < r.m.steps; ++s) {
+      LsimStepStats stats;
+      assert_int_equal(lsim_step(r.s, &r.m, &r.st, &stats), LSIM_SOLVED);
+      if (stats.sleeping == 5) ++slept;
+      const LsimContactSet *set = lsim_stepper_contacts(r.s);
+      int seen = 0;
+      for (int c = 0; c < set->count; ++c) {
+        const LsimContact *ct = &set->contacts[c];
+        const uint64_t id = ct->id;
+        double expect;
+        if (tethered && ct->kind == LSIM_CONTACT_TETHER) {
+          expect = (5 - ct->source) * 0.1 * 9.81 * 0.001;
+        } else if (!tethered && ct->kind == LSIM_CONTACT_EQUALITY && id == lsim_joint_id(ct->source, 1)) {
+          expect = (5 - ct->source) * 0.1 * 9.81 * 0.001;
+        } else {
+          continue;
+        }
+        ++seen;
+        if (!(fabs(ct->normal_impulse - expect) < 1e-10 * expect))
+          fail_msg("%s %d at step %d (%d asleep): impulse %.17g, expected %.17g",
+                   tethered ? "tether" : "joint", ct->source, s + 1, stats.sleeping,
+                   ct->normal_impulse, expect);
+      }
+      assert_int_equal(seen, 5);
+    }
+    assert_true(slept >= 200);
+    run_close(&r);
+  }
+}
+
 /* A 3-D plate (m = 2 kg, 1 m x 1 m, I_x = m (2a)^2 / 12 about its centre, a = 0.5 m) hung
  * from a hinge along x made of two ball joints at (+-0.5, 0, 0): 6 rows, rank 5. Released
  * at theta0 = 0.05 rad, it swings as a compound pendulum: omega^2 = m g a / (I_x + m a^2),
@@ -259,6 +328,7 @@ int main(void) {
       cmocka_unit_test(test_bar_pinned_at_both_ends_carrying_a_ball),
       cmocka_unit_test(test_hinge_of_two_ball_joints),
       cmocka_unit_test(test_contacts_held_by_joints),
+      cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }
