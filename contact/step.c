@@ -122,7 +122,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->inv_inertia);
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
-  free(s->inert_pre), free(s->inert_mark);
+  free(s->inert_pre), free(s->inert_mark), free(s->v_free0);
   free(s->rest_contacts), free(s->rest_rows), free(s->last_tether), free(s->last_joint);
   lsim_equality_free(s->equality);
   lsim_mass_factor_free(s->mass);
@@ -679,6 +679,14 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
   }
   if (!rc && s->asleep) lsim_sleep_drop_contacts(s, m);
+  /* The joints' elimination turns v_free into v_free' in place: kept for a second
+     assembly. */
+  if (!rc && m->njoints > 0) {
+    if (!s->v_free0 && !(s->v_free0 = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof(double))))
+      rc = LSIM_OUT_OF_MEMORY;
+    else
+      memcpy(s->v_free0, s->v_free, (size_t)m->nv * sizeof(double));
+  }
   if (!rc) rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
   /* Rows that the joints hold (a chain's neighbours meeting end to end at their pin) leave
      the LCP, which is assembled again: a contact held open, or a contact's friction rows
@@ -690,6 +698,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
       rc = LSIM_OUT_OF_MEMORY;
     } else if (lsim_step_inert_contacts(s, s->inert_mark) > 0) {
       drop_marked_contacts(&s->contacts, s->inert_mark);
+      memcpy(s->v_free, s->v_free0, (size_t)m->nv * sizeof(double));
       rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
     }
   }

@@ -313,16 +313,23 @@ static double row_b_dot(LsimStepper *s, int i) {
 
 int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark) {
   const LsimContactSet *set = &s->contacts;
+  /* A held row's w_i = q_i whatever the impulses: q_i at round-off below zero (a rope as
+     long as the rod beside it: psi = 0 to rounding) is met within the solvers' own
+     acceptance (natural residual 1e-10 of max|q|), anything lower is a true conflict
+     (a rope shorter than a rod), left to the solver to fail on and report. */
+  double qmax = 1.0;
+  for (int i = 0; i < s->f.n; ++i) qmax = fmax(qmax, fabs(s->q[i]));
+  const double q_floor = -1e-10 * qmax;
   int count = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
     mark[c] = 0;
-    if (s->ne == 0 || ct->kind != LSIM_CONTACT_NORMAL) continue;
+    if (s->ne == 0 || (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER)) continue;
     /* A row is held by the joints when its reduced diagonal is round-off: 1e-10 of its
        diagonal before the elimination is far above the elimination's round-off (1e-15
        relative measured on a 100-link chain) and far below any row a joint leaves free. */
     const int i = ct->first_var;
-    if (row_b_dot(s, i) <= 1e-10 * s->inert_pre[i] && s->q[i] > 0.0) {
+    if (row_b_dot(s, i) <= 1e-10 * s->inert_pre[i] && s->q[i] > q_floor) {
       mark[c] = 1, ++count;
       continue;
     }
@@ -470,7 +477,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
     for (int i = 0; i < n; ++i) s->inert_pre[i] = 0.0;
     for (int c = 0; c < set->count; ++c) {
       const LsimContact *ct = &set->contacts[c];
-      if (ct->kind != LSIM_CONTACT_NORMAL) continue;
+      if (ct->kind != LSIM_CONTACT_NORMAL && ct->kind != LSIM_CONTACT_TETHER) continue;
       for (int v = 0; v < 1 + ct->ndir; ++v)
         s->inert_pre[ct->first_var + v] = row_b_dot(s, ct->first_var + v);
     }

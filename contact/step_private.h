@@ -88,6 +88,8 @@ struct LsimStepper {
   int inert_cap;
   unsigned char *inert_mark; /* [inert_mark_cap] per contact: held open by the joints */
   int inert_mark_cap;
+  double *v_free0;           /* [nv] v_free before the joints' elimination (which changes
+                                it), for an assembly made again */
   /* Tether and joint rows of sleeping groups, dropped from this step's LCP and put back
      into the contact set after the step with the impulses they last carried awake
      (last_tether [ntethers], last_joint [3 njoints], by joint row). */
@@ -152,13 +154,13 @@ const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */
 int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
-/* After an assembly that eliminated joint rows, the contacts (kind normal) whose rows the
+/* After an assembly that eliminated joint rows, the contacts and tethers whose rows the
  * joints hold: a row's diagonal J_i B_i' has fallen to round-off (<= 1e-10 of J_i W J_i'
  * before the elimination), so no impulse of its own moves anything. mark[c] (mark
- * [count]) = 1: the normal row is held and q_i > 0 (the contact stays open: its impulses
- * are zero in every solution); 2: every friction row is held (its friction impulses move
- * nothing: a chain's neighbours touching at their pin); 0 otherwise. Returns how many
- * are marked. */
+ * [count]) = 1: the normal (tether) row is held and q_i >= -1e-10 max(1, max|q|) (open,
+ * or closed to rounding: its impulses are zero in a least-norm solution); 2: every
+ * friction row is held (its friction impulses move nothing: a chain's neighbours touching
+ * at their pin); 0 otherwise. Returns how many are marked. */
 int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark);
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for

@@ -267,6 +267,47 @@ static void test_sleeping_chain_keeps_its_tensions(void **state) {
   }
 }
 
+/* A pendulum (m = 1 kg, a rod of 1 m to the world, released level) with a rope of the
+ * rod's length beside it: the rope's row is the rod's, held by it, with psi = 0 to
+ * rounding, so the reduced LCP had a round-off diagonal and a round-off q of either sign
+ * (PGS stopped with bad_diagonal, Lemke with secondary_ray, on 110 of 500 steps). The
+ * held rope leaves the LCP (impulse 0: the least-norm split of the load between rod and
+ * rope), every step is solved, and the rod's impulses and the motion are the rope-less
+ * pendulum's (1e-12 relative, 1e-12 m: the same elimination; the rope shorter than the
+ * rod would still be refused by the scene, overstretched). The same with the rope 1.2 m
+ * long, slack and held open. */
+static void test_rope_beside_a_rod(void **state) {
+  (void)state;
+  const char *solvers[] = {"pgs", "lemke"};
+  const char *base =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 500,"
+      " \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"bob\", \"mass\": 1, \"inertia\": 0.01, \"position\": [1, 0]}],"
+      " \"joints\": [{\"name\": \"rod\", \"type\": \"rod\", \"ends\": [{\"body\": \"bob\"}, {\"world\": [0, 0]}]}]";
+  for (int slack = 0; slack < 2; ++slack)
+    for (int si = 0; si < 2; ++si) {
+      char json[2048], bare[2048];
+      snprintf(json, sizeof json,
+               "%s, \"tethers\": [{\"name\": \"rope\", \"length\": %s, \"ends\": [{\"body\": \"bob\"},"
+               " {\"world\": [0, 0]}]}]}", base, slack ? "1.2" : "1.0");
+      snprintf(bare, sizeof bare, "%s}", base);
+      Run r, b;
+      run_open(&r, json, solvers[si]);
+      run_open(&b, bare, solvers[si]);
+      for (int k = 0; k < r.m.steps; ++k) {
+        step(&r);
+        step(&b);
+        const double ir = joint_impulse(&r, 0, 0), ib = joint_impulse(&b, 0, 0);
+        if (!(fabs(ir - ib) <= 1e-12 * fabs(ib) + 1e-18))
+          fail_msg("%s slack %d step %d: rod impulse %.17g, without the rope %.17g", solvers[si],
+                   slack, k + 1, ir, ib);
+        for (int i = 0; i < r.m.nq; ++i) assert_true(fabs(r.st.q[i] - b.st.q[i]) < 1e-12);
+      }
+      run_close(&r);
+      run_close(&b);
+    }
+}
+
 /* A 3-D plate (m = 2 kg, 1 m x 1 m, I_x = m (2a)^2 / 12 about its centre, a = 0.5 m) hung
  * from a hinge along x made of two ball joints at (+-0.5, 0, 0): 6 rows, rank 5. Released
  * at theta0 = 0.05 rad, it swings as a compound pendulum: omega^2 = m g a / (I_x + m a^2),
@@ -328,6 +369,7 @@ int main(void) {
       cmocka_unit_test(test_bar_pinned_at_both_ends_carrying_a_ball),
       cmocka_unit_test(test_hinge_of_two_ball_joints),
       cmocka_unit_test(test_contacts_held_by_joints),
+      cmocka_unit_test(test_rope_beside_a_rod),
       cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
