@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +32,8 @@ static void run_usage(FILE *f) {
           "                    [--dump-lcp] [--dump-dense-limit N] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
-          "                     the scene's folder, else SCENE's base name with .h5 in the\n"
-          "                     current folder)\n"
+          "                     the scene's folder (the current one for a piped scene),\n"
+          "                     else SCENE's base name with .h5 in the current folder)\n"
           "  --solver NAME      override the scene's solver (lcpsim solvers lists them)\n"
           "  --steps N          override the number of steps\n"
           "  --duration T       override the duration (steps = T / time_step)\n"
@@ -101,7 +102,11 @@ int lsim_cli_output_path(const char *scene, const char *out_path, const char *sc
   if (out_path) {
     n = snprintf(buf, len, "%s", out_path);
   } else if (scene_file && scene_file[0]) {
+    /* A scene read from a pipe (/dev/stdin, <(...)) has no folder of its own: its relative
+       output.file is taken from the current folder, not from /dev or /proc. */
+    struct stat st;
     const char *slash = strrchr(scene, '/');
+    if (stat(scene, &st) != 0 || !S_ISREG(st.st_mode)) slash = NULL;
     if (scene_file[0] == '/' || !slash) n = snprintf(buf, len, "%s", scene_file);
     else n = snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, scene_file);
   } else {

@@ -246,3 +246,10 @@ assert np.array_equal(a.q, b.q) and np.array_equal(a.v, b.v) and a.scene_text ==
 assert lcpsim_load.load(sys.argv[3]).summary.run_end == "completed"
 print("scenes from a pipe: read once, the same run as from the file")
 PYEOF
+# A piped scene's relative output.file lands in the current folder: it had been joined with
+# the pipe's folder (/dev/run.h5, written into /dev as root, or refused elsewhere).
+(cd "$out" && sed 's/"lcpsim": 1,/"lcpsim": 1, "output": {"file": "piped_out.h5"},/' "$OLDPWD/data/two_blocks.json" |
+  "$OLDPWD/lcpsim" /dev/stdin --quiet)
+[ -f "$out/piped_out.h5" ] && [ ! -e /dev/piped_out.h5 ] ||
+  { echo "user_scenes: a piped scene's output.file not in the current folder" >&2; exit 1; }
+echo "a piped scene's output.file: in the current folder"
