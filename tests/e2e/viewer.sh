@@ -16,7 +16,9 @@ trap 'rm -rf "$tmp"' EXIT
 # A comparison that keeps its reference's run (--trajectory), and that run made alone.
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 --trajectory -o "$tmp/cmpt.h5" > /dev/null
 ./lcpsim data/incline_2d.json --solver lemke --steps 20 -o "$tmp/ref.h5" --quiet
-for run in stack tethers cart cmp cmpt; do
+# A rod drawn from its joints and its tip (a point shape) alone.
+./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
+for run in stack tethers cart cmp cmpt ref dpi; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -57,7 +59,8 @@ sed 's/"f64":"AAAA/"f64":"AA/' "$tmp/cart.html" > "$tmp/damaged.html"
 node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/tethers.html#step=120" "file://$tmp/cart.html#t=1.5" \
   "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
-  "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9"
+  "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
+  "file://$tmp/dpi.html#step=0"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -67,7 +70,8 @@ sys.path.insert(0, "scripts")
 import lcpsim_load
 d = sys.argv[1]
 
-pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7}
+pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
+         "ref": 8, "dpi": 9}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -156,6 +160,42 @@ assert s["kind"] == "hybrid" and s["step"] == 60 and s["chart"] == "stance", s
 assert s["state"] == [abs(np.cos(np.pi * np.linspace(0.0, 2.0, 201)[60])),
                       np.sin(np.pi * np.linspace(0.0, 2.0, 201)[60])], s
 print("hybrid run: state and chart at the sample as in the file: ok")
+
+# Marks over bodies (2-D bodies are see-through): every contact point drawn (at the box's
+# corners on the incline, half over the box) shows as a whole disk of the points' red
+# (0xd00000, within 40 per channel), not half blended with the body drawn over it (at
+# least 70% of pi r^2 pixels: antialiased edges lose a ring of about one pixel), and no
+# body wears a mark's hue (red point, blue normal impulse, orange friction impulse).
+def pixel(name, xy):
+    im = np.asarray(Image.open(f"{d}/page.{pages[name]}.png").convert("RGB"), dtype=int)
+    return im[int(round(xy[1])), int(round(xy[0]))]
+s = state("ref")
+assert s["contacts"] >= 2 and len(s["contact_points_px"]) == s["contacts"], s
+im = np.asarray(Image.open(f"{d}/page.{pages['ref']}.png").convert("RGB"), dtype=int)
+r = s["point_radius_px"]
+assert r >= 2, s
+for x, y in s["contact_points_px"]:
+    x, y, w = int(round(x)), int(round(y)), int(r) + 3
+    win = im[y - w:y + w + 1, x - w:x + w + 1]
+    red = int((np.abs(win - [0xd0, 0, 0]).max(axis=2) <= 40).sum())
+    assert red >= 0.7 * np.pi * r * r, (x, y, r, red)
+marks = [(0xd0, 0, 0), (0x15, 0x65, 0xc0), (0xe6, 0x7e, 0x00)]
+for b in s["bodies"]:
+    if b["color"] and b["name"] != "ground":
+        rgb = np.array([int(b["color"][i:i + 2], 16) for i in (1, 3, 5)])
+        assert min(np.abs(rgb - m).sum() for m in marks) > 120, b
+print(f"incline_2d: {s['contacts']} contact points drawn over the box, in their own colour: ok")
+
+# A body with a point shape only (the lower rod, its tip touching the ground) is drawn as
+# a stick from its centre to its tip: the pixel halfway between them is the rod's colour
+# (50 per channel: the stick is a few pixels wide, its edges antialiased).
+s = state("dpi")
+lower = [b for b in s["bodies"] if b["name"] == "lower"][0]
+tip = s["contact_points_px"][0]
+mid = [(lower["px"][0] + tip[0]) / 2, (lower["px"][1] + tip[1]) / 2]
+rgb = np.array([int(lower["color"][i:i + 2], 16) for i in (1, 3, 5)])
+assert np.abs(pixel("dpi", mid) - rgb).max() <= 50, (mid, pixel("dpi", mid), lower)
+print("double_pendulum_impact: the lower rod drawn from its centre to its tip: ok")
 PYEOF
 
 if ./lcpsim view data/cart_wall.json -o "$tmp/x.html" 2> "$tmp/err"; then
