@@ -18,7 +18,11 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim data/incline_2d.json --solver lemke --steps 20 -o "$tmp/ref.h5" --quiet
 # A rod drawn from its joints and its tip (a point shape) alone.
 ./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
-for run in stack tethers cart cmp cmpt ref dpi; do
+# Steps whose solve failed: one PGS sweep to 1e-15 on the pile of 10 boxes (38 of 60
+# steps fail, the first at step 23, the fallback recovers 12).
+rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 60 -o "$tmp/fail.h5" > /dev/null 2>&1 || rc=$?
+[ $rc -eq 1 ] || { echo "FAIL: a run with failed steps exits $rc, not 1"; exit 1; }
+for run in stack tethers cart cmp cmpt ref dpi fail; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -34,6 +38,15 @@ with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
             src.copy(k, dst)
 PYEOF
 ./lcpsim view "$tmp/noq.h5" -o "$tmp/noq.html" > /dev/null
+# A killed run's file: no /summary (PATH.<pid>.partial, docs/output-format.md).
+$PY - "$tmp/stack.h5" "$tmp/killed.h5" <<'PYEOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
+    for k in src:
+        if k != "summary":
+            src.copy(k, dst)
+PYEOF
+./lcpsim view "$tmp/killed.h5" -o "$tmp/killed.html" > /dev/null
 # A hybrid model's file in its documented layout (file_kind "hybrid": /time, /state,
 # /chart, /events), written by h5py with null-padded strings that fill their size.
 $PY - "$tmp/hyb.h5" <<'PYEOF'
@@ -60,7 +73,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/tethers.html#step=120" "file://$tmp/cart.html#t=1.5" \
   "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
   "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
-  "file://$tmp/dpi.html#step=0"
+  "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
+  "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -71,7 +85,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -196,6 +210,28 @@ mid = [(lower["px"][0] + tip[0]) / 2, (lower["px"][1] + tip[1]) / 2]
 rgb = np.array([int(lower["color"][i:i + 2], 16) for i in (1, 3, 5)])
 assert np.abs(pixel("dpi", mid) - rgb).max() <= 50, (mid, pixel("dpi", mid), lower)
 print("double_pendulum_impact: the lower rod drawn from its centre to its tip: ok")
+
+# Failed steps: the page counts the file's steps with /solver/status < 0, names the first
+# in the subtitle, and at state k names the status of step k + 1 (whose impulses it draws)
+# when that failed; a killed run's file (no /summary) is called unfinished; a run that
+# went well says nothing of either.
+import h5py
+with h5py.File(f"{d}/fail.h5", "r") as f:
+    status = f["solver/status"][()]
+    legend = {int(e.split()[0]): e.split()[1] for e in f["solver/status_legend"][()].astype(str)}
+failed = np.flatnonzero(status < 0) + 1
+assert 0 < len(failed) < len(status) and status[3] == 0, status
+for name, k in (("fail22", 22), ("fail3", 3)):
+    s = state(name)
+    want = legend[int(status[k])] if status[k] < 0 else ""
+    assert s["step"] == k and s["failed_steps"] == len(failed) and s["solver_status"] == want, (s["solver_status"], want)
+assert f"solver failed on {len(failed)} steps (first: step {failed[0]}, {legend[int(status[failed[0] - 1])]})" in s["outcome"], s["outcome"]
+s = state("killed")
+assert s["run_end"] == "unfinished" and s["outcome"].startswith("unfinished: 60 of 60 steps"), s["outcome"]
+s = state("stack5")
+assert s["run_end"] == "completed" and s["outcome"] == "" and s["failed_steps"] == 0, s
+print(f"failed steps: {len(failed)} of {len(status)} counted, the first (step {failed[0]}) named, "
+      "the shown step's status named; a killed run's file called unfinished: ok")
 PYEOF
 
 if ./lcpsim view data/cart_wall.json -o "$tmp/x.html" 2> "$tmp/err"; then
