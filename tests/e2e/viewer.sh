@@ -16,13 +16,14 @@ trap 'rm -rf "$tmp"' EXIT
 # A comparison that keeps its reference's run (--trajectory), and that run made alone.
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 --trajectory -o "$tmp/cmpt.h5" > /dev/null
 ./lcpsim data/incline_2d.json --solver lemke --steps 20 -o "$tmp/ref.h5" --quiet
+./lcpsim compare data/incline_2d.json --solvers lemke,pgs --mode independent --steps 20 -o "$tmp/cmpi.h5" > /dev/null
 # A rod drawn from its joints and its tip (a point shape) alone.
 ./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
 # Steps whose solve failed: one PGS sweep to 1e-15 on the pile of 10 boxes (38 of 60
 # steps fail, the first at step 23, the fallback recovers 12).
 rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 60 -o "$tmp/fail.h5" > /dev/null 2>&1 || rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: a run with failed steps exits $rc, not 1"; exit 1; }
-for run in stack tethers cart cmp cmpt ref dpi fail; do
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -74,7 +75,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
   "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
-  "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5"
+  "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -85,7 +86,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -232,6 +233,35 @@ s = state("stack5")
 assert s["run_end"] == "completed" and s["outcome"] == "" and s["failed_steps"] == 0, s
 print(f"failed steps: {len(failed)} of {len(status)} counted, the first (step {failed[0]}) named, "
       "the shown step's status named; a killed run's file called unfinished: ok")
+
+# Charts: the values read out at the cursor are the file's at the row shown (a compare
+# file's row k - 1 is step k; beside a run, state k shows step k + 1's row, k); every
+# curve lies inside its panel, off the frame (log panels: 0.03 decade at least, as drawn;
+# linear: 5% of the range); panels have at least two labelled ticks, the time axis three.
+with h5py.File(f"{d}/cmp.h5", "r") as f:
+    rr = f["results/relative_residual"][()]
+with h5py.File(f"{d}/cmpi.h5", "r") as f:
+    div = f["divergence/q"][()]
+    labels = f["series/label"][()].astype(str)
+def same(values, row):
+    return all((v is None and not np.isfinite(w)) or v == w for v, w in zip(values, row))
+def check_panels(name, plot):
+    assert len(plot["xticks"]) >= 3, (name, plot["xticks"])
+    for p in plot["panels"]:
+        room = 0.03 if p["log"] else 0.05 * (p["data_hi"] - p["data_lo"]) * 0.999
+        if p["data_hi"] > p["data_lo"]:
+            assert p["hi"] - p["data_hi"] >= room and p["data_lo"] - p["lo"] >= room, (name, p)
+        assert len(p["ticks"]) >= 2, (name, p)
+for name, row, data in (("cmp", 8, rr), ("cmpt", 9, rr), ("cmpi", 8, div)):
+    plot = state(name)["plot"]
+    assert plot["row"] == row and same(plot["panels"][0]["values"], data[row]), (name, plot, data[row])
+    check_panels(name, plot)
+p = state("cmpi")["plot"]["panels"][0]
+assert p["log"] and "q - q_ref" in p["title"] and np.all(div[:, 0] == 0) and labels[0] == "lemke", p
+plot = state("hyb")["plot"]
+assert plot["row"] == 60 and plot["panels"][0]["values"] == [state("hyb")["state"][0]], plot
+check_panels("hyb", plot)
+print("charts: values at the cursor as in the files, curves off the frames, ticks labelled: ok")
 PYEOF
 
 if ./lcpsim view data/cart_wall.json -o "$tmp/x.html" 2> "$tmp/err"; then
