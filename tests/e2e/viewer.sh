@@ -123,6 +123,9 @@ for i, t in enumerate(s["tethers"]):
     assert abs(np.linalg.norm(a - b) - r.tethers.length[120, i]) <= 1e-12, (t, r.tethers.length[120])
     assert t["taut"] == bool(r.tethers.taut[119, i]), t
 print("tethers: ends and taut flags as in the file: ok")
+# The legend names the moving bodies (few enough to tell apart by colour) after the marks.
+assert s["legend"] == ["taut tether", "slack tether"] + r.bodies.name, s["legend"]
+print("tethers: legend names the bodies: ok")
 
 # The 3-D screenshot shows something: the scene area (above the bar) is not one colour.
 im = np.asarray(Image.open(f"{d}/page.0.png").convert("RGB"), dtype=int)
