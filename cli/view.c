@@ -33,7 +33,8 @@ static void view_usage(FILE *f) {
           "  the file's data and the JavaScript it needs: it opens offline, from file://.\n"
           "  Compare files show their per-step measures (beside the reference's bodies when\n"
           "  written with lcpsim compare --trajectory), hybrid-model files their states\n"
-          "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step.\n"
+          "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step; add\n"
+          "  &contacts=0 for the page without its contact marks.\n"
           "  -o, --output FILE  the page (default: FILE's base name + .html, here)\n"
           "Exit status: 0 written, 2 bad input or unwritable output.\n");
 }

@@ -75,7 +75,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/noq.html#step=3" "file://$tmp/damaged.html#step=3" "file://$tmp/cmp.html#step=9" \
   "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
-  "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9"
+  "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
+  "file://$tmp/stack.html#step=37&contacts=0"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -86,7 +87,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -134,6 +135,23 @@ background = np.abs(scene - scene[-1, -1]).sum(axis=2) > 30
 colours = len(np.unique((scene // 32).reshape(-1, 3), axis=0))
 assert background.mean() > 0.02 and colours >= 8, (background.mean(), colours)
 print(f"screenshot: {100 * background.mean():.1f}% of the scene drawn, {colours} colours: ok")
+
+# 3-D marks behind bodies: the contact points the page finds hidden from the camera (a
+# ray to them meets a box first) are drawn faint: no pixel of the 5 x 5 around their
+# centre is the points' red (0xd00000, to 40 per channel), yet the page differs there
+# from itself without marks (#contacts=0) by more than 20 on some channel; the others are
+# drawn in full (some pixel of the 5 x 5 is that red: a point at a box corner is half in
+# the box). The stack at step 37 has both (the back corners of each face).
+bare = np.asarray(Image.open(f"{d}/page.{pages['stack_bare']}.png").convert("RGB"), dtype=int)
+s = state("stack")
+hidden, pts = s["contact_points_hidden"], s["contact_points_px"]
+assert len(hidden) == len(pts) == s["contacts"] and 0 < sum(hidden) < len(hidden), s
+for h, (x, y) in zip(hidden, pts):
+    x, y = int(round(x)), int(round(y))
+    win, was = im[y - 2:y + 3, x - 2:x + 3], bare[y - 2:y + 3, x - 2:x + 3]
+    full = (np.abs(win - [0xd0, 0, 0]).max(axis=2) <= 40).any()
+    assert full != h and (not h or np.abs(win - was).max() > 20), (h, x, y, win, was)
+print(f"stack: {sum(hidden)} of {len(hidden)} contact points behind boxes drawn faint, the rest in full: ok")
 
 # Broken input: the page says what is wrong, in words.
 msg = report("noq")["error"]
