@@ -23,7 +23,10 @@ trap 'rm -rf "$tmp"' EXIT
 # steps fail, the first at step 23, the fallback recovers 12).
 rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 60 -o "$tmp/fail.h5" > /dev/null 2>&1 || rc=$?
 [ $rc -eq 1 ] || { echo "FAIL: a run with failed steps exits $rc, not 1"; exit 1; }
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi; do
+# A fixed budget (tol 0: two PGS sweeps a step): max_iterations is the budget spent, not
+# a failure (lcpsim says "0 solver failures").
+./lcpsim data/box_stack_3d.json --solver pgs --tol 0 --max-iter 2 --steps 10 -o "$tmp/budget.h5" --quiet
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -76,7 +79,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
-  "file://$tmp/stack.html#step=37&contacts=0"
+  "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -87,7 +90,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -252,6 +255,10 @@ s = state("killed")
 assert s["run_end"] == "unfinished" and s["outcome"].startswith("unfinished: 60 of 60 steps"), s["outcome"]
 s = state("stack5")
 assert s["run_end"] == "completed" and s["outcome"] == "" and s["failed_steps"] == 0, s
+with h5py.File(f"{d}/budget.h5", "r") as f:
+    assert np.all(f["solver/status"][()] == -1), f["solver/status"][()]
+s = state("budget")
+assert s["failed_steps"] == 0 and s["solver_status"] == "" and s["outcome"] == "", s
 print(f"failed steps: {len(failed)} of {len(status)} counted, the first (step {failed[0]}) named, "
       "the shown step's status named; a killed run's file called unfinished: ok")
 
