@@ -26,7 +26,9 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 # A fixed budget (tol 0: two PGS sweeps a step): max_iterations is the budget spent, not
 # a failure (lcpsim says "0 solver failures").
 ./lcpsim data/box_stack_3d.json --solver pgs --tol 0 --max-iter 2 --steps 10 -o "$tmp/budget.h5" --quiet
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget; do
+# An event-driven run: its events (impacts of the bouncing ball).
+./lcpsim data/bouncing_ball_events.json --steps 1500 -o "$tmp/events.h5" --quiet
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -79,7 +81,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/hyb.html#step=60" "file://$tmp/cmpt.html#step=9" "file://$tmp/ref.html#step=9" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
-  "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5"
+  "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
+  "file://$tmp/events.html#t=1.174"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -90,7 +93,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -259,6 +262,19 @@ with h5py.File(f"{d}/budget.h5", "r") as f:
     assert np.all(f["solver/status"][()] == -1), f["solver/status"][()]
 s = state("budget")
 assert s["failed_steps"] == 0 and s["solver_status"] == "" and s["outcome"] == "", s
+
+# Events: counted as in the file; the first sample at or after an event names it (the
+# second impact, at 1.17396 s: the sample at 1.174 s, #t=1.174), no other sample does.
+with h5py.File(f"{d}/events.h5", "r") as f:
+    et, ek = f["events/time"][()], f["events/kind"][()]
+    legend = f["events/kind_legend"][()].astype(str)
+    t = f["time"][()]
+s = state("events")
+k = int(np.searchsorted(t, et[1]))
+assert t[k - 1] < et[1] <= t[k] and legend[ek[1]] == "impact" and s["step"] == k, (s["step"], k, et[1])
+assert s["events"] == len(et) >= 2 and s["events_here"] == [f"impact ball-ground at t = {et[1]:.5f} s"], s
+assert s["outcome"] == "" and state("stack5")["events_here"] == [], s
+print(f"events: {len(et)} counted; the second impact falls in state {k}: ok")
 print(f"failed steps: {len(failed)} of {len(status)} counted, the first (step {failed[0]}) named, "
       "the shown step's status named; a killed run's file called unfinished: ok")
 
