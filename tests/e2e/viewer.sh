@@ -192,6 +192,10 @@ assert s["step"] == 9 and s["time"] == r.time[9], s
 for i, b in enumerate(s["bodies"]):
     assert np.array_equal(b["position"], r.position(i)[9]), (i, b)
     assert np.array_equal(b["orientation"], np.atleast_1d(r.orientation(i)[9])), (i, b)
+# Beside the chart (the right 42% of the page, from x = 900 - 10 - 378 = 512 px), the
+# run's marks and bodies show left of it: the box's contact points (its lower corners)
+# at x < 512.
+assert s["contacts"] >= 2 and all(0 < x < 512 for x, y in s["contact_points_px"]), s["contact_points_px"]
 print(f"compare file with --trajectory: {len(names)} datasets of the reference's run as made "
       "alone; bodies at the step as in the file: ok")
 
