@@ -4,7 +4,8 @@
 //   node tests/e2e/browse.js OUT_PREFIX URL...
 // For URL number i (0-based) it writes OUT_PREFIX.i.json: {"state": the text of
 // #lcpsim-state, "error": the text of #error} once the page has reported a state (or after
-// 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot. Exit 1 when the browser fails.
+// 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot (BROWSE_SIZE=WxH: another size).
+// Exit 1 when the browser fails.
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -12,6 +13,7 @@ const os = require("os");
 const path = require("path");
 
 const [prefix, ...urls] = process.argv.slice(2);
+const [W, H] = (process.env.BROWSE_SIZE || "900x600").split("x").map(Number);
 if (!prefix || !urls.length) {
   console.error("usage: node browse.js OUT_PREFIX URL...");
   process.exit(2);
@@ -21,7 +23,7 @@ const chrome = spawn("chromium", [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
   "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile,
-  "--window-size=900,600", "--remote-debugging-pipe", "about:blank",
+  "--window-size=" + W + "," + H, "--remote-debugging-pipe", "about:blank",
 ], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 let stderr = "";
 chrome.stdio[2].on("data", (b) => { stderr += b; });
@@ -55,7 +57,7 @@ async function visit(url, i) {
   const { targetId } = await send("Target.createTarget", { url: "about:blank" });
   const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
   await send("Emulation.setDeviceMetricsOverride",
-             { width: 900, height: 600, deviceScaleFactor: 1, mobile: false }, sessionId);
+             { width: W, height: H, deviceScaleFactor: 1, mobile: false }, sessionId);
   await send("Page.navigate", { url }, sessionId);
   const probe = "JSON.stringify({state: (document.getElementById('lcpsim-state') || {}).textContent || ''," +
                 " error: (document.getElementById('error') || {}).textContent || ''})";

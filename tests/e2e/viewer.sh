@@ -28,7 +28,9 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 ./lcpsim data/box_stack_3d.json --solver pgs --tol 0 --max-iter 2 --steps 10 -o "$tmp/budget.h5" --quiet
 # An event-driven run: its events (impacts of the bouncing ball).
 ./lcpsim data/bouncing_ball_events.json --steps 1500 -o "$tmp/events.h5" --quiet
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events; do
+# A box on the ground seen from close by (the grid passes behind the camera).
+./lcpsim data/box_slide_3d.json -o "$tmp/slide.h5" --quiet
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -83,6 +85,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
   "file://$tmp/events.html#t=1.174"
+# box_slide_3d in a 1280 x 800 page (the box seen from close by).
+BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -141,6 +145,22 @@ background = np.abs(scene - scene[-1, -1]).sum(axis=2) > 30
 colours = len(np.unique((scene // 32).reshape(-1, 3), axis=0))
 assert background.mean() > 0.02 and colours >= 8, (background.mean(), colours)
 print(f"screenshot: {100 * background.mean():.1f}% of the scene drawn, {colours} colours: ok")
+# The ground shows its grid wherever it shows: in each sixth of the scene area (3 x 2)
+# holding 3000 pixels or more of the ground's grey (0xeeeeee), grid-line greys (0xc0 to
+# 0xe2) make at least 3% of them (lines 1 px wide, 10 to 30 px apart); on the stack and
+# on box_slide_3d seen from close by.
+for name, png in (("stack", f"{d}/page.{pages['stack']}.png"), ("slide", f"{d}/big.0.png")):
+    shot = np.asarray(Image.open(png).convert("RGB"), dtype=int)
+    shot = shot[60:shot.shape[0] - 80]
+    h, w = shot.shape[:2]
+    for i in range(3):
+        for j in range(2):
+            part = shot[j * h // 2:(j + 1) * h // 2, i * w // 3:(i + 1) * w // 3]
+            grey = np.abs(part - part[..., :1]).max(axis=2) < 4
+            plane = int((grey & (np.abs(part[..., 0] - 0xee) < 3)).sum())
+            lines = int((grey & (part[..., 0] >= 0xc0) & (part[..., 0] <= 0xe2)).sum())
+            assert plane < 3000 or lines >= 0.03 * plane, (name, i, j, plane, lines)
+print("ground grids drawn all over the ground: ok")
 
 # 3-D marks behind bodies: the contact points the page finds hidden from the camera (a
 # ray to them meets a box first) are drawn faint: no pixel of the 5 x 5 around their
