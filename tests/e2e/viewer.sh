@@ -19,6 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --mode independent --steps 20 -o "$tmp/cmpi.h5" > /dev/null
 # A rod drawn from its joints and its tip (a point shape) alone.
 ./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
+# A link pinned at one end only (the double pendulum's lower rod: a uniform rod).
+./lcpsim data/double_pendulum.json --steps 300 -o "$tmp/dp.h5" --quiet
 # Steps whose solve failed: one PGS sweep to 1e-15 on the pile of 10 boxes (38 of 60
 # steps fail, the first at step 23, the fallback recovers 12).
 rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 60 -o "$tmp/fail.h5" > /dev/null 2>&1 || rc=$?
@@ -30,7 +32,7 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 ./lcpsim data/bouncing_ball_events.json --steps 1500 -o "$tmp/events.h5" --quiet
 # A box on the ground seen from close by (the grid passes behind the camera).
 ./lcpsim data/box_slide_3d.json -o "$tmp/slide.h5" --quiet
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide; do
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp; do
   ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -84,7 +86,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
-  "file://$tmp/events.html#t=1.174"
+  "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -97,7 +99,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -262,6 +264,19 @@ mid = [(lower["px"][0] + tip[0]) / 2, (lower["px"][1] + tip[1]) / 2]
 rgb = np.array([int(lower["color"][i:i + 2], 16) for i in (1, 3, 5)])
 assert np.abs(pixel("dpi", mid) - rgb).max() <= 50, (mid, pixel("dpi", mid), lower)
 print("double_pendulum_impact: the lower rod drawn from its centre to its tip: ok")
+
+# The double pendulum's lower rod is pinned at one end only; its inertia is a uniform
+# rod's (m L^2 / 12 = 1/12 kg m^2 for L = 2 x 0.5 m), so it is drawn whole: a stick from
+# the elbow through its centre to the free end, as far beyond (0.5 px: rounding), and
+# the pixel halfway from the centre to that end is the rod's colour (to 50 per channel).
+s = state("dp")
+lower = [b for b in s["bodies"] if b["name"] == "lower"][0]
+(ex, ey), (fx, fy) = lower["stick_ends_px"]
+cx, cy = lower["px"]
+assert abs(fx - (2 * cx - ex)) <= 0.5 and abs(fy - (2 * cy - ey)) <= 0.5 and np.hypot(fx - cx, fy - cy) > 20, lower
+rgb = np.array([int(lower["color"][i:i + 2], 16) for i in (1, 3, 5)])
+assert np.abs(pixel("dp", [(cx + fx) / 2, (cy + fy) / 2]) - rgb).max() <= 50, (lower, pixel("dp", [(cx + fx) / 2, (cy + fy) / 2]))
+print("double_pendulum: the lower rod drawn whole, through its centre: ok")
 
 # Failed steps: the page counts the file's steps with /solver/status < 0, names the first
 # in the subtitle, and at state k names the status of step k + 1 (whose impulses it draws)
