@@ -23,10 +23,17 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
  * their defaults, charts and boundaries (cli/hybrid.c). */
 int lsim_cli_models(int argc, char **argv);
 
-/* Output paths: SCENE's base name with .h5 in the current folder; a scene-relative path
- * (joined with the scene's folder unless absolute). */
-void lsim_cli_default_output(const char *scene, char *buf, size_t len);
-void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len);
+/* A run's output path into buf[len]: out_path (-o) as given, else scene_file (the scene's
+ * output.file, "" or NULL for none) joined with the scene's folder unless absolute, else
+ * SCENE's base name with .h5 in the current folder. 0, or 2 (the exit status) after one
+ * stderr line when the path does not fit: never cut short. */
+int lsim_cli_output_path(const char *scene, const char *out_path, const char *scene_file,
+                         char *buf, size_t len);
+/* The scene as its own output refused (msg from lsim_outfile_check_inputs): with -o
+ * (out_path) msg as it is, else at the scene's output.file, file:line:column (text is the
+ * scene's text). One stderr line. */
+void lsim_cli_output_refused(const char *scene, const char *text, const char *out_path,
+                             const char *msg);
 /* One stderr line when partial files of output path are left from runs that ended
  * without closing them (scene/outfile.h, lsim_outfile_leftovers): a note, not an error. */
 void lsim_cli_note_leftovers(const char *path);

@@ -72,16 +72,6 @@ static void put(FILE *f, const char *fmt, double v) {
   else fprintf(f, fmt, v);
 }
 
-/* The largest finite value of series s in v [N * P] (NaN when none). */
-static double series_max(const LsimCompareTable *t, const double *v, int s) {
-  double m = NAN;
-  for (int k = 0; k < t->N; ++k) {
-    const double x = v[(size_t)k * t->P + s];
-    if (isfinite(x) && !(x <= m)) m = x;
-  }
-  return m;
-}
-
 /* The summary table: per series, success at the stated tolerance, stops at the budget and
  * failures apart, the solver's own tolerance beside. */
 static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
@@ -122,15 +112,21 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->worst_wall);
     fputs(sep, f);
-    put(f, "%.4g", x->median_iters);
-    fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    put(f, "%.6g", x->median_iters);
+    /* "-" when no solve counts (every one failed), as the other aggregates' NaN */
+    if (x->problems > x->failures) fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    else fprintf(f, "%s-%s", sep, sep);
     put(f, "%.2e", x->median_rel);
     fputs(sep, f);
     put(f, "%.2e", x->worst_rel);
     fputs(sep, f);
-    put(f, "%.2e", r->fc ? series_max(t, t->cone, s) : r->independent ? x->max_qdiff : x->max_dist);
+    put(f, "%.2e", r->fc ? x->worst_cone : r->independent ? x->max_qdiff : x->max_dist);
     fputs(csv ? "\n" : " |\n", f);
   }
+  if (!csv)
+    fprintf(f, "\nTimes, iterations, residuals and the last column are over the solves that did "
+               "not fail (a budget stop counts); failed solves are counted, their time to fail "
+               "is /summary/median_failure_wall_time.\n");
 }
 
 /* A progress bar on stderr (only when it is a terminal). */
@@ -154,7 +150,8 @@ static void note_leftovers(void *arg, const char *path) {
 int lsim_cli_compare(int argc, char **argv) {
   const char *out_path = NULL, *list = NULL, *ref_text = NULL, *mode_text = "shadow";
   const char *inputs[4096];
-  int ninputs = 0, csv = 0, quiet = 0, dump = 0, trajectory = 0, steps_override = -1, dense_limit = 4000;
+  int ninputs = 0, csv = 0, quiet = 0, dump = 0, trajectory = 0, steps_override = -1,
+      dense_limit = LSIM_COMPARE_DENSE_LIMIT_DEFAULT;
   int repeat = 1;
   double time_limit = 0.0;
   double success_tol = 1e-6;
@@ -261,7 +258,7 @@ int lsim_cli_compare(int argc, char **argv) {
   /* Messages name the command's flags (an output that is an input: "-o PATH: is the input
      file ...", refused by the comparison itself before anything is read). */
   const LsimCompareNames flags = {"--solvers", "--reference", "-o", "--mode independent",
-                                  "--dump-lcp", "--trajectory", "--dense-limit"};
+                                  "--dump-lcp", "--trajectory", "--dense-limit", "--steps"};
   cfg.names = flags;
   if (!quiet && isatty(STDERR_FILENO)) cfg.progress = progress_bar;
   /* Leftover partial files of the output: the note lcpsim run gives (cli/run.c). */

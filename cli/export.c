@@ -45,7 +45,7 @@ int lsim_cli_export(int argc, char **argv) {
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
       else if (lsim_cli_parse_int(v, !strcmp(a, "--step") ? &step : &series) ||
                (!strcmp(a, "--step") ? step < 1 : series < 0)) {
-        fprintf(stderr, "lcpsim export: %s: need an integer >= %d, got '%s'\n", a,
+        fprintf(stderr, "lcpsim export: %s: need an integer from %d to 2147483647, got '%s'\n", a,
                 !strcmp(a, "--step") ? 1 : 0, v);
         return 2;
       }
@@ -60,7 +60,7 @@ int lsim_cli_export(int argc, char **argv) {
   }
 
   /* Read the problem, write it. */
-  char err[1024];
+  char err[LSIM_OUTFILE_MSG_MAX];
   LsimDumpedLcp d;
   if (lsim_lcpdump_read(path, step, series, &d, err, sizeof err)) {
     fprintf(stderr, "lcpsim export: %s\n", err);
@@ -72,15 +72,23 @@ int lsim_cli_export(int argc, char **argv) {
     lsim_dumped_lcp_free(&d);
     return 2;
   }
-  char out[1024];
+  char out[LSIM_OUTFILE_PATH_MAX];
+  int outlen;
   if (out_path) {
-    snprintf(out, sizeof out, "%s", out_path);
+    outlen = snprintf(out, sizeof out, "%s", out_path);
   } else {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     size_t n = strlen(base);
     if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
-    snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
+    outlen = snprintf(out, sizeof out, "%.*s_step%d.dat", (int)n, base, step);
+  }
+  if (outlen < 0 || (size_t)outlen >= sizeof out) {
+    /* Never cut short: a shorter name would be another file. */
+    fprintf(stderr, "lcpsim export: %.200s...: output path too long (at most %zu characters)\n",
+            out, sizeof out - 1);
+    lsim_dumped_lcp_free(&d);
+    return 2;
   }
   /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
   LsimOutFile of;

@@ -38,23 +38,30 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
                     double duration, int print, int quiet) {
   LsimHybridScene s;
   LsimSceneError serr;
-  char msg[1024];
+  char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_hybrid_scene_parse(text, scene_path, &s, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
     return 2;
   }
   if (duration > 0.0) s.options.final_time = duration;
+  if (duration > 0.0 && s.options.record_period > 0 &&
+      duration / s.options.record_period > LSIM_HYBRID_MAX_SAMPLES) {
+    fprintf(stderr, "lcpsim: --duration %g s with %s's record_period %g s gives %.3g samples; "
+            "at most %d\n", duration, scene_path, s.options.record_period,
+            duration / s.options.record_period, LSIM_HYBRID_MAX_SAMPLES);
+    return 2;
+  }
   print = print || s.print;
-  char path[1024];
-  if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (s.output_file[0]) lsim_cli_scene_relative(scene_path, s.output_file, path, sizeof path);
-  else lsim_cli_default_output(scene_path, path, sizeof path);
+  char path[LSIM_OUTFILE_PATH_MAX];
+  if (lsim_cli_output_path(scene_path, out_path, s.output_file, path, sizeof path)) {
+    return 2;
+  }
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
                                 same, sizeof same)) {
-    fprintf(stderr, "lcpsim: %s\n", same);
+    lsim_cli_output_refused(scene_path, text, out_path, same);
     return 2;
   }
   /* The file opened before the run (scene/outfile.h: a bad output refused now, not after
@@ -66,6 +73,9 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     return 2;
   }
   lsim_cli_note_leftovers(path); /* killed runs' partial files (ours has a live pid) */
+  /* The rows leave memory once in the file (a long run's memory stays flat), unless
+     --print needs the transitions at the end. */
+  lsim_hybrid_record_release_rows(rec, !print);
 
   /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. */
   const double t0 = seconds();
@@ -78,7 +88,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (rc) {
     /* A run that could not start (bad parameters or initial state) leaves no file; one
        whose file failed says why. */
-    char werr[1024] = "";
+    char werr[LSIM_OUTFILE_MSG_MAX] = "";
     if (lsim_hybrid_record_close(rec, &tr, 0.0, 0, werr, sizeof werr))
       fprintf(stderr, "lcpsim: %s\n", werr);
     else
@@ -112,7 +122,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   if (!quiet)
     printf("%s: hybrid model %s, %.6g s in %ld chart transitions, %ld integration steps, "
            "%ld samples, max |boundary| at events %.2e, %.3f s -> %s\n",
-           scene_path, s.model->name, tr.time[tr.nsamples - 1], tr.nevents, tr.stats.steps,
+           scene_path, s.model->name, tr.time[tr.nsamples - 1 - tr.sample_base], tr.nevents, tr.stats.steps,
            tr.nsamples, tr.stats.max_event_g, seconds() - t0, path);
   lsim_hybrid_trace_free(&tr);
   return code;

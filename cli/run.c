@@ -1,5 +1,6 @@
 /* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,13 +79,56 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Default output path: the scene's base name with .h5, in the current folder. */
-void lsim_cli_default_output(const char *scene, char *buf, size_t len) {
-  const char *base = strrchr(scene, '/');
-  base = base ? base + 1 : scene;
-  size_t n = strlen(base);
-  if (n > 5 && strcmp(base + n - 5, ".json") == 0) n -= 5;
-  snprintf(buf, len, "%.*s.h5", (int)n, base);
+/* Fills err for the value at path in the scene text (lsim_scene_verror). */
+static void scene_error(LsimSceneError *err, const char *text, const char *scene,
+                        const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void scene_error(LsimSceneError *err, const char *text, const char *scene,
+                        const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lsim_scene_verror(err, text, scene, path, 0, fmt, ap);
+  va_end(ap);
+}
+
+/* The output path: -o as given, else the scene's output.file (joined with the scene's
+ * folder unless absolute), else the scene's base name with .h5 in the current folder.
+ * A path that does not fit buf is refused (one stderr line, 2), never cut short. */
+int lsim_cli_output_path(const char *scene, const char *out_path, const char *scene_file,
+                         char *buf, size_t len) {
+  int n;
+  if (out_path) {
+    n = snprintf(buf, len, "%s", out_path);
+  } else if (scene_file && scene_file[0]) {
+    const char *slash = strrchr(scene, '/');
+    if (scene_file[0] == '/' || !slash) n = snprintf(buf, len, "%s", scene_file);
+    else n = snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, scene_file);
+  } else {
+    const char *base = strrchr(scene, '/');
+    base = base ? base + 1 : scene;
+    size_t k = strlen(base);
+    if (k > 5 && strcmp(base + k - 5, ".json") == 0) k -= 5;
+    n = snprintf(buf, len, "%.*s.h5", (int)k, base);
+  }
+  if (n >= 0 && (size_t)n < len) return 0;
+  fprintf(stderr, "lcpsim: %s%.200s...: output path too long (%d characters, at most %zu)\n",
+          out_path ? "-o " : "", out_path ? out_path : buf, n, len - 1);
+  return 2;
+}
+
+void lsim_cli_output_refused(const char *scene, const char *text, const char *out_path,
+                             const char *msg) {
+  if (out_path) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return;
+  }
+  /* The scene's output.file: the place in the scene is named, as for any bad value. */
+  LsimSceneError err;
+  char line[LSIM_OUTFILE_PATH_MAX + 1024];
+  scene_error(&err, text, scene, "output.file", "names the scene file itself: refused (it would "
+              "be replaced)");
+  lsim_scene_error_format(&err, line, sizeof line);
+  fprintf(stderr, "lcpsim: %s\n", line);
 }
 
 void lsim_cli_note_leftovers(const char *path) {
@@ -99,13 +143,6 @@ void lsim_cli_note_leftovers(const char *path) {
             "(docs/output-format.md, \"Output files\")\n", first, n - 1, path);
 }
 
-/* A scene-relative path: joined with the scene's folder unless absolute. */
-void lsim_cli_scene_relative(const char *scene, const char *file, char *buf, size_t len) {
-  const char *slash = strrchr(scene, '/');
-  if (file[0] == '/' || !slash) snprintf(buf, len, "%s", file);
-  else snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, file);
-}
-
 /* Names and units of one body's q and v columns, by dimension (contact/world.h). */
 static const char *const q_names[3][7] = {
     {"x"}, {"x", "y", "theta"}, {"x", "y", "z", "qw", "qx", "qy", "qz"}};
@@ -116,13 +153,31 @@ static const char *const q_units[3][7] = {
 static const char *const v_units[3][6] = {
     {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
 
+/* The bytes of the first max characters of UTF-8 text s (a character never cut). */
+static int utf8_prefix(const char *s, int max) {
+  int bytes = 0;
+  for (int chars = 0; s[bytes] && chars < max; ++chars)
+    do ++bytes; while (((unsigned char)s[bytes] & 0xC0) == 0x80);
+  return bytes;
+}
+
+/* Characters of UTF-8 text s (continuation bytes not counted). */
+static int utf8_chars(const char *s) {
+  int n = 0;
+  for (; *s; ++s) n += ((unsigned char)*s & 0xC0) != 0x80;
+  return n;
+}
+
 static void print_column_names(const char *body, int n, const char *const *names,
                                const char *const *units) {
   for (int j = 0; j < n; ++j) {
-    char col[64];
-    snprintf(col, sizeof col, "%s[%.8s]%s%s", names[j], body, units[j][0] ? " " : "",
-             units[j]);
-    printf(" %16s", col);
+    /* The body's name up to 8 characters, right-aligned in 16 columns (characters, not
+       bytes, so that UTF-8 names are neither cut inside a character nor misaligned). */
+    char col[96];
+    snprintf(col, sizeof col, "%s[%.*s]%s%s", names[j], utf8_prefix(body, 8), body,
+             units[j][0] ? " " : "", units[j]);
+    const int pad = 16 - utf8_chars(col);
+    printf(" %*s%s", pad > 0 ? pad : 0, "", col);
   }
 }
 
@@ -245,17 +300,17 @@ int lsim_cli_run(int argc, char **argv) {
         }
       } else if (!strcmp(a, "--sparse-limit")) {
         if (lsim_cli_parse_int(v, &sparse_limit_override) || sparse_limit_override < -1) {
-          fprintf(stderr, "lcpsim: --sparse-limit: need an integer >= -1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --sparse-limit: need an integer from -1 to 2147483647, got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--dump-dense-limit")) {
         if (lsim_cli_parse_int(v, &dump_dense_limit) || dump_dense_limit < -1) {
-          fprintf(stderr, "lcpsim: --dump-dense-limit: need an integer >= -1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --dump-dense-limit: need an integer from -1 to 2147483647, got '%s'\n", v);
           return 2;
         }
         dense_limit_given = 1;
       } else if (lsim_cli_parse_int(v, &max_iter_override) || max_iter_override < 0) {
-        fprintf(stderr, "lcpsim: --max-iter: need an integer >= 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim: --max-iter: need an integer from 0 to 2147483647, got '%s'\n", v);
         return 2;
       }
     } else if (!strcmp(a, "--on-failure")) {
@@ -279,7 +334,7 @@ int lsim_cli_run(int argc, char **argv) {
       else if (!strcmp(a, "--solver")) solver_name = v;
       else if (!strcmp(a, "--steps")) {
         if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
-          fprintf(stderr, "lcpsim: --steps: need an integer >= 1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --steps: need an integer from 1 to 2147483647, got '%s'\n", v);
           return 2;
         }
       } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
@@ -323,7 +378,7 @@ int lsim_cli_run(int argc, char **argv) {
   LsimState state;
   char *text = NULL;
   LsimSceneError serr;
-  char msg[1024];
+  char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_scene_load(scene_path, &model, &state, &text, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
@@ -358,15 +413,18 @@ int lsim_cli_run(int argc, char **argv) {
       return 2;
     }
   }
-  char path[1024];
-  if (out_path) snprintf(path, sizeof path, "%s", out_path);
-  else if (sout.file[0]) lsim_cli_scene_relative(scene_path, sout.file, path, sizeof path);
-  else lsim_cli_default_output(scene_path, path, sizeof path);
+  char path[LSIM_OUTFILE_PATH_MAX];
+  if (lsim_cli_output_path(scene_path, out_path, sout.file, path, sizeof path)) {
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
+  }
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
                                 same, sizeof same)) {
-    fprintf(stderr, "lcpsim: %s\n", same);
+    lsim_cli_output_refused(scene_path, text, out_path, same);
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);
@@ -419,7 +477,13 @@ int lsim_cli_run(int argc, char **argv) {
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
-  const int show_progress = !quiet && !print && isatty(fileno(stderr)) && model.steps >= 200;
+  /* The progress bar: on a terminal, from half a second into the run (a short run shows
+     none), redrawn every half second or 50 steps (a slow scene's steps, seconds each,
+     left it unchanged for minutes when it waited for 50 steps; one of fewer than 200
+     steps had none at all). */
+  const int show_progress = !quiet && !print && isatty(fileno(stderr));
+  double last_shown = 0.0;
+  int shown = 0;
   /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
@@ -528,10 +592,15 @@ int lsim_cli_run(int argc, char **argv) {
       done = k + 1;
       if (print) print_row(&model, &state, cs);
 
-      if (show_progress && (done % 50 == 0 || done == model.steps))
-        progress(done, model.steps, now_seconds() - t0);
+      if (show_progress) {
+        const double t = now_seconds() - t0;
+        if (t >= 0.5 && (!shown || done % 50 == 0 || done == model.steps || t - last_shown >= 0.5)) {
+          progress(done, model.steps, t);
+          last_shown = t, shown = 1;
+        }
+      }
     }
-    if (show_progress) fputc('\n', stderr);
+    if (shown) fputc('\n', stderr);
     lsim_cli_catch_interrupts(0);
     if (lsim_cli_interrupted && rec) {
       char why[96];

@@ -195,11 +195,11 @@ int lsim_cli_solve(int argc, char **argv) {
       } else if (!strcmp(a, "--sparse-limit")) {
         sparse_limit_given = 1;
         if (lsim_cli_parse_int(v, &opt.sparse_limit) || opt.sparse_limit < -1) {
-          fprintf(stderr, "lcpsim solve: --sparse-limit: need an integer >= -1, got '%s'\n", v);
+          fprintf(stderr, "lcpsim solve: --sparse-limit: need an integer from -1 to 2147483647, got '%s'\n", v);
           return 2;
         }
       } else if (lsim_cli_parse_int(v, &opt.max_iter) || opt.max_iter < 0) {
-        fprintf(stderr, "lcpsim solve: --max-iter: need an integer >= 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim solve: --max-iter: need an integer from 0 to 2147483647, got '%s'\n", v);
         return 2;
       }
     } else if (lsim_cli_positional("lcpsim solve", "lcpsim solve --help", "problem file", a, &path)) {

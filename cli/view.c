@@ -163,13 +163,14 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   return put_dataset(w, obj, path) ? -1 : 0;
 }
 
-/* Default page path: the file's base name with .html, in the current folder. */
-static void default_page(const char *file, char *buf, size_t len) {
+/* Default page path: the file's base name with .html, in the current folder; returns
+ * snprintf's count. */
+static int default_page(const char *file, char *buf, size_t len) {
   const char *base = strrchr(file, '/');
   base = base ? base + 1 : file;
   size_t n = strlen(base);
   if (n > 3 && !strcmp(base + n - 3, ".h5")) n -= 3;
-  snprintf(buf, len, "%.*s.html", (int)n, base);
+  return snprintf(buf, len, "%.*s.html", (int)n, base);
 }
 
 int lsim_cli_view(int argc, char **argv) {
@@ -209,12 +210,19 @@ int lsim_cli_view(int argc, char **argv) {
             path);
     return 2;
   }
-  char page[4096];
-  if (out_path) snprintf(page, sizeof page, "%s", out_path);
-  else default_page(path, page, sizeof page);
+  char page[LSIM_OUTFILE_PATH_MAX];
+  const int pagelen = out_path ? snprintf(page, sizeof page, "%s", out_path)
+                               : default_page(path, page, sizeof page);
+  if (pagelen < 0 || (size_t)pagelen >= sizeof page) {
+    /* Never cut short: a shorter name would be another file. */
+    fprintf(stderr, "lcpsim view: %.200s...: output path too long (at most %zu characters)\n",
+            page, sizeof page - 1);
+    H5Fclose(file);
+    return 2;
+  }
   /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
   LsimOutFile of;
-  char oerr[LSIM_OUTFILE_PATH_MAX + 256];
+  char oerr[LSIM_OUTFILE_MSG_MAX];
   if (lsim_outfile_same(page, path)) {
     fprintf(stderr, "lcpsim view: %s: the page would replace the file it shows: refused\n", page);
     H5Fclose(file);

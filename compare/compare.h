@@ -40,11 +40,15 @@
 
 /* How messages name the arguments of a comparison: the library's words (the defaults of
  * lsim_default_compare_config: "solvers", "reference", "output", "independent mode",
- * "dump_lcp", "trajectory", "dense_limit"), or the command's flags ("--solvers", "-o", ...). */
+ * "dump_lcp", "trajectory", "dense_limit", "steps"), or the command's flags ("--solvers",
+ * "-o", ...). A NULL steps (an initializer of the fields before it) reads "steps". */
 typedef struct LsimCompareNames {
   const char *solvers, *reference, *output, *independent, *dump_lcp, *trajectory,
-      *dense_limit;
+      *dense_limit, *steps;
 } LsimCompareNames;
+
+/* The default dense limit (lsim_default_compare_config). Problem files refuse another. */
+#define LSIM_COMPARE_DENSE_LIMIT_DEFAULT 4000
 
 typedef struct LsimCompareConfig {
   const char *const *inputs; /* one scene, or .dat files */
@@ -56,8 +60,10 @@ typedef struct LsimCompareConfig {
   int dump_lcp;              /* store every LCP, warm start and solution (/lcp) */
   int trajectory;            /* shadow mode, scenes: keep the reference's run (its states,
                                 contacts and impulses, as a run file) under /trajectory */
-  int steps;                 /* > 0: override the scene's number of steps */
-  int dense_limit;           /* scenes: dense solvers skipped on steps with n > this */
+  int steps;                 /* > 0: override the scene's number of steps (problem files,
+                                which have none, refuse it) */
+  int dense_limit;           /* scenes: dense solvers skipped on steps with n > this
+                                (problem files refuse a value other than the default) */
   double success_tol;        /* success = relative natural residual <= this */
   int repeat;                /* each solve K times from the same start (shadow, LCP and
                                 FC sets): the median time is recorded and the spread

@@ -177,12 +177,12 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
   if (rows == &own) lsim_compare_rows_close(&own);
 
   /* Summary per series. */
-  double *v[9];
+  double *v[10];
   int *iv[6];
-  for (int j = 0; j < 9; ++j) v[j] = calloc(P + 1, sizeof(double));
+  for (int j = 0; j < 10; ++j) v[j] = calloc(P + 1, sizeof(double));
   for (int j = 0; j < 6; ++j) iv[j] = calloc(P + 1, sizeof(int));
   int ok = 1;
-  for (int j = 0; j < 9; ++j) ok = ok && v[j];
+  for (int j = 0; j < 10; ++j) ok = ok && v[j];
   for (int j = 0; j < 6; ++j) ok = ok && iv[j];
   if (!ok) o->rc = o->rc ? o->rc : -1;
   for (uint64_t s = 0; ok && s < P; ++s) {
@@ -200,6 +200,8 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
     v[5][s] = sm[s].worst_rel;
     v[6][s] = sm[s].max_dist;
     v[7][s] = sm[s].max_qdiff;
+    v[8][s] = sm[s].median_fail_wall;
+    v[9][s] = sm[s].worst_cone;
   }
   lsim_compare_w_arr(o, "/summary/problems", LSIM_H5_I32, 1, P, 0, iv[0]);
   lsim_compare_w_arr(o, "/summary/successes", LSIM_H5_I32, 1, P, 0, iv[1]);
@@ -215,7 +217,9 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
   lsim_compare_w_arr(o, "/summary/worst_relative_residual", LSIM_H5_F64, 1, P, 0, v[5]);
   lsim_compare_w_arr(o, "/summary/max_distance", LSIM_H5_F64, 1, P, 0, v[6]);
   if (independent) lsim_compare_w_arr(o, "/summary/max_q_divergence", LSIM_H5_F64, 1, P, 0, v[7]);
-  for (int j = 0; j < 9; ++j) free(v[j]);
+  lsim_compare_w_arr(o, "/summary/median_failure_wall_time", LSIM_H5_F64, 1, P, 0, v[8]);
+  lsim_compare_w_arr(o, "/summary/worst_cone_violation", LSIM_H5_F64, 1, P, 0, v[9]);
+  for (int j = 0; j < 10; ++j) free(v[j]);
   for (int j = 0; j < 6; ++j) free(iv[j]);
 }
 

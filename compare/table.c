@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "compare/table.h"
+#include "compare/timed.h"
 #include "lcp/quality.h"
 
 int lsim_compare_is_failure(int status) { return status < 0 && status != LSIM_MAX_ITERATIONS; }
@@ -149,7 +150,9 @@ void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int statu
   t->success[i] = t->iters[i] = t->warm[i] = t->nsliding[i] = t->skipped[i] = 0;
   t->size[i] = n;
   t->hash[i] = hash;
-  t->wall[i] = wall;
+  /* A timeout's time is the limit; a child that died was not timed (the limit had stood
+     in for its time to fail). */
+  t->wall[i] = status == LSIM_COMPARE_TIMEOUT ? wall : NAN;
   t->res[i] = t->rel[i] = t->compl_[i] = t->sig[i] = t->cone[i] = t->diss[i] = NAN;
   t->dist[i] = t->sicerr[i] = NAN;
 }
@@ -160,12 +163,17 @@ double lsim_compare_time_stats(double *times, int K, double *spread) {
   return K % 2 ? times[K / 2] : 0.5 * (times[K / 2 - 1] + times[K / 2]);
 }
 
-/* Summary of series s over the problems with an LCP (size > 0). */
+/* Summary of series s over the problems with an LCP (size > 0). The counts are over every
+ * such problem; the aggregates of solutions (times, iterations, residuals, distances, cone
+ * violations) over the solves that are not failures (lsim_compare_is_failure: a budget
+ * stop's z counts, a ray's, a breakdown's, a timeout's or a Siconos error's does not);
+ * the failed solves' time to fail is summarized apart (median_fail_wall). */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
                             LsimCompareSummary *out) {
   memset(out, 0, sizeof *out);
   out->median_wall = out->worst_wall = out->median_iters = out->median_rel = NAN;
-  out->worst_rel = out->max_dist = out->max_qdiff = NAN;
+  out->worst_rel = out->max_dist = out->max_qdiff = out->worst_cone = NAN;
+  out->median_fail_wall = NAN;
   int m = 0;
   for (int k = 0; k < t->N; ++k) {
     const size_t i = (size_t)k * t->P + s;
@@ -174,25 +182,39 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
     if (t->size[i] <= 0) continue;
     ++out->problems;
     out->successes += t->success[i];
-    out->failures += lsim_compare_is_failure(t->status[i]);
     out->budget += t->status[i] == LSIM_MAX_ITERATIONS;
+    if (lsim_compare_is_failure(t->status[i])) {
+      ++out->failures;
+      continue;
+    }
     out->worst_wall = maxf(out->worst_wall, t->wall[i]);
     out->worst_rel = maxf(out->worst_rel, t->rel[i]);
     out->max_dist = maxf(out->max_dist, t->dist[i]);
+    out->worst_cone = maxf(out->worst_cone, t->cone[i]);
     if (t->iters[i] > out->max_iters) out->max_iters = t->iters[i];
     buf[m++] = t->wall[i];
   }
   out->success_rate = out->problems ? (double)out->successes / out->problems : NAN;
   out->median_wall = median(buf, m);
+  /* The medians below over the same solves: not failed (their residual is finite; a NaN
+     one is left out all the same). */
+#define SOLUTION(i) (t->size[i] > 0 && !lsim_compare_is_failure(t->status[i]))
   m = 0;
   for (int k = 0; k < t->N; ++k)
-    if (t->size[(size_t)k * t->P + s] > 0) buf[m++] = t->iters[(size_t)k * t->P + s];
+    if (SOLUTION((size_t)k * t->P + s)) buf[m++] = t->iters[(size_t)k * t->P + s];
   out->median_iters = median(buf, m);
-  /* the residual's median over the solves that have one (a timeout or a crashed solve
-     has none: NaN, counted among the failures), as its worst is */
   m = 0;
   for (int k = 0; k < t->N; ++k)
-    if (t->size[(size_t)k * t->P + s] > 0 && !isnan(t->rel[(size_t)k * t->P + s]))
+    if (SOLUTION((size_t)k * t->P + s) && !isnan(t->rel[(size_t)k * t->P + s]))
       buf[m++] = t->rel[(size_t)k * t->P + s];
   out->median_rel = median(buf, m);
+#undef SOLUTION
+  /* Time to fail, apart. */
+  m = 0;
+  for (int k = 0; k < t->N; ++k) {
+    const size_t i = (size_t)k * t->P + s;
+    if (t->size[i] > 0 && lsim_compare_is_failure(t->status[i]) && !isnan(t->wall[i]))
+      buf[m++] = t->wall[i];
+  }
+  out->median_fail_wall = median(buf, m);
 }

@@ -24,7 +24,13 @@ typedef struct LsimCompareTable {
   int *problem_size;        /* [N] */
 } LsimCompareTable;
 
-/* Summary of one series over the problems with an LCP (size > 0). */
+/* Summary of one series over the problems with an LCP (size > 0). problems, successes,
+ * failures, budget and success_rate count every such problem; the aggregates of solutions
+ * (median / worst wall time, median / max iterations, median / worst relative residual,
+ * max distance, worst cone violation) leave the failed solves out (lsim_compare_is_failure:
+ * what a ray, a breakdown or a timeout leaves is no solution); median_fail_wall is their
+ * time to fail. max_qdiff (independent mode) is over every step of the trajectory. NaN
+ * where no solve counts. */
 typedef struct LsimCompareSummary {
   int problems, successes, failures, skipped;
   int budget;               /* stopped at their iteration budget (LSIM_MAX_ITERATIONS): not
@@ -32,6 +38,8 @@ typedef struct LsimCompareSummary {
                                unless they reached the success tolerance */
   double success_rate;
   double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
+  double worst_cone;        /* largest cone violation (frictional contact sets: exact cone) */
+  double median_fail_wall;  /* median time of the failed solves */
   int max_iters;
 } LsimCompareSummary;
 
@@ -76,11 +84,12 @@ int lsim_compare_is_failure(int status);
 double lsim_compare_time_stats(double *times, int K, double *spread);
 
 /* A solve that did not finish (a timeout, or a child that died): status, no success, the
- * problem's size n and hash, wall the time it was given, measures NaN. */
+ * problem's size n and hash, wall the time it was given for a timeout (status
+ * LSIM_COMPARE_TIMEOUT), NaN for a child that died (not timed), measures NaN. */
 void lsim_compare_record_unfinished(LsimCompareTable *t, int k, int s, int status, int n,
                                     uint64_t hash, double wall);
 
-/* Summary of series s; buf holds N doubles of scratch. */
+/* Summary of series s (LsimCompareSummary); buf holds N doubles of scratch. */
 void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
                             LsimCompareSummary *out);
 

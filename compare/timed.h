@@ -8,7 +8,8 @@
  * waits at most twice the limit (both solves): past it, the child is killed and the solve
  * is recorded as LSIM_COMPARE_TIMEOUT, z left at its start, the measures NaN. The child's work on the
  * solver context is lost, which costs nothing: contexts hold workspace only. Without a
- * limit (<= 0) the solve runs in place, as before.
+ * limit (<= 0) the solve runs in place, as before (the comparison then primes each series
+ * with one untimed solve before its first timed one: compare.c, prime_first).
  */
 #ifndef LSIM_COMPARE_TIMED_H
 #define LSIM_COMPARE_TIMED_H

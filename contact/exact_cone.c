@@ -99,6 +99,10 @@ int lsim_exact_cone_solve(LsimExactCone *x, const LsimLcp *lcp, double tol, int 
     }
   }
   int iters = 0;
+  /* Warm started only from a non-trivial guess (some reaction entry not zero), as the LCP
+     solvers report it (lcp/solver.h). */
+  int started = 0;
+  for (int k = 0; warm && k < nf; ++k) started |= r[k] != 0.0;
   const int status = lsim_fc_nsgs_ex(p, tol, max_iter, warm, 5, r, &iters);
   LsimFcQuality qm;
   lsim_fc_quality(p, r, u, &qm);
@@ -125,7 +129,7 @@ int lsim_exact_cone_solve(LsimExactCone *x, const LsimLcp *lcp, double tol, int 
   clock_gettime(CLOCK_MONOTONIC, &t1);
   st->status = status;
   st->iterations = iters;
-  st->warm_started = warm;
+  st->warm_started = started;
   st->wall_time = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   st->residual.natural = qm.natural;
   st->residual.relative = qm.relative;

@@ -22,18 +22,27 @@
  *     largest hull among the 4-point sets that hold one of the deepest points, then the
  *     points clearly outside it); when none is within margin, the incident corner nearest
  *     the reference face. Edge-edge contact gives the one point between the two support
- *     edges.
+ *     edges and, within the margin, the best face's clipped points no deeper than the
+ *     edge axis's separation (as Jolt clips the supporting faces whatever the axis: a
+ *     rod pivoting on an edge swings its far end onto the face within a step).
  *   - Box-box, 2-D: the same over the 4 face normals, the incident edge clipped against
  *     the reference face's two side lines, at most 2 points (Catto, Box2D Lite, 2006).
  *   - Box-capsule: the exact distance of the segment to the box when they are disjoint
  *     (minimum over the two end points clamped to the box and the segment against the 12
  *     (2-D: 4) box edges), else a separating axis test over the box faces and the segment
- *     direction crossed with the box axes. When the normal is a box face normal the
+ *     direction crossed with the box axes. When the normal is a box face normal (or, for
+ *     a segment within ~1 degree of parallel to the face, within ~1 degree of it) the
  *     segment is clipped to that face's side planes and both clipped ends are contacts
- *     (a capsule lying on a face touches at two points); otherwise one point.
+ *     (a capsule lying on a face touches at two points, as in Box2D v3's capsule
+ *     manifolds); otherwise the closest point and, when disjoint, the rest of the
+ *     segment: the two ends of its part over each face, at their heights over the face,
+ *     and each end beside an edge or corner, at its distance to the box (all within the
+ *     margin: a capsule pivoting on an edge swings its far end onto the face within a
+ *     step, which one point left free to sink).
  *   - Capsule-capsule: closest points of two segments (Ericson 5.1.9); nearly parallel
  *     segments whose projections overlap give the two ends of the overlap (as in
- *     Box2D v3's capsule manifold).
+ *     Box2D v3's capsule manifold); otherwise the closest point and each segment end
+ *     within the margin of the other segment, at its distance to it.
  *
  * Conventions. Normals point from b towards a (a moves along +normal to separate); the
  * gap is the signed distance along the normal (< 0: overlap); the point is midway
@@ -58,9 +67,11 @@
  *     axes of the first and second box, sa, sb the sides (2 bits) of the support edges;
  *   - box-box 2-D: ((r * 4 + reference face) * 4 + incident face) * 4 + e, e = 0, 1 for an
  *     incident vertex, 2 + p for one clipped by the reference side line p;
- *   - box-capsule: 0 for a single point; 1 + 2 * face + end for the two clipped ends of a
- *     face contact (end 0 toward the capsule's -axis end);
- *   - capsule-capsule: 0 for a single point; 1 and 2 for the ends of a parallel overlap.
+ *   - box-capsule: 0 for the closest point; 1 + 2 * face + end for the two clipped ends
+ *     of the segment's part over a face (end 0 toward the capsule's -axis end); 13 + end
+ *     for a capsule end beside an edge or corner;
+ *   - capsule-capsule: 0 for the closest point; 1 and 2 for the ends of a parallel
+ *     overlap; 3 + end for an end of the first capsule, 5 + end for one of the second.
  *
  * Failure modes and limits. Degenerate normals (coincident centers, a center on a
  * capsule's axis, intersecting segments) take a deterministic fallback axis (the up
@@ -287,6 +298,41 @@ static void collide_capsule_capsule(Manifold *m, const Placed *A, const Placed *
   lsim_v3_axpy(sb, cb, -B->r, n);
   lsim_v3_lerp(x, sa, sb, 0.5);
   emit(m, x, n, gap, 0);
+  if (!(dist > 1e-12 * scale)) return;
+  /* Each end within the margin of the other segment, other than the closest point's
+     (feature 3 + end of a, 5 + end of b): a capsule turning about its contact swings an
+     end towards the other capsule, which one point left free to sink within the step
+     (3 mm at 30 rad/s, centimetres when the ends cross). */
+  const double tol2 = 1e-24 * scale * scale;
+  double ends[4][3];
+  lsim_v3_copy(ends[0], a0), lsim_v3_copy(ends[1], a1);
+  lsim_v3_copy(ends[2], b0), lsim_v3_copy(ends[3], b1);
+  for (int e = 0; e < 4; ++e) {
+    const int of_a = e < 2;
+    const double *pe = ends[e], *q0 = of_a ? b0 : a0, *q1 = of_a ? b1 : a1;
+    if (lsim_v3_dist2(pe, of_a ? ca : cb) <= tol2) continue; /* the closest point's end */
+    double w[3], uq[3], pq[3], d[3];
+    lsim_v3_sub(uq, q1, q0);
+    lsim_v3_sub(w, pe, q0);
+    const double uu = lsim_v3_dot(uq, uq);
+    lsim_v3_axpy(pq, q0, uu > 0.0 ? clamp01(lsim_v3_dot(w, uq) / uu) : 0.0, uq);
+    /* From a's point to b's. */
+    if (of_a) lsim_v3_sub(d, pq, pe);
+    else lsim_v3_sub(d, pe, pq);
+    if (dim == 2) d[2] = 0.0;
+    const double de = lsim_v3_norm(d);
+    if (!(de > 1e-12 * scale)) continue;
+    /* An end of b nearest to an end of a: no farther than that end is from b, which
+       its own point (or the closest point) holds already. */
+    if (!of_a && lsim_v3_dist2(pq, lsim_v3_dist2(pq, a0) < lsim_v3_dist2(pq, a1) ? a0 : a1) <= tol2)
+      continue;
+    lsim_v3_scale(d, d, 1.0 / de);
+    const double *pa = of_a ? pe : pq, *pb = of_a ? pq : pe;
+    lsim_v3_axpy(sa, pa, A->r, d);
+    lsim_v3_axpy(sb, pb, -B->r, d);
+    lsim_v3_lerp(x, sa, sb, 0.5);
+    emit(m, x, d, de - A->r - B->r, 3 + e);
+  }
 }
 
 /* ---- Dispatch ------------------------------------------------------------------- */

@@ -393,6 +393,18 @@ void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B) {
   if (iE >= 0 && sE > sF + EDGE_BIAS * fabs(sF) + tol &&
       fabs(lsim_v3_dot(LE, nF)) < EDGE_FACE_COS) {
     box_edge3(m, A, B, iE, jE, LE, sE);
+    /* And the reference face's clipped points within the margin, those no deeper than
+       the edge axis's separation (a lower bound of the distance, so every true point of
+       the incident face over the reference face is kept; deeper ones would be a corner
+       poked through a thin box, or the clip's fallback): a thin box pivoting on the edge
+       swings its far end onto the face within the step, which the one edge point let
+       sink 2-4 cm at 10-30 rad/s. */
+    Manifold f;
+    f.n = 0, f.margin = m->margin, f.dim = m->dim;
+    if (ref_second) box_face3(&f, B, A, jB, 1);
+    else box_face3(&f, A, B, iA, 0);
+    for (int i = 0; i < f.n; ++i)
+      if (f.p[i].gap >= sE) emit(m, f.p[i].point, f.p[i].normal, f.p[i].gap, f.p[i].feature);
     return;
   }
   if (ref_second) box_face3(m, B, A, jB, 1);
@@ -458,6 +470,43 @@ void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B) {
   }
   if (sB > sA + FACE_BIAS * fabs(sA) + tol) box_face2(m, B, A, jB, 1);
   else box_face2(m, A, B, iA, 0);
+}
+
+/* The part of segment P0 + t u (box frame) within the side planes of face axis k (the
+ * planes |p_j| = h_j + tol, j != k): [*ta, *tb], empty when *ta > *tb. */
+static void clip_to_prism(const double P0[3], const double u[3], const double h[3], int k,
+                          int nax, double tol, double *ta, double *tb) {
+  *ta = 0.0, *tb = 1.0;
+  for (int j = 0; j < nax && *ta <= *tb; ++j) {
+    if (j == k) continue;
+    if (u[j] == 0.0) {
+      if (fabs(P0[j]) > h[j] + tol) *ta = 1.0, *tb = 0.0;
+      continue;
+    }
+    double tl = (-h[j] - tol - P0[j]) / u[j], th = (h[j] + tol - P0[j]) / u[j];
+    if (tl > th) { const double tt = tl; tl = th, th = tt; }
+    *ta = fmax(*ta, tl), *tb = fmin(*tb, th);
+  }
+}
+
+/* The ends of segment part [ta, tb] (box frame) against face (k, side s) of box A: each
+ * at its height above the face, s p_k - h_k - r (the exact distance of a capsule point
+ * over the face), midway between the capsule surface and the face. Feature
+ * 1 + 2 * face + end. */
+static void face_ends(Manifold *m, const Placed *A, const double P0[3], const double P1[3],
+                      int k, double s, double r, double ta, double tb) {
+  double nl[3] = {0, 0, 0}, nw[3];
+  nl[k] = s;
+  lsim_m3_apply(nw, A->R, nl);
+  const int nend = tb > ta ? 2 : 1;
+  for (int e = 0; e < nend; ++e) {
+    double p[3], xw[3];
+    lsim_v3_lerp(p, P0, P1, e ? tb : ta);
+    const double g = s * p[k] - A->h[k] - r;
+    p[k] -= s * (r + 0.5 * g);
+    to_world(xw, A, p);
+    emit(m, xw, nw, g, 1 + 2 * (2 * k + (s < 0.0)) + e);
+  }
 }
 
 /* Box a against capsule b, in the box frame. Disjoint: exact closest points of segment
@@ -576,47 +625,30 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
       else lsim_v3_lerp(pseg, P0, P1, 0.5);
     }
   } else {
-    /* Disjoint: a normal along a face normal (within rounding) is a face contact. */
-    for (int k = 0; k < nax; ++k)
-      if (fabs(n[k]) >= 1.0 - FACE_ALIGN) face_k = k;
+    /* Disjoint: a normal along a face normal (within rounding) is a face contact; so is
+       one within EDGE_FACE_COS of it when the segment lies within that angle of the face
+       (a roller under a box rocking on it: the closest points lie just past the face's
+       border by the tilt and went from end to end, one point at a time; Box2D v3 keeps
+       two points there). The clipped ends' heights exceed the distance by a fraction
+       below 1e-3 of it. */
+    int kmax = 0;
+    for (int k = 1; k < nax; ++k)
+      if (fabs(n[k]) > fabs(n[kmax])) kmax = k;
+    if (fabs(n[kmax]) >= 1.0 - FACE_ALIGN ||
+        (fabs(n[kmax]) >= EDGE_FACE_COS && fabs(u[kmax]) <= EDGE_FACE_SIN * lsim_v3_norm(u)))
+      face_k = kmax;
   }
 
   /* Face contact: clip the segment to the face's side planes; both ends are points. */
   if (face_k >= 0) {
     const int k = face_k;
-    const double s = sgn(n[k]);
     /* Exact side planes first; a segment just touching the face's border (rounding) is
        clipped by the planes pushed out by tol. */
-    double ta = 0.0, tb = 1.0;
-    for (int pass = 0; pass < 2 && (pass == 0 || ta > tb); ++pass) {
-      const double tol = pass * 1e-12 * scale;
-      ta = 0.0, tb = 1.0;
-      for (int j = 0; j < nax && ta <= tb; ++j) {
-        if (j == k) continue;
-        if (u[j] == 0.0) {
-          if (fabs(P0[j]) > h[j] + tol) ta = 1.0, tb = 0.0;
-          continue;
-        }
-        double tl = (-h[j] - tol - P0[j]) / u[j], th = (h[j] + tol - P0[j]) / u[j];
-        if (tl > th) { const double tt = tl; tl = th, th = tt; }
-        ta = fmax(ta, tl), tb = fmin(tb, th);
-      }
-    }
+    double ta, tb;
+    clip_to_prism(P0, u, h, k, nax, 0.0, &ta, &tb);
+    if (ta > tb) clip_to_prism(P0, u, h, k, nax, 1e-12 * scale, &ta, &tb);
     if (ta <= tb) {
-      double nl[3] = {0, 0, 0}, nw[3];
-      nl[k] = s;
-      lsim_m3_apply(nw, A->R, nl);
-      const int nend = tb > ta ? 2 : 1;
-      for (int e = 0; e < nend; ++e) {
-        double p[3], x[3], xw[3];
-        lsim_v3_lerp(p, P0, P1, e ? tb : ta);
-        const double g = s * p[k] - h[k] - r;
-        /* Midway between the capsule surface p - r n and the face. */
-        lsim_v3_copy(x, p);
-        x[k] -= s * (r + 0.5 * g);
-        to_world(xw, A, x);
-        emit(m, xw, nw, g, 1 + 2 * (2 * k + (s < 0.0)) + e);
-      }
+      face_ends(m, A, P0, P1, k, sgn(n[k]), r, ta, tb);
       return;
     }
   }
@@ -626,4 +658,36 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
   to_world(xw, A, x);
   lsim_m3_apply(nw, A->R, n);
   emit(m, xw, nw, gap, 0);
+  if (meets || dist <= 1e-12 * scale) return;
+  /* Disjoint at an edge or corner: the rest of the segment is held too, within the
+     margin, so a capsule pivoting on the edge does not swing its far end into the box
+     within the step (one point let it sink 3 cm at 20 rad/s): the segment's part over
+     each face (between its side planes) by its two ends at their heights over the face,
+     and an end beside an edge or corner by its distance to the box (feature 13 + end). */
+  for (int k = 0; k < nax; ++k) {
+    double ta, tb;
+    clip_to_prism(P0, u, h, k, nax, 0.0, &ta, &tb);
+    if (ta > tb) continue;
+    double pm[3];
+    lsim_v3_lerp(pm, P0, P1, 0.5 * (ta + tb));
+    face_ends(m, A, P0, P1, k, sgn(pm[k]), r, ta, tb);
+  }
+  for (int e = 0; e < 2; ++e) {
+    const double *P = e ? P1 : P0;
+    int outside = 0;
+    double q[3];
+    for (int k = 0; k < 3; ++k) {
+      q[k] = fmin(fmax(P[k], -h[k]), h[k]);
+      outside += k < nax && fabs(P[k]) > h[k];
+    }
+    if (outside < 2 || lsim_v3_dist2(P, pseg) <= 1e-24 * scale * scale) continue;
+    double d[3];
+    lsim_v3_sub(d, P, q);
+    const double de = lsim_v3_norm(d);
+    lsim_v3_scale(d, d, 1.0 / de);
+    lsim_v3_axpy(x, P, -(r + 0.5 * (de - r)), d);
+    to_world(xw, A, x);
+    lsim_m3_apply(nw, A->R, d);
+    emit(m, xw, nw, de - r, 13 + e);
+  }
 }

@@ -20,6 +20,8 @@
 /* An edge axis within this cosine of the chosen face normal is that face in disguise
  * (near-parallel faces, e.g. a box rocking on a box): the face manifold is kept. */
 #define EDGE_FACE_COS 0.9998
+/* The sine of that angle: a capsule segment within it of a face is parallel to the face. */
+#define EDGE_FACE_SIN 0.02
 /* Cross products shorter than this (sine of the angle) are parallel edges: no axis. */
 #define PARALLEL_SIN 1e-6
 /* Capsules whose axes make a sine below this are parallel: two-point manifold. */

@@ -19,11 +19,15 @@ static int set_fault(LsimStateFault *f, int kind, int body, int contact, const c
   return kind;
 }
 
-/* Euclidean norm of x [n]. */
+/* Euclidean norm of x [n], scaled by the largest |x_i| so that the squares neither
+ * overflow (1e200 is no inf) nor underflow; NaN when an x_i is. */
 static double norm(const double *x, int n) {
-  double s = 0.0;
-  for (int i = 0; i < n; ++i) s += x[i] * x[i];
-  return sqrt(s);
+  double big = 0.0, s = 0.0;
+  for (int i = 0; i < n; ++i)
+    if (!(fabs(x[i]) <= big)) big = fabs(x[i]); /* a NaN sticks */
+  if (big == 0.0 || !isfinite(big)) return big;
+  for (int i = 0; i < n; ++i) s += (x[i] / big) * (x[i] / big);
+  return big * sqrt(s);
 }
 
 int lsim_state_check(const LsimModel *m, const LsimState *st, const LsimContactSet *cs,

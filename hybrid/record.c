@@ -156,7 +156,7 @@ static void write_summary(Writer *w, const LsimHybridTrace *tr, double wall) {
   static const char *const ends[] = {"completed", "stopped", "interrupted"};
   put_int(w, "/summary/samples", tr->nsamples);
   put_int(w, "/summary/transitions", tr->nevents);
-  put_double(w, "/summary/end_time", tr->nsamples ? tr->time[tr->nsamples - 1] : 0.0, "s");
+  put_double(w, "/summary/end_time", tr->nsamples ? tr->time[tr->nsamples - 1 - tr->sample_base] : 0.0, "s");
   put_int(w, "/summary/integration_steps", tr->stats.steps);
   put_int(w, "/summary/flow_evaluations", tr->stats.rhs_evals);
   put_int(w, "/summary/boundary_evaluations", tr->stats.root_evals);
@@ -183,10 +183,11 @@ typedef struct Table {
 struct LsimHybridRecord {
   Writer w;
   LsimOutFile out;
-  char path[1024];            /* the final name, for messages */
+  char path[LSIM_OUTFILE_PATH_MAX]; /* the final name, for messages */
   Table t[T_COUNT];
   long samples_written, events_written;
   int model_done;             /* /model/initial_state and initial_chart written */
+  int release;                /* the observer lets the trace drop the rows written */
   struct timespec flushed;
 };
 
@@ -217,7 +218,9 @@ static void table_make(LsimHybridRecord *h, int k, const char *name, hid_t mtype
 }
 
 /* Appends rows [from, to) of data (rows of max(cols, 1) elements) to table k. */
-static void table_append(LsimHybridRecord *h, int k, const void *data, long from, long to) {
+/* Appends rows from .. to - 1 of a table whose rows from base on are in data. */
+static void table_append(LsimHybridRecord *h, int k, const void *data, long base, long from,
+                         long to) {
   Table *t = &h->t[k];
   if (h->w.failed || to <= from) return;
   const int rank = t->cols < 0 ? 1 : 2;
@@ -227,7 +230,7 @@ static void table_append(LsimHybridRecord *h, int k, const void *data, long from
   hsize_t total[2] = {(hsize_t)to, width};
   int ok = H5Dset_extent(t->dset, total) >= 0;
   if (ok && width > 0) {
-    const unsigned char *p = (const unsigned char *)data + (size_t)from * width * H5Tget_size(t->mtype);
+    const unsigned char *p = (const unsigned char *)data + (size_t)(from - base) * width * H5Tget_size(t->mtype);
     hid_t fspace = H5Dget_space(t->dset);
     hid_t mspace = H5Screate_simple(rank, count, NULL);
     ok = fspace >= 0 && mspace >= 0 &&
@@ -252,19 +255,19 @@ static void flush_trace(LsimHybridRecord *h, const LsimHybridTrace *tr) {
       h->model_done = 1;
     }
     const long s0 = h->samples_written, s1 = tr->nsamples;
-    table_append(h, T_TIME, tr->time, s0, s1);
-    table_append(h, T_STATE, tr->state, s0, s1);
-    table_append(h, T_CHART, tr->chart, s0, s1);
-    table_append(h, T_OUTPUTS, tr->outputs, s0, s1);
+    table_append(h, T_TIME, tr->time, tr->sample_base, s0, s1);
+    table_append(h, T_STATE, tr->state, tr->sample_base, s0, s1);
+    table_append(h, T_CHART, tr->chart, tr->sample_base, s0, s1);
+    table_append(h, T_OUTPUTS, tr->outputs, tr->sample_base, s0, s1);
     const long e0 = h->events_written, e1 = tr->nevents;
-    table_append(h, T_EV_TIME, tr->ev_time, e0, e1);
-    table_append(h, T_EV_FROM, tr->ev_from, e0, e1);
-    table_append(h, T_EV_TO, tr->ev_to, e0, e1);
-    table_append(h, T_EV_BOUNDARY, tr->ev_boundary, e0, e1);
-    table_append(h, T_EV_ITER, tr->ev_iterations, e0, e1);
-    table_append(h, T_EV_G, tr->ev_g, e0, e1);
-    table_append(h, T_EV_BEFORE, tr->ev_before, e0, e1);
-    table_append(h, T_EV_AFTER, tr->ev_after, e0, e1);
+    table_append(h, T_EV_TIME, tr->ev_time, tr->event_base, e0, e1);
+    table_append(h, T_EV_FROM, tr->ev_from, tr->event_base, e0, e1);
+    table_append(h, T_EV_TO, tr->ev_to, tr->event_base, e0, e1);
+    table_append(h, T_EV_BOUNDARY, tr->ev_boundary, tr->event_base, e0, e1);
+    table_append(h, T_EV_ITER, tr->ev_iterations, tr->event_base, e0, e1);
+    table_append(h, T_EV_G, tr->ev_g, tr->event_base, e0, e1);
+    table_append(h, T_EV_BEFORE, tr->ev_before, tr->event_base, e0, e1);
+    table_append(h, T_EV_AFTER, tr->ev_after, tr->event_base, e0, e1);
     if (!h->w.failed && H5Fflush(h->w.file, H5F_SCOPE_LOCAL) < 0) {
       h->w.failed = 1;
       snprintf(h->w.what, sizeof h->w.what, "cannot flush the file");
@@ -371,7 +374,14 @@ int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
 }
 
 int lsim_hybrid_record_observe(const LsimHybridTrace *tr, void *record) {
-  return lsim_hybrid_record_update(record, tr);
+  LsimHybridRecord *h = record;
+  if (lsim_hybrid_record_update(h, tr)) return -1;
+  /* Every row in the file: the trace may let them go. */
+  return h->release && h->samples_written == tr->nsamples && h->events_written == tr->nevents;
+}
+
+void lsim_hybrid_record_release_rows(LsimHybridRecord *h, int on) {
+  if (h) h->release = on != 0;
 }
 
 int lsim_hybrid_record_close(LsimHybridRecord *h, const LsimHybridTrace *tr, double wall_time,

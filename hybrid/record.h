@@ -40,6 +40,11 @@ int lsim_hybrid_record_open(LsimHybridRecord **h, const char *path, const LsimHy
                             const char *scene_text, char *err, size_t errlen);
 int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr);
 int lsim_hybrid_record_observe(const LsimHybridTrace *tr, void *record);
+/* on = 1: _observe returns 1 after each flush, so that lsim_hybrid_run_observed drops the
+ * rows written from its trace (hybrid/run.h): a run of any length then holds at most a
+ * flush's rows in memory, and the trace at the end has its newest sample only (its
+ * counts and stats whole). 0 (the default): the trace keeps every row. */
+void lsim_hybrid_record_release_rows(LsimHybridRecord *h, int on);
 int lsim_hybrid_record_close(LsimHybridRecord *h, const LsimHybridTrace *tr, double wall_time,
                              int keep, char *err, size_t errlen);
 

@@ -59,9 +59,36 @@ static int grow(void **a, size_t elem, long cap, int w) {
   return 0;
 }
 
+/* The rows an observer has stored dropped, but for the newest sample, which moves to
+ * index 0 (the run compares with its time). */
+static void drop_stored(LsimHybridTrace *tr) {
+  const long last = tr->nsamples - 1 - tr->sample_base; /* its index */
+  if (last > 0) {
+    const size_t ns = (size_t)tr->nstates, no = (size_t)tr->noutputs;
+    tr->time[0] = tr->time[last];
+    tr->chart[0] = tr->chart[last];
+    memmove(tr->state, tr->state + (size_t)last * ns, ns * sizeof *tr->state);
+    if (no) memmove(tr->outputs, tr->outputs + (size_t)last * no, no * sizeof *tr->outputs);
+  }
+  if (tr->nsamples > 0) tr->sample_base = tr->nsamples - 1;
+  tr->event_base = tr->nevents;
+}
+
+/* The observer told of the trace's new row: < 0 it failed, > 0 it stored the rows. */
+static int tell_observer(Run *r) {
+  if (!r->observe) return 0;
+  const int o = r->observe(r->tr, r->user);
+  if (o < 0) {
+    r->observer_failed = 1;
+    return -1;
+  }
+  if (o > 0) drop_stored(r->tr);
+  return 0;
+}
+
 static int add_sample(Run *r, double t, const double *x) {
   LsimHybridTrace *tr = r->tr;
-  if (tr->nsamples == tr->cap_samples) {
+  if (tr->nsamples - tr->sample_base == tr->cap_samples) {
     const long cap = tr->cap_samples ? 2 * tr->cap_samples : 256;
     if (grow((void **)&tr->time, sizeof(double), cap, 1) ||
         grow((void **)&tr->state, sizeof(double), cap, tr->nstates) ||
@@ -70,18 +97,14 @@ static int add_sample(Run *r, double t, const double *x) {
       return -1;
     tr->cap_samples = cap;
   }
-  const long k = tr->nsamples;
+  const long k = tr->nsamples - tr->sample_base;
   tr->time[k] = t;
   memcpy(tr->state + k * tr->nstates, x, (size_t)tr->nstates * sizeof *x);
   tr->chart[k] = r->chart;
   if (tr->noutputs > 0 && r->m->outputs(t, x, r->p, r->chart, tr->outputs + k * tr->noutputs))
     return -1;
   tr->nsamples++;
-  if (r->observe && r->observe(tr, r->user) < 0) {
-    r->observer_failed = 1;
-    return -1;
-  }
-  return 0;
+  return tell_observer(r);
 }
 
 /* The engine's sampler: records, validates, and stops the run on an interrupt. */
@@ -99,7 +122,7 @@ static int run_sample(double t, const double *x, void *u) {
 static int add_event(Run *r, double t, int from, int to, int b, int iters, double g,
                      const double *before, const double *after) {
   LsimHybridTrace *tr = r->tr;
-  if (tr->nevents == tr->cap_events) {
+  if (tr->nevents - tr->event_base == tr->cap_events) {
     const long cap = tr->cap_events ? 2 * tr->cap_events : 64;
     if (grow((void **)&tr->ev_time, sizeof(double), cap, 1) ||
         grow((void **)&tr->ev_g, sizeof(double), cap, 1) ||
@@ -112,7 +135,7 @@ static int add_event(Run *r, double t, int from, int to, int b, int iters, doubl
       return -1;
     tr->cap_events = cap;
   }
-  const long k = tr->nevents++;
+  const long k = tr->nevents++ - tr->event_base;
   tr->ev_time[k] = t;
   tr->ev_from[k] = from;
   tr->ev_to[k] = to;
@@ -121,11 +144,7 @@ static int add_event(Run *r, double t, int from, int to, int b, int iters, doubl
   tr->ev_g[k] = g;
   memcpy(tr->ev_before + k * tr->nstates, before, (size_t)tr->nstates * sizeof *before);
   memcpy(tr->ev_after + k * tr->nstates, after, (size_t)tr->nstates * sizeof *after);
-  if (r->observe && r->observe(tr, r->user) < 0) {
-    r->observer_failed = 1;
-    return -1;
-  }
-  return 0;
+  return tell_observer(r);
 }
 
 void lsim_hybrid_trace_free(LsimHybridTrace *tr) {
@@ -256,7 +275,7 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
     memcpy(x, lsim_ode_state(ode), n * sizeof *x);
     if (s == LSIM_ODE_REACHED) {
       /* The final state, unless the last sample was it. */
-      if (tr->time[tr->nsamples - 1] != t && add_sample(&r, t, x)) rc = -1;
+      if (tr->time[tr->nsamples - 1 - tr->sample_base] != t && add_sample(&r, t, x)) rc = -1;
       break;
     }
     if (s < 0 && r.observer_failed) {

@@ -33,6 +33,9 @@ typedef struct LsimHybridOptions {
 
 LsimHybridOptions lsim_hybrid_default_options(void);
 
+/* The most samples a record_period may ask for over final_time (as a run's steps). */
+#define LSIM_HYBRID_MAX_SAMPLES 2147483647
+
 /* How a run ended. */
 typedef enum {
   LSIM_HYBRID_COMPLETED = 0,    /* final_time reached */
@@ -54,6 +57,11 @@ typedef struct LsimHybridTrace {
   int *ev_from, *ev_to, *ev_boundary, *ev_iterations;   /* [E] */
   double *ev_g;             /* [E] the boundary function at the located point */
   double *ev_before, *ev_after;                         /* [E, nstates] */
+  /* Rows held in memory: samples sample_base .. nsamples - 1, sample k at index
+   * k - sample_base of the arrays above (events likewise from event_base). Both 0 unless
+   * an observer has stored the rows (it returned > 0): the trace then drops them but the
+   * newest sample, so that a long run's memory stays flat. */
+  long sample_base, event_base;
   /* The run. */
   double *initial_state;    /* [nstates] as completed by the model's init_chart */
   int initial_chart;
@@ -72,10 +80,12 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
                     LsimHybridTrace *tr, char *err, size_t errlen);
 
 /* An observer of a run: called with the trace after each sample and each transition is
- * added to it (tr holds every row so far, and initial_state / initial_chart are set);
- * returning < 0 ends the run, which then returns < 0 with err "writing the trace failed"
- * (the observer keeps its own message). A file writer (hybrid/record.h) appends the new
- * rows to its file as the run goes. */
+ * added to it (tr holds every row since the last it stored, and initial_state /
+ * initial_chart are set); returning < 0 ends the run, which then returns < 0 with err
+ * "writing the trace failed" (the observer keeps its own message); returning > 0 says it
+ * has stored every row so far: the trace drops them, but for the newest sample
+ * (sample_base, event_base). A file writer (hybrid/record.h) appends the new rows to its
+ * file as the run goes. */
 typedef int (*LsimHybridObserver)(const LsimHybridTrace *tr, void *user);
 
 /* lsim_hybrid_run with an observer (observe may be NULL: lsim_hybrid_run). */

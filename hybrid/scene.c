@@ -2,6 +2,7 @@
  * bad values and the error text come from the scene loader (lsim_scene_verror). */
 #include "hybrid/scene.h"
 
+#include <float.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -127,6 +128,13 @@ static int parse_options(Ctx *c, const json_t *h, LsimHybridOptions *o) {
       (rc = get_count(c, h, "hybrid", "max_chart_count", 0, &o->max_chart_count)) < 0)
     return rc;
   if (o->rtol >= 1.0) return fail(c, "hybrid.rtol", 0, "must be < 1, got %g", o->rtol);
+  /* Samples at multiples of the period: at most as many as a run has steps (1e-300 s
+     over 1 s never ended, writing GBs of samples at t = 0). */
+  if (o->record_period > 0 && o->final_time / o->record_period > LSIM_HYBRID_MAX_SAMPLES)
+    return fail(c, json_object_get(h, "record_period") ? "hybrid.record_period" : "hybrid.final_time",
+                0, "final_time %g s / record_period %g s gives %.3g samples; at most %d",
+                o->final_time, o->record_period, fmin(o->final_time / o->record_period, DBL_MAX),
+                LSIM_HYBRID_MAX_SAMPLES);
   if (o->max_step > 0 && o->min_step > o->max_step)
     return fail(c, "hybrid.min_step", 0, "exceeds max_step (%g > %g)", o->min_step, o->max_step);
   const json_t *m = json_object_get(h, "method");

@@ -32,9 +32,16 @@ typedef struct LsimFcSolver LsimFcSolver;
 typedef struct LsimFcStats {
   int status;              /* LsimStatus */
   int iterations;          /* sweeps, Newton steps or pivots */
-  int warm_started;        /* 1 if r passed in was used as the starting point */
-  double wall_time;        /* seconds, the solver call alone (for polyhedral solvers the
-                              LCP's construction included) */
+  int warm_started;        /* 1 if r passed in was used as the starting point and was not
+                              all zero (a cold start) */
+  double wall_time;        /* seconds from our problem (LsimFc) to the reaction r, the same
+                              span for every solver: setup_time included */
+  double setup_time;       /* the part of wall_time spent putting the problem into the
+                              solver's own form and its answer back: Siconos' W (sparse-block
+                              or dense), FrictionContactProblem and SolverOptions; the
+                              polyhedral LCP and r = G x; 0 for nsgs and nsgs_aa, which read
+                              ours (each solver's internal preparation, e.g. nsgs' inverted
+                              diagonal blocks, is part of its solve) */
   LsimFcQuality quality;   /* the Coulomb measures of the returned r */
   double siconos_error;    /* Siconos' fc3d/fc2d error of r, -1 when not computed */
   double lcp_relative;     /* polyhedral: the LCP's relative residual (lcp.h); else NaN */

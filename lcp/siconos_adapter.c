@@ -633,6 +633,16 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
              "siconos:%s: returned a non-finite z (info %d)", s->name, info);
     return LSIM_BREAKDOWN;
   }
+  /* Siconos' info says 1 both for a breakdown and for the iteration budget: a count at the
+     budget is a budget stop (LSIM_MAX_ITERATIONS), as ours are, not a failure (the
+     frictional contact solvers tell them apart the same way, lcp/fc_solver.c). */
+  const int budget = s->opt->iparam[SICONOS_IPARAM_MAX_ITER];
+  if (info != 0 && budget > 0 && it >= budget) {
+    snprintf(s->last_error, sizeof s->last_error,
+             "siconos:%s: stopped at its iteration budget (%d), info %d (error %.3g)", s->name,
+             budget, info, s->opt->dparam[SICONOS_DPARAM_RESIDU]);
+    return LSIM_MAX_ITERATIONS;
+  }
   if (info != 0) {
     snprintf(s->last_error, sizeof s->last_error, "siconos:%s: info %d (error %.3g)", s->name,
              info, s->opt->dparam[SICONOS_DPARAM_RESIDU]);

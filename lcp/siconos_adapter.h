@@ -30,8 +30,10 @@ int lsim_siconos_create_id(LsimSiconos **out, int solver_id, char *err, size_t e
 /* Solves lcp with tolerance tol (Siconos' own error measure) and at most max_iter
  * iterations (0: Siconos' default). z [n]: warm start guess in when warm (solvers that
  * accept one), solution out. *iterations gets Siconos' iteration count (0 if it gives
- * none). Returns LSIM_SOLVED when Siconos reports success, LSIM_SOLVER_FAILED when it
- * reports failure or a trapped fatal error (message kept, see lsim_siconos_last_error),
+ * none). Returns LSIM_SOLVED when Siconos reports success, LSIM_MAX_ITERATIONS when it
+ * reports failure with its iteration count at the budget (a budget stop, as ours),
+ * LSIM_SOLVER_FAILED when it reports failure otherwise or a trapped fatal error (message
+ * kept, see lsim_siconos_last_error),
  * LSIM_BREAKDOWN when z comes back non-finite, LSIM_OUT_OF_MEMORY. z is always finite
  * on return (reset to 0 if the solver left non-finite values). */
 int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_iter, int warm,

@@ -47,7 +47,11 @@ LsimSolverOptions lsim_default_solver_options(void);
 typedef struct LsimSolveStats {
   int status;              /* LsimStatus of this solve */
   int iterations;          /* sweeps or pivots done (Siconos: its iteration count) */
-  int warm_started;        /* 1 if the warm-start guess was used, 0 if cold (or rejected) */
+  int warm_started;        /* 1 if a non-trivial warm-start guess was used: warm_start on,
+                              some z_i > 0 in the guess (or a non-empty basis guess for
+                              lemke_sparse), and the solver started from it (Lemke: its
+                              warm path ended the solve; Siconos pivoting solvers read no
+                              guess); 0 if cold, all-zero guess, or rejected */
   double wall_time;        /* seconds, the solver call alone */
   LsimResidual residual;   /* ours, from z alone */
   double siconos_error;    /* Siconos' lcp_compute_error on z (its relative error) */

@@ -44,8 +44,12 @@ static int resolve(const char *path, char *out, size_t outlen, int *exists, stru
   if (!S_ISLNK(st->st_mode)) return 0;
   char real[PATH_MAX];
   if (!realpath(path, real) || stat(real, st) != 0) {
+    /* A link with no path at its end may still lead somewhere: /dev/stdout, a
+       /proc/self/fd/N link to a pipe or socket (stat follows those); judged as that. */
+    const int e = errno;
+    if (stat(path, st) == 0) return 0;
     snprintf(err, errlen, "%s: output is a symbolic link to nothing (%s); give a file name",
-             path, strerror(errno));
+             path, strerror(e));
     return LSIM_INVALID_INPUT;
   }
   if (strlen(real) >= outlen) {

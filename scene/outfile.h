@@ -20,6 +20,9 @@
 #include <stddef.h>
 
 #define LSIM_OUTFILE_PATH_MAX 4096
+/* A message buffer that holds any of this module's messages whole: up to three paths
+ * (the output, its partial file, a temporary file) and the words around them. */
+#define LSIM_OUTFILE_MSG_MAX (3 * LSIM_OUTFILE_PATH_MAX + 512)
 
 typedef struct LsimOutFile {
   char path[LSIM_OUTFILE_PATH_MAX];         /* where the result goes (a link resolved) */

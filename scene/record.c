@@ -83,11 +83,12 @@ struct LsimRecord {
   size_t steps_buffered;
   int64_t ncontacts;   /* contact rows recorded (buffered or written) */
   int failures, warnings;
+  int budget_steps;    /* steps that spent a fixed sweep budget (tol 0): not failures */
   int recovered;       /* steps the fallback chain recovered (first status < 0, status >= 0) */
   double max_residual, max_penetration, solver_wall;
   struct timespec t0;
   int status;          /* first error (sticky), 0 while all is well */
-  char msg[1024];       /* its message */
+  char msg[LSIM_OUTFILE_MSG_MAX]; /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
 };
@@ -818,7 +819,10 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(int64_t *)series_row(&r->s[S_OFFSET]) = r->ncontacts;
 
   /* Summary accumulators. */
-  if (st->status < 0) r->failures++;
+  /* With tol 0 an iterative solver runs a fixed budget: its end (max_iterations) is the
+     step's normal end, not a failure (as the command's summary line counts it). */
+  if (st->status == LSIM_MAX_ITERATIONS && model->solver.tol == 0.0) r->budget_steps++;
+  else if (st->status < 0) r->failures++;
   if (st->status > 0) r->warnings++;
   if (st->first_status < 0 && st->status >= 0) r->recovered++;
   if (st->residual > r->max_residual || isnan(st->residual)) r->max_residual = st->residual;
@@ -864,6 +868,7 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   int64_t total = r->ncontacts;
   write_int(r, "/summary/steps_done", r->steps);
   write_int(r, "/summary/failures", r->failures);
+  write_int(r, "/summary/budget_steps", r->budget_steps);
   write_int(r, "/summary/warnings", r->warnings);
   write_int(r, "/summary/recovered", r->recovered);
   write_double(r, "/summary/max_residual", r->max_residual, "N*s");

@@ -122,7 +122,17 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
     return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
                            m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
   }
-  return lsim_parse_fail(c, "bodies", 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+  /* The default limit: the place is the body's value (its object when the value comes
+     from elsewhere, a grid's spacing or a default). 1-D bodies are "bodies" in order. */
+  const size_t j = c->body_json ? c->body_json[f.body] : (size_t)f.body;
+  const char *key = !strcmp(f.limit_key, "max_position") ? "position"
+                    : !strcmp(f.limit_key, "max_speed") ? "velocity" : "angular_velocity";
+  char path[PATH_CAP];
+  lsim_json_path_index(path, "bodies", j);
+  const json_t *bodies = json_object_get(root, "bodies");
+  const json_t *body = json_array_get(bodies, j);
+  if (body && json_object_get(body, key)) lsim_json_path_key(path, path, key);
+  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
                          "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
                          m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
                          unit, f.limit_key);
@@ -433,6 +443,13 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
     if (strncmp(s, "NaN", 3) == 0 || strncmp(s, "nan", 3) == 0 || strncmp(s, "Infinity", 8) == 0 ||
         strncmp(s, "inf", 3) == 0)
       hint = " (JSON has no NaN or Infinity: numbers must be finite)";
+  }
+  /* A UTF-8 byte order mark, which some editors write first: JSON text has none
+     (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named. */
+  if (c->text && !memcmp(c->text, "\xEF\xBB\xBF", 3) && err->line == 1 && err->column <= 2) {
+    err->column = 1;
+    msg = "the file starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not "
+          "allow: save it as UTF-8 without BOM";
   }
   snprintf(err->message, sizeof err->message, "%s%s", msg, hint);
 }

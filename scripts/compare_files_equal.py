@@ -11,6 +11,7 @@ import numpy as np
 # wall times and what is made of them, and the settings of the timing (--repeat,
 # --time-limit): a run with --repeat 5 has the answers of a run without
 TIMINGS = {"results/wall_time", "results/wall_time_spread", "summary/median_wall_time",
+           "summary/median_failure_wall_time", "results/setup_wall_time",
            "summary/worst_wall_time", "summary/total_wall_time", "parameters/repeat",
            "parameters/time_limit"}
 

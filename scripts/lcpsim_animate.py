@@ -39,6 +39,7 @@ import matplotlib.animation as animation  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.patches import Circle, Polygon  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lcpsim_load  # noqa: E402
@@ -434,6 +435,13 @@ def draw_3d(ax, sc, k, lim):
         ax.set_box_aspect([hi - lo for lo, hi in lim])
     except AttributeError:  # matplotlib < 3.3
         pass
+    # Ticks in proportion to each axis' length in the box: a short axis (the dominoes'
+    # 0.4 m of y beside 1.1 m of x) with as many ticks as a long one had its labels
+    # printed over each other.
+    ext = [hi - lo for lo, hi in lim]
+    for axis, e in zip((ax.xaxis, ax.yaxis, ax.zaxis), ext):
+        axis.set_major_locator(MaxNLocator(nbins=max(2, int(round(6 * e / max(ext)))),
+                                           steps=[1, 2, 2.5, 5, 10]))
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
     ax.set_zlabel("z [m]")

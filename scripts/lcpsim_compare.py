@@ -109,28 +109,69 @@ def series_groups(c):
     return [("", list(range(len(start))))]
 
 
+def _last_column(c):
+    """(title, values [P]) of the summary's last column, as `lcpsim compare` prints it:
+    frictional contact sets the worst cone violation, independent runs the largest state
+    divergence, LCP sets the largest distance to the reference (unique solutions), scenes
+    the largest velocity difference to the reference."""
+    s, mode = c.summary, c.parameters.mode
+    if mode == "fc_set":
+        return "worst cone violation", getattr(s, "worst_cone_violation", None)
+    if mode == "independent":
+        return "max q divergence", getattr(s, "max_q_divergence", None)
+    if mode == "lcp_set":
+        return "max distance to reference (unique solutions)", s.max_distance
+    return "max velocity difference to reference", s.max_distance
+
+
 def summary_rows(c):
-    """Per series: label, problems, success rate, failures, median / worst wall time, median /
-    max iterations, median / worst relative residual (the values stored in /summary)."""
+    """Per series: label, problems, success rate, budget stops, failures, skipped, the
+    solver's tolerance (or 'budget N sweeps'), median / worst wall time, median / max
+    iterations, median / worst relative residual, the last column (_last_column): the
+    values stored in /summary, the columns `lcpsim compare` prints. Counts are over every
+    problem with an LCP, the other aggregates over the solves that did not fail."""
     if getattr(c, "partial", False):
         rows = len(c.step) if hasattr(c, "step") else 0
         raise ValueError(f"{getattr(c, 'path', 'the file')}: a comparison killed before its end "
                          f"({rows} problems written, no /summary); its rows are in c.results")
     s = c.summary
-    return [(c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
-             int(s.failures[i]), float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
-             float(s.median_iterations[i]), int(s.max_iterations[i]),
-             float(s.median_relative_residual[i]), float(s.worst_relative_residual[i]))
-            for i in range(len(c.series.label))]
+    _, last = _last_column(c)
+    P = len(c.series.label)
+    last = np.full(P, np.nan) if last is None else np.asarray(last, dtype=float)
+    rows = []
+    for i in range(P):
+        j = int(c.series.solver[i])
+        tol, budget = float(c.solvers.tol[j]), int(c.solvers.max_iter[j])
+        rows.append((c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
+                     int(s.budget_stops[i]), int(s.failures[i]), int(s.skipped[i]),
+                     f"{tol:.0e}" if tol > 0 else f"budget {budget} sweeps",
+                     float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
+                     float(s.median_iterations[i]), int(s.max_iterations[i]),
+                     float(s.median_relative_residual[i]),
+                     float(s.worst_relative_residual[i]), float(last[i])))
+    return rows
 
 
 def markdown_summary(c):
-    out = ["| solver | problems | success | failures | median time [us] | worst time [us] | "
-           "median iter. | max iter. | median rel. residual | worst rel. residual |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for r in summary_rows(c):
-        out.append(f"| {r[0]} | {r[1]} | {100 * r[2]:.1f}% | {r[3]} | {1e6 * r[4]:.3g} | "
-                   f"{1e6 * r[5]:.3g} | {r[6]:.4g} | {r[7]} | {r[8]:.2e} | {r[9]:.2e} |")
+    """The summary table `lcpsim compare` prints, from the file."""
+    rows = summary_rows(c)  # a partial file (no /summary) raises here, with its message
+    title, _ = _last_column(c)
+    out = ["| solver | problems | success | stopped at budget | failed | skipped | solver tol | "
+           "median time [us] | worst time [us] | median iter. | max iter. | median rel. "
+           f"residual | worst rel. residual | {title} |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    def g(x, fmt):
+        return "-" if np.isnan(x) else format(x, fmt)
+    for r in rows:
+        out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
+                   f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
+                   f"{g(r[9], '.6g')} | {r[10] if r[1] > r[4] else '-'} | {g(r[11], '.2e')} | "
+                   f"{g(r[12], '.2e')} | "
+                   f"{g(r[13], '.2e')} |")
+    out.append("")
+    out.append("Times, iterations, residuals and the last column are over the solves that did "
+               "not fail (a budget stop counts); failed solves are counted, their time to fail "
+               "is /summary/median_failure_wall_time.")
     return "\n".join(out)
 
 
@@ -272,7 +313,8 @@ def figure_profile(c, outdir, name):
 
 
 def figure_iterations(c, outdir, name):
-    """Iterations and relative residual per step, per series."""
+    """Iterations and relative residual per step, per series; failed solves hollow (what a
+    failure leaves is no solution: the summaries leave them out, docs/output-format.md)."""
     import matplotlib.pyplot as plt
     groups = series_groups(c)
     sets = ("lcp_set", "fc_set")
@@ -280,17 +322,27 @@ def figure_iterations(c, outdir, name):
     xl = "time [s]" if c.parameters.mode not in sets else "problem"
     fig, axes = plt.subplots(2, len(groups), figsize=(6.5 * len(groups), 7), squeeze=False,
                              sharex=True)
+    nfail_g = False
     for g, (title, ser) in enumerate(groups):
-        for s, (col, mk) in zip(ser, _styles(len(ser))):
+        for j, (s, (col, mk)) in enumerate(zip(ser, _styles(len(ser)))):
             size = c.results.lcp_size[:, s]
             m = size > 0
             lab = _label(c, s)
-            # sets: problems are categories, points only (no line across skipped ones)
+            # sets: problems are categories, points only (no line across skipped ones),
+            # the series side by side within a problem's slot (they had covered each other)
             ls = "none" if c.parameters.mode in sets else "-"
-            axes[0][g].plot(x[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
+            xs = x + (0.6 * ((j + 0.5) / len(ser) - 0.5) if c.parameters.mode in sets else 0.0)
+            axes[0][g].plot(xs[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
                             linestyle=ls, lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
-            axes[1][g].semilogy(x[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
+            axes[1][g].semilogy(xs[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
+            mf = m & _failed(c, s)
+            if mf.any():  # drawn over, hollow
+                nfail_g = True
+                axes[0][g].plot(xs[mf], c.results.iterations[mf, s], mk, ms=4, color=col,
+                                mfc="white", linestyle="none")
+                axes[1][g].semilogy(xs[mf], np.maximum(c.results.relative_residual[mf, s], 1e-18),
+                                    mk, ms=4, color=col, mfc="white", linestyle="none")
         axes[1][g].axhline(c.parameters.success_tol, color="k", ls=":", lw=1,
                            label="success threshold")
         axes[0][g].set_ylabel("iterations / pivots")
@@ -310,10 +362,14 @@ def figure_iterations(c, outdir, name):
             axes[0][g].set_yscale("symlog", linthresh=1)
             axes[0][g].set_ylim(bottom=0)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
-        if g == len(groups) - 1:
-            _legend(axes[0][g], len(ser), ncol=1)
         for a in (axes[0][g], axes[1][g]):
             a.grid(True, alpha=0.3)
+    if nfail_g:  # one legend entry says what hollow markers are
+        axes[0][-1].plot([], [], "o", ms=4, color="0.3", mfc="white", linestyle="none",
+                         label="hollow: failed")
+    # sets: points fill the panel, the legend goes outside
+    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g,
+            ncol=1)
     return _save(fig, outdir, name, "iterations")
 
 
@@ -321,6 +377,21 @@ def _failed(c, s):
     """Rows where series s failed: a status < 0 other than max_iterations (-1), or a timeout."""
     st = np.asarray(c.results.status[:, s])
     return (st < 0) & (st != -1)
+
+
+def size_positions(sizes, nser):
+    """(log_axis, place) for figure_size: place(n, j) is the x of series j's point of size
+    n. Sizes that span a decade or more: a log axis, the series spread by 1.5 % each. Fewer:
+    a linear axis, the series side by side within 0.6 of the smallest gap between the
+    sizes (a 1.5 % spread on a log axis had drawn the series of a scene whose steps all
+    have n = 120 at 116 .. 123, as if they had solved different sizes, under unreadable
+    ticks)."""
+    u = np.unique(np.asarray(sizes)[np.asarray(sizes) > 0])
+    if u.size and u.max() >= 10 * u.min():
+        return True, lambda n, j: n * (1.0 + 0.015 * (j - nser / 2))
+    gap = float(np.diff(u).min()) if u.size > 1 else max(1.0, 0.2 * float(u[0]) if u.size else 1.0)
+    width = 0.6 * gap
+    return False, lambda n, j: n + width * ((j + 0.5) / max(nser, 1) - 0.5)
 
 
 def figure_size(c, outdir, name):
@@ -333,18 +404,26 @@ def figure_size(c, outdir, name):
     for g, (title, ser) in enumerate(groups):
         ax, axf = axes[0][g], axes[1][g]
         nfail = 0
+        sizes = np.asarray(c.results.lcp_size[:, ser])
+        logx, place = size_positions(sizes, len(ser))
         for j, (s, (col, mk)) in enumerate(zip(ser, _styles(len(ser)))):
             size = c.results.lcp_size[:, s]
             fail = _failed(c, s)
             m = (size > 0) & ~fail
-            jitter = 1.0 + 0.015 * (j - len(ser) / 2)
-            ax.loglog(size[m] * jitter, np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
-                      color=col, label=_label(c, s), alpha=0.7, linestyle="none")
+            ax.plot(place(size[m], j), np.maximum(c.results.wall_time[m, s], 1e-9), mk, ms=3,
+                    color=col, label=_label(c, s), alpha=0.7, linestyle="none")
             mf = (size > 0) & fail
             nfail += int(mf.sum())
             if mf.any():
-                axf.loglog(size[mf] * jitter, np.maximum(c.results.wall_time[mf, s], 1e-9), mk,
-                           ms=4, mfc="none", color=col, label=_label(c, s), linestyle="none")
+                axf.plot(place(size[mf], j), np.maximum(c.results.wall_time[mf, s], 1e-9), mk,
+                         ms=4, mfc="none", color=col, label=_label(c, s), linestyle="none")
+        for a in (ax, axf):
+            a.set_yscale("log")
+            a.set_xscale("log" if logx else "linear")
+        u = np.unique(sizes[sizes > 0])
+        if not logx and 0 < u.size <= 12:  # the sizes themselves as ticks
+            axf.set_xticks(u)
+            axf.set_xticklabels([str(int(v)) for v in u])
         ax.set_ylabel("wall time per solve [s]")
         ax.set_title(f"{name}: time against size" + (f", {title}" if title else ""))
         axf.set_ylabel("failed solves:\ntime to fail [s]")

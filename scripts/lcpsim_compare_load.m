@@ -5,7 +5,7 @@ function c = lcpsim_compare_load(path)
 %   c = lcpsim_compare_load('brick_compare.h5')
 %   c.results.relative_residual(k, s)   % problem k (step k), series s, [N x P]
 %   c.series.label{s}                   % cell column of series labels
-%   c.parameters.mode                   % 'shadow', 'independent' or 'lcp_set'
+%   c.parameters.mode                   % 'shadow', 'independent', 'lcp_set' or 'fc_set'
 %   c.summary.success_rate(s)           % [P x 1]
 %
 % Rows are problems (steps, or .dat files of an LCP set), columns are series; 1-D

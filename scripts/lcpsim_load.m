@@ -104,6 +104,10 @@ function r = lcpsim_load(path)
   % its rows, run_end 'unfinished'.
   if ~isfield(r, 'summary')
     r.summary = unfinished_summary(r);
+  elseif ~isfield(r.summary, 'budget_steps') && isfield(r, 'solver')
+    % Files written before /summary/budget_steps counted fixed-budget steps as failures.
+    r.summary.budget_steps = budget_steps(r, double(r.solver.status(:)));
+    r.summary.failures = r.summary.failures - r.summary.budget_steps;
   end
   c = r.contacts;
   r.contacts.rows = @(k) contact_rows(c, k);
@@ -123,6 +127,16 @@ function r = lcpsim_load(path)
   end
 end
 
+% Steps that spent a fixed sweep budget: solver tol 0 and status -1 max_iterations (the
+% step's normal end, not a failure).
+function n = budget_steps(r, st)
+  n = 0;
+  if isfield(r, 'parameters') && isfield(r.parameters, 'solver_tol') && ...
+     double(r.parameters.solver_tol) == 0
+    n = sum(st == -1);
+  end
+end
+
 % The summary of a run file that has none (its writer was killed before closing it):
 % the figures /summary would hold, from the rows the last flush wrote.
 function s = unfinished_summary(r)
@@ -131,9 +145,12 @@ function s = unfinished_summary(r)
   gap = double(r.contacts.gap(:));
   kind = double(r.contacts.kind(:));
   pen = -gap(kind ~= 2 & kind ~= 3);  % not tethers, joints
+  first = double(r.solver.first_status(:));
   s.steps_done = numel(r.time) - 1;
-  s.failures = sum(st < 0);
+  s.budget_steps = budget_steps(r, st);
+  s.failures = sum(st < 0) - s.budget_steps;
   s.warnings = sum(st > 0);
+  s.recovered = sum(first < 0 & st >= 0);
   s.max_residual = max([0; res]);
   s.total_contacts = numel(gap);
   s.max_penetration = max([0; pen]);

@@ -438,6 +438,19 @@ def _group(g, cls=Group):
     return out
 
 
+def _budget_steps(r, status):
+    """Steps that spent a fixed sweep budget: solver tol 0 and status -1 max_iterations
+    (the step's normal end, not a failure)."""
+    tol = r.parameters.get("solver_tol", None) if "parameters" in r else None
+    return int(np.sum(status == -1)) if tol == 0.0 else 0
+
+
+def _budget_sweeps(r):
+    """The sweeps a fixed-budget step spent (max_iter 0 asks for the solver's default)."""
+    st = np.asarray(r.solver.status)
+    return int(np.max(r.solver.iterations[st == -1])) if np.any(st == -1) else 0
+
+
 def _unfinished_summary(r):
     """The summary of a run file without one (the .partial of a run killed before it
     closed the file): the figures /summary would hold, from the rows the last flush
@@ -447,9 +460,12 @@ def _unfinished_summary(r):
     c = r.get("contacts", Group())
     gap, kind = np.asarray(c.get("gap", [])), np.asarray(c.get("kind", []))
     pen = -gap[(kind != 2) & (kind != 3)] if len(gap) else np.zeros(0)  # not tethers, joints
+    first = np.asarray(r.solver.first_status) if "solver" in r else np.zeros(0)
+    budget = _budget_steps(r, status)
     n = len(r.time) - 1
-    return Group(steps_done=n, failures=int(np.sum(status < 0)),
-                 warnings=int(np.sum(status > 0)),
+    return Group(steps_done=n, failures=int(np.sum(status < 0)) - budget,
+                 budget_steps=budget, warnings=int(np.sum(status > 0)),
+                 recovered=int(np.sum((first < 0) & (status >= 0))),
                  max_residual=float(np.max(residual)) if len(residual) else 0.0,
                  total_contacts=len(gap),
                  max_penetration=float(max(0.0, np.max(pen))) if len(pen) else 0.0,
@@ -485,6 +501,11 @@ def load(path):
         r = _group(f, HybridRun if hybrid else Run)
     if "summary" not in r:
         r.summary = _unfinished_hybrid_summary(r) if hybrid else _unfinished_summary(r)
+    elif not hybrid and "budget_steps" not in r.summary and "solver" in r:
+        # Files written before /summary/budget_steps counted fixed-budget steps as failures.
+        budget = _budget_steps(r, np.asarray(r.solver.status))
+        r.summary.budget_steps = budget
+        r.summary.failures -= budget
     return r
 
 
@@ -509,6 +530,13 @@ def hybrid_summary(r):
     ])
 
 
+def _names(names, most=8):
+    """Names joined with commas; past `most`, the first few, a count and the last."""
+    if len(names) <= most:
+        return ", ".join(names)
+    return ", ".join(names[:most - 2]) + f", ... ({len(names) - most + 1} more), {names[-1]}"
+
+
 def summary(r):
     """A few lines describing a loaded run."""
     if isinstance(r, HybridRun):
@@ -517,11 +545,12 @@ def summary(r):
     n = len(r.time) - 1
     lines = [
         f"lcpsim {r.lcpsim_version}, format {r.format_version}",
-        f"dimension {p.dimension}, {p.nbodies} bodies ({', '.join(r.bodies.name)}), "
+        f"dimension {p.dimension}, {p.nbodies} bodies ({_names(r.bodies.name)}), "
         f"nq {p.nq}, nv {p.nv}",
         f"h {p.time_step:g} s, {n} of {p.steps} steps, t = {r.time[0]:g} .. {r.time[-1]:g} s",
-        f"solver {p.solver_name}: {s.failures} failed steps, {s.warnings} warnings, "
-        f"max residual {s.max_residual:.3g} N*s",
+        f"solver {p.solver_name}: {s.failures} failed steps, {s.warnings} warnings" +
+        (f", {s.budget_steps} steps at the fixed budget of {_budget_sweeps(r)} sweeps (tol 0)"
+         if s.get("budget_steps", 0) else "") + f", max residual {s.max_residual:.3g} N*s",
         f"contacts {s.total_contacts} rows, max penetration {s.max_penetration:.3g} m",
         f"energy kinetic {r.energy.kinetic[0]:.6g} -> {r.energy.kinetic[-1]:.6g} J, "
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",

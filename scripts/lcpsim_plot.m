@@ -65,7 +65,10 @@ function lcpsim_plot(path, out)
   cleanup = onCleanup(@() close(f));
   set(f, 'defaulttextinterpreter', 'none');
   t = double(r.time);
-  tl = [t(1) max(t(end), t(1) + eps)];
+  tl = [t(1) t(end)];
+  if t(end) <= t(1)
+    tl = t(1) + [-0.05 0.05];  % one state (a run stopped at its first step): as matplotlib
+  end
   % A fixed grid: per column the axes, then room for the legend beside them (so legends
   % never cover data and every panel of a column has the same width); margins in pixels.
   left = 85 / width;
@@ -292,6 +295,9 @@ function draw_panel(p, tl, pos)
   for k = 1:numel(ys)
     [c, s] = style(k);
     h(k) = plot(p.x, ys{k}, 'color', c, 'linestyle', s, 'linewidth', 1.2);
+    if numel(p.x) < 3
+      set(h(k), 'marker', 'o');  % a line of one or two points shows nothing
+    end
     if ~isempty(p.dotted)
       plot(tl, p.dotted(k) * [1 1], 'color', c, 'linestyle', ':');
     end
@@ -358,11 +364,39 @@ function s = title_of(r)
     s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
                 name, double(r.parameters.dimension), r.parameters.solver_name, ...
                 double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time));
+    s = [s run_end_note(r)];
     return;
   end
   s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
               double(r.parameters.dimension), r.parameters.solver_name, ...
               double(r.parameters.time_step), numel(r.time) - 1);
+  s = [s run_end_note(r)];
+end
+
+% '' for a completed run; else how it ended (a stopped run's figure must not read as a
+% whole one): '; stopped after 0 of 3 steps: <reason>', '; unfinished: ...'.
+function s = run_end_note(r)
+  s = '';
+  if ~isfield(r, 'summary') || ~isfield(r.summary, 'run_end') || strcmp(r.summary.run_end, 'completed')
+    return;
+  end
+  n = numel(r.time) - 1;
+  steps = double(r.parameters.steps);
+  if strcmp(r.summary.run_end, 'unfinished')
+    s = sprintf('; unfinished: the writer was killed; %d of %d steps', n, steps);
+    return;
+  end
+  why = '';
+  if isfield(r.summary, 'run_end_reason')
+    why = r.summary.run_end_reason;
+  end
+  if numel(why) > 90
+    why = [why(1:87) '...'];
+  end
+  s = sprintf('; %s after %d of %d steps', r.summary.run_end, n, steps);
+  if ~isempty(why)
+    s = [s ': ' why];
+  end
 end
 
 % An event-driven run (docs/output-format.md, /events).

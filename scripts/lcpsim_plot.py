@@ -173,6 +173,22 @@ def constraint_rows(r):
     return rows
 
 
+def run_end_note(r):
+    """"" for a completed run; else how it ended, for the title (a stopped run's figure
+    must not read as a whole one): "stopped at step 1: <reason>", "interrupted ...",
+    "unfinished (killed) ..."."""
+    s = r.summary
+    end = s.get("run_end", "completed")
+    if end == "completed":
+        return ""
+    n = len(r.time) - 1
+    if end == "unfinished":
+        return f"\nunfinished: the writer was killed; {n} of {int(r.parameters.steps)} steps"
+    why = str(s.get("run_end_reason", ""))
+    why = why if len(why) <= 90 else why[:87] + "..."
+    return f"\n{end} after {n} of {int(r.parameters.steps)} steps" + (f": {why}" if why else "")
+
+
 def title_of(r, title):
     if title:
         return title
@@ -180,9 +196,9 @@ def title_of(r, title):
     if event_driven(r):
         return (f"{name}\n{int(r.parameters.dimension)}-D, event-driven (CVODE; {r.parameters.solver_name} "
                 f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
-                f"{len(r.events.time)} events")
+                f"{len(r.events.time)} events" + run_end_note(r))
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
-            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps")
+            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps" + run_end_note(r))
 
 
 def event_driven(r):
@@ -315,6 +331,12 @@ def plot_nd(r, out, title=None):
 
 
 def plot(r, out, title=None):
+    # A run of one state (stopped at its first step) has no line to draw: markers show it.
+    with plt.rc_context({"lines.marker": "o"} if len(r.time) < 3 else {}):
+        return plot_run(r, out, title)
+
+
+def plot_run(r, out, title=None):
     if r.parameters.dimension != 1:
         return plot_nd(r, out, title)
     extra = constraint_rows(r)

@@ -9,14 +9,17 @@ function [taus, rho, ratios] = lcpsim_profile(varargin)
 %       distinct finite ratios, 1 first. Costs <= 0 count as the problem's smallest
 %       positive cost. The same definition as performance_profile in
 %       scripts/lcpsim_compare.py.
-%   lcpsim_profile('run_compare.h5', 'profile.png')
-%       plots the wall-time profiles of a compare file (cold and warm panels in shadow
-%       mode), success as the file defines it (/results/success), problems without an
-%       LCP left out; writes the image (PNG, or PDF by extension) when a name is given.
+%   [taus, rho, titles] = lcpsim_profile('run_compare.h5', 'profile.png')
+%       plots the wall-time profiles of a compare file, in the panels of
+%       scripts/lcpsim_compare.py (cold and warm panels in shadow mode over the problems
+%       every series of the panel tried; 3-D and 2-D panels for frictional contact sets),
+%       success as the file defines it (/results/success), problems without an LCP left
+%       out; writes the image (PNG, or PDF by extension) when a name is given. Returns
+%       each panel's taus and rho (cells, one per panel: rho{g}(t, j) for the panel's
+%       j-th series) and its title.
 
   if nargin >= 1 && ischar(varargin{1})
-    plot_file(varargin{:});
-    taus = []; rho = []; ratios = [];
+    [taus, rho, ratios] = plot_file(varargin{:});
     return
   end
   cost = double(varargin{1});
@@ -60,7 +63,7 @@ function [taus, rho, ratios] = profile(cost, ok)
   end
 end
 
-function plot_file(path, out)
+function [taus, rho, titles] = plot_file(path, out)
   c = lcpsim_compare_load(path);
   % Off-screen drawing: Octave without a display plots through gnuplot (gnuplot-nox),
   % whose cairo terminals need no Ghostscript.
@@ -78,30 +81,46 @@ function plot_file(path, out)
       pdf = '-dpdfcairo';
     end
   end
-  rows = find(double(c.problem_size) > 0);
-  if strcmp(c.parameters.mode, 'shadow')
-    groups = {'cold', 'warm'};
-  else
-    groups = {''};
-  end
-  fig = figure('visible', 'off', 'position', [0 0 550 * numel(groups) 450]);
-  for g = 1:numel(groups)
-    if isempty(groups{g})
-      ser = 1:numel(c.series.label);
-    else
-      ser = find(strcmp(c.series.start, groups{g}))';
+  panels = profile_panels(c);
+  np = numel(panels);
+  taus = cell(1, np);
+  rho = cell(1, np);
+  titles = cell(1, np);
+  fig = figure('visible', 'off', 'position', [0 0 650 * np 450]);
+  for g = 1:np
+    rows = panels{g}.rows;
+    ser = panels{g}.series;
+    [taus{g}, rho{g}] = profile(c.results.wall_time(rows, ser), ...
+                                c.results.success(rows, ser) == 1);
+    titles{g} = panels{g}.title;
+    subplot(1, np, g);
+    h = stairs(taus{g}, rho{g});
+    % a solver's colour is the same in every panel (matplotlib's tab10, as the Python
+    % figures; Octave's lines() repeats after 7)
+    cols = [31 119 180; 255 127 14; 44 160 44; 214 39 40; 148 103 189; 140 86 75; ...
+            227 119 194; 127 127 127; 188 189 34; 23 190 207] / 255;
+    solver = double(c.series.solver(ser)) + 1;
+    for j = 1:numel(h)
+      set(h(j), 'color', cols(mod(solver(j) - 1, size(cols, 1)) + 1, :), 'linewidth', 1.5);
     end
-    [taus, rho] = profile(c.results.wall_time(rows, ser), c.results.success(rows, ser) == 1);
-    subplot(1, numel(groups), g);
-    h = stairs(taus, rho);
     set(gca, 'xscale', 'log');
     ylim([-0.02 1.02]);
     xlabel('tau (time within a factor tau of the best)');
     ylabel('fraction of problems solved');
-    title(sprintf('performance profile, %s start', groups{g}), 'interpreter', 'none');
+    t = panels{g}.title;
+    if isempty(t)
+      t = 'performance profile';
+    else
+      t = ['performance profile, ' t];
+    end
+    title(t, 'interpreter', 'none', 'fontsize', 10 - 2 * (numel(t) > 60));
     labels = regexprep(c.series.label(ser), ' \((cold|warm)\)$', '');
-    if g == numel(groups)
-      legend(h, labels, 'location', 'southeast', 'interpreter', 'none');
+    if g == np || strcmp(c.parameters.mode, 'fc_set')
+      where = 'southeast';
+      if numel(ser) > 8
+        where = 'eastoutside';
+      end
+      legend(h, labels, 'location', where, 'interpreter', 'none');
     end
   end
   if nargin >= 2 && ~isempty(out)
@@ -112,4 +131,51 @@ function plot_file(path, out)
     end
   end
   close(fig);
+end
+
+% The panels of scripts/lcpsim_compare.py's profile_panels, so that both draw the same
+% profiles: shadow mode cold and warm panels over the problems every series of the panel
+% tried (a dense solver skips the steps above --dense-limit, which is no failure; the
+% title says how many were left out); frictional contact sets 3-D and 2-D problems apart
+% (a solver for one dimension is skipped on the other), each with the series that tried
+% one of its problems; otherwise one panel of every series over the problems with an LCP.
+function panels = profile_panels(c)
+  rows = find(double(c.problem_size) > 0);
+  skipped = double(c.results.skipped) ~= 0;
+  panels = {};
+  nser = numel(c.series.label);
+  if strcmp(c.parameters.mode, 'fc_set')
+    dims = double(c.problem_dimension);
+    for d = [3 2]
+      r = rows(dims(rows) == d);
+      if isempty(r)
+        continue
+      end
+      ser = find(any(~skipped(r, :), 1));
+      panels{end + 1} = struct('title', sprintf('%d-D problems (%d)', d, numel(r)), ...
+                               'rows', r, 'series', ser);
+    end
+    return
+  end
+  if strcmp(c.parameters.mode, 'shadow')
+    groups = {'cold start', 'warm start'};
+    sers = {find(strcmp(c.series.start, 'cold'))', find(strcmp(c.series.start, 'warm'))'};
+  else
+    groups = {''};
+    sers = {1:nser};
+  end
+  for g = 1:numel(groups)
+    ser = sers{g};
+    r = rows(all(~skipped(rows, ser), 2));
+    t = groups{g};
+    if numel(r) < numel(rows)
+      if isempty(t)
+        t = 'all series';
+      end
+      % one line (gnuplot's titles take no line break), the panel's set said
+      t = sprintf('%s, %d of %d problems (%d skipped by a dense solver)', t, numel(r), ...
+                  numel(rows), numel(rows) - numel(r));
+    end
+    panels{end + 1} = struct('title', t, 'rows', r, 'series', ser);
+  end
 end

@@ -187,7 +187,9 @@ def readme(results, outdir):
     for r in results:
         e = r["e"]
         out += ["", f"## {e['name']}", "", e.get("title", ""), "",
-                f"Solvers: `{','.join(e['solvers'])}`; reference `{e.get('reference', e['solvers'][0])}`"
+                f"Solvers: `{','.join(e['solvers'])}`"
+                + ("" if e.get("kind") == "fc_set"  # no reference: no distance measured
+                   else f"; reference `{e.get('reference', e['solvers'][0])}`")
                 + (f"; {e['steps']} steps" if e.get("steps") else "")
                 + (f"; dense limit {e['dense_limit']}" if e.get("dense_limit") is not None else "")
                 + ".", ""]

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -20,6 +21,8 @@
 
 #include "compare/compare.h"
 #include "compare/spec.h"
+#include "compare/table.h"
+#include "compare/timed.h"
 #include "lcp/quality.h"
 #include "scene/lcpdump.h"
 #include "scene/scene.h"
@@ -331,12 +334,107 @@ static void test_interrupted(void **state) {
   H5Fclose(h);
 }
 
+/* The summary's aggregates of solutions leave failed solves out, the counts keep them: one
+ * series over six problems, by hand: solved (wall 1, 10 iterations, rel 1e-12, distance
+ * 0.5, cone 0.1), a secondary ray (wall 100, 1000 iterations, rel 0.5, distance 7, cone 9:
+ * what a failure leaves), a budget stop (wall 3, 20 iterations, rel 1e-3, distance 2, cone
+ * 0.2: a solution, no success), solved (wall 2, 30 iterations, rel 1e-10, distance 1, cone
+ * 0.3), a timeout (wall 50 = the limit, measures NaN), and a step without an LCP. Every
+ * expected value follows from these numbers exactly (medians of three: the middle one). */
+static void test_summary_excludes_failures(void **state) {
+  (void)state;
+  LsimCompareTable t;
+  assert_int_equal(lsim_compare_table_alloc(&t, 6, 1), 0);
+  const int status[6] = {LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_SOLVED,
+                         LSIM_COMPARE_TIMEOUT, LSIM_SOLVED};
+  const double wall[6] = {1, 100, 3, 2, 50, 0}, rel[6] = {1e-12, 0.5, 1e-3, 1e-10, NAN, 0};
+  const double dist[6] = {0.5, 7, 2, 1, NAN, 0}, cone[6] = {0.1, 9, 0.2, 0.3, NAN, 0};
+  const int iters[6] = {10, 1000, 20, 30, 0, 0}, size[6] = {4, 4, 4, 4, 4, 0};
+  for (int k = 0; k < 6; ++k) {
+    t.status[k] = status[k], t.wall[k] = wall[k], t.rel[k] = rel[k], t.dist[k] = dist[k];
+    t.cone[k] = cone[k], t.iters[k] = iters[k], t.size[k] = size[k];
+    t.success[k] = lsim_compare_is_success(status[k], rel[k], 1e-6);
+  }
+  double buf[6];
+  LsimCompareSummary x;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  /* counts: every problem with an LCP */
+  assert_int_equal(x.problems, 5);
+  assert_int_equal(x.successes, 2);
+  assert_int_equal(x.failures, 2);
+  assert_int_equal(x.budget, 1);
+  assert_true(x.success_rate == 0.4);
+  /* aggregates: the three solves that did not fail (1, 3, 4) */
+  assert_true(x.median_wall == 2.0 && x.worst_wall == 3.0);
+  assert_true(x.median_iters == 20.0 && x.max_iters == 30);
+  assert_true(x.median_rel == 1e-10 && x.worst_rel == 1e-3);
+  assert_true(x.max_dist == 2.0);
+  assert_true(x.worst_cone == 0.3);
+  /* the failed ones' time to fail, apart: the ray's 100 and the timeout's 50 */
+  assert_true(x.median_fail_wall == 75.0);
+  /* a series that failed everywhere: counts, and NaN aggregates (no solution) */
+  for (int k = 0; k < 5; ++k) t.status[k] = LSIM_BREAKDOWN, t.success[k] = 0;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_int_equal(x.failures, 5);
+  assert_true(isnan(x.median_wall) && isnan(x.worst_wall) && isnan(x.median_rel) &&
+              isnan(x.worst_rel) && isnan(x.max_dist) && isnan(x.median_iters));
+  assert_int_equal(x.max_iters, 0);
+  lsim_compare_table_free(&t);
+}
+
+/* A solve run under a time limit (compare/timed.h): one that ends in time gives its
+ * results; one that runs past the limit is a timeout; one whose process dies (a crashing
+ * solver) is -1, not the end of the comparison. Recorded, a timeout's time is the limit
+ * and a died child's NaN (it was not timed; the limit had stood in for it), so the
+ * median time to fail is the timeouts' alone. */
+typedef struct TimedArg {
+  int mode; /* 0 return at once, 1 sleep past the limit, 2 die */
+  double value;
+} TimedArg;
+
+static void timed_fn(void *arg) {
+  TimedArg *a = arg;
+  if (a->mode == 2) _exit(3);
+  if (a->mode == 1) {
+    struct timespec ts = {0, 300000000}; /* 0.3 s, past 2 x the 0.05 s limit */
+    nanosleep(&ts, NULL);
+  }
+  a->value = 42.0;
+}
+
+static void test_timed_outcomes(void **state) {
+  (void)state;
+  double out[1] = {0.0};
+  TimedArg a = {0, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), 0);
+  assert_true(a.value == 42.0);
+  a = (TimedArg){1, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a),
+                   LSIM_COMPARE_TIMEOUT);
+  a = (TimedArg){2, 0.0};
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), -1);
+
+  LsimCompareTable t;
+  assert_int_equal(lsim_compare_table_alloc(&t, 2, 1), 0);
+  lsim_compare_record_unfinished(&t, 0, 0, LSIM_COMPARE_TIMEOUT, 5, 7, 0.05);
+  lsim_compare_record_unfinished(&t, 1, 0, LSIM_SOLVER_FAILED, 5, 7, 0.05);
+  assert_true(t.wall[0] == 0.05 && isnan(t.wall[1]));
+  double buf[2];
+  LsimCompareSummary x;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_int_equal(x.failures, 2);
+  assert_true(x.median_fail_wall == 0.05);
+  lsim_compare_table_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_stepper_dump),
       cmocka_unit_test(test_specs),
       cmocka_unit_test(test_interrupted),
+      cmocka_unit_test(test_summary_excludes_failures),
+      cmocka_unit_test(test_timed_outcomes),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

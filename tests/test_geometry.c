@@ -448,6 +448,104 @@ static void test_box_capsule(void **state) {
   assert_true(find_point(c, n, -0.2, 0.8005, 0, TOL) >= 0);
 }
 
+/* The whole segment is held, not only its closest point. Box (1, 0.8, 0.5) at the origin,
+ * capsules of radius 0.2:
+ * - pivoting on the top edge y = 0.8: a capsule (half length 0.4) tilted by a = 0.3 rad in
+ *   the y-z plane, its low end beyond the edge, its axis 0.201 from the edge (gap 0.001).
+ *   Margin 0.15: the closest point, and the segment's part over the top face by its two
+ *   ends: the edge crossing (height zc - 0.5) and the high end (zc + 0.4 sin a - 0.5),
+ *   normal +z, gaps those heights minus the radius; the low end, 0.193 from the edge, is
+ *   beyond the margin. One point used to let the high end swing into the face.
+ * - a roller under a box rocking on it: a capsule (half length 2, longer than the face)
+ *   along y over the top face, turned by 1e-3 rad about x, its axis 0.201 above the face
+ *   at y = 0: two points at the face's ends y = +-0.8, normal +z, gaps 0.001 +- 0.8 tan
+ *   1e-3 (the closest points lie just past the face's border, so the old code gave one
+ *   point, at whichever end was lower).
+ * - capsule on capsule at a shallow angle: b (half length 0.5) tilted by 0.2 rad over a
+ *   (half length 1) along x, its low end 0.001 from a: a second point for b's high end,
+ *   gap 0.001 + sin 0.2, normal +z. */
+static void test_capsule_segment_held(void **state) {
+  (void)state;
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 1, 0.8, 0.5);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.2, 0.4, 0, 0);
+  LsimPose pbox = pose_at(0, 0, 0);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const double a = 0.3, zc = 0.5 + 0.201 / cos(a);
+  LsimPose pc = pose_aa(0, 0.8, zc, 1, 0, 0, atan2(-cos(a), -sin(a)));
+  int n = collide(&cap, &pc, &box, &pbox, 3, 0.15, c);
+  assert_int_equal(n, 3);
+  const double g1 = zc - 0.7, g2 = zc + 0.4 * sin(a) - 0.7;
+  const int i1 = find_point(c, n, 0, 0.8, 0.5 + 0.5 * g1, TOL);
+  const int i2 = find_point(c, n, 0, 0.8 - 0.4 * cos(a), 0.5 + 0.5 * g2, TOL);
+  assert_true(i1 >= 0 && i2 >= 0);
+  assert_true(fabs(c[i1].gap - g1) <= TOL && fabs(c[i2].gap - g2) <= TOL);
+  assert_normal(&c[i1], 0, 0, 1, TOL);
+  assert_normal(&c[i2], 0, 0, 1, TOL);
+  assert_true(fabs(c[3 - i1 - i2].gap - 0.001) <= TOL);
+  assert_features_distinct(c, n);
+
+  LsimShape roller = shape(LSIM_SHAPE_CAPSULE, 0.2, 2, 0, 0);
+  const double d = 1e-3;
+  LsimPose pr = pose_aa(0.3, 0, 0.701, 1, 0, 0, -(PI / 2 - d));
+  n = collide(&roller, &pr, &box, &pbox, 3, 0.01, c);
+  assert_int_equal(n, 2);
+  for (int e = 0; e < 2; ++e) {
+    const double y = e ? 0.8 : -0.8, g = 0.001 + y * tan(d);
+    const int i = find_point(c, n, 0.3, y, 0.5 + 0.5 * g, 1e-9);
+    assert_true(i >= 0);
+    assert_true(fabs(c[i].gap - g) <= TOL);
+    assert_normal(&c[i], 0, 0, 1, TOL);
+  }
+
+  LsimShape ca = shape(LSIM_SHAPE_CAPSULE, 0.1, 1, 0, 0), cb = shape(LSIM_SHAPE_CAPSULE, 0.1, 0.5, 0, 0);
+  const double t = 0.2;
+  LsimPose pa = pose_aa(0, 0, 0, 0, 1, 0, PI / 2);
+  LsimPose pb = pose_aa(0, 0, 0.201 + 0.5 * sin(t), 0, 1, 0, atan2(cos(t), -sin(t)));
+  n = collide(&cb, &pb, &ca, &pa, 3, 0.25, c);
+  assert_int_equal(n, 2);
+  const int lo = c[0].gap < c[1].gap ? 0 : 1;
+  assert_true(fabs(c[lo].gap - 0.001) <= TOL);
+  assert_true(fabs(c[1 - lo].gap - (0.001 + sin(t))) <= TOL);
+  assert_normal(&c[1 - lo], 0, 0, 1, TOL);
+  assert_true(find_point(c, n, -0.5 * cos(t), 0, 0.1 + 0.5 * (0.001 + sin(t)), TOL) == 1 - lo);
+  assert_features_distinct(c, n);
+}
+
+/* Box on a box edge to edge: a rod (half extents 0.05, 0.3, 0.03) along y, rolled by 45
+ * degrees about its length and tilted by 0.3 rad in the y-z plane, its lowest edge 1 cm
+ * over the top edge y = 0.3 of a box (0.4, 0.3, 0.25) whose top face is z = 0.5, the rest
+ * of it over that face. Margin 0.2: the edge point (the rod's edge crossing the box's, the
+ * deepest) and the rod's lower face clipped to the top face, up to its far end (gap above
+ * 0.1): normal +z, each point midway between its corner and the face (z = 0.5 + gap / 2),
+ * within the face. One edge point used to let that end swing into the face. */
+static void test_box_edge_held(void **state) {
+  (void)state;
+  LsimShape table = shape(LSIM_SHAPE_BOX, 0, 0.4, 0.3, 0.25), rod = shape(LSIM_SHAPE_BOX, 0, 0.05, 0.3, 0.03);
+  const double a = 0.3, r8 = PI / 8;
+  const double roll[4] = {cos(r8), 0, sin(r8), 0}, tilt[4] = {cos(-0.5 * a), sin(-0.5 * a), 0, 0};
+  LsimPose pt = pose_at(0, 0, 0.25), pr = pose_at(0, 0.3, 0.5 + 0.08 / sqrt(2.0) / cos(a) + 0.01);
+  lsim_quat_mul(pr.q, tilt, roll);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&rod, &pr, &table, &pt, 3, 0.2, c);
+  assert_true(n >= 3);
+  int edge = -1, face = 0;
+  double far = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (c[i].feature >= 4608) {
+      edge = i;
+      continue;
+    }
+    ++face;
+    assert_normal(&c[i], 0, 0, 1, TOL);
+    assert_true(fabs(c[i].point[2] - (0.5 + 0.5 * c[i].gap)) <= TOL);
+    assert_true(fabs(c[i].point[0]) <= 0.4 + TOL && fabs(c[i].point[1]) <= 0.3 + TOL);
+    far = fmax(far, c[i].gap);
+  }
+  assert_true(edge >= 0 && face >= 2 && far > 0.1);
+  for (int i = 0; i < n; ++i) assert_true(c[i].gap >= c[edge].gap && c[i].gap <= 0.2);
+  assert_features_distinct(c, n);
+}
+
 /* Point shapes: 0.3 above the ground (gap 0.3, point at z 0.15); beside a unit box (gap
  * 0.5, normal +x), inside it near the +x face (gap -0.1), off its corner (gap sqrt 2);
  * point-point (gap = distance 5, no radius). */
@@ -536,6 +634,82 @@ static LsimPose random_pose(int dim, double spread) {
     lsim_quat_normalize(p.q);
   }
   return p;
+}
+
+/* Distance from world point x to the solid of shape s (a box or a capsule) at pose p:
+ * exact (clamping in the box frame, the nearest point of the capsule's segment); < 0
+ * inside. */
+static double solid_distance(const LsimShape *s, const LsimPose *p, int dim, const double x[3]) {
+  double R[9], l[3], d[3], q[4] = {p->q[0], p->q[1], p->q[2], p->q[3]};
+  lsim_quat_normalize(q);
+  lsim_quat_to_mat(R, q);
+  lsim_v3_sub(d, x, p->p);
+  if (dim == 2) d[2] = 0.0;
+  lsim_m3_apply_t(l, R, d);
+  if (s->type == LSIM_SHAPE_CAPSULE) {
+    const int ax = dim == 2 ? 0 : 2;
+    l[ax] -= fmin(fmax(l[ax], -s->half[0]), s->half[0]);
+    return lsim_v3_norm(l) - s->radius;
+  }
+  double out = 0.0, in = HUGE_VAL;
+  for (int k = 0; k < dim; ++k) {
+    const double e = fabs(l[k]) - s->half[k];
+    if (e > 0.0) out += e * e;
+    in = fmin(in, -e);
+  }
+  return out > 0.0 ? sqrt(out) : -in;
+}
+
+/* Every point of a capsule against a box or a capsule (random sizes and poses, 2-D and
+ * 3-D, apart but within the margin) is a true distance of parts of the two shapes: its gap
+ * is never below the shapes' distance, and the nearest point's gap is that distance. The
+ * distance by brute force: 4001 samples along the capsule's segment, each point's exact
+ * distance to the other solid, minus the radius; the distance is 1-Lipschitz along the
+ * segment, so the samples' minimum is within half a spacing of it. */
+static void test_capsule_points_valid(void **state) {
+  (void)state;
+  const double margin = 0.3;
+  int checked = 0;
+  for (int dim = 2; dim <= 3; ++dim)
+    for (int trial = 0; trial < 3000; ++trial) {
+      LsimShape a = random_shape(LSIM_SHAPE_CAPSULE);
+      LsimShape b = random_shape(trial % 2 ? LSIM_SHAPE_BOX : LSIM_SHAPE_CAPSULE);
+      LsimPose pa = random_pose(dim, 0.9), pb = random_pose(dim, 0.9);
+      LsimContactPoint c[LSIM_MAX_MANIFOLD];
+      const int n = collide(&a, &pa, &b, &pb, dim, margin, c);
+      if (n == 0) continue;
+      double R[9], q[4] = {pa.q[0], pa.q[1], pa.q[2], pa.q[3]}, u[3] = {0, 0, 0}, lu[3] = {0, 0, 0};
+      lsim_quat_normalize(q);
+      lsim_quat_to_mat(R, q);
+      lu[dim == 2 ? 0 : 2] = 1.0;
+      lsim_m3_apply(u, R, lu);
+      enum { K = 4001 };
+      double dist = HUGE_VAL;
+      for (int i = 0; i < K; ++i) {
+        double x[3];
+        lsim_v3_axpy(x, pa.p, a.half[0] * (2.0 * i / (K - 1) - 1.0), u);
+        if (dim == 2) x[2] = 0.0;
+        dist = fmin(dist, solid_distance(&b, &pb, dim, x) - a.radius);
+      }
+      const double tol = a.half[0] / (K - 1) + 1e-9;
+      if (!(dist > tol)) continue; /* overlapping: gaps are depths along an axis */
+      double nearest = HUGE_VAL;
+      for (int i = 0; i < n; ++i) {
+        if (c[i].gap < dist - tol)
+          fprintf(stderr, "dim %d b %d point %d gap %.12g below the distance %.12g\n", dim,
+                  b.type, c[i].feature, c[i].gap, dist);
+        assert_true(c[i].gap >= dist - tol);
+        nearest = fmin(nearest, c[i].gap);
+      }
+      if (!(nearest <= dist + tol)) {
+        fprintf(stderr, "dim %d b %d n %d nearest %.12g distance %.12g:", dim, b.type, n, nearest, dist);
+        for (int i = 0; i < n; ++i) fprintf(stderr, " f%d %.9g", c[i].feature, c[i].gap);
+        fprintf(stderr, "\n");
+      }
+      assert_true(nearest <= dist + tol);
+      ++checked;
+    }
+  assert_true(checked > 500);
 }
 
 /* Swap symmetry for every pair of types in 2-D and 3-D: lsim_collide(b, a) equals
@@ -1207,6 +1381,8 @@ int main(void) {
       cmocka_unit_test(test_box_edge_edge),       cmocka_unit_test(test_rect_2d),
       cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),
       cmocka_unit_test(test_capsule_parallel),    cmocka_unit_test(test_box_capsule),
+      cmocka_unit_test(test_capsule_segment_held), cmocka_unit_test(test_capsule_points_valid),
+      cmocka_unit_test(test_box_edge_held),
       cmocka_unit_test(test_point_pairs),         cmocka_unit_test(test_margin_filter),
       cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),
       cmocka_unit_test(test_world_pose),          cmocka_unit_test(test_aabb_contains_points),

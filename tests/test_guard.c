@@ -166,8 +166,20 @@ static void test_scene_limits(void **state) {
        "limits.max_position", "body 'far' starts with |position| = 20 m, beyond this limit, 10 m"},
       {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1,"
        " \"bodies\": [{\"name\": \"fast\", \"velocity\": 2e4}]}",
-       "bodies", "body 'fast' starts with |velocity| = 2e+04 m/s, beyond the default "
+       "bodies[0].velocity", "body 'fast' starts with |velocity| = 2e+04 m/s, beyond the default "
        "limits.max_speed, 10000 m/s"},
+      /* Norms of huge values are no inf (the squares overflowed: "= inf m"). */
+      {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1, \"dimension\": 3,"
+       " \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"position\": [0, 0, 1e10], \"shapes\": [{\"type\": \"point\"}], \"inertia\": [1, 1, 1]},"
+       " {\"name\": \"b\", \"mass\": 1, \"position\": [1e300, 1e300, 0], \"shapes\": [{\"type\": \"point\"}], \"inertia\": [1, 1, 1]}],"
+       " \"limits\": {\"max_position\": 1e300}}",
+       "limits.max_position", "body 'b' starts with |position| = 1.414e+300 m, beyond this limit"},
+      /* A grid copy beyond the default: the place is the body it copies (its position
+         is the grid's doing). */
+      {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 1, \"dimension\": 3,"
+       " \"bodies\": [{\"name\": \"s\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1}],"
+       " \"grid\": {\"count\": [1, 1, 3], \"spacing\": [1, 1, 1e6]}}]}",
+       "bodies[0]", "body 's_0_0_2' starts with |position| = 2e+06 m, beyond the default"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     LsimModel m;

@@ -18,6 +18,7 @@
 #include "lcp/factored.h"
 
 #define G 9.81
+#define PI_8 0.39269908169872414 /* pi / 8 */
 
 static const char *const solvers[] = {"lemke", "pgs"};
 
@@ -361,6 +362,187 @@ static void test_energy_never_grows(void **state) {
   tol_lemke = 1e-12;
 }
 
+/* A capsule (radius 0.05 m, half length 0.3 m, 1 kg) tilted by a in the y-z plane lands
+ * at 1 m/s, spinning at w about x, on a static support under its low end: the top edge
+ * of a box (half extents 0.4, 0.3, 0.25) or a static capsule (radius 0.08 m, half length
+ * 0.4 m) along y under the whole segment. It pivots there and its high end swings down
+ * onto the support, 6 cm a step at 20 rad/s: held by the pivot's one point, that end sank
+ * 1-3 cm into the support within a step, and the push-out at the next step added up to
+ * 0.1 J. Now that end has its own point. Bounds: the step moves a point along its tangent,
+ * h^2 w^2 R / 2 off its circle for a point R from the spin axis, 7 mm at w = 20 rad/s and
+ * R = 0.35 m (the whole capsule); energy may not grow by more than 1e-8 J a step (Lemke
+ * solves to 1e-10 relative: velocities of order 1 m/s move by 1e-10 m/s). */
+static void test_spinning_capsule_end(void **state) {
+  (void)state;
+  tol_lemke = 1e-10;
+  for (int support = 0; support < 2; ++support)
+    for (int c = 0; c < 4; ++c) {
+      const double w = c & 1 ? 20.0 : 10.0, a = c & 2 ? 0.5 : 0.3;
+      LsimModel m = model3(3, 0.01);
+      add_ground(&m, 0.0, 0.5);
+      LsimBody sb = lsim_default_body();
+      sb.type = LSIM_BODY_STATIC;
+      const int bs = lsim_model_add_body(&m, &sb);
+      LsimShape base = lsim_default_shape();
+      base.body = bs;
+      base.mu = 0.5;
+      if (support == 0) {
+        base.type = LSIM_SHAPE_BOX;
+        base.half[0] = 0.4, base.half[1] = 0.3, base.half[2] = 0.25;
+        base.pos[2] = 0.25;
+      } else {
+        base.type = LSIM_SHAPE_CAPSULE;
+        base.radius = 0.08, base.half[0] = 0.4;
+        base.pos[2] = 0.42;
+        base.rot[0] = sqrt(0.5), base.rot[1] = -sqrt(0.5); /* axis along y */
+      }
+      lsim_model_add_shape(&m, &base);
+      LsimBody b = lsim_default_body();
+      b.mass = 1.0;
+      lsim_inertia_capsule(1.0, 0.05, 0.3, b.inertia);
+      const int bc = lsim_model_add_body(&m, &b);
+      LsimShape cap = lsim_default_shape();
+      cap.type = LSIM_SHAPE_CAPSULE, cap.body = bc, cap.mu = 0.5;
+      cap.radius = 0.05, cap.half[0] = 0.3;
+      lsim_model_add_shape(&m, &cap);
+      assert_int_equal(lsim_model_finalize(&m), 0);
+      LsimState st;
+      assert_int_equal(lsim_state_init(&st, &m), 0);
+      /* Axis (0, cos a, -sin a): the low end at +y, 1 cm above the box's edge (y = 0.3)
+         or the capsule's top (z = 0.5). */
+      const double p[3] = {0.0, support ? 0.0 : 0.3, support ? 0.561 + 0.3 * sin(a) : 0.56};
+      place(&m, &st, bc, p, atan2(-cos(a), -sin(a)));
+      double *v = st.v + m.bodies[bc].v_offset;
+      v[2] = -1.0, v[3] = w;
+      LsimStepper *s = stepper(&m, "lemke");
+      double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+      double deepest = 0.0, gain = -HUGE_VAL;
+      for (int step = 0; step < 100; ++step) {
+        run(s, &m, &st, 1);
+        const LsimContactSet *set = lsim_stepper_contacts(s);
+        for (int i = 0; i < set->count; ++i) deepest = fmin(deepest, set->contacts[i].gap);
+        const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+        gain = fmax(gain, e - e_prev);
+        e_prev = e;
+      }
+      if (deepest < -7e-3 || gain > 1e-8)
+        fail_msg("%s w %g a %g: penetration %g m, energy gain %g J", support ? "capsule" : "box",
+                 w, a, -deepest, gain);
+      lsim_stepper_free(s);
+      lsim_state_free(&st);
+      lsim_model_free(&m);
+    }
+  tol_lemke = 1e-12;
+}
+
+/* The same with a box: a rod (half extents 0.05, 0.3, 0.03, 1 kg) along y, rolled by 45
+ * degrees about its length and tilted by a in the y-z plane, lands at 1 m/s spinning at w
+ * about x with its low end beyond the top edge of the static box: its lowest edge crosses
+ * the box's edge, an edge-edge contact, which was one point: the high end swung 2.8 cm
+ * into the top face within a step at 20 rad/s (5 mm and +0.025 J a step at 10 rad/s).
+ * Now the rod's face over the top face is held as well. Bounds as above: h^2 w^2 R / 2 =
+ * 6.2 mm at w = 20 rad/s, R = 0.31 m (the rod's half diagonal), 7 mm; energy 1e-8 J. */
+static void test_spinning_rod_on_edge(void **state) {
+  (void)state;
+  tol_lemke = 1e-10;
+  for (int c = 0; c < 4; ++c) {
+    const double w = c & 1 ? 20.0 : 10.0, a = c & 2 ? 0.5 : 0.3;
+    LsimModel m = model3(3, 0.01);
+    add_ground(&m, 0.0, 0.5);
+    LsimBody sb = lsim_default_body();
+    sb.type = LSIM_BODY_STATIC;
+    const int bs = lsim_model_add_body(&m, &sb);
+    LsimShape table = lsim_default_shape();
+    table.type = LSIM_SHAPE_BOX, table.body = bs, table.mu = 0.5;
+    table.half[0] = 0.4, table.half[1] = 0.3, table.half[2] = 0.25;
+    table.pos[2] = 0.25;
+    lsim_model_add_shape(&m, &table);
+    const double half[3] = {0.05, 0.3, 0.03};
+    const int br = add_box(&m, half, 1.0, 0.5);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    /* Rolled about y by 45 degrees, then tilted about x by -a (low end at +y); the lowest
+       edge, (0.05 + 0.03) / sqrt 2 below the axis, 1 cm above the box's edge. */
+    const double roll[4] = {cos(PI_8), 0.0, sin(PI_8), 0.0};
+    const double tilt[4] = {cos(-0.5 * a), sin(-0.5 * a), 0.0, 0.0};
+    double *q = st.q + m.bodies[br].q_offset;
+    q[0] = 0.0, q[1] = 0.3, q[2] = 0.5 + 0.08 / sqrt(2.0) / cos(a) + 0.01;
+    lsim_quat_mul(q + 3, tilt, roll);
+    double *v = st.v + m.bodies[br].v_offset;
+    v[2] = -1.0, v[3] = w;
+    LsimStepper *s = stepper(&m, "lemke");
+    double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    double deepest = 0.0, gain = -HUGE_VAL;
+    for (int step = 0; step < 100; ++step) {
+      run(s, &m, &st, 1);
+      const LsimContactSet *set = lsim_stepper_contacts(s);
+      for (int i = 0; i < set->count; ++i) deepest = fmin(deepest, set->contacts[i].gap);
+      const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+      gain = fmax(gain, e - e_prev);
+      e_prev = e;
+    }
+    if (deepest < -7e-3 || gain > 1e-8)
+      fail_msg("rod w %g a %g: penetration %g m, energy gain %g J", w, a, -deepest, gain);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  tol_lemke = 1e-12;
+}
+
+/* A plate (half extents 0.3, 0.2, 0.025, 1 kg) resting off-centre on a static roller (a
+ * capsule of radius 0.05 m, half length 0.3 m, along y, longer than the plate is wide)
+ * tips over it onto the ground and rocks there, its face on the roller. A face rocking
+ * by a small angle about x leaves the segment's closest points just past the face's
+ * border, so the roller held it by one point at a time, at alternate ends: it sank 1 mm
+ * and each push-out gained up to 8e-4 J. Now both ends of the face are held. Bounds: the
+ * step keeps the rolling contact's gap to first order, so the face ends a step up to
+ * h^2 w^2 r / 2 = 2.3e-5 m inside (w <= 3 rad/s, r = 0.05 m); 1e-4 m allows for that;
+ * pushing it back can add the support impulse (0.03 N s) times that over h, 7e-5 J a
+ * step, so 1e-4 J bounds the gain, well below the 8e-4 J of a one-point rock. */
+static void test_plate_on_roller(void **state) {
+  (void)state;
+  tol_lemke = 1e-10;
+  LsimModel m = model3(3, 0.01);
+  add_ground(&m, 0.0, 0.5);
+  LsimBody rb = lsim_default_body();
+  rb.type = LSIM_BODY_STATIC;
+  const int br = lsim_model_add_body(&m, &rb);
+  LsimShape roller = lsim_default_shape();
+  roller.type = LSIM_SHAPE_CAPSULE, roller.body = br, roller.mu = 0.5;
+  roller.radius = 0.05, roller.half[0] = 0.3;
+  roller.pos[2] = 0.05;
+  roller.rot[0] = sqrt(0.5), roller.rot[1] = -sqrt(0.5); /* axis along y */
+  lsim_model_add_shape(&m, &roller);
+  const double half[3] = {0.3, 0.2, 0.025};
+  const int bp = add_box(&m, half, 1.0, 0.5);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  const double p[3] = {0.15, 0.0, 0.125};
+  place(&m, &st, bp, p, 0.0);
+  LsimStepper *s = stepper(&m, "lemke");
+  double e_prev = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+  double deepest = 0.0, gain = -HUGE_VAL;
+  for (int step = 0; step < 150; ++step) {
+    run(s, &m, &st, 1);
+    const LsimContactSet *set = lsim_stepper_contacts(s);
+    for (int i = 0; i < set->count; ++i) deepest = fmin(deepest, set->contacts[i].gap);
+    const double e = lsim_kinetic_energy(&m, &st) + lsim_potential_energy(&m, &st);
+    gain = fmax(gain, e - e_prev);
+    e_prev = e;
+  }
+  if (deepest < -1e-4 || gain > 1e-4)
+    fail_msg("penetration %g m, energy gain %g J", -deepest, gain);
+  /* It came off the roller at +x: the plate ends lower than it started, on the ground. */
+  assert_true(st.q[m.bodies[bp].q_offset + 2] < 0.1);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  tol_lemke = 1e-12;
+}
+
 /* A kinematic box moving at a prescribed 1 m/s pushes a dynamic box on frictionless
  * ground (2-D and 3-D): the kinematic body is not pushed back (its velocity stays exactly
  * 1), and after the inelastic impact the dynamic box moves with it at 1 m/s (1e-9). */
@@ -534,6 +716,8 @@ int main(void) {
       cmocka_unit_test(test_incline),       cmocka_unit_test(test_slide_to_stop),
       cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
+      cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
+      cmocka_unit_test(test_spinning_rod_on_edge),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_gyroscopic_first_order),
       cmocka_unit_test(test_gyroscopic_invariants),
       cmocka_unit_test(test_opposite_directions_exact),

@@ -372,12 +372,84 @@ static void test_fallback_islands(void **state) {
   free(ptr), free(idx), free(val), free(q), free(zs), free(u), free(z);
 }
 
+/* warm_started means the same for every solver: 1 only when the solve started from a
+ * non-trivial guess (warm_start on and some z_i > 0, or a non-empty basis guess for
+ * lemke_sparse) that the solver reads. On lcp_trivial (diag(1..9), q = -e, z = 1/i):
+ * an all-zero guess, as a trajectory's first step hands over, is a cold start for every
+ * solver (pgs, newton and siconos:rpgs had reported 1, lemke 0); the solution as guess is
+ * used by every solver that reads guesses, never by Siconos' pivoting Lemke; warm_start
+ * off is 0 whatever z holds. Dense (lsim_solver_solve) and factored (C = M, J = B = 0)
+ * entry points alike. */
+static void test_warm_flag(void **state) {
+  (void)state;
+  char path[512], err[512];
+  LsimLcp lcp;
+  if (lsim_dat_read(lsim_test_shared_path("data/siconos-lcp/lcp_trivial.dat", path, sizeof path),
+                    &lcp, err, sizeof err))
+    fail_msg("%s", err);
+  enum { N = 9 };
+  int zero_ptr[N + 1] = {0}, c_ptr[N + 1], c_idx[N];
+  double c_val[N];
+  for (int i = 0; i <= N; ++i) c_ptr[i] = i;
+  for (int i = 0; i < N; ++i) c_idx[i] = i, c_val[i] = lcp.M[i + (size_t)i * N];
+  const LsimFactoredLcp f = {.n = N, .m = 0, .J_ptr = zero_ptr, .B_ptr = zero_ptr,
+                             .C_ptr = c_ptr, .C_idx = c_idx, .C_val = c_val, .q = lcp.q};
+  const struct {
+    const char *name;
+    int reads; /* starts from a non-trivial guess */
+  } cases[] = {{"lemke", 1},        {"pgs", 1},          {"newton", 1},
+               {"lemke_sparse", 1}, {"siconos:rpgs", 1}, {"siconos:lemke", 0}};
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+    for (int form = 0; form < 2; ++form) {
+      for (int warm = 0; warm < 2; ++warm) {
+        LsimSolverOptions o = lsim_default_solver_options();
+        o.tol = 1e-12;
+        o.warm_start = warm;
+        LsimSolver *sv = NULL;
+        if (lsim_solver_create(&sv, cases[c].name, &o, err, sizeof err))
+          fail_msg("%s: %s", cases[c].name, err);
+        for (int guess = 0; guess < 2; ++guess) {
+          double z[N];
+          for (int i = 0; i < N; ++i) z[i] = guess ? 1.0 / (i + 1) : 0.0;
+          LsimSolveStats st;
+          const int rc = form ? lsim_solver_solve_factored(sv, &f, z, &st)
+                              : lsim_solver_solve(sv, &lcp, z, &st);
+          assert_int_equal(rc, LSIM_SOLVED);
+          const int want = warm && guess && cases[c].reads;
+          if (st.warm_started != want)
+            fail_msg("%s (%s, warm_start %d, %s guess): warm_started %d, expected %d",
+                     cases[c].name, form ? "factored" : "dense", warm,
+                     guess ? "solution" : "all-zero", st.warm_started, want);
+        }
+        lsim_solver_free(sv);
+      }
+    }
+  }
+  /* lemke_sparse with an all-zero z but a non-empty basis guess (the solution's basis,
+     every z_i basic) starts from that basis: 1; with an empty basis guess: 0. */
+  unsigned char basis[N];
+  for (int e = 0; e < 2; ++e) {
+    LsimSolverOptions o = lsim_default_solver_options();
+    o.warm_start = 1;
+    LsimSolver *sv = NULL;
+    if (lsim_solver_create(&sv, "lemke_sparse", &o, err, sizeof err)) fail_msg("%s", err);
+    memset(basis, e ? 1 : 0, sizeof basis);
+    lsim_solver_set_basis_guess(sv, basis);
+    double z[N] = {0};
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve_factored(sv, &f, z, &st), LSIM_SOLVED);
+    assert_int_equal(st.warm_started, e);
+    lsim_solver_free(sv);
+  }
+  lsim_lcp_free(&lcp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
       cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain),
-      cmocka_unit_test(test_fallback_islands),
+      cmocka_unit_test(test_fallback_islands), cmocka_unit_test(test_warm_flag),
   };
   return cmocka_run_group_tests_name("solvers", tests, NULL, NULL);
 }

@@ -79,6 +79,7 @@ S huge_number "huge_number.json:1:" "$h"'"bodies": [ {"mass": 1e999} ]}'
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
+S bom "bom.json:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)" "$(printf '\357\273\277')$h"'"bodies": [ {} ]}'
 # ---- scene files: top level ----
 S version "version.json:1:12: lcpsim" '{"lcpsim": 7, "time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
 S no_version "no_version.json:1:1: lcpsim" '{"time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
@@ -100,6 +101,18 @@ S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte"
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
+# The scene's output.file naming the scene itself (no -o): refused at that value's place.
+F output_self.json "$h"'"output": {"file": "output_self.json"}, "bodies": [ {} ]}'
+t output_self "output_self.json:1:64: output.file: names the scene file itself: refused" "$in/output_self.json" --quiet
+F output_self_hybrid.json '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass"}, "output": {"file": "output_self_hybrid.json"}}'
+t output_self_hybrid "output_self_hybrid.json:1:72: output.file: names the scene file itself" "$in/output_self_hybrid.json" --quiet
+# Hybrid scenes: more samples than a run may have steps (1e-300 s never advanced time,
+# writing GBs of samples at t = 0); --duration likewise.
+S hybrid_period "hybrid_period.json:1:86: hybrid.record_period: final_time 1 s / record_period 1e-300 s gives 1e+300 samples; at most 2147483647" \
+  '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1, "record_period": 1e-300}}'
+S hybrid_final "hybrid_final.json:1:" '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1e300, "record_period": 0.5}}'
+F hybrid_ok.json '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "record_period": 0.01}}'
+t hybrid_duration "--duration 1e+08 s with $in/hybrid_ok.json's record_period 0.01 s gives 1e+10 samples" "$in/hybrid_ok.json" --duration 1e8 -o @OUT
 # ---- scene files: solver ----
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
@@ -155,6 +168,7 @@ t scene_dir "in:" "$in" -o @OUT
 t steps_opt "--steps" "$in/ok.json" --steps 0 -o @OUT
 t steps_neg "--steps" "$in/ok.json" --steps -3 -o @OUT
 t steps_text "--steps" "$in/ok.json" --steps abc -o @OUT
+t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "$in/ok.json" --steps 99999999999 -o @OUT
 export LSIM_SIMD=avx512; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT

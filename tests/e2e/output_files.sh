@@ -29,6 +29,29 @@ refused "$out/fifo" "output is a FIFO (named pipe): refused"
 [ -p "$out/fifo" ] || fail "the FIFO was replaced"
 ln -s nowhere "$out/dangling"
 refused "$out/dangling" "symbolic link to nothing"
+# /dev/stdout into a pipe: a link to no path, but to a pipe, refused as one (not "a link to
+# nothing"); into a file it is that file, written whole.
+rc=0; ./lcpsim data/two_blocks.json -o /dev/stdout --quiet 2> "$out/err" | cat > /dev/null || true
+grep -qF "/dev/stdout: output is a FIFO (named pipe): refused" "$out/err" || fail "-o /dev/stdout into a pipe: $(cat "$out/err")"
+./lcpsim data/two_blocks.json -o /dev/stdout --quiet > "$out/stdout.h5" || fail "-o /dev/stdout into a file failed"
+$PY -c "import h5py, sys; assert h5py.File(sys.argv[1], 'r')['summary/steps_done'][()] == 3" "$out/stdout.h5" \
+  || fail "-o /dev/stdout into a file: not the run"
+# Long paths are never cut short: 1100 characters (beyond any 1 KB buffer) are written
+# under their own name; past the limit (4095), refused naming the limit.
+long=$out/$(printf 'd%.0s/' $(seq 1 540))name_past_1k.h5
+mkdir -p "$(dirname "$long")"
+./lcpsim data/two_blocks.json -o "$long" --quiet || fail "-o a 1100-character path failed"
+[ "$(ls "$(dirname "$long")")" = name_past_1k.h5 ] || fail "-o a long path wrote $(ls "$(dirname "$long")")"
+# too_long PATH WHAT: exit 2, one stderr line ending with WHAT (the path may be shortened).
+too_long() {
+  rc=0
+  ./lcpsim data/two_blocks.json -o "$1" --quiet > /dev/null 2> "$out/err" || rc=$?
+  [ "$rc" -eq 2 ] && [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "$2" "$out/err" \
+    || fail "-o a ${#1}-character path: exit $rc: $(tail -c 300 "$out/err")"
+}
+too_long "$out/$(printf 'e%.0s' $(seq 1 5000))" "output path too long (5"
+# A folder that does not exist, under a 2000-character path: the reason is said whole.
+too_long "$out/$(printf 'n%.0s/' $(seq 1 1000))x.h5" ".partial: No such file or directory"
 # The scene as its own output, by the same name or another (a link): refused, unchanged.
 cp data/two_blocks.json "$out/s.json"
 cp "$out/s.json" "$out/s.orig"

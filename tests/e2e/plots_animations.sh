@@ -144,6 +144,63 @@ assert len(lcpsim_animate.contact_points(r, 10)) == 0
 print("animation: tethers and joints as lines, view fitted to shapeless bodies: ok")
 PYEOF
 
+# A run that stopped at its first step (a 1e308 inertia: the guard stops it at NaN): the
+# figure says how the run ended in its title, and its one state shows as markers (the
+# panels were empty, the title read as a whole run's); an interrupted run's title says so.
+cat > "$tmp/stopped.json" <<'JSON'
+{"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, 0, -9.81],
+ "bodies": [{"name": "b", "mass": 1, "inertia": [1e308, 1e308, 1e308], "position": [0, 0, 5],
+             "shapes": [{"type": "sphere", "radius": 1}]}]}
+JSON
+rc=0; ./lcpsim "$tmp/stopped.json" -o "$tmp/stopped.h5" --quiet 2> /dev/null || rc=$?
+[ $rc -eq 1 ] || { echo "plots_animations: the stopped run exited $rc" >&2; exit 1; }
+$PY - "$tmp/stopped.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[1])
+fig = lcpsim_plot.plot(r, None)
+title = fig._suptitle.get_text()
+assert "stopped after 0 of 3 steps: step 1: body 'b'" in title, title
+lines = [l for a in fig.axes for l in a.get_lines() if len(l.get_xdata()) == 1]
+assert lines and all(l.get_marker() not in ("None", "", None) for l in lines), \
+    [l.get_marker() for l in lines]
+r.summary.run_end, r.summary.run_end_reason = "interrupted", "SIGINT after step 0 of 3"
+assert "interrupted after 0 of 3 steps: SIGINT" in lcpsim_plot.title_of(r, None)
+print("a stopped run's figure: its end in the title, its one state as markers: ok")
+PYEOF
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/stopped.h5', '$tmp/stopped_m.png');" > /dev/null
+head -c 8 "$tmp/stopped_m.png" | od -An -c | grep -q "P   N   G"
+
+# 3-D animation of the dominoes (1.1 m of x, 0.4 m of y, 0.45 m of z in the box): tick
+# labels of no axis overlap (the short axes had as many ticks as x, printed over each
+# other), and each axis keeps at least 2 ticks.
+./lcpsim data/dominoes_10.json --steps 20 -o "$tmp/dominoes.h5" --quiet
+$PY - "$tmp/dominoes.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import lcpsim_load, lcpsim_animate
+r = lcpsim_load.load(sys.argv[1])
+sc = lcpsim_animate.Scene(r)
+lim = sc.limits([0, 20])
+fig = plt.figure(figsize=(6, 6), dpi=100)
+ax = fig.add_subplot(111, projection="3d")
+lcpsim_animate.draw_3d(ax, sc, 20, lim)
+fig.canvas.draw()
+rend = fig.canvas.get_renderer()
+for name, axis, (lo, hi) in zip("xyz", (ax.xaxis, ax.yaxis, ax.zaxis), lim):
+    labels = [t.label1 for t in axis.get_major_ticks()
+              if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi]
+    boxes = [l.get_window_extent(rend) for l in labels]
+    assert len(boxes) >= 2, (name, len(boxes))
+    for a, b in zip(boxes, boxes[1:]):
+        assert not a.overlaps(b), (name, [l.get_text() for l in labels])
+print("3-D animation: tick labels of x, y, z apart: ok")
+PYEOF
+
 # 1-D animation, and both plot scripts on every run (PNG written, Octave without error).
 $PY scripts/lcpsim_animate.py "$tmp/two_blocks.h5" -o "$tmp/one_d/%02d.png" --dpi 40 > /dev/null
 [ -s "$tmp/one_d/00.png" ] && [ -s "$tmp/one_d/03.png" ]

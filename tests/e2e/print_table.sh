@@ -70,3 +70,17 @@ close(m.group(1), 0.0), close(m.group(2), -mgh / 8.0)
 assert "ground" not in hb + dp, "a world end called the ground"
 print("--print names tethers and joints; first impulses match the closed forms: ok")
 PYEOF
+
+# A body named in UTF-8 beyond 8 characters: its column shows the first 8 characters,
+# never a character cut in half (the name was cut at 8 bytes, inside 'é'), and the header
+# stays valid UTF-8 with each column 16 characters wide.
+printf '%s' '{"lcpsim": 1, "time_step": 0.1, "steps": 2, "bodies": [{"name": "ééééééééé", "velocity": 1}]}' > "$tmp/utf8.json"
+./lcpsim "$tmp/utf8.json" --print -o "$tmp/utf8.h5" > "$tmp/utf8.txt"
+$PY - "$tmp/utf8.txt" <<'PYEOF'
+import sys
+head = open(sys.argv[1], "rb").read().splitlines()[0].decode("utf-8")  # raises if cut
+assert "    x[éééééééé] m" in head and "vx[éééééééé] m/s" in head, head
+# step (6) + time (1 + 12) + two columns of 1 + 16 characters before the impulses' title
+assert head.index("   contact") == 6 + 13 + 2 * 17, head
+print("--print, a UTF-8 name: whole characters, aligned columns: ok")
+PYEOF

@@ -136,7 +136,14 @@ worst = r.solver.relative_residual[st == -1].max()
 assert abs(float(m.group(2)) - worst) <= 5e-3 * worst, (m.group(2), worst)
 print("tower at a fixed budget: the line gives %d budget steps, relative residual up to %s "
       "(file: %.4g)" % (n, m.group(2), worst))
+# The file counts them as the line does: budget steps, not failures (it said n failures).
+assert r.summary.failures == 0 and r.summary.budget_steps == n, (r.summary.failures, n)
 PYEOF
+$PY scripts/lcpsim_load.py "$out/tower.h5" | grep -q "solver pgs: 0 failed steps, 0 warnings, [0-9]* steps at the fixed budget of 20 sweeps (tol 0)" \
+  || { echo "user_scenes: lcpsim_load.py's summary: $($PY scripts/lcpsim_load.py "$out/tower.h5")" >&2; exit 1; }
+(cd scripts && octave-cli -H --no-gui --eval "r = lcpsim_load('$out/tower.h5'); \
+  st = double(r.solver.status(:)); assert(r.summary.failures == 0 && r.summary.budget_steps == sum(st == -1) && r.summary.budget_steps > 0)") \
+  || { echo "user_scenes: lcpsim_load.m: fixed-budget steps counted as failures" >&2; exit 1; }
 # The same with --max-iter 0 (PGS's own default budget): the line names the sweeps spent,
 # which /solver/iterations records, not the 0 asked for.
 ./lcpsim "$out/tower.json" -o "$out/tower0.h5" --solver pgs --tol 0 --max-iter 0 --steps 3 > "$out/tower0.out"
