@@ -48,6 +48,17 @@ with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
             src.copy(k, dst)
 PYEOF
 ./lcpsim view "$tmp/noq.h5" -o "$tmp/noq.html" > /dev/null
+# A comparison that ended early: its /summary/run_end and reason as SIGINT leaves them.
+$PY - "$tmp/cmp.h5" "$tmp/cmpint.h5" <<'PYEOF'
+import sys, shutil, h5py
+import numpy as np
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    for k, v in (("run_end", "interrupted"), ("run_end_reason", "SIGINT after step 20 of 40")):
+        del f["summary/" + k]
+        f["summary/" + k] = np.bytes_(v)
+PYEOF
+./lcpsim view "$tmp/cmpint.h5" -o "$tmp/cmpint.html" > /dev/null
 # A killed run's file: no /summary (PATH.<pid>.partial, docs/output-format.md).
 $PY - "$tmp/stack.h5" "$tmp/killed.h5" <<'PYEOF'
 import sys, h5py
@@ -86,7 +97,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/dpi.html#step=0" "file://$tmp/fail.html#step=22" "file://$tmp/fail.html#step=3" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
-  "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300"
+  "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300" \
+  "file://$tmp/cmpint.html#step=3"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -99,7 +111,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -293,6 +305,9 @@ for name, k in (("fail22", 22), ("fail3", 3)):
     want = legend[int(status[k])] if status[k] < 0 else ""
     assert s["step"] == k and s["failed_steps"] == len(failed) and s["solver_status"] == want, (s["solver_status"], want)
 assert f"solver failed on {len(failed)} steps (first: step {failed[0]}, {legend[int(status[failed[0] - 1])]})" in s["outcome"], s["outcome"]
+s = state("cmpint")
+assert s["kind"] == "compare" and s["outcome"] == "interrupted: SIGINT after step 20 of 40", s
+assert state("cmp")["outcome"] == "" and state("cmpt")["outcome"] == "", (state("cmp"), state("cmpt")["outcome"])
 s = state("killed")
 assert s["run_end"] == "unfinished" and s["outcome"].startswith("unfinished: 60 of 60 steps"), s["outcome"]
 s = state("stack5")
