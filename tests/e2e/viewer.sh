@@ -59,6 +59,10 @@ with h5py.File(sys.argv[2], "r+") as f:
         f["summary/" + k] = np.bytes_(v)
 PYEOF
 ./lcpsim view "$tmp/cmpint.h5" -o "$tmp/cmpint.html" > /dev/null
+# A run with a time step of 1e-5 s (the cart against the wall, 30 steps).
+sed 's/"time_step": 0.1/"time_step": 1e-5/' data/cart_wall.json > "$tmp/fine.json"
+./lcpsim "$tmp/fine.json" -o "$tmp/fine.h5" --quiet
+./lcpsim view "$tmp/fine.h5" -o "$tmp/fine.html" > /dev/null
 # A killed run's file: no /summary (PATH.<pid>.partial, docs/output-format.md).
 $PY - "$tmp/stack.h5" "$tmp/killed.h5" <<'PYEOF'
 import sys, h5py
@@ -98,7 +102,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
   "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300" \
-  "file://$tmp/cmpint.html#step=3"
+  "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -111,7 +115,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -305,6 +309,10 @@ for name, k in (("fail22", 22), ("fail3", 3)):
     want = legend[int(status[k])] if status[k] < 0 else ""
     assert s["step"] == k and s["failed_steps"] == len(failed) and s["solver_status"] == want, (s["solver_status"], want)
 assert f"solver failed on {len(failed)} steps (first: step {failed[0]}, {legend[int(status[failed[0] - 1])]})" in s["outcome"], s["outcome"]
+# The clock tells consecutive samples apart: t = 7e-5 s is written 0.000070 (h = 1e-5 s:
+# one decimal more than h's), the cart's usual 0.1 s steps with four.
+assert "t = 0.000070 s" in state("fine")["clock"] and "t = 1.5000 s" in state("cart")["clock"], \
+    (state("fine")["clock"], state("cart")["clock"])
 s = state("cmpint")
 assert s["kind"] == "compare" and s["outcome"] == "interrupted: SIGINT after step 20 of 40", s
 assert state("cmp")["outcome"] == "" and state("cmpt")["outcome"] == "", (state("cmp"), state("cmpt")["outcome"])
