@@ -32,13 +32,19 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 ./lcpsim data/bouncing_ball_events.json --steps 1500 -o "$tmp/events.h5" --quiet
 # A box on the ground seen from close by (the grid passes behind the camera).
 ./lcpsim data/box_slide_3d.json -o "$tmp/slide.h5" --quiet
+# Numbers travel in pieces (a browser holds at most about 512 MB of text in one string;
+# 48 MB pieces by default): here of 240 bytes (30 numbers), so that every check below
+# reads datasets put back together from many pieces.
 for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp; do
-  ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
+  LSIM_VIEW_PIECE=240 ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
     echo "FAIL: $run.html loads a resource"; exit 1
   fi
 done
+# The stack's /q (61 states of 5 boxes x 7 coordinates, 8 bytes each) in 72 pieces.
+n=$(grep -c '^<script type="application/json" class="lcpsim-ds">{"path":"/q",' "$tmp/stack.html")
+[ "$n" -eq $(( (61 * 35 * 8 + 239) / 240 )) ] || { echo "FAIL: /q of the stack in $n pieces"; exit 1; }
 # Broken input: a file without a trajectory, a damaged page (its numbers cut short).
 $PY - "$tmp/stack.h5" "$tmp/noq.h5" <<'PYEOF'
 import sys, h5py
@@ -92,6 +98,8 @@ with h5py.File(sys.argv[1], "w") as f:
 PYEOF
 ./lcpsim view "$tmp/hyb.h5" -o "$tmp/hyb.html" > /dev/null
 sed 's/"f64":"AAAA/"f64":"AA/' "$tmp/cart.html" > "$tmp/damaged.html"
+# A page cut short (a copy that stopped at 80%: in its data, before its program).
+head -c $(( $(wc -c < "$tmp/stack.html") * 8 / 10 )) "$tmp/stack.html" > "$tmp/cutpage.html"
 
 # One browser for all pages (tests/e2e/browse.js): reports in $tmp/page.N.json, .png.
 node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
@@ -102,7 +110,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
   "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300" \
-  "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7"
+  "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7" "file://$tmp/cutpage.html#step=3"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -115,7 +123,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -202,6 +210,8 @@ msg = report("noq")["error"]
 assert "cannot show this file" in msg and "no dataset /q" in msg, msg
 msg = report("damaged")["error"]
 assert "cannot show this file" in msg and "damaged" in msg, msg
+msg = report("cutpage")["error"]
+assert "cannot show this file" in msg and "cut short" in msg, msg
 print("broken input: readable messages in the page: ok")
 
 # A compare file: its per-step measures with the timeline (rows are steps 1..N).
