@@ -5,6 +5,9 @@
 // For URL number i (0-based) it writes OUT_PREFIX.i.json: {"state": the text of
 // #lcpsim-state, "error": the text of #error} once the page has reported a state (or after
 // 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot (BROWSE_SIZE=WxH: another size).
+// A URL may end in "|focus=SELECTOR|keys=K1,K2": once the page has reported, the element
+// gets the focus and the keys (ArrowLeft, ArrowRight, Home, End, Space) are pressed as a
+// user would (default actions included), then the report is taken 300 ms later.
 // Exit 1 when the browser fails.
 "use strict";
 const { spawn } = require("child_process");
@@ -53,7 +56,11 @@ function send(method, params, sessionId) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function visit(url, i) {
+const KEYS = { ArrowLeft: [37, ""], ArrowRight: [39, ""], Home: [36, ""], End: [35, ""], Space: [32, " "] };
+
+async function visit(spec, i) {
+  const [url, ...acts] = spec.split("|");
+  const act = Object.fromEntries(acts.map((a) => a.split("=")));
   const { targetId } = await send("Target.createTarget", { url: "about:blank" });
   const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
   await send("Emulation.setDeviceMetricsOverride",
@@ -64,6 +71,18 @@ async function visit(url, i) {
   let report = { state: "", error: "" };
   for (let t = 0; t < 200 && !report.state; ++t) { // up to 10 s
     await sleep(50);
+    const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
+    if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
+  }
+  if (act.focus) {
+    await send("Runtime.evaluate", { expression: "document.querySelector(" + JSON.stringify(act.focus) + ").focus()" }, sessionId);
+    for (const k of (act.keys || "").split(",").filter(Boolean)) {
+      const [code, text] = KEYS[k];
+      const key = k === "Space" ? " " : k;
+      await send("Input.dispatchKeyEvent", { type: "keyDown", key, code: k, windowsVirtualKeyCode: code, text }, sessionId);
+      await send("Input.dispatchKeyEvent", { type: "keyUp", key, code: k, windowsVirtualKeyCode: code }, sessionId);
+    }
+    await sleep(300);
     const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
     if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
   }

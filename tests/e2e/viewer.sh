@@ -110,7 +110,9 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/killed.html#step=5" "file://$tmp/stack.html#step=5" "file://$tmp/cmpi.html#step=9" \
   "file://$tmp/stack.html#step=37&contacts=0" "file://$tmp/budget.html#step=5" \
   "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300" \
-  "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7" "file://$tmp/cutpage.html#step=3"
+  "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7" "file://$tmp/cutpage.html#step=3" \
+  "file://$tmp/cart.html#step=5|focus=#timeline|keys=ArrowRight,ArrowRight" \
+  "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -123,7 +125,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -323,6 +325,14 @@ assert f"solver failed on {len(failed)} steps (first: step {failed[0]}, {legend[
 # one decimal more than h's), the cart's usual 0.1 s steps with four.
 assert "t = 0.000070 s" in state("fine")["clock"] and "t = 1.5000 s" in state("cart")["clock"], \
     (state("fine")["clock"], state("cart")["clock"])
+# Keys as a user presses them: on the focused timeline, two steps on for two presses (the
+# slider's own step and the page's were both taken: four); on the arrows' scale slider,
+# the scale changes, not the step; Space on the focused play button plays (the button's
+# click and the page's key both toggled: nothing happened); 300 ms at 1x are 3 steps of
+# the cart's 0.1 s, so the step is past 5.
+assert state("keys_tl")["step"] == 7 and state("keys_scale")["step"] == 5 and state("keys_play")["step"] > 5, \
+    (state("keys_tl")["step"], state("keys_scale")["step"], state("keys_play")["step"])
+print("keys on the focused timeline, arrow scale and play button: one action each: ok")
 s = state("cmpint")
 assert s["kind"] == "compare" and s["outcome"] == "interrupted: SIGINT after step 20 of 40", s
 assert state("cmp")["outcome"] == "" and state("cmpt")["outcome"] == "", (state("cmp"), state("cmpt")["outcome"])
