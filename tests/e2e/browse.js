@@ -7,7 +7,8 @@
 // 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot (BROWSE_SIZE=WxH: another size).
 // A URL may end in "|focus=SELECTOR|keys=K1,K2": once the page has reported, the element
 // gets the focus and the keys (ArrowLeft, ArrowRight, Home, End, Space) are pressed as a
-// user would (default actions included), then the report is taken 300 ms later.
+// user would (default actions included), then the report is taken 300 ms later; or in
+// "|size=WxH": the window is then resized to W x H.
 // Exit 1 when the browser fails.
 "use strict";
 const { spawn } = require("child_process");
@@ -74,8 +75,13 @@ async function visit(spec, i) {
     const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
     if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
   }
-  if (act.focus) {
-    await send("Runtime.evaluate", { expression: "document.querySelector(" + JSON.stringify(act.focus) + ").focus()" }, sessionId);
+  if (act.size) {
+    const [w, h] = act.size.split("x").map(Number);
+    await send("Emulation.setDeviceMetricsOverride", { width: w, height: h, deviceScaleFactor: 1, mobile: false }, sessionId);
+  }
+  if (act.focus || act.size) {
+    if (act.focus)
+      await send("Runtime.evaluate", { expression: "document.querySelector(" + JSON.stringify(act.focus) + ").focus()" }, sessionId);
     for (const k of (act.keys || "").split(",").filter(Boolean)) {
       const [code, text] = KEYS[k];
       const key = k === "Space" ? " " : k;

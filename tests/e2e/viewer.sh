@@ -112,7 +112,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/events.html#t=1.174" "file://$tmp/dp.html#step=300" \
   "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7" "file://$tmp/cutpage.html#step=3" \
   "file://$tmp/cart.html#step=5|focus=#timeline|keys=ArrowRight,ArrowRight" \
-  "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space"
+  "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space" \
+  "file://$tmp/hyb.html#step=60|size=1200x700" "file://$tmp/cmp.html#step=9|size=700x500"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -125,7 +126,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -333,6 +334,11 @@ assert "t = 0.000070 s" in state("fine")["clock"] and "t = 1.5000 s" in state("c
 assert state("keys_tl")["step"] == 7 and state("keys_scale")["step"] == 5 and state("keys_play")["step"] > 5, \
     (state("keys_tl")["step"], state("keys_scale")["step"], state("keys_play")["step"])
 print("keys on the focused timeline, arrow scale and play button: one action each: ok")
+# A chart page resized: the chart's canvas has as many pixels as it is wide (1200 - 20
+# and 700 - 20), not the old width stretched.
+for name, w in (("hyb_resized", 1180), ("cmp_resized", 680)):
+    assert state(name)["plot"]["canvas_px"] == [w, w], (name, state(name)["plot"]["canvas_px"])
+print("chart pages redrawn at their new size: ok")
 s = state("cmpint")
 assert s["kind"] == "compare" and s["outcome"] == "interrupted: SIGINT after step 20 of 40", s
 assert state("cmp")["outcome"] == "" and state("cmpt")["outcome"] == "", (state("cmp"), state("cmpt")["outcome"])
