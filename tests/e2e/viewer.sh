@@ -281,6 +281,16 @@ for b in s["bodies"]:
     if b["color"] and b["name"] != "ground":
         rgb = np.array([int(b["color"][i:i + 2], 16) for i in (1, 3, 5)])
         assert min(np.abs(rgb - m).sum() for m in marks) > 120, b
+# The legend says which body an arrow acts on: the file's impulses are on body_a, whose
+# side the normal points to (from body_b): on the incline, the box (body_a, the normal
+# up the slope's normal, into the box).
+with h5py.File(f"{d}/ref.h5", "r") as f:
+    rows = slice(int(f["contacts/offset"][10]), int(f["contacts/offset"][11]))
+    names = f["bodies/name"][()].astype(str)
+    a, nz = names[f["contacts/body_a"][rows]], f["contacts/normal"][rows][:, 1]
+assert set(a) == {"box"} and np.all(nz > 0), (a, nz)
+assert s["legend"][:3] == ["contact point", "normal impulse (on the body it points into)",
+                           "friction impulse (on that body)"], s["legend"]
 print(f"incline_2d: {s['contacts']} contact points drawn over the box, in their own colour: ok")
 
 # A body with a point shape only (the lower rod, its tip touching the ground) is drawn as
