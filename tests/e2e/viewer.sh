@@ -19,6 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --mode independent --steps 20 -o "$tmp/cmpi.h5" > /dev/null
 # A rod drawn from its joints and its tip (a point shape) alone.
 ./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
+# A chain of thin links (2 cm) in a scene 3 m wide.
+./lcpsim data/chain_20.json --steps 100 -o "$tmp/chain.h5" --quiet
 # A link pinned at one end only (the double pendulum's lower rod: a uniform rod).
 ./lcpsim data/double_pendulum.json --steps 300 -o "$tmp/dp.h5" --quiet
 # Steps whose solve failed: one PGS sweep to 1e-15 on the pile of 10 boxes (38 of 60
@@ -35,7 +37,7 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 # Numbers travel in pieces (a browser holds at most about 512 MB of text in one string;
 # 48 MB pieces by default): here of 240 bytes (30 numbers), so that every check below
 # reads datasets put back together from many pieces.
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp; do
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp chain; do
   LSIM_VIEW_PIECE=240 ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -113,7 +115,8 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/cmpint.html#step=3" "file://$tmp/fine.html#step=7" "file://$tmp/cutpage.html#step=3" \
   "file://$tmp/cart.html#step=5|focus=#timeline|keys=ArrowRight,ArrowRight" \
   "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space" \
-  "file://$tmp/hyb.html#step=60|size=1200x700" "file://$tmp/cmp.html#step=9|size=700x500"
+  "file://$tmp/hyb.html#step=60|size=1200x700" "file://$tmp/cmp.html#step=9|size=700x500" \
+  "file://$tmp/chain.html#step=100"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -126,7 +129,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26, "chain": 27}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -303,6 +306,21 @@ mid = [(lower["px"][0] + tip[0]) / 2, (lower["px"][1] + tip[1]) / 2]
 rgb = np.array([int(lower["color"][i:i + 2], 16) for i in (1, 3, 5)])
 assert np.abs(pixel("dpi", mid) - rgb).max() <= 50, (mid, pixel("dpi", mid), lower)
 print("double_pendulum_impact: the lower rod drawn from its centre to its tip: ok")
+
+# Marks keep their size on screen: the chain's contact points (on links 2 cm thick, in a
+# scene 3 m wide) are disks of 4 px radius: at least 0.5 pi r^2 pixels of their red
+# within 6 px of each, at most 1.6 pi r^2 at the median point (some points lie close
+# together, at the links' ends). They were a hundred-fiftieth of the scene: 7 px wide.
+s = state("chain")
+im = np.asarray(Image.open(f"{d}/page.{pages['chain']}.png").convert("RGB"), dtype=int)
+r = s["point_radius_px"]
+assert r == 4 and s["contacts"] >= 10, s
+reds = []
+for x, y in s["contact_points_px"]:
+    x, y = int(round(x)), int(round(y))
+    reds.append(int((np.abs(im[y - 6:y + 7, x - 6:x + 7] - [0xd0, 0, 0]).max(axis=2) <= 40).sum()))
+assert min(reds) >= 0.5 * np.pi * r * r and np.median(reds) <= 1.6 * np.pi * r * r, reds
+print(f"chain_20: {s['contacts']} contact points drawn 4 px wide: ok")
 
 # The double pendulum's lower rod is pinned at one end only; its inertia is a uniform
 # rod's (m L^2 / 12 = 1/12 kg m^2 for L = 2 x 0.5 m), so it is drawn whole: a stick from
