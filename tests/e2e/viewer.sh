@@ -359,6 +359,7 @@ assert "t = 0.000070 s" in state("fine")["clock"] and "t = 1.5000 s" in state("c
 # the scale changes, not the step; Space on the focused play button plays (the button's
 # click and the page's key both toggled: nothing happened); 300 ms at 1x are 3 steps of
 # the cart's 0.1 s, so the step is past 5.
+assert state("keys_tl")["hash"] == "#step=7", state("keys_tl")["hash"]  # the address follows
 assert state("keys_tl")["step"] == 7 and state("keys_scale")["step"] == 5 and state("keys_play")["step"] > 5, \
     (state("keys_tl")["step"], state("keys_scale")["step"], state("keys_play")["step"])
 print("keys on the focused timeline, arrow scale and play button: one action each: ok")
