@@ -516,7 +516,9 @@ int lsim_cli_run(int argc, char **argv) {
       LsimStepStats st;
       const int status = lsim_step(stepper, &model, &state, &st);
       if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {
-        fprintf(stderr, "lcpsim: step %d: %s\n", k + 1, lsim_status_name(status));
+        const char *why = lsim_stepper_last_error(stepper);
+        fprintf(stderr, "lcpsim: step %d: %s%s%s\n", k + 1, lsim_status_name(status),
+                why && *why ? ": " : "", why ? why : "");
         exit_code = 2;
         break;
       }

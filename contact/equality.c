@@ -9,6 +9,7 @@
 #include "contact/equality.h"
 
 #include <cholmod.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,14 @@ struct LsimEquality {
   double *rhs, *sol;
   size_t cap_rhs;
   cholmod_dense *Y, *E;
+  /* Dependent rows: A's least-norm solve, dense (pivoted_factor): G = P L [ne * rank]
+     (column-major) and the Cholesky factor of G'G [rank * rank]; rank < ne when rows are
+     redundant. */
+  double *dA, *dG, *dK, *dy;
+  size_t cap_da, cap_dg, cap_dk, cap_dy;
+  int *perm;
+  size_t cap_perm;
+  int dense, rank;
 };
 
 LsimEquality *lsim_equality_create(void) {
@@ -66,6 +75,7 @@ void lsim_equality_free(LsimEquality *e) {
   free(e->X);
   free(e->scratch);
   free(e->dense_b);
+  free(e->dA), free(e->dG), free(e->dK), free(e->dy), free(e->perm);
   free(e);
 }
 
@@ -94,6 +104,123 @@ static double row_dot(const int *ptr, const int *idx, const double *val, int r, 
   double s = 0.0;
   for (int k = ptr[r]; k < ptr[r + 1]; ++k) s += val[k] * x[idx[k]];
   return s;
+}
+
+/* Redundant joint rows (a body pinned to the world at two points, a 3-D hinge made of two
+ * ball joints on its axis) make A = J_E W J_E' singular, and CHOLMOD then either stops
+ * (an exact zero pivot) or, when round-off leaves a pivot of 1e-17, returns impulses with
+ * an arbitrary, large component in A's null space (equal and opposite on the redundant
+ * rows). Such an A goes to a dense least-norm solve instead: lambda = -A^+ r, the split
+ * of the impulses with the least norm (RBDL's and the event-driven integrator's choice),
+ * which is smooth in the state. The rows that follow from J_I B_I are in A's range
+ * (J_E W J_I' z lies in range(J_E W^1/2) = range(A)), so the reduced LCP is exact; a
+ * drift term b_E outside the range (two pins that disagree) is met in least squares.
+ *
+ * Cholesky with diagonal pivoting stopped where the remaining diagonal falls below
+ * LSIM_EQ_RANK_TOL of A's largest diagonal (rank r): A = G G', G = P L (ne x r), and
+ * A^+ = G (G'G)^-2 G' (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed.,
+ * sec. 10.3; the cut 1e-11 is the event-driven integrator's). Cost ne^3 / 3 a step, only
+ * for such A. */
+#define LSIM_EQ_RANK_TOL 1e-11
+/* CHOLMOD's factor is trusted when its reciprocal condition estimate (the squared ratio of
+   its smallest to largest diagonal) is above this; a factor of independent rows with mass
+   ratios of 1e6 and lever arms of 1e3 stays far above it. */
+#define LSIM_EQ_RCOND_MIN 1e-10
+
+/* Factors the dense full copy dA [ne * ne] (column-major, overwritten) into e->dG (G =
+ * P L), e->rank, and the Cholesky factor of G'G in e->dK. */
+static int pivoted_factor(LsimEquality *e, int n) {
+  double *A = e->dA, *G = e->dG, *K = e->dK;
+  int *pm = e->perm;
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) pm[i] = i, dmax = fmax(dmax, A[i + (size_t)i * n]);
+  const double tol = LSIM_EQ_RANK_TOL * dmax;
+  int r = 0;
+  /* Outer-product Cholesky with diagonal pivoting; L's column k in G's column k (rows in
+     pivoted order until the end). */
+  for (; r < n; ++r) {
+    int p = r;
+    for (int i = r + 1; i < n; ++i)
+      if (A[i + (size_t)i * n] > A[p + (size_t)p * n]) p = i;
+    if (!(A[p + (size_t)p * n] > tol)) break;
+    if (p != r) {
+      for (int j = 0; j < n; ++j) {
+        double t = A[r + (size_t)j * n];
+        A[r + (size_t)j * n] = A[p + (size_t)j * n], A[p + (size_t)j * n] = t;
+      }
+      for (int i = 0; i < n; ++i) {
+        double t = A[i + (size_t)r * n];
+        A[i + (size_t)r * n] = A[i + (size_t)p * n], A[i + (size_t)p * n] = t;
+      }
+      for (int k = 0; k < r; ++k) {
+        double t = G[r + (size_t)k * n];
+        G[r + (size_t)k * n] = G[p + (size_t)k * n], G[p + (size_t)k * n] = t;
+      }
+      const int t = pm[r];
+      pm[r] = pm[p], pm[p] = t;
+    }
+    const double d = sqrt(A[r + (size_t)r * n]);
+    double *gk = G + (size_t)r * n;
+    for (int i = 0; i < r; ++i) gk[i] = 0.0;
+    gk[r] = d;
+    for (int i = r + 1; i < n; ++i) gk[i] = A[i + (size_t)r * n] / d;
+    for (int j = r + 1; j < n; ++j)
+      for (int i = r + 1; i < n; ++i) A[i + (size_t)j * n] -= gk[i] * gk[j];
+  }
+  e->rank = r;
+  /* Rows back to the original order: G(pm[i], k) = L(i, k). */
+  for (int k = 0; k < r; ++k) {
+    double *gk = G + (size_t)k * n, *y = e->dy;
+    for (int i = 0; i < n; ++i) y[pm[i]] = gk[i];
+    memcpy(gk, y, (size_t)n * sizeof(double));
+  }
+  /* K = chol(G'G), lower, column-major r x r. */
+  for (int k = 0; k < r; ++k)
+    for (int l = 0; l <= k; ++l) {
+      double m = 0.0;
+      for (int i = 0; i < n; ++i) m += G[i + (size_t)k * n] * G[i + (size_t)l * n];
+      K[k + (size_t)l * r] = m;
+    }
+  for (int j = 0; j < r; ++j) {
+    double sjj = K[j + (size_t)j * r];
+    for (int k = 0; k < j; ++k) sjj -= K[j + (size_t)k * r] * K[j + (size_t)k * r];
+    if (!(sjj > 0.0)) return LSIM_BREAKDOWN;
+    K[j + (size_t)j * r] = sqrt(sjj);
+    for (int i = j + 1; i < r; ++i) {
+      double t = K[i + (size_t)j * r];
+      for (int k = 0; k < j; ++k) t -= K[i + (size_t)k * r] * K[j + (size_t)k * r];
+      K[i + (size_t)j * r] = t / K[j + (size_t)j * r];
+    }
+  }
+  return 0;
+}
+
+/* x <- A^+ b for one right-hand side b [ne] into x [ne] (b and x may not overlap). */
+static void pinv_solve(const LsimEquality *e, int n, const double *b, double *x) {
+  const int r = e->rank;
+  const double *G = e->dG, *K = e->dK;
+  double *y = e->dy;
+  /* y = G' b; y <- (K K')^-1 y twice; x = G y. */
+  for (int k = 0; k < r; ++k) {
+    double s = 0.0;
+    for (int i = 0; i < n; ++i) s += G[i + (size_t)k * n] * b[i];
+    y[k] = s;
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < r; ++i) {
+      double t = y[i];
+      for (int k = 0; k < i; ++k) t -= K[i + (size_t)k * r] * y[k];
+      y[i] = t / K[i + (size_t)i * r];
+    }
+    for (int i = r - 1; i >= 0; --i) {
+      double t = y[i];
+      for (int k = i + 1; k < r; ++k) t -= K[k + (size_t)i * r] * y[k];
+      y[i] = t / K[i + (size_t)i * r];
+    }
+  }
+  for (int i = 0; i < n; ++i) x[i] = 0.0;
+  for (int k = 0; k < r; ++k)
+    for (int i = 0; i < n; ++i) x[i] += G[i + (size_t)k * n] * y[k];
 }
 
 int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
@@ -161,12 +288,27 @@ int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
     return LSIM_OUT_OF_MEMORY;
   }
   cholmod_factorize(A, e->L, c);
-  if (c->status != CHOLMOD_OK) {
-    const int minor = (int)e->L->minor;
-    /* The factor is left for the next step's refactorization (same pattern). */
-    snprintf(err, errlen, "the joint rows are dependent (J_E W J_E' is singular at row %d of %d): "
-             "a joint is redundant", minor, ne);
-    return LSIM_INVALID_INPUT;
+  e->dense = c->status != CHOLMOD_OK || !(cholmod_rcond(e->L, c) > LSIM_EQ_RCOND_MIN);
+  if (e->dense) {
+    /* Dependent (or nearly dependent) rows: the dense least-norm solve. */
+    const size_t n2 = (size_t)ne * (size_t)ne;
+    if (reserve(&e->dA, &e->cap_da, n2) || reserve(&e->dG, &e->cap_dg, n2) ||
+        reserve(&e->dK, &e->cap_dk, n2) || reserve(&e->dy, &e->cap_dy, (size_t)ne) ||
+        reserve_int(&e->perm, &e->cap_perm, (size_t)ne)) {
+      snprintf(err, errlen, "out of memory");
+      return LSIM_OUT_OF_MEMORY;
+    }
+    memset(e->dA, 0, n2 * sizeof(double));
+    for (int j = 0; j < ne; ++j)
+      for (int k = e->Ap[j]; k < e->Ap[j + 1]; ++k) {
+        const int i = e->Ai[k];
+        e->dA[i + (size_t)j * ne] = e->dA[j + (size_t)i * ne] = e->Ax[k];
+      }
+    if (pivoted_factor(e, ne)) {
+      snprintf(err, errlen, "the joint rows' system J_E W J_E' could not be factored "
+               "(rank %d of %d)", e->rank, ne);
+      return LSIM_INVALID_INPUT;
+    }
   }
 
   /* Right-hand sides: column 0 is J_E v_free + b_E, column j + 1 is J_E B_I(:, j); solved
@@ -195,7 +337,11 @@ int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
       for (int i = 0; i < ne; ++i) r[i] = row_dot(JE_ptr, JE_idx, JE_val, i, sc);
       for (int k = BI_ptr[j]; k < BI_ptr[j + 1]; ++k) sc[(*BI_idx)[k]] = 0.0;
     }
-    if (!cholmod_solve2(CHOLMOD_A, e->L, &R, NULL, &Sp, NULL, &e->Y, &e->E, c) || Sp != &S) {
+    if (e->dense) {
+      for (int b = 0; b < RHS_BLOCK && j0 + b < ni; ++b)
+        pinv_solve(e, ne, e->rhs + (size_t)b * ne, e->sol + (size_t)b * ne);
+    } else if (!cholmod_solve2(CHOLMOD_A, e->L, &R, NULL, &Sp, NULL, &e->Y, &e->E, c) ||
+               Sp != &S) {
       snprintf(err, errlen, "out of memory");
       return LSIM_OUT_OF_MEMORY;
     }

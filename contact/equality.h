@@ -5,15 +5,21 @@
  *     J_E v' + b_E = 0                      (joint rows, impulses lambda free in sign)
  *     0 <= z _|_ J_I v' + b_I + C z >= 0    (contact and tether rows: the LCP)
  *     v' = v_free + B_E lambda + B_I z.
- * With A = J_E B_E (symmetric positive definite when the joint rows are independent):
+ * With A = J_E B_E (symmetric positive semi-definite; definite when the joint rows are
+ * independent):
  *     lambda = -A^-1 (J_E v_free + b_E) - A^-1 (J_E B_I) z = lambda_free - X z,
  * so v' = v_free' + B_I' z with v_free' = v_free + B_E lambda_free and
  * B_I' = B_I - B_E X: the same factored LCP (M = J_I B_I' + C) on the reduced problem,
  * which any LCP solver takes. A is factored by CHOLMOD each step (it depends on the
  * configuration); X has one column per LCP row.
  *
- * Failure modes: dependent joint rows (A singular: redundant joints, a pin in 2-D on top of
- * a rod along the same line): CHOLMOD reports A not positive definite; we say which row.
+ * Dependent joint rows (redundant joints: a body pinned to the world at two points, a 3-D
+ * hinge made of two ball joints on its axis) make A singular: A^-1 is then A^+, the
+ * least-norm split of the impulses, from a dense pivoted Cholesky (equality.c), chosen
+ * when CHOLMOD stops or its condition estimate is below 1e-10.
+ *
+ * Failure modes: out of memory; a dense factor that breaks down (not seen: G'G of full
+ * column rank r is positive definite).
  */
 #ifndef LSIM_EQUALITY_H
 #define LSIM_EQUALITY_H
@@ -29,8 +35,8 @@ void lsim_equality_free(LsimEquality *e);
  * layout, right-hand sides b_E [ne]) from a problem whose LCP rows are J_I (CSR, ni rows)
  * with B_I (CSC). On return v_free [nv] is v_free' and B_I is replaced by B_I' (arrays
  * grown through *BI_idx / *BI_val with capacity *cap; BI_ptr [ni + 1] rewritten). Keeps
- * lambda_free and X for lsim_equality_impulses. Returns 0, LSIM_INVALID_INPUT (A not
- * positive definite: message in err) or LSIM_OUT_OF_MEMORY. */
+ * lambda_free and X for lsim_equality_impulses. Returns 0, LSIM_INVALID_INPUT (the dense
+ * factor broke down: message in err) or LSIM_OUT_OF_MEMORY. */
 int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
                             const int *JE_idx, const double *JE_val, const int *BE_ptr,
                             const int *BE_idx, const double *BE_val, const double *bE,

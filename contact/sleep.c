@@ -152,6 +152,7 @@ static int awake_dynamic(const LsimStepper *s, const LsimModel *m, int i) {
 }
 
 void lsim_sleep_drop_contacts(LsimStepper *s, const LsimModel *m) {
+  s->nrest = 0;
   if (s->nasleep == 0) return;
   LsimContactSet *set = &s->contacts;
   /* Compaction in order: a kept contact and its rows move down (rows are contiguous per
@@ -161,7 +162,16 @@ void lsim_sleep_drop_contacts(LsimStepper *s, const LsimModel *m) {
     const LsimContact *ct = &set->contacts[c];
     const int r0 = ct->first_row;
     const int r1 = c + 1 < set->count ? set->contacts[c + 1].first_row : set->nrows;
-    if (!awake_dynamic(s, m, ct->body[0]) && !awake_dynamic(s, m, ct->body[1])) continue;
+    if (!awake_dynamic(s, m, ct->body[0]) && !awake_dynamic(s, m, ct->body[1])) {
+      /* A sleeping group's tether and joint rows are kept aside (lsim_step reports them). */
+      if ((ct->kind == LSIM_CONTACT_TETHER || ct->kind == LSIM_CONTACT_EQUALITY) &&
+          !lsim_grow((void **)&s->rest_contacts, &s->rest_cap, s->nrest + 1, sizeof(LsimContact)) &&
+          !lsim_grow((void **)&s->rest_rows, &s->rest_rows_cap, s->nrest + 1, sizeof(LsimJacRow))) {
+        s->rest_contacts[s->nrest] = *ct;
+        s->rest_rows[s->nrest++] = set->rows[r0];
+      }
+      continue;
+    }
     if (nrows != r0)
       for (int r = r0; r < r1; ++r) set->rows[nrows + r - r0] = set->rows[r];
     if (kept != c) set->contacts[kept] = *ct;

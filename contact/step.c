@@ -122,6 +122,8 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->inv_inertia);
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
+  free(s->inert_pre), free(s->inert_mark), free(s->v_free0);
+  free(s->rest_contacts), free(s->rest_rows), free(s->last_tether), free(s->last_joint);
   lsim_equality_free(s->equality);
   lsim_mass_factor_free(s->mass);
   free(s->force);
@@ -587,6 +589,71 @@ static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const 
   else bodies_slice(&job, 0);
 }
 
+/* Removes the contacts with mark[c] = 1 from set and the friction rows of those with
+ * mark[c] = 2 (which become frictionless), keeping the order (rows are contiguous per
+ * contact, in contact order: the normal row first). */
+static void drop_marked_contacts(LsimContactSet *set, const unsigned char *mark) {
+  int kept = 0, nrows = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    const int r0 = ct->first_row;
+    int r1 = c + 1 < set->count ? set->contacts[c + 1].first_row : set->nrows;
+    if (mark[c] == 1) continue;
+    if (mark[c] == 2) r1 = r0 + 1;
+    if (nrows != r0)
+      for (int r = r0; r < r1; ++r) set->rows[nrows + r - r0] = set->rows[r];
+    if (kept != c) set->contacts[kept] = *ct;
+    set->contacts[kept].first_row = nrows;
+    if (mark[c] == 2) set->contacts[kept].ndir = 0;
+    nrows += r1 - r0;
+    ++kept;
+  }
+  set->count = kept;
+  set->nrows = nrows;
+}
+
+/* The tethers and joints of sleeping groups still hold them: after the step (the LCP and
+ * the warm-start memory done), their rows kept aside by lsim_sleep_drop_contacts return to
+ * the contact set with the impulses they carried when last awake, so that the record shows
+ * a sleeping chain's tensions rather than zeros. The impulses of the set's own tether and
+ * joint rows are remembered for that, by tether and by joint row. */
+static int report_resting_constraints(LsimStepper *s, const LsimModel *m) {
+  if (!s->asleep || (m->ntethers == 0 && m->njoints == 0)) return 0;
+  if (!s->last_tether && !(s->last_tether = calloc((size_t)m->ntethers + 1, sizeof(double))))
+    return LSIM_OUT_OF_MEMORY;
+  if (!s->last_joint && !(s->last_joint = calloc(3 * (size_t)m->njoints + 1, sizeof(double))))
+    return LSIM_OUT_OF_MEMORY;
+  LsimContactSet *set = &s->contacts;
+  /* Joint rows come in order, a joint's rows one after the other. */
+  int last = -1, row = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_TETHER) {
+      s->last_tether[ct->source] = ct->normal_impulse;
+    } else if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      row = ct->source == last ? row + 1 : 0, last = ct->source;
+      if (row < 3) s->last_joint[3 * ct->source + row] = ct->normal_impulse;
+    }
+  }
+  last = -1, row = 0;
+  for (int r = 0; r < s->nrest; ++r) {
+    const LsimContact *rc = &s->rest_contacts[r];
+    LsimContact *c = lsim_contacts_add(set, 1);
+    if (!c) return LSIM_OUT_OF_MEMORY;
+    const int first_row = c->first_row;
+    *c = *rc;
+    c->first_row = first_row;
+    set->rows[first_row] = s->rest_rows[r];
+    if (rc->kind == LSIM_CONTACT_TETHER) {
+      c->normal_impulse = s->last_tether[rc->source];
+    } else {
+      row = rc->source == last ? row + 1 : 0, last = rc->source;
+      c->normal_impulse = row < 3 ? s->last_joint[3 * rc->source + row] : 0.0;
+    }
+  }
+  return 0;
+}
+
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
   LsimStepStats local;
   if (!stats) stats = &local;
@@ -612,7 +679,29 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
   }
   if (!rc && s->asleep) lsim_sleep_drop_contacts(s, m);
+  /* The joints' elimination turns v_free into v_free' in place: kept for a second
+     assembly. */
+  if (!rc && m->njoints > 0) {
+    if (!s->v_free0 && !(s->v_free0 = malloc((size_t)(m->nv > 0 ? m->nv : 1) * sizeof(double))))
+      rc = LSIM_OUT_OF_MEMORY;
+    else
+      memcpy(s->v_free0, s->v_free, (size_t)m->nv * sizeof(double));
+  }
   if (!rc) rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+  /* Rows that the joints hold (a chain's neighbours meeting end to end at their pin) leave
+     the LCP, which is assembled again: a contact held open, or a contact's friction rows
+     (lsim_step_inert_contacts). Their impulses move nothing, and their rows, of zero
+     diagonal after the elimination, stop PGS (bad_diagonal) and degenerate Lemke's
+     pivots. */
+  if (!rc && s->ne > 0 && s->contacts.count > 0) {
+    if (lsim_grow((void **)&s->inert_mark, &s->inert_mark_cap, s->contacts.count, 1)) {
+      rc = LSIM_OUT_OF_MEMORY;
+    } else if (lsim_step_inert_contacts(s, s->inert_mark) > 0) {
+      drop_marked_contacts(&s->contacts, s->inert_mark);
+      memcpy(s->v_free, s->v_free0, (size_t)m->nv * sizeof(double));
+      rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+    }
+  }
   if (rc) {
     stats->status = rc;
     return rc;
@@ -700,6 +789,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   }
   s->prev_bvalid = s->final_b != NULL;
   rc = remember(s);
+  if (!rc) rc = report_resting_constraints(s, m);
   if (rc) {
     stats->status = rc;
     return rc;

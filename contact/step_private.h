@@ -81,6 +81,22 @@ struct LsimStepper {
   double *E_val, *EB_val, *E_rhs, *E_lambda;
   int eb_cap;
   int ne;
+  /* [inert_cap] per LCP variable, J_i W J_i' before the joints' elimination (normal rows
+     of contacts; 0 elsewhere), against which lsim_step finds the contacts the joints hold
+     (lsim_step_inert_contacts). */
+  double *inert_pre;
+  int inert_cap;
+  unsigned char *inert_mark; /* [inert_mark_cap] per contact: held open by the joints */
+  int inert_mark_cap;
+  double *v_free0;           /* [nv] v_free before the joints' elimination (which changes
+                                it), for an assembly made again */
+  /* Tether and joint rows of sleeping groups, dropped from this step's LCP and put back
+     into the contact set after the step with the impulses they last carried awake
+     (last_tether [ntethers], last_joint [3 njoints], by joint row). */
+  LsimContact *rest_contacts;
+  LsimJacRow *rest_rows;
+  int nrest, rest_cap, rest_rows_cap;
+  double *last_tether, *last_joint;
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */
@@ -137,6 +153,15 @@ const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
 /* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */
 int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
+
+/* After an assembly that eliminated joint rows, the contacts and tethers whose rows the
+ * joints hold: a row's diagonal J_i B_i' has fallen to round-off (<= 1e-10 of J_i W J_i'
+ * before the elimination), so no impulse of its own moves anything. mark[c] (mark
+ * [count]) = 1: the normal (tether) row is held and q_i >= -1e-10 max(1, max|q|) (open,
+ * or closed to rounding: its impulses are zero in a least-norm solution); 2: every
+ * friction row is held (its friction impulses move nothing: a chain's neighbours touching
+ * at their pin); 0 otherwise. Returns how many are marked. */
+int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark);
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
  * non-dynamic bodies. */

@@ -445,8 +445,9 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
       hint = " (JSON has no NaN or Infinity: numbers must be finite)";
   }
   /* A UTF-8 byte order mark, which some editors write first: JSON text has none
-     (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named. */
-  if (c->text && !memcmp(c->text, "\xEF\xBB\xBF", 3) && err->line == 1 && err->column <= 2) {
+     (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named
+     (strncmp: a text shorter than 3 bytes stops at its NUL). */
+  if (c->text && !strncmp(c->text, "\xEF\xBB\xBF", 3) && err->line == 1 && err->column <= 2) {
     err->column = 1;
     msg = "the file starts with a UTF-8 byte order mark (bytes EF BB BF), which JSON does not "
           "allow: save it as UTF-8 without BOM";

@@ -175,11 +175,14 @@ static void test_kept_analysis(void **state) {
   free(BI_idx), free(BI_idx2), free(BI_val), free(BI_val2);
 }
 
-/* Dependent joint rows (a row repeated) are refused with a message, not a NaN. */
+/* Dependent joint rows: a row repeated (one body pinned twice at one point) shares its
+ * impulse equally between the copies (the least-norm split of a singular A, which CHOLMOD
+ * refuses: an exact zero pivot), to 1e-14 (a 2 x 2 solve of round-off size). */
 static void test_dependent_rows(void **state) {
   (void)state;
   int ptr[3] = {0, 2, 4}, idx[4] = {0, 1, 0, 1};
-  double val[4] = {1, 2, 1, 2}, bval[4] = {1, 2, 1, 2}, bE[2] = {0, 0}, vf[NV] = {0};
+  double val[4] = {1, 2, 1, 2}, bval[4] = {1, 2, 1, 2}, bE[2] = {0.5, 0.5}, vf[NV] = {0};
+  vf[0] = 1.0, vf[1] = -3.0;
   int BI_ptr[1] = {0}, cap = 0;
   int *BI_idx = NULL;
   double *BI_val = NULL;
@@ -187,15 +190,89 @@ static void test_dependent_rows(void **state) {
   char err[256] = "";
   const int rc = lsim_equality_eliminate(e, NV, 2, ptr, idx, val, ptr, idx, bval, bE, vf, 0, BI_ptr,
                                          NULL, NULL, BI_ptr, &BI_idx, &BI_val, &cap, err, sizeof err);
-  assert_int_equal(rc, -6);
-  assert_non_null(strstr(err, "dependent"));
+  assert_int_equal(rc, 0);
+  /* J v' + b = 0 on both copies: (1 + l) + 2 (-3 + 2 l) + 0.5 = 0 with l = l1 + l2 = 0.9,
+     split 0.45 each. */
+  double lam[2];
+  lsim_equality_impulses(e, NULL, lam);
+  assert_true(fabs(lam[0] - 0.45) < 1e-14 && fabs(lam[1] - 0.45) < 1e-14);
+  assert_true(fabs(vf[0] + 2.0 * vf[1] + 0.5) < 1e-14);
   lsim_equality_free(e);
+}
+
+/* Rank-deficient random rows (row 3 = row 0 - 2 row 1, b_E consistent, and a CHOLMOD pivot
+ * of round-off size, which it does not refuse): the identities of test_identities hold
+ * (1e-10 relative: the pivoted factor's cut at 1e-11 leaves round-off of about
+ * 1e-16 / 1e-11 of the dropped direction's scale), and the impulses have the least norm:
+ * no component along A's null vector n = (1, -2, 0, -1) (1e-12 of |lambda|). */
+static void test_rank_deficient(void **state) {
+  (void)state;
+  for (int trial = 0; trial < 50; ++trial) {
+    LsimRng rng = lsim_rng(700 + trial);
+    double w[NV], vf[NV], vf0[NV], bE[NE];
+    int JE_ptr[NE + 1], JE_idx[NE * 2 * PER_ROW], JI_ptr[NI + 1], JI_idx[NI * PER_ROW];
+    double JE_val[NE * 2 * PER_ROW], BE_val[NE * 2 * PER_ROW], JI_val[NI * PER_ROW];
+    for (int i = 0; i < NV; ++i) w[i] = 0.5 + lsim_rng_uniform(&rng), vf[i] = lsim_rng_normal(&rng);
+    memcpy(vf0, vf, sizeof vf);
+    /* Rows 0-2 random dense over all velocities, row 3 = row 0 - 2 row 1. */
+    int k = 0;
+    double dense[NE][NV];
+    for (int r = 0; r < NE; ++r) {
+      for (int c = 0; c < NV; ++c)
+        dense[r][c] = r < 3 ? lsim_rng_normal(&rng) : dense[0][c] - 2.0 * dense[1][c];
+      JE_ptr[r] = k;
+      for (int c = 0; c < NV; ++c) JE_idx[k] = c, JE_val[k++] = dense[r][c];
+    }
+    JE_ptr[NE] = k;
+    for (int i = 0; i < 3; ++i) bE[i] = lsim_rng_normal(&rng);
+    bE[3] = bE[0] - 2.0 * bE[1];
+    random_rows(&rng, NI, JI_ptr, JI_idx, JI_val);
+    times_w(w, NE, JE_ptr, JE_idx, JE_val, BE_val);
+    int BI_ptr[NI + 1], cap = NV * NI;
+    int *BI_idx = malloc(sizeof(int) * cap);
+    double *BI_val = malloc(sizeof(double) * cap);
+    memcpy(BI_ptr, JI_ptr, sizeof JI_ptr);
+    memcpy(BI_idx, JI_idx, sizeof JI_idx);
+    times_w(w, NI, JI_ptr, JI_idx, JI_val, BI_val);
+    double BI0[NV * NI] = {0};
+    for (int j = 0; j < NI; ++j)
+      for (int q = BI_ptr[j]; q < BI_ptr[j + 1]; ++q) BI0[BI_idx[q] + j * NV] += BI_val[q];
+    LsimEquality *e = lsim_equality_create();
+    char err[256];
+    assert_int_equal(lsim_equality_eliminate(e, NV, NE, JE_ptr, JE_idx, JE_val, JE_ptr, JE_idx,
+                                             BE_val, bE, vf, NI, JI_ptr, JI_idx, JI_val, BI_ptr,
+                                             &BI_idx, &BI_val, &cap, err, sizeof err),
+                     0);
+    double z[NI], v[NV], lam[NE], row[NE];
+    for (int j = 0; j < NI; ++j) z[j] = lsim_rng_uniform(&rng) < 0.5 ? 0.0 : lsim_rng_uniform(&rng);
+    memcpy(v, vf, sizeof v);
+    for (int j = 0; j < NI; ++j)
+      for (int q = BI_ptr[j]; q < BI_ptr[j + 1]; ++q) v[BI_idx[q]] += BI_val[q] * z[j];
+    apply_rows(NE, JE_ptr, JE_idx, JE_val, v, row);
+    for (int i = 0; i < NE; ++i) assert_true(fabs(row[i] + bE[i]) <= 1e-10 * (1 + fabs(bE[i])));
+    lsim_equality_impulses(e, z, lam);
+    double v2[NV], nl = 0.0;
+    memcpy(v2, vf0, sizeof v2);
+    for (int i = 0; i < NE; ++i) {
+      nl += lam[i] * lam[i];
+      for (int q = JE_ptr[i]; q < JE_ptr[i + 1]; ++q) v2[JE_idx[q]] += BE_val[q] * lam[i];
+    }
+    for (int j = 0; j < NI; ++j)
+      for (int r = 0; r < NV; ++r) v2[r] += BI0[r + j * NV] * z[j];
+    for (int r = 0; r < NV; ++r) assert_true(fabs(v[r] - v2[r]) <= 1e-10 * (1 + fabs(v[r])));
+    const double along = (lam[0] - 2.0 * lam[1] - lam[3]) / sqrt(6.0);
+    assert_true(fabs(along) <= 1e-12 * sqrt(nl));
+    lsim_equality_free(e);
+    free(BI_idx);
+    free(BI_val);
+  }
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_identities),
       cmocka_unit_test(test_dependent_rows),
+      cmocka_unit_test(test_rank_deficient),
       cmocka_unit_test(test_kept_analysis),
   };
   return cmocka_run_group_tests_name("equality", tests, NULL, NULL);
