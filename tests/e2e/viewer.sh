@@ -56,6 +56,10 @@ with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
             src.copy(k, dst)
 PYEOF
 ./lcpsim view "$tmp/noq.h5" -o "$tmp/noq.html" > /dev/null
+# A comparison of a set of problem files (no time: problems 1..3).
+./lcpsim compare tests/data/lemke_pile10_step19.dat tests/data/lemke_pile10_step26.dat \
+  tests/data/lemke_pile10_step30.dat --solvers lemke,pgs -o "$tmp/set.h5" > /dev/null
+./lcpsim view "$tmp/set.h5" -o "$tmp/set.html" > /dev/null
 # A comparison that ended early: its /summary/run_end and reason as SIGINT leaves them.
 $PY - "$tmp/cmp.h5" "$tmp/cmpint.h5" <<'PYEOF'
 import sys, shutil, h5py
@@ -116,7 +120,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/cart.html#step=5|focus=#timeline|keys=ArrowRight,ArrowRight" \
   "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space" \
   "file://$tmp/hyb.html#step=60|size=1200x700" "file://$tmp/cmp.html#step=9|size=700x500" \
-  "file://$tmp/chain.html#step=100"
+  "file://$tmp/chain.html#step=100" "file://$tmp/set.html#step=2"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -129,7 +133,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26, "chain": 27}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26, "chain": 27, "set": 28}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -422,6 +426,14 @@ assert p["log"] and "q - q_ref" in p["title"] and np.all(div[:, 0] == 0) and lab
 plot = state("hyb")["plot"]
 assert plot["row"] == 60 and plot["panels"][0]["values"] == [state("hyb")["state"][0]], plot
 check_panels("hyb", plot)
+# A set of problems: its x is the problem's number (integer ticks), the clock names the
+# problem shown and its size, the values are its row's.
+with h5py.File(f"{d}/set.h5", "r") as f:
+    rr, pn = f["results/relative_residual"][()], f["problem_name"][()].astype(str)
+    n = f["problem_size"][()]
+s = state("set")
+assert s["plot"]["x"] == 2 and all(float(t).is_integer() for t in s["plot"]["xticks"]), s["plot"]
+assert s["clock"] == f"problem 2 / 3: {pn[1]} (n = {n[1]})" and same(s["plot"]["panels"][0]["values"], rr[1]), s
 print("charts: values at the cursor as in the files, curves off the frames, ticks labelled: ok")
 PYEOF
 
