@@ -7,7 +7,7 @@
 // 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot (BROWSE_SIZE=WxH: another size).
 // A URL may end in "|focus=SELECTOR|keys=K1,K2": once the page has reported, the element
 // gets the focus and the keys (ArrowLeft, ArrowRight, Home, End, Space) are pressed as a
-// user would (default actions included), then the report is taken 300 ms later; or in
+// user would (default actions included), then the report is taken 600 ms later; or in
 // "|size=WxH": the window is then resized to W x H.
 // Exit 1 when the browser fails.
 "use strict";
@@ -88,7 +88,7 @@ async function visit(spec, i) {
       await send("Input.dispatchKeyEvent", { type: "keyDown", key, code: k, windowsVirtualKeyCode: code, text }, sessionId);
       await send("Input.dispatchKeyEvent", { type: "keyUp", key, code: k, windowsVirtualKeyCode: code }, sessionId);
     }
-    await sleep(300);
+    await sleep(600);
     const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
     if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
   }

@@ -361,7 +361,7 @@ assert "t = 0.000070 s" in state("fine")["clock"] and "t = 1.5000 s" in state("c
 # Keys as a user presses them: on the focused timeline, two steps on for two presses (the
 # slider's own step and the page's were both taken: four); on the arrows' scale slider,
 # the scale changes, not the step; Space on the focused play button plays (the button's
-# click and the page's key both toggled: nothing happened); 300 ms at 1x are 3 steps of
+# click and the page's key both toggled: nothing happened); 600 ms at 1x are 6 steps of
 # the cart's 0.1 s, so the step is past 5.
 assert state("keys_tl")["hash"] == "#step=7", state("keys_tl")["hash"]  # the address follows
 assert state("keys_tl")["step"] == 7 and state("keys_scale")["step"] == 5 and state("keys_play")["step"] > 5, \
