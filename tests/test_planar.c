@@ -17,7 +17,9 @@
  *     rotated, and the same motion as its 3-D copy in the x-z plane;
  *   - a rod hitting the ground on a corner sticks with Newton's law on the normal row,
  *     and its energy changes by the closed form, which grows for e near 1 (a limit of
- *     Newton's restitution with friction, pinned here).
+ *     Newton's restitution with friction, pinned here);
+ *   - a row of balls touching to rounding, struck at one end, moves as one body and
+ *     never overlaps (touching pairs enter the step at rest).
  * Lemke at tol 1e-12 (relative to max|q| of each step's LCP) throughout. */
 #include <math.h>
 #include <setjmp.h>
@@ -516,12 +518,58 @@ static void test_eccentric_impact(void **state) {
   }
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* A row of four balls (r 0.1, 1 kg, e = 1) at rest touching at x = 0.2 i (0.6000000000000001
+ * for i = 3: gaps of 0 and 5.6e-17 m) struck by a fifth at 1 m/s, no gravity, 2-D and 3-D.
+ * The step resolves the impact in one LCP: the struck contact reverses its approach
+ * (Newton, e = 1) and the touching contacts, not approaching, are gap rows, so the row
+ * moves as one body: the striker leaves at (1 - 4) / 5 = -0.6 m/s, the row at 0.4 m/s
+ * (momentum 1 and energy 0.5 J kept: an elastic impact of 1 kg on 4 kg), to 1e-12 m/s,
+ * and no two balls overlap by more than 1e-12 m. (Simultaneous impacts are not
+ * sequenced: with gaps larger than a step's travel between them the last ball leaves at
+ * 1 m/s, the others stop.) Before touching pairs entered the step at rest, the pair at
+ * 5.6e-17 m was left out and its ball moved 6.7 mm into the next. */
+static void test_touching_row(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    char json[4096];
+    int n = snprintf(json, sizeof json,
+                     "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.01, \"steps\": 60,"
+                     " \"gravity\": %s, \"bodies\": [",
+                     dim, dim == 2 ? "[0, 0]" : "[0, 0, 0]");
+    for (int i = 0; i < 5; ++i) {
+      const double x = i == 0 ? -0.2 : i * (2 * 0.1);
+      n += snprintf(json + n, sizeof json - (size_t)n,
+                    "%s{\"name\": \"b%d\", \"mass\": 1, \"position\": [%.17g, 0%s], \"velocity\": [%d, 0%s],"
+                    " \"restitution\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0.3}]}",
+                    i ? ", " : "", i, x, dim == 3 ? ", 0" : "", i == 0, dim == 3 ? ", 0" : "");
+    }
+    snprintf(json + n, sizeof json - (size_t)n, "]}");
+    Run r;
+    run_open(&r, json);
+    double overlap = 0;
+    for (int k = 0; k < 60; ++k) {
+      run_steps(&r, 1);
+      for (int i = 1; i < 4; ++i) {
+        const double xa = r.st.q[r.m.bodies[i].q_offset], xb = r.st.q[r.m.bodies[i + 1].q_offset];
+        overlap = fmax(overlap, 0.2 - (xb - xa));
+      }
+    }
+    for (int i = 0; i < 5; ++i) {
+      const double vx = r.st.v[r.m.bodies[i].v_offset], ex = i == 0 ? -0.6 : 0.4;
+      if (fabs(vx - ex) > 1e-12) fail_msg("%dD: ball %d leaves at %.17g m/s, expected %g", dim, i, vx, ex);
+    }
+    if (overlap > 1e-12) fail_msg("%dD: balls overlap by %g m", dim, overlap);
+    run_close(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tip_or_slide),  cmocka_unit_test(test_ladder),
       cmocka_unit_test(test_oblique_impact), cmocka_unit_test(test_spin_to_roll),
       cmocka_unit_test(test_capsule_rolls), cmocka_unit_test(test_symmetry),
-      cmocka_unit_test(test_eccentric_impact),
+      cmocka_unit_test(test_eccentric_impact), cmocka_unit_test(test_touching_row),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
