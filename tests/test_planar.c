@@ -19,7 +19,8 @@
  *     and its energy changes by the closed form, which grows for e near 1 (a limit of
  *     Newton's restitution with friction, pinned here);
  *   - a row of balls touching to rounding, struck at one end, moves as one body and
- *     never overlaps (touching pairs enter the step at rest).
+ *     never overlaps (touching pairs enter the step at rest);
+ *   - a model built in code gets its dimension's friction directions.
  * Lemke at tol 1e-12 (relative to max|q| of each step's LCP) throughout. */
 #include <math.h>
 #include <setjmp.h>
@@ -564,12 +565,34 @@ static void test_touching_row(void **state) {
   }
 }
 
+/* The friction cone's directions of a model built in code: the default model takes the
+ * dimension's (2 in 2-D, 4 in 3-D) at lsim_model_finalize, which refuses 2 in 3-D (it
+ * held only along the first tangent) and anything but 2 in 2-D. Exact integers. */
+static void test_cone_directions(void **state) {
+  (void)state;
+  const int dims[6] = {2, 3, 3, 3, 2, 3}, dirs[6] = {0, 0, 2, 5, 4, 16}, want[6] = {2, 4, -1, -1, -1, 16};
+  for (int c = 0; c < 6; ++c) {
+    LsimModel m = lsim_default_model();
+    m.dimension = dims[c];
+    m.friction_directions = dirs[c];
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    b.inertia[0] = b.inertia[4] = b.inertia[8] = 0.1;
+    lsim_model_add_body(&m, &b);
+    const int rc = lsim_model_finalize(&m);
+    if (want[c] < 0) assert_int_equal(rc, LSIM_INVALID_INPUT);
+    else assert_int_equal(rc, 0), assert_int_equal(m.friction_directions, want[c]);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_tip_or_slide),  cmocka_unit_test(test_ladder),
       cmocka_unit_test(test_oblique_impact), cmocka_unit_test(test_spin_to_roll),
       cmocka_unit_test(test_capsule_rolls), cmocka_unit_test(test_symmetry),
       cmocka_unit_test(test_eccentric_impact), cmocka_unit_test(test_touching_row),
+      cmocka_unit_test(test_cone_directions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
