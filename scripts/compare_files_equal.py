@@ -2,7 +2,9 @@
 """compare_files_equal.py A.h5 B.h5: exit 0 when two compare files (lcpsim compare) hold
 the same datasets with the same values, timings apart (wall times, their spread and the
 summaries of them, total wall time): a run over MPI ranks must give the serial run's
-file. Prints the first difference otherwise."""
+file. Also for two run files (lcpsim run): their wall times (/solver/wall_time,
+/summary/solver_wall_time, /summary/wall_time_total) apart, the same scene run twice must
+give the same file. Prints the first difference otherwise."""
 import sys
 
 import h5py
@@ -13,7 +15,9 @@ import numpy as np
 TIMINGS = {"results/wall_time", "results/wall_time_spread", "summary/median_wall_time",
            "summary/median_failure_wall_time", "results/setup_wall_time",
            "summary/worst_wall_time", "summary/total_wall_time", "parameters/repeat",
-           "parameters/time_limit"}
+           "parameters/time_limit",
+           # run files (lcpsim run)
+           "solver/wall_time", "summary/solver_wall_time", "summary/wall_time_total"}
 
 
 def datasets(f):

@@ -3,7 +3,7 @@
 with "grid" (and a deterministic "jitter") above a square bin of static boxes on a
 ground plane; they fall and settle into a pile.
 
-  scripts/make_pile.py N [--shape sphere|box] [--size S] [--gap G] [--jitter A]
+  scripts/make_pile.py N [--shape sphere|box|capsule|mixed] [--size S] [--gap G] [--jitter A]
                          [--seed K] [--clearance C] [--wall-height H] [--density RHO]
                          [--mu MU] [--time-step h] [--duration T] [-o FILE]
 
@@ -95,12 +95,34 @@ def pile(args):
                             ("wall_y+", [0, w + t, height / 2], [w, t, height / 2])):
         walls.append({"type": "box", "name": name, "position": [round(x, 12) for x in pos],
                       "half_extents": [round(x, 12) for x in half], "mu": args.mu})
-    shape = ({"type": "sphere", "radius": s, "mu": args.mu} if args.shape == "sphere"
-             else {"type": "box", "half_extents": [s, s, s], "mu": args.mu})
+    # Each shape fits a cube of half side s: a capsule of radius s / 2 and half length s / 2
+    # lies along x (its axis, local z, turned a quarter about y).
+    shapes = {"sphere": {"type": "sphere", "radius": s, "mu": args.mu},
+              "box": {"type": "box", "half_extents": [s, s, s], "mu": args.mu},
+              "capsule": {"type": "capsule", "radius": s / 2, "half_length": s / 2,
+                          "orientation": {"axis": [0, 1, 0], "angle": 1.5707963267948966},
+                          "mu": args.mu}}
     first = [round(-(nx - 1) * spacing / 2, 12), round(-(ny - 1) * spacing / 2, 12),
              round(s + gap, 12)]
-    what = "spheres of radius" if args.shape == "sphere" else "cubes of half extent"
+    what = {"sphere": "spheres of radius", "box": "cubes of half extent",
+            "capsule": "capsules (radius and half length half of)",
+            "mixed": "spheres, cubes and capsules (by layer) of size"}[args.shape]
+    plural = {"sphere": "spheres", "box": "boxes", "capsule": "capsules", "mixed": "bodies"}
     steps = round(args.duration / args.time_step)
+    # One grid of all copies; mixed: one grid per layer, sphere, box, capsule in turn.
+    if args.shape != "mixed":
+        grids = [{"name": args.shape, "density": args.density, "position": first,
+                  "shapes": [shapes[args.shape]],
+                  "grid": {"count": [nx, ny, nz], "spacing": [spacing] * 3,
+                           "jitter": {"amplitude": round(jitter, 12), "seed": args.seed}}}]
+    else:
+        kinds = ["sphere", "box", "capsule"]
+        grids = [{"name": "layer%d_%s" % (k, kinds[k % 3]), "density": args.density,
+                  "position": [first[0], first[1], round(first[2] + k * spacing, 12)],
+                  "shapes": [shapes[kinds[k % 3]]],
+                  "grid": {"count": [nx, ny, 1], "spacing": [spacing] * 3,
+                           "jitter": {"amplitude": round(jitter, 12), "seed": args.seed + k}}}
+                 for k in range(nz)]
     # Lemke (exact) for small piles; PGS at a fixed sweep budget for large ones, as engines
     # run it (dense pivoting on thousands of contact variables takes seconds per step).
     sweeps = args.sweeps if args.sweeps is not None else (0 if n <= 10 else 50)
@@ -108,7 +130,7 @@ def pile(args):
     scene = {
         "$schema": "scene.schema.json",
         "lcpsim": 1,
-        "name": "pile of %d %s" % (n, "spheres" if args.shape == "sphere" else "boxes"),
+        "name": "pile of %d %s" % (n, plural[args.shape]),
         "description": (
             "%d %s %g m (density %g kg/m^3, mu %g) start on a %d x %d x %d grid, spacing %g m, "
             "each copy moved by at most %g m per axis (deterministic jitter, seed %d), and fall "
@@ -129,11 +151,7 @@ def pile(args):
         "bodies": [
             {"name": "bin", "type": "static", "shapes": [
                 {"type": "plane", "name": "ground", "mu": args.mu}] + walls},
-            {"name": args.shape, "density": args.density, "position": first,
-             "shapes": [shape],
-             "grid": {"count": [nx, ny, nz], "spacing": [spacing] * 3,
-                      "jitter": {"amplitude": round(jitter, 12), "seed": args.seed}}},
-        ],
+        ] + grids,
     }
     return scene
 
@@ -141,7 +159,7 @@ def pile(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", type=int, help="number of falling bodies")
-    ap.add_argument("--shape", choices=["sphere", "box"], default="sphere")
+    ap.add_argument("--shape", choices=["sphere", "box", "capsule", "mixed"], default="sphere")
     ap.add_argument("--size", type=float, default=0.1, help="radius or half extent, m")
     ap.add_argument("--gap", type=float, default=0.05, help="free space between copies, m")
     ap.add_argument("--jitter", type=float, default=None, help="jitter amplitude, m")
