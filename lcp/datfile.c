@@ -365,12 +365,68 @@ static FILE *open_read(const char *path, char *err, size_t errlen) {
   return f;
 }
 
+/* Next integer token of the probe; 0 when the file ends or the token is no integer. */
+static int probe_int(Lexer *lx, long *v) {
+  if (next_token(lx) != 1 || lx->tok_len > TOKEN_MAX) return 0;
+  char *end;
+  errno = 0;
+  *v = strtol(lx->tok, &end, 10);
+  return end != lx->tok && *end == '\0' && errno == 0;
+}
+
+/* The header of a Siconos mixed LCP file (mixedLinearComplementarity_newFromFile):
+ * "isStorageType1 isStorageType2 n m", then for storage type 1 the block rows (0, then
+ * increasing to n + m), a 0/1 flag per block and the matrix' storage type (0, 1, 2).
+ * "0 1 n m" with n + m >= 1 is no LCP either (an LCP of n = 0 has sizes 0). */
+static int mlcp_signature(Lexer *lx, long *n, long *m) {
+  long st1, st2, v;
+  if (!probe_int(lx, &st1) || !probe_int(lx, &st2) || !probe_int(lx, n) || !probe_int(lx, m))
+    return 0;
+  if ((st1 != 0 && st1 != 1) || (st2 != 0 && st2 != 1) || !(st1 || st2) || *n < 0 || *m < 0 ||
+      *n > LSIM_DAT_MAX_N || *m > LSIM_DAT_MAX_N || *n + *m < 1)
+    return 0;
+  if (!st1) return 1;
+  long prev, blocks = 0;
+  if (!probe_int(lx, &prev) || prev != 0) return 0;
+  while (prev < *n + *m) {
+    if (!probe_int(lx, &v) || v <= prev || v > *n + *m) return 0;
+    prev = v, ++blocks;
+  }
+  for (long b = 0; b < blocks; ++b)
+    if (!probe_int(lx, &v) || (v != 0 && v != 1)) return 0;
+  return probe_int(lx, &v) && v >= 0 && v <= 2;
+}
+
 int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen) {
   Lexer lx = lexer_start(f, name ? name : "(stream)", err, errlen);
   memset(lcp, 0, sizeof *lcp);
+  /* A mixed LCP file is named as such (a seekable stream only): read as an LCP it fails
+     on a size, or for n = m = 1 reads silently as a 1 x 1 LCP of M = 0. */
+  const long start = ftell(f);
+  if (start >= 0) {
+    long n = 0, m = 0;
+    const int mlcp = mlcp_signature(&lx, &n, &m);
+    if (fseek(f, start, SEEK_SET) != 0) return fail(&lx, 1, LSIM_IO_ERROR, "cannot seek back");
+    lx = lexer_start(f, name ? name : "(stream)", err, errlen);
+    if (mlcp)
+      return fail(&lx, 1, LSIM_INVALID_INPUT,
+                  "a mixed linear complementarity problem (Siconos MLCP .dat: %ld equality and "
+                  "%ld complementarity rows), not supported; supported: LCP .dat, frictional "
+                  "contact .dat, FCLIB .hdf5, run or compare .h5 (--step)", n, m);
+  }
   int rc = read_all(&lx, lcp);
   if (rc) lsim_lcp_free(lcp);
   return rc;
+}
+
+int lsim_dat_is_mlcp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  Lexer lx = lexer_start(f, path, NULL, 0);
+  long n, m;
+  const int mlcp = mlcp_signature(&lx, &n, &m);
+  fclose(f);
+  return mlcp;
 }
 
 int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen) {

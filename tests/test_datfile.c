@@ -16,6 +16,7 @@
 #include "LinearComplementarityProblem.h"
 #include "NumericsMatrix.h"
 #include "lcp/datfile.h"
+#include "lcp/fc.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
 #include "support.h"
@@ -287,6 +288,44 @@ static void test_stream(void **state) {
   fclose(f);
 }
 
+/* Every shared Siconos mixed LCP file is refused as one, on line 1, its kind recognised
+ * (deudeu and Rectangular, n = m = 1, once read as a 1 x 1 LCP with M = 0); an LCP of
+ * n = 1 in sparse-block storage with nbblocks 0 (the same first tokens) still reads. */
+static void test_mlcp_refused(void **state) {
+  (void)state;
+  char dir[512], path[1024], err[512];
+  lsim_test_shared_path("data/siconos-mlcp", dir, sizeof dir);
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 4, ".dat")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    LsimLcp lcp;
+    assert_int_equal(lsim_dat_read(path, &lcp, err, sizeof err), LSIM_INVALID_INPUT);
+    assert_null(lcp.M);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:1: a mixed linear complementarity problem (Siconos MLCP", path);
+    if (!strstr(err, want)) fprintf(stderr, "%s\n", err);
+    assert_non_null(strstr(err, want));
+    assert_int_equal(lsim_problem_file_kind(path), LSIM_FILE_MLCP);
+    ++count;
+  }
+  closedir(d);
+  assert_int_equal(count, 18);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  fputs("1\n1\n1 1\n0\n-2\n", f);
+  rewind(f);
+  LsimLcp lcp;
+  assert_int_equal(lsim_dat_read_stream(f, "mem", &lcp, err, sizeof err), 0);
+  assert_true(lcp.n == 1 && lcp.M[0] == 0.0 && lcp.q[0] == -2.0);
+  lsim_lcp_free(&lcp);
+  fclose(f);
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(g_tmpdir, sizeof g_tmpdir, "/tmp/lsim_datfile_XXXXXX");
@@ -307,6 +346,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_io_errors),
       cmocka_unit_test(test_stream),
+      cmocka_unit_test(test_mlcp_refused),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

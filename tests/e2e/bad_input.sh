@@ -212,6 +212,11 @@ t dat_negn "negn.dat:1:" solve "$in/negn.dat"
 t dat_block "block.dat:11: block number 5, expected 0" solve "$in/block.dat"
 t fc_mu "fc_mu.dat:10:" solve "$in/fc_mu.dat"
 t fc_dim "fc_dim.dat:3: size0 0 does not match n 4" solve "$in/fc_dim.dat"
+# Siconos mixed LCP files: named as such (n = m = 1 once read silently as a 1 x 1 LCP).
+mlcp=$(pwd)/../shared/data/siconos-mlcp
+t mlcp_solve "deudeu_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 1 equality and 1 complementarity rows), not supported" solve "$mlcp/deudeu_mlcp.dat"
+t mlcp_solve_big "Buck2_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 20 equality and 12" solve "$mlcp/Buck2_mlcp.dat"
+t mlcp_compare "Rectangular_mlcp.dat:1: a mixed linear complementarity problem" compare "$mlcp/Rectangular_mlcp.dat" --solvers lemke -o @OUT
 # ---- solve / export / view / compare / impact command lines ----
 t solve_none "lcpsim solve: no problem file" solve
 t no_args "lcpsim: no scene or command" 
