@@ -44,30 +44,62 @@ static void solve_usage(FILE *f) {
           "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
 }
 
-/* Reads exactly n finite numbers from path into z. */
+/* Reads exactly n finite numbers from path into z; errors name the line and the entry. */
 static int read_warm(const char *path, int n, double *z) {
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "lcpsim: %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
     return -1;
   }
-  int count = 0;
+  int count = 0, line = 1, c;
   char tok[128];
-  while (fscanf(f, "%127s", tok) == 1) {
-    char *end;
-    double v = strtod(tok, &end);
-    if (*end || !isfinite(v)) {
-      fprintf(stderr, "lcpsim: %s: entry %d: not a finite number: '%s'\n", path, count + 1, tok);
+  for (;;) {
+    /* Whitespace, counting lines; then one token (longer ones are refused, not split). */
+    while ((c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+                                    c == '\v' || c == '\f'))
+      line += c == '\n';
+    if (c == EOF) break;
+    size_t len = 0;
+    for (; c != EOF && !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+                         c == '\f'); c = getc(f))
+      if (len < sizeof tok) tok[len++] = (char)c;
+    if (c != EOF) ungetc(c, f);
+    if (len == sizeof tok) {
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: number longer than %zu characters\n", path,
+              line, count + 1, sizeof tok - 1);
       fclose(f);
       return -1;
     }
-    if (count < n) z[count] = v;
-    ++count;
+    tok[len] = '\0';
+    char *end;
+    double v = strtod(tok, &end);
+    if (*end || !isfinite(v)) {
+      /* Bytes that are no text are not echoed (a binary file given by mistake). */
+      int text = 1;
+      for (size_t k = 0; k < len; ++k) text &= tok[k] >= 0x20 && tok[k] < 0x7f;
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: not a finite number: %s%s%s\n", path, line,
+              count + 1, text ? "'" : "", text ? tok : "(not text: a binary file?)",
+              text ? "'" : "");
+      fclose(f);
+      return -1;
+    }
+    if (count == n) {
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: more than the %d numbers of the warm start "
+              "(n = %d)\n", path, line, count + 1, n, n);
+      fclose(f);
+      return -1;
+    }
+    z[count++] = v;
   }
+  const int bad = ferror(f), bad_errno = errno;
   fclose(f);
+  if (bad) {
+    fprintf(stderr, "lcpsim: %s: read error: %s\n", path, strerror(bad_errno));
+    return -1;
+  }
   if (count != n) {
-    fprintf(stderr, "lcpsim: %s: expected %d numbers for the warm start, found %d\n", path, n,
-            count);
+    fprintf(stderr, "lcpsim: %s:%d: expected %d numbers for the warm start (n = %d), file "
+            "ends after %d\n", path, line, n, n, count);
     return -1;
   }
   return 0;
@@ -102,6 +134,12 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
   }
   LsimFcStats st;
   const int status = lsim_fc_solver_solve(solver, &p, r, r + p.n, &st);
+  /* A solver that does not take this problem (a 2-D solver on a 3-D problem, d not a
+     multiple of 4 in 3-D) is bad input: said on stderr, exit 2, no report. */
+  if (status == LSIM_INVALID_INPUT) {
+    fprintf(stderr, "lcpsim solve: %s: %s\n", path, lsim_fc_solver_last_message(solver));
+    goto done;
+  }
   printf("problem            %s (%s, dimension %d, %d contacts, n = %d)\n", path,
          lsim_problem_file_kind_name(kind), p.dim, p.nc, p.n);
   if (exact)

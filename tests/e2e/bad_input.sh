@@ -250,7 +250,22 @@ t h5_nodump "plain.h5: no LCP dump" solve "$in/plain.h5" --step 1
 t h5_series "run.h5: step 1 has no LCP of series 5" solve "$in/run.h5" --step 1 --series 5
 t export_step "run.h5: step 99 has no LCP" export "$in/run.h5" --step 99 -o @OUT
 t export_series "run.h5: step 1 has no LCP of series 4" export "$in/run.h5" --step 1 --series 4 -o @OUT
-t warm_binary "run.h5: entry 1" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
+t warm_binary "run.h5:1: entry 1: not a finite number: (not text: a binary file?)" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
+# Warm starts for lcp_CPS_1 (n = 2): the line and the entry named.
+cps1=$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat
+F warm3.txt '0.5\n\n0.5 1\n'
+F warmtext.txt '0.5\n0.5x\n'
+F warmshort.txt '0.5\n\n'
+t warm_extra "warm3.txt:3: entry 3: more than the 2 numbers of the warm start (n = 2)" solve "$cps1" --warm "$in/warm3.txt"
+t warm_text "warmtext.txt:2: entry 2: not a finite number: '0.5x'" solve "$cps1" --warm "$in/warmtext.txt"
+t warm_short "warmshort.txt:3: expected 2 numbers for the warm start (n = 2), file ends after 1" solve "$cps1" --warm "$in/warmshort.txt"
+t warm_dir "$in: read error: Is a directory" solve "$cps1" --warm "$in"
+F warm4.txt '1 2 3\n4\n'
+t warm_fc "warm4.txt:2: entry 4: more than the 3 numbers of the warm start (n = 3)" solve "$(pwd)/../shared/data/siconos-fc3d/FrictionContact3D_1c.dat" --warm "$in/warm4.txt"
+# A frictional contact solver or cone that does not fit the problem's dimension: exit 2.
+fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
+t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
+t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --solver lemke --d 6
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
