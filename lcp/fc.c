@@ -431,7 +431,9 @@ static int fclib_read(hid_t file, const char *path, LsimFc *p, char *err, size_t
   }
   char msg[256];
   if ((rc = lsim_fc_check(p, msg, sizeof msg))) {
-    snprintf(err, errlen, "%s: %s", path, msg);
+    /* A bad mu is named by its dataset; W and q are computed, named as such. */
+    if (!strncmp(msg, "mu(", 3)) snprintf(err, errlen, "%s: %s/vectors/mu: %s", path, root, msg);
+    else snprintf(err, errlen, "%s: %s", path, msg);
     goto done;
   }
   if ((rc = lsim_fc_index(p))) snprintf(err, errlen, "%s: out of memory", path);

@@ -262,6 +262,18 @@ t warm_short "warmshort.txt:3: expected 2 numbers for the warm start (n = 2), fi
 t warm_dir "$in: read error: Is a directory" solve "$cps1" --warm "$in"
 F warm4.txt '1 2 3\n4\n'
 t warm_fc "warm4.txt:2: entry 4: more than the 3 numbers of the warm start (n = 3)" solve "$(pwd)/../shared/data/siconos-fc3d/FrictionContact3D_1c.dat" --warm "$in/warm4.txt"
+# FCLIB files with a group missing or a bad mu: the dataset named.
+/usr/bin/python3 - "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" "$in" <<'PY' || echo "FAIL: cannot make FCLIB inputs"
+import sys, shutil, h5py, numpy as np
+src, d = sys.argv[1], sys.argv[2]
+for name, edit in (("noH", lambda f: f.__delitem__("fclib_global/H")),
+                   ("nanmu", lambda f: f["fclib_global/vectors/mu"].__setitem__(0, np.nan))):
+    shutil.copy(src, d + "/" + name + ".hdf5")
+    with h5py.File(d + "/" + name + ".hdf5", "r+") as f:
+        edit(f)
+PY
+t fclib_noH "noH.hdf5: /fclib_global/H/m: missing" solve "$in/noH.hdf5"
+t fclib_nanmu "nanmu.hdf5: /fclib_global/vectors/mu: mu(0) = nan: need a finite mu >= 0" solve "$in/nanmu.hdf5"
 # A frictional contact solver or cone that does not fit the problem's dimension: exit 2.
 fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
 t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
