@@ -88,8 +88,11 @@ static int read_int(Lexer *lx, const char *what, long *out) {
   char *end;
   errno = 0;
   long v = strtol(lx->tok, &end, 10);
-  if (end == lx->tok || *end != '\0' || errno == ERANGE)
+  if (end == lx->tok || *end != '\0')
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
+                lx->tok);
+  if (errno == ERANGE)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: integer out of range: '%s'", what,
                 lx->tok);
   *out = v;
   return 0;
@@ -298,10 +301,10 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
     char *end;
     errno = 0;
     n = strtol(lx->tok, &end, 10);
-    if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0' || errno == ERANGE)
+    if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0')
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", lx->tok);
-    if (n < 0 || n > LSIM_DAT_MAX_N)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %ld out of range [0, %d]", n,
+    if (errno == ERANGE || n < 0 || n > LSIM_DAT_MAX_N)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", lx->tok,
                   LSIM_DAT_MAX_N);
   }
   return read_body(lx, lcp, n, NULL);

@@ -215,6 +215,9 @@ static void test_bad_input(void **state) {
   expect_error("  \n\n \n", BAD, ":1: empty file");
   expect_error("x\n", BAD, ":1: n: not an integer: 'x'");
   expect_error("-3\n", BAD, ":1: n -3 out of range");
+  expect_error("99999999999999999999\n", BAD, ":1: n 99999999999999999999 out of range [0, 32768]");
+  expect_error("2\n0\n-99999999999999999999 2\n", BAD,
+               ":3: size0: integer out of range: '-99999999999999999999'");
   expect_error("2\n", BAD, "expected storage type, file ends");
   expect_error("2\n3\n2 2\n", BAD, ":2: storage type 3 not supported");
   expect_error("2\n2\n2 2\nno header\n", BAD, "sparse matrix: no 'nnz:' header");
