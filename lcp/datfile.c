@@ -31,6 +31,7 @@ typedef struct Lexer {
   int tok_line;          /* line of the last token (1 before any): where "file ends" */
   char tok[TOKEN_MAX + 1];
   size_t tok_len;        /* full length, may exceed TOKEN_MAX */
+  char shown[4 * TOKEN_MAX + 1]; /* tok as messages quote it (shown()) */
   char *err;
   size_t errlen;
 } Lexer;
@@ -48,6 +49,17 @@ static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...) {
   vsnprintf(lx->err + k, lx->errlen - (size_t)k, fmt, ap);
   va_end(ap);
   return rc;
+}
+
+/* The last token as messages quote it: bytes outside printable ASCII as \xNN (a binary
+ * file, a UTF-8 byte order mark would otherwise print as nothing or as garbage). */
+static const char *shown(Lexer *lx) {
+  size_t k = 0;
+  for (const unsigned char *c = (const unsigned char *)lx->tok; *c; ++c)
+    if (*c >= 0x20 && *c < 0x7f) lx->shown[k++] = (char)*c;
+    else k += (size_t)snprintf(lx->shown + k, sizeof lx->shown - k, "\\x%02X", *c);
+  lx->shown[k] = '\0';
+  return lx->shown;
 }
 
 /* Next token: 1 found, 0 end of file, LSIM_IO_ERROR on a read error. */
@@ -84,16 +96,16 @@ static int read_int(Lexer *lx, const char *what, long *out) {
   if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %s, file ends", what);
   if (lx->tok_len > TOKEN_MAX)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: token too long: '%.20s...'", what,
-                lx->tok);
+                shown(lx));
   char *end;
   errno = 0;
   long v = strtol(lx->tok, &end, 10);
   if (end == lx->tok || *end != '\0')
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
-                lx->tok);
+                shown(lx));
   if (errno == ERANGE)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: integer out of range: '%s'", what,
-                lx->tok);
+                shown(lx));
   *out = v;
   return 0;
 }
@@ -121,11 +133,11 @@ static int read_doubles(Lexer *lx, double *dst, size_t count, const char *what,
     if (lx->tok_len > TOKEN_MAX || (maxlen && lx->tok_len > maxlen))
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
                   "number longer than %zu characters in %s: '%.20s...'",
-                  maxlen ? maxlen : (size_t)TOKEN_MAX, where, lx->tok);
+                  maxlen ? maxlen : (size_t)TOKEN_MAX, where, shown(lx));
     char *end;
     double v = strtod(lx->tok, &end);
     if (end == lx->tok || *end != '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", lx->tok);
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", shown(lx));
     if (!isfinite(v)) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
     dst[k] = v;
   }
@@ -233,7 +245,7 @@ static int expect(Lexer *lx, const char *word, const char *where) {
                           word, where);
   if (strcmp(lx->tok, word))
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, got '%.20s'", word,
-                where, lx->tok);
+                where, shown(lx));
   return 0;
 }
 
@@ -257,7 +269,7 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
     errno = 0;
     nnz = strtol(lx->tok, &end, 10);
     if (end == lx->tok || strcmp(end, ",") || errno || nnz < 0 || nnz > n * n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", lx->tok);
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", shown(lx));
   }
   if ((rc = expect(lx, "1-norm:", "in the sparse matrix header"))) return rc;
   if ((t = next_token(lx)) <= 0)
@@ -296,15 +308,21 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
   int t = next_token(lx);
   if (t < 0) return t;
   if (t == 0) return fail(lx, 1, LSIM_INVALID_INPUT, "empty file, expected n");
+  /* A UTF-8 byte order mark, which some editors write first: Siconos' reader does not
+     skip it either, so it is named rather than quoted as part of n. */
+  if (!strncmp(lx->tok, "\xEF\xBB\xBF", 3))
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                "the file starts with a UTF-8 byte order mark (bytes EF BB BF): save it "
+                "without BOM");
   /* The first token is n (read here to tell an empty file apart). */
   {
     char *end;
     errno = 0;
     n = strtol(lx->tok, &end, 10);
     if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", lx->tok);
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", shown(lx));
     if (errno == ERANGE || n < 0 || n > LSIM_DAT_MAX_N)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", lx->tok,
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", shown(lx),
                   LSIM_DAT_MAX_N);
   }
   return read_body(lx, lcp, n, NULL);

@@ -215,6 +215,11 @@ static void test_bad_input(void **state) {
   expect_error("  \n\n \n", BAD, ":1: empty file");
   expect_error("x\n", BAD, ":1: n: not an integer: 'x'");
   expect_error("-3\n", BAD, ":1: n -3 out of range");
+  /* Bytes that are no printable text are quoted as \xNN; a byte order mark is named. */
+  expect_error("\xEF\xBB\xBF" "2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n", BAD,
+               ":1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)");
+  expect_error("\x7F" "ELF\x02\x01\n", BAD, ":1: n: not an integer: '\\x7FELF\\x02\\x01'");
+  expect_error("2\n0\n2 2\n2 2\n1 \x01\xFF\n", BAD, ":5: not a number: '\\x01\\xFF'");
   expect_error("99999999999999999999\n", BAD, ":1: n 99999999999999999999 out of range [0, 32768]");
   expect_error("2\n0\n-99999999999999999999 2\n", BAD,
                ":3: size0: integer out of range: '-99999999999999999999'");
