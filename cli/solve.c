@@ -108,7 +108,7 @@ static int read_warm(const char *path, int n, double *z) {
 /* A frictional contact problem: solved with the exact cone, or as the Stewart-Trinkle LCP
  * of a polyhedral cone (an LCP solver with ndir directions); the same Coulomb measures. */
 static int solve_fc(const char *path, int kind, const char *solver_name, LsimSolverOptions opt,
-                    int ndir, const char *warm_path, int print_z) {
+                    int ndir, const char *warm_path, int print_z, const int given[3]) {
   char err[1024];
   LsimFc p;
   if (lsim_fc_read(path, &p, err, sizeof err)) {
@@ -116,7 +116,15 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
     return 2;
   }
   const int exact = lsim_fc_solver_is_exact(solver_name);
+  /* --d is the polyhedral cone's: an exact-cone solver would ignore it silently. */
+  if (exact && ndir > 0) {
+    fprintf(stderr, "lcpsim solve: --d %d: %s uses the exact cone; --d is for an LCP solver "
+            "on the polyhedral cone (lemke, pgs, ...)\n", ndir, solver_name);
+    lsim_fc_free(&p);
+    return 2;
+  }
   if (!exact && ndir < 0) ndir = p.dim == 2 ? 2 : 8;
+  lsim_cli_note_unused("lcpsim solve", solver_name, given[0], given[1], given[2]);
   LsimFcSolver *solver = NULL;
   double *r = calloc(2 * (size_t)p.n + 2, sizeof(double));
   int rc = 2;
@@ -270,7 +278,7 @@ int lsim_cli_solve(int argc, char **argv) {
   const int kind = from_h5 ? LSIM_FILE_UNKNOWN : kind0;
   if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB)
     return solve_fc(path, kind, solver_given ? solver_name : "nsgs", opt, ndir, warm_path,
-                    print_z);
+                    print_z, (const int[3]){omega_given, threads_given, sparse_limit_given});
   if (ndir > 0) {
     fprintf(stderr, "lcpsim solve: --d is for frictional contact problems\n");
     return 2;

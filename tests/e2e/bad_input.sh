@@ -278,6 +278,7 @@ t fclib_nanmu "nanmu.hdf5: /fclib_global/vectors/mu: mu(0) = nan: need a finite 
 fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
 t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
 t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --solver lemke --d 6
+t fc_d_exact "--d 8: nsgs uses the exact cone; --d is for an LCP solver on the polyhedral cone" solve "$fc3" --solver nsgs --d 8
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
