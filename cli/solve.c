@@ -105,6 +105,15 @@ static int read_warm(const char *path, int n, double *z) {
   return 0;
 }
 
+/* What the report says of a warm start: given and used, or given and not used (an
+ * all-zero guess is a cold start; Siconos' pivoting solvers read no guess; Lemke keeps
+ * its warm path only when it ends the solve). */
+static const char *warm_note(int given, int used) {
+  if (!given) return "";
+  return used ? " (warm start)"
+              : " (warm start given, not used: a zero guess, or the solver started cold)";
+}
+
 /* A frictional contact problem: solved with the exact cone, or as the Stewart-Trinkle LCP
  * of a polyhedral cone (an LCP solver with ndir directions); the same Coulomb measures. */
 static int solve_fc(const char *path, int kind, const char *solver_name, LsimSolverOptions opt,
@@ -152,10 +161,10 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
          lsim_problem_file_kind_name(kind), p.dim, p.nc, p.n);
   if (exact)
     printf("solver             %s (exact cone)%s\n", solver_name,
-           opt.warm_start ? " (warm start)" : "");
+           warm_note(opt.warm_start, st.warm_started));
   else
-    printf("solver             %s on the polyhedral LCP, d = %d (n = %d)\n", solver_name, ndir,
-           p.nc * (ndir + 2));
+    printf("solver             %s on the polyhedral LCP, d = %d (n = %d)%s\n", solver_name,
+           ndir, p.nc * (ndir + 2), warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);
   printf("natural map        %.3e (relative to ||q||: %.3e)\n", st.quality.natural,
@@ -359,7 +368,7 @@ int lsim_cli_solve(int argc, char **argv) {
   else
     printf("problem            %s (%s, n = %d)\n", path,
            lsim_problem_file_kind_name(LSIM_FILE_LCP), lcp.n);
-  printf("solver             %s%s\n", solver_name, opt.warm_start ? " (warm start)" : "");
+  printf("solver             %s%s\n", solver_name, warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);
   printf("natural residual   %.3e (relative to max|q|: %.3e)\n", st.residual.natural,
