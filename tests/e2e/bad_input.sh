@@ -273,6 +273,8 @@ for name, edit in (("noH", lambda f: f.__delitem__("fclib_global/H")),
         edit(f)
 PY
 t fclib_noH "noH.hdf5: /fclib_global/H/m: missing" solve "$in/noH.hdf5"
+t fclib_step "Box_Stacks-i0122-82-5.hdf5: an FCLIB frictional contact problem, not a run or compare file: it has no steps" solve "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --step 1
+t fclib_export "Box_Stacks-i0122-82-5.hdf5: an FCLIB frictional contact problem, not a run or compare file" export "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --step 1 -o @OUT
 t fclib_nanmu "nanmu.hdf5: /fclib_global/vectors/mu: mu(0) = nan: need a finite mu >= 0" solve "$in/nanmu.hdf5"
 # A frictional contact solver or cone that does not fit the problem's dimension: exit 2.
 fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
