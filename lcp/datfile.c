@@ -344,7 +344,10 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
   if ((rc = read_int(lx, "size1", &size1))) return rc;
   if (size1 != n)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
-  if (lsim_lcp_init(lcp, (int)n)) return fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+  if (lsim_lcp_init(lcp, (int)n))
+    return fail(lx, lx->line, LSIM_OUT_OF_MEMORY,
+                "out of memory for n = %ld (M is stored dense: %.3g GB)", n,
+                (double)n * (double)n * 8e-9);
 
   if (storage == 0) {
     /* Dense: the sizes again, then M column-major. */

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "LinearComplementarityProblem.h"
@@ -334,6 +336,38 @@ static void test_mlcp_refused(void **state) {
   fclose(f);
 }
 
+/* n = 32768 under a 1 GB address-space limit: M (8.6 GB) cannot be had, and the error
+ * says why (n and the size), on the line where n's sizes end. In a child process, as the
+ * limit stays; not under AddressSanitizer, whose shadow memory needs more than the limit. */
+static void test_out_of_memory_says_size(void **state) {
+  (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+  skip();
+#else
+  const pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl = {1UL << 30, 1UL << 30};
+    if (setrlimit(RLIMIT_AS, &rl)) _exit(3);
+    FILE *f = tmpfile();
+    if (!f) _exit(4);
+    fputs("32768\n0\n32768 32768\n32768 32768\n1 2\n", f);
+    rewind(f);
+    LsimLcp lcp;
+    char err[256];
+    const int rc = lsim_dat_read_stream(f, "big", &lcp, err, sizeof err);
+    _exit(rc == LSIM_OUT_OF_MEMORY &&
+                  strstr(err, "big:4: out of memory for n = 32768 (M is stored dense: 8.59 GB)")
+              ? 0
+              : 1);
+  }
+  int wst = 0;
+  assert_int_equal(waitpid(pid, &wst, 0), pid);
+  assert_true(WIFEXITED(wst));
+  assert_int_equal(WEXITSTATUS(wst), 0);
+#endif
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(g_tmpdir, sizeof g_tmpdir, "/tmp/lsim_datfile_XXXXXX");
@@ -355,6 +389,7 @@ int main(void) {
       cmocka_unit_test(test_io_errors),
       cmocka_unit_test(test_stream),
       cmocka_unit_test(test_mlcp_refused),
+      cmocka_unit_test(test_out_of_memory_says_size),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
