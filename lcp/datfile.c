@@ -32,6 +32,7 @@ typedef struct Lexer {
   char tok[TOKEN_MAX + 1];
   size_t tok_len;        /* full length, may exceed TOKEN_MAX */
   char shown[4 * TOKEN_MAX + 1]; /* tok as messages quote it (shown()) */
+  const char *mat;       /* the matrix' name in messages: "M" (LCP), "W" (frictional contact) */
   char *err;
   size_t errlen;
 } Lexer;
@@ -222,7 +223,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
       }
       char what[64];
       snprintf(what, sizeof what, "values of block %ld", b);
-      if ((rc = read_doubles(lx, vals, (size_t)(rows * cols), what, "M", 32))) goto done;
+      if ((rc = read_doubles(lx, vals, (size_t)(rows * cols), what, lx->mat, 32))) goto done;
       for (long j = 0; j < cols; ++j)
         for (long i = 0; i < rows; ++i)
           lcp->M[(size_t)(r0 + i) + (size_t)(c0 + j) * (size_t)n] = vals[i + j * rows];
@@ -289,7 +290,7 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
       double v = 0.0;
       if ((rc = read_int_range(lx, "row", 0, n - 1, &row))) return rc;
       if ((rc = expect(lx, ":", "after the row number"))) return rc;
-      if ((rc = read_doubles(lx, &v, 1, "matrix entry", "M", 0))) return rc;
+      if ((rc = read_doubles(lx, &v, 1, "matrix entry", lx->mat, 0))) return rc;
       lcp->M[(size_t)row + (size_t)j * (size_t)n] += v;
     }
     seen = b + 1;
@@ -357,7 +358,7 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
     if ((rc = read_int(lx, "size1", &size1))) return rc;
     if (size1 != n)
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
-    if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", "M", 0)))
+    if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", lx->mat, 0)))
       return rc;
   } else if (storage == 2) {
     if ((rc = read_csparse_print(lx, lcp))) return rc;
@@ -378,6 +379,7 @@ static Lexer lexer_start(FILE *f, const char *name, char *err, size_t errlen) {
   lx.tok_line = 1;
   lx.err = err;
   lx.errlen = errlen;
+  lx.mat = "M";
   if (err && errlen) err[0] = '\0';
   return lx;
 }
@@ -499,6 +501,7 @@ int lsim_fc_dat_read(const char *path, LsimFc *p, char *err, size_t errlen) {
   FILE *f = open_read(path, err, errlen);
   if (!f) return LSIM_IO_ERROR;
   Lexer lx = lexer_start(f, path, err, errlen);
+  lx.mat = "W";
   int rc = read_fc(&lx, p);
   fclose(f);
   if (rc) lsim_fc_free(p);
