@@ -4,7 +4,8 @@
  * for well-formed files (same tokens, strtod = glibc's %le conversion, so the same
  * doubles) and refuses, with "path:LINE: what", what Siconos would misread silently:
  * truncation, sizes that disagree with n, text where a number belongs, NaN or Inf,
- * inconsistent block structure. Differences on purpose: Siconos only warns on a wrong
+ * inconsistent block structure, a number after q (more data than n needs; text after q
+ * is a comment, as Siconos' files have). Differences on purpose: Siconos only warns on a wrong
  * block number and reads a number of more than 32 characters inside a block as two
  * ("%32le"); both are errors here.
  */
@@ -326,7 +327,21 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", shown(lx),
                   LSIM_DAT_MAX_N);
   }
-  return read_body(lx, lcp, n, NULL);
+  int rc = read_body(lx, lcp, n, NULL);
+  if (rc) return rc;
+  /* Text after q is a comment (Siconos' files end with one, "Remark 4.1.14 CPS 2009");
+     a number right after q means more numbers than n needs: the sizes are wrong. */
+  const int after = next_token(lx);
+  if (after < 0) return after;
+  if (after == 1) {
+    char *end;
+    (void)strtod(lx->tok, &end);
+    if (end != lx->tok && *end == '\0')
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                  "a number ('%s') follows the %ld entries of q: more numbers than n = %ld "
+                  "needs (text after q is a comment, a number is not)", shown(lx), n, n);
+  }
+  return 0;
 }
 
 /* After n: the storage type, the matrix (initialising lcp) and q. *storage_out (if not

@@ -9,7 +9,8 @@
  *   sparse-block: nbblocks, blocknumber0 blocknumber1, cumulative row block sizes,
  *     cumulative column block sizes, filled1 filled2, block-row pointers, block-column
  *     indices, then per block its number and values (column-major), then q.
- * Anything after q is ignored. See ../shared/data/README.md.
+ * Text after q is ignored (a comment); a number after q is an error (more data than n
+ * needs). See ../shared/data/README.md.
  */
 #ifndef LSIM_DATFILE_H
 #define LSIM_DATFILE_H

@@ -222,6 +222,11 @@ static void test_bad_input(void **state) {
                ":1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)");
   expect_error("\x7F" "ELF\x02\x01\n", BAD, ":1: n: not an integer: '\\x7FELF\\x02\\x01'");
   expect_error("2\n0\n2 2\n2 2\n1 \x01\xFF\n", BAD, ":5: not a number: '\\x01\\xFF'");
+  /* More numbers than n needs (a 3 x 3 problem under n = 2); a comment after q is fine. */
+  expect_error("2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n5 6 7\n", BAD,
+               ":8: a number ('5') follows the 2 entries of q: more numbers than n = 2 needs");
+  expect_error("2\n0\n2 2\n2 2\n1 0 0\n0 1 0\n0 0 1\n-1 -1 -1\n", BAD,
+               ":7: a number ('0') follows the 2 entries of q");
   expect_error("99999999999999999999\n", BAD, ":1: n 99999999999999999999 out of range [0, 32768]");
   expect_error("2\n0\n-99999999999999999999 2\n", BAD,
                ":3: size0: integer out of range: '-99999999999999999999'");
