@@ -230,7 +230,7 @@ int lsim_cli_solve(int argc, char **argv) {
       else if (!strcmp(a, "--warm")) warm_path = v;
       else if (!strcmp(a, "--tol")) {
         if (lsim_cli_parse_double(v, &opt.tol) || !(opt.tol >= 0.0)) {
-          fprintf(stderr, "lcpsim solve: --tol: need a number >= 0, got '%s'\n", v);
+          fprintf(stderr, "lcpsim solve: --tol: need a finite number >= 0 (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--omega")) {

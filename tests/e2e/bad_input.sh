@@ -225,6 +225,7 @@ t view_none "lcpsim view: no FILE.h5" view
 t compare_none "lcpsim compare: no SCENE.json" compare
 t impact_none "lcpsim impact: no SCENE.json" impact
 t solve_tol "--tol" solve "$in/trunc.dat" --tol -1
+t solve_tol_inf "--tol: need a finite number >= 0 (in double range), got 'inf'" solve "$in/trunc.dat" --tol inf
 t solve_solver "nosuch" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --solver nosuch
 t solve_two "trunc.dat" solve "$in/trunc.dat" "$in/text.dat"
 t solve_step_dat "--step" solve "$in/trunc.dat" --step 2
