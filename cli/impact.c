@@ -58,7 +58,7 @@ int lsim_cli_impact(int argc, char **argv) {
   LsimModel m;
   LsimState st;
   LsimSceneError serr;
-  char msg[512];
+  char msg[2048];
   if (lsim_scene_load(scene, &m, &st, NULL, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
@@ -76,6 +76,18 @@ int lsim_cli_impact(int argc, char **argv) {
       fprintf(stderr, "lcpsim impact: --close: '%.*s' is not a pair of body names A:B of %s\n",
               (int)(end - p), p, scene);
       rc = 2;
+    }
+    /* A body with itself, or a pair named twice (either order: its contacts were
+       counted twice, the impulse split between the copies), is refused. */
+    for (int k = 0; !rc && k <= npairs; ++k) {
+      const int same = k == npairs ? a == b
+                                   : (pairs[2 * k] == a && pairs[2 * k + 1] == b) ||
+                                         (pairs[2 * k] == b && pairs[2 * k + 1] == a);
+      if (same) {
+        fprintf(stderr, "lcpsim impact: --close: '%.*s' %s\n", (int)(end - p), p,
+                k == npairs ? "pairs a body with itself" : "is named twice");
+        rc = 2;
+      }
     }
     pairs[2 * npairs] = a, pairs[2 * npairs + 1] = b, ++npairs;
     p = comma ? comma + 1 : end;

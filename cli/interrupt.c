@@ -7,8 +7,22 @@
 
 volatile sig_atomic_t lsim_cli_interrupted = 0;
 
-/* The handler only records which signal came; the loops check it between steps. */
-static void on_interrupt(int sig) { lsim_cli_interrupted = sig; }
+/* The first signal only records which came; the loops check it between steps. A second
+ * one (a step that runs for minutes, a user pressing Ctrl-C again) ends the process at once
+ * by the signal's default action, as kill -9 would: the run's file stays as its partial
+ * file, up to its last flush (docs/output-format.md, "Output files"). */
+static void on_interrupt(int sig) {
+  if (lsim_cli_interrupted) {
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    sigemptyset(&dfl.sa_mask);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    raise(sig);
+    return;
+  }
+  lsim_cli_interrupted = sig;
+}
 
 void lsim_cli_catch_interrupts(int on) {
   struct sigaction sa;

@@ -60,6 +60,13 @@ int lsim_cli_parse_int(const char *s, int *out) { return lsim_parse_int(s, out);
 
 int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
                         const char **path) {
+  const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;
+  if (eq) {
+    /* --name=value: the value is the next argument here; said, with the spelling. */
+    fprintf(stderr, "%s: unknown option '%s' (an option's value is the next argument: "
+            "%.*s %s; see %s)\n", prefix, a, (int)(eq - a), a, eq + 1, help);
+    return 2;
+  }
   if (a[0] == '-' && a[1]) {
     fprintf(stderr, "%s: unknown option '%s' (see %s)\n", prefix, a, help);
     return 2;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +32,8 @@ static void run_usage(FILE *f) {
           "                    [--dump-lcp] [--dump-dense-limit N] [--solver-output]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
-          "                     the scene's folder, else SCENE's base name with .h5 in the\n"
-          "                     current folder)\n"
+          "                     the scene's folder (the current one for a piped scene),\n"
+          "                     else SCENE's base name with .h5 in the current folder)\n"
           "  --solver NAME      override the scene's solver (lcpsim solvers lists them)\n"
           "  --steps N          override the number of steps\n"
           "  --duration T       override the duration (steps = T / time_step)\n"
@@ -66,7 +67,8 @@ static void run_usage(FILE *f) {
           "the run stopped (a non-finite or runaway state, the scene's \"limits\", or a\n"
           "failure under --on-failure stop; the file keeps the steps before it), 2 bad\n"
           "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
-          "file, marked interrupted). -o never replaces anything but a regular file:\n"
+          "file, marked interrupted; a second signal ends the run at once, mid-step, as a\n"
+          "kill would). -o never replaces anything but a regular file:\n"
           "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
           "written through; the scene itself is refused as -o (docs/output-format.md).\n"
           "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
@@ -100,7 +102,11 @@ int lsim_cli_output_path(const char *scene, const char *out_path, const char *sc
   if (out_path) {
     n = snprintf(buf, len, "%s", out_path);
   } else if (scene_file && scene_file[0]) {
+    /* A scene read from a pipe (/dev/stdin, <(...)) has no folder of its own: its relative
+       output.file is taken from the current folder, not from /dev or /proc. */
+    struct stat st;
     const char *slash = strrchr(scene, '/');
+    if (stat(scene, &st) != 0 || !S_ISREG(st.st_mode)) slash = NULL;
     if (scene_file[0] == '/' || !slash) n = snprintf(buf, len, "%s", scene_file);
     else n = snprintf(buf, len, "%.*s/%s", (int)(slash - scene), scene, scene_file);
   } else {
@@ -357,9 +363,21 @@ int lsim_cli_run(int argc, char **argv) {
     fprintf(stderr, "lcpsim: note: --dump-dense-limit is an option of --dump-lcp only; this "
             "run stores no LCPs\n");
 
+  /* The scene's text, read once (a pipe such as /dev/stdin gives it only once). */
+  LsimModel model;
+  LsimState state;
+  char *text = NULL;
+  size_t text_len = 0;
+  LsimSceneError serr;
+  char msg[LSIM_OUTFILE_MSG_MAX];
+  if (lsim_scene_read_text(scene_path, &text, &text_len, &serr)) {
+    lsim_scene_error_format(&serr, msg, sizeof msg);
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    return 2;
+  }
   /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */
-  char *htext = NULL;
-  if (lsim_scene_read_text(scene_path, &htext, NULL) == 0 && lsim_hybrid_scene_detect(htext)) {
+  char *htext = text;
+  if (lsim_hybrid_scene_detect(htext)) {
     int code = 2;
     if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
@@ -371,17 +389,12 @@ int lsim_cli_run(int argc, char **argv) {
     free(htext);
     return code;
   }
-  free(htext);
 
   /* Scene. */
-  LsimModel model;
-  LsimState state;
-  char *text = NULL;
-  LsimSceneError serr;
-  char msg[LSIM_OUTFILE_MSG_MAX];
-  if (lsim_scene_load(scene_path, &model, &state, &text, &serr)) {
+  if (lsim_scene_parse_text(text, text_len, scene_path, &model, &state, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
     fprintf(stderr, "lcpsim: %s\n", msg);
+    free(text);
     return 2;
   }
   LsimSceneOutput sout;
@@ -593,6 +606,13 @@ int lsim_cli_run(int argc, char **argv) {
       }
       done = k + 1;
       if (print) print_row(&model, &state, cs);
+      /* A disk about to fill: the run stops while its file can be closed whole. */
+      if (*lsim_record_space_low(rec)) {
+        snprintf(stop_reason, sizeof stop_reason, "step %d: %s", done, lsim_record_space_low(rec));
+        lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+        stopped = 1;
+        break;
+      }
 
       if (show_progress) {
         const double t = now_seconds() - t0;

@@ -2,9 +2,14 @@
  *
  * The page (viewer/viewer.html with three.js inlined at build time by viewer/bundle.js,
  * compiled in as lsim_view_page_head / _tail) gets the file's datasets embedded as JSON
- * between the two: {"file": NAME, "datasets": {PATH: {"shape": [...], "f64": BASE64} or
- * {"shape": [...], "strings": [...]}}}. Numbers travel as little-endian float64 in base64
- * (exact, and a third of the size of decimal text); integers are converted to float64
+ * between the two, in script elements of their own: first {"file": NAME}, then per
+ * dataset {"path": PATH, "shape": [...], "strings": [...]} or, numbers, pieces
+ * {"path": PATH, "shape": [...], "offset": BYTE, "f64": BASE64} of at most 48 MB each,
+ * last an element of class lcpsim-end (a page cut short lacks it). Pieces, because a
+ * browser holds at most about 512 MB of text in one string: a page with all its data in
+ * one element (a pile of 1000 boxes over 700 steps, 614 MB) did not open. Numbers travel
+ * as little-endian float64 in base64 (exact, and a third of the size of decimal text);
+ * integers are converted to float64
  * (exact up to 2^53; contact ids above that lose their low bits, which the page does not
  * need: it reads the source index from bits 16..39). Every dataset is embedded except the
  * dumped LCPs under /lcp, so run, compare and hybrid files all travel whole; the page
@@ -33,7 +38,8 @@ static void view_usage(FILE *f) {
           "  the file's data and the JavaScript it needs: it opens offline, from file://.\n"
           "  Compare files show their per-step measures (beside the reference's bodies when\n"
           "  written with lcpsim compare --trajectory), hybrid-model files their states\n"
-          "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step.\n"
+          "  over time. PAGE.html#step=K (or #t=SECONDS) opens at that step; add\n"
+          "  &contacts=0 for the page without its contact marks.\n"
           "  -o, --output FILE  the page (default: FILE's base name + .html, here)\n"
           "Exit status: 0 written, 2 bad input or unwritable output.\n");
 }
@@ -73,6 +79,25 @@ static void put_json_string(FILE *out, const char *s, size_t n) {
 
 /* ---- Datasets. */
 
+/* Raw bytes per script element of numbers: 48 MB (64 MB of base64), or the environment's
+   LSIM_VIEW_PIECE rounded down to a multiple of 24 (at least 24), for tests. */
+static size_t piece_bytes(void) {
+  const char *e = getenv("LSIM_VIEW_PIECE");
+  char *end;
+  const unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+  if (!e || end == e || *end) return (size_t)48 * 1024 * 1024;
+  return v < 24 ? 24 : (size_t)(v / 24 * 24);
+}
+
+/* Opens one dataset's script element: its path and shape, the object left open. */
+static void put_element(FILE *out, const char *path, int rank, const hsize_t *dims) {
+  fputs("\n<script type=\"application/json\" class=\"lcpsim-ds\">{\"path\":", out);
+  put_json_string(out, path, strlen(path));
+  fputs(",\"shape\":[", out);
+  for (int i = 0; i < rank; ++i) fprintf(out, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
+  fputc(']', out);
+}
+
 typedef struct {
   FILE *out;
   int count;       /* datasets written */
@@ -106,11 +131,6 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
     snprintf(w->error, sizeof w->error, "%.400s: damaged dataset", path);
     goto done;
   }
-  fprintf(w->out, "%s\n", w->count ? "," : "");
-  put_json_string(w->out, path, strlen(path));
-  fputs(":{\"shape\":[", w->out);
-  for (int i = 0; i < rank; ++i) fprintf(w->out, "%s%llu", i ? "," : "", (unsigned long long)dims[i]);
-  fputs("],", w->out);
   if (cls == H5T_STRING) {
     /* Fixed-length strings only (docs/output-format.md), read with room for a NUL after
        each (a null-padded string that fills its size keeps its last character). */
@@ -125,12 +145,13 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
       goto done;
     }
     H5Tclose(mem);
-    fputs("\"strings\":[", w->out);
+    put_element(w->out, path, rank, dims);
+    fputs(",\"strings\":[", w->out);
     for (size_t i = 0; i < n; ++i) {
       if (i) fputc(',', w->out);
       put_json_string(w->out, buf + i * len, len);
     }
-    fputs("]}", w->out);
+    fputs("]}</script>", w->out);
     free(buf);
   } else {
     double *buf = malloc((n ? n : 1) * sizeof *buf);
@@ -139,9 +160,18 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
       free(buf);
       goto done;
     }
-    fputs("\"f64\":\"", w->out);
-    put_base64(w->out, (const unsigned char *)buf, n * sizeof *buf);
-    fputs("\"}", w->out);
+    /* Pieces of at most piece_bytes() bytes (a multiple of 24: whole base64 quads of
+       whole numbers), at least one (an empty dataset has one, empty). */
+    const size_t bytes = n * sizeof *buf, piece = piece_bytes();
+    size_t at = 0;
+    do {
+      const size_t len = bytes - at < piece ? bytes - at : piece;
+      put_element(w->out, path, rank, dims);
+      fprintf(w->out, ",\"offset\":%zu,\"f64\":\"", at);
+      put_base64(w->out, (const unsigned char *)buf + at, len);
+      fputs("\"}</script>", w->out);
+      at += len;
+    } while (at < bytes);
     free(buf);
   }
   w->count++;
@@ -246,10 +276,11 @@ int lsim_cli_view(int argc, char **argv) {
   const char *base = strrchr(path, '/');
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
-  fputs(",\"datasets\":{", out);
+  fputs("}</script>", out);
   Walk w = {out, 0, ""};
   herr_t rc = H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w);
-  fputs("}}", out);
+  /* The end mark, its element closed by the tail's </script>. */
+  fputs("\n<script type=\"application/json\" class=\"lcpsim-end\">{}", out);
   fputs(lsim_view_page_tail, out);
   H5Fclose(file);
   const int bad = rc < 0 || ferror(out);

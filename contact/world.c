@@ -18,7 +18,7 @@ LsimModel lsim_default_model(void) {
   m.contact_margin = 0.0;
   m.max_correction_speed = LSIM_DEFAULT_MAX_CORRECTION_SPEED;
   m.overlap_tolerance = LSIM_DEFAULT_OVERLAP_TOLERANCE;
-  m.friction_directions = 2;
+  m.friction_directions = 0; /* the dimension's own, set by lsim_model_finalize */
   strcpy(m.solver.name, "lemke");
   m.solver.tol = 1e-10;
   m.solver.max_iter = 0;
@@ -107,6 +107,12 @@ int lsim_model_add_body(LsimModel *model, const LsimBody *body) {
 int lsim_model_finalize(LsimModel *model) {
   const int dim = model->dimension;
   if (dim < 1 || dim > 3) return LSIM_INVALID_INPUT;
+  /* The cone's directions: 0 takes the dimension's default (2 in 1-D and 2-D, 4 in 3-D);
+     1-D and 2-D have exactly 2 (the tangent line), 3-D an even number in [4, 16] (2 in
+     3-D left the second tangent without friction: a ball slid along it freely). */
+  if (model->friction_directions == 0) model->friction_directions = dim == 3 ? 4 : 2;
+  const int nd = model->friction_directions;
+  if (dim == 3 ? nd < 4 || nd > 16 || nd % 2 : nd != 2) return LSIM_INVALID_INPUT;
   /* Coordinates per body: 1-D x; 2-D (x, y, theta); 3-D position and quaternion, with
      linear and angular velocity. */
   const int nq_body = dim == 1 ? 1 : dim == 2 ? 3 : 7;

@@ -227,7 +227,9 @@ typedef struct LsimModel {
                                   more (default 1e-3; 2-D and 3-D) ... */
   int allow_initial_overlap;   /* ... unless this is 1 (default 0) */
   int friction_directions; /* d of the polyhedral cone: 1-D ground friction and 2-D: 2;
-                              3-D: default 4, even, at most LSIM_MAX_DIRECTIONS */
+                              3-D: default 4, even, at most LSIM_MAX_DIRECTIONS; 0 (the
+                              default model's) takes the dimension's default at
+                              lsim_model_finalize, which refuses other values */
   int friction_exact;  /* 1: the step solves its contacts with Coulomb's exact cone
                           (contact/exact_cone.h); 0: the polyhedral cone of d directions */
   LsimSolverSettings solver;
@@ -301,7 +303,8 @@ LsimShape lsim_default_shape(void);
 
 /* Assigns coordinate slices (q_offset, v_offset, nq, nv) and model->nq/nv from the body
  * types and the dimension, and sorts the shapes by body (first_shape, nshapes). Call once
- * after all bodies and shapes are added. 0 or < 0. */
+ * after all bodies and shapes are added. Sets friction_directions 0 to the dimension's
+ * default and refuses a value the dimension has not (LSIM_INVALID_INPUT). 0 or < 0. */
 int lsim_model_finalize(LsimModel *model);
 
 void lsim_model_free(LsimModel *model);

@@ -385,10 +385,14 @@ const char *lsim_json_suggest(const char *w, const char *const *words) {
 static void word_list(const char *const *words, char *buf, size_t len) {
   size_t n = 0;
   buf[0] = '\0';
-  for (int i = 0; words[i] && n < len; ++i) {
-    const int k = snprintf(buf + n, len - n, "%s%s", i ? ", " : "", words[i]);
-    if (k < 0) break;
-    n += (size_t)k;
+  for (int i = 0; words[i]; ++i) {
+    /* Whole words only: one that does not fit (with room for ", ...") ends the list. */
+    const size_t k = strlen(words[i]) + (i ? 2 : 0);
+    if (n + k + 5 >= len) {
+      snprintf(buf + n, len - n, "%s...", i ? ", " : "");
+      return;
+    }
+    n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", words[i]);
   }
 }
 
@@ -418,7 +422,7 @@ int lsim_parse_check_keys(LsimParseCtx *c, const json_t *obj, const char *opath,
   lsim_json_path_key(p, opath, bad);
   const char *s = lsim_json_suggest(bad, allowed);
   if (s) return lsim_parse_fail(c, p, 1, "unknown key (did you mean '%s'?)", s);
-  char list[200];
+  char list[400];
   word_list(allowed, list, sizeof list);
   return lsim_parse_fail(c, p, 1, "unknown key (known keys here: %s)", list);
 }

@@ -87,4 +87,10 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen);
 /* The first error of r ("<path>: <what>[: HDF5's reason]"), "" while there is none. */
 const char *lsim_record_error(const LsimRecord *r);
 
+/* "" while the disk holding the file has room; after a flush that left too little for the
+ * next one and the close (a full disk would leave a file that does not read), why: the
+ * caller should stop the run (lsim_record_set_end, stopped) and close the file, which
+ * then still fits. */
+const char *lsim_record_space_low(const LsimRecord *r);
+
 #endif

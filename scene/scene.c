@@ -5,6 +5,7 @@
  */
 #include "scene/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -444,6 +445,18 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
         strncmp(s, "inf", 3) == 0)
       hint = " (JSON has no NaN or Infinity: numbers must be finite)";
   }
+  /* An integer literal past 64 bits (jansson reads integers as such): what to write. */
+  if (!strncmp(msg, "too big integer", 15)) {
+    hint = " (beyond 9223372036854775807; a real number that large takes an exponent: 1.5e30)";
+    /* Past jansson's token buffer it quotes no token and points after the digits: the
+       column of the first one. */
+    size_t pos = (size_t)je->position;
+    int digits = 0;
+    if (!start && c->text && pos <= strlen(c->text))
+      while (pos > 0 && (isdigit((unsigned char)c->text[pos - 1]) || c->text[pos - 1] == '-'))
+        --pos, ++digits;
+    if (digits > 0 && err->column - digits + 1 >= 1) err->column = err->column - digits + 1;
+  }
   /* A UTF-8 byte order mark, which some editors write first: JSON text has none
      (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named
      (strncmp: a text shorter than 3 bytes stops at its NUL). */
@@ -552,16 +565,25 @@ static int read_file(const char *path, char **buf, size_t *len) {
   return 0;
 }
 
-int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err) {
-  size_t len = 0;
+int lsim_scene_read_text(const char *path, char **text, size_t *len, LsimSceneError *err) {
+  size_t n = 0;
   errno = 0;
-  const int rc = read_file(path, text, &len);
+  const int rc = read_file(path, text, &n);
+  if (len) *len = n;
   if (rc < 0 && err) {
     lsim_parse_set_file(err, path);
-    snprintf(err->message, sizeof err->message, "%s",
-             rc == LSIM_IO_ERROR ? strerror(errno ? errno : EIO) : "out of memory");
+    if (rc == LSIM_IO_ERROR)
+      snprintf(err->message, sizeof err->message, "cannot read: %s", strerror(errno ? errno : EIO));
+    else
+      snprintf(err->message, sizeof err->message, "out of memory");
   }
   return rc;
+}
+
+int lsim_scene_parse_text(const char *text, size_t len, const char *name, LsimModel *model,
+                          LsimState *state, LsimSceneError *err) {
+  LsimSceneOutput out;
+  return load_text(text, len, name, model, state, &out, err);
 }
 
 int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,

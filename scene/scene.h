@@ -15,7 +15,7 @@ typedef struct LsimSceneError {
   char file[256];
   int line, column;       /* 0 when unknown (e.g. file missing) */
   char path[128];         /* JSON path, "" for the whole document */
-  char message[256];
+  char message[512];      /* room for a list of every top-level key */
 } LsimSceneError;
 
 /* Formats err as one line (no newline) into buf. */
@@ -28,9 +28,16 @@ void lsim_scene_error_format(const LsimSceneError *err, char *buf, size_t len);
 int lsim_scene_load(const char *path, LsimModel *model, LsimState *state, char **text,
                     LsimSceneError *err);
 
-/* Reads a file's whole text (NUL-terminated, malloc'd: the caller frees). 0, or < 0
- * (LSIM_IO_ERROR, LSIM_OUT_OF_MEMORY) with err filled (err may be NULL). */
-int lsim_scene_read_text(const char *path, char **text, LsimSceneError *err);
+/* Reads a file's whole text (NUL-terminated, malloc'd: the caller frees) and its length
+ * in bytes (len may be NULL). 0, or < 0 (LSIM_IO_ERROR, LSIM_OUT_OF_MEMORY) with err
+ * filled ("cannot read: ...", err may be NULL). A pipe (/dev/stdin) can be read once
+ * only: parse what this returns with lsim_scene_parse_text rather than loading again. */
+int lsim_scene_read_text(const char *path, char **text, size_t *len, LsimSceneError *err);
+
+/* lsim_scene_parse of text[len] (a NUL byte inside it is an error), as read by
+ * lsim_scene_read_text; name is used as the file name in errors. */
+int lsim_scene_parse_text(const char *text, size_t len, const char *name, LsimModel *model,
+                          LsimState *state, LsimSceneError *err);
 
 
 /* Fills err for the value at path in text (its key when at_key): cleared, the file name

@@ -505,9 +505,10 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     nsteps = sc.states() - 1
     drawer = {1: draw_1d, 2: draw_2d, 3: draw_3d}[sc.dim]
     try:
-        name = json.loads(r.get("scene_text") or "{}").get("name", "")
+        name = " ".join(str(json.loads(r.get("scene_text") or "{}").get("name", "")).split())
     except (ValueError, AttributeError):
         name = ""
+    name = name if len(name) <= 80 else name[:77] + "..."  # one line over the frame
     name = f"{name}\n" if name else ""
 
     def draw(k):

@@ -20,7 +20,7 @@ import lcpsim_load  # noqa: E402
 # Round-off panels drawn flat, as lcpsim_plot's; its style settings are not taken along
 # (scripts importing this module keep theirs).
 with matplotlib.rc_context():
-    from lcpsim_plot import tidy  # noqa: E402
+    from lcpsim_plot import output_problem, tidy  # noqa: E402
 
 COLORS = ["#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3",
           "#8c8c8c", "#ccb974", "#64b5cd"]
@@ -49,9 +49,13 @@ def scene_name(r):
     """The scene's "name", if the file keeps the scene and it has one."""
     import json
     try:
-        return json.loads(str(r.scene_text)).get("name")
+        name = json.loads(str(r.scene_text)).get("name")
     except (AttributeError, KeyError, ValueError):
         return None
+    if not isinstance(name, str):
+        return None
+    name = " ".join(name.split())  # one line, at most 100 characters in the title
+    return name if len(name) <= 100 else name[:97] + "..."
 
 
 def plot(r, path, states=None, outputs=None, t0=None, t1=None):
@@ -109,6 +113,10 @@ def main(argv):
     ap.add_argument("--from", dest="t0", type=float)
     ap.add_argument("--to", dest="t1", type=float)
     a = ap.parse_args(argv[1:])
+    why = output_problem(a.output, a.run)
+    if why:
+        print(f"lcpsim_hybrid_plot: -o {a.output}: {why}", file=sys.stderr)
+        return 2
     try:
         r = lcpsim_load.load(a.run)
     except (OSError, KeyError) as e:
@@ -123,6 +131,9 @@ def main(argv):
         plot(r, a.output, split(a.states), split(a.outputs), a.t0, a.t1)
     except KeyError as e:
         print(f"lcpsim_hybrid_plot: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"lcpsim_hybrid_plot: {a.output}: cannot write: {e.strerror or e}", file=sys.stderr)
         return 1
     return 0
 

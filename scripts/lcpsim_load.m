@@ -81,6 +81,11 @@ function r = lcpsim_load(path)
     r = read_matlab(path, '/');
   end
 
+  % Another program's HDF5 file: said, not an error from deep in the loader.
+  if ~isfield(r, 'format_version') || ~isfield(r, 'lcpsim_version')
+    error('lcpsim_load: %s: not an lcpsim file (no /format_version and /lcpsim_version)', path);
+  end
+
   % Compare files have their own layout and loader (which gives their LCP dumps too).
   if isfield(r, 'file_kind') && strcmp(r.file_kind, 'compare')
     error(['lcpsim_load: %s is a compare file (lcpsim compare): load it with ' ...

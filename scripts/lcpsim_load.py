@@ -497,6 +497,10 @@ def load(path):
     /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
     its rows and r.summary.run_end "unfinished"."""
     with h5py.File(path, "r") as f:
+        if "format_version" not in f or "lcpsim_version" not in f:
+            # Another program's HDF5 file: said, not a traceback from deep in the loader.
+            raise OSError(f"not an lcpsim file (no /format_version and /lcpsim_version; it "
+                          f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         r = _group(f, HybridRun if hybrid else Run)
     if "summary" not in r:

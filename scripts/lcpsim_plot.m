@@ -29,6 +29,7 @@ function lcpsim_plot(path, out)
     [d, n] = fileparts(path);
     out = fullfile(d, [n '.png']);
   end
+  check_output(out);
   r = lcpsim_load(path);
   if isfield(r, 'file_kind') && strcmp(r.file_kind, 'hybrid')  % as lcpsim_plot.py says
     error(['lcpsim_plot: %s is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it ' ...
@@ -347,6 +348,32 @@ function a = rotation_angle(q)
   a = 2 * atan2(sqrt(sum(q(:, 2:4) .^ 2, 2)), q(:, 1));
 end
 
+% The figure file must be a PNG in a folder that exists, and no HDF5 file: print wrote a
+% PNG over whatever out named (lcpsim_plot('run.h5', 'run.h5') replaced the run), added
+% .png to a name without it, and failed deep inside on a missing folder.
+function check_output(out)
+  [d, ~, e] = fileparts(out);
+  if exist(out, 'dir') == 7
+    error('lcpsim_plot: %s is a folder: give a file name such as run.png', out);
+  end
+  if ~strcmpi(e, '.png')
+    error('lcpsim_plot: %s: the figure is a PNG: give a name ending in .png', out);
+  end
+  if ~isempty(d) && exist(d, 'dir') ~= 7
+    error('lcpsim_plot: %s: no folder %s', out, d);
+  end
+  if exist(out, 'file') == 2
+    fid = fopen(out, 'r');
+    if fid >= 0
+      sig = fread(fid, 8, 'uint8=>uint8')';
+      fclose(fid);
+      if isequal(sig, uint8([137 72 68 70 13 10 26 10]))
+        error('lcpsim_plot: %s is an HDF5 file (a run?): refused (it would be replaced)', out);
+      end
+    end
+  end
+end
+
 function s = title_of(r)
   name = '';
   try
@@ -359,6 +386,10 @@ function s = title_of(r)
   end
   if isempty(name)
     name = 'lcpsim run';
+  end
+  name = strtrim(regexprep(name, '\s+', ' '));  % one line, at most 100 characters
+  if numel(name) > 100
+    name = [name(1:97) '...'];
   end
   if event_driven(r)
     s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...

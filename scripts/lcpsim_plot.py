@@ -77,12 +77,14 @@ def moving_bodies(r):
     return [i for i, n in enumerate(r.bodies.nq) if int(n) > 0]
 
 
-def scene_name(r):
-    """The scene's "name", or "" when the file has no scene text or no name."""
+def scene_name(r, most=100):
+    """The scene's "name", or "" when the file has no scene text or no name; cut to `most`
+    characters with "..." (a title of a 10^5-character name overflowed the renderer)."""
     try:
-        return str(json.loads(r.get("scene_text") or "{}").get("name", ""))
+        name = " ".join(str(json.loads(r.get("scene_text") or "{}").get("name", "")).split())
     except (ValueError, AttributeError):
         return ""
+    return name if len(name) <= most else name[:most - 3] + "..."
 
 
 def rotation_angle(quat):
@@ -361,6 +363,27 @@ def plot_run(r, out, title=None):
     return finish(fig, ax, out, units)
 
 
+def output_problem(out, run):
+    """Why figure file `out` cannot be written for input `run`, or None: a format matplotlib
+    writes, named by the extension (a path without one was written as PATH.png, a folder
+    -o DIR as DIR.png), a folder that exists, not the input itself."""
+    ext = os.path.splitext(out)[1].lower().lstrip(".")
+    kinds = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    if os.path.isdir(out):
+        return "is a folder: give a file name such as run.png"
+    if ext not in kinds:
+        what = f"'.{ext}' is not a figure format" if ext else "has no extension"
+        return (f"{what}: give a name ending in .png, .pdf or .svg (matplotlib writes "
+                f"{', '.join('.' + k for k in sorted(kinds))})")
+    folder = os.path.dirname(out) or "."
+    if not os.path.isdir(folder):
+        return f"no folder {folder}"
+    if os.path.exists(out) and os.path.exists(run) and os.path.samefile(out, run):
+        return "is the input file: refused (it would be replaced)"
+    return None
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("run", help="run file (.h5)")
@@ -369,6 +392,10 @@ def main(argv):
                                     "solver, time step and steps)")
     a = ap.parse_args(argv[1:])
     out = a.output or os.path.splitext(a.run)[0] + ".png"
+    why = output_problem(out, a.run)
+    if why:
+        print(f"lcpsim_plot: -o {out}: {why}", file=sys.stderr)
+        return 2
     try:
         r = lcpsim_load.load(a.run)
     except (OSError, KeyError) as e:
@@ -378,7 +405,11 @@ def main(argv):
         print(f"lcpsim_plot: {a.run} is a hybrid-model run: "
               "scripts/lcpsim_hybrid_plot.py draws it", file=sys.stderr)
         return 1
-    plot(r, out, a.title)
+    try:
+        plot(r, out, a.title)
+    except OSError as e:
+        print(f"lcpsim_plot: {out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        return 1
     return 0
 
 

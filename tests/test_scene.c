@@ -810,7 +810,7 @@ static void test_all_data(void **unused) {
     LsimState s;
     LsimSceneError err;
     char *text = NULL;
-    assert_int_equal(lsim_scene_read_text(path, &text, NULL), 0);
+    assert_int_equal(lsim_scene_read_text(path, &text, NULL, NULL), 0);
     if (lsim_hybrid_scene_detect(text)) {
       LsimHybridScene hs;
       const int hrc = lsim_hybrid_scene_parse(text, path, &hs, &err);

@@ -58,3 +58,54 @@ assert np.max(np.abs(d["force"] - d["force_exact"]) / np.maximum(1, d["force_exa
 print("cart-wall figure matches the closed form: ok")
 PYEOF
 head -c 8 "$tmp/fig.png" | od -An -c | grep -q "P   N   G"
+
+# Another program's HDF5 file: each script says so in one line and exits 1 (they ended
+# in a traceback, AttributeError: time; Octave in an error from deep inside its loader).
+$PY -c "import h5py, sys; f = h5py.File(sys.argv[1], 'w'); f['x'] = [1, 2, 3]" "$tmp/other.h5"
+for s in lcpsim_load.py lcpsim_plot.py lcpsim_animate.py lcpsim_hybrid_plot.py; do
+  rc=0
+  if [ $s = lcpsim_load.py ]; then $PY scripts/$s "$tmp/other.h5" > /dev/null 2> "$tmp/err" || rc=$?
+  else $PY scripts/$s "$tmp/other.h5" -o "$tmp/other.png" > /dev/null 2> "$tmp/err" || rc=$?; fi
+  [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] \
+    && grep -qF "other.h5: not an lcpsim file (no /format_version and /lcpsim_version; it holds x)" "$tmp/err" \
+    || { echo "analysis_scripts: $s on a foreign file: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+done
+octave-cli -H --no-window-system --eval "addpath('scripts'); try; lcpsim_load('$tmp/other.h5'); exit(2); \
+  catch e; disp(e.message); end" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_load: $tmp/other.h5: not an lcpsim file" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: lcpsim_load.m on a foreign file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+echo "a foreign HDF5 file: one line from each script: ok"
+
+# Figure files that cannot be: one line, exit 2, before any work, nothing written (a path
+# without an extension, or a folder, was written as PATH.png; the rest ended in tracebacks).
+./lcpsim data/cart_wall.json -o "$tmp/cw2.h5" --quiet
+mkdir "$tmp/dir"
+for o in "$tmp/nofolder/x.png|no folder $tmp/nofolder" "$tmp/dir|is a folder" "$tmp/x.xyz|'.xyz' is not a figure format" \
+         "$tmp/noext|has no extension" "$tmp/cw2.h5|'.h5' is not a figure format"; do
+  out=${o%%|*}; want=${o#*|}
+  rc=0; $PY scripts/lcpsim_plot.py "$tmp/cw2.h5" -o "$out" 2> "$tmp/err" || rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF -- "-o $out: $want" "$tmp/err" \
+    || { echo "analysis_scripts: lcpsim_plot.py -o $out: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+done
+[ ! -e "$tmp/noext.png" ] && [ ! -e "$tmp/dir.png" ] && [ -z "$(ls "$tmp/dir")" ] \
+  || { echo "analysis_scripts: a refused -o wrote a figure" >&2; exit 1; }
+$PY scripts/lcpsim_load.py "$tmp/cw2.h5" > /dev/null \
+  || { echo "analysis_scripts: the run file was touched" >&2; exit 1; }
+echo "lcpsim_plot.py: bad -o refused in one line: ok"
+
+# lcpsim_plot.m likewise: print wrote a PNG over whatever it was given (the run itself,
+# lcpsim_plot('run.h5', 'run.h5'), was replaced by its figure) and added .png to a name
+# without one. Each refused with its reason, the run file unchanged.
+cp "$tmp/cw2.h5" "$tmp/cw_copy.png"
+sum=$(md5sum < "$tmp/cw2.h5")
+for o in "$tmp/cw2.h5|the figure is a PNG" "$tmp/noext|the figure is a PNG" "$tmp/dir|is a folder" \
+         "$tmp/nofolder/x.png|no folder" "$tmp/cw_copy.png|is an HDF5 file (a run?): refused"; do
+  out=${o%%|*}; want=${o#*|}
+  octave-cli -H --no-window-system --eval "addpath('scripts'); try; lcpsim_plot('$tmp/cw2.h5', '$out'); \
+    disp('written'); catch e; disp(e.message); end" > "$tmp/oct.txt" 2>&1
+  grep -qF "lcpsim_plot: $out" "$tmp/oct.txt" && grep -qF "$want" "$tmp/oct.txt" \
+    || { echo "analysis_scripts: lcpsim_plot.m -o $out: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+done
+[ "$(md5sum < "$tmp/cw2.h5")" = "$sum" ] && [ ! -e "$tmp/noext.png" ] \
+  || { echo "analysis_scripts: lcpsim_plot.m wrote over a refused output" >&2; exit 1; }
+echo "lcpsim_plot.m: bad outputs refused, the run file intact: ok"

@@ -76,6 +76,8 @@ S nan "nan.json:1:" "$h"'"bodies": [ {"mass": NaN} ]}'
 S empty "empty.json:" ''
 S trailing "trailing.json:1:" "$h"'"bodies": [ {} ]} extra'
 S huge_number "huge_number.json:1:" "$h"'"bodies": [ {"mass": 1e999} ]}'
+# An integer literal of 30 digits: at its first digit, with what to write instead.
+S huge_integer "huge_integer.json:1:66: too big integer (beyond 9223372036854775807; a real number that large takes an exponent" "$h"'"bodies": [ {"mass": 123456789012345678901234567890} ]}'
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
@@ -94,6 +96,9 @@ S steps_huge "steps_huge.json:1:42: too big integer" '{"lcpsim": 1, "time_step":
 S duration_frac "duration_frac.json:1:45: duration" '{"lcpsim": 1, "time_step": 0.3, "duration": 1, "bodies": [ {} ]}'
 S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension": 4, "bodies": [ {} ]}'
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
+# No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
+# in "as" for "assemble" and leaving out limits and sleep).
+S unknown_list "unknown_list.json:1:45: xyzzy: unknown key (known keys here: \$schema, lcpsim, name, description, dimension, time_step, steps, duration, gravity, ground, solver, contact, bodies, walls, couplings, tethers, joints, baumgarte, output, integrator, event_driven, assemble, limits, sleep)" "$h"'"xyzzy": 1, "bodies": [ {} ]}'
 S no_bodies "no_bodies.json:1:" "$h"'"bodies": []}'
 S bodies_object "bodies_object.json:1:55: bodies: must be an array" "$h"'"bodies": {}}'
 S body_number "body_number.json:1:57: bodies[0]: must be an object" "$h"'"bodies": [ 3 ]}'
@@ -187,6 +192,7 @@ t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
 t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
 t bogus_opt "--bogus" "$in/ok.json" --bogus -o @OUT
+t opt_equals "unknown option '--steps=2' (an option's value is the next argument: --steps 2;" "$in/ok.json" --steps=2 -o @OUT
 t two_scenes "two_blocks.json" "$in/ok.json" "$(pwd)/data/two_blocks.json" -o @OUT
 t steps_missing "--steps" "$in/ok.json" -o @OUT --steps
 
@@ -239,6 +245,8 @@ t compare_solver "nosuch" compare "$in/ok.json" --solvers lemke,nosuch -o @OUT
 t compare_nosolvers "--solvers" compare "$in/ok.json" -o @OUT
 t compare_dat "trunc.dat:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
 t impact_close "--close" impact "$in/ok.json" --close A:Z
+t impact_twice "lcpsim impact: --close: 'lower:ground' is named twice" impact "$(pwd)/data/double_pendulum_impact.json" --close ground:lower,lower:ground
+t impact_self "lcpsim impact: --close: 'lower:lower' pairs a body with itself" impact "$(pwd)/data/double_pendulum_impact.json" --close lower:lower
 # ---- HDF5 inputs: run files with and without a dump ----
 "$bin" data/two_blocks.json --steps 3 --dump-lcp --quiet -o "$in/run.h5" || echo "FAIL: cannot make run.h5"
 "$bin" data/two_blocks.json --steps 2 --quiet -o "$in/plain.h5" || echo "FAIL: cannot make plain.h5"

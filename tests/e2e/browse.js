@@ -4,7 +4,12 @@
 //   node tests/e2e/browse.js OUT_PREFIX URL...
 // For URL number i (0-based) it writes OUT_PREFIX.i.json: {"state": the text of
 // #lcpsim-state, "error": the text of #error} once the page has reported a state (or after
-// 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot. Exit 1 when the browser fails.
+// 10 s), and OUT_PREFIX.i.png, a 900 x 600 screenshot (BROWSE_SIZE=WxH: another size).
+// A URL may end in "|focus=SELECTOR|keys=K1,K2": once the page has reported, the element
+// gets the focus and the keys (ArrowLeft, ArrowRight, Home, End, Space) are pressed as a
+// user would (default actions included), then the report is taken 600 ms later; or in
+// "|size=WxH": the window is then resized to W x H.
+// Exit 1 when the browser fails.
 "use strict";
 const { spawn } = require("child_process");
 const fs = require("fs");
@@ -12,6 +17,7 @@ const os = require("os");
 const path = require("path");
 
 const [prefix, ...urls] = process.argv.slice(2);
+const [W, H] = (process.env.BROWSE_SIZE || "900x600").split("x").map(Number);
 if (!prefix || !urls.length) {
   console.error("usage: node browse.js OUT_PREFIX URL...");
   process.exit(2);
@@ -21,7 +27,7 @@ const chrome = spawn("chromium", [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
   "--host-resolver-rules=MAP * ~NOTFOUND", "--user-data-dir=" + profile,
-  "--window-size=900,600", "--remote-debugging-pipe", "about:blank",
+  "--window-size=" + W + "," + H, "--remote-debugging-pipe", "about:blank",
 ], { stdio: ["ignore", "ignore", "pipe", "pipe", "pipe"] });
 let stderr = "";
 chrome.stdio[2].on("data", (b) => { stderr += b; });
@@ -51,17 +57,38 @@ function send(method, params, sessionId) {
 }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function visit(url, i) {
+const KEYS = { ArrowLeft: [37, ""], ArrowRight: [39, ""], Home: [36, ""], End: [35, ""], Space: [32, " "] };
+
+async function visit(spec, i) {
+  const [url, ...acts] = spec.split("|");
+  const act = Object.fromEntries(acts.map((a) => a.split("=")));
   const { targetId } = await send("Target.createTarget", { url: "about:blank" });
   const { sessionId } = await send("Target.attachToTarget", { targetId, flatten: true });
   await send("Emulation.setDeviceMetricsOverride",
-             { width: 900, height: 600, deviceScaleFactor: 1, mobile: false }, sessionId);
+             { width: W, height: H, deviceScaleFactor: 1, mobile: false }, sessionId);
   await send("Page.navigate", { url }, sessionId);
   const probe = "JSON.stringify({state: (document.getElementById('lcpsim-state') || {}).textContent || ''," +
                 " error: (document.getElementById('error') || {}).textContent || ''})";
   let report = { state: "", error: "" };
   for (let t = 0; t < 200 && !report.state; ++t) { // up to 10 s
     await sleep(50);
+    const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
+    if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
+  }
+  if (act.size) {
+    const [w, h] = act.size.split("x").map(Number);
+    await send("Emulation.setDeviceMetricsOverride", { width: w, height: h, deviceScaleFactor: 1, mobile: false }, sessionId);
+  }
+  if (act.focus || act.size) {
+    if (act.focus)
+      await send("Runtime.evaluate", { expression: "document.querySelector(" + JSON.stringify(act.focus) + ").focus()" }, sessionId);
+    for (const k of (act.keys || "").split(",").filter(Boolean)) {
+      const [code, text] = KEYS[k];
+      const key = k === "Space" ? " " : k;
+      await send("Input.dispatchKeyEvent", { type: "keyDown", key, code: k, windowsVirtualKeyCode: code, text }, sessionId);
+      await send("Input.dispatchKeyEvent", { type: "keyUp", key, code: k, windowsVirtualKeyCode: code }, sessionId);
+    }
+    await sleep(600);
     const r = await send("Runtime.evaluate", { expression: probe, returnByValue: true }, sessionId);
     if (r.result && typeof r.result.value === "string") report = JSON.parse(r.result.value);
   }

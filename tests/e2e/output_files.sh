@@ -63,6 +63,30 @@ rc=0; ./lcpsim "$out/s.json" -o "$out/s_link.h5" --quiet 2> "$out/err" || rc=$?
 cmp -s "$out/s.json" "$out/s.orig" || fail "the scene was touched"
 [ -z "$(ls "$out" | grep partial)" ] || fail "a partial file was left: $(ls "$out")"
 
+# Wide rows: 2000 spheres (q of 14000 columns) for 2 steps. Chunks of 256 rows (28 MB of
+# q) made the file 60 MB; a chunk now holds at most 1 MiB (rows cut, at least one), so the
+# file is its data and HDF5's 1 MB blocks.
+cat > "$out/wide.json" <<'JSON'
+{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 2, "gravity": [0, 0, -9.81], "solver": "pgs",
+ "bodies": [{"name": "s", "mass": 1, "position": [0, 0, 1],
+             "shapes": [{"type": "sphere", "radius": 0.1}],
+             "grid": {"count": [20, 10, 10], "spacing": [0.3, 0.3, 0.3]}}]}
+JSON
+./lcpsim "$out/wide.json" -o "$out/wide.h5" --quiet || fail "the wide run failed"
+$PY - "$out/wide.h5" <<'EOF' || fail "wide rows: chunks or file too large"
+import os, sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    for name in ("q", "v", "time", "solver/status"):
+        d = f[name]
+        row = d.dtype.itemsize
+        for n in d.chunks[1:]:
+            row *= n
+        # 256 rows, or as many as 1 MiB holds (at least one)
+        assert d.chunks[0] == min(256, max(1, (1 << 20) // row)), (name, d.chunks)
+    assert f["q"].shape == (3, 14000) and f["summary/steps_done"][()] == 2
+assert os.path.getsize(sys.argv[1]) < 8e6, os.path.getsize(sys.argv[1])
+EOF
+
 # /dev/null is written through: exit 0, still a character device (as root too).
 ./lcpsim data/two_blocks.json -o /dev/null --quiet || fail "-o /dev/null failed"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"

@@ -172,6 +172,25 @@ PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/stopped.h5', '$tmp/stopped_m.png');" > /dev/null
 head -c 8 "$tmp/stopped_m.png" | od -An -c | grep -q "P   N   G"
 
+# A scene named in 20000 characters (on two lines): every figure's title holds it on one
+# line cut to 100 characters (the renderer overflowed on the whole name: exit 1).
+$PY -c "
+import json, sys
+json.dump({'lcpsim': 1, 'name': 'n' * 10000 + '\\n' + 'm' * 10000, 'time_step': 0.1, 'steps': 3,
+           'bodies': [{}]}, open(sys.argv[1], 'w'))" "$tmp/long_name.json"
+./lcpsim "$tmp/long_name.json" -o "$tmp/long_name.h5" --quiet
+$PY scripts/lcpsim_plot.py "$tmp/long_name.h5" -o "$tmp/long_name.png"
+$PY scripts/lcpsim_animate.py "$tmp/long_name.h5" -o "$tmp/long_name_frames/%02d.png" --dpi 40 > /dev/null
+$PY - "$tmp/long_name.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+first = lcpsim_plot.title_of(lcpsim_load.load(sys.argv[1]), None).split("\n")[0]
+assert len(first) == 100 and first.endswith("...") and "\n" not in first, first
+print("a 20000-character scene name: titles of 100 characters: ok")
+PYEOF
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/long_name.h5', '$tmp/long_name_m.png');" > /dev/null
+
 # 3-D animation of the dominoes (1.1 m of x, 0.4 m of y, 0.45 m of z in the box): tick
 # labels of no axis overlap (the short axes had as many ticks as x, printed over each
 # other), and each axis keeps at least 2 ticks.
