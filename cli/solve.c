@@ -44,39 +44,80 @@ static void solve_usage(FILE *f) {
           "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
 }
 
-/* Reads exactly n finite numbers from path into z. */
+/* Reads exactly n finite numbers from path into z; errors name the line and the entry. */
 static int read_warm(const char *path, int n, double *z) {
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "lcpsim: %s: %s\n", path, strerror(errno));
+    fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
     return -1;
   }
-  int count = 0;
+  int count = 0, line = 1, c;
   char tok[128];
-  while (fscanf(f, "%127s", tok) == 1) {
-    char *end;
-    double v = strtod(tok, &end);
-    if (*end || !isfinite(v)) {
-      fprintf(stderr, "lcpsim: %s: entry %d: not a finite number: '%s'\n", path, count + 1, tok);
+  for (;;) {
+    /* Whitespace, counting lines; then one token (longer ones are refused, not split). */
+    while ((c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
+                                    c == '\v' || c == '\f'))
+      line += c == '\n';
+    if (c == EOF) break;
+    size_t len = 0;
+    for (; c != EOF && !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+                         c == '\f'); c = getc(f))
+      if (len < sizeof tok) tok[len++] = (char)c;
+    if (c != EOF) ungetc(c, f);
+    if (len == sizeof tok) {
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: number longer than %zu characters\n", path,
+              line, count + 1, sizeof tok - 1);
       fclose(f);
       return -1;
     }
-    if (count < n) z[count] = v;
-    ++count;
+    tok[len] = '\0';
+    char *end;
+    double v = strtod(tok, &end);
+    if (*end || !isfinite(v)) {
+      /* Bytes that are no text are not echoed (a binary file given by mistake). */
+      int text = 1;
+      for (size_t k = 0; k < len; ++k) text &= tok[k] >= 0x20 && tok[k] < 0x7f;
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: not a finite number: %s%s%s\n", path, line,
+              count + 1, text ? "'" : "", text ? tok : "(not text: a binary file?)",
+              text ? "'" : "");
+      fclose(f);
+      return -1;
+    }
+    if (count == n) {
+      fprintf(stderr, "lcpsim: %s:%d: entry %d: more than the %d numbers of the warm start "
+              "(n = %d)\n", path, line, count + 1, n, n);
+      fclose(f);
+      return -1;
+    }
+    z[count++] = v;
   }
+  const int bad = ferror(f), bad_errno = errno;
   fclose(f);
+  if (bad) {
+    fprintf(stderr, "lcpsim: %s: read error: %s\n", path, strerror(bad_errno));
+    return -1;
+  }
   if (count != n) {
-    fprintf(stderr, "lcpsim: %s: expected %d numbers for the warm start, found %d\n", path, n,
-            count);
+    fprintf(stderr, "lcpsim: %s:%d: expected %d numbers for the warm start (n = %d), file "
+            "ends after %d\n", path, line, n, n, count);
     return -1;
   }
   return 0;
 }
 
+/* What the report says of a warm start: given and used, or given and not used (an
+ * all-zero guess is a cold start; Siconos' pivoting solvers read no guess; Lemke keeps
+ * its warm path only when it ends the solve). */
+static const char *warm_note(int given, int used) {
+  if (!given) return "";
+  return used ? " (warm start)"
+              : " (warm start given, not used: a zero guess, or the solver started cold)";
+}
+
 /* A frictional contact problem: solved with the exact cone, or as the Stewart-Trinkle LCP
  * of a polyhedral cone (an LCP solver with ndir directions); the same Coulomb measures. */
 static int solve_fc(const char *path, int kind, const char *solver_name, LsimSolverOptions opt,
-                    int ndir, const char *warm_path, int print_z) {
+                    int ndir, const char *warm_path, int print_z, const int given[3]) {
   char err[1024];
   LsimFc p;
   if (lsim_fc_read(path, &p, err, sizeof err)) {
@@ -84,7 +125,15 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
     return 2;
   }
   const int exact = lsim_fc_solver_is_exact(solver_name);
+  /* --d is the polyhedral cone's: an exact-cone solver would ignore it silently. */
+  if (exact && ndir > 0) {
+    fprintf(stderr, "lcpsim solve: --d %d: %s uses the exact cone; --d is for an LCP solver "
+            "on the polyhedral cone (lemke, pgs, ...)\n", ndir, solver_name);
+    lsim_fc_free(&p);
+    return 2;
+  }
   if (!exact && ndir < 0) ndir = p.dim == 2 ? 2 : 8;
+  lsim_cli_note_unused("lcpsim solve", solver_name, given[0], given[1], given[2]);
   LsimFcSolver *solver = NULL;
   double *r = calloc(2 * (size_t)p.n + 2, sizeof(double));
   int rc = 2;
@@ -102,14 +151,20 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
   }
   LsimFcStats st;
   const int status = lsim_fc_solver_solve(solver, &p, r, r + p.n, &st);
+  /* A solver that does not take this problem (a 2-D solver on a 3-D problem, d not a
+     multiple of 4 in 3-D) is bad input: said on stderr, exit 2, no report. */
+  if (status == LSIM_INVALID_INPUT) {
+    fprintf(stderr, "lcpsim solve: %s: %s\n", path, lsim_fc_solver_last_message(solver));
+    goto done;
+  }
   printf("problem            %s (%s, dimension %d, %d contacts, n = %d)\n", path,
          lsim_problem_file_kind_name(kind), p.dim, p.nc, p.n);
   if (exact)
     printf("solver             %s (exact cone)%s\n", solver_name,
-           opt.warm_start ? " (warm start)" : "");
+           warm_note(opt.warm_start, st.warm_started));
   else
-    printf("solver             %s on the polyhedral LCP, d = %d (n = %d)\n", solver_name, ndir,
-           p.nc * (ndir + 2));
+    printf("solver             %s on the polyhedral LCP, d = %d (n = %d)%s\n", solver_name,
+           ndir, p.nc * (ndir + 2), warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);
   printf("natural map        %.3e (relative to ||q||: %.3e)\n", st.quality.natural,
@@ -175,7 +230,7 @@ int lsim_cli_solve(int argc, char **argv) {
       else if (!strcmp(a, "--warm")) warm_path = v;
       else if (!strcmp(a, "--tol")) {
         if (lsim_cli_parse_double(v, &opt.tol) || !(opt.tol >= 0.0)) {
-          fprintf(stderr, "lcpsim solve: --tol: need a number >= 0, got '%s'\n", v);
+          fprintf(stderr, "lcpsim solve: --tol: need a finite number >= 0 (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--omega")) {
@@ -232,7 +287,7 @@ int lsim_cli_solve(int argc, char **argv) {
   const int kind = from_h5 ? LSIM_FILE_UNKNOWN : kind0;
   if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB)
     return solve_fc(path, kind, solver_given ? solver_name : "nsgs", opt, ndir, warm_path,
-                    print_z);
+                    print_z, (const int[3]){omega_given, threads_given, sparse_limit_given});
   if (ndir > 0) {
     fprintf(stderr, "lcpsim solve: --d is for frictional contact problems\n");
     return 2;
@@ -313,7 +368,7 @@ int lsim_cli_solve(int argc, char **argv) {
   else
     printf("problem            %s (%s, n = %d)\n", path,
            lsim_problem_file_kind_name(LSIM_FILE_LCP), lcp.n);
-  printf("solver             %s%s\n", solver_name, opt.warm_start ? " (warm start)" : "");
+  printf("solver             %s%s\n", solver_name, warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
   printf("iterations         %d\n", st.iterations);
   printf("natural residual   %.3e (relative to max|q|: %.3e)\n", st.residual.natural,

@@ -4,7 +4,8 @@
  * for well-formed files (same tokens, strtod = glibc's %le conversion, so the same
  * doubles) and refuses, with "path:LINE: what", what Siconos would misread silently:
  * truncation, sizes that disagree with n, text where a number belongs, NaN or Inf,
- * inconsistent block structure. Differences on purpose: Siconos only warns on a wrong
+ * inconsistent block structure, a number after q (more data than n needs; text after q
+ * is a comment, as Siconos' files have). Differences on purpose: Siconos only warns on a wrong
  * block number and reads a number of more than 32 characters inside a block as two
  * ("%32le"); both are errors here.
  */
@@ -31,6 +32,8 @@ typedef struct Lexer {
   int tok_line;          /* line of the last token (1 before any): where "file ends" */
   char tok[TOKEN_MAX + 1];
   size_t tok_len;        /* full length, may exceed TOKEN_MAX */
+  char shown[4 * TOKEN_MAX + 1]; /* tok as messages quote it (shown()) */
+  const char *mat;       /* the matrix' name in messages: "M" (LCP), "W" (frictional contact) */
   char *err;
   size_t errlen;
 } Lexer;
@@ -48,6 +51,17 @@ static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...) {
   vsnprintf(lx->err + k, lx->errlen - (size_t)k, fmt, ap);
   va_end(ap);
   return rc;
+}
+
+/* The last token as messages quote it: bytes outside printable ASCII as \xNN (a binary
+ * file, a UTF-8 byte order mark would otherwise print as nothing or as garbage). */
+static const char *shown(Lexer *lx) {
+  size_t k = 0;
+  for (const unsigned char *c = (const unsigned char *)lx->tok; *c; ++c)
+    if (*c >= 0x20 && *c < 0x7f) lx->shown[k++] = (char)*c;
+    else k += (size_t)snprintf(lx->shown + k, sizeof lx->shown - k, "\\x%02X", *c);
+  lx->shown[k] = '\0';
+  return lx->shown;
 }
 
 /* Next token: 1 found, 0 end of file, LSIM_IO_ERROR on a read error. */
@@ -84,13 +98,16 @@ static int read_int(Lexer *lx, const char *what, long *out) {
   if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %s, file ends", what);
   if (lx->tok_len > TOKEN_MAX)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: token too long: '%.20s...'", what,
-                lx->tok);
+                shown(lx));
   char *end;
   errno = 0;
   long v = strtol(lx->tok, &end, 10);
-  if (end == lx->tok || *end != '\0' || errno == ERANGE)
+  if (end == lx->tok || *end != '\0')
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
-                lx->tok);
+                shown(lx));
+  if (errno == ERANGE)
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: integer out of range: '%s'", what,
+                shown(lx));
   *out = v;
   return 0;
 }
@@ -118,11 +135,11 @@ static int read_doubles(Lexer *lx, double *dst, size_t count, const char *what,
     if (lx->tok_len > TOKEN_MAX || (maxlen && lx->tok_len > maxlen))
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
                   "number longer than %zu characters in %s: '%.20s...'",
-                  maxlen ? maxlen : (size_t)TOKEN_MAX, where, lx->tok);
+                  maxlen ? maxlen : (size_t)TOKEN_MAX, where, shown(lx));
     char *end;
     double v = strtod(lx->tok, &end);
     if (end == lx->tok || *end != '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", lx->tok);
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", shown(lx));
     if (!isfinite(v)) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
     dst[k] = v;
   }
@@ -207,7 +224,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
       }
       char what[64];
       snprintf(what, sizeof what, "values of block %ld", b);
-      if ((rc = read_doubles(lx, vals, (size_t)(rows * cols), what, "M", 32))) goto done;
+      if ((rc = read_doubles(lx, vals, (size_t)(rows * cols), what, lx->mat, 32))) goto done;
       for (long j = 0; j < cols; ++j)
         for (long i = 0; i < rows; ++i)
           lcp->M[(size_t)(r0 + i) + (size_t)(c0 + j) * (size_t)n] = vals[i + j * rows];
@@ -230,7 +247,7 @@ static int expect(Lexer *lx, const char *word, const char *where) {
                           word, where);
   if (strcmp(lx->tok, word))
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, got '%.20s'", word,
-                where, lx->tok);
+                where, shown(lx));
   return 0;
 }
 
@@ -254,7 +271,7 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
     errno = 0;
     nnz = strtol(lx->tok, &end, 10);
     if (end == lx->tok || strcmp(end, ",") || errno || nnz < 0 || nnz > n * n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", lx->tok);
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", shown(lx));
   }
   if ((rc = expect(lx, "1-norm:", "in the sparse matrix header"))) return rc;
   if ((t = next_token(lx)) <= 0)
@@ -274,7 +291,7 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
       double v = 0.0;
       if ((rc = read_int_range(lx, "row", 0, n - 1, &row))) return rc;
       if ((rc = expect(lx, ":", "after the row number"))) return rc;
-      if ((rc = read_doubles(lx, &v, 1, "matrix entry", "M", 0))) return rc;
+      if ((rc = read_doubles(lx, &v, 1, "matrix entry", lx->mat, 0))) return rc;
       lcp->M[(size_t)row + (size_t)j * (size_t)n] += v;
     }
     seen = b + 1;
@@ -293,18 +310,38 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
   int t = next_token(lx);
   if (t < 0) return t;
   if (t == 0) return fail(lx, 1, LSIM_INVALID_INPUT, "empty file, expected n");
+  /* A UTF-8 byte order mark, which some editors write first: Siconos' reader does not
+     skip it either, so it is named rather than quoted as part of n. */
+  if (!strncmp(lx->tok, "\xEF\xBB\xBF", 3))
+    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                "the file starts with a UTF-8 byte order mark (bytes EF BB BF): save it "
+                "without BOM");
   /* The first token is n (read here to tell an empty file apart). */
   {
     char *end;
     errno = 0;
     n = strtol(lx->tok, &end, 10);
-    if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0' || errno == ERANGE)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", lx->tok);
-    if (n < 0 || n > LSIM_DAT_MAX_N)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %ld out of range [0, %d]", n,
+    if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0')
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", shown(lx));
+    if (errno == ERANGE || n < 0 || n > LSIM_DAT_MAX_N)
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", shown(lx),
                   LSIM_DAT_MAX_N);
   }
-  return read_body(lx, lcp, n, NULL);
+  int rc = read_body(lx, lcp, n, NULL);
+  if (rc) return rc;
+  /* Text after q is a comment (Siconos' files end with one, "Remark 4.1.14 CPS 2009");
+     a number right after q means more numbers than n needs: the sizes are wrong. */
+  const int after = next_token(lx);
+  if (after < 0) return after;
+  if (after == 1) {
+    char *end;
+    (void)strtod(lx->tok, &end);
+    if (end != lx->tok && *end == '\0')
+      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+                  "a number ('%s') follows the %ld entries of q: more numbers than n = %ld "
+                  "needs (text after q is a comment, a number is not)", shown(lx), n, n);
+  }
+  return 0;
 }
 
 /* After n: the storage type, the matrix (initialising lcp) and q. *storage_out (if not
@@ -323,7 +360,10 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
   if ((rc = read_int(lx, "size1", &size1))) return rc;
   if (size1 != n)
     return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
-  if (lsim_lcp_init(lcp, (int)n)) return fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+  if (lsim_lcp_init(lcp, (int)n))
+    return fail(lx, lx->line, LSIM_OUT_OF_MEMORY,
+                "out of memory for n = %ld (M is stored dense: %.3g GB)", n,
+                (double)n * (double)n * 8e-9);
 
   if (storage == 0) {
     /* Dense: the sizes again, then M column-major. */
@@ -333,7 +373,7 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
     if ((rc = read_int(lx, "size1", &size1))) return rc;
     if (size1 != n)
       return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
-    if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", "M", 0)))
+    if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", lx->mat, 0)))
       return rc;
   } else if (storage == 2) {
     if ((rc = read_csparse_print(lx, lcp))) return rc;
@@ -354,6 +394,7 @@ static Lexer lexer_start(FILE *f, const char *name, char *err, size_t errlen) {
   lx.tok_line = 1;
   lx.err = err;
   lx.errlen = errlen;
+  lx.mat = "M";
   if (err && errlen) err[0] = '\0';
   return lx;
 }
@@ -365,12 +406,68 @@ static FILE *open_read(const char *path, char *err, size_t errlen) {
   return f;
 }
 
+/* Next integer token of the probe; 0 when the file ends or the token is no integer. */
+static int probe_int(Lexer *lx, long *v) {
+  if (next_token(lx) != 1 || lx->tok_len > TOKEN_MAX) return 0;
+  char *end;
+  errno = 0;
+  *v = strtol(lx->tok, &end, 10);
+  return end != lx->tok && *end == '\0' && errno == 0;
+}
+
+/* The header of a Siconos mixed LCP file (mixedLinearComplementarity_newFromFile):
+ * "isStorageType1 isStorageType2 n m", then for storage type 1 the block rows (0, then
+ * increasing to n + m), a 0/1 flag per block and the matrix' storage type (0, 1, 2).
+ * "0 1 n m" with n + m >= 1 is no LCP either (an LCP of n = 0 has sizes 0). */
+static int mlcp_signature(Lexer *lx, long *n, long *m) {
+  long st1, st2, v;
+  if (!probe_int(lx, &st1) || !probe_int(lx, &st2) || !probe_int(lx, n) || !probe_int(lx, m))
+    return 0;
+  if ((st1 != 0 && st1 != 1) || (st2 != 0 && st2 != 1) || !(st1 || st2) || *n < 0 || *m < 0 ||
+      *n > LSIM_DAT_MAX_N || *m > LSIM_DAT_MAX_N || *n + *m < 1)
+    return 0;
+  if (!st1) return 1;
+  long prev, blocks = 0;
+  if (!probe_int(lx, &prev) || prev != 0) return 0;
+  while (prev < *n + *m) {
+    if (!probe_int(lx, &v) || v <= prev || v > *n + *m) return 0;
+    prev = v, ++blocks;
+  }
+  for (long b = 0; b < blocks; ++b)
+    if (!probe_int(lx, &v) || (v != 0 && v != 1)) return 0;
+  return probe_int(lx, &v) && v >= 0 && v <= 2;
+}
+
 int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen) {
   Lexer lx = lexer_start(f, name ? name : "(stream)", err, errlen);
   memset(lcp, 0, sizeof *lcp);
+  /* A mixed LCP file is named as such (a seekable stream only): read as an LCP it fails
+     on a size, or for n = m = 1 reads silently as a 1 x 1 LCP of M = 0. */
+  const long start = ftell(f);
+  if (start >= 0) {
+    long n = 0, m = 0;
+    const int mlcp = mlcp_signature(&lx, &n, &m);
+    if (fseek(f, start, SEEK_SET) != 0) return fail(&lx, 1, LSIM_IO_ERROR, "cannot seek back");
+    lx = lexer_start(f, name ? name : "(stream)", err, errlen);
+    if (mlcp)
+      return fail(&lx, 1, LSIM_INVALID_INPUT,
+                  "a mixed linear complementarity problem (Siconos MLCP .dat: %ld equality and "
+                  "%ld complementarity rows), not supported; supported: LCP .dat, frictional "
+                  "contact .dat, FCLIB .hdf5, run or compare .h5 (--step)", n, m);
+  }
   int rc = read_all(&lx, lcp);
   if (rc) lsim_lcp_free(lcp);
   return rc;
+}
+
+int lsim_dat_is_mlcp(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  Lexer lx = lexer_start(f, path, NULL, 0);
+  long n, m;
+  const int mlcp = mlcp_signature(&lx, &n, &m);
+  fclose(f);
+  return mlcp;
 }
 
 int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen) {
@@ -419,6 +516,7 @@ int lsim_fc_dat_read(const char *path, LsimFc *p, char *err, size_t errlen) {
   FILE *f = open_read(path, err, errlen);
   if (!f) return LSIM_IO_ERROR;
   Lexer lx = lexer_start(f, path, err, errlen);
+  lx.mat = "W";
   int rc = read_fc(&lx, p);
   fclose(f);
   if (rc) lsim_fc_free(p);

@@ -9,7 +9,8 @@
  *   sparse-block: nbblocks, blocknumber0 blocknumber1, cumulative row block sizes,
  *     cumulative column block sizes, filled1 filled2, block-row pointers, block-column
  *     indices, then per block its number and values (column-major), then q.
- * Anything after q is ignored. See ../shared/data/README.md.
+ * Text after q is ignored (a comment); a number after q is an error (more data than n
+ * needs). See ../shared/data/README.md.
  */
 #ifndef LSIM_DATFILE_H
 #define LSIM_DATFILE_H
@@ -25,8 +26,14 @@
  * On error lcp is left freed (zeroed). */
 int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen);
 
-/* The same from an open stream; name is used in messages. */
+/* The same from an open stream; name is used in messages. A seekable stream holding a
+ * Siconos mixed LCP (MLCP) file is refused as such ("name:1: a mixed linear
+ * complementarity problem ..."), never misread. */
 int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen);
+
+/* 1 if path starts like a Siconos mixed LCP .dat file (mixedLinearComplementarity_newFromFile:
+ * "1 st2 n m", block rows 0 .. n+m, a 0/1 flag per block, a storage type; or "0 1 n m"). */
+int lsim_dat_is_mlcp(const char *path);
 
 /* Writes lcp to path, dense (storage 0) or sparse-block with square blocks of size
  * block_size (storage 1, block_size must divide n; all-zero off-diagonal blocks are

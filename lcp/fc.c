@@ -122,6 +122,7 @@ const char *lsim_problem_file_kind_name(int kind) {
     case LSIM_FILE_LCP: return "linear complementarity problem (Siconos .dat)";
     case LSIM_FILE_FC_DAT: return "frictional contact problem (Siconos .dat)";
     case LSIM_FILE_FCLIB: return "frictional contact problem (FCLIB HDF5)";
+    case LSIM_FILE_MLCP: return "mixed linear complementarity problem (Siconos MLCP .dat)";
     default: return "unknown";
   }
 }
@@ -153,6 +154,7 @@ int lsim_problem_file_kind(const char *path) {
   if (k >= 5 && (h[0] == 2 || h[0] == 3) && h[1] >= 1 && h[2] >= 0 && h[2] <= 2 &&
       h[3] == h[0] * h[1] && h[4] == h[0] * h[1])
     return LSIM_FILE_FC_DAT;
+  if (k >= 4 && lsim_dat_is_mlcp(path)) return LSIM_FILE_MLCP;
   return k >= 1 ? LSIM_FILE_LCP : LSIM_FILE_UNKNOWN;
 }
 
@@ -429,7 +431,9 @@ static int fclib_read(hid_t file, const char *path, LsimFc *p, char *err, size_t
   }
   char msg[256];
   if ((rc = lsim_fc_check(p, msg, sizeof msg))) {
-    snprintf(err, errlen, "%s: %s", path, msg);
+    /* A bad mu is named by its dataset; W and q are computed, named as such. */
+    if (!strncmp(msg, "mu(", 3)) snprintf(err, errlen, "%s: %s/vectors/mu: %s", path, root, msg);
+    else snprintf(err, errlen, "%s: %s", path, msg);
     goto done;
   }
   if ((rc = lsim_fc_index(p))) snprintf(err, errlen, "%s: out of memory", path);

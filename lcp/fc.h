@@ -71,7 +71,8 @@ int lsim_fc_check(const LsimFc *p, char *err, size_t errlen);
  * LSIM_FILE_FCLIB, or LSIM_FILE_UNKNOWN; judged from the first bytes (HDF5 signature) and
  * the header of a .dat file (an LCP file starts "n storage n n", a frictional contact file
  * "dim nc storage dim*nc dim*nc"). */
-enum { LSIM_FILE_UNKNOWN = 0, LSIM_FILE_LCP = 1, LSIM_FILE_FC_DAT = 2, LSIM_FILE_FCLIB = 3 };
+enum { LSIM_FILE_UNKNOWN = 0, LSIM_FILE_LCP = 1, LSIM_FILE_FC_DAT = 2, LSIM_FILE_FCLIB = 3,
+       LSIM_FILE_MLCP = 4 /* a Siconos mixed LCP .dat: recognised, not solved */ };
 int lsim_problem_file_kind(const char *path);
 /* "lcp", "frictional contact (Siconos .dat)", ... */
 const char *lsim_problem_file_kind_name(int kind);

@@ -101,8 +101,10 @@ void lsim_residual_of(const double *z, const double *w, int n, double scale, Lsi
     if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
     natural = fmax(natural, fabs(fmin(z[i], w[i])));
     dot += z[i] * w[i];
-    zneg = fmax(zneg, -z[i]);
-    wneg = fmax(wneg, -w[i]);
+    /* Strict comparisons: z_i = +0 gives -z_i = -0, which fmax may return (printed
+       "-0.000e+00"); these keep +0. */
+    if (-z[i] > zneg) zneg = -z[i];
+    if (-w[i] > wneg) wneg = -w[i];
   }
   /* A non-finite iterate is the worst possible answer, never a silent NaN. */
   if (!finite) natural = dot = zneg = wneg = INFINITY;

@@ -708,6 +708,22 @@ static int ipm_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double sc
 
 /* Lemke on the dense M formed from f, its basis guessed from the active set of z (z_i > w_i,
  * w = ws->w of z); z gets Lemke's answer when it is better. Returns Lemke's status. */
+/* A fallback that did not reach the tolerance still returns its point when that is closer
+ * than z (natural residual): Lemke stops on a tolerance below what rounding allows (on
+ * lcp_tobenna at tol 1e-13 it ended at 1.9e-12 while newton's best point, returned, was
+ * z = 0 at 1). ws->w is left as the w of neither point. */
+static void keep_closer(LsimNewton *ws, const LsimFactoredLcp *f, double *z) {
+  const int n = f->n;
+  double nat_z, nat_n;
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(ws->zn[i]) || ws->zn[i] < 0.0) return;
+  lsim_factored_w(f, z, ws->u, ws->w);
+  merit(z, ws->w, n, &nat_z);
+  lsim_factored_w(f, ws->zn, ws->u, ws->w);
+  merit(ws->zn, ws->w, n, &nat_n);
+  if (nat_n < nat_z) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+}
+
 static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
                           LsimNewtonInfo *info) {
   const int n = f->n, m = f->m, nnzj = f->J_ptr[n];
@@ -743,6 +759,7 @@ static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, 
   info->fallback = 1;
   info->lemke_pivots = li.pivots;
   if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  else keep_closer(ws, f, z);
   return st;
 }
 
@@ -768,6 +785,7 @@ static int lemke_sparse_fallback(LsimNewton *ws, const LsimFactoredLcp *f, doubl
   info->fallback = 2;
   info->lemke_pivots = li.pivots;
   if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  else keep_closer(ws, f, z);
   return st;
 }
 

@@ -803,8 +803,8 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     const double m = z[i] < w[i] ? z[i] : w[i];
     natural = natural > fabs(m) ? natural : fabs(m);
     dot += z[i] * w[i];
-    zneg = zneg > -z[i] ? zneg : -z[i];
-    wneg = wneg > -w[i] ? wneg : -w[i];
+    zneg = -z[i] > zneg ? -z[i] : zneg; /* strict: +0 stays +0 (never "-0.000e+00") */
+    wneg = -w[i] > wneg ? -w[i] : wneg;
   }
   if (!finite) natural = dot = zneg = wneg = INFINITY;
   res->natural = natural;

@@ -702,6 +702,14 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   int64_t *foff[4] = {NULL, NULL, NULL, NULL}; /* ptr, J, B, C offsets */
   static const char *const foff_name[4] = {"ptr_offset", "J_offset", "B_offset", "C_offset"};
   char msg[512] = "";
+  if (g < 0 && (H5Lexists(f, "/fclib_global", H5P_DEFAULT) > 0 ||
+                H5Lexists(f, "/fclib_local", H5P_DEFAULT) > 0)) {
+    /* An FCLIB problem is one problem, not a run: it has no steps. */
+    snprintf(msg, sizeof msg, "%s: an FCLIB frictional contact problem, not a run or compare "
+             "file: it has no steps (lcpsim solve FILE, without --step)", path);
+    rc = LSIM_INVALID_INPUT;
+    goto done;
+  }
   if (g < 0) {
     snprintf(msg, sizeof msg, "%s: no LCP dump in this file (run with --dump-lcp)", path);
     rc = LSIM_IO_ERROR;

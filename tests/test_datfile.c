@@ -11,11 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "LinearComplementarityProblem.h"
 #include "NumericsMatrix.h"
 #include "lcp/datfile.h"
+#include "lcp/fc.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
 #include "support.h"
@@ -214,6 +217,19 @@ static void test_bad_input(void **state) {
   expect_error("  \n\n \n", BAD, ":1: empty file");
   expect_error("x\n", BAD, ":1: n: not an integer: 'x'");
   expect_error("-3\n", BAD, ":1: n -3 out of range");
+  /* Bytes that are no printable text are quoted as \xNN; a byte order mark is named. */
+  expect_error("\xEF\xBB\xBF" "2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n", BAD,
+               ":1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)");
+  expect_error("\x7F" "ELF\x02\x01\n", BAD, ":1: n: not an integer: '\\x7FELF\\x02\\x01'");
+  expect_error("2\n0\n2 2\n2 2\n1 \x01\xFF\n", BAD, ":5: not a number: '\\x01\\xFF'");
+  /* More numbers than n needs (a 3 x 3 problem under n = 2); a comment after q is fine. */
+  expect_error("2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n5 6 7\n", BAD,
+               ":8: a number ('5') follows the 2 entries of q: more numbers than n = 2 needs");
+  expect_error("2\n0\n2 2\n2 2\n1 0 0\n0 1 0\n0 0 1\n-1 -1 -1\n", BAD,
+               ":7: a number ('0') follows the 2 entries of q");
+  expect_error("99999999999999999999\n", BAD, ":1: n 99999999999999999999 out of range [0, 32768]");
+  expect_error("2\n0\n-99999999999999999999 2\n", BAD,
+               ":3: size0: integer out of range: '-99999999999999999999'");
   expect_error("2\n", BAD, "expected storage type, file ends");
   expect_error("2\n3\n2 2\n", BAD, ":2: storage type 3 not supported");
   expect_error("2\n2\n2 2\nno header\n", BAD, "sparse matrix: no 'nnz:' header");
@@ -287,6 +303,76 @@ static void test_stream(void **state) {
   fclose(f);
 }
 
+/* Every shared Siconos mixed LCP file is refused as one, on line 1, its kind recognised
+ * (deudeu and Rectangular, n = m = 1, once read as a 1 x 1 LCP with M = 0); an LCP of
+ * n = 1 in sparse-block storage with nbblocks 0 (the same first tokens) still reads. */
+static void test_mlcp_refused(void **state) {
+  (void)state;
+  char dir[512], path[1024], err[512];
+  lsim_test_shared_path("data/siconos-mlcp", dir, sizeof dir);
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const size_t len = strlen(e->d_name);
+    if (len < 4 || strcmp(e->d_name + len - 4, ".dat")) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    LsimLcp lcp;
+    assert_int_equal(lsim_dat_read(path, &lcp, err, sizeof err), LSIM_INVALID_INPUT);
+    assert_null(lcp.M);
+    char want[1100];
+    snprintf(want, sizeof want, "%s:1: a mixed linear complementarity problem (Siconos MLCP", path);
+    if (!strstr(err, want)) fprintf(stderr, "%s\n", err);
+    assert_non_null(strstr(err, want));
+    assert_int_equal(lsim_problem_file_kind(path), LSIM_FILE_MLCP);
+    ++count;
+  }
+  closedir(d);
+  assert_int_equal(count, 18);
+  FILE *f = tmpfile();
+  assert_non_null(f);
+  fputs("1\n1\n1 1\n0\n-2\n", f);
+  rewind(f);
+  LsimLcp lcp;
+  assert_int_equal(lsim_dat_read_stream(f, "mem", &lcp, err, sizeof err), 0);
+  assert_true(lcp.n == 1 && lcp.M[0] == 0.0 && lcp.q[0] == -2.0);
+  lsim_lcp_free(&lcp);
+  fclose(f);
+}
+
+/* n = 32768 under a 1 GB address-space limit: M (8.6 GB) cannot be had, and the error
+ * says why (n and the size), on the line where n's sizes end. In a child process, as the
+ * limit stays; not under AddressSanitizer, whose shadow memory needs more than the limit. */
+static void test_out_of_memory_says_size(void **state) {
+  (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+  skip();
+#else
+  const pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    struct rlimit rl = {1UL << 30, 1UL << 30};
+    if (setrlimit(RLIMIT_AS, &rl)) _exit(3);
+    FILE *f = tmpfile();
+    if (!f) _exit(4);
+    fputs("32768\n0\n32768 32768\n32768 32768\n1 2\n", f);
+    rewind(f);
+    LsimLcp lcp;
+    char err[256];
+    const int rc = lsim_dat_read_stream(f, "big", &lcp, err, sizeof err);
+    _exit(rc == LSIM_OUT_OF_MEMORY &&
+                  strstr(err, "big:4: out of memory for n = 32768 (M is stored dense: 8.59 GB)")
+              ? 0
+              : 1);
+  }
+  int wst = 0;
+  assert_int_equal(waitpid(pid, &wst, 0), pid);
+  assert_true(WIFEXITED(wst));
+  assert_int_equal(WEXITSTATUS(wst), 0);
+#endif
+}
+
 static int setup(void **state) {
   (void)state;
   snprintf(g_tmpdir, sizeof g_tmpdir, "/tmp/lsim_datfile_XXXXXX");
@@ -307,6 +393,8 @@ int main(void) {
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_io_errors),
       cmocka_unit_test(test_stream),
+      cmocka_unit_test(test_mlcp_refused),
+      cmocka_unit_test(test_out_of_memory_says_size),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -487,6 +487,32 @@ static void test_bad_input_and_trivial(void **state) {
   lsim_newton_free(ws);
 }
 
+/* A tolerance below what rounding allows: newton and its Lemke fallback both fail, and
+ * the status says so, but z is the closer of the two points, not newton's best alone. On
+ * lcp_tobenna (degenerate; Lemke ends at 1.1e-13 relative when asked for 1e-13) newton
+ * returned z = 0 at residual 1 (max|q| = 1); now at most 1e-11 (Lemke's point at tol
+ * 1e-10 is 1.9e-12: a factor 5 of room for the rounding of another pivot order). */
+static void test_failed_fallback_keeps_closer_point(void **state) {
+  (void)state;
+  char path[512], err[256];
+  LsimLcp lcp;
+  assert_int_equal(lsim_dat_read(lsim_test_shared_path("data/siconos-lcp/lcp_tobenna.dat", path,
+                                                       sizeof path), &lcp, err, sizeof err), 0);
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-13;
+  LsimSolver *s = NULL;
+  assert_int_equal(lsim_solver_create(&s, "newton", &o, err, sizeof err), 0);
+  double *z = calloc((size_t)lcp.n, sizeof(double));
+  LsimSolveStats st;
+  const int status = lsim_solver_solve(s, &lcp, z, &st);
+  assert_int_not_equal(status, LSIM_SOLVED);
+  assert_true(st.residual.relative <= 1e-11);
+  assert_true(st.residual.z_negative == 0.0);
+  free(z);
+  lsim_solver_free(s);
+  lsim_lcp_free(&lcp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_lemke),
@@ -499,6 +525,7 @@ int main(void) {
       cmocka_unit_test(test_schur_velocity_systems),
       cmocka_unit_test(test_settled_pile_interior_point),
       cmocka_unit_test(test_bad_input_and_trivial),
+      cmocka_unit_test(test_failed_fallback_keeps_closer_point),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

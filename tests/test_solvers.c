@@ -444,8 +444,35 @@ static void test_warm_flag(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* M = I, q = (-1, 1): z = (1, 0), w = (0, 1) exactly. The negativity measures are +0,
+ * not -0 (z_2 = +0 gives -z_2 = -0, which "lcpsim solve" printed as "-0.000e+00"), for the
+ * dense residual (lemke) and PGS's own (pgs). */
+static void test_negative_parts_positive_zero(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_init(&lcp, 2), 0);
+  lcp.M[0] = lcp.M[3] = 1.0;
+  lcp.q[0] = -1.0, lcp.q[1] = 1.0;
+  const char *names[] = {"lemke", "pgs", "newton"};
+  for (int k = 0; k < 3; ++k) {
+    LsimSolverOptions o = lsim_default_solver_options();
+    LsimSolver *sv = NULL;
+    char err[256];
+    if (lsim_solver_create(&sv, names[k], &o, err, sizeof err)) fail_msg("%s: %s", names[k], err);
+    double z[2] = {0.0, 0.0};
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve(sv, &lcp, z, &st), LSIM_SOLVED);
+    assert_true(z[0] == 1.0 && z[1] == 0.0);
+    assert_true(st.residual.z_negative == 0.0 && !signbit(st.residual.z_negative));
+    assert_true(st.residual.w_negative == 0.0 && !signbit(st.residual.w_negative));
+    lsim_solver_free(sv);
+  }
+  lsim_lcp_free(&lcp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_negative_parts_positive_zero),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
       cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain),

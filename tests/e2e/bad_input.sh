@@ -218,6 +218,11 @@ t dat_negn "negn.dat:1:" solve "$in/negn.dat"
 t dat_block "block.dat:11: block number 5, expected 0" solve "$in/block.dat"
 t fc_mu "fc_mu.dat:10:" solve "$in/fc_mu.dat"
 t fc_dim "fc_dim.dat:3: size0 0 does not match n 4" solve "$in/fc_dim.dat"
+# Siconos mixed LCP files: named as such (n = m = 1 once read silently as a 1 x 1 LCP).
+mlcp=$(pwd)/../shared/data/siconos-mlcp
+t mlcp_solve "deudeu_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 1 equality and 1 complementarity rows), not supported" solve "$mlcp/deudeu_mlcp.dat"
+t mlcp_solve_big "Buck2_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 20 equality and 12" solve "$mlcp/Buck2_mlcp.dat"
+t mlcp_compare "Rectangular_mlcp.dat:1: a mixed linear complementarity problem" compare "$mlcp/Rectangular_mlcp.dat" --solvers lemke -o @OUT
 # ---- solve / export / view / compare / impact command lines ----
 t solve_none "lcpsim solve: no problem file" solve
 t no_args "lcpsim: no scene or command" 
@@ -226,6 +231,7 @@ t view_none "lcpsim view: no FILE.h5" view
 t compare_none "lcpsim compare: no SCENE.json" compare
 t impact_none "lcpsim impact: no SCENE.json" impact
 t solve_tol "--tol" solve "$in/trunc.dat" --tol -1
+t solve_tol_inf "--tol: need a finite number >= 0 (in double range), got 'inf'" solve "$in/trunc.dat" --tol inf
 t solve_solver "nosuch" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --solver nosuch
 t solve_two "trunc.dat" solve "$in/trunc.dat" "$in/text.dat"
 t solve_step_dat "--step" solve "$in/trunc.dat" --step 2
@@ -253,7 +259,37 @@ t h5_nodump "plain.h5: no LCP dump" solve "$in/plain.h5" --step 1
 t h5_series "run.h5: step 1 has no LCP of series 5" solve "$in/run.h5" --step 1 --series 5
 t export_step "run.h5: step 99 has no LCP" export "$in/run.h5" --step 99 -o @OUT
 t export_series "run.h5: step 1 has no LCP of series 4" export "$in/run.h5" --step 1 --series 4 -o @OUT
-t warm_binary "run.h5: entry 1" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
+t warm_binary "run.h5:1: entry 1: not a finite number: (not text: a binary file?)" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
+# Warm starts for lcp_CPS_1 (n = 2): the line and the entry named.
+cps1=$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat
+F warm3.txt '0.5\n\n0.5 1\n'
+F warmtext.txt '0.5\n0.5x\n'
+F warmshort.txt '0.5\n\n'
+t warm_extra "warm3.txt:3: entry 3: more than the 2 numbers of the warm start (n = 2)" solve "$cps1" --warm "$in/warm3.txt"
+t warm_text "warmtext.txt:2: entry 2: not a finite number: '0.5x'" solve "$cps1" --warm "$in/warmtext.txt"
+t warm_short "warmshort.txt:3: expected 2 numbers for the warm start (n = 2), file ends after 1" solve "$cps1" --warm "$in/warmshort.txt"
+t warm_dir "$in: read error: Is a directory" solve "$cps1" --warm "$in"
+F warm4.txt '1 2 3\n4\n'
+t warm_fc "warm4.txt:2: entry 4: more than the 3 numbers of the warm start (n = 3)" solve "$(pwd)/../shared/data/siconos-fc3d/FrictionContact3D_1c.dat" --warm "$in/warm4.txt"
+# FCLIB files with a group missing or a bad mu: the dataset named.
+/usr/bin/python3 - "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" "$in" <<'PY' || echo "FAIL: cannot make FCLIB inputs"
+import sys, shutil, h5py, numpy as np
+src, d = sys.argv[1], sys.argv[2]
+for name, edit in (("noH", lambda f: f.__delitem__("fclib_global/H")),
+                   ("nanmu", lambda f: f["fclib_global/vectors/mu"].__setitem__(0, np.nan))):
+    shutil.copy(src, d + "/" + name + ".hdf5")
+    with h5py.File(d + "/" + name + ".hdf5", "r+") as f:
+        edit(f)
+PY
+t fclib_noH "noH.hdf5: /fclib_global/H/m: missing" solve "$in/noH.hdf5"
+t fclib_step "Box_Stacks-i0122-82-5.hdf5: an FCLIB frictional contact problem, not a run or compare file: it has no steps" solve "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --step 1
+t fclib_export "Box_Stacks-i0122-82-5.hdf5: an FCLIB frictional contact problem, not a run or compare file" export "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --step 1 -o @OUT
+t fclib_nanmu "nanmu.hdf5: /fclib_global/vectors/mu: mu(0) = nan: need a finite mu >= 0" solve "$in/nanmu.hdf5"
+# A frictional contact solver or cone that does not fit the problem's dimension: exit 2.
+fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
+t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
+t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --solver lemke --d 6
+t fc_d_exact "--d 8: nsgs uses the exact cone; --d is for an LCP solver on the polyhedral cone" solve "$fc3" --solver nsgs --d 8
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT

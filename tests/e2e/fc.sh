@@ -15,6 +15,15 @@ grep -q "frictional contact problem (Siconos .dat), dimension 3, 3 contacts" "$t
 ./lcpsim solve "$D/Box_Stacks-i0122-82-5.hdf5" --solver nsgs_aa --tol 1e-8 > "$tmp/b.txt" || fail "solve FCLIB: exit $?"
 grep -q "FCLIB HDF5), dimension 3, 82 contacts" "$tmp/b.txt" || fail "FCLIB kind"
 ./lcpsim solve "$D/FrictionContactProblem00031.dat" --solver siconos:fc2d_nsgs > "$tmp/c.txt" || fail "fc2d: exit $?"
+# A Siconos success is checked on Siconos' own error of the Coulomb problem: fc3d_soclcp
+# says solved (the cone problem without De Saxce's term) and leaves 4e-3 on Rover4396.
+./lcpsim solve "$D/Rover4396.dat" --solver siconos:fc3d_soclcp > "$tmp/s.txt"
+[ $? -eq 1 ] || fail "soclcp: exit not 1"
+grep -q "^status             solver_failed$" "$tmp/s.txt" || fail "soclcp status: $(grep ^status "$tmp/s.txt")"
+grep -q "siconos:fc3d_soclcp reported success at a Siconos error of 0.0041" "$tmp/s.txt" || fail "soclcp message: $(grep ^message "$tmp/s.txt")"
+# PGS's options on an exact-cone solver: solved, and a note says they are not used.
+./lcpsim solve "$D/FC3D_Example1.dat" --solver nsgs --omega 1.2 > "$tmp/n.txt" 2> "$tmp/n.err" || fail "nsgs --omega: exit $?"
+grep -q "note: --omega is an option of pgs only; nsgs does not use it" "$tmp/n.err" || fail "nsgs --omega note: $(cat "$tmp/n.err")"
 grep -q "dimension 2, 11 contacts" "$tmp/c.txt" || fail "2-D kind"
 ./lcpsim solve ${LSIM_SHARED:-../shared}/data/siconos-lcp/lcp_CPS_1.dat > "$tmp/l.txt" 2>&1 || true
 grep -q "linear complementarity problem" "$tmp/l.txt" || fail "LCP kind: $(cat "$tmp/l.txt")"
