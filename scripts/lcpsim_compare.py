@@ -226,7 +226,7 @@ def _save(fig, outdir, name, stem):
 def _legend(ax, n, **kw):
     """A legend inside the axes for a few lines, outside on the right for many."""
     if n > 8:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
     else:
         ax.legend(fontsize=7, loc="lower right" if "ncol" not in kw else "best", **kw)
 
@@ -238,9 +238,14 @@ def _label(c, s):
 
 def _styles(n):
     import matplotlib.pyplot as plt
-    cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
     marks = "os^vD<>xP*h"
-    return [(cmap(i % cmap.N), marks[i % len(marks)]) for i in range(n)]
+    if n <= 10:
+        cmap = plt.get_cmap("tab10")
+        return [(cmap(i), marks[i % len(marks)]) for i in range(n)]
+    # tab20 pairs a dark and a light shade of each hue: the ten dark ones first, then the
+    # light ones, so that neighbouring series (lemke, pgs, ...) never share a hue
+    cmap = plt.get_cmap("tab20")
+    return [(cmap((2 * i + (i // 10) % 2) % 20), marks[i % len(marks)]) for i in range(n)]
 
 
 def profile_panels(c):
@@ -295,9 +300,18 @@ def figure_profile(c, outdir, name):
             label = _label(c, ser[j])
             if fcset and title.startswith("2-D") and c.results.cone_directions[rows, ser[j]].max() > 0:
                 label += " (d = 2 in 2-D)"
-            if not ok[:, j].any():
+            if fcset and not ok[:, j].any():  # a legend per panel: say it there
                 label += " (solves none)"
             ax.step(taus, rho[:, j], where="post", color=col, label=label)
+        none = [_label(c, ser[j]) for j in range(len(ser)) if not ok[:, j].any()]
+        if none and not fcset:
+            # the shared legend is the last panel's: the series that solve none of this
+            # panel's problems (their lines lie on top of each other at 0) are named here
+            # (under the axes, where no line can hide behind it)
+            import textwrap
+            ax.text(0.0, -0.16, "\n".join(textwrap.wrap(
+                "at 0 (solving none of these problems): " + ", ".join(none), 75)),
+                transform=ax.transAxes, ha="left", va="top", fontsize=7)
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(r"$\tau$ (time within a factor $\tau$ of the best)")
@@ -514,9 +528,18 @@ def figure_divergence(c, outdir, name):
         ax.semilogy(c.time, np.maximum(c.divergence.q[:, s], 1e-18), color=col,
                     label=c.series.label[s])
     ax.set_xlabel("time [s]")
-    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ (1e-18 floor)")
+    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ [m or rad] (1e-18 floor)")
     ax.set_title(f"{name}: divergence from {c.parameters.reference}")
     ax.grid(True, which="both", alpha=0.3)
+    # the series that never leave the reference's trajectory lie on top of each other at
+    # the floor: named under the axes
+    same = [c.series.label[s] for s in range(len(c.series.label))
+            if not c.series.is_reference[s] and not (np.asarray(c.divergence.q[:, s]) > 0).any()]
+    if same:
+        import textwrap
+        ax.text(0.0, -0.14, "\n".join(textwrap.wrap(
+            "at the floor (the reference's trajectory exactly, every step): "
+            + ", ".join(same), 90)), transform=ax.transAxes, ha="left", va="top", fontsize=7)
     _legend(ax, len(c.series.label), ncol=1)
     return _save(fig, outdir, name, "divergence")
 
