@@ -320,7 +320,8 @@ def figure_profile(c, outdir, name):
         ax.set_title(f"{name}: performance profile" + (f", {title}" if title else ""))
         ax.grid(True, which="both", alpha=0.3)
         if fcset or ax is axes[0][-1]:
-            _legend(ax, 99 if fcset else len(ser))
+            _legend(ax, 99)  # outside: profiles rise across the whole panel (inside, the
+            # legend had covered pile_100's fixed-sweep PGS lines at lower right)
     if fcset:
         fig.subplots_adjust(hspace=0.35)
     return _save(fig, outdir, name, "profile")
