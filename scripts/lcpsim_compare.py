@@ -515,7 +515,7 @@ def figure_cone_error(c, outdir, name):
                 Line2D([], [], marker="o", color="0.3", mfc="none", linestyle="none",
                        label="hollow: stopped at its budget"),
                 Line2D([], [], marker="x", color="k", linestyle="none", label="crossed: failed")]
-    ax.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, outdir, name, "cone_error")
 
 

@@ -184,12 +184,14 @@ def readme(results, outdir):
            "that need the dense M (all but `pgs`) are skipped on steps with more variables than",
            "the dense limit (4000 unless stated) and said so: the `skipped` column of a table,",
            "'skipped' below (steps skipped of steps with an LCP), never counted as failures;",
+           "in frictional contact sets 'skipped' counts the problems of the other dimension",
+           "(a 2-D solver on 3-D files and the reverse);",
            "'best' ranks successes over every step with an LCP, then the median time;",
            "'success < 50%' names a solver alone when both its series are below, else the",
            "series (cold) or (warm).",
            "Files: docs/output-format.md, 'Compare files'.", "",
            "| experiment | input | mode | problems | status | run time | best (success) | "
-           "success < 50% | skipped (n > dense limit) |", "|---|---|---|---:|---|---:|---|---|---|"]
+           "success < 50% | skipped |", "|---|---|---|---:|---|---:|---|---|---|"]
     for r in results:
         e = r["e"]
         inp = e.get("scene") or e.get("files")
