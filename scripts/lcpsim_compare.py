@@ -277,6 +277,13 @@ def profile_panels(c):
     return panels
 
 
+def solving_none(c, rows, ser):
+    """Labels (without cold / warm) of the series in ser that succeed on none of rows: a
+    profile panel names them, their lines lying on top of each other at 0."""
+    ok = np.asarray(c.results.success)[np.ix_(rows, ser)] == 1
+    return [_label(c, ser[j]) for j in range(len(ser)) if not ok[:, j].any()]
+
+
 def figure_profile(c, outdir, name):
     """Performance profiles of wall time, success as defined by the file's success_tol."""
     import matplotlib.pyplot as plt
@@ -303,7 +310,7 @@ def figure_profile(c, outdir, name):
             if fcset and not ok[:, j].any():  # a legend per panel: say it there
                 label += " (solves none)"
             ax.step(taus, rho[:, j], where="post", color=col, label=label)
-        none = [_label(c, ser[j]) for j in range(len(ser)) if not ok[:, j].any()]
+        none = solving_none(c, rows, ser)
         if none and not fcset:
             # the shared legend is the last panel's: the series that solve none of this
             # panel's problems (their lines lie on top of each other at 0) are named here

@@ -10,7 +10,8 @@
 #     named alone only when both its cold and warm series are below (cold PGS at 10
 #     sweeps fails on the box stack where the warm one passes: the row had said
 #     'pgs[sweeps=10]' as if both failed);
-#   - every figure the README lists exists (PNG and PDF, non-empty);
+#   - every figure the README lists exists (PNG and PDF, non-empty); each profile panel
+#     names the series that solve none of its problems (lcpsim_compare.solving_none);
 #   - pending and missing-scene experiments are listed as pending, the run exits 0.
 set -u
 cd "$(dirname "$0")/../.."
@@ -99,6 +100,13 @@ for name in ("a_stack", "b_indep", "c_set"):
     for f in figs:
         p = os.path.join(out, f)
         check(os.path.exists(p) and os.path.getsize(p) > 1000, f"{name}: figure {f}")
+# the profile's panels name the series that solve none of their problems (lines at 0,
+# hidden under each other; the shared legend had said so for the last panel only): on the
+# stack, cold PGS at 10 sweeps and Siconos' PGS, warm only Siconos' PGS
+c = lc.load(os.path.join(out, "a_stack", "a_stack.h5"))
+panels = {t.split("\n")[0]: lc.solving_none(c, r, ser) for t, r, ser in lc.profile_panels(c)}
+check(panels == {"cold start": ["pgs[sweeps=10]", "siconos:pgs"], "warm start": ["siconos:pgs"]},
+      f"a_stack: panels' series solving none {panels}")
 # the case that had been misreported: cold PGS at 10 sweeps fails on the stack, warm passes
 st = rows["a_stack"][7].split(", ")
 check("pgs[sweeps=10] (cold)" in st and "pgs[sweeps=10]" not in st, f"a_stack: '{rows['a_stack'][7]}'")
