@@ -33,6 +33,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -110,7 +111,9 @@ def failing_series(labels, rates):
             if l.endswith(a) and l[:-len(a)] + b in low:
                 l = l[:-len(a)]
         out.add(l)
-    return sorted(out)
+    # numbers in labels by value: pgs[sweeps=10], [sweeps=20], ..., [sweeps=200]
+    return sorted(out, key=lambda l: [int(t) if t.isdigit() else t
+                                      for t in re.split(r"(\d+)", l)])
 
 
 def run_one(e, lcpsim, outdir):
