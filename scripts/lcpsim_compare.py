@@ -389,8 +389,11 @@ def figure_iterations(c, outdir, name):
     if nfail_g:  # one legend entry says what hollow markers are
         axes[0][-1].plot([], [], "o", ms=4, color="0.3", mfc="white", linestyle="none",
                          label="hollow: failed")
+    # the residual panels' dotted line, in the one legend (which is the top panel's)
+    axes[0][-1].plot([], [], color="k", ls=":", lw=1,
+                     label=f"success threshold {c.parameters.success_tol:g} (residual)")
     # sets: points fill the panel, the legend goes outside
-    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g,
+    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g + 1,
             ncol=1)
     return _save(fig, outdir, name, "iterations")
 
