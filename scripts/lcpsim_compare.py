@@ -456,6 +456,16 @@ def figure_size(c, outdir, name):
         if not nfail:
             axf.text(0.5, 0.5, "no failed solve", transform=axf.transAxes, ha="center",
                      va="center", fontsize=8)
+        # solves skipped (a dense solver above --dense-limit; in frictional contact sets a
+        # solver of the other dimension) have no point: say so, or a series just stops
+        skipped = np.asarray(c.results.skipped)
+        gone = [f"{_label(c, s)} ({int(skipped[:, s].sum())})" for s in ser
+                if skipped[:, s].any()]
+        if gone:
+            import textwrap
+            axf.text(0.0, -0.32, "\n".join(textwrap.wrap(
+                "skipped, not drawn (problems): " + ", ".join(gone), 80)),
+                transform=axf.transAxes, ha="left", va="top", fontsize=7)
         for a in (ax, axf):
             a.grid(True, which="both", alpha=0.3)
         if g == len(groups) - 1:
