@@ -255,14 +255,23 @@ int main(int argc, char **argv) {
     double worst = 0.0;
     double pmax = 0.0;
     for (int r = 0; r < s->runs; ++r) worst = fmax(worst, s->ms[r]), pmax = fmax(pmax, s->piv[r]);
-    med[k] = median(s->ms, s->runs);
+    med[k] = s->runs ? median(s->ms, s->runs) : NAN;
+    if (!s->runs) continue; /* not run at all (not selected, or lemke beyond --dense): below */
     printf("| %s | %d | %d | %d | %.2f | %.2f | %.0f | %.0f | %.0f |\n", s->label, s->runs,
            s->solved, s->skipped, med[k], worst, median(s->isl, s->runs),
            median(s->piv, s->runs), pmax);
   }
-  printf("\nmedian time ratio whole / islands (same steps): newton %.2f, lemke %.2f; largest "
-         "island at the last step %d of n = %d\n", med[1] / med[0], med[3] / med[2], last_largest,
-         last_n);
+  /* The series that ran on no step are named, not printed as rows of nan (the cold series
+     run only when --only selects them). */
+  int none = 0;
+  for (int k = 0; k < NSERIES; ++k)
+    if (!series[k].runs) printf("%s\"%s\"", none++ ? ", " : "\nnot run on any step: ", series[k].label);
+  if (none) printf(" (--only selects a series; dense lemke stops above --dense)\n");
+  char rn[32] = "-", rl[32] = "-";
+  if (isfinite(med[1] / med[0])) snprintf(rn, sizeof rn, "%.2f", med[1] / med[0]);
+  if (isfinite(med[3] / med[2])) snprintf(rl, sizeof rl, "%.2f", med[3] / med[2]);
+  printf("\nmedian time ratio whole / islands (same steps): newton %s, lemke %s; largest "
+         "island at the last step %d of n = %d\n", rn, rl, last_largest, last_n);
   for (int k = 0; k < NSERIES; ++k) lsim_solver_free(series[k].solver);
   lsim_islands_free(finder);
   free(z), free(own);

@@ -100,7 +100,7 @@ int main(int argc, char **argv) {
   const double total = now() - t0;
   const long steady = steps - steps / 10;
   printf("VmRSS after step 1: %ld kB, at step %ld: %ld kB, at the end: %ld kB; growth over the "
-         "last %ld steps %+ld kB (%.4f bytes per step); peak VmHWM %ld kB; %.1f s, %.2f "
+         "last %ld steps %+ld kB (%.3g bytes per step); peak VmHWM %ld kB; %.1f s, %.2f "
          "us/step; %ld failed steps\n",
          rss0, steps / 10, rss_tenth, rss1, steady, rss1 - rss_tenth,
          1024.0 * (double)(rss1 - rss_tenth) / (double)steady, hwm1, total,

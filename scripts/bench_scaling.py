@@ -40,8 +40,10 @@ def pile_row(out):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 9 and cells[0].isdigit():
             n = int(cells[0])
-            ms1, mst = (float(x) for x in cells[8].split(","))
-            ode = 1e3 / float(cells[4]) if float(cells[4]) > 0 else float("nan")
+            # a run not made (--one, --no-ode) prints "-"
+            num = lambda x: float("nan") if x.strip() == "-" else float(x)
+            ms1, mst = (num(x) for x in cells[8].split(","))
+            ode = 1e3 / num(cells[4]) if num(cells[4]) > 0 else float("nan")
             return n, ms1, mst, ode
     sys.exit("bench_scaling: no result row in bench_pile's output:\n" + out)
 

@@ -226,7 +226,7 @@ def _save(fig, outdir, name, stem):
 def _legend(ax, n, **kw):
     """A legend inside the axes for a few lines, outside on the right for many."""
     if n > 8:
-        ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), **kw)
     else:
         ax.legend(fontsize=7, loc="lower right" if "ncol" not in kw else "best", **kw)
 
@@ -238,9 +238,14 @@ def _label(c, s):
 
 def _styles(n):
     import matplotlib.pyplot as plt
-    cmap = plt.get_cmap("tab20" if n > 10 else "tab10")
     marks = "os^vD<>xP*h"
-    return [(cmap(i % cmap.N), marks[i % len(marks)]) for i in range(n)]
+    if n <= 10:
+        cmap = plt.get_cmap("tab10")
+        return [(cmap(i), marks[i % len(marks)]) for i in range(n)]
+    # tab20 pairs a dark and a light shade of each hue: the ten dark ones first, then the
+    # light ones, so that neighbouring series (lemke, pgs, ...) never share a hue
+    cmap = plt.get_cmap("tab20")
+    return [(cmap((2 * i + (i // 10) % 2) % 20), marks[i % len(marks)]) for i in range(n)]
 
 
 def profile_panels(c):
@@ -272,6 +277,13 @@ def profile_panels(c):
     return panels
 
 
+def solving_none(c, rows, ser):
+    """Labels (without cold / warm) of the series in ser that succeed on none of rows: a
+    profile panel names them, their lines lying on top of each other at 0."""
+    ok = np.asarray(c.results.success)[np.ix_(rows, ser)] == 1
+    return [_label(c, ser[j]) for j in range(len(ser)) if not ok[:, j].any()]
+
+
 def figure_profile(c, outdir, name):
     """Performance profiles of wall time, success as defined by the file's success_tol."""
     import matplotlib.pyplot as plt
@@ -295,9 +307,18 @@ def figure_profile(c, outdir, name):
             label = _label(c, ser[j])
             if fcset and title.startswith("2-D") and c.results.cone_directions[rows, ser[j]].max() > 0:
                 label += " (d = 2 in 2-D)"
-            if not ok[:, j].any():
+            if fcset and not ok[:, j].any():  # a legend per panel: say it there
                 label += " (solves none)"
             ax.step(taus, rho[:, j], where="post", color=col, label=label)
+        none = solving_none(c, rows, ser)
+        if none and not fcset:
+            # the shared legend is the last panel's: the series that solve none of this
+            # panel's problems (their lines lie on top of each other at 0) are named here
+            # (under the axes, where no line can hide behind it)
+            import textwrap
+            ax.text(0.0, -0.16, "\n".join(textwrap.wrap(
+                "at 0 (solving none of these problems): " + ", ".join(none), 75)),
+                transform=ax.transAxes, ha="left", va="top", fontsize=7)
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(r"$\tau$ (time within a factor $\tau$ of the best)")
@@ -306,7 +327,8 @@ def figure_profile(c, outdir, name):
         ax.set_title(f"{name}: performance profile" + (f", {title}" if title else ""))
         ax.grid(True, which="both", alpha=0.3)
         if fcset or ax is axes[0][-1]:
-            _legend(ax, 99 if fcset else len(ser))
+            _legend(ax, 99)  # outside: profiles rise across the whole panel (inside, the
+            # legend had covered pile_100's fixed-sweep PGS lines at lower right)
     if fcset:
         fig.subplots_adjust(hspace=0.35)
     return _save(fig, outdir, name, "profile")
@@ -367,8 +389,11 @@ def figure_iterations(c, outdir, name):
     if nfail_g:  # one legend entry says what hollow markers are
         axes[0][-1].plot([], [], "o", ms=4, color="0.3", mfc="white", linestyle="none",
                          label="hollow: failed")
+    # the residual panels' dotted line, in the one legend (which is the top panel's)
+    axes[0][-1].plot([], [], color="k", ls=":", lw=1,
+                     label=f"success threshold {c.parameters.success_tol:g} (residual)")
     # sets: points fill the panel, the legend goes outside
-    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g,
+    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g + 1,
             ncol=1)
     return _save(fig, outdir, name, "iterations")
 
@@ -431,6 +456,16 @@ def figure_size(c, outdir, name):
         if not nfail:
             axf.text(0.5, 0.5, "no failed solve", transform=axf.transAxes, ha="center",
                      va="center", fontsize=8)
+        # solves skipped (a dense solver above --dense-limit; in frictional contact sets a
+        # solver of the other dimension) have no point: say so, or a series just stops
+        skipped = np.asarray(c.results.skipped)
+        gone = [f"{_label(c, s)} ({int(skipped[:, s].sum())})" for s in ser
+                if skipped[:, s].any()]
+        if gone:
+            import textwrap
+            axf.text(0.0, -0.32, "\n".join(textwrap.wrap(
+                "skipped, not drawn (problems): " + ", ".join(gone), 80)),
+                transform=axf.transAxes, ha="left", va="top", fontsize=7)
         for a in (ax, axf):
             a.grid(True, which="both", alpha=0.3)
         if g == len(groups) - 1:
@@ -500,7 +535,7 @@ def figure_cone_error(c, outdir, name):
                 Line2D([], [], marker="o", color="0.3", mfc="none", linestyle="none",
                        label="hollow: stopped at its budget"),
                 Line2D([], [], marker="x", color="k", linestyle="none", label="crossed: failed")]
-    ax.legend(handles=handles, fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return _save(fig, outdir, name, "cone_error")
 
 
@@ -514,9 +549,18 @@ def figure_divergence(c, outdir, name):
         ax.semilogy(c.time, np.maximum(c.divergence.q[:, s], 1e-18), color=col,
                     label=c.series.label[s])
     ax.set_xlabel("time [s]")
-    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ (1e-18 floor)")
+    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ [m or rad] (1e-18 floor)")
     ax.set_title(f"{name}: divergence from {c.parameters.reference}")
     ax.grid(True, which="both", alpha=0.3)
+    # the series that never leave the reference's trajectory lie on top of each other at
+    # the floor: named under the axes
+    same = [c.series.label[s] for s in range(len(c.series.label))
+            if not c.series.is_reference[s] and not (np.asarray(c.divergence.q[:, s]) > 0).any()]
+    if same:
+        import textwrap
+        ax.text(0.0, -0.14, "\n".join(textwrap.wrap(
+            "at the floor (the reference's trajectory exactly, every step): "
+            + ", ".join(same), 90)), transform=ax.transAxes, ha="left", va="top", fontsize=7)
     _legend(ax, len(c.series.label), ncol=1)
     return _save(fig, outdir, name, "divergence")
 

@@ -96,14 +96,21 @@ def main():
               label="slope 1, through the first series at N = %d" % n0)
     ax.loglog(ref, t0 * (ref / n0) ** 1.1, "--", color="0.55", linewidth=1.0, dashes=(6, 3),
               label="slope 1.1, the same point")
-    ax.axvspan(max(a.fit_min, nmin), min(a.fit_max, nmax), color="0.95", zorder=0)
+    # The fitted range as far as there are points (sizes all below --fit-min had drawn a
+    # reversed span beyond the data and said 1000 .. 100000 all the same).
+    lo, hi = max(a.fit_min, nmin), min(a.fit_max, nmax)
+    if lo < hi:
+        ax.axvspan(lo, hi, color="0.95", zorder=0)
+        fitted = "slopes fitted over N = %d .. %d (shaded)" % (lo, hi)
+    else:
+        fitted = ("no two sizes in N = %d .. %d: each slope between\nits series' last two "
+                  "points" % (a.fit_min, a.fit_max))
     ax.set_xlabel("bodies N")
     ax.set_ylabel("time per step [ms]")
     ax.set_title(a.title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7.5, loc="upper center", bbox_to_anchor=(0.5, -0.13), frameon=False)
-    ax.text(0.02, 0.97, "slopes fitted over N = %d .. %d (shaded)\n"
-            "CPU time, except where the legend says wall time" % (a.fit_min, a.fit_max),
+    ax.text(0.02, 0.97, fitted + "\nCPU time, except where the legend says wall time",
             transform=ax.transAxes, ha="left", va="top", fontsize=7.5, color="0.3")
     fig.tight_layout()
     os.makedirs(os.path.dirname(a.output) or ".", exist_ok=True)

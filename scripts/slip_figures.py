@@ -81,7 +81,7 @@ def return_map(lcpsim, tmp, energy, out):
     ax.plot(ys, ys, "k--", lw=0.8, label="y$_{n+1}$ = y$_n$")
     ax.set_xlabel("apex height y$_n$ [m]")
     ax.set_ylabel("next apex height y$_{n+1}$ [m]")
-    ax.set_title(f"SLIP apex return map at E = {energy:.2f} J (m = {M} kg, k = {K:g}, "
+    ax.set_title(f"SLIP apex return map at E = {energy:.2f} J (m = {M} kg, k = {K:g} N m^3, "
                  "air spring)", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
@@ -104,7 +104,9 @@ def stride(r, out):
     # The leg at the stride's touchdown, bottom and liftoffs; each transition labelled
     # with its boundary (the boundary named by the chart it ends).
     names = {0: "apex", 1: "touchdown", 2: "bottom", 3: "liftoff"}
-    offsets = {0: (0, 10), 1: (-10, -14), 2: (8, -14), 3: (8, 4)}
+    # touchdown's label above and right of its point (below and left, it had sat under the
+    # first liftoff's point, as if it were that point's)
+    offsets = {0: (0, 10), 1: (6, 16), 2: (8, -14), 3: (8, 4)}
     for j in range(len(ev.time)):
         if not (t0 - 1e-12 <= ev.time[j] <= t1 + 1e-12):
             continue
@@ -119,7 +121,7 @@ def stride(r, out):
         ax.annotate(f"{names[f]}, t = {ev.time[j]:.4f} s", (s[0], s[1]),
                     textcoords="offset points", xytext=(-8, 4) if first else offsets[f],
                     fontsize=8,
-                    ha="right" if first or f == 1 else "center" if f == 0 else "left")
+                    ha="right" if first else "center" if f == 0 else "left")
     ax.axhline(0, color="k", lw=0.8)
     ax.set_aspect("equal")
     ax.set_xlim(-0.3, 1.05)
@@ -151,7 +153,8 @@ def main(argv):
         stride(r, os.path.join(a.out, "slip_stride.png"))
         if not a.stride_only:
             return_map(a.lcpsim, tmp, energy, os.path.join(a.out, "slip_return_map.png"))
-    print(f"wrote {a.out}/slip_stride.png, {a.out}/slip_return_map.png")
+    print(f"wrote {a.out}/slip_stride.png"
+          + ("" if a.stride_only else f", {a.out}/slip_return_map.png"))
     return 0
 
 
