@@ -27,35 +27,13 @@ typedef struct Origin {
   double velocity;       /* dynamic bodies: the initial velocity */
 } Origin;
 
-typedef struct NameRef {
-  const char *name;
-  int index;
-} NameRef;
-
-static int by_name(const void *a, const void *b) {
-  const NameRef *x = a, *y = b;
-  const int d = strcmp(x->name, y->name);
-  return d ? d : (x->index > y->index) - (x->index < y->index);
-}
-
 /* Names unique among bodies and walls: the first, in model order, whose name an earlier
- * one has is reported, with the earliest that has it (sorted by name: in each run of
- * equal names the first two; comparing each with every earlier one took minutes for
- * 10^5 bodies). */
+ * one has is reported, with the earliest that has it (lsim_parse_duplicate_name). */
 static int check_names(LsimParseCtx *c, const LsimModel *m, const Origin *org) {
-  if (m->nbodies < 2) return 0;
-  NameRef *r = malloc((size_t)m->nbodies * sizeof *r);
-  if (!r) return LSIM_OUT_OF_MEMORY;
-  for (int i = 0; i < m->nbodies; ++i) r[i] = (NameRef){m->bodies[i].name, i};
-  qsort(r, (size_t)m->nbodies, sizeof *r, by_name);
-  int i = -1, j = -1;
-  for (int k = 1; k < m->nbodies; ++k) {
-    if (strcmp(r[k].name, r[k - 1].name) != 0) continue;
-    if (k >= 2 && strcmp(r[k].name, r[k - 2].name) == 0) continue;
-    if (i < 0 || r[k].index < i) i = r[k].index, j = r[k - 1].index;
-  }
-  free(r);
-  if (i < 0) return 0;
+  int i, j;
+  const int rc = lsim_parse_duplicate_name(m, &i, &j);
+  if (rc < 0) return rc;
+  if (rc == 0) return 0;
   char p[PATH_CAP];
   if (org[i].named) lsim_json_path_key(p, org[i].path, "name");
   else snprintf(p, sizeof p, "%s", org[i].path);

@@ -722,23 +722,30 @@ static int by_name(const void *a, const void *b) {
   return d ? d : (x->index > y->index) - (x->index < y->index);
 }
 
-/* Names unique among all bodies (grid copies included): the first body, in model order,
- * whose name an earlier body has is reported. */
-static int check_names_nd(LsimParseCtx *c, const LsimModel *m, const NdOrigin *org) {
+int lsim_parse_duplicate_name(const LsimModel *m, int *dup, int *earlier) {
+  *dup = *earlier = -1;
   if (m->nbodies < 2) return 0;
   NameRef *r = malloc((size_t)m->nbodies * sizeof *r);
   if (!r) return LSIM_OUT_OF_MEMORY;
   for (int i = 0; i < m->nbodies; ++i) r[i] = (NameRef){m->bodies[i].name, i};
   qsort(r, (size_t)m->nbodies, sizeof *r, by_name);
-  /* In each run of equal names the second is the earliest duplicate. */
-  int bad = -1, first = -1;
+  /* In each run of equal names the second is the earliest duplicate of the first. */
   for (int k = 1; k < m->nbodies; ++k) {
     if (strcmp(r[k].name, r[k - 1].name) != 0) continue;
     if (k >= 2 && strcmp(r[k].name, r[k - 2].name) == 0) continue;
-    if (bad < 0 || r[k].index < bad) { bad = r[k].index; first = r[k - 1].index; }
+    if (*dup < 0 || r[k].index < *dup) { *dup = r[k].index; *earlier = r[k - 1].index; }
   }
   free(r);
-  if (bad < 0) return 0;
+  return *dup >= 0;
+}
+
+/* Names unique among all bodies (grid copies included): the first body, in model order,
+ * whose name an earlier body has is reported. */
+static int check_names_nd(LsimParseCtx *c, const LsimModel *m, const NdOrigin *org) {
+  int bad, first;
+  const int rc = lsim_parse_duplicate_name(m, &bad, &first);
+  if (rc < 0) return rc;
+  if (rc == 0) return 0;
   char p[PATH_CAP], q[PATH_CAP];
   lsim_json_path_index(p, "bodies", org[bad].json_index);
   lsim_json_path_index(q, "bodies", org[first].json_index);

@@ -104,6 +104,10 @@ int lsim_parse_add_body(LsimModel *m, LsimBody *b);
 int lsim_parse_couplings(LsimParseCtx *c, const json_t *arr, LsimModel *m);
 /* bodies_nd.c: "bodies" of a 2-D/3-D scene into m (finalized) and the initial state. */
 int lsim_parse_bodies_nd(LsimParseCtx *c, const json_t *bodies, LsimModel *m, LsimState *st);
+/* The first body, in model order, whose name an earlier body has: *dup, with the earliest
+ * body of that name in *earlier (sorted by name, O(n log n): pair by pair took minutes for
+ * 10^5 bodies). 1 found, 0 none (both -1), LSIM_OUT_OF_MEMORY. */
+int lsim_parse_duplicate_name(const LsimModel *m, int *dup, int *earlier);
 
 /* 2-D / 3-D: refuses bodies that overlap in the initial state by more than
  * m->overlap_tolerance (the deepest pair named, with its depth), unless
