@@ -34,11 +34,13 @@
  *     a segment within ~1 degree of parallel to the face, within ~1 degree of it) the
  *     segment is clipped to that face's side planes and both clipped ends are contacts
  *     (a capsule lying on a face touches at two points, as in Box2D v3's capsule
- *     manifolds); otherwise the closest point and, when disjoint, the rest of the
- *     segment: the two ends of its part over each face, at their heights over the face,
- *     and each end beside an edge or corner, at its distance to the box (all within the
- *     margin: a capsule pivoting on an edge swings its far end onto the face within a
- *     step, which one point left free to sink).
+ *     manifolds), and a segment end past those side planes is one more, at its distance
+ *     to the box, within the margin (a capsule spinning over the face's border swings
+ *     that end into the box within a step); otherwise the closest point and, when
+ *     disjoint, the rest of the segment: the two ends of its part over each face, at
+ *     their heights over the face, and each end beside an edge or corner, at its
+ *     distance to the box (all within the margin: a capsule pivoting on an edge swings
+ *     its far end onto the face within a step, which one point left free to sink).
  *   - Capsule-capsule: closest points of two segments (Ericson 5.1.9); nearly parallel
  *     segments whose projections overlap give the two ends of the overlap (as in
  *     Box2D v3's capsule manifold); otherwise the closest point and each segment end
@@ -69,7 +71,7 @@
  *     incident vertex, 2 + p for one clipped by the reference side line p;
  *   - box-capsule: 0 for the closest point; 1 + 2 * face + end for the two clipped ends
  *     of the segment's part over a face (end 0 toward the capsule's -axis end); 13 + end
- *     for a capsule end beside an edge or corner;
+ *     for a capsule end beside an edge or corner, or past a contact face's side planes;
  *   - capsule-capsule: 0 for the closest point; 1 and 2 for the ends of a parallel
  *     overlap; 3 + end for an end of the first capsule, 5 + end for one of the second.
  *

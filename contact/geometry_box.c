@@ -509,6 +509,24 @@ static void face_ends(Manifold *m, const Placed *A, const double P0[3], const do
   }
 }
 
+/* Capsule end P (box frame) outside box A: the point midway between the capsule surface
+ * and the box's nearest point (clamping, Ericson 5.1.3), normal from that point to P, gap
+ * the distance minus r (feature 13 + end). An end on or in the box (no direction) gives
+ * nothing. */
+static void end_point(Manifold *m, const Placed *A, const double P[3], double r,
+                      double scale, int end) {
+  double q[3], d[3], x[3], xw[3], nw[3];
+  for (int k = 0; k < 3; ++k) q[k] = fmin(fmax(P[k], -A->h[k]), A->h[k]);
+  lsim_v3_sub(d, P, q);
+  const double de = lsim_v3_norm(d);
+  if (!(de > 1e-12 * scale)) return;
+  lsim_v3_scale(d, d, 1.0 / de);
+  lsim_v3_axpy(x, P, -(r + 0.5 * (de - r)), d);
+  to_world(xw, A, x);
+  lsim_m3_apply(nw, A->R, d);
+  emit(m, xw, nw, de - r, 13 + end);
+}
+
 /* Box a against capsule b, in the box frame. Disjoint: exact closest points of segment
  * and box; intersecting: least-penetration axis over the box faces and the segment
  * direction crossed with the box axes (2-D: the segment's normal). A face normal clips
@@ -649,6 +667,12 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
     if (ta > tb) clip_to_prism(P0, u, h, k, nax, 1e-12 * scale, &ta, &tb);
     if (ta <= tb) {
       face_ends(m, A, P0, P1, k, sgn(n[k]), r, ta, tb);
+      /* An end beyond the face's side planes (the part of the segment past a border)
+         gets its own point at its distance to the box, within the margin: a capsule
+         spinning over the face's edge otherwise swings that end into the box within one
+         step with no row to stop it (6.8 mm in a pile at 5-10 rad/s). */
+      for (int e = 0; e < 2; ++e)
+        if (e ? tb < 1.0 : ta > 0.0) end_point(m, A, e ? P1 : P0, r, scale, e);
       return;
     }
   }
@@ -675,19 +699,8 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
   for (int e = 0; e < 2; ++e) {
     const double *P = e ? P1 : P0;
     int outside = 0;
-    double q[3];
-    for (int k = 0; k < 3; ++k) {
-      q[k] = fmin(fmax(P[k], -h[k]), h[k]);
-      outside += k < nax && fabs(P[k]) > h[k];
-    }
+    for (int k = 0; k < nax; ++k) outside += fabs(P[k]) > h[k];
     if (outside < 2 || lsim_v3_dist2(P, pseg) <= 1e-24 * scale * scale) continue;
-    double d[3];
-    lsim_v3_sub(d, P, q);
-    const double de = lsim_v3_norm(d);
-    lsim_v3_scale(d, d, 1.0 / de);
-    lsim_v3_axpy(x, P, -(r + 0.5 * (de - r)), d);
-    to_world(xw, A, x);
-    lsim_m3_apply(nw, A->R, d);
-    emit(m, xw, nw, de - r, 13 + e);
+    end_point(m, A, P, r, scale, e);
   }
 }

@@ -511,6 +511,59 @@ static void test_capsule_segment_held(void **state) {
   assert_features_distinct(c, n);
 }
 
+/* A capsule spinning over a box's edge (a 48-body mixed pile at h = 0.01 s, step 37):
+ * box (half extents 0.1), capsule (r 0.05, half length 0.05, its axis the shape's local z
+ * turned onto the body's x). The normal is within the face-contact cone of the box's -y
+ * face, so the segment is clipped to that face: two points at the clipped end (gaps
+ * -3.4e-5 and 3.0e-4). The other end lies beyond that face and past its +z side plane
+ * (beside the edge), 2.7 mm from the box, well
+ * within the pair's reach (0.02 here, the pile's was 0.03 at 2-3 m/s): it needs its own
+ * point, at the end's exact distance to the box minus r, normal from the box's nearest
+ * point to the end center. Without it the end swung 6.8 mm into the box the next step. */
+static void test_capsule_end_past_face(void **state) {
+  (void)state;
+  LsimShape box = shape(LSIM_SHAPE_BOX, 0, 0.1, 0.1, 0.1);
+  LsimShape cap = shape(LSIM_SHAPE_CAPSULE, 0.05, 0.05, 0, 0);
+  const LsimPose pb = {{-0.0439499227636248, -0.12101724704424573, 0.2995604899679001},
+                       {0.9957911904473413, -0.09031161104523389, 0.001090030411669397,
+                        0.015573367380979173}};
+  const double qbody[4] = {0.5433568808642731, -0.8387091144071361, -0.027592817957177395,
+                           -0.023852836833964348};
+  const double qshape[4] = {sqrt(0.5), 0, sqrt(0.5), 0};
+  LsimPose pc = {{-0.036682137595631256, -0.25109586070514556, 0.4276254479824194}, {0, 0, 0, 0}};
+  lsim_quat_mul(pc.q, qbody, qshape);
+  LsimContactPoint c[LSIM_MAX_MANIFOLD];
+  const int n = collide(&box, &pb, &cap, &pc, 3, 0.02, c);
+  /* The exact distance of each end center to the box (box frame, clamping). */
+  int far = -1;
+  double gfar = 0.0, nfar[3] = {0, 0, 0};
+  for (int e = 0; e < 2; ++e) {
+    const double a[3] = {0, 0, e ? 0.05 : -0.05};
+    double w[3], d[3], P[3], q[3];
+    lsim_quat_rotate(w, pc.q, a);
+    for (int k = 0; k < 3; ++k) d[k] = pc.p[k] + w[k] - pb.p[k];
+    lsim_quat_rotate_inv(P, pb.q, d);
+    int past = 0;
+    for (int k = 0; k < 3; ++k) q[k] = fmin(fmax(P[k], -0.1), 0.1), past += fabs(P[k]) > 0.1;
+    if (past < 2) continue; /* the end beyond the face and past its side plane */
+    double dl[3] = {P[0] - q[0], P[1] - q[1], P[2] - q[2]};
+    const double de = lsim_v3_norm(dl);
+    lsim_v3_scale(dl, dl, -1.0 / de); /* from the capsule towards the box */
+    lsim_quat_rotate(nfar, pb.q, dl);
+    gfar = de - 0.05, far = e;
+  }
+  assert_true(far >= 0 && gfar > 0.0 && gfar < 0.005);
+  assert_int_equal(n, 3);
+  int i = -1;
+  for (int k = 0; k < n; ++k)
+    if (fabs(c[k].gap - gfar) <= TOL) i = k;
+  assert_true(i >= 0);
+  assert_normal(&c[i], nfar[0], nfar[1], nfar[2], TOL);
+  for (int k = 0; k < n; ++k)
+    if (k != i) assert_true(c[k].gap < 0.0005);
+  assert_features_distinct(c, n);
+}
+
 /* Box on a box edge to edge: a rod (half extents 0.05, 0.3, 0.03) along y, rolled by 45
  * degrees about its length and tilted by 0.3 rad in the y-z plane, its lowest edge 1 cm
  * over the top edge y = 0.3 of a box (0.4, 0.3, 0.25) whose top face is z = 0.5, the rest
@@ -1381,7 +1434,8 @@ int main(void) {
       cmocka_unit_test(test_box_edge_edge),       cmocka_unit_test(test_rect_2d),
       cmocka_unit_test(test_capsule_plane),       cmocka_unit_test(test_capsule_cross),
       cmocka_unit_test(test_capsule_parallel),    cmocka_unit_test(test_box_capsule),
-      cmocka_unit_test(test_capsule_segment_held), cmocka_unit_test(test_capsule_points_valid),
+      cmocka_unit_test(test_capsule_segment_held), cmocka_unit_test(test_capsule_end_past_face),
+      cmocka_unit_test(test_capsule_points_valid),
       cmocka_unit_test(test_box_edge_held),
       cmocka_unit_test(test_point_pairs),         cmocka_unit_test(test_margin_filter),
       cmocka_unit_test(test_swap_symmetry),       cmocka_unit_test(test_aabb_values),

@@ -6,7 +6,12 @@
 # dissipate), and no step gains more than 1e-4 of the start (what the fixed sweep budget's
 # inexact solve may add, relative residuals about 0.1 on boxes: measured at most 1.3e-7 on
 # pile_100, 1.8e-5 on the 48 boxes here); the deepest penetration
-# stays under 10 % of the size s = 0.1 m; no body's centre goes below its smallest
+# stays under 10 % of the size s = 0.1 m and under g h^2 + h^2 w^2 R / 2: one step's fall
+# (1 mm: what the fixed sweep budget's unmet rows may let sink) plus how far a contact of a
+# body turning at w can end a step inside when every feature within reach has its row
+# (docs/scene-format.md, "Contact points"; w the run's fastest spin, R = 0.17 m the
+# largest reach, a cube's half diagonal): 3.9 mm at the mixed pile's 18 rad/s, where a
+# capsule end beside a box edge with no row sank 6.8 mm; no body's centre goes below its smallest
 # half size above the ground less that depth (nothing tunnels); the pile comes to rest
 # (kinetic energy at the end under 1e-3 of the largest during the fall).
 set -e
@@ -29,16 +34,22 @@ with h5py.File(name, "r") as f:
     qo = f["bodies/q_offset"][()]
     z = np.array([f["q"][:, qo[i] + 2] for i in dyn])
     pen = float(f["summary/max_penetration"][()])
+    h = float(f["parameters/time_step"][()])
+    vo = f["bodies/v_offset"][()]
+    w = max(np.linalg.norm(f["v"][:, vo[i] + 3:vo[i] + 6], axis=1).max() for i in dyn)
+    g = float(np.linalg.norm(f["parameters/gravity"][()]))
+    bound = g * h * h + 0.5 * h * h * w * w * 0.1 * np.sqrt(3.0)
     # the smallest half size: capsules lie along x, radius s / 2
     low = 0.05 if shape in ("capsule", "mixed") else 0.1
     assert e.max() <= e[0], ("energy above the start", e.max() - e[0])
     assert np.diff(e).max() <= 1e-4 * e[0], ("energy gained in a step", np.diff(e).max())
     assert pen <= 0.01, ("penetration", pen)
+    assert pen <= bound, ("penetration beyond a step's fall and spin", pen, bound, w)
     assert z.min() >= low - pen - 1e-12, ("below the ground", z.min())
     assert ke[-1] <= 1e-3 * ke.max(), ("not at rest", ke[-1], ke.max())
     print("pile_shapes: %-7s energy %.6g J -> %.6g J (largest step gain %.2g J), deepest "
-          "penetration %.2g m, lowest centre %.4g m, kinetic energy at the end %.2g J (%.2g of "
-          "its peak)" % (shape, e[0], e[-1], max(np.diff(e).max(), 0), pen, z.min(), ke[-1],
-                          ke[-1] / ke.max()))
+          "penetration %.2g m (bound %.2g m), lowest centre %.4g m, kinetic energy at the end "
+          "%.2g J (%.2g of its peak)" % (shape, e[0], e[-1], max(np.diff(e).max(), 0), pen,
+                                         bound, z.min(), ke[-1], ke[-1] / ke.max()))
 EOT
 done
