@@ -251,6 +251,10 @@ static int cache_update(LsimStepper *s, int fell_asleep) {
   }
   if (!s->cache_dirty && !fell_asleep) return 0;
   s->cache_dirty = 0;
+  return lsim_sleep_cache_table(s);
+}
+
+int lsim_sleep_cache_table(LsimStepper *s) {
   /* The table: a power of two at least twice the entries, first entry of an id wins. */
   int size = 16;
   while (size < 2 * s->ncache) size *= 2;

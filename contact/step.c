@@ -465,8 +465,7 @@ static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct
   if (nvar > 0 && s->final_b) memcpy(s->prev_b + ct->first_var, s->final_b + ct->first_var, (size_t)nvar);
 }
 
-static int remember(LsimStepper *s) {
-  const int count = s->contacts.count;
+static int remember(LsimStepper *s, int count) {
   s->prev_count = count;
   /* The table: grown (never shrunk) to a power of two at least twice the count; a new
      stamp empties it (a wrapped one, and new memory, by a pass). */
@@ -499,6 +498,8 @@ static int remember(LsimStepper *s) {
 
 /* Stage 7's impulses of contacts [c0, c1) (joint rows: E_lambda from the elimination),
  * each contact remembered in the same pass (remember_contact). */
+int lsim_step_remember(LsimStepper *s, int count) { return remember(s, count); }
+
 static void impulses_range(LsimStepper *s, int c0, int c1) {
   LsimContactSet *set = &s->contacts;
   int wd = -1; /* the direction count cs, sn are for */
@@ -788,7 +789,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     impulses_range(s, 0, set->count);
   }
   s->prev_bvalid = s->final_b != NULL;
-  rc = remember(s);
+  rc = remember(s, set->count);
   if (!rc) rc = report_resting_constraints(s, m);
   if (rc) {
     stats->status = rc;

@@ -94,4 +94,46 @@ void lsim_stepper_wake(LsimStepper *s, int body);
 /* The solver in use. */
 LsimSolver *lsim_stepper_solver(LsimStepper *s);
 
+/* What a step carries over to the next besides the state (time, step, q, v): the
+ * memory a run file keeps (docs/output-format.md, "/resume") so that a run continued
+ * from it takes the steps the uninterrupted run would have taken, to the bit.
+ *   - warm start: the last step's contacts in order, by id, with their LCP variables'
+ *     values (nvar each: [c_n] [beta_1..d lambda]; joint rows 0) and, when the solver
+ *     left one (sparse Lemke), its final basis (1: z_i basic), parallel to z;
+ *   - sleeping (model->sleep on): per body asleep, steps at rest, the group a sleeper fell
+ *     asleep with; the impulse cache of sleeping groups' contacts by id (bodies, nvar,
+ *     values); the tether and joint impulses last carried awake (ntethers, 3 njoints).
+ * The arrays are owned (sized by lsim_stepper_memory_get, freed by _free); a zeroed
+ * struct is an empty memory. */
+typedef struct LsimStepMemory {
+  int ncontacts, nz;
+  uint64_t *id;          /* [ncontacts] */
+  int *nvar;             /* [ncontacts] */
+  double *z;             /* [nz] the contacts' values, concatenated in order */
+  int basis_valid;       /* basis holds the final basis */
+  int *basis;            /* [nz] 0 / 1 */
+  int sleep, nbodies;    /* sleeping on; then per body: */
+  int *asleep, *rest_steps, *group; /* [nbodies] */
+  int ncache, ncache_z;
+  uint64_t *cache_id;    /* [ncache] */
+  int *cache_body;       /* [2 ncache] the contact's two bodies (-1: none) */
+  int *cache_nvar;       /* [ncache] */
+  double *cache_z;       /* [ncache_z] */
+  int ntethers, njoints;
+  double *last_tether;   /* [ntethers] */
+  double *last_joint;    /* [3 njoints] */
+} LsimStepMemory;
+
+/* Copies the stepper's memory into mem (after a step, or of a new stepper: empty).
+ * 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_stepper_memory_get(const LsimStepper *s, const LsimModel *model, LsimStepMemory *mem);
+
+/* Makes a new stepper of model carry mem over into its next step, state being the state
+ * mem goes with (sleepers' frozen coordinates are taken from it). Checks mem against the
+ * model (sizes, body indices, flags); 0, or LSIM_INVALID_INPUT with a message in err,
+ * LSIM_OUT_OF_MEMORY. */
+int lsim_stepper_memory_set(LsimStepper *s, const LsimModel *model, const LsimState *state,
+                            const LsimStepMemory *mem, char *err, size_t errlen);
+void lsim_step_memory_free(LsimStepMemory *mem);
+
 #endif

@@ -150,6 +150,15 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st);
  * had when the group fell asleep, or NULL. */
 const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
 
+/* The warm-start table (step.c) over prev_id [count], prev_var, prev_nvar as they are
+ * (prev_nvar unmarked: a repeated id is marked here, the table keeping its first): what
+ * each step does after its impulses, and what a stepper given a run's memory does
+ * (contact/step_memory.c). 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_step_remember(LsimStepper *s, int count);
+/* The sleep cache's lookup table over its entries as they are (sleep.c); 0 or
+ * LSIM_OUT_OF_MEMORY. */
+int lsim_sleep_cache_table(LsimStepper *s);
+
 /* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */
 int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
