@@ -65,4 +65,23 @@ int lsim_cli_parse_int(const char *s, int *out);
 int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
                         const char **path);
 
+/* --resume (cli/resume.c). The options given on the command line: */
+typedef struct LsimCliGiven {
+  int solver, tol, max_iter, omega, threads, sparse_limit, on_failure, steps, dump_lcp;
+} LsimCliGiven;
+struct LsimModel;
+struct LsimResumeInfo;
+/* Reads RUN's header (scene/resume.h) into info and checks it against the scene (text,
+ * the parsed model with the command line's settings applied): the scene texts equal as
+ * JSON but for steps, duration, output, name, description; a time-stepping run without
+ * LCP dumps; the solver settings given equal to the run's, the others taken from the run
+ * (*solver_name may point into info); model->steps the run's new end (given, else the
+ * run's own), past its last step. 0, or 2 (the exit status) after one stderr line. */
+int lsim_cli_resume_setup(const char *run, const char *scene_path, const char *text,
+                          struct LsimModel *model, const char **solver_name,
+                          const LsimCliGiven *given, struct LsimResumeInfo *info);
+/* The default output of a continued run: RUN with .<pid>.partial and .h5 off and
+ * .resumed.h5 on, in RUN's folder. 0, or 2 after a stderr line (too long). */
+int lsim_cli_resume_output(const char *run, char *buf, size_t len);
+
 #endif

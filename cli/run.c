@@ -20,6 +20,7 @@
 #include "scene/lcpdump.h"
 #include "scene/outfile.h"
 #include "scene/record.h"
+#include "scene/resume.h"
 #include "hybrid/event_driven.h"
 #include "scene/scene.h"
 
@@ -30,6 +31,7 @@ static void run_usage(FILE *f) {
           "                    [--threads T] [--on-failure P] [--sparse-limit N]\n"
           "                    [--print] [--quiet]\n"
           "                    [--dump-lcp] [--dump-dense-limit N] [--solver-output]\n"
+          "                    [--resume RUN.h5]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder (the current one for a piped scene),\n"
@@ -61,6 +63,16 @@ static void run_usage(FILE *f) {
           "                     every step's dense M too, 8 n^2 bytes a step)\n"
           "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
           "                     captured and otherwise dropped), one stderr line per step\n"
+          "  --resume RUN.h5    continue the run of this scene that RUN.h5 holds (interrupted,\n"
+          "                     killed: RUN.h5.<pid>.partial, stopped by a full disk, or\n"
+          "                     completed) from its last step, to --steps N / --duration T of\n"
+          "                     the whole run (default: the steps the run asked for): the same\n"
+          "                     steps, to the bit, as one run to that end. Writes every step\n"
+          "                     to -o (default RUN.resumed.h5); RUN.h5 is only read. The run's\n"
+          "                     solver settings apply (options may repeat them, not change\n"
+          "                     them); a scene or file that differs is refused, naming the\n"
+          "                     difference. Time-stepping runs only (docs/output-format.md,\n"
+          "                     \"Resuming a run\")\n"
           "A scene with a \"hybrid\" object runs a hybrid model (docs/hybrid.md; lcpsim models\n"
           "lists them): of these options -o, --duration, --print and --quiet apply.\n"
           "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
@@ -258,7 +270,7 @@ static const char *step_solver_name(const LsimModel *m, LsimStepper *stepper) {
 }
 
 int lsim_cli_run(int argc, char **argv) {
-  const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL;
+  const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL, *resume_path = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
@@ -330,13 +342,14 @@ int lsim_cli_run(int argc, char **argv) {
         return 2;
       }
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
-               !strcmp(a, "--steps") || !strcmp(a, "--duration")) {
+               !strcmp(a, "--steps") || !strcmp(a, "--duration") || !strcmp(a, "--resume")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim: %s needs a value\n", a);
         return 2;
       }
       const char *v = argv[++i];
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
+      else if (!strcmp(a, "--resume")) resume_path = v;
       else if (!strcmp(a, "--solver")) solver_name = v;
       else if (!strcmp(a, "--steps")) {
         if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
@@ -379,7 +392,11 @@ int lsim_cli_run(int argc, char **argv) {
   char *htext = text;
   if (lsim_hybrid_scene_detect(htext)) {
     int code = 2;
-    if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
+    if (resume_path)
+      fprintf(stderr, "lcpsim: %s is a hybrid-model scene: --resume applies to time-stepping runs "
+              "only (a hybrid run's integrator state is not in its file); run the model again "
+              "with a longer --duration\n", scene_path);
+    else if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
         sparse_limit_override >= -1 || dump_lcp || dense_limit_given || solver_output)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
@@ -426,8 +443,24 @@ int lsim_cli_run(int argc, char **argv) {
       return 2;
     }
   }
+  /* --resume: the run's file checked against the scene, its settings taken. */
+  LsimResumeInfo rinfo;
+  memset(&rinfo, 0, sizeof rinfo);
+  if (resume_path) {
+    const LsimCliGiven given = {solver_name != NULL, tol_override >= 0.0, max_iter_override >= 0,
+                                omega_override > 0.0, threads_override > 0,
+                                sparse_limit_override >= -1, on_failure_override >= 0,
+                                steps_override > 0 || duration > 0.0, dump_lcp};
+    if (lsim_cli_resume_setup(resume_path, scene_path, text, &model, &solver_name, &given, &rinfo)) {
+      free(text);
+      lsim_state_free(&state);
+      lsim_model_free(&model);
+      return 2;
+    }
+  }
   char path[LSIM_OUTFILE_PATH_MAX];
-  if (lsim_cli_output_path(scene_path, out_path, sout.file, path, sizeof path)) {
+  if (resume_path && !out_path ? lsim_cli_resume_output(resume_path, path, sizeof path)
+                               : lsim_cli_output_path(scene_path, out_path, sout.file, path, sizeof path)) {
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);
@@ -436,12 +469,43 @@ int lsim_cli_run(int argc, char **argv) {
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
   if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
-                                same, sizeof same)) {
-    lsim_cli_output_refused(scene_path, text, out_path, same);
+                                same, sizeof same) ||
+      (resume_path && lsim_outfile_check_inputs(out_path ? "-o" : "output", path,
+                                                "run continued (--resume)", &resume_path, 1, same,
+                                                sizeof same))) {
+    if (resume_path && !strstr(same, "scene file")) fprintf(stderr, "lcpsim: %s\n", same);
+    else lsim_cli_output_refused(scene_path, text, out_path, same);
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);
     return 2;
+  }
+
+  /* --resume: the state after the run's last step (state) and the stepper's memory; the
+     initial state (init) stays row 0 of the file. */
+  LsimState init;
+  LsimStepMemory mem;
+  memset(&init, 0, sizeof init);
+  memset(&mem, 0, sizeof mem);
+  if (resume_path) {
+    int rc = lsim_state_init(&init, &model);
+    if (!rc) {
+      memcpy(init.q, state.q, (size_t)model.nq * sizeof(double));
+      memcpy(init.v, state.v, (size_t)model.nv * sizeof(double));
+      init.time = state.time, init.step = state.step;
+      rc = lsim_resume_read_state(resume_path, &rinfo, &model, &state, &mem, msg, sizeof msg);
+    } else {
+      snprintf(msg, sizeof msg, "out of memory");
+    }
+    if (rc) {
+      fprintf(stderr, "lcpsim: --resume %s\n", msg);
+      lsim_step_memory_free(&mem);
+      lsim_state_free(&init);
+      free(text);
+      lsim_state_free(&state);
+      lsim_model_free(&model);
+      return 2;
+    }
   }
 
   /* Stepper and recorder. */
@@ -459,9 +523,16 @@ int lsim_cli_run(int argc, char **argv) {
   } else if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);
     exit_code = 2;
-  } else if (lsim_record_open(&rec, path, &model, &state, text, step_solver_name(&model, stepper),
-                              msg, sizeof msg)) {
+  } else if (resume_path && lsim_stepper_memory_set(stepper, &model, &state, &mem, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: --resume %s: /resume: %s\n", resume_path, msg);
+    exit_code = 2;
+  } else if (lsim_record_open(&rec, path, &model, resume_path ? &init : &state, text,
+                              step_solver_name(&model, stepper), msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
+    exit_code = 2;
+  } else if (resume_path &&
+             lsim_record_copy_steps(rec, resume_path, rinfo.steps_done, &model, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: --resume %s: %s\n", resume_path, msg);
     exit_code = 2;
   } else if (dump_lcp) {
     const char *label = step_solver_name(&model, stepper);
@@ -472,6 +543,15 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
 
+  /* Time-stepping runs keep the stepper's memory in the file at each flush (/resume), so
+     that they can be continued. */
+  if (!exit_code && model.integrator == LSIM_INTEGRATOR_TIME_STEPPING)
+    lsim_record_keep_memory(rec, stepper, &model, &state);
+  lsim_step_memory_free(&mem);
+  lsim_state_free(&init);
+  if (!exit_code && resume_path && !quiet)
+    printf("%s: resuming %s (%s) after step %d of %d -> %s\n", scene_path, resume_path,
+           rinfo.run_end, rinfo.steps_done, model.steps, path);
   /* Partial files of this output left by killed runs: a note (ours has a live pid). */
   if (!exit_code) lsim_cli_note_leftovers(path);
   /* Options given that the solver does not use: a note each. */
@@ -480,7 +560,8 @@ int lsim_cli_run(int argc, char **argv) {
                          omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
 
   /* Steps. */
-  int failures = 0, first_failure = 0, total_contacts = 0, done = 0, first_fail_status = 0;
+  int failures = 0, first_failure = 0, total_contacts = 0, done = rinfo.steps_done,
+      first_fail_status = 0;
   int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
   double max_budget_rel = 0.0;
   int dump_failed = 0, dump_warned = 0; /* --dump-lcp: its append failed; the size said */
@@ -525,7 +606,7 @@ int lsim_cli_run(int argc, char **argv) {
       print_header(&model);
       print_row(&model, &state, NULL);
     }
-    for (int k = 0; k < model.steps && !lsim_cli_interrupted; ++k) {
+    for (int k = done; k < model.steps && !lsim_cli_interrupted; ++k) {
       LsimStepStats st;
       const int status = lsim_step(stepper, &model, &state, &st);
       if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {

@@ -69,6 +69,11 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_E_TIME, S_E_KIND, S_E_CONTACT, S_E_A, S_E_B, /* only for an event table */
        S_COUNT };
 
+/* The /resume datasets (lsim_record_keep_memory), rewritten at each flush. */
+enum { R_STEP, R_WARM_ID, R_WARM_NVAR, R_WARM_Z, R_WARM_BASIS_VALID, R_WARM_BASIS,
+       R_ASLEEP, R_REST, R_GROUP, R_CACHE_ID, R_CACHE_BODY, R_CACHE_NVAR, R_CACHE_Z,
+       R_LAST_TETHER, R_LAST_JOINT, R_COUNT };
+
 #define S_FIRST_CONTACT S_C_STEP
 #define S_FIRST_EVENT S_E_TIME
 
@@ -98,6 +103,14 @@ struct LsimRecord {
   char msg[LSIM_OUTFILE_MSG_MAX]; /* its message */
   LsimRunEnd end;      /* how the run ended (lsim_record_set_end) */
   char end_reason[512];
+  /* lsim_record_keep_memory: the stepper whose memory each flush writes to /resume, with
+     the model and the state it goes with; the memory's copy and the /resume datasets. */
+  const LsimStepper *mem_stepper;
+  const LsimModel *mem_model;
+  const LsimState *mem_state;
+  LsimStepMemory mem;
+  hid_t res[R_COUNT];
+  size_t mem_bytes;    /* the last /resume's bytes (space_check) */
 };
 
 /* Records the first error: status and "<path>: <what>[: <HDF5 detail>]". Returns status. */
@@ -338,7 +351,7 @@ static void space_check(LsimRecord *r) {
   if (slash) *slash = '\0';
   struct statvfs fs;
   if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) != 0) return;
-  double need = 4.0 * (1 << 20);
+  double need = 4.0 * (1 << 20) + 2.0 * (double)r->mem_bytes;
   for (int k = 0; k < S_COUNT; ++k)
     if (r->s[k].dset >= 0) need += 2.0 * (double)r->s[k].chunk_bytes;
   /* root may use the blocks kept back for it (f_bfree), others f_bavail */
@@ -349,11 +362,70 @@ static void space_check(LsimRecord *r) {
              avail / 1e6, need / 1e6);
 }
 
+/* Writes /resume/NAME, a 1-D dataset of n elements (n < 0: a scalar), made on first use
+ * (chunked and extendable) and resized and overwritten after. */
+static void put_memory(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype, int n,
+                       const void *data) {
+  if (r->status < 0) return;
+  hsize_t dim = n < 0 ? 1 : (hsize_t)n;
+  int ok = 1;
+  if (r->res[k] < 0) {
+    hsize_t maxd = n < 0 ? 1 : H5S_UNLIMITED, chunk = 1024;
+    hid_t space = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, &maxd);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    hid_t lcpl = make_lcpl();
+    ok = space >= 0 && dcpl >= 0 && lcpl >= 0 && (n < 0 || H5Pset_chunk(dcpl, 1, &chunk) >= 0);
+    if (ok) r->res[k] = H5Dcreate2(r->file, name, ftype, space, lcpl, dcpl, H5P_DEFAULT);
+    ok = r->res[k] >= 0;
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (dcpl >= 0) H5Pclose(dcpl);
+    if (space >= 0) H5Sclose(space);
+  } else if (n >= 0) {
+    ok = H5Dset_extent(r->res[k], &dim) >= 0;
+  }
+  if (ok && dim > 0) ok = H5Dwrite(r->res[k], mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0;
+  r->mem_bytes += (size_t)dim * H5Tget_size(ftype);
+  if (!ok) fail_write(r, name);
+}
+
+/* The stepper's memory as of the last step recorded, into /resume: written only when the
+ * state is that step's (a run that stopped at a step it does not record keeps the memory
+ * of the last flush before). */
+static void write_memory(LsimRecord *r) {
+  if (!r->mem_stepper || r->status < 0 || r->mem_state->step != r->steps) return;
+  LsimStepMemory *m = &r->mem;
+  if (lsim_stepper_memory_get(r->mem_stepper, r->mem_model, m)) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+    return;
+  }
+  const hid_t I = H5T_NATIVE_INT, FI = H5T_STD_I32LE, D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE;
+  const hid_t U = H5T_NATIVE_UINT64, FU = H5T_STD_U64LE;
+  r->mem_bytes = 0;
+  put_memory(r, R_STEP, "/resume/step", I, FI, -1, &r->steps);
+  put_memory(r, R_WARM_ID, "/resume/warm_id", U, FU, m->ncontacts, m->id);
+  put_memory(r, R_WARM_NVAR, "/resume/warm_nvar", I, FI, m->ncontacts, m->nvar);
+  put_memory(r, R_WARM_Z, "/resume/warm_z", D, FD, m->nz, m->z);
+  put_memory(r, R_WARM_BASIS_VALID, "/resume/warm_basis_valid", I, FI, -1, &m->basis_valid);
+  put_memory(r, R_WARM_BASIS, "/resume/warm_basis", I, FI, m->nz, m->basis);
+  if (!m->sleep) return;
+  put_memory(r, R_ASLEEP, "/resume/sleep_asleep", I, FI, m->nbodies, m->asleep);
+  put_memory(r, R_REST, "/resume/sleep_rest_steps", I, FI, m->nbodies, m->rest_steps);
+  put_memory(r, R_GROUP, "/resume/sleep_group", I, FI, m->nbodies, m->group);
+  put_memory(r, R_CACHE_ID, "/resume/sleep_cache_id", U, FU, m->ncache, m->cache_id);
+  put_memory(r, R_CACHE_BODY, "/resume/sleep_cache_body", I, FI, 2 * m->ncache, m->cache_body);
+  put_memory(r, R_CACHE_NVAR, "/resume/sleep_cache_nvar", I, FI, m->ncache, m->cache_nvar);
+  put_memory(r, R_CACHE_Z, "/resume/sleep_cache_z", D, FD, m->ncache_z, m->cache_z);
+  put_memory(r, R_LAST_TETHER, "/resume/sleep_last_tether", D, FD, m->ntethers, m->last_tether);
+  put_memory(r, R_LAST_JOINT, "/resume/sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
+}
+
 /* Flushes every series. 0 or < 0. */
 static int flush_all(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k)
     if (series_flush(r, &r->s[k]) < 0) return r->status;
   r->steps_buffered = 0;
+  write_memory(r);
+  if (r->status < 0) return r->status;
   /* HDF5's cached metadata (dataset extents, chunk indexes) goes to the file too, so
      the file as of this flush is whole if the process dies before the next. */
   clock_gettime(CLOCK_MONOTONIC, &r->flushed);
@@ -446,6 +518,9 @@ static void destroy(LsimRecord *r) {
     if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
     free(r->s[k].buf);
   }
+  for (int k = 0; k < R_COUNT; ++k)
+    if (r->res[k] >= 0) H5Dclose(r->res[k]);
+  lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
   free(r->tether_impulse);
@@ -458,6 +533,10 @@ static void discard(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k) {
     if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
     r->s[k].dset = -1;
+  }
+  for (int k = 0; k < R_COUNT; ++k) {
+    if (r->res[k] >= 0) H5Dclose(r->res[k]);
+    r->res[k] = -1;
   }
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
@@ -634,6 +713,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   if (r) {
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
+    for (int k = 0; k < R_COUNT; ++k) r->res[k] = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -702,6 +782,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_warm_start", model->solver.warm_start);
   write_int(r, "/parameters/solver_threads", model->solver.threads);
   write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
+  write_strings(r, "/parameters/solver_on_failure", lsim_on_failure_name(model->solver.on_failure), 0, -1);
   if (model->sleep.enabled) {
     /* Sleeping (contact/sleep.c): its settings, only when on (files without it unchanged). */
     write_double(r, "/parameters/sleep_linear_speed", model->sleep.linear_speed, "m/s");
@@ -958,6 +1039,10 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     if (r->s[k].dset >= 0 && H5Dclose(r->s[k].dset) < 0) fail_write(r, r->s[k].name);
     r->s[k].dset = -1;
   }
+  for (int k = 0; k < R_COUNT; ++k) {
+    if (r->res[k] >= 0 && H5Dclose(r->res[k]) < 0) fail_write(r, "/resume");
+    r->res[k] = -1;
+  }
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
   /* Put in place: rename over a regular file (atomic), or write through to a device. */
@@ -1031,4 +1116,126 @@ int lsim_record_events(LsimRecord *r, const char *integrator, int n, const doubl
     rc = lsim_record_event(r, t[i], kind[i], contact[i], body_a[i], body_b[i]);
   if (rc < 0 && r && r->status < 0) snprintf(err, errlen, "%s", r->msg);
   return rc;
+}
+
+void lsim_record_keep_memory(LsimRecord *r, const LsimStepper *stepper, const LsimModel *model,
+                             const LsimState *state) {
+  if (!r) return;
+  r->mem_stepper = stepper;
+  r->mem_model = model;
+  r->mem_state = state;
+  /* At once: a run killed before its first flush of steps can be continued from its
+     start. */
+  if (r->status == 0) flush_all(r);
+}
+
+/* Reads rows [from, from + count) of the dataset name of src (rank 1 .. 3, trailing
+ * dimensions those of s) into buf as s's memory type. 0 or < 0 (r's error). */
+static int read_rows(LsimRecord *r, hid_t src, const Series *s, const char *name, hsize_t from,
+                     size_t count, void *buf) {
+  if (count == 0) return 0;
+  hid_t d = H5Dopen2(src, name, H5P_DEFAULT);
+  hid_t fspace = d >= 0 ? H5Dget_space(d) : -1;
+  hsize_t dims[3] = {0, 0, 0};
+  const int rank = fspace >= 0 ? H5Sget_simple_extent_ndims(fspace) : -1;
+  int ok = rank == s->rank && H5Sget_simple_extent_dims(fspace, dims, NULL) == rank &&
+           (rank < 2 || dims[1] == s->cols) && (rank < 3 || dims[2] == s->cols2) &&
+           from + count <= dims[0];
+  if (ok && s->width > 0) {
+    hsize_t start[3] = {from, 0, 0}, cnt[3] = {count, s->cols, s->cols2};
+    hid_t mspace = H5Screate_simple(s->rank, cnt, NULL);
+    ok = mspace >= 0 && H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
+         H5Dread(d, s->mtype, mspace, fspace, H5P_DEFAULT, buf) >= 0;
+    if (mspace >= 0) H5Sclose(mspace);
+  }
+  if (fspace >= 0) H5Sclose(fspace);
+  if (d >= 0) H5Dclose(d);
+  if (ok) return 0;
+  char what[200];
+  snprintf(what, sizeof what, "cannot read rows %llu .. %llu of %s from the run continued",
+           (unsigned long long)from, (unsigned long long)(from + count - 1), name);
+  return fail(r, LSIM_IO_ERROR, what);
+}
+
+int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
+                           const LsimModel *model, char *err, size_t errlen) {
+  if (!r || r->status < 0 || r->steps != 0 || nsteps < 0) {
+    set_err(err, errlen, r && r->status < 0 ? r->msg : "record: copy_steps on a used record");
+    return r && r->status < 0 ? r->status : LSIM_INVALID_INPUT;
+  }
+  hid_t src = H5Fopen(src_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (src < 0) {
+    char what[LSIM_OUTFILE_PATH_MAX + 64];
+    snprintf(what, sizeof what, "cannot open %s", src_path);
+    fail(r, LSIM_IO_ERROR, what);
+    set_err(err, errlen, r->msg);
+    return r->status;
+  }
+  const size_t N = (size_t)nsteps;
+  /* The contact rows the N steps have: /contacts/offset[N + 1]. */
+  int64_t K = 0;
+  read_rows(r, src, &r->s[S_OFFSET], "/contacts/offset", N + 1, 1, &K);
+  if (r->status == 0 && K < 0) fail(r, LSIM_IO_ERROR, "negative /contacts/offset in the run continued");
+  /* The summary's accumulators over the steps copied, as lsim_record_step keeps them. */
+  int *status = malloc((N + 1) * sizeof(int)), *first = malloc((N + 1) * sizeof(int));
+  double *res = malloc((N + 1) * sizeof(double)), *wall = malloc((N + 1) * sizeof(double));
+  if (!status || !first || !res || !wall) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  read_rows(r, src, &r->s[S_STATUS], "/solver/status", 0, N, status);
+  read_rows(r, src, &r->s[S_FIRST_STATUS], "/solver/first_status", 0, N, first);
+  read_rows(r, src, &r->s[S_RESIDUAL], "/solver/residual", 0, N, res);
+  read_rows(r, src, &r->s[S_WALL], "/solver/wall_time", 0, N, wall);
+  for (size_t i = 0; r->status == 0 && i < N; ++i) {
+    if (status[i] == LSIM_MAX_ITERATIONS && model->solver.tol == 0.0) r->budget_steps++;
+    else if (status[i] < 0) r->failures++;
+    if (status[i] > 0) r->warnings++;
+    if (first[i] < 0 && status[i] >= 0) r->recovered++;
+    if (res[i] > r->max_residual || isnan(res[i])) r->max_residual = res[i];
+    r->solver_wall += wall[i];
+  }
+  free(status), free(first), free(res), free(wall);
+  /* Every series in blocks of at most 4 MB: state rows 1 .. N (row 0 is the scene's
+     initial state, written at open), step rows 0 .. N - 1, offsets 2 .. N + 1, contact
+     rows 0 .. K - 1. */
+  for (int k = 0; r->status == 0 && k < S_FIRST_EVENT; ++k) {
+    Series *s = &r->s[k];
+    if (s->dset < 0) continue;
+    const int state_row = k <= S_POTENTIAL || k == S_T_LENGTH || k == S_J_ERROR;
+    const size_t from = k == S_OFFSET ? 2 : state_row ? 1 : 0;
+    const size_t rows = k >= S_FIRST_CONTACT ? (size_t)K : N;
+    const size_t row_bytes = s->width * s->esize > 0 ? s->width * s->esize : 1;
+    const size_t block = (4u << 20) / row_bytes > 0 ? (4u << 20) / row_bytes : 1;
+    for (size_t at = 0; r->status == 0 && at < rows; at += block) {
+      const size_t n = rows - at < block ? rows - at : block;
+      if (series_reserve(r, s, n) < 0 || read_rows(r, src, s, s->name, from + at, n, s->buf) < 0) break;
+      s->nbuf = n;
+      /* The maxima over states of tether stretch and joint error. */
+      for (size_t i = 0; k == S_T_LENGTH && i < n; ++i)
+        for (int t = 0; t < r->ntethers; ++t)
+          r->max_stretch = fmax(r->max_stretch, ((double *)s->buf)[i * s->width + t] - model->tethers[t].length);
+      for (size_t i = 0; k == S_J_ERROR && i < n; ++i)
+        for (int j = 0; j < r->njoints; ++j)
+          r->max_joint_error = fmax(r->max_joint_error, ((double *)s->buf)[i * s->width + j]);
+      series_flush(r, s);
+    }
+  }
+  /* The largest penetration over the contact rows (tether and joint rows left out). */
+  for (size_t at = 0; r->status == 0 && at < (size_t)K; at += 65536) {
+    const size_t n = (size_t)K - at < 65536 ? (size_t)K - at : 65536;
+    int *kind = malloc(n * sizeof(int));
+    double *gap = malloc(n * sizeof(double));
+    if (!kind || !gap) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+    read_rows(r, src, &r->s[S_C_KIND], "/contacts/kind", at, n, kind);
+    read_rows(r, src, &r->s[S_C_GAP], "/contacts/gap", at, n, gap);
+    for (size_t i = 0; r->status == 0 && i < n; ++i) {
+      const int constraint = kind[i] == LSIM_CONTACT_TETHER || kind[i] == LSIM_CONTACT_EQUALITY;
+      if (!constraint && -gap[i] > r->max_penetration) r->max_penetration = -gap[i];
+    }
+    free(kind), free(gap);
+  }
+  H5Fclose(src);
+  r->steps = nsteps;
+  r->ncontacts = K;
+  if (r->status == 0) flush_all(r);
+  if (r->status < 0) set_err(err, errlen, r->msg);
+  return r->status;
 }

@@ -93,4 +93,19 @@ const char *lsim_record_error(const LsimRecord *r);
  * then still fits. */
 const char *lsim_record_space_low(const LsimRecord *r);
 
+/* Continuing a run (lcpsim SCENE --resume RUN.h5; docs/output-format.md, "Resuming a
+ * run"). lsim_record_copy_steps copies steps 1 .. nsteps of the run file src_path (every
+ * per-step and per-contact dataset, the state rows after row 0, which lsim_record_open
+ * wrote from the initial state) into r, just opened for the same model, and takes them
+ * into the summary as if they had been recorded here. 0 or < 0 with err. */
+int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
+                           const LsimModel *model, char *err, size_t errlen);
+
+/* From now on each flush (every 256 steps or second, and the close) writes stepper's
+ * memory (LsimStepMemory: warm start, sleeping) as of the last step recorded to /resume,
+ * when state is that step's: what lets the run continue to the bit. The three are
+ * borrowed until lsim_record_close. */
+void lsim_record_keep_memory(LsimRecord *r, const LsimStepper *stepper, const LsimModel *model,
+                             const LsimState *state);
+
 #endif

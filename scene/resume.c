@@ -1,0 +1,441 @@
+/* resume.c: a run file read back to continue the run (resume.h; docs/output-format.md,
+ * "Resuming a run").
+ *
+ * The checks, in order: the file is a time-stepping run file with consistent row counts
+ * (a killed run's partial file is: its rows are flushed together); its scene text equals
+ * the scene's as JSON but for the keys that do not touch the trajectory; its parameters,
+ * bodies and initial state (row 0, to the bit) are the model's; it was written by this
+ * version of lcpsim; its stepper memory (/resume) is of its last step. Each failure names
+ * the first thing that differs. Failure modes: an unreadable file (LSIM_IO_ERROR), out of
+ * memory.
+ */
+#include "scene/resume.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hdf5.h>
+#include <jansson.h>
+
+#include "scene/parse.h"
+#include "scene/scene.h"
+
+#ifndef LSIM_VERSION
+#define LSIM_VERSION "unknown"
+#endif
+
+static int say(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int say(char *err, size_t errlen, int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* The dimensions of dataset name (rank into *rank, at most 3), or -1 when it is missing. */
+static int dims_of(hid_t f, const char *name, hsize_t dims[3], int *rank) {
+  dims[0] = dims[1] = dims[2] = 0;
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t s = d >= 0 ? H5Dget_space(d) : -1;
+  const int r = s >= 0 ? H5Sget_simple_extent_ndims(s) : -1;
+  const int ok = r >= 0 && r <= 3 && H5Sget_simple_extent_dims(s, dims, NULL) == r;
+  if (s >= 0) H5Sclose(s);
+  if (d >= 0) H5Dclose(d);
+  *rank = r;
+  return ok ? 0 : -1;
+}
+
+/* Reads rows [row, row + count) of a dataset of rank 1 or 2 (all its columns) into buf. */
+static int read_rows(hid_t f, const char *name, hid_t mtype, hsize_t row, hsize_t count, void *buf) {
+  hsize_t dims[3];
+  int rank;
+  if (dims_of(f, name, dims, &rank) || rank < 1 || rank > 2 || row + count > dims[0]) return -1;
+  if (count == 0 || (rank == 2 && dims[1] == 0)) return 0;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t fs = d >= 0 ? H5Dget_space(d) : -1;
+  hsize_t start[2] = {row, 0}, cnt[2] = {count, rank == 2 ? dims[1] : 1};
+  hid_t ms = H5Screate_simple(rank, cnt, NULL);
+  const int ok = fs >= 0 && ms >= 0 &&
+                 H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, cnt, NULL) >= 0 &&
+                 H5Dread(d, mtype, ms, fs, H5P_DEFAULT, buf) >= 0;
+  if (ms >= 0) H5Sclose(ms);
+  if (fs >= 0) H5Sclose(fs);
+  if (d >= 0) H5Dclose(d);
+  return ok ? 0 : -1;
+}
+
+/* A scalar (or one-element) dataset. */
+static int read_scalar(hid_t f, const char *name, hid_t mtype, void *out) {
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0) return -1;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  const int ok = d >= 0 && H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
+  if (d >= 0) H5Dclose(d);
+  return ok ? 0 : -1;
+}
+
+/* A scalar fixed-length string, malloc'd (NULL when missing or not a string). */
+static char *read_string(hid_t f, const char *name) {
+  if (H5Lexists(f, name, H5P_DEFAULT) <= 0) return NULL;
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  hid_t t = d >= 0 ? H5Dget_type(d) : -1;
+  char *s = NULL;
+  if (t >= 0 && H5Tget_class(t) == H5T_STRING && !H5Tis_variable_str(t)) {
+    const size_t len = H5Tget_size(t);
+    hid_t mt = H5Tcopy(H5T_C_S1);
+    s = calloc(len + 1, 1);
+    if (s && (mt < 0 || H5Tset_size(mt, len) < 0 ||
+              H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, s) < 0)) {
+      free(s);
+      s = NULL;
+    }
+    if (mt >= 0) H5Tclose(mt);
+  }
+  if (t >= 0) H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  return s;
+}
+
+/* A 1-D dataset of any length into *out (malloc'd, at least one element), its length in
+ * *n. -1 when missing or not 1-D, -2 out of memory. */
+static int read_vector(hid_t f, const char *name, hid_t mtype, size_t elem, int *n, void **out) {
+  hsize_t dims[3];
+  int rank;
+  if (dims_of(f, name, dims, &rank) || rank != 1 || dims[0] > (hsize_t)1 << 30) return -1;
+  free(*out);
+  *out = malloc((size_t)(dims[0] > 0 ? dims[0] : 1) * elem);
+  if (!*out) return -2;
+  *n = (int)dims[0];
+  return read_rows(f, name, mtype, 0, dims[0], *out);
+}
+
+static hid_t open_run(const char *path, char *err, size_t errlen) {
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) say(err, errlen, 0, "%s: cannot open as an HDF5 file (a run file of lcpsim is)", path);
+  return f;
+}
+
+int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **scene_text,
+                          char *err, size_t errlen) {
+  memset(info, 0, sizeof *info);
+  *scene_text = NULL;
+  hid_t f = open_run(run_path, err, errlen);
+  if (f < 0) return LSIM_IO_ERROR;
+  int rc = LSIM_INVALID_INPUT;
+  char *kind = read_string(f, "/file_kind"), *integrator = read_string(f, "/parameters/integrator");
+  char *end = read_string(f, "/summary/run_end"), *solver = read_string(f, "/parameters/solver_name");
+  char *policy = read_string(f, "/parameters/solver_on_failure");
+  hsize_t dt[3], dq[3], dv[3], ds[3], doff[3];
+  int rank;
+  if (kind && !strcmp(kind, "hybrid")) {
+    say(err, errlen, 0, "%s: a hybrid-model run (file_kind hybrid): it cannot be resumed (the "
+        "integrator's state between samples, CVODE's history and step size, is not in the "
+        "file); run the model again with a longer duration", run_path);
+    goto done;
+  }
+  if (integrator && !strcmp(integrator, "event_driven")) {
+    say(err, errlen, 0, "%s: an event-driven run (/parameters/integrator event_driven): it cannot "
+        "be resumed (the integrator's state between samples, CVODE's history, the contact modes "
+        "and the chattering guard's impact window, is not in the file); run the scene again with "
+        "a longer duration", run_path);
+    goto done;
+  }
+  if (kind || dims_of(f, "/time", dt, &rank) || rank != 1 || dims_of(f, "/q", dq, &rank) ||
+      dims_of(f, "/v", dv, &rank) || dims_of(f, "/solver/status", ds, &rank) ||
+      dims_of(f, "/contacts/offset", doff, &rank)) {
+    say(err, errlen, 0, "%s: not a run file of lcpsim (%s)", run_path,
+        kind ? "it has a /file_kind" : "no /time, /q, /v, /solver/status or /contacts/offset");
+    goto done;
+  }
+  if (dt[0] < 1 || dq[0] != dt[0] || dv[0] != dt[0] || ds[0] + 1 != dt[0] || doff[0] != dt[0] + 1) {
+    say(err, errlen, 0, "%s: its rows disagree (/time %llu, /q %llu, /v %llu, /solver/status %llu, "
+        "/contacts/offset %llu rows): not a whole run file", run_path, (unsigned long long)dt[0],
+        (unsigned long long)dq[0], (unsigned long long)dv[0], (unsigned long long)ds[0],
+        (unsigned long long)doff[0]);
+    goto done;
+  }
+  info->steps_done = (int)(dt[0] - 1);
+  info->memory_step = -1;
+  if (read_scalar(f, "/resume/step", H5T_NATIVE_INT, &info->memory_step)) info->memory_step = -1;
+  snprintf(info->run_end, sizeof info->run_end, "%s", end ? end : "unfinished");
+  snprintf(info->solver_name, sizeof info->solver_name, "%s", solver ? solver : "");
+  info->on_failure = -1;
+  if (policy && lsim_on_failure_parse(policy, &info->on_failure)) info->on_failure = -1;
+  info->has_lcp = H5Lexists(f, "/lcp", H5P_DEFAULT) > 0;
+  *scene_text = read_string(f, "/scene_text");
+  if (read_scalar(f, "/parameters/steps", H5T_NATIVE_INT, &info->steps_asked) ||
+      read_scalar(f, "/parameters/solver_tol", H5T_NATIVE_DOUBLE, &info->tol) ||
+      read_scalar(f, "/parameters/solver_max_iter", H5T_NATIVE_INT, &info->max_iter) ||
+      read_scalar(f, "/parameters/solver_omega", H5T_NATIVE_DOUBLE, &info->omega) ||
+      read_scalar(f, "/parameters/solver_warm_start", H5T_NATIVE_INT, &info->warm_start) ||
+      read_scalar(f, "/parameters/solver_threads", H5T_NATIVE_INT, &info->threads) ||
+      read_scalar(f, "/parameters/solver_sparse_limit", H5T_NATIVE_INT, &info->sparse_limit) ||
+      !solver || !*scene_text || !(*scene_text)[0]) {
+    say(err, errlen, 0, "%s: no %s: not a run file of lcpsim that can be resumed", run_path,
+        !*scene_text || !(*scene_text)[0] ? "scene text (/scene_text)" : "solver settings (/parameters/solver_*)");
+    free(*scene_text);
+    *scene_text = NULL;
+    goto done;
+  }
+  rc = 0;
+done:
+  free(kind), free(integrator), free(end), free(solver), free(policy);
+  H5Fclose(f);
+  return rc;
+}
+
+/* ---- the scenes compared as JSON ---- */
+
+/* Top-level keys that do not touch the trajectory. */
+static int ignored_key(const char *key) {
+  static const char *const keys[] = {"steps", "duration", "output", "name", "description"};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+    if (!strcmp(key, keys[i])) return 1;
+  return 0;
+}
+
+/* A value in a few characters (JSON, cut at 60). */
+static void show(const json_t *v, char *buf, size_t len) {
+  char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  if (!s) snprintf(buf, len, "(a %s)", lsim_json_type_name(v));
+  else if (strlen(s) > 60) snprintf(buf, len, "%.57s...", s);
+  else snprintf(buf, len, "%s", s);
+  free(s);
+}
+
+/* The first difference of a and b under path: 1 with path (the place in a) and what
+ * (a message) filled, else 0. */
+static int json_diff(const json_t *a, const json_t *b, char *path, size_t plen, int top,
+                     char *what, size_t wlen) {
+  char sa[80], sb[80];
+  const int na = json_is_number(a), nb = json_is_number(b);
+  if (na && nb) {
+    if (json_number_value(a) == json_number_value(b)) return 0;
+  } else if (json_typeof(a) == json_typeof(b)) {
+    if (json_is_string(a)) {
+      if (!strcmp(json_string_value(a), json_string_value(b))) return 0;
+    } else if (json_is_array(a)) {
+      const size_t la = json_array_size(a), lb = json_array_size(b);
+      if (la != lb) {
+        snprintf(what, wlen, "%zu entries here, %zu in the run's scene", la, lb);
+        return 1;
+      }
+      const size_t at = strlen(path);
+      for (size_t i = 0; i < la; ++i) {
+        snprintf(path + at, plen - at, "[%zu]", i);
+        if (json_diff(json_array_get(a, i), json_array_get(b, i), path, plen, 0, what, wlen)) return 1;
+      }
+      path[at] = '\0';
+      return 0;
+    } else if (json_is_object(a)) {
+      const size_t at = strlen(path);
+      const char *key;
+      json_t *va;
+      json_object_foreach((json_t *)a, key, va) {
+        if (top && ignored_key(key)) continue;
+        snprintf(path + at, plen - at, "%s%s", at ? "." : "", key);
+        const json_t *vb = json_object_get(b, key);
+        if (!vb) {
+          show(va, sa, sizeof sa);
+          snprintf(what, wlen, "%s here, not given in the run's scene", sa);
+          return 1;
+        }
+        if (json_diff(va, vb, path, plen, 0, what, wlen)) return 1;
+      }
+      path[at] = '\0';
+      json_object_foreach((json_t *)b, key, va) {
+        if ((top && ignored_key(key)) || json_object_get(a, key)) continue;
+        show(va, sb, sizeof sb);
+        snprintf(what, wlen, "the run's scene gives \"%s\": %s, this one does not", key, sb);
+        return 1;
+      }
+      return 0;
+    } else {
+      return 0; /* true, false, null */
+    }
+  }
+  show(a, sa, sizeof sa);
+  show(b, sb, sizeof sb);
+  snprintf(what, wlen, "%s here, %s in the run's scene", sa, sb);
+  return 1;
+}
+
+static void scene_error(LsimSceneError *e, const char *text, const char *name, const char *path,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void scene_error(LsimSceneError *e, const char *text, const char *name, const char *path,
+                        const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  lsim_scene_verror(e, text, name, path, 0, fmt, ap);
+  va_end(ap);
+}
+
+int lsim_resume_compare_scenes(const char *text, const char *scene_path, const char *run_text,
+                               const char *run_path, char *err, size_t errlen) {
+  json_error_t je;
+  json_t *a = json_loads(text, JSON_DECODE_ANY, &je);
+  json_t *b = json_loads(run_text, JSON_DECODE_ANY, &je);
+  int rc = 0;
+  if (!a || !b) {
+    rc = say(err, errlen, LSIM_INVALID_INPUT, "%s: the scene text of %s does not parse as JSON (%s)",
+             scene_path, run_path, je.text);
+  } else {
+    char path[128] = "", what[300] = "";
+    if (json_diff(a, b, path, sizeof path, 1, what, sizeof what)) {
+      LsimSceneError se;
+      char line[1024];
+      scene_error(&se, text, scene_path, path, "%s (%s): the run is not of this scene", what, run_path);
+      lsim_scene_error_format(&se, line, sizeof line);
+      rc = say(err, errlen, LSIM_INVALID_INPUT, "%s", line);
+    }
+  }
+  json_decref(a);
+  json_decref(b);
+  return rc;
+}
+
+/* ---- parameters, initial state, the state and memory to continue from ---- */
+
+/* The body and coordinate name of column c of q (or v: velocity). */
+static void column_name(const LsimModel *m, int c, int velocity, char *buf, size_t len) {
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    const int off = velocity ? b->v_offset : b->q_offset, n = velocity ? b->nv : b->nq;
+    if (n > 0 && c >= off && c < off + n) {
+      snprintf(buf, len, "body '%s', %s column %d", b->name, velocity ? "v" : "q", c - off);
+      return;
+    }
+  }
+  snprintf(buf, len, "%s column %d", velocity ? "v" : "q", c);
+}
+
+int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
+                           const LsimModel *m, LsimState *st, LsimStepMemory *mem,
+                           char *err, size_t errlen) {
+  hid_t f = open_run(run_path, err, errlen);
+  if (f < 0) return LSIM_IO_ERROR;
+  int rc = LSIM_INVALID_INPUT;
+  const int N = info->steps_done;
+  double *row = malloc(((size_t)(m->nq > m->nv ? m->nq : m->nv) + 1) * sizeof(double));
+  char *version = read_string(f, "/lcpsim_version");
+  int dim = 0, nb = 0, nq = 0, nv = 0, nd = 0;
+  double h = 0.0, g[3] = {0, 0, 0};
+  if (!row) {
+    rc = say(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  /* Written by this lcpsim: another's steps may differ in their last bits. */
+  if (!version || strcmp(version, LSIM_VERSION)) {
+    say(err, errlen, 0, "%s: written by lcpsim %s, this is lcpsim %s: its steps would not be "
+        "continued to the bit; refused", run_path, version ? version : "(unknown)", LSIM_VERSION);
+    goto done;
+  }
+  /* Parameters the scene text sets (a check that it was read the same way). */
+  if (read_scalar(f, "/parameters/dimension", H5T_NATIVE_INT, &dim) ||
+      read_scalar(f, "/parameters/time_step", H5T_NATIVE_DOUBLE, &h) ||
+      read_scalar(f, "/parameters/nbodies", H5T_NATIVE_INT, &nb) ||
+      read_scalar(f, "/parameters/nq", H5T_NATIVE_INT, &nq) ||
+      read_scalar(f, "/parameters/nv", H5T_NATIVE_INT, &nv) ||
+      read_scalar(f, "/parameters/friction_directions", H5T_NATIVE_INT, &nd) ||
+      read_rows(f, "/parameters/gravity", H5T_NATIVE_DOUBLE, 0, 3, g)) {
+    say(err, errlen, 0, "%s: /parameters incomplete: not a run file that can be resumed", run_path);
+    goto done;
+  }
+  if (dim != m->dimension || h != m->time_step || nb != m->nbodies || nq != m->nq || nv != m->nv ||
+      nd != m->friction_directions || g[0] != m->gravity[0] || g[1] != m->gravity[1] ||
+      g[2] != m->gravity[2]) {
+    say(err, errlen, 0, "%s: its parameters differ from the scene's (dimension %d / %d, time_step "
+        "%.17g / %.17g, bodies %d / %d, nq %d / %d, nv %d / %d, friction directions %d / %d, "
+        "gravity (%g, %g, %g) / (%g, %g, %g)): the run is not of this scene", run_path, dim,
+        m->dimension, h, m->time_step, nb, m->nbodies, nq, m->nq, nv, m->nv, nd,
+        m->friction_directions, g[0], g[1], g[2], m->gravity[0], m->gravity[1], m->gravity[2]);
+    goto done;
+  }
+  /* Row 0 is the scene's initial state, to the bit. */
+  for (int w = 0; w < 2; ++w) {
+    const int n = w ? m->nv : m->nq;
+    const double *x = w ? st->v : st->q;
+    if (read_rows(f, w ? "/v" : "/q", H5T_NATIVE_DOUBLE, 0, 1, row)) {
+      say(err, errlen, 0, "%s: cannot read row 0 of %s", run_path, w ? "/v" : "/q");
+      goto done;
+    }
+    for (int c = 0; c < n; ++c)
+      if (memcmp(&row[c], &x[c], sizeof(double))) {
+        char col[120];
+        column_name(m, c, w, col, sizeof col);
+        say(err, errlen, 0, "%s: its initial state differs from the scene's at %s: %.17g in the "
+            "file, %.17g from the scene: the run is not of this scene", run_path, col, row[c], x[c]);
+        goto done;
+      }
+  }
+  /* The stepper's memory must be of the last step the rows hold. */
+  if (info->memory_step < 0) {
+    say(err, errlen, 0, "%s: no stepper memory (/resume): written by an lcpsim before resuming "
+        "existed, or by the library; the run cannot be continued exactly", run_path);
+    goto done;
+  }
+  if (info->memory_step != N) {
+    say(err, errlen, 0, "%s: its stepper memory (/resume/step) is of step %d, its rows end at step "
+        "%d (the run stopped at a step it did not record): it cannot be continued exactly",
+        run_path, info->memory_step, N);
+    goto done;
+  }
+  /* The state after step N: time h N as the step computes it. */
+  double t = 0.0;
+  if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, &t) ||
+      read_rows(f, "/q", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, st->q) ||
+      read_rows(f, "/v", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, st->v)) {
+    say(err, errlen, 0, "%s: cannot read the state of step %d", run_path, N);
+    goto done;
+  }
+  st->step = N;
+  st->time = m->time_step * N;
+  if (t != st->time) {
+    say(err, errlen, 0, "%s: /time[%d] is %.17g, not %d steps of %.17g s", run_path, N, t, N, m->time_step);
+    goto done;
+  }
+  /* The memory. */
+  lsim_step_memory_free(mem);
+  int n1 = 0, n2 = 0, r = 0;
+  r |= read_vector(f, "/resume/warm_id", H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
+  r |= read_vector(f, "/resume/warm_nvar", H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
+  r |= read_vector(f, "/resume/warm_z", H5T_NATIVE_DOUBLE, sizeof(double), &mem->nz, (void **)&mem->z);
+  r |= read_vector(f, "/resume/warm_basis", H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
+  r |= read_scalar(f, "/resume/warm_basis_valid", H5T_NATIVE_INT, &mem->basis_valid);
+  if (r || n1 != mem->ncontacts || n2 != mem->nz) {
+    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/warm_*: "
+             "missing or of inconsistent sizes", run_path);
+    goto done;
+  }
+  mem->sleep = H5Lexists(f, "/resume/sleep_asleep", H5P_DEFAULT) > 0;
+  if (mem->sleep) {
+    int a = 0, b = 0, c = 0, e1 = 0, e2 = 0, e3 = 0, t1 = 0, t2 = 0;
+    r |= read_vector(f, "/resume/sleep_asleep", H5T_NATIVE_INT, sizeof(int), &a, (void **)&mem->asleep);
+    r |= read_vector(f, "/resume/sleep_rest_steps", H5T_NATIVE_INT, sizeof(int), &b, (void **)&mem->rest_steps);
+    r |= read_vector(f, "/resume/sleep_group", H5T_NATIVE_INT, sizeof(int), &c, (void **)&mem->group);
+    r |= read_vector(f, "/resume/sleep_cache_id", H5T_NATIVE_UINT64, sizeof(uint64_t), &e1, (void **)&mem->cache_id);
+    r |= read_vector(f, "/resume/sleep_cache_body", H5T_NATIVE_INT, sizeof(int), &e2, (void **)&mem->cache_body);
+    r |= read_vector(f, "/resume/sleep_cache_nvar", H5T_NATIVE_INT, sizeof(int), &e3, (void **)&mem->cache_nvar);
+    r |= read_vector(f, "/resume/sleep_cache_z", H5T_NATIVE_DOUBLE, sizeof(double), &mem->ncache_z, (void **)&mem->cache_z);
+    r |= read_vector(f, "/resume/sleep_last_tether", H5T_NATIVE_DOUBLE, sizeof(double), &t1, (void **)&mem->last_tether);
+    r |= read_vector(f, "/resume/sleep_last_joint", H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
+    mem->nbodies = a, mem->ncache = e1, mem->ntethers = t1, mem->njoints = t2 / 3;
+    if (r || b != a || c != a || e2 != 2 * e1 || e3 != e1 || t2 % 3) {
+      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/sleep_*: "
+               "missing or of inconsistent sizes", run_path);
+      goto done;
+    }
+  }
+  rc = 0;
+done:
+  free(row);
+  free(version);
+  H5Fclose(f);
+  return rc;
+}

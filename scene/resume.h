@@ -1,0 +1,54 @@
+/* resume.h: continuing a run from its file (lcpsim SCENE.json --resume RUN.h5;
+ * docs/output-format.md, "Resuming a run").
+ *
+ * A run file holds, besides its rows, the stepper's memory as of its last flush (/resume,
+ * scene/record.h lsim_record_keep_memory): with the state of that step, everything the
+ * next step depends on. These read it back and check that the file belongs to the scene:
+ * the same scene text but for the keys that do not touch the trajectory, the same
+ * parameters and initial state. Errors name what differs; nothing is written.
+ */
+#ifndef LSIM_RESUME_H
+#define LSIM_RESUME_H
+
+#include <stddef.h>
+
+#include "contact/step.h"
+#include "contact/world.h"
+
+/* What a run file says of itself. */
+typedef struct LsimResumeInfo {
+  int steps_done;          /* N: steps whose rows the file holds (/time has N + 1 rows) */
+  int steps_asked;         /* /parameters/steps */
+  int memory_step;         /* /resume/step: the step the stepper's memory is of (-1: none) */
+  char run_end[32];        /* /summary/run_end, or "unfinished" (a killed run's partial file) */
+  char solver_name[64];    /* /parameters/solver_name ... */
+  double tol, omega;
+  int max_iter, threads, sparse_limit, warm_start;
+  int on_failure;          /* LSIM_ON_FAILURE_*, -1 when the file does not say */
+  int has_lcp;             /* the run dumped its LCPs (/lcp) */
+} LsimResumeInfo;
+
+/* Reads what run_path says of itself into info and its scene text (*scene_text,
+ * malloc'd, the caller frees). Refuses (LSIM_INVALID_INPUT, err) what is not a
+ * time-stepping run file: a hybrid-model file, an event-driven run, a compare file, a file
+ * with inconsistent row counts; LSIM_IO_ERROR when it does not open. */
+int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **scene_text,
+                          char *err, size_t errlen);
+
+/* Compares the scene text (of scene_path) with the run's (run_path's /scene_text) as JSON:
+ * equal numbers, strings, arrays and objects, but for the top-level keys that do not
+ * touch the trajectory (steps, duration, output, name, description). 0, or
+ * LSIM_INVALID_INPUT with the first difference in err ("SCENE:LINE:COL: PATH: ... here,
+ * ... in RUN's scene"). */
+int lsim_resume_compare_scenes(const char *text, const char *scene_path, const char *run_text,
+                               const char *run_path, char *err, size_t errlen);
+
+/* Checks model (settings applied) and its initial state against run_path's parameters,
+ * bodies and row 0 (bit for bit), then reads the state after step info->steps_done into
+ * state (time, step, q, v) and the stepper's memory into mem. 0, or LSIM_INVALID_INPUT /
+ * LSIM_IO_ERROR / LSIM_OUT_OF_MEMORY with err naming what differs or is missing. */
+int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
+                           const LsimModel *model, LsimState *state, LsimStepMemory *mem,
+                           char *err, size_t errlen);
+
+#endif
