@@ -95,10 +95,14 @@ int lsim_cli_resume_setup(const char *run, const char *scene_path, const char *t
   /* The run's end: --steps / --duration, else the steps the run asked for. */
   if (!given->steps) model->steps = info->steps_asked;
   if (model->steps <= info->steps_done) {
-    fprintf(stderr, "lcpsim: --resume %s: the run holds %d steps (%s); %s %d: give the new end "
-            "with --steps N or --duration T (N > %d: the steps of the whole run)\n", run,
-            info->steps_done, info->run_end, given->steps ? "--steps / --duration asks for" :
-            "and asked for", model->steps, info->steps_done);
+    if (given->steps)
+      fprintf(stderr, "lcpsim: --resume %s: --steps / --duration end the run at step %d, and it "
+              "holds %d steps already (%s): give a later end (the steps of the whole run)\n",
+              run, model->steps, info->steps_done, info->run_end);
+    else
+      fprintf(stderr, "lcpsim: --resume %s: the run holds the %d steps it asked for (%s): give "
+              "its new end with --steps N or --duration T (N > %d: the steps of the whole "
+              "run)\n", run, info->steps_done, info->run_end, info->steps_done);
     return 2;
   }
   return 0;

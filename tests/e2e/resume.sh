@@ -1,0 +1,233 @@
+#!/bin/sh
+# Resumed runs (lcpsim SCENE --resume RUN.h5; docs/output-format.md, "Resuming a run"):
+# N steps in one run against K steps and the rest resumed from the first run's file, every
+# dataset compared bit for bit (the wall times aside: they are measured): a pile on PGS
+# with warm starts and sleeping (resumed while it sleeps, at the step a thrown box wakes
+# it, while it settles again), Lemke and sparse Lemke piles (warm start and final basis by
+# contact id), a 2-D double pendulum on pins with its tip on a rope swinging onto a floor
+# (joints, a tether going taut and slack, contacts), a run resumed twice; resumed from a
+# file that SIGINT interrupted and from a kill -9 partial file, which stay as they were;
+# refused with exit 2 and a line naming the difference: another scene, a changed mass, a
+# changed solver option, -o naming the run itself, an event-driven run, a run already at
+# its end.
+set -eu
+cd "$(dirname "$0")/../.."
+PY=/usr/bin/python3
+L=./lcpsim
+out=$(mktemp -d /tmp/lsim_e2e_resume_XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "resume: $*" >&2; exit 1; }
+
+# The scenes: the pile of 10 boxes on PGS (tol 1e-6, warm start) with sleeping, and a box
+# thrown up at 8 m/s that falls back on it and wakes it at step 169 (the pile sleeps from step ~45, all
+# of it again from ~180); the double pendulum of data/double_pendulum.json with box links,
+# its tip on a 0.25 m rope to a world point and a floor it swings onto.
+$PY - "$out" <<'EOF'
+import json, sys
+d = sys.argv[1]
+s = json.load(open("data/pile_10.json"))
+s["sleep"] = {"enabled": True, "time": 0.1, "linear_speed": 0.02, "angular_speed": 0.1}
+s["solver"] = {"name": "pgs", "tol": 1e-6, "max_iter": 200}
+s["steps"] = 300
+s["bodies"].append({"name": "thrown", "density": 500, "position": [0.02, -0.1, 1.6],
+                    "velocity": [0, 0, 8],
+                    "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1], "mu": 0.5}]})
+json.dump(s, open(d + "/pile.json", "w"), indent=1)
+s = json.load(open("data/double_pendulum.json"))
+s["duration"], s["time_step"] = 1.0, 0.005
+for b in s["bodies"]:
+    b["shapes"] = [{"type": "box", "half_extents": [0.4, 0.05], "mu": 0.3}]
+s["bodies"].append({"name": "floor", "type": "static", "position": [0, -1.15],
+                    "shapes": [{"type": "plane", "mu": 0.3}]})
+s["tethers"] = [{"name": "rope", "length": 0.25,
+                 "ends": [{"body": "lower", "point": [0.5, 0]}, {"world": [1.2, -1.0]}]}]
+json.dump(s, open(d + "/jt.json", "w"), indent=1)
+EOF
+
+# same A B: every dataset of A in B and the other way round, equal in shape, type and bits,
+# but those with "wall" in their name (wall times).
+same() {
+  $PY - "$@" <<'EOF' || fail "$1 and $2 differ"
+import sys, h5py
+import numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+def names(f):
+    out = []
+    f.visititems(lambda n, o: out.append(n) if isinstance(o, h5py.Dataset) else None)
+    return set(out)
+na, nb = names(a), names(b)
+bad = sorted(na ^ nb)
+n = 0
+for name in sorted(na & nb):
+    if "wall" in name:
+        continue
+    x, y = np.asarray(a[name][()]), np.asarray(b[name][()])
+    if x.shape != y.shape or x.dtype != y.dtype or x.tobytes() != y.tobytes():
+        bad.append(name)
+    n += 1
+if bad:
+    print("differ:", bad[:10], file=sys.stderr)
+    sys.exit(1)
+assert n > 90, n  # every run dataset compared
+EOF
+}
+
+# resumed SCENE N K [OPTIONS]: N steps straight against K, then resumed to N (the options
+# given to both first runs only: the resumed run takes the run's settings from its file).
+resumed() {
+  scene=$1 n=$2 k=$3
+  shift 3
+  $L "$scene" --steps "$n" -o "$out/straight.h5" --quiet "$@"
+  $L "$scene" --steps "$k" -o "$out/half.h5" --quiet "$@"
+  cp "$out/half.h5" "$out/half.copy"
+  $L "$scene" --resume "$out/half.h5" --steps "$n" -o "$out/resumed.h5" --quiet ||
+    fail "$scene: resuming at step $k of $n: exit $?"
+  same "$out/straight.h5" "$out/resumed.h5"
+  cmp -s "$out/half.h5" "$out/half.copy" || fail "$scene: --resume changed its input"
+}
+
+# The sleeping PGS pile: the file at step 100 holds the sleepers and the impulse cache of
+# their contacts; the box wakes the pile at step 169, the step after 168.
+$L "$out/pile.json" -o "$out/pile.h5" --quiet
+$PY - "$out/pile.h5" <<'EOF'
+import sys, h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+s = f["solver/sleeping"][:]
+assert s[99] == 10 and s[167] == 10 and s[168] == 0 and s[-1] == 11, s[95:180]
+assert f["solver/warm_started"][:].sum() > 20 and f["solver/iterations"][:].max() > 1
+EOF
+for k in 100 168 172; do resumed "$out/pile.json" 300 $k; done
+$L "$out/pile.json" --steps 100 -o "$out/half.h5" --quiet
+$PY -c "
+import sys, h5py
+f = h5py.File(sys.argv[1], 'r')
+assert f['resume/step'][()] == 100 and f['resume/sleep_asleep'][:].sum() == 10
+assert len(f['resume/sleep_cache_id']) > 0  # the sleepers' contacts: their LCP rows are gone
+" "$out/half.h5"
+
+# Lemke and sparse Lemke (the final basis carried by contact id), the dominoes (fallback
+# recoveries), the pendulum on pins and a rope (the tether taut at step 80, slack at 137,
+# the lower link on the floor).
+resumed data/pile_10.json 200 100
+resumed data/pile_10.json 200 100 --solver lemke_sparse
+$PY -c "
+import sys, h5py
+assert h5py.File(sys.argv[1], 'r')['resume/warm_basis_valid'][()] == 1
+" "$out/half.h5"
+resumed data/dominoes_10.json 120 61
+$L "$out/jt.json" -o "$out/jt.h5" --quiet
+$PY -c "
+import sys, h5py
+import numpy as np
+f = h5py.File(sys.argv[1], 'r')
+t = f['tethers/taut'][:, 0]
+assert t[79] == 1 and t[136] == 0 and 20 < t.sum() < 180, t.sum()
+assert (f['contacts/kind'][:] == 0).sum() > 50 and f['joints/impulse'][:].any()
+" "$out/jt.h5"
+resumed "$out/jt.json" 200 80
+resumed "$out/jt.json" 200 137
+
+# Resumed twice: 100 -> 150 -> 200 steps, the last file the straight run's.
+$L data/pile_10.json --steps 100 -o "$out/a.h5" --quiet
+$L data/pile_10.json --resume "$out/a.h5" --steps 150 -o "$out/b.h5" --quiet
+$L data/pile_10.json --resume "$out/b.h5" --steps 200 -o "$out/c.h5" --quiet
+$L data/pile_10.json --steps 200 -o "$out/straight.h5" --quiet
+same "$out/straight.h5" "$out/c.h5"
+
+# rows PATH N: until PATH holds N steps (flushed), at most 60 s; read without HDF5's file
+# lock (the writer holds it), retried mid-flush.
+rows() {
+  end=$(($(date +%s) + 60))
+  while [ "$(date +%s)" -lt $end ]; do
+    if [ -f "$1" ] && HDF5_USE_FILE_LOCKING=FALSE $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    sys.exit(0 if len(f['time']) > int(sys.argv[2]) and f['resume/step'][()] >= int(sys.argv[2]) else 1)
+" "$1" "$2" 2> /dev/null; then return 0; fi
+    sleep 0.1
+  done
+  fail "$1 never held $2 steps"
+}
+
+# SIGINT: the file marked interrupted after N steps, resumed to N + 100 and compared with
+# one run of N + 100 steps.
+$L "$out/pile.json" --steps 100000000 -o "$out/int.h5" --quiet &
+pid=$!
+rows "$out/int.h5.$pid.partial" 300
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc -eq 130 ] || fail "SIGINT: exit $rc, not 130"
+n=$($PY -c "
+import sys, h5py
+f = h5py.File(sys.argv[1], 'r')
+assert f['summary/run_end'][()] == b'interrupted'
+print(f['summary/steps_done'][()])
+" "$out/int.h5")
+cp "$out/int.h5" "$out/int.copy"
+$L "$out/pile.json" --resume "$out/int.h5" --steps $((n + 100)) --quiet
+$L "$out/pile.json" --steps $((n + 100)) -o "$out/straight.h5" --quiet
+same "$out/straight.h5" "$out/int.resumed.h5"
+cmp -s "$out/int.h5" "$out/int.copy" || fail "SIGINT: --resume changed its input"
+
+# kill -9: PATH.<pid>.partial, without /summary, holds the steps of its last flush and the
+# stepper's memory of that step; resumed (default output PATH.resumed.h5) to 100 steps past
+# them, as one run of as many.
+$L "$out/jt.json" --steps 100000000 -o "$out/killed.h5" --quiet &
+pid=$!
+part="$out/killed.h5.$pid.partial"
+rows "$part" 300
+kill -9 $pid
+wait $pid || true
+[ -f "$part" ] && [ ! -e "$out/killed.h5" ] || fail "kill -9: no partial file $part"
+n=$($PY -c "
+import sys, h5py
+f = h5py.File(sys.argv[1], 'r')
+assert 'summary' not in f and f['resume/step'][()] == len(f['time']) - 1
+print(len(f['time']) - 1)
+" "$part")
+cp "$part" "$out/part.copy"
+msg=$($L "$out/jt.json" --resume "$part" --steps $((n + 100)))
+case "$msg" in *"resuming $part (unfinished) after step $n of $((n + 100))"*) ;;
+  *) fail "kill -9: resume said: $msg" ;; esac
+$L "$out/jt.json" --steps $((n + 100)) -o "$out/straight.h5" --quiet
+same "$out/straight.h5" "$out/killed.resumed.h5"
+cmp -s "$part" "$out/part.copy" || fail "kill -9: --resume changed the partial file"
+
+# refused CODE-FREE: exit 2, stderr holding TEXT, no output made.
+refused() {
+  want=$1
+  shift
+  rm -f "$out/no.h5"
+  rc=0
+  err=$($L "$@" 2>&1 > /dev/null) || rc=$?
+  [ $rc -eq 2 ] || fail "$*: exit $rc, not 2 ($err)"
+  case "$err" in *"$want"*) ;; *) fail "$*: said '$err', not '$want'" ;; esac
+  [ ! -e "$out/no.h5" ] || fail "$*: wrote its output"
+  ls "$out"/no.h5.*.partial > /dev/null 2>&1 && fail "$*: left a partial file"
+  return 0
+}
+$L data/pile_10.json --steps 50 -o "$out/p.h5" --quiet
+cp "$out/p.h5" "$out/p.copy"
+# Another scene; the same scene with one mass changed (its place named, file:line:col).
+refused "dominoes_10.json:7:16: time_step: 0.005 here, 0.01 in the run's scene ($out/p.h5): the run is not of this scene" data/dominoes_10.json --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
+$PY -c "
+import json
+s = json.load(open('data/pile_10.json'))
+s['bodies'][1]['density'] = 501
+json.dump(s, open('$out/heavier.json', 'w'), indent=1)
+"
+refused "heavier.json:" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
+refused "bodies[1].density: 501 here, 500 in the run's scene" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
+# A solver option the run did not use; the run as its own output; no new end given.
+refused "--tol 1e-08 differs from the run's 1e-10" data/pile_10.json --resume "$out/p.h5" --tol 1e-8 --steps 60 -o "$out/no.h5"
+refused "is the run continued (--resume) $out/p.h5: refused (it would be replaced)" data/pile_10.json --resume "$out/p.h5" --steps 60 -o "$out/p.h5"
+refused "the run holds the 50 steps it asked for (completed)" data/pile_10.json --resume "$out/p.h5" -o "$out/no.h5"
+# An event-driven run; a hybrid-model scene; a file that is no run file.
+$L data/bouncing_ball_events.json --duration 0.5 -o "$out/ev.h5" --quiet
+refused "an event-driven run" data/bouncing_ball_events.json --resume "$out/ev.h5" -o "$out/no.h5"
+refused "--resume applies to time-stepping runs only" data/slip.json --resume "$out/p.h5" -o "$out/no.h5"
+refused "cannot open as an HDF5 file" data/pile_10.json --resume data/pile_10.json --steps 60 -o "$out/no.h5"
+cmp -s "$out/p.h5" "$out/p.copy" || fail "a refused --resume changed its input"
+echo "resume: ok"
