@@ -109,7 +109,8 @@ struct LsimRecord {
   const LsimModel *mem_model;
   const LsimState *mem_state;
   LsimStepMemory mem;
-  hid_t res[R_COUNT];
+  hid_t res[2 * R_COUNT]; /* slot 0's, then slot 1's */
+  int mem_slot;        /* the slot the next flush writes (0 or 1) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
 };
 
@@ -362,11 +363,14 @@ static void space_check(LsimRecord *r) {
              avail / 1e6, need / 1e6);
 }
 
-/* Writes /resume/NAME, a 1-D dataset of n elements (n < 0: a scalar), made on first use
- * (chunked and extendable) and resized and overwritten after. */
-static void put_memory(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype, int n,
+/* Writes /resume/SLOT/NAME (dataset k of the slot), a 1-D dataset of n elements (n < 0: a
+ * scalar), made on first use (chunked and extendable) and resized and overwritten after. */
+static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_t ftype, int n,
                        const void *data) {
   if (r->status < 0) return;
+  char name[64];
+  snprintf(name, sizeof name, "/resume/%d/%s", r->mem_slot, base);
+  k += r->mem_slot * R_COUNT;
   hsize_t dim = n < 0 ? 1 : (hsize_t)n;
   int ok = 1;
   if (r->res[k] < 0) {
@@ -390,7 +394,10 @@ static void put_memory(LsimRecord *r, int k, const char *name, hid_t mtype, hid_
 
 /* The stepper's memory as of the last step recorded, into /resume: written only when the
  * state is that step's (a run that stopped at a step it does not record keeps the memory
- * of the last flush before). */
+ * of the last flush before). Two slots, /resume/0 and /resume/1, written in turn: a
+ * process killed inside a flush, after some of its writes reached the file but before
+ * HDF5's metadata did, leaves the file of the flush before, whose memory is in the slot
+ * this flush did not touch (a slot overwritten in place would mix two steps' memories). */
 static void write_memory(LsimRecord *r) {
   if (!r->mem_stepper || r->status < 0 || r->mem_state->step != r->steps) return;
   LsimStepMemory *m = &r->mem;
@@ -401,22 +408,24 @@ static void write_memory(LsimRecord *r) {
   const hid_t I = H5T_NATIVE_INT, FI = H5T_STD_I32LE, D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE;
   const hid_t U = H5T_NATIVE_UINT64, FU = H5T_STD_U64LE;
   r->mem_bytes = 0;
-  put_memory(r, R_STEP, "/resume/step", I, FI, -1, &r->steps);
-  put_memory(r, R_WARM_ID, "/resume/warm_id", U, FU, m->ncontacts, m->id);
-  put_memory(r, R_WARM_NVAR, "/resume/warm_nvar", I, FI, m->ncontacts, m->nvar);
-  put_memory(r, R_WARM_Z, "/resume/warm_z", D, FD, m->nz, m->z);
-  put_memory(r, R_WARM_BASIS_VALID, "/resume/warm_basis_valid", I, FI, -1, &m->basis_valid);
-  put_memory(r, R_WARM_BASIS, "/resume/warm_basis", I, FI, m->nz, m->basis);
-  if (!m->sleep) return;
-  put_memory(r, R_ASLEEP, "/resume/sleep_asleep", I, FI, m->nbodies, m->asleep);
-  put_memory(r, R_REST, "/resume/sleep_rest_steps", I, FI, m->nbodies, m->rest_steps);
-  put_memory(r, R_GROUP, "/resume/sleep_group", I, FI, m->nbodies, m->group);
-  put_memory(r, R_CACHE_ID, "/resume/sleep_cache_id", U, FU, m->ncache, m->cache_id);
-  put_memory(r, R_CACHE_BODY, "/resume/sleep_cache_body", I, FI, 2 * m->ncache, m->cache_body);
-  put_memory(r, R_CACHE_NVAR, "/resume/sleep_cache_nvar", I, FI, m->ncache, m->cache_nvar);
-  put_memory(r, R_CACHE_Z, "/resume/sleep_cache_z", D, FD, m->ncache_z, m->cache_z);
-  put_memory(r, R_LAST_TETHER, "/resume/sleep_last_tether", D, FD, m->ntethers, m->last_tether);
-  put_memory(r, R_LAST_JOINT, "/resume/sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
+  put_memory(r, R_STEP, "step", I, FI, -1, &r->steps);
+  put_memory(r, R_WARM_ID, "warm_id", U, FU, m->ncontacts, m->id);
+  put_memory(r, R_WARM_NVAR, "warm_nvar", I, FI, m->ncontacts, m->nvar);
+  put_memory(r, R_WARM_Z, "warm_z", D, FD, m->nz, m->z);
+  put_memory(r, R_WARM_BASIS_VALID, "warm_basis_valid", I, FI, -1, &m->basis_valid);
+  put_memory(r, R_WARM_BASIS, "warm_basis", I, FI, m->nz, m->basis);
+  if (m->sleep) {
+  put_memory(r, R_ASLEEP, "sleep_asleep", I, FI, m->nbodies, m->asleep);
+  put_memory(r, R_REST, "sleep_rest_steps", I, FI, m->nbodies, m->rest_steps);
+  put_memory(r, R_GROUP, "sleep_group", I, FI, m->nbodies, m->group);
+  put_memory(r, R_CACHE_ID, "sleep_cache_id", U, FU, m->ncache, m->cache_id);
+  put_memory(r, R_CACHE_BODY, "sleep_cache_body", I, FI, 2 * m->ncache, m->cache_body);
+  put_memory(r, R_CACHE_NVAR, "sleep_cache_nvar", I, FI, m->ncache, m->cache_nvar);
+  put_memory(r, R_CACHE_Z, "sleep_cache_z", D, FD, m->ncache_z, m->cache_z);
+  put_memory(r, R_LAST_TETHER, "sleep_last_tether", D, FD, m->ntethers, m->last_tether);
+    put_memory(r, R_LAST_JOINT, "sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
+  }
+  r->mem_slot ^= 1;
 }
 
 /* Flushes every series. 0 or < 0. */
@@ -518,7 +527,7 @@ static void destroy(LsimRecord *r) {
     if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
     free(r->s[k].buf);
   }
-  for (int k = 0; k < R_COUNT; ++k)
+  for (int k = 0; k < 2 * R_COUNT; ++k)
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
   lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
@@ -534,7 +543,7 @@ static void discard(LsimRecord *r) {
     if (r->s[k].dset >= 0) H5Dclose(r->s[k].dset);
     r->s[k].dset = -1;
   }
-  for (int k = 0; k < R_COUNT; ++k) {
+  for (int k = 0; k < 2 * R_COUNT; ++k) {
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
     r->res[k] = -1;
   }
@@ -713,7 +722,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   if (r) {
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
-    for (int k = 0; k < R_COUNT; ++k) r->res[k] = -1;
+    for (int k = 0; k < 2 * R_COUNT; ++k) r->res[k] = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -1039,7 +1048,7 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     if (r->s[k].dset >= 0 && H5Dclose(r->s[k].dset) < 0) fail_write(r, r->s[k].name);
     r->s[k].dset = -1;
   }
-  for (int k = 0; k < R_COUNT; ++k) {
+  for (int k = 0; k < 2 * R_COUNT; ++k) {
     if (r->res[k] >= 0 && H5Dclose(r->res[k]) < 0) fail_write(r, "/resume");
     r->res[k] = -1;
   }

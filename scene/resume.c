@@ -161,8 +161,16 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
     goto done;
   }
   info->steps_done = (int)(dt[0] - 1);
+  /* The slot of the last step (the other may be one flush older, or a flush cut short). */
   info->memory_step = -1;
-  if (read_scalar(f, "/resume/step", H5T_NATIVE_INT, &info->memory_step)) info->memory_step = -1;
+  for (int slot = 0; slot < 2; ++slot) {
+    char name[32];
+    int step = -1;
+    snprintf(name, sizeof name, "/resume/%d/step", slot);
+    if (read_scalar(f, name, H5T_NATIVE_INT, &step)) continue;
+    if (info->memory_step != info->steps_done && (step == info->steps_done || step > info->memory_step))
+      info->memory_step = step, info->memory_slot = slot;
+  }
   snprintf(info->run_end, sizeof info->run_end, "%s", end ? end : "unfinished");
   snprintf(info->solver_name, sizeof info->solver_name, "%s", solver ? solver : "");
   info->on_failure = -1;
@@ -390,7 +398,7 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
     goto done;
   }
   if (info->memory_step != N) {
-    say(err, errlen, 0, "%s: its stepper memory (/resume/step) is of step %d, its rows end at step "
+    say(err, errlen, 0, "%s: its stepper memory (/resume) is of step %d, its rows end at step "
         "%d (the run stopped at a step it did not record): it cannot be continued exactly",
         run_path, info->memory_step, N);
     goto done;
@@ -409,35 +417,41 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
     say(err, errlen, 0, "%s: /time[%d] is %.17g, not %d steps of %.17g s", run_path, N, t, N, m->time_step);
     goto done;
   }
-  /* The memory. */
+  /* The memory, from its slot. */
   lsim_step_memory_free(mem);
+  char nm[16][48];
+  static const char *const names[16] = {
+      "warm_id", "warm_nvar", "warm_z", "warm_basis", "warm_basis_valid", "sleep_asleep",
+      "sleep_rest_steps", "sleep_group", "sleep_cache_id", "sleep_cache_body", "sleep_cache_nvar",
+      "sleep_cache_z", "sleep_last_tether", "sleep_last_joint", "", ""};
+  for (int i = 0; i < 16; ++i) snprintf(nm[i], sizeof nm[i], "/resume/%d/%s", info->memory_slot, names[i]);
   int n1 = 0, n2 = 0, r = 0;
-  r |= read_vector(f, "/resume/warm_id", H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
-  r |= read_vector(f, "/resume/warm_nvar", H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
-  r |= read_vector(f, "/resume/warm_z", H5T_NATIVE_DOUBLE, sizeof(double), &mem->nz, (void **)&mem->z);
-  r |= read_vector(f, "/resume/warm_basis", H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
-  r |= read_scalar(f, "/resume/warm_basis_valid", H5T_NATIVE_INT, &mem->basis_valid);
+  r |= read_vector(f, nm[0], H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
+  r |= read_vector(f, nm[1], H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
+  r |= read_vector(f, nm[2], H5T_NATIVE_DOUBLE, sizeof(double), &mem->nz, (void **)&mem->z);
+  r |= read_vector(f, nm[3], H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
+  r |= read_scalar(f, nm[4], H5T_NATIVE_INT, &mem->basis_valid);
   if (r || n1 != mem->ncontacts || n2 != mem->nz) {
-    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/warm_*: "
-             "missing or of inconsistent sizes", run_path);
+    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/%d/warm_*: "
+             "missing or of inconsistent sizes", run_path, info->memory_slot);
     goto done;
   }
-  mem->sleep = H5Lexists(f, "/resume/sleep_asleep", H5P_DEFAULT) > 0;
+  mem->sleep = H5Lexists(f, nm[5], H5P_DEFAULT) > 0;
   if (mem->sleep) {
     int a = 0, b = 0, c = 0, e1 = 0, e2 = 0, e3 = 0, t1 = 0, t2 = 0;
-    r |= read_vector(f, "/resume/sleep_asleep", H5T_NATIVE_INT, sizeof(int), &a, (void **)&mem->asleep);
-    r |= read_vector(f, "/resume/sleep_rest_steps", H5T_NATIVE_INT, sizeof(int), &b, (void **)&mem->rest_steps);
-    r |= read_vector(f, "/resume/sleep_group", H5T_NATIVE_INT, sizeof(int), &c, (void **)&mem->group);
-    r |= read_vector(f, "/resume/sleep_cache_id", H5T_NATIVE_UINT64, sizeof(uint64_t), &e1, (void **)&mem->cache_id);
-    r |= read_vector(f, "/resume/sleep_cache_body", H5T_NATIVE_INT, sizeof(int), &e2, (void **)&mem->cache_body);
-    r |= read_vector(f, "/resume/sleep_cache_nvar", H5T_NATIVE_INT, sizeof(int), &e3, (void **)&mem->cache_nvar);
-    r |= read_vector(f, "/resume/sleep_cache_z", H5T_NATIVE_DOUBLE, sizeof(double), &mem->ncache_z, (void **)&mem->cache_z);
-    r |= read_vector(f, "/resume/sleep_last_tether", H5T_NATIVE_DOUBLE, sizeof(double), &t1, (void **)&mem->last_tether);
-    r |= read_vector(f, "/resume/sleep_last_joint", H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
+    r |= read_vector(f, nm[5], H5T_NATIVE_INT, sizeof(int), &a, (void **)&mem->asleep);
+    r |= read_vector(f, nm[6], H5T_NATIVE_INT, sizeof(int), &b, (void **)&mem->rest_steps);
+    r |= read_vector(f, nm[7], H5T_NATIVE_INT, sizeof(int), &c, (void **)&mem->group);
+    r |= read_vector(f, nm[8], H5T_NATIVE_UINT64, sizeof(uint64_t), &e1, (void **)&mem->cache_id);
+    r |= read_vector(f, nm[9], H5T_NATIVE_INT, sizeof(int), &e2, (void **)&mem->cache_body);
+    r |= read_vector(f, nm[10], H5T_NATIVE_INT, sizeof(int), &e3, (void **)&mem->cache_nvar);
+    r |= read_vector(f, nm[11], H5T_NATIVE_DOUBLE, sizeof(double), &mem->ncache_z, (void **)&mem->cache_z);
+    r |= read_vector(f, nm[12], H5T_NATIVE_DOUBLE, sizeof(double), &t1, (void **)&mem->last_tether);
+    r |= read_vector(f, nm[13], H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
     mem->nbodies = a, mem->ncache = e1, mem->ntethers = t1, mem->njoints = t2 / 3;
     if (r || b != a || c != a || e2 != 2 * e1 || e3 != e1 || t2 % 3) {
-      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/sleep_*: "
-               "missing or of inconsistent sizes", run_path);
+      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/%d/sleep_*: "
+               "missing or of inconsistent sizes", run_path, info->memory_slot);
       goto done;
     }
   }
