@@ -369,7 +369,7 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
                        const void *data) {
   if (r->status < 0) return;
   char name[64];
-  snprintf(name, sizeof name, "/resume/%d/%s", r->mem_slot, base);
+  snprintf(name, sizeof name, "/resume/slot%d/%s", r->mem_slot, base);
   k += r->mem_slot * R_COUNT;
   hsize_t dim = n < 0 ? 1 : (hsize_t)n;
   int ok = 1;
@@ -394,7 +394,7 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
 
 /* The stepper's memory as of the last step recorded, into /resume: written only when the
  * state is that step's (a run that stopped at a step it does not record keeps the memory
- * of the last flush before). Two slots, /resume/0 and /resume/1, written in turn: a
+ * of the last flush before). Two slots, /resume/slot0 and /resume/slot1, written in turn: a
  * process killed inside a flush, after some of its writes reached the file but before
  * HDF5's metadata did, leaves the file of the flush before, whose memory is in the slot
  * this flush did not touch (a slot overwritten in place would mix two steps' memories). */

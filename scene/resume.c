@@ -166,7 +166,7 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
   for (int slot = 0; slot < 2; ++slot) {
     char name[32];
     int step = -1;
-    snprintf(name, sizeof name, "/resume/%d/step", slot);
+    snprintf(name, sizeof name, "/resume/slot%d/step", slot);
     if (read_scalar(f, name, H5T_NATIVE_INT, &step)) continue;
     if (info->memory_step != info->steps_done && (step == info->steps_done || step > info->memory_step))
       info->memory_step = step, info->memory_slot = slot;
@@ -424,7 +424,7 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
       "warm_id", "warm_nvar", "warm_z", "warm_basis", "warm_basis_valid", "sleep_asleep",
       "sleep_rest_steps", "sleep_group", "sleep_cache_id", "sleep_cache_body", "sleep_cache_nvar",
       "sleep_cache_z", "sleep_last_tether", "sleep_last_joint", "", ""};
-  for (int i = 0; i < 16; ++i) snprintf(nm[i], sizeof nm[i], "/resume/%d/%s", info->memory_slot, names[i]);
+  for (int i = 0; i < 16; ++i) snprintf(nm[i], sizeof nm[i], "/resume/slot%d/%s", info->memory_slot, names[i]);
   int n1 = 0, n2 = 0, r = 0;
   r |= read_vector(f, nm[0], H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
   r |= read_vector(f, nm[1], H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
@@ -432,7 +432,7 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
   r |= read_vector(f, nm[3], H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
   r |= read_scalar(f, nm[4], H5T_NATIVE_INT, &mem->basis_valid);
   if (r || n1 != mem->ncontacts || n2 != mem->nz) {
-    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/%d/warm_*: "
+    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/warm_*: "
              "missing or of inconsistent sizes", run_path, info->memory_slot);
     goto done;
   }
@@ -450,7 +450,7 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
     r |= read_vector(f, nm[13], H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
     mem->nbodies = a, mem->ncache = e1, mem->ntethers = t1, mem->njoints = t2 / 3;
     if (r || b != a || c != a || e2 != 2 * e1 || e3 != e1 || t2 % 3) {
-      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/%d/sleep_*: "
+      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/sleep_*: "
                "missing or of inconsistent sizes", run_path, info->memory_slot);
       goto done;
     }

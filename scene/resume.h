@@ -20,7 +20,7 @@ typedef struct LsimResumeInfo {
   int steps_done;          /* N: steps whose rows the file holds (/time has N + 1 rows) */
   int steps_asked;         /* /parameters/steps */
   int memory_step;         /* the step the stepper's memory is of (-1: none): of the two
-                              slots /resume/0, /resume/1 the one of step steps_done, else the
+                              slots /resume/slot0, /resume/slot1 the one of step steps_done, else the
                               later one */
   int memory_slot;         /* that slot (0 or 1) */
   char run_end[32];        /* /summary/run_end, or "unfinished" (a killed run's partial file) */
