@@ -759,15 +759,18 @@ int lsim_cli_run(int argc, char **argv) {
       /* Steps that spent a fixed sweep budget (tol 0) are not failures; the line says how
          many and the worst relative residual they reached (/summary/failures counts them,
          their status being max_iterations). */
-      char budget[160] = "";
+      char budget[160] = "", resumed[64] = "";
+      /* A continued run counts its own steps (the file holds the run's before them). */
+      if (resume_path) snprintf(resumed, sizeof resumed, " (%d .. %d)", rinfo.steps_done + 1, done);
       if (budget_steps)
         snprintf(budget, sizeof budget, "; %d steps at the fixed budget of %d sweeps, relative "
                  "residual up to %.3g", budget_steps, budget_sweeps, max_budget_rel);
       fprintf(stdout,
-              "%s: %d steps of %g s with %s, %d contacts, max residual %.3e, "
+              "%s: %d steps%s of %g s with %s, %d contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
               "-> %s\n",
-              scene_path, done, model.time_step, step_solver_name(&model, stepper),
+              scene_path, done - rinfo.steps_done, resumed, model.time_step,
+              step_solver_name(&model, stepper),
               total_contacts, max_residual, failures, recovered, budget, elapsed, solver_time,
               path);
     }
