@@ -468,13 +468,16 @@ int lsim_cli_run(int argc, char **argv) {
   }
   /* The scene is no output (scene/outfile.h: the check the library's records make too). */
   char same[LSIM_OUTFILE_PATH_MAX + 256];
-  if (lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file", &scene_path, 1,
-                                same, sizeof same) ||
-      (resume_path && lsim_outfile_check_inputs(out_path ? "-o" : "output", path,
-                                                "run continued (--resume)", &resume_path, 1, same,
-                                                sizeof same))) {
-    if (resume_path && !strstr(same, "scene file")) fprintf(stderr, "lcpsim: %s\n", same);
-    else lsim_cli_output_refused(scene_path, text, out_path, same);
+  /* Nor is the run continued (--resume): it is only read. */
+  int refused = lsim_outfile_check_inputs(out_path ? "-o" : "output", path, "scene file",
+                                          &scene_path, 1, same, sizeof same);
+  if (refused)
+    lsim_cli_output_refused(scene_path, text, out_path, same);
+  else if (resume_path && (refused = lsim_outfile_check_inputs(out_path ? "-o" : "output", path,
+                                                               "run continued (--resume)",
+                                                               &resume_path, 1, same, sizeof same)))
+    fprintf(stderr, "lcpsim: %s\n", same);
+  if (refused) {
     free(text);
     lsim_state_free(&state);
     lsim_model_free(&model);
