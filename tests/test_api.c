@@ -887,6 +887,48 @@ static void test_build_1d_keys_refused(void **state) {
   }
 }
 
+/* A 3-D orientation written by the caller between steps. The step renormalizes it: a free
+ * body spinning at w = 2 rad/s about z turns by h w = 0.25 rad a step, so from any positive
+ * multiple of the identity the quaternion after one step is (cos 0.125, 0, 0, sin 0.125),
+ * to round-off (1e-15: a few ulps of the exponential map's sin and cos). Multiples whose
+ * squares under- or overflow (1e-170, 1e200) turn the same way; a zero quaternion cannot be
+ * normalized and is refused with the step not taken (it used to become the identity
+ * silently, the step's rotation lost). */
+static void test_written_quaternion(void **state) {
+  (void)state;
+  static const char *spin =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.125, \"steps\": 4,\n"
+      " \"bodies\": [{\"name\": \"top\", \"mass\": 1, \"inertia\": [1, 1, 1],\n"
+      "   \"angular_velocity\": [0, 0, 2]}]}";
+  const double scale[4] = {1.0, 2.0, 1e-170, 1e200};
+  for (int k = 0; k < 4; ++k) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+    double *q = lsim_sim_q(sim);
+    q[3] = scale[k], q[4] = q[5] = q[6] = 0.0;
+    assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+    assert_true(fabs(q[3] - cos(0.125)) <= 1e-15);
+    assert_true(fabs(q[4]) <= 1e-15 && fabs(q[5]) <= 1e-15);
+    assert_true(fabs(q[6] - sin(0.125)) <= 1e-15);
+    lsim_sim_free(sim);
+  }
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+  double *q = lsim_sim_q(sim);
+  q[3] = q[4] = q[5] = q[6] = 0.0;
+  assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "body 0 ('top'): its quaternion q[3 .. 6] is zero"));
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  assert_true(q[3] == 0.0 && q[6] == 0.0); /* nothing taken */
+  /* Set right, the run goes on. */
+  q[3] = 1.0;
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(lsim_sim_steps_done(sim), 1);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -901,6 +943,7 @@ int main(void) {
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
+      cmocka_unit_test(test_written_quaternion),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -313,7 +313,8 @@ int lsim_sim_nv(const LsimSim *sim);
 
 /* The state arrays q [nq] and v [nv], owned by sim and valid until lsim_sim_free (their
  * address never changes; NULL before lsim_sim_start). Between steps the caller may write
- * them (a new state: 3-D quaternions are renormalized by the next step). */
+ * them (a new state: 3-D quaternions are renormalized by the next step, which refuses a
+ * zero one, or any entry that is not finite, with LSIM_INVALID_INPUT and is not taken). */
 double *lsim_sim_q(LsimSim *sim);
 double *lsim_sim_v(LsimSim *sim);
 
