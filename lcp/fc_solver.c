@@ -119,9 +119,20 @@ const char *const *lsim_fc_solver_names(void) {
   return names;
 }
 
+/* 1 when name is one of lsim_solver_names (an LCP solver lsim_solver_create accepts). */
+static int known_lcp_solver(const char *name) {
+  for (const char *const *n = lsim_solver_names(); *n; ++n)
+    if (!strcmp(*n, name)) return 1;
+  return 0;
+}
+
 int lsim_fc_solver_create(LsimFcSolver **out, const char *name, const LsimSolverOptions *opt,
                           int ndir, char *err, size_t errlen) {
   *out = NULL;
+  if (ndir < 0) {
+    snprintf(err, errlen, "the cone's directions must be >= 0 (0: the exact cone), got d=%d", ndir);
+    return LSIM_INVALID_INPUT;
+  }
   LsimFcSolver *s = calloc(1, sizeof *s);
   if (!s) return LSIM_OUT_OF_MEMORY;
   snprintf(s->name, sizeof s->name, "%s", name);
@@ -143,8 +154,15 @@ int lsim_fc_solver_create(LsimFcSolver **out, const char *name, const LsimSolver
     free(s);
     return LSIM_UNAVAILABLE;
   } else {
-    /* an LCP solver on the polyhedral LCP */
-    if (ndir <= 0) {
+    /* an LCP solver on the polyhedral LCP; a name no solver has is said so first */
+    if (!known_lcp_solver(name)) {
+      snprintf(err, errlen, "unknown solver '%s' (exact cone: nsgs, nsgs_aa, siconos:fc3d_NAME, "
+               "siconos:fc2d_NAME; polyhedral cone, d > 0: an LCP solver such as lemke or pgs; "
+               "'lcpsim solvers' lists all)", name);
+      free(s);
+      return LSIM_UNAVAILABLE;
+    }
+    if (ndir == 0) {
       snprintf(err, errlen, "'%s' is an LCP solver: give the polyhedral cone's directions "
                "(d=4, 8, ...) or choose an exact-cone solver (nsgs, siconos:fc3d_nsgs, ...)",
                name);

@@ -295,9 +295,19 @@ static void test_solve_fc(void **state) {
                    LSIM_INVALID_INPUT);
   assert_int_equal(lsim_solve_fc("nsgs", 4, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
-  /* An unknown name is refused (not an exact-cone solver) and named in the message. */
-  assert_true(lsim_solve_fc("nope", 3, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err) < 0);
-  assert_non_null(strstr(err, "nope"));
+  /* An unknown name is refused as unknown (LSIM_UNAVAILABLE, as lsim_solve_lcp says it),
+     with or without cone directions: not called "an LCP solver", which it is not. */
+  for (int ndir = 0; ndir <= 4; ndir += 4) {
+    assert_int_equal(lsim_solve_fc("nope", 3, 1, W, q, mu, ndir, r, NULL, NULL, err, sizeof err),
+                     LSIM_UNAVAILABLE);
+    assert_non_null(strstr(err, "unknown solver 'nope'"));
+  }
+  /* A negative number of directions is refused by every solver, exact or polyhedral. */
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, q, mu, -4, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "d=-4"));
+  assert_int_equal(lsim_solve_fc("lemke", 3, 1, W, q, mu, -4, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
 }
 
 /* A frictional contact file from the shared collection through the API: the exact-cone
