@@ -18,6 +18,7 @@
 #include "siconos_adapter.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,21 +103,26 @@ int lsim_fc_solver_is_exact(const char *name) {
   return !strcmp(name, "nsgs") || !strcmp(name, "nsgs_aa") || find_siconos(name) != NULL;
 }
 
+/* Built once, under pthread_once (every LCP solver's creation reads it: threads race). */
+static const char *fc_names[N_FC + 3];
+static char fc_names_buf[N_FC][48];
+static pthread_once_t fc_names_once = PTHREAD_ONCE_INIT;
+
+static void build_fc_names(void) {
+  int k = 0;
+  fc_names[k++] = "nsgs";
+  fc_names[k++] = "nsgs_aa";
+  for (int i = 0; i < N_FC; ++i)
+    if (!k_fc[i].refused) {
+      snprintf(fc_names_buf[i], sizeof fc_names_buf[i], "siconos:%s", k_fc[i].name);
+      fc_names[k++] = fc_names_buf[i];
+    }
+  fc_names[k] = NULL;
+}
+
 const char *const *lsim_fc_solver_names(void) {
-  static const char *names[N_FC + 3];
-  static char buf[N_FC][48];
-  if (!names[0]) {
-    int k = 0;
-    names[k++] = "nsgs";
-    names[k++] = "nsgs_aa";
-    for (int i = 0; i < N_FC; ++i)
-      if (!k_fc[i].refused) {
-        snprintf(buf[i], sizeof buf[i], "siconos:%s", k_fc[i].name);
-        names[k++] = buf[i];
-      }
-    names[k] = NULL;
-  }
-  return names;
+  pthread_once(&fc_names_once, build_fc_names);
+  return fc_names;
 }
 
 /* 1 when name is one of lsim_solver_names (an LCP solver lsim_solver_create accepts). */
