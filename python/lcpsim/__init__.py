@@ -16,16 +16,22 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
 is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
 Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
-of the wrong size given to solve_lcp and solve_fc raise ValueError. A step whose solver fails
-does not raise: step() returns the status (< 0), as the C API.
+of the wrong size given to solve_lcp and solve_fc raise ValueError; arguments of the wrong
+kind raise TypeError (a body index that is not an integer, complex arrays, a float where a
+count goes), integer options beyond a C int ValueError: nothing is converted with a loss.
+A solver name None is the library's default (lemke; nsgs for solve_fc). A step whose solver
+fails does not raise: step() returns the status (< 0), as the C API.
 
 The views sim.q and sim.v (and their slices) keep the library's state alive: one may outlive
 its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
-they hold the state at close() and nothing steps it any more.
+they hold the state at close() and nothing steps it any more. A controller holds its Sim
+weakly: a Sim dropped with one installed is freed at once, as any other.
 """
 import ctypes as C
+import numbers
 import os
+import weakref
 
 import numpy as np
 
@@ -198,16 +204,62 @@ def solver_names():
     return out
 
 
+def _int(x, what, lo=-2 ** 31, hi=2 ** 31 - 1):
+    """x as a Python int for a C int argument: TypeError unless an integer (an int or a numpy
+    integer; 4.5 is not truncated), ValueError outside [lo, hi] (ctypes would wrap it)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError("%s must be an integer, got %r" % (what, x))
+    x = int(x)
+    if not lo <= x <= hi:
+        raise ValueError("%s must be in %d .. %d (a C int), got %d" % (what, lo, hi, x))
+    return x
+
+
+def _name(name, what):
+    """A solver name for the library: None stays None (NULL: the library's default)."""
+    if name is None or isinstance(name, bytes):
+        return name
+    if not isinstance(name, str):
+        raise TypeError("%s must be a str, got %r" % (what, name))
+    return name.encode()
+
+
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
-    return _SolverConfig(float(tol), int(max_iter), float(omega), int(bool(warm_start)),
-                         int(threads), int(sparse_limit))
+    return _SolverConfig(float(tol), _int(max_iter, "max_iter"), float(omega),
+                         int(bool(warm_start)), _int(threads, "threads"),
+                         _int(sparse_limit, "sparse_limit"))
+
+
+def _real(x, what):
+    """x as a float64 array; TypeError for complex values (casting would drop the imaginary
+    part with only a warning)."""
+    a = np.asarray(x)
+    if np.iscomplexobj(a):
+        raise TypeError("%s: complex values, the library takes real numbers" % what)
+    return np.asarray(a, dtype=np.float64)
 
 
 def _doubles(x, n, what):
-    a = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    a = _real(x, what)
+    if a.ndim > 1:
+        raise Error(INVALID_INPUT, "%s: needs a vector of %d numbers, got shape %s"
+                    % (what, n, a.shape))
+    a = np.ascontiguousarray(a).reshape(-1)
     if a.size != n:
         raise Error(INVALID_INPUT, "%s: needs %d numbers, got %d" % (what, n, a.size))
     return a
+
+
+def _cdoubles(x, n, what):
+    """x as n doubles for the library: a list or tuple of n numbers straight into a ctypes
+    array (a controller's set_force each step: no numpy round trip), anything else through
+    _doubles and its checks (a list ctypes refuses, complex or text, too, for the message)."""
+    if type(x) in (list, tuple) and len(x) == n:
+        try:
+            return (C.c_double * n)(*x)
+        except TypeError:
+            pass
+    return _doubles(x, n, what).ctypes.data_as(_D)
 
 
 def _state_view(hd, ptr, n):
@@ -223,7 +275,7 @@ def _state_view(hd, ptr, n):
 def _vector(x, what, n=None):
     """x as a contiguous float64 vector (a 1-D array or a scalar); ValueError naming what if
     it has more dimensions or, n given, not n entries."""
-    a = np.ascontiguousarray(x, dtype=np.float64)
+    a = np.ascontiguousarray(_real(x, what))
     if a.ndim > 1:
         raise ValueError("%s must be a vector, got shape %s" % (what, a.shape))
     a = a.reshape(-1)
@@ -235,7 +287,7 @@ def _vector(x, what, n=None):
 def _matrix(x, n, what, by):
     """x as an n x n float64 matrix (n from the vector called by); ValueError naming both
     otherwise."""
-    a = np.asarray(x, dtype=np.float64)
+    a = _real(x, what)
     if a.shape != (n, n):
         raise ValueError("%s must be %d x %d (%s has %d entries), got shape %s"
                          % (what, n, n, by, n, a.shape))
@@ -358,6 +410,8 @@ class Sim:
 
     def body_index(self, name):
         """The index of the body called name; KeyError if there is none."""
+        if not isinstance(name, str):
+            raise TypeError("body_index: the name must be a str, got %r" % (name,))
         i = _body_index(self._h, name.encode())
         if i < 0:
             raise KeyError(name)
@@ -367,7 +421,15 @@ class Sim:
         """The index of body (an index or a name); Error naming it when there is none (before
         its values are looked at: their size depends on the body)."""
         self._h  # Error once closed
-        i = self.body_index(body) if isinstance(body, str) else int(body)
+        if type(body) is int:  # the common case first (the ABC check below costs a few us)
+            i = body
+        elif isinstance(body, str):
+            i = self.body_index(body)
+        elif isinstance(body, numbers.Integral) and not isinstance(body, bool):
+            i = int(body)
+        else:
+            raise TypeError("%s: the body must be an index (int) or a name (str), got %r"
+                            % (what, body))
         if not 0 <= i < len(self.bodies):
             raise Error(INVALID_INPUT, "%s: no body %d (the bodies are 0 .. %d)"
                         % (what, i, len(self.bodies) - 1) if self.bodies
@@ -378,8 +440,7 @@ class Sim:
         """Replaces the applied generalized force of a dynamic body (index or name): 1-D f,
         2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
         i = self._body(body, "set_force")
-        a = _doubles(f, self.bodies[i]["nv"], "set_force")
-        self._check(_set_force(self._h, i, a.ctypes.data_as(_D)))
+        self._check(_set_force(self._h, i, _cdoubles(f, self.bodies[i]["nv"], "set_force")))
 
     def get_force(self, body):
         i = self._body(body, "get_force")
@@ -390,8 +451,8 @@ class Sim:
     def set_kinematic_velocity(self, body, v):
         """Prescribes a kinematic body's velocity from now on (the layout of v)."""
         i = self._body(body, "set_kinematic_velocity")
-        a = _doubles(v, self.bodies[i]["nv"], "set_kinematic_velocity")
-        self._check(_set_kin(self._h, i, a.ctypes.data_as(_D)))
+        self._check(_set_kin(self._h, i, _cdoubles(v, self.bodies[i]["nv"],
+                                                   "set_kinematic_velocity")))
 
     # -- controllers and steps
     @property
@@ -410,11 +471,18 @@ class Sim:
             _set_controller(h, _CONTROLLER(), None)
             return
 
+        # The trampoline holds the Sim weakly: a strong hold (the Sim holds the trampoline)
+        # is a cycle, and a dropped Sim's world would wait for the cyclic collector.
+        ref = weakref.ref(self)
+
         def trampoline(_sim, _user):
+            me = ref()
+            if me is None:  # (no step runs without its Sim)
+                return 1
             try:
-                return 1 if fn(self) else 0
+                return 1 if fn(me) else 0
             except BaseException as e:  # kept for step() to raise
-                self._exc = e
+                me._exc = e
                 return 1
 
         self._c_controller = _CONTROLLER(trampoline)
@@ -456,7 +524,7 @@ class Sim:
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
         sparse_limit."""
         cfg = _config(**options)
-        self._check(_set_solver(self._h, name.encode(), C.byref(cfg)))
+        self._check(_set_solver(self._h, _name(name, "set_solver: the name"), C.byref(cfg)))
 
     solver = property(lambda self: _solver(self._h).decode())
 
@@ -496,7 +564,7 @@ def solve_lcp(M, q, solver="lemke", z0=None, **options):
     z = np.zeros(n) if z0 is None else _vector(z0, "z0", n).copy()
     options.setdefault("warm_start", z0 is not None)
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
-    rc = _solve_lcp(solver.encode(), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
+    rc = _solve_lcp(_name(solver, "solve_lcp: solver"), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
                     z.ctypes.data_as(_D), C.byref(cfg), C.byref(rep), err, 1024)
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
         raise Error(rc, err.value.decode())
@@ -512,6 +580,7 @@ def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
     ValueError when the sizes disagree: q needs dim * len(mu) entries, W is len(q) x len(q)."""
     if dim not in (2, 3):
         raise ValueError("solve_fc: dim must be 2 or 3, got %r" % (dim,))
+    ndir = _int(ndir, "solve_fc: ndir")
     mu = _vector(mu, "mu")
     n = dim * mu.size
     q = _vector(q, "q")
@@ -524,8 +593,8 @@ def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
     cfg, rep, err = _config(**options), _FcReport(), C.create_string_buffer(1024)
     # The library reads W [n n], q [n], mu [nc] and writes r [n] for nc = mu.size, n = dim nc:
     # the sizes checked above.
-    rc = _solve_fc(solver.encode(), int(dim), mu.size, Wf.ctypes.data_as(_D), q.ctypes.data_as(_D),
-                   mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
+    rc = _solve_fc(_name(solver, "solve_fc: solver"), int(dim), mu.size, Wf.ctypes.data_as(_D),
+                   q.ctypes.data_as(_D), mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
                    C.byref(rep), err, 1024)
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
         raise Error(rc, err.value.decode())
@@ -537,7 +606,7 @@ def solve_lcp_file(path, solver="lemke", **options):
     options["warm_start"] = False
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
     zp, n = _D(), C.c_int(0)
-    rc = _solve_file(solver.encode(), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
+    rc = _solve_file(_name(solver, "solve_lcp_file: solver"), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
                      C.byref(rep), err, 1024)
     if not zp:
         raise Error(rc, err.value.decode())

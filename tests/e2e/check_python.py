@@ -307,5 +307,57 @@ with tempfile.TemporaryDirectory() as d:
     except lcpsim.Error:
         pass
 
+# A Sim dropped with its controller installed is freed at once, as one without: the
+# controller holds the Sim weakly (a closure over the Sim made a reference cycle, and the
+# library's world, all its memory, waited for the cyclic collector). Counted with the
+# collector off: the Sim object itself is gone when its last reference goes.
+import weakref
+gc.collect()
+gc.disable()
+try:
+    sim = lcpsim.Sim.load("data/pile_10.json")
+    sim.controller = lambda s: s.set_force(1, [0.0] * 6)
+    sim.step()
+    ref, hd_ref = weakref.ref(sim), weakref.ref(sim._hd)
+    del sim
+    check(ref() is None and hd_ref() is None,
+          "a Sim with a controller outlives its last reference (freed only by the collector)")
+finally:
+    gc.enable()
+
+# Arguments of the wrong kind are refused with a message, never converted with a loss: a
+# body index that is not an integer (1.5 was body 1), complex arrays (the imaginary part was
+# dropped with only a warning), a matrix for a force vector, a solver option beyond C's int
+# (2**32 + 5 sweeps were 5), a name where an index goes, a float cone count (a ctypes
+# ArgumentError); solver None is the library's default, as NULL is in C.
+sim = lcpsim.Sim.load("data/box_stack_3d.json")
+def raises(fn, kinds, words, what):
+    try:
+        fn()
+        check(False, "%s: accepted" % what)
+    except kinds as e:
+        check(all(w in str(e) for w in words), "%s: message %r" % (what, str(e)))
+    except Exception as e:
+        check(False, "%s: %s %r" % (what, type(e).__name__, str(e)))
+
+
+raises(lambda: sim.set_force(1.5, [0.0] * 6), TypeError, ["body", "1.5"], "body index 1.5")
+raises(lambda: sim.get_force("1"), KeyError, ["'1'"], "body name '1'")
+raises(lambda: sim.body_index(3), TypeError, ["name", "3"], "body_index(3)")
+raises(lambda: sim.set_force(1, np.zeros((2, 3))), (lcpsim.Error, ValueError), ["set_force", "vector"],
+       "force as a 2 x 3 matrix")
+raises(lambda: sim.set_force(1, np.zeros(6) + 1j), TypeError, ["complex"], "complex force")
+raises(lambda: lcpsim.solve_lcp(np.eye(2) + 0j, [-1.0, -1.0]), TypeError, ["complex", "M"], "complex M")
+raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32 + 5), ValueError,
+       ["max_iter", str(2 ** 32 + 5)], "max_iter beyond int")
+raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
+       ["ndir", "4.5"], "ndir 4.5")
+check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], None)
+check(rep["status"] == 0 and np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0), "solver None: %r" % z)
+r, rep = lcpsim.solve_fc(np.eye(3), [-1.0, 2, 0], [0.5], None, ndir=np.int32(0), tol=1e-12)
+check(rep["status"] == 0 and np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0), "fc solver None: %r" % r)
+sim.close()
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
