@@ -334,8 +334,16 @@ int lsim_sim_step(LsimSim *sim) {
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: the simulation is not started (lsim_sim_start)");
+  /* A step from inside the controller would take steps the caller did not ask for, each
+     calling the controller again (one step() took 5 steps, or recursed without end). */
+  if (sim->in_controller)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT,
+                         "step: called from the simulation's own controller (the controller sets "
+                         "forces and the state; lsim_sim_step takes the step after it returns)");
   if (sim->controller) {
+    sim->in_controller = 1;
     const int c = sim->controller(sim, sim->controller_user);
+    sim->in_controller = 0;
     if (c != 0)
       return lsim_api_fail(sim, LSIM_CONTROLLER_STOPPED, "the controller stopped the run at t = %.17g (step %d), returning %d",
                            sim->state.time, sim->state.step, c);

@@ -123,6 +123,42 @@ static void test_controller(void **state) {
   lsim_sim_free(sim);
 }
 
+/* A controller that steps its own simulation: refused (it took the steps the caller did
+ * not ask for: one lsim_sim_step took 5 with a controller stepping 4 times, and a controller
+ * always stepping recursed until the stack ran out). The outer step is taken, once. */
+typedef struct Reentry {
+  int calls, step_rc, run_rc;
+} Reentry;
+
+static int stepping_controller(LsimSim *sim, void *user) {
+  Reentry *r = user;
+  r->calls++;
+  r->step_rc = lsim_sim_step(sim);
+  r->run_rc = lsim_sim_run(sim, 3);
+  return 0;
+}
+
+static void test_controller_reentry(void **state) {
+  (void)state;
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, NULL, 0), 0);
+  Reentry r = {0, 0, 0};
+  lsim_sim_set_controller(sim, stepping_controller, &r);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(r.calls, 1);
+  assert_int_equal(r.step_rc, LSIM_INVALID_INPUT);
+  assert_int_equal(r.run_rc, LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_steps_done(sim), 1);
+  /* The free body: v stays 0.5, one step of h = 1/8 moves it 1/16 exactly. */
+  assert_true(lsim_sim_q(sim)[0] == 0.0625);
+  assert_non_null(strstr(lsim_sim_error(sim), "own controller"));
+  /* Outside the controller, steps go on. */
+  lsim_sim_set_controller(sim, NULL, NULL);
+  assert_int_equal(lsim_sim_run(sim, 2), 0);
+  assert_int_equal(lsim_sim_steps_done(sim), 3);
+  lsim_sim_free(sim);
+}
+
 /* Tedrake's cart and wall through the API: each step q' = max(0, a), f = max(0, -a m / h^2)
  * with a = q + h v (u = 0); the wall contact keeps its id. 1e-12: a 1x1 LCP solved by
  * pivoting, numbers of order 1-30. */
@@ -953,7 +989,7 @@ int main(void) {
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
-      cmocka_unit_test(test_written_quaternion),
+      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
