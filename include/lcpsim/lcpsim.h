@@ -346,7 +346,8 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 
 /* A controller: called by lsim_sim_step with the state before each step (time t, q, v);
  * it may read anything and set forces, kinematic velocities and the state; it may not step
- * (lsim_sim_step and lsim_sim_run from it return LSIM_INVALID_INPUT). Return 0 to
+ * (lsim_sim_step and lsim_sim_run from it return LSIM_INVALID_INPUT) nor free the
+ * simulation (lsim_sim_step is running on it). Return 0 to
  * take the step, anything else to stop (the step is not taken and lsim_sim_step returns
  * LSIM_CONTROLLER_STOPPED). user is the pointer given to lsim_sim_set_controller. */
 typedef int (*LsimController)(LsimSim *sim, void *user);

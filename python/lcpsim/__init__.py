@@ -492,13 +492,19 @@ class Sim:
         """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
         advanced with its last iterate); raises Error on input, file or controller errors
         and when the divergence guard stops the run (DIVERGED: a non-finite or runaway
-        state, the scene's "limits")."""
-        rc = _step(self._h)
+        state, the scene's "limits"). A controller that closes the Sim ends it after this
+        step, which runs to its end."""
+        self._h  # Error once closed
+        # The handle and the controller's callback are held through the call: a controller
+        # that closes the Sim would otherwise free the world (and the callback running) in
+        # the middle of the library's step.
+        hd, cb = self._hd, self._c_controller  # noqa: F841 (cb: held only)
+        rc = _step(hd.ptr)
         if self._exc is not None:
             e, self._exc = self._exc, None
             raise e
         if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED, DIVERGED):
-            raise Error(rc, _error(self._h).decode())
+            raise Error(rc, _error(hd.ptr).decode())
         return rc
 
     def run(self, n):

@@ -359,5 +359,23 @@ r, rep = lcpsim.solve_fc(np.eye(3), [-1.0, 2, 0], [0.5], None, ndir=np.int32(0),
 check(rep["status"] == 0 and np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0), "fc solver None: %r" % r)
 sim.close()
 
+# A controller that closes its Sim: the step runs to its end and the Sim is closed after it
+# (the world was freed in the middle of the library's step: a segmentation fault). Run in
+# a child process, so that a crash is a failure reported here.
+import subprocess
+child = subprocess.run([sys.executable, "-c", """
+import lcpsim
+sim = lcpsim.Sim.from_json('{"lcpsim": 1, "time_step": 0.125, "steps": 8, "bodies": [{"name": "puck", "position": 0, "velocity": 0.5, "mass": 2}]}')
+sim.controller = lambda s: s.close()
+print(sim.step())
+try:
+    sim.time
+    print("open")
+except lcpsim.Error as e:
+    print(e)
+"""], capture_output=True, text=True)
+check(child.returncode == 0 and child.stdout.split("\n")[:2] == ["0", "the simulation is closed"],
+      "a controller closing its Sim: exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
