@@ -377,5 +377,30 @@ except lcpsim.Error as e:
 check(child.returncode == 0 and child.stdout.split("\n")[:2] == ["0", "the simulation is closed"],
       "a controller closing its Sim: exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
 
+# Ctrl-C stops a long run() between calls into the library (one call of n steps kept it
+# waiting for the whole run): a SIGINT sent while the run is under way (by the library's
+# entry point itself, wrapped, after its second call) raises KeyboardInterrupt before the run's
+# end, with the steps taken kept and the Sim usable. In a child process (a stray SIGINT).
+child = subprocess.run([sys.executable, "-c", """
+import os, signal
+import lcpsim
+sim = lcpsim.Sim.load("data/two_blocks.json")
+real, calls = lcpsim._run, []
+def run_and_interrupt(h, k):
+    calls.append(k)
+    rc = real(h, k)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGINT)
+    return rc
+lcpsim._run = run_and_interrupt
+try:
+    sim.run(100000)
+    print("not interrupted", sim.steps_done)
+except KeyboardInterrupt:
+    print("interrupted", sim.steps_done == sum(calls) < 100000, sim.step())
+"""], capture_output=True, text=True)
+check(child.returncode == 0 and child.stdout.strip() == "interrupted True 0",
+      "Ctrl-C during run(): exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
