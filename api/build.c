@@ -1,5 +1,6 @@
 /* build.c: a world built in code through the public API (lsim_sim_create, add_body,
- * add_shape, add_joint, start): the same model and checks as a scene's, without JSON. */
+ * add_shape, add_joint, start): the same model and the same checks of each definition as a
+ * scene's, without JSON; bodies starting overlapping are not refused (lcpsim.h). */
 #include "api/api.h"
 
 #include <math.h>

@@ -274,8 +274,11 @@ typedef struct LsimJointDef {
  * with lsim_sim_error (unknown type, bad body, length <= 0, name too long). */
 int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
 
-/* Checks the world (at least one dynamic body, every definition valid), sets the state
- * from the definitions and makes the solver. 0 or < 0 with lsim_sim_error. */
+/* Checks the world (at least one dynamic body, every definition valid, no tether starting
+ * stretched), sets the state from the definitions and makes the solver. 0 or < 0 with
+ * lsim_sim_error. Unlike a scene's reader it does not refuse bodies that start overlapping
+ * (docs/scene-format.md, "Initial overlap"): the steps push them apart, each contact at up
+ * to 1 m/s (the default contact.max_correction_speed). */
 int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
