@@ -8,6 +8,7 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
+    sim.body_pose("box")         # position (3,) and quaternion (w, x, y, z) (4,)
     sim.close()                  # or `with lcpsim.Sim.load(...) as sim:`
     lcpsim.solve_lcp(M, q, "lemke")
     lcpsim.solve_fc(W, q, mu, "nsgs")   # a frictional contact problem (exact cone)
@@ -158,6 +159,7 @@ _nq = _sig("lsim_sim_nq", C.c_int, _P)
 _nv = _sig("lsim_sim_nv", C.c_int, _P)
 _q = _sig("lsim_sim_q", _D, _P)
 _v = _sig("lsim_sim_v", _D, _P)
+_body_pose = _sig("lsim_sim_body_pose", C.c_int, _P, C.c_int, _D, _D)
 _ekin = _sig("lsim_sim_kinetic_energy", C.c_double, _P)
 _epot = _sig("lsim_sim_potential_energy", C.c_double, _P)
 _set_force = _sig("lsim_sim_set_force", C.c_int, _P, C.c_int, _D)
@@ -328,9 +330,13 @@ class Sim:
 
     @classmethod
     def from_json(cls, text, name="<scene>"):
-        """Loads a scene from its JSON text."""
+        """Loads a scene from its JSON text (str, or bytes in UTF-8)."""
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("from_json: the scene text must be a str or bytes, got %s"
+                            % type(text).__name__)
         h, err = _P(), C.create_string_buffer(1024)
-        rc = _load_json(C.byref(h), text.encode(), name.encode(), err, 1024)
+        rc = _load_json(C.byref(h), text.encode() if isinstance(text, str) else text,
+                        _name(name, "from_json: name"), err, 1024)
         if rc < 0:
             raise Error(rc, err.value.decode())
         return cls(h.value)
@@ -442,6 +448,14 @@ class Sim:
         2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
         i = self._body(body, "set_force")
         self._check(_set_force(self._h, i, _cdoubles(f, self.bodies[i]["nv"], "set_force")))
+
+    def body_pose(self, body):
+        """The world pose of a body (index or name): position (3,) and unit quaternion
+        (w, x, y, z) (4,), as numpy arrays (1-D: (x, 0, 0); 2-D: a rotation about z)."""
+        i = self._body(body, "body_pose")
+        p, quat = np.zeros(3), np.zeros(4)
+        self._check(_body_pose(self._h, i, p.ctypes.data_as(_D), quat.ctypes.data_as(_D)))
+        return p, quat
 
     def get_force(self, body):
         i = self._body(body, "get_force")

@@ -287,7 +287,7 @@ with tempfile.TemporaryDirectory() as d:
         "set_solver": lambda: sim.set_solver("pgs"), "solver_config": sim.solver_config,
         "record": lambda: sim.record(os.path.join(d, "again.h5")),
         "record_close": sim.record_close, "set_force": lambda: sim.set_force(1, [1.0]),
-        "get_force": lambda: sim.get_force(1),
+        "get_force": lambda: sim.get_force(1), "body_pose": lambda: sim.body_pose(1),
         "set_kinematic_velocity": lambda: sim.set_kinematic_velocity(0, [1.0]),
         "body_index": lambda: sim.body_index("left"),
         "controller": lambda: setattr(sim, "controller", lambda s: None),
@@ -401,6 +401,19 @@ except KeyboardInterrupt:
 """], capture_output=True, text=True)
 check(child.returncode == 0 and child.stdout.strip() == "interrupted True 0",
       "Ctrl-C during run(): exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
+
+# Poses and scene texts: body_pose as the C API's (a 2-D body turned by theta about z is the
+# quaternion (cos theta/2, 0, 0, sin theta/2), to round-off); from_json takes bytes too.
+tilt = lcpsim.Sim.from_json(b'{"lcpsim": 1, "dimension": 2, "time_step": 0.01, "steps": 1,'
+                            b' "bodies": [{"name": "b", "mass": 1, "inertia": 1,'
+                            b' "position": [1, 2], "orientation": 0.5}]}')
+p, quat = tilt.body_pose("b")
+check(np.array_equal(p, [1.0, 2.0, 0.0]) and
+      np.allclose(quat, [np.cos(0.25), 0, 0, np.sin(0.25)], atol=1e-15, rtol=0),
+      "body_pose: %r %r" % (p, quat))
+raises(lambda: tilt.body_pose(3), lcpsim.Error, ["body_pose: no body 3"], "body_pose(3)")
+raises(lambda: lcpsim.Sim.from_json(None), TypeError, ["str or bytes", "NoneType"], "from_json(None)")
+tilt.close()
 
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
