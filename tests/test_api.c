@@ -123,6 +123,41 @@ static void test_controller(void **state) {
   lsim_sim_free(sim);
 }
 
+/* A warm start with an entry that is not finite is no guess: the solve starts cold, and a
+ * success says so with LSIM_WARM_START_REJECTED (the solvers read NaN as 0 and reported a
+ * plain success), err naming the entry. The problem M = [2 1; 1 2], q = (-1, -1) has the
+ * solution z = (1/3, 1/3); 1e-9 is above every solver's tolerance (1e-10 relative). The
+ * frictional contact problem of test_solve_fc the same way: r = (1, -0.5, 0). */
+static void test_nonfinite_warm_start(void **state) {
+  (void)state;
+  const double M[4] = {2, 1, 1, 2}, q[2] = {-1, -1};
+  const char *const names[] = {"lemke", "pgs", "newton", "siconos:lemke", "siconos:pgs"};
+  LsimSolverConfig cfg = lsim_default_solver_config(); /* warm_start 1 */
+  for (int k = 0; k < 5; ++k) {
+    double z[2] = {NAN, 0.5};
+    LsimSolveReport rep;
+    char err[256] = "";
+    assert_int_equal(lsim_solve_lcp(names[k], 2, M, q, z, &cfg, &rep, err, sizeof err),
+                     LSIM_WARM_START_REJECTED);
+    assert_int_equal(rep.status, LSIM_WARM_START_REJECTED);
+    assert_true(fabs(z[0] - 1.0 / 3.0) <= 1e-9 && fabs(z[1] - 1.0 / 3.0) <= 1e-9);
+    assert_non_null(strstr(err, "z[0] = nan is not finite: solved from a cold start"));
+    /* A finite guess is a warm start as before. */
+    z[0] = 0.3, z[1] = 0.3;
+    assert_int_equal(lsim_solve_lcp(names[k], 2, M, q, z, &cfg, &rep, err, sizeof err), LSIM_SOLVED);
+  }
+  const double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, qf[3] = {-1, 2, 0}, mu[1] = {0.5};
+  double r[3] = {1.0, INFINITY, 0.0};
+  LsimFcReport frep;
+  char err[256] = "";
+  cfg.tol = 1e-12;
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, qf, mu, 0, r, &cfg, &frep, err, sizeof err),
+                   LSIM_WARM_START_REJECTED);
+  assert_int_equal(frep.status, LSIM_WARM_START_REJECTED);
+  assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1] + 0.5) <= 1e-9 && fabs(r[2]) <= 1e-9);
+  assert_non_null(strstr(err, "r[1] = inf is not finite"));
+}
+
 /* A controller that steps its own simulation: refused (it took the steps the caller did
  * not ask for: one lsim_sim_step took 5 with a controller stepping 4 times, and a controller
  * always stepping recursed until the stack ran out). The outer step is taken, once. */
@@ -990,6 +1025,7 @@ int main(void) {
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
+      cmocka_unit_test(test_nonfinite_warm_start),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,9 @@ typedef struct LsimSolveReport {
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
  * receives the solver's final iterate (the solution when the return is LSIM_SOLVED).
  * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
- * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. Returns the status; on LSIM_INVALID_INPUT or
+ * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. A
+ * warm start with an entry that is not finite is no guess: the solve starts cold and a
+ * success returns LSIM_WARM_START_REJECTED (err says which entry). Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
  * solver does. Frictional contact problems: lsim_solve_fc below. */
 int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
@@ -146,7 +148,8 @@ typedef struct LsimFcReport {
  * nc contacts in dimension dim (2 or 3), n = dim nc unknowns, contact i owning entries
  * dim i .. dim i + dim - 1 (normal first); find r with u = W r + q, r_i in the Coulomb cone
  * ||r_iT|| <= mu_i r_iN and Coulomb's law between u_i and r_i. W is n x n column-major,
- * q [n], mu [nc] >= 0; r [n] is the warm start when cfg->warm_start, and receives the
+ * q [n], mu [nc] >= 0; r [n] is the warm start when cfg->warm_start (one with an entry
+ * that is not finite: a cold start, a success then LSIM_WARM_START_REJECTED), and receives the
  * final reaction (finite always). solver: an exact-cone solver ("nsgs", "nsgs_aa",
  * "siconos:fc3d_NAME", "siconos:fc2d_NAME") with ndir = 0, or any LCP solver name of
  * lsim_solver_names with ndir > 0 cone directions (3-D: a multiple of 4; 2-D: 2), solved
