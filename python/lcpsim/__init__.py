@@ -28,6 +28,10 @@ its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
 they hold the state at close() and nothing steps it any more. A controller holds its Sim
 weakly: a Sim dropped with one installed is freed at once, as any other.
+
+Threads: calls into the library release the GIL, so different Sims (and solve_lcp,
+solve_fc, compare) run in parallel threads; one Sim is used by one thread at a time, as the
+C API says of a simulation.
 """
 import ctypes as C
 import numbers
