@@ -158,6 +158,53 @@ static void test_nonfinite_warm_start(void **state) {
   assert_non_null(strstr(err, "r[1] = inf is not finite"));
 }
 
+/* A world built in code that starts overlapping is refused as a scene is (it started, and
+ * the steps pushed the bodies apart: a scene of the same bodies was refused), naming the
+ * pair and the depth; within the tolerance, or allowed through lsim_sim_set_contact, it
+ * starts, and an allowed overlap leaves at max_correction_speed. A disk of radius 0.5 on
+ * the plane y = 0, no gravity, h = 1/64: at y = 0.375 it is 0.125 m in, its contact row
+ * asks v' >= min(0.125 / h, cap) = cap, so v' = 0.5 m/s with the cap 0.5 (to the pivot's
+ * round-off, 1e-12). */
+static LsimSim *disk_on_floor(double y) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_create(&sim, 2, 1.0 / 64, NULL, 0), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "floor", d.type = LSIM_STATIC;
+  LsimShapeDef s = lsim_default_shape_def();
+  s.type = LSIM_PLANE;
+  assert_int_equal(lsim_sim_add_shape(sim, lsim_sim_add_body(sim, &d), &s), 0);
+  d = lsim_default_body_def();
+  d.name = "disk", d.position[1] = y;
+  s = lsim_default_shape_def(); /* radius 0.5 */
+  assert_true(lsim_sim_add_shape(sim, lsim_sim_add_body(sim, &d), &s) >= 0);
+  return sim;
+}
+
+static void test_build_overlap(void **state) {
+  (void)state;
+  LsimSim *sim = disk_on_floor(0.375);
+  assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "start: 'disk' overlaps 'floor' at the start by 0.125 m"));
+  assert_null(lsim_sim_q(sim));
+  LsimContactDef c = lsim_default_contact_def();
+  assert_true(c.margin == 0.0 && c.max_correction_speed == 1.0 && c.overlap_tolerance == 1e-3 &&
+              c.allow_initial_overlap == 0);
+  c.max_correction_speed = -1.0;
+  assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "max_correction_speed must be > 0"));
+  c.max_correction_speed = 0.5, c.allow_initial_overlap = 1;
+  assert_int_equal(lsim_sim_set_contact(sim, &c), 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT); /* started */
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_true(fabs(lsim_sim_v(sim)[1] - 0.5) <= 1e-12);
+  lsim_sim_free(sim);
+  /* Within the tolerance (5e-4 m < 1e-3 m): started. */
+  sim = disk_on_floor(0.4995);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  lsim_sim_free(sim);
+}
+
 /* A controller that steps its own simulation: refused (it took the steps the caller did
  * not ask for: one lsim_sim_step took 5 with a controller stepping 4 times, and a controller
  * always stepping recursed until the stack ran out). The outer step is taken, once. */
@@ -1025,7 +1072,7 @@ int main(void) {
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
-      cmocka_unit_test(test_nonfinite_warm_start),
+      cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,11 +277,28 @@ typedef struct LsimJointDef {
  * with lsim_sim_error (unknown type, bad body, length <= 0, name too long). */
 int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
 
+/* Contact settings of a world built in code, as a scene's "contact" object
+ * (docs/scene-format.md, "contact" and "Initial overlap"); lsim_default_contact_def gives a
+ * scene's defaults, which a world has until lsim_sim_set_contact. */
+typedef struct LsimContactDef {
+  double margin;               /* m, >= 0: contacts within this gap enter the LCP (0) */
+  double max_correction_speed; /* m/s, > 0: a penetrating contact is pushed out at most this
+                                  fast (1; INFINITY: no cap) */
+  double overlap_tolerance;    /* m, >= 0: 2-D/3-D bodies overlapping at the start by more
+                                  are refused by lsim_sim_start (1e-3) ... */
+  int allow_initial_overlap;   /* ... unless this is 1 (0) */
+} LsimContactDef;
+LsimContactDef lsim_default_contact_def(void);
+
+/* Sets the contact settings before lsim_sim_start (def copied). 0, or LSIM_INVALID_INPUT
+ * with lsim_sim_error naming the field (or: the world is started). */
+int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
+
 /* Checks the world (at least one dynamic body, every definition valid, no tether starting
- * stretched), sets the state from the definitions and makes the solver. 0 or < 0 with
- * lsim_sim_error. Unlike a scene's reader it does not refuse bodies that start overlapping
- * (docs/scene-format.md, "Initial overlap"): the steps push them apart, each contact at up
- * to 1 m/s (the default contact.max_correction_speed). */
+ * stretched, in 2-D/3-D no bodies overlapping by more than the overlap tolerance unless
+ * allowed: the deepest pair named, as a scene's reader refuses it), sets the state from the
+ * definitions and makes the solver. 0 or < 0 with lsim_sim_error; after a failure the world
+ * is as before the call (the builder goes on). 1-D worlds are not checked for overlaps. */
 int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
