@@ -63,6 +63,7 @@ _lib = C.CDLL(_find_library())
 # Status codes (lcpsim.h).
 SOLVED, MAX_ITERATIONS, SECONDARY_RAY, BREAKDOWN, BAD_DIAGONAL = 0, -1, -2, -3, -4
 SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7, -8, -9
+WARM_START_REJECTED = 1
 CONTROLLER_STOPPED, DIVERGED = -50, -51
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
 
@@ -595,7 +596,8 @@ class Sim:
 
 def solve_lcp(M, q, solver="lemke", z0=None, **options):
     """Solves w = M z + q, 0 <= z _|_ w >= 0. Returns (z, report); report["status"] 0 when
-    solved. z0 is a warm start (with warm_start=True). Raises Error on bad input or an
+    solved (WARM_START_REJECTED, 1: solved from a cold start, z0 having a value that is not
+    finite). z0 is a warm start (with warm_start=True). Raises Error on bad input or an
     unknown solver; ValueError when the sizes disagree (M n x n for q of n)."""
     q = _vector(q, "q")
     n = q.size

@@ -415,5 +415,10 @@ raises(lambda: tilt.body_pose(3), lcpsim.Error, ["body_pose: no body 3"], "body_
 raises(lambda: lcpsim.Sim.from_json(None), TypeError, ["str or bytes", "NoneType"], "from_json(None)")
 tilt.close()
 
+# A warm start that is not finite: solved from a cold start, the status says so.
+z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], "pgs", z0=[np.nan, 1.0])
+check(rep["status"] == lcpsim.WARM_START_REJECTED and np.allclose(z, [4 / 3, 7 / 3], atol=1e-9, rtol=0),
+      "NaN warm start: %r %r" % (z, rep))
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
