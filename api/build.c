@@ -1,6 +1,6 @@
 /* build.c: a world built in code through the public API (lsim_sim_create, add_body,
  * add_shape, add_joint, set_contact, start): the same model and checks as a scene's,
- * without JSON (1-D overlaps excepted: lcpsim.h). */
+ * without JSON. */
 #include "api/api.h"
 
 #include <math.h>
@@ -372,6 +372,71 @@ static int deepest_overlap(const LsimModel *m, const LsimState *st, int *a, int 
   return rc;
 }
 
+typedef struct Span1 {
+  double lo, hi;
+  int body;
+} Span1;
+
+static int span1_cmp(const void *x, const void *y) {
+  const Span1 *a = x, *b = y;
+  return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+#define OVERLAP_1D 1e-12 /* m: a scene's 1-D tolerance (scene/bodies_1d.c): touching is contact */
+
+/* 1-D: an overlap at the start, as a scene's reader refuses it, into msg (empty: none):
+ * a left wall reaching past a right wall (always), and unless allowed a segment inside a
+ * wall or two segments overlapping (sorted by their left ends, each against the earlier one
+ * reaching furthest right: O(n log n)). 0, or LSIM_OUT_OF_MEMORY. */
+static int overlap_1d(const LsimModel *m, char *msg, size_t len) {
+  msg[0] = '\0';
+  int lw = -1, rw = -1, n = 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type != LSIM_BODY_STATIC) ++n;
+    else if (b->side < 0 && (lw < 0 || b->pose[0] > m->bodies[lw].pose[0])) lw = i;
+    else if (b->side > 0 && (rw < 0 || b->pose[0] < m->bodies[rw].pose[0])) rw = i;
+  }
+  if (lw >= 0 && rw >= 0 && m->bodies[lw].pose[0] - m->bodies[rw].pose[0] > OVERLAP_1D) {
+    snprintf(msg, len, "wall '%s' (x <= %g) overlaps wall '%s' (x >= %g): no room between them",
+             m->bodies[lw].name, m->bodies[lw].pose[0], m->bodies[rw].name, m->bodies[rw].pose[0]);
+    return 0;
+  }
+  if (m->allow_initial_overlap || n == 0) return 0;
+  Span1 *sp = malloc((size_t)n * sizeof *sp);
+  if (!sp) return LSIM_OUT_OF_MEMORY;
+  n = 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type == LSIM_BODY_STATIC) continue;
+    sp[n].lo = b->pose[0] - b->width / 2, sp[n].hi = b->pose[0] + b->width / 2, sp[n].body = i;
+    const LsimBody *w = NULL;
+    double depth = 0.0;
+    if (lw >= 0 && m->bodies[lw].pose[0] - sp[n].lo > OVERLAP_1D) w = &m->bodies[lw], depth = w->pose[0] - sp[n].lo;
+    else if (rw >= 0 && sp[n].hi - m->bodies[rw].pose[0] > OVERLAP_1D) w = &m->bodies[rw], depth = sp[n].hi - w->pose[0];
+    if (w) {
+      snprintf(msg, len, "'%s' [%g, %g] is inside wall '%s' (occupies x %s %g) by %g", b->name, sp[n].lo,
+               sp[n].hi, w->name, w->side < 0 ? "<=" : ">=", w->pose[0], depth);
+      free(sp);
+      return 0;
+    }
+    ++n;
+  }
+  qsort(sp, (size_t)n, sizeof *sp, span1_cmp);
+  for (int k = 1, far = 0; k < n; ++k) {
+    const double overlap = fmin(sp[k].hi, sp[far].hi) - sp[k].lo;
+    if (overlap > OVERLAP_1D) {
+      const Span1 *a = &sp[far], *b = &sp[k];
+      snprintf(msg, len, "'%s' [%g, %g] overlaps '%s' [%g, %g] at the start by %g", m->bodies[b->body].name,
+               b->lo, b->hi, m->bodies[a->body].name, a->lo, a->hi, overlap);
+      break;
+    }
+    if (sp[k].hi > sp[far].hi) far = k;
+  }
+  free(sp);
+  return 0;
+}
+
 /* A start that failed after the state was made: the state freed and the stepper too, so
  * the world is as before the start (q and v NULL, nq 0: the builder goes on, and a later
  * start makes them anew); sim->error from fmt; returns status. */
@@ -435,6 +500,14 @@ int lsim_sim_start(LsimSim *sim) {
                           m->overlap_tolerance, m->max_correction_speed);
   }
   char msg[512] = "";
+  if (m->dimension == 1) {
+    if (overlap_1d(m, msg, sizeof msg) < 0) return start_failed(sim, LSIM_OUT_OF_MEMORY, "start: out of memory");
+    if (msg[0])
+      return start_failed(sim, LSIM_INVALID_INPUT, "start: %s%s", msg,
+                          strncmp(msg, "wall", 4) == 0 ? ""
+                                                       : " (lsim_sim_set_contact: allow_initial_overlap lets "
+                                                         "the steps push them apart)");
+  }
   rc = lsim_stepper_create(&sim->stepper, m, NULL, msg, sizeof msg);
   if (rc < 0) return start_failed(sim, rc, "start: %s", msg);
   sim->started = 1;

@@ -205,6 +205,53 @@ static void test_build_overlap(void **state) {
   lsim_sim_free(sim);
 }
 
+/* 1-D: a segment inside a wall, two segments overlapping and two walls crossing are refused
+ * as a scene refuses them (1e-12 m: touching is contact), the first two unless allowed. */
+static LsimSim *carts(double xa, double xb, double right_wall) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_create(&sim, 1, 0.01, NULL, 0), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "A", d.position[0] = xa, d.width = 0.2;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d.name = "B", d.position[0] = xb;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d = lsim_default_body_def();
+  d.name = "left", d.type = LSIM_STATIC, d.side = -1;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d.name = "right", d.side = 1, d.position[0] = right_wall;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  return sim;
+}
+
+static void test_build_overlap_1d(void **state) {
+  (void)state;
+  struct { double xa, xb, wall; const char *msg; } cases[] = {
+      {0.05, 1.0, 2.0, "start: 'A' [-0.05, 0.15] is inside wall 'left' (occupies x <= 0) by 0.05"},
+      {0.5, 0.65, 2.0, "start: 'B' [0.55, 0.75] overlaps 'A' [0.4, 0.6] at the start by 0.05"},
+      {0.1, 0.3, 2.0, NULL}, /* touching: A [0, 0.2], B [0.2, 0.4] */
+  };
+  LsimContactDef allow = lsim_default_contact_def();
+  allow.allow_initial_overlap = 1;
+  for (int k = 0; k < 3; ++k) {
+    LsimSim *sim = carts(cases[k].xa, cases[k].xb, cases[k].wall);
+    if (!cases[k].msg) {
+      assert_int_equal(lsim_sim_start(sim), 0);
+    } else {
+      assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), cases[k].msg));
+      assert_int_equal(lsim_sim_set_contact(sim, &allow), 0);
+      assert_int_equal(lsim_sim_start(sim), 0);
+    }
+    lsim_sim_free(sim);
+  }
+  /* Walls crossing: no room at all, refused even when overlaps are allowed. */
+  LsimSim *sim = carts(0.5, 1.0, -0.5);
+  assert_int_equal(lsim_sim_set_contact(sim, &allow), 0);
+  assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "wall 'left' (x <= 0) overlaps wall 'right' (x >= -0.5)"));
+  lsim_sim_free(sim);
+}
+
 /* A controller that steps its own simulation: refused (it took the steps the caller did
  * not ask for: one lsim_sim_step took 5 with a controller stepping 4 times, and a controller
  * always stepping recursed until the stack ran out). The outer step is taken, once. */
@@ -1073,6 +1120,7 @@ int main(void) {
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
+      cmocka_unit_test(test_build_overlap_1d),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -285,7 +285,7 @@ typedef struct LsimContactDef {
   double max_correction_speed; /* m/s, > 0: a penetrating contact is pushed out at most this
                                   fast (1; INFINITY: no cap) */
   double overlap_tolerance;    /* m, >= 0: 2-D/3-D bodies overlapping at the start by more
-                                  are refused by lsim_sim_start (1e-3) ... */
+                                  are refused by lsim_sim_start (1e-3; 1-D: 1e-12 m) ... */
   int allow_initial_overlap;   /* ... unless this is 1 (0) */
 } LsimContactDef;
 LsimContactDef lsim_default_contact_def(void);
@@ -295,10 +295,11 @@ LsimContactDef lsim_default_contact_def(void);
 int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
 
 /* Checks the world (at least one dynamic body, every definition valid, no tether starting
- * stretched, in 2-D/3-D no bodies overlapping by more than the overlap tolerance unless
- * allowed: the deepest pair named, as a scene's reader refuses it), sets the state from the
- * definitions and makes the solver. 0 or < 0 with lsim_sim_error; after a failure the world
- * is as before the call (the builder goes on). 1-D worlds are not checked for overlaps. */
+ * stretched, no bodies overlapping unless allowed, as a scene's reader refuses them: 2-D/3-D
+ * beyond the overlap tolerance, the deepest pair named; 1-D beyond 1e-12 m, walls crossing
+ * each other even when allowed), sets the state from the definitions and makes the solver.
+ * 0 or < 0 with lsim_sim_error; after a failure the world is as before the call (the
+ * builder goes on). */
 int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
