@@ -29,6 +29,7 @@ struct LsimSim {
   int started;
   LsimController controller;
   void *controller_user;
+  int in_controller;        /* 1 while the controller runs: a step from it is refused */
   LsimRecord *record;
   LsimStepStats last;
   int have_last;

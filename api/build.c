@@ -1,5 +1,6 @@
 /* build.c: a world built in code through the public API (lsim_sim_create, add_body,
- * add_shape, add_joint, start): the same model and checks as a scene's, without JSON. */
+ * add_shape, add_joint, set_contact, start): the same model and checks as a scene's,
+ * without JSON. */
 #include "api/api.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "contact/constraints.h"
+#include "contact/contact.h"
 #include "contact/math3.h"
 
 #define STRETCH_TOL 1e-9 /* m: a tether may start this much beyond its length (as scenes) */
@@ -312,6 +314,129 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
   return k;
 }
 
+LsimContactDef lsim_default_contact_def(void) {
+  const LsimModel m = lsim_default_model();
+  const LsimContactDef d = {.margin = m.contact_margin, .max_correction_speed = m.max_correction_speed,
+                            .overlap_tolerance = m.overlap_tolerance,
+                            .allow_initial_overlap = m.allow_initial_overlap};
+  return d;
+}
+
+int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def) {
+  const int rc = building(sim, "set_contact");
+  if (rc < 0) return rc;
+  if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: def is NULL");
+  /* The ranges of a scene's "contact" object (scene/scene.c). */
+  if (!(def->margin >= 0.0) || !isfinite(def->margin))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: margin must be finite and >= 0, got %g", def->margin);
+  if (!(def->max_correction_speed > 0.0))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: max_correction_speed must be > 0, got %g",
+                         def->max_correction_speed);
+  if (!(def->overlap_tolerance >= 0.0) || !isfinite(def->overlap_tolerance))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: overlap_tolerance must be finite and >= 0, got %g",
+                         def->overlap_tolerance);
+  if (def->allow_initial_overlap != 0 && def->allow_initial_overlap != 1)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: allow_initial_overlap must be 0 or 1, got %d",
+                         def->allow_initial_overlap);
+  sim->model.contact_margin = def->margin;
+  sim->model.max_correction_speed = def->max_correction_speed;
+  sim->model.overlap_tolerance = def->overlap_tolerance;
+  sim->model.allow_initial_overlap = def->allow_initial_overlap;
+  return 0;
+}
+
+/* 2-D / 3-D: the deepest overlap of the initial state beyond the tolerance (the contacts
+ * detection finds at rest, as a scene's reader checks them: scene/bodies_nd.c), as
+ * *a, *b (b -1: the world) and *depth; 1 found, 0 none, < 0 out of memory. */
+static int deepest_overlap(const LsimModel *m, const LsimState *st, int *a, int *b, double *depth) {
+  double *vfree = calloc((size_t)m->nv + 1, sizeof *vfree);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  int rc = vfree ? lsim_detect_contacts(m, st, vfree, &set) : LSIM_OUT_OF_MEMORY;
+  free(vfree);
+  int worst = -1;
+  for (int k = 0; rc == 0 && k < set.count; ++k) {
+    const LsimContact *c = &set.contacts[k];
+    if (c->kind == LSIM_CONTACT_NORMAL && -c->gap > m->overlap_tolerance &&
+        (worst < 0 || c->gap < set.contacts[worst].gap))
+      worst = k;
+  }
+  if (rc == 0 && worst >= 0) {
+    const LsimContact *c = &set.contacts[worst];
+    *a = c->body[0], *b = c->body[1], *depth = -c->gap;
+    /* The moving body first. */
+    if (m->bodies[*a].type == LSIM_BODY_STATIC && *b >= 0) *a = c->body[1], *b = c->body[0];
+    rc = 1;
+  }
+  lsim_contacts_free(&set);
+  return rc;
+}
+
+typedef struct Span1 {
+  double lo, hi;
+  int body;
+} Span1;
+
+static int span1_cmp(const void *x, const void *y) {
+  const Span1 *a = x, *b = y;
+  return (a->lo > b->lo) - (a->lo < b->lo);
+}
+
+#define OVERLAP_1D 1e-12 /* m: a scene's 1-D tolerance (scene/bodies_1d.c): touching is contact */
+
+/* 1-D: an overlap at the start, as a scene's reader refuses it, into msg (empty: none):
+ * a left wall reaching past a right wall (always), and unless allowed a segment inside a
+ * wall or two segments overlapping (sorted by their left ends, each against the earlier one
+ * reaching furthest right: O(n log n)). 0, or LSIM_OUT_OF_MEMORY. */
+static int overlap_1d(const LsimModel *m, char *msg, size_t len) {
+  msg[0] = '\0';
+  int lw = -1, rw = -1, n = 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type != LSIM_BODY_STATIC) ++n;
+    else if (b->side < 0 && (lw < 0 || b->pose[0] > m->bodies[lw].pose[0])) lw = i;
+    else if (b->side > 0 && (rw < 0 || b->pose[0] < m->bodies[rw].pose[0])) rw = i;
+  }
+  if (lw >= 0 && rw >= 0 && m->bodies[lw].pose[0] - m->bodies[rw].pose[0] > OVERLAP_1D) {
+    snprintf(msg, len, "wall '%s' (x <= %g) overlaps wall '%s' (x >= %g): no room between them",
+             m->bodies[lw].name, m->bodies[lw].pose[0], m->bodies[rw].name, m->bodies[rw].pose[0]);
+    return 0;
+  }
+  if (m->allow_initial_overlap || n == 0) return 0;
+  Span1 *sp = malloc((size_t)n * sizeof *sp);
+  if (!sp) return LSIM_OUT_OF_MEMORY;
+  n = 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type == LSIM_BODY_STATIC) continue;
+    sp[n].lo = b->pose[0] - b->width / 2, sp[n].hi = b->pose[0] + b->width / 2, sp[n].body = i;
+    const LsimBody *w = NULL;
+    double depth = 0.0;
+    if (lw >= 0 && m->bodies[lw].pose[0] - sp[n].lo > OVERLAP_1D) w = &m->bodies[lw], depth = w->pose[0] - sp[n].lo;
+    else if (rw >= 0 && sp[n].hi - m->bodies[rw].pose[0] > OVERLAP_1D) w = &m->bodies[rw], depth = sp[n].hi - w->pose[0];
+    if (w) {
+      snprintf(msg, len, "'%s' [%g, %g] is inside wall '%s' (occupies x %s %g) by %g", b->name, sp[n].lo,
+               sp[n].hi, w->name, w->side < 0 ? "<=" : ">=", w->pose[0], depth);
+      free(sp);
+      return 0;
+    }
+    ++n;
+  }
+  qsort(sp, (size_t)n, sizeof *sp, span1_cmp);
+  for (int k = 1, far = 0; k < n; ++k) {
+    const double overlap = fmin(sp[k].hi, sp[far].hi) - sp[k].lo;
+    if (overlap > OVERLAP_1D) {
+      const Span1 *a = &sp[far], *b = &sp[k];
+      snprintf(msg, len, "'%s' [%g, %g] overlaps '%s' [%g, %g] at the start by %g", m->bodies[b->body].name,
+               b->lo, b->hi, m->bodies[a->body].name, a->lo, a->hi, overlap);
+      break;
+    }
+    if (sp[k].hi > sp[far].hi) far = k;
+  }
+  free(sp);
+  return 0;
+}
+
 /* A start that failed after the state was made: the state freed and the stepper too, so
  * the world is as before the start (q and v NULL, nq 0: the builder goes on, and a later
  * start makes them anew); sim->error from fmt; returns status. */
@@ -358,7 +483,31 @@ int lsim_sim_start(LsimSim *sim) {
       return start_failed(sim, LSIM_INVALID_INPUT, "start: tether '%s' starts stretched: its ends are %.9g m apart, its length %.9g m",
                           m->tethers[k].name, d, m->tethers[k].length);
   }
+  /* Bodies overlapping at the start, refused as a scene's (the steps would push them apart
+     at up to max_correction_speed each contact: a pile placed overlapping gains energy). */
+  if (m->dimension > 1 && !m->allow_initial_overlap) {
+    int a = -1, b = -1;
+    double depth = 0.0;
+    rc = deepest_overlap(m, &sim->state, &a, &b, &depth);
+    if (rc < 0) return start_failed(sim, rc, "start: out of memory");
+    if (rc > 0)
+      return start_failed(sim, LSIM_INVALID_INPUT,
+                          "start: '%s' overlaps '%s' at the start by %.6g m (more than the overlap "
+                          "tolerance %g m): move them apart, or allow it (lsim_sim_set_contact: "
+                          "allow_initial_overlap) to let the steps push them out at "
+                          "max_correction_speed (%g m/s)",
+                          m->bodies[a].name, b >= 0 ? m->bodies[b].name : "the world", depth,
+                          m->overlap_tolerance, m->max_correction_speed);
+  }
   char msg[512] = "";
+  if (m->dimension == 1) {
+    if (overlap_1d(m, msg, sizeof msg) < 0) return start_failed(sim, LSIM_OUT_OF_MEMORY, "start: out of memory");
+    if (msg[0])
+      return start_failed(sim, LSIM_INVALID_INPUT, "start: %s%s", msg,
+                          strncmp(msg, "wall", 4) == 0 ? ""
+                                                       : " (lsim_sim_set_contact: allow_initial_overlap lets "
+                                                         "the steps push them apart)");
+  }
   rc = lsim_stepper_create(&sim->stepper, m, NULL, msg, sizeof msg);
   if (rc < 0) return start_failed(sim, rc, "start: %s", msg);
   sim->started = 1;

@@ -6,6 +6,7 @@
 #include "contact/guard.h"
 #include "lcp/pgs.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -302,12 +303,47 @@ void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user) {
   sim->controller_user = fn ? user : NULL;
 }
 
+/* 3-D orientations the caller may have written: the step renormalizes each quaternion
+ * (q / |q|), which a zero one cannot take (it became the identity, the step's rotation
+ * lost, and the step said nothing), and which under- or overflows for finite ones whose
+ * squares leave the doubles (1e-170: the identity again; 1e200: NaN velocities). A zero
+ * quaternion is refused; an out-of-range one is scaled by its largest entry first, which
+ * leaves the direction the step normalizes, and leaves every in-range quaternion (all the
+ * step itself writes) untouched, bit for bit. */
+static int check_quaternions(LsimSim *sim) {
+  const LsimModel *m = &sim->model;
+  if (m->dimension != 3) return 0;
+  for (int i = 0; i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->nq != 7) continue;
+    double *u = sim->state.q + b->q_offset + 3;
+    double big = 0.0, n2 = 0.0;
+    for (int k = 0; k < 4; ++k) big = fmax(big, fabs(u[k])), n2 += u[k] * u[k];
+    if (big == 0.0)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT,
+                           "step: body %d ('%s'): its quaternion q[%d .. %d] is zero (an "
+                           "orientation needs a nonzero [w, x, y, z])",
+                           i, b->name, b->q_offset + 3, b->q_offset + 6);
+    if (!(n2 >= DBL_MIN) || !isfinite(n2))
+      for (int k = 0; k < 4; ++k) u[k] /= big;
+  }
+  return 0;
+}
+
 int lsim_sim_step(LsimSim *sim) {
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: the simulation is not started (lsim_sim_start)");
+  /* A step from inside the controller would take steps the caller did not ask for, each
+     calling the controller again (one step() took 5 steps, or recursed without end). */
+  if (sim->in_controller)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT,
+                         "step: called from the simulation's own controller (the controller sets "
+                         "forces and the state; lsim_sim_step takes the step after it returns)");
   if (sim->controller) {
+    sim->in_controller = 1;
     const int c = sim->controller(sim, sim->controller_user);
+    sim->in_controller = 0;
     if (c != 0)
       return lsim_api_fail(sim, LSIM_CONTROLLER_STOPPED, "the controller stopped the run at t = %.17g (step %d), returning %d",
                            sim->state.time, sim->state.step, c);
@@ -319,6 +355,8 @@ int lsim_sim_step(LsimSim *sim) {
   for (int i = 0; i < sim->model.nv; ++i)
     if (!isfinite(sim->state.v[i]))
       return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: v[%d] is not finite", i);
+  const int qrc = check_quaternions(sim);
+  if (qrc < 0) return qrc;
   const int status = lsim_step(sim->stepper, &sim->model, &sim->state, &sim->last);
   sim->have_last = 1;
   if (status < 0) {

@@ -31,6 +31,25 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   return o;
 }
 
+/* The index of the first entry of x[n] that is not finite, or -1. */
+static int first_nonfinite(const double *x, int n) {
+  for (int i = 0; i < n; ++i)
+    if (!isfinite(x[i])) return i;
+  return -1;
+}
+
+/* After a cold start made for a warm-start guess whose entry what[bad] was xbad: a solve
+ * that succeeded (rc 0) becomes LSIM_WARM_START_REJECTED (also in *report_status), with
+ * err saying why; any other rc is returned as it is (its failure matters more). */
+static int cold_started(int rc, const char *fn, const char *what, int bad, double xbad,
+                        int *report_status, char *err, size_t errlen) {
+  if (rc != LSIM_SOLVED) return rc;
+  if (report_status) *report_status = LSIM_WARM_START_REJECTED;
+  return lsim_api_err(err, errlen, LSIM_WARM_START_REJECTED,
+                      "%s: the warm start %s[%d] = %g is not finite: solved from a cold start",
+                      fn, what, bad, xbad);
+}
+
 /* Solves lcp (checked) with the named solver into z; fills report. */
 static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
                  LsimSolveReport *report, char *err, size_t errlen) {
@@ -72,7 +91,16 @@ int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, 
   const LsimLcp lcp = {.n = n, .M = (double *)M, .q = (double *)q, .ncones = 0, .cones = NULL};
   if (lsim_lcp_check_finite(&lcp))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp: M or q has a value that is not finite");
-  return solve(solver, &lcp, z, cfg, report, err, errlen);
+  /* A warm start with a value that is not finite is no guess: a cold start, said so by the
+     status (the solvers read such an entry as 0 and reported a plain success). */
+  const int bad = cfg && cfg->warm_start ? first_nonfinite(z, n) : -1;
+  if (bad < 0) return solve(solver, &lcp, z, cfg, report, err, errlen);
+  const double zbad = z[bad];
+  LsimSolverConfig cold = *cfg;
+  cold.warm_start = 0;
+  memset(z, 0, (size_t)n * sizeof *z);
+  const int rc = solve(solver, &lcp, z, &cold, report, err, errlen);
+  return cold_started(rc, "solve_lcp", "z", bad, zbad, report ? &report->status : NULL, err, errlen);
 }
 
 int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
@@ -179,7 +207,18 @@ int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const do
     lsim_fc_free(&p);
     return lsim_api_err(err, errlen, rc, "solve_fc: out of memory");
   }
-  rc = solve_fc(solver, &p, ndir, r, cfg, report, err, errlen);
+  /* A warm start that is not finite: a cold start, said so (as lsim_solve_lcp). */
+  const int bad = cfg && cfg->warm_start ? first_nonfinite(r, (int)n) : -1;
+  if (bad < 0) {
+    rc = solve_fc(solver, &p, ndir, r, cfg, report, err, errlen);
+  } else {
+    const double rbad = r[bad];
+    LsimSolverConfig cold = *cfg;
+    cold.warm_start = 0;
+    memset(r, 0, n * sizeof *r);
+    rc = solve_fc(solver, &p, ndir, r, &cold, report, err, errlen);
+    rc = cold_started(rc, "solve_fc", "r", bad, rbad, report ? &report->status : NULL, err, errlen);
+  }
   lsim_fc_free(&p);
   return rc;
 }

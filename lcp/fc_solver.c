@@ -18,6 +18,7 @@
 #include "siconos_adapter.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,26 +103,42 @@ int lsim_fc_solver_is_exact(const char *name) {
   return !strcmp(name, "nsgs") || !strcmp(name, "nsgs_aa") || find_siconos(name) != NULL;
 }
 
+/* Built once, under pthread_once (every LCP solver's creation reads it: threads race). */
+static const char *fc_names[N_FC + 3];
+static char fc_names_buf[N_FC][48];
+static pthread_once_t fc_names_once = PTHREAD_ONCE_INIT;
+
+static void build_fc_names(void) {
+  int k = 0;
+  fc_names[k++] = "nsgs";
+  fc_names[k++] = "nsgs_aa";
+  for (int i = 0; i < N_FC; ++i)
+    if (!k_fc[i].refused) {
+      snprintf(fc_names_buf[i], sizeof fc_names_buf[i], "siconos:%s", k_fc[i].name);
+      fc_names[k++] = fc_names_buf[i];
+    }
+  fc_names[k] = NULL;
+}
+
 const char *const *lsim_fc_solver_names(void) {
-  static const char *names[N_FC + 3];
-  static char buf[N_FC][48];
-  if (!names[0]) {
-    int k = 0;
-    names[k++] = "nsgs";
-    names[k++] = "nsgs_aa";
-    for (int i = 0; i < N_FC; ++i)
-      if (!k_fc[i].refused) {
-        snprintf(buf[i], sizeof buf[i], "siconos:%s", k_fc[i].name);
-        names[k++] = buf[i];
-      }
-    names[k] = NULL;
-  }
-  return names;
+  pthread_once(&fc_names_once, build_fc_names);
+  return fc_names;
+}
+
+/* 1 when name is one of lsim_solver_names (an LCP solver lsim_solver_create accepts). */
+static int known_lcp_solver(const char *name) {
+  for (const char *const *n = lsim_solver_names(); *n; ++n)
+    if (!strcmp(*n, name)) return 1;
+  return 0;
 }
 
 int lsim_fc_solver_create(LsimFcSolver **out, const char *name, const LsimSolverOptions *opt,
                           int ndir, char *err, size_t errlen) {
   *out = NULL;
+  if (ndir < 0) {
+    snprintf(err, errlen, "the cone's directions must be >= 0 (0: the exact cone), got d=%d", ndir);
+    return LSIM_INVALID_INPUT;
+  }
   LsimFcSolver *s = calloc(1, sizeof *s);
   if (!s) return LSIM_OUT_OF_MEMORY;
   snprintf(s->name, sizeof s->name, "%s", name);
@@ -143,8 +160,15 @@ int lsim_fc_solver_create(LsimFcSolver **out, const char *name, const LsimSolver
     free(s);
     return LSIM_UNAVAILABLE;
   } else {
-    /* an LCP solver on the polyhedral LCP */
-    if (ndir <= 0) {
+    /* an LCP solver on the polyhedral LCP; a name no solver has is said so first */
+    if (!known_lcp_solver(name)) {
+      snprintf(err, errlen, "unknown solver '%s' (exact cone: nsgs, nsgs_aa, siconos:fc3d_NAME, "
+               "siconos:fc2d_NAME; polyhedral cone, d > 0: an LCP solver such as lemke or pgs; "
+               "'lcpsim solvers' lists all)", name);
+      free(s);
+      return LSIM_UNAVAILABLE;
+    }
+    if (ndir == 0) {
       snprintf(err, errlen, "'%s' is an LCP solver: give the polyhedral cone's directions "
                "(d=4, 8, ...) or choose an exact-cone solver (nsgs, siconos:fc3d_nsgs, ...)",
                name);

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,22 +96,27 @@ struct LsimSolver {
 
 static const char *const own_names[] = {"lemke", "pgs", "newton", "lemke_sparse", NULL};
 
-const char *const *lsim_solver_names(void) {
-  /* Own names first, then "siconos:" + each adapter name; built once. */
-  static const char *names[64];
-  static char storage[64][40];
-  if (!names[0]) {
-    int k = 0;
-    for (int i = 0; own_names[i]; ++i) names[k++] = own_names[i];
-    const char *const *sn = lsim_siconos_names();
-    for (int i = 0; sn[i] && k < 63; ++i) {
-      snprintf(storage[k], sizeof storage[k], "siconos:%s", sn[i]);
-      names[k] = storage[k];
-      ++k;
-    }
-    names[k] = NULL;
+/* Own names first, then "siconos:" + each adapter name; built once, under pthread_once:
+ * simulations in different threads ask for it at once (loading a scene, making a solver). */
+static const char *solver_names[64];
+static char solver_names_storage[64][40];
+static pthread_once_t solver_names_once = PTHREAD_ONCE_INIT;
+
+static void build_solver_names(void) {
+  int k = 0;
+  for (int i = 0; own_names[i]; ++i) solver_names[k++] = own_names[i];
+  const char *const *sn = lsim_siconos_names();
+  for (int i = 0; sn[i] && k < 63; ++i) {
+    snprintf(solver_names_storage[k], sizeof solver_names_storage[k], "siconos:%s", sn[i]);
+    solver_names[k] = solver_names_storage[k];
+    ++k;
   }
-  return names;
+  solver_names[k] = NULL;
+}
+
+const char *const *lsim_solver_names(void) {
+  pthread_once(&solver_names_once, build_solver_names);
+  return solver_names;
 }
 
 int lsim_solver_needs_dense(const char *name) {

@@ -123,6 +123,171 @@ static void test_controller(void **state) {
   lsim_sim_free(sim);
 }
 
+/* A warm start with an entry that is not finite is no guess: the solve starts cold, and a
+ * success says so with LSIM_WARM_START_REJECTED (the solvers read NaN as 0 and reported a
+ * plain success), err naming the entry. The problem M = [2 1; 1 2], q = (-1, -1) has the
+ * solution z = (1/3, 1/3); 1e-9 is above every solver's tolerance (1e-10 relative). The
+ * frictional contact problem of test_solve_fc the same way: r = (1, -0.5, 0). */
+static void test_nonfinite_warm_start(void **state) {
+  (void)state;
+  const double M[4] = {2, 1, 1, 2}, q[2] = {-1, -1};
+  const char *const names[] = {"lemke", "pgs", "newton", "siconos:lemke", "siconos:pgs"};
+  LsimSolverConfig cfg = lsim_default_solver_config(); /* warm_start 1 */
+  for (int k = 0; k < 5; ++k) {
+    double z[2] = {NAN, 0.5};
+    LsimSolveReport rep;
+    char err[256] = "";
+    assert_int_equal(lsim_solve_lcp(names[k], 2, M, q, z, &cfg, &rep, err, sizeof err),
+                     LSIM_WARM_START_REJECTED);
+    assert_int_equal(rep.status, LSIM_WARM_START_REJECTED);
+    assert_true(fabs(z[0] - 1.0 / 3.0) <= 1e-9 && fabs(z[1] - 1.0 / 3.0) <= 1e-9);
+    assert_non_null(strstr(err, "z[0] = nan is not finite: solved from a cold start"));
+    /* A finite guess is a warm start as before. */
+    z[0] = 0.3, z[1] = 0.3;
+    assert_int_equal(lsim_solve_lcp(names[k], 2, M, q, z, &cfg, &rep, err, sizeof err), LSIM_SOLVED);
+  }
+  const double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, qf[3] = {-1, 2, 0}, mu[1] = {0.5};
+  double r[3] = {1.0, INFINITY, 0.0};
+  LsimFcReport frep;
+  char err[256] = "";
+  cfg.tol = 1e-12;
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, qf, mu, 0, r, &cfg, &frep, err, sizeof err),
+                   LSIM_WARM_START_REJECTED);
+  assert_int_equal(frep.status, LSIM_WARM_START_REJECTED);
+  assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1] + 0.5) <= 1e-9 && fabs(r[2]) <= 1e-9);
+  assert_non_null(strstr(err, "r[1] = inf is not finite"));
+}
+
+/* A world built in code that starts overlapping is refused as a scene is (it started, and
+ * the steps pushed the bodies apart: a scene of the same bodies was refused), naming the
+ * pair and the depth; within the tolerance, or allowed through lsim_sim_set_contact, it
+ * starts, and an allowed overlap leaves at max_correction_speed. A disk of radius 0.5 on
+ * the plane y = 0, no gravity, h = 1/64: at y = 0.375 it is 0.125 m in, its contact row
+ * asks v' >= min(0.125 / h, cap) = cap, so v' = 0.5 m/s with the cap 0.5 (to the pivot's
+ * round-off, 1e-12). */
+static LsimSim *disk_on_floor(double y) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_create(&sim, 2, 1.0 / 64, NULL, 0), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "floor", d.type = LSIM_STATIC;
+  LsimShapeDef s = lsim_default_shape_def();
+  s.type = LSIM_PLANE;
+  assert_int_equal(lsim_sim_add_shape(sim, lsim_sim_add_body(sim, &d), &s), 0);
+  d = lsim_default_body_def();
+  d.name = "disk", d.position[1] = y;
+  s = lsim_default_shape_def(); /* radius 0.5 */
+  assert_true(lsim_sim_add_shape(sim, lsim_sim_add_body(sim, &d), &s) >= 0);
+  return sim;
+}
+
+static void test_build_overlap(void **state) {
+  (void)state;
+  LsimSim *sim = disk_on_floor(0.375);
+  assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "start: 'disk' overlaps 'floor' at the start by 0.125 m"));
+  assert_null(lsim_sim_q(sim));
+  LsimContactDef c = lsim_default_contact_def();
+  assert_true(c.margin == 0.0 && c.max_correction_speed == 1.0 && c.overlap_tolerance == 1e-3 &&
+              c.allow_initial_overlap == 0);
+  c.max_correction_speed = -1.0;
+  assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "max_correction_speed must be > 0"));
+  c.max_correction_speed = 0.5, c.allow_initial_overlap = 1;
+  assert_int_equal(lsim_sim_set_contact(sim, &c), 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT); /* started */
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_true(fabs(lsim_sim_v(sim)[1] - 0.5) <= 1e-12);
+  lsim_sim_free(sim);
+  /* Within the tolerance (5e-4 m < 1e-3 m): started. */
+  sim = disk_on_floor(0.4995);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  lsim_sim_free(sim);
+}
+
+/* 1-D: a segment inside a wall, two segments overlapping and two walls crossing are refused
+ * as a scene refuses them (1e-12 m: touching is contact), the first two unless allowed. */
+static LsimSim *carts(double xa, double xb, double right_wall) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_create(&sim, 1, 0.01, NULL, 0), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.name = "A", d.position[0] = xa, d.width = 0.2;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d.name = "B", d.position[0] = xb;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d = lsim_default_body_def();
+  d.name = "left", d.type = LSIM_STATIC, d.side = -1;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  d.name = "right", d.side = 1, d.position[0] = right_wall;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
+  return sim;
+}
+
+static void test_build_overlap_1d(void **state) {
+  (void)state;
+  struct { double xa, xb, wall; const char *msg; } cases[] = {
+      {0.05, 1.0, 2.0, "start: 'A' [-0.05, 0.15] is inside wall 'left' (occupies x <= 0) by 0.05"},
+      {0.5, 0.65, 2.0, "start: 'B' [0.55, 0.75] overlaps 'A' [0.4, 0.6] at the start by 0.05"},
+      {0.1, 0.3, 2.0, NULL}, /* touching: A [0, 0.2], B [0.2, 0.4] */
+  };
+  LsimContactDef allow = lsim_default_contact_def();
+  allow.allow_initial_overlap = 1;
+  for (int k = 0; k < 3; ++k) {
+    LsimSim *sim = carts(cases[k].xa, cases[k].xb, cases[k].wall);
+    if (!cases[k].msg) {
+      assert_int_equal(lsim_sim_start(sim), 0);
+    } else {
+      assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), cases[k].msg));
+      assert_int_equal(lsim_sim_set_contact(sim, &allow), 0);
+      assert_int_equal(lsim_sim_start(sim), 0);
+    }
+    lsim_sim_free(sim);
+  }
+  /* Walls crossing: no room at all, refused even when overlaps are allowed. */
+  LsimSim *sim = carts(0.5, 1.0, -0.5);
+  assert_int_equal(lsim_sim_set_contact(sim, &allow), 0);
+  assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "wall 'left' (x <= 0) overlaps wall 'right' (x >= -0.5)"));
+  lsim_sim_free(sim);
+}
+
+/* A controller that steps its own simulation: refused (it took the steps the caller did
+ * not ask for: one lsim_sim_step took 5 with a controller stepping 4 times, and a controller
+ * always stepping recursed until the stack ran out). The outer step is taken, once. */
+typedef struct Reentry {
+  int calls, step_rc, run_rc;
+} Reentry;
+
+static int stepping_controller(LsimSim *sim, void *user) {
+  Reentry *r = user;
+  r->calls++;
+  r->step_rc = lsim_sim_step(sim);
+  r->run_rc = lsim_sim_run(sim, 3);
+  return 0;
+}
+
+static void test_controller_reentry(void **state) {
+  (void)state;
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, NULL, 0), 0);
+  Reentry r = {0, 0, 0};
+  lsim_sim_set_controller(sim, stepping_controller, &r);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(r.calls, 1);
+  assert_int_equal(r.step_rc, LSIM_INVALID_INPUT);
+  assert_int_equal(r.run_rc, LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_steps_done(sim), 1);
+  /* The free body: v stays 0.5, one step of h = 1/8 moves it 1/16 exactly. */
+  assert_true(lsim_sim_q(sim)[0] == 0.0625);
+  assert_non_null(strstr(lsim_sim_error(sim), "own controller"));
+  /* Outside the controller, steps go on. */
+  lsim_sim_set_controller(sim, NULL, NULL);
+  assert_int_equal(lsim_sim_run(sim, 2), 0);
+  assert_int_equal(lsim_sim_steps_done(sim), 3);
+  lsim_sim_free(sim);
+}
+
 /* Tedrake's cart and wall through the API: each step q' = max(0, a), f = max(0, -a m / h^2)
  * with a = q + h v (u = 0); the wall contact keeps its id. 1e-12: a 1x1 LCP solved by
  * pivoting, numbers of order 1-30. */
@@ -295,9 +460,19 @@ static void test_solve_fc(void **state) {
                    LSIM_INVALID_INPUT);
   assert_int_equal(lsim_solve_fc("nsgs", 4, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
-  /* An unknown name is refused (not an exact-cone solver) and named in the message. */
-  assert_true(lsim_solve_fc("nope", 3, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err) < 0);
-  assert_non_null(strstr(err, "nope"));
+  /* An unknown name is refused as unknown (LSIM_UNAVAILABLE, as lsim_solve_lcp says it),
+     with or without cone directions: not called "an LCP solver", which it is not. */
+  for (int ndir = 0; ndir <= 4; ndir += 4) {
+    assert_int_equal(lsim_solve_fc("nope", 3, 1, W, q, mu, ndir, r, NULL, NULL, err, sizeof err),
+                     LSIM_UNAVAILABLE);
+    assert_non_null(strstr(err, "unknown solver 'nope'"));
+  }
+  /* A negative number of directions is refused by every solver, exact or polyhedral. */
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, q, mu, -4, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "d=-4"));
+  assert_int_equal(lsim_solve_fc("lemke", 3, 1, W, q, mu, -4, r, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
 }
 
 /* A frictional contact file from the shared collection through the API: the exact-cone
@@ -887,6 +1062,48 @@ static void test_build_1d_keys_refused(void **state) {
   }
 }
 
+/* A 3-D orientation written by the caller between steps. The step renormalizes it: a free
+ * body spinning at w = 2 rad/s about z turns by h w = 0.25 rad a step, so from any positive
+ * multiple of the identity the quaternion after one step is (cos 0.125, 0, 0, sin 0.125),
+ * to round-off (1e-15: a few ulps of the exponential map's sin and cos). Multiples whose
+ * squares under- or overflow (1e-170, 1e200) turn the same way; a zero quaternion cannot be
+ * normalized and is refused with the step not taken (it used to become the identity
+ * silently, the step's rotation lost). */
+static void test_written_quaternion(void **state) {
+  (void)state;
+  static const char *spin =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.125, \"steps\": 4,\n"
+      " \"bodies\": [{\"name\": \"top\", \"mass\": 1, \"inertia\": [1, 1, 1],\n"
+      "   \"angular_velocity\": [0, 0, 2]}]}";
+  const double scale[4] = {1.0, 2.0, 1e-170, 1e200};
+  for (int k = 0; k < 4; ++k) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+    double *q = lsim_sim_q(sim);
+    q[3] = scale[k], q[4] = q[5] = q[6] = 0.0;
+    assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+    assert_true(fabs(q[3] - cos(0.125)) <= 1e-15);
+    assert_true(fabs(q[4]) <= 1e-15 && fabs(q[5]) <= 1e-15);
+    assert_true(fabs(q[6] - sin(0.125)) <= 1e-15);
+    lsim_sim_free(sim);
+  }
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+  double *q = lsim_sim_q(sim);
+  q[3] = q[4] = q[5] = q[6] = 0.0;
+  assert_int_equal(lsim_sim_step(sim), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "body 0 ('top'): its quaternion q[3 .. 6] is zero"));
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  assert_true(q[3] == 0.0 && q[6] == 0.0); /* nothing taken */
+  /* Set right, the run goes on. */
+  q[3] = 1.0;
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_int_equal(lsim_sim_steps_done(sim), 1);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -901,6 +1118,9 @@ int main(void) {
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
+      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
+      cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
+      cmocka_unit_test(test_build_overlap_1d),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,9 @@ typedef struct LsimSolveReport {
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
  * receives the solver's final iterate (the solution when the return is LSIM_SOLVED).
  * solver: a name of lsim_solver_names (NULL: "lemke"); cfg NULL: the defaults with
- * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. Returns the status; on LSIM_INVALID_INPUT or
+ * warm_start 0. report may be NULL. n = 0 is solved at once; M, q, z may then be NULL. A
+ * warm start with an entry that is not finite is no guess: the solve starts cold and a
+ * success returns LSIM_WARM_START_REJECTED (err says which entry). Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
  * solver does. Frictional contact problems: lsim_solve_fc below. */
 int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
@@ -146,7 +148,8 @@ typedef struct LsimFcReport {
  * nc contacts in dimension dim (2 or 3), n = dim nc unknowns, contact i owning entries
  * dim i .. dim i + dim - 1 (normal first); find r with u = W r + q, r_i in the Coulomb cone
  * ||r_iT|| <= mu_i r_iN and Coulomb's law between u_i and r_i. W is n x n column-major,
- * q [n], mu [nc] >= 0; r [n] is the warm start when cfg->warm_start, and receives the
+ * q [n], mu [nc] >= 0; r [n] is the warm start when cfg->warm_start (one with an entry
+ * that is not finite: a cold start, a success then LSIM_WARM_START_REJECTED), and receives the
  * final reaction (finite always). solver: an exact-cone solver ("nsgs", "nsgs_aa",
  * "siconos:fc3d_NAME", "siconos:fc2d_NAME") with ndir = 0, or any LCP solver name of
  * lsim_solver_names with ndir > 0 cone directions (3-D: a multiple of 4; 2-D: 2), solved
@@ -274,8 +277,29 @@ typedef struct LsimJointDef {
  * with lsim_sim_error (unknown type, bad body, length <= 0, name too long). */
 int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
 
-/* Checks the world (at least one dynamic body, every definition valid), sets the state
- * from the definitions and makes the solver. 0 or < 0 with lsim_sim_error. */
+/* Contact settings of a world built in code, as a scene's "contact" object
+ * (docs/scene-format.md, "contact" and "Initial overlap"); lsim_default_contact_def gives a
+ * scene's defaults, which a world has until lsim_sim_set_contact. */
+typedef struct LsimContactDef {
+  double margin;               /* m, >= 0: contacts within this gap enter the LCP (0) */
+  double max_correction_speed; /* m/s, > 0: a penetrating contact is pushed out at most this
+                                  fast (1; INFINITY: no cap) */
+  double overlap_tolerance;    /* m, >= 0: 2-D/3-D bodies overlapping at the start by more
+                                  are refused by lsim_sim_start (1e-3; 1-D: 1e-12 m) ... */
+  int allow_initial_overlap;   /* ... unless this is 1 (0) */
+} LsimContactDef;
+LsimContactDef lsim_default_contact_def(void);
+
+/* Sets the contact settings before lsim_sim_start (def copied). 0, or LSIM_INVALID_INPUT
+ * with lsim_sim_error naming the field (or: the world is started). */
+int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
+
+/* Checks the world (at least one dynamic body, every definition valid, no tether starting
+ * stretched, no bodies overlapping unless allowed, as a scene's reader refuses them: 2-D/3-D
+ * beyond the overlap tolerance, the deepest pair named; 1-D beyond 1e-12 m, walls crossing
+ * each other even when allowed), sets the state from the definitions and makes the solver.
+ * 0 or < 0 with lsim_sim_error; after a failure the world is as before the call (the
+ * builder goes on). */
 int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
@@ -313,7 +337,8 @@ int lsim_sim_nv(const LsimSim *sim);
 
 /* The state arrays q [nq] and v [nv], owned by sim and valid until lsim_sim_free (their
  * address never changes; NULL before lsim_sim_start). Between steps the caller may write
- * them (a new state: 3-D quaternions are renormalized by the next step). */
+ * them (a new state: 3-D quaternions are renormalized by the next step, which refuses a
+ * zero one, or any entry that is not finite, with LSIM_INVALID_INPUT and is not taken). */
 double *lsim_sim_q(LsimSim *sim);
 double *lsim_sim_v(LsimSim *sim);
 
@@ -344,7 +369,9 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 /* ---- stepping and controllers -------------------------------------------------------- */
 
 /* A controller: called by lsim_sim_step with the state before each step (time t, q, v);
- * it may read anything and set forces, kinematic velocities and the state. Return 0 to
+ * it may read anything and set forces, kinematic velocities and the state; it may not step
+ * (lsim_sim_step and lsim_sim_run from it return LSIM_INVALID_INPUT) nor free the
+ * simulation (lsim_sim_step is running on it). Return 0 to
  * take the step, anything else to stop (the step is not taken and lsim_sim_step returns
  * LSIM_CONTROLLER_STOPPED). user is the pointer given to lsim_sim_set_controller. */
 typedef int (*LsimController)(LsimSim *sim, void *user);

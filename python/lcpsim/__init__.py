@@ -8,6 +8,7 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
+    sim.body_pose("box")         # position (3,) and quaternion (w, x, y, z) (4,)
     sim.close()                  # or `with lcpsim.Sim.load(...) as sim:`
     lcpsim.solve_lcp(M, q, "lemke")
     lcpsim.solve_fc(W, q, mu, "nsgs")   # a frictional contact problem (exact cone)
@@ -16,16 +17,27 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
 is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
 Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
-of the wrong size given to solve_lcp and solve_fc raise ValueError. A step whose solver fails
-does not raise: step() returns the status (< 0), as the C API.
+of the wrong size given to solve_lcp and solve_fc raise ValueError; arguments of the wrong
+kind raise TypeError (a body index that is not an integer, complex arrays, a float where a
+count goes), integer options beyond a C int ValueError: nothing is converted with a loss.
+A solver name None is the library's default (lemke; nsgs for solve_fc). A step whose solver
+fails does not raise: step() returns the status (< 0), as the C API.
 
 The views sim.q and sim.v (and their slices) keep the library's state alive: one may outlive
 its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
-they hold the state at close() and nothing steps it any more.
+they hold the state at close() and nothing steps it any more. A controller holds its Sim
+weakly: a Sim dropped with one installed is freed at once, as any other.
+
+Threads: calls into the library release the GIL, so different Sims (and solve_lcp,
+solve_fc, compare) run in parallel threads; one Sim is used by one thread at a time, as the
+C API says of a simulation.
 """
 import ctypes as C
+import numbers
 import os
+import time
+import weakref
 
 import numpy as np
 
@@ -51,6 +63,7 @@ _lib = C.CDLL(_find_library())
 # Status codes (lcpsim.h).
 SOLVED, MAX_ITERATIONS, SECONDARY_RAY, BREAKDOWN, BAD_DIAGONAL = 0, -1, -2, -3, -4
 SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7, -8, -9
+WARM_START_REJECTED = 1
 CONTROLLER_STOPPED, DIVERGED = -50, -51
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
 
@@ -151,6 +164,7 @@ _nq = _sig("lsim_sim_nq", C.c_int, _P)
 _nv = _sig("lsim_sim_nv", C.c_int, _P)
 _q = _sig("lsim_sim_q", _D, _P)
 _v = _sig("lsim_sim_v", _D, _P)
+_body_pose = _sig("lsim_sim_body_pose", C.c_int, _P, C.c_int, _D, _D)
 _ekin = _sig("lsim_sim_kinetic_energy", C.c_double, _P)
 _epot = _sig("lsim_sim_potential_energy", C.c_double, _P)
 _set_force = _sig("lsim_sim_set_force", C.c_int, _P, C.c_int, _D)
@@ -198,16 +212,62 @@ def solver_names():
     return out
 
 
+def _int(x, what, lo=-2 ** 31, hi=2 ** 31 - 1):
+    """x as a Python int for a C int argument: TypeError unless an integer (an int or a numpy
+    integer; 4.5 is not truncated), ValueError outside [lo, hi] (ctypes would wrap it)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError("%s must be an integer, got %r" % (what, x))
+    x = int(x)
+    if not lo <= x <= hi:
+        raise ValueError("%s must be in %d .. %d (a C int), got %d" % (what, lo, hi, x))
+    return x
+
+
+def _name(name, what):
+    """A solver name for the library: None stays None (NULL: the library's default)."""
+    if name is None or isinstance(name, bytes):
+        return name
+    if not isinstance(name, str):
+        raise TypeError("%s must be a str, got %r" % (what, name))
+    return name.encode()
+
+
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
-    return _SolverConfig(float(tol), int(max_iter), float(omega), int(bool(warm_start)),
-                         int(threads), int(sparse_limit))
+    return _SolverConfig(float(tol), _int(max_iter, "max_iter"), float(omega),
+                         int(bool(warm_start)), _int(threads, "threads"),
+                         _int(sparse_limit, "sparse_limit"))
+
+
+def _real(x, what):
+    """x as a float64 array; TypeError for complex values (casting would drop the imaginary
+    part with only a warning)."""
+    a = np.asarray(x)
+    if np.iscomplexobj(a):
+        raise TypeError("%s: complex values, the library takes real numbers" % what)
+    return np.asarray(a, dtype=np.float64)
 
 
 def _doubles(x, n, what):
-    a = np.ascontiguousarray(x, dtype=np.float64).reshape(-1)
+    a = _real(x, what)
+    if a.ndim > 1:
+        raise Error(INVALID_INPUT, "%s: needs a vector of %d numbers, got shape %s"
+                    % (what, n, a.shape))
+    a = np.ascontiguousarray(a).reshape(-1)
     if a.size != n:
         raise Error(INVALID_INPUT, "%s: needs %d numbers, got %d" % (what, n, a.size))
     return a
+
+
+def _cdoubles(x, n, what):
+    """x as n doubles for the library: a list or tuple of n numbers straight into a ctypes
+    array (a controller's set_force each step: no numpy round trip), anything else through
+    _doubles and its checks (a list ctypes refuses, complex or text, too, for the message)."""
+    if type(x) in (list, tuple) and len(x) == n:
+        try:
+            return (C.c_double * n)(*x)
+        except TypeError:
+            pass
+    return _doubles(x, n, what).ctypes.data_as(_D)
 
 
 def _state_view(hd, ptr, n):
@@ -223,7 +283,7 @@ def _state_view(hd, ptr, n):
 def _vector(x, what, n=None):
     """x as a contiguous float64 vector (a 1-D array or a scalar); ValueError naming what if
     it has more dimensions or, n given, not n entries."""
-    a = np.ascontiguousarray(x, dtype=np.float64)
+    a = np.ascontiguousarray(_real(x, what))
     if a.ndim > 1:
         raise ValueError("%s must be a vector, got shape %s" % (what, a.shape))
     a = a.reshape(-1)
@@ -235,7 +295,7 @@ def _vector(x, what, n=None):
 def _matrix(x, n, what, by):
     """x as an n x n float64 matrix (n from the vector called by); ValueError naming both
     otherwise."""
-    a = np.asarray(x, dtype=np.float64)
+    a = _real(x, what)
     if a.shape != (n, n):
         raise ValueError("%s must be %d x %d (%s has %d entries), got shape %s"
                          % (what, n, n, by, n, a.shape))
@@ -275,9 +335,13 @@ class Sim:
 
     @classmethod
     def from_json(cls, text, name="<scene>"):
-        """Loads a scene from its JSON text."""
+        """Loads a scene from its JSON text (str, or bytes in UTF-8)."""
+        if not isinstance(text, (str, bytes)):
+            raise TypeError("from_json: the scene text must be a str or bytes, got %s"
+                            % type(text).__name__)
         h, err = _P(), C.create_string_buffer(1024)
-        rc = _load_json(C.byref(h), text.encode(), name.encode(), err, 1024)
+        rc = _load_json(C.byref(h), text.encode() if isinstance(text, str) else text,
+                        _name(name, "from_json: name"), err, 1024)
         if rc < 0:
             raise Error(rc, err.value.decode())
         return cls(h.value)
@@ -358,6 +422,8 @@ class Sim:
 
     def body_index(self, name):
         """The index of the body called name; KeyError if there is none."""
+        if not isinstance(name, str):
+            raise TypeError("body_index: the name must be a str, got %r" % (name,))
         i = _body_index(self._h, name.encode())
         if i < 0:
             raise KeyError(name)
@@ -367,7 +433,15 @@ class Sim:
         """The index of body (an index or a name); Error naming it when there is none (before
         its values are looked at: their size depends on the body)."""
         self._h  # Error once closed
-        i = self.body_index(body) if isinstance(body, str) else int(body)
+        if type(body) is int:  # the common case first (the ABC check below costs a few us)
+            i = body
+        elif isinstance(body, str):
+            i = self.body_index(body)
+        elif isinstance(body, numbers.Integral) and not isinstance(body, bool):
+            i = int(body)
+        else:
+            raise TypeError("%s: the body must be an index (int) or a name (str), got %r"
+                            % (what, body))
         if not 0 <= i < len(self.bodies):
             raise Error(INVALID_INPUT, "%s: no body %d (the bodies are 0 .. %d)"
                         % (what, i, len(self.bodies) - 1) if self.bodies
@@ -378,8 +452,15 @@ class Sim:
         """Replaces the applied generalized force of a dynamic body (index or name): 1-D f,
         2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
         i = self._body(body, "set_force")
-        a = _doubles(f, self.bodies[i]["nv"], "set_force")
-        self._check(_set_force(self._h, i, a.ctypes.data_as(_D)))
+        self._check(_set_force(self._h, i, _cdoubles(f, self.bodies[i]["nv"], "set_force")))
+
+    def body_pose(self, body):
+        """The world pose of a body (index or name): position (3,) and unit quaternion
+        (w, x, y, z) (4,), as numpy arrays (1-D: (x, 0, 0); 2-D: a rotation about z)."""
+        i = self._body(body, "body_pose")
+        p, quat = np.zeros(3), np.zeros(4)
+        self._check(_body_pose(self._h, i, p.ctypes.data_as(_D), quat.ctypes.data_as(_D)))
+        return p, quat
 
     def get_force(self, body):
         i = self._body(body, "get_force")
@@ -390,8 +471,8 @@ class Sim:
     def set_kinematic_velocity(self, body, v):
         """Prescribes a kinematic body's velocity from now on (the layout of v)."""
         i = self._body(body, "set_kinematic_velocity")
-        a = _doubles(v, self.bodies[i]["nv"], "set_kinematic_velocity")
-        self._check(_set_kin(self._h, i, a.ctypes.data_as(_D)))
+        self._check(_set_kin(self._h, i, _cdoubles(v, self.bodies[i]["nv"],
+                                                   "set_kinematic_velocity")))
 
     # -- controllers and steps
     @property
@@ -410,11 +491,18 @@ class Sim:
             _set_controller(h, _CONTROLLER(), None)
             return
 
+        # The trampoline holds the Sim weakly: a strong hold (the Sim holds the trampoline)
+        # is a cycle, and a dropped Sim's world would wait for the cyclic collector.
+        ref = weakref.ref(self)
+
         def trampoline(_sim, _user):
+            me = ref()
+            if me is None:  # (no step runs without its Sim)
+                return 1
             try:
-                return 1 if fn(self) else 0
+                return 1 if fn(me) else 0
             except BaseException as e:  # kept for step() to raise
-                self._exc = e
+                me._exc = e
                 return 1
 
         self._c_controller = _CONTROLLER(trampoline)
@@ -424,20 +512,40 @@ class Sim:
         """One step. Returns the solver's status (0 solved; < 0 the solver failed, the state
         advanced with its last iterate); raises Error on input, file or controller errors
         and when the divergence guard stops the run (DIVERGED: a non-finite or runaway
-        state, the scene's "limits")."""
-        rc = _step(self._h)
+        state, the scene's "limits"). A controller that closes the Sim ends it after this
+        step, which runs to its end."""
+        self._h  # Error once closed
+        # The handle and the controller's callback are held through the call: a controller
+        # that closes the Sim would otherwise free the world (and the callback running) in
+        # the middle of the library's step.
+        hd, cb = self._hd, self._c_controller  # noqa: F841 (cb: held only)
+        rc = _step(hd.ptr)
         if self._exc is not None:
             e, self._exc = self._exc, None
             raise e
         if rc in (INVALID_INPUT, OUT_OF_MEMORY, IO_ERROR, CONTROLLER_STOPPED, DIVERGED):
-            raise Error(rc, _error(self._h).decode())
+            raise Error(rc, _error(hd.ptr).decode())
         return rc
 
     def run(self, n):
         """n steps; raises Error at the first step that fails (solver failures included;
-        a fixed sweep budget spent, tol 0, is no failure)."""
+        a fixed sweep budget spent, tol 0, is no failure). Ctrl-C (KeyboardInterrupt)
+        stops it within a few hundredths of a second, the steps taken kept."""
+        n = _int(n, "run: n")
         if self._controller is None:
-            return self._check(_run(self._h, int(n)))
+            # In chunks: Python handles signals only between calls into the library, so one
+            # call of n steps kept Ctrl-C waiting for the whole run (20 s of pile_100).
+            # Chunks grow from 1 step while they take under 20 ms: a negligible share of
+            # calls on small scenes, a prompt interrupt on large ones.
+            done, k = 0, 1
+            while done < n:
+                k = min(k, n - done)
+                t0 = time.perf_counter()
+                self._check(_run(self._h, k))
+                done += k
+                if time.perf_counter() - t0 < 0.02:
+                    k *= 2
+            return 0
         fixed = self.solver_config()["tol"] == 0.0
         for _ in range(int(n)):
             rc = self.step()
@@ -456,7 +564,7 @@ class Sim:
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
         sparse_limit."""
         cfg = _config(**options)
-        self._check(_set_solver(self._h, name.encode(), C.byref(cfg)))
+        self._check(_set_solver(self._h, _name(name, "set_solver: the name"), C.byref(cfg)))
 
     solver = property(lambda self: _solver(self._h).decode())
 
@@ -488,7 +596,8 @@ class Sim:
 
 def solve_lcp(M, q, solver="lemke", z0=None, **options):
     """Solves w = M z + q, 0 <= z _|_ w >= 0. Returns (z, report); report["status"] 0 when
-    solved. z0 is a warm start (with warm_start=True). Raises Error on bad input or an
+    solved (WARM_START_REJECTED, 1: solved from a cold start, z0 having a value that is not
+    finite). z0 is a warm start (with warm_start=True). Raises Error on bad input or an
     unknown solver; ValueError when the sizes disagree (M n x n for q of n)."""
     q = _vector(q, "q")
     n = q.size
@@ -496,7 +605,7 @@ def solve_lcp(M, q, solver="lemke", z0=None, **options):
     z = np.zeros(n) if z0 is None else _vector(z0, "z0", n).copy()
     options.setdefault("warm_start", z0 is not None)
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
-    rc = _solve_lcp(solver.encode(), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
+    rc = _solve_lcp(_name(solver, "solve_lcp: solver"), n, Mf.ctypes.data_as(_D), q.ctypes.data_as(_D),
                     z.ctypes.data_as(_D), C.byref(cfg), C.byref(rep), err, 1024)
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
         raise Error(rc, err.value.decode())
@@ -512,6 +621,7 @@ def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
     ValueError when the sizes disagree: q needs dim * len(mu) entries, W is len(q) x len(q)."""
     if dim not in (2, 3):
         raise ValueError("solve_fc: dim must be 2 or 3, got %r" % (dim,))
+    ndir = _int(ndir, "solve_fc: ndir")
     mu = _vector(mu, "mu")
     n = dim * mu.size
     q = _vector(q, "q")
@@ -524,8 +634,8 @@ def solve_fc(W, q, mu, solver="nsgs", dim=3, ndir=0, r0=None, **options):
     cfg, rep, err = _config(**options), _FcReport(), C.create_string_buffer(1024)
     # The library reads W [n n], q [n], mu [nc] and writes r [n] for nc = mu.size, n = dim nc:
     # the sizes checked above.
-    rc = _solve_fc(solver.encode(), int(dim), mu.size, Wf.ctypes.data_as(_D), q.ctypes.data_as(_D),
-                   mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
+    rc = _solve_fc(_name(solver, "solve_fc: solver"), int(dim), mu.size, Wf.ctypes.data_as(_D),
+                   q.ctypes.data_as(_D), mu.ctypes.data_as(_D), ndir, r.ctypes.data_as(_D), C.byref(cfg),
                    C.byref(rep), err, 1024)
     if rc in (INVALID_INPUT, UNAVAILABLE, OUT_OF_MEMORY):
         raise Error(rc, err.value.decode())
@@ -537,7 +647,7 @@ def solve_lcp_file(path, solver="lemke", **options):
     options["warm_start"] = False
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
     zp, n = _D(), C.c_int(0)
-    rc = _solve_file(solver.encode(), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
+    rc = _solve_file(_name(solver, "solve_lcp_file: solver"), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
                      C.byref(rep), err, 1024)
     if not zp:
         raise Error(rc, err.value.decode())

@@ -287,7 +287,7 @@ with tempfile.TemporaryDirectory() as d:
         "set_solver": lambda: sim.set_solver("pgs"), "solver_config": sim.solver_config,
         "record": lambda: sim.record(os.path.join(d, "again.h5")),
         "record_close": sim.record_close, "set_force": lambda: sim.set_force(1, [1.0]),
-        "get_force": lambda: sim.get_force(1),
+        "get_force": lambda: sim.get_force(1), "body_pose": lambda: sim.body_pose(1),
         "set_kinematic_velocity": lambda: sim.set_kinematic_velocity(0, [1.0]),
         "body_index": lambda: sim.body_index("left"),
         "controller": lambda: setattr(sim, "controller", lambda s: None),
@@ -306,6 +306,119 @@ with tempfile.TemporaryDirectory() as d:
         check(False, "the with block left the Sim open")
     except lcpsim.Error:
         pass
+
+# A Sim dropped with its controller installed is freed at once, as one without: the
+# controller holds the Sim weakly (a closure over the Sim made a reference cycle, and the
+# library's world, all its memory, waited for the cyclic collector). Counted with the
+# collector off: the Sim object itself is gone when its last reference goes.
+import weakref
+gc.collect()
+gc.disable()
+try:
+    sim = lcpsim.Sim.load("data/pile_10.json")
+    sim.controller = lambda s: s.set_force(1, [0.0] * 6)
+    sim.step()
+    ref, hd_ref = weakref.ref(sim), weakref.ref(sim._hd)
+    del sim
+    check(ref() is None and hd_ref() is None,
+          "a Sim with a controller outlives its last reference (freed only by the collector)")
+finally:
+    gc.enable()
+
+# Arguments of the wrong kind are refused with a message, never converted with a loss: a
+# body index that is not an integer (1.5 was body 1), complex arrays (the imaginary part was
+# dropped with only a warning), a matrix for a force vector, a solver option beyond C's int
+# (2**32 + 5 sweeps were 5), a name where an index goes, a float cone count (a ctypes
+# ArgumentError); solver None is the library's default, as NULL is in C.
+sim = lcpsim.Sim.load("data/box_stack_3d.json")
+def raises(fn, kinds, words, what):
+    try:
+        fn()
+        check(False, "%s: accepted" % what)
+    except kinds as e:
+        check(all(w in str(e) for w in words), "%s: message %r" % (what, str(e)))
+    except Exception as e:
+        check(False, "%s: %s %r" % (what, type(e).__name__, str(e)))
+
+
+raises(lambda: sim.set_force(1.5, [0.0] * 6), TypeError, ["body", "1.5"], "body index 1.5")
+raises(lambda: sim.get_force("1"), KeyError, ["'1'"], "body name '1'")
+raises(lambda: sim.body_index(3), TypeError, ["name", "3"], "body_index(3)")
+raises(lambda: sim.set_force(1, np.zeros((2, 3))), (lcpsim.Error, ValueError), ["set_force", "vector"],
+       "force as a 2 x 3 matrix")
+raises(lambda: sim.set_force(1, np.zeros(6) + 1j), TypeError, ["complex"], "complex force")
+raises(lambda: lcpsim.solve_lcp(np.eye(2) + 0j, [-1.0, -1.0]), TypeError, ["complex", "M"], "complex M")
+raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32 + 5), ValueError,
+       ["max_iter", str(2 ** 32 + 5)], "max_iter beyond int")
+raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
+       ["ndir", "4.5"], "ndir 4.5")
+check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], None)
+check(rep["status"] == 0 and np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0), "solver None: %r" % z)
+r, rep = lcpsim.solve_fc(np.eye(3), [-1.0, 2, 0], [0.5], None, ndir=np.int32(0), tol=1e-12)
+check(rep["status"] == 0 and np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0), "fc solver None: %r" % r)
+sim.close()
+
+# A controller that closes its Sim: the step runs to its end and the Sim is closed after it
+# (the world was freed in the middle of the library's step: a segmentation fault). Run in
+# a child process, so that a crash is a failure reported here.
+import subprocess
+child = subprocess.run([sys.executable, "-c", """
+import lcpsim
+sim = lcpsim.Sim.from_json('{"lcpsim": 1, "time_step": 0.125, "steps": 8, "bodies": [{"name": "puck", "position": 0, "velocity": 0.5, "mass": 2}]}')
+sim.controller = lambda s: s.close()
+print(sim.step())
+try:
+    sim.time
+    print("open")
+except lcpsim.Error as e:
+    print(e)
+"""], capture_output=True, text=True)
+check(child.returncode == 0 and child.stdout.split("\n")[:2] == ["0", "the simulation is closed"],
+      "a controller closing its Sim: exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
+
+# Ctrl-C stops a long run() between calls into the library (one call of n steps kept it
+# waiting for the whole run): a SIGINT sent while the run is under way (by the library's
+# entry point itself, wrapped, after its second call) raises KeyboardInterrupt before the run's
+# end, with the steps taken kept and the Sim usable. In a child process (a stray SIGINT).
+child = subprocess.run([sys.executable, "-c", """
+import os, signal
+import lcpsim
+sim = lcpsim.Sim.load("data/two_blocks.json")
+real, calls = lcpsim._run, []
+def run_and_interrupt(h, k):
+    calls.append(k)
+    rc = real(h, k)
+    if len(calls) == 2:
+        os.kill(os.getpid(), signal.SIGINT)
+    return rc
+lcpsim._run = run_and_interrupt
+try:
+    sim.run(100000)
+    print("not interrupted", sim.steps_done)
+except KeyboardInterrupt:
+    print("interrupted", sim.steps_done == sum(calls) < 100000, sim.step())
+"""], capture_output=True, text=True)
+check(child.returncode == 0 and child.stdout.strip() == "interrupted True 0",
+      "Ctrl-C during run(): exit %d, %r %r" % (child.returncode, child.stdout, child.stderr[-300:]))
+
+# Poses and scene texts: body_pose as the C API's (a 2-D body turned by theta about z is the
+# quaternion (cos theta/2, 0, 0, sin theta/2), to round-off); from_json takes bytes too.
+tilt = lcpsim.Sim.from_json(b'{"lcpsim": 1, "dimension": 2, "time_step": 0.01, "steps": 1,'
+                            b' "bodies": [{"name": "b", "mass": 1, "inertia": 1,'
+                            b' "position": [1, 2], "orientation": 0.5}]}')
+p, quat = tilt.body_pose("b")
+check(np.array_equal(p, [1.0, 2.0, 0.0]) and
+      np.allclose(quat, [np.cos(0.25), 0, 0, np.sin(0.25)], atol=1e-15, rtol=0),
+      "body_pose: %r %r" % (p, quat))
+raises(lambda: tilt.body_pose(3), lcpsim.Error, ["body_pose: no body 3"], "body_pose(3)")
+raises(lambda: lcpsim.Sim.from_json(None), TypeError, ["str or bytes", "NoneType"], "from_json(None)")
+tilt.close()
+
+# A warm start that is not finite: solved from a cold start, the status says so.
+z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], "pgs", z0=[np.nan, 1.0])
+check(rep["status"] == lcpsim.WARM_START_REJECTED and np.allclose(z, [4 / 3, 7 / 3], atol=1e-9, rtol=0),
+      "NaN warm start: %r %r" % (z, rep))
 
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
