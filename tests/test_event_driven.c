@@ -1,7 +1,8 @@
 /* test_event_driven.c: the event-driven integrator (hybrid/event_driven.h) against closed
  * forms: a bouncing ball's impact times, a box sliding to rest, a rope snapping taut,
  * Tedrake's hollow ball, the chattering guard, samples at exact multiples of the record
- * period, and the scope errors. */
+ * period, the scope errors, and Newton's cradle with simultaneous and sequential
+ * impacts. */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -605,6 +606,130 @@ static void test_impact_map(void **state) {
   lsim_model_free(&m);
 }
 
+/* A row of n balls (r 0.1, 1 kg, restitution e) along x, gap apart, the first at 1 m/s,
+ * no gravity; event_driven.impacts as given ("" for the default). */
+static void cradle_scene(char *json, size_t len, int dim, int n, double e, double gap, const char *impacts) {
+  int k = snprintf(json, len,
+                   "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.01, \"steps\": 2,"
+                   " \"integrator\": \"event_driven\", \"gravity\": %s%s%s%s \"bodies\": [",
+                   dim, dim == 2 ? "[0, 0]," : "[0, 0, 0],", impacts[0] ? " \"event_driven\": {\"impacts\": \"" : "",
+                   impacts, impacts[0] ? "\"}," : "");
+  for (int i = 0; i < n; ++i)
+    k += snprintf(json + k, len - (size_t)k,
+                  "%s{\"name\": \"b%d\", \"mass\": 1, \"position\": [%.17g, 0%s], \"velocity\": [%d, 0%s],"
+                  " \"restitution\": %g, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0.3}]}",
+                  i ? ", " : "", i, i * (0.2 + gap), dim == 3 ? ", 0" : "", i == 0, dim == 3 ? ", 0" : "", e);
+  snprintf(json + k, len - (size_t)k, "]}");
+}
+
+/* The balls' x velocities after the cradle's impact: the event-driven run's end (run 1) or
+ * lsim_impact_map with every neighbouring pair closing (run 0). */
+static void cradle_velocities(const char *json, int run, int n, double *vx) {
+  LsimModel m;
+  LsimState st;
+  if (run) {
+    Samples s;
+    LsimEventLog log;
+    char err[256] = "";
+    if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+    for (int i = 0; i < n; ++i) vx[i] = st.v[m.bodies[i].v_offset];
+    done(&m, &st, &s, &log);
+    return;
+  }
+  LsimSceneError se;
+  assert_int_equal(lsim_scene_parse(json, "cradle", &m, &st, &se), 0);
+  int pairs[32];
+  for (int i = 0; i + 1 < n; ++i) pairs[2 * i] = i, pairs[2 * i + 1] = i + 1;
+  double vp[64];
+  LsimContactSet out;
+  memset(&out, 0, sizeof out);
+  char err[256];
+  if (lsim_impact_map(&m, &st, n - 1, pairs, vp, &out, err, sizeof err)) fail_msg("%s", err);
+  for (int i = 0; i < n; ++i) vx[i] = vp[m.bodies[i].v_offset];
+  /* Each contact's impulse (summed over the sequence) is the momentum it passed on: ball
+     i's change is P_(i-1) - P_i, to round-off. */
+  for (int i = 0; i < n; ++i) {
+    const double in = i > 0 ? out.contacts[i - 1].normal_impulse : 0.0;
+    const double outp = i + 1 < n ? out.contacts[i].normal_impulse : 0.0;
+    if (fabs(vx[i] - (i == 0) - (in - outp)) > 1e-12)
+      fail_msg("ball %d: dv %.17g, impulses %.17g - %.17g", i, vx[i] - (i == 0), in, outp);
+  }
+  lsim_contacts_free(&out);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
+/* Newton's cradle: n equal balls in a row, the first striking the others at 1 m/s.
+ * Simultaneous impacts (the default): one LCP over all closed contacts, Newton's law on
+ * the struck one, the touching ones at rest (not approaching) inelastic, so the row moves
+ * as one body: the striker leaves at (1 - (n-1) e) / n, the others at (1 + e) / n
+ * (5 balls: e = 1: -0.6 and 0.4, energy kept; e = 0.5: -0.2 and 0.3). Balls 5e-9 m apart
+ * (closed, gap <= 1e-8 m) are the same single impact (3 balls: -1/3, 2/3, 2/3); 2e-8 m
+ * apart they are separate events, one after the other (0, 0, 1).
+ * Sequential (event_driven.impacts "sequential"): pairwise impacts, the fastest
+ * approaching contact first, until none approaches: e = 1 passes the velocity on ball by
+ * ball, the last leaves at 1 m/s and the others rest; e = 0.5, 3 balls: (0-1) gives
+ * (0.25, 0.75, 0), (1-2) (0.25, 0.1875, 0.5625), (0-1) again, approaching at 0.0625 m/s
+ * (above the 0.01 threshold), (0.203125, 0.234375, 0.5625), exact binary fractions;
+ * e = 0 tends to the common velocity 1/n, stopping when no contact approaches faster
+ * than 1e-7 m/s (so each ball within (n-1) 1e-7 of it). In 2-D and 3-D, by the run and
+ * by lsim_impact_map; momentum to round-off (1e-15 on 1 N s) throughout. */
+static void test_cradle(void **state) {
+  (void)state;
+  typedef struct {
+    int n;
+    double e, gap;
+    const char *impacts;
+    double first, rest, last, tol;
+  } Case;
+  const Case cases[] = {
+      {5, 1.0, 0.0, "", -0.6, 0.4, 0.4, 1e-12},
+      {5, 0.5, 0.0, "simultaneous", -0.2, 0.3, 0.3, 1e-12},
+      {3, 1.0, 5e-9, "", -1.0 / 3, 2.0 / 3, 2.0 / 3, 1e-12},
+      {5, 1.0, 0.0, "sequential", 0.0, 0.0, 1.0, 1e-15},
+      {5, 1.0, 5e-9, "sequential", 0.0, 0.0, 1.0, 1e-15},
+      {3, 0.5, 0.0, "sequential", 0.203125, 0.234375, 0.5625, 1e-15},
+      {5, 0.0, 0.0, "sequential", 0.2, 0.2, 0.2, 4e-7},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    const Case *k = &cases[c];
+    for (int dim = 2; dim <= 3; ++dim)
+      for (int run = 0; run <= 1; ++run) {
+        char json[4096];
+        cradle_scene(json, sizeof json, dim, k->n, k->e, k->gap, k->impacts);
+        double vx[8], p = 0.0, energy = 0.0;
+        cradle_velocities(json, run, k->n, vx);
+        for (int i = 0; i < k->n; ++i) {
+          const double want = i == 0 ? k->first : i == k->n - 1 ? k->last : k->rest;
+          if (fabs(vx[i] - want) > k->tol)
+            fail_msg("case %zu %dD %s: ball %d at %.17g m/s, expected %.17g", c, dim,
+                     run ? "run" : "impact map", i, vx[i], want);
+          p += vx[i], energy += 0.5 * vx[i] * vx[i];
+        }
+        if (fabs(p - 1.0) > 1e-15 || energy > 0.5 + 1e-15)
+          fail_msg("case %zu %dD: momentum %.17g, energy %.17g J", c, dim, p, energy);
+      }
+  }
+  /* 2e-8 m apart (not closed together): separate events whatever the option. */
+  for (int seq = 0; seq <= 1; ++seq) {
+    char json[4096];
+    cradle_scene(json, sizeof json, 2, 3, 1.0, 2e-8, seq ? "sequential" : "");
+    double vx[3];
+    cradle_velocities(json, 1, 3, vx);
+    for (int i = 0; i < 3; ++i) assert_true(fabs(vx[i] - (i == 2)) <= 1e-15);
+  }
+  /* The option is a closed list. */
+  char json[4096];
+  cradle_scene(json, sizeof json, 2, 2, 1.0, 0.0, "pairwise");
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  assert_int_not_equal(lsim_scene_parse(json, "cradle", &m, &st, &se), 0);
+  char msg[512];
+  lsim_scene_error_format(&se, msg, sizeof msg);
+  assert_non_null(strstr(msg, "event_driven.impacts"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -612,7 +737,7 @@ int main(void) {
       cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_stop_flag),
-      cmocka_unit_test(test_failure_time),
+      cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
