@@ -20,6 +20,8 @@
  *     Newton's restitution with friction, pinned here);
  *   - a row of balls touching to rounding, struck at one end, moves as one body and
  *     never overlaps (touching pairs enter the step at rest);
+ *   - impacts resolved at a gap (a disc on a wall, a rod's corner, two discs off centre)
+ *     have the closed form's lever arms (friction on each body's own surface point);
  *   - a model built in code gets its dimension's friction directions.
  * Lemke at tol 1e-12 (relative to max|q| of each step's LCP) throughout. */
 #include <math.h>
@@ -568,6 +570,111 @@ static void test_touching_row(void **state) {
   }
 }
 
+/* Impacts resolved at a gap: the step's restitution row acts at the start of the step
+ * that would close the gap, the bodies still apart by up to a step's travel. Friction
+ * then acts on each body's own surface point (the contact point +- gap / 2 n), so the
+ * impulse has the closed form's lever arms whatever the gap. Three sticking impacts, no
+ * gravity, h = 0.01 s, each starting at gap 7 mm (< the step's 10-20 mm of travel):
+ *   - a disc (R 0.1, m 1, I = m R^2 / 2) at (2, 1) m/s onto the wall x = 1 (mu 0.3,
+ *     e 0.5): P_n = m (1 + e) 2, P_t = -1 / (1/m + R^2 / I) = -1/3 within mu P_n, so it
+ *     leaves at (-1, 2/3) m/s spinning at -20/3 rad/s, its contact point at rest along
+ *     the wall;
+ *   - the corner of a rod (1 m x 4 cm, 1 kg, turned 1 rad) at (1, -1) m/s onto the ground
+ *     (mu 0.3, e 0.5): K of the corner's arm, P = K^-1 (u' - u), u' = (0, -e u_n);
+ *   - disc A (1 kg) at (1, 0) m/s onto disc B (2 kg) at (-0.5, 0), line of centres at
+ *     asin(0.1 / 0.2) below x, mu 5, e 0.5: P_n = (1 + e) u_n / (1/mA + 1/mB), P_t =
+ *     -u_t / (1/mA + 1/mB + R^2 / IA + R^2 / IB).
+ * 1e-12 on velocities of order 1 (one LCP, Lemke at 1e-12). Before the surface points the
+ * friction's arm was the midpoint's, R + gap / 2: the disc left the wall at vy 0.68178
+ * m/s and w -6.5872 rad/s (closed form 0.66667, -6.6667), its contact point slipping at
+ * 0.023 m/s where friction stops it. */
+static void test_impact_at_gap(void **state) {
+  (void)state;
+  const double gap = 0.007, R = 0.1;
+  char json[4096];
+  /* The disc and the wall (a plane through (1, 0) facing -x). */
+  {
+    const double I = 0.5 * R * R, e = 0.5, pt = -1.0 / (1.0 + R * R / I);
+    const double ex[3] = {-e * 2.0, 1.0 + pt, R * pt / I};
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 1, \"gravity\": [0, 0],"
+             " \"bodies\": [{\"name\": \"wall\", \"type\": \"static\", \"position\": [1, 0], \"orientation\": %.17g,"
+             " \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+             "{\"name\": \"disc\", \"mass\": 1, \"inertia\": %.17g, \"position\": [%.17g, 0], \"velocity\": [2, 1],"
+             " \"restitution\": %g, \"shapes\": [{\"type\": \"sphere\", \"radius\": %g, \"mu\": 0.3}]}]}",
+             PI / 2, I, 1.0 - R - gap, e, R);
+    Run r;
+    run_open(&r, json);
+    run_steps(&r, 1);
+    const double *v = vel(&r, 1);
+    for (int i = 0; i < 3; ++i)
+      if (fabs(v[i] - ex[i]) > 1e-12) fail_msg("disc at the wall: v[%d] = %.17g, expected %.17g", i, v[i], ex[i]);
+    run_close(&r);
+  }
+  /* The rod's corner. */
+  {
+    const double a = 0.5, b = 0.02, m = 1.0, I = m * (a * a + b * b) / 3, phi = 1.0, mu = 0.3, e = 0.5;
+    const double c = cos(phi), sn = sin(phi);
+    double rx = 0, ry = 1e300;
+    for (int i = -1; i <= 1; i += 2)
+      for (int j = -1; j <= 1; j += 2) {
+        const double x = c * i * a - sn * j * b, y = sn * i * a + c * j * b;
+        if (y < ry) rx = x, ry = y;
+      }
+    const double ktt = 1 / m + ry * ry / I, knt = -rx * ry / I, knn = 1 / m + rx * rx / I;
+    const double det = ktt * knn - knt * knt, dt = -1.0, dn = (1 + e) * 1.0;
+    const double pt = (knn * dt - knt * dn) / det, pn = (-knt * dt + ktt * dn) / det;
+    assert_true(pn > 0 && fabs(pt) <= mu * pn); /* sticks */
+    const double ex[3] = {1.0 + pt / m, -1.0 + pn / m, (rx * pn - ry * pt) / I};
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 1, \"gravity\": [0, 0],"
+             " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": %g}]},"
+             "{\"name\": \"rod\", \"mass\": %g, \"position\": [0, %.17g], \"orientation\": %g,"
+             " \"velocity\": [1, -1], \"restitution\": %g,"
+             " \"shapes\": [{\"type\": \"box\", \"half_extents\": [%g, %g], \"mu\": %g}]}]}",
+             mu, m, -ry + gap, phi, e, a, b, mu);
+    Run r;
+    run_open(&r, json);
+    run_steps(&r, 1);
+    const double *v = vel(&r, 1);
+    for (int i = 0; i < 3; ++i)
+      if (fabs(v[i] - ex[i]) > 1e-12) fail_msg("rod corner: v[%d] = %.17g, expected %.17g", i, v[i], ex[i]);
+    run_close(&r);
+  }
+  /* Two discs off centre. */
+  {
+    const double mA = 1.0, mB = 2.0, IA = 0.5 * mA * R * R, IB = 0.5 * mB * R * R, e = 0.5, off = 0.1;
+    const double dx = sqrt(4 * R * R - off * off), n[2] = {dx / (2 * R), off / (2 * R)}, t[2] = {-n[1], n[0]};
+    const double vA[2] = {1.0, 0.0}, vB[2] = {-0.5, 0.0};
+    const double un = (vB[0] - vA[0]) * n[0] + (vB[1] - vA[1]) * n[1];
+    const double ut = (vB[0] - vA[0]) * t[0] + (vB[1] - vA[1]) * t[1];
+    const double pn = -(1 + e) * un / (1 / mA + 1 / mB), pt = -ut / (1 / mA + 1 / mB + R * R / IA + R * R / IB);
+    assert_true(fabs(pt) <= 5.0 * pn); /* sticks */
+    const double P[2] = {pn * n[0] + pt * t[0], pn * n[1] + pt * t[1]};
+    /* Torques R n x (-P) on A, (-R n) x P on B. */
+    const double tq = R * (n[0] * P[1] - n[1] * P[0]);
+    const double ex[6] = {vA[0] - P[0] / mA, vA[1] - P[1] / mA, -tq / IA, vB[0] + P[0] / mB, vB[1] + P[1] / mB, -tq / IB};
+    const double d = 2 * R + gap;
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 1, \"gravity\": [0, 0],"
+             " \"bodies\": [{\"name\": \"A\", \"mass\": %g, \"inertia\": %.17g, \"position\": [%.17g, %.17g],"
+             " \"velocity\": [1, 0], \"restitution\": %g, \"shapes\": [{\"type\": \"sphere\", \"radius\": %g, \"mu\": 5}]},"
+             "{\"name\": \"B\", \"mass\": %g, \"inertia\": %.17g, \"position\": [0, 0], \"velocity\": [-0.5, 0],"
+             " \"restitution\": %g, \"shapes\": [{\"type\": \"sphere\", \"radius\": %g, \"mu\": 5}]}]}",
+             mA, IA, -d * n[0], -d * n[1], e, R, mB, IB, e, R);
+    Run r;
+    run_open(&r, json);
+    run_steps(&r, 1);
+    for (int b = 0; b < 2; ++b) {
+      const double *v = vel(&r, b);
+      for (int i = 0; i < 3; ++i)
+        if (fabs(v[i] - ex[3 * b + i]) > 1e-12)
+          fail_msg("disc %c: v[%d] = %.17g, expected %.17g", "AB"[b], i, v[i], ex[3 * b + i]);
+    }
+    run_close(&r);
+  }
+}
+
 /* The friction cone's directions of a model built in code: the default model takes the
  * dimension's (2 in 2-D, 4 in 3-D) at lsim_model_finalize, which refuses 2 in 3-D (it
  * held only along the first tangent) and anything but 2 in 2-D. Exact integers. */
@@ -595,6 +702,7 @@ int main(void) {
       cmocka_unit_test(test_oblique_impact), cmocka_unit_test(test_spin_to_roll),
       cmocka_unit_test(test_capsule_rolls), cmocka_unit_test(test_symmetry),
       cmocka_unit_test(test_eccentric_impact), cmocka_unit_test(test_touching_row),
+      cmocka_unit_test(test_impact_at_gap),
       cmocka_unit_test(test_cone_directions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
