@@ -730,6 +730,51 @@ static void test_cradle(void **state) {
   assert_non_null(strstr(msg, "event_driven.impacts"));
 }
 
+/* A 2-D box (1 m x 0.2 m, 1 kg) landing flat at 1 m/s on frictionless ground, through
+ * lsim_impact_map. Simultaneous: both corners in one LCP, (0, e, 0) to 1e-12. Sequential:
+ * the corners one at a time, so the box turns (the caveat docs/scene-format.md states:
+ * e = 0.5 leaves (0, 0.346, 0.066), 0.060 J): each pairwise frictionless impact with
+ * e <= 1 loses (1 - e^2) u_n^2 / (2 K_nn), so the energy never rises above the start's
+ * 0.5 J (1e-15); e = 0 ends at rest within 1e-7 m/s, the velocity tolerance. */
+static void test_flat_landing(void **state) {
+  (void)state;
+  const double I = (0.25 + 0.01) / 3;
+  for (int seq = 0; seq <= 1; ++seq)
+    for (int k = 0; k < 3; ++k) {
+      const double e = 0.5 * k;
+      char json[2048];
+      snprintf(json, sizeof json,
+               "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 1, \"gravity\": [0, 0],"
+               " \"event_driven\": {\"impacts\": \"%s\"},"
+               " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0}]},"
+               "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0.1], \"velocity\": [0, -1], \"restitution\": %g,"
+               "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.1], \"mu\": 0}]}]}",
+               seq ? "sequential" : "simultaneous", e);
+      LsimModel m;
+      LsimState st;
+      LsimSceneError se;
+      assert_int_equal(lsim_scene_parse(json, "box", &m, &st, &se), 0);
+      const int pair[2] = {1, 0};
+      double vp[3];
+      LsimContactSet out;
+      memset(&out, 0, sizeof out);
+      char err[256];
+      if (lsim_impact_map(&m, &st, 1, pair, vp, &out, err, sizeof err)) fail_msg("%s", err);
+      const double energy = 0.5 * (vp[0] * vp[0] + vp[1] * vp[1]) + 0.5 * I * vp[2] * vp[2];
+      if (!seq) {
+        if (fabs(vp[0]) > 1e-12 || fabs(vp[1] - e) > 1e-12 || fabs(vp[2]) > 1e-12)
+          fail_msg("simultaneous e %g: (%g, %g, %g), expected (0, e, 0)", e, vp[0], vp[1], vp[2]);
+      } else {
+        if (energy > 0.5 + 1e-15) fail_msg("sequential e %g: energy %.17g J above 0.5", e, energy);
+        if (k == 0 && (fabs(vp[1]) > 1e-7 || fabs(vp[2]) > 2e-7)) fail_msg("e 0: not at rest (%g, %g)", vp[1], vp[2]);
+        if (k == 1 && !(fabs(vp[2]) > 0.01)) fail_msg("e 0.5: no turn (w %g)", vp[2]);
+      }
+      lsim_contacts_free(&out);
+      lsim_state_free(&st);
+      lsim_model_free(&m);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -738,6 +783,7 @@ int main(void) {
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
+      cmocka_unit_test(test_flat_landing),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
