@@ -105,3 +105,15 @@ for law, want, want_imp in [("sequential", [0, 0, 0, 0, 1], [1, 1, 1, 1]),
         sys.exit(1)
 print("ok: lcpsim impact --sequential / --simultaneous")
 PYEOF
+
+# The time step has no sequential law: a time-stepped scene asking for it is refused (exit
+# 2, no file) rather than run with the simultaneous one.
+$PY -c "import json, sys; d = json.load(open('data/newtons_cradle.json')); del d['integrator']
+json.dump(d, open(sys.argv[1], 'w'))" "$out/cradle_ts.json"
+if ./lcpsim "$out/cradle_ts.json" -o "$out/cradle_ts.h5" --quiet 2> "$out/err.txt"; then
+  echo "FAIL: a time-stepped scene with event_driven.impacts sequential ran"; exit 1
+fi
+grep -q 'event_driven.impacts "sequential" applies to "integrator": "event_driven"' "$out/err.txt" ||
+  { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
+[ ! -e "$out/cradle_ts.h5" ] || { echo "FAIL: a file was written"; exit 1; }
+echo "ok: sequential impacts refused in the time step"
