@@ -117,3 +117,9 @@ grep -q 'event_driven.impacts "sequential" applies to "integrator": "event_drive
   { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
 [ ! -e "$out/cradle_ts.h5" ] || { echo "FAIL: a file was written"; exit 1; }
 echo "ok: sequential impacts refused in the time step"
+# lcpsim impact takes one law: both options are refused (exit 2) with a message.
+if ./lcpsim impact data/newtons_cradle.json --close b0:b1 --sequential --simultaneous 2> "$out/err.txt" > /dev/null; then
+  echo "FAIL: lcpsim impact took --sequential with --simultaneous"; exit 1
+fi
+grep -q "exclude each other" "$out/err.txt" || { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
+echo "ok: lcpsim impact --sequential --simultaneous refused"
