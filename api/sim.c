@@ -92,6 +92,12 @@ static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
                         "the scene asks for the event-driven integrator, which the library does "
                         "not run yet (the command does: lcpsim SCENE.json)");
   }
+  if (s->model.event_impacts == LSIM_IMPACTS_SEQUENTIAL) {
+    lsim_sim_free(s);
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "the scene asks for sequential impacts (event_driven.impacts), which "
+                        "the time step does not do: its impacts are part of its one LCP");
+  }
   const int rc = lsim_stepper_create(&s->stepper, &s->model, NULL, msg, sizeof msg);
   if (rc < 0) {
     lsim_api_err(err, errlen, rc, "%s", msg);

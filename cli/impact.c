@@ -12,13 +12,20 @@
 
 static void impact_usage(FILE *f) {
   fprintf(f,
-          "usage: lcpsim impact SCENE.json --close A:B[,C:D...]\n"
+          "usage: lcpsim impact SCENE.json --close A:B[,C:D...] [--sequential | --simultaneous]\n"
           "\n"
           "For the scene's initial state, the contacts between each named pair of bodies (their\n"
           "nearest features, wherever the bodies are) close at once while the scene's joints hold:\n"
           "prints every moving body's velocity before and after the impact and the impulses of the\n"
           "closing contacts and joint rows (Newton's law with the pairs' restitution, the friction\n"
-          "cone; the impact LCP of the event-driven integrator).\n");
+          "cone; the impact LCP of the event-driven integrator).\n"
+          "\n"
+          "  --sequential   resolve the contacts pair by pair, the fastest approaching first, until\n"
+          "                 none approaches (event_driven.impacts \"sequential\"): a row of equal\n"
+          "                 balls with e = 1 then passes the striker's velocity on to the last one\n"
+          "                 (Newton's cradle); the impulses printed are each contact's sums\n"
+          "  --simultaneous one LCP over all the contacts (event_driven.impacts \"simultaneous\")\n"
+          "                 Without either, the scene's event_driven.impacts (default simultaneous).\n");
 }
 
 static int body_named(const LsimModel *m, const char *name, int len) {
@@ -29,6 +36,7 @@ static int body_named(const LsimModel *m, const char *name, int len) {
 
 int lsim_cli_impact(int argc, char **argv) {
   const char *scene = NULL, *close = NULL;
+  int law = -1; /* LSIM_IMPACTS_*, -1: the scene's */
   for (int i = 0; i < argc; ++i) {
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       impact_usage(stdout);
@@ -40,6 +48,13 @@ int lsim_cli_impact(int argc, char **argv) {
         return 2;
       }
       close = argv[++i];
+    } else if (!strcmp(argv[i], "--sequential") || !strcmp(argv[i], "--simultaneous")) {
+      const int want = strcmp(argv[i], "--sequential") ? LSIM_IMPACTS_SIMULTANEOUS : LSIM_IMPACTS_SEQUENTIAL;
+      if (law >= 0 && law != want) {
+        fprintf(stderr, "lcpsim impact: --sequential and --simultaneous exclude each other\n");
+        return 2;
+      }
+      law = want;
     } else if (argv[i][0] == '-') {
       fprintf(stderr, "lcpsim impact: unknown option '%s'\n", argv[i]);
       return 2;
@@ -64,6 +79,7 @@ int lsim_cli_impact(int argc, char **argv) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     return 2;
   }
+  if (law >= 0) m.event_impacts = law;
   /* The pairs: "A:B" separated by commas. */
   int npairs = 0, rc = 0;
   int *pairs = calloc(strlen(close) + 1, 2 * sizeof(int));

@@ -519,6 +519,14 @@ int lsim_cli_run(int argc, char **argv) {
   if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && lsim_event_driven_check(&model, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
     exit_code = 2;
+  } else if (model.integrator != LSIM_INTEGRATOR_EVENT_DRIVEN && model.event_impacts == LSIM_IMPACTS_SEQUENTIAL) {
+    /* The time step resolves its impacts in its one LCP: running the scene would ignore
+       the sequential law it asks for. */
+    fprintf(stderr,
+            "lcpsim: %s: event_driven.impacts \"sequential\" applies to \"integrator\": \"event_driven\" "
+            "(and lcpsim impact), not to the time step, whose impacts are part of its one LCP\n",
+            scene_path);
+    exit_code = 2;
   } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && (dump_lcp || print)) {
     fprintf(stderr, "lcpsim: %s: %s applies to the time step, not to \"integrator\": \"event_driven\"\n",
             scene_path, dump_lcp ? "--dump-lcp" : "--print (or \"output.print\")");

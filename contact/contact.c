@@ -405,7 +405,8 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
   lsim_v3_set(c->friction_impulse, 0.0, 0.0, 0.0);
   c->slip_speed = 0.0;
 
-  /* Lever arms from the body origins, then the normal row. */
+  /* Lever arms from the body origins to the contact point (midway between the
+     surfaces), then the normal row. */
   Arms arms;
   const int shape[2] = {sa, sb};
   for (int k = 0; k < 2; ++k) {
@@ -416,6 +417,21 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
   const double *n = pt->normal;
   fill_row(dim, &rows[0], &arms, n[0], n[1], n[2]);
   if (ndir == 0) return;
+  /* A pair with restitution: its direction rows are the slip of each body's own surface
+     point, point +- gap / 2 n (a on the +n side). The step resolves such an impact whole
+     at the gap it starts from (restitution_q), which then has the closed form's arms (a
+     sphere's R, not R + gap / 2: a disc 7 mm off a wall, e 0.5, mu 0.3, left at 0.6818
+     m/s along it for 2/3, slipping at 0.023 m/s where friction stops it). An inelastic
+     pair's impact ends where the gap has closed (its gap row lets it close within the
+     step), where both points agree; its rows keep the midpoint (the same bits as before:
+     a chain's pin contacts keep rows the joints hold, tests/test_joint_physics.c). The
+     normal row keeps the midpoint's arms in every case: the same row analytically
+     (n . (w x n) = 0), and the same bits. */
+  if (pt->gap != 0.0 && lsim_pair_restitution(m, c->body[0], c->body[1]) > 0.0)
+    for (int k = 0; k < 2; ++k) {
+      const double half = (k == 0 ? 0.5 : -0.5) * pt->gap;
+      for (int d = 0; d < 3; ++d) arms.r[k][d] += half * n[d];
+    }
 
   /* Cone directions and their rows: 2-D the two tangents; 3-D d unit vectors evenly
      spread about n. */

@@ -738,6 +738,31 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
       s->final_b = lsim_solver_last_basis(s->solver, &nb);
       if (nb != n) s->final_b = NULL;
     }
+    /* Newton's law can ask for what the other contacts forbid (a ball rattling between
+       two walls closer than e v h: the step's restitution row sends it back faster than
+       the far wall's gap row lets it move), and such an LCP has no solution. When the
+       solve fails and the model has restitution, the step is solved again with every
+       normal row a gap row (inelastic at this step, always feasible where the gap rows
+       are): first_status keeps the failure, status is the second solve's. */
+    if (status < 0 && status != LSIM_OUT_OF_MEMORY && s->restitution && !m->friction_exact) {
+      const int first = ss.first_status;
+      s->restitution = 0;
+      if (m->njoints > 0) memcpy(s->v_free, s->v_free0, (size_t)m->nv * sizeof(double));
+      int arc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+      s->restitution = 1;
+      if (arc) {
+        stats->status = arc;
+        return arc;
+      }
+      warm_start(s);
+      memset(&ss, 0, sizeof ss);
+      lsim_solver_set_basis_guess(s->solver, NULL);
+      status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
+      int nb = 0;
+      s->final_b = lsim_solver_last_basis(s->solver, &nb);
+      if (nb != n) s->final_b = NULL;
+      ss.first_status = first;
+    }
     stats->first_status = ss.first_status;
     stats->source = ss.source;
     stats->simd = ss.simd;

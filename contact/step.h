@@ -41,7 +41,9 @@ typedef struct LsimStepStats {
   double wall_time;     /* solver call, s */
   double siconos_error;
   int first_status;     /* the chosen solver's own status (status differs when the
-                           fallback chain recovered the step: lcp/solver.h, FALLBACK) */
+                           fallback chain recovered the step: lcp/solver.h, FALLBACK, or
+                           when a step with restitution whose LCP had no solution was
+                           solved again with gap rows only: contact/step.c) */
   int source;           /* LsimSolutionSource: what produced the impulses integrated */
   int sleeping;         /* dynamic bodies asleep after the step (model->sleep; 0 when off) */
   int simd;             /* the PGS coloured sweep's instruction set (LSIM_PGS_SIMD_*), 0

@@ -33,6 +33,7 @@ LsimModel lsim_default_model(void) {
   m.event_chatter_window = 0.1;
   m.event_rtol = 1e-12;
   m.event_atol = 1e-14;
+  m.event_impacts = LSIM_IMPACTS_SIMULTANEOUS;
   m.limits = (LsimLimits){.max_position = 1e6, .max_speed = 1e4, .max_angular_speed = 1e6};
   m.sleep = (LsimSleep){.enabled = 0, .linear_speed = 0.01, .angular_speed = 0.02, .time = 0.5};
   return m;

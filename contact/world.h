@@ -260,6 +260,9 @@ typedef struct LsimModel {
                                    contact inelastic, default 20 */
   double event_chatter_window;  /* s, default 0.1 */
   double event_rtol, event_atol;  /* event-driven: CVODE tolerances, default 1e-12, 1e-14 */
+  int event_impacts;       /* LSIM_IMPACTS_*: how the event-driven integrator and
+                              lsim_impact_map resolve the closed contacts of an impact: in one
+                              LCP (simultaneous, default) or pair by pair in sequence */
   int assemble;            /* the initial state was projected onto the joints
                               (contact/assembly.h) */
   LsimLimits limits;       /* the divergence guard's bounds (contact/guard.h) */
@@ -267,6 +270,7 @@ typedef struct LsimModel {
 } LsimModel;
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };
+enum { LSIM_IMPACTS_SIMULTANEOUS = 0, LSIM_IMPACTS_SEQUENTIAL = 1 };
 
 typedef struct LsimState {
   double time;

@@ -73,6 +73,7 @@ LsimEventOptions lsim_event_options_for_model(const LsimModel *m) {
   o.chatter_window = m->event_chatter_window;
   o.rtol = m->event_rtol;
   o.atol = m->event_atol;
+  o.sequential = m->event_impacts == LSIM_IMPACTS_SEQUENTIAL;
   return o;
 }
 
@@ -250,7 +251,16 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     lcp.M[(size_t)v0 * n + lam] = ct->mu;           /* lambda row: mu c_n */
     lcp.q[lam] = 0.0;
   }
-  if (!rc) {
+  /* q >= 0 up to rounding (no entry below -1e-13 max|q|): z = 0, within the accuracy
+     Lemke's acceptance asks (1e-12 max|q|), without pivoting. Lemke itself skips only
+     q >= 0 exactly, and on the cone's degenerate rows (a direction row at -2.7e-17 from
+     a free spin's gyroscopic round-off, its lambda row 0, the normal row at +1.44) it
+     ended on a secondary ray: two balls spinning about their line of approach, plastic
+     with friction, stopped the run at their impact. */
+  double qmax = 0.0, qmin = 0.0;
+  for (int i = 0; !rc && i < n; ++i) qmax = fmax(qmax, fabs(lcp.q[i])), qmin = fmin(qmin, lcp.q[i]);
+  const int trivial = !rc && isfinite(qmax) && qmin >= -1e-13 * qmax;
+  if (!rc && !trivial) {
     LsimLemkeOptions lo = lsim_default_lemke_options();
     lo.tol = 1e-12;
     LsimLemkeInfo info;
@@ -278,6 +288,95 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
   *zout = z;
   *first = fv;
   return 0;
+}
+
+/* The impact of the closed contacts list[0..k) (joint rows among them, as equalities) at
+ * ed->st: Newton's law with each row's coefficient erow[i] when it approaches faster than
+ * the model's threshold speed (else inelastic), the friction cone where cone[i];
+ * ed->st.v gets the post-impact velocities. Simultaneous (ed->o.sequential 0): one LCP
+ * over all of them (Stewart 2000, sec. 5). Sequential: the contact approaching fastest
+ * (below -velocity_tol) goes through its own impact LCP with the joint rows, then the
+ * next, until none approaches (pairwise impacts in sequence: a row of equal balls, e = 1,
+ * passes the striker's velocity on to the last one); at most LSIM_MAX_SEQUENTIAL_IMPACTS,
+ * beyond which LSIM_BREAKDOWN with ed->msg. When imp is not NULL, imp[i] gets row i's
+ * total normal impulse (a joint row's signed impulse) and fimp[3 i] its friction impulse
+ * on body[0]. *count: the LCPs solved. */
+static int impact_phase(Ed *ed, int k, const int *list, const int *cone, const double *erow,
+                        double *imp, double *fimp, int *count) {
+  const int nv = ed->nv;
+  int *sub = malloc(((size_t)k + 1) * sizeof(int) * 3);
+  double *qadd = malloc(((size_t)k + 1) * sizeof(double) * 4);
+  if (!sub || !qadd) {
+    free(sub), free(qadd);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  int *subcone = sub + k + 1, *zero = subcone + k + 1;
+  double *vn = qadd + k + 1, *sdir = vn + k + 1; /* sdir: no sliding columns, 2 k zeros */
+  for (int i = 0; i < k; ++i) zero[i] = 0;
+  if (imp) {
+    for (int i = 0; i < k; ++i) imp[i] = fimp[3 * i] = fimp[3 * i + 1] = fimp[3 * i + 2] = 0.0;
+  }
+  int rc = 0, solved = 0;
+  for (;;) {
+    /* The contacts' normal velocities; the sequence's next contact is the fastest
+       approaching one. */
+    int next = -1;
+    for (int i = 0; i < k; ++i) {
+      vn[i] = 0.0;
+      if (ed->set.contacts[list[i]].kind == LSIM_CONTACT_EQUALITY) continue;
+      lsim_ed_dense_row(ed, &ed->set, list[i], 0, ed->w2);
+      vn[i] = lsim_ed_dot(ed->w2, ed->st.v, nv);
+      if (vn[i] < -ed->o.velocity_tol && (next < 0 || vn[i] < vn[next])) next = i;
+    }
+    /* Simultaneous: one LCP, approaching or not (it also projects the joint rows'
+       velocities); sequential: until nothing approaches. */
+    if (ed->o.sequential ? next < 0 : solved > 0) break;
+    if (solved >= LSIM_MAX_SEQUENTIAL_IMPACTS) {
+      snprintf(ed->msg, sizeof ed->msg,
+               "sequential impacts: contacts still approach after %d pairwise impacts (%g m/s)",
+               solved, vn[next]);
+      rc = LSIM_BREAKDOWN;
+      break;
+    }
+    /* The rows of this LCP: all of them (simultaneous), or the next contact and the
+       joint rows (in list's order). */
+    int ks = 0;
+    for (int i = 0; i < k; ++i) {
+      const int joint = ed->set.contacts[list[i]].kind == LSIM_CONTACT_EQUALITY;
+      if (ed->o.sequential && !joint && i != next) continue;
+      sub[ks] = list[i], subcone[ks] = joint ? 0 : cone[i];
+      qadd[ks] = !joint && vn[i] < -ed->m->restitution_threshold ? erow[i] * vn[i] : 0.0;
+      sdir[2 * ks] = sdir[2 * ks + 1] = 0.0;
+      ++ks;
+    }
+    double *z = NULL;
+    int *fv = NULL;
+    double *dv = ed->a;
+    rc = contact_lcp(ed, ks, sub, subcone, zero, sdir, ed->st.v, qadd, NULL, dv, &z, &fv);
+    if (rc) break;
+    ++solved;
+    for (int d = 0; d < nv; ++d) ed->st.v[d] += dv[d];
+    /* Impulses back onto the rows of list. */
+    for (int j = 0, i = 0; imp && j < ks; ++j, ++i) {
+      while (list[i] != sub[j]) ++i;
+      const LsimContact *ct = &ed->set.contacts[list[i]];
+      if (ct->kind == LSIM_CONTACT_EQUALITY) {
+        imp[i] += z[fv[j]] - z[fv[j] + 1];
+        continue;
+      }
+      imp[i] += z[fv[j]];
+      if (!subcone[j]) continue;
+      double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+      lsim_cone_weights(ct->ndir, cs, sn);
+      for (int d = 0; d < ct->ndir; ++d)
+        for (int c3 = 0; c3 < 3; ++c3)
+          fimp[3 * i + c3] += z[fv[j] + 1 + d] * (cs[d] * ct->tangent[0][c3] + sn[d] * ct->tangent[1][c3]);
+    }
+    free(z), free(fv);
+  }
+  if (count) *count = solved;
+  free(sub), free(qadd);
+  return rc;
 }
 
 /* The candidates at the state in ed->st (ed->set detected): every contact and tether,
@@ -357,19 +456,12 @@ static int resolve(Ed *ed, double t, double *x) {
       }
       if (!rc) rc = log_event(ed, t, LSIM_EVENT_IMPACT, &ed->cand[i]);
     }
-    if (!(vn < -ed->m->restitution_threshold)) e = 0.0;
-    qadd[k] = e * fmin(vn, 0.0);
+    qadd[k] = e; /* the row's coefficient (impact_phase applies the threshold speed) */
     ++k;
   }
   if (!rc && approaching > 0) {
-    double *dv = ed->a;
-    rc = contact_lcp(ed, k, list, cone, slide, sdir, ed->st.v, qadd, NULL, dv, &z, &fv);
-    if (!rc) {
-      for (int d = 0; d < nv; ++d) ed->st.v[d] += dv[d];
-      memcpy(x + ed->nq, ed->st.v, (size_t)nv * sizeof(double));
-    }
-    free(z), free(fv);
-    z = NULL, fv = NULL;
+    rc = impact_phase(ed, k, list, cone, qadd, NULL, NULL, NULL);
+    if (!rc) memcpy(x + ed->nq, ed->st.v, (size_t)nv * sizeof(double));
   }
 
   /* Modes: the closed contacts at rest in the normal direction, by the acceleration LCP. */
@@ -627,9 +719,10 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
   Ed ed;
   int rc = ed_init(&ed, m, err, errlen);
   if (rc) return rc;
+  ed.o.sequential = m->event_impacts == LSIM_IMPACTS_SEQUENTIAL;
   double *x = calloc((size_t)ed.n + 1, sizeof(double));
-  int *list = calloc(1, sizeof(int)), *cone = NULL, *fv = NULL;
-  double *qadd = NULL, *z = NULL;
+  int *list = calloc(1, sizeof(int)), *cone = NULL;
+  double *qadd = NULL, *imp = NULL;
   if (!x || !list) rc = LSIM_OUT_OF_MEMORY;
   if (!rc) {
     memcpy(x, st->q, (size_t)ed.nq * sizeof(double));
@@ -643,7 +736,8 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
     free(list);
     list = calloc((size_t)nc + 1, sizeof(int)), cone = calloc((size_t)nc + 1, sizeof(int));
     qadd = calloc((size_t)nc + 1, sizeof(double));
-    if (!list || !cone || !qadd) rc = LSIM_OUT_OF_MEMORY;
+    imp = calloc(4 * ((size_t)nc + 1), sizeof(double));
+    if (!list || !cone || !qadd || !imp) rc = LSIM_OUT_OF_MEMORY;
   }
   /* Each pair's nearest features (within 1e-9 m of its smallest gap), then every joint row. */
   int k = 0;
@@ -668,28 +762,19 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
   for (int i = 0; !rc && i < k; ++i) {
     const LsimContact *ct = &ed.set.contacts[list[i]];
     cone[i] = lsim_ed_tangents(&ed, ct) > 0;
-    lsim_ed_dense_row(&ed, &ed.set, list[i], 0, ed.w2);
-    const double vn = lsim_ed_dot(ed.w2, ed.st.v, ed.nv);
-    const double e = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
-    qadd[i] = vn < -m->restitution_threshold ? e * vn : 0.0;
+    qadd[i] = lsim_pair_restitution(m, ct->body[0], ct->body[1]);
   }
   for (int c = 0; !rc && c < nc; ++c)
-    if (ed.set.contacts[c].kind == LSIM_CONTACT_EQUALITY) list[k++] = c;
+    if (ed.set.contacts[c].kind == LSIM_CONTACT_EQUALITY) list[k] = c, cone[k] = 0, qadd[k++] = 0.0;
+  double *fimp = imp ? imp + nc + 1 : NULL;
   if (!rc) {
-    /* No sliding columns (cone or frictionless rows only): slide is all zeros, past the
-       last cone flag. */
-    int *slide = calloc((size_t)k + 1, sizeof(int));
-    double *sdir = calloc(2 * (size_t)k + 2, sizeof(double));
-    rc = slide && sdir ? contact_lcp(&ed, k, list, cone, slide, sdir, ed.st.v, qadd, NULL, ed.a, &z, &fv)
-                       : LSIM_OUT_OF_MEMORY;
-    free(slide), free(sdir);
+    rc = impact_phase(&ed, k, list, cone, qadd, imp, fimp, NULL);
     if (rc && ed.msg[0]) snprintf(err, errlen, "%s", ed.msg);
   }
   if (!rc) {
-    for (int d = 0; d < ed.nv; ++d) v_plus[d] = ed.st.v[d] + ed.a[d];
+    for (int d = 0; d < ed.nv; ++d) v_plus[d] = ed.st.v[d];
     /* The closing contacts and joint rows with their impulses. */
     lsim_contacts_clear(contacts);
-    double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
     for (int i = 0; i < k && !rc; ++i) {
       const LsimContact *src = &ed.set.contacts[list[i]];
       LsimContact *o = lsim_contacts_add(contacts, 0);
@@ -700,22 +785,13 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
       const int keep = o->first_row;
       *o = *src;
       o->first_row = keep;
-      memset(o->friction_impulse, 0, sizeof o->friction_impulse);
       o->slip_speed = 0.0;
-      if (src->kind == LSIM_CONTACT_EQUALITY) {
-        o->normal_impulse = z[fv[i]] - z[fv[i] + 1];
-        continue;
-      }
-      o->normal_impulse = z[fv[i]];
-      if (!cone[i]) continue;
-      lsim_cone_weights(src->ndir, cs, sn);
-      for (int d = 0; d < src->ndir; ++d)
-        for (int c3 = 0; c3 < 3; ++c3)
-          o->friction_impulse[c3] += z[fv[i] + 1 + d] * (cs[d] * src->tangent[0][c3] + sn[d] * src->tangent[1][c3]);
+      o->normal_impulse = imp[i];
+      for (int c3 = 0; c3 < 3; ++c3) o->friction_impulse[c3] = fimp[3 * i + c3];
     }
   }
   if (rc == LSIM_OUT_OF_MEMORY) snprintf(err, errlen, "out of memory");
-  free(x), free(list), free(cone), free(qadd), free(z), free(fv);
+  free(x), free(list), free(cone), free(qadd), free(imp);
   ed_free(&ed);
   return rc;
 }

@@ -205,7 +205,7 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
-  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
+  static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", "impacts", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   /* The precision has a floor (contact/world.h says why). */
   const int has_prec = lsim_parse_get_ranged(c, e, "event_driven", "precision", GT0, &m->event_precision);
@@ -221,6 +221,12 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
       lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
       lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)
     return LSIM_INVALID_INPUT;
+  /* How an impact's closed contacts are resolved: one LCP, or pair by pair. */
+  char law[32] = "simultaneous";
+  if (lsim_parse_get_string(c, e, "event_driven", "impacts", law, sizeof law, 0) < 0) return LSIM_INVALID_INPUT;
+  if (strcmp(law, "sequential") == 0) m->event_impacts = LSIM_IMPACTS_SEQUENTIAL;
+  else if (strcmp(law, "simultaneous") != 0)
+    return lsim_parse_fail(c, "event_driven.impacts", 0, "must be \"simultaneous\" or \"sequential\", got \"%s\"", law);
   return 0;
 }
 

@@ -43,6 +43,15 @@ static void test_load_errors(void **state) {
   assert_int_equal(rc, LSIM_INVALID_INPUT);
   assert_null(sim);
   assert_non_null(strstr(err, "event-driven"));
+  /* So is a time-stepped scene asking for sequential impacts (the step would ignore it). */
+  rc = lsim_sim_load_json(&sim, "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 3,\n"
+                                " \"event_driven\": {\"impacts\": \"sequential\"},\n"
+                                " \"bodies\": [{\"name\": \"b\", \"mass\": 1, \"position\": [0, 1],\n"
+                                "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}",
+                          NULL, err, sizeof err);
+  assert_int_equal(rc, LSIM_INVALID_INPUT);
+  assert_null(sim);
+  assert_non_null(strstr(err, "sequential impacts"));
 }
 
 /* A free body under a force set through the API: v' = v + h f / m, q' = q + h v' exactly

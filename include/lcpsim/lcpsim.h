@@ -179,8 +179,8 @@ void lsim_free(void *p);
 typedef struct LsimSim LsimSim;
 
 /* Loads a scene file (docs/scene-format.md) into a new simulation at its initial state,
- * with the scene's solver (time stepping: a scene with "integrator": "event_driven" is
- * refused, LSIM_INVALID_INPUT). Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
+ * with the scene's solver (time stepping: a scene with "integrator": "event_driven" or
+ * "event_driven": {"impacts": "sequential"} is refused, LSIM_INVALID_INPUT). Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
  * LSIM_UNAVAILABLE, LSIM_OUT_OF_MEMORY) with *out = NULL and one line in err, e.g.
  * "box.json:12:15: bodies[1].mass: must be > 0, got -1". */
 int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The restitution example scenes end to end with Lemke and PGS: the bouncing ball's apexes
 # (e^(2k) H), the head-on pair's Newton velocities and exact momentum, the hollow ball's
-# post-impact velocities (Tedrake's matrix), and energy that never grows.
+# post-impact velocities (Tedrake's matrix), and energy that never grows; Newton's cradle with
+# sequential impacts (the run and lcpsim impact --sequential) and simultaneous ones.
 set -e
 PY=/usr/bin/python3
 out=$(mktemp -d)
@@ -61,3 +62,64 @@ if np.max(np.abs(got - [0.42, 1.0, -1.4])) > 1e-12:
 print("ok:", solver, "apexes", np.round(apex[:3], 5))
 PYEOF
 done
+
+# Newton's cradle (event-driven, sequential impacts): the last ball leaves at 1 m/s, the
+# others rest, momentum 1 N s and energy 0.5 J to 1e-15 (round-off of order-1 values).
+./lcpsim data/newtons_cradle.json -o "$out/cradle.h5" --quiet
+$PY - "$out/cradle.h5" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+v = np.array([r.velocity(f"b{i}")[:, 0] for i in range(5)])
+if np.max(np.abs(v[:, -1] - [0, 0, 0, 0, 1])) > 1e-15:
+    print("FAIL: newtons_cradle: leaves at", v[:, -1], "expected (0, 0, 0, 0, 1)")
+    sys.exit(1)
+if np.max(np.abs(v.sum(axis=0) - 1)) > 1e-15 or np.max(np.abs(r.energy.kinetic - 0.5)) > 1e-15:
+    print("FAIL: newtons_cradle: momentum or energy not kept")
+    sys.exit(1)
+print("ok: newtons_cradle", v[:, -1])
+PYEOF
+# lcpsim impact on the same row: --sequential gives the cradle, every contact passing 1 N s
+# on; --simultaneous moves the row as one body, (1 - 4 e) / 5 and (1 + e) / 5 with e = 1.
+pairs=b0:b1,b1:b2,b2:b3,b3:b4
+for law in sequential simultaneous; do
+  ./lcpsim impact data/newtons_cradle.json --close $pairs --$law > "$out/impact_$law.txt"
+done
+$PY - "$out" <<'PYEOF'
+import sys
+out = sys.argv[1]
+def after(law):
+    lines = open(f"{out}/impact_{law}.txt").read().splitlines()
+    v = [float(l.split()[1]) for l in lines if l.split()[:1] == ["after"]]
+    imp = [float(l.split()[2]) for l in lines if l.startswith("contact ")]
+    return v, imp
+for law, want, want_imp in [("sequential", [0, 0, 0, 0, 1], [1, 1, 1, 1]),
+                            ("simultaneous", [-0.6, 0.4, 0.4, 0.4, 0.4], [1.6, 1.2, 0.8, 0.4])]:
+    v, imp = after(law)
+    # 9 significant digits printed: 1e-9 on order-1 values.
+    if len(v) != 5 or max(abs(a - b) for a, b in zip(v, want)) > 1e-9 or \
+       max(abs(a - b) for a, b in zip(imp, want_imp)) > 1e-9:
+        print(f"FAIL: lcpsim impact --{law}: velocities {v}, impulses {imp}; expected {want}, {want_imp}")
+        sys.exit(1)
+print("ok: lcpsim impact --sequential / --simultaneous")
+PYEOF
+
+# The time step has no sequential law: a time-stepped scene asking for it is refused (exit
+# 2, no file) rather than run with the simultaneous one.
+$PY -c "import json, sys; d = json.load(open('data/newtons_cradle.json')); del d['integrator']
+json.dump(d, open(sys.argv[1], 'w'))" "$out/cradle_ts.json"
+if ./lcpsim "$out/cradle_ts.json" -o "$out/cradle_ts.h5" --quiet 2> "$out/err.txt"; then
+  echo "FAIL: a time-stepped scene with event_driven.impacts sequential ran"; exit 1
+fi
+grep -q 'event_driven.impacts "sequential" applies to "integrator": "event_driven"' "$out/err.txt" ||
+  { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
+[ ! -e "$out/cradle_ts.h5" ] || { echo "FAIL: a file was written"; exit 1; }
+echo "ok: sequential impacts refused in the time step"
+# lcpsim impact takes one law: both options are refused (exit 2) with a message.
+if ./lcpsim impact data/newtons_cradle.json --close b0:b1 --sequential --simultaneous 2> "$out/err.txt" > /dev/null; then
+  echo "FAIL: lcpsim impact took --sequential with --simultaneous"; exit 1
+fi
+grep -q "exclude each other" "$out/err.txt" || { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
+echo "ok: lcpsim impact --sequential --simultaneous refused"
