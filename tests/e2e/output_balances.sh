@@ -200,5 +200,14 @@ e = F("incline_lemke")["solver/siconos_error"][:]
 assert np.all(e >= 0) and np.any(e > 0) and np.all(e < 1e-10), (e.min(), e.max())
 assert np.all(F("incline_pgs")["solver/siconos_error"][:] == -1.0)
 print("siconos_error of Lemke and PGS steps: ok")
+
+# The divergence figure of scripts/lcpsim_compare.py labels its axis with what q holds:
+# 3-D orientations are quaternion components, not angles in rad.
+sys.path.insert(0, "scripts")
+import lcpsim_compare
+assert lcpsim_compare.divergence_unit(1) == "m"
+assert lcpsim_compare.divergence_unit(2) == "m or rad"
+assert "rad" not in lcpsim_compare.divergence_unit(3) and "quaternion" in lcpsim_compare.divergence_unit(3)
+print("compare divergence axis unit: ok")
 PYEOF
 echo "output_balances: ok"
