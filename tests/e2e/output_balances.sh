@@ -61,6 +61,17 @@ for name in ("two_blocks", "cart_wall", "coupled_carts"):
         assert xa >= xb and c["normal"][r][0] == 1.0, (name, r, xa, xb)
 print("1-D contact ids: A the right body (body_a), B the left one or the wall: ok")
 
+# /bodies' 1-D fields: walls are the bodies of shape 1 (width 0); every other body has side
+# -1, which means nothing there; 2-D / 3-D bodies have shape 0, side -1, width and
+# ground_mu 0.
+for name in ("two_blocks", "cart_wall", "coupled_carts", "tethered_bodies", "incline_lemke"):
+    B = F(name)["bodies"]
+    wall = B["shape"][:] == 1
+    assert np.all(B["side"][:][~wall] == -1) and np.all(B["width"][:][wall] == 0), name
+    if F(name)["parameters/dimension"][()] > 1:
+        assert not wall.any() and np.all(B["width"][:] == 0) and np.all(B["ground_mu"][:] == 0), name
+print("/bodies shape, side, width of walls and of 2-D bodies: ok")
+
 def row_impulses(f):
     """Each row's impulse on body_a: normal_impulse * normal + friction_impulse."""
     c = f["contacts"]
