@@ -27,6 +27,9 @@ import json, sys
 d = json.load(open('data/hanging_box.json')); d['sleep'] = {'enabled': True}
 json.dump(d, open(sys.argv[1], 'w'))" "$tmp/hanging_sleep.json"
 run "$tmp/hanging_sleep.json" -o "$tmp/hanging_sleep.h5"
+./lcpsim compare data/pile_10.json --solvers 'lemke,siconos:lemke' --steps 30 --trajectory \
+  -o "$tmp/cmp.h5" --quiet || { echo "output_balances: lcpsim compare failed" >&2; exit 1; }
+run data/pile_10.json --solver lemke --steps 30 -o "$tmp/pile_lemke.h5"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -211,6 +214,22 @@ e = F("incline_lemke")["solver/siconos_error"][:]
 assert np.all(e >= 0) and np.any(e > 0) and np.all(e < 1e-10), (e.min(), e.max())
 assert np.all(F("incline_pgs")["solver/siconos_error"][:] == -1.0)
 print("siconos_error of Lemke and PGS steps: ok")
+
+# A comparison's /trajectory is the reference's run made alone, dataset for dataset, but
+# for wall times and, with a Siconos solver in the list, siconos_error's last digits.
+g = F("pile_lemke")
+with h5py.File(f"{d}/cmp.h5", "r") as c:
+    names = []
+    g.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+    for n in names:
+        if "wall_time" in n:
+            continue
+        a, b = c["trajectory/" + n][()], g[n][()]
+        if n == "solver/siconos_error":
+            assert np.all(np.abs(a - b) <= 1e-3 * np.abs(b)), (a, b)
+        else:
+            assert np.asarray(a).tobytes() == np.asarray(b).tobytes(), n
+print(f"compare --trajectory: {len(names)} datasets as the run alone: ok")
 
 # The divergence figure of scripts/lcpsim_compare.py labels its axis with what q holds:
 # 3-D orientations are quaternion components, not angles in rad.
