@@ -30,6 +30,10 @@ run "$tmp/hanging_sleep.json" -o "$tmp/hanging_sleep.h5"
 ./lcpsim compare data/pile_10.json --solvers 'lemke,siconos:lemke' --steps 30 --trajectory \
   -o "$tmp/cmp.h5" --quiet || { echo "output_balances: lcpsim compare failed" >&2; exit 1; }
 run data/pile_10.json --solver lemke --steps 30 -o "$tmp/pile_lemke.h5"
+run data/pile_10.json --solver lemke --steps 30 --dump-lcp -o "$tmp/pile_dump.h5"
+run data/chain_20.json --steps 150 --dump-lcp -o "$tmp/chain_dump.h5"
+run data/brick_friction.json --dump-lcp -o "$tmp/brick_dump.h5"
+run data/tethered_bodies.json --dump-lcp -o "$tmp/tethered_dump.h5"
 
 $PY - "$tmp" <<'PYEOF'
 import json, sys
@@ -214,6 +218,41 @@ e = F("incline_lemke")["solver/siconos_error"][:]
 assert np.all(e >= 0) and np.any(e > 0) and np.all(e < 1e-10), (e.min(), e.max())
 assert np.all(F("incline_pgs")["solver/siconos_error"][:] == -1.0)
 print("siconos_error of Lemke and PGS steps: ok")
+
+# /lcp: a problem's variables follow the step's /contacts rows (joint rows left out): a
+# row's normal variable, then its cone's directions and lambda; a fixed-normal row its
+# cone alone; a tether row one variable. The solution at a row's normal variable is the
+# row's normal impulse, and the variables are used up exactly.
+for name in ("pile_dump", "chain_dump", "brick_dump", "tethered_dump"):
+    f = F(name); g = f["lcp"]; c = f["contacts"]; off = c["offset"][:]
+    kinds = set()
+    assert len(g["n"]) > 0, name
+    for p in range(len(g["n"])):
+        k, n, o = g["step"][p], g["n"][p], g["offset"][p]
+        z = g["z"][o:o + n, 0]
+        co, nc = g["cone_offset"][p], g["ncones"][p]
+        cn, fd, nd, lam = (g[x][co:co + nc] for x in ("cone_normal", "cone_first_dir", "cone_ndir", "cone_lambda"))
+        rows = slice(off[k], off[k + 1])
+        kind, ni = c["kind"][rows], c["normal_impulse"][rows]
+        var, cone = 0, 0
+        for r in range(len(kind)):
+            kinds.add(int(kind[r]))
+            if kind[r] == 3:
+                continue
+            if kind[r] == 1:
+                assert cn[cone] == -1 and fd[cone] == var, (name, k, r)
+                var, cone = lam[cone] + 1, cone + 1
+                continue
+            assert z[var] == ni[r], (name, k, r, z[var], ni[r])
+            if cone < nc and cn[cone] == var:
+                assert fd[cone] == var + 1 and lam[cone] == var + 1 + nd[cone], (name, k, r)
+                var, cone = lam[cone] + 1, cone + 1
+            else:
+                var += 1
+        assert var == n and cone == nc, (name, k, var, n, cone, nc)
+    assert kinds == {"pile_dump": {0}, "chain_dump": {0, 3}, "brick_dump": {1},
+                     "tethered_dump": {2}}[name], (name, kinds)
+print("/lcp variables in the order of the step's contact rows: ok")
 
 # A comparison's /trajectory is the reference's run made alone, dataset for dataset, but
 # for wall times and, with a Siconos solver in the list, siconos_error's last digits.
