@@ -820,5 +820,8 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     stats->status = rc;
     return rc;
   }
+  /* The step's contacts are the rows the set reports: sleeping groups' resting tether and
+     joint rows included (the record's /contacts rows and /solver/ncontacts agree). */
+  stats->ncontacts = set->count;
   return status;
 }

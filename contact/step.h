@@ -33,7 +33,8 @@ typedef struct LsimStepStats {
   int status;           /* LsimStatus of the solve (LSIM_SOLVED when there was no LCP) */
   int iterations;       /* pivots or sweeps */
   int lcp_size;         /* n of the LCP (0: no contact) */
-  int ncontacts;
+  int ncontacts;        /* contacts the step reports (lsim_stepper_contacts): its LCP's,
+                           joint rows and sleeping groups' resting tether and joint rows */
   int warm_started;
   double residual;      /* natural residual of the step's LCP (rows mix units: m/s for
                            gap and direction rows, N*s for cone rows) */

@@ -539,6 +539,12 @@ def figure_cone_error(c, outdir, name):
     return _save(fig, outdir, name, "cone_error")
 
 
+def divergence_unit(dimension):
+    """What /divergence/q's max over the coordinates of q is in: lengths, and the 2-D
+    angles (rad) or the 3-D quaternion components (unitless) of the orientations."""
+    return {1: "m", 2: "m or rad", 3: "m, or quaternion component"}.get(int(dimension), "m")
+
+
 def figure_divergence(c, outdir, name):
     """Independent runs: state difference to the reference trajectory over time."""
     import matplotlib.pyplot as plt
@@ -549,7 +555,8 @@ def figure_divergence(c, outdir, name):
         ax.semilogy(c.time, np.maximum(c.divergence.q[:, s], 1e-18), color=col,
                     label=c.series.label[s])
     ax.set_xlabel("time [s]")
-    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$ [m or rad] (1e-18 floor)")
+    ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$" + f" [{divergence_unit(c.parameters.dimension)}]"
+                  "\n(1e-18 floor)")
     ax.set_title(f"{name}: divergence from {c.parameters.reference}")
     ax.grid(True, which="both", alpha=0.3)
     # the series that never leave the reference's trajectory lie on top of each other at

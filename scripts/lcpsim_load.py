@@ -547,18 +547,38 @@ def summary(r):
         return hybrid_summary(r)
     p, s = r.parameters, r.summary
     n = len(r.time) - 1
+    event_driven = str(p.get("integrator", "")) == "event_driven"
+    if event_driven:
+        # Rows are samples every record period, not steps; the solver acts at events only.
+        kinds = [str(k) for k in r.events.kind_legend]
+        counts = {}
+        for k in r.events.kind:
+            name = kinds[int(k)] if 0 <= int(k) < len(kinds) else str(int(k))
+            counts[name] = counts.get(name, 0) + 1
+        timing = [
+            f"event-driven (CVODE): record period {p.time_step:g} s, {n} of {p.steps} periods, "
+            f"t = {r.time[0]:g} .. {r.time[-1]:g} s",
+            f"events {len(r.events.time)}" + (": " + ", ".join(f"{v} {k}" for k, v in counts.items())
+                                              if counts else ""),
+            f"solver {p.solver_name} at the events (impacts, contact changes)",
+        ]
+    else:
+        timing = [
+            f"h {p.time_step:g} s, {n} of {p.steps} steps, t = {r.time[0]:g} .. {r.time[-1]:g} s",
+            f"solver {p.solver_name}: {s.failures} failed steps, {s.warnings} warnings" +
+            (f", {s.budget_steps} steps at the fixed budget of {_budget_sweeps(r)} sweeps (tol 0)"
+             if s.get("budget_steps", 0) else "") + f", max residual {s.max_residual:.3g} N*s",
+        ]
     lines = [
         f"lcpsim {r.lcpsim_version}, format {r.format_version}",
         f"dimension {p.dimension}, {p.nbodies} bodies ({_names(r.bodies.name)}), "
         f"nq {p.nq}, nv {p.nv}",
-        f"h {p.time_step:g} s, {n} of {p.steps} steps, t = {r.time[0]:g} .. {r.time[-1]:g} s",
-        f"solver {p.solver_name}: {s.failures} failed steps, {s.warnings} warnings" +
-        (f", {s.budget_steps} steps at the fixed budget of {_budget_sweeps(r)} sweeps (tol 0)"
-         if s.get("budget_steps", 0) else "") + f", max residual {s.max_residual:.3g} N*s",
+    ] + timing + [
         f"contacts {s.total_contacts} rows, max penetration {s.max_penetration:.3g} m",
         f"energy kinetic {r.energy.kinetic[0]:.6g} -> {r.energy.kinetic[-1]:.6g} J, "
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
-        f"wall time {s.wall_time_total:.3g} s (solver {s.solver_wall_time:.3g} s)",
+        f"wall time {s.wall_time_total:.3g} s" + ("" if event_driven else
+                                                   f" (solver {s.solver_wall_time:.3g} s)"),
     ]
     if s.get("run_end", "completed") != "completed":
         lines.append(f"run end: {s.run_end} at step {s.run_end_step}" +

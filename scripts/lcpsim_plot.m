@@ -401,7 +401,25 @@ function s = title_of(r)
   s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
               double(r.parameters.dimension), r.parameters.solver_name, ...
               double(r.parameters.time_step), numel(r.time) - 1);
-  s = [s run_end_note(r)];
+  s = [s run_end_note(r) failure_note(r)];
+end
+
+% '' when no step failed; else how many did and the first (a run whose failed solves were
+% integrated must not read as a clean one): '; 19 of 500 steps failed (solver status < 0),
+% the first: step 118, ending at t = 0.236 s'. Fixed-budget steps (tol 0) are not failures.
+function s = failure_note(r)
+  s = '';
+  if ~isfield(r, 'summary') || ~isfield(r.summary, 'failures') || double(r.summary.failures) <= 0 ...
+     || ~isfield(r, 'solver')
+    return;
+  end
+  s = sprintf('; %d of %d steps failed (solver status < 0)', double(r.summary.failures), numel(r.time) - 1);
+  st = double(r.solver.status);
+  budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
+  first = find(st < 0 & ~(budget & st == -1), 1);
+  if ~isempty(first)
+    s = [s sprintf(', the first: step %d, ending at t = %g s', first, r.time(first + 1))];
+  end
 end
 
 % '' for a completed run; else how it ended (a stopped run's figure must not read as a

@@ -191,6 +191,21 @@ def run_end_note(r):
     return f"\n{end} after {n} of {int(r.parameters.steps)} steps" + (f": {why}" if why else "")
 
 
+def failure_note(r):
+    """"" when no step failed; else how many did and the first, for the title (a run whose
+    failed solves were integrated must not read as a clean one): "\n19 of 500 steps failed
+    (solver status < 0), the first: step 118, ending at t = 0.236 s". Fixed-budget steps (tol 0)
+    are not failures (/summary/budget_steps)."""
+    failed = int(r.summary.get("failures", 0))
+    if failed <= 0 or "solver" not in r:
+        return ""
+    status = np.asarray(r.solver.status)
+    bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
+    first = int(np.flatnonzero(bad)[0]) + 1 if np.any(bad) else 0
+    where = f", the first: step {first}, ending at t = {r.time[first]:g} s" if first else ""
+    return f"\n{failed} of {len(r.time) - 1} steps failed (solver status < 0){where}"
+
+
 def title_of(r, title):
     if title:
         return title
@@ -200,7 +215,8 @@ def title_of(r, title):
                 f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
                 f"{len(r.events.time)} events" + run_end_note(r))
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
-            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps" + run_end_note(r))
+            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps" + run_end_note(r) +
+            failure_note(r))
 
 
 def event_driven(r):
@@ -264,7 +280,17 @@ def finish(fig, ax, out, units):
         tidy(a, unit)
     for a in ax[-1]:
         a.set_xlabel("time [s]")
+    # Room above the panels for every line of the title (a third line, a stopped run's or
+    # the failed steps', overlapped the top panels' titles).
     fig.tight_layout()
+    if fig._suptitle is not None:
+        fig.canvas.draw()
+        inv = fig.transFigure.inverted()
+        title_y0 = fig._suptitle.get_window_extent().transformed(inv).y0
+        panels_y1 = max(a.get_tightbbox().transformed(inv).y1 for a in ax.flat)
+        overlap = panels_y1 - title_y0 + 0.05 / fig.get_figheight()  # 0.05 inch apart
+        if overlap > 0:
+            fig.subplots_adjust(top=fig.subplotpars.top - overlap)
     clear_inside_legends(fig, ax)
     if out is None:
         return fig

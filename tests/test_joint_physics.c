@@ -203,7 +203,8 @@ static void test_contacts_held_by_joints(void **state) {
  * sleep.time = 0.5 s at rest) and their rows leave the LCP, but the chain still hangs:
  * the impulses the step reports for them (the contact set's tether and joint rows, which
  * the record's /tethers/impulse and /joints/impulse copy) stay the weight below each link,
- * (5 - k) m g h, awake and asleep alike (they were 0 while asleep). 1e-10 relative: the
+ * (5 - k) m g h, awake and asleep alike (they were 0 while asleep), and the step's
+ * ncontacts counts them. 1e-10 relative: the
  * joint rows' gap / h turns the pins' round-off of 1e-17 m into 1e-14 m/s, and the first
  * step measured 6.8e-12. */
 static void test_sleeping_chain_keeps_its_tensions(void **state) {
@@ -261,6 +262,9 @@ static void test_sleeping_chain_keeps_its_tensions(void **state) {
                    ct->normal_impulse, expect);
       }
       assert_int_equal(seen, 5);
+      /* The step's contact count is the rows the record writes for it, resting ones
+         included (it counted only the awake rows: 0 while the chain slept). */
+      assert_int_equal(stats.ncontacts, set->count);
     }
     assert_true(slept >= 200);
     run_close(&r);

@@ -396,8 +396,9 @@ int lsim_sim_run(LsimSim *sim, int n);
 typedef struct LsimStepReport {
   int status;             /* the solver's status */
   int iterations;         /* pivots or sweeps */
-  int lcp_size;           /* LCP variables (0: no contact) */
-  int ncontacts;
+  int lcp_size;           /* LCP variables (0: none; joint rows are eliminated first) */
+  int ncontacts;          /* contacts the step reports, joint rows and a sleeping group's
+                             resting tether and joint rows included */
   double residual;        /* natural residual of the step's LCP */
   double relative_residual;
   double wall_time;       /* s, the solver call */

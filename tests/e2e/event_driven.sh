@@ -35,6 +35,15 @@ if ! cmp -s "$tmp/py.txt" "$tmp/oct.txt"; then
   echo "FAIL: Python and Octave read different event tables"; diff "$tmp/py.txt" "$tmp/oct.txt" | head; exit 1
 fi
 echo "event-driven: $(wc -l < "$tmp/py.txt") events, python and octave agree"
+# The loader's summary says what the rows are: samples every record period, the solver at
+# the events, the events counted by kind (it read as a time-stepping run of h = 0.001 s,
+# with "0 failed steps" and "solver 0 s").
+$PY scripts/lcpsim_load.py "$tmp/run.h5" > "$tmp/summary.txt"
+grep -q "^event-driven (CVODE): record period 0.001 s, 5000 of 5000 periods, t = 0 .. 5 s$" "$tmp/summary.txt" \
+  && grep -q "^events 30: 29 impact, 1 contact$" "$tmp/summary.txt" \
+  && grep -q "^solver lemke at the events" "$tmp/summary.txt" \
+  && ! grep -q "steps\|solver 0 s" "$tmp/summary.txt" \
+  || { echo "FAIL: lcpsim_load.py summary of an event-driven run:"; cat "$tmp/summary.txt"; exit 1; }
 
 # Consistent initial conditions: the assembled double pendulum's first state satisfies
 # both pins to 1e-12 m (the file's /joints/error row 0), and lcpsim says what it did.

@@ -172,6 +172,31 @@ PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/stopped.h5', '$tmp/stopped_m.png');" > /dev/null
 head -c 8 "$tmp/stopped_m.png" | od -An -c | grep -q "P   N   G"
 
+# A run whose solves failed (PGS held to 2 sweeps, failures integrated): the title says how
+# many steps failed and the first (it read as a clean run), its third line clear of the
+# top panels (a third title line overlapped their titles).
+rc=0; ./lcpsim data/box_stack_3d.json --steps 30 --solver pgs --max-iter 2 --on-failure continue \
+  -o "$tmp/failed.h5" --quiet 2> /dev/null || rc=$?
+[ $rc -eq 1 ] || { echo "plots_animations: the failing run exited $rc" >&2; exit 1; }
+$PY - "$tmp/failed.h5" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[1])
+fig = lcpsim_plot.plot(r, None)
+title = fig._suptitle.get_text()
+assert title.endswith("\n30 of 30 steps failed (solver status < 0), the first: step 1, ending at t = 0.01 s"), title
+inv = fig.transFigure.inverted()
+bottom = fig._suptitle.get_window_extent().transformed(inv).y0
+tops = [a.get_tightbbox().transformed(inv).y1 for a in fig.axes]
+assert max(tops) < bottom, (max(tops), bottom)
+r.summary.failures = 0
+assert "failed" not in lcpsim_plot.title_of(r, None)
+print("failed steps named in the title, clear of the panels: ok")
+PYEOF
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/failed.h5', '$tmp/failed_m.png');" > /dev/null
+head -c 8 "$tmp/failed_m.png" | od -An -c | grep -q "P   N   G"
+
 # A scene named in 20000 characters (on two lines): every figure's title holds it on one
 # line cut to 100 characters (the renderer overflowed on the whole name: exit 1).
 $PY -c "

@@ -425,6 +425,7 @@ for name, row, data in (("cmp", 8, rr), ("cmpt", 9, rr), ("cmpi", 8, div)):
     check_panels(name, plot)
 p = state("cmpi")["plot"]["panels"][0]
 assert p["log"] and "q - q_ref" in p["title"] and np.all(div[:, 0] == 0) and labels[0] == "lemke", p
+assert "[m or rad]" in p["title"], p["title"]  # 2-D: q holds the angles too (said [m] only)
 plot = state("hyb")["plot"]
 assert plot["row"] == 60 and plot["panels"][0]["values"] == [state("hyb")["state"][0]], plot
 check_panels("hyb", plot)
