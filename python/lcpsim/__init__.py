@@ -43,8 +43,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["Sim", "World", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare", "solver_names",
-           "status_name", "version", "CONTACT_DTYPE"]
+__all__ = ["Sim", "World", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare",
+           "solver_names", "status_name", "version", "CONTACT_DTYPE"]
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -654,8 +654,8 @@ def _fill(dst, x, n, what):
     """Copies x (n numbers; a number when n is 1) into the first n entries of the C array dst;
     Error (INVALID_INPUT) naming what for another count, TypeError for values that are not
     real numbers. Finiteness and ranges are the library's to check."""
-    a = _real(x, what)
-    if a.dtype.kind not in "biuf":
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":  # (text, complex, objects: no conversion with a loss)
         raise TypeError("%s: needs real numbers, got %r" % (what, x))
     if a.ndim > 1 or a.size != n:
         raise Error(INVALID_INPUT, "%s: needs %d number%s, got %s"

@@ -147,6 +147,8 @@ def bad_input():
     refused(lambda: w.add_body("n", position=[float("nan"), 0]), E, "not finite")
     refused(lambda: w.add_body("t", type="floating"), E, "unknown type 'floating'")
     refused(lambda: w.add_body("s", mass="heavy"), TypeError, "mass")
+    refused(lambda: w.add_body("z", position="ab"), TypeError, "position", "real numbers")
+    refused(lambda: w.add_body("c", velocity=[1j, 0, 0]), TypeError, "velocity")
     refused(lambda: w.add_body("r", restitution=1.5), E, "restitution must be in [0, 1]")
     a = w.add_body("a", position=[0, 2])
     refused(lambda: w.add_body("a"), E, "the name 'a' is already used")
