@@ -29,8 +29,11 @@ TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 
 # The optimised objects are position independent, for the shared library too (no
-# interposition within it, so calls inside the library stay direct and inlinable).
-PIC := -fPIC -fno-semantic-interposition
+# interposition within it, so calls inside the library stay direct and inlinable). Symbols
+# are hidden unless the public header marks them LSIM_API: liblcpsim.so exports exactly the
+# functions of include/lcpsim/lcpsim.h (tests/e2e/library_symbols.sh); the static archive,
+# which the command and the tests link, keeps every internal linkable.
+PIC := -fPIC -fvisibility=hidden -fno-semantic-interposition
 
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 

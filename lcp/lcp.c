@@ -1,5 +1,8 @@
 /* lcp.c: the LCP problem type, status names and the common residual. */
 #include "lcp.h"
+/* The public declaration too: lsim_status_name is part of the library's API (LSIM_API: exported
+ * from the shared library). */
+#include "lcpsim/lcpsim.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,6 +4,9 @@
  * context owns for every other solver. */
 #include "solver.h"
 #include "fc_solver.h"
+/* The public declaration too: lsim_solver_names is part of the library's API (LSIM_API: exported
+ * from the shared library). */
+#include "lcpsim/lcpsim.h"
 
 #include <limits.h>
 #include <math.h>

@@ -42,12 +42,23 @@
 extern "C" {
 #endif
 
+/* LSIM_API marks the functions of this header: the shared library is built with hidden
+ * visibility and exports these and nothing else (its internals cannot clash with, or be
+ * replaced by, a program's own functions of the same name). */
+#ifndef LSIM_API
+#if defined(__GNUC__) || defined(__clang__)
+#define LSIM_API __attribute__((visibility("default")))
+#else
+#define LSIM_API
+#endif
+#endif
+
 /* ---- version and status codes ---------------------------------------------------- */
 
 #define LSIM_API_VERSION 1 /* bumped when this header changes incompatibly */
 
 /* The library's version, "MAJOR.MINOR.PATCH". */
-const char *lsim_library_version(void);
+LSIM_API const char *lsim_library_version(void);
 
 #ifndef LSIM_LCP_H /* (the library's own sources have the same codes from lcp/lcp.h) */
 enum {
@@ -73,12 +84,12 @@ enum {
 #endif
 
 /* A short lower-case name for a status ("solved", "max_iterations", ...); never NULL. */
-const char *lsim_status_name(int status);
+LSIM_API const char *lsim_status_name(int status);
 
 /* ---- solvers ------------------------------------------------------------------- */
 
 /* NULL-terminated list of the solver names: "lemke", "pgs", "siconos:NAME", ... Static. */
-const char *const *lsim_solver_names(void);
+LSIM_API const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
  * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0. A configuration
@@ -97,7 +108,7 @@ typedef struct LsimSolverConfig {
                        -1: any n; 0: never (the default; seconds a step on settled piles) */
 } LsimSolverConfig;
 /* The defaults above, by value (nothing to free). */
-LsimSolverConfig lsim_default_solver_config(void);
+LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 
 /* What one solve reported. */
 typedef struct LsimSolveReport {
@@ -117,16 +128,16 @@ typedef struct LsimSolveReport {
  * success returns LSIM_WARM_START_REJECTED (err says which entry). Returns the status; on LSIM_INVALID_INPUT or
  * LSIM_UNAVAILABLE err[errlen] says why and z is untouched. Never aborts, whatever the
  * solver does. Frictional contact problems: lsim_solve_fc below. */
-int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
-                   const LsimSolverConfig *cfg, LsimSolveReport *report, char *err,
-                   size_t errlen);
+LSIM_API int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q,
+                            double *z, const LsimSolverConfig *cfg, LsimSolveReport *report,
+                            char *err, size_t errlen);
 
 /* Reads a Siconos .dat LCP file and solves it as lsim_solve_lcp does. *z_out gets a
  * malloc'd solution of *n_out entries (the caller frees it with lsim_free), or NULL on
  * error. */
-int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
-                        double **z_out, int *n_out, LsimSolveReport *report, char *err,
-                        size_t errlen);
+LSIM_API int lsim_solve_lcp_file(const char *solver, const char *path,
+                                 const LsimSolverConfig *cfg, double **z_out, int *n_out,
+                                 LsimSolveReport *report, char *err, size_t errlen);
 
 /* ---- standalone frictional contact problems ------------------------------------- */
 
@@ -158,21 +169,23 @@ typedef struct LsimFcReport {
  * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
  * is untouched. report may be NULL. nc = 0 is solved at once; W, q, mu, r may then be
  * NULL. */
-int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
-                  const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
-                  LsimFcReport *report, char *err, size_t errlen);
+LSIM_API int lsim_solve_fc(const char *solver, int dim, int nc, const double *W,
+                           const double *q, const double *mu, int ndir, double *r,
+                           const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
+                           size_t errlen);
 
 /* Reads a frictional contact problem (Siconos frictionContact .dat, dense or sparse-block,
  * or an FCLIB HDF5 local problem) and solves it as lsim_solve_fc does, from r = 0. *r_out
  * gets a malloc'd reaction of *n_out entries (free with lsim_free) and *dim_out (may be
  * NULL) the dimension, or NULL on error (err names the file and place). */
-int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
-                       const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
-                       LsimFcReport *report, char *err, size_t errlen);
+LSIM_API int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
+                                const LsimSolverConfig *cfg, double **r_out, int *n_out,
+                                int *dim_out, LsimFcReport *report, char *err,
+                                size_t errlen);
 
 /* Frees memory this library handed out (lsim_solve_lcp_file's solution, lsim_solve_fc_file's
  * reaction). NULL is fine. */
-void lsim_free(void *p);
+LSIM_API void lsim_free(void *p);
 
 /* ---- simulations: create and destroy --------------------------------------------- */
 
@@ -183,19 +196,19 @@ typedef struct LsimSim LsimSim;
  * "event_driven": {"impacts": "sequential"} is refused, LSIM_INVALID_INPUT). Returns 0 and *out, or < 0 (LSIM_IO_ERROR, LSIM_INVALID_INPUT,
  * LSIM_UNAVAILABLE, LSIM_OUT_OF_MEMORY) with *out = NULL and one line in err, e.g.
  * "box.json:12:15: bodies[1].mass: must be > 0, got -1". */
-int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen);
+LSIM_API int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen);
 
 /* The same from a scene text in memory; name stands for the file in messages (NULL:
  * "<scene>"). */
-int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
-                       size_t errlen);
+LSIM_API int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
+                                size_t errlen);
 
 /* Frees the simulation; an open record is closed and kept (lsim_sim_record_close). */
-void lsim_sim_free(LsimSim *sim);
+LSIM_API void lsim_sim_free(LsimSim *sim);
 
 /* The message of the simulation's last error, "" when there was none. Owned by sim,
  * valid until its next call that fails. */
-const char *lsim_sim_error(const LsimSim *sim);
+LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 
 /* ---- building a world in code -----------------------------------------------------
  * lsim_sim_create makes an empty world; add bodies (with shapes in 2-D/3-D), tethers and
@@ -204,11 +217,11 @@ const char *lsim_sim_error(const LsimSim *sim);
 
 /* An empty world of dimension 1, 2 or 3 with time step h > 0, no gravity, solver "lemke"
  * (lsim_sim_set_solver changes it once started); lsim_sim_scene_steps says 100. */
-int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen);
+LSIM_API int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen);
 
 /* Gravity, a vector of the world's dimension (1-D: along the line), m/s^2; copied. Before
  * lsim_sim_start only: 0, or LSIM_INVALID_INPUT (started, g NULL or not finite). */
-int lsim_sim_set_gravity(LsimSim *sim, const double *g);
+LSIM_API int lsim_sim_set_gravity(LsimSim *sim, const double *g);
 
 enum { LSIM_DYNAMIC = 0, LSIM_STATIC = 1, LSIM_KINEMATIC = 2 }; /* body types */
 
@@ -234,11 +247,11 @@ typedef struct LsimBodyDef {
   double restitution;     /* coefficient of restitution in [0, 1] */
 } LsimBodyDef;
 /* A dynamic body of mass 1 at the origin at rest, unit inertia, identity orientation. */
-LsimBodyDef lsim_default_body_def(void);
+LSIM_API LsimBodyDef lsim_default_body_def(void);
 
 /* Adds a body before lsim_sim_start (def and its name are copied); returns its index
  * (>= 0), or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error naming the field. */
-int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def);
+LSIM_API int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def);
 
 enum { LSIM_PLANE = 2, LSIM_SPHERE = 3, LSIM_BOX = 4, LSIM_CAPSULE = 5, LSIM_POINT = 6 };
 
@@ -254,11 +267,11 @@ typedef struct LsimShapeDef {
   double mu;              /* friction coefficient; a pair uses sqrt(mu_a mu_b) */
 } LsimShapeDef;
 /* A sphere of radius 0.5 at the body origin, mu 0.5. */
-LsimShapeDef lsim_default_shape_def(void);
+LSIM_API LsimShapeDef lsim_default_shape_def(void);
 
 /* Adds a shape to body (2-D and 3-D worlds) before lsim_sim_start (def copied); returns its
  * index, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error. */
-int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
+LSIM_API int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
 
 enum { LSIM_PIN = 0, LSIM_ROD = 1, LSIM_TETHER = 2 };
 
@@ -275,7 +288,7 @@ typedef struct LsimJointDef {
 /* Adds a joint or tether before lsim_sim_start (def and its name copied); returns its index
  * among the joints (pin, rod) or the tethers, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY
  * with lsim_sim_error (unknown type, bad body, length <= 0, name too long). */
-int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
+LSIM_API int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def);
 
 /* Contact settings of a world built in code, as a scene's "contact" object
  * (docs/scene-format.md, "contact" and "Initial overlap"); lsim_default_contact_def gives a
@@ -288,11 +301,11 @@ typedef struct LsimContactDef {
                                   are refused by lsim_sim_start (1e-3; 1-D: 1e-12 m) ... */
   int allow_initial_overlap;   /* ... unless this is 1 (0) */
 } LsimContactDef;
-LsimContactDef lsim_default_contact_def(void);
+LSIM_API LsimContactDef lsim_default_contact_def(void);
 
 /* Sets the contact settings before lsim_sim_start (def copied). 0, or LSIM_INVALID_INPUT
  * with lsim_sim_error naming the field (or: the world is started). */
-int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
+LSIM_API int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
 
 /* Checks the world (at least one dynamic body, every definition valid, no tether starting
  * stretched, no bodies overlapping unless allowed, as a scene's reader refuses them: 2-D/3-D
@@ -300,17 +313,17 @@ int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def);
  * each other even when allowed), sets the state from the definitions and makes the solver.
  * 0 or < 0 with lsim_sim_error; after a failure the world is as before the call (the
  * builder goes on). */
-int lsim_sim_start(LsimSim *sim);
+LSIM_API int lsim_sim_start(LsimSim *sim);
 
 /* ---- the model ------------------------------------------------------------------- */
 
 /* The world's dimension (1, 2 or 3) and time step h (s). */
-int lsim_sim_dimension(const LsimSim *sim);
-double lsim_sim_time_step(const LsimSim *sim);
+LSIM_API int lsim_sim_dimension(const LsimSim *sim);
+LSIM_API double lsim_sim_time_step(const LsimSim *sim);
 /* The number of steps the scene asks for (its "steps" or "duration"). */
-int lsim_sim_scene_steps(const LsimSim *sim);
+LSIM_API int lsim_sim_scene_steps(const LsimSim *sim);
 /* The number of bodies, static ones included. */
-int lsim_sim_body_count(const LsimSim *sim);
+LSIM_API int lsim_sim_body_count(const LsimSim *sim);
 
 /* A body's description. */
 typedef struct LsimBodyInfo {
@@ -322,34 +335,34 @@ typedef struct LsimBodyInfo {
 } LsimBodyInfo;
 /* Fills info for body i. 0 or LSIM_INVALID_INPUT (no such body: lsim_sim_error names the
  * index and the valid range; info NULL). */
-int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info);
+LSIM_API int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info);
 /* The index of the body called name, or -1. */
-int lsim_sim_body_index(const LsimSim *sim, const char *name);
+LSIM_API int lsim_sim_body_index(const LsimSim *sim, const char *name);
 
 /* ---- the state -------------------------------------------------------------------- */
 
 /* The state's time (s) and the steps taken since the initial state. */
-double lsim_sim_time(const LsimSim *sim);
-int lsim_sim_steps_done(const LsimSim *sim);
+LSIM_API double lsim_sim_time(const LsimSim *sim);
+LSIM_API int lsim_sim_steps_done(const LsimSim *sim);
 /* The lengths of q and v (0 before lsim_sim_start). */
-int lsim_sim_nq(const LsimSim *sim);
-int lsim_sim_nv(const LsimSim *sim);
+LSIM_API int lsim_sim_nq(const LsimSim *sim);
+LSIM_API int lsim_sim_nv(const LsimSim *sim);
 
 /* The state arrays q [nq] and v [nv], owned by sim and valid until lsim_sim_free (their
  * address never changes; NULL before lsim_sim_start). Between steps the caller may write
  * them (a new state: 3-D quaternions are renormalized by the next step, which refuses a
  * zero one, or any entry that is not finite, with LSIM_INVALID_INPUT and is not taken). */
-double *lsim_sim_q(LsimSim *sim);
-double *lsim_sim_v(LsimSim *sim);
+LSIM_API double *lsim_sim_q(LsimSim *sim);
+LSIM_API double *lsim_sim_v(LsimSim *sim);
 
 /* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. */
-double lsim_sim_kinetic_energy(const LsimSim *sim);
-double lsim_sim_potential_energy(const LsimSim *sim);
+LSIM_API double lsim_sim_kinetic_energy(const LsimSim *sim);
+LSIM_API double lsim_sim_potential_energy(const LsimSim *sim);
 
 /* The world pose of body i: position p[3] and unit quaternion quat[4] (1-D: (x, 0, 0);
  * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT with lsim_sim_error (not started, no
  * such body, p or quat NULL). */
-int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
+LSIM_API int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
 
 /* ---- forces and kinematic targets ----------------------------------------------------
  * A dynamic body's applied generalized force f [nv] (1-D f; 2-D (fx, fy, torque z); 3-D
@@ -359,12 +372,12 @@ int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
  * is prescribed: setting it replaces its schedule by the constant v from now on. The
  * values are copied. 0, or LSIM_INVALID_INPUT with lsim_sim_error (not started, no such
  * body, a body of another type, NULL or non-finite values); the schedule is then kept. */
-int lsim_sim_set_force(LsimSim *sim, int body, const double *f);
+LSIM_API int lsim_sim_set_force(LsimSim *sim, int body, const double *f);
 /* The applied force of body at the current time (the scene's schedule or the value set)
  * into f [nv] (zeros for bodies without one). 0 or LSIM_INVALID_INPUT with lsim_sim_error
  * (no such body: the message names the index and the valid range; f NULL). */
-int lsim_sim_get_force(const LsimSim *sim, int body, double *f);
-int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
+LSIM_API int lsim_sim_get_force(const LsimSim *sim, int body, double *f);
+LSIM_API int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 
 /* ---- stepping and controllers -------------------------------------------------------- */
 
@@ -377,7 +390,7 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v);
 typedef int (*LsimController)(LsimSim *sim, void *user);
 /* Installs (fn != NULL) or removes (fn NULL) the controller; user is kept (not owned) and
  * handed to fn until the controller is replaced or removed. */
-void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
+LSIM_API void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
 
 /* Advances the state by one time step (the controller first, when there is one), and
  * appends it to the record when one is open. Returns the solver's status (LSIM_SOLVED
@@ -385,12 +398,12 @@ void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *user);
  * last finite iterate; lsim_sim_error says what), or LSIM_CONTROLLER_STOPPED, or
  * LSIM_DIVERGED (the divergence guard), or LSIM_IO_ERROR when the record could not be
  * written. */
-int lsim_sim_step(LsimSim *sim);
+LSIM_API int lsim_sim_step(LsimSim *sim);
 
 /* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. A solver
  * run at a fixed budget (tol 0: "sweeps") ends its steps with LSIM_MAX_ITERATIONS by
  * design: that is no error here (as in the command). */
-int lsim_sim_run(LsimSim *sim, int n);
+LSIM_API int lsim_sim_run(LsimSim *sim, int n);
 
 /* What the last step did. */
 typedef struct LsimStepReport {
@@ -405,19 +418,19 @@ typedef struct LsimStepReport {
 } LsimStepReport;
 /* Fills report with the last step's figures (all 0 before the first step). 0, or
  * LSIM_INVALID_INPUT when sim or report is NULL. */
-int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
+LSIM_API int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 
 /* ---- solvers of a simulation ----------------------------------------------------------- */
 
 /* Chooses the solver of the following steps (name of lsim_solver_names; cfg NULL: the
  * defaults). The warm start starts over. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT
  * (the previous solver is kept). */
-int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
+LSIM_API int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
 /* The solver in use, owned by sim, valid until the next lsim_sim_set_solver (NULL for a
  * NULL sim). */
-const char *lsim_sim_solver(const LsimSim *sim);
+LSIM_API const char *lsim_sim_solver(const LsimSim *sim);
 /* The options of the solver in use (the scene's, or the last lsim_sim_set_solver's). */
-int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg);
+LSIM_API int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg);
 
 /* ---- contacts and impulses ------------------------------------------------------------ */
 
@@ -446,10 +459,10 @@ typedef struct LsimContactInfo {
 } LsimContactInfo;
 
 /* The number of contacts of the last step (0 before the first). */
-int lsim_sim_contact_count(const LsimSim *sim);
+LSIM_API int lsim_sim_contact_count(const LsimSim *sim);
 /* Copies up to cap contacts of the last step into out; returns how many were copied (0
  * before the first step, also before lsim_sim_start). */
-int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
+LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
 
 /* ---- recording to HDF5 ---------------------------------------------------------------- */
 
@@ -459,13 +472,13 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
  * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
  * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
  * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written. */
-int lsim_sim_record(LsimSim *sim, const char *path);
+LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
 /* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
  * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
  * HDF5 1.10's exit handler then crashes on it when the process ends. A program that may
  * meet this calls H5dont_atexit() before any other HDF5 call (as the lcpsim command
  * does); the library does not, since that choice belongs to the whole process. */
-int lsim_sim_record_close(LsimSim *sim, int keep);
+LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
 
 /* ---- comparing solvers ----------------------------------------------------------------- */
 
@@ -497,9 +510,9 @@ typedef struct LsimCompareRow {
  *   LSIM_OUT_OF_MEMORY
  * On an error no file is left (an output that could not be finished is removed) and no
  * input is touched. Solver failures are results. */
-int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
-                 int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
-                 size_t errlen);
+LSIM_API int lsim_compare(const char *const *inputs, int ninputs, const char *solvers,
+                          int independent, int steps, const char *output, LsimCompareRow *rows,
+                          int *nrows, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,8 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
     sim.body_pose("box")         # position (3,) and quaternion (w, x, y, z) (4,)
     sim.close()                  # or `with lcpsim.Sim.load(...) as sim:`
+    w = lcpsim.World(2, 0.01)    # a world built in code (see World): add_body, add_shape,
+    sim = w.start()              # add_joint, set_gravity, set_contact; then a Sim
     lcpsim.solve_lcp(M, q, "lemke")
     lcpsim.solve_fc(W, q, mu, "nsgs")   # a frictional contact problem (exact cone)
     lcpsim.compare(["data/two_blocks.json"], "lemke,pgs")
@@ -41,8 +43,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["Sim", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare", "solver_names",
-           "status_name", "version", "CONTACT_DTYPE"]
+__all__ = ["Sim", "World", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare",
+           "solver_names", "status_name", "version", "CONTACT_DTYPE"]
 
 _here = os.path.dirname(os.path.abspath(__file__))
 
@@ -66,6 +68,8 @@ SOLVER_FAILED, INVALID_INPUT, OUT_OF_MEMORY, UNAVAILABLE, IO_ERROR = -5, -6, -7,
 WARM_START_REJECTED = 1
 CONTROLLER_STOPPED, DIVERGED = -50, -51
 DYNAMIC, STATIC, KINEMATIC = 0, 1, 2
+PLANE, SPHERE, BOX, CAPSULE, POINT = 2, 3, 4, 5, 6  # shape types (World.add_shape)
+PIN, ROD, TETHER = 0, 1, 2  # joint types (World.add_joint)
 
 
 class Error(Exception):
@@ -122,6 +126,31 @@ class _CompareRow(C.Structure):
                 ("failures", C.c_int), ("skipped", C.c_int), ("success_rate", C.c_double),
                 ("median_wall", C.c_double), ("median_iterations", C.c_double),
                 ("worst_relative_residual", C.c_double)]
+
+
+# The definitions of a world built in code (lcpsim.h, "building a world in code").
+class _BodyDef(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("type", C.c_int), ("mass", C.c_double),
+                ("inertia", C.c_double * 3), ("position", C.c_double * 3), ("angle", C.c_double),
+                ("quaternion", C.c_double * 4), ("velocity", C.c_double * 6),
+                ("width", C.c_double), ("side", C.c_int), ("ground_mu", C.c_double),
+                ("restitution", C.c_double)]
+
+
+class _ShapeDef(C.Structure):
+    _fields_ = [("type", C.c_int), ("position", C.c_double * 3), ("angle", C.c_double),
+                ("quaternion", C.c_double * 4), ("radius", C.c_double), ("half", C.c_double * 3),
+                ("mu", C.c_double)]
+
+
+class _JointDef(C.Structure):
+    _fields_ = [("name", C.c_char_p), ("type", C.c_int), ("body", C.c_int * 2),
+                ("point", (C.c_double * 3) * 2), ("length", C.c_double)]
+
+
+class _ContactDef(C.Structure):
+    _fields_ = [("margin", C.c_double), ("max_correction_speed", C.c_double),
+                ("overlap_tolerance", C.c_double), ("allow_initial_overlap", C.c_int)]
 
 
 # LsimContactInfo, field for field with C's alignment: contacts are copied by the library
@@ -189,6 +218,17 @@ _solve_file = _sig("lsim_solve_lcp_file", C.c_int, C.c_char_p, C.c_char_p,
 _solve_fc = _sig("lsim_solve_fc", C.c_int, C.c_char_p, C.c_int, C.c_int, _D, _D, _D, C.c_int,
                  _D, C.POINTER(_SolverConfig), C.POINTER(_FcReport), C.c_char_p, C.c_size_t)
 _lib_free = _sig("lsim_free", None, _P)
+_create = _sig("lsim_sim_create", C.c_int, C.POINTER(_P), C.c_int, C.c_double, C.c_char_p,
+               C.c_size_t)
+_set_gravity = _sig("lsim_sim_set_gravity", C.c_int, _P, _D)
+_default_body_def = _sig("lsim_default_body_def", _BodyDef)
+_add_body = _sig("lsim_sim_add_body", C.c_int, _P, C.POINTER(_BodyDef))
+_default_shape_def = _sig("lsim_default_shape_def", _ShapeDef)
+_add_shape = _sig("lsim_sim_add_shape", C.c_int, _P, C.c_int, C.POINTER(_ShapeDef))
+_add_joint = _sig("lsim_sim_add_joint", C.c_int, _P, C.POINTER(_JointDef))
+_default_contact_def = _sig("lsim_default_contact_def", _ContactDef)
+_set_contact = _sig("lsim_sim_set_contact", C.c_int, _P, C.POINTER(_ContactDef))
+_start = _sig("lsim_sim_start", C.c_int, _P)
 _compare = _sig("lsim_compare", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p, C.c_int,
                 C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int), C.c_char_p,
                 C.c_size_t)
@@ -592,6 +632,234 @@ class Sim:
 
     def record_close(self, keep=True):
         self._check(_record_close(self._h, int(bool(keep))))
+
+
+_SHAPE_TYPES = {"plane": PLANE, "sphere": SPHERE, "disk": SPHERE, "box": BOX,
+                "capsule": CAPSULE, "point": POINT}
+_BODY_TYPES = {"dynamic": DYNAMIC, "static": STATIC, "kinematic": KINEMATIC}
+_JOINT_TYPES = {"pin": PIN, "rod": ROD, "tether": TETHER}
+
+
+def _kind(x, table, what):
+    """A type given as its name (a key of table) or its code (an int); the code."""
+    if isinstance(x, str):
+        if x not in table:
+            raise Error(INVALID_INPUT, "%s: unknown type '%s' (one of %s)"
+                        % (what, x, ", ".join(sorted(table))))
+        return table[x]
+    return _int(x, what + ": type")
+
+
+def _fill(dst, x, n, what):
+    """Copies x (n numbers; a number when n is 1) into the first n entries of the C array dst;
+    Error (INVALID_INPUT) naming what for another count, TypeError for values that are not
+    real numbers. Finiteness and ranges are the library's to check."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":  # (text, complex, objects: no conversion with a loss)
+        raise TypeError("%s: needs real numbers, got %r" % (what, x))
+    if a.ndim > 1 or a.size != n:
+        raise Error(INVALID_INPUT, "%s: needs %d number%s, got %s"
+                    % (what, n, "" if n == 1 else "s",
+                       "shape %s" % (a.shape,) if a.ndim > 1 else "%d" % a.size))
+    for k, value in enumerate(a.reshape(-1)):
+        dst[k] = float(value)
+
+
+def _number(x, what):
+    """x as a float for a C double: TypeError unless a real number (no str, no complex)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError("%s must be a real number, got %r" % (what, x))
+    return float(x)
+
+
+class World:
+    """A world built in code (C: lsim_sim_create, lsim_sim_add_body, ..., lsim_sim_start),
+    the same model a scene file gives, with the same checks and messages:
+
+        w = lcpsim.World(2, 0.01)                # dimension 1, 2 or 3; time step h, s
+        w.set_gravity([0, -9.81])
+        ground = w.add_body("ground", type="static")
+        w.add_shape(ground, "plane", mu=0.5)
+        ball = w.add_body("ball", mass=1.0, inertia=0.1, position=[0, 0.5])
+        w.add_shape(ball, "sphere", radius=0.5, mu=0.5)
+        sim = w.start()                          # a Sim at the initial state (solver lemke)
+
+    Vectors have the entries of the world's dimension: position 1, 2 or 3 numbers (x; x, y;
+    x, y, z), a body's velocity 1, 3 or 6 (the layout of v), inertia 2-D one number (I_zz),
+    3-D three (principal, Ixx, Iyy, Izz); angle is 2-D, quaternion (w, x, y, z) 3-D only.
+    Another count, or a key of another dimension, raises Error (INVALID_INPUT) naming the
+    field; a value the library refuses (mass <= 0, a name used twice, a plane on a dynamic
+    body, bodies overlapping at start, ...) raises Error with the library's message, and the
+    world goes on as before the call (a failed start() too). Values of the wrong kind raise
+    TypeError. After start() the World is spent: its simulation belongs to the Sim."""
+
+    def __init__(self, dimension, time_step):
+        dimension = _int(dimension, "World: dimension")
+        h, err = _P(), C.create_string_buffer(1024)
+        rc = _create(C.byref(h), dimension, _number(time_step, "World: time_step"), err, 1024)
+        if rc < 0:
+            raise Error(rc, err.value.decode())
+        self._hd = _Handle(h.value)
+        self.dimension = dimension
+        self._nbodies = 0
+
+    @property
+    def _h(self):
+        hd = getattr(self, "_hd", None)
+        if hd is None:
+            raise Error(INVALID_INPUT, "the world is started: build before start(), use its Sim")
+        return hd.ptr
+
+    def _check(self, rc):
+        if rc < 0:
+            raise Error(rc, _error(self._h).decode())
+        return rc
+
+    def _only(self, dims, value, what):
+        """Error when a key of other dimensions is given (not None) in this one."""
+        if value is not None and self.dimension not in dims:
+            raise Error(INVALID_INPUT, "%s applies to %s worlds only (this one is %d-D)"
+                        % (what, " and ".join("%d-D" % d for d in dims), self.dimension))
+
+    def set_gravity(self, g):
+        """Gravity, a vector of the world's dimension (1-D: along the line), m/s^2."""
+        a = (C.c_double * 3)()
+        _fill(a, g, self.dimension, "set_gravity: g")
+        self._check(_set_gravity(self._h, a))
+
+    def set_contact(self, margin=None, max_correction_speed=None, overlap_tolerance=None,
+                    allow_initial_overlap=None):
+        """A scene's "contact" settings; what is not given keeps the scene's default (margin
+        0, max_correction_speed 1 m/s, overlap_tolerance 1e-3 m, allow_initial_overlap
+        False)."""
+        d = _default_contact_def()
+        if margin is not None:
+            d.margin = _number(margin, "set_contact: margin")
+        if max_correction_speed is not None:
+            d.max_correction_speed = _number(max_correction_speed,
+                                             "set_contact: max_correction_speed")
+        if overlap_tolerance is not None:
+            d.overlap_tolerance = _number(overlap_tolerance, "set_contact: overlap_tolerance")
+        if allow_initial_overlap is not None:
+            if not isinstance(allow_initial_overlap, (bool, np.bool_)):
+                raise TypeError("set_contact: allow_initial_overlap must be True or False, got %r"
+                                % (allow_initial_overlap,))
+            d.allow_initial_overlap = int(allow_initial_overlap)
+        self._check(_set_contact(self._h, C.byref(d)))
+
+    def add_body(self, name=None, type=DYNAMIC, mass=None, inertia=None, position=None,
+                 angle=None, quaternion=None, velocity=None, width=None, side=None,
+                 ground_mu=None, restitution=None):
+        """Adds a body; returns its index. type: "dynamic" (DYNAMIC), "static" or "kinematic".
+        What is not given keeps lsim_default_body_def's value (mass 1 kg, unit inertia, at
+        the origin, at rest, identity orientation). 1-D bodies: width (dynamic, kinematic;
+        m, 0 a point), side (a static body: a wall, -1 occupying x <= position, +1 x >=),
+        ground_mu (dynamic: friction with the ground under load m g). velocity: a dynamic
+        body's initial v, a kinematic body's prescribed one."""
+        h = self._h
+        d = _default_body_def()
+        what = "add_body %s" % (repr(name) if name is not None else self._nbodies)
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError("%s: the name must be a str, got %r" % (what, name))
+            d.name = name.encode()
+        d.type = _kind(type, _BODY_TYPES, what)
+        dim = self.dimension
+        if mass is not None:
+            d.mass = _number(mass, what + ": mass")
+        self._only((2, 3), inertia, what + ": inertia")
+        if inertia is not None:
+            if dim == 2:  # I_zz, the C definition's inertia[2]
+                izz = (C.c_double * 1)()
+                _fill(izz, inertia, 1, what + ": inertia")
+                d.inertia[2] = izz[0]
+            else:
+                _fill(d.inertia, inertia, 3, what + ": inertia")
+        if position is not None:
+            _fill(d.position, position, dim, what + ": position")
+        self._only((2,), angle, what + ": angle")
+        if angle is not None:
+            d.angle = _number(angle, what + ": angle")
+        self._only((3,), quaternion, what + ": quaternion")
+        if quaternion is not None:
+            _fill(d.quaternion, quaternion, 4, what + ": quaternion")
+        if velocity is not None:
+            _fill(d.velocity, velocity, {1: 1, 2: 3, 3: 6}.get(dim, 1), what + ": velocity")
+        for key, value in (("width", width), ("ground_mu", ground_mu)):
+            self._only((1,), value, "%s: %s" % (what, key))
+            if value is not None:
+                setattr(d, key, _number(value, "%s: %s" % (what, key)))
+        self._only((1,), side, what + ": side")
+        if side is not None:
+            d.side = _int(side, what + ": side")
+        if restitution is not None:
+            d.restitution = _number(restitution, what + ": restitution")
+        i = self._check(_add_body(h, C.byref(d)))
+        self._nbodies += 1
+        return i
+
+    def add_shape(self, body, type="sphere", position=None, angle=None, quaternion=None,
+                  radius=None, half=None, mu=None):
+        """Adds a shape to a body (its index) of a 2-D or 3-D world; returns its index.
+        type: "sphere" ("disk"; SPHERE), "box", "capsule" (axis local x in 2-D, z in 3-D),
+        "point", or "plane" (static bodies; normal local +y in 2-D, +z in 3-D). position in
+        the body frame; half: a box's half extents (the dimension's count), a capsule's half
+        length (one number); mu the friction coefficient (a pair uses sqrt(mu_a mu_b)). What
+        is not given keeps lsim_default_shape_def's value (radius 0.5, mu 0.5)."""
+        h = self._h
+        body = _int(body, "add_shape: body")
+        d = _default_shape_def()
+        what = "add_shape on body %d" % body
+        d.type = _kind(type, _SHAPE_TYPES, what)
+        dim = self.dimension
+        if position is not None:
+            _fill(d.position, position, dim, what + ": position")
+        self._only((2,), angle, what + ": angle")
+        if angle is not None:
+            d.angle = _number(angle, what + ": angle")
+        self._only((3,), quaternion, what + ": quaternion")
+        if quaternion is not None:
+            _fill(d.quaternion, quaternion, 4, what + ": quaternion")
+        if radius is not None:
+            d.radius = _number(radius, what + ": radius")
+        if half is not None:
+            _fill(d.half, half, 1 if d.type == CAPSULE else dim, what + ": half")
+        if mu is not None:
+            d.mu = _number(mu, what + ": mu")
+        return self._check(_add_shape(h, body, C.byref(d)))
+
+    def add_joint(self, type, body, point, other=-1, other_point=None, length=0.0, name=None):
+        """Adds a joint ("pin": the two points coincide; "rod": their distance is length) or a
+        tether ("tether": their distance is at most length, m) between body (dynamic; point
+        in its frame) and other (a body's index, its point other_point in its frame; -1 the
+        world, other_point then a world point; default the origin). Returns its index among
+        the joints (pin, rod) or the tethers."""
+        h = self._h
+        d = _JointDef()
+        what = "add_joint %s" % (repr(name) if name is not None else "")
+        what = what.rstrip()
+        if name is not None:
+            if not isinstance(name, str):
+                raise TypeError("%s: the name must be a str, got %r" % (what, name))
+            d.name = name.encode()
+        d.type = _kind(type, _JOINT_TYPES, what)
+        d.body[0] = _int(body, what + ": body")
+        d.body[1] = _int(other, what + ": other")
+        _fill(d.point[0], point, self.dimension, what + ": point")
+        if other_point is not None:
+            _fill(d.point[1], other_point, self.dimension, what + ": other_point")
+        d.length = _number(length, what + ": length")
+        return self._check(_add_joint(h, C.byref(d)))
+
+    def start(self):
+        """Checks the world as a scene's reader does and returns its Sim at the initial state
+        (solver lemke: Sim.set_solver chooses another). On Error the World goes on."""
+        h = self._h
+        self._check(_start(h))
+        # The simulation passes to the Sim (one owner: this World is spent).
+        hd, self._hd = self._hd, None
+        ptr, hd.ptr = hd.ptr.value, C.c_void_p()
+        return Sim(ptr)
 
 
 def solve_lcp(M, q, solver="lemke", z0=None, **options):
