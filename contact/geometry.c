@@ -59,13 +59,13 @@
  *   - anything against a sphere or point: 0;
  *   - plane-box: the corner index, bit k set when the corner is on the -axis k side;
  *   - plane-capsule: 0 for the end at -half[0] along the axis, 1 for +half[0];
- *   - box-box 3-D, face contact: ((r * 6 + reference face) * 6 + incident face) * 64 + c,
- *     where r = 0 when the reference face belongs to the canonically first box, faces are
- *     2 * axis + (1 on the negative side), and c = 8 * l0 + l1 (l0 < l1) names the two
- *     boundary lines the clip vertex lies on: incident face edges 0..3, reference side
- *     planes 4..7 (an incident corner is two incident edges; an edge crossing a side
- *     plane is an edge and a plane; a reference corner is two planes);
- *   - box-box 3-D, edge contact: 4608 + ((i * 3 + j) * 4 + sa) * 4 + sb, i, j the edge
+ *   - box-box 3-D, face contact: (fa * 6 + fb) * 256 + 16 * sa + sb, fa, fb the faces of
+ *     the canonically first and second box (2 * axis + (1 on the negative side)) and sa,
+ *     sb the sides of those faces the clip vertex lies on (4-bit masks, bit 2 t + (1 on
+ *     the negative side) for the side along the face's axis + 1 + t (mod 3)): a corner of
+ *     one face is two sides of it, an edge crossing an edge one side of each. Whichever
+ *     face is the reference, the same corner gets the same id;
+ *   - box-box 3-D, edge contact: 9216 + ((i * 3 + j) * 4 + sa) * 4 + sb, i, j the edge
  *     axes of the first and second box, sa, sb the sides (2 bits) of the support edges;
  *   - box-box 2-D: ((r * 4 + reference face) * 4 + incident face) * 4 + e, e = 0, 1 for an
  *     incident vertex, 2 + p for one clipped by the reference side line p;
