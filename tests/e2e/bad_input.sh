@@ -155,6 +155,10 @@ S plane_dynamic "plane_dynamic.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": 
 S mass_density "mass_density.json:1:" "$h3"'"bodies": [ {"mass": 1, "density": 2, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S quaternion "quaternion.json:1:" "$h3"'"bodies": [ {"mass": 1, "orientation": [0, 0, 0, 0], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S inertia "inertia.json:1:" "$h3"'"bodies": [ {"mass": 1, "inertia": [1, -1, 1], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
+# Moments no mass distribution has (Izz > Ixx + Iyy; a matrix whose principal moments are
+# 4, 1, 1): refused at the value, the moment named (both were accepted and run).
+S inertia_triangle "inertia_triangle.json:1:130: bodies[0].inertia[2]: Izz = 5 is more than the sum of the other two moments, 2: no mass distribution" "$h3"'"bodies": [ {"mass": 1, "inertia": [1, 1, 5], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
+S inertia_triangle_matrix "inertia_triangle_matrix.json:1:123: bodies[0].inertia: its principal moments 4, 1, 1 break the triangle inequality" "$h3"'"bodies": [ {"mass": 1, "inertia": [[1, 0, 0], [0, 2.5, 1.5], [0, 1.5, 2.5]], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S position_len "position_len.json:1:" "$h3"'"bodies": [ {"mass": 1, "position": [0, 0], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S directions "directions.json:1:" "$h3"'"friction": {"directions": 5}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 # Two unit cubes overlapping by 2 mm at their 4 corner contacts: one pair, named alone
