@@ -205,6 +205,11 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
+  /* Settings of an integrator the scene does not use would be ignored: refused. */
+  if (m->integrator != LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return lsim_parse_fail(c, "event_driven", 1, "settings of the event-driven integrator, but this "
+                           "scene runs the time step (\"integrator\" is \"time_stepping\"): set "
+                           "\"integrator\": \"event_driven\" or remove them");
   static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   /* The precision has a floor (contact/world.h says why). */
@@ -276,6 +281,24 @@ static int parse_restitution_pairs(LsimParseCtx *c, const json_t *root, LsimMode
       if (rp->body[k] < 0)
         return lsim_parse_fail(c, np, 0, name ? "no body is named '%s'" : "must be a body name", name);
     }
+    /* A body never touches itself; a pair given twice would leave one coefficient unused. */
+    if (rp->body[0] == rp->body[1]) {
+      char np[PATH_CAP];
+      lsim_json_path_index(np, bp, 1);
+      return lsim_parse_fail(c, np, 0, "pairs '%s' with itself (a body has no contact with itself)",
+                             m->bodies[rp->body[0]].name);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const LsimRestitutionPair *q = &m->restitution_pairs[j];
+      if (!((q->body[0] == rp->body[0] && q->body[1] == rp->body[1]) ||
+            (q->body[0] == rp->body[1] && q->body[1] == rp->body[0])))
+        continue;
+      char qp[PATH_CAP];
+      lsim_json_path_index(qp, ap, j);
+      return lsim_parse_fail(c, bp, 0, "the pair '%s', '%s' is already given by %s (either order): "
+                             "one coefficient per pair", m->bodies[rp->body[0]].name,
+                             m->bodies[rp->body[1]].name, qp);
+    }
     m->nrestitution_pairs = (int)i + 1;
   }
   return 0;
@@ -318,8 +341,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
     return lsim_parse_fail(c, "dimension", 0, "must be 1, 2 or 3, got %d", m->dimension);
   const int dim = c->dim = m->dimension;
 
-  /* Keys: 1-D as it always was; 2-D/3-D add "friction" (and reject "ground" and "walls"
-     below, with a hint). */
+  /* Keys: 1-D as it always was; 2-D/3-D add "friction" (and reject "ground", "walls" and
+     "couplings" below, with a hint). */
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
@@ -327,7 +350,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "event_driven", "assemble", "limits", "sleep", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
-                                        "ground", "solver", "contact", "bodies", "walls",
+                                        "ground", "solver", "contact", "bodies", "walls", "couplings",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
                                         "event_driven", "assemble", "limits", "sleep", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
@@ -338,6 +361,9 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
       return lsim_parse_fail(c, "ground", 1, "applies to 1-D scenes only: in %d-D the ground is a static body with a \"plane\" shape (friction from the shapes' \"mu\")", dim);
     if (json_object_get(root, "walls"))
       return lsim_parse_fail(c, "walls", 1, "applies to 1-D scenes only: in %d-D a wall is a static body with a \"plane\" or \"box\" shape", dim);
+    if (json_object_get(root, "couplings"))
+      return lsim_parse_fail(c, "couplings", 1, "applies to 1-D scenes only (inertial couplings of "
+                             "bodies on a line): in %d-D bodies are joined by \"joints\" and \"tethers\"", dim);
   }
 
   /* Descriptive text: checked, not kept (the recorder keeps the whole text). */

@@ -104,6 +104,8 @@ S bodies_object "bodies_object.json:1:55: bodies: must be an array" "$h"'"bodies
 S body_number "body_number.json:1:57: bodies[0]: must be an object" "$h"'"bodies": [ 3 ]}'
 S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte": 2, "bodies": [ {} ]}'
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
+# Event-driven settings in a time-stepping scene: refused at the key (they were ignored).
+S event_driven_unused "event_driven_unused.json:1:45: event_driven: settings of the event-driven integrator, but this scene runs the time step" "$h"'"event_driven": {"rtol": 1e-10}, "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
 # The scene's output.file naming the scene itself (no -o): refused at that value's place.
@@ -147,6 +149,8 @@ S wall_noside "wall_noside.json:1:" "$h"'"bodies": [ {"position": 1} ], "walls":
 # ---- scene files: 2-D and 3-D ----
 h3='{"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, 0, -9.81], '
 S gravity_len "gravity_len.json:1:" '{"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, -9.81], "bodies": [ {"mass": 1} ]}'
+# 1-D couplings in 3-D: named as 1-D only (it said "unknown key").
+S couplings_3d "couplings_3d.json:1:88: couplings: applies to 1-D scenes only" "$h3"'"couplings": [], "bodies": [ {"mass": 1, "inertia": [1, 1, 1]} ]}'
 S walls_3d "walls_3d.json:1:" "$h3"'"walls": [ {"side": "left"} ], "bodies": [ {"mass": 1} ]}'
 S shape_type "shape_type.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "cone"} ]} ]}'
 S radius_zero "radius_zero.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 0} ]} ]}'
