@@ -60,14 +60,24 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
-  if (!name) return 0;
   /* The name must be one lsim_solver_create knows. */
   const char *const *names = lsim_solver_names();
-  for (int i = 0; names[i]; ++i)
+  for (int i = 0; name && names[i]; ++i)
     if (strcmp(names[i], name) == 0) {
       snprintf(s->name, sizeof s->name, "%s", name);
-      return 0;
+      name = NULL;
+      break;
     }
+  if (!name) {
+    /* tol 0 (a fixed sweep budget) with a solver that has no sweeps, named or the default:
+       refused at the value, as lsim_solver_create would refuse it without a place. */
+    const json_t *tol = json_is_object(v) ? json_object_get(v, "tol") : NULL;
+    if (tol && !(s->tol > 0) &&
+        (!strcmp(s->name, "lemke") || !strcmp(s->name, "lemke_sparse") || !strcmp(s->name, "newton")))
+      return lsim_parse_fail(c, "solver.tol", 0, "%s needs a tolerance > 0 (tol 0 means a fixed sweep "
+                             "budget, which only iterative solvers such as pgs have)", s->name);
+    return 0;
+  }
   if (lsim_solver_is_fc_name(name))
     return lsim_parse_fail(c, npath, 0, "\"%s\" is a frictional contact solver, not an LCP "
                            "solver: a scene's solver is an LCP solver (\"lemke\", \"pgs\", "

@@ -125,6 +125,10 @@ S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"s
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
 S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bodies": [ {} ]}'
 S tiny_mass "bodies[0].mass: must be > 0 and at least 2.22507e-308" "$h"'"bodies": [ {"mass": 1e-320} ]}'
+# tol 0 with a solver that has no sweeps (named, or the default lemke): refused at the value
+# (the message had no line:column: the solver's creation found it after the parse).
+S solver_tol0 "solver_tol0.json:1:80: solver.tol: lemke needs a tolerance > 0" "$h"'"solver": {"name": "lemke", "tol": 0}, "bodies": [ {} ]}'
+S solver_tol0_default "solver_tol0_default.json:1:63: solver.tol: lemke needs a tolerance > 0" "$h"'"solver": {"tol": 0}, "bodies": [ {} ]}'
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
 S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_iter": -5}, "bodies": [ {} ]}'
