@@ -162,7 +162,13 @@ static int parse_time(LsimParseCtx *c, const json_t *root, LsimModel *m) {
     return lsim_parse_fail(c, "duration", 1, "give either \"steps\" or \"duration\", not both");
   if (!steps && !dur)
     return lsim_parse_fail(c, "", 0, "one of \"steps\" (a count) or \"duration\" (s) is required");
-  if (steps) return lsim_parse_get_int(c, root, "", "steps", 1, INT_MAX, &m->steps) < 0 ? LSIM_INVALID_INPUT : 0;
+  if (steps) {
+    if (lsim_parse_get_int(c, root, "", "steps", 1, INT_MAX, &m->steps) < 0) return LSIM_INVALID_INPUT;
+    /* The end time must be finite (steps of 1e308 s wrote t = inf). */
+    if (!isfinite(h * (double)m->steps))
+      return lsim_parse_fail(c, "time_step", 0, "%d steps of %g s end at a time that is not finite", m->steps, h);
+    return 0;
+  }
   /* duration -> steps = round(duration / h), which must be (nearly) exact. */
   double T;
   if (lsim_parse_get_number(c, root, "", "duration", &T) < 0) return LSIM_INVALID_INPUT;

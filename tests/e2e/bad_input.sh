@@ -94,6 +94,8 @@ S steps_zero "steps_zero.json:1:42: steps" '{"lcpsim": 1, "time_step": 0.1, "ste
 S steps_frac "steps_frac.json:1:42: steps" '{"lcpsim": 1, "time_step": 0.1, "steps": 2.5, "bodies": [ {} ]}'
 S steps_huge "steps_huge.json:1:42: too big integer" '{"lcpsim": 1, "time_step": 0.1, "steps": 99999999999999999999, "bodies": [ {} ]}'
 S duration_frac "duration_frac.json:1:45: duration" '{"lcpsim": 1, "time_step": 0.3, "duration": 1, "bodies": [ {} ]}'
+# Steps of 1e308 s: the end time overflows (the run wrote t = inf into /time, exit 0).
+S time_inf "time_inf.json:1:28: time_step: 2 steps of 1e+308 s end at a time that is not finite" '{"lcpsim": 1, "time_step": 1e308, "steps": 2, "bodies": [ {} ]}'
 S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension": 4, "bodies": [ {} ]}'
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
 # No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
@@ -200,6 +202,10 @@ t dump_dense_opt "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limi
 t dump_dense_text "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit many -o @OUT
 t solve_sparse_opt "--sparse-limit" solve tests/data/lemke_pile10_step26.dat --solver newton --sparse-limit x
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
+# More steps than an int holds: said so (it was "not a whole number of steps").
+t duration_many "--duration 1e+09 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT
+F huge_step.json '{"lcpsim": 1, "time_step": 1e307, "steps": 3, "bodies": [ {"mass": 1} ]}'
+t steps_time_inf "huge_step.json: 100 steps of 1e+307 s end at a time that is not finite" "$in/huge_step.json" --steps 100 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
 t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
