@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Coordinate names by dimension (as the output file's q_components / v_components). */
@@ -99,8 +100,15 @@ void lsim_state_fault_format(const LsimModel *m, int step, const LsimStateFault 
   } else if (f->kind == LSIM_FAULT_BEYOND_LIMIT) {
     const char *unit = !strcmp(f->limit_key, "max_position") ? "m"
                        : !strcmp(f->limit_key, "max_speed") ? "m/s" : "rad/s";
-    snprintf(buf, len, "step %d: body '%s': |%s| = %.4g %s, beyond limits.%s = %g %s", step,
-             name, f->quantity, f->value, unit, f->limit_key, f->limit, unit);
+    /* 4 digits, or as many as it takes to show the value beyond the limit (a speed of
+       3.0000000000000004 rad/s printed as "3 rad/s, beyond ... = 3 rad/s"). */
+    char value[40];
+    for (int digits = 4; digits <= 17; ++digits) {
+      snprintf(value, sizeof value, "%.*g", digits, f->value);
+      if (!(strtod(value, NULL) <= f->limit)) break;
+    }
+    snprintf(buf, len, "step %d: body '%s': |%s| = %s %s, beyond limits.%s = %g %s", step,
+             name, f->quantity, value, unit, f->limit_key, f->limit, unit);
   } else {
     snprintf(buf, len, "step %d: no fault", step);
   }
