@@ -126,12 +126,14 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
   if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
   const char *unit = !strcmp(f.limit_key, "max_position") ? "m"
                      : !strcmp(f.limit_key, "max_speed") ? "m/s" : "rad/s";
+  char value[40]; /* the digits that show it beyond the limit */
+  lsim_format_beyond(value, sizeof value, f.value, f.limit);
   const json_t *l = json_object_get(root, "limits");
   if (l && json_object_get(l, f.limit_key)) {
     char path[64];
     snprintf(path, sizeof path, "limits.%s", f.limit_key);
-    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
-                           m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
+    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %s %s, beyond this limit, %g %s",
+                           m->bodies[f.body].name, f.quantity, value, unit, f.limit, unit);
   }
   /* The default limit: the place is the body's value (its object when the value comes
      from elsewhere, a grid's spacing or a default). 1-D bodies are "bodies" in order. */
@@ -143,9 +145,9 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
   const json_t *bodies = json_object_get(root, "bodies");
   const json_t *body = json_array_get(bodies, j);
   if (body && json_object_get(body, key)) lsim_json_path_key(path, path, key);
-  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %s %s, beyond the default "
                          "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
-                         m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
+                         m->bodies[f.body].name, f.quantity, value, unit, f.limit_key, f.limit,
                          unit, f.limit_key);
 }
 

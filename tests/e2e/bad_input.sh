@@ -174,6 +174,9 @@ S directions "directions.json:1:" "$h3"'"friction": {"directions": 5}, "bodies":
 # Two unit cubes overlapping by 2 mm at their 4 corner contacts: one pair, named alone
 # (the count of pairs appears only when several pairs overlap).
 S box_overlap "'b1' overlaps 'b2' (bodies[2]) at the start by 0.002 m (more than contact.overlap_tolerance 0.001 m): move" "$h3"'"bodies": [ {"name": "ground", "type": "static", "shapes": [ {"type": "plane"} ]}, {"name": "b1", "mass": 1, "position": [0, 0, 0.5], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]}, {"name": "b2", "mass": 1, "position": [0.1, 0, 1.498], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]} ]}'
+# A body starting beyond a limit by less than 4 digits show: the value with the digits that
+# do (it read "|position| = 1 m, beyond this limit, 1 m").
+S limit_digits "limit_digits.json:1:115: limits.max_position: body 'b' starts with |position| = 1.0000000001 m, beyond this limit, 1 m" "$h3"'"limits": {"max_position": 1}, "bodies": [ {"name": "b", "mass": 1, "inertia": [1, 1, 1], "position": [1.0000000001, 0, 0]} ]}'
 S grid_zero "grid_zero.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ], "grid": {"count": [0, 1, 1], "spacing": [3, 3, 3]}} ]}'
 S margin "margin.json:1:" "$h3"'"contact": {"margin": -1}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S joint_body "joint_body.json:1:" "$h3"'"bodies": [ {"name": "A", "mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ], "joints": [ {"type": "pin", "ends": [ {"body": "Z", "point": [0, 0, 0]}, {"world": [0, 0, 0]} ]} ]}'
