@@ -121,6 +121,12 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
       if (!(def->inertia[k] > 0.0))
         return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': inertia[%d] must be > 0, got %g", b.name, k,
                              def->inertia[k]);
+    /* 3-D: moments a mass distribution can have (contact/world.h). */
+    const int bad = dim == 3 ? lsim_inertia_triangle_violation(def->inertia) : 0;
+    if (bad)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': inertia[%d] = %g is more than the sum of "
+                           "the other two moments, %g: no mass distribution has such moments", b.name, bad - 1,
+                           def->inertia[bad - 1], def->inertia[0] + def->inertia[1] + def->inertia[2] - def->inertia[bad - 1]);
     if (dim == 2) b.inertia[8] = def->inertia[2];
     else b.inertia[0] = def->inertia[0], b.inertia[4] = def->inertia[1], b.inertia[8] = def->inertia[2];
   }

@@ -1,4 +1,5 @@
 /* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -433,6 +434,15 @@ int lsim_cli_run(int argc, char **argv) {
   if (sparse_limit_override >= -1) model.solver.sparse_limit = sparse_limit_override;
   if (duration > 0.0) {
     const double k = duration / model.time_step;
+    /* A step count an int holds first (llround of 1e10 or more was called "not whole"). */
+    if (!(k >= 0.5 && k < INT_MAX + 0.5)) {
+      fprintf(stderr, "lcpsim: --duration %g gives %.17g steps of %g s; must be between 1 and %d\n",
+              duration, k, model.time_step, INT_MAX);
+      free(text);
+      lsim_state_free(&state);
+      lsim_model_free(&model);
+      return 2;
+    }
     model.steps = (int)llround(k);
     if (model.steps < 1 || fabs(k - model.steps) > 1e-9 * fmax(1.0, k)) {
       fprintf(stderr, "lcpsim: --duration %g is not a whole number of steps of %g s\n",
@@ -457,6 +467,15 @@ int lsim_cli_run(int argc, char **argv) {
       lsim_model_free(&model);
       return 2;
     }
+  }
+  /* The run's end time must be finite (steps of 1e308 s reached t = inf in /time). */
+  if (!isfinite(model.time_step * (double)model.steps)) {
+    fprintf(stderr, "lcpsim: %s: %d steps of %g s end at a time that is not finite\n", scene_path,
+            model.steps, model.time_step);
+    free(text);
+    lsim_state_free(&state);
+    lsim_model_free(&model);
+    return 2;
   }
   char path[LSIM_OUTFILE_PATH_MAX];
   if (resume_path && !out_path ? lsim_cli_resume_output(resume_path, path, sizeof path)

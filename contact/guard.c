@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Coordinate names by dimension (as the output file's q_components / v_components). */
@@ -87,6 +88,13 @@ int lsim_state_check(const LsimModel *m, const LsimState *st, const LsimContactS
   return LSIM_FAULT_NONE;
 }
 
+void lsim_format_beyond(char *buf, size_t len, double value, double limit) {
+  for (int digits = 4; digits <= 17; ++digits) {
+    snprintf(buf, len, "%.*g", digits, value);
+    if (!(strtod(buf, NULL) <= limit)) return;
+  }
+}
+
 void lsim_state_fault_format(const LsimModel *m, int step, const LsimStateFault *f, char *buf,
                              size_t len) {
   const char *name = f->body >= 0 && f->body < m->nbodies ? m->bodies[f->body].name : "?";
@@ -99,8 +107,11 @@ void lsim_state_fault_format(const LsimModel *m, int step, const LsimStateFault 
   } else if (f->kind == LSIM_FAULT_BEYOND_LIMIT) {
     const char *unit = !strcmp(f->limit_key, "max_position") ? "m"
                        : !strcmp(f->limit_key, "max_speed") ? "m/s" : "rad/s";
-    snprintf(buf, len, "step %d: body '%s': |%s| = %.4g %s, beyond limits.%s = %g %s", step,
-             name, f->quantity, f->value, unit, f->limit_key, f->limit, unit);
+    /* A speed of 3.0000000000000004 rad/s read "3 rad/s, beyond ... = 3 rad/s". */
+    char value[40];
+    lsim_format_beyond(value, sizeof value, f->value, f->limit);
+    snprintf(buf, len, "step %d: body '%s': |%s| = %s %s, beyond limits.%s = %g %s", step,
+             name, f->quantity, value, unit, f->limit_key, f->limit, unit);
   } else {
     snprintf(buf, len, "step %d: no fault", step);
   }

@@ -45,6 +45,10 @@ typedef struct LsimStateFault {
 int lsim_state_check(const LsimModel *model, const LsimState *state,
                      const LsimContactSet *contacts, LsimStateFault *fault);
 
+/* value (> limit) as text in buf: 4 significant digits, or as many (up to 17) as it takes
+ * for the text to read beyond limit (3.0000000000000004 against 3 is not "3"). */
+void lsim_format_beyond(char *buf, size_t len, double value, double limit);
+
 /* One line: "step K: body 'NAME': QUANTITY ..." naming the value and the limit. */
 void lsim_state_fault_format(const LsimModel *model, int step, const LsimStateFault *fault,
                              char *buf, size_t len);

@@ -373,3 +373,10 @@ void lsim_motion_eval(const LsimMotion *m, double t, double p[3], double v[3]) {
       for (int d = 0; d < 3; ++d) p[d] += lsim_schedule_eval_component(s, t, d) * (t - t0);
   }
 }
+
+int lsim_inertia_triangle_violation(const double d[3]) {
+  const double sum = d[0] + d[1] + d[2];
+  for (int k = 0; k < 3; ++k)
+    if (d[k] - (sum - d[k]) > LSIM_INERTIA_TRIANGLE_TOL * sum) return k + 1;
+  return 0;
+}

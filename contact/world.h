@@ -342,4 +342,11 @@ void lsim_inertia_stadium(double m, double r, double half_length, double I[9]);
 void lsim_inertia_box(double m, const double half[3], double I[9]);
 void lsim_inertia_capsule(double m, double r, double half_length, double I[9]);
 
+/* Principal moments d[3] of a real mass distribution satisfy the triangle inequality:
+ * I_a = int (r^2 - x_a^2) dm, so I_b + I_c - I_a = 2 int x_a^2 dm >= 0 (equal for a body
+ * flat across axis a). Returns 0 when they do (to LSIM_INERTIA_TRIANGLE_TOL of their sum,
+ * the round-off of a flat body's moments), else 1 + the index of the moment too large. */
+#define LSIM_INERTIA_TRIANGLE_TOL 1e-9
+int lsim_inertia_triangle_violation(const double d[3]);
+
 #endif

@@ -275,6 +275,28 @@ static int spd3(const double *A) {
   return A[8] - l20 * l20 - l21 * l21 > 0;
 }
 
+/* The eigenvalues of the symmetric 3x3 A, largest first (the trigonometric closed form:
+ * O. K. Smith, "Eigenvalues of a symmetric 3x3 matrix", CACM 4(4), 1961). */
+static void sym3_eigenvalues(const double *A, double e[3]) {
+  const double p1 = A[1] * A[1] + A[2] * A[2] + A[5] * A[5];
+  const double q = (A[0] + A[4] + A[8]) / 3.0;
+  const double p2 = (A[0] - q) * (A[0] - q) + (A[4] - q) * (A[4] - q) + (A[8] - q) * (A[8] - q) + 2.0 * p1;
+  if (!(p2 > 0)) {
+    e[0] = e[1] = e[2] = q;
+    return;
+  }
+  const double p = sqrt(p2 / 6.0);
+  double B[9];
+  for (int k = 0; k < 9; ++k) B[k] = (A[k] - (k % 4 == 0 ? q : 0.0)) / p;
+  double r = 0.5 * (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                    B[2] * (B[3] * B[7] - B[4] * B[6]));
+  r = r < -1.0 ? -1.0 : r > 1.0 ? 1.0 : r;
+  const double phi = acos(r) / 3.0;
+  e[0] = q + 2.0 * p * cos(phi);
+  e[2] = q + 2.0 * p * cos(phi + 2.0 * PI / 3.0);
+  e[1] = 3.0 * q - e[0] - e[2];
+}
+
 /* An explicit "inertia": 2-D I_zz > 0; 3-D [Ixx, Iyy, Izz] > 0 or a symmetric positive
  * definite 3x3 matrix (rows). */
 static int parse_inertia(LsimParseCtx *c, const json_t *v, const char *p, double I[9]) {
@@ -295,6 +317,16 @@ static int parse_inertia(LsimParseCtx *c, const json_t *v, const char *p, double
       char ep[PATH_CAP];
       lsim_json_path_index(ep, p, (size_t)k);
       return lsim_parse_fail(c, ep, 0, "must be > 0, got %g", d[k]);
+    }
+    const int bad = lsim_inertia_triangle_violation(d);
+    if (bad) {
+      static const char *const axis[] = {"Ixx", "Iyy", "Izz"};
+      char ep[PATH_CAP];
+      lsim_json_path_index(ep, p, (size_t)(bad - 1));
+      return lsim_parse_fail(c, ep, 0, "%s = %g is more than the sum of the other two moments, %g: no "
+                             "mass distribution has such moments (each is at most the sum of the "
+                             "other two; equal for a flat body)",
+                             axis[bad - 1], d[bad - 1], d[0] + d[1] + d[2] - d[bad - 1]);
     }
     I[0] = d[0], I[4] = d[1], I[8] = d[2];
     return 0;
@@ -325,6 +357,12 @@ static int parse_inertia(LsimParseCtx *c, const json_t *v, const char *p, double
   for (int r = 0; r < 3; ++r)
     for (int k = 0; k < r; ++k) I[3 * r + k] = I[3 * k + r] = 0.5 * (I[3 * r + k] + I[3 * k + r]);
   if (!spd3(I)) return lsim_parse_fail(c, p, 0, "must be positive definite (an inertia tensor is)");
+  double e[3];
+  sym3_eigenvalues(I, e);
+  if (lsim_inertia_triangle_violation(e))
+    return lsim_parse_fail(c, p, 0, "its principal moments %g, %g, %g break the triangle inequality: "
+                           "%g is more than the sum of the other two, which no mass distribution "
+                           "has (equal for a flat body)", e[0], e[1], e[2], e[0]);
   return 0;
 }
 

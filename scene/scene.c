@@ -60,14 +60,24 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
-  if (!name) return 0;
   /* The name must be one lsim_solver_create knows. */
   const char *const *names = lsim_solver_names();
-  for (int i = 0; names[i]; ++i)
+  for (int i = 0; name && names[i]; ++i)
     if (strcmp(names[i], name) == 0) {
       snprintf(s->name, sizeof s->name, "%s", name);
-      return 0;
+      name = NULL;
+      break;
     }
+  if (!name) {
+    /* tol 0 (a fixed sweep budget) with a solver that has no sweeps, named or the default:
+       refused at the value, as lsim_solver_create would refuse it without a place. */
+    const json_t *tol = json_is_object(v) ? json_object_get(v, "tol") : NULL;
+    if (tol && !(s->tol > 0) &&
+        (!strcmp(s->name, "lemke") || !strcmp(s->name, "lemke_sparse") || !strcmp(s->name, "newton")))
+      return lsim_parse_fail(c, "solver.tol", 0, "%s needs a tolerance > 0 (tol 0 means a fixed sweep "
+                             "budget, which only iterative solvers such as pgs have)", s->name);
+    return 0;
+  }
   if (lsim_solver_is_fc_name(name))
     return lsim_parse_fail(c, npath, 0, "\"%s\" is a frictional contact solver, not an LCP "
                            "solver: a scene's solver is an LCP solver (\"lemke\", \"pgs\", "
@@ -116,12 +126,14 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
   if (lsim_state_check(m, st, NULL, &f) != LSIM_FAULT_BEYOND_LIMIT) return 0;
   const char *unit = !strcmp(f.limit_key, "max_position") ? "m"
                      : !strcmp(f.limit_key, "max_speed") ? "m/s" : "rad/s";
+  char value[40]; /* the digits that show it beyond the limit */
+  lsim_format_beyond(value, sizeof value, f.value, f.limit);
   const json_t *l = json_object_get(root, "limits");
   if (l && json_object_get(l, f.limit_key)) {
     char path[64];
     snprintf(path, sizeof path, "limits.%s", f.limit_key);
-    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond this limit, %g %s",
-                           m->bodies[f.body].name, f.quantity, f.value, unit, f.limit, unit);
+    return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %s %s, beyond this limit, %g %s",
+                           m->bodies[f.body].name, f.quantity, value, unit, f.limit, unit);
   }
   /* The default limit: the place is the body's value (its object when the value comes
      from elsewhere, a grid's spacing or a default). 1-D bodies are "bodies" in order. */
@@ -133,9 +145,9 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
   const json_t *bodies = json_object_get(root, "bodies");
   const json_t *body = json_array_get(bodies, j);
   if (body && json_object_get(body, key)) lsim_json_path_key(path, path, key);
-  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %.4g %s, beyond the default "
+  return lsim_parse_fail(c, path, 0, "body '%s' starts with |%s| = %s %s, beyond the default "
                          "limits.%s, %g %s (a scene may raise it: \"limits\": {\"%s\": ...})",
-                         m->bodies[f.body].name, f.quantity, f.value, unit, f.limit_key, f.limit,
+                         m->bodies[f.body].name, f.quantity, value, unit, f.limit_key, f.limit,
                          unit, f.limit_key);
 }
 
@@ -152,7 +164,13 @@ static int parse_time(LsimParseCtx *c, const json_t *root, LsimModel *m) {
     return lsim_parse_fail(c, "duration", 1, "give either \"steps\" or \"duration\", not both");
   if (!steps && !dur)
     return lsim_parse_fail(c, "", 0, "one of \"steps\" (a count) or \"duration\" (s) is required");
-  if (steps) return lsim_parse_get_int(c, root, "", "steps", 1, INT_MAX, &m->steps) < 0 ? LSIM_INVALID_INPUT : 0;
+  if (steps) {
+    if (lsim_parse_get_int(c, root, "", "steps", 1, INT_MAX, &m->steps) < 0) return LSIM_INVALID_INPUT;
+    /* The end time must be finite (steps of 1e308 s wrote t = inf). */
+    if (!isfinite(h * (double)m->steps))
+      return lsim_parse_fail(c, "time_step", 0, "%d steps of %g s end at a time that is not finite", m->steps, h);
+    return 0;
+  }
   /* duration -> steps = round(duration / h), which must be (nearly) exact. */
   double T;
   if (lsim_parse_get_number(c, root, "", "duration", &T) < 0) return LSIM_INVALID_INPUT;
@@ -205,6 +223,11 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
+  /* Settings of an integrator the scene does not use would be ignored: refused. */
+  if (m->integrator != LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return lsim_parse_fail(c, "event_driven", 1, "settings of the event-driven integrator, but this "
+                           "scene runs the time step (\"integrator\" is \"time_stepping\"): set "
+                           "\"integrator\": \"event_driven\" or remove them");
   static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", "impacts", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   /* The precision has a floor (contact/world.h says why). */
@@ -282,6 +305,24 @@ static int parse_restitution_pairs(LsimParseCtx *c, const json_t *root, LsimMode
       if (rp->body[k] < 0)
         return lsim_parse_fail(c, np, 0, name ? "no body is named '%s'" : "must be a body name", name);
     }
+    /* A body never touches itself; a pair given twice would leave one coefficient unused. */
+    if (rp->body[0] == rp->body[1]) {
+      char np[PATH_CAP];
+      lsim_json_path_index(np, bp, 1);
+      return lsim_parse_fail(c, np, 0, "pairs '%s' with itself (a body has no contact with itself)",
+                             m->bodies[rp->body[0]].name);
+    }
+    for (size_t j = 0; j < i; ++j) {
+      const LsimRestitutionPair *q = &m->restitution_pairs[j];
+      if (!((q->body[0] == rp->body[0] && q->body[1] == rp->body[1]) ||
+            (q->body[0] == rp->body[1] && q->body[1] == rp->body[0])))
+        continue;
+      char qp[PATH_CAP];
+      lsim_json_path_index(qp, ap, j);
+      return lsim_parse_fail(c, bp, 0, "the pair '%s', '%s' is already given by %s (either order): "
+                             "one coefficient per pair", m->bodies[rp->body[0]].name,
+                             m->bodies[rp->body[1]].name, qp);
+    }
     m->nrestitution_pairs = (int)i + 1;
   }
   return 0;
@@ -324,8 +365,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
     return lsim_parse_fail(c, "dimension", 0, "must be 1, 2 or 3, got %d", m->dimension);
   const int dim = c->dim = m->dimension;
 
-  /* Keys: 1-D as it always was; 2-D/3-D add "friction" (and reject "ground" and "walls"
-     below, with a hint). */
+  /* Keys: 1-D as it always was; 2-D/3-D add "friction" (and reject "ground", "walls" and
+     "couplings" below, with a hint). */
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
@@ -333,7 +374,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                      "event_driven", "assemble", "limits", "sleep", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
-                                        "ground", "solver", "contact", "bodies", "walls",
+                                        "ground", "solver", "contact", "bodies", "walls", "couplings",
                                         "tethers", "joints", "baumgarte", "output", "integrator",
                                         "event_driven", "assemble", "limits", "sleep", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
@@ -344,6 +385,9 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
       return lsim_parse_fail(c, "ground", 1, "applies to 1-D scenes only: in %d-D the ground is a static body with a \"plane\" shape (friction from the shapes' \"mu\")", dim);
     if (json_object_get(root, "walls"))
       return lsim_parse_fail(c, "walls", 1, "applies to 1-D scenes only: in %d-D a wall is a static body with a \"plane\" or \"box\" shape", dim);
+    if (json_object_get(root, "couplings"))
+      return lsim_parse_fail(c, "couplings", 1, "applies to 1-D scenes only (inertial couplings of "
+                             "bodies on a line): in %d-D bodies are joined by \"joints\" and \"tethers\"", dim);
   }
 
   /* Descriptive text: checked, not kept (the recorder keeps the whole text). */

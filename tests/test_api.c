@@ -987,7 +987,8 @@ static void test_solver_config_checked(void **state) {
 }
 
 /* Bodies built in code: a quaternion with a NaN is named as not finite (not as zero), a
- * zero one as zero; an infinite 1-D ground_mu is refused as the scene reader refuses it. */
+ * zero one as zero; 3-D principal moments that break the triangle inequality are refused;
+ * an infinite 1-D ground_mu is refused as the scene reader refuses it. */
 static void test_build_bad_values(void **state) {
   (void)state;
   LsimSim *sim;
@@ -1009,6 +1010,14 @@ static void test_build_bad_values(void **state) {
   assert_non_null(strstr(lsim_sim_error(sim), "quaternion has a value that is not finite"));
   assert_int_equal(lsim_sim_add_shape(sim, 7, &s), LSIM_INVALID_INPUT);
   assert_non_null(strstr(lsim_sim_error(sim), "add_shape: no body 7"));
+  /* Principal moments no mass distribution has (Izz > Ixx + Iyy) are refused, naming the
+     moment; a flat plate's (Izz = Ixx + Iyy exactly) is accepted. */
+  d = lsim_default_body_def();
+  d.name = "impossible", d.inertia[0] = 1.0, d.inertia[1] = 1.0, d.inertia[2] = 5.0;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "inertia[2] = 5 is more than the sum of the other two moments, 2"));
+  d.name = "plate", d.inertia[2] = 2.0;
+  assert_true(lsim_sim_add_body(sim, &d) >= 0);
   lsim_sim_free(sim);
   assert_int_equal(lsim_sim_create(&sim, 1, 0.01, err, sizeof err), 0);
   d = lsim_default_body_def();

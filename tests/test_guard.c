@@ -108,6 +108,16 @@ static void test_bounds(void **state) {
   char line[256];
   lsim_state_fault_format(&m, 12, &f, line, sizeof line);
   assert_string_equal(line, "step 12: body 'b': |velocity| = 10.01 m/s, beyond limits.max_speed = 10 m/s");
+  /* Beyond by round-off: the value printed with the digits that show it (it read
+     "|velocity| = 10 m/s, beyond limits.max_speed = 10 m/s"). */
+  v[2] = 8.000000000000002;
+  assert_int_equal(lsim_state_check(&m, &s, NULL, &f), LSIM_FAULT_BEYOND_LIMIT);
+  lsim_state_fault_format(&m, 12, &f, line, sizeof line);
+  char want[128];
+  snprintf(want, sizeof want, "step 12: body 'b': |velocity| = %.17g m/s, beyond limits.max_speed = 10 m/s",
+           f.value);
+  assert_true(f.value > 10.0);
+  assert_string_equal(line, want);
   v[2] = 0;
   v[3] = 60, v[5] = 80.5; /* |w| = 100.3 rad/s */
   assert_int_equal(lsim_state_check(&m, &s, NULL, &f), LSIM_FAULT_BEYOND_LIMIT);

@@ -277,7 +277,8 @@ static void test_rest(void **state) {
 
 /* The scene keys: "restitution" on bodies (1-D walls too) and
  * "contact.restitution_threshold" and "contact.restitution_pairs" are read; a coefficient
- * outside [0, 1], a negative threshold or a pair naming no body is an error naming the key. */
+ * outside [0, 1], a negative threshold, a pair naming no body, a body paired with itself
+ * or a pair given twice is an error naming the key. */
 static void test_scene_keys(void **state) {
   (void)state;
   const char *ok2 = "{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_threshold\": 0.5}, \"bodies\": ["
@@ -318,8 +319,17 @@ static void test_scene_keys(void **state) {
       {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_pairs\": "
        "[{\"bodies\": [\"x\", \"y\"], \"restitution\": 0.5}]}, \"bodies\": [{\"name\": \"x\", \"mass\": 1, \"inertia\": 1}]}",
        "contact.restitution_pairs[0].bodies[1]"},
+      /* A body paired with itself, and a pair given twice (in the other order) with another
+         coefficient: both were accepted, the second pair silently unused. */
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_pairs\": "
+       "[{\"bodies\": [\"x\", \"x\"], \"restitution\": 0.5}]}, \"bodies\": [{\"name\": \"x\", \"mass\": 1, \"inertia\": 1}]}",
+       "contact.restitution_pairs[0].bodies[1]"},
+      {"{\"lcpsim\": 1, \"time_step\": 0.01, \"steps\": 1, \"dimension\": 2, \"contact\": {\"restitution_pairs\": "
+       "[{\"bodies\": [\"x\", \"y\"], \"restitution\": 0.5}, {\"bodies\": [\"y\", \"x\"], \"restitution\": 0.25}]},"
+       " \"bodies\": [{\"name\": \"x\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"y\", \"mass\": 1, \"inertia\": 1, \"position\": [2, 0]}]}",
+       "contact.restitution_pairs[1].bodies"},
   };
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 6; ++i) {
     assert_true(lsim_scene_parse(bad[i][0], "bad", &m, &st, &err) < 0);
     if (strcmp(err.path, bad[i][1]) != 0) fail_msg("error at '%s', expected '%s'", err.path, bad[i][1]);
   }

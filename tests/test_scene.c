@@ -18,6 +18,7 @@
 #include "contact/step.h"
 #include "lcp/lcp.h"
 #include "lcp/random.h"
+#include "lcp/solver.h"
 #include "hybrid/scene.h"
 #include "scene/scene.h"
 #include "tests/support.h"
@@ -956,6 +957,73 @@ static void test_schema_1d_keys(void **unused) {
   assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* The schema and the reader agree beyond the examples: every solver name the reader takes
+ * (lsim_solver_names; the schema had "lemke", "pgs" and "siconos:*" only, refusing
+ * "newton" and "lemke_sparse") is valid in both, as a string and as an object's name;
+ * "event_driven" settings without that integrator, and "couplings" in 2-D/3-D, are refused
+ * by both (the reader's messages: bad_input.sh). */
+static void test_schema_agrees_reader(void **unused) {
+  (void)unused;
+  const char *const *names = lsim_solver_names();
+  char list[4096] = "";
+  for (int i = 0; names[i]; ++i) {
+    const size_t n = strlen(list);
+    snprintf(list + n, sizeof list - n, "%s'%s'", i ? ", " : "", names[i]);
+    char text[512];
+    LsimModel m;
+    LsimState st;
+    LsimSceneError err;
+    snprintf(text, sizeof text, "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, "
+             "\"solver\": {\"name\": \"%s\"}, \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}", names[i]);
+    if (lsim_scene_parse(text, "names", &m, &st, &err) != 0) fail_msg("%s: %s", names[i], err.message);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  const char *bad[] = {
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"event_driven\": {\"rtol\": 1e-10}, "
+      "\"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}",
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"integrator\": \"time_stepping\", "
+      "\"event_driven\": {\"rtol\": 1e-10}, \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}",
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 1, \"couplings\": [], "
+      "\"bodies\": [{\"mass\": 1, \"inertia\": 1}]}",
+  };
+  const size_t nbad = sizeof bad / sizeof *bad;
+  for (size_t k = 0; k < nbad; ++k) {
+    LsimModel m;
+    LsimState st;
+    LsimSceneError err;
+    assert_int_equal(lsim_scene_parse(bad[k], "bad", &m, &st, &err), LSIM_INVALID_INPUT);
+  }
+  FILE *py = popen("/usr/bin/python3 - 2>&1", "w");
+  if (!py) skip();
+  fprintf(py,
+          "import json, sys\n"
+          "try:\n"
+          "    import jsonschema\n"
+          "except ImportError:\n"
+          "    sys.exit(77)\n"
+          "v = jsonschema.Draft202012Validator(json.load(open('data/scene.schema.json')))\n"
+          "base = {'lcpsim': 1, 'dimension': 3, 'time_step': 0.1, 'steps': 1,\n"
+          "        'bodies': [{'mass': 1, 'inertia': [1, 1, 1]}]}\n"
+          "good = [dict(base, solver=n) for n in [%s]]\n"
+          "good += [dict(base, solver={'name': n}) for n in [%s]]\n"
+          "good.append(dict(base, integrator='event_driven', event_driven={'rtol': 1e-10}))\n"
+          "bad = []\n",
+          list, list);
+  for (size_t k = 0; k < nbad; ++k) fprintf(py, "bad.append(json.loads('%s'))\n", bad[k]);
+  fputs("fails = [str(g.get('solver', 'event_driven')) for g in good if not v.is_valid(g)]\n"
+        "fails += ['bad %d' % i for i, b in enumerate(bad) if v.is_valid(b)]\n"
+        "print(fails)\n"
+        "sys.exit(1 if fails else 0)\n", py);
+  const int status = pclose(py);
+  if (status == -1 || !WIFEXITED(status)) skip();
+  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
+    print_message("python3 jsonschema not available: schema check skipped\n");
+    skip();
+  }
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* ---- initial overlap (docs/scene-format.md, "contact") ---- */
 
 /* A 3-D ball of radius 0.5 m whose center is at height z: inside the ground by 0.5 - z.
@@ -1078,6 +1146,7 @@ int main(void) {
       cmocka_unit_test(test_initial_overlap_refused),
       cmocka_unit_test(test_initial_overlap_capped),
       cmocka_unit_test(test_schema), cmocka_unit_test(test_schema_1d_keys),
+      cmocka_unit_test(test_schema_agrees_reader),
       cmocka_unit_test(test_constraints_2d),
       cmocka_unit_test(test_constraints_1d_3d),
   };

@@ -230,7 +230,8 @@ typedef struct LsimBodyDef {
   int type;               /* LSIM_DYNAMIC, LSIM_STATIC or LSIM_KINEMATIC */
   double mass;            /* kg, > 0 for dynamic bodies */
   double inertia[3];      /* 2-D: inertia[2] = I_zz; 3-D: principal (Ixx, Iyy, Izz) about
-                             the center of mass in the body frame, kg m^2, > 0 (dynamic) */
+                             the center of mass in the body frame, kg m^2, > 0 (dynamic);
+                             3-D: each at most the sum of the other two (any real body) */
   double position[3];     /* world position of the body's origin (its center of mass) */
   double angle;           /* 2-D orientation about z, rad */
   double quaternion[4];   /* 3-D orientation (w, x, y, z), finite and not zero;

@@ -94,6 +94,8 @@ S steps_zero "steps_zero.json:1:42: steps" '{"lcpsim": 1, "time_step": 0.1, "ste
 S steps_frac "steps_frac.json:1:42: steps" '{"lcpsim": 1, "time_step": 0.1, "steps": 2.5, "bodies": [ {} ]}'
 S steps_huge "steps_huge.json:1:42: too big integer" '{"lcpsim": 1, "time_step": 0.1, "steps": 99999999999999999999, "bodies": [ {} ]}'
 S duration_frac "duration_frac.json:1:45: duration" '{"lcpsim": 1, "time_step": 0.3, "duration": 1, "bodies": [ {} ]}'
+# Steps of 1e308 s: the end time overflows (the run wrote t = inf into /time, exit 0).
+S time_inf "time_inf.json:1:28: time_step: 2 steps of 1e+308 s end at a time that is not finite" '{"lcpsim": 1, "time_step": 1e308, "steps": 2, "bodies": [ {} ]}'
 S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension": 4, "bodies": [ {} ]}'
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
 # No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
@@ -104,6 +106,8 @@ S bodies_object "bodies_object.json:1:55: bodies: must be an array" "$h"'"bodies
 S body_number "body_number.json:1:57: bodies[0]: must be an object" "$h"'"bodies": [ 3 ]}'
 S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte": 2, "bodies": [ {} ]}'
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
+# Event-driven settings in a time-stepping scene: refused at the key (they were ignored).
+S event_driven_unused "event_driven_unused.json:1:45: event_driven: settings of the event-driven integrator, but this scene runs the time step" "$h"'"event_driven": {"rtol": 1e-10}, "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
 # The scene's output.file naming the scene itself (no -o): refused at that value's place.
@@ -123,6 +127,10 @@ S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"s
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
 S solver_tol "solver_tol.json:1:" "$h"'"solver": {"name": "pgs", "tol": -1}, "bodies": [ {} ]}'
 S tiny_mass "bodies[0].mass: must be > 0 and at least 2.22507e-308" "$h"'"bodies": [ {"mass": 1e-320} ]}'
+# tol 0 with a solver that has no sweeps (named, or the default lemke): refused at the value
+# (the message had no line:column: the solver's creation found it after the parse).
+S solver_tol0 "solver_tol0.json:1:80: solver.tol: lemke needs a tolerance > 0" "$h"'"solver": {"name": "lemke", "tol": 0}, "bodies": [ {} ]}'
+S solver_tol0_default "solver_tol0_default.json:1:63: solver.tol: lemke needs a tolerance > 0" "$h"'"solver": {"tol": 0}, "bodies": [ {} ]}'
 S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.5}, "bodies": [ {} ]}'
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
 S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_iter": -5}, "bodies": [ {} ]}'
@@ -147,6 +155,8 @@ S wall_noside "wall_noside.json:1:" "$h"'"bodies": [ {"position": 1} ], "walls":
 # ---- scene files: 2-D and 3-D ----
 h3='{"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, 0, -9.81], '
 S gravity_len "gravity_len.json:1:" '{"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, -9.81], "bodies": [ {"mass": 1} ]}'
+# 1-D couplings in 3-D: named as 1-D only (it said "unknown key").
+S couplings_3d "couplings_3d.json:1:88: couplings: applies to 1-D scenes only" "$h3"'"couplings": [], "bodies": [ {"mass": 1, "inertia": [1, 1, 1]} ]}'
 S walls_3d "walls_3d.json:1:" "$h3"'"walls": [ {"side": "left"} ], "bodies": [ {"mass": 1} ]}'
 S shape_type "shape_type.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "cone"} ]} ]}'
 S radius_zero "radius_zero.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 0} ]} ]}'
@@ -155,11 +165,18 @@ S plane_dynamic "plane_dynamic.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": 
 S mass_density "mass_density.json:1:" "$h3"'"bodies": [ {"mass": 1, "density": 2, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S quaternion "quaternion.json:1:" "$h3"'"bodies": [ {"mass": 1, "orientation": [0, 0, 0, 0], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S inertia "inertia.json:1:" "$h3"'"bodies": [ {"mass": 1, "inertia": [1, -1, 1], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
+# Moments no mass distribution has (Izz > Ixx + Iyy; a matrix whose principal moments are
+# 4, 1, 1): refused at the value, the moment named (both were accepted and run).
+S inertia_triangle "inertia_triangle.json:1:130: bodies[0].inertia[2]: Izz = 5 is more than the sum of the other two moments, 2: no mass distribution" "$h3"'"bodies": [ {"mass": 1, "inertia": [1, 1, 5], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
+S inertia_triangle_matrix "inertia_triangle_matrix.json:1:123: bodies[0].inertia: its principal moments 4, 1, 1 break the triangle inequality" "$h3"'"bodies": [ {"mass": 1, "inertia": [[1, 0, 0], [0, 2.5, 1.5], [0, 1.5, 2.5]], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S position_len "position_len.json:1:" "$h3"'"bodies": [ {"mass": 1, "position": [0, 0], "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S directions "directions.json:1:" "$h3"'"friction": {"directions": 5}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 # Two unit cubes overlapping by 2 mm at their 4 corner contacts: one pair, named alone
 # (the count of pairs appears only when several pairs overlap).
 S box_overlap "'b1' overlaps 'b2' (bodies[2]) at the start by 0.002 m (more than contact.overlap_tolerance 0.001 m): move" "$h3"'"bodies": [ {"name": "ground", "type": "static", "shapes": [ {"type": "plane"} ]}, {"name": "b1", "mass": 1, "position": [0, 0, 0.5], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]}, {"name": "b2", "mass": 1, "position": [0.1, 0, 1.498], "shapes": [ {"type": "box", "half_extents": [0.5, 0.5, 0.5]} ]} ]}'
+# A body starting beyond a limit by less than 4 digits show: the value with the digits that
+# do (it read "|position| = 1 m, beyond this limit, 1 m").
+S limit_digits "limit_digits.json:1:115: limits.max_position: body 'b' starts with |position| = 1.0000000001 m, beyond this limit, 1 m" "$h3"'"limits": {"max_position": 1}, "bodies": [ {"name": "b", "mass": 1, "inertia": [1, 1, 1], "position": [1.0000000001, 0, 0]} ]}'
 S grid_zero "grid_zero.json:1:" "$h3"'"bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ], "grid": {"count": [0, 1, 1], "spacing": [3, 3, 3]}} ]}'
 S margin "margin.json:1:" "$h3"'"contact": {"margin": -1}, "bodies": [ {"mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ]}'
 S joint_body "joint_body.json:1:" "$h3"'"bodies": [ {"name": "A", "mass": 1, "shapes": [ {"type": "sphere", "radius": 1} ]} ], "joints": [ {"type": "pin", "ends": [ {"body": "Z", "point": [0, 0, 0]}, {"world": [0, 0, 0]} ]} ]}'
@@ -188,6 +205,10 @@ t dump_dense_opt "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limi
 t dump_dense_text "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit many -o @OUT
 t solve_sparse_opt "--sparse-limit" solve tests/data/lemke_pile10_step26.dat --solver newton --sparse-limit x
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
+# More steps than an int holds: said so (it was "not a whole number of steps").
+t duration_many "--duration 1e+09 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT
+F huge_step.json '{"lcpsim": 1, "time_step": 1e307, "steps": 3, "bodies": [ {"mass": 1} ]}'
+t steps_time_inf "huge_step.json: 100 steps of 1e+307 s end at a time that is not finite" "$in/huge_step.json" --steps 100 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT
 t solver_opt_fc "'siconos:fc3d_nsgs' is a frictional contact solver" "$in/ok.json" --solver siconos:fc3d_nsgs -o @OUT
 t solver_qp "siconos:qp" "$in/ok.json" --solver siconos:qp -o @OUT
