@@ -408,6 +408,50 @@ static void test_hinge_of_two_ball_joints(void **state) {
   run_close(&r);
 }
 
+/* File 003's moving anchor, a position-controlled source: a 1-D body (m = 2 kg) on a taut
+ * rope (L = 1 m) behind an anchor that accelerates at a = 2 m/s^2 from rest (velocity table
+ * [[0, 0], [10, 20]]: x_a = t^2), and a second body pinned to an anchor on a sinusoid
+ * (x_a = 0.3 sin(2 pi t)), h = 0.01 s. Pulled away along the line, the roped body and the
+ * pinned one move with their anchors: x_k = x_a(t_k) - 1 and x_a(t_k), so the velocity of
+ * step k is the anchor's mean velocity over it, (x_a(t_k) - x_a(t_k-1)) / h, and the rope's
+ * impulse m times its change (m a h / 2 in step 1, m a h after). The row's d psi / dt is the
+ * anchor's displacement over the step / h (the rate at the step's start left the rope
+ * a h^2 / 2 = 1e-4 m too long in every step, and the pin 0.3 (2 pi)^2 h^2 / 2 = 5.9e-4 m
+ * off). Tolerance 1e-12: sums of 100 steps of O(1) round-off. */
+static void test_anchor_on_a_prescribed_path(void **state) {
+  (void)state;
+  const double m = 2.0, a = 2.0, h = 0.01, A = 0.3, w = 2 * 3.14159265358979323846;
+  Run r;
+  run_open(&r,
+           "{\"lcpsim\": 1, \"dimension\": 1, \"time_step\": 0.01, \"steps\": 100,"
+           " \"bodies\": [{\"name\": \"roped\", \"position\": -1, \"mass\": 2},"
+           "  {\"name\": \"pinned\", \"position\": 5, \"mass\": 2}],"
+           " \"tethers\": [{\"name\": \"rope\", \"length\": 1, \"ends\": [{\"body\": \"roped\"},"
+           "  {\"path\": {\"origin\": [0], \"table\": [[0, 0], [10, 20]]}}]}],"
+           " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"pinned\"},"
+           "  {\"path\": {\"origin\": [5], \"amplitude\": [0.3], \"frequency\": 1}}]}]}",
+           "lemke");
+  double xa_prev = 0.0, v_prev = 0.0;
+  for (int k = 1; k <= r.m.steps; ++k) {
+    step(&r);
+    const double t = k * h, xa = a * t * t / 2;
+    if (!(fabs(r.st.q[0] - (xa - 1.0)) < 1e-12))
+      fail_msg("step %d: roped body at %.15g, anchor - L = %.15g", k, r.st.q[0], xa - 1.0);
+    const double v = (xa - xa_prev) / h;
+    assert_true(fabs(r.st.v[0] - v) < 1e-12);
+    const LsimContactSet *set = lsim_stepper_contacts(r.s);
+    double p = NAN;
+    for (int c = 0; c < set->count; ++c)
+      if (set->contacts[c].id == lsim_tether_id(0)) p = set->contacts[c].normal_impulse;
+    if (!(fabs(p - m * (v - v_prev)) < 1e-12))
+      fail_msg("step %d: rope impulse %.15g, expected %.15g", k, p, m * (v - v_prev));
+    if (!(fabs(r.st.q[1] - (5.0 + A * sin(w * t))) < 1e-12))
+      fail_msg("step %d: pinned body at %.15g, anchor at %.15g", k, r.st.q[1], 5.0 + A * sin(w * t));
+    xa_prev = xa, v_prev = v;
+  }
+  run_close(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -417,6 +461,7 @@ int main(void) {
       cmocka_unit_test(test_contacts_held_by_joints),
       cmocka_unit_test(test_rope_beside_a_rod),
       cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
+      cmocka_unit_test(test_anchor_on_a_prescribed_path),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }
