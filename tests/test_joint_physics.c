@@ -452,6 +452,42 @@ static void test_anchor_on_a_prescribed_path(void **state) {
   run_close(&r);
 }
 
+/* Drift correction with RBDL's time constant (file 004: T_stab, default 0.1 s): a bar
+ * (m = 1 kg, I = 1/12 kg m^2, no gravity, at rest) whose pin end starts 0.01 m from its
+ * world pin. "baumgarte_time": 0.1 at h = 1 ms is c = h / T = 0.01, and the pin row asks
+ * J v' = -c e / h, so the error falls as e_k = e_0 (1 - h / T)^k: 0.01 * 0.99^100 =
+ * 3.66e-3 m at t = T (e^-1 e_0 to first order in h / T). The run matches "baumgarte": 0.01
+ * bit for bit and the closed form to 1e-15 m (the bar only translates along the error:
+ * each step is exact up to round-off of O(1e-2)). Without either key (c = 1) the error is
+ * gone after one step. */
+static void test_baumgarte_time_constant(void **state) {
+  (void)state;
+  const char *fmt = "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 300,"
+                    " \"gravity\": [0, 0], %s \"bodies\": [{\"name\": \"bar\", \"mass\": 1,"
+                    " \"inertia\": 0.08333333333333333, \"position\": [0.51, 0]}],"
+                    " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"bar\","
+                    " \"point\": [-0.5, 0]}, {\"world\": [0, 0]}]}]}";
+  const char *keys[3] = {"\"baumgarte_time\": 0.1,", "\"baumgarte\": 0.01,", ""};
+  Run r[3];
+  char json[1024];
+  for (int i = 0; i < 3; ++i) {
+    snprintf(json, sizeof json, fmt, keys[i]);
+    run_open(&r[i], json, "lemke");
+  }
+  assert_true(r[0].m.baumgarte == 0.001 / 0.1);
+  double e0 = lsim_joint_error(&r[0].m, &r[0].st, 0.0, 0);
+  assert_true(fabs(e0 - 0.01) < 1e-15);
+  for (int k = 1; k <= 300; ++k) {
+    for (int i = 0; i < 3; ++i) step(&r[i]);
+    const double e = lsim_joint_error(&r[0].m, &r[0].st, r[0].st.time, 0);
+    const double expect = 0.01 * pow(0.99, k);
+    if (!(fabs(e - expect) < 1e-15)) fail_msg("step %d: error %.17g, expected %.17g", k, e, expect);
+    assert_true(e == lsim_joint_error(&r[1].m, &r[1].st, r[1].st.time, 0));
+    assert_true(lsim_joint_error(&r[2].m, &r[2].st, r[2].st.time, 0) < 1e-15);
+  }
+  for (int i = 0; i < 3; ++i) run_close(&r[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -462,6 +498,7 @@ int main(void) {
       cmocka_unit_test(test_rope_beside_a_rod),
       cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
       cmocka_unit_test(test_anchor_on_a_prescribed_path),
+      cmocka_unit_test(test_baumgarte_time_constant),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }
