@@ -430,8 +430,9 @@ int lsim_cli_run(int argc, char **argv) {
     const LsimJoint *jt = &model.joints[j];
     if (!(jt->initial_error > 1e-9 || jt->initial_velocity_error > 1e-9)) continue;
     fprintf(stderr, "lcpsim: note: joint '%s' starts %.3g m, %.3g m/s off its constraint; the "
-            "step's drift correction takes it back (\"baumgarte\"; c = %g: %s), \"assemble\": "
-            "true would project the initial state onto the joints first\n",
+            "first step takes the velocity error at once and the position error by the drift "
+            "correction (c = %g: %s), \"assemble\": true would project the initial state onto "
+            "the joints first\n",
             jt->name, jt->initial_error, jt->initial_velocity_error,
             model.baumgarte > 0.0 ? model.baumgarte : 1.0,
             model.baumgarte > 0.0 && model.baumgarte < 1.0 ? "a fraction c per step" : "in one step");
