@@ -3,7 +3,8 @@
 # pendulum_thrown, hanging_box, double_pendulum, chain_20), each with Lemke and PGS,
 # checked against the outcomes their descriptions promise (tests/e2e/check_tethers.py),
 # plus tethered_bodies on a frictional ground under gravity (contacts and tethers in one
-# LCP, which Lemke must solve).
+# LCP, which Lemke must solve); the note on joints that start off their constraints; a
+# double pendulum's impact impulses against RBDL's KKT system (reference file 004).
 set -e
 PY=/usr/bin/python3
 out=$(mktemp -d)
@@ -41,7 +42,6 @@ d['tethers'][0]['ends'][1]['path']['origin'] = [0, -0.3]
 json.dump(d, open('$out/tethered_ground.json', 'w'))"
 $PY tests/e2e/check_tethers.py tethered "$(run "$out/tethered_ground.json" lemke)" \
     "$(run "$out/tethered_ground.json" pgs --tol 1e-13)"
-echo "tethers: ok"
 
 # A joint that starts off its constraint without "assemble": lcpsim says so (the step's
 # drift correction takes it back, 0.01 m in one step at c = 1, as a velocity of 10 m/s),
@@ -108,3 +108,4 @@ err = max(max(abs(got[k] - want[k]) for k in want), np.abs(np.r_[after[0], after
 assert err < 1e-8, (got, want, after, vp)
 print("tethers: impact impulses of a double pendulum = the KKT system's to %.1e" % err)
 PYEOF
+echo "tethers: ok"
