@@ -128,14 +128,24 @@ int lsim_cli_impact(int argc, char **argv) {
       }
     }
     printf("\n%-34s %14s %s\n", "row", "impulse (N s)", "friction impulse on the first body (N s)");
+    int row_axis = 0;
     for (int c = 0; c < out.count; ++c) {
       const LsimContact *ct = &out.contacts[c];
       char name[128];
-      if (ct->kind == LSIM_CONTACT_EQUALITY)
-        snprintf(name, sizeof name, "joint %s", m.joints[ct->source].name);
-      else
+      if (ct->kind == LSIM_CONTACT_EQUALITY) {
+        /* A pin's rows along the world axes, a rod's along p_a - p_b: each on the first
+           end's body (the second end takes its opposite). */
+        const LsimJoint *jt = &m.joints[ct->source];
+        const int k = c > 0 && out.contacts[c - 1].kind == LSIM_CONTACT_EQUALITY &&
+                              out.contacts[c - 1].source == ct->source
+                          ? row_axis + 1 : 0;
+        row_axis = k;
+        snprintf(name, sizeof name, "joint %s (%s)", jt->name,
+                 jt->type == LSIM_JOINT_ROD ? "along a-b" : k == 0 ? "x" : k == 1 ? "y" : "z");
+      } else {
         snprintf(name, sizeof name, "contact %s:%s", ct->body[0] >= 0 ? m.bodies[ct->body[0]].name : "world",
                  ct->body[1] >= 0 ? m.bodies[ct->body[1]].name : "world");
+      }
       printf("%-34s %14.9g", name, ct->normal_impulse);
       if (ct->kind != LSIM_CONTACT_EQUALITY)
         printf(" %14.9g %14.9g %14.9g", ct->friction_impulse[0], ct->friction_impulse[1], ct->friction_impulse[2]);

@@ -425,6 +425,19 @@ int lsim_cli_run(int argc, char **argv) {
            scene_path, model.joints[j].name, model.joints[j].initial_error,
            lsim_joint_error(&model, &state, state.time, j), model.joints[j].initial_velocity_error,
            lsim_joint_velocity_error(&model, &state, j));
+  /* Without "assemble", a joint that starts off its constraint (beyond 1e-9 m or m/s) is
+     left to the step's drift correction: say so, once per joint. */
+  for (int j = 0; !model.assemble && j < model.njoints; ++j) {
+    const LsimJoint *jt = &model.joints[j];
+    if (!(jt->initial_error > 1e-9 || jt->initial_velocity_error > 1e-9)) continue;
+    fprintf(stderr, "lcpsim: note: joint '%s' starts %.3g m, %.3g m/s off its constraint; the "
+            "first step takes the velocity error at once and the position error by the drift "
+            "correction (c = %g: %s), \"assemble\": true would project the initial state onto "
+            "the joints first\n",
+            jt->name, jt->initial_error, jt->initial_velocity_error,
+            model.baumgarte > 0.0 ? model.baumgarte : 1.0,
+            model.baumgarte > 0.0 && model.baumgarte < 1.0 ? "a fraction c per step" : "in one step");
+  }
   if (steps_override > 0) model.steps = steps_override;
   if (tol_override >= 0.0) model.solver.tol = tol_override;
   if (max_iter_override >= 0) model.solver.max_iter = max_iter_override;

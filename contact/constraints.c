@@ -145,14 +145,32 @@ static LsimContact *add_row(LsimContactSet *set, LsimContactKind kind, uint64_t 
   return c;
 }
 
+/* end_eval, with a prescribed end's velocity replaced by its mean over [t, t + h] when
+ * h > 0: (p(t + h) - p(t)) / h, so that a step's gap rate carries the path's exact
+ * displacement (a body on a taut rope behind an accelerating anchor keeps the rope's length
+ * to round-off; the rate at t left it a h^2 / 2 long every step). */
+static void end_eval_over(const LsimModel *m, const LsimState *st, const LsimAnchor *a,
+                          double t, double h, End *e) {
+  end_eval(m, st, a, t, e);
+  if (a->body >= 0 || !(h > 0.0)) return;
+  double p1[3], v1[3];
+  lsim_motion_eval(&a->motion, t + h, p1, v1);
+  for (int d = 0; d < m->dimension; ++d) e->v[d] = (p1[d] - e->p[d]) / h;
+}
+
 int lsim_constraint_rows(const LsimModel *m, const LsimState *st, double t,
                          LsimContactSet *set) {
+  return lsim_constraint_rows_step(m, st, t, 0.0, set);
+}
+
+int lsim_constraint_rows_step(const LsimModel *m, const LsimState *st, double t, double h,
+                              LsimContactSet *set) {
   /* Tethers: psi = L - |d|, n = -u; psi rate = n . (v_pa - v_pb). */
   for (int i = 0; i < m->ntethers; ++i) {
     const LsimTether *tt = &m->tethers[i];
     End a, b;
-    end_eval(m, st, &tt->end[0], t, &a);
-    end_eval(m, st, &tt->end[1], t, &b);
+    end_eval_over(m, st, &tt->end[0], t, h, &a);
+    end_eval_over(m, st, &tt->end[1], t, h, &b);
     double u[3], n[3];
     const double len = direction(&a, &b, u);
     lsim_v3_scale(n, u, -1.0);
@@ -170,8 +188,8 @@ int lsim_constraint_rows(const LsimModel *m, const LsimState *st, double t,
   for (int j = 0; j < m->njoints; ++j) {
     const LsimJoint *jt = &m->joints[j];
     End a, b;
-    end_eval(m, st, &jt->end[0], t, &a);
-    end_eval(m, st, &jt->end[1], t, &b);
+    end_eval_over(m, st, &jt->end[0], t, h, &a);
+    end_eval_over(m, st, &jt->end[1], t, h, &b);
     double d[3];
     lsim_v3_sub(d, a.p, b.p);
     const int nrows = lsim_joint_rows(m, j);

@@ -3,7 +3,8 @@
  *
  * Every row follows the contact convention (contact/contact.h): a Jacobian over at most
  * two bodies with gap rate = J v + bias, where bias is the explicit time derivative of the
- * gap that anchors moving on prescribed paths bring (file 003's d psi / dt). With
+ * gap that anchors moving on prescribed paths bring (file 003's d psi / dt; in a time step
+ * their mean over the step, lsim_constraint_rows_step). With
  * n = the contact's normal, body a's block is [n, r_a x n] and body b's -[n, r_b x n]
  * (2-D: [n_x, n_y, (r x n)_z]; 1-D: n_x), r the lever arm from the body origin to its end.
  *
@@ -53,5 +54,13 @@ double lsim_joint_error(const LsimModel *m, const LsimState *st, double t, int j
  * of m. Returns 0 or LSIM_OUT_OF_MEMORY (the set then holds the rows appended so far). */
 int lsim_constraint_rows(const LsimModel *m, const LsimState *st, double t,
                          LsimContactSet *set);
+
+/* lsim_constraint_rows for a time step of length h > 0 from t: the bias of a row with a
+ * prescribed end is that end's mean velocity over [t, t + h] ((p(t + h) - p(t)) / h) along
+ * the row, not its velocity at t, so the row's gap after the step, gap + h (J v' + bias),
+ * carries the path's exact displacement (to first order in the row's direction). h = 0:
+ * the velocity at t (lsim_constraint_rows: the event-driven integrator, the assembly). */
+int lsim_constraint_rows_step(const LsimModel *m, const LsimState *st, double t, double h,
+                              LsimContactSet *set);
 
 #endif

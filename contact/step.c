@@ -702,14 +702,14 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   s->contacts.asleep = s->asleep; /* detection skips sleepers' idle pairs (NULL: off) */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
-  if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
+  if (!rc) rc = lsim_constraint_rows_step(m, st, st->time, m->time_step, &s->contacts);
   /* Sleeping groups tied to something moving wake: their free velocities and the
      contacts again, until no group wakes; then the contacts of sleepers alone leave. */
   while (!rc && s->asleep && lsim_sleep_wake_contacts(s, m) > 0) {
     run_bodies(s, m, st, NULL, 1);
     if (s->mass) couple_free_velocities(s, m);
     rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
-    if (!rc) rc = lsim_constraint_rows(m, st, st->time, &s->contacts);
+    if (!rc) rc = lsim_constraint_rows_step(m, st, st->time, m->time_step, &s->contacts);
   }
   if (!rc && s->asleep) lsim_sleep_drop_contacts(s, m);
   /* The joints' elimination turns v_free into v_free' in place: kept for a second

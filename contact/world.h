@@ -244,8 +244,9 @@ typedef struct LsimModel {
   int njoints;
   LsimJoint *joints;       /* [njoints] */
   double baumgarte;        /* joint drift correction factor c in (0, 1]: the joint rows ask
-                              for J v' = -c error / h; 0 (default) = off, i.e. c = 1, the
-                              velocity-level step's own phi / h term */
+                              for J v' = -c error / h; 0 (default) means c = 1, the
+                              velocity-level step's own phi / h term; a scene's
+                              "baumgarte_time" T gives h / T */
   int nq, nv;         /* sizes of the state arrays */
   double restitution_threshold; /* m/s: contacts approaching slower than this are
                                    inelastic whatever their restitution (default 0.01) */

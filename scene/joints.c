@@ -175,14 +175,27 @@ static int parse_constraint_name(LsimParseCtx *c, const json_t *o, const char *p
   return 0;
 }
 
-/* "tethers", "joints" and "baumgarte" of the scene into m (bodies and the initial state
+/* "tethers", "joints", "baumgarte" and "baumgarte_time" of the scene into m (bodies and the initial state
  * st already there). */
 int lsim_parse_constraints(LsimParseCtx *c, const json_t *root, LsimModel *m, const LsimState *st) {
-  double beta = 0.0;
+  double beta = 0.0, tstab = 0.0;
   int rc = lsim_parse_get_number(c, root, "", "baumgarte", &beta);
   if (rc < 0) return rc;
   if (rc && !(beta >= 0.0 && beta <= 1.0))
-    return lsim_parse_fail(c, "baumgarte", 0, "must be in [0, 1] (0: no correction), got %g", beta);
+    return lsim_parse_fail(c, "baumgarte", 0,
+                           "must be in [0, 1] (0, the default: c = 1, the whole error in one step), got %g", beta);
+  /* "baumgarte_time": RBDL's time constant T_stab; the per-step factor c = h / T takes
+     the error back as (1 - h / T)^k, e^(-t / T) to first order in h / T. */
+  const int have_beta = rc;
+  rc = lsim_parse_get_number(c, root, "", "baumgarte_time", &tstab);
+  if (rc < 0) return rc;
+  if (rc && have_beta)
+    return lsim_parse_fail(c, "baumgarte_time", 0, "give \"baumgarte\" or \"baumgarte_time\", not both");
+  if (rc && !(tstab >= m->time_step && isfinite(tstab)))
+    return lsim_parse_fail(c, "baumgarte_time", 0,
+                           "must be >= time_step %g (c = time_step / baumgarte_time <= 1), got %g",
+                           m->time_step, tstab);
+  if (rc) beta = m->time_step / tstab;
   m->baumgarte = beta;
 
   /* Tethers: length > 0, not overstretched at the start. */

@@ -62,7 +62,7 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
        S_SICONOS, S_FIRST_STATUS, S_SOURCE, S_SIMD,
        S_SLEEPING, /* only with sleeping on */
-       S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, /* only with tethers / joints */
+       S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, S_J_VERROR, /* only with tethers / joints */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
        S_C_FIMP, S_C_SLIP,
@@ -88,6 +88,7 @@ struct LsimRecord {
   double *joint_impulse;   /* [njoints * 3] this step's row impulses, by joint */
   double max_stretch;      /* max over states of tether length - length, m */
   double max_joint_error;  /* max over states of a joint's position error, m */
+  LsimContactSet jrows;    /* workspace: a state's constraint rows (joint velocity errors) */
   Series s[S_COUNT];
   int steps;           /* steps recorded */
   size_t steps_buffered;
@@ -448,6 +449,30 @@ static int flush_all(LsimRecord *r) {
 }
 
 /* Buffers one state row: time, q, v, energies. */
+/* Every joint's velocity error at state st into e[njoints]: the largest |J v + rate| of its
+ * rows (the explicit rate of path ends at st->time; lsim_joint_velocity_error's measure),
+ * from one set of rows built in r's workspace. */
+static int joint_velocity_errors(LsimRecord *r, const LsimModel *model, const LsimState *st,
+                                 double *e) {
+  for (int j = 0; j < r->njoints; ++j) e[j] = 0.0;
+  lsim_contacts_clear(&r->jrows);
+  if (lsim_constraint_rows(model, st, st->time, &r->jrows))
+    return fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  for (int c = 0; c < r->jrows.count; ++c) {
+    const LsimContact *ct = &r->jrows.contacts[c];
+    if (ct->kind != LSIM_CONTACT_EQUALITY || ct->source < 0 || ct->source >= r->njoints) continue;
+    const LsimJacRow *row = &r->jrows.rows[ct->first_row];
+    double jv = ct->bias;
+    for (int k = 0; k < 2; ++k) {
+      if (row->body[k] < 0) continue;
+      const LsimBody *b = &model->bodies[row->body[k]];
+      for (int d = 0; d < b->nv; ++d) jv += row->j[k][d] * st->v[b->v_offset + d];
+    }
+    e[ct->source] = fmax(e[ct->source], fabs(jv));
+  }
+  return 0;
+}
+
 static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *state) {
   for (int k = S_TIME; k <= S_POTENTIAL; ++k)
     if (series_reserve(r, &r->s[k], 1) < 0) return r->status;
@@ -474,6 +499,8 @@ static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *
       e[j] = lsim_joint_error(model, state, state->time, j);
       r->max_joint_error = fmax(r->max_joint_error, e[j]);
     }
+    if (series_reserve(r, &r->s[S_J_VERROR], 1) < 0) return r->status;
+    if (joint_velocity_errors(r, model, state, series_row(&r->s[S_J_VERROR])) < 0) return r->status;
   }
   return 0;
 }
@@ -534,6 +561,7 @@ static void destroy(LsimRecord *r) {
   free(r->path);
   free(r->tether_impulse);
   free(r->joint_impulse);
+  lsim_contacts_free(&r->jrows);
   free(r);
 }
 
@@ -881,6 +909,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   if (r->njoints > 0) {
     series_create3(r, S_J_IMPULSE, "/joints/impulse", D, FD, 1, (size_t)r->njoints, 3, cs, "N*s");
     series_create(r, S_J_ERROR, "/joints/error", D, FD, 1, (size_t)r->njoints, cs, "m");
+    series_create(r, S_J_VERROR, "/joints/velocity_error", D, FD, 1, (size_t)r->njoints, cs, "m/s");
   }
   series_create(r, S_OFFSET, "/contacts/offset", H5T_NATIVE_INT64, H5T_STD_I64LE, 0, 0, cs,
                 NULL);
@@ -1166,6 +1195,27 @@ static int read_rows(LsimRecord *r, hid_t src, const Series *s, const char *name
   return fail(r, LSIM_IO_ERROR, what);
 }
 
+/* /joints/velocity_error rows 1 .. N of a continued run whose file lacks them: from its
+ * /time, /q and /v rows, one state at a time. */
+static void copy_velocity_errors(LsimRecord *r, const LsimModel *model, hid_t src, size_t N) {
+  Series *s = &r->s[S_J_VERROR];
+  LsimState st = {0};
+  st.q = malloc((size_t)(r->nq > 0 ? r->nq : 1) * sizeof(double));
+  st.v = malloc((size_t)(r->nv > 0 ? r->nv : 1) * sizeof(double));
+  if (!st.q || !st.v) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
+  for (size_t i = 1; r->status == 0 && i <= N; ++i) {
+    if (read_rows(r, src, &r->s[S_TIME], "/time", i, 1, &st.time) < 0 ||
+        (r->nq > 0 && read_rows(r, src, &r->s[S_Q], "/q", i, 1, st.q) < 0) ||
+        (r->nv > 0 && read_rows(r, src, &r->s[S_V], "/v", i, 1, st.v) < 0) ||
+        series_reserve(r, s, 1) < 0)
+      break;
+    if (joint_velocity_errors(r, model, &st, series_row(s)) < 0) break;
+    if (s->nbuf >= 4096) series_flush(r, s);
+  }
+  if (r->status == 0) series_flush(r, s);
+  free(st.q), free(st.v);
+}
+
 int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
                            const LsimModel *model, char *err, size_t errlen) {
   if (!r || r->status < 0 || r->steps != 0 || nsteps < 0) {
@@ -1208,11 +1258,16 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
   for (int k = 0; r->status == 0 && k < S_FIRST_EVENT; ++k) {
     Series *s = &r->s[k];
     if (s->dset < 0) continue;
-    const int state_row = k <= S_POTENTIAL || k == S_T_LENGTH || k == S_J_ERROR;
+    const int state_row = k <= S_POTENTIAL || k == S_T_LENGTH || k == S_J_ERROR || k == S_J_VERROR;
     const size_t from = k == S_OFFSET ? 2 : state_row ? 1 : 0;
     const size_t rows = k >= S_FIRST_CONTACT ? (size_t)K : N;
     const size_t row_bytes = s->width * s->esize > 0 ? s->width * s->esize : 1;
     const size_t block = (4u << 20) / row_bytes > 0 ? (4u << 20) / row_bytes : 1;
+    if (k == S_J_VERROR && H5Lexists(src, s->name, H5P_DEFAULT) <= 0) {
+      /* A file written before /joints/velocity_error: computed from its states. */
+      copy_velocity_errors(r, model, src, N);
+      continue;
+    }
     for (size_t at = 0; r->status == 0 && at < rows; at += block) {
       const size_t n = rows - at < block ? rows - at : block;
       if (series_reserve(r, s, n) < 0 || read_rows(r, src, s, s->name, from + at, n, s->buf) < 0) break;

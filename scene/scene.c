@@ -370,13 +370,13 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   static const char *const keys[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                      "time_step", "steps", "duration", "gravity", "ground",
                                      "solver", "contact", "bodies", "walls", "couplings",
-                                     "tethers", "joints", "baumgarte", "output", "integrator",
-                                     "event_driven", "assemble", "limits", "sleep", NULL};
+                                     "tethers", "joints", "baumgarte", "baumgarte_time", "output",
+                                     "integrator", "event_driven", "assemble", "limits", "sleep", NULL};
   static const char *const keys_nd[] = {"$schema", "lcpsim", "name", "description", "dimension",
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls", "couplings",
-                                        "tethers", "joints", "baumgarte", "output", "integrator",
-                                        "event_driven", "assemble", "limits", "sleep", NULL};
+                                        "tethers", "joints", "baumgarte", "baumgarte_time", "output",
+                                        "integrator", "event_driven", "assemble", "limits", "sleep", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;

@@ -50,7 +50,8 @@ function r = lcpsim_load(path)
 %   r.tethers.name (cell), r.tethers.length_max [T x 1], r.tethers.length [N+1 x T],
 %   r.tethers.impulse [N x T] (N s), r.tethers.taut [N x T] (int32 0/1)
 %   r.joints.name, r.joints.type (cells: 'pin' / 'rod'), r.joints.rows [J x 1],
-%   r.joints.length [J x 1], r.joints.impulse [N x J x 3], r.joints.error [N+1 x J]
+%   r.joints.length [J x 1], r.joints.impulse [N x J x 3], r.joints.error [N+1 x J],
+%   r.joints.velocity_error [N+1 x J] (m/s; files written before it lack it)
 %   i = r.tether_index('rope');      % 1-based index of a tether name (r.joint_index too)
 %
 % Hybrid-model runs (file_kind 'hybrid'): r.time [N x 1], r.state [N x n], r.chart

@@ -41,6 +41,7 @@ Tethers and joints (only in runs that have them; docs/output-format.md):
     r.joints.rows, r.joints.length            # [J] rows used per joint, rod lengths
     r.joints.impulse                          # [N, J, 3] row impulses (unused rows 0)
     r.joints.error                            # [N+1, J] position error norm, m
+    r.joints.velocity_error                   # [N+1, J] largest |J v + rate| of its rows, m/s
     r.tether_index("rope"), r.joint_index("hinge")   # 0-based index of a name
 
 Hybrid-model runs (file_kind "hybrid", docs/output-format.md "Hybrid runs") load into

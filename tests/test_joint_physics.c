@@ -412,6 +412,86 @@ static void test_hinge_of_two_ball_joints(void **state) {
   run_close(&r);
 }
 
+/* File 003's moving anchor, a position-controlled source: a 1-D body (m = 2 kg) on a taut
+ * rope (L = 1 m) behind an anchor that accelerates at a = 2 m/s^2 from rest (velocity table
+ * [[0, 0], [10, 20]]: x_a = t^2), and a second body pinned to an anchor on a sinusoid
+ * (x_a = 0.3 sin(2 pi t)), h = 0.01 s. Pulled away along the line, the roped body and the
+ * pinned one move with their anchors: x_k = x_a(t_k) - 1 and x_a(t_k), so the velocity of
+ * step k is the anchor's mean velocity over it, (x_a(t_k) - x_a(t_k-1)) / h, and the rope's
+ * impulse m times its change (m a h / 2 in step 1, m a h after). The row's d psi / dt is the
+ * anchor's displacement over the step / h (the rate at the step's start left the rope
+ * a h^2 / 2 = 1e-4 m too long in every step, and the pin 0.3 (2 pi)^2 h^2 / 2 = 5.9e-4 m
+ * off). Tolerance 1e-12: sums of 100 steps of O(1) round-off. */
+static void test_anchor_on_a_prescribed_path(void **state) {
+  (void)state;
+  const double m = 2.0, a = 2.0, h = 0.01, A = 0.3, w = 2 * 3.14159265358979323846;
+  Run r;
+  run_open(&r,
+           "{\"lcpsim\": 1, \"dimension\": 1, \"time_step\": 0.01, \"steps\": 100,"
+           " \"bodies\": [{\"name\": \"roped\", \"position\": -1, \"mass\": 2},"
+           "  {\"name\": \"pinned\", \"position\": 5, \"mass\": 2}],"
+           " \"tethers\": [{\"name\": \"rope\", \"length\": 1, \"ends\": [{\"body\": \"roped\"},"
+           "  {\"path\": {\"origin\": [0], \"table\": [[0, 0], [10, 20]]}}]}],"
+           " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"pinned\"},"
+           "  {\"path\": {\"origin\": [5], \"amplitude\": [0.3], \"frequency\": 1}}]}]}",
+           "lemke");
+  double xa_prev = 0.0, v_prev = 0.0;
+  for (int k = 1; k <= r.m.steps; ++k) {
+    step(&r);
+    const double t = k * h, xa = a * t * t / 2;
+    if (!(fabs(r.st.q[0] - (xa - 1.0)) < 1e-12))
+      fail_msg("step %d: roped body at %.15g, anchor - L = %.15g", k, r.st.q[0], xa - 1.0);
+    const double v = (xa - xa_prev) / h;
+    assert_true(fabs(r.st.v[0] - v) < 1e-12);
+    const LsimContactSet *set = lsim_stepper_contacts(r.s);
+    double p = NAN;
+    for (int c = 0; c < set->count; ++c)
+      if (set->contacts[c].id == lsim_tether_id(0)) p = set->contacts[c].normal_impulse;
+    if (!(fabs(p - m * (v - v_prev)) < 1e-12))
+      fail_msg("step %d: rope impulse %.15g, expected %.15g", k, p, m * (v - v_prev));
+    if (!(fabs(r.st.q[1] - (5.0 + A * sin(w * t))) < 1e-12))
+      fail_msg("step %d: pinned body at %.15g, anchor at %.15g", k, r.st.q[1], 5.0 + A * sin(w * t));
+    xa_prev = xa, v_prev = v;
+  }
+  run_close(&r);
+}
+
+/* Drift correction with RBDL's time constant (file 004: T_stab, default 0.1 s): a bar
+ * (m = 1 kg, I = 1/12 kg m^2, no gravity, at rest) whose pin end starts 0.01 m from its
+ * world pin. "baumgarte_time": 0.1 at h = 1 ms is c = h / T = 0.01, and the pin row asks
+ * J v' = -c e / h, so the error falls as e_k = e_0 (1 - h / T)^k: 0.01 * 0.99^100 =
+ * 3.66e-3 m at t = T (e^-1 e_0 to first order in h / T). The run matches "baumgarte": 0.01
+ * bit for bit and the closed form to 1e-15 m (the bar only translates along the error:
+ * each step is exact up to round-off of O(1e-2)). Without either key (c = 1) the error is
+ * gone after one step. */
+static void test_baumgarte_time_constant(void **state) {
+  (void)state;
+  const char *fmt = "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.001, \"steps\": 300,"
+                    " \"gravity\": [0, 0], %s \"bodies\": [{\"name\": \"bar\", \"mass\": 1,"
+                    " \"inertia\": 0.08333333333333333, \"position\": [0.51, 0]}],"
+                    " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"bar\","
+                    " \"point\": [-0.5, 0]}, {\"world\": [0, 0]}]}]}";
+  const char *keys[3] = {"\"baumgarte_time\": 0.1,", "\"baumgarte\": 0.01,", ""};
+  Run r[3];
+  char json[1024];
+  for (int i = 0; i < 3; ++i) {
+    snprintf(json, sizeof json, fmt, keys[i]);
+    run_open(&r[i], json, "lemke");
+  }
+  assert_true(r[0].m.baumgarte == 0.001 / 0.1);
+  double e0 = lsim_joint_error(&r[0].m, &r[0].st, 0.0, 0);
+  assert_true(fabs(e0 - 0.01) < 1e-15);
+  for (int k = 1; k <= 300; ++k) {
+    for (int i = 0; i < 3; ++i) step(&r[i]);
+    const double e = lsim_joint_error(&r[0].m, &r[0].st, r[0].st.time, 0);
+    const double expect = 0.01 * pow(0.99, k);
+    if (!(fabs(e - expect) < 1e-15)) fail_msg("step %d: error %.17g, expected %.17g", k, e, expect);
+    assert_true(e == lsim_joint_error(&r[1].m, &r[1].st, r[1].st.time, 0));
+    assert_true(lsim_joint_error(&r[2].m, &r[2].st, r[2].st.time, 0) < 1e-15);
+  }
+  for (int i = 0; i < 3; ++i) run_close(&r[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -421,6 +501,8 @@ int main(void) {
       cmocka_unit_test(test_contacts_held_by_joints),
       cmocka_unit_test(test_rope_beside_a_rod),
       cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
+      cmocka_unit_test(test_anchor_on_a_prescribed_path),
+      cmocka_unit_test(test_baumgarte_time_constant),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }

@@ -656,6 +656,10 @@ static void constraint_state(const LsimModel *m, LsimState *s, int k) {
     s->q[m->bodies[0].q_offset + d] = CA[k][d];
     s->q[m->bodies[1].q_offset + d] = CB[k][d];
   }
+  /* b moves at (k/4, -k/2) turning at k/8 (a at rest): the hinge's rows (b's point
+     (-1, 0) moves at (vx, vy - w)) give |J v| up to 5k/8, the bar's (along -x) k/4. */
+  const int vb = m->bodies[1].v_offset;
+  s->v[vb] = 0.25 * k, s->v[vb + 1] = -0.5 * k, s->v[vb + 2] = 0.125 * k;
 }
 
 static int write_sample_constraints(const char *path) {
@@ -740,6 +744,10 @@ static void test_constraints_roundtrip(void **state) {
   read_as(f, "/joints/error", H5T_NATIVE_DOUBLE, 2, 3, 2, jerr);
   const double want_err[3] = {0, 0.5, 0.75};
   for (int k = 0; k < 3; ++k) assert_true(jerr[k][0] == want_err[k] && jerr[k][1] == want_err[k]);
+  /* [N+1, J] velocity errors (the largest |J v| of a joint's rows), exact in binary. */
+  double jverr[3][2];
+  read_as(f, "/joints/velocity_error", H5T_NATIVE_DOUBLE, 2, 3, 2, jverr);
+  for (int k = 0; k < 3; ++k) assert_true(jverr[k][0] == 0.625 * k && jverr[k][1] == 0.25 * k);
   /* [N, J, 3]: rows unused by a joint are 0. */
   hid_t d = H5Dopen2(f, "/joints/impulse", H5P_DEFAULT);
   assert_true(d >= 0);

@@ -100,7 +100,7 @@ S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension"
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
 # No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
 # in "as" for "assemble" and leaving out limits and sleep).
-S unknown_list "unknown_list.json:1:45: xyzzy: unknown key (known keys here: \$schema, lcpsim, name, description, dimension, time_step, steps, duration, gravity, ground, solver, contact, bodies, walls, couplings, tethers, joints, baumgarte, output, integrator, event_driven, assemble, limits, sleep)" "$h"'"xyzzy": 1, "bodies": [ {} ]}'
+S unknown_list "unknown_list.json:1:45: xyzzy: unknown key (known keys here: \$schema, lcpsim, name, description, dimension, time_step, steps, duration, gravity, ground, solver, contact, bodies, walls, couplings, tethers, joints, baumgarte, baumgarte_time, output, integrator, event_driven, assemble, limits, sleep)" "$h"'"xyzzy": 1, "bodies": [ {} ]}'
 S no_bodies "no_bodies.json:1:" "$h"'"bodies": []}'
 S bodies_object "bodies_object.json:1:55: bodies: must be an array" "$h"'"bodies": {}}'
 S body_number "body_number.json:1:57: bodies[0]: must be an object" "$h"'"bodies": [ 3 ]}'

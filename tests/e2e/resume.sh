@@ -297,4 +297,19 @@ json.dump(s, open('$out/guard.json', 'w'))
 $L "$out/guard.json" -o "$out/guard.h5" --quiet 2> /dev/null && fail "the guard did not stop the ball"
 refused "its stepper memory (/resume) is of step 256, its rows end at step 305" "$out/guard.json" --resume "$out/guard.h5" --steps 400 -o "$out/no.h5"
 cmp -s "$out/p.h5" "$out/p.copy" || fail "a refused --resume changed its input"
+# A run file written before /joints/velocity_error (the dataset removed from a copy): the
+# resumed file computes the copied steps' velocity errors from their states, equal to one
+# run's to round-off (1e-12 m/s).
+$L data/double_pendulum.json -o "$out/vfull.h5" --steps 60 --quiet
+$L data/double_pendulum.json -o "$out/vhalf.h5" --steps 30 --quiet
+$PY -c "
+import h5py; f = h5py.File('$out/vhalf.h5', 'a'); del f['joints/velocity_error']"
+$L data/double_pendulum.json --resume "$out/vhalf.h5" --steps 60 -o "$out/vres.h5" --quiet
+$PY -c "
+import h5py, numpy as np
+a = h5py.File('$out/vfull.h5', 'r')['joints/velocity_error'][:]
+b = h5py.File('$out/vres.h5', 'r')['joints/velocity_error'][:]
+assert a.shape == b.shape == (61, 2), (a.shape, b.shape)
+assert np.abs(a - b).max() <= 1e-12 and a[1:].max() > 0, (np.abs(a - b).max(), a.max())
+" || fail "velocity errors of a file without /joints/velocity_error"
 echo "resume: ok"
