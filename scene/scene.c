@@ -223,11 +223,20 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;
-  /* Settings of an integrator the scene does not use would be ignored: refused. */
-  if (m->integrator != LSIM_INTEGRATOR_EVENT_DRIVEN)
-    return lsim_parse_fail(c, "event_driven", 1, "settings of the event-driven integrator, but this "
-                           "scene runs the time step (\"integrator\" is \"time_stepping\"): set "
-                           "\"integrator\": \"event_driven\" or remove them");
+  /* Settings of an integrator the scene does not use would be ignored: refused. The
+     impact law ("impacts") is read by `lcpsim impact` in any scene; a time-stepped run that
+     asks for sequential impacts is refused where the run starts (api/sim.c). */
+  if (m->integrator != LSIM_INTEGRATOR_EVENT_DRIVEN) {
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)e, key, val) {
+      (void)val;
+      if (strcmp(key, "impacts") != 0)
+        return lsim_parse_fail(c, "event_driven", 1, "settings of the event-driven integrator (\"%s\"), "
+                               "but this scene runs the time step (\"integrator\" is \"time_stepping\"): "
+                               "set \"integrator\": \"event_driven\" or remove them", key);
+    }
+  }
   static const char *const keys[] = {"precision", "chatter_events", "chatter_window", "rtol", "atol", "impacts", NULL};
   if (lsim_parse_check_keys(c, e, "event_driven", keys) < 0) return LSIM_INVALID_INPUT;
   /* The precision has a floor (contact/world.h says why). */
