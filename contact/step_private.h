@@ -99,6 +99,15 @@ struct LsimStepper {
   double *last_tether, *last_joint;
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
+  /* Stage 6b, the position correction (step_correct.c): per row of it the contact's
+     first variable, and (target, J_i B_i, lambda); the displacement [nv], zero between
+     steps; the deep contacts the last step corrected. */
+  int *pc_var;
+  int pc_var_cap;
+  double *pc_row;
+  int pc_row_cap;
+  double *pc_dq;
+  int ncorrected;
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */
   double *force;          /* [nv] generalized forces, coupled-mass path */
   int nbodies;
@@ -161,6 +170,16 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
  * or closed to rounding: its impulses are zero in a least-norm solution); 2: every
  * friction row is held (its friction impulses move nothing: a chain's neighbours touching
  * at their pin); 0 otherwise. Returns how many are marked. */
+/* Stage 6b (step_correct.c): moves the awake dynamic bodies of contacts deeper than
+ * lsim_correction_slop after the step apart, by positions only. 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *st);
+/* The most of a penetration the velocity LCP removes in a step, m:
+ * min(LSIM_CORRECTION_SLOP, max_correction_speed h). */
+double lsim_correction_slop(const LsimModel *m);
+/* Sweeps of stage 6b's projected Gauss-Seidel at most (a column of k overlapping bodies
+ * needs about k^2 / 2 to converge to 1e-3 of the slop; what is left waits a step). */
+#define LSIM_CORRECTION_SWEEPS 500
+
 int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark);
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for
