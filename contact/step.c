@@ -79,6 +79,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
   s->pc_dq = calloc((size_t)model->nv + 1, sizeof(double));
+  s->pc_moved = calloc((size_t)model->nbodies + 1, 1);
   /* Inverse masses, once per run (as the inverse inertias). */
   s->inv_mass = calloc((size_t)model->nbodies + 1, sizeof(double));
   if (s->inv_mass)
@@ -90,7 +91,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  if (!s->v_free || !s->dv || !s->pc_dq || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
+  if (!s->v_free || !s->dv || !s->pc_dq || !s->pc_moved || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -120,7 +121,8 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->v_free);
   free(s->dv);
   free(s->pc_dq);
-  free(s->pc_var);
+  free(s->pc_moved);
+  free(s->pc_contact);
   free(s->pc_row);
   free(s->inv_inertia_body);
   free(s->inv_inertia);

@@ -20,8 +20,10 @@
  * lift it takes to separate the bodies), never kinetic energy.
  *
  * Solver: projected Gauss-Seidel on the rows, from lambda = 0, until no update changes a
- * row's w by more than 1e-3 s, or LSIM_CORRECTION_SWEEPS sweeps. An unfinished solve
- * leaves some overlap, which the next step sees again: it cannot add speed.
+ * row's w by more than 0.1 s (what is left, under the slop, the next step's velocity row
+ * takes), or LSIM_CORRECTION_SWEEPS sweeps. An unfinished solve leaves some overlap,
+ * which the next step sees again: it cannot add speed. Rows that cannot act (target met
+ * at rest, bodies unmoved) are skipped, so the cost follows the deep contacts' reach.
  * Failure modes: none reported; a non-finite displacement (a NaN in the step's rows) is
  * not applied.
  */
@@ -58,7 +60,7 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
   const double step_max = m->max_correction_speed * h;
   s->ncorrected = 0;
   if (f->n == 0 || set->count == 0) return 0;
-  if (lsim_grow((void **)&s->pc_var, &s->pc_var_cap, set->count, sizeof(int)) ||
+  if (lsim_grow((void **)&s->pc_contact, &s->pc_contact_cap, set->count, sizeof(int)) ||
       lsim_grow((void **)&s->pc_row, &s->pc_row_cap, 3 * set->count, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   /* The rows: each normal contact's gap after the step and its target t. */
@@ -78,27 +80,40 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
       r[0] = g < 0.0 ? 0.0 : -g;
     }
     r[1] = d, r[2] = 0.0; /* target, J_i B_i, lambda */
-    s->pc_var[nrows++] = ct->first_var;
+    s->pc_contact[nrows++] = c;
   }
   if (deep == 0) return 0;
-  /* Projected Gauss-Seidel on 0 <= lambda _|_ J B lambda - t >= 0, dq = B lambda. */
+  /* Projected Gauss-Seidel on 0 <= lambda _|_ J B lambda - t >= 0, dq = B lambda. A row
+     whose target is met at dq = 0 (t <= 0) and whose bodies have not moved keeps
+     lambda = 0: it is skipped, so a few deep contacts in a large pile cost their
+     neighbourhood only. moved [nbodies]: the body's dq is non-zero (a row moves its own
+     bodies only unless joints or a coupled mass spread B: then no row is skipped). */
+  const int skip = s->ne == 0 && !s->mass;
   double *dq = s->pc_dq;
-  const double tol = 1e-3 * slop;
+  unsigned char *moved = s->pc_moved;
+  const double tol = 0.1 * slop;
   for (int sweep = 0; sweep < LSIM_CORRECTION_SWEEPS; ++sweep) {
     double change = 0.0;
     for (int r = 0; r < nrows; ++r) {
       double *row = s->pc_row + 3 * r;
-      const int i = s->pc_var[r];
+      const LsimContact *ct = &set->contacts[s->pc_contact[r]];
+      if (skip && row[0] <= 0.0 && row[2] == 0.0 && !moved[ct->body[0]] &&
+          (ct->body[1] < 0 || !moved[ct->body[1]]))
+        continue;
+      const int i = ct->first_var;
       double lambda = row[2] + (row[0] - j_dot(f, i, dq)) / row[1];
       if (lambda < 0.0) lambda = 0.0;
       const double dl = lambda - row[2];
       if (dl == 0.0) continue;
       for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) dq[f->B_idx[k]] += f->B_val[k] * dl;
+      moved[ct->body[0]] = 1;
+      if (ct->body[1] >= 0) moved[ct->body[1]] = 1;
       row[2] = lambda;
       if (fabs(dl) * row[1] > change) change = fabs(dl) * row[1];
     }
     if (change <= tol) break;
   }
+  memset(moved, 0, (size_t)m->nbodies);
   /* dq to the positions of awake dynamic bodies (3-D: the rotation vector turns the
      orientation, as stage 6 does with h w'); dq is left zero. */
   int finite = 1;

@@ -101,12 +101,14 @@ struct LsimStepper {
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
   /* Stage 6b, the position correction (step_correct.c): per row of it the contact's
      first variable, and (target, J_i B_i, lambda); the displacement [nv], zero between
-     steps; the deep contacts the last step corrected. */
-  int *pc_var;
-  int pc_var_cap;
+     steps; per body, whether the displacement moved it; the deep contacts the last step
+     corrected. */
+  int *pc_contact;
+  int pc_contact_cap;
   double *pc_row;
   int pc_row_cap;
   double *pc_dq;
+  unsigned char *pc_moved; /* [nbodies] zero between steps */
   int ncorrected;
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */
   double *force;          /* [nv] generalized forces, coupled-mass path */
@@ -176,8 +178,8 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
 /* The most of a penetration the velocity LCP removes in a step, m:
  * min(LSIM_CORRECTION_SLOP, max_correction_speed h). */
 double lsim_correction_slop(const LsimModel *m);
-/* Sweeps of stage 6b's projected Gauss-Seidel at most (a column of k overlapping bodies
- * needs about k^2 / 2 to converge to 1e-3 of the slop; what is left waits a step). */
+/* Sweeps of stage 6b's projected Gauss-Seidel at most: a bound on its work per step (a
+ * chain converges slowly, as Gauss-Seidel does on a path; what is left waits a step). */
 #define LSIM_CORRECTION_SWEEPS 500
 
 int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark);
