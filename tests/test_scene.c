@@ -1016,11 +1016,11 @@ static void test_initial_overlap_refused(void **unused) {
 }
 
 /* Allowed overlap, moved out by position at the cap: the ball 0.3 m inside the ground.
- * Its velocity row asks J v' >= s / h, s = min(1e-4 m, V h) the slop: the upward speed
- * after each step while it overlaps deeper than s is s / h = 0.01 m/s exactly (to Lemke's
+ * Its velocity row asks J v' >= s / h, s = min(2e-4 m, V h) the slop: the upward speed
+ * after each step while it overlaps deeper than s is s / h = 0.02 m/s exactly (to Lemke's
  * rounding, 1e-12 relative), whatever the cap V (it was V, and 30 m/s without a cap);
  * stage 6b moves its position up by V h a step on top of h v' = s, so it is out (to s)
- * after ceil((0.3 - s) / (V h + s)) steps: 30 at V = 1, 59 at V = 0.5, 1 without a cap
+ * after ceil((0.3 - s) / (V h + s)) steps: 30 at V = 1, 58 at V = 0.5, 1 without a cap
  * (V = 1e9: the whole depth at once, by position, at no speed). */
 static void test_initial_overlap_capped(void **unused) {
   (void)unused;
@@ -1046,9 +1046,9 @@ static void test_initial_overlap_capped(void **unused) {
       assert_int_equal(lsim_step(st, &m, &s, &ss), LSIM_SOLVED);
       if (i == 0) first = s.v[vz];
       vmax = fmax(vmax, s.v[vz]);
-      if (out_at < 0 && s.q[z] >= 0.5 - 1e-4 - 1e-12) out_at = i + 1;
+      if (out_at < 0 && s.q[z] >= 0.5 - 2e-4 - 1e-12) out_at = i + 1;
     }
-    const double slop = 1e-4, expect = slop / 0.01;
+    const double slop = 2e-4, expect = slop / 0.01;
     assert_true(fabs(first - expect) <= 1e-12 * expect);
     assert_true(vmax <= expect * (1.0 + 1e-12));
     const int want = (int)ceil((0.3 - slop) / (caps[k] * 0.01 + slop) - 1e-9);

@@ -2,7 +2,7 @@
 # Initial overlap (docs/scene-format.md, "Initial overlap"): a ball 0.3 m inside the ground
 # is refused with one line naming the file, the place, both bodies and the depth (exit 2,
 # no file); allowed, it is moved out by its position, contact.max_correction_speed h = 1 cm
-# a step, while its velocity row asks at most the slop s / h = 1e-4 m / 0.01 s = 0.01 m/s
+# a step, while its velocity row asks at most the slop s / h = 2e-4 m / 0.01 s = 0.02 m/s
 # (not the 30 m/s of the full 0.3 m / 0.01 s correction). A column of overlapping balls and
 # an overlapping pile of 200 do not gain speed up their chains, nor energy beyond the lift
 # that separates them.
@@ -38,27 +38,27 @@ $PY - "$out/allowed.h5" <<'EOT' || fail "the ball was not moved out by its posit
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
     z, vz = f["q"][:, 2], f["v"][:, 2]
-    # Velocity: the row asks vz' >= s / h = 0.01 m/s exactly while the ball is deeper than
+    # Velocity: the row asks vz' >= s / h = 0.02 m/s exactly while the ball is deeper than
     # s (Lemke's rounding, 1e-12); gravity only lowers it. Position: 1 cm a step besides
-    # h vz' = 1e-4 m, so the 0.3 m are out (to the slop s = 1e-4 m) after
-    # ceil((0.3 - 1e-4) / 0.0101) = 30 steps; then it rests at z = r = 0.5 m.
-    assert abs(vz[1] - 0.01) <= 1e-12 and vz.max() <= 0.01 + 1e-12, vz.max()
-    assert abs(z[1] - (0.2 + 0.0101)) <= 1e-12, z[1]
-    out = int(np.argmax(z >= 0.5 - 1e-4 - 1e-12))
+    # h vz' = 2e-4 m, so the 0.3 m are out (to the slop s = 2e-4 m) after
+    # ceil((0.3 - 2e-4) / 0.0102) = 30 steps; then it rests at z = r = 0.5 m.
+    assert abs(vz[1] - 0.02) <= 1e-12 and vz.max() <= 0.02 + 1e-12, vz.max()
+    assert abs(z[1] - (0.2 + 0.0102)) <= 1e-12, z[1]
+    out = int(np.argmax(z >= 0.5 - 2e-4 - 1e-12))
     assert 0 < out <= 30, out
-    assert abs(z[-1] - 0.5) <= 1e-4 + 1e-12, z[-1]
+    assert abs(z[-1] - 0.5) <= 2e-4 + 1e-12, z[-1]
     print("initial_overlap: refused with one line; allowed: vz at most %.15g m/s, out at step %d, "
           "resting at z = %.6f m" % (vz.max(), out, z[-1]))
 EOT
 
 # A column of 10 balls (r 0.1 m, 1 kg) each 5 cm into the next, the lowest touching the
-# ground. Velocity rows ask at most s / h = 0.01 m/s each, so ball k (k = 0 the lowest)
-# moves at most at g h + k s / h (0.188 m/s for the top one; it was k m/s, 9 m/s at the
+# ground. Velocity rows ask at most s / h = 0.02 m/s each, so ball k (k = 0 the lowest)
+# moves at most at g h + k s / h (0.278 m/s for the top one; it was k m/s, 9 m/s at the
 # top, when each contact's cap was its separation speed): below max_correction_speed + g h
 # = 1.098 m/s. Each contact shrinks 1 cm a step, so all 5 cm are gone (to s) after
 # 5 steps plus the slop's step (6). Energy: never above the column's resting energy
 # (balls touching, sum m g (0.1 + 0.2 k) = 98.1 J: the lift that separates them) plus the
-# kinetic energy the speed bound allows, sum 0.5 m (g h + k s / h)^2 = 0.10 J.
+# kinetic energy the speed bound allows, sum 0.5 m (g h + k s / h)^2 = 0.19 J.
 cat > "$out/column.json" <<EOT
 {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 200,
  "gravity": [0, 0, -9.81], "contact": {"allow_initial_overlap": true},
@@ -69,7 +69,7 @@ EOT
 ./lcpsim "$out/column.json" -o "$out/column.h5" --quiet || fail "the column did not run"
 $PY - "$out/column.h5" <<'EOT' || fail "the column gained speed or energy"
 import sys, h5py, numpy as np
-g, h, s = 9.81, 0.01, 1e-4
+g, h, s = 9.81, 0.01, 2e-4
 with h5py.File(sys.argv[1], "r") as f:
     z = f["q"][:, 2::7]
     v = f["v"][:].reshape(len(z), 10, 6)
@@ -98,14 +98,15 @@ EOT
 # of each step is q' - q - h v' (stage 6b moves positions only), and its potential energy
 # W = g sum m dz. Checks:
 # - every other change of the energy (the velocity rows' slop, at most s / h a contact,
-#   and the inexact fixed-budget solve) adds at most 10 J over the run (1 % of the start;
-#   measured 3.7 J; 200 balls at the 8-layer chain's 8 s / h = 0.08 m/s hold 0.64 J);
-# - the energy never exceeds the start plus the lift the correction made plus those 10 J;
+#   and the inexact fixed-budget solve) adds at most 20 J over the run (2 % of the start,
+#   against the 2720 J the old correction added; measured 8.2 J; 200 balls at the 8-layer
+#   chain's 8 s / h = 0.16 m/s hold 2.6 J, and the slop is asked again as contacts change);
+# - the energy never exceeds the start plus the lift the correction made plus those 20 J;
 # - that lift is under the 549 J that separate the columns by lifting alone (layer j up
 #   by j 8 cm: 25 m g 0.08 (0 + ... + 7)): balls pushed sideways are lifted less;
 # - the overlap is gone (to 1 mm) within 16 steps: a contact shrinks 1 cm a step, 8 steps
 #   for 8 cm, twice that for the neighbours balls pushed sideways meet on the way
-#   (measured 11).
+#   (measured 10).
 $PY - "$out/pile200.json" <<'EOT'
 import json, sys
 json.dump({"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 300,
@@ -132,8 +133,8 @@ w = g * (z[1:] - z[:-1] - h * vv[1:, :, 2]).sum(axis=1)
 other = np.diff(e) - w
 gain = other[other > 0].sum()
 lift = w[w > 0].sum()
-assert gain <= 10.0, gain
-assert e.max() <= e[0] + lift + 10.0, (e.max() - e[0], lift)
+assert gain <= 20.0, gain
+assert e.max() <= e[0] + lift + 20.0, (e.max() - e[0], lift)
 assert lift <= 25 * g * 0.08 * 28, lift
 P = np.stack([q[:, 0::7], q[:, 1::7], z], axis=2)
 i, j = np.triu_indices(200, 1)
