@@ -58,7 +58,6 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
   const LsimFactoredLcp *f = &s->f;
   const double h = m->time_step, slop = lsim_correction_slop(m);
   const double step_max = m->max_correction_speed * h;
-  s->ncorrected = 0;
   if (f->n == 0 || set->count == 0) return 0;
   if (lsim_grow((void **)&s->pc_contact, &s->pc_contact_cap, set->count, sizeof(int)) ||
       lsim_grow((void **)&s->pc_row, &s->pc_row_cap, 3 * set->count, sizeof(double)))
@@ -135,6 +134,5 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
     memcpy(q + 3, nq, sizeof nq);
   }
   memset(dq, 0, (size_t)m->nv * sizeof(double));
-  s->ncorrected = deep;
   return 0;
 }

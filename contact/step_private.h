@@ -100,16 +100,14 @@ struct LsimStepper {
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
   /* Stage 6b, the position correction (step_correct.c): per row of it the contact's
-     first variable, and (target, J_i B_i, lambda); the displacement [nv], zero between
-     steps; per body, whether the displacement moved it; the deep contacts the last step
-     corrected. */
+     index, and (target, J_i B_i, lambda); the displacement [nv], zero between steps; per
+     body, whether the displacement moved it. */
   int *pc_contact;
   int pc_contact_cap;
   double *pc_row;
   int pc_row_cap;
   double *pc_dq;
   unsigned char *pc_moved; /* [nbodies] zero between steps */
-  int ncorrected;
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */
   double *force;          /* [nv] generalized forces, coupled-mass path */
   int nbodies;
