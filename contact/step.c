@@ -79,6 +79,8 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
+  s->pc_dq = calloc((size_t)model->nv + 1, sizeof(double));
+  s->pc_moved = calloc((size_t)model->nbodies + 1, 1);
   /* Inverse masses, once per run (as the inverse inertias). */
   s->inv_mass = calloc((size_t)model->nbodies + 1, sizeof(double));
   if (s->inv_mass)
@@ -90,7 +92,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  if (!s->v_free || !s->dv || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
+  if (!s->v_free || !s->dv || !s->pc_dq || !s->pc_moved || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -119,6 +121,10 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->tmp_ptr), free(s->tmp_idx), free(s->tmp_val);
   free(s->v_free);
   free(s->dv);
+  free(s->pc_dq);
+  free(s->pc_moved);
+  free(s->pc_contact);
+  free(s->pc_row);
   free(s->inv_inertia_body);
   free(s->inv_inertia);
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
@@ -824,6 +830,12 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
 
   /* Stage 6: q' = q + h v' (semi-implicit Euler), with stage 5 body by body. */
   run_bodies(s, m, st, bz, 0);
+  /* Stage 6b: overlaps deeper than the slop after the step shrink by moving positions
+     (step_correct.c); velocities are left as stage 5 made them. */
+  if ((rc = lsim_step_correct_positions(s, m, st))) {
+    stats->status = rc;
+    return rc;
+  }
   st->step += 1;
   st->time = m->time_step * st->step;
   if (s->asleep && (rc = lsim_sleep_update(s, m, st))) {

@@ -211,7 +211,7 @@ static double restitution_q(const LsimStepper *s, const LsimModel *m, const Lsim
  * pass): gap / h + J v_free + bias (restitution_q for impacting contacts). */
 static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne) {
   const LsimContactSet *set = &s->contacts;
-  const double h = m->time_step;
+  const double h = m->time_step, slop = lsim_correction_slop(m);
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
@@ -219,11 +219,13 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     if (has_normal(ct)) {
       s->C_ptr[var] = kc;
       const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
-      /* A penetrating contact separates at most at max_correction_speed (ODE's
-         contact_max_correcting_vel): -gap / h is capped, so a deep overlap is pushed out
-         over several steps instead of launching the body. Tethers keep the full term. */
+      /* A penetrating contact's row removes at most the slop s of its depth in a step:
+         -gap / h is capped at s / h (s = min(LSIM_CORRECTION_SLOP, max_correction_speed
+         h)), so an overlap cannot launch a body, nor a chain of them add their speeds;
+         stage 6b moves the positions out of what is deeper (step_correct.c). Tethers keep
+         the full term. */
       double gh = ct->gap / h;
-      if (ct->kind == LSIM_CONTACT_NORMAL && gh < -m->max_correction_speed) gh = -m->max_correction_speed;
+      if (ct->kind == LSIM_CONTACT_NORMAL && ct->gap < -slop) gh = -slop / h;
       s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
         s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);

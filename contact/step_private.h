@@ -100,6 +100,15 @@ struct LsimStepper {
   double *last_tether, *last_joint;
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
+  /* Stage 6b, the position correction (step_correct.c): per row of it the contact's
+     index, and (target, J_i B_i, lambda); the displacement [nv], zero between steps; per
+     body, whether the displacement moved it. */
+  int *pc_contact;
+  int pc_contact_cap;
+  double *pc_row;
+  int pc_row_cap;
+  double *pc_dq;
+  unsigned char *pc_moved; /* [nbodies] zero between steps */
   char last_error[256];   /* why the last step failed before its solve, "" if it did not */
   double *force;          /* [nv] generalized forces, coupled-mass path */
   int nbodies;
@@ -171,6 +180,16 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
  * or closed to rounding: its impulses are zero in a least-norm solution); 2: every
  * friction row is held (its friction impulses move nothing: a chain's neighbours touching
  * at their pin); 0 otherwise. Returns how many are marked. */
+/* Stage 6b (step_correct.c): moves the awake dynamic bodies of contacts deeper than
+ * lsim_correction_slop after the step apart, by positions only. 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *st);
+/* The most of a penetration the velocity LCP removes in a step, m:
+ * min(LSIM_CORRECTION_SLOP, max_correction_speed h). */
+double lsim_correction_slop(const LsimModel *m);
+/* Sweeps of stage 6b's projected Gauss-Seidel at most: a bound on its work per step (a
+ * chain converges slowly, as Gauss-Seidel does on a path; what is left waits a step). */
+#define LSIM_CORRECTION_SWEEPS 500
+
 int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark);
 
 /* y = W_b x for body b's velocity block (W = inverse mass, world frame); zero for

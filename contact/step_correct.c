@@ -1,0 +1,138 @@
+/* step_correct.c: stage 6b of the time step, the position correction of deep overlaps
+ * (post-stabilisation, Cline & Pai, "Post-stabilization for rigid body simulation with
+ * contact and constraints", ICRA 2003).
+ *
+ * The velocity LCP of the step asks each normal row J v' >= -max(gap, -s) / h: it removes
+ * at most the slop s = min(LSIM_CORRECTION_SLOP, max_correction_speed h) of a penetration
+ * per step (step_lcp.c, cq_range). What is deeper is removed here, by moving positions,
+ * never velocities: with g = gap + h J v' the contact's gap after the step (linearised),
+ * the normal rows of the step's contacts (no friction, the step's Jacobian J and B = W J',
+ * so a joint elimination's B keeps joints in place) solve
+ *
+ *   0 <= lambda  _|_  J B lambda - t >= 0,      dq = B lambda,
+ *   t = min(-s - g, max_correction_speed h)   when g < -s   (deep: shrink it),
+ *   t = min(0, -g)                            otherwise     (never close nor deepen it),
+ *
+ * and dq (generalized displacement: translations, rotation vectors) is added to the
+ * positions of awake dynamic bodies. A deep contact's overlap thus shrinks by
+ * max_correction_speed h a step (or to s at once when less is left) whatever the chain
+ * above it, and no body's velocity changes: the correction adds potential energy (the
+ * lift it takes to separate the bodies), never kinetic energy.
+ *
+ * Solver: projected Gauss-Seidel on the rows, from lambda = 0, until no update changes a
+ * row's w by more than 0.1 s (what is left, under the slop, the next step's velocity row
+ * takes), or LSIM_CORRECTION_SWEEPS sweeps. An unfinished solve leaves some overlap,
+ * which the next step sees again: it cannot add speed. Rows that cannot act (target met
+ * at rest, bodies unmoved) are skipped, so the cost follows the deep contacts' reach.
+ * Failure modes: none reported; a non-finite displacement (a NaN in the step's rows) is
+ * not applied.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "contact/step_private.h"
+#include "lcp/lcp.h"
+
+/* w_i = J_i . x over row i's entries. */
+static double j_dot(const LsimFactoredLcp *f, int i, const double *x) {
+  double w = 0.0;
+  for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) w += f->J_val[k] * x[f->J_idx[k]];
+  return w;
+}
+
+/* J_i B_i: B's column scattered into x (left zero again). */
+static double j_b_diagonal(const LsimFactoredLcp *f, int i, double *x) {
+  for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) x[f->B_idx[k]] += f->B_val[k];
+  const double d = j_dot(f, i, x);
+  for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) x[f->B_idx[k]] = 0.0;
+  return d;
+}
+
+double lsim_correction_slop(const LsimModel *m) {
+  const double cap = m->max_correction_speed * m->time_step;
+  return cap < LSIM_CORRECTION_SLOP ? cap : LSIM_CORRECTION_SLOP;
+}
+
+int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *st) {
+  const LsimContactSet *set = &s->contacts;
+  const LsimFactoredLcp *f = &s->f;
+  const double h = m->time_step, slop = lsim_correction_slop(m);
+  const double step_max = m->max_correction_speed * h;
+  if (f->n == 0 || set->count == 0) return 0;
+  if (lsim_grow((void **)&s->pc_contact, &s->pc_contact_cap, set->count, sizeof(int)) ||
+      lsim_grow((void **)&s->pc_row, &s->pc_row_cap, 3 * set->count, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  /* The rows: each normal contact's gap after the step and its target t. */
+  int nrows = 0, deep = 0;
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind != LSIM_CONTACT_NORMAL) continue;
+    const double g = ct->gap + h * row_dot(m, &set->rows[ct->first_row], st->v);
+    const double d = j_b_diagonal(f, ct->first_var, s->pc_dq);
+    if (!(d > 0.0) || !isfinite(g)) continue; /* no dynamic body moves along it */
+    double *r = s->pc_row + 3 * nrows;
+    if (g < -slop) {
+      const double need = -slop - g;
+      r[0] = need < step_max ? need : step_max;
+      ++deep;
+    } else {
+      r[0] = g < 0.0 ? 0.0 : -g;
+    }
+    r[1] = d, r[2] = 0.0; /* target, J_i B_i, lambda */
+    s->pc_contact[nrows++] = c;
+  }
+  if (deep == 0) return 0;
+  /* Projected Gauss-Seidel on 0 <= lambda _|_ J B lambda - t >= 0, dq = B lambda. A row
+     whose target is met at dq = 0 (t <= 0) and whose bodies have not moved keeps
+     lambda = 0: it is skipped, so a few deep contacts in a large pile cost their
+     neighbourhood only. moved [nbodies]: the body's dq is non-zero (a row moves its own
+     bodies only unless joints or a coupled mass spread B: then no row is skipped). */
+  const int skip = s->ne == 0 && !s->mass;
+  double *dq = s->pc_dq;
+  unsigned char *moved = s->pc_moved;
+  const double tol = 0.1 * slop;
+  for (int sweep = 0; sweep < LSIM_CORRECTION_SWEEPS; ++sweep) {
+    double change = 0.0;
+    for (int r = 0; r < nrows; ++r) {
+      double *row = s->pc_row + 3 * r;
+      const LsimContact *ct = &set->contacts[s->pc_contact[r]];
+      if (skip && row[0] <= 0.0 && row[2] == 0.0 && !moved[ct->body[0]] &&
+          (ct->body[1] < 0 || !moved[ct->body[1]]))
+        continue;
+      const int i = ct->first_var;
+      double lambda = row[2] + (row[0] - j_dot(f, i, dq)) / row[1];
+      if (lambda < 0.0) lambda = 0.0;
+      const double dl = lambda - row[2];
+      if (dl == 0.0) continue;
+      for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) dq[f->B_idx[k]] += f->B_val[k] * dl;
+      moved[ct->body[0]] = 1;
+      if (ct->body[1] >= 0) moved[ct->body[1]] = 1;
+      row[2] = lambda;
+      if (fabs(dl) * row[1] > change) change = fabs(dl) * row[1];
+    }
+    if (change <= tol) break;
+  }
+  memset(moved, 0, (size_t)m->nbodies);
+  /* dq to the positions of awake dynamic bodies (3-D: the rotation vector turns the
+     orientation, as stage 6 does with h w'); dq is left zero. */
+  int finite = 1;
+  for (int i = 0; i < m->nv; ++i) finite = finite && isfinite(dq[i]);
+  for (int i = 0; finite && i < m->nbodies; ++i) {
+    const LsimBody *b = &m->bodies[i];
+    if (b->type != LSIM_BODY_DYNAMIC || b->nq == 0 || (s->asleep && s->asleep[i])) continue;
+    const double *d = dq + b->v_offset;
+    double *q = st->q + b->q_offset;
+    if (m->dimension < 3) {
+      for (int k = 0; k < b->nq; ++k) q[k] += d[k];
+      continue;
+    }
+    for (int k = 0; k < 3; ++k) q[k] += d[k];
+    double rq[4], nq[4];
+    lsim_quat_from_rotvec(rq, d + 3, 1.0);
+    lsim_quat_mul(nq, rq, q + 3);
+    lsim_quat_normalize(nq);
+    memcpy(q + 3, nq, sizeof nq);
+  }
+  memset(dq, 0, (size_t)m->nv * sizeof(double));
+  return 0;
+}
