@@ -255,13 +255,15 @@ for name in ("pile_dump", "chain_dump", "brick_dump", "tethered_dump"):
 print("/lcp variables in the order of the step's contact rows: ok")
 
 # A comparison's /trajectory is the reference's run made alone, dataset for dataset, but
-# for wall times and, with a Siconos solver in the list, siconos_error's last digits.
+# for wall times, with a Siconos solver in the list siconos_error's last digits, the
+# on_failure policy (a comparison runs each solver without the fallback chain: continue)
+# and /resume (a comparison keeps no stepper memory: it is not resumed).
 g = F("pile_lemke")
 with h5py.File(f"{d}/cmp.h5", "r") as c:
     names = []
     g.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
     for n in names:
-        if "wall_time" in n:
+        if "wall_time" in n or n.startswith("resume/") or n == "parameters/solver_on_failure":
             continue
         a, b = c["trajectory/" + n][()], g[n][()]
         if n == "solver/siconos_error":
