@@ -102,7 +102,8 @@ LsimSolverConfig lsim_default_solver_config(void);
 /* What one solve reported. */
 typedef struct LsimSolveReport {
   int status;               /* as returned */
-  int iterations;           /* pivots or sweeps */
+  int iterations;           /* pivots or sweeps (docs/solvers.md); -1: the solver gives no
+                               count (siconos:nsgs_sbm), not available, never 0 */
   double residual;          /* natural residual max_i |min(z_i, w_i)|, w = M z + q from z */
   double relative_residual; /* residual / s (s as for tol) */
   double wall_time;         /* s, the solver call */
@@ -368,7 +369,8 @@ int lsim_sim_run(LsimSim *sim, int n);
 /* What the last step did. */
 typedef struct LsimStepReport {
   int status;             /* the solver's status */
-  int iterations;         /* pivots or sweeps */
+  int iterations;         /* pivots or sweeps; -1: the solver gives no count (siconos:
+                             nsgs_sbm), not available, never 0 */
   int lcp_size;           /* LCP variables (0: no contact) */
   int ncontacts;
   double residual;        /* natural residual of the step's LCP */
@@ -448,7 +450,7 @@ typedef struct LsimCompareRow {
   int problems, successes, failures, skipped;
   double success_rate;    /* successes / (problems - skipped) */
   double median_wall;     /* s per solve */
-  double median_iterations;
+  double median_iterations; /* over the solves with a count; NaN when none has one */
   double worst_relative_residual;
 } LsimCompareRow;
 
