@@ -18,9 +18,11 @@
  *  - Status codes: 0 success, < 0 error, > 0 warning (the LSIM_* values below; the text of
  *    a code is lsim_status_name). A step whose solver fails returns that solver's status
  *    and still advances the state with the solver's last finite iterate.
- *  - Errors never print and never exit: the message of the last error of a simulation is
- *    lsim_sim_error(sim); functions that create a simulation write it into err[errlen]
- *    (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *  - Errors never print and never exit: the message of a simulation's last call that
+ *    returns a status is lsim_sim_error(sim), "" when that call succeeded (each such call
+ *    clears it first, as CHOLMOD's Common->status is reset by every routine; the
+ *    functions that return a plain value, lsim_sim_time and the like, leave it alone);
+ *    functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
@@ -191,8 +193,9 @@ int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *
 /* Frees the simulation; an open record is closed and kept (lsim_sim_record_close). */
 void lsim_sim_free(LsimSim *sim);
 
-/* The message of the simulation's last error, "" when there was none. Owned by sim,
- * valid until its next call that fails. */
+/* The message of the simulation's last call that returns a status (or an index): what
+ * went wrong, or "" when it succeeded (a failure followed by a success reads ""). Owned
+ * by sim, valid until its next such call. */
 const char *lsim_sim_error(const LsimSim *sim);
 
 /* ---- building a world in code -----------------------------------------------------
