@@ -38,6 +38,10 @@ struct LsimSim {
   char error[1024];
 };
 
+/* Clears sim->error (sim may be NULL): every function of lcpsim.h that returns a status
+ * calls it first, so the message describes the last such call ("" when it succeeded). */
+void lsim_api_begin(const LsimSim *sim);
+
 /* Sets sim->error from fmt and returns status. */
 int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -56,6 +56,7 @@ int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t er
 
 /* Not started yet, or an error naming what. */
 static int building(LsimSim *sim, const char *what) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the world is started; add before lsim_sim_start", what);

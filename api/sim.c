@@ -172,6 +172,10 @@ const char *lsim_sim_error(const LsimSim *sim) { return sim ? sim->error : "sim 
  * simulation is allocated writable (lsim_api_alloc), so the cast is defined. */
 static LsimSim *error_slot(const LsimSim *sim) { return (LsimSim *)sim; }
 
+void lsim_api_begin(const LsimSim *sim) {
+  if (sim) error_slot(sim)->error[0] = '\0';
+}
+
 int lsim_api_no_body(const LsimSim *sim, const char *what, int i) {
   const int n = sim->model.nbodies;
   if (n == 0)
@@ -196,6 +200,7 @@ double *lsim_sim_q(LsimSim *sim) { return sim ? sim->state.q : NULL; }
 double *lsim_sim_v(LsimSim *sim) { return sim ? sim->state.v : NULL; }
 
 int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body", i);
   if (!info) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body: info is NULL");
@@ -209,6 +214,7 @@ int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
 }
 
 int lsim_sim_body_index(const LsimSim *sim, const char *name) {
+  lsim_api_begin(sim);
   if (!sim || !name) return -1;
   for (int i = 0; i < sim->model.nbodies; ++i)
     if (strcmp(sim->model.bodies[i].name, name) == 0) return i;
@@ -224,6 +230,7 @@ double lsim_sim_potential_energy(const LsimSim *sim) {
 }
 
 int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: the simulation is not started");
@@ -254,6 +261,7 @@ static int set_constant(LsimSchedule *s, const double *x, int n) {
 /* Body i of the wanted type with every entry of x[nv] finite, or an error. */
 static int check_body(LsimSim *sim, int i, LsimBodyType type, const double *x,
                       const char *what) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "%s: the simulation is not started", what);
   if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, what, i);
@@ -292,6 +300,7 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v) {
 }
 
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (body < 0 || body >= sim->model.nbodies) return lsim_api_no_body(sim, "get_force", body);
   if (!f) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "get_force: f is NULL");
@@ -337,6 +346,7 @@ static int check_quaternions(LsimSim *sim) {
 }
 
 int lsim_sim_step(LsimSim *sim) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "step: the simulation is not started (lsim_sim_start)");
@@ -387,6 +397,7 @@ int lsim_sim_step(LsimSim *sim) {
 }
 
 int lsim_sim_run(LsimSim *sim, int n) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   for (int k = 0; k < n; ++k) {
     const int rc = lsim_sim_step(sim);
@@ -394,10 +405,12 @@ int lsim_sim_run(LsimSim *sim, int n) {
     const int budget_spent = rc == LSIM_MAX_ITERATIONS && sim->model.solver.tol == 0.0;
     if (rc < 0 && !budget_spent) return rc;
   }
+  lsim_api_begin(sim); /* a success: no step's spent budget is an error of the run */
   return 0;
 }
 
 int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
+  lsim_api_begin(sim);
   if (!sim || !r) return LSIM_INVALID_INPUT;
   memset(r, 0, sizeof *r);
   if (!sim->have_last) return 0;
@@ -414,6 +427,7 @@ int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
 /* ---- solvers ---- */
 
 int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg) {
+  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!name) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: the name is NULL");
   if (!sim->started)
@@ -436,6 +450,7 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
 }
 
 int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
+  lsim_api_begin(sim);
   if (!sim || !cfg) return LSIM_INVALID_INPUT;
   const LsimSolverSettings *s = &sim->model.solver;
   cfg->tol = s->tol;
@@ -460,6 +475,7 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 }
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
+  lsim_api_begin(sim);
   const int n = lsim_sim_contact_count(sim);
   /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
   if (n == 0 || !out || cap <= 0) return 0;
@@ -484,6 +500,7 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
 /* ---- records ---- */
 
 int lsim_sim_record(LsimSim *sim, const char *path) {
+  lsim_api_begin(sim);
   if (!sim || !path) return LSIM_INVALID_INPUT;
   if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the simulation is not started");
   if (sim->record) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: a record is already open");
@@ -503,6 +520,7 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
 }
 
 int lsim_sim_record_close(LsimSim *sim, int keep) {
+  lsim_api_begin(sim);
   if (!sim || !sim->record) return sim ? lsim_api_fail(sim, LSIM_INVALID_INPUT, "record_close: no record is open") : LSIM_INVALID_INPUT;
   char msg[512] = "";
   const int rc = lsim_record_close(sim->record, keep, msg, sizeof msg);

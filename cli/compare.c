@@ -112,9 +112,11 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->worst_wall);
     fputs(sep, f);
-    put(f, "%.6g", x->median_iters);
+    if (x->problems > x->failures && x->max_iters < 0) fputs("n/a", f);
+    else put(f, "%.6g", x->median_iters);
     /* "-" when no solve counts (every one failed), as the other aggregates' NaN */
-    if (x->problems > x->failures) fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    if (x->problems > x->failures && x->max_iters >= 0) fprintf(f, "%s%d%s", sep, x->max_iters, sep);
+    else if (x->problems > x->failures) fprintf(f, "%sn/a%s", sep, sep); /* no count given */
     else fprintf(f, "%s-%s", sep, sep);
     put(f, "%.2e", x->median_rel);
     fputs(sep, f);

@@ -114,6 +114,13 @@ static const char *warm_note(int given, int used) {
               : " (warm start given, not used: a zero guess, or the solver started cold)";
 }
 
+/* The report's iteration line: "n/a" when the solver gives no count (negative: siconos:
+ * nsgs_sbm, lcp/solver.h), never a 0 it did not report. */
+static void print_iterations(int iterations) {
+  if (iterations < 0) printf("iterations         n/a (the solver reports no count)\n");
+  else printf("iterations         %d\n", iterations);
+}
+
 /* A frictional contact problem: solved with the exact cone, or as the Stewart-Trinkle LCP
  * of a polyhedral cone (an LCP solver with ndir directions); the same Coulomb measures. */
 static int solve_fc(const char *path, int kind, const char *solver_name, LsimSolverOptions opt,
@@ -166,7 +173,7 @@ static int solve_fc(const char *path, int kind, const char *solver_name, LsimSol
     printf("solver             %s on the polyhedral LCP, d = %d (n = %d)%s\n", solver_name,
            ndir, p.nc * (ndir + 2), warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
-  printf("iterations         %d\n", st.iterations);
+  print_iterations(st.iterations);
   printf("natural map        %.3e (relative to ||q||: %.3e)\n", st.quality.natural,
          st.quality.relative);
   printf("cone violation     %.3e\n", st.quality.cone);
@@ -370,7 +377,7 @@ int lsim_cli_solve(int argc, char **argv) {
            lsim_problem_file_kind_name(LSIM_FILE_LCP), lcp.n);
   printf("solver             %s%s\n", solver_name, warm_note(opt.warm_start, st.warm_started));
   printf("status             %s\n", lsim_status_name(status));
-  printf("iterations         %d\n", st.iterations);
+  print_iterations(st.iterations);
   printf("natural residual   %.3e (relative to max|q|: %.3e)\n", st.residual.natural,
          st.residual.relative);
   printf("complementarity    %.3e\n", st.residual.complementarity);

@@ -174,7 +174,7 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
   out->median_wall = out->worst_wall = out->median_iters = out->median_rel = NAN;
   out->worst_rel = out->max_dist = out->max_qdiff = out->worst_cone = NAN;
   out->median_fail_wall = NAN;
-  int m = 0;
+  int m = 0, any_count = 0;
   for (int k = 0; k < t->N; ++k) {
     const size_t i = (size_t)k * t->P + s;
     out->max_qdiff = maxf(out->max_qdiff, t->qdiff[i]);
@@ -192,8 +192,12 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
     out->max_dist = maxf(out->max_dist, t->dist[i]);
     out->worst_cone = maxf(out->worst_cone, t->cone[i]);
     if (t->iters[i] > out->max_iters) out->max_iters = t->iters[i];
+    any_count |= t->iters[i] >= 0;
     buf[m++] = t->wall[i];
   }
+  /* Iteration counts a solver does not give (-1, lcp/solver.h) are left out of both
+     aggregates: max -1 and median NaN when no solve has one, never 0. */
+  if (!any_count && out->problems > out->failures) out->max_iters = -1;
   out->success_rate = out->problems ? (double)out->successes / out->problems : NAN;
   out->median_wall = median(buf, m);
   /* The medians below over the same solves: not failed (their residual is finite; a NaN
@@ -201,7 +205,8 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
 #define SOLUTION(i) (t->size[i] > 0 && !lsim_compare_is_failure(t->status[i]))
   m = 0;
   for (int k = 0; k < t->N; ++k)
-    if (SOLUTION((size_t)k * t->P + s)) buf[m++] = t->iters[(size_t)k * t->P + s];
+    if (SOLUTION((size_t)k * t->P + s) && t->iters[(size_t)k * t->P + s] >= 0)
+      buf[m++] = t->iters[(size_t)k * t->P + s];
   out->median_iters = median(buf, m);
   m = 0;
   for (int k = 0; k < t->N; ++k)

@@ -40,7 +40,8 @@ typedef struct LsimCompareSummary {
   double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
   double worst_cone;        /* largest cone violation (frictional contact sets: exact cone) */
   double median_fail_wall;  /* median time of the failed solves */
-  int max_iters;
+  int max_iters;            /* over the solves with a count; -1 when none has one (a solver
+                               that gives no count, lcp/solver.h), median_iters then NaN */
 } LsimCompareSummary;
 
 /* Status recorded for a solve that was not run: a dense solver on a problem above

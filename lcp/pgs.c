@@ -75,7 +75,9 @@
  * Dynamical Systems (2008), ch. 13, for block Gauss-Seidel with exact local solves.
  *
  * Failure modes: a zero, negative or non-finite diagonal entry outside the cone lambda
- * rows (no division is attempted: LSIM_BAD_DIAGONAL); divergence to non-finite values
+ * rows (no division is attempted: LSIM_BAD_DIAGONAL with z = 0, unless the start, the
+ * projected warm guess or z = 0, already meets the tolerance: then LSIM_SOLVED after no
+ * sweep, e.g. z = 0 when q >= 0); divergence to non-finite values
  * (LSIM_BREAKDOWN, z left finite, never NaN); slow convergence on ill-conditioned or
  * non-symmetric M (LSIM_MAX_ITERATIONS with the last iterate and its residual).
  */

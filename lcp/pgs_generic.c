@@ -309,10 +309,29 @@ static inline int run(LsimPgs *ws, const Backend *be, void *ctx, int n, int ncon
     }
     const double d = be->diag(ctx, i);
     if (!(d > 0.0)) {
-      if (!warm) memset(z, 0, (size_t)n * sizeof(double));
+      /* No sweep can run, but the start may already solve the problem (z = 0 does when
+         q >= 0): then that is the answer, after no sweep. The start is the projected
+         guess (warm), then z = 0; bad_diagonal (with z = 0) when neither meets the
+         target. */
+      if (info && info->trace) info->trace_len = 0;
+      const double target = opt->tol * scale;
       LsimResidual r;
+      int tried_zero = !warm;
+      if (warm) {
+        for (int k = 0; k < n; ++k) z[k] = isfinite(z[k]) && z[k] > 0.0 ? z[k] : 0.0;
+        tried_zero = 1;
+        for (int k = 0; k < n && tried_zero; ++k) tried_zero = z[k] == 0.0;
+      } else {
+        memset(z, 0, (size_t)n * sizeof(double));
+      }
       be->exact(ctx, w, &r);
-      return lsim_pgs_finish(info, LSIM_BAD_DIAGONAL, 0, r.natural);
+      if (!(r.natural <= target) && !tried_zero) {
+        memset(z, 0, (size_t)n * sizeof(double));
+        be->exact(ctx, w, &r);
+      }
+      if (info) info->full = r, info->full_valid = 1;
+      return lsim_pgs_finish(info, r.natural <= target ? LSIM_SOLVED : LSIM_BAD_DIAGONAL, 0,
+                             r.natural);
     }
     ws->inv[i] = 1.0 / d;
   }

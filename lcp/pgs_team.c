@@ -3,7 +3,6 @@
  * (results depend on the member count only). */
 #include "pgs_private.h"
 
-#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <limits.h>
@@ -180,29 +179,17 @@ int lsim_pgs_team_on(const LsimPgs *ws) {
   return ws->nparts > 1 && lsim_team_size(ws->team) == ws->nparts;
 }
 
-/* A counter on a cache line of its own. */
-typedef struct Flag {
-  _Alignas(64) atomic_int value;
-} Flag;
-
 typedef struct SweepJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
   double *z;
   double omega;
   int W;
-  int sweeps;                          /* sweeps to run */
-  Flag boundary[LSIM_PGS_MAX_THREADS]; /* member k's boundaries done: sweeps finished */
-  Flag crossing;                       /* the crossing set: sweeps finished */
+  int sweeps;                                  /* sweeps to run */
+  LsimTeamFlag boundary[LSIM_PGS_MAX_THREADS]; /* member k's boundaries done: sweeps
+                                                  finished */
+  LsimTeamFlag crossing;                       /* the crossing set: sweeps finished */
 } SweepJob;
-
-/* Waits until flag reaches at least value (spins; yields now and then, should a member
- * not be running). */
-static void wait_flag(Flag *flag, int value) {
-  int spins = 0;
-  while (atomic_load_explicit(&flag->value, memory_order_acquire) < value)
-    if ((++spins & 1023) == 0) sched_yield();
-}
 
 /* Range r (2k boundary k, 2k + 1 interior k, 2T the crossing set) = ws->order[b, e):
  * coloured and wide when the coloured sweep is on, else in the natural order. */
@@ -223,14 +210,14 @@ static void sweep_part(void *arg, int member) {
   LsimPgs *ws = j->ws;
   const int T = ws->nparts, crossing = ws->part[T] < ws->tasks_n;
   for (int s = 0; s < j->sweeps; ++s) {
-    if (crossing && s > 0) wait_flag(&j->crossing, s);
+    if (crossing && s > 0) lsim_team_flag_wait(&j->crossing, s);
     sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * member, ws->part[member], ws->inner[member]);
     if (crossing) {
-      atomic_store_explicit(&j->boundary[member].value, s + 1, memory_order_release);
+      lsim_team_flag_store(&j->boundary[member], s + 1);
       if (member == 0) {
-        for (int k = 1; k < T; ++k) wait_flag(&j->boundary[k], s + 1);
+        for (int k = 1; k < T; ++k) lsim_team_flag_wait(&j->boundary[k], s + 1);
         sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * T, ws->part[T], ws->tasks_n);
-        atomic_store_explicit(&j->crossing.value, s + 1, memory_order_release);
+        lsim_team_flag_store(&j->crossing, s + 1);
       }
     }
     sweep_unit(ws, j->f, j->z, j->omega, j->W, 2 * member + 1, ws->inner[member],
@@ -246,8 +233,8 @@ void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doub
   const int T = ws->nparts;
   if (lsim_pgs_team_on(ws)) {
     SweepJob job = {.ws = ws, .f = f, .z = z, .omega = omega, .W = W, .sweeps = sweeps};
-    for (int k = 0; k < T; ++k) atomic_init(&job.boundary[k].value, 0);
-    atomic_init(&job.crossing.value, 0);
+    for (int k = 0; k < T; ++k) lsim_team_flag_init(&job.boundary[k], 0);
+    lsim_team_flag_init(&job.crossing, 0);
     lsim_team_run(ws->team, sweep_part, &job);
     return;
   }

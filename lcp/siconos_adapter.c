@@ -508,6 +508,33 @@ static void capture_end(LsimSiconos *s, const int saved[2]) {
   if (ftruncate(s->capture_fd, 0) == 0) lseek(s->capture_fd, 0, SEEK_SET);
 }
 
+/* The iteration count of the call that just ended, from Siconos' outputs (it: its
+ * iparam[SICONOS_IPARAM_ITER_DONE], clamped at 0), or LSIM_SICONOS_NO_COUNT. Two solvers
+ * do not set that slot (Siconos 4.4):
+ *  - ENUM (lcp_enum.c) counts nothing, but enumerates the complementary index sets in
+ *    order from iparam[SICONOS_LCP_IPARAM_ENUM_SEED] and writes the solution's index into
+ *    iparam[SICONOS_LCP_IPARAM_ENUM_CURRENT_ENUM] (reset to -1 before the call): the cases
+ *    tried (one linear solve each) are that index - seed + 1 (modulo 2^n); all 2^n when
+ *    it found none; 0 when the driver returned before enumerating (q >= 0, n = 1).
+ *  - NSGS_SBM (lcp_nsgs_SBM.c) writes its sweep count there, then overwrites it with its
+ *    error as an int: `options[0].iparam[SICONOS_DPARAM_RESIDU] = error`, and
+ *    SICONOS_DPARAM_RESIDU = SICONOS_IPARAM_ITER_DONE = 1. The count is lost (it read 0
+ *    for any error below 1); not available, except when q >= 0, which the driver solves
+ *    (z = 0) before any sweep: 0. */
+static int iteration_count(const LsimSiconos *s, const LsimLcp *lcp, int info, int it) {
+  if (s->id != SICONOS_LCP_ENUM && s->id != SICONOS_LCP_NSGS_SBM) return it;
+  const int n = lcp->n;
+  int trivial = 1;
+  for (int i = 0; i < n && trivial; ++i) trivial = lcp->q[i] >= 0.0;
+  if (s->id == SICONOS_LCP_NSGS_SBM) return trivial ? 0 : LSIM_SICONOS_NO_COUNT;
+  const long long cases = 1LL << n; /* n <= LSIM_SICONOS_ENUM_MAX_N */
+  const long long found = s->opt->iparam[SICONOS_LCP_IPARAM_ENUM_CURRENT_ENUM];
+  const long long seed = s->opt->iparam[SICONOS_LCP_IPARAM_ENUM_SEED];
+  if (found >= 0) return (int)(((found - seed) % cases + cases) % cases + 1);
+  if (info == 0) return 0; /* the driver's trivial cases: nothing enumerated */
+  return (int)cases;
+}
+
 /* Serializes lsim_siconos_solve's capture and trapped call (process-wide state). */
 static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -591,6 +618,7 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   s->opt->iparam[SICONOS_IPARAM_ITER_DONE] = 0;
   s->opt->dparam[SICONOS_DPARAM_TOL] = tol;
   s->opt->dparam[SICONOS_DPARAM_RESIDU] = 0.0;
+  if (s->id == SICONOS_LCP_ENUM) s->opt->iparam[SICONOS_LCP_IPARAM_ENUM_CURRENT_ENUM] = -1;
   numerics_set_verbose(0);
 
   /* Cold start: iterative Siconos solvers read z as their initial guess. */
@@ -622,7 +650,9 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   s->capture_seconds = (c1 - c0) + (seconds_now() - c2);
 
   int it = s->opt ? s->opt->iparam[SICONOS_IPARAM_ITER_DONE] : 0;
-  *iterations = it > 0 ? it : 0;
+  it = it > 0 ? it : 0;
+  if (s->opt && !trapped) it = iteration_count(s, lcp, info, it);
+  *iterations = it;
   int finite = 1;
   for (int i = 0; i < n; ++i)
     if (!isfinite(z[i])) finite = 0;
@@ -637,7 +667,13 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
      budget is a budget stop (LSIM_MAX_ITERATIONS), as ours are, not a failure (the
      frictional contact solvers tell them apart the same way, lcp/fc_solver.c). */
   const int budget = s->opt->iparam[SICONOS_IPARAM_MAX_ITER];
-  if (info != 0 && budget > 0 && it >= budget) {
+  /* NSGS_SBM's sweep loop ends only at convergence or at the budget (lcp_nsgs_SBM.c; a
+     failed local solve does not end it), so its failure is a budget stop, count or not;
+     ENUM has no budget (its count is of cases, and all 2^n of them end a failure). */
+  const int at_budget = s->id == SICONOS_LCP_NSGS_SBM ? 1
+                        : s->id == SICONOS_LCP_ENUM   ? 0
+                                                      : it >= budget;
+  if (info != 0 && budget > 0 && at_budget) {
     snprintf(s->last_error, sizeof s->last_error,
              "siconos:%s: stopped at its iteration budget (%d), info %d (error %.3g)", s->name,
              budget, info, s->opt->dparam[SICONOS_DPARAM_RESIDU]);

@@ -27,10 +27,15 @@ void lsim_siconos_free(LsimSiconos *s);
  * trapped at solve time). LSIM_UNAVAILABLE for an id outside the LCP range. */
 int lsim_siconos_create_id(LsimSiconos **out, int solver_id, char *err, size_t errlen);
 
+/* An iteration count Siconos does not give (siconos:nsgs_sbm: its sweep count is lost
+ * inside Siconos 4.4, siconos_adapter.c): a negative count, never 0. */
+enum { LSIM_SICONOS_NO_COUNT = -1 };
+
 /* Solves lcp with tolerance tol (Siconos' own error measure) and at most max_iter
  * iterations (0: Siconos' default). z [n]: warm start guess in when warm (solvers that
- * accept one), solution out. *iterations gets Siconos' iteration count (0 if it gives
- * none). Returns LSIM_SOLVED when Siconos reports success, LSIM_MAX_ITERATIONS when it
+ * accept one), solution out. *iterations gets Siconos' iteration count (siconos:enum: the
+ * index sets enumerated, each one linear solve; LSIM_SICONOS_NO_COUNT when Siconos gives
+ * none, as siconos:nsgs_sbm unless q >= 0). Returns LSIM_SOLVED when Siconos reports success, LSIM_MAX_ITERATIONS when it
  * reports failure with its iteration count at the budget (a budget stop, as ours),
  * LSIM_SOLVER_FAILED when it reports failure otherwise or a trapped fatal error (message
  * kept, see lsim_siconos_last_error),

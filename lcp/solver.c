@@ -307,7 +307,9 @@ static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSo
   const LsimNewtonOptions no = newton_options(&s->options);
   LsimNewtonInfo ni = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   const int status = lsim_newton_solve_factored(s->newton, f, &no, s->options.warm_start, z, &ni);
-  st->iterations = ni.iterations + ni.ipm_iterations; /* each a factorization */
+  /* Its steps (each a factorization or solve) and the PGS sweeps of its start and restarts:
+     a solve the PGS start finished did work too (never 0 then). */
+  st->iterations = ni.iterations + ni.ipm_iterations + ni.sweeps;
   st->warm_started = s->options.warm_start;
   st->trace_len = ni.trace_len;
   return status;

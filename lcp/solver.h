@@ -46,7 +46,11 @@ LsimSolverOptions lsim_default_solver_options(void);
 /* What a solve reports. Filled by lsim_solver_solve; never NaN. */
 typedef struct LsimSolveStats {
   int status;              /* LsimStatus of this solve */
-  int iterations;          /* sweeps or pivots done (Siconos: its iteration count) */
+  int iterations;          /* sweeps or pivots done (newton: its Newton, pivoting, proximal
+                              and interior point steps plus its PGS sweeps; Siconos: its
+                              iteration count, siconos:enum the index sets it tried); -1
+                              when the solver gives none (siconos:nsgs_sbm, whose count
+                              Siconos 4.4 overwrites): not available, never 0 */
   int warm_started;        /* 1 if a non-trivial warm-start guess was used: warm_start on,
                               some z_i > 0 in the guess (or a non-empty basis guess for
                               lemke_sparse), and the solver started from it (Lemke: its

@@ -1,16 +1,30 @@
-/* team.c: the thread team of team.h (pthreads, C11 atomics). Contract in team.h. */
+/* team.c: the thread team of team.h (pthreads, C11 atomics, Linux futexes). Contract in
+ * team.h.
+ *
+ * Every wait here spins for at most LSIM_TEAM_SPIN_SECONDS, then sleeps in the kernel on
+ * the word it waits for (a futex; elsewhere than Linux it yields instead): on a machine
+ * with free cores a hand-off stays a spin (sub-microsecond), and on a loaded one a member
+ * whose partner is off its core gives its core away instead of burning its time slice. A
+ * sleeper announces itself (a counter, sequentially consistent) before it reads the word
+ * a last time, and a writer stores the word before it reads the counter: one of the two
+ * sees the other, and the kernel's own compare closes the rest (futex_wait returns at once
+ * when the word has already changed). */
+#define _DEFAULT_SOURCE /* syscall() */
 #include "team.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "lcp.h"
-
-/* How long a member spins without work before it sleeps (between solves), seconds. */
-#define IDLE_SPIN_SECONDS 5e-3
 
 struct LsimTeam;
 
@@ -26,13 +40,14 @@ struct LsimTeam {
   int started;        /* threads running */
   LsimTeamJob job;
   void *arg;
-  atomic_uint generation; /* bumped once per run */
-  atomic_int pending;     /* members 1.. still inside the current run's job */
-  atomic_int sleeping;    /* members blocked on cv */
+  _Alignas(64) atomic_int generation; /* bumped once per run (and by free, to end the
+                                          members' waits); members sleep on it */
+  atomic_int sleeping;    /* members asleep on generation */
   atomic_uint alarm;      /* bumped by lsim_team_wake */
   atomic_int quit;
-  pthread_mutex_t mu;
-  pthread_cond_t cv;
+  _Alignas(64) atomic_int pending; /* members 1.. still inside the current run's job;
+                                       the caller sleeps on it */
+  atomic_int caller_sleeping;
 };
 
 static inline void cpu_relax(void) {
@@ -47,48 +62,93 @@ static double seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Sleeps while *word == expected (returns at once if it differs; may return spuriously). */
+static void futex_wait(atomic_int *word, int expected) {
+#if defined(__linux__)
+  syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+#else
+  (void)word, (void)expected;
+  sched_yield();
+#endif
+}
+
+/* Wakes every thread asleep on word. */
+static void futex_wake_all(atomic_int *word) {
+#if defined(__linux__)
+  syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+#else
+  (void)word;
+#endif
+}
+
+/* The spin phase of a wait: 1 while it may go on (the clock is read every 64 spins). */
+static inline int keep_spinning(int *spins, double *since) {
+  cpu_relax();
+  if (++*spins & 63) return 1;
+  const double now = seconds();
+  if (*since < 0.0) *since = now;
+  return now - *since < LSIM_TEAM_SPIN_SECONDS;
+}
+
+void lsim_team_flag_init(LsimTeamFlag *f, int value) {
+  atomic_init(&f->value, value);
+  atomic_init(&f->sleepers, 0);
+}
+
+void lsim_team_flag_store(LsimTeamFlag *f, int value) {
+  atomic_store(&f->value, value);
+  if (atomic_load(&f->sleepers) > 0) futex_wake_all(&f->value);
+}
+
+void lsim_team_flag_wait(LsimTeamFlag *f, int target) {
+  if (atomic_load_explicit(&f->value, memory_order_acquire) >= target) return;
+  int spins = 0;
+  double since = -1.0;
+  while (atomic_load_explicit(&f->value, memory_order_acquire) < target)
+    if (!keep_spinning(&spins, &since)) {
+      atomic_fetch_add(&f->sleepers, 1);
+      int v;
+      while ((v = atomic_load(&f->value)) < target) futex_wait(&f->value, v);
+      atomic_fetch_sub(&f->sleepers, 1);
+      return;
+    }
+}
+
 /* A member: wait for a new generation (spin, then sleep), run the job, report. */
 static void *member_main(void *p) {
   const Member *me = p;
   LsimTeam *t = me->team;
-  unsigned seen = 0; /* the generation at create: a run posted before this thread got
-                       going is still seen as new */
+  int seen = 0; /* the generation at create: a run posted before this thread got going is
+                   still seen as new */
   for (;;) {
-    unsigned g;
-    double idle_since = -1.0;
-    int spins = 0;
+    int g, spins = 0;
+    double since = -1.0;
     while ((g = atomic_load_explicit(&t->generation, memory_order_acquire)) == seen) {
       if (atomic_load_explicit(&t->quit, memory_order_relaxed)) return NULL;
-      cpu_relax();
-      if (++spins & 255) continue;
-      /* Every 256 spins: check the clock, sleep when idle for too long. */
-      const double now = seconds();
-      if (idle_since < 0.0) idle_since = now;
-      if (now - idle_since < IDLE_SPIN_SECONDS) continue;
-      pthread_mutex_lock(&t->mu);
+      if (keep_spinning(&spins, &since)) continue;
+      /* Asleep until the next run (or free); lsim_team_wake's alarm gets it spinning
+         again (a hint: a wake that comes just before the sleep is lost, and the next run
+         wakes it anyway). */
       const unsigned alarm = atomic_load(&t->alarm);
       atomic_fetch_add(&t->sleeping, 1);
       while (atomic_load(&t->generation) == seen && atomic_load(&t->alarm) == alarm &&
              !atomic_load(&t->quit))
-        pthread_cond_wait(&t->cv, &t->mu);
+        futex_wait(&t->generation, seen);
       atomic_fetch_sub(&t->sleeping, 1);
-      pthread_mutex_unlock(&t->mu);
-      idle_since = -1.0;
+      spins = 0, since = -1.0;
     }
     seen = g;
     if (atomic_load(&t->quit)) return NULL;
     t->job(t->arg, me->index);
-    atomic_fetch_sub_explicit(&t->pending, 1, memory_order_release);
+    /* The last one out wakes the caller if it sleeps. */
+    if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeping))
+      futex_wake_all(&t->pending);
   }
 }
 
-/* Wakes the sleepers, if any (the seq_cst order of generation/alarm and sleeping makes a
- * member that is about to sleep see the new value instead). */
+/* Wakes the members asleep on generation, if any. */
 static void wake_sleepers(LsimTeam *t) {
-  if (atomic_load(&t->sleeping) == 0) return;
-  pthread_mutex_lock(&t->mu);
-  pthread_cond_broadcast(&t->cv);
-  pthread_mutex_unlock(&t->mu);
+  if (atomic_load(&t->sleeping) > 0) futex_wake_all(&t->generation);
 }
 
 int lsim_team_create(LsimTeam **out, int size) {
@@ -97,11 +157,12 @@ int lsim_team_create(LsimTeam **out, int size) {
   LsimTeam *t = calloc(1, sizeof *t);
   if (!t) return LSIM_OUT_OF_MEMORY;
   t->size = size;
-  atomic_init(&t->generation, 0u);
+  atomic_init(&t->generation, 0);
   atomic_init(&t->pending, 0);
   atomic_init(&t->sleeping, 0);
   atomic_init(&t->alarm, 0u);
   atomic_init(&t->quit, 0);
+  atomic_init(&t->caller_sleeping, 0);
   if (size == 1) {
     *out = t;
     return 0;
@@ -114,8 +175,6 @@ int lsim_team_create(LsimTeam **out, int size) {
     free(t);
     return LSIM_OUT_OF_MEMORY;
   }
-  pthread_mutex_init(&t->mu, NULL);
-  pthread_cond_init(&t->cv, NULL);
   for (int k = 1; k < size; ++k) {
     t->members[k - 1] = (Member){t, k};
     if (pthread_create(&t->threads[k - 1], NULL, member_main, &t->members[k - 1])) break;
@@ -132,13 +191,11 @@ int lsim_team_create(LsimTeam **out, int size) {
 void lsim_team_free(LsimTeam *t) {
   if (!t) return;
   if (t->size > 1) {
+    /* quit, then a new generation: every wait ends (sleepers included) and sees quit. */
     atomic_store(&t->quit, 1);
-    pthread_mutex_lock(&t->mu);
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
+    atomic_fetch_add(&t->generation, 1);
+    futex_wake_all(&t->generation);
     for (int k = 0; k < t->started; ++k) pthread_join(t->threads[k], NULL);
-    pthread_cond_destroy(&t->cv);
-    pthread_mutex_destroy(&t->mu);
   }
   free(t->threads);
   free(t->members);
@@ -162,14 +219,19 @@ void lsim_team_run(LsimTeam *t, LsimTeamJob job, void *arg) {
   t->job = job;
   t->arg = arg;
   atomic_store_explicit(&t->pending, t->size - 1, memory_order_relaxed);
-  atomic_fetch_add(&t->generation, 1u);
+  atomic_fetch_add(&t->generation, 1);
   wake_sleepers(t);
   job(arg, 0);
-  /* Wait for the others (acquire: their writes are visible after); yield now and then in
-     case a member is not running. */
+  /* Wait for the others (acquire: their writes are visible after): spin, then sleep on
+     pending (a member not running gets the core). */
   int spins = 0;
-  while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0) {
-    cpu_relax();
-    if ((++spins & 4095) == 0) sched_yield();
-  }
+  double since = -1.0;
+  while (atomic_load_explicit(&t->pending, memory_order_acquire) > 0)
+    if (!keep_spinning(&spins, &since)) {
+      atomic_store(&t->caller_sleeping, 1);
+      int v;
+      while ((v = atomic_load(&t->pending)) > 0) futex_wait(&t->pending, v);
+      atomic_store(&t->caller_sleeping, 0);
+      break;
+    }
 }

@@ -2,18 +2,41 @@
  *
  * The calling thread is member 0; members 1 .. size-1 are threads the team creates once
  * and keeps. lsim_team_run hands every member the same job and returns when all of them
- * have finished it, so a job's writes are visible to the caller afterwards. A PGS sweep
- * is one run: runs follow each other within microseconds, so members wait for the next
- * by spinning (a round trip costs about 0.2 us on two cores); after a while without work
- * (between solves) they sleep on a condition variable, and lsim_team_wake gets them
- * spinning again ahead of the next runs. Nothing here allocates after create.
+ * have finished it, so a job's writes are visible to the caller afterwards. Runs follow
+ * each other within microseconds, so every wait (a member's for the next run, the
+ * caller's for the members, a job's on an LsimTeamFlag) spins first (a round trip costs
+ * about 0.2 us on two cores), for at most LSIM_TEAM_SPIN_SECONDS, then sleeps in the
+ * kernel (a futex) until the awaited write wakes it: idle members cost nothing between
+ * solves, and on a machine whose cores run other processes a waiting member gives its
+ * core up instead of spinning while its partner waits for one. lsim_team_wake gets
+ * sleeping members spinning again ahead of the next runs. Nothing here allocates after
+ * create.
  *
  * Failure modes: thread creation can fail (create returns LSIM_UNAVAILABLE; the caller
  * runs serially). On a machine with fewer free cores than members, runs still complete
- * (the waits yield the processor) but take longer than serial ones.
+ * (the waits sleep) but take longer than serial ones.
  */
 #ifndef LSIM_TEAM_H
 #define LSIM_TEAM_H
+
+#include <stdatomic.h>
+
+/* How long a wait spins before it sleeps, seconds. */
+#define LSIM_TEAM_SPIN_SECONDS 100e-6
+
+/* A counter that jobs on the team wait on (a sweep's progress), on a cache line of its
+ * own: waits spin, then sleep, as the team's own. */
+typedef struct LsimTeamFlag {
+  _Alignas(64) atomic_int value;
+  atomic_int sleepers; /* waiters asleep on value */
+} LsimTeamFlag;
+
+void lsim_team_flag_init(LsimTeamFlag *f, int value);
+/* Sets the value (sequentially consistent: the writes before it are visible to a waiter
+ * that sees it) and wakes the sleeping waiters. */
+void lsim_team_flag_store(LsimTeamFlag *f, int value);
+/* Returns once the value is at least target (spin, then sleep). */
+void lsim_team_flag_wait(LsimTeamFlag *f, int target);
 
 typedef struct LsimTeam LsimTeam;
 

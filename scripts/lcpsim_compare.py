@@ -152,6 +152,17 @@ def summary_rows(c):
     return rows
 
 
+def _iters(r):
+    """Median and max iterations of a summary row: '-' when every solve failed, 'n/a' when
+    the solver gives no count (max -1, lcp/solver.h: siconos:nsgs_sbm), as lcpsim compare
+    prints them."""
+    if r[1] <= r[4]:
+        return f"{'-' if np.isnan(r[9]) else format(r[9], '.6g')} | -"
+    if r[10] < 0:
+        return "n/a | n/a"
+    return f"{'-' if np.isnan(r[9]) else format(r[9], '.6g')} | {r[10]}"
+
+
 def markdown_summary(c):
     """The summary table `lcpsim compare` prints, from the file."""
     rows = summary_rows(c)  # a partial file (no /summary) raises here, with its message
@@ -165,7 +176,7 @@ def markdown_summary(c):
     for r in rows:
         out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
-                   f"{g(r[9], '.6g')} | {r[10] if r[1] > r[4] else '-'} | {g(r[11], '.2e')} | "
+                   f"{_iters(r)} | {g(r[11], '.2e')} | "
                    f"{g(r[12], '.2e')} | "
                    f"{g(r[13], '.2e')} |")
     out.append("")
@@ -354,14 +365,17 @@ def figure_iterations(c, outdir, name):
             # the series side by side within a problem's slot (they had covered each other)
             ls = "none" if c.parameters.mode in sets else "-"
             xs = x + (0.6 * ((j + 0.5) / len(ser) - 0.5) if c.parameters.mode in sets else 0.0)
-            axes[0][g].plot(xs[m], c.results.iterations[m, s], mk, ms=3, color=col, label=lab,
+            # a count the solver does not give (-1) is no point
+            mi = m & (np.asarray(c.results.iterations[:, s]) >= 0)
+            axes[0][g].plot(xs[mi], c.results.iterations[mi, s], mk, ms=3, color=col, label=lab,
                             linestyle=ls, lw=0.7)
             res = np.maximum(c.results.relative_residual[m, s], 1e-18)
             axes[1][g].semilogy(xs[m], res, mk, ms=3, color=col, label=lab, linestyle=ls, lw=0.7)
             mf = m & _failed(c, s)
             if mf.any():  # drawn over, hollow
                 nfail_g = True
-                axes[0][g].plot(xs[mf], c.results.iterations[mf, s], mk, ms=4, color=col,
+                mfi = mf & mi
+                axes[0][g].plot(xs[mfi], c.results.iterations[mfi, s], mk, ms=4, color=col,
                                 mfc="white", linestyle="none")
                 axes[1][g].semilogy(xs[mf], np.maximum(c.results.relative_residual[mf, s], 1e-18),
                                     mk, ms=4, color=col, mfc="white", linestyle="none")

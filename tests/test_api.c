@@ -891,6 +891,62 @@ static void test_bad_body_index(void **state) {
   lsim_sim_free(sim);
 }
 
+/* The message describes the last call that returns a status: after a failing call, a
+ * successful one leaves "" (it had kept the old failure's text). Every fallible function
+ * of lcpsim.h, each after a failure of another. */
+static void test_error_cleared(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load(&sim, "data/two_blocks.json", err, sizeof err), 0);
+  double f[6] = {0}, p[3], quat[4];
+  LsimBodyInfo bi;
+  LsimStepReport rep;
+  LsimSolverConfig cfg;
+  LsimContactInfo ci[4];
+#define FAIL_THEN(call)                                                        \
+  do {                                                                         \
+    assert_int_equal(lsim_sim_get_force(sim, 99, f), LSIM_INVALID_INPUT);      \
+    assert_true(lsim_sim_error(sim)[0] != '\0');                               \
+    assert_true((call) >= 0);                                                  \
+    assert_string_equal(lsim_sim_error(sim), "");                              \
+  } while (0)
+  FAIL_THEN(lsim_sim_get_force(sim, 0, f));
+  FAIL_THEN(lsim_sim_body(sim, 0, &bi));
+  FAIL_THEN(lsim_sim_body_index(sim, bi.name));
+  FAIL_THEN(lsim_sim_body_pose(sim, 0, p, quat));
+  FAIL_THEN(lsim_sim_set_force(sim, 1, f));
+  FAIL_THEN(lsim_sim_step(sim));
+  FAIL_THEN(lsim_sim_run(sim, 2));
+  FAIL_THEN(lsim_sim_last_step(sim, &rep));
+  FAIL_THEN(lsim_sim_solver_config(sim, &cfg));
+  FAIL_THEN(lsim_sim_contacts(sim, ci, 4));
+  FAIL_THEN(lsim_sim_set_solver(sim, "pgs", NULL));
+  /* and the other way round: a failing set_solver, then a step */
+  assert_true(lsim_sim_set_solver(sim, "no_such_solver", NULL) < 0);
+  assert_true(lsim_sim_error(sim)[0] != '\0');
+  assert_true(lsim_sim_step(sim) >= 0);
+  assert_string_equal(lsim_sim_error(sim), "");
+  /* a record: closing none fails, then opening and closing one succeed */
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/lsim_test_api_err_%d.h5", (int)getpid());
+  assert_true(lsim_sim_record_close(sim, 1) < 0);
+  assert_true(lsim_sim_error(sim)[0] != '\0');
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_string_equal(lsim_sim_error(sim), "");
+  FAIL_THEN(lsim_sim_record_close(sim, 0));
+#undef FAIL_THEN
+  lsim_sim_free(sim);
+  /* A world in the making: add_body after a failed one. */
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  assert_true(lsim_sim_add_body(sim, NULL) < 0);
+  assert_true(lsim_sim_error(sim)[0] != '\0');
+  LsimBodyDef def = lsim_default_body_def();
+  assert_true(lsim_sim_add_body(sim, &def) >= 0);
+  assert_string_equal(lsim_sim_error(sim), "");
+  lsim_sim_free(sim);
+}
+
 /* Contacts before the first step (a built world before and after start): none, without
  * touching the stepper that is not there yet. */
 static void test_contacts_before_step(void **state) {
@@ -1131,7 +1187,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
-      cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_contacts_before_step),
+      cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_error_cleared),cmocka_unit_test(test_contacts_before_step),
       cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),

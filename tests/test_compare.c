@@ -379,6 +379,17 @@ static void test_summary_excludes_failures(void **state) {
   assert_true(isnan(x.median_wall) && isnan(x.worst_wall) && isnan(x.median_rel) &&
               isnan(x.worst_rel) && isnan(x.max_dist) && isnan(x.median_iters));
   assert_int_equal(x.max_iters, 0);
+  /* Counts a solver does not give (-1): left out of both aggregates, and a series with
+     none reads -1 and NaN, never 0. Solves 1, 3, 4 again, solve 3 without a count: median
+     of (10, 30) = 20, max 30; then none with a count. */
+  for (int k = 0; k < 5; ++k) t.status[k] = status[k];
+  t.iters[2] = -1;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_true(x.median_iters == 20.0 && x.max_iters == 30);
+  t.iters[0] = t.iters[3] = -1;
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_true(isnan(x.median_iters));
+  assert_int_equal(x.max_iters, -1);
   lsim_compare_table_free(&t);
 }
 

@@ -513,6 +513,29 @@ static void test_failed_fallback_keeps_closer_point(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A problem the PGS start solves: M = diag(1..6), q = -1 (z_i = 1/i). One Gauss-Seidel
+ * sweep on a diagonal M is exact (test_pgs.c, test_diagonal_exact), so newton needs no
+ * step: its record counts that sweep (iterations 1), not 0, and says the same as pgs's
+ * record of the same work. From the solution (warm) nothing is done: 0. */
+static void test_pgs_start_counts(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_init(&lcp, 6), 0);
+  for (int i = 0; i < 6; ++i) lcp.M[i + i * 6] = i + 1, lcp.q[i] = -1.0;
+  LsimSolver *nt = make("newton", 0), *pg = make("pgs", 0), *warm = make("newton", 1);
+  double z[6], zp[6];
+  LsimSolveStats st, sp;
+  assert_int_equal(lsim_solver_solve(nt, &lcp, z, &st), LSIM_SOLVED);
+  assert_int_equal(lsim_solver_solve(pg, &lcp, zp, &sp), LSIM_SOLVED);
+  for (int i = 0; i < 6; ++i) assert_true(fabs(z[i] - 1.0 / (i + 1)) <= 1e-16);
+  assert_int_equal(sp.iterations, 1);
+  assert_int_equal(st.iterations, sp.iterations);
+  assert_int_equal(lsim_solver_solve(warm, &lcp, z, &st), LSIM_SOLVED);
+  assert_int_equal(st.iterations, 0);
+  lsim_solver_free(nt), lsim_solver_free(pg), lsim_solver_free(warm);
+  lsim_lcp_free(&lcp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_lemke),
@@ -526,6 +549,7 @@ int main(void) {
       cmocka_unit_test(test_settled_pile_interior_point),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_failed_fallback_keeps_closer_point),
+      cmocka_unit_test(test_pgs_start_counts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "contact/contact.h"
 #include "contact/step.h"
@@ -24,6 +25,59 @@
 #include "lcp/solver.h"
 #include "scene/scene.h"
 #include "tests/support.h"
+
+/* The waits' sleeping side (team.h: spin at most LSIM_TEAM_SPIN_SECONDS, then a futex):
+ * each pause below (20 ms, 200 times the spin bound; nanosleep, so on any machine the
+ * waiter has given up spinning) puts one wait to sleep, and the run must still hand over
+ * every write: members asleep between runs (woken by the next run, and by
+ * lsim_team_wake), the caller asleep on a member that is late, a member asleep on a flag
+ * another member stores late, and free with every member asleep. Nothing is timed. */
+typedef struct SleepJob {
+  LsimTeamFlag flag;
+  int slow;      /* the member that pauses before its write */
+  int data[8];   /* member k writes data[k]; member 0 reads the flag writer's value */
+  int seen;      /* what member 0 read after the flag */
+  int use_flag;
+} SleepJob;
+
+static void pause_ms(int ms) {
+  struct timespec ts = {0, ms * 1000000L};
+  nanosleep(&ts, NULL);
+}
+
+static void sleep_job(void *arg, int member) {
+  SleepJob *j = arg;
+  if (member == j->slow) pause_ms(20);
+  j->data[member] = 100 + member;
+  if (!j->use_flag) return;
+  if (member == 1) lsim_team_flag_store(&j->flag, 1);
+  if (member == 0) {
+    lsim_team_flag_wait(&j->flag, 1);
+    j->seen = j->data[1];
+  }
+}
+
+static void test_team_sleeping_waits(void **state) {
+  (void)state;
+  for (int size = 2; size <= 3; ++size) {
+    LsimTeam *t = NULL;
+    assert_int_equal(lsim_team_create(&t, size), 0);
+    for (int round = 0; round < 4; ++round) {
+      SleepJob j;
+      memset(&j, 0, sizeof j);
+      lsim_team_flag_init(&j.flag, 0);
+      j.use_flag = round >= 2;
+      j.slow = round % 2 ? 0 : 1; /* the caller late (members wait), or member 1 late */
+      pause_ms(20);               /* the members asleep between runs */
+      if (round == 1) lsim_team_wake(t);
+      lsim_team_run(t, sleep_job, &j);
+      for (int k = 0; k < size; ++k) assert_int_equal(j.data[k], 100 + k);
+      if (j.use_flag) assert_int_equal(j.seen, 101);
+    }
+    pause_ms(20);
+    lsim_team_free(t); /* every member asleep: free wakes and joins them */
+  }
+}
 
 /* ---- (6b) parallel sweeps ---- */
 
@@ -430,6 +484,7 @@ static void test_parallel_run_repeats(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_team_runs_each_member_once),
+      cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_wide_sweep_paths_identical),
       cmocka_unit_test(test_parallel_rows_same_problem),

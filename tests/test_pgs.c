@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lcp/factored.h"
 #include "lcp/pgs.h"
+#include "lcp/solver.h"
 #include "lcp/random.h"
 #include "tests/support.h"
 
@@ -117,6 +119,58 @@ static void test_bad_diagonal(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A zero diagonal where z = 0 already solves the problem (q >= 0: w = q >= 0, z'w = 0):
+ * solved after no sweep, z = 0 exactly and residual exactly 0 (nothing is computed but
+ * min(0, q_i) = 0). A warm guess that does not solve it gives way to z = 0; one that
+ * does (z = (1, 0): w = (0, 1)) is kept, residual 0 exactly (integers). With q_0 < 0
+ * neither start solves it: bad_diagonal stays, with z = 0. Dense and factored paths. */
+static void test_bad_diagonal_trivial(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_init(&lcp, 2), 0);
+  lcp.M[0] = 1; lcp.M[1] = 1; lcp.M[2] = -1; lcp.M[3] = 0; /* M = [1 -1; 1 0] */
+  lcp.q[0] = 0; lcp.q[1] = 2;
+  LsimPgs *ws = lsim_pgs_create();
+  double z[2] = {5, 5};
+  LsimPgsInfo info = {0};
+  assert_int_equal(lsim_pgs_solve(ws, &lcp, NULL, 0, z, &info), LSIM_SOLVED);
+  assert_true(z[0] == 0.0 && z[1] == 0.0);
+  assert_int_equal(info.status, LSIM_SOLVED);
+  assert_int_equal(info.sweeps, 0);
+  assert_true(info.residual == 0.0);
+  /* Warm, a guess that does not solve it (w = (-3, 5) at z = (0, 3)): z = 0 instead. */
+  z[0] = 0, z[1] = 3;
+  assert_int_equal(lsim_pgs_solve(ws, &lcp, NULL, 1, z, &info), LSIM_SOLVED);
+  assert_true(z[0] == 0.0 && z[1] == 0.0 && info.residual == 0.0);
+  /* Warm, a guess that solves it with q_0 = -1 (z = (1, 0): w = (0, 2)); z = 0 would not. */
+  lcp.q[0] = -1;
+  z[0] = 1, z[1] = 0;
+  assert_int_equal(lsim_pgs_solve(ws, &lcp, NULL, 1, z, &info), LSIM_SOLVED);
+  assert_true(z[0] == 1.0 && z[1] == 0.0 && info.residual == 0.0);
+  /* Neither: bad_diagonal, z = 0 and its residual max|min(0, q)| = 1. */
+  z[0] = 0, z[1] = 3;
+  assert_int_equal(lsim_pgs_solve(ws, &lcp, NULL, 1, z, &info), LSIM_BAD_DIAGONAL);
+  assert_true(z[0] == 0.0 && z[1] == 0.0 && info.residual == 1.0);
+  /* The factored path (M = C, no J or B) and the solver front end say the same. */
+  lcp.q[0] = 0;
+  int jp[3] = {0, 0, 0}, cp[3] = {0, 2, 3}, ci[3] = {0, 1, 0};
+  double cv[3] = {1, -1, 1};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = jp, .B_ptr = jp, .C_ptr = cp, .C_idx = ci,
+                       .C_val = cv, .q = lcp.q};
+  z[0] = z[1] = 5;
+  assert_int_equal(lsim_pgs_solve_factored(ws, &f, NULL, 0, z, &info), LSIM_SOLVED);
+  assert_true(z[0] == 0.0 && z[1] == 0.0 && info.residual == 0.0 && info.sweeps == 0);
+  LsimSolver *s = NULL;
+  assert_int_equal(lsim_solver_create(&s, "pgs", NULL, NULL, 0), 0);
+  LsimSolveStats st;
+  z[0] = z[1] = 5;
+  assert_int_equal(lsim_solver_solve(s, &lcp, z, &st), LSIM_SOLVED);
+  assert_true(z[0] == 0.0 && z[1] == 0.0 && st.residual.natural == 0.0);
+  lsim_solver_free(s);
+  lsim_pgs_free(ws);
+  lsim_lcp_free(&lcp);
+}
+
 /* Sweep limit, invalid omega, NaN data, the trace. */
 static void test_limits_and_trace(void **state) {
   (void)state;
@@ -147,7 +201,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_diagonal_exact),  cmocka_unit_test(test_two_by_two),
       cmocka_unit_test(test_random_spd),      cmocka_unit_test(test_warm_start),
-      cmocka_unit_test(test_bad_diagonal),    cmocka_unit_test(test_limits_and_trace),
+      cmocka_unit_test(test_bad_diagonal),    cmocka_unit_test(test_bad_diagonal_trivial),    cmocka_unit_test(test_limits_and_trace),
   };
   return cmocka_run_group_tests_name("pgs", tests, NULL, NULL);
 }

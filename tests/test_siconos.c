@@ -53,7 +53,8 @@ static void check_solves(LsimSiconos *s, const char *name, const LsimLcp *lcp, c
             lsim_siconos_last_error(s), res.relative);
   assert_int_equal(rc, LSIM_SOLVED);
   assert_true(res.relative <= RES_TOL);
-  assert_true(it >= 0);
+  /* A count, or none (nsgs_sbm: test_uncounted_solvers). */
+  assert_true(strcmp(name, "nsgs_sbm") == 0 ? it == LSIM_SICONOS_NO_COUNT || it == 0 : it >= 0);
   /* Siconos must not write into our arrays (bitwise compare). */
   size_t nn = (size_t)lcp->n * (size_t)lcp->n;
   assert_memory_equal(before.M, lcp->M, nn * sizeof(double));
@@ -216,6 +217,60 @@ static void test_max_iter(void **state) {
   lsim_siconos_free(s);
   free(z);
   lsim_lcp_free(&lcp);
+}
+
+/* The two solvers whose counts Siconos 4.4 does not put in ITER_DONE (they read 0):
+ * M = [1 .99; .99 1] (+ a decoupled 1), q = (-1, -1.1, -1), solution z = (0, 1.1, 1).
+ * enum tries the index sets in order 0, 1, ...: set 0 (all z basic) gives z_0 =
+ * (1 - .99 * 1.1) / (1 - .99^2) < 0, set 1 (z_0 = 0) the solution: 2 sets. M = I, q = -1:
+ * set 0 solves, 1. q >= 0: the driver answers z = 0 before enumerating, 0. M = -I with
+ * q = -1 has no solution (w = -z - 1 < 0): all 2^3 = 8 sets, a failure, not a budget stop.
+ * nsgs_sbm: no count (-1, never 0), except q >= 0 (0); at a budget of 5 sweeps (Gauss-
+ * Seidel contracts by .99^2 a sweep here: far from 1e-12) a budget stop as siconos:pgs's. */
+static void test_uncounted_solvers(void **state) {
+  (void)state;
+  double M[9] = {1, 0.99, 0, 0.99, 1, 0, 0, 0, 1}, q[3] = {-1, -1.1, -1}, z[3];
+  LsimLcp lcp = {.n = 3, .M = M, .q = q};
+  LsimSiconos *en, *nb, *pg;
+  assert_int_equal(lsim_siconos_create(&en, "enum", NULL, 0), 0);
+  assert_int_equal(lsim_siconos_create(&nb, "nsgs_sbm", NULL, 0), 0);
+  assert_int_equal(lsim_siconos_create(&pg, "pgs", NULL, 0), 0);
+  int it = 99;
+  assert_int_equal(lsim_siconos_solve(en, &lcp, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, 2);
+  assert_true(z[0] == 0.0 && fabs(z[1] - 1.1) <= 1e-15 && fabs(z[2] - 1.0) <= 1e-15);
+  assert_int_equal(lsim_siconos_solve(nb, &lcp, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, LSIM_SICONOS_NO_COUNT);
+  assert_true(it < 0);
+  assert_int_equal(lsim_siconos_solve(nb, &lcp, 1e-12, 5, 0, z, &it), LSIM_MAX_ITERATIONS);
+  assert_int_equal(it, LSIM_SICONOS_NO_COUNT);
+  assert_int_equal(lsim_siconos_solve(pg, &lcp, 1e-12, 5, 0, z, &it), LSIM_MAX_ITERATIONS);
+  assert_int_equal(it, 5);
+  /* M = I, q = -1: the first set. */
+  double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, m1[3] = {-1, -1, -1};
+  LsimLcp eye = {.n = 3, .M = I3, .q = m1};
+  assert_int_equal(lsim_siconos_solve(en, &eye, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, 1);
+  /* q >= 0: nothing enumerated, no sweep. */
+  double qp[3] = {1, 0, 2};
+  LsimLcp triv = {.n = 3, .M = M, .q = qp};
+  assert_int_equal(lsim_siconos_solve(en, &triv, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, 0);
+  assert_int_equal(lsim_siconos_solve(nb, &triv, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
+  assert_int_equal(it, 0);
+  /* Infeasible: every set tried, a failure. */
+  double nI[9] = {-1, 0, 0, 0, -1, 0, 0, 0, -1};
+  LsimLcp inf = {.n = 3, .M = nI, .q = m1};
+  assert_int_equal(lsim_siconos_solve(en, &inf, 1e-12, 0, 0, z, &it), LSIM_SOLVER_FAILED);
+  assert_int_equal(it, 8);
+  /* Through the solver front end: the record's count is -1 too. */
+  LsimSolver *s = NULL;
+  assert_int_equal(lsim_solver_create(&s, "siconos:nsgs_sbm", NULL, NULL, 0), 0);
+  LsimSolveStats st;
+  assert_int_equal(lsim_solver_solve(s, &lcp, z, &st), LSIM_SOLVED);
+  assert_int_equal(st.iterations, -1);
+  lsim_solver_free(s);
+  lsim_siconos_free(en), lsim_siconos_free(nb), lsim_siconos_free(pg);
 }
 
 /* Warm start: PGS started from the solution needs (almost) no sweeps; a cold start
@@ -554,6 +609,7 @@ int main(void) {
       cmocka_unit_test(test_fatal_error_trapped),
       cmocka_unit_test(test_iterations_fresh),
       cmocka_unit_test(test_max_iter),
+      cmocka_unit_test(test_uncounted_solvers),
       cmocka_unit_test(test_warm_start),
       cmocka_unit_test(test_nonfinite_output),
       cmocka_unit_test(test_enum_size_limit),

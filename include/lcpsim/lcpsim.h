@@ -18,9 +18,11 @@
  *  - Status codes: 0 success, < 0 error, > 0 warning (the LSIM_* values below; the text of
  *    a code is lsim_status_name). A step whose solver fails returns that solver's status
  *    and still advances the state with the solver's last finite iterate.
- *  - Errors never print and never exit: the message of the last error of a simulation is
- *    lsim_sim_error(sim); functions that create a simulation write it into err[errlen]
- *    (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *  - Errors never print and never exit: the message of a simulation's last call that
+ *    returns a status is lsim_sim_error(sim), "" when that call succeeded (each such call
+ *    clears it first, as CHOLMOD's Common->status is reset by every routine; the
+ *    functions that return a plain value, lsim_sim_time and the like, leave it alone);
+ *    functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
@@ -113,7 +115,8 @@ LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 /* What one solve reported. */
 typedef struct LsimSolveReport {
   int status;               /* as returned */
-  int iterations;           /* pivots or sweeps */
+  int iterations;           /* pivots or sweeps (docs/solvers.md); -1: the solver gives no
+                               count (siconos:nsgs_sbm), not available, never 0 */
   double residual;          /* natural residual max_i |min(z_i, w_i)|, w = M z + q from z */
   double relative_residual; /* residual / s (s as for tol) */
   double wall_time;         /* s, the solver call */
@@ -206,8 +209,9 @@ LSIM_API int lsim_sim_load_json(LsimSim **out, const char *json, const char *nam
 /* Frees the simulation; an open record is closed and kept (lsim_sim_record_close). */
 LSIM_API void lsim_sim_free(LsimSim *sim);
 
-/* The message of the simulation's last error, "" when there was none. Owned by sim,
- * valid until its next call that fails. */
+/* The message of the simulation's last call that returns a status (or an index): what
+ * went wrong, or "" when it succeeded (a failure followed by a success reads ""). Owned
+ * by sim, valid until its next such call. */
 LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 
 /* ---- building a world in code -----------------------------------------------------
@@ -409,7 +413,8 @@ LSIM_API int lsim_sim_run(LsimSim *sim, int n);
 /* What the last step did. */
 typedef struct LsimStepReport {
   int status;             /* the solver's status */
-  int iterations;         /* pivots or sweeps */
+  int iterations;         /* pivots or sweeps; -1: the solver gives no count (siconos:
+                             nsgs_sbm), not available, never 0 */
   int lcp_size;           /* LCP variables (0: none; joint rows are eliminated first) */
   int ncontacts;          /* contacts the step reports, joint rows and a sleeping group's
                              resting tether and joint rows included */
@@ -490,7 +495,7 @@ typedef struct LsimCompareRow {
   int problems, successes, failures, skipped;
   double success_rate;    /* successes / (problems - skipped) */
   double median_wall;     /* s per solve */
-  double median_iterations;
+  double median_iterations; /* over the solves with a count; NaN when none has one */
   double worst_relative_residual;
 } LsimCompareRow;
 

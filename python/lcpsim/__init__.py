@@ -457,6 +457,15 @@ class Sim:
     scene_steps = property(lambda self: _scene_steps(self._h))
     time = property(lambda self: _time(self._h))
     steps_done = property(lambda self: _steps_done(self._h))
+
+    @property
+    def error(self):
+        """The library's message for its last call on this Sim that returns a status (what
+        went wrong, as the Error raised said), "" when that call succeeded: a failure
+        followed by a success reads "" (lcpsim.h, lsim_sim_error). Errors the binding
+        raises before calling the library (a closed Sim, a body index out of range, values
+        of the wrong size) are in their exception only."""
+        return _error(self._h).decode()
     kinetic_energy = property(lambda self: _ekin(self._h))
     potential_energy = property(lambda self: _epot(self._h))
 

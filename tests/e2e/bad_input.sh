@@ -107,7 +107,7 @@ S body_number "body_number.json:1:57: bodies[0]: must be an object" "$h"'"bodies
 S baumgarte "baumgarte.json:1:58: baumgarte: must be in [0, 1]" "$h"'"baumgarte": 2, "bodies": [ {} ]}'
 S integrator "integrator.json:1:59: integrator: must be" "$h"'"integrator": "rk4", "bodies": [ {} ]}'
 # Event-driven settings in a time-stepping scene: refused at the key (they were ignored).
-S event_driven_unused "event_driven_unused.json:1:45: event_driven: settings of the event-driven integrator ("rtol"), but this scene runs the time step" "$h"'"event_driven": {"rtol": 1e-10}, "bodies": [ {} ]}'
+S event_driven_unused "event_driven_unused.json:1:45: event_driven: settings of the event-driven integrator (\"rtol\"), but this scene runs the time step" "$h"'"event_driven": {"rtol": 1e-10}, "bodies": [ {} ]}'
 S output_file "output_file.json:1:" "$h"'"output": {"file": ""}, "bodies": [ {} ]}'
 S output_key "output_key.json:1:" "$h"'"output": {"fil": "x.h5"}, "bodies": [ {} ]}'
 # The scene's output.file naming the scene itself (no -o): refused at that value's place.

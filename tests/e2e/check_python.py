@@ -93,8 +93,17 @@ try:
     check(False, "an unknown solver is accepted")
 except lcpsim.Error as e:
     check(e.status == lcpsim.UNAVAILABLE, "unknown solver status")
+check(sim.error != "", "the failed set_solver's message: %r" % sim.error)
 sim.set_solver("pgs", tol=1e-12)
 check(sim.solver == "pgs", "solver set")
+check(sim.error == "", "a success clears the last failure's message: %r" % sim.error)
+try:
+    sim.record("")
+    check(False, "an empty record path is accepted")
+except lcpsim.Error as e:
+    check(sim.error == str(e) and "empty" in sim.error, "error is the raised one: %r" % sim.error)
+sim.step()
+check(sim.error == "", "a step after a failure: %r" % sim.error)
 # A fixed sweep budget (tol 0) is no failure for run(), with a Python controller too.
 pile = lcpsim.Sim.load("data/pile_10.json")
 pile.set_solver("pgs", tol=0.0, max_iter=50)
