@@ -201,6 +201,24 @@ const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar) {
 }
 
 /* Whether body i (may be < 0) is asleep. */
+/* Room for n entries in the impulse cache's per-entry arrays (id, bodies, first variable,
+   count); the values (cache_z) grow apart. */
+int lsim_sleep_cache_reserve(LsimStepper *s, int n) {
+  int cap = s->cache_cap;
+  if (lsim_grow((void **)&s->cache_id, &cap, n, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
+  if (cap != s->cache_cap) {
+    int *pb = realloc(s->cache_body, 2 * (size_t)cap * sizeof(int));
+    if (pb) s->cache_body = pb;
+    int *pv = realloc(s->cache_var, (size_t)cap * sizeof(int));
+    if (pv) s->cache_var = pv;
+    int *pn = realloc(s->cache_nvar, (size_t)cap * sizeof(int));
+    if (pn) s->cache_nvar = pn;
+    if (!pb || !pv || !pn) return LSIM_OUT_OF_MEMORY;
+    s->cache_cap = cap;
+  }
+  return 0;
+}
+
 static int sleeping(const LsimStepper *s, int i) { return i >= 0 && s->asleep[i]; }
 
 /* Drops the entries none of whose bodies sleeps (compacting), appends this step's
@@ -227,18 +245,7 @@ static int cache_update(LsimStepper *s, int fell_asleep) {
       const int nv = contact_nvar(ct);
       const int a = ct->body[0], b = ct->body[1];
       if (nv == 0 || !(sleeping(s, a) || sleeping(s, b))) continue;
-      int cap = s->cache_cap;
-      if (lsim_grow((void **)&s->cache_id, &cap, s->ncache + 1, sizeof(uint64_t))) return LSIM_OUT_OF_MEMORY;
-      if (cap != s->cache_cap) {
-        int *pb = realloc(s->cache_body, 2 * (size_t)cap * sizeof(int));
-        if (pb) s->cache_body = pb;
-        int *pv = realloc(s->cache_var, (size_t)cap * sizeof(int));
-        if (pv) s->cache_var = pv;
-        int *pn = realloc(s->cache_nvar, (size_t)cap * sizeof(int));
-        if (pn) s->cache_nvar = pn;
-        if (!pb || !pv || !pn) return LSIM_OUT_OF_MEMORY;
-        s->cache_cap = cap;
-      }
+      if (lsim_sleep_cache_reserve(s, s->ncache + 1)) return LSIM_OUT_OF_MEMORY;
       if (lsim_grow((void **)&s->cache_z, &s->cache_zcap, s->cache_zlen + nv, sizeof(double)))
         return LSIM_OUT_OF_MEMORY;
       const int e = s->ncache++;

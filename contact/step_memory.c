@@ -214,18 +214,7 @@ int lsim_stepper_memory_set(LsimStepper *s, const LsimModel *m, const LsimState 
   }
   /* The impulse cache, its values concatenated in order, and its table. */
   const int ne = mem->ncache;
-  cap = s->cache_cap;
-  if (lsim_grow((void **)&s->cache_id, &cap, ne, sizeof(uint64_t))) goto oom;
-  if (cap != s->cache_cap) {
-    int *pb = realloc(s->cache_body, 2 * (size_t)cap * sizeof(int));
-    if (pb) s->cache_body = pb;
-    int *pv = realloc(s->cache_var, (size_t)cap * sizeof(int));
-    if (pv) s->cache_var = pv;
-    int *pn = realloc(s->cache_nvar, (size_t)cap * sizeof(int));
-    if (pn) s->cache_nvar = pn;
-    if (!pb || !pv || !pn) goto oom;
-    s->cache_cap = cap;
-  }
+  if (lsim_sleep_cache_reserve(s, ne)) goto oom;
   if (lsim_grow((void **)&s->cache_z, &s->cache_zcap, mem->ncache_z, sizeof(double))) goto oom;
   at = 0;
   for (int e = 0; e < ne; ++e) {

@@ -168,6 +168,8 @@ int lsim_step_remember(LsimStepper *s, int count);
 /* The sleep cache's lookup table over its entries as they are (sleep.c); 0 or
  * LSIM_OUT_OF_MEMORY. */
 int lsim_sleep_cache_table(LsimStepper *s);
+/* Room for n entries in the impulse cache (contact/sleep.c); 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_sleep_cache_reserve(LsimStepper *s, int n);
 
 /* Stage 3 (step_lcp.c): the factored LCP of the step's contacts and joint rows into s->f;
  * 0, or LSIM_OUT_OF_MEMORY / a joint elimination's status with err filled. */

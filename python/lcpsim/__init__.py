@@ -784,14 +784,7 @@ class World:
                 d.inertia[2] = izz[0]
             else:
                 _fill(d.inertia, inertia, 3, what + ": inertia")
-        if position is not None:
-            _fill(d.position, position, dim, what + ": position")
-        self._only((2,), angle, what + ": angle")
-        if angle is not None:
-            d.angle = _number(angle, what + ": angle")
-        self._only((3,), quaternion, what + ": quaternion")
-        if quaternion is not None:
-            _fill(d.quaternion, quaternion, 4, what + ": quaternion")
+        self._pose(d, position, angle, quaternion, what)
         if velocity is not None:
             _fill(d.velocity, velocity, {1: 1, 2: 3, 3: 6}.get(dim, 1), what + ": velocity")
         for key, value in (("width", width), ("ground_mu", ground_mu)):
@@ -807,6 +800,18 @@ class World:
         self._nbodies += 1
         return i
 
+    def _pose(self, d, position, angle, quaternion, what):
+        """A body's or shape's position, 2-D angle and 3-D quaternion into its definition d,
+        each checked against the world's dimension."""
+        if position is not None:
+            _fill(d.position, position, self.dimension, what + ": position")
+        self._only((2,), angle, what + ": angle")
+        if angle is not None:
+            d.angle = _number(angle, what + ": angle")
+        self._only((3,), quaternion, what + ": quaternion")
+        if quaternion is not None:
+            _fill(d.quaternion, quaternion, 4, what + ": quaternion")
+
     def add_shape(self, body, type="sphere", position=None, angle=None, quaternion=None,
                   radius=None, half=None, mu=None):
         """Adds a shape to a body (its index) of a 2-D or 3-D world; returns its index.
@@ -821,14 +826,7 @@ class World:
         what = "add_shape on body %d" % body
         d.type = _kind(type, _SHAPE_TYPES, what)
         dim = self.dimension
-        if position is not None:
-            _fill(d.position, position, dim, what + ": position")
-        self._only((2,), angle, what + ": angle")
-        if angle is not None:
-            d.angle = _number(angle, what + ": angle")
-        self._only((3,), quaternion, what + ": quaternion")
-        if quaternion is not None:
-            _fill(d.quaternion, quaternion, 4, what + ": quaternion")
+        self._pose(d, position, angle, quaternion, what)
         if radius is not None:
             d.radius = _number(radius, what + ": radius")
         if half is not None:
