@@ -81,6 +81,8 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
   s->pc_dq = calloc((size_t)model->nv + 1, sizeof(double));
   s->pc_moved = calloc((size_t)model->nbodies + 1, 1);
+  s->rot_c = calloc((size_t)3 * model->nbodies + 1, sizeof(double));
+  s->rot_free = calloc((size_t)model->nbodies + 1, 1);
   /* Inverse masses, once per run (as the inverse inertias). */
   s->inv_mass = calloc((size_t)model->nbodies + 1, sizeof(double));
   if (s->inv_mass)
@@ -92,7 +94,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  if (!s->v_free || !s->dv || !s->pc_dq || !s->pc_moved || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
+  if (!s->v_free || !s->dv || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -123,6 +125,8 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->dv);
   free(s->pc_dq);
   free(s->pc_moved);
+  free(s->rot_c);
+  free(s->rot_free);
   free(s->pc_contact);
   free(s->pc_row);
   free(s->inv_inertia_body);
@@ -253,15 +257,15 @@ static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState
  * by Newton's method from w' = w (Jacobian I + (h / 2) (skew(m) I - skew(I m)); implicit
  * gyroscopic steps as in E. Catto, "Numerical Methods", GDC 2015, and Bullet's
  * computeGyroscopicImpulseImplicit_Body, which use backward Euler), returned as the world
- * torque R I (w' - w) / h that gives that change over the step. Dotting the equation with
+ * torque R I (w' - w) / h that gives that change over the step (and the change, R (w' - w)). Dotting the equation with
  * m and with I m shows that the midpoint rule keeps the kinetic energy w.I w / 2 and |I w|
  * exactly (quadratic invariants); backward Euler would dissipate them (40 % of the energy
  * in 10 s at h = 0.05 s near the intermediate axis), and the explicit torque -w x (I w)
  * fed energy in (1.2 % in 10 s at h = 0.001 s, twice the energy at h = 0.05 s). Newton
  * stops when it changes w' by less than 1e-15 |w| (4 iterations at most; 2 .. 3 are
  * typical); a singular Jacobian (h |w| large against 1) keeps the last iterate. */
-static void gyroscopic_torque(double tau[3], const double I[9], const double quat[4],
-                              const double w_world[3], double h) {
+static void gyroscopic_torque(double tau[3], double dw_world[3], const double I[9],
+                              const double quat[4], const double w_world[3], double h) {
   double w[3], x[3], Iw[3], d[3];
   lsim_quat_rotate_inv(w, quat, w_world);
   lsim_m3_apply(Iw, I, w);
@@ -296,16 +300,103 @@ static void gyroscopic_torque(double tau[3], const double I[9], const double qua
     lsim_v3_sub(x, x, d);
     if (lsim_v3_norm(d) <= 1e-15 * wn) break;
   }
-  /* tau = R I (x - w) / h. */
+  /* tau = R I (x - w) / h; the change of velocity it makes, R (x - w). */
   double dw[3], Idw[3];
   lsim_v3_sub(dw, x, w);
   lsim_m3_apply(Idw, I, dw);
   lsim_quat_rotate(tau, quat, Idw);
   lsim_v3_scale(tau, tau, 1.0 / h);
+  lsim_quat_rotate(dw_world, quat, dw);
+}
+
+/* The Lie midpoint step of a free body's spin (the default, LSIM_ROTATION_LIE_MIDPOINT),
+ * for a 3-D body that no contact, tether or joint row touches at this step: in the body
+ * frame of the step's start, with L = I w,
+ *   I m = (L + exp(-h m) L) / 2,    R' = R exp(h m),    L' = exp(-h m) L (body frame at end),
+ * the implicit midpoint rule of Euler's equations written with the rotation exp(-h m)
+ * instead of its Cayley approximation (the Lie-Poisson midpoint; J. C. Simo and K. K. Wong,
+ * "Unconditionally stable algorithms for rigid body dynamics that exactly preserve energy
+ * and momentum", IJNME 31, 1991). The world momentum R' L' = R L is kept exactly (the two
+ * rotations undo each other), |L| too, and the energy: L'.I^-1 L' / 2 - L.I^-1 L / 2 =
+ * (L' - L).m = 0, since m.exp(-h m) L = (exp(h m) m).L = m.L. It is second order, and exact
+ * for a spin about a principal axis (m = w). The body-frame midpoint (gyroscopic_torque
+ * above, what bodies with rows get) keeps |L| and the energy, but turns by h w' rather than
+ * h m: a free body's world L turned by about (h / 2) |w' - w| a step (first order): up to
+ * 1.0e-3 rad in 10 s at h = 0.005 s near the major axis (tests/test_physics.c,
+ * test_free_spin_momentum). It cannot serve bodies with rows, whose orientation turns by
+ * h w' (the rows' velocities): the end velocity R exp(h m) x belongs to R exp(h m), and
+ * given to a body turned otherwise it raised the energy of a rod spinning onto a box's
+ * edge by 4e-4 J in a step (test_spinning_rod_on_edge).
+ * Newton's method from m = w (Jacobian I - (h / 2) [L']x J_l(-h m), J_l the left Jacobian
+ * of the rotation), until it changes m by less than 1e-15 |w| (8 iterations at most; 2 .. 4
+ * are typical). Returned in the world frame: the end angular velocity w_end = R exp(h m) x,
+ * x = I^-1 L' (so that I_world(R') w_end = R L), and m. */
+static void rotation_step(double w_end[3], double m_world[3], const double I[9],
+                          const double Iinv[9], const double quat[4], const double w_world[3],
+                          double h) {
+  double w[3], L[3], m[3], Lp[3], qm[4];
+  lsim_quat_rotate_inv(w, quat, w_world);
+  lsim_m3_apply(L, I, w);
+  const double wn = lsim_v3_norm(w);
+  lsim_v3_copy(m, w);
+  lsim_v3_copy(Lp, L);
+  for (int it = 0; it < 8 && wn > 0.0; ++it) {
+    /* L' = exp(-h m) L; G = I m - (L + L') / 2. */
+    double Im[3], G[3], d[3];
+    const double mneg[3] = {-m[0], -m[1], -m[2]}; /* from_rotvec wants h > 0 */
+    lsim_quat_from_rotvec(qm, mneg, h);
+    lsim_quat_rotate(Lp, qm, L);
+    lsim_m3_apply(Im, I, m);
+    for (int r = 0; r < 3; ++r) G[r] = Im[r] - 0.5 * (L[r] + Lp[r]);
+    /* J_l(p), p = -h m: I + a [p]x + b [p]x^2, a = (1 - cos t) / t^2, b = (t - sin t) / t^3
+       (series below t = 1e-3: their next terms are below 1e-16). */
+    const double p[3] = {-h * m[0], -h * m[1], -h * m[2]}, t2 = lsim_v3_dot(p, p), t = sqrt(t2);
+    const double a = t < 1e-3 ? 0.5 - t2 / 24.0 : (1.0 - cos(t)) / t2;
+    const double b = t < 1e-3 ? 1.0 / 6.0 - t2 / 120.0 : (t - sin(t)) / (t2 * t);
+    const double P[9] = {0, -p[2], p[1], p[2], 0, -p[0], -p[1], p[0], 0};
+    double Jl[9], J[9];
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) {
+        double pp = 0.0;
+        for (int j = 0; j < 3; ++j) pp += P[3 * r + j] * P[3 * j + k];
+        Jl[3 * r + k] = (r == k) + a * P[3 * r + k] + b * pp;
+      }
+    /* J = I - (h / 2) [L']x J_l. */
+    const double S[9] = {0, -Lp[2], Lp[1], Lp[2], 0, -Lp[0], -Lp[1], Lp[0], 0};
+    for (int r = 0; r < 3; ++r)
+      for (int k = 0; k < 3; ++k) {
+        double sj = 0.0;
+        for (int j = 0; j < 3; ++j) sj += S[3 * r + j] * Jl[3 * j + k];
+        J[3 * r + k] = I[3 * r + k] - 0.5 * h * sj;
+      }
+    /* d = J^-1 G by cofactors. */
+    const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8],
+                 c02 = J[3] * J[7] - J[4] * J[6];
+    const double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
+    if (!(fabs(det) > 0.0) || !isfinite(det)) break;
+    const double inv[9] = {c00, J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
+                           c01, J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
+                           c02, J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
+    lsim_m3_apply(d, inv, G);
+    lsim_v3_scale(d, d, 1.0 / det);
+    lsim_v3_sub(m, m, d);
+    if (lsim_v3_norm(d) <= 1e-15 * wn) break;
+  }
+  /* L' at the final m, x = I^-1 L', its world value R exp(h m) x; m in the world. */
+  double x[3], ex[3];
+  const double mneg[3] = {-m[0], -m[1], -m[2]};
+  lsim_quat_from_rotvec(qm, mneg, h);
+  lsim_quat_rotate(Lp, qm, L);
+  lsim_m3_apply(x, Iinv, Lp);
+  lsim_quat_from_rotvec(qm, m, h);
+  lsim_quat_rotate(ex, qm, x);
+  lsim_quat_rotate(w_end, quat, ex);
+  lsim_quat_rotate(m_world, quat, m);
 }
 
 /* Stage 1: free velocities v_free = v + h W (f + m g + gyroscopic) (dynamic), prescribed
- * (kinematic). The gyroscopic torque is implicit (gyroscopic_torque above). */
+ * (kinematic). The gyroscopic torque is implicit (gyroscopic_torque above; stage 6 turns
+ * bodies without rows by rotation_step instead). */
 static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const LsimState *st,
                                     int b0, int b1) {
   const double h = m->time_step, t = st->time;
@@ -332,9 +423,10 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
     for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
     for (int d = 0; d < dim; ++d) f[d] += b->mass * m->gravity[d];
     if (dim == 3) {
-      /* Gyroscopic term, implicit in the body frame, as a torque over the step. */
+      /* Gyroscopic term, implicit in the body frame, as a torque over the step; the
+         change it makes kept for stage 6 (rotation_step). */
       double tau[3];
-      gyroscopic_torque(tau, b->inertia, st->q + b->q_offset + 3, v + 3, h);
+      gyroscopic_torque(tau, s->rot_c + 3 * i, b->inertia, st->q + b->q_offset + 3, v + 3, h);
       f[3] += tau[0], f[4] += tau[1], f[5] += tau[2];
     }
     if (s->mass) {
@@ -569,14 +661,17 @@ static void impulses_slice(void *arg, int member) {
 }
 
 /* Stages 5-6 for bodies [b0, b1): v' = v_free + B z (bz), q' = q + h v' (semi-implicit
- * Euler); 3-D orientations rotate by the exponential map of h w' and are renormalized. */
+ * Euler); 3-D orientations rotate by the exponential map of h w' and are renormalized; a
+ * body without contact, tether or joint row takes its spin and turn from rotation_step
+ * instead (the Lie midpoint), applied torques added as they were to v_free. */
 static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState *st,
                             const double *bz, int b0, int b1) {
   const double h = m->time_step;
   for (int i = b0; i < b1; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (s->asleep && s->asleep[i]) continue; /* asleep: v stays zero, q untouched */
-    double *v = st->v + b->v_offset;
+    double *v = st->v + b->v_offset, w0[3] = {0.0, 0.0, 0.0};
+    if (s->rot_free[i]) lsim_v3_copy(w0, v + 3); /* the step's starting spin */
     for (int d = 0; d < b->nv; ++d) v[d] = s->v_free[b->v_offset + d] + bz[b->v_offset + d];
     if (b->nq == 0) continue;
     double *q = st->q + b->q_offset;
@@ -585,8 +680,20 @@ static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState 
       continue;
     }
     for (int d = 0; d < 3; ++d) q[d] += h * v[d];
-    double dq[4], nq[4];
-    lsim_quat_from_rotvec(dq, v + 3, h);
+    double dq[4], nq[4], wr[3];
+    lsim_v3_copy(wr, v + 3);
+    if (s->rot_free[i]) {
+      /* No row: w' = w_end + what applied torques add (v_free less the body-frame
+         midpoint's gyroscopic change), turned by h (w' - w_end + m). */
+      double w_end[3], m_world[3];
+      rotation_step(w_end, m_world, b->inertia, s->inv_inertia_body + 9 * i, q + 3, w0, h);
+      for (int d = 0; d < 3; ++d) {
+        const double applied = s->v_free[b->v_offset + 3 + d] - w0[d] - s->rot_c[3 * i + d];
+        v[3 + d] = w_end[d] + applied;
+        wr[d] = m_world[d] + applied;
+      }
+    }
+    lsim_quat_from_rotvec(dq, wr, h);
     lsim_quat_mul(nq, dq, q + 3);
     lsim_quat_normalize(nq);
     memcpy(q + 3, nq, sizeof nq);
@@ -828,7 +935,15 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     bz = s->dv;
   }
 
-  /* Stage 6: q' = q + h v' (semi-implicit Euler), with stage 5 body by body. */
+  /* Stage 6: q' = q + h v' (semi-implicit Euler), with stage 5 body by body; 3-D bodies
+     that no row touches this step turn by the Lie midpoint (rotation_step). */
+  if (m->dimension == 3) {
+    for (int i = 0; i < m->nbodies; ++i)
+      s->rot_free[i] = m->rotation == LSIM_ROTATION_LIE_MIDPOINT && m->bodies[i].type == LSIM_BODY_DYNAMIC;
+    for (int c = 0; c < set->count; ++c)
+      for (int k = 0; k < 2; ++k)
+        if (set->contacts[c].body[k] >= 0) s->rot_free[set->contacts[c].body[k]] = 0;
+  }
   run_bodies(s, m, st, bz, 0);
   /* Stage 6b: overlaps deeper than the slop after the step shrink by moving positions
      (step_correct.c); velocities are left as stage 5 made them. */

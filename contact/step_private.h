@@ -116,6 +116,11 @@ struct LsimStepper {
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
+  double *rot_c;             /* [3 * nbodies] 3-D: the gyroscopic change of w in v_free
+                                (body-frame midpoint), which stage 6 replaces by the Lie
+                                midpoint's for bodies without rows (step.c, rotation_step) */
+  unsigned char *rot_free;   /* [nbodies] 1: the body has no contact, tether or joint row
+                                this step (set before stage 6) */
   LsimBodyDofs *dofs;        /* [nbodies] velocities and kind, packed for the assembly */
   int restitution;           /* some body or pair of the model has restitution > 0 */
   const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */

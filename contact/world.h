@@ -240,6 +240,11 @@ typedef struct LsimModel {
                               lsim_model_finalize, which refuses other values */
   int friction_exact;  /* 1: the step solves its contacts with Coulomb's exact cone
                           (contact/exact_cone.h); 0: the polyhedral cone of d directions */
+  int rotation;        /* LSIM_ROTATION_*: how the step turns 3-D bodies' spin (contact/step.c,
+                          rotation_step): the Lie midpoint (default; a body without contact,
+                          tether or joint keeps its world angular momentum, |L| and energy)
+                          or the body-frame midpoint of earlier versions (|L| and energy,
+                          not the direction of L) */
   LsimSolverSettings solver;
   int nbodies;
   LsimBody *bodies;   /* [nbodies] */
@@ -280,6 +285,7 @@ typedef struct LsimModel {
 
 enum { LSIM_INTEGRATOR_TIME_STEPPING = 0, LSIM_INTEGRATOR_EVENT_DRIVEN = 1 };
 enum { LSIM_IMPACTS_SIMULTANEOUS = 0, LSIM_IMPACTS_SEQUENTIAL = 1 };
+enum { LSIM_ROTATION_LIE_MIDPOINT = 0, LSIM_ROTATION_BODY_MIDPOINT = 1 };
 
 typedef struct LsimState {
   double time;

@@ -213,6 +213,24 @@ static int parse_friction(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   return 0;
 }
 
+/* "rotation": how the 3-D time step turns spinning bodies (contact/step.c, rotation_step). */
+static int parse_rotation(LsimParseCtx *c, const json_t *root, LsimModel *m) {
+  if (!json_object_get(root, "rotation")) return 0;
+  if (c->dim != 3)
+    return lsim_parse_fail(c, "rotation", 1, "applies to 3-D scenes only (a %d-D body turns about "
+                           "one axis, with no gyroscopic term)", c->dim);
+  if (m->integrator != LSIM_INTEGRATOR_TIME_STEPPING)
+    return lsim_parse_fail(c, "rotation", 1, "applies to the time-stepping integrator only (this "
+                           "scene is event-driven)");
+  char name[32] = "lie_midpoint";
+  if (lsim_parse_get_string(c, root, "", "rotation", name, sizeof name, 0) < 0) return LSIM_INVALID_INPUT;
+  if (strcmp(name, "lie_midpoint") == 0) m->rotation = LSIM_ROTATION_LIE_MIDPOINT;
+  else if (strcmp(name, "body_midpoint") == 0) m->rotation = LSIM_ROTATION_BODY_MIDPOINT;
+  else
+    return lsim_parse_fail(c, "rotation", 0, "must be \"lie_midpoint\" or \"body_midpoint\", got \"%s\"", name);
+  return 0;
+}
+
 /* "integrator" (a name) and "event_driven" (its settings). */
 static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   char name[32] = "time_stepping";
@@ -385,7 +403,8 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
                                         "time_step", "steps", "duration", "gravity", "friction",
                                         "ground", "solver", "contact", "bodies", "walls", "couplings",
                                         "tethers", "joints", "baumgarte", "baumgarte_time", "output",
-                                        "integrator", "event_driven", "assemble", "limits", "sleep", NULL};
+                                        "integrator", "event_driven", "assemble", "limits", "sleep",
+                                        "rotation", NULL};
   if (dim == 1 && json_object_get(root, "friction"))
     return lsim_parse_fail(c, "friction", 1, "applies to 2-D and 3-D scenes only (1-D friction is \"ground\")");
   if (lsim_parse_check_keys(c, root, "", dim == 1 ? keys : keys_nd) < 0) return LSIM_INVALID_INPUT;
@@ -449,6 +468,7 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   if (parse_integrator(c, root, m) < 0) return LSIM_INVALID_INPUT;
   if (m->sleep.enabled && m->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
     return lsim_parse_fail(c, "sleep.enabled", 0, "applies to the time-stepping integrator only (this scene is event-driven)");
+  if (parse_rotation(c, root, m) < 0) return LSIM_INVALID_INPUT;
 
   if (parse_output(c, root, out) < 0) return LSIM_INVALID_INPUT;
 

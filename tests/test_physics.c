@@ -627,59 +627,135 @@ static void test_kinematic_pusher(void **state) {
     }
 }
 
-/* Torque-free rotation of an asymmetric box (half extents 0.3, 0.2, 0.1) spinning near its
- * major axis: the explicit gyroscopic term makes the angular momentum drift at first order
- * in h. Measured |dL|/|L| after 1 s: 1.9e-3 at h = 0.01, 1.9e-4 at h = 0.001: asserted
- * below 3e-3 and 3e-4, and the ratio between the two near 10 (first order: 8 to 12). */
-static double momentum_drift(double h) {
+/* A free body's world angular momentum L = R I R' w and energy over a run without gravity:
+ * the largest angle between L and its start, the largest relative change of |L| and of the
+ * energy w.I w / 2 over every step. The body: a box of 1 kg with the given half extents,
+ * or with the given body-frame inertia (diagonal) when inertia is not NULL. */
+typedef struct SpinDrift {
+  double angle, norm, energy;
+  double w_body[3], q[4]; /* at the end */
+} SpinDrift;
+
+static SpinDrift free_spin(int rotation, const double half[3], const double *inertia,
+                           const double w0[3], double h, double T) {
   LsimModel m = model3(3, h);
   m.gravity[2] = 0.0;
-  const double half[3] = {0.3, 0.2, 0.1};
+  m.rotation = rotation;
   const int b = add_box(&m, half, 1.0, 0.5);
+  if (inertia) {
+    memset(m.bodies[b].inertia, 0, sizeof m.bodies[b].inertia);
+    for (int k = 0; k < 3; ++k) m.bodies[b].inertia[4 * k] = inertia[k];
+  }
   assert_int_equal(lsim_model_finalize(&m), 0);
   LsimState st;
   assert_int_equal(lsim_state_init(&st, &m), 0);
   st.q[3] = 1.0;
-  st.v[3] = 0.3, st.v[4] = 0.2, st.v[5] = 5.0;
+  memcpy(st.v + 3, w0, 3 * sizeof(double));
   LsimStepper *s = stepper(&m, "lemke");
-  double L0[3] = {0, 0, 0}, L[3] = {0, 0, 0}, wb[3], Iw[3];
-  const int steps = (int)lround(1.0 / h);
+  SpinDrift r = {0.0, 0.0, 0.0, {0, 0, 0}, {0, 0, 0, 0}};
+  double L0[3] = {0, 0, 0}, E0 = 0.0;
+  const int steps = (int)lround(T / h);
   for (int k = 0; k <= steps; ++k) {
+    double wb[3], Iw[3], L[3], x[3];
     lsim_quat_rotate_inv(wb, st.q + 3, st.v + 3);
     lsim_m3_apply(Iw, m.bodies[b].inertia, wb);
     lsim_quat_rotate(L, st.q + 3, Iw);
-    if (k == 0) memcpy(L0, L, sizeof L);
+    const double E = 0.5 * lsim_v3_dot(wb, Iw);
+    if (k == 0) memcpy(L0, L, sizeof L), E0 = E;
+    lsim_v3_cross(x, L, L0);
+    r.angle = fmax(r.angle, atan2(lsim_v3_norm(x), lsim_v3_dot(L, L0)));
+    r.norm = fmax(r.norm, fabs(lsim_v3_norm(L) - lsim_v3_norm(L0)) / lsim_v3_norm(L0));
+    r.energy = fmax(r.energy, fabs(E - E0) / E0);
+    memcpy(r.w_body, wb, sizeof wb);
     if (k < steps) run(s, &m, &st, 1);
   }
-  double d[3];
-  lsim_v3_sub(d, L, L0);
+  memcpy(r.q, st.q + 3, sizeof r.q);
   lsim_stepper_free(s);
   lsim_state_free(&st);
   lsim_model_free(&m);
-  return lsim_v3_norm(d) / lsim_v3_norm(L0);
+  return r;
 }
 
-static void test_gyroscopic_first_order(void **state) {
+/* Torque-free rotation of an asymmetric box (half extents 0.3, 0.2, 0.1) spinning near its
+ * major axis, w = (0.3, 0.2, 5) rad/s, 10 s at h = 0.005 s. The body-frame midpoint of
+ * earlier versions (LSIM_ROTATION_BODY_MIDPOINT) turned the world L by 1.0e-3 rad at most
+ * (first order: 1.0e-4 at h = 0.0005 s), keeping |L| and the energy; the Lie midpoint
+ * (the default) keeps all three to round-off: 2000 steps of a few ulps each, asserted below
+ * 1e-11 (measured: L turned 5e-15 rad, |L| 5e-14, energy 1e-13). Fails before the Lie
+ * midpoint (1.0e-3 rad). */
+static void test_free_spin_momentum(void **state) {
   (void)state;
-  const double coarse = momentum_drift(0.01), fine = momentum_drift(0.001);
-  assert_true(coarse < 3e-3);
-  assert_true(fine < 3e-4);
-  assert_true(coarse / fine > 8.0 && coarse / fine < 12.0);
+  const double half[3] = {0.3, 0.2, 0.1}, w[3] = {0.3, 0.2, 5.0};
+  const SpinDrift lie = free_spin(LSIM_ROTATION_LIE_MIDPOINT, half, NULL, w, 0.005, 10.0);
+  print_message("Lie midpoint: L turned %.3g rad, |L| %.3g, energy %.3g\n", lie.angle, lie.norm, lie.energy);
+  assert_true(lie.angle <= 1e-11 && lie.norm <= 1e-11 && lie.energy <= 1e-11);
+  /* The body-frame midpoint, first order in h: the ratio of the drifts at h and h / 10
+     near 10 (8 to 12). */
+  const SpinDrift coarse = free_spin(LSIM_ROTATION_BODY_MIDPOINT, half, NULL, w, 0.005, 10.0);
+  const SpinDrift fine = free_spin(LSIM_ROTATION_BODY_MIDPOINT, half, NULL, w, 0.0005, 10.0);
+  print_message("body-frame midpoint: L turned %.3g rad (h = 0.005 s), %.3g (h = 0.0005 s); "
+                "|L| %.3g, energy %.3g\n", coarse.angle, fine.angle, coarse.norm, coarse.energy);
+  assert_true(coarse.angle > 1e-4 && coarse.angle / fine.angle > 8.0 && coarse.angle / fine.angle < 12.0);
+  assert_true(coarse.norm <= 1e-11 && coarse.energy <= 1e-11);
+}
+
+/* A spin about a principal axis is a constant w: the Lie midpoint turns the body by exactly
+ * h w a step, so a box (half extents 0.3, 0.2, 0.1) spinning at 5 rad/s about its body z
+ * (the major axis) for 10 s at h = 0.01 s has turned by 50 rad about z: quaternion
+ * (cos 25, 0, 0, sin 25), to the round-off of 1000 quaternion products (1e-12 asserted). */
+static void test_free_spin_principal(void **state) {
+  (void)state;
+  const double half[3] = {0.3, 0.2, 0.1}, w[3] = {0.0, 0.0, 5.0};
+  const SpinDrift r = free_spin(LSIM_ROTATION_LIE_MIDPOINT, half, NULL, w, 0.01, 10.0);
+  const double sgn = r.q[0] * cos(25.0) + r.q[3] * sin(25.0) >= 0.0 ? 1.0 : -1.0;
+  assert_true(fabs(sgn * r.q[0] - cos(25.0)) <= 1e-12 && fabs(sgn * r.q[3] - sin(25.0)) <= 1e-12);
+  assert_true(fabs(r.q[1]) <= 1e-12 && fabs(r.q[2]) <= 1e-12);
+  assert_true(fabs(r.w_body[2] - 5.0) <= 1e-12 && fabs(r.w_body[0]) <= 1e-12 && fabs(r.w_body[1]) <= 1e-12);
+}
+
+/* The symmetric top: inertia (1, 1, 2) kg m^2, w = (1, 0, 3) rad/s in the body frame. Euler's
+ * equations give w3 constant and (w1, w2) turning about the body z at
+ * Omega = (I3 - I1) w3 / I1 = 3 rad/s (w1 = cos(Omega t) with I2 = I1), L and the energy
+ * constant. The Lie midpoint keeps L, the energy and w3 to round-off (asserted 1e-11 over
+ * 1000 steps at h = 0.01 s), and (w1, w2) at t = 10 s to its second-order phase error:
+ * measured 2.5e-4 rad at h = 0.01 s against the analytic angle 30 rad, asserted 1e-3, and
+ * 6.25e-5 at h = 0.005 s, 4 times less (asserted 3.5 to 4.5). */
+static void test_free_spin_symmetric_top(void **state) {
+  (void)state;
+  const double half[3] = {0.3, 0.2, 0.1}, I[3] = {1.0, 1.0, 2.0}, w[3] = {1.0, 0.0, 3.0};
+  const double hs[2] = {0.01, 0.005};
+  double err[2];
+  for (int c = 0; c < 2; ++c) {
+    const SpinDrift r = free_spin(LSIM_ROTATION_LIE_MIDPOINT, half, I, w, hs[c], 10.0);
+    assert_true(r.angle <= 1e-11 && r.norm <= 1e-11 && r.energy <= 1e-11);
+    assert_true(fabs(r.w_body[2] - 3.0) <= 1e-11);
+    assert_true(fabs(hypot(r.w_body[0], r.w_body[1]) - 1.0) <= 1e-11);
+    /* the phase of (w1, w2) against Omega t = 30 rad */
+    err[c] = fabs(remainder(atan2(r.w_body[1], r.w_body[0]) - 30.0, 6.283185307179586)); /* 2 pi */
+    print_message("symmetric top, h = %g s: phase error %.3g rad\n", hs[c], err[c]);
+  }
+  assert_true(err[0] <= 1e-3);
+  assert_true(err[0] / err[1] > 3.5 && err[0] / err[1] < 4.5);
 }
 
 /* A free box spinning near its intermediate axis (half extents 0.3, 0.2, 0.1: inertia
  * m (b^2 + c^2) / 3 ... about x, y, z, the y axis intermediate; w = (0.1, 5, 0.1) rad/s
  * in the body frame, no gravity) tumbles: the y component of w flips sign again and
- * again (growth rate 5 sqrt((Iy - Ix)(Iz - Iy) / (Ix Iz)) = 2.4 /s from a 2 % tilt:
- * the first flip after about 1.6 s, at least two in 10 s). The implicit midpoint gyroscopic step keeps its
- * kinetic energy and |L| (quadratic invariants) to Newton's 1e-15 and round-off over
- * every step: asserted within 1e-11 relative of the start after each of 10 s of steps at
- * h = 0.05 s and 0.001 s (10000 steps of round-off). The explicit torque fed energy in
+ * again (growth rate 5 sqrt((Iy - Ix)(Iz - Iy) / (Ix Iz)) = 2.4 /s from a 2 % tilt; Euler's
+ * equations integrated by RK4 at 1e-4 s put the sign changes of w_y at 2.7241 s and
+ * 7.2562 s, at least two in 10 s). The Lie midpoint (contact/step.c,
+ * rotation_step) keeps its kinetic energy, |L| and the world L to Newton's 1e-15 and
+ * round-off over every step: asserted within 1e-11 relative of the start after each of
+ * 10 s of steps at h = 0.05 s and 0.001 s (10000 steps of round-off). The second sign
+ * change (w_y back to > 0) comes at the first state after 7.2562 s: 7.257 s at h = 0.001 s
+ * and 7.25 s at h = 0.05 s (the method's second-order phase error, before the crossing),
+ * asserted within h + 0.001 s and h + 0.01 s. The explicit torque fed energy in
  * (inertia (1, 2, 3), w = (0.01, 5, 0.01): +1.2 % in 10 s at h = 0.001 s, doubled at
  * h = 0.05 s). */
 static void test_gyroscopic_invariants(void **state) {
   (void)state;
   const double hs[2] = {0.05, 0.001};
+  double second[2] = {0.0, 0.0};
   for (int c = 0; c < 2; ++c) {
     LsimModel m = model3(3, hs[c]);
     m.gravity[2] = 0.0;
@@ -692,17 +768,24 @@ static void test_gyroscopic_invariants(void **state) {
     st.v[3] = 0.1, st.v[4] = 5.0, st.v[5] = 0.1;
     LsimStepper *s = stepper(&m, "lemke");
     const int steps = (int)lround(10.0 / hs[c]);
-    double E0 = 0.0, L0 = 0.0;
+    double E0 = 0.0, L0 = 0.0, Lw0[3] = {0, 0, 0};
     int flips = 0, sign = 1;
     for (int k = 0; k <= steps; ++k) {
       double wb[3], Iw[3];
       lsim_quat_rotate_inv(wb, st.q + 3, st.v + 3);
       lsim_m3_apply(Iw, m.bodies[b].inertia, wb);
       const double E = 0.5 * lsim_v3_dot(wb, Iw), L = lsim_v3_norm(Iw);
-      if (k == 0) E0 = E, L0 = L;
+      double Lw[3], dL[3];
+      lsim_quat_rotate(Lw, st.q + 3, Iw);
+      if (k == 0) E0 = E, L0 = L, memcpy(Lw0, Lw, sizeof Lw);
       assert_true(fabs(E - E0) <= 1e-11 * E0);
       assert_true(fabs(L - L0) <= 1e-11 * L0);
-      if ((wb[1] > 0) != (sign > 0)) ++flips, sign = -sign;
+      lsim_v3_sub(dL, Lw, Lw0);
+      assert_true(lsim_v3_norm(dL) <= 1e-11 * L0);
+      if ((wb[1] > 0) != (sign > 0)) {
+        ++flips, sign = -sign;
+        if (flips == 2) second[c] = k * hs[c];
+      }
       if (k < steps) run(s, &m, &st, 1);
     }
     assert_true(flips >= 2);
@@ -710,6 +793,10 @@ static void test_gyroscopic_invariants(void **state) {
     lsim_state_free(&st);
     lsim_model_free(&m);
   }
+  print_message("intermediate axis: second flip at %.4g s (h = 0.05 s), %.4g s (h = 0.001 s)\n",
+                second[0], second[1]);
+  assert_true(fabs(second[1] - 7.2562) <= 0.001 + 0.001);
+  assert_true(fabs(second[0] - 7.2562) <= 0.05 + 0.01);
 }
 
 /* Opposite friction directions are exact negatives, to the bit: in the contact rows
@@ -769,7 +856,8 @@ int main(void) {
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
       cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
       cmocka_unit_test(test_spinning_rod_on_edge),
-      cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_gyroscopic_first_order),
+      cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_free_spin_momentum),
+      cmocka_unit_test(test_free_spin_principal), cmocka_unit_test(test_free_spin_symmetric_top),
       cmocka_unit_test(test_gyroscopic_invariants),
       cmocka_unit_test(test_opposite_directions_exact),
   };

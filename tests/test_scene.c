@@ -319,6 +319,43 @@ static void test_constraints_1d_3d(void **unused) {
   lsim_model_free(&m);
 }
 
+/* "rotation" (3-D, time stepping): the Lie midpoint by default, the body-frame midpoint on
+ * request; another name, a 2-D scene and an event-driven one are refused at the key. */
+static void test_rotation_key(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  char js[512], line[640];
+  const char *fmt = "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.01, \"steps\": 3,%s"
+                    " \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  snprintf(js, sizeof js, fmt, 3, "");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), 0);
+  assert_int_equal(m.rotation, LSIM_ROTATION_LIE_MIDPOINT);
+  lsim_model_free(&m), lsim_state_free(&s);
+  snprintf(js, sizeof js, fmt, 3, " \"rotation\": \"body_midpoint\",");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), 0);
+  assert_int_equal(m.rotation, LSIM_ROTATION_BODY_MIDPOINT);
+  lsim_model_free(&m), lsim_state_free(&s);
+  snprintf(js, sizeof js, fmt, 3, " \"rotation\": \"lie_midpoint\",");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), 0);
+  assert_int_equal(m.rotation, LSIM_ROTATION_LIE_MIDPOINT);
+  lsim_model_free(&m), lsim_state_free(&s);
+  snprintf(js, sizeof js, fmt, 3, " \"rotation\": \"cayley\",");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  lsim_scene_error_format(&err, line, sizeof line);
+  assert_non_null(strstr(line, "r.json:1:"));
+  assert_non_null(strstr(line, "rotation: must be \"lie_midpoint\" or \"body_midpoint\", got \"cayley\""));
+  snprintf(js, sizeof js, fmt, 2, " \"rotation\": \"body_midpoint\",");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  lsim_scene_error_format(&err, line, sizeof line);
+  assert_non_null(strstr(line, "rotation: applies to 3-D scenes only"));
+  snprintf(js, sizeof js, fmt, 3, " \"integrator\": \"event_driven\", \"rotation\": \"body_midpoint\",");
+  assert_int_equal(lsim_scene_parse(js, "r.json", &m, &s, &err), LSIM_INVALID_INPUT);
+  lsim_scene_error_format(&err, line, sizeof line);
+  assert_non_null(strstr(line, "rotation: applies to the time-stepping integrator only"));
+}
+
 /* The one-line format, with and without a position and a path. */
 static void test_error_format(void **unused) {
   (void)unused;
@@ -1149,6 +1186,7 @@ int main(void) {
       cmocka_unit_test(test_schema_agrees_reader),
       cmocka_unit_test(test_constraints_2d),
       cmocka_unit_test(test_constraints_1d_3d),
+      cmocka_unit_test(test_rotation_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
