@@ -257,7 +257,8 @@ static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState
  * by Newton's method from w' = w (Jacobian I + (h / 2) (skew(m) I - skew(I m)); implicit
  * gyroscopic steps as in E. Catto, "Numerical Methods", GDC 2015, and Bullet's
  * computeGyroscopicImpulseImplicit_Body, which use backward Euler), returned as the world
- * torque R I (w' - w) / h that gives that change over the step (and the change, R (w' - w)). Dotting the equation with
+ * torque R I (w' - w) / h that gives that change over the step, and the change R (w' - w)
+ * itself (dw_world). Dotting the equation with
  * m and with I m shows that the midpoint rule keeps the kinetic energy w.I w / 2 and |I w|
  * exactly (quadratic invariants); backward Euler would dissipate them (40 % of the energy
  * in 10 s at h = 0.05 s near the intermediate axis), and the explicit torque -w x (I w)
@@ -328,8 +329,9 @@ static void gyroscopic_torque(double tau[3], double dw_world[3], const double I[
  * given to a body turned otherwise it raised the energy of a rod spinning onto a box's
  * edge by 4e-4 J in a step (test_spinning_rod_on_edge).
  * Newton's method from m = w (Jacobian I - (h / 2) [L']x J_l(-h m), J_l the left Jacobian
- * of the rotation), until it changes m by less than 1e-15 |w| (8 iterations at most; 2 .. 4
- * are typical). Returned in the world frame: the end angular velocity w_end = R exp(h m) x,
+ * of the rotation), until it changes m by less than 1e-15 |w| (8 iterations at most; a
+ * singular Jacobian keeps the last iterate, which still keeps L: any m does). Returned in
+ * the world frame: the end angular velocity w_end = R exp(h m) x,
  * x = I^-1 L' (so that I_world(R') w_end = R L), and m. */
 static void rotation_step(double w_end[3], double m_world[3], const double I[9],
                           const double Iinv[9], const double quat[4], const double w_world[3],
