@@ -820,6 +820,11 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_threads", model->solver.threads);
   write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
   write_strings(r, "/parameters/solver_on_failure", lsim_on_failure_name(model->solver.on_failure), 0, -1);
+  if (model->dimension == 3) {
+    /* How free 3-D bodies turn (the scene's "rotation"; contact/step.c, rotation_step). */
+    write_strings(r, "/parameters/rotation",
+                  model->rotation == LSIM_ROTATION_BODY_MIDPOINT ? "body_midpoint" : "lie_midpoint", 0, -1);
+  }
   if (model->sleep.enabled) {
     /* Sleeping (contact/sleep.c): its settings, only when on (files without it unchanged). */
     write_double(r, "/parameters/sleep_linear_speed", model->sleep.linear_speed, "m/s");

@@ -369,6 +369,8 @@ static void test_3d_roundtrip(void **state) {
   assert_string_equal(str[6], "qz");
   read_strings(f, "/parameters/v_components", 6, str);
   assert_string_equal(str[3], "wx");
+  read_strings(f, "/parameters/rotation", -1, str); /* the model's default update */
+  assert_string_equal(str[0], "lie_midpoint");
 
   /* Contacts: steps 2 (two), 3 (one), 4 (one). */
   long long off[6];
@@ -420,6 +422,7 @@ static void test_2d_roundtrip(void **state) {
   assert_string_equal(str[2], "theta");
   read_strings(f, "/parameters/v_components", 3, str);
   assert_string_equal(str[2], "omega");
+  assert_true(H5Lexists(f, "/parameters/rotation", H5P_DEFAULT) == 0); /* 3-D only */
   long long off[6];
   read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 6, 0, off);
   const long long eoff[6] = {0, 0, 1, 3, 4, 5};
