@@ -1272,6 +1272,17 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
       copy_velocity_errors(r, model, src, N);
       continue;
     }
+    if ((k == S_GUARD || k == S_REFUSED) && H5Lexists(src, s->name, H5P_DEFAULT) <= 0) {
+      /* A file written before the energy guard: its steps were not judged (0). */
+      for (size_t at = 0; r->status == 0 && at < rows; at += block) {
+        const size_t n = rows - at < block ? rows - at : block;
+        if (series_reserve(r, s, n) < 0) break;
+        memset(s->buf, 0, n * s->width * s->esize);
+        s->nbuf = n;
+        series_flush(r, s);
+      }
+      continue;
+    }
     for (size_t at = 0; r->status == 0 && at < rows; at += block) {
       const size_t n = rows - at < block ? rows - at : block;
       if (series_reserve(r, s, n) < 0 || read_rows(r, src, s, s->name, from + at, n, s->buf) < 0) break;
