@@ -611,6 +611,8 @@ int lsim_cli_run(int argc, char **argv) {
   int stopped = 0; /* the run ended itself early (a diverging state, a failure under
                       on_failure "stop"): that step is not recorded */
   int recovered = 0; /* steps whose failed solve the fallback chain recovered */
+  int guard_refused = 0;  /* failed steps whose smallest residual the energy guard refused */
+  double refused_max = 0; /* J: the most such a result would have added */
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
@@ -701,6 +703,7 @@ int lsim_cli_run(int argc, char **argv) {
         fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
       recovered += st.first_status < 0 && st.status >= 0;
+      if (st.guard == 2) guard_refused++, refused_max = fmax(refused_max, st.refused_energy);
       total_contacts += st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
@@ -802,12 +805,19 @@ int lsim_cli_run(int argc, char **argv) {
       /* Steps that spent a fixed sweep budget (tol 0) are not failures; the line says how
          many and the worst relative residual they reached (/summary/failures counts them,
          their status being max_iterations). */
-      char budget[160] = "", resumed[64] = "";
+      char budget[256] = "", resumed[64] = "";
       /* A continued run counts its own steps (the file holds the run's before them). */
       if (resume_path) snprintf(resumed, sizeof resumed, " (%d .. %d)", rinfo.steps_done + 1, done);
       if (budget_steps)
         snprintf(budget, sizeof budget, "; %d steps at the fixed budget of %d sweeps, relative "
                  "residual up to %.3g", budget_steps, budget_sweeps, max_budget_rel);
+      /* Failed steps whose best residual would have added kinetic energy (docs/solvers.md,
+         "Energy guard"). */
+      if (guard_refused) {
+        const size_t used = strlen(budget);
+        snprintf(budget + used, sizeof budget - used, "; %d failed results refused for "
+                 "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
+      }
       fprintf(stdout,
               "%s: %d steps%s of %g s with %s, %d contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "

@@ -29,6 +29,38 @@
 
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
+/* The energy guard's judge (lcp/solver.h, ENERGY GUARD), for a step whose fallback chain met
+ * no tolerance: the kinetic energy the impulses z of the LCP's variables vars (NULL: all)
+ * add to the free motion, K(v_free + B z) - K(v_free) (lsim_kinetic_energy, the measure
+ * of /energy/kinetic, at the step's configuration), beyond a slack of 1e-6 K(v_free) +
+ * 1e-12 J. An exact solution's impulses add none but what its rows' targets ask (a
+ * restitution bounce, an overlap's recovery at most the slop a step: their work is
+ * -b . z); a failed solve's impulses are not trusted with that work, as a failed solve with
+ * restitution is solved again inelastic (lsim_step). The slack passes the rounding of
+ * the two sums (1e-16 relative) and the complementarity error of the near-solutions the
+ * chain leaves (relative residuals 1e-10 .. 1e-6, docs/solvers.md): it refuses what the
+ * degenerate problems of a pin with a contact beside it gave, impulses of 1e10 N*s
+ * cancelling to 1e-6 and adding 0.7 J to a system of 0.07 J in a step. */
+static double energy_excess(void *ctx, const double *z, const int *vars, int n) {
+  LsimStepper *s = ctx;
+  const LsimModel *m = s->guard_model;
+  if (!m || !s->guard_state) return 0.0;
+  LsimState t = *s->guard_state;
+  double *v = s->guard_v;
+  if (s->guard_k0 < 0.0) {
+    t.v = s->v_free;
+    s->guard_k0 = lsim_kinetic_energy(m, &t);
+  }
+  memcpy(v, s->v_free, (size_t)m->nv * sizeof(double));
+  for (int r = 0; r < n; ++r) {
+    const int i = vars ? vars[r] : r;
+    for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) v[s->f.B_idx[k]] += s->f.B_val[k] * z[r];
+  }
+  t.v = v;
+  const double added = lsim_kinetic_energy(m, &t) - s->guard_k0;
+  return isfinite(added) ? added - (1e-6 * s->guard_k0 + 1e-12) : INFINITY;
+}
+
 int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *solver_name,
                         char *err, size_t errlen) {
   *out = NULL;
@@ -52,6 +84,8 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
     free(s);
     return rc;
   }
+  /* A failed step's impulses may not add kinetic energy (energy_excess). */
+  if (o.fallback) lsim_solver_set_energy_judge(s->solver, energy_excess, s);
   s->nbodies = model->nbodies;
   s->dimension = model->dimension;
   s->spread_warm = model->dimension == 3 && strcmp(lsim_solver_name(s->solver), "pgs") == 0;
@@ -79,6 +113,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   }
   s->v_free = calloc((size_t)model->nv + 1, sizeof(double));
   s->dv = calloc((size_t)model->nv + 1, sizeof(double));
+  s->guard_v = calloc((size_t)model->nv + 1, sizeof(double));
   s->pc_dq = calloc((size_t)model->nv + 1, sizeof(double));
   s->pc_moved = calloc((size_t)model->nbodies + 1, 1);
   s->rot_c = calloc((size_t)3 * model->nbodies + 1, sizeof(double));
@@ -94,7 +129,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  if (!s->v_free || !s->dv || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
+  if (!s->v_free || !s->dv || !s->guard_v || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -122,6 +157,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->dense.M), free(s->dense.q);
   free(s->tmp_ptr), free(s->tmp_idx), free(s->tmp_val);
   free(s->v_free);
+  free(s->guard_v);
   free(s->dv);
   free(s->pc_dq);
   free(s->pc_moved);
@@ -814,6 +850,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   if (s->mass) couple_free_velocities(s, m);
   s->last_error[0] = '\0';
   s->v_pre = st->v;
+  s->guard_model = m, s->guard_state = st, s->guard_k0 = -1.0;
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   s->contacts.asleep = s->asleep; /* detection skips sleepers' idle pairs (NULL: off) */
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
@@ -904,6 +941,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
       }
       warm_start(s);
       memset(&ss, 0, sizeof ss);
+      s->guard_k0 = -1.0; /* the free velocities were made again */
       lsim_solver_set_basis_guess(s->solver, NULL);
       status = lsim_solver_solve_factored(s->solver, &s->f, s->z, &ss);
       int nb = 0;
@@ -913,6 +951,8 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     stats->first_status = ss.first_status;
     stats->source = ss.source;
+    stats->guard = ss.guard;
+    stats->refused_energy = ss.refused_energy;
     stats->simd = ss.simd;
     stats->iterations = ss.iterations;
     stats->warm_started = ss.warm_started;

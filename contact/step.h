@@ -49,6 +49,11 @@ typedef struct LsimStepStats {
   int sleeping;         /* dynamic bodies asleep after the step (model->sleep; 0 when off) */
   int simd;             /* the PGS coloured sweep's instruction set (LSIM_PGS_SIMD_*), 0
                            when it did not run (another solver, too few cones) */
+  int guard;            /* the energy guard on a failed step (LsimSolveStats.guard): 0 not
+                           judged, 1 the smallest residual kept, 2 refused for adding
+                           kinetic energy and another result integrated */
+  double refused_energy; /* J: kinetic energy the refused result would have added beyond
+                            the guard's slack (0 when none) */
 } LsimStepStats;
 
 typedef struct LsimStepper LsimStepper;

@@ -124,6 +124,12 @@ struct LsimStepper {
   LsimBodyDofs *dofs;        /* [nbodies] velocities and kind, packed for the assembly */
   int restitution;           /* some body or pair of the model has restitution > 0 */
   const double *v_pre;       /* [nv] the step's starting velocities (restitution rows) */
+  /* The energy guard's judge (step.c, energy_excess): this step's model and state, the
+     free velocities' kinetic energy (once a step, when first judged) and v_free + B z. */
+  const LsimModel *guard_model;
+  const LsimState *guard_state;
+  double guard_k0;           /* J; < 0: not yet measured this step */
+  double *guard_v;           /* [nv] */
   /* Sleeping (model->sleep.enabled; all NULL when off, contact/sleep.c). */
   unsigned char *asleep;     /* [nbodies] 1: sleeping (v zero, q frozen, no LCP rows) */
   int *rest_steps;           /* [nbodies] consecutive steps at rest */

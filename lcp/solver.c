@@ -8,6 +8,7 @@
  * from the shared library). */
 #include "lcpsim/lcpsim.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -94,6 +95,15 @@ struct LsimSolver {
   double *fb_w;           /* [fb_cap] residual scratch */
   unsigned char *fb_basis; /* [fb_cap] a Lemke basis guess */
   LsimLcp fb_scaled;      /* M [fb_cap^2], q [fb_cap]: D M D, D q */
+  /* The energy guard (solver.h, ENERGY GUARD): the caller's judge, the variables of the
+     problem the chain runs on (NULL: all), and the chain's candidates kept for it. */
+  LsimEnergyExcess judge;
+  void *judge_ctx;
+  const int *fb_vars;
+  double *fb_cand;        /* [CHAIN_CANDIDATES * fb_cap] the candidates, in order */
+  double fb_cres[8];      /* their residuals */
+  int fb_csrc[8];         /* their sources */
+  int fb_ncand;
 };
 
 
@@ -239,12 +249,13 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->fb_basis);
   free(s->fb_scaled.M);
   free(s->fb_scaled.q);
+  free(s->fb_cand);
   free(s);
 }
 
 const char *lsim_source_name(int source) {
-  static const char *const names[LSIM_SOURCE_COUNT] = {"solver", "lemke", "lemke_scaled",
-                                                       "pgs", "start"};
+  static const char *const names[LSIM_SOURCE_COUNT] = {
+      "solver", "lemke", "lemke_scaled", "pgs", "start", "pgs_cold", "none"};
   return source >= 0 && source < LSIM_SOURCE_COUNT ? names[source] : "unknown";
 }
 
@@ -466,6 +477,9 @@ static int reserve_start(LsimSolver *s, int n) {
   return 0;
 }
 
+/* The candidates a chain judges at most: the solver's result, the start, three stages. */
+enum { CHAIN_CANDIDATES = 5 };
+
 /* The chain's other buffers for n variables (the rescaled M among them) and its solvers,
  * made when a chain first runs. 0 or LSIM_OUT_OF_MEMORY. */
 static int reserve_chain(LsimSolver *s, int n) {
@@ -484,6 +498,9 @@ static int reserve_chain(LsimSolver *s, int n) {
   double *M = realloc(s->fb_scaled.M, (size_t)n * (size_t)n * sizeof(double));
   if (!M) return LSIM_OUT_OF_MEMORY;
   s->fb_scaled.M = M;
+  double *c = realloc(s->fb_cand, (size_t)CHAIN_CANDIDATES * (size_t)n * sizeof(double));
+  if (!c) return LSIM_OUT_OF_MEMORY;
+  s->fb_cand = c;
   s->fb_cap = n;
   return 0;
 }
@@ -503,14 +520,62 @@ static double chain_residual(const LsimSolver *s, const LsimLcp *lcp, const doub
   return isfinite(r.natural) ? r.natural : INFINITY;
 }
 
+/* Keeps candidate z [n] of residual r for the energy guard (when a judge is set). */
+static void chain_keep(LsimSolver *s, int n, const double *z, double r, int source) {
+  const int k = s->fb_ncand;
+  if (!s->judge || k >= CHAIN_CANDIDATES) return;
+  memcpy(s->fb_cand + (size_t)k * n, z, (size_t)n * sizeof(double));
+  s->fb_cres[k] = r, s->fb_csrc[k] = source, s->fb_ncand = k + 1;
+}
+
 /* The candidate in fb_try replaces the best when its residual is smaller. */
 static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double *best,
                            int *best_source) {
   const double r = chain_residual(s, lcp, s->fb_try);
+  chain_keep(s, lcp->n, s->fb_try, r, source);
   if (!(r < *best)) return;
   *best = r;
   *best_source = source;
   memcpy(s->fb_best, s->fb_try, (size_t)lcp->n * sizeof(double));
+}
+
+/* The energy guard (solver.h, ENERGY GUARD) after a chain that met no tolerance: the kept
+ * candidates in order of residual, the first the judge passes (excess <= 0; NaN refuses)
+ * into fb_best; else PGS from zeros, else zeros. Returns the winner's source; fills
+ * st->guard and st->refused_energy. */
+static int chain_guard(LsimSolver *s, const LsimLcp *lcp, int source, LsimSolveStats *st) {
+  const int n = lcp->n;
+  const size_t bytes = (size_t)n * sizeof(double);
+  int order[CHAIN_CANDIDATES];
+  for (int k = 0; k < s->fb_ncand; ++k) {
+    int j = k;
+    for (; j > 0 && s->fb_cres[order[j - 1]] > s->fb_cres[k]; --j) order[j] = order[j - 1];
+    order[j] = k;
+  }
+  int guard = 1;
+  for (int r = 0; r < s->fb_ncand; ++r) {
+    const double *z = s->fb_cand + (size_t)order[r] * n;
+    const double e = s->judge(s->judge_ctx, z, s->fb_vars, n);
+    if (e <= 0.0) {
+      if (r > 0) memcpy(s->fb_best, z, bytes), source = s->fb_csrc[order[r]];
+      st->guard = st->guard > guard ? st->guard : guard;
+      return source;
+    }
+    if (r == 0) st->refused_energy += isfinite(e) ? e : DBL_MAX, guard = 2;
+  }
+  st->guard = 2;
+  /* Nothing passed: PGS from zero impulses, then zero impulses. */
+  LsimPgsOptions po = lsim_default_pgs_options();
+  po.max_sweeps = LSIM_FALLBACK_SWEEPS;
+  po.tol = s->options.tol;
+  memset(s->fb_try, 0, bytes);
+  lsim_pgs_solve(s->fb_pgs, lcp, &po, 0, s->fb_try, NULL);
+  if (s->judge(s->judge_ctx, s->fb_try, s->fb_vars, n) <= 0.0) {
+    memcpy(s->fb_best, s->fb_try, bytes);
+    return LSIM_SOURCE_PGS_COLD;
+  }
+  memset(s->fb_best, 0, bytes);
+  return LSIM_SOURCE_NONE;
 }
 
 /* Runs the chain on the dense lcp after the chosen solver returned z with status from the
@@ -525,6 +590,8 @@ static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, dou
   /* The chosen solver's result, then the start point (ties keep the former). */
   double best = chain_residual(s, lcp, z);
   int source = st->source; /* the solver's, or its start when Lemke rejected its result */
+  s->fb_ncand = 0;
+  chain_keep(s, n, z, best, source);
   memcpy(s->fb_best, z, bytes);
   memcpy(s->fb_try, start, bytes);
   chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
@@ -565,6 +632,8 @@ static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, dou
     lsim_pgs_solve(s->fb_pgs, lcp, &po, 1, s->fb_try, NULL);
     chain_consider(s, lcp, LSIM_SOURCE_PGS, &best, &source);
   }
+  /* 4. Failed: the energy guard. */
+  if (best > ftol && s->judge) source = chain_guard(s, lcp, source, st);
   memcpy(z, s->fb_best, bytes);
   st->source = source;
   return best <= ftol ? LSIM_SOLVED : status;
@@ -803,19 +872,26 @@ static int run_islands(LsimSolver *s, const LsimFactoredLcp *f, int count, doubl
       if (chain_applies(s, sk, sub.n) && s->fb_start_cap >= sub.n &&
           !reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) {
         s->dense.n = sub.n;
-        if (!lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val))
+        if (!lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) {
+          s->fb_vars = vars;
           sk = run_chain(s, &s->dense, s->fb_start, s->zsub, sk, &is);
+          s->fb_vars = NULL;
+        }
       }
     } else if ((sk = reserve_factored(s, sub.n, sub.m, sub.J_ptr[sub.n], 1)) == 0) {
       s->dense.n = sub.n;
       sk = lsim_factored_to_dense(&sub, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val);
+      s->fb_vars = vars;
       if (!sk) sk = run_dense(s, &s->dense, s->zsub, &is);
+      s->fb_vars = NULL;
     }
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     st->iterations += is.iterations;
     st->rejected |= is.rejected;
     st->first_status = worse_status(st->first_status, is.first_status);
     if (is.source > st->source) st->source = is.source;
+    if (is.guard > st->guard) st->guard = is.guard;
+    st->refused_energy += is.refused_energy;
     warm &= is.warm_started;
     status = worse_status(status, sk);
     if (sk == LSIM_OUT_OF_MEMORY) break;
@@ -874,9 +950,13 @@ static int chain_islands(LsimSolver *s, const LsimFactoredLcp *f, double *z, int
     for (int r = 0; r < sub.n; ++r) s->fb_island_start[r] = s->fb_start[vars[r]];
     LsimSolveStats is;
     memset(&is, 0, sizeof is);
+    s->fb_vars = vars;
     const int sk = run_chain(s, &s->dense, s->fb_island_start, s->zsub, status, &is);
+    s->fb_vars = NULL;
     for (int r = 0; r < sub.n; ++r) z[vars[r]] = s->zsub[r];
     if (is.source > st->source) st->source = is.source;
+    if (is.guard > st->guard) st->guard = is.guard;
+    st->refused_energy += is.refused_energy;
     all &= sk == LSIM_SOLVED;
   }
   s->dense_valid = 0;
@@ -884,6 +964,10 @@ static int chain_islands(LsimSolver *s, const LsimFactoredLcp *f, double *z, int
 }
 
 int lsim_solver_last_islands(const LsimSolver *s) { return s->last_islands; }
+
+void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *ctx) {
+  s->judge = excess, s->judge_ctx = excess ? ctx : NULL;
+}
 
 void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis) { s->basis_hint = basis; }
 

@@ -67,6 +67,12 @@ typedef struct LsimSolveStats {
   int source;              /* LsimSolutionSource: what produced the returned z */
   int simd;                /* the PGS coloured sweep's instruction set (LSIM_PGS_SIMD_*,
                               pgs.h) when it ran on the whole problem, else 0 */
+  int guard;               /* the energy guard (ENERGY GUARD below): 0 it did not judge
+                              (no judge set, or the chain met the tolerance or did not
+                              run), 1 it judged and kept the smallest residual, 2 it
+                              refused that result for adding energy and took another */
+  double refused_energy;   /* J: what the refused results would have added beyond the
+                              judge's allowance (summed over islands); 0 when none */
 } LsimSolveStats;
 
 /* FALLBACK. With options.fallback, a solve whose status is a numerical failure (not
@@ -89,7 +95,14 @@ typedef struct LsimSolveStats {
  * meets the tolerance, else the chosen solver's failure; stats.first_status keeps the
  * chosen solver's status, stats.source names the winner (with islands: the latest stage
  * any island needed, in the order below). Measured on the failed steps of four 10-domino
- * runs (docs/solvers.md, "Failure policy"). */
+ * runs (docs/solvers.md, "Failure policy").
+ *
+ * ENERGY GUARD. When no candidate meets the tolerance and an energy judge is set
+ * (lsim_solver_set_energy_judge), the winner must also not add energy: the candidates are
+ * taken in order of residual (ties in the order above) and the first whose judged excess
+ * is <= 0 wins; when none passes, PGS from zero impulses at most LSIM_FALLBACK_SWEEPS
+ * sweeps ("pgs_cold") wins if it passes, else zero impulses ("none"). The status stays the
+ * failure; stats.guard and stats.refused_energy say what the guard did. */
 typedef enum LsimSolutionSource {
   LSIM_SOURCE_SOLVER = 0,       /* the chosen solver */
   LSIM_SOURCE_LEMKE = 1,        /* fallback 1 */
@@ -97,12 +110,15 @@ typedef enum LsimSolutionSource {
   LSIM_SOURCE_PGS = 3,          /* fallback 3 */
   LSIM_SOURCE_START = 4,        /* the starting point: nothing beat it, or Lemke rejected its
                                    own result (stats.rejected) and returned it */
-  LSIM_SOURCE_COUNT = 5
+  LSIM_SOURCE_PGS_COLD = 5,     /* the energy guard: PGS from zero impulses */
+  LSIM_SOURCE_NONE = 6,         /* the energy guard: zero impulses (nothing else passed) */
+  LSIM_SOURCE_COUNT = 7
 } LsimSolutionSource;
 
 enum { LSIM_FALLBACK_MAX_N = 600, LSIM_FALLBACK_SWEEPS = 1000 };
 
-/* "solver", "lemke", "lemke_scaled", "pgs", "start"; "unknown" otherwise. */
+/* "solver", "lemke", "lemke_scaled", "pgs", "start", "pgs_cold", "none"; "unknown"
+ * otherwise. */
 const char *lsim_source_name(int source);
 
 typedef struct LsimSolver LsimSolver;
@@ -181,6 +197,14 @@ void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis);
  * island) that solved by itself (no fallback); NULL (and *n = 0) otherwise. Owned by s, valid until the next
  * solve. n may be NULL. */
 const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n);
+
+/* The energy judge of a failed chain (ENERGY GUARD above): excess(ctx, z, vars, n) is the
+ * energy (J) the impulses z [n] add beyond what the caller allows, > 0 refusing them; z
+ * holds the problem's variables vars[0 .. n-1] (an island), or all of them in order when
+ * vars is NULL; the other variables' impulses are zero. lcp/ knows nothing of bodies: the
+ * caller (the time step) measures. Kept until changed; excess NULL turns the guard off. */
+typedef double (*LsimEnergyExcess)(void *ctx, const double *z, const int *vars, int n);
+void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *ctx);
 
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);

@@ -492,6 +492,63 @@ static void test_baumgarte_time_constant(void **state) {
   for (int i = 0; i < 3; ++i) run_close(&r[i]);
 }
 
+/* Two thin boxes (0.2 m x 0.01 m, 0.05 kg each) pinned end to end at height y, the first
+ * hung by a rope from an anchor, above a frictional floor; h = 0.002 s, Lemke, 500 steps;
+ * three such scenes (y, anchor, rope length just taut). The boxes meet at the pin, and as
+ * they bend their corners there overlap: a contact beside the pin, whose row the pin
+ * nearly holds, makes the LCP degenerate, and Lemke fails on some steps (28 to 76 of 500
+ * today). Before the energy guard the fallback chain integrated its smallest-residual
+ * result whatever it did: the energy rose above its start by 0.015 J (start 0.020 J), by
+ * 2.7e5 J (impulses of 1e8 N*s cancelling between the pin and that contact; start 0.049
+ * J) and by 0.68 J (0.71 J in step 66; start 0.098 J). Now a failed step's impulses may not
+ * add kinetic energy (contact/step.c, energy_excess), and the total energy (kinetic plus
+ * gravitational: the work of gravity is in it) never rises above its start by more than
+ * 1e-4 J: the guard's slack, 1e-6 of the kinetic energy (below 0.1 J) a step, 5e-5 J over
+ * 500 steps, plus the pin's drift correction, about m (e / h)^2 / 2 = 1e-7 J a step at its
+ * joint error e of 4e-6 m. Semi-implicit Euler's free flight loses m g^2 h^2 / 2 a step.
+ * (The scenes are chaotic: b's x is 0.1 + 0.1 + 0.1 as the scene generator summed it.) */
+static void test_failed_steps_add_no_energy(void **state) {
+  (void)state;
+  static const struct {
+    double y, anchor[2], rope;
+  } scenes[] = {{0.02, {-0.05, 0.05}, 0.05830951994845301},
+                {0.05, {-0.05, 0.05}, 0.050000001},
+                {0.1, {0.1, 0.15}, 0.11180339987498948}};
+  for (size_t c = 0; c < sizeof scenes / sizeof scenes[0]; ++c) {
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.002, \"duration\": 1.0,"
+             " \"gravity\": [0, -9.81], \"solver\": {\"name\": \"lemke\"}, \"bodies\": ["
+             "  {\"name\": \"floor\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+             "  {\"name\": \"a\", \"mass\": 0.05, \"position\": [0.1, %.17g],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]},"
+             "  {\"name\": \"b\", \"mass\": 0.05, \"position\": [0.30000000000000004, %.17g],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]}],"
+             " \"tethers\": [{\"name\": \"rope\", \"length\": %.17g,"
+             "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0]}, {\"world\": [%.17g, %.17g]}]}],"
+             " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"b\","
+             " \"point\": [-0.1, 0]}, {\"body\": \"a\", \"point\": [0.1, 0]}]}]}",
+             scenes[c].y, scenes[c].y, scenes[c].rope, scenes[c].anchor[0], scenes[c].anchor[1]);
+    Run r;
+    run_open(&r, json, NULL);
+    const double e0 = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
+    double rise = 0.0;
+    int failed = 0, refused = 0, worst = 0;
+    for (int k = 0; k < r.m.steps; ++k) {
+      LsimStepStats stats;
+      failed += lsim_step(r.s, &r.m, &r.st, &stats) < 0;
+      refused += stats.guard == 2;
+      const double e = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
+      if (e - e0 > rise) rise = e - e0, worst = k + 1;
+    }
+    printf("pinned boxes %zu: %d failed steps of %d, %d with the smallest residual refused; "
+           "energy at most %.3g J above its start %.4g J (step %d)\n", c, failed, r.m.steps,
+           refused, rise, e0, worst);
+    assert_true(rise <= 1e-4);
+    run_close(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -503,6 +560,7 @@ int main(void) {
       cmocka_unit_test(test_sleeping_chain_keeps_its_tensions),
       cmocka_unit_test(test_anchor_on_a_prescribed_path),
       cmocka_unit_test(test_baumgarte_time_constant),
+      cmocka_unit_test(test_failed_steps_add_no_energy),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }

@@ -74,13 +74,14 @@ static const double KE[4] = {2.5, 2.5, 0.625, 0.625};
 static const double PE[4] = {6, 5.75, 5.5, 5.375};
 
 /* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
- * Lemke recovered it (first_status, source). */
+ * Lemke recovered it (first_status, source); step 3 failed and the energy guard refused its
+ * smallest residual (0.125 J beyond the slack) for PGS from zero impulses. */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0, 0},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0, 0, 0, 0.0},
     {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0,
-     LSIM_PGS_SIMD_SSE2},
+     LSIM_PGS_SIMD_SSE2, 0, 0.0},
     {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
-     LSIM_SOURCE_SOLVER, 0, LSIM_PGS_SIMD_AVX2},
+     LSIM_SOURCE_PGS_COLD, 0, LSIM_PGS_SIMD_AVX2, 2, 0.125},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */
@@ -322,11 +323,17 @@ static void check_sample(const char *path) {
   read_as(f, "/solver/first_status", H5T_NATIVE_INT, 1, 3, 0, si);
   assert_true(si[0] == 0 && si[1] == LSIM_BREAKDOWN && si[2] == LSIM_MAX_ITERATIONS);
   read_as(f, "/solver/source", H5T_NATIVE_INT, 1, 3, 0, si);
-  assert_true(si[0] == 0 && si[1] == 2 && si[2] == 0);
-  read_strings(f, "/solver/source_legend", 5, s);
+  assert_true(si[0] == 0 && si[1] == 2 && si[2] == 5);
+  read_strings(f, "/solver/source_legend", 7, s);
   assert_string_equal(s[0], "0 solver");
   assert_string_equal(s[2], "2 lemke_scaled");
   assert_string_equal(s[4], "4 start");
+  assert_string_equal(s[5], "5 pgs_cold");
+  assert_string_equal(s[6], "6 none");
+  read_as(f, "/solver/energy_guard", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 0 && si[2] == 2);
+  read_as(f, "/solver/refused_energy", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
+  assert_true(sd[0] == 0 && sd[1] == 0 && sd[2] == 0.125);
   read_as(f, "/solver/simd", H5T_NATIVE_INT, 1, 3, 0, si);
   assert_true(si[0] == 0 && si[1] == LSIM_PGS_SIMD_SSE2 && si[2] == LSIM_PGS_SIMD_AVX2);
   read_strings(f, "/solver/simd_legend", 5, s);

@@ -322,6 +322,124 @@ static void test_fallback_chain(void **state) {
   lsim_lcp_free(&cps3);
 }
 
+/* Judges for the energy guard: each gets the candidate z [n] (vars NULL: a whole dense
+ * problem) and counts its calls. */
+typedef struct GuardJudge {
+  int calls;
+  double limit; /* sum_judge: the most sum(z) allowed */
+} GuardJudge;
+static double pass_judge(void *ctx, const double *z, const int *vars, int n) {
+  (void)z, (void)n;
+  GuardJudge *j = ctx;
+  assert_null(vars);
+  j->calls++;
+  return -1.0;
+}
+static double sum_judge(void *ctx, const double *z, const int *vars, int n) {
+  GuardJudge *j = ctx;
+  assert_null(vars);
+  j->calls++;
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += z[i];
+  return sum - j->limit;
+}
+static double zero_judge(void *ctx, const double *z, const int *vars, int n) {
+  GuardJudge *j = ctx;
+  assert_null(vars);
+  j->calls++;
+  for (int i = 0; i < n; ++i)
+    if (z[i] != 0.0) return 1.0;
+  return 0.0;
+}
+
+/* The energy guard's selection rule (solver.h, ENERGY GUARD) on lcp_mmc (n = 3, SPD) with
+ * Lemke at tol 1e-300, which rounding cannot meet (Lemke's exact vertex leaves a relative
+ * residual of order 1e-16), so every solve fails (status < 0, the same one each time) and
+ * the chain's whole candidate list is judged:
+ *  - a judge that passes everything is asked once (the smallest residual) and changes no
+ *    bit of the result: guard 1, nothing refused;
+ *  - a judge refusing sum(z) > S / 2, S the sum of that result, refuses it
+ *    (refused_energy = its excess S / 2, to rounding) and the result returned passes
+ *    (sum <= S / 2) with a natural residual no smaller: guard 2;
+ *  - a judge refusing every nonzero z: from a cold start the start point z = 0 passes
+ *    (source start); from a warm guess of ones every candidate and PGS from zero impulses
+ *    (nonzero: q has negative entries) are refused, and zero impulses are returned
+ *    (source none).
+ * Without a judge the guard never runs (guard 0), and a solve that meets its tolerance
+ * (tol 1e-10) never asks the judge. */
+static void test_energy_guard(void **state) {
+  (void)state;
+  LsimLcp mmc;
+  read_shared("lcp_mmc", &mmc);
+  const int n = mmc.n;
+  double *ref = calloc((size_t)n, sizeof *ref), *z = calloc((size_t)n, sizeof *z);
+  LsimSolveStats st0, st;
+  LsimSolver *lemke = make_fallback("lemke", 1e-300, 0);
+  const int failed = lsim_solver_solve(lemke, &mmc, ref, &st0);
+  assert_true(failed < 0);
+  assert_int_equal(st0.guard, 0);
+  assert_true(st0.refused_energy == 0.0);
+
+  GuardJudge j = {0, 0.0};
+  lsim_solver_set_energy_judge(lemke, pass_judge, &j);
+  assert_int_equal(lsim_solver_solve(lemke, &mmc, z, &st), failed);
+  assert_int_equal(j.calls, 1);
+  assert_int_equal(st.guard, 1);
+  assert_true(st.refused_energy == 0.0);
+  assert_int_equal(st.source, st0.source);
+  assert_memory_equal(z, ref, (size_t)n * sizeof *z);
+
+  double sum = 0.0;
+  for (int i = 0; i < n; ++i) sum += ref[i];
+  assert_true(sum > 0.0);
+  j = (GuardJudge){0, 0.5 * sum};
+  lsim_solver_set_energy_judge(lemke, sum_judge, &j);
+  memset(z, 0, (size_t)n * sizeof *z);
+  assert_int_equal(lsim_solver_solve(lemke, &mmc, z, &st), failed);
+  assert_int_equal(st.guard, 2);
+  assert_true(j.calls >= 2);
+  assert_true(fabs(st.refused_energy - 0.5 * sum) <= 1e-12 * sum);
+  double got = 0.0;
+  for (int i = 0; i < n; ++i) got += z[i];
+  assert_true(got <= 0.5 * sum);
+  assert_true(st.residual.natural >= st0.residual.natural);
+
+  j = (GuardJudge){0, 0.0};
+  lsim_solver_set_energy_judge(lemke, zero_judge, &j);
+  memset(z, 0, (size_t)n * sizeof *z);
+  assert_int_equal(lsim_solver_solve(lemke, &mmc, z, &st), failed);
+  assert_int_equal(st.guard, 2);
+  assert_int_equal(st.source, LSIM_SOURCE_START);
+  for (int i = 0; i < n; ++i) assert_true(z[i] == 0.0);
+  lsim_solver_free(lemke);
+
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-300, o.fallback = 1, o.warm_start = 1;
+  char err[256];
+  assert_int_equal(lsim_solver_create(&lemke, "lemke", &o, err, sizeof err), 0);
+  lsim_solver_set_energy_judge(lemke, zero_judge, &j);
+  for (int i = 0; i < n; ++i) z[i] = 1.0;
+  assert_true(lsim_solver_solve(lemke, &mmc, z, &st) < 0);
+  assert_int_equal(st.guard, 2);
+  assert_int_equal(st.source, LSIM_SOURCE_NONE);
+  assert_string_equal(lsim_source_name(LSIM_SOURCE_NONE), "none");
+  for (int i = 0; i < n; ++i) assert_true(z[i] == 0.0);
+  lsim_solver_free(lemke);
+
+  /* A solved problem never asks the judge. */
+  LsimSolver *pgs = make_fallback("pgs", 1e-10, 3);
+  j = (GuardJudge){0, 0.0};
+  lsim_solver_set_energy_judge(pgs, zero_judge, &j);
+  memset(z, 0, (size_t)n * sizeof *z);
+  assert_int_equal(lsim_solver_solve(pgs, &mmc, z, &st), LSIM_SOLVED);
+  assert_int_equal(j.calls, 0);
+  assert_int_equal(st.guard, 0);
+  lsim_solver_free(pgs);
+  free(ref);
+  free(z);
+  lsim_lcp_free(&mmc);
+}
+
 /* The chain of a factored solver on a problem too large for it whole (n = 620 > 600):
  * island by island. Two islands of 310 variables, M = J J' (J a dense random 310 x 310
  * block on its own columns: SPD), q = w* - M z* for a complementary pair (z*_i > 0 on
@@ -475,7 +593,7 @@ int main(void) {
       cmocka_unit_test(test_negative_parts_positive_zero),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
-      cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain),
+      cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain), cmocka_unit_test(test_energy_guard),
       cmocka_unit_test(test_fallback_islands), cmocka_unit_test(test_warm_flag),
   };
   return cmocka_run_group_tests_name("solvers", tests, NULL, NULL);

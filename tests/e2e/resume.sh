@@ -312,4 +312,18 @@ b = h5py.File('$out/vres.h5', 'r')['joints/velocity_error'][:]
 assert a.shape == b.shape == (61, 2), (a.shape, b.shape)
 assert np.abs(a - b).max() <= 1e-12 and a[1:].max() > 0, (np.abs(a - b).max(), a.max())
 " || fail "velocity errors of a file without /joints/velocity_error"
+# A run file written before the energy guard's series (both removed from a copy): the
+# resumed file has them, 0 (not judged) for the copied steps, and its other series equal
+# one run's.
+$PY -c "
+import h5py; f = h5py.File('$out/vhalf.h5', 'a'); del f['solver/energy_guard']; del f['solver/refused_energy']"
+$L data/double_pendulum.json --resume "$out/vhalf.h5" --steps 60 -o "$out/gres.h5" --quiet ||
+  fail "resuming a file without /solver/energy_guard"
+$PY -c "
+import h5py, numpy as np
+a, b = h5py.File('$out/vfull.h5', 'r'), h5py.File('$out/gres.h5', 'r')
+for n in ('solver/energy_guard', 'solver/refused_energy'):
+    assert b[n].shape == (60,) and not b[n][:].any(), (n, b[n][:])
+assert np.array_equal(a['q'][:], b['q'][:])
+" || fail "the energy guard's series of a file written before them"
 echo "resume: ok"
