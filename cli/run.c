@@ -780,11 +780,15 @@ int lsim_cli_run(int argc, char **argv) {
               done, path);
       exit_code = 1;
     } else if (failures) {
+      /* A continued run counts its own steps, as the summary line does (the file's
+         /summary/failures counts the whole run's). */
+      char span[64] = "";
+      if (resume_path) snprintf(span, sizeof span, " (%d .. %d)", rinfo.steps_done + 1, done);
       fprintf(stderr,
-              "lcpsim: solver %s failed on %d of %d steps (first at step %d: %s); "
+              "lcpsim: solver %s failed on %d of %d steps%s (first at step %d: %s); "
               "see /solver/status in %s\n",
-              step_solver_name(&model, stepper), failures, done, first_failure,
-              lsim_status_name(first_fail_status), path);
+              step_solver_name(&model, stepper), failures, done - rinfo.steps_done, span,
+              first_failure, lsim_status_name(first_fail_status), path);
       exit_code = 1;
     }
     if (stopped) {

@@ -326,4 +326,22 @@ for n in ('solver/energy_guard', 'solver/refused_energy'):
     assert b[n].shape == (60,) and not b[n][:].any(), (n, b[n][:])
 assert np.array_equal(a['q'][:], b['q'][:])
 " || fail "the energy guard's series of a file written before them"
+# A continued run's failure line counts the steps it ran, as its summary line does: the
+# pinned boxes on Lemke fail from step 7; continued after step 10, the line names steps
+# 11 .. 200, their failures and the first of them, as /solver/status has them.
+$L tests/data/pinned_boxes_rope.json -o "$out/fa.h5" --steps 10 --quiet 2> /dev/null && fail "pinned boxes: no failure"
+set +e
+$L tests/data/pinned_boxes_rope.json --resume "$out/fa.h5" -o "$out/fb.h5" --steps 200 --quiet 2> "$out/fb.err"
+rc=$?
+set -e
+[ $rc -eq 1 ] || fail "pinned boxes continued: exit $rc, not 1"
+$PY -c "
+import h5py, numpy as np, re
+s = h5py.File('$out/fb.h5', 'r')['solver/status'][10:]
+bad = np.nonzero(s < 0)[0]
+err = open('$out/fb.err').read()
+m = re.search(r'failed on (\d+) of (\d+) steps \(11 \.\. 200\) \(first at step (\d+):', err)
+assert m and len(bad) > 0, err
+assert (int(m[1]), int(m[2]), int(m[3])) == (len(bad), 190, bad[0] + 11), (m.groups(), len(bad), bad[0] + 11)
+" || fail "a continued run's failure line"
 echo "resume: ok"
