@@ -54,10 +54,11 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
                            const LsimModel *model, LsimState *state, LsimStepMemory *mem,
                            char *err, size_t errlen);
 
-/* Checkpoints of the library (lsim_sim_save; docs/output-format.md, "Checkpoints"): a run
- * file of no steps whose row 0 is state st (time, q, v), with /file_kind "checkpoint",
- * /checkpoint/step, /checkpoint/initial_q [1, nq] and initial_v [1, nv] (the initial state of
- * the run st comes from), and stepper's memory of that step in /resume. Written under
+/* Checkpoints of the library (lsim_sim_save; docs/output-format.md, "Checkpoints of the
+ * library"): a run file of no steps whose row 0 is state st (time, q, v), with /file_kind
+ * "checkpoint", /checkpoint/step, /checkpoint/initial_q [1, nq] and initial_v [1, nv] (the
+ * initial state of the run st comes from), and stepper's memory of that step in /resume
+ * (lsim_record_keep_memory: both slots). Written under
  * path.<pid>.partial and renamed when whole (an older checkpoint at path stays until then).
  * solver_name is what /parameters/solver_name says. 0, or < 0 with err. */
 int lsim_checkpoint_write(const char *path, const LsimModel *m, const LsimState *st,

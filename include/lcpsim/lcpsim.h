@@ -494,8 +494,8 @@ LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
  * taken, to the bit (positions, velocities, contact impulses): to continue after a crash,
  * or to branch experiments from one state. It is a file, not a copy in memory, so that it
  * outlives the process and reads in any other (C, Python, h5py): the HDF5 layout of the
- * command's run files (docs/output-format.md, "Checkpoints"). What is not in it is the
- * model: forces and kinematic velocities set through lsim_sim_set_force and
+ * command's run files (docs/output-format.md, "Checkpoints of the library"). What is not
+ * in it is the model: forces and kinematic velocities set through lsim_sim_set_force and
  * lsim_sim_set_kinematic_velocity, the controller, the solver; a continuation that should
  * match sets them as they were. */
 
