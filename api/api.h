@@ -34,6 +34,7 @@ struct LsimSim {
   void *controller_user;
   int in_controller;        /* 1 while the controller runs: a step from it is refused */
   LsimRecord *record;
+  char *record_path;        /* the open record's path, its folder resolved (same_place) */
   LsimStepStats last;
   int have_last;
   LsimBuildBody *build;     /* [build_cap] the builder's initial velocities */

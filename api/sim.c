@@ -517,6 +517,22 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
 
 /* ---- records ---- */
 
+/* path with its folder resolved (lsim_outfile_absolute: as given when it cannot be), malloc'd: two names
+ * of a file that need not exist yet compare equal when they name the same place. NULL when
+ * out of memory. */
+static char *same_place(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+  char *folder = dir ? lsim_outfile_absolute(dir) : NULL;
+  const size_t len = (folder ? strlen(folder) : 0) + strlen(base) + 2;
+  char *out = folder ? malloc(len) : NULL;
+  if (out) snprintf(out, len, "%s/%s", folder, base);
+  free(folder);
+  free(dir);
+  return out;
+}
+
 int lsim_sim_record(LsimSim *sim, const char *path) {
   lsim_api_begin(sim);
   if (!sim || !path) return LSIM_INVALID_INPUT;
@@ -534,6 +550,8 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
     sim->record = NULL;
     return lsim_api_fail(sim, rc, "record: %s", msg);
   }
+  free(sim->record_path);
+  sim->record_path = same_place(path); /* NULL (out of memory): checkpoints not checked */
   return 0;
 }
 
@@ -543,6 +561,8 @@ int lsim_sim_record_close(LsimSim *sim, int keep) {
   char msg[512] = "";
   const int rc = lsim_record_close(sim->record, keep, msg, sizeof msg);
   sim->record = NULL;
+  free(sim->record_path);
+  sim->record_path = NULL;
   return rc < 0 ? lsim_api_fail(sim, rc, "record_close: %s", msg) : 0;
 }
 
@@ -564,6 +584,15 @@ int lsim_sim_save(LsimSim *sim, const char *path) {
   const char *scene = sim->scene_path;
   if (lsim_outfile_check_inputs("checkpoint", path, "scene file", &scene, 1, msg, sizeof msg))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s", msg);
+  /* Nor is the open record's path: its close would replace the checkpoint. */
+  if (sim->record && sim->record_path) {
+    char *here = same_place(path);
+    const int clash = here && !strcmp(here, sim->record_path);
+    free(here);
+    if (clash)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: checkpoint %s: is the open record's "
+                           "path: refused (closing the record would replace it)", path);
+  }
   const int rc = lsim_checkpoint_write(path, &sim->model, &sim->state, &sim->initial, sim->stepper,
                                        sim->scene_text, record_solver_name(sim), msg, sizeof msg);
   return rc < 0 ? lsim_api_fail(sim, rc, "save: %s", msg) : 0;

@@ -300,6 +300,12 @@ static void test_refusals(void **unused) {
   assert_int_equal(lsim_sim_record(b, other), 0);
   assert_int_equal(lsim_sim_restore(b, path), LSIM_INVALID_INPUT);
   assert_non_null(strstr(lsim_sim_error(b), "a record is open"));
+  /* A checkpoint at the open record's path, by another name, would be replaced at its close
+     (before: saved, then lost when the record closed). */
+  char *slash = strrchr(other, '/'), dotted[300];
+  snprintf(dotted, sizeof dotted, "%.*s/./%s", (int)(slash - other), other, slash + 1);
+  assert_int_equal(lsim_sim_save(b, dotted), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(b), "is the open record's path"));
   run(b, 3);
   assert_int_equal(lsim_sim_record_close(b, 1), 0);
   /* A record of the library holds no stepper memory. */

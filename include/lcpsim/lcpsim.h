@@ -502,9 +502,9 @@ LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
 /* Writes sim's checkpoint to path (HDF5; written under path.<pid>.partial in path's folder
  * and renamed when whole: a checkpoint already at path is replaced only by a whole one).
  * Needs a started simulation; the state and the simulation are unchanged. 0, or < 0 with
- * lsim_sim_error: LSIM_INVALID_INPUT (not started, path NULL or empty, or the scene file the
- * simulation was loaded from: refused, nothing written), LSIM_IO_ERROR (cannot write),
- * LSIM_OUT_OF_MEMORY. */
+ * lsim_sim_error: LSIM_INVALID_INPUT (not started, path NULL or empty, the scene file the
+ * simulation was loaded from, or the path of its open record, which would replace it at its
+ * close: refused, nothing written), LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
 LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
 
 /* Sets sim's state and stepper memory to those of the checkpoint at path (lsim_sim_save),
