@@ -477,7 +477,9 @@ LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap
  * (<pid> the process id; docs/output-format.md, "Output files") and renamed to path on
  * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
  * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
- * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written. */
+ * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written.
+ * A record holds no stepper memory (lsim_sim_restore refuses it): checkpoints to continue
+ * from are lsim_sim_save's. */
 LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
 /* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
  * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
