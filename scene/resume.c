@@ -8,6 +8,11 @@
  * version of lcpsim; its stepper memory (/resume) is of its last step. Each failure names
  * the first thing that differs. Failure modes: an unreadable file (LSIM_IO_ERROR), out of
  * memory.
+ *
+ * The library's checkpoints (lsim_sim_save, lsim_sim_restore; "Checkpoints of the library")
+ * are records of no steps with /file_kind "checkpoint": written by the recorder (header,
+ * row 0 = the state, /resume), read with the same checks but for the initial state, which
+ * they keep in /checkpoint, and with the solver settings compared, not taken.
  */
 #include "scene/resume.h"
 

@@ -5,7 +5,8 @@
  * scene/record.h lsim_record_keep_memory): with the state of that step, everything the
  * next step depends on. These read it back and check that the file belongs to the scene:
  * the same scene text but for the keys that do not touch the trajectory, the same
- * parameters and initial state. Errors name what differs; nothing is written.
+ * parameters and initial state. Errors name what differs; nothing is written. The
+ * library's checkpoints (lsim_sim_save / lsim_sim_restore) are written and read here too.
  */
 #ifndef LSIM_RESUME_H
 #define LSIM_RESUME_H
