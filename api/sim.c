@@ -584,6 +584,12 @@ int lsim_sim_save(LsimSim *sim, const char *path) {
   const char *scene = sim->scene_path;
   if (lsim_outfile_check_inputs("checkpoint", path, "scene file", &scene, 1, msg, sizeof msg))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s", msg);
+  /* A state that is not finite (a caller's write, a diverged run) could not be continued. */
+  for (int w = 0; w < 2; ++w)
+    for (int i = 0; i < (w ? sim->model.nv : sim->model.nq); ++i)
+      if (!isfinite(w ? sim->state.v[i] : sim->state.q[i]))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s[%d] is not finite: a checkpoint "
+                             "of this state could not be continued", w ? "v" : "q", i);
   /* Nor is the open record's path: its close would replace the checkpoint. */
   if (sim->record && sim->record_path) {
     char *here = same_place(path);

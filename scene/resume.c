@@ -445,6 +445,21 @@ static int read_memory(hid_t f, const char *run_path, int slot, LsimStepMemory *
       return say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/sleep_*: "
                  "missing or of inconsistent sizes", run_path, slot);
   }
+  /* Values a step can have left: finite impulses, a basis of 0 and 1 (a damaged file's
+     NaN would be a warm start the solver takes as a guess). */
+  const struct { const char *name; const double *x; int n; } vals[4] = {
+      {"warm_z", mem->z, mem->nz}, {"sleep_cache_z", mem->cache_z, mem->sleep ? mem->ncache_z : 0},
+      {"sleep_last_tether", mem->last_tether, mem->sleep ? mem->ntethers : 0},
+      {"sleep_last_joint", mem->last_joint, mem->sleep ? 3 * mem->njoints : 0}};
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < vals[k].n; ++i)
+      if (!isfinite(vals[k].x[i]))
+        return say(err, errlen, LSIM_INVALID_INPUT, "%s: /resume/slot%d/%s[%d] is %g: not a value a "
+                   "step leaves (a damaged file)", run_path, slot, vals[k].name, i, vals[k].x[i]);
+  for (int i = 0; mem->basis_valid && i < mem->nz; ++i)
+    if (mem->basis[i] != 0 && mem->basis[i] != 1)
+      return say(err, errlen, LSIM_INVALID_INPUT, "%s: /resume/slot%d/warm_basis[%d] is %d, not 0 or "
+                 "1 (a damaged file)", run_path, slot, i, mem->basis[i]);
   return 0;
 }
 
@@ -614,8 +629,12 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   double t = 0.0;
   if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, 0, 1, &t) ||
       read_rows(f, "/q", H5T_NATIVE_DOUBLE, 0, 1, st->q) ||
-      read_rows(f, "/v", H5T_NATIVE_DOUBLE, 0, 1, st->v) || !isfinite(t)) {
+      read_rows(f, "/v", H5T_NATIVE_DOUBLE, 0, 1, st->v)) {
     say(err, errlen, 0, "%s: cannot read the state it holds (/time, /q, /v row 0)", path);
+    goto done;
+  }
+  if (!isfinite(t)) {
+    say(err, errlen, 0, "%s: its time (/time[0]) is %g (a damaged file)", path, t);
     goto done;
   }
   st->time = t, st->step = step;
@@ -635,10 +654,38 @@ done:
   return rc;
 }
 
+/* Every coordinate of st finite: 0, or LSIM_INVALID_INPUT with err naming the first that is
+ * not (the step would refuse it, or spread it). */
+static int check_finite(const char *path, const LsimModel *m, const LsimState *st, char *err,
+                        size_t errlen) {
+  for (int w = 0; w < 2; ++w)
+    for (int c = 0; c < (w ? m->nv : m->nq); ++c) {
+      const double x = w ? st->v[c] : st->q[c];
+      if (isfinite(x)) continue;
+      char col[120];
+      column_name(m, c, w, col, sizeof col);
+      return say(err, errlen, LSIM_INVALID_INPUT, "%s: the state it holds is %g at %s (a damaged "
+                 "file, or a run that diverged)", path, x, col);
+    }
+  return 0;
+}
+
+static int read_any(const char *path, const LsimModel *m, const char *text,
+                    const char *scene_name, const char *solver_name, const LsimState *initial,
+                    LsimState *st, LsimStepMemory *mem, char *err, size_t errlen);
+
 int lsim_checkpoint_read(const char *path, const LsimModel *m, const char *text,
                          const char *scene_name, const char *solver_name,
                          const LsimState *initial, LsimState *st, LsimStepMemory *mem,
                          char *err, size_t errlen) {
+  const int rc = read_any(path, m, text, scene_name, solver_name, initial, st, mem, err, errlen);
+  return rc ? rc : check_finite(path, m, st, err, errlen);
+}
+
+/* A checkpoint, or a run file of the command. */
+static int read_any(const char *path, const LsimModel *m, const char *text,
+                    const char *scene_name, const char *solver_name, const LsimState *initial,
+                    LsimState *st, LsimStepMemory *mem, char *err, size_t errlen) {
   hid_t f = open_run(path, err, errlen);
   if (f < 0) return LSIM_IO_ERROR;
   char *kind = read_string(f, "/file_kind");

@@ -338,6 +338,14 @@ static void test_refusals(void **unused) {
   assert_int_equal(lsim_sim_restore(NULL, path), LSIM_INVALID_INPUT);
   assert_int_equal(lsim_sim_steps_done(a), 20);
 
+  /* A state that is not finite is no checkpoint (before: written; its restore gave a state
+     every step refused). */
+  const double keep = lsim_sim_v(a)[4];
+  lsim_sim_v(a)[4] = 0.0 / 0.0;
+  assert_int_equal(lsim_sim_save(a, other), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(a), "save: v[4] is not finite: a checkpoint of this state could not be continued");
+  lsim_sim_v(a)[4] = keep;
+
   /* From the simulation's own controller. */
   int in_rc = 1;
   lsim_sim_set_controller(a, restore_in_controller, &in_rc);

@@ -504,9 +504,10 @@ LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
 /* Writes sim's checkpoint to path (HDF5; written under path.<pid>.partial in path's folder
  * and renamed when whole: a checkpoint already at path is replaced only by a whole one).
  * Needs a started simulation; the state and the simulation are unchanged. 0, or < 0 with
- * lsim_sim_error: LSIM_INVALID_INPUT (not started, path NULL or empty, the scene file the
- * simulation was loaded from, or the path of its open record, which would replace it at its
- * close: refused, nothing written), LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
+ * lsim_sim_error: LSIM_INVALID_INPUT (not started, a state with an entry that is not
+ * finite, path NULL or empty, the scene file the simulation was loaded from, or the path of
+ * its open record, which would replace it at its close: refused, nothing written),
+ * LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
 LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
 
 /* Sets sim's state and stepper memory to those of the checkpoint at path (lsim_sim_save),
@@ -519,7 +520,8 @@ LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
  * written by this version of the library. Refused with LSIM_INVALID_INPUT, the message
  * naming the first difference, and sim left as it was: another world, another solver,
  * event-driven and hybrid-model runs (their integrator's state is not in the file), run
- * files without the stepper's memory (/resume: records of lsim_sim_record, older files);
+ * files without the stepper's memory (/resume: records of lsim_sim_record, older files),
+ * damaged files (a state or stored impulse that is not finite, inconsistent sizes);
  * also a sim not started, a call from sim's own controller, and an open record (its rows
  * would go back in time: close it first). LSIM_IO_ERROR: the file does not open.
  * Afterwards lsim_sim_time and lsim_sim_steps_done are the file's, the arrays of lsim_sim_q

@@ -128,6 +128,31 @@ b.restore(pgs_run)
 check(b.steps_done == 5, "the pgs run restored once the solver is chosen")
 refused(ball, ck, ["the run is not of this scene"])
 refused(ball, os.path.join(tmp, "none.h5"), ["cannot open"], lcpsim.IO_ERROR)
+# Damaged checkpoints: a stored impulse or a state entry that is not finite, a time that is
+# not (before: a NaN warm start was restored and taken as the solver's guess; a NaN state
+# restored, then refused by every step).
+import h5py  # noqa: E402
+good = lcpsim.Sim.from_json(PILE)
+good.run(50)
+good.save(ck)
+for what, path, words in (("warm_z", "/resume/slot%d/warm_z", ["warm_z[0] is nan", "damaged"]),
+                          ("q", "/q", ["the state it holds is nan at body 'box_0_0_0', q column 0"]),
+                          ("time", "/time", ["its time (/time[0]) is inf"])):
+    bad = os.path.join(tmp, "bad_%s.h5" % what)
+    with open(ck, "rb") as f, open(bad, "wb") as g:
+        g.write(f.read())
+    with h5py.File(bad, "r+") as f:
+        for slot in ((0, 1) if "%d" in path else (None,)):
+            d = f[path % slot if slot is not None else path]
+            a = d[()]
+            if what == "q":
+                a[0, 0] = np.nan
+            else:
+                a.flat[0] = np.inf if what == "time" else np.nan
+            d[...] = a
+    fresh = lcpsim.Sim.from_json(PILE)
+    refused(fresh, bad, words)
+    check(fresh.steps_done == 0, "a damaged checkpoint moved the Sim")
 # The scene file is no checkpoint.
 scene = os.path.join(tmp, "scene.json")
 with open(scene, "w") as f:
