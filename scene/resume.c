@@ -592,6 +592,79 @@ static int same_scene(const char *text, const char *scene_name, const char *run_
   return 0;
 }
 
+/* The world's bodies (type, mass), shapes (body, type, position, radius, half extents, mu)
+ * and contact settings (margin, max_correction_speed) as the file's /bodies, /shapes and
+ * /parameters, to the bit: what a world built in code has instead of a scene text. 0, or
+ * -1 with err naming the first difference (LSIM_OUT_OF_MEMORY: -2). */
+static int check_world(hid_t f, const char *path, const LsimModel *m, char *err, size_t errlen) {
+  const int nb = m->nbodies, ns = m->nshapes > 0 && m->shapes ? m->nshapes : 0;
+  const size_t n = (size_t)(nb > ns ? nb : ns) + 1;
+  double *d = malloc(3 * n * sizeof *d);
+  int *iv = malloc(n * sizeof *iv), rc = -1, count = 0;
+  double margin = 0.0, cap = 0.0;
+  if (!d || !iv) {
+    rc = -2;
+    say(err, errlen, 0, "out of memory");
+    goto done;
+  }
+  if (read_scalar(f, "/parameters/contact_margin", H5T_NATIVE_DOUBLE, &margin) ||
+      read_scalar(f, "/parameters/max_correction_speed", H5T_NATIVE_DOUBLE, &cap) ||
+      read_rows(f, "/bodies/type", H5T_NATIVE_INT, 0, (hsize_t)nb, iv) ||
+      read_rows(f, "/bodies/mass", H5T_NATIVE_DOUBLE, 0, (hsize_t)nb, d)) {
+    say(err, errlen, 0, "%s: /parameters or /bodies incomplete: not written whole", path);
+    goto done;
+  }
+  if (memcmp(&margin, &m->contact_margin, sizeof margin) ||
+      memcmp(&cap, &m->max_correction_speed, sizeof cap)) {
+    say(err, errlen, 0, "%s: its contact margin %.17g and max_correction_speed %.17g, the world's "
+        "%.17g and %.17g: not the same world", path, margin, cap, m->contact_margin,
+        m->max_correction_speed);
+    goto done;
+  }
+  for (int i = 0; i < nb; ++i)
+    if (iv[i] != (int)m->bodies[i].type || memcmp(&d[i], &m->bodies[i].mass, sizeof(double))) {
+      say(err, errlen, 0, "%s: body %d ('%s') is of type %d and mass %.17g in the file, of type %d "
+          "and mass %.17g here: not the same world", path, i, m->bodies[i].name, iv[i], d[i],
+          (int)m->bodies[i].type, m->bodies[i].mass);
+      goto done;
+    }
+  hsize_t dims[3];
+  int rank;
+  if (!dims_of(f, "/shapes/type", dims, &rank)) count = (int)dims[0];
+  if (count != ns) {
+    say(err, errlen, 0, "%s: %d shapes in the file, %d here: not the same world", path, count, ns);
+    goto done;
+  }
+  /* Per shape: body, type, then its numbers (position 3, radius, half extents 3, mu). */
+  static const char *const fields[4] = {"/shapes/position", "/shapes/radius", "/shapes/half_extents", "/shapes/mu"};
+  static const int width[4] = {3, 1, 3, 1};
+  for (int k = -2; k < 4; ++k) {
+    const int ints = k < 0;
+    const char *name = k == -2 ? "/shapes/body" : k == -1 ? "/shapes/type" : fields[k];
+    if (ns && read_rows(f, name, ints ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, 0, (hsize_t)ns,
+                        ints ? (void *)iv : (void *)d)) {
+      say(err, errlen, 0, "%s: cannot read %s", path, name);
+      goto done;
+    }
+    for (int i = 0; i < ns; ++i) {
+      const LsimShape *sh = &m->shapes[i];
+      const double *mine = k == 0 ? sh->pos : k == 1 ? &sh->radius : k == 2 ? sh->half : &sh->mu;
+      const int differs = k == -2 ? iv[i] != sh->body : k == -1 ? iv[i] != (int)sh->type
+                                  : memcmp(d + width[k] * i, mine, (size_t)width[k] * sizeof(double)) != 0;
+      if (differs) {
+        say(err, errlen, 0, "%s: shape %d (of body '%s') differs in %s: not the same world", path, i,
+            sh->body >= 0 && sh->body < nb ? m->bodies[sh->body].name : "?", name);
+        goto done;
+      }
+    }
+  }
+  rc = 0;
+done:
+  free(d);
+  free(iv);
+  return rc;
+}
+
 /* A checkpoint file (f open): checks, then its state and memory. */
 static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const char *text,
                            const char *scene_name, const char *solver_name,
@@ -620,8 +693,10 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   rc = same_scene(text, scene_name, run_text, path, err, errlen);
   if (rc) goto done;
   rc = LSIM_INVALID_INPUT;
-  if (check_header(f, path, m, err, errlen) ||
-      check_solver(path, &info, m, solver_name, err, errlen) ||
+  if (check_header(f, path, m, err, errlen)) goto done;
+  const int world = check_world(f, path, m, err, errlen);
+  if (world == -2) rc = LSIM_OUT_OF_MEMORY;
+  if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))
     goto done;

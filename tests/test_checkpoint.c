@@ -192,7 +192,7 @@ static void test_lemke_pile(void **unused) {
 
 /* A 2-D world built in code: two disks dropped on a plane, one with a sideways push (x0
  * shifts the upper disk: another world of the same parameters and bodies). */
-static LsimSim *built(double x0) {
+static LsimSim *built_with(double x0, double mass, double radius) {
   LsimSim *sim = NULL;
   char err[512];
   assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
@@ -207,16 +207,20 @@ static LsimSim *built(double x0) {
     LsimBodyDef b = lsim_default_body_def();
     b.name = i ? "upper" : "lower";
     b.inertia[2] = 0.125;
+    b.mass = i ? mass : 1.0;
     b.position[0] = i ? x0 : 0.0, b.position[1] = 0.6 + 1.1 * i;
     b.velocity[0] = i ? 0.3 : 0.0;
     const int k = lsim_sim_add_body(sim, &b);
     assert_true(k >= 0);
     LsimShapeDef disk = lsim_default_shape_def(); /* radius 0.5, mu 0.5 */
+    disk.radius = i ? radius : 0.5;
     assert_true(lsim_sim_add_shape(sim, k, &disk) >= 0);
   }
   assert_int_equal(lsim_sim_start(sim), 0);
   return sim;
 }
+
+static LsimSim *built(double x0) { return built_with(x0, 1.0, 0.5); }
 
 /* A world built in code continues to the bit too; branching from one checkpoint twice in
  * the same simulation gives the same steps twice; saving does not touch the run. */
@@ -324,6 +328,16 @@ static void test_refusals(void **unused) {
   assert_int_equal(lsim_sim_restore(c, other), LSIM_INVALID_INPUT);
   fprintf(stderr, "%s\n", lsim_sim_error(c));
   assert_non_null(strstr(lsim_sim_error(c), "initial state differs from the scene's at body 'upper', q column 0"));
+  lsim_sim_free(c);
+  /* The same initial state, another body mass or shape size: another world (before: both
+     restored, the steps then of another world than the checkpoint's). */
+  c = built_with(0.2, 2.0, 0.5);
+  assert_int_equal(lsim_sim_restore(c, other), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(c), "body 2 ('upper') is of type 0 and mass 1 in the file, of type 0 and mass 2 here"));
+  lsim_sim_free(c);
+  c = built_with(0.2, 1.0, 0.45);
+  assert_int_equal(lsim_sim_restore(c, other), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(c), "shape 2 (of body 'upper') differs in /shapes/radius"));
   lsim_sim_free(c);
   lsim_sim_free(b);
 

@@ -515,7 +515,8 @@ LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
  * --resume reads it), so that the following steps are those of the run saved, to the bit.
  * The file must be of sim's world: the same scene (its text as JSON but for "steps",
  * "duration", "output", "name", "description"), or a world built in code with the same
- * parameters and bodies; the same initial state, to the bit; the same solver and options
+ * parameters, bodies (type, mass), shapes and contact margin and correction speed; the
+ * same initial state, to the bit; the same solver and options
  * (lsim_sim_solver, lsim_sim_solver_config: choose them first with lsim_sim_set_solver);
  * written by this version of the library. Refused with LSIM_INVALID_INPUT, the message
  * naming the first difference, and sim left as it was: another world, another solver,
