@@ -21,16 +21,20 @@ struct LsimSim {
   LsimModel model;          /* what the scene (or the builder) says; forces and kinematic
                                velocities may be replaced through the API */
   LsimState state;
+  LsimState initial;        /* the state when started (a checkpoint names its run by it) */
   LsimStepper *stepper;     /* NULL until started */
   char *scene_text;         /* the scene's text (for records), NULL when built in code */
   char *scene_path;         /* the scene file it was loaded from (absolute when it could be
                                resolved), which no record may replace; NULL when built in
                                code or loaded from a text */
+  char *scene_name;         /* the scene as messages name it: the path given, or the name
+                               of lsim_sim_load_json; NULL when built in code */
   int started;
   LsimController controller;
   void *controller_user;
   int in_controller;        /* 1 while the controller runs: a step from it is refused */
   LsimRecord *record;
+  char *record_path;        /* the open record's path, its folder resolved (same_place) */
   LsimStepStats last;
   int have_last;
   LsimBuildBody *build;     /* [build_cap] the builder's initial velocities */
@@ -49,6 +53,9 @@ int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...)
 /* Writes fmt into err[errlen] (err may be NULL) and returns status. */
 int lsim_api_err(char *err, size_t errlen, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Keeps the state as sim->initial (at the start). 0 or LSIM_OUT_OF_MEMORY. */
+int lsim_api_keep_initial(LsimSim *sim);
 
 /* A new zeroed simulation, or NULL. */
 LsimSim *lsim_api_alloc(void);

@@ -517,6 +517,7 @@ int lsim_sim_start(LsimSim *sim) {
   }
   rc = lsim_stepper_create(&sim->stepper, m, NULL, msg, sizeof msg);
   if (rc < 0) return start_failed(sim, rc, "start: %s", msg);
+  if (lsim_api_keep_initial(sim) < 0) return start_failed(sim, LSIM_OUT_OF_MEMORY, "start: out of memory");
   sim->started = 1;
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "scene/outfile.h"
+#include "scene/resume.h"
 #include "scene/scene.h"
 
 int lsim_api_fail(LsimSim *sim, int status, const char *fmt, ...) {
@@ -30,6 +31,15 @@ int lsim_api_err(char *err, size_t errlen, int status, const char *fmt, ...) {
   vsnprintf(err, errlen, fmt, ap);
   va_end(ap);
   return status;
+}
+
+int lsim_api_keep_initial(LsimSim *s) {
+  lsim_state_free(&s->initial);
+  if (lsim_state_init(&s->initial, &s->model) < 0) return LSIM_OUT_OF_MEMORY;
+  memcpy(s->initial.q, s->state.q, (size_t)s->model.nq * sizeof(double));
+  memcpy(s->initial.v, s->state.v, (size_t)s->model.nv * sizeof(double));
+  s->initial.time = s->state.time, s->initial.step = s->state.step;
+  return 0;
 }
 
 LsimSim *lsim_api_alloc(void) {
@@ -104,6 +114,10 @@ static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
     lsim_sim_free(s);
     return rc;
   }
+  if (lsim_api_keep_initial(s) < 0) {
+    lsim_sim_free(s);
+    return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+  }
   s->started = 1;
   *out = s;
   return 0;
@@ -131,7 +145,8 @@ int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
   /* The scene file kept, so that no record replaces it (resolved: a later chdir does not
      matter; as given when it cannot be resolved, the reader then says why). */
   s->scene_path = lsim_outfile_absolute(path);
-  if (!s->scene_path) {
+  s->scene_name = strdup(path);
+  if (!s->scene_path || !s->scene_name) {
     lsim_sim_free(s);
     return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
   }
@@ -146,7 +161,8 @@ int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *
   *out = NULL;
   if (!json) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "json is NULL");
   LsimSim *s = lsim_api_alloc();
-  if (s && !(s->scene_text = strdup(json))) lsim_sim_free(s), s = NULL;
+  if (s && (!(s->scene_text = strdup(json)) || !(s->scene_name = strdup(name ? name : "<scene>"))))
+    lsim_sim_free(s), s = NULL;
   if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
   LsimSceneError se;
   const int rc = lsim_scene_parse(json, name ? name : "<scene>", &s->model, &s->state, &se);
@@ -158,9 +174,11 @@ void lsim_sim_free(LsimSim *sim) {
   if (sim->record) lsim_sim_record_close(sim, 1);
   lsim_stepper_free(sim->stepper);
   lsim_state_free(&sim->state);
+  lsim_state_free(&sim->initial);
   lsim_model_free(&sim->model);
   free(sim->scene_text);
   free(sim->scene_path);
+  free(sim->scene_name);
   free(sim->build);
   free(sim);
 }
@@ -499,6 +517,22 @@ int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
 
 /* ---- records ---- */
 
+/* path with its folder resolved (lsim_outfile_absolute: as given when it cannot be), malloc'd: two names
+ * of a file that need not exist yet compare equal when they name the same place. NULL when
+ * out of memory. */
+static char *same_place(const char *path) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path)) : strdup(".");
+  char *folder = dir ? lsim_outfile_absolute(dir) : NULL;
+  const size_t len = (folder ? strlen(folder) : 0) + strlen(base) + 2;
+  char *out = folder ? malloc(len) : NULL;
+  if (out) snprintf(out, len, "%s/%s", folder, base);
+  free(folder);
+  free(dir);
+  return out;
+}
+
 int lsim_sim_record(LsimSim *sim, const char *path) {
   lsim_api_begin(sim);
   if (!sim || !path) return LSIM_INVALID_INPUT;
@@ -516,6 +550,8 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
     sim->record = NULL;
     return lsim_api_fail(sim, rc, "record: %s", msg);
   }
+  free(sim->record_path);
+  sim->record_path = same_place(path); /* NULL (out of memory): checkpoints not checked */
   return 0;
 }
 
@@ -525,5 +561,89 @@ int lsim_sim_record_close(LsimSim *sim, int keep) {
   char msg[512] = "";
   const int rc = lsim_record_close(sim->record, keep, msg, sizeof msg);
   sim->record = NULL;
+  free(sim->record_path);
+  sim->record_path = NULL;
   return rc < 0 ? lsim_api_fail(sim, rc, "record_close: %s", msg) : 0;
+}
+
+/* ---- checkpoints ---- */
+
+/* The solver name a record of sim names (the command's: the exact-cone friction model runs
+ * nsgs_aa whatever the LCP solver). */
+static const char *record_solver_name(const LsimSim *sim) {
+  return sim->model.friction_exact ? "nsgs_aa" : lsim_sim_solver(sim);
+}
+
+int lsim_sim_save(LsimSim *sim, const char *path) {
+  lsim_api_begin(sim);
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!path || !path[0]) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: the path is %s", path ? "empty" : "NULL");
+  if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: the simulation is not started");
+  char msg[LSIM_OUTFILE_PATH_MAX + 512] = "";
+  /* The scene file the simulation came from is no output (as for records). */
+  const char *scene = sim->scene_path;
+  if (lsim_outfile_check_inputs("checkpoint", path, "scene file", &scene, 1, msg, sizeof msg))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s", msg);
+  /* A state that is not finite (a caller's write, a diverged run) could not be continued. */
+  for (int w = 0; w < 2; ++w)
+    for (int i = 0; i < (w ? sim->model.nv : sim->model.nq); ++i)
+      if (!isfinite(w ? sim->state.v[i] : sim->state.q[i]))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s[%d] is not finite: a checkpoint "
+                             "of this state could not be continued", w ? "v" : "q", i);
+  /* Nor is the open record's path: its close would replace the checkpoint. */
+  if (sim->record && sim->record_path) {
+    char *here = same_place(path);
+    const int clash = here && !strcmp(here, sim->record_path);
+    free(here);
+    if (clash)
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: checkpoint %s: is the open record's "
+                           "path: refused (closing the record would replace it)", path);
+  }
+  const int rc = lsim_checkpoint_write(path, &sim->model, &sim->state, &sim->initial, sim->stepper,
+                                       sim->scene_text, record_solver_name(sim), msg, sizeof msg);
+  return rc < 0 ? lsim_api_fail(sim, rc, "save: %s", msg) : 0;
+}
+
+int lsim_sim_restore(LsimSim *sim, const char *path) {
+  lsim_api_begin(sim);
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!path || !path[0]) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "restore: the path is %s", path ? "empty" : "NULL");
+  if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "restore: the simulation is not started");
+  if (sim->in_controller)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "restore: called from the simulation's own controller "
+                         "(restore between steps)");
+  /* The record's rows would go back in time. */
+  if (sim->record)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "restore: a record is open (its rows would go back "
+                         "in time): close it first (lsim_sim_record_close)");
+  /* Everything is read and made aside; the simulation changes only when all succeeded. */
+  char msg[2048] = "";
+  LsimState st;
+  LsimStepMemory mem;
+  LsimStepper *stepper = NULL;
+  memset(&st, 0, sizeof st);
+  memset(&mem, 0, sizeof mem);
+  int rc = lsim_state_init(&st, &sim->model) < 0 ? LSIM_OUT_OF_MEMORY : 0;
+  if (rc) snprintf(msg, sizeof msg, "out of memory");
+  if (!rc)
+    rc = lsim_checkpoint_read(path, &sim->model, sim->scene_text,
+                              sim->scene_name ? sim->scene_name : "<scene>", record_solver_name(sim),
+                              &sim->initial, &st, &mem, msg, sizeof msg);
+  if (!rc) rc = lsim_stepper_create(&stepper, &sim->model, NULL, msg, sizeof msg);
+  if (!rc) rc = lsim_stepper_memory_set(stepper, &sim->model, &st, &mem, msg, sizeof msg);
+  lsim_step_memory_free(&mem);
+  if (rc < 0 || rc > 0) {
+    lsim_stepper_free(stepper);
+    lsim_state_free(&st);
+    return lsim_api_fail(sim, rc < 0 ? rc : LSIM_INVALID_INPUT, "restore: %s", msg);
+  }
+  /* The state arrays keep their address (lcpsim.h: lsim_sim_q). */
+  memcpy(sim->state.q, st.q, (size_t)sim->model.nq * sizeof(double));
+  memcpy(sim->state.v, st.v, (size_t)sim->model.nv * sizeof(double));
+  sim->state.time = st.time, sim->state.step = st.step;
+  lsim_state_free(&st);
+  lsim_stepper_free(sim->stepper);
+  sim->stepper = stepper;
+  sim->have_last = 0;
+  return 0;
 }

@@ -112,6 +112,7 @@ struct LsimRecord {
   LsimStepMemory mem;
   hid_t res[2 * R_COUNT]; /* slot 0's, then slot 1's */
   int mem_slot;        /* the slot the next flush writes (0 or 1) */
+  int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
 };
 
@@ -400,7 +401,8 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
  * HDF5's metadata did, leaves the file of the flush before, whose memory is in the slot
  * this flush did not touch (a slot overwritten in place would mix two steps' memories). */
 static void write_memory(LsimRecord *r) {
-  if (!r->mem_stepper || r->status < 0 || r->mem_state->step != r->steps) return;
+  const int step = r->step0 + r->steps; /* the step of the last row */
+  if (!r->mem_stepper || r->status < 0 || r->mem_state->step != step) return;
   LsimStepMemory *m = &r->mem;
   if (lsim_stepper_memory_get(r->mem_stepper, r->mem_model, m)) {
     fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
@@ -409,7 +411,7 @@ static void write_memory(LsimRecord *r) {
   const hid_t I = H5T_NATIVE_INT, FI = H5T_STD_I32LE, D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE;
   const hid_t U = H5T_NATIVE_UINT64, FU = H5T_STD_U64LE;
   r->mem_bytes = 0;
-  put_memory(r, R_STEP, "step", I, FI, -1, &r->steps);
+  put_memory(r, R_STEP, "step", I, FI, -1, &step);
   put_memory(r, R_WARM_ID, "warm_id", U, FU, m->ncontacts, m->id);
   put_memory(r, R_WARM_NVAR, "warm_nvar", I, FI, m->ncontacts, m->nvar);
   put_memory(r, R_WARM_Z, "warm_z", D, FD, m->nz, m->z);
@@ -762,6 +764,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   r->nq = model->nq;
   r->nv = model->nv;
   r->nbodies = model->nbodies;
+  r->step0 = initial->step;
   r->ntethers = model->ntethers > 0 && model->tethers ? model->ntethers : 0;
   r->njoints = model->njoints > 0 && model->joints ? model->njoints : 0;
   r->tether_impulse = calloc((size_t)r->ntethers + 1, sizeof *r->tether_impulse);

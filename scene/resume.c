@@ -8,6 +8,11 @@
  * version of lcpsim; its stepper memory (/resume) is of its last step. Each failure names
  * the first thing that differs. Failure modes: an unreadable file (LSIM_IO_ERROR), out of
  * memory.
+ *
+ * The library's checkpoints (lsim_sim_save, lsim_sim_restore; "Checkpoints of the library")
+ * are records of no steps with /file_kind "checkpoint": written by the recorder (header,
+ * row 0 = the state, /resume), read with the same checks but for the initial state, which
+ * they keep in /checkpoint, and with the solver settings compared, not taken.
  */
 #include "scene/resume.h"
 
@@ -18,9 +23,11 @@
 #include <string.h>
 
 #include <hdf5.h>
+#include <hdf5_hl.h>
 #include <jansson.h>
 
 #include "scene/parse.h"
+#include "scene/record.h"
 #include "scene/scene.h"
 
 #ifndef LSIM_VERSION
@@ -114,6 +121,18 @@ static int read_vector(hid_t f, const char *name, hid_t mtype, size_t elem, int 
   return read_rows(f, name, mtype, 0, dims[0], *out);
 }
 
+/* /parameters/solver_tol .. solver_sparse_limit into info. 0, or -1 when one is missing. */
+static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
+  return read_scalar(f, "/parameters/solver_tol", H5T_NATIVE_DOUBLE, &info->tol) ||
+         read_scalar(f, "/parameters/solver_max_iter", H5T_NATIVE_INT, &info->max_iter) ||
+         read_scalar(f, "/parameters/solver_omega", H5T_NATIVE_DOUBLE, &info->omega) ||
+         read_scalar(f, "/parameters/solver_warm_start", H5T_NATIVE_INT, &info->warm_start) ||
+         read_scalar(f, "/parameters/solver_threads", H5T_NATIVE_INT, &info->threads) ||
+         read_scalar(f, "/parameters/solver_sparse_limit", H5T_NATIVE_INT, &info->sparse_limit)
+             ? -1
+             : 0;
+}
+
 static hid_t open_run(const char *path, char *err, size_t errlen) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -144,6 +163,12 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
         "be resumed (the integrator's state between samples, CVODE's history, the contact modes "
         "and the chattering guard's impact window, is not in the file); run the scene again with "
         "a longer duration", run_path);
+    goto done;
+  }
+  if (kind && !strcmp(kind, "checkpoint")) {
+    say(err, errlen, 0, "%s: a checkpoint of the library (file_kind checkpoint, lsim_sim_save): "
+        "restore it with lsim_sim_restore (Python: Sim.restore) into a simulation of its scene; "
+        "--resume continues run files", run_path);
     goto done;
   }
   if (kind || dims_of(f, "/time", dt, &rank) || rank != 1 || dims_of(f, "/q", dq, &rank) ||
@@ -178,13 +203,7 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
   info->has_lcp = H5Lexists(f, "/lcp", H5P_DEFAULT) > 0;
   *scene_text = read_string(f, "/scene_text");
   if (read_scalar(f, "/parameters/steps", H5T_NATIVE_INT, &info->steps_asked) ||
-      read_scalar(f, "/parameters/solver_tol", H5T_NATIVE_DOUBLE, &info->tol) ||
-      read_scalar(f, "/parameters/solver_max_iter", H5T_NATIVE_INT, &info->max_iter) ||
-      read_scalar(f, "/parameters/solver_omega", H5T_NATIVE_DOUBLE, &info->omega) ||
-      read_scalar(f, "/parameters/solver_warm_start", H5T_NATIVE_INT, &info->warm_start) ||
-      read_scalar(f, "/parameters/solver_threads", H5T_NATIVE_INT, &info->threads) ||
-      read_scalar(f, "/parameters/solver_sparse_limit", H5T_NATIVE_INT, &info->sparse_limit) ||
-      !solver || !*scene_text || !(*scene_text)[0]) {
+      read_solver_settings(f, info) || !solver || !*scene_text || !(*scene_text)[0]) {
     say(err, errlen, 0, "%s: no %s: not a run file of lcpsim that can be resumed", run_path,
         !*scene_text || !(*scene_text)[0] ? "scene text (/scene_text)" : "solver settings (/parameters/solver_*)");
     free(*scene_text);
@@ -332,6 +351,118 @@ static void column_name(const LsimModel *m, int c, int velocity, char *buf, size
   snprintf(buf, len, "%s column %d", velocity ? "v" : "q", c);
 }
 
+/* Written by this lcpsim (another's steps may differ in their last bits), with the model's
+ * parameters (a check that its scene was read the same way). 0, or -1 with err. */
+static int check_header(hid_t f, const char *run_path, const LsimModel *m, char *err,
+                        size_t errlen) {
+  char *version = read_string(f, "/lcpsim_version");
+  int dim = 0, nb = 0, nq = 0, nv = 0, nd = 0, rc = -1;
+  double h = 0.0, g[3] = {0, 0, 0};
+  if (!version || strcmp(version, LSIM_VERSION)) {
+    say(err, errlen, 0, "%s: written by lcpsim %s, this is lcpsim %s: its steps would not be "
+        "continued to the bit; refused", run_path, version ? version : "(unknown)", LSIM_VERSION);
+  } else if (read_scalar(f, "/parameters/dimension", H5T_NATIVE_INT, &dim) ||
+             read_scalar(f, "/parameters/time_step", H5T_NATIVE_DOUBLE, &h) ||
+             read_scalar(f, "/parameters/nbodies", H5T_NATIVE_INT, &nb) ||
+             read_scalar(f, "/parameters/nq", H5T_NATIVE_INT, &nq) ||
+             read_scalar(f, "/parameters/nv", H5T_NATIVE_INT, &nv) ||
+             read_scalar(f, "/parameters/friction_directions", H5T_NATIVE_INT, &nd) ||
+             read_rows(f, "/parameters/gravity", H5T_NATIVE_DOUBLE, 0, 3, g)) {
+    say(err, errlen, 0, "%s: /parameters incomplete: not a run file that can be resumed", run_path);
+  } else if (dim != m->dimension || h != m->time_step || nb != m->nbodies || nq != m->nq ||
+             nv != m->nv || nd != m->friction_directions || g[0] != m->gravity[0] ||
+             g[1] != m->gravity[1] || g[2] != m->gravity[2]) {
+    say(err, errlen, 0, "%s: its parameters differ from the scene's (dimension %d / %d, time_step "
+        "%.17g / %.17g, bodies %d / %d, nq %d / %d, nv %d / %d, friction directions %d / %d, "
+        "gravity (%g, %g, %g) / (%g, %g, %g)): the run is not of this scene", run_path, dim,
+        m->dimension, h, m->time_step, nb, m->nbodies, nq, m->nq, nv, m->nv, nd,
+        m->friction_directions, g[0], g[1], g[2], m->gravity[0], m->gravity[1], m->gravity[2]);
+  } else {
+    rc = 0;
+  }
+  free(version);
+  return rc;
+}
+
+/* Row 0 of the datasets qname [., nq] and vname [., nv] equals q0, v0 to the bit (row[] a
+ * buffer of max(nq, nv) doubles). 0, or -1 with err naming the first column that differs. */
+static int check_initial(hid_t f, const char *run_path, const char *qname, const char *vname,
+                         const LsimModel *m, const double *q0, const double *v0, double *row,
+                         char *err, size_t errlen) {
+  for (int w = 0; w < 2; ++w) {
+    const int n = w ? m->nv : m->nq;
+    const double *x = w ? v0 : q0;
+    if (read_rows(f, w ? vname : qname, H5T_NATIVE_DOUBLE, 0, 1, row)) {
+      say(err, errlen, 0, "%s: cannot read row 0 of %s", run_path, w ? vname : qname);
+      return -1;
+    }
+    for (int c = 0; c < n; ++c)
+      if (memcmp(&row[c], &x[c], sizeof(double))) {
+        char col[120];
+        column_name(m, c, w, col, sizeof col);
+        say(err, errlen, 0, "%s: its initial state differs from the scene's at %s: %.17g in the "
+            "file, %.17g from the scene: the run is not of this scene", run_path, col, row[c], x[c]);
+        return -1;
+      }
+  }
+  return 0;
+}
+
+/* The stepper's memory of /resume/slotSLOT into mem (freed first). 0, or LSIM_INVALID_INPUT /
+ * LSIM_OUT_OF_MEMORY with err. */
+static int read_memory(hid_t f, const char *run_path, int slot, LsimStepMemory *mem, char *err,
+                       size_t errlen) {
+  lsim_step_memory_free(mem);
+  char nm[14][48];
+  static const char *const names[14] = {
+      "warm_id", "warm_nvar", "warm_z", "warm_basis", "warm_basis_valid", "sleep_asleep",
+      "sleep_rest_steps", "sleep_group", "sleep_cache_id", "sleep_cache_body", "sleep_cache_nvar",
+      "sleep_cache_z", "sleep_last_tether", "sleep_last_joint"};
+  for (int i = 0; i < 14; ++i) snprintf(nm[i], sizeof nm[i], "/resume/slot%d/%s", slot, names[i]);
+  int n1 = 0, n2 = 0, r = 0;
+  r |= read_vector(f, nm[0], H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
+  r |= read_vector(f, nm[1], H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
+  r |= read_vector(f, nm[2], H5T_NATIVE_DOUBLE, sizeof(double), &mem->nz, (void **)&mem->z);
+  r |= read_vector(f, nm[3], H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
+  r |= read_scalar(f, nm[4], H5T_NATIVE_INT, &mem->basis_valid);
+  if (r || n1 != mem->ncontacts || n2 != mem->nz)
+    return say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/warm_*: "
+               "missing or of inconsistent sizes", run_path, slot);
+  mem->sleep = H5Lexists(f, nm[5], H5P_DEFAULT) > 0;
+  if (mem->sleep) {
+    int a = 0, b = 0, c = 0, e1 = 0, e2 = 0, e3 = 0, t1 = 0, t2 = 0;
+    r |= read_vector(f, nm[5], H5T_NATIVE_INT, sizeof(int), &a, (void **)&mem->asleep);
+    r |= read_vector(f, nm[6], H5T_NATIVE_INT, sizeof(int), &b, (void **)&mem->rest_steps);
+    r |= read_vector(f, nm[7], H5T_NATIVE_INT, sizeof(int), &c, (void **)&mem->group);
+    r |= read_vector(f, nm[8], H5T_NATIVE_UINT64, sizeof(uint64_t), &e1, (void **)&mem->cache_id);
+    r |= read_vector(f, nm[9], H5T_NATIVE_INT, sizeof(int), &e2, (void **)&mem->cache_body);
+    r |= read_vector(f, nm[10], H5T_NATIVE_INT, sizeof(int), &e3, (void **)&mem->cache_nvar);
+    r |= read_vector(f, nm[11], H5T_NATIVE_DOUBLE, sizeof(double), &mem->ncache_z, (void **)&mem->cache_z);
+    r |= read_vector(f, nm[12], H5T_NATIVE_DOUBLE, sizeof(double), &t1, (void **)&mem->last_tether);
+    r |= read_vector(f, nm[13], H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
+    mem->nbodies = a, mem->ncache = e1, mem->ntethers = t1, mem->njoints = t2 / 3;
+    if (r || b != a || c != a || e2 != 2 * e1 || e3 != e1 || t2 % 3)
+      return say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/sleep_*: "
+                 "missing or of inconsistent sizes", run_path, slot);
+  }
+  /* Values a step can have left: finite impulses, a basis of 0 and 1 (a damaged file's
+     NaN would be a warm start the solver takes as a guess). */
+  const struct { const char *name; const double *x; int n; } vals[4] = {
+      {"warm_z", mem->z, mem->nz}, {"sleep_cache_z", mem->cache_z, mem->sleep ? mem->ncache_z : 0},
+      {"sleep_last_tether", mem->last_tether, mem->sleep ? mem->ntethers : 0},
+      {"sleep_last_joint", mem->last_joint, mem->sleep ? 3 * mem->njoints : 0}};
+  for (int k = 0; k < 4; ++k)
+    for (int i = 0; i < vals[k].n; ++i)
+      if (!isfinite(vals[k].x[i]))
+        return say(err, errlen, LSIM_INVALID_INPUT, "%s: /resume/slot%d/%s[%d] is %g: not a value a "
+                   "step leaves (a damaged file)", run_path, slot, vals[k].name, i, vals[k].x[i]);
+  for (int i = 0; mem->basis_valid && i < mem->nz; ++i)
+    if (mem->basis[i] != 0 && mem->basis[i] != 1)
+      return say(err, errlen, LSIM_INVALID_INPUT, "%s: /resume/slot%d/warm_basis[%d] is %d, not 0 or "
+                 "1 (a damaged file)", run_path, slot, i, mem->basis[i]);
+  return 0;
+}
+
 int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
                            const LsimModel *m, LsimState *st, LsimStepMemory *mem,
                            char *err, size_t errlen) {
@@ -340,61 +471,16 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
   int rc = LSIM_INVALID_INPUT;
   const int N = info->steps_done;
   double *row = malloc(((size_t)(m->nq > m->nv ? m->nq : m->nv) + 1) * sizeof(double));
-  char *version = read_string(f, "/lcpsim_version");
-  int dim = 0, nb = 0, nq = 0, nv = 0, nd = 0;
-  double h = 0.0, g[3] = {0, 0, 0};
   if (!row) {
     rc = say(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
-  /* Written by this lcpsim: another's steps may differ in their last bits. */
-  if (!version || strcmp(version, LSIM_VERSION)) {
-    say(err, errlen, 0, "%s: written by lcpsim %s, this is lcpsim %s: its steps would not be "
-        "continued to the bit; refused", run_path, version ? version : "(unknown)", LSIM_VERSION);
-    goto done;
-  }
-  /* Parameters the scene text sets (a check that it was read the same way). */
-  if (read_scalar(f, "/parameters/dimension", H5T_NATIVE_INT, &dim) ||
-      read_scalar(f, "/parameters/time_step", H5T_NATIVE_DOUBLE, &h) ||
-      read_scalar(f, "/parameters/nbodies", H5T_NATIVE_INT, &nb) ||
-      read_scalar(f, "/parameters/nq", H5T_NATIVE_INT, &nq) ||
-      read_scalar(f, "/parameters/nv", H5T_NATIVE_INT, &nv) ||
-      read_scalar(f, "/parameters/friction_directions", H5T_NATIVE_INT, &nd) ||
-      read_rows(f, "/parameters/gravity", H5T_NATIVE_DOUBLE, 0, 3, g)) {
-    say(err, errlen, 0, "%s: /parameters incomplete: not a run file that can be resumed", run_path);
-    goto done;
-  }
-  if (dim != m->dimension || h != m->time_step || nb != m->nbodies || nq != m->nq || nv != m->nv ||
-      nd != m->friction_directions || g[0] != m->gravity[0] || g[1] != m->gravity[1] ||
-      g[2] != m->gravity[2]) {
-    say(err, errlen, 0, "%s: its parameters differ from the scene's (dimension %d / %d, time_step "
-        "%.17g / %.17g, bodies %d / %d, nq %d / %d, nv %d / %d, friction directions %d / %d, "
-        "gravity (%g, %g, %g) / (%g, %g, %g)): the run is not of this scene", run_path, dim,
-        m->dimension, h, m->time_step, nb, m->nbodies, nq, m->nq, nv, m->nv, nd,
-        m->friction_directions, g[0], g[1], g[2], m->gravity[0], m->gravity[1], m->gravity[2]);
-    goto done;
-  }
-  /* Row 0 is the scene's initial state, to the bit. */
-  for (int w = 0; w < 2; ++w) {
-    const int n = w ? m->nv : m->nq;
-    const double *x = w ? st->v : st->q;
-    if (read_rows(f, w ? "/v" : "/q", H5T_NATIVE_DOUBLE, 0, 1, row)) {
-      say(err, errlen, 0, "%s: cannot read row 0 of %s", run_path, w ? "/v" : "/q");
-      goto done;
-    }
-    for (int c = 0; c < n; ++c)
-      if (memcmp(&row[c], &x[c], sizeof(double))) {
-        char col[120];
-        column_name(m, c, w, col, sizeof col);
-        say(err, errlen, 0, "%s: its initial state differs from the scene's at %s: %.17g in the "
-            "file, %.17g from the scene: the run is not of this scene", run_path, col, row[c], x[c]);
-        goto done;
-      }
-  }
-  /* The stepper's memory must be of the last step the rows hold. */
+  /* The stepper's memory must be of the last step the rows hold (first: a record of the
+     library, row 0 at the step it was opened, has none). */
   if (info->memory_step < 0) {
     say(err, errlen, 0, "%s: no stepper memory (/resume): written by an lcpsim before resuming "
-        "existed, or by the library; the run cannot be continued exactly", run_path);
+        "existed, or a record of the library (lsim_sim_record; its checkpoints are "
+        "lsim_sim_save's); the run cannot be continued exactly", run_path);
     goto done;
   }
   if (info->memory_step != N) {
@@ -403,6 +489,10 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
         run_path, info->memory_step, N);
     goto done;
   }
+  /* This lcpsim's file of the scene's parameters; row 0 the scene's initial state. */
+  if (check_header(f, run_path, m, err, errlen) ||
+      check_initial(f, run_path, "/q", "/v", m, st->q, st->v, row, err, errlen))
+    goto done;
   /* The state after step N: time h N as the step computes it. */
   double t = 0.0;
   if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, &t) ||
@@ -418,47 +508,282 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
     goto done;
   }
   /* The memory, from its slot. */
-  lsim_step_memory_free(mem);
-  char nm[16][48];
-  static const char *const names[16] = {
-      "warm_id", "warm_nvar", "warm_z", "warm_basis", "warm_basis_valid", "sleep_asleep",
-      "sleep_rest_steps", "sleep_group", "sleep_cache_id", "sleep_cache_body", "sleep_cache_nvar",
-      "sleep_cache_z", "sleep_last_tether", "sleep_last_joint", "", ""};
-  for (int i = 0; i < 16; ++i) snprintf(nm[i], sizeof nm[i], "/resume/slot%d/%s", info->memory_slot, names[i]);
-  int n1 = 0, n2 = 0, r = 0;
-  r |= read_vector(f, nm[0], H5T_NATIVE_UINT64, sizeof(uint64_t), &mem->ncontacts, (void **)&mem->id);
-  r |= read_vector(f, nm[1], H5T_NATIVE_INT, sizeof(int), &n1, (void **)&mem->nvar);
-  r |= read_vector(f, nm[2], H5T_NATIVE_DOUBLE, sizeof(double), &mem->nz, (void **)&mem->z);
-  r |= read_vector(f, nm[3], H5T_NATIVE_INT, sizeof(int), &n2, (void **)&mem->basis);
-  r |= read_scalar(f, nm[4], H5T_NATIVE_INT, &mem->basis_valid);
-  if (r || n1 != mem->ncontacts || n2 != mem->nz) {
-    rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/warm_*: "
-             "missing or of inconsistent sizes", run_path, info->memory_slot);
+  rc = read_memory(f, run_path, info->memory_slot, mem, err, errlen);
+done:
+  free(row);
+  H5Fclose(f);
+  return rc;
+}
+
+/* ---- checkpoints of the library (lsim_sim_save, lsim_sim_restore) ---- */
+
+int lsim_checkpoint_write(const char *path, const LsimModel *m, const LsimState *st,
+                          const LsimState *initial, const LsimStepper *stepper,
+                          const char *scene_text, const char *solver_name, char *err,
+                          size_t errlen) {
+  /* A record whose row 0 is the state (the run file's header, /q, /v, /time), ... */
+  LsimRecord *rec = NULL;
+  int rc = lsim_record_open(&rec, path, m, st, scene_text, solver_name, err, errlen);
+  if (rc < 0) return rc;
+  /* ... what makes it a checkpoint: its kind, its step, the initial state of its run, ... */
+  const hid_t f = (hid_t)lsim_record_hdf5_file(rec);
+  const hsize_t dq[2] = {1, (hsize_t)m->nq}, dv[2] = {1, (hsize_t)m->nv};
+  const hid_t g = H5Gcreate2(f, "/checkpoint", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  if (g >= 0) H5Gclose(g);
+  if (g < 0 || H5LTmake_dataset_string(f, "/file_kind", "checkpoint") < 0 ||
+      H5LTmake_dataset_int(f, "/checkpoint/step", 0, NULL, &st->step) < 0 ||
+      H5LTmake_dataset_double(f, "/checkpoint/initial_q", 2, dq, initial->q) < 0 ||
+      H5LTmake_dataset_double(f, "/checkpoint/initial_v", 2, dv, initial->v) < 0) {
+    lsim_record_close(rec, 0, NULL, 0);
+    return say(err, errlen, LSIM_IO_ERROR, "%s: cannot write /checkpoint", path);
+  }
+  /* ... and the stepper's memory of its step in /resume, written at the close. */
+  lsim_record_keep_memory(rec, stepper, m, st);
+  return lsim_record_close(rec, 1, err, errlen);
+}
+
+/* The file's solver settings (info, from /parameters) against the model's: 0, or -1 with
+ * err naming the first that differs. */
+static int check_solver(const char *path, const LsimResumeInfo *info, const LsimModel *m,
+                        const char *solver_name, char *err, size_t errlen) {
+  const LsimSolverSettings *s = &m->solver;
+  char mine[80] = "", theirs[80] = "";
+  const char *what = NULL;
+  if (strcmp(info->solver_name, solver_name))
+    what = "solver", snprintf(mine, sizeof mine, "%s", solver_name),
+    snprintf(theirs, sizeof theirs, "%s", info->solver_name);
+  else if (info->tol != s->tol)
+    what = "solver option tol", snprintf(mine, sizeof mine, "%.17g", s->tol),
+    snprintf(theirs, sizeof theirs, "%.17g", info->tol);
+  else if (info->max_iter != s->max_iter)
+    what = "solver option max_iter", snprintf(mine, sizeof mine, "%d", s->max_iter),
+    snprintf(theirs, sizeof theirs, "%d", info->max_iter);
+  else if (info->omega != s->omega)
+    what = "solver option omega", snprintf(mine, sizeof mine, "%.17g", s->omega),
+    snprintf(theirs, sizeof theirs, "%.17g", info->omega);
+  else if (info->warm_start != s->warm_start)
+    what = "solver option warm_start", snprintf(mine, sizeof mine, "%d", s->warm_start),
+    snprintf(theirs, sizeof theirs, "%d", info->warm_start);
+  else if (info->threads != s->threads)
+    what = "solver option threads", snprintf(mine, sizeof mine, "%d", s->threads),
+    snprintf(theirs, sizeof theirs, "%d", info->threads);
+  else if (info->sparse_limit != s->sparse_limit)
+    what = "solver option sparse_limit", snprintf(mine, sizeof mine, "%d", s->sparse_limit),
+    snprintf(theirs, sizeof theirs, "%d", info->sparse_limit);
+  else if (info->on_failure >= 0 && info->on_failure != s->on_failure)
+    what = "solver option on_failure", snprintf(mine, sizeof mine, "%s", lsim_on_failure_name(s->on_failure)),
+    snprintf(theirs, sizeof theirs, "%s", lsim_on_failure_name(info->on_failure));
+  if (!what) return 0;
+  say(err, errlen, 0, "%s: its %s is %s, the simulation's %s: the memory it holds is of its "
+      "solver (choose that solver and options first: lsim_sim_set_solver)", path, what, theirs, mine);
+  return -1;
+}
+
+/* The scene texts of the file (run_text: "" or NULL for a world built in code) and of the
+ * simulation (text, NULL likewise) are the same scene. 0, or LSIM_INVALID_INPUT with err. */
+static int same_scene(const char *text, const char *scene_name, const char *run_text,
+                      const char *path, char *err, size_t errlen) {
+  const int mine = text && text[0], theirs = run_text && run_text[0];
+  if (mine && theirs) return lsim_resume_compare_scenes(text, scene_name, run_text, path, err, errlen);
+  if (mine != theirs)
+    return say(err, errlen, LSIM_INVALID_INPUT, "%s: %s, the simulation %s: not the same world",
+               path, theirs ? "it holds a scene's state" : "it holds the state of a world built in code",
+               mine ? "is a scene's" : "is a world built in code");
+  return 0;
+}
+
+/* The world's bodies (type, mass), shapes (body, type, position, radius, half extents, mu)
+ * and contact settings (margin, max_correction_speed) as the file's /bodies, /shapes and
+ * /parameters, to the bit: what a world built in code has instead of a scene text. 0, or
+ * -1 with err naming the first difference (LSIM_OUT_OF_MEMORY: -2). */
+static int check_world(hid_t f, const char *path, const LsimModel *m, char *err, size_t errlen) {
+  const int nb = m->nbodies, ns = m->nshapes > 0 && m->shapes ? m->nshapes : 0;
+  const size_t n = (size_t)(nb > ns ? nb : ns) + 1;
+  double *d = malloc(3 * n * sizeof *d);
+  int *iv = malloc(n * sizeof *iv), rc = -1, count = 0;
+  double margin = 0.0, cap = 0.0;
+  if (!d || !iv) {
+    rc = -2;
+    say(err, errlen, 0, "out of memory");
     goto done;
   }
-  mem->sleep = H5Lexists(f, nm[5], H5P_DEFAULT) > 0;
-  if (mem->sleep) {
-    int a = 0, b = 0, c = 0, e1 = 0, e2 = 0, e3 = 0, t1 = 0, t2 = 0;
-    r |= read_vector(f, nm[5], H5T_NATIVE_INT, sizeof(int), &a, (void **)&mem->asleep);
-    r |= read_vector(f, nm[6], H5T_NATIVE_INT, sizeof(int), &b, (void **)&mem->rest_steps);
-    r |= read_vector(f, nm[7], H5T_NATIVE_INT, sizeof(int), &c, (void **)&mem->group);
-    r |= read_vector(f, nm[8], H5T_NATIVE_UINT64, sizeof(uint64_t), &e1, (void **)&mem->cache_id);
-    r |= read_vector(f, nm[9], H5T_NATIVE_INT, sizeof(int), &e2, (void **)&mem->cache_body);
-    r |= read_vector(f, nm[10], H5T_NATIVE_INT, sizeof(int), &e3, (void **)&mem->cache_nvar);
-    r |= read_vector(f, nm[11], H5T_NATIVE_DOUBLE, sizeof(double), &mem->ncache_z, (void **)&mem->cache_z);
-    r |= read_vector(f, nm[12], H5T_NATIVE_DOUBLE, sizeof(double), &t1, (void **)&mem->last_tether);
-    r |= read_vector(f, nm[13], H5T_NATIVE_DOUBLE, sizeof(double), &t2, (void **)&mem->last_joint);
-    mem->nbodies = a, mem->ncache = e1, mem->ntethers = t1, mem->njoints = t2 / 3;
-    if (r || b != a || c != a || e2 != 2 * e1 || e3 != e1 || t2 % 3) {
-      rc = say(err, errlen, r == -2 ? LSIM_OUT_OF_MEMORY : LSIM_INVALID_INPUT, "%s: /resume/slot%d/sleep_*: "
-               "missing or of inconsistent sizes", run_path, info->memory_slot);
+  if (read_scalar(f, "/parameters/contact_margin", H5T_NATIVE_DOUBLE, &margin) ||
+      read_scalar(f, "/parameters/max_correction_speed", H5T_NATIVE_DOUBLE, &cap) ||
+      read_rows(f, "/bodies/type", H5T_NATIVE_INT, 0, (hsize_t)nb, iv) ||
+      read_rows(f, "/bodies/mass", H5T_NATIVE_DOUBLE, 0, (hsize_t)nb, d)) {
+    say(err, errlen, 0, "%s: /parameters or /bodies incomplete: not written whole", path);
+    goto done;
+  }
+  if (memcmp(&margin, &m->contact_margin, sizeof margin) ||
+      memcmp(&cap, &m->max_correction_speed, sizeof cap)) {
+    say(err, errlen, 0, "%s: its contact margin %.17g and max_correction_speed %.17g, the world's "
+        "%.17g and %.17g: not the same world", path, margin, cap, m->contact_margin,
+        m->max_correction_speed);
+    goto done;
+  }
+  for (int i = 0; i < nb; ++i)
+    if (iv[i] != (int)m->bodies[i].type || memcmp(&d[i], &m->bodies[i].mass, sizeof(double))) {
+      say(err, errlen, 0, "%s: body %d ('%s') is of type %d and mass %.17g in the file, of type %d "
+          "and mass %.17g here: not the same world", path, i, m->bodies[i].name, iv[i], d[i],
+          (int)m->bodies[i].type, m->bodies[i].mass);
       goto done;
+    }
+  hsize_t dims[3];
+  int rank;
+  if (!dims_of(f, "/shapes/type", dims, &rank)) count = (int)dims[0];
+  if (count != ns) {
+    say(err, errlen, 0, "%s: %d shapes in the file, %d here: not the same world", path, count, ns);
+    goto done;
+  }
+  /* Per shape: body, type, then its numbers (position 3, radius, half extents 3, mu). */
+  static const char *const fields[4] = {"/shapes/position", "/shapes/radius", "/shapes/half_extents", "/shapes/mu"};
+  static const int width[4] = {3, 1, 3, 1};
+  for (int k = -2; k < 4; ++k) {
+    const int ints = k < 0;
+    const char *name = k == -2 ? "/shapes/body" : k == -1 ? "/shapes/type" : fields[k];
+    if (ns && read_rows(f, name, ints ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE, 0, (hsize_t)ns,
+                        ints ? (void *)iv : (void *)d)) {
+      say(err, errlen, 0, "%s: cannot read %s", path, name);
+      goto done;
+    }
+    for (int i = 0; i < ns; ++i) {
+      const LsimShape *sh = &m->shapes[i];
+      const double *mine = k == 0 ? sh->pos : k == 1 ? &sh->radius : k == 2 ? sh->half : &sh->mu;
+      const int differs = k == -2 ? iv[i] != sh->body : k == -1 ? iv[i] != (int)sh->type
+                                  : memcmp(d + width[k] * i, mine, (size_t)width[k] * sizeof(double)) != 0;
+      if (differs) {
+        say(err, errlen, 0, "%s: shape %d (of body '%s') differs in %s: not the same world", path, i,
+            sh->body >= 0 && sh->body < nb ? m->bodies[sh->body].name : "?", name);
+        goto done;
+      }
     }
   }
   rc = 0;
 done:
-  free(row);
-  free(version);
-  H5Fclose(f);
+  free(d);
+  free(iv);
   return rc;
+}
+
+/* A checkpoint file (f open): checks, then its state and memory. */
+static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const char *text,
+                           const char *scene_name, const char *solver_name,
+                           const LsimState *initial, LsimState *st, LsimStepMemory *mem,
+                           char *err, size_t errlen) {
+  LsimResumeInfo info;
+  memset(&info, 0, sizeof info);
+  char *run_text = read_string(f, "/scene_text"), *solver = read_string(f, "/parameters/solver_name");
+  char *policy = read_string(f, "/parameters/solver_on_failure");
+  double *row = malloc(((size_t)(m->nq > m->nv ? m->nq : m->nv) + 1) * sizeof(double));
+  int rc = LSIM_INVALID_INPUT, step = -1, found = -1;
+  if (!row) {
+    rc = say(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
+    goto done;
+  }
+  if (!run_text || !solver || read_solver_settings(f, &info) ||
+      read_scalar(f, "/checkpoint/step", H5T_NATIVE_INT, &step) || step < 0) {
+    say(err, errlen, 0, "%s: a checkpoint without its scene text, solver settings or step: "
+        "not written whole", path);
+    goto done;
+  }
+  snprintf(info.solver_name, sizeof info.solver_name, "%s", solver);
+  info.on_failure = -1;
+  if (policy && lsim_on_failure_parse(policy, &info.on_failure)) info.on_failure = -1;
+  /* The same world (scene, parameters, initial state) and solver. */
+  rc = same_scene(text, scene_name, run_text, path, err, errlen);
+  if (rc) goto done;
+  rc = LSIM_INVALID_INPUT;
+  if (check_header(f, path, m, err, errlen)) goto done;
+  const int world = check_world(f, path, m, err, errlen);
+  if (world == -2) rc = LSIM_OUT_OF_MEMORY;
+  if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
+      check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
+                    initial->v, row, err, errlen))
+    goto done;
+  /* The state (row 0) and the memory of its step. */
+  double t = 0.0;
+  if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, 0, 1, &t) ||
+      read_rows(f, "/q", H5T_NATIVE_DOUBLE, 0, 1, st->q) ||
+      read_rows(f, "/v", H5T_NATIVE_DOUBLE, 0, 1, st->v)) {
+    say(err, errlen, 0, "%s: cannot read the state it holds (/time, /q, /v row 0)", path);
+    goto done;
+  }
+  if (!isfinite(t)) {
+    say(err, errlen, 0, "%s: its time (/time[0]) is %g (a damaged file)", path, t);
+    goto done;
+  }
+  st->time = t, st->step = step;
+  for (int slot = 0; slot < 2 && found < 0; ++slot) {
+    char name[32];
+    int k = -1;
+    snprintf(name, sizeof name, "/resume/slot%d/step", slot);
+    if (!read_scalar(f, name, H5T_NATIVE_INT, &k) && k == step) found = slot;
+  }
+  if (found < 0) {
+    say(err, errlen, 0, "%s: no stepper memory (/resume) of its step %d: not written whole", path, step);
+    goto done;
+  }
+  rc = read_memory(f, path, found, mem, err, errlen);
+done:
+  free(row), free(run_text), free(solver), free(policy);
+  return rc;
+}
+
+/* Every coordinate of st finite: 0, or LSIM_INVALID_INPUT with err naming the first that is
+ * not (the step would refuse it, or spread it). */
+static int check_finite(const char *path, const LsimModel *m, const LsimState *st, char *err,
+                        size_t errlen) {
+  for (int w = 0; w < 2; ++w)
+    for (int c = 0; c < (w ? m->nv : m->nq); ++c) {
+      const double x = w ? st->v[c] : st->q[c];
+      if (isfinite(x)) continue;
+      char col[120];
+      column_name(m, c, w, col, sizeof col);
+      return say(err, errlen, LSIM_INVALID_INPUT, "%s: the state it holds is %g at %s (a damaged "
+                 "file, or a run that diverged)", path, x, col);
+    }
+  return 0;
+}
+
+static int read_any(const char *path, const LsimModel *m, const char *text,
+                    const char *scene_name, const char *solver_name, const LsimState *initial,
+                    LsimState *st, LsimStepMemory *mem, char *err, size_t errlen);
+
+int lsim_checkpoint_read(const char *path, const LsimModel *m, const char *text,
+                         const char *scene_name, const char *solver_name,
+                         const LsimState *initial, LsimState *st, LsimStepMemory *mem,
+                         char *err, size_t errlen) {
+  const int rc = read_any(path, m, text, scene_name, solver_name, initial, st, mem, err, errlen);
+  return rc ? rc : check_finite(path, m, st, err, errlen);
+}
+
+/* A checkpoint, or a run file of the command. */
+static int read_any(const char *path, const LsimModel *m, const char *text,
+                    const char *scene_name, const char *solver_name, const LsimState *initial,
+                    LsimState *st, LsimStepMemory *mem, char *err, size_t errlen) {
+  hid_t f = open_run(path, err, errlen);
+  if (f < 0) return LSIM_IO_ERROR;
+  char *kind = read_string(f, "/file_kind");
+  int rc;
+  if (kind && !strcmp(kind, "checkpoint")) {
+    rc = read_checkpoint(f, path, m, text, scene_name, solver_name, initial, st, mem, err, errlen);
+    free(kind);
+    H5Fclose(f);
+    return rc;
+  }
+  free(kind);
+  H5Fclose(f);
+  /* A run file of the command: as --resume reads it (which refuses hybrid-model and
+     event-driven runs, and runs without /resume). */
+  LsimResumeInfo info;
+  char *run_text = NULL;
+  rc = lsim_resume_read_info(path, &info, &run_text, err, errlen);
+  if (!rc) rc = same_scene(text, scene_name, run_text, path, err, errlen);
+  free(run_text);
+  if (!rc && check_solver(path, &info, m, solver_name, err, errlen)) rc = LSIM_INVALID_INPUT;
+  if (rc) return rc;
+  /* read_state checks row 0 against st: the initial state first. */
+  memcpy(st->q, initial->q, (size_t)m->nq * sizeof(double));
+  memcpy(st->v, initial->v, (size_t)m->nv * sizeof(double));
+  return lsim_resume_read_state(path, &info, m, st, mem, err, errlen);
 }

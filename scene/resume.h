@@ -5,7 +5,8 @@
  * scene/record.h lsim_record_keep_memory): with the state of that step, everything the
  * next step depends on. These read it back and check that the file belongs to the scene:
  * the same scene text but for the keys that do not touch the trajectory, the same
- * parameters and initial state. Errors name what differs; nothing is written.
+ * parameters and initial state. Errors name what differs; nothing is written. The
+ * library's checkpoints (lsim_sim_save / lsim_sim_restore) are written and read here too.
  */
 #ifndef LSIM_RESUME_H
 #define LSIM_RESUME_H
@@ -53,5 +54,31 @@ int lsim_resume_compare_scenes(const char *text, const char *scene_path, const c
 int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
                            const LsimModel *model, LsimState *state, LsimStepMemory *mem,
                            char *err, size_t errlen);
+
+/* Checkpoints of the library (lsim_sim_save; docs/output-format.md, "Checkpoints of the
+ * library"): a run file of no steps whose row 0 is state st (time, q, v), with /file_kind
+ * "checkpoint", /checkpoint/step, /checkpoint/initial_q [1, nq] and initial_v [1, nv] (the
+ * initial state of the run st comes from), and stepper's memory of that step in /resume
+ * (lsim_record_keep_memory: both slots). Written under
+ * path.<pid>.partial and renamed when whole (an older checkpoint at path stays until then).
+ * solver_name is what /parameters/solver_name says. 0, or < 0 with err. */
+int lsim_checkpoint_write(const char *path, const LsimModel *m, const LsimState *st,
+                          const LsimState *initial, const LsimStepper *stepper,
+                          const char *scene_text, const char *solver_name, char *err,
+                          size_t errlen);
+
+/* Reads a checkpoint, or a time-stepping run file of the command with /resume (as --resume
+ * does: its last step), for model m with scene text text (NULL: a world built in code;
+ * scene_name places a difference in it), solver solver_name (with m->solver's options) and
+ * initial state initial: the file must be of the same world (scene text as JSON but for the
+ * keys that do not touch the trajectory, parameters, initial state to the bit), the same
+ * lcpsim version and the same solver settings. Then the state it holds goes into st (q, v
+ * allocated for m) and the stepper's memory into mem. 0, or LSIM_INVALID_INPUT /
+ * LSIM_IO_ERROR / LSIM_OUT_OF_MEMORY with err naming the first difference; hybrid-model,
+ * event-driven and compare files are refused by what they are. st may be written on error. */
+int lsim_checkpoint_read(const char *path, const LsimModel *m, const char *text,
+                         const char *scene_name, const char *solver_name,
+                         const LsimState *initial, LsimState *st, LsimStepMemory *mem,
+                         char *err, size_t errlen);
 
 #endif

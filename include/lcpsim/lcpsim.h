@@ -477,7 +477,9 @@ LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap
  * (<pid> the process id; docs/output-format.md, "Output files") and renamed to path on
  * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
  * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
- * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written. */
+ * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written.
+ * A record holds no stepper memory (lsim_sim_restore refuses it): checkpoints to continue
+ * from are lsim_sim_save's. */
 LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
 /* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
  * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
@@ -485,6 +487,48 @@ LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
  * meet this calls H5dont_atexit() before any other HDF5 call (as the lcpsim command
  * does); the library does not, since that choice belongs to the whole process. */
 LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
+
+/* ---- checkpoints: saving and restoring a simulation ------------------------------------
+ * A checkpoint holds a started simulation's state (time, steps done, q, v) and what its
+ * steps carry over to the next (the stepper's memory: the warm start by contact id, the
+ * sparse Lemke basis, the sleep counters and the impulses of sleeping groups). A
+ * simulation of the same world restored from it takes the steps the saved one would have
+ * taken, to the bit (positions, velocities, contact impulses): to continue after a crash,
+ * or to branch experiments from one state. It is a file, not a copy in memory, so that it
+ * outlives the process and reads in any other (C, Python, h5py): the HDF5 layout of the
+ * command's run files (docs/output-format.md, "Checkpoints of the library"). What is not
+ * in it is the model: forces and kinematic velocities set through lsim_sim_set_force and
+ * lsim_sim_set_kinematic_velocity, the controller, the solver; a continuation that should
+ * match sets them as they were. */
+
+/* Writes sim's checkpoint to path (HDF5; written under path.<pid>.partial in path's folder
+ * and renamed when whole: a checkpoint already at path is replaced only by a whole one).
+ * Needs a started simulation; the state and the simulation are unchanged. 0, or < 0 with
+ * lsim_sim_error: LSIM_INVALID_INPUT (not started, a state with an entry that is not
+ * finite, path NULL or empty, the scene file the simulation was loaded from, or the path of
+ * its open record, which would replace it at its close: refused, nothing written),
+ * LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
+LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
+
+/* Sets sim's state and stepper memory to those of the checkpoint at path (lsim_sim_save),
+ * or of the last step of a time-stepping run file of the command (lcpsim SCENE.json, as
+ * --resume reads it), so that the following steps are those of the run saved, to the bit.
+ * The file must be of sim's world: the same scene (its text as JSON but for "steps",
+ * "duration", "output", "name", "description"), or a world built in code with the same
+ * parameters, bodies (type, mass), shapes and contact margin and correction speed; the
+ * same initial state, to the bit; the same solver and options
+ * (lsim_sim_solver, lsim_sim_solver_config: choose them first with lsim_sim_set_solver);
+ * written by this version of the library. Refused with LSIM_INVALID_INPUT, the message
+ * naming the first difference, and sim left as it was: another world, another solver,
+ * event-driven and hybrid-model runs (their integrator's state is not in the file), run
+ * files without the stepper's memory (/resume: records of lsim_sim_record, older files),
+ * damaged files (a state or stored impulse that is not finite, inconsistent sizes);
+ * also a sim not started, a call from sim's own controller, and an open record (its rows
+ * would go back in time: close it first). LSIM_IO_ERROR: the file does not open.
+ * Afterwards lsim_sim_time and lsim_sim_steps_done are the file's, the arrays of lsim_sim_q
+ * and lsim_sim_v keep their address, and lsim_sim_last_step and lsim_sim_contacts report
+ * nothing until the next step. */
+LSIM_API int lsim_sim_restore(LsimSim *sim, const char *path);
 
 /* ---- comparing solvers ----------------------------------------------------------------- */
 

@@ -8,6 +8,8 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
     sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
+    sim.save("c.h5")             # a checkpoint; sim.restore("c.h5") continues from it, to
+                                 # the bit (also in another Sim of the same scene)
     sim.body_pose("box")         # position (3,) and quaternion (w, x, y, z) (4,)
     sim.close()                  # or `with lcpsim.Sim.load(...) as sim:`
     w = lcpsim.World(2, 0.01)    # a world built in code (see World): add_body, add_shape,
@@ -210,6 +212,8 @@ _contact_count = _sig("lsim_sim_contact_count", C.c_int, _P)
 _contacts = _sig("lsim_sim_contacts", C.c_int, _P, _P, C.c_int)
 _record = _sig("lsim_sim_record", C.c_int, _P, C.c_char_p)
 _record_close = _sig("lsim_sim_record_close", C.c_int, _P, C.c_int)
+_save = _sig("lsim_sim_save", C.c_int, _P, C.c_char_p)
+_restore = _sig("lsim_sim_restore", C.c_int, _P, C.c_char_p)
 _solve_lcp = _sig("lsim_solve_lcp", C.c_int, C.c_char_p, C.c_int, _D, _D, _D,
                   C.POINTER(_SolverConfig), C.POINTER(_SolveReport), C.c_char_p, C.c_size_t)
 _solve_file = _sig("lsim_solve_lcp_file", C.c_int, C.c_char_p, C.c_char_p,
@@ -641,6 +645,25 @@ class Sim:
 
     def record_close(self, keep=True):
         self._check(_record_close(self._h, int(bool(keep))))
+
+    # -- checkpoints
+    def save(self, path):
+        """Writes a checkpoint (HDF5) of the state and of what the steps carry over to the
+        next (warm start, sleep counters): Sim.restore of it continues the run to the bit.
+        The model is not in it: forces and kinematic velocities set here, the controller and
+        the solver are set again as they were. Raises Error (INVALID_INPUT for the scene
+        file the simulation was loaded from, IO_ERROR when it cannot be written)."""
+        self._check(_save(self._h, os.fsencode(path)))
+
+    def restore(self, path):
+        """Sets the state and the stepper's memory to a checkpoint's (Sim.save), or to the
+        last step of a run file of the command (`lcpsim SCENE.json`), so that the next steps
+        are the saved run's, bit for bit. The file must be of this simulation's world (the
+        same scene or built world, initial state and solver settings: set_solver first);
+        anything else raises Error (INVALID_INPUT, naming the first difference; IO_ERROR for
+        a file that does not open) and leaves the Sim as it was. The views q and v stay
+        valid and show the restored state."""
+        self._check(_restore(self._h, os.fsencode(path)))
 
 
 _SHAPE_TYPES = {"plane": PLANE, "sphere": SPHERE, "disk": SPHERE, "box": BOX,

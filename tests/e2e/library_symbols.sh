@@ -21,6 +21,11 @@ if ! cmp -s "$tmp/header.txt" "$tmp/exported.txt"; then
   echo "declared, not exported: $(comm -23 "$tmp/header.txt" "$tmp/exported.txt" | tr '\n' ' ')"
   exit 1
 fi
+# The checkpoint functions (lsim_sim_save, lsim_sim_restore) are among them: a program can
+# save a simulation and continue it elsewhere.
+for f in lsim_sim_save lsim_sim_restore; do
+  grep -qx "$f" "$tmp/exported.txt" || { echo "$lib does not export $f"; exit 1; }
+done
 # A program with a function of an internal's name (lsim_body_pose, which lsim_sim_body_pose
 # calls inside the library) linked against the shared library: the library's pose must be
 # the state's (a 3-D body: q = (x, y, z, qw, qx, qy, qz), copied exactly), and the program's
