@@ -118,6 +118,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   s->pc_moved = calloc((size_t)model->nbodies + 1, 1);
   s->rot_c = calloc((size_t)3 * model->nbodies + 1, sizeof(double));
   s->rot_free = calloc((size_t)model->nbodies + 1, 1);
+  s->body_contacts = calloc((size_t)model->nbodies + 1, sizeof(int));
   /* Inverse masses, once per run (as the inverse inertias). */
   s->inv_mass = calloc((size_t)model->nbodies + 1, sizeof(double));
   if (s->inv_mass)
@@ -129,7 +130,8 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
       const LsimBody *b = &model->bodies[i];
       s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
     }
-  if (!s->v_free || !s->dv || !s->guard_v || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
+  if (!s->v_free || !s->dv || !s->guard_v || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->body_contacts ||
+      !s->inv_inertia_body || !s->inv_inertia || !s->inv_mass || !s->dofs ||
       (s->mass && !s->force) || lsim_sleep_init(s, model)) {
     lsim_stepper_free(s);
     snprintf(err, errlen, "out of memory");
@@ -163,6 +165,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->pc_moved);
   free(s->rot_c);
   free(s->rot_free);
+  free(s->body_contacts);
   free(s->pc_contact);
   free(s->pc_row);
   free(s->inv_inertia_body);
@@ -572,20 +575,120 @@ static void warm_start(LsimStepper *s) {
   warm_range(s, 0, s->contacts.count, 0);
 }
 
+/* x . y in 3-D. */
+static inline double dot3(const double *x, const double *y) {
+  return x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+}
+
+/* The body a manifold of normal n (from body[1] into body[0]) holds up: the dynamic one
+ * when only one is, else the one above the other (n against gravity: body[0]); -1 when
+ * neither (no dynamic body, or two with n across gravity). */
+static int held_body(const LsimModel *m, const LsimContact *c0) {
+  const int d0 = m->bodies[c0->body[0]].type == LSIM_BODY_DYNAMIC;
+  const int d1 = c0->body[1] >= 0 && m->bodies[c0->body[1]].type == LSIM_BODY_DYNAMIC;
+  const double gn = dot3(m->gravity, c0->normal);
+  if (d0 && (!d1 || gn < 0.0)) return c0->body[0];
+  if (d1 && (!d0 || gn > 0.0)) return c0->body[1];
+  return -1;
+}
+
+/* The warm start of the normal impulses of manifold [c, e) (below): its net C spread as
+ * C / k + a . d_i over its k points (d_i: point i from the centroid, in the tangent
+ * plane), with the first moment sum d_i c_i = b that holds the body the manifold holds
+ * up at rest when that body has no other contact: b = (r . n) F - r_t C, with F the
+ * friction impulse on body[0] as found (in z), r the centroid from the held body's
+ * centre of mass and r_t its part in the tangent plane (the torque of the friction and
+ * of the load about the centre balanced). a is the least-squares fit (sum d_i d_i') a =
+ * b, its share cut where a point's impulse would fall below zero. A held body with other
+ * contacts (its balance is theirs too), no held body, points on a line: the even spread
+ * C / k. */
+static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *st, int c, int e) {
+  const LsimContact *set = s->contacts.contacts, *c0 = &set[c];
+  const int k = e - c;
+  double sum = 0.0, pc[3] = {0.0, 0.0, 0.0};
+  for (int i = c; i < e; ++i) {
+    sum += s->z[set[i].first_var];
+    for (int j = 0; j < 3; ++j) pc[j] += set[i].point[j] / k;
+  }
+  const double mean = sum / k;
+  for (int i = c; i < e; ++i) s->z[set[i].first_var] = mean;
+  const int held = held_body(m, c0);
+  if (held < 0 || s->body_contacts[held] != k || !(mean > 0.0)) return;
+  /* F in the first contact's tangent basis (every point shares the normal). */
+  const double *t1 = c0->tangent[0], *t2 = c0->tangent[1];
+  double fx = 0.0, fy = 0.0, cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+  for (int i = c; i < e; ++i) {
+    const LsimContact *ct = &set[i];
+    if (ct->ndir == 0) continue;
+    lsim_cone_weights(ct->ndir, cs, sn);
+    for (int d = 0; d < ct->ndir; ++d) {
+      const double beta = s->z[ct->first_var + 1 + d];
+      double dir[3];
+      for (int j = 0; j < 3; ++j) dir[j] = cs[d] * ct->tangent[0][j] + sn[d] * ct->tangent[1][j];
+      fx += beta * dot3(dir, t1), fy += beta * dot3(dir, t2);
+    }
+  }
+  double r[3];
+  const double *xg = st->q + m->bodies[held].q_offset;
+  for (int j = 0; j < 3; ++j) r[j] = pc[j] - xg[j];
+  const double rn = dot3(r, c0->normal);
+  double bx = rn * fx, by = rn * fy;
+  bx -= dot3(r, t1) * sum, by -= dot3(r, t2) * sum;
+  /* The fit: S a = b with S = sum d_i d_i' (2 x 2). */
+  double sxx = 0.0, sxy = 0.0, syy = 0.0;
+  for (int i = c; i < e; ++i) {
+    double d[3];
+    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+    const double x = dot3(d, t1), y = dot3(d, t2);
+    sxx += x * x, sxy += x * y, syy += y * y;
+  }
+  const double det = sxx * syy - sxy * sxy;
+  if (!(det > 1e-12 * (sxx + syy) * (sxx + syy))) return;
+  const double ax = (syy * bx - sxy * by) / det, ay = (sxx * by - sxy * bx) / det;
+  /* The largest share of a . d_i that keeps every impulse >= 0. */
+  double scale = 1.0;
+  for (int i = c; i < e; ++i) {
+    double d[3];
+    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+    const double lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    if (mean + scale * lin < 0.0) scale = -mean / lin;
+  }
+  for (int i = c; i < e; ++i) {
+    double d[3];
+    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+    const double zi = mean + scale * (ax * dot3(d, t1) + ay * dot3(d, t2));
+    s->z[set[i].first_var] = zi > 0.0 ? zi : 0.0;
+  }
+}
+
 /* Stage 4, for PGS: the warm start of each manifold of four or more points (one shape
- * pair's consecutive contacts of one normal, as detection emits them) is the manifold's
- * net normal impulse of the previous step spread evenly over its points; friction is
- * left as found. Four coplanar points carry a load in infinitely many ways (a rank-3
- * row space) and PGS leaves the part its rows cannot see where it starts, so handed on
- * from step to step that part wandered: the load of each box of a resting tower went to
- * one corner, then another, and the boxes rocked on them and turned (a tower of 6 cubes
- * at 50 sweeps yawed 40 degrees in 10 s and gained 0.6 J; a tower of 10 at 200 sweeps
- * gained 1 J and leaned 1.3 degrees). Keeping the load's two moments as well (the least
- * impulses with the previous force and moments) still let a tower of 6 rock (0.04 J at
- * 10 s, 3 degrees of yaw, 0.1 J gained): a lagged moment feeds the rocking it comes
- * from. From the even spread the sweeps find the moments of the step itself. */
-static void warm_spread_manifolds(LsimStepper *s) {
+ * pair's consecutive contacts of one normal, as detection emits them) keeps the
+ * manifold's net normal impulse of the previous step and its friction as found, and sets
+ * the split of the load over the points afresh (warm_manifold): the even spread, tilted
+ * by the moment that balances the friction's torque on the body the manifold holds up.
+ * Four coplanar points carry a load in infinitely many ways (a rank-3 row space) and PGS
+ * leaves the part its rows cannot see where it starts, so the previous split handed on
+ * from step to step wandered: the load of each box of a resting tower went to one
+ * corner, then another, and the boxes rocked on them and turned (a tower of 6 cubes at
+ * 50 sweeps yawed 40 degrees in 10 s and gained 0.6 J; a tower of 10 at 200 sweeps
+ * gained 1 J and leaned 1.3 degrees). Keeping the previous load's two moments as well
+ * (the least impulses with the previous force and moments) still let a tower of 6 rock
+ * (0.05 J at 10 s, 14 degrees of yaw, 0.16 J gained): a lagged moment feeds the rocking
+ * it comes from. The even spread alone held the towers, but a load that needs a steady
+ * moment lost it each step: a cube held by friction on a slope of 20 degrees crept
+ * 0.15 mm in 5 s at 20 sweeps (5e-9 m with the previous split), the sweeps rebuilding
+ * the downhill points' share each step. The moment that holds a body with one face in
+ * contact at rest is the slope's; the boxes of a tower, between two faces, keep the even
+ * spread. The friction's moment taken for every held body (had it no other contact)
+ * held the slope too but made a settled pile of 48 boxes jitter (kinetic energy at 3 s
+ * 4.6e-5 -> 7.9e-3 J). */
+static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const LsimState *st) {
   const LsimContactSet *set = &s->contacts;
+  /* Each body's contacts of any kind (a held body with others is not held by one face). */
+  memset(s->body_contacts, 0, (size_t)m->nbodies * sizeof(int));
+  for (int c = 0; c < set->count; ++c)
+    for (int j = 0; j < 2; ++j)
+      if (set->contacts[c].body[j] >= 0) s->body_contacts[set->contacts[c].body[j]] += 1;
   for (int c = 0; c < set->count;) {
     const LsimContact *c0 = &set->contacts[c];
     int e = c + 1;
@@ -594,11 +697,7 @@ static void warm_spread_manifolds(LsimStepper *s) {
              set->contacts[e].id >> 16 == c0->id >> 16 &&
              memcmp(set->contacts[e].normal, c0->normal, sizeof c0->normal) == 0)
         ++e;
-    if (e - c >= 4) {
-      double sum = 0.0;
-      for (int i = c; i < e; ++i) sum += s->z[set->contacts[i].first_var];
-      for (int i = c; i < e; ++i) s->z[set->contacts[i].first_var] = sum / (e - c);
-    }
+    if (e - c >= 4) warm_manifold(s, m, st, c, e);
     c = e;
   }
 }
@@ -902,7 +1001,7 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
   s->bguess_valid = 0;
   if (n > 0) {
     warm_start(s);
-    if (s->spread_warm && m->solver.warm_start) warm_spread_manifolds(s);
+    if (s->spread_warm && m->solver.warm_start) warm_spread_manifolds(s, m, st);
     memcpy(s->guess, s->z, (size_t)n * sizeof(double));
     LsimSolveStats ss;
     memset(&ss, 0, sizeof ss);

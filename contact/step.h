@@ -75,7 +75,7 @@ const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s);
 /* The LCP of the last step (dense), its solution z [lcp->n], and the warm-start guess
  * the solver was given (the previous step's impulses matched by contact id; zeros for new
  * contacts; "pgs" in 3-D: a manifold of 4 or more points from its net normal impulse
- * spread evenly). Valid until the next step. Shadow solvers and LCP dumps read these. */
+ * spread evenly, tilted by the moment its friction needs). Valid until the next step. Shadow solvers and LCP dumps read these. */
 const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
 /* The same LCP in the factored form the step builds (M = J B + C; lcp/factored.h). */
 const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s);

@@ -68,6 +68,7 @@ struct LsimStepper {
   int prev_bcap;
   int prev_bvalid;        /* prev_b holds the previous step's final basis */
   int spread_warm;        /* the solver is "pgs": warm_spread_manifolds after the warm start */
+  int *body_contacts;     /* [nbodies] warm_spread_manifolds: each body's contacts this step */
   int bguess_valid;       /* bguess was handed to the solver at the last step */
   const unsigned char *final_b; /* this step's final basis (the solver's), or NULL */
   IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
