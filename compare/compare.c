@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -363,6 +364,42 @@ void lsim_compare_result_free(LsimCompareResult *res) {
   memset(res, 0, sizeof *res);
 }
 
+/* The scene's place (path, in its text) with a message: LSIM_INVALID_INPUT. */
+static int scene_refused(LsimSceneError *err, const char *text, const char *name,
+                         const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int scene_refused(LsimSceneError *err, const char *text, const char *name,
+                         const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = lsim_scene_verror(err, text, name, path, 0, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* 0 when the scene runs on the time step, whose LCPs a comparison solves; else
+ * LSIM_INVALID_INPUT with err at the key that says otherwise. The event-driven integrator
+ * resolves its impacts with its own Lemke (hybrid/event_driven.c), no solver chosen, on
+ * problems of another kind (impact LCPs at located events): stepping such a scene in time
+ * instead would compare solvers on problems the scene never produces. Sequential impacts
+ * are the event-driven law; the time step would ignore them (lcpsim refuses them too). */
+static int time_stepped(const LsimModel *model, const char *text, const char *name,
+                        LsimSceneError *err) {
+  if (model->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return scene_refused(err, text, name, "integrator",
+                         "\"event_driven\": a comparison hands the time step's LCPs to its "
+                         "solvers, and the event-driven integrator resolves its impacts with "
+                         "its own Lemke (no solver to choose); to compare solvers on this "
+                         "scene's bodies, give \"integrator\": \"time_stepping\" (time_step "
+                         "is then the step)");
+  if (model->event_impacts == LSIM_IMPACTS_SEQUENTIAL)
+    return scene_refused(err, text, name, "event_driven.impacts",
+                         "\"sequential\" applies to \"integrator\": \"event_driven\" (and "
+                         "lcpsim impact), not to the time step, whose impacts are part of its "
+                         "one LCP");
+  return 0;
+}
+
 int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                      size_t msglen) {
   const char *const *inputs = cfg->inputs;
@@ -450,12 +487,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     ref = -1;
     for (int j = 0; j < nspecs; ++j)
       if (!strcmp(specs[j].label, ref_text)) ref = j;
+    LsimCompareSpec r;
+    if (ref < 0 && lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
+      snprintf(msg, msglen, "%s: %s", nm->reference, err);
+      return LSIM_INVALID_INPUT;
+    }
+    /* The reference written otherwise than in the list ("lemke[tol=1e-10]" for "lemke")
+       is that solver, not a second series of it. */
+    for (int j = 0; j < nspecs && ref < 0; ++j)
+      if (lsim_compare_spec_same(&specs[j], &r)) ref = j;
     if (ref < 0) {
-      LsimCompareSpec r;
-      if (lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
-        snprintf(msg, msglen, "%s: %s", nm->reference, err);
-        return LSIM_INVALID_INPUT;
-      }
       memmove(specs + 1, specs, (size_t)nspecs * sizeof *specs);
       specs[0] = r;
       ++nspecs;
@@ -500,6 +541,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       lsim_scene_error_format(&serr, err, sizeof err);
       snprintf(msg, msglen, "%s", err);
       return lsim_compare_status(bad, LSIM_INVALID_INPUT);
+    }
+    /* The comparison hands the time step's LCPs to the solvers: a scene the time step does
+       not run as written is refused where it says so (lcpsim runs it; cli/run.c). */
+    if ((bad = time_stepped(&model, scene_text, inputs[0], &serr))) {
+      lsim_scene_error_format(&serr, msg, msglen);
+      free(scene_text);
+      lsim_state_free(&state0);
+      lsim_model_free(&model);
+      return bad;
     }
     if (steps_override > 0) model.steps = steps_override;
     N = model.steps;
