@@ -587,7 +587,11 @@ def figure_divergence(c, outdir, name):
 
 
 def figures(c, outdir, name):
-    """Every figure of a compare file; returns the paths written."""
+    """Every figure of a compare file; returns the paths written: none when no problem
+    had an LCP (a scene's steps with nothing in contact), where every profile would show
+    every solver at 0."""
+    if not np.any(np.asarray(c.problem_size) > 0):
+        return []
     import matplotlib
     matplotlib.use("Agg")
     os.makedirs(outdir, exist_ok=True)
@@ -622,7 +626,11 @@ def main(argv):
     if a.outcomes:
         print(markdown_outcomes(c))
     if not a.no_figures:
-        for p in figures(c, a.outdir, name):
+        paths = figures(c, a.outdir, name)
+        if not paths:
+            print(f"lcpsim_compare.py: {a.file}: no problem had an LCP (nothing in contact): "
+                  "no figures", file=sys.stderr)
+        for p in paths:
             print(p)
     return 0
 
