@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -68,6 +69,16 @@ int lsim_compare_status(int rc, int fallback) {
   return rc <= LSIM_MAX_ITERATIONS && rc >= LSIM_IO_ERROR ? rc : fallback;
 }
 
+/* The kind of problem file path is (lcp/fc.h), read from its first bytes; a file that is
+ * not a regular one is not probed (LSIM_FILE_UNKNOWN: a scene): a pipe (a scene on
+ * /dev/stdin) can be read once only, and probing it had left the scene reader an empty
+ * text ("/dev/stdin:1:1: unexpected token near end of file"). */
+static int input_kind(const char *path) {
+  struct stat st;
+  return !stat(path, &st) && S_ISREG(st.st_mode) ? lsim_problem_file_kind(path)
+                                                 : LSIM_FILE_UNKNOWN;
+}
+
 int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t len, char *msg,
                              size_t msglen) {
   const char *what = cfg->names.output ? cfg->names.output : "output";
@@ -77,7 +88,7 @@ int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t le
     return LSIM_INVALID_INPUT;
   }
   /* The output named, or the default of the kind of input. */
-  const int kind0 = lsim_problem_file_kind(cfg->inputs[0]);
+  const int kind0 = input_kind(cfg->inputs[0]);
   if (out) {
     if (strlen(out) >= len) {
       snprintf(msg, msglen, "%s %.200s...: output path too long (at most %zu characters)", what,
@@ -419,7 +430,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   char path[1024];
   int bad = lsim_compare_output_path(cfg, path, sizeof path, msg, msglen);
   if (bad) return bad;
-  const int kind0 = lsim_problem_file_kind(inputs[0]);
+  const int kind0 = input_kind(inputs[0]);
   const int lcpset = ends_with(inputs[0], ".dat");
   if (cfg->trajectory && (independent || lcpset || kind0 == LSIM_FILE_FC_DAT ||
                           kind0 == LSIM_FILE_FCLIB)) {

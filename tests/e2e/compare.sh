@@ -567,6 +567,17 @@ for m in shadow independent; do
 done
 $bin compare data/two_blocks.json --solvers lemke,pgs --quiet -o "$tmp/lcps.h5" 2> "$tmp/lcps.err" \
   && [ ! -s "$tmp/lcps.err" ] || fail "two_blocks: $(cat "$tmp/lcps.err")"
+# A scene on a pipe (/dev/stdin), as lcpsim runs one: read once, compared (it had been
+# probed for a problem file first, which left the scene reader an empty text: exit 2,
+# "/dev/stdin:1:1: unexpected token near end of file"); the file keeps its text.
+cat data/two_blocks.json | $bin compare /dev/stdin --solvers lemke,pgs --quiet -o "$tmp/stdin.h5" \
+  2> "$tmp/stdin.err" || fail "compare /dev/stdin: exit $?: $(cat "$tmp/stdin.err")"
+$PY -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r')
+assert f['scene_text'][()].decode() == open('data/two_blocks.json').read()
+assert f['results/status'].shape == (3, 4) and (f['problem_size'][()] > 0).all()
+" "$tmp/stdin.h5" || fail "compare /dev/stdin: file"
 # Scenes the time step does not run as written are refused at their key: an event-driven
 # scene (its impacts resolved by its own Lemke; compared before as a time-stepped scene,
 # exit 0, without a word), sequential impacts on the time step (ignored before), a hybrid
