@@ -174,7 +174,8 @@ def markdown_summary(c):
     def g(x, fmt):
         return "-" if np.isnan(x) else format(x, fmt)
     for r in rows:
-        out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
+        rate = "-" if np.isnan(r[2]) else f"{100 * r[2]:.1f}%"  # "-": no problem ("-%" before)
+        out.append(f"| {r[0]} | {r[1]} | {rate} | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
                    f"{_iters(r)} | {g(r[11], '.2e')} | "
                    f"{g(r[12], '.2e')} | "
