@@ -20,6 +20,8 @@ static void compare_usage(FILE *f) {
           "                      [--success-tol X] [--dump-lcp]\n"
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
+          "  Scenes are compared on the time step's LCPs: an event-driven scene\n"
+          "  (\"integrator\": \"event_driven\") is refused, naming the key.\n"
           "  --solvers LIST     comma-separated solver specs: NAME or NAME[key=value,...],\n"
           "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega, threads,\n"
           "                     sparse_limit (newton's sparse Lemke fallback),\n"
@@ -30,7 +32,8 @@ static void compare_usage(FILE *f) {
           "                     each step's LCP cold and warm; independent: one trajectory\n"
           "                     per solver\n"
           "  --reference SPEC   the reference solver (default: the first of the list; added\n"
-          "                     to the list if absent)\n"
+          "                     to the list if absent: one the same as a listed solver with\n"
+          "                     the same options, however written, is that one)\n"
           "  -o, --output FILE  output (default: SCENE_compare.h5 / lcpset_compare.h5 here)\n"
           "  --csv              summary as CSV instead of Markdown\n"
           "  --steps N          override the scene's number of steps\n"
@@ -56,7 +59,8 @@ static void compare_usage(FILE *f) {
           "                     on stderr only when it is a terminal)\n"
           "Solver options a solver does not use (omega or threads but for pgs, sparse_limit\n"
           "but for newton, islands but for lemke, newton, lemke_sparse), a key given twice,\n"
-          "and sweeps beside max_iter (or a tol above 0) are refused as bad input.\n"
+          "sweeps beside max_iter (or a tol above 0), and a solver listed twice (also with\n"
+          "the same options written otherwise) are refused as bad input.\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
           "input (no file is written), 130 / 143 interrupted by SIGINT / SIGTERM: the\n"
           "comparison stops between steps (problems) and the file keeps those done, marked\n"
@@ -284,6 +288,14 @@ int lsim_cli_compare(int argc, char **argv) {
     if (root) fprintf(stderr, "lcpsim compare: %s\n", err);
   } else {
     if (!quiet && root) print_summary(stdout, &res, csv);
+    /* A scene whose steps had no LCP (nothing in contact over them): every row of the
+       table empty, said in words rather than by dashes alone. */
+    int solved = 0;
+    for (int s = 0; s < res.table.P; ++s) solved += res.summary[s].problems + res.summary[s].skipped;
+    if (root && !solved && !res.lcpset && !res.fc && res.table.N > 0)
+      fprintf(stderr, "lcpsim compare: note: none of the %d steps had an LCP (no contact or "
+              "tether row active): no solver was compared; give more --steps or a scene whose "
+              "bodies touch\n", res.table.N);
     /* Interrupted: one line saying where, the file holding the problems done. */
     if (res.interrupted) {
       const char *what = res.lcpset || res.fc ? "problems" : "steps";

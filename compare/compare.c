@@ -2,10 +2,12 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,6 +69,16 @@ int lsim_compare_status(int rc, int fallback) {
   return rc <= LSIM_MAX_ITERATIONS && rc >= LSIM_IO_ERROR ? rc : fallback;
 }
 
+/* The kind of problem file path is (lcp/fc.h), read from its first bytes; a file that is
+ * not a regular one is not probed (LSIM_FILE_UNKNOWN: a scene): a pipe (a scene on
+ * /dev/stdin) can be read once only, and probing it had left the scene reader an empty
+ * text ("/dev/stdin:1:1: unexpected token near end of file"). */
+static int input_kind(const char *path) {
+  struct stat st;
+  return !stat(path, &st) && S_ISREG(st.st_mode) ? lsim_problem_file_kind(path)
+                                                 : LSIM_FILE_UNKNOWN;
+}
+
 int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t len, char *msg,
                              size_t msglen) {
   const char *what = cfg->names.output ? cfg->names.output : "output";
@@ -76,7 +88,7 @@ int lsim_compare_output_path(const LsimCompareConfig *cfg, char *path, size_t le
     return LSIM_INVALID_INPUT;
   }
   /* The output named, or the default of the kind of input. */
-  const int kind0 = lsim_problem_file_kind(cfg->inputs[0]);
+  const int kind0 = input_kind(cfg->inputs[0]);
   if (out) {
     if (strlen(out) >= len) {
       snprintf(msg, msglen, "%s %.200s...: output path too long (at most %zu characters)", what,
@@ -363,6 +375,42 @@ void lsim_compare_result_free(LsimCompareResult *res) {
   memset(res, 0, sizeof *res);
 }
 
+/* The scene's place (path, in its text) with a message: LSIM_INVALID_INPUT. */
+static int scene_refused(LsimSceneError *err, const char *text, const char *name,
+                         const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static int scene_refused(LsimSceneError *err, const char *text, const char *name,
+                         const char *path, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int rc = lsim_scene_verror(err, text, name, path, 0, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* 0 when the scene runs on the time step, whose LCPs a comparison solves; else
+ * LSIM_INVALID_INPUT with err at the key that says otherwise. The event-driven integrator
+ * resolves its impacts with its own Lemke (hybrid/event_driven.c), no solver chosen, on
+ * problems of another kind (impact LCPs at located events): stepping such a scene in time
+ * instead would compare solvers on problems the scene never produces. Sequential impacts
+ * are the event-driven law; the time step would ignore them (lcpsim refuses them too). */
+static int time_stepped(const LsimModel *model, const char *text, const char *name,
+                        LsimSceneError *err) {
+  if (model->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
+    return scene_refused(err, text, name, "integrator",
+                         "\"event_driven\": a comparison hands the time step's LCPs to its "
+                         "solvers, and the event-driven integrator resolves its impacts with "
+                         "its own Lemke (no solver to choose); to compare solvers on this "
+                         "scene's bodies, give \"integrator\": \"time_stepping\" (time_step "
+                         "is then the step)");
+  if (model->event_impacts == LSIM_IMPACTS_SEQUENTIAL)
+    return scene_refused(err, text, name, "event_driven.impacts",
+                         "\"sequential\" applies to \"integrator\": \"event_driven\" (and "
+                         "lcpsim impact), not to the time step, whose impacts are part of its "
+                         "one LCP");
+  return 0;
+}
+
 int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                      size_t msglen) {
   const char *const *inputs = cfg->inputs;
@@ -382,7 +430,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   char path[1024];
   int bad = lsim_compare_output_path(cfg, path, sizeof path, msg, msglen);
   if (bad) return bad;
-  const int kind0 = lsim_problem_file_kind(inputs[0]);
+  const int kind0 = input_kind(inputs[0]);
   const int lcpset = ends_with(inputs[0], ".dat");
   if (cfg->trajectory && (independent || lcpset || kind0 == LSIM_FILE_FC_DAT ||
                           kind0 == LSIM_FILE_FCLIB)) {
@@ -450,12 +498,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     ref = -1;
     for (int j = 0; j < nspecs; ++j)
       if (!strcmp(specs[j].label, ref_text)) ref = j;
+    LsimCompareSpec r;
+    if (ref < 0 && lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
+      snprintf(msg, msglen, "%s: %s", nm->reference, err);
+      return LSIM_INVALID_INPUT;
+    }
+    /* The reference written otherwise than in the list ("lemke[tol=1e-10]" for "lemke")
+       is that solver, not a second series of it. */
+    for (int j = 0; j < nspecs && ref < 0; ++j)
+      if (lsim_compare_spec_same(&specs[j], &r)) ref = j;
     if (ref < 0) {
-      LsimCompareSpec r;
-      if (lsim_compare_parse_spec(ref_text, strlen(ref_text), &r, err, sizeof err)) {
-        snprintf(msg, msglen, "%s: %s", nm->reference, err);
-        return LSIM_INVALID_INPUT;
-      }
       memmove(specs + 1, specs, (size_t)nspecs * sizeof *specs);
       specs[0] = r;
       ++nspecs;
@@ -500,6 +552,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       lsim_scene_error_format(&serr, err, sizeof err);
       snprintf(msg, msglen, "%s", err);
       return lsim_compare_status(bad, LSIM_INVALID_INPUT);
+    }
+    /* The comparison hands the time step's LCPs to the solvers: a scene the time step does
+       not run as written is refused where it says so (lcpsim runs it; cli/run.c). */
+    if ((bad = time_stepped(&model, scene_text, inputs[0], &serr))) {
+      lsim_scene_error_format(&serr, msg, msglen);
+      free(scene_text);
+      lsim_state_free(&state0);
+      lsim_model_free(&model);
+      return bad;
     }
     if (steps_override > 0) model.steps = steps_override;
     N = model.steps;

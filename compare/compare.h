@@ -113,7 +113,9 @@ typedef struct LsimCompareResult {
  * cfg->solvers. 0 with *res filled (free with lsim_compare_result_free), or < 0, a status
  * of lcp/lcp.h, with a message in msg naming the argument (cfg->names) or the file:
  *   LSIM_INVALID_INPUT  bad arguments or problem files, an output that is one of the
- *                       inputs (lsim_compare_output_path); nothing is written
+ *                       inputs (lsim_compare_output_path), a scene that is not
+ *                       time-stepped (event-driven, sequential impacts: the message
+ *                       names its key); nothing is written
  *   LSIM_UNAVAILABLE    a solver unknown or not built; nothing is written
  *   LSIM_IO_ERROR       an input that cannot be read (nothing is written), or the output
  *                       that cannot be written (the partial file is removed)

@@ -150,6 +150,13 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
   return 0;
 }
 
+int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b) {
+  const LsimSolverOptions *x = &a->opt, *y = &b->opt;
+  return !strcmp(a->name, b->name) && x->tol == y->tol && x->max_iter == y->max_iter &&
+         x->omega == y->omega && x->threads == y->threads && x->islands == y->islands &&
+         x->sparse_limit == y->sparse_limit && a->warm == b->warm && a->ndir == b->ndir;
+}
+
 /* Splits list at commas outside brackets into specs[*count]. 0 or -1 with err. */
 int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count, char *err,
                             size_t errlen) {
@@ -169,6 +176,11 @@ int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count
       for (int j = 0; j < *count; ++j)
         if (!strcmp(specs[j].label, specs[*count].label)) {
           snprintf(err, errlen, "solver '%.95s' is listed twice", specs[j].label);
+          return -1;
+        } else if (lsim_compare_spec_same(&specs[j], &specs[*count])) {
+          /* Two spellings of one solver: two series of the same numbers under two names. */
+          snprintf(err, errlen, "solver '%.95s' is '%.95s' again (the same solver with the "
+                   "same options): list it once", specs[*count].label, specs[j].label);
           return -1;
         }
       ++*count;

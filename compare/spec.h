@@ -37,8 +37,13 @@ int lsim_parse_int(const char *s, int *out);
 int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, char *err,
                             size_t errlen);
 
+/* 1 when a and b are the same solver with the same options, however written (e.g.
+ * "pgs" and "pgs[tol=1e-10]", "pgs[sweeps=10]" and "pgs[max_iter=10,tol=0]"), else 0. */
+int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b);
+
 /* Splits list at commas outside brackets into specs[*count] (at most
- * LSIM_COMPARE_MAX_SOLVERS). 0 or -1 with err. */
+ * LSIM_COMPARE_MAX_SOLVERS); a spec listed twice, as written or as the same solver with
+ * the same options (lsim_compare_spec_same), is refused. 0 or -1 with err. */
 int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count, char *err,
                             size_t errlen);
 

@@ -12,8 +12,11 @@
 
 /* Sets the BLAS in the process to one thread when it is OpenBLAS (looked up as a weak
  * symbol: with another BLAS, or none, it does nothing). Idempotent and cheap; called by
- * every context that reaches the BLAS (Siconos adapter, CHOLMOD factorizations) before its
- * first call. Process-wide: a program embedding lcpsim that wants threaded BLAS may set it
+ * every context that reaches the BLAS (Siconos adapter, CHOLMOD factorizations, UMFPACK in
+ * lemke_sparse and newton's Schur solves) before its first call, and by
+ * lsim_siconos_error, the dgemv of every dense solve's record (a Lemke run alone had
+ * computed it in threads, the same run beside a Siconos solver in one: its last digits
+ * differed). Process-wide: a program embedding lcpsim that wants threaded BLAS may set it
  * back after creating its contexts. */
 void lsim_blas_one_thread(void);
 

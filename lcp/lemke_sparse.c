@@ -64,6 +64,7 @@
 #include <string.h>
 #include <umfpack.h>
 
+#include "blas.h"
 #include "lemke_driver.h"
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
@@ -110,6 +111,7 @@ static const LsimLemkeBasisOps sparse_ops;
 LsimLemkeSparse *lsim_lemke_sparse_create(void) {
   LsimLemkeSparse *ws = calloc(1, sizeof(LsimLemkeSparse));
   if (ws) {
+    lsim_blas_one_thread(); /* UMFPACK's dense kernels are BLAS calls (lcp/blas.h) */
     umfpack_di_defaults(ws->control);
     /* No iterative refinement in the solves: it tripled their cost (a product with B_0
        and a second solve each), and lemke.c's refactorization and acceptance tests guard

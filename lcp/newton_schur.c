@@ -22,6 +22,8 @@
 #include <string.h>
 #include <umfpack.h>
 
+#include "blas.h"
+
 enum { BLOCK_MAX = 16 };
 /* S's pattern narrows to the coupled blocks from this many velocities on. At m = 600
  * (pile_100) a symbolic LU per active set cost more than the fill it saved (the run's
@@ -59,6 +61,7 @@ LsimSchur *lsim_schur_create(void) {
        strategy (AMD on S + S'), and no refinement inside UMFPACK (lsim_schur_solve refines
        on the full rows). On pile_100, 90 steps: median 26.5 -> 15.2 ms, worst 416 -> 236. */
     s->narrow_min = NARROW_MIN_M;
+    lsim_blas_one_thread(); /* UMFPACK's dense kernels are BLAS calls (lcp/blas.h) */
     umfpack_di_defaults(s->ctl);
     s->ctl[UMFPACK_IRSTEP] = 0;
     s->ctl[UMFPACK_STRATEGY] = UMFPACK_STRATEGY_SYMMETRIC;

@@ -704,6 +704,10 @@ static int compute_error_trapped(LinearComplementarityProblem *prob, double *z, 
 
 double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w) {
   if (!lcp || lcp->n <= 0 || !z || !w) return -1.0;
+  /* w = M z + q is a BLAS dgemv: in one thread, as every other BLAS call of ours, so that
+     the error's last digits do not depend on the core count nor on whether a Siconos
+     solver was made earlier in the process (lcp/blas.h). */
+  lsim_blas_one_thread();
   NumericsMatrix m;
   NM_null(&m);
   m.storageType = NM_DENSE;

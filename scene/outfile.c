@@ -245,7 +245,13 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
       strtol(k, &end, 10);
       if (end == k) continue;
     }
-    if (strcmp(end, ".partial") != 0) continue;
+    if (strncmp(end, ".partial", 8) != 0) continue;
+    /* BASE.<pid>.partial.X.partial: a file of that run's own beside it (lcpsim compare
+       --trajectory records the reference's run as BASE.<pid>.partial.trajectory, written
+       under its partial name), left by the same kill. */
+    const size_t rest = strlen(end + 8);
+    if (rest && (end[8] != '.' || rest < 10 || strcmp(end + 8 + rest - 8, ".partial") != 0))
+      continue;
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* still running (or not ours) */
     if (!count++ || strcmp(n, best) < 0) snprintf(best, sizeof best, "%s", n);
   }

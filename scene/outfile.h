@@ -45,7 +45,8 @@ void lsim_outfile_discard(LsimOutFile *o);
 
 /* Partial files of path left by runs that ended without closing them (killed: their
  * process is gone): files PATH.<pid>.partial or PATH.<pid>-K.partial in PATH's folder (a
- * link followed) whose pid is not a running process. Returns how many; first gets the
+ * link followed) whose pid is not a running process, and the partial files of such a
+ * run's own (PATH.<pid>.partial.X.<pid2>.partial: a comparison's --trajectory record). Returns how many; first gets the
  * path of the first by name ("" when none). Nothing is removed: they hold what the killed
  * runs wrote up to their last flush (docs/output-format.md, "Output files"). */
 int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen);

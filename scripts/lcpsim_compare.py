@@ -174,7 +174,8 @@ def markdown_summary(c):
     def g(x, fmt):
         return "-" if np.isnan(x) else format(x, fmt)
     for r in rows:
-        out.append(f"| {r[0]} | {r[1]} | {g(100 * r[2], '.1f')}% | {r[3]} | {r[4]} | {r[5]} | "
+        rate = "-" if np.isnan(r[2]) else f"{100 * r[2]:.1f}%"  # "-": no problem ("-%" before)
+        out.append(f"| {r[0]} | {r[1]} | {rate} | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
                    f"{_iters(r)} | {g(r[11], '.2e')} | "
                    f"{g(r[12], '.2e')} | "
@@ -587,7 +588,11 @@ def figure_divergence(c, outdir, name):
 
 
 def figures(c, outdir, name):
-    """Every figure of a compare file; returns the paths written."""
+    """Every figure of a compare file; returns the paths written: none when no problem
+    had an LCP (a scene's steps with nothing in contact), where every profile would show
+    every solver at 0."""
+    if not np.any(np.asarray(c.problem_size) > 0):
+        return []
     import matplotlib
     matplotlib.use("Agg")
     os.makedirs(outdir, exist_ok=True)
@@ -622,7 +627,11 @@ def main(argv):
     if a.outcomes:
         print(markdown_outcomes(c))
     if not a.no_figures:
-        for p in figures(c, a.outdir, name):
+        paths = figures(c, a.outdir, name)
+        if not paths:
+            print(f"lcpsim_compare.py: {a.file}: no problem had an LCP (nothing in contact): "
+                  "no figures", file=sys.stderr)
+        for p in paths:
             print(p)
     return 0
 

@@ -26,7 +26,9 @@ An experiment definition (JSON):
     pending              optional: a reason not to run it yet (listed as pending)
     note                 optional: a remark printed with the results
 An experiment whose scene file does not exist yet is listed as "pending (scene not
-available)"; one that fails or times out is listed as such; the others still run.
+available)"; one that fails or times out is listed as such; the others still run. One
+whose steps had no LCP (nothing in contact) is listed as done with nothing compared: no
+best solver, no figures.
 Exit status: 0 when every available experiment ran, 1 otherwise.
 """
 import argparse
@@ -116,6 +118,10 @@ def failing_series(labels, rates):
                                       for t in re.split(r"(\d+)", l)])
 
 
+# The status of an experiment that ran but whose steps had no LCP.
+NO_LCP = "done: no step had an LCP (nothing in contact), nothing compared"
+
+
 def run_one(e, lcpsim, outdir):
     """Runs experiment e; returns a result dict for the README."""
     import lcpsim_compare as lc
@@ -148,6 +154,13 @@ def run_one(e, lcpsim, outdir):
     c = lc.load(h5)
     res["problems"] = int((c.problem_size > 0).sum())
     res["mode"] = c.parameters.mode
+    if res["problems"] == 0:
+        # No step had an LCP (nothing in contact over the steps asked): no solver was
+        # compared, so no best one, no failing one, no figure (profiles of no problem drew
+        # every solver at 0, "solving none", and the best was the first, at 0 %).
+        res["status"] = NO_LCP
+        res["best"] = res["failing"] = res["skipped"] = "-"
+        return res
     res["figures"] = [os.path.relpath(p, outdir) for p in lc.figures(c, d, name)]
     if c.parameters.mode in ("lcp_set", "fc_set"):
         res["outcomes"] = lc.markdown_outcomes(c)
@@ -199,7 +212,7 @@ def readme(results, outdir):
         e = r["e"]
         inp = e.get("scene") or e.get("files")
         inp = ", ".join(inp) if isinstance(inp, list) else inp
-        done = r["status"] == "done"
+        done = r["status"] in ("done", NO_LCP)
         out.append(f"| [{e['name']}](#{e['name'].replace('_', '-')}) | `{inp}` | "
                    f"{r.get('mode', e.get('kind', e.get('mode', 'shadow')))} | "
                    f"{r.get('problems', '') if done else ''} | {r['status']} | "
@@ -218,6 +231,8 @@ def readme(results, outdir):
             out += [f"Note: {e['note']}.", ""]
         if r["status"] != "done":
             out.append(f"Status: {r['status']}.")
+            if r["status"] == NO_LCP:
+                out += ["", r["table"]]
             continue
         out += [r["table"], ""]
         if r["outcomes"]:
@@ -249,7 +264,8 @@ def main(argv):
         print(f"   {r['status']} ({r['seconds']:.1f} s)", flush=True)
         results.append(r)
     print(readme(results, a.out))
-    bad = [r for r in results if r["status"] != "done" and not r["status"].startswith("pending")]
+    bad = [r for r in results if r["status"] not in ("done", NO_LCP)
+           and not r["status"].startswith("pending")]
     return 1 if bad else 0
 
 

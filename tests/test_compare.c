@@ -1,7 +1,8 @@
 /* test_compare.c: LCP dumps (scene/lcpdump.h) give back bit-identical problems, warm
  * starts, solutions and cone structure, with the stored hash equal to lsim_lcp_hash; a
  * dump of the stepper's problems matches the stepper; solver specs refuse options their
- * solver does not use, keys given twice and conflicting budgets; a comparison whose stop
+ * solver does not use, keys given twice and conflicting budgets, and one solver with the
+ * same options written two ways (lsim_compare_spec_same); a comparison whose stop
  * flag is raised writes the steps done, marked interrupted. The compare command itself is
  * tested end to end (tests/e2e/compare.sh). */
 #include <math.h>
@@ -247,6 +248,38 @@ static void test_specs(void **state) {
   }
 }
 
+/* One solver with the same options written two ways is the same spec (a list refuses it
+ * as listed twice); another option value, another solver or another budget is not. */
+static void test_specs_same(void **state) {
+  (void)state;
+  static const char *const same[][2] = {
+      {"pgs", "pgs[tol=1e-10]"},                /* 1e-10: the default tol */
+      {"pgs[sweeps=10]", "pgs[max_iter=10,tol=0]"},
+      {"pgs[omega=1.2,max_iter=50]", "pgs[max_iter=50,omega=1.2]"},
+      {"siconos:lemke", "siconos:lemke[tol=1e-10]"}};
+  static const char *const other[][2] = {
+      {"pgs", "pgs[tol=1e-8]"},       {"pgs", "pgs[omega=1.2]"},
+      {"pgs", "lemke"},               {"pgs[sweeps=10]", "pgs[max_iter=10]"},
+      {"lemke", "lemke[islands=1]"},  {"newton", "newton[sparse_limit=-1]"}};
+  LsimCompareSpec a, b;
+  for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
+    assert_int_equal(spec(same[k][0], &a, NULL) + spec(same[k][1], &b, NULL), 0);
+    assert_true(lsim_compare_spec_same(&a, &b) && lsim_compare_spec_same(&b, &a));
+    char list[128], err[256] = "", want[256];
+    snprintf(list, sizeof list, "%s,%s", same[k][0], same[k][1]);
+    LsimCompareSpec specs[LSIM_COMPARE_MAX_SOLVERS];
+    int n = 0;
+    assert_int_equal(lsim_compare_parse_list(list, specs, &n, err, sizeof err), -1);
+    snprintf(want, sizeof want, "solver '%s' is '%s' again (the same solver with the same "
+             "options): list it once", same[k][1], same[k][0]);
+    assert_string_equal(err, want);
+  }
+  for (size_t k = 0; k < sizeof other / sizeof other[0]; ++k) {
+    assert_int_equal(spec(other[k][0], &a, NULL) + spec(other[k][1], &b, NULL), 0);
+    assert_false(lsim_compare_spec_same(&a, &b));
+  }
+}
+
 /* Raises the stop flag (as SIGTERM's handler would) when problem 5 begins. */
 static volatile sig_atomic_t stop_flag;
 static void stop_at_5(void *arg, int done, int total) {
@@ -443,6 +476,7 @@ int main(void) {
       cmocka_unit_test(test_roundtrip),
       cmocka_unit_test(test_stepper_dump),
       cmocka_unit_test(test_specs),
+      cmocka_unit_test(test_specs_same),
       cmocka_unit_test(test_interrupted),
       cmocka_unit_test(test_summary_excludes_failures),
       cmocka_unit_test(test_timed_outcomes),

@@ -518,6 +518,11 @@ bad "unknown option 'speed'" data/two_blocks.json --solvers 'pgs[speed=2]'
 bad "bad value 'x'" data/two_blocks.json --solvers 'pgs[sweeps=x]'
 bad "bad value '-2' for sparse_limit" data/two_blocks.json --solvers 'newton[sparse_limit=-2]'
 bad "listed twice" data/two_blocks.json --solvers 'lemke,lemke'
+# The same solver and options written twice otherwise (two series of the same numbers
+# under two names; both ran before): refused, naming both spellings.
+bad "solver 'pgs[max_iter=10,tol=0]' is 'pgs[sweeps=10]' again" data/two_blocks.json \
+  --solvers 'pgs[sweeps=10],pgs[max_iter=10,tol=0]'
+bad "solver 'pgs[tol=1e-10]' is 'pgs' again" data/two_blocks.json --solvers 'pgs,pgs[tol=1e-10]'
 bad "missing.json" "$tmp/missing.json" --solvers lemke
 bad "--mode" data/two_blocks.json --solvers lemke --mode sideways
 bad "siconos:qp" data/two_blocks.json --solvers 'lemke,siconos:qp'
@@ -539,6 +544,56 @@ bad "--reference: solver spec 'lemke[omega=1.2]': omega is an option of pgs only
   data/two_blocks.json --solvers pgs --reference 'lemke[omega=1.2]'
 bad "--repeat 3: --mode independent solves each step once" data/two_blocks.json \
   --solvers lemke,pgs --mode independent --repeat 3
+# A reference written otherwise than the listed solver it is ('lemke[tol=1e-10]' for
+# lemke, whose default tol that is) is that solver: 4 series, not 6 (a third lemke pair).
+$bin compare data/two_blocks.json --solvers lemke,pgs --reference 'lemke[tol=1e-10]' --quiet \
+  -o "$tmp/refsame.h5" || fail "reference spelled otherwise: exit $?"
+$PY -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r')
+labels = [x.decode() for x in f['series/label']]
+assert labels == ['lemke (cold)', 'lemke (warm)', 'pgs (cold)', 'pgs (warm)'], labels
+assert f['parameters/reference'][()] == b'lemke' and f['parameters/reference_series'][()] == 1
+" "$tmp/refsame.h5" || fail "reference spelled otherwise: series"
+# A comparison whose steps have no LCP (the ball still falling at step 10) says so in one
+# note, exit 0, its file written (before: a table of dashes and nothing else), shadow
+# and independent alike; a comparison with LCPs has no such note.
+for m in shadow independent; do
+  $bin compare data/bouncing_ball.json --solvers lemke,pgs --steps 10 --mode $m --quiet \
+    -o "$tmp/nolcp.h5" 2> "$tmp/nolcp.err" || fail "no LCP ($m): exit $?"
+  grep -qx "lcpsim compare: note: none of the 10 steps had an LCP (no contact or tether row active): no solver was compared; give more --steps or a scene whose bodies touch" \
+    "$tmp/nolcp.err" && [ "$(wc -l < "$tmp/nolcp.err")" -eq 1 ] && [ -f "$tmp/nolcp.h5" ] \
+    || fail "no LCP ($m): $(cat "$tmp/nolcp.err")"
+done
+$bin compare data/two_blocks.json --solvers lemke,pgs --quiet -o "$tmp/lcps.h5" 2> "$tmp/lcps.err" \
+  && [ ! -s "$tmp/lcps.err" ] || fail "two_blocks: $(cat "$tmp/lcps.err")"
+# A scene on a pipe (/dev/stdin), as lcpsim runs one: read once, compared (it had been
+# probed for a problem file first, which left the scene reader an empty text: exit 2,
+# "/dev/stdin:1:1: unexpected token near end of file"); the file keeps its text.
+cat data/two_blocks.json | $bin compare /dev/stdin --solvers lemke,pgs --quiet -o "$tmp/stdin.h5" \
+  2> "$tmp/stdin.err" || fail "compare /dev/stdin: exit $?: $(cat "$tmp/stdin.err")"
+$PY -c "
+import h5py, sys
+f = h5py.File(sys.argv[1], 'r')
+assert f['scene_text'][()].decode() == open('data/two_blocks.json').read()
+assert f['results/status'].shape == (3, 4) and (f['problem_size'][()] > 0).all()
+" "$tmp/stdin.h5" || fail "compare /dev/stdin: file"
+# Scenes the time step does not run as written are refused at their key: an event-driven
+# scene (its impacts resolved by its own Lemke; compared before as a time-stepped scene,
+# exit 0, without a word), sequential impacts on the time step (ignored before), a hybrid
+# model (no LCP at all).
+bad 'bouncing_ball_events.json:9:17: integrator: "event_driven": a comparison hands the time step' \
+  data/bouncing_ball_events.json --solvers lemke,pgs --steps 500
+bad 'newtons_cradle.json:10:17: integrator: "event_driven"' data/newtons_cradle.json \
+  --solvers lemke,pgs --mode independent
+$PY -c "
+import json, sys
+d = json.load(open('data/bouncing_ball.json')); d['event_driven'] = {'impacts': 'sequential'}
+json.dump(d, open(sys.argv[1], 'w'), indent=1)" "$tmp/sequential.json"
+bad 'sequential.json:' "$tmp/sequential.json" --solvers lemke
+grep -qF 'event_driven.impacts: "sequential" applies to "integrator": "event_driven"' "$tmp/bad.err" \
+  || fail "sequential impacts: $(cat "$tmp/bad.err")"
+bad 'slip.json:6:3: hybrid: a hybrid-model scene' data/slip.json --solvers lemke
 
 # The help says what the code does: the factored form always dumped and only a dense
 # reference stopping; pgs, newton and lemke_sparse never skipped above --dense-limit, lemke

@@ -96,8 +96,11 @@ $bin compare "$D/lcp_ortiz.dat" "$D/lcp_exp_murty.dat" "$D/lcp_ortiz_block.dat" 
   || fail "unique: exit $?"
 grep -q "over the solves that did not fail" "$tmp/set.md" || fail "summary note: $(cat "$tmp/set.md")"
 # The summary from the file (lcpsim_compare.py --summary) is the one the command printed,
-# column for column (it had no budget, skipped, tolerance nor last column).
-for r in set fc indep; do
+# column for column (it had no budget, skipped, tolerance nor last column), also for a
+# comparison whose steps had no LCP (success '-', where the script had printed '-%').
+$bin compare data/bouncing_ball.json --solvers lemke,pgs --steps 10 -o "$tmp/nolcp.h5" \
+  > "$tmp/nolcp.md" 2> /dev/null || fail "no LCP: exit $?"
+for r in set fc indep nolcp; do
   $PY scripts/lcpsim_compare.py "$tmp/$r.h5" --summary --no-figures > "$tmp/$r.py.md" || fail "$r: --summary"
   tail -n +3 "$tmp/$r.md" | diff - "$tmp/$r.py.md" > "$tmp/$r.diff" || fail "$r: summaries differ: $(cat "$tmp/$r.diff")"
 done

@@ -12,7 +12,9 @@
 #     'pgs[sweeps=10]' as if both failed);
 #   - every figure the README lists exists (PNG and PDF, non-empty); each profile panel
 #     names the series that solve none of its problems (lcpsim_compare.solving_none);
-#   - pending and missing-scene experiments are listed as pending, the run exits 0.
+#   - pending and missing-scene experiments are listed as pending, the run exits 0;
+#   - an experiment whose steps have no LCP is listed as done, nothing compared: no best
+#     series, no figures.
 set -u
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -41,6 +43,10 @@ J
 cat > "$tmp/defs/e_missing.json" <<'J'
 {"name": "e_missing", "scene": "data/no_such_scene.json", "solvers": ["lemke"]}
 J
+cat > "$tmp/defs/f_nolcp.json" <<'J'
+{"name": "f_nolcp", "title": "the ball still falling", "scene": "data/bouncing_ball.json",
+ "steps": 10, "solvers": ["lemke", "pgs"]}
+J
 $PY scripts/run_experiments.py --defs "$tmp/defs" --out "$tmp/out" > "$tmp/log" 2>&1 \
   || { cat "$tmp/log"; fail "run_experiments exit $?"; }
 
@@ -61,7 +67,14 @@ def check(cond, what):
     global bad
     if not cond:
         print("FAIL:", what); bad += 1
-check(set(rows) == {"a_stack", "b_indep", "c_set", "d_pending", "e_missing"}, f"rows {sorted(rows)}")
+check(set(rows) == {"a_stack", "b_indep", "c_set", "d_pending", "e_missing", "f_nolcp"},
+      f"rows {sorted(rows)}")
+# an experiment whose steps have no LCP compares nothing and says so: no best solver (it
+# had named the first series, at 0 %), no figures (profiles of every solver at 0)
+check(rows["f_nolcp"][3:5] == ["0", "done: no step had an LCP (nothing in contact), nothing compared"]
+      and rows["f_nolcp"][6:] == ["-", "-", "-"], f"f_nolcp: {rows['f_nolcp']}")
+check(sorted(os.listdir(os.path.join(out, "f_nolcp"))) == ["f_nolcp.h5", "summary.md"],
+      f"f_nolcp: {os.listdir(os.path.join(out, 'f_nolcp'))}")
 check(rows["d_pending"][4] == "pending (not yet)", f"pending: {rows['d_pending'][4]}")
 check(rows["e_missing"][4] == "pending (scene not available)", f"missing: {rows['e_missing'][4]}")
 for name in ("a_stack", "b_indep", "c_set"):

@@ -285,4 +285,18 @@ grep -q "a comparison killed before its end ($k problems written, no /summary)" 
 [ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part is left from an earlier run of this output that did not finish" "$out/err" \
   || fail "compare rerun: $(cat "$out/err")"
 [ -f "$f" ] && [ -f "$part" ] || fail "compare rerun: $f missing or $part removed"
+# kill -9 of a comparison that keeps its reference's run (--trajectory) leaves two files,
+# its own and the run's (PATH.<pid>.partial.trajectory.<pid>.partial); the next comparison
+# of that -o counts both (it had named the first alone, the run's left unsaid).
+f="$out/cmp-kt.h5"
+./lcpsim compare data/pile_10.json --solvers lemke,pgs --steps 100000 --trajectory --quiet \
+  -o "$f" & p=$!
+part="$f.$p.partial"
+wait_partial "$part.trajectory.$p.partial"
+kill -9 $p
+wait $p || true
+[ -f "$part" ] && [ -f "$part.trajectory.$p.partial" ] || fail "compare --trajectory kill -9: $(ls "$out")"
+./lcpsim compare data/two_blocks.json --solvers lemke -o "$f" --quiet 2> "$out/err" || fail "compare rerun failed"
+[ "$(wc -l < "$out/err")" -eq 1 ] && grep -qF "lcpsim: note: $part and 1 more $f.<pid>.partial are left" "$out/err" \
+  || fail "compare --trajectory rerun: $(cat "$out/err")"
 echo "interrupted_runs:$summary a killed comparison's $k rows and dumped steps read; leftover partials noted"
