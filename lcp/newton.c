@@ -121,7 +121,11 @@
  * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 500),
  * phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
  * the dense M, warm started from the best point's active set: the answer is then
- * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit, when
+ * Lemke's, with its guarantees for copositive-plus problems. When that Lemke ends on a ray
+ * or a breakdown, its LU run follows (sparse Lemke on f from the same guess, as the solver
+ * front does after dense Lemke), then sparse Lemke from the caller's guess {i : z_i > 0};
+ * on the dominoes these took newton's failed steps from 14 to 1 in 6009 (docs/solvers.md).
+ * Above dense_limit, when
  * sparse_limit allows (off by default), sparse Lemke (lemke_sparse.c: the same method on
  * the factored problem with a sparse LU basis, M never formed) is the fallback in the same
  * way. Otherwise phase 2 gets the remaining steps and nothing follows: M is never formed.
@@ -193,6 +197,7 @@ struct LsimNewton {
   double *iz, *iw, *ir, *idz, *idw;      /* [cap_n] interior point: z, w, M z + q - w, steps */
   unsigned char *active, *abest;         /* [cap_n] 1 for i in A; the A of fewest
                                             infeasible rows in the subproblem */
+  unsigned char *start;                  /* [cap_n] the caller's guess {i : z_i > 0} */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
   int *Ap;                               /* [cap_a] augmented matrix, CSC column pointers */
@@ -258,7 +263,8 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->wrn), free(ws->center);
   free(ws->iz), free(ws->iw), free(ws->ir), free(ws->idz), free(ws->idw);
   free(ws->sa), free(ws->sd);
-  free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
+  free(ws->active), free(ws->abest), free(ws->start), free(ws->u), free(ws->rhs), free(ws->x);
+  free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
 }
@@ -278,6 +284,8 @@ static int reserve(LsimNewton *ws, int n, int m, int nz) {
     if (lsim_grow((void **)&ws->active, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     cap = ws->cap_n;
     if (lsim_grow((void **)&ws->abest, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
+    cap = ws->cap_n;
+    if (lsim_grow((void **)&ws->start, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     ws->cap_n = cap;
   }
   if (m + 1 > ws->cap_m) {
@@ -758,8 +766,29 @@ static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, 
   st = lsim_lemke_solve(ws->lemke, &ws->dense, &lo, ws->guess, ws->zn, &li);
   info->fallback = 1;
   info->lemke_pivots = li.pivots;
-  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
-  else keep_closer(ws, f, z);
+  if (st == LSIM_SOLVED) {
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    return st;
+  }
+  keep_closer(ws, f, z);
+  /* Ended on a ray or a breakdown (not at the pivot limit): the LU run, as the solver
+     front runs it after dense Lemke (solver.c): the same path rules and guess with the
+     basis as a sparse LU on f, whose ties the explicit inverse's rounding had decided
+     wrongly (a dominoes step, n = 318: dense Lemke from newton's point failed, this run
+     solves it). Its answer is kept when it solves, else when it is closer. */
+  if (st != LSIM_SECONDARY_RAY && st != LSIM_BREAKDOWN) return st;
+  if (!ws->lemke_sparse && !(ws->lemke_sparse = lsim_lemke_sparse_create()))
+    return LSIM_OUT_OF_MEMORY;
+  memcpy(ws->zn, z, (size_t)n * sizeof(double)); /* the closer point; the same guess */
+  memset(&li, 0, sizeof li);
+  const int lu = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->guess, ws->zn, &li);
+  info->fallback = 3;
+  info->lemke_pivots += li.pivots;
+  if (lu == LSIM_SOLVED) {
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    return lu;
+  }
+  keep_closer(ws, f, z);
   return st;
 }
 
@@ -784,6 +813,30 @@ static int lemke_sparse_fallback(LsimNewton *ws, const LsimFactoredLcp *f, doubl
   const int st = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->sguess, ws->zn, &li);
   info->fallback = 2;
   info->lemke_pivots = li.pivots;
+  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  else keep_closer(ws, f, z);
+  return st;
+}
+
+/* Sparse Lemke on f from the caller's guess ws->start, z (the best point so far) the point
+ * it must beat; z gets its answer when it solves, else when it is closer. A dominoes step
+ * (h = 0.008 s, step 120, n = 372): Lemke from newton's best point's active set, dense
+ * and its LU run, failed (2.2e-3 relative), and so did both cold (breakdown, secondary
+ * ray); from the previous step's impulses sparse Lemke solves it in 245 pivots. Returns
+ * its status. */
+static int start_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
+                          LsimNewtonInfo *info) {
+  const int n = f->n;
+  if (!ws->lemke_sparse && !(ws->lemke_sparse = lsim_lemke_sparse_create()))
+    return LSIM_OUT_OF_MEMORY;
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = tol;
+  LsimLemkeInfo li;
+  memset(&li, 0, sizeof li);
+  memcpy(ws->zn, z, (size_t)n * sizeof(double));
+  const int st = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->start, ws->zn, &li);
+  info->fallback = 4;
+  info->lemke_pivots += li.pivots;
   if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
   else keep_closer(ws, f, z);
   return st;
@@ -820,6 +873,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   if (scale == 0.0) scale = 1.0;
   const double target = o.tol * scale;
   for (int i = 0; i < n; ++i) z[i] = warm && z[i] > 0.0 && z[i] < INFINITY ? z[i] : 0.0;
+  int have_start = 0; /* the caller's guess as a basis, for the last fallback */
+  for (int i = 0; i < n; ++i) have_start |= ws->start[i] = z[i] > 0.0;
   int pgs_usable = 1;
   lsim_factored_w(f, z, ws->u, ws->w);
   double nat;
@@ -1005,8 +1060,13 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
     if (status != LSIM_OUT_OF_MEMORY && fallback) {
       lsim_factored_w(f, z, ws->u, ws->w);
-      const int st = sparse ? lemke_sparse_fallback(ws, f, o.tol, z, info)
-                            : lemke_fallback(ws, f, o.tol, z, info);
+      int st = sparse ? lemke_sparse_fallback(ws, f, o.tol, z, info)
+                      : lemke_fallback(ws, f, o.tol, z, info);
+      /* Below dense_limit, when Lemke from the best point's active set failed: sparse
+         Lemke from the caller's guess {i : z_i > 0} (the previous step's impulses by
+         contact id in a run), a path that can succeed where the other failed. */
+      if (st != LSIM_SOLVED && st != LSIM_OUT_OF_MEMORY && !sparse && have_start)
+        st = start_fallback(ws, f, o.tol, z, info);
       if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;
     }
   }

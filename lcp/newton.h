@@ -48,7 +48,10 @@ typedef struct LsimNewtonInfo {
   int refinements;     /* solves with the factors (back substitutions) */
   int ipm_iterations;  /* interior point steps (0 when phase 1 solved the problem) */
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
-  int fallback;        /* 1 when the Lemke fallback ran, 2 when the sparse one did */
+  int fallback;        /* 1 when the Lemke fallback ran, 2 when the sparse one did, 3 when
+                          the dense one ended on a ray or a breakdown and its LU run
+                          (sparse Lemke on f, the same guess) followed, 4 when both failed
+                          and sparse Lemke from the caller's guess {z_i > 0} followed */
   double residual;     /* natural residual of the returned z, w recomputed from z */
   double *trace;       /* optional, caller's: natural residual after each phase-1 Newton
                           step and each proximal step */

@@ -462,6 +462,45 @@ static void test_settled_pile_interior_point(void **state) {
   free(text);
 }
 
+/* The dominoes (data/dominoes_10.json) stepped by newton as a run steps it (warm started
+ * by contact id, island by island, policy continue so that the status is newton's own):
+ * n up to 384 here, below dense_limit, so a failure of newton's own phases goes to dense
+ * Lemke from its best point's active set. At h = 0.005 s, step 193 (n = 318), that Lemke
+ * ended on a ray or a breakdown (newton returned max_iterations at 3.5e-5 relative) and
+ * its LU run (sparse Lemke on the factored problem, the same guess) solves it; at h =
+ * 0.008 s, step 120 (n = 372), the LU run fails too (2.2e-3) and sparse Lemke from the
+ * step's guess (the previous impulses) solves it. Every step of the first 200 and 125
+ * must be solved by newton itself to 1e-10 relative. */
+static void test_dominoes_steps(void **state) {
+  (void)state;
+  static const double h[2] = {0.005, 0.008};
+  static const int steps[2] = {200, 125};
+  for (int r = 0; r < 2; ++r) {
+    SceneStepper sc;
+    assert_int_equal(scene_stepper_open(&sc, "data/dominoes_10.json", "newton", 1e-10), 0);
+    sc.model.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;
+    sc.model.time_step = h[r];
+    lsim_stepper_free(sc.stepper);
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&sc.stepper, &sc.model, NULL, err, sizeof err), 0);
+    int failed = 0, largest = 0;
+    for (int k = 0; k < steps[r]; ++k) {
+      LsimStepStats ss;
+      lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+      if (ss.lcp_size > largest) largest = ss.lcp_size;
+      if (ss.first_status != LSIM_SOLVED || !(ss.relative_residual <= RES_TOL)) {
+        print_error("dominoes h %g step %d n %d: %s relative %.2e\n", h[r], k + 1,
+                    ss.lcp_size, lsim_status_name(ss.first_status), ss.relative_residual);
+        ++failed;
+      }
+    }
+    print_message("dominoes h = %g s: %d steps, n up to %d, %d failed\n", h[r], steps[r],
+                  largest, failed);
+    assert_int_equal(failed, 0);
+    scene_stepper_close(&sc);
+  }
+}
+
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
   (void)state;
@@ -547,6 +586,7 @@ int main(void) {
       cmocka_unit_test(test_sparse_fallback),
       cmocka_unit_test(test_schur_velocity_systems),
       cmocka_unit_test(test_settled_pile_interior_point),
+      cmocka_unit_test(test_dominoes_steps),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_failed_fallback_keeps_closer_point),
       cmocka_unit_test(test_pgs_start_counts),
