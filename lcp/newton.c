@@ -209,6 +209,7 @@ struct LsimNewton {
   LsimSchur *schur;   /* the systems on the velocities (newton_schur.h) */
   int schur_ok;       /* 1 when this problem's analysis for it succeeded */
   int use_schur;      /* 1 when the last factors are S's (solves go through it) */
+  int singular;       /* this solve's factorizations found singular (LsimNewtonInfo) */
   double *sa, *sd;    /* [cap_n] S's row scalings a and diagonal d of the last factors */
   /* The Lemke fallback: the dense problem, J transposed for forming it, the basis guess. */
   LsimLemke *lemke;
@@ -407,11 +408,14 @@ static int factor_rows(LsimNewton *ws, const LsimFactoredLcp *f, int nz, int ipm
   if (ws->schur_ok) {
     const int rc = lsim_schur_factor(ws->schur, f, ws->sa, ws->sd);
     if (rc != LSIM_BREAKDOWN) return ws->use_schur = !rc, rc;
+    ++ws->singular;
   }
   ws->use_schur = 0;
   if (ipm) ipm_values(f, ws->sa, ws->sd, ws->Tx);
   else triplets(ws, f, NULL, NULL, ws->Tx, eps);
-  return numeric(ws, f, nz);
+  const int rc = numeric(ws, f, nz);
+  ws->singular += rc == LSIM_BREAKDOWN;
+  return rc;
 }
 
 /* The factors for the active set in ws->active and regularisation eps: a_i = 1, d_i = eps
@@ -579,6 +583,7 @@ static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double
       }
     }
     if (!accepted) {
+      ++info->stalls;
       /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
       if (!*pgs_usable || sweeps <= 0) break;
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));
@@ -850,6 +855,9 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
   info->factorizations = info->single_pivots = 0;
   info->lemke_pivots = info->fallback = info->ipm_iterations = 0;
+  info->stalls = info->singular = 0;
+  for (int k = 0; k < 4; ++k) info->stage_residual[k] = NAN;
+  ws->singular = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
@@ -885,6 +893,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
+  info->stage_residual[0] = nat;
 
   /* Whether the dense Lemke fallback (the reference) follows a failure: then neither the
      interior point nor the velocity form runs, as before them. */
@@ -928,6 +937,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
     status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
                           ipm_iter > 0 && phase1_first < max_iter / 2 ? phase1_first : max_iter / 2,
                           &pgs_usable, z, &best, info);
+    info->stage_residual[1] = best;
     if (status == LSIM_MAX_ITERATIONS) {
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));
       lsim_factored_w(f, z, ws->u, ws->w);
@@ -948,6 +958,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       status = nat <= target ? LSIM_SOLVED
                              : minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol,
                                             sweeps, max_iter / 2, &pgs_usable, z, &best, info);
+      info->stage_residual[2] = best;
       if (status == LSIM_MAX_ITERATIONS) {
         memcpy(z, ws->zbest, (size_t)n * sizeof(double));
         lsim_factored_w(f, z, ws->u, ws->w);
@@ -965,6 +976,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
   int changed = 1, best_inf = n + 1, best_last = 0, singles = -1, stalled = 0, raises = 0;
+  const int phase2_start = info->iterations;
   double last_outer = INFINITY;
   while (status == LSIM_MAX_ITERATIONS && info->iterations < phase2_end) {
     ++info->iterations;
@@ -1056,6 +1068,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   /* Return the best point; its residual from z alone. When both phases failed, Lemke on
      the dense M from the best point's active set, if small enough. */
+  if (info->iterations > phase2_start) info->stage_residual[3] = best;
+  info->singular = ws->singular;
   if (status != LSIM_SOLVED) {
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
     if (status != LSIM_OUT_OF_MEMORY && fallback) {

@@ -501,6 +501,66 @@ static void test_dominoes_steps(void **state) {
   }
 }
 
+/* The statistics that say where a solve ended (LsimNewtonInfo.stage_residual, stalls,
+ * singular). M = I (C = I), q = (-1, -2), no PGS: the start z = 0 has natural residual
+ * 2; phase 1's first Newton step lands on z = (1, 2) exactly (A = {1, 2}, M_AA = I), so
+ * stage [1] is 0 (round-off of a refined solve of an identity: at most 1e-15 here) and the
+ * later stages do not run (NAN); no line search fails, no factorization is singular.
+ * M = 0 with q = (1, -2) has no solution (w_2 = -2 whatever z): the start's residual is 2
+ * (|min(0, -2)|) and no stage lowers it. Phase 1's first line search fails (stalls 1; with
+ * no PGS to restart, phase 1 ends there), phase 2 runs (stage [3] = 2), the interior point
+ * does not (n is under dense_limit: the Lemke fallback follows, and fails). */
+static void test_stage_statistics(void **state) {
+  (void)state;
+  LsimNewton *ws = lsim_newton_create();
+  const int zero[3] = {0, 0, 0}, cp[3] = {0, 1, 2}, ci[2] = {0, 1};
+  const double cv[2] = {1.0, 1.0};
+  double q[2] = {-1.0, -2.0}, z[2] = {0.0, 0.0};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp,
+                       .C_idx = ci, .C_val = cv, .q = q};
+  LsimNewtonOptions o = lsim_default_newton_options();
+  o.pgs_sweeps = 0;
+  LsimNewtonInfo ni;
+  memset(&ni, 0, sizeof ni);
+  assert_int_equal(lsim_newton_solve_factored(ws, &f, &o, 0, z, &ni), LSIM_SOLVED);
+  print_message("M = I: stages %g %g %g %g, stalls %d, singular %d, z = (%g, %g)\n",
+                ni.stage_residual[0], ni.stage_residual[1], ni.stage_residual[2],
+                ni.stage_residual[3], ni.stalls, ni.singular, z[0], z[1]);
+  assert_true(fabs(ni.stage_residual[0] - 2.0) <= 1e-15);
+  assert_true(ni.stage_residual[1] <= 1e-15);
+  assert_true(isnan(ni.stage_residual[2]) && isnan(ni.stage_residual[3]));
+  assert_int_equal(ni.stalls, 0);
+  assert_int_equal(ni.singular, 0);
+  f.C_ptr = NULL;
+  q[0] = 1.0;
+  memset(z, 0, sizeof z);
+  const int rc = lsim_newton_solve_factored(ws, &f, &o, 0, z, &ni);
+  print_message("M = 0: %s, stages %g %g %g %g, stalls %d, singular %d, fallback %d\n",
+                lsim_status_name(rc), ni.stage_residual[0], ni.stage_residual[1],
+                ni.stage_residual[2], ni.stage_residual[3], ni.stalls, ni.singular,
+                ni.fallback);
+  assert_true(rc < 0);
+  assert_true(ni.stage_residual[0] == 2.0 && ni.stage_residual[1] == 2.0);
+  assert_true(isnan(ni.stage_residual[2]) && ni.stage_residual[3] == 2.0);
+  assert_int_equal(ni.stalls, 1);
+  lsim_newton_free(ws);
+  /* The solver front keeps the last newton run's statistics (lsim_solver_newton_info),
+   * other solvers none: the same M = I problem through "newton" (its PGS start solves a
+   * diagonal problem in one sweep: stage [0] 0, the others not run) and "lemke". */
+  LsimSolver *nw = make("newton", 0), *lk = make("lemke", 0);
+  double m[4] = {1.0, 0.0, 0.0, 1.0}, qd[2] = {-1.0, -2.0};
+  const LsimLcp lcp = {.n = 2, .M = m, .q = qd};
+  memset(z, 0, sizeof z);
+  assert_int_equal(lsim_solver_solve(nw, &lcp, z, NULL), LSIM_SOLVED);
+  const LsimNewtonInfo *fi = lsim_solver_newton_info(nw);
+  assert_non_null(fi);
+  assert_true(fi->stage_residual[0] == 0.0 && isnan(fi->stage_residual[1]));
+  assert_null(fi->trace);
+  assert_int_equal(lsim_solver_solve(lk, &lcp, z, NULL), LSIM_SOLVED);
+  assert_null(lsim_solver_newton_info(lk));
+  lsim_solver_free(nw), lsim_solver_free(lk);
+}
+
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
   (void)state;
@@ -587,6 +647,7 @@ int main(void) {
       cmocka_unit_test(test_schur_velocity_systems),
       cmocka_unit_test(test_settled_pile_interior_point),
       cmocka_unit_test(test_dominoes_steps),
+      cmocka_unit_test(test_stage_statistics),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_failed_fallback_keeps_closer_point),
       cmocka_unit_test(test_pgs_start_counts),
