@@ -839,7 +839,10 @@ static int start_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, 
   LsimLemkeInfo li;
   memset(&li, 0, sizeof li);
   memcpy(ws->zn, z, (size_t)n * sizeof(double));
+  /* The path from the guess alone: the cold runs, dense and sparse, have failed already. */
+  lsim_lemke_sparse_set_warm_only(ws->lemke_sparse, 1);
   const int st = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->start, ws->zn, &li);
+  lsim_lemke_sparse_set_warm_only(ws->lemke_sparse, 0);
   info->fallback = 4;
   info->lemke_pivots += li.pivots;
   if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
