@@ -12,7 +12,9 @@
  *
  * --driver newton drives the run with newton (tol 1e-10) instead, so the guess is the previous
  * step's exact solution (--driver lemke_sparse likewise with sparse Lemke); --no-pgs skips
- * the PGS series; --verbose prints every solve.
+ * the PGS series; --verbose prints every solve (for newton also where it ended:
+ * LsimNewtonInfo's best relative residual after each stage, line search stalls, singular
+ * factorizations).
  * --from S solves (and counts) only the steps from S on (the ones before only drive the
  * simulation); --only TEXT runs only the series whose label contains TEXT. The
  * lemke_sparse series (lemke_sparse.c, never forming M) run at every size. --cpu times with
@@ -241,6 +243,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms\n",
                 step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
                 st.warm_started, s->ms[s->runs - 1]);
+      /* Where newton ended (whole: the problem's; islands: the last island's), the best
+         relative residual after each stage (nan: not run). */
+      const LsimNewtonInfo *ni = verbose ? lsim_solver_newton_info(s->solver) : NULL;
+      if (ni) {
+        double qmax = 0.0;
+        for (int i = 0; i < n; ++i) qmax = fmax(qmax, fabs(f->q[i]));
+        if (qmax == 0.0) qmax = 1.0;
+        fprintf(stderr, "step %d %s stages: start %.1e phase1 %.1e ipm %.1e phase2 %.1e "
+                "stalls %d singular %d ipm_steps %d single_pivots %d eps_cuts %d fallback %d\n",
+                step, s->label, ni->stage_residual[0] / qmax, ni->stage_residual[1] / qmax,
+                ni->stage_residual[2] / qmax, ni->stage_residual[3] / qmax, ni->stalls,
+                ni->singular, ni->ipm_iterations, ni->single_pivots, ni->restarts, ni->fallback);
+      }
       if (verbose && s->carry == 0 && !s->islands && rc == LSIM_SOLVED)
         print_structure(step, f, z, lsim_solver_last_basis(s->solver, &(int){0}));
     }

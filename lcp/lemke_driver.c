@@ -538,6 +538,11 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
     }
     if (info) info->restarts = 1;
   }
+  /* Warm paths only (their caller has run the cold ones already): the caller's point. */
+  if (have_guess && drv->warm_only) {
+    memcpy(z, drv->start, (size_t)n * sizeof(double));
+    return status == LSIM_SOLVED ? LSIM_BREAKDOWN : status;
+  }
 
   /* Cold start; if it fails (ray, breakdown, cycle), a second cold run that breaks
    * non-degenerate ties by the largest pivot, then a third without the preference for sound

@@ -74,6 +74,7 @@ typedef struct LsimLemkeDriver {
   int refactor_reset;     /* 1: every cold run starts again from refactor_first */
   int lazy_first_tie;     /* see lsim_lemke_driver_solve */
   int retry_positive;     /* lsim_lemke_sparse_set_retry_positive */
+  int warm_only;          /* lsim_lemke_sparse_set_warm_only */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */
@@ -109,7 +110,8 @@ void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv);
 /* The solve after begin (ops, ctx and the settings are the caller's). q >= 0: z = 0.
  * With have_guess, the guessed basis (returned if its basic solution passes the acceptance
  * test, else Lemke's path from it; with retry_positive the basis {i : start_i > 0} next
- * when it differs), then up to three cold runs (lemke.c's ROBUSTNESS). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
+ * when it differs), then up to three cold runs (lemke.c's ROBUSTNESS), none with
+ * warm_only (the warm paths' status is returned, z the caller's point). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
  * lazy_first_tie 1: the ties of the first ratio test (z0 entering) compare the gap
  * x_i - x_min with the tie bound and compute the rounding bounds (a row of B^{-1} each)
  * only when the cheaper terms do not decide; 0: x_i with x_min + bound, every bound

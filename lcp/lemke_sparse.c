@@ -146,6 +146,8 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) {
   ws->drv.retry_positive = on;
 }
 
+void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm_only = on; }
+
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
 }

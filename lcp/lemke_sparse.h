@@ -25,6 +25,12 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
  * default): straight to the cold runs, as lemke.c. */
 void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on);
 
+/* on != 0: with a basis guess, only the warm paths run (from the guess, and with
+ * retry_positive from {i : z_i > 0}); when they fail the solve ends with their status and
+ * the caller's point, no cold runs (for a caller that has run the cold ones already).
+ * 0 (the default): the cold runs follow. No effect without a guess. */
+void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on);
+
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 

@@ -121,7 +121,11 @@
  * Fallback. When phase 1 ends without a solution and n <= dense_limit (default 500),
  * phase 2 gets PHASE2_SHORT steps only, then Lemke (lemke.c) runs on
  * the dense M, warm started from the best point's active set: the answer is then
- * Lemke's, with its guarantees for copositive-plus problems. Above dense_limit, when
+ * Lemke's, with its guarantees for copositive-plus problems. When that Lemke ends on a ray
+ * or a breakdown, its LU run follows (sparse Lemke on f from the same guess, as the solver
+ * front does after dense Lemke), then sparse Lemke from the caller's guess {i : z_i > 0};
+ * on the dominoes these took newton's failed steps from 14 to 1 in 6009 (docs/solvers.md).
+ * Above dense_limit, when
  * sparse_limit allows (off by default), sparse Lemke (lemke_sparse.c: the same method on
  * the factored problem with a sparse LU basis, M never formed) is the fallback in the same
  * way. Otherwise phase 2 gets the remaining steps and nothing follows: M is never formed.
@@ -193,6 +197,7 @@ struct LsimNewton {
   double *iz, *iw, *ir, *idz, *idw;      /* [cap_n] interior point: z, w, M z + q - w, steps */
   unsigned char *active, *abest;         /* [cap_n] 1 for i in A; the A of fewest
                                             infeasible rows in the subproblem */
+  unsigned char *start;                  /* [cap_n] the caller's guess {i : z_i > 0} */
   double *u;                             /* [cap_m] B z */
   double *rhs, *x;                       /* [cap_a] augmented right side, solution */
   int *Ap;                               /* [cap_a] augmented matrix, CSC column pointers */
@@ -204,6 +209,7 @@ struct LsimNewton {
   LsimSchur *schur;   /* the systems on the velocities (newton_schur.h) */
   int schur_ok;       /* 1 when this problem's analysis for it succeeded */
   int use_schur;      /* 1 when the last factors are S's (solves go through it) */
+  int singular;       /* this solve's factorizations found singular (LsimNewtonInfo) */
   double *sa, *sd;    /* [cap_n] S's row scalings a and diagonal d of the last factors */
   /* The Lemke fallback: the dense problem, J transposed for forming it, the basis guess. */
   LsimLemke *lemke;
@@ -258,7 +264,8 @@ void lsim_newton_free(LsimNewton *ws) {
   free(ws->wrn), free(ws->center);
   free(ws->iz), free(ws->iw), free(ws->ir), free(ws->idz), free(ws->idw);
   free(ws->sa), free(ws->sd);
-  free(ws->active), free(ws->abest), free(ws->u), free(ws->rhs), free(ws->x), free(ws->Ap);
+  free(ws->active), free(ws->abest), free(ws->start), free(ws->u), free(ws->rhs), free(ws->x);
+  free(ws->Ap);
   free(ws->Ti), free(ws->Tj), free(ws->Ai), free(ws->Map), free(ws->Tx), free(ws->Ax);
   free(ws);
 }
@@ -278,6 +285,8 @@ static int reserve(LsimNewton *ws, int n, int m, int nz) {
     if (lsim_grow((void **)&ws->active, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     cap = ws->cap_n;
     if (lsim_grow((void **)&ws->abest, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
+    cap = ws->cap_n;
+    if (lsim_grow((void **)&ws->start, &cap, n, 1)) return LSIM_OUT_OF_MEMORY;
     ws->cap_n = cap;
   }
   if (m + 1 > ws->cap_m) {
@@ -399,11 +408,14 @@ static int factor_rows(LsimNewton *ws, const LsimFactoredLcp *f, int nz, int ipm
   if (ws->schur_ok) {
     const int rc = lsim_schur_factor(ws->schur, f, ws->sa, ws->sd);
     if (rc != LSIM_BREAKDOWN) return ws->use_schur = !rc, rc;
+    ++ws->singular;
   }
   ws->use_schur = 0;
   if (ipm) ipm_values(f, ws->sa, ws->sd, ws->Tx);
   else triplets(ws, f, NULL, NULL, ws->Tx, eps);
-  return numeric(ws, f, nz);
+  const int rc = numeric(ws, f, nz);
+  ws->singular += rc == LSIM_BREAKDOWN;
+  return rc;
 }
 
 /* The factors for the active set in ws->active and regularisation eps: a_i = 1, d_i = eps
@@ -571,6 +583,7 @@ static int minmap_phase(LsimNewton *ws, const LsimFactoredLcp *f, int nz, double
       }
     }
     if (!accepted) {
+      ++info->stalls;
       /* Restart: PGS from the best point. Without PGS there is nothing left to try. */
       if (!*pgs_usable || sweeps <= 0) break;
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));
@@ -758,8 +771,29 @@ static int lemke_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, 
   st = lsim_lemke_solve(ws->lemke, &ws->dense, &lo, ws->guess, ws->zn, &li);
   info->fallback = 1;
   info->lemke_pivots = li.pivots;
-  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
-  else keep_closer(ws, f, z);
+  if (st == LSIM_SOLVED) {
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    return st;
+  }
+  keep_closer(ws, f, z);
+  /* Ended on a ray or a breakdown (not at the pivot limit): the LU run, as the solver
+     front runs it after dense Lemke (solver.c): the same path rules and guess with the
+     basis as a sparse LU on f, whose ties the explicit inverse's rounding had decided
+     wrongly (a dominoes step, n = 318: dense Lemke from newton's point failed, this run
+     solves it). Its answer is kept when it solves, else when it is closer. */
+  if (st != LSIM_SECONDARY_RAY && st != LSIM_BREAKDOWN) return st;
+  if (!ws->lemke_sparse && !(ws->lemke_sparse = lsim_lemke_sparse_create()))
+    return LSIM_OUT_OF_MEMORY;
+  memcpy(ws->zn, z, (size_t)n * sizeof(double)); /* the closer point; the same guess */
+  memset(&li, 0, sizeof li);
+  const int lu = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->guess, ws->zn, &li);
+  info->fallback = 3;
+  info->lemke_pivots += li.pivots;
+  if (lu == LSIM_SOLVED) {
+    memcpy(z, ws->zn, (size_t)n * sizeof(double));
+    return lu;
+  }
+  keep_closer(ws, f, z);
   return st;
 }
 
@@ -789,6 +823,33 @@ static int lemke_sparse_fallback(LsimNewton *ws, const LsimFactoredLcp *f, doubl
   return st;
 }
 
+/* Sparse Lemke on f from the caller's guess ws->start, z (the best point so far) the point
+ * it must beat; z gets its answer when it solves, else when it is closer. A dominoes step
+ * (h = 0.008 s, step 120, n = 372): Lemke from newton's best point's active set, dense
+ * and its LU run, failed (2.2e-3 relative), and so did both cold (breakdown, secondary
+ * ray); from the previous step's impulses sparse Lemke solves it in 245 pivots. Returns
+ * its status. */
+static int start_fallback(LsimNewton *ws, const LsimFactoredLcp *f, double tol, double *z,
+                          LsimNewtonInfo *info) {
+  const int n = f->n;
+  if (!ws->lemke_sparse && !(ws->lemke_sparse = lsim_lemke_sparse_create()))
+    return LSIM_OUT_OF_MEMORY;
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.tol = tol;
+  LsimLemkeInfo li;
+  memset(&li, 0, sizeof li);
+  memcpy(ws->zn, z, (size_t)n * sizeof(double));
+  /* The path from the guess alone: the cold runs, dense and sparse, have failed already. */
+  lsim_lemke_sparse_set_warm_only(ws->lemke_sparse, 1);
+  const int st = lsim_lemke_sparse_solve(ws->lemke_sparse, f, &lo, ws->start, ws->zn, &li);
+  lsim_lemke_sparse_set_warm_only(ws->lemke_sparse, 0);
+  info->fallback = 4;
+  info->lemke_pivots += li.pivots;
+  if (st == LSIM_SOLVED) memcpy(z, ws->zn, (size_t)n * sizeof(double));
+  else keep_closer(ws, f, z);
+  return st;
+}
+
 int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
                                const LsimNewtonOptions *opt, int warm, double *z,
                                LsimNewtonInfo *info) {
@@ -797,6 +858,9 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   info->iterations = info->sweeps = info->restarts = info->refinements = 0;
   info->factorizations = info->single_pivots = 0;
   info->lemke_pivots = info->fallback = info->ipm_iterations = 0;
+  info->stalls = info->singular = 0;
+  for (int k = 0; k < 4; ++k) info->stage_residual[k] = NAN;
+  ws->singular = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
@@ -820,6 +884,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   if (scale == 0.0) scale = 1.0;
   const double target = o.tol * scale;
   for (int i = 0; i < n; ++i) z[i] = warm && z[i] > 0.0 && z[i] < INFINITY ? z[i] : 0.0;
+  int have_start = 0; /* the caller's guess as a basis, for the last fallback */
+  for (int i = 0; i < n; ++i) have_start |= ws->start[i] = z[i] > 0.0;
   int pgs_usable = 1;
   lsim_factored_w(f, z, ws->u, ws->w);
   double nat;
@@ -830,6 +896,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   memcpy(ws->zbest, z, (size_t)n * sizeof(double));
   double best = nat;
+  info->stage_residual[0] = nat;
 
   /* Whether the dense Lemke fallback (the reference) follows a failure: then neither the
      interior point nor the velocity form runs, as before them. */
@@ -873,6 +940,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
     status = minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol, sweeps,
                           ipm_iter > 0 && phase1_first < max_iter / 2 ? phase1_first : max_iter / 2,
                           &pgs_usable, z, &best, info);
+    info->stage_residual[1] = best;
     if (status == LSIM_MAX_ITERATIONS) {
       memcpy(z, ws->zbest, (size_t)n * sizeof(double));
       lsim_factored_w(f, z, ws->u, ws->w);
@@ -893,6 +961,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
       status = nat <= target ? LSIM_SOLVED
                              : minmap_phase(ws, f, nz, 1e-9 * fmax(dmax, 1e-300), target, o.tol,
                                             sweeps, max_iter / 2, &pgs_usable, z, &best, info);
+      info->stage_residual[2] = best;
       if (status == LSIM_MAX_ITERATIONS) {
         memcpy(z, ws->zbest, (size_t)n * sizeof(double));
         lsim_factored_w(f, z, ws->u, ws->w);
@@ -910,6 +979,7 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   for (int i = 0; i < n; ++i) ws->active[i] = ws->w[i] < z[i];
   const double wtol = 1e-3 * target, ztol = wtol / fmax(dmax, 1e-300);
   int changed = 1, best_inf = n + 1, best_last = 0, singles = -1, stalled = 0, raises = 0;
+  const int phase2_start = info->iterations;
   double last_outer = INFINITY;
   while (status == LSIM_MAX_ITERATIONS && info->iterations < phase2_end) {
     ++info->iterations;
@@ -1001,12 +1071,19 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   }
   /* Return the best point; its residual from z alone. When both phases failed, Lemke on
      the dense M from the best point's active set, if small enough. */
+  if (info->iterations > phase2_start) info->stage_residual[3] = best;
+  info->singular = ws->singular;
   if (status != LSIM_SOLVED) {
     memcpy(z, ws->zbest, (size_t)n * sizeof(double));
     if (status != LSIM_OUT_OF_MEMORY && fallback) {
       lsim_factored_w(f, z, ws->u, ws->w);
-      const int st = sparse ? lemke_sparse_fallback(ws, f, o.tol, z, info)
-                            : lemke_fallback(ws, f, o.tol, z, info);
+      int st = sparse ? lemke_sparse_fallback(ws, f, o.tol, z, info)
+                      : lemke_fallback(ws, f, o.tol, z, info);
+      /* Below dense_limit, when Lemke from the best point's active set failed: sparse
+         Lemke from the caller's guess {i : z_i > 0} (the previous step's impulses by
+         contact id in a run), a path that can succeed where the other failed. */
+      if (st != LSIM_SOLVED && st != LSIM_OUT_OF_MEMORY && !sparse && have_start)
+        st = start_fallback(ws, f, o.tol, z, info);
       if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) status = st;
     }
   }

@@ -48,8 +48,21 @@ typedef struct LsimNewtonInfo {
   int refinements;     /* solves with the factors (back substitutions) */
   int ipm_iterations;  /* interior point steps (0 when phase 1 solved the problem) */
   int lemke_pivots;    /* pivots of the Lemke fallback (0 when it did not run) */
-  int fallback;        /* 1 when the Lemke fallback ran, 2 when the sparse one did */
+  int fallback;        /* 1 when the Lemke fallback ran, 2 when the sparse one did, 3 when
+                          the dense one ended on a ray or a breakdown and its LU run
+                          (sparse Lemke on f, the same guess) followed, 4 when both failed
+                          and sparse Lemke from the caller's guess {z_i > 0} followed */
   double residual;     /* natural residual of the returned z, w recomputed from z */
+  /* Where a failure arose (docs/solvers.md, "Why the settled steps fail"): */
+  double stage_residual[4]; /* the best natural residual so far (over every stage) after
+                               each stage that ran, NAN for one that did not: [0] the
+                               start (guess, PGS), [1] phase 1, [2] the interior point's
+                               crossover and phase 1 after it, [3] phase 2 (before any
+                               Lemke fallback) */
+  int stalls;          /* phase-1 steps whose line search accepted no step (a PGS restart
+                          followed) */
+  int singular;        /* factorizations found singular (the velocity form's S, then the
+                          augmented matrix tried instead; or the augmented one) */
   double *trace;       /* optional, caller's: natural residual after each phase-1 Newton
                           step and each proximal step */
   int trace_capacity;

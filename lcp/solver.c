@@ -38,6 +38,8 @@ struct LsimSolver {
   LsimPgs *pgs;
   LsimSiconos *siconos;
   LsimNewton *newton;
+  LsimNewtonInfo newton_info; /* the last newton run's statistics (trace NULL) */
+  int newton_info_valid;      /* 1 when a newton run made them in the last solve */
   LsimLemkeSparse *lemke_sparse;
   int *sp_ptr;            /* [capacity + 1] newton on a dense problem: zero J, B pointers */
   int *sp_cptr;           /* [capacity + 1] and M's nonzeros as C (CSR) */
@@ -318,6 +320,9 @@ static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSo
   const LsimNewtonOptions no = newton_options(&s->options);
   LsimNewtonInfo ni = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   const int status = lsim_newton_solve_factored(s->newton, f, &no, s->options.warm_start, z, &ni);
+  s->newton_info = ni;
+  s->newton_info.trace = NULL;
+  s->newton_info_valid = 1;
   /* Its steps (each a factorization or solve) and the PGS sweeps of its start and restarts:
      a solve the PGS start finished did work too (never 0 then). */
   st->iterations = ni.iterations + ni.ipm_iterations + ni.sweeps;
@@ -763,6 +768,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
+  s->newton_info_valid = 0;
   s->bz = NULL;
   s->basis_hint = NULL; /* a basis guess serves factored solves only */
   const int n = lcp->n;
@@ -971,6 +977,10 @@ void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *
 
 void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis) { s->basis_hint = basis; }
 
+const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s) {
+  return s->newton_info_valid ? &s->newton_info : NULL;
+}
+
 const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n) {
   if (n) *n = s->final_basis ? s->final_basis_n : 0;
   return s->final_basis;
@@ -981,6 +991,7 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
+  s->newton_info_valid = 0;
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = s->verdict[0] = '\0';
   s->final_basis = NULL, s->final_basis_n = 0;

@@ -14,6 +14,7 @@
 
 #include "factored.h"
 #include "lcp.h"
+#include "newton.h"
 
 typedef struct LsimSolverOptions {
   double tol;        /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp)
@@ -208,6 +209,12 @@ void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *
 
 /* Statistics of the last solve. */
 const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
+
+/* The statistics of the last newton run in the last solve (newton.h: where it ended,
+ * LsimNewtonInfo.stage_residual, stalls, singular; its trace NULL) when the solver is
+ * "newton" (the last island's when it solved island by island); NULL otherwise. Owned by
+ * s, valid until the next solve. */
+const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s);
 
 /* The name the solver was created with, and its options. */
 const char *lsim_solver_name(const LsimSolver *s);

@@ -324,6 +324,44 @@ static void test_step_carries_basis(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* lsim_lemke_sparse_set_warm_only: with a guess, only the warm path runs. On the dumped
+ * box-on-box step (tests/data/lemke_stack_ray.dat, n = 48; cold Lemke solves it) the guess
+ * "every z basic" breaks down at once (0 pivots; more impulses than the two boxes' 12
+ * velocities): with warm_only the solve fails and hands back the caller's point (zeros)
+ * exactly; without, the cold runs follow and solve it to 1e-10; with warm_only and no
+ * guess the cold runs run as before and solve it. */
+static void test_warm_only(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  char err[256];
+  assert_int_equal(lsim_dat_read("tests/data/lemke_stack_ray.dat", &lcp, err, sizeof err), 0);
+  const int n = lcp.n;
+  AsFactored a;
+  as_factored(&a, &lcp);
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  double *z = calloc((size_t)n, sizeof(double));
+  unsigned char *all = malloc((size_t)n);
+  memset(all, 1, (size_t)n);
+  LsimLemkeInfo si;
+  memset(&si, 0, sizeof si);
+  lsim_lemke_sparse_set_warm_only(sl, 1);
+  const int warm = lsim_lemke_sparse_solve(sl, &a.f, NULL, all, z, &si);
+  print_message("warm only, every z basic: %s after %d pivots\n", lsim_status_name(warm),
+                si.pivots);
+  assert_true(warm < 0);
+  assert_true(lsim_test_max_abs(z, n) == 0.0);
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si), LSIM_SOLVED);
+  assert_true(rel_residual(&a.f, z) <= RES_TOL);
+  lsim_lemke_sparse_set_warm_only(sl, 0);
+  memset(z, 0, (size_t)n * sizeof(double));
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, all, z, &si), LSIM_SOLVED);
+  assert_true(rel_residual(&a.f, z) <= RES_TOL);
+  free(z), free(all);
+  lsim_lemke_sparse_free(sl);
+  as_factored_free(&a);
+  lsim_lcp_free(&lcp);
+}
+
 /* Input errors: bad options and a NaN in q are refused; no solution (M = 0, q_2 < 0) fails
  * with a finite z; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
@@ -354,6 +392,7 @@ int main(void) {
       cmocka_unit_test(test_unique_solutions_match_dense),
       cmocka_unit_test(test_dumped_steps),
       cmocka_unit_test(test_factored_pile),
+      cmocka_unit_test(test_warm_only),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),

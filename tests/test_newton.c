@@ -462,6 +462,105 @@ static void test_settled_pile_interior_point(void **state) {
   free(text);
 }
 
+/* The dominoes (data/dominoes_10.json) stepped by newton as a run steps it (warm started
+ * by contact id, island by island, policy continue so that the status is newton's own):
+ * n up to 384 here, below dense_limit, so a failure of newton's own phases goes to dense
+ * Lemke from its best point's active set. At h = 0.005 s, step 193 (n = 318), that Lemke
+ * ended on a ray or a breakdown (newton returned max_iterations at 3.5e-5 relative) and
+ * its LU run (sparse Lemke on the factored problem, the same guess) solves it; at h =
+ * 0.008 s, step 120 (n = 372), the LU run fails too (2.2e-3) and sparse Lemke from the
+ * step's guess (the previous impulses) solves it. Every step of the first 200 and 125
+ * must be solved by newton itself to 1e-10 relative. */
+static void test_dominoes_steps(void **state) {
+  (void)state;
+  static const double h[2] = {0.005, 0.008};
+  static const int steps[2] = {200, 125};
+  for (int r = 0; r < 2; ++r) {
+    SceneStepper sc;
+    assert_int_equal(scene_stepper_open(&sc, "data/dominoes_10.json", "newton", 1e-10), 0);
+    sc.model.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;
+    sc.model.time_step = h[r];
+    lsim_stepper_free(sc.stepper);
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&sc.stepper, &sc.model, NULL, err, sizeof err), 0);
+    int failed = 0, largest = 0;
+    for (int k = 0; k < steps[r]; ++k) {
+      LsimStepStats ss;
+      lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+      if (ss.lcp_size > largest) largest = ss.lcp_size;
+      if (ss.first_status != LSIM_SOLVED || !(ss.relative_residual <= RES_TOL)) {
+        print_error("dominoes h %g step %d n %d: %s relative %.2e\n", h[r], k + 1,
+                    ss.lcp_size, lsim_status_name(ss.first_status), ss.relative_residual);
+        ++failed;
+      }
+    }
+    print_message("dominoes h = %g s: %d steps, n up to %d, %d failed\n", h[r], steps[r],
+                  largest, failed);
+    assert_int_equal(failed, 0);
+    scene_stepper_close(&sc);
+  }
+}
+
+/* The statistics that say where a solve ended (LsimNewtonInfo.stage_residual, stalls,
+ * singular). M = I (C = I), q = (-1, -2), no PGS: the start z = 0 has natural residual
+ * 2; phase 1's first Newton step lands on z = (1, 2) exactly (A = {1, 2}, M_AA = I), so
+ * stage [1] is 0 (round-off of a refined solve of an identity: at most 1e-15 here) and the
+ * later stages do not run (NAN); no line search fails, no factorization is singular.
+ * M = 0 with q = (1, -2) has no solution (w_2 = -2 whatever z): the start's residual is 2
+ * (|min(0, -2)|) and no stage lowers it. Phase 1's first line search fails (stalls 1; with
+ * no PGS to restart, phase 1 ends there), phase 2 runs (stage [3] = 2), the interior point
+ * does not (n is under dense_limit: the Lemke fallback follows, and fails). */
+static void test_stage_statistics(void **state) {
+  (void)state;
+  LsimNewton *ws = lsim_newton_create();
+  const int zero[3] = {0, 0, 0}, cp[3] = {0, 1, 2}, ci[2] = {0, 1};
+  const double cv[2] = {1.0, 1.0};
+  double q[2] = {-1.0, -2.0}, z[2] = {0.0, 0.0};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = zero, .B_ptr = zero, .C_ptr = cp,
+                       .C_idx = ci, .C_val = cv, .q = q};
+  LsimNewtonOptions o = lsim_default_newton_options();
+  o.pgs_sweeps = 0;
+  LsimNewtonInfo ni;
+  memset(&ni, 0, sizeof ni);
+  assert_int_equal(lsim_newton_solve_factored(ws, &f, &o, 0, z, &ni), LSIM_SOLVED);
+  print_message("M = I: stages %g %g %g %g, stalls %d, singular %d, z = (%g, %g)\n",
+                ni.stage_residual[0], ni.stage_residual[1], ni.stage_residual[2],
+                ni.stage_residual[3], ni.stalls, ni.singular, z[0], z[1]);
+  assert_true(fabs(ni.stage_residual[0] - 2.0) <= 1e-15);
+  assert_true(ni.stage_residual[1] <= 1e-15);
+  assert_true(isnan(ni.stage_residual[2]) && isnan(ni.stage_residual[3]));
+  assert_int_equal(ni.stalls, 0);
+  assert_int_equal(ni.singular, 0);
+  f.C_ptr = NULL;
+  q[0] = 1.0;
+  memset(z, 0, sizeof z);
+  const int rc = lsim_newton_solve_factored(ws, &f, &o, 0, z, &ni);
+  print_message("M = 0: %s, stages %g %g %g %g, stalls %d, singular %d, fallback %d\n",
+                lsim_status_name(rc), ni.stage_residual[0], ni.stage_residual[1],
+                ni.stage_residual[2], ni.stage_residual[3], ni.stalls, ni.singular,
+                ni.fallback);
+  assert_true(rc < 0);
+  assert_true(ni.stage_residual[0] == 2.0 && ni.stage_residual[1] == 2.0);
+  assert_true(isnan(ni.stage_residual[2]) && ni.stage_residual[3] == 2.0);
+  assert_int_equal(ni.stalls, 1);
+  lsim_newton_free(ws);
+  /* The solver front keeps the last newton run's statistics (lsim_solver_newton_info),
+   * other solvers none: the same M = I problem through "newton" (its PGS start solves a
+   * diagonal problem in one sweep: stage [0] 0, the others not run) and "lemke". */
+  LsimSolver *nw = make("newton", 0), *lk = make("lemke", 0);
+  double m[4] = {1.0, 0.0, 0.0, 1.0}, qd[2] = {-1.0, -2.0};
+  const LsimLcp lcp = {.n = 2, .M = m, .q = qd};
+  memset(z, 0, sizeof z);
+  assert_int_equal(lsim_solver_solve(nw, &lcp, z, NULL), LSIM_SOLVED);
+  const LsimNewtonInfo *fi = lsim_solver_newton_info(nw);
+  assert_non_null(fi);
+  assert_true(fi->stage_residual[0] == 0.0 && isnan(fi->stage_residual[1]));
+  assert_null(fi->trace);
+  assert_int_equal(lsim_solver_solve(lk, &lcp, z, NULL), LSIM_SOLVED);
+  assert_null(lsim_solver_newton_info(lk));
+  lsim_solver_free(nw), lsim_solver_free(lk);
+}
+
 /* Input errors: invalid options and a NaN in q are refused; n = 0 is solved at once. */
 static void test_bad_input_and_trivial(void **state) {
   (void)state;
@@ -547,6 +646,8 @@ int main(void) {
       cmocka_unit_test(test_sparse_fallback),
       cmocka_unit_test(test_schur_velocity_systems),
       cmocka_unit_test(test_settled_pile_interior_point),
+      cmocka_unit_test(test_dominoes_steps),
+      cmocka_unit_test(test_stage_statistics),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_failed_fallback_keeps_closer_point),
       cmocka_unit_test(test_pgs_start_counts),
