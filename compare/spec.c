@@ -1,4 +1,5 @@
 /* spec.c: solver specs of a comparison (compare/spec.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -65,13 +66,18 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
   if (!opts[0]) return 0;
   char *save = NULL;
   for (char *kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+    /* Spaces around a key and its value ("tol = 1e-10, sweeps = 5") are not part of them. */
+    while (isspace((unsigned char)*kv)) ++kv;
+    for (char *end = kv + strlen(kv); end > kv && isspace((unsigned char)end[-1]);) *--end = '\0';
     char *eq = strchr(kv, '=');
     if (!eq || eq == kv || !eq[1] || strchr(kv, '[') || strchr(kv, ']')) {
       snprintf(err, errlen, "malformed solver spec '%s': '%s' is not key=value", s->label, kv);
       return -1;
     }
     *eq = '\0';
+    for (char *end = eq; end > kv && isspace((unsigned char)end[-1]);) *--end = '\0';
     const char *key = kv, *val = eq + 1;
+    while (isspace((unsigned char)*val)) ++val;
     int which = -1;
     for (int j = 0; j < NKEYS; ++j)
       if (!strcmp(key, keys[j])) which = j;
@@ -171,7 +177,11 @@ int lsim_compare_parse_list(const char *list, LsimCompareSpec *specs, int *count
         snprintf(err, errlen, "more than %d solvers", LSIM_COMPARE_MAX_SOLVERS);
         return -1;
       }
-      if (lsim_compare_parse_spec(start, (size_t)(p - start), &specs[*count], err, errlen))
+      /* Spaces around a spec ("lemke, pgs", as one writes a list) are not part of it. */
+      const char *b = start, *e = p;
+      while (b < e && isspace((unsigned char)*b)) ++b;
+      while (e > b && isspace((unsigned char)e[-1])) --e;
+      if (lsim_compare_parse_spec(b, (size_t)(e - b), &specs[*count], err, errlen))
         return -1;
       for (int j = 0; j < *count; ++j)
         if (!strcmp(specs[j].label, specs[*count].label)) {

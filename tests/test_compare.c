@@ -280,6 +280,27 @@ static void test_specs_same(void **state) {
   }
 }
 
+/* A list written with spaces ("lemke, pgs[tol = 1e-8, max_iter = 50]") is the list without
+ * them: the names and option values exactly as written bare. */
+static void test_list_spaces(void **state) {
+  (void)state;
+  LsimCompareSpec specs[LSIM_COMPARE_MAX_SOLVERS];
+  int n = 0;
+  char err[256] = "";
+  assert_int_equal(lsim_compare_parse_list(" lemke , pgs[ tol = 1e-8 ,\tmax_iter = 50 ] ,newton",
+                                           specs, &n, err, sizeof err), 0);
+  assert_int_equal(n, 3);
+  assert_string_equal(specs[0].name, "lemke");
+  assert_string_equal(specs[0].label, "lemke");
+  assert_string_equal(specs[1].name, "pgs");
+  assert_true(specs[1].opt.tol == 1e-8 && specs[1].opt.max_iter == 50);
+  assert_string_equal(specs[2].name, "newton");
+  /* The same solver with spaces is still listed twice. */
+  assert_int_equal(lsim_compare_parse_list("pgs[tol=1e-8], pgs[ tol=1e-8 ]", specs, &n, err,
+                                           sizeof err), -1);
+  assert_non_null(strstr(err, "again"));
+}
+
 /* Raises the stop flag (as SIGTERM's handler would) when problem 5 begins. */
 static volatile sig_atomic_t stop_flag;
 static void stop_at_5(void *arg, int done, int total) {
@@ -477,6 +498,7 @@ int main(void) {
       cmocka_unit_test(test_stepper_dump),
       cmocka_unit_test(test_specs),
       cmocka_unit_test(test_specs_same),
+      cmocka_unit_test(test_list_spaces),
       cmocka_unit_test(test_interrupted),
       cmocka_unit_test(test_summary_excludes_failures),
       cmocka_unit_test(test_timed_outcomes),
