@@ -61,9 +61,11 @@ static void compare_usage(FILE *f) {
           "but for newton, islands but for lemke, newton, lemke_sparse), a key given twice,\n"
           "sweeps beside max_iter (or a tol above 0), and a solver listed twice (also with\n"
           "the same options written otherwise) are refused as bad input.\n"
-          "Exit status: 0 done (solver failures are results, recorded in the file), 2 bad\n"
-          "input (no file is written), 130 / 143 interrupted by SIGINT / SIGTERM: the\n"
-          "comparison stops between steps (problems) and the file keeps those done, marked\n"
+          "Exit status: 0 done (solver failures are results, recorded in the file), 1\n"
+          "stopped (a dense reference above --dense-limit: the file keeps the steps before,\n"
+          "marked stopped), 2 bad input (no file is written),\n"
+          "130 / 143 interrupted by SIGINT / SIGTERM: the comparison stops between steps\n"
+          "(problems) and the file keeps those done, marked\n"
           "interrupted (/summary/run_end). A killed comparison leaves PATH.<pid>.partial\n"
           "(its rows up to its last flush, once a second; no /summary); a\n"
           "new one of PATH names such leftovers in one stderr note and leaves them alone.\n");
@@ -304,6 +306,13 @@ int lsim_cli_compare(int argc, char **argv) {
               "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(res.interrupted),
               res.table.N, res.asked, what, res.path);
       code = lsim_cli_interrupt_status(res.interrupted);
+    } else if (res.stopped[0]) {
+      /* Stopped (a dense reference above the dense limit): the reason, the file holding
+         the steps before it. */
+      if (cfg.progress) fputc('\n', stderr);
+      fprintf(stderr, "lcpsim compare: stopped at %s; %s holds the %d steps before it "
+              "(/summary/run_end: stopped)\n", res.stopped, res.path, res.table.N);
+      code = 1;
     }
     lsim_compare_result_free(&res);
   }

@@ -742,10 +742,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
      is raised (done = k; stop_sig the signal). */
   const volatile sig_atomic_t *stop = lsim_mpi_size() > 1 ? NULL : cfg->stop;
   int done = N, stop_sig = 0;
+  char ref_stop[512] = ""; /* why the comparison stopped before its end (done = the step) */
   lsim_mpi_share_begin(lcpset ? N : 0, 1);
   int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   double flushed = now_seconds();
-  for (int k = 0; k < N && !exit_code; ++k) {
+  for (int k = 0; k < N && !exit_code && !ref_stop[0]; ++k) {
     if (stop && *stop) {
       done = k, stop_sig = *stop;
       break;
@@ -857,10 +858,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
           continue;
         }
         if (fl->n > dense_limit && s == reference_series && specs[ref].dense) {
-          snprintf(msg, msglen, "%s: step %d: n = %d > %s %d: the reference needs the dense M; "
-                   "choose a PGS reference (%s 'pgs[...]') or raise %s", labels[s], k + 1,
-                   fl->n, nm->dense_limit, dense_limit, nm->reference, nm->dense_limit);
-          exit_code = -LSIM_INVALID_INPUT;
+          /* The comparison stops here; the file keeps the steps before it. */
+          snprintf(ref_stop, sizeof ref_stop, "%s: step %d: n = %d > %s %d: the reference "
+                   "needs the dense M; choose a PGS reference (%s 'pgs[...]') or raise %s",
+                   labels[s], k + 1, fl->n, nm->dense_limit, dense_limit, nm->reference,
+                   nm->dense_limit);
+          done = k;
           break;
         }
         if (fl->n > dense_limit && specs[ser_solver[s]].dense) stopped[s] = 1;
@@ -882,7 +885,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
           if (s == reference_series && dl) t.problem_dense_hash[k] = lsim_lcp_hash(dl);
         }
       }
-      if (exit_code) break;
+      if (exit_code || ref_stop[0]) break;
       /* State difference to the reference trajectory (NaN once a trajectory stopped). */
       const LsimState *r = &states[reference_series];
       t.time[k] = r->time;
@@ -904,7 +907,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
        dense M inside their context, and are skipped when n > --dense-limit). */
     LsimStepStats dst;
     const int rc = lsim_step(driver, &model, &state0, &dst);
-    if (traj && rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT &&
+    /* A step the comparison stops at (below: a dense reference above the dense limit) is
+       not recorded in the trajectory either, which keeps the table's steps. */
+    const int ref_too_big = rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT &&
+                            lsim_stepper_factored(driver)->n > dense_limit && specs[ref].dense;
+    if (traj && rc != LSIM_OUT_OF_MEMORY && rc != LSIM_INVALID_INPUT && !ref_too_big &&
         lsim_record_step(traj, &traj_model, &state0, lsim_stepper_contacts(driver), &dst)) {
       snprintf(msg, msglen, "%s: cannot write %s", nm->trajectory, traj_path);
       exit_code = -LSIM_IO_ERROR;
@@ -925,10 +932,12 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       continue;
     }
     if (n > dense_limit && specs[ref].dense) {
-      snprintf(msg, msglen, "step %d: n = %d > %s %d: the reference drives the trajectory and "
-               "needs the dense M; choose a PGS reference (%s 'pgs[...]') or raise %s", k + 1,
-               n, nm->dense_limit, dense_limit, nm->reference, nm->dense_limit);
-      exit_code = -LSIM_INVALID_INPUT;
+      /* The comparison stops here; the file keeps the steps before it. */
+      snprintf(ref_stop, sizeof ref_stop, "step %d: n = %d > %s %d: the reference drives the "
+               "trajectory and needs the dense M; choose a PGS reference (%s 'pgs[...]') or "
+               "raise %s", k + 1, n, nm->dense_limit, dense_limit, nm->reference,
+               nm->dense_limit);
+      done = k;
       break;
     }
     if (!lsim_mpi_owns(k)) continue; /* another rank's step: the driver stepped, no series */
@@ -1015,6 +1024,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     char why[128];
     lsim_compare_end_reason(why, sizeof why, done, N, stop_sig, "step");
     lsim_record_set_end(traj, LSIM_RUN_INTERRUPTED, why);
+  } else if (traj && ref_stop[0]) {
+    lsim_record_set_end(traj, LSIM_RUN_STOPPED, ref_stop);
   }
 
   /* Results (rows of every rank gathered on rank 0), summary, close and rename. */
@@ -1028,7 +1039,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     lsim_compare_write_results(&o, &rows, &t, sm, independent);
     lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
-    lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step");
+    lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step", ref_stop);
   }
   if (!exit_code && lcpset) {
     /* The files of the problems done, one a row. */
@@ -1073,14 +1084,16 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   if (!exit_code) {
     char count[64];
-    if (stop_sig) snprintf(count, sizeof count, "%d of %d %s (interrupted)", done, N,
-                           lcpset ? "problems" : "steps");
+    if (stop_sig || ref_stop[0])
+      snprintf(count, sizeof count, "%d of %d %s (%s)", done, N, lcpset ? "problems" : "steps",
+               stop_sig ? "interrupted" : "stopped");
     else snprintf(count, sizeof count, "%d %s", N, lcpset ? "problems" : "steps");
     snprintf(res->title, sizeof res->title, "%s: %s mode, %s, reference %s, success = "
              "relative residual <= %g -> %s", lcpset ? "LCP set" : inputs[0], mode_name, count,
              specs[ref].label, success_tol, path);
     res->asked = N;
     res->interrupted = stop_sig;
+    snprintf(res->stopped, sizeof res->stopped, "%s", ref_stop);
     snprintf(res->path, sizeof res->path, "%s", path);
     /* The table, summaries and labels pass to the result. */
     res->independent = independent;

@@ -105,6 +105,10 @@ typedef struct LsimCompareResult {
   int asked;                   /* problems asked for (table.N of them were done) */
   int interrupted;             /* the stop flag's value when it ended the comparison (the
                                   signal), 0 when every problem was done */
+  char stopped[512];           /* why the comparison stopped before its end (a dense
+                                  reference above the dense limit), "" otherwise; the
+                                  table holds the steps before it (/summary/run_end
+                                  "stopped") */
   char path[1024];             /* the file written */
   char title[1400];            /* one line: input, mode, problems, reference, tolerance, file */
 } LsimCompareResult;

@@ -367,7 +367,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
                          (uint64_t)P, ndir);
       lsim_compare_w_arr(&o, "/results/setup_wall_time", LSIM_H5_F64, 2, (uint64_t)done,
                          (uint64_t)P, setup);
-      lsim_compare_write_end(&o, done, N, stop_sig, "problem");
+      lsim_compare_write_end(&o, done, N, stop_sig, "problem", NULL);
       if (o.rc) {
         snprintf(msg, msglen, "%s: cannot write the results", partial);
         exit_code = -LSIM_IO_ERROR;

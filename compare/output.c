@@ -232,10 +232,13 @@ void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int sto
     buf[0] = '\0';
 }
 
-void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what) {
-  char reason[128];
-  lsim_compare_end_reason(reason, sizeof reason, done, asked, stop, what);
-  lsim_compare_w_str(o, "/summary/run_end", stop ? "interrupted" : "completed", 0, -1);
+void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what,
+                            const char *stopped) {
+  char reason[512];
+  if (stopped && *stopped) snprintf(reason, sizeof reason, "%s", stopped);
+  else lsim_compare_end_reason(reason, sizeof reason, done, asked, stop, what);
+  lsim_compare_w_str(o, "/summary/run_end",
+                     stopped && *stopped ? "stopped" : stop ? "interrupted" : "completed", 0, -1);
   lsim_compare_w_int(o, "/summary/run_end_step", done);
   lsim_compare_w_str(o, "/summary/run_end_reason", reason, 0, -1);
 }

@@ -54,11 +54,14 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
                                 const LsimCompareTable *t, const LsimCompareSummary *sm,
                                 int independent);
 
-/* How the comparison ended, as run files say it: /summary/run_end "completed" or
- * "interrupted" (stop, the signal that stopped it, nonzero), /summary/run_end_step the
- * problems done (the rows), /summary/run_end_reason "SIGINT after step K of N" (what names
- * a problem: "step" or "problem"), empty when completed. */
-void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what);
+/* How the comparison ended, as run files say it: /summary/run_end "completed",
+ * "interrupted" (stop, the signal that stopped it, nonzero) or "stopped" (stopped, when
+ * not NULL or empty: why the comparison could not go on, e.g. a dense reference above the
+ * dense limit), /summary/run_end_step the problems done (the rows),
+ * /summary/run_end_reason "SIGINT after step K of N" (what names a problem: "step" or
+ * "problem") or the stopped reason, empty when completed. */
+void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, const char *what,
+                            const char *stopped);
 /* That reason, "SIGINT after step K of N", into buf (empty when stop is 0). */
 void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
                              const char *what);

@@ -135,6 +135,32 @@ grep -q "status *solved" "$tmp/cart.txt" || fail "cart re-solve: $(cat "$tmp/car
 $bin solve "$tmp/cart.h5" --step 1 > /dev/null 2>&1
 [ $? -eq 2 ] || [ "$first" -eq 1 ] || fail "step without contact should be exit 2"
 
+# A dense reference above the dense limit stops the comparison at that step (pile_10:
+# step 9, n = 48 > 30) with exit 1; the file keeps steps 1..8, marked stopped, in shadow
+# and independent mode and in the kept trajectory (before: exit 2 and no file).
+for mode in shadow independent; do
+  $bin compare data/pile_10.json --steps 60 --dense-limit 30 --mode $mode --solvers lemke,pgs \
+    -o "$tmp/stop_$mode.h5" --quiet 2> "$tmp/stop_$mode.err"
+  rc=$?
+  [ $rc -eq 1 ] || fail "dense reference above the limit ($mode): exit $rc, not 1"
+  grep -q "stopped at .*step 9: n = 48 > --dense-limit 30.*holds the 8 steps before it" "$tmp/stop_$mode.err" ||
+    fail "dense reference above the limit ($mode): $(cat "$tmp/stop_$mode.err")"
+done
+$bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers lemke,pgs --trajectory \
+  -o "$tmp/stop_traj.h5" --quiet 2> /dev/null
+$PY - "$tmp" <<'PYEOF' || fail "a stopped comparison's file"
+import sys, h5py
+tmp = sys.argv[1]
+for n in ("shadow", "independent", "traj"):
+    with h5py.File(f"{tmp}/stop_{n}.h5", "r") as f:
+        assert f["summary/run_end"][()] == b"stopped", (n, f["summary/run_end"][()])
+        assert f["summary/run_end_step"][()] == 8 and f["results/status"].shape[0] == 8, n
+        assert b"step 9: n = 48" in f["summary/run_end_reason"][()], n
+        if n == "traj":
+            assert f["trajectory/time"].shape == (9,), f["trajectory/time"].shape
+            assert f["trajectory/summary/run_end"][()] == b"stopped"
+PYEOF
+
 # Factored problems: a pile of 10 spheres (n up to 240), with a dense limit of 30 so that
 # Lemke runs on the first steps only and is recorded as skipped on the others; the
 # factored hash is the same for every solver of a step; quality on the factored form.
@@ -329,10 +355,11 @@ assert [x for x in f['lcp/solution_label'][()]] == [b'nsgs_aa'], f['lcp/solution
   || fail "exact-cone run: solver names in the file"
 $bin export "$tmp/fd_dense.h5" --step 50 -o "$tmp/fd_d.dat" > /dev/null && $bin export "$tmp/fd_fact.h5" --step 50 -o "$tmp/fd_f.dat" > /dev/null \
   && cmp -s "$tmp/fd_d.dat" "$tmp/fd_f.dat" || fail "export of a factored step differs from the stored M"
-# A dense reference cannot drive steps above the limit.
+# A dense reference cannot drive steps above the limit: the comparison stops there (exit 1,
+# the steps before kept; above) and says what to change.
 $bin compare data/pile_10.json --steps 60 --dense-limit 30 --solvers 'lemke,pgs' \
   -o "$tmp/pref.h5" > /dev/null 2> "$tmp/pref.err"
-[ $? -eq 2 ] && grep -q "choose a PGS reference" "$tmp/pref.err" || fail "dense reference: $(cat "$tmp/pref.err")"
+[ $? -eq 1 ] && grep -q "choose a PGS reference" "$tmp/pref.err" || fail "dense reference: $(cat "$tmp/pref.err")"
 
 # LCP set: three Siconos files, one of them a failure for PGS (zero diagonal).
 shared=${LSIM_SHARED:-../shared}/data/siconos-lcp
