@@ -123,7 +123,6 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->dv);
   free(s->pc_dq);
   free(s->pc_moved);
-  free(s->pc_contact);
   free(s->pc_row);
   free(s->inv_inertia_body);
   free(s->inv_inertia);
