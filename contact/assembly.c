@@ -95,26 +95,9 @@ static void displace(const LsimModel *m, LsimState *st, const double *dv) {
 }
 
 double lsim_joint_velocity_error(const LsimModel *m, const LsimState *st, int joint) {
-  LsimContactSet set;
-  memset(&set, 0, sizeof set);
-  double worst = -1.0;
-  if (!lsim_constraint_rows(m, st, st->time, &set)) {
-    worst = 0.0;
-    for (int c = 0; c < set.count; ++c) {
-      const LsimContact *ct = &set.contacts[c];
-      if (ct->kind != LSIM_CONTACT_EQUALITY || ct->source != joint) continue;
-      const LsimJacRow *row = &set.rows[ct->first_row];
-      double jv = ct->bias;
-      for (int k = 0; k < 2; ++k) {
-        if (row->body[k] < 0) continue;
-        const LsimBody *b = &m->bodies[row->body[k]];
-        for (int d = 0; d < b->nv; ++d) jv += row->j[k][d] * st->v[b->v_offset + d];
-      }
-      worst = fmax(worst, fabs(jv));
-    }
-  }
-  lsim_contacts_free(&set);
-  return worst;
+  double e = 0.0;
+  lsim_joint_errors(m, st, st->time, joint, NULL, &e);
+  return e;
 }
 
 int lsim_assemble(const LsimModel *m, LsimState *st, double tol, int max_iter,

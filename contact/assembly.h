@@ -26,8 +26,8 @@ int lsim_assemble(const LsimModel *model, LsimState *st, double tol, int max_ite
                   double *error_before, char *err, size_t errlen);
 
 /* The rate of joint j's position error at st: the largest |J v + bias| over its rows (m/s;
- * bias: a moving anchor's rate), what the velocity projection makes zero. < 0 when out of
- * memory. */
+ * bias: a moving anchor's rate), what the velocity projection makes zero
+ * (lsim_joint_errors at st->time). */
 double lsim_joint_velocity_error(const LsimModel *model, const LsimState *st, int joint);
 
 #endif

@@ -129,6 +129,43 @@ static double path_rate(const LsimAnchor *ea, const End *a, const LsimAnchor *eb
   return s;
 }
 
+/* The largest |J v + bias| over joint jt's rows at the ends a, b (evaluated at one time,
+ * h = 0), each row as lsim_constraint_rows_step fills it and its J v summed in the same
+ * order (the bias first, then the bodies' velocities). */
+static double joint_rate_error(const LsimModel *m, const LsimState *st, int joint, const End *a,
+                               const End *b) {
+  const LsimJoint *jt = &m->joints[joint];
+  double worst = 0.0;
+  for (int k = 0; k < lsim_joint_rows(m, joint); ++k) {
+    double n[3] = {0.0, 0.0, 0.0};
+    if (jt->type == LSIM_JOINT_PIN) n[k] = 1.0;
+    else (void)direction(a, b, n);
+    LsimJacRow row;
+    fill_row(m, &row, a, b, n);
+    double jv = path_rate(&jt->end[0], a, &jt->end[1], b, n);
+    for (int e = 0; e < 2; ++e) {
+      if (row.body[e] < 0) continue;
+      const LsimBody *bd = &m->bodies[row.body[e]];
+      for (int d = 0; d < bd->nv; ++d) jv += row.j[e][d] * st->v[bd->v_offset + d];
+    }
+    worst = fmax(worst, fabs(jv));
+  }
+  return worst;
+}
+
+void lsim_joint_errors(const LsimModel *m, const LsimState *st, double t, int joint,
+                       double *position, double *velocity) {
+  const LsimJoint *jt = &m->joints[joint];
+  End a, b;
+  end_eval(m, st, &jt->end[0], t, &a);
+  end_eval(m, st, &jt->end[1], t, &b);
+  double d[3];
+  lsim_v3_sub(d, a.p, b.p);
+  const double n = lsim_v3_norm(d);
+  if (position) *position = jt->type == LSIM_JOINT_PIN ? n : fabs(n - jt->length);
+  if (velocity) *velocity = joint_rate_error(m, st, joint, &a, &b);
+}
+
 /* Appends one constraint contact of one row and fills what every kind shares. */
 static LsimContact *add_row(LsimContactSet *set, LsimContactKind kind, uint64_t id, int source,
                             const LsimAnchor *ea, const LsimAnchor *eb, const End *a) {

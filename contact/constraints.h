@@ -45,6 +45,13 @@ double lsim_tether_length(const LsimModel *m, const LsimState *st, double t, int
 /* Position error of joint j at time t in st, m: pin |p_a - p_b|; rod ||p_a - p_b| - length|. */
 double lsim_joint_error(const LsimModel *m, const LsimState *st, double t, int joint);
 
+/* Joint j's position error (lsim_joint_error) into *position and the rate of it into
+ * *velocity (either may be NULL) at time t in st, from one evaluation of its ends: the
+ * largest |J v + bias| over its rows as lsim_constraint_rows builds them at t (the same
+ * bits), without building the other joints' and tethers' rows. Cannot fail. */
+void lsim_joint_errors(const LsimModel *m, const LsimState *st, double t, int joint,
+                       double *position, double *velocity);
+
 /* Appends to set (after contact detection; nothing is cleared) one contact per tether
  * (kind TETHER, every tether every step, slack ones too: their gap / h keeps them
  * inactive) and one per joint row (kind EQUALITY), in tether order then joint order, a

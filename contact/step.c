@@ -166,7 +166,6 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->rot_c);
   free(s->rot_free);
   free(s->body_contacts);
-  free(s->pc_contact);
   free(s->pc_row);
   free(s->inv_inertia_body);
   free(s->inv_inertia);

@@ -41,16 +41,51 @@ static double j_dot(const LsimFactoredLcp *f, int i, const double *x) {
   return w;
 }
 
+/* Whether row i's indices in J are distinct: at most two runs of consecutive indices
+   (a row's bodies' velocity blocks, as the assembly writes them) that do not overlap.
+   Other rows answer 0 (then the general sum below serves). */
+static int j_row_distinct(const LsimFactoredLcp *f, int i) {
+  const int a = f->J_ptr[i], e = f->J_ptr[i + 1];
+  int run[2][2], nrun = 0; /* [first, end) of each run */
+  for (int k = a; k < e;) {
+    int l = k + 1;
+    while (l < e && f->J_idx[l] == f->J_idx[l - 1] + 1) ++l;
+    if (nrun == 2) return 0;
+    run[nrun][0] = f->J_idx[k], run[nrun][1] = f->J_idx[l - 1] + 1, ++nrun;
+    k = l;
+  }
+  return nrun < 2 || run[0][1] <= run[1][0] || run[1][1] <= run[0][0];
+}
+
 /* J_i B_i without scratch: for each entry of J's row, the sum of B's column entries of
    the same coordinate (in B's order, as a scatter into zeros would add them). Rows hold
-   a few entries (up to 12), so the double loop is short. */
+   a few entries (up to 12), so the double loop is short. When B shares J's pattern and
+   the row's indices are distinct (the usual rows), each sum is the one entry at the same
+   position: w = sum_k J_k B_k, the same bits (0 + b = b but for the sign of a zero, and
+   w, from +0, cannot tell a zero's sign). */
 static double j_b_diagonal(const LsimFactoredLcp *f, int i) {
   double w = 0.0;
+  if (f->B_ptr == f->J_ptr && f->B_idx == f->J_idx && j_row_distinct(f, i)) {
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) w += f->J_val[k] * f->B_val[k];
+    return w;
+  }
   for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) {
     double x = 0.0;
     for (int l = f->B_ptr[i]; l < f->B_ptr[i + 1]; ++l)
       if (f->B_idx[l] == f->J_idx[k]) x += f->B_val[l];
     w += f->J_val[k] * x;
+  }
+  return w;
+}
+
+/* J_row . v as row_dot (step_private.h) adds it, the bodies' velocities read from the
+   stepper's packed table rather than the model's body records. */
+static double row_dot_packed(const LsimStepper *s, const LsimJacRow *r, const double *x) {
+  double w = 0.0;
+  for (int k = 0; k < 2; ++k) {
+    if (r->body[k] < 0) continue;
+    const LsimBodyDofs bd = s->dofs[r->body[k]];
+    for (int d = 0; d < bd.nv; ++d) w += r->j[k][d] * x[bd.v_offset + d];
   }
   return w;
 }
@@ -66,40 +101,35 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
   const double h = m->time_step, slop = lsim_correction_slop(m);
   const double step_max = m->max_correction_speed * h;
   if (f->n == 0 || set->count == 0) return 0;
-  /* Most steps have no contact deeper than the slop after the step: a pass over the gaps
-     alone finds that (the rows' J B diagonals, a scatter and a gather each, are built only
-     when some contact is deep: they had been 17 % of the settled 1000-box pile's step). */
-  int any_deep = 0;
-  for (int c = 0; c < set->count && !any_deep; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    if (ct->kind != LSIM_CONTACT_NORMAL) continue;
-    any_deep = ct->gap + h * row_dot(m, &set->rows[ct->first_row], st->v) < -slop;
-  }
-  if (!any_deep) return 0;
-  if (lsim_grow((void **)&s->pc_contact, &s->pc_contact_cap, set->count, sizeof(int)) ||
-      lsim_grow((void **)&s->pc_row, &s->pc_row_cap, 3 * set->count, sizeof(double)))
+  if (lsim_grow((void **)&s->pc_row, &s->pc_row_cap, set->count, sizeof(LsimCorrectionRow)))
     return LSIM_OUT_OF_MEMORY;
-  /* The rows: each normal contact's gap after the step and its target t. */
+  /* The rows, in one pass over the contacts: each normal contact's gap after the step g
+     and its target t. Most steps have no contact deeper than the slop (then nothing else
+     is done), and a row's J_i B_i is built only when it is deep or first visited below
+     (for every contact of every step, they had been 17 % of the settled 1000-box pile's
+     step). */
+  LsimCorrectionRow *rows = s->pc_row;
   int nrows = 0, deep = 0;
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (ct->kind != LSIM_CONTACT_NORMAL) continue;
-    const double g = ct->gap + h * row_dot(m, &set->rows[ct->first_row], st->v);
+    const double g = ct->gap + h * row_dot_packed(s, &set->rows[ct->first_row], st->v);
     if (!isfinite(g)) continue;
-    double *r = s->pc_row + 3 * nrows;
-    r[1] = 0.0, r[2] = 0.0; /* target, J_i B_i (0: not built yet), lambda */
+    LsimCorrectionRow *r = rows + nrows;
+    r->diag = 0.0, r->lambda = 0.0;
     if (g < -slop) {
       /* A deep row counts only if some dynamic body moves along it. */
       const double d = j_b_diagonal(f, ct->first_var);
       if (!(d > 0.0)) continue;
       const double need = -slop - g;
-      r[0] = need < step_max ? need : step_max;
-      r[1] = d;
+      r->target = need < step_max ? need : step_max;
+      r->diag = d;
       ++deep;
     } else {
-      r[0] = g < 0.0 ? 0.0 : -g;
+      r->target = g < 0.0 ? 0.0 : -g;
     }
-    s->pc_contact[nrows++] = c;
+    r->var = ct->first_var, r->body[0] = ct->body[0], r->body[1] = ct->body[1];
+    ++nrows;
   }
   if (deep == 0) return 0;
   /* Projected Gauss-Seidel on 0 <= lambda _|_ J B lambda - t >= 0, dq = B lambda. A row
@@ -114,28 +144,27 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
   for (int sweep = 0; sweep < LSIM_CORRECTION_SWEEPS; ++sweep) {
     double change = 0.0;
     for (int r = 0; r < nrows; ++r) {
-      double *row = s->pc_row + 3 * r;
-      const LsimContact *ct = &set->contacts[s->pc_contact[r]];
-      if (skip && row[0] <= 0.0 && row[2] == 0.0 && !moved[ct->body[0]] &&
-          (ct->body[1] < 0 || !moved[ct->body[1]]))
+      LsimCorrectionRow *row = rows + r;
+      if (skip && row->target <= 0.0 && row->lambda == 0.0 && !moved[row->body[0]] &&
+          (row->body[1] < 0 || !moved[row->body[1]]))
         continue;
-      const int i = ct->first_var;
+      const int i = row->var;
       /* J_i B_i on the row's first visit: most rows of a large pile are never visited. A
          row along which no dynamic body moves (<= 0) is marked and left. */
-      if (row[1] == 0.0) {
+      if (row->diag == 0.0) {
         const double d = j_b_diagonal(f, i);
-        row[1] = d > 0.0 ? d : -1.0;
+        row->diag = d > 0.0 ? d : -1.0;
       }
-      if (row[1] < 0.0) continue;
-      double lambda = row[2] + (row[0] - j_dot(f, i, dq)) / row[1];
+      if (row->diag < 0.0) continue;
+      double lambda = row->lambda + (row->target - j_dot(f, i, dq)) / row->diag;
       if (lambda < 0.0) lambda = 0.0;
-      const double dl = lambda - row[2];
+      const double dl = lambda - row->lambda;
       if (dl == 0.0) continue;
       for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) dq[f->B_idx[k]] += f->B_val[k] * dl;
-      moved[ct->body[0]] = 1;
-      if (ct->body[1] >= 0) moved[ct->body[1]] = 1;
-      row[2] = lambda;
-      if (fabs(dl) * row[1] > change) change = fabs(dl) * row[1];
+      moved[row->body[0]] = 1;
+      if (row->body[1] >= 0) moved[row->body[1]] = 1;
+      row->lambda = lambda;
+      if (fabs(dl) * row->diag > change) change = fabs(dl) * row->diag;
     }
     if (change <= tol) break;
   }

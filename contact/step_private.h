@@ -26,6 +26,14 @@ typedef struct LsimBodyDofs {
   int nv, v_offset, dynamic;
 } LsimBodyDofs;
 
+/* One row of the position correction (step_correct.c): the target t, J_i B_i (0: not
+ * built yet, < 0: no dynamic body moves along the row), lambda, the row's LCP variable and
+ * its contact's bodies (body[1] < 0: none). */
+typedef struct LsimCorrectionRow {
+  double target, diag, lambda;
+  int var, body[2];
+} LsimCorrectionRow;
+
 struct LsimStepper {
   LsimSolver *solver;
   LsimExactCone exact; /* "cone": "exact": its workspace (contact/exact_cone.h) */
@@ -101,12 +109,10 @@ struct LsimStepper {
   double *last_tether, *last_joint;
   LsimEquality *equality;
   LsimMassFactor *mass;   /* coupled mass matrix (model couplings), or NULL */
-  /* Stage 6b, the position correction (step_correct.c): per row of it the contact's
-     index, and (target, J_i B_i, lambda); the displacement [nv], zero between steps; per
-     body, whether the displacement moved it. */
-  int *pc_contact;
-  int pc_contact_cap;
-  double *pc_row;
+  /* Stage 6b, the position correction (step_correct.c): its rows (packed, so its sweeps
+     read neither the contacts nor the model); the displacement [nv], zero between steps;
+     per body, whether the displacement moved it. */
+  LsimCorrectionRow *pc_row;
   int pc_row_cap;
   double *pc_dq;
   unsigned char *pc_moved; /* [nbodies] zero between steps */

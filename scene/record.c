@@ -88,7 +88,6 @@ struct LsimRecord {
   double *joint_impulse;   /* [njoints * 3] this step's row impulses, by joint */
   double max_stretch;      /* max over states of tether length - length, m */
   double max_joint_error;  /* max over states of a joint's position error, m */
-  LsimContactSet jrows;    /* workspace: a state's constraint rows (joint velocity errors) */
   Series s[S_COUNT];
   int steps;           /* steps recorded */
   size_t steps_buffered;
@@ -451,30 +450,6 @@ static int flush_all(LsimRecord *r) {
 }
 
 /* Buffers one state row: time, q, v, energies. */
-/* Every joint's velocity error at state st into e[njoints]: the largest |J v + rate| of its
- * rows (the explicit rate of path ends at st->time; lsim_joint_velocity_error's measure),
- * from one set of rows built in r's workspace. */
-static int joint_velocity_errors(LsimRecord *r, const LsimModel *model, const LsimState *st,
-                                 double *e) {
-  for (int j = 0; j < r->njoints; ++j) e[j] = 0.0;
-  lsim_contacts_clear(&r->jrows);
-  if (lsim_constraint_rows(model, st, st->time, &r->jrows))
-    return fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
-  for (int c = 0; c < r->jrows.count; ++c) {
-    const LsimContact *ct = &r->jrows.contacts[c];
-    if (ct->kind != LSIM_CONTACT_EQUALITY || ct->source < 0 || ct->source >= r->njoints) continue;
-    const LsimJacRow *row = &r->jrows.rows[ct->first_row];
-    double jv = ct->bias;
-    for (int k = 0; k < 2; ++k) {
-      if (row->body[k] < 0) continue;
-      const LsimBody *b = &model->bodies[row->body[k]];
-      for (int d = 0; d < b->nv; ++d) jv += row->j[k][d] * st->v[b->v_offset + d];
-    }
-    e[ct->source] = fmax(e[ct->source], fabs(jv));
-  }
-  return 0;
-}
-
 static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *state) {
   for (int k = S_TIME; k <= S_POTENTIAL; ++k)
     if (series_reserve(r, &r->s[k], 1) < 0) return r->status;
@@ -495,14 +470,16 @@ static int append_state(LsimRecord *r, const LsimModel *model, const LsimState *
     }
   }
   if (r->njoints > 0) {
-    if (series_reserve(r, &r->s[S_J_ERROR], 1) < 0) return r->status;
-    double *e = series_row(&r->s[S_J_ERROR]);
+    /* Both from one evaluation of each joint's ends (lsim_joint_errors): the velocity
+       error had been a build of every constraint row per state. */
+    if (series_reserve(r, &r->s[S_J_ERROR], 1) < 0 ||
+        series_reserve(r, &r->s[S_J_VERROR], 1) < 0)
+      return r->status;
+    double *e = series_row(&r->s[S_J_ERROR]), *ev = series_row(&r->s[S_J_VERROR]);
     for (int j = 0; j < r->njoints; ++j) {
-      e[j] = lsim_joint_error(model, state, state->time, j);
+      lsim_joint_errors(model, state, state->time, j, &e[j], &ev[j]);
       r->max_joint_error = fmax(r->max_joint_error, e[j]);
     }
-    if (series_reserve(r, &r->s[S_J_VERROR], 1) < 0) return r->status;
-    if (joint_velocity_errors(r, model, state, series_row(&r->s[S_J_VERROR])) < 0) return r->status;
   }
   return 0;
 }
@@ -563,7 +540,6 @@ static void destroy(LsimRecord *r) {
   free(r->path);
   free(r->tether_impulse);
   free(r->joint_impulse);
-  lsim_contacts_free(&r->jrows);
   free(r);
 }
 
@@ -1221,7 +1197,8 @@ static void copy_velocity_errors(LsimRecord *r, const LsimModel *model, hid_t sr
         (r->nv > 0 && read_rows(r, src, &r->s[S_V], "/v", i, 1, st.v) < 0) ||
         series_reserve(r, s, 1) < 0)
       break;
-    if (joint_velocity_errors(r, model, &st, series_row(s)) < 0) break;
+    double *ev = series_row(s);
+    for (int j = 0; j < r->njoints; ++j) lsim_joint_errors(model, &st, st.time, j, NULL, &ev[j]);
     if (s->nbuf >= 4096) series_flush(r, s);
   }
   if (r->status == 0) series_flush(r, s);

@@ -283,10 +283,9 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
 /* "assemble": project the initial state onto the joints (contact/assembly.h: tolerance
  * 1e-12 m, at most 100 iterations); every joint's initial error is kept either way. */
 static int parse_assemble(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimState *st) {
-  for (int j = 0; j < m->njoints; ++j) {
-    m->joints[j].initial_error = lsim_joint_error(m, st, st->time, j);
-    m->joints[j].initial_velocity_error = lsim_joint_velocity_error(m, st, j);
-  }
+  for (int j = 0; j < m->njoints; ++j)
+    lsim_joint_errors(m, st, st->time, j, &m->joints[j].initial_error,
+                      &m->joints[j].initial_velocity_error);
   if (lsim_parse_get_bool(c, root, "", "assemble", &m->assemble) < 0) return LSIM_INVALID_INPUT;
   if (!m->assemble) return 0;
   char msg[200];

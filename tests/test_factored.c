@@ -857,6 +857,46 @@ static void test_block_promise(void **state) {
   }
 }
 
+/* The coloured sweep's float rows (a fixed budget, tol 0) are kept only when every value
+ * is a finite float; else the problem is packed again as doubles, the rows a tolerance
+ * gets. The LCP of data/pile_100 after 40 steps with B scaled by 1e40 and J by 1e-40 (M
+ * the same up to rounding; B's entries beyond FLT_MAX, J's tiny but finite floats): 20
+ * sweeps at tol 0 give the bits of 20 sweeps at tol 1e-300 (doubles, never met, so
+ * the same 20 sweeps). The unscaled problem's two runs differ (floats and doubles), so
+ * the comparison can tell the layouts apart. */
+static void test_float_rows_fall_back(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp(&p, "data/pile_100.json", 40);
+  assert_true(f->block_width == 6 && f->ncones >= 16);
+  const int nnz = f->J_ptr[f->n];
+  double *jv = malloc((size_t)nnz * sizeof(double)), *bv = malloc((size_t)nnz * sizeof(double));
+  for (int k = 0; k < nnz; ++k) jv[k] = f->J_val[k] * 1e-40, bv[k] = f->B_val[k] * 1e40;
+  LsimFactoredLcp g = *f;
+  g.J_val = jv, g.B_val = bv;
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    const LsimFactoredLcp *h = scaled ? &g : f;
+    double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+    LsimPgsOptions oa = lsim_default_pgs_options(), ob = oa;
+    oa.tol = 0.0, oa.max_sweeps = 20;
+    ob.tol = 1e-300, ob.max_sweeps = 20;
+    LsimPgsInfo ia = {0}, ib = {0};
+    LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
+    lsim_pgs_solve_factored(wa, h, &oa, 0, za, &ia);
+    lsim_pgs_solve_factored(wb, h, &ob, 0, zb, &ib);
+    assert_int_equal(ia.sweeps, 20);
+    assert_int_equal(ib.sweeps, 20);
+    assert_true(ia.colours > 0 && ib.colours > 0); /* the coloured sweep ran */
+    for (int i = 0; i < f->n; ++i) assert_true(isfinite(za[i]));
+    const int same = memcmp(za, zb, (size_t)f->n * sizeof(double)) == 0;
+    if (same != scaled) fail_msg("scaled %d: the runs at tol 0 and 1e-300 are %s", scaled, same ? "the same" : "different");
+    lsim_pgs_free(wa), lsim_pgs_free(wb);
+    free(za), free(zb);
+  }
+  free(jv), free(bv);
+  free_scene_lcp(&p);
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -883,6 +923,7 @@ int main(void) {
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_block_promise),
+      cmocka_unit_test(test_float_rows_fall_back),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
