@@ -284,6 +284,14 @@ static double shape_reach(const LsimShape *s) {
   }
 }
 
+double lsim_body_reach(const LsimModel *m, int b) {
+  const LsimBody *body = &m->bodies[b];
+  double reach = 0.0;
+  for (int k = body->first_shape; k < body->first_shape + body->nshapes; ++k)
+    reach = fmax(reach, shape_reach(&m->shapes[k]));
+  return reach;
+}
+
 double lsim_body_speed_bound(const LsimModel *m, int b, const double *v) {
   const LsimBody *body = &m->bodies[b];
   if (body->nv <= 0) return 0.0;

@@ -102,6 +102,9 @@ uint64_t lsim_contact_id(int a, int b, int feature);
  * the bit: the time step's assembly relies on it). d = 2: (1, 0) and (-1, 0). */
 void lsim_cone_weights(int ndir, double *cs, double *sn);
 
+/* The farthest any point of body b's shapes lies from its center (m; 0 without shapes). */
+double lsim_body_reach(const LsimModel *m, int b);
+
 /* The largest speed of any point of body b's shapes at velocities v [nv] (2-D, 3-D): its
  * linear speed plus its angular speed times the farthest a shape point lies from its
  * center; 0 for a body without velocities. */
