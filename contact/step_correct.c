@@ -26,8 +26,8 @@
  * at rest, bodies unmoved) are skipped, and a row's J_i B_i is built on its first visit,
  * so the cost follows the deep contacts' reach.
  * With joints, dq is linearised along them: it is scaled by alpha <= 1 so that no body
- * turns by more than sqrt(2 s / R) (R its reach), which keeps the joint error it leaves
- * within s; a contact the joints nearly hold would else ask for radians (two boxes pinned
+ * turns by more than sqrt(2 s / R) (R its reach), which keeps each body's part of the
+ * joint error it leaves within s; a contact the joints nearly hold would else ask for radians (two boxes pinned
  * with overlapping ends turned 2.5 rad in a step and gained 1361 J in the next).
  * Failure modes: none reported; a non-finite displacement (a NaN in the step's rows) is
  * not applied. A contact the joints keep shut (a pin point inside both bodies) is never
@@ -149,7 +149,8 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
      joint points off by up to R theta^2 / 2 (R its reach), which the next step's joint
      rows take back as velocity (error / h). A contact the joints nearly hold (its row's
      B tiny) asks for radians. So dq is scaled by alpha <= 1 that keeps every body's turn
-     within theta_max = sqrt(2 s / R): the joint error it leaves stays within the slop s.
+     within theta_max = sqrt(2 s / R): each body's part of the joint error it leaves
+     stays within the slop s.
      alpha dq still deepens no row (J dq >= t with t <= 0 gives alpha J dq >= t), it only
      separates less; without joints dq is applied whole. */
   double alpha = 1.0;
