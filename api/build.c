@@ -282,6 +282,8 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
                          name, def->body[1]);
   if (!all_finite(def->point[0], 3) || !all_finite(def->point[1], 3))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': a point is not finite", name);
+  if (tether && def->no_collide)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': no_collide applies to pins and rods, not tethers", name);
   if (def->type != LSIM_PIN && !(def->length > 0.0 && isfinite(def->length)))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': length must be > 0, got %g", name, def->length);
   for (int j = 0; j < (tether ? m->ntethers : m->njoints); ++j)
@@ -316,6 +318,7 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
     g[k].type = def->type == LSIM_PIN ? LSIM_JOINT_PIN : LSIM_JOINT_ROD;
     memcpy(g[k].end, end, sizeof end);
     g[k].length = def->length;
+    g[k].no_collide = def->no_collide != 0;
     m->njoints = k + 1;
   }
   return k;

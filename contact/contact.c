@@ -147,6 +147,16 @@ static int add_normal_1d(LsimContactSet *set, const LsimModel *m, int a, int b, 
  * and below any gap a scene means. */
 #define LSIM_TOUCH_REACH 1e-9
 
+int lsim_pair_collides(const LsimModel *m, int a, int b) {
+  for (int j = 0; j < m->njoints; ++j) {
+    const LsimJoint *jt = &m->joints[j];
+    if (jt->no_collide && ((jt->end[0].body == a && jt->end[1].body == b) ||
+                           (jt->end[0].body == b && jt->end[1].body == a)))
+      return 0;
+  }
+  return 1;
+}
+
 static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_free,
                      LsimContactSet *set) {
   const double h = m->time_step;
@@ -176,6 +186,7 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
     const int left = order[k2].body, right = order[k2 + 1].body;
     const LsimBody *bl = &m->bodies[left], *br = &m->bodies[right];
     if (bl->type != LSIM_BODY_DYNAMIC && br->type != LSIM_BODY_DYNAMIC) continue;
+    if (!lsim_pair_collides(m, left, right)) continue;
     const double left_edge = order[k2 + 1].x - 0.5 * br->width;
     const double gap = left_edge - (order[k2].x + 0.5 * bl->width);
     if (gap > reach) continue;
@@ -190,7 +201,7 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
     const double X = wall->pose[0];
     for (int i = 0; i < m->nbodies && !rc; ++i) {
       const LsimBody *b = &m->bodies[i];
-      if (b->type != LSIM_BODY_DYNAMIC) continue;
+      if (b->type != LSIM_BODY_DYNAMIC || !lsim_pair_collides(m, i, w)) continue;
       const double x = s->q[b->q_offset];
       const double gap = wall->side < 0 ? (x - 0.5 * b->width) - X : X - (x + 0.5 * b->width);
       if (gap > reach) continue;
@@ -271,6 +282,14 @@ static double shape_reach(const LsimShape *s) {
     case LSIM_SHAPE_CAPSULE: return d + s->half[0] + s->radius;
     default: return d;
   }
+}
+
+double lsim_body_reach(const LsimModel *m, int b) {
+  const LsimBody *body = &m->bodies[b];
+  double reach = 0.0;
+  for (int k = body->first_shape; k < body->first_shape + body->nshapes; ++k)
+    reach = fmax(reach, shape_reach(&m->shapes[k]));
+  return reach;
 }
 
 double lsim_body_speed_bound(const LsimModel *m, int b, const double *v) {
@@ -667,6 +686,7 @@ typedef struct Sweep {
   Cone cone;
   const unsigned char *asleep; /* set->asleep */
   const Bands *bands;          /* NULL: x alone */
+  int joint_filter;            /* some joint has no_collide: pairs go through lsim_pair_collides */
 } Sweep;
 
 /* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
@@ -772,6 +792,7 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       if (ti.body == tj.body) continue;
       if (!((ti.kind | tj.kind) & TAG_DYNAMIC)) continue;
       if (ti.kind & tj.kind & TAG_STILL) continue; /* asleep with asleep or static */
+      if (w->joint_filter && !lsim_pair_collides(m, ti.body, tj.body)) continue;
       const int j = tj.shape, dyn_j = tj.kind & TAG_DYNAMIC;
       /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
       int a = i, b = j;
@@ -990,7 +1011,8 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL};
+  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, 0};
+  for (int j = 0; j < m->njoints; ++j) w.joint_filter |= m->joints[j].no_collide;
   lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
 
   /* The team, when there is one and the scene is large enough. */

@@ -102,6 +102,9 @@ uint64_t lsim_contact_id(int a, int b, int feature);
  * the bit: the time step's assembly relies on it). d = 2: (1, 0) and (-1, 0). */
 void lsim_cone_weights(int ndir, double *cs, double *sn);
 
+/* The farthest any point of body b's shapes lies from its center (m; 0 without shapes). */
+double lsim_body_reach(const LsimModel *m, int b);
+
 /* The largest speed of any point of body b's shapes at velocities v [nv] (2-D, 3-D): its
  * linear speed plus its angular speed times the farthest a shape point lies from its
  * center; 0 for a body without velocities. */
@@ -111,11 +114,17 @@ double lsim_body_speed_bound(const LsimModel *m, int b, const double *v);
  * box's smallest half extent, 0 for a point; +inf for a body with planes only or none. */
 double lsim_body_half_thickness(const LsimModel *m, int b);
 
+/* Whether bodies a and b may have contacts: 0 when a joint with no_collide joins them (its
+ * scene key "collide": false), else 1. A scan of the joints: O(njoints) a call; detection
+ * calls it for candidate pairs only when some joint has no_collide. */
+int lsim_pair_collides(const LsimModel *m, int a, int b);
+
 /* Finds the contacts of the model in the given state whose gap could close within the
  * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
  * largest speed any body can reach in the step (free velocities v_free [nv] given).
  * Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
- * friction. 2-D and 3-D scenes of 256 shapes or more run on set->team when it has more
+ * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides).
+ * 2-D and 3-D scenes of 256 shapes or more run on set->team when it has more
  * than one member (the caller must not run the team meanwhile); the contacts and rows are
  * those of one thread, bit for bit. Returns 0 or LSIM_OUT_OF_MEMORY. */
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,

@@ -15,7 +15,7 @@
 
 /* ------------------------------------------------------------------------------------
  * Tethers and joints: "tethers": [{"name", "length", "ends": [END, END]}], "joints":
- * [{"name", "type": "pin" | "rod", "length", "ends": [END, END]}], END one of
+ * [{"name", "type": "pin" | "rod", "length", "ends": [END, END], "collide"}], END one of
  * {"body": NAME, "point": [...]}, {"world": [...]}, {"path": {...}}.
  * ---------------------------------------------------------------------------------- */
 
@@ -248,7 +248,7 @@ int lsim_parse_constraints(LsimParseCtx *c, const json_t *root, LsimModel *m, co
     const json_t *o = json_array_get(ja, i);
     if (!json_is_object(o))
       return lsim_parse_fail(c, p, 0, "must be an object {\"name\", \"type\", \"ends\"}, got %s", lsim_json_type_name(o));
-    static const char *const keys[] = {"name", "type", "length", "ends", NULL};
+    static const char *const keys[] = {"name", "type", "length", "ends", "collide", NULL};
     if (lsim_parse_check_keys(c, o, p, keys) < 0) return LSIM_INVALID_INPUT;
     LsimJoint *j = &m->joints[i];
     if (parse_constraint_name(c, o, p, "joint", i, j->name, sizeof *j, m->joints[0].name) < 0)
@@ -270,6 +270,10 @@ int lsim_parse_constraints(LsimParseCtx *c, const json_t *root, LsimModel *m, co
     rc = lsim_parse_get_ranged(c, o, p, "length", GT0, &j->length);
     if (rc < 0) return rc;
     if (parse_ends(c, m, o, p, j->end) < 0) return LSIM_INVALID_INPUT;
+    /* "collide" (default true): false drops every contact between the two ends' bodies. */
+    int collide = 1;
+    if (lsim_parse_get_bool(c, o, p, "collide", &collide) < 0) return LSIM_INVALID_INPUT;
+    j->no_collide = !collide;
     if (j->type == LSIM_JOINT_ROD && rc == 0) {
       /* The rod's length: the initial distance of its ends, which must be apart. */
       j->length = 0.0;

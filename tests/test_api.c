@@ -755,6 +755,47 @@ static void test_start_fails(void **state) {
   lsim_sim_free(sim);
 }
 
+/* LsimJointDef.no_collide: two disks (r 0.5) 0.5 m apart, pinned at their midpoint, so
+ * they overlap by 0.5 m. With no_collide = 0 (zeroed def, the default) the start refuses
+ * the overlap as a scene would; with 1 the pair has no contacts: the start accepts it and
+ * a step has the pin's two rows alone. A tether takes no no_collide. */
+static void test_joint_no_collide(void **state) {
+  (void)state;
+  for (int off = 0; off <= 1; ++off) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+    LsimBodyDef d = lsim_default_body_def();
+    LsimShapeDef s = lsim_default_shape_def();
+    d.name = "a";
+    const int a = lsim_sim_add_body(sim, &d);
+    assert_true(lsim_sim_add_shape(sim, a, &s) >= 0);
+    d.name = "b", d.position[0] = 0.5;
+    const int b = lsim_sim_add_body(sim, &d);
+    assert_true(lsim_sim_add_shape(sim, b, &s) >= 0);
+    LsimJointDef j;
+    memset(&j, 0, sizeof j);
+    j.type = LSIM_TETHER, j.body[0] = a, j.body[1] = b, j.length = 1.0, j.no_collide = 1;
+    assert_int_equal(lsim_sim_add_joint(sim, &j), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "no_collide applies to pins and rods"));
+    j.type = LSIM_PIN, j.length = 0.0, j.no_collide = off;
+    j.point[0][0] = 0.25, j.point[1][0] = -0.25;
+    assert_int_equal(lsim_sim_add_joint(sim, &j), 0);
+    if (!off) {
+      assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "overlaps"));
+    } else {
+      assert_int_equal(lsim_sim_start(sim), 0);
+      assert_int_equal(lsim_sim_step(sim), 0);
+      LsimContactInfo c[8];
+      const int n = lsim_sim_contacts(sim, c, 8);
+      assert_int_equal(n, 2); /* the pin's x and y rows, nothing else */
+      for (int k = 0; k < n; ++k) assert_int_equal(c[k].kind, LSIM_CONTACT_EQUALITY);
+    }
+    lsim_sim_free(sim);
+  }
+}
+
 /* A world in code: a 2-D disk dropped on a plane comes to rest on it (gap 0 to the
  * solver's tolerance) with the contact carrying m g h per step. */
 static void test_build(void **state) {
@@ -1191,6 +1232,7 @@ int main(void) {
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+      cmocka_unit_test(test_joint_no_collide),
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
       cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_error_cleared),cmocka_unit_test(test_contacts_before_step),
       cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),

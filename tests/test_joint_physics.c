@@ -549,6 +549,75 @@ static void test_failed_steps_add_no_energy(void **state) {
   }
 }
 
+/* Two thin boxes pinned with their ends overlapping by 1 cm (pin points at +-0.095 of
+ * half length 0.1), as chains of links are modelled; a rope holds a, a floor below.
+ * "collide": false on the pin: the pinned pair has no contacts, the solver never fails,
+ * and no step adds energy: the energy stays within 1e-9 J of its start (what is left is
+ * the joint and rope rows' rounding; measured: at most 1.7e-17 J a step, 0 above the
+ * start). With the default "collide": true the contact beside the pin, which the pin
+ * nearly holds, made the solved step 3 add 1361 J (lcpsim run: up to 5.1e6 J above the
+ * start; this loop, without the run's fallback chain: 1.9e7 J): the position correction
+ * (step_correct.c) turned both boxes by 0.2 rad in step 1 and 2.5 rad in step 2 along the
+ * pin's linearisation, breaking the pin, whose rows took the error back as velocity. With
+ * the correction's turn capped (theta <= sqrt(2 s / R)), no step adds more than the
+ * scene's start energy 0.049 J (measured: 0.0114 J at most). The pin point lies inside
+ * both boxes, so that contact can never separate: the run still rises 3.96 J in 1 s and
+ * Lemke fails on every step (docs/scene-format.md, "Contacts between jointed bodies"). */
+static void test_overlapping_pin_without_collision_adds_no_energy(void **state) {
+  (void)state;
+  for (int collide = 0; collide <= 1; ++collide) {
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.002, \"duration\": 1.0,"
+             " \"gravity\": [0, -9.81], \"solver\": {\"name\": \"lemke\"},"
+             " \"contact\": {\"allow_initial_overlap\": true}, \"bodies\": ["
+             "  {\"name\": \"floor\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+             "  {\"name\": \"a\", \"mass\": 0.05, \"position\": [0.1, 0.05],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]},"
+             "  {\"name\": \"b\", \"mass\": 0.05, \"position\": [0.29, 0.05],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]}],"
+             " \"tethers\": [{\"name\": \"rope\", \"length\": 0.15,"
+             "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0]}, {\"world\": [0, 0.2]}]}],"
+             " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"collide\": %s, \"ends\": [{\"body\": \"b\","
+             " \"point\": [-0.095, 0]}, {\"body\": \"a\", \"point\": [0.095, 0]}]}]}",
+             collide ? "true" : "false");
+    Run r;
+    run_open(&r, json, NULL);
+    assert_int_equal(r.m.joints[0].no_collide, !collide);
+    assert_int_equal(lsim_pair_collides(&r.m, 1, 2), collide);
+    assert_int_equal(lsim_pair_collides(&r.m, 2, 1), collide);
+    assert_int_equal(lsim_pair_collides(&r.m, 0, 1), 1); /* the floor still collides */
+    const double e0 = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
+    double rise = 0.0, gain = 0.0, e_prev = e0;
+    int failed = 0, pair_contacts = 0;
+    for (int k = 0; k < r.m.steps; ++k) {
+      LsimStepStats stats;
+      failed += lsim_step(r.s, &r.m, &r.st, &stats) < 0;
+      const LsimContactSet *cs = lsim_stepper_contacts(r.s);
+      for (int i = 0; i < cs->count; ++i) {
+        const LsimContact *ct = &cs->contacts[i];
+        pair_contacts += ct->kind == LSIM_CONTACT_NORMAL &&
+                         ((ct->body[0] == 1 && ct->body[1] == 2) || (ct->body[0] == 2 && ct->body[1] == 1));
+      }
+      const double e = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
+      if (e - e0 > rise) rise = e - e0;
+      if (e - e_prev > gain) gain = e - e_prev;
+      e_prev = e;
+    }
+    printf("overlapping pin, collide %s: %d failed steps, %d a-b contacts, energy at most %.3g J above its start %.4g J, largest gain of a step %.3g J\n",
+           collide ? "true" : "false", failed, pair_contacts, rise, e0, gain);
+    if (!collide) {
+      assert_int_equal(pair_contacts, 0);
+      assert_int_equal(failed, 0);
+      assert_true(rise <= 1e-9);
+    } else {
+      assert_true(pair_contacts > 0); /* the default keeps the pair's contacts */
+      assert_true(gain <= e0);
+    }
+    run_close(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -561,6 +630,7 @@ int main(void) {
       cmocka_unit_test(test_anchor_on_a_prescribed_path),
       cmocka_unit_test(test_baumgarte_time_constant),
       cmocka_unit_test(test_failed_steps_add_no_energy),
+      cmocka_unit_test(test_overlapping_pin_without_collision_adds_no_energy),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }

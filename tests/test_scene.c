@@ -299,6 +299,18 @@ static void test_constraints_1d_3d(void **unused) {
   assert_int_equal(m.tethers[0].end[1].body, 2);
   assert_true(m.joints[0].length == 2.5);
   assert_true(m.baumgarte == 0.0);
+  assert_int_equal(m.joints[0].no_collide, 0); /* "collide" defaults to true */
+  assert_int_equal(lsim_pair_collides(&m, 0, 1), 1);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+  static const char *apart =
+      "{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n"
+      " \"bodies\": [{\"name\": \"a\", \"position\": 1}, {\"name\": \"b\", \"position\": 3}],\n"
+      " \"joints\": [{\"type\": \"rod\", \"collide\": false, \"ends\": [{\"body\": \"b\"}, {\"body\": \"a\"}]}]}\n";
+  assert_int_equal(lsim_scene_parse(apart, "apart.json", &m, &s, &err), 0);
+  assert_int_equal(m.joints[0].no_collide, 1);
+  assert_int_equal(lsim_pair_collides(&m, 0, 1), 0);
+  assert_int_equal(lsim_pair_collides(&m, 1, 0), 0);
   lsim_state_free(&s);
   lsim_model_free(&m);
   static const char *three =

@@ -289,6 +289,8 @@ typedef struct LsimJointDef {
   int body[2];
   double point[2][3];
   double length;          /* rod, tether: m, > 0 */
+  int no_collide;         /* pin, rod: 1 = no contacts between the two bodies (a scene's
+                             "collide": false); 0 (default) = they collide as any pair */
 } LsimJointDef;
 /* Adds a joint or tether before lsim_sim_start (def and its name copied); returns its index
  * among the joints (pin, rod) or the tethers, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY

@@ -147,7 +147,8 @@ class _ShapeDef(C.Structure):
 
 class _JointDef(C.Structure):
     _fields_ = [("name", C.c_char_p), ("type", C.c_int), ("body", C.c_int * 2),
-                ("point", (C.c_double * 3) * 2), ("length", C.c_double)]
+                ("point", (C.c_double * 3) * 2), ("length", C.c_double),
+                ("no_collide", C.c_int)]
 
 
 class _ContactDef(C.Structure):
@@ -858,12 +859,14 @@ class World:
             d.mu = _number(mu, what + ": mu")
         return self._check(_add_shape(h, body, C.byref(d)))
 
-    def add_joint(self, type, body, point, other=-1, other_point=None, length=0.0, name=None):
+    def add_joint(self, type, body, point, other=-1, other_point=None, length=0.0, name=None,
+                  collide=True):
         """Adds a joint ("pin": the two points coincide; "rod": their distance is length) or a
         tether ("tether": their distance is at most length, m) between body (dynamic; point
         in its frame) and other (a body's index, its point other_point in its frame; -1 the
-        world, other_point then a world point; default the origin). Returns its index among
-        the joints (pin, rod) or the tethers."""
+        world, other_point then a world point; default the origin). collide=False (pins and
+        rods): the two bodies get no contacts with each other (a scene's "collide": false).
+        Returns its index among the joints (pin, rod) or the tethers."""
         h = self._h
         d = _JointDef()
         what = "add_joint %s" % (repr(name) if name is not None else "")
@@ -879,6 +882,9 @@ class World:
         if other_point is not None:
             _fill(d.point[1], other_point, self.dimension, what + ": other_point")
         d.length = _number(length, what + ": length")
+        if not isinstance(collide, bool):
+            raise TypeError("%s: collide must be True or False, got %r" % (what, collide))
+        d.no_collide = 0 if collide else 1
         return self._check(_add_joint(h, C.byref(d)))
 
     def start(self):

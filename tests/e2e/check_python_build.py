@@ -157,6 +157,9 @@ def bad_input():
     refused(lambda: w.add_shape(a, "box", half=[1, 1, 1]), E, "half", "needs 2 numbers")
     refused(lambda: w.add_joint("rod", a, [0, 0], length=0), E, "length must be > 0")
     refused(lambda: w.add_joint("hinge", a, [0, 0]), E, "unknown type 'hinge'")
+    refused(lambda: w.add_joint("pin", a, [0, 0], collide=0), TypeError, "collide")
+    refused(lambda: w.add_joint("tether", a, [0, 0], length=1, collide=False), E,
+            "no_collide applies to pins and rods")
     refused(lambda: w.set_contact(margin=-1), E, "margin must be finite and >= 0")
     refused(lambda: w.set_contact(allow_initial_overlap=1), TypeError, "allow_initial_overlap")
     refused(lambda: w.set_gravity([0, -9.81, 0]), E, "set_gravity", "needs 2 numbers")
@@ -170,6 +173,19 @@ def bad_input():
     assert sim.q.size == 6 and sim.bodies[1]["name"] == "b"
     refused(lambda: w.add_body("late"), E, "the world is started")
     print("World: bad definitions refused with the field named; a failed start() goes on")
+    # The same two disks pinned at their midpoint with collide=False: start() accepts the
+    # overlap and a step has the pin's two rows alone (no contact between the disks).
+    w = lcpsim.World(2, 0.01)
+    a = w.add_body("a", position=[0, 2])
+    w.add_shape(a, "sphere", radius=0.5)
+    b = w.add_body("b", position=[0.5, 2])
+    w.add_shape(b, "sphere", radius=0.5)
+    w.add_joint("pin", a, [0.25, 0], other=b, other_point=[-0.25, 0], collide=False)
+    sim = w.start()
+    sim.step()
+    kinds = [c["kind"] for c in sim.contacts()]
+    assert kinds == [3, 3], kinds
+    print("World: collide=False on a pin drops the pinned pair's contacts")
 
 
 for make, label in ((world_2d, "2-D"), (world_3d, "3-D"), (world_1d, "1-D")):
