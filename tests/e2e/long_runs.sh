@@ -5,6 +5,9 @@
 # step on pile_10 (183 MB at 2 x 10^5 steps). pile_10 for 10^4 and 4 x 10^4 steps: the
 # peak resident memory may differ by 8 MB at most (23 MB before; 1 MB measured). The
 # long run's partial file, killed after its memory was trimmed several times, still reads.
+# Hybrid-model files alike (hybrid/record.c): bouncing_mass for 2 x 10^6 and 6 x 10^6
+# samples, peak memory within 8 MB (5.5 bytes a sample before: 140 MB at 2 x 10^7 samples;
+# 0.1 MB measured from 2 x 10^6 to 2 x 10^7).
 set -eu
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
@@ -22,6 +25,21 @@ import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     assert len(f["time"]) == 40001 and f["summary/steps_done"][()] == 40000
     assert f["contacts/offset"][-1] == f["summary/total_contacts"][()] == len(f["contacts/gap"])
+PYEOF
+
+for d in 2000 6000; do
+  /usr/bin/time -f %M -o "$tmp/hrss$d" ./lcpsim data/bouncing_mass.json --duration $d \
+    -o "$tmp/h$d.h5" --quiet || fail "bouncing_mass for $d s failed"
+done
+ha=$(tail -1 "$tmp/hrss2000"); hb=$(tail -1 "$tmp/hrss6000")
+[ $((hb - ha)) -lt 8192 ] || fail "a hybrid run's peak memory grew by $(((hb - ha) / 1024)) MB from 2 x 10^6 to 6 x 10^6 samples ($ha -> $hb kB)"
+$PY - "$tmp/h6000.h5" <<'PYEOF' || fail "the 6 x 10^6-sample hybrid file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["time"]
+    assert len(t) == 6000001 and f["summary/samples"][()] == 6000001
+    assert f["summary/run_end"][()] == b"completed" and t[-1] == 6000.0
+    assert len(f["state"]) == len(t) and np.all(np.isfinite(f["state"][-1000:]))
 PYEOF
 
 # Killed after 15000 steps (the metadata trimmed about twice): the partial file reads.
@@ -43,4 +61,4 @@ r = lcpsim_load.load(sys.argv[1])
 assert len(r.time) > 15000 and r.summary.run_end == "unfinished"
 assert r.contacts.offset[-1] == len(r.contacts.gap)
 PYEOF
-echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; a killed run's file reads"
+echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; a killed run's file reads"
