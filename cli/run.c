@@ -625,6 +625,9 @@ int lsim_cli_run(int argc, char **argv) {
                           sizeof msg)) {
       fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
       exit_code = 2;
+    } else {
+      /* The dump's chunk indexes leave memory with the record's (a long run's RSS flat). */
+      lsim_record_trim_also(rec, lsim_lcpdump_reopen, dump);
     }
   }
 
@@ -793,6 +796,7 @@ int lsim_cli_run(int argc, char **argv) {
   const double elapsed = now_seconds() - t0;
 
   /* Close: the file is kept whenever its steps are consistent (failures included). */
+  if (dump) lsim_record_trim_also(rec, NULL, NULL); /* the dump is closed first */
   if (dump && lsim_lcpdump_close(dump, msg, sizeof msg) && !exit_code && !dump_failed) {
     fprintf(stderr, "lcpsim: %s: %s\n", path, msg);
     exit_code = 2;

@@ -95,6 +95,8 @@ struct LsimRecord {
   int64_t ncontacts;   /* contact rows recorded (buffered or written) */
   int failures, warnings;
   size_t cache_trimmed; /* the metadata cache's size after the last trim_cache */
+  int (*trim_more)(void *); /* lsim_record_trim_also: another writer's datasets, or NULL */
+  void *trim_more_user;
   char space_low[LSIM_OUTFILE_PATH_MAX + 200]; /* space_check's reason, "" while room */
   int budget_steps;    /* steps that spent a fixed sweep budget (tol 0): not failures */
   int recovered;       /* steps the fallback chain recovered (first status < 0, status >= 0) */
@@ -334,9 +336,16 @@ static int trim_cache(LsimRecord *r) {
     s->dset = H5Dopen2(r->file, s->name, H5P_DEFAULT);
     if (s->dset < 0) return fail_write(r, s->name);
   }
+  /* The datasets another writer keeps open in this file (--dump-lcp's /lcp), alike. */
+  if (r->trim_more && r->trim_more(r->trim_more_user) < 0)
+    return fail(r, LSIM_IO_ERROR, "reopening the datasets of /lcp");
   if (H5Fget_mdc_size(r->file, &max_size, &min_clean, &size, &entries) >= 0)
     r->cache_trimmed = size;
   return 0;
+}
+
+void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user) {
+  if (r) r->trim_more = reopen, r->trim_more_user = user;
 }
 
 /* After a flush: is there room for the next one and the close? A write that fails on a
