@@ -87,6 +87,10 @@ typedef struct LsimEventOptions {
                             event and in every evaluation of the flow (a signal handler
                             raises it): the run ends cleanly at that event or at the last
                             sample delivered, returning LSIM_EVENT_INTERRUPTED; default NULL */
+  void (*on_sample)(int samples, void *user); /* lsim_event_driven_record only: called
+                            after each sample written with the samples written so far (a
+                            progress display); default NULL */
+  void *on_sample_user;
 } LsimEventOptions;
 
 /* Pairwise impacts of one sequential impact at most (a run or lsim_impact_map fails with

@@ -18,6 +18,8 @@ typedef struct RecordJob {
   int failed;
   int diverged;        /* the divergence guard stopped the run: why in msg */
   char msg[320];
+  void (*on_sample)(int samples, void *user); /* the options' hook, or NULL */
+  void *on_sample_user;
 } RecordJob;
 
 /* Appends the events logged since the last call to the file's table. 0 or < 0. */
@@ -50,6 +52,7 @@ static int record_sample(const LsimModel *m, const LsimState *st, const LsimCont
     return -1;
   }
   job->samples++;
+  if (job->on_sample) job->on_sample(job->samples, job->on_sample_user);
   return 0;
 }
 
@@ -61,6 +64,7 @@ int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventO
   RecordJob job = {.rec = rec, .log = &log};
   LsimEventOptions o = opt ? *opt : lsim_default_event_options();
   o.record_period = m->time_step;
+  job.on_sample = o.on_sample, job.on_sample_user = o.on_sample_user;
   const double t_end = m->time_step * m->steps;
   /* The event table's datasets, made before the run and filled as it goes. */
   const char *names[LSIM_EVENT_KINDS];

@@ -146,6 +146,8 @@ int lsim_h5_write_strings(int64_t file, const char *name, const char *first, siz
 /* A dataset [rows] or [rows, cols] with an unlimited first dimension, appended to. */
 typedef struct Ext {
   hid_t d;
+  hid_t loc;          /* where it was made, and its name there (ext_reopen) */
+  char name[32];
   hid_t mtype;
   int rank;
   hsize_t cols;
@@ -157,6 +159,8 @@ static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int 
   memset(e, 0, sizeof *e);
   e->d = -1;
   e->mtype = mem_type(type);
+  e->loc = loc;
+  snprintf(e->name, sizeof e->name, "%s", name);
   e->rank = rank;
   e->cols = rank == 2 ? cols : 1;
   hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
@@ -203,6 +207,15 @@ static int ext_append(Ext *e, const void *data, hsize_t nrows) {
   if (!ok) return LSIM_IO_ERROR;
   e->rows += nrows;
   return 0;
+}
+
+/* Closes the dataset and opens it again (with evict-on-close, which drops its cached
+ * metadata: lsim_lcpdump_reopen). 0 or LSIM_IO_ERROR. */
+static int ext_reopen(Ext *e) {
+  if (e->d < 0) return 0;
+  H5Dclose(e->d);
+  e->d = H5Dopen2(e->loc, e->name, H5P_DEFAULT);
+  return e->d >= 0 ? 0 : LSIM_IO_ERROR;
 }
 
 static void ext_close(Ext *e) {
@@ -283,6 +296,14 @@ static int dump_fail(LsimLcpDump *d, int status, int step, const char *what) {
   snprintf(d->msg, sizeof d->msg, "LCP dump: step %d: %s%s%s", step, what, detail[0] ? ": " : "",
            detail);
   return status;
+}
+
+int lsim_lcpdump_reopen(void *dump) {
+  LsimLcpDump *d = dump;
+  if (!d || d->status) return 0;
+  for (int k = 0; k < X_COUNT; ++k)
+    if (ext_reopen(&d->x[k])) return dump_fail(d, LSIM_IO_ERROR, 0, "reopening a dataset");
+  return 0;
 }
 
 const char *lsim_lcpdump_error(const LsimLcpDump *d) { return d && d->status ? d->msg : ""; }

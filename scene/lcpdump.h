@@ -111,6 +111,13 @@ int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int 
 /* Run files store the dense M of steps up to this n by default (8 n^2 bytes: 34 MB). */
 #define LSIM_DUMP_DENSE_LIMIT 2048
 
+/* Closes and reopens the dump's datasets (dump is an LsimLcpDump): in a file opened with
+ * evict-on-close this drops their chunk indexes from HDF5's metadata cache, which keeps
+ * dirty metadata until a flush and would otherwise grow with every problem (a run's
+ * dump: lsim_record_trim_also). Call right after a flush only. 0 or < 0 (the dump's
+ * error). */
+int lsim_lcpdump_reopen(void *dump);
+
 /* The first error of the dump ("LCP dump: step K: ..."), "" while there is none. */
 const char *lsim_lcpdump_error(const LsimLcpDump *d);
 

@@ -94,6 +94,8 @@ struct LsimRecord {
   int64_t ncontacts;   /* contact rows recorded (buffered or written) */
   int failures, warnings;
   size_t cache_trimmed; /* the metadata cache's size after the last trim_cache */
+  int (*trim_more)(void *); /* lsim_record_trim_also: another writer's datasets, or NULL */
+  void *trim_more_user;
   char space_low[LSIM_OUTFILE_PATH_MAX + 200]; /* space_check's reason, "" while room */
   int budget_steps;    /* steps that spent a fixed sweep budget (tol 0): not failures */
   int recovered;       /* steps the fallback chain recovered (first status < 0, status >= 0) */
@@ -334,9 +336,16 @@ static int trim_cache(LsimRecord *r) {
     s->dset = H5Dopen2(r->file, s->name, H5P_DEFAULT);
     if (s->dset < 0) return fail_write(r, s->name);
   }
+  /* The datasets another writer keeps open in this file (--dump-lcp's /lcp), alike. */
+  if (r->trim_more && r->trim_more(r->trim_more_user) < 0)
+    return fail(r, LSIM_IO_ERROR, "reopening the datasets of /lcp");
   if (H5Fget_mdc_size(r->file, &max_size, &min_clean, &size, &entries) >= 0)
     r->cache_trimmed = size;
   return 0;
+}
+
+void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user) {
+  if (r) r->trim_more = reopen, r->trim_more_user = user;
 }
 
 /* After a flush: is there room for the next one and the close? A write that fails on a
@@ -1211,7 +1220,12 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
     set_err(err, errlen, r && r->status < 0 ? r->msg : "record: copy_steps on a used record");
     return r && r->status < 0 ? r->status : LSIM_INVALID_INPUT;
   }
-  hid_t src = H5Fopen(src_path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  /* Evict-on-close: read_rows opens a dataset per read, so the run's chunk indexes leave
+     the cache after each (its default cache grew to 32 MB over a long run). */
+  hid_t sfapl = H5Pcreate(H5P_FILE_ACCESS);
+  if (sfapl >= 0) H5Pset_evict_on_close(sfapl, 1);
+  hid_t src = H5Fopen(src_path, H5F_ACC_RDONLY, sfapl >= 0 ? sfapl : H5P_DEFAULT);
+  if (sfapl >= 0) H5Pclose(sfapl);
   if (src < 0) {
     char what[LSIM_OUTFILE_PATH_MAX + 64];
     snprintf(what, sizeof what, "cannot open %s", src_path);
@@ -1224,21 +1238,26 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
   int64_t K = 0;
   read_rows(r, src, &r->s[S_OFFSET], "/contacts/offset", N + 1, 1, &K);
   if (r->status == 0 && K < 0) fail(r, LSIM_IO_ERROR, "negative /contacts/offset in the run continued");
-  /* The summary's accumulators over the steps copied, as lsim_record_step keeps them. */
-  int *status = malloc((N + 1) * sizeof(int)), *first = malloc((N + 1) * sizeof(int));
-  double *res = malloc((N + 1) * sizeof(double)), *wall = malloc((N + 1) * sizeof(double));
+  /* The summary's accumulators over the steps copied, as lsim_record_step keeps them, in
+     blocks of 65536 steps (the whole run's rows took 24 bytes a step). */
+  const size_t SB = 65536;
+  int *status = malloc(SB * sizeof(int)), *first = malloc(SB * sizeof(int));
+  double *res = malloc(SB * sizeof(double)), *wall = malloc(SB * sizeof(double));
   if (!status || !first || !res || !wall) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
-  read_rows(r, src, &r->s[S_STATUS], "/solver/status", 0, N, status);
-  read_rows(r, src, &r->s[S_FIRST_STATUS], "/solver/first_status", 0, N, first);
-  read_rows(r, src, &r->s[S_RESIDUAL], "/solver/residual", 0, N, res);
-  read_rows(r, src, &r->s[S_WALL], "/solver/wall_time", 0, N, wall);
-  for (size_t i = 0; r->status == 0 && i < N; ++i) {
-    if (status[i] == LSIM_MAX_ITERATIONS && model->solver.tol == 0.0) r->budget_steps++;
-    else if (status[i] < 0) r->failures++;
-    if (status[i] > 0) r->warnings++;
-    if (first[i] < 0 && status[i] >= 0) r->recovered++;
-    if (res[i] > r->max_residual || isnan(res[i])) r->max_residual = res[i];
-    r->solver_wall += wall[i];
+  for (size_t at = 0; r->status == 0 && at < N; at += SB) {
+    const size_t n = N - at < SB ? N - at : SB;
+    read_rows(r, src, &r->s[S_STATUS], "/solver/status", at, n, status);
+    read_rows(r, src, &r->s[S_FIRST_STATUS], "/solver/first_status", at, n, first);
+    read_rows(r, src, &r->s[S_RESIDUAL], "/solver/residual", at, n, res);
+    read_rows(r, src, &r->s[S_WALL], "/solver/wall_time", at, n, wall);
+    for (size_t i = 0; r->status == 0 && i < n; ++i) {
+      if (status[i] == LSIM_MAX_ITERATIONS && model->solver.tol == 0.0) r->budget_steps++;
+      else if (status[i] < 0) r->failures++;
+      if (status[i] > 0) r->warnings++;
+      if (first[i] < 0 && status[i] >= 0) r->recovered++;
+      if (res[i] > r->max_residual || isnan(res[i])) r->max_residual = res[i];
+      r->solver_wall += wall[i];
+    }
   }
   free(status), free(first), free(res), free(wall);
   /* Every series in blocks of at most 4 MB: state rows 1 .. N (row 0 is the scene's
@@ -1280,6 +1299,18 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
         for (int j = 0; j < r->njoints; ++j)
           r->max_joint_error = fmax(r->max_joint_error, ((double *)s->buf)[i * s->width + j]);
       series_flush(r, s);
+      /* Each block's metadata to the file, then the cache trimmed: it held the chunk
+         indexes of everything copied until the end. A resume killed here
+         leaves a partial file whose rows disagree, which --resume refuses; RUN is intact. */
+      if (r->status == 0 && H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
+        fail(r, LSIM_IO_ERROR, "cannot flush the file while copying the run continued");
+      if (r->status == 0) trim_cache(r);
+    }
+    /* The block buffer goes (the run's steps need a few rows): each series kept its 4 MB,
+       some 80 MB over a run's series. */
+    if (s->nbuf == 0 && s->cap * s->width * s->esize > (64u << 10)) {
+      free(s->buf);
+      s->buf = NULL, s->cap = 0;
     }
   }
   /* The largest penetration over the contact rows (tether and joint rows left out). */

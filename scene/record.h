@@ -93,6 +93,13 @@ const char *lsim_record_error(const LsimRecord *r);
  * then still fits. */
 const char *lsim_record_space_low(const LsimRecord *r);
 
+/* Another writer appending to this file's datasets (lsim_lcpdump_reopen, --dump-lcp):
+ * reopen(user) is called right after a flush whenever the record trims HDF5's metadata
+ * cache (closing and reopening its datasets once the cache has doubled), so that the
+ * chunk indexes of that writer's datasets leave memory too; it returns 0 or < 0 (the
+ * record fails). NULL turns it off. The file is opened with evict-on-close. */
+void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user);
+
 /* Continuing a run (lcpsim SCENE --resume RUN.h5; docs/output-format.md, "Resuming a
  * run"). lsim_record_copy_steps copies steps 1 .. nsteps of the run file src_path (every
  * per-step and per-contact dataset, the state rows after row 0, which lsim_record_open

@@ -144,8 +144,9 @@ assert r.events.to_chart[-1] == 1 and r.summary.run_end == 'completed'
 # A long run's memory stays flat: the rows leave memory once in the file. The ball
 # bouncing with restitution 1, sampled every 10 ms, for 1000 s (1e5 samples) and for
 # 10000 s (1e6): the trace kept every sample (about 50 bytes each: 45 MB more for the long
-# run, 84 MB peak); now the peak grows by HDF5's metadata cache at most (bounded, 32 MB by
-# default; 7 MB measured). The file holds the same rows as a --print run's, which keeps
+# run, 84 MB peak); now the peak grows by HDF5's metadata cache at most, which the writer
+# trims after flushes (hybrid/record.c; tests/e2e/long_runs.sh: flat to 6 x 10^6 samples;
+# 5 MB measured here). The file holds the same rows as a --print run's, which keeps
 # its trace whole for the table.
 for T in 1000 10000; do
   cat > "$out/long$T.json" <<JSON

@@ -5,6 +5,9 @@
 # step on pile_10 (183 MB at 2 x 10^5 steps). pile_10 for 10^4 and 4 x 10^4 steps: the
 # peak resident memory may differ by 8 MB at most (23 MB before; 1 MB measured). The
 # long run's partial file, killed after its memory was trimmed several times, still reads.
+# Hybrid-model files alike (hybrid/record.c): bouncing_mass for 2 x 10^6 and 6 x 10^6
+# samples, peak memory within 8 MB (5.5 bytes a sample before: 140 MB at 2 x 10^7 samples;
+# 0.1 MB measured from 2 x 10^6 to 2 x 10^7).
 set -eu
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
@@ -22,6 +25,56 @@ import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     assert len(f["time"]) == 40001 and f["summary/steps_done"][()] == 40000
     assert f["contacts/offset"][-1] == f["summary/total_contacts"][()] == len(f["contacts/gap"])
+PYEOF
+
+# Continuing them (--resume) copies their steps: the copy kept a 4 MB buffer per dataset,
+# every chunk index of the new file (flushed at the end only) and 32 MB of the old file's
+# metadata: 98.9 and 155.3 MB peak from 10^4 and 4 x 10^4 steps (box_slide_3d: 189.8 MB
+# from 3 x 10^5); now blocks flushed and trimmed as copied, 51.0 and 67.2 MB (box_slide_3d:
+# 69.6 MB). Within 32 MB, and the continued file holds every step.
+for n in 10000 40000; do
+  /usr/bin/time -f %M -o "$tmp/crss$n" ./lcpsim data/pile_10.json --resume "$tmp/r$n.h5" \
+    --steps $((n + 10)) -o "$tmp/c$n.h5" --quiet || fail "resuming $n steps failed"
+done
+ca=$(tail -1 "$tmp/crss10000"); cb=$(tail -1 "$tmp/crss40000")
+[ $((cb - ca)) -lt 32768 ] || fail "resuming: peak memory grew by $(((cb - ca) / 1024)) MB from 10^4 to 4 x 10^4 steps ($ca -> $cb kB)"
+$PY - "$tmp/r40000.h5" "$tmp/c40000.h5" <<'PYEOF' || fail "the continued 4 x 10^4-step file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as a, h5py.File(sys.argv[2], "r") as b:
+    assert len(b["time"]) == 40011 and b["summary/steps_done"][()] == 40010
+    for k in ("q", "v", "time", "solver/status", "contacts/normal_impulse", "contacts/offset"):
+        n = len(a[k])
+        assert np.array_equal(a[k][:], b[k][:n]), k
+PYEOF
+rm -f "$tmp"/c*.h5
+
+# With --dump-lcp (scene/lcpdump.c) the /lcp datasets' chunk indexes stayed in memory
+# (the record reopened only its own): box_slide_3d for 10^4 and 4 x 10^4 steps peaked
+# 16.8 MB apart (560 bytes a step); now 6.4 MB, of which the dump's index, kept in memory
+# by design until the close, is 96 bytes a problem (2.9 MB) and its growth by doubling.
+for n in 10000 40000; do
+  /usr/bin/time -f %M -o "$tmp/drss$n" ./lcpsim data/box_slide_3d.json --steps $n --dump-lcp \
+    -o "$tmp/d$n.h5" --quiet || fail "$n steps with --dump-lcp failed"
+done
+da=$(tail -1 "$tmp/drss10000"); db=$(tail -1 "$tmp/drss40000")
+[ $((db - da)) -lt 12288 ] || fail "with --dump-lcp the peak memory grew by $(((db - da) / 1024)) MB from 10^4 to 4 x 10^4 steps ($da -> $db kB)"
+./lcpsim solve "$tmp/d40000.h5" --step 40000 | grep -q '^status  *solved' \
+  || fail "the dumped step 40000 does not solve"
+rm -f "$tmp"/d*.h5
+
+for d in 2000 6000; do
+  /usr/bin/time -f %M -o "$tmp/hrss$d" ./lcpsim data/bouncing_mass.json --duration $d \
+    -o "$tmp/h$d.h5" --quiet || fail "bouncing_mass for $d s failed"
+done
+ha=$(tail -1 "$tmp/hrss2000"); hb=$(tail -1 "$tmp/hrss6000")
+[ $((hb - ha)) -lt 8192 ] || fail "a hybrid run's peak memory grew by $(((hb - ha) / 1024)) MB from 2 x 10^6 to 6 x 10^6 samples ($ha -> $hb kB)"
+$PY - "$tmp/h6000.h5" <<'PYEOF' || fail "the 6 x 10^6-sample hybrid file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    t = f["time"]
+    assert len(t) == 6000001 and f["summary/samples"][()] == 6000001
+    assert f["summary/run_end"][()] == b"completed" and t[-1] == 6000.0
+    assert len(f["state"]) == len(t) and np.all(np.isfinite(f["state"][-1000:]))
 PYEOF
 
 # Killed after 15000 steps (the metadata trimmed about twice): the partial file reads.
@@ -43,4 +96,4 @@ r = lcpsim_load.load(sys.argv[1])
 assert len(r.time) > 15000 and r.summary.run_end == "unfinished"
 assert r.contacts.offset[-1] == len(r.contacts.gap)
 PYEOF
-echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; a killed run's file reads"
+echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; resumed $((ca / 1024)) MB, $((cb / 1024)) MB; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; --dump-lcp $((da / 1024)) MB, $((db / 1024)) MB; a killed run's file reads"

@@ -2,7 +2,10 @@
 # The progress bar of `lcpsim SCENE.json` on a terminal (run under script(1), which gives
 # it one): none for a run shorter than half a second; a run longer than that shows it
 # whatever its step count (it needed 200 steps), redrawn at least every 50 steps or half a
-# second (a slow scene's 50 steps took minutes between redraws), ending at N/N. Off the
+# second (a slow scene's 50 steps took minutes between redraws), ending at N/N, each
+# redraw with the time left at this invocation's rate: elapsed x (N - k) / (k - k0), k0 the
+# steps done when it began (0; a resumed run's steps before). Event-driven runs show one
+# too, counting samples (they drew none: 10^5 samples, seconds, without a sign). Off the
 # terminal (a pipe, --quiet, --print) never.
 set -eu
 tmp=$(mktemp -d)
@@ -12,7 +15,27 @@ command -v script > /dev/null || { echo "progress: no script(1), skipped"; exit 
 bin=$(pwd)/lcpsim
 
 # bars FILE: the bar lines drawn (carriage returns split them).
-bars() { tr '\r' '\n' < "$1" | grep -E '^\[#* *\] [0-9]+/[0-9]+ steps, [0-9.]+ s$' || true; }
+bars() {
+  tr '\r' '\n' < "$1" | grep -E '^\[#* *\] [0-9]+/[0-9]+ (steps|samples), [0-9.]+ s, [0-9:]+ left *$' || true
+}
+# check_left FILE.bars K0 WHAT: every redraw's time left is elapsed x (N - k) / (k - k0)
+# to the display's rounding (elapsed to 0.05 s, the time left to 0.5 s).
+check_left() {
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PYEOF'
+import re, sys
+k0 = int(sys.argv[2])
+rows = [l for l in open(sys.argv[1]).read().split("\n") if l]
+assert rows, f"{sys.argv[3]}: no bar drawn"
+for l in rows:
+    k, n, t, left = re.search(r"\] (\d+)/(\d+) \w+, ([0-9.]+) s, ([0-9:]+) left", l).groups()
+    k, n, t = int(k), int(n), float(t)
+    secs = 0
+    for part in left.split(":"): secs = 60 * secs + int(part)
+    want = t * (n - k) / (k - k0)
+    tol = 0.05 * (n - k) / (k - k0) + 0.5 + 1e-9
+    assert abs(secs - want) <= tol, (sys.argv[3], l, want, tol)
+PYEOF
+}
 
 script -qc "$bin data/two_blocks.json -o $tmp/short.h5" /dev/null > "$tmp/short.txt"
 [ -z "$(bars "$tmp/short.txt")" ] || fail "a 3-step run drew a bar: $(bars "$tmp/short.txt")"
@@ -26,7 +49,7 @@ bars "$tmp/pile.txt" > "$tmp/pile.bars"
 import re, sys
 lines = open(sys.argv[1]).read().split("\n")[:-1]
 elapsed = float(sys.argv[2])
-rows = [tuple(map(float, re.search(r"\] (\d+)/(\d+) steps, ([0-9.]+) s", l).groups())) for l in lines]
+rows = [tuple(map(float, re.search(r"\] (\d+)/(\d+) steps, ([0-9.]+) s,", l).groups())) for l in lines]
 if elapsed < 0.6:  # too fast a machine to show one: nothing to check but that
     assert not rows or rows[-1][:2] == (120, 120), rows
     print(f"progress: the pile ran in {elapsed} s, under the bar's half second")
@@ -39,6 +62,32 @@ for (k0, _, t0), (k1, _, t1) in zip(rows, rows[1:]):
     assert k1 - k0 <= 50 or t1 - t0 <= 0.5 + step + 0.1, (k0, t0, k1, t1)
 print(f"progress: {len(rows)} redraws over {elapsed} s, ending 120/120")
 PYEOF
+[ ! -s "$tmp/pile.bars" ] || check_left "$tmp/pile.bars" 0 pile || fail "the pile's time left"
+
+# A resumed run: 10^4 steps of the sliding box, then on to 4 x 10^4 (about 3 s here); the
+# rate counts the resumed part only.
+"$bin" data/box_slide_3d.json --steps 10000 -o "$tmp/first.h5" --quiet
+script -qc "$bin data/box_slide_3d.json --resume $tmp/first.h5 --steps 40000 -o $tmp/res.h5" \
+  /dev/null > "$tmp/res.txt"
+bars "$tmp/res.txt" > "$tmp/res.bars"
+if [ -s "$tmp/res.bars" ]; then
+  check_left "$tmp/res.bars" 10000 resumed || fail "the resumed run's time left"
+  tail -1 "$tmp/res.bars" | grep -q '] 40000/40000 steps, .* 0:00 left' \
+    || fail "the resumed run's bar ends at $(tail -1 "$tmp/res.bars")"
+fi
+
+# An event-driven run: 10^5 samples of the bouncing ball (about 2.5 s here).
+script -qc "$bin data/bouncing_ball_events.json --duration 100 -o $tmp/ev.h5" /dev/null \
+  > "$tmp/ev.txt"
+bars "$tmp/ev.txt" > "$tmp/ev.bars"
+grep -q "event-driven, 100000 samples" "$tmp/ev.txt" || fail "the event-driven run: $(cat "$tmp/ev.txt")"
+if grep -q "samples of 0.001 s, 30 events, 0\.[0-4]" "$tmp/ev.txt"; then
+  echo "progress: the event-driven run took under half a second: no bar to check"
+else
+  check_left "$tmp/ev.bars" 0 event-driven || fail "the event-driven run's bar"
+  tail -1 "$tmp/ev.bars" | grep -q '] 100000/100000 samples, .* 0:00 left' \
+    || fail "the event-driven bar ends at $(tail -1 "$tmp/ev.bars")"
+fi
 
 # Off a terminal: nothing on stderr but the summary.
 "$bin" data/pile_1000.json --steps 120 -o "$tmp/pipe.h5" 2> "$tmp/pipe.err" > /dev/null
