@@ -35,6 +35,7 @@ function lcpsim_plot(path, out)
     error(['lcpsim_plot: %s is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it ' ...
            '(here: r.state_of(name), r.output(name) over r.time)'], path);
   end
+  check_datasets(r, path);
   octave = exist('OCTAVE_VERSION', 'builtin') ~= 0;
 
   % A toolkit that can draw off screen.
@@ -471,6 +472,28 @@ function labels = coordinate_labels(r, kind)
       else
         labels{offs(b) + j} = sprintf('%s[%d]', r.bodies.name{b}, j - 1);
       end
+    end
+  end
+end
+
+% The datasets the figure reads, as lcpsim_plot.py's (lcpsim_load.RUN_DATASETS): a file
+% without one is named with its path (it had stopped on "structure has no member
+% 'energy'" from inside the panels).
+function check_datasets(r, path)
+  need = {'time', 'q', 'v', 'parameters/dimension', 'parameters/time_step', ...
+          'parameters/steps', 'parameters/solver_name', 'parameters/nq', 'parameters/nv', ...
+          'bodies/name', 'bodies/nq', 'bodies/nv', 'bodies/q_offset', 'bodies/v_offset', ...
+          'contacts/offset', 'contacts/step', 'contacts/kind', 'contacts/normal_impulse', ...
+          'contacts/friction_impulse', 'energy/kinetic', 'energy/potential'};
+  for i = 1:numel(need)
+    parts = strsplit(need{i}, '/');
+    g = r;
+    for j = 1:numel(parts)
+      if ~isstruct(g) || ~isfield(g, parts{j})
+        error('lcpsim_plot: %s has no /%s: not a whole run file (docs/output-format.md)', ...
+              path, strjoin(parts(1:j), '/'));
+      end
+      g = g.(parts{j});
     end
   end
 end

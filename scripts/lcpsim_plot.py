@@ -427,9 +427,9 @@ def main(argv):
     except (OSError, KeyError) as e:
         print(f"lcpsim_plot: {a.run}: {e}", file=sys.stderr)
         return 1
-    if isinstance(r, lcpsim_load.HybridRun):
-        print(f"lcpsim_plot: {a.run} is a hybrid-model run: "
-              "scripts/lcpsim_hybrid_plot.py draws it", file=sys.stderr)
+    why = lcpsim_load.run_problem(r)
+    if why:
+        print(f"lcpsim_plot: {a.run} {why}", file=sys.stderr)
         return 1
     try:
         plot(r, out, a.title)
