@@ -62,7 +62,8 @@ function lcpsim_plot(path, out)
   rows = size(panels, 1);
   cols = size(panels, 2);
   width = 620 * cols;
-  height = 210 * rows + 70;
+  tlines = title_of(r);
+  height = 210 * rows + 70 + 18 * (numel(tlines) - 1);
   f = figure('visible', 'off', 'position', [0 0 width height]);
   cleanup = onCleanup(@() close(f));
   set(f, 'defaulttextinterpreter', 'none');
@@ -75,9 +76,10 @@ function lcpsim_plot(path, out)
   % never cover data and every panel of a column has the same width); margins in pixels.
   left = 85 / width;
   legend_room = 150 / width;
-  top = 45 / height;
+  top = (45 + 18 * (numel(tlines) - 1)) / height;
   bottom = 45 / height;
   rowh = (1 - top - bottom) / rows;
+  failed = failed_steps(r);
   for i = 1:rows
     for j = 1:cols
       p = panels{i, j};
@@ -88,6 +90,7 @@ function lcpsim_plot(path, out)
              1 / cols - left - legend_room, rowh - 58 / height];
       ax = axes('position', pos);
       draw_panel(p, tl, pos);
+      mark_failed(t, failed);
       set(ax, 'position', pos);
       if i == rows || isempty(panels{i + 1, j})
         xlabel('time [s]', 'interpreter', 'none');
@@ -95,8 +98,10 @@ function lcpsim_plot(path, out)
     end
   end
   axes('position', [0 1 - top 1 top], 'visible', 'off');
-  text(0.5, 0.5, title_of(r), 'interpreter', 'none', 'horizontalalignment', 'center', ...
-       'fontweight', 'bold', 'fontsize', 11);
+  for k = 1:numel(tlines)  % one text per line (a cell of lines broke gnuplot's text)
+    text(0.5, 1 - (k - 0.5) / numel(tlines), tlines{k}, 'interpreter', 'none', ...
+         'horizontalalignment', 'center', 'fontweight', 'bold', 'fontsize', 11);
+  end
   print(f, device, out);
 end
 
@@ -392,17 +397,24 @@ function s = title_of(r)
   if numel(name) > 100
     name = [name(1:97) '...'];
   end
+  % One line each: the name, the run, how it ended, its failed steps (on one line the
+  % title of a failed run ran past both edges of the figure).
   if event_driven(r)
-    s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
-                name, double(r.parameters.dimension), r.parameters.solver_name, ...
-                double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time));
-    s = [s run_end_note(r)];
-    return;
+    s = {name, sprintf('%d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time))};
+    notes = {run_end_note(r)};
+  else
+    s = {name, sprintf('%d-D, solver %s, h = %g s, %d steps', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), numel(r.time) - 1)};
+    notes = {run_end_note(r), failure_note(r)};
   end
-  s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
-              double(r.parameters.dimension), r.parameters.solver_name, ...
-              double(r.parameters.time_step), numel(r.time) - 1);
-  s = [s run_end_note(r) failure_note(r)];
+  for i = 1:numel(notes)
+    if ~isempty(notes{i})
+      s{end + 1} = regexprep(notes{i}, '^; ', '');
+    end
+  end
 end
 
 % '' when no step failed; else how many did and the first (a run whose failed solves were
@@ -415,12 +427,39 @@ function s = failure_note(r)
     return;
   end
   s = sprintf('; %d of %d steps failed (solver status < 0)', double(r.summary.failures), numel(r.time) - 1);
-  st = double(r.solver.status);
-  budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
-  first = find(st < 0 & ~(budget & st == -1), 1);
+  first = failed_steps(r);
   if ~isempty(first)
-    s = [s sprintf(', the first: step %d, ending at t = %g s', first, r.time(first + 1))];
+    s = [s sprintf(', the first: step %d, ending at t = %g s; red ticks on the time axes', ...
+                   first(1), r.time(first(1) + 1))];
   end
+end
+
+% The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol 0,
+% status -1) not counted, as lcpsim run counts them.
+function k = failed_steps(r)
+  k = [];
+  if ~isfield(r, 'solver') || ~isfield(r.solver, 'status')
+    return;
+  end
+  st = double(r.solver.status(:));
+  budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
+  k = find(st < 0 & ~(budget & st == -1));
+end
+
+% Red ticks along the bottom of the current panel at the states the failed steps ended in
+% (the title alone had said that steps failed, not where).
+function mark_failed(t, k)
+  if isempty(k)
+    return;
+  end
+  yl = ylim();
+  x = t(k + 1);
+  x = x(:).';
+  hold on;
+  plot([x; x], repmat(yl(1) + [0; 0.05] * (yl(2) - yl(1)), 1, numel(x)), '-', ...
+       'color', [1 0 0], 'linewidth', 1.2, 'tag', 'failed_step');
+  hold off;
+  ylim(yl);
 end
 
 % '' for a completed run; else how it ended (a stopped run's figure must not read as a

@@ -191,6 +191,31 @@ def run_end_note(r):
     return f"\n{end} after {n} of {int(r.parameters.steps)} steps" + (f": {why}" if why else "")
 
 
+def failed_steps(r):
+    """The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol
+    0, status -1) not counted, as lcpsim run counts them."""
+    if "solver" not in r:
+        return np.zeros(0, dtype=int)
+    status = np.asarray(r.solver.status)
+    bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
+    return np.flatnonzero(bad) + 1
+
+
+FAILED_COLOR = "red"
+
+
+def mark_failed(r, ax):
+    """Red ticks along the time axis of every panel at the states the failed steps ended
+    in (the title alone had said that steps failed, not where)."""
+    k = failed_steps(r)
+    if not len(k):
+        return
+    for a in ax.flat:
+        if a.axison:
+            a.vlines(r.time[k], 0.0, 0.05, transform=a.get_xaxis_transform(),
+                     color=FAILED_COLOR, lw=1.2, zorder=5)
+
+
 def failure_note(r):
     """"" when no step failed; else how many did and the first, for the title (a run whose
     failed solves were integrated must not read as a clean one): "\n19 of 500 steps failed
@@ -199,10 +224,10 @@ def failure_note(r):
     failed = int(r.summary.get("failures", 0))
     if failed <= 0 or "solver" not in r:
         return ""
-    status = np.asarray(r.solver.status)
-    bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
-    first = int(np.flatnonzero(bad)[0]) + 1 if np.any(bad) else 0
-    where = f", the first: step {first}, ending at t = {r.time[first]:g} s" if first else ""
+    k = failed_steps(r)
+    first = int(k[0]) if len(k) else 0
+    where = (f", the first: step {first}, ending at t = {r.time[first]:g} s; red ticks on the "
+             "time axes" if first else "")
     return f"\n{failed} of {len(r.time) - 1} steps failed (solver status < 0){where}"
 
 
@@ -272,7 +297,7 @@ def clear_inside_legends(fig, ax):
         leg._loc = 1  # upper right (Legend.set_loc is matplotlib >= 3.8 only)
 
 
-def finish(fig, ax, out, units):
+def finish(fig, ax, out, units, r):
     """Grid, round-off and time labels; writes out (PNG) and closes the figure, or returns
     the figure when out is None."""
     for a, unit in zip(ax.flat, units):
@@ -280,6 +305,7 @@ def finish(fig, ax, out, units):
         tidy(a, unit)
     for a in ax[-1]:
         a.set_xlabel("time [s]")
+    mark_failed(r, ax)
     # Room above the panels for every line of the title (a third line, a stopped run's or
     # the failed steps', overlapped the top panels' titles).
     fig.tight_layout()
@@ -355,7 +381,7 @@ def plot_nd(r, out, title=None):
         draw(ax[dim + 2 + k, 0], ax[dim + 2 + k, 1])
     units += ["N*s", "m"] * len(extra)
     fig.suptitle(title_of(r, title))
-    return finish(fig, ax, out, units)
+    return finish(fig, ax, out, units, r)
 
 
 def plot(r, out, title=None):
@@ -386,7 +412,7 @@ def plot_run(r, out, title=None):
             draw(ax[3 + k, 0], ax[3 + k, 1])
         units = [u for x in units for u in (x, "")] + ["N*s", "m"] * len(extra)
     fig.suptitle(title_of(r, title))
-    return finish(fig, ax, out, units)
+    return finish(fig, ax, out, units, r)
 
 
 def output_problem(out, run):

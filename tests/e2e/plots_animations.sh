@@ -185,17 +185,49 @@ import lcpsim_load, lcpsim_plot
 r = lcpsim_load.load(sys.argv[1])
 fig = lcpsim_plot.plot(r, None)
 title = fig._suptitle.get_text()
-assert title.endswith("\n30 of 30 steps failed (solver status < 0), the first: step 1, ending at t = 0.01 s"), title
+assert title.endswith("\n30 of 30 steps failed (solver status < 0), the first: step 1, ending at "
+                      "t = 0.01 s; red ticks on the time axes"), title
+# Each failed step is a red tick on every panel's time axis, at the time its step ended
+# (the title alone had said that steps failed, not where).
+import numpy as np
+k = lcpsim_plot.failed_steps(r)
+assert list(k) == list(range(1, 31)), k
+for a in fig.axes:
+    ticks = [c for c in a.collections if c.get_color().tolist() == [[1.0, 0.0, 0.0, 1.0]]]
+    assert len(ticks) == 1, (a.get_ylabel(), len(ticks))
+    xs = sorted(seg[0][0] for seg in ticks[0].get_segments())
+    assert np.array_equal(xs, r.time[1:31]), (a.get_ylabel(), xs[:3])
 inv = fig.transFigure.inverted()
 bottom = fig._suptitle.get_window_extent().transformed(inv).y0
 tops = [a.get_tightbbox().transformed(inv).y1 for a in fig.axes]
 assert max(tops) < bottom, (max(tops), bottom)
 r.summary.failures = 0
 assert "failed" not in lcpsim_plot.title_of(r, None)
+r.solver.status[:] = 0  # a clean run: no tick
+fig = lcpsim_plot.plot(r, None)
+assert not any(c.get_color().tolist() == [[1.0, 0.0, 0.0, 1.0]] for a in fig.axes for c in a.collections)
 print("failed steps named in the title, clear of the panels: ok")
 PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/failed.h5', '$tmp/failed_m.png');" > /dev/null
 head -c 8 "$tmp/failed_m.png" | od -An -c | grep -q "P   N   G"
+# Octave's figure too: the failed steps as pure red ticks (no series is drawn in pure
+# red), none on a clean run's; its title on lines of their own, clear of the figure's
+# edges (on one line a failed run's title ran past both edges).
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/incline_2d.h5', '$tmp/clean_m.png');" > /dev/null
+$PY - "$tmp/failed_m.png" "$tmp/clean_m.png" <<'PYEOF'
+import sys
+import matplotlib.image as mi
+import numpy as np
+def red(path):
+    a = mi.imread(path)[:, :, :3]
+    return int(np.sum((a[:, :, 0] > 0.95) & (a[:, :, 1] < 0.05) & (a[:, :, 2] < 0.05)))
+assert red(sys.argv[1]) > 100 and red(sys.argv[2]) == 0, (red(sys.argv[1]), red(sys.argv[2]))
+a = mi.imread(sys.argv[1])[:, :, :3]
+band = a[:60].min(axis=2) < 0.5  # dark title text in the top 60 pixels
+cols = np.flatnonzero(band.any(axis=0))
+assert cols.size and cols[0] > 20 and cols[-1] < a.shape[1] - 20, (cols[:1], cols[-1:], a.shape)
+print("Octave: failed steps as red ticks, the title within the figure: ok")
+PYEOF
 
 # A scene named in 20000 characters (on two lines): every figure's title holds it on one
 # line cut to 100 characters (the renderer overflowed on the whole name: exit 1).
