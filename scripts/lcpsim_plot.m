@@ -226,9 +226,9 @@ function E = constraint_panels(r)
     imp = num2cell(double(T.impulse(:, 1:nt)), 1);
     len = num2cell(double(T.length(:, 1:nt)), 1);
     a = panel(ts, imp, T.name(1:nt), 'tether impulse/step [N*s]', 'N*s');
-    b = panel(t, len, T.name(1:nt), 'tether length [m]', 'm');
+    b = panel(t, len, T.name(1:nt), 'end-to-end distance [m]', 'm');
     b.dotted = double(T.length_max(1:nt))';
-    b.note = 'dotted: max length';
+    b.note = 'dotted: tether length';
     if nt < numel(T.name)
       a.note = sprintf('first %d of %d', nt, numel(T.name));
       b.note = sprintf('%s; first %d of %d', b.note, nt, numel(T.name));
@@ -294,6 +294,9 @@ function draw_panel(p, tl, pos)
       end
       flat = sprintf('constant: %s (round-off, spread %.1e %s <= 1e-9 x max(1, |value|))', ...
                      what, hi - lo, p.unit);
+      if hi == lo  % values all equal are no round-off ('spread 0.0e+00' read as noise)
+        flat = sprintf('constant: %s (exactly, at every point)', what);
+      end
       pad = max([0.1 * abs(level), (level == 0) * 1, 1e-6]);
     end
   end

@@ -118,8 +118,10 @@ def tidy(ax, unit):
     pad = max(0.1 * abs(level), 1.0 if level == 0.0 else 0.0, 1e-6)
     ax.set_ylim(level - pad, level + pad)
     what = "zero" if level == 0.0 else f"{level:.9g} {unit}".strip()
-    ax.text(0.99, 0.04, f"constant: {what} (round-off, spread {hi - lo:.1e} {unit} "
-            f"<= {ROUNDOFF_REL:.0e} x max(1, |value|))".replace("  ", " "),
+    # values all equal are no round-off ('spread 0.0e+00' had read as noise levelled)
+    why = ("exactly, at every point" if hi == lo else
+           f"round-off, spread {hi - lo:.1e} {unit} <= {ROUNDOFF_REL:.0e} x max(1, |value|)")
+    ax.text(0.99, 0.04, f"constant: {what} ({why})".replace("  ", " "),
             transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="0.3")
 
 
@@ -151,7 +153,7 @@ def constraint_rows(r):
                 line, = right.plot(t, T.length[:, i], label=name)
                 right.axhline(T.length_max[i], color=line.get_color(), ls=":", lw=1)
             left.set_ylabel("tether impulse\nper step [N*s]")
-            right.set_ylabel("tether length [m]\n(dotted: its length)")
+            right.set_ylabel("end-to-end distance [m]\n(dotted: tether length)")
             legend(left, len(shown), note)
             legend(right, len(shown), note)
         rows.append(tethers)

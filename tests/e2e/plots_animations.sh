@@ -70,8 +70,21 @@ for label in ("vx [m/s]", "vy [m/s]", "omega [rad/s]"):
     assert any("constant: zero" in t.get_text() for t in a.texts), label
     lo, hi = a.get_ylim()
     assert hi - lo >= 1.0, (label, lo, hi)  # not zoomed onto round-off
-x = p["x [m]"]
-assert any("round-off" in t.get_text() for t in x.texts) and not x.get_yaxis().get_major_formatter().get_useOffset()
+y = p["y [m]"]  # 1.1e-16 m of spread
+assert any("round-off" in t.get_text() for t in y.texts) and not y.get_yaxis().get_major_formatter().get_useOffset()
+x = p["x [m]"]  # the same bits at every state
+assert np.ptp(r.position(0)[:, 0]) == 0.0
+assert [t.get_text().endswith(" m (exactly, at every point)") for t in x.texts] == [True], x.texts
+lcpsim_plot.plt.close(fig)
+# A coordinate that never moves (the hanging box keeps the identity rotation at every
+# state) is exactly constant, not round-off (its note read 'round-off, spread 0.0e+00').
+r = load("hanging_box")
+assert np.all(r.orientation(0) == [1.0, 0.0, 0.0, 0.0])
+fig = lcpsim_plot.plot(r, None)
+notes = [t.get_text() for t in panels(fig)["rotation angle\nfrom identity [rad]"].texts]
+assert notes == ["constant: zero (exactly, at every point)"], notes
+# The tethers' lengths panel says what its curves and dotted lines are.
+assert "end-to-end distance [m]\n(dotted: tether length)" in panels(fig), list(panels(fig))
 lcpsim_plot.plt.close(fig)
 print("round-off panels flat and labelled: ok")
 
