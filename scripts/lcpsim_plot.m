@@ -91,6 +91,7 @@ function lcpsim_plot(path, out)
       ax = axes('position', pos);
       draw_panel(p, tl, pos);
       mark_failed(t, failed);
+      mark_times(p.marks);
       set(ax, 'position', pos);
       if i == rows || isempty(panels{i + 1, j})
         xlabel('time [s]', 'interpreter', 'none');
@@ -185,7 +186,7 @@ end
 
 function p = panel(x, ys, labels, ylab, unit)
   p = struct('x', x(:), 'ys', {ys}, 'labels', {labels}, 'ylabel', {ylab}, 'unit', unit, ...
-             'note', '', 'empty', '', 'legend', true, 'dotted', []);
+             'note', '', 'empty', '', 'legend', true, 'dotted', [], 'marks', []);
 end
 
 % Contact normals and friction per step (kinds 0 and 1 only).
@@ -205,8 +206,9 @@ function p = contact_panel(r, ts)
   if event_driven(r)
     % Persistent contacts' forces times the record period; impacts are in /events.
     p.ylabel = 'contact impulse/period [N*s]';
-    p.note = sprintf('%d impacts: /events', ...
-                     sum(double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1));
+    imp = double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1;
+    p.note = sprintf('%d impacts (dotted): /events', sum(imp));
+    p.marks = double(r.events.time(imp));  % their times drawn (the panel showed nothing)
   end
   if ~any(keep)
     p.ys = {};
@@ -447,6 +449,19 @@ function k = failed_steps(r)
   st = double(r.solver.status(:));
   budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
   k = find(st < 0 & ~(budget & st == -1));
+end
+
+% Grey dotted lines across the current panel at times x (an event-driven run's impacts).
+function mark_times(x)
+  if isempty(x)
+    return;
+  end
+  yl = ylim();
+  x = x(:).';
+  hold on;
+  plot([x; x], repmat(yl(:), 1, numel(x)), ':', 'color', [0.55 0.55 0.55], 'linewidth', 0.8);
+  hold off;
+  ylim(yl);
 end
 
 % Red ticks along the bottom of the current panel at the states the failed steps ended in

@@ -214,11 +214,17 @@ inv = fig.transFigure.inverted()
 bottom = fig._suptitle.get_window_extent().transformed(inv).y0
 tops = [a.get_tightbbox().transformed(inv).y1 for a in fig.axes]
 assert max(tops) < bottom, (max(tops), bottom)
+lims = [a.get_ylim() for a in fig.axes]
 r.summary.failures = 0
 assert "failed" not in lcpsim_plot.title_of(r, None)
 r.solver.status[:] = 0  # a clean run: no tick
 fig = lcpsim_plot.plot(r, None)
 assert not any(c.get_color().tolist() == [[1.0, 0.0, 0.0, 1.0]] for a in fig.axes for c in a.collections)
+# the ticks leave the panels' scales alone (drawn as vlines, their axes fractions had
+# counted as data: the dominoes' y panel of +-2 mm grew to 5 cm)
+# (panels with a legend inside left out: its room above the data follows the title's height)
+same = [(a.get_ylim(), lim) for a, lim in zip(fig.axes, lims) if a.get_legend() is None]
+assert len(same) >= 6 and all(x == y for x, y in same), same
 print("failed steps named in the title, clear of the panels: ok")
 PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/failed.h5', '$tmp/failed_m.png');" > /dev/null
@@ -240,6 +246,27 @@ band = a[:60].min(axis=2) < 0.5  # dark title text in the top 60 pixels
 cols = np.flatnonzero(band.any(axis=0))
 assert cols.size and cols[0] > 20 and cols[-1] < a.shape[1] - 20, (cols[:1], cols[-1:], a.shape)
 print("Octave: failed steps as red ticks, the title within the figure: ok")
+PYEOF
+
+# An event-driven run's impacts: dotted lines at their times in the contact panel, which
+# keeps the scale of its persistent contacts' impulses (0.0098 N*s a period at rest).
+./lcpsim data/bouncing_ball_events.json -o "$tmp/events.h5" --quiet
+$PY - "$tmp/events.h5" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[1])
+fig = lcpsim_plot.plot(r, None)
+c = [a for a in fig.axes if a.get_ylabel() == "contact impulse\nper period [N*s]"][0]
+kinds = [str(k) for k in r.events.kind_legend]
+t_imp = np.asarray(r.events.time)[np.asarray(r.events.kind) == kinds.index("impact")]
+assert len(t_imp) == 29, len(t_imp)
+marks = [col for col in c.collections if len(col.get_segments()) == len(t_imp)]
+assert len(marks) == 1 and np.array_equal([s[0][0] for s in marks[0].get_segments()], t_imp)
+assert any("the 29 impacts (dotted) are in /events" in t.get_text() for t in c.texts)
+assert c.get_ylim()[1] < 0.02, c.get_ylim()
+print("event-driven: impacts dotted at their times, the panel's scale kept: ok")
 PYEOF
 
 # A scene named in 20000 characters (on two lines): every figure's title holds it on one
