@@ -569,6 +569,11 @@ def main(argv):
     except (OSError, KeyError) as e:
         print(f"lcpsim_animate: {a.run}: {e}", file=sys.stderr)
         return 1
+    why = lcpsim_load.run_problem(r, [p for p in lcpsim_load.RUN_DATASETS
+                                      if not p.startswith("energy/")])
+    if why:
+        print(f"lcpsim_animate: {a.run} {why}", file=sys.stderr)
+        return 1
     dim = int(r.parameters.dimension)
     if a.limits is not None and len(a.limits) != 2 * dim:
         ap.error(f"--limits needs {2 * dim} numbers for a {dim}-D run")

@@ -55,7 +55,12 @@ def load(path):
     with h5py.File(path, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         if kind != "compare":
-            raise ValueError(f"{path}: not a compare file (file_kind '{kind}')")
+            what = {"hybrid": "a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it",
+                    "": "a run file (lcpsim run): scripts/lcpsim_plot.py draws it"}.get(
+                        kind, f"file_kind '{kind}'")
+            if "format_version" not in f:
+                what = "not an lcpsim file (no /format_version)"
+            raise ValueError(f"{path}: not a compare file: {what}")
         c = _group(f)
     c.partial = not hasattr(c, "summary")
     c.path = path
@@ -226,7 +231,24 @@ def markdown_outcomes(c):
 
 # ---- figures ----
 
+def readable_log_ticks(ax):
+    """A logarithmic y axis spanning about a decade or less has one labelled tick or none:
+    2 and 5 x 10^k are then labelled too (the size figure's failed-solve panels read
+    '10^-1' alone)."""
+    from matplotlib.ticker import LogFormatterSciNotation, LogLocator
+    lo, hi = ax.get_ylim()
+    if ax.get_yscale() != "log" or lo <= 0 or not ax.get_lines():
+        return
+    if sum(lo <= t <= hi for t in ax.get_yticks()) >= 2:
+        return
+    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+    ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
+                                                         minor_thresholds=(np.inf, np.inf)))
+
+
 def _save(fig, outdir, name, stem):
+    for ax in fig.axes:
+        readable_log_ticks(ax)
     paths = []
     for ext in ("png", "pdf"):
         p = os.path.join(outdir, f"{name}_{stem}.{ext}")
@@ -394,8 +416,9 @@ def figure_iterations(c, outdir, name):
             axes[1][g].set_xticklabels([os.path.basename(n) for n in names], rotation=60,
                                        ha="right", fontsize=7)
             axes[1][g].set_xlabel("")
-        if c.parameters.mode in sets:
+        if c.parameters.mode in sets or counts_span_decades(c, ser):
             # counts from 1 to 10^4 side by side: a linear axis flattens all but the largest
+            # (box_stack_3d: lemke's 15 pivots and 3 fixed sweeps lay on 0 under PGS's 5757)
             axes[0][g].set_yscale("symlog", linthresh=1)
             axes[0][g].set_ylim(bottom=0)
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
@@ -407,10 +430,19 @@ def figure_iterations(c, outdir, name):
     # the residual panels' dotted line, in the one legend (which is the top panel's)
     axes[0][-1].plot([], [], color="k", ls=":", lw=1,
                      label=f"success threshold {c.parameters.success_tol:g} (residual)")
-    # sets: points fill the panel, the legend goes outside
-    _legend(axes[0][-1], 99 if c.parameters.mode in sets else len(groups[-1][1]) + nfail_g + 1,
-            ncol=1)
+    # points and lines fill the panels: the legend goes outside (inside it had covered
+    # the dominoes' iterations)
+    _legend(axes[0][-1], 99, ncol=1)
     return _save(fig, outdir, name, "iterations")
+
+
+def counts_span_decades(c, ser, decades=2):
+    """True when the iteration counts of series ser that the figure draws span more than
+    `decades` decades (largest over the smallest positive one): their panel is then
+    logarithmic."""
+    it = np.asarray(c.results.iterations[:, ser], dtype=float)
+    it = it[(np.asarray(c.results.lcp_size[:, ser]) > 0) & (it > 0)]
+    return bool(it.size) and it.max() > 10.0 ** decades * it.min()
 
 
 def _failed(c, s):
@@ -440,7 +472,8 @@ def figure_size(c, outdir, name):
     import matplotlib.pyplot as plt
     groups = series_groups(c)
     fig, axes = plt.subplots(2, len(groups), figsize=(6.5 * len(groups), 7.5), squeeze=False,
-                             sharex="col", gridspec_kw={"height_ratios": [3, 1.4]})
+                             sharex="col", gridspec_kw={"height_ratios": [3, 1.4],
+                                                        "wspace": 0.3})
     for g, (title, ser) in enumerate(groups):
         ax, axf = axes[0][g], axes[1][g]
         nfail = 0
@@ -471,6 +504,10 @@ def figure_size(c, outdir, name):
         if not nfail:
             axf.text(0.5, 0.5, "no failed solve", transform=axf.transAxes, ha="center",
                      va="center", fontsize=8)
+            # no times: no scale (it showed an arbitrary 1 .. 10 s)
+            from matplotlib.ticker import NullLocator
+            axf.yaxis.set_major_locator(NullLocator())
+            axf.yaxis.set_minor_locator(NullLocator())
         # solves skipped (a dense solver above --dense-limit; in frictional contact sets a
         # solver of the other dimension) have no point: say so, or a series just stops
         skipped = np.asarray(c.results.skipped)
@@ -616,7 +653,18 @@ def main(argv):
     ap.add_argument("--outcomes", action="store_true", help="print the outcome table")
     ap.add_argument("--no-figures", action="store_true")
     a = ap.parse_args(argv)
-    c = load(a.file)
+    if not a.no_figures and os.path.exists(a.outdir) and not os.path.isdir(a.outdir):
+        # -o names the folder of the figures (a file there had ended in FileExistsError)
+        print(f"lcpsim_compare.py: -o {a.outdir}: is a file: give the folder for the "
+              "figures", file=sys.stderr)
+        return 2
+    try:
+        c = load(a.file)
+    except (OSError, ValueError, KeyError) as e:
+        # a missing, foreign or run file: one line naming it (it had been a traceback)
+        msg = str(e) if str(e).startswith(a.file) else f"{a.file}: {e}"
+        print(f"lcpsim_compare.py: {msg}", file=sys.stderr)
+        return 1
     name = a.name or os.path.splitext(os.path.basename(a.file))[0]
     if a.summary:
         try:

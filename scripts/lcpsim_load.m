@@ -77,6 +77,12 @@ function r = lcpsim_load(path)
     catch err
       error('lcpsim_load: %s: %s', path, err.message);
     end
+    % A compare file is named before its datasets are reordered (its N-D arrays stopped
+    % the reordering with 'transpose not defined for N-D objects').
+    if isfield(raw, 'file_kind') && ischar(raw.file_kind) && ...
+       strcmp(lcpsim_strip_nul(raw.file_kind), 'compare')
+      compare_file_error(path);
+    end
     r = fix_octave(raw, '');
   else
     r = read_matlab(path, '/');
@@ -89,9 +95,7 @@ function r = lcpsim_load(path)
 
   % Compare files have their own layout and loader (which gives their LCP dumps too).
   if isfield(r, 'file_kind') && strcmp(r.file_kind, 'compare')
-    error(['lcpsim_load: %s is a compare file (lcpsim compare): load it with ' ...
-           'c = lcpsim_compare_load(''%s''); c.lcp_problem(k, series) gives its dumped LCPs'], ...
-          path, path);
+    compare_file_error(path);
   end
 
   % Hybrid-model runs have their own tables and helpers.
@@ -233,6 +237,12 @@ function i = named_index(r, group, n)
   if isempty(i)
     error('lcpsim_load: no %s named ''%s''', group(1:end-1), n);
   end
+end
+
+function compare_file_error(path)
+  error(['lcpsim_load: %s is a compare file (lcpsim compare): load it with ' ...
+         'c = lcpsim_compare_load(''%s''); c.lcp_problem(k, series) gives its dumped LCPs'], ...
+        path, path);
 end
 
 % ---- Octave: load() gives numeric arrays with reversed dimensions: a 1-D dataset [N]

@@ -514,6 +514,34 @@ def load(path):
     return r
 
 
+# The datasets every figure of a rigid-body run reads (lcpsim_plot.py, lcpsim_animate.py).
+RUN_DATASETS = ("time", "q", "v", "parameters/dimension", "parameters/time_step",
+                "parameters/steps", "parameters/solver_name", "parameters/nq",
+                "parameters/nv", "bodies/name", "bodies/nq", "bodies/nv", "bodies/q_offset",
+                "bodies/v_offset", "contacts/offset", "contacts/step", "contacts/kind",
+                "contacts/normal_impulse", "contacts/friction_impulse", "energy/kinetic",
+                "energy/potential")
+
+
+def run_problem(r, need=RUN_DATASETS):
+    """Why loaded file r is not a rigid-body run a figure script can draw, or None: a
+    compare file or a hybrid-model run (the script that draws it named), or the first
+    dataset of `need` it lacks, by its path (a traceback naming 'energy' had been all a
+    script said of a file without /energy)."""
+    if r.get("file_kind") == "compare":
+        return "is a compare file (lcpsim compare): scripts/lcpsim_compare.py draws it"
+    if isinstance(r, HybridRun):
+        return "is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it"
+    for path in need:
+        g, parts = r, path.split("/")
+        for i, part in enumerate(parts):
+            if not isinstance(g, dict) or part not in g:
+                return (f"has no /{'/'.join(parts[:i + 1])}: not a whole run file "
+                        "(docs/output-format.md)")
+            g = g[part]
+    return None
+
+
 def hybrid_summary(r):
     """A few lines describing a loaded hybrid-model run."""
     p, s, m = r.parameters, r.summary, r.model

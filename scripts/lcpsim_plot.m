@@ -35,6 +35,7 @@ function lcpsim_plot(path, out)
     error(['lcpsim_plot: %s is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it ' ...
            '(here: r.state_of(name), r.output(name) over r.time)'], path);
   end
+  check_datasets(r, path);
   octave = exist('OCTAVE_VERSION', 'builtin') ~= 0;
 
   % A toolkit that can draw off screen.
@@ -61,7 +62,8 @@ function lcpsim_plot(path, out)
   rows = size(panels, 1);
   cols = size(panels, 2);
   width = 620 * cols;
-  height = 210 * rows + 70;
+  tlines = title_of(r);
+  height = 210 * rows + 70 + 18 * (numel(tlines) - 1);
   f = figure('visible', 'off', 'position', [0 0 width height]);
   cleanup = onCleanup(@() close(f));
   set(f, 'defaulttextinterpreter', 'none');
@@ -74,9 +76,10 @@ function lcpsim_plot(path, out)
   % never cover data and every panel of a column has the same width); margins in pixels.
   left = 85 / width;
   legend_room = 150 / width;
-  top = 45 / height;
+  top = (45 + 18 * (numel(tlines) - 1)) / height;
   bottom = 45 / height;
   rowh = (1 - top - bottom) / rows;
+  failed = failed_steps(r);
   for i = 1:rows
     for j = 1:cols
       p = panels{i, j};
@@ -87,6 +90,8 @@ function lcpsim_plot(path, out)
              1 / cols - left - legend_room, rowh - 58 / height];
       ax = axes('position', pos);
       draw_panel(p, tl, pos);
+      mark_failed(t, failed);
+      mark_times(p.marks);
       set(ax, 'position', pos);
       if i == rows || isempty(panels{i + 1, j})
         xlabel('time [s]', 'interpreter', 'none');
@@ -94,8 +99,10 @@ function lcpsim_plot(path, out)
     end
   end
   axes('position', [0 1 - top 1 top], 'visible', 'off');
-  text(0.5, 0.5, title_of(r), 'interpreter', 'none', 'horizontalalignment', 'center', ...
-       'fontweight', 'bold', 'fontsize', 11);
+  for k = 1:numel(tlines)  % one text per line (a cell of lines broke gnuplot's text)
+    text(0.5, 1 - (k - 0.5) / numel(tlines), tlines{k}, 'interpreter', 'none', ...
+         'horizontalalignment', 'center', 'fontweight', 'bold', 'fontsize', 11);
+  end
   print(f, device, out);
 end
 
@@ -179,7 +186,7 @@ end
 
 function p = panel(x, ys, labels, ylab, unit)
   p = struct('x', x(:), 'ys', {ys}, 'labels', {labels}, 'ylabel', {ylab}, 'unit', unit, ...
-             'note', '', 'empty', '', 'legend', true, 'dotted', []);
+             'note', '', 'empty', '', 'legend', true, 'dotted', [], 'marks', []);
 end
 
 % Contact normals and friction per step (kinds 0 and 1 only).
@@ -199,8 +206,9 @@ function p = contact_panel(r, ts)
   if event_driven(r)
     % Persistent contacts' forces times the record period; impacts are in /events.
     p.ylabel = 'contact impulse/period [N*s]';
-    p.note = sprintf('%d impacts: /events', ...
-                     sum(double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1));
+    imp = double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1;
+    p.note = sprintf('%d impacts (dotted): /events', sum(imp));
+    p.marks = double(r.events.time(imp));  % their times drawn (the panel showed nothing)
   end
   if ~any(keep)
     p.ys = {};
@@ -220,9 +228,9 @@ function E = constraint_panels(r)
     imp = num2cell(double(T.impulse(:, 1:nt)), 1);
     len = num2cell(double(T.length(:, 1:nt)), 1);
     a = panel(ts, imp, T.name(1:nt), 'tether impulse/step [N*s]', 'N*s');
-    b = panel(t, len, T.name(1:nt), 'tether length [m]', 'm');
+    b = panel(t, len, T.name(1:nt), 'end-to-end distance [m]', 'm');
     b.dotted = double(T.length_max(1:nt))';
-    b.note = 'dotted: max length';
+    b.note = 'dotted: tether length';
     if nt < numel(T.name)
       a.note = sprintf('first %d of %d', nt, numel(T.name));
       b.note = sprintf('%s; first %d of %d', b.note, nt, numel(T.name));
@@ -288,6 +296,9 @@ function draw_panel(p, tl, pos)
       end
       flat = sprintf('constant: %s (round-off, spread %.1e %s <= 1e-9 x max(1, |value|))', ...
                      what, hi - lo, p.unit);
+      if hi == lo  % values all equal are no round-off ('spread 0.0e+00' read as noise)
+        flat = sprintf('constant: %s (exactly, at every point)', what);
+      end
       pad = max([0.1 * abs(level), (level == 0) * 1, 1e-6]);
     end
   end
@@ -391,17 +402,24 @@ function s = title_of(r)
   if numel(name) > 100
     name = [name(1:97) '...'];
   end
+  % One line each: the name, the run, how it ended, its failed steps (on one line the
+  % title of a failed run ran past both edges of the figure).
   if event_driven(r)
-    s = sprintf('%s: %d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
-                name, double(r.parameters.dimension), r.parameters.solver_name, ...
-                double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time));
-    s = [s run_end_note(r)];
-    return;
+    s = {name, sprintf('%d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time))};
+    notes = {run_end_note(r)};
+  else
+    s = {name, sprintf('%d-D, solver %s, h = %g s, %d steps', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), numel(r.time) - 1)};
+    notes = {run_end_note(r), failure_note(r)};
   end
-  s = sprintf('%s: %d-D, solver %s, h = %g s, %d steps', name, ...
-              double(r.parameters.dimension), r.parameters.solver_name, ...
-              double(r.parameters.time_step), numel(r.time) - 1);
-  s = [s run_end_note(r) failure_note(r)];
+  for i = 1:numel(notes)
+    if ~isempty(notes{i})
+      s{end + 1} = regexprep(notes{i}, '^; ', '');
+    end
+  end
 end
 
 % '' when no step failed; else how many did and the first (a run whose failed solves were
@@ -414,12 +432,52 @@ function s = failure_note(r)
     return;
   end
   s = sprintf('; %d of %d steps failed (solver status < 0)', double(r.summary.failures), numel(r.time) - 1);
-  st = double(r.solver.status);
-  budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
-  first = find(st < 0 & ~(budget & st == -1), 1);
+  first = failed_steps(r);
   if ~isempty(first)
-    s = [s sprintf(', the first: step %d, ending at t = %g s', first, r.time(first + 1))];
+    s = [s sprintf(', the first: step %d, ending at t = %g s; red ticks on the time axes', ...
+                   first(1), r.time(first(1) + 1))];
   end
+end
+
+% The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol 0,
+% status -1) not counted, as lcpsim run counts them.
+function k = failed_steps(r)
+  k = [];
+  if ~isfield(r, 'solver') || ~isfield(r.solver, 'status')
+    return;
+  end
+  st = double(r.solver.status(:));
+  budget = isfield(r.parameters, 'solver_tol') && double(r.parameters.solver_tol) == 0;
+  k = find(st < 0 & ~(budget & st == -1));
+end
+
+% Grey dotted lines across the current panel at times x (an event-driven run's impacts).
+function mark_times(x)
+  if isempty(x)
+    return;
+  end
+  yl = ylim();
+  x = x(:).';
+  hold on;
+  plot([x; x], repmat(yl(:), 1, numel(x)), ':', 'color', [0.55 0.55 0.55], 'linewidth', 0.8);
+  hold off;
+  ylim(yl);
+end
+
+% Red ticks along the bottom of the current panel at the states the failed steps ended in
+% (the title alone had said that steps failed, not where).
+function mark_failed(t, k)
+  if isempty(k)
+    return;
+  end
+  yl = ylim();
+  x = t(k + 1);
+  x = x(:).';
+  hold on;
+  plot([x; x], repmat(yl(1) + [0; 0.05] * (yl(2) - yl(1)), 1, numel(x)), '-', ...
+       'color', [1 0 0], 'linewidth', 1.2, 'tag', 'failed_step');
+  hold off;
+  ylim(yl);
 end
 
 % '' for a completed run; else how it ended (a stopped run's figure must not read as a
@@ -471,6 +529,28 @@ function labels = coordinate_labels(r, kind)
       else
         labels{offs(b) + j} = sprintf('%s[%d]', r.bodies.name{b}, j - 1);
       end
+    end
+  end
+end
+
+% The datasets the figure reads, as lcpsim_plot.py's (lcpsim_load.RUN_DATASETS): a file
+% without one is named with its path (it had stopped on "structure has no member
+% 'energy'" from inside the panels).
+function check_datasets(r, path)
+  need = {'time', 'q', 'v', 'parameters/dimension', 'parameters/time_step', ...
+          'parameters/steps', 'parameters/solver_name', 'parameters/nq', 'parameters/nv', ...
+          'bodies/name', 'bodies/nq', 'bodies/nv', 'bodies/q_offset', 'bodies/v_offset', ...
+          'contacts/offset', 'contacts/step', 'contacts/kind', 'contacts/normal_impulse', ...
+          'contacts/friction_impulse', 'energy/kinetic', 'energy/potential'};
+  for i = 1:numel(need)
+    parts = strsplit(need{i}, '/');
+    g = r;
+    for j = 1:numel(parts)
+      if ~isstruct(g) || ~isfield(g, parts{j})
+        error('lcpsim_plot: %s has no /%s: not a whole run file (docs/output-format.md)', ...
+              path, strjoin(parts(1:j), '/'));
+      end
+      g = g.(parts{j});
     end
   end
 end

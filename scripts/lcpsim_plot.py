@@ -118,8 +118,10 @@ def tidy(ax, unit):
     pad = max(0.1 * abs(level), 1.0 if level == 0.0 else 0.0, 1e-6)
     ax.set_ylim(level - pad, level + pad)
     what = "zero" if level == 0.0 else f"{level:.9g} {unit}".strip()
-    ax.text(0.99, 0.04, f"constant: {what} (round-off, spread {hi - lo:.1e} {unit} "
-            f"<= {ROUNDOFF_REL:.0e} x max(1, |value|))".replace("  ", " "),
+    # values all equal are no round-off ('spread 0.0e+00' had read as noise levelled)
+    why = ("exactly, at every point" if hi == lo else
+           f"round-off, spread {hi - lo:.1e} {unit} <= {ROUNDOFF_REL:.0e} x max(1, |value|)")
+    ax.text(0.99, 0.04, f"constant: {what} ({why})".replace("  ", " "),
             transform=ax.transAxes, ha="right", va="bottom", fontsize="x-small", color="0.3")
 
 
@@ -151,7 +153,7 @@ def constraint_rows(r):
                 line, = right.plot(t, T.length[:, i], label=name)
                 right.axhline(T.length_max[i], color=line.get_color(), ls=":", lw=1)
             left.set_ylabel("tether impulse\nper step [N*s]")
-            right.set_ylabel("tether length [m]\n(dotted: its length)")
+            right.set_ylabel("end-to-end distance [m]\n(dotted: tether length)")
             legend(left, len(shown), note)
             legend(right, len(shown), note)
         rows.append(tethers)
@@ -191,6 +193,39 @@ def run_end_note(r):
     return f"\n{end} after {n} of {int(r.parameters.steps)} steps" + (f": {why}" if why else "")
 
 
+def failed_steps(r):
+    """The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol
+    0, status -1) not counted, as lcpsim run counts them."""
+    if "solver" not in r:
+        return np.zeros(0, dtype=int)
+    status = np.asarray(r.solver.status)
+    bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
+    return np.flatnonzero(bad) + 1
+
+
+FAILED_COLOR = "red"
+
+
+def mark_failed(r, ax):
+    """Red ticks along the time axis of every panel at the states the failed steps ended
+    in (the title alone had said that steps failed, not where)."""
+    k = failed_steps(r)
+    if not len(k):
+        return
+    for a in ax.flat:
+        if a.axison:
+            time_marks(a, r.time[k], 0.0, 0.05, color=FAILED_COLOR, lw=1.2, zorder=5)
+
+
+def time_marks(a, times, y0, y1, **style):
+    """Vertical marks at `times` from y0 to y1 in axes fractions, leaving the panel's data
+    limits alone (vlines had counted the fractions as data: a 4 mm panel grew to 5 cm)."""
+    from matplotlib.collections import LineCollection
+    segs = [[(x, y0), (x, y1)] for x in np.asarray(times, dtype=float)]
+    a.add_collection(LineCollection(segs, transform=a.get_xaxis_transform(), **style),
+                     autolim=False)
+
+
 def failure_note(r):
     """"" when no step failed; else how many did and the first, for the title (a run whose
     failed solves were integrated must not read as a clean one): "\n19 of 500 steps failed
@@ -199,10 +234,10 @@ def failure_note(r):
     failed = int(r.summary.get("failures", 0))
     if failed <= 0 or "solver" not in r:
         return ""
-    status = np.asarray(r.solver.status)
-    bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
-    first = int(np.flatnonzero(bad)[0]) + 1 if np.any(bad) else 0
-    where = f", the first: step {first}, ending at t = {r.time[first]:g} s" if first else ""
+    k = failed_steps(r)
+    first = int(k[0]) if len(k) else 0
+    where = (f", the first: step {first}, ending at t = {r.time[first]:g} s; red ticks on the "
+             "time axes" if first else "")
     return f"\n{failed} of {len(r.time) - 1} steps failed (solver status < 0){where}"
 
 
@@ -238,10 +273,15 @@ def contact_panel(r, c):
         # Persistent contacts' forces times the record period; impacts are instants, listed
         # in /events, and their impulses are not in these sums.
         kinds = [str(k) for k in r.events.kind_legend]
-        n_imp = int(np.sum(r.events.kind == kinds.index("impact"))) if "impact" in kinds else 0
+        imp = (np.asarray(r.events.kind) == kinds.index("impact")) if "impact" in kinds else \
+            np.zeros(len(r.events.time), dtype=bool)
+        n_imp = int(np.sum(imp))
         c.set_ylabel("contact impulse\nper period [N*s]")
-        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts are in /events", transform=c.transAxes,
-               ha="left", va="center", fontsize="x-small", color="0.3")
+        # the impacts' times drawn (the panel had shown nothing until the ball came to rest)
+        time_marks(c, np.asarray(r.events.time)[imp], 0.0, 1.0, color="0.55", ls=":", lw=0.8,
+                   zorder=0)
+        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts (dotted) are in /events",
+               transform=c.transAxes, ha="left", va="center", fontsize="x-small", color="0.3")
     c.legend(loc="best", fontsize="small")
 
 
@@ -272,7 +312,7 @@ def clear_inside_legends(fig, ax):
         leg._loc = 1  # upper right (Legend.set_loc is matplotlib >= 3.8 only)
 
 
-def finish(fig, ax, out, units):
+def finish(fig, ax, out, units, r):
     """Grid, round-off and time labels; writes out (PNG) and closes the figure, or returns
     the figure when out is None."""
     for a, unit in zip(ax.flat, units):
@@ -280,6 +320,7 @@ def finish(fig, ax, out, units):
         tidy(a, unit)
     for a in ax[-1]:
         a.set_xlabel("time [s]")
+    mark_failed(r, ax)
     # Room above the panels for every line of the title (a third line, a stopped run's or
     # the failed steps', overlapped the top panels' titles).
     fig.tight_layout()
@@ -355,7 +396,7 @@ def plot_nd(r, out, title=None):
         draw(ax[dim + 2 + k, 0], ax[dim + 2 + k, 1])
     units += ["N*s", "m"] * len(extra)
     fig.suptitle(title_of(r, title))
-    return finish(fig, ax, out, units)
+    return finish(fig, ax, out, units, r)
 
 
 def plot(r, out, title=None):
@@ -386,7 +427,7 @@ def plot_run(r, out, title=None):
             draw(ax[3 + k, 0], ax[3 + k, 1])
         units = [u for x in units for u in (x, "")] + ["N*s", "m"] * len(extra)
     fig.suptitle(title_of(r, title))
-    return finish(fig, ax, out, units)
+    return finish(fig, ax, out, units, r)
 
 
 def output_problem(out, run):
@@ -427,9 +468,9 @@ def main(argv):
     except (OSError, KeyError) as e:
         print(f"lcpsim_plot: {a.run}: {e}", file=sys.stderr)
         return 1
-    if isinstance(r, lcpsim_load.HybridRun):
-        print(f"lcpsim_plot: {a.run} is a hybrid-model run: "
-              "scripts/lcpsim_hybrid_plot.py draws it", file=sys.stderr)
+    why = lcpsim_load.run_problem(r)
+    if why:
+        print(f"lcpsim_plot: {a.run} {why}", file=sys.stderr)
         return 1
     try:
         plot(r, out, a.title)

@@ -76,6 +76,98 @@ grep -qF "lcpsim_load: $tmp/other.h5: not an lcpsim file" "$tmp/oct.txt" \
   || { echo "analysis_scripts: lcpsim_load.m on a foreign file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
 echo "a foreign HDF5 file: one line from each script: ok"
 
+# A file of another kind, a run without one of its datasets, a missing file: one line
+# naming the file and what it lacks or which script draws it, exit 1 (lcpsim_plot.py and
+# lcpsim_animate.py ended in 'AttributeError: bodies' on a compare file and 'energy' on a
+# run without /energy, lcpsim_animate.py in 'AttributeError: dimension' on a hybrid run
+# and claimed a compare file needed recording again; lcpsim_compare.py in tracebacks on
+# every file not its own; lcpsim_plot.m in 'transpose not defined for N-D objects' and
+# "structure has no member 'energy'").
+./lcpsim compare data/cart_wall.json --solvers lemke,pgs -o "$tmp/cw_cmp.h5" --quiet
+./lcpsim data/slip.json -o "$tmp/slip.h5" --quiet
+cp "$tmp/cw.h5" "$tmp/noenergy.h5"
+$PY -c "import h5py, sys; f = h5py.File(sys.argv[1], 'a'); del f['energy']" "$tmp/noenergy.h5"
+for case in "lcpsim_plot.py|cw_cmp.h5|cw_cmp.h5 is a compare file (lcpsim compare): scripts/lcpsim_compare.py draws it" \
+            "lcpsim_plot.py|noenergy.h5|noenergy.h5 has no /energy: not a whole run file" \
+            "lcpsim_animate.py|cw_cmp.h5|cw_cmp.h5 is a compare file (lcpsim compare): scripts/lcpsim_compare.py draws it" \
+            "lcpsim_animate.py|slip.h5|slip.h5 is a hybrid-model run: scripts/lcpsim_hybrid_plot.py draws it" \
+            "lcpsim_compare.py|cw.h5|cw.h5: not a compare file: a run file (lcpsim run): scripts/lcpsim_plot.py draws it" \
+            "lcpsim_compare.py|slip.h5|slip.h5: not a compare file: a hybrid-model run" \
+            "lcpsim_compare.py|other.h5|other.h5: not a compare file: not an lcpsim file" \
+            "lcpsim_compare.py|missing.h5|missing.h5: " ; do
+  s=${case%%|*}; rest=${case#*|}; f=${rest%%|*}; want=${rest#*|}
+  rc=0
+  if [ $s = lcpsim_compare.py ]; then $PY scripts/$s "$tmp/$f" -o "$tmp" > /dev/null 2> "$tmp/err" || rc=$?
+  else $PY scripts/$s "$tmp/$f" -o "$tmp/x.png" > /dev/null 2> "$tmp/err" || rc=$?; fi
+  [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "$want" "$tmp/err" \
+    || { echo "analysis_scripts: $s on $f: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+done
+octave-cli -H --no-window-system --eval "addpath('scripts');
+  for f = {'cw_cmp.h5', 'noenergy.h5'}
+    try; lcpsim_plot(['$tmp/' f{1}], '$tmp/x_m.png'); disp('drawn'); catch e; disp(e.message); end
+  end" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_load: $tmp/cw_cmp.h5 is a compare file (lcpsim compare)" "$tmp/oct.txt" \
+  && grep -qF "lcpsim_plot: $tmp/noenergy.h5 has no /energy: not a whole run file" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: lcpsim_plot.m on a compare file, a run without /energy: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+rc=0; $PY scripts/lcpsim_compare.py "$tmp/cw_cmp.h5" -o "$tmp/cw.h5" > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -qF -- "-o $tmp/cw.h5: is a file: give the folder for the figures" "$tmp/err" \
+  || { echo "analysis_scripts: lcpsim_compare.py -o FILE: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
+echo "a compare file, a hybrid run, a run without /energy, a missing file, -o a file: one line each: ok"
+
+# Compare figures of counts that span decades (box_stack_3d: lemke 15 pivots, PGS 5757
+# sweeps, 3 fixed sweeps): the iterations panels logarithmic (linear, lemke and the fixed
+# sweeps lay on 0), the legend beside the panels (inside, it covered points); every log
+# axis of the size figure with at least 2 labelled ticks (its failed-solve panels showed
+# '10^-1' alone), no y label over the panel to its left.
+./lcpsim compare data/box_stack_3d.json --solvers 'lemke,pgs,pgs[sweeps=3]' --steps 10 \
+  -o "$tmp/stack_cmp.h5" --quiet
+$PY - "$tmp/stack_cmp.h5" "$tmp" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import lcpsim_compare as lc
+c = lc.load(sys.argv[1])
+it = np.asarray(c.results.iterations)
+assert it.max() > 100 * it[it > 0].min(), it.max()  # the case: counts over 2 decades
+figs = []
+real_save = lc._save
+lc._save = lambda fig, outdir, name, stem: (figs.append(fig), real_save(fig, outdir, name, stem))[1]
+lc.figure_iterations(c, sys.argv[2], "stack")
+lc.figure_size(c, sys.argv[2], "stack")
+fi, fs = figs
+top = [a for a in fi.axes if a.get_ylabel() == "iterations / pivots"]
+assert len(top) == 2 and all(a.get_yscale() == "symlog" for a in top), [a.get_yscale() for a in top]
+fi.canvas.draw()
+leg = top[-1].get_legend()
+assert leg.get_window_extent().x0 > top[-1].get_window_extent().x1, "legend inside the panel"
+fs.canvas.draw()
+rend = fs.canvas.get_renderer()
+fig, one_decade = plt.subplots()
+one_decade.semilogy([1, 2, 3], [0.02, 0.1, 0.25], "o")  # about a decade: one major tick
+lc.readable_log_ticks(one_decade)
+fig.canvas.draw()
+for a in [one_decade] + [a for a in fs.axes if a.get_lines()]:
+    lo, hi = a.get_ylim()
+    ticks = [t for t in a.yaxis.get_majorticklocs() if lo <= t <= hi] + \
+            [t.get_loc() for t in a.yaxis.get_minor_ticks()
+             if lo <= t.get_loc() <= hi and t.label1.get_text()]
+    assert len(ticks) >= 2, (a.get_ylabel(), ticks)
+by_row = {}
+for a in fs.axes:
+    by_row.setdefault(round(a.get_position().y0, 3), []).append(a)
+for row in by_row.values():
+    row.sort(key=lambda a: a.get_position().x0)
+    for left, right in zip(row, row[1:]):
+        lab = right.yaxis.label.get_window_extent(rend)
+        assert lab.x0 > left.get_window_extent(rend).x1, (right.get_ylabel(), lab.x0)
+empty = [a for a in fs.axes if not a.get_lines()]  # no failed solve: no scale shown
+assert empty and all(len(a.get_yticks()) == 0 for a in empty), [a.get_yticks() for a in empty]
+print("compare figures: iterations on a log axis, legend beside, log ticks labelled: ok")
+PYEOF
+
 # Figure files that cannot be: one line, exit 2, before any work, nothing written (a path
 # without an extension, or a folder, was written as PATH.png; the rest ended in tracebacks).
 ./lcpsim data/cart_wall.json -o "$tmp/cw2.h5" --quiet

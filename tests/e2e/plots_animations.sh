@@ -70,8 +70,21 @@ for label in ("vx [m/s]", "vy [m/s]", "omega [rad/s]"):
     assert any("constant: zero" in t.get_text() for t in a.texts), label
     lo, hi = a.get_ylim()
     assert hi - lo >= 1.0, (label, lo, hi)  # not zoomed onto round-off
-x = p["x [m]"]
-assert any("round-off" in t.get_text() for t in x.texts) and not x.get_yaxis().get_major_formatter().get_useOffset()
+y = p["y [m]"]  # 1.1e-16 m of spread
+assert any("round-off" in t.get_text() for t in y.texts) and not y.get_yaxis().get_major_formatter().get_useOffset()
+x = p["x [m]"]  # the same bits at every state
+assert np.ptp(r.position(0)[:, 0]) == 0.0
+assert [t.get_text().endswith(" m (exactly, at every point)") for t in x.texts] == [True], x.texts
+lcpsim_plot.plt.close(fig)
+# A coordinate that never moves (the hanging box keeps the identity rotation at every
+# state) is exactly constant, not round-off (its note read 'round-off, spread 0.0e+00').
+r = load("hanging_box")
+assert np.all(r.orientation(0) == [1.0, 0.0, 0.0, 0.0])
+fig = lcpsim_plot.plot(r, None)
+notes = [t.get_text() for t in panels(fig)["rotation angle\nfrom identity [rad]"].texts]
+assert notes == ["constant: zero (exactly, at every point)"], notes
+# The tethers' lengths panel says what its curves and dotted lines are.
+assert "end-to-end distance [m]\n(dotted: tether length)" in panels(fig), list(panels(fig))
 lcpsim_plot.plt.close(fig)
 print("round-off panels flat and labelled: ok")
 
@@ -185,17 +198,76 @@ import lcpsim_load, lcpsim_plot
 r = lcpsim_load.load(sys.argv[1])
 fig = lcpsim_plot.plot(r, None)
 title = fig._suptitle.get_text()
-assert title.endswith("\n30 of 30 steps failed (solver status < 0), the first: step 1, ending at t = 0.01 s"), title
+assert title.endswith("\n30 of 30 steps failed (solver status < 0), the first: step 1, ending at "
+                      "t = 0.01 s; red ticks on the time axes"), title
+# Each failed step is a red tick on every panel's time axis, at the time its step ended
+# (the title alone had said that steps failed, not where).
+import numpy as np
+k = lcpsim_plot.failed_steps(r)
+assert list(k) == list(range(1, 31)), k
+for a in fig.axes:
+    ticks = [c for c in a.collections if c.get_color().tolist() == [[1.0, 0.0, 0.0, 1.0]]]
+    assert len(ticks) == 1, (a.get_ylabel(), len(ticks))
+    xs = sorted(seg[0][0] for seg in ticks[0].get_segments())
+    assert np.array_equal(xs, r.time[1:31]), (a.get_ylabel(), xs[:3])
 inv = fig.transFigure.inverted()
 bottom = fig._suptitle.get_window_extent().transformed(inv).y0
 tops = [a.get_tightbbox().transformed(inv).y1 for a in fig.axes]
 assert max(tops) < bottom, (max(tops), bottom)
+lims = [a.get_ylim() for a in fig.axes]
 r.summary.failures = 0
 assert "failed" not in lcpsim_plot.title_of(r, None)
+r.solver.status[:] = 0  # a clean run: no tick
+fig = lcpsim_plot.plot(r, None)
+assert not any(c.get_color().tolist() == [[1.0, 0.0, 0.0, 1.0]] for a in fig.axes for c in a.collections)
+# the ticks leave the panels' scales alone (drawn as vlines, their axes fractions had
+# counted as data: the dominoes' y panel of +-2 mm grew to 5 cm)
+# (panels with a legend inside left out: its room above the data follows the title's height)
+same = [(a.get_ylim(), lim) for a, lim in zip(fig.axes, lims) if a.get_legend() is None]
+assert len(same) >= 6 and all(x == y for x, y in same), same
 print("failed steps named in the title, clear of the panels: ok")
 PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/failed.h5', '$tmp/failed_m.png');" > /dev/null
 head -c 8 "$tmp/failed_m.png" | od -An -c | grep -q "P   N   G"
+# Octave's figure too: the failed steps as pure red ticks (no series is drawn in pure
+# red), none on a clean run's; its title on lines of their own, clear of the figure's
+# edges (on one line a failed run's title ran past both edges).
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/incline_2d.h5', '$tmp/clean_m.png');" > /dev/null
+$PY - "$tmp/failed_m.png" "$tmp/clean_m.png" <<'PYEOF'
+import sys
+import matplotlib.image as mi
+import numpy as np
+def red(path):
+    a = mi.imread(path)[:, :, :3]
+    return int(np.sum((a[:, :, 0] > 0.95) & (a[:, :, 1] < 0.05) & (a[:, :, 2] < 0.05)))
+assert red(sys.argv[1]) > 100 and red(sys.argv[2]) == 0, (red(sys.argv[1]), red(sys.argv[2]))
+a = mi.imread(sys.argv[1])[:, :, :3]
+band = a[:60].min(axis=2) < 0.5  # dark title text in the top 60 pixels
+cols = np.flatnonzero(band.any(axis=0))
+assert cols.size and cols[0] > 20 and cols[-1] < a.shape[1] - 20, (cols[:1], cols[-1:], a.shape)
+print("Octave: failed steps as red ticks, the title within the figure: ok")
+PYEOF
+
+# An event-driven run's impacts: dotted lines at their times in the contact panel, which
+# keeps the scale of its persistent contacts' impulses (0.0098 N*s a period at rest).
+./lcpsim data/bouncing_ball_events.json -o "$tmp/events.h5" --quiet
+$PY - "$tmp/events.h5" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[1])
+fig = lcpsim_plot.plot(r, None)
+c = [a for a in fig.axes if a.get_ylabel() == "contact impulse\nper period [N*s]"][0]
+kinds = [str(k) for k in r.events.kind_legend]
+t_imp = np.asarray(r.events.time)[np.asarray(r.events.kind) == kinds.index("impact")]
+assert len(t_imp) == 29, len(t_imp)
+marks = [col for col in c.collections if len(col.get_segments()) == len(t_imp)]
+assert len(marks) == 1 and np.array_equal([s[0][0] for s in marks[0].get_segments()], t_imp)
+assert any("the 29 impacts (dotted) are in /events" in t.get_text() for t in c.texts)
+assert c.get_ylim()[1] < 0.02, c.get_ylim()
+print("event-driven: impacts dotted at their times, the panel's scale kept: ok")
+PYEOF
 
 # A scene named in 20000 characters (on two lines): every figure's title holds it on one
 # line cut to 100 characters (the renderer overflowed on the whole name: exit 1).
