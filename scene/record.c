@@ -682,6 +682,8 @@ static void write_constraint_header(LsimRecord *r, const LsimModel *model) {
       write_small(r, "/joints/rows", H5T_NATIVE_INT, H5T_STD_I32LE, nj, iv, NULL);
       for (int j = 0; j < nj; ++j) dv[j] = model->joints[j].type == LSIM_JOINT_ROD ? model->joints[j].length : 0.0;
       write_small(r, "/joints/length", H5T_NATIVE_DOUBLE, H5T_IEEE_F64LE, nj, dv, "m");
+      for (int j = 0; j < nj; ++j) iv[j] = !model->joints[j].no_collide;
+      write_small(r, "/joints/collide", H5T_NATIVE_INT, H5T_STD_I32LE, nj, iv, NULL);
     }
   }
   free(dv);

@@ -654,6 +654,7 @@ static void constraint_model(LsimModel *m, LsimState *s) {
   j[1].type = LSIM_JOINT_ROD;
   j[1].length = 2.0;
   j[1].end[0].body = 0, j[1].end[1].body = 1;
+  j[1].no_collide = 1;
 }
 
 static void constraint_state(const LsimModel *m, LsimState *s, int k) {
@@ -747,6 +748,9 @@ static void test_constraints_roundtrip(void **state) {
   double jl[2];
   read_as(f, "/joints/length", H5T_NATIVE_DOUBLE, 1, 2, 0, jl);
   assert_true(jl[0] == 0.0 && jl[1] == 2.0);
+  int collide[2]; /* the hinge's pair collides (default), the bar's does not */
+  read_as(f, "/joints/collide", H5T_NATIVE_INT, 1, 2, 0, collide);
+  assert_true(collide[0] == 1 && collide[1] == 0);
   double jerr[3][2];
   read_as(f, "/joints/error", H5T_NATIVE_DOUBLE, 2, 3, 2, jerr);
   const double want_err[3] = {0, 0.5, 0.75};
