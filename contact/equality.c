@@ -33,6 +33,11 @@ struct LsimEquality {
   int *Ap, *Ai;
   double *Ax;
   size_t cap_ap, cap_ai;
+  /* J_E's pattern by velocity (the rows touching each velocity, ascending) [nv + 1] and
+     [nnz(J_E)], and the rows touching one column of B_E (a stamp per row [ne], the list
+     [ne]): A's pattern in O(nnz) instead of testing every pair of rows. */
+  int *vt_ptr, *vt_idx, *mark, *cand;
+  size_t cap_vp, cap_vi, cap_mark, cap_cand;
   cholmod_sparse *A;
   cholmod_factor *L;
   /* One block of right-hand sides and of solutions [ne * RHS_BLOCK], and the solver's
@@ -70,6 +75,7 @@ void lsim_equality_free(LsimEquality *e) {
     cholmod_finish(&e->common);
   }
   free(e->Ap), free(e->Ai), free(e->Ax);
+  free(e->vt_ptr), free(e->vt_idx), free(e->mark), free(e->cand);
   free(e->rhs), free(e->sol);
   free(e->lambda_free);
   free(e->X);
@@ -100,6 +106,11 @@ static int reserve_int(int **p, size_t *cap, size_t n) {
 }
 
 /* J row r . x (x dense over the velocities). */
+static int int_ascending(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
 static double row_dot(const int *ptr, const int *idx, const double *val, int r, const double *x) {
   double s = 0.0;
   for (int k = ptr[r]; k < ptr[r + 1]; ++k) s += val[k] * x[idx[k]];
@@ -247,20 +258,54 @@ int lsim_equality_eliminate(LsimEquality *e, int nv, int ne, const int *JE_ptr,
     snprintf(err, errlen, "out of memory");
     return LSIM_OUT_OF_MEMORY;
   }
+  /* The rows of J_E by velocity (a counting sort keeps each velocity's rows ascending). */
+  const int nnz_je = JE_ptr[ne];
+  if (reserve_int(&e->vt_ptr, &e->cap_vp, (size_t)nv + 1) ||
+      reserve_int(&e->vt_idx, &e->cap_vi, (size_t)(nnz_je > 0 ? nnz_je : 1)) ||
+      reserve_int(&e->mark, &e->cap_mark, (size_t)ne) ||
+      reserve_int(&e->cand, &e->cap_cand, (size_t)ne)) {
+    snprintf(err, errlen, "out of memory");
+    return LSIM_OUT_OF_MEMORY;
+  }
+  int *vp = e->vt_ptr, *vi = e->vt_idx, *mark = e->mark, *cand = e->cand;
+  memset(vp, 0, ((size_t)nv + 1) * sizeof(int));
+  for (int k = 0; k < nnz_je; ++k) vp[JE_idx[k] + 1]++;
+  for (int v = 0; v < nv; ++v) vp[v + 1] += vp[v];
+  for (int i = 0; i < ne; ++i)
+    for (int k = JE_ptr[i]; k < JE_ptr[i + 1]; ++k) vi[vp[JE_idx[k]]++] = i;
+  for (int v = nv; v > 0; --v) vp[v] = vp[v - 1];
+  vp[0] = 0;
+  for (int i = 0; i < ne; ++i) mark[i] = -1;
+
   size_t nz = 0;
   memset(sc, 0, (size_t)nv * sizeof(double));
   for (int j = 0; j < ne; ++j) {
     e->Ap[j] = (int)nz;
     for (int k = BE_ptr[j]; k < BE_ptr[j + 1]; ++k) sc[BE_idx[k]] += BE_val[k];
-    for (int i = j; i < ne; ++i) {
-      int touches = i == j;
-      for (int k = JE_ptr[i]; k < JE_ptr[i + 1] && !touches; ++k)
-        for (int q = BE_ptr[j]; q < BE_ptr[j + 1] && !touches; ++q) touches = JE_idx[k] == BE_idx[q];
-      if (!touches) continue;
-      if (reserve_int(&e->Ai, &e->cap_ai, nz + 1) || reserve(&e->Ax, &e->cap_ai_x, nz + 1)) {
-        snprintf(err, errlen, "out of memory");
-        return LSIM_OUT_OF_MEMORY;
+    /* Rows i >= j sharing a velocity with column j (and j itself), ascending. */
+    int nc = 0;
+    mark[j] = j, cand[nc++] = j;
+    for (int q = BE_ptr[j]; q < BE_ptr[j + 1]; ++q)
+      for (int k = vp[BE_idx[q]]; k < vp[BE_idx[q] + 1]; ++k) {
+        const int i = vi[k];
+        if (i > j && mark[i] != j) mark[i] = j, cand[nc++] = i;
       }
+    if (nc > 32) {
+      qsort(cand, (size_t)nc, sizeof *cand, int_ascending); /* a body with many joints */
+    } else {
+      for (int a = 1; a < nc; ++a) /* insertion sort: a few rows a column */
+        for (int b = a; b > 0 && cand[b - 1] > cand[b]; --b) {
+          const int t = cand[b];
+          cand[b] = cand[b - 1], cand[b - 1] = t;
+        }
+    }
+    if (reserve_int(&e->Ai, &e->cap_ai, nz + (size_t)nc) ||
+        reserve(&e->Ax, &e->cap_ai_x, nz + (size_t)nc)) {
+      snprintf(err, errlen, "out of memory");
+      return LSIM_OUT_OF_MEMORY;
+    }
+    for (int c2 = 0; c2 < nc; ++c2) {
+      const int i = cand[c2];
       e->Ai[nz] = i, e->Ax[nz] = row_dot(JE_ptr, JE_idx, JE_val, i, sc), ++nz;
     }
     for (int k = BE_ptr[j]; k < BE_ptr[j + 1]; ++k) sc[BE_idx[k]] = 0.0;
