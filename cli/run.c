@@ -700,6 +700,7 @@ int lsim_cli_run(int argc, char **argv) {
       const int status = lsim_step(stepper, &model, &state, &st);
       if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {
         const char *why = lsim_stepper_last_error(stepper);
+        progress_end(&bar); /* a message starts on a line of its own, not on the bar's */
         fprintf(stderr, "lcpsim: step %d: %s%s%s\n", k + 1, lsim_status_name(status),
                 why && *why ? ": " : "", why ? why : "");
         exit_code = 2;
@@ -743,9 +744,11 @@ int lsim_cli_run(int argc, char **argv) {
       }
       /* Siconos' own printing, captured: shown only on request. */
       const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
-      if (*said)
+      if (*said) {
+        progress_end(&bar);
         fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
+      }
       recovered += st.first_status < 0 && st.status >= 0;
       if (st.guard == 2) guard_refused++, refused_max = fmax(refused_max, st.refused_energy);
       total_contacts += st.ncontacts;
@@ -765,12 +768,14 @@ int lsim_cli_run(int argc, char **argv) {
         const int dense = fl && (dump_dense_limit < 0 || fl->n <= dump_dense_limit);
         const double gb = dense ? (double)fl->n * (double)fl->n * 8e-9 : 0.0;
         if (gb >= 1.0) {
+          progress_end(&bar);
           fprintf(stderr, "lcpsim: %s: --dump-lcp stores each step's dense M: %.2g GB at step "
                   "%d (n = %d)\n", path, gb, k + 1, fl->n);
           dump_warned = 1;
         }
       }
       if (lsim_record_step(rec, &model, &state, cs, &st)) {
+        progress_end(&bar);
         fprintf(stderr, "lcpsim: writing step %d failed: %s\n", k + 1, lsim_record_error(rec));
         exit_code = 2;
         break;

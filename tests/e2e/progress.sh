@@ -94,4 +94,18 @@ fi
 [ ! -s "$tmp/pipe.err" ] || fail "a bar off the terminal: $(cat "$tmp/pipe.err")"
 script -qc "$bin data/pile_1000.json --steps 120 --quiet -o $tmp/q.h5" /dev/null > "$tmp/q.txt"
 [ -z "$(bars "$tmp/q.txt")" ] || fail "--quiet drew a bar"
+# A line printed during the run (--solver-output: siconos:newton_fb's singular Jacobians on
+# pile_10, from step 9) starts a line of its own, not on the bar's (before: after the bar's
+# "left" and its padding); the bar is drawn again below it.
+script -qc "$bin data/pile_10.json --solver siconos:newton_fb --steps 120 --solver-output -o $tmp/so.h5" \
+  /dev/null > "$tmp/so.txt" || true
+/usr/bin/python3 - "$tmp/so.txt" <<'PYEOF' || fail "a line printed during the run shares the bar's line"
+import re, sys
+t = open(sys.argv[1], "rb").read().decode("utf8", "replace")
+at = [m.start() for m in re.finditer("lcpsim: step [0-9]+: siconos:newton_fb printed", t)]
+bar = t.find(" left")
+assert at and 0 <= bar < at[-1], (len(at), bar)  # a bar drawn before a line: the check sees one
+bad = [i for i in at if i > 0 and t[i - 1] != "\n"]
+assert not bad, repr(t[bad[0] - 80:bad[0] + 40])
+PYEOF
 echo "progress: ok"
