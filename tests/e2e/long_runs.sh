@@ -77,6 +77,30 @@ with h5py.File(sys.argv[1], "r") as f:
     assert len(f["state"]) == len(t) and np.all(np.isfinite(f["state"][-1000:]))
 PYEOF
 
+# A comparison's memory (compare/): the table of results per step and series stays in
+# memory by design (the medians of the summary need every value; LsimCompareResult hands
+# it to callers): docs/solvers.md, 148 bytes a step and series + 40 a step, 632 bytes a
+# step for lemke,pgs (4 series). HDF5's chunk cache, 1 MB per dataset, also kept up to
+# 16 full chunks of each of the 27 tables (compare/output.c): box_slide_3d, lemke,pgs,
+# 5000 and 40000 steps peaked at 27.5 and 62.6 MB (35.0 MB apart, 1 kB a step); now one
+# chunk per table, 26.0 and 47.1 MB (20.6 MB apart, the table's 35000 x 632 bytes).
+# Allowed: the table's bytes + 4 MB (before: 13 MB over).
+for n in 5000 40000; do
+  /usr/bin/time -f %M -o "$tmp/mrss$n" ./lcpsim compare data/box_slide_3d.json --solvers lemke,pgs \
+    --steps $n -o "$tmp/m$n.h5" > /dev/null || fail "comparing for $n steps failed"
+done
+ma=$(tail -1 "$tmp/mrss5000"); mb=$(tail -1 "$tmp/mrss40000")
+mt=$((35000 * 632 / 1024))
+[ $((mb - ma)) -lt $((mt + 4096)) ] || fail "a comparison's peak memory grew by $(((mb - ma) / 1024)) MB from 5000 to 40000 steps ($ma -> $mb kB; its table: $((mt / 1024)) MB)"
+$PY - "$tmp/m40000.h5" <<'PYEOF' || fail "the 40000-step compare file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["results/status"].shape == (40000, 4) and list(f["step"][-2:]) == [39999, 40000]
+    assert list(f["summary/problems"][()]) == [40000] * 4
+    assert list(f["summary/successes"][()]) == [40000] * 4
+PYEOF
+rm -f "$tmp"/m*.h5
+
 # Killed after 15000 steps (the metadata trimmed about twice): the partial file reads.
 ./lcpsim data/pile_10.json --steps 1000000 -o "$tmp/k.h5" --quiet & p=$!
 end=$(($(date +%s) + 120))
@@ -96,4 +120,4 @@ r = lcpsim_load.load(sys.argv[1])
 assert len(r.time) > 15000 and r.summary.run_end == "unfinished"
 assert r.contacts.offset[-1] == len(r.contacts.gap)
 PYEOF
-echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; resumed $((ca / 1024)) MB, $((cb / 1024)) MB; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; --dump-lcp $((da / 1024)) MB, $((db / 1024)) MB; a killed run's file reads"
+echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; resumed $((ca / 1024)) MB, $((cb / 1024)) MB; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; --dump-lcp $((da / 1024)) MB, $((db / 1024)) MB; compare $((ma / 1024)) MB at 5000 steps, $((mb / 1024)) MB at 40000; a killed run's file reads"
