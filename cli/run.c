@@ -603,8 +603,9 @@ int lsim_cli_run(int argc, char **argv) {
                          omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
 
   /* Steps. */
-  int failures = 0, first_failure = 0, total_contacts = 0, done = rinfo.steps_done,
-      first_fail_status = 0;
+  int failures = 0, first_failure = 0, done = rinfo.steps_done, first_fail_status = 0;
+  long long total_contacts = 0; /* this invocation's: past 2^31 on long runs of piles (the
+                                   file's /summary/total_contacts is 64-bit too) */
   int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
   double max_budget_rel = 0.0;
   int dump_failed = 0, dump_warned = 0; /* --dump-lcp: its append failed; the size said */
@@ -703,7 +704,7 @@ int lsim_cli_run(int argc, char **argv) {
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
       recovered += st.first_status < 0 && st.status >= 0;
       if (st.guard == 2) guard_refused++, refused_max = fmax(refused_max, st.refused_energy);
-      total_contacts += st.ncontacts;
+      total_contacts += (long long)st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
       /* The dump first: when it fails the run stops there, the file keeping the steps
@@ -817,7 +818,7 @@ int lsim_cli_run(int argc, char **argv) {
                  "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
       }
       fprintf(stdout,
-              "%s: %d steps%s of %g s with %s, %d contacts, max residual %.3e, "
+              "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
               "-> %s\n",
               scene_path, done - rinfo.steps_done, resumed, model.time_step,

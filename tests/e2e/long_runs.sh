@@ -27,6 +27,18 @@ with h5py.File(sys.argv[1], "r") as f:
     assert f["contacts/offset"][-1] == f["summary/total_contacts"][()] == len(f["contacts/gap"])
 PYEOF
 
+# The summary line's contact count is 64-bit as the file's /summary/total_contacts (it was
+# an int: past 2^31 contacts, 3.6 x 10^5 steps of pile_1000, it would have wrapped; too
+# long a run for this test, which checks that the two agree).
+./lcpsim data/pile_10.json --steps 2000 -o "$tmp/s.h5" > "$tmp/s.txt" || fail "pile_10 for 2000 steps"
+sc=$(sed -n 's/.* \([0-9]*\) contacts, max residual.*/\1/p' "$tmp/s.txt")
+$PY - "$tmp/s.h5" "$sc" <<'PYEOF' || fail "the summary line's contacts ($sc) against the file"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert int(sys.argv[2]) == f["summary/total_contacts"][()] > 0, f["summary/total_contacts"][()]
+PYEOF
+rm -f "$tmp/s.h5"
+
 # Continuing them (--resume) copies their steps: the copy kept a 4 MB buffer per dataset,
 # every chunk index of the new file (flushed at the end only) and 32 MB of the old file's
 # metadata: 98.9 and 155.3 MB peak from 10^4 and 4 x 10^4 steps (box_slide_3d: 189.8 MB
