@@ -91,19 +91,20 @@ PYEOF
 
 # A comparison's memory (compare/): the table of results per step and series stays in
 # memory by design (the medians of the summary need every value; LsimCompareResult hands
-# it to callers): docs/solvers.md, 148 bytes a step and series + 40 a step, 632 bytes a
-# step for lemke,pgs (4 series). HDF5's chunk cache, 1 MB per dataset, also kept up to
-# 16 full chunks of each of the 27 tables (compare/output.c): box_slide_3d, lemke,pgs,
-# 5000 and 40000 steps peaked at 27.5 and 62.6 MB (35.0 MB apart, 1 kB a step); now one
-# chunk per table, 26.0 and 47.1 MB (20.6 MB apart, the table's 35000 x 632 bytes).
-# Allowed: the table's bytes + 4 MB (before: 13 MB over).
+# it to callers): docs/solvers.md "Memory", 116 bytes a step and series + 40 a step, 504
+# bytes a step for lemke,pgs in shadow mode (4 series; it was 632 with the independent
+# mode's state differences and energies). HDF5's chunk cache, 1 MB per dataset, also kept
+# up to 16 full chunks of each of the 27 tables (compare/output.c): box_slide_3d,
+# lemke,pgs, 5000 and 40000 steps peaked at 27.5 and 62.6 MB (35.0 MB apart, 1 kB a
+# step); now one chunk per table, 25.5 and 41.9 MB (16.0 MB apart, 480 bytes a step).
+# Allowed: the table's bytes + 2 MB (before: 15 MB over; with the 632-byte table 1.8 MB over).
 for n in 5000 40000; do
   /usr/bin/time -f %M -o "$tmp/mrss$n" ./lcpsim compare data/box_slide_3d.json --solvers lemke,pgs \
     --steps $n -o "$tmp/m$n.h5" > /dev/null || fail "comparing for $n steps failed"
 done
 ma=$(tail -1 "$tmp/mrss5000"); mb=$(tail -1 "$tmp/mrss40000")
-mt=$((35000 * 632 / 1024))
-[ $((mb - ma)) -lt $((mt + 4096)) ] || fail "a comparison's peak memory grew by $(((mb - ma) / 1024)) MB from 5000 to 40000 steps ($ma -> $mb kB; its table: $((mt / 1024)) MB)"
+mt=$((35000 * 504 / 1024))
+[ $((mb - ma)) -lt $((mt + 2048)) ] || fail "a comparison's peak memory grew by $(((mb - ma) / 1024)) MB from 5000 to 40000 steps ($ma -> $mb kB; its table: $((mt / 1024)) MB)"
 $PY - "$tmp/m40000.h5" <<'PYEOF' || fail "the 40000-step compare file"
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
