@@ -14,6 +14,32 @@ int lsim_cli_export(int argc, char **argv);
 int lsim_cli_view(int argc, char **argv);
 int lsim_cli_impact(int argc, char **argv);
 
+/* The progress bar of `lcpsim SCENE.json` (stderr, a terminal only; cli/progress.c): steps
+ * (or samples) done of the run's total, the wall time of this invocation and the time left
+ * at its rate so far. The rate counts only the steps this invocation took (a resumed run
+ * starts at the run's steps done, first): remaining steps x elapsed / steps taken. Drawn
+ * from half a second into the run (a short run shows none), redrawn every half second or 50
+ * steps (a slow scene's steps, seconds each, left it unchanged for minutes when it waited
+ * for 50 steps; one of fewer than 200 steps had none at all), and once more at the last
+ * step. A line shorter than the one before is padded with blanks over it. Set on (whether
+ * to draw), first, total, unit and t0 (lsim_cli_now()), every when not 50; the rest zero. */
+typedef struct LsimCliProgress {
+  int on, shown, first, total, width; /* first: steps done when this invocation began */
+  const char *unit;                   /* "steps", or "samples" (event-driven, hybrid) */
+  int every;                          /* redrawn at each multiple of this many (0: 50; < 0:
+                                         on the half second only: a hybrid model's 10^6
+                                         samples a second, drawn every 50, took as long as
+                                         its run) */
+  double t0, last;                    /* wall clock at the start (s), elapsed at the last draw */
+} LsimCliProgress;
+
+/* The monotonic clock, in seconds. */
+double lsim_cli_now(void);
+/* Redraws the bar at done steps when it is due. */
+void lsim_cli_progress_update(LsimCliProgress *p, int done);
+/* Ends the bar's line (when one was drawn). */
+void lsim_cli_progress_end(LsimCliProgress *p);
+
 /* `lcpsim SCENE.json` for a hybrid-model scene (cli/hybrid.c): text is the scene's text;
  * out_path NULL for the default, duration <= 0 for the scene's final time. */
 int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_path,

@@ -255,55 +255,10 @@ static void print_row(const LsimModel *m, const LsimState *s, const LsimContactS
   printf("\n");
 }
 
-/* The progress bar (stderr, a terminal only): steps done of the run's total, the wall time
- * of this invocation and the time left at its rate so far. The rate counts only the steps
- * this invocation took (a resumed run starts at the run's steps done, first): remaining
- * steps x elapsed / steps taken. Drawn from half a second into the run (a short run shows
- * none), redrawn every half second or 50 steps (a slow scene's steps, seconds each, left it
- * unchanged for minutes when it waited for 50 steps; one of fewer than 200 steps had none
- * at all), and once more at the last step. A line shorter than the one before is padded
- * with blanks over it. */
-typedef struct Progress {
-  int on, shown, first, total, width; /* first: steps done when this invocation began */
-  const char *unit;                   /* "steps", or "samples" (event-driven) */
-  double t0, last;                    /* wall clock at the start (s), elapsed at the last draw */
-} Progress;
-
-/* The time left as H:MM:SS (minutes and seconds below an hour). */
-static void format_left(double s, char *buf, size_t len) {
-  const long r = (long)(s + 0.5);
-  if (r >= 3600) snprintf(buf, len, "%ld:%02ld:%02ld", r / 3600, r / 60 % 60, r % 60);
-  else snprintf(buf, len, "%ld:%02ld", r / 60, r % 60);
-}
-
-static void progress_update(Progress *p, int done) {
-  if (!p->on) return;
-  const double t = now_seconds() - p->t0;
-  if (t < 0.5 || !(!p->shown || done % 50 == 0 || done == p->total || t - p->last >= 0.5))
-    return;
-  const int width = 40;
-  const int filled = p->total > 0 ? (int)((long long)width * done / p->total) : width;
-  char left[32] = "?";
-  if (done > p->first) format_left(t * (p->total - done) / (done - p->first), left, sizeof left);
-  char line[160];
-  const int n = snprintf(line, sizeof line, "[%.*s%*s] %d/%d %s, %.1f s, %s left", filled,
-                         "########################################", width - filled, "", done,
-                         p->total, p->unit, t, left);
-  fprintf(stderr, "\r%s%*s", line, p->width > n ? p->width - n : 0, "");
-  fflush(stderr);
-  p->width = n, p->last = t, p->shown = 1;
-}
-
-/* Ends the bar's line (when one was drawn). */
-static void progress_end(Progress *p) {
-  if (p->shown) fputc('\n', stderr);
-  p->shown = 0;
-}
-
 /* lsim_event_driven_record's sample hook: the samples taken so far. */
 static void progress_sample(int samples, void *user) {
-  Progress *p = user;
-  progress_update(p, p->first + samples);
+  LsimCliProgress *p = user;
+  lsim_cli_progress_update(p, p->first + samples);
 }
 
 /* The solver that solves the steps: the scene's, or with "cone": "exact" the exact-cone
@@ -648,8 +603,9 @@ int lsim_cli_run(int argc, char **argv) {
                          omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
 
   /* Steps. */
-  int failures = 0, first_failure = 0, total_contacts = 0, done = rinfo.steps_done,
-      first_fail_status = 0;
+  int failures = 0, first_failure = 0, done = rinfo.steps_done, first_fail_status = 0;
+  long long total_contacts = 0; /* this invocation's: past 2^31 on long runs of piles (the
+                                   file's /summary/total_contacts is 64-bit too) */
   int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
   double max_budget_rel = 0.0;
   int dump_failed = 0, dump_warned = 0; /* --dump-lcp: its append failed; the size said */
@@ -661,10 +617,10 @@ int lsim_cli_run(int argc, char **argv) {
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
   const double t0 = now_seconds();
-  /* The progress bar: on a terminal only (progress_update). */
-  Progress bar = {.on = !quiet && !print && isatty(fileno(stderr)), .first = done,
-                  .total = model.steps, .t0 = t0,
-                  .unit = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN ? "samples" : "steps"};
+  /* The progress bar: on a terminal only (lsim_cli_progress_update). */
+  LsimCliProgress bar = {.on = !quiet && !print && isatty(fileno(stderr)), .first = done,
+                         .total = model.steps, .t0 = t0,
+                         .unit = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN ? "samples" : "steps"};
   /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
@@ -677,7 +633,7 @@ int lsim_cli_run(int argc, char **argv) {
     const int erc =
         lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
     lsim_cli_catch_interrupts(0);
-    progress_end(&bar);
+    lsim_cli_progress_end(&bar);
     if (erc == LSIM_EVENT_INTERRUPTED) {
       char why[96];
       snprintf(why, sizeof why, "%s after step %d of %d",
@@ -751,7 +707,7 @@ int lsim_cli_run(int argc, char **argv) {
       }
       recovered += st.first_status < 0 && st.status >= 0;
       if (st.guard == 2) guard_refused++, refused_max = fmax(refused_max, st.refused_energy);
-      total_contacts += st.ncontacts;
+      total_contacts += (long long)st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
       /* The dump first: when it fails the run stops there, the file keeping the steps
@@ -790,7 +746,7 @@ int lsim_cli_run(int argc, char **argv) {
         break;
       }
 
-      progress_update(&bar, done);
+      lsim_cli_progress_update(&bar, done);
     }
     lsim_cli_catch_interrupts(0);
     if (lsim_cli_interrupted && rec) {
@@ -800,7 +756,7 @@ int lsim_cli_run(int argc, char **argv) {
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
     }
   }
-  progress_end(&bar);
+  lsim_cli_progress_end(&bar);
   const double elapsed = now_seconds() - t0;
 
   /* Close: the file is kept whenever its steps are consistent (failures included). */
@@ -867,7 +823,7 @@ int lsim_cli_run(int argc, char **argv) {
                  "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
       }
       fprintf(stdout,
-              "%s: %d steps%s of %g s with %s, %d contacts, max residual %.3e, "
+              "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
               "-> %s\n",
               scene_path, done - rinfo.steps_done, resumed, model.time_step,

@@ -595,7 +595,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   int zref_cap = 0;
   int reference_series = -1;
   if (!labels || !starts || !ser_solver || !ctx || !steppers || !states || !zs || !zcap ||
-      !sumbuf || !sm || !stopped || !primed || lsim_compare_table_alloc(&t, N, P)) {
+      !sumbuf || !sm || !stopped || !primed || lsim_compare_table_alloc(&t, N, P, independent)) {
     snprintf(msg, msglen, "out of memory");
     exit_code = -LSIM_OUT_OF_MEMORY;
     goto cleanup;

@@ -177,7 +177,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   double *sumbuf = calloc((size_t)N + 1, sizeof(double));
   double *r = NULL;
   size_t rcap = 0;
-  if (lsim_compare_table_alloc(&t, N, P) || !sm || !labels || !starts || !ser_solver || !ndir ||
+  if (lsim_compare_table_alloc(&t, N, P, 0) || !sm || !labels || !starts || !ser_solver || !ndir ||
       !dual || !setup || !primed || !sumbuf) {
     snprintf(msg, msglen, "out of memory");
     exit_code = -LSIM_OUT_OF_MEMORY;

@@ -135,8 +135,9 @@ int lsim_mpi_merge_table(LsimCompareTable *t) {
   int rc = 0;
   for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
     rc |= merge(ints[k], MPI_INT, sizeof(int), N, P);
+  /* qdiff and vdiff are NULL but in independent mode (compare/table.h). */
   for (size_t k = 0; k < sizeof dbl / sizeof *dbl; ++k)
-    rc |= merge(dbl[k], MPI_DOUBLE, sizeof(double), N, P);
+    if (dbl[k]) rc |= merge(dbl[k], MPI_DOUBLE, sizeof(double), N, P);
   rc |= merge(t->hash, MPI_UINT64_T, sizeof(uint64_t), N, P);
   rc |= merge(t->step, MPI_INT, sizeof(int), N, 1);
   rc |= merge(t->time, MPI_DOUBLE, sizeof(double), N, 1);

@@ -15,7 +15,7 @@ int lsim_compare_is_success(int status, double relative, double success_tol) {
   return !lsim_compare_is_failure(status) && isfinite(relative) && relative <= success_tol;
 }
 
-int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P) {
+int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P, int independent) {
   memset(t, 0, sizeof *t);
   t->N = N;
   t->P = P;
@@ -24,24 +24,29 @@ int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P) {
                   &t->skipped};
   for (size_t k = 0; k < sizeof ints / sizeof *ints; ++k)
     if (!(*ints[k] = calloc(np, sizeof(int)))) return -1;
+  /* The state differences and energies: independent mode only. */
   double **dbl[] = {&t->wall, &t->res, &t->rel, &t->compl_, &t->sig, &t->cone,
-                    &t->diss, &t->dist, &t->sicerr, &t->qdiff, &t->vdiff, &t->spread};
-  for (size_t k = 0; k < sizeof dbl / sizeof *dbl; ++k) {
+                    &t->diss, &t->dist, &t->sicerr, &t->spread, &t->qdiff, &t->vdiff};
+  const size_t ndbl = sizeof dbl / sizeof *dbl - (independent ? 0 : 2);
+  for (size_t k = 0; k < ndbl; ++k) {
     if (!(*dbl[k] = calloc(np, sizeof(double)))) return -1;
     for (size_t i = 0; i < np; ++i) (*dbl[k])[i] = NAN;
   }
+  if (independent) {
+    t->ekin = calloc(np1, sizeof(double));
+    t->epot = calloc(np1, sizeof(double));
+    if (!t->ekin || !t->epot) return -1;
+    for (size_t i = 0; i < np1; ++i) t->ekin[i] = t->epot[i] = NAN;
+  }
   t->hash = calloc(np, sizeof(uint64_t));
-  t->ekin = calloc(np1, sizeof(double));
-  t->epot = calloc(np1, sizeof(double));
   t->step = calloc((size_t)N + 1, sizeof(int));
   t->time = calloc((size_t)N + 1, sizeof(double));
   t->problem_hash = calloc((size_t)N + 1, sizeof(uint64_t));
   t->problem_size = calloc((size_t)N + 1, sizeof(int));
   t->problem_dense_hash = calloc((size_t)N + 1, sizeof(uint64_t));
-  if (!t->hash || !t->ekin || !t->epot || !t->step || !t->time || !t->problem_hash ||
-      !t->problem_size || !t->problem_dense_hash)
+  if (!t->hash || !t->step || !t->time || !t->problem_hash || !t->problem_size ||
+      !t->problem_dense_hash)
     return -1;
-  for (size_t i = 0; i < np1; ++i) t->ekin[i] = t->epot[i] = NAN;
   return 0;
 }
 
@@ -177,7 +182,7 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
   int m = 0, any_count = 0;
   for (int k = 0; k < t->N; ++k) {
     const size_t i = (size_t)k * t->P + s;
-    out->max_qdiff = maxf(out->max_qdiff, t->qdiff[i]);
+    if (t->qdiff) out->max_qdiff = maxf(out->max_qdiff, t->qdiff[i]);
     out->skipped += t->skipped[i];
     if (t->size[i] <= 0) continue;
     ++out->problems;

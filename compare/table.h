@@ -14,9 +14,10 @@ typedef struct LsimCompareTable {
   int *status, *success, *iters, *warm, *size, *nsliding, *skipped;  /* [N * P] */
   uint64_t *hash;
   double *wall, *res, *rel, *compl_, *sig, *cone, *diss, *dist, *sicerr;
-  double *qdiff, *vdiff;    /* independent mode: state difference to the reference */
+  double *qdiff, *vdiff;    /* independent mode: state difference to the reference (NULL
+                               in the other modes) */
   double *spread;           /* --repeat: max - min of the repeated solves' times */
-  double *ekin, *epot;      /* independent mode: [(N + 1) * P] */
+  double *ekin, *epot;      /* independent mode: [(N + 1) * P] (NULL in the other modes) */
   int *step;                /* [N] */
   double *time;             /* [N] */
   uint64_t *problem_hash;   /* [N] hash of the step's (reference) problem */
@@ -55,8 +56,10 @@ typedef struct LsimCompareScratch {
   int cap;
 } LsimCompareScratch;
 
-/* Allocates t for N problems and P series (measures NaN). 0 or -1 (memory; free t). */
-int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P);
+/* Allocates t for N problems and P series (measures NaN); qdiff, vdiff, ekin and epot in
+ * independent mode only. Per problem: 116 P + 32 bytes (148 P + 32 in independent mode;
+ * docs/solvers.md, "Memory"). 0 or -1 (memory; free t). */
+int lsim_compare_table_alloc(LsimCompareTable *t, int N, int P, int independent);
 void lsim_compare_table_free(LsimCompareTable *t);
 int lsim_compare_scratch_grow(LsimCompareScratch *s, int n);
 

@@ -398,7 +398,7 @@ static void test_interrupted(void **state) {
 static void test_summary_excludes_failures(void **state) {
   (void)state;
   LsimCompareTable t;
-  assert_int_equal(lsim_compare_table_alloc(&t, 6, 1), 0);
+  assert_int_equal(lsim_compare_table_alloc(&t, 6, 1, 0), 0);
   const int status[6] = {LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_SOLVED,
                          LSIM_COMPARE_TIMEOUT, LSIM_SOLVED};
   const double wall[6] = {1, 100, 3, 2, 50, 0}, rel[6] = {1e-12, 0.5, 1e-3, 1e-10, NAN, 0};
@@ -480,7 +480,7 @@ static void test_timed_outcomes(void **state) {
   assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), -1);
 
   LsimCompareTable t;
-  assert_int_equal(lsim_compare_table_alloc(&t, 2, 1), 0);
+  assert_int_equal(lsim_compare_table_alloc(&t, 2, 1, 0), 0);
   lsim_compare_record_unfinished(&t, 0, 0, LSIM_COMPARE_TIMEOUT, 5, 7, 0.05);
   lsim_compare_record_unfinished(&t, 1, 0, LSIM_SOLVER_FAILED, 5, 7, 0.05);
   assert_true(t.wall[0] == 0.05 && isnan(t.wall[1]));

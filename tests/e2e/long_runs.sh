@@ -27,6 +27,18 @@ with h5py.File(sys.argv[1], "r") as f:
     assert f["contacts/offset"][-1] == f["summary/total_contacts"][()] == len(f["contacts/gap"])
 PYEOF
 
+# The summary line's contact count is 64-bit as the file's /summary/total_contacts (it was
+# an int: past 2^31 contacts, 3.6 x 10^5 steps of pile_1000, it would have wrapped; too
+# long a run for this test, which checks that the two agree).
+./lcpsim data/pile_10.json --steps 2000 -o "$tmp/s.h5" > "$tmp/s.txt" || fail "pile_10 for 2000 steps"
+sc=$(sed -n 's/.* \([0-9]*\) contacts, max residual.*/\1/p' "$tmp/s.txt")
+$PY - "$tmp/s.h5" "$sc" <<'PYEOF' || fail "the summary line's contacts ($sc) against the file"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert int(sys.argv[2]) == f["summary/total_contacts"][()] > 0, f["summary/total_contacts"][()]
+PYEOF
+rm -f "$tmp/s.h5"
+
 # Continuing them (--resume) copies their steps: the copy kept a 4 MB buffer per dataset,
 # every chunk index of the new file (flushed at the end only) and 32 MB of the old file's
 # metadata: 98.9 and 155.3 MB peak from 10^4 and 4 x 10^4 steps (box_slide_3d: 189.8 MB
@@ -77,6 +89,31 @@ with h5py.File(sys.argv[1], "r") as f:
     assert len(f["state"]) == len(t) and np.all(np.isfinite(f["state"][-1000:]))
 PYEOF
 
+# A comparison's memory (compare/): the table of results per step and series stays in
+# memory by design (the medians of the summary need every value; LsimCompareResult hands
+# it to callers): docs/solvers.md "Memory", 116 bytes a step and series + 40 a step, 504
+# bytes a step for lemke,pgs in shadow mode (4 series; it was 632 with the independent
+# mode's state differences and energies). HDF5's chunk cache, 1 MB per dataset, also kept
+# up to 16 full chunks of each of the 27 tables (compare/output.c): box_slide_3d,
+# lemke,pgs, 5000 and 40000 steps peaked at 27.5 and 62.6 MB (35.0 MB apart, 1 kB a
+# step); now one chunk per table, 25.5 and 41.9 MB (16.0 MB apart, 480 bytes a step).
+# Allowed: the table's bytes + 2 MB (before: 15 MB over; with the 632-byte table 1.8 MB over).
+for n in 5000 40000; do
+  /usr/bin/time -f %M -o "$tmp/mrss$n" ./lcpsim compare data/box_slide_3d.json --solvers lemke,pgs \
+    --steps $n -o "$tmp/m$n.h5" > /dev/null || fail "comparing for $n steps failed"
+done
+ma=$(tail -1 "$tmp/mrss5000"); mb=$(tail -1 "$tmp/mrss40000")
+mt=$((35000 * 504 / 1024))
+[ $((mb - ma)) -lt $((mt + 2048)) ] || fail "a comparison's peak memory grew by $(((mb - ma) / 1024)) MB from 5000 to 40000 steps ($ma -> $mb kB; its table: $((mt / 1024)) MB)"
+$PY - "$tmp/m40000.h5" <<'PYEOF' || fail "the 40000-step compare file"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["results/status"].shape == (40000, 4) and list(f["step"][-2:]) == [39999, 40000]
+    assert list(f["summary/problems"][()]) == [40000] * 4
+    assert list(f["summary/successes"][()]) == [40000] * 4
+PYEOF
+rm -f "$tmp"/m*.h5
+
 # Killed after 15000 steps (the metadata trimmed about twice): the partial file reads.
 ./lcpsim data/pile_10.json --steps 1000000 -o "$tmp/k.h5" --quiet & p=$!
 end=$(($(date +%s) + 120))
@@ -96,4 +133,4 @@ r = lcpsim_load.load(sys.argv[1])
 assert len(r.time) > 15000 and r.summary.run_end == "unfinished"
 assert r.contacts.offset[-1] == len(r.contacts.gap)
 PYEOF
-echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; resumed $((ca / 1024)) MB, $((cb / 1024)) MB; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; --dump-lcp $((da / 1024)) MB, $((db / 1024)) MB; a killed run's file reads"
+echo "long_runs: peak $((a / 1024)) MB at 10^4 steps, $((b / 1024)) MB at 4 x 10^4; resumed $((ca / 1024)) MB, $((cb / 1024)) MB; hybrid $((ha / 1024)) MB at 2 x 10^6 samples, $((hb / 1024)) MB at 6 x 10^6; --dump-lcp $((da / 1024)) MB, $((db / 1024)) MB; compare $((ma / 1024)) MB at 5000 steps, $((mb / 1024)) MB at 40000; a killed run's file reads"

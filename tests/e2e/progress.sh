@@ -5,8 +5,8 @@
 # second (a slow scene's 50 steps took minutes between redraws), ending at N/N, each
 # redraw with the time left at this invocation's rate: elapsed x (N - k) / (k - k0), k0 the
 # steps done when it began (0; a resumed run's steps before). Event-driven runs show one
-# too, counting samples (they drew none: 10^5 samples, seconds, without a sign). Off the
-# terminal (a pipe, --quiet, --print) never.
+# too, counting samples (they drew none: 10^5 samples, seconds, without a sign), and
+# hybrid-model runs alike. Off the terminal (a pipe, --quiet, --print) never.
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -88,6 +88,27 @@ else
   tail -1 "$tmp/ev.bars" | grep -q '] 100000/100000 samples, .* 0:00 left' \
     || fail "the event-driven bar ends at $(tail -1 "$tmp/ev.bars")"
 fi
+
+# A hybrid-model run: 2 x 10^6 samples of the bouncing mass (about 1.5 s here), counted
+# against the final time's samples, final_time / record_period + 1 (it drew none: 20000 s
+# ran 31 s without a sign). Redrawn every half second, not every 50 samples (a million a
+# second: the redraws doubled the run's time).
+script -qc "$bin data/bouncing_mass.json --duration 2000 -o $tmp/hy.h5" /dev/null > "$tmp/hy.txt"
+bars "$tmp/hy.txt" > "$tmp/hy.bars"
+grep -q "hybrid model bouncing_mass, 2000 s in .* 2000001 samples" "$tmp/hy.txt" \
+  || fail "the hybrid run: $(cat "$tmp/hy.txt")"
+hy=$(sed -n 's/.* \([0-9.]*\) s -> .*/\1/p' "$tmp/hy.txt")
+if [ "$(echo "$hy < 0.6" | bc)" = 1 ]; then
+  echo "progress: the hybrid run took $hy s: no bar to check"
+else
+  check_left "$tmp/hy.bars" 0 hybrid || fail "the hybrid run's bar"
+  tail -1 "$tmp/hy.bars" | grep -q '] 2000001/2000001 samples, .* 0:00 left' \
+    || fail "the hybrid bar ends at $(tail -1 "$tmp/hy.bars")"
+  [ "$(wc -l < "$tmp/hy.bars")" -le $(echo "2 * $hy + 3" | bc | cut -d. -f1) ] \
+    || fail "the hybrid bar was redrawn $(wc -l < "$tmp/hy.bars") times in $hy s"
+fi
+"$bin" data/bouncing_mass.json --duration 2000 -o "$tmp/hyp.h5" 2> "$tmp/hyp.err" > /dev/null
+[ ! -s "$tmp/hyp.err" ] || fail "a hybrid bar off the terminal: $(cat "$tmp/hyp.err")"
 
 # Off a terminal: nothing on stderr but the summary.
 "$bin" data/pile_1000.json --steps 120 -o "$tmp/pipe.h5" 2> "$tmp/pipe.err" > /dev/null
