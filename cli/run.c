@@ -620,7 +620,10 @@ int lsim_cli_run(int argc, char **argv) {
   /* The progress bar: on a terminal only (lsim_cli_progress_update). */
   LsimCliProgress bar = {.on = !quiet && !print && isatty(fileno(stderr)), .first = done,
                          .total = model.steps, .t0 = t0,
-                         .unit = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN ? "samples" : "steps"};
+                         .unit = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN ? "samples" : "steps",
+                         /* event-driven: on the half second only (tens of thousands of
+                            samples a second would redraw it hundreds of times a second) */
+                         .every = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN ? -1 : 0};
   /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
@@ -656,7 +659,7 @@ int lsim_cli_run(int argc, char **argv) {
       const int status = lsim_step(stepper, &model, &state, &st);
       if (status == LSIM_OUT_OF_MEMORY || status == LSIM_INVALID_INPUT) {
         const char *why = lsim_stepper_last_error(stepper);
-        progress_end(&bar); /* a message starts on a line of its own, not on the bar's */
+        lsim_cli_progress_end(&bar); /* a message starts on a line of its own, not on the bar's */
         fprintf(stderr, "lcpsim: step %d: %s%s%s\n", k + 1, lsim_status_name(status),
                 why && *why ? ": " : "", why ? why : "");
         exit_code = 2;
@@ -701,7 +704,7 @@ int lsim_cli_run(int argc, char **argv) {
       /* Siconos' own printing, captured: shown only on request. */
       const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
       if (*said) {
-        progress_end(&bar);
+        lsim_cli_progress_end(&bar);
         fprintf(stderr, "lcpsim: step %d: %s printed: %s\n", k + 1,
                 lsim_solver_name(lsim_stepper_solver(stepper)), said);
       }
@@ -724,14 +727,14 @@ int lsim_cli_run(int argc, char **argv) {
         const int dense = fl && (dump_dense_limit < 0 || fl->n <= dump_dense_limit);
         const double gb = dense ? (double)fl->n * (double)fl->n * 8e-9 : 0.0;
         if (gb >= 1.0) {
-          progress_end(&bar);
+          lsim_cli_progress_end(&bar);
           fprintf(stderr, "lcpsim: %s: --dump-lcp stores each step's dense M: %.2g GB at step "
                   "%d (n = %d)\n", path, gb, k + 1, fl->n);
           dump_warned = 1;
         }
       }
       if (lsim_record_step(rec, &model, &state, cs, &st)) {
-        progress_end(&bar);
+        lsim_cli_progress_end(&bar);
         fprintf(stderr, "lcpsim: writing step %d failed: %s\n", k + 1, lsim_record_error(rec));
         exit_code = 2;
         break;
