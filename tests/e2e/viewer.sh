@@ -17,6 +17,9 @@ trap 'rm -rf "$tmp"' EXIT
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --steps 20 --trajectory -o "$tmp/cmpt.h5" > /dev/null
 ./lcpsim data/incline_2d.json --solver lemke --steps 20 -o "$tmp/ref.h5" --quiet
 ./lcpsim compare data/incline_2d.json --solvers lemke,pgs --mode independent --steps 20 -o "$tmp/cmpi.h5" > /dev/null
+# Failed solves: PGS held to 5 sweeps misses the success tolerance (1e-6) at all 20 steps
+# cold and at 1 warm; Lemke at none.
+./lcpsim compare data/incline_2d.json --solvers 'lemke,pgs[max_iter=5]' --steps 20 -o "$tmp/cmpf.h5" > /dev/null
 # A rod drawn from its joints and its tip (a point shape) alone.
 ./lcpsim data/double_pendulum_impact.json -o "$tmp/dpi.h5" --quiet
 # A chain of thin links (2 cm) in a scene 3 m wide.
@@ -37,7 +40,7 @@ rc=0; ./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 6
 # Numbers travel in pieces (a browser holds at most about 512 MB of text in one string;
 # 48 MB pieces by default): here of 240 bytes (30 numbers), so that every check below
 # reads datasets put back together from many pieces.
-for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp chain; do
+for run in stack tethers cart cmp cmpt ref dpi fail cmpi budget events slide dp chain cmpf; do
   LSIM_VIEW_PIECE=240 ./lcpsim view "$tmp/$run.h5" -o "$tmp/$run.html" > /dev/null
   # Self-contained: no element loads anything from elsewhere.
   if grep -Eq '<(script|link|img|iframe)[^>]+(src|href)=' "$tmp/$run.html"; then
@@ -120,7 +123,7 @@ node tests/e2e/browse.js "$tmp/page" "file://$tmp/stack.html#step=37" \
   "file://$tmp/cart.html#step=5|focus=#timeline|keys=ArrowRight,ArrowRight" \
   "file://$tmp/cart.html#step=5|focus=#scale|keys=ArrowRight" "file://$tmp/cart.html#step=5|focus=#play|keys=Space" \
   "file://$tmp/hyb.html#step=60|size=1200x700" "file://$tmp/cmp.html#step=9|size=700x500" \
-  "file://$tmp/chain.html#step=100" "file://$tmp/set.html#step=2"
+  "file://$tmp/chain.html#step=100" "file://$tmp/set.html#step=2" "file://$tmp/cmpf.html#step=9"
 # box_slide_3d in a 1280 x 800 page (the box seen from close by).
 BROWSE_SIZE=1280x800 node tests/e2e/browse.js "$tmp/big" "file://$tmp/slide.html#step=49"
 
@@ -133,7 +136,7 @@ import lcpsim_load
 d = sys.argv[1]
 
 pages = {"stack": 0, "tethers": 1, "cart": 2, "noq": 3, "damaged": 4, "cmp": 5, "hyb": 6, "cmpt": 7,
-         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26, "chain": 27, "set": 28}
+         "ref": 8, "dpi": 9, "fail22": 10, "fail3": 11, "killed": 12, "stack5": 13, "cmpi": 14, "stack_bare": 15, "budget": 16, "events": 17, "dp": 18, "cmpint": 19, "fine": 20, "cutpage": 21, "keys_tl": 22, "keys_scale": 23, "keys_play": 24, "hyb_resized": 25, "cmp_resized": 26, "chain": 27, "set": 28, "cmpf": 29}
 def report(name):
     return json.load(open(f"{d}/page.{pages[name]}.json"))
 def state(name):
@@ -228,6 +231,30 @@ print("broken input: readable messages in the page: ok")
 s = state("cmp")
 assert s["kind"] == "compare" and s["step"] == 9 and abs(s["time"] - 0.09) < 1e-12, s
 print("compare file: shown at its step: ok")
+
+# Failed solves (success 0, not skipped) are hollow red rings at their steps' times, one
+# per failed solve of each series, with a key; a comparison without failures has neither.
+# The value read-out sits above the frame, off the curves (the page drew it over them).
+import h5py
+with h5py.File(f"{d}/cmpf.h5", "r") as f:
+    ok, skipped, t = f["results/success"][()], f["results/skipped"][()], f["time"][()]
+want = [[float(t[i]) for i in range(len(t)) if ok[i, j] == 0 and not skipped[i, j]] for j in range(ok.shape[1])]
+assert [len(w) for w in want] == [0, 0, 20, 1], want  # as the run above says
+p = state("cmpf")["plot"]["panels"][0]
+assert p["failed"] == want and p["failed_key"] == "failed solve (success 0)", p
+p = state("cmp")["plot"]["panels"][0]
+assert p["failed"] == [[], [], [], []] and p["failed_key"] is None, p
+# The ring's colour (#d00000, in no series' colour) is on the page with failures only.
+from PIL import Image
+def rings(name):
+    a = np.asarray(Image.open(f"{d}/page.{pages[name]}.png").convert("RGB")).astype(int)
+    return int(np.sum((a[:, :, 0] == 208) & (a[:, :, 1] == 0) & (a[:, :, 2] == 0)))
+assert rings("cmpf") >= 20 and rings("cmp") == 0, (rings("cmpf"), rings("cmp"))
+for name in ("cmp", "cmpf", "cmp_resized"):
+    plot = state(name)["plot"]
+    top = min(p["frame"][1] for p in plot["panels"])
+    assert len(plot["readout"]) == 4 and all(y + h <= top for x, y, w, h in plot["readout"]), (name, plot)
+print("compare file: failed solves ringed with a key, read-out off the curves: ok")
 
 # A comparison with --trajectory: /trajectory holds the reference's run, dataset for dataset
 # the run made alone with that solver (wall times aside); the page draws its bodies at the
