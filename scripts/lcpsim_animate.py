@@ -533,6 +533,14 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     h = float(r.parameters.time_step)
     if fps is None:
         fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
+        # Frames closer than 1/50 s of simulated time play slower than real time: said,
+        # with the stride that plays in real time.
+        real = 1.0 / max(h * max(1, int(every)), 1e-9)
+        if real > 50.0 and "%" not in out:
+            k = max(1, int(every)) * int(math.ceil(real / 50.0))
+            print(f"lcpsim_animate: note: {len(frames)} frames at 50 fps play "
+                  f"{real / 50.0:.3g} times slower than the run; --every {k} plays in real "
+                  "time", file=sys.stderr)
     fig = plt.figure(figsize=(size, size if sc.dim > 1 else 0.45 * size))
     if sc.dim == 1:
         ax = fig.add_axes([0.05, 0.2, 0.9, 0.62])  # room for the title and x label
@@ -595,7 +603,9 @@ def main(argv):
                     help="view: XMIN XMAX (2-D: YMIN YMAX too; 3-D: and ZMIN ZMAX)")
     ap.add_argument("--dpi", type=float, default=100, help="dots per inch (default 100)")
     ap.add_argument("--fps", type=float,
-                    help="GIF / MP4 frame rate (default: real time, 1 to 50)")
+                    help="GIF / MP4 frame rate (default: real time, 1 / (K h), within 1 "
+                         "to 50; frames closer than 0.02 s of the run play slower, with a "
+                         "note naming the --every that plays in real time)")
     ap.add_argument("--size", type=float, default=6.0, help="figure size in inches")
     a = ap.parse_args(argv[1:])
     if a.every < 1:

@@ -9,6 +9,7 @@ set -eu
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+fail() { echo "plots_animations: $*" >&2; exit 1; }
 
 ./lcpsim data/hanging_box.json --steps 50 -o "$tmp/hanging_box.h5" --quiet
 ./lcpsim data/double_pendulum.json --steps 400 -o "$tmp/double_pendulum.h5" --quiet
@@ -371,3 +372,13 @@ for i, frame in ((0, 0), (1, 12)):
 print(f"GIF written frame by frame: peak memory {grow:.1f} MB above a 2-frame run for 13 frames, "
       "frames as drawn: ok")
 PYEOF
+# Frames closer than 0.02 s of the run (--every 4 at 1 ms: 250 a second) play slower than
+# real time at the 50 fps cap: a note names the factor (5) and the stride that plays in real
+# time (20); frames 0.02 s apart (--every 20) play at 50 fps with no note.
+$PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/slow.gif" --every 4 --dpi 20 2> "$tmp/slow.err" ||
+  fail "animate --every 4: $(cat "$tmp/slow.err")"
+grep -q "^lcpsim_animate: note: 101 frames at 50 fps play 5 times slower than the run; --every 20 plays in real time$" "$tmp/slow.err" ||
+  fail "slow GIF note: $(cat "$tmp/slow.err")"
+$PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/real.gif" --every 20 --dpi 20 2> "$tmp/real.err" ||
+  fail "animate --every 20: $(cat "$tmp/real.err")"
+[ ! -s "$tmp/real.err" ] || fail "real-time GIF: $(cat "$tmp/real.err")"
