@@ -86,17 +86,6 @@ double lsim_tether_length(const LsimModel *m, const LsimState *st, double t, int
   return lsim_v3_norm(d);
 }
 
-double lsim_joint_error(const LsimModel *m, const LsimState *st, double t, int joint) {
-  const LsimJoint *j = &m->joints[joint];
-  End a, b;
-  end_eval(m, st, &j->end[0], t, &a);
-  end_eval(m, st, &j->end[1], t, &b);
-  double d[3];
-  lsim_v3_sub(d, a.p, b.p);
-  const double n = lsim_v3_norm(d);
-  return j->type == LSIM_JOINT_PIN ? n : fabs(n - j->length);
-}
-
 /* The row of normal n between ends a and b: body a +[n, r_a x n], body b -[n, r_b x n],
  * in the velocity layout of the dimension. Ends without velocities get no block. */
 static void fill_row(const LsimModel *m, LsimJacRow *row, const End *a, const End *b,
@@ -164,6 +153,12 @@ void lsim_joint_errors(const LsimModel *m, const LsimState *st, double t, int jo
   const double n = lsim_v3_norm(d);
   if (position) *position = jt->type == LSIM_JOINT_PIN ? n : fabs(n - jt->length);
   if (velocity) *velocity = joint_rate_error(m, st, joint, &a, &b);
+}
+
+double lsim_joint_error(const LsimModel *m, const LsimState *st, double t, int joint) {
+  double e;
+  lsim_joint_errors(m, st, t, joint, &e, NULL);
+  return e;
 }
 
 /* Appends one constraint contact of one row and fills what every kind shares. */

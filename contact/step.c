@@ -290,6 +290,21 @@ static void prepare_inertias(LsimStepper *s, const LsimModel *m, const LsimState
   }
 }
 
+/* x = J^-1 b for a 3 x 3 J (row-major) by cofactors: 0, or -1 (x unset) when det J is 0
+ * or not finite. */
+static int solve3_cofactors(const double J[9], const double b[3], double x[3]) {
+  const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8],
+               c02 = J[3] * J[7] - J[4] * J[6];
+  const double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
+  if (!(fabs(det) > 0.0) || !isfinite(det)) return -1;
+  const double inv[9] = {c00, J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
+                         c01, J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
+                         c02, J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
+  lsim_m3_apply(x, inv, b);
+  lsim_v3_scale(x, x, 1.0 / det);
+  return 0;
+}
+
 /* The gyroscopic torque of a free body over a step: the implicit midpoint rule on Euler's
  * equations in the body frame, I (w' - w) + h m x (I m) = 0 with m = (w + w') / 2, solved
  * by Newton's method from w' = w (Jacobian I + (h / 2) (skew(m) I - skew(I m)); implicit
@@ -327,15 +342,7 @@ static void gyroscopic_torque(double tau[3], double dw_world[3], const double I[
         J[3 * r + k] = I[3 * r + k] + 0.5 * h * (a - sI[3 * r + k]);
       }
     /* d = J^-1 F by cofactors. */
-    const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8],
-                 c02 = J[3] * J[7] - J[4] * J[6];
-    const double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
-    if (!(fabs(det) > 0.0) || !isfinite(det)) break;
-    const double inv[9] = {c00, J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
-                           c01, J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
-                           c02, J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
-    lsim_m3_apply(d, inv, F);
-    lsim_v3_scale(d, d, 1.0 / det);
+    if (solve3_cofactors(J, F, d)) break;
     lsim_v3_sub(x, x, d);
     if (lsim_v3_norm(d) <= 1e-15 * wn) break;
   }
@@ -410,15 +417,7 @@ static void rotation_step(double w_end[3], double m_world[3], const double I[9],
         J[3 * r + k] = I[3 * r + k] - 0.5 * h * sj;
       }
     /* d = J^-1 G by cofactors. */
-    const double c00 = J[4] * J[8] - J[5] * J[7], c01 = J[5] * J[6] - J[3] * J[8],
-                 c02 = J[3] * J[7] - J[4] * J[6];
-    const double det = J[0] * c00 + J[1] * c01 + J[2] * c02;
-    if (!(fabs(det) > 0.0) || !isfinite(det)) break;
-    const double inv[9] = {c00, J[2] * J[7] - J[1] * J[8], J[1] * J[5] - J[2] * J[4],
-                           c01, J[0] * J[8] - J[2] * J[6], J[2] * J[3] - J[0] * J[5],
-                           c02, J[1] * J[6] - J[0] * J[7], J[0] * J[4] - J[1] * J[3]};
-    lsim_m3_apply(d, inv, G);
-    lsim_v3_scale(d, d, 1.0 / det);
+    if (solve3_cofactors(J, G, d)) break;
     lsim_v3_sub(m, m, d);
     if (lsim_v3_norm(d) <= 1e-15 * wn) break;
   }
