@@ -39,6 +39,16 @@ static double joint_rate(const LsimModel *m, const LsimState *st) {
   return worst;
 }
 
+/* Parses scene text json into m and st, the test failing with the reader's message. */
+static void parse_or_fail(const char *json, LsimModel *m, LsimState *st) {
+  LsimSceneError se;
+  if (lsim_scene_parse(json, "test", m, st, &se)) {
+    char line[512];
+    lsim_scene_error_format(&se, line, sizeof line);
+    fail_msg("%s", line);
+  }
+}
+
 /* Loads json (assemble on) and checks every joint within 1e-12 m, every joint row's
  * velocity within 1e-12 m/s (also as lsim_joint_velocity_error reports it per joint), and
  * that the scene's initial errors were kept. Returns the first joint's initial velocity
@@ -46,12 +56,7 @@ static double joint_rate(const LsimModel *m, const LsimState *st) {
 static double assembled(const char *json, double min_initial) {
   LsimModel m;
   LsimState st;
-  LsimSceneError se;
-  if (lsim_scene_parse(json, "test", &m, &st, &se)) {
-    char line[512];
-    lsim_scene_error_format(&se, line, sizeof line);
-    fail_msg("%s", line);
-  }
+  parse_or_fail(json, &m, &st);
   assert_true(m.assemble);
   double initial = 0.0;
   for (int j = 0; j < m.njoints; ++j) {
@@ -130,12 +135,7 @@ static void test_impossible(void **state) {
 static void same_as_rows(const char *json, double t) {
   LsimModel m;
   LsimState st;
-  LsimSceneError se;
-  if (lsim_scene_parse(json, "test", &m, &st, &se)) {
-    char line[512];
-    lsim_scene_error_format(&se, line, sizeof line);
-    fail_msg("%s", line);
-  }
+  parse_or_fail(json, &m, &st);
   st.time = t;
   LsimContactSet set;
   memset(&set, 0, sizeof set);

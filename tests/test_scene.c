@@ -936,6 +936,18 @@ static void test_all_data(void **unused) {
   }
 }
 
+/* Closes a python3 pipe running a schema check: skipped when python3 or its jsonschema
+ * module is missing (exit 127, 77), else the check's exit status must be 0. */
+static void finish_schema_check(FILE *py) {
+  const int status = pclose(py);
+  if (status == -1 || !WIFEXITED(status)) skip();
+  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
+    print_message("python3 jsonschema not available: schema check skipped\n");
+    skip();
+  }
+  assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Every scene in data/ follows data/scene.schema.json, checked by Python's jsonschema
  * when this machine has it (skipped otherwise: exit 77). */
 static const char *schema_check_py =
@@ -961,13 +973,7 @@ static void test_schema(void **unused) {
   FILE *py = popen("/usr/bin/python3 - 2>&1", "w");
   if (!py) skip();
   fputs(schema_check_py, py);
-  const int status = pclose(py);
-  if (status == -1 || !WIFEXITED(status)) skip();
-  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
-    print_message("python3 jsonschema not available: schema check skipped\n");
-    skip();
-  }
-  assert_int_equal(WEXITSTATUS(status), 0);
+  finish_schema_check(py);
 }
 
 /* The schema and the reader agree on the 1-D keys: ground_mu on a 2-D/3-D body (of any
@@ -997,13 +1003,7 @@ static void test_schema_1d_keys(void **unused) {
   FILE *py = popen("/usr/bin/python3 - 2>&1", "w");
   if (!py) skip();
   fputs(schema_1d_keys_py, py);
-  const int status = pclose(py);
-  if (status == -1 || !WIFEXITED(status)) skip();
-  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
-    print_message("python3 jsonschema not available: schema check skipped\n");
-    skip();
-  }
-  assert_int_equal(WEXITSTATUS(status), 0);
+  finish_schema_check(py);
 }
 
 /* The schema and the reader agree beyond the examples: every solver name the reader takes
@@ -1064,13 +1064,7 @@ static void test_schema_agrees_reader(void **unused) {
         "fails += ['bad %d' % i for i, b in enumerate(bad) if v.is_valid(b)]\n"
         "print(fails)\n"
         "sys.exit(1 if fails else 0)\n", py);
-  const int status = pclose(py);
-  if (status == -1 || !WIFEXITED(status)) skip();
-  if (WEXITSTATUS(status) == 77 || WEXITSTATUS(status) == 127) {
-    print_message("python3 jsonschema not available: schema check skipped\n");
-    skip();
-  }
-  assert_int_equal(WEXITSTATUS(status), 0);
+  finish_schema_check(py);
 }
 
 /* ---- initial overlap (docs/scene-format.md, "contact") ---- */
