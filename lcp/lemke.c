@@ -85,6 +85,30 @@
  * 262 -> 300, lcp_tobenna 300 -> 300, lemke_pile10_step19/26/30 290/292/289 unchanged
  * (their failures are rays, 6-10 each, and a few breakdowns).
  *
+ * CLEANUP
+ * The tie tolerances treat rows whose values at the step differ by up to their rounding
+ * bounds as tied; the rows not chosen stay basic at their computed value (>= 0), while
+ * their exact value may lie below zero by that difference. On resting piles the
+ * difference is data, not rounding: tests/data/lemke_pile10_step25.dat (step 25 of
+ * data/pile_10.json, n = 240; four nearly parallel normals per face, 192 of the 240 q_i
+ * below 1e-9 beside max|q| = 0.098) has near-duplicate rows whose ratios differ by
+ * 2.5e-12 (the tie bound there: 3.8e-12) from pivot 53 on. Its cold path ended with z0
+ * leaving after 71 pivots on a basis of condition 2e3 whose exact basic solution (replayed
+ * in extended precision) has w_4 = -4.9e-11, a relative residual of 5.0e-10: the
+ * refactorization cannot repair that, and every later run (and solver.c's LU run) ended
+ * the same way. So when a path ends with z0 leaving on a basis that fails the acceptance
+ * test (after the refactorization there), Lemke's path runs again from that complementary
+ * basis as from a warm start (covering vector d = B e): z0 enters at the infeasibility
+ * (4.9e-11 there) and the ratio tests restore feasibility (14 pivots there, to a relative
+ * residual of 9.7e-11). Up to LSIM_LEMKE_CLEANUPS = 3 such paths, each kept only while
+ * the natural residual falls, within the run's max_pivots (their pivots count as the
+ * run's); if they do not pass, the run ends as a breakdown with its best point, as before.
+ * Where the path's own basis passes nothing changes (same bits).
+ * On M: the Stewart-Trinkle matrix of that step is copositive (the velocity block of
+ * (M + M')/2 is positive semidefinite, smallest eigenvalue -5e-15; the friction rows' E and
+ * -E' cancel; the mu entries are >= 0) but not copositive-plus (z = e_lambda: z'Mz = 0,
+ * (M + M')z = mu e_normal != 0); no ray was involved here: the path ended with z0 leaving.
+ *
  * LINEAR ALGEBRA
  * We keep B^{-1} (n x n, column-major) explicitly and update it per pivot by the rank-one
  * (eta) update: row r /= c_r, row i -= c_i * row r. Only c = B^{-1} a and x_B are formed; no
@@ -111,7 +135,8 @@
  *  - LSIM_MAX_ITERATIONS: pivot limit (default 10 (n+1) + 100); Murty's examples need 2^n.
  *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, a basis that
  *    repeats within a run (numerical cycling, see ANTI-CYCLING), or a final natural
- *    residual above tol * scale(q) even after a fresh refactorization.
+ *    residual above tol * scale(q) even after a fresh refactorization and the cleanups
+ *    (CLEANUP).
  *  - LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY.
  * Near-singular bases lose accuracy; the periodic refactorization and the final residual
  * check bound the damage, they do not prevent it.

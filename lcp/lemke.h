@@ -22,8 +22,10 @@ typedef struct LsimLemkeInfo {
                           every run of the solve: a warm-start path, the cold run, and the
                           second and third cold runs, each started when the run before it
                           ended on a ray or a breakdown (cycling included), not on the pivot
-                          limit (see ROBUSTNESS in lemke.c). Each run may use max_pivots,
-                          so pivots <= 4 max_pivots (3 without a guess). */
+                          limit (see ROBUSTNESS in lemke.c), and the cleanup paths of a
+                          run whose end missed the tolerance (CLEANUP in lemke.c). Each run,
+                          its cleanups included, may use max_pivots, so
+                          pivots <= 4 max_pivots (3 without a guess). */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
   int rejected;        /* 1 if the solve failed and its last basic solution had a natural
@@ -31,7 +33,8 @@ typedef struct LsimLemkeInfo {
                           it came in (see VERIFICATION in lemke.c) */
   double *trace;       /* optional, caller's: z0 after each exchange, the first of each run
                           (z0 enters) included, so pivots + 1 values for a solve of one run
-                          (pivots + runs in general), up to trace_capacity */
+                          (pivots + paths in general: runs and cleanups; a path that ends
+                          with z0 leaving records 0 last), up to trace_capacity */
   int trace_capacity;
   int trace_len;
 } LsimLemkeInfo;

@@ -18,6 +18,7 @@
 #define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
 #define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
 #define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
+#define LSIM_LEMKE_CLEANUPS 3    /* paths from a final basis that misses the acceptance test */
 
 int lsim_lemke_grow(void **p, size_t count, size_t size) {
   void *q = realloc(*p, (count > 0 ? count : 1) * size);
@@ -29,7 +30,8 @@ int lsim_lemke_grow(void **p, size_t count, size_t size) {
 void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   if (!drv) return;
   free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
-  free(drv->start), free(drv->bvar), free(drv->vpos), free(drv->guess), free(drv->basis);
+  free(drv->start), free(drv->best), free(drv->bvar), free(drv->vpos), free(drv->guess);
+  free(drv->guess_kept), free(drv->basis);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -51,9 +53,11 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->work, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->work2, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->start, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->best, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
-      lsim_lemke_grow((void **)&drv->guess, un, 1))
+      lsim_lemke_grow((void **)&drv->guess, un, 1) ||
+      lsim_lemke_grow((void **)&drv->guess_kept, un, 1))
     return LSIM_OUT_OF_MEMORY;
   drv->cap = n;
   return 0;
@@ -438,16 +442,64 @@ static void extract_z(const LsimLemkeDriver *drv, double *z, int clamp) {
   }
 }
 
-/* Acceptance: natural residual <= tol * scale; on failure refactor once and retry. */
-static int accept(LsimLemkeDriver *drv, double tol, double *z) {
+/* Acceptance: natural residual <= tol * scale; on failure refactor once and retry.
+ * *natural (may be NULL) gets the natural residual of the last z tried (clamped at 0). */
+static int accept(LsimLemkeDriver *drv, double tol, double *z, double *natural) {
   LsimResidual res;
+  res.natural = INFINITY;
   for (int attempt = 0; attempt < 2; ++attempt) {
     extract_z(drv, z, 1);
     drv->ops->residual(drv->ctx, z, drv->work, &res);
+    if (natural) *natural = res.natural;
     if (res.natural <= tol * qscale_of(drv)) return LSIM_SOLVED;
     if (attempt == 0 && drv->ops->refactor(drv->ctx)) break;
   }
   extract_z(drv, z, 0);
+  return LSIM_BREAKDOWN;
+}
+
+/* The end of a path that returned status, run_start the value of *pivots when its run
+ * began: a path that ended solved (z0 left) is accepted; if its complementary basis misses
+ * the acceptance test (see CLEANUP in lemke.c: the tie tolerances left basic values
+ * slightly negative), Lemke's path is run again from that basis with the covering vector
+ * B e, up to LSIM_LEMKE_CLEANUPS times and within the run's max_pivots, each kept only
+ * while it lowers the natural residual. A path that did not end solved leaves z as its
+ * last basic solution. Returns the run's status: the cleanups' failures are not reported
+ * (the run ends as a breakdown, z its best point). */
+static int end_path(LsimLemkeDriver *drv, int status, int max_pivots, int run_start, double tol,
+                    double *z, int *pivots, LsimLemkeInfo *info) {
+  const int n = drv->n;
+  if (status != LSIM_SOLVED) {
+    extract_z(drv, z, 0);
+    return status;
+  }
+  double best;
+  status = accept(drv, tol, z, &best);
+  if (status == LSIM_SOLVED) return status;
+  memcpy(drv->best, z, (size_t)n * sizeof(double));
+  memcpy(drv->guess_kept, drv->guess, (size_t)n); /* the cleanups' guesses replace it */
+  for (int k = 0; k < LSIM_LEMKE_CLEANUPS; ++k) {
+    const int left = max_pivots - (*pivots - run_start);
+    if (left <= 0) break;
+    for (int i = 0; i < n; ++i) drv->guess[i] = drv->vpos[n + i] >= 0;
+    int st = drv->ops->warm(drv->ctx);
+    if (st == 0 && (st = lemke_path(drv, left, tol, pivots, info)) == LSIM_SOLVED) {
+      double natural;
+      st = accept(drv, tol, z, &natural);
+      if (st != LSIM_SOLVED && natural < best) {
+        best = natural;
+        memcpy(drv->best, z, (size_t)n * sizeof(double));
+        continue;
+      }
+    }
+    if (st == LSIM_SOLVED || st == LSIM_OUT_OF_MEMORY) {
+      memcpy(drv->guess, drv->guess_kept, (size_t)n);
+      return st;
+    }
+    break;
+  }
+  memcpy(drv->guess, drv->guess_kept, (size_t)n);
+  memcpy(z, drv->best, (size_t)n * sizeof(double));
   return LSIM_BREAKDOWN;
 }
 
@@ -526,9 +578,12 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
       const double ftol = tol * qscale_of(drv);
       double xmin = INFINITY;
       for (int i = 0; i < n; ++i) xmin = fmin(xmin, drv->xb[i]);
-      if (xmin >= -ftol && accept(drv, tol, z) == LSIM_SOLVED) status = LSIM_SOLVED;
-      else if ((status = lemke_path(drv, max_pivots, tol, pivots, info)) == LSIM_SOLVED)
-        status = accept(drv, tol, z);
+      if (xmin >= -ftol && accept(drv, tol, z, NULL) == LSIM_SOLVED) status = LSIM_SOLVED;
+      else {
+        const int run_start = *pivots;
+        status = lemke_path(drv, max_pivots, tol, pivots, info);
+        status = end_path(drv, status, max_pivots, run_start, tol, z, pivots, info);
+      }
     }
     if (status == LSIM_OUT_OF_MEMORY) return status;
     if (status == LSIM_SOLVED) {
@@ -554,11 +609,11 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
     if (status) continue;
     drv->tie_by_pivot = run == 1;
     drv->sound = run < 2;
+    const int run_start = *pivots;
     status = lemke_path(drv, max_pivots, tol, pivots, info);
+    status = end_path(drv, status, max_pivots, run_start, tol, z, pivots, info);
     drv->tie_by_pivot = 0;
     drv->sound = 1;
-    if (status == LSIM_SOLVED) status = accept(drv, tol, z);
-    else extract_z(drv, z, 0);
     if (status == LSIM_SOLVED || status == LSIM_MAX_ITERATIONS || status == LSIM_OUT_OF_MEMORY)
       break;
   }

@@ -63,9 +63,11 @@ typedef struct LsimLemkeDriver {
   double *work, *work2;   /* [cap] scratch (also lent to the basis representation) */
   double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
                              set to 0): what a failed solve falls back on */
+  double *best;           /* [cap] a run's best failed point while its cleanups run */
   int *bvar;              /* [cap] variable at each position */
   int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
+  unsigned char *guess_kept; /* [cap] guess kept while a run's cleanups use guess */
   unsigned char *basis;   /* [basis_cap] final complementary basis of the last solved solve */
   int basis_valid;
   /* Settings of the basis representation, read by lsim_lemke_driver_solve. */

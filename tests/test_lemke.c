@@ -493,6 +493,64 @@ static void test_contact_rays(void **state) {
   lsim_lemke_free(ws);
 }
 
+/* tests/data/lemke_pile10_step25.dat (n = 240, 40 contacts of data/pile_10.json at step 25,
+ * four nearly parallel normals per resting face, most of q at 1e-12 against max|q| =
+ * 0.098): the cold path ends with z0 leaving after 71 pivots, on a well-conditioned basis
+ * (condition 2e3) whose exact basic solution is infeasible: near-tied rows of those
+ * duplicate contacts were taken as ties and left at -1e-12 .. -5e-11 (w_4 = -4.9e-11, a
+ * relative residual of 5.0e-10 > 1e-10). Every cold run then failed the same way and the
+ * solve ended as a breakdown (436 pivots). The cleanup (CLEANUP in lemke.c) pivots on from
+ * that basis with the covering vector B e, z0 entering at the infeasibility. Asserted: the
+ * solve ends solved to 1e-10 relative (the brief's level); exactly one path starts at
+ * the level of q (the cold run: z0 enters at -min q = max|q| here) and every other one
+ * (a cleanup; at least one) at most 1e-9 max|q| (the infeasibility the ties left, up to
+ * 10x the acceptance level); all within one run's pivot budget 10 (n + 1) + 100; the
+ * final basis solves the problem again as a warm start (0 pivots). */
+static void test_contact_cleanup(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  char err[256];
+  if (lsim_dat_read("tests/data/lemke_pile10_step25.dat", &lcp, err, sizeof err))
+    print_error("%s\n", err);
+  const int n = lcp.n;
+  assert_int_equal(n, 240);
+  double qmax = 0.0, qmin = 0.0;
+  for (int i = 0; i < n; ++i) qmax = fmax(qmax, fabs(lcp.q[i])), qmin = fmin(qmin, lcp.q[i]);
+  LsimLemke *ws = lsim_lemke_create();
+  double *z = calloc((size_t)n, sizeof(double)), trace[4096];
+  unsigned char *guess = malloc((size_t)n);
+  LsimLemkeInfo info = {.trace = trace, .trace_capacity = 4096};
+  double rel;
+  int st = solve(ws, &lcp, NULL, NULL, z, &info, &rel);
+  /* Path starts: the first entry, and every entry after one where z0 had left (0). */
+  int cold = 0, cleanups = 0;
+  double worst = 0.0;
+  for (int k = 0; k < info.trace_len; ++k)
+    if (k == 0 || trace[k - 1] == 0.0) {
+      if (trace[k] == -qmin) ++cold;
+      else ++cleanups, worst = fmax(worst, trace[k]);
+    }
+  print_message("lemke_pile10_step25 n=%d %s pivots=%d rel=%.2e, %d cold path, %d cleanups "
+                "(z0 up to %.2e)\n", n, lsim_status_name(st), info.pivots, rel, cold, cleanups,
+                worst);
+  assert_int_equal(st, LSIM_SOLVED);
+  assert_true(rel <= RES_TOL);
+  assert_true(info.trace_len < 4096);
+  assert_int_equal(cold, 1);
+  assert_true(cleanups >= 1);
+  assert_true(worst > 0.0 && worst <= 1e-9 * qmax);
+  assert_true(info.pivots <= 10 * (n + 1) + 100);
+  memcpy(guess, lsim_lemke_basis(ws), (size_t)n);
+  st = solve(ws, &lcp, NULL, guess, z, &info, &rel);
+  assert_int_equal(st, LSIM_SOLVED);
+  assert_true(rel <= RES_TOL);
+  assert_int_equal(info.pivots, 0);
+  free(guess);
+  free(z);
+  lsim_lcp_free(&lcp);
+  lsim_lemke_free(ws);
+}
+
 /* tests/data/lemke_tumble_cycle.dat (n = 90, 15 contacts of tumbling boxes and balls,
  * d = 4): the lexicographic rule took a degenerate tie at a true pivot of 2e-9 max|c|, the
  * next basis was nearly singular and the path cycled through 4 bases up to any pivot limit
@@ -698,6 +756,7 @@ int main(void) {
       cmocka_unit_test(test_warm_start_bad_guess),
       cmocka_unit_test(test_pivot_limit),
       cmocka_unit_test(test_contact_rays),
+      cmocka_unit_test(test_contact_cleanup),
       cmocka_unit_test(test_contact_cycle),
       cmocka_unit_test(test_invalid_input),
       cmocka_unit_test(test_trivial_cases),
