@@ -6,27 +6,30 @@ set -e
 PY=/usr/bin/python3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# The dominoes at a coarser step than the scene's 0.005 s (300 steps): Lemke fails on
-# this degenerate problem at some steps there, so the policies have failures to act on.
-# Which steps fail comes and goes with any change to the trajectory (at h = 0.01 s it
-# failed at 1-4 steps, then none once box-box contact ids stopped depending on the
-# reference face; 19 at 0.011 s once deep penetrations left the velocity rows), so the
-# first of these steps whose run under --on-failure continue exits 1 (a step failed) is
-# taken; none at all fails the test.
+# The dominoes at a coarser step than the scene's 0.005 s (300 steps), Lemke limited to
+# 300 pivots a run (--max-iter; lim below): at h = 0.011 s 21 steps of the falling chain
+# take more (up to 853), so some fail (max_iterations) and the policies have failures to
+# act on. Lemke itself no
+# longer fails there: at h = 0.011 s it broke down on 16 steps until a path that ends off
+# the tolerance was cleaned up from its basis (docs/solvers.md, "Lemke"), and it solves
+# every step of every h below. Which steps need more pivots comes and goes with any change
+# to the trajectory, so the first of these steps whose run under --on-failure continue
+# exits 1 (a step failed) is taken; none at all fails the test.
 scene=$out/dominoes_10.json
+lim="--max-iter 300"
 found=
 for h in 0.011 0.012 0.01 0.013 0.009 0.014 0.015 0.016; do
   $PY -c "import json; d = json.load(open('data/dominoes_10.json')); d['time_step'] = $h
 d.pop('duration', None); d['steps'] = 300
 json.dump(d, open('$scene', 'w'))"
   set +e
-  ./lcpsim "$scene" -o "$out/probe.h5" --quiet --on-failure continue > /dev/null 2>&1
+  ./lcpsim "$scene" -o "$out/probe.h5" --quiet --on-failure continue $lim > /dev/null 2>&1
   prc=$?
   set -e
   if [ $prc -eq 1 ]; then found=$h; break; fi
 done
-[ -n "$found" ] || { echo "FAIL: dominoes: Lemke solved every step at every h tried: no failure for the policies"; exit 1; }
-echo "dominoes at h = $found s: Lemke fails at some steps"
+[ -n "$found" ] || { echo "FAIL: dominoes: Lemke ($lim) solved every step at every h tried: no failure for the policies"; exit 1; }
+echo "dominoes at h = $found s: Lemke ($lim) fails at some steps"
 
 # run NAME ARGS...: runs lcpsim, keeps stdout/stderr in $out/NAME.out/.err and the exit
 # status in $out/NAME.rc.
@@ -39,9 +42,9 @@ run() {
 }
 
 # The dominoes: default policy (fallback), continue, stop.
-run fallback "$scene" -o "$out/fallback.h5" --quiet
-run continue "$scene" -o "$out/continue.h5" --quiet --on-failure continue
-run stop "$scene" -o "$out/stop.h5" --quiet --on-failure stop
+run fallback "$scene" -o "$out/fallback.h5" --quiet $lim
+run continue "$scene" -o "$out/continue.h5" --quiet --on-failure continue $lim
+run stop "$scene" -o "$out/stop.h5" --quiet --on-failure stop $lim
 # The scene itself (h = 0.005 s) with newton and with sleeping bodies: other exact
 # solutions of the degenerate resting chain, so other trajectories, which must dissipate
 # as Lemke's does (a face manifold that swapped a support corner for a mid-edge clip
