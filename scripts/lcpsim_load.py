@@ -485,7 +485,16 @@ def _unfinished_summary(r):
         # A record stride: the rows count the failed steps between them (the other
         # figures are of the steps kept only).
         failures = int(np.sum(r.solver.failed_steps))
-    return Group(steps_done=n, failures=failures,
+    extra = {}
+    if "tethers" in r and "length" in r.tethers:
+        # the maxima over the states kept of the stretch and joint error, as /summary has
+        # them (summary() names them: a partial file with tethers had failed there)
+        stretch = np.asarray(r.tethers.length) - np.asarray(r.tethers.length_max)
+        extra["max_tether_stretch"] = float(max(0.0, np.max(stretch))) if stretch.size else 0.0
+    if "joints" in r and "error" in r.joints:
+        e = np.asarray(r.joints.error)
+        extra["max_joint_error"] = float(np.max(e)) if e.size else 0.0
+    return Group(**extra, steps_done=n, failures=failures,
                  budget_steps=budget, warnings=int(np.sum(status > 0)),
                  recovered=int(np.sum((first < 0) & (status >= 0))),
                  max_residual=float(np.max(residual)) if len(residual) else 0.0,
