@@ -353,4 +353,36 @@ disp('octave ok');
 EOF
 octave-cli -H "$out/t.m" 2>&1 | grep -q "octave ok" || fail "Octave scripts"
 [ -f "$out/fk_oct.png" ] || fail "lcpsim_plot.m drew nothing"
+# The library (Python binding over lsim_sim_record_every): 23 steps of pile_10 kept every
+# 5th, the last at the close; the rows those of a record of every step; every < 1 refused
+# with the record left closed (no file); a stride once steps are recorded refused.
+PYTHONPATH="$PWD/python" LCPSIM_LIBRARY="$PWD/build/liblcpsim.so.0" $PY - "$out" <<'EOF' || fail "library"
+import os, sys
+import h5py
+import numpy as np
+import lcpsim
+d = sys.argv[1]
+for every, name in ((1, "l1.h5"), (5, "l5.h5")):
+    with lcpsim.Sim.load("data/pile_10.json") as sim:
+        sim.record(os.path.join(d, name), every=every)
+        sim.run(23)
+        sim.record_close()
+a, b = h5py.File(d + "/l1.h5", "r"), h5py.File(d + "/l5.h5", "r")
+st = b["step"][:]
+assert st.tolist() == [0, 5, 10, 15, 20, 23], st
+assert b["parameters/record_every"][()] == 5 and "record_every" not in a["parameters"]
+for n in ("time", "q", "v"):
+    assert a[n][:][st].tobytes() == b[n][:].tobytes(), n
+assert a["solver/iterations"][:][st[1:] - 1].tolist() == b["solver/iterations"][:].tolist()
+assert b["summary/steps_done"][()] == 23
+with lcpsim.Sim.load("data/pile_10.json") as sim:
+    try:
+        sim.record(os.path.join(d, "l0.h5"), every=0)
+        raise SystemExit("every=0 accepted")
+    except lcpsim.Error as e:
+        assert e.status == lcpsim.INVALID_INPUT and "need an integer >= 1" in str(e), str(e)
+    assert not os.path.exists(os.path.join(d, "l0.h5"))
+    sim.record(os.path.join(d, "l0.h5"))  # no record was left open
+    sim.record_close(keep=False)
+EOF
 echo "record_stride: ok"
