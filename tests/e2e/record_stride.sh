@@ -8,8 +8,8 @@
 # /solver/failed_steps and the summary); the file's size near 1/K of the rows' bytes;
 # --resume from a strided file (a shorter completed run, a SIGINT file, a kill -9 partial
 # file) gives the straight strided run's file; bad values and combinations refused; the
-# analysis scripts (Python loader, plot and animation; Octave loader and plot) read a
-# strided file on its own time axis.
+# analysis scripts (Python loader, plot and animation; Octave loader and plot) and lcpsim
+# view read a strided file on its own time axis; the library's records take a stride.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -353,6 +353,18 @@ disp('octave ok');
 EOF
 octave-cli -H "$out/t.m" 2>&1 | grep -q "octave ok" || fail "Octave scripts"
 [ -f "$out/fk_oct.png" ] || fail "lcpsim_plot.m drew nothing"
+# lcpsim view of a strided file (headless Chromium, tests/e2e/browse.js): the clock names
+# the step of the state shown, #step=95 opens at the last state kept at or before it (step
+# 90), the failed steps counted those of the summary.
+./lcpsim view "$out/fk.h5" -o "$out/fk.html" > /dev/null
+node tests/e2e/browse.js "$out/page" "file://$out/fk.html#step=95" > /dev/null 2>&1 || fail "browse.js"
+$PY - "$out/page.0.json" "$out/fk.h5" <<'EOF' || fail "lcpsim view"
+import json, sys, h5py
+d = json.loads(json.load(open(sys.argv[1]))["state"])
+n = int(h5py.File(sys.argv[2], "r")["summary/failures"][()])
+assert d["step"] == 9 and d["clock"].startswith("step 90 / 200 "), d["clock"]
+assert d["failed_steps"] == n and f"solver failed on {n} steps" in d["outcome"], d["outcome"]
+EOF
 # The library (Python binding over lsim_sim_record_every): 23 steps of pile_10 kept every
 # 5th, the last at the close; the rows those of a record of every step; every < 1 refused
 # with the record left closed (no file); a stride once steps are recorded refused.
