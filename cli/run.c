@@ -861,14 +861,19 @@ int lsim_cli_run(int argc, char **argv) {
         snprintf(budget + used, sizeof budget - used, "; %d failed results refused for "
                  "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
       }
+      /* A record stride: which steps the file keeps. */
+      char stride_note[96] = "";
+      if (record_every > 1)
+        snprintf(stride_note, sizeof stride_note, " (a row every %d steps and the last)",
+                 record_every);
       fprintf(stdout,
               "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
-              "-> %s\n",
+              "-> %s%s\n",
               scene_path, done - rinfo.steps_done, resumed, model.time_step,
               step_solver_name(&model, stepper),
               total_contacts, max_residual, failures, recovered, budget, elapsed, solver_time,
-              path);
+              path, stride_note);
     }
   }
   lsim_stepper_free(stepper);
