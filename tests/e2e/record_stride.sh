@@ -367,7 +367,7 @@ assert d["failed_steps"] == n and f"solver failed on {n} steps" in d["outcome"],
 EOF
 # The library (Python binding over lsim_sim_record_every): 23 steps of pile_10 kept every
 # 5th, the last at the close; the rows those of a record of every step; every < 1 refused
-# with the record left closed (no file); a stride once steps are recorded refused.
+# with the record left closed (no file); Sim.restore of a strided run file.
 PYTHONPATH="$PWD/python" LCPSIM_LIBRARY="$PWD/build/liblcpsim.so.0" $PY - "$out" <<'EOF' || fail "library"
 import os, sys
 import h5py
@@ -396,5 +396,15 @@ with lcpsim.Sim.load("data/pile_10.json") as sim:
     assert not os.path.exists(os.path.join(d, "l0.h5"))
     sim.record(os.path.join(d, "l0.h5"))  # no record was left open
     sim.record_close(keep=False)
+# Sim.restore of the command's strided run (503 steps, K = 7: its last row not a multiple)
+# continues as the straight run: q and v after step 1000 to the bit.
+with lcpsim.Sim.load("data/pile_10.json") as sim:
+    sim.run(1000)
+    q, v = np.array(sim.q), np.array(sim.v)
+with lcpsim.Sim.load("data/pile_10.json") as sim:
+    sim.restore(os.path.join(d, "p503.h5"))
+    assert sim.time == 5.03
+    sim.run(497)
+    assert np.array(sim.q).tobytes() == q.tobytes() and np.array(sim.v).tobytes() == v.tobytes()
 EOF
 echo "record_stride: ok"
