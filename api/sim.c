@@ -555,6 +555,15 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
   return 0;
 }
 
+int lsim_sim_record_every(LsimSim *sim, int every) {
+  lsim_api_begin(sim);
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!sim->record) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record_every: no record is open");
+  char msg[LSIM_OUTFILE_PATH_MAX + 512] = "";
+  const int rc = lsim_record_set_every(sim->record, every, msg, sizeof msg);
+  return rc < 0 ? lsim_api_fail(sim, rc, "record_every: %s", msg) : 0;
+}
+
 int lsim_sim_record_close(LsimSim *sim, int keep) {
   lsim_api_begin(sim);
   if (!sim || !sim->record) return sim ? lsim_api_fail(sim, LSIM_INVALID_INPUT, "record_close: no record is open") : LSIM_INVALID_INPUT;

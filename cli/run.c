@@ -32,7 +32,7 @@ static void run_usage(FILE *f) {
           "                    [--threads T] [--on-failure P] [--sparse-limit N]\n"
           "                    [--print] [--quiet]\n"
           "                    [--dump-lcp] [--dump-dense-limit N] [--solver-output]\n"
-          "                    [--resume RUN.h5]\n"
+          "                    [--resume RUN.h5] [--record-every K]\n"
           "  Simulates the scene and writes an HDF5 file (docs/output-format.md).\n"
           "  -o, --output FILE  output file (default: the scene's output.file, relative to\n"
           "                     the scene's folder (the current one for a piped scene),\n"
@@ -64,6 +64,11 @@ static void run_usage(FILE *f) {
           "                     every step's dense M too, 8 n^2 bytes a step)\n"
           "  --solver-output    show what Siconos solvers print (their stdout and stderr,\n"
           "                     captured and otherwise dropped), one stderr line per step\n"
+          "  --record-every K   keep every K-th step in the file (and step 0 and the last\n"
+          "                     step; overrides output.record_every): the steps are the same\n"
+          "                     whatever K, the file about 1/K the size; failed steps between\n"
+          "                     rows are counted in /solver/failed_steps and the summary\n"
+          "                     (docs/output-format.md, \"Record stride\")\n"
           "  --resume RUN.h5    continue the run of this scene that RUN.h5 holds (interrupted,\n"
           "                     killed: RUN.h5.<pid>.partial, stopped by a full disk, or\n"
           "                     completed) from its last step, to --steps N / --duration T of\n"
@@ -273,6 +278,7 @@ int lsim_cli_run(int argc, char **argv) {
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
   int sparse_limit_override = -2, dump_dense_limit = LSIM_DUMP_DENSE_LIMIT, dense_limit_given = 0;
+  int record_every = 0; /* --record-every; 0: not given */
 
   /* Arguments. */
   for (int i = 0; i < argc; ++i) {
@@ -340,7 +346,8 @@ int lsim_cli_run(int argc, char **argv) {
         return 2;
       }
     } else if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--solver") ||
-               !strcmp(a, "--steps") || !strcmp(a, "--duration") || !strcmp(a, "--resume")) {
+               !strcmp(a, "--steps") || !strcmp(a, "--duration") || !strcmp(a, "--resume") ||
+               !strcmp(a, "--record-every")) {
       if (i + 1 >= argc) {
         fprintf(stderr, "lcpsim: %s needs a value\n", a);
         return 2;
@@ -349,6 +356,12 @@ int lsim_cli_run(int argc, char **argv) {
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
       else if (!strcmp(a, "--resume")) resume_path = v;
       else if (!strcmp(a, "--solver")) solver_name = v;
+      else if (!strcmp(a, "--record-every")) {
+        if (lsim_cli_parse_int(v, &record_every) || record_every < 1) {
+          fprintf(stderr, "lcpsim: --record-every: need an integer from 1 to 2147483647, got '%s'\n", v);
+          return 2;
+        }
+      }
       else if (!strcmp(a, "--steps")) {
         if (lsim_cli_parse_int(v, &steps_override) || steps_override < 1) {
           fprintf(stderr, "lcpsim: --steps: need an integer from 1 to 2147483647, got '%s'\n", v);
@@ -396,7 +409,8 @@ int lsim_cli_run(int argc, char **argv) {
               "with a longer --duration\n", scene_path);
     else if (solver_name || steps_override > 0 || tol_override >= 0.0 || omega_override > 0.0 ||
         max_iter_override >= 0 || threads_override > 0 || on_failure_override >= 0 ||
-        sparse_limit_override >= -1 || dump_lcp || dense_limit_given || solver_output)
+        sparse_limit_override >= -1 || dump_lcp || dense_limit_given || solver_output ||
+        record_every > 0)
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
@@ -416,6 +430,8 @@ int lsim_cli_run(int argc, char **argv) {
   memset(&sout, 0, sizeof sout);
   lsim_scene_output(text, scene_path, &sout, NULL);
   print = print || sout.print;
+  const int every_given = record_every > 0;
+  if (!every_given) record_every = sout.record_every > 0 ? sout.record_every : 1;
   /* Consistent initial conditions ("assemble"): each joint's error before and after. */
   for (int j = 0; model.assemble && !quiet && j < model.njoints; ++j)
     printf("%s: assembled joint '%s': position error %.3g -> %.3g m, velocity error %.3g -> %.3g m/s\n",
@@ -477,6 +493,17 @@ int lsim_cli_run(int argc, char **argv) {
       lsim_model_free(&model);
       return 2;
     }
+    /* The run's stride, as its solver settings: its rows and the new ones are one file's. */
+    if (every_given && record_every != rinfo.record_every) {
+      fprintf(stderr, "lcpsim: --record-every %d differs from the run's %d in %s: a continued "
+              "run takes the run's settings (leave --record-every out)\n", record_every,
+              rinfo.record_every, resume_path);
+      free(text);
+      lsim_state_free(&state);
+      lsim_model_free(&model);
+      return 2;
+    }
+    record_every = rinfo.record_every;
   }
   /* The run's end time must be finite (steps of 1e308 s reached t = inf in /time). */
   if (!isfinite(model.time_step * (double)model.steps)) {
@@ -556,6 +583,12 @@ int lsim_cli_run(int argc, char **argv) {
             "(and lcpsim impact), not to the time step, whose impacts are part of its one LCP\n",
             scene_path);
     exit_code = 2;
+  } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && record_every > 1) {
+    fprintf(stderr, "lcpsim: %s: %s %d applies to the time step; \"integrator\": "
+            "\"event_driven\" records at every multiple of its time_step (the record period): "
+            "make time_step %d times longer instead\n", scene_path,
+            every_given ? "--record-every" : "output.record_every", record_every, record_every);
+    exit_code = 2;
   } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && (dump_lcp || print)) {
     fprintf(stderr, "lcpsim: %s: %s applies to the time step, not to \"integrator\": \"event_driven\"\n",
             scene_path, dump_lcp ? "--dump-lcp" : "--print (or \"output.print\")");
@@ -568,6 +601,9 @@ int lsim_cli_run(int argc, char **argv) {
     exit_code = 2;
   } else if (lsim_record_open(&rec, path, &model, resume_path ? &init : &state, text,
                               step_solver_name(&model, stepper), msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: %s\n", msg);
+    exit_code = 2;
+  } else if (lsim_record_set_every(rec, record_every, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;
   } else if (resume_path &&
@@ -825,14 +861,19 @@ int lsim_cli_run(int argc, char **argv) {
         snprintf(budget + used, sizeof budget - used, "; %d failed results refused for "
                  "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
       }
+      /* A record stride: which steps the file keeps. */
+      char stride_note[96] = "";
+      if (record_every > 1)
+        snprintf(stride_note, sizeof stride_note, " (a row every %d steps and the last)",
+                 record_every);
       fprintf(stdout,
               "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e, "
               "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
-              "-> %s\n",
+              "-> %s%s\n",
               scene_path, done - rinfo.steps_done, resumed, model.time_step,
               step_solver_name(&model, stepper),
               total_contacts, max_residual, failures, recovered, budget, elapsed, solver_time,
-              path);
+              path, stride_note);
     }
   }
   lsim_stepper_free(stepper);

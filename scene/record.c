@@ -63,6 +63,7 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_SICONOS, S_FIRST_STATUS, S_SOURCE, S_SIMD, S_GUARD, S_REFUSED,
        S_SLEEPING, /* only with sleeping on */
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, S_J_VERROR, /* only with tethers / joints */
+       S_STEP, S_FAILED, /* only with a record stride (lsim_record_set_every) above 1 */
        S_OFFSET,
        S_C_STEP, S_C_ID, S_C_KIND, S_C_A, S_C_B, S_C_GAP, S_C_POINT, S_C_NORMAL, S_C_NIMP,
        S_C_FIMP, S_C_SLIP,
@@ -72,7 +73,12 @@ enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
 /* The /resume datasets (lsim_record_keep_memory), rewritten at each flush. */
 enum { R_STEP, R_WARM_ID, R_WARM_NVAR, R_WARM_Z, R_WARM_BASIS_VALID, R_WARM_BASIS,
        R_ASLEEP, R_REST, R_GROUP, R_CACHE_ID, R_CACHE_BODY, R_CACHE_NVAR, R_CACHE_Z,
-       R_LAST_TETHER, R_LAST_JOINT, R_COUNT };
+       R_LAST_TETHER, R_LAST_JOINT, R_SUMMARY, R_COUNT };
+
+/* /resume/slotS/summary (stride above 1 only): the summary's accumulators as of the slot's
+   step, which the rows kept no longer give (the steps between records are not in them). */
+enum { SUM_FAILURES, SUM_BUDGET, SUM_WARNINGS, SUM_RECOVERED, SUM_MAX_RESIDUAL, SUM_SOLVER_WALL,
+       SUM_MAX_PENETRATION, SUM_MAX_STRETCH, SUM_MAX_JOINT_ERROR, SUM_COUNT };
 
 #define S_FIRST_CONTACT S_C_STEP
 #define S_FIRST_EVENT S_E_TIME
@@ -115,6 +121,13 @@ struct LsimRecord {
   int mem_slot;        /* the slot the next flush writes (0 or 1) */
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
+  /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
+     stride skips stays in the buffers as the pending rows until the next step replaces
+     them, or the close keeps them. */
+  int every;           /* 1: every step */
+  int pending;         /* the buffers end with a skipped step's rows */
+  int pending_contacts; /* its contact rows */
+  int failed_since;    /* failed steps since the last row kept, the pending step's included */
 };
 
 /* Records the first error: status and "<path>: <what>[: <HDF5 detail>]". Returns status. */
@@ -436,6 +449,15 @@ static void write_memory(LsimRecord *r) {
   put_memory(r, R_LAST_TETHER, "sleep_last_tether", D, FD, m->ntethers, m->last_tether);
     put_memory(r, R_LAST_JOINT, "sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
   }
+  if (r->every > 1) {
+    double sum[SUM_COUNT];
+    sum[SUM_FAILURES] = r->failures, sum[SUM_BUDGET] = r->budget_steps;
+    sum[SUM_WARNINGS] = r->warnings, sum[SUM_RECOVERED] = r->recovered;
+    sum[SUM_MAX_RESIDUAL] = r->max_residual, sum[SUM_SOLVER_WALL] = r->solver_wall;
+    sum[SUM_MAX_PENETRATION] = r->max_penetration, sum[SUM_MAX_STRETCH] = r->max_stretch;
+    sum[SUM_MAX_JOINT_ERROR] = r->max_joint_error;
+    put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
+  }
   r->mem_slot ^= 1;
 }
 
@@ -752,6 +774,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   r->nv = model->nv;
   r->nbodies = model->nbodies;
   r->step0 = initial->step;
+  r->every = 1;
   r->ntethers = model->ntethers > 0 && model->tethers ? model->ntethers : 0;
   r->njoints = model->njoints > 0 && model->joints ? model->njoints : 0;
   r->tether_impulse = calloc((size_t)r->ntethers + 1, sizeof *r->tether_impulse);
@@ -951,6 +974,14 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   int nc = contacts ? contacts->count : 0;
   int step = r->steps + 1;
 
+  /* The step before, when the stride skipped it, gives way to this one. */
+  if (r->pending) {
+    for (int k = 0; k < S_FIRST_EVENT; ++k)
+      if (r->s[k].dset >= 0) r->s[k].nbuf -= k >= S_FIRST_CONTACT ? (size_t)r->pending_contacts : 1;
+    r->ncontacts -= r->pending_contacts;
+    r->pending = 0;
+  }
+
   /* Make room first, so that a failure leaves no half-appended step. */
   for (int k = 0; k < S_FIRST_EVENT; ++k)
     if (r->s[k].dset >= 0 &&
@@ -980,6 +1011,14 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(double *)series_row(&r->s[S_REFUSED]) = st->refused_energy;
   if (r->s[S_SLEEPING].dset >= 0) *(int *)series_row(&r->s[S_SLEEPING]) = st->sleeping;
   append_constraints(r, model, contacts);
+  /* With a stride: the row's step, and the failed steps since the row before (this one's
+     included: a failure between rows is counted in the next). */
+  const int failed = st->status < 0 && !(st->status == LSIM_MAX_ITERATIONS && model->solver.tol == 0.0);
+  r->failed_since += failed;
+  if (r->s[S_STEP].dset >= 0) {
+    *(int *)series_row(&r->s[S_STEP]) = r->step0 + step;
+    *(int *)series_row(&r->s[S_FAILED]) = r->failed_since;
+  }
 
   /* Contact rows and the offset where the next step's contacts start. */
   for (int i = 0; i < nc; ++i) {
@@ -1011,6 +1050,16 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   if (st->residual > r->max_residual || isnan(st->residual)) r->max_residual = st->residual;
   r->solver_wall += st->wall_time;
   r->steps = step;
+
+  /* A step the stride skips stays pending (the close keeps the last one); a step kept
+     starts the count of failures again. Flushes come only after a step kept, so that the
+     file's last row is the step of its /resume memory. */
+  if ((r->step0 + step) % r->every != 0) {
+    r->pending = 1;
+    r->pending_contacts = nc;
+    return 0;
+  }
+  r->failed_since = 0;
 
   /* Flush every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS, whichever
      comes first, or sooner when contact rows pile up. */
@@ -1046,7 +1095,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     discard(r);
     return 0;
   }
-  flush_all(r);
+  flush_all(r); /* a pending step too: the last step is always in the file */
+  r->pending = 0;
 
   /* Summary. */
   struct timespec t1;
@@ -1166,6 +1216,36 @@ void lsim_record_keep_memory(LsimRecord *r, const LsimStepper *stepper, const Ls
   if (r->status == 0) flush_all(r);
 }
 
+int lsim_record_set_every(LsimRecord *r, int every, char *err, size_t errlen) {
+  if (!r) return LSIM_INVALID_INPUT;
+  if (r->status < 0) {
+    set_err(err, errlen, r->msg);
+    return r->status;
+  }
+  if (every < 1 || r->steps != 0 || r->s[S_STEP].dset >= 0 || r->s[S_E_TIME].dset >= 0) {
+    snprintf(err, errlen, "%s: record_every %d: %s", r->path, every,
+             every < 1 ? "need an integer >= 1" : "set once, before the first step");
+    return LSIM_INVALID_INPUT;
+  }
+  r->every = every;
+  write_int(r, "/parameters/record_every", every);
+  if (every > 1) {
+    /* Row 0's step: the state the record was opened with. */
+    const size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;
+    series_create(r, S_STEP, "/step", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, cs, NULL);
+    series_create(r, S_FAILED, "/solver/failed_steps", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, cs,
+                  NULL);
+    if (r->status == 0 && series_reserve(r, &r->s[S_STEP], 1) == 0)
+      *(int *)series_row(&r->s[S_STEP]) = r->step0;
+  }
+  if (r->status == 0) flush_all(r);
+  if (r->status < 0) {
+    set_err(err, errlen, r->msg);
+    return r->status;
+  }
+  return 0;
+}
+
 /* Reads rows [from, from + count) of the dataset name of src (rank 1 .. 3, trailing
  * dimensions those of s) into buf as s's memory type. 0 or < 0 (r's error). */
 static int read_rows(LsimRecord *r, hid_t src, const Series *s, const char *name, hsize_t from,
@@ -1235,10 +1315,56 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
     set_err(err, errlen, r->msg);
     return r->status;
   }
-  const size_t N = (size_t)nsteps;
-  /* The contact rows the N steps have: /contacts/offset[N + 1]. */
+  /* With a stride the rows are the steps kept; the last, step nsteps, goes when the stride
+     would have skipped it (the continued run's rows are then those of one run), and the
+     failures it counted carry over to the next row. The summary's accumulators over every
+     step are in the /resume slot of step nsteps (the rows do not give them). */
+  int src_every = 1;
+  double sum[SUM_COUNT] = {0};
+  if (H5Lexists(src, "/parameters/record_every", H5P_DEFAULT) > 0 &&
+      H5LTread_dataset_int(src, "/parameters/record_every", &src_every) < 0)
+    fail(r, LSIM_IO_ERROR, "cannot read /parameters/record_every of the run continued");
+  if (r->status == 0 && src_every != r->every) {
+    char what[160];
+    snprintf(what, sizeof what, "the run continued has record_every %d, this record %d",
+             src_every, r->every);
+    fail(r, LSIM_INVALID_INPUT, what);
+  }
+  size_t N = (size_t)nsteps;
+  if (r->status == 0 && r->every > 1) {
+    hsize_t rows = 0;
+    int last = -1, found = 0;
+    if (H5LTget_dataset_info(src, "/step", &rows, NULL, NULL) < 0 || rows < 1 ||
+        H5Lexists(src, "/solver/failed_steps", H5P_DEFAULT) <= 0) {
+      fail(r, LSIM_IO_ERROR, "no /step or /solver/failed_steps in the run continued (record_every > 1)");
+    } else if (read_rows(r, src, &r->s[S_STEP], "/step", rows - 1, 1, &last) == 0 && last != r->step0 + nsteps) {
+      char what[160];
+      snprintf(what, sizeof what, "the run continued ends at step %d (/step), not %d", last, nsteps);
+      fail(r, LSIM_INVALID_INPUT, what);
+    }
+    N = rows - 1;
+    if (r->status == 0 && N > 0 && (r->step0 + nsteps) % r->every != 0) {
+      read_rows(r, src, &r->s[S_FAILED], "/solver/failed_steps", N - 1, 1, &r->failed_since);
+      N--;
+    }
+    for (int slot = 0; r->status == 0 && slot < 2 && !found; ++slot) {
+      char name[48];
+      int step = -1;
+      snprintf(name, sizeof name, "/resume/slot%d/step", slot);
+      if (H5Lexists(src, "/resume", H5P_DEFAULT) <= 0 || H5Lexists(src, name, H5P_DEFAULT) <= 0 ||
+          H5LTread_dataset_int(src, name, &step) < 0 || step != r->step0 + nsteps)
+        continue;
+      snprintf(name, sizeof name, "/resume/slot%d/summary", slot);
+      hsize_t n = 0;
+      found = H5Lexists(src, name, H5P_DEFAULT) > 0 && H5LTget_dataset_info(src, name, &n, NULL, NULL) >= 0 &&
+              n == SUM_COUNT && H5LTread_dataset_double(src, name, sum) >= 0;
+    }
+    if (r->status == 0 && !found)
+      fail(r, LSIM_IO_ERROR, "no /resume/slotS/summary of the last step in the run continued");
+  }
+  /* The contact rows the N rows' steps have: /contacts/offset[N + 1]. */
   int64_t K = 0;
-  read_rows(r, src, &r->s[S_OFFSET], "/contacts/offset", N + 1, 1, &K);
+  if (r->status == 0) read_rows(r, src, &r->s[S_OFFSET], "/contacts/offset", N + 1, 1, &K);
   if (r->status == 0 && K < 0) fail(r, LSIM_IO_ERROR, "negative /contacts/offset in the run continued");
   /* The summary's accumulators over the steps copied, as lsim_record_step keeps them, in
      blocks of 65536 steps (the whole run's rows took 24 bytes a step). */
@@ -1246,7 +1372,7 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
   int *status = malloc(SB * sizeof(int)), *first = malloc(SB * sizeof(int));
   double *res = malloc(SB * sizeof(double)), *wall = malloc(SB * sizeof(double));
   if (!status || !first || !res || !wall) fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
-  for (size_t at = 0; r->status == 0 && at < N; at += SB) {
+  for (size_t at = 0; r->status == 0 && r->every == 1 && at < N; at += SB) {
     const size_t n = N - at < SB ? N - at : SB;
     read_rows(r, src, &r->s[S_STATUS], "/solver/status", at, n, status);
     read_rows(r, src, &r->s[S_FIRST_STATUS], "/solver/first_status", at, n, first);
@@ -1268,7 +1394,8 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
   for (int k = 0; r->status == 0 && k < S_FIRST_EVENT; ++k) {
     Series *s = &r->s[k];
     if (s->dset < 0) continue;
-    const int state_row = k <= S_POTENTIAL || k == S_T_LENGTH || k == S_J_ERROR || k == S_J_VERROR;
+    const int state_row = k <= S_POTENTIAL || k == S_T_LENGTH || k == S_J_ERROR ||
+                          k == S_J_VERROR || k == S_STEP;
     const size_t from = k == S_OFFSET ? 2 : state_row ? 1 : 0;
     const size_t rows = k >= S_FIRST_CONTACT ? (size_t)K : N;
     const size_t row_bytes = s->width * s->esize > 0 ? s->width * s->esize : 1;
@@ -1316,7 +1443,7 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
     }
   }
   /* The largest penetration over the contact rows (tether and joint rows left out). */
-  for (size_t at = 0; r->status == 0 && at < (size_t)K; at += 65536) {
+  for (size_t at = 0; r->status == 0 && r->every == 1 && at < (size_t)K; at += 65536) {
     const size_t n = (size_t)K - at < 65536 ? (size_t)K - at : 65536;
     int *kind = malloc(n * sizeof(int));
     double *gap = malloc(n * sizeof(double));
@@ -1330,6 +1457,13 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
     free(kind), free(gap);
   }
   H5Fclose(src);
+  if (r->every > 1) {
+    r->failures = (int)sum[SUM_FAILURES], r->budget_steps = (int)sum[SUM_BUDGET];
+    r->warnings = (int)sum[SUM_WARNINGS], r->recovered = (int)sum[SUM_RECOVERED];
+    r->max_residual = sum[SUM_MAX_RESIDUAL], r->solver_wall = sum[SUM_SOLVER_WALL];
+    r->max_penetration = sum[SUM_MAX_PENETRATION], r->max_stretch = sum[SUM_MAX_STRETCH];
+    r->max_joint_error = sum[SUM_MAX_JOINT_ERROR];
+  }
   r->steps = nsteps;
   r->ncontacts = K;
   if (r->status == 0) flush_all(r);

@@ -41,6 +41,16 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
 int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *state,
                      const LsimContactSet *contacts, const LsimStepStats *stats);
 
+/* A row every `every` steps (docs/output-format.md, "Record stride"): the state, solver,
+ * contact, tether and joint rows of the steps whose number is a multiple of every, and of
+ * the last step (kept at close: a run's end state is always in the file); row 0 stays the
+ * state given to lsim_record_open. The summary counts every step; /solver/failed_steps
+ * counts the failed steps since the row before. Writes /parameters/record_every (and, for
+ * every > 1, /step and /solver/failed_steps). Once, before the first step (and before
+ * lsim_record_copy_steps). The steps are unchanged: the record only reads them. 0 or < 0
+ * with err. */
+int lsim_record_set_every(LsimRecord *r, int every, char *err, size_t errlen);
+
 /* The open HDF5 file (an hid_t, as int64_t so this header needs no HDF5 include), for
  * modules that add groups of their own to a run file (LCP dumps, comparisons). Valid
  * until lsim_record_close. */
@@ -104,7 +114,10 @@ void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user);
  * run"). lsim_record_copy_steps copies steps 1 .. nsteps of the run file src_path (every
  * per-step and per-contact dataset, the state rows after row 0, which lsim_record_open
  * wrote from the initial state) into r, just opened for the same model, and takes them
- * into the summary as if they had been recorded here. 0 or < 0 with err. */
+ * into the summary as if they had been recorded here. With a stride (lsim_record_set_every,
+ * set first, equal to the file's) the rows of the steps kept up to step nsteps are copied,
+ * step nsteps's own row only when the stride keeps it, and the summary is taken from the
+ * /resume slot of step nsteps. 0 or < 0 with err. */
 int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
                            const LsimModel *model, char *err, size_t errlen);
 

@@ -185,7 +185,29 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
         (unsigned long long)doff[0]);
     goto done;
   }
-  info->steps_done = (int)(dt[0] - 1);
+  info->rows = (int)(dt[0] - 1);
+  info->steps_done = info->rows;
+  /* With a record stride the rows are the steps kept: /step says which (the last row is
+     the run's last step). */
+  info->record_every = 1;
+  if (H5Lexists(f, "/parameters/record_every", H5P_DEFAULT) > 0 &&
+      (read_scalar(f, "/parameters/record_every", H5T_NATIVE_INT, &info->record_every) ||
+       info->record_every < 1)) {
+    say(err, errlen, 0, "%s: /parameters/record_every unreadable or < 1: a damaged file", run_path);
+    goto done;
+  }
+  if (info->record_every > 1) {
+    hsize_t dst[3];
+    int last = -1;
+    if (dims_of(f, "/step", dst, &rank) || rank != 1 || dst[0] != dt[0] ||
+        read_rows(f, "/step", H5T_NATIVE_INT, dt[0] - 1, 1, &last) || last < info->rows) {
+      say(err, errlen, 0, "%s: record_every %d but /step has not the %llu rows of /time, or "
+          "its last is not a step: not a whole run file", run_path, info->record_every,
+          (unsigned long long)dt[0]);
+      goto done;
+    }
+    info->steps_done = last;
+  }
   /* The slot of the last step (the other may be one flush older, or a flush cut short). */
   info->memory_step = -1;
   for (int slot = 0; slot < 2; ++slot) {
@@ -469,7 +491,7 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
   hid_t f = open_run(run_path, err, errlen);
   if (f < 0) return LSIM_IO_ERROR;
   int rc = LSIM_INVALID_INPUT;
-  const int N = info->steps_done;
+  const int N = info->steps_done, row_n = info->rows;
   double *row = malloc(((size_t)(m->nq > m->nv ? m->nq : m->nv) + 1) * sizeof(double));
   if (!row) {
     rc = say(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
@@ -495,16 +517,16 @@ int lsim_resume_read_state(const char *run_path, const LsimResumeInfo *info,
     goto done;
   /* The state after step N: time h N as the step computes it. */
   double t = 0.0;
-  if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, &t) ||
-      read_rows(f, "/q", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, st->q) ||
-      read_rows(f, "/v", H5T_NATIVE_DOUBLE, (hsize_t)N, 1, st->v)) {
+  if (read_rows(f, "/time", H5T_NATIVE_DOUBLE, (hsize_t)row_n, 1, &t) ||
+      read_rows(f, "/q", H5T_NATIVE_DOUBLE, (hsize_t)row_n, 1, st->q) ||
+      read_rows(f, "/v", H5T_NATIVE_DOUBLE, (hsize_t)row_n, 1, st->v)) {
     say(err, errlen, 0, "%s: cannot read the state of step %d", run_path, N);
     goto done;
   }
   st->step = N;
   st->time = m->time_step * N;
   if (t != st->time) {
-    say(err, errlen, 0, "%s: /time[%d] is %.17g, not %d steps of %.17g s", run_path, N, t, N, m->time_step);
+    say(err, errlen, 0, "%s: /time[%d] is %.17g, not %d steps of %.17g s", run_path, row_n, t, N, m->time_step);
     goto done;
   }
   /* The memory, from its slot. */

@@ -18,7 +18,10 @@
 
 /* What a run file says of itself. */
 typedef struct LsimResumeInfo {
-  int steps_done;          /* N: steps whose rows the file holds (/time has N + 1 rows) */
+  int steps_done;          /* N: the step of the file's last row (the steps run) */
+  int rows;                /* its rows after row 0 (/time has rows + 1): N, or fewer with a
+                              record stride */
+  int record_every;        /* /parameters/record_every (1 when the file has none) */
   int steps_asked;         /* /parameters/steps */
   int memory_step;         /* the step the stepper's memory is of (-1: none): of the two
                               slots /resume/slot0, /resume/slot1 the one of step steps_done, else the

@@ -359,10 +359,12 @@ static int parse_output(LsimParseCtx *c, const json_t *root, LsimSceneOutput *ou
   int rc;
   const json_t *o = lsim_parse_get_object(c, root, "", "output", &rc);
   if (!o) return rc;
-  static const char *const keys[] = {"file", "print", NULL};
+  static const char *const keys[] = {"file", "print", "record_every", NULL};
   if (lsim_parse_check_keys(c, o, "output", keys) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_string(c, o, "output", "file", out->file, sizeof out->file, 1) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_bool(c, o, "output", "print", &out->print) < 0) return LSIM_INVALID_INPUT;
+  if (lsim_parse_get_int(c, o, "output", "record_every", 1, INT_MAX, &out->record_every) < 0)
+    return LSIM_INVALID_INPUT;
   return 0;
 }
 

@@ -57,6 +57,8 @@ typedef struct LsimSceneOutput {
   char file[256];         /* "output.file" as written (relative paths are the CLI's
                              business), "" when the scene names none */
   int print;              /* "output.print": 1 asks for a printed run as well; default 0 */
+  int record_every;       /* "output.record_every": a file row every this many steps (and
+                             the last); 0 when the scene does not say (every step) */
 } LsimSceneOutput;
 
 /* Reads the output settings of a scene text (typically the *text lsim_scene_load

@@ -177,7 +177,6 @@ def constraints(r, sc):
         scene = {}
     names = r.bodies.name
     time = r.time
-    nsteps = len(time) - 1
 
     def end_function(end):
         v3 = lambda a: np.r_[np.asarray(a, dtype=float), np.zeros(3)][:3]  # noqa: E731
@@ -212,7 +211,7 @@ def constraints(r, sc):
         c = r.contacts
 
         def ends(k):
-            sl = c.rows(min(max(k + 1, 1), nsteps))
+            sl = c.row_slice(state_contact_row(r, k))
             for j in range(sl.start, sl.stop):
                 if int(c.kind[j]) == kind and ((int(c.id[j]) >> 16) & 0xFFFFFF) - 1 == index:
                     p, n = np.asarray(c.point[j]), np.asarray(c.normal[j])
@@ -471,13 +470,21 @@ def clip_segment(p0, p1, lim):
     return np.array([p0 + t0 * d, p0 + t1 * d])
 
 
+def state_contact_row(r, k):
+    """The state row whose contact rows state k shows: row k + 1's, step k + 1 (detected at
+    its start, at state k; the last state shows the last step's). With a record stride step
+    r.step[k] + 1 is not in the file: row k's own, step r.step[k] (detected one step before
+    the state drawn; state 0 shows the first row's)."""
+    n = len(r.time) - 1
+    j = k if int(r.parameters.get("record_every", 1)) > 1 else k + 1
+    return min(max(j, 1), n)
+
+
 def contact_points(r, k):
-    """Contact points found at state k: step k + 1's contact rows (detected at its start;
-    the last state shows the last step's), contacts only; [n, 3]."""
-    step = min(k + 1, len(r.time) - 1)
-    if step < 1 or "point" not in r.contacts:
+    """Contact points found at state k (state_contact_row), contacts only; [n, 3]."""
+    if len(r.time) < 2 or "point" not in r.contacts:
         return np.zeros((0, 3))
-    rows = r.contacts.rows(step)
+    rows = r.contacts.row_slice(state_contact_row(r, k))
     return r.contacts.point[rows][r.contacts.kind[rows] <= 1]
 
 
@@ -530,7 +537,8 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
         lim = [(limits[2 * a], limits[2 * a + 1]) for a in range(sc.dim)]
     else:
         lim = sc.limits(frames)
-    h = float(r.parameters.time_step)
+    # simulated time between rows: h, or h K with a record stride (--record-every K)
+    h = float(r.parameters.time_step) * int(r.parameters.get("record_every", 1))
     if fps is None:
         fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
         # Frames closer than 1/50 s of simulated time play slower than real time: said,
@@ -558,7 +566,8 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     def draw(k):
         ax.cla()
         drawer(ax, sc, k, lim)
-        ax.set_title(f"{name}t = {r.time[k]:.4g} s (step {k} of {nsteps})", fontsize=10)
+        ax.set_title(f"{name}t = {r.time[k]:.4g} s (step {int(r.step[k])} of "
+                     f"{int(r.summary.get('steps_done', nsteps))})", fontsize=10)
 
     lower = out.lower()
     if "%" in out:

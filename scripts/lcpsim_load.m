@@ -110,6 +110,12 @@ function r = lcpsim_load(path)
   % Cell arrays for the string tables (shared with lcpsim_compare_load's /trajectory);
   % the contact and body helpers.
   r = lcpsim_run_tables(r);
+  % The step of each state row: /step with a record stride (--record-every), else 0..N.
+  if isfield(r, 'step')
+    r.step = double(r.step(:));
+  else
+    r.step = (0:numel(r.time) - 1)';
+  end
   % A file without /summary (the PATH.<pid>.partial of a killed run): the summary from
   % its rows, run_end 'unfinished'.
   if ~isfield(r, 'summary')
@@ -120,8 +126,9 @@ function r = lcpsim_load(path)
     r.summary.failures = r.summary.failures - r.summary.budget_steps;
   end
   c = r.contacts;
-  r.contacts.rows = @(k) contact_rows(c, k);
-  r.contacts.at = @(k) contacts_at(c, k);
+  steps = r.step;
+  r.contacts.rows = @(k) contact_rows(c, steps, k);
+  r.contacts.at = @(k) contacts_at(c, steps, k);
   base = r;
   r.body_index = @(b) body_index(base, b);
   r.position = @(b) body_position(base, b);
@@ -156,9 +163,14 @@ function s = unfinished_summary(r)
   kind = double(r.contacts.kind(:));
   pen = -gap(kind ~= 2 & kind ~= 3);  % not tethers, joints
   first = double(r.solver.first_status(:));
-  s.steps_done = numel(r.time) - 1;
+  s.steps_done = r.step(end);
   s.budget_steps = budget_steps(r, st);
   s.failures = sum(st < 0) - s.budget_steps;
+  if isfield(r.solver, 'failed_steps')
+    % A record stride: the rows count the failed steps between them (the other figures
+    % are of the steps kept only).
+    s.failures = sum(double(r.solver.failed_steps(:)));
+  end
   s.warnings = sum(st > 0);
   s.recovered = sum(first < 0 & st >= 0);
   s.max_residual = max([0; res]);
@@ -166,6 +178,14 @@ function s = unfinished_summary(r)
   s.max_penetration = max([0; pen]);
   s.solver_wall_time = sum(double(r.solver.wall_time(:)));
   s.wall_time_total = NaN;
+  if isfield(r, 'tethers') && isfield(r.tethers, 'length')
+    % the maxima over the states kept, as /summary has them
+    st = double(r.tethers.length) - repmat(double(r.tethers.length_max(:))', size(r.tethers.length, 1), 1);
+    s.max_tether_stretch = max([0; st(:)]);
+  end
+  if isfield(r, 'joints') && isfield(r.joints, 'error')
+    s.max_joint_error = max([0; double(r.joints.error(:))]);
+  end
   s.run_end = 'unfinished';
   s.run_end_step = s.steps_done;
   s.run_end_reason = ['the file has no summary: its writer ended without closing it ' ...
@@ -319,15 +339,20 @@ function x = matlab_string(x, d)
   end
 end
 
-% Row indices (1-based) of step k's contacts.
-function i = contact_rows(c, k)
+% Row indices (1-based) of step k's contacts; steps: r.step (with a record stride only the
+% steps kept have rows: another step is an error).
+function i = contact_rows(c, steps, k)
+  j = find(steps == k, 1) - 1;  % the state row of step k, 0-based
+  if isempty(j)
+    error('lcpsim_load: step %d is not in the file (a row every few steps, and the last): r.step lists the steps kept', k);
+  end
   off = double(c.offset);
-  i = (off(k + 1) + 1):off(k + 2);
+  i = (off(j + 1) + 1):off(j + 2);
 end
 
 % Step k's contacts: every per-contact array restricted to its rows.
-function out = contacts_at(c, k)
-  i = contact_rows(c, k);
+function out = contacts_at(c, steps, k)
+  i = contact_rows(c, steps, k);
   out = struct();
   names = fieldnames(c);
   for j = 1:numel(names)
@@ -458,10 +483,11 @@ function s = contact_series(r, a, b)
   rows = find((same | swapped) & double(c.kind(:)) <= 1);
   ids = unique(c.id(rows));
   [~, col] = ismember(c.id(rows), ids);
-  k = double(c.step(rows));
+  kept = r.step(2:end);
+  [~, k] = ismember(double(c.step(rows)), kept);  % the row of each step
   sign = 1 - 2 * double(swapped(rows));
   nf = numel(ids);
-  s.step = (1:n)';
+  s.step = kept;
   s.time = double(r.time(2:end));
   s.id = ids(:);
   s.feature = double(bitand(ids(:), uint64(65535)));

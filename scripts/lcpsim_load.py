@@ -6,6 +6,8 @@ As a module (with scripts/ on sys.path):
     import lcpsim_load
     r = lcpsim_load.load("run.h5")
     r.time, r.q, r.v                  # [N+1], [N+1, nq], [N+1, nv]; row k = after step k
+    r.step                            # [N+1] the step of each row: 0..N, or with a record
+                                      #   stride (--record-every K) 0, K, 2K, ..., the last
     r.energy.kinetic                  # [N+1]
     r.contacts.normal_impulse         # [K]; r.contacts.at(k) = step k's contacts
     r.solver.residual                 # [N]; row k-1 = step k
@@ -114,9 +116,22 @@ class Contacts(Group):
     """The contact rows of all steps; at(k) / rows(k) select step k's."""
 
     def rows(self, k):
-        """The slice of rows holding step k's contacts (k = 1..N; step 0 has none)."""
+        """The slice of rows holding step k's contacts (k = 1..N; step 0 has none). With a
+        record stride only the steps kept have rows: another step is a KeyError."""
+        steps = self.__dict__.get("_steps")
+        if steps is not None:
+            j = int(np.searchsorted(steps, k))
+            if j >= len(steps) or steps[j] != k:
+                raise KeyError(f"step {k} is not in the file (a row every "
+                               f"{self.__dict__.get('_every', 1)} steps, and the last): "
+                               "r.step lists the steps kept")
+            k = j
+        return self.row_slice(k)
+
+    def row_slice(self, j):
+        """The slice of contact rows of state row j's step (r.step[j]; j = 1..N rows)."""
         off = self["offset"]
-        return slice(int(off[k]), int(off[k + 1]))
+        return slice(int(off[j]), int(off[j + 1]))
 
     def at(self, k):
         """Step k's contacts: a Group of the per-contact arrays restricted to that step."""
@@ -310,16 +325,17 @@ class Run(Group):
         Only contact rows (kinds 0 and 1): tethers and joints are in r.tethers / r.joints."""
         a, b = self._pair_index(body_a), self._pair_index(body_b)
         c, nsteps = self["contacts"], len(self["time"]) - 1
+        kept = np.asarray(self.get("step", np.arange(nsteps + 1)))[1:]
         ba, bb, kind = c["body_a"], c["body_b"], c["kind"]
         same = (ba == a) & (bb == b)
         swapped = (ba == b) & (bb == a) & ~same
         rows = np.flatnonzero((same | swapped) & (kind <= 1))
         ids = np.unique(c["id"][rows])
         col = np.searchsorted(ids, c["id"][rows])
-        k = c["step"][rows].astype(int) - 1
+        k = np.searchsorted(kept, c["step"][rows].astype(int))  # the row of each step
         sign = np.where(swapped[rows], -1.0, 1.0)
         nf = len(ids)
-        out = Group(step=np.arange(1, nsteps + 1), time=self["time"][1:].copy(), id=ids,
+        out = Group(step=kept.copy(), time=self["time"][1:].copy(), id=ids,
                     feature=(ids & 0xFFFF).astype(int))
         swap_col = np.zeros(nf, dtype=bool)
         swap_col[col] = swapped[rows]
@@ -463,8 +479,22 @@ def _unfinished_summary(r):
     pen = -gap[(kind != 2) & (kind != 3)] if len(gap) else np.zeros(0)  # not tethers, joints
     first = np.asarray(r.solver.first_status) if "solver" in r else np.zeros(0)
     budget = _budget_steps(r, status)
-    n = len(r.time) - 1
-    return Group(steps_done=n, failures=int(np.sum(status < 0)) - budget,
+    n = int(r.step[-1]) if "step" in r else len(r.time) - 1
+    failures = int(np.sum(status < 0)) - budget
+    if "failed_steps" in r.get("solver", {}):
+        # A record stride: the rows count the failed steps between them (the other
+        # figures are of the steps kept only).
+        failures = int(np.sum(r.solver.failed_steps))
+    extra = {}
+    if "tethers" in r and "length" in r.tethers:
+        # the maxima over the states kept of the stretch and joint error, as /summary has
+        # them (summary() names them: a partial file with tethers had failed there)
+        stretch = np.asarray(r.tethers.length) - np.asarray(r.tethers.length_max)
+        extra["max_tether_stretch"] = float(max(0.0, np.max(stretch))) if stretch.size else 0.0
+    if "joints" in r and "error" in r.joints:
+        e = np.asarray(r.joints.error)
+        extra["max_joint_error"] = float(np.max(e)) if e.size else 0.0
+    return Group(**extra, steps_done=n, failures=failures,
                  budget_steps=budget, warnings=int(np.sum(status > 0)),
                  recovered=int(np.sum((first < 0) & (status >= 0))),
                  max_residual=float(np.max(residual)) if len(residual) else 0.0,
@@ -504,6 +534,13 @@ def load(path):
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         r = _group(f, HybridRun if hybrid else Run)
+    if not hybrid and "time" in r and r.get("file_kind") != "compare":
+        # The step of each state row: /step with a record stride, else 0, 1, 2, ...
+        if "step" not in r:
+            r.step = np.arange(len(r.time))
+        elif isinstance(r.get("contacts"), Contacts):
+            r.contacts.__dict__["_steps"] = np.asarray(r.step)
+            r.contacts.__dict__["_every"] = r.parameters.get("record_every", 1)
     if "summary" not in r:
         r.summary = _unfinished_hybrid_summary(r) if hybrid else _unfinished_summary(r)
     elif not hybrid and "budget_steps" not in r.summary and "solver" in r:
@@ -576,6 +613,7 @@ def summary(r):
         return hybrid_summary(r)
     p, s = r.parameters, r.summary
     n = len(r.time) - 1
+    every = int(p.get("record_every", 1))
     event_driven = str(p.get("integrator", "")) == "event_driven"
     if event_driven:
         # Rows are samples every record period, not steps; the solver acts at events only.
@@ -593,7 +631,9 @@ def summary(r):
         ]
     else:
         timing = [
-            f"h {p.time_step:g} s, {n} of {p.steps} steps, t = {r.time[0]:g} .. {r.time[-1]:g} s",
+            f"h {p.time_step:g} s, {s.steps_done} of {p.steps} steps" +
+            (f" ({n + 1} rows: every {every}th step and the last)" if every > 1 else "") +
+            f", t = {r.time[0]:g} .. {r.time[-1]:g} s",
             f"solver {p.solver_name}: {s.failures} failed steps, {s.warnings} warnings" +
             (f", {s.budget_steps} steps at the fixed budget of {_budget_sweeps(r)} sweeps (tol 0)"
              if s.get("budget_steps", 0) else "") + f", max residual {s.max_residual:.3g} N*s",

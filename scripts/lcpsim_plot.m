@@ -196,7 +196,7 @@ function p = contact_panel(r, ts)
   n = numel(ts);
   normal = zeros(n, 1);
   friction = zeros(n, 1);
-  k = double(c.step(keep));
+  [~, k] = ismember(double(c.step(keep)), r.step(2:end));  % rows (the steps kept)
   if ~isempty(k)
     normal = accumarray(k(:), c.normal_impulse(keep), [n 1]);
     friction = accumarray(k(:), sqrt(sum(c.friction_impulse(keep, :) .^ 2, 2)), [n 1]);
@@ -410,9 +410,9 @@ function s = title_of(r)
                        double(r.parameters.time_step), numel(r.time) - 1, numel(r.events.time))};
     notes = {run_end_note(r)};
   else
-    s = {name, sprintf('%d-D, solver %s, h = %g s, %d steps', ...
+    s = {name, sprintf('%d-D, solver %s, h = %g s, %d steps%s', ...
                        double(r.parameters.dimension), r.parameters.solver_name, ...
-                       double(r.parameters.time_step), numel(r.time) - 1)};
+                       double(r.parameters.time_step), r.step(end), stride_note(r))};
     notes = {run_end_note(r), failure_note(r)};
   end
   for i = 1:numel(notes)
@@ -431,19 +431,36 @@ function s = failure_note(r)
      || ~isfield(r, 'solver')
     return;
   end
-  s = sprintf('; %d of %d steps failed (solver status < 0)', double(r.summary.failures), numel(r.time) - 1);
+  s = sprintf('; %d of %d steps failed (solver status < 0)', double(r.summary.failures), r.step(end));
   first = failed_steps(r);
-  if ~isempty(first)
+  if ~isempty(first) && isfield(r.solver, 'failed_steps')
+    % A record stride: the first row that counts one (the step itself may be earlier).
+    s = [s sprintf(', the first by step %d (t = %g s); red ticks on the time axes at the rows counting them', ...
+                   r.step(first(1) + 1), r.time(first(1) + 1))];
+  elseif ~isempty(first)
     s = [s sprintf(', the first: step %d, ending at t = %g s; red ticks on the time axes', ...
                    first(1), r.time(first(1) + 1))];
   end
 end
 
-% The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol 0,
-% status -1) not counted, as lcpsim run counts them.
+% ' (recorded every K)' for a run file with a record stride, else ''.
+function s = stride_note(r)
+  s = '';
+  if isfield(r.parameters, 'record_every') && double(r.parameters.record_every) > 1
+    s = sprintf(' (recorded every %d)', double(r.parameters.record_every));
+  end
+end
+
+% The state rows k (1..N, r.time(k + 1)) whose step failed: status < 0, a fixed sweep
+% budget spent (tol 0, status -1) not counted, as lcpsim run counts them; with a record
+% stride the rows that count a failed step since the row before (/solver/failed_steps).
 function k = failed_steps(r)
   k = [];
   if ~isfield(r, 'solver') || ~isfield(r.solver, 'status')
+    return;
+  end
+  if isfield(r.solver, 'failed_steps')
+    k = find(double(r.solver.failed_steps(:)) > 0);
     return;
   end
   st = double(r.solver.status(:));
@@ -487,7 +504,7 @@ function s = run_end_note(r)
   if ~isfield(r, 'summary') || ~isfield(r.summary, 'run_end') || strcmp(r.summary.run_end, 'completed')
     return;
   end
-  n = numel(r.time) - 1;
+  n = r.step(end);
   steps = double(r.parameters.steps);
   if strcmp(r.summary.run_end, 'unfinished')
     s = sprintf('; unfinished: the writer was killed; %d of %d steps', n, steps);

@@ -58,15 +58,17 @@ def coordinate_labels(r, kind):
 
 
 def step_impulses(r):
-    """Per step k = 1..N: the sum of the contacts' normal impulses and of their friction
-    impulse norms (contact rows only: kinds 0 and 1; tether and joint rows left out)."""
+    """Per state row k = 1..N (the step r.step[k]; with a record stride the steps kept):
+    the sum of the contacts' normal impulses and of their friction impulse norms (contact
+    rows only: kinds 0 and 1; tether and joint rows left out)."""
     c = r.contacts
     n = len(r.time) - 1
     normal = np.zeros(n)
     friction = np.zeros(n)
     if len(c.step):
         keep = c.kind <= 1
-        steps = c.step[keep].astype(int)
+        kept = np.asarray(r.get("step", np.arange(n + 1)))[1:]
+        steps = np.searchsorted(kept, c.step[keep].astype(int)) + 1  # rows 1..N
         np.add.at(normal, steps - 1, c.normal_impulse[keep])
         np.add.at(friction, steps - 1, np.linalg.norm(c.friction_impulse[keep], axis=1))
     return normal, friction
@@ -185,7 +187,7 @@ def run_end_note(r):
     end = s.get("run_end", "completed")
     if end == "completed":
         return ""
-    n = len(r.time) - 1
+    n = int(s.get("run_end_step", len(r.time) - 1))
     if end == "unfinished":
         return f"\nunfinished: the writer was killed; {n} of {int(r.parameters.steps)} steps"
     why = str(s.get("run_end_reason", ""))
@@ -194,10 +196,13 @@ def run_end_note(r):
 
 
 def failed_steps(r):
-    """The steps k (1..N) whose solve failed: status < 0, a fixed sweep budget spent (tol
-    0, status -1) not counted, as lcpsim run counts them."""
+    """The state rows k (1..N) whose step failed: status < 0, a fixed sweep budget spent
+    (tol 0, status -1) not counted, as lcpsim run counts them; with a record stride the rows
+    that count a failed step since the row before (/solver/failed_steps > 0)."""
     if "solver" not in r:
         return np.zeros(0, dtype=int)
+    if "failed_steps" in r.solver:
+        return np.flatnonzero(np.asarray(r.solver.failed_steps) > 0) + 1
     status = np.asarray(r.solver.status)
     bad = (status < 0) & ~((status == -1) & (r.parameters.get("solver_tol", 1.0) == 0.0))
     return np.flatnonzero(bad) + 1
@@ -236,9 +241,15 @@ def failure_note(r):
         return ""
     k = failed_steps(r)
     first = int(k[0]) if len(k) else 0
-    where = (f", the first: step {first}, ending at t = {r.time[first]:g} s; red ticks on the "
-             "time axes" if first else "")
-    return f"\n{failed} of {len(r.time) - 1} steps failed (solver status < 0){where}"
+    steps = int(r.summary.get("steps_done", len(r.time) - 1))
+    if first and "failed_steps" in r.solver:
+        # A record stride: the first row that counts one (the step itself may be earlier).
+        where = (f", the first by step {int(r.step[first])} (t = {r.time[first]:g} s); red ticks "
+                 "on the time axes at the rows counting them")
+    else:
+        where = (f", the first: step {first}, ending at t = {r.time[first]:g} s; red ticks on the "
+                 "time axes" if first else "")
+    return f"\n{failed} of {steps} steps failed (solver status < 0){where}"
 
 
 def title_of(r, title):
@@ -249,8 +260,11 @@ def title_of(r, title):
         return (f"{name}\n{int(r.parameters.dimension)}-D, event-driven (CVODE; {r.parameters.solver_name} "
                 f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
                 f"{len(r.events.time)} events" + run_end_note(r))
+    every = int(r.parameters.get("record_every", 1))
+    steps = int(r.summary.get("steps_done", len(r.time) - 1))
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
-            f"h = {r.parameters.time_step:g} s, {len(r.time) - 1} steps" + run_end_note(r) +
+            f"h = {r.parameters.time_step:g} s, {steps} steps" +
+            (f" (recorded every {every})" if every > 1 else "") + run_end_note(r) +
             failure_note(r))
 
 

@@ -401,6 +401,94 @@ static void test_keep0(void **state) {
   lsim_model_free(&m);
 }
 
+/* A record stride (lsim_record_set_every): 10 steps kept every 4th, and the last: rows of
+ * steps 0, 4, 8, 10, each the step's own state, statistics and contacts (offsets into the
+ * rows kept); failures between rows counted at the next (steps 2, 3 at step 4's row; 9, 10
+ * at 10's); the summary over every step, the skipped step 5's residual and penetration
+ * included. All values exact binary fractions: compared with ==. */
+static void test_stride(void **state) {
+  (void)state;
+  char dir[64], path[128];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_record_set_every(r, 0, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "need an integer >= 1"));
+  assert_int_equal(lsim_record_set_every(r, 4, err, sizeof err), 0);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  for (int k = 1; k <= 10; ++k) {
+    s.time = 0.25 * k, s.step = k;
+    s.q[0] = k, s.q[1] = -k;
+    lsim_contacts_clear(&set);
+    for (int i = 0; i < k % 3; ++i) {
+      LsimContact *c = lsim_contacts_add(&set, 1);
+      assert_non_null(c);
+      c->id = (uint64_t)(100 * k + i);
+      c->kind = LSIM_CONTACT_NORMAL;
+      c->body[0] = 0, c->body[1] = 1;
+      c->gap = k == 5 ? -0.5 : 0.0;
+      c->normal_impulse = k + 0.5 * i;
+    }
+    LsimStepStats st;
+    memset(&st, 0, sizeof st);
+    st.status = (k == 2 || k == 3 || k == 9 || k == 10) ? LSIM_MAX_ITERATIONS : 0;
+    st.residual = k == 5 ? 7.0 : 0.125 * k;
+    st.iterations = k;
+    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
+  }
+  assert_int_equal(lsim_record_set_every(r, 2, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/parameters/record_every"), 4);
+  int step[4], failed[3], iter[3], cstep[4];
+  double t[4], q[4][2], res[3], nimp[4];
+  long long off[5];
+  read_as(f, "/step", H5T_NATIVE_INT, 1, 4, 0, step);
+  read_as(f, "/time", H5T_NATIVE_DOUBLE, 1, 4, 0, t);
+  read_as(f, "/q", H5T_NATIVE_DOUBLE, 2, 4, 2, q);
+  read_as(f, "/solver/failed_steps", H5T_NATIVE_INT, 1, 3, 0, failed);
+  read_as(f, "/solver/iterations", H5T_NATIVE_INT, 1, 3, 0, iter);
+  read_as(f, "/solver/residual", H5T_NATIVE_DOUBLE, 1, 3, 0, res);
+  read_as(f, "/contacts/offset", H5T_NATIVE_LLONG, 1, 5, 0, off);
+  read_as(f, "/contacts/step", H5T_NATIVE_INT, 1, 4, 0, cstep);
+  read_as(f, "/contacts/normal_impulse", H5T_NATIVE_DOUBLE, 1, 4, 0, nimp);
+  const int want_step[4] = {0, 4, 8, 10}, want_failed[3] = {2, 0, 2}, want_cstep[4] = {4, 8, 8, 10};
+  const long long want_off[5] = {0, 0, 1, 3, 4};
+  const double want_nimp[4] = {4, 8, 8.5, 10};
+  for (int j = 0; j < 4; ++j) {
+    assert_int_equal(step[j], want_step[j]);
+    assert_true(t[j] == 0.25 * want_step[j]);
+    assert_true(q[j][0] == (j ? want_step[j] : 0.0) && q[j][1] == (j ? -want_step[j] : 2.0));
+    assert_int_equal(cstep[j], want_cstep[j]);
+    assert_true(nimp[j] == want_nimp[j]);
+  }
+  for (int j = 0; j < 3; ++j) {
+    assert_int_equal(failed[j], want_failed[j]);
+    assert_int_equal(iter[j], want_step[j + 1]);
+    assert_true(res[j] == 0.125 * want_step[j + 1]);
+  }
+  for (int j = 0; j < 5; ++j) assert_int_equal(off[j], want_off[j]);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 10);
+  assert_int_equal(read_scalar_i(f, "/summary/run_end_step"), 10);
+  assert_int_equal(read_scalar_i(f, "/summary/failures"), 4);
+  assert_int_equal(read_scalar_i(f, "/summary/total_contacts"), 4);
+  assert_true(read_scalar_d(f, "/summary/max_residual") == 7.0);
+  assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.5);
+  assert_true(H5Fclose(f) >= 0);
+  unlink(path);
+  assert_int_equal(rmdir(dir), 0);
+  lsim_contacts_free(&set);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
 /* A run marked stopped keeps its steps and says how and why it ended. */
 static void test_run_end_stopped(void **state) {
   (void)state;
@@ -918,6 +1006,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_constraints_roundtrip), cmocka_unit_test(test_run_end_stopped),
       cmocka_unit_test(test_output_refused),  cmocka_unit_test(test_output_dev_null),
       cmocka_unit_test(test_output_symlink),  cmocka_unit_test(test_output_two_writers),
+      cmocka_unit_test(test_stride),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -483,6 +483,12 @@ LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap
  * A record holds no stepper memory (lsim_sim_restore refuses it): checkpoints to continue
  * from are lsim_sim_save's. */
 LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
+/* Keeps every every-th step of the open record (the steps whose number is a multiple of
+ * it, and the last step before the close), as lcpsim --record-every does
+ * (docs/output-format.md, "Record stride"): the steps are the same, the file smaller; the
+ * summary counts every step. Right after lsim_sim_record, before the next step (else, or
+ * every < 1, LSIM_INVALID_INPUT). 0 or < 0 with lsim_sim_error. */
+LSIM_API int lsim_sim_record_every(LsimSim *sim, int every);
 /* Closes the record (keep 1: renamed to its path; 0: removed). 0 or < 0.
  * A file whose last writes failed (a full disk, a file size limit) cannot be closed, and
  * HDF5 1.10's exit handler then crashes on it when the process ends. A program that may

@@ -213,6 +213,7 @@ _contact_count = _sig("lsim_sim_contact_count", C.c_int, _P)
 _contacts = _sig("lsim_sim_contacts", C.c_int, _P, _P, C.c_int)
 _record = _sig("lsim_sim_record", C.c_int, _P, C.c_char_p)
 _record_close = _sig("lsim_sim_record_close", C.c_int, _P, C.c_int)
+_record_every = _sig("lsim_sim_record_every", C.c_int, _P, C.c_int)
 _save = _sig("lsim_sim_save", C.c_int, _P, C.c_char_p)
 _restore = _sig("lsim_sim_restore", C.c_int, _P, C.c_char_p)
 _solve_lcp = _sig("lsim_solve_lcp", C.c_int, C.c_char_p, C.c_int, _D, _D, _D,
@@ -639,10 +640,18 @@ class Sim:
         m = _contacts(h, out.ctypes.data, n) if n else 0
         return out[:m]
 
-    def record(self, path):
-        """Records to an HDF5 file from the current state on; see record_close. Raises
-        Error (INVALID_INPUT) for the scene file the simulation was loaded from."""
+    def record(self, path, every=1):
+        """Records to an HDF5 file from the current state on; see record_close. every > 1
+        keeps the steps whose number is a multiple of it and the last (docs/output-format.md,
+        "Record stride"). Raises Error (INVALID_INPUT) for the scene file the simulation was
+        loaded from, or every < 1 (no record left open then)."""
         self._check(_record(self._h, os.fsencode(path)))
+        if every != 1:
+            rc = _record_every(self._h, int(every))
+            if rc < 0:
+                msg = _error(self._h).decode()
+                _record_close(self._h, 0)  # no half-set record left open
+                raise Error(rc, msg)
 
     def record_close(self, keep=True):
         self._check(_record_close(self._h, int(bool(keep))))
