@@ -251,6 +251,10 @@ t export_none "lcpsim export: no RUN.h5" export
 t view_none "lcpsim view: no FILE.h5" view
 t compare_none "lcpsim compare: no SCENE.json" compare
 t impact_none "lcpsim impact: no SCENE.json" impact
+# solvers takes no argument: one was ignored and the list printed, exit 0 (--bogus, and
+# --help, which printed the list instead of the command's help).
+t solvers_arg "lcpsim solvers: unexpected argument '--bogus'" solvers --bogus
+t solvers_two "lcpsim solvers: unexpected argument 'lemke'" solvers lemke
 t solve_tol "--tol" solve "$in/trunc.dat" --tol -1
 t solve_tol_inf "--tol: need a finite number >= 0 (in double range), got 'inf'" solve "$in/trunc.dat" --tol inf
 t solve_solver "nosuch" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --solver nosuch
@@ -323,6 +327,13 @@ t export_self "$in/run.h5: the output is the input file itself" export "$in/run.
 t view_self "$in/run.h5: the page would replace the file it shows" view "$in/run.h5" -o "$in/run.h5"
 t compare_self "-o $in/ok.json: is the input file" compare "$in/ok.json" --solvers lemke -o "$in/ok.json"
 t compare_self_dat "-o $in/trunc.dat: is the input file" compare "$in/trunc.dat" --solvers lemke -o "$in/trunc.dat"
+# The help of every command: usage on stdout, exit 0 (solvers --help printed the list).
+for c in run solve compare export view impact models solvers; do
+  "$bin" $c --help > "$top/stdout" 2> "$top/stderr" || { name=help_$c; fail "exit $?"; }
+  head -n 1 "$top/stdout" | grep -q "^usage: lcpsim \(\[\)\{0,1\}$c" ||
+    { name=help_$c; fail "first line: $(head -n 1 "$top/stdout")"; }
+  [ -s "$top/stderr" ] && { name=help_$c; fail "stderr: $(head -c 200 "$top/stderr")"; }
+done
 echo "bad input: $cases cases"
 [ $fails -eq 0 ] && echo "ok: bad input"
 [ $fails -eq 0 ]
