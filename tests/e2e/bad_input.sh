@@ -319,6 +319,12 @@ t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @O
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
 t compare_repeat "--repeat" compare "$in/ok.json" --solvers lemke --repeat 0 -o @OUT
+# Solver options on an event-driven scene: refused (ignored before, exit 0, while
+# /parameters/solver_name recorded the solver the run did not use).
+ev=$(pwd)/data/bouncing_ball_events.json
+t event_solver "bouncing_ball_events.json: --solver applies to the time step's solver, not to \"integrator\": \"event_driven\"" "$ev" --solver pgs -o @OUT --quiet
+t event_tol "bouncing_ball_events.json: --tol applies to the time step's solver" "$ev" --tol 1e-3 -o @OUT --quiet
+t event_threads "bouncing_ball_events.json: --threads applies to the time step's solver" "$ev" --threads 2 -o @OUT --quiet
 t out_dir "nodir/out.h5" "$in/ok.json" -o "$run/nodir/out.h5"
 t out_is_dir "$run" "$in/ok.json" -o "$run"
 
