@@ -81,6 +81,8 @@ S huge_integer "huge_integer.json:1:66: too big integer (beyond 9223372036854775
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
+# A \u0000 escape in a string: said in the scene's words (it named jansson's JSON_ALLOW_NUL).
+S nul_escape 'nul_escape.json:1:66: a string holds \u0000 (the NUL character), which names and other strings of a scene cannot hold near' "$h"'"bodies": [ {"name": "a\u0000b"} ]}'
 S bom "bom.json:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)" "$(printf '\357\273\277')$h"'"bodies": [ {} ]}'
 # ---- scene files: top level ----
 S version "version.json:1:12: lcpsim" '{"lcpsim": 7, "time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
