@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "contact/contact.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "scene/scene.h"
@@ -207,12 +208,83 @@ static void test_polyhedral_first_tangent(void **state) {
   }
 }
 
+/* Runs json for its steps with lsim_step; track gets the state q, v after each step
+ * ([steps][nq + nv]); returns the largest friction impulse norm of any contact. */
+static double run_track(const char *json, double *track, int *nq, int *nv) {
+  LsimModel m;
+  LsimState st;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_parse(json, "slide.json", &m, &st, &serr), 0);
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  *nq = m.nq, *nv = m.nv;
+  double fmax_ = 0.0;
+  for (int k = 0; k < m.steps; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(s, &m, &st, &ss), LSIM_SOLVED);
+    memcpy(track + (size_t)k * (m.nq + m.nv), st.q, (size_t)m.nq * sizeof(double));
+    memcpy(track + (size_t)k * (m.nq + m.nv) + m.nq, st.v, (size_t)m.nv * sizeof(double));
+    const LsimContactSet *cs = lsim_stepper_contacts(s);
+    for (int c = 0; c < cs->count; ++c) {
+      const double *fi = cs->contacts[c].friction_impulse;
+      fmax_ = fmax(fmax_, sqrt(fi[0] * fi[0] + fi[1] * fi[1] + fi[2] * fi[2]));
+    }
+  }
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return fmax_;
+}
+
+/* The exact cone with a frictionless contact (the ground's mu 0, so sqrt(0 * 0.5) = 0): a
+ * box dropped 0.2 m onto it while sliding at 1 m/s lands and slides on at 1 m/s, as with
+ * the polyhedral cone, where friction is absent either way. Such a contact had no
+ * direction rows, and the exact cone builds each contact's frame from them: the run
+ * stopped at the landing (step 20, 'the exact cone handles contacts only', exit 2, the
+ * file removed). Now it keeps its rows, held at zero by mu = 0: every state equals the
+ * polyhedral run's to 1e-12 (both solve the same normal impulses to round-off), no
+ * friction impulse, x = 1 m after 1 s (1e-12), in 2-D and 3-D. */
+static void test_exact_cone_frictionless_contact(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    double *tr[2];
+    int nq = 0, nv = 0;
+    for (int exact = 0; exact < 2; ++exact) {
+      char json[1024];
+      snprintf(json, sizeof json,
+               "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.01, \"steps\": 100,"
+               " \"gravity\": %s, \"friction\": {\"cone\": \"%s\"}, \"bodies\": [{\"name\":"
+               " \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0}]},"
+               " {\"name\": \"box\", \"mass\": 1, \"position\": %s, \"velocity\": %s,"
+               " \"shapes\": [{\"type\": \"box\", \"half_extents\": %s}]}]}",
+               dim, dim == 2 ? "[0, -9.81]" : "[0, 0, -9.81]", exact ? "exact" : "polyhedral",
+               dim == 2 ? "[0, 0.7]" : "[0, 0, 0.7]", dim == 2 ? "[1, 0]" : "[1, 0, 0]",
+               dim == 2 ? "[0.5, 0.5]" : "[0.5, 0.5, 0.5]");
+      tr[exact] = malloc(100 * 16 * sizeof(double));
+      assert_non_null(tr[exact]);
+      const double f = run_track(json, tr[exact], &nq, &nv);
+      assert_true(f == 0.0);
+    }
+    double diff = 0.0;
+    for (int k = 0; k < 100 * (nq + nv); ++k) diff = fmax(diff, fabs(tr[1][k] - tr[0][k]));
+    const double x = tr[1][99 * (nq + nv)], vx = tr[1][99 * (nq + nv) + nq];
+    print_message("%d-D: exact against polyhedral within %.2g; x = %.15f m, vx = %.15f m/s\n",
+                  dim, diff, x, vx);
+    assert_true(diff <= 1e-12);
+    assert_true(fabs(x - 1.0) <= 1e-12 && fabs(vx - 1.0) <= 1e-12);
+    free(tr[0]);
+    free(tr[1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stops_at_any_angle),
       cmocka_unit_test(test_polyhedral_diagonal_slides_further),
       cmocka_unit_test(test_polyhedral_closed_form),
       cmocka_unit_test(test_polyhedral_first_tangent),
+      cmocka_unit_test(test_exact_cone_frictionless_contact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
