@@ -82,6 +82,10 @@ S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} 
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
 # A \u0000 escape in a string: said in the scene's words (it named jansson's JSON_ALLOW_NUL).
+# A tether or joint end naming a body its grid replicated: the copies' names said (it was
+# only "no body named 'b'").
+S grid_end "grid_end.json:1:237: tethers[0].ends[0].body: no body named 'b': its grid made copies named b_i_j (e.g. 'b_0_0'); name one of them" '{"lcpsim": 1, "dimension": 2, "time_step": 0.01, "steps": 3, "bodies": [{"name": "b", "mass": 1, "shapes": [{"type": "sphere", "radius": 0.1}], "grid": {"count": [3, 1], "spacing": [1, 1]}}], "tethers": [{"length": 1, "ends": [{"body": "b"}, {"world": [0, 0]}]}]}'
+S grid_end_3d "grid_end_3d.json:1:244: joints[0].ends[0].body: no body named 'b': its grid made copies named b_i_j_k (e.g. 'b_0_0_0')" '{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 3, "bodies": [{"name": "b", "mass": 1, "shapes": [{"type": "sphere", "radius": 0.1}], "grid": {"count": [1, 1, 2], "spacing": [1, 1, 1]}}], "joints": [{"type": "pin", "ends": [{"body": "b"}, {"world": [0, 0, 0]}]}]}'
 S nul_escape 'nul_escape.json:1:66: a string holds \u0000 (the NUL character), which names and other strings of a scene cannot hold near' "$h"'"bodies": [ {"name": "a\u0000b"} ]}'
 S bom "bom.json:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)" "$(printf '\357\273\277')$h"'"bodies": [ {} ]}'
 # ---- scene files: top level ----
