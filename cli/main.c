@@ -157,6 +157,20 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "impact")) return lsim_cli_impact(argc - 2, argv + 2);
   if (!strcmp(cmd, "models")) return lsim_cli_models(argc - 2, argv + 2);
   if (!strcmp(cmd, "solvers")) {
+    /* --help describes the command; any other argument is refused (it was ignored). */
+    if (argc > 2) {
+      const int help = argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"));
+      if (!help) {
+        fprintf(stderr, "lcpsim solvers: unexpected argument '%s' (usage: lcpsim solvers)\n",
+                argv[2]);
+        return 2;
+      }
+      printf("usage: lcpsim solvers\n  Lists the solver names, one a line on stdout: the LCP "
+             "solvers (a scene's \"solver\",\n  --solver, lcpsim solve FILE.dat), then the "
+             "frictional contact ones (lcpsim solve\n  and compare on frictional contact files), "
+             "each group under a heading on stderr.\n");
+      return 0;
+    }
     /* The two kinds, each under a heading on stderr (stdout: one name a line). */
     fflush(stdout);
     fprintf(stderr, "# LCP solvers (a scene's \"solver\", --solver, lcpsim solve FILE.dat):\n");

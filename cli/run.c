@@ -567,6 +567,17 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
 
+  /* The first solver option given (an event-driven run refuses them). */
+  const char *event_solver_option =
+      solver_name && !resume_path ? "--solver"
+      : tol_override >= 0.0 ? "--tol"
+      : max_iter_override >= 0 ? "--max-iter"
+      : omega_override > 0.0 ? "--omega"
+      : threads_override > 0 ? "--threads"
+      : on_failure_override >= 0 ? "--on-failure"
+      : sparse_limit_override >= -1 ? "--sparse-limit"
+      : solver_output ? "--solver-output" : NULL;
+
   /* Stepper and recorder. */
   int exit_code = 0;
   LsimStepper *stepper = NULL;
@@ -592,6 +603,13 @@ int lsim_cli_run(int argc, char **argv) {
   } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && (dump_lcp || print)) {
     fprintf(stderr, "lcpsim: %s: %s applies to the time step, not to \"integrator\": \"event_driven\"\n",
             scene_path, dump_lcp ? "--dump-lcp" : "--print (or \"output.print\")");
+    exit_code = 2;
+  } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && event_solver_option) {
+    /* The event-driven integrator solves its impact and contact-force LCPs itself: a
+       solver option was ignored, and the file's /parameters named that solver. */
+    fprintf(stderr, "lcpsim: %s: %s applies to the time step's solver, not to \"integrator\": "
+            "\"event_driven\" (its impact and contact-force problems have their own solver)\n",
+            scene_path, event_solver_option);
     exit_code = 2;
   } else if (lsim_stepper_create(&stepper, &model, solver_name, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: %s: solver: %s\n", scene_path, msg);

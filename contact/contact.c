@@ -398,7 +398,10 @@ typedef struct DirCache {
  * not use are zero, as lsim_contacts_add leaves them) except the tangent basis of a
  * frictionless contact, which nothing reads. */
 static inline int point_ndir(const LsimModel *m, double mu) {
-  return mu > 0.0 ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
+  /* The exact cone builds every contact's frame from its direction rows (contact/
+     exact_cone.c): a frictionless contact keeps them there, and mu = 0 holds them at
+     zero (without them such a contact stopped the run at its first step). */
+  return mu > 0.0 || m->friction_exact ? (m->dimension == 2 ? 2 : m->friction_directions) : 0;
 }
 
 /* Writes contact c (every field but first_row) and its 1 + point_ndir rows at rows. */

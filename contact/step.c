@@ -795,10 +795,21 @@ static void impulses_slice(void *arg, int member) {
   impulses_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
+/* Whether a 3-D body's force schedule (width 6) applies a torque at any time. */
+static int schedule_has_torque(const LsimSchedule *f) {
+  if (f->width < 6 || !f->value) return 0;
+  const int rows = f->npoints > 0 ? f->npoints : 1;
+  for (int k = 0; k < rows; ++k)
+    for (int d = 3; d < 6; ++d)
+      if (f->value[k * f->width + d] != 0.0) return 1;
+  return 0;
+}
+
 /* Stages 5-6 for bodies [b0, b1): v' = v_free + B z (bz), q' = q + h v' (semi-implicit
  * Euler); 3-D orientations rotate by the exponential map of h w' and are renormalized; a
  * body without contact, tether or joint row takes its spin and turn from rotation_step
- * instead (the Lie midpoint), applied torques added as they were to v_free. */
+ * instead (the Lie midpoint), from its spin with the applied torques' part of v_free
+ * added (the world momentum then changes by h tau exactly). */
 static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState *st,
                             const double *bz, int b0, int b1) {
   const double h = m->time_step;
@@ -818,14 +829,23 @@ static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState 
     double dq[4], nq[4], wr[3];
     lsim_v3_copy(wr, v + 3);
     if (s->rot_free[i]) {
-      /* No row: w' = w_end + what applied torques add (v_free less the body-frame
-         midpoint's gyroscopic change), turned by h (w' - w_end + m). */
-      double w_end[3], m_world[3];
-      rotation_step(w_end, m_world, b->inertia, s->inv_inertia_body + 9 * i, q + 3, w0, h);
+      /* No row: the applied torques' spin (v_free less w and the body-frame midpoint's
+         gyroscopic change: h I^-1 tau in the start's frame) is added first, then the Lie
+         midpoint turns the body and its spin, so the world momentum changes by h tau
+         exactly, as the linear momentum by h f (kick, then drift: semi-implicit Euler).
+         Added after the Lie step, with the end's frame, it changed by I(R') I(R)^-1 h tau:
+         a first-order error, 0.05 of 3.7 N m s in 10 s for a tumbling body. */
+      double w_end[3], m_world[3], applied[3], wk[3];
+      for (int d = 0; d < 3; ++d)
+        applied[d] = s->v_free[b->v_offset + 3 + d] - w0[d] - s->rot_c[3 * i + d];
+      const int torqued = schedule_has_torque(&b->force);
+      for (int d = 0; d < 3; ++d) wk[d] = torqued ? w0[d] + applied[d] : w0[d];
+      rotation_step(w_end, m_world, b->inertia, s->inv_inertia_body + 9 * i, q + 3, wk, h);
+      /* Without torque, applied is the round-off of the midpoint's change (kept as it
+         was: the same bits as before). */
       for (int d = 0; d < 3; ++d) {
-        const double applied = s->v_free[b->v_offset + 3 + d] - w0[d] - s->rot_c[3 * i + d];
-        v[3 + d] = w_end[d] + applied;
-        wr[d] = m_world[d] + applied;
+        v[3 + d] = torqued ? w_end[d] : w_end[d] + applied[d];
+        wr[d] = torqued ? m_world[d] : m_world[d] + applied[d];
       }
     }
     lsim_quat_from_rotvec(dq, wr, h);

@@ -111,6 +111,13 @@ static int parse_end(LsimParseCtx *c, const LsimModel *m, const json_t *o, const
     if (a->body < 0) {
       char bp[PATH_CAP];
       lsim_json_path_key(bp, p, "body");
+      /* A body replicated by its grid has only its copies' names (NAME_i_j(_k)). */
+      char first[64];
+      snprintf(first, sizeof first, "%s_0_0%s", name, dim == 3 ? "_0" : "");
+      if (dim > 1 && body_by_name(m, first) >= 0)
+        return lsim_parse_fail(c, bp, 0, "no body named '%s': its grid made copies named %s_i_j%s "
+                               "(e.g. '%s'); name one of them", name, name, dim == 3 ? "_k" : "",
+                               first);
       return lsim_parse_fail(c, bp, 0, "no body named '%s'", name);
     }
     return lsim_parse_get_vec(c, o, p, "point", dim, a->point) < 0 ? LSIM_INVALID_INPUT : 0;

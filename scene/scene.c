@@ -537,6 +537,14 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
         --pos, ++digits;
     if (digits > 0 && err->column - digits + 1 >= 1) err->column = err->column - digits + 1;
   }
+  /* A \u0000 escape: jansson names its own flag (JSON_ALLOW_NUL), which says nothing to
+     the scene's author; the strings here (names, keys) end at a NUL. */
+  char nulmsg[200];
+  if (!strncmp(msg, "\\u0000 is not allowed", 21)) {
+    snprintf(nulmsg, sizeof nulmsg, "a string holds \\u0000 (the NUL character), which names "
+             "and other strings of a scene cannot hold%s", near ? near : "");
+    msg = nulmsg;
+  }
   /* A UTF-8 byte order mark, which some editors write first: JSON text has none
      (RFC 8259, 8.1); its bytes as jansson quotes them say nothing, so it is named
      (strncmp: a text shorter than 3 bytes stops at its NUL). */

@@ -88,6 +88,8 @@ def measure(scene, r, integrator):
         y = r.position("ball")[:, 1] - 0.1
         vy = r.velocity("ball")[:, 1]
         up = np.nonzero((vy[:-1] < 0) & (vy[1:] > 0))[0]
+        if not len(up):
+            raise ValueError("no bounce within the run's %g s" % scene["duration"])
         k = up[0] + 1  # first row after the bounce
         if integrator == "event_driven":
             return float(y[k] + vy[k] ** 2 / (2 * G))
@@ -98,11 +100,17 @@ def measure(scene, r, integrator):
         if integrator == "event_driven":
             return first_event(r, "stick")
         speed = np.linalg.norm(r.velocity("box"), axis=1)
-        return float(r.time[np.nonzero(speed < 1e-9)[0][0]])
+        stop = np.nonzero(speed < 1e-9)[0]
+        if not len(stop):
+            raise ValueError("the box does not stop within the run's %g s" % scene["duration"])
+        return float(r.time[stop[0]])
     if integrator == "event_driven":
         return first_event(r, "impact")
     imp = r.tethers.impulse[:, 0]
-    return float(r.time[1:][np.nonzero(imp > 0)[0][0]])
+    snap = np.nonzero(imp > 0)[0]
+    if not len(snap):
+        raise ValueError("the rope does not snap taut within the run's %g s" % scene["duration"])
+    return float(r.time[1:][snap[0]])
 
 
 def main():
@@ -114,7 +122,18 @@ def main():
     ap.add_argument("--steps", default="0.0097,0.0051,0.0023,0.0011,0.00053,0.00021,0.0001")
     ap.add_argument("--quick", action="store_true", help="three steps only (tests)")
     a = ap.parse_args()
-    hs = [float(x) for x in a.steps.split(",")]
+    # Each h a number > 0, two different ones at least (the fitted slope needs two):
+    # "--steps 0" ended in a ZeroDivisionError, "--steps abc" in a ValueError traceback.
+    try:
+        hs = [float(x) for x in a.steps.split(",")]
+    except ValueError:
+        ap.error("--steps: need a comma-separated list of time steps in s, got '%s'" % a.steps)
+    bad = [h for h in hs if not (np.isfinite(h) and h > 0)]
+    if bad:
+        ap.error("--steps: every time step must be a finite number > 0, got %g" % bad[0])
+    if len(set(hs)) < 2:
+        ap.error("--steps: need two different time steps at least (the fitted slope), got '%s'"
+                 % a.steps)
     if a.quick:
         hs = [0.0097, 0.0011, 0.00021]
     root = os.path.join(HERE, "..")
@@ -124,7 +143,12 @@ def main():
         for sc in SCENES:
             for h in hs:
                 r = run(a.lcpsim, root, sc, "time_stepping", h, tmp)
-                v = measure(sc, r, "time_stepping")
+                try:
+                    v = measure(sc, r, "time_stepping")
+                except ValueError as e:
+                    print("integrators_compare: %s at h = %g s: %s (take a smaller --steps)"
+                          % (sc["file"], h, e), file=sys.stderr)
+                    sys.exit(2)
                 rows.append((sc["key"], "time_stepping", h, v, v - sc["exact"]))
             r = run(a.lcpsim, root, sc, "event_driven", 0.001, tmp)
             v = measure(sc, r, "event_driven")

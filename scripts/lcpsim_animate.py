@@ -619,6 +619,21 @@ def main(argv):
     a = ap.parse_args(argv[1:])
     if a.every < 1:
         ap.error("--every must be at least 1")
+    # Values that ended in a traceback (--fps 0: ZeroDivisionError), a matplotlib error
+    # (--dpi 0, --size -1) or a mirrored view (--limits 1 0) are refused here.
+    for opt, x in (("--fps", a.fps), ("--dpi", a.dpi), ("--size", a.size)):
+        if x is not None and not (math.isfinite(x) and x > 0):
+            ap.error(f"{opt} must be a finite number > 0, got {x:g}")
+    if a.limits is not None:
+        for k in range(0, len(a.limits) - 1, 2):
+            lo, hi = a.limits[k], a.limits[k + 1]
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+                ap.error(f"--limits: {'XYZ'[k // 2 % 3]}MIN {lo:g} must be below "
+                         f"{'XYZ'[k // 2 % 3]}MAX {hi:g}, both finite")
+    if "%" not in a.output:
+        folder = os.path.dirname(a.output) or "."
+        if not os.path.isdir(folder):
+            ap.error(f"-o {a.output}: no folder {folder}")
     try:
         r = lcpsim_load.load(a.run)
     except (OSError, KeyError) as e:

@@ -7,6 +7,7 @@ line with the transitions marked.
         [--outputs energy] [--from T0] [--to T1]
 """
 import argparse
+import math
 import os
 import sys
 
@@ -126,11 +127,25 @@ def main(argv):
         print(f"lcpsim_hybrid_plot: {a.run} is not a hybrid-model run "
               "(scripts/lcpsim_plot.py draws rigid-body runs)", file=sys.stderr)
         return 1
+    # The window: a range holding samples (--from 5 --to 1, or --from past the run's end,
+    # ended in numpy's "number sections must be larger than 0" traceback).
+    t_first, t_last = float(r.time[0]), float(r.time[-1])
+    t0 = t_first if a.t0 is None else a.t0
+    t1 = t_last if a.t1 is None else a.t1
+    if not (math.isfinite(t0) and math.isfinite(t1) and t0 < t1):
+        print(f"lcpsim_hybrid_plot: --from {t0:g} --to {t1:g}: need finite times, --from "
+              f"below --to (the run has samples from {t_first:g} to {t_last:g} s)",
+              file=sys.stderr)
+        return 2
+    if not ((r.time >= t0) & (r.time <= t1)).any():
+        print(f"lcpsim_hybrid_plot: --from {t0:g} --to {t1:g}: no sample in that window (the "
+              f"run has samples from {t_first:g} to {t_last:g} s)", file=sys.stderr)
+        return 2
     split = lambda s: [x for x in s.split(",") if x] if s is not None else None  # noqa: E731
     try:
         plot(r, a.output, split(a.states), split(a.outputs), a.t0, a.t1)
     except KeyError as e:
-        print(f"lcpsim_hybrid_plot: {e}", file=sys.stderr)
+        print(f"lcpsim_hybrid_plot: {e.args[0] if e.args else e}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"lcpsim_hybrid_plot: {a.output}: cannot write: {e.strerror or e}", file=sys.stderr)

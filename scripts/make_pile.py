@@ -21,6 +21,7 @@ each axis). The committed data/pile_10.json, pile_100.json and pile_1000.json ar
 Standard library only; the output is the same on every machine.
 """
 import argparse
+import math
 import json
 import sys
 
@@ -156,6 +157,33 @@ def pile(args):
     return scene
 
 
+def check_args(ap, args):
+    """Refuses (exit 2, naming the option) a value that would write a scene lcpsim refuses,
+    a traceback, or a run other than the one asked for (a duration rounded to whole steps
+    while the description gives the duration asked)."""
+    if args.n < 1:
+        ap.error("N must be >= 1, got %d" % args.n)
+    for opt, x, low, strict in (("--size", args.size, 0.0, True), ("--gap", args.gap, 0.0, True),
+                                ("--clearance", args.clearance, 0.0, False),
+                                ("--wall-height", args.wall_height, 0.0, True),
+                                ("--density", args.density, 0.0, True),
+                                ("--mu", args.mu, 0.0, False),
+                                ("--time-step", args.time_step, 0.0, True),
+                                ("--duration", args.duration, 0.0, True)):
+        if x is None:
+            continue
+        if not math.isfinite(x) or x < low or (strict and x == low):
+            ap.error("%s: must be a finite number %s %g, got %r" % (opt, ">" if strict else ">=",
+                                                                   low, x))
+    if args.sweeps is not None and args.sweeps < 0:
+        ap.error("--sweeps: must be >= 0 (0: Lemke), got %d" % args.sweeps)
+    # lcpsim's own rule for a duration: a whole number of steps to 1e-9 of the count.
+    steps = args.duration / args.time_step
+    if round(steps) < 1 or abs(steps - round(steps)) > 1e-9 * max(1.0, steps):
+        ap.error("--duration %g is not a whole number (>= 1) of --time-step %g (%.6g steps)"
+                 % (args.duration, args.time_step, steps))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("n", type=int, help="number of falling bodies")
@@ -175,8 +203,7 @@ def main():
                          "default: Lemke for up to 10 bodies, else 50 sweeps")
     ap.add_argument("-o", "--output", default="-", help="file to write; - for stdout")
     args = ap.parse_args()
-    if args.n < 1:
-        sys.exit("make_pile: N must be >= 1")
+    check_args(ap, args)
     text = dump(pile(args)) + "\n"
     if args.output == "-":
         sys.stdout.write(text)

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "contact/contact.h"
 #include "contact/step.h"
 #include "contact/world.h"
 #include "scene/scene.h"
@@ -167,11 +168,123 @@ static void test_polyhedral_closed_form(void **state) {
   }
 }
 
+/* Where the directions lie (docs/scene-format.md, "friction"): d_j at 360 j / d degrees
+ * from the first tangent t1 = a x n / |a x n| (a = x here, n = +z), i.e. t1 = -y, towards
+ * t2 = n x t1 = x: at -90 + 360 j / d degrees from x. For d = 4, 8, 12, 16 that set holds
+ * +-x and +-y; for d = 6, 10, 14 it holds +-y, and x bisects an edge (the documents said
+ * the directions start from x, which would put x among them for every d: a box sent along
+ * x with d = 6 would stop at 0.49969 m, not 0.5786 m). Along a direction the slip slows by
+ * c = mu g h a step; along a bisector the maximum-dissipation friction is the edge's
+ * midpoint, mu c_n cos(pi / d) against the slip, so it slows by c cos(pi / d) and keeps
+ * its direction. Both recurrences are checked at every state to 1e-10 m/s and 1e-10 m
+ * (Lemke solves each step's LCP to round-off: measured at most 4.2e-11 m/s and 9.8e-12 m
+ * over the 100 steps, d = 14), and the sideways drift to 1e-9 m. */
+static void test_polyhedral_first_tangent(void **state) {
+  (void)state;
+  const double pi = 3.14159265358979323846, h = 0.01, c = 0.4 * 9.81 * h;
+  const int ds[7] = {4, 6, 8, 10, 12, 14, 16};
+  for (int k = 0; k < 7; ++k) {
+    for (int along_y = 0; along_y < 2; ++along_y) {
+      const int bisector = !along_y && ds[k] % 4 != 0;
+      const double dec = bisector ? c * cos(pi / ds[k]) : c;
+      double track[4 * 101], dist, dir, speed;
+      slide_track(along_y ? 90.0 : 0.0, 0, ds[k], &dist, &dir, &speed, track);
+      double v = 2.0, x = 0.0, dv = 0.0, dx = 0.0, side = 0.0;
+      for (int n = 0; n <= 100; ++n) {
+        const double *t = track + 4 * n;
+        const double along = along_y ? t[1] : t[0], vel = along_y ? t[3] : t[2];
+        dx = fmax(dx, fabs(along - x));
+        dv = fmax(dv, fabs(vel - v));
+        side = fmax(side, fabs(along_y ? t[0] : t[1]));
+        v = fmax(0.0, v - dec);
+        x += h * v;
+      }
+      print_message("d = %2d along %c (%s): %.6f m; recurrence within %.2g m/s, %.2g m, "
+                    "sideways %.2g m\n", ds[k], along_y ? 'y' : 'x',
+                    bisector ? "a bisector" : "a direction", along_y ? track[401] : track[400],
+                    dv, dx, side);
+      assert_true(dv <= 1e-10 && dx <= 1e-10 && side <= 1e-9);
+    }
+  }
+}
+
+/* Runs json for its steps with lsim_step; track gets the state q, v after each step
+ * ([steps][nq + nv]); returns the largest friction impulse norm of any contact. */
+static double run_track(const char *json, double *track, int *nq, int *nv) {
+  LsimModel m;
+  LsimState st;
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_parse(json, "slide.json", &m, &st, &serr), 0);
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  *nq = m.nq, *nv = m.nv;
+  double fmax_ = 0.0;
+  for (int k = 0; k < m.steps; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(s, &m, &st, &ss), LSIM_SOLVED);
+    memcpy(track + (size_t)k * (m.nq + m.nv), st.q, (size_t)m.nq * sizeof(double));
+    memcpy(track + (size_t)k * (m.nq + m.nv) + m.nq, st.v, (size_t)m.nv * sizeof(double));
+    const LsimContactSet *cs = lsim_stepper_contacts(s);
+    for (int c = 0; c < cs->count; ++c) {
+      const double *fi = cs->contacts[c].friction_impulse;
+      fmax_ = fmax(fmax_, sqrt(fi[0] * fi[0] + fi[1] * fi[1] + fi[2] * fi[2]));
+    }
+  }
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return fmax_;
+}
+
+/* The exact cone with a frictionless contact (the ground's mu 0, so sqrt(0 * 0.5) = 0): a
+ * box dropped 0.2 m onto it while sliding at 1 m/s lands and slides on at 1 m/s, as with
+ * the polyhedral cone, where friction is absent either way. Such a contact had no
+ * direction rows, and the exact cone builds each contact's frame from them: the run
+ * stopped at the landing (step 20, 'the exact cone handles contacts only', exit 2, the
+ * file removed). Now it keeps its rows, held at zero by mu = 0: every state equals the
+ * polyhedral run's to 1e-12 (both solve the same normal impulses to round-off), no
+ * friction impulse, x = 1 m after 1 s (1e-12), in 2-D and 3-D. */
+static void test_exact_cone_frictionless_contact(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    double *tr[2];
+    int nq = 0, nv = 0;
+    for (int exact = 0; exact < 2; ++exact) {
+      char json[1024];
+      snprintf(json, sizeof json,
+               "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.01, \"steps\": 100,"
+               " \"gravity\": %s, \"friction\": {\"cone\": \"%s\"}, \"bodies\": [{\"name\":"
+               " \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0}]},"
+               " {\"name\": \"box\", \"mass\": 1, \"position\": %s, \"velocity\": %s,"
+               " \"shapes\": [{\"type\": \"box\", \"half_extents\": %s}]}]}",
+               dim, dim == 2 ? "[0, -9.81]" : "[0, 0, -9.81]", exact ? "exact" : "polyhedral",
+               dim == 2 ? "[0, 0.7]" : "[0, 0, 0.7]", dim == 2 ? "[1, 0]" : "[1, 0, 0]",
+               dim == 2 ? "[0.5, 0.5]" : "[0.5, 0.5, 0.5]");
+      tr[exact] = malloc(100 * 16 * sizeof(double));
+      assert_non_null(tr[exact]);
+      const double f = run_track(json, tr[exact], &nq, &nv);
+      assert_true(f == 0.0);
+    }
+    double diff = 0.0;
+    for (int k = 0; k < 100 * (nq + nv); ++k) diff = fmax(diff, fabs(tr[1][k] - tr[0][k]));
+    const double x = tr[1][99 * (nq + nv)], vx = tr[1][99 * (nq + nv) + nq];
+    print_message("%d-D: exact against polyhedral within %.2g; x = %.15f m, vx = %.15f m/s\n",
+                  dim, diff, x, vx);
+    assert_true(diff <= 1e-12);
+    assert_true(fabs(x - 1.0) <= 1e-12 && fabs(vx - 1.0) <= 1e-12);
+    free(tr[0]);
+    free(tr[1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stops_at_any_angle),
       cmocka_unit_test(test_polyhedral_diagonal_slides_further),
       cmocka_unit_test(test_polyhedral_closed_form),
+      cmocka_unit_test(test_polyhedral_first_tangent),
+      cmocka_unit_test(test_exact_cone_frictionless_contact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,6 +114,24 @@ rc=0; $PY scripts/lcpsim_compare.py "$tmp/cw_cmp.h5" -o "$tmp/cw.h5" > /dev/null
   || { echo "analysis_scripts: lcpsim_compare.py -o FILE: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }
 echo "a compare file, a hybrid run, a run without /energy, a missing file, -o a file: one line each: ok"
 
+# lcpsim_animate.py options out of range: refused, exit 2, naming the option, no file
+# (--fps 0 ended in ZeroDivisionError; --limits 1 0 drew a mirrored view, exit 0; --dpi 0
+# and --size -1 in matplotlib's words, exit 1; a missing folder in an OSError, exit 1).
+for case in "--fps 0|--fps must be a finite number > 0, got 0" \
+            "--fps -2|--fps must be a finite number > 0, got -2" \
+            "--dpi 0|--dpi must be a finite number > 0, got 0" \
+            "--size -1|--size must be a finite number > 0, got -1" \
+            "--limits 1 0|--limits: XMIN 1 must be below XMAX 0, both finite" \
+            "--limits nan 1|--limits: XMIN nan must be below XMAX 1, both finite" \
+            "-o $tmp/nodir/a.gif|-o $tmp/nodir/a.gif: no folder $tmp/nodir"; do
+  opts=${case%%|*}; want=${case#*|}
+  rm -f "$tmp/anim.gif"
+  rc=0; $PY scripts/lcpsim_animate.py "$tmp/cw.h5" -o "$tmp/anim.gif" $opts > /dev/null 2> "$tmp/err" || rc=$?
+  [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" && [ ! -e "$tmp/anim.gif" ] && [ ! -e "$tmp/nodir" ] \
+    || { echo "analysis_scripts: lcpsim_animate.py $opts: exit $rc: $(tail -n 1 "$tmp/err")" >&2; exit 1; }
+done
+echo "lcpsim_animate.py options out of range: refused: ok"
+
 # Compare figures of counts that span decades (box_stack_3d: lemke 15 pivots, PGS 5757
 # sweeps, 3 fixed sweeps): the iterations panels logarithmic (linear, lemke and the fixed
 # sweeps lay on 0), the legend beside the panels (inside, it covered points); every log

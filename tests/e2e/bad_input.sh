@@ -81,6 +81,12 @@ S huge_integer "huge_integer.json:1:66: too big integer (beyond 9223372036854775
 S duplicate_key "duplicate_key.json:1:" "$h"'"bodies": [ {"mass": 1, "mass": 2} ]}'
 S bad_utf8 "bad_utf8.json:1:" "$h"'"name": "'"$(printf '\377')"'", "bodies": [ {} ]}'
 S not_object "not_object.json:1:1:" '[1, 2, 3]'
+# A \u0000 escape in a string: said in the scene's words (it named jansson's JSON_ALLOW_NUL).
+# A tether or joint end naming a body its grid replicated: the copies' names said (it was
+# only "no body named 'b'").
+S grid_end "grid_end.json:1:237: tethers[0].ends[0].body: no body named 'b': its grid made copies named b_i_j (e.g. 'b_0_0'); name one of them" '{"lcpsim": 1, "dimension": 2, "time_step": 0.01, "steps": 3, "bodies": [{"name": "b", "mass": 1, "shapes": [{"type": "sphere", "radius": 0.1}], "grid": {"count": [3, 1], "spacing": [1, 1]}}], "tethers": [{"length": 1, "ends": [{"body": "b"}, {"world": [0, 0]}]}]}'
+S grid_end_3d "grid_end_3d.json:1:244: joints[0].ends[0].body: no body named 'b': its grid made copies named b_i_j_k (e.g. 'b_0_0_0')" '{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 3, "bodies": [{"name": "b", "mass": 1, "shapes": [{"type": "sphere", "radius": 0.1}], "grid": {"count": [1, 1, 2], "spacing": [1, 1, 1]}}], "joints": [{"type": "pin", "ends": [{"body": "b"}, {"world": [0, 0, 0]}]}]}'
+S nul_escape 'nul_escape.json:1:66: a string holds \u0000 (the NUL character), which names and other strings of a scene cannot hold near' "$h"'"bodies": [ {"name": "a\u0000b"} ]}'
 S bom "bom.json:1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)" "$(printf '\357\273\277')$h"'"bodies": [ {} ]}'
 # ---- scene files: top level ----
 S version "version.json:1:12: lcpsim" '{"lcpsim": 7, "time_step": 0.1, "steps": 3, "bodies": [ {} ]}'
@@ -251,6 +257,10 @@ t export_none "lcpsim export: no RUN.h5" export
 t view_none "lcpsim view: no FILE.h5" view
 t compare_none "lcpsim compare: no SCENE.json" compare
 t impact_none "lcpsim impact: no SCENE.json" impact
+# solvers takes no argument: one was ignored and the list printed, exit 0 (--bogus, and
+# --help, which printed the list instead of the command's help).
+t solvers_arg "lcpsim solvers: unexpected argument '--bogus'" solvers --bogus
+t solvers_two "lcpsim solvers: unexpected argument 'lemke'" solvers lemke
 t solve_tol "--tol" solve "$in/trunc.dat" --tol -1
 t solve_tol_inf "--tol: need a finite number >= 0 (in double range), got 'inf'" solve "$in/trunc.dat" --tol inf
 t solve_solver "nosuch" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --solver nosuch
@@ -315,6 +325,12 @@ t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @O
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
 t compare_repeat "--repeat" compare "$in/ok.json" --solvers lemke --repeat 0 -o @OUT
+# Solver options on an event-driven scene: refused (ignored before, exit 0, while
+# /parameters/solver_name recorded the solver the run did not use).
+ev=$(pwd)/data/bouncing_ball_events.json
+t event_solver "bouncing_ball_events.json: --solver applies to the time step's solver, not to \"integrator\": \"event_driven\"" "$ev" --solver pgs -o @OUT --quiet
+t event_tol "bouncing_ball_events.json: --tol applies to the time step's solver" "$ev" --tol 1e-3 -o @OUT --quiet
+t event_threads "bouncing_ball_events.json: --threads applies to the time step's solver" "$ev" --threads 2 -o @OUT --quiet
 t out_dir "nodir/out.h5" "$in/ok.json" -o "$run/nodir/out.h5"
 t out_is_dir "$run" "$in/ok.json" -o "$run"
 
@@ -323,6 +339,13 @@ t export_self "$in/run.h5: the output is the input file itself" export "$in/run.
 t view_self "$in/run.h5: the page would replace the file it shows" view "$in/run.h5" -o "$in/run.h5"
 t compare_self "-o $in/ok.json: is the input file" compare "$in/ok.json" --solvers lemke -o "$in/ok.json"
 t compare_self_dat "-o $in/trunc.dat: is the input file" compare "$in/trunc.dat" --solvers lemke -o "$in/trunc.dat"
+# The help of every command: usage on stdout, exit 0 (solvers --help printed the list).
+for c in run solve compare export view impact models solvers; do
+  "$bin" $c --help > "$top/stdout" 2> "$top/stderr" || { name=help_$c; fail "exit $?"; }
+  head -n 1 "$top/stdout" | grep -q "^usage: lcpsim \(\[\)\{0,1\}$c" ||
+    { name=help_$c; fail "first line: $(head -n 1 "$top/stdout")"; }
+  [ -s "$top/stderr" ] && { name=help_$c; fail "stderr: $(head -c 200 "$top/stderr")"; }
+done
 echo "bad input: $cases cases"
 [ $fails -eq 0 ] && echo "ok: bad input"
 [ $fails -eq 0 ]

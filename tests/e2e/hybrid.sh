@@ -89,6 +89,22 @@ test -s "$out/slip.png"
 if $PY scripts/lcpsim_hybrid_plot.py "$out/slip.h5" -o "$out/x.png" --states nope 2>/dev/null; then
   echo "FAIL: plot accepted an unknown state"; exit 1
 fi
+# A window without samples: one line, exit 2, no figure (--from 5 --to 1 and --from past
+# the end ended in numpy's "number sections must be larger than 0" traceback, exit 1);
+# an unknown state's line without the KeyError's quotes.
+for w in "--from 5 --to 1|--from 5 --to 1: need finite times, --from below --to (the run has samples from 0 to" \
+         "--from 100|--from 100 --to " \
+         "--from 0.5 --to 0.5|--from 0.5 --to 0.5: need finite" \
+         "--states nope|lcpsim_hybrid_plot: no state named 'nope' (have "; do
+  opts=${w%%|*}; want=${w#*|}
+  set +e
+  $PY scripts/lcpsim_hybrid_plot.py "$out/slip.h5" -o "$out/w.png" $opts 2> "$out/w.txt"
+  rc=$?
+  set -e
+  case $opts in --states*) want_rc=1 ;; *) want_rc=2 ;; esac
+  [ $rc -eq $want_rc ] && [ "$(wc -l < "$out/w.txt")" -eq 1 ] && grep -qF -- "$want" "$out/w.txt" \
+    && [ ! -e "$out/w.png" ] || { echo "FAIL: hybrid plot $opts: exit $rc: $(cat "$out/w.txt")"; exit 1; }
+done
 
 # Bad hybrid scenes: a positioned error, exit 2, no file.
 bad() { # $1 = scene text, $2 = expected error fragment

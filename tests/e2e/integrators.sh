@@ -39,3 +39,18 @@ for scene in ("ball", "box", "rope"):
 print("integrators: event-driven below 1e-9, time stepping within a step")
 PYEOF
 test -s "$tmp/integrators.png"
+# --steps out of range: a last line naming it (argparse's usage above), exit 2, no table (--steps 0 ended in a
+# ZeroDivisionError, abc in a ValueError traceback, one step in numpy's poorly conditioned
+# fit, 0.5,0.7 in an IndexError: no bounce seen).
+for case in "0|--steps: every time step must be a finite number > 0, got 0" \
+            "abc|--steps: need a comma-separated list of time steps in s, got 'abc'" \
+            "0.01|--steps: need two different time steps at least" \
+            "0.5,0.7|bouncing_ball.json at h = 0.5 s: no bounce within the run's 1.2 s"; do
+  steps=${case%%|*}; want=${case#*|}
+  rc=0
+  $PY scripts/integrators_compare.py --steps "$steps" -o "$tmp/bad" > /dev/null 2> "$tmp/err" || rc=$?
+  [ $rc -eq 2 ] && tail -n 1 "$tmp/err" | grep -qF -- "$want" && ! grep -q Traceback "$tmp/err" \
+    && [ ! -e "$tmp/bad/integrators.csv" ] \
+    || { echo "FAIL: integrators_compare.py --steps $steps: exit $rc: $(tail -n 1 "$tmp/err")"; exit 1; }
+done
+echo "integrators: bad --steps refused"

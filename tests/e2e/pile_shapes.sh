@@ -22,6 +22,36 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "pile_shapes: $*" >&2; exit 1; }
 
+# Options that would write a scene lcpsim refuses (--size -1, --mu -1, --density 0), end in
+# a traceback (--size 0, --time-step 0: ZeroDivisionError) or give a run other than the one
+# asked for (--duration 0.015 at h = 0.01: 2 steps, 0.02 s, while the description says
+# 0.015 s): refused, exit 2, the option named, no file written.
+while read -r opt want; do
+  rm -f "$out/bad.json"
+  rc=0
+  $PY scripts/make_pile.py 5 $opt -o "$out/bad.json" 2> "$out/err.txt" || rc=$?
+  [ $rc -eq 2 ] || fail "make_pile.py 5 $opt: exit $rc, expected 2: $(cat "$out/err.txt")"
+  grep -qF -- "$want" "$out/err.txt" || fail "make_pile.py 5 $opt: no '$want' in: $(cat "$out/err.txt")"
+  [ ! -e "$out/bad.json" ] || fail "make_pile.py 5 $opt: wrote a scene"
+done <<'EOF'
+--size=0 --size: must be a finite number > 0, got 0.0
+--size=-1 --size: must be a finite number > 0, got -1.0
+--gap=-1 --gap: must be a finite number > 0
+--mu=-1 --mu: must be a finite number >= 0
+--mu=nan --mu: must be a finite number >= 0, got nan
+--density=0 --density: must be a finite number > 0
+--time-step=0 --time-step: must be a finite number > 0
+--wall-height=0 --wall-height: must be a finite number > 0
+--duration=0.015 --duration 0.015 is not a whole number (>= 1) of --time-step 0.01 (1.5 steps)
+--sweeps=-1 --sweeps: must be >= 0
+EOF
+rc=0
+$PY scripts/make_pile.py 0 -o "$out/bad.json" 2> /dev/null || rc=$?
+[ $rc -eq 2 ] || fail "make_pile.py 0: exit $rc, expected 2"
+[ ! -e "$out/bad.json" ] || fail "make_pile.py 0: wrote a scene"
+# The example it made is still what it makes.
+$PY scripts/make_pile.py 10 --shape box | cmp -s - data/pile_10.json || fail "pile_10.json differs"
+
 for shape in sphere box capsule mixed; do
   duration=3
   [ $shape = mixed ] && duration=5
