@@ -77,6 +77,10 @@ struct LsimStepper {
   int prev_bvalid;        /* prev_b holds the previous step's final basis */
   int spread_warm;        /* the solver is "pgs": warm_spread_manifolds after the warm start */
   int *body_contacts;     /* [nbodies] warm_spread_manifolds: each body's contacts this step */
+  double *body_torque;    /* [3 nbodies] warm_spread_manifolds: the torque of each body's
+                             warm started contacts about its centre of mass (N m s) */
+  struct LsimManifoldRef *manifolds; /* [manifolds_cap] warm_spread_manifolds: the order */
+  int manifolds_cap;
   int bguess_valid;       /* bguess was handed to the solver at the last step */
   const unsigned char *final_b; /* this step's final basis (the solver's), or NULL */
   IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
