@@ -780,12 +780,17 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
  * held by friction on a slope of 20 degrees crept 0.15 mm in 5 s at 20 sweeps (5e-9 m
  * with the previous split), the sweeps rebuilding the downhill points' share each step.
  * The moment is the one that balances the torques on the held body: of this manifold's
- * load and friction about its centre and of its other contacts as found (each body's sum
- * in body_torque, from the warm started z before any spread; this manifold's own part is
- * taken out again). The friction's moment alone taken for every held body (as if it had
- * no other contact) held a single cube on the slope but made a settled pile of 48 boxes
- * jitter (kinetic energy at 3 s 4.6e-5 -> 7.9e-3 J); with only the bodies of one contact
- * balanced, two cubes stacked on the slope crept 3.3 mm in 5 s at 20 sweeps. */
+ * load and its friction at rest about its centre, and of the body's other contacts (each
+ * body's sum in body_torque: the points outside manifolds as found, the manifolds that
+ * hold a body up with their friction at rest, each manifold's split as spread once it
+ * has been; this manifold's own part is taken out first). The manifolds go from the
+ * highest held body down, so the splits above a body are this step's. The friction's
+ * moment alone taken for every held body (as if it had no other contact) held a single
+ * cube on the slope but made a settled pile of 48 boxes jitter (kinetic energy at 3 s
+ * 4.6e-5 -> 7.9e-3 J); with only the bodies of one contact balanced, two cubes stacked
+ * on the slope crept 3.3 mm in 5 s at 20 sweeps; with the friction as found in place of
+ * the friction at rest, the lower faces' moments summed the lagged frictions above them
+ * and a tower of 6 cubes rocked (3.3e-2 J at 10 s). */
 static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const LsimState *st) {
   const LsimContactSet *set = &s->contacts;
   /* Each body's contacts of any kind (a held body with others is not held by one face),
