@@ -833,7 +833,7 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
     }
     c = e;
   }
-  qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
+  if (nman > 1) qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
   /* A manifold that holds a body up counts with its friction at rest (rest_friction) in
      the sums, not the friction as found. */
   double *fr = NULL;
