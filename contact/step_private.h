@@ -77,6 +77,18 @@ struct LsimStepper {
   int prev_bvalid;        /* prev_b holds the previous step's final basis */
   int spread_warm;        /* the solver is "pgs": warm_spread_manifolds after the warm start */
   int *body_contacts;     /* [nbodies] warm_spread_manifolds: each body's contacts this step */
+  double *body_torque;    /* [3 nbodies] warm_spread_manifolds: the torque of each body's
+                             warm started contacts about its centre of mass (N m s) */
+  struct LsimManifoldRef *manifolds; /* [manifolds_cap] warm_spread_manifolds: the order */
+  int manifolds_cap;
+  /* sweep_order (PGS in 3-D): each body's depth in the contact graph and the BFS queue
+     [nbodies], its neighbours' start [nbodies + 1]; the neighbours [2 count], the
+     contacts' keys and the reordered contacts [count]. */
+  int *order_depth, *order_queue, *order_start;
+  int *order_adj, order_adj_cap;
+  int *order_key, order_key_cap;
+  LsimContact *order_tmp;
+  int order_tmp_cap;
   int bguess_valid;       /* bguess was handed to the solver at the last step */
   const unsigned char *final_b; /* this step's final basis (the solver's), or NULL */
   IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */
