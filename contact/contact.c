@@ -45,6 +45,7 @@ void lsim_contacts_clear(LsimContactSet *set) {
 }
 
 static void free_parallel(LsimContactSet *set);
+static void free_pairs(LsimContactSet *set);
 
 void lsim_contacts_free(LsimContactSet *set) {
   free(set->contacts);
@@ -52,6 +53,7 @@ void lsim_contacts_free(LsimContactSet *set) {
   free(set->scratch);
   free(set->bands);
   free_parallel(set);
+  free_pairs(set);
   memset(set, 0, sizeof *set);
 }
 
@@ -157,9 +159,198 @@ int lsim_pair_collides(const LsimModel *m, int a, int b) {
   return 1;
 }
 
+/* How deep the body-frame point p lies inside shape s of a dim-D body (m): positive
+ * inside (its distance to the boundary for spheres, capsules and planes; the least of
+ * the per-axis distances for boxes), 0 on the boundary, negative outside; a point shape
+ * has no inside (-|p - its point|). */
+static double point_depth(const LsimShape *s, int dim, const double p[3]) {
+  double d[3], x[3];
+  lsim_v3_sub(d, p, s->pos);
+  lsim_quat_rotate_inv(x, s->rot, d);
+  if (dim == 2) x[2] = 0.0;
+  const int up = dim == 2 ? 1 : 2; /* a plane's normal, a 3-D capsule's axis */
+  switch (s->type) {
+    case LSIM_SHAPE_SPHERE: return s->radius - lsim_v3_norm(x);
+    case LSIM_SHAPE_BOX: {
+      double depth = fmin(s->half[0] - fabs(x[0]), s->half[1] - fabs(x[1]));
+      return dim == 3 ? fmin(depth, s->half[2] - fabs(x[2])) : depth;
+    }
+    case LSIM_SHAPE_CAPSULE: {
+      const int ax = dim == 2 ? 0 : 2;
+      x[ax] -= fmax(-s->half[0], fmin(s->half[0], x[ax]));
+      return s->radius - lsim_v3_norm(x);
+    }
+    case LSIM_SHAPE_PLANE: return -x[up];
+    default: return -lsim_v3_norm(x);
+  }
+}
+
+/* Whether pin jt, joining the bodies of shapes sa and sb (2-D, 3-D), holds a point inside
+ * both shapes: each end's point in its own body's shape (on the boundary counts, to
+ * LSIM_TOUCH_REACH), deeper than LSIM_TOUCH_REACH in at least one. The two shapes then
+ * overlap whatever the pin's angle (a convex shape meets every neighbourhood of a point of
+ * its boundary in a set with an interior): their contact can never open. */
+static int pin_inside_both(const LsimModel *m, const LsimJoint *jt, int sa, int sb) {
+  const LsimShape *A = &m->shapes[sa], *B = &m->shapes[sb];
+  if (jt->type != LSIM_JOINT_PIN) return 0;
+  const int ka = jt->end[0].body == A->body ? 0 : 1;
+  if (jt->end[ka].body != A->body || jt->end[1 - ka].body != B->body) return 0;
+  const double da = point_depth(A, m->dimension, jt->end[ka].point);
+  const double db = point_depth(B, m->dimension, jt->end[1 - ka].point);
+  return fmin(da, db) >= -LSIM_TOUCH_REACH && fmax(da, db) > LSIM_TOUCH_REACH;
+}
+
+int lsim_shapes_collide(const LsimModel *m, int sa, int sb) {
+  const int a = m->shapes[sa].body, b = m->shapes[sb].body;
+  if (a == b) return 0;
+  for (int j = 0; j < m->njoints; ++j) {
+    const LsimJoint *jt = &m->joints[j];
+    const int joins = (jt->end[0].body == a && jt->end[1].body == b) ||
+                      (jt->end[0].body == b && jt->end[1].body == a);
+    if (joins && (jt->no_collide || pin_inside_both(m, jt, sa, sb))) return 0;
+  }
+  return 1;
+}
+
+/* ---- the pair table ----
+ *
+ * The bodies that joints join, as pairs (lo, hi) sorted, each with whether one of its
+ * joints has no_collide and the pins among them (joint indices ascending): detection looks
+ * a candidate pair up by bisection, O(log J), instead of scanning the joints for it. The
+ * table is the set's, built at the first detection and again only when a joint's type,
+ * bodies or no_collide change (key: those four numbers per joint, compared each
+ * detection, O(J)); the pins' points are read from the model at each look-up. */
+typedef struct PairEntry {
+  int lo, hi;            /* body indices, lo < hi */
+  int no_collide;        /* some joint of the pair has no_collide */
+  int first_pin, npins;  /* the pair's pins: pin[first_pin .. first_pin + npins) */
+} PairEntry;
+
+struct LsimPairTable {
+  int njoints;
+  int *key;              /* [4 * njoints]: type, end bodies, no_collide per joint */
+  int nentries;
+  PairEntry *entry;      /* [nentries] sorted by (lo, hi) */
+  int *pin;              /* [npins] joint indices */
+  int *order;            /* [3 * njoints] build workspace: (lo, hi, joint) per joined pair */
+  int cap_joints;
+};
+
+static void free_pairs(LsimContactSet *set) {
+  struct LsimPairTable *t = set->pairs;
+  if (!t) return;
+  free(t->key), free(t->entry), free(t->pin), free(t->order);
+  free(t);
+  set->pairs = NULL;
+}
+
+static int by_pair(const void *pa, const void *pb) {
+  const int *a = pa, *b = pb;
+  for (int k = 0; k < 3; ++k)
+    if (a[k] != b[k]) return (a[k] > b[k]) - (a[k] < b[k]);
+  return 0;
+}
+
+/* The set's pair table for m's joints, built when it is not (NULL: out of memory). */
+static const struct LsimPairTable *pair_table(LsimContactSet *set, const LsimModel *m) {
+  struct LsimPairTable *t = set->pairs;
+  const int J = m->njoints;
+  if (!t && !(t = set->pairs = calloc(1, sizeof *t))) return NULL;
+  int same = t->key && t->njoints == J;
+  for (int j = 0; j < J && same; ++j) {
+    const LsimJoint *jt = &m->joints[j];
+    const int *k = t->key + 4 * (size_t)j;
+    same = k[0] == (int)jt->type && k[1] == jt->end[0].body && k[2] == jt->end[1].body &&
+           k[3] == jt->no_collide;
+  }
+  if (same) return t;
+  if (J > t->cap_joints) {
+    const size_t n = (size_t)J;
+    int *key = realloc(t->key, 4 * n * sizeof(int)), *pin = key ? realloc(t->pin, n * sizeof(int)) : NULL;
+    if (key) t->key = key;
+    if (pin) t->pin = pin;
+    int *order = pin ? realloc(t->order, 3 * n * sizeof(int)) : NULL;
+    if (order) t->order = order;
+    PairEntry *entry = order ? realloc(t->entry, n * sizeof(PairEntry)) : NULL;
+    if (!entry) {
+      free_pairs(set);
+      return NULL;
+    }
+    t->entry = entry;
+    t->cap_joints = J;
+  }
+  /* The key, then the joined pairs sorted (ties by joint: pins ascending in a pair). */
+  int np = 0;
+  for (int j = 0; j < J; ++j) {
+    const LsimJoint *jt = &m->joints[j];
+    int *k = t->key + 4 * (size_t)j;
+    k[0] = (int)jt->type, k[1] = jt->end[0].body, k[2] = jt->end[1].body, k[3] = jt->no_collide;
+    const int a = jt->end[0].body, b = jt->end[1].body;
+    if (a < 0 || b < 0 || a == b) continue;
+    int *o = t->order + 3 * (size_t)np++;
+    o[0] = a < b ? a : b, o[1] = a < b ? b : a, o[2] = j;
+  }
+  t->njoints = J;
+  qsort(t->order, (size_t)np, 3 * sizeof(int), by_pair);
+  /* One entry per pair that filters anything: no_collide, or pins. */
+  int ne = 0, npin = 0;
+  for (int k = 0; k < np;) {
+    const int lo = t->order[3 * k], hi = t->order[3 * k + 1];
+    PairEntry e = {lo, hi, 0, npin, 0};
+    for (; k < np && t->order[3 * k] == lo && t->order[3 * k + 1] == hi; ++k) {
+      const LsimJoint *jt = &m->joints[t->order[3 * k + 2]];
+      e.no_collide |= jt->no_collide != 0;
+      if (jt->type == LSIM_JOINT_PIN) t->pin[npin++] = t->order[3 * k + 2], e.npins++;
+    }
+    if (e.no_collide || e.npins) t->entry[ne++] = e;
+  }
+  t->nentries = ne;
+  return t;
+}
+
+/* The entry of bodies a and b, or NULL: bisection over the sorted pairs. */
+static const PairEntry *pair_find(const struct LsimPairTable *t, int a, int b) {
+  const int lo = a < b ? a : b, hi = a < b ? b : a;
+  int l = 0, r = t->nentries;
+  while (l < r) {
+    const int mid = l + (r - l) / 2;
+    const PairEntry *e = &t->entry[mid];
+    if (e->lo < lo || (e->lo == lo && e->hi < hi)) l = mid + 1;
+    else r = mid;
+  }
+  return l < t->nentries && t->entry[l].lo == lo && t->entry[l].hi == hi ? &t->entry[l] : NULL;
+}
+
+/* lsim_shapes_collide through the table (shapes sa and sb of different bodies). */
+static int table_shapes_collide(const struct LsimPairTable *t, const LsimModel *m, int sa,
+                                int sb) {
+  const PairEntry *e = pair_find(t, m->shapes[sa].body, m->shapes[sb].body);
+  if (!e) return 1;
+  if (e->no_collide) return 0;
+  for (int k = e->first_pin; k < e->first_pin + e->npins; ++k)
+    if (pin_inside_both(m, &m->joints[t->pin[k]], sa, sb)) return 0;
+  return 1;
+}
+
+int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa, int sb) {
+  if (m->shapes[sa].body == m->shapes[sb].body) return 0;
+  const struct LsimPairTable *t = pair_table(set, m);
+  if (!t) return LSIM_OUT_OF_MEMORY;
+  return table_shapes_collide(t, m, sa, sb);
+}
+
+/* lsim_pair_collides through the table (1-D: the bodies are the shapes). */
+static int table_bodies_collide(const struct LsimPairTable *t, int a, int b) {
+  const PairEntry *e = pair_find(t, a, b);
+  return !(e && e->no_collide);
+}
+
 static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_free,
                      LsimContactSet *set) {
   const double h = m->time_step;
+  /* The joined pairs (none without joints). */
+  const struct LsimPairTable *pairs = m->njoints ? pair_table(set, m) : NULL;
+  if (m->njoints && !pairs) return LSIM_OUT_OF_MEMORY;
   /* Speed bound over everything that moves. */
   double vmax = 0.0;
   for (int i = 0; i < m->nbodies; ++i)
@@ -186,7 +377,7 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
     const int left = order[k2].body, right = order[k2 + 1].body;
     const LsimBody *bl = &m->bodies[left], *br = &m->bodies[right];
     if (bl->type != LSIM_BODY_DYNAMIC && br->type != LSIM_BODY_DYNAMIC) continue;
-    if (!lsim_pair_collides(m, left, right)) continue;
+    if (pairs && !table_bodies_collide(pairs, left, right)) continue;
     const double left_edge = order[k2 + 1].x - 0.5 * br->width;
     const double gap = left_edge - (order[k2].x + 0.5 * bl->width);
     if (gap > reach) continue;
@@ -201,7 +392,7 @@ static int detect_1d(const LsimModel *m, const LsimState *s, const double *v_fre
     const double X = wall->pose[0];
     for (int i = 0; i < m->nbodies && !rc; ++i) {
       const LsimBody *b = &m->bodies[i];
-      if (b->type != LSIM_BODY_DYNAMIC || !lsim_pair_collides(m, i, w)) continue;
+      if (b->type != LSIM_BODY_DYNAMIC || (pairs && !table_bodies_collide(pairs, i, w))) continue;
       const double x = s->q[b->q_offset];
       const double gap = wall->side < 0 ? (x - 0.5 * b->width) - X : X - (x + 0.5 * b->width);
       if (gap > reach) continue;
@@ -689,7 +880,7 @@ typedef struct Sweep {
   Cone cone;
   const unsigned char *asleep; /* set->asleep */
   const Bands *bands;          /* NULL: x alone */
-  int joint_filter;            /* some joint has no_collide: pairs go through lsim_pair_collides */
+  const struct LsimPairTable *pairs; /* joined pairs (lsim_shapes_collide); NULL: none */
 } Sweep;
 
 /* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
@@ -795,8 +986,8 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       if (ti.body == tj.body) continue;
       if (!((ti.kind | tj.kind) & TAG_DYNAMIC)) continue;
       if (ti.kind & tj.kind & TAG_STILL) continue; /* asleep with asleep or static */
-      if (w->joint_filter && !lsim_pair_collides(m, ti.body, tj.body)) continue;
       const int j = tj.shape, dyn_j = tj.kind & TAG_DYNAMIC;
+      if (w->pairs && !table_shapes_collide(w->pairs, m, i, j)) continue;
       /* body[0] is dynamic; between two dynamic bodies the lower shape index comes first. */
       int a = i, b = j;
       if (!dyn_i || (dyn_j && j < i)) a = j, b = i;
@@ -1014,8 +1205,12 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, 0};
-  for (int j = 0; j < m->njoints; ++j) w.joint_filter |= m->joints[j].no_collide;
+  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, NULL};
+  if (m->njoints) {
+    const struct LsimPairTable *t = pair_table(set, m);
+    if (!t) return LSIM_OUT_OF_MEMORY;
+    if (t->nentries) w.pairs = t;
+  }
   lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
 
   /* The team, when there is one and the scene is large enough. */

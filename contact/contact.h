@@ -62,6 +62,7 @@ typedef struct LsimContact {
 
 struct LsimTeam;
 struct LsimDetectTeam;
+struct LsimPairTable;
 
 typedef struct LsimContactSet {
   int count, capacity;
@@ -83,6 +84,9 @@ typedef struct LsimContactSet {
   int sweep_x_only;
   int *bands;             /* the bands' lists (owned), grown on demand */
   int bands_capacity;
+  /* The pairs of bodies joints join, sorted (owned; contact.c): the pair filter of
+     lsim_shapes_collide in O(log J) a candidate pair, rebuilt when the joints change. */
+  struct LsimPairTable *pairs;
 } LsimContactSet;
 
 /* Empties the set, keeping its memory. */
@@ -115,15 +119,32 @@ double lsim_body_speed_bound(const LsimModel *m, int b, const double *v);
 double lsim_body_half_thickness(const LsimModel *m, int b);
 
 /* Whether bodies a and b may have contacts: 0 when a joint with no_collide joins them (its
- * scene key "collide": false), else 1. A scan of the joints: O(njoints) a call; detection
- * calls it for candidate pairs only when some joint has no_collide. */
+ * scene key "collide": false), else 1. A scan of the joints: O(njoints) a call (1-D
+ * detection asks the set's sorted table instead, with the same answers). */
 int lsim_pair_collides(const LsimModel *m, int a, int b);
+
+/* Whether shapes sa and sb (2-D, 3-D; indices into m->shapes) may have contacts: 0 when
+ * they are on the same body, when a joint with no_collide joins their bodies, or when a
+ * pin joins them at a point inside both shapes: each end's point lies in its own body's
+ * shape (its boundary included, to 1e-9 m) and deeper than 1e-9 m in at least one. Two
+ * convex shapes that keep such a point in common overlap at every angle of the pin: their
+ * contact could never open, and the LCP left with it after the pin's elimination asks a
+ * rotation about the pin to separate them (docs/scene-format.md, "Contacts between
+ * jointed bodies"). Else 1. A scan of the joints, O(njoints): the reference of detection's
+ * table (lsim_contacts_shapes_collide). */
+int lsim_shapes_collide(const LsimModel *m, int sa, int sb);
+
+/* lsim_shapes_collide through set's pair table (built or rebuilt for m's joints when
+ * needed): O(log J) a call, the same answers; LSIM_OUT_OF_MEMORY (< 0) when the table
+ * cannot be built. */
+int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa, int sb);
 
 /* Finds the contacts of the model in the given state whose gap could close within the
  * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
  * largest speed any body can reach in the step (free velocities v_free [nv] given).
  * Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
- * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides).
+ * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides),
+ * nor (2-D, 3-D) shapes that a pin joins at a point inside both (lsim_shapes_collide).
  * 2-D and 3-D scenes of 256 shapes or more run on set->team when it has more
  * than one member (the caller must not run the team meanwhile); the contacts and rows are
  * those of one thread, bit for bit. Returns 0 or LSIM_OUT_OF_MEMORY. */

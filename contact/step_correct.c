@@ -30,8 +30,9 @@
  * joint error it leaves within s; a contact the joints nearly hold would else ask for radians (two boxes pinned
  * with overlapping ends turned 2.5 rad in a step and gained 1361 J in the next).
  * Failure modes: none reported; a non-finite displacement (a NaN in the step's rows) is
- * not applied. A contact the joints keep shut (a pin point inside both bodies) is never
- * separated: it is corrected again every step ("collide": false is the remedy).
+ * not applied. A contact the joints keep shut is never separated: it is corrected again
+ * every step (a pin point inside both shapes: detection drops that pair,
+ * lsim_shapes_collide; other cases: "collide": false is the remedy).
  */
 #include <math.h>
 #include <string.h>

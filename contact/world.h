@@ -156,7 +156,9 @@ typedef struct LsimJoint {
   LsimAnchor end[2];         /* end[0] on a dynamic body; end[1] on a body or the world */
   double length;             /* rod */
   int no_collide;            /* 1: the two ends' bodies get no contacts with each other (scene
-                                key "collide": false); 0 (default): they collide as any pair */
+                                key "collide": false); 0 (default): they collide as any pair,
+                                but for shapes a pin joins at a point inside both
+                                (lsim_shapes_collide, contact/contact.h) */
   double initial_error;      /* m: the scene's initial position error (lsim_joint_error),
                                 before assembly when the model assembles */
   double initial_velocity_error; /* m/s: the same for its rate (lsim_joint_velocity_error) */

@@ -755,13 +755,16 @@ static void test_start_fails(void **state) {
   lsim_sim_free(sim);
 }
 
-/* LsimJointDef.no_collide: two disks (r 0.5) 0.5 m apart, pinned at their midpoint, so
- * they overlap by 0.5 m. With no_collide = 0 (zeroed def, the default) the start refuses
- * the overlap as a scene would; with 1 the pair has no contacts: the start accepts it and
- * a step has the pin's two rows alone. A tether takes no no_collide. */
+/* LsimJointDef.no_collide: two disks (r 0.5) 0.5 m apart, so they overlap by 0.5 m,
+ * pinned at (0.25, 0.6), outside both. With no_collide = 0 (zeroed def, the default) the
+ * start refuses the overlap as a scene would; with 1 the pair has no contacts: the start
+ * accepts it and a step has the pin's two rows alone. Pinned at their midpoint (0.25, 0),
+ * inside both disks, they have no contacts with no_collide = 0 either (their contact could
+ * never open: lsim_shapes_collide). A tether takes no no_collide. */
 static void test_joint_no_collide(void **state) {
   (void)state;
-  for (int off = 0; off <= 1; ++off) {
+  for (int v = 0; v < 3; ++v) {
+    const int off = v == 1, inside = v == 2;
     LsimSim *sim;
     char err[256];
     assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
@@ -780,8 +783,9 @@ static void test_joint_no_collide(void **state) {
     assert_non_null(strstr(lsim_sim_error(sim), "no_collide applies to pins and rods"));
     j.type = LSIM_PIN, j.length = 0.0, j.no_collide = off;
     j.point[0][0] = 0.25, j.point[1][0] = -0.25;
+    j.point[0][1] = j.point[1][1] = inside ? 0.0 : 0.6;
     assert_int_equal(lsim_sim_add_joint(sim, &j), 0);
-    if (!off) {
+    if (!off && !inside) {
       assert_int_equal(lsim_sim_start(sim), LSIM_INVALID_INPUT);
       assert_non_null(strstr(lsim_sim_error(sim), "overlaps"));
     } else {

@@ -550,20 +550,18 @@ static void test_failed_steps_add_no_energy(void **state) {
 }
 
 /* Two thin boxes pinned with their ends overlapping by 1 cm (pin points at +-0.095 of
- * half length 0.1), as chains of links are modelled; a rope holds a, a floor below.
- * "collide": false on the pin: the pinned pair has no contacts, the solver never fails,
- * and no step adds energy: the energy stays within 1e-9 J of its start (what is left is
- * the joint and rope rows' rounding; measured: at most 1.7e-17 J a step, 0 above the
- * start). With the default "collide": true the contact beside the pin, which the pin
- * nearly holds, made the solved step 3 add 1361 J (lcpsim run: up to 5.1e6 J above the
- * start; this loop, without the run's fallback chain: 1.9e7 J): the position correction
- * (step_correct.c) turned both boxes by 0.2 rad in step 1 and 2.5 rad in step 2 along the
- * pin's linearisation, breaking the pin, whose rows took the error back as velocity. With
- * the correction's turn capped (theta <= sqrt(2 s / R)), no step adds more than the
- * scene's start energy 0.049 J (measured: 0.0114 J at most). The pin point lies inside
- * both boxes, so that contact can never separate: the run still rises 3.96 J in 1 s and
- * Lemke fails on every step (docs/scene-format.md, "Contacts between jointed bodies"). */
-static void test_overlapping_pin_without_collision_adds_no_energy(void **state) {
+ * half length 0.1), as chains of links are modelled; a rope holds a, a floor below; h =
+ * 0.002 s, Lemke, 500 steps. The pin point lies inside both boxes, so the boxes overlap
+ * at every angle of the pin and their contact could never open: detection drops it
+ * (lsim_shapes_collide) whether "collide" is false or left at its default true. Either
+ * way the pinned pair has no contacts, the solver never fails, and no step adds energy:
+ * the energy stays within 1e-9 J of its start (what is left is the joint and rope rows'
+ * rounding; measured: at most 1.7e-17 J a step, 0 above the start). Before, with the
+ * default, the contact beside the pin stayed in the LCP (its diagonal after the pin's
+ * elimination 0.1 % to 0.7 % of its value before): Lemke failed on all 500 steps, the
+ * energy guard refused 499 results, and the run rose 3.96 J above its 0.049 J start
+ * (before the correction's turn cap, step 3 alone gained 1361 J). */
+static void test_overlapping_pin_adds_no_energy(void **state) {
   (void)state;
   for (int collide = 0; collide <= 1; ++collide) {
     char json[2048];
@@ -587,6 +585,8 @@ static void test_overlapping_pin_without_collision_adds_no_energy(void **state) 
     assert_int_equal(lsim_pair_collides(&r.m, 1, 2), collide);
     assert_int_equal(lsim_pair_collides(&r.m, 2, 1), collide);
     assert_int_equal(lsim_pair_collides(&r.m, 0, 1), 1); /* the floor still collides */
+    assert_int_equal(lsim_shapes_collide(&r.m, 1, 2), 0);  /* the pin point in both boxes */
+    assert_int_equal(lsim_shapes_collide(&r.m, 0, 2), 1);
     const double e0 = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
     double rise = 0.0, gain = 0.0, e_prev = e0;
     int failed = 0, pair_contacts = 0;
@@ -606,16 +606,110 @@ static void test_overlapping_pin_without_collision_adds_no_energy(void **state) 
     }
     printf("overlapping pin, collide %s: %d failed steps, %d a-b contacts, energy at most %.3g J above its start %.4g J, largest gain of a step %.3g J\n",
            collide ? "true" : "false", failed, pair_contacts, rise, e0, gain);
-    if (!collide) {
-      assert_int_equal(pair_contacts, 0);
-      assert_int_equal(failed, 0);
-      assert_true(rise <= 1e-9);
-    } else {
-      assert_true(pair_contacts > 0); /* the default keeps the pair's contacts */
-      assert_true(gain <= e0);
-    }
+    assert_int_equal(pair_contacts, 0);
+    assert_int_equal(failed, 0);
+    assert_true(rise <= 1e-9);
     run_close(&r);
   }
+}
+
+/* Which shape pairs a pin keeps apart (lsim_shapes_collide), on exact geometry: 2-D
+ * bodies at the origin (the points are body-frame), each pair pinned once. A pin point
+ * inside both shapes drops the pair; on the boundary of both (blocks hinged at their end
+ * faces, chain_20's capsules: a real hinge stop) or outside either, the pair keeps its
+ * contacts; inside one and on the other's boundary drops it (the shapes overlap at every
+ * angle). A rod never drops a pair; a second shape of the same body away from the pin
+ * keeps its contacts. 3-D: a sphere and a capsule pinned inside both; a box pinned to the
+ * ground (a half-space) below its surface. Then detection's sorted table
+ * (lsim_contacts_shapes_collide) gives the scan's answer for every shape pair, also after
+ * a joint's no_collide changes (the table is rebuilt). */
+static void test_pin_inside_both_shapes(void **state) {
+  (void)state;
+  /* Bodies 0..9; their shapes in that order (one each, three on body 9). b7's box is
+     turned by 0.5 rad: its pin point is (0.05, 0) in the box's frame. */
+  const char *json2 =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"duration\": 0.01,"
+      " \"contact\": {\"allow_initial_overlap\": true}, \"bodies\": ["
+      "  {\"name\": \"b0\", \"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.01]}]},"
+      "  {\"name\": \"b1\", \"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.01]}]},"
+      "  {\"name\": \"c2\", \"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.02, \"half_length\": 0.06}]},"
+      "  {\"name\": \"c3\", \"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.02, \"half_length\": 0.06}]},"
+      "  {\"name\": \"d4\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]},"
+      "  {\"name\": \"d5\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]},"
+      "  {\"name\": \"d6\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]},"
+      "  {\"name\": \"b7\", \"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.01], \"orientation\": 0.5}]},"
+      "  {\"name\": \"d8\", \"mass\": 1, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]},"
+      "  {\"name\": \"b9\", \"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.01]},"
+      "                                 {\"type\": \"sphere\", \"radius\": 0.05, \"position\": [-1, 0]},"
+      "                                 {\"type\": \"sphere\", \"radius\": 0.05, \"position\": [1, 0]}]}],"
+      " \"joints\": ["
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"b1\", \"point\": [-0.1, 0]}, {\"body\": \"b0\", \"point\": [0.1, 0]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"c3\", \"point\": [-0.1, 0]}, {\"body\": \"c2\", \"point\": [0.1, 0]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"d5\", \"point\": [0, 0.05]}, {\"body\": \"d4\", \"point\": [0.1, 0]}]},"
+      "  {\"type\": \"rod\", \"length\": 0.001, \"ends\": [{\"body\": \"d6\", \"point\": [0, 0]}, {\"body\": \"d5\", \"point\": [0.001, 0]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"b7\", \"point\": [0.043879128094518644, 0.023971276930210153]}, {\"body\": \"d6\", \"point\": [0, 0.09]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"d8\", \"point\": [0, 0.1]}, {\"body\": \"b7\", \"point\": [0.2, 0]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"b9\", \"point\": [0.099, 0.009]}, {\"body\": \"d8\", \"point\": [0.0999, 0]}]}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  if (lsim_scene_parse(json2, "test", &m, &st, &se)) {
+    char line[512];
+    lsim_scene_error_format(&se, line, sizeof line);
+    fail_msg("scene: %s", line);
+  }
+  assert_int_equal(m.nshapes, 12);
+  assert_int_equal(lsim_shapes_collide(&m, 0, 1), 1);  /* end faces: both boundaries */
+  assert_int_equal(lsim_shapes_collide(&m, 2, 3), 1);  /* capsules: the pin 0.02 m outside */
+  assert_int_equal(lsim_shapes_collide(&m, 4, 5), 0);  /* d5's inside, d4's boundary */
+  assert_int_equal(lsim_shapes_collide(&m, 5, 6), 1);  /* a rod */
+  assert_int_equal(lsim_shapes_collide(&m, 6, 7), 0);  /* inside both (b7's box turned) */
+  assert_int_equal(lsim_shapes_collide(&m, 7, 8), 1);  /* outside b7's turned box */
+  assert_int_equal(lsim_shapes_collide(&m, 8, 9), 0);  /* inside both, 1e-4 m from d8's rim */
+  assert_int_equal(lsim_shapes_collide(&m, 8, 10), 1); /* b9's spheres, away from the pin */
+  assert_int_equal(lsim_shapes_collide(&m, 8, 11), 1);
+  assert_int_equal(lsim_shapes_collide(&m, 0, 2), 1);  /* not joined */
+  assert_int_equal(lsim_shapes_collide(&m, 9, 10), 0); /* one body */
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int a = 0; a < m.nshapes; ++a)
+      for (int b = 0; b < m.nshapes; ++b)
+        if (lsim_contacts_shapes_collide(&set, &m, a, b) != lsim_shapes_collide(&m, a, b))
+          fail_msg("pass %d: shapes %d and %d: table %d, scan %d", pass, a, b,
+                   lsim_contacts_shapes_collide(&set, &m, a, b), lsim_shapes_collide(&m, a, b));
+    m.joints[0].no_collide = 1; /* b0-b1 now apart: the table must follow */
+    assert_int_equal(lsim_shapes_collide(&m, 0, 1), 0);
+  }
+  lsim_contacts_free(&set);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+
+  const char *json3 =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 0.01,"
+      " \"contact\": {\"allow_initial_overlap\": true}, \"bodies\": ["
+      "  {\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},"
+      "  {\"name\": \"s\", \"mass\": 1, \"position\": [0, 0, 1], \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]},"
+      "  {\"name\": \"c\", \"mass\": 1, \"position\": [0, 0, 1.15], \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.02, \"half_length\": 0.1}]},"
+      "  {\"name\": \"k\", \"mass\": 1, \"position\": [2, 0, 0.05], \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.1, 0.1]}]}],"
+      " \"joints\": ["
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"c\", \"point\": [0, 0, -0.1]}, {\"body\": \"s\", \"point\": [0, 0, 0.05]}]},"
+      "  {\"type\": \"pin\", \"ends\": [{\"body\": \"k\", \"point\": [0, 0, -0.08]}, {\"body\": \"ground\", \"point\": [2, 0, -0.03]}]}]}";
+  if (lsim_scene_parse(json3, "test", &m, &st, &se)) {
+    char line[512];
+    lsim_scene_error_format(&se, line, sizeof line);
+    fail_msg("scene: %s", line);
+  }
+  assert_int_equal(lsim_shapes_collide(&m, 1, 2), 0); /* on the capsule's axis, in the sphere */
+  assert_int_equal(lsim_shapes_collide(&m, 0, 3), 0); /* in the box, below the ground */
+  assert_int_equal(lsim_shapes_collide(&m, 0, 1), 1);
+  memset(&set, 0, sizeof set);
+  for (int a = 0; a < m.nshapes; ++a)
+    for (int b = 0; b < m.nshapes; ++b)
+      assert_int_equal(lsim_contacts_shapes_collide(&set, &m, a, b), lsim_shapes_collide(&m, a, b));
+  lsim_contacts_free(&set);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
 }
 
 int main(void) {
@@ -630,7 +724,8 @@ int main(void) {
       cmocka_unit_test(test_anchor_on_a_prescribed_path),
       cmocka_unit_test(test_baumgarte_time_constant),
       cmocka_unit_test(test_failed_steps_add_no_energy),
-      cmocka_unit_test(test_overlapping_pin_without_collision_adds_no_energy),
+      cmocka_unit_test(test_overlapping_pin_adds_no_energy),
+      cmocka_unit_test(test_pin_inside_both_shapes),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }

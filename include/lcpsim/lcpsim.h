@@ -290,7 +290,8 @@ typedef struct LsimJointDef {
   double point[2][3];
   double length;          /* rod, tether: m, > 0 */
   int no_collide;         /* pin, rod: 1 = no contacts between the two bodies (a scene's
-                             "collide": false); 0 (default) = they collide as any pair */
+                             "collide": false); 0 (default) = they collide as any pair,
+                             but for shapes a pin joins at a point inside both (none) */
 } LsimJointDef;
 /* Adds a joint or tether before lsim_sim_start (def and its name copied); returns its index
  * among the joints (pin, rod) or the tethers, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY

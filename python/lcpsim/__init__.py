@@ -874,7 +874,8 @@ class World:
         tether ("tether": their distance is at most length, m) between body (dynamic; point
         in its frame) and other (a body's index, its point other_point in its frame; -1 the
         world, other_point then a world point; default the origin). collide=False (pins and
-        rods): the two bodies get no contacts with each other (a scene's "collide": false).
+        rods): the two bodies get no contacts with each other (a scene's "collide": false);
+        with True, shapes that a pin joins at a point inside both get none either.
         Returns its index among the joints (pin, rod) or the tethers."""
         h = self._h
         d = _JointDef()
