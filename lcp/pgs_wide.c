@@ -36,6 +36,13 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+
+/* The float rows' packing in pairs of SSE2 (the x86-64 baseline) where there is SSE2. */
+#if defined(__GNUC__) && defined(__SSE2__) && (defined(__x86_64__) || defined(__i386__))
+#define WIDE_SSE2_PACK 1
+#else
+#define WIDE_SSE2_PACK 0
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,15 +172,44 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
   const size_t base = (size_t)gi * vals + l;
   void *v = ws->wide_rows;
   int bad = 0;
-  /* The rows; entries after len (one block) are zeros. Two blocks, the usual case: no
-     test per entry. */
+  /* The rows; entries after len (one block) are zeros. Each row into xr first, then its
+     test (one for the row: every |value| <= FLT_MAX, which a NaN fails, as put_value's)
+     and its values apart, loops without a branch. */
   for (int r = 0; r < nr; ++r) {
     const size_t at = base + (size_t)r * WIDE_J * WIDE_LANES;
-    if (len == WIDE_J)
-      for (int j = 0; j < WIDE_J; ++j) bad |= put_value(v, at + (size_t)j * WIDE_LANES, src[r][j], layout);
-    else
-      for (int j = 0; j < WIDE_J; ++j)
-        bad |= put_value(v, at + (size_t)j * WIDE_LANES, j < len ? src[r][j] : 0.0, layout);
+    double xr[WIDE_J];
+    const double *row = xr;
+    if (len == WIDE_J) {
+      row = src[r];
+    } else {
+      memset(xr, 0, sizeof xr);
+      if (len > 0) memcpy(xr, src[r], (size_t)len * sizeof(double));
+    }
+    if (layout == WIDE_DOUBLE) {
+      double *dv = (double *)v + at;
+      for (int j = 0; j < WIDE_J; ++j) dv[(size_t)j * WIDE_LANES] = row[j];
+      continue;
+    }
+    float *fv = (float *)v + at;
+#if WIDE_SSE2_PACK
+    /* Pairs: the test on both (|x| <= FLT_MAX, false for a NaN), both converted at once
+       (cvtpd2ps rounds as cvtsd2ss does: the same floats). */
+    const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
+    __m128d okv = _mm_cmpeq_pd(lim, lim);
+    for (int j = 0; j < WIDE_J; j += 2) {
+      const __m128d xv = _mm_loadu_pd(row + j);
+      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, xv), lim));
+      const __m128 f2 = _mm_cvtpd_ps(xv);
+      _mm_store_ss(fv + (size_t)j * WIDE_LANES, f2);
+      _mm_store_ss(fv + (size_t)(j + 1) * WIDE_LANES, _mm_shuffle_ps(f2, f2, 1));
+    }
+    bad |= _mm_movemask_pd(okv) != 3;
+#else
+    int ok = 1;
+    for (int j = 0; j < WIDE_J; ++j) ok &= fabs(row[j]) <= FLT_MAX;
+    for (int j = 0; j < WIDE_J; ++j) fv[(size_t)j * WIDE_LANES] = (float)row[j];
+    bad |= !ok;
+#endif
   }
   /* The constants. */
   double k[WIDE_META] = {0.0};
