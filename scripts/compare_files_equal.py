@@ -48,4 +48,14 @@ def main(a, b):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+        print("usage: compare_files_equal.py A.h5 B.h5", file=sys.stderr)
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
+    for path in sys.argv[1:]:
+        try:
+            h5py.File(path, "r").close()
+        except OSError as e:
+            print(f"compare_files_equal.py: {path}: not a readable HDF5 file ({e})",
+                  file=sys.stderr)
+            sys.exit(2)
     sys.exit(main(sys.argv[1], sys.argv[2]))

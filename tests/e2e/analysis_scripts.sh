@@ -219,3 +219,15 @@ done
 [ "$(md5sum < "$tmp/cw2.h5")" = "$sum" ] && [ ! -e "$tmp/noext.png" ] \
   || { echo "analysis_scripts: lcpsim_plot.m wrote over a refused output" >&2; exit 1; }
 echo "lcpsim_plot.m: bad outputs refused, the run file intact: ok"
+
+# compare_files_equal.py: one argument, three, or a file that is not HDF5: usage or one
+# line naming the file, exit 2 (one argument ended in an IndexError traceback)
+for args in "$tmp/cw.h5" "$tmp/cw.h5 $tmp/cw.h5 $tmp/cw.h5" "$tmp/cw.h5 $tmp/missing.h5"; do
+  rc=0; $PY scripts/compare_files_equal.py $args > /dev/null 2> "$tmp/err" || rc=$?
+  [ $rc -eq 2 ] || { echo "compare_files_equal.py $args: exit $rc, not 2"; exit 1; }
+  [ "$(wc -l < "$tmp/err")" -eq 1 ] || { echo "compare_files_equal.py $args: not one line:"; cat "$tmp/err"; exit 1; }
+  if grep -q Traceback "$tmp/err"; then echo "compare_files_equal.py: traceback"; exit 1; fi
+done
+grep -q "missing.h5" "$tmp/err" || { echo "compare_files_equal.py: the missing file not named"; exit 1; }
+$PY scripts/compare_files_equal.py "$tmp/cw.h5" "$tmp/cw.h5" > /dev/null || { echo "compare_files_equal.py: a file against itself differs"; exit 1; }
+echo "compare_files_equal.py: bad arguments refused in one line: ok"
