@@ -480,6 +480,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
   if (dim > 1) {
     rc = lsim_parse_bodies_nd(c, bodies, m, st);
     if (rc == 0) rc = lsim_parse_constraints(c, root, m, st);
+    /* The exact cone takes contact cones only (contact/exact_cone.h): a tether's
+       unilateral row would stop the run at its first step; say so here, at the tether. */
+    if (rc == 0 && m->friction_exact && m->ntethers > 0)
+      return lsim_parse_fail(c, "tethers[0]", 0, "a tether cannot be simulated with the exact friction "
+                             "cone (friction.cone \"exact\" takes contacts only): use the "
+                             "polyhedral cone, or drop the tether");
     if (rc == 0) rc = parse_restitution_pairs(c, root, m);
     if (rc == 0) rc = parse_assemble(c, root, m, st);
     return rc < 0 ? rc : lsim_parse_check_overlap_nd(c, m, st);

@@ -486,6 +486,9 @@ static void test_overlaps_1d_order(void **unused) {
 static const ErrorCase error_cases_constraints[] = {
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
      3, 14, "tethers[0].length", "required key missing (the tether"},
+    /* The exact cone with a tether: refused at the tether (was: exit 2 at step 1, no place) */
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"friction\": {\"cone\": \"exact\"},\n \"tethers\": [{\"length\": 1, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     4, 14, "tethers[0]", "a tether cannot be simulated with the exact friction cone"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 0, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
      3, 25, "tethers[0].length", "must be > 0, got 0"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"tethers\": [{\"length\": 0.5, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
