@@ -1224,6 +1224,30 @@ static void test_written_quaternion(void **state) {
   lsim_sim_free(sim);
 }
 
+/* Arguments a caller gets wrong on a valid simulation: every refusal says what in
+ * lsim_sim_error (a NULL output or path returned LSIM_INVALID_INPUT with "" before), and a
+ * negative step count is refused (lsim_sim_run(sim, -3) returned 0, as if it had run). */
+static void test_bad_arguments_named(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_sim_record(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "record: the output path is NULL"));
+  assert_int_equal(lsim_sim_last_step(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "last_step: report is NULL"));
+  assert_int_equal(lsim_sim_solver_config(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "solver_config: cfg is NULL"));
+  assert_int_equal(lsim_sim_run(sim, -3), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "run: the number of steps must be >= 0, got -3"));
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  /* n = 0 is no step and no error; the state is untouched */
+  assert_int_equal(lsim_sim_run(sim, 0), 0);
+  assert_string_equal(lsim_sim_error(sim), "");
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1241,7 +1265,7 @@ int main(void) {
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
-      cmocka_unit_test(test_build_overlap_1d),
+      cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

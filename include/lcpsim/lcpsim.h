@@ -407,9 +407,10 @@ LSIM_API void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *use
  * written. */
 LSIM_API int lsim_sim_step(LsimSim *sim);
 
-/* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. A solver
- * run at a fixed budget (tol 0: "sweeps") ends its steps with LSIM_MAX_ITERATIONS by
- * design: that is no error here (as in the command). */
+/* lsim_sim_step n times (n >= 0; a negative n is refused, LSIM_INVALID_INPUT); stops at
+ * the first error (< 0) and returns it, else 0. A solver run at a fixed budget (tol 0:
+ * "sweeps") ends its steps with LSIM_MAX_ITERATIONS by design: that is no error here (as
+ * in the command). */
 LSIM_API int lsim_sim_run(LsimSim *sim, int n);
 
 /* What the last step did. */
@@ -425,7 +426,7 @@ typedef struct LsimStepReport {
   double wall_time;       /* s, the solver call */
 } LsimStepReport;
 /* Fills report with the last step's figures (all 0 before the first step). 0, or
- * LSIM_INVALID_INPUT when sim or report is NULL. */
+ * LSIM_INVALID_INPUT when sim or report is NULL (lsim_sim_error names report). */
 LSIM_API int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 
 /* ---- solvers of a simulation ----------------------------------------------------------- */

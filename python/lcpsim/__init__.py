@@ -582,10 +582,13 @@ class Sim:
         return rc
 
     def run(self, n):
-        """n steps; raises Error at the first step that fails (solver failures included;
-        a fixed sweep budget spent, tol 0, is no failure). Ctrl-C (KeyboardInterrupt)
-        stops it within a few hundredths of a second, the steps taken kept."""
+        """n >= 0 steps (a negative n raises Error); raises Error at the first step that
+        fails (solver failures included; a fixed sweep budget spent, tol 0, is no
+        failure). Ctrl-C (KeyboardInterrupt) stops it within a few hundredths of a second,
+        the steps taken kept."""
         n = _int(n, "run: n")
+        if n < 0:  # the library's refusal and message (no loop below would reach it)
+            self._check(_run(self._h, n))
         if self._controller is None:
             # In chunks: Python handles signals only between calls into the library, so one
             # call of n steps kept Ctrl-C waiting for the whole run (20 s of pile_100).
