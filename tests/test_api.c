@@ -1248,6 +1248,65 @@ static void test_bad_arguments_named(void **state) {
   lsim_sim_free(sim);
 }
 
+/* Quantities that must be > 0 and are divided by (mass, inertia, time step) or are sizes
+ * (radius, half extents, lengths, the correction speed) must be normal numbers, as the scene
+ * reader has them: a subnormal mass (1e-320) was accepted by add_body and the first step
+ * diverged (x = -inf, LSIM_DIVERGED); each is now refused where it is given, naming it. */
+static void test_build_subnormal_refused(void **state) {
+  (void)state;
+  const double tiny = 1e-320; /* subnormal: > 0, below DBL_MIN */
+  LsimSim *sim;
+  char err[256] = "";
+  assert_int_equal(lsim_sim_create(&sim, 2, tiny, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "time step must be > 0"));
+  assert_non_null(strstr(err, "smallest normal number"));
+  for (int dim = 1; dim <= 3; ++dim) {
+    assert_int_equal(lsim_sim_create(&sim, dim, 0.01, err, sizeof err), 0);
+    LsimBodyDef d = lsim_default_body_def();
+    d.mass = tiny;
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "mass must be > 0"));
+    assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    if (dim > 1) {
+      d = lsim_default_body_def();
+      d.inertia[2] = tiny;
+      assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "inertia[2] must be > 0"));
+      assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    }
+    d = lsim_default_body_def();
+    assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+    if (dim > 1) {
+      LsimShapeDef s = lsim_default_shape_def();
+      s.radius = tiny;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "radius must be > 0"));
+      s = lsim_default_shape_def();
+      s.type = LSIM_BOX, s.half[0] = s.half[1] = s.half[2] = 0.5, s.half[1] = tiny;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "half[1] must be > 0"));
+      s.type = LSIM_CAPSULE, s.half[0] = tiny, s.half[1] = 0.0;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "half[0] (half length) must be > 0"));
+    }
+    LsimJointDef j;
+    memset(&j, 0, sizeof j);
+    j.type = LSIM_ROD, j.body[0] = 0, j.body[1] = -1, j.length = tiny;
+    assert_int_equal(lsim_sim_add_joint(sim, &j), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "length must be > 0"));
+    assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    LsimContactDef c = lsim_default_contact_def();
+    c.max_correction_speed = tiny;
+    assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "max_correction_speed must be > 0"));
+    /* The smallest normal number itself is a value like any other. */
+    d = lsim_default_body_def();
+    d.name = "light", d.mass = 2.2250738585072014e-308, d.position[0] = 5.0;
+    assert_int_equal(lsim_sim_add_body(sim, &d), 1);
+    lsim_sim_free(sim);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1266,6 +1325,7 @@ int main(void) {
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
+      cmocka_unit_test(test_build_subnormal_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -217,7 +217,9 @@ LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 /* ---- building a world in code -----------------------------------------------------
  * lsim_sim_create makes an empty world; add bodies (with shapes in 2-D/3-D), tethers and
  * joints; lsim_sim_start checks it, sets the initial state from the definitions and makes
- * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. */
+ * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. A quantity that
+ * must be > 0 (h, mass, inertia, radius, half extents, length, max_correction_speed) must
+ * also be at least DBL_MIN, a normal number, as in scenes: a subnormal one is refused. */
 
 /* An empty world of dimension 1, 2 or 3 with time step h > 0, no gravity, solver "lemke"
  * (lsim_sim_set_solver changes it once started); lsim_sim_scene_steps says 100. */
