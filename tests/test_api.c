@@ -1307,6 +1307,44 @@ static void test_build_subnormal_refused(void **state) {
   }
 }
 
+/* A pair's friction coefficient sqrt(mu_a mu_b) of two very large (finite, accepted) mu: the
+ * product overflowed to inf and every step failed, "the solver 'lemke' reported
+ * invalid_input" with no reason. A unit box (m = 1, I = 1) sliding at v0 = 2 m/s on a
+ * plane, both mu = 1e200 (the pair's 1e200): friction holds the leading bottom corner, and
+ * the box pivots about it. Angular momentum about the corner, r = cm - corner = (-1/2, 1/2),
+ * after the first step's gravity impulse m g h: omega = -(m v0 - m g h) / 2 / (I + m/2). */
+static void test_huge_friction_pair(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  const double g[2] = {0.0, -9.81};
+  assert_int_equal(lsim_sim_set_gravity(sim, g), 0);
+  LsimBodyDef gd = lsim_default_body_def();
+  gd.type = LSIM_STATIC;
+  assert_int_equal(lsim_sim_add_body(sim, &gd), 0);
+  LsimShapeDef pl = lsim_default_shape_def();
+  pl.type = LSIM_PLANE, pl.mu = 1e200;
+  assert_true(lsim_sim_add_shape(sim, 0, &pl) >= 0);
+  LsimBodyDef bd = lsim_default_body_def();
+  bd.position[1] = 0.5, bd.velocity[0] = 2.0;
+  assert_int_equal(lsim_sim_add_body(sim, &bd), 1);
+  LsimShapeDef bx = lsim_default_shape_def();
+  bx.type = LSIM_BOX, bx.half[0] = bx.half[1] = 0.5, bx.mu = 1e200;
+  assert_true(lsim_sim_add_shape(sim, 1, &bx) >= 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_string_equal(lsim_sim_error(sim), "");
+  const double *v = lsim_sim_v(sim);
+  const double omega = -(2.0 - 9.81 * 0.01) / 2.0 / 1.5;
+  /* 1e-9: the solve's residual (1e-11 and below) times the LCP's scale */
+  assert_true(fabs(v[2] - omega) <= 1e-9);
+  /* the corner (cm + (1/2, -1/2)) at rest: v + omega x (1/2, -1/2) = v + omega (1/2, 1/2) = 0 */
+  assert_true(fabs(v[0] + 0.5 * v[2]) <= 1e-9 && fabs(v[1] + 0.5 * v[2]) <= 1e-9);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1325,7 +1363,7 @@ int main(void) {
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
-      cmocka_unit_test(test_build_subnormal_refused),
+      cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
