@@ -717,6 +717,18 @@ static void test_compare_errors(void **state) {
                                 sizeof err), LSIM_INVALID_INPUT);
   assert_non_null(strstr(err, "independent mode needs a scene"));
   assert_null(strstr(err, "--"));
+  /* A NULL among the inputs is refused by its index (it reached stat(NULL): a segfault). */
+  const char *holes[] = {"data/two_blocks.json", NULL};
+  assert_int_equal(lsim_compare(holes, 2, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: inputs[1] is NULL"));
+  assert_int_equal(lsim_compare(holes + 1, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: inputs[0] is NULL"));
+  /* A negative step count is refused (it ran the scene's steps, as 0 does). */
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, -3, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: steps must be >= 0 (0: the scene's), got -3"));
   assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
 }
 
