@@ -1357,6 +1357,42 @@ static void test_huge_friction_pair(void **state) {
   lsim_sim_free(sim);
 }
 
+/* A contact row of a tether as lcpsim.h describes it: a mass m = 3 hanging at rest on a
+ * taut tether of length 1 from the world point (0, 1): kind LSIM_CONTACT_TETHER, bodies
+ * (0, -1), gap = length - distance = 0, point = the end on the body (its origin), normal
+ * from the body's end toward the anchor (+y: the rope pulls up), impulse m g h exactly as
+ * the state stays at rest (the header had the contacts' "from body[1] into body[0]", which
+ * for a tether points down). */
+static void test_tether_row_described(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  const double g[2] = {0.0, -9.81};
+  assert_int_equal(lsim_sim_set_gravity(sim, g), 0);
+  LsimBodyDef bd = lsim_default_body_def();
+  bd.mass = 3.0;
+  assert_int_equal(lsim_sim_add_body(sim, &bd), 0);
+  LsimJointDef j;
+  memset(&j, 0, sizeof j);
+  j.type = LSIM_TETHER, j.body[0] = 0, j.body[1] = -1, j.point[1][1] = 1.0, j.length = 1.0;
+  assert_int_equal(lsim_sim_add_joint(sim, &j), 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_run(sim, 5), 0);
+  LsimContactInfo c[2];
+  assert_int_equal(lsim_sim_contacts(sim, c, 2), 1);
+  assert_int_equal(c[0].kind, LSIM_CONTACT_TETHER);
+  assert_int_equal(c[0].body[0], 0);
+  assert_int_equal(c[0].body[1], -1);
+  /* round-off of one step's products: 1e-12 */
+  assert_true(fabs(c[0].gap) <= 1e-12);
+  assert_true(fabs(c[0].point[0]) <= 1e-12 && fabs(c[0].point[1]) <= 1e-12);
+  assert_true(fabs(c[0].normal[0]) <= 1e-12 && fabs(c[0].normal[1] - 1.0) <= 1e-12);
+  assert_true(fabs(c[0].normal_impulse - 3.0 * 9.81 * 0.01) <= 1e-12);
+  assert_true(fabs(lsim_sim_q(sim)[1]) <= 1e-12 && fabs(lsim_sim_v(sim)[1]) <= 1e-12);
+  lsim_sim_free(sim);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1376,6 +1412,7 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
       cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),
+      cmocka_unit_test(test_tether_row_described),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

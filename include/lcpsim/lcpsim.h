@@ -461,10 +461,16 @@ typedef struct LsimContactInfo {
   uint64_t id;
   int kind;                   /* LSIM_CONTACT_* */
   int body[2];                /* body[1] may be static; -1: the world */
-  double gap;                 /* m, >= 0 apart */
-  double point[3];            /* world */
-  double normal[3];           /* world unit normal, from body[1] into body[0] */
-  double normal_impulse;      /* N s */
+  double gap;                 /* m, at the start of the step: contacts >= 0 apart, < 0
+                                 penetrating; tethers length - |p_0 - p_1| (>= 0 slack);
+                                 joint rows the row's position error */
+  double point[3];            /* world: contacts midway between the surfaces; tether and
+                                 joint rows the end on body[0] */
+  double normal[3];           /* world unit vector along which normal_impulse acts on
+                                 body[0]: contacts from body[1] into body[0]; tethers from
+                                 body[0]'s end toward body[1]'s (the rope pulls); joint
+                                 rows the row's axis (pins world x, y, z; rods p_0 - p_1) */
+  double normal_impulse;      /* N s (joint rows: either sign) */
   double friction_impulse[3]; /* world vector on body[0], N s */
   double slip_speed;          /* m/s, the cone's estimate of the sliding speed */
 } LsimContactInfo;
