@@ -1393,6 +1393,27 @@ static void test_tether_row_described(void **state) {
   lsim_sim_free(sim);
 }
 
+/* An exact-cone Siconos solver on a W whose diagonal is not positive (a sign error of the
+ * caller's): fc3d_nsgs failed an assert inside Siconos and abort() ended the process. The
+ * solve now fails with a status and a message, r finite and the process alive; a next
+ * solve on a good problem succeeds (the trap leaves nothing armed). */
+static void test_solve_fc_siconos_abort(void **state) {
+  (void)state;
+  const double Wbad[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1}, Wgood[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double q[3] = {-1, 0, 0}, mu[1] = {0.5};
+  double r[3] = {0, 0, 0};
+  char err[512] = "";
+  const int rc = lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, Wbad, q, mu, 0, r, NULL, NULL, err, sizeof err);
+  assert_true(rc < 0);
+  assert_non_null(strstr(err, "aborted inside Siconos"));
+  for (int k = 0; k < 3; ++k) assert_true(isfinite(r[k]));
+  /* W = I, q = (-1, 0, 0): r = (1, 0, 0) (sticking, u = 0), to Siconos' tolerance 1e-10 */
+  r[0] = r[1] = r[2] = 0.0;
+  assert_int_equal(lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, Wgood, q, mu, 0, r, NULL, NULL, err, sizeof err),
+                   LSIM_SOLVED);
+  assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1]) <= 1e-9 && fabs(r[2]) <= 1e-9);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1412,7 +1433,7 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
       cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),
-      cmocka_unit_test(test_tether_row_described),
+      cmocka_unit_test(test_tether_row_described), cmocka_unit_test(test_solve_fc_siconos_abort),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
