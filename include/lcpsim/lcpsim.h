@@ -171,7 +171,8 @@ typedef struct LsimFcReport {
  * on the relative natural-map residual; for polyhedral ones, the LCP solver's tolerance.
  * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
  * is untouched. report may be NULL. nc = 0 is solved at once; W, q, mu, r may then be
- * NULL. */
+ * NULL. Never aborts: a Siconos solver that fails an internal assertion (as most fc3d ones
+ * do on W = 0 or a W(i,i) <= 0) returns LSIM_SOLVER_FAILED, "aborted inside Siconos". */
 LSIM_API int lsim_solve_fc(const char *solver, int dim, int nc, const double *W,
                            const double *q, const double *mu, int ndir, double *r,
                            const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
