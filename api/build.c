@@ -90,6 +90,17 @@ int lsim_sim_set_gravity(LsimSim *sim, const double *g) {
   return 0;
 }
 
+/* An orientation key of another dimension (the 2-D angle outside 2-D, a 3-D quaternion
+ * outside 3-D) that would be ignored: its name, or NULL. The defaults (angle 0, quaternion
+ * (1, 0, 0, 0)) and an all-zero quaternion (a zeroed definition) are no key. */
+static const char *foreign_orientation(int dim, double angle, const double q[4]) {
+  if (dim != 2 && angle != 0.0) return "angle";
+  const int identity = q[0] == 1.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0;
+  const int zero = q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0;
+  if (dim != 3 && !identity && !zero) return "quaternion";
+  return NULL;
+}
+
 /* The quaternion q normalized into out, or NULL; else what is wrong with it (a value that
  * is not finite, or all zero). */
 static const char *unit_quat(const double q[4], double out[4]) {
@@ -143,6 +154,11 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
     if (dim == 2) b.inertia[8] = def->inertia[2];
     else b.inertia[0] = def->inertia[0], b.inertia[4] = def->inertia[1], b.inertia[8] = def->inertia[2];
   }
+  /* An orientation of another dimension: refused, not ignored (the body started unrotated). */
+  const char *foreign = foreign_orientation(dim, def->angle, def->quaternion);
+  if (foreign)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': %s applies to %s bodies only (this world is %d-D)",
+                         b.name, foreign, foreign[0] == 'a' ? "2-D" : "3-D", dim);
   if (!(def->restitution >= 0.0 && def->restitution <= 1.0))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': restitution must be in [0, 1], got %g", b.name,
                          def->restitution);
@@ -237,6 +253,10 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   if (!all_finite(def->position, 3) || !all_finite(def->half, 3) || !isfinite(def->radius) ||
       !isfinite(def->angle) || !(def->mu >= 0.0) || !isfinite(def->mu))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': a value is not finite (or mu < 0)", bn);
+  const char *foreign = foreign_orientation(m->dimension, def->angle, def->quaternion);
+  if (foreign)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': %s applies to %s shapes only (this world is %d-D)",
+                         bn, foreign, foreign[0] == 'a' ? "2-D" : "3-D", m->dimension);
   LsimShape s = lsim_default_shape();
   s.type = (LsimShapeType)def->type;
   s.body = body;

@@ -1414,6 +1414,54 @@ static void test_solve_fc_siconos_abort(void **state) {
   assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1]) <= 1e-9 && fabs(r[2]) <= 1e-9);
 }
 
+/* An orientation key of another dimension is refused by name, not ignored (as the 1-D keys
+ * are, and as the Python World does): a 3-D body or shape given an angle, a 2-D one given a
+ * quaternion, were accepted and started unrotated. The defaults (angle 0, quaternion
+ * (1, 0, 0, 0)) and an all-zero quaternion (a zeroed definition) are no key. */
+static void test_build_orientation_keys(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 3, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.angle = 0.5;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D bodies only"));
+  d = lsim_default_body_def();
+  assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+  LsimShapeDef s = lsim_default_shape_def();
+  s.angle = 0.5;
+  assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D shapes only"));
+  lsim_sim_free(sim);
+  for (int dim = 1; dim <= 2; ++dim) {
+    assert_int_equal(lsim_sim_create(&sim, dim, 0.01, err, sizeof err), 0);
+    d = lsim_default_body_def();
+    d.quaternion[0] = cos(0.25), d.quaternion[3] = sin(0.25);
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "quaternion applies to 3-D bodies only"));
+    if (dim == 1) {
+      d = lsim_default_body_def();
+      d.angle = 0.5;
+      assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D bodies only"));
+    }
+    d = lsim_default_body_def();
+    d.quaternion[0] = 0.0; /* zeroed: no key */
+    assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+    if (dim == 2) {
+      s = lsim_default_shape_def();
+      s.quaternion[0] = cos(0.25), s.quaternion[3] = sin(0.25);
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "quaternion applies to 3-D shapes only"));
+      s = lsim_default_shape_def();
+      s.angle = 0.5;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), 0);
+    }
+    lsim_sim_free(sim);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1434,6 +1482,7 @@ int main(void) {
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
       cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),
       cmocka_unit_test(test_tether_row_described), cmocka_unit_test(test_solve_fc_siconos_abort),
+      cmocka_unit_test(test_build_orientation_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

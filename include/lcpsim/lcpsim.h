@@ -240,9 +240,9 @@ typedef struct LsimBodyDef {
                              the center of mass in the body frame, kg m^2, > 0 (dynamic);
                              3-D: each at most the sum of the other two (any real body) */
   double position[3];     /* world position of the body's origin (its center of mass) */
-  double angle;           /* 2-D orientation about z, rad */
+  double angle;           /* 2-D orientation about z, rad (other worlds: must be 0) */
   double quaternion[4];   /* 3-D orientation (w, x, y, z), finite and not zero;
-                             normalized here */
+                             normalized here (other worlds: (1, 0, 0, 0) or all 0) */
   double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
                              the layout of v */
   double width;           /* 1-D dynamic or kinematic: segment width, m (0: a point);
@@ -268,8 +268,9 @@ typedef struct LsimShapeDef {
                              +z in 3-D), LSIM_SPHERE (a disk in 2-D), LSIM_BOX, LSIM_CAPSULE
                              (axis local x in 2-D, z in 3-D), LSIM_POINT */
   double position[3];     /* in the body frame */
-  double angle;           /* 2-D: rotation in the body frame, rad */
-  double quaternion[4];   /* 3-D: rotation in the body frame (w, x, y, z) */
+  double angle;           /* 2-D: rotation in the body frame, rad (3-D: must be 0) */
+  double quaternion[4];   /* 3-D: rotation in the body frame (w, x, y, z) (2-D: (1, 0, 0,
+                             0) or all 0) */
   double radius;          /* sphere, capsule */
   double half[3];         /* box half extents; capsule: half[0] = half length */
   double mu;              /* friction coefficient; a pair uses sqrt(mu_a mu_b) */
