@@ -3,6 +3,7 @@
  * without JSON. */
 #include "api/api.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,16 @@
 #include "contact/math3.h"
 
 #define STRETCH_TOL 1e-9 /* m: a tether may start this much beyond its length (as scenes) */
+
+/* A quantity that must be > 0 (divided by, or a size): a normal number, as the scene reader
+ * has it (scene/json.c): a subnormal mass (1e-320) has no finite inverse, and the first step
+ * diverged. NaN is not. */
+static int positive(double x) { return x >= DBL_MIN; }
+
+/* What to add to "must be > 0, got %g" for x: why a subnormal x is refused, else "". */
+static const char *subnormal_note(double x) {
+  return x > 0.0 && x < DBL_MIN ? " (at least 2.2250738585072014e-308, the smallest normal number)" : "";
+}
 
 LsimBodyDef lsim_default_body_def(void) {
   LsimBodyDef d;
@@ -43,8 +54,8 @@ int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t er
   *out = NULL;
   if (dimension < 1 || dimension > 3)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "dimension must be 1, 2 or 3, got %d", dimension);
-  if (!(h > 0.0) || !isfinite(h))
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "the time step must be > 0, got %g", h);
+  if (!positive(h) || !isfinite(h))
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "the time step must be > 0, got %g%s", h, subnormal_note(h));
   LsimSim *s = lsim_api_alloc();
   if (!s) return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
   s->model.dimension = dimension;
@@ -77,6 +88,17 @@ int lsim_sim_set_gravity(LsimSim *sim, const double *g) {
   memset(sim->model.gravity, 0, sizeof sim->model.gravity);
   memcpy(sim->model.gravity, g, (size_t)sim->model.dimension * sizeof *g);
   return 0;
+}
+
+/* An orientation key of another dimension (the 2-D angle outside 2-D, a 3-D quaternion
+ * outside 3-D) that would be ignored: its name, or NULL. The defaults (angle 0, quaternion
+ * (1, 0, 0, 0)) and an all-zero quaternion (a zeroed definition) are no key. */
+static const char *foreign_orientation(int dim, double angle, const double q[4]) {
+  if (dim != 2 && angle != 0.0) return "angle";
+  const int identity = q[0] == 1.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0;
+  const int zero = q[0] == 0.0 && q[1] == 0.0 && q[2] == 0.0 && q[3] == 0.0;
+  if (dim != 3 && !identity && !zero) return "quaternion";
+  return NULL;
 }
 
 /* The quaternion q normalized into out, or NULL; else what is wrong with it (a value that
@@ -114,14 +136,15 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
   b.type = (LsimBodyType)def->type;
   /* Mass and inertia: dynamic bodies only. */
   b.mass = def->type == LSIM_DYNAMIC ? def->mass : 0.0;
-  if (def->type == LSIM_DYNAMIC && !(def->mass > 0.0))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': mass must be > 0, got %g", b.name, def->mass);
+  if (def->type == LSIM_DYNAMIC && !positive(def->mass))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': mass must be > 0, got %g%s", b.name, def->mass,
+                         subnormal_note(def->mass));
   memset(b.inertia, 0, sizeof b.inertia);
   if (def->type == LSIM_DYNAMIC && dim > 1) {
     for (int k = dim == 2 ? 2 : 0; k < 3; ++k)
-      if (!(def->inertia[k] > 0.0))
-        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': inertia[%d] must be > 0, got %g", b.name, k,
-                             def->inertia[k]);
+      if (!positive(def->inertia[k]))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': inertia[%d] must be > 0, got %g%s", b.name, k,
+                             def->inertia[k], subnormal_note(def->inertia[k]));
     /* 3-D: moments a mass distribution can have (contact/world.h). */
     const int bad = dim == 3 ? lsim_inertia_triangle_violation(def->inertia) : 0;
     if (bad)
@@ -131,6 +154,11 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
     if (dim == 2) b.inertia[8] = def->inertia[2];
     else b.inertia[0] = def->inertia[0], b.inertia[4] = def->inertia[1], b.inertia[8] = def->inertia[2];
   }
+  /* An orientation of another dimension: refused, not ignored (the body started unrotated). */
+  const char *foreign = foreign_orientation(dim, def->angle, def->quaternion);
+  if (foreign)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': %s applies to %s bodies only (this world is %d-D)",
+                         b.name, foreign, foreign[0] == 'a' ? "2-D" : "3-D", dim);
   if (!(def->restitution >= 0.0 && def->restitution <= 1.0))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%s': restitution must be in [0, 1], got %g", b.name,
                          def->restitution);
@@ -225,6 +253,10 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   if (!all_finite(def->position, 3) || !all_finite(def->half, 3) || !isfinite(def->radius) ||
       !isfinite(def->angle) || !(def->mu >= 0.0) || !isfinite(def->mu))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': a value is not finite (or mu < 0)", bn);
+  const char *foreign = foreign_orientation(m->dimension, def->angle, def->quaternion);
+  if (foreign)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': %s applies to %s shapes only (this world is %d-D)",
+                         bn, foreign, foreign[0] == 'a' ? "2-D" : "3-D", m->dimension);
   LsimShape s = lsim_default_shape();
   s.type = (LsimShapeType)def->type;
   s.body = body;
@@ -236,18 +268,20 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   if (bad) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': %s", bn, bad);
   s.radius = def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE ? def->radius : 0.0;
   memset(s.half, 0, sizeof s.half);
-  if ((def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE) && !(def->radius > 0.0))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': radius must be > 0, got %g", bn, def->radius);
+  if ((def->type == LSIM_SPHERE || def->type == LSIM_CAPSULE) && !positive(def->radius))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': radius must be > 0, got %g%s", bn, def->radius,
+                         subnormal_note(def->radius));
   if (def->type == LSIM_CAPSULE) {
-    if (!(def->half[0] > 0.0))
-      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[0] (half length) must be > 0", bn);
+    if (!positive(def->half[0]))
+      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[0] (half length) must be > 0, got %g%s", bn,
+                           def->half[0], subnormal_note(def->half[0]));
     s.half[0] = def->half[0];
   }
   if (def->type == LSIM_BOX)
     for (int k = 0; k < m->dimension; ++k) {
-      if (!(def->half[k] > 0.0))
-        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[%d] must be > 0, got %g", bn, k,
-                             def->half[k]);
+      if (!positive(def->half[k]))
+        return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_shape on '%s': half[%d] must be > 0, got %g%s", bn, k,
+                             def->half[k], subnormal_note(def->half[k]));
       s.half[k] = def->half[k];
     }
   s.mu = def->mu;
@@ -284,8 +318,9 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': a point is not finite", name);
   if (tether && def->no_collide)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': no_collide applies to pins and rods, not tethers", name);
-  if (def->type != LSIM_PIN && !(def->length > 0.0 && isfinite(def->length)))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': length must be > 0, got %g", name, def->length);
+  if (def->type != LSIM_PIN && !(positive(def->length) && isfinite(def->length)))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': length must be > 0, got %g%s", name, def->length,
+                         subnormal_note(def->length));
   for (int j = 0; j < (tether ? m->ntethers : m->njoints); ++j)
     if (strcmp(tether ? m->tethers[j].name : m->joints[j].name, name) == 0)
       return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: the name '%s' is already used", name);
@@ -339,9 +374,9 @@ int lsim_sim_set_contact(LsimSim *sim, const LsimContactDef *def) {
   /* The ranges of a scene's "contact" object (scene/scene.c). */
   if (!(def->margin >= 0.0) || !isfinite(def->margin))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: margin must be finite and >= 0, got %g", def->margin);
-  if (!(def->max_correction_speed > 0.0))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: max_correction_speed must be > 0, got %g",
-                         def->max_correction_speed);
+  if (!positive(def->max_correction_speed))
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: max_correction_speed must be > 0, got %g%s",
+                         def->max_correction_speed, subnormal_note(def->max_correction_speed));
   if (!(def->overlap_tolerance >= 0.0) || !isfinite(def->overlap_tolerance))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_contact: overlap_tolerance must be finite and >= 0, got %g",
                          def->overlap_tolerance);

@@ -417,6 +417,7 @@ int lsim_sim_step(LsimSim *sim) {
 int lsim_sim_run(LsimSim *sim, int n) {
   lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
+  if (n < 0) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "run: the number of steps must be >= 0, got %d", n);
   for (int k = 0; k < n; ++k) {
     const int rc = lsim_sim_step(sim);
     /* A fixed sweep budget (tol 0) spent is the solver's normal end. */
@@ -429,7 +430,8 @@ int lsim_sim_run(LsimSim *sim, int n) {
 
 int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
   lsim_api_begin(sim);
-  if (!sim || !r) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!r) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "last_step: report is NULL");
   memset(r, 0, sizeof *r);
   if (!sim->have_last) return 0;
   r->status = sim->last.status;
@@ -469,7 +471,8 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
 
 int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
   lsim_api_begin(sim);
-  if (!sim || !cfg) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!cfg) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "solver_config: cfg is NULL");
   const LsimSolverSettings *s = &sim->model.solver;
   cfg->tol = s->tol;
   cfg->max_iter = s->max_iter;
@@ -535,7 +538,8 @@ static char *same_place(const char *path) {
 
 int lsim_sim_record(LsimSim *sim, const char *path) {
   lsim_api_begin(sim);
-  if (!sim || !path) return LSIM_INVALID_INPUT;
+  if (!sim) return LSIM_INVALID_INPUT;
+  if (!path) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the output path is NULL");
   if (!sim->started) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the simulation is not started");
   if (sim->record) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: a record is already open");
   if (!path[0]) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: the output path is empty");

@@ -259,13 +259,17 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
                  size_t errlen) {
   if (!inputs || ninputs < 1 || !solvers || !nrows)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: needs inputs, solvers and nrows");
+  for (int i = 0; i < ninputs; ++i)
+    if (!inputs[i]) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: inputs[%d] is NULL", i);
+  if (steps < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: steps must be >= 0 (0: the scene's), got %d", steps);
   LsimCompareConfig cfg = lsim_default_compare_config();
   cfg.inputs = inputs;
   cfg.ninputs = ninputs;
   cfg.solvers = solvers;
   cfg.output = output;
   cfg.independent = independent != 0;
-  cfg.steps = steps > 0 ? steps : 0;
+  cfg.steps = steps;
   LsimCompareResult res;
   char msg[1024] = "";
   /* The comparison's status as it is (a missing file: LSIM_IO_ERROR, an unknown solver:

@@ -29,6 +29,7 @@
  */
 #include "contact/contact.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -38,6 +39,17 @@
 #include "contact/math3.h"
 #include "lcp/lcp.h"
 #include "lcp/team.h"
+
+/* The pair's friction coefficient sqrt(mu_a mu_b), mu_a, mu_b >= 0 finite. The product is
+ * used as it is whenever it is a normal number (every ordinary pair: bit for bit as ever);
+ * when it would overflow (both mu above about 1e154: it was inf, and every step's LCP was
+ * refused as invalid input) or underflow (both below about 1e-154: it was 0, no friction),
+ * sqrt(mu_a) sqrt(mu_b) instead. */
+static double pair_mu(double a, double b) {
+  const double p = a * b;
+  if ((p >= DBL_MIN && isfinite(p)) || a == 0.0 || b == 0.0) return sqrt(p);
+  return sqrt(a) * sqrt(b);
+}
 
 void lsim_contacts_clear(LsimContactSet *set) {
   set->count = 0;
@@ -995,7 +1007,7 @@ static int sweep_pairs(const Sweep *w, int begin, int end, int *cand, const Poin
       const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, m->dimension,
                                          pair_margin, pts, LSIM_MAX_MANIFOLD);
       /* The pair's friction coefficient, once for all its points. */
-      const double mu = np > 0 ? sqrt(box[a].mu * box[b].mu) : 0.0;
+      const double mu = np > 0 ? pair_mu(box[a].mu, box[b].mu) : 0.0;
       for (int k = 0; k < np; ++k) {
         if (!sink->pend) {
           const int rc = add_point_contact(sink->set, m, box, &w->cone, sink->cache, a, b, mu,

@@ -306,13 +306,17 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   memset(u, 0, (size_t)p->n * sizeof(double));
   *setup = now() - t0;
   const int trapped = lsim_siconos_trapped(sic_solve, &c, &ret, s->msg, sizeof s->msg);
+  /* An abort inside the driver leaves its problem and options in an unknown state: they are
+     not freed (a leak, once) nor read. */
+  SolverOptions *opt_kept = c.opt;
+  if (trapped == -2) c.prob = NULL, c.opt = NULL;
   *wall = now() - t0;
-  *iters = c.opt->iparam[SICONOS_IPARAM_ITER_DONE];
+  *iters = trapped == -2 ? 0 : opt_kept->iparam[SICONOS_IPARAM_ITER_DONE];
   int status = trapped ? LSIM_SOLVER_FAILED : c.info == 0 ? LSIM_SOLVED : LSIM_SOLVER_FAILED;
   if (!trapped && c.info) snprintf(s->msg, sizeof s->msg, "siconos info %d", c.info);
   /* Siconos says info 1 both for a breakdown and for the iteration budget: the count
      tells them apart. */
-  if (!trapped && c.info && *iters >= c.opt->iparam[SICONOS_IPARAM_MAX_ITER])
+  if (!trapped && c.info && *iters >= opt_kept->iparam[SICONOS_IPARAM_MAX_ITER])
     status = LSIM_MAX_ITERATIONS;
   int finite = 1;
   for (int k = 0; k < p->n; ++k) finite = finite && isfinite(r[k]);

@@ -240,17 +240,54 @@ static void take_fault(FaultHook prev, char *dst, size_t len) {
   copy_message(dst, len, "siconos: ", t_fault_msg[0] ? t_fault_msg : "fatal error (no message)");
 }
 
+/* Serializes lsim_siconos_solve's capture and trapped call (process-wide state). */
+static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* abort() inside a driver call (a failed assert in Siconos): the handler jumps back to
+ * the call's frame on the calling thread, so the process survives and the solve fails. */
+static _Thread_local sigjmp_buf *abort_jump;
+static void on_abort(int sig) {
+  (void)sig;
+  if (abort_jump) siglongjmp(*abort_jump, 1);
+}
+
 int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen) {
   numerics_set_verbose(0);
   lsim_blas_one_thread();
+  /* One trapped call at a time in the process (the SIGABRT action is the process's), and
+     an abort() inside fn (a failed assert in Siconos: fc3d_nsgs on a W with a diagonal
+     entry <= 0) jumps back here instead of ending the process, as in call_trapped. */
+  pthread_mutex_lock(&g_call_lock);
   FaultHook prev = arm_hook();
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_abort;
+  sigemptyset(&sa.sa_mask);
+  sigjmp_buf jb;
+  sigaction(SIGABRT, &sa, &old);
+  if (sigsetjmp(jb, 1)) {
+    abort_jump = NULL;
+    sigaction(SIGABRT, &old, NULL);
+    SN_SETJMP_EXTERNAL_STOP;
+    external_fault_handler = prev;
+    pthread_mutex_unlock(&g_call_lock);
+    copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
+    return -2;
+  }
+  abort_jump = &jb;
   if (SN_SETJMP_EXTERNAL_START) {
+    abort_jump = NULL;
+    sigaction(SIGABRT, &old, NULL);
     take_fault(prev, err, errlen);
+    pthread_mutex_unlock(&g_call_lock);
     return -1;
   }
   *ret = fn(arg);
   SN_SETJMP_EXTERNAL_STOP;
+  abort_jump = NULL;
+  sigaction(SIGABRT, &old, NULL);
   external_fault_handler = prev;
+  pthread_mutex_unlock(&g_call_lock);
   return 0;
 }
 
@@ -535,16 +572,6 @@ static int iteration_count(const LsimSiconos *s, const LsimLcp *lcp, int info, i
   return (int)cases;
 }
 
-/* Serializes lsim_siconos_solve's capture and trapped call (process-wide state). */
-static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* abort() inside a driver call (a failed assert in Siconos): the handler jumps back to
- * the call's frame on the calling thread, so the process survives and the solve fails. */
-static _Thread_local sigjmp_buf *abort_jump;
-static void on_abort(int sig) {
-  (void)sig;
-  if (abort_jump) siglongjmp(*abort_jump, 1);
-}
 
 /* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error or an
  * abort was trapped (message in s->last_error). No local is modified between setjmp and

@@ -61,9 +61,11 @@ double lsim_siconos_capture_seconds(const LsimSiconos *s);
  * reference beside our own residual. w [n] is scratch. Returns -1 if it cannot say. */
 double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);
 
-/* Calls *ret = fn(arg) under Siconos' fatal-error trap (verbosity off, BLAS in one
- * thread), for other Siconos drivers (frictional contact, lcp/fc_solver.c). 0, or -1 when
- * a fatal error was trapped, its message in err (what Siconos allocated is lost). */
+/* Calls *ret = fn(arg) under Siconos' fatal-error and abort trap (verbosity off, BLAS in
+ * one thread; one such call at a time in the process), for other Siconos drivers
+ * (frictional contact, lcp/fc_solver.c). 0, or -1 when a fatal error was trapped, -2 when
+ * an abort() was (a failed assert inside Siconos: the structures fn worked on are in an
+ * unknown state, not to be freed), its message in err (what Siconos allocated is lost). */
 int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen);
 
 /* Frees a Siconos options tree whole (NULL does nothing): solver_options_delete (4.4)

@@ -717,6 +717,18 @@ static void test_compare_errors(void **state) {
                                 sizeof err), LSIM_INVALID_INPUT);
   assert_non_null(strstr(err, "independent mode needs a scene"));
   assert_null(strstr(err, "--"));
+  /* A NULL among the inputs is refused by its index (it reached stat(NULL): a segfault). */
+  const char *holes[] = {"data/two_blocks.json", NULL};
+  assert_int_equal(lsim_compare(holes, 2, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: inputs[1] is NULL"));
+  assert_int_equal(lsim_compare(holes + 1, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: inputs[0] is NULL"));
+  /* A negative step count is refused (it ran the scene's steps, as 0 does). */
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, -3, "/tmp/x_never.h5", rows, &n, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: steps must be >= 0 (0: the scene's), got -3"));
   assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
 }
 
@@ -1228,6 +1240,232 @@ static void test_written_quaternion(void **state) {
   lsim_sim_free(sim);
 }
 
+/* Arguments a caller gets wrong on a valid simulation: every refusal says what in
+ * lsim_sim_error (a NULL output or path returned LSIM_INVALID_INPUT with "" before), and a
+ * negative step count is refused (lsim_sim_run(sim, -3) returned 0, as if it had run). */
+static void test_bad_arguments_named(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_sim_record(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "record: the output path is NULL"));
+  assert_int_equal(lsim_sim_last_step(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "last_step: report is NULL"));
+  assert_int_equal(lsim_sim_solver_config(sim, NULL), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "solver_config: cfg is NULL"));
+  assert_int_equal(lsim_sim_run(sim, -3), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "run: the number of steps must be >= 0, got -3"));
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  /* n = 0 is no step and no error; the state is untouched */
+  assert_int_equal(lsim_sim_run(sim, 0), 0);
+  assert_string_equal(lsim_sim_error(sim), "");
+  assert_int_equal(lsim_sim_steps_done(sim), 0);
+  lsim_sim_free(sim);
+}
+
+/* Quantities that must be > 0 and are divided by (mass, inertia, time step) or are sizes
+ * (radius, half extents, lengths, the correction speed) must be normal numbers, as the scene
+ * reader has them: a subnormal mass (1e-320) was accepted by add_body and the first step
+ * diverged (x = -inf, LSIM_DIVERGED); each is now refused where it is given, naming it. */
+static void test_build_subnormal_refused(void **state) {
+  (void)state;
+  const double tiny = 1e-320; /* subnormal: > 0, below DBL_MIN */
+  LsimSim *sim;
+  char err[256] = "";
+  assert_int_equal(lsim_sim_create(&sim, 2, tiny, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "time step must be > 0"));
+  assert_non_null(strstr(err, "smallest normal number"));
+  for (int dim = 1; dim <= 3; ++dim) {
+    assert_int_equal(lsim_sim_create(&sim, dim, 0.01, err, sizeof err), 0);
+    LsimBodyDef d = lsim_default_body_def();
+    d.mass = tiny;
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "mass must be > 0"));
+    assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    if (dim > 1) {
+      d = lsim_default_body_def();
+      d.inertia[2] = tiny;
+      assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "inertia[2] must be > 0"));
+      assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    }
+    d = lsim_default_body_def();
+    assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+    if (dim > 1) {
+      LsimShapeDef s = lsim_default_shape_def();
+      s.radius = tiny;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "radius must be > 0"));
+      s = lsim_default_shape_def();
+      s.type = LSIM_BOX, s.half[0] = s.half[1] = s.half[2] = 0.5, s.half[1] = tiny;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "half[1] must be > 0"));
+      s.type = LSIM_CAPSULE, s.half[0] = tiny, s.half[1] = 0.0;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "half[0] (half length) must be > 0"));
+    }
+    LsimJointDef j;
+    memset(&j, 0, sizeof j);
+    j.type = LSIM_ROD, j.body[0] = 0, j.body[1] = -1, j.length = tiny;
+    assert_int_equal(lsim_sim_add_joint(sim, &j), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "length must be > 0"));
+    assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    LsimContactDef c = lsim_default_contact_def();
+    c.max_correction_speed = tiny;
+    assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "max_correction_speed must be > 0"));
+    /* The smallest normal number itself is a value like any other. */
+    d = lsim_default_body_def();
+    d.name = "light", d.mass = 2.2250738585072014e-308, d.position[0] = 5.0;
+    assert_int_equal(lsim_sim_add_body(sim, &d), 1);
+    lsim_sim_free(sim);
+  }
+}
+
+/* A pair's friction coefficient sqrt(mu_a mu_b) of two very large (finite, accepted) mu: the
+ * product overflowed to inf and every step failed, "the solver 'lemke' reported
+ * invalid_input" with no reason. A unit box (m = 1, I = 1) sliding at v0 = 2 m/s on a
+ * plane, both mu = 1e200 (the pair's 1e200): friction holds the leading bottom corner, and
+ * the box pivots about it. Angular momentum about the corner, r = cm - corner = (-1/2, 1/2),
+ * after the first step's gravity impulse m g h: omega = -(m v0 - m g h) / 2 / (I + m/2). */
+static void test_huge_friction_pair(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  const double g[2] = {0.0, -9.81};
+  assert_int_equal(lsim_sim_set_gravity(sim, g), 0);
+  LsimBodyDef gd = lsim_default_body_def();
+  gd.type = LSIM_STATIC;
+  assert_int_equal(lsim_sim_add_body(sim, &gd), 0);
+  LsimShapeDef pl = lsim_default_shape_def();
+  pl.type = LSIM_PLANE, pl.mu = 1e200;
+  assert_true(lsim_sim_add_shape(sim, 0, &pl) >= 0);
+  LsimBodyDef bd = lsim_default_body_def();
+  bd.position[1] = 0.5, bd.velocity[0] = 2.0;
+  assert_int_equal(lsim_sim_add_body(sim, &bd), 1);
+  LsimShapeDef bx = lsim_default_shape_def();
+  bx.type = LSIM_BOX, bx.half[0] = bx.half[1] = 0.5, bx.mu = 1e200;
+  assert_true(lsim_sim_add_shape(sim, 1, &bx) >= 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  assert_string_equal(lsim_sim_error(sim), "");
+  const double *v = lsim_sim_v(sim);
+  const double omega = -(2.0 - 9.81 * 0.01) / 2.0 / 1.5;
+  /* 1e-9: the solve's residual (1e-11 and below) times the LCP's scale */
+  assert_true(fabs(v[2] - omega) <= 1e-9);
+  /* the corner (cm + (1/2, -1/2)) at rest: v + omega x (1/2, -1/2) = v + omega (1/2, 1/2) = 0 */
+  assert_true(fabs(v[0] + 0.5 * v[2]) <= 1e-9 && fabs(v[1] + 0.5 * v[2]) <= 1e-9);
+  assert_int_equal(lsim_sim_step(sim), LSIM_SOLVED);
+  lsim_sim_free(sim);
+}
+
+/* A contact row of a tether as lcpsim.h describes it: a mass m = 3 hanging at rest on a
+ * taut tether of length 1 from the world point (0, 1): kind LSIM_CONTACT_TETHER, bodies
+ * (0, -1), gap = length - distance = 0, point = the end on the body (its origin), normal
+ * from the body's end toward the anchor (+y: the rope pulls up), impulse m g h exactly as
+ * the state stays at rest (the header had the contacts' "from body[1] into body[0]", which
+ * for a tether points down). */
+static void test_tether_row_described(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  const double g[2] = {0.0, -9.81};
+  assert_int_equal(lsim_sim_set_gravity(sim, g), 0);
+  LsimBodyDef bd = lsim_default_body_def();
+  bd.mass = 3.0;
+  assert_int_equal(lsim_sim_add_body(sim, &bd), 0);
+  LsimJointDef j;
+  memset(&j, 0, sizeof j);
+  j.type = LSIM_TETHER, j.body[0] = 0, j.body[1] = -1, j.point[1][1] = 1.0, j.length = 1.0;
+  assert_int_equal(lsim_sim_add_joint(sim, &j), 0);
+  assert_int_equal(lsim_sim_start(sim), 0);
+  assert_int_equal(lsim_sim_run(sim, 5), 0);
+  LsimContactInfo c[2];
+  assert_int_equal(lsim_sim_contacts(sim, c, 2), 1);
+  assert_int_equal(c[0].kind, LSIM_CONTACT_TETHER);
+  assert_int_equal(c[0].body[0], 0);
+  assert_int_equal(c[0].body[1], -1);
+  /* round-off of one step's products: 1e-12 */
+  assert_true(fabs(c[0].gap) <= 1e-12);
+  assert_true(fabs(c[0].point[0]) <= 1e-12 && fabs(c[0].point[1]) <= 1e-12);
+  assert_true(fabs(c[0].normal[0]) <= 1e-12 && fabs(c[0].normal[1] - 1.0) <= 1e-12);
+  assert_true(fabs(c[0].normal_impulse - 3.0 * 9.81 * 0.01) <= 1e-12);
+  assert_true(fabs(lsim_sim_q(sim)[1]) <= 1e-12 && fabs(lsim_sim_v(sim)[1]) <= 1e-12);
+  lsim_sim_free(sim);
+}
+
+/* An exact-cone Siconos solver on a W whose diagonal is not positive (a sign error of the
+ * caller's): fc3d_nsgs failed an assert inside Siconos and abort() ended the process. The
+ * solve now fails with a status and a message, r finite and the process alive; a next
+ * solve on a good problem succeeds (the trap leaves nothing armed). */
+static void test_solve_fc_siconos_abort(void **state) {
+  (void)state;
+  const double Wbad[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1}, Wgood[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double q[3] = {-1, 0, 0}, mu[1] = {0.5};
+  double r[3] = {0, 0, 0};
+  char err[512] = "";
+  const int rc = lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, Wbad, q, mu, 0, r, NULL, NULL, err, sizeof err);
+  assert_true(rc < 0);
+  assert_non_null(strstr(err, "aborted inside Siconos"));
+  for (int k = 0; k < 3; ++k) assert_true(isfinite(r[k]));
+  /* W = I, q = (-1, 0, 0): r = (1, 0, 0) (sticking, u = 0), to Siconos' tolerance 1e-10 */
+  r[0] = r[1] = r[2] = 0.0;
+  assert_int_equal(lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, Wgood, q, mu, 0, r, NULL, NULL, err, sizeof err),
+                   LSIM_SOLVED);
+  assert_true(fabs(r[0] - 1.0) <= 1e-9 && fabs(r[1]) <= 1e-9 && fabs(r[2]) <= 1e-9);
+}
+
+/* An orientation key of another dimension is refused by name, not ignored (as the 1-D keys
+ * are, and as the Python World does): a 3-D body or shape given an angle, a 2-D one given a
+ * quaternion, were accepted and started unrotated. The defaults (angle 0, quaternion
+ * (1, 0, 0, 0)) and an all-zero quaternion (a zeroed definition) are no key. */
+static void test_build_orientation_keys(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 3, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.angle = 0.5;
+  assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D bodies only"));
+  d = lsim_default_body_def();
+  assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+  LsimShapeDef s = lsim_default_shape_def();
+  s.angle = 0.5;
+  assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D shapes only"));
+  lsim_sim_free(sim);
+  for (int dim = 1; dim <= 2; ++dim) {
+    assert_int_equal(lsim_sim_create(&sim, dim, 0.01, err, sizeof err), 0);
+    d = lsim_default_body_def();
+    d.quaternion[0] = cos(0.25), d.quaternion[3] = sin(0.25);
+    assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "quaternion applies to 3-D bodies only"));
+    if (dim == 1) {
+      d = lsim_default_body_def();
+      d.angle = 0.5;
+      assert_int_equal(lsim_sim_add_body(sim, &d), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "angle applies to 2-D bodies only"));
+    }
+    d = lsim_default_body_def();
+    d.quaternion[0] = 0.0; /* zeroed: no key */
+    assert_int_equal(lsim_sim_add_body(sim, &d), 0);
+    if (dim == 2) {
+      s = lsim_default_shape_def();
+      s.quaternion[0] = cos(0.25), s.quaternion[3] = sin(0.25);
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), LSIM_INVALID_INPUT);
+      assert_non_null(strstr(lsim_sim_error(sim), "quaternion applies to 3-D shapes only"));
+      s = lsim_default_shape_def();
+      s.angle = 0.5;
+      assert_int_equal(lsim_sim_add_shape(sim, 0, &s), 0);
+    }
+    lsim_sim_free(sim);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
@@ -1245,7 +1483,10 @@ int main(void) {
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
       cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
-      cmocka_unit_test(test_build_overlap_1d),
+      cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
+      cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),
+      cmocka_unit_test(test_tether_row_described), cmocka_unit_test(test_solve_fc_siconos_abort),
+      cmocka_unit_test(test_build_orientation_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

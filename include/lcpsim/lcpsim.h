@@ -171,7 +171,8 @@ typedef struct LsimFcReport {
  * on the relative natural-map residual; for polyhedral ones, the LCP solver's tolerance.
  * Returns the status; on LSIM_INVALID_INPUT or LSIM_UNAVAILABLE err[errlen] says why and r
  * is untouched. report may be NULL. nc = 0 is solved at once; W, q, mu, r may then be
- * NULL. */
+ * NULL. Never aborts: a Siconos solver that fails an internal assertion (as most fc3d ones
+ * do on W = 0 or a W(i,i) <= 0) returns LSIM_SOLVER_FAILED, "aborted inside Siconos". */
 LSIM_API int lsim_solve_fc(const char *solver, int dim, int nc, const double *W,
                            const double *q, const double *mu, int ndir, double *r,
                            const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
@@ -217,7 +218,9 @@ LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 /* ---- building a world in code -----------------------------------------------------
  * lsim_sim_create makes an empty world; add bodies (with shapes in 2-D/3-D), tethers and
  * joints; lsim_sim_start checks it, sets the initial state from the definitions and makes
- * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. */
+ * the solver. Until then the stepping functions return LSIM_INVALID_INPUT. A quantity that
+ * must be > 0 (h, mass, inertia, radius, half extents, length, max_correction_speed) must
+ * also be at least DBL_MIN, a normal number, as in scenes: a subnormal one is refused. */
 
 /* An empty world of dimension 1, 2 or 3 with time step h > 0, no gravity, solver "lemke"
  * (lsim_sim_set_solver changes it once started); lsim_sim_scene_steps says 100. */
@@ -237,9 +240,9 @@ typedef struct LsimBodyDef {
                              the center of mass in the body frame, kg m^2, > 0 (dynamic);
                              3-D: each at most the sum of the other two (any real body) */
   double position[3];     /* world position of the body's origin (its center of mass) */
-  double angle;           /* 2-D orientation about z, rad */
+  double angle;           /* 2-D orientation about z, rad (other worlds: must be 0) */
   double quaternion[4];   /* 3-D orientation (w, x, y, z), finite and not zero;
-                             normalized here */
+                             normalized here (other worlds: (1, 0, 0, 0) or all 0) */
   double velocity[6];     /* initial v (dynamic) or the prescribed velocity (kinematic),
                              the layout of v */
   double width;           /* 1-D dynamic or kinematic: segment width, m (0: a point);
@@ -265,8 +268,9 @@ typedef struct LsimShapeDef {
                              +z in 3-D), LSIM_SPHERE (a disk in 2-D), LSIM_BOX, LSIM_CAPSULE
                              (axis local x in 2-D, z in 3-D), LSIM_POINT */
   double position[3];     /* in the body frame */
-  double angle;           /* 2-D: rotation in the body frame, rad */
-  double quaternion[4];   /* 3-D: rotation in the body frame (w, x, y, z) */
+  double angle;           /* 2-D: rotation in the body frame, rad (3-D: must be 0) */
+  double quaternion[4];   /* 3-D: rotation in the body frame (w, x, y, z) (2-D: (1, 0, 0,
+                             0) or all 0) */
   double radius;          /* sphere, capsule */
   double half[3];         /* box half extents; capsule: half[0] = half length */
   double mu;              /* friction coefficient; a pair uses sqrt(mu_a mu_b) */
@@ -408,9 +412,10 @@ LSIM_API void lsim_sim_set_controller(LsimSim *sim, LsimController fn, void *use
  * written. */
 LSIM_API int lsim_sim_step(LsimSim *sim);
 
-/* lsim_sim_step n times; stops at the first error (< 0) and returns it, else 0. A solver
- * run at a fixed budget (tol 0: "sweeps") ends its steps with LSIM_MAX_ITERATIONS by
- * design: that is no error here (as in the command). */
+/* lsim_sim_step n times (n >= 0; a negative n is refused, LSIM_INVALID_INPUT); stops at
+ * the first error (< 0) and returns it, else 0. A solver run at a fixed budget (tol 0:
+ * "sweeps") ends its steps with LSIM_MAX_ITERATIONS by design: that is no error here (as
+ * in the command). */
 LSIM_API int lsim_sim_run(LsimSim *sim, int n);
 
 /* What the last step did. */
@@ -426,7 +431,7 @@ typedef struct LsimStepReport {
   double wall_time;       /* s, the solver call */
 } LsimStepReport;
 /* Fills report with the last step's figures (all 0 before the first step). 0, or
- * LSIM_INVALID_INPUT when sim or report is NULL. */
+ * LSIM_INVALID_INPUT when sim or report is NULL (lsim_sim_error names report). */
 LSIM_API int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 
 /* ---- solvers of a simulation ----------------------------------------------------------- */
@@ -459,10 +464,16 @@ typedef struct LsimContactInfo {
   uint64_t id;
   int kind;                   /* LSIM_CONTACT_* */
   int body[2];                /* body[1] may be static; -1: the world */
-  double gap;                 /* m, >= 0 apart */
-  double point[3];            /* world */
-  double normal[3];           /* world unit normal, from body[1] into body[0] */
-  double normal_impulse;      /* N s */
+  double gap;                 /* m, at the start of the step: contacts >= 0 apart, < 0
+                                 penetrating; tethers length - |p_0 - p_1| (>= 0 slack);
+                                 joint rows the row's position error */
+  double point[3];            /* world: contacts midway between the surfaces; tether and
+                                 joint rows the end on body[0] */
+  double normal[3];           /* world unit vector along which normal_impulse acts on
+                                 body[0]: contacts from body[1] into body[0]; tethers from
+                                 body[0]'s end toward body[1]'s (the rope pulls); joint
+                                 rows the row's axis (pins world x, y, z; rods p_0 - p_1) */
+  double normal_impulse;      /* N s (joint rows: either sign) */
   double friction_impulse[3]; /* world vector on body[0], N s */
   double slip_speed;          /* m/s, the cone's estimate of the sliding speed */
 } LsimContactInfo;
@@ -556,13 +567,13 @@ typedef struct LsimCompareRow {
  * "Comparing solvers"): inputs is one scene or Siconos .dat files; solvers a list such as
  * "lemke,pgs[sweeps=20],siconos:enum"; independent 0 (shadow: every step's LCP of the
  * first solver's run handed to all) or 1 (each solver its own trajectory); steps > 0
- * overrides the scene's; output the HDF5 file (NULL: INPUT_compare.h5 in the current
+ * overrides the scene's (0: the scene's; < 0 refused); output the HDF5 file (NULL: INPUT_compare.h5 in the current
  * folder; written under output.<pid>.partial and renamed when complete). Fills
  * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series. 0, or < 0 with
  * err naming the argument or the file:
- *   LSIM_INVALID_INPUT  bad arguments (a malformed solver list, ...), a bad scene or
- *                       problem file, or an output that is one of the inputs (the same
- *                       file by any name: refused, the message naming both)
+ *   LSIM_INVALID_INPUT  bad arguments (a malformed solver list, a NULL input, ...), a
+ *                       bad scene or problem file, or an output that is one of the inputs
+ *                       (the same file by any name: refused, the message naming both)
  *   LSIM_UNAVAILABLE    a solver of the list is unknown or not built
  *   LSIM_IO_ERROR       an input that cannot be read (missing), or the output that cannot
  *                       be written

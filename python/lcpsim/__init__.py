@@ -23,7 +23,8 @@ is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree
 Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
 of the wrong size given to solve_lcp and solve_fc raise ValueError; arguments of the wrong
 kind raise TypeError (a body index that is not an integer, complex arrays, a float where a
-count goes), integer options beyond a C int ValueError: nothing is converted with a loss.
+count goes), integer options beyond a C int ValueError, and so a name, path or scene text
+with a NUL inside (C would read it cut short): nothing is converted with a loss.
 A solver name None is the library's default (lemke; nsgs for solve_fc). A step whose solver
 fails does not raise: step() returns the status (< 0), as the C API.
 
@@ -269,13 +270,29 @@ def _int(x, what, lo=-2 ** 31, hi=2 ** 31 - 1):
     return x
 
 
+def _c(b, what):
+    """bytes for a C string: one with a NUL inside is refused (ValueError, as Python's open()
+    does), since C would read it cut short there (a name "a\\0b" was the body "a", a path
+    "x.h5\\0y" wrote x.h5)."""
+    if b"\0" in b:
+        raise ValueError("%s: embedded null byte" % what)
+    return b
+
+
+def _path(path, what):
+    """A file name for the library (str, bytes or os.PathLike), checked by _c."""
+    return _c(os.fsencode(path), what)
+
+
 def _name(name, what):
     """A solver name for the library: None stays None (NULL: the library's default)."""
-    if name is None or isinstance(name, bytes):
+    if name is None:
         return name
+    if isinstance(name, bytes):
+        return _c(name, what)
     if not isinstance(name, str):
         raise TypeError("%s must be a str, got %r" % (what, name))
-    return name.encode()
+    return _c(name.encode(), what)
 
 
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
@@ -374,7 +391,7 @@ class Sim:
     def load(cls, path):
         """Loads a scene file; raises Error (file:line:column: path: message) if bad."""
         h, err = _P(), C.create_string_buffer(1024)
-        rc = _load(C.byref(h), os.fsencode(path), err, 1024)
+        rc = _load(C.byref(h), _path(path, "load: path"), err, 1024)
         if rc < 0:
             raise Error(rc, err.value.decode())
         return cls(h.value)
@@ -386,7 +403,8 @@ class Sim:
             raise TypeError("from_json: the scene text must be a str or bytes, got %s"
                             % type(text).__name__)
         h, err = _P(), C.create_string_buffer(1024)
-        rc = _load_json(C.byref(h), text.encode() if isinstance(text, str) else text,
+        text = _c(text.encode() if isinstance(text, str) else text, "from_json: text")
+        rc = _load_json(C.byref(h), text,
                         _name(name, "from_json: name"), err, 1024)
         if rc < 0:
             raise Error(rc, err.value.decode())
@@ -479,7 +497,7 @@ class Sim:
         """The index of the body called name; KeyError if there is none."""
         if not isinstance(name, str):
             raise TypeError("body_index: the name must be a str, got %r" % (name,))
-        i = _body_index(self._h, name.encode())
+        i = _body_index(self._h, _c(name.encode(), "body_index: name"))
         if i < 0:
             raise KeyError(name)
         return i
@@ -583,10 +601,13 @@ class Sim:
         return rc
 
     def run(self, n):
-        """n steps; raises Error at the first step that fails (solver failures included;
-        a fixed sweep budget spent, tol 0, is no failure). Ctrl-C (KeyboardInterrupt)
-        stops it within a few hundredths of a second, the steps taken kept."""
+        """n >= 0 steps (a negative n raises Error); raises Error at the first step that
+        fails (solver failures included; a fixed sweep budget spent, tol 0, is no
+        failure). Ctrl-C (KeyboardInterrupt) stops it within a few hundredths of a second,
+        the steps taken kept."""
         n = _int(n, "run: n")
+        if n < 0:  # the library's refusal and message (no loop below would reach it)
+            self._check(_run(self._h, n))
         if self._controller is None:
             # In chunks: Python handles signals only between calls into the library, so one
             # call of n steps kept Ctrl-C waiting for the whole run (20 s of pile_100).
@@ -645,7 +666,7 @@ class Sim:
         keeps the steps whose number is a multiple of it and the last (docs/output-format.md,
         "Record stride"). Raises Error (INVALID_INPUT) for the scene file the simulation was
         loaded from, or every < 1 (no record left open then)."""
-        self._check(_record(self._h, os.fsencode(path)))
+        self._check(_record(self._h, _path(path, "record: path")))
         if every != 1:
             rc = _record_every(self._h, int(every))
             if rc < 0:
@@ -663,7 +684,7 @@ class Sim:
         The model is not in it: forces and kinematic velocities set here, the controller and
         the solver are set again as they were. Raises Error (INVALID_INPUT for the scene
         file the simulation was loaded from, IO_ERROR when it cannot be written)."""
-        self._check(_save(self._h, os.fsencode(path)))
+        self._check(_save(self._h, _path(path, "save: path")))
 
     def restore(self, path):
         """Sets the state and the stepper's memory to a checkpoint's (Sim.save), or to the
@@ -673,7 +694,7 @@ class Sim:
         anything else raises Error (INVALID_INPUT, naming the first difference; IO_ERROR for
         a file that does not open) and leaves the Sim as it was. The views q and v stay
         valid and show the restored state."""
-        self._check(_restore(self._h, os.fsencode(path)))
+        self._check(_restore(self._h, _path(path, "restore: path")))
 
 
 _SHAPE_TYPES = {"plane": PLANE, "sphere": SPHERE, "disk": SPHERE, "box": BOX,
@@ -804,7 +825,7 @@ class World:
         if name is not None:
             if not isinstance(name, str):
                 raise TypeError("%s: the name must be a str, got %r" % (what, name))
-            d.name = name.encode()
+            d.name = _c(name.encode(), what)
         d.type = _kind(type, _BODY_TYPES, what)
         dim = self.dimension
         if mass is not None:
@@ -884,7 +905,7 @@ class World:
         if name is not None:
             if not isinstance(name, str):
                 raise TypeError("%s: the name must be a str, got %r" % (what, name))
-            d.name = name.encode()
+            d.name = _c(name.encode(), what)
         d.type = _kind(type, _JOINT_TYPES, what)
         d.body[0] = _int(body, what + ": body")
         d.body[1] = _int(other, what + ": other")
@@ -961,7 +982,7 @@ def solve_lcp_file(path, solver="lemke", **options):
     options["warm_start"] = False
     cfg, rep, err = _config(**options), _SolveReport(), C.create_string_buffer(1024)
     zp, n = _D(), C.c_int(0)
-    rc = _solve_file(_name(solver, "solve_lcp_file: solver"), os.fsencode(path), C.byref(cfg), C.byref(zp), C.byref(n),
+    rc = _solve_file(_name(solver, "solve_lcp_file: solver"), _path(path, "solve_lcp_file: path"), C.byref(cfg), C.byref(zp), C.byref(n),
                      C.byref(rep), err, 1024)
     if not zp:
         raise Error(rc, err.value.decode())
@@ -979,11 +1000,13 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     input untouched), UNAVAILABLE for an unknown solver, IO_ERROR for a missing input."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
-    arr = (C.c_char_p * len(inputs))(*[os.fsencode(p) for p in inputs])
+    arr = (C.c_char_p * len(inputs))(*[_path(p, "compare: input") for p in inputs])
     rows = (_CompareRow * 256)()
     nrows, err = C.c_int(256), C.create_string_buffer(1024)
-    rc = _compare(arr, len(inputs), solvers.encode(), int(bool(independent)), int(steps),
-                  None if output is None else os.fsencode(output), rows, C.byref(nrows), err,
+    solvers = _c(solvers.encode(), "compare: solvers")
+    output = None if output is None else _path(output, "compare: output")
+    rc = _compare(arr, len(inputs), solvers, int(bool(independent)), int(steps), output, rows,
+                  C.byref(nrows), err,
                   1024)
     if rc < 0:
         raise Error(rc, err.value.decode())

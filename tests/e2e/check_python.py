@@ -362,6 +362,27 @@ raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32
 raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
        ["ndir", "4.5"], "ndir 4.5")
 check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+# A negative step count is refused with the library's message, with or without a
+# controller (run(-3) returned 0, as if it had run); run(0) takes no step.
+done = sim.steps_done
+raises(lambda: sim.run(-3), lcpsim.Error, ["run", "must be >= 0", "-3"], "run(-3)")
+sim.controller = lambda s: False
+raises(lambda: sim.run(-3), lcpsim.Error, ["run", "must be >= 0", "-3"], "run(-3) with a controller")
+sim.controller = None
+check(sim.run(0) == 0 and sim.steps_done == done, "run(0): %d steps, %d before" % (sim.steps_done, done))
+# A string with a NUL inside is refused before the library, as Python's open() refuses it
+# (C read it cut short: a record to "x.h5\0y" wrote x.h5; a body "a\0b" was "a").
+nul_out = os.path.join(tempfile.mkdtemp(), "cut.h5")
+raises(lambda: sim.record(nul_out + "\0.more"), ValueError, ["record", "null byte"], "record path with NUL")
+check(not os.path.exists(nul_out), "a record path with NUL wrote %s" % nul_out)
+raises(lambda: sim.save(nul_out + "\0"), ValueError, ["save", "null byte"], "save path with NUL")
+raises(lambda: sim.set_solver("pgs\0x"), ValueError, ["null byte"], "solver name with NUL")
+raises(lambda: sim.body_index("box\0"), ValueError, ["null byte"], "body_index name with NUL")
+nul_w = lcpsim.World(2, 0.01)
+raises(lambda: nul_w.add_body("a\0b", mass=1, inertia=1), ValueError, ["add_body", "null byte"],
+       "body name with NUL")
+raises(lambda: lcpsim.Sim.from_json(FREE + "\0garbage"), ValueError, ["from_json", "null byte"],
+       "scene text with NUL")
 z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], None)
 check(rep["status"] == 0 and np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0), "solver None: %r" % z)
 r, rep = lcpsim.solve_fc(np.eye(3), [-1.0, 2, 0], [0.5], None, ndir=np.int32(0), tol=1e-12)

@@ -139,6 +139,8 @@ def bad_input():
     refused(lambda: lcpsim.World(2.0, 0.01), TypeError, "dimension")
     refused(lambda: lcpsim.World(2, -0.01), E)
     refused(lambda: w.add_body("m", mass=-1), E, "'m'", "mass must be > 0")
+    # a subnormal mass is refused as a scene's is (accepted before, the first step diverged)
+    refused(lambda: w.add_body("m", mass=1e-320), E, "'m'", "mass must be > 0", "smallest normal number")
     refused(lambda: w.add_body("p", position=[0, 0, 0]), E, "position", "needs 2 numbers, got 3")
     refused(lambda: w.add_body("v", velocity=[1, 0]), E, "velocity", "needs 3 numbers")
     refused(lambda: w.add_body("q", quaternion=[1, 0, 0, 0]), E, "quaternion",
