@@ -18,7 +18,10 @@
 
 /* What a run file says of itself. */
 typedef struct LsimResumeInfo {
-  int steps_done;          /* N: steps whose rows the file holds (/time has N + 1 rows) */
+  int steps_done;          /* N: steps whose rows the file holds (/time has N + 1 rows; a
+                              killed run's file: its last whole flush's, /flushed_rows) */
+  int steps_cut;           /* rows past those in /time, of a flush the kill cut short (not
+                              resumed from); 0 but in killed runs' files */
   int steps_asked;         /* /parameters/steps */
   int memory_step;         /* the step the stepper's memory is of (-1: none): of the two
                               slots /resume/slot0, /resume/slot1 the one of step steps_done, else the
