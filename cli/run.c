@@ -646,9 +646,13 @@ int lsim_cli_run(int argc, char **argv) {
     lsim_record_keep_memory(rec, stepper, &model, &state);
   lsim_step_memory_free(&mem);
   lsim_state_free(&init);
-  if (!exit_code && resume_path && !quiet)
+  if (!exit_code && resume_path && !quiet) {
     printf("%s: resuming %s (%s) after step %d of %d -> %s\n", scene_path, resume_path,
            rinfo.run_end, rinfo.steps_done, model.steps, path);
+    if (rinfo.steps_cut > 0)
+      printf("%s: (its last whole flush ends at step %d; %d rows past it, of a flush the kill cut "
+             "short, are left out)\n", scene_path, rinfo.steps_done, rinfo.steps_cut);
+  }
   /* Partial files of this output left by killed runs: a note (ours has a live pid). */
   if (!exit_code) lsim_cli_note_leftovers(path);
   /* Options given that the solver does not use: a note each. */

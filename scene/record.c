@@ -5,7 +5,9 @@
  * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS
  * (or when the contact rows pile up) and at close, so a long run makes one HDF5 write
  * per dataset per flush; each flush ends with H5Fflush, so a process killed between
- * flushes leaves a partial file that opens with what the last flush wrote.
+ * flushes leaves a partial file that opens with what the last flush wrote; one killed
+ * inside a flush leaves that flush's rows in pieces, and /flushed_rows (mark_flushed), set
+ * once a flush is in the file, says how many rows are whole.
  * Errors are sticky: after the first failure every call returns it, and close reports
  * it with its message and removes the partial file.
  */
@@ -119,6 +121,7 @@ struct LsimRecord {
   LsimStepMemory mem;
   hid_t res[2 * R_COUNT]; /* slot 0's, then slot 1's */
   int mem_slot;        /* the slot the next flush writes (0 or 1) */
+  hid_t flushed_rows;  /* /flushed_rows (mark_flushed), < 0 until made */
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
   /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
@@ -421,13 +424,13 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
  * process killed inside a flush, after some of its writes reached the file but before
  * HDF5's metadata did, leaves the file of the flush before, whose memory is in the slot
  * this flush did not touch (a slot overwritten in place would mix two steps' memories). */
-static void write_memory(LsimRecord *r) {
+static int write_memory(LsimRecord *r) {
   const int step = r->step0 + r->steps; /* the step of the last row */
-  if (!r->mem_stepper || r->status < 0 || r->mem_state->step != step) return;
+  if (!r->mem_stepper || r->status < 0 || r->mem_state->step != step) return 0;
   LsimStepMemory *m = &r->mem;
   if (lsim_stepper_memory_get(r->mem_stepper, r->mem_model, m)) {
     fail(r, LSIM_OUT_OF_MEMORY, "out of memory");
-    return;
+    return 0;
   }
   const hid_t I = H5T_NATIVE_INT, FI = H5T_STD_I32LE, D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE;
   const hid_t U = H5T_NATIVE_UINT64, FU = H5T_STD_U64LE;
@@ -459,6 +462,42 @@ static void write_memory(LsimRecord *r) {
     put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
   }
   r->mem_slot ^= 1;
+  /* The mark of whole flushes, made with the first slot (0: none yet; mark_flushed). */
+  if (r->status == 0 && r->flushed_rows < 0) {
+    const int64_t none = 0;
+    hid_t space = H5Screate(H5S_SCALAR), lcpl = make_lcpl();
+    if (space >= 0 && lcpl >= 0)
+      r->flushed_rows = H5Dcreate2(r->file, "/flushed_rows", H5T_STD_I64LE, space, lcpl,
+                                   H5P_DEFAULT, H5P_DEFAULT);
+    if (r->flushed_rows < 0 ||
+        H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &none) < 0)
+      fail_write(r, "/flushed_rows");
+    if (lcpl >= 0) H5Pclose(lcpl);
+    if (space >= 0) H5Sclose(space);
+  }
+  return r->status == 0;
+}
+
+/* /flushed_rows: the /time rows of the last flush that wrote the stepper's memory
+ * and reached the file whole. H5Fflush writes HDF5's dirty metadata in the order of its
+ * addresses, so a process killed inside it leaves some of it new and some old: a dataset's
+ * header with the extent of this flush and its chunk index without the chunk of the new
+ * rows (they read as 0), or /time extended and /solver/status not. This count is written
+ * after that H5Fflush returned and flushed on its own (one 8-byte write, in place), so the
+ * file's rows up to it are whole whenever the process dies; --resume continues from its
+ * last row (scene/resume.c). */
+static void mark_flushed(LsimRecord *r) {
+  const int64_t rows = (int64_t)r->s[S_TIME].written;
+  if (r->status < 0 || r->flushed_rows < 0) return;
+  if (H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &rows) < 0) {
+    fail_write(r, "/flushed_rows");
+    return;
+  }
+  if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0) {
+    char what[96];
+    snprintf(what, sizeof what, "cannot flush the file at step %d", r->steps);
+    fail(r, LSIM_IO_ERROR, what);
+  }
 }
 
 /* Flushes every series. 0 or < 0. */
@@ -466,7 +505,7 @@ static int flush_all(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k)
     if (series_flush(r, &r->s[k]) < 0) return r->status;
   r->steps_buffered = 0;
-  write_memory(r);
+  const int wrote_memory = write_memory(r);
   if (r->status < 0) return r->status;
   /* HDF5's cached metadata (dataset extents, chunk indexes) goes to the file too, so
      the file as of this flush is whole if the process dies before the next. */
@@ -477,6 +516,8 @@ static int flush_all(LsimRecord *r) {
     snprintf(what, sizeof what, "cannot flush the file at step %d", r->steps);
     return fail(r, LSIM_IO_ERROR, what);
   }
+  if (wrote_memory) mark_flushed(r);
+  if (r->status < 0) return r->status;
   return trim_cache(r);
 }
 
@@ -566,6 +607,7 @@ static void destroy(LsimRecord *r) {
   }
   for (int k = 0; k < 2 * R_COUNT; ++k)
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
+  if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
   lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
@@ -584,6 +626,8 @@ static void discard(LsimRecord *r) {
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
     r->res[k] = -1;
   }
+  if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
+  r->flushed_rows = -1;
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
   lsim_outfile_discard(&r->out);
@@ -762,6 +806,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     for (int k = 0; k < 2 * R_COUNT; ++k) r->res[k] = -1;
+    r->flushed_rows = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -1130,6 +1175,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     if (r->res[k] >= 0 && H5Dclose(r->res[k]) < 0) fail_write(r, "/resume");
     r->res[k] = -1;
   }
+  if (r->flushed_rows >= 0 && H5Dclose(r->flushed_rows) < 0) fail_write(r, "/flushed_rows");
+  r->flushed_rows = -1;
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
   /* Put in place: rename over a regular file (atomic), or write through to a device. */
@@ -1296,6 +1343,16 @@ static void copy_velocity_errors(LsimRecord *r, const LsimModel *model, hid_t sr
   free(st.q), free(st.v);
 }
 
+/* A killed run's file (no /summary) is taken up to its last whole flush, /flushed_rows
+ * rows (scene/resume.c): rows past it in an extent are a flush the kill cut short. */
+static void flushed_rows_cap(hid_t src, hsize_t *rows) {
+  int64_t whole = -1;
+  if (H5Lexists(src, "/summary", H5P_DEFAULT) <= 0 && H5Lexists(src, "/flushed_rows", H5P_DEFAULT) > 0 &&
+      H5LTread_dataset(src, "/flushed_rows", H5T_NATIVE_INT64, &whole) >= 0 && whole >= 1 &&
+      (hsize_t)whole < *rows)
+    *rows = (hsize_t)whole;
+}
+
 int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
                            const LsimModel *model, char *err, size_t errlen) {
   if (!r || r->status < 0 || r->steps != 0 || nsteps < 0) {
@@ -1334,8 +1391,9 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
   if (r->status == 0 && r->every > 1) {
     hsize_t rows = 0;
     int last = -1, found = 0;
-    if (H5LTget_dataset_info(src, "/step", &rows, NULL, NULL) < 0 || rows < 1 ||
-        H5Lexists(src, "/solver/failed_steps", H5P_DEFAULT) <= 0) {
+    if (H5LTget_dataset_info(src, "/step", &rows, NULL, NULL) < 0) rows = 0;
+    flushed_rows_cap(src, &rows);
+    if (rows < 1 || H5Lexists(src, "/solver/failed_steps", H5P_DEFAULT) <= 0) {
       fail(r, LSIM_IO_ERROR, "no /step or /solver/failed_steps in the run continued (record_every > 1)");
     } else if (read_rows(r, src, &r->s[S_STEP], "/step", rows - 1, 1, &last) == 0 && last != r->step0 + nsteps) {
       char what[160];

@@ -125,7 +125,9 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
  * memory (LsimStepMemory: warm start, sleeping) as of the last step recorded to /resume,
  * when state is that step's (the step of row 0, the state lsim_record_open was given,
  * plus the steps recorded; /resume/slotN/step says it): what lets the run continue to the
- * bit. The three are borrowed until lsim_record_close. */
+ * bit. After such a flush reached the file, /flushed_rows says how many /time rows it left
+ * whole (a process killed inside a later flush leaves those intact). The three are
+ * borrowed until lsim_record_close. */
 void lsim_record_keep_memory(LsimRecord *r, const LsimStepper *stepper, const LsimModel *model,
                              const LsimState *state);
 

@@ -178,15 +178,40 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
         kind ? "it has a /file_kind" : "no /time, /q, /v, /solver/status or /contacts/offset");
     goto done;
   }
-  if (dt[0] < 1 || dq[0] != dt[0] || dv[0] != dt[0] || ds[0] + 1 != dt[0] || doff[0] != dt[0] + 1) {
+  /* A killed run's file (no /summary) holds whole the rows of its last flush that reached
+     the file whole, /flushed_rows of them (scene/record.c mark_flushed); a flush
+     cut short may have left more rows in some datasets' extents, which are not taken. */
+  int64_t whole = -1;
+  if (!end && !read_scalar(f, "/flushed_rows", H5T_NATIVE_INT64, &whole)) {
+    if (whole < 1) {
+      say(err, errlen, 0, "%s: unfinished (no /summary), and killed before its first flush reached "
+          "the file whole (/flushed_rows is %lld): nothing in it can be continued; run the "
+          "scene again", run_path, (long long)whole);
+      goto done;
+    }
+    const hsize_t w = (hsize_t)whole;
+    if (w > (hsize_t)1 << 30 || dt[0] < w || dq[0] < w || dv[0] < w || ds[0] + 1 < w ||
+        doff[0] < w + 1) {
+      say(err, errlen, 0, "%s: its rows (/time %llu, /q %llu, /v %llu, /solver/status %llu, "
+          "/contacts/offset %llu) are fewer than its last whole flush left (/flushed_rows: "
+          "%lld states): a damaged file", run_path, (unsigned long long)dt[0],
+          (unsigned long long)dq[0], (unsigned long long)dv[0], (unsigned long long)ds[0],
+          (unsigned long long)doff[0], (long long)whole);
+      goto done;
+    }
+    info->steps_done = (int)(w - 1);
+    info->steps_cut = (int)(dt[0] - w);
+  } else if (dt[0] < 1 || dq[0] != dt[0] || dv[0] != dt[0] || ds[0] + 1 != dt[0] ||
+             doff[0] != dt[0] + 1) {
     say(err, errlen, 0, "%s: its rows disagree (/time %llu, /q %llu, /v %llu, /solver/status %llu, "
         "/contacts/offset %llu rows): not a whole run file", run_path, (unsigned long long)dt[0],
         (unsigned long long)dq[0], (unsigned long long)dv[0], (unsigned long long)ds[0],
         (unsigned long long)doff[0]);
     goto done;
+  } else {
+    info->steps_done = (int)(dt[0] - 1);
   }
-  info->rows = (int)(dt[0] - 1);
-  info->steps_done = info->rows;
+  info->rows = info->steps_done; /* the rows taken (a killed run's: its last whole flush's) */
   /* With a record stride the rows are the steps kept: /step says which (the last row is
      the run's last step). */
   info->record_every = 1;
@@ -199,8 +224,10 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
   if (info->record_every > 1) {
     hsize_t dst[3];
     int last = -1;
-    if (dims_of(f, "/step", dst, &rank) || rank != 1 || dst[0] != dt[0] ||
-        read_rows(f, "/step", H5T_NATIVE_INT, dt[0] - 1, 1, &last) || last < info->rows) {
+    const hsize_t used = (hsize_t)info->rows + 1;
+    if (dims_of(f, "/step", dst, &rank) || rank != 1 || dst[0] < used ||
+        (info->steps_cut == 0 && dst[0] != dt[0]) ||
+        read_rows(f, "/step", H5T_NATIVE_INT, used - 1, 1, &last) || last < info->rows) {
       say(err, errlen, 0, "%s: record_every %d but /step has not the %llu rows of /time, or "
           "its last is not a step: not a whole run file", run_path, info->record_every,
           (unsigned long long)dt[0]);

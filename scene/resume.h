@@ -18,9 +18,12 @@
 
 /* What a run file says of itself. */
 typedef struct LsimResumeInfo {
-  int steps_done;          /* N: the step of the file's last row (the steps run) */
-  int rows;                /* its rows after row 0 (/time has rows + 1): N, or fewer with a
-                              record stride */
+  int steps_done;          /* N: the step of the last row taken (the steps run; a killed
+                              run's file: of its last whole flush's row, /flushed_rows) */
+  int rows;                /* the rows taken after row 0: N, or fewer with a record stride
+                              (/time has rows + 1 + steps_cut) */
+  int steps_cut;           /* rows past those in /time, of a flush the kill cut short (not
+                              resumed from); 0 but in killed runs' files */
   int record_every;        /* /parameters/record_every (1 when the file has none) */
   int steps_asked;         /* /parameters/steps */
   int memory_step;         /* the step the stepper's memory is of (-1: none): of the two
