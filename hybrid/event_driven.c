@@ -11,8 +11,10 @@
  * solution (pivoted Cholesky with the rank cut at 1e-11 of the largest diagonal): where
  * persistent rows are redundant (a box flat on the ground has 4 rows in 2-D for 3
  * velocities) the split of the forces is smooth in the state, so roots on one row's force
- * can be located. With sliding rows, Gaussian elimination with partial pivoting after
- * adding 1e-12 max|diag| to the diagonal (a near least-norm split, to round-off / 1e-12).
+ * can be located. With sliding rows (A = J W G' not symmetric) the least-norm solution
+ * A^+ b, from the normal equations (A'A) lambda = A'b by the same pivoted Cholesky (rank
+ * cut at 1e-11 of A'A's largest diagonal: singular values of A below 3e-6 of its largest
+ * count as zero), equally smooth.
  *
  * Mode decisions at an event are the acceleration LCP's, except at the borderline the
  * event itself creates: a contact whose force root (cone root) ended the segment lifts
