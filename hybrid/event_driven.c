@@ -268,9 +268,32 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     LsimLemkeInfo info;
     memset(&info, 0, sizeof info);
     if (lsim_lemke_solve(ed->lemke, &lcp, &lo, NULL, z, &info) != LSIM_SOLVED) {
-      snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s)", n,
-               lsim_status_name(info.status));
-      rc = LSIM_BREAKDOWN;
+      /* Redundant contacts at rest (a stack's corners when its slide stops: q has equal
+         normal entries and exact zeros on every direction row) tie in nearly every ratio
+         test, and Lemke can break down or end on a ray among them. Then Charnes'
+         perturbation q_i + 1e-10 max|q| 2^-(i mod 16) separates the ties, and its z is
+         kept when it solves the unperturbed LCP within 1e-9 max|q|. */
+      const int status = info.status;
+      LsimLcp pert;
+      memset(&pert, 0, sizeof pert);
+      int ok = 0;
+      double *w = malloc((size_t)n * sizeof(double));
+      if (w && lsim_lcp_copy(&pert, &lcp) == 0) {
+        for (int i = 0; i < n; ++i) pert.q[i] += 1e-10 * qmax * ldexp(1.0, -(i % 16));
+        for (int i = 0; i < n; ++i) z[i] = 0.0;
+        if (lsim_lemke_solve(ed->lemke, &pert, &lo, NULL, z, &info) == LSIM_SOLVED) {
+          LsimResidual res;
+          lsim_lcp_residual(&lcp, z, w, &res);
+          ok = res.relative <= 1e-9;
+        }
+      }
+      lsim_lcp_free(&pert);
+      free(w);
+      if (!ok) {
+        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed: %s)",
+                 n, lsim_status_name(status), lsim_status_name(info.status));
+        rc = LSIM_BREAKDOWN;
+      }
     }
   }
   if (!rc) {
