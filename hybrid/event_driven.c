@@ -11,8 +11,10 @@
  * solution (pivoted Cholesky with the rank cut at 1e-11 of the largest diagonal): where
  * persistent rows are redundant (a box flat on the ground has 4 rows in 2-D for 3
  * velocities) the split of the forces is smooth in the state, so roots on one row's force
- * can be located. With sliding rows, Gaussian elimination with partial pivoting after
- * adding 1e-12 max|diag| to the diagonal (a near least-norm split, to round-off / 1e-12).
+ * can be located. With sliding rows (A = J W G' not symmetric) the least-norm solution
+ * A^+ b, from the normal equations (A'A) lambda = A'b by the same pivoted Cholesky (rank
+ * cut at 1e-11 of A'A's largest diagonal: singular values of A below 3e-6 of its largest
+ * count as zero), equally smooth.
  *
  * Mode decisions at an event are the acceleration LCP's, except at the borderline the
  * event itself creates: a contact whose force root (cone root) ended the segment lifts
@@ -266,9 +268,32 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     LsimLemkeInfo info;
     memset(&info, 0, sizeof info);
     if (lsim_lemke_solve(ed->lemke, &lcp, &lo, NULL, z, &info) != LSIM_SOLVED) {
-      snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s)", n,
-               lsim_status_name(info.status));
-      rc = LSIM_BREAKDOWN;
+      /* Redundant contacts at rest (a stack's corners when its slide stops: q has equal
+         normal entries and exact zeros on every direction row) tie in nearly every ratio
+         test, and Lemke can break down or end on a ray among them. Then Charnes'
+         perturbation q_i + 1e-10 max|q| 2^-(i mod 16) separates the ties, and its z is
+         kept when it solves the unperturbed LCP within 1e-9 max|q|. */
+      const int status = info.status;
+      LsimLcp pert;
+      memset(&pert, 0, sizeof pert);
+      int ok = 0;
+      double *w = malloc((size_t)n * sizeof(double));
+      if (w && lsim_lcp_copy(&pert, &lcp) == 0) {
+        for (int i = 0; i < n; ++i) pert.q[i] += 1e-10 * qmax * ldexp(1.0, -(i % 16));
+        for (int i = 0; i < n; ++i) z[i] = 0.0;
+        if (lsim_lemke_solve(ed->lemke, &pert, &lo, NULL, z, &info) == LSIM_SOLVED) {
+          LsimResidual res;
+          lsim_lcp_residual(&lcp, z, w, &res);
+          ok = res.relative <= 1e-9;
+        }
+      }
+      lsim_lcp_free(&pert);
+      free(w);
+      if (!ok) {
+        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed: %s)",
+                 n, lsim_status_name(status), lsim_status_name(info.status));
+        rc = LSIM_BREAKDOWN;
+      }
     }
   }
   if (!rc) {

@@ -126,9 +126,6 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx);
 int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
                      double *out);
 
-/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
-int lsim_ed_dense_solve(double *A, double *x, int n);
-
 /* x <- A^+ x, the least-norm solution of A x = b for a symmetric positive semi-definite A
  * (n x n, row-major, overwritten): Cholesky with diagonal pivoting stopped where the
  * remaining diagonal falls below 1e-11 of the largest (rank r), A = B B' with B = P' L

@@ -236,36 +236,6 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
   return 0;
 }
 
-/* Solves A x = b (n x n, row-major, overwritten) by elimination with partial pivoting. */
-int lsim_ed_dense_solve(double *A, double *x, int n) {
-  for (int k = 0; k < n; ++k) {
-    int p = k;
-    for (int i = k + 1; i < n; ++i)
-      if (fabs(A[i * n + k]) > fabs(A[p * n + k])) p = i;
-    if (A[p * n + k] == 0.0) return LSIM_BREAKDOWN;
-    if (p != k) {
-      for (int j = 0; j < n; ++j) {
-        const double t = A[k * n + j];
-        A[k * n + j] = A[p * n + j], A[p * n + j] = t;
-      }
-      const double t = x[k];
-      x[k] = x[p], x[p] = t;
-    }
-    for (int i = k + 1; i < n; ++i) {
-      const double f = A[i * n + k] / A[k * n + k];
-      if (f == 0.0) continue;
-      for (int j = k; j < n; ++j) A[i * n + j] -= f * A[k * n + j];
-      x[i] -= f * x[k];
-    }
-  }
-  for (int k = n - 1; k >= 0; --k) {
-    double s = x[k];
-    for (int j = k + 1; j < n; ++j) s -= A[k * n + j] * x[j];
-    x[k] = s / A[k * n + k];
-  }
-  return 0;
-}
-
 int lsim_ed_psd_solve(double *A, double *x, int n, double *work) {
   double *L = work, *M = work + (size_t)n * n, *y = M + (size_t)n * n;
   int *pm = (int *)(void *)(y + n); /* n ints in the last n doubles */
@@ -375,26 +345,42 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
      carries sliding friction. */
   int symmetric = 1;
   for (int r = 0; r < nr; ++r) symmetric &= ed->cand[ed->r_cand[r]].mode != SLIDE;
-  double dmax = 0.0;
   for (int c = 0; c < nr; ++c) {
     lsim_ed_apply_w(ed, &ed->st, ed->G + (size_t)c * nv, ed->w1);
     for (int r = 0; r < nr; ++r) ed->A[r * nr + c] = lsim_ed_dot(ed->J + (size_t)r * nv, ed->w1, nv);
-    dmax = fmax(dmax, fabs(ed->A[c * nr + c]));
   }
   for (int r = 0; r < nr; ++r) {
     const double *J = ed->J + (size_t)r * nv;
     const double jv = lsim_ed_dot(J, ed->st.v, nv);
     ed->b[r] = -(lsim_ed_dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
     if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
-    if (!symmetric) ed->A[r * nr + r] += 1e-12 * dmax;
   }
-  memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
   /* Redundant rows (a box's corners) share their forces by the least-norm split, which is
-     smooth in the state (the force and cone roots are located on it); with sliding rows a
-     regularized elimination (the split of redundant rows to round-off / 1e-12 only). */
-  if (symmetric && lsim_ed_grow((void **)&ed->work, &ed->work_cap, 2 * nr * nr + 2 * nr, sizeof(double)))
+     smooth in the state (the force and cone roots are located on it). With sliding rows A
+     is not symmetric: the least-norm solution A^+ b, from the normal equations
+     (A'A) lam = A'b by the same pivoted Cholesky. (An elimination of A + 1e-12 max|diag| I
+     split the redundant rows by round-off amplified 1e12 times: a box's corner forces
+     jumped by 1e-4 N between evaluations 1e-16 s apart, and a force root could not be
+     located.) */
+  if (lsim_ed_grow((void **)&ed->work, &ed->work_cap, 3 * nr * nr + 2 * nr, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
-  if (symmetric ? lsim_ed_psd_solve(ed->A, ed->lam, nr, ed->work) : lsim_ed_dense_solve(ed->A, ed->lam, nr)) {
+  if (symmetric) {
+    memcpy(ed->lam, ed->b, (size_t)nr * sizeof(double));
+  } else {
+    double *C = ed->work + 2 * (size_t)nr * nr + 2 * (size_t)nr; /* [nr nr] A'A */
+    for (int i = 0; i < nr; ++i) {
+      double s = 0.0;
+      for (int r = 0; r < nr; ++r) s += ed->A[r * nr + i] * ed->b[r];
+      ed->lam[i] = s;
+      for (int j = 0; j <= i; ++j) {
+        double m = 0.0;
+        for (int r = 0; r < nr; ++r) m += ed->A[r * nr + i] * ed->A[r * nr + j];
+        C[i * nr + j] = C[j * nr + i] = m;
+      }
+    }
+    memcpy(ed->A, C, (size_t)nr * nr * sizeof(double));
+  }
+  if (lsim_ed_psd_solve(ed->A, ed->lam, nr, ed->work)) {
     snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
     return LSIM_BREAKDOWN;
   }

@@ -1,8 +1,8 @@
 /* test_event_driven.c: the event-driven integrator (hybrid/event_driven.h) against closed
  * forms: a bouncing ball's impact times, a box sliding to rest, a rope snapping taut,
  * Tedrake's hollow ball, the chattering guard, samples at exact multiples of the record
- * period, the scope errors, and Newton's cradle with simultaneous and sequential
- * impacts. */
+ * period, the scope errors, Newton's cradle with simultaneous and sequential impacts,
+ * and a box sliding on a box on the ground. */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -823,6 +823,120 @@ static void test_spinning_pair(void **state) {
   run_free(&r);
 }
 
+/* Both boxes' samples of a stack (bodies 1 and 2: q 7 each, v 6 each). */
+typedef struct StackSamples {
+  int n, cap;
+  double t[128], q[128][2][7], v[128][2][6];
+} StackSamples;
+
+static int keep_stack(const LsimModel *m, const LsimState *st, const LsimContactSet *cs, void *user) {
+  (void)cs;
+  StackSamples *s = user;
+  if (s->n == s->cap) return -1;
+  s->t[s->n] = st->time;
+  for (int k = 0; k < 2; ++k) {
+    const LsimBody *b = &m->bodies[1 + k];
+    memcpy(s->q[s->n][k], st->q + b->q_offset, 7 * sizeof(double));
+    memcpy(s->v[s->n][k], st->v + b->v_offset, 6 * sizeof(double));
+  }
+  s->n++;
+  return 0;
+}
+
+/* A box sliding on a box on the ground (3-D; 1 kg each, the top one 0.5 m, the lower 1 m
+ * wide, boxes' mu 0.5, so the pair's mu1 = 0.5; the top one at v0 = (1, 0.5, 0), u = v0 /
+ * |v0|). Four coplanar corners per face make the persistent system redundant, and with the
+ * top's sliding rows it is not symmetric.
+ * Frictionless ground: the top decelerates at mu1 g along u, the lower one accelerates at
+ * mu1 m1 g / m2 = mu1 g, until they stick at t_s = |v0| / (2 mu1 g) = 0.11397 s and move on
+ * together at v0 / 2 (momentum).
+ * Ground mu 0.3 (pair mu_g = sqrt(0.3 0.5) = 0.387): the ground holds the lower box
+ * (mu_g (m1 + m2) g = 7.6 N > mu1 m1 g = 4.9 N), the top one stops at |v0| / (mu1 g) =
+ * 0.22794 s, |v0|^2 / (2 mu1 g) = 0.1274 m on. Before the persistent forces were split by
+ * least norm with sliding rows, this run stopped at t = 0.174 s ("the bracket ... shrank to
+ * the resolution of time": a ground corner's force jumped by 1e-4 N between evaluations
+ * 1e-16 s apart). Velocities and positions to 1e-9 (CVODE at rtol 1e-12 and the stick
+ * event located to 1e-10 s, where a velocity error of mu1 g 1e-10 = 5e-10 m/s arises;
+ * measured: velocities 1.9e-15 m/s, positions 2.2e-13 m, stick times 4.2e-16 s), no
+ * rotation, no sinking (1e-9; measured 2e-15).
+ * Ground mu 0.02 (mu_g = 0.1, 2 mu_g g = 1.96 N < 4.9 N), the top at (1, -0.3): the lower
+ * box slides too, at (mu1 - 2 mu_g) g, they stick at t_s = 0.13303 s, then slide together
+ * at mu_g g to rest at t_s + v_c / (mu_g g) = 0.53213 s. Before Charnes' perturbation of
+ * the acceleration LCP's ties, Lemke broke down there (48 variables: 8 corners at rest,
+ * q = -9.81 on the four ground normals, exact zeros on every direction row). To 1e-6:
+ * an error of 2e-7 m/s (and 4e-7 rad/s of spin) arises in the first 0.01 s, as the
+ * ground corners start to slide, and stays (measured 2.0e-7 m/s, 3.8e-8 m, the stick
+ * 1.2e-8 s and the stop 4.9e-8 s late). */
+static void test_stack_slide(void **state) {
+  (void)state;
+  /* Ground mu, the top's initial velocity, the tolerance on velocities and positions. */
+  const struct { double mu_ground, vx, vy, tol; } cases[] = {
+      {0.0, 1.0, 0.5, 1e-9}, {0.3, 1.0, 0.5, 1e-9}, {0.02, 1.0, -0.3, 1e-6}};
+  const double mu1 = 0.5;
+  for (int c = 0; c < 3; ++c) {
+    const double v0[2] = {cases[c].vx, cases[c].vy}, sp = hypot(v0[0], v0[1]);
+    const double u[2] = {v0[0] / sp, v0[1] / sp}, tol = cases[c].tol;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+             " \"gravity\": [0, 0, -9.81], \"integrator\": \"event_driven\","
+             " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": %g}]},"
+             "  {\"name\": \"low\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.5}]},"
+             "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [%g, %g, 0],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
+             cases[c].mu_ground, v0[0], v0[1]);
+    LsimModel m;
+    LsimState st;
+    LsimSceneError se;
+    assert_int_equal(lsim_scene_parse(json, "stack", &m, &st, &se), 0);
+    StackSamples *s = calloc(1, sizeof *s);
+    s->cap = 128;
+    LsimEventLog log = {0};
+    LsimEventOptions o = lsim_event_options_for_model(&m);
+    char err[256] = "";
+    if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, &log, err, sizeof err))
+      fail_msg("ground mu %g: %s", cases[c].mu_ground, err);
+    assert_int_equal(s->n, 100); /* t = 0.01 ... 1 */
+    assert_true(fabs(s->t[0] - 0.01) < 1e-15 && fabs(s->t[99] - 1.0) < 1e-15);
+    /* The ground's pair mu and its friction on the lower box: it holds the box while the
+       top's friction is within mu_g (m1 + m2) g, else it slides against it. */
+    const double mu_g = sqrt(cases[c].mu_ground * 0.5), fg = mu_g * 2.0 * G, f1 = mu1 * G;
+    const double a1 = f1, a2 = fg >= f1 ? 0.0 : f1 - fg; /* top's deceleration, low's acceleration */
+    const double ts = sp / (a1 + a2), vc = a2 * ts;       /* stick time, common speed */
+    const double te = vc == 0.0 ? ts : mu_g > 0.0 ? ts + vc / (mu_g * G) : 1e300; /* the stack stops */
+    int sticks = 0;
+    for (int i = 0; i < log.count; ++i)
+      if (log.events[i].kind == LSIM_EVENT_STICK && log.events[i].body[0] == 1 && log.events[i].body[1] == 2) {
+        ++sticks;
+        if (fabs(log.events[i].t - ts) > tol) fail_msg("stick at %.15g s, closed form %.15g", log.events[i].t, ts);
+      }
+    assert_true(sticks >= 1);
+    for (int i = 0; i < s->n; ++i) {
+      const double t = s->t[i], tc = fmin(t, ts), t2 = fmax(0.0, fmin(t, te) - ts);
+      /* Speeds along u, and the distances covered along u, of low (0) and top (1). */
+      const double w[2] = {t > ts ? vc - mu_g * G * t2 : a2 * tc, t > ts ? vc - mu_g * G * t2 : sp - a1 * tc};
+      const double x2 = vc * t2 - 0.5 * mu_g * G * t2 * t2;
+      const double x[2] = {0.5 * a2 * tc * tc + x2, sp * tc - 0.5 * a1 * tc * tc + x2};
+      for (int k = 0; k < 2; ++k) {
+        const double *q = s->q[i][k], *v = s->v[i][k];
+        for (int d = 0; d < 2; ++d) {
+          if (fabs(v[d] - w[k] * u[d]) > tol)
+            fail_msg("case %d, t = %g, body %d: v[%d] = %.12g, closed form %.12g", c, t, k, d, v[d], w[k] * u[d]);
+          if (fabs(q[d] - x[k] * u[d]) > tol)
+            fail_msg("case %d, t = %g, body %d: q[%d] = %.12g, closed form %.12g", c, t, k, d, q[d], x[k] * u[d]);
+        }
+        assert_true(fabs(q[2] - (k ? 1.25 : 0.5)) <= tol && fabs(v[2]) <= tol);
+        for (int d = 3; d < 6; ++d) assert_true(fabs(v[d]) <= tol && fabs(q[d + 1]) <= tol);
+      }
+    }
+    free(s);
+    lsim_event_log_free(&log);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -832,6 +946,7 @@ int main(void) {
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
       cmocka_unit_test(test_flat_landing), cmocka_unit_test(test_spinning_pair),
+      cmocka_unit_test(test_stack_slide),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
