@@ -118,7 +118,10 @@
  * f_i up to 1.7e-8 on those rows against 1e-10 max|q| = 9.8e-12 (Newton's best: 1.1e-10;
  * iterative refinement in long double on its active set: 4.4e-11). The acceptance test
  * (accept, and the terminal test) therefore also passes a z whose every row beyond
- * tol max|q| has f_i > tol max|q| and |min(z_i, w_i)| <= f_i; and when a final basis fails
+ * tol max|q| has f_i > tol max|q| and |min(z_i, w_i)| <= f_i, for rows whose terms dwarf q
+ * (|q_i| + sum_j |M_ij| |z_j| > LSIM_LEMKE_FLOOR_RATIO = 1e3 times max|q|; 1.7e7 there):
+ * elsewhere a tolerance below rounding (tol 1e-300 in tests/test_solvers.c, to make every
+ * solve fail) keeps its literal meaning; and when a final basis fails
  * the test after its refactorization while some failing row has f_i > tol max|q|, up to
  * LSIM_LEMKE_REFINE steps of iterative refinement x_B -= B^{-1} (B x_B - q) follow on the
  * same basis before the cleanups (the refactored basis of that problem, condition 5e7,
@@ -468,19 +471,20 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_lcp_residual(ws->lcp, z, w, res);
 }
 
-/* Rows beyond ftol within their rounding floor n eps (|q_i| + sum_j |M_ij| |z_j|) where that
- * floor exceeds ftol (ROUNDING FLOOR). */
+/* Rows beyond ftol within their rounding floor n eps t_i, t_i = |q_i| + sum_j |M_ij| |z_j|,
+ * where t_i > LSIM_LEMKE_FLOOR_RATIO max|q| and that floor exceeds ftol (ROUNDING FLOOR). */
 static int within_rounding(void *ctx, const double *z, const double *w, double ftol,
                            int *limited) {
   const LsimLemke *ws = ctx;
   const LsimLcp *lcp = ws->lcp;
   const int n = lcp->n;
+  const double tmin = LSIM_LEMKE_FLOOR_RATIO * lsim_lcp_scale(lcp);
   for (int i = 0; i < n; ++i) {
     const double r = fabs(fmin(z[i], w[i]));
     if (r <= ftol) continue;
     double t = fabs(lcp->q[i]);
     for (int j = 0; j < n; ++j) t += fabs(lcp->M[i + (size_t)j * n] * z[j]);
-    const double floor_i = n * DBL_EPSILON * t;
+    const double floor_i = t > tmin ? n * DBL_EPSILON * t : 0.0;
     if (floor_i > ftol) *limited = 1;
     if (!(floor_i > ftol && r <= floor_i)) return 0;
   }

@@ -492,15 +492,18 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
-/* Rows beyond ftol within their rounding floor (n + m) eps (|q| + |J| |B| |z| + |C| |z|)_i,
- * the rounding bound of the computed w_i, where it exceeds ftol (ROUNDING FLOOR in
- * lemke.c). ws->u gets |B| |z|. */
+/* Rows beyond ftol within their rounding floor (n + m) eps t_i, t_i = (|q| + |J| |B| |z| +
+ * |C| |z|)_i, the rounding bound of the computed w_i, where t_i > LSIM_LEMKE_FLOOR_RATIO
+ * max|q| and the floor exceeds ftol (ROUNDING FLOOR in lemke.c). ws->u gets |B| |z|. */
 static int within_rounding(void *ctx, const double *z, const double *w, double ftol,
                            int *limited) {
   LsimLemkeSparse *ws = ctx;
   const LsimFactoredLcp *f = ws->f;
   const int n = f->n, m = f->m;
   const double k = (double)(n + m) * DBL_EPSILON;
+  double qmax = 0.0;
+  for (int i = 0; i < n; ++i) qmax = fmax(qmax, fabs(f->q[i]));
+  const double tmin = LSIM_LEMKE_FLOOR_RATIO * (qmax > 0.0 ? qmax : 1.0);
   memset(ws->u, 0, (size_t)m * sizeof(double));
   for (int j = 0; j < n; ++j)
     for (int kb = f->B_ptr[j]; kb < f->B_ptr[j + 1]; ++kb)
@@ -512,7 +515,7 @@ static int within_rounding(void *ctx, const double *z, const double *w, double f
     for (int kj = f->J_ptr[i]; kj < f->J_ptr[i + 1]; ++kj) t += fabs(f->J_val[kj]) * ws->u[f->J_idx[kj]];
     if (f->C_ptr)
       for (int kc = f->C_ptr[i]; kc < f->C_ptr[i + 1]; ++kc) t += fabs(f->C_val[kc] * z[f->C_idx[kc]]);
-    const double floor_i = k * t;
+    const double floor_i = t > tmin ? k * t : 0.0;
     if (floor_i > ftol) *limited = 1;
     if (!(floor_i > ftol && r <= floor_i)) return 0;
   }
