@@ -642,6 +642,46 @@ static void test_record_onto_scene(void **state) {
   remove_dir(dir);
 }
 
+/* Two simulations of one process recording to one path: the second record is refused
+ * (LSIM_INVALID_INPUT, the message naming the path and the other simulation), under any
+ * name of the path (here through "/./"), since its close would replace the first's file;
+ * a checkpoint onto another simulation's open record is refused likewise. The path is free
+ * again once the first record closes (its file whole, no partial file left). */
+static void test_record_path_shared(void **state) {
+  (void)state;
+  char dir[64], path[128], alias[128];
+  scratch_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/same.h5", dir);
+  snprintf(alias, sizeof alias, "%s/./same.h5", dir);
+  LsimSim *a, *b;
+  assert_int_equal(lsim_sim_load(&a, "data/two_blocks.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_load(&b, "data/two_blocks.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(a, path), 0);
+  assert_int_equal(lsim_sim_record(b, alias), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(b), alias));
+  assert_non_null(strstr(lsim_sim_error(b), "another simulation in this process is recording to it"));
+  assert_int_equal(lsim_sim_save(b, path), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(b), path));
+  assert_non_null(strstr(lsim_sim_error(b), "another simulation in this process is recording to it"));
+  /* b has no record open: its steps go nowhere, a's 5 steps to the file. */
+  assert_int_equal(lsim_sim_record_close(b, 1), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_run(a, 5), 0);
+  assert_int_equal(lsim_sim_run(b, 7), 0);
+  assert_int_equal(lsim_sim_record_close(a, 1), 0);
+  assert_int_equal(access(path, F_OK), 0);
+  assert_int_equal(count_entries(dir), 1); /* same.h5, no partial file */
+  /* Closed: the path is free for b, and a's checkpoint onto b's open record is refused. */
+  assert_int_equal(lsim_sim_record(b, path), 0);
+  assert_int_equal(lsim_sim_save(a, alias), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(lsim_sim_error(a), "another simulation in this process is recording to it"));
+  /* Freeing b closes its record and frees the path. */
+  lsim_sim_free(b);
+  assert_int_equal(lsim_sim_record(a, path), 0);
+  assert_int_equal(lsim_sim_record_close(a, 0), 0);
+  lsim_sim_free(a);
+  remove_dir(dir);
+}
+
 /* A comparison whose output is one of its inputs (a scene, a .dat file; by its name or
  * through a link) is refused before anything is read or written: LSIM_INVALID_INPUT, the
  * message naming the argument "output" (no command flag) and both paths, the input
@@ -1470,7 +1510,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),

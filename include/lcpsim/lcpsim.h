@@ -492,6 +492,9 @@ LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap
  * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
  * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
  * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written.
+ * So is a path (by any name of its folder) another simulation of this process records to
+ * until that record closes, since the later close would replace the other's file: the
+ * message names the path and says another simulation in this process is recording to it.
  * A record holds no stepper memory (lsim_sim_restore refuses it): checkpoints to continue
  * from are lsim_sim_save's. */
 LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
@@ -526,7 +529,8 @@ LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
  * Needs a started simulation; the state and the simulation are unchanged. 0, or < 0 with
  * lsim_sim_error: LSIM_INVALID_INPUT (not started, a state with an entry that is not
  * finite, path NULL or empty, the scene file the simulation was loaded from, or the path of
- * its open record, which would replace it at its close: refused, nothing written),
+ * its open record or of another simulation's in this process, which would replace it at
+ * its close: refused, nothing written),
  * LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
 LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
 
