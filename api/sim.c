@@ -186,8 +186,9 @@ void lsim_sim_free(LsimSim *sim) {
 
 const char *lsim_sim_error(const LsimSim *sim) { return sim ? sim->error : "sim is NULL"; }
 
-/* The error slot of a simulation reached through a const handle. The message is no part of
- * the model or the state (lcpsim.h: valid until the next call that fails), and every
+/* The error slot of a simulation reached through a const handle, written by a read-only
+ * query that fails (one that succeeds leaves the message alone: lcpsim.h, lsim_sim_error).
+ * The message is no part of the model or the state, and every
  * simulation is allocated writable (lsim_api_alloc), so the cast is defined. */
 static LsimSim *error_slot(const LsimSim *sim) { return (LsimSim *)sim; }
 
@@ -219,7 +220,6 @@ double *lsim_sim_q(LsimSim *sim) { return sim ? sim->state.q : NULL; }
 double *lsim_sim_v(LsimSim *sim) { return sim ? sim->state.v : NULL; }
 
 int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body", i);
   if (!info) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body: info is NULL");
@@ -233,7 +233,6 @@ int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
 }
 
 int lsim_sim_body_index(const LsimSim *sim, const char *name) {
-  lsim_api_begin(sim);
   if (!sim || !name) return -1;
   for (int i = 0; i < sim->model.nbodies; ++i)
     if (strcmp(sim->model.bodies[i].name, name) == 0) return i;
@@ -249,7 +248,6 @@ double lsim_sim_potential_energy(const LsimSim *sim) {
 }
 
 int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: the simulation is not started");
@@ -319,7 +317,6 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v) {
 }
 
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (body < 0 || body >= sim->model.nbodies) return lsim_api_no_body(sim, "get_force", body);
   if (!f) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "get_force: f is NULL");
@@ -430,7 +427,6 @@ int lsim_sim_run(LsimSim *sim, int n) {
 }
 
 int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!r) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "last_step: report is NULL");
   memset(r, 0, sizeof *r);
@@ -471,7 +467,6 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
 }
 
 int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!cfg) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "solver_config: cfg is NULL");
   const LsimSolverSettings *s = &sim->model.solver;
@@ -497,7 +492,6 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 }
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
-  lsim_api_begin(sim);
   const int n = lsim_sim_contact_count(sim);
   /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
   if (n == 0 || !out || cap <= 0) return 0;

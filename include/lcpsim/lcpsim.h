@@ -18,11 +18,15 @@
  *  - Status codes: 0 success, < 0 error, > 0 warning (the LSIM_* values below; the text of
  *    a code is lsim_status_name). A step whose solver fails returns that solver's status
  *    and still advances the state with the solver's last finite iterate.
- *  - Errors never print and never exit: the message of a simulation's last call that
- *    returns a status is lsim_sim_error(sim), "" when that call succeeded (each such call
- *    clears it first, as CHOLMOD's Common->status is reset by every routine; the
- *    functions that return a plain value, lsim_sim_time and the like, leave it alone);
- *    functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *  - Errors never print and never exit. lsim_sim_error(sim) is the message of the last
+ *    call on sim that returned a status and either failed or acted on sim: a call that
+ *    takes a writable LsimSim * (a step, a run, a setter, a record) clears it first, so
+ *    it reads "" after such a call succeeds; a read-only query, one that takes a const
+ *    LsimSim * (lsim_sim_contacts, lsim_sim_last_step, lsim_sim_body and the like), writes
+ *    it only when the query itself fails and otherwise leaves it alone, so that a failed
+ *    step's message survives the queries that inspect the step (step, contacts, error);
+ *    the functions that return a plain value, lsim_sim_time and the like, leave it alone.
+ *    Functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
