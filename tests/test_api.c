@@ -691,6 +691,41 @@ static void test_record_path_shared(void **state) {
   remove_dir(dir);
 }
 
+/* A Siconos frictional contact solver prints nothing to the process's stdout or stderr:
+ * fc3d_tfp on W = diag(-1, 1, 1) prints a "[Numerics][warning]" line per iteration and
+ * fc3d_nsgs on it fails an assertion (glibc prints it before the abort the library
+ * traps); both go to the capture the LCP adapter uses. fds 1 and 2 are pointed at a file
+ * around the calls, which must stay empty; the statuses are those the solvers report. */
+static void test_fc_siconos_quiet(void **state) {
+  (void)state;
+  char path[] = "/tmp/lsim_test_api_fc_out_XXXXXX";
+  const int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  unlink(path);
+  fflush(stdout);
+  fflush(stderr);
+  const int saved1 = dup(1), saved2 = dup(2);
+  assert_true(saved1 >= 0 && saved2 >= 0);
+  assert_true(dup2(fd, 1) >= 0 && dup2(fd, 2) >= 0);
+  const double W[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double q[3] = {-1, 0.3, 0}, mu[1] = {0.5};
+  double r[3] = {0, 0, 0};
+  char err[300] = "";
+  const int tfp = lsim_solve_fc("siconos:fc3d_tfp", 3, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err);
+  double r2[3] = {0, 0, 0};
+  const int nsgs = lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, W, q, mu, 0, r2, NULL, NULL, err, sizeof err);
+  fflush(stdout);
+  fflush(stderr);
+  dup2(saved1, 1), dup2(saved2, 2);
+  close(saved1), close(saved2);
+  const off_t printed = lseek(fd, 0, SEEK_END);
+  close(fd);
+  assert_int_equal(tfp, LSIM_MAX_ITERATIONS);
+  assert_int_equal(nsgs, LSIM_SOLVER_FAILED);
+  assert_non_null(strstr(err, "aborted inside Siconos"));
+  assert_int_equal(printed, 0);
+}
+
 /* A comparison whose output is one of its inputs (a scene, a .dat file; by its name or
  * through a link) is refused before anything is read or written: LSIM_INVALID_INPUT, the
  * message naming the argument "output" (no command flag) and both paths, the input
@@ -1530,7 +1565,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
