@@ -43,7 +43,9 @@ struct LsimSim {
 };
 
 /* Clears sim->error (sim may be NULL): every function of lcpsim.h that returns a status
- * calls it first, so the message describes the last such call ("" when it succeeded). */
+ * and takes a writable LsimSim * calls it first, so the message describes the last such
+ * call ("" when it succeeded); the read-only queries (const LsimSim *) do not, and write
+ * the message only when they fail (lcpsim.h, lsim_sim_error). */
 void lsim_api_begin(const LsimSim *sim);
 
 /* Sets sim->error from fmt and returns status. */

@@ -8,6 +8,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,8 +186,9 @@ void lsim_sim_free(LsimSim *sim) {
 
 const char *lsim_sim_error(const LsimSim *sim) { return sim ? sim->error : "sim is NULL"; }
 
-/* The error slot of a simulation reached through a const handle. The message is no part of
- * the model or the state (lcpsim.h: valid until the next call that fails), and every
+/* The error slot of a simulation reached through a const handle, written by a read-only
+ * query that fails (one that succeeds leaves the message alone: lcpsim.h, lsim_sim_error).
+ * The message is no part of the model or the state, and every
  * simulation is allocated writable (lsim_api_alloc), so the cast is defined. */
 static LsimSim *error_slot(const LsimSim *sim) { return (LsimSim *)sim; }
 
@@ -218,7 +220,6 @@ double *lsim_sim_q(LsimSim *sim) { return sim ? sim->state.q : NULL; }
 double *lsim_sim_v(LsimSim *sim) { return sim ? sim->state.v : NULL; }
 
 int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body", i);
   if (!info) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body: info is NULL");
@@ -232,7 +233,6 @@ int lsim_sim_body(const LsimSim *sim, int i, LsimBodyInfo *info) {
 }
 
 int lsim_sim_body_index(const LsimSim *sim, const char *name) {
-  lsim_api_begin(sim);
   if (!sim || !name) return -1;
   for (int i = 0; i < sim->model.nbodies; ++i)
     if (strcmp(sim->model.bodies[i].name, name) == 0) return i;
@@ -248,7 +248,6 @@ double lsim_sim_potential_energy(const LsimSim *sim) {
 }
 
 int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!sim->started)
     return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: the simulation is not started");
@@ -318,7 +317,6 @@ int lsim_sim_set_kinematic_velocity(LsimSim *sim, int body, const double *v) {
 }
 
 int lsim_sim_get_force(const LsimSim *sim, int body, double *f) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (body < 0 || body >= sim->model.nbodies) return lsim_api_no_body(sim, "get_force", body);
   if (!f) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "get_force: f is NULL");
@@ -429,7 +427,6 @@ int lsim_sim_run(LsimSim *sim, int n) {
 }
 
 int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *r) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!r) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "last_step: report is NULL");
   memset(r, 0, sizeof *r);
@@ -470,7 +467,6 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
 }
 
 int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
-  lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
   if (!cfg) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "solver_config: cfg is NULL");
   const LsimSolverSettings *s = &sim->model.solver;
@@ -496,7 +492,6 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 }
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
-  lsim_api_begin(sim);
   const int n = lsim_sim_contact_count(sim);
   /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
   if (n == 0 || !out || cap <= 0) return 0;
@@ -536,6 +531,55 @@ static char *same_place(const char *path) {
   return out;
 }
 
+/* The records open in this process, by same_place path: a second simulation recording to
+ * one of them, or saving a checkpoint onto it, would have its file replaced by the first's
+ * close (or replace it). A list under a mutex: simulations may live in several threads. */
+typedef struct LsimOpenRecord {
+  const LsimSim *owner;
+  const char *path; /* owner->record_path */
+  struct LsimOpenRecord *next;
+} LsimOpenRecord;
+static LsimOpenRecord *open_records;
+static pthread_mutex_t open_records_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Whether a simulation other than sim records to the place here (same_place). */
+static int held_by_other(const LsimSim *sim, const char *here) {
+  int held = 0;
+  pthread_mutex_lock(&open_records_lock);
+  for (const LsimOpenRecord *r = open_records; r && !held; r = r->next)
+    held = r->owner != sim && !strcmp(r->path, here);
+  pthread_mutex_unlock(&open_records_lock);
+  return held;
+}
+
+/* Registers sim's record at here unless another simulation holds it: 0, 1 (held) or
+ * LSIM_OUT_OF_MEMORY. The check and the insertion are one critical section. */
+static int claim_record_path(const LsimSim *sim, const char *here) {
+  LsimOpenRecord *node = malloc(sizeof *node);
+  if (!node) return LSIM_OUT_OF_MEMORY;
+  int held = 0;
+  pthread_mutex_lock(&open_records_lock);
+  for (const LsimOpenRecord *r = open_records; r && !held; r = r->next)
+    held = !strcmp(r->path, here);
+  if (!held) *node = (LsimOpenRecord){sim, here, open_records}, open_records = node;
+  pthread_mutex_unlock(&open_records_lock);
+  if (held) free(node);
+  return held;
+}
+
+/* Removes sim's entry (if any) from the open records. */
+static void release_record_path(const LsimSim *sim) {
+  LsimOpenRecord *gone = NULL;
+  pthread_mutex_lock(&open_records_lock);
+  for (LsimOpenRecord **r = &open_records; *r; r = &(*r)->next)
+    if ((*r)->owner == sim) {
+      gone = *r, *r = gone->next;
+      break;
+    }
+  pthread_mutex_unlock(&open_records_lock);
+  free(gone);
+}
+
 int lsim_sim_record(LsimSim *sim, const char *path) {
   lsim_api_begin(sim);
   if (!sim) return LSIM_INVALID_INPUT;
@@ -548,14 +592,28 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
   const char *scene = sim->scene_path;
   if (lsim_outfile_check_inputs("output", path, "scene file", &scene, 1, msg, sizeof msg))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: %s", msg);
+  /* Another simulation of this process recording there: the later close would replace
+   * the earlier's file. The place is claimed before the file is made. */
+  char *here = same_place(path);
+  if (!here) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "record: out of memory");
+  const int held = claim_record_path(sim, here);
+  if (held) {
+    free(here);
+    if (held < 0) return lsim_api_fail(sim, held, "record: out of memory");
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "record: output %s: another simulation in this "
+                         "process is recording to it: refused (the later close would replace "
+                         "the other record)", path);
+  }
   const int rc = lsim_record_open(&sim->record, path, &sim->model, &sim->state, sim->scene_text,
                                   lsim_sim_solver(sim), msg, sizeof msg);
   if (rc < 0) {
     sim->record = NULL;
+    release_record_path(sim);
+    free(here);
     return lsim_api_fail(sim, rc, "record: %s", msg);
   }
   free(sim->record_path);
-  sim->record_path = same_place(path); /* NULL (out of memory): checkpoints not checked */
+  sim->record_path = here; /* the registry entry points at it: freed after release */
   return 0;
 }
 
@@ -574,6 +632,7 @@ int lsim_sim_record_close(LsimSim *sim, int keep) {
   char msg[512] = "";
   const int rc = lsim_record_close(sim->record, keep, msg, sizeof msg);
   sim->record = NULL;
+  release_record_path(sim);
   free(sim->record_path);
   sim->record_path = NULL;
   return rc < 0 ? lsim_api_fail(sim, rc, "record_close: %s", msg) : 0;
@@ -603,15 +662,20 @@ int lsim_sim_save(LsimSim *sim, const char *path) {
       if (!isfinite(w ? sim->state.v[i] : sim->state.q[i]))
         return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: %s[%d] is not finite: a checkpoint "
                              "of this state could not be continued", w ? "v" : "q", i);
-  /* Nor is the open record's path: its close would replace the checkpoint. */
-  if (sim->record && sim->record_path) {
-    char *here = same_place(path);
-    const int clash = here && !strcmp(here, sim->record_path);
-    free(here);
-    if (clash)
-      return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: checkpoint %s: is the open record's "
-                           "path: refused (closing the record would replace it)", path);
-  }
+  /* Nor is an open record's path, this simulation's or another's in this process: its
+   * close would replace the checkpoint. */
+  char *here = same_place(path);
+  if (!here) return lsim_api_fail(sim, LSIM_OUT_OF_MEMORY, "save: out of memory");
+  const int own = sim->record && sim->record_path && !strcmp(here, sim->record_path);
+  const int other = !own && held_by_other(sim, here);
+  free(here);
+  if (own)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: checkpoint %s: is the open record's "
+                         "path: refused (closing the record would replace it)", path);
+  if (other)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "save: checkpoint %s: another simulation in "
+                         "this process is recording to it: refused (closing that record would "
+                         "replace it)", path);
   const int rc = lsim_checkpoint_write(path, &sim->model, &sim->state, &sim->initial, sim->stepper,
                                        sim->scene_text, record_solver_name(sim), msg, sizeof msg);
   return rc < 0 ? lsim_api_fail(sim, rc, "save: %s", msg) : 0;

@@ -40,7 +40,10 @@
  *    The capture moves the process's fds and the abort trap the process's SIGABRT action,
  *    so the calls of all contexts are serialized by one mutex: threads that solve with
  *    Siconos at once take turns (two unserialized threads left stdout and stderr in a
- *    deleted file).
+ *    deleted file). The frictional contact drivers (lcp/fc_solver.c, through
+ *    lsim_siconos_trapped) are captured the same way, their text not kept: fc3d_tfp
+ *    printed a "[Numerics][warning]" line per iteration, and an assertion's message
+ *    preceded each trapped abort.
  *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
  *    they are cleared before every solve, since M may have changed in place.
  *
@@ -243,6 +246,15 @@ static void take_fault(FaultHook prev, char *dst, size_t len) {
 /* Serializes lsim_siconos_solve's capture and trapped call (process-wide state). */
 static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The capture of Siconos' stdout and stderr (defined below, with lsim_siconos_solve). */
+#define LSIM_CAPTURE_MAX 1024
+static int capture_begin(int *capture_fd, int prints, int saved[2]);
+static void capture_end(int capture_fd, char *out, size_t outsize, const int saved[2]);
+/* lsim_siconos_trapped's capture file (under g_call_lock; -1: none yet) and where the
+ * text its calls printed is read back to (kept from the terminal, not reported). */
+static int g_trap_capture_fd = -1;
+static _Thread_local char t_trap_output[LSIM_CAPTURE_MAX];
+
 /* abort() inside a driver call (a failed assert in Siconos): the handler jumps back to
  * the call's frame on the calling thread, so the process survives and the solve fails. */
 static _Thread_local sigjmp_buf *abort_jump;
@@ -258,6 +270,9 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
      an abort() inside fn (a failed assert in Siconos: fc3d_nsgs on a W with a diagonal
      entry <= 0) jumps back here instead of ending the process, as in call_trapped. */
   pthread_mutex_lock(&g_call_lock);
+  /* Siconos' printing during fn goes to the capture file, as in lsim_siconos_solve. */
+  int saved[2];
+  capture_begin(&g_trap_capture_fd, 1, saved);
   FaultHook prev = arm_hook();
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
@@ -270,6 +285,7 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     sigaction(SIGABRT, &old, NULL);
     SN_SETJMP_EXTERNAL_STOP;
     external_fault_handler = prev;
+    capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
     pthread_mutex_unlock(&g_call_lock);
     copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
     return -2;
@@ -279,6 +295,7 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     abort_jump = NULL;
     sigaction(SIGABRT, &old, NULL);
     take_fault(prev, err, errlen);
+    capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
     pthread_mutex_unlock(&g_call_lock);
     return -1;
   }
@@ -287,6 +304,7 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
   abort_jump = NULL;
   sigaction(SIGABRT, &old, NULL);
   external_fault_handler = prev;
+  capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
   pthread_mutex_unlock(&g_call_lock);
   return 0;
 }
@@ -484,24 +502,24 @@ static double seconds_now(void) {
  * use (TMPDIR or /tmp, unlinked at once). Returns 0 with the saved descriptors in
  * saved[2], or -1 when not capturing (then Siconos prints as it would). Our own pending
  * output is flushed first. */
-static int capture_begin(LsimSiconos *s, int saved[2]) {
+static int capture_begin(int *capture_fd, int prints, int saved[2]) {
   saved[0] = saved[1] = -1;
-  if (!s->prints) return -1;
-  if (s->capture_fd < 0) {
+  if (!prints) return -1;
+  if (*capture_fd < 0) {
     const char *dir = getenv("TMPDIR");
     char path[512];
     snprintf(path, sizeof path, "%s/lcpsim-siconos-XXXXXX", dir && *dir ? dir : "/tmp");
     const int fd = mkstemp(path);
     if (fd < 0) return -1;
     unlink(path);
-    s->capture_fd = fd;
+    *capture_fd = fd;
   }
   fflush(stdout);
   fflush(stderr);
   for (int k = 0; k < 2; ++k) {
     const int fd = k == 0 ? STDOUT_FILENO : STDERR_FILENO;
     saved[k] = dup(fd);
-    if (saved[k] < 0 || dup2(s->capture_fd, fd) < 0) {
+    if (saved[k] < 0 || dup2(*capture_fd, fd) < 0) {
       /* Undo what was done: both streams print as before. */
       for (int j = 0; j <= k; ++j) {
         if (saved[j] >= 0) dup2(saved[j], j == 0 ? STDOUT_FILENO : STDERR_FILENO), close(saved[j]);
@@ -516,8 +534,8 @@ static int capture_begin(LsimSiconos *s, int saved[2]) {
 /* Restores stdout and stderr and keeps what was printed meanwhile (printable characters,
  * lines joined by " | ", at most sizeof last_output - 1 bytes, "..." at the end when cut
  * short); empties the capture file. */
-static void capture_end(LsimSiconos *s, const int saved[2]) {
-  s->last_output[0] = '\0';
+static void capture_end(int capture_fd, char *out, size_t outsize, const int saved[2]) {
+  out[0] = '\0';
   if (saved[0] < 0) return;
   fflush(stdout);
   fflush(stderr);
@@ -525,24 +543,24 @@ static void capture_end(LsimSiconos *s, const int saved[2]) {
   dup2(saved[1], STDERR_FILENO);
   close(saved[0]);
   close(saved[1]);
-  char raw[sizeof s->last_output];
-  const ssize_t got = pread(s->capture_fd, raw, sizeof raw - 1, 0);
-  const off_t total = lseek(s->capture_fd, 0, SEEK_END);
+  char raw[LSIM_CAPTURE_MAX];
+  const ssize_t got = pread(capture_fd, raw, (outsize < sizeof raw ? outsize : sizeof raw) - 1, 0);
+  const off_t total = lseek(capture_fd, 0, SEEK_END);
   size_t k = 0;
   ssize_t i = 0;
-  for (; i < got && k + 8 < sizeof s->last_output; ++i) {
+  for (; i < got && k + 8 < outsize; ++i) {
     const char c = raw[i];
     if (c == '\n') {
-      if (k > 0 && s->last_output[k - 1] != ' ') s->last_output[k++] = ' ';
-      if (k > 0) s->last_output[k++] = '|', s->last_output[k++] = ' ';
-    } else if (c >= 32 && c < 127 && !(c == ' ' && (k == 0 || s->last_output[k - 1] == ' '))) {
-      s->last_output[k++] = c;
+      if (k > 0 && out[k - 1] != ' ') out[k++] = ' ';
+      if (k > 0) out[k++] = '|', out[k++] = ' ';
+    } else if (c >= 32 && c < 127 && !(c == ' ' && (k == 0 || out[k - 1] == ' '))) {
+      out[k++] = c;
     }
   }
-  while (k > 0 && (s->last_output[k - 1] == ' ' || s->last_output[k - 1] == '|')) --k;
-  if (k > 0 && (i < got || total > (off_t)got)) memcpy(s->last_output + k, " ...", 4), k += 4;
-  s->last_output[k] = '\0';
-  if (ftruncate(s->capture_fd, 0) == 0) lseek(s->capture_fd, 0, SEEK_SET);
+  while (k > 0 && (out[k - 1] == ' ' || out[k - 1] == '|')) --k;
+  if (k > 0 && (i < got || total > (off_t)got)) memcpy(out + k, " ...", 4), k += 4;
+  out[k] = '\0';
+  if (ftruncate(capture_fd, 0) == 0) lseek(capture_fd, 0, SEEK_SET);
 }
 
 /* The iteration count of the call that just ended, from Siconos' outputs (it: its
@@ -668,11 +686,11 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
      interleaving them would leave stdout and stderr in a deleted file. */
   pthread_mutex_lock(&g_call_lock);
   int saved[2];
-  capture_begin(s, saved);
+  capture_begin(&s->capture_fd, s->prints, saved);
   const double c1 = seconds_now();
   int trapped = call_trapped(s, &prob, z, &info);
   const double c2 = seconds_now();
-  capture_end(s, saved);
+  capture_end(s->capture_fd, s->last_output, sizeof s->last_output, saved);
   pthread_mutex_unlock(&g_call_lock);
   s->capture_seconds = (c1 - c0) + (seconds_now() - c2);
 

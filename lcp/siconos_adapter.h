@@ -65,7 +65,9 @@ double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);
  * one thread; one such call at a time in the process), for other Siconos drivers
  * (frictional contact, lcp/fc_solver.c). 0, or -1 when a fatal error was trapped, -2 when
  * an abort() was (a failed assert inside Siconos: the structures fn worked on are in an
- * unknown state, not to be freed), its message in err (what Siconos allocated is lost). */
+ * unknown state, not to be freed), its message in err (what Siconos allocated is lost).
+ * What Siconos prints meanwhile to stdout or stderr is captured (lsim_siconos_solve's
+ * capture) and does not reach the process's streams. */
 int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen);
 
 /* Frees a Siconos options tree whole (NULL does nothing): solver_options_delete (4.4)

@@ -18,11 +18,15 @@
  *  - Status codes: 0 success, < 0 error, > 0 warning (the LSIM_* values below; the text of
  *    a code is lsim_status_name). A step whose solver fails returns that solver's status
  *    and still advances the state with the solver's last finite iterate.
- *  - Errors never print and never exit: the message of a simulation's last call that
- *    returns a status is lsim_sim_error(sim), "" when that call succeeded (each such call
- *    clears it first, as CHOLMOD's Common->status is reset by every routine; the
- *    functions that return a plain value, lsim_sim_time and the like, leave it alone);
- *    functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *  - Errors never print and never exit. lsim_sim_error(sim) is the message of the last
+ *    call on sim that returned a status and either failed or acted on sim: a call that
+ *    takes a writable LsimSim * (a step, a run, a setter, a record) clears it first, so
+ *    it reads "" after such a call succeeds; a read-only query, one that takes a const
+ *    LsimSim * (lsim_sim_contacts, lsim_sim_last_step, lsim_sim_body and the like), writes
+ *    it only when the query itself fails and otherwise leaves it alone, so that a failed
+ *    step's message survives the queries that inspect the step (step, contacts, error);
+ *    the functions that return a plain value, lsim_sim_time and the like, leave it alone.
+ *    Functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
@@ -492,6 +496,9 @@ LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap
  * close. 0 or < 0 with lsim_sim_error (an open record stays open). A path that is the
  * scene file the simulation was loaded from (lsim_sim_load; the same file by any name) is
  * refused with LSIM_INVALID_INPUT, the message naming both paths, and nothing is written.
+ * So is a path (by any name of its folder) another simulation of this process records to
+ * until that record closes, since the later close would replace the other's file: the
+ * message names the path and says another simulation in this process is recording to it.
  * A record holds no stepper memory (lsim_sim_restore refuses it): checkpoints to continue
  * from are lsim_sim_save's. */
 LSIM_API int lsim_sim_record(LsimSim *sim, const char *path);
@@ -526,7 +533,8 @@ LSIM_API int lsim_sim_record_close(LsimSim *sim, int keep);
  * Needs a started simulation; the state and the simulation are unchanged. 0, or < 0 with
  * lsim_sim_error: LSIM_INVALID_INPUT (not started, a state with an entry that is not
  * finite, path NULL or empty, the scene file the simulation was loaded from, or the path of
- * its open record, which would replace it at its close: refused, nothing written),
+ * its open record or of another simulation's in this process, which would replace it at
+ * its close: refused, nothing written),
  * LSIM_IO_ERROR (cannot write), LSIM_OUT_OF_MEMORY. */
 LSIM_API int lsim_sim_save(LsimSim *sim, const char *path);
 

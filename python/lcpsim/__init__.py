@@ -484,9 +484,11 @@ class Sim:
 
     @property
     def error(self):
-        """The library's message for its last call on this Sim that returns a status (what
-        went wrong, as the Error raised said), "" when that call succeeded: a failure
-        followed by a success reads "" (lcpsim.h, lsim_sim_error). Errors the binding
+        """The library's message for its last call on this Sim that returns a status and
+        failed or acted on the Sim (what went wrong, as the Error raised said): "" after a
+        step, run, setter or record call that succeeded; the queries (contacts, last_step,
+        body, solver_config, ...) leave it alone unless they fail, so a failed step's
+        message survives them (lcpsim.h, lsim_sim_error). Errors the binding
         raises before calling the library (a closed Sim, a body index out of range, values
         of the wrong size) are in their exception only."""
         return _error(self._h).decode()

@@ -104,6 +104,20 @@ except lcpsim.Error as e:
     check(sim.error == str(e) and "empty" in sim.error, "error is the raised one: %r" % sim.error)
 sim.step()
 check(sim.error == "", "a step after a failure: %r" % sim.error)
+# A failed step's message survives the queries that inspect the step (lcpsim.h).
+push = lcpsim.Sim.from_json(
+    '{"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 10, "bodies": [{"name": "ball",'
+    ' "mass": 1, "force": [1e6, 0, 0], "shapes": [{"type": "sphere", "radius": 0.1}]}]}')
+push.step()
+try:
+    push.step()
+    check(False, "a runaway ball is not stopped")
+except lcpsim.Error as e:
+    stopped = str(e)
+check(len(push.contacts()) == 0 and push.last_step() is not None, "queries after the stop")
+check(push.error == stopped and "max_speed" in stopped,
+      "the stop's message after contacts(): %r (raised %r)" % (push.error, stopped))
+push.close()
 # A fixed sweep budget (tol 0) is no failure for run(), with a Python controller too.
 pile = lcpsim.Sim.load("data/pile_10.json")
 pile.set_solver("pgs", tol=0.0, max_iter=50)
