@@ -263,16 +263,13 @@ static void on_abort(int sig) {
   if (abort_jump) siglongjmp(*abort_jump, 1);
 }
 
-int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen) {
-  numerics_set_verbose(0);
-  lsim_blas_one_thread();
-  /* One trapped call at a time in the process (the SIGABRT action is the process's), and
-     an abort() inside fn (a failed assert in Siconos: fc3d_nsgs on a W with a diagonal
-     entry <= 0) jumps back here instead of ending the process, as in call_trapped. */
-  pthread_mutex_lock(&g_call_lock);
-  /* Siconos' printing during fn goes to the capture file, as in lsim_siconos_solve. */
-  int saved[2];
-  capture_begin(&g_trap_capture_fd, 1, saved);
+/* fn(arg) under the error trap: numerics_error (a Siconos fatal error) and abort() (a
+ * failed assert) jump back here instead of ending the process. Returns 0 (*ret = fn's
+ * value), -1 for a trapped fatal error (its message in err) or -2 for an abort (err
+ * untouched: the caller says what was aborted). No local is modified between setjmp and
+ * longjmp; the SIGABRT action is the process's, so callers hold g_call_lock or run one
+ * call at a time. */
+static int trap_call(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen) {
   FaultHook prev = arm_hook();
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
@@ -285,9 +282,6 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     sigaction(SIGABRT, &old, NULL);
     SN_SETJMP_EXTERNAL_STOP;
     external_fault_handler = prev;
-    capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
-    pthread_mutex_unlock(&g_call_lock);
-    copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
     return -2;
   }
   abort_jump = &jb;
@@ -295,8 +289,6 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     abort_jump = NULL;
     sigaction(SIGABRT, &old, NULL);
     take_fault(prev, err, errlen);
-    capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
-    pthread_mutex_unlock(&g_call_lock);
     return -1;
   }
   *ret = fn(arg);
@@ -304,9 +296,25 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
   abort_jump = NULL;
   sigaction(SIGABRT, &old, NULL);
   external_fault_handler = prev;
+  return 0;
+}
+
+int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen) {
+  numerics_set_verbose(0);
+  lsim_blas_one_thread();
+  /* One trapped call at a time in the process (the SIGABRT action is the process's), and
+     an abort() inside fn (a failed assert in Siconos: fc3d_nsgs on a W with a diagonal
+     entry <= 0) jumps back here instead of ending the process, as in call_trapped. */
+  pthread_mutex_lock(&g_call_lock);
+  /* Siconos' printing during fn goes to the capture file, as in lsim_siconos_solve. */
+  int saved[2];
+  capture_begin(&g_trap_capture_fd, 1, saved);
+  const int rc = trap_call(fn, arg, ret, err, errlen);
   capture_end(g_trap_capture_fd, t_trap_output, sizeof t_trap_output, saved);
   pthread_mutex_unlock(&g_call_lock);
-  return 0;
+  if (rc == -2)
+    copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
+  return rc;
 }
 
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
@@ -591,44 +599,34 @@ static int iteration_count(const LsimSiconos *s, const LsimLcp *lcp, int info, i
 }
 
 
+/* The driver call's arguments, for trap_call. */
+typedef struct DriverCall {
+  LinearComplementarityProblem *prob;
+  double *z, *w;
+  SolverOptions *opt;
+} DriverCall;
+
+static int driver_call(void *arg) {
+  DriverCall *c = arg;
+  return linearComplementarity_driver(c->prob, c->z, c->w, c->opt);
+}
+
 /* The one Siconos call, under the error trap. Returns 0, or -1 if a fatal error or an
- * abort was trapped (message in s->last_error). No local is modified between setjmp and
- * longjmp. After an abort the options and wrapper are left as they are (their state is
- * unknown; freeing them could crash) and re-created at the next call: a leak, once. */
+ * abort was trapped (message in s->last_error). After an abort the options and wrapper
+ * are left as they are (their state is unknown; freeing them could crash) and re-created
+ * at the next call: a leak, once. */
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
                         int *info) {
-  FaultHook prev = arm_hook();
-  struct sigaction sa, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_abort;
-  sigemptyset(&sa.sa_mask);
-  sigjmp_buf jb;
-  sigaction(SIGABRT, &sa, &old);
-  if (sigsetjmp(jb, 1)) {
-    abort_jump = NULL;
-    sigaction(SIGABRT, &old, NULL);
-    SN_SETJMP_EXTERNAL_STOP;
-    external_fault_handler = prev;
+  DriverCall c = {prob, z, s->w, s->opt};
+  const int rc = trap_call(driver_call, &c, info, s->last_error, sizeof s->last_error);
+  if (rc == -2) {
     snprintf(s->last_error, sizeof s->last_error,
              "siconos:%s: aborted inside Siconos (an internal assertion failed)", s->name);
     s->opt = NULL;
     s->mat = NULL;
     s->n = -1;
-    return -1;
   }
-  abort_jump = &jb;
-  if (SN_SETJMP_EXTERNAL_START) {
-    abort_jump = NULL;
-    sigaction(SIGABRT, &old, NULL);
-    take_fault(prev, s->last_error, sizeof s->last_error);
-    return -1;
-  }
-  *info = linearComplementarity_driver(prob, z, s->w, s->opt);
-  SN_SETJMP_EXTERNAL_STOP;
-  abort_jump = NULL;
-  sigaction(SIGABRT, &old, NULL);
-  external_fault_handler = prev;
-  return 0;
+  return rc < 0 ? -1 : 0;
 }
 
 int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_iter, int warm,
