@@ -18,29 +18,13 @@ out=$(mktemp -d /tmp/lsim_e2e_stride_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "record_stride: $*" >&2; exit 1; }
 
-# The scenes of tests/e2e/resume.sh: the pile of 10 boxes on PGS with sleeping and a box
+# The scenes of tests/e2e/resume_scenes.py: the pile of 10 boxes on PGS with sleeping and a box
 # thrown onto it (wakes it at step 169), the double pendulum with box links, its tip on a
 # rope, over a floor; and pile_10 on PGS with 3 sweeps at tol 1e-10: most steps fail.
+$PY tests/e2e/resume_scenes.py "$out"
 $PY - "$out" <<'EOF'
 import json, sys
 d = sys.argv[1]
-s = json.load(open("data/pile_10.json"))
-s["sleep"] = {"enabled": True, "time": 0.1, "linear_speed": 0.02, "angular_speed": 0.1}
-s["solver"] = {"name": "pgs", "tol": 1e-6, "max_iter": 200}
-s["steps"] = 300
-s["bodies"].append({"name": "thrown", "density": 500, "position": [0.02, -0.1, 1.6],
-                    "velocity": [0, 0, 8],
-                    "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1], "mu": 0.5}]})
-json.dump(s, open(d + "/pile.json", "w"), indent=1)
-s = json.load(open("data/double_pendulum.json"))
-s["duration"], s["time_step"] = 1.0, 0.005
-for b in s["bodies"]:
-    b["shapes"] = [{"type": "box", "half_extents": [0.4, 0.05], "mu": 0.3}]
-s["bodies"].append({"name": "floor", "type": "static", "position": [0, -1.15],
-                    "shapes": [{"type": "plane", "mu": 0.3}]})
-s["tethers"] = [{"name": "rope", "length": 0.25,
-                 "ends": [{"body": "lower", "point": [0.5, 0]}, {"world": [1.2, -1.0]}]}]
-json.dump(s, open(d + "/jt.json", "w"), indent=1)
 s = json.load(open("data/pile_10.json"))
 s["solver"] = {"name": "pgs", "tol": 1e-10, "max_iter": 3, "on_failure": "continue"}
 s["steps"] = 200
@@ -69,7 +53,8 @@ def visit(name, o):
     global n
     if not isinstance(o, h5py.Dataset) or name.startswith(("resume/", "summary/", "lcp/")):
         return
-    if name in ("contacts/offset", "step", "solver/failed_steps", "parameters/record_every", "scene_text"):
+    if name in ("contacts/offset", "step", "solver/failed_steps", "parameters/record_every", "scene_text",
+                "flushed_rows"):
         return
     x = a[name][()]
     if name.startswith("contacts/"):
@@ -85,6 +70,8 @@ def visit(name, o):
     n += 1
 b.visititems(visit)
 assert n > 60, n
+# /flushed_rows counts rows, not steps: each complete file's own /time rows
+assert a["flushed_rows"][()] == N + 1 and b["flushed_rows"][()] == len(st), (b["flushed_rows"][()], len(st))
 def names(f):
     out = []
     f.visititems(lambda m, o: out.append(m) if isinstance(o, h5py.Dataset) and not m.startswith("resume/") else None)
