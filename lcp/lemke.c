@@ -109,28 +109,6 @@
  * -E' cancel; the mu entries are >= 0) but not copositive-plus (z = e_lambda: z'Mz = 0,
  * (M + M')z = mu e_normal != 0); no ray was involved here: the path ended with z0 leaving.
  *
- * ROUNDING FLOOR
- * The computed w_i = (M z + q)_i errs by up to n eps (|q_i| + sum_j |M_ij| |z_j|) =: f_i
- * (the bound of a computed dot product). Where impulses are large beside q that floor
- * exceeds the acceptance level tol max|q|, and no double-precision z can be shown to
- * pass: tests/data/lemke_heavy_stack.dat (step 1 of a 3-D stack of boxes of 1, 1, 1e6, 1,
- * 1 kg, n = 120) has normal impulses of 4.9e4 under the heavy box beside max|q| = 0.098,
- * f_i up to 1.7e-8 on those rows against 1e-10 max|q| = 9.8e-12 (Newton's best: 1.1e-10;
- * iterative refinement in long double on its active set: 4.4e-11). The acceptance test
- * (accept, and the terminal test) therefore also passes a z whose every row beyond
- * tol max|q| has f_i > tol max|q| and |min(z_i, w_i)| <= f_i, for rows whose terms dwarf q
- * (|q_i| + sum_j |M_ij| |z_j| > LSIM_LEMKE_FLOOR_RATIO = 1e3 times max|q|; 1.7e7 there):
- * elsewhere a tolerance below rounding (tol 1e-300 in tests/test_solvers.c, to make every
- * solve fail) keeps its literal meaning; and when a final basis fails
- * the test after its refactorization while some failing row has f_i > tol max|q|, up to
- * LSIM_LEMKE_REFINE steps of iterative refinement x_B -= B^{-1} (B x_B - q) follow on the
- * same basis before the cleanups (the refactored basis of that problem, condition 5e7,
- * had a natural residual of 6.3e-5; one step took it to 1.2e-10, within the floor). Where
- * every floor is below tol max|q| (every scene in data/) nothing changes, to the bit.
- * The mass ratio does not show on M's diagonal (2.8 .. 12.8 there: each contact's row is
- * dominated by its light body), so diagonal scaling (the fallback chain's lemke_scaled)
- * does not help: it breaks down on that problem.
- *
  * LINEAR ALGEBRA
  * We keep B^{-1} (n x n, column-major) explicitly and update it per pivot by the rank-one
  * (eta) update: row r /= c_r, row i -= c_i * row r. Only c = B^{-1} a and x_B are formed; no
@@ -157,8 +135,8 @@
  *  - LSIM_MAX_ITERATIONS: pivot limit (default 10 (n+1) + 100); Murty's examples need 2^n.
  *  - LSIM_BREAKDOWN: a singular basis on refactorization, non-finite values, a basis that
  *    repeats within a run (numerical cycling, see ANTI-CYCLING), or a final natural
- *    residual above tol * scale(q) (and, row by row, above the rounding floor: ROUNDING
- *    FLOOR) even after a fresh refactorization, the refinement and the cleanups (CLEANUP).
+ *    residual above tol * scale(q) even after a fresh refactorization and the cleanups
+ *    (CLEANUP).
  *  - LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY.
  * Near-singular bases lose accuracy; the periodic refactorization and the final residual
  * check bound the damage, they do not prevent it.
@@ -184,7 +162,6 @@
  */
 #include "lemke.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -471,49 +448,8 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_lcp_residual(ws->lcp, z, w, res);
 }
 
-/* Rows beyond ftol within their rounding floor n eps t_i, t_i = |q_i| + sum_j |M_ij| |z_j|,
- * where t_i > LSIM_LEMKE_FLOOR_RATIO max|q| and that floor exceeds ftol (ROUNDING FLOOR). */
-static int within_rounding(void *ctx, const double *z, const double *w, double ftol,
-                           int *limited) {
-  const LsimLemke *ws = ctx;
-  const LsimLcp *lcp = ws->lcp;
-  const int n = lcp->n;
-  const double tmin = LSIM_LEMKE_FLOOR_RATIO * lsim_lcp_scale(lcp);
-  for (int i = 0; i < n; ++i) {
-    const double r = fabs(fmin(z[i], w[i]));
-    if (r <= ftol) continue;
-    double t = fabs(lcp->q[i]);
-    for (int j = 0; j < n; ++j) t += fabs(lcp->M[i + (size_t)j * n] * z[j]);
-    const double floor_i = t > tmin ? n * DBL_EPSILON * t : 0.0;
-    if (floor_i > ftol) *limited = 1;
-    if (!(floor_i > ftol && r <= floor_i)) return 0;
-  }
-  return 1;
-}
-
-/* x_B -= B^{-1} (B x_B - q) (ROUNDING FLOOR). The LU buffer (free outside refactor) holds
- * the residual. */
-static void refine(void *ctx) {
-  LsimLemke *ws = ctx;
-  LsimLemkeDriver *drv = &ws->drv;
-  const LsimLcp *lcp = ws->lcp;
-  const int n = lcp->n;
-  double *restrict r = ws->lu, *restrict dx = drv->work2;
-  for (int i = 0; i < n; ++i) {
-    double acc = -lcp->q[i];
-    for (int p = 0; p < n; ++p) {
-      const int v = drv->bvar[p];
-      const double a = var_entry(ws, v, i);
-      if (a != 0.0) acc += a * drv->xb[p];
-    }
-    r[i] = acc;
-  }
-  binv_apply(ws, n, r, dx);
-  for (int i = 0; i < n; ++i) drv->xb[i] -= dx[i];
-}
-
-static const LsimLemkeBasisOps dense_ops = {column,   binv_row,        update, refactor, cold, warm,
-                                            reserve, residual, within_rounding, refine};
+static const LsimLemkeBasisOps dense_ops = {column, binv_row, update,  refactor,
+                                            cold,   warm,     reserve, residual};
 
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {

@@ -18,7 +18,6 @@
 #define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
 #define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
 #define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
-#define LSIM_LEMKE_REFINE 2      /* refinement steps of a final basis that misses acceptance */
 #define LSIM_LEMKE_CLEANUPS 3    /* paths from a final basis that misses the acceptance test */
 
 int lsim_lemke_grow(void **p, size_t count, size_t size) {
@@ -209,18 +208,6 @@ static double row_err(LsimLemkeDriver *drv, int i) {
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
-/* The acceptance test on z with its w (computed by ops->residual), natural its natural
- * residual: natural <= ftol, or, where the representation can tell, every row beyond ftol
- * within ftol plus the rounding bound of its computed w_i (ROUNDING FLOOR in lemke.c). */
-static int passes(LsimLemkeDriver *drv, const double *z, const double *w, double natural,
-                  double ftol, int *limited) {
-  int lim = 0, ok = natural <= ftol;
-  if (!ok && isfinite(natural) && drv->ops->within_rounding)
-    ok = drv->ops->within_rounding(drv->ctx, z, w, ftol, &lim);
-  if (limited) *limited = lim;
-  return ok;
-}
-
 /* The terminal test: does the complementary point that ends the path here pass the
  * acceptance test natural residual <= ftol? With t0 >= 0 that point is the one reached by
  * letting z0 leave now (the driving variable enters at the level t0 = x_z0 / c_z0, every
@@ -237,7 +224,7 @@ static int terminal_ok(LsimLemkeDriver *drv, int entering, double t0, double fto
   }
   LsimResidual res;
   drv->ops->residual(drv->ctx, zc, w, &res);
-  return passes(drv, zc, w, res.natural, ftol, NULL);
+  return res.natural <= ftol;
 }
 
 /* The first pivot's leaving row: the lexicographically smallest row of [x_B, B^{-1}] (the
@@ -455,25 +442,17 @@ static void extract_z(const LsimLemkeDriver *drv, double *z, int clamp) {
   }
 }
 
-/* Acceptance: natural residual <= tol * scale (or within rounding, see passes); on failure
- * refactor once and retry, then, when a failing row's rounding floor exceeds the tolerance,
- * up to LSIM_LEMKE_REFINE steps of iterative refinement of x_B on the same basis
- * (ops->refine; ROUNDING FLOOR in lemke.c).
+/* Acceptance: natural residual <= tol * scale; on failure refactor once and retry.
  * *natural (may be NULL) gets the natural residual of the last z tried (clamped at 0). */
 static int accept(LsimLemkeDriver *drv, double tol, double *z, double *natural) {
   LsimResidual res;
   res.natural = INFINITY;
-  const int attempts = drv->ops->refine ? 2 + LSIM_LEMKE_REFINE : 2;
-  for (int attempt = 0; attempt < attempts; ++attempt) {
-    int limited;
+  for (int attempt = 0; attempt < 2; ++attempt) {
     extract_z(drv, z, 1);
     drv->ops->residual(drv->ctx, z, drv->work, &res);
     if (natural) *natural = res.natural;
-    if (passes(drv, z, drv->work, res.natural, tol * qscale_of(drv), &limited))
-      return LSIM_SOLVED;
+    if (res.natural <= tol * qscale_of(drv)) return LSIM_SOLVED;
     if (attempt == 0 && drv->ops->refactor(drv->ctx)) break;
-    if (attempt > 0 && !limited) break; /* refinement only where rounding limits the test */
-    if (attempt > 0 && attempt + 1 < attempts) drv->ops->refine(drv->ctx);
   }
   extract_z(drv, z, 0);
   return LSIM_BREAKDOWN;

@@ -19,7 +19,6 @@
 #include "lemke.h"
 
 #define LSIM_LEMKE_RING 64 /* recent bases remembered to detect a cycle */
-#define LSIM_LEMKE_FLOOR_RATIO 1e3 /* rounding floor: rows whose terms exceed this x max|q| */
 
 /* What the driver asks of a basis representation; ctx is LsimLemkeDriver.ctx. Called at
  * most a few times per pivot (never per entry), so function pointers cost nothing. */
@@ -50,16 +49,6 @@ typedef struct LsimLemkeBasisOps {
   int (*reserve)(void *ctx, int n);
   /* The residual (lcp.h) of z; w [n] is scratch. */
   void (*residual)(void *ctx, const double *z, double *w, LsimResidual *res);
-  /* May be NULL. With w = M z + q as residual computed it: 1 when every row i with
-   * |min(z_i, w_i)| > ftol has a rounding floor f_i = n eps t_i, t_i = |q_i| + sum_j |M_ij| |z_j|
-   * (the bound of the computed w_i's error; 0 unless t_i > LSIM_LEMKE_FLOOR_RATIO max|q|),
-   * above ftol and |min(z_i, w_i)| <= f_i, else 0
-   * (ROUNDING FLOOR in lemke.c). Sets *limited = 1 when a row checked has f_i > ftol. */
-  int (*within_rounding)(void *ctx, const double *z, const double *w, double ftol,
-                         int *limited);
-  /* May be NULL. One step of iterative refinement of x_B on the current basis:
-   * x_B -= B^{-1} (B x_B - q). */
-  void (*refine)(void *ctx);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {

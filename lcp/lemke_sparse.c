@@ -59,7 +59,6 @@
  */
 #include "lemke_sparse.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,63 +491,8 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
-/* Rows beyond ftol within their rounding floor (n + m) eps t_i, t_i = (|q| + |J| |B| |z| +
- * |C| |z|)_i, the rounding bound of the computed w_i, where t_i > LSIM_LEMKE_FLOOR_RATIO
- * max|q| and the floor exceeds ftol (ROUNDING FLOOR in lemke.c). ws->u gets |B| |z|. */
-static int within_rounding(void *ctx, const double *z, const double *w, double ftol,
-                           int *limited) {
-  LsimLemkeSparse *ws = ctx;
-  const LsimFactoredLcp *f = ws->f;
-  const int n = f->n, m = f->m;
-  const double k = (double)(n + m) * DBL_EPSILON;
-  double qmax = 0.0;
-  for (int i = 0; i < n; ++i) qmax = fmax(qmax, fabs(f->q[i]));
-  const double tmin = LSIM_LEMKE_FLOOR_RATIO * (qmax > 0.0 ? qmax : 1.0);
-  memset(ws->u, 0, (size_t)m * sizeof(double));
-  for (int j = 0; j < n; ++j)
-    for (int kb = f->B_ptr[j]; kb < f->B_ptr[j + 1]; ++kb)
-      ws->u[f->B_idx[kb]] += fabs(f->B_val[kb] * z[j]);
-  for (int i = 0; i < n; ++i) {
-    const double r = fabs(fmin(z[i], w[i]));
-    if (r <= ftol) continue;
-    double t = fabs(f->q[i]);
-    for (int kj = f->J_ptr[i]; kj < f->J_ptr[i + 1]; ++kj) t += fabs(f->J_val[kj]) * ws->u[f->J_idx[kj]];
-    if (f->C_ptr)
-      for (int kc = f->C_ptr[i]; kc < f->C_ptr[i + 1]; ++kc) t += fabs(f->C_val[kc] * z[f->C_idx[kc]]);
-    const double floor_i = t > tmin ? k * t : 0.0;
-    if (floor_i > ftol) *limited = 1;
-    if (!(floor_i > ftol && r <= floor_i)) return 0;
-  }
-  return 1;
-}
-
-/* x_B -= B^{-1} (B x_B - q) (ROUNDING FLOOR in lemke.c); ws->rhs gets the residual. */
-static void refine(void *ctx) {
-  LsimLemkeSparse *ws = ctx;
-  LsimLemkeDriver *drv = &ws->drv;
-  const int n = drv->n;
-  double *restrict r = ws->rhs, *restrict dx = drv->work2;
-  for (int i = 0; i < n; ++i) r[i] = -ws->f->q[i];
-  for (int p = 0; p < n; ++p) {
-    const int v = drv->bvar[p];
-    const double x = drv->xb[p];
-    if (v < n) {
-      r[v] += x;
-    } else if (v < 2 * n) {
-      const int cnt = mcol(ws, ws->f, v - n);
-      for (int t = 0; t < cnt; ++t) r[ws->touched[t]] -= ws->acc[ws->touched[t]] * x;
-      mcol_clear(ws, cnt);
-    } else {
-      for (int i = 0; i < n; ++i) r[i] -= drv->d[i] * x;
-    }
-  }
-  if (ftran(ws, dx)) return;
-  for (int i = 0; i < n; ++i) drv->xb[i] -= dx[i];
-}
-
-static const LsimLemkeBasisOps sparse_ops = {column,  binv_row, update,          refactor, cold,
-                                             warm,    reserve,  residual,        within_rounding,
-                                             refine};
+static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,  refactor,
+                                             cold,   warm,     reserve, residual};
 
 /* 1 when a value of f is not finite. */
 static int not_finite(const LsimFactoredLcp *f) {
