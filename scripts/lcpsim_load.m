@@ -107,6 +107,11 @@ function r = lcpsim_load(path)
     return;
   end
 
+  % A killed run's file (no /summary): its rows up to its last whole flush, /flushed_rows
+  % states; rows past it in an extent are of a flush the kill cut short (they read as 0).
+  if ~isfield(r, 'summary') && isfield(r, 'flushed_rows') && isfield(r, 'time')
+    r = cut_to_flushed(r, double(r.flushed_rows));
+  end
   % Cell arrays for the string tables (shared with lcpsim_compare_load's /trajectory);
   % the contact and body helpers.
   r = lcpsim_run_tables(r);
@@ -146,6 +151,57 @@ end
 
 % Steps that spent a fixed sweep budget: solver tol 0 and status -1 max_iterations (the
 % step's normal end, not a failure).
+% The series of r cut to w states: a row per state (time, q, v, step, energy, tether
+% lengths, joint errors), a row per step (solver, tether impulses and taut flags, joint
+% impulses: w - 1), contacts/offset w + 1 and the contact rows it indexes.
+function r = cut_to_flushed(r, w)
+  if w < 1
+    return;
+  end
+  r = cut_fields(r, {'time', 'q', 'v', 'step'}, w);
+  r = cut_group(r, 'energy', [], w);
+  r = cut_group(r, 'tethers', {'length'}, w);
+  r = cut_group(r, 'tethers', {'impulse', 'taut'}, w - 1);
+  r = cut_group(r, 'joints', {'error', 'velocity_error'}, w);
+  r = cut_group(r, 'joints', {'impulse'}, w - 1);
+  r = cut_group(r, 'solver', [], w - 1);
+  if isfield(r, 'contacts') && isfield(r.contacts, 'offset') && numel(r.contacts.offset) > w
+    k = double(r.contacts.offset(w + 1));
+    r.contacts = cut_fields(r.contacts, setdiff(fieldnames(r.contacts), {'offset'}), k);
+    r.contacts = cut_fields(r.contacts, {'offset'}, w + 1);
+  end
+end
+
+% cut_fields on r.(group)'s fields named in names ([]: every field but the legends).
+function r = cut_group(r, group, names, m)
+  if ~isfield(r, group)
+    return;
+  end
+  if isempty(names)
+    names = fieldnames(r.(group));
+    names = names(cellfun(@(n) isempty(regexp(n, '_legend$', 'once')), names));
+  end
+  r.(group) = cut_fields(r.(group), names, m);
+end
+
+% The numeric fields of s named in names, cut to their first m rows (h5py orientation:
+% the row index first).
+function s = cut_fields(s, names, m)
+  for i = 1:numel(names)
+    if ~isfield(s, names{i}) || ~isnumeric(s.(names{i})) && ~islogical(s.(names{i}))
+      continue;
+    end
+    a = s.(names{i});
+    if isvector(a) && numel(a) > m
+      s.(names{i}) = a(1:m);
+    elseif ~isvector(a) && size(a, 1) > m
+      idx = repmat({':'}, 1, ndims(a));
+      idx{1} = 1:m;
+      s.(names{i}) = a(idx{:});
+    end
+  end
+end
+
 function n = budget_steps(r, st)
   n = 0;
   if isfield(r, 'parameters') && isfield(r.parameters, 'solver_tol') && ...

@@ -523,6 +523,45 @@ def _unfinished_hybrid_summary(r):
                                 "(killed); it holds the run up to the last flush")
 
 
+# The series of a time-stepping run file by row kind: a row per state (/time's rows), a
+# row per step (one fewer), and the contact rows /contacts/offset indexes.
+_STATE_ROWS = ("time", "q", "v", "step", "energy/", "tethers/length", "joints/error",
+               "joints/velocity_error")
+_STEP_ROWS = ("solver/", "tethers/impulse", "tethers/taut", "joints/impulse")
+
+
+def _row_kind(path):
+    """"state", "step" or None (a table of the run: bodies, parameters, legends)."""
+    for kind, paths in (("state", _STATE_ROWS), ("step", _STEP_ROWS)):
+        if any(path == p or (p.endswith("/") and path.startswith(p)) for p in paths):
+            return None if path.endswith("_legend") else kind
+    return None
+
+
+def _cut_to_flushed(r):
+    """A killed run's file (no /summary) taken up to its last whole flush: /flushed_rows
+    states (scene/record.c). Rows past it in an extent are of a flush the kill cut short,
+    and may read as 0 (docs/output-format.md, "Killed runs")."""
+    w = int(r.flushed_rows)
+    if w < 1:
+        return
+    offset = np.asarray(r.contacts.offset) if "contacts" in r and "offset" in r.contacts else None
+    for prefix, g in [("", r)] + [(k + "/", v) for k, v in r.items() if isinstance(v, Group)]:
+        for name in list(g):
+            path, a = prefix + name, g[name]
+            if not isinstance(a, np.ndarray) or a.ndim == 0:
+                continue
+            if path == "contacts/offset":
+                g[name] = a[:w + 1]
+            elif prefix == "contacts/":
+                if offset is not None and len(offset) > w:
+                    g[name] = a[:int(offset[w])]
+            elif _row_kind(path) == "state":
+                g[name] = a[:w]
+            elif _row_kind(path) == "step":
+                g[name] = a[:w - 1]
+
+
 def load(path):
     """Reads the whole file into a Group (see the module docstring). A run file without
     /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
@@ -534,6 +573,8 @@ def load(path):
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         r = _group(f, HybridRun if hybrid else Run)
+    if not hybrid and "summary" not in r and "flushed_rows" in r and "time" in r:
+        _cut_to_flushed(r)
     if not hybrid and "time" in r and r.get("file_kind") != "compare":
         # The step of each state row: /step with a record stride, else 0, 1, 2, ...
         if "step" not in r:

@@ -242,6 +242,23 @@ msg=$($L "$out/jt.json" --resume "$out/torn.h5" --steps $((n + 100)) -o "$out/to
 case "$msg" in *"resuming $out/torn.h5 (unfinished) after step $n of $((n + 100))"*"its last whole flush ends at step $n; 300 rows past it, of a flush the kill cut short, are left out"*) ;;
   *) fail "kill -9 inside a flush: resume said: $msg" ;; esac
 same "$out/straight.h5" "$out/torn.resumed.h5"
+# The loader reads such a file up to its last whole flush too (it read the 300 rows past
+# it, their times 0).
+$PY - "$out/torn.h5" $n <<'EOF' || fail "kill -9 inside a flush: the Python loader read past /flushed_rows"
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+r, n = lcpsim_load.load(sys.argv[1]), int(sys.argv[2])
+assert len(r.time) == len(r.q) == n + 1 and len(r.solver.status) == n, (len(r.time), n)
+assert len(r.contacts.offset) == n + 2 and len(r.contacts.gap) == r.contacts.offset[-1]
+assert np.all(np.diff(r.time) > 0) and r.summary.steps_done == n
+EOF
+(cd scripts && octave-cli -H --eval "r = lcpsim_load('$out/torn.h5'); n = $n;
+  assert(numel(r.time) == n + 1 && size(r.q, 1) == n + 1 && numel(r.solver.status) == n);
+  assert(numel(r.contacts.offset) == n + 2 && numel(r.contacts.gap) == double(r.contacts.offset(end)));
+  assert(all(diff(r.time) > 0) && r.summary.steps_done == n);") > /dev/null 2>&1 \
+  || fail "kill -9 inside a flush: the Octave loader read past /flushed_rows"
 # Fewer rows than its last whole flush, or none whole: a damaged file, refused (exit 2).
 cp "$out/part.copy" "$out/short.h5"
 $PY -c "
