@@ -222,8 +222,8 @@ cmp -s "$part" "$out/part.copy" || fail "kill -9: --resume changed the partial f
 # as 0), /solver/status not, the other memory slot of step n + 300. Resumed from its last
 # whole flush, step n, as one run (before /flushed_rows: refused, "/time[..] is 0" or "its
 # rows disagree").
-# (The copy may already hold rows past its last flush: HDF5 writes chunks out of its cache
-# between flushes, so the stopped run's extent can be ahead of /flushed_rows.)
+# (The copy may already hold rows past its last flush: the stop can land inside a flush,
+# after the new extents reached the file and before /flushed_rows did.)
 cp "$out/part.copy" "$out/torn.h5"
 past=$($PY -c "
 import sys, h5py
