@@ -156,10 +156,6 @@ static int add_normal_1d(LsimContactSet *set, const LsimModel *m, int a, int b, 
   return 0;
 }
 
-/* Gap (m) within which shapes count as touching whatever their speeds: far above the
- * rounding of placed coordinates (1e-16 relative; 1e-10 m at 1e6 m, limits.max_position)
- * and below any gap a scene means. */
-#define LSIM_TOUCH_REACH 1e-9
 
 int lsim_pair_collides(const LsimModel *m, int a, int b) {
   for (int j = 0; j < m->njoints; ++j) {
@@ -349,6 +345,12 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
   const struct LsimPairTable *t = pair_table(set, m);
   if (!t) return LSIM_OUT_OF_MEMORY;
   return table_shapes_collide(t, m, sa, sb);
+}
+
+int lsim_contacts_pin_joins(const LsimContactSet *set, const LsimModel *m, int a, int b) {
+  if (!m->njoints || !set->pairs || a < 0 || b < 0 || a == b) return 0;
+  const PairEntry *e = pair_find(set->pairs, a, b);
+  return e && e->npins > 0;
 }
 
 /* lsim_pair_collides through the table (1-D: the bodies are the shapes). */

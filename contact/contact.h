@@ -118,6 +118,15 @@ double lsim_body_speed_bound(const LsimModel *m, int b, const double *v);
  * box's smallest half extent, 0 for a point; +inf for a body with planes only or none. */
 double lsim_body_half_thickness(const LsimModel *m, int b);
 
+/* Gap (m) within which shapes count as touching whatever their speeds: far above the
+ * rounding of placed coordinates (1e-16 relative; 1e-10 m at 1e6 m, limits.max_position)
+ * and below any gap a scene means. */
+#define LSIM_TOUCH_REACH 1e-9
+
+/* Whether a pin joins bodies a and b, from set's pair table as the last detection built it
+ * for m's joints (0 without joints): O(log J). */
+int lsim_contacts_pin_joins(const LsimContactSet *set, const LsimModel *m, int a, int b);
+
 /* Whether bodies a and b may have contacts: 0 when a joint with no_collide joins them (its
  * scene key "collide": false), else 1. A scan of the joints: O(njoints) a call (1-D
  * detection asks the set's sorted table instead, with the same answers). */

@@ -226,6 +226,15 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
          the full term. */
       double gh = ct->gap / h;
       if (ct->kind == LSIM_CONTACT_NORMAL && ct->gap < -slop) gh = -slop / h;
+      /* A contact between pinned bodies may close to -LSIM_TOUCH_REACH. Contacts of a face
+         on both sides of the pin (boxes hinged at their end faces) make with the pin a
+         self-stress d >= 0, M d = 0: the LCP is feasible only if q.d >= 0, and the exact
+         q.d is 0 (the pin's correction closes the face as their gaps do), rounding
+         either way; the reach gives q.d = (sum d) reach / h > 0 (docs/scene-format.md,
+         "Contacts between jointed bodies"). */
+      if (ct->kind == LSIM_CONTACT_NORMAL &&
+          lsim_contacts_pin_joins(set, m, ct->body[0], ct->body[1]))
+        gh += LSIM_TOUCH_REACH / h;
       s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
         s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
