@@ -495,7 +495,7 @@ static void test_baumgarte_time_constant(void **state) {
 /* Two thin boxes (0.2 m x 0.01 m, 0.05 kg each) pinned end to end at the middle of their
  * touching end faces, at height y, the first hung by a rope from an anchor, above a
  * frictional floor; h = 0.002 s, Lemke, 500 steps; three such scenes (y, anchor, rope
- * length just taut). The pin on both faces' boundary locks the hinge: bending either way
+ * length just taut), and the third in 3-D (boxes 0.01 m deep, four corner contacts). The pin on both faces' boundary locks the hinge: bending either way
  * pushes a corner of one face into the other, so the pair swings as one rod. The contacts
  * at the two corners make with the pin a self-stress (equal impulses at both, balanced
  * by the pin's: M d = 0 with d = (1, 1) >= 0), so the LCP is feasible only if q.d >= 0,
@@ -503,7 +503,9 @@ static void test_baumgarte_time_constant(void **state) {
  * do). Rounding made it -1e-12 on some steps: Lemke ended on a secondary ray (infeasible)
  * on 28, 35 and 76 of the 500 steps, and the fallback's results, impulses up to 5e6 N*s
  * cancelling between the pin and the corners, bent the hinge by 7.6e-3 rad (the corners
- * 3.5e-5 m inside each other); the energy guard kept the energy from rising. Now a contact
+ * 3.5e-5 m inside each other); the energy guard kept the energy from rising. In 3-D
+ * Lemke failed 70 steps, the hinge bent by 2.25 rad and the energy rose from 0.098 J to
+ * 0.214 J (step 162; lcpsim run on the same scene). Now a contact
  * between pinned bodies may close to -LSIM_TOUCH_REACH (contact/step_lcp.c, cq_range),
  * q.d = 2 reach / h = 1e-6 m/s, and:
  *  - every step is solved;
@@ -517,32 +519,53 @@ static void test_baumgarte_time_constant(void **state) {
  *    at most 4e-7 rad (a corner 0.005 m from the pin moves 0.005 theta: reach / 0.005 =
  *    2e-7 rad each side of the pin's rounding-size error; measured 2e-7).
  * (The scenes are chaotic: b's x is 0.1 + 0.1 + 0.1 as the scene generator summed it.) */
+/* The angle between bodies 1 and 2 (rad): 2-D their angles' difference; 3-D the turn of
+ * a^-1 b, 2 asin |its vector part| (accurate at 1e-7 rad, where acos of the dot is not). */
+static double relative_turn(const Run *r) {
+  const double *a = r->st.q + r->m.bodies[1].q_offset, *b = r->st.q + r->m.bodies[2].q_offset;
+  if (r->m.dimension == 2) return fabs(b[2] - a[2]);
+  const double aw = a[3], bw = b[3], *av = a + 4, *bv = b + 4;
+  double v[3];
+  for (int k = 0; k < 3; ++k) {
+    const int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+    v[k] = aw * bv[k] - bw * av[k] - (av[k1] * bv[k2] - av[k2] * bv[k1]);
+  }
+  return 2.0 * asin(fmin(1.0, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])));
+}
+
 static void test_boxes_hinged_at_their_end_faces(void **state) {
   (void)state;
   static const struct {
+    int dim;
     double y, anchor[2], rope;
-  } scenes[] = {{0.02, {-0.05, 0.05}, 0.05830951994845301},
-                {0.05, {-0.05, 0.05}, 0.050000001},
-                {0.1, {0.1, 0.15}, 0.11180339987498948}};
+  } scenes[] = {{2, 0.02, {-0.05, 0.05}, 0.05830951994845301},
+                {2, 0.05, {-0.05, 0.05}, 0.050000001},
+                {2, 0.1, {0.1, 0.15}, 0.11180339987498948},
+                {3, 0.1, {0.1, 0.15}, 0.11180339987498948}};
   for (size_t c = 0; c < sizeof scenes / sizeof scenes[0]; ++c) {
-    char json[2048];
+    /* 3-D: the 2-D scene in the x-z plane, the boxes 0.01 m deep (y) too. */
+    const int d3 = scenes[c].dim == 3;
+    char json[2048], pa[64], pb[64], anchor[64];
+    const char *z0 = d3 ? "0, " : "", *depth = d3 ? ", 0.005" : "", *end = d3 ? ", 0" : "";
+    snprintf(pa, sizeof pa, "[0.1, %s%.17g]", z0, scenes[c].y);
+    snprintf(pb, sizeof pb, "[0.30000000000000004, %s%.17g]", z0, scenes[c].y);
+    snprintf(anchor, sizeof anchor, "[%.17g, %s%.17g]", scenes[c].anchor[0], z0, scenes[c].anchor[1]);
     snprintf(json, sizeof json,
-             "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.002, \"duration\": 1.0,"
-             " \"gravity\": [0, -9.81], \"solver\": {\"name\": \"lemke\"}, \"bodies\": ["
+             "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": 0.002, \"duration\": 1.0,"
+             " \"gravity\": [0, %s-9.81], \"solver\": {\"name\": \"lemke\"}, \"bodies\": ["
              "  {\"name\": \"floor\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
-             "  {\"name\": \"a\", \"mass\": 0.05, \"position\": [0.1, %.17g],"
-             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]},"
-             "  {\"name\": \"b\", \"mass\": 0.05, \"position\": [0.30000000000000004, %.17g],"
-             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005], \"mu\": 0.5}]}],"
+             "  {\"name\": \"a\", \"mass\": 0.05, \"position\": %s,"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005%s], \"mu\": 0.5}]},"
+             "  {\"name\": \"b\", \"mass\": 0.05, \"position\": %s,"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005%s], \"mu\": 0.5}]}],"
              " \"tethers\": [{\"name\": \"rope\", \"length\": %.17g,"
-             "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0]}, {\"world\": [%.17g, %.17g]}]}],"
+             "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0%s]}, {\"world\": %s}]}],"
              " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"b\","
-             " \"point\": [-0.1, 0]}, {\"body\": \"a\", \"point\": [0.1, 0]}]}]}",
-             scenes[c].y, scenes[c].y, scenes[c].rope, scenes[c].anchor[0], scenes[c].anchor[1]);
+             " \"point\": [-0.1, 0%s]}, {\"body\": \"a\", \"point\": [0.1, 0%s]}]}]}",
+             scenes[c].dim, z0, pa, depth, pb, depth, scenes[c].rope, end, anchor, end, end);
     Run r;
     run_open(&r, json, NULL);
     const double e0 = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
-    const int ta = r.m.bodies[1].q_offset + 2, tb = r.m.bodies[2].q_offset + 2; /* angles */
     double rise = 0.0, bend = 0.0, deepest = INFINITY;
     int failed = 0, worst = 0, corners = 0;
     for (int k = 0; k < r.m.steps; ++k) {
@@ -555,13 +578,13 @@ static void test_boxes_hinged_at_their_end_faces(void **state) {
         corners++;
         deepest = fmin(deepest, ct->gap);
       }
-      bend = fmax(bend, fabs(r.st.q[tb] - r.st.q[ta]));
+      bend = fmax(bend, relative_turn(&r));
       const double e = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
       if (e - e0 > rise) rise = e - e0, worst = k + 1;
     }
-    printf("pinned boxes %zu: %d failed steps of %d; energy at most %.3g J above its start "
-           "%.4g J (step %d); %d corner contacts, deepest gap %.17g m; bend %.3g rad\n", c,
-           failed, r.m.steps, rise, e0, worst, corners, deepest, bend);
+    printf("pinned boxes %zu (%d-D): %d failed steps of %d; energy at most %.3g J above its "
+           "start %.4g J (step %d); %d corner contacts, deepest gap %.17g m; bend %.3g rad\n",
+           c, scenes[c].dim, failed, r.m.steps, rise, e0, worst, corners, deepest, bend);
     assert_int_equal(failed, 0);
     assert_true(rise <= 1e-12);
     assert_true(corners > 0);
