@@ -347,10 +347,14 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
   return table_shapes_collide(t, m, sa, sb);
 }
 
-int lsim_contacts_pin_joins(const LsimContactSet *set, const LsimModel *m, int a, int b) {
+int lsim_contacts_pair_pins(const LsimContactSet *set, const LsimModel *m, int a, int b,
+                            const int **pins) {
+  *pins = NULL;
   if (!m->njoints || !set->pairs || a < 0 || b < 0 || a == b) return 0;
   const PairEntry *e = pair_find(set->pairs, a, b);
-  return e && e->npins > 0;
+  if (!e || !e->npins) return 0;
+  *pins = set->pairs->pin + e->first_pin;
+  return e->npins;
 }
 
 /* lsim_pair_collides through the table (1-D: the bodies are the shapes). */

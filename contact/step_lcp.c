@@ -226,15 +226,27 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
          the full term. */
       double gh = ct->gap / h;
       if (ct->kind == LSIM_CONTACT_NORMAL && ct->gap < -slop) gh = -slop / h;
-      /* A contact between pinned bodies may close to -LSIM_TOUCH_REACH. Contacts of a face
-         on both sides of the pin (boxes hinged at their end faces) make with the pin a
-         self-stress d >= 0, M d = 0: the LCP is feasible only if q.d >= 0, and the exact
-         q.d is 0 (the pin's correction closes the face as their gaps do), rounding
-         either way; the reach gives q.d = (sum d) reach / h > 0 (docs/scene-format.md,
-         "Contacts between jointed bodies"). */
-      if (ct->kind == LSIM_CONTACT_NORMAL &&
-          lsim_contacts_pin_joins(set, m, ct->body[0], ct->body[1]))
-        gh += LSIM_TOUCH_REACH / h;
+      /* A contact between pinned bodies may close to -(LSIM_TOUCH_REACH + |e x n|), e the
+         position error of their pin (the largest of several), n the contact's normal.
+         Contacts of a face on both sides of the pin (boxes hinged at their end faces) make
+         with the pin a self-stress d >= 0, M d = 0: the LCP is feasible only if q.d >= 0.
+         The pin's correction closes the face as the corners' gaps do, to rounding and to
+         the term the rows' linearization drops, h omega . (e x n) a contact (the pin's
+         rows measure e between points e apart, the contact's at one point, normal fixed),
+         either sign; |omega| h < 1 (a body turns less than a radian a step) bounds it by
+         |e x n|, so q.d >= (sum d) reach / h > 0 (docs/scene-format.md, "Contacts between
+         jointed bodies"). */
+      if (ct->kind == LSIM_CONTACT_NORMAL) {
+        const int *pins;
+        const int np = lsim_contacts_pair_pins(set, m, ct->body[0], ct->body[1], &pins);
+        double allow = 0.0;
+        for (int k = 0; k < np; ++k) {
+          double exn[3];
+          lsim_v3_cross(exn, s->pin_error + 3 * pins[k], ct->normal);
+          allow = fmax(allow, lsim_v3_norm(exn));
+        }
+        if (np) gh += (LSIM_TOUCH_REACH + allow) / h;
+      }
       s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
         s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
@@ -366,6 +378,20 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
   if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
       lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
     return LSIM_OUT_OF_MEMORY;
+
+  /* Each pin's position error e (world): its rows are the world axes, their gaps e's
+     components (contact/constraints.c; cq_range's allowance). */
+  if (m->njoints) {
+    if (lsim_grow((void **)&s->pin_error, &s->pin_error_cap, 3 * m->njoints, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
+    for (int j = 0; j < 3 * m->njoints; ++j) s->pin_error[j] = 0.0;
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY || m->joints[ct->source].type != LSIM_JOINT_PIN)
+        continue;
+      for (int k = 0; k < 3; ++k) s->pin_error[3 * ct->source + k] += ct->normal[k] * ct->gap;
+    }
+  }
 
   /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
      (joint rows: their own numbering). */
