@@ -223,15 +223,16 @@ int lsim_shapes_collide(const LsimModel *m, int sa, int sb) {
 /* ---- the pair table ----
  *
  * The bodies that joints join, as pairs (lo, hi) sorted, each with whether one of its
- * joints has no_collide and the pins among them (joint indices ascending): detection looks
- * a candidate pair up by bisection, O(log J), instead of scanning the joints for it. The
+ * joints has no_collide and its joints, pins and rods (joint indices ascending): detection
+ * looks a candidate pair up by bisection, O(log J), instead of scanning the joints for it;
+ * the step's assembly finds a contact's joints there (lsim_contacts_pair_joints). The
  * table is the set's, built at the first detection and again only when a joint's type,
  * bodies or no_collide change (key: those four numbers per joint, compared each
  * detection, O(J)); the pins' points are read from the model at each look-up. */
 typedef struct PairEntry {
   int lo, hi;            /* body indices, lo < hi */
   int no_collide;        /* some joint of the pair has no_collide */
-  int first_pin, npins;  /* the pair's pins: pin[first_pin .. first_pin + npins) */
+  int first, count;      /* the pair's pins and rods: joint[first .. first + count) */
 } PairEntry;
 
 struct LsimPairTable {
@@ -239,7 +240,7 @@ struct LsimPairTable {
   int *key;              /* [4 * njoints]: type, end bodies, no_collide per joint */
   int nentries;
   PairEntry *entry;      /* [nentries] sorted by (lo, hi) */
-  int *pin;              /* [npins] joint indices */
+  int *joint;            /* [pins and rods of the pairs] joint indices */
   int *order;            /* [3 * njoints] build workspace: (lo, hi, joint) per joined pair */
   int cap_joints;
 };
@@ -247,7 +248,7 @@ struct LsimPairTable {
 static void free_pairs(LsimContactSet *set) {
   struct LsimPairTable *t = set->pairs;
   if (!t) return;
-  free(t->key), free(t->entry), free(t->pin), free(t->order);
+  free(t->key), free(t->entry), free(t->joint), free(t->order);
   free(t);
   set->pairs = NULL;
 }
@@ -274,9 +275,9 @@ static const struct LsimPairTable *pair_table(LsimContactSet *set, const LsimMod
   if (same) return t;
   if (J > t->cap_joints) {
     const size_t n = (size_t)J;
-    int *key = realloc(t->key, 4 * n * sizeof(int)), *pin = key ? realloc(t->pin, n * sizeof(int)) : NULL;
+    int *key = realloc(t->key, 4 * n * sizeof(int)), *pin = key ? realloc(t->joint, n * sizeof(int)) : NULL;
     if (key) t->key = key;
-    if (pin) t->pin = pin;
+    if (pin) t->joint = pin;
     int *order = pin ? realloc(t->order, 3 * n * sizeof(int)) : NULL;
     if (order) t->order = order;
     PairEntry *entry = order ? realloc(t->entry, n * sizeof(PairEntry)) : NULL;
@@ -300,17 +301,17 @@ static const struct LsimPairTable *pair_table(LsimContactSet *set, const LsimMod
   }
   t->njoints = J;
   qsort(t->order, (size_t)np, 3 * sizeof(int), by_pair);
-  /* One entry per pair that filters anything: no_collide, or pins. */
-  int ne = 0, npin = 0;
+  /* One entry per joined pair. */
+  int ne = 0, nj = 0;
   for (int k = 0; k < np;) {
     const int lo = t->order[3 * k], hi = t->order[3 * k + 1];
-    PairEntry e = {lo, hi, 0, npin, 0};
+    PairEntry e = {lo, hi, 0, nj, 0};
     for (; k < np && t->order[3 * k] == lo && t->order[3 * k + 1] == hi; ++k) {
       const LsimJoint *jt = &m->joints[t->order[3 * k + 2]];
       e.no_collide |= jt->no_collide != 0;
-      if (jt->type == LSIM_JOINT_PIN) t->pin[npin++] = t->order[3 * k + 2], e.npins++;
+      t->joint[nj++] = t->order[3 * k + 2], e.count++;
     }
-    if (e.no_collide || e.npins) t->entry[ne++] = e;
+    t->entry[ne++] = e;
   }
   t->nentries = ne;
   return t;
@@ -335,8 +336,8 @@ static int table_shapes_collide(const struct LsimPairTable *t, const LsimModel *
   const PairEntry *e = pair_find(t, m->shapes[sa].body, m->shapes[sb].body);
   if (!e) return 1;
   if (e->no_collide) return 0;
-  for (int k = e->first_pin; k < e->first_pin + e->npins; ++k)
-    if (pin_inside_both(m, &m->joints[t->pin[k]], sa, sb)) return 0;
+  for (int k = e->first; k < e->first + e->count; ++k)
+    if (pin_inside_both(m, &m->joints[t->joint[k]], sa, sb)) return 0;
   return 1;
 }
 
@@ -347,14 +348,14 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
   return table_shapes_collide(t, m, sa, sb);
 }
 
-int lsim_contacts_pair_pins(const LsimContactSet *set, const LsimModel *m, int a, int b,
-                            const int **pins) {
-  *pins = NULL;
+int lsim_contacts_pair_joints(const LsimContactSet *set, const LsimModel *m, int a, int b,
+                              const int **joints) {
+  *joints = NULL;
   if (!m->njoints || !set->pairs || a < 0 || b < 0 || a == b) return 0;
   const PairEntry *e = pair_find(set->pairs, a, b);
-  if (!e || !e->npins) return 0;
-  *pins = set->pairs->pin + e->first_pin;
-  return e->npins;
+  if (!e) return 0;
+  *joints = set->pairs->joint + e->first;
+  return e->count;
 }
 
 /* lsim_pair_collides through the table (1-D: the bodies are the shapes). */

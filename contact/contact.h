@@ -123,11 +123,11 @@ double lsim_body_half_thickness(const LsimModel *m, int b);
  * and below any gap a scene means. */
 #define LSIM_TOUCH_REACH 1e-9
 
-/* The pins that join bodies a and b, from set's pair table as the last detection built it
- * for m's joints: their count (0 without joints), and in *pins their joint indices,
- * ascending (valid until the joints change). O(log J). */
-int lsim_contacts_pair_pins(const LsimContactSet *set, const LsimModel *m, int a, int b,
-                            const int **pins);
+/* The joints (pins and rods) that join bodies a and b, from set's pair table as the last
+ * detection built it for m's joints: their count (0 without joints), and in *joints their
+ * indices, ascending (valid until the joints change). O(log J). */
+int lsim_contacts_pair_joints(const LsimContactSet *set, const LsimModel *m, int a, int b,
+                              const int **joints);
 
 /* Whether bodies a and b may have contacts: 0 when a joint with no_collide joins them (its
  * scene key "collide": false), else 1. A scan of the joints: O(njoints) a call (1-D

@@ -226,26 +226,27 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
          the full term. */
       double gh = ct->gap / h;
       if (ct->kind == LSIM_CONTACT_NORMAL && ct->gap < -slop) gh = -slop / h;
-      /* A contact between pinned bodies may close to -(LSIM_TOUCH_REACH + |e x n|), e the
-         position error of their pin (the largest of several), n the contact's normal.
-         Contacts of a face on both sides of the pin (boxes hinged at their end faces) make
-         with the pin a self-stress d >= 0, M d = 0: the LCP is feasible only if q.d >= 0.
-         The pin's correction closes the face as the corners' gaps do, to rounding and to
-         the term the rows' linearization drops, h omega . (e x n) a contact (the pin's
-         rows measure e between points e apart, the contact's at one point, normal fixed),
+      /* A contact between jointed bodies (a pin or a rod) may close to -(LSIM_TOUCH_REACH
+         + |e x n|), e the position error of their joint (the largest of several), n the
+         contact's normal. Contacts of a face on both sides of the joint's line (boxes
+         hinged at their end faces, or held by a rod between their centres) make with it a
+         self-stress d >= 0, M d = 0: the LCP is feasible only if q.d >= 0. The joint's
+         correction closes the face as the corners' gaps do, to rounding and to the term
+         the rows' linearization drops, h omega . (e x n) a contact (the joint's rows
+         measure e between points e apart, the contact's at one point, normal fixed),
          either sign; |omega| h < 1 (a body turns less than a radian a step) bounds it by
          |e x n|, so q.d >= (sum d) reach / h > 0 (docs/scene-format.md, "Contacts between
          jointed bodies"). */
       if (ct->kind == LSIM_CONTACT_NORMAL) {
-        const int *pins;
-        const int np = lsim_contacts_pair_pins(set, m, ct->body[0], ct->body[1], &pins);
+        const int *joints;
+        const int nj = lsim_contacts_pair_joints(set, m, ct->body[0], ct->body[1], &joints);
         double allow = 0.0;
-        for (int k = 0; k < np; ++k) {
+        for (int k = 0; k < nj; ++k) {
           double exn[3];
-          lsim_v3_cross(exn, s->pin_error + 3 * pins[k], ct->normal);
+          lsim_v3_cross(exn, s->joint_error + 3 * joints[k], ct->normal);
           allow = fmax(allow, lsim_v3_norm(exn));
         }
-        if (np) gh += (LSIM_TOUCH_REACH + allow) / h;
+        if (nj) gh += (LSIM_TOUCH_REACH + allow) / h;
       }
       s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
@@ -379,17 +380,17 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
     return LSIM_OUT_OF_MEMORY;
 
-  /* Each pin's position error e (world): its rows are the world axes, their gaps e's
-     components (contact/constraints.c; cq_range's allowance). */
+  /* Each joint's position error e (world), the sum of its rows' gaps along their normals:
+     a pin's rows are the world axes, a rod's row its direction (contact/constraints.c;
+     cq_range's allowance). */
   if (m->njoints) {
-    if (lsim_grow((void **)&s->pin_error, &s->pin_error_cap, 3 * m->njoints, sizeof(double)))
+    if (lsim_grow((void **)&s->joint_error, &s->joint_error_cap, 3 * m->njoints, sizeof(double)))
       return LSIM_OUT_OF_MEMORY;
-    for (int j = 0; j < 3 * m->njoints; ++j) s->pin_error[j] = 0.0;
+    for (int j = 0; j < 3 * m->njoints; ++j) s->joint_error[j] = 0.0;
     for (int c = 0; c < set->count; ++c) {
       const LsimContact *ct = &set->contacts[c];
-      if (ct->kind != LSIM_CONTACT_EQUALITY || m->joints[ct->source].type != LSIM_JOINT_PIN)
-        continue;
-      for (int k = 0; k < 3; ++k) s->pin_error[3 * ct->source + k] += ct->normal[k] * ct->gap;
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      for (int k = 0; k < 3; ++k) s->joint_error[3 * ct->source + k] += ct->normal[k] * ct->gap;
     }
   }
 

@@ -56,9 +56,10 @@ struct LsimStepper {
                              v's (the second half of an even cone) */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
   int cones_cap;
-  double *pin_error;      /* [pin_error_cap >= 3 njoints] each pin's position error e this
-                             step (m, world; 0 for other joints), its rows' gaps */
-  int pin_error_cap;
+  double *joint_error;    /* [joint_error_cap >= 3 njoints] each joint's position error
+                             vector e this step (m, world): its rows' gaps along their
+                             normals (a pin's: the world axes; a rod's: along the rod) */
+  int joint_error_cap;
   /* Dense copy of the last LCP, formed on request (lsim_stepper_lcp) when the solver did
      not form one itself; mutable cache behind a const accessor. */
   LsimLcp dense;

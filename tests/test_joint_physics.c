@@ -492,36 +492,6 @@ static void test_baumgarte_time_constant(void **state) {
   for (int i = 0; i < 3; ++i) run_close(&r[i]);
 }
 
-/* Two thin boxes (0.2 m x 0.01 m, 0.05 kg each) pinned end to end at the middle of their
- * touching end faces, at height y, the first hung by a rope from an anchor, above a
- * frictional floor; h = 0.002 s, Lemke, 500 steps; three such scenes (y, anchor, rope
- * length just taut), the third in 3-D too (boxes 0.01 m deep, four corner contacts) and
- * at h = 0.01 s. The pin on both faces' boundary locks the hinge: bending either way
- * pushes a corner of one face into the other, so the pair swings as one rod. The contacts
- * at the two corners make with the pin a self-stress (equal impulses at both, balanced
- * by the pin's: M d = 0 with d = (1, 1) >= 0), so the LCP is feasible only if q.d >= 0,
- * and q.d is 0 in exact arithmetic (the pin's correction closes the faces as their gaps
- * do). Rounding made it -1e-12 on some steps: Lemke ended on a secondary ray (infeasible)
- * on 28, 35 and 76 of the 500 steps, and the fallback's results, impulses up to 5e6 N*s
- * cancelling between the pin and the corners, bent the hinge by 7.6e-3 rad (the corners
- * 3.5e-5 m inside each other); the energy guard kept the energy from rising. In 3-D
- * Lemke failed 70 steps, the hinge bent by 2.25 rad and the energy rose from 0.098 J to
- * 0.214 J (step 162; lcpsim run on the same scene). Now a contact
- * between pinned bodies may close to -(LSIM_TOUCH_REACH + |e x n|), e the pin's error
- * and n the contact's normal (contact/step_lcp.c, cq_range),
- * q.d >= 2 reach / h = 1e-6 m/s, and:
- *  - every step is solved;
- *  - the total energy (kinetic plus gravitational) never rises above its start by more
- *    than the pin's drift correction can add, the boxes' 0.1 kg at E / h (E the pin's
- *    largest error |e| over the run), plus 1e-12 J of rounding: the contact rows are
- *    inelastic, their allowance lets bodies approach, never pushes them (measured: 0);
- *  - the hinge stays locked within the pin's own error (E: 4.9e-7 to 3.65e-6 m at h =
- *    0.002 s, largest where the boxes hit the floor; 7.2e-5 m at 0.01 s): a corner's gap
- *    never below -(reach + E) - 1e-15 m (its row asks gap + h v_n >= -(reach + |e x n|);
- *    1e-15 m covers the placed coordinates' rounding at 0.3 m), and the bend theta (the
- *    boxes' relative turn) at most (reach + 2 E) / 0.005: the corners 0.005 m from the
- *    pin have gaps e.n +- 0.005 theta >= -(reach + |e x n|) (measured 2e-7 .. 3e-6 rad).
- * (The scenes are chaotic: b's x is 0.1 + 0.1 + 0.1 as the scene generator summed it.) */
 /* The angle between bodies 1 and 2 (rad): 2-D their angles' difference; 3-D the turn of
  * a^-1 b, 2 asin |its vector part| (accurate at 1e-7 rad, where acos of the dot is not). */
 static double relative_turn(const Run *r) {
@@ -536,24 +506,61 @@ static double relative_turn(const Run *r) {
   return 2.0 * asin(fmin(1.0, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])));
 }
 
+/* Two thin boxes (0.2 m x 0.01 m, 0.05 kg each) pinned end to end at the middle of their
+ * touching end faces, at height y, the first hung by a rope from an anchor, above a
+ * frictional floor; h = 0.002 s, Lemke, 500 steps; three such scenes (y, anchor, rope
+ * length just taut), the third in 3-D too (boxes 0.01 m deep, four corner contacts), at
+ * h = 0.01 s, and with a rod between the boxes' centres (0.2 m) in place of the pin. The
+ * joint locks the pair: bending either way pushes a corner of one face into the other,
+ * so it swings as one rod. The contacts at the two corners make with the joint a
+ * self-stress (equal impulses at both, balanced by the joint's: M d = 0 with d = (1, 1)
+ * >= 0), so the LCP is feasible only if q.d >= 0, and q.d is 0 but for rounding and the
+ * rows' linearization (the joint's correction closes the faces as their gaps do). Before,
+ * Lemke ended on a secondary ray (infeasible) on 28, 35 and 76 of the 500 steps (2-D), 70
+ * (3-D), 31 of 100 (h = 0.01 s), 187 (rod), and the fallback's results, impulses up to
+ * 5e6 N*s cancelling between the pin and the corners, bent the hinge by 7.6e-3 rad (2-D,
+ * the corners 3.5e-5 m inside each other) and 2.25 rad (3-D, where the energy rose from
+ * 0.098 J to 0.214 J; lcpsim run on the same scene). Now a contact between jointed
+ * bodies may close to -(LSIM_TOUCH_REACH + |e x n|), e the joint's error and n the
+ * contact's normal (contact/step_lcp.c, cq_range), q.d >= 2 reach / h, and:
+ *  - every step is solved;
+ *  - the total energy (kinetic plus gravitational) never rises above its start by more
+ *    than the joint's drift correction can add, the boxes' 0.1 kg at E / h (E the joint's
+ *    largest error |e| over the run), plus 1e-12 J of rounding: the contact rows are
+ *    inelastic, their allowance lets bodies approach, never pushes them (measured: 0);
+ *  - the pair stays locked within the joint's own error (E: 4.9e-7 to 3.65e-6 m at h =
+ *    0.002 s, largest where the boxes hit the floor; 7.2e-5 m at 0.01 s): a corner's gap
+ *    never below -(reach + E) - 1e-15 m (its row asks gap + h v_n >= -(reach + |e x n|);
+ *    1e-15 m covers the placed coordinates' rounding at 0.3 m), and the bend theta (the
+ *    boxes' relative turn) at most (reach + 2 E) / 0.005: the corners 0.005 m from the
+ *    face's middle have gaps e.n +- 0.005 theta >= -(reach + |e x n|) (measured 2e-7 ..
+ *    2.5e-4 rad).
+ * (The scenes are chaotic: b's x is 0.1 + 0.1 + 0.1 as the scene generator summed it.) */
 static void test_boxes_hinged_at_their_end_faces(void **state) {
   (void)state;
   static const struct {
-    int dim;
+    int dim, rod;
     double h, y, anchor[2], rope;
-  } scenes[] = {{2, 0.002, 0.02, {-0.05, 0.05}, 0.05830951994845301},
-                {2, 0.002, 0.05, {-0.05, 0.05}, 0.050000001},
-                {2, 0.002, 0.1, {0.1, 0.15}, 0.11180339987498948},
-                {3, 0.002, 0.1, {0.1, 0.15}, 0.11180339987498948},
-                {2, 0.01, 0.1, {0.1, 0.15}, 0.11180339987498948}};
+  } scenes[] = {{2, 0, 0.002, 0.02, {-0.05, 0.05}, 0.05830951994845301},
+                {2, 0, 0.002, 0.05, {-0.05, 0.05}, 0.050000001},
+                {2, 0, 0.002, 0.1, {0.1, 0.15}, 0.11180339987498948},
+                {3, 0, 0.002, 0.1, {0.1, 0.15}, 0.11180339987498948},
+                {2, 0, 0.01, 0.1, {0.1, 0.15}, 0.11180339987498948},
+                {2, 1, 0.002, 0.1, {0.1, 0.15}, 0.11180339987498948}};
   for (size_t c = 0; c < sizeof scenes / sizeof scenes[0]; ++c) {
     /* 3-D: the 2-D scene in the x-z plane, the boxes 0.01 m deep (y) too. */
     const int d3 = scenes[c].dim == 3;
-    char json[2048], pa[64], pb[64], anchor[64];
+    char json[2048], pa[64], pb[64], anchor[64], joint[256];
     const char *z0 = d3 ? "0, " : "", *depth = d3 ? ", 0.005" : "", *end = d3 ? ", 0" : "";
     snprintf(pa, sizeof pa, "[0.1, %s%.17g]", z0, scenes[c].y);
     snprintf(pb, sizeof pb, "[0.30000000000000004, %s%.17g]", z0, scenes[c].y);
     snprintf(anchor, sizeof anchor, "[%.17g, %s%.17g]", scenes[c].anchor[0], z0, scenes[c].anchor[1]);
+    if (scenes[c].rod) /* between the centres, its length their distance, 0.2 m */
+      snprintf(joint, sizeof joint, "{\"name\": \"rod\", \"type\": \"rod\", \"ends\": "
+               "[{\"body\": \"b\"}, {\"body\": \"a\"}]}");
+    else
+      snprintf(joint, sizeof joint, "{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": "
+               "\"b\", \"point\": [-0.1, 0%s]}, {\"body\": \"a\", \"point\": [0.1, 0%s]}]}", end, end);
     snprintf(json, sizeof json,
              "{\"lcpsim\": 1, \"dimension\": %d, \"time_step\": %.17g, \"duration\": 1.0,"
              " \"gravity\": [0, %s-9.81], \"solver\": {\"name\": \"lemke\"}, \"bodies\": ["
@@ -564,18 +571,17 @@ static void test_boxes_hinged_at_their_end_faces(void **state) {
              "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005%s], \"mu\": 0.5}]}],"
              " \"tethers\": [{\"name\": \"rope\", \"length\": %.17g,"
              "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0%s]}, {\"world\": %s}]}],"
-             " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"b\","
-             " \"point\": [-0.1, 0%s]}, {\"body\": \"a\", \"point\": [0.1, 0%s]}]}]}",
+             " \"joints\": [%s]}",
              scenes[c].dim, scenes[c].h, z0, pa, depth, pb, depth, scenes[c].rope, end, anchor,
-             end, end);
+             joint);
     Run r;
     run_open(&r, json, NULL);
     const double e0 = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
-    double rise = 0.0, bend = 0.0, deepest = INFINITY, pin = 0.0;
+    double rise = 0.0, bend = 0.0, deepest = INFINITY, jerr = 0.0;
     int failed = 0, worst = 0, corners = 0;
     for (int k = 0; k < r.m.steps; ++k) {
       LsimStepStats stats;
-      pin = fmax(pin, lsim_joint_error(&r.m, &r.st, r.st.time, 0));
+      jerr = fmax(jerr, fabs(lsim_joint_error(&r.m, &r.st, r.st.time, 0)));
       failed += lsim_step(r.s, &r.m, &r.st, &stats) < 0;
       const LsimContactSet *cs = lsim_stepper_contacts(r.s);
       for (int i = 0; i < cs->count; ++i) {
@@ -588,16 +594,16 @@ static void test_boxes_hinged_at_their_end_faces(void **state) {
       const double e = lsim_kinetic_energy(&r.m, &r.st) + lsim_potential_energy(&r.m, &r.st);
       if (e - e0 > rise) rise = e - e0, worst = k + 1;
     }
-    pin = fmax(pin, lsim_joint_error(&r.m, &r.st, r.st.time, 0));
-    printf("pinned boxes %zu (%d-D): %d failed steps of %d; energy at most %.3g J above its "
-           "start %.4g J (step %d); %d corner contacts, deepest gap %.3g m; pin error at most "
-           "%.3g m; bend %.3g rad\n", c, scenes[c].dim, failed, r.m.steps, rise, e0, worst,
-           corners, deepest, pin, bend);
+    jerr = fmax(jerr, fabs(lsim_joint_error(&r.m, &r.st, r.st.time, 0)));
+    printf("pinned boxes %zu (%d-D, %s): %d failed steps of %d; energy at most %.3g J above its "
+           "start %.4g J (step %d); %d corner contacts, deepest gap %.3g m; joint error at most "
+           "%.3g m; bend %.3g rad\n", c, scenes[c].dim, scenes[c].rod ? "rod" : "pin", failed,
+           r.m.steps, rise, e0, worst, corners, deepest, jerr, bend);
     assert_int_equal(failed, 0);
-    assert_true(rise <= 0.1 * (pin / scenes[c].h) * (pin / scenes[c].h) / 2 + 1e-12);
+    assert_true(rise <= 0.1 * (jerr / scenes[c].h) * (jerr / scenes[c].h) / 2 + 1e-12);
     assert_true(corners > 0);
-    assert_true(deepest >= -(LSIM_TOUCH_REACH + pin) - 1e-15);
-    assert_true(bend <= (LSIM_TOUCH_REACH + 2.0 * pin) / 0.005);
+    assert_true(deepest >= -(LSIM_TOUCH_REACH + jerr) - 1e-15);
+    assert_true(bend <= (LSIM_TOUCH_REACH + 2.0 * jerr) / 0.005);
     run_close(&r);
   }
 }
