@@ -321,6 +321,9 @@ int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {
   if (def->type != LSIM_PIN && !(positive(def->length) && isfinite(def->length)))
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': length must be > 0, got %g%s", name, def->length,
                          subnormal_note(def->length));
+  if (def->type == LSIM_ROD && def->length < 1e-9)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint '%s': a rod of %g m (below 1e-9 m) has no direction to hold: use a pin",
+                         name, def->length);
   for (int j = 0; j < (tether ? m->ntethers : m->njoints); ++j)
     if (strcmp(tether ? m->tethers[j].name : m->joints[j].name, name) == 0)
       return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_joint: the name '%s' is already used", name);

@@ -20,6 +20,7 @@
  * ---------------------------------------------------------------------------------- */
 
 #define TETHER_STRETCH_TOL 1e-9 /* m: a tether may start this much beyond its length */
+#define ROD_MIN_LENGTH 1e-9     /* m: a rod's shortest length and initial end distance */
 
 /* The index of the body named name, or -1. */
 static int body_by_name(const LsimModel *m, const char *name) {
@@ -281,12 +282,23 @@ int lsim_parse_constraints(LsimParseCtx *c, const json_t *root, LsimModel *m, co
     int collide = 1;
     if (lsim_parse_get_bool(c, o, p, "collide", &collide) < 0) return LSIM_INVALID_INPUT;
     j->no_collide = !collide;
-    if (j->type == LSIM_JOINT_ROD && rc == 0) {
-      /* The rod's length: the initial distance of its ends, which must be apart. */
+    if (j->type == LSIM_JOINT_ROD) {
+      /* A rod holds its ends apart along the line between them: ends closer than
+         ROD_MIN_LENGTH at the start, or a shorter length, leave that line to round-off
+         (a rod between two coincident face midpoints bent its hinge 0.2 rad). */
+      const double given = j->length;
       j->length = 0.0;
-      j->length = lsim_joint_error(m, st, 0.0, (int)i);
-      if (!(j->length > 0.0))
-        return lsim_parse_fail(c, p, 0, "the rod's ends coincide at the start: give its \"length\" (or make it a \"pin\")");
+      const double d0 = lsim_joint_error(m, st, 0.0, (int)i);
+      if (rc == 1 && given < ROD_MIN_LENGTH) {
+        char lp[PATH_CAP];
+        lsim_json_path_key(lp, p, "length");
+        return lsim_parse_fail(c, lp, 0, "%g m is below %g m: a rod that short has no direction to hold (make it a \"pin\")",
+                               given, ROD_MIN_LENGTH);
+      }
+      if (!(d0 >= ROD_MIN_LENGTH))
+        return lsim_parse_fail(c, p, 0, "the rod's ends coincide at the start (%.3g m apart, below %g m: the rod's direction is undefined): start them apart (or make it a \"pin\")",
+                               d0, ROD_MIN_LENGTH);
+      j->length = rc == 1 ? given : d0;
     }
   }
   return 0;

@@ -1406,6 +1406,10 @@ static void test_build_subnormal_refused(void **state) {
     assert_int_equal(lsim_sim_add_joint(sim, &j), LSIM_INVALID_INPUT);
     assert_non_null(strstr(lsim_sim_error(sim), "length must be > 0"));
     assert_non_null(strstr(lsim_sim_error(sim), "smallest normal number"));
+    /* A rod shorter than 1e-9 m: its direction would be round-off's. */
+    j.length = 1e-12;
+    assert_int_equal(lsim_sim_add_joint(sim, &j), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "a rod of 1e-12 m (below 1e-9 m) has no direction to hold"));
     LsimContactDef c = lsim_default_contact_def();
     c.max_correction_speed = tiny;
     assert_int_equal(lsim_sim_set_contact(sim, &c), LSIM_INVALID_INPUT);

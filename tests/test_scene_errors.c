@@ -541,6 +541,14 @@ static const ErrorCase error_cases_constraints[] = {
      3, 28, "tethers[0].collide", "unknown key"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 0]}]}]}",
      3, 13, "joints[0]", "the rod's ends coincide at the start"},
+    /* Ends apart by round-off only (0.1 + 0.1 and 0.3 - 0.1): 2.8e-17 m, no direction. */
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1, \"position\": [0.1, 0]}, {\"name\": \"b\", \"mass\": 1, \"inertia\": 1, \"position\": [0.3, 0]}],\n \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"a\", \"point\": [0.1, 0]}, {\"body\": \"b\", \"point\": [-0.1, 0]}]}]}",
+     3, 13, "joints[0]", "the rod's ends coincide at the start (2.78e-17 m apart, below 1e-09 m"},
+    /* A given length does not give coincident ends a direction. */
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"length\": 0.5, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 0]}]}]}",
+     3, 13, "joints[0]", "the rod's ends coincide at the start (0 m apart"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"length\": 1e-15, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 1]}]}]}",
+     3, 39, "joints[0].length", "1e-15 m is below 1e-09 m: a rod that short has no direction to hold"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"length\": -1, \"ends\": [{\"body\": \"a\"}, {\"world\": [0, 0]}]}]}",
      3, 39, "joints[0].length", "must be > 0, got -1"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"name\": \"a\", \"mass\": 1, \"inertia\": 1}, {\"name\": \"g\", \"type\": \"static\"}],\n \"joints\": [{\"type\": \"rod\", \"ends\": [{\"body\": \"g\"}, {\"world\": [0, 1]}]}]}",

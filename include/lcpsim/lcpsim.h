@@ -296,7 +296,7 @@ typedef struct LsimJointDef {
   int type;               /* LSIM_PIN, LSIM_ROD or LSIM_TETHER */
   int body[2];
   double point[2][3];
-  double length;          /* rod, tether: m, > 0 */
+  double length;          /* rod: m, >= 1e-9; tether: m, > 0 */
   int no_collide;         /* pin, rod: 1 = no contacts between the two bodies (a scene's
                              "collide": false); 0 (default) = they collide as any pair,
                              but for shapes a pin joins at a point inside both (none) */
