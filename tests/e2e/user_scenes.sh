@@ -2,7 +2,8 @@
 # Scenes a user writes beyond the examples, each checked against its closed form or its
 # invariants: a long thin box sliding sideways to a stop; a heavy box (1e4 kg) resting on
 # a light one (1 kg), whose solver failures the summary line must name as the file does;
-# kinematic velocity tables (exact positions, mid-step velocities recorded).
+# kinematic velocity tables (exact positions, mid-step velocities recorded); a box sticking
+# on a kinematic turntable (the time step's outward spiral, to its closed form).
 set -e
 PY=/usr/bin/python3
 out=$(mktemp -d)
@@ -287,4 +288,33 @@ angle = 2 * np.arctan2(q[:, 6], q[:, 3])
 assert np.abs(q[:, 0] - t ** 2).max() < 1e-12 and np.abs(angle - t ** 2 / 2).max() < 1e-12
 assert np.abs(w[1:, 0] - (2 * t[1:] - h)).max() < 1e-12 and np.abs(w[1:, 5] - (t[1:] - h / 2)).max() < 1e-12
 print("kinematic tables: positions exact (x = t^2, angle t^2/2), /v the mid-step values")
+PYEOF
+
+# Sticking on a kinematic turntable (docs/scene-format.md, after the body table): a box at
+# r = 0.5 m on a table turning at w = 2 rad/s, mu 0.5 (the 2 m/s^2 it needs is under
+# mu g), moving with it at the start. Friction holds its velocity to the table's point,
+# along the tangent, so it spirals out as r_k = 0.5 (1 + (h w)^2)^(k/2) (to round-off,
+# 1e-9 m over 1000 steps: measured 2.5e-14), 0.6107 m at 10 s with h = 0.01 s, at its
+# height (1e-9 m).
+$PY - "$out" <<'PYEOF'
+import json, sys
+d = {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "duration": 10.0, "gravity": [0, 0, -9.81],
+     "bodies": [{"name": "table", "type": "kinematic", "position": [0, 0, -0.1], "angular_velocity": [0, 0, 2],
+                 "shapes": [{"type": "box", "half_extents": [2, 2, 0.1], "mu": 0.5}]},
+                {"name": "box", "mass": 1, "position": [0.5, 0, 0.1], "velocity": [0, 1, 0],
+                 "angular_velocity": [0, 0, 2], "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1], "mu": 0.5}]}]}
+json.dump(d, open(sys.argv[1] + "/turntable.json", "w"))
+PYEOF
+./lcpsim "$out/turntable.json" -o "$out/turntable.h5" --quiet
+$PY - "$out/turntable.h5" <<'PYEOF'
+import sys, numpy as np, lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+p = r.position("box")
+k = np.arange(len(p))
+law = 0.5 * (1 + (0.01 * 2) ** 2) ** (k / 2)
+err = np.abs(np.hypot(p[:, 0], p[:, 1]) - law).max()
+if err > 1e-9 or abs(law[-1] - 0.6107) > 1e-4 or np.abs(p[:, 2] - 0.1).max() > 1e-9:
+    print(f"FAIL: turntable: radius {np.hypot(p[-1, 0], p[-1, 1])}, law {law[-1]}, max error {err}")
+    sys.exit(1)
+print(f"turntable: sticking box spirals out as 0.5 (1 + (h w)^2)^(k/2) to {err:.1e} m")
 PYEOF
