@@ -68,7 +68,9 @@ static void compare_usage(FILE *f) {
           "marked stopped), 2 bad input (no file is written),\n"
           "130 / 143 interrupted by SIGINT / SIGTERM: the comparison stops between steps\n"
           "(problems) and the file keeps those done, marked\n"
-          "interrupted (/summary/run_end). A killed comparison leaves PATH.<pid>.partial\n"
+          "interrupted (/summary/run_end); a solve under way finishes first (one can\n"
+          "run for hours: --time-limit bounds each), and a second signal ends the\n"
+          "comparison at once, as a kill does. A killed comparison leaves PATH.<pid>.partial\n"
           "(its rows up to its last flush, once a second; no /summary); a\n"
           "new one of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }
