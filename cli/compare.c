@@ -21,7 +21,9 @@ static void compare_usage(FILE *f) {
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
           "  Scenes are compared on the time step's LCPs: an event-driven scene\n"
-          "  (\"integrator\": \"event_driven\") is refused, naming the key.\n"
+          "  (\"integrator\": \"event_driven\") or one with Coulomb's exact cone\n"
+          "  (\"friction\": {\"cone\": \"exact\"}, solved by nsgs_aa whatever the solver)\n"
+          "  is refused, naming the key.\n"
           "  --solvers LIST     comma-separated solver specs: NAME or NAME[key=value,...],\n"
           "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega, threads,\n"
           "                     sparse_limit (newton's sparse Lemke fallback),\n"
@@ -66,7 +68,9 @@ static void compare_usage(FILE *f) {
           "marked stopped), 2 bad input (no file is written),\n"
           "130 / 143 interrupted by SIGINT / SIGTERM: the comparison stops between steps\n"
           "(problems) and the file keeps those done, marked\n"
-          "interrupted (/summary/run_end). A killed comparison leaves PATH.<pid>.partial\n"
+          "interrupted (/summary/run_end); a solve under way finishes first (one can\n"
+          "run for hours: --time-limit bounds each), and a second signal ends the\n"
+          "comparison at once, as a kill does. A killed comparison leaves PATH.<pid>.partial\n"
           "(its rows up to its last flush, once a second; no /summary); a\n"
           "new one of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }

@@ -18,7 +18,9 @@ static void impact_usage(FILE *f) {
           "nearest features, wherever the bodies are) close at once while the scene's joints hold:\n"
           "prints every moving body's velocity before and after the impact and the impulses of the\n"
           "closing contacts and joint rows (Newton's law with the pairs' restitution, the friction\n"
-          "cone; the impact LCP of the event-driven integrator).\n"
+          "cone; the impact LCP of the event-driven integrator). The friction impulse is a world\n"
+          "vector (x, y in 2-D; x, y, z in 3-D). 2-D and 3-D scenes without kinematic bodies or\n"
+          "moving anchors (the event-driven integrator's scope; else exit 2 naming them).\n"
           "\n"
           "  --sequential   resolve the contacts pair by pair, the fastest approaching first, until\n"
           "                 none approaches (event_driven.impacts \"sequential\"): a row of equal\n"
@@ -147,8 +149,9 @@ int lsim_cli_impact(int argc, char **argv) {
                  ct->body[1] >= 0 ? m.bodies[ct->body[1]].name : "world");
       }
       printf("%-34s %14.9g", name, ct->normal_impulse);
+      /* The friction vector's world components: x, y in 2-D (its z is 0 there), x, y, z. */
       if (ct->kind != LSIM_CONTACT_EQUALITY)
-        printf(" %14.9g %14.9g %14.9g", ct->friction_impulse[0], ct->friction_impulse[1], ct->friction_impulse[2]);
+        for (int d = 0; d < m.dimension; ++d) printf(" %14.9g", ct->friction_impulse[d]);
       printf("\n");
     }
   }

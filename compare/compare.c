@@ -393,7 +393,11 @@ static int scene_refused(LsimSceneError *err, const char *text, const char *name
  * resolves its impacts with its own Lemke (hybrid/event_driven.c), no solver chosen, on
  * problems of another kind (impact LCPs at located events): stepping such a scene in time
  * instead would compare solvers on problems the scene never produces. Sequential impacts
- * are the event-driven law; the time step would ignore them (lcpsim refuses them too). */
+ * are the event-driven law; the time step would ignore them (lcpsim refuses them too).
+ * Coulomb's exact cone ("friction": {"cone": "exact"}) has every step solved by nsgs_aa
+ * whatever the solver (contact/exact_cone.h): the reference's trajectory was nsgs_aa's
+ * (its own series 8e-3 m/s from it on data/box_slide_45_exact.json) and in independent
+ * mode every series was nsgs_aa's trajectory, reported as lemke's, pgs's, ... */
 static int time_stepped(const LsimModel *model, const char *text, const char *name,
                         LsimSceneError *err) {
   if (model->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN)
@@ -408,6 +412,13 @@ static int time_stepped(const LsimModel *model, const char *text, const char *na
                          "\"sequential\" applies to \"integrator\": \"event_driven\" (and "
                          "lcpsim impact), not to the time step, whose impacts are part of its "
                          "one LCP");
+  if (model->friction_exact)
+    return scene_refused(err, text, name, "friction.cone",
+                         "\"exact\": every step of this scene is solved by nsgs_aa on "
+                         "Coulomb's exact cone, whatever the solver, so its steps cannot "
+                         "compare LCP solvers; give \"cone\": \"polyhedral\" to compare "
+                         "them on the scene's Stewart-Trinkle LCPs (exact-cone solvers "
+                         "compare on frictional contact files: docs/solvers.md)");
   return 0;
 }
 

@@ -152,7 +152,9 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
  * the post-impact velocities v_plus[nv] and, into contacts (cleared first; the rows are not
  * kept), the closing contacts and the joint rows with their impulses (normal_impulse,
  * friction_impulse). Returns 0; LSIM_INVALID_INPUT when a pair has no contact features
- * (err names the bodies); LSIM_BREAKDOWN when Lemke fails. */
+ * (err names the bodies) or the model is outside the integrator's scope
+ * (lsim_event_driven_check: 1-D, a kinematic body, a moving anchor; err names it);
+ * LSIM_BREAKDOWN when Lemke fails. */
 int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const int *pairs,
                     double *v_plus, LsimContactSet *contacts, char *err, size_t errlen);
 

@@ -123,3 +123,46 @@ if ./lcpsim impact data/newtons_cradle.json --close b0:b1 --sequential --simulta
 fi
 grep -q "exclude each other" "$out/err.txt" || { echo "FAIL: message: $(cat "$out/err.txt")"; exit 1; }
 echo "ok: lcpsim impact --sequential --simultaneous refused"
+# lcpsim impact with friction in 2-D: a disc (m 2, r 0.1, I = m r^2 / 2) hits a wall at
+# (2, 1) m/s, e 0.5, mu 0.3: normal impulse m (1 + e) 2 = 6 N s; the slip's 1 m/s needs
+# m / 3 N s (K_tt = 3 / m), under mu 6, so it sticks: friction -2/3 N s along the wall, the
+# disc leaves at (-1, 2/3). The friction vector has the plane's two components (it had a
+# third, always 0). Printed to 9 digits: 1e-8.
+cat > "$out/wall.json" <<'JSON'
+{"lcpsim": 1, "dimension": 2, "time_step": 0.001, "steps": 1,
+ "bodies": [{"name": "wall", "type": "static", "position": [0.6, 0], "orientation": 1.5707963267948966,
+             "shapes": [{"type": "plane", "mu": 0.3}]},
+            {"name": "disc", "mass": 2, "position": [0.5, 0], "velocity": [2, 1], "restitution": 0.5,
+             "shapes": [{"type": "sphere", "radius": 0.1, "mu": 0.3}]}]}
+JSON
+./lcpsim impact "$out/wall.json" --close disc:wall > "$out/wall.txt"
+$PY - "$out/wall.txt" <<'PYEOF'
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+row = [l.split() for l in lines if l.startswith("contact ")]
+after = [l.split() for l in lines if l.split()[:1] == ["after"]]
+if len(row) != 1 or len(row[0]) != 5:
+    print(f"FAIL: lcpsim impact, 2-D: contact row {row}: want name, normal, fx, fy"); sys.exit(1)
+imp = [float(x) for x in row[0][2:]]
+v = [float(x) for x in after[0][1:]]
+if abs(imp[0] - 6) > 1e-8 or abs(imp[1]) > 1e-8 or abs(imp[2] + 2 / 3) > 1e-8 or \
+   abs(v[0] + 1) > 1e-8 or abs(v[1] - 2 / 3) > 1e-8:
+    print(f"FAIL: lcpsim impact, 2-D disc on a wall: impulses {imp}, velocity {v}"); sys.exit(1)
+print("ok: lcpsim impact, 2-D friction vector")
+PYEOF
+# Outside the event-driven integrator's scope, refused (exit 2) naming what: a kinematic
+# body's velocity was printed as -nan with exit 0.
+cat > "$out/kin.json" <<'JSON'
+{"lcpsim": 1, "dimension": 2, "time_step": 0.001, "steps": 1,
+ "bodies": [{"name": "paddle", "type": "kinematic", "position": [0.7, 0], "velocity": [-1, 0],
+             "shapes": [{"type": "box", "half_extents": [0.1, 0.5]}]},
+            {"name": "disc", "mass": 2, "position": [0.5, 0], "velocity": [2, 1], "restitution": 0.5,
+             "shapes": [{"type": "sphere", "radius": 0.1}]}]}
+JSON
+st=0
+./lcpsim impact "$out/kin.json" --close disc:paddle > "$out/kin.txt" 2> "$out/err.txt" || st=$?
+if [ "$st" -ne 2 ] || [ -s "$out/kin.txt" ] ||
+   ! grep -q "the impact map: kinematic bodies are not supported (body 'paddle')" "$out/err.txt"; then
+  echo "FAIL: lcpsim impact with a kinematic body: exit $st, $(cat "$out/kin.txt" "$out/err.txt")"; exit 1
+fi
+echo "ok: lcpsim impact refuses a kinematic body"

@@ -2,7 +2,8 @@
 # Scenes a user writes beyond the examples, each checked against its closed form or its
 # invariants: a long thin box sliding sideways to a stop; a heavy box (1e4 kg) resting on
 # a light one (1 kg), whose solver failures the summary line must name as the file does;
-# kinematic velocity tables (exact positions, mid-step velocities recorded).
+# kinematic velocity tables (exact positions, mid-step velocities recorded); a box sticking
+# on a kinematic turntable (the time step's outward spiral, to its closed form).
 set -e
 PY=/usr/bin/python3
 out=$(mktemp -d)
@@ -287,4 +288,69 @@ angle = 2 * np.arctan2(q[:, 6], q[:, 3])
 assert np.abs(q[:, 0] - t ** 2).max() < 1e-12 and np.abs(angle - t ** 2 / 2).max() < 1e-12
 assert np.abs(w[1:, 0] - (2 * t[1:] - h)).max() < 1e-12 and np.abs(w[1:, 5] - (t[1:] - h / 2)).max() < 1e-12
 print("kinematic tables: positions exact (x = t^2, angle t^2/2), /v the mid-step values")
+PYEOF
+
+# Sticking on a kinematic turntable (docs/scene-format.md, after the body table): a box at
+# r = 0.5 m on a table turning at w = 2 rad/s, mu 0.5 (the 2 m/s^2 it needs is under
+# mu g), moving with it at the start. Friction holds its velocity to the table's point,
+# along the tangent, so it spirals out as r_k = 0.5 (1 + (h w)^2)^(k/2) (to round-off,
+# 1e-9 m over 1000 steps: measured 2.5e-14), 0.6107 m at 10 s with h = 0.01 s, at its
+# height (1e-9 m).
+$PY - "$out" <<'PYEOF'
+import json, sys
+d = {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "duration": 10.0, "gravity": [0, 0, -9.81],
+     "bodies": [{"name": "table", "type": "kinematic", "position": [0, 0, -0.1], "angular_velocity": [0, 0, 2],
+                 "shapes": [{"type": "box", "half_extents": [2, 2, 0.1], "mu": 0.5}]},
+                {"name": "box", "mass": 1, "position": [0.5, 0, 0.1], "velocity": [0, 1, 0],
+                 "angular_velocity": [0, 0, 2], "shapes": [{"type": "box", "half_extents": [0.1, 0.1, 0.1], "mu": 0.5}]}]}
+json.dump(d, open(sys.argv[1] + "/turntable.json", "w"))
+PYEOF
+./lcpsim "$out/turntable.json" -o "$out/turntable.h5" --quiet
+$PY - "$out/turntable.h5" <<'PYEOF'
+import sys, numpy as np, lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+p = r.position("box")
+k = np.arange(len(p))
+law = 0.5 * (1 + (0.01 * 2) ** 2) ** (k / 2)
+err = np.abs(np.hypot(p[:, 0], p[:, 1]) - law).max()
+if err > 1e-9 or abs(law[-1] - 0.6107) > 1e-4 or np.abs(p[:, 2] - 0.1).max() > 1e-9:
+    print(f"FAIL: turntable: radius {np.hypot(p[-1, 0], p[-1, 1])}, law {law[-1]}, max error {err}")
+    sys.exit(1)
+print(f"turntable: sticking box spirals out as 0.5 (1 + (h w)^2)^(k/2) to {err:.1e} m")
+PYEOF
+
+# A door (10 kg, 1 m x 4 cm x 2 m) on two pins on its edge's axis, closing at 1 rad/s onto
+# a frictionless frame with e = 0.5 (docs/scene-format.md, "A face landing flush with a
+# hinge"). With the frame 1 um clear of the circle of its hinge corners, the far edge's
+# impact reverses the spin by e: the door keeps e^2 = 25 % of its kinetic energy, to 1e-6
+# relative (the impact comes at the step's angle, h w = 1e-3 rad: cos = 1 - 5e-7), and no
+# contact impulse exceeds m (1 + e) w L = 15 N s. (Flush, the step stopped it with up to
+# 8.3e4 N s and it kept 6.3 %.)
+$PY - "$out" <<'PYEOF'
+import json, math, sys
+th = 0.3
+c, s = math.cos(th), math.sin(th)
+d = {"lcpsim": 1, "dimension": 3, "time_step": 0.001, "duration": 0.6,
+     "bodies": [{"name": "frame", "type": "static", "position": [0, -0.020001, 0],
+                 "orientation": {"axis": [1, 0, 0], "angle": -math.pi / 2},
+                 "shapes": [{"type": "plane", "mu": 0.0}]},
+                {"name": "door", "mass": 10, "restitution": 0.5, "position": [0.5 * c, 0.5 * s, 0],
+                 "orientation": {"axis": [0, 0, 1], "angle": th}, "angular_velocity": [0, 0, -1],
+                 "velocity": [0.5 * s, -0.5 * c, 0],
+                 "shapes": [{"type": "box", "half_extents": [0.5, 0.02, 1.0], "mu": 0.0}]}],
+     "joints": [{"name": "h1", "type": "pin", "ends": [{"body": "door", "point": [-0.5, 0, 0.9]}, {"world": [0, 0, 0.9]}]},
+                {"name": "h2", "type": "pin", "ends": [{"body": "door", "point": [-0.5, 0, -0.9]}, {"world": [0, 0, -0.9]}]}]}
+json.dump(d, open(sys.argv[1] + "/door.json", "w"))
+PYEOF
+./lcpsim "$out/door.json" -o "$out/door.h5" --quiet
+$PY - "$out/door.h5" <<'PYEOF'
+import sys, numpy as np, lcpsim_load
+r = lcpsim_load.load(sys.argv[1])
+k = r.energy.kinetic
+kept = k[-1] / k[0]
+imp = r.contacts.normal_impulse.max()
+if abs(kept - 0.25) > 0.25e-6 or imp > 15.0:
+    print(f"FAIL: door onto its frame: kept {kept} of its kinetic energy (e^2 = 0.25), largest impulse {imp} N s")
+    sys.exit(1)
+print(f"door onto its frame: keeps e^2 of its kinetic energy ({kept:.9f}), largest impulse {imp:.3f} N s")
 PYEOF
