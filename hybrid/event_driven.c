@@ -115,7 +115,15 @@ static double pair_gap(Ed *ed, int p) {
     int persistent = 0;
     for (int i = 0; i < ed->ncand && !persistent; ++i)
       persistent = ed->cand[i].id == ct->id && ed->cand[i].mode != FREE;
-    if (!persistent && ct->gap < g) g = ct->gap;
+    if (persistent || !(ct->gap < g)) continue;
+    /* Held by a persistent contact at its place (an edge crossing a corner leaves). */
+    int held = 0;
+    for (int i = 0; i < ed->ncand && !held; ++i) {
+      if (ed->cand[i].mode == FREE || ed->idx[i] < 0) continue;
+      const LsimContact *pc = &ed->set.contacts[ed->idx[i]];
+      held = pc->body[0] == a && pc->body[1] == b && lsim_v3_dist2(pc->point, ct->point) < HELD_NEAR * HELD_NEAR;
+    }
+    if (!held) g = ct->gap;
   }
   return g;
 }
@@ -148,6 +156,13 @@ static int roots(double t, const double *x, double *g, void *user) {
       const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
                               r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
       g[k] = ct->mu * ed->lam[r] - ft;
+      break;
+    }
+    case R_EDGE: { /* the face vertex's margin inside its faces' side planes */
+      LsimContactPoint pt;
+      double margin = FAR_MARGIN;
+      lsim_ed_follow(ed, &ed->st, cd, &pt, &margin);
+      g[k] = margin;
       break;
     }
     default: { /* R_SLIP */
@@ -421,6 +436,7 @@ static int refresh_candidates(Ed *ed) {
                .body = {ct->body[0], ct->body[1]}};
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
+    cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
     fresh[n++] = cd;
   }
   free(old);
@@ -435,7 +451,7 @@ static int refresh_candidates(Ed *ed) {
 /* Resolves the event at (t, x): impacts, then the modes. x is updated (velocities). */
 static int resolve(Ed *ed, double t, double *x) {
   lsim_ed_load(ed, &ed->st, t, x);
-  int rc = lsim_ed_detect(ed, &ed->st, &ed->set);
+  int rc = lsim_ed_detect(ed, &ed->st, &ed->set, 0);
   if (!rc) rc = refresh_candidates(ed);
   if (rc) return rc;
   const int nc = ed->ncand, nv = ed->nv;
@@ -650,7 +666,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
-  const int need = 2 * ed->ncand + ed->npairs + 1;
+  const int need = 3 * ed->ncand + ed->npairs + 1;
   if (need > ed->roots_cap) {
     int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
     if (a) ed->root_cand = a;
@@ -676,6 +692,8 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
+    /* A face vertex leaving its face (a corner passing an edge): the contact set changes. */
+    if (cd->ref >= 0) ed->root_cand[n] = i, ed->root_kind[n] = R_EDGE, dir[n++] = LSIM_ODE_FALLING;
   }
   for (int p = 0; p < ed->npairs; ++p)
     ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;
