@@ -740,7 +740,7 @@ static void face_side_plane(const Placed *P, int f, int bit, double pn[3], doubl
 }
 
 int lsim_geom_face_vertex3(const Placed *A, const Placed *B, int feature, int ref_second,
-                           LsimContactPoint *out, double *margin) {
+                           LsimContactPoint *out, double *margin, double *role) {
   if (feature < 0 || feature >= 9216) return -1;
   const int fa = feature / 256 / 6, fb = feature / 256 % 6;
   const int mask[2] = {(feature / 16) % 16, feature % 16};
@@ -797,5 +797,23 @@ int lsim_geom_face_vertex3(const Placed *A, const Placed *B, int feature, int re
       least = fmin(least, off - lsim_v3_dot(pn, P));
     }
   *margin = least + 2.0 * tol;
+  /* The reference face box_box3 picks: B's when its face axes' best separation exceeds
+     A's by FACE_BIAS |sA| + tol (the same products and sums). role: how far the pair is
+     from turning the choice away from ref_second's face, in metres. */
+  double d[3], C[3][3], sA = -HUGE_VAL, sB = -HUGE_VAL;
+  lsim_v3_sub(d, B->c, A->c);
+  for (int kk = 0; kk < 3; ++kk) {
+    for (int jj = 0; jj < 3; ++jj) C[kk][jj] = lsim_v3_dot(B->ax[jj], A->ax[kk]);
+    const double rb = B->h[0] * fabs(C[kk][0]) + B->h[1] * fabs(C[kk][1]) + B->h[2] * fabs(C[kk][2]);
+    sA = fmax(sA, fabs(lsim_v3_dot(d, A->ax[kk])) - A->h[kk] - rb);
+  }
+  for (int kk = 0; kk < 3; ++kk) {
+    const double ra = A->h[0] * fabs(C[0][kk]) + A->h[1] * fabs(C[1][kk]) + A->h[2] * fabs(C[2][kk]);
+    sB = fmax(sB, fabs(lsim_v3_dot(d, B->ax[kk])) - B->h[kk] - ra);
+  }
+  const double ptol = 1e-9 * max2(max2(max2(A->h[0], A->h[1]), max2(A->h[2], B->h[0])),
+                                  max2(B->h[1], B->h[2]));
+  const double r2 = sB - (sA + FACE_BIAS * fabs(sA) + ptol);
+  *role = ref_second ? r2 : -r2;
   return 0;
 }

@@ -52,9 +52,10 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B);
  * the reference face on B when ref_second, at the boxes' poses, continued past the faces
  * (the intersection of the incident face's plane with the vertex's two side planes, where
  * or not clipping keeps it): the point box_face3 writes while it keeps the vertex, and
- * its margin (lsim_box_face_vertex). 0, or -1 for a feature that is no face vertex. */
+ * its margin and role (lsim_box_face_vertex). 0, or -1 for a feature that is no face
+ * vertex. */
 int lsim_geom_face_vertex3(const Placed *A, const Placed *B, int feature, int ref_second,
-                           LsimContactPoint *out, double *margin);
+                           LsimContactPoint *out, double *margin, double *role);
 
 /* Reduces a manifold of coplanar points (geometry_box.c; plane-box and box-box faces): the
  * four with the largest hull among the sets holding one of the deepest points, then the

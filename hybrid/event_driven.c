@@ -564,8 +564,11 @@ static int resolve(Ed *ed, double t, double *x) {
         const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
         /* A contact whose force root ended the segment lifts off with zero force: its
            normal acceleration grows from 0 there (the force crossed zero smoothly), so
-           at the located point it is only round-off above zero. */
+           at the located point it is only round-off above zero. So does one whose force is
+           within the precision of zero there (the LCP's force too): with every force that
+           small, a relative test cannot tell them from zero. */
         const int forced = ed->cand[i].fired;
+        if (forced == R_FORCE && !(z[fv[j]] > ed->o.precision)) continue;
         if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
           continue;
         if (slide[j]) {
@@ -1027,6 +1030,21 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     for (int k = 0; k < ed.nroots; ++k)
       if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
         ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
+    /* And the force roots within the precision of 0 there, not yet through it: crossing at
+       the same time to the event's precision (two symmetric supports of a box leaving an
+       edge, 2e-12 s apart; one at a time, the second came back and the box turned). */
+    if (ed.nroots > 0) {
+      double *gv = malloc((size_t)ed.nroots * sizeof(double));
+      if (!gv) {
+        rc = LSIM_OUT_OF_MEMORY;
+        break;
+      }
+      if (roots(t, x, gv, &ed) == 0)
+        for (int k = 0; k < ed.nroots; ++k)
+          if (ed.root_kind[k] == R_FORCE && !ed.cand[ed.root_cand[k]].fired && gv[k] <= ed.o.precision)
+            ed.cand[ed.root_cand[k]].fired = R_FORCE;
+      free(gv);
+    }
     rc = resolve(&ed, t, x);
     for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
     if (!rc && ed.events > ed.o.max_events) {

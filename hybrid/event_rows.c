@@ -118,8 +118,8 @@ int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct) {
   place_at(ed, st, sb, &B);
   int ref = -1;
   LsimContactPoint pt;
-  double margin;
-  return lsim_box_face_vertex(&A, &B, f, &ref, ct->normal, &pt, &margin) ? -1 : ref;
+  double margin, role;
+  return lsim_box_face_vertex(&A, &B, f, &ref, &pt, &margin, &role) ? -1 : ref;
 }
 
 int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
@@ -130,7 +130,12 @@ int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContac
   LsimPlaced A, B;
   place_at(ed, st, sa, &A);
   place_at(ed, st, sb, &B);
-  return lsim_box_face_vertex(&A, &B, f, &ref, NULL, pt, margin);
+  double role;
+  if (lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, &role)) return -1;
+  /* Either way the contact set changes: the vertex leaves its faces, or detection turns
+     to the other face as the reference (its normal by the faces' angle). */
+  *margin = fmin(*margin, role);
+  return 0;
 }
 
 int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow) {
@@ -138,7 +143,11 @@ int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow)
   for (int i = 0; !rc && follow && i < ed->ncand; ++i) {
     const Cand *cd = &ed->cand[i];
     if (cd->mode == JOINT || cd->ref < 0) continue;
-    if (lsim_ed_find(set, cd->id) >= 0) continue;
+    /* Detected with the reference face it had at the last event: kept. With the other
+       (past the root on its role, up to the located point), followed from its face. */
+    const int c = lsim_ed_find(set, cd->id);
+    if (c >= 0 && lsim_ed_face_ref(ed, st, &set->contacts[c]) == cd->ref) continue;
+    if (c >= 0) set->contacts[c].id = 0; /* superseded (no contact has id 0) */
     LsimContactPoint pt;
     double margin;
     int sa, sb, f;

@@ -948,11 +948,15 @@ static void test_stack_slide(void **state) {
  * 1e-10 m of margin at 1 m/s (plus twice the clip's tolerance, 4e-12 m), t2 by the force
  * root to the time precision 1e-10 s (measured: t1 4.0e-12 s late, t2 1.1e-16 s).
  * Up to t2 the cube is at x = v0 t, z = 1.25 without rotation (1e-9). Then it tips over
- * the edge, rotating about it (w_y > 0, its centre sinking) until it leaves the edge (a
- * liftoff of the two edge points) and falls freely: from then v_z falls at g and the spin
- * stays (1e-9). No friction, no impact: the energy stays 12.7625 J to 1e-9 relative
- * (CVODE at rtol 1e-12 over some 10^3 steps; measured 1.7e-12). Before, the run stopped
- * at t1: "a persistent contact vanished from detection". */
+ * the edge, rotating about it (w_y > 0, its centre sinking; the contact's normal turns
+ * to the cube's own face at a role event 3.7e-4 s after t2) until it leaves the edge (a
+ * liftoff of the two edge points together, at 0.8107 s) and falls freely: from then v_z
+ * falls at g and the spin stays (1e-9). No friction, no impact: the energy stays
+ * 12.7625 J to 1e-9 relative (CVODE at rtol 1e-12 over some 10^3 steps; measured
+ * 5.5e-11). Before, the run stopped at t1: "a persistent contact vanished from
+ * detection"; with the normal kept on the static cube's face while it tipped, the energy
+ * drifted by 1.5e-3 relative; with the edge points leaving one at a time (2e-12 s apart)
+ * the second came back and the cube turned about x. */
 static void test_edge_tip(void **state) {
   (void)state;
   const double a = 0.25, v0 = 1.0, t1 = (0.5 - a) / v0, t2 = 0.5 / v0;
