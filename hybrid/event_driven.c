@@ -158,11 +158,12 @@ static int roots(double t, const double *x, double *g, void *user) {
       g[k] = ct->mu * ed->lam[r] - ft;
       break;
     }
-    case R_EDGE: { /* the face vertex's margin inside its faces' side planes */
+    case R_EDGE:   /* the face vertex's margin inside its faces' other side planes */
+    case R_ROLE: { /* how far detection is from turning its reference face */
       LsimContactPoint pt;
-      double margin = FAR_MARGIN;
-      lsim_ed_follow(ed, &ed->st, cd, &pt, &margin);
-      g[k] = margin;
+      double margin = FAR_MARGIN, role = FAR_MARGIN;
+      lsim_ed_follow(ed, &ed->st, cd, &pt, &margin, &role);
+      g[k] = ed->root_kind[k] == R_EDGE ? margin : role;
       break;
     }
     default: { /* R_SLIP */
@@ -669,7 +670,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
-  const int need = 3 * ed->ncand + ed->npairs + 1;
+  const int need = 4 * ed->ncand + ed->npairs + 1;
   if (need > ed->roots_cap) {
     int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
     if (a) ed->root_cand = a;
@@ -695,8 +696,14 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
-    /* A face vertex leaving its face (a corner passing an edge): the contact set changes. */
-    if (cd->ref >= 0) ed->root_cand[n] = i, ed->root_kind[n] = R_EDGE, dir[n++] = LSIM_ODE_FALLING;
+    /* A face vertex leaving its faces (a corner passing an edge), or detection turning to
+       the other face as its reference (its normal by the faces' angle): the contact set
+       changes. Two roots: the role sits flat at 5e-10 m while the faces lie flat, and
+       its least with the margin left a kink there that regula falsi crawled past. */
+    if (cd->ref >= 0) {
+      ed->root_cand[n] = i, ed->root_kind[n] = R_EDGE, dir[n++] = LSIM_ODE_FALLING;
+      ed->root_cand[n] = i, ed->root_kind[n] = R_ROLE, dir[n++] = LSIM_ODE_FALLING;
+    }
   }
   for (int p = 0; p < ed->npairs; ++p)
     ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;

@@ -15,7 +15,7 @@
 
 enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
                                                   joint rows: JOINT, always persistent) */
-enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5 }; /* root kinds */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
 /* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
@@ -111,10 +111,10 @@ void lsim_ed_free_acceleration(Ed *ed, const LsimState *st, double *a);
  * as lsim_ed_follow continues them, so that the flow stays smooth up to the event. */
 int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow);
 
-/* Candidate cd's face vertex at st, continued past its faces (lsim_box_face_vertex),
- * and its margin. 0, or -1 when cd is no face vertex. */
+/* Candidate cd's face vertex at st, continued past its faces, its margin and its role
+ * (lsim_box_face_vertex). 0, or -1 when cd is no face vertex. */
 int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
-                   double *margin);
+                   double *margin, double *role);
 
 /* The reference face of detected contact ct when it is a 3-D box-box face vertex (0 or 1,
  * Cand.ref), else -1. */

@@ -123,19 +123,14 @@ int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct) {
 }
 
 int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
-                   double *margin) {
+                   double *margin, double *role) {
   if (cd->ref < 0) return -1;
   int sa, sb, f, ref = cd->ref;
   id_parts(cd->id, &sa, &sb, &f);
   LsimPlaced A, B;
   place_at(ed, st, sa, &A);
   place_at(ed, st, sb, &B);
-  double role;
-  if (lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, &role)) return -1;
-  /* Either way the contact set changes: the vertex leaves its faces, or detection turns
-     to the other face as the reference (its normal by the faces' angle). */
-  *margin = fmin(*margin, role);
-  return 0;
+  return lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, role);
 }
 
 int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow) {
@@ -149,10 +144,10 @@ int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow)
     if (c >= 0 && lsim_ed_face_ref(ed, st, &set->contacts[c]) == cd->ref) continue;
     if (c >= 0) set->contacts[c].id = 0; /* superseded (no contact has id 0) */
     LsimContactPoint pt;
-    double margin;
+    double margin, role;
     int sa, sb, f;
     id_parts(cd->id, &sa, &sb, &f);
-    if (lsim_ed_follow(ed, st, cd, &pt, &margin) == 0)
+    if (lsim_ed_follow(ed, st, cd, &pt, &margin, &role) == 0)
       rc = lsim_contacts_add_point(set, ed->m, st, sa, sb, &pt);
   }
   if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
