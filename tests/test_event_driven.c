@@ -959,63 +959,71 @@ static void test_stack_slide(void **state) {
  * the second came back and the cube turned about x. */
 static void test_edge_tip(void **state) {
   (void)state;
-  const double a = 0.25, v0 = 1.0, t1 = (0.5 - a) / v0, t2 = 0.5 / v0;
-  char json[2048];
-  snprintf(json, sizeof json,
-           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
-           " \"gravity\": [0, 0, -9.81], \"integrator\": \"event_driven\","
-           " \"bodies\": [{\"name\": \"base\", \"type\": \"static\", \"position\": [0, 0, 0.5],"
-           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0}]},"
-           "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, %.17g], \"velocity\": [%.17g, 0, 0],"
-           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [%.17g, %.17g, %.17g], \"mu\": 0}]}]}",
-           1.0 + a, v0, a, a, a);
-  Run r;
-  run_ok(json, &r);
-  /* Events after the start: two contacts at t1, two liftoffs at t2, then the edge points'
-     two liftoffs. */
-  int contacts = 0, liftoffs = 0;
-  double t_leave = -1.0;
-  for (int i = 0; i < r.log.count; ++i) {
-    const LsimEvent *ev = &r.log.events[i];
-    if (ev->t == 0.0) continue;
-    if (ev->kind == LSIM_EVENT_CONTACT) {
-      ++contacts;
-      if (fabs(ev->t - t1) > 1e-9) fail_msg("edge crossing at %.15g s, closed form %.15g", ev->t, t1);
-    } else if (ev->kind == LSIM_EVENT_LIFTOFF) {
-      ++liftoffs;
-      if (liftoffs <= 2 && fabs(ev->t - t2) > 1e-9) fail_msg("tipping at %.15g s, closed form %.15g", ev->t, t2);
-      if (liftoffs > 2) t_leave = ev->t;
-    } else {
-      fail_msg("unexpected %s event at %.15g s", lsim_event_kind_name(ev->kind), ev->t);
-    }
+  /* The top cube's velocity and the run's length: straight off the edge to past leaving
+     it; obliquely (the crossings are the front corners', the side ones reach y = 0.5 only
+     at 0.5 s) up to 0.2 s, while it tips. */
+  const struct { double vx, vy, duration; } cases[] = {{1.0, 0.0, 1.0}, {3.0, 0.5, 0.2}};
+  for (int c = 0; c < 2; ++c) {
+    const double a = 0.25, v0 = cases[c].vx, vy = cases[c].vy, t1 = (0.5 - a) / v0, t2 = 0.5 / v0;
+    const int leaves = c == 0;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": %.17g,"
+             " \"gravity\": [0, 0, -9.81], \"integrator\": \"event_driven\","
+             " \"bodies\": [{\"name\": \"base\", \"type\": \"static\", \"position\": [0, 0, 0.5],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0}]},"
+             "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, %.17g], \"velocity\": [%.17g, %.17g, 0],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [%.17g, %.17g, %.17g], \"mu\": 0}]}]}",
+             cases[c].duration, 1.0 + a, v0, vy, a, a, a);
+    Run r;
+    run_ok(json, &r);
+    /* Events after the start: two contacts at t1, two liftoffs at t2, then the edge points'
+       two liftoffs. */
+    int contacts = 0, liftoffs = 0;
+    double t_leave = leaves ? -1.0 : 1e300;
+    for (int i = 0; i < r.log.count; ++i) {
+      const LsimEvent *ev = &r.log.events[i];
+      if (ev->t == 0.0) continue;
+      if (ev->kind == LSIM_EVENT_CONTACT) {
+        ++contacts;
+        if (fabs(ev->t - t1) > 1e-9) fail_msg("edge crossing at %.15g s, closed form %.15g", ev->t, t1);
+      } else if (ev->kind == LSIM_EVENT_LIFTOFF) {
+        ++liftoffs;
+        if (liftoffs <= 2 && fabs(ev->t - t2) > 1e-9) fail_msg("tipping at %.15g s, closed form %.15g", ev->t, t2);
+        if (liftoffs > 2) t_leave = ev->t;
+      } else {
+        fail_msg("unexpected %s event at %.15g s", lsim_event_kind_name(ev->kind), ev->t);
+      }
   }
-  assert_int_equal(contacts, 2);
-  assert_int_equal(liftoffs, 4);
-  assert_true(t_leave > t2 && t_leave < 1.0);
-  const double m = 1.0, I = m * (2 * a) * (2 * a) / 6.0; /* a cube's inertia, isotropic */
-  const double e0 = 0.5 * m * v0 * v0 + m * G * (1.0 + a);
-  int after = -1;
-  for (int i = 0; i < r.s.n; ++i) {
-    const double t = r.s.t[i], *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
-    double e = m * G * q[2];
-    for (int d = 0; d < 3; ++d) e += 0.5 * m * v[d] * v[d] + 0.5 * I * v[3 + d] * v[3 + d];
-    if (fabs(e - e0) > 1e-9 * e0) fail_msg("t = %g: energy %.15g J, at the start %.15g", t, e, e0);
-    if (t <= t2) {
-      if (fabs(q[0] - v0 * t) > 1e-9 || fabs(q[2] - (1.0 + a)) > 1e-9 || fabs(v[0] - v0) > 1e-9)
-        fail_msg("t = %g: x = %.15g, z = %.15g, vx = %.15g before tipping", t, q[0], q[2], v[0]);
-      for (int d = 3; d < 6; ++d) assert_true(fabs(v[d]) <= 1e-9);
-    } else if (t < t_leave) {
-      assert_true(v[4] > 0.0 && q[2] < 1.0 + a); /* tipping forward about the edge */
-    } else {
-      if (after < 0) after = i;
-      /* Free fall from the first sample after leaving the edge. */
-      const double *v1 = r.s.v + 6 * after, dt = t - r.s.t[after];
-      if (fabs(v[2] - (v1[2] - G * dt)) > 1e-9 || fabs(v[0] - v1[0]) > 1e-9 || fabs(v[4] - v1[4]) > 1e-9)
-        fail_msg("t = %g: not in free fall after leaving the edge at %.15g s", t, t_leave);
-    }
+    assert_int_equal(contacts, 2);
+    assert_int_equal(liftoffs, leaves ? 4 : 2);
+    if (leaves) assert_true(t_leave > t2 && t_leave < cases[c].duration);
+    const double m = 1.0, I = m * (2 * a) * (2 * a) / 6.0; /* a cube's inertia, isotropic */
+    const double e0 = 0.5 * m * (v0 * v0 + vy * vy) + m * G * (1.0 + a);
+    int after = -1;
+    for (int i = 0; i < r.s.n; ++i) {
+      const double t = r.s.t[i], *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
+      double e = m * G * q[2];
+      for (int d = 0; d < 3; ++d) e += 0.5 * m * v[d] * v[d] + 0.5 * I * v[3 + d] * v[3 + d];
+      if (fabs(e - e0) > 1e-9 * e0) fail_msg("t = %g: energy %.15g J, at the start %.15g", t, e, e0);
+      if (t <= t2) {
+        if (fabs(q[0] - v0 * t) > 1e-9 || fabs(q[1] - vy * t) > 1e-9 || fabs(q[2] - (1.0 + a)) > 1e-9 ||
+            fabs(v[0] - v0) > 1e-9 || fabs(v[1] - vy) > 1e-9)
+          fail_msg("t = %g: x = %.15g, y = %.15g, z = %.15g, vx = %.15g before tipping", t, q[0], q[1], q[2], v[0]);
+        for (int d = 3; d < 6; ++d) assert_true(fabs(v[d]) <= 1e-9);
+      } else if (t < t_leave) {
+        assert_true(v[4] > 0.0 && q[2] < 1.0 + a); /* tipping forward about the edge */
+      } else {
+        if (after < 0) after = i;
+        /* Free fall from the first sample after leaving the edge. */
+        const double *v1 = r.s.v + 6 * after, dt = t - r.s.t[after];
+        if (fabs(v[2] - (v1[2] - G * dt)) > 1e-9 || fabs(v[0] - v1[0]) > 1e-9 || fabs(v[4] - v1[4]) > 1e-9)
+          fail_msg("t = %g: not in free fall after leaving the edge at %.15g s", t, t_leave);
+      }
   }
-  assert_true(after > 0);
-  run_free(&r);
+    assert_true(leaves ? after > 0 : after < 0);
+    run_free(&r);
+  }
 }
 
 int main(void) {
