@@ -1290,3 +1290,28 @@ int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const d
   if (model->dimension == 2 || model->dimension == 3) return detect_23d(model, state, v_free, set);
   return LSIM_INVALID_INPUT;
 }
+
+int lsim_contacts_add_point(LsimContactSet *set, const LsimModel *m, const LsimState *st, int sa,
+                            int sb, const LsimContactPoint *pt) {
+  if (sa < 0 || sb < 0 || sa >= m->nshapes || sb >= m->nshapes) return LSIM_INVALID_INPUT;
+  /* The two shapes' records as place_shapes writes them (only what the contact reads). */
+  ShapeBox box[2];
+  memset(box, 0, sizeof box);
+  const int shape[2] = {sa, sb};
+  for (int k = 0; k < 2; ++k) {
+    const LsimShape *sh = &m->shapes[shape[k]];
+    double q[4];
+    lsim_body_pose(m, st, sh->body, box[k].body_p, q);
+    box[k].mu = fmax(sh->mu, 0.0);
+    box[k].body = sh->body;
+    box[k].moves = m->bodies[sh->body].nv > 0;
+  }
+  Cone cone;
+  lsim_cone_weights(m->friction_directions, cone.cs, cone.sn);
+  DirCache cache;
+  cache.ndir = -1;
+  const double mu = pair_mu(box[0].mu, box[1].mu);
+  const int rc = add_point_contact(set, m, box, &cone, &cache, 0, 1, mu, pt);
+  if (!rc) set->contacts[set->count - 1].id = lsim_contact_id(sa, sb, pt->feature);
+  return rc;
+}

@@ -97,6 +97,18 @@ void lsim_contacts_free(LsimContactSet *set);
  * of memory. Pointers into the set are valid until the next add. */
 LsimContact *lsim_contacts_add(LsimContactSet *set, int nrows);
 
+struct LsimContactPoint;
+
+/* Appends the contact of manifold point pt between shapes sa and sb (in lsim_collide's
+ * order: the normal points from sb towards sa) in state st, as detection writes it: id,
+ * the pair's mu, the normal and direction rows (the same bits as detection's for the
+ * same point). For a contact followed where detection no longer has it (the
+ * event-driven integrator's contacts past a face's edge, contact/geometry.h
+ * lsim_box_face_vertex). 0, LSIM_INVALID_INPUT (a shape index out of range) or
+ * LSIM_OUT_OF_MEMORY. */
+int lsim_contacts_add_point(LsimContactSet *set, const LsimModel *m, const LsimState *st, int sa,
+                            int sb, const struct LsimContactPoint *pt);
+
 /* The stable id of the contact between bodies a and b at feature f. */
 uint64_t lsim_contact_id(int a, int b, int feature);
 

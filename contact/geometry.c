@@ -499,3 +499,24 @@ int lsim_collide_placed(const LsimPlaced *pa, const LsimPlaced *pb, int dim, dou
   }
   return m.n;
 }
+
+int lsim_box_face_vertex(const LsimPlaced *a, const LsimPlaced *b, int feature, int *ref,
+                         LsimContactPoint *out, double *margin, double *role) {
+  if (a->type != LSIM_SHAPE_BOX || b->type != LSIM_SHAPE_BOX || feature < 0 || feature >= 9216)
+    return -1;
+  /* The canonical order of lsim_collide_placed. */
+  const int swap = same_type_order(a, b, 3) > 0;
+  const Placed *A = swap ? b : a, *B = swap ? a : b;
+  if (*ref < 0) {
+    /* The reference face box_box3 picks at these poses: B's when the role of B's face is
+       positive. */
+    if (lsim_geom_face_vertex3(A, B, feature, 1, out, margin, role)) return -1;
+    const int second = *role > 0.0;
+    *ref = swap ? !second : second;
+  }
+  const int ref_second = swap ? *ref == 0 : *ref == 1;
+  if (lsim_geom_face_vertex3(A, B, feature, ref_second, out, margin, role)) return -1;
+  /* The caller's normal points from b towards a. */
+  if (!swap) lsim_v3_scale(out->normal, out->normal, -1.0);
+  return 0;
+}

@@ -67,4 +67,25 @@ void lsim_placed_aabb(const LsimShape *s, const LsimPlaced *P, int dim, double m
 int lsim_collide_placed(const LsimPlaced *a, const LsimPlaced *b, int dim, double margin,
                         LsimContactPoint *out, int max);
 
+/* A 3-D box-box face contact's clip vertex (feature, as lsim_collide gives it for boxes a
+ * and b in this order) continued past the faces: the intersection of the incident face's
+ * plane with the two side planes the feature names, at the boxes' poses, wherever it
+ * lies. While lsim_collide keeps the vertex with the same reference face, out is its
+ * point (to rounding: the same point, normal, gap and feature); beyond a side plane it is
+ * the same formula, smooth in the poses, so a contact held at that feature can be
+ * followed across the edge it leaves by. *ref: the reference face (whose normal is the
+ * contact's), 0 a's, 1 b's; when < 0, the one lsim_collide picks at these poses (by its
+ * face axes' separations; it may pick an edge axis instead, which this does not see) is
+ * written. *margin: the vertex's least distance inside the faces' other side planes, plus
+ * twice the clip's tolerance (1e-12 times the reference box's size and distance from the
+ * origin); when it is <= 0, lsim_collide no longer has the vertex (a corner has passed an
+ * edge, an edge crossing has passed a corner). *role: how far (m) the face axes'
+ * separations are from turning lsim_collide's choice away from *ref's face (with its
+ * hysteresis: the other face's separation must exceed this one's by 2 % plus 1e-9 of the
+ * boxes' size); <= 0: it takes the other face (the normal then turns by the faces'
+ * angle: a box tipping over another's edge). Returns 0, or -1 when a or b is no box or
+ * the feature is no face vertex (3-D edge contacts, features of 9216 up). */
+int lsim_box_face_vertex(const LsimPlaced *a, const LsimPlaced *b, int feature, int *ref,
+                         LsimContactPoint *out, double *margin, double *role);
+
 #endif

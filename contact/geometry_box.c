@@ -727,3 +727,93 @@ void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B) {
     end_point(m, A, P, r, scale, e);
   }
 }
+
+/* ---- A face contact's clip vertex, continued past its face ------------------------ */
+
+/* Side plane `bit` of face f of box P (bit 2 t + (1 on the negative side) for the side
+ * along axis (f / 2 + 1 + t) mod 3, as in face_feature3): outward unit normal pn and
+ * offset, the plane pn . x = off. */
+static void face_side_plane(const Placed *P, int f, int bit, double pn[3], double *off) {
+  const int axis = (f / 2 + 1 + bit / 2) % 3;
+  lsim_v3_scale(pn, P->ax[axis], (bit % 2) ? -1.0 : 1.0);
+  *off = lsim_v3_dot(pn, P->c) + P->h[axis];
+}
+
+int lsim_geom_face_vertex3(const Placed *A, const Placed *B, int feature, int ref_second,
+                           LsimContactPoint *out, double *margin, double *role) {
+  if (feature < 0 || feature >= 9216) return -1;
+  const int fa = feature / 256 / 6, fb = feature / 256 % 6;
+  const int mask[2] = {(feature / 16) % 16, feature % 16};
+  if (__builtin_popcount((unsigned)mask[0]) + __builtin_popcount((unsigned)mask[1]) != 2) return -1;
+  const Placed *Rb = ref_second ? B : A, *I = ref_second ? A : B;
+  const int fr = ref_second ? fb : fa, fi = ref_second ? fa : fb;
+  /* The reference face's outward normal and point (box_face3's nR and rc); the incident
+     face's plane, in which every clip vertex lies. */
+  double nR[3], rc[3], nI[3];
+  const int k = fr / 2, j = fi / 2;
+  lsim_v3_scale(nR, Rb->ax[k], (fr % 2) ? -1.0 : 1.0);
+  lsim_v3_axpy(rc, Rb->c, Rb->h[k], nR);
+  lsim_v3_scale(nI, I->ax[j], (fi % 2) ? -1.0 : 1.0);
+  /* The vertex: the incident face's plane and the two side planes its feature names. */
+  double M[3][3], r[3];
+  lsim_v3_copy(M[0], nI);
+  r[0] = lsim_v3_dot(nI, I->c) + I->h[j];
+  int row = 1;
+  const Placed *box[2] = {A, B};
+  const int face[2] = {fa, fb};
+  for (int s = 0; s < 2; ++s)
+    for (int bit = 0; bit < 4; ++bit)
+      if (mask[s] & (1 << bit)) {
+        face_side_plane(box[s], face[s], bit, M[row], &r[row]);
+        ++row;
+      }
+  double c12[3], c20[3], c01[3];
+  lsim_v3_cross(c12, M[1], M[2]);
+  lsim_v3_cross(c20, M[2], M[0]);
+  lsim_v3_cross(c01, M[0], M[1]);
+  const double det = lsim_v3_dot(M[0], c12);
+  if (!(fabs(det) > 1e-9)) return -1; /* the planes do not meet in one point */
+  double P[3];
+  for (int d = 0; d < 3; ++d) P[d] = (r[0] * c12[d] + r[1] * c20[d] + r[2] * c01[d]) / det;
+  /* Gap, point and normal as box_face3 writes them. */
+  double e[3];
+  lsim_v3_sub(e, P, rc);
+  const double gap = lsim_v3_dot(e, nR);
+  lsim_v3_axpy(out->point, P, -0.5 * gap, nR);
+  lsim_v3_scale(out->normal, nR, ref_second ? -1.0 : 1.0);
+  out->gap = gap;
+  out->feature = feature;
+  /* The margin: the vertex's least distance inside the other side planes of both faces,
+     plus twice the clip's tolerance (box_face3's: a vertex that far out is cut), so that
+     at margin <= 0 detection has the vertex no more. */
+  const double tol = 1e-12 * (1.0 + max2(Rb->h[0], max2(Rb->h[1], Rb->h[2])) +
+                              max2(fabs(Rb->c[0]), max2(fabs(Rb->c[1]), fabs(Rb->c[2]))));
+  double least = HUGE_VAL;
+  for (int s = 0; s < 2; ++s)
+    for (int bit = 0; bit < 4; ++bit) {
+      if (mask[s] & (1 << bit)) continue;
+      double pn[3], off;
+      face_side_plane(box[s], face[s], bit, pn, &off);
+      least = fmin(least, off - lsim_v3_dot(pn, P));
+    }
+  *margin = least + 2.0 * tol;
+  /* The reference face box_box3 picks: B's when its face axes' best separation exceeds
+     A's by FACE_BIAS |sA| + tol (the same products and sums). role: how far the pair is
+     from turning the choice away from ref_second's face, in metres. */
+  double d[3], C[3][3], sA = -HUGE_VAL, sB = -HUGE_VAL;
+  lsim_v3_sub(d, B->c, A->c);
+  for (int kk = 0; kk < 3; ++kk) {
+    for (int jj = 0; jj < 3; ++jj) C[kk][jj] = lsim_v3_dot(B->ax[jj], A->ax[kk]);
+    const double rb = B->h[0] * fabs(C[kk][0]) + B->h[1] * fabs(C[kk][1]) + B->h[2] * fabs(C[kk][2]);
+    sA = fmax(sA, fabs(lsim_v3_dot(d, A->ax[kk])) - A->h[kk] - rb);
+  }
+  for (int kk = 0; kk < 3; ++kk) {
+    const double ra = A->h[0] * fabs(C[0][kk]) + A->h[1] * fabs(C[1][kk]) + A->h[2] * fabs(C[2][kk]);
+    sB = fmax(sB, fabs(lsim_v3_dot(d, B->ax[kk])) - B->h[kk] - ra);
+  }
+  const double ptol = 1e-9 * max2(max2(max2(A->h[0], A->h[1]), max2(A->h[2], B->h[0])),
+                                  max2(B->h[1], B->h[2]));
+  const double r2 = sB - (sA + FACE_BIAS * fabs(sA) + ptol);
+  *role = ref_second ? r2 : -r2;
+  return 0;
+}

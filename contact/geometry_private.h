@@ -48,6 +48,15 @@ void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B);
 
+/* The clip vertex `feature` of a 3-D box-box face contact of A and B (canonical order),
+ * the reference face on B when ref_second, at the boxes' poses, continued past the faces
+ * (the intersection of the incident face's plane with the vertex's two side planes, where
+ * or not clipping keeps it): the point box_face3 writes while it keeps the vertex, and
+ * its margin and role (lsim_box_face_vertex). 0, or -1 for a feature that is no face
+ * vertex. */
+int lsim_geom_face_vertex3(const Placed *A, const Placed *B, int feature, int ref_second,
+                           LsimContactPoint *out, double *margin, double *role);
+
 /* Reduces a manifold of coplanar points (geometry_box.c; plane-box and box-box faces): the
  * four with the largest hull among the sets holding one of the deepest points, then the
  * points lying clearly outside their hull (at most LSIM_MAX_MANIFOLD in all). */

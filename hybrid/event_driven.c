@@ -115,7 +115,15 @@ static double pair_gap(Ed *ed, int p) {
     int persistent = 0;
     for (int i = 0; i < ed->ncand && !persistent; ++i)
       persistent = ed->cand[i].id == ct->id && ed->cand[i].mode != FREE;
-    if (!persistent && ct->gap < g) g = ct->gap;
+    if (persistent || !(ct->gap < g)) continue;
+    /* Held by a persistent contact at its place (an edge crossing a corner leaves). */
+    int held = 0;
+    for (int i = 0; i < ed->ncand && !held; ++i) {
+      if (ed->cand[i].mode == FREE || ed->idx[i] < 0) continue;
+      const LsimContact *pc = &ed->set.contacts[ed->idx[i]];
+      held = pc->body[0] == a && pc->body[1] == b && lsim_v3_dist2(pc->point, ct->point) < HELD_NEAR * HELD_NEAR;
+    }
+    if (!held) g = ct->gap;
   }
   return g;
 }
@@ -148,6 +156,14 @@ static int roots(double t, const double *x, double *g, void *user) {
       const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
                               r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
       g[k] = ct->mu * ed->lam[r] - ft;
+      break;
+    }
+    case R_EDGE:   /* the face vertex's margin inside its faces' other side planes */
+    case R_ROLE: { /* how far detection is from turning its reference face */
+      LsimContactPoint pt;
+      double margin = FAR_MARGIN, role = FAR_MARGIN;
+      lsim_ed_follow(ed, &ed->st, cd, &pt, &margin, &role);
+      g[k] = ed->root_kind[k] == R_EDGE ? margin : role;
       break;
     }
     default: { /* R_SLIP */
@@ -421,6 +437,7 @@ static int refresh_candidates(Ed *ed) {
                .body = {ct->body[0], ct->body[1]}};
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
+    cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
     fresh[n++] = cd;
   }
   free(old);
@@ -435,7 +452,7 @@ static int refresh_candidates(Ed *ed) {
 /* Resolves the event at (t, x): impacts, then the modes. x is updated (velocities). */
 static int resolve(Ed *ed, double t, double *x) {
   lsim_ed_load(ed, &ed->st, t, x);
-  int rc = lsim_ed_detect(ed, &ed->st, &ed->set);
+  int rc = lsim_ed_detect(ed, &ed->st, &ed->set, 0);
   if (!rc) rc = refresh_candidates(ed);
   if (rc) return rc;
   const int nc = ed->ncand, nv = ed->nv;
@@ -548,8 +565,11 @@ static int resolve(Ed *ed, double t, double *x) {
         const double acc_n = lsim_ed_dot(ed->w2, acc, nv) + qadd[j], scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
         /* A contact whose force root ended the segment lifts off with zero force: its
            normal acceleration grows from 0 there (the force crossed zero smoothly), so
-           at the located point it is only round-off above zero. */
+           at the located point it is only round-off above zero. So does one whose force is
+           within the precision of zero there (the LCP's force too): with every force that
+           small, a relative test cannot tell them from zero. */
         const int forced = ed->cand[i].fired;
+        if (forced == R_FORCE && !(z[fv[j]] > ed->o.precision)) continue;
         if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
           continue;
         if (slide[j]) {
@@ -650,7 +670,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
-  const int need = 2 * ed->ncand + ed->npairs + 1;
+  const int need = 4 * ed->ncand + ed->npairs + 1;
   if (need > ed->roots_cap) {
     int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
     if (a) ed->root_cand = a;
@@ -676,6 +696,14 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
+    /* A face vertex leaving its faces (a corner passing an edge), or detection turning to
+       the other face as its reference (its normal by the faces' angle): the contact set
+       changes. Two roots: the role sits flat at 5e-10 m while the faces lie flat, and
+       its least with the margin left a kink there that regula falsi crawled past. */
+    if (cd->ref >= 0) {
+      ed->root_cand[n] = i, ed->root_kind[n] = R_EDGE, dir[n++] = LSIM_ODE_FALLING;
+      ed->root_cand[n] = i, ed->root_kind[n] = R_ROLE, dir[n++] = LSIM_ODE_FALLING;
+    }
   }
   for (int p = 0; p < ed->npairs; ++p)
     ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;
@@ -1023,6 +1051,21 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     for (int k = 0; k < ed.nroots; ++k)
       if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
         ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
+    /* And the force roots within the precision of 0 there, not yet through it: crossing at
+       the same time to the event's precision (two symmetric supports of a box leaving an
+       edge, 2e-12 s apart; one at a time, the second came back and the box turned). */
+    if (ed.nroots > 0) {
+      double *gv = malloc((size_t)ed.nroots * sizeof(double));
+      if (!gv) {
+        rc = LSIM_OUT_OF_MEMORY;
+        break;
+      }
+      if (roots(t, x, gv, &ed) == 0)
+        for (int k = 0; k < ed.nroots; ++k)
+          if (ed.root_kind[k] == R_FORCE && !ed.cand[ed.root_cand[k]].fired && gv[k] <= ed.o.precision)
+            ed.cand[ed.root_cand[k]].fired = R_FORCE;
+      free(gv);
+    }
     rc = resolve(&ed, t, x);
     for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
     if (!rc && ed.events > ed.o.max_events) {

@@ -11,7 +11,12 @@
  *   persistent contact or taut tether: its normal force falling through 0     (lift-off)
  *   sticking contact: mu f_n - |f_t| falling through 0                         (slip)
  *   sliding contact: the slip velocity along its first direction through 0     (stick)
- * located to a precision in the function's value (default 1e-10: m, N or m/s).
+ *   persistent 3-D box-box face vertex: the least of its margin inside its faces and
+ *   its role (how far the separating axes are from turning the reference face; contact/
+ *   geometry.h lsim_box_face_vertex) falling through 0      (a corner passes an edge)
+ * located to a precision in the function's value (default 1e-10: m, N or m/s). Up to its
+ * event a face vertex past its face is followed by the same formula (docs/hybrid.md,
+ * "Rigid bodies: edges"); at the event the contacts are detected afresh.
  *
  * At an event the contacts are classified again at the event's state (closed: gap <=
  * contact_tol): closed contacts approaching faster than velocity_tol go through an impact
@@ -36,8 +41,10 @@
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
  *
  * Failure modes: an LCP that Lemke cannot solve (Painleve-type configurations), CVODE
- * failing, or more events than max_events: the run stops with the error's message; the
- * state is the last good one.
+ * failing, more events than max_events, or a persistent contact detection loses that is
+ * no 3-D box-box face vertex (2-D boxes, 3-D edge-edge contacts: "a persistent contact
+ * vanished from detection"): the run stops with the error's message; the state is the
+ * last good one.
  */
 #ifndef LSIM_EVENT_DRIVEN_H
 #define LSIM_EVENT_DRIVEN_H

@@ -9,12 +9,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "contact/geometry.h"
 #include "hybrid/event_driven.h"
 #include "lcp/lemke.h"
 
 enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
                                                   joint rows: JOINT, always persistent) */
-enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kinds */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
 /* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
@@ -24,6 +25,10 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4 }; /* root kin
 #define NEAR_MARGIN 1e-4
 #define FAR_MARGIN 0.05
 #define ALL_MARGIN 1e12
+/* m: a pair's contact that detection finds within this of one of its persistent contacts
+   is held by it and is no root of the pair's gap (the edge crossings a corner leaves as
+   it passes an edge appear at its place, at its gap). */
+#define HELD_NEAR 1e-6
 
 /* A candidate contact (or tether) of the current segment. */
 typedef struct Cand {
@@ -32,6 +37,8 @@ typedef struct Cand {
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
   int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
+  int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
+                       on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;
 
 /* Impacts of one contact within the chatter window. */
@@ -98,7 +105,20 @@ void lsim_ed_apply_w(const Ed *ed, const LsimState *st, const double *x, double 
 /* a_free = W (f + m g - w x I w) at st. */
 void lsim_ed_free_acceleration(Ed *ed, const LsimState *st, double *a);
 
-int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set);
+/* The contacts and rows at st into set. follow: the candidates' face vertices detection
+ * no longer has (past their face's edge: a persistent one up to the event its margin's
+ * root locates, or in the curvature's states 1e-6 s on either side of an event) are added
+ * as lsim_ed_follow continues them, so that the flow stays smooth up to the event. */
+int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow);
+
+/* Candidate cd's face vertex at st, continued past its faces, its margin and its role
+ * (lsim_box_face_vertex). 0, or -1 when cd is no face vertex. */
+int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
+                   double *margin, double *role);
+
+/* The reference face of detected contact ct when it is a 3-D box-box face vertex (0 or 1,
+ * Cand.ref), else -1. */
+int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct);
 
 int lsim_ed_find(const LsimContactSet *set, uint64_t id);
 

@@ -92,8 +92,64 @@ void lsim_ed_free_acceleration(Ed *ed, const LsimState *st, double *a) {
 
 /* ---- contacts and rows ------------------------------------------------------------ */
 
-int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set) {
+/* The shapes and feature of a contact id (lsim_contact_id). */
+static void id_parts(uint64_t id, int *sa, int *sb, int *feature) {
+  *sa = (int)(id >> 40) - 1;
+  *sb = (int)((id >> 16) & 0xFFFFFFu) - 1;
+  *feature = (int)(id & 0xFFFFu);
+}
+
+/* Shape s placed at st. */
+static void place_at(const Ed *ed, const LsimState *st, int s, LsimPlaced *P) {
+  const LsimShape *sh = &ed->m->shapes[s];
+  LsimPose bp;
+  lsim_body_pose(ed->m, st, sh->body, bp.p, bp.q);
+  const LsimPose pose = lsim_shape_world_pose(sh, &bp);
+  lsim_shape_place(sh, &pose, 3, P);
+}
+
+int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct) {
+  if (ed->m->dimension != 3 || ct->kind != LSIM_CONTACT_NORMAL) return -1;
+  int sa, sb, f;
+  id_parts(ct->id, &sa, &sb, &f);
+  if (sa < 0 || sb < 0 || sa >= ed->m->nshapes || sb >= ed->m->nshapes) return -1;
+  LsimPlaced A, B;
+  place_at(ed, st, sa, &A);
+  place_at(ed, st, sb, &B);
+  int ref = -1;
+  LsimContactPoint pt;
+  double margin, role;
+  return lsim_box_face_vertex(&A, &B, f, &ref, &pt, &margin, &role) ? -1 : ref;
+}
+
+int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
+                   double *margin, double *role) {
+  if (cd->ref < 0) return -1;
+  int sa, sb, f, ref = cd->ref;
+  id_parts(cd->id, &sa, &sb, &f);
+  LsimPlaced A, B;
+  place_at(ed, st, sa, &A);
+  place_at(ed, st, sb, &B);
+  return lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, role);
+}
+
+int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow) {
   int rc = lsim_detect_contacts(&ed->mm, st, st->v, set);
+  for (int i = 0; !rc && follow && i < ed->ncand; ++i) {
+    const Cand *cd = &ed->cand[i];
+    if (cd->mode == JOINT || cd->ref < 0) continue;
+    /* Detected with the reference face it had at the last event: kept. With the other
+       (past the root on its role, up to the located point), followed from its face. */
+    const int c = lsim_ed_find(set, cd->id);
+    if (c >= 0 && lsim_ed_face_ref(ed, st, &set->contacts[c]) == cd->ref) continue;
+    if (c >= 0) set->contacts[c].id = 0; /* superseded (no contact has id 0) */
+    LsimContactPoint pt;
+    double margin, role;
+    int sa, sb, f;
+    id_parts(cd->id, &sa, &sb, &f);
+    if (lsim_ed_follow(ed, st, cd, &pt, &margin, &role) == 0)
+      rc = lsim_contacts_add_point(set, ed->m, st, sa, sb, &pt);
+  }
   if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
   return rc;
 }
@@ -216,7 +272,7 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
     ed->pst.time = st->time;
     for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * CURVATURE_DT * qd[k];
     memcpy(ed->pst.v, st->v, (size_t)ed->nv * sizeof(double));
-    int rc = lsim_ed_detect(ed, &ed->pst, &ed->pset);
+    int rc = lsim_ed_detect(ed, &ed->pst, &ed->pset, 1);
     for (int i = 0; !rc && i < nr; ++i) {
       const int c = lsim_ed_find(&ed->pset, ed->cand[rcand[i]].id);
       if (c < 0) {
@@ -326,7 +382,7 @@ int lsim_ed_psd_solve(double *A, double *x, int n, double *work) {
  * a[nv]; idx[ncand] gets each candidate's index in ed->set (-1: not found). */
 int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
   lsim_ed_load(ed, &ed->st, t, x);
-  int rc = lsim_ed_detect(ed, &ed->st, &ed->set);
+  int rc = lsim_ed_detect(ed, &ed->st, &ed->set, 1);
   if (rc) return rc;
   for (int i = 0; i < ed->ncand; ++i) {
     idx[i] = lsim_ed_find(&ed->set, ed->cand[i].id);

@@ -980,6 +980,95 @@ static void test_stack_slide(void **state) {
   }
 }
 
+/* A frictionless cube of half length a = 0.25 m sliding at v0 = 1 m/s on a static cube of
+ * half length 0.5 m (its top face at z = 1, its edge at x = 0.5): a corner passing an
+ * edge is an event (its margin inside the supporting face's side planes as the root).
+ * Closed forms: without friction the top cube slides at v0, its front corners reach the
+ * edge at t1 = (0.5 - a) / v0 = 0.25 s, where the contact set becomes the two back corners
+ * and the two points where the cube's side edges cross the edge ("contact" events); its
+ * centre is over the edge at t2 = 0.5 / v0 = 0.5 s, where the back corners' forces reach
+ * zero (moments about the edge) and they lift off. Both to 1e-9 s: t1 is located to
+ * 1e-10 m of margin at 1 m/s (plus twice the clip's tolerance, 4e-12 m), t2 by the force
+ * root to the time precision 1e-10 s (measured: t1 4.0e-12 s late, t2 1.1e-16 s).
+ * Up to t2 the cube is at x = v0 t, z = 1.25 without rotation (1e-9). Then it tips over
+ * the edge, rotating about it (w_y > 0, its centre sinking; the contact's normal turns
+ * to the cube's own face at a role event 3.7e-4 s after t2) until it leaves the edge (a
+ * liftoff of the two edge points together, at 0.8107 s) and falls freely: from then v_z
+ * falls at g and the spin stays (1e-9). No friction, no impact: the energy stays
+ * 12.7625 J to 1e-9 relative (CVODE at rtol 1e-12 over some 10^3 steps; measured
+ * 5.5e-11). Before, the run stopped at t1: "a persistent contact vanished from
+ * detection"; with the normal kept on the static cube's face while it tipped, the energy
+ * drifted by 1.5e-3 relative; with the edge points leaving one at a time (2e-12 s apart)
+ * the second came back and the cube turned about x. */
+static void test_edge_tip(void **state) {
+  (void)state;
+  /* The top cube's velocity and the run's length: straight off the edge to past leaving
+     it; obliquely (the crossings are the front corners', the side ones reach y = 0.5 only
+     at 0.5 s) up to 0.2 s, while it tips. */
+  const struct { double vx, vy, duration; } cases[] = {{1.0, 0.0, 1.0}, {3.0, 0.5, 0.2}};
+  for (int c = 0; c < 2; ++c) {
+    const double a = 0.25, v0 = cases[c].vx, vy = cases[c].vy, t1 = (0.5 - a) / v0, t2 = 0.5 / v0;
+    const int leaves = c == 0;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": %.17g,"
+             " \"gravity\": [0, 0, -9.81], \"integrator\": \"event_driven\","
+             " \"bodies\": [{\"name\": \"base\", \"type\": \"static\", \"position\": [0, 0, 0.5],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0}]},"
+             "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, %.17g], \"velocity\": [%.17g, %.17g, 0],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [%.17g, %.17g, %.17g], \"mu\": 0}]}]}",
+             cases[c].duration, 1.0 + a, v0, vy, a, a, a);
+    Run r;
+    run_ok(json, &r);
+    /* Events after the start: two contacts at t1, two liftoffs at t2, then the edge points'
+       two liftoffs. */
+    int contacts = 0, liftoffs = 0;
+    double t_leave = leaves ? -1.0 : 1e300;
+    for (int i = 0; i < r.log.count; ++i) {
+      const LsimEvent *ev = &r.log.events[i];
+      if (ev->t == 0.0) continue;
+      if (ev->kind == LSIM_EVENT_CONTACT) {
+        ++contacts;
+        if (fabs(ev->t - t1) > 1e-9) fail_msg("edge crossing at %.15g s, closed form %.15g", ev->t, t1);
+      } else if (ev->kind == LSIM_EVENT_LIFTOFF) {
+        ++liftoffs;
+        if (liftoffs <= 2 && fabs(ev->t - t2) > 1e-9) fail_msg("tipping at %.15g s, closed form %.15g", ev->t, t2);
+        if (liftoffs > 2) t_leave = ev->t;
+      } else {
+        fail_msg("unexpected %s event at %.15g s", lsim_event_kind_name(ev->kind), ev->t);
+      }
+  }
+    assert_int_equal(contacts, 2);
+    assert_int_equal(liftoffs, leaves ? 4 : 2);
+    if (leaves) assert_true(t_leave > t2 && t_leave < cases[c].duration);
+    const double m = 1.0, I = m * (2 * a) * (2 * a) / 6.0; /* a cube's inertia, isotropic */
+    const double e0 = 0.5 * m * (v0 * v0 + vy * vy) + m * G * (1.0 + a);
+    int after = -1;
+    for (int i = 0; i < r.s.n; ++i) {
+      const double t = r.s.t[i], *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
+      double e = m * G * q[2];
+      for (int d = 0; d < 3; ++d) e += 0.5 * m * v[d] * v[d] + 0.5 * I * v[3 + d] * v[3 + d];
+      if (fabs(e - e0) > 1e-9 * e0) fail_msg("t = %g: energy %.15g J, at the start %.15g", t, e, e0);
+      if (t <= t2) {
+        if (fabs(q[0] - v0 * t) > 1e-9 || fabs(q[1] - vy * t) > 1e-9 || fabs(q[2] - (1.0 + a)) > 1e-9 ||
+            fabs(v[0] - v0) > 1e-9 || fabs(v[1] - vy) > 1e-9)
+          fail_msg("t = %g: x = %.15g, y = %.15g, z = %.15g, vx = %.15g before tipping", t, q[0], q[1], q[2], v[0]);
+        for (int d = 3; d < 6; ++d) assert_true(fabs(v[d]) <= 1e-9);
+      } else if (t < t_leave) {
+        assert_true(v[4] > 0.0 && q[2] < 1.0 + a); /* tipping forward about the edge */
+      } else {
+        if (after < 0) after = i;
+        /* Free fall from the first sample after leaving the edge. */
+        const double *v1 = r.s.v + 6 * after, dt = t - r.s.t[after];
+        if (fabs(v[2] - (v1[2] - G * dt)) > 1e-9 || fabs(v[0] - v1[0]) > 1e-9 || fabs(v[4] - v1[4]) > 1e-9)
+          fail_msg("t = %g: not in free fall after leaving the edge at %.15g s", t, t_leave);
+      }
+  }
+    assert_true(leaves ? after > 0 : after < 0);
+    run_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -989,7 +1078,7 @@ int main(void) {
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_impact_map_scope),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
       cmocka_unit_test(test_flat_landing), cmocka_unit_test(test_spinning_pair),
-      cmocka_unit_test(test_stack_slide),
+      cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_edge_tip),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }

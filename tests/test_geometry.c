@@ -1462,6 +1462,82 @@ static void test_band_detection(void **state) {
   }
 }
 
+/* lsim_box_face_vertex: a cube of half size 0.25 on a cube of half size 0.5 (top face at
+ * z = 1, edge at x = 0.5), slid by s along x and tilted by th about y. While lsim_collide
+ * keeps a face vertex, the followed vertex is its point, normal and gap to 1e-15 (the
+ * same planes, intersected instead of clipped: rounding) with margin > 0; a front corner
+ * 1e-9 m past the edge (beyond the clip's tolerance, 3e-12 m here) is gone from
+ * lsim_collide and its margin is -1e-9 + 2 tol < 0, to 1e-15; the role is +5e-10 m
+ * (the hysteresis, 1e-9 of the larger half size) while the faces lie flat, and at a
+ * tilt of 1e-7 rad about the edge lsim_collide takes the tilted cube's face, where the
+ * role of the lower cube's face is negative and *ref < 0 picks the tilted one. */
+static void test_face_vertex_follow(void **state) {
+  (void)state;
+  LsimShape base = {0}, top = {0};
+  base.type = top.type = LSIM_SHAPE_BOX;
+  base.half[0] = base.half[1] = base.half[2] = 0.5;
+  top.half[0] = top.half[1] = top.half[2] = 0.25;
+  base.rot[0] = top.rot[0] = 1.0;
+  const LsimPose pb = {{0, 0, 0.5}, {1, 0, 0, 0}};
+  LsimPlaced B;
+  lsim_shape_place(&base, &pb, 3, &B);
+  const double shifts[3] = {0.1, 0.25 - 1e-13, 0.25 + 1e-9};
+  for (int k = 0; k < 3; ++k) {
+    const LsimPose pt = {{shifts[k], 0, 1.25}, {1, 0, 0, 0}};
+    LsimPlaced A;
+    lsim_shape_place(&top, &pt, 3, &A);
+    LsimContactPoint out[LSIM_MAX_MANIFOLD], f;
+    const int n = lsim_collide_placed(&A, &B, 3, 1e-4, out, LSIM_MAX_MANIFOLD);
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; ++i) {
+      int ref = -1;
+      double margin, role;
+      assert_int_equal(lsim_box_face_vertex(&A, &B, out[i].feature, &ref, &f, &margin, &role), 0);
+      assert_true(lsim_v3_dist2(f.point, out[i].point) <= 1e-30 && fabs(f.gap - out[i].gap) <= 1e-15);
+      assert_true(lsim_v3_dist2(f.normal, out[i].normal) <= 1e-30 && f.feature == out[i].feature);
+      assert_true(margin > 0.0 && fabs(role - 5e-10) <= 1e-15);
+    }
+    if (k < 2) continue;
+    /* Past the edge: the front corners (+x side of the top face's clip: features named at
+       k = 0) are gone, their margins negative. */
+    const LsimPose p0 = {{0.1, 0, 1.25}, {1, 0, 0, 0}};
+    LsimPlaced A0;
+    lsim_shape_place(&top, &p0, 3, &A0);
+    LsimContactPoint o0[LSIM_MAX_MANIFOLD];
+    const int n0 = lsim_collide_placed(&A0, &B, 3, 1e-4, o0, LSIM_MAX_MANIFOLD);
+    int gone = 0;
+    for (int i = 0; i < n0; ++i) {
+      int found = 0;
+      for (int j = 0; j < n; ++j) found |= out[j].feature == o0[i].feature;
+      if (found) continue;
+      ++gone;
+      int ref = -1;
+      double margin, role;
+      assert_int_equal(lsim_box_face_vertex(&A, &B, o0[i].feature, &ref, &f, &margin, &role), 0);
+      const double tol = 1e-12 * (1.0 + 0.5 + 0.5); /* the clip's, of the lower cube */
+      if (fabs(margin - (-1e-9 + 2.0 * tol)) > 1e-15) fail_msg("margin %.17g", margin);
+    }
+    assert_int_equal(gone, 2);
+  }
+  /* Tilted by 1e-7 rad about the edge (the top cube's centre over it). */
+  const double th = 1e-7;
+  const LsimPose pt = {{0.5 + 0.25 * sin(th), 0, 1.0 + 0.25 * cos(th)}, {cos(th / 2), 0, sin(th / 2), 0}};
+  LsimPlaced A;
+  lsim_shape_place(&top, &pt, 3, &A);
+  LsimContactPoint out[LSIM_MAX_MANIFOLD], f;
+  const int n = lsim_collide_placed(&A, &B, 3, 1e-4, out, LSIM_MAX_MANIFOLD);
+  assert_true(n >= 2);
+  for (int i = 0; i < n; ++i) {
+    int ref = -1, ref_b = 1;
+    double margin, role, role_b;
+    assert_int_equal(lsim_box_face_vertex(&A, &B, out[i].feature, &ref, &f, &margin, &role), 0);
+    assert_int_equal(ref, 0); /* the tilted cube's face: its normal is the contact's */
+    assert_true(lsim_v3_dist2(f.normal, out[i].normal) <= 1e-30 && role > 0.0);
+    assert_int_equal(lsim_box_face_vertex(&A, &B, out[i].feature, &ref_b, &f, &margin, &role_b), 0);
+    assert_true(role_b < 0.0 && fabs(role_b + role) <= 1e-15);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
@@ -1481,7 +1557,7 @@ int main(void) {
       cmocka_unit_test(test_feature_role_independent),
       cmocka_unit_test(test_deep_penetration),    cmocka_unit_test(test_near_parallel_faces),
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
-      cmocka_unit_test(test_octagon_kept),
+      cmocka_unit_test(test_octagon_kept),         cmocka_unit_test(test_face_vertex_follow),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
