@@ -41,9 +41,10 @@
  *    so the calls of all contexts are serialized by one mutex: threads that solve with
  *    Siconos at once take turns (two unserialized threads left stdout and stderr in a
  *    deleted file). The frictional contact drivers (lcp/fc_solver.c, through
- *    lsim_siconos_trapped) are captured the same way, their text not kept: fc3d_tfp
- *    printed a "[Numerics][warning]" line per iteration, and an assertion's message
- *    preceded each trapped abort.
+ *    lsim_siconos_trapped) are captured the same way, their text kept for the caller
+ *    (lsim_siconos_trapped_output; the frictional contact solver's message carries it, as
+ *    the LCP solver's does): fc3d_tfp printed a "[Numerics][warning]" line per iteration,
+ *    and an assertion's message preceded each trapped abort.
  *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
  *    they are cleared before every solve, since M may have changed in place.
  *
@@ -251,7 +252,8 @@ static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static int capture_begin(int *capture_fd, int prints, int saved[2]);
 static void capture_end(int capture_fd, char *out, size_t outsize, const int saved[2]);
 /* lsim_siconos_trapped's capture file (under g_call_lock; -1: none yet) and where the
- * text its calls printed is read back to (kept from the terminal, not reported). */
+ * text the calling thread's last call printed is read back to (kept from the terminal;
+ * lsim_siconos_trapped_output hands it to the caller for its failure messages). */
 static int g_trap_capture_fd = -1;
 static _Thread_local char t_trap_output[LSIM_CAPTURE_MAX];
 
@@ -316,6 +318,8 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
   return rc;
 }
+
+const char *lsim_siconos_trapped_output(void) { return t_trap_output; }
 
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
   *out = NULL;
