@@ -102,6 +102,7 @@
 #include "NumericsVerbose.h"
 #include "SolverOptions.h"
 #include "SparseBlockMatrix.h"
+#include "enum_tool.h"
 #include "lcp_cst.h"
 #include "sn_error_handling.h"
 
@@ -603,6 +604,38 @@ static int iteration_count(const LsimSiconos *s, const LsimLcp *lcp, int info, i
 }
 
 
+/* ENUM's enumeration state. Siconos 4.4's lcp_enum (and mlcp_enum) take it from
+ * enum_init, a malloc of 32 bytes, and never free it: 32 bytes lost a solve (valgrind on
+ * `lcpsim solve lcp_CPS_1.dat --solver siconos:enum`). The library calls enum_init through
+ * its PLT, so this definition (the same work) is the one it calls; the states made during
+ * one of our driver calls are kept in the calling thread's list and freed after it. Made
+ * outside our calls (by other code of the process), a state is the caller's, as before.
+ * Visible (the objects are built with hidden symbols): programs linking the archive export
+ * it (the Makefile's EXE_LDFLAGS), liblcpsim.so exports it beside the API (the Python
+ * binding's solves are freed too; tests/e2e/library_symbols.sh). */
+#define ENUM_KEEP 4
+static _Thread_local int t_enum_keeping; /* inside our driver call */
+static _Thread_local int t_enum_kept;
+static _Thread_local EnumerationStruct *t_enum_states[ENUM_KEEP];
+
+__attribute__((visibility("default"))) EnumerationStruct *enum_init(int M) {
+  EnumerationStruct *e = malloc(sizeof *e);
+  if (!e) return NULL;
+  e->current = 0;
+  e->counter = 0;
+  e->nb_cases = enum_compute_nb_cases(M);
+  e->progress = 0.0;
+  if (t_enum_keeping && t_enum_kept < ENUM_KEEP) t_enum_states[t_enum_kept++] = e;
+  return e;
+}
+
+/* Frees the enumeration states made since keeping began, and stops keeping. */
+static void enum_states_free(void) {
+  for (int k = 0; k < t_enum_kept; ++k) free(t_enum_states[k]);
+  t_enum_kept = 0;
+  t_enum_keeping = 0;
+}
+
 /* The driver call's arguments, for trap_call. */
 typedef struct DriverCall {
   LinearComplementarityProblem *prob;
@@ -622,7 +655,9 @@ static int driver_call(void *arg) {
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
                         int *info) {
   DriverCall c = {prob, z, s->w, s->opt};
+  t_enum_kept = 0, t_enum_keeping = 1;
   const int rc = trap_call(driver_call, &c, info, s->last_error, sizeof s->last_error);
+  enum_states_free();
   if (rc == -2) {
     snprintf(s->last_error, sizeof s->last_error,
              "siconos:%s: aborted inside Siconos (an internal assertion failed)", s->name);
