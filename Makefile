@@ -25,6 +25,9 @@ CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
 LIBS     = -lsiconos_numerics -lumfpack -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
            -ljansson -lsundials_cvode -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -lsundials_nvecserial $(MPI_LIBS) -lm -pthread
+# Programs linking the static archive export enum_init, so that Siconos calls the
+# archive's (lcp/siconos_adapter.c: its own leaks 32 bytes a siconos:enum solve).
+EXE_LDFLAGS := -Wl,--export-dynamic-symbol=enum_init
 TEST_LIBS := -lcmocka
 BENCH_LIBS := -lode
 
@@ -106,10 +109,10 @@ $(BS)/liblsim.a: $(LIB_OBJ_S)
 	ar rcs $@ $^
 
 lcpsim: $(CLI_OBJ) $(B)/liblsim.a $(VIEW_OBJ)
-	$(CC) $(OPT) -o $@ $(CLI_OBJ) $(B)/liblsim.a $(VIEW_OBJ) $(LIBS)
+	$(CC) $(OPT) $(EXE_LDFLAGS) -o $@ $(CLI_OBJ) $(B)/liblsim.a $(VIEW_OBJ) $(LIBS)
 
 $(BS)/lcpsim: $(CLI_OBJ_S) $(BS)/liblsim.a $(VIEW_OBJ)
-	$(CC) $(SAN_FLAGS) -o $@ $(CLI_OBJ_S) $(BS)/liblsim.a $(VIEW_OBJ) $(LIBS)
+	$(CC) $(SAN_FLAGS) $(EXE_LDFLAGS) -o $@ $(CLI_OBJ_S) $(BS)/liblsim.a $(VIEW_OBJ) $(LIBS)
 
 # The page of `lcpsim view`: three.js from npm (versions pinned by viewer/package-lock.json)
 # installed into build/viewer, inlined with viewer/viewer.html by viewer/bundle.js into a
@@ -127,13 +130,13 @@ $(VIEW_OBJ): $(B)/viewer/page.c
 
 # Each tests/test_*.c is one cmocka program, linked with the shared helpers in tests/support.c.
 $(B)/tests/%: $(B)/tests/%.o $(B)/tests/support.o $(B)/liblsim.a
-	$(CC) $(OPT) -o $@ $< $(B)/tests/support.o $(B)/liblsim.a $(LIBS) $(TEST_LIBS)
+	$(CC) $(OPT) $(EXE_LDFLAGS) -o $@ $< $(B)/tests/support.o $(B)/liblsim.a $(LIBS) $(TEST_LIBS)
 
 $(BS)/tests/%: $(BS)/tests/%.o $(BS)/tests/support.o $(BS)/liblsim.a
-	$(CC) $(SAN_FLAGS) -o $@ $< $(BS)/tests/support.o $(BS)/liblsim.a $(LIBS) $(TEST_LIBS)
+	$(CC) $(SAN_FLAGS) $(EXE_LDFLAGS) -o $@ $< $(BS)/tests/support.o $(BS)/liblsim.a $(LIBS) $(TEST_LIBS)
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/liblsim.a
-	$(CC) $(OPT) -o $@ $< $(B)/liblsim.a $(LIBS) $(BENCH_LIBS)
+	$(CC) $(OPT) $(EXE_LDFLAGS) -o $@ $< $(B)/liblsim.a $(LIBS) $(BENCH_LIBS)
 
 # Tests run from the repository root; shared data is at ../shared unless LSIM_SHARED says.
 export LSIM_SHARED ?= ../shared
@@ -176,7 +179,7 @@ $(BF)/liblsim.a: $(LIB_OBJ_F)
 	@rm -f $@
 	ar rcs $@ $^
 $(BF)/fuzz_%: $(BF)/tests/fuzz/fuzz_%.o $(BF)/liblsim.a
-	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(BF)/liblsim.a $(LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(EXE_LDFLAGS) -o $@ $< $(BF)/liblsim.a $(LIBS)
 fuzz-build: $(FUZZ_BIN)
 check: $(FUZZ_BIN)
 fuzz: $(FUZZ_BIN)
@@ -223,7 +226,7 @@ $(B)/lcpsim.pc: Makefile
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
 	  'Name: lcpsim' 'Description: time-stepping rigid-body contact simulation with complementarity solvers' \
 	  'Version: $(VERSION)' 'Cflags: -I$${includedir}' 'Libs: -L$${libdir} -llcpsim' \
-	  'Libs.private: $(strip $(LIBS))' > $@
+	  'Libs.private: $(strip $(EXE_LDFLAGS) $(LIBS))' > $@
 
 $(B)/lcpsim.1: lcpsim scripts/make-man.sh
 	sh scripts/make-man.sh ./lcpsim $(VERSION) > $@

@@ -264,19 +264,27 @@ static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t
       inv[8] = 1.0 / b->inertia[8];
       continue;
     }
-    const double *I = b->inertia;
+    /* Inverted as I / s with s = max |I_ij|, then divided by s: the cofactors are products
+       of two entries and det of three, which overflowed past |I| ~ 1e154 (a sphere of
+       mass 1e300: det = inf, inverse NaN, the first step's spin NaN) and underflowed
+       below 1e-103 (det 0: refused as not positive definite). */
+    double s_ = 0.0;
+    for (int k = 0; k < 9; ++k) s_ = fmax(s_, fabs(b->inertia[k]));
+    double I[9];
+    for (int k = 0; k < 9; ++k) I[k] = s_ > 0.0 ? b->inertia[k] / s_ : 0.0;
     const double c0 = I[4] * I[8] - I[5] * I[7], c1 = I[5] * I[6] - I[3] * I[8],
                  c2 = I[3] * I[7] - I[4] * I[6];
     const double det = I[0] * c0 + I[1] * c1 + I[2] * c2;
-    if (!(det > 0.0) || !(I[0] > 0.0)) {
+    if (!(det > 0.0) || !(I[0] > 0.0) || !isfinite(s_)) {
       snprintf(err, errlen, "body '%s': inertia tensor is not positive definite", b->name);
       return LSIM_INVALID_INPUT;
     }
-    inv[0] = c0 / det, inv[3] = c1 / det, inv[6] = c2 / det;
-    inv[1] = (I[2] * I[7] - I[1] * I[8]) / det, inv[4] = (I[0] * I[8] - I[2] * I[6]) / det;
-    inv[7] = (I[1] * I[6] - I[0] * I[7]) / det;
-    inv[2] = (I[1] * I[5] - I[2] * I[4]) / det, inv[5] = (I[2] * I[3] - I[0] * I[5]) / det;
-    inv[8] = (I[0] * I[4] - I[1] * I[3]) / det;
+    const double ds = det * s_;
+    inv[0] = c0 / ds, inv[3] = c1 / ds, inv[6] = c2 / ds;
+    inv[1] = (I[2] * I[7] - I[1] * I[8]) / ds, inv[4] = (I[0] * I[8] - I[2] * I[6]) / ds;
+    inv[7] = (I[1] * I[6] - I[0] * I[7]) / ds;
+    inv[2] = (I[1] * I[5] - I[2] * I[4]) / ds, inv[5] = (I[2] * I[3] - I[0] * I[5]) / ds;
+    inv[8] = (I[0] * I[4] - I[1] * I[3]) / ds;
   }
   return 0;
 }

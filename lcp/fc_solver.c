@@ -83,7 +83,7 @@ struct LsimFcSolver {
   int sic;                /* k_fc index */
   int ndir;
   LsimSolver *lcp_solver; /* polyhedral */
-  char msg[512];
+  char msg[1400];         /* the last solve's message, Siconos' printed text included */
 };
 
 static double now(void) {
@@ -279,6 +279,16 @@ static int sic_free(void *arg) {
   return 0;
 }
 
+/* Appends what Siconos printed during a call (lsim_siconos_trapped_output) to the message,
+ * as the LCP solver's message has it (lsim_solver_last_message): "ERROR; printed: TEXT",
+ * TEXT bounded (1023 bytes, " ..." when cut short), the message cut to its buffer. */
+static void add_printed(LsimFcSolver *s, const char *printed) {
+  if (!*printed) return;
+  const size_t k = strlen(s->msg);
+  if (k + 16 < sizeof s->msg)
+    snprintf(s->msg + k, sizeof s->msg - k, "%sprinted: %s", k ? "; " : "", printed);
+}
+
 static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u, int *iters,
                          double *sicerr, double *wall, double *setup) {
   const FcEntry *e = &k_fc[s->sic];
@@ -295,9 +305,14 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   /* Timed from our problem on, as our solvers are: Siconos' problem and options built from
      ours (setup), then the driver. */
   const double t0 = now();
+  /* What Siconos printed during the setup or the driver call, kept for the message (the
+     calls after them, the error and the frees, replace the thread's capture). */
+  char printed[1024];
   if (lsim_siconos_trapped(sic_setup, &c, &ret, s->msg, sizeof s->msg) || !c.prob || !c.opt) {
     *wall = *setup = now() - t0;
+    snprintf(printed, sizeof printed, "%s", lsim_siconos_trapped_output());
     lsim_siconos_trapped(sic_free, &c, &ret, s->msg + strlen(s->msg), 0);
+    add_printed(s, printed);
     return LSIM_SOLVER_FAILED;
   }
   c.opt->dparam[SICONOS_DPARAM_TOL] = s->opt.tol;
@@ -306,6 +321,7 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   memset(u, 0, (size_t)p->n * sizeof(double));
   *setup = now() - t0;
   const int trapped = lsim_siconos_trapped(sic_solve, &c, &ret, s->msg, sizeof s->msg);
+  snprintf(printed, sizeof printed, "%s", lsim_siconos_trapped_output());
   /* An abort inside the driver leaves its problem and options in an unknown state: they are
      not freed (a leak, once) nor read. */
   SolverOptions *opt_kept = c.opt;
@@ -339,6 +355,7 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
     status = LSIM_SOLVER_FAILED;
   }
   lsim_siconos_trapped(sic_free, &c, &ret, scratch, sizeof scratch);
+  add_printed(s, printed);
   return status;
 }
 

@@ -41,9 +41,10 @@
  *    so the calls of all contexts are serialized by one mutex: threads that solve with
  *    Siconos at once take turns (two unserialized threads left stdout and stderr in a
  *    deleted file). The frictional contact drivers (lcp/fc_solver.c, through
- *    lsim_siconos_trapped) are captured the same way, their text not kept: fc3d_tfp
- *    printed a "[Numerics][warning]" line per iteration, and an assertion's message
- *    preceded each trapped abort.
+ *    lsim_siconos_trapped) are captured the same way, their text kept for the caller
+ *    (lsim_siconos_trapped_output; the frictional contact solver's message carries it, as
+ *    the LCP solver's does): fc3d_tfp printed a "[Numerics][warning]" line per iteration,
+ *    and an assertion's message preceded each trapped abort.
  *  - stale caches: Siconos may cache factorizations / other storages in the wrapper;
  *    they are cleared before every solve, since M may have changed in place.
  *
@@ -101,6 +102,7 @@
 #include "NumericsVerbose.h"
 #include "SolverOptions.h"
 #include "SparseBlockMatrix.h"
+#include "enum_tool.h"
 #include "lcp_cst.h"
 #include "sn_error_handling.h"
 
@@ -251,7 +253,8 @@ static pthread_mutex_t g_call_lock = PTHREAD_MUTEX_INITIALIZER;
 static int capture_begin(int *capture_fd, int prints, int saved[2]);
 static void capture_end(int capture_fd, char *out, size_t outsize, const int saved[2]);
 /* lsim_siconos_trapped's capture file (under g_call_lock; -1: none yet) and where the
- * text its calls printed is read back to (kept from the terminal, not reported). */
+ * text the calling thread's last call printed is read back to (kept from the terminal;
+ * lsim_siconos_trapped_output hands it to the caller for its failure messages). */
 static int g_trap_capture_fd = -1;
 static _Thread_local char t_trap_output[LSIM_CAPTURE_MAX];
 
@@ -316,6 +319,8 @@ int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size
     copy_message(err, errlen, "siconos: ", "aborted inside Siconos (an internal assertion failed)");
   return rc;
 }
+
+const char *lsim_siconos_trapped_output(void) { return t_trap_output; }
 
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen) {
   *out = NULL;
@@ -599,6 +604,38 @@ static int iteration_count(const LsimSiconos *s, const LsimLcp *lcp, int info, i
 }
 
 
+/* ENUM's enumeration state. Siconos 4.4's lcp_enum (and mlcp_enum) take it from
+ * enum_init, a malloc of 32 bytes, and never free it: 32 bytes lost a solve (valgrind on
+ * `lcpsim solve lcp_CPS_1.dat --solver siconos:enum`). The library calls enum_init through
+ * its PLT, so this definition (the same work) is the one it calls; the states made during
+ * one of our driver calls are kept in the calling thread's list and freed after it. Made
+ * outside our calls (by other code of the process), a state is the caller's, as before.
+ * Visible (the objects are built with hidden symbols): programs linking the archive export
+ * it (the Makefile's EXE_LDFLAGS), liblcpsim.so exports it beside the API (the Python
+ * binding's solves are freed too; tests/e2e/library_symbols.sh). */
+#define ENUM_KEEP 4
+static _Thread_local int t_enum_keeping; /* inside our driver call */
+static _Thread_local int t_enum_kept;
+static _Thread_local EnumerationStruct *t_enum_states[ENUM_KEEP];
+
+__attribute__((visibility("default"))) EnumerationStruct *enum_init(int M) {
+  EnumerationStruct *e = malloc(sizeof *e);
+  if (!e) return NULL;
+  e->current = 0;
+  e->counter = 0;
+  e->nb_cases = enum_compute_nb_cases(M);
+  e->progress = 0.0;
+  if (t_enum_keeping && t_enum_kept < ENUM_KEEP) t_enum_states[t_enum_kept++] = e;
+  return e;
+}
+
+/* Frees the enumeration states made since keeping began, and stops keeping. */
+static void enum_states_free(void) {
+  for (int k = 0; k < t_enum_kept; ++k) free(t_enum_states[k]);
+  t_enum_kept = 0;
+  t_enum_keeping = 0;
+}
+
 /* The driver call's arguments, for trap_call. */
 typedef struct DriverCall {
   LinearComplementarityProblem *prob;
@@ -618,7 +655,9 @@ static int driver_call(void *arg) {
 static int call_trapped(LsimSiconos *s, LinearComplementarityProblem *prob, double *z,
                         int *info) {
   DriverCall c = {prob, z, s->w, s->opt};
+  t_enum_kept = 0, t_enum_keeping = 1;
   const int rc = trap_call(driver_call, &c, info, s->last_error, sizeof s->last_error);
+  enum_states_free();
   if (rc == -2) {
     snprintf(s->last_error, sizeof s->last_error,
              "siconos:%s: aborted inside Siconos (an internal assertion failed)", s->name);

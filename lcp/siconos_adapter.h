@@ -70,6 +70,12 @@ double lsim_siconos_error(const LsimLcp *lcp, const double *z, double *w);
  * capture) and does not reach the process's streams. */
 int lsim_siconos_trapped(int (*fn)(void *), void *arg, int *ret, char *err, size_t errlen);
 
+/* What Siconos printed (stdout and stderr) during the calling thread's last
+ * lsim_siconos_trapped call, as lsim_siconos_last_output gives it (printable characters,
+ * lines joined by " | ", at most 1023 bytes, " ..." when cut short); "" if nothing. Valid
+ * until that thread's next trapped call. */
+const char *lsim_siconos_trapped_output(void);
+
 /* Frees a Siconos options tree whole (NULL does nothing): solver_options_delete (4.4)
  * frees its contents but not the structs themselves, top level and internal solvers. */
 struct SolverOptions;

@@ -83,6 +83,12 @@ static int parse_body(LsimParseCtx *c, const json_t *o, const char *path, size_t
   double x = 0.0;
   if (lsim_parse_get_number(c, o, path, "position", &x) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_get_ranged(c, o, path, "mass", GT0, &b->mass) < 0) return LSIM_INVALID_INPUT;
+  if (b->mass > LSIM_SCENE_MASS_MAX) {
+    char p[PATH_CAP];
+    lsim_json_path_key(p, path, "mass");
+    return lsim_parse_fail(c, p, 0, "%g kg is more than %g kg, the largest mass a scene may give (products of masses overflow double precision past about 1e154)",
+                           b->mass, LSIM_SCENE_MASS_MAX);
+  }
   if (lsim_parse_get_ranged(c, o, path, "width", GE0, &b->width) < 0) return LSIM_INVALID_INPUT;
   b->type = kinematic ? LSIM_BODY_KINEMATIC : LSIM_BODY_DYNAMIC;
   b->shape = LSIM_SHAPE_SEGMENT;

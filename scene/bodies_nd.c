@@ -405,12 +405,28 @@ static int mass_properties(LsimParseCtx *c, const json_t *o, const char *path, N
                   dim == 2 ? "area" : "volume", volume);
   }
 
-  /* Explicit inertia, taken as given. */
+  /* At most LSIM_SCENE_MASS_MAX, given or from the density. */
+  if (b->mass > LSIM_SCENE_MASS_MAX) {
+    char p[PATH_CAP];
+    lsim_json_path_key(p, path, has_mass ? "mass" : "density");
+    return lsim_parse_fail(c, p, 0, "%s%g kg%s more than %g kg, the largest mass a scene may give (products of masses and inertias overflow double precision past about 1e154)",
+                           has_mass ? "" : "gives a mass of ", b->mass, has_mass ? " is" : ",",
+                           LSIM_SCENE_MASS_MAX);
+  }
+
+  /* Explicit inertia, taken as given (its entries at most LSIM_SCENE_MASS_MAX). */
   const json_t *iv = json_object_get(o, "inertia");
   if (iv) {
     char p[PATH_CAP];
     lsim_json_path_key(p, path, "inertia");
-    return parse_inertia(c, iv, p, b->inertia);
+    const int rc = parse_inertia(c, iv, p, b->inertia);
+    if (rc) return rc;
+    double imax = 0.0;
+    for (int k = 0; k < 9; ++k) imax = fmax(imax, fabs(b->inertia[k]));
+    if (imax > LSIM_SCENE_MASS_MAX)
+      return lsim_parse_fail(c, p, 0, "has an entry of %g kg m^2, more than %g, the largest a scene may give (products of inertias overflow double precision past about 1e154)",
+                             imax, LSIM_SCENE_MASS_MAX);
+    return 0;
   }
   if (!(volume > 0))
     return lsim_parse_missing(c, path, "inertia", "the body's shapes have no volume to compute it from: points carry no mass");
@@ -454,6 +470,14 @@ static int mass_properties(LsimParseCtx *c, const json_t *o, const char *path, N
   }
   for (int k = 0; k < 9; ++k)
     if (!isfinite(I[k])) return lsim_parse_fail(c, path, 0, "the computed inertia is not finite (sizes too large)");
+  double imax = 0.0;
+  for (int k = 0; k < 9; ++k) imax = fmax(imax, fabs(I[k]));
+  if (imax > LSIM_SCENE_MASS_MAX) {
+    char p[PATH_CAP];
+    lsim_json_path_key(p, path, has_mass ? "mass" : "density");
+    return lsim_parse_fail(c, p, 0, "gives an inertia entry of %g kg m^2 with these shapes, more than %g, the largest a scene may give (products of inertias overflow double precision past about 1e154)",
+                           imax, LSIM_SCENE_MASS_MAX);
+  }
   memcpy(b->inertia, I, sizeof I);
   return 0;
 }

@@ -695,7 +695,9 @@ static void test_record_path_shared(void **state) {
  * fc3d_tfp on W = diag(-1, 1, 1) prints a "[Numerics][warning]" line per iteration and
  * fc3d_nsgs on it fails an assertion (glibc prints it before the abort the library
  * traps); both go to the capture the LCP adapter uses. fds 1 and 2 are pointed at a file
- * around the calls, which must stay empty; the statuses are those the solvers report. */
+ * around the calls, which must stay empty; the statuses are those the solvers report.
+ * What they printed is in their failure messages (as an LCP solver's is), bounded: the
+ * first lines, at most 1023 bytes of them with " ..." when cut short. */
 static void test_fc_siconos_quiet(void **state) {
   (void)state;
   char path[] = "/tmp/lsim_test_api_fc_out_XXXXXX";
@@ -710,8 +712,9 @@ static void test_fc_siconos_quiet(void **state) {
   const double W[9] = {-1, 0, 0, 0, 1, 0, 0, 0, 1};
   const double q[3] = {-1, 0.3, 0}, mu[1] = {0.5};
   double r[3] = {0, 0, 0};
-  char err[300] = "";
-  const int tfp = lsim_solve_fc("siconos:fc3d_tfp", 3, 1, W, q, mu, 0, r, NULL, NULL, err, sizeof err);
+  char err[2048] = "", tfp_err[2048] = "";
+  const int tfp = lsim_solve_fc("siconos:fc3d_tfp", 3, 1, W, q, mu, 0, r, NULL, NULL, tfp_err,
+                                sizeof tfp_err);
   double r2[3] = {0, 0, 0};
   const int nsgs = lsim_solve_fc("siconos:fc3d_nsgs", 3, 1, W, q, mu, 0, r2, NULL, NULL, err, sizeof err);
   fflush(stdout);
@@ -724,6 +727,16 @@ static void test_fc_siconos_quiet(void **state) {
   assert_int_equal(nsgs, LSIM_SOLVER_FAILED);
   assert_non_null(strstr(err, "aborted inside Siconos"));
   assert_int_equal(printed, 0);
+  /* The assertion's text follows the abort's message; tfp's warnings follow its info,
+     the first of its 400 lines only (" ..." at the end: cut short at 1023 bytes). */
+  const char *said = strstr(err, "aborted inside Siconos (an internal assertion failed); printed: ");
+  assert_non_null(said);
+  assert_non_null(strstr(said, "Assertion"));
+  said = strstr(tfp_err, "siconos info 1; printed: [Numerics][warning]");
+  assert_non_null(said);
+  const size_t len = strlen(said + strlen("siconos info 1; printed: "));
+  assert_true(len <= 1023 && len > 900);
+  assert_string_equal(tfp_err + strlen(tfp_err) - 4, " ...");
 }
 
 /* A comparison whose output is one of its inputs (a scene, a .dat file; by its name or

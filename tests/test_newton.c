@@ -645,6 +645,38 @@ static void test_pgs_start_counts(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A 2-D box of mass 1e-300 (tests/data/box_drop_tiny_mass_2d.json) dropped 0.075 m onto
+ * the ground, tilted 0.1 rad: its impulses are of order m g h = 1e-301, so the plain
+ * natural residual min(z_i, w_i) <= z_i passed any velocities; newton took normal impulses
+ * of 5.5e-299 that threw it up at 83 m/s at step 17 (it rose to 197 m). Its answers must
+ * be solutions in velocity units: each step solved (newton's own or the fallback's), the
+ * box never above its start (0.2 m, to 1e-9 m: it only falls and bounces less) and at rest
+ * on its long face at the end (y = 0.125 m, its half height, to 1e-6 m: the 1e-10
+ * relative residual on velocities of 0.1 m/s leaves drifts far below; speed below 1e-6). */
+static void test_tiny_mass_box_rests(void **state) {
+  (void)state;
+  SceneStepper sc;
+  assert_int_equal(
+      scene_stepper_open(&sc, "tests/data/box_drop_tiny_mass_2d.json", "newton", RES_TOL), 0);
+  const LsimBody *box = &sc.model.bodies[1];
+  double top = 0.0;
+  int refused = 0;
+  for (int k = 0; k < 300; ++k) {
+    LsimStepStats ss;
+    const int rc = lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+    assert_int_equal(rc, LSIM_SOLVED);
+    refused += ss.first_status != LSIM_SOLVED;
+    top = fmax(top, sc.st.q[box->q_offset + 1]);
+  }
+  const double *v = sc.st.v + box->v_offset;
+  print_message("tiny mass box: top %.6g m, end y %.9g m, |v| %.2e, newton refused on %d steps\n",
+                top, sc.st.q[box->q_offset + 1], hypot(v[0], v[1]), refused);
+  assert_true(top <= 0.2 + 1e-9);
+  assert_true(fabs(sc.st.q[box->q_offset + 1] - 0.125) <= 1e-6);
+  assert_true(hypot(v[0], v[1]) <= 1e-6 && fabs(v[2]) <= 1e-5);
+  scene_stepper_close(&sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_lemke),
@@ -661,6 +693,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_failed_fallback_keeps_closer_point),
       cmocka_unit_test(test_pgs_start_counts),
+      cmocka_unit_test(test_tiny_mass_box_rests),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

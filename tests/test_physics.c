@@ -258,6 +258,39 @@ static void test_rolling_ball(void **state) {
     }
 }
 
+/* A ball sliding without spin (v0 = 2 m/s, mu 0.5) rolls after t = 2 v0 / (7 mu g) at
+ * v = 5/7 v0 (the contact impulses keep its angular momentum about the contact point), for
+ * a mass of 1 kg and of 1e150 kg alike (the motion does not depend on the mass): to 1e-9
+ * m/s, slip below 1e-9 m/s, the step's rounding. The heavy ball's inertia, 2.5e148 kg m^2,
+ * has a determinant of 1.6e445: the inverse by cofactors over it overflowed to 0, so
+ * friction could not spin the ball and it slid to a stop (a mass of 1e300 gave NaN). */
+static void test_heavy_ball_rolls(void **state) {
+  (void)state;
+  static const double masses[2] = {1.0, 1e150};
+  for (int k = 0; k < 2; ++k) {
+    const double h = 0.01, r = 0.25, v0 = 2.0;
+    LsimModel m = model3(3, h);
+    add_ground(&m, 0.0, 0.5);
+    const int ball = add_ball(&m, r, masses[k], 0.5);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    const double p[3] = {0, 0, r};
+    place(&m, &st, ball, p, 0.0);
+    double *v = st.v + m.bodies[ball].v_offset;
+    v[0] = v0;
+    LsimStepper *s = stepper(&m, "lemke");
+    run(s, &m, &st, 100);
+    print_message("mass %g: v %.12g (5/7 v0 %.12g), spin r %.12g\n", masses[k], v[0],
+                  5.0 / 7.0 * v0, v[4] * r);
+    assert_true(fabs(v[0] - 5.0 / 7.0 * v0) <= 1e-9);
+    assert_true(fabs(v[0] - v[4] * r) <= 1e-9);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 /* A stack of 5 unit-mass boxes on the ground rests for 10 s: no drift beyond 1 mm, no
  * penetration beyond 1e-6 m (the velocity-level step keeps gaps at zero up to the solver
  * tolerance), no energy gain (1e-9 J). */
@@ -1079,7 +1112,8 @@ static void test_opposite_directions_exact(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_incline),       cmocka_unit_test(test_slide_to_stop),
-      cmocka_unit_test(test_rolling_ball),  cmocka_unit_test(test_stack_rests),
+      cmocka_unit_test(test_rolling_ball),
+      cmocka_unit_test(test_heavy_ball_rolls),  cmocka_unit_test(test_stack_rests),
       cmocka_unit_test(test_stack_rests_at_budget),
       cmocka_unit_test(test_incline_rests_at_budget),
       cmocka_unit_test(test_jittered_tower_rests_at_budget),

@@ -321,6 +321,18 @@ static const ErrorCase error_cases_nd[] = {
      2, 35, "bodies[0].shapes", "their center of mass is at [0.125, 0, 0]"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 1e300, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1e10}]}]}",
      2, 25, "bodies[0].density", "gives a mass of inf kg"},
+    /* Masses and inertias beyond LSIM_SCENE_MASS_MAX (1e150): products of two overflow past
+       1e154 (a sphere of 1e300 kg stopped at step 1 with a NaN spin). */
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1e300, \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.5}]}]}",
+     2, 22, "bodies[0].mass", "1e+300 kg is more than 1e+150 kg, the largest mass a scene may give"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1e200, 1e200, 1e200], \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.5}]}]}",
+     2, 36, "bodies[0].inertia", "has an entry of 1e+200 kg m^2, more than 1e+150"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"density\": 1e152, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1}]}]}",
+     2, 25, "bodies[0].density", "gives a mass of 4.18879e+152 kg, more than 1e+150 kg"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1e149, \"shapes\": [{\"type\": \"sphere\", \"radius\": 1000}]}]}",
+     2, 22, "bodies[0].mass", "gives an inertia entry of 4e+154 kg m^2 with these shapes, more than 1e+150"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1e151}]}",
+     2, 22, "bodies[0].mass", "1e+151 kg is more than 1e+150 kg, the largest mass a scene may give"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 0], \"spacing\": [1, 1]}}]}",
      2, 61, "bodies[0].grid.count[1]", "must be an integer in [1, 100000], got 0"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1.5], \"spacing\": [1, 1]}}]}",

@@ -158,12 +158,14 @@ assert len(lcpsim_animate.contact_points(r, 10)) == 0
 print("animation: tethers and joints as lines, view fitted to shapeless bodies: ok")
 PYEOF
 
-# A run that stopped at its first step (a 1e308 inertia: the guard stops it at NaN): the
-# figure says how the run ended in its title, and its one state shows as markers (the
-# panels were empty, the title read as a whole run's); an interrupted run's title says so.
+# A run that stopped at its first step (falling at 0.99 m/s, past limits.max_speed 1 m/s
+# after its first step: the guard stops it): the figure says how the run ended in its
+# title, and its one state shows as markers (the panels were empty, the title read as a
+# whole run's); an interrupted run's title says so.
 cat > "$tmp/stopped.json" <<'JSON'
 {"lcpsim": 1, "time_step": 0.01, "steps": 3, "dimension": 3, "gravity": [0, 0, -9.81],
- "bodies": [{"name": "b", "mass": 1, "inertia": [1e308, 1e308, 1e308], "position": [0, 0, 5],
+ "limits": {"max_speed": 1},
+ "bodies": [{"name": "b", "mass": 1, "position": [0, 0, 5], "velocity": [0, 0, -0.99],
              "shapes": [{"type": "sphere", "radius": 1}]}]}
 JSON
 rc=0; ./lcpsim "$tmp/stopped.json" -o "$tmp/stopped.h5" --quiet 2> /dev/null || rc=$?

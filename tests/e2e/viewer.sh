@@ -160,7 +160,7 @@ for name, step in (("stack", 37), ("tethers", 120), ("cart", 15)):
             assert np.array_equal(b["orientation"], np.atleast_1d(r.orientation(i)[step])), (name, i)
     # The contacts drawn are those found at the state: step + 1's contact rows.
     rows = r.contacts.rows(step + 1)
-    assert s["contact_step"] == step + 1 and s["contacts"] == int(np.sum(r.contacts.kind[rows] <= 1)), s
+    assert s["contact_step"] == s["contact_row"] == step + 1 and s["contacts"] == int(np.sum(r.contacts.kind[rows] <= 1)), s
     print(f"{name} ({dim}-D) at step {step}: {len(s['bodies'])} bodies and "
           f"{s['contacts']} contacts as in the file: ok")
 
