@@ -1098,7 +1098,12 @@ static int sweep_order(LsimStepper *s, const LsimModel *m) {
     at += here;
   }
   for (int c = 0; c < n; ++c) s->order_tmp[count[s->order_key[c]]++] = set->contacts[c];
-  memcpy(set->contacts, s->order_tmp, (size_t)n * sizeof(LsimContact));
+  /* The ordered copy becomes the set's array, the old one the next step's scratch (a copy
+     back had cost 1.5 % of a pile's step). */
+  LsimContact *const old = set->contacts;
+  const int old_cap = set->capacity;
+  set->contacts = s->order_tmp, set->capacity = s->order_tmp_cap;
+  s->order_tmp = old, s->order_tmp_cap = old_cap;
   return 0;
 }
 
