@@ -693,6 +693,25 @@ static int manifold_order(const void *x, const void *y) {
   return (a->c > b->c) - (a->c < b->c);
 }
 
+/* a[0 .. n) in manifold_order by a bottom-up merge sort through tmp[0 .. n), for heights
+ * that are not NaN (manifold_order is then a total order, c being distinct: the order
+ * qsort gives, at a tenth of its cost; qsort's had been 3 % of a pile's step). */
+static void sort_manifolds(LsimManifoldRef *a, LsimManifoldRef *tmp, int n) {
+  LsimManifoldRef *src = a, *dst = tmp;
+  for (int w = 1; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      const int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = manifold_order(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    LsimManifoldRef *t = src;
+    src = dst, dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
 /* The warm start of the normal impulses of manifold [c, e) (below): its net C spread as
  * C / k + a . d_i over its k points (d_i: point i from the centroid, in the tangent
  * plane), with the first moment sum d_i c_i = b that holds the body the manifold holds
@@ -841,7 +860,16 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
     }
     c = e;
   }
-  if (nman > 1) qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
+  if (nman > 1) {
+    /* The merge sort on room for twice the manifolds (qsort when a height is NaN, or out
+       of memory). */
+    int nan = 0;
+    for (int i = 0; i < nman; ++i) nan |= s->manifolds[i].height != s->manifolds[i].height;
+    if (!nan && !lsim_grow((void **)&s->manifolds, &s->manifolds_cap, 2 * nman, sizeof *s->manifolds))
+      sort_manifolds(s->manifolds, s->manifolds + nman, nman);
+    else
+      qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
+  }
   /* A manifold that holds a body up counts with its friction at rest (rest_friction) in
      the sums, not the friction as found. */
   double *fr = NULL;
