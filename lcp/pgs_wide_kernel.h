@@ -61,28 +61,6 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const double *pu0[WK_N], *pu1[WK_N];
       for (int l = 0; l < WK_N; ++l) pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
       WK_V U[WIDE_J], zs[6];
-#if WK_N == 4
-      /* Four lanes: each lane's block read whole (4 + 2 doubles) and the 4 x 6 transposed
-         in registers (element by element, the gather had taken 60 instructions). */
-      for (int blk = 0; blk < 2; ++blk) {
-        const double *const *pb = blk ? pu1 : pu0;
-        const __m256d r0 = _mm256_loadu_pd(pb[0]), r1 = _mm256_loadu_pd(pb[1]);
-        const __m256d r2 = _mm256_loadu_pd(pb[2]), r3 = _mm256_loadu_pd(pb[3]);
-        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-        WK_V *Ub = U + blk * FAST_W;
-        Ub[0] = (WK_V)_mm256_permute2f128_pd(t0, t2, 0x20);
-        Ub[1] = (WK_V)_mm256_permute2f128_pd(t1, t3, 0x20);
-        Ub[2] = (WK_V)_mm256_permute2f128_pd(t0, t2, 0x31);
-        Ub[3] = (WK_V)_mm256_permute2f128_pd(t1, t3, 0x31);
-        const __m256d c02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(pb[0] + 4)),
-                                                 _mm_loadu_pd(pb[2] + 4), 1);
-        const __m256d c13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(pb[1] + 4)),
-                                                 _mm_loadu_pd(pb[3] + 4), 1);
-        Ub[4] = (WK_V)_mm256_unpacklo_pd(c02, c13);
-        Ub[5] = (WK_V)_mm256_unpackhi_pd(c02, c13);
-      }
-#else
       for (int j = 0; j < FAST_W; ++j) {
 #define P0(l) pu0[l][j]
 #define P1(l) pu1[l][j]
@@ -90,7 +68,6 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #undef P0
 #undef P1
       }
-#endif
 #if WK_GZ
       /* z (normal, beta, lambda) from the group's own copy, floats (inert lanes: zeros,
          kept). */
@@ -210,41 +187,13 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
         memcpy(gz + k * WIDE_LANES, &zf, sizeof zf);
       }
 #endif
-#if WK_N == 4
-      /* Four lanes: U transposed back in registers, each lane's block written whole. */
-      __m256d head[2][4];
-      __m128d tail[2][4];
-      for (int blk = 0; blk < 2; ++blk) {
-        const WK_V *Ub = U + blk * FAST_W;
-        const __m256d s0 = _mm256_unpacklo_pd((__m256d)Ub[0], (__m256d)Ub[1]);
-        const __m256d s1 = _mm256_unpackhi_pd((__m256d)Ub[0], (__m256d)Ub[1]);
-        const __m256d s2 = _mm256_unpacklo_pd((__m256d)Ub[2], (__m256d)Ub[3]);
-        const __m256d s3 = _mm256_unpackhi_pd((__m256d)Ub[2], (__m256d)Ub[3]);
-        head[blk][0] = _mm256_permute2f128_pd(s0, s2, 0x20);
-        head[blk][1] = _mm256_permute2f128_pd(s1, s3, 0x20);
-        head[blk][2] = _mm256_permute2f128_pd(s0, s2, 0x31);
-        head[blk][3] = _mm256_permute2f128_pd(s1, s3, 0x31);
-        const __m256d s4 = _mm256_unpacklo_pd((__m256d)Ub[4], (__m256d)Ub[5]);
-        const __m256d s5 = _mm256_unpackhi_pd((__m256d)Ub[4], (__m256d)Ub[5]);
-        tail[blk][0] = _mm256_castpd256_pd128(s4), tail[blk][1] = _mm256_castpd256_pd128(s5);
-        tail[blk][2] = _mm256_extractf128_pd(s4, 1), tail[blk][3] = _mm256_extractf128_pd(s5, 1);
-      }
-#endif
       for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
         double *q0 = u + g->o0[h + l];
-#if WK_N == 4
-        _mm256_storeu_pd(q0, head[0][l]), _mm_storeu_pd(q0 + 4, tail[0][l]);
-        if (g->two[h + l]) {
-          double *q1 = u + g->o1[h + l];
-          _mm256_storeu_pd(q1, head[1][l]), _mm_storeu_pd(q1 + 4, tail[1][l]);
-        }
-#else
         for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
         if (g->two[h + l]) {
           double *q1 = u + g->o1[h + l];
           for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
         }
-#endif
 #if !WK_GZ
         z[x->normal[h + l]] = zn[l];
         double *beta = z + x->b0[h + l];
