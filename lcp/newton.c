@@ -158,6 +158,7 @@
 #include "lemke_sparse.h"
 #include "newton_schur.h"
 #include "pgs.h"
+#include "quality.h"
 
 /* Single (Murty) exchanges without fewer infeasible rows before a subproblem starts again
  * from the best point with a ten times larger eps, at most EPS_RAISES times. */
@@ -384,51 +385,6 @@ static double merit(const double *z, const double *w, int n, double *natural) {
   }
   if (natural) *natural = mx;
   return s;
-}
-
-/* The natural residual in w's units: max_i of |min(z_i, w_i)| and of the same with the
- * row's z or w carried into w's units, |min(M_ii z_i, w_i)| where M_ii > 0 (an impulse
- * row: M_ii z_i is the velocity change z_i makes alone) and |min(z_i, s_i w_i)| where
- * M_ii <= 0, s_i = max_j |C_ij| M_jj over the row's entries in C (a cone's lambda row,
- * w_i = mu z_n - sum z_d in impulses, z_i a slip speed). The plain natural residual mixes
- * impulses and velocities: with a body of mass 1e-300 every impulse is below 1e-290, so
- * min(z_i, w_i) <= z_i passed whatever w_i was, and a 2-D box pushed off the ground at
- * 83 m/s by normal impulses of 5.5e-299 (M_ii = 3.4e300) met tol 1e-10. Never below the
- * plain residual. d [n] scratch (the diagonal), u [m] scratch. */
-/* How far the unit residual may exceed the target. It is stricter than the plain one
- * where M_ii > 1 (light bodies): on the 1971 solved steps of tests/test_newton.c (piles,
- * dominoes, boxes) it was at most 28 times the target (99 % below 5.2); on the 1e-300 box
- * 7e4 to 2e10 times. The margin keeps those steps as they were and refuses the latter. */
-#define UNIT_MARGIN 1e3
-
-static double unit_residual(const LsimFactoredLcp *f, const double *z, const double *w,
-                            double *d, double *u) {
-  const int n = f->n;
-  memset(u, 0, (size_t)f->m * sizeof(double));
-  for (int i = 0; i < n; ++i) {
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
-    double di = 0.0;
-    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) di += f->J_val[p] * u[f->J_idx[p]];
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
-    if (f->C_ptr)
-      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
-        if (f->C_idx[p] == i) di += f->C_val[p];
-    d[i] = di;
-  }
-  double r = 0.0;
-  for (int i = 0; i < n; ++i) {
-    double a = 1.0, b = 1.0; /* z_i and w_i multipliers */
-    if (d[i] > 0.0) {
-      a = d[i];
-    } else if (f->C_ptr) {
-      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
-        if (f->C_idx[p] != i && d[f->C_idx[p]] > 0.0)
-          b = fmax(b, fabs(f->C_val[p]) * d[f->C_idx[p]]);
-    }
-    r = fmax(r, fabs(fmin(z[i], w[i])));
-    r = fmax(r, fabs(fmin(a * z[i], b * w[i])));
-  }
-  return r;
 }
 
 /* Numeric LU of the augmented matrix whose triplet values are in ws->Tx. */
@@ -1118,12 +1074,12 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
      the dense M from the best point's active set, if small enough. */
   if (info->iterations > phase2_start) info->stage_residual[3] = best;
   info->singular = ws->singular;
-  /* A solution on the natural residual must be one in w's units too (unit_residual, to
-     UNIT_MARGIN times the target): else not solved, and the fallbacks below take over
-     (Lemke). */
+  /* A solution on the natural residual must be one in w's units too
+     (lsim_factored_unit_residual, to LSIM_UNIT_MARGIN times the target): else not solved,
+     and the fallbacks below take over (Lemke). */
   if (status == LSIM_SOLVED) {
     lsim_factored_w(f, z, ws->u, ws->w);
-    if (!(unit_residual(f, z, ws->w, ws->wn, ws->u) <= UNIT_MARGIN * target)) {
+    if (!(lsim_factored_unit_residual(f, z, ws->w, NULL, ws->wn, ws->u) <= LSIM_UNIT_MARGIN * target)) {
       status = LSIM_MAX_ITERATIONS;
       memcpy(ws->zbest, z, (size_t)n * sizeof(double));
     }
@@ -1147,7 +1103,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   lsim_factored_w(f, z, ws->u, ws->w);
   merit(z, ws->w, n, &info->residual);
   if (status == LSIM_SOLVED && !(info->residual <= target)) status = LSIM_MAX_ITERATIONS;
-  if (status == LSIM_SOLVED && !(unit_residual(f, z, ws->w, ws->wn, ws->u) <= UNIT_MARGIN * target))
+  if (status == LSIM_SOLVED &&
+      !(lsim_factored_unit_residual(f, z, ws->w, NULL, ws->wn, ws->u) <= LSIM_UNIT_MARGIN * target))
     status = LSIM_MAX_ITERATIONS;
   return info->status = status;
 }

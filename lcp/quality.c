@@ -97,6 +97,64 @@ void lsim_factored_quality(const LsimFactoredLcp *f, const double *z, double *wo
   cone_measures(n, z, work, work + n, f->ncones, f->cones, slide_tol, out);
 }
 
+double lsim_lcp_unit_residual(const LsimLcp *lcp, const double *z, const double *w,
+                              const unsigned char *plain) {
+  const int n = lcp->n;
+  const double *M = lcp->M;
+  double r = 0.0;
+  for (int i = 0; i < n; ++i) {
+    r = fmax(r, fabs(fmin(z[i], w[i])));
+    if (plain && plain[i]) continue;
+    /* z_i's and w_i's multipliers into w's units. */
+    const double dii = M[i + (size_t)i * n];
+    double a = 1.0, b = 1.0;
+    if (dii > 0.0) {
+      a = dii;
+    } else {
+      for (int j = 0; j < n; ++j) {
+        const double djj = M[j + (size_t)j * n];
+        if (j != i && djj > 0.0) b = fmax(b, fabs(M[i + (size_t)j * n]) * djj);
+      }
+    }
+    r = fmax(r, fabs(fmin(a * z[i], b * w[i])));
+  }
+  return r;
+}
+
+double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, const double *w,
+                                   const unsigned char *plain, double *d, double *u) {
+  const int n = f->n;
+  /* The diagonal: d_i = J_i . (B e_i) + C_ii, B's column i scattered into u and cleared. */
+  memset(u, 0, (size_t)f->m * sizeof(double));
+  for (int i = 0; i < n; ++i) {
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
+    double di = 0.0;
+    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) di += f->J_val[p] * u[f->J_idx[p]];
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
+    if (f->C_ptr)
+      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+        if (f->C_idx[p] == i) di += f->C_val[p];
+    d[i] = di;
+  }
+  /* The rows' residuals, as lsim_lcp_unit_residual's (M_ij off the diagonal of a row with
+     M_ii <= 0 are C's entries: J B's rows there are empty). */
+  double r = 0.0;
+  for (int i = 0; i < n; ++i) {
+    r = fmax(r, fabs(fmin(z[i], w[i])));
+    if (plain && plain[i]) continue;
+    double a = 1.0, b = 1.0;
+    if (d[i] > 0.0) {
+      a = d[i];
+    } else if (f->C_ptr) {
+      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+        if (f->C_idx[p] != i && d[f->C_idx[p]] > 0.0)
+          b = fmax(b, fabs(f->C_val[p]) * d[f->C_idx[p]]);
+    }
+    r = fmax(r, fabs(fmin(a * z[i], b * w[i])));
+  }
+  return r;
+}
+
 double lsim_quality_distance(int n, const double *a, const double *b) {
   double d = 0.0;
   for (int i = 0; i < n; ++i) {

@@ -23,6 +23,7 @@
 #include "lemke_sparse.h"
 #include "newton.h"
 #include "pgs.h"
+#include "quality.h"
 #include "siconos_adapter.h"
 
 typedef enum { KIND_LEMKE, KIND_PGS, KIND_SICONOS, KIND_NEWTON, KIND_LEMKE_SPARSE } SolverKind;
@@ -75,7 +76,12 @@ struct LsimSolver {
   int siconos_ran;        /* the last solve called the Siconos solver */
   char printed[1024];     /* what Siconos printed during the last solve, every island's */
   char message[1400];     /* lsim_solver_last_message's text, made when asked */
-  char verdict[200];      /* why a Siconos success was not taken, "" when it was */
+  char verdict[200];      /* why a success was not taken (verify_siconos, verify_units), ""
+                             when it was */
+  double *ud;             /* [ud_cap] verify_units' scratch (the diagonal of M) */
+  int ud_cap;
+  unsigned char *uplain;  /* [uplain_cap] verify_units' rows judged on the plain measure */
+  int uplain_cap;
   int capacity_m;
   double *u;              /* [capacity_m] residual scratch (u = B z) */
   int *jt_ptr;            /* [capacity_m + 1] J transposed, for lsim_factored_to_dense */
@@ -232,6 +238,8 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->sp_idx);
   free(s->sp_val);
   free(s->w);
+  free(s->ud);
+  free(s->uplain);
   free(s->basis);
   free(s->isl_basis), free(s->sub_hint);
   free(s->dense.M);
@@ -743,6 +751,55 @@ static int verify_siconos(LsimSolver *s, int status, const LsimSolveStats *st) {
   return LSIM_SOLVER_FAILED;
 }
 
+/* A success on the natural residual must be one in w's units too: the unit residual
+ * (quality.h) within LSIM_UNIT_MARGIN times the target, else it is not taken (the reason
+ * kept for lsim_solver_last_message): LSIM_SOLVER_FAILED for a Siconos solver,
+ * LSIM_BREAKDOWN for the pivoting ones (the precision, not the path, failed),
+ * LSIM_MAX_ITERATIONS for the iterative ones. The plain residual mixes impulses and
+ * velocities: Lemke "solved" every step of a 1 m cube of 1e-10 kg sliding on the ground
+ * with its friction cone violated by 6.4e-11 N s (16 times its limit; 3e9 times the
+ * target in w's units), and the cube, meant to slide 0.5 m on mu 0.4, went backwards and
+ * rose to 0.57 m. Exactly one of lcp and f is given (w [n] = M z + q of the result). */
+static int verify_units(LsimSolver *s, int status, const LsimLcp *lcp,
+                        const LsimFactoredLcp *f, const double *z, const double *w) {
+  const double tol = s->options.tol;
+  const int n = lcp ? lcp->n : f->n;
+  if (status != LSIM_SOLVED || !(tol > 0.0) || n <= 0 || !w) return status;
+  double r, scale;
+  /* The cones' direction rows get the plain measure: their w holds the slack lambda, which
+     a pivoting solver may leave off the slip speed by more than the target in w's units
+     where the impulses (what the step uses) are right (Lemke on a cube of 1e-9 kg sliding
+     at 0.627 m/s: lambda 0.666 m/s, the friction at the cone's limit against the slip, 4
+     of 100 steps refused when these rows were judged too). The normal rows and the cones'
+     lambda rows (the friction within its cone) are judged in w's units. */
+  int cap = s->ud_cap;
+  if (lsim_grow((void **)&s->ud, &cap, n, sizeof(double)) ||
+      lsim_grow((void **)&s->uplain, &s->uplain_cap, n, 1))
+    return LSIM_OUT_OF_MEMORY;
+  s->ud_cap = cap;
+  const int ncones = lcp ? lcp->ncones : f->ncones;
+  const LsimConeBlock *cones = lcp ? lcp->cones : f->cones;
+  memset(s->uplain, 0, (size_t)n);
+  for (int c = 0; c < ncones && cones; ++c)
+    for (int k = 0; k < cones[c].ndir; ++k)
+      if (cones[c].first_dir + k >= 0 && cones[c].first_dir + k < n) s->uplain[cones[c].first_dir + k] = 1;
+  if (lcp) {
+    r = lsim_lcp_unit_residual(lcp, z, w, s->uplain);
+    scale = lsim_lcp_scale(lcp);
+  } else {
+    r = lsim_factored_unit_residual(f, z, w, s->uplain, s->ud, s->u);
+    scale = 0.0; /* max |q_i|, 1 when q = 0: lsim_lcp_scale's */
+    for (int i = 0; i < n; ++i) scale = fmax(scale, fabs(f->q[i]));
+    if (!(scale > 0.0)) scale = 1.0;
+  }
+  if (r <= LSIM_UNIT_MARGIN * tol * scale) return status;
+  snprintf(s->verdict, sizeof s->verdict,
+           "%s solved to the natural residual, but not in w's units (unit residual %.3g times the target, above %g): not taken",
+           s->name, r / (tol * scale), LSIM_UNIT_MARGIN);
+  if (s->siconos_ran) return LSIM_SOLVER_FAILED;
+  return s->kind == KIND_LEMKE || s->kind == KIND_LEMKE_SPARSE ? LSIM_BREAKDOWN : LSIM_MAX_ITERATIONS;
+}
+
 /* Non-finite entries of z are reset to 0 (a breakdown if nothing worse was reported). */
 static int sanitize_z(double *z, int n, int status) {
   for (int i = 0; i < n; ++i)
@@ -791,6 +848,7 @@ int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   }
   status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
+  status = verify_units(s, status, lcp, NULL, z, n > 0 ? s->w : NULL);
   st.status = status;
   s->final_basis = NULL, s->final_basis_n = 0; /* factored solves only */
   s->last = st;
@@ -1086,6 +1144,10 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   }
   if (!chained) status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
+  if (status == LSIM_SOLVED && n > 0 && ready && !invalid_pgs) {
+    lsim_factored_w(f, z, s->u, s->w);
+    status = verify_units(s, status, NULL, f, z, s->w);
+  }
   /* A final basis only for a sparse Lemke run that solved by itself. */
   if (chained || status != LSIM_SOLVED || st.first_status != LSIM_SOLVED)
     s->final_basis = NULL, s->final_basis_n = 0;
@@ -1111,7 +1173,9 @@ const char *lsim_solver_last_output(const LsimSolver *s) {
 
 const char *lsim_solver_last_message(LsimSolver *s) {
   s->message[0] = '\0';
-  if (s->siconos_ran) {
+  if (!s->siconos_ran) {
+    snprintf(s->message, sizeof s->message, "%s", s->verdict);
+  } else {
     const char *e = s->verdict[0] ? s->verdict : lsim_siconos_last_error(s->siconos);
     const char *p = s->printed;
     snprintf(s->message, sizeof s->message, "%s%s%s%s", e, *e && *p ? "; " : "",

@@ -14,6 +14,7 @@
 #include "lcp/datfile.h"
 #include "lcp/random.h"
 #include "lcp/solver.h"
+#include "tests/scene_stepper.h"
 #include "tests/support.h"
 
 /* Expected outcome per file: Lemke's status (and pivot count where the literature fixes
@@ -588,8 +589,52 @@ static void test_negative_parts_positive_zero(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A 1 m cube of 1e-10 kg sliding at 2 m/s on mu 0.4 (tests/data/cube_slide_light_3d.json):
+ * every step it slides takes mu g h = 0.03924 m/s off v_x (semi-implicit Euler: the
+ * closed form of each step) until it stops, and it stays on the ground. Every impulse is
+ * below 1e-10 N s, so the natural residual relative to max|q| (2 m/s) passed results
+ * whatever their velocities: Lemke reported all 100 steps solved while the cube went
+ * backwards and rose to 0.57 m (its first step gave v = (0.71, 0, 0.71)). Now, up to a
+ * solver's first failed step (after which the state is no longer the closed form's), every
+ * step reported solved is right: v_x within 1e-6 m/s of the closed form and |v_z| below
+ * 1e-6 m/s (a unit-mass cube gets both to 1e-13; the wrong answers were off by more than
+ * 0.1 m/s); a result not right is reported failed (verify_units). PGS solves every step. */
+static void test_light_cube_no_wrong_solved_step(void **state) {
+  (void)state;
+  const char *const solvers[] = {"lemke", "newton", "pgs"};
+  for (int s = 0; s < 3; ++s) {
+    SceneStepper sc;
+    assert_int_equal(scene_stepper_open(&sc, "tests/data/cube_slide_light_3d.json", solvers[s], 1e-10), 0);
+    const LsimBody *cube = &sc.model.bodies[1];
+    int solved = 0, wrong = 0, first_failed = 0;
+    double vx = 2.0;
+    for (int k = 1; k <= 100 && !first_failed; ++k) {
+      LsimStepStats ss;
+      const int rc = lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+      const double *v = sc.st.v + cube->v_offset;
+      vx = fmax(vx - 0.4 * 9.81 * 0.01, 0.0);
+      if (rc != LSIM_SOLVED) {
+        first_failed = k;
+      } else {
+        ++solved;
+        if (!(fabs(v[0] - vx) <= 1e-6 && fabs(v[2]) <= 1e-6)) {
+          ++wrong;
+          print_message("%s step %d: v (%.9g, %.9g, %.9g), closed form v_x %.9g\n", solvers[s], k, v[0],
+                        v[1], v[2], vx);
+        }
+      }
+    }
+    print_message("light cube, %s: %d steps solved before the first failure (step %d; 0: none), %d of them wrong\n",
+                  solvers[s], solved, first_failed, wrong);
+    assert_int_equal(wrong, 0);
+    if (strcmp(solvers[s], "pgs") == 0) assert_int_equal(solved, 100);
+    scene_stepper_close(&sc);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_light_cube_no_wrong_solved_step),
       cmocka_unit_test(test_negative_parts_positive_zero),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
