@@ -816,7 +816,7 @@ int64_t lsim_record_fapl(void) {
  * points to them from blocks already written, so a kill at any point leaves the chunks of
  * earlier flushes where the file says. Measured with a kill before each write of the flush
  * that splits (tests/e2e/killed_flush.sh): 3 of 70 files refused by --resume before, 0 of
- * 72 after. Only the datasets' format moves to 1.10: the superblock stays that of 1.8
+ * 71 after. Only the datasets' format moves to 1.10: the superblock stays that of 1.8
  * (version 0), which a 1.10 superblock (version 3) is not: it records the file open for
  * writing, and a killed run's file then opened nowhere but with h5clear (HDF5 1.10, netCDF
  * 4.9, h5py: "file is already open for write"). */
@@ -877,7 +877,14 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   }
   const hid_t fapl = (hid_t)lsim_record_fapl();
   if (fapl != H5P_DEFAULT) H5Pset_evict_on_close(fapl, 1); /* trim_cache */
-  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  /* The root group's name heap made large enough for every name the run adds: linking
+     /summary at the close moved a full heap, and a kill between the heap's new address
+     and its new block reaching the file left every root name unreadable ("written by
+     lcpsim (unknown)"); in place, the name is in the file before the entry that names it. */
+  hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+  if (fcpl >= 0) H5Pset_local_heap_size_hint(fcpl, 4096);
+  r->file = H5Fcreate(r->out.partial, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT, fapl);
+  if (fcpl >= 0) H5Pclose(fcpl);
   if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (r->file >= 0 && lsim_record_index_format(r->file) < 0) {
     H5Fclose(r->file);

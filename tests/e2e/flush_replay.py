@@ -7,8 +7,10 @@ The run's file grows only by those calls; a process killed by SIGKILL leaves it 
 calls it completed made it (the kernel's page cache holds them), so the file after the
 first k calls is what a kill before call k + 1 leaves. The flush is the one that ends when
 /flushed_rows (record.c, mark_flushed: an 8-byte write in place) goes from ROWS - 256 to
-ROWS. For every call K of that flush (from the call after the previous /flushed_rows
-write to that of ROWS, both included) writes the file as the calls up to K left it to CUT
+ROWS; ROWS 0: the run's last flush and its close (from the call after the last
+/flushed_rows write of the flush before to the run's last call). For every call K of it
+(from the call after the previous /flushed_rows write to that of ROWS, both included)
+writes the file as the calls up to K left it to CUT
 and runs `sh -c CHECK sh CUT K`; prints "cuts N, failed M" and each failure's output, and
 exits 1 if any failed.
 """
@@ -62,10 +64,17 @@ marks = {}
 for k, (off, data) in enumerate(calls):
     if data is not None and len(data) == 8:
         marks.setdefault(off, []).append((struct.unpack("<q", data)[0], k))
-place = [o for o, v in marks.items() if rows in [x for x, _ in v] and rows - 256 in [x for x, _ in v]]
-assert len(place) == 1, "no /flushed_rows writes of %d and %d rows" % (rows - 256, rows)
-values = dict(marks[place[0]])
-first, last = values[rows - 256], values[rows]
+if rows == 0:
+    # the place written most often with growing values: /flushed_rows
+    place = [max(marks, key=lambda o: len(set(x for x, _ in marks[o])))]
+    seq = marks[place[0]]
+    final = seq[-1][0]
+    first, last = max(k for x, k in seq if x < final), len(calls) - 1
+else:
+    place = [o for o, v in marks.items() if rows in [x for x, _ in v] and rows - 256 in [x for x, _ in v]]
+    assert len(place) == 1, "no /flushed_rows writes of %d and %d rows" % (rows - 256, rows)
+    values = dict(marks[place[0]])
+    first, last = values[rows - 256], values[rows]
 
 image = bytearray()
 
