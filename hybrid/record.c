@@ -345,6 +345,11 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   H5E_BEGIN_TRY { h->w.file = H5Fcreate(h->out.partial, H5F_ACC_TRUNC, H5P_DEFAULT, fapl); }
   H5E_END_TRY;
   if (fapl != H5P_DEFAULT) H5Pclose(fapl);
+  /* (chunk indexes a kill inside a flush leaves whole: lsim_record_index_format) */
+  if (h->w.file >= 0 && lsim_record_index_format(h->w.file) < 0) {
+    H5Fclose(h->w.file);
+    h->w.file = -1;
+  }
   if (h->w.file < 0) {
     snprintf(err, errlen, "%s: cannot create the file", h->out.partial);
     lsim_outfile_discard(&h->out);

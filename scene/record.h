@@ -25,6 +25,12 @@ typedef struct LsimRecord LsimRecord;
  * H5P_DEFAULT (returned when it cannot be made). An hid_t. */
 int64_t lsim_record_fapl(void);
 
+/* After H5Fcreate with lsim_record_fapl: the datasets made after it in the file (an
+ * hid_t) keep their chunks in HDF5 1.10's index (an extensible array), which a kill inside
+ * a flush never leaves pointing away from the chunks of earlier flushes; the file needs
+ * HDF5 1.10 or later to read. 0 or LSIM_IO_ERROR. */
+int lsim_record_index_format(int64_t file);
+
 /* Opens path (temporarily as PATH.<pid>.partial; a directory, FIFO, socket or block
  * device as path is refused, a character device written through: scene/outfile.h) and
  * writes the run's header: version,

@@ -62,8 +62,10 @@ rm -f "$tmp"/c*.h5
 
 # With --dump-lcp (scene/lcpdump.c) the /lcp datasets' chunk indexes stayed in memory
 # (the record reopened only its own): box_slide_3d for 10^4 and 4 x 10^4 steps peaked
-# 16.8 MB apart (560 bytes a step); now 6.4 MB, of which the dump's index, kept in memory
-# by design until the close, is 96 bytes a problem (2.9 MB) and its growth by doubling.
+# 16.8 MB apart (560 bytes a step); then 6.4 MB, now 10 MB with the 1.10 format's chunk
+# indexes (scene/record.c, lsim_record_index_format; 20.8 MB before the series' chunk caches
+# were cut to one chunk, series_dapl), of which the dump's index, kept in memory by design
+# until the close, is 96 bytes a problem (2.9 MB) and its growth by doubling.
 for n in 10000 40000; do
   /usr/bin/time -f %M -o "$tmp/drss$n" ./lcpsim data/box_slide_3d.json --steps $n --dump-lcp \
     -o "$tmp/d$n.h5" --quiet || fail "$n steps with --dump-lcp failed"

@@ -184,9 +184,8 @@ cmp -s "$out/int.h5" "$out/int.copy" || fail "SIGINT: --resume changed its input
 $L "$out/jt.json" --steps 100000000 -o "$out/killed.h5" --quiet &
 pid=$!
 part="$out/killed.h5.$pid.partial"
-# Stopped (SIGSTOP) where its file reads whole, then killed: a kill inside the flush that
-# splits a chunk index node can leave even older rows unreadable (docs/output-format.md,
-# "Killed runs"), which is not what this checks; a flush cut short elsewhere is, below.
+# Stopped (SIGSTOP) where its file reads whole, then killed (a flush cut short is below,
+# and at every point of one in tests/e2e/killed_flush.sh).
 # The file is read only while the run is stopped: running, it flushes every 256 steps
 # (a few ms here), faster than a reader opens it, so a read taken then is mostly torn (on
 # a loaded machine, for a minute on end).

@@ -1,0 +1,105 @@
+#!/usr/bin/python3
+"""flush_replay.py TRACE FILE ROWS CUT CHECK: the files a kill -9 leaves at each point of one flush.
+
+TRACE is `strace -f -xx -s 2000000 -e trace=openat,pwrite64,pwritev,write,ftruncate` of a
+run writing FILE (the run's partial file, FILE.<pid>.partial, is what the trace writes).
+The run's file grows only by those calls; a process killed by SIGKILL leaves it as the
+calls it completed made it (the kernel's page cache holds them), so the file after the
+first k calls is what a kill before call k + 1 leaves. The flush is the one that ends when
+/flushed_rows (record.c, mark_flushed: an 8-byte write in place) goes from ROWS - 256 to
+ROWS; ROWS 0: the run's last flush and its close (from the call after the last
+/flushed_rows write of the flush before to the run's last call). For every call K of it
+(from the call after the previous /flushed_rows write to that of ROWS, both included)
+writes the file as the calls up to K left it to CUT
+and runs `sh -c CHECK sh CUT K`; prints "cuts N, failed M" and each failure's output, and
+exits 1 if any failed.
+"""
+import os
+import re
+import struct
+import subprocess
+import sys
+
+trace, target, rows, cut, check = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+
+
+def unhex(s):
+    """A -xx string ("\\x2f\\x74...") as bytes."""
+    return bytes.fromhex(s.replace("\\x", ""))
+
+
+STR = r'"((?:\\x[0-9a-f]{2})*)"'
+open_re = re.compile(r"^\d+\s+openat\([^,]+, " + STR + r", [^)]*\)\s+= (\d+)")
+pwrite_re = re.compile(r"^\d+\s+pwrite64\((\d+), " + STR + r", (\d+), (\d+)\)\s+= (-?\d+)")
+trunc_re = re.compile(r"^\d+\s+ftruncate\((\d+), (\d+)\)\s+= 0")
+other_re = re.compile(r"^\d+\s+(pwritev|write|ftruncate)\((\d+),")
+
+fds = set()
+calls = []  # (offset, data) of the partial file, in order; data None: truncated to offset
+for line in open(trace):
+    m = open_re.match(line)
+    if m:
+        path = unhex(m.group(1)).decode()
+        if path.startswith(target + ".") and path.endswith(".partial"):
+            fds.add(int(m.group(2)))
+        continue
+    m = pwrite_re.match(line)
+    if m and int(m.group(1)) in fds:
+        data = unhex(m.group(2))
+        assert int(m.group(5)) == len(data) == int(m.group(3)), line[:200]
+        calls.append((int(m.group(4)), data))
+        continue
+    m = trunc_re.match(line)
+    if m and int(m.group(1)) in fds:
+        calls.append((int(m.group(2)), None))
+        continue
+    m = other_re.match(line)
+    # (the record writes with pwrite64 alone: anything else would be left out here)
+    assert not (m and int(m.group(2)) in fds), "unexpected call on the file: " + line[:200]
+    assert "unfinished" not in line or "pwrite64" not in line, line[:200]
+assert fds and calls, "no writes of %s.<pid>.partial in %s" % (target, trace)
+
+# /flushed_rows: the one 8-byte place written with ROWS - 256 and then ROWS.
+marks = {}
+for k, (off, data) in enumerate(calls):
+    if data is not None and len(data) == 8:
+        marks.setdefault(off, []).append((struct.unpack("<q", data)[0], k))
+if rows == 0:
+    # the place written most often with growing values: /flushed_rows
+    place = [max(marks, key=lambda o: len(set(x for x, _ in marks[o])))]
+    seq = marks[place[0]]
+    final = seq[-1][0]
+    first, last = max(k for x, k in seq if x < final), len(calls) - 1
+else:
+    place = [o for o, v in marks.items() if rows in [x for x, _ in v] and rows - 256 in [x for x, _ in v]]
+    assert len(place) == 1, "no /flushed_rows writes of %d and %d rows" % (rows - 256, rows)
+    values = dict(marks[place[0]])
+    first, last = values[rows - 256], values[rows]
+
+image = bytearray()
+
+
+def put(off, data):
+    if data is None:
+        del image[off:]
+        image.extend(b"\0" * (off - len(image)))
+        return
+    if len(image) < off + len(data):
+        image.extend(b"\0" * (off + len(data) - len(image)))
+    image[off:off + len(data)] = data
+
+
+for off, data in calls[:first + 1]:
+    put(off, data)
+failed = []
+for k in range(first + 1, last + 1):
+    put(*calls[k])
+    with open(cut, "wb") as f:
+        f.write(image)
+    p = subprocess.run(["sh", "-c", check, "sh", cut, str(k)], capture_output=True, text=True)
+    if p.returncode != 0:
+        failed.append("call %d: exit %d: %s" % (k, p.returncode, (p.stdout + p.stderr).strip()[:300]))
+print("cuts %d, failed %d" % (last - first, len(failed)))
+for line in failed:
+    print("  " + line)
+sys.exit(1 if failed else 0)
