@@ -104,28 +104,9 @@ with h5py.File(sys.argv[1], "r") as f:
 EOF
 [ -z "$(ls "$out" | grep partial)" ] || fail "partial files left by the concurrent runs"
 
-# stopped_when PID CMD...: stops the run PID (SIGSTOP) after 0.2 s, then after twice as
-# long each time up to 4 s, until CMD succeeds while it is stopped (at most 120 s), and
-# leaves it stopped. A running run's partial file is read only while the run is stopped:
-# running, it flushes every 256 steps (a few ms), faster than a reader opens the file, and
-# on a loaded machine the reads were torn for a minute on end (tests/e2e/resume.sh). Read
-# without HDF5's file lock (the writer holds it).
-stopped_when() {
-  sw_pid=$1
-  shift
-  sw_end=$(($(date +%s) + 120))
-  sw_nap=0.2
-  while :; do
-    [ "$(date +%s)" -lt $sw_end ] || { kill -9 $sw_pid 2> /dev/null; fail "$* never held while run $sw_pid was stopped"; }
-    sleep $sw_nap
-    kill -STOP $sw_pid 2> /dev/null || fail "run $sw_pid ended before: $*"
-    (export HDF5_USE_FILE_LOCKING=FALSE; "$@") > /dev/null 2>&1 && return 0
-    kill -CONT $sw_pid
-    # (longer naps each time: a check takes seconds on a loaded machine, and the run
-    # must get on between them)
-    sw_nap=$(awk "BEGIN { print $sw_nap * 2 < 4 ? $sw_nap * 2 : 4 }")
-  done
-}
+# A running run's partial file is read only while the run is stopped (stopped_when PID
+# CMD...: tests/e2e/stopped_when.sh).
+. tests/e2e/stopped_when.sh
 
 # rows PARTIAL N: the partial file holds N states (flushed).
 rows() {
