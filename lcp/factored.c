@@ -92,6 +92,17 @@ static double factored_scale(const LsimFactoredLcp *f) {
   return s > 0.0 ? s : 1.0;
 }
 
+double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u) {
+  for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
+  double d = 0.0;
+  for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) d += f->J_val[p] * u[f->J_idx[p]];
+  for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
+  if (f->C_ptr)
+    for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+      if (f->C_idx[p] == i) d += f->C_val[p];
+  return d;
+}
+
 void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,
                             LsimResidual *res) {
   /* The same measures as lsim_lcp_residual (lcp.c), on w = J B z + C z + q. */

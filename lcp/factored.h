@@ -61,6 +61,10 @@ int lsim_factored_check(const LsimFactoredLcp *f);
 double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a,
                                        const double *b, double *du);
 
+/* M_ii = J_i . B(:, i) + C_ii, B's column i scattered into u [m] (all zero on entry, left
+ * zero). Cost O(nnz(J_i) + nnz(B(:, i)) + nnz(C_i)). */
+double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u);
+
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);
 

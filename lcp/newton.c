@@ -362,16 +362,7 @@ static int triplets(const LsimNewton *ws, const LsimFactoredLcp *f, int *ti, int
 /* max_i |M_ii| with M_ii = J_i . B(:, i) + C_ii (u [m] scratch, left zero). */
 static double max_diagonal(const LsimFactoredLcp *f, double *u) {
   double dmax = 0.0;
-  for (int i = 0; i < f->n; ++i) {
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
-    double d = 0.0;
-    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) d += f->J_val[p] * u[f->J_idx[p]];
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
-    if (f->C_ptr)
-      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
-        if (f->C_idx[p] == i) d += f->C_val[p];
-    dmax = fmax(dmax, fabs(d));
-  }
+  for (int i = 0; i < f->n; ++i) dmax = fmax(dmax, fabs(lsim_factored_diagonal_entry(f, i, u)));
   return dmax;
 }
 

@@ -124,18 +124,9 @@ double lsim_lcp_unit_residual(const LsimLcp *lcp, const double *z, const double 
 double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, const double *w,
                                    const unsigned char *plain, double *d, double *u) {
   const int n = f->n;
-  /* The diagonal: d_i = J_i . (B e_i) + C_ii, B's column i scattered into u and cleared. */
+  /* The diagonal. */
   memset(u, 0, (size_t)f->m * sizeof(double));
-  for (int i = 0; i < n; ++i) {
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
-    double di = 0.0;
-    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) di += f->J_val[p] * u[f->J_idx[p]];
-    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] = 0.0;
-    if (f->C_ptr)
-      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
-        if (f->C_idx[p] == i) di += f->C_val[p];
-    d[i] = di;
-  }
+  for (int i = 0; i < n; ++i) d[i] = lsim_factored_diagonal_entry(f, i, u);
   /* The rows' residuals, as lsim_lcp_unit_residual's (M_ij off the diagonal of a row with
      M_ii <= 0 are C's entries: J B's rows there are empty). */
   double r = 0.0;
