@@ -9,7 +9,8 @@
  * direction brackets a crossing, which is located on CVODE's interpolating polynomial of
  * the step (CVodeGetDky, the same polynomial CVODE's own output uses) by the Illinois
  * method (regula falsi halving the value at an end kept twice in a row: superlinear,
- * never leaving the bracket), to |g| <= event_precision at the point on the requested
+ * never leaving the bracket; a bisection after four in a row, for a side where g stalls
+ * short of 0), to |g| <= event_precision at the point on the requested
  * side (and, with event_time_precision > 0, until the bracket is that short as well, or
  * at the resolution of time). This is SimSect's stopping iterator with its stopPrecision in the function value
  * and maxStopIterations, with a faster iteration than its midpoint subdivision.
@@ -420,6 +421,7 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
   const double slope = (fb - fa) / (b - a);   /* the step's mean rate of g */
   double va = fa, vb = fb;        /* Illinois' (possibly halved) end values */
   int kept = 0;                   /* -1: a kept last time, +1: b kept */
+  int run = 0;                    /* iterations in a row that kept that end */
   for (int it = 0;; ++it) {
     /* Converged on the requested side (and, when asked, within a bracket that short). */
     const double ts = before ? a : b, gs = before ? fa : fb;
@@ -451,9 +453,15 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
                   "root %d: the bracket at t = %.17g shrank to the resolution of time with "
                   "|g| = %g > %g: a discontinuous boundary function?",
                   i, b, fabs(gs), prec);
-    /* Regula falsi on the Illinois values, bisection when it would leave the bracket. */
+    /* Regula falsi on the Illinois values; bisection when it would leave the bracket, or
+       after four iterations in a row have kept the same end. Illinois halves the kept
+       end's value once an iteration, which does not catch up with a side where g stays
+       at a small floor short of 0: a face landing flush beside a hinge, where the hinge's
+       corners hold the pair's gap at 4.6e-14 while the far edge's crosses 0 at slope
+       -1 m/s, moved the far end about 3.5 times closer per 20 iterations and was not
+       located in 128. */
     double m = (a * vb - b * va) / (vb - va);
-    if (!(m > a && m < b)) m = 0.5 * (a + b);
+    if (!(m > a && m < b) || run >= 4) m = 0.5 * (a + b);
     const int s = state_and_roots_at(o, m);
     if (s) return s;
     const double gm = o->gm[i];
@@ -461,11 +469,13 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
       b = m;
       fb = vb = gm;
       if (kept == -1) va *= 0.5;
+      run = kept == -1 ? run + 1 : 1;
       kept = -1;
     } else {
       a = m;
       fa = va = gm;
       if (kept == 1) vb *= 0.5;
+      run = kept == 1 ? run + 1 : 1;
       kept = 1;
     }
   }

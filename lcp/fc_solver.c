@@ -3,9 +3,11 @@
  * polyhedral LCP.
  *
  * Siconos: the problem is handed to fc3d_driver / fc2d_driver with W in Siconos'
- * sparse-block storage (3-D; built once per problem from our block index, no zero block
- * stored, the form Siconos' own reader gives for the sparse files) or dense (2-D: the
- * fc2d solvers take dense W), q and mu copied (Siconos may scale them). Every call runs
+ * sparse-block storage (3-D and fc2d_nsgs; built once per problem from our block index, no
+ * zero block stored, the form Siconos' own reader gives for the sparse files) or dense
+ * (the other fc2d solvers take dense W; fc2d_nsgs's dense variant stops on a velocity it
+ * computes with a transposed entry, see sic_setup), q and mu copied (Siconos may scale
+ * them). Every call runs
  * under the fatal-error trap of lcp/siconos_adapter.c. Survey of which solvers work and
  * why others are refused: docs/siconos-solvers.md, "Frictional contact solvers".
  *
@@ -212,11 +214,11 @@ typedef struct SicCall {
   const LsimFc *p;
 } SicCall;
 
-/* Builds W as a Siconos NumericsMatrix: 2-D dense, 3-D sparse-block (from the nonzero
+/* Builds W as a Siconos NumericsMatrix: dense, or sparse-block when sbm (from the nonzero
  * entries of our blocks, through Siconos' triplet and compressed-column forms). */
-static NumericsMatrix *siconos_matrix(const LsimFc *p) {
+static NumericsMatrix *siconos_matrix(const LsimFc *p, int sparse_block) {
   const int d = p->dim, n = p->n, dd = d * d;
-  if (d == 2) {
+  if (!sparse_block) {
     NumericsMatrix *dense = NM_create(NM_DENSE, n, n);
     memcpy(dense->matrix0, p->W, (size_t)n * (size_t)n * sizeof(double));
     return dense;
@@ -245,7 +247,15 @@ static int sic_setup(void *arg) {
   double *mu = malloc(((size_t)p->nc + 1) * sizeof(double));
   memcpy(q, p->q, (size_t)p->n * sizeof(double));
   memcpy(mu, p->mu, (size_t)p->nc * sizeof(double));
-  c->prob = frictionContactProblem_new_with_data(p->dim, p->nc, siconos_matrix(p), q, mu);
+  /* Sparse-block for every 3-D solver and for fc2d_nsgs. fc2d_nsgs on dense W runs Siconos'
+     dense variant, which computes a sliding contact's u_T with W_nt where W_tn belongs and
+     stops on ||q + W r - u|| / ||q||: on a non-symmetric W that test never passes (it
+     stalled at 1.9e-6 on FC2D_SliderCrankLagrangian00000 while r was exact to 8.6e-16)
+     and u is returned wrong. Its sparse-block variant solves the same local problems with
+     the right entries and stops on Siconos' own error (fc2d_compute_error). The other fc2d
+     solvers take dense W. */
+  const int sbm = p->dim == 3 || c->id == SICONOS_FRICTION_2D_NSGS;
+  c->prob = frictionContactProblem_new_with_data(p->dim, p->nc, siconos_matrix(p, sbm), q, mu);
   c->opt = solver_options_create(c->id);
   return 0;
 }

@@ -108,6 +108,33 @@ static void test_slide_anisotropic(void **state) {
   lsim_fc_free(&p);
 }
 
+/* Siconos' 2-D NSGS on a non-symmetric W: one contact, W = [1 0.2; 0.1 1] (W_nt = 0.2,
+ * W_tn = 0.1), q = (-1, -3), mu = 0.3. Sticking would need r = -W^-1 q = (0.408, 2.96),
+ * outside the cone, so the contact slides with u_T < 0: r_T = mu r_N and u_N = 0 give
+ * r_N = 1 / (W_nn + mu W_nt) = 1 / 1.06, u_T = (W_tn + mu W_tt) r_N - 3 = -2.62. One local
+ * solve is exact: tolerance 1e-14. Siconos' dense variant computes the sliding u_T with
+ * W_nt in place of W_tn (0.094 off) and stops on ||q + W r - u|| / ||q||, which stays at
+ * 0.030 whatever its sweeps: the solve ended max_iterations at the exact answer. */
+static void test_fc2d_nsgs_nonsymmetric(void **state) {
+  (void)state;
+  LsimFc p;
+  assert_int_equal(lsim_fc_init(&p, 2, 1), 0);
+  const double W[4] = {1.0, 0.1, 0.2, 1.0}, q[2] = {-1.0, -3.0};
+  memcpy(p.W, W, sizeof W);
+  memcpy(p.q, q, sizeof q);
+  p.mu[0] = 0.3;
+  assert_int_equal(lsim_fc_index(&p), 0);
+  double r[4];
+  LsimFcStats st;
+  solve_ok(&p, "siconos:fc2d_nsgs", r, &st);
+  const double rn = 1.0 / 1.06, want[2] = {rn, 0.3 * rn};
+  assert_true(lsim_test_max_abs_diff(r, want, 2) <= 1e-14);
+  assert_true(fabs(r[3] - (0.4 * rn - 3.0)) <= 1e-14); /* u_T */
+  assert_true(st.quality.relative <= 1e-14);
+  assert_true(st.iterations <= 3);
+  lsim_fc_free(&p);
+}
+
 /* The dense and sparse-block files of FC3D_Example1 hold the same problem; both solve
  * exactly (natural map below 1e-14 relative) with ours and with Siconos' NSGS. */
 static void test_dense_and_sbm_files(void **state) {
@@ -284,6 +311,7 @@ static void test_bad_files(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_local_cases),        cmocka_unit_test(test_siconos_no_leak),       cmocka_unit_test(test_slide_anisotropic),
+      cmocka_unit_test(test_fc2d_nsgs_nonsymmetric),
       cmocka_unit_test(test_dense_and_sbm_files), cmocka_unit_test(test_fclib_reduction),
       cmocka_unit_test(test_same_as_siconos_reader),
       cmocka_unit_test(test_polyhedral_error),  cmocka_unit_test(test_bad_files),

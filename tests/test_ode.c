@@ -259,6 +259,43 @@ static void test_event_time_precision(void **state) {
   assert_non_null(strstr(err, "event_time_precision"));
 }
 
+/* A crossing beside a floor: the boundary of a face landing flush beside a hinge (the door
+ * of docs/scene-format.md, "A face landing flush with a hinge", event-driven). The pair's
+ * gap is the least of its corners': the hinge's corners stay at a floor of 4.6e-14 m (their
+ * r (1 - cos d) gap, held by the pins' error), the far edge's falls through 0 at 1 m/s:
+ * g = min(4.6e-14, 1 - t), the crossing at t = 1. Regula falsi kept landing on the floor
+ * and Illinois' halving of the far end's value did not catch up: the door stopped with
+ * "not located to |g| <= 1e-10 in 128 iterations" (the far end 1.02e-9 s past the
+ * crossing). Located, the event is within the precision of t = 1 on the crossed side:
+ * |g| <= 1e-10 there means t - 1 <= 1e-10 (slope 1), rounding of t aside. Three CVODE
+ * step bounds give three brackets. */
+static int floor_root(double t, const double *x, double *g, void *u) {
+  (void)x, (void)u;
+  g[0] = fmin(4.6e-14, 1.0 - t);
+  return 0;
+}
+
+static void test_event_beside_a_floor(void **state) {
+  (void)state;
+  const double bounds[3] = {0.1, 0.0137, 1e-3};
+  for (int k = 0; k < 3; ++k) {
+    LsimOdeOptions o = lsim_ode_default_options();
+    o.max_step = bounds[k];
+    LsimOde *ode;
+    char err[256];
+    assert_int_equal(lsim_ode_create(&ode, 1, slow_flow, NULL, &o, err, sizeof err), 0);
+    assert_int_equal(lsim_ode_set_roots(ode, 1, floor_root, NULL, NULL), 0);
+    const double x0 = 1.0;
+    assert_int_equal(lsim_ode_restart(ode, 0.0, &x0), 0);
+    LsimOdeEvent ev;
+    const int st = lsim_ode_advance(ode, 5.0, &ev);
+    if (st != LSIM_ODE_EVENT) print_message("max_step %g: %s\n", o.max_step, lsim_ode_message(ode));
+    assert_int_equal(st, LSIM_ODE_EVENT);
+    assert_true(ev.t >= 1.0 && ev.t - 1.0 <= 1e-10 + 1e-15 && fabs(ev.g) <= 1e-10);
+    lsim_ode_free(ode);
+  }
+}
+
 /* A root function exactly 0 where a segment starts. The ball on the floor (y = 0)
  * falling at 1 m/s: the impact is the start itself, t = 0 exactly, g = 0, no iterations.
  * Restarted there with no reset (the event's time), it is not fired again: y stays
@@ -431,6 +468,7 @@ int main(void) {
       cmocka_unit_test(test_oscillator_events_and_samples),
       cmocka_unit_test(test_ball_closed_form),
       cmocka_unit_test(test_event_time_precision),
+      cmocka_unit_test(test_event_beside_a_floor),
       cmocka_unit_test(test_zero_start),
       cmocka_unit_test(test_chattering_guard),
       cmocka_unit_test(test_discontinuous_boundary),
