@@ -81,8 +81,13 @@ struct LsimStepper {
   int prev_bvalid;        /* prev_b holds the previous step's final basis */
   int spread_warm;        /* the solver is "pgs": warm_spread_manifolds after the warm start */
   int *body_contacts;     /* [nbodies] warm_spread_manifolds: each body's contacts this step */
+  int body_contacts_now;  /* body_contacts counts this step's contacts (set at the count,
+                             cleared at the step's start) */
   double *body_torque;    /* [3 nbodies] warm_spread_manifolds: the torque of each body's
                              warm started contacts about its centre of mass (N m s) */
+  double *torque_memo;    /* [6 count] warm_spread_manifolds: each contact's torques on its
+                             two bodies as last added (add_torques) */
+  int torque_memo_cap;
   struct LsimManifoldRef *manifolds; /* [manifolds_cap] warm_spread_manifolds: the order */
   int manifolds_cap;
   /* sweep_order (PGS in 3-D): each body's depth in the contact graph and the BFS queue

@@ -283,7 +283,12 @@ static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int n
   /* The directions' diagonal M_kk = p_k' A p_k must be positive (else the generic
      path reports it). */
   if (!(fc->A[0] > 0.0)) return -1;
-  if (qd) {
+  if (d == 4) {
+    /* The quarter turns' exact table (1, 0, -1, 0 and 0, 1, 0, -1) and finite A make
+       the loop below's M_kk exactly A_11, A_22, A_11, A_22 (the products with 0 add only
+       zeros): A_22 > 0 is the one test left (the loop had cost 0.5 % of a pile's step). */
+    if (!(fc->A[2] > 0.0)) return -1;
+  } else if (qd) {
     direction_table(ws, d);
     for (int k = 0; k < d; ++k) {
       const double ck = ws->dir_cos[k], sk = ws->dir_sin[k];
