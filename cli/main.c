@@ -102,7 +102,8 @@ static void usage(FILE *f) {
           "environment:\n"
           "  LSIM_SIMD=avx2|sse2|scalar|reference   the code path of PGS's coloured sweep\n"
           "                                    (default: avx2 where the CPU has it, else sse2;\n"
-          "                                    every path gives the same bits, docs/solvers.md)\n",
+          "                                    avx2, sse2 and scalar give the same bits; reference,\n"
+          "                                    a check, reads the rows as doubles, docs/solvers.md)\n",
           LSIM_VERSION);
 }
 
