@@ -14,7 +14,8 @@
  * Failure modes: a trapped Siconos fatal error -> LSIM_SOLVER_FAILED with its message;
  * info != 0 -> LSIM_SOLVER_FAILED, or LSIM_MAX_ITERATIONS when the iteration count reached
  * the budget (Siconos' info does not tell them apart); non-finite r -> LSIM_BREAKDOWN, r
- * zeroed.
+ * zeroed; a finite r that diverged (our relative residual above LSIM_FC_DIVERGED_RELATIVE)
+ * -> LSIM_BREAKDOWN, r zeroed, the message naming max |r| and the residual.
  */
 #include "fc_solver.h"
 #include "siconos_adapter.h"
@@ -338,17 +339,44 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
   if (trapped == -2) c.prob = NULL, c.opt = NULL;
   *wall = now() - t0;
   *iters = trapped == -2 ? 0 : opt_kept->iparam[SICONOS_IPARAM_ITER_DONE];
+  /* Siconos' nonsmooth Newton loop (fc3d_nonsmooth_Newton_solvers_solve, behind nsn_ac,
+     nsn_fb and nsn_nm) is `while (iter++ < itermax)`: a run that spends the budget leaves
+     the count at itermax + 1 (a convergence breaks out with the steps done). The steps done
+     are itermax. */
+  const int budget = trapped == -2 ? 0 : opt_kept->iparam[SICONOS_IPARAM_MAX_ITER];
+  if (trapped != -2 && *iters == budget + 1 && c.info &&
+      (c.id == SICONOS_FRICTION_3D_NSN_AC || c.id == SICONOS_FRICTION_3D_NSN_FB ||
+       c.id == SICONOS_FRICTION_3D_NSN_NM))
+    *iters = budget;
   int status = trapped ? LSIM_SOLVER_FAILED : c.info == 0 ? LSIM_SOLVED : LSIM_SOLVER_FAILED;
   if (!trapped && c.info) snprintf(s->msg, sizeof s->msg, "siconos info %d", c.info);
   /* Siconos says info 1 both for a breakdown and for the iteration budget: the count
      tells them apart. */
-  if (!trapped && c.info && *iters >= opt_kept->iparam[SICONOS_IPARAM_MAX_ITER])
-    status = LSIM_MAX_ITERATIONS;
+  if (!trapped && c.info && *iters >= budget) status = LSIM_MAX_ITERATIONS;
   int finite = 1;
   for (int k = 0; k < p->n; ++k) finite = finite && isfinite(r[k]);
   if (!finite) {
     memset(r, 0, (size_t)p->n * sizeof(double));
     status = LSIM_BREAKDOWN;
+  }
+  /* A finite iterate that ran away: our relative natural residual above
+     LSIM_FC_DIVERGED_RELATIVE (the zero reaction's is at most 1 + max mu) is divergence,
+     whatever Siconos says (its error divides by ||r||, so a runaway r can read small):
+     reported as a breakdown, with the figures, and r zeroed as for non-finite values. */
+  if (!trapped && finite) {
+    LsimFcQuality qm;
+    lsim_fc_quality(p, r, NULL, &qm);
+    if (!(qm.relative <= LSIM_FC_DIVERGED_RELATIVE)) {
+      double rmax = 0.0;
+      for (int k = 0; k < p->n; ++k) rmax = fmax(rmax, fabs(r[k]));
+      snprintf(s->msg, sizeof s->msg,
+               "%s diverged: max |r| %.3g, relative natural residual %.3g (bound %.0e) after "
+               "%d iterations; siconos info %d", s->name, rmax, qm.relative,
+               LSIM_FC_DIVERGED_RELATIVE, *iters, c.info);
+      memset(r, 0, (size_t)p->n * sizeof(double));
+      status = LSIM_BREAKDOWN;
+      finite = 0; /* no Siconos error of the diverged iterate */
+    }
   }
   char scratch[8];
   if (!trapped && finite && !lsim_siconos_trapped(sic_error, &c, &ret, scratch, sizeof scratch))

@@ -135,6 +135,98 @@ static void test_fc2d_nsgs_nonsymmetric(void **state) {
   lsim_fc_free(&p);
 }
 
+/* Solves the shared file rel with Siconos solver name at tol and max_iter; returns the
+ * status, r (n entries, malloc'd, the caller frees) in *rout. */
+static int solve_file(const char *rel, const char *name, double tol, int max_iter, LsimFc *p,
+                      double **rout, LsimFcStats *st, char *msg, size_t msglen) {
+  char path[512], err[512];
+  assert_int_equal(lsim_fc_read(lsim_test_shared_path(rel, path, sizeof path), p, err,
+                                sizeof err), 0);
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = tol;
+  o.max_iter = max_iter;
+  LsimFcSolver *s = NULL;
+  assert_int_equal(lsim_fc_solver_create(&s, name, &o, 0, err, sizeof err), 0);
+  double *r = calloc(2 * (size_t)p->n, sizeof(double));
+  assert_non_null(r);
+  const int rc = lsim_fc_solver_solve(s, p, r, r + p->n, st);
+  snprintf(msg, msglen, "%s", lsim_fc_solver_last_message(s));
+  lsim_fc_solver_free(s);
+  *rout = r;
+  return rc;
+}
+
+/* fc3d_dsfp's iterate runs away on Box_Stacks (82 contacts): after 1000 iterations max |r|
+ * is 2.2e129 and our relative residual 8.9e131, which was reported as a budget stop
+ * (max_iterations) with those reactions. Now a breakdown whose message says it diverged,
+ * with r zeroed (the residual reported is the zero reaction's: at most 1 + max mu). The
+ * bound (1e6) is 125 orders below the runaway figure, so the test does not depend on its
+ * exact digits. A budget stop that did not run away (FrictionContact3D_1c, relative 0.27
+ * after 1000 iterations) stays max_iterations with its iterate. */
+static void test_siconos_divergence(void **state) {
+  (void)state;
+  LsimFc p;
+  double *r;
+  LsimFcStats st;
+  char msg[1400];
+  int rc = solve_file("data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5", "siconos:fc3d_dsfp",
+                      1e-8, 1000, &p, &r, &st, msg, sizeof msg);
+  print_message("Box_Stacks fc3d_dsfp: status %d, %s\n", rc, msg);
+  assert_int_equal(rc, LSIM_BREAKDOWN);
+  assert_int_equal(st.status, LSIM_BREAKDOWN);
+  assert_int_equal(st.iterations, 1000);
+  assert_non_null(strstr(msg, "siconos:fc3d_dsfp diverged: max |r| "));
+  assert_non_null(strstr(msg, "relative natural residual "));
+  for (int k = 0; k < p.n; ++k) assert_true(r[k] == 0.0);
+  double mumax = 0.0;
+  for (int c = 0; c < p.nc; ++c) mumax = fmax(mumax, p.mu[c]);
+  assert_true(st.quality.relative <= 1.0 + mumax);
+  free(r);
+  lsim_fc_free(&p);
+
+  rc = solve_file("data/siconos-fc3d/FrictionContact3D_1c.dat", "siconos:fc3d_dsfp", 1e-8, 1000,
+                  &p, &r, &st, msg, sizeof msg);
+  assert_int_equal(rc, LSIM_MAX_ITERATIONS);
+  assert_int_equal(st.iterations, 1000);
+  assert_null(strstr(msg, "diverged"));
+  assert_true(st.quality.relative > 1e-8 && st.quality.relative < 1.0);
+  free(r);
+  lsim_fc_free(&p);
+}
+
+/* Siconos' nonsmooth Newton solvers (nsn_ac, nsn_fb, nsn_nm) count in a loop
+ * `while (iter++ < itermax)`, which leaves itermax + 1 when the budget is spent: at
+ * max_iter 3 on Box_Stacks (tol 1e-12, not reached) they said 4. The count reported is
+ * the steps done, never above the budget. A convergence is counted as Siconos gives it:
+ * nsn_fb solves FC3D_Example1 in 6 steps, so a budget of 6 is solved in 6 and one of 5 is
+ * a budget stop at 5. */
+static void test_siconos_newton_budget(void **state) {
+  (void)state;
+  static const char *const names[] = {"siconos:fc3d_nsn_ac", "siconos:fc3d_nsn_fb",
+                                      "siconos:fc3d_nsn_nm"};
+  LsimFc p;
+  double *r;
+  LsimFcStats st;
+  char msg[1400];
+  for (int k = 0; k < 3; ++k) {
+    const int rc = solve_file("data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5", names[k], 1e-12,
+                              3, &p, &r, &st, msg, sizeof msg);
+    print_message("%s at max_iter 3: status %d, %d iterations\n", names[k], rc, st.iterations);
+    assert_int_equal(rc, LSIM_MAX_ITERATIONS);
+    assert_int_equal(st.iterations, 3);
+    free(r);
+    lsim_fc_free(&p);
+  }
+  for (int budget = 5; budget <= 6; ++budget) {
+    const int rc = solve_file("data/siconos-fc3d/FC3D_Example1.dat", "siconos:fc3d_nsn_fb", 1e-8,
+                              budget, &p, &r, &st, msg, sizeof msg);
+    assert_int_equal(rc, budget == 6 ? LSIM_SOLVED : LSIM_MAX_ITERATIONS);
+    assert_int_equal(st.iterations, budget);
+    free(r);
+    lsim_fc_free(&p);
+  }
+}
+
 /* The dense and sparse-block files of FC3D_Example1 hold the same problem; both solve
  * exactly (natural map below 1e-14 relative) with ours and with Siconos' NSGS. */
 static void test_dense_and_sbm_files(void **state) {
@@ -312,6 +404,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_local_cases),        cmocka_unit_test(test_siconos_no_leak),       cmocka_unit_test(test_slide_anisotropic),
       cmocka_unit_test(test_fc2d_nsgs_nonsymmetric),
+      cmocka_unit_test(test_siconos_divergence),  cmocka_unit_test(test_siconos_newton_budget),
       cmocka_unit_test(test_dense_and_sbm_files), cmocka_unit_test(test_fclib_reduction),
       cmocka_unit_test(test_same_as_siconos_reader),
       cmocka_unit_test(test_polyhedral_error),  cmocka_unit_test(test_bad_files),
