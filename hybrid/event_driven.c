@@ -652,6 +652,27 @@ static double step_bound(double t, const double *x, void *user) {
   return h;
 }
 
+/* ed->msg <- the engine's message, with the root it names ("root K: ...") said as what
+ * it is: "root K (cone of contact ID, bodies A-B, stick): ..." (the scene's body indices;
+ * the contact's mode in the segment). */
+static void name_root(Ed *ed, const char *m) {
+  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role"};
+  static const char *const modes[] = {"free", "stick", "slide", "joint"};
+  int k = -1, len = 0;
+  if (sscanf(m, "root %d:%n", &k, &len) != 1 || len == 0 || k < 0 || k >= ed->nroots) {
+    snprintf(ed->msg, sizeof ed->msg, "%s", m);
+    return;
+  }
+  const int kind = ed->root_kind[k], i = ed->root_cand[k];
+  if (kind == R_PAIR)
+    snprintf(ed->msg, sizeof ed->msg, "root %d (pair gap of bodies %d-%d):%s", k, ed->pairs[2 * i],
+             ed->pairs[2 * i + 1], m + len);
+  else
+    snprintf(ed->msg, sizeof ed->msg, "root %d (%s of contact %#llx, bodies %d-%d, %s):%s", k,
+             kinds[kind], (unsigned long long)ed->cand[i].id, ed->cand[i].body[0],
+             ed->cand[i].body[1], modes[ed->cand[i].mode], m + len);
+}
+
 /* The roots of the segment from the modes. */
 static int set_roots(Ed *ed, LsimOde *ode) {
   /* The body pairs that may touch: every pair ALL detection lists. */
@@ -1040,7 +1061,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       break;
     }
     if (s < 0) {
-      if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
+      if (!ed.msg[0]) name_root(&ed, lsim_ode_message(ode));
       /* Quoted at the time the error is about (an event not located, a failed
          evaluation), not at the last good state's, which st gets. */
       t_msg = lsim_ode_failure_time(ode);

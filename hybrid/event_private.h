@@ -88,7 +88,7 @@ typedef struct Ed {
   int interrupted;            /* the stop flag was seen in the sampler or the flow */
   LsimState sampled;          /* the last sample delivered (its time, q, v) */
   int have_sample;            /* 1 once a sample was delivered */
-  char msg[256];
+  char msg[512];
 } Ed;
 
 /* ---- event_rows.c: state, mass, forces, contacts and rows --------------------------- */
