@@ -508,6 +508,8 @@ static void test_failure_time(void **state) {
   const double t_msg = strtod(at + strlen("event-driven run at t = "), NULL);
   if (fabs(t_msg - t_impact) > 1e-6) fail_msg("quoted t = %.17g, impact at %.17g: %s", t_msg, t_impact, err);
   assert_non_null(strstr(err, "finer than double precision"));
+  /* The root said as what it is: the gap of the pair ball (body 1) - wall (body 0). */
+  assert_non_null(strstr(err, "root 0 (pair gap of bodies 1-0): "));
   assert_true(st.time < t_impact);
   fprintf(stderr, "failure at the impact: %s (last good state at t0 + %.3g s)\n", err, st.time - t0);
   /* Below the floor: refused, nothing run. */
