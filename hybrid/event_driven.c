@@ -19,7 +19,9 @@
  * Mode decisions at an event are the acceleration LCP's, except at the borderline the
  * event itself creates: a contact whose force root (cone root) ended the segment lifts
  * off (slides), and a sliding contact at zero slip speed whose friction stays on the cone's
- * boundary keeps sliding, since there the LCP sees the change only at round-off.
+ * boundary keeps sliding when its slide has just started (its segment started with a slip
+ * speed within velocity_tol), since there the LCP sees the change only at round-off; one
+ * that slid faster is coming to rest and sticks.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
@@ -588,10 +590,17 @@ static int resolve(Ed *ed, double t, double *x) {
           if (an > 0.0) newmode[i] = SLIDE, news[2 * i] = at[0] / an, news[2 * i + 1] = at[1] / an;
         } else {
           /* The slip acceleration is zero. A contact whose cone root ended the segment
-             (the friction it needs has just reached mu f_n), or one that was sliding and
-             whose friction stays on the cone's boundary (sum of the directions' impulses
-             at mu c_n), slides against its friction force (maximal dissipation): at that
-             point the LCP sees the slip only at round-off. Otherwise it sticks. */
+             (the friction it needs has just reached mu f_n), or one whose slide has just
+             started (its segment started at a slip speed within velocity_tol) and whose
+             friction stays on the cone's boundary (sum of the directions' impulses at
+             mu c_n), slides against its friction force (maximal dissipation): at that
+             point the LCP sees the slip only at round-off. Otherwise it sticks: a slide
+             that came to rest with redundant partners (a box's four corners stopping
+             together, one slip root through 0, the others within round-off of it) whose
+             shared friction the LCP's vertex puts on its cone's boundary. Kept sliding,
+             its friction's direction came from a slip velocity of round-off (1e-14 m/s)
+             and the partners' force and cone roots jumped by 1e-5 N to 1e-4 N between
+             evaluations 1e-16 s apart (tests/test_event_driven.c, test_stack_stops_together). */
           double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS], ft[2] = {0.0, 0.0}, sum = 0.0;
           lsim_cone_weights(ct->ndir, cs, sn);
           for (int d = 0; d < ct->ndir; ++d) {
@@ -600,7 +609,8 @@ static int resolve(Ed *ed, double t, double *x) {
           }
           const int on_boundary = sum > 0.0 && sum >= (1.0 - 1e-9) * ct->mu * z[fv[j]];
           const double fn = hypot(ft[0], ft[1]);
-          if (fn > 0.0 && (forced == R_CONE || (on_boundary && ed->cand[i].mode == SLIDE)))
+          if (fn > 0.0 && (forced == R_CONE || (on_boundary && ed->cand[i].mode == SLIDE &&
+                                         !(ed->cand[i].v_start > ed->o.velocity_tol))))
             newmode[i] = SLIDE, news[2 * i] = -ft[0] / fn, news[2 * i + 1] = -ft[1] / fn;
         }
       }
@@ -652,6 +662,27 @@ static double step_bound(double t, const double *x, void *user) {
   return h;
 }
 
+/* ed->msg <- the engine's message, with the root it names ("root K: ...") said as what
+ * it is: "root K (cone of contact ID, bodies A-B, stick): ..." (the scene's body indices;
+ * the contact's mode in the segment). */
+static void name_root(Ed *ed, const char *m) {
+  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role"};
+  static const char *const modes[] = {"free", "stick", "slide", "joint"};
+  int k = -1, len = 0;
+  if (sscanf(m, "root %d:%n", &k, &len) != 1 || len == 0 || k < 0 || k >= ed->nroots) {
+    snprintf(ed->msg, sizeof ed->msg, "%s", m);
+    return;
+  }
+  const int kind = ed->root_kind[k], i = ed->root_cand[k];
+  if (kind == R_PAIR)
+    snprintf(ed->msg, sizeof ed->msg, "root %d (pair gap of bodies %d-%d):%s", k, ed->pairs[2 * i],
+             ed->pairs[2 * i + 1], m + len);
+  else
+    snprintf(ed->msg, sizeof ed->msg, "root %d (%s of contact %#llx, bodies %d-%d, %s):%s", k,
+             kinds[kind], (unsigned long long)ed->cand[i].id, ed->cand[i].body[0],
+             ed->cand[i].body[1], modes[ed->cand[i].mode], m + len);
+}
+
 /* The roots of the segment from the modes. */
 static int set_roots(Ed *ed, LsimOde *ode) {
   /* The body pairs that may touch: every pair ALL detection lists. */
@@ -695,7 +726,12 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     if (cd->mode == JOINT) continue; /* an equality: its force is free in sign, never ends */
     ed->root_cand[n] = i, ed->root_kind[n] = R_FORCE, dir[n++] = LSIM_ODE_FALLING;
     if (cd->mode == STICK && nt > 0) ed->root_cand[n] = i, ed->root_kind[n] = R_CONE, dir[n++] = LSIM_ODE_FALLING;
-    if (cd->mode == SLIDE) ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
+    if (cd->mode == SLIDE) {
+      ed->root_cand[n] = i, ed->root_kind[n] = R_SLIP, dir[n++] = LSIM_ODE_FALLING;
+      double vt[2];
+      lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
+      ed->cand[i].v_start = hypot(vt[0], vt[1]);
+    }
     /* A face vertex leaving its faces (a corner passing an edge), or detection turning to
        the other face as its reference (its normal by the faces' angle): the contact set
        changes. Two roots: the role sits flat at 5e-10 m while the faces lie flat, and
@@ -1040,7 +1076,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
       break;
     }
     if (s < 0) {
-      if (!ed.msg[0]) snprintf(ed.msg, sizeof ed.msg, "%s", lsim_ode_message(ode));
+      if (!ed.msg[0]) name_root(&ed, lsim_ode_message(ode));
       /* Quoted at the time the error is about (an event not located, a failed
          evaluation), not at the last good state's, which st gets. */
       t_msg = lsim_ode_failure_time(ode);

@@ -43,8 +43,10 @@
  * Failure modes: an LCP that Lemke cannot solve (Painleve-type configurations), CVODE
  * failing, more events than max_events, or a persistent contact detection loses that is
  * no 3-D box-box face vertex (2-D boxes, 3-D edge-edge contacts: "a persistent contact
- * vanished from detection"): the run stops with the error's message; the state is the
- * last good one.
+ * vanished from detection"), or a root that jumps within a step (a 3-D contact's friction
+ * turning with its slip velocity near zero slip speed: docs/hybrid.md, "Stacks"; the
+ * message names the root: "root K (cone of contact ID, bodies A-B, stick)"): the run
+ * stops with the error's message; the state is the last good one.
  */
 #ifndef LSIM_EVENT_DRIVEN_H
 #define LSIM_EVENT_DRIVEN_H

@@ -37,6 +37,8 @@ typedef struct Cand {
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
   int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
+  double v_start;   /* SLIDE: its slip speed where the segment started (set_roots): above
+                       velocity_tol, a slide at rest at an event is coming to rest (resolve) */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;
@@ -88,7 +90,7 @@ typedef struct Ed {
   int interrupted;            /* the stop flag was seen in the sampler or the flow */
   LsimState sampled;          /* the last sample delivered (its time, q, v) */
   int have_sample;            /* 1 once a sample was delivered */
-  char msg[256];
+  char msg[512];
 } Ed;
 
 /* ---- event_rows.c: state, mass, forces, contacts and rows --------------------------- */

@@ -508,6 +508,8 @@ static void test_failure_time(void **state) {
   const double t_msg = strtod(at + strlen("event-driven run at t = "), NULL);
   if (fabs(t_msg - t_impact) > 1e-6) fail_msg("quoted t = %.17g, impact at %.17g: %s", t_msg, t_impact, err);
   assert_non_null(strstr(err, "finer than double precision"));
+  /* The root said as what it is: the gap of the pair ball (body 1) - wall (body 0). */
+  assert_non_null(strstr(err, "root 0 (pair gap of bodies 1-0): "));
   assert_true(st.time < t_impact);
   fprintf(stderr, "failure at the impact: %s (last good state at t0 + %.3g s)\n", err, st.time - t0);
   /* Below the floor: refused, nothing run. */
@@ -980,6 +982,90 @@ static void test_stack_slide(void **state) {
   }
 }
 
+/* A box coming to rest on another whose friction it needs there: the lower box a slab
+ * (1 x 1 x 0.2 m, so that it does not tip), the top one a 0.5 m cube thrown at
+ * v0 = (1.8, -0.3) m/s, 1 kg each, boxes' mu 0.5 (mu1 = 0.5), ground mu 0.02 (mu_g = 0.1).
+ * As in test_stack_slide: the top decelerates at a1 = mu1 g along u = v0 / |v0|, the slab
+ * accelerates at a2 = (mu1 - 2 mu_g) g, the top's four corners stop sliding on the slab
+ * together at t_s = |v0| / (a1 + a2) = 0.232522 s, and the stack, at v_c = a2 t_s, slides
+ * to rest at t_e = t_s + v_c / (mu_g g) = 0.930086 s. After t_s the slab's friction on the
+ * top (mu_g g = 0.98 N, under its cone's 4.9 N) is shared by the four corners, and the
+ * acceleration LCP's vertex solution put it on some corners' cone boundaries: those, still
+ * sliding until then (at zero slip speed, their slip roots within round-off of 0), were
+ * kept sliding (the rule for a slide that has just started), and the flow took their
+ * friction's direction from a slip velocity of round-off: a corner's cone root jumped by
+ * 8e-5 N between evaluations 1e-16 s apart and the run stopped at t = 0.3497 s. Now a
+ * slide that started faster than velocity_tol (it is coming to rest) sticks there.
+ * Tolerances: the slab's ground corners start to slide from rest along the friction the
+ * LCP puts on its polyhedral cone, which is not quite the slip's direction: an error of
+ * 9e-6 m/s (and 6.6e-6 rad/s of spin) arises in the first 0.02 s and decays (measured:
+ * velocities 9.1e-6 m/s, positions 1.3e-6 m, the stick 2.0e-7 s early, the stop 8.0e-7 s
+ * late, 5e-11 m/s at rest); so velocities 2e-5 m/s, positions 1e-5 m, times 2e-6 s, and at
+ * rest after t_e 1e-8 m/s. */
+static void test_stack_stops_together(void **state) {
+  (void)state;
+  const double mu1 = 0.5, mu_g = 0.1, v0[2] = {1.8, -0.3}, sp = hypot(v0[0], v0[1]);
+  const double u[2] = {v0[0] / sp, v0[1] / sp};
+  const double a1 = mu1 * G, a2 = (mu1 - 2.0 * mu_g) * G, ts = sp / (a1 + a2), vc = a2 * ts;
+  const double te = ts + vc / (mu_g * G);
+  char json[2048];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+           " \"gravity\": [0, 0, -9.81], \"integrator\": \"event_driven\","
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.02}]},"
+           "  {\"name\": \"slab\", \"mass\": 1, \"position\": [0, 0, 0.1],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.1], \"mu\": 0.5}]},"
+           "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 0.45], \"velocity\": [%.17g, %.17g, 0],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
+           v0[0], v0[1]);
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  assert_int_equal(lsim_scene_parse(json, "stack", &m, &st, &se), 0);
+  StackSamples *s = calloc(1, sizeof *s);
+  s->cap = 128;
+  LsimEventLog log = {0};
+  LsimEventOptions o = lsim_event_options_for_model(&m);
+  char err[512] = "";
+  if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, &log, err, sizeof err)) fail_msg("%s", err);
+  assert_int_equal(s->n, 100);
+  /* The top's four corners stick together at t_s, the slab's four at t_e; nothing else. */
+  int top = 0, slab = 0;
+  for (int i = 0; i < log.count; ++i) {
+    const LsimEvent *ev = &log.events[i];
+    if (ev->t == 0.0 && ev->kind == LSIM_EVENT_CONTACT) continue;
+    if (ev->kind != LSIM_EVENT_STICK) fail_msg("unexpected %s event at %.15g s", lsim_event_kind_name(ev->kind), ev->t);
+    const int on_slab = ev->body[0] == 1 && ev->body[1] == 2;
+    if (fabs(ev->t - (on_slab ? ts : te)) > 2e-6)
+      fail_msg("stick at %.15g s, closed form %.15g", ev->t, on_slab ? ts : te);
+    on_slab ? ++top : ++slab;
+  }
+  assert_int_equal(top, 4);
+  assert_int_equal(slab, 4);
+  for (int i = 0; i < s->n; ++i) {
+    const double t = s->t[i], tc = fmin(t, ts), t2 = fmax(0.0, fmin(t, te) - ts);
+    const double w[2] = {t > ts ? vc - mu_g * G * t2 : a2 * tc, t > ts ? vc - mu_g * G * t2 : sp - a1 * tc};
+    const double x2 = vc * t2 - 0.5 * mu_g * G * t2 * t2;
+    const double x[2] = {0.5 * a2 * tc * tc + x2, sp * tc - 0.5 * a1 * tc * tc + x2};
+    const double vtol = t > te ? 1e-8 : 2e-5;
+    for (int k = 0; k < 2; ++k) {
+      const double *q = s->q[i][k], *v = s->v[i][k];
+      for (int d = 0; d < 2; ++d) {
+        if (fabs(v[d] - w[k] * u[d]) > vtol)
+          fail_msg("t = %g, body %d: v[%d] = %.12g, closed form %.12g", t, k, d, v[d], w[k] * u[d]);
+        if (fabs(q[d] - x[k] * u[d]) > 1e-5)
+          fail_msg("t = %g, body %d: q[%d] = %.12g, closed form %.12g", t, k, d, q[d], x[k] * u[d]);
+      }
+      assert_true(fabs(q[2] - (k ? 0.45 : 0.1)) <= 1e-5 && fabs(v[2]) <= vtol);
+      for (int d = 3; d < 6; ++d) assert_true(fabs(v[d]) <= vtol && fabs(q[d + 1]) <= 1e-5);
+    }
+  }
+  free(s);
+  lsim_event_log_free(&log);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 /* A frictionless cube of half length a = 0.25 m sliding at v0 = 1 m/s on a static cube of
  * half length 0.5 m (its top face at z = 1, its edge at x = 0.5): a corner passing an
  * edge is an event (its margin inside the supporting face's side planes as the root).
@@ -1078,7 +1164,8 @@ int main(void) {
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_impact_map_scope),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
       cmocka_unit_test(test_flat_landing), cmocka_unit_test(test_spinning_pair),
-      cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_edge_tip),
+      cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
+      cmocka_unit_test(test_edge_tip),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
