@@ -70,6 +70,7 @@
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
+#define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
 _Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
 
 struct LsimLemkeSparse {
@@ -92,7 +93,8 @@ struct LsimLemkeSparse {
   double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
   /* Eta file. */
   int neta, cap_eta;
-  int *eta_r, *eta_ptr, *eta_idx;
+  int *eta_r, *eta_ptr, *eta_idx; /* eta t: pivot row, entries [eta_ptr[t], eta_ptr[t + 1]) */
+  unsigned char *eta_dense;       /* 1: eta t is stored dense (n values, 0 at its row) */
   double *eta_piv, *eta_val;
   size_t cap_etanz;
   /* Row cache of B^{-1}. */
@@ -137,6 +139,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->acc), free(ws->touched), free(ws->mark);
   free(ws->Ap), free(ws->Ai), free(ws->Ax);
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
+  free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
   free(ws->rhs), free(ws->u), free(ws->qperm);
   free(ws);
@@ -252,14 +255,24 @@ static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
   for (int k = 0; k < cnt; ++k) ws->acc[ws->touched[k]] = 0.0;
 }
 
-/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. */
+/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. A dense eta's zeros
+ * change no finite x_i (x_i - 0 xr), so both forms give the same values. */
 static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
+  const int n = ws->drv.n;
   for (int t = 0; t < ws->neta; ++t) {
     const int r = ws->eta_r[t];
     const double xr = x[r] / ws->eta_piv[t];
     x[r] = xr;
     if (xr == 0.0) continue;
-    for (int k = ws->eta_ptr[t]; k < ws->eta_ptr[t + 1]; ++k) x[ws->eta_idx[k]] -= ws->eta_val[k] * xr;
+    const double *restrict e = ws->eta_val + ws->eta_ptr[t];
+    if (ws->eta_dense[t]) {
+      for (int i = 0; i < r; ++i) x[i] -= e[i] * xr;
+      for (int i = r + 1; i < n; ++i) x[i] -= e[i] * xr;
+    } else {
+      const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
+      const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
+      for (int k = 0; k < len; ++k) x[idx[k]] -= e[k] * xr;
+    }
   }
 }
 
@@ -289,8 +302,16 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   /* v^T = e_i^T E_k^{-1} ... E_1^{-1}: E_t^{-1} changes component r_t only. */
   for (int t = ws->neta - 1; t >= 0; --t) {
     const int r = ws->eta_r[t];
+    const double *restrict e = ws->eta_val + ws->eta_ptr[t];
     double s = v[r];
-    for (int k = ws->eta_ptr[t]; k < ws->eta_ptr[t + 1]; ++k) s -= v[ws->eta_idx[k]] * ws->eta_val[k];
+    if (ws->eta_dense[t]) {
+      for (int k = 0; k < r; ++k) s -= v[k] * e[k];
+      for (int k = r + 1; k < n; ++k) s -= v[k] * e[k];
+    } else {
+      const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
+      const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
+      for (int k = 0; k < len; ++k) s -= v[idx[k]] * e[k];
+    }
     v[r] = s / ws->eta_piv[t];
   }
   const int slot = ws->rownext;
@@ -391,7 +412,8 @@ static int update(void *ctx, int r, double theta) {
     const int ce = ws->cap_eta ? 2 * ws->cap_eta : 64;
     if (lsim_lemke_grow((void **)&ws->eta_r, (size_t)ce, sizeof(int)) ||
         lsim_lemke_grow((void **)&ws->eta_piv, (size_t)ce, sizeof(double)) ||
-        lsim_lemke_grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)))
+        lsim_lemke_grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->eta_dense, (size_t)ce, 1))
       return LSIM_OUT_OF_MEMORY;
     ws->cap_eta = ce;
   }
@@ -405,12 +427,18 @@ static int update(void *ctx, int r, double theta) {
       return LSIM_OUT_OF_MEMORY;
     ws->cap_etanz = c2;
   }
+  /* Stored dense (n values, 0 at r) above DENSE_ETA n nonzeros: contiguous loops. */
+  int nnz = 0;
+  for (int i = 0; i < n; ++i) nnz += i != r && c[i] != 0.0;
+  const int dense = nnz > DENSE_ETA * n;
   for (int i = 0; i < n; ++i)
     if (i != r && c[i] != 0.0) {
-      ws->eta_idx[at] = i;
-      ws->eta_val[at++] = c[i];
+      if (!dense) ws->eta_idx[at] = i;
+      ws->eta_val[dense ? at + (size_t)i : at++] = c[i];
       xb[i] -= c[i] * theta;
-    }
+    } else if (dense) ws->eta_val[at + (size_t)i] = 0.0;
+  if (dense) at += (size_t)n;
+  ws->eta_dense[ws->neta] = (unsigned char)dense;
   ws->eta_r[ws->neta] = r;
   ws->eta_piv[ws->neta] = piv;
   ws->eta_ptr[++ws->neta] = (int)at;
