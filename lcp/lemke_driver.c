@@ -20,6 +20,13 @@
 #define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
 #define LSIM_LEMKE_CLEANUPS 3    /* paths from a final basis that misses the acceptance test */
 
+/* max(s, v) for a running maximum s (never NaN): a NaN v leaves s, as fmax does; inline
+ * (fmax is a library call in these per-pivot loops). */
+static inline double run_max(double s, double v) { return v > s ? v : s; }
+
+/* max(x, 0), NaN read as 0 (fmax(x, 0.0) without the call). */
+static inline double pos(double x) { return x > 0.0 ? x : 0.0; }
+
 int lsim_lemke_grow(void **p, size_t count, size_t size) {
   void *q = realloc(*p, (count > 0 ? count : 1) * size);
   if (!q) return LSIM_OUT_OF_MEMORY;
@@ -176,7 +183,7 @@ static double entering_column(LsimLemkeDriver *drv, int v) {
   double cmax = 0.0;
   for (int i = 0; i < n; ++i) {
     if (!isfinite(c[i])) return NAN;
-    cmax = fmax(cmax, fabs(c[i]));
+    cmax = run_max(cmax, fabs(c[i]));
   }
   return cmax;
 }
@@ -191,7 +198,7 @@ static void trace_z0(const LsimLemkeDriver *drv, LsimLemkeInfo *info) {
 /* max |x_B| with the scale of q: the unit of the tie tolerance. */
 static double xscale(const LsimLemkeDriver *drv, double qscale) {
   double s = qscale;
-  for (int i = 0; i < drv->n; ++i) s = fmax(s, fabs(drv->xb[i]));
+  for (int i = 0; i < drv->n; ++i) s = run_max(s, fabs(drv->xb[i]));
   return s;
 }
 
@@ -338,7 +345,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
         if (pass) ctol = ptol;
         for (int i = 0; i < n; ++i)
           if (c[i] > ctol) {
-            const double t = fmax(xb[i], 0.0) / c[i];
+            const double t = pos(xb[i]) / c[i];
             if (t < tmin) {
               tmin = t;
               blocking = i;
@@ -360,7 +367,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
       const int by_pivot = drv->tie_by_pivot && xb[r0] > xtol + row_err(drv, r0);
       for (int i = 0; i < n; ++i) {
         if (i == r0 || !(c[i] > ctol)) continue;
-        const double gap = fmax(xb[i], 0.0) - tmin * c[i];
+        const double gap = pos(xb[i]) - tmin * c[i];
         if (gap > loose) continue;
         if (gap > xtol) {
           if (e0 < 0.0) e0 = row_err(drv, r0) / c[r0];
