@@ -13,7 +13,11 @@
  * its own settings: REFACTOR pivots between refactorizations, restored at every cold run
  * and halved by drift down to 10 (lemke.c: max(100, n), down to 20, kept across runs); the
  * first ratio test's tie bounds computed lazily (each a transposed solve); the retry of
- * the basis {i : z_i > 0} (lsim_lemke_sparse_set_retry_positive).
+ * the basis {i : z_i > 0} (lsim_lemke_sparse_set_retry_positive); a ratio-test tie that the
+ * lexicographic rule decides by less than 1e-8 of the rows on an updated basis is decided
+ * again after a refactorization (refactor_close in lemke_driver.h: on chain_20's degenerate
+ * steps two components equal in exact arithmetic came out 5e-11 apart after 66 updates,
+ * and the path took the other row to a secondary ray).
  *
  * LINEAR ALGEBRA
  * Columns of M are never stored: column j is J B(:,j) + C(:,j), formed on demand from a
@@ -21,8 +25,10 @@
  * contact problems. The basis B_0 (columns e_i for basic w_i, -M(:,j) for basic z_j, -d
  * for z0) is factored by UMFPACK; the k pivots after it are kept in product form,
  * B_k = B_0 E_1 ... E_k, E_t the identity with column r_t replaced by the entering column
- * c_t = B_{t-1}^{-1} a (stored sparse: entries below the pivot tolerance are dropped, as
- * lemke.c drops them before its rank-one update). Then
+ * c_t = B_{t-1}^{-1} a (entries below the pivot tolerance are dropped, as lemke.c drops
+ * them before its rank-one update; stored sparse, or as n contiguous values when more than
+ * DENSE_ETA n remain: on a settled pile_100 every eta is 99-100 % full, B^{-1} being dense
+ * where the contacts are coupled). Then
  *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
  *                              each step), then an UMFPACK solve with B_0^T.
@@ -125,6 +131,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_floor = 10;
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
+    ws->drv.refactor_close = 1;
   }
   return ws;
 }
