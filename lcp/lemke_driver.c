@@ -16,9 +16,17 @@
 #define LSIM_LEMKE_ERRK 16.0     /* ... plus ERRK n eps (|B^{-1}_i| |q| + |x_i|), its rounding */
 #define LSIM_LEMKE_LOOSE 1e-7    /* ... but never more than LOOSE * xscale */
 #define LSIM_LEMKE_LEXTOL 1e-12  /* lexicographic comparisons, relative to the rows */
+#define LSIM_LEMKE_LEXCLOSE 1e-8 /* ... decided within this of the rows after updates: refactor */
 #define LSIM_LEMKE_WEAKPIV 1e-7  /* a pivot below WEAKPIV * max|c| triggers a refactorization */
 #define LSIM_LEMKE_DRIFT 1e-10   /* x_B drift (relative) that halves the refactor interval */
 #define LSIM_LEMKE_CLEANUPS 3    /* paths from a final basis that misses the acceptance test */
+
+/* max(s, v) for a running maximum s (never NaN): a NaN v leaves s, as fmax does; inline
+ * (fmax is a library call in these per-pivot loops). */
+static inline double run_max(double s, double v) { return v > s ? v : s; }
+
+/* max(x, 0), NaN read as 0 (fmax(x, 0.0) without the call). */
+static inline double pos(double x) { return x > 0.0 ? x : 0.0; }
 
 int lsim_lemke_grow(void **p, size_t count, size_t size) {
   void *q = realloc(*p, (count > 0 ? count : 1) * size);
@@ -104,8 +112,11 @@ static double qscale_of(const LsimLemkeDriver *drv) {
 }
 
 /* 1 when row i of B^{-1} times si is lexicographically smaller than row j times sj
- * (the first components, the ratios, are already tied); -1 when a solve failed. */
-static int lex_less(LsimLemkeDriver *drv, int i, double si, int j, double sj) {
+ * (the first components, the ratios, are already tied); -1 when a solve failed. With close
+ * != NULL, *close is set to 1 when the deciding components differ by less than
+ * LSIM_LEMKE_LEXCLOSE of the rows (a decision the updated inverse's rounding may have
+ * made), else left alone. */
+static int lex_less(LsimLemkeDriver *drv, int i, double si, int j, double sj, int *close) {
   const int n = drv->n;
   int ki, kj;
   double mi, mj;
@@ -113,11 +124,14 @@ static int lex_less(LsimLemkeDriver *drv, int i, double si, int j, double sj) {
   if (!bi) return -1;
   const double *bj = drv->ops->row(drv->ctx, j, &kj, &mj);
   if (!bj) return -1;
-  const double tol = LSIM_LEMKE_LEXTOL * fmax(mi * fabs(si), mj * fabs(sj));
+  const double scale = fmax(mi * fabs(si), mj * fabs(sj));
+  const double tol = LSIM_LEMKE_LEXTOL * scale;
   for (int k = 0; k < n; ++k) {
     const double a = bi[(size_t)k * ki] * si, b = bj[(size_t)k * kj] * sj;
-    if (a < b - tol) return 1;
-    if (a > b + tol) return 0;
+    if (a < b - tol || a > b + tol) {
+      if (close && fabs(a - b) <= LSIM_LEMKE_LEXCLOSE * scale) *close = 1;
+      return a < b;
+    }
   }
   return i > j; /* rows of a nonsingular B^{-1} never tie; stay deterministic anyway */
 }
@@ -176,7 +190,7 @@ static double entering_column(LsimLemkeDriver *drv, int v) {
   double cmax = 0.0;
   for (int i = 0; i < n; ++i) {
     if (!isfinite(c[i])) return NAN;
-    cmax = fmax(cmax, fabs(c[i]));
+    cmax = run_max(cmax, fabs(c[i]));
   }
   return cmax;
 }
@@ -191,7 +205,7 @@ static void trace_z0(const LsimLemkeDriver *drv, LsimLemkeInfo *info) {
 /* max |x_B| with the scale of q: the unit of the tie tolerance. */
 static double xscale(const LsimLemkeDriver *drv, double qscale) {
   double s = qscale;
-  for (int i = 0; i < drv->n; ++i) s = fmax(s, fabs(drv->xb[i]));
+  for (int i = 0; i < drv->n; ++i) s = run_max(s, fabs(drv->xb[i]));
   return s;
 }
 
@@ -240,7 +254,7 @@ static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
     for (int i = 0; i < n; ++i) {
       if (i == r || xb[i] > xmin + loose) continue;
       const double tol = fmin(loose, xtol + e0 + row_err(drv, i));
-      if (xb[i] <= xmin + tol && lex_less(drv, i, 1.0, r, 1.0)) r = i;
+      if (xb[i] <= xmin + tol && lex_less(drv, i, 1.0, r, 1.0, NULL)) r = i;
     }
     return r;
   }
@@ -256,7 +270,7 @@ static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
       tie = gap <= xtol + e0 || gap <= xtol + e0 + row_err(drv, i);
     }
     if (tie) {
-      const int l = lex_less(drv, i, 1.0, r, 1.0);
+      const int l = lex_less(drv, i, 1.0, r, 1.0, NULL);
       if (l < 0) return -1;
       if (l) r = i;
     }
@@ -338,7 +352,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
         if (pass) ctol = ptol;
         for (int i = 0; i < n; ++i)
           if (c[i] > ctol) {
-            const double t = fmax(xb[i], 0.0) / c[i];
+            const double t = pos(xb[i]) / c[i];
             if (t < tmin) {
               tmin = t;
               blocking = i;
@@ -356,11 +370,11 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
       const int r0 = blocking, pz0 = drv->vpos[z0];
       double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
       xtol = LSIM_LEMKE_XTOL * xs;
-      int z0_tied = 0;
+      int z0_tied = 0, close = 0;
       const int by_pivot = drv->tie_by_pivot && xb[r0] > xtol + row_err(drv, r0);
       for (int i = 0; i < n; ++i) {
         if (i == r0 || !(c[i] > ctol)) continue;
-        const double gap = fmax(xb[i], 0.0) - tmin * c[i];
+        const double gap = pos(xb[i]) - tmin * c[i];
         if (gap > loose) continue;
         if (gap > xtol) {
           if (e0 < 0.0) e0 = row_err(drv, r0) / c[r0];
@@ -371,7 +385,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
         else if (by_pivot) {
           if (c[i] > c[blocking]) blocking = i;
         } else {
-          const int l = lex_less(drv, i, 1.0 / c[i], blocking, 1.0 / c[blocking]);
+          const int l = lex_less(drv, i, 1.0 / c[i], blocking, 1.0 / c[blocking],
+                                 drv->refactor_close ? &close : NULL);
           if (l < 0) return LSIM_BREAKDOWN;
           if (l) blocking = i;
         }
@@ -403,8 +418,9 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
       if (xb[blocking] > xtol && xb[blocking] <= loose)
         xtol = fmax(xtol, fmin(loose, row_err(drv, blocking)));
 
-      /* A pivot small against the column may be rounding noise: refactor and redo. */
-      if (c[blocking] < LSIM_LEMKE_WEAKPIV * cmax && !fresh && since_refactor > 0) {
+      /* A pivot small against the column may be rounding noise, and so may a tie decided
+       * by a near-tie of rows of the updated B^{-1}: refactor and redo. */
+      if ((c[blocking] < LSIM_LEMKE_WEAKPIV * cmax || close) && !fresh && since_refactor > 0) {
         if (ops->refactor(ctx)) return LSIM_BREAKDOWN;
         since_refactor = 0;
         fresh = 1;

@@ -75,6 +75,9 @@ typedef struct LsimLemkeDriver {
   int refactor_floor;     /* x_B drift halves the interval only while it is above this */
   int refactor_reset;     /* 1: every cold run starts again from refactor_first */
   int lazy_first_tie;     /* see lsim_lemke_driver_solve */
+  int refactor_close;     /* 1: a ratio-test tie that the lexicographic rule decides on rows
+                             of an updated B^{-1} within LSIM_LEMKE_LEXCLOSE of the rows (an
+                             exact tie's rounding) refactors and decides again */
   int retry_positive;     /* lsim_lemke_sparse_set_retry_positive */
   int warm_only;          /* lsim_lemke_sparse_set_warm_only */
   /* State of the current run. */

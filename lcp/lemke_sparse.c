@@ -13,7 +13,11 @@
  * its own settings: REFACTOR pivots between refactorizations, restored at every cold run
  * and halved by drift down to 10 (lemke.c: max(100, n), down to 20, kept across runs); the
  * first ratio test's tie bounds computed lazily (each a transposed solve); the retry of
- * the basis {i : z_i > 0} (lsim_lemke_sparse_set_retry_positive).
+ * the basis {i : z_i > 0} (lsim_lemke_sparse_set_retry_positive); a ratio-test tie that the
+ * lexicographic rule decides by less than 1e-8 of the rows on an updated basis is decided
+ * again after a refactorization (refactor_close in lemke_driver.h: on chain_20's degenerate
+ * steps two components equal in exact arithmetic came out 5e-11 apart after 66 updates,
+ * and the path took the other row to a secondary ray).
  *
  * LINEAR ALGEBRA
  * Columns of M are never stored: column j is J B(:,j) + C(:,j), formed on demand from a
@@ -21,8 +25,10 @@
  * contact problems. The basis B_0 (columns e_i for basic w_i, -M(:,j) for basic z_j, -d
  * for z0) is factored by UMFPACK; the k pivots after it are kept in product form,
  * B_k = B_0 E_1 ... E_k, E_t the identity with column r_t replaced by the entering column
- * c_t = B_{t-1}^{-1} a (stored sparse: entries below the pivot tolerance are dropped, as
- * lemke.c drops them before its rank-one update). Then
+ * c_t = B_{t-1}^{-1} a (entries below the pivot tolerance are dropped, as lemke.c drops
+ * them before its rank-one update; stored sparse, or as n contiguous values when more than
+ * DENSE_ETA n remain: on a settled pile_100 every eta is 99-100 % full, B^{-1} being dense
+ * where the contacts are coupled). Then
  *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
  *                              each step), then an UMFPACK solve with B_0^T.
@@ -70,6 +76,7 @@
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
+#define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
 _Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
 
 struct LsimLemkeSparse {
@@ -92,7 +99,8 @@ struct LsimLemkeSparse {
   double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
   /* Eta file. */
   int neta, cap_eta;
-  int *eta_r, *eta_ptr, *eta_idx;
+  int *eta_r, *eta_ptr, *eta_idx; /* eta t: pivot row, entries [eta_ptr[t], eta_ptr[t + 1]) */
+  unsigned char *eta_dense;       /* 1: eta t is stored dense (n values, 0 at its row) */
   double *eta_piv, *eta_val;
   size_t cap_etanz;
   /* Row cache of B^{-1}. */
@@ -123,6 +131,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_floor = 10;
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
+    ws->drv.refactor_close = 1;
   }
   return ws;
 }
@@ -137,6 +146,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->acc), free(ws->touched), free(ws->mark);
   free(ws->Ap), free(ws->Ai), free(ws->Ax);
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
+  free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
   free(ws->rhs), free(ws->u), free(ws->qperm);
   free(ws);
@@ -252,14 +262,24 @@ static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
   for (int k = 0; k < cnt; ++k) ws->acc[ws->touched[k]] = 0.0;
 }
 
-/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. */
+/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. A dense eta's zeros
+ * change no finite x_i (x_i - 0 xr), so both forms give the same values. */
 static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
+  const int n = ws->drv.n;
   for (int t = 0; t < ws->neta; ++t) {
     const int r = ws->eta_r[t];
     const double xr = x[r] / ws->eta_piv[t];
     x[r] = xr;
     if (xr == 0.0) continue;
-    for (int k = ws->eta_ptr[t]; k < ws->eta_ptr[t + 1]; ++k) x[ws->eta_idx[k]] -= ws->eta_val[k] * xr;
+    const double *restrict e = ws->eta_val + ws->eta_ptr[t];
+    if (ws->eta_dense[t]) {
+      for (int i = 0; i < r; ++i) x[i] -= e[i] * xr;
+      for (int i = r + 1; i < n; ++i) x[i] -= e[i] * xr;
+    } else {
+      const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
+      const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
+      for (int k = 0; k < len; ++k) x[idx[k]] -= e[k] * xr;
+    }
   }
 }
 
@@ -270,6 +290,21 @@ static int ftran(LsimLemkeSparse *ws, double *out) {
   if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
   eta_ftran(ws, out);
   return 0;
+}
+
+/* x . y over n entries in four interleaved partial sums (a single running sum waits on
+ * each addition's latency; this is the inner loop of BTRAN's dense etas). */
+static double dot4(const double *restrict x, const double *restrict y, int n) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  int k = 0;
+  for (; k + 4 <= n; k += 4) {
+    s0 += x[k] * y[k];
+    s1 += x[k + 1] * y[k + 1];
+    s2 += x[k + 2] * y[k + 2];
+    s3 += x[k + 3] * y[k + 3];
+  }
+  for (; k < n; ++k) s0 += x[k] * y[k];
+  return (s0 + s1) + (s2 + s3);
 }
 
 /* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
@@ -289,8 +324,15 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   /* v^T = e_i^T E_k^{-1} ... E_1^{-1}: E_t^{-1} changes component r_t only. */
   for (int t = ws->neta - 1; t >= 0; --t) {
     const int r = ws->eta_r[t];
+    const double *restrict e = ws->eta_val + ws->eta_ptr[t];
     double s = v[r];
-    for (int k = ws->eta_ptr[t]; k < ws->eta_ptr[t + 1]; ++k) s -= v[ws->eta_idx[k]] * ws->eta_val[k];
+    if (ws->eta_dense[t]) {
+      s -= dot4(v, e, n); /* e[r] = 0 */
+    } else {
+      const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
+      const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
+      for (int k = 0; k < len; ++k) s -= v[idx[k]] * e[k];
+    }
     v[r] = s / ws->eta_piv[t];
   }
   const int slot = ws->rownext;
@@ -301,7 +343,10 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   ++ws->row_solves;
   if (rc != UMFPACK_OK) return NULL;
   double mx = 0.0;
-  for (int k = 0; k < n; ++k) mx = fmax(mx, fabs(row[k]));
+  for (int k = 0; k < n; ++k) {
+    const double a = fabs(row[k]);
+    mx = a > mx ? a : mx; /* fmax(mx, a) without the library call */
+  }
   ws->rowpos[slot] = i;
   ws->rowstamp[slot] = ws->serial;
   ws->rowmax[slot] = mx;
@@ -391,7 +436,8 @@ static int update(void *ctx, int r, double theta) {
     const int ce = ws->cap_eta ? 2 * ws->cap_eta : 64;
     if (lsim_lemke_grow((void **)&ws->eta_r, (size_t)ce, sizeof(int)) ||
         lsim_lemke_grow((void **)&ws->eta_piv, (size_t)ce, sizeof(double)) ||
-        lsim_lemke_grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)))
+        lsim_lemke_grow((void **)&ws->eta_ptr, (size_t)ce + 1, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->eta_dense, (size_t)ce, 1))
       return LSIM_OUT_OF_MEMORY;
     ws->cap_eta = ce;
   }
@@ -405,12 +451,18 @@ static int update(void *ctx, int r, double theta) {
       return LSIM_OUT_OF_MEMORY;
     ws->cap_etanz = c2;
   }
+  /* Stored dense (n values, 0 at r) above DENSE_ETA n nonzeros: contiguous loops. */
+  int nnz = 0;
+  for (int i = 0; i < n; ++i) nnz += i != r && c[i] != 0.0;
+  const int dense = nnz > DENSE_ETA * n;
   for (int i = 0; i < n; ++i)
     if (i != r && c[i] != 0.0) {
-      ws->eta_idx[at] = i;
-      ws->eta_val[at++] = c[i];
+      if (!dense) ws->eta_idx[at] = i;
+      ws->eta_val[dense ? at + (size_t)i : at++] = c[i];
       xb[i] -= c[i] * theta;
-    }
+    } else if (dense) ws->eta_val[at + (size_t)i] = 0.0;
+  if (dense) at += (size_t)n;
+  ws->eta_dense[ws->neta] = (unsigned char)dense;
   ws->eta_r[ws->neta] = r;
   ws->eta_piv[ws->neta] = piv;
   ws->eta_ptr[++ws->neta] = (int)at;

@@ -103,7 +103,12 @@ static void test_unique_solutions_match_dense(void **state) {
 }
 
 /* Dumped contact steps on which dense Lemke's robustness rules were built (tests/data):
- * wherever dense Lemke solves cold, the sparse one does too, to 1e-10. */
+ * wherever dense Lemke solves cold, the sparse one does too, to 1e-10. The chain_20 steps
+ * (lcpsim data/chain_20.json --dump-lcp, steps 128 and 142, exported): a degenerate path
+ * whose lexicographic tie came down to two components equal in exact arithmetic (-4 and -4)
+ * that the updated B^{-1} held 5e-11 apart, above the tie tolerance: the sparse path took
+ * the other row and ended on a secondary ray (583 and 569 pivots) where dense Lemke solves
+ * in 141; a decision that close now refactors first (refactor_close, lemke_driver.h). */
 static void test_dumped_steps(void **state) {
   (void)state;
   static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
@@ -111,7 +116,9 @@ static void test_dumped_steps(void **state) {
                                 "tests/data/lemke_pile10_step26.dat",
                                 "tests/data/lemke_pile10_step30.dat",
                                 "tests/data/lemke_stack_ray.dat",
-                                "tests/data/lemke_tumble_cycle.dat"};
+                                "tests/data/lemke_tumble_cycle.dat",
+                                "tests/data/lemke_chain20_step128.dat",
+                                "tests/data/lemke_chain20_step142.dat"};
   LsimLemke *dl = lsim_lemke_create();
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
   for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
