@@ -112,6 +112,21 @@ struct LsimSolver {
   double fb_cres[8];      /* their residuals */
   int fb_csrc[8];         /* their sources */
   int fb_ncand;
+  /* The impulse unit (UNITS below): the last solve's unit and the scaled copy of its
+     problem, grown on demand. */
+  double unit;            /* the last solve's impulse unit s (1: solved as given) */
+  double *ucol;           /* [ucol_cap] c_i: s on impulse variables, 1 on the cones' lambda */
+  int ucol_cap;
+  double *udiag;          /* [udiag_cap] scratch of the diagonal (m entries, kept zero) */
+  int udiag_cap;
+  double *uJ, *uB, *uC, *uq; /* the scaled J, B, C values and q */
+  int uJ_cap, uB_cap, uC_cap, uq_cap;
+  LsimConeBlock *ucones;  /* [ucones_cap] the cones, fixed normals in the unit */
+  int ucones_cap;
+  LsimLcp udense;         /* M [udense_cap], q [uq_cap]: a dense problem in the unit */
+  size_t udense_cap;
+  double *ujudge;         /* [ujudge_cap] a candidate handed to the energy judge, physical */
+  int ujudge_cap;
 };
 
 
@@ -260,6 +275,8 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->fb_scaled.M);
   free(s->fb_scaled.q);
   free(s->fb_cand);
+  free(s->ucol), free(s->udiag), free(s->uJ), free(s->uB), free(s->uC), free(s->uq);
+  free(s->ucones), free(s->udense.M), free(s->ujudge);
   free(s);
 }
 
@@ -552,6 +569,16 @@ static void chain_consider(LsimSolver *s, const LsimLcp *lcp, int source, double
   memcpy(s->fb_best, s->fb_try, (size_t)lcp->n * sizeof(double));
 }
 
+/* The caller's judge of candidate z [n] (the chain's problem's variables, fb_vars), in
+ * physical units whatever unit the solve ran in (UNITS below); NaN (refused) when the
+ * scratch cannot be had. */
+static double judge_physical(LsimSolver *s, const double *z, int n) {
+  if (s->unit == 1.0) return s->judge(s->judge_ctx, z, s->fb_vars, n);
+  if (lsim_grow((void **)&s->ujudge, &s->ujudge_cap, n, sizeof(double))) return NAN;
+  for (int r = 0; r < n; ++r) s->ujudge[r] = z[r] * s->ucol[s->fb_vars ? s->fb_vars[r] : r];
+  return s->judge(s->judge_ctx, s->ujudge, s->fb_vars, n);
+}
+
 /* The energy guard (solver.h, ENERGY GUARD) after a chain that met no tolerance: the kept
  * candidates in order of residual, the first the judge passes (excess <= 0; NaN refuses)
  * into fb_best; else PGS from zeros, else zeros. Returns the winner's source; fills
@@ -568,7 +595,7 @@ static int chain_guard(LsimSolver *s, const LsimLcp *lcp, int source, LsimSolveS
   int guard = 1;
   for (int r = 0; r < s->fb_ncand; ++r) {
     const double *z = s->fb_cand + (size_t)order[r] * n;
-    const double e = s->judge(s->judge_ctx, z, s->fb_vars, n);
+    const double e = judge_physical(s, z, n);
     if (e <= 0.0) {
       if (r > 0) memcpy(s->fb_best, z, bytes), source = s->fb_csrc[order[r]];
       st->guard = st->guard > guard ? st->guard : guard;
@@ -583,7 +610,7 @@ static int chain_guard(LsimSolver *s, const LsimLcp *lcp, int source, LsimSolveS
   po.tol = s->options.tol;
   memset(s->fb_try, 0, bytes);
   lsim_pgs_solve(s->fb_pgs, lcp, &po, 0, s->fb_try, NULL);
-  if (s->judge(s->judge_ctx, s->fb_try, s->fb_vars, n) <= 0.0) {
+  if (judge_physical(s, s->fb_try, n) <= 0.0) {
     memcpy(s->fb_best, s->fb_try, bytes);
     return LSIM_SOURCE_PGS_COLD;
   }
@@ -821,7 +848,7 @@ static int guess_nontrivial(const double *z, int n, const unsigned char *basis) 
   return 0;
 }
 
-int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
+static int solve_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
@@ -1044,8 +1071,8 @@ const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n) {
   return s->final_basis;
 }
 
-int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
-                               LsimSolveStats *stats) {
+static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                          LsimSolveStats *stats) {
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
@@ -1152,6 +1179,198 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   if (chained || status != LSIM_SOLVED || st.first_status != LSIM_SOLVED)
     s->final_basis = NULL, s->final_basis_n = 0;
   st.status = status;
+  s->last = st;
+  if (stats) *stats = st;
+  return status;
+}
+
+/* ---- UNITS: the step's LCP solved in an impulse unit (docs/solvers.md, "Units") ----
+ *
+ * The natural residual and the solvers' pivot and stop tolerances compare z with w. In a
+ * contact LCP z holds impulses (N s) on the normal, friction, tether and joint rows and a
+ * slip speed (m/s) on each cone's lambda row, whose w is an impulse (mu c_n - sum beta).
+ * For a body of 1e-10 kg every impulse of a step is below 1e-9 N s beside velocities of
+ * 1 m/s, and Lemke and newton could not tell a solution from a wrong point (the check in
+ * w's units, verify_units, then refused half the steps). So a solve runs on the problem in
+ * an impulse unit s:
+ *
+ *     z' = D^-1 z,  w' = (D / s) w,  M' = (D / s) M D,  q' = (D / s) q,
+ *
+ * D = diag(c), c_i = s on the impulse variables and 1 on the cones' lambda (their rows'
+ * w, impulses, are divided by s; a fixed normal impulse too), so that every pair (z_i, w_i)
+ * of M' is either (impulse, velocity) in the unit or (velocity, impulse) in it. In the
+ * factored form J' = (D / s) J, B' = B D, C' = (D / s) C D (J' B' + C' = M'). s = 2^-e
+ * where the largest M_ii of the impulse rows is in [2^(e-1), 2^e): M' then has its largest
+ * impulse diagonal in [0.5, 1), i.e. the lightest body's impulses are of the order of the
+ * velocity changes they make. s is a power of two, so every scaled entry, z and B' z' = B z
+ * are exact: the unit changes the solvers' tolerance decisions, not their arithmetic.
+ * Light bodies only: when that M_ii is at most 2^UNIT_BAND (every scene in data/ and
+ * tests/data/ but the two light ones: 0.7 to 71) s = 1 and the problem is solved as given,
+ * to the bit as before. Heavy bodies (M_ii small) are never scaled: a cube of up to 1e12
+ * kg was solved on every step without a unit, and in one its recorded residual (physical,
+ * the large impulses' rounding) rose to 3e-3 for solves that met the tolerance. The
+ * caller sees physical units only: z, B z, the residuals, the dense form
+ * (lsim_solver_last_dense) and what the energy judge is given; the solver's trace (the
+ * per-iteration residuals or z0) is the scaled problem's. */
+#define UNIT_BAND 10
+
+/* The unit for the largest impulse diagonal dmax (1 when none is positive or it is at
+ * most 2^UNIT_BAND). */
+static double unit_from(double dmax) {
+  if (!(dmax > 0.0) || !isfinite(dmax)) return 1.0;
+  int e;
+  frexp(dmax, &e);
+  if (e <= UNIT_BAND) return 1.0;
+  /* Kept to 2^-1000 and above (normal numbers, their reciprocals too). */
+  return ldexp(1.0, e > 1000 ? -1000 : -e);
+}
+
+/* s->ucol [n] as 0 on the cones' lambda variables, 1 elsewhere. 0 or LSIM_OUT_OF_MEMORY. */
+static int unit_mark(LsimSolver *s, int n, int ncones, const LsimConeBlock *cones) {
+  if (lsim_grow((void **)&s->ucol, &s->ucol_cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  for (int i = 0; i < n; ++i) s->ucol[i] = 1.0;
+  for (int c = 0; c < ncones && cones; ++c)
+    if (cones[c].lambda >= 0 && cones[c].lambda < n) s->ucol[cones[c].lambda] = 0.0;
+  return 0;
+}
+
+/* Sets s->unit from the largest d_i = M_ii over the impulse variables, and s->ucol to c.
+ * The impulse variables: those s->ucol marks (not a cone's lambda) with M_ii > 0; a
+ * variable with M_ii <= 0 is taken as a lambda (as lsim_lcp_unit_residual takes it), so
+ * that a problem without its cone structure (a Siconos .dat file) gets the same unit. */
+static void unit_set(LsimSolver *s, int n, const double *d) {
+  double dmax = 0.0;
+  for (int i = 0; i < n; ++i) {
+    if (!(d[i] > 0.0)) s->ucol[i] = 0.0;
+    if (s->ucol[i] != 0.0 && d[i] > dmax) dmax = d[i];
+  }
+  s->unit = unit_from(dmax);
+  for (int i = 0; i < n; ++i) s->ucol[i] = s->ucol[i] != 0.0 ? s->unit : 1.0;
+}
+
+/* The cones of the scaled problem (fixed normal impulses in the unit) into s->ucones. */
+static int unit_cones(LsimSolver *s, int ncones, const LsimConeBlock *cones) {
+  if (ncones <= 0 || !cones) return 0;
+  if (lsim_grow((void **)&s->ucones, &s->ucones_cap, ncones, sizeof(LsimConeBlock)))
+    return LSIM_OUT_OF_MEMORY;
+  for (int c = 0; c < ncones; ++c) {
+    s->ucones[c] = cones[c];
+    s->ucones[c].fixed_normal = cones[c].fixed_normal / s->unit;
+  }
+  return 0;
+}
+
+/* The scaled copy of the factored f (sound) into *g, in buffers s owns: chooses the unit
+ * first (s->unit 1: *g untouched). 0 or LSIM_OUT_OF_MEMORY. Cost O(n + nnz). */
+static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, LsimFactoredLcp *g) {
+  const int n = f->n, m = f->m;
+  if (unit_mark(s, n, f->ncones, f->cones) || lsim_grow((void **)&s->uq, &s->uq_cap, n, sizeof(double)) ||
+      lsim_grow((void **)&s->udiag, &s->udiag_cap, m > 0 ? m : 1, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  memset(s->udiag, 0, (size_t)(m > 0 ? m : 1) * sizeof(double));
+  for (int i = 0; i < n; ++i) s->uq[i] = lsim_factored_diagonal_entry(f, i, s->udiag);
+  unit_set(s, n, s->uq);
+  if (s->unit == 1.0) return 0;
+  const int nj = f->J_ptr[n], nb = f->B_ptr[n], nc = f->C_ptr ? f->C_ptr[n] : 0;
+  if (lsim_grow((void **)&s->uJ, &s->uJ_cap, nj > 0 ? nj : 1, sizeof(double)) ||
+      lsim_grow((void **)&s->uB, &s->uB_cap, nb > 0 ? nb : 1, sizeof(double)) ||
+      lsim_grow((void **)&s->uC, &s->uC_cap, nc > 0 ? nc : 1, sizeof(double)) ||
+      unit_cones(s, f->ncones, f->cones))
+    return LSIM_OUT_OF_MEMORY;
+  const double *c = s->ucol, us = s->unit;
+  for (int i = 0; i < n; ++i) {
+    const double r = c[i] / us;
+    for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) s->uJ[p] = r * f->J_val[p];
+    for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) s->uB[p] = c[i] * f->B_val[p];
+    for (int p = f->C_ptr ? f->C_ptr[i] : 0; f->C_ptr && p < f->C_ptr[i + 1]; ++p)
+      s->uC[p] = r * f->C_val[p] * c[f->C_idx[p]];
+    s->uq[i] = r * f->q[i];
+  }
+  *g = *f;
+  g->J_val = s->uJ, g->B_val = s->uB, g->C_val = f->C_ptr ? s->uC : NULL, g->q = s->uq;
+  if (f->ncones > 0 && f->cones) g->cones = s->ucones;
+  return 0;
+}
+
+/* The scaled copy of the dense lcp into s->udense (its q in s->uq), as unit_factored.
+ * Cost O(n^2). */
+static int unit_dense(LsimSolver *s, const LsimLcp *lcp) {
+  const int n = lcp->n;
+  if (unit_mark(s, n, lcp->ncones, lcp->cones) || lsim_grow((void **)&s->uq, &s->uq_cap, n, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  for (int i = 0; i < n; ++i) s->uq[i] = lcp->M[i + (size_t)i * n];
+  unit_set(s, n, s->uq);
+  if (s->unit == 1.0) return 0;
+  const size_t nn = (size_t)n * (size_t)n;
+  if (nn > s->udense_cap) {
+    double *M = realloc(s->udense.M, nn * sizeof(double));
+    if (!M) return LSIM_OUT_OF_MEMORY;
+    s->udense.M = M, s->udense_cap = nn;
+  }
+  if (unit_cones(s, lcp->ncones, lcp->cones)) return LSIM_OUT_OF_MEMORY;
+  const double *c = s->ucol, us = s->unit;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i)
+      s->udense.M[i + (size_t)j * n] = c[i] / us * lcp->M[i + (size_t)j * n] * c[j];
+  for (int i = 0; i < n; ++i) s->uq[i] = c[i] / us * lcp->q[i];
+  s->udense.n = n, s->udense.q = s->uq;
+  s->udense.ncones = lcp->ncones;
+  s->udense.cones = lcp->ncones > 0 && lcp->cones ? s->ucones : lcp->cones;
+  return 0;
+}
+
+/* The public solves: in the unit when it is not 1 (UNITS above), else as given. Where the
+ * scaled copy cannot be had (out of memory) the problem is solved as given, its result
+ * still judged in w's units (verify_units). */
+int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
+  s->unit = 1.0;
+  if (!lcp || lcp->n < 1 || !lcp->M || !lcp->q || unit_dense(s, lcp) || s->unit == 1.0) {
+    s->unit = 1.0;
+    return solve_dense(s, lcp, z, stats);
+  }
+  const int n = lcp->n;
+  for (int i = 0; i < n; ++i) z[i] /= s->ucol[i];
+  LsimSolveStats st;
+  int status = solve_dense(s, &s->udense, z, &st);
+  for (int i = 0; i < n; ++i) z[i] *= s->ucol[i];
+  /* The measures of the physical problem (w's scratch was reserved unless memory ran out). */
+  if (s->w && s->capacity >= n) {
+    lsim_lcp_residual(lcp, z, s->w, &st.residual);
+    st.siconos_error = lsim_siconos_error(lcp, z, s->w);
+  }
+  s->last = st;
+  if (stats) *stats = st;
+  return status;
+}
+
+int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
+                               LsimSolveStats *stats) {
+  s->unit = 1.0;
+  LsimFactoredLcp g;
+  if (!f || f->n < 1 || lsim_factored_check(f) || unit_factored(s, f, &g) || s->unit == 1.0) {
+    s->unit = 1.0;
+    return solve_factored(s, f, z, stats);
+  }
+  const int n = f->n;
+  const double us = s->unit;
+  for (int i = 0; i < n; ++i) z[i] /= s->ucol[i];
+  LsimSolveStats st;
+  int status = solve_factored(s, &g, z, &st);
+  for (int i = 0; i < n; ++i) z[i] *= s->ucol[i];
+  /* The dense form back in physical units (exact: the factors are powers of two), the
+     cones the caller's. */
+  if (s->dense_valid) {
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        s->dense.M[i + (size_t)j * n] *= us / s->ucol[i] / s->ucol[j];
+    for (int i = 0; i < n; ++i) s->dense.q[i] *= us / s->ucol[i];
+    s->dense.cones = f->cones;
+  }
+  /* The measures of the physical problem (the scratch is there unless memory ran out). */
+  if (status != LSIM_OUT_OF_MEMORY && s->capacity >= n && s->capacity_m >= f->m + 1) {
+    lsim_factored_residual(f, z, s->u, s->w, &st.residual);
+    st.siconos_error = s->dense_valid ? lsim_siconos_error(&s->dense, z, s->w) : -1.0;
+  }
   s->last = st;
   if (stats) *stats = st;
   return status;

@@ -134,7 +134,10 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
 /* Solves lcp. z [n]: in, the warm-start guess when options.warm_start; out, the solver's
  * final iterate (the solution when status is LSIM_SOLVED). stats may be NULL (output
  * only). Returns the status (also in stats and in
- * lsim_solver_last_stats). Never aborts the process, whatever the solver does. */
+ * lsim_solver_last_stats). Never aborts the process, whatever the solver does. A problem
+ * whose largest impulse diagonal M_ii exceeds 2^10 (light bodies) is solved in a
+ * power-of-two impulse unit (docs/solvers.md, "Units"); z, the residuals and everything
+ * else the caller gets stay in the problem's own units. */
 int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats);
 
 /* Solves the factored problem f (factored.h, M = J B + C), with the same options,

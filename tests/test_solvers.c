@@ -632,9 +632,103 @@ static void test_light_cube_no_wrong_solved_step(void **state) {
   }
 }
 
+/* The same cube of 1e-10 kg, solved in the impulse unit (lcp/solver.c, UNITS; its
+ * M_ii = 4e10 puts s at 2^-36): every one of its 100 steps is solved by the chosen solver
+ * itself (first_status solved: no fallback stage), with the velocity and position of the
+ * closed form (each step takes mu g h off v_x until it stops; x advances by h v_x). Before
+ * the unit Lemke failed 50 steps (the cube ended at x = -0.004 m), newton 21, Siconos'
+ * Lemke 55. Siconos' Lemke is held to the step's status only (its result or the fallback
+ * chain's): it fails its own solve on about half the steps of this cube at 1 kg too (52
+ * of 100, solver_failed, no unit involved). Tolerance 1e-8 (m/s, m): a solve is accepted at a relative natural residual
+ * of 1e-10 of max|q| ~ 2 m/s in the unit, where a row's impulse is of the order of the
+ * velocity change it makes (M'_ii in [0.5, 1)), so each step's velocity is within a few
+ * 1e-10 m/s of the exact one and 100 steps of h = 0.01 s move x by less than 1e-8 m
+ * more (measured: Lemke 1e-13 m/s and 1e-15 m, newton 3e-11 m/s and 4e-13 m). */
+static void test_light_cube_solved_in_unit(void **state) {
+  (void)state;
+  const char *const solvers[] = {"lemke", "newton", "lemke_sparse", "siconos:lemke"};
+  for (int s = 0; s < 4; ++s) {
+    SceneStepper sc;
+    assert_int_equal(scene_stepper_open(&sc, "tests/data/cube_slide_light_3d.json", solvers[s], 1e-10), 0);
+    const LsimBody *cube = &sc.model.bodies[1];
+    double vx = 2.0, x = 0.0, verr = 0.0, xerr = 0.0;
+    int solved = 0;
+    for (int k = 1; k <= 100; ++k) {
+      LsimStepStats ss;
+      const int rc = lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+      solved += rc == LSIM_SOLVED && (ss.first_status == LSIM_SOLVED || s == 3);
+      vx = fmax(vx - 0.4 * 9.81 * 0.01, 0.0);
+      x += 0.01 * vx;
+      const double *v = sc.st.v + cube->v_offset, *q = sc.st.q + cube->q_offset;
+      verr = fmax(verr, fmax(fabs(v[0] - vx), fmax(fabs(v[1]), fabs(v[2]))));
+      xerr = fmax(xerr, fmax(fabs(q[0] - x), fabs(q[2] - 0.5)));
+    }
+    print_message("light cube in the unit, %s: %d of 100 steps solved, max |v - closed form| %.2e m/s, "
+                  "max |x - closed form| %.2e m, end x %.6f m\n",
+                  solvers[s], solved, verr, xerr, sc.st.q[cube->q_offset]);
+    assert_int_equal(solved, 100);
+    assert_true(verr <= 1e-8);
+    assert_true(xerr <= 1e-8);
+    scene_stepper_close(&sc);
+  }
+}
+
+/* The light cube's first LCP (n = 24: four corners, each a normal, four directions and a
+ * lambda) solved dense by Lemke through lsim_solver_solve, with its cone structure and
+ * without it (as a Siconos .dat file gives it: the unit then takes the M_ii = 0 rows as the
+ * lambdas). Both are solved (before the unit: breakdown, the check in w's units refusing
+ * Lemke's answer, as `lcpsim solve` on the exported step 2 showed), z is in N s (the
+ * caller's units), and the normal impulses add up to the vertical momentum the step
+ * removes, m g h = 9.81e-12 N s, the friction impulses to mu times that (the cube
+ * slides): relative 1e-7, since a solve accepted at 1e-10 of max|q| = 2 m/s in the unit
+ * (each impulse's error seen as the velocity change M'_ii times it, M'_ii < 1) leaves a
+ * velocity error of a few 1e-10 m/s beside g h = 0.0981 m/s. */
+static void test_light_cube_dense_in_unit(void **state) {
+  (void)state;
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "tests/data/cube_slide_light_3d.json", "pgs", 1e-10), 0);
+  LsimStepStats ss;
+  assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
+  const LsimLcp *formed = lsim_stepper_lcp(sc.stepper);
+  assert_non_null(formed);
+  assert_int_equal(formed->n, 24);
+  assert_int_equal(formed->ncones, 4);
+  LsimSolver *lemke = make("lemke", 1e-10, 0);
+  for (int bare = 0; bare < 2; ++bare) {
+    LsimLcp lcp = *formed;
+    if (bare) lcp.ncones = 0, lcp.cones = NULL;
+    double z[24] = {0};
+    LsimSolveStats st;
+    const int rc = lsim_solver_solve(lemke, &lcp, z, &st);
+    double normal = 0.0, fa = 0.0, fb = 0.0;
+    for (int c = 0; c < formed->ncones; ++c) {
+      const LsimConeBlock *k = &formed->cones[c];
+      normal += z[k->normal];
+      /* direction d at angle 2 pi d / ndir in the ground's tangent plane (uniform cones, as
+         the step builds them, one plane for the four corners) */
+      for (int d = 0; d < k->ndir; ++d) {
+        const double a = 2.0 * acos(-1.0) * d / k->ndir;
+        fa += z[k->first_dir + d] * cos(a), fb += z[k->first_dir + d] * sin(a);
+      }
+    }
+    const double friction = hypot(fa, fb);
+    const double mgh = 1e-10 * 9.81 * 0.01;
+    print_message("light cube step 1, dense Lemke %s cones: status %d, relative residual %.2e, "
+                  "sum c_n %.9g N s (m g h %.9g), friction %.9g N s\n",
+                  bare ? "without" : "with", rc, st.residual.relative, normal, mgh, friction);
+    assert_int_equal(rc, LSIM_SOLVED);
+    assert_true(fabs(normal - mgh) <= 1e-7 * mgh);
+    assert_true(fabs(friction - 0.4 * mgh) <= 1e-7 * mgh);
+  }
+  lsim_solver_free(lemke);
+  scene_stepper_close(&sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_light_cube_no_wrong_solved_step),
+      cmocka_unit_test(test_light_cube_solved_in_unit),
+      cmocka_unit_test(test_light_cube_dense_in_unit),
       cmocka_unit_test(test_negative_parts_positive_zero),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
