@@ -323,6 +323,14 @@ t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --
 t fc_d_exact "--d 8: nsgs uses the exact cone; --d is for an LCP solver on the polyhedral cone" solve "$fc3" --solver nsgs --d 8
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
+# an option's value left out, the next option taken for it (said "one scene only, got
+# 'ok.json' and '.../out.h5'")
+t solver_no_value "--solver needs a value, got the option '-o'" "$in/ok.json" --solver -o @OUT
+t resume_no_value "--resume needs a value, got the option '--quiet'" "$in/ok.json" --resume --quiet -o @OUT
+t compare_no_value "lcpsim compare: --solvers needs a value, got the option '-o'" compare "$in/ok.json" --solvers -o @OUT
+# what the key takes said (said only "bad value '2' for omega")
+t compare_omega "'pgs[omega=2]': bad value '2' for omega (a number in (0, 2))" compare "$in/ok.json" --solvers 'pgs[omega=2]' -o @OUT
+t compare_threads "bad value '0' for threads (an integer from 1 to 64)" compare "$in/ok.json" --solvers 'pgs[threads=0]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
 t compare_repeat "--repeat" compare "$in/ok.json" --solvers lemke --repeat 0 -o @OUT
 # Solver options on an event-driven scene: refused (ignored before, exit 0, while
