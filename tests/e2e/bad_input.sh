@@ -277,6 +277,8 @@ t compare_nosolvers "--solvers" compare "$in/ok.json" -o @OUT
 t compare_dat "trunc.dat:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
 t impact_close "--close" impact "$in/ok.json" --close A:Z
 t impact_twice "lcpsim impact: --close: 'lower:ground' is named twice" impact "$(pwd)/data/double_pendulum_impact.json" --close ground:lower,lower:ground
+# an empty list (printed the state unchanged, exit 0)
+t impact_empty "lcpsim impact: --close needs a list of pairs A:B, got ''" impact "$(pwd)/data/double_pendulum_impact.json" --close ''
 t impact_self "lcpsim impact: --close: 'lower:lower' pairs a body with itself" impact "$(pwd)/data/double_pendulum_impact.json" --close lower:lower
 # ---- HDF5 inputs: run files with and without a dump ----
 "$bin" data/two_blocks.json --steps 3 --dump-lcp --quiet -o "$in/run.h5" || echo "FAIL: cannot make run.h5"
