@@ -119,9 +119,21 @@ int lsim_sim_add_body(LsimSim *sim, const LsimBodyDef *def) {
   if (!def) return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body: def is NULL");
   if (def->type != LSIM_DYNAMIC && def->type != LSIM_STATIC && def->type != LSIM_KINEMATIC)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: unknown type %d", i, def->type);
-  if (!all_finite(def->position, 3) || !all_finite(def->velocity, 6) || !isfinite(def->angle) ||
-      !all_finite(def->inertia, 3) || !isfinite(def->width) || !isfinite(def->mass))
-    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: a value is not finite", i);
+  /* The value that is not finite named, and the body (said 'add_body 0: a value is not
+     finite' of a NaN mass) */
+  const char *nonfinite = !all_finite(def->position, 3) ? "position"
+                          : !all_finite(def->velocity, 6) ? "velocity"
+                          : !isfinite(def->angle)         ? "angle"
+                          : !all_finite(def->inertia, 3)  ? "inertia"
+                          : !isfinite(def->width)         ? "width"
+                          : !isfinite(def->mass)          ? "mass"
+                                                          : NULL;
+  if (nonfinite && def->name && def->name[0])
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body '%.47s': %s has a value that is not finite",
+                         def->name, nonfinite);
+  if (nonfinite)
+    return lsim_api_fail(sim, LSIM_INVALID_INPUT, "add_body %d: %s has a value that is not finite", i,
+                         nonfinite);
   LsimBody b = lsim_default_body();
   if (def->name) {
     if (!def->name[0] || strlen(def->name) >= sizeof b.name)

@@ -84,6 +84,12 @@ int lsim_cli_interrupt_status(int sig);
 int lsim_cli_parse_double(const char *s, double *out);
 int lsim_cli_parse_int(const char *s, int *out);
 
+/* Whether v, the word after an option that takes a name (-o, --solver, ...), is an option
+ * itself ("-o", "--quiet": the value was left out) rather than a value ("-", "-1"). When
+ * it is, says "<prefix>: <opt> needs a value, got the option '<v>' ..." on stderr and
+ * returns 2 (the exit status); else 0. */
+int lsim_cli_value_missing(const char *prefix, const char *opt, const char *v);
+
 /* The last case of a command's argument loop, for an argument a that is no known option:
  * "-x" is an unknown option, else a is the command's one positional argument (stored in
  * *path; a second one is refused). Errors go to stderr as "<prefix>: ..." pointing to

@@ -192,6 +192,7 @@ int lsim_cli_compare(int argc, char **argv) {
         return 2;
       }
       const char *v = argv[++i];
+      if (lsim_cli_value_missing("lcpsim compare", a, v)) return 2;
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
       else if (!strcmp(a, "--solvers")) list = v;
       else if (!strcmp(a, "--mode")) mode_text = v;

@@ -50,6 +50,10 @@ int lsim_cli_impact(int argc, char **argv) {
         return 2;
       }
       close = argv[++i];
+      if (!close[0]) { /* (an empty list printed the state unchanged, exit 0) */
+        fprintf(stderr, "lcpsim impact: --close needs a list of pairs A:B, got ''\n");
+        return 2;
+      }
     } else if (!strcmp(argv[i], "--sequential") || !strcmp(argv[i], "--simultaneous")) {
       const int want = strcmp(argv[i], "--sequential") ? LSIM_IMPACTS_SIMULTANEOUS : LSIM_IMPACTS_SEQUENTIAL;
       if (law >= 0 && law != want) {

@@ -58,6 +58,13 @@ static void blas_threads_under_limit(char **argv) {
 int lsim_cli_parse_double(const char *s, double *out) { return lsim_parse_double(s, out); }
 int lsim_cli_parse_int(const char *s, int *out) { return lsim_parse_int(s, out); }
 
+int lsim_cli_value_missing(const char *prefix, const char *opt, const char *v) {
+  if (v[0] != '-' || !v[1] || (v[1] >= '0' && v[1] <= '9') || v[1] == '.') return 0;
+  fprintf(stderr, "%s: %s needs a value, got the option '%s' (a file whose name starts with "
+          "'-': ./%s)\n", prefix, opt, v, v);
+  return 2;
+}
+
 int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
                         const char **path) {
   const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;

@@ -353,6 +353,8 @@ int lsim_cli_run(int argc, char **argv) {
         return 2;
       }
       const char *v = argv[++i];
+      /* ("--solver -o x.h5" said "one scene only, got 'SCENE' and 'x.h5'") */
+      if (lsim_cli_value_missing("lcpsim", a, v)) return 2;
       if (!strcmp(a, "-o") || !strcmp(a, "--output")) out_path = v;
       else if (!strcmp(a, "--resume")) resume_path = v;
       else if (!strcmp(a, "--solver")) solver_name = v;

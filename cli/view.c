@@ -239,6 +239,19 @@ int lsim_cli_view(int argc, char **argv) {
             path);
     return 2;
   }
+  /* An HDF5 file lcpsim did not write (or a run killed before its header's flush reached
+     it: the empty root alone) is refused here, as the loaders refuse it; it made a page
+     that only said so in the browser, and exit 0. */
+  if (H5Lexists(file, "format_version", H5P_DEFAULT) <= 0 &&
+      H5Lexists(file, "lcpsim_version", H5P_DEFAULT) <= 0) {
+    H5G_info_t root;
+    const int empty = H5Gget_info(file, &root) >= 0 && root.nlinks == 0;
+    fprintf(stderr, "lcpsim view: %s: not an lcpsim file (no /format_version and /lcpsim_version)%s\n",
+            path, empty ? ": it holds nothing (an HDF5 file with an empty root group: a run killed "
+                          "before its first flush, the header's, reached the file)" : "");
+    H5Fclose(file);
+    return 2;
+  }
   char page[LSIM_OUTFILE_PATH_MAX];
   const int pagelen = out_path ? snprintf(page, sizeof page, "%s", out_path)
                                : default_page(path, page, sizeof page);

@@ -117,7 +117,19 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if (!strcmp(key, "sparse_limit") && !lsim_parse_int(val, &iv) && iv >= -1) {
       s->opt.sparse_limit = iv;
     } else {
-      snprintf(err, errlen, "solver spec '%s': bad value '%s' for %s", s->label, val, key);
+      /* What the key takes said (omega=2 said only "bad value '2' for omega") */
+      char need[48];
+      snprintf(need, sizeof need, "%s",
+               !strcmp(key, "tol")            ? "a number >= 0"
+               : !strcmp(key, "omega")        ? "a number in (0, 2)"
+               : !strcmp(key, "d")            ? "an integer from 2 to 64"
+               : !strcmp(key, "sparse_limit") ? "an integer >= -1"
+               : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
+                                              : "an integer >= 0");
+      if (!strcmp(key, "threads"))
+        snprintf(need, sizeof need, "an integer from 1 to %d", LSIM_PGS_MAX_THREADS);
+      snprintf(err, errlen, "solver spec '%s': bad value '%s' for %s (%s)", s->label, val, key,
+               need);
       return -1;
     }
   }

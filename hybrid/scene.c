@@ -213,9 +213,22 @@ static int parse_root(Ctx *c, const json_t *root, LsimHybridScene *s) {
     return rc;
   if (m->check_params) {
     char msg[200];
-    if (m->check_params(s->params, msg, sizeof msg))
-      return fail(c, json_object_get(h, "parameters") ? "hybrid.parameters" : "hybrid.model", 0,
-                  "%s", msg);
+    if (m->check_params(s->params, msg, sizeof msg)) {
+      /* The parameter the message opens with, where the scene gives it, named with its value
+         (said 'hybrid.parameters: mass must be > 0' at the object) */
+      const json_t *given = json_object_get(h, "parameters");
+      const size_t len = strcspn(msg, " ,");
+      const int one = msg[len] == ' '; /* (a list of names: the object) */
+      for (int i = 0; given && one && i < m->nparams; ++i) {
+        if (strlen(m->param_names[i]) != len || strncmp(msg, m->param_names[i], len) ||
+            !json_object_get(given, m->param_names[i]))
+          continue;
+        char path[160];
+        join(path, sizeof path, "hybrid.parameters", m->param_names[i]);
+        return fail(c, path, 0, "%s, got %g", msg, s->params[i]);
+      }
+      return fail(c, given ? "hybrid.parameters" : "hybrid.model", 0, "%s", msg);
+    }
   }
   const json_t *ch = json_object_get(h, "chart");
   if (ch) {

@@ -454,7 +454,9 @@ int lsim_parse_get_int(LsimParseCtx *c, const json_t *obj, const char *opath, co
   const double d = json_number_value(v);
   if (d != floor(d)) return lsim_parse_fail(c, p, 0, "must be an integer, got %g", d);
   if (d < lo || d > hi) {
-    if (hi == INT_MAX) return lsim_parse_fail(c, p, 0, "must be an integer >= %d, got %.17g", lo, d);
+    /* (a value past INT_MAX is told the upper bound: ">= lo" alone it satisfies) */
+    if (hi == INT_MAX && d < lo)
+      return lsim_parse_fail(c, p, 0, "must be an integer >= %d, got %.17g", lo, d);
     return lsim_parse_fail(c, p, 0, "must be an integer in [%d, %d], got %.17g", lo, hi, d);
   }
   *out = (int)d;

@@ -78,14 +78,7 @@ int64_t lsim_h5_create(const char *path, char *err, size_t errlen) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   /* Metadata at flushes only (scene/record.h): a killed writer's file reads whole as of
      its last lsim_h5_flush. */
-  const hid_t fapl = (hid_t)lsim_record_fapl();
-  hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
-  if (fapl != H5P_DEFAULT) H5Pclose(fapl);
-  /* (chunk indexes a kill inside a flush leaves whole: lsim_record_index_format) */
-  if (f >= 0 && lsim_record_index_format(f) < 0) {
-    H5Fclose(f);
-    f = -1;
-  }
+  const int64_t f = lsim_record_create_file(path, 0);
   if (f < 0) set_err(err, errlen, "%s: cannot create the HDF5 file%s", path, "");
   return f < 0 ? LSIM_IO_ERROR : (int64_t)f;
 }

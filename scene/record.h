@@ -31,6 +31,14 @@ int64_t lsim_record_fapl(void);
  * HDF5 1.10 or later to read. 0 or LSIM_IO_ERROR. */
 int lsim_record_index_format(int64_t file);
 
+/* Creates (truncates) the HDF5 file path for a writer that flushes as it goes (run,
+ * hybrid-model and compare files): lsim_record_fapl's access list (with evict-on-close
+ * when evict_on_close, for writers that reopen their datasets to trim the cache), a root
+ * group whose name heap holds every name the writer adds without moving (so a kill while
+ * the close links /summary leaves the root's names readable), and
+ * lsim_record_index_format's chunk index. The file (an hid_t) or LSIM_IO_ERROR. */
+int64_t lsim_record_create_file(const char *path, int evict_on_close);
+
 /* Opens path (temporarily as PATH.<pid>.partial; a directory, FIFO, socket or block
  * device as path is refused, a character device written through: scene/outfile.h) and
  * writes the run's header: version,

@@ -171,6 +171,14 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
         "--resume continues run files", run_path);
     goto done;
   }
+  H5G_info_t root;
+  if (H5Gget_info(f, &root) >= 0 && root.nlinks == 0) {
+    /* What a run killed before its header's flush leaves: HDF5's empty root alone. */
+    say(err, errlen, 0, "%s: holds nothing (an HDF5 file with an empty root group: a run killed "
+        "before its first flush, the header's, reached the file): nothing in it can be "
+        "continued; run the scene again", run_path);
+    goto done;
+  }
   if (kind || dims_of(f, "/time", dt, &rank) || rank != 1 || dims_of(f, "/q", dq, &rank) ||
       dims_of(f, "/v", dv, &rank) || dims_of(f, "/solver/status", ds, &rank) ||
       dims_of(f, "/contacts/offset", doff, &rank)) {

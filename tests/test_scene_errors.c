@@ -166,7 +166,7 @@ static const ErrorCase error_cases[] = {
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 99999999999999999999, \"bodies\": [{}]}",
      1, 42, "", "too big integer"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3e9, \"bodies\": [{}]}",
-     1, 42, "steps", "must be an integer >= 1, got 3000000000"},
+     1, 42, "steps", "must be an integer in [1, 2147483647], got 3000000000"},
     /* jansson reports column 0 at the end of a text ending in a newline: column 1. */
     {"{\"lcpsim\": 1,\n", 2, 1, "", "expected near end of file"},
     {"", 1, 1, "", "near end of file"},

@@ -146,7 +146,10 @@ def bad_input():
     refused(lambda: w.add_body("q", quaternion=[1, 0, 0, 0]), E, "quaternion",
             "3-D worlds only")
     refused(lambda: w.add_body("g", ground_mu=0.5), E, "ground_mu", "1-D worlds only")
-    refused(lambda: w.add_body("n", position=[float("nan"), 0]), E, "not finite")
+    refused(lambda: w.add_body("n", position=[float("nan"), 0]), E, "'n'", "position", "not finite")
+    # the body and the value named (said "add_body 0: a value is not finite")
+    refused(lambda: w.add_body("nm", mass=float("nan")), E, "'nm'", "mass has a value that is not finite")
+    refused(lambda: w.add_body("ni", inertia=float("inf")), E, "'ni'", "inertia has a value")
     refused(lambda: w.add_body("t", type="floating"), E, "unknown type 'floating'")
     refused(lambda: w.add_body("s", mass="heavy"), TypeError, "mass")
     refused(lambda: w.add_body("z", position="ab"), TypeError, "position", "real numbers")

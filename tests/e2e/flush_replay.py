@@ -8,10 +8,15 @@ calls it completed made it (the kernel's page cache holds them), so the file aft
 first k calls is what a kill before call k + 1 leaves. The flush is the one that ends when
 /flushed_rows (record.c, mark_flushed: an 8-byte write in place) goes from ROWS - 256 to
 ROWS; ROWS 0: the run's last flush and its close (from the call after the last
-/flushed_rows write of the flush before to the run's last call). For every call K of it
+/flushed_rows write of the flush before to the run's last call); ROWS close:N, for files
+without /flushed_rows (hybrid-model and compare files): from the call after the N-th last
+run of superblock writes (offset 0; H5Fflush writes the superblock last, H5Fclose too) to
+the run's last call, so close:2 is the close and close:3 the last flush and the close.
+Also writes the file as the calls before the first replayed one left it to CUT.start.
+For every call K of it
 (from the call after the previous /flushed_rows write to that of ROWS, both included)
 writes the file as the calls up to K left it to CUT
-and runs `sh -c CHECK sh CUT K`; prints "cuts N, failed M" and each failure's output, and
+and runs `sh -c CHECK sh CUT K` (or asks a CHECK "serve:COMMAND", below); prints "cuts N, failed M" and each failure's output, and
 exits 1 if any failed.
 """
 import os
@@ -20,7 +25,7 @@ import struct
 import subprocess
 import sys
 
-trace, target, rows, cut, check = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+trace, target, rows, cut, check = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 
 
 def unhex(s):
@@ -61,10 +66,23 @@ assert fds and calls, "no writes of %s.<pid>.partial in %s" % (target, trace)
 
 # /flushed_rows: the one 8-byte place written with ROWS - 256 and then ROWS.
 marks = {}
+close = int(rows[6:]) if rows.startswith("close:") else 0
+rows = 0 if close else int(rows)
 for k, (off, data) in enumerate(calls):
     if data is not None and len(data) == 8:
         marks.setdefault(off, []).append((struct.unpack("<q", data)[0], k))
-if rows == 0:
+if close:
+    # runs of consecutive writes at offset 0 (the superblock)
+    runs = []
+    for k, (off, data) in enumerate(calls):
+        if off == 0 and data is not None:
+            if runs and runs[-1] == k - 1:
+                runs[-1] = k
+            else:
+                runs.append(k)
+    assert len(runs) >= close, "%d superblock writes, fewer than %d" % (len(runs), close)
+    first, last = runs[-close], len(calls) - 1
+elif rows == 0:
     # the place written most often with growing values: /flushed_rows
     place = [max(marks, key=lambda o: len(set(x for x, _ in marks[o])))]
     seq = marks[place[0]]
@@ -91,14 +109,32 @@ def put(off, data):
 
 for off, data in calls[:first + 1]:
     put(off, data)
+with open(cut + ".start", "wb") as f:
+    f.write(image)
 failed = []
+# CHECK "serve:COMMAND": COMMAND runs once, reads "CUT K" lines and answers each with one
+# line, "ok" or what is wrong (one Python for every cut, not one each).
+server = None
+if check.startswith("serve:"):
+    server = subprocess.Popen(["sh", "-c", check[6:]], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
 for k in range(first + 1, last + 1):
     put(*calls[k])
     with open(cut, "wb") as f:
         f.write(image)
+    if server:
+        server.stdin.write("%s %d\n" % (cut, k))
+        server.stdin.flush()
+        answer = server.stdout.readline().strip()
+        if answer != "ok":
+            failed.append("call %d: %s" % (k, answer[:300] or "the checker ended"))
+        continue
     p = subprocess.run(["sh", "-c", check, "sh", cut, str(k)], capture_output=True, text=True)
     if p.returncode != 0:
         failed.append("call %d: exit %d: %s" % (k, p.returncode, (p.stdout + p.stderr).strip()[:300]))
+if server:
+    server.stdin.close()
+    server.wait()
 print("cuts %d, failed %d" % (last - first, len(failed)))
 for line in failed:
     print("  " + line)

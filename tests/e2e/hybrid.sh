@@ -123,6 +123,9 @@ bad '{"lcpsim": 1, "hybrid": {"model": "slip", "initial": {"y": -1}}}' 'hybrid.i
 bad '{"lcpsim": 1, "hybrid": {"model": "slip", "rtol": 0}}' 'hybrid.rtol: must be > 0'
 bad '{"lcpsim": 1, "hybrid": {"model": "slip", "chart": "flight"}}' 'hybrid.chart: must name a chart of slip'
 bad '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "parameters": {"restitution": 2}}}' 'restitution must be in [0, 1]'
+# the parameter's own place and value (said 'bad.json:2:18: hybrid.parameters: mass must be > 0')
+bad '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass",
+  "parameters": {"gravity": 9.81, "mass": -1}}}' 'bad.json:2:43: hybrid.parameters.mass: mass must be > 0, got -1'
 bad '{"lcpsim": 1, "hybrid": {"model": "slip"}, "bodies": []}' 'bodies: unknown key'
 
 # A run the chart-count guard stops: exit 1, the file kept with the reason.

@@ -240,6 +240,10 @@ import sys, h5py
 h5py.File(sys.argv[1], 'r+')['flushed_rows'][()] = 0
 " "$out/short.h5"
 refused "killed before its first flush reached the file whole (/flushed_rows is 0)" "$out/jt.json" --resume "$out/short.h5" --steps $((n + 100)) -o "$out/no.h5"
+# Killed before even the header's flush: the file holds HDF5's empty root group alone
+# (said 'not a run file of lcpsim (no /time, ...)' of a file lcpsim made).
+$PY -c "import sys, h5py; h5py.File(sys.argv[1], 'w').close()" "$out/empty.h5.123.partial"
+refused "holds nothing (an HDF5 file with an empty root group: a run killed before its first flush, the header's, reached the file)" "$out/jt.json" --resume "$out/empty.h5.123.partial" --steps $((n + 100)) -o "$out/no.h5"
 
 # A full disk (a 12 MB tmpfs; skipped where none can be mounted): the run stops at step N
 # with its file whole (exit 1, stopped); resumed onto another disk to N + 100 steps, as one
