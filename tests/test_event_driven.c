@@ -888,6 +888,26 @@ static int keep_stack(const LsimModel *m, const LsimState *st, const LsimContact
   return 0;
 }
 
+/* Runs the stack scene json event-driven for 1 s; returns its 100 samples (t = 0.01 ... 1;
+ * free()) and fills *log (lsim_event_log_free). A failed run fails the test with its
+ * message. */
+static StackSamples *run_stack(const char *json, LsimEventLog *log) {
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  assert_int_equal(lsim_scene_parse(json, "stack", &m, &st, &se), 0);
+  StackSamples *s = calloc(1, sizeof *s);
+  assert_non_null(s);
+  s->cap = 128;
+  LsimEventOptions o = lsim_event_options_for_model(&m);
+  char err[512] = "";
+  if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, log, err, sizeof err)) fail_msg("%s", err);
+  assert_int_equal(s->n, 100);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return s;
+}
+
 /* A box sliding on a box on the ground (3-D; 1 kg each, the top one 0.5 m, the lower 1 m
  * wide, boxes' mu 0.5, so the pair's mu1 = 0.5; the top one at v0 = (1, 0.5, 0), u = v0 /
  * |v0|). Four coplanar corners per face make the persistent system redundant, and with the
@@ -931,18 +951,8 @@ static void test_stack_slide(void **state) {
              "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [%g, %g, 0],"
              "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
              cases[c].mu_ground, v0[0], v0[1]);
-    LsimModel m;
-    LsimState st;
-    LsimSceneError se;
-    assert_int_equal(lsim_scene_parse(json, "stack", &m, &st, &se), 0);
-    StackSamples *s = calloc(1, sizeof *s);
-    s->cap = 128;
     LsimEventLog log = {0};
-    LsimEventOptions o = lsim_event_options_for_model(&m);
-    char err[256] = "";
-    if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, &log, err, sizeof err))
-      fail_msg("ground mu %g: %s", cases[c].mu_ground, err);
-    assert_int_equal(s->n, 100); /* t = 0.01 ... 1 */
+    StackSamples *s = run_stack(json, &log);
     assert_true(fabs(s->t[0] - 0.01) < 1e-15 && fabs(s->t[99] - 1.0) < 1e-15);
     /* The ground's pair mu and its friction on the lower box: it holds the box while the
        top's friction is within mu_g (m1 + m2) g, else it slides against it. */
@@ -977,8 +987,6 @@ static void test_stack_slide(void **state) {
     }
     free(s);
     lsim_event_log_free(&log);
-    lsim_state_free(&st);
-    lsim_model_free(&m);
   }
 }
 
@@ -1018,17 +1026,8 @@ static void test_stack_stops_together(void **state) {
            "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 0.45], \"velocity\": [%.17g, %.17g, 0],"
            "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
            v0[0], v0[1]);
-  LsimModel m;
-  LsimState st;
-  LsimSceneError se;
-  assert_int_equal(lsim_scene_parse(json, "stack", &m, &st, &se), 0);
-  StackSamples *s = calloc(1, sizeof *s);
-  s->cap = 128;
   LsimEventLog log = {0};
-  LsimEventOptions o = lsim_event_options_for_model(&m);
-  char err[512] = "";
-  if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, &log, err, sizeof err)) fail_msg("%s", err);
-  assert_int_equal(s->n, 100);
+  StackSamples *s = run_stack(json, &log);
   /* The top's four corners stick together at t_s, the slab's four at t_e; nothing else. */
   int top = 0, slab = 0;
   for (int i = 0; i < log.count; ++i) {
@@ -1062,8 +1061,6 @@ static void test_stack_stops_together(void **state) {
   }
   free(s);
   lsim_event_log_free(&log);
-  lsim_state_free(&st);
-  lsim_model_free(&m);
 }
 
 /* A frictionless cube of half length a = 0.25 m sliding at v0 = 1 m/s on a static cube of
