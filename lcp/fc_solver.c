@@ -14,8 +14,9 @@
  * Failure modes: a trapped Siconos fatal error -> LSIM_SOLVER_FAILED with its message;
  * info != 0 -> LSIM_SOLVER_FAILED, or LSIM_MAX_ITERATIONS when the iteration count reached
  * the budget (Siconos' info does not tell them apart); non-finite r -> LSIM_BREAKDOWN, r
- * zeroed; a finite r that diverged (our relative residual above LSIM_FC_DIVERGED_RELATIVE)
- * -> LSIM_BREAKDOWN, r zeroed, the message naming max |r| and the residual.
+ * zeroed; a finite r that diverged (our relative residual above
+ * LSIM_SICONOS_DIVERGED_RELATIVE, lcp/siconos_adapter.h) -> LSIM_BREAKDOWN, r zeroed, the
+ * message naming max |r| and the residual.
  */
 #include "fc_solver.h"
 #include "siconos_adapter.h"
@@ -360,19 +361,20 @@ static int solve_siconos(LsimFcSolver *s, const LsimFc *p, double *r, double *u,
     status = LSIM_BREAKDOWN;
   }
   /* A finite iterate that ran away: our relative natural residual above
-     LSIM_FC_DIVERGED_RELATIVE (the zero reaction's is at most 1 + max mu) is divergence,
-     whatever Siconos says (its error divides by ||r||, so a runaway r can read small):
-     reported as a breakdown, with the figures, and r zeroed as for non-finite values. */
+     LSIM_SICONOS_DIVERGED_RELATIVE (the zero reaction's is at most 1 + max mu) is
+     divergence, whatever Siconos says (its error divides by ||r||, so a runaway r can read
+     small): reported as a breakdown, with the figures, and r zeroed as for non-finite
+     values. */
   if (!trapped && finite) {
     LsimFcQuality qm;
     lsim_fc_quality(p, r, NULL, &qm);
-    if (!(qm.relative <= LSIM_FC_DIVERGED_RELATIVE)) {
+    if (!(qm.relative <= LSIM_SICONOS_DIVERGED_RELATIVE)) {
       double rmax = 0.0;
       for (int k = 0; k < p->n; ++k) rmax = fmax(rmax, fabs(r[k]));
       snprintf(s->msg, sizeof s->msg,
                "%s diverged: max |r| %.3g, relative natural residual %.3g (bound %.0e) after "
                "%d iterations; siconos info %d", s->name, rmax, qm.relative,
-               LSIM_FC_DIVERGED_RELATIVE, *iters, c.info);
+               LSIM_SICONOS_DIVERGED_RELATIVE, *iters, c.info);
       memset(r, 0, (size_t)p->n * sizeof(double));
       status = LSIM_BREAKDOWN;
       finite = 0; /* no Siconos error of the diverged iterate */

@@ -28,13 +28,10 @@
 
 typedef struct LsimFcSolver LsimFcSolver;
 
-/* A Siconos solver's finite answer whose relative natural residual (lsim_fc_quality,
- * ||F(r)|| / ||q||) exceeds this has diverged: status LSIM_BREAKDOWN, r zeroed, the message
- * giving max |r| and the residual. The zero reaction's relative residual is at most
- * 1 + max mu (F(0) = -P_K(-û), ||û|| <= (1 + mu) ||q||), a budget stop's on the shared
- * files at most 4.2e3 (fc3d_dsfp on OneObject), the runaway fc3d_dsfp iterates 1.2e28 to
- * 1.2e137 (docs/siconos-solvers.md). */
-#define LSIM_FC_DIVERGED_RELATIVE 1e6
+/* A Siconos solver's finite r whose relative natural residual (lsim_fc_quality,
+ * ||F(r)|| / ||q||) exceeds LSIM_SICONOS_DIVERGED_RELATIVE (lcp/siconos_adapter.h, the
+ * bound and its reasoning shared with the LCP solvers) has diverged: status LSIM_BREAKDOWN,
+ * r zeroed, the message giving max |r| and the residual. */
 
 /* What a solve reports. */
 typedef struct LsimFcStats {

@@ -22,6 +22,10 @@
  *    1x1 block per entry of M, each block a pointer into our M (still no copy).
  *  - ENUM is exponential (2^n cases): refused at solve time above LSIM_SICONOS_ENUM_MAX_N.
  *  - info 0 with a non-finite z (NEWTONMIN, NSGS_SBM do this): LSIM_BREAKDOWN, z zeroed.
+ *  - a finite z that ran away (relative natural residual above
+ *    LSIM_SICONOS_DIVERGED_RELATIVE; newton_min, cpg, avi_caoferris, pivot_lumod on the test
+ *    and shared files, 1.2e15 .. 1.5e17): LSIM_BREAKDOWN, z zeroed, the message saying
+ *    `diverged` with max |z|, the residual and Siconos' info.
  *  - Siconos' own printing: numerics_set_verbose(0) silences the verbose output, but some
  *    solvers printf() to stdout regardless (PSOR always, "omega ... is not used"; LATIN
  *    when M is not positive definite; PIVOT, PIVOT_LUMOD, PATHSEARCH on rays;
@@ -743,6 +747,21 @@ int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_i
   if (!finite) {
     snprintf(s->last_error, sizeof s->last_error,
              "siconos:%s: returned a non-finite z (info %d)", s->name, info);
+    return LSIM_BREAKDOWN;
+  }
+  /* A finite z that ran away: our relative natural residual above
+     LSIM_SICONOS_DIVERGED_RELATIVE (z = 0's is at most 1) is divergence, whatever Siconos'
+     info says: a breakdown, with the figures, and z zeroed as for non-finite values. */
+  LsimResidual res;
+  lsim_lcp_residual(lcp, z, s->w, &res);
+  if (!(res.relative <= LSIM_SICONOS_DIVERGED_RELATIVE)) {
+    double zmax = 0.0;
+    for (int i = 0; i < n; ++i) zmax = fmax(zmax, fabs(z[i]));
+    snprintf(s->last_error, sizeof s->last_error,
+             "siconos:%s diverged: max |z| %.3g, relative natural residual %.3g (bound %.0e) "
+             "after %d iterations; siconos info %d", s->name, zmax, res.relative,
+             LSIM_SICONOS_DIVERGED_RELATIVE, it, info);
+    memset(z, 0, (size_t)n * sizeof *z);
     return LSIM_BREAKDOWN;
   }
   /* Siconos' info says 1 both for a breakdown and for the iteration budget: a count at the

@@ -17,6 +17,19 @@
 
 typedef struct LsimSiconos LsimSiconos;
 
+/* A Siconos solver's finite answer whose relative natural residual (ours: lcp.h's
+ * `relative` for an LCP, lsim_fc_quality's for a frictional contact problem) exceeds this
+ * has diverged, whatever Siconos' info says: status LSIM_BREAKDOWN, z (r) zeroed, the
+ * message giving max |z| (|r|), the residual and Siconos' info. The zero answer's relative
+ * residual is at most 1 for an LCP and 1 + max mu for a frictional contact problem
+ * (F(0) = -P_K(-u^), ||u^|| <= (1 + mu) ||q||); the largest budget stop or failure that
+ * did not run away, on the test and shared files at tol 1e-8 and 1000 iterations, is
+ * 6.5e2 for the LCP solvers (convexqp_pg on tests/data/lcp_zero_row.dat) and 4.2e3 for
+ * the frictional contact ones (fc3d_dsfp on OneObject); the runaways are 1.2e15 .. 1.5e17
+ * (LCP: newton_min, cpg, avi_caoferris, pivot_lumod) and 1.2e28 .. 1.2e137 (fc3d_dsfp),
+ * docs/siconos-solvers.md. */
+#define LSIM_SICONOS_DIVERGED_RELATIVE 1e6
+
 /* Creates the context for Siconos solver `name` (no prefix). Returns 0, or
  * LSIM_UNAVAILABLE with a one-line reason in err (unknown, not built, known to abort). */
 int lsim_siconos_create(LsimSiconos **out, const char *name, char *err, size_t errlen);
@@ -39,8 +52,9 @@ enum { LSIM_SICONOS_NO_COUNT = -1 };
  * reports failure with its iteration count at the budget (a budget stop, as ours),
  * LSIM_SOLVER_FAILED when it reports failure otherwise or a trapped fatal error (message
  * kept, see lsim_siconos_last_error),
- * LSIM_BREAKDOWN when z comes back non-finite, LSIM_OUT_OF_MEMORY. z is always finite
- * on return (reset to 0 if the solver left non-finite values). */
+ * LSIM_BREAKDOWN when z comes back non-finite or ran away (relative natural residual above
+ * LSIM_SICONOS_DIVERGED_RELATIVE), LSIM_OUT_OF_MEMORY. z is always finite on return (reset
+ * to 0 if the solver left non-finite values or ran away). */
 int lsim_siconos_solve(LsimSiconos *s, const LsimLcp *lcp, double tol, int max_iter, int warm,
                        double *z, int *iterations);
 

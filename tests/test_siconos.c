@@ -312,6 +312,60 @@ static void test_nonfinite_output(void **state) {
   lsim_lcp_free(&lcp);
 }
 
+/* A finite z that ran away is a breakdown, z zeroed, the message saying so with the figures
+ * (as the frictional contact adapter does). At tol 1e-8, 1000 iterations: newton_min on
+ * lcp_enum_fails returned info 2 with max |z| 2.2e13, relative natural residual 1.1e17
+ * (was solver_failed, z kept); cpg on lcp_Pang_isolated_sol_perturbed info 3 with max |z|
+ * 5e15, relative 5e15. The zeroed z's relative residual is exactly 1 (max(-q_i, 0) = max|q|
+ * on both files: their most negative q has the largest magnitude). A budget stop that did
+ * not run away stays one: convexqp_pg on M = diag(1, 0), q = (-1, -1) (tests/data/
+ * lcp_zero_row.dat; no solution: w_2 = -1) ends at relative 6.5e2, above z = 0's 1 but far
+ * below the bound 1e6. */
+static void test_runaway_output(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  load("lcp_enum_fails.dat", &lcp);
+  double z[9];
+  LsimSiconos *s;
+  assert_int_equal(lsim_siconos_create(&s, "newton_min", NULL, 0), 0);
+  int it;
+  assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-8, 1000, 0, z, &it), LSIM_BREAKDOWN);
+  for (int i = 0; i < lcp.n; ++i) assert_true(z[i] == 0.0);
+  const char *msg = lsim_siconos_last_error(s);
+  assert_non_null(strstr(msg, "siconos:newton_min diverged: max |z| 2.21e+13"));
+  assert_non_null(strstr(msg, "(bound 1e+06)"));
+  assert_non_null(strstr(msg, "siconos info 2"));
+  lsim_siconos_free(s);
+  lsim_lcp_free(&lcp);
+
+  /* Through the solver front: status, measures of the zeroed z, message. */
+  load("lcp_Pang_isolated_sol_perturbed.dat", &lcp);
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-8, o.max_iter = 1000;
+  LsimSolver *front;
+  assert_int_equal(lsim_solver_create(&front, "siconos:cpg", &o, NULL, 0), 0);
+  double *zp = calloc((size_t)lcp.n, sizeof *zp);
+  LsimSolveStats st;
+  assert_int_equal(lsim_solver_solve(front, &lcp, zp, &st), LSIM_BREAKDOWN);
+  assert_int_equal(st.status, LSIM_BREAKDOWN);
+  for (int i = 0; i < lcp.n; ++i) assert_true(zp[i] == 0.0);
+  assert_true(fabs(st.residual.relative - 1.0) <= 1e-15); /* z = 0: exactly max|q| / max|q| */
+  assert_non_null(strstr(lsim_solver_last_message(front), "siconos:cpg diverged: max |z| 5e+15"));
+  assert_non_null(strstr(lsim_solver_last_message(front), "siconos info 3"));
+  lsim_solver_free(front);
+  free(zp);
+  lsim_lcp_free(&lcp);
+
+  double M[4] = {1, 0, 0, 0}, q[2] = {-1, -1}, zq[2] = {0, 0};
+  LsimLcp zr;
+  memset(&zr, 0, sizeof zr);
+  zr.n = 2, zr.M = M, zr.q = q;
+  assert_int_equal(lsim_solver_create(&front, "siconos:convexqp_pg", &o, NULL, 0), 0);
+  assert_int_equal(lsim_solver_solve(front, &zr, zq, &st), LSIM_MAX_ITERATIONS);
+  assert_true(st.residual.relative > 1e2 && st.residual.relative <= LSIM_SICONOS_DIVERGED_RELATIVE);
+  lsim_solver_free(front);
+}
+
 /* ENUM is refused beyond its size limit (2^n cases) at once, not after minutes. */
 static void test_enum_size_limit(void **state) {
   (void)state;
@@ -639,6 +693,7 @@ int main(void) {
       cmocka_unit_test(test_uncounted_solvers),
       cmocka_unit_test(test_warm_start),
       cmocka_unit_test(test_nonfinite_output),
+      cmocka_unit_test(test_runaway_output),
       cmocka_unit_test(test_enum_size_limit),
       cmocka_unit_test(test_enum_no_leak),
       cmocka_unit_test(test_reported_failure),   cmocka_unit_test(test_success_verified),
