@@ -675,7 +675,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (root && cfg->output_named) cfg->output_named(cfg->output_named_arg, path);
   if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
-  LsimCompareOut o = {-1, 0};
+  LsimCompareOut o = {-1, 0, 0};
   o.file = lsim_h5_create(partial, err, sizeof err);
   if (o.file < 0) {
     snprintf(msg, msglen, "%s", err);
@@ -1048,12 +1048,6 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "MPI: cannot gather the results");
     exit_code = -LSIM_IO_ERROR;
   }
-  if (!exit_code) {
-    for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
-    lsim_compare_write_results(&o, &rows, &t, sm, independent);
-    lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
-    lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step", ref_stop);
-  }
   if (!exit_code && lcpset) {
     /* The files of the problems done, one a row. */
     char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
@@ -1062,12 +1056,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     if (pn) lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], done);
     free(pn);
   }
+  /* The dumped LCPs' last rows and the trajectory (linked as they are made) go with the
+     last rows' flush, before /summary. */
   if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
     snprintf(msg, msglen, "%s: %s", partial, err);
-    exit_code = -LSIM_IO_ERROR;
-  }
-  if (!exit_code && o.rc) {
-    snprintf(msg, msglen, "%s: cannot write the results", partial);
     exit_code = -LSIM_IO_ERROR;
   }
   if (traj) {
@@ -1082,6 +1074,23 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       exit_code = -LSIM_IO_ERROR;
     }
     unlink(traj_path);
+  }
+  if (!exit_code) {
+    /* The last rows in a flush of their own, as the ones during the comparison; then
+       /summary, made unlinked, flushed and linked (lsim_compare_summary_link), so that
+       the close writes the link alone. */
+    lsim_compare_rows_append(&rows, &o, &t, t.N);
+    if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
+    for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
+    lsim_compare_summary_begin(&o);
+    lsim_compare_write_results(&o, &rows, &t, sm, independent);
+    lsim_compare_w_dbl(&o, "/summary/total_wall_time", now_seconds() - t_start);
+    lsim_compare_write_end(&o, done, N, stop_sig, lcpset ? "problem" : "step", ref_stop);
+    lsim_compare_summary_link(&o);
+  }
+  if (!exit_code && o.rc) {
+    snprintf(msg, msglen, "%s: cannot write the results", partial);
+    exit_code = -LSIM_IO_ERROR;
   }
   lsim_compare_rows_close(&rows);
   if (lsim_h5_close(o.file) && !exit_code) {

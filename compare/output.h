@@ -16,6 +16,9 @@
 typedef struct LsimCompareOut {
   int64_t file;
   int rc;
+  /* > 0 between lsim_compare_summary_begin and _link: the unlinked group that the writers
+     put "/summary/NAME" into (as NAME). */
+  int64_t summary;
 } LsimCompareOut;
 
 void lsim_compare_w_arr(LsimCompareOut *o, const char *name, LsimH5Type type, int rank,
@@ -65,6 +68,13 @@ void lsim_compare_write_end(LsimCompareOut *o, int done, int asked, int stop, co
 /* That reason, "SIGINT after step K of N", into buf (empty when stop is 0). */
 void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
                              const char *what);
+
+/* /summary made whole before the root links it (a kill inside the close then leaves the
+ * file with it or without it, never with a link to objects not yet in the file): _begin
+ * makes the group unlinked, the writers fill it, _link flushes the file and then links it
+ * as /summary (the root's symbol table node, one write). Set o->rc on failure. */
+void lsim_compare_summary_begin(LsimCompareOut *o);
+void lsim_compare_summary_link(LsimCompareOut *o);
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */

@@ -45,7 +45,9 @@ for line in open(trace):
     m = open_re.match(line)
     if m:
         path = unhex(m.group(1)).decode()
-        if path.startswith(target + ".") and path.endswith(".partial"):
+        # (TARGET.<pid>.partial alone: not a file of its own beside it, such as a
+        # comparison's TARGET.<pid>.partial.trajectory.<pid>.partial)
+        if re.fullmatch(re.escape(target) + r"\.\d+\.partial", path):
             fds.add(int(m.group(2)))
         continue
     m = pwrite_re.match(line)
