@@ -315,6 +315,9 @@ int lsim_cli_solve(int argc, char **argv) {
       return 2;
     }
     lcp = dumped.lcp; /* shallow: dumped keeps ownership */
+    /* A step's problem (a factored form: a run's or a scene comparison's) in the unit its
+       run solved it in; an LCP set's (.dat) as given (solver.h, impulse_unit). */
+    opt.impulse_unit = dumped.factored;
   } else if (lsim_dat_read(path, &lcp, err, sizeof err)) {
     fprintf(stderr, "lcpsim: %s\n", err);
     return 2;

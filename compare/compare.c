@@ -50,12 +50,15 @@ static void default_output(const char *scene, char *buf, size_t len) {
   snprintf(buf, len, "%.*s_compare.h5", (int)n, base);
 }
 
-/* A solver context for spec with warm start on or off; 0 or the status of
- * lsim_solver_create (LSIM_UNAVAILABLE: an unknown solver) with err. */
-static int make_solver(LsimSolver **out, const LsimCompareSpec *sp, int warm, char *err,
-                       size_t errlen) {
+/* A solver context for spec with warm start on or off, and the impulse unit on for a
+ * scene's step problems (as its run solves them) or off for an LCP set's (.dat: solved as
+ * given; solver.h, impulse_unit); 0 or the status of lsim_solver_create (LSIM_UNAVAILABLE:
+ * an unknown solver) with err. */
+static int make_solver(LsimSolver **out, const LsimCompareSpec *sp, int warm, int unit,
+                       char *err, size_t errlen) {
   LsimSolverOptions o = sp->opt;
   o.warm_start = warm;
+  o.impulse_unit = unit;
   char e[256];
   const int rc = lsim_solver_create(out, sp->name, &o, e, sizeof e);
   if (rc) {
@@ -527,7 +530,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   for (int j = 0; j < nspecs; ++j) {
     LsimSolver *probe = NULL;
-    if ((bad = make_solver(&probe, &specs[j], 0, err, sizeof err))) {
+    if ((bad = make_solver(&probe, &specs[j], 0, 0, err, sizeof err))) {
       snprintf(msg, msglen, "%s", err);
       return bad;
     }
@@ -630,7 +633,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   for (int s = 0; s < P && !exit_code; ++s) {
     const LsimCompareSpec *sp = &specs[ser_solver[s]];
     if (!independent) {
-      exit_code = -make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), err, sizeof err);
+      exit_code = -make_solver(&ctx[s], sp, !strcmp(starts[s], "warm"), !lcpset, err, sizeof err);
       continue;
     }
     LsimModel m = spec_model(&model, sp);

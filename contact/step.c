@@ -78,6 +78,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.islands = model->solver.islands;
   o.sparse_limit = model->solver.sparse_limit;
   o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;
+  o.impulse_unit = 1; /* the step's z are impulses of these bodies (solver.h) */
   const char *name = solver_name ? solver_name : model->solver.name;
   int rc = lsim_solver_create(&s->solver, name, &o, err, errlen);
   if (rc) {

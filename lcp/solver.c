@@ -162,7 +162,7 @@ int lsim_solver_needs_dense(const char *name) {
 
 LsimSolverOptions lsim_default_solver_options(void) {
   LsimSolverOptions o = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 0,
-                         .threads = 1, .islands = 0, .sparse_limit = 0};
+                         .threads = 1, .islands = 0, .sparse_limit = 0, .impulse_unit = 0};
   return o;
 }
 
@@ -1324,7 +1324,8 @@ static int unit_dense(LsimSolver *s, const LsimLcp *lcp) {
  * still judged in w's units (verify_units). */
 int lsim_solver_solve(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveStats *stats) {
   s->unit = 1.0;
-  if (!lcp || lcp->n < 1 || !lcp->M || !lcp->q || unit_dense(s, lcp) || s->unit == 1.0) {
+  if (!s->options.impulse_unit || !lcp || lcp->n < 1 || !lcp->M || !lcp->q || unit_dense(s, lcp) ||
+      s->unit == 1.0) {
     s->unit = 1.0;
     return solve_dense(s, lcp, z, stats);
   }
@@ -1347,7 +1348,8 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
                                LsimSolveStats *stats) {
   s->unit = 1.0;
   LsimFactoredLcp g;
-  if (!f || f->n < 1 || lsim_factored_check(f) || unit_factored(s, f, &g) || s->unit == 1.0) {
+  if (!s->options.impulse_unit || !f || f->n < 1 || lsim_factored_check(f) || unit_factored(s, f, &g) ||
+      s->unit == 1.0) {
     s->unit = 1.0;
     return solve_factored(s, f, z, stats);
   }

@@ -676,7 +676,7 @@ static void test_light_cube_solved_in_unit(void **state) {
 /* The light cube's first LCP (n = 24: four corners, each a normal, four directions and a
  * lambda) solved dense by Lemke through lsim_solver_solve, with its cone structure and
  * without it (as a Siconos .dat file gives it: the unit then takes the M_ii = 0 rows as the
- * lambdas). Both are solved (before the unit: breakdown, the check in w's units refusing
+ * lambdas), the unit on (impulse_unit 1, as the step sets it). Both are solved (before the unit: breakdown, the check in w's units refusing
  * Lemke's answer, as `lcpsim solve` on the exported step 2 showed), z is in N s (the
  * caller's units), and the normal impulses add up to the vertical momentum the step
  * removes, m g h = 9.81e-12 N s, the friction impulses to mu times that (the cube
@@ -693,7 +693,14 @@ static void test_light_cube_dense_in_unit(void **state) {
   assert_non_null(formed);
   assert_int_equal(formed->n, 24);
   assert_int_equal(formed->ncones, 4);
-  LsimSolver *lemke = make("lemke", 1e-10, 0);
+  /* A caller whose z are the bodies' impulses turns the unit on, as the step does; the
+     library's default solves a problem as given (solver.h, impulse_unit). */
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = 1e-10;
+  o.impulse_unit = 1;
+  LsimSolver *lemke = NULL;
+  char err[256];
+  if (lsim_solver_create(&lemke, "lemke", &o, err, sizeof err)) fail_msg("%s", err);
   for (int bare = 0; bare < 2; ++bare) {
     LsimLcp lcp = *formed;
     if (bare) lcp.ncones = 0, lcp.cones = NULL;
