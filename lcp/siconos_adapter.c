@@ -23,9 +23,11 @@
  *  - ENUM is exponential (2^n cases): refused at solve time above LSIM_SICONOS_ENUM_MAX_N.
  *  - info 0 with a non-finite z (NEWTONMIN, NSGS_SBM do this): LSIM_BREAKDOWN, z zeroed.
  *  - a finite z that ran away (relative natural residual above
- *    LSIM_SICONOS_DIVERGED_RELATIVE; newton_min, cpg, avi_caoferris, pivot_lumod on the test
- *    and shared files, 1.2e15 .. 1.5e17): LSIM_BREAKDOWN, z zeroed, the message saying
- *    `diverged` with max |z|, the residual and Siconos' info.
+ *    LSIM_SICONOS_DIVERGED_RELATIVE; newton_min, cpg, avi_caoferris on the test and shared
+ *    files, 5e15 .. 1.5e17): LSIM_BREAKDOWN, z zeroed, the message saying `diverged` with
+ *    max |z|, the residual and Siconos' info. pivot_lumod's runaway on
+ *    lemke_chain20_step128 (1.2e15) ends in a trapped abort, reported as above
+ *    (LSIM_SOLVER_FAILED, not judged further).
  *  - Siconos' own printing: numerics_set_verbose(0) silences the verbose output, but some
  *    solvers printf() to stdout regardless (PSOR always, "omega ... is not used"; LATIN
  *    when M is not positive definite; PIVOT, PIVOT_LUMOD, PATHSEARCH on rays;
