@@ -151,6 +151,7 @@ static void build_lcpsim(int n, int threads, LsimModel *m, LsimState *st) {
 
 typedef struct {
   double seconds_per_step, max_penetration, max_residual, mean_iterations, mean_contacts;
+  double mean_penetration; /* the mean over the steps of each step's deepest penetration, m */
   double solver_share; /* fraction of the step's wall time spent in the solver */
   int max_iterations, failures, last_failure;
 } RunStats;
@@ -197,7 +198,10 @@ static void lsim_run_steps(LsimRun *run, int count) {
     if (status != LSIM_SOLVED && !(status == LSIM_MAX_ITERATIONS && !strcmp(run->solver, "pgs")))
       r->failures++, r->last_failure = status;
     const LsimContactSet *cs = lsim_stepper_contacts(run->s);
-    for (int c = 0; c < cs->count; ++c) r->max_penetration = fmax(r->max_penetration, -cs->contacts[c].gap);
+    double deepest = 0.0;
+    for (int c = 0; c < cs->count; ++c) deepest = fmax(deepest, -cs->contacts[c].gap);
+    r->max_penetration = fmax(r->max_penetration, deepest);
+    r->mean_penetration += deepest;
     r->max_residual = fmax(r->max_residual, ss.residual);
     run->iters += ss.iterations;
     r->mean_contacts += ss.ncontacts;
@@ -220,6 +224,7 @@ static RunStats lsim_run_finish(LsimRun *run) {
   r.solver_share /= run->wall_total;
   r.mean_iterations = run->iters / run->steps;
   r.mean_contacts /= run->steps;
+  r.mean_penetration /= run->steps;
   lsim_stepper_free(run->s);
   lsim_state_free(&run->st);
   lsim_model_free(&run->m);
@@ -233,6 +238,7 @@ typedef struct {
   dJointGroupID contacts;
   long ncontacts;
   double max_depth; /* deepest contact depth dCollide reported, m (lcpsim's -gap) */
+  double step_depth, sum_depth; /* this step's deepest; the sum of the steps' deepest */
 } OdeCtx;
 
 static void near_callback(void *data, dGeomID a, dGeomID b) {
@@ -243,6 +249,7 @@ static void near_callback(void *data, dGeomID a, dGeomID b) {
   const int k = dCollide(a, b, 4, &c[0].geom, sizeof(dContact));
   for (int i = 0; i < k; ++i) {
     if (c[i].geom.depth > ctx->max_depth) ctx->max_depth = c[i].geom.depth;
+    if (c[i].geom.depth > ctx->step_depth) ctx->step_depth = c[i].geom.depth;
     c[i].surface.mode = dContactApprox1;
     c[i].surface.mu = MU;
     dJointID j = dJointCreateContact(ctx->world, ctx->contacts, &c[i]);
@@ -320,7 +327,9 @@ static void ode_run_init(OdeRun *run, int n, int threads, int sleep) {
 static void ode_run_steps(OdeRun *run, int count) {
   for (int k = 0; k < count; ++k) {
     const double t0 = now();
+    run->ctx.step_depth = 0.0;
     dSpaceCollide(run->space, &run->ctx, near_callback);
+    run->ctx.sum_depth += run->ctx.step_depth;
     dWorldQuickStep(run->ctx.world, H);
     dJointGroupEmpty(run->ctx.contacts);
     run->total += now() - t0;
@@ -330,15 +339,16 @@ static void ode_run_steps(OdeRun *run, int count) {
 
 /* Forgets the steps taken so far (--skip). */
 static void ode_run_restart(OdeRun *run) {
-  run->ctx.ncontacts = 0, run->ctx.max_depth = 0.0;
+  run->ctx.ncontacts = 0, run->ctx.max_depth = 0.0, run->ctx.sum_depth = 0.0;
   run->total = 0.0, run->steps = 0;
 }
 
 /* Seconds per step; mean contacts per step into *contacts, the deepest penetration into
- * *depth. */
-static double ode_run_finish(OdeRun *run, double *contacts, double *depth) {
+ * *depth, the mean over the steps of each step's deepest into *mean_depth. */
+static double ode_run_finish(OdeRun *run, double *contacts, double *depth, double *mean_depth) {
   *contacts = (double)run->ctx.ncontacts / run->steps;
   *depth = run->ctx.max_depth;
+  *mean_depth = run->ctx.sum_depth / run->steps;
   if (run->impl) {
     dThreadingImplementationShutdownProcessing(run->impl);
     dThreadingFreeThreadPool(run->pool);
@@ -433,8 +443,8 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
   }
   for (int k = 0; ode && k < 2; ++k) {
     const int off = ode_disabled(&o[k]);
-    double contacts, depth;
-    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts, &depth);
+    double contacts, depth, unused_mean;
+    orate[k] = 1.0 / ode_run_finish(&o[k], &contacts, &depth, &unused_mean);
     printf("| ODE | %s | %.1f | %.1f | %.1f %% | - | %.2e |\n", k ? "on" : "off", orate[k],
            tail_steps / tail_o[k], 100.0 * off / n, depth);
   }
@@ -522,9 +532,9 @@ int main(int argc, char **argv) {
     }
     const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
                    r1 = lsim_run_finish(&l1);
-    double ode_contacts = 0.0, ode_depth = NAN, ode_depth_t = NAN, unused;
-    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts, &ode_depth) : INFINITY;
-    const double odet = ode_threaded ? ode_run_finish(&ot, &unused, &ode_depth_t) : INFINITY;
+    double ode_contacts = 0.0, ode_depth = NAN, ode_depth_t = NAN, unused, ode_mean = NAN, unused_mean;
+    const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts, &ode_depth, &ode_mean) : INFINITY;
+    const double odet = ode_threaded ? ode_run_finish(&ot, &unused, &ode_depth_t, &unused_mean) : INFINITY;
     const double ode_best = fmin(ode1, odet);
     /* Columns of runs not made (--no-ode, --one) say "-" (they had read 0, inf and nan). */
     char odet_col[32] = "-", ode1_col[32] = "-", ratio1[32] = "-", ratiot[32] = "-", ltcol[32] = "-";
@@ -551,6 +561,9 @@ int main(int argc, char **argv) {
            fmax(r1.max_residual, one ? 0.0 : rt.max_residual));
     fprintf(stderr, "N = %d: solver share of the step's wall time %.0f %% (1 thread), %.0f %% (%d)\n", n,
             100 * r1.solver_share, 100 * rt.solver_share, threads);
+    /* One thread each: the mean over the steps of the step's deepest penetration. */
+    fprintf(stderr, "N = %d: mean of each step's deepest penetration (1 thread): lcpsim %.2e m, ODE %.2e m\n",
+            n, r1.mean_penetration, ode_mean);
     fflush(stdout);
   }
   dCloseODE();

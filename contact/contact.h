@@ -163,9 +163,16 @@ int lsim_shapes_collide(const LsimModel *m, int sa, int sb);
 int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa, int sb);
 
 /* Finds the contacts of the model in the given state whose gap could close within the
- * step: gap <= margin + h * (speed bound of both bodies), where the speed bound is the
- * largest speed any body can reach in the step (free velocities v_free [nv] given).
- * Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
+ * step at the free velocities v_free [nv]. 2-D, 3-D: gap <= margin + LSIM_TOUCH_REACH +
+ * h (s_a + s_b), s_k body k's own speed bound at v_free (lsim_body_speed_bound: linear
+ * speed plus angular speed times reach; 0 without velocities): a speed, not a closing
+ * speed along the normal (a body moving sideways keeps the contacts it passes), and
+ * gravity's h g counts in both bodies of a resting pair. The bound does not count what
+ * the step's impulses add: a body at rest struck within the step can meet a shape beyond
+ * its bound that the step left out (a sphere struck at 1 m/s, a second one 1 mm beyond
+ * it: 4 mm of overlap at h = 0.01 s, removed over the next steps; docs/solvers.md,
+ * "Fewer not-yet-touching contacts"). 1-D: gap <= margin + 2 h max |v_free| over every
+ * body (there no body ends a step faster). Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
  * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides),
  * nor (2-D, 3-D) shapes that a pin joins at a point inside both (lsim_shapes_collide).
  * 2-D and 3-D scenes of 256 shapes or more run on set->team when it has more

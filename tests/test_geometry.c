@@ -1538,6 +1538,75 @@ static void test_face_vertex_follow(void **state) {
   }
 }
 
+/* The contacts a step admits (lsim_detect_contacts): a sphere of radius 0.1 m above a
+ * ground plane, or two such spheres far above it, at h = 0.01 s; the sphere at gap g with
+ * velocities v [6] (linear, angular), the second sphere (when two) at rest at gap g from
+ * the first along x. Returns the number of contacts. */
+static int admitted(int two, double g, const double *v, double margin) {
+  LsimModel m = lsim_default_model();
+  m.dimension = 3;
+  m.time_step = 0.01;
+  m.friction_directions = 4;
+  m.contact_margin = margin;
+  LsimBody ground = lsim_default_body();
+  ground.type = LSIM_BODY_STATIC;
+  LsimShape plane = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+  plane.body = lsim_model_add_body(&m, &ground);
+  lsim_model_add_shape(&m, &plane);
+  for (int i = 0; i < 1 + two; ++i) {
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    for (int k = 0; k < 9; k += 4) b.inertia[k] = 0.004; /* 2/5 m r^2 */
+    LsimShape ball = shape(LSIM_SHAPE_SPHERE, 0.1, 0, 0, 0);
+    ball.body = lsim_model_add_body(&m, &b);
+    lsim_model_add_shape(&m, &ball);
+  }
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  for (int i = 0; i < 1 + two; ++i) {
+    double *q = st.q + m.bodies[1 + i].q_offset;
+    q[0] = i * (0.2 + g);
+    q[2] = two ? 5.0 : 0.1 + g; /* two: 4.9 m above the ground, far beyond any bound */
+    q[3] = 1.0;
+  }
+  memcpy(st.v + m.bodies[1].v_offset, v, 6 * sizeof *v);
+  LsimContactSet set;
+  memset(&set, 0, sizeof set);
+  assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &set), 0);
+  const int count = set.count;
+  lsim_contacts_free(&set);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return count;
+}
+
+/* A contact enters the step when its gap is at most margin + 1e-9 m + h (s_a + s_b), s
+ * the body's free linear speed plus its angular speed times its reach (here the radius,
+ * 0.1 m): each gap 1 % inside and 1 % outside the bound (rounding is 1e-16 relative, the
+ * 1e-9 m of LSIM_TOUCH_REACH is 1e-7 of the bound, neither moves the answer). Falling at
+ * 1 m/s: bound 0.01 m. Moving sideways at 1 m/s: the same bound (a speed, not a closing
+ * speed: this motion cannot close the gap within the step, yet the contact enters).
+ * Spinning at 5 rad/s: 0.005 m. Falling at 1 m/s with margin 0.003 m: 0.013 m. Two
+ * spheres, one at 2 m/s towards the other at rest: 0.02 m; the same at 2 m/s away: the
+ * same 0.02 m. */
+static void test_admission_bound(void **state) {
+  (void)state;
+  const double fall[6] = {0, 0, -1, 0, 0, 0}, side[6] = {1, 0, 0, 0, 0, 0},
+               spin[6] = {0, 0, 0, 0, 5, 0}, toward[6] = {2, 0, 0, 0, 0, 0},
+               away[6] = {-2, 0, 0, 0, 0, 0};
+  const struct {
+    int two;
+    const double *v;
+    double margin, bound;
+  } cases[] = {{0, fall, 0.0, 0.01},  {0, side, 0.0, 0.01},   {0, spin, 0.0, 0.005},
+               {0, fall, 0.003, 0.013}, {1, toward, 0.0, 0.02}, {1, away, 0.0, 0.02}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    assert_int_equal(admitted(cases[k].two, 0.99 * cases[k].bound, cases[k].v, cases[k].margin), 1);
+    assert_int_equal(admitted(cases[k].two, 1.01 * cases[k].bound, cases[k].v, cases[k].margin), 0);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
@@ -1559,6 +1628,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
       cmocka_unit_test(test_octagon_kept),         cmocka_unit_test(test_face_vertex_follow),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
+      cmocka_unit_test(test_admission_bound),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

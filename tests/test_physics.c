@@ -550,6 +550,74 @@ static void test_balls_collide(void **state) {
     }
 }
 
+/* A row struck within a step: ball a (radius 0.1 m, 1 kg, no gravity) at 1 m/s touches
+ * ball b at rest, and ball c rests 1 mm beyond b, h = 0.01 s, Lemke. The step's speed
+ * bounds are each body's free speed (b's and c's 0), so only a contact.margin of h times
+ * the fastest speed (0.01 m) keeps the b-c gap in the step (docs/scene-format.md,
+ * contact.margin). With it the first step is the LCP's exact answer: a and b together,
+ * and b ahead of c by what the gap lets it gain, gap/h = 0.1 m/s: 2 V + (V - 0.1) = 1,
+ * V = 1.1/3, c at 0.8/3, the gap closed to 0 (1e-12: a few roundings of O(1) numbers),
+ * no overlap; the second step brings all three to 1/3 m/s (1e-9: Lemke's solution). */
+static void test_struck_row_margin(void **state) {
+  (void)state;
+  LsimModel m = model3(3, 0.01);
+  m.gravity[2] = 0.0;
+  m.contact_margin = 0.01;
+  const int a = add_ball(&m, 0.1, 1.0, 0.0), b = add_ball(&m, 0.1, 1.0, 0.0),
+            c = add_ball(&m, 0.1, 1.0, 0.0);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  const double pa[3] = {0, 0, 0}, pb[3] = {0.2, 0, 0}, pc[3] = {0.401, 0, 0};
+  place(&m, &st, a, pa, 0.0);
+  place(&m, &st, b, pb, 0.0);
+  place(&m, &st, c, pc, 0.0);
+  st.v[m.bodies[a].v_offset] = 1.0;
+  LsimStepper *s = stepper(&m, "lemke");
+  run(s, &m, &st, 1);
+  const double *v = st.v;
+  const int oa = m.bodies[a].v_offset, ob = m.bodies[b].v_offset, oc = m.bodies[c].v_offset;
+  assert_true(fabs(v[oa] - 1.1 / 3) <= 1e-9 && fabs(v[ob] - 1.1 / 3) <= 1e-9);
+  assert_true(fabs(v[oc] - 0.8 / 3) <= 1e-9);
+  const double gap_bc = st.q[m.bodies[c].q_offset] - st.q[m.bodies[b].q_offset] - 0.2;
+  assert_true(fabs(gap_bc) <= 1e-12);
+  run(s, &m, &st, 1);
+  for (int i = 0; i < 3; ++i) assert_true(fabs(st.v[m.bodies[a + i].v_offset] - 1.0 / 3) <= 1e-9);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
+/* A ball dropped onto a ball at rest: ball b (radius 0.1 m, 1 kg) rests on the ground,
+ * ball t is released at rest 0.5 mm above it, h = 0.01 s, Lemke. The step's LCP: the
+ * ground row holds b (v_b = 0); t's row lets it close at most its gap, gap/h = 0.05 m/s,
+ * less than the free fall's h g = 0.0981 m/s: v_t = -0.05 m/s and the gap ends at 0
+ * (1e-12: a few roundings of O(1) numbers). Both bodies' speed bounds are h g, so the
+ * contact is in the step; a bound on the pair's relative free velocity (0: both fall
+ * alike) would leave it out, and t would fall h^2 g = 0.98 mm, 0.48 mm into b. */
+static void test_dropped_on_resting(void **state) {
+  (void)state;
+  LsimModel m = model3(3, 0.01);
+  add_ground(&m, 0.0, 0.0);
+  const int b = add_ball(&m, 0.1, 1.0, 0.0), t = add_ball(&m, 0.1, 1.0, 0.0);
+  assert_int_equal(lsim_model_finalize(&m), 0);
+  LsimState st;
+  assert_int_equal(lsim_state_init(&st, &m), 0);
+  const double pb[3] = {0, 0, 0.1}, pt[3] = {0, 0, 0.3005};
+  place(&m, &st, b, pb, 0.0);
+  place(&m, &st, t, pt, 0.0);
+  LsimStepper *s = stepper(&m, "lemke");
+  run(s, &m, &st, 1);
+  const double *q = st.q, *v = st.v;
+  const int qb = m.bodies[b].q_offset, qt = m.bodies[t].q_offset;
+  assert_true(fabs(v[m.bodies[b].v_offset + 2]) <= 1e-12);
+  assert_true(fabs(v[m.bodies[t].v_offset + 2] + 0.05) <= 1e-12);
+  assert_true(fabs(q[qt + 2] - q[qb + 2] - 0.2) <= 1e-12);
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 /* Energy never grows without applied forces: boxes and balls dropped on the ground,
  * tumbling into each other for 3 s. Each step's total energy is at most the previous
  * one's plus 1e-9 J (semi-implicit Euler loses m g^2 h^2 / 2 per step in free flight;
@@ -1118,6 +1186,7 @@ int main(void) {
       cmocka_unit_test(test_incline_rests_at_budget),
       cmocka_unit_test(test_jittered_tower_rests_at_budget),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
+      cmocka_unit_test(test_struck_row_margin), cmocka_unit_test(test_dropped_on_resting),
       cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
       cmocka_unit_test(test_spinning_rod_on_edge),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_free_spin_momentum),
