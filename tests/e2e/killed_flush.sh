@@ -44,36 +44,43 @@ $PY tests/e2e/flush_replay.py "$out/trace" "$out/run.h5" 0 "$out/cut.h5" "$check
 echo "killed_flush: last flush and close: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9][0-9]*, failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 
-# Hybrid-model files (no /flushed_rows, no --resume: read as they are): every write of the
-# close, from the last rows' flush on (/summary made, flushed, linked; the file closed),
-# leaves a file the loader reads with every row of that flush, each equal to the finished
-# file's (tests/e2e/cut_reads.py). Before: 8 of 29 unreadable (the root's name heap moved:
-# "bad heap free list"; /summary linked before its link heap was written: "wrong fractal
-# heap header signature").
+# Hybrid-model files and comparison files have their marks too (/flushed_rows; a hybrid
+# run's /flushed_events, a comparison's /flushed_lcp_problems with --dump-lcp), and their
+# loaders read up to them, saying what they left out. Every write after the header's
+# flush (a hybrid run's first flush, with its initial state, its flush of 4096 rows, its
+# last rows' flush and the close; a comparison's flushes of 4096 rows and its close, with
+# /summary, /problem_name and /trajectory linked after the flush that wrote them) leaves a
+# file the loader of its kind reads, losing no row of an earlier flush, every row equal to
+# the finished file's, and saying when it left rows out (tests/e2e/cut_reads.py). Before
+# the marks, 21 of 201 points of that hybrid run unreadable or reading zeros (9 in the
+# first flush, 6 and 6 in the flushes of rows), and 233 of 265 points of a 12000-step
+# comparison's (whose header came only with its one flush of rows: "addr overflow",
+# "no /format_version").
 strace -f -o "$out/htrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
   -xx -s 2000000 "$L" data/bouncing_mass.json -o "$out/hybrid.h5" --quiet || fail "the traced hybrid run failed"
-$PY tests/e2e/flush_replay.py "$out/htrace" "$out/hybrid.h5" close:3 "$out/cut.h5" \
+$PY tests/e2e/flush_replay.py "$out/htrace" "$out/hybrid.h5" from:3 "$out/cut.h5" \
   "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/hybrid.h5' hybrid" > "$out/log" ||
-  fail "a kill inside a hybrid run's close left a file that does not read whole: $(cat "$out/log")"
-echo "killed_flush: hybrid-model close: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
+  fail "a kill inside a hybrid run's flushes left a file that does not read whole: $(cat "$out/log")"
+echo "killed_flush: hybrid-model flushes and close: $(head -1 "$out/log")"
+grep -q "^cuts [1-9][0-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 
-# Comparison files alike: every write of the close from the last rows' flush on (/summary
-# made unlinked, flushed, linked; the file closed) leaves a file scripts/lcpsim_compare.py
-# reads with every row of that flush, each equal to the finished file's. Before, /summary
-# was linked in the close's one flush, before its objects reached the file: 34 of 336
-# points of a 10^5-step comparison's close unreadable ("bad object header version number",
-# "wrong fractal heap header signature", "incorrect metadata checksum"); 0 of 31 now.
-# The same with --trajectory (the driver's run copied in with the last rows).
-for opt in --quiet --trajectory; do
+# Comparisons: a scene's steps with --dump-lcp (a flush of 4096 rows, the last rows';
+# /lcp read up to /flushed_lcp_problems), a short one with --trajectory (its last rows'
+# flush and close: /trajectory), and an LCP set (/problem_name).
+D=${LSIM_SHARED:-../shared}/data/siconos-lcp
+for opt in --dump-lcp --trajectory lcpset; do
   rm -f "$out/compare.h5"
+  case $opt in
+    lcpset) set -- compare "$D"/lcp_CPS_*.dat "$D"/lcp_mmc.dat --solvers lemke,pgs ;;
+    --dump-lcp) set -- compare "$scene" --solvers lemke,pgs --steps 5000 $opt ;;
+    *) set -- compare "$scene" --solvers lemke,pgs --steps 1000 $opt ;;
+  esac
   strace -f -o "$out/ctrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-    -xx -s 2000000 "$L" compare "$scene" --solvers lemke,pgs --steps 5000 -o "$out/compare.h5" \
-    --quiet $opt || fail "the traced comparison ($opt) failed"
-  $PY tests/e2e/flush_replay.py "$out/ctrace" "$out/compare.h5" close:3 "$out/cut.h5" \
+    -xx -s 2000000 "$L" "$@" -o "$out/compare.h5" --quiet || fail "the traced comparison ($opt) failed"
+  $PY tests/e2e/flush_replay.py "$out/ctrace" "$out/compare.h5" from:3 "$out/cut.h5" \
     "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/compare.h5' compare" > "$out/log" ||
-    fail "a kill inside a comparison's close ($opt) left a file that does not read whole: $(cat "$out/log")"
-  echo "killed_flush: comparison close ($opt): $(head -1 "$out/log")"
-  grep -q "^cuts [1-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
+    fail "a kill inside a comparison's flushes ($opt) left a file that does not read whole: $(cat "$out/log")"
+  echo "killed_flush: comparison flushes and close ($opt): $(head -1 "$out/log")"
+  grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
 done
 echo "killed_flush: ok"
