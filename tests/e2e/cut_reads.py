@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""cut_reads.py START FINAL KIND: for each line "CUT K" on stdin, answers one line on
+"""cut_reads.py START FINAL KIND [SAVE]: for each line "CUT K" on stdin, answers one line on
 stdout: "ok" when the file CUT a kill left (tests/e2e/flush_replay.py, CHECK
 "serve:...") loads with the loader of its KIND (hybrid: scripts/lcpsim_load.py;
 compare: scripts/lcpsim_compare.py) and loses nothing, else what is wrong. Loses
@@ -8,10 +8,13 @@ the replayed ones left it) it gives of CUT too, with at least START's rows; ever
 and value it gives of CUT is FINAL's (the run's finished file, loaded the same way) as
 far as it goes. A loader that left rows of the file out (the rows past /flushed_rows, of
 a flush the kill cut short) must have said so (its notice on stderr, c.cut_note or the
-summary's run_end_reason). For tests/e2e/killed_flush.sh."""
+summary's run_end_reason). SAVE: a copy of a cut the loader left rows out of, one whose
+datasets do not all read whole when possible, rows kept too (for the other readers' checks). For
+tests/e2e/killed_flush.sh."""
 import contextlib
 import io
 import os
+import shutil
 import sys
 from types import SimpleNamespace
 
@@ -23,6 +26,8 @@ import lcpsim_compare  # noqa: E402
 import lcpsim_load  # noqa: E402
 
 start, final, kind = sys.argv[1:4]
+save = sys.argv[4] if len(sys.argv) > 4 else None
+saved = 0  # 1: a cut with rows left out saved; 2: one whose datasets do not all read; 3: and rows kept
 # What a loader makes rather than reads, and the marks themselves.
 SKIP = {"partial", "path", "cut_note", "flushed_rows", "flushed_events", "flushed_lcp_problems"}
 
@@ -63,7 +68,22 @@ except Exception:  # (START holds nothing yet: a writer that made the file only)
 done, _ = load(final)
 
 
+def reads_whole(g):
+    """Whether every dataset of g reads whole (h5py, as Octave's load() reads)."""
+    try:
+        for obj in g.values():
+            if isinstance(obj, h5py.Group):
+                if not reads_whole(obj):
+                    return False
+            else:
+                obj[()]
+        return True
+    except Exception:
+        return False
+
+
 def check(cut):
+    global saved
     got, said = load(cut)
     bad = []
     with h5py.File(cut, "r") as f:
@@ -74,6 +94,12 @@ def check(cut):
         first = kind != "hybrid" or whole or "flushed_rows" not in f or int(f["flushed_rows"][()]) > 0
     if extent > rows(got.get(table, [])) and "left out" not in said:
         bad.append("%d rows of /%s left out without a notice" % (extent - len(got[table]), table))
+    if save and saved < 3 and extent > rows(got.get(table, [])):
+        with h5py.File(cut, "r") as f:
+            level = 1 if reads_whole(f) else 3 if rows(got[table]) else 2
+        if level > saved:
+            shutil.copy(cut, save)
+            saved = level
     for name, n in ((k, rows(v)) for k, v in before.items()):
         if name not in got:
             bad.append("%s: gone" % name)
