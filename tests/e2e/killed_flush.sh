@@ -86,16 +86,22 @@ for opt in --dump-lcp --trajectory lcpset; do
 done
 
 # The readers on such a cut file (kept by cut_reads.py: rows past the marks, datasets that
-# do not all read whole): the Python loaders say what they left out; the Octave loaders
-# (through scripts/lcpsim_cut.py's copy: Octave's load() of the cut hybrid file gave a
-# struct of /chart alone, no error) give the rows up to the marks, the finished file's,
-# with a warning lcpsim:cut.
+# do not all read whole): the Python loaders and lcpsim view say what they left out; the
+# Octave loaders (through scripts/lcpsim_cut.py's copy: Octave's load() of the cut hybrid
+# file gave a struct of /chart alone, no error) give the rows up to the marks, the
+# finished file's, with a warning lcpsim:cut.
 [ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] || fail "no cut file with rows left out was kept"
 $PY scripts/lcpsim_load.py "$out/hcut.h5" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
   fail "lcpsim_load.py on a cut hybrid file: $(cat "$out/err")"
 $PY -c "import sys; sys.path.insert(0, 'scripts'); import lcpsim_compare; lcpsim_compare.load(sys.argv[1])" \
   "$out/ccut--dump-lcp.h5" 2> "$out/err" && grep -q "left out" "$out/err" ||
   fail "lcpsim_compare.py on a cut compare file: $(cat "$out/err")"
+# lcpsim view alike (before, on the cut files of this run: "/results/status: cannot read
+# its numbers", "/events/time: cannot read its numbers", "writing the page failed", exit 2).
+for f in hcut ccut--dump-lcp; do
+  "$L" view "$out/$f.h5" -o "$out/$f.html" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
+    fail "lcpsim view on a cut file: $(cat "$out/err")"
+done
 if command -v octave-cli > /dev/null 2>&1; then
   octave-cli -H --eval "addpath('scripts'); warning('off', 'backtrace');
     r = lcpsim_load('$out/hcut.h5'); [~, id] = lastwarn(); h = lcpsim_load('$out/hybrid.h5');
