@@ -102,7 +102,24 @@ typedef struct {
   FILE *out;
   int count;       /* datasets written */
   char error[512]; /* set when a dataset cannot be read */
+  /* A killed comparison's (1) or hybrid-model run's (2) file: its rows read up to its
+     marks, /flushed_rows (a hybrid run's events: /flushed_events); 0: a whole file. */
+  int cut;
+  long long rows, events;
+  long long left; /* rows of /step or /time past the mark, left out */
 } Walk;
+
+/* The rows of the dataset at path (its first dimension unlimited) that w takes: those of
+ * the last flush that reached the file whole. Rows past it are of a flush the kill cut
+ * short: they read as 0, or not at all ("addr overflow"; docs/output-format.md, "Killed
+ * runs"). */
+static hsize_t rows_kept(const Walk *w, const char *path, hsize_t rows) {
+  long long lim = w->rows;
+  if (w->cut == 2 && !strncmp(path, "/events/", 8)) lim = w->events;
+  else if (w->cut == 1 && !strncmp(path, "/energy/", 8)) lim = w->rows ? w->rows + 1 : 0;
+  else if (w->cut == 1 && !strncmp(path, "/trajectory/", 12)) return rows; /* linked whole */
+  return lim >= 0 && rows > (hsize_t)lim ? (hsize_t)lim : rows;
+}
 
 /* Writes one dataset's JSON member. 0, or -1 with w->error set. */
 static int put_dataset(Walk *w, hid_t file, const char *path) {
@@ -113,12 +130,28 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   }
   hid_t space = H5Dget_space(ds), type = H5Dget_type(ds);
   int rank = H5Sget_simple_extent_ndims(space);
-  hsize_t dims[8] = {0};
+  hsize_t dims[8] = {0}, maxdims[8] = {0};
   const H5T_class_t cls = H5Tget_class(type);
   int rc = -1;
-  if (rank < 0 || rank > 8 || H5Sget_simple_extent_dims(space, dims, NULL) < 0) {
+  hid_t mspace = H5S_ALL;
+  if (rank < 0 || rank > 8 || H5Sget_simple_extent_dims(space, dims, maxdims) < 0) {
     snprintf(w->error, sizeof w->error, "%.400s: unreadable shape", path);
     goto done;
+  }
+  /* A killed writer's rows up to its marks: the rest is not read. */
+  if (w->cut && rank >= 1 && maxdims[0] == H5S_UNLIMITED) {
+    const hsize_t keep = rows_kept(w, path, dims[0]);
+    if (keep < dims[0]) {
+      if (!strcmp(path, "/step") || !strcmp(path, "/time")) w->left = (long long)(dims[0] - keep);
+      dims[0] = keep;
+      const hsize_t start[8] = {0};
+      if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, dims, NULL) < 0 ||
+          (mspace = H5Screate_simple(rank, dims, NULL)) < 0) {
+        mspace = H5S_ALL;
+        snprintf(w->error, sizeof w->error, "%.400s: cannot select its rows", path);
+        goto done;
+      }
+    }
   }
   size_t n = 1;
   for (int i = 0; i < rank; ++i) n *= (size_t)dims[i];
@@ -138,7 +171,7 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
     char *buf = H5Tis_variable_str(type) > 0 ? NULL : calloc(n ? n : 1, len);
     hid_t mem = H5Tcopy(H5T_C_S1);
     H5Tset_size(mem, len);
-    if (!buf || H5Dread(ds, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
+    if (!buf || H5Dread(ds, mem, mspace, mspace == H5S_ALL ? H5S_ALL : space, H5P_DEFAULT, buf) < 0) {
       snprintf(w->error, sizeof w->error, "%.400s: cannot read its strings", path);
       H5Tclose(mem);
       free(buf);
@@ -155,7 +188,8 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
     free(buf);
   } else {
     double *buf = malloc((n ? n : 1) * sizeof *buf);
-    if (!buf || (n && H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {
+    if (!buf || (n && H5Dread(ds, H5T_NATIVE_DOUBLE, mspace, mspace == H5S_ALL ? H5S_ALL : space,
+                              H5P_DEFAULT, buf) < 0)) {
       snprintf(w->error, sizeof w->error, "%.400s: cannot read its numbers", path);
       free(buf);
       goto done;
@@ -177,6 +211,7 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   w->count++;
   rc = 0;
 done:
+  if (mspace != H5S_ALL) H5Sclose(mspace);
   H5Tclose(type);
   H5Sclose(space);
   H5Dclose(ds);
@@ -190,6 +225,31 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   char path[1024];
   snprintf(path, sizeof path, "/%s", name);
   return put_dataset(w, obj, path) ? -1 : 0;
+}
+
+/* The marks of a killed comparison's or hybrid-model run's file (no /summary; w->cut 0
+ * otherwise, and for run files, whose rows the page takes as they are). */
+static void flushed_marks(hid_t file, Walk *w) {
+  char kind[16] = "";
+  if (H5Lexists(file, "summary", H5P_DEFAULT) > 0 || H5Lexists(file, "flushed_rows", H5P_DEFAULT) <= 0 ||
+      H5Lexists(file, "file_kind", H5P_DEFAULT) <= 0)
+    return;
+  hid_t d = H5Dopen2(file, "file_kind", H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, sizeof kind - 1);
+  const int ok = d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, kind) >= 0;
+  H5Tclose(t);
+  if (d >= 0) H5Dclose(d);
+  if (!ok) return;
+  const int cut = !strcmp(kind, "compare") ? 1 : !strcmp(kind, "hybrid") ? 2 : 0;
+  long long v[2] = {-1, -1};
+  const char *names[2] = {"flushed_rows", cut == 2 ? "flushed_events" : NULL};
+  for (int k = 0; cut && k < 2 && names[k]; ++k) {
+    d = H5Lexists(file, names[k], H5P_DEFAULT) > 0 ? H5Dopen2(file, names[k], H5P_DEFAULT) : -1;
+    if (d < 0 || H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v[k]) < 0) v[k] = -1;
+    if (d >= 0) H5Dclose(d);
+  }
+  if (!cut || v[0] < 0 || (cut == 2 && v[1] < 0)) return;
+  w->cut = cut, w->rows = v[0], w->events = v[1];
 }
 
 /* Default page path: the file's base name with .html, in the current folder; returns
@@ -290,8 +350,11 @@ int lsim_cli_view(int argc, char **argv) {
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
   fputs("}</script>", out);
-  Walk w = {out, 0, ""};
-  herr_t rc = H5Ovisit(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w);
+  Walk w = {out, 0, "", 0, 0, 0, 0};
+  flushed_marks(file, &w);
+  /* (the objects' basic information only: all of it reads every object header's
+     messages, which a kill inside a flush can leave failing their checksum) */
+  herr_t rc = H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w, H5O_INFO_BASIC);
   /* The end mark, its element closed by the tail's </script>. */
   fputs("\n<script type=\"application/json\" class=\"lcpsim-end\">{}", out);
   fputs(lsim_view_page_tail, out);
@@ -307,6 +370,10 @@ int lsim_cli_view(int argc, char **argv) {
     fprintf(stderr, "lcpsim view: %s\n", oerr);
     return 2;
   }
+  if (w.left > 0)
+    fprintf(stderr, "lcpsim view: note: %s: read up to its last whole flush (/flushed_rows %lld): "
+            "%lld rows of %s past it, of a flush the kill cut short, left out\n", path, w.rows,
+            w.left, w.cut == 1 ? "/step" : "/time");
   printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);
   return 0;
 }

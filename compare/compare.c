@@ -678,7 +678,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   if (root && cfg->output_named) cfg->output_named(cfg->output_named_arg, path);
   if (root) snprintf(partial, sizeof partial, "%s", of.partial);
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
-  LsimCompareOut o = {-1, 0, 0};
+  LsimCompareOut o = {.file = -1};
   o.file = lsim_h5_create(partial, err, sizeof err);
   if (o.file < 0) {
     snprintf(msg, msglen, "%s", err);
@@ -730,6 +730,11 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts,
                             reference_series);
   lsim_compare_rows_open(&rows, &o, P, independent);
+  /* The marks of whole flushes, and the header on disk at once: before, nothing reached
+     the file until the first flush of rows, a second in, and a kill inside that flush
+     left the header's links in pieces too. */
+  lsim_compare_marks_open(&o, dump);
+  if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
   if (o.rc) {
     snprintf(msg, msglen, "%s: cannot write the header", partial);
     exit_code = -LSIM_IO_ERROR;
@@ -762,19 +767,22 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_mpi_share_begin(lcpset ? N : 0, 1);
   int mine = lcpset ? lsim_mpi_share_next() : -1, claim_due = 0;
   double flushed = now_seconds();
+  int flushed_k = 0;
   for (int k = 0; k < N && !exit_code && !ref_stop[0]; ++k) {
     if (stop && *stop) {
       done = k, stop_sig = *stop;
       break;
     }
-    /* Once a second the file goes to disk with the tables' rows of the problems done and
-       the dumped LCPs so far: a killed comparison's partial file then opens with them, as
-       a killed run's does (the summary comes at the end). Under MPI the rows are
-       gathered at the end only. */
-    if (now_seconds() - flushed >= 1.0) {
+    /* Once a second (or every LSIM_COMPARE_FLUSH_ROWS problems) the file goes to disk
+       with the tables' rows of the problems done and the dumped LCPs so far, then the
+       marks of what that flush left whole: a killed comparison's partial file then opens
+       with them, as a killed run's does (the summary comes at the end). Under MPI the
+       rows are gathered at the end only (the marks stay 0 until then). */
+    if (now_seconds() - flushed >= 1.0 || k - flushed_k >= LSIM_COMPARE_FLUSH_ROWS) {
       if (lsim_mpi_size() == 1) lsim_compare_rows_append(&rows, &o, &t, k);
       if (lsim_h5_flush(o.file)) o.rc = -1;
-      flushed = now_seconds();
+      lsim_compare_mark(&o, lsim_h5_rows_count(rows.d[0]), (uint64_t)lsim_lcpdump_count(dumper));
+      flushed = now_seconds(), flushed_k = k;
     }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;
@@ -1056,11 +1064,14 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
     if (!pn) o.rc = -1;
     for (int k = 0; pn && k < done; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-    if (pn) lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], done);
+    const int64_t tail = lsim_compare_tail(&o);
+    if (pn && tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], done))
+      o.rc = -1;
     free(pn);
   }
-  /* The dumped LCPs' last rows and the trajectory (linked as they are made) go with the
-     last rows' flush, before /summary. */
+  /* The dumped LCPs' last rows go with the last rows' flush; /problem_name and the
+     trajectory (in the tail, unlinked) too, linked with /summary after it. */
+  const int nlcp = lsim_lcpdump_count(dumper);
   if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
     snprintf(msg, msglen, "%s: %s", partial, err);
     exit_code = -LSIM_IO_ERROR;
@@ -1072,7 +1083,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       exit_code = -LSIM_IO_ERROR;
     }
     traj = NULL;
-    if (!exit_code && lsim_compare_trajectory_copy(o.file, traj_path, err, sizeof err)) {
+    if (!exit_code && lsim_compare_trajectory_copy(lsim_compare_tail(&o), traj_path, err, sizeof err)) {
       snprintf(msg, msglen, "%s: %s", nm->trajectory, err);
       exit_code = -LSIM_IO_ERROR;
     }
@@ -1084,6 +1095,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
        the close writes the link alone. */
     lsim_compare_rows_append(&rows, &o, &t, t.N);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
+    lsim_compare_mark(&o, (uint64_t)t.N, (uint64_t)nlcp);
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     lsim_compare_summary_begin(&o);
     lsim_compare_write_results(&o, &rows, &t, sm, independent);
@@ -1096,6 +1108,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     exit_code = -LSIM_IO_ERROR;
   }
   lsim_compare_rows_close(&rows);
+  lsim_compare_marks_close(&o);
   if (lsim_h5_close(o.file) && !exit_code) {
     snprintf(msg, msglen, "%s: cannot close the file", partial);
     exit_code = -LSIM_IO_ERROR;

@@ -320,7 +320,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   }
   if (!exit_code && lsim_mpi_rank() == 0) {
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
-    LsimCompareOut o = {-1, 0, 0};
+    LsimCompareOut o = {.file = -1};
     bad = lsim_outfile_begin(&of, path, err, sizeof err);
     o.file = bad ? -1 : lsim_h5_create(partial, err, sizeof err);
     if (o.file < 0) {

@@ -12,6 +12,8 @@
 #include "scene/lcpdump.h"
 
 #define LSIM_COMPARE_FORMAT_VERSION 1
+/* A comparison's rows go to the file every second, or every this many problems. */
+#define LSIM_COMPARE_FLUSH_ROWS 4096
 
 typedef struct LsimCompareOut {
   int64_t file;
@@ -19,6 +21,11 @@ typedef struct LsimCompareOut {
   /* > 0 between lsim_compare_summary_begin and _link: the unlinked group that the writers
      put "/summary/NAME" into (as NAME). */
   int64_t summary;
+  /* > 0 after lsim_compare_tail: an unlinked group whose objects _summary_link links at
+     the root under their names (the objects made at the end: /problem_name, /trajectory). */
+  int64_t tail;
+  /* > 0 after lsim_compare_marks_open: /flushed_rows and (with a dump) /flushed_lcp_problems. */
+  int64_t mark_rows, mark_lcp;
 } LsimCompareOut;
 
 void lsim_compare_w_arr(LsimCompareOut *o, const char *name, LsimH5Type type, int rank,
@@ -72,9 +79,27 @@ void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int sto
 /* /summary made whole before the root links it (a kill inside the close then leaves the
  * file with it or without it, never with a link to objects not yet in the file): _begin
  * makes the group unlinked, the writers fill it, _link flushes the file and then links it
- * as /summary (the root's symbol table node, one write). Set o->rc on failure. */
+ * as /summary, and the tail's objects (lsim_compare_tail) beside it (the root's symbol
+ * table node, one write). Set o->rc on failure. */
 void lsim_compare_summary_begin(LsimCompareOut *o);
 void lsim_compare_summary_link(LsimCompareOut *o);
+
+/* The marks of whole flushes (docs/output-format.md, "Killed runs"), as run files have
+ * /flushed_rows (scene/record.c): _open makes /flushed_rows (and, lcp nonzero,
+ * /flushed_lcp_problems) with 0, before the header's flush; _mark, called right after a
+ * flush of rows returned, writes the rows of /step and the problems of /lcp that flush
+ * left in the file and flushes them on their own (an 8-byte write in place each), so a
+ * kill inside a later flush leaves readers the rows up to them whole. Set o->rc on
+ * failure. */
+void lsim_compare_marks_open(LsimCompareOut *o, int lcp);
+void lsim_compare_mark(LsimCompareOut *o, uint64_t rows, uint64_t lcp_problems);
+/* Closes the marks' datasets (and a tail never linked); before the file's close. */
+void lsim_compare_marks_close(LsimCompareOut *o);
+
+/* The group (made unlinked on the first call) that objects made at the end are written
+ * into, under the names they are to have at the root; _summary_link links each at the
+ * root after the flush that put them in the file, with /summary. -1 on failure (o->rc). */
+int64_t lsim_compare_tail(LsimCompareOut *o);
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */

@@ -29,7 +29,7 @@ int lsim_compare_trajectory_copy(int64_t dst, const char *src_path, char *err, s
   hid_t src = -1, group = -1;
   H5E_BEGIN_TRY {
     src = H5Fopen(src_path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (src >= 0) group = H5Gcreate2((hid_t)dst, "/trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (src >= 0) group = H5Gcreate2((hid_t)dst, "trajectory", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
   } H5E_END_TRY;
   if (src < 0) {
     snprintf(err, errlen, "%s: cannot open the recorded trajectory", src_path);

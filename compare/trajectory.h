@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 /* Copies every object at the root of the HDF5 file src_path (a closed run record) into
- * the group /trajectory of the open file dst (an hid_t as int64_t), datasets and groups
- * alike, byte for byte. 0, or < 0 with err naming the file or object. */
+ * the group "trajectory" made in dst (an open file or group, an hid_t as int64_t: the
+ * compare file's tail, lsim_compare_tail), datasets and groups alike, byte for byte. 0, or < 0 with err naming the file or object. */
 int lsim_compare_trajectory_copy(int64_t dst, const char *src_path, char *err, size_t errlen);
 
 #endif

@@ -321,6 +321,8 @@ int lsim_lcpdump_reopen(void *dump) {
   return 0;
 }
 
+int lsim_lcpdump_count(const LsimLcpDump *d) { return d ? d->nprob : 0; }
+
 const char *lsim_lcpdump_error(const LsimLcpDump *d) { return d && d->status ? d->msg : ""; }
 
 int lsim_lcpdump_open(LsimLcpDump **out, int64_t file, const char *group, int nsolutions,

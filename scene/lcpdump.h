@@ -111,6 +111,9 @@ int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int 
 /* Run files store the dense M of steps up to this n by default (8 n^2 bytes: 34 MB). */
 #define LSIM_DUMP_DENSE_LIMIT 2048
 
+/* The problems appended so far (0 for NULL): the rows of the dump's index. */
+int lsim_lcpdump_count(const LsimLcpDump *d);
+
 /* Closes and reopens the dump's datasets (dump is an LsimLcpDump): in a file opened with
  * evict-on-close this drops their chunk indexes from HDF5's metadata cache, which keeps
  * dirty metadata until a flush and would otherwise grow with every problem (a run's

@@ -37,20 +37,79 @@ def _convert(v):
     return v
 
 
-def _group(g):
+def _group(g, cut=None, prefix=""):
+    """g's datasets and groups as namespaces; cut(path) the rows to read of the dataset at
+    path (None: all; rows past them are not read)."""
     import h5py
     ns = SimpleNamespace()
     for key in sorted(g.keys()):
-        obj = g[key]
-        setattr(ns, key, _group(obj) if isinstance(obj, h5py.Group) else _convert(obj[()]))
+        obj, path = g[key], prefix + key
+        if isinstance(obj, h5py.Group):
+            setattr(ns, key, _group(obj, cut, path + "/"))
+            continue
+        rows = cut(path) if cut else None
+        whole = rows is None or not obj.shape or obj.shape[0] <= rows
+        setattr(ns, key, _convert(obj[()] if whole else obj[:rows]))
     return ns
+
+
+# The dump's index (a row per problem) and its offsets (a row more), and which offset
+# bounds each data array (scene/lcpdump.c).
+_LCP_INDEX = ("step", "series", "n", "ncones", "hash", "dense", "m", "factored_hash")
+_LCP_DATA = {"m_offset": ("M",), "offset": ("q", "warm", "z"),
+             "cone_offset": ("cone_normal", "cone_first_dir", "cone_ndir", "cone_lambda",
+                             "cone_mu", "cone_fixed_normal", "cone_uniform"),
+             "ptr_offset": ("J_ptr", "B_ptr", "C_ptr"), "J_offset": ("J_idx", "J_val"),
+             "B_offset": ("B_idx", "B_val"), "C_offset": ("C_idx", "C_val")}
+
+
+def _flushed_cut(f):
+    """A killed comparison's file (no /summary) read up to its last whole flush: the
+    tables' rows up to /flushed_rows (the energies one more), the dumped LCPs up to
+    /flushed_lcp_problems (compare/output.h). Rows past them are of a flush the kill cut
+    short: they may read as 0, or not at all ("addr overflow"). Returns (cut, note):
+    cut(path) the rows to read (None: a whole file), note what was left out ("" if
+    nothing)."""
+    if "summary" in f or "flushed_rows" not in f:
+        return None, ""
+    w = int(f["flushed_rows"][()])
+    lcp = {}
+    if "lcp" in f and "flushed_lcp_problems" in f:
+        n = int(f["flushed_lcp_problems"][()])
+        for name in _LCP_INDEX:
+            lcp[name] = n
+        for off, data in _LCP_DATA.items():
+            lcp[off] = n + 1
+            end = int(f["lcp/" + off][n]) if off in f["lcp"] and f["lcp/" + off].shape[0] > n else 0
+            for name in data:
+                lcp[name] = end
+
+    def cut(p):
+        if p.startswith("lcp/"):
+            return lcp.get(p[4:])
+        d = f[p]
+        if p.startswith("trajectory/") or d.chunks is None or not d.shape or d.maxshape[0] is not None:
+            return None  # (a table of the header, or the trajectory, linked whole)
+        return (w + 1 if w else 0) if p.startswith("energy/") else w
+    past = []
+    if "step" in f and f["step"].shape[0] > w:
+        past.append("%d rows of the tables" % (f["step"].shape[0] - w))
+    if lcp and f["lcp/step"].shape[0] > lcp["step"]:
+        past.append("%d dumped LCPs" % (f["lcp/step"].shape[0] - lcp["step"]))
+    note = ""
+    if past:
+        note = ("read up to its last whole flush (/flushed_rows: %d problems): %s past it, of a "
+                "flush the kill cut short, left out" % (w, " and ".join(past)))
+    return cut, note
 
 
 def load(path):
     """The whole compare file as nested namespaces: /results/status is c.results.status
     ([problems, series] int32), /series/label is a list of str, scalars are numbers.
     c.partial is True for the partial file of a comparison that was killed: the rows of
-    the problems done up to its last flush, no /summary."""
+    the problems done up to its last flush that reached the file whole (/flushed_rows),
+    no /summary; c.cut_note says what was left out of a flush the kill cut short ("" if
+    nothing; said on stderr too)."""
     import h5py
     with h5py.File(path, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
@@ -61,9 +120,13 @@ def load(path):
             if "format_version" not in f:
                 what = "not an lcpsim file (no /format_version)"
             raise ValueError(f"{path}: not a compare file: {what}")
-        c = _group(f)
+        cut, note = _flushed_cut(f)
+        c = _group(f, cut)
     c.partial = not hasattr(c, "summary")
     c.path = path
+    c.cut_note = note
+    if note:
+        print(f"lcpsim_compare: note: {path}: {note}", file=sys.stderr)
     return c
 
 

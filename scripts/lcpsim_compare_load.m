@@ -29,6 +29,10 @@ function c = lcpsim_compare_load(path)
 % (the driver's solution) then every series, so series s is column s + 2; LCP sets
 % every series (column s + 1); independent mode 'own', the one solution of series s's
 % own problem (its trajectory's). Steps without an LCP have none (an error).
+%
+% The partial file a killed comparison left (no /summary) is read up to its last flush that
+% reached the file whole (/flushed_rows, /flushed_lcp_problems), through a copy cut to it
+% (scripts/lcpsim_flushed_copy.m, which warns with what it left out); c.summary is absent.
 
   if nargin ~= 1 || ~ischar(path)
     error('lcpsim_compare_load: usage: c = lcpsim_compare_load(''run_compare.h5'')');
@@ -36,16 +40,20 @@ function c = lcpsim_compare_load(path)
   if ~exist(path, 'file')
     error('lcpsim_compare_load: %s: no such file', path);
   end
+  % A killed comparison's file: read through a copy cut to its last whole flush.
+  [src, tmp] = lcpsim_flushed_copy(path, 'lcpsim_compare_load', 'compare');
   if exist('OCTAVE_VERSION', 'builtin')
     try
-      raw = load(path);
+      raw = load(src);
     catch err
+      remove_copy(tmp);
       error('lcpsim_compare_load: %s: %s', path, err.message);
     end
     c = fix_octave(raw, '');
   else
-    c = read_matlab(path, '/');
+    c = read_matlab(src, '/');
   end
+  remove_copy(tmp);
   if ~isfield(c, 'file_kind') || ~strcmp(c.file_kind, 'compare')
     error('lcpsim_compare_load: %s: not a compare file', path);
   end
@@ -70,6 +78,12 @@ function c = lcpsim_compare_load(path)
   if isfield(c, 'lcp')
     base = c;
     c.lcp_problem = @(k, varargin) lcpsim_lcp_problem(base, k, varargin{:});
+  end
+end
+
+function remove_copy(tmp)
+  if ~isempty(tmp)
+    delete(tmp);
   end
 end
 

@@ -70,11 +70,14 @@ function r = lcpsim_load(path)
     error('lcpsim_load: %s: no such file', path);
   end
 
-  % Read every dataset into a nested struct in h5py orientation.
+  % Read every dataset into a nested struct in h5py orientation (a killed hybrid-model
+  % run's file through a copy cut to its last whole flush: lcpsim_flushed_copy).
+  [src, tmp] = lcpsim_flushed_copy(path, 'lcpsim_load', 'hybrid');
   if exist('OCTAVE_VERSION', 'builtin')
     try
-      raw = load(path);
+      raw = load(src);
     catch err
+      remove_copy(tmp);
       error('lcpsim_load: %s: %s', path, err.message);
     end
     % A compare file is named before its datasets are reordered (its N-D arrays stopped
@@ -85,8 +88,9 @@ function r = lcpsim_load(path)
     end
     r = fix_octave(raw, '');
   else
-    r = read_matlab(path, '/');
+    r = read_matlab(src, '/');
   end
+  remove_copy(tmp);
 
   % Another program's HDF5 file: said, not an error from deep in the loader.
   if ~isfield(r, 'format_version') || ~isfield(r, 'lcpsim_version')
@@ -146,6 +150,12 @@ function r = lcpsim_load(path)
   r.contact_series = @(a, b) contact_series(base, a, b);
   if isfield(r, 'lcp')  % shared with lcpsim_compare_load (scripts/lcpsim_lcp_problem.m)
     r.lcp_problem = @(k, varargin) lcpsim_lcp_problem(base, k, varargin{:});
+  end
+end
+
+function remove_copy(tmp)
+  if ~isempty(tmp)
+    delete(tmp);
   end
 end
 

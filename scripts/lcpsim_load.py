@@ -432,10 +432,11 @@ def _form_dense(n, m, J, B, C):
     return expand(J, n, m, True) @ expand(B, m, n, False) + expand(C, n, n, True)
 
 
-def _value(ds):
+def _value(ds, rows=None):
     """A dataset's value: str for fixed-length strings (a list of str for a string
-    array), int / float for scalars, numpy arrays otherwise."""
-    a = ds[()]
+    array), int / float for scalars, numpy arrays otherwise; rows: its first rows alone
+    (what lies past them is not read)."""
+    a = ds[()] if rows is None or not ds.shape or ds.shape[0] <= rows else ds[:rows]
     if ds.dtype.kind == "S":
         if np.ndim(a) == 0:
             return a.decode("utf-8", "replace")
@@ -445,14 +446,41 @@ def _value(ds):
     return a
 
 
-def _group(g, cls=Group):
+def _group(g, cls=Group, cut=None, prefix=""):
+    """g's datasets and groups; cut(path) the rows to read of the dataset at path (None:
+    all)."""
     out = cls()
     for name, obj in g.items():
         if isinstance(obj, h5py.Group):
-            out[name] = _group(obj, Contacts if name == "contacts" else Group)
+            out[name] = _group(obj, Contacts if name == "contacts" else Group, cut,
+                               prefix + name + "/")
         else:
-            out[name] = _value(obj)
+            out[name] = _value(obj, cut(prefix + name) if cut else None)
     return out
+
+
+def _hybrid_cut(f):
+    """A killed hybrid run's file (no /summary) read up to its last whole flush: the rows
+    of /time, /state, /chart, /outputs up to /flushed_rows, of /events/* up to
+    /flushed_events (hybrid/record.c). Rows past them are of a flush the kill cut short:
+    they may read as 0, or not at all ("addr overflow"). None: a whole file. Returns
+    (cut, note): cut(path) the rows to read, note what was left out ("" if nothing)."""
+    if "summary" in f or "flushed_rows" not in f or "flushed_events" not in f:
+        return None, ""
+    w, e = int(f["flushed_rows"][()]), int(f["flushed_events"][()])
+
+    def cut(p):
+        if p.startswith("events/"):
+            return e
+        return w if p in ("time", "state", "chart", "outputs") else None
+    past = [(p, f[p].shape[0] - cut(p)) for p in ("time", "events/time")
+            if p in f and f[p].shape and f[p].shape[0] > cut(p)]
+    note = ""
+    if past:
+        note = ("read up to its last whole flush (/flushed_rows %d samples, /flushed_events %d "
+                "transitions): %s past it, of a flush the kill cut short, left out" %
+                (w, e, " and ".join("%d rows of /%s" % (n, p) for p, n in past)))
+    return cut, note
 
 
 def _budget_steps(r, status):
@@ -572,7 +600,11 @@ def load(path):
             raise OSError(f"not an lcpsim file (no /format_version and /lcpsim_version; it "
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
-        r = _group(f, HybridRun if hybrid else Run)
+        cut, note = _hybrid_cut(f) if hybrid else (None, "")
+        r = _group(f, HybridRun if hybrid else Run, cut)
+    if note:
+        # A notice, as --resume gives for a run file: the file was cut.
+        print(f"lcpsim_load: note: {path}: {note}", file=sys.stderr)
     if not hybrid and "summary" not in r and "flushed_rows" in r and "time" in r:
         _cut_to_flushed(r)
     if not hybrid and "time" in r and r.get("file_kind") != "compare":
@@ -584,6 +616,8 @@ def load(path):
             r.contacts.__dict__["_every"] = r.parameters.get("record_every", 1)
     if "summary" not in r:
         r.summary = _unfinished_hybrid_summary(r) if hybrid else _unfinished_summary(r)
+        if note:
+            r.summary.run_end_reason += "; " + note
     elif not hybrid and "budget_steps" not in r.summary and "solver" in r:
         # Files written before /summary/budget_steps counted fixed-budget steps as failures.
         budget = _budget_steps(r, np.asarray(r.solver.status))

@@ -11,7 +11,9 @@ ROWS; ROWS 0: the run's last flush and its close (from the call after the last
 /flushed_rows write of the flush before to the run's last call); ROWS close:N, for files
 without /flushed_rows (hybrid-model and compare files): from the call after the N-th last
 run of superblock writes (offset 0; H5Fflush writes the superblock last, H5Fclose too) to
-the run's last call, so close:2 is the close and close:3 the last flush and the close.
+the run's last call, so close:2 is the close and close:3 the last flush and the close;
+ROWS from:N: from the call after the N-th run of superblock writes (from the start: from:1
+is every write after the header's flush, each flush of rows and the close) to the last.
 Also writes the file as the calls before the first replayed one left it to CUT.start.
 For every call K of it
 (from the call after the previous /flushed_rows write to that of ROWS, both included)
@@ -69,11 +71,12 @@ assert fds and calls, "no writes of %s.<pid>.partial in %s" % (target, trace)
 # /flushed_rows: the one 8-byte place written with ROWS - 256 and then ROWS.
 marks = {}
 close = int(rows[6:]) if rows.startswith("close:") else 0
-rows = 0 if close else int(rows)
+after = int(rows[5:]) if rows.startswith("from:") else 0
+rows = 0 if close or after else int(rows)
 for k, (off, data) in enumerate(calls):
     if data is not None and len(data) == 8:
         marks.setdefault(off, []).append((struct.unpack("<q", data)[0], k))
-if close:
+if close or after:
     # runs of consecutive writes at offset 0 (the superblock)
     runs = []
     for k, (off, data) in enumerate(calls):
@@ -82,8 +85,8 @@ if close:
                 runs[-1] = k
             else:
                 runs.append(k)
-    assert len(runs) >= close, "%d superblock writes, fewer than %d" % (len(runs), close)
-    first, last = runs[-close], len(calls) - 1
+    assert len(runs) >= max(close, after + 1), "%d superblock writes" % len(runs)
+    first, last = runs[-close] if close else runs[after - 1], len(calls) - 1
 elif rows == 0:
     # the place written most often with growing values: /flushed_rows
     place = [max(marks, key=lambda o: len(set(x for x, _ in marks[o])))]
@@ -120,10 +123,19 @@ server = None
 if check.startswith("serve:"):
     server = subprocess.Popen(["sh", "-c", check[6:]], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
+# CUT kept open and changed in place by each call (a whole copy per call took minutes
+# for a file of megabytes and hundreds of calls).
+out = open(cut, "wb")
+out.write(image)
 for k in range(first + 1, last + 1):
     put(*calls[k])
-    with open(cut, "wb") as f:
-        f.write(image)
+    off, data = calls[k]
+    if data is None:
+        out.truncate(len(image))
+    else:
+        out.seek(off)
+        out.write(data)
+    out.flush()
     if server:
         server.stdin.write("%s %d\n" % (cut, k))
         server.stdin.flush()
@@ -134,6 +146,7 @@ for k in range(first + 1, last + 1):
     p = subprocess.run(["sh", "-c", check, "sh", cut, str(k)], capture_output=True, text=True)
     if p.returncode != 0:
         failed.append("call %d: exit %d: %s" % (k, p.returncode, (p.stdout + p.stderr).strip()[:300]))
+out.close()
 if server:
     server.stdin.close()
     server.wait()

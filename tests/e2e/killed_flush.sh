@@ -44,36 +44,80 @@ $PY tests/e2e/flush_replay.py "$out/trace" "$out/run.h5" 0 "$out/cut.h5" "$check
 echo "killed_flush: last flush and close: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9][0-9]*, failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 
-# Hybrid-model files (no /flushed_rows, no --resume: read as they are): every write of the
-# close, from the last rows' flush on (/summary made, flushed, linked; the file closed),
-# leaves a file the loader reads with every row of that flush, each equal to the finished
-# file's (tests/e2e/cut_reads.py). Before: 8 of 29 unreadable (the root's name heap moved:
-# "bad heap free list"; /summary linked before its link heap was written: "wrong fractal
-# heap header signature").
+# Hybrid-model files and comparison files have their marks too (/flushed_rows; a hybrid
+# run's /flushed_events, a comparison's /flushed_lcp_problems with --dump-lcp), and their
+# loaders read up to them, saying what they left out. Every write after the header's
+# flush (a hybrid run's first flush, with its initial state, its flush of 4096 rows, its
+# last rows' flush and the close; a comparison's flushes of 4096 rows and its close, with
+# /summary, /problem_name and /trajectory linked after the flush that wrote them) leaves a
+# file the loader of its kind reads, losing no row of an earlier flush, every row equal to
+# the finished file's, and saying when it left rows out (tests/e2e/cut_reads.py). Before
+# the marks, 21 of 201 points of that hybrid run unreadable or reading zeros (9 in the
+# first flush, 6 and 6 in the flushes of rows), and 233 of 265 points of a 12000-step
+# comparison's (whose header came only with its one flush of rows: "addr overflow",
+# "no /format_version").
 strace -f -o "$out/htrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
   -xx -s 2000000 "$L" data/bouncing_mass.json -o "$out/hybrid.h5" --quiet || fail "the traced hybrid run failed"
-$PY tests/e2e/flush_replay.py "$out/htrace" "$out/hybrid.h5" close:3 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/hybrid.h5' hybrid" > "$out/log" ||
-  fail "a kill inside a hybrid run's close left a file that does not read whole: $(cat "$out/log")"
-echo "killed_flush: hybrid-model close: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
+$PY tests/e2e/flush_replay.py "$out/htrace" "$out/hybrid.h5" from:3 "$out/cut.h5" \
+  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/hybrid.h5' hybrid '$out/hcut.h5'" > "$out/log" ||
+  fail "a kill inside a hybrid run's flushes left a file that does not read whole: $(cat "$out/log")"
+echo "killed_flush: hybrid-model flushes and close: $(head -1 "$out/log")"
+grep -q "^cuts [1-9][0-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 
-# Comparison files alike: every write of the close from the last rows' flush on (/summary
-# made unlinked, flushed, linked; the file closed) leaves a file scripts/lcpsim_compare.py
-# reads with every row of that flush, each equal to the finished file's. Before, /summary
-# was linked in the close's one flush, before its objects reached the file: 34 of 336
-# points of a 10^5-step comparison's close unreadable ("bad object header version number",
-# "wrong fractal heap header signature", "incorrect metadata checksum"); 0 of 31 now.
-# The same with --trajectory (the driver's run copied in with the last rows).
-for opt in --quiet --trajectory; do
+# Comparisons: a scene's steps with --dump-lcp (a flush of 4096 rows, the last rows';
+# /lcp read up to /flushed_lcp_problems), a short one with --trajectory (its last rows'
+# flush and close: /trajectory), and an LCP set (/problem_name).
+D=${LSIM_SHARED:-../shared}/data/siconos-lcp
+for opt in --dump-lcp --trajectory lcpset; do
   rm -f "$out/compare.h5"
+  case $opt in
+    lcpset) set -- compare "$D"/lcp_CPS_*.dat "$D"/lcp_mmc.dat --solvers lemke,pgs ;;
+    --dump-lcp) set -- compare "$scene" --solvers lemke,pgs --steps 5000 $opt ;;
+    *) set -- compare "$scene" --solvers lemke,pgs --steps 1000 $opt ;;
+  esac
   strace -f -o "$out/ctrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-    -xx -s 2000000 "$L" compare "$scene" --solvers lemke,pgs --steps 5000 -o "$out/compare.h5" \
-    --quiet $opt || fail "the traced comparison ($opt) failed"
-  $PY tests/e2e/flush_replay.py "$out/ctrace" "$out/compare.h5" close:3 "$out/cut.h5" \
-    "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/compare.h5' compare" > "$out/log" ||
-    fail "a kill inside a comparison's close ($opt) left a file that does not read whole: $(cat "$out/log")"
-  echo "killed_flush: comparison close ($opt): $(head -1 "$out/log")"
-  grep -q "^cuts [1-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
+    -xx -s 2000000 "$L" "$@" -o "$out/compare.h5" --quiet || fail "the traced comparison ($opt) failed"
+  $PY tests/e2e/flush_replay.py "$out/ctrace" "$out/compare.h5" from:3 "$out/cut.h5" \
+    "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/compare.h5' compare '$out/ccut$opt.h5'" > "$out/log" ||
+    fail "a kill inside a comparison's flushes ($opt) left a file that does not read whole: $(cat "$out/log")"
+  echo "killed_flush: comparison flushes and close ($opt): $(head -1 "$out/log")"
+  grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+  [ "$opt" = --dump-lcp ] && cp "$out/compare.h5" "$out/compare-dump.h5"
 done
+
+# The readers on such a cut file (kept by cut_reads.py: rows past the marks, datasets that
+# do not all read whole): the Python loaders and lcpsim view say what they left out; the
+# Octave loaders (through scripts/lcpsim_cut.py's copy: Octave's load() of the cut hybrid
+# file gave a struct of /chart alone, no error) give the rows up to the marks, the
+# finished file's, with a warning lcpsim:cut.
+[ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] || fail "no cut file with rows left out was kept"
+$PY scripts/lcpsim_load.py "$out/hcut.h5" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
+  fail "lcpsim_load.py on a cut hybrid file: $(cat "$out/err")"
+$PY -c "import sys; sys.path.insert(0, 'scripts'); import lcpsim_compare; lcpsim_compare.load(sys.argv[1])" \
+  "$out/ccut--dump-lcp.h5" 2> "$out/err" && grep -q "left out" "$out/err" ||
+  fail "lcpsim_compare.py on a cut compare file: $(cat "$out/err")"
+# lcpsim view alike (before, on the cut files of this run: "/results/status: cannot read
+# its numbers", "/events/time: cannot read its numbers", "writing the page failed", exit 2).
+for f in hcut ccut--dump-lcp; do
+  "$L" view "$out/$f.h5" -o "$out/$f.html" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
+    fail "lcpsim view on a cut file: $(cat "$out/err")"
+done
+if command -v octave-cli > /dev/null 2>&1; then
+  octave-cli -H --eval "addpath('scripts'); warning('off', 'backtrace');
+    r = lcpsim_load('$out/hcut.h5'); [~, id] = lastwarn(); h = lcpsim_load('$out/hybrid.h5');
+    w = double(r.flushed_rows); e = double(r.flushed_events);
+    assert(strcmp(id, 'lcpsim:cut') && w > 0 && numel(r.time) == w && numel(r.events.time) == e);
+    assert(isequal(r.time, h.time(1:w)) && isequal(r.state, h.state(1:w, :)) && isequal(r.chart, h.chart(1:w)));
+    assert(isequal(r.events.state_after, h.events.state_after(1:e, :)));
+    lastwarn('');
+    c = lcpsim_compare_load('$out/ccut--dump-lcp.h5'); [~, id] = lastwarn(); f = lcpsim_compare_load('$out/compare-dump.h5');
+    w = double(c.flushed_rows); n = double(c.flushed_lcp_problems);
+    assert(strcmp(id, 'lcpsim:cut') && ~isfield(c, 'summary') && numel(c.step) == w && numel(c.lcp.step) == n);
+    assert(isequal(c.results.relative_residual, f.results.relative_residual(1:w, :)));
+    assert(isequal(c.lcp.offset, f.lcp.offset(1:n + 1)) && n > 0);
+    P = c.lcp_problem(double(c.lcp.step(n)), 0); Q = f.lcp_problem(double(c.lcp.step(n)), 0);
+    assert(isequal(P.M, Q.M) && isequal(P.q, Q.q));" > "$out/err" 2>&1 ||
+    fail "the Octave loaders on cut files: $(cat "$out/err")"
+  echo "killed_flush: readers of cut files: Python and Octave loaders agree with the finished files"
+fi
 echo "killed_flush: ok"

@@ -1,0 +1,58 @@
+function [src, tmp] = lcpsim_flushed_copy(path, who, want)
+% LCPSIM_FLUSHED_COPY  The file to read for path: path itself, or, for the file a killed
+% comparison or hybrid-model run left (file_kind want: 'compare' or 'hybrid') (no /summary, with its marks /flushed_rows ...), a
+% copy cut to its last whole flush made by scripts/lcpsim_cut.py (tmp: remove it after
+% reading; '' when none). The rows past the marks are of a flush the kill cut short: they
+% read as 0, or not at all ("addr overflow"), and Octave's load() reads every dataset
+% whole (docs/output-format.md, "Killed runs"). What was left out is said in a warning
+% (identifier lcpsim:cut) of who (the loader's name). Run files are cut by lcpsim_load.
+  src = path;
+  tmp = '';
+  if exist('OCTAVE_VERSION', 'builtin')
+    try
+      probe = load(path, 'summary', 'flushed_rows', 'file_kind');
+    catch
+      return;  % the loader's own read says what is wrong
+    end
+    names = fieldnames(probe);
+    kind = '';
+    if isfield(probe, 'file_kind')
+      kind = lcpsim_strip_nul(probe.file_kind);
+    end
+  else
+    info = h5info(path, '/');
+    names = [{info.Datasets.Name}, cellfun(@(g) g(2:end), {info.Groups.Name}, 'UniformOutput', false)];
+    kind = '';
+    if any(strcmp(names, 'file_kind'))
+      kind = h5read(path, '/file_kind');
+      if iscell(kind)
+        kind = kind{1};
+      end
+      kind = lcpsim_strip_nul(kind(:).');
+    end
+  end
+  if any(strcmp(names, 'summary')) || ~any(strcmp(names, 'flushed_rows')) || ...
+     ~strcmp(kind, want)
+    return;
+  end
+  tmp = [tempname() '.h5'];
+  python = '/usr/bin/python3';
+  if ~exist(python, 'file')
+    python = 'python3';
+  end
+  script = fullfile(fileparts(mfilename('fullpath')), 'lcpsim_cut.py');
+  q = @(s) ['''' strrep(s, '''', '''\''''') ''''];
+  [status, out] = system([python ' ' q(script) ' ' q(path) ' ' q(tmp) ' 2>&1']);
+  if status ~= 0
+    if exist(tmp, 'file')
+      delete(tmp);
+    end
+    error('%s: %s: a killed writer''s file: cannot cut it to its last whole flush: %s', ...
+          who, path, strtrim(out));
+  end
+  src = tmp;
+  note = strtrim(out);
+  if ~isempty(note)
+    warning('lcpsim:cut', '%s: note: %s: %s', who, path, note);
+  end
+end
