@@ -102,6 +102,9 @@ S steps_huge "steps_huge.json:1:42: too big integer" '{"lcpsim": 1, "time_step":
 S duration_frac "duration_frac.json:1:45: duration" '{"lcpsim": 1, "time_step": 0.3, "duration": 1, "bodies": [ {} ]}'
 # Steps of 1e308 s: the end time overflows (the run wrote t = inf into /time, exit 0).
 S time_inf "time_inf.json:1:28: time_step: 2 steps of 1e+308 s end at a time that is not finite" '{"lcpsim": 1, "time_step": 1e308, "steps": 2, "bodies": [ {} ]}'
+# A number below the smallest double: read as 0 without a word, which made solver.tol 1e-400
+# a fixed budget of sweeps (exit 0) and time_step 1e-400 "must be > 0, got 0".
+S tol_underflow "tol_underflow.json:1:78: solver.tol: real number underflow near '1e-400'" '{"lcpsim": 1, "time_step": 0.1, "steps": 3, "solver": {"name": "pgs", "tol": 1e-400}, "bodies": [ {} ]}'
 S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension": 4, "bodies": [ {} ]}'
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
 # No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
