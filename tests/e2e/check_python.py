@@ -388,6 +388,10 @@ raises(lambda: sim.set_kinematic_velocity(1, [1.0, 2.0, 3.0]), lcpsim.Error,
        "set_kinematic_velocity on a dynamic box")
 raises(lambda: sim.set_force(1, [1.0, 2.0, 3.0]), lcpsim.Error, ["needs 6 numbers, got 3"],
        "set_force on a dynamic box, short")
+# An empty list of inputs is named as such (it said "compare: needs inputs, solvers and
+# nrows", an argument of the C function a Python caller has no way to give).
+raises(lambda: lcpsim.compare([], "lemke"), lcpsim.Error, ["compare: no inputs (0 given)"],
+       "compare with no inputs")
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done
