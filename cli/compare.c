@@ -116,7 +116,9 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     else put(f, "%.1f%%", 100.0 * x->success_rate);
     fprintf(f, "%s%d%s%d%s%d%s", sep, x->budget, sep, x->failures, sep, x->skipped, sep);
     if (r->solver_tol[s] > 0.0) fprintf(f, "%.0e", r->solver_tol[s]);
-    else fprintf(f, csv ? "budget %d" : "budget %d sweeps", r->solver_max_iter[s]);
+    else if (r->solver_max_iter[s] > 0)
+      fprintf(f, csv ? "budget %d" : "budget %d sweeps", r->solver_max_iter[s]);
+    else fputs(csv ? "budget default" : "budget: the solver's default", f); /* tol=0 alone */
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->median_wall);
     fputs(sep, f);
