@@ -222,7 +222,7 @@ int lsim_cli_compare(int argc, char **argv) {
           return 2;
         }
       } else if (lsim_parse_double(v, &success_tol) || !(success_tol >= 0.0)) {
-        fprintf(stderr, "lcpsim compare: --success-tol: need a number >= 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim compare: --success-tol: need a finite number >= 0 (in double range), got '%s'\n", v);
         return 2;
       }
     } else if (a[0] == '-' && a[1]) {

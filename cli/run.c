@@ -320,13 +320,13 @@ int lsim_cli_run(int argc, char **argv) {
       const char *v = argv[++i];
       if (!strcmp(a, "--tol")) {
         if (lsim_cli_parse_double(v, &tol_override) || !(tol_override >= 0.0)) {
-          fprintf(stderr, "lcpsim: --tol: need a number >= 0, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --tol: need a finite number >= 0 (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--omega")) {
         if (lsim_cli_parse_double(v, &omega_override) ||
             !(omega_override > 0.0 && omega_override < 2.0)) {
-          fprintf(stderr, "lcpsim: --omega: need a number in (0, 2), got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --omega: need a number in (0, 2) (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--threads")) {
@@ -386,7 +386,7 @@ int lsim_cli_run(int argc, char **argv) {
           return 2;
         }
       } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
-        fprintf(stderr, "lcpsim: --duration: need a number > 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim: --duration: need a finite number > 0 (in double range), got '%s'\n", v);
         return 2;
       }
     } else if (lsim_cli_positional("lcpsim", "lcpsim run --help", "scene", a, &scene_path)) {
