@@ -414,7 +414,9 @@ int lsim_cli_run(int argc, char **argv) {
   char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_scene_read_text(scene_path, &text, &text_len, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
-    fprintf(stderr, "lcpsim: %s\n", msg);
+    /* "-", the usual name of standard input, names a file here: say where stdin is. */
+    fprintf(stderr, "lcpsim: %s%s\n", msg,
+            strcmp(scene_path, "-") ? "" : " (a scene on standard input: lcpsim /dev/stdin)");
     return 2;
   }
   /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */

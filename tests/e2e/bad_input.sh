@@ -203,6 +203,8 @@ t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "
 export LSIM_SIMD=avx512; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
+# "-" is a file name here, not standard input: the message says where stdin is.
+t dash_scene "-: cannot read: No such file or directory (a scene on standard input: lcpsim /dev/stdin)" - -o @OUT
 # 1e-400 is not 0 but reads as 0 (strtod's underflow): "need a number >= 0, got '1e-400'"
 # named a condition the value meets; the range is what it misses.
 t tol_underflow_opt "--tol: need a finite number >= 0 (in double range), got '1e-400'" "$in/ok.json" --tol 1e-400 -o @OUT
