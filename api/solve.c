@@ -257,8 +257,15 @@ int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
 int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
                  int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
                  size_t errlen) {
-  if (!inputs || ninputs < 1 || !solvers || !nrows)
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: needs inputs, solvers and nrows");
+  /* Each missing argument named (one message for the three said "nrows" to a Python
+     caller who had given an empty list of inputs, and no nrows to give). */
+  if (!inputs || ninputs < 1)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "compare: no inputs (%d given): one scene or Siconos .dat files", ninputs);
+  if (!solvers)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: solvers is NULL (a list such as \"lemke,pgs\")");
+  if (!nrows)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: nrows is NULL (the capacity of rows)");
   for (int i = 0; i < ninputs; ++i)
     if (!inputs[i]) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: inputs[%d] is NULL", i);
   if (steps < 0)

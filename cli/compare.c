@@ -116,7 +116,9 @@ static void print_summary(FILE *f, const LsimCompareResult *r, int csv) {
     else put(f, "%.1f%%", 100.0 * x->success_rate);
     fprintf(f, "%s%d%s%d%s%d%s", sep, x->budget, sep, x->failures, sep, x->skipped, sep);
     if (r->solver_tol[s] > 0.0) fprintf(f, "%.0e", r->solver_tol[s]);
-    else fprintf(f, csv ? "budget %d" : "budget %d sweeps", r->solver_max_iter[s]);
+    else if (r->solver_max_iter[s] > 0)
+      fprintf(f, csv ? "budget %d" : "budget %d sweeps", r->solver_max_iter[s]);
+    else fputs(csv ? "budget default" : "budget: the solver's default", f); /* tol=0 alone */
     fputs(sep, f);
     put(f, "%.3g", 1e6 * x->median_wall);
     fputs(sep, f);
@@ -220,7 +222,7 @@ int lsim_cli_compare(int argc, char **argv) {
           return 2;
         }
       } else if (lsim_parse_double(v, &success_tol) || !(success_tol >= 0.0)) {
-        fprintf(stderr, "lcpsim compare: --success-tol: need a number >= 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim compare: --success-tol: need a finite number >= 0 (in double range), got '%s'\n", v);
         return 2;
       }
     } else if (a[0] == '-' && a[1]) {

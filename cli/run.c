@@ -1,6 +1,8 @@
 /* run.c: `lcpsim SCENE.json`: simulate a scene and record it to HDF5. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +57,9 @@ static void run_usage(FILE *f) {
           "                     of n > 500 variables, when n <= N (-1: any n; 0: never, the\n"
           "                     default); exact on more steps, at seconds a step\n"
           "  --print            print a table per step: every coordinate of q and v of each\n"
-          "                     moving body, and the contact impulses\n"
+          "                     moving body (columns x[NAME] m, ...), and the contact\n"
+          "                     impulses; a reader that stops early (| head) ends the table,\n"
+          "                     not the run\n"
           "  --quiet            no progress bar (steps done, time, time left), no summary\n"
           "  --dump-lcp         store every step's LCP in the file (/lcp; lcpsim solve and\n"
           "                     lcpsim export read them): the factored form M = J B + C,\n"
@@ -177,14 +181,6 @@ static const char *const q_units[3][7] = {
 static const char *const v_units[3][6] = {
     {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
 
-/* The bytes of the first max characters of UTF-8 text s (a character never cut). */
-static int utf8_prefix(const char *s, int max) {
-  int bytes = 0;
-  for (int chars = 0; s[bytes] && chars < max; ++chars)
-    do ++bytes; while (((unsigned char)s[bytes] & 0xC0) == 0x80);
-  return bytes;
-}
-
 /* Characters of UTF-8 text s (continuation bytes not counted). */
 static int utf8_chars(const char *s) {
   int n = 0;
@@ -192,17 +188,34 @@ static int utf8_chars(const char *s) {
   return n;
 }
 
+/* The width of a printed column, name[body] unit: at least 16, and wide enough for the
+   body's whole name (characters, not bytes, so that UTF-8 names are not misaligned); the
+   header and every row use it, so the columns stay aligned. Names cut to 8 characters made
+   grid copies' columns alike (box_stack_3d's five boxes all printed as box_0_0_). */
+static int column_width(const char *body, const char *name, const char *unit) {
+  const int w = utf8_chars(name) + 2 + utf8_chars(body) + (unit[0] ? 1 + utf8_chars(unit) : 0);
+  return w > 16 ? w : 16;
+}
+
 static void print_column_names(const char *body, int n, const char *const *names,
                                const char *const *units) {
   for (int j = 0; j < n; ++j) {
-    /* The body's name up to 8 characters, right-aligned in 16 columns (characters, not
-       bytes, so that UTF-8 names are neither cut inside a character nor misaligned). */
-    char col[96];
-    snprintf(col, sizeof col, "%s[%.*s]%s%s", names[j], utf8_prefix(body, 8), body,
-             units[j][0] ? " " : "", units[j]);
-    const int pad = 16 - utf8_chars(col);
-    printf(" %*s%s", pad > 0 ? pad : 0, "", col);
+    /* name[body] unit, right-aligned in its column. */
+    const int pad = column_width(body, names[j], units[j]) -
+                    (utf8_chars(names[j]) + 2 + utf8_chars(body) + (units[j][0] ? 1 + utf8_chars(units[j]) : 0));
+    printf(" %*s%s[%s]%s%s", pad, "", names[j], body, units[j][0] ? " " : "", units[j]);
   }
+}
+
+/* After a row of --print: 0 while standard output takes the table; 1 once a write to it
+   failed (its reader gone, a full disk), which is said once on stderr: the run goes on. */
+static int table_lost(int step, const char *path) {
+  const int err = errno;
+  if (!ferror(stdout)) return 0;
+  fprintf(stderr, "lcpsim: note: --print: writing the table to standard output failed (%s) "
+          "by step %d: the table stops there; the run goes on into %s\n",
+          strerror(err ? err : EIO), step, path);
+  return 1;
 }
 
 /* One column per coordinate of every moving body: all of q (position, then angle or
@@ -225,8 +238,11 @@ static void print_row(const LsimModel *m, const LsimState *s, const LsimContactS
   for (int i = 0; i < m->nbodies; ++i) {
     const LsimBody *b = &m->bodies[i];
     if (b->nq == 0) continue;
-    for (int j = 0; j < b->nq; ++j) printf(" %16.9g", s->q[b->q_offset + j]);
-    for (int j = 0; j < b->nv; ++j) printf(" %16.9g", s->v[b->v_offset + j]);
+    const int d = m->dimension - 1;
+    for (int j = 0; j < b->nq; ++j)
+      printf(" %*.9g", column_width(b->name, q_names[d][j], q_units[d][j]), s->q[b->q_offset + j]);
+    for (int j = 0; j < b->nv; ++j)
+      printf(" %*.9g", column_width(b->name, v_names[d][j], v_units[d][j]), s->v[b->v_offset + j]);
   }
   printf("  ");
   for (int c = 0; cs && c < cs->count; ++c) {
@@ -304,13 +320,13 @@ int lsim_cli_run(int argc, char **argv) {
       const char *v = argv[++i];
       if (!strcmp(a, "--tol")) {
         if (lsim_cli_parse_double(v, &tol_override) || !(tol_override >= 0.0)) {
-          fprintf(stderr, "lcpsim: --tol: need a number >= 0, got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --tol: need a finite number >= 0 (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--omega")) {
         if (lsim_cli_parse_double(v, &omega_override) ||
             !(omega_override > 0.0 && omega_override < 2.0)) {
-          fprintf(stderr, "lcpsim: --omega: need a number in (0, 2), got '%s'\n", v);
+          fprintf(stderr, "lcpsim: --omega: need a number in (0, 2) (in double range), got '%s'\n", v);
           return 2;
         }
       } else if (!strcmp(a, "--threads")) {
@@ -370,7 +386,7 @@ int lsim_cli_run(int argc, char **argv) {
           return 2;
         }
       } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
-        fprintf(stderr, "lcpsim: --duration: need a number > 0, got '%s'\n", v);
+        fprintf(stderr, "lcpsim: --duration: need a finite number > 0 (in double range), got '%s'\n", v);
         return 2;
       }
     } else if (lsim_cli_positional("lcpsim", "lcpsim run --help", "scene", a, &scene_path)) {
@@ -398,7 +414,9 @@ int lsim_cli_run(int argc, char **argv) {
   char msg[LSIM_OUTFILE_MSG_MAX];
   if (lsim_scene_read_text(scene_path, &text, &text_len, &serr)) {
     lsim_scene_error_format(&serr, msg, sizeof msg);
-    fprintf(stderr, "lcpsim: %s\n", msg);
+    /* "-", the usual name of standard input, names a file here: say where stdin is. */
+    fprintf(stderr, "lcpsim: %s%s\n", msg,
+            strcmp(scene_path, "-") ? "" : " (a scene on standard input: lcpsim /dev/stdin)");
     return 2;
   }
   /* A hybrid-model scene runs on the event engine (cli/hybrid.c). */
@@ -711,8 +729,13 @@ int lsim_cli_run(int argc, char **argv) {
   if (!exit_code && !event_driven) {
     lsim_cli_catch_interrupts(1);
     if (print) {
+      /* A table piped into a reader that stops early (| head) must not end the run, whose
+         file is what it is for: writes to a closed pipe fail (EPIPE) instead of raising
+         SIGPIPE, and the table stops there (table_lost). */
+      signal(SIGPIPE, SIG_IGN);
       print_header(&model);
       print_row(&model, &state, NULL);
+      if (table_lost(done, path)) print = 0;
     }
     for (int k = done; k < model.steps && !lsim_cli_interrupted; ++k) {
       LsimStepStats st;
@@ -800,7 +823,10 @@ int lsim_cli_run(int argc, char **argv) {
         break;
       }
       done = k + 1;
-      if (print) print_row(&model, &state, cs);
+      if (print) {
+        print_row(&model, &state, cs);
+        if (table_lost(done, path)) print = 0;
+      }
       /* A disk about to fill: the run stops while its file can be closed whole. */
       if (*lsim_record_space_low(rec)) {
         snprintf(stop_reason, sizeof stop_reason, "step %d: %s", done, lsim_record_space_low(rec));

@@ -147,6 +147,14 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
              s->label, given[0], sweeps);
     return -1;
   }
+  /* sweeps=0 would be max_iter 0, the solver's default budget (10000 for pgs), which the
+     table then named "budget 0 sweeps". */
+  if (sweeps && s->opt.max_iter == 0) {
+    snprintf(err, errlen, "solver spec '%s': sweeps=%s: a fixed budget needs at least one "
+             "sweep (sweeps=K runs exactly K; tol=0 alone runs the solver's default budget)",
+             s->label, sweeps);
+    return -1;
+  }
   if (sweeps) s->opt.tol = 0.0;
 
   /* Options of some solvers only: another solver given one is refused, as an unknown

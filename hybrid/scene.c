@@ -275,6 +275,10 @@ int lsim_hybrid_scene_parse(const char *text, const char *name, LsimHybridScene 
     snprintf(err->message, sizeof err->message, "%s", je.text);
     return LSIM_INVALID_INPUT;
   }
+  if (lsim_scene_check_underflow(err, text, name)) {
+    json_decref(root);
+    return LSIM_INVALID_INPUT;
+  }
   const int rc = parse_root(&c, root, s);
   json_decref(root);
   return rc < 0 ? LSIM_INVALID_INPUT : 0;

@@ -107,6 +107,10 @@ typedef struct Scanner {
   int done;
   int key_line, key_col;  /* the target's key, when the target is an object member */
   int val_line, val_col;
+  int find_underflow;     /* no target: stop at the first number that reads as 0 but is
+                             not (val_line, val_col, path and token set) */
+  const char *token;      /* that number's text (ends at a delimiter) */
+  char token_path[PATH_CAP]; /* and its path ("" when it did not fit) */
 } Scanner;
 
 static void sc_adv(Scanner *s) {
@@ -190,7 +194,19 @@ static void sc_string(Scanner *s, char *out) {
 }
 
 static int sc_at_target(const Scanner *s) {
-  return !s->truncated && strcmp(s->path, s->target) == 0;
+  return s->target && !s->truncated && strcmp(s->path, s->target) == 0;
+}
+
+/* A number token at p (valid JSON) that strtod reads as 0 while a digit of its mantissa
+ * is not 0: a magnitude below the smallest double (about 4.9e-324), such as 1e-400.
+ * jansson refuses such numbers past the largest double ("real number overflow") but
+ * reads these as 0, which means something else in many fields (solver.tol 0: a fixed
+ * budget; baumgarte 0: the default factor 1). */
+static int number_underflows(const char *p) {
+  if (*p != '-' && !(*p >= '0' && *p <= '9')) return 0;
+  int nonzero = 0;
+  for (const char *d = p; *d && !strchr("eE,]} \t\r\n", *d); ++d) nonzero |= *d >= '1' && *d <= '9';
+  return nonzero && strtod(p, NULL) == 0.0;
 }
 
 static void sc_value(Scanner *s, int depth);
@@ -264,8 +280,42 @@ static void sc_value(Scanner *s, int depth) {
     case '[': sc_array(s, depth); break;
     case '"': sc_string(s, scratch); break;
     default:
+      if (s->find_underflow && number_underflows(s->p)) {
+        s->val_line = s->line;
+        s->val_col = s->chars + 1;
+        s->token = s->p;
+        snprintf(s->token_path, sizeof s->token_path, "%s", s->truncated ? "" : s->path);
+        s->done = 1;
+        return;
+      }
       while (*s->p && !strchr(",]} \t\r\n", *s->p)) sc_adv(s);
   }
+}
+
+int lsim_scene_check_underflow(LsimSceneError *err, const char *text, const char *name) {
+  Scanner *s = calloc(1, sizeof *s);
+  if (!s) return 0; /* the check is skipped; the text is still read */
+  s->p = text;
+  s->line = 1;
+  s->find_underflow = 1;
+  sc_ws(s);
+  sc_value(s, 0);
+  int rc = 0;
+  if (s->token) {
+    /* The token as written, shortened if long. */
+    size_t n = strcspn(s->token, ",]} \t\r\n");
+    lsim_parse_set_file(err, name);
+    err->line = s->val_line;
+    err->column = s->val_col;
+    snprintf(err->path, sizeof err->path, "%.127s", s->token_path);
+    snprintf(err->message, sizeof err->message,
+             "real number underflow near '%.*s%s' (not 0, but smaller than the smallest double, "
+             "about 4.9e-324: it would be read as 0; write 0 if 0 is meant)",
+             (int)(n > 40 ? 40 : n), s->token, n > 40 ? "..." : "");
+    rc = LSIM_INVALID_INPUT;
+  }
+  free(s);
+  return rc;
 }
 
 /* Finds the position of the value at path in text (of its key, when want_key and the

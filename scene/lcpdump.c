@@ -836,8 +836,19 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
       snprintf(near, sizeof near, "; the nearest are %d and %d", below, above);
     else if (below > 0 || above < INT_MAX)
       snprintf(near, sizeof near, "; the nearest is %d", below > 0 ? below : above);
-    if (any_step)
-      snprintf(msg, sizeof msg, "%s: step %d has no LCP of series %d", path, step, series);
+    if (any_step) {
+      /* The series the step has (a run's and a shadow comparison's one problem a step is
+         series 0; an independent comparison's are each series' own). */
+      char have[96] = "";
+      size_t hn = 0;
+      for (long k = 0; k < np && hn + 16 < sizeof have; ++k)
+        if (steps[k] == step) {
+          const int w = snprintf(have + hn, sizeof have - hn, "%s%d", hn ? ", " : "", ser[k]);
+          if (w > 0) hn += (size_t)w;
+        }
+      snprintf(msg, sizeof msg, "%s: step %d has no LCP of series %d (it has series %s%s)", path,
+               step, series, have, hn + 16 >= sizeof have ? ", ..." : "");
+    }
     else if (np == 0)
       snprintf(msg, sizeof msg, "%s: no step has a dumped LCP (a step whose LCP is empty, with "
                "no contacts or every body asleep, stores none)", path);

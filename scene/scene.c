@@ -589,6 +589,11 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
     syntax_error(&c, &je);
     return LSIM_INVALID_INPUT;
   }
+  /* A number jansson read as 0 that is not 0 (1e-400): as an overflow, an error. */
+  if (lsim_scene_check_underflow(c.err, text, name)) {
+    json_decref(root);
+    return LSIM_INVALID_INPUT;
+  }
   int rc = parse_scene(&c, root, model, state, out);
   if (rc == 0) rc = check_initial_limits(&c, root, model, state);
   json_decref(root);

@@ -47,6 +47,12 @@ int lsim_scene_verror(LsimSceneError *err, const char *text, const char *name,
                       const char *path, int at_key, const char *fmt, va_list ap)
     __attribute__((format(printf, 6, 0)));
 
+/* Refuses a number of the (valid JSON) text that is not 0 but reads as 0, being smaller
+ * than the smallest double (1e-400): fills err (its value's line:column and path, the
+ * number as written) and returns LSIM_INVALID_INPUT; 0 when there is none. jansson refuses
+ * numbers past the largest double and reads these as 0 without a word. */
+int lsim_scene_check_underflow(LsimSceneError *err, const char *text, const char *name);
+
 /* The same from a string in memory; name is used as the file name in errors. */
 int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,
                      LsimSceneError *err);

@@ -212,7 +212,8 @@ def summary_rows(c):
         tol, budget = float(c.solvers.tol[j]), int(c.solvers.max_iter[j])
         rows.append((c.series.label[i], int(s.problems[i]), float(s.success_rate[i]),
                      int(s.budget_stops[i]), int(s.failures[i]), int(s.skipped[i]),
-                     f"{tol:.0e}" if tol > 0 else f"budget {budget} sweeps",
+                     f"{tol:.0e}" if tol > 0 else f"budget {budget} sweeps" if budget > 0
+                     else "budget: the solver's default",
                      float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
                      float(s.median_iterations[i]), int(s.max_iterations[i]),
                      float(s.median_relative_residual[i]),

@@ -240,6 +240,10 @@ static void test_specs(void **state) {
       {"pgs[sweeps=5,tol=1e-8]", "tol=1e-8 and sweeps=5 conflict: sweeps=K runs a fixed budget "
                                  "with tol 0 (give max_iter=K for a budget with a tolerance)"},
       {"pgs[omega=1.2,omega=1.5]", "omega is given twice (1.2 and 1.5)"},
+      /* max_iter 0 is the default budget (10000 sweeps for pgs), which was then labelled
+         "budget 0 sweeps". */
+      {"pgs[sweeps=0]", "sweeps=0: a fixed budget needs at least one sweep (sweeps=K runs "
+                        "exactly K; tol=0 alone runs the solver's default budget)"},
   };
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
     char want[512];

@@ -167,6 +167,16 @@ static const ErrorCase error_cases[] = {
      1, 42, "", "too big integer"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3e9, \"bodies\": [{}]}",
      1, 42, "steps", "must be an integer in [1, 2147483647], got 3000000000"},
+    /* Numbers below the smallest double, which jansson reads as 0 without a word (0 is a
+       fixed budget for solver.tol, the default factor 1 for baumgarte): refused at the value,
+       as numbers past the largest double are ("real number overflow"). */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"solver\": {\"name\": \"pgs\", \"tol\": 1e-400},\n \"bodies\": [{}]}",
+     2, 35, "solver.tol", "real number underflow near '1e-400' (not 0, but smaller than the smallest double"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3, \"baumgarte\": 2.5E-999, \"bodies\": [{}]}",
+     1, 58, "baumgarte", "near '2.5E-999'"},
+    /* 1e-331 written out (332 characters): the token is shortened to 40. */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"force\": {\"table\": [[0, 1], [1, -0.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001]]}}]}",
+     2, 46, "bodies[0].force.table[1][1]", "near '-0.0000000000000000000000000000000000000...' (not 0"},
     /* jansson reports column 0 at the end of a text ending in a newline: column 1. */
     {"{\"lcpsim\": 1,\n", 2, 1, "", "expected near end of file"},
     {"", 1, 1, "", "near end of file"},
@@ -593,12 +603,40 @@ static void test_errors_constraints(void **unused) {
                     "constraints");
 }
 
+/* Tiny numbers: one that reads as 0 but is not (1e-400) is refused in hybrid scenes too, at
+ * its value; what a double holds (the smallest subnormal 5e-324, exactly 4.94e-324) and
+ * zeros however written (-0.0, 0e-999, 0.000) are read as they are. */
+static void test_tiny_numbers(void **unused) {
+  (void)unused;
+  const char *hybrid = "{\"lcpsim\": 1,\n \"hybrid\": {\"model\": \"bouncing_mass\", \"final_time\": 1,"
+                       " \"atol\": 1e-500}}";
+  LsimHybridScene hs;
+  LsimSceneError err;
+  assert_int_equal(lsim_hybrid_scene_parse(hybrid, "h.json", &hs, &err), LSIM_INVALID_INPUT);
+  /* Line 2, column of '1e-500' (counted: ' "hybrid": {"model": "bouncing_mass", "final_time": 1, "atol": '). */
+  assert_int_equal(err.line, 2);
+  assert_int_equal(err.column, (int)strlen(" \"hybrid\": {\"model\": \"bouncing_mass\", \"final_time\": 1, \"atol\": ") + 1);
+  assert_string_equal(err.path, "hybrid.atol");
+  assert_non_null(strstr(err.message, "real number underflow near '1e-500'"));
+
+  const char *fine = "{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3, \"bodies\": [{\"name\": \"1e-999\","
+                     " \"position\": -0.0, \"velocity\": 5e-324, \"force\": 0e-999, \"width\": 0.000}]}";
+  LsimModel m;
+  LsimState st;
+  assert_int_equal(lsim_scene_parse(fine, "x.json", &m, &st, &err), 0);
+  assert_true(st.v[0] > 0.0 && st.v[0] == 4.9406564584124654e-324); /* the subnormal kept */
+  assert_true(st.q[0] == 0.0 && signbit(st.q[0]));
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_errors_nd),
       cmocka_unit_test(test_overlaps_1d_order),
       cmocka_unit_test(test_errors_constraints),
+      cmocka_unit_test(test_tiny_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

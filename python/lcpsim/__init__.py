@@ -523,10 +523,19 @@ class Sim:
                         else "%s: no body %d (the world has no body)" % (what, i))
         return i
 
+    def _of_type(self, i, kind, setter):
+        """Error with the library's message ("body 0 ('ground') is not a dynamic body") when
+        body i is not of the kind setter takes, before the size of the values is looked at:
+        that size is the body's own nv (0 for a static body), and "needs 0 numbers, got 3"
+        named the wrong fault."""
+        if self.bodies[i]["type"] != kind:
+            self._check(setter(self._h, i, (C.c_double * 6)()))
+
     def set_force(self, body, f):
         """Replaces the applied generalized force of a dynamic body (index or name): 1-D f,
         2-D (fx, fy, torque), 3-D (fx, fy, fz, tx, ty, tz), world frame, N and N m."""
         i = self._body(body, "set_force")
+        self._of_type(i, DYNAMIC, _set_force)
         self._check(_set_force(self._h, i, _cdoubles(f, self.bodies[i]["nv"], "set_force")))
 
     def body_pose(self, body):
@@ -546,6 +555,7 @@ class Sim:
     def set_kinematic_velocity(self, body, v):
         """Prescribes a kinematic body's velocity from now on (the layout of v)."""
         i = self._body(body, "set_kinematic_velocity")
+        self._of_type(i, KINEMATIC, _set_kin)
         self._check(_set_kin(self._h, i, _cdoubles(v, self.bodies[i]["nv"],
                                                    "set_kinematic_velocity")))
 

@@ -102,6 +102,9 @@ S steps_huge "steps_huge.json:1:42: too big integer" '{"lcpsim": 1, "time_step":
 S duration_frac "duration_frac.json:1:45: duration" '{"lcpsim": 1, "time_step": 0.3, "duration": 1, "bodies": [ {} ]}'
 # Steps of 1e308 s: the end time overflows (the run wrote t = inf into /time, exit 0).
 S time_inf "time_inf.json:1:28: time_step: 2 steps of 1e+308 s end at a time that is not finite" '{"lcpsim": 1, "time_step": 1e308, "steps": 2, "bodies": [ {} ]}'
+# A number below the smallest double: read as 0 without a word, which made solver.tol 1e-400
+# a fixed budget of sweeps (exit 0) and time_step 1e-400 "must be > 0, got 0".
+S tol_underflow "tol_underflow.json:1:78: solver.tol: real number underflow near '1e-400'" '{"lcpsim": 1, "time_step": 0.1, "steps": 3, "solver": {"name": "pgs", "tol": 1e-400}, "bodies": [ {} ]}'
 S dimension "dimension.json:1:58: dimension: must be 1, 2 or 3" "$h"'"dimension": 4, "bodies": [ {} ]}'
 S unknown_top "unknown_top.json:1:45: gravitty: unknown key (did you mean 'gravity'?)" "$h"'"gravitty": 1, "bodies": [ {} ]}'
 # No close key: every top-level key listed, whole (the list was cut at 200 bytes, ending
@@ -200,6 +203,12 @@ t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "
 export LSIM_SIMD=avx512; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
+# "-" is a file name here, not standard input: the message says where stdin is.
+t dash_scene "-: cannot read: No such file or directory (a scene on standard input: lcpsim /dev/stdin)" - -o @OUT
+# 1e-400 is not 0 but reads as 0 (strtod's underflow): "need a number >= 0, got '1e-400'"
+# named a condition the value meets; the range is what it misses.
+t tol_underflow_opt "--tol: need a finite number >= 0 (in double range), got '1e-400'" "$in/ok.json" --tol 1e-400 -o @OUT
+t omega_underflow_opt "--omega: need a number in (0, 2) (in double range), got '1e-400'" "$in/ok.json" --solver pgs --omega 1e-400 -o @OUT
 t newton_tol0 "newton needs a tolerance > 0" "$in/ok.json" --solver newton --tol 0 -o @OUT
 t maxiter_opt "--max-iter" "$in/ok.json" --max-iter -1 -o @OUT
 t omega_opt "--omega" "$in/ok.json" --omega 2 -o @OUT
@@ -294,9 +303,10 @@ t export_missing "gone.h5: cannot open: No such file or directory" export "$in/g
 t solve_threads "--threads: need an integer in 1..64, got '0'" solve "$in/run.h5" --step 1 --threads 0
 t h5_step0 "--step" solve "$in/run.h5" --step 0
 t h5_nodump "plain.h5: no LCP dump" solve "$in/plain.h5" --step 1
-t h5_series "run.h5: step 1 has no LCP of series 5" solve "$in/run.h5" --step 1 --series 5
+# The series the step has are named (a run's one problem a step is series 0).
+t h5_series "run.h5: step 1 has no LCP of series 5 (it has series 0)" solve "$in/run.h5" --step 1 --series 5
 t export_step "run.h5: step 99 has no LCP" export "$in/run.h5" --step 99 -o @OUT
-t export_series "run.h5: step 1 has no LCP of series 4" export "$in/run.h5" --step 1 --series 4 -o @OUT
+t export_series "run.h5: step 1 has no LCP of series 4 (it has series 0)" export "$in/run.h5" --step 1 --series 4 -o @OUT
 t warm_binary "run.h5:1: entry 1: not a finite number: (not text: a binary file?)" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
 # Warm starts for lcp_CPS_1 (n = 2): the line and the entry named.
 cps1=$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat

@@ -376,6 +376,22 @@ raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32
 raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
        ["ndir", "4.5"], "ndir 4.5")
 check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+# A body of the wrong type is named as such, whatever the values' size: set_force on the
+# static ground with 3 numbers said "needs 0 numbers, got 3" (its nv), set_kinematic_velocity
+# on a dynamic box with 3 numbers "needs 6 numbers, got 3".
+raises(lambda: sim.set_force(0, [1.0, 2.0, 3.0]), lcpsim.Error,
+       ["set_force", "body 0 ('ground') is not a dynamic body"], "set_force on the static ground")
+raises(lambda: sim.set_force("ground", []), lcpsim.Error,
+       ["is not a dynamic body"], "set_force on the static ground, no values")
+raises(lambda: sim.set_kinematic_velocity(1, [1.0, 2.0, 3.0]), lcpsim.Error,
+       ["set_kinematic_velocity", "body 1 ('box_0_0_0') is not a kinematic body"],
+       "set_kinematic_velocity on a dynamic box")
+raises(lambda: sim.set_force(1, [1.0, 2.0, 3.0]), lcpsim.Error, ["needs 6 numbers, got 3"],
+       "set_force on a dynamic box, short")
+# An empty list of inputs is named as such (it said "compare: needs inputs, solvers and
+# nrows", an argument of the C function a Python caller has no way to give).
+raises(lambda: lcpsim.compare([], "lemke"), lcpsim.Error, ["compare: no inputs (0 given)"],
+       "compare with no inputs")
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done

@@ -23,7 +23,14 @@ moving = [i for i in range(len(r.bodies.name)) if r.bodies.nq[i] > 0]
 # Every coordinate has a column named after it and its body.
 for i in moving:
     for c in qn + vn:
-        assert f"{c}[{r.bodies.name[i][:8]}]" in head, (c, r.bodies.name[i], head)
+        assert f"{c}[{r.bodies.name[i]}]" in head, (c, r.bodies.name[i], head)
+# Each column's name is its own: box_stack_3d's grid copies box_0_0_0 .. box_0_0_4 were all
+# cut to box_0_0_ (the first 8 characters of a name), five columns for each of x .. wz.
+import re
+cols = re.findall(r"\S+\[[^\]]*\]", head)
+assert len(cols) == len(set(cols)) == len(moving) * (len(qn) + len(vn)), cols
+# Every value ends where its column's name ends (columns as wide as their names).
+ends = [m.end() for m in re.finditer(r"\S+\[[^\]]*\](?: [^\s\[]+)?(?= |$)", head)][:len(cols)]
 ncol = len(moving) * (len(qn) + len(vn))
 for line in lines[1:]:
     if not line[:6].strip().isdigit():
@@ -31,6 +38,8 @@ for line in lines[1:]:
     f = line.split()
     k = int(f[0])
     vals = np.array([float(x) for x in f[2:2 + ncol]])
+    vends = [m.end() for m in re.finditer(r"\S+", line)][2:2 + ncol]
+    assert vends == ends, (k, vends, ends)
     want = np.concatenate([np.concatenate([r.q[k, r.bodies.q_offset[i]:r.bodies.q_offset[i] + r.bodies.nq[i]],
                                            r.v[k, r.bodies.v_offset[i]:r.bodies.v_offset[i] + r.bodies.nv[i]]])
                            for i in moving])
@@ -71,16 +80,36 @@ assert "ground" not in hb + dp, "a world end called the ground"
 print("--print names tethers and joints; first impulses match the closed forms: ok")
 PYEOF
 
-# A body named in UTF-8 beyond 8 characters: its column shows the first 8 characters,
-# never a character cut in half (the name was cut at 8 bytes, inside 'é'), and the header
-# stays valid UTF-8 with each column 16 characters wide.
+# A body named in UTF-8 beyond 8 characters: its columns show the whole name, never a
+# character cut in half (the name was cut at 8 bytes, inside 'é'), and the header stays
+# valid UTF-8, each column as wide as its name, at least 16 characters.
 printf '%s' '{"lcpsim": 1, "time_step": 0.1, "steps": 2, "bodies": [{"name": "ééééééééé", "velocity": 1}]}' > "$tmp/utf8.json"
 ./lcpsim "$tmp/utf8.json" --print -o "$tmp/utf8.h5" > "$tmp/utf8.txt"
 $PY - "$tmp/utf8.txt" <<'PYEOF'
 import sys
-head = open(sys.argv[1], "rb").read().splitlines()[0].decode("utf-8")  # raises if cut
-assert "    x[éééééééé] m" in head and "vx[éééééééé] m/s" in head, head
-# step (6) + time (1 + 12) + two columns of 1 + 16 characters before the impulses' title
-assert head.index("   contact") == 6 + 13 + 2 * 17, head
+lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()  # raises if cut
+head = lines[0]
+assert "  x[ééééééééé] m" in head and " vx[ééééééééé] m/s" in head, head
+# step (6) + time (1 + 12) + x (1 + 16) + vx (1 + 17: its name's length) before the title
+assert head.index("   contact") == 6 + 13 + 17 + 18, head
+# the rows' values end under their names (step 1: x = 0.1, v = 1)
+import re
+assert [m.end() for m in re.finditer(r"\S+", lines[2])] == [6, 6 + 13, 6 + 13 + 17, 6 + 13 + 17 + 18], lines[2]
 print("--print, a UTF-8 name: whole characters, aligned columns: ok")
+PYEOF
+
+# A reader that stops early (| head) ends the table, not the run: the run went on to its
+# last step with exit status 0, its file complete (SIGPIPE killed it at the first write
+# after head had gone, exit 141, leaving PATH.<pid>.partial), and said so once on stderr.
+{ ./lcpsim data/box_stack_3d.json --print -o "$tmp/piped.h5" 2> "$tmp/piped.err"; echo $? > "$tmp/piped.rc"; } | head -n 2 > /dev/null
+test "$(cat "$tmp/piped.rc")" = 0 || { echo "FAIL --print | head: exit $(cat "$tmp/piped.rc")"; cat "$tmp/piped.err"; exit 1; }
+test -f "$tmp/piped.h5" || { echo "FAIL --print | head: no $tmp/piped.h5"; ls "$tmp"; exit 1; }
+grep -q "note: --print: writing the table to standard output failed (Broken pipe)" "$tmp/piped.err" ||
+  { echo "FAIL --print | head: stderr"; cat "$tmp/piped.err"; exit 1; }
+$PY - "$tmp/piped.h5" <<'PYEOF'
+import sys
+import h5py
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["q"].shape[0] == 1001 and f["summary/run_end"][()] == b"completed", (f["q"].shape, f["summary/run_end"][()])
+print("--print | head: the run goes on, its file complete: ok")
 PYEOF
