@@ -199,7 +199,6 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->table);
   free(s->row_v);
   free(s->inv_mass);
-  free(s->w_blocks);
   free(s->dofs);
   lsim_sleep_free(s);
   free(s);

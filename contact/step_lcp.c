@@ -553,23 +553,5 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
      whole bodies' velocities (each dynamic body has the dimension's nv at a multiple of
      it), the same for all rows of a contact; C as cq_range writes it. */
   if (shared) s->f.block_width = m->dimension == 3 ? 6 : m->dimension == 2 ? 3 : 1;
-  /* W per block of 6 velocities (3-D, B shared: B = W J' as put_body forms it): 1 / mass
-     and the world-frame inverse inertia, its off-diagonal pairs averaged (R A R' is
-     symmetric to rounding); zeros for the blocks of other bodies. */
-  if (shared && m->dimension == 3 && m->nv % 6 == 0) {
-    const int nb = m->nv / 6;
-    if (lsim_grow((void **)&s->w_blocks, &s->w_blocks_cap, 7 * nb + 1, sizeof(double)))
-      return LSIM_OUT_OF_MEMORY;
-    memset(s->w_blocks, 0, (size_t)(7 * nb) * sizeof(double));
-    for (int bi = 0; bi < m->nbodies; ++bi) {
-      const LsimBodyDofs bd = s->dofs[bi];
-      if (!bd.dynamic || bd.nv != 6 || bd.v_offset % 6) continue;
-      double *w = s->w_blocks + 7 * (bd.v_offset / 6);
-      const double *I = s->inv_inertia + 9 * bi;
-      w[0] = s->inv_mass[bi], w[1] = I[0], w[2] = 0.5 * (I[1] + I[3]), w[3] = 0.5 * (I[2] + I[6]);
-      w[4] = I[4], w[5] = 0.5 * (I[5] + I[7]), w[6] = I[8];
-    }
-    s->f.W_blocks = s->w_blocks;
-  }
   return 0;
 }

@@ -144,9 +144,6 @@ struct LsimStepper {
   double *inv_inertia_body;  /* [9 * nbodies] body-frame inverse inertia (3-D), 1/I_zz (2-D) */
   double *inv_inertia;       /* [9 * nbodies] this step's world-frame inverse inertia */
   double *inv_mass;          /* [nbodies] 1 / mass of dynamic bodies, 0 otherwise */
-  double *w_blocks;          /* [7 * nv / 6] this step's W per velocity block (3-D, the
-                                factored LCP's W_blocks: factored.h) */
-  int w_blocks_cap;
   double *rot_c;             /* [3 * nbodies] 3-D: the gyroscopic change of w in v_free
                                 (body-frame midpoint), which stage 6 replaces by the Lie
                                 midpoint's for bodies without rows (step.c, rotation_step) */

@@ -43,15 +43,6 @@ typedef struct LsimFactoredLcp {
      checking the rest (the same table entries, so the same iterates, as without the
      promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. */
   int block_width;
-  /* With block_width 6, optionally the producer's second promise: B = W J' with W block
-     diagonal, W's block b (rows and columns 6 b .. 6 b + 5) diag(w_0, w_0, w_0) beside
-     the symmetric 3 x 3 [w_1 w_2 w_3; w_2 w_4 w_5; w_3 w_5 w_6]: w_b at W_blocks[7 b ..
-     7 b + 6] (an inverse mass and a world-frame inverse inertia; zeros where B has no
-     rows), [m / 6][7]; B as given equals W J' to rounding. NULL: none. The PGS fast path
-     with a fixed budget then forms B's rows from J and W in its coloured sweep instead of
-     reading them (pgs_wide.c). lsim_step_assemble makes it (bodies without joints or a
-     coupled mass); lsim_factored_blocks_hold tests it. */
-  const double *W_blocks;
 } LsimFactoredLcp;
 
 /* Whether f keeps its block promise (block_width > 0 and everything it says holds): the

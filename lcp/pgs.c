@@ -57,9 +57,7 @@
  * (__builtin_cpu_supports; LSIM_SIMD=scalar|sse2|avx2 asks for one): the same bits on
  * each. A fixed budget (tol 0) keeps the rows of J and B of the cones and their constants
  * as floats (half the memory the sweep streams; M is perturbed by about 1e-7 relative,
- * far below what 20 sweeps leave; where the problem gives W with B = W J', the rows of J
- * and each cone's W instead of B's rows, B's column updates formed from them), and their
- * z in the groups during the sweeps (one
+ * far below what 20 sweeps leave), and their z in the groups during the sweeps (one
  * stream instead of scattered reads); with a tolerance they stay doubles, so that
  * tolerances down to 1e-10 remain reachable. With threads > 1 the parallel sweeps (pgs_team.c) keep their parts,
  * and each range of them (a boundary, an interior, the crossing set) is coloured and swept

@@ -64,10 +64,7 @@ struct LsimPgs {
   /* Coloured wide sweep (pgs_wide.c): groups of 4 cones of one colour, SoA. */
   struct WideGroup *wide;  /* [wide_cap] (64-byte aligned) */
   void *wide_rows;         /* their rows and constants (pgs_wide.c), room for doubles */
-  int wide_layout;         /* doubles, floats, or floats with W (pgs_wide.c) */
-  float *wide_w;           /* [8 * (m / 6 + 1)] W per block of u and the pad's zeros (pgs_wide.c,
-                              layout floats with W) */
-  int wide_w_cap;
+  int wide_layout;         /* doubles or floats (pgs_wide.c) */
   float *wide_z;           /* [wide_cap * 24] the groups' z (pgs_wide.c, float layouts) */
   struct WideIdx *wide_idx; /* [wide_cap] the groups' variables in z (pgs_wide.c) */
   int wide_cap, wide_groups; /* wide_groups 0: not used by this solve */

@@ -23,14 +23,10 @@
  * no change. With double rows (a tolerance) a lane therefore computes what fast_sweep
  * computes for that cone (LSIM_SIMD=reference runs fast_sweep over the coloured order:
  * tests/test_parallel.c finds the same bits); with float rows (a fixed budget) the rows
- * are rounded once. Where the problem gives W (factored.h: B = W J', the time step's 3-D
- * problems without joints) a fixed budget streams J's rows and each lane's W (7 floats a
- * block: an inverse mass and a symmetric world inverse inertia) instead of B's rows, and
- * the column updates are u += W p with p = Jn dn + J1 df1 + J2 df2 per block: other bits
- * than B's float rows (both within rounding of the double iterate), the same on every
- * path and thread count. W gathered per body from an array instead (two 4 x 4
- * transposes a block, so the group is 47 floats a lane) streamed less but cost more
- * instructions for the same time (docs/solvers.md).
+ * are rounded once. B's rows are stored, not formed in the kernel from W per body (B =
+ * W J'): measured twice, the same kernel time at 1000 bodies (a quarter less at 10 000)
+ * for 27 % fewer bytes a cone, and a dumped step would need W too
+ * (docs/solvers.md, "W's blocks in place of B's rows").
  * No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA), and IEEE
  * arithmetic and division are exact per lane: the three paths give the same bits
  * (tests/test_parallel.c compares them). */
@@ -71,12 +67,7 @@ enum { WIDE_PREFETCH = 8 };
  * apart, in ws->wide_rows: per group a block of the rows of J and B (normal, p_0, p_q; 12
  * entries each: Jn, J1, J2, Bn, B1, B2), then the constants (WIDE_META of them, below):
  * value (r, j, l) of row r at (r * WIDE_J + j) * WIDE_LANES + l, constant k of lane l at
- * (6 * WIDE_J + k) * WIDE_LANES + l. Doubles, or floats for a fixed budget (see pgs.c).
- * Floats with W (a fixed budget where the problem gives B = W J', factored.h): the rows
- * Jn, J1, J2 only, then each lane's W (w_0 .. w_6 of its first block at (3 * WIDE_J + k)
- * * WIDE_LANES + l, of its second at (3 * WIDE_J + 7 + k) * WIDE_LANES + l; zeros for a
- * missing block), then the constants from 3 * WIDE_J + 14: 61 floats a lane instead of
- * 83, and the kernel forms B's column updates as W (Jn dn + J1 df1 + J2 df2). */
+ * (6 * WIDE_J + k) * WIDE_LANES + l. Doubles, or floats for a fixed budget (see pgs.c). */
 typedef struct WideGroup {
   _Alignas(64) int o0[WIDE_LANES];
   int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
@@ -96,39 +87,11 @@ typedef struct WideIdx {
 enum { WM_INV_N, WM_QN, WM_Q1, WM_Q2, WM_GN1, WM_GN2, WM_MU, WM_A11, WM_A12, WM_A22, WM_A3,
        WIDE_META };
 
-/* The groups' value layouts: doubles (a tolerance), floats (a fixed budget), or floats
- * without B's rows (a fixed budget where the problem gives W: B = W J', factored.h). */
-enum { WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_W };
+/* The groups' value layouts: doubles (a tolerance) or floats (a fixed budget). */
+enum { WIDE_DOUBLE, WIDE_FLOAT };
 
-/* Values per group: the six rows and the constants; with WIDE_FLOAT_W the three rows of
- * J and the constants (47 floats a lane instead of 83: B's rows are formed in the kernel
- * from W, 8 floats per block of u in ws->wide_w, which a pile's bodies keep in L1/L2 where
- * the groups stream from L3 or memory). */
-enum { WIDE_WL = 14, /* W's values per lane: w_0 .. w_6 of its first block, then its second's */
-       WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES,
-       WIDE_VALS_W = (3 * WIDE_J + WIDE_WL + WIDE_META) * WIDE_LANES };
-
-/* Floats per block of u in ws->wide_w (W as floats, what the packing copies into the
-   lanes): w_0 .. w_6 (factored.h) and a zero. */
-enum { WIDE_WB = 8 };
-
-/* Rows per group, the first constant's value index and values per group in a layout. */
-static inline int layout_rows(int layout) { return layout == WIDE_FLOAT_W ? 3 : 6; }
-static inline int layout_meta(int layout) {
-  return layout == WIDE_FLOAT_W ? 3 * WIDE_J + WIDE_WL : 6 * WIDE_J;
-}
-static inline int layout_vals(int layout) { return layout == WIDE_FLOAT_W ? WIDE_VALS_W : WIDE_VALS; }
-
-/* Lane l's W (layout floats with W) at fv (its group's values): both blocks' w from
-   ws->wide_w, o0 and o1 the blocks' offsets in u (m: the pad, zeros). */
-static inline void put_w(const LsimPgs *ws, float *fv, int l, int o0, int o1) {
-  const float *w0 = ws->wide_w + (size_t)WIDE_WB * (o0 / FAST_W);
-  const float *w1 = ws->wide_w + (size_t)WIDE_WB * (o1 / FAST_W);
-  for (int k = 0; k < 7; ++k) {
-    fv[(size_t)(3 * WIDE_J + k) * WIDE_LANES + l] = w0[k];
-    fv[(size_t)(3 * WIDE_J + 7 + k) * WIDE_LANES + l] = w1[k];
-  }
-}
+/* Values per group: the six rows and the constants. */
+enum { WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES };
 
 /* The groups' own copy of their z with float values (a fixed budget), WIDE_Z floats per
  * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide (z rounded to float once
@@ -145,7 +108,6 @@ void lsim_pgs_wide_free(LsimPgs *ws) {
   free(ws->wide_idx);
   free(ws->wide_order);
   free(ws->wide_mask);
-  free(ws->wide_w);
 }
 
 int lsim_pgs_wide_group_z(const LsimPgs *ws) {
@@ -206,7 +168,7 @@ __attribute__((always_inline))
 static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
   WideIdx *x = &ws->wide_idx[gi];
-  const int nr = layout_rows(layout), vals = layout_vals(layout);
+  const int nr = 6, vals = WIDE_VALS;
   const int len = fc ? fc->nb * FAST_W : 0;
   const double *src[6] = {NULL};
   if (fc) src[0] = fc->Jn, src[1] = fc->J1, src[2] = fc->J2, src[3] = fc->Bn, src[4] = fc->B1, src[5] = fc->B2;
@@ -262,9 +224,7 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
     k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
   }
   for (int c = 0; c < WIDE_META; ++c)
-    bad |= put_value(v, base + (size_t)(layout_meta(layout) + c) * WIDE_LANES, k[c], layout);
-  if (layout == WIDE_FLOAT_W)
-    put_w(ws, (float *)v + (size_t)gi * vals, l, fc ? fc->o[0] : m, fc && fc->nb > 1 ? fc->o[1] : m);
+    bad |= put_value(v, base + (size_t)(nr * WIDE_J + c) * WIDE_LANES, k[c], layout);
   if (!fc) {
     g->o0[l] = g->o1[l] = m, g->two[l] = 0;
     x->normal[l] = x->b0[l] = x->L[l] = -1;
@@ -280,13 +240,11 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
  * each value of the four lanes converted and stored as one vector of four floats (one
  * store where pack_lane stores one float in four), the same floats and the same test.
  * 0, or -1 when a float value is not finite. */
-static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m,
-                        int layout) {
+static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m) {
   static const double zeros[WIDE_J];
   WideGroup *g = &ws->wide[gi];
   WideIdx *x = &ws->wide_idx[gi];
-  const int nr = layout_rows(layout);
-  float *fv = (float *)ws->wide_rows + (size_t)gi * layout_vals(layout);
+  float *fv = (float *)ws->wide_rows + (size_t)gi * WIDE_VALS;
   double pad[WIDE_LANES][6][WIDE_J]; /* rows of one block, zeros after it */
   const double *src[WIDE_LANES][6];
   for (int l = 0; l < WIDE_LANES; ++l) {
@@ -311,7 +269,7 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
      cvtsd2ss does) and stored together; every |value| <= FLT_MAX (false for a NaN). */
   const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
   __m128d okv = _mm_cmpeq_pd(lim, lim);
-  for (int r = 0; r < nr; ++r)
+  for (int r = 0; r < 6; ++r)
     for (int j = 0; j < WIDE_J; ++j) {
       const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
       const __m128d b = _mm_set_pd(src[3][r][j], src[2][r][j]);
@@ -333,8 +291,7 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
       k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
     }
     for (int q = 0; q < WIDE_META; ++q)
-      bad |= put_value(fv, (size_t)(layout_meta(layout) + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
-    if (layout == WIDE_FLOAT_W) put_w(ws, fv, l, c ? c->o[0] : m, c && c->nb > 1 ? c->o[1] : m);
+      bad |= put_value(fv, (size_t)(6 * WIDE_J + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
     if (!c) {
       g->o0[l] = g->o1[l] = m, g->two[l] = 0;
       x->normal[l] = x->b0[l] = x->L[l] = -1;
@@ -392,7 +349,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
     /* Each cone to its place, in the natural order; floats (with SSE2) are packed group
        by group below, four lanes a store (one lane at a time, one float in four, the
        packing had cost 6.6 % of a pile's step's cycles). */
-    const int by_group = WIDE_SSE2_PACK && layout != WIDE_DOUBLE;
+    const int by_group = WIDE_SSE2_PACK && layout == WIDE_FLOAT;
     for (int t = tb; t < te; ++t) {
       const int k = colour[t];
       if (k < 0) {
@@ -405,7 +362,6 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
       const int gl = grp[k] + rank / WIDE_LANES, ll = rank % WIDE_LANES;
       /* The layout a constant for the compiler (one copy of pack_lane each). */
       if (layout == WIDE_FLOAT) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT);
-      else if (layout == WIDE_FLOAT_W) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT_W);
       else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
     }
     /* Lane counts; the last group of a colour padded with inert lanes. */
@@ -418,7 +374,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
           const FastCone *fc[WIDE_LANES];
           for (int l = 0; l < WIDE_LANES; ++l)
             fc[l] = l < lanes ? &ws->fc[ws->wide_order[first[k] + s + l]] : NULL;
-          bad |= pack_group_f(ws, gi, fc, m, layout);
+          bad |= pack_group_f(ws, gi, fc, m);
           ++gi;
           continue;
         }
@@ -528,20 +484,8 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
     free(ws->wide), free(ws->wide_rows), free(ws->wide_z), free(ws->wide_idx);
     ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_idx = ix, ws->wide_cap = groups;
   }
-  /* The layout: floats for a fixed budget (without B's rows when f gives W and every w
-     is a finite float), doubles for a tolerance. */
+  /* The layout: floats for a fixed budget, doubles for a tolerance. */
   int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
-  if (single && f->W_blocks && f->block_width == FAST_W) {
-    if (lsim_grow((void **)&ws->wide_w, &ws->wide_w_cap, WIDE_WB * (nblk + 1), sizeof(float)))
-      return LSIM_OUT_OF_MEMORY;
-    int bad = 0;
-    for (int b = 0; b < nblk; ++b) {
-      for (int k = 0; k < 7; ++k) bad |= put_value(ws->wide_w, (size_t)WIDE_WB * b + k, f->W_blocks[7 * b + k], WIDE_FLOAT);
-      ws->wide_w[WIDE_WB * b + 7] = 0.0f;
-    }
-    for (int k = 0; k < WIDE_WB; ++k) ws->wide_w[WIDE_WB * nblk + k] = 0.0f;
-    if (!bad) layout = WIDE_FLOAT_W;
-  }
   /* The order and the groups, range by range (with a team, each member its part's two
      ranges, member 0 the crossing set too: disjoint positions and groups, so the same
      result). Floats only when every value stays finite (else packed again as doubles). */
@@ -584,9 +528,6 @@ typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
-/* WK_BW: 1 only for the _w kernels (layout WIDE_FLOAT_W). */
-#define WK_BW 0
-
 /* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
    and sums apart, not FMA); each for the two layouts (_d doubles, z by index; _f floats,
@@ -609,13 +550,6 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_GZ 1
 #define WK_NAME wide_scalar_f
 #include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_BW
-#define WK_BW 1
-#define WK_NAME wide_scalar_w
-#include "pgs_wide_kernel.h"
-#undef WK_BW
-#define WK_BW 0
 #undef WK_GZ
 #undef WK_S
 #undef WK_SV
@@ -643,13 +577,6 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_GZ 1
 #define WK_NAME wide_sse2_f
 #include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_BW
-#define WK_BW 1
-#define WK_NAME wide_sse2_w
-#include "pgs_wide_kernel.h"
-#undef WK_BW
-#define WK_BW 0
 #undef WK_GZ
 #undef WK_S
 #undef WK_SV
@@ -679,13 +606,6 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WK_NAME wide_avx2_f
 #define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
 #include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_BW
-#define WK_BW 1
-#define WK_NAME wide_avx2_w
-#include "pgs_wide_kernel.h"
-#undef WK_BW
-#define WK_BW 0
 #undef WK_GZ
 #undef WK_LOAD_ROW
 #undef WK_S
@@ -703,13 +623,13 @@ typedef float v4f __attribute__((vector_size(16)));
 /* The kernels of one path, by layout. */
 typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
                            double *, double, float *);
-static const WideKernel wide_kernels[3][3] = {
-    {wide_scalar_d, wide_scalar_f, wide_scalar_w},
-    {wide_sse2_d, wide_sse2_f, wide_sse2_w},
+static const WideKernel wide_kernels[3][2] = {
+    {wide_scalar_d, wide_scalar_f},
+    {wide_sse2_d, wide_sse2_f},
 #if WIDE_HAVE_AVX2
-    {wide_avx2_d, wide_avx2_f, wide_avx2_w},
+    {wide_avx2_d, wide_avx2_f},
 #else
-    {wide_sse2_d, wide_sse2_f, wide_sse2_w},
+    {wide_sse2_d, wide_sse2_f},
 #endif
 };
 
@@ -719,7 +639,7 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
   const WideGroup *g = ws->wide + rg[0];
   const int ng = rg[1] - rg[0], layout = ws->wide_layout;
   const void *rows = (const char *)ws->wide_rows +
-                     (size_t)rg[0] * layout_vals(layout) * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
+                     (size_t)rg[0] * WIDE_VALS * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
   if (ws->wide_path == LSIM_PGS_SIMD_REFERENCE) {
     /* fast_sweep itself over the coloured order, one cone at a time (double rows). */
     lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);

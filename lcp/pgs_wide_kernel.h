@@ -5,20 +5,12 @@
  *   WK_S, WK_SV  the values' storage (double or float) and its vector of WK_N,
  *   WK_GZ        1: z of the group's cones in the group's own copy (zgroups, WIDE_Z
  *                floats per group; only with float values), 0: in z by index,
- *   WK_BW        1: the group holds the rows of J, each lane's W (w_0 .. w_6 of
- *                factored.h for its two blocks) and the constants (WIDE_VALS_W values),
- *                and the column updates form B = W J' (only with float values), 0: the
- *                rows of J and B and the constants (WIDE_VALS values),
  *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
  *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
- *   WK_NAME      the function made: WK_NAME(groups, idx, values, count, u, z, omega,
- *                zgroups),
+ *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
- * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c), but
- * for WK_BW's column updates: per block the impulse p = Jn dn + J1 df1 + J2 df2, then
- * u += (w_0 p_lin, I p_ang) with I the symmetric 3 x 3 of w_1 .. w_6 (the same operations
- * on every path too). */
+ * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c). */
 
 #define WK_SEL(m, a, b) ((WK_V)(((WK_I)(a) & (m)) | ((WK_I)(b) & ~(m))))
 #define WK_ABS(x) ((WK_V)((WK_I)(x) & absmask))
@@ -34,11 +26,7 @@
 WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const void *rows_v,
                             int ng, double *u, double *z, double omega_s, float *zgroups) {
   const WK_S *rows_all = rows_v;
-#if WK_BW
-  enum { VALS = WIDE_VALS_W, NR = 3, META = 3 * WIDE_J + WIDE_WL };
-#else
-  enum { VALS = WIDE_VALS, NR = 6, META = 6 * WIDE_J };
-#endif
+  enum { VALS = WIDE_VALS };
   (void)zgroups, (void)z, (void)idx;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
@@ -68,7 +56,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #define AT_F(p) ({ WK_SV s_; memcpy(&s_, (p), sizeof s_); __builtin_convertvector(s_, WK_V); })
 #endif
 #define ROW(r, j) AT((r) * WIDE_J + (j))
-#define LD(k) AT(META + (k))
+#define LD(k) AT(6 * WIDE_J + (k))
       /* u's two blocks, lane by lane (inert lanes: the pad after u). */
       const double *pu0[WK_N], *pu1[WK_N];
       for (int l = 0; l < WK_N; ++l) pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
@@ -189,27 +177,8 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const WK_V nl = WK_MAX0(zl + omega * (t4 - zl));
       /* u's columns, where a delta is non-zero. */
       const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
-#if WK_BW
-      /* The impulse on each block, p = Jn dn + J1 df1 + J2 df2, and W p: w_0 p on the
-         linear part, the symmetric I (w_1 .. w_6) on the angular (inert lanes and a
-         missing block: zero W). */
-      WK_V P[WIDE_J];
-      for (int j = 0; j < WIDE_J; ++j) P[j] = ROW(0, j) * dn + ROW(1, j) * df1 + ROW(2, j) * df2;
-      for (int b = 0; b < 2; ++b) {
-        WK_V w[7];
-        for (int k = 0; k < 7; ++k) w[k] = AT(NR * WIDE_J + 7 * b + k);
-        const WK_V *p = P + b * FAST_W;
-        WK_V *Ub = U + b * FAST_W;
-        const WK_V d[FAST_W] = {w[0] * p[0], w[0] * p[1], w[0] * p[2],
-                                w[1] * p[3] + w[2] * p[4] + w[3] * p[5],
-                                w[2] * p[3] + w[4] * p[4] + w[5] * p[5],
-                                w[3] * p[3] + w[5] * p[4] + w[6] * p[5]};
-        for (int j = 0; j < FAST_W; ++j) Ub[j] = WK_SEL(still, Ub[j], Ub[j] + d[j]);
-      }
-#else
       for (int j = 0; j < WIDE_J; ++j)
         U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
-#endif
       /* Scatter the real lanes' u (and z, unless the group keeps it). */
 #if WK_GZ
       const WK_V zout[6] = {zn, nb0, nb1, nb2, nb3, nl};

@@ -121,8 +121,6 @@ struct LsimSolver {
   int udiag_cap;
   double *uJ, *uB, *uC, *uq; /* the scaled J, B, C values and q */
   int uJ_cap, uB_cap, uC_cap, uq_cap;
-  double *uW; /* the scaled W_blocks (B = W J' scaled: W times the unit) */
-  int uW_cap;
   LsimConeBlock *ucones;  /* [ucones_cap] the cones, fixed normals in the unit */
   int ucones_cap;
   LsimLcp udense;         /* M [udense_cap], q [uq_cap]: a dense problem in the unit */
@@ -277,7 +275,7 @@ void lsim_solver_free(LsimSolver *s) {
   free(s->fb_scaled.M);
   free(s->fb_scaled.q);
   free(s->fb_cand);
-  free(s->ucol), free(s->udiag), free(s->uJ), free(s->uB), free(s->uC), free(s->uq), free(s->uW);
+  free(s->ucol), free(s->udiag), free(s->uJ), free(s->uB), free(s->uC), free(s->uq);
   free(s->ucones), free(s->udense.M), free(s->ujudge);
   free(s);
 }
@@ -1290,13 +1288,6 @@ static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, LsimFactoredLc
   }
   *g = *f;
   g->J_val = s->uJ, g->B_val = s->uB, g->C_val = f->C_ptr ? s->uC : NULL, g->q = s->uq;
-  /* B's columns times c, J's rows times c / unit: B = (unit W) J' (a power of two, exact). */
-  if (f->W_blocks && f->block_width == 6) {
-    const int nw = 7 * (m / 6);
-    if (lsim_grow((void **)&s->uW, &s->uW_cap, nw > 0 ? nw : 1, sizeof(double))) return LSIM_OUT_OF_MEMORY;
-    for (int k = 0; k < nw; ++k) s->uW[k] = us * f->W_blocks[k];
-    g->W_blocks = s->uW;
-  }
   if (f->ncones > 0 && f->cones) g->cones = s->ucones;
   return 0;
 }

@@ -801,10 +801,8 @@ static void test_nonfinite_cone_rows(void **state) {
 /* The time step's block promise (factored.h): made where it holds (3-D and 2-D contact
  * scenes, tethers), not made with joints or a coupled mass (B then has its own pattern);
  * lsim_factored_blocks_hold confirms it by reading everything, and finds a broken one.
- * W (B = W J', W_blocks) comes with it in 3-D. The PGS fast path gives the same z, sweeps
- * and residual, bit for bit, with the promise and without it (the same table entries;
- * only the checks are skipped), both without W (which changes the float rows' bits:
- * test_parallel.c, test_wide_sweep_w_blocks). */
+ * The PGS fast path gives the same z, sweeps and residual, bit for bit, with the promise
+ * and without it (the same table entries; only the checks are skipped). */
 static void test_block_promise(void **state) {
   (void)state;
   static const struct {
@@ -819,18 +817,16 @@ static void test_block_promise(void **state) {
     if (f->block_width != cases[k].width)
       fail_msg("%s: block_width %d, expected %d", cases[k].path, f->block_width, cases[k].width);
     assert_int_equal(lsim_factored_blocks_hold(f), cases[k].width > 0);
-    assert_int_equal(f->W_blocks != NULL, cases[k].width == 6);
     if (f->ncones > 0 && cases[k].width > 0) {
       /* With and without the promise: the same bits. */
-      LsimFactoredLcp fa = *f, g = *f;
-      fa.W_blocks = NULL, g.W_blocks = NULL;
+      LsimFactoredLcp g = *f;
       g.block_width = 0;
       LsimPgsOptions o = lsim_default_pgs_options();
       o.tol = 0.0, o.max_sweeps = 20;
       double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
       LsimPgsInfo ia = {0}, ib = {0};
       LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
-      assert_int_equal(lsim_pgs_solve_factored(wa, &fa, &o, 0, za, &ia),
+      assert_int_equal(lsim_pgs_solve_factored(wa, f, &o, 0, za, &ia),
                        lsim_pgs_solve_factored(wb, &g, &o, 0, zb, &ib));
       assert_non_null(ia.bz); /* the fast path ran */
       assert_int_equal(ia.sweeps, ib.sweeps);
@@ -864,11 +860,10 @@ static void test_block_promise(void **state) {
 /* The coloured sweep's float rows (a fixed budget, tol 0) are kept only when every value
  * is a finite float; else the problem is packed again as doubles, the rows a tolerance
  * gets. The LCP of data/pile_100 after 40 steps with B scaled by 1e40 and J by 1e-40 (M
- * the same up to rounding; B's entries beyond FLT_MAX, J's tiny but finite floats), and
- * W by 1e80 (B = W J' still; W beyond FLT_MAX), or without W: 20 sweeps at tol 0 give
- * the bits of 20 sweeps at tol 1e-300 (doubles, never met, so the same 20 sweeps). The
- * unscaled problem's two runs differ (floats and doubles), so the comparison can tell the
- * layouts apart. */
+ * the same up to rounding; B's entries beyond FLT_MAX, J's tiny but finite floats): 20
+ * sweeps at tol 0 give the bits of 20 sweeps at tol 1e-300 (doubles, never met, so
+ * the same 20 sweeps). The unscaled problem's two runs differ (floats and doubles), so
+ * the comparison can tell the layouts apart. */
 static void test_float_rows_fall_back(void **state) {
   (void)state;
   SceneLcp p;
@@ -877,16 +872,10 @@ static void test_float_rows_fall_back(void **state) {
   const int nnz = f->J_ptr[f->n];
   double *jv = malloc((size_t)nnz * sizeof(double)), *bv = malloc((size_t)nnz * sizeof(double));
   for (int k = 0; k < nnz; ++k) jv[k] = f->J_val[k] * 1e-40, bv[k] = f->B_val[k] * 1e40;
-  assert_non_null(f->W_blocks);
-  const int nw = 7 * (f->m / 6);
-  double *wv = malloc((size_t)nw * sizeof(double));
-  for (int k = 0; k < nw; ++k) wv[k] = f->W_blocks[k] * 1e80;
-  LsimFactoredLcp g = *f, gn = *f;
-  g.J_val = jv, g.B_val = bv, g.W_blocks = wv;
-  gn.J_val = jv, gn.B_val = bv, gn.W_blocks = NULL;
-  assert_true(lsim_factored_blocks_hold(&g));
-  for (int scaled = 0; scaled < 3; ++scaled) {
-    const LsimFactoredLcp *h = scaled == 2 ? &gn : scaled ? &g : f;
+  LsimFactoredLcp g = *f;
+  g.J_val = jv, g.B_val = bv;
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    const LsimFactoredLcp *h = scaled ? &g : f;
     double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
     LsimPgsOptions oa = lsim_default_pgs_options(), ob = oa;
     oa.tol = 0.0, oa.max_sweeps = 20;
@@ -900,11 +889,11 @@ static void test_float_rows_fall_back(void **state) {
     assert_true(ia.colours > 0 && ib.colours > 0); /* the coloured sweep ran */
     for (int i = 0; i < f->n; ++i) assert_true(isfinite(za[i]));
     const int same = memcmp(za, zb, (size_t)f->n * sizeof(double)) == 0;
-    if (same != (scaled > 0)) fail_msg("scaled %d: the runs at tol 0 and 1e-300 are %s", scaled, same ? "the same" : "different");
+    if (same != scaled) fail_msg("scaled %d: the runs at tol 0 and 1e-300 are %s", scaled, same ? "the same" : "different");
     lsim_pgs_free(wa), lsim_pgs_free(wb);
     free(za), free(zb);
   }
-  free(jv), free(bv), free(wv);
+  free(jv), free(bv);
   free_scene_lcp(&p);
 }
 

@@ -228,9 +228,8 @@ static void test_parallel_sweeps_deterministic(void **state) {
 }
 
 /* The coloured wide sweep (one thread): its three paths (LSIM_SIMD scalar, sse2, avx2)
- * give the same bits on the pile_100 LCP, 20 sweeps from z = 0 (float rows of J, B formed
- * from W) and solved to 1e-8 with omega 1.3 from a warm start (double rows of J and B; the
- * same sweeps too), and with two threads (parts). The
+ * give the same bits on the pile_100 LCP, 20 sweeps from z = 0 and solved to 1e-8 with
+ * omega 1.3 from a warm start (the same sweeps too), and with two threads (parts). The
  * scalar path updates one cone at a time, the others two or four at once: equal bits also
  * say that no two cones of a group share a block of u. On a CPU without AVX2 the avx2
  * request runs sse2 (info.simd says which ran), and the test still compares every path
@@ -241,7 +240,6 @@ static void test_wide_sweep_paths_identical(void **state) {
   pile_lcp(&p, 1, 100);
   const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
   const int n = f->n;
-  assert_non_null(f->W_blocks); /* at tol 0 the kernels form B from W */
   static const char *paths[3] = {"scalar", "sse2", "avx2"};
   const int avx2 = __builtin_cpu_supports("avx2");
   const int expect[3] = {LSIM_PGS_SIMD_SCALAR, LSIM_PGS_SIMD_SSE2,
@@ -455,16 +453,11 @@ static void test_parallel_bodies_same_state(void **state) {
 }
 
 /* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
- * data/pile_100.json) and comes to rest like the one-thread run: in both, at most two of
- * the 100 spheres faster than 0.03 m/s (they hit the pile at up to 5 m/s; at rest they
- * creep by what 50 sweeps leave unsolved, 0.015-0.016 m/s here). Not every sphere: a
- * sphere perched on others can roll off late, and which one does, and when, changes
- * with the last bit of the sweeps (the two-thread run with B formed from W: sphere 99,
- * at z = 0.28 m on the pile, from 0.005 m/s at step 250 to 0.058 at 300; before that
- * change, single spheres at 0.09 and 0.115 m/s at step 280 of the one- and two-thread
- * runs, below 0.03 again by 300). Spins about a contact normal are not compared: point
- * contacts have no torsional friction, so a sphere keeps whatever spin the impacts gave
- * it, and a different sweep order gives different spins. */
+ * data/pile_100.json) and comes to rest like the one-thread run: every sphere's speed
+ * below 0.03 m/s in both (they hit the pile at up to 5 m/s; at rest they creep by what
+ * 50 sweeps leave unsolved, 0.015-0.016 m/s here). Spins about a contact normal are not
+ * compared: point contacts have no torsional friction, so a sphere keeps whatever spin
+ * the impacts gave it, and a different sweep order gives different spins. */
 static void test_parallel_run_repeats(void **state) {
   (void)state;
   PileLcp a, b, c;
@@ -475,109 +468,17 @@ static void test_parallel_run_repeats(void **state) {
   assert_memory_equal(a.state.q, b.state.q, (size_t)a.model.nq * sizeof(double));
   assert_memory_equal(a.state.v, b.state.v, (size_t)a.model.nv * sizeof(double));
   double speed_a = 0.0, speed_c = 0.0;
-  int fast_a = 0, fast_c = 0, spheres = 0;
   for (int k = 0; k < a.model.nbodies; ++k) {
     const LsimBody *bd = &a.model.bodies[k];
     if (bd->type != LSIM_BODY_DYNAMIC) continue;
     const double *va = a.state.v + bd->v_offset, *vc = c.state.v + bd->v_offset;
-    const double sa = sqrt(va[0] * va[0] + va[1] * va[1] + va[2] * va[2]);
-    const double sc = sqrt(vc[0] * vc[0] + vc[1] * vc[1] + vc[2] * vc[2]);
-    speed_a = fmax(speed_a, sa), speed_c = fmax(speed_c, sc);
-    fast_a += sa >= 0.03, fast_c += sc >= 0.03, ++spheres;
+    speed_a = fmax(speed_a, sqrt(va[0] * va[0] + va[1] * va[1] + va[2] * va[2]));
+    speed_c = fmax(speed_c, sqrt(vc[0] * vc[0] + vc[1] * vc[1] + vc[2] * vc[2]));
   }
-  printf("pile_100 after 3 s: largest speed %.3g m/s (2 threads), %.3g m/s (1 thread); "
-         "spheres at 0.03 m/s or more: %d, %d of %d\n", speed_a, speed_c, fast_a, fast_c, spheres);
-  assert_int_equal(spheres, 100);
-  assert_true(fast_a <= 2 && fast_c <= 2);
+  printf("pile_100 after 3 s: largest speed %.3g m/s (2 threads), %.3g m/s (1 thread)\n",
+         speed_a, speed_c);
+  assert_true(speed_a < 0.03 && speed_c < 0.03);
   free_pile(&a), free_pile(&b), free_pile(&c);
-}
-
-/* 20 sweeps from z = 0 on f through a solver "pgs" with impulse_unit (tol 0: the fixed
- * budget) into z. */
-static void solver_sweeps(const LsimFactoredLcp *f, double tol, int threads, double *z) {
-  LsimSolverOptions o = lsim_default_solver_options();
-  o.tol = tol, o.max_iter = 20, o.impulse_unit = 1, o.threads = threads;
-  LsimSolver *s = NULL;
-  char err[256];
-  assert_int_equal(lsim_solver_create(&s, "pgs", &o, err, sizeof err), 0);
-  memset(z, 0, (size_t)f->n * sizeof(double));
-  lsim_solver_solve_factored(s, f, z, NULL);
-  lsim_solver_free(s);
-}
-
-/* B formed from W in the coloured sweep (factored.h W_blocks; pgs_wide.c, layout floats
- * with W). The step's LCP of the pile (spheres, 3-D, no joints) carries W and B = W J'
- * holds (lsim_factored_blocks_hold), and no longer does with one w changed by 1e-9 of
- * itself. 20 sweeps from z = 0 at a fixed budget with W, and on the same problem without
- * it (W_blocks NULL: B's rows rounded to float), against the iterate of double rows (tol
- * 1e-300: never met, so 20 sweeps too): the float iterates differ from it by rounding
- * alone (values rounded to float, 2^-24 ~ 6e-8 relative, carried through 20 sweeps: the
- * measured velocity distances are near 1e-6 of the largest velocity change B z; bound
- * 1e-4 of it), and W's is not farther than 4 times B's plus that bound's hundredth. The
- * same problem with W and B times 2^12 (M times 2^12: light bodies, so the solver's
- * impulse unit scales it back, W with B) gives z / 2^12 to the same bound: W kept in
- * step with B by the unit. */
-static void test_wide_sweep_w_blocks(void **state) {
-  (void)state;
-  PileLcp p;
-  pile_lcp(&p, 1, 100);
-  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
-  const int n = f->n, m = f->m, nw = 7 * (m / 6);
-  assert_non_null(f->W_blocks);
-  assert_int_equal(f->block_width, 6);
-  assert_true(lsim_factored_blocks_hold(f));
-  LsimFactoredLcp g = *f;
-  double *w2 = malloc((size_t)nw * sizeof(double));
-  memcpy(w2, f->W_blocks, (size_t)nw * sizeof(double));
-  int b = 0;
-  while (w2[7 * b] == 0.0) ++b; /* the first dynamic body's block */
-  w2[7 * b + 1] *= 1.0 + 1e-9;
-  g.W_blocks = w2;
-  assert_false(lsim_factored_blocks_hold(&g));
-  /* The three iterates. */
-  double *zd = malloc((size_t)n * sizeof(double)), *zw = malloc((size_t)n * sizeof(double));
-  double *zb = malloc((size_t)n * sizeof(double)), *du = malloc((size_t)(m + 1) * sizeof(double));
-  solver_sweeps(f, 1e-300, 1, zd);
-  solver_sweeps(f, 0.0, 1, zw);
-  g.W_blocks = NULL;
-  solver_sweeps(&g, 0.0, 1, zb);
-  double *z0 = calloc((size_t)n, sizeof(double));
-  const double scale = lsim_factored_velocity_distance(f, zd, z0, du);
-  const double dw = lsim_factored_velocity_distance(f, zw, zd, du);
-  const double db = lsim_factored_velocity_distance(f, zb, zd, du);
-  printf("pile_100 LCP, 20 sweeps, velocity distance to double rows / max |B z|: W %.3g, "
-         "B as floats %.3g\n", dw / scale, db / scale);
-  assert_true(scale > 0.0);
-  assert_true(memcmp(zw, zb, (size_t)n * sizeof(double)) != 0); /* W was used */
-  assert_true(dw <= 1e-4 * scale && db <= 1e-4 * scale);
-  assert_true(dw <= 4.0 * db + 1e-6 * scale);
-  /* Two threads (parts, each range with W): against their own double-row iterate. */
-  solver_sweeps(f, 1e-300, 2, zd);
-  solver_sweeps(f, 0.0, 2, zw);
-  g.W_blocks = NULL;
-  solver_sweeps(&g, 0.0, 2, zb);
-  const double dw2 = lsim_factored_velocity_distance(f, zw, zd, du);
-  const double db2 = lsim_factored_velocity_distance(f, zb, zd, du);
-  printf("  two threads: W %.3g, B as floats %.3g\n", dw2 / scale, db2 / scale);
-  assert_true(dw2 <= 1e-4 * scale && db2 <= 1e-4 * scale);
-  assert_true(dw2 <= 4.0 * db2 + 1e-6 * scale);
-  solver_sweeps(f, 1e-300, 1, zd);
-  /* Scaled by 2^12: the impulse unit. */
-  const double S = 4096.0;
-  double *bs = malloc((size_t)f->B_ptr[n] * sizeof(double));
-  for (int k = 0; k < f->B_ptr[n]; ++k) bs[k] = S * f->B_val[k];
-  for (int k = 0; k < nw; ++k) w2[k] = S * f->W_blocks[k];
-  g = *f;
-  g.B_val = bs, g.W_blocks = w2;
-  assert_true(lsim_factored_blocks_hold(&g));
-  double *zs = malloc((size_t)n * sizeof(double));
-  solver_sweeps(&g, 0.0, 1, zs);
-  for (int i = 0; i < n; ++i) zs[i] *= S;
-  const double ds = lsim_factored_velocity_distance(f, zs, zd, du);
-  printf("  times 2^12 (impulse unit): %.3g\n", ds / scale);
-  assert_true(ds <= 1e-4 * scale);
-  free(zd), free(zw), free(zb), free(du), free(z0), free(w2), free(bs), free(zs);
-  free_pile(&p);
 }
 
 int main(void) {
@@ -586,7 +487,6 @@ int main(void) {
       cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_wide_sweep_paths_identical),
-      cmocka_unit_test(test_wide_sweep_w_blocks),
       cmocka_unit_test(test_parallel_rows_same_problem),
       cmocka_unit_test(test_parallel_run_repeats),
       cmocka_unit_test(test_parallel_bodies_same_state),
