@@ -237,12 +237,16 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
     memcpy(G, J, (size_t)ed->nv * sizeof(double));
     ed->nr++;
     if (cd->mode == SLIDE) {
-      /* Friction -mu f_n along the current slip while it goes the segment's way (the
-         segment's direction otherwise: the flow stays smooth up to the stick event). */
+      /* Friction -mu f_n along the current slip v_t while it goes the segment's way s,
+         blended with s below slip speeds of SLIP_BLEND: along v_t + SLIP_BLEND s (the
+         segment's direction once that turns against s, past the stick event, so the
+         flow stays smooth up to it). Along v_t alone, a slide starting from rest took
+         its friction's direction from slip velocities of round-off (1e-14 m/s), and
+         CVODE's steps fell to 1e-13 s. */
       double vt[2], s[2] = {cd->s[0], cd->s[1]};
       lsim_ed_slip_velocity(ed, set, c, ed->st.v, vt);
-      const double sp = hypot(vt[0], vt[1]);
-      if (sp > 0.0 && vt[0] * s[0] + vt[1] * s[1] > 0.0) s[0] = vt[0] / sp, s[1] = vt[1] / sp;
+      const double w0 = vt[0] + SLIP_BLEND * s[0], w1 = vt[1] + SLIP_BLEND * s[1], wn = hypot(w0, w1);
+      if (w0 * s[0] + w1 * s[1] > 0.0) s[0] = w0 / wn, s[1] = w1 / wn;
       for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {
         lsim_ed_dense_row(ed, set, c, k + 1, ed->w2);
         for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];

@@ -372,6 +372,89 @@ static void test_redundant_stick_to_slip(void **state) {
   run_free(&r);
 }
 
+/* 3-D friction at rest is the circle |f_t| <= mu f_n (the flow's cone roots), though the
+ * acceleration LCP at events has the polyhedral cone of d = 4 directions (a square whose
+ * sides are mu f_n / sqrt(2) from its centre). A box (m = 1, mu = 0.5) at rest on the
+ * ground, pushed at its centre by 0.85 mu m g along the diagonal (1, 1) / sqrt(2): inside
+ * the circle, outside the square. It stays at rest: position and velocity 0 to 1e-9 (the
+ * force's tipping moment leaves the corners' normal forces unequal but positive), and its
+ * only events are the four contacts at t = 0. Before, the LCP put the corners into
+ * sliding along the square's side normal and the flow's friction mu m g along it, more
+ * than the push, drove the box backwards (against the push) at 0.52 m/s^2 along x and y:
+ * at t = 1 s it was at -0.26 m along both, its kinetic energy 0.27 J from nothing. */
+static void test_push_inside_circle(void **state) {
+  (void)state;
+  const double f = 0.85 * 0.5 * G / sqrt(2.0);
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+           " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+           "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0, 0.1], \"force\": [%.17g, %.17g, 0],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.3, 0.2, 0.1], \"mu\": 0.5}]}]}",
+           f, f);
+  Run r;
+  run_ok(json, &r);
+  assert_int_equal(r.log.count, 4);
+  for (int i = 0; i < r.log.count; ++i)
+    assert_true(r.log.events[i].kind == LSIM_EVENT_CONTACT && r.log.events[i].t == 0.0);
+  assert_int_equal(r.s.n, 100);
+  for (int i = 0; i < r.s.n; ++i) {
+    const double *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
+    if (fabs(q[0]) > 1e-9 || fabs(q[1]) > 1e-9 || fabs(q[2] - 0.1) > 1e-9)
+      fail_msg("t = %g: the box moved to (%.12g, %.12g, %.12g)", r.s.t[i], q[0], q[1], q[2]);
+    for (int d = 0; d < 6; ++d)
+      if (fabs(v[d]) > 1e-9) fail_msg("t = %g: v[%d] = %.12g", r.s.t[i], d, v[d]);
+  }
+  run_free(&r);
+}
+
+/* A ball (m = 1, r = 0.1, I = 2/5 m r^2, mu = 0.5) on the ground pushed at its centre by
+ * F = k t along u = (cos 30, sin 30) degrees (k = 10 N/s): it rolls, v = 5/14 k t^2 / m
+ * along u, the friction it needs 2/7 F, until that reaches the circle mu m g at
+ * t_s = 3.5 mu m g / k = 1.71675 s (a "slip" event, within 1e-9 s); then it slides along
+ * u, v = v(t_s) + (k/2)(t^2 - t_s^2)/m - mu g (t - t_s), and its contact point slips along
+ * u. Checked to 1e-8 m/s along u and across it (measured 6.2e-9 and 7.4e-9: CVODE at rtol
+ * 1e-12 of up to 23 m/s), the slip across u to 1e-7 m/s (the flow's friction turns from
+ * the slide's direction s to the slip's within slip speeds of 1e-7 m/s; measured 2.6e-8).
+ * Before, the slide took its direction from the LCP's friction on the square cone, 15
+ * degrees off u at a vertex (the cone root is on the circle): the ball's velocity
+ * turned, 0.144 m/s across u, its slip 0.50 m/s across u. Taking the flow's friction
+ * at the root and switching to the slip's direction at the first round-off slip (1e-14
+ * m/s) made the friction's direction noise, and CVODE's steps fell to 1e-13 s. */
+static void test_ball_slips_along_push(void **state) {
+  (void)state;
+  const double k = 10.0, th = atan(1.0) * 2.0 / 3.0, u[2] = {cos(th), sin(th)}, mu = 0.5, ts = 3.5 * mu * G / k;
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.5,"
+           " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+           "  {\"name\": \"ball\", \"mass\": 1, \"position\": [0, 0, 0.1],"
+           "   \"force\": {\"table\": [[0, 0, 0, 0, 0, 0, 0], [2.5, %.17g, %.17g, 0, 0, 0, 0]]},"
+           "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0.5}]}]}",
+           2.5 * k * u[0], 2.5 * k * u[1]);
+  Run r;
+  run_ok(json, &r);
+  assert_int_equal(r.log.count, 2);
+  assert_int_equal(r.log.events[1].kind, LSIM_EVENT_SLIP);
+  if (fabs(r.log.events[1].t - ts) > 1e-9) fail_msg("slip at %.15g s, closed form %.15g", r.log.events[1].t, ts);
+  assert_int_equal(r.s.n, 250);
+  for (int i = 0; i < r.s.n; ++i) {
+    const double t = r.s.t[i], *v = r.s.v + 6 * i;
+    const double want = t <= ts ? 5.0 / 14.0 * k * t * t
+                                : 5.0 / 14.0 * k * ts * ts + 0.5 * k * (t * t - ts * ts) - mu * G * (t - ts);
+    const double along = v[0] * u[0] + v[1] * u[1], across = -v[0] * u[1] + v[1] * u[0];
+    /* The contact point's velocity: v + w x (0, 0, -r). */
+    const double slip[2] = {v[0] - 0.1 * v[4], v[1] + 0.1 * v[3]};
+    const double slip_across = -slip[0] * u[1] + slip[1] * u[0];
+    if (fabs(along - want) > 1e-8 || fabs(across) > 1e-8)
+      fail_msg("t = %g: v along u %.12g (closed form %.12g), across %.3g", t, along, want, across);
+    if (fabs(slip_across) > 1e-7) fail_msg("t = %g: slip across u %.3g m/s", t, slip_across);
+  }
+  run_free(&r);
+}
+
 /* Joints: their rows are always persistent equalities (forces free in sign, no roots) and
  * take part in every impact. A uniform rod (m = 1, L = 1, I about the pin m L^2 / 3)
  * pinned at one end to the origin, released horizontal, swings down and its tip (a sphere
@@ -1162,7 +1245,8 @@ int main(void) {
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
       cmocka_unit_test(test_flat_landing), cmocka_unit_test(test_spinning_pair),
       cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
-      cmocka_unit_test(test_edge_tip),
+      cmocka_unit_test(test_edge_tip), cmocka_unit_test(test_push_inside_circle),
+      cmocka_unit_test(test_ball_slips_along_push),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
