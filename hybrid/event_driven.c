@@ -21,7 +21,12 @@
  * off (slides), and a sliding contact at zero slip speed whose friction stays on the cone's
  * boundary keeps sliding when its slide has just started (its segment started with a slip
  * speed within velocity_tol), since there the LCP sees the change only at round-off; one
- * that slid faster is coming to rest and sticks.
+ * that slid faster is coming to rest and sticks. A contact whose cone root ended the
+ * segment slides against the flow's friction there. The LCP's cone is the polyhedral one
+ * of d directions, the flow's the circle: a contact at rest the LCP slides is tried
+ * sticking in the flow at the event (circular_stick) and sticks when the circle holds it.
+ * Sliding friction turns from the segment's direction s to the slip's within slip speeds
+ * of SLIP_BLEND (event_rows.c), so that a slide starting from rest has a smooth flow.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by

@@ -280,6 +280,11 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
     for (int i = 0; !rc && i < nr; ++i) {
       const int c = lsim_ed_find(&ed->pset, ed->cand[rcand[i]].id);
       if (c < 0) {
+        const Cand *cd = &ed->cand[rcand[i]];
+        snprintf(ed->msg, sizeof ed->msg,
+                 "a persistent contact vanished from detection 1e-6 s %s t = %.12g (contact %#llx, bodies %d-%d, %s)",
+                 side < 0 ? "before" : "after", st->time, (unsigned long long)cd->id, cd->body[0],
+                 cd->body[1], cd->mode == SLIDE ? "slide" : cd->mode == STICK ? "stick" : "joint");
         rc = LSIM_BREAKDOWN;
         break;
       }
@@ -288,7 +293,6 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
     }
     if (rc) {
       free(qd);
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection");
       return rc;
     }
   }
@@ -391,7 +395,11 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
   for (int i = 0; i < ed->ncand; ++i) {
     idx[i] = lsim_ed_find(&ed->set, ed->cand[i].id);
     if (idx[i] < 0 && ed->cand[i].mode != FREE) {
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection at t = %.12g", t);
+      const Cand *cd = &ed->cand[i];
+      snprintf(ed->msg, sizeof ed->msg,
+               "a persistent contact vanished from detection at t = %.12g (contact %#llx, bodies %d-%d, %s)",
+               t, (unsigned long long)cd->id, cd->body[0], cd->body[1],
+               cd->mode == SLIDE ? "slide" : cd->mode == STICK ? "stick" : "joint");
       return LSIM_BREAKDOWN;
     }
   }
