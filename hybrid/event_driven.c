@@ -1204,6 +1204,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     snprintf(err, errlen, "event-driven run interrupted at t = %.12g s", t);
   else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, ed.msg);
   else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, lsim_status_name(rc));
+  if (log && ode) log->steps = lsim_ode_stats(ode)->steps;
   /* The last state reached. */
   lsim_ed_load(&ed, st, t, x);
   st->step = (int)lround(t / ed.period);

@@ -126,6 +126,7 @@ typedef struct LsimEvent {
 typedef struct LsimEventLog {
   int count, capacity;
   LsimEvent *events;     /* [count] in time order */
+  long steps;            /* CVODE's internal steps over the run (lsim_event_driven_run) */
 } LsimEventLog;
 
 void lsim_event_log_free(LsimEventLog *log);

@@ -245,8 +245,15 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
          CVODE's steps fell to 1e-13 s. */
       double vt[2], s[2] = {cd->s[0], cd->s[1]};
       lsim_ed_slip_velocity(ed, set, c, ed->st.v, vt);
+      /* Held by a sticking contact of its pair (a redundant support sliding at zero slip
+         beside sticking partners): its slip is their constraints' round-off, and it keeps
+         s (turning with that slip, the flow's stiffness was mu f_n / (m SLIP_BLEND), and
+         CVODE's steps fell to 1e-6 s). */
+      int held = 0;
+      for (int k = 0; k < ed->ncand && !held; ++k)
+        held = ed->cand[k].mode == STICK && ed->cand[k].body[0] == cd->body[0] && ed->cand[k].body[1] == cd->body[1];
       const double w0 = vt[0] + SLIP_BLEND * s[0], w1 = vt[1] + SLIP_BLEND * s[1], wn = hypot(w0, w1);
-      if (w0 * s[0] + w1 * s[1] > 0.0) s[0] = w0 / wn, s[1] = w1 / wn;
+      if (!held && w0 * s[0] + w1 * s[1] > 0.0) s[0] = w0 / wn, s[1] = w1 / wn;
       for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {
         lsim_ed_dense_row(ed, set, c, k + 1, ed->w2);
         for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];

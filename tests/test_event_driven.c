@@ -486,6 +486,56 @@ static void test_vanished_named(void **state) {
   done(&m, &st, &s, &log);
 }
 
+/* A contact sliding at zero slip speed beside sticking partners of its body pair: three
+ * boxes (1 kg each: a 1 m cube on the ground, mu 0.3; a 0.8 m cube on it; a 0.7 m cube
+ * on top thrown at 2 m/s along x, box mu 0.3). The top's friction drags the middle box,
+ * whose four corners on the lower box share it by the least-norm split while the moment
+ * unloads the back ones: a back corner's cone root fires at 0.02808 s and it slides at
+ * zero slip (its friction mu f_n along its slide's direction s) while the other three
+ * stick, so the middle box stays on the lower one. Its slip is that of the three
+ * sticking corners' constraints, round-off (1e-14 m/s); with its friction's direction
+ * turning towards the slip within SLIP_BLEND (1e-7 m/s) the flow's stiffness was
+ * mu f_n / (m SLIP_BLEND) ~ 1e7 /s and CVODE's (Adams) steps fell to 1e-6 s with
+ * hundreds of failed corrector iterations: over 0.1 s, 45676 steps (the sweep's runs of
+ * such stacks crawled past 60 s). A sliding contact held by a sticking one of its pair
+ * keeps its direction s, and the run takes 51 steps (bound 1000). Physics:
+ * the middle box does not move on the lower one (1e-9 m), the top slides at mu g
+ * deceleration on it, 2 - mu g t relative to it (1e-6 m/s: the boxes below move with
+ * the ground's friction too, so along x the top's speed over the ground is not checked). */
+static void test_held_slide(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 0.1,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.3}]},"
+      "  {\"name\": \"b1\", \"mass\": 1, \"position\": [0, 0, 1.4],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.4, 0.4, 0.4], \"mu\": 0.3}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 2.15], \"velocity\": [2, 0, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.35, 0.35, 0.35], \"mu\": 0.3}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[512] = "";
+  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  int slips = 0;
+  for (int i = 0; i < log.count; ++i) slips += log.events[i].kind == LSIM_EVENT_SLIP;
+  if (slips < 1) fail_msg("no slip event");
+  if (log.steps > 1000) fail_msg("%ld CVODE steps over 0.1 s", log.steps);
+  /* Final state: b1 on b0 where it started relative to it, top sliding relative to b1. */
+  const double *q = st.q, *v = st.v;
+  const LsimBody *b0 = &m.bodies[1], *b1 = &m.bodies[2], *tp = &m.bodies[3];
+  for (int d = 0; d < 3; ++d) {
+    const double rel = q[b1->q_offset + d] - q[b0->q_offset + d] - (d == 2 ? 0.9 : 0.0);
+    if (fabs(rel) > 1e-9) fail_msg("b1 moved on b0: %.3g m along %d", rel, d);
+  }
+  const double vrel = v[tp->v_offset] - v[b1->v_offset], want = 2.0 - 0.3 * G * 0.1;
+  if (fabs(vrel - want) > 1e-6) fail_msg("top on b1 at %.12g m/s, closed form %.12g", vrel, want);
+  done(&m, &st, &s, &log);
+}
+
 /* Joints: their rows are always persistent equalities (forces free in sign, no roots) and
  * take part in every impact. A uniform rod (m = 1, L = 1, I about the pin m L^2 / 3)
  * pinned at one end to the origin, released horizontal, swings down and its tip (a sphere
@@ -1278,6 +1328,7 @@ int main(void) {
       cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
       cmocka_unit_test(test_edge_tip), cmocka_unit_test(test_push_inside_circle),
       cmocka_unit_test(test_ball_slips_along_push), cmocka_unit_test(test_vanished_named),
+      cmocka_unit_test(test_held_slide),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
