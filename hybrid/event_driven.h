@@ -6,7 +6,9 @@
  * sliding; tethers slack or taut. The accelerations come from the manipulator equations
  * with the persistent contacts' forces solved for at every evaluation (their normal
  * accelerations, and sticking contacts' tangential ones, held at zero; sliding friction
- * -mu f_n along the slip). Events are the roots of
+ * -mu f_n along the slip, turning from the slide's first direction within 1e-7 m/s of
+ * slip; a slide beside a sticking contact of its pair keeps that direction). Events are
+ * the roots of
  *   free contact or slack tether:  its gap (psi for tethers) falling through 0  (impact)
  *   persistent contact or taut tether: its normal force falling through 0     (lift-off)
  *   sticking contact: mu f_n - |f_t| falling through 0                         (slip)
@@ -26,7 +28,8 @@
  * direction go through an acceleration-level LCP (normal accelerations >= 0 complementary
  * to the forces, the same cone for sticking contacts, sliding friction folded into the
  * normal columns) whose solution decides who stays (persistent), who lifts off, and who
- * sticks or slides. Chattering guard (SimSect's chart counter): a contact that impacts
+ * sticks or slides (a contact at rest it slides sticks when the flow's circular cone
+ * holds it; one at its cone root slides against the flow's friction there). Chattering guard (SimSect's chart counter): a contact that impacts
  * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
  * that it becomes persistent instead of bouncing forever; the event log says so.
  *
