@@ -864,6 +864,19 @@ static int sampler(double t, const double *x, void *user) {
         o->friction_impulse[k] += ed->lam[r] * ed->period * src->tangent[ed->r_which[r] - 1][k];
     }
   }
+  /* A pair's free contacts more than PENETRATION_TOL inside each other: an impact was not
+     located (a gap root held at 0 at an event that then went negative without crossing),
+     and the samples would show one body sinking into the other. The run stops here. */
+  if (ed->npairs > 0 && lsim_detect_contacts(&ed->mf, &ed->st, ed->st.v, &ed->fset) == 0)
+    for (int p = 0; p < ed->npairs; ++p) {
+      const double g = pair_gap(ed, p);
+      if (g < -PENETRATION_TOL) {
+        snprintf(ed->msg, sizeof ed->msg,
+                 "bodies %d-%d interpenetrate by %.3g m at t = %.12g: an impact was not located",
+                 ed->pairs[2 * p], ed->pairs[2 * p + 1], -g, t);
+        return -1;
+      }
+    }
   ed->st.step = (int)lround(t / ed->period);
   if (ed->sample && ed->sample(ed->m, &ed->st, &ed->out, ed->user)) return -1;
   /* Kept: an interrupt inside CVODE's next call ends the run here. */

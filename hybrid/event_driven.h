@@ -44,7 +44,9 @@
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
  *
  * Failure modes: an LCP that Lemke cannot solve (Painleve-type configurations), CVODE
- * failing, more events than max_events, or a persistent contact detection loses that is
+ * failing, more events than max_events, a sample with two bodies' free contacts more than
+ * 1e-6 m inside each other ("bodies A-B interpenetrate by X m at t = T: an impact was not
+ * located"), or a persistent contact detection loses that is
  * no 3-D box-box face vertex (2-D boxes, 3-D edge-edge contacts: "a persistent contact
  * vanished from detection"), or a root that jumps within a step (a 3-D contact's friction
  * turning with its slip velocity near zero slip speed: docs/hybrid.md, "Stacks"; the

@@ -29,6 +29,9 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    is held by it and is no root of the pair's gap (the edge crossings a corner leaves as
    it passes an edge appear at its place, at its gap). */
 #define HELD_NEAR 1e-6
+/* m: a sample whose pair has a free contact deeper than this stops the run (an impact
+   not located; event_driven.c, sampler). */
+#define PENETRATION_TOL 1e-6
 /* m/s: a sliding contact's friction turns from its segment's direction s to its slip's
    within slip speeds of about this (along v_t + SLIP_BLEND s; event_rows.c): a slide
    starting from rest has a smooth flow. The velocity_tol default, the speed below which

@@ -536,6 +536,39 @@ static void test_held_slide(void **state) {
   done(&m, &st, &s, &log);
 }
 
+/* An impact not located stops the run instead of letting a body sink: the stack sweep's
+ * n2_g0.05_b0.3_a0.25_v5_o1 (a 0.5 m cube thrown at (4.5, 1.5) m/s over a 1 m cube on the
+ * ground, box mu 0.3, ground mu 0.05) falls off, and two of its corners landing on the
+ * ground take turns impacting at shrinking intervals (Zeno, to 0.677782 s); after the last
+ * the pair's gap root, held at 0 from that event, went negative without a crossing, and
+ * its free corners sank unseen to 0.54 m below the ground at 0.97 s, where the run
+ * stopped ("a persistent contact vanished from detection"). Now the sample at 0.68 s
+ * finds the pair's free contacts 1.8e-5 m deep (more than PENETRATION_TOL, 1e-6 m) and
+ * stops the run there, saying so. */
+static void test_penetration_stops(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.05}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.3}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [4.5, 1.5, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.3}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[512] = "";
+  assert_int_equal(run_scene(json, &m, &st, &s, &log, err, sizeof err), LSIM_BREAKDOWN);
+  double depth = 0.0, t = 0.0;
+  const char *at = strstr(err, "bodies 2-0 interpenetrate by ");
+  if (!at || sscanf(at + strlen("bodies 2-0 interpenetrate by "), "%lf m at t = %lf", &depth, &t) != 2)
+    fail_msg("message: %s", err);
+  if (!(depth > 1e-6 && depth < 1e-3 && t > 0.6775 && t < 0.7)) fail_msg("%s", err);
+  done(&m, &st, &s, &log);
+}
+
 /* Joints: their rows are always persistent equalities (forces free in sign, no roots) and
  * take part in every impact. A uniform rod (m = 1, L = 1, I about the pin m L^2 / 3)
  * pinned at one end to the origin, released horizontal, swings down and its tip (a sphere
@@ -1328,7 +1361,7 @@ int main(void) {
       cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
       cmocka_unit_test(test_edge_tip), cmocka_unit_test(test_push_inside_circle),
       cmocka_unit_test(test_ball_slips_along_push), cmocka_unit_test(test_vanished_named),
-      cmocka_unit_test(test_held_slide),
+      cmocka_unit_test(test_held_slide), cmocka_unit_test(test_penetration_stops),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
