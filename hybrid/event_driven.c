@@ -21,7 +21,12 @@
  * off (slides), and a sliding contact at zero slip speed whose friction stays on the cone's
  * boundary keeps sliding when its slide has just started (its segment started with a slip
  * speed within velocity_tol), since there the LCP sees the change only at round-off; one
- * that slid faster is coming to rest and sticks.
+ * that slid faster is coming to rest and sticks. A contact whose cone root ended the
+ * segment slides against the flow's friction there. The LCP's cone is the polyhedral one
+ * of d directions, the flow's the circle: a contact at rest the LCP slides is tried
+ * sticking in the flow at the event (circular_stick) and sticks when the circle holds it.
+ * Sliding friction turns from the segment's direction s to the slip's within slip speeds
+ * of SLIP_BLEND (event_rows.c), so that a slide starting from rest has a smooth flow.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
@@ -451,6 +456,72 @@ static int refresh_candidates(Ed *ed) {
   return ed->idx ? 0 : LSIM_OUT_OF_MEMORY;
 }
 
+/* The slides from rest that the flow's circular cone holds stick (resolve's last stage).
+ * The acceleration LCP's cone is the polyhedral one of d directions (d = 4: a square
+ * whose sides are 0.71 mu f_n from its centre), the flow's the circle |f_t| <= mu f_n of
+ * the cone roots. A contact at rest whose friction is inside the circle but outside the
+ * polygon was put into sliding along the polygon's side normal, and the flow then slid it
+ * under friction mu f_n along -s: with less pulling it than mu f_n, friction itself drove
+ * it backwards (a box pushed by 0.85 mu m g along a diagonal ran the other way at 0.52
+ * m/s^2), or its slip stayed at round-off (1e-12 m/s) with its friction turning with it,
+ * and CVODE's steps fell to 1e-13 s (the crawls of scripts/event_stack_sweep.py). So the
+ * contacts at rest that the LCP slides (cone[j], newmode SLIDE, not the cone root's own
+ * contact) are tried sticking, with the other contacts in their new modes, by the flow's
+ * own evaluation at the event: those whose normal force and cone margin mu f_n - |f_t|
+ * exceed the precision stick; the others slide as the LCP said, and the rest are tried
+ * again without them, until no contact changes. An evaluation that fails leaves the
+ * LCP's modes. */
+static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *ci,
+                          const int *cone, int *newmode, double *news) {
+  const int nc = ed->ncand;
+  int *oldmode = malloc(((size_t)nc + 1) * sizeof(int) * 2);
+  double *olds = malloc(((size_t)nc + 1) * sizeof(double) * 2);
+  if (!oldmode || !olds) {
+    free(oldmode), free(olds);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  int *trial = oldmode + nc + 1, ntrial = 0;
+  for (int i = 0; i < nc; ++i) trial[i] = 0;
+  for (int j = 0; j < kp; ++j) {
+    const int i = ci[j];
+    if (!cone[j] || newmode[i] != SLIDE || ed->cand[i].fired == R_CONE) continue;
+    trial[i] = 1, ++ntrial;
+  }
+  for (int i = 0; i < nc; ++i) {
+    oldmode[i] = ed->cand[i].mode, olds[2 * i] = ed->cand[i].s[0], olds[2 * i + 1] = ed->cand[i].s[1];
+    ed->cand[i].mode = trial[i] ? STICK : newmode[i];
+    ed->cand[i].s[0] = news[2 * i], ed->cand[i].s[1] = news[2 * i + 1];
+  }
+  while (ntrial > 0) {
+    if (lsim_ed_evaluate(ed, t, x, ed->idx)) {
+      ed->msg[0] = '\0';
+      break;
+    }
+    int dropped = 0;
+    for (int r = 0; r < ed->nr; ++r) {
+      const int i = ed->r_cand[r];
+      if (ed->r_which[r] != 0 || !trial[i]) continue;
+      const LsimContact *ct = &ed->set.contacts[ed->idx[i]];
+      const double fn = ed->lam[r];
+      const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
+                              r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
+      if (fn > ed->o.precision && ct->mu * fn - ft > ed->o.precision) continue;
+      trial[i] = 0, --ntrial, ++dropped;
+      ed->cand[i].mode = SLIDE;
+    }
+    if (!dropped) {
+      /* Every contact tried holds: they stick. */
+      for (int i = 0; i < nc; ++i)
+        if (trial[i]) newmode[i] = STICK, news[2 * i] = news[2 * i + 1] = 0.0;
+      break;
+    }
+  }
+  for (int i = 0; i < nc; ++i)
+    ed->cand[i].mode = oldmode[i], ed->cand[i].s[0] = olds[2 * i], ed->cand[i].s[1] = olds[2 * i + 1];
+  free(oldmode), free(olds);
+  return 0;
+}
+
 /* Resolves the event at (t, x): impacts, then the modes. x is updated (velocities). */
 static int resolve(Ed *ed, double t, double *x) {
   lsim_ed_load(ed, &ed->st, t, x);
@@ -580,6 +651,15 @@ static int resolve(Ed *ed, double t, double *x) {
         }
         newmode[i] = STICK;
         if (!cone[j]) continue;
+        /* A contact whose cone root ended the segment slides against the flow's friction
+           there (on the circle mu f_n the root locates), not the LCP's: that lies on the
+           polygon of d directions (d = 4: a square), and its side normals or vertices
+           are up to 45 degrees off. */
+        const double *cft = ed->cand[i].ft, cfn = hypot(cft[0], cft[1]);
+        if (forced == R_CONE && cfn > 0.0) {
+          newmode[i] = SLIDE, news[2 * i] = -cft[0] / cfn, news[2 * i + 1] = -cft[1] / cfn;
+          continue;
+        }
         /* Sticking unless the cone's slack (the slip acceleration) is positive. */
         const LsimContact *ct = &ed->set.contacts[list[j]];
         const double slack = z[fv[j] + 1 + ct->ndir];
@@ -618,6 +698,7 @@ static int resolve(Ed *ed, double t, double *x) {
     free(acc);
     free(z), free(fv);
   }
+  if (!rc) rc = circular_stick(ed, t, x, kp, ci, cone, newmode, news);
   /* Log the changes of mode. */
   for (int i = 0; !rc && i < nc; ++i) {
     Cand *cd = &ed->cand[i];
@@ -783,6 +864,19 @@ static int sampler(double t, const double *x, void *user) {
         o->friction_impulse[k] += ed->lam[r] * ed->period * src->tangent[ed->r_which[r] - 1][k];
     }
   }
+  /* A pair's free contacts more than PENETRATION_TOL inside each other: an impact was not
+     located (a gap root held at 0 at an event that then went negative without crossing),
+     and the samples would show one body sinking into the other. The run stops here. */
+  if (ed->npairs > 0 && lsim_detect_contacts(&ed->mf, &ed->st, ed->st.v, &ed->fset) == 0)
+    for (int p = 0; p < ed->npairs; ++p) {
+      const double g = pair_gap(ed, p);
+      if (g < -PENETRATION_TOL) {
+        snprintf(ed->msg, sizeof ed->msg,
+                 "bodies %d-%d interpenetrate by %.3g m at t = %.12g: an impact was not located",
+                 ed->pairs[2 * p], ed->pairs[2 * p + 1], -g, t);
+        return -1;
+      }
+    }
   ed->st.step = (int)lround(t / ed->period);
   if (ed->sample && ed->sample(ed->m, &ed->st, &ed->out, ed->user)) return -1;
   /* Kept: an interrupt inside CVODE's next call ends the run here. */
@@ -1096,14 +1190,22 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
         rc = LSIM_OUT_OF_MEMORY;
         break;
       }
-      if (roots(t, x, gv, &ed) == 0)
+      if (roots(t, x, gv, &ed) == 0) {
         for (int k = 0; k < ed.nroots; ++k)
           if (ed.root_kind[k] == R_FORCE && !ed.cand[ed.root_cand[k]].fired && gv[k] <= ed.o.precision)
             ed.cand[ed.root_cand[k]].fired = R_FORCE;
+        /* A fired cone's friction in the flow (roots evaluated it sticking). */
+        for (int r = 0; r < ed.nr; ++r) {
+          Cand *cd = &ed.cand[ed.r_cand[r]];
+          if (ed.r_which[r] != 0 || cd->fired != R_CONE) continue;
+          cd->ft[0] = r + 1 < ed.nr && ed.r_cand[r + 1] == ed.r_cand[r] ? ed.lam[r + 1] : 0.0;
+          cd->ft[1] = r + 2 < ed.nr && ed.r_cand[r + 2] == ed.r_cand[r] ? ed.lam[r + 2] : 0.0;
+        }
+      }
       free(gv);
     }
     rc = resolve(&ed, t, x);
-    for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0;
+    for (int i = 0; i < ed.ncand; ++i) ed.cand[i].fired = 0, ed.cand[i].ft[0] = ed.cand[i].ft[1] = 0.0;
     if (!rc && ed.events > ed.o.max_events) {
       snprintf(ed.msg, sizeof ed.msg, "more than %ld events (chattering?)", ed.o.max_events);
       rc = LSIM_BREAKDOWN;
@@ -1115,6 +1217,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     snprintf(err, errlen, "event-driven run interrupted at t = %.12g s", t);
   else if (rc && ed.msg[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, ed.msg);
   else if (rc && !err[0]) snprintf(err, errlen, "event-driven run at t = %.12g: %s", t_msg, lsim_status_name(rc));
+  if (log && ode) log->steps = lsim_ode_stats(ode)->steps;
   /* The last state reached. */
   lsim_ed_load(&ed, st, t, x);
   st->step = (int)lround(t / ed.period);

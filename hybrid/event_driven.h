@@ -6,7 +6,9 @@
  * sliding; tethers slack or taut. The accelerations come from the manipulator equations
  * with the persistent contacts' forces solved for at every evaluation (their normal
  * accelerations, and sticking contacts' tangential ones, held at zero; sliding friction
- * -mu f_n along the slip). Events are the roots of
+ * -mu f_n along the slip, turning from the slide's first direction within 1e-7 m/s of
+ * slip; a slide beside a sticking contact of its pair keeps that direction). Events are
+ * the roots of
  *   free contact or slack tether:  its gap (psi for tethers) falling through 0  (impact)
  *   persistent contact or taut tether: its normal force falling through 0     (lift-off)
  *   sticking contact: mu f_n - |f_t| falling through 0                         (slip)
@@ -26,7 +28,8 @@
  * direction go through an acceleration-level LCP (normal accelerations >= 0 complementary
  * to the forces, the same cone for sticking contacts, sliding friction folded into the
  * normal columns) whose solution decides who stays (persistent), who lifts off, and who
- * sticks or slides. Chattering guard (SimSect's chart counter): a contact that impacts
+ * sticks or slides (a contact at rest it slides sticks when the flow's circular cone
+ * holds it; one at its cone root slides against the flow's friction there). Chattering guard (SimSect's chart counter): a contact that impacts
  * chatter_events times within chatter_window seconds is treated as inelastic (e = 0), so
  * that it becomes persistent instead of bouncing forever; the event log says so.
  *
@@ -41,7 +44,9 @@
  * carry Baumgarte stabilization (RBDL's default T_stab = 0.1 s) against drift.
  *
  * Failure modes: an LCP that Lemke cannot solve (Painleve-type configurations), CVODE
- * failing, more events than max_events, or a persistent contact detection loses that is
+ * failing, more events than max_events, a sample with two bodies' free contacts more than
+ * 1e-6 m inside each other ("bodies A-B interpenetrate by X m at t = T: an impact was not
+ * located"), or a persistent contact detection loses that is
  * no 3-D box-box face vertex (2-D boxes, 3-D edge-edge contacts: "a persistent contact
  * vanished from detection"), or a root that jumps within a step (a 3-D contact's friction
  * turning with its slip velocity near zero slip speed: docs/hybrid.md, "Stacks"; the
@@ -126,6 +131,7 @@ typedef struct LsimEvent {
 typedef struct LsimEventLog {
   int count, capacity;
   LsimEvent *events;     /* [count] in time order */
+  long steps;            /* CVODE's internal steps over the run (lsim_event_driven_run) */
 } LsimEventLog;
 
 void lsim_event_log_free(LsimEventLog *log);

@@ -29,6 +29,14 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    is held by it and is no root of the pair's gap (the edge crossings a corner leaves as
    it passes an edge appear at its place, at its gap). */
 #define HELD_NEAR 1e-6
+/* m: a sample whose pair has a free contact deeper than this stops the run (an impact
+   not located; event_driven.c, sampler). */
+#define PENETRATION_TOL 1e-6
+/* m/s: a sliding contact's friction turns from its segment's direction s to its slip's
+   within slip speeds of about this (along v_t + SLIP_BLEND s; event_rows.c): a slide
+   starting from rest has a smooth flow. The velocity_tol default, the speed below which
+   a contact counts as at rest. */
+#define SLIP_BLEND 1e-7
 
 /* A candidate contact (or tether) of the current segment. */
 typedef struct Cand {
@@ -37,6 +45,8 @@ typedef struct Cand {
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
   int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
+  double ft[2];     /* fired R_CONE: its friction (t1, t2) in the flow's sticking solution
+                       at the event, on the circle mu f_n (resolve slides it against it) */
   double v_start;   /* SLIDE: its slip speed where the segment started (set_roots): above
                        velocity_tol, a slide at rest at an event is coming to rest (resolve) */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face

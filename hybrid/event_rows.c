@@ -237,12 +237,23 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
     memcpy(G, J, (size_t)ed->nv * sizeof(double));
     ed->nr++;
     if (cd->mode == SLIDE) {
-      /* Friction -mu f_n along the current slip while it goes the segment's way (the
-         segment's direction otherwise: the flow stays smooth up to the stick event). */
+      /* Friction -mu f_n along the current slip v_t while it goes the segment's way s,
+         blended with s below slip speeds of SLIP_BLEND: along v_t + SLIP_BLEND s (the
+         segment's direction once that turns against s, past the stick event, so the
+         flow stays smooth up to it). Along v_t alone, a slide starting from rest took
+         its friction's direction from slip velocities of round-off (1e-14 m/s), and
+         CVODE's steps fell to 1e-13 s. */
       double vt[2], s[2] = {cd->s[0], cd->s[1]};
       lsim_ed_slip_velocity(ed, set, c, ed->st.v, vt);
-      const double sp = hypot(vt[0], vt[1]);
-      if (sp > 0.0 && vt[0] * s[0] + vt[1] * s[1] > 0.0) s[0] = vt[0] / sp, s[1] = vt[1] / sp;
+      /* Held by a sticking contact of its pair (a redundant support sliding at zero slip
+         beside sticking partners): its slip is their constraints' round-off, and it keeps
+         s (turning with that slip, the flow's stiffness was mu f_n / (m SLIP_BLEND), and
+         CVODE's steps fell to 1e-6 s). */
+      int held = 0;
+      for (int k = 0; k < ed->ncand && !held; ++k)
+        held = ed->cand[k].mode == STICK && ed->cand[k].body[0] == cd->body[0] && ed->cand[k].body[1] == cd->body[1];
+      const double w0 = vt[0] + SLIP_BLEND * s[0], w1 = vt[1] + SLIP_BLEND * s[1], wn = hypot(w0, w1);
+      if (!held && w0 * s[0] + w1 * s[1] > 0.0) s[0] = w0 / wn, s[1] = w1 / wn;
       for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {
         lsim_ed_dense_row(ed, set, c, k + 1, ed->w2);
         for (int d = 0; d < ed->nv; ++d) G[d] -= ct->mu * s[k] * ed->w2[d];
@@ -276,6 +287,11 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
     for (int i = 0; !rc && i < nr; ++i) {
       const int c = lsim_ed_find(&ed->pset, ed->cand[rcand[i]].id);
       if (c < 0) {
+        const Cand *cd = &ed->cand[rcand[i]];
+        snprintf(ed->msg, sizeof ed->msg,
+                 "a persistent contact vanished from detection 1e-6 s %s t = %.12g (contact %#llx, bodies %d-%d, %s)",
+                 side < 0 ? "before" : "after", st->time, (unsigned long long)cd->id, cd->body[0],
+                 cd->body[1], cd->mode == SLIDE ? "slide" : cd->mode == STICK ? "stick" : "joint");
         rc = LSIM_BREAKDOWN;
         break;
       }
@@ -284,7 +300,6 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
     }
     if (rc) {
       free(qd);
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection");
       return rc;
     }
   }
@@ -387,7 +402,11 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
   for (int i = 0; i < ed->ncand; ++i) {
     idx[i] = lsim_ed_find(&ed->set, ed->cand[i].id);
     if (idx[i] < 0 && ed->cand[i].mode != FREE) {
-      snprintf(ed->msg, sizeof ed->msg, "a persistent contact vanished from detection at t = %.12g", t);
+      const Cand *cd = &ed->cand[i];
+      snprintf(ed->msg, sizeof ed->msg,
+               "a persistent contact vanished from detection at t = %.12g (contact %#llx, bodies %d-%d, %s)",
+               t, (unsigned long long)cd->id, cd->body[0], cd->body[1],
+               cd->mode == SLIDE ? "slide" : cd->mode == STICK ? "stick" : "joint");
       return LSIM_BREAKDOWN;
     }
   }

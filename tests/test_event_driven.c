@@ -372,6 +372,203 @@ static void test_redundant_stick_to_slip(void **state) {
   run_free(&r);
 }
 
+/* 3-D friction at rest is the circle |f_t| <= mu f_n (the flow's cone roots), though the
+ * acceleration LCP at events has the polyhedral cone of d = 4 directions (a square whose
+ * sides are mu f_n / sqrt(2) from its centre). A box (m = 1, mu = 0.5) at rest on the
+ * ground, pushed at its centre by 0.85 mu m g along the diagonal (1, 1) / sqrt(2): inside
+ * the circle, outside the square. It stays at rest: position and velocity 0 to 1e-9 (the
+ * force's tipping moment leaves the corners' normal forces unequal but positive), and its
+ * only events are the four contacts at t = 0. Before, the LCP put the corners into
+ * sliding along the square's side normal and the flow's friction mu m g along it, more
+ * than the push, drove the box backwards (against the push) at 0.52 m/s^2 along x and y:
+ * at t = 1 s it was at -0.26 m along both, its kinetic energy 0.27 J from nothing. */
+static void test_push_inside_circle(void **state) {
+  (void)state;
+  const double f = 0.85 * 0.5 * G / sqrt(2.0);
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+           " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+           "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0, 0.1], \"force\": [%.17g, %.17g, 0],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.3, 0.2, 0.1], \"mu\": 0.5}]}]}",
+           f, f);
+  Run r;
+  run_ok(json, &r);
+  assert_int_equal(r.log.count, 4);
+  for (int i = 0; i < r.log.count; ++i)
+    assert_true(r.log.events[i].kind == LSIM_EVENT_CONTACT && r.log.events[i].t == 0.0);
+  assert_int_equal(r.s.n, 100);
+  for (int i = 0; i < r.s.n; ++i) {
+    const double *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
+    if (fabs(q[0]) > 1e-9 || fabs(q[1]) > 1e-9 || fabs(q[2] - 0.1) > 1e-9)
+      fail_msg("t = %g: the box moved to (%.12g, %.12g, %.12g)", r.s.t[i], q[0], q[1], q[2]);
+    for (int d = 0; d < 6; ++d)
+      if (fabs(v[d]) > 1e-9) fail_msg("t = %g: v[%d] = %.12g", r.s.t[i], d, v[d]);
+  }
+  run_free(&r);
+}
+
+/* A ball (m = 1, r = 0.1, I = 2/5 m r^2, mu = 0.5) on the ground pushed at its centre by
+ * F = k t along u = (cos 30, sin 30) degrees (k = 10 N/s): it rolls, v = 5/14 k t^2 / m
+ * along u, the friction it needs 2/7 F, until that reaches the circle mu m g at
+ * t_s = 3.5 mu m g / k = 1.71675 s (a "slip" event, within 1e-9 s); then it slides along
+ * u, v = v(t_s) + (k/2)(t^2 - t_s^2)/m - mu g (t - t_s), and its contact point slips along
+ * u. Checked to 1e-8 m/s along u and across it (measured 6.2e-9 and 7.4e-9: CVODE at rtol
+ * 1e-12 of up to 23 m/s), the slip across u to 1e-7 m/s (the flow's friction turns from
+ * the slide's direction s to the slip's within slip speeds of 1e-7 m/s; measured 2.6e-8).
+ * Before, the slide took its direction from the LCP's friction on the square cone, 15
+ * degrees off u at a vertex (the cone root is on the circle): the ball's velocity
+ * turned, 0.144 m/s across u, its slip 0.50 m/s across u. Taking the flow's friction
+ * at the root and switching to the slip's direction at the first round-off slip (1e-14
+ * m/s) made the friction's direction noise, and CVODE's steps fell to 1e-13 s. */
+static void test_ball_slips_along_push(void **state) {
+  (void)state;
+  const double k = 10.0, th = atan(1.0) * 2.0 / 3.0, u[2] = {cos(th), sin(th)}, mu = 0.5, ts = 3.5 * mu * G / k;
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.5,"
+           " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+           "  {\"name\": \"ball\", \"mass\": 1, \"position\": [0, 0, 0.1],"
+           "   \"force\": {\"table\": [[0, 0, 0, 0, 0, 0, 0], [2.5, %.17g, %.17g, 0, 0, 0, 0]]},"
+           "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1, \"mu\": 0.5}]}]}",
+           2.5 * k * u[0], 2.5 * k * u[1]);
+  Run r;
+  run_ok(json, &r);
+  assert_int_equal(r.log.count, 2);
+  assert_int_equal(r.log.events[1].kind, LSIM_EVENT_SLIP);
+  if (fabs(r.log.events[1].t - ts) > 1e-9) fail_msg("slip at %.15g s, closed form %.15g", r.log.events[1].t, ts);
+  assert_int_equal(r.s.n, 250);
+  for (int i = 0; i < r.s.n; ++i) {
+    const double t = r.s.t[i], *v = r.s.v + 6 * i;
+    const double want = t <= ts ? 5.0 / 14.0 * k * t * t
+                                : 5.0 / 14.0 * k * ts * ts + 0.5 * k * (t * t - ts * ts) - mu * G * (t - ts);
+    const double along = v[0] * u[0] + v[1] * u[1], across = -v[0] * u[1] + v[1] * u[0];
+    /* The contact point's velocity: v + w x (0, 0, -r). */
+    const double slip[2] = {v[0] - 0.1 * v[4], v[1] + 0.1 * v[3]};
+    const double slip_across = -slip[0] * u[1] + slip[1] * u[0];
+    if (fabs(along - want) > 1e-8 || fabs(across) > 1e-8)
+      fail_msg("t = %g: v along u %.12g (closed form %.12g), across %.3g", t, along, want, across);
+    if (fabs(slip_across) > 1e-7) fail_msg("t = %g: slip across u %.3g m/s", t, slip_across);
+  }
+  run_free(&r);
+}
+
+/* A persistent contact detection loses stops the run naming it: a frictionless 2-D box
+ * (half size 0.1 m) sliding at 1 m/s on a static box whose edge is at x = 0.5 m has its
+ * front corner pass the edge at t = 0.4 s, which 2-D has no event for (docs/hybrid.md,
+ * "Rigid bodies: edges"); the run stops within 1e-3 s of it, its message naming the
+ * contact, its bodies (top 1, base 0) and its mode. Before, it said only "a persistent
+ * contact vanished from detection", and a run among the 216 stacks of
+ * scripts/event_stack_sweep.py could not say which of its contacts it was. */
+static void test_vanished_named(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"duration\": 1.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"base\", \"type\": \"static\", \"position\": [0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5], \"mu\": 0}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 1.1], \"velocity\": [1, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.1], \"mu\": 0}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[512] = "";
+  assert_int_equal(run_scene(json, &m, &st, &s, &log, err, sizeof err), LSIM_BREAKDOWN);
+  double t = 0.0;
+  const char *at = strstr(err, "vanished from detection at t = ");
+  if (!at || sscanf(at + strlen("vanished from detection at t = "), "%lf", &t) != 1 || !strstr(err, "(contact 0x") ||
+      !strstr(err, ", bodies 1-0, stick)"))
+    fail_msg("message: %s", err);
+  if (!(t >= 0.4 && t <= 0.401)) fail_msg("stopped at %.12g s: %s", t, err);
+  done(&m, &st, &s, &log);
+}
+
+/* A contact sliding at zero slip speed beside sticking partners of its body pair: three
+ * boxes (1 kg each: a 1 m cube on the ground, mu 0.3; a 0.8 m cube on it; a 0.7 m cube
+ * on top thrown at 2 m/s along x, box mu 0.3). The top's friction drags the middle box,
+ * whose four corners on the lower box share it by the least-norm split while the moment
+ * unloads the back ones: a back corner's cone root fires at 0.02808 s and it slides at
+ * zero slip (its friction mu f_n along its slide's direction s) while the other three
+ * stick, so the middle box stays on the lower one. Its slip is that of the three
+ * sticking corners' constraints, round-off (1e-14 m/s); with its friction's direction
+ * turning towards the slip within SLIP_BLEND (1e-7 m/s) the flow's stiffness was
+ * mu f_n / (m SLIP_BLEND) ~ 1e7 /s and CVODE's (Adams) steps fell to 1e-6 s with
+ * hundreds of failed corrector iterations: over 0.1 s, 45676 steps (the sweep's runs of
+ * such stacks crawled past 60 s). A sliding contact held by a sticking one of its pair
+ * keeps its direction s, and the run takes 51 steps (bound 1000). Physics:
+ * the middle box does not move on the lower one (1e-9 m), the top slides at mu g
+ * deceleration on it, 2 - mu g t relative to it (1e-6 m/s: the boxes below move with
+ * the ground's friction too, so along x the top's speed over the ground is not checked). */
+static void test_held_slide(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 0.1,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.3}]},"
+      "  {\"name\": \"b1\", \"mass\": 1, \"position\": [0, 0, 1.4],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.4, 0.4, 0.4], \"mu\": 0.3}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 2.15], \"velocity\": [2, 0, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.35, 0.35, 0.35], \"mu\": 0.3}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[512] = "";
+  if (run_scene(json, &m, &st, &s, &log, err, sizeof err)) fail_msg("run: %s", err);
+  int slips = 0;
+  for (int i = 0; i < log.count; ++i) slips += log.events[i].kind == LSIM_EVENT_SLIP;
+  if (slips < 1) fail_msg("no slip event");
+  if (log.steps > 1000) fail_msg("%ld CVODE steps over 0.1 s", log.steps);
+  /* Final state: b1 on b0 where it started relative to it, top sliding relative to b1. */
+  const double *q = st.q, *v = st.v;
+  const LsimBody *b0 = &m.bodies[1], *b1 = &m.bodies[2], *tp = &m.bodies[3];
+  for (int d = 0; d < 3; ++d) {
+    const double rel = q[b1->q_offset + d] - q[b0->q_offset + d] - (d == 2 ? 0.9 : 0.0);
+    if (fabs(rel) > 1e-9) fail_msg("b1 moved on b0: %.3g m along %d", rel, d);
+  }
+  const double vrel = v[tp->v_offset] - v[b1->v_offset], want = 2.0 - 0.3 * G * 0.1;
+  if (fabs(vrel - want) > 1e-6) fail_msg("top on b1 at %.12g m/s, closed form %.12g", vrel, want);
+  done(&m, &st, &s, &log);
+}
+
+/* An impact not located stops the run instead of letting a body sink: the stack sweep's
+ * n2_g0.05_b0.3_a0.25_v5_o1 (a 0.5 m cube thrown at (4.5, 1.5) m/s over a 1 m cube on the
+ * ground, box mu 0.3, ground mu 0.05) falls off, and two of its corners landing on the
+ * ground take turns impacting at shrinking intervals (Zeno, to 0.677782 s); after the last
+ * the pair's gap root, held at 0 from that event, went negative without a crossing, and
+ * its free corners sank unseen to 0.54 m below the ground at 0.97 s, where the run
+ * stopped ("a persistent contact vanished from detection"). Now the sample at 0.68 s
+ * finds the pair's free contacts 1.8e-5 m deep (more than PENETRATION_TOL, 1e-6 m) and
+ * stops the run there, saying so. */
+static void test_penetration_stops(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.05}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.3}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [4.5, 1.5, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.3}]}]}";
+  LsimModel m;
+  LsimState st;
+  Samples s;
+  LsimEventLog log;
+  char err[512] = "";
+  assert_int_equal(run_scene(json, &m, &st, &s, &log, err, sizeof err), LSIM_BREAKDOWN);
+  double depth = 0.0, t = 0.0;
+  const char *at = strstr(err, "bodies 2-0 interpenetrate by ");
+  if (!at || sscanf(at + strlen("bodies 2-0 interpenetrate by "), "%lf m at t = %lf", &depth, &t) != 2)
+    fail_msg("message: %s", err);
+  if (!(depth > 1e-6 && depth < 1e-3 && t > 0.6775 && t < 0.7)) fail_msg("%s", err);
+  done(&m, &st, &s, &log);
+}
+
 /* Joints: their rows are always persistent equalities (forces free in sign, no roots) and
  * take part in every impact. A uniform rod (m = 1, L = 1, I about the pin m L^2 / 3)
  * pinned at one end to the origin, released horizontal, swings down and its tip (a sphere
@@ -1162,7 +1359,9 @@ int main(void) {
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
       cmocka_unit_test(test_flat_landing), cmocka_unit_test(test_spinning_pair),
       cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
-      cmocka_unit_test(test_edge_tip),
+      cmocka_unit_test(test_edge_tip), cmocka_unit_test(test_push_inside_circle),
+      cmocka_unit_test(test_ball_slips_along_push), cmocka_unit_test(test_vanished_named),
+      cmocka_unit_test(test_held_slide), cmocka_unit_test(test_penetration_stops),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
