@@ -79,6 +79,10 @@ typedef struct LsimContactSet {
      detection then skips the pairs of two sleeping bodies, or of a sleeping and a static
      one (nothing in them moves; the step would drop their contacts). NULL: none. */
   const unsigned char *asleep;
+  /* Optional, borrowed: per body, a floor (m/s) under the speed bound with which 2-D and
+     3-D detection admits its contacts: the time step's re-run for bodies its impulses sped
+     past their bound (lsim_contacts_missed). NULL: none. */
+  const double *speed_floor;
   /* 1: the broad phase sweeps x alone (tests: the default, x with a second axis in bands,
      finds the same pairs in the same order). */
   int sweep_x_only;
@@ -180,5 +184,19 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
  * those of one thread, bit for bit. Returns 0 or LSIM_OUT_OF_MEMORY. */
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,
                          LsimContactSet *set);
+
+/* After a 2-D or 3-D lsim_detect_contacts on set for m (nothing detected since; the state
+ * unchanged): whether its admission left out a contact that the step's end velocities
+ * v_end [nv] close. The bodies whose speed bound (lsim_body_speed_bound) at v_end exceeds
+ * the one their contacts were admitted with (in *nfast; dynamic, awake bodies only) get
+ * floor[body] raised to that bound (floor [nbodies], zero or an earlier floor of the
+ * step; no other entry changes); their shapes alone are collided against every other
+ * shape, each pair with the margin of detection at those bounds, and a manifold point
+ * beyond the margin detection used (so not in the set) counts when its gap + h (its
+ * normal velocity at v_end) < 0, the contact closing within the step. Returns that count
+ * (0 also for 1-D or before any detection), or LSIM_OUT_OF_MEMORY. Cost: nothing but a
+ * pass over the bodies without a faster body; else O(S) box tests a fast shape. */
+int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_end,
+                         double *floor, int *nfast);
 
 #endif
