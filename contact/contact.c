@@ -16,8 +16,9 @@
  * the writing of contacts and rows are split over its members, with the same result.
  *
  * 2-D / 3-D: a pair enters when its gap is at most margin + h (speed_a + speed_b) +
- * LSIM_TOUCH_REACH, each speed the body's own bound at its free velocity (not what the
- * step's impulses add to it: contact.h, lsim_detect_contacts): shapes touching to rounding (a row of balls at 0.2, 0.4,
+ * LSIM_TOUCH_REACH, each speed the body's own bound at its free velocity (raised to
+ * set->speed_floor when the step detects again because its impulses sped a body past it:
+ * lsim_contacts_missed, contact/step_admit.c): shapes touching to rounding (a row of balls at 0.2, 0.4,
  * 0.6000000000000001 m: gap 5.6e-17 m) are in the step even at rest, so that an impulse
  * passed along the row within the step meets them (without it, the middle ball of a
  * struck row at rest moved a whole step's travel, 6.7 mm at 0.67 m/s, into the next).

@@ -173,9 +173,11 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
  * speed along the normal (a body moving sideways keeps the contacts it passes), and
  * gravity's h g counts in both bodies of a resting pair. The bound does not count what
  * the step's impulses add: a body at rest struck within the step can meet a shape beyond
- * its bound that the step left out (a sphere struck at 1 m/s, a second one 1 mm beyond
- * it: 4 mm of overlap at h = 0.01 s, removed over the next steps; docs/solvers.md,
- * "Fewer not-yet-touching contacts"). 1-D: gap <= margin + 2 h max |v_free| over every
+ * its bound (a sphere struck at 1 m/s, a second one 1 mm beyond it: 4 mm of overlap at h
+ * = 0.01 s); the time step checks its end velocities for that (lsim_contacts_missed) and
+ * detects again with set->speed_floor raised (docs/solvers.md, "Contacts left out by the
+ * admission bound"). A non-NULL set->speed_floor raises each body's bound to at least its
+ * entry. 1-D: gap <= margin + 2 h max |v_free| over every
  * body (there no body ends a step faster). Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
  * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides),
  * nor (2-D, 3-D) shapes that a pin joins at a point inside both (lsim_shapes_collide).

@@ -59,7 +59,7 @@ typedef struct LsimStepStats {
   int admit_fast;       /* bodies that ended the step faster than the speed bound their
                            contacts were admitted with */
   int admit_reruns;     /* times the step was detected and solved again because a contact
-                           left out closed at the end velocities (0 .. 2) */
+                           left out closed at the end velocities (0 .. 3) */
   int admit_missed;     /* left-out points that still close after the last re-run (0 but
                            when the re-runs did not settle it: the step is kept) */
 } LsimStepStats;

@@ -205,7 +205,7 @@ const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
 
 /* The most detection re-runs a step makes for contacts its admission left out
  * (lsim_step_admit). */
-#define LSIM_ADMIT_RERUNS 2
+#define LSIM_ADMIT_RERUNS 3
 
 /* Stage 5b (contact/step_admit.c): after the solve, whether the step's end velocities
  * v' = v_free + bz close a contact that detection left out (lsim_contacts_missed, for the

@@ -552,8 +552,9 @@ static void test_balls_collide(void **state) {
 
 /* A row struck within a step: ball a (radius 0.1 m, 1 kg, no gravity) at 1 m/s touches
  * ball b at rest, and ball c rests 1 mm beyond b, h = 0.01 s, Lemke. The step's speed
- * bounds are each body's free speed (b's and c's 0), so only a contact.margin of h times
- * the fastest speed (0.01 m) keeps the b-c gap in the step (docs/scene-format.md,
+ * bounds are each body's free speed (b's and c's 0); a contact.margin of h times the
+ * fastest speed (0.01 m) keeps the b-c gap in the first solve (without it the step solves
+ * again: test_struck_row_exact; docs/scene-format.md,
  * contact.margin). With it the first step is the LCP's exact answer: a and b together,
  * and b ahead of c by what the gap lets it gain, gap/h = 0.1 m/s: 2 V + (V - 0.1) = 1,
  * V = 1.1/3, c at 0.8/3, the gap closed to 0 (1e-12: a few roundings of O(1) numbers),
