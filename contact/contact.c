@@ -1309,8 +1309,8 @@ static void point_velocity(const LsimModel *m, const ShapeBox *bx, const double 
   }
 }
 
-int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_free,
-                         const double *v_end, double *floor, int *nfast) {
+int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_end,
+                         double *floor, int *nfast) {
   *nfast = 0;
   const int S = m->nshapes, dim = m->dimension;
   if (dim != 2 && dim != 3) return 0;
@@ -1332,16 +1332,6 @@ int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *
     if (b->type != LSIM_BODY_DYNAMIC || b->nshapes <= 0) continue;
     if (set->asleep && set->asleep[k]) continue;
     const double used = box[b->first_shape].speed;
-    /* Neither its linear nor its angular speed grew from v_free: its bound did not (the
-       test without square roots that settles most bodies of a pile). */
-    if (v_free) {
-      const double *vf = v_free + b->v_offset, *ve = v_end + b->v_offset;
-      double lf = 0.0, le = 0.0, af = 0.0, ae = 0.0;
-      const int nlin = dim == 2 ? 2 : 3;
-      for (int d = 0; d < nlin; ++d) lf += vf[d] * vf[d], le += ve[d] * ve[d];
-      for (int d = nlin; d < b->nv; ++d) af += vf[d] * vf[d], ae += ve[d] * ve[d];
-      if (le <= lf && ae <= af) continue;
-    }
     const double s_end = lsim_body_speed_bound(m, k, v_end);
     if (!(s_end > used)) continue;
     if (s_end > floor[k]) floor[k] = s_end;

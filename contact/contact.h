@@ -196,11 +196,9 @@ int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const d
  * shape, each pair with the margin of detection at those bounds, and a manifold point
  * beyond the margin detection used (so not in the set) counts when its gap + h (its
  * normal velocity at v_end) < 0, the contact closing within the step. Returns that count
- * (0 also for 1-D or before any detection), or LSIM_OUT_OF_MEMORY. v_free: the
- * velocities detection was given (a body whose linear and angular speeds did not grow
- * from them is passed over without its bound), or NULL. Cost: a pass over the bodies
- * without a faster body; else O(S) box tests a fast shape. */
-int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_free,
-                         const double *v_end, double *floor, int *nfast);
+ * (0 also for 1-D or before any detection), or LSIM_OUT_OF_MEMORY. Cost: nothing but a
+ * pass over the bodies without a faster body; else O(S) box tests a fast shape. */
+int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_end,
+                         double *floor, int *nfast);
 
 #endif

@@ -30,7 +30,5 @@ int lsim_step_admit(LsimStepper *s, const LsimModel *m, const double *bz, int pa
   }
   /* v' as stage 6 integrates it (kinematic bodies: their prescribed v_free, no B rows). */
   for (int i = 0; i < m->nv; ++i) s->admit_v[i] = s->v_free[i] + (bz ? bz[i] : 0.0);
-  /* v_free is detection's own but after a joints' elimination (in place). */
-  return lsim_contacts_missed(&s->contacts, m, m->njoints ? NULL : s->v_free, s->admit_v,
-                              s->admit_floor, nfast);
+  return lsim_contacts_missed(&s->contacts, m, s->admit_v, s->admit_floor, nfast);
 }

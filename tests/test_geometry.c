@@ -1584,10 +1584,8 @@ static int admitted(int two, double g, const double *v, double margin) {
   assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &set), 0);
   const int count = set.count;
   if (admit_vend) {
-    double v_free[12];
-    memcpy(v_free, st.v, (size_t)m.nv * sizeof *v);
     memcpy(st.v + m.bodies[1].v_offset, admit_vend, 6 * sizeof *v);
-    admit_missed = lsim_contacts_missed(&set, &m, v_free, st.v, admit_floor, &admit_fast);
+    admit_missed = lsim_contacts_missed(&set, &m, st.v, admit_floor, &admit_fast);
   }
   lsim_contacts_free(&set);
   lsim_state_free(&st);
