@@ -39,7 +39,7 @@ typedef struct LsimStepStats {
   double residual;      /* natural residual of the step's LCP (rows mix units: m/s for
                            gap and direction rows, N*s for cone rows) */
   double relative_residual;
-  double wall_time;     /* solver call, s */
+  double wall_time;     /* solver call, s (the admission check's re-runs: every solve) */
   double siconos_error;
   int first_status;     /* the chosen solver's own status (status differs when the
                            fallback chain recovered the step: lcp/solver.h, FALLBACK, or
