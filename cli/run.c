@@ -691,6 +691,8 @@ int lsim_cli_run(int argc, char **argv) {
                       on_failure "stop"): that step is not recorded */
   int recovered = 0; /* steps whose failed solve the fallback chain recovered */
   int guard_refused = 0;  /* failed steps whose smallest residual the energy guard refused */
+  int admit_steps = 0, admit_reruns = 0, admit_left = 0; /* the admission check's re-runs
+                      (steps, re-runs) and steps it left with a closing contact out */
   double refused_max = 0; /* J: the most such a result would have added */
   char stop_reason[512] = "";
   double max_residual = 0.0, solver_time = 0.0;
@@ -793,6 +795,8 @@ int lsim_cli_run(int argc, char **argv) {
       }
       recovered += st.first_status < 0 && st.status >= 0;
       if (st.guard == 2) guard_refused++, refused_max = fmax(refused_max, st.refused_energy);
+      admit_steps += st.admit_reruns > 0, admit_reruns += st.admit_reruns;
+      admit_left += st.admit_missed > 0;
       total_contacts += (long long)st.ncontacts;
       max_residual = fmax(max_residual, st.residual);
       solver_time += st.wall_time;
@@ -910,6 +914,14 @@ int lsim_cli_run(int argc, char **argv) {
         const size_t used = strlen(budget);
         snprintf(budget + used, sizeof budget - used, "; %d failed results refused for "
                  "adding kinetic energy (up to %.3g J)", guard_refused, refused_max);
+      }
+      /* Steps detected and solved again for a contact the admission bound left out
+         (docs/solvers.md, "Contacts left out by the admission bound"). */
+      if (admit_steps) {
+        const size_t used = strlen(budget);
+        snprintf(budget + used, sizeof budget - used, "; %d steps solved again for contacts "
+                 "left out (%d re-runs%s)", admit_steps, admit_reruns,
+                 admit_left ? ", some still left out: see /solver/admission_reruns" : "");
       }
       /* A record stride: which steps the file keeps. */
       char stride_note[96] = "";

@@ -16,8 +16,9 @@
  * the writing of contacts and rows are split over its members, with the same result.
  *
  * 2-D / 3-D: a pair enters when its gap is at most margin + h (speed_a + speed_b) +
- * LSIM_TOUCH_REACH, each speed the body's own bound at its free velocity (not what the
- * step's impulses add to it: contact.h, lsim_detect_contacts): shapes touching to rounding (a row of balls at 0.2, 0.4,
+ * LSIM_TOUCH_REACH, each speed the body's own bound at its free velocity (raised to
+ * set->speed_floor when the step detects again because its impulses sped a body past it:
+ * lsim_contacts_missed, contact/step_admit.c): shapes touching to rounding (a row of balls at 0.2, 0.4,
  * 0.6000000000000001 m: gap 5.6e-17 m) are in the step even at rest, so that an impulse
  * passed along the row within the step meets them (without it, the middle ball of a
  * struck row at rest moved a whole step's travel, 6.7 mm at 0.67 m/s, into the next).
@@ -901,6 +902,7 @@ typedef struct Sweep {
   const unsigned char *asleep; /* set->asleep */
   const Bands *bands;          /* NULL: x alone */
   const struct LsimPairTable *pairs; /* joined pairs (lsim_shapes_collide); NULL: none */
+  const double *floor;         /* set->speed_floor */
 } Sweep;
 
 /* Shapes [begin, end): poses, placements, speed bounds and boxes grown by the distance the
@@ -919,6 +921,8 @@ static void place_shapes(const Sweep *w, int begin, int end) {
     const LsimPose pose = lsim_shape_world_pose(sh, &bp);
     lsim_shape_place(sh, &pose, dim, &box[i].placed);
     box[i].speed = lsim_body_speed_bound(m, sh->body, w->v_free);
+    /* The step's re-run: the floor its solve showed (a NaN bound stays NaN). */
+    if (w->floor && w->floor[sh->body] > box[i].speed) box[i].speed = w->floor[sh->body];
     box[i].mu = fmax(sh->mu, 0.0);
     box[i].body = sh->body;
     box[i].moves = b->nv > 0;
@@ -1202,12 +1206,14 @@ static int reserve_contacts(LsimContactSet *set, int count, int nrows) {
   return 0;
 }
 
+/* The tag of the scratch's header: a 2-D or 3-D detection wrote it. */
+enum { ORDER_TAG = 0x50575331 };
+
 static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_free,
                       LsimContactSet *set) {
   const int S = m->nshapes, dim = m->dimension;
   /* Scratch: a header (a tag and the shape count) and the order first, which persist to
      the next step, then the workspaces. */
-  enum { ORDER_TAG = 0x50575331 };
   const size_t n_head = 2 + (size_t)S + (S % 2); /* even: 8-byte alignment after it */
   const size_t had = set->scratch_bytes;
   if (reserve_scratch(set, n_head * sizeof(int) +
@@ -1225,7 +1231,8 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, NULL};
+  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, NULL,
+             set->speed_floor};
   if (m->njoints) {
     const struct LsimPairTable *t = pair_table(set, m);
     if (!t) return LSIM_OUT_OF_MEMORY;
@@ -1282,6 +1289,97 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   lsim_team_run(set->team, detect_member, &job);
   set->count = count, set->nrows = nrows;
   return 0;
+}
+
+/* The velocity of body k's point p at velocities v (0 for a body without velocities):
+ * v_lin + w x (p - body_p) (2-D: w about z). */
+static void point_velocity(const LsimModel *m, const ShapeBox *bx, const double *v,
+                           const double p[3], double out[3]) {
+  const LsimBody *b = &m->bodies[bx->body];
+  lsim_v3_set(out, 0.0, 0.0, 0.0);
+  if (b->nv <= 0) return;
+  const double *vb = v + b->v_offset;
+  double r[3];
+  lsim_v3_sub(r, p, bx->body_p);
+  if (m->dimension == 2) {
+    lsim_v3_set(out, vb[0] - vb[2] * r[1], vb[1] + vb[2] * r[0], 0.0);
+  } else {
+    lsim_v3_set(out, vb[0] + vb[4] * r[2] - vb[5] * r[1], vb[1] + vb[5] * r[0] - vb[3] * r[2],
+                vb[2] + vb[3] * r[1] - vb[4] * r[0]);
+  }
+}
+
+int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_end,
+                         double *floor, int *nfast) {
+  *nfast = 0;
+  const int S = m->nshapes, dim = m->dimension;
+  if (dim != 2 && dim != 3) return 0;
+  const size_t n_head = 2 + (size_t)S + (S % 2);
+  int *head = set->scratch;
+  if (!head || set->scratch_bytes < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
+    return 0; /* no 2-D or 3-D detection of this model */
+  /* detect_23d's layout: box, sweep, lox and hix, keys, then seen (free once the sweep is
+     sorted: the fast shapes' list here). */
+  ShapeBox *box = (ShapeBox *)(head + n_head);
+  const double *lox = (const double *)((SweepBox *)(box + S) + S);
+  int *fast = (int *)((KeyIndex *)(lox + 2 * (size_t)S) + S);
+  const double h = m->time_step, margin = m->contact_margin;
+  /* Bodies faster at v_end than the bound their contacts were admitted with: their bound
+     at v_end to floor, their shapes listed. */
+  int nf = 0;
+  for (int k = 0; k < m->nbodies; ++k) {
+    const LsimBody *b = &m->bodies[k];
+    if (b->type != LSIM_BODY_DYNAMIC || b->nshapes <= 0) continue;
+    if (set->asleep && set->asleep[k]) continue;
+    const double used = box[b->first_shape].speed;
+    const double s_end = lsim_body_speed_bound(m, k, v_end);
+    if (!(s_end > used)) continue;
+    if (s_end > floor[k]) floor[k] = s_end;
+    ++*nfast;
+    for (int i = b->first_shape; i < b->first_shape + b->nshapes; ++i) fast[nf++] = i;
+  }
+  if (nf == 0) return 0;
+  const struct LsimPairTable *pairs = m->njoints ? pair_table(set, m) : NULL;
+  if (m->njoints && !pairs) return LSIM_OUT_OF_MEMORY;
+  LsimContactPoint pts[LSIM_MAX_MANIFOLD];
+  int closing = 0;
+  for (int f = 0; f < nf; ++f) {
+    const int i = fast[f];
+    const ShapeBox *bi = &box[i];
+    const double si = fmax(bi->speed, floor[bi->body]), grow_i = h * (si - bi->speed);
+    for (int j = 0; j < S; ++j) {
+      const ShapeBox *bj = &box[j];
+      if (bj->body == bi->body) continue;
+      /* Each pair of two fast bodies' shapes once: from its lower shape. */
+      const int fast_j = bj->dynamic && floor[bj->body] > bj->speed;
+      if (fast_j && j < i) continue;
+      const double sj = fast_j ? floor[bj->body] : bj->speed, grow = grow_i + h * (sj - bj->speed);
+      /* The two boxes at the end speeds (each grown by its own share). */
+      int apart = 0;
+      for (int d = 0; d < dim; ++d)
+        apart |= bj->lo[d] > bi->hi[d] + grow || bi->lo[d] > bj->hi[d] + grow;
+      if (apart) continue;
+      if (pairs && pairs->nentries && !table_shapes_collide(pairs, m, i, j)) continue;
+      /* The pair in detection's order: body[0] dynamic, the lower shape first. */
+      int a = i, b = j;
+      if (bj->dynamic && j < i) a = j, b = i;
+      const double used = margin + LSIM_TOUCH_REACH + h * (box[a].speed + box[b].speed);
+      const double wide = margin + LSIM_TOUCH_REACH + h * (si + sj);
+      const int np = lsim_collide_placed(&box[a].placed, &box[b].placed, dim, wide, pts,
+                                         LSIM_MAX_MANIFOLD);
+      /* A point beyond the margin detection used was left out: does it close at v_end? */
+      for (int k = 0; k < np; ++k) {
+        if (!(pts[k].gap > used)) continue;
+        double va[3], vb[3];
+        point_velocity(m, &box[a], v_end, pts[k].point, va);
+        point_velocity(m, &box[b], v_end, pts[k].point, vb);
+        const double rate = (va[0] - vb[0]) * pts[k].normal[0] + (va[1] - vb[1]) * pts[k].normal[1] +
+                            (va[2] - vb[2]) * pts[k].normal[2];
+        closing += pts[k].gap + h * rate < 0.0;
+      }
+    }
+  }
+  return closing;
 }
 
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,

@@ -79,6 +79,10 @@ typedef struct LsimContactSet {
      detection then skips the pairs of two sleeping bodies, or of a sleeping and a static
      one (nothing in them moves; the step would drop their contacts). NULL: none. */
   const unsigned char *asleep;
+  /* Optional, borrowed: per body, a floor (m/s) under the speed bound with which 2-D and
+     3-D detection admits its contacts: the time step's re-run for bodies its impulses sped
+     past their bound (lsim_contacts_missed). NULL: none. */
+  const double *speed_floor;
   /* 1: the broad phase sweeps x alone (tests: the default, x with a second axis in bands,
      finds the same pairs in the same order). */
   int sweep_x_only;
@@ -169,9 +173,11 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
  * speed along the normal (a body moving sideways keeps the contacts it passes), and
  * gravity's h g counts in both bodies of a resting pair. The bound does not count what
  * the step's impulses add: a body at rest struck within the step can meet a shape beyond
- * its bound that the step left out (a sphere struck at 1 m/s, a second one 1 mm beyond
- * it: 4 mm of overlap at h = 0.01 s, removed over the next steps; docs/solvers.md,
- * "Fewer not-yet-touching contacts"). 1-D: gap <= margin + 2 h max |v_free| over every
+ * its bound (a sphere struck at 1 m/s, a second one 1 mm beyond it: 4 mm of overlap at h
+ * = 0.01 s); the time step checks its end velocities for that (lsim_contacts_missed) and
+ * detects again with set->speed_floor raised (docs/solvers.md, "Contacts left out by the
+ * admission bound"). A non-NULL set->speed_floor raises each body's bound to at least its
+ * entry. 1-D: gap <= margin + 2 h max |v_free| over every
  * body (there no body ends a step faster). Fills set (cleared first). 1-D: neighbouring segments, segments and walls, and ground
  * friction. Pairs that a joint with no_collide joins get no contacts (lsim_pair_collides),
  * nor (2-D, 3-D) shapes that a pin joins at a point inside both (lsim_shapes_collide).
@@ -180,5 +186,19 @@ int lsim_contacts_shapes_collide(LsimContactSet *set, const LsimModel *m, int sa
  * those of one thread, bit for bit. Returns 0 or LSIM_OUT_OF_MEMORY. */
 int lsim_detect_contacts(const LsimModel *model, const LsimState *state, const double *v_free,
                          LsimContactSet *set);
+
+/* After a 2-D or 3-D lsim_detect_contacts on set for m (nothing detected since; the state
+ * unchanged): whether its admission left out a contact that the step's end velocities
+ * v_end [nv] close. The bodies whose speed bound (lsim_body_speed_bound) at v_end exceeds
+ * the one their contacts were admitted with (in *nfast; dynamic, awake bodies only) get
+ * floor[body] raised to that bound (floor [nbodies], zero or an earlier floor of the
+ * step; no other entry changes); their shapes alone are collided against every other
+ * shape, each pair with the margin of detection at those bounds, and a manifold point
+ * beyond the margin detection used (so not in the set) counts when its gap + h (its
+ * normal velocity at v_end) < 0, the contact closing within the step. Returns that count
+ * (0 also for 1-D or before any detection), or LSIM_OUT_OF_MEMORY. Cost: nothing but a
+ * pass over the bodies without a faster body; else O(S) box tests a fast shape. */
+int lsim_contacts_missed(LsimContactSet *set, const LsimModel *m, const double *v_end,
+                         double *floor, int *nfast);
 
 #endif

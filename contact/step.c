@@ -188,6 +188,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
   free(s->inert_pre), free(s->inert_mark), free(s->v_free0);
+  free(s->admit_v), free(s->admit_floor);
   free(s->rest_contacts), free(s->rest_rows), free(s->last_tether), free(s->last_joint);
   lsim_equality_free(s->equality);
   lsim_mass_factor_free(s->mass);
@@ -1274,6 +1275,11 @@ static int report_resting_constraints(LsimStepper *s, const LsimModel *m) {
 int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *stats) {
   LsimStepStats local;
   if (!stats) stats = &local;
+  /* Stage 5b's re-runs (step_admit.c) come back here, with the raised speed floor. */
+  int reruns = 0, nfast = 0, missed = 0;
+  double wall_before = 0.0; /* the solver time of the solves re-run */
+  s->contacts.speed_floor = NULL;
+again:
   memset(stats, 0, sizeof *stats);
   stats->sleeping = s->nasleep;
 
@@ -1411,6 +1417,23 @@ int lsim_step(LsimStepper *s, const LsimModel *m, LsimState *st, LsimStepStats *
     }
     bz = s->dv;
   }
+  /* Stage 5b: a contact that detection left out and v' closes: the step again, with the
+     bounds of the bodies that ended faster raised (step_admit.c). */
+  missed = lsim_step_admit(s, m, bz, reruns, &nfast);
+  if (missed < 0) {
+    s->contacts.speed_floor = NULL;
+    stats->status = missed;
+    return missed;
+  }
+  if (missed > 0 && reruns < LSIM_ADMIT_RERUNS) {
+    ++reruns;
+    wall_before += stats->wall_time;
+    s->contacts.speed_floor = s->admit_floor;
+    goto again;
+  }
+  s->contacts.speed_floor = NULL;
+  stats->admit_fast = nfast, stats->admit_reruns = reruns, stats->admit_missed = missed;
+  stats->wall_time += wall_before;
 
   /* Stage 6: q' = q + h v' (semi-implicit Euler), with stage 5 body by body; 3-D bodies
      that no row touches this step turn by the Lie midpoint (rotation_step). */

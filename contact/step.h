@@ -39,7 +39,7 @@ typedef struct LsimStepStats {
   double residual;      /* natural residual of the step's LCP (rows mix units: m/s for
                            gap and direction rows, N*s for cone rows) */
   double relative_residual;
-  double wall_time;     /* solver call, s */
+  double wall_time;     /* solver call, s (the admission check's re-runs: every solve) */
   double siconos_error;
   int first_status;     /* the chosen solver's own status (status differs when the
                            fallback chain recovered the step: lcp/solver.h, FALLBACK, or
@@ -54,6 +54,14 @@ typedef struct LsimStepStats {
                            kinetic energy and another result integrated */
   double refused_energy; /* J: kinetic energy the refused result would have added beyond
                             the guard's slack (0 when none) */
+  /* The admission check (2-D, 3-D; contact/step_admit.c, docs/solvers.md "Contacts left
+     out by the admission bound"): */
+  int admit_fast;       /* bodies that ended the step faster than the speed bound their
+                           contacts were admitted with */
+  int admit_reruns;     /* times the step was detected and solved again because a contact
+                           left out closed at the end velocities (0 .. 3) */
+  int admit_missed;     /* left-out points that still close after the last re-run (0 but
+                           when the re-runs did not settle it: the step is kept) */
 } LsimStepStats;
 
 typedef struct LsimStepper LsimStepper;

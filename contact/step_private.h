@@ -179,6 +179,10 @@ struct LsimStepper {
   int cache_table_size;
   int rest_needed;           /* steps at rest before a group sleeps */
   int nasleep;
+  /* The admission check (contact/step_admit.c): the step's end velocities and the speed
+     floor of its detection re-runs, allocated when first needed. */
+  double *admit_v;           /* [nv] v' = v_free + B z */
+  double *admit_floor;       /* [nbodies] zeroed at each step's first check */
 };
 
 /* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
@@ -198,6 +202,18 @@ int lsim_sleep_update(LsimStepper *s, const LsimModel *m, LsimState *st);
 /* The impulses a sleeping (or just woken) group's contact of this id and nvar variables
  * had when the group fell asleep, or NULL. */
 const double *lsim_sleep_cached(const LsimStepper *s, uint64_t id, int nvar);
+
+/* The most detection re-runs a step makes for contacts its admission left out
+ * (lsim_step_admit). */
+#define LSIM_ADMIT_RERUNS 3
+
+/* Stage 5b (contact/step_admit.c): after the solve, whether the step's end velocities
+ * v' = v_free + bz close a contact that detection left out (lsim_contacts_missed, for the
+ * bodies the impulses sped past their speed bound). pass: 0 at the step's first solve (the
+ * floor is zeroed), then the re-run's number. Returns the number of such points (> 0: the
+ * caller detects again with s->contacts.speed_floor = s->admit_floor), *nfast the bodies
+ * faster than their bound, or LSIM_OUT_OF_MEMORY. */
+int lsim_step_admit(LsimStepper *s, const LsimModel *m, const double *bz, int pass, int *nfast);
 
 /* The warm-start table (step.c) over prev_id [count], prev_var, prev_nvar as they are
  * (prev_nvar unmarked: a repeated id is marked here, the table keeping its first): what

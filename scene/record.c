@@ -63,7 +63,7 @@ typedef struct Series {
 
 enum { S_TIME, S_Q, S_V, S_KINETIC, S_POTENTIAL,
        S_STATUS, S_ITER, S_LCP_SIZE, S_NCONTACTS, S_WARM, S_RESIDUAL, S_RELRES, S_WALL,
-       S_SICONOS, S_FIRST_STATUS, S_SOURCE, S_SIMD, S_GUARD, S_REFUSED,
+       S_SICONOS, S_FIRST_STATUS, S_SOURCE, S_SIMD, S_GUARD, S_REFUSED, S_ADMIT,
        S_SLEEPING, /* only with sleeping on */
        S_T_LENGTH, S_T_IMPULSE, S_T_TAUT, S_J_IMPULSE, S_J_ERROR, S_J_VERROR, /* only with tethers / joints */
        S_STEP, S_FAILED, /* only with a record stride (lsim_record_set_every) above 1 */
@@ -1022,6 +1022,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   series_create(r, S_SIMD, "/solver/simd", I, FI, 0, 0, cs, NULL);
   series_create(r, S_GUARD, "/solver/energy_guard", I, FI, 0, 0, cs, NULL);
   series_create(r, S_REFUSED, "/solver/refused_energy", D, FD, 0, 0, cs, "J");
+  series_create(r, S_ADMIT, "/solver/admission_reruns", I, FI, 0, 0, cs, NULL);
   if (model->sleep.enabled) series_create(r, S_SLEEPING, "/solver/sleeping", I, FI, 0, 0, cs, NULL);
   if (r->ntethers > 0) {
     const size_t nt = (size_t)r->ntethers;
@@ -1112,6 +1113,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   *(int *)series_row(&r->s[S_SIMD]) = st->simd;
   *(int *)series_row(&r->s[S_GUARD]) = st->guard;
   *(double *)series_row(&r->s[S_REFUSED]) = st->refused_energy;
+  *(int *)series_row(&r->s[S_ADMIT]) = st->admit_reruns;
   if (r->s[S_SLEEPING].dset >= 0) *(int *)series_row(&r->s[S_SLEEPING]) = st->sleeping;
   append_constraints(r, model, contacts);
   /* With a stride: the row's step, and the failed steps since the row before (this one's
@@ -1521,8 +1523,10 @@ int lsim_record_copy_steps(LsimRecord *r, const char *src_path, int nsteps,
       copy_velocity_errors(r, model, src, N);
       continue;
     }
-    if ((k == S_GUARD || k == S_REFUSED) && H5Lexists(src, s->name, H5P_DEFAULT) <= 0) {
-      /* A file written before the energy guard: its steps were not judged (0). */
+    if ((k == S_GUARD || k == S_REFUSED || k == S_ADMIT) &&
+        H5Lexists(src, s->name, H5P_DEFAULT) <= 0) {
+      /* A file written before the energy guard (its steps were not judged) or before the
+         admission check's re-runs: 0. */
       for (size_t at = 0; r->status == 0 && at < rows; at += block) {
         const size_t n = rows - at < block ? rows - at : block;
         if (series_reserve(r, s, n) < 0) break;

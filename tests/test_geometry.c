@@ -1542,6 +1542,13 @@ static void test_face_vertex_follow(void **state) {
  * ground plane, or two such spheres far above it, at h = 0.01 s; the sphere at gap g with
  * velocities v [6] (linear, angular), the second sphere (when two) at rest at gap g from
  * the first along x. Returns the number of contacts. */
+/* With admit_floor[1] > 0: set.speed_floor, body 1's floor (m/s). With admit_vend: after
+ * detection, lsim_contacts_missed at those end velocities of body 1 [6], its count in
+ * admit_missed, its fast bodies in admit_fast and body 1's floor in admit_floor[1]. */
+static double admit_floor[3];
+static const double *admit_vend;
+static int admit_missed, admit_fast;
+
 static int admitted(int two, double g, const double *v, double margin) {
   LsimModel m = lsim_default_model();
   m.dimension = 3;
@@ -1573,8 +1580,13 @@ static int admitted(int two, double g, const double *v, double margin) {
   memcpy(st.v + m.bodies[1].v_offset, v, 6 * sizeof *v);
   LsimContactSet set;
   memset(&set, 0, sizeof set);
+  if (admit_floor[1] > 0.0) set.speed_floor = admit_floor;
   assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &set), 0);
   const int count = set.count;
+  if (admit_vend) {
+    memcpy(st.v + m.bodies[1].v_offset, admit_vend, 6 * sizeof *v);
+    admit_missed = lsim_contacts_missed(&set, &m, st.v, admit_floor, &admit_fast);
+  }
   lsim_contacts_free(&set);
   lsim_state_free(&st);
   lsim_model_free(&m);
@@ -1607,6 +1619,34 @@ static void test_admission_bound(void **state) {
   }
 }
 
+/* The time step's second look (contact/step_admit.c). A ball at rest 5 mm above the
+ * ground: its bound is 0, no contact. At end velocities falling at 1 m/s the gap would
+ * close within the step (0.005 - 0.01 * 1 < 0): one left-out point, the ball's floor
+ * raised to 1 m/s; falling at 0.4 m/s it is faster than its bound but stops short (0.005
+ * - 0.004 > 0): none. Detection with that floor admits a gap 1 % inside h * 1 m/s and
+ * not one 1 % outside, as test_admission_bound's fall (rounding: 1e-16 relative). */
+static void test_admission_floor(void **state) {
+  (void)state;
+  const double rest[6] = {0}, fall[6] = {0, 0, -1, 0, 0, 0}, slow[6] = {0, 0, -0.4, 0, 0, 0};
+  admit_vend = fall;
+  assert_int_equal(admitted(0, 0.005, rest, 0.0), 0);
+  assert_int_equal(admit_missed, 1);
+  assert_int_equal(admit_fast, 1);
+  assert_true(admit_floor[1] == 1.0);
+  admit_floor[1] = 0.0;
+  admit_vend = slow;
+  assert_int_equal(admitted(0, 0.005, rest, 0.0), 0);
+  assert_int_equal(admit_missed, 0);
+  assert_int_equal(admit_fast, 1);
+  assert_true(admit_floor[1] == 0.4);
+  admit_vend = NULL;
+  admit_floor[1] = 1.0;
+  assert_int_equal(admitted(0, 0.99 * 0.01, rest, 0.0), 1);
+  assert_int_equal(admitted(0, 1.01 * 0.01, rest, 0.0), 0);
+  admit_floor[1] = 0.0;
+  assert_int_equal(admitted(0, 0.99 * 0.01, rest, 0.0), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sphere_plane),        cmocka_unit_test(test_sphere_sphere),
@@ -1628,7 +1668,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
       cmocka_unit_test(test_octagon_kept),         cmocka_unit_test(test_face_vertex_follow),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
-      cmocka_unit_test(test_admission_bound),
+      cmocka_unit_test(test_admission_bound), cmocka_unit_test(test_admission_floor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -552,8 +552,9 @@ static void test_balls_collide(void **state) {
 
 /* A row struck within a step: ball a (radius 0.1 m, 1 kg, no gravity) at 1 m/s touches
  * ball b at rest, and ball c rests 1 mm beyond b, h = 0.01 s, Lemke. The step's speed
- * bounds are each body's free speed (b's and c's 0), so only a contact.margin of h times
- * the fastest speed (0.01 m) keeps the b-c gap in the step (docs/scene-format.md,
+ * bounds are each body's free speed (b's and c's 0); a contact.margin of h times the
+ * fastest speed (0.01 m) keeps the b-c gap in the first solve (without it the step solves
+ * again: test_struck_row_exact; docs/scene-format.md,
  * contact.margin). With it the first step is the LCP's exact answer: a and b together,
  * and b ahead of c by what the gap lets it gain, gap/h = 0.1 m/s: 2 V + (V - 0.1) = 1,
  * V = 1.1/3, c at 0.8/3, the gap closed to 0 (1e-12: a few roundings of O(1) numbers),
@@ -586,6 +587,50 @@ static void test_struck_row_margin(void **state) {
   lsim_stepper_free(s);
   lsim_state_free(&st);
   lsim_model_free(&m);
+}
+
+/* The struck row of test_struck_row_margin without the margin (contact.margin 0), in 2-D
+ * and 3-D. Detection's bounds are the free speeds (a's 1 m/s, b's and c's 0), so the b-c
+ * gap of 1 mm is left out of the first solve, whose impulse sends b off at 0.5 m/s: b
+ * would end the step 4 mm inside c. The admission check (contact/step_admit.c) finds b
+ * faster than its bound and the left-out b-c point closing (0.001 - 0.01 * 0.5 < 0), and
+ * the step runs once more with b's bound raised to 0.5 m/s: the LCP's exact answer then,
+ * the same as with the margin (V = 1.1/3 for a and b, 0.8/3 for c, the gap closed to 0
+ * within 1e-12: a few roundings of O(1) numbers; velocities 1e-9: Lemke's solution), one
+ * re-run and nothing left out after it. Without the check, b-c ends at -0.004 m. */
+static void test_struck_row_exact(void **state) {
+  (void)state;
+  for (int dim = 2; dim <= 3; ++dim) {
+    LsimModel m = model3(dim, 0.01);
+    m.gravity[1] = m.gravity[2] = 0.0;
+    m.contact_margin = 0.0;
+    const int a = add_ball(&m, 0.1, 1.0, 0.0), b = add_ball(&m, 0.1, 1.0, 0.0),
+              c = add_ball(&m, 0.1, 1.0, 0.0);
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    const double pa[3] = {0, 0, 0}, pb[3] = {0.2, 0, 0}, pc[3] = {0.401, 0, 0};
+    place(&m, &st, a, pa, 0.0);
+    place(&m, &st, b, pb, 0.0);
+    place(&m, &st, c, pc, 0.0);
+    st.v[m.bodies[a].v_offset] = 1.0;
+    LsimStepper *s = stepper(&m, "lemke");
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(s, &m, &st, &ss), LSIM_SOLVED);
+    assert_int_equal(ss.admit_reruns, 1);
+    assert_int_equal(ss.admit_missed, 0);
+    const double *v = st.v;
+    const int oa = m.bodies[a].v_offset, ob = m.bodies[b].v_offset, oc = m.bodies[c].v_offset;
+    assert_true(fabs(v[oa] - 1.1 / 3) <= 1e-9 && fabs(v[ob] - 1.1 / 3) <= 1e-9);
+    assert_true(fabs(v[oc] - 0.8 / 3) <= 1e-9);
+    const double gap_bc = st.q[m.bodies[c].q_offset] - st.q[m.bodies[b].q_offset] - 0.2;
+    assert_true(fabs(gap_bc) <= 1e-12);
+    run(s, &m, &st, 1);
+    for (int i = 0; i < 3; ++i) assert_true(fabs(st.v[m.bodies[a + i].v_offset] - 1.0 / 3) <= 1e-9);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
 }
 
 /* A ball dropped onto a ball at rest: ball b (radius 0.1 m, 1 kg) rests on the ground,
@@ -1186,7 +1231,8 @@ int main(void) {
       cmocka_unit_test(test_incline_rests_at_budget),
       cmocka_unit_test(test_jittered_tower_rests_at_budget),
       cmocka_unit_test(test_balls_collide), cmocka_unit_test(test_energy_never_grows),
-      cmocka_unit_test(test_struck_row_margin), cmocka_unit_test(test_dropped_on_resting),
+      cmocka_unit_test(test_struck_row_margin), cmocka_unit_test(test_struck_row_exact),
+      cmocka_unit_test(test_dropped_on_resting),
       cmocka_unit_test(test_spinning_capsule_end), cmocka_unit_test(test_plate_on_roller),
       cmocka_unit_test(test_spinning_rod_on_edge),
       cmocka_unit_test(test_kinematic_pusher), cmocka_unit_test(test_free_spin_momentum),

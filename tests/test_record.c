@@ -75,13 +75,15 @@ static const double PE[4] = {6, 5.75, 5.5, 5.375};
 
 /* Solver rows, steps 1..3; step 2's chosen solver broke down and the fallback's rescaled
  * Lemke recovered it (first_status, source); step 3 failed and the energy guard refused its
- * smallest residual (0.125 J beyond the slack) for PGS from zero impulses. */
+ * smallest residual (0.125 J beyond the slack) for PGS from zero impulses; steps 2 and 3
+ * were detected and solved again once and twice for contacts the admission bound left out
+ * (contact/step_admit.c). */
 static const LsimStepStats STATS[3] = {
-    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0, 0, 0, 0.0},
+    {0, 0, 0, 0, 0, 0.0, 0.0, 0.25e-6, 0.0, 0, LSIM_SOURCE_SOLVER, 0, 0, 0, 0.0, 0, 0, 0},
     {0, 3, 5, 2, 1, 0x1p-40, 0x1p-39, 0.5e-6, 0x1p-42, LSIM_BREAKDOWN, LSIM_SOURCE_LEMKE_SCALED, 0,
-     LSIM_PGS_SIMD_SSE2, 0, 0.0},
+     LSIM_PGS_SIMD_SSE2, 0, 0.0, 3, 1, 0},
     {LSIM_MAX_ITERATIONS, 100, 2, 1, 1, 0.5, 0.25, 0.75e-6, 0.0, LSIM_MAX_ITERATIONS,
-     LSIM_SOURCE_PGS_COLD, 0, LSIM_PGS_SIMD_AVX2, 2, 0.125},
+     LSIM_SOURCE_PGS_COLD, 0, LSIM_PGS_SIMD_AVX2, 2, 0.125, 2, 2, 1},
 };
 
 /* Fills set with step k's contacts (k = 1..3): none, two, one. */
@@ -334,6 +336,8 @@ static void check_sample(const char *path) {
   assert_true(si[0] == 0 && si[1] == 0 && si[2] == 2);
   read_as(f, "/solver/refused_energy", H5T_NATIVE_DOUBLE, 1, 3, 0, sd);
   assert_true(sd[0] == 0 && sd[1] == 0 && sd[2] == 0.125);
+  read_as(f, "/solver/admission_reruns", H5T_NATIVE_INT, 1, 3, 0, si);
+  assert_true(si[0] == 0 && si[1] == 1 && si[2] == 2);
   read_as(f, "/solver/simd", H5T_NATIVE_INT, 1, 3, 0, si);
   assert_true(si[0] == 0 && si[1] == LSIM_PGS_SIMD_SSE2 && si[2] == LSIM_PGS_SIMD_AVX2);
   read_strings(f, "/solver/simd_legend", 5, s);
