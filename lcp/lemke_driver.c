@@ -168,7 +168,8 @@ static int lex_rows(LsimLemkeDriver *drv, const int *t, int nt, const double *c,
  * the scale (max(max |B^{-1}_:k|, the tied rows' entries seen) times the largest row
  * scale) above the column's smallest drop out, those within LSIM_LEMKE_LEXTOL of the
  * smallest tied row's known maximum stay; a difference between the two, or as many solves
- * as rows left (their rows cost no more), hands the rows left to lex_rows. Where the scan
+ * as rows left not at hand (ops->has_row; their rows cost no more), hands the rows left to
+ * lex_rows. Where the scan
  * decides, lex_less decides alike: its tolerance is LEXTOL of the rows' maxima, of which
  * the scan knows a lower bound, and the rows dropped are 1e6 tolerances apart or more
  * unless the rows' maxima exceed the scan's scale a millionfold. *close as lex_less's (set
@@ -202,7 +203,10 @@ static int lex_min(LsimLemkeDriver *drv, int nt, const double *c, int *close) {
       nt = kept;
       continue;
     }
-    if (solves >= nt) { /* the rows left cost no more than the next solves */
+    int unsolved = nt; /* rows left that lex_rows would have to solve */
+    if (drv->ops->has_row)
+      for (int a = 0; a < nt; ++a) unsolved -= drv->ops->has_row(drv->ctx, t[a]);
+    if (solves >= unsolved) { /* the rows left cost no more than the next solves */
       best = lex_rows(drv, t, nt, c, close);
       break;
     }

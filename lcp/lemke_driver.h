@@ -54,6 +54,10 @@ typedef struct LsimLemkeBasisOps {
    * Optional: with it the lexicographic rule scans the columns of B^{-1} once for all the
    * tied rows (lex_min in lemke_driver.c), without it (NULL) it compares rows pairwise. */
   const double *(*inv_column)(void *ctx, int k, double *cmax);
+  /* 1 when row i of B^{-1} is at hand (row costs nothing), else 0. Optional (NULL: never),
+   * with inv_column: the scan stops where the rows it would still have to solve are fewer
+   * than its solves so far. */
+  int (*has_row)(void *ctx, int i);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {

@@ -362,6 +362,14 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   return row;
 }
 
+/* 1 when row i of B^{-1} is cached for the current basis. */
+static int has_row(void *ctx, int i) {
+  const LsimLemkeSparse *ws = ctx;
+  for (int k = 0; k < NCACHE; ++k)
+    if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) return 1;
+  return 0;
+}
+
 /* Makes sure the CSC arrays hold nnz entries. */
 static int reserve_a(LsimLemkeSparse *ws, size_t nnz) {
   if (nnz <= ws->cap_a) return 0;
@@ -569,7 +577,8 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
 }
 
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
-                                             warm,   reserve,  residual, inv_column};
+                                             warm,   reserve,  residual, inv_column,
+                                             has_row};
 
 /* 1 when a value of f is not finite. */
 static int not_finite(const LsimFactoredLcp *f) {
