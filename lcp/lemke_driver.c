@@ -39,7 +39,7 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   if (!drv) return;
   free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
   free(drv->start), free(drv->best), free(drv->bvar), free(drv->vpos), free(drv->guess);
-  free(drv->guess_kept), free(drv->basis);
+  free(drv->guess_kept), free(drv->basis), free(drv->tied), free(drv->in_tie);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -65,8 +65,11 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->guess, un, 1) ||
-      lsim_lemke_grow((void **)&drv->guess_kept, un, 1))
+      lsim_lemke_grow((void **)&drv->guess_kept, un, 1) ||
+      lsim_lemke_grow((void **)&drv->tied, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->in_tie, un, 1))
     return LSIM_OUT_OF_MEMORY;
+  memset(drv->in_tie, 0, un);
   drv->cap = n;
   return 0;
 }
@@ -134,6 +137,122 @@ static int lex_less(LsimLemkeDriver *drv, int i, double si, int j, double sj, in
     }
   }
   return i > j; /* rows of a nonsingular B^{-1} never tie; stay deterministic anyway */
+}
+
+/* The rows drv->tied[0 .. nt) as lex_less orders them pairwise: the first, then each
+ * next that lex_less puts before the incumbent (a row of B^{-1} each). -1 on a failed solve. */
+static int lex_rows(LsimLemkeDriver *drv, const int *t, int nt, const double *c, int *close) {
+  int best = t[0];
+  for (int a = 1; a < nt; ++a) {
+    const int i = t[a];
+    const int l = lex_less(drv, i, c ? 1.0 / c[i] : 1.0, best, c ? 1.0 / c[best] : 1.0, close);
+    if (l < 0) return -1;
+    if (l) best = i;
+  }
+  return best;
+}
+
+/* Column-scan bands, relative to the scale of the scan (below): a row drops out of a tie
+ * only when its entry exceeds the column's smallest by more than LEXGAP of it (the
+ * deciding differences of the ties on pile_100 and pile_1000 are 1e-4 to 1 of the rows'
+ * maxima); entries within LSIM_LEMKE_LEXTOL of every tied row's own known maximum are equal
+ * (lex_less's tolerance is at least that); anything between goes to lex_less. */
+#define LSIM_LEMKE_LEXGAP 1e-6
+
+/* The row lex_rows returns for drv->tied[0 .. nt) (ties of the ratio test, row i scaled by
+ * 1 / c_i, c the entering column; or c NULL, the first pivot's, scaled by 1), most rows
+ * ruled out without their row of B^{-1}: the columns of B^{-1} are scanned in order once
+ * for all the rows (ops->inv_column). Column k is e_p when w_k is basic at position p:
+ * row p's entry is its scale and every other row's 0, so row p drops out, no solve.
+ * Otherwise one solve gives column k for every tied row; the rows more than LEXGAP times
+ * the scale (max(max |B^{-1}_:k|, the tied rows' entries seen) times the largest row
+ * scale) above the column's smallest drop out, those within LSIM_LEMKE_LEXTOL of the
+ * smallest tied row's known maximum stay; a difference between the two, or as many solves
+ * as rows left not at hand (ops->has_row; their rows cost no more), hands the rows left to
+ * lex_rows. Where the scan
+ * decides, lex_less decides alike: its tolerance is LEXTOL of the rows' maxima, of which
+ * the scan knows a lower bound, and the rows dropped are 1e6 tolerances apart or more
+ * unless the rows' maxima exceed the scan's scale a millionfold. *close as lex_less's (set
+ * only by lex_rows: the scan's own decisions are never that close). Uses work2. Returns
+ * the row, or -1 when a solve failed. */
+static int lex_min(LsimLemkeDriver *drv, int nt, const double *c, int *close) {
+  const int n = drv->n;
+  int *restrict t = drv->tied;
+  unsigned char *restrict in = drv->in_tie;
+  double *restrict seen = drv->work2; /* [n] max |B^{-1}_ik| seen of tied row i */
+  double wmax = 0.0, smax = 0.0;
+  for (int a = 0; a < nt; ++a) {
+    in[t[a]] = 1;
+    seen[t[a]] = 0.0;
+    wmax = run_max(wmax, c ? 1.0 / c[t[a]] : 1.0);
+  }
+  int solves = 0, best = -2;
+  for (int k = 0; k < n && nt > 1 && best == -2; ++k) {
+    const int p = drv->vpos[k];
+    if (p >= 0) { /* column e_p: row p drops out (its entry 1 / c_p or 1 against 0) */
+      if (!in[p]) continue;
+      const double wp = c ? 1.0 / c[p] : 1.0;
+      if (!(wp > LSIM_LEMKE_LEXGAP * run_max(1.0, smax) * wmax)) {
+        best = lex_rows(drv, t, nt, c, close);
+        break;
+      }
+      in[p] = 0;
+      int kept = 0;
+      for (int a = 0; a < nt; ++a)
+        if (t[a] != p) t[kept++] = t[a];
+      nt = kept;
+      continue;
+    }
+    int unsolved = nt; /* rows left that lex_rows would have to solve */
+    if (drv->ops->has_row)
+      for (int a = 0; a < nt; ++a) unsolved -= drv->ops->has_row(drv->ctx, t[a]);
+    if (solves >= unsolved) { /* the rows left cost no more than the next solves */
+      best = lex_rows(drv, t, nt, c, close);
+      break;
+    }
+    double cm;
+    ++solves;
+    const double *col = drv->ops->inv_column(drv->ctx, k, &cm);
+    if (!col) {
+      best = -1;
+      break;
+    }
+    double amin = INFINITY, lo = INFINITY;
+    for (int a = 0; a < nt; ++a) {
+      const int i = t[a];
+      const double v = col[i], w = c ? 1.0 / c[i] : 1.0;
+      seen[i] = run_max(seen[i], fabs(v));
+      smax = run_max(smax, seen[i]);
+      lo = fmin(lo, seen[i] * w);
+      const double x = v * w;
+      amin = x < amin ? x : amin;
+    }
+    const double eq = LSIM_LEMKE_LEXTOL * lo;
+    const double gap = LSIM_LEMKE_LEXGAP * run_max(cm, smax) * wmax;
+    int kept = 0, unsure = 0;
+    for (int a = 0; a < nt && !unsure; ++a) {
+      const int i = t[a];
+      const double d = col[i] * (c ? 1.0 / c[i] : 1.0) - amin;
+      unsure = !(d <= eq) && !(d > gap); /* NaN: unsure */
+    }
+    if (unsure) {
+      best = lex_rows(drv, t, nt, c, close);
+      break;
+    }
+    for (int a = 0; a < nt; ++a) {
+      const int i = t[a];
+      if (col[i] * (c ? 1.0 / c[i] : 1.0) - amin <= eq) t[kept++] = i;
+      else in[i] = 0;
+    }
+    nt = kept;
+  }
+  if (best == -2) { /* one row left (or rows equal in every column: never, B^{-1} being
+                       nonsingular; the largest index, as lex_less) */
+    best = t[0];
+    for (int a = 1; a < nt; ++a) best = t[a] > best ? t[a] : best;
+  }
+  for (int a = 0; a < nt; ++a) in[t[a]] = 0;
+  return best;
 }
 
 /* The Zobrist key of variable v (splitmix64 of its index): the hash of a basis is the XOR
@@ -259,6 +378,8 @@ static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
     return r;
   }
   double e0 = -1.0; /* row r's rounding bound, computed when first needed */
+  int nt = 1;       /* with ops->inv_column: the tied rows, r first, for lex_min */
+  drv->tied[0] = r;
   for (int i = 0; i < n; ++i) {
     if (i == r || xb[i] > xmin + loose) continue;
     /* Tie: xb_i - xmin <= xtol + e0 + err_i (all terms >= 0, so the bounds, each a
@@ -269,13 +390,14 @@ static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
       if (e0 < 0.0) e0 = row_err(drv, r);
       tie = gap <= xtol + e0 || gap <= xtol + e0 + row_err(drv, i);
     }
-    if (tie) {
+    if (tie && drv->ops->inv_column) drv->tied[nt++] = i;
+    else if (tie) {
       const int l = lex_less(drv, i, 1.0, r, 1.0, NULL);
       if (l < 0) return -1;
       if (l) r = i;
     }
   }
-  return r;
+  return nt > 1 ? lex_min(drv, nt, NULL, NULL) : r;
 }
 
 /* Lemke's path from the complementary basis in drv (x_B with a negative entry, d with
@@ -370,7 +492,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
       const int r0 = blocking, pz0 = drv->vpos[z0];
       double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
       xtol = LSIM_LEMKE_XTOL * xs;
-      int z0_tied = 0, close = 0;
+      int z0_tied = 0, close = 0, nt = 1; /* nt: tied rows for lex_min, r0 first */
+      drv->tied[0] = r0;
       const int by_pivot = drv->tie_by_pivot && xb[r0] > xtol + row_err(drv, r0);
       for (int i = 0; i < n; ++i) {
         if (i == r0 || !(c[i] > ctol)) continue;
@@ -384,6 +507,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
         else if (blocking == pz0) continue;
         else if (by_pivot) {
           if (c[i] > c[blocking]) blocking = i;
+        } else if (ops->inv_column) {
+          drv->tied[nt++] = i;
         } else {
           const int l = lex_less(drv, i, 1.0 / c[i], blocking, 1.0 / c[blocking],
                                  drv->refactor_close ? &close : NULL);
@@ -392,6 +517,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
         }
       }
       if (z0_tied) blocking = pz0;
+      else if (nt > 1 && (blocking = lex_min(drv, nt, c, drv->refactor_close ? &close : NULL)) < 0)
+        return LSIM_BREAKDOWN;
 
       /* Terminal test (see terminal_ok). In exact arithmetic z0 leaves the moment its ratio
        * ties with the minimum; near-duplicate rows (parallel contact normals) and nearly

@@ -49,6 +49,15 @@ typedef struct LsimLemkeBasisOps {
   int (*reserve)(void *ctx, int n);
   /* The residual (lcp.h) of z; w [n] is scratch. */
   void (*residual)(void *ctx, const double *z, double *w, LsimResidual *res);
+  /* Column k of B^{-1} for a nonbasic w_k (B^{-1} e_k), n contiguous values valid until the
+   * next call, update or refactor; *cmax = max_i |B^{-1}_ik|. NULL when a solve failed.
+   * Optional: with it the lexicographic rule scans the columns of B^{-1} once for all the
+   * tied rows (lex_min in lemke_driver.c), without it (NULL) it compares rows pairwise. */
+  const double *(*inv_column)(void *ctx, int k, double *cmax);
+  /* 1 when row i of B^{-1} is at hand (row costs nothing), else 0. Optional (NULL: never),
+   * with inv_column: the scan stops where the rows it would still have to solve are fewer
+   * than its solves so far. */
+  int (*has_row)(void *ctx, int i);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {
@@ -67,6 +76,8 @@ typedef struct LsimLemkeDriver {
   int *bvar;              /* [cap] variable at each position */
   int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
+  int *tied;              /* [cap] rows of a tie (lex_min) */
+  unsigned char *in_tie;  /* [cap] 1 at the rows of a tie still in the running, else 0 */
   unsigned char *guess_kept; /* [cap] guess kept while a run's cleanups use guess */
   unsigned char *basis;   /* [basis_cap] final complementary basis of the last solved solve */
   int basis_valid;

@@ -34,7 +34,10 @@ void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on);
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 
-/* Refactorizations (sparse LUs) and transposed solves (rows of B^{-1}) of the last solve. */
-void lsim_lemke_sparse_counts(const LsimLemkeSparse *ws, int *factorizations, int *row_solves);
+/* Refactorizations (sparse LUs), transposed solves (rows of B^{-1}) and solves for columns
+ * of B^{-1} (the lexicographic rule's, beside the entering columns) of the last solve; each
+ * pointer may be NULL. */
+void lsim_lemke_sparse_counts(const LsimLemkeSparse *ws, int *factorizations, int *row_solves,
+                              int *column_solves);
 
 #endif

@@ -396,6 +396,54 @@ static void test_bad_input_and_trivial(void **state) {
   lsim_lemke_sparse_free(ws);
 }
 
+/* n identical contacts, M = J B + C with J = ones (n x 1), B = ones (1 x n), C = I, and
+ * q = -1: z_i = 1 / (n + 1) for all i (M z + q = n z_i + z_i - 1 = 0), w = 0. Every ratio
+ * test of the cold path ties all the rows still basic, so the lexicographic rule decides
+ * each pivot. Rows of B^{-1} compared pairwise cost a transposed solve per tied row (the
+ * first pivot alone ties all n); the column scan of the tie (lex_min in lemke_driver.c)
+ * rules them out on the unit columns of the basic w, so the solves of the rule stay below
+ * n / 4 over the whole path. Dense Lemke (explicit inverse) takes the same pivots. */
+static void test_identical_contacts_tie(void **state) {
+  (void)state;
+  enum { N = 60 };
+  int jp[N + 1], ji[N], bp[N + 1], bi[N], cp[N + 1], ci[N];
+  double jv[N], bv[N], cv[N], q[N], z[N], zd[N], Md[N * N];
+  for (int i = 0; i < N; ++i) {
+    jp[i] = bp[i] = cp[i] = i;
+    ji[i] = bi[i] = 0;
+    ci[i] = i;
+    jv[i] = bv[i] = cv[i] = 1.0;
+    q[i] = -1.0;
+    z[i] = zd[i] = 0.0;
+    for (int j = 0; j < N; ++j) Md[i + (size_t)j * N] = i == j ? 2.0 : 1.0;
+  }
+  jp[N] = bp[N] = cp[N] = N;
+  const LsimFactoredLcp f = {.n = N, .m = 1, .J_ptr = jp, .J_idx = ji, .J_val = jv,
+                             .B_ptr = bp, .B_idx = bi, .B_val = bv, .C_ptr = cp, .C_idx = ci,
+                             .C_val = cv, .q = q};
+  LsimLemkeSparse *ws = lsim_lemke_sparse_create();
+  assert_non_null(ws);
+  LsimLemkeInfo info;
+  memset(&info, 0, sizeof info);
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, NULL, z, &info), LSIM_SOLVED);
+  /* 1e-14: the exact solution is reached by N pivots on a well-conditioned basis. */
+  for (int i = 0; i < N; ++i) assert_true(fabs(z[i] - 1.0 / (N + 1)) < 1e-14);
+  int factorizations, rows, cols;
+  lsim_lemke_sparse_counts(ws, &factorizations, &rows, &cols);
+  printf("identical contacts, n %d: %d pivots, %d rows and %d columns of B^{-1} solved for "
+         "ties\n", N, info.pivots, rows, cols);
+  assert_true(rows + cols < N / 4);
+  /* Dense Lemke on the formed M: the same pivots. */
+  const LsimLcp lcp = {.n = N, .M = Md, .q = q};
+  LsimLemke *wd = lsim_lemke_create();
+  LsimLemkeInfo infod;
+  memset(&infod, 0, sizeof infod);
+  assert_int_equal(lsim_lemke_solve(wd, &lcp, NULL, NULL, zd, &infod), LSIM_SOLVED);
+  assert_int_equal(infod.pivots, info.pivots);
+  lsim_lemke_free(wd);
+  lsim_lemke_sparse_free(ws);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_dense),
@@ -405,6 +453,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
+      cmocka_unit_test(test_identical_contacts_tie),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
