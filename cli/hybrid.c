@@ -1,6 +1,8 @@
 /* hybrid.c: `lcpsim SCENE.json` for a hybrid-model scene (docs/hybrid.md): run the model
  * on the event engine and write its HDF5 file. */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +47,15 @@ static int observe(const LsimHybridTrace *tr, void *user) {
   return rc;
 }
 
-/* The transitions as a table: time, from -> to, boundary, and the state after. */
-static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr) {
+/* The transitions as a table: time, from -> to, boundary, and the state after. A write
+   that fails (the reader gone: | head, a full disk) ends the table, said once on stderr;
+   the file is already complete. */
+static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr, const char *path) {
   printf("%6s %16s  %-28s %-12s", "event", "time [s]", "chart -> chart", "boundary");
   for (int i = 0; i < m->nstates; ++i) printf(" %14.14s", m->state_names[i]);
   printf("\n");
-  for (long k = 0; k < tr->nevents; ++k) {
+  long k = 0;
+  for (; k < tr->nevents && !ferror(stdout); ++k) {
     const LsimHybridChart *from = &m->charts[tr->ev_from[k]];
     char arrow[64];
     snprintf(arrow, sizeof arrow, "%s -> %s", from->name, m->charts[tr->ev_to[k]].name);
@@ -58,6 +63,14 @@ static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr) {
            from->boundary_names[tr->ev_boundary[k]]);
     for (int i = 0; i < m->nstates; ++i) printf(" %14.9g", tr->ev_after[k * tr->nstates + i]);
     printf("\n");
+  }
+  int err = ferror(stdout) ? errno : 0; /* the loop's failed write's */
+  if (fflush(stdout) == EOF && !err) err = errno;
+  if (ferror(stdout)) {
+    err = err ? err : EIO;
+    fprintf(stderr, "lcpsim: note: --print: writing the table to standard output failed (%s) "
+            "by event %ld of %ld: the table stops there; the run is complete in %s\n",
+            strerror(err), k, tr->nevents, path);
   }
 }
 
@@ -147,7 +160,13 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     lsim_hybrid_trace_free(&tr);
     return 2;
   }
-  if (print) print_events(s.model, &tr);
+  /* A table piped into a reader that stops early (| head) must not end the command with
+     SIGPIPE (exit 141): writes to a closed pipe fail (EPIPE) instead, and the table stops
+     there (print_events), as a time-stepping run's does (cli/run.c). */
+  if (print) {
+    signal(SIGPIPE, SIG_IGN);
+    print_events(s.model, &tr, path);
+  }
   int code = 0;
   if (tr.end == LSIM_HYBRID_STOPPED) {
     fprintf(stderr, "lcpsim: %s: the run stopped: %s; %s holds it up to there\n", scene_path,

@@ -190,12 +190,12 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
 
   /* Summary per series. */
   double *v[10];
-  int *iv[6];
+  int *iv[7];
   for (int j = 0; j < 10; ++j) v[j] = calloc(P + 1, sizeof(double));
-  for (int j = 0; j < 6; ++j) iv[j] = calloc(P + 1, sizeof(int));
+  for (int j = 0; j < 7; ++j) iv[j] = calloc(P + 1, sizeof(int));
   int ok = 1;
   for (int j = 0; j < 10; ++j) ok = ok && v[j];
-  for (int j = 0; j < 6; ++j) ok = ok && iv[j];
+  for (int j = 0; j < 7; ++j) ok = ok && iv[j];
   if (!ok) o->rc = o->rc ? o->rc : -1;
   for (uint64_t s = 0; ok && s < P; ++s) {
     iv[0][s] = sm[s].problems;
@@ -204,6 +204,7 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
     iv[3][s] = sm[s].max_iters;
     iv[4][s] = sm[s].skipped;
     iv[5][s] = sm[s].budget;
+    iv[6][s] = sm[s].missed;
     v[0][s] = sm[s].success_rate;
     v[1][s] = sm[s].median_wall;
     v[2][s] = sm[s].worst_wall;
@@ -221,6 +222,7 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
   lsim_compare_w_arr(o, "/summary/max_iterations", LSIM_H5_I32, 1, P, 0, iv[3]);
   lsim_compare_w_arr(o, "/summary/skipped", LSIM_H5_I32, 1, P, 0, iv[4]);
   lsim_compare_w_arr(o, "/summary/budget_stops", LSIM_H5_I32, 1, P, 0, iv[5]);
+  lsim_compare_w_arr(o, "/summary/missed_tolerance", LSIM_H5_I32, 1, P, 0, iv[6]);
   lsim_compare_w_arr(o, "/summary/success_rate", LSIM_H5_F64, 1, P, 0, v[0]);
   lsim_compare_w_arr(o, "/summary/median_wall_time", LSIM_H5_F64, 1, P, 0, v[1]);
   lsim_compare_w_arr(o, "/summary/worst_wall_time", LSIM_H5_F64, 1, P, 0, v[2]);
@@ -232,7 +234,7 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
   lsim_compare_w_arr(o, "/summary/median_failure_wall_time", LSIM_H5_F64, 1, P, 0, v[8]);
   lsim_compare_w_arr(o, "/summary/worst_cone_violation", LSIM_H5_F64, 1, P, 0, v[9]);
   for (int j = 0; j < 10; ++j) free(v[j]);
-  for (int j = 0; j < 6; ++j) free(iv[j]);
+  for (int j = 0; j < 7; ++j) free(iv[j]);
 }
 
 void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,

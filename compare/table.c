@@ -188,6 +188,7 @@ void lsim_compare_summarize(const LsimCompareTable *t, int s, double *buf,
     ++out->problems;
     out->successes += t->success[i];
     out->budget += t->status[i] == LSIM_MAX_ITERATIONS;
+    out->missed += t->status[i] >= 0 && !t->success[i];
     if (lsim_compare_is_failure(t->status[i])) {
       ++out->failures;
       continue;

@@ -37,6 +37,12 @@ typedef struct LsimCompareSummary {
   int budget;               /* stopped at their iteration budget (LSIM_MAX_ITERATIONS): not
                                failures (a fixed sweep budget is a design), not successes
                                unless they reached the success tolerance */
+  int missed;               /* finished by their own status (solved, or a warning) with a
+                               residual above the success tolerance: neither successes nor
+                               budget stops nor failures (a polyhedral cone's LCP solved
+                               exactly whose exact-cone residual is 1e-3, a solver asked for
+                               1e-4), so that successes (but budget stops that succeeded),
+                               missed, budget and failures count each problem once */
   double success_rate;
   double median_wall, worst_wall, median_iters, median_rel, worst_rel, max_dist, max_qdiff;
   double worst_cone;        /* largest cone violation (frictional contact sets: exact cone) */

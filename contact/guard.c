@@ -98,12 +98,17 @@ void lsim_format_beyond(char *buf, size_t len, double value, double limit) {
 void lsim_state_fault_format(const LsimModel *m, int step, const LsimStateFault *f, char *buf,
                              size_t len) {
   const char *name = f->body >= 0 && f->body < m->nbodies ? m->bodies[f->body].name : "?";
+  /* The inputs are finite (the scene and the API refuse others), so a value that is not
+     came from the step's arithmetic leaving the double range: an inf, or a NaN an inf
+     made (inf - inf, 0 * inf). Said so, and a NaN's meaningless sign left out ("-nan"). */
+  const char *nonfinite = isnan(f->value) ? "NaN" : f->value > 0 ? "inf" : "-inf";
+  static const char overflow[] = "not finite: an overflow, beyond the double range of 1.8e308";
   if (f->kind == LSIM_FAULT_NOT_FINITE && f->contact >= 0) {
-    snprintf(buf, len, "step %d: body '%s': contact %d's %s is %g (not finite)", step, name,
-             f->contact, f->quantity, f->value);
+    snprintf(buf, len, "step %d: body '%s': contact %d's %s is %s (%s)", step, name,
+             f->contact, f->quantity, nonfinite, overflow);
   } else if (f->kind == LSIM_FAULT_NOT_FINITE) {
-    snprintf(buf, len, "step %d: body '%s': %s %s is %g (not finite)", step, name, f->quantity,
-             f->component, f->value);
+    snprintf(buf, len, "step %d: body '%s': %s %s is %s (%s)", step, name, f->quantity,
+             f->component, nonfinite, overflow);
   } else if (f->kind == LSIM_FAULT_BEYOND_LIMIT) {
     const char *unit = !strcmp(f->limit_key, "max_position") ? "m"
                        : !strcmp(f->limit_key, "max_speed") ? "m/s" : "rad/s";

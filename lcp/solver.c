@@ -197,8 +197,11 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   if ((strcmp(name, "lemke") == 0 || strcmp(name, "lemke_sparse") == 0 ||
        strcmp(name, "newton") == 0) && !(o.tol > 0.0)) {
     if (err && errlen)
+      /* In the options' own names (tol, max_iter: the C structs', the Python keywords',
+         the scene's solver keys), not one caller's command-line flags. */
       snprintf(err, errlen, "%s needs a tolerance > 0 (tol 0 means a fixed sweep budget, "
-               "which only iterative solvers such as pgs have; e.g. --tol 1e-10 --max-iter 0)",
+               "which only iterative solvers such as pgs have; e.g. tol 1e-10 with max_iter 0, "
+               "the solver's default budget)",
                name);
     free(s);
     return LSIM_INVALID_INPUT;

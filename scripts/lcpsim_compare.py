@@ -195,9 +195,11 @@ def _last_column(c):
 def summary_rows(c):
     """Per series: label, problems, success rate, budget stops, failures, skipped, the
     solver's tolerance (or 'budget N sweeps'), median / worst wall time, median / max
-    iterations, median / worst relative residual, the last column (_last_column): the
-    values stored in /summary, the columns `lcpsim compare` prints. Counts are over every
-    problem with an LCP, the other aggregates over the solves that did not fail."""
+    iterations, median / worst relative residual, the last column (_last_column), and
+    (last, index 14) the solves that missed the success tolerance though finished by their
+    own status: the values stored in /summary, the columns `lcpsim compare` prints. Counts
+    are over every problem with an LCP, the other aggregates over the solves that did not
+    fail."""
     if getattr(c, "partial", False):
         rows = len(c.step) if hasattr(c, "step") else 0
         raise ValueError(f"{getattr(c, 'path', 'the file')}: a comparison killed before its end "
@@ -206,6 +208,10 @@ def summary_rows(c):
     _, last = _last_column(c)
     P = len(c.series.label)
     last = np.full(P, np.nan) if last is None else np.asarray(last, dtype=float)
+    missed = getattr(s, "missed_tolerance", None)
+    if missed is None:  # a file written before /summary/missed_tolerance: from /results
+        st, ok = np.asarray(c.results.status), np.asarray(c.results.success)
+        missed = ((np.asarray(c.results.lcp_size) > 0) & (st >= 0) & (ok == 0)).sum(axis=0)
     rows = []
     for i in range(P):
         j = int(c.series.solver[i])
@@ -217,7 +223,7 @@ def summary_rows(c):
                      float(s.median_wall_time[i]), float(s.worst_wall_time[i]),
                      float(s.median_iterations[i]), int(s.max_iterations[i]),
                      float(s.median_relative_residual[i]),
-                     float(s.worst_relative_residual[i]), float(last[i])))
+                     float(s.worst_relative_residual[i]), float(last[i]), int(missed[i])))
     return rows
 
 
@@ -236,15 +242,15 @@ def markdown_summary(c):
     """The summary table `lcpsim compare` prints, from the file."""
     rows = summary_rows(c)  # a partial file (no /summary) raises here, with its message
     title, _ = _last_column(c)
-    out = ["| solver | problems | success | stopped at budget | failed | skipped | solver tol | "
+    out = ["| solver | problems | success | missed tol. | stopped at budget | failed | skipped | solver tol | "
            "median time [us] | worst time [us] | median iter. | max iter. | median rel. "
            f"residual | worst rel. residual | {title} |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     def g(x, fmt):
         return "-" if np.isnan(x) else format(x, fmt)
     for r in rows:
         rate = "-" if np.isnan(r[2]) else f"{100 * r[2]:.1f}%"  # "-": no problem ("-%" before)
-        out.append(f"| {r[0]} | {r[1]} | {rate} | {r[3]} | {r[4]} | {r[5]} | "
+        out.append(f"| {r[0]} | {r[1]} | {rate} | {r[14]} | {r[3]} | {r[4]} | {r[5]} | "
                    f"{r[6]} | {g(1e6 * r[7], '.3g')} | {g(1e6 * r[8], '.3g')} | "
                    f"{_iters(r)} | {g(r[11], '.2e')} | "
                    f"{g(r[12], '.2e')} | "
@@ -252,7 +258,8 @@ def markdown_summary(c):
     out.append("")
     out.append("Times, iterations, residuals and the last column are over the solves that did "
                "not fail (a budget stop counts); failed solves are counted, their time to fail "
-               "is /summary/median_failure_wall_time.")
+               "is /summary/median_failure_wall_time. Missed tol.: solves that finished "
+               "(solved by their own status) above the success tolerance.")
     return "\n".join(out)
 
 

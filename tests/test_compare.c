@@ -421,7 +421,18 @@ static void test_summary_excludes_failures(void **state) {
   assert_int_equal(x.successes, 2);
   assert_int_equal(x.failures, 2);
   assert_int_equal(x.budget, 1);
+  assert_int_equal(x.missed, 0);
   assert_true(x.success_rate == 0.4);
+  /* A solve that finished (status solved) above the success tolerance: missed, so that
+     successes + missed + failures + budget stops that did not succeed = problems (it was
+     in no count: a polyhedral LCP solved exactly, its exact-cone residual 0.2). */
+  t.rel[3] = 0.2, t.success[3] = lsim_compare_is_success(LSIM_SOLVED, 0.2, 1e-6);
+  lsim_compare_summarize(&t, 0, buf, &x);
+  assert_int_equal(x.successes, 1);
+  assert_int_equal(x.missed, 1);
+  assert_int_equal(x.successes + x.missed + x.failures + x.budget, x.problems);
+  t.rel[3] = rel[3], t.success[3] = 1;
+  lsim_compare_summarize(&t, 0, buf, &x);
   /* aggregates: the three solves that did not fail (1, 3, 4) */
   assert_true(x.median_wall == 2.0 && x.worst_wall == 3.0);
   assert_true(x.median_iters == 20.0 && x.max_iters == 30);

@@ -75,7 +75,16 @@ static void test_not_finite(void **state) {
   assert_string_equal(f.component, "qw");
   char line[256];
   lsim_state_fault_format(&m, 7, &f, line, sizeof line);
-  assert_string_equal(line, "step 7: body 'a': orientation qw is inf (not finite)");
+  assert_string_equal(line, "step 7: body 'a': orientation qw is inf (not finite: an overflow, "
+                            "beyond the double range of 1.8e308)");
+  /* A NaN (inf - inf of an overflowed step) is named as one, without the sign printf gives
+     it: it read "angular velocity wy is -nan (not finite)". */
+  s.q[a->q_offset + 3] = 1.0;
+  s.v[b->v_offset + 4] = -NAN;
+  assert_int_equal(lsim_state_check(&m, &s, NULL, &f), LSIM_FAULT_NOT_FINITE);
+  lsim_state_fault_format(&m, 3, &f, line, sizeof line);
+  assert_string_equal(line, "step 3: body 'b': angular velocity wy is NaN (not finite: an overflow, "
+                            "beyond the double range of 1.8e308)");
   lsim_state_free(&s);
   lsim_model_free(&m);
 }

@@ -137,6 +137,14 @@ check(pile.last_step()["status"] == lcpsim.MAX_ITERATIONS and pile.last_step()["
 pile.close()
 z, rep = lcpsim.solve_lcp([[2, 1], [1, 2]], [-5, -6], "lemke")
 check(np.allclose(z, [4 / 3, 7 / 3], atol=1e-12, rtol=0) and rep["status"] == 0, "lcp z %r" % z)
+# An exact solver at tol 0: the message speaks of the function's keywords (tol, max_iter),
+# not of the command line's flags (it said "e.g. --tol 1e-10 --max-iter 0").
+try:
+    lcpsim.solve_lcp([[2, 1], [1, 2]], [-5, -6], "lemke", tol=0)
+    check(False, "lemke at tol 0 accepted")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.INVALID_INPUT and "lemke needs a tolerance > 0" in str(e)
+          and "tol 1e-10 with max_iter 0" in str(e) and "--" not in str(e), "tol 0 message: %s" % e)
 check("lemke" in lcpsim.solver_names() and "pgs" in lcpsim.solver_names(), "solver names")
 # One 3-D contact, W = I, q = (-1, 2, 0), mu = 0.5: closes (r_N = 1) and slides along +x
 # (sticking needs |r_T| = 2 > mu r_N), so r = (1, -0.5, 0) exactly; 1e-9 is above the

@@ -167,7 +167,7 @@ PYEOF
 $bin compare data/pile_10.json --steps 60 --dense-limit 30 \
   --solvers 'pgs[max_iter=300],lemke,pgs[sweeps=10],siconos:lemke' -o "$tmp/pile.h5" \
   > "$tmp/pile.md" || fail "pile_10 shadow: exit $?"
-grep -q '^| lemke (cold) | [0-9]* | [0-9.]*% | 0 | 0 | [1-9][0-9]* |' "$tmp/pile.md" || fail "pile summary: $(cat "$tmp/pile.md")"
+grep -q '^| lemke (cold) | [0-9]* | [0-9.]*% | 0 | 0 | 0 | [1-9][0-9]* |' "$tmp/pile.md" || fail "pile summary: $(cat "$tmp/pile.md")"
 $bin compare data/pile_10.json --steps 60 --dense-limit 30 --mode independent \
   --solvers 'pgs[max_iter=300],lemke' -o "$tmp/pile_ind.h5" --quiet || fail "pile_10 independent: exit $?"
 $PY - "$tmp" <<'PYEOF' || fails=$((fails + 1))

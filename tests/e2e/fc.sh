@@ -55,6 +55,38 @@ check(np.all(np.isnan(f["results/distance"][()])), "no distance for non-unique r
 check("summary/budget_stops" in f, "budget stops")
 PY
 
+# Every problem in one column: a polyhedral LCP solved (status solved) whose exact-cone
+# residual misses the success tolerance is counted under "missed tol." (Lemke with d = 8
+# on FC3D_Example1, Rover1039 and Rover4396: 3 problems, 0 % success, 0 budget stops, 0
+# failures, and no column had them; on Capsules the same, 2 of 2 with Rover1039). successes + missed + budget stops that did not succeed + failures =
+# problems, in the file, the CSV and the table (the CLI's and lcpsim_compare.py's alike).
+for fmt in md csv; do
+  ./lcpsim compare "$D/FC3D_Example1.dat" "$D/Rover1039.dat" "$D/Rover4396.dat" \
+    --solvers 'lemke[d=8],nsgs' -o "$tmp/miss_$fmt.h5" $([ $fmt = csv ] && echo --csv) \
+    > "$tmp/miss.$fmt" || fail "missed $fmt: exit $?"
+done
+/usr/bin/python3 - "$tmp/miss_md.h5" "$tmp/miss.md" "$tmp/miss.csv" <<'PY' || fail "missed tolerance column"
+import csv, sys
+import h5py, numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_compare as lc
+f = h5py.File(sys.argv[1], "r")
+sm = {k: f["summary/" + k][()] for k in ("problems", "successes", "missed_tolerance", "budget_stops", "failures")}
+st, ok = f["results/status"][()], f["results/success"][()]
+budget_failed = ((st == -1) & (ok == 0)).sum(axis=0)
+assert np.all(sm["successes"] + sm["missed_tolerance"] + budget_failed + sm["failures"] == sm["problems"]), sm
+# lemke[d=8] solves both polyhedral LCPs (status 0) and misses 1e-6 on the exact cone
+assert list(st[:, 0]) == [0, 0, 0] and list(ok[:, 0]) == [0, 0, 0], (st, ok)
+assert sm["missed_tolerance"][0] == 3 and sm["successes"][0] == 0, sm
+rows = list(csv.DictReader(open(sys.argv[3])))
+assert [int(r["missed_tolerance"]) for r in rows] == list(sm["missed_tolerance"]), rows
+table = [l for l in open(sys.argv[2]).read().splitlines() if l.startswith("|")]
+assert "| missed tol. |" in table[0], table[0]
+assert table[2].split("|")[4].strip() == "3", table[2]
+mine = [l for l in lc.markdown_summary(lc.load(sys.argv[1])).splitlines() if l.startswith("|")]
+assert [l.split("|")[:8] for l in mine] == [l.split("|")[:8] for l in table], (mine, table)
+PY
+
 # Figures of the set: the profile has a 3-D and a 2-D panel (a solver for one dimension
 # is not counted as failing the other), the outcome table gives a polyhedral solve's
 # exact-cone residual instead of a bare 'inaccurate', the per-problem error figure exists.

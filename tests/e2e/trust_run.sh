@@ -77,6 +77,16 @@ cat > "$out/feather.json" <<'EOF'
  "bodies": [{"name": "feather", "mass": 1e-10, "force": [1e300, 0, 0],
              "shapes": [{"type": "sphere", "radius": 0.1}]}]}
 EOF
+# A box under a torque of 1e300 N m (I = m (a^2 + b^2) / 12 = 1/6 kg m^2): h I^-1 tau is
+# 6e297 rad/s, finite, but the step's arithmetic on it overflows and its angular velocity
+# comes out NaN after step 1; the message says that this is an overflow (it said
+# "angular velocity wx is -nan (not finite)", the NaN's sign and no cause).
+cat > "$out/spinner.json" <<'EOF'
+{"lcpsim": 1, "name": "a box under an overflowing torque", "dimension": 3,
+ "time_step": 0.01, "steps": 10,
+ "bodies": [{"name": "box", "mass": 1.0, "torque": [0, 0, 1e300],
+             "shapes": [{"type": "box", "half_extents": [0.5, 0.5, 0.5]}]}]}
+EOF
 # The event-driven bouncing ball falls from rest at g = 9.81 m/s^2, sampled every 1 ms:
 # with limits.max_speed 3 m/s the first sample beyond is k = 306 (9.81 k 1e-3 > 3).
 $PY -c "import json; d = json.load(open('data/bouncing_ball_events.json')); d['limits'] = {'max_speed': 3}
@@ -85,6 +95,7 @@ run events "$out/events.json" -o "$out/events.h5" --quiet
 run force "$out/force.json" -o "$out/force.h5" --quiet
 run slide "$out/slide.json" -o "$out/slide.h5" --quiet
 run feather "$out/feather.json" -o "$out/feather.h5" --quiet
+run spinner "$out/spinner.json" -o "$out/spinner.h5" --quiet
 
 # Bad values of the new option and key: exit 2, the place named.
 run badopt "$scene" -o "$out/badopt.h5" --on-failure retry
@@ -199,7 +210,10 @@ g = stopped("force", 2, "ball", "|velocity| = 2e+04 m/s, beyond limits.max_speed
 check(abs(g["v"][1, 0] - 1e4) < 1e-6, "force: step 1 kept at exactly v = h F / m = 1e4 m/s")
 g = stopped("slide", 51, "ball", "|position| = 0.51 m, beyond limits.max_position = 0.505 m", 50)
 check(abs(g["q"][-1, 0] - 0.5) < 1e-12, "slide: the last row kept is x = 0.5 m (step 50)")
-stopped("feather", 1, "feather", "position x is inf (not finite)", 0)
+stopped("feather", 1, "feather", "position x is inf (not finite: an overflow, beyond the double range of 1.8e308)", 0)
+stopped("spinner", 1, "box", "angular velocity w", 0)
+check("is NaN (not finite: an overflow, beyond the double range of 1.8e308)" in err("spinner")
+      and "-nan" not in err("spinner"), "spinner: the overflow named: %s" % err("spinner"))
 g = h5("events")
 check(rc("events") == 1 and "step 306: body 'ball': |velocity| = 3.002 m/s, beyond limits.max_speed = 3 m/s"
       in err("events") and s(g["summary/run_end"][()]) == "stopped"
