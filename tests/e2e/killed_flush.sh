@@ -97,6 +97,18 @@ $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 513 "$out/cut.h5" \
   fail "a kill inside a run's flush left a file its loader does not read whole: $(cat "$out/log")"
 echo "killed_flush: a short run's flush, read by its loader: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+# Its last flush and close: /summary is linked once it is in the file whole. Before, it
+# was written in the close, and 7 of its 67 writes left a file whose /summary link came
+# before its object ("bad object header version number", "wrong fractal heap header
+# signature", "addr overflow"): the loader and lcpsim view failed on it.
+$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
+  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run" > "$out/log" ||
+  fail "a kill inside a run's close left a file its loader does not read: $(cat "$out/log")"
+echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
+grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
+  "\"$L\" view \"\$1\" -o \"$out/close.html\" > /dev/null 2>&1" > "$out/log" ||
+  fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
 
 # The readers on such a cut file (kept by cut_reads.py: rows past the marks, datasets that
 # do not all read whole): the Python loaders and lcpsim view say what they left out; the
