@@ -102,12 +102,34 @@ typedef struct {
   FILE *out;
   int count;       /* datasets written */
   char error[512]; /* set when a dataset cannot be read */
-  /* A killed comparison's (1) or hybrid-model run's (2) file: its rows read up to its
-     marks, /flushed_rows (a hybrid run's events: /flushed_events); 0: a whole file. */
+  /* A killed comparison's (1), hybrid-model run's (2) or time-stepping run's (3) file:
+     its rows read up to its marks, /flushed_rows (a hybrid run's events: /flushed_events;
+     a run's contact rows: /contacts/offset[/flushed_rows], in events); 0: a whole file. */
   int cut;
   long long rows, events;
   long long left; /* rows of /step or /time past the mark, left out */
 } Walk;
+
+/* The rows of a run file's series at path that its last whole flush, /flushed_rows = w
+ * states, left: w of a row per state (/time, /q, /v, /step, /energy/..., /tethers/length,
+ * /joints/error, /joints/velocity_error), w - 1 of a row per step (/solver/...,
+ * /tethers/impulse, /tethers/taut, /joints/impulse), w + 1 of /contacts/offset, and
+ * /contacts/offset[w] contact rows (scripts/lcpsim_load.py, _run_cut); -1: every row (a
+ * dataset of another kind). */
+static long long run_rows_kept(const Walk *w, const char *path) {
+  static const char *state[] = {"/time", "/q", "/v", "/step", "/tethers/length", "/joints/error",
+                                "/joints/velocity_error"};
+  static const char *step[] = {"/tethers/impulse", "/tethers/taut", "/joints/impulse"};
+  if (!strcmp(path, "/contacts/offset")) return w->rows + 1;
+  if (!strncmp(path, "/contacts/", 10)) return w->events;
+  if (!strncmp(path, "/energy/", 8)) return w->rows;
+  if (!strncmp(path, "/solver/", 8)) return w->rows - 1;
+  for (size_t i = 0; i < sizeof state / sizeof *state; ++i)
+    if (!strcmp(path, state[i])) return w->rows;
+  for (size_t i = 0; i < sizeof step / sizeof *step; ++i)
+    if (!strcmp(path, step[i])) return w->rows - 1;
+  return -1;
+}
 
 /* The rows of the dataset at path (its first dimension unlimited) that w takes: those of
  * the last flush that reached the file whole. Rows past it are of a flush the kill cut
@@ -115,6 +137,7 @@ typedef struct {
  * runs"). */
 static hsize_t rows_kept(const Walk *w, const char *path, hsize_t rows) {
   long long lim = w->rows;
+  if (w->cut == 3) lim = run_rows_kept(w, path);
   if (w->cut == 2 && !strncmp(path, "/events/", 8)) lim = w->events;
   else if (w->cut == 1 && !strncmp(path, "/energy/", 8)) lim = w->rows ? w->rows + 1 : 0;
   else if (w->cut == 1 && !strncmp(path, "/trajectory/", 12)) return rows; /* linked whole */
@@ -227,13 +250,44 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   return put_dataset(w, obj, path) ? -1 : 0;
 }
 
-/* The marks of a killed comparison's or hybrid-model run's file (no /summary; w->cut 0
- * otherwise, and for run files, whose rows the page takes as they are). */
+/* A killed time-stepping run's file (no /file_kind): its mark, /flushed_rows = w >= 1
+ * states, and the contact rows of those states, /contacts/offset[w] (w->cut 3); as the
+ * loaders do, w < 1 (a run killed before its first flush) is taken as it is. */
+static void run_marks(hid_t file, Walk *w) {
+  long long v = -1, k = -1;
+  hid_t d = H5Dopen2(file, "flushed_rows", H5P_DEFAULT);
+  if (d < 0 || H5Dread(d, H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0) v = -1;
+  if (d >= 0) H5Dclose(d);
+  if (v < 1 || H5Lexists(file, "contacts", H5P_DEFAULT) <= 0 ||
+      H5Lexists(file, "contacts/offset", H5P_DEFAULT) <= 0)
+    return;
+  /* /contacts/offset[w]: the one element read (a row of the last whole flush) */
+  d = H5Dopen2(file, "contacts/offset", H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space(d) : -1, mem = H5Screate_simple(1, (hsize_t[]){1}, NULL);
+  hsize_t n = 0;
+  const int ok = space >= 0 && mem >= 0 && H5Sget_simple_extent_ndims(space) == 1 &&
+                 H5Sget_simple_extent_dims(space, &n, NULL) == 1 && n > (hsize_t)v &&
+                 H5Sselect_hyperslab(space, H5S_SELECT_SET, (hsize_t[]){(hsize_t)v}, NULL,
+                                     (hsize_t[]){1}, NULL) >= 0 &&
+                 H5Dread(d, H5T_NATIVE_LLONG, mem, space, H5P_DEFAULT, &k) >= 0;
+  if (!ok) k = -1;
+  if (mem >= 0) H5Sclose(mem);
+  if (space >= 0) H5Sclose(space);
+  if (d >= 0) H5Dclose(d);
+  if (k < 0) return;
+  w->cut = 3, w->rows = v, w->events = k;
+}
+
+/* The marks of a killed writer's file (no /summary): a comparison's, a hybrid-model run's
+ * or a time-stepping run's (run_marks); w->cut 0 otherwise. */
 static void flushed_marks(hid_t file, Walk *w) {
   char kind[16] = "";
-  if (H5Lexists(file, "summary", H5P_DEFAULT) > 0 || H5Lexists(file, "flushed_rows", H5P_DEFAULT) <= 0 ||
-      H5Lexists(file, "file_kind", H5P_DEFAULT) <= 0)
+  if (H5Lexists(file, "summary", H5P_DEFAULT) > 0 || H5Lexists(file, "flushed_rows", H5P_DEFAULT) <= 0)
     return;
+  if (H5Lexists(file, "file_kind", H5P_DEFAULT) <= 0) {
+    if (H5Lexists(file, "time", H5P_DEFAULT) > 0) run_marks(file, w);
+    return;
+  }
   hid_t d = H5Dopen2(file, "file_kind", H5P_DEFAULT), t = H5Tcopy(H5T_C_S1);
   H5Tset_size(t, sizeof kind - 1);
   const int ok = d >= 0 && H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, kind) >= 0;

@@ -663,7 +663,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   /* The output file (path, checked above), under a temporary name. */
   char partial[LSIM_OUTFILE_PATH_MAX + 64];
   /* Under MPI every rank runs the same code; ranks other than 0 write a scratch file of
-     their own, removed at the end (compare/mpi.h). */
+     their own, unlinked once open (compare/mpi.h). */
   const int root = lsim_mpi_rank() == 0;
   /* Rank 0's file: under a partial name of its own, only a regular file replaced
      (scene/outfile.h). */
@@ -680,6 +680,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   else snprintf(partial, sizeof partial, "%s.rank%d.partial", path, lsim_mpi_rank());
   LsimCompareOut o = {.file = -1};
   o.file = lsim_h5_create(partial, err, sizeof err);
+  /* A rank's scratch file is written through its open handle alone: its name goes at
+     once, so that a job ended by a signal or a kill (mpirun's SIGTERM, then SIGKILL, to
+     the ranks left when one dies) leaves none behind. */
+  if (!root && o.file >= 0) unlink(partial);
   if (o.file < 0) {
     snprintf(msg, msglen, "%s", err);
     exit_code = -LSIM_IO_ERROR;
@@ -1113,11 +1117,10 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "%s: cannot close the file", partial);
     exit_code = -LSIM_IO_ERROR;
   }
-  if (!root) unlink(partial);
   if (!exit_code && root && (bad = lsim_outfile_commit(&of, err, sizeof err))) {
     snprintf(msg, msglen, "%s", err);
     exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
-  } else if (exit_code) {
+  } else if (exit_code && root) {
     unlink(partial);
   }
   if (!exit_code) {

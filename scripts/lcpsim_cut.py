@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-"""lcpsim_cut.py PARTIAL OUT: the compare or hybrid-model file a killed writer left
+"""lcpsim_cut.py PARTIAL OUT: the run, compare or hybrid-model file a killed writer left
 (PATH.<pid>.partial: no /summary), copied to OUT with its rows up to its last whole flush
-(/flushed_rows; a hybrid run's events up to /flushed_events, a comparison's dumped LCPs up
-to /flushed_lcp_problems; docs/output-format.md, "Killed runs"), the rest as it is. Rows
+(/flushed_rows; a run's contact rows up to /contacts/offset[/flushed_rows], a hybrid run's
+events up to /flushed_events, a comparison's dumped LCPs up to /flushed_lcp_problems;
+docs/output-format.md, "Killed runs"), the rest as it is. Rows
 past the marks are of a flush the kill cut short: they read as 0, or not at all ("addr
 overflow"), and are not read. Prints what was left out (nothing when nothing was) on
 stdout. The Octave / Matlab loaders read such a file through this copy
 (lcpsim_flushed_copy.m): Octave's load() reads every dataset whole.
-Exit status: 0 written, 2 not such a file (a whole file, a run file, not HDF5).
+Exit status: 0 written, 2 not such a file (a whole file, a run killed before its first
+flush, not HDF5).
 Needs Debian's /usr/bin/python3 (h5py, numpy)."""
 import os
 import sys
@@ -16,18 +18,18 @@ import h5py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lcpsim_compare import _flushed_cut  # noqa: E402
-from lcpsim_load import _hybrid_cut  # noqa: E402
+from lcpsim_load import _hybrid_cut, _run_cut  # noqa: E402
 
 
 def cut_copy(src, dst):
     """Writes dst from src (above); returns the note of what was left out."""
     with h5py.File(src, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
-        cut, note = {"compare": _flushed_cut, "hybrid": _hybrid_cut}.get(
+        cut, note = {"compare": _flushed_cut, "hybrid": _hybrid_cut, "": _run_cut}.get(
             kind, lambda _: (None, ""))(f)
         if cut is None:
-            raise ValueError(f"{src}: not the file of a killed comparison or hybrid-model run "
-                             "with its marks (/flushed_rows, no /summary)")
+            raise ValueError(f"{src}: not the file of a killed run, comparison or hybrid-model "
+                             "run with its marks (/flushed_rows, no /summary)")
         with h5py.File(dst, "w") as g:
             # (by links, as the loaders read: h5py's visititems reads every object's
             # header info, which a flush cut short can leave failing its checksum)

@@ -1,11 +1,13 @@
 function [src, tmp] = lcpsim_flushed_copy(path, who, want)
 % LCPSIM_FLUSHED_COPY  The file to read for path: path itself, or, for the file a killed
-% comparison or hybrid-model run left (file_kind want: 'compare' or 'hybrid') (no /summary, with its marks /flushed_rows ...), a
+% writer of a kind in want left ('compare', 'hybrid', or 'run': a time-stepping run, no
+% /file_kind; one or a cell array of them) (no /summary, with its marks /flushed_rows
+% ..., a run's at least 1), a
 % copy cut to its last whole flush made by scripts/lcpsim_cut.py (tmp: remove it after
 % reading; '' when none). The rows past the marks are of a flush the kill cut short: they
 % read as 0, or not at all ("addr overflow"), and Octave's load() reads every dataset
 % whole (docs/output-format.md, "Killed runs"). What was left out is said in a warning
-% (identifier lcpsim:cut) of who (the loader's name). Run files are cut by lcpsim_load.
+% (identifier lcpsim:cut) of who (the loader's name).
   src = path;
   tmp = '';
   if exist('OCTAVE_VERSION', 'builtin')
@@ -15,14 +17,18 @@ function [src, tmp] = lcpsim_flushed_copy(path, who, want)
       return;  % the loader's own read says what is wrong
     end
     names = fieldnames(probe);
-    kind = '';
+    kind = 'run';
     if isfield(probe, 'file_kind')
       kind = lcpsim_strip_nul(probe.file_kind);
+    end
+    flushed = 0;
+    if isfield(probe, 'flushed_rows')
+      flushed = double(probe.flushed_rows);
     end
   else
     info = h5info(path, '/');
     names = [{info.Datasets.Name}, cellfun(@(g) g(2:end), {info.Groups.Name}, 'UniformOutput', false)];
-    kind = '';
+    kind = 'run';
     if any(strcmp(names, 'file_kind'))
       kind = h5read(path, '/file_kind');
       if iscell(kind)
@@ -30,9 +36,14 @@ function [src, tmp] = lcpsim_flushed_copy(path, who, want)
       end
       kind = lcpsim_strip_nul(kind(:).');
     end
+    flushed = 0;
+    if any(strcmp(names, 'flushed_rows'))
+      flushed = double(h5read(path, '/flushed_rows'));
+    end
   end
+  % (a run killed before its first flush, /flushed_rows 0, is read as it is)
   if any(strcmp(names, 'summary')) || ~any(strcmp(names, 'flushed_rows')) || ...
-     ~strcmp(kind, want)
+     ~any(strcmp(kind, cellstr(want))) || (strcmp(kind, 'run') && flushed < 1)
     return;
   end
   tmp = [tempname() '.h5'];

@@ -70,9 +70,10 @@ function r = lcpsim_load(path)
     error('lcpsim_load: %s: no such file', path);
   end
 
-  % Read every dataset into a nested struct in h5py orientation (a killed hybrid-model
-  % run's file through a copy cut to its last whole flush: lcpsim_flushed_copy).
-  [src, tmp] = lcpsim_flushed_copy(path, 'lcpsim_load', 'hybrid');
+  % Read every dataset into a nested struct in h5py orientation (a killed run's or
+  % hybrid-model run's file through a copy cut to its last whole flush, nothing past it
+  % read: lcpsim_flushed_copy).
+  [src, tmp] = lcpsim_flushed_copy(path, 'lcpsim_load', {'run', 'hybrid'});
   if exist('OCTAVE_VERSION', 'builtin')
     try
       raw = load(src);

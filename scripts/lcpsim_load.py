@@ -566,6 +566,38 @@ def _row_kind(path):
     return None
 
 
+def _run_cut(f):
+    """A killed time-stepping run's file (no /file_kind, no /summary) read up to its last
+    whole flush, /flushed_rows = w states (scene/record.c): w rows of the series with a row
+    per state, w - 1 of those with a row per step, w + 1 of /contacts/offset and
+    /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
+    short: they may read as 0, or not at all, and are not read. (None, ""): not such a
+    file, or w < 1 (killed before its first flush: taken as it is). Returns (cut, note) as
+    _hybrid_cut does."""
+    if ("file_kind" in f or "summary" in f or "flushed_rows" not in f or "time" not in f
+            or "contacts/offset" not in f):
+        return None, ""
+    w = int(f["flushed_rows"][()])
+    off = f["contacts/offset"]
+    if w < 1 or off.ndim != 1 or off.shape[0] <= w:
+        return None, ""
+    k = int(off[w])
+
+    def cut(p):
+        if p == "contacts/offset":
+            return w + 1
+        if p.startswith("contacts/"):
+            return k
+        kind = _row_kind(p)
+        return w if kind == "state" else w - 1 if kind == "step" else None
+    past = f["time"].shape[0] - w if f["time"].shape else 0
+    note = ""
+    if past > 0:
+        note = ("read up to its last whole flush (/flushed_rows %d states): %d rows of /time "
+                "past it, of a flush the kill cut short, left out" % (w, past))
+    return cut, note
+
+
 def _cut_to_flushed(r):
     """A killed run's file (no /summary) taken up to its last whole flush: /flushed_rows
     states (scene/record.c). Rows past it in an extent are of a flush the kill cut short,
@@ -600,7 +632,7 @@ def load(path):
             raise OSError(f"not an lcpsim file (no /format_version and /lcpsim_version; it "
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
-        cut, note = _hybrid_cut(f) if hybrid else (None, "")
+        cut, note = _hybrid_cut(f) if hybrid else _run_cut(f)
         r = _group(f, HybridRun if hybrid else Run, cut)
     if note:
         # A notice, as --resume gives for a run file: the file was cut.

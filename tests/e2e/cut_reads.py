@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """cut_reads.py START FINAL KIND [SAVE]: for each line "CUT K" on stdin, answers one line on
 stdout: "ok" when the file CUT a kill left (tests/e2e/flush_replay.py, CHECK
-"serve:...") loads with the loader of its KIND (hybrid: scripts/lcpsim_load.py;
+"serve:...") loads with the loader of its KIND (run and hybrid: scripts/lcpsim_load.py;
 compare: scripts/lcpsim_compare.py) and loses nothing, else what is wrong. Loses
 nothing: every array the loader gives of START (the same run's file as the calls before
 the replayed ones left it) it gives of CUT too, with at least START's rows; every array
 and value it gives of CUT is FINAL's (the run's finished file, loaded the same way) as
-far as it goes. A loader that left rows of the file out (the rows past /flushed_rows, of
+far as it goes (a run's /resume slots apart: rewritten in place by every flush). A loader that left rows of the file out (the rows past /flushed_rows, of
 a flush the kill cut short) must have said so (its notice on stderr, c.cut_note or the
 summary's run_end_reason). SAVE: a copy of a cut the loader left rows out of, one whose
 datasets do not all read whole when possible, rows kept too (for the other readers' checks). For
@@ -39,7 +39,8 @@ def flat(obj, prefix=""):
     for k, v in items:
         if isinstance(v, (dict, SimpleNamespace)):
             out.update(flat(v, prefix + k + "/"))
-        elif not callable(v) and k not in SKIP and not (prefix + k).startswith("summary/"):
+        elif (not callable(v) and k not in SKIP and not (prefix + k).startswith("summary/")
+              and not (kind == "run" and (prefix + k).startswith("resume/"))):
             out[prefix + k] = v
     return out
 
@@ -48,10 +49,10 @@ def load(path):
     """(flat arrays, what the loader said on stderr) of path."""
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        if kind == "hybrid":
+        if kind in ("hybrid", "run"):
             r = lcpsim_load.load(path)
-            if r.file_kind != "hybrid":
-                raise ValueError("file_kind " + str(r.file_kind))
+            if r.get("file_kind", "run") != kind:
+                raise ValueError("file_kind " + str(r.get("file_kind")))
         else:
             r = lcpsim_compare.load(path)
     return flat(r), err.getvalue()
@@ -87,7 +88,7 @@ def check(cut):
     got, said = load(cut)
     bad = []
     with h5py.File(cut, "r") as f:
-        table = "time" if kind == "hybrid" else "step"
+        table = "step" if kind == "compare" else "time"
         extent = f[table].shape[0] if table in f else 0
         whole = "summary" in f
         # (a hybrid run's initial state is written by its first flush: NaN before)

@@ -85,25 +85,75 @@ for opt in --dump-lcp --trajectory lcpset; do
   [ "$opt" = --dump-lcp ] && cp "$out/compare.h5" "$out/compare-dump.h5"
 done
 
+# Run files alike: every write of a flush with rows past the mark (700 steps of the ball,
+# the flush of its rows 257 .. 512) leaves a file scripts/lcpsim_load.py reads up to
+# /flushed_rows, saying what it left out, every row the finished file's. Before it read
+# the file whole and cut it after: 18 of 59 cuts failed (8 unreadable, "incorrect
+# metadata checksum" of /contacts/gap past the mark; 10 cut without a notice).
+strace -f -o "$out/rtrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
+  -xx -s 2000000 "$L" "$scene" --steps 700 -o "$out/run700.h5" --quiet || fail "the traced short run failed"
+$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 513 "$out/cut.h5" \
+  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run '$out/rcut.h5'" > "$out/log" ||
+  fail "a kill inside a run's flush left a file its loader does not read whole: $(cat "$out/log")"
+echo "killed_flush: a short run's flush, read by its loader: $(head -1 "$out/log")"
+grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+# Its last flush and close: /summary is linked once it is in the file whole. Before, it
+# was written in the close, and 7 of its 67 writes left a file whose /summary link came
+# before its object ("bad object header version number", "wrong fractal heap header
+# signature", "addr overflow"): the loader and lcpsim view failed on it.
+$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
+  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run" > "$out/log" ||
+  fail "a kill inside a run's close left a file its loader does not read: $(cat "$out/log")"
+echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
+grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
+  "\"$L\" view \"\$1\" -o \"$out/close.html\" > /dev/null 2>&1" > "$out/log" ||
+  fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
+
 # The readers on such a cut file (kept by cut_reads.py: rows past the marks, datasets that
 # do not all read whole): the Python loaders and lcpsim view say what they left out; the
 # Octave loaders (through scripts/lcpsim_cut.py's copy: Octave's load() of the cut hybrid
 # file gave a struct of /chart alone, no error) give the rows up to the marks, the
 # finished file's, with a warning lcpsim:cut.
-[ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] || fail "no cut file with rows left out was kept"
+[ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] && [ -f "$out/rcut.h5" ] ||
+  fail "no cut file with rows left out was kept"
 $PY scripts/lcpsim_load.py "$out/hcut.h5" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
   fail "lcpsim_load.py on a cut hybrid file: $(cat "$out/err")"
 $PY -c "import sys; sys.path.insert(0, 'scripts'); import lcpsim_compare; lcpsim_compare.load(sys.argv[1])" \
   "$out/ccut--dump-lcp.h5" 2> "$out/err" && grep -q "left out" "$out/err" ||
   fail "lcpsim_compare.py on a cut compare file: $(cat "$out/err")"
 # lcpsim view alike (before, on the cut files of this run: "/results/status: cannot read
-# its numbers", "/events/time: cannot read its numbers", "writing the page failed", exit 2).
-for f in hcut ccut--dump-lcp; do
+# its numbers", "/events/time: cannot read its numbers", "writing the page failed", exit 2;
+# on the cut run file, whose contact rows do not read whole past the mark, "/contacts/id:
+# cannot read its numbers", exit 2).
+for f in hcut ccut--dump-lcp rcut; do
   "$L" view "$out/$f.h5" -o "$out/$f.html" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
     fail "lcpsim view on a cut file: $(cat "$out/err")"
 done
+# The run's page holds /flushed_rows states, /flushed_rows - 1 steps' solver rows and
+# /contacts/offset[/flushed_rows] contact rows, no row past them.
+$PY - "$out/rcut.h5" "$out/rcut.html" <<'PYEOF' || fail "lcpsim view of the cut run file: rows past its mark"
+import re, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+w = int(f["flushed_rows"][()])
+k = int(f["contacts/offset"][w])
+page = open(sys.argv[2]).read()
+def shape(p):
+    return [int(x) for x in re.search(r'"path":"%s","shape":\[([0-9,]*)\]' % p, page).group(1).split(",")]
+want = {"/time": w, "/q": w, "/energy/kinetic": w, "/solver/status": w - 1,
+        "/contacts/offset": w + 1, "/contacts/gap": k}
+got = {p: shape(p)[0] for p in want}
+assert f["time"].shape[0] > w and got == want, (got, want)
+PYEOF
 if command -v octave-cli > /dev/null 2>&1; then
+  # (the cut run file: before, read whole, "not an lcpsim file (no /format_version ...)")
   octave-cli -H --eval "addpath('scripts'); warning('off', 'backtrace');
+    r = lcpsim_load('$out/rcut.h5'); [~, id] = lastwarn(); h = lcpsim_load('$out/run700.h5');
+    w = double(r.flushed_rows); k = double(r.contacts.offset(w + 1));
+    assert(strcmp(id, 'lcpsim:cut') && w > 0 && numel(r.time) == w && numel(r.solver.status) == w - 1);
+    assert(strcmp(r.summary.run_end, 'unfinished') && numel(r.contacts.gap) == k);
+    assert(isequal(r.q, h.q(1:w, :)) && isequal(r.solver.residual, h.solver.residual(1:w - 1)));
+    lastwarn('');
     r = lcpsim_load('$out/hcut.h5'); [~, id] = lastwarn(); h = lcpsim_load('$out/hybrid.h5');
     w = double(r.flushed_rows); e = double(r.flushed_events);
     assert(strcmp(id, 'lcpsim:cut') && w > 0 && numel(r.time) == w && numel(r.events.time) == e);

@@ -25,8 +25,23 @@ run_both fc "$S/siconos-fc3d/FC3D_Example1.dat" "$S/siconos-fc3d/Rover1039.dat" 
 run_both lcp $(ls "$S"/siconos-lcp/lcp_CPS_*.dat "$S"/siconos-lcp/lcp_mmc.dat 2>/dev/null) --solvers 'lemke,pgs'
 run_both shadow data/brick_friction.json --steps 40 --solvers 'lemke,pgs'
 run_both trajectory data/incline_2d.json --steps 20 --solvers 'lemke,pgs' --trajectory
+# A job whose rank 0 is killed (kill -9; mpirun then ends rank 1) leaves rank 0's
+# PATH.<pid>.partial, as a killed comparison does, and no scratch file of rank 1's: its
+# name goes once the file is open (before, OUT.h5.rank1.partial stayed in the folder).
+$MPI ./lcpsim compare data/brick_friction.json --steps 200000 --solvers lemke,pgs \
+  -o "$tmp/killed.h5" --quiet > "$tmp/killed.out" 2>&1 &
+job=$!
+i=0
+while [ $i -lt 300 ] && ! ls "$tmp"/killed.h5.*.partial > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
+sleep 1 # (rank 1 past its header too: the ranks meet after their headers)
+p=$(ls "$tmp"/killed.h5.*.partial 2> /dev/null | grep -v rank | sed 's/.*killed\.h5\.\([0-9]*\)\.partial$/\1/')
+[ -n "$p" ] || fail "killed: rank 0's partial file did not appear: $(ls "$tmp")"
+kill -9 "$p"
+wait $job
+ls "$tmp" | grep -q "killed.h5.$p.partial" || fail "killed: rank 0's partial file is gone: $(ls "$tmp")"
+ls "$tmp" | grep -q "rank" && fail "killed: a rank's scratch file was left: $(ls "$tmp")"
 # Serial-only modes are refused under two ranks, with one message.
 $MPI ./lcpsim compare data/brick_friction.json --mode independent --solvers lemke,pgs \
   -o "$tmp/x.h5" > "$tmp/ind.out" 2>&1
 [ $? -ne 0 ] && grep -q "runs serially" "$tmp/ind.out" || fail "independent under mpirun: $(cat "$tmp/ind.out")"
-echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene, its --trajectory)"
+echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene, its --trajectory); a killed job leaves no scratch file"
