@@ -131,7 +131,7 @@ import sys, re, numpy as np, lcpsim_load
 r = lcpsim_load.load(sys.argv[1]); line = open(sys.argv[2]).read()
 st = r.solver.status
 n = int((st == -1).sum())
-m = re.search(r"; (\d+) steps at the fixed budget of 20 sweeps, relative residual up to ([0-9.e+-]+),", line)
+m = re.search(r"; (\d+) steps at the fixed budget of 20 sweeps, relative residual up to ([0-9.e+-]+)[,;]", line)
 assert m, line
 assert int(m.group(1)) == n and n > 0, (m.group(1), n)
 worst = r.solver.relative_residual[st == -1].max()
