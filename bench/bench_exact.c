@@ -29,6 +29,10 @@
  * "newton, whole" (--only "newton, whole" runs both).
  * With --verbose each step of the "lemke_sparse, whole" series also prints the contact
  * structure of its solution (print_structure).
+ * Sparse Lemke's solve counts (lsim_solver_lemke_sparse_counts: sparse LU factorizations,
+ * transposed solves for rows of B^{-1}, solves for columns of B^{-1}) are printed per series
+ * in a table after the times, and with --verbose on each solve's line: deterministic for a
+ * build, so a change of path or of tie work shows in them whatever the machine's load.
  *
  * --sparse-limit N gives the newton series (and a newton driver) that option
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
@@ -114,6 +118,9 @@ typedef struct Series {
   double ms[MAXSTEPS];
   int runs, solved, skipped;
   double isl[MAXSTEPS];
+  long fact, rows, cols; /* sparse Lemke's solve counts over the series (lemke_sparse.c's:
+                            factorizations, transposed solves, column solves) */
+  long pivots;           /* iterations over the series */
 } Series;
 
 int main(int argc, char **argv) {
@@ -239,10 +246,15 @@ int main(int argc, char **argv) {
       s->piv[s->runs] = st.iterations;
       s->isl[s->runs++] = lsim_solver_last_islands(s->solver);
       s->solved += rc == LSIM_SOLVED && st.residual.relative <= 1e-10;
+      int fa, ro, co; /* sparse Lemke's solves in this solve (0 for the other solvers) */
+      lsim_solver_lemke_sparse_counts(s->solver, &fa, &ro, &co);
+      s->fact += fa, s->rows += ro, s->cols += co, s->pivots += st.iterations;
       if (verbose)
-        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms\n",
+        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms%s",
                 step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
-                st.warm_started, s->ms[s->runs - 1]);
+                st.warm_started, s->ms[s->runs - 1], fa + ro + co ? "" : "\n");
+      if (verbose && fa + ro + co)
+        fprintf(stderr, " factorizations %d transposed solves %d column solves %d\n", fa, ro, co);
       /* Where newton ended (whole: the problem's; islands: the last island's), the best
          relative residual after each stage (nan: not run). */
       const LsimNewtonInfo *ni = verbose ? lsim_solver_newton_info(s->solver) : NULL;
@@ -282,6 +294,18 @@ int main(int argc, char **argv) {
   for (int k = 0; k < NSERIES; ++k)
     if (!series[k].runs) printf("%s\"%s\"", none++ ? ", " : "\nnot run on any step: ", series[k].label);
   if (none) printf(" (--only selects a series; dense lemke stops above --dense)\n");
+  /* Sparse Lemke's solve counts per series: deterministic, unlike the times, so a change of
+     path or of tie work shows in them alone. */
+  int counted = 0;
+  for (int k = 0; k < NSERIES; ++k) {
+    const Series *s = &series[k];
+    if (!s->runs || !(s->fact + s->rows + s->cols)) continue;
+    if (!counted++)
+      printf("\n| series | iterations | sparse LU factorizations | transposed solves (rows of "
+             "B^-1) | column solves (ties) | solves a pivot |\n|---|---:|---:|---:|---:|---:|\n");
+    printf("| %s | %ld | %ld | %ld | %ld | %.2f |\n", s->label, s->pivots, s->fact, s->rows,
+           s->cols, s->pivots ? (double)(s->rows + s->cols) / (double)s->pivots : 0.0);
+  }
   char rn[32] = "-", rl[32] = "-";
   if (isfinite(med[1] / med[0])) snprintf(rn, sizeof rn, "%.2f", med[1] / med[0]);
   if (isfinite(med[3] / med[2])) snprintf(rl, sizeof rl, "%.2f", med[3] / med[2]);

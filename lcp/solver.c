@@ -42,6 +42,9 @@ struct LsimSolver {
   LsimNewtonInfo newton_info; /* the last newton run's statistics (trace NULL) */
   int newton_info_valid;      /* 1 when a newton run made them in the last solve */
   LsimLemkeSparse *lemke_sparse;
+  int ls_counts[3];       /* the last solve's sparse LU factorizations, rows and columns of
+                             B^{-1} solved by lemke_sparse.c (its runs summed over islands,
+                             and dense Lemke's LU run) */
   int *sp_ptr;            /* [capacity + 1] newton on a dense problem: zero J, B pointers */
   int *sp_cptr;           /* [capacity + 1] and M's nonzeros as C (CSR) */
   int *sp_idx;            /* [sp_nnz_cap] */
@@ -359,6 +362,13 @@ static int run_newton(LsimSolver *s, const LsimFactoredLcp *f, double *z, LsimSo
   return status;
 }
 
+/* Adds the last lsim_lemke_sparse_solve's solve counts to the solve's (ls_counts). */
+static void add_sparse_counts(LsimSolver *s) {
+  int c[3];
+  lsim_lemke_sparse_counts(s->lemke_sparse, &c[0], &c[1], &c[2]);
+  for (int k = 0; k < 3; ++k) s->ls_counts[k] += c[k];
+}
+
 /* Sparse Lemke (lemke_sparse.c) on the factored problem f, its basis guessed from z > 0
  * when warm (as lemke's); fills the solver's part of st. s->basis holds f->n. */
 static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
@@ -383,6 +393,7 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   /* A caller's basis that fails is followed by z > 0 before the cold runs. */
   lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, guess != NULL && guess == s->basis_hint);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
+  add_sparse_counts(s);
   s->final_basis = lsim_lemke_sparse_basis(s->lemke_sparse);
   s->final_basis_n = f->n;
   st->iterations = li.pivots;
@@ -456,6 +467,7 @@ static int lemke_lu_run(LsimSolver *s, const LsimLcp *lcp, const double *zin,
   LsimLemkeInfo li;
   memset(&li, 0, sizeof li);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, &f, lo, guess, s->zlu, &li);
+  add_sparse_counts(s);
   *pivots = li.pivots;
   return status;
 }
@@ -856,6 +868,7 @@ static int solve_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSt
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->newton_info_valid = 0;
+  memset(s->ls_counts, 0, sizeof s->ls_counts);
   s->bz = NULL;
   s->basis_hint = NULL; /* a basis guess serves factored solves only */
   const int n = lcp->n;
@@ -1069,6 +1082,13 @@ const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s) {
   return s->newton_info_valid ? &s->newton_info : NULL;
 }
 
+void lsim_solver_lemke_sparse_counts(const LsimSolver *s, int *factorizations, int *row_solves,
+                                     int *column_solves) {
+  if (factorizations) *factorizations = s->ls_counts[0];
+  if (row_solves) *row_solves = s->ls_counts[1];
+  if (column_solves) *column_solves = s->ls_counts[2];
+}
+
 const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n) {
   if (n) *n = s->final_basis ? s->final_basis_n : 0;
   return s->final_basis;
@@ -1080,6 +1100,7 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
   s->newton_info_valid = 0;
+  memset(s->ls_counts, 0, sizeof s->ls_counts);
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = s->verdict[0] = '\0';
   s->final_basis = NULL, s->final_basis_n = 0;

@@ -224,6 +224,14 @@ const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
  * s, valid until the next solve. */
 const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s);
 
+/* Sparse Lemke's solve counts in the last solve (lemke_sparse.h, lsim_lemke_sparse_counts):
+ * sparse LU factorizations, transposed solves (rows of B^{-1}) and solves for columns of
+ * B^{-1} (the lexicographic rule's), summed over islands; for "lemke_sparse", and for
+ * "lemke" when its LU run followed its cold runs; 0 otherwise. Deterministic, unlike times:
+ * the evidence of a change of path or of tie work. Each pointer may be NULL. */
+void lsim_solver_lemke_sparse_counts(const LsimSolver *s, int *factorizations, int *row_solves,
+                                     int *column_solves);
+
 /* The name the solver was created with, and its options. */
 const char *lsim_solver_name(const LsimSolver *s);
 const LsimSolverOptions *lsim_solver_options(const LsimSolver *s);
