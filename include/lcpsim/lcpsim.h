@@ -116,7 +116,9 @@ typedef struct LsimSolverConfig {
 /* The defaults above, by value (nothing to free). */
 LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 
-/* What one solve reported. */
+/* What one solve reported. A call refused before its solve (bad arguments, an unknown
+ * solver, a file that does not read) fills it too: its status, iterations -1, residuals
+ * INFINITY, wall_time 0. */
 typedef struct LsimSolveReport {
   int status;               /* as returned */
   int iterations;           /* pivots or sweeps (docs/solvers.md); -1: the solver gives no
@@ -125,6 +127,10 @@ typedef struct LsimSolveReport {
   double relative_residual; /* residual / s (s as for tol) */
   double wall_time;         /* s, the solver call */
 } LsimSolveReport;
+
+/* The standalone calls below (lsim_solve_lcp, lsim_solve_lcp_file, lsim_solve_fc,
+ * lsim_solve_fc_file, lsim_compare) clear err[errlen] first: after a success it reads "",
+ * or the warning's message. */
 
 /* Solves one LCP: find z >= 0 with w = M z + q >= 0, z'w = 0. M is n x n, column-major
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
@@ -149,7 +155,8 @@ LSIM_API int lsim_solve_lcp_file(const char *solver, const char *path,
 /* ---- standalone frictional contact problems ------------------------------------- */
 
 /* What one frictional contact solve reported: the Coulomb measures of the returned r with
- * the exact cone, whatever the solver (exact or polyhedral), so solutions compare alike. */
+ * the exact cone, whatever the solver (exact or polyhedral), so solutions compare alike.
+ * A call refused before its solve: its status, iterations -1, measures INFINITY. */
 typedef struct LsimFcReport {
   int status;             /* as returned */
   int iterations;         /* sweeps, Newton steps or pivots */
