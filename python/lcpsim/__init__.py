@@ -570,6 +570,10 @@ class Sim:
         kinematic velocities and q, v. Returning True stops (step() raises Error with
         CONTROLLER_STOPPED); an exception stops too and is raised again by step()."""
         h = self._h  # Error once closed
+        # Refused here, not at the next step (where a number set as controller stopped the
+        # run with "returning 1" and a TypeError from inside the trampoline).
+        if fn is not None and not callable(fn):
+            raise TypeError("controller must be callable (fn(sim)) or None, got %r" % (fn,))
         self._controller = fn
         if fn is None:
             self._c_controller = None

@@ -71,6 +71,13 @@ except RuntimeError as e:
 check(sim.steps_done == 8, "no step after a failed controller")
 sim.controller = None
 check(sim.step() == lcpsim.SOLVED, "step without controller")
+# A controller that is not callable is refused where it is set, the previous one kept.
+try:
+    sim.controller = 3
+    check(False, "a non-callable controller was accepted")
+except TypeError as e:
+    check("callable" in str(e) and sim.controller is None, "non-callable controller: %s" % e)
+check(sim.step() == lcpsim.SOLVED, "step after a refused controller")
 sim.close()
 
 # Contacts of the cart and wall: ids stable, impulses the closed form f = max(0, -a/h^2) h.
