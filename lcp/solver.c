@@ -226,6 +226,11 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
       snprintf(msg, sizeof msg, "'%s' is a frictional contact solver (exact Coulomb cone: "
                "lcpsim solve on a frictional contact file), not an LCP solver (try lemke, pgs, "
                "newton, siconos:lemke)", name);
+    else if (strchr(name, '['))
+      /* A spec of lcpsim compare (pgs[sweeps=20]) where a plain name is taken. */
+      snprintf(msg, sizeof msg, "unknown solver '%s': options in brackets are lcpsim compare's "
+               "solver specs; here the name goes alone and the options apart (--tol, --max-iter, "
+               "--omega; a scene's solver object; the API's LsimSolverConfig)", name);
     else
       snprintf(msg, sizeof msg, "unknown solver '%s' (try lemke, pgs, newton, siconos:lemke; "
                "'lcpsim solvers' lists all)", name);

@@ -446,6 +446,10 @@ static void test_solve_lcp(void **state) {
   assert_int_equal(lsim_solve_lcp("lemke", 2, Mbad, q1, z, NULL, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
   assert_int_equal(lsim_solve_lcp("nope", 2, M, q1, z, NULL, NULL, err, sizeof err), LSIM_UNAVAILABLE);
+  /* A compare spec is not a name: the message says where its options go. */
+  assert_int_equal(lsim_solve_lcp("pgs[sweeps=20]", 2, M, q1, z, NULL, NULL, err, sizeof err),
+                   LSIM_UNAVAILABLE);
+  assert_non_null(strstr(err, "options in brackets are lcpsim compare's solver specs"));
   LsimSolverConfig bad = lsim_default_solver_config();
   bad.sparse_limit = -2;
   assert_int_equal(lsim_solve_lcp("newton", 2, M, q1, z, &bad, NULL, err, sizeof err),
