@@ -402,10 +402,16 @@ int lsim_sim_step(LsimSim *sim) {
   if (lsim_state_check(&sim->model, &sim->state, lsim_stepper_contacts(sim->stepper), &fault)) {
     char why[320];
     lsim_state_fault_format(&sim->model, sim->state.step, &fault, why, sizeof why);
-    if (sim->record) lsim_record_set_end(sim->record, LSIM_RUN_STOPPED, why);
+    if (sim->record && !sim->record_stopped) {
+      lsim_record_set_end(sim->record, LSIM_RUN_STOPPED, why);
+      sim->record_stopped = 1;
+    }
     return lsim_api_fail(sim, LSIM_DIVERGED, "%s", why);
   }
-  if (sim->record &&
+  /* A record the guard stopped ends there: the steps a caller takes after LSIM_DIVERGED
+     are not its rows (they were appended after the gap, under a /summary saying the run
+     stopped at the last diverged step, with rows before it that read as consecutive). */
+  if (sim->record && !sim->record_stopped &&
       lsim_record_step(sim->record, &sim->model, &sim->state, lsim_stepper_contacts(sim->stepper),
                        &sim->last) < 0)
     return lsim_api_fail(sim, LSIM_IO_ERROR, "step %d: writing the record failed", sim->state.step);
@@ -614,6 +620,7 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
   }
   free(sim->record_path);
   sim->record_path = here; /* the registry entry points at it: freed after release */
+  sim->record_stopped = 0;
   return 0;
 }
 

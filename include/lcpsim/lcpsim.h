@@ -85,7 +85,8 @@ enum {
 /* The divergence guard stopped the run: after the step a coordinate or contact impulse was
  * not finite, or a body left the scene's "limits" (docs/scene-format.md); lsim_sim_error
  * names the step, the body and the quantity. The state is that step's; it is not
- * recorded, and an open record is marked stopped. */
+ * recorded, and an open record is marked stopped: it ends there, the steps taken after
+ * it are not recorded (close it; lsim_sim_record opens a new one). */
 #define LSIM_DIVERGED (-51)
 #endif
 

@@ -495,5 +495,38 @@ z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], "pgs", z0=[np.nan, 1.0
 check(rep["status"] == lcpsim.WARM_START_REJECTED and np.allclose(z, [4 / 3, 7 / 3], atol=1e-9, rtol=0),
       "NaN warm start: %r %r" % (z, rep))
 
+# A record the divergence guard stopped ends there, though the caller steps on: a 1-D body
+# thrown up at 5 m/s under g = -9.81 (h = 0.1, semi-implicit Euler: x_k = 0.5 k - 0.0981
+# k (k + 1) / 2) passes limits.max_position = 1 m at step 4 (1.019 m), is back inside at step
+# 6 and leaves again at step 12. The record holds steps 0 .. 3, their times 0.1 apart, and
+# says stopped at step 4; before, steps 6 .. 11 followed step 3 in it (time 0.3 then 0.6)
+# under a summary saying stopped at step 12.
+import h5py
+with tempfile.TemporaryDirectory() as d:
+    thrown = lcpsim.Sim.from_json('{"lcpsim": 1, "time_step": 0.1, "steps": 30, "gravity": -9.81,'
+                                  ' "limits": {"max_position": 1},'
+                                  ' "bodies": [{"name": "p", "velocity": 5, "mass": 1}]}')
+    rec = os.path.join(d, "thrown.h5")
+    thrown.record(rec)
+    diverged = []
+    for k in range(12):
+        try:
+            thrown.step()
+        except lcpsim.Error as e:
+            check(e.status == lcpsim.DIVERGED, "thrown: %s" % e)
+            diverged.append(thrown.steps_done)
+    check(diverged == [4, 5, 12], "thrown: diverged at steps %r" % diverged)
+    thrown.record_close()
+    thrown.close()
+    with h5py.File(rec, "r") as f5:
+        t = f5["time"][:]
+        x = f5["q"][:, 0]
+        xe = [0.5 * k - 0.0981 * k * (k + 1) / 2 for k in range(4)]
+        check(len(t) == 4 and np.allclose(t, [0, 0.1, 0.2, 0.3], atol=1e-12, rtol=0)
+              and np.allclose(x, xe, atol=1e-12, rtol=0), "thrown: record rows %r %r" % (t, x))
+        check(f5["summary/run_end"][()] == b"stopped" and f5["summary/steps_done"][()] == 3
+              and f5["summary/run_end_reason"][()].startswith(b"step 4:"),
+              "thrown: summary %r %r" % (f5["summary/run_end_reason"][()], f5["summary/steps_done"][()]))
+
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)
