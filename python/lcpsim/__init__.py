@@ -295,9 +295,18 @@ def _name(name, what):
     return _c(name.encode(), what)
 
 
+def _flag(x, what):
+    """x as 0 or 1 for a C flag: True, False, or an integer 0 or 1 (numpy's too); anything
+    else is refused (TypeError), since its truth would be taken: warm_start="no" warm
+    started."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, numbers.Integral) and int(x) in (0, 1)):
+        return int(bool(x))
+    raise TypeError("%s must be True or False, got %r" % (what, x))
+
+
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
     return _SolverConfig(float(tol), _int(max_iter, "max_iter"), float(omega),
-                         int(bool(warm_start)), _int(threads, "threads"),
+                         _flag(warm_start, "warm_start"), _int(threads, "threads"),
                          _int(sparse_limit, "sparse_limit"))
 
 

@@ -495,6 +495,19 @@ z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], "pgs", z0=[np.nan, 1.0
 check(rep["status"] == lcpsim.WARM_START_REJECTED and np.allclose(z, [4 / 3, 7 / 3], atol=1e-9, rtol=0),
       "NaN warm start: %r %r" % (z, rep))
 
+# warm_start is a flag: True, False, 0 or 1; another value is refused, not taken by its
+# truth (warm_start="no" warm started).
+for bad in ("no", 2, None):
+    try:
+        lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", warm_start=bad)
+        check(False, "warm_start=%r accepted" % (bad,))
+    except TypeError as e:
+        check("warm_start must be True or False" in str(e), "warm_start=%r: %s" % (bad, e))
+for good in (True, False, 0, 1, np.bool_(True)):
+    z, rep = lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", warm_start=good)
+    check(rep["status"] == lcpsim.SOLVED and np.allclose(z, [1, 1], atol=1e-10, rtol=0),
+          "warm_start=%r: %r" % (good, z))
+
 # A record the divergence guard stopped ends there, though the caller steps on: a 1-D body
 # thrown up at 5 m/s under g = -9.81 (h = 0.1, semi-implicit Euler: x_k = 0.5 k - 0.0981
 # k (k + 1) / 2) passes limits.max_position = 1 m at step 4 (1.019 m), is back inside at step
