@@ -97,17 +97,22 @@ static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
   char msg[512] = "";
   /* The library steps in time steps; an event-driven scene would be run otherwise than it
      says. */
+  /* The refusals name the scene and the key, as the reader's errors do. */
   if (s->model.integrator != LSIM_INTEGRATOR_TIME_STEPPING) {
+    lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                 "%s: integrator: the scene asks for the event-driven integrator, which the "
+                 "library does not run yet (the command does: lcpsim SCENE.json)",
+                 s->scene_name ? s->scene_name : "<scene>");
     lsim_sim_free(s);
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
-                        "the scene asks for the event-driven integrator, which the library does "
-                        "not run yet (the command does: lcpsim SCENE.json)");
+    return LSIM_INVALID_INPUT;
   }
   if (s->model.event_impacts == LSIM_IMPACTS_SEQUENTIAL) {
+    lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                 "%s: event_driven.impacts: the scene asks for sequential impacts, which the "
+                 "time step does not do: its impacts are part of its one LCP",
+                 s->scene_name ? s->scene_name : "<scene>");
     lsim_sim_free(s);
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
-                        "the scene asks for sequential impacts (event_driven.impacts), which "
-                        "the time step does not do: its impacts are part of its one LCP");
+    return LSIM_INVALID_INPUT;
   }
   const int rc = lsim_stepper_create(&s->stepper, &s->model, NULL, msg, sizeof msg);
   if (rc < 0) {

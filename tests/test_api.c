@@ -1641,12 +1641,33 @@ static void test_standalone_err_and_report_fresh(void **state) {
   unlink("/tmp/lsim_test_fresh_cmp.h5");
 }
 
+/* A scene the library does not run (the event-driven integrator, sequential impacts) is
+ * refused with its name and the key, as the reader's errors name the place (before: no
+ * file, no key). */
+static void test_event_driven_scene_named(void **state) {
+  (void)state;
+  static const char *const ev =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 5,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"position\": [0, 1],"
+      " \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  LsimSim *sim = (LsimSim *)&sim;
+  char err[512] = "";
+  assert_int_equal(lsim_sim_load_json(&sim, ev, "ev.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_null(sim);
+  assert_non_null(strstr(err, "ev.json: integrator: the scene asks for the event-driven integrator"));
+  err[0] = '\0';
+  assert_int_equal(lsim_sim_load(&sim, "data/newtons_cradle.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "data/newtons_cradle.json: integrator: "));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
       cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
+      cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
