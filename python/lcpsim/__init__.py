@@ -305,7 +305,7 @@ def _flag(x, what):
 
 
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
-    return _SolverConfig(float(tol), _int(max_iter, "max_iter"), float(omega),
+    return _SolverConfig(_number(tol, "tol"), _int(max_iter, "max_iter"), _number(omega, "omega"),
                          _flag(warm_start, "warm_start"), _int(threads, "threads"),
                          _int(sparse_limit, "sparse_limit"))
 

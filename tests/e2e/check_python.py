@@ -503,6 +503,14 @@ for bad in ("no", 2, None):
         check(False, "warm_start=%r accepted" % (bad,))
     except TypeError as e:
         check("warm_start must be True or False" in str(e), "warm_start=%r: %s" % (bad, e))
+# tol and omega are real numbers, as max_iter is an integer: a string was read by float()
+# (tol="1e-8" ran; b"1" ran at tol 1), None failed with float()'s own message.
+for key, bad in (("tol", "1e-8"), ("tol", b"1"), ("omega", "1.2"), ("tol", None)):
+    try:
+        lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", **{key: bad})
+        check(False, "%s=%r accepted" % (key, bad))
+    except TypeError as e:
+        check("%s must be a real number" % key in str(e), "%s=%r: %s" % (key, bad, e))
 for good in (True, False, 0, 1, np.bool_(True)):
     z, rep = lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", warm_start=good)
     check(rep["status"] == lcpsim.SOLVED and np.allclose(z, [1, 1], atol=1e-10, rtol=0),
