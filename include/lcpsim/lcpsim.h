@@ -261,8 +261,9 @@ typedef struct LsimBodyDef {
                              walls and 2-D/3-D: must be 0 */
   int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >=;
                              other bodies: must be 0 */
-  double ground_mu;       /* 1-D dynamic: friction with the ground under load m g; finite,
-                             >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
+  double ground_mu;       /* 1-D dynamic: friction with the ground under load m g, g =
+                             9.81 m/s^2 (a scene's "ground" g default; not the world's
+                             gravity, which acts along the line); finite, >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
                              static plane is the friction with the ground) */
   double restitution;     /* coefficient of restitution in [0, 1] */
 } LsimBodyDef;

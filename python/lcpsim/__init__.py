@@ -842,7 +842,7 @@ class World:
         What is not given keeps lsim_default_body_def's value (mass 1 kg, unit inertia, at
         the origin, at rest, identity orientation). 1-D bodies: width (dynamic, kinematic;
         m, 0 a point), side (a static body: a wall, -1 occupying x <= position, +1 x >=),
-        ground_mu (dynamic: friction with the ground under load m g). velocity: a dynamic
+        ground_mu (dynamic: friction with the ground under load m g, g = 9.81 m/s^2). velocity: a dynamic
         body's initial v, a kinematic body's prescribed one."""
         h = self._h
         d = _default_body_def()
