@@ -143,6 +143,7 @@ static int finish_load(LsimSim *s, int rc, const LsimSceneError *se, LsimSim **o
 }
 
 int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0'; /* a success reads "" (lcpsim.h) */
   if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
   *out = NULL;
   if (!path) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "path is NULL");
@@ -163,6 +164,7 @@ int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
 
 int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
                        size_t errlen) {
+  if (err && errlen) err[0] = '\0';
   if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
   *out = NULL;
   if (!json) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "json is NULL");

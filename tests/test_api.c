@@ -1628,6 +1628,20 @@ static void test_standalone_err_and_report_fresh(void **state) {
                                       err, sizeof err), LSIM_IO_ERROR);
   assert_int_equal(fr.status, LSIM_IO_ERROR);
   assert_int_equal(fr.iterations, -1);
+  /* So do the functions that create a simulation, after a refused one. */
+  LsimSim *sim = NULL;
+  assert_int_equal(lsim_sim_create(&sim, 4, 0.01, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_load(&sim, "/nonexistent.json", err, sizeof err), LSIM_IO_ERROR);
+  assert_int_equal(lsim_sim_load(&sim, "data/two_blocks.json", err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_load_json(&sim, "{", "x.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, "x.json", err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
   /* A comparison that succeeds after a refused one reads "" too. */
   const char *in[] = {"data/two_blocks.json"};
   LsimCompareRow rows[2];

@@ -26,7 +26,7 @@
  *    it only when the query itself fails and otherwise leaves it alone, so that a failed
  *    step's message survives the queries that inspect the step (step, contacts, error);
  *    the functions that return a plain value, lsim_sim_time and the like, leave it alone.
- *    Functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *    Functions that create a simulation write it into err[errlen] (err may be NULL; "" after a success). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
