@@ -35,6 +35,8 @@ struct LsimSim {
   int in_controller;        /* 1 while the controller runs: a step from it is refused */
   LsimRecord *record;
   char *record_path;        /* the open record's path, its folder resolved (same_place) */
+  int record_stopped;       /* 1 once the divergence guard marked the open record stopped:
+                               it takes no further rows */
   LsimStepStats last;
   int have_last;
   LsimBuildBody *build;     /* [build_cap] the builder's initial velocities */

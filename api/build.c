@@ -50,6 +50,7 @@ LsimShapeDef lsim_default_shape_def(void) {
 }
 
 int lsim_sim_create(LsimSim **out, int dimension, double h, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0'; /* a success reads "" (lcpsim.h) */
   if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
   *out = NULL;
   if (dimension < 1 || dimension > 3)

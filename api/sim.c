@@ -97,17 +97,22 @@ static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
   char msg[512] = "";
   /* The library steps in time steps; an event-driven scene would be run otherwise than it
      says. */
+  /* The refusals name the scene and the key, as the reader's errors do. */
   if (s->model.integrator != LSIM_INTEGRATOR_TIME_STEPPING) {
+    lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                 "%s: integrator: the scene asks for the event-driven integrator, which the "
+                 "library does not run yet (the command does: lcpsim SCENE.json)",
+                 s->scene_name ? s->scene_name : "<scene>");
     lsim_sim_free(s);
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
-                        "the scene asks for the event-driven integrator, which the library does "
-                        "not run yet (the command does: lcpsim SCENE.json)");
+    return LSIM_INVALID_INPUT;
   }
   if (s->model.event_impacts == LSIM_IMPACTS_SEQUENTIAL) {
+    lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                 "%s: event_driven.impacts: the scene asks for sequential impacts, which the "
+                 "time step does not do: its impacts are part of its one LCP",
+                 s->scene_name ? s->scene_name : "<scene>");
     lsim_sim_free(s);
-    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
-                        "the scene asks for sequential impacts (event_driven.impacts), which "
-                        "the time step does not do: its impacts are part of its one LCP");
+    return LSIM_INVALID_INPUT;
   }
   const int rc = lsim_stepper_create(&s->stepper, &s->model, NULL, msg, sizeof msg);
   if (rc < 0) {
@@ -138,6 +143,7 @@ static int finish_load(LsimSim *s, int rc, const LsimSceneError *se, LsimSim **o
 }
 
 int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0'; /* a success reads "" (lcpsim.h) */
   if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
   *out = NULL;
   if (!path) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "path is NULL");
@@ -158,6 +164,7 @@ int lsim_sim_load(LsimSim **out, const char *path, char *err, size_t errlen) {
 
 int lsim_sim_load_json(LsimSim **out, const char *json, const char *name, char *err,
                        size_t errlen) {
+  if (err && errlen) err[0] = '\0';
   if (!out) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "out is NULL");
   *out = NULL;
   if (!json) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "json is NULL");
@@ -402,10 +409,16 @@ int lsim_sim_step(LsimSim *sim) {
   if (lsim_state_check(&sim->model, &sim->state, lsim_stepper_contacts(sim->stepper), &fault)) {
     char why[320];
     lsim_state_fault_format(&sim->model, sim->state.step, &fault, why, sizeof why);
-    if (sim->record) lsim_record_set_end(sim->record, LSIM_RUN_STOPPED, why);
+    if (sim->record && !sim->record_stopped) {
+      lsim_record_set_end(sim->record, LSIM_RUN_STOPPED, why);
+      sim->record_stopped = 1;
+    }
     return lsim_api_fail(sim, LSIM_DIVERGED, "%s", why);
   }
-  if (sim->record &&
+  /* A record the guard stopped ends there: the steps a caller takes after LSIM_DIVERGED
+     are not its rows (they were appended after the gap, under a /summary saying the run
+     stopped at the last diverged step, with rows before it that read as consecutive). */
+  if (sim->record && !sim->record_stopped &&
       lsim_record_step(sim->record, &sim->model, &sim->state, lsim_stepper_contacts(sim->stepper),
                        &sim->last) < 0)
     return lsim_api_fail(sim, LSIM_IO_ERROR, "step %d: writing the record failed", sim->state.step);
@@ -614,6 +627,7 @@ int lsim_sim_record(LsimSim *sim, const char *path) {
   }
   free(sim->record_path);
   sim->record_path = here; /* the registry entry points at it: freed after release */
+  sim->record_stopped = 0;
   return 0;
 }
 

@@ -78,9 +78,33 @@ static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolv
   return rc;
 }
 
-int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
-                   const LsimSolverConfig *cfg, LsimSolveReport *report, char *err,
-                   size_t errlen) {
+/* What a report of a solve that did not run reads (lcpsim.h): the status, no iteration
+ * count, residuals that pass no tolerance. */
+static void no_solve_report(LsimSolveReport *report, int rc) {
+  if (!report) return;
+  report->status = rc;
+  report->iterations = -1;
+  report->residual = report->relative_residual = INFINITY;
+  report->wall_time = 0.0;
+}
+static void no_fc_report(LsimFcReport *report, int rc) {
+  if (!report) return;
+  report->status = rc;
+  report->iterations = -1;
+  report->natural = report->relative = report->cone = INFINITY;
+  report->dual_cone = report->complementarity = INFINITY;
+  report->wall_time = 0.0;
+}
+
+/* A standalone call starts with an empty message and a report of nothing done, so that a
+ * success reads "" and an early refusal leaves no figures of an earlier call. */
+static void begin_standalone(char *err, size_t errlen) {
+  if (err && errlen) err[0] = '\0';
+}
+
+static int solve_lcp_checked(const char *solver, int n, const double *M, const double *q,
+                             double *z, const LsimSolverConfig *cfg, LsimSolveReport *report,
+                             char *err, size_t errlen) {
   if (n < 0 || (n > 0 && (!M || !q || !z)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp: needs n >= 0 and M, q, z");
   /* An empty problem may come with NULL arrays: the solvers get a real (unused) one, since
@@ -103,9 +127,19 @@ int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, 
   return cold_started(rc, "solve_lcp", "z", bad, zbad, report ? &report->status : NULL, err, errlen);
 }
 
-int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
-                        double **z_out, int *n_out, LsimSolveReport *report, char *err,
-                        size_t errlen) {
+int lsim_solve_lcp(const char *solver, int n, const double *M, const double *q, double *z,
+                   const LsimSolverConfig *cfg, LsimSolveReport *report, char *err,
+                   size_t errlen) {
+  begin_standalone(err, errlen);
+  no_solve_report(report, LSIM_INVALID_INPUT);
+  const int rc = solve_lcp_checked(solver, n, M, q, z, cfg, report, err, errlen);
+  if (report) report->status = rc;
+  return rc;
+}
+
+static int solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
+                          double **z_out, int *n_out, LsimSolveReport *report, char *err,
+                          size_t errlen) {
   if (!z_out || !n_out || !path)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp_file: needs path, z_out and n_out");
   *z_out = NULL;
@@ -171,9 +205,20 @@ static int solve_fc(const char *name, const LsimFc *p, int ndir, double *r,
   return rc;
 }
 
-int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
-                  const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
-                  LsimFcReport *report, char *err, size_t errlen) {
+int lsim_solve_lcp_file(const char *solver, const char *path, const LsimSolverConfig *cfg,
+                        double **z_out, int *n_out, LsimSolveReport *report, char *err,
+                        size_t errlen) {
+  begin_standalone(err, errlen);
+  no_solve_report(report, LSIM_INVALID_INPUT);
+  const int rc = solve_lcp_file(solver, path, cfg, z_out, n_out, report, err, errlen);
+  if (report) report->status = rc;
+  return rc;
+}
+
+static int solve_fc_checked(const char *solver, int dim, int nc, const double *W,
+                            const double *q, const double *mu, int ndir, double *r,
+                            const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
+                            size_t errlen) {
   if ((dim != 2 && dim != 3) || nc < 0 || (nc > 0 && (!W || !q || !mu || !r)))
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
                         "solve_fc: needs dim 2 or 3, nc >= 0 and W, q, mu, r");
@@ -223,9 +268,19 @@ int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const do
   return rc;
 }
 
-int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
-                       const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
-                       LsimFcReport *report, char *err, size_t errlen) {
+int lsim_solve_fc(const char *solver, int dim, int nc, const double *W, const double *q,
+                  const double *mu, int ndir, double *r, const LsimSolverConfig *cfg,
+                  LsimFcReport *report, char *err, size_t errlen) {
+  begin_standalone(err, errlen);
+  no_fc_report(report, LSIM_INVALID_INPUT);
+  const int rc = solve_fc_checked(solver, dim, nc, W, q, mu, ndir, r, cfg, report, err, errlen);
+  if (report) report->status = rc;
+  return rc;
+}
+
+static int solve_fc_file(const char *solver, const char *path, int ndir,
+                         const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
+                         LsimFcReport *report, char *err, size_t errlen) {
   if (!r_out || !n_out || !path)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_fc_file: needs path, r_out and n_out");
   *r_out = NULL;
@@ -254,9 +309,20 @@ int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
   return rc;
 }
 
+int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
+                       const LsimSolverConfig *cfg, double **r_out, int *n_out, int *dim_out,
+                       LsimFcReport *report, char *err, size_t errlen) {
+  begin_standalone(err, errlen);
+  no_fc_report(report, LSIM_INVALID_INPUT);
+  const int rc = solve_fc_file(solver, path, ndir, cfg, r_out, n_out, dim_out, report, err, errlen);
+  if (report) report->status = rc;
+  return rc;
+}
+
 int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
                  int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
                  size_t errlen) {
+  begin_standalone(err, errlen);
   /* Each missing argument named (one message for the three said "nrows" to a Python
      caller who had given an empty list of inputs, and no nrows to give). */
   if (!inputs || ninputs < 1)

@@ -19,7 +19,8 @@ int lsim_cli_impact(int argc, char **argv);
  * at its rate so far. The rate counts only the steps this invocation took (a resumed run
  * starts at the run's steps done, first): remaining steps x elapsed / steps taken. Drawn
  * from half a second into the run (a short run shows none), redrawn every half second or 50
- * steps (a slow scene's steps, seconds each, left it unchanged for minutes when it waited
+ * steps, at most ten times a second (a fast scene's 50 steps take a millisecond: 800
+ * redraws a second) (a slow scene's steps, seconds each, left it unchanged for minutes when it waited
  * for 50 steps; one of fewer than 200 steps had none at all), and once more at the last
  * step. A line shorter than the one before is padded with blanks over it. Set on (whether
  * to draw), first, total, unit and t0 (lsim_cli_now()), every when not 50; the rest zero. */

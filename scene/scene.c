@@ -83,6 +83,12 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
                            "solver: a scene's solver is an LCP solver (\"lemke\", \"pgs\", "
                            "\"newton\", \"siconos:...\"); for Coulomb's exact cone set "
                            "\"friction\": {\"cone\": \"exact\"}", name);
+  if (strchr(name, '['))
+    /* A spec of lcpsim compare (pgs[sweeps=20]): a scene gives the options as keys. */
+    return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\": options in brackets are lcpsim "
+                           "compare's solver specs; a scene gives them in the solver object, e.g. "
+                           "{\"name\": \"pgs\", \"tol\": 0, \"max_iter\": 20} for pgs[sweeps=20]",
+                           name);
   const char *sg = lsim_json_suggest(name, names);
   if (sg) return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (did you mean \"%s\"?)", name, sg);
   return lsim_parse_fail(c, npath, 0, "unknown solver \"%s\" (try \"lemke\" or \"pgs\"; \"lcpsim solvers\" lists them all)", name);

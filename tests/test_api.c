@@ -446,6 +446,10 @@ static void test_solve_lcp(void **state) {
   assert_int_equal(lsim_solve_lcp("lemke", 2, Mbad, q1, z, NULL, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
   assert_int_equal(lsim_solve_lcp("nope", 2, M, q1, z, NULL, NULL, err, sizeof err), LSIM_UNAVAILABLE);
+  /* A compare spec is not a name: the message says where its options go. */
+  assert_int_equal(lsim_solve_lcp("pgs[sweeps=20]", 2, M, q1, z, NULL, NULL, err, sizeof err),
+                   LSIM_UNAVAILABLE);
+  assert_non_null(strstr(err, "options in brackets are lcpsim compare's solver specs"));
   LsimSolverConfig bad = lsim_default_solver_config();
   bad.sparse_limit = -2;
   assert_int_equal(lsim_solve_lcp("newton", 2, M, q1, z, &bad, NULL, err, sizeof err),
@@ -1578,12 +1582,107 @@ static void test_build_orientation_keys(void **state) {
   }
 }
 
+
+/* The standalone calls reuse a caller's buffers: a success after a refusal reads "" in err
+ * (it read the refusal before), and a call refused before any solve leaves a report of
+ * nothing solved (its status, no iteration count, residuals that pass no tolerance), not
+ * the previous call's figures or uninitialized memory. */
+static void test_standalone_err_and_report_fresh(void **state) {
+  (void)state;
+  const double M[4] = {2, 1, 1, 2}, q[2] = {-1, -1};
+  double z[2] = {0, 0};
+  char err[256] = "";
+  LsimSolveReport r;
+  memset(&r, 0x5a, sizeof r); /* what a stack report holds before the first call */
+  assert_int_equal(lsim_solve_lcp("nope", 2, M, q, z, NULL, &r, err, sizeof err), LSIM_UNAVAILABLE);
+  assert_int_equal(r.status, LSIM_UNAVAILABLE);
+  assert_int_equal(r.iterations, -1);
+  assert_true(isinf(r.residual) && isinf(r.relative_residual) && r.wall_time == 0.0);
+  assert_int_equal(lsim_solve_lcp("lemke", 2, M, q, z, NULL, &r, err, sizeof err), LSIM_SOLVED);
+  assert_string_equal(err, ""); /* z = (1/3, 1/3), exact in two pivots */
+  assert_true(fabs(z[0] - 1.0 / 3.0) <= 1e-15 && r.status == LSIM_SOLVED);
+  double *zo = NULL;
+  int no = 0;
+  memset(&r, 0x5a, sizeof r);
+  assert_int_equal(lsim_solve_lcp_file("lemke", "/nonexistent.dat", NULL, &zo, &no, &r, err,
+                                       sizeof err), LSIM_IO_ERROR);
+  assert_int_equal(r.status, LSIM_IO_ERROR);
+  assert_int_equal(r.iterations, -1);
+  const double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, qf[3] = {-1, 0, 0}, mubad[1] = {-1},
+               mu[1] = {0.5};
+  double rf[3] = {0, 0, 0};
+  LsimFcReport fr;
+  memset(&fr, 0x5a, sizeof fr);
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, qf, mubad, 0, rf, NULL, &fr, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_int_equal(fr.status, LSIM_INVALID_INPUT);
+  assert_int_equal(fr.iterations, -1);
+  assert_true(isinf(fr.natural) && isinf(fr.relative) && isinf(fr.cone));
+  assert_int_equal(lsim_solve_fc("nsgs", 3, 1, W, qf, mu, 0, rf, NULL, &fr, err, sizeof err),
+                   LSIM_SOLVED);
+  assert_string_equal(err, ""); /* r = (1, 0, 0): W = I, the contact closes, no slip */
+  assert_true(fabs(rf[0] - 1.0) <= 1e-12 && fr.status == LSIM_SOLVED);
+  double *ro = NULL;
+  memset(&fr, 0x5a, sizeof fr);
+  assert_int_equal(lsim_solve_fc_file("nsgs", "/nonexistent.dat", 0, NULL, &ro, &no, NULL, &fr,
+                                      err, sizeof err), LSIM_IO_ERROR);
+  assert_int_equal(fr.status, LSIM_IO_ERROR);
+  assert_int_equal(fr.iterations, -1);
+  /* So do the functions that create a simulation, after a refused one. */
+  LsimSim *sim = NULL;
+  assert_int_equal(lsim_sim_create(&sim, 4, 0.01, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_load(&sim, "/nonexistent.json", err, sizeof err), LSIM_IO_ERROR);
+  assert_int_equal(lsim_sim_load(&sim, "data/two_blocks.json", err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
+  assert_int_equal(lsim_sim_load_json(&sim, "{", "x.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_sim_load_json(&sim, free_body, "x.json", err, sizeof err), 0);
+  assert_string_equal(err, "");
+  lsim_sim_free(sim);
+  /* A comparison that succeeds after a refused one reads "" too. */
+  const char *in[] = {"data/two_blocks.json"};
+  LsimCompareRow rows[2];
+  int nrows = 2;
+  assert_int_equal(lsim_compare(in, 1, "nope", 0, 0, "/tmp/lsim_test_fresh_cmp.h5", rows, &nrows,
+                                err, sizeof err), LSIM_UNAVAILABLE);
+  nrows = 2;
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 3, "/tmp/lsim_test_fresh_cmp.h5", rows, &nrows,
+                                err, sizeof err), 0);
+  assert_string_equal(err, "");
+  unlink("/tmp/lsim_test_fresh_cmp.h5");
+}
+
+/* A scene the library does not run (the event-driven integrator, sequential impacts) is
+ * refused with its name and the key, as the reader's errors name the place (before: no
+ * file, no key). */
+static void test_event_driven_scene_named(void **state) {
+  (void)state;
+  static const char *const ev =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"steps\": 5,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"ball\", \"mass\": 1, \"position\": [0, 1],"
+      " \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.1}]}]}";
+  LsimSim *sim = (LsimSim *)&sim;
+  char err[512] = "";
+  assert_int_equal(lsim_sim_load_json(&sim, ev, "ev.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_null(sim);
+  assert_non_null(strstr(err, "ev.json: integrator: the scene asks for the event-driven integrator"));
+  err[0] = '\0';
+  assert_int_equal(lsim_sim_load(&sim, "data/newtons_cradle.json", err, sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "data/newtons_cradle.json: integrator: "));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
       cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
+      cmocka_unit_test(test_event_driven_scene_named),
+      cmocka_unit_test(test_standalone_err_and_report_fresh),
       cmocka_unit_test(test_solve_fc_file),
       cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
       cmocka_unit_test(test_joint_no_collide),

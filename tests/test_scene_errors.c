@@ -121,6 +121,10 @@ static const ErrorCase error_cases[] = {
      2, 18, "colour", "unknown key (known keys here: $schema, lcpsim, name"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": \"lemk\"}",
      2, 28, "solver", "unknown solver \"lemk\" (did you mean \"lemke\"?)"},
+    /* A compare spec where a name is taken: the options' place named (before: "did you
+       mean \"pgs\"?", which drops them). */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": \"pgs[sweeps=20]\"}",
+     2, 28, "solver", "options in brackets are lcpsim compare's solver specs; a scene gives them in the solver object"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"omega\": 2}}",
      2, 53, "solver.omega", "must be in (0, 2), got 2"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"warm_start\": 1}}",

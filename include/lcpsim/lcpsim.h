@@ -26,7 +26,7 @@
  *    it only when the query itself fails and otherwise leaves it alone, so that a failed
  *    step's message survives the queries that inspect the step (step, contacts, error);
  *    the functions that return a plain value, lsim_sim_time and the like, leave it alone.
- *    Functions that create a simulation write it into err[errlen] (err may be NULL). Messages name the place: file:line:column and the JSON path for
+ *    Functions that create a simulation write it into err[errlen] (err may be NULL; "" after a success). Messages name the place: file:line:column and the JSON path for
  *    scenes, the argument otherwise.
  *  - Ownership: the caller owns what it passes in (copied when kept); pointers returned
  *    by a simulation are owned by it and valid until the stated event (at the latest
@@ -85,7 +85,8 @@ enum {
 /* The divergence guard stopped the run: after the step a coordinate or contact impulse was
  * not finite, or a body left the scene's "limits" (docs/scene-format.md); lsim_sim_error
  * names the step, the body and the quantity. The state is that step's; it is not
- * recorded, and an open record is marked stopped. */
+ * recorded, and an open record is marked stopped: it ends there, the steps taken after
+ * it are not recorded (close it; lsim_sim_record opens a new one). */
 #define LSIM_DIVERGED (-51)
 #endif
 
@@ -116,7 +117,9 @@ typedef struct LsimSolverConfig {
 /* The defaults above, by value (nothing to free). */
 LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 
-/* What one solve reported. */
+/* What one solve reported. A call refused before its solve (bad arguments, an unknown
+ * solver, a file that does not read) fills it too: its status, iterations -1, residuals
+ * INFINITY, wall_time 0. */
 typedef struct LsimSolveReport {
   int status;               /* as returned */
   int iterations;           /* pivots or sweeps (docs/solvers.md); -1: the solver gives no
@@ -125,6 +128,10 @@ typedef struct LsimSolveReport {
   double relative_residual; /* residual / s (s as for tol) */
   double wall_time;         /* s, the solver call */
 } LsimSolveReport;
+
+/* The standalone calls below (lsim_solve_lcp, lsim_solve_lcp_file, lsim_solve_fc,
+ * lsim_solve_fc_file, lsim_compare) clear err[errlen] first: after a success it reads "",
+ * or the warning's message. */
 
 /* Solves one LCP: find z >= 0 with w = M z + q >= 0, z'w = 0. M is n x n, column-major
  * (M[i + j n] = M_ij), q [n]; z [n] is the warm-start guess when cfg->warm_start, and
@@ -149,7 +156,8 @@ LSIM_API int lsim_solve_lcp_file(const char *solver, const char *path,
 /* ---- standalone frictional contact problems ------------------------------------- */
 
 /* What one frictional contact solve reported: the Coulomb measures of the returned r with
- * the exact cone, whatever the solver (exact or polyhedral), so solutions compare alike. */
+ * the exact cone, whatever the solver (exact or polyhedral), so solutions compare alike.
+ * A call refused before its solve: its status, iterations -1, measures INFINITY. */
 typedef struct LsimFcReport {
   int status;             /* as returned */
   int iterations;         /* sweeps, Newton steps or pivots */
@@ -253,8 +261,9 @@ typedef struct LsimBodyDef {
                              walls and 2-D/3-D: must be 0 */
   int side;               /* 1-D static: -1 a wall occupying x <= position[0], +1 x >=;
                              other bodies: must be 0 */
-  double ground_mu;       /* 1-D dynamic: friction with the ground under load m g; finite,
-                             >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
+  double ground_mu;       /* 1-D dynamic: friction with the ground under load m g, g =
+                             9.81 m/s^2 (a scene's "ground" g default; not the world's
+                             gravity, which acts along the line); finite, >= 0. Other bodies: must be 0 (2-D/3-D: the shapes' mu with a
                              static plane is the friction with the ground) */
   double restitution;     /* coefficient of restitution in [0, 1] */
 } LsimBodyDef;

@@ -295,9 +295,18 @@ def _name(name, what):
     return _c(name.encode(), what)
 
 
+def _flag(x, what):
+    """x as 0 or 1 for a C flag: True, False, or an integer 0 or 1 (numpy's too); anything
+    else is refused (TypeError), since its truth would be taken: warm_start="no" warm
+    started."""
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, numbers.Integral) and int(x) in (0, 1)):
+        return int(bool(x))
+    raise TypeError("%s must be True or False, got %r" % (what, x))
+
+
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
-    return _SolverConfig(float(tol), _int(max_iter, "max_iter"), float(omega),
-                         int(bool(warm_start)), _int(threads, "threads"),
+    return _SolverConfig(_number(tol, "tol"), _int(max_iter, "max_iter"), _number(omega, "omega"),
+                         _flag(warm_start, "warm_start"), _int(threads, "threads"),
                          _int(sparse_limit, "sparse_limit"))
 
 
@@ -570,6 +579,10 @@ class Sim:
         kinematic velocities and q, v. Returning True stops (step() raises Error with
         CONTROLLER_STOPPED); an exception stops too and is raised again by step()."""
         h = self._h  # Error once closed
+        # Refused here, not at the next step (where a number set as controller stopped the
+        # run with "returning 1" and a TypeError from inside the trampoline).
+        if fn is not None and not callable(fn):
+            raise TypeError("controller must be callable (fn(sim)) or None, got %r" % (fn,))
         self._controller = fn
         if fn is None:
             self._c_controller = None
@@ -829,7 +842,7 @@ class World:
         What is not given keeps lsim_default_body_def's value (mass 1 kg, unit inertia, at
         the origin, at rest, identity orientation). 1-D bodies: width (dynamic, kinematic;
         m, 0 a point), side (a static body: a wall, -1 occupying x <= position, +1 x >=),
-        ground_mu (dynamic: friction with the ground under load m g). velocity: a dynamic
+        ground_mu (dynamic: friction with the ground under load m g, g = 9.81 m/s^2). velocity: a dynamic
         body's initial v, a kinematic body's prescribed one."""
         h = self._h
         d = _default_body_def()

@@ -71,6 +71,13 @@ except RuntimeError as e:
 check(sim.steps_done == 8, "no step after a failed controller")
 sim.controller = None
 check(sim.step() == lcpsim.SOLVED, "step without controller")
+# A controller that is not callable is refused where it is set, the previous one kept.
+try:
+    sim.controller = 3
+    check(False, "a non-callable controller was accepted")
+except TypeError as e:
+    check("callable" in str(e) and sim.controller is None, "non-callable controller: %s" % e)
+check(sim.step() == lcpsim.SOLVED, "step after a refused controller")
 sim.close()
 
 # Contacts of the cart and wall: ids stable, impulses the closed form f = max(0, -a/h^2) h.
@@ -487,6 +494,60 @@ tilt.close()
 z, rep = lcpsim.solve_lcp([[2.0, 1], [1, 2]], [-5.0, -6], "pgs", z0=[np.nan, 1.0])
 check(rep["status"] == lcpsim.WARM_START_REJECTED and np.allclose(z, [4 / 3, 7 / 3], atol=1e-9, rtol=0),
       "NaN warm start: %r %r" % (z, rep))
+
+# warm_start is a flag: True, False, 0 or 1; another value is refused, not taken by its
+# truth (warm_start="no" warm started).
+for bad in ("no", 2, None):
+    try:
+        lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", warm_start=bad)
+        check(False, "warm_start=%r accepted" % (bad,))
+    except TypeError as e:
+        check("warm_start must be True or False" in str(e), "warm_start=%r: %s" % (bad, e))
+# tol and omega are real numbers, as max_iter is an integer: a string was read by float()
+# (tol="1e-8" ran; b"1" ran at tol 1), None failed with float()'s own message.
+for key, bad in (("tol", "1e-8"), ("tol", b"1"), ("omega", "1.2"), ("tol", None)):
+    try:
+        lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", **{key: bad})
+        check(False, "%s=%r accepted" % (key, bad))
+    except TypeError as e:
+        check("%s must be a real number" % key in str(e), "%s=%r: %s" % (key, bad, e))
+for good in (True, False, 0, 1, np.bool_(True)):
+    z, rep = lcpsim.solve_lcp(np.eye(2), [-1, -1], solver="pgs", warm_start=good)
+    check(rep["status"] == lcpsim.SOLVED and np.allclose(z, [1, 1], atol=1e-10, rtol=0),
+          "warm_start=%r: %r" % (good, z))
+
+# A record the divergence guard stopped ends there, though the caller steps on: a 1-D body
+# thrown up at 5 m/s under g = -9.81 (h = 0.1, semi-implicit Euler: x_k = 0.5 k - 0.0981
+# k (k + 1) / 2) passes limits.max_position = 1 m at step 4 (1.019 m), is back inside at step
+# 6 and leaves again at step 12. The record holds steps 0 .. 3, their times 0.1 apart, and
+# says stopped at step 4; before, steps 6 .. 11 followed step 3 in it (time 0.3 then 0.6)
+# under a summary saying stopped at step 12.
+import h5py
+with tempfile.TemporaryDirectory() as d:
+    thrown = lcpsim.Sim.from_json('{"lcpsim": 1, "time_step": 0.1, "steps": 30, "gravity": -9.81,'
+                                  ' "limits": {"max_position": 1},'
+                                  ' "bodies": [{"name": "p", "velocity": 5, "mass": 1}]}')
+    rec = os.path.join(d, "thrown.h5")
+    thrown.record(rec)
+    diverged = []
+    for k in range(12):
+        try:
+            thrown.step()
+        except lcpsim.Error as e:
+            check(e.status == lcpsim.DIVERGED, "thrown: %s" % e)
+            diverged.append(thrown.steps_done)
+    check(diverged == [4, 5, 12], "thrown: diverged at steps %r" % diverged)
+    thrown.record_close()
+    thrown.close()
+    with h5py.File(rec, "r") as f5:
+        t = f5["time"][:]
+        x = f5["q"][:, 0]
+        xe = [0.5 * k - 0.0981 * k * (k + 1) / 2 for k in range(4)]
+        check(len(t) == 4 and np.allclose(t, [0, 0.1, 0.2, 0.3], atol=1e-12, rtol=0)
+              and np.allclose(x, xe, atol=1e-12, rtol=0), "thrown: record rows %r %r" % (t, x))
+        check(f5["summary/run_end"][()] == b"stopped" and f5["summary/steps_done"][()] == 3
+              and f5["summary/run_end_reason"][()].startswith(b"step 4:"),
+              "thrown: summary %r %r" % (f5["summary/run_end_reason"][()], f5["summary/steps_done"][()]))
 
 print("python binding: %s" % ("ok" if not fails else "%d failures" % len(fails)))
 sys.exit(1 if fails else 0)

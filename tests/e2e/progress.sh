@@ -74,6 +74,11 @@ if [ -s "$tmp/res.bars" ]; then
   check_left "$tmp/res.bars" 10000 resumed || fail "the resumed run's time left"
   tail -1 "$tmp/res.bars" | grep -q '] 40000/40000 steps, .* 0:00 left' \
     || fail "the resumed run's bar ends at $(tail -1 "$tmp/res.bars")"
+  # At most ten redraws a second (plus the first and the last): 50 of these steps take
+  # about 4 ms, and the bar was redrawn every 50 (some 250 times a second).
+  res=$(sed -n 's/.* \([0-9.]*\) s (solver .*/\1/p' "$tmp/res.txt" | tail -1)
+  [ "$(wc -l < "$tmp/res.bars")" -le $(echo "10 * $res + 3" | bc | cut -d. -f1) ] \
+    || fail "the resumed run's bar was redrawn $(wc -l < "$tmp/res.bars") times in $res s"
 fi
 
 # An event-driven run: 10^5 samples of the bouncing ball (about 2.5 s here).
