@@ -9,7 +9,9 @@
  * -mu f_n along the slip, turning from the slide's first direction within 1e-7 m/s of
  * slip; a slide beside a sticking contact of its pair keeps that direction). Events are
  * the roots of
- *   free contact or slack tether:  its gap (psi for tethers) falling through 0  (impact)
+ *   free contact or slack tether:  its gap (psi for tethers) falling through 0  (impact;
+ *     contacts by the least gap of their body pair; one left free at about rest by the
+ *     last event, an impact, by its gap plus contact_tol)
  *   persistent contact or taut tether: its normal force falling through 0     (lift-off)
  *   sticking contact: mu f_n - |f_t| falling through 0                         (slip)
  *   sliding contact: the slip velocity along its first direction through 0     (stick)
@@ -21,11 +23,14 @@
  * "Rigid bodies: edges"); at the event the contacts are detected afresh.
  *
  * At an event the contacts are classified again at the event's state (closed: gap <=
- * contact_tol): closed contacts approaching faster than velocity_tol go through an impact
+ * contact_tol): closed contacts approaching faster than velocity_tol, with those that
+ * would close within 1e-6 s (at most 1e-6 m away), go through an impact
  * LCP (velocity level, Newton's law with the pair's restitution above the model's
  * threshold speed, the polyhedral friction cone: the time step's LCP without the time
  * step, Tedrake's impact map in LCP form); then the closed contacts at rest in the normal
- * direction go through an acceleration-level LCP (normal accelerations >= 0 complementary
+ * direction (after an impact: separating slower than sqrt(2 |g| contact_tol), a hop within
+ * the closed band, whose rebound is removed if the contact stays: the end of a Zeno
+ * accumulation of impacts) go through an acceleration-level LCP (normal accelerations >= 0 complementary
  * to the forces, the same cone for sticking contacts, sliding friction folded into the
  * normal columns) whose solution decides who stays (persistent), who lifts off, and who
  * sticks or slides (a contact at rest it slides sticks when the flow's circular cone

@@ -32,6 +32,12 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
 /* m: a sample whose pair has a free contact deeper than this stops the run (an impact
    not located; event_driven.c, sampler). */
 #define PENETRATION_TOL 1e-6
+/* A free contact closing at an impact joins it (one impact LCP with the closed ones) when
+   its approach would close its gap within NEAR_IMPACT_TIME, s, and the gap is at most
+   NEAR_IMPACT_GAP, m: a box's two corners landing 1e-8 s apart impact together, and the
+   second is left open by at most 1e-6 m (its persistent row's Baumgarte closes that). */
+#define NEAR_IMPACT_TIME 1e-6
+#define NEAR_IMPACT_GAP 1e-6
 /* m/s: a sliding contact's friction turns from its segment's direction s to its slip's
    within slip speeds of about this (along v_t + SLIP_BLEND s; event_rows.c): a slide
    starting from rest has a smooth flow. The velocity_tol default, the speed below which
@@ -49,6 +55,9 @@ typedef struct Cand {
                        at the event, on the circle mu f_n (resolve slides it against it) */
   double v_start;   /* SLIDE: its slip speed where the segment started (set_roots): above
                        velocity_tol, a slide at rest at an event is coming to rest (resolve) */
+  int released;     /* a free contact that was closed at the last event, an impact, and
+                       left it no faster than v_rest (resolve): its pair's gap root takes
+                       its gap plus contact_tol (event_driven.c, pair_gap) */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;

@@ -2,7 +2,8 @@
  * forms: a bouncing ball's impact times, a box sliding to rest, a rope snapping taut,
  * Tedrake's hollow ball, the chattering guard, samples at exact multiples of the record
  * period, the scope errors, Newton's cradle with simultaneous and sequential impacts,
- * and a box sliding on a box on the ground. */
+ * a box sliding on a box on the ground, and boxes landing on an edge (rocking to rest,
+ * corners landing at near-equal times) and coming to rest beside another. */
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "contact/constraints.h"
+#include "contact/math3.h"
 #include "hybrid/event_driven.h"
 #include "lcp/lcp.h"
 #include "scene/scene.h"
@@ -536,39 +538,6 @@ static void test_held_slide(void **state) {
   done(&m, &st, &s, &log);
 }
 
-/* An impact not located stops the run instead of letting a body sink: the stack sweep's
- * n2_g0.05_b0.3_a0.25_v5_o1 (a 0.5 m cube thrown at (4.5, 1.5) m/s over a 1 m cube on the
- * ground, box mu 0.3, ground mu 0.05) falls off, and two of its corners landing on the
- * ground take turns impacting at shrinking intervals (Zeno, to 0.677782 s); after the last
- * the pair's gap root, held at 0 from that event, went negative without a crossing, and
- * its free corners sank unseen to 0.54 m below the ground at 0.97 s, where the run
- * stopped ("a persistent contact vanished from detection"). Now the sample at 0.68 s
- * finds the pair's free contacts 1.8e-5 m deep (more than PENETRATION_TOL, 1e-6 m) and
- * stops the run there, saying so. */
-static void test_penetration_stops(void **state) {
-  (void)state;
-  const char *json =
-      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
-      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
-      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.05}]},"
-      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.3}]},"
-      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [4.5, 1.5, 0],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.3}]}]}";
-  LsimModel m;
-  LsimState st;
-  Samples s;
-  LsimEventLog log;
-  char err[512] = "";
-  assert_int_equal(run_scene(json, &m, &st, &s, &log, err, sizeof err), LSIM_BREAKDOWN);
-  double depth = 0.0, t = 0.0;
-  const char *at = strstr(err, "bodies 2-0 interpenetrate by ");
-  if (!at || sscanf(at + strlen("bodies 2-0 interpenetrate by "), "%lf m at t = %lf", &depth, &t) != 2)
-    fail_msg("message: %s", err);
-  if (!(depth > 1e-6 && depth < 1e-3 && t > 0.6775 && t < 0.7)) fail_msg("%s", err);
-  done(&m, &st, &s, &log);
-}
-
 /* Joints: their rows are always persistent equalities (forces free in sign, no roots) and
  * take part in every impact. A uniform rod (m = 1, L = 1, I about the pin m L^2 / 3)
  * pinned at one end to the origin, released horizontal, swings down and its tip (a sphere
@@ -1085,10 +1054,11 @@ static int keep_stack(const LsimModel *m, const LsimState *st, const LsimContact
   return 0;
 }
 
-/* Runs the stack scene json event-driven for 1 s; returns its 100 samples (t = 0.01 ... 1;
+/* Runs the stack scene json event-driven to t_end (s; at most 1.28); returns its samples
+ * (t = 0.01 ... t_end;
  * free()) and fills *log (lsim_event_log_free). A failed run fails the test with its
  * message. */
-static StackSamples *run_stack(const char *json, LsimEventLog *log) {
+static StackSamples *run_stack(const char *json, double t_end, LsimEventLog *log) {
   LsimModel m;
   LsimState st;
   LsimSceneError se;
@@ -1098,8 +1068,8 @@ static StackSamples *run_stack(const char *json, LsimEventLog *log) {
   s->cap = 128;
   LsimEventOptions o = lsim_event_options_for_model(&m);
   char err[512] = "";
-  if (lsim_event_driven_run(&m, &st, 1.0, &o, keep_stack, s, log, err, sizeof err)) fail_msg("%s", err);
-  assert_int_equal(s->n, 100);
+  if (lsim_event_driven_run(&m, &st, t_end, &o, keep_stack, s, log, err, sizeof err)) fail_msg("%s", err);
+  assert_int_equal(s->n, (int)lround(t_end / 0.01));
   lsim_state_free(&st);
   lsim_model_free(&m);
   return s;
@@ -1149,7 +1119,7 @@ static void test_stack_slide(void **state) {
              "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
              cases[c].mu_ground, v0[0], v0[1]);
     LsimEventLog log = {0};
-    StackSamples *s = run_stack(json, &log);
+    StackSamples *s = run_stack(json, 1.0, &log);
     assert_true(fabs(s->t[0] - 0.01) < 1e-15 && fabs(s->t[99] - 1.0) < 1e-15);
     /* The ground's pair mu and its friction on the lower box: it holds the box while the
        top's friction is within mu_g (m1 + m2) g, else it slides against it. */
@@ -1224,7 +1194,7 @@ static void test_stack_stops_together(void **state) {
            "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
            v0[0], v0[1]);
   LsimEventLog log = {0};
-  StackSamples *s = run_stack(json, &log);
+  StackSamples *s = run_stack(json, 1.0, &log);
   /* The top's four corners stick together at t_s, the slab's four at t_e; nothing else. */
   int top = 0, slab = 0;
   for (int i = 0; i < log.count; ++i) {
@@ -1349,6 +1319,185 @@ static void test_edge_tip(void **state) {
   }
 }
 
+/* The heights of a cube's (half size a, q = position, quaternion) eight corners,
+ * sorted up. */
+static void cube_corner_heights(const double *q, double a, double z[8]) {
+  for (int c = 0; c < 8; ++c) {
+    const double p[3] = {c & 1 ? a : -a, c & 2 ? a : -a, c & 4 ? a : -a};
+    double r[3];
+    lsim_quat_rotate(r, q + 3, p);
+    z[c] = q[2] + r[2];
+  }
+  for (int i = 1; i < 8; ++i)
+    for (int j = i; j > 0 && z[j] < z[j - 1]; --j) {
+      const double t = z[j];
+      z[j] = z[j - 1], z[j - 1] = t;
+    }
+}
+
+/* Kinetic plus potential energy of a cube of mass m, half size a (I = 2/3 m a^2 about
+ * every axis through its centre) from its q (7) and v (6). */
+static double cube_energy(const double *q, const double *v, double m, double a) {
+  return 0.5 * m * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+         0.5 * (2.0 / 3.0) * m * a * a * (v[3] * v[3] + v[4] * v[4] + v[5] * v[5]) + m * G * q[2];
+}
+
+/* A box rocking to rest on an edge (scripts/event_stack_sweep.py's
+ * n2_g0.05_b0.3_a0.25_v5_o1: a 0.5 m cube thrown at (4.5, 1.5) m/s over a 1 m cube on the
+ * ground, box mu 0.3, ground mu 0.05, e = 0). It falls off and lands on an edge; its two
+ * corners there impact in turn (Housner's rocking block: each plastic impact about one
+ * corner lifts the other at about 0.2 of its approach speed) at shrinking intervals,
+ * 3.8e-3 s down to 3.3e-7 s (Zeno). The run used to stop after the last located one at
+ * 0.677782 s, the lifted corner's flight (2.6e-7 m/s, 4e-15 m high) below what an event
+ * locates, with the box sinking into the ground ("bodies 2-0 interpenetrate by 1.84e-05 m
+ * at t = 0.68"). Now a rebound below v_rest (4.4e-4 m/s: a hop under gravity lower than
+ * contact_tol, 1e-8 m) counts as rest, the box rests on the edge, tips onto its face
+ * (both far corners in one impact) and slides on.
+ * Second case, n2_g0_b0_a0.35_v3.5_o1 (frictionless, a 0.7 m cube at (3.15, 1.05) m/s):
+ * the second corner's impact at 0.647232 s drives the first, 1.18e-8 m up and lifted at
+ * rest by the first impact, down at 0.18 m/s; the pair's gap root, held at 0 by the
+ * second corner (left free at rest), never saw it close and the box sank (4.7e-4 m at
+ * 0.65 s). Now a contact an impact leaves free at about rest counts in its pair's root
+ * with its gap plus contact_tol, and the first corner's return is an impact.
+ * Checked over 1.2 s: the runs complete; no sample has a corner of the top box below the
+ * ground by more than 1e-9 m (measured 8.9e-11 m: the persistent rows' drift); from
+ * t_flat on the box lies on its face, its four lowest corners within 1e-9 m of the
+ * ground, the others 2a above it (measured 8e-14 m and 9e-11 m); the boxes' energy never
+ * rises between samples by more than 1e-8 J (friction and the plastic impacts take it
+ * away; what rises is CVODE's error on ~20 J at rtol 1e-12 and the Baumgarte term closing
+ * the gap, up to 1e-6 m, that a contact joining an impact leaves: measured 1.1e-14 J and
+ * 3.9e-10 J). */
+static void test_rocking_landing(void **state) {
+  (void)state;
+  const struct { double mu_ground, mu_box, a, vx, vy, t_flat; } cases[] = {
+      {0.05, 0.3, 0.25, 4.5, 1.5, 0.75},
+      {0.0, 0.0, 0.35, 3.15, 1.05, 1.0},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    const double a = cases[k].a;
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+             " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": %g}]},"
+             "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": %g}]},"
+             "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, %.17g], \"velocity\": [%.17g, %.17g, 0],"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [%g, %g, %g], \"mu\": %g}]}]}",
+             cases[k].mu_ground, cases[k].mu_box, 1.0 + a, cases[k].vx, cases[k].vy, a, a, a, cases[k].mu_box);
+    LsimEventLog log;
+    memset(&log, 0, sizeof log);
+    StackSamples *s = run_stack(json, 1.2, &log);
+    double e_prev = HUGE_VAL, deepest = 0.0;
+    for (int i = 0; i < s->n; ++i) {
+      double z[8];
+      cube_corner_heights(s->q[i][1], a, z);
+      deepest = fmin(deepest, z[0]);
+      const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, a);
+      if (e > e_prev + 1e-8) fail_msg("case %zu: t = %g: energy %.12g J rose by %.3g J", k, s->t[i], e, e - e_prev);
+      e_prev = e;
+      if (s->t[i] < cases[k].t_flat - 1e-9) continue;
+      if (fabs(z[0]) > 1e-9 || fabs(z[3]) > 1e-9 || fabs(z[4] - 2 * a) > 1e-9)
+        fail_msg("case %zu: t = %g: the top box is not on its face (corners at %.3g, %.3g, %.3g m)", k, s->t[i],
+                 z[0], z[3], z[4]);
+    }
+    if (deepest < -1e-9) fail_msg("case %zu: a corner of the top box went %.3g m into the ground", k, -deepest);
+    /* The landing's impacts of the top box on the ground: the rocking's, then the tip. */
+    int impacts = 0;
+    for (int i = 0; i < log.count; ++i)
+      impacts += log.events[i].kind == LSIM_EVENT_IMPACT && log.events[i].body[0] == 2;
+    if (impacts < 3) fail_msg("case %zu: %d impacts of the top box: no rocking", k, impacts);
+    free(s);
+    lsim_event_log_free(&log);
+  }
+}
+
+/* A 0.5 m cube (1 kg, mu 0.5, e = 0) dropped onto the ground tilted by 0.35 rad about an
+ * axis (eps, 1, 0): with eps = 0 it lands on an edge, both corners at once; with
+ * eps = 1e-7 one corner 3.5e-8 m (1.5e-8 s at 2.3 m/s) ahead of the other. Both rock to
+ * rest on the edge, tip onto a face and stop there. The near-equal landing is one impact
+ * LCP (a contact closing within 1e-6 s and 1e-6 m joins the impact), so it ends as the
+ * equal one does: impacted one after the other, the first corner's impulse turned the box
+ * about the vertical, and it came to rest turned by 0.115 rad. Checked: at 2 s every run
+ * rests on a face (four corners within 1e-9 m of the ground, speeds below 1e-9), its yaw
+ * that of eps = 0 to 1e-6 rad (the tilt's own share is 1e-7 rad), and the energy never
+ * rises between samples by more than 1e-9 J (CVODE's error on ~4 J at rtol 1e-12; measured
+ * 2.7e-14 J). */
+static void test_near_equal_landing(void **state) {
+  (void)state;
+  double yaw[2];
+  for (int k = 0; k < 2; ++k) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+             " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+             "  {\"name\": \"box\", \"mass\": 1, \"position\": [0, 0, 0.6], \"orientation\": {\"axis\": [%g, 1, 0], \"angle\": 0.35},"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
+             k ? 1e-7 : 0.0);
+    Run r;
+    run_ok(json, &r);
+    double e_prev = HUGE_VAL;
+    for (int i = 0; i < r.s.n; ++i) {
+      const double e = cube_energy(r.s.q + 7 * i, r.s.v + 6 * i, 1.0, 0.25);
+      if (e > e_prev + 1e-9) fail_msg("eps %d: t = %g: energy rose by %.3g J", k, r.s.t[i], e - e_prev);
+      e_prev = e;
+    }
+    const double *q = r.s.q + 7 * (r.s.n - 1), *v = r.s.v + 6 * (r.s.n - 1);
+    double z[8];
+    cube_corner_heights(q, 0.25, z);
+    if (fabs(z[0]) > 1e-9 || fabs(z[3]) > 1e-9 || fabs(z[4] - 0.5) > 1e-9)
+      fail_msg("eps %d: not on a face at 2 s (corners at %.3g, %.3g, %.3g m)", k, z[0], z[3], z[4]);
+    for (int d = 0; d < 6; ++d)
+      if (fabs(v[d]) > 1e-9) fail_msg("eps %d: not at rest at 2 s (v[%d] = %.3g)", k, d, v[d]);
+    yaw[k] = 2.0 * atan2(q[6], q[3]); /* flat on a face: a turn about z alone */
+    run_free(&r);
+  }
+  if (fabs(yaw[1] - yaw[0]) > 1e-6) fail_msg("yaw %.9g rad, %.9g with both corners at once", yaw[1], yaw[0]);
+}
+
+/* Two boxes at rest on the ground as one's slide stops (scripts/event_stack_sweep.py's
+ * n2_g0.3_b0.6_a0.25_v3.5_o0: a 0.5 m cube thrown at 3.5 m/s over a 1 m cube, box mu 0.6,
+ * ground mu 0.3, e = 0). The top box falls off, lands and slides on the ground until
+ * 1.112911 s, where the acceleration LCP of the eight corners at rest (48 variables, q_n
+ * = -9.81 on every normal, the direction rows 1e-40) broke down in Lemke, Charnes'
+ * perturbation q_i + 1e-10 max|q| 2^-(i mod 16) too. With a perturbation distinct for
+ * every variable it solves. Checked to 1.2 s: the run completes; at 1.2 s every velocity
+ * is below 1e-9 (m/s, rad/s: measured 1.3e-11, Baumgarte settling a 1e-12 m drift) and
+ * both boxes' four lowest corners are within 1e-9 m of the ground (measured 1e-12 m); the
+ * energy never rises between samples by more than 1e-8 J (as in test_rocking_landing;
+ * measured 6.6e-13 J). */
+static void test_slide_stops_beside_box(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.6}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [3.5, 0, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.6}]}]}";
+  LsimEventLog log;
+  memset(&log, 0, sizeof log);
+  StackSamples *s = run_stack(json, 1.2, &log);
+  double e_prev = HUGE_VAL;
+  for (int i = 0; i < s->n; ++i) {
+    const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, 0.25);
+    if (e > e_prev + 1e-8) fail_msg("t = %g: energy rose by %.3g J", s->t[i], e - e_prev);
+    e_prev = e;
+  }
+  const int last = s->n - 1;
+  for (int k = 0; k < 2; ++k) {
+    double z[8];
+    cube_corner_heights(s->q[last][k], k ? 0.25 : 0.5, z);
+    if (fabs(z[0]) > 1e-9 || fabs(z[3]) > 1e-9) fail_msg("box %d: corners at %.3g and %.3g m", k, z[0], z[3]);
+    for (int d = 0; d < 6; ++d)
+      if (fabs(s->v[last][k][d]) > 1e-9) fail_msg("box %d not at rest: v[%d] = %.3g", k, d, s->v[last][k][d]);
+  }
+  free(s);
+  lsim_event_log_free(&log);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -1361,7 +1510,9 @@ int main(void) {
       cmocka_unit_test(test_stack_slide), cmocka_unit_test(test_stack_stops_together),
       cmocka_unit_test(test_edge_tip), cmocka_unit_test(test_push_inside_circle),
       cmocka_unit_test(test_ball_slips_along_push), cmocka_unit_test(test_vanished_named),
-      cmocka_unit_test(test_held_slide), cmocka_unit_test(test_penetration_stops),
+      cmocka_unit_test(test_held_slide), cmocka_unit_test(test_rocking_landing),
+      cmocka_unit_test(test_near_equal_landing),
+      cmocka_unit_test(test_slide_stops_beside_box),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
