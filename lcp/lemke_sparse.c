@@ -31,7 +31,9 @@
  * where the contacts are coupled). Then
  *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
- *                              each step), then an UMFPACK solve with B_0^T.
+ *                              each step, so the vector is zero outside i and the pivot
+ *                              rows, and a dense eta's dot product runs over those alone),
+ *                              then an UMFPACK solve with B_0^T.
  * The ratio test needs c in full (one FTRAN per pivot). The lexicographic rule scans the
  * columns of B^{-1} once for all the tied rows (lex_min in lemke_driver.c): the column of a
  * basic w_k is a unit vector (no solve), any other one FTRAN of e_k (inv_column) shared by
@@ -41,14 +43,17 @@
  * costs none or a few FTRANs (steps 8-15: 10 607 BTRANs for 719 pivots -> 9 BTRANs and 6
  * FTRANs, the same pivots). The rounding bounds of the tie test (a BTRAN each) are
  * computed only when the cheap part of the test does not decide. B_0 is
- * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
+ * refactored every REFACTOR = 50 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
- * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
- * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
- * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
- * for no clear gain in time (median 114 against 111 ms CPU). The path is sensitive to
- * rounding at degenerate vertices.
+ * 50 rather than 100: on falling pile_1000 (n 9000-14 000, nnz(L + U) about 10 n, every
+ * eta dense) FTRAN's etas outweigh the factorization; 50 took the same pivots on steps
+ * 0-27 and on pile_100's steps 61-75 and the whole process 17-18 s CPU against 28-30 s
+ * (docs/solvers.md). Refactoring still more often was measured and dropped: every 25
+ * pivots, or once the etas pass nnz(L + U), lost 2 of the 114 steps of pile_10 that
+ * dense Lemke solves; once they pass 3 nnz(L + U), one settled pile_100 step of 59 (a
+ * cold run to the pivot limit), for no clear gain in time (median 114 against 111 ms
+ * CPU). The path is sensitive to rounding at degenerate vertices.
  *
  * WARM START
  * As lemke.c's, plus a repair: a guessed basis that UMFPACK finds singular (redundant
@@ -79,7 +84,7 @@
 #include "lemke_driver.h"
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
-#define REFACTOR 100    /* pivots between refactorizations (eta file length) */
+#define REFACTOR 50     /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
 _Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
