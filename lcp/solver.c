@@ -1074,38 +1074,6 @@ const unsigned char *lsim_solver_last_basis(const LsimSolver *s, int *n) {
   return s->final_basis;
 }
 
-/* A success that verify_units refused is a failure decided after the chain: the chain's
- * measure, the natural residual, had taken it, so its energy guard never judged it, and
- * the step integrated it. A disk pinned 1e-5 m off its centre into the floor (friction
- * 0.5, h = 0.01 s): Lemke's "solutions" of the nearly infeasible contact row, refused in
- * w's units (breakdown), took the kinetic energy from 3.5e-12 J to 2.0e-4 J in one step,
- * energy_guard 0 (tests/e2e/energy_guard.sh). So the guard judges the refused result and
- * the start point as it judges the chain's candidates (solver.h, ENERGY GUARD), on a
- * single-island problem within the chain's size; the status stays the failure. */
-static int guard_unit_refusal(LsimSolver *s, const LsimFactoredLcp *f, double *z, int status,
-                              LsimSolveStats *st) {
-  const int n = f->n;
-  if (!s->judge || !chain_applies(s, status, n) || s->fb_start_cap < n || reserve_chain(s, n))
-    return status;
-  if (!s->dense_valid) {
-    if (reserve_factored(s, n, f->m, f->J_ptr[n], 1)) return status;
-    s->dense.n = n;
-    if (lsim_factored_to_dense(f, &s->dense, s->jt_ptr, s->jt_idx, s->jt_val)) return status;
-    s->dense_valid = 1;
-  }
-  s->fb_vars = NULL;
-  s->fb_ncand = 0;
-  chain_keep(s, n, z, chain_residual(s, &s->dense, z), st->source);
-  chain_keep(s, n, s->fb_start, chain_residual(s, &s->dense, s->fb_start), LSIM_SOURCE_START);
-  memcpy(s->fb_best, z, (size_t)n * sizeof(double));
-  st->source = chain_guard(s, &s->dense, st->source, st);
-  if (memcmp(z, s->fb_best, (size_t)n * sizeof(double))) {
-    memcpy(z, s->fb_best, (size_t)n * sizeof(double));
-    lsim_factored_residual(f, z, s->u, s->w, &st->residual);
-  }
-  return status;
-}
-
 static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
                           LsimSolveStats *stats) {
   LsimSolveStats st;
@@ -1209,7 +1177,6 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   if (status == LSIM_SOLVED && n > 0 && ready && !invalid_pgs) {
     lsim_factored_w(f, z, s->u, s->w);
     status = verify_units(s, status, NULL, f, z, s->w);
-    if (status != LSIM_SOLVED && islands == 1) status = guard_unit_refusal(s, f, z, status, &st);
   }
   /* A final basis only for a sparse Lemke run that solved by itself. */
   if (chained || status != LSIM_SOLVED || st.first_status != LSIM_SOLVED)
