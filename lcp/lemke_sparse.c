@@ -31,7 +31,9 @@
  * where the contacts are coupled). Then
  *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
- *                              each step), then an UMFPACK solve with B_0^T.
+ *                              each step, so the vector is zero outside i and the pivot
+ *                              rows, and a dense eta's dot product runs over those alone),
+ *                              then an UMFPACK solve with B_0^T.
  * The ratio test needs c in full (one FTRAN per pivot). The lexicographic rule scans the
  * columns of B^{-1} once for all the tied rows (lex_min in lemke_driver.c): the column of a
  * basic w_k is a unit vector (no solve), any other one FTRAN of e_k (inv_column) shared by
@@ -45,8 +47,9 @@
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
  * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
- * every eta dense: whole process 37 against 59 s CPU on steps 0-29, same pivots) but
- * made settled pile_100 10-15 % slower (its L + U is 19 n): kept at 100 (docs/solvers.md).
+ * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
+ * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
+ * (docs/solvers.md).
  * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
  * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
  * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
