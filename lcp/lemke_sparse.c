@@ -31,7 +31,9 @@
  * where the contacts are coupled). Then
  *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
- *                              each step), then an UMFPACK solve with B_0^T.
+ *                              each step, so the vector is zero outside i and the pivot
+ *                              rows, and a dense eta's dot product runs over those alone),
+ *                              then an UMFPACK solve with B_0^T.
  * The ratio test needs c in full (one FTRAN per pivot). The lexicographic rule scans the
  * columns of B^{-1} once for all the tied rows (lex_min in lemke_driver.c): the column of a
  * basic w_k is a unit vector (no solve), any other one FTRAN of e_k (inv_column) shared by
@@ -44,6 +46,10 @@
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
+ * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
+ * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
+ * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
+ * (docs/solvers.md).
  * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
  * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
  * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
@@ -116,6 +122,8 @@ struct LsimLemkeSparse {
   /* Vectors. */
   double *rhs, *u, *icol; /* icol [cap]: a column of B^{-1} (inv_column) */
   int *qperm;
+  int *vpos;          /* [cap]: BTRAN's nonzero positions, ascending */
+  unsigned char *vin; /* [cap]: 1 at the positions in vpos (0 between solves) */
   int factorizations, row_solves, col_solves;
 };
 
@@ -153,7 +161,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
   free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
-  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm);
+  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm), free(ws->vpos), free(ws->vin);
   free(ws);
 }
 
@@ -193,12 +201,15 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->Ap, un + 1, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
-      lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)))
+      lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->vpos, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->vin, un, 1))
     return LSIM_OUT_OF_MEMORY;
   for (int k = 0; k < NCACHE; ++k)
     if (lsim_lemke_grow((void **)&ws->rowc[k], un, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   memset(ws->acc, 0, un * sizeof(double));
   memset(ws->mark, 0, un * sizeof(int));
+  memset(ws->vin, 0, un);
   ws->mstamp = 0;
   ws->cap = n;
   return 0;
@@ -300,19 +311,20 @@ static int ftran(LsimLemkeSparse *ws, double *out) {
   return 0;
 }
 
-/* x . y over n entries in four interleaved partial sums (a single running sum waits on
- * each addition's latency; this is the inner loop of BTRAN's dense etas). */
-static double dot4(const double *restrict x, const double *restrict y, int n) {
-  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-  int k = 0;
-  for (; k + 4 <= n; k += 4) {
-    s0 += x[k] * y[k];
-    s1 += x[k + 1] * y[k + 1];
-    s2 += x[k + 2] * y[k + 2];
-    s3 += x[k + 3] * y[k + 3];
+/* x . y over n entries when x is zero outside pos[0..np) (ascending), in four interleaved
+ * partial sums (term k to sum k mod 4, the tail past the last multiple of 4 to sum 0; one
+ * running sum waits on each addition's latency). The value is the same, bit for bit, as
+ * that sum over all n entries, which BTRAN's dense etas took before (the terms left out
+ * are zeros): the pivots did not change. */
+static double dot_sparse4(const double *restrict x, const double *restrict y,
+                          const int *restrict pos, int np, int n) {
+  double s[4] = {0.0, 0.0, 0.0, 0.0};
+  const int n4 = n & ~3;
+  for (int k = 0; k < np; ++k) {
+    const int p = pos[k];
+    s[p < n4 ? p & 3 : 0] += x[p] * y[p];
   }
-  for (; k < n; ++k) s0 += x[k] * y[k];
-  return (s0 + s1) + (s2 + s3);
+  return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
 /* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
@@ -329,20 +341,32 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   double *v = ws->rhs;
   memset(v, 0, (size_t)n * sizeof(double));
   v[i] = 1.0;
-  /* v^T = e_i^T E_k^{-1} ... E_1^{-1}: E_t^{-1} changes component r_t only. */
+  /* v^T = e_i^T E_k^{-1} ... E_1^{-1}: E_t^{-1} changes component r_t only, so v is
+   * nonzero only at i and the pivot rows met so far (vpos, ascending, at most neta + 1).
+   * A dense eta's dot product runs over those positions alone (dot_sparse4). */
+  int nv = 1;
+  ws->vpos[0] = i;
+  ws->vin[i] = 1;
   for (int t = ws->neta - 1; t >= 0; --t) {
     const int r = ws->eta_r[t];
     const double *restrict e = ws->eta_val + ws->eta_ptr[t];
     double s = v[r];
     if (ws->eta_dense[t]) {
-      s -= dot4(v, e, n); /* e[r] = 0 */
+      s -= dot_sparse4(v, e, ws->vpos, nv, n); /* e[r] = 0 */
     } else {
       const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
       const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
       for (int k = 0; k < len; ++k) s -= v[idx[k]] * e[k];
     }
     v[r] = s / ws->eta_piv[t];
+    if (!ws->vin[r]) { /* insert r into the ascending list */
+      int k = nv++;
+      for (; k > 0 && ws->vpos[k - 1] > r; --k) ws->vpos[k] = ws->vpos[k - 1];
+      ws->vpos[k] = r;
+      ws->vin[r] = 1;
+    }
   }
+  for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
   const int slot = ws->rownext;
   ws->rownext = (ws->rownext + 1) % NCACHE;
   double *row = ws->rowc[slot];
