@@ -1,6 +1,7 @@
 /* quality.c: solver-independent quality measures and problem hashes (quality.h). */
 #include "quality.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -218,4 +219,35 @@ uint64_t lsim_factored_hash(const LsimFactoredLcp *f) {
     h = fnv_u64(h, (uint64_t)(uint32_t)b->uniform, 4);
   }
   return h;
+}
+
+double lsim_lcp_residual_floor(const LsimLcp *lcp, const double *z) {
+  const int n = lcp->n;
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double r = fabs(lcp->q[i]);
+    for (int j = 0; j < n; ++j) r += fabs(lcp->M[i + (size_t)j * n]) * fabs(z[j]);
+    if (!(r <= DBL_MAX)) return INFINITY; /* NaN or inf */
+    worst = fmax(worst, r);
+  }
+  return LSIM_FLOOR_K * DBL_EPSILON * worst;
+}
+
+double lsim_factored_residual_floor(const LsimFactoredLcp *f, const double *z, double *u) {
+  const int n = f->n;
+  /* u = |B| |z|, column by column. */
+  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
+  for (int j = 0; j < n; ++j)
+    for (int k = f->B_ptr[j]; k < f->B_ptr[j + 1]; ++k) u[f->B_idx[k]] += fabs(f->B_val[k] * z[j]);
+  /* |J| u + |C| |z| + |q|, row by row. */
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double r = fabs(f->q[i]);
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) r += fabs(f->J_val[k]) * u[f->J_idx[k]];
+    if (f->C_ptr)
+      for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k) r += fabs(f->C_val[k] * z[f->C_idx[k]]);
+    if (!(r <= DBL_MAX)) return INFINITY;
+    worst = fmax(worst, r);
+  }
+  return LSIM_FLOOR_K * DBL_EPSILON * worst;
 }

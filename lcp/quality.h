@@ -76,6 +76,21 @@ double lsim_lcp_unit_residual(const LsimLcp *lcp, const double *z, const double 
  * 7e4 to 2e10 times, on a cube of 1e-10 kg solved by Lemke 3e9 times. */
 #define LSIM_UNIT_MARGIN 1e3
 
+/* The rounding floor of the natural residual: LSIM_FLOOR_K * DBL_EPSILON * max_i
+ * (sum_j |M_ij| |z_j| + |q_i|), the size below which |min(z_i, w_i)| of w = M z + q
+ * computed in double cannot be told from zero: w_i's evaluation alone errs by up to
+ * gamma_k (|M| |z| + |q|)_i for k terms (Higham, Accuracy and Stability, 3.1), and z's
+ * own rounding (eps / 2 relative) moves w_i by as much again. A result whose natural
+ * residual is within it is as exact as double precision allows (a 1e6 kg cube on a 1 kg
+ * slab: the slab's rows sum the cube's impulses of 4.9e4 N s, so every exact result
+ * misses a target tol max|q| = 9.8e-12). z [n]; a non-finite entry gives +inf. Cost
+ * O(n^2). */
+double lsim_lcp_residual_floor(const LsimLcp *lcp, const double *z);
+
+/* The acceptance's factor K of the floor: see lsim_lcp_residual_floor and docs/solvers.md,
+ * "The common residual" (measured margins there). */
+#define LSIM_FLOOR_K 16.0
+
 /* ---- the same on the factored form (factored.h: M = J B + C), never forming M ---- */
 
 /* 1e-8 * max_i |q_i| (1e-8 when q = 0): lsim_quality_slide_tol of the same problem. */
@@ -95,6 +110,11 @@ void lsim_factored_quality(const LsimFactoredLcp *f, const double *z, double *wo
  * nnz(C)). */
 double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, const double *w,
                                    const unsigned char *plain, double *d, double *u);
+
+/* lsim_lcp_residual_floor on the factored problem, with |M| |z| bounded by |J| (|B| |z|)
+ * + |C| |z| (entrywise |J B| <= |J| |B|; this is also the rounding bound of w computed as
+ * J (B z) + C z + q, as lsim_factored_w does). u [m] scratch. Cost O(n + nnz). */
+double lsim_factored_residual_floor(const LsimFactoredLcp *f, const double *z, double *u);
 
 /* 64-bit FNV-1a over the factored problem, every field in a fixed order and byte layout
  * (int32 / float64, little endian): the tag "LSIMFACT", n, m; J (row pointers [n + 1],

@@ -98,7 +98,11 @@ typedef struct LsimSolveStats {
  * Every candidate, the chosen solver's result and the starting point (the warm-start guess
  * or zeros) is judged by its natural residual on the original problem; the smallest wins
  * ("start" when none beat the starting point). The status is LSIM_SOLVED when the winner
- * meets the tolerance, else the chosen solver's failure; stats.first_status keeps the
+ * meets the tolerance, or when its natural residual is within the rounding floor of the
+ * residual itself, LSIM_FLOOR_K eps max_i (|M| |z| + |q|)_i (quality.h,
+ * lsim_lcp_residual_floor: a result as exact as double precision allows, where that floor
+ * exceeds tol * max|q|; the final verdict only, the stages stop on the tolerance), else
+ * the chosen solver's failure; stats.first_status keeps the
  * chosen solver's status, stats.source names the winner (with islands: the latest stage
  * any island needed, in the order below). Measured on the failed steps of four 10-domino
  * runs (docs/solvers.md, "Failure policy").

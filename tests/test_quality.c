@@ -2,6 +2,7 @@
  * exact solutions and positive on perturbed ones; problem hashes are FNV-1a of the bytes.
  * The factored variants (M = J B + C, never formed) give the dense measures to 1e-12 on
  * the time step's own problems, and the factored hash covers every field. */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -235,6 +236,23 @@ static void test_factored_slide(void **state) {
   assert_true(isinf(q.signorini) && isinf(q.cone) && isinf(q.dissipation));
 }
 
+/* The residual's rounding floor, 16 eps max_i (|M| |z| + |q|)_i: at the sliding
+ * contact's solution the rows give 2, 4, 4 and 1 (every term exact in binary), so the
+ * floor is 64 eps exactly, the same on the factored form (|J| |B| |z| + |C| |z| + |q|
+ * gives the same rows: no entry of J B sums terms of opposite signs there); a NaN in z
+ * gives +inf, never a floor that would accept it. */
+static void test_residual_floor(void **state) {
+  (void)state;
+  LsimLcp l = slide_lcp();
+  LsimFactoredLcp f = slide_factored();
+  double u[2];
+  assert_true(lsim_lcp_residual_floor(&l, slide_z) == 64.0 * DBL_EPSILON);
+  assert_true(lsim_factored_residual_floor(&f, slide_z, u) == 64.0 * DBL_EPSILON);
+  const double bad[4] = {1, NAN, 0.5, 1.5};
+  assert_true(isinf(lsim_lcp_residual_floor(&l, bad)));
+  assert_true(isinf(lsim_factored_residual_floor(&f, bad, u)));
+}
+
 /* The time step's own problems (3-D boxes and a pile of spheres with 4-direction cones, a
  * 1-D brick with its zero-diagonal cone row): factored and dense measures agree to 1e-12
  * at the step's solution, at a perturbed one and at z = 0, every step with contacts. */
@@ -345,6 +363,7 @@ int main(void) {
       cmocka_unit_test(test_distance),
       cmocka_unit_test(test_hash),
       cmocka_unit_test(test_factored_slide),
+      cmocka_unit_test(test_residual_floor),
       cmocka_unit_test(test_factored_equals_dense),
       cmocka_unit_test(test_factored_hash),
   };

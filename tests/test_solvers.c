@@ -731,11 +731,49 @@ static void test_light_cube_dense_in_unit(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* A 1e6 kg cube (0.4 m) at rest on a 1 kg slab (2 m x 2 m x 0.1 m) on the ground, mu 0.5,
+ * h = 0.01 s, 100 steps, Lemke at tol 1e-10 (tests/data/cube_heavy_on_slab_3d.json). The
+ * slab's rows sum the cube's impulses of about 2.5e4 N s each, whose rounding alone
+ * exceeds the target tol max|q| = 9.8e-12: before the acceptance counted the residual's
+ * own rounding floor (quality.h, lsim_lcp_residual_floor) every step failed (breakdown)
+ * at natural residuals of 3.5e-11 .. 1.3e-10 with the state right. Now every step is
+ * solved and the state is at rest: the cube's speed below 1e-9 m/s and no penetration
+ * beyond 1e-9 m. Both bounds: a step accepted within the floor leaves its contact rows'
+ * velocities off by at most the residual reached (measured up to 1.3e-10 m/s, 5.8 eps
+ * max_i (|M| |z| + |q|)_i), and the cube's speed, its corners' normal velocities
+ * combined, was measured up to 7.6e-10 m/s; 1e-9 m of penetration is 100 steps of h
+ * times such velocities (measured 1.4e-12 m between cube and slab, 1.1e-11 m slab in
+ * ground). A wrong answer would be far off: the weight's impulse per step moves the cube
+ * by g h = 0.098 m/s if the contact does not hold it. */
+static void test_heavy_on_light_at_floor(void **state) {
+  (void)state;
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "tests/data/cube_heavy_on_slab_3d.json", "lemke", 1e-10), 0);
+  const LsimBody *slab = &sc.model.bodies[1], *cube = &sc.model.bodies[2];
+  int solved = 0;
+  double speed = 0.0, pen = 0.0;
+  for (int k = 1; k <= 100; ++k) {
+    LsimStepStats ss;
+    solved += lsim_step(sc.stepper, &sc.model, &sc.st, &ss) == LSIM_SOLVED;
+    const double *v = sc.st.v + cube->v_offset;
+    const double zs = sc.st.q[slab->q_offset + 2], zc = sc.st.q[cube->q_offset + 2];
+    speed = fmax(speed, sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]));
+    pen = fmax(pen, fmax(0.05 - zs, (zs + 0.05) - (zc - 0.2)));
+  }
+  print_message("1e6 kg cube on a 1 kg slab, lemke: %d of 100 steps solved, max cube speed %.2e m/s, "
+                "max penetration %.2e m\n", solved, speed, pen);
+  assert_int_equal(solved, 100);
+  assert_true(speed < 1e-9);
+  assert_true(pen < 1e-9);
+  scene_stepper_close(&sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_light_cube_no_wrong_solved_step),
       cmocka_unit_test(test_light_cube_solved_in_unit),
       cmocka_unit_test(test_light_cube_dense_in_unit),
+      cmocka_unit_test(test_heavy_on_light_at_floor),
       cmocka_unit_test(test_negative_parts_positive_zero),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
