@@ -108,6 +108,9 @@ typedef struct {
   int cut;
   long long rows, events;
   long long left; /* rows of /step or /time past the mark, left out */
+  /* A killed run's /resume slot of another step than its last whole row's (one flush
+     older, or of the flush the kill cut short: it may not read), left out; "" none. */
+  char stale[32];
 } Walk;
 
 /* The rows of a run file's series at path that its last whole flush, /flushed_rows = w
@@ -247,7 +250,29 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   if (!strncmp(name, "lcp/", 4)) return 0; /* dumped LCPs: large, not drawn */
   char path[1024];
   snprintf(path, sizeof path, "/%s", name);
+  if (w->stale[0] && !strncmp(path, w->stale, strlen(w->stale))) return 0;
   return put_dataset(w, obj, path) ? -1 : 0;
+}
+
+/* Element row of the 1-D dataset at name (row -1: a scalar's value) into *v. 0 or -1. */
+static int read_element(hid_t file, const char *name, long long row, long long *v) {
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space(d) : -1, mem = H5Screate_simple(1, (hsize_t[]){1}, NULL);
+  hsize_t n = 0;
+  int ok = space >= 0 && mem >= 0;
+  if (ok && row >= 0)
+    ok = H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, &n, NULL) == 1 &&
+         n > (hsize_t)row &&
+         H5Sselect_hyperslab(space, H5S_SELECT_SET, (hsize_t[]){(hsize_t)row}, NULL,
+                             (hsize_t[]){1}, NULL) >= 0;
+  else if (ok)
+    ok = H5Sget_simple_extent_ndims(space) == 0;
+  ok = ok && H5Dread(d, H5T_NATIVE_LLONG, row >= 0 ? mem : H5S_ALL, row >= 0 ? space : H5S_ALL,
+                     H5P_DEFAULT, v) >= 0;
+  if (mem >= 0) H5Sclose(mem);
+  if (space >= 0) H5Sclose(space);
+  if (d >= 0) H5Dclose(d);
+  return ok ? 0 : -1;
 }
 
 /* A killed time-stepping run's file (no /file_kind): its mark, /flushed_rows = w >= 1
@@ -276,6 +301,21 @@ static void run_marks(hid_t file, Walk *w) {
   if (d >= 0) H5Dclose(d);
   if (k < 0) return;
   w->cut = 3, w->rows = v, w->events = k;
+  /* The step of the last whole row (/step[w - 1] with a record stride, else w - 1) and
+     the /resume slot that holds it: the other slot is left out. */
+  long long last = v - 1;
+  if (H5Lexists(file, "step", H5P_DEFAULT) > 0 && read_element(file, "step", v - 1, &last) < 0)
+    last = -1;
+  int keep = -1;
+  for (int s = 0; s < 2 && last >= 0; ++s) {
+    char name[32];
+    long long step = -1;
+    snprintf(name, sizeof name, "resume/slot%d/step", s);
+    if (H5Lexists(file, "resume", H5P_DEFAULT) > 0 && H5Lexists(file, name, H5P_DEFAULT) > 0 &&
+        read_element(file, name, -1, &step) == 0 && step == last)
+      keep = s;
+  }
+  if (keep >= 0) snprintf(w->stale, sizeof w->stale, "/resume/slot%d/", 1 - keep);
 }
 
 /* The marks of a killed writer's file (no /summary): a comparison's, a hybrid-model run's
@@ -404,7 +444,7 @@ int lsim_cli_view(int argc, char **argv) {
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
   fputs("}</script>", out);
-  Walk w = {out, 0, "", 0, 0, 0, 0};
+  Walk w = {out, 0, "", 0, 0, 0, 0, ""};
   flushed_marks(file, &w);
   /* (the objects' basic information only: all of it reads every object header's
      messages, which a kill inside a flush can leave failing their checksum) */

@@ -123,6 +123,11 @@ struct LsimRecord {
   hid_t res[2 * R_COUNT]; /* slot 0's, then slot 1's */
   int mem_slot;        /* the slot the next flush writes (0 or 1) */
   hid_t flushed_rows;  /* /flushed_rows (mark_flushed), < 0 until made */
+  /* lsim_record_lcp_problems: the problems of the run's LCP dump (/lcp), written to
+     /flushed_lcp_problems with each /flushed_rows; dumps_lcp 0: no dump, no mark. */
+  int dumps_lcp;
+  int64_t lcp_problems;
+  hid_t flushed_lcp;   /* /flushed_lcp_problems, < 0 until made */
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
   /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
@@ -383,6 +388,10 @@ void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user) {
   if (r) r->trim_more = reopen, r->trim_more_user = user;
 }
 
+void lsim_record_lcp_problems(LsimRecord *r, int64_t count) {
+  if (r) r->dumps_lcp = 1, r->lcp_problems = count;
+}
+
 /* After a flush: is there room for the next one and the close? A write that fails on a
  * full disk leaves a file HDF5 cannot read ("wrong B-tree signature": a flush cut short),
  * and the run lost every step. The next flush may take a new chunk of every series, the
@@ -437,6 +446,20 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
   if (!ok) fail_write(r, name);
 }
 
+/* A mark of whole flushes (/flushed_rows, /flushed_lcp_problems): a scalar int64 holding
+ * 0 until mark_flushed writes it. Its id, or < 0 (the record failed). */
+static hid_t make_mark(LsimRecord *r, const char *name) {
+  const int64_t none = 0;
+  hid_t d = -1, space = H5Screate(H5S_SCALAR), lcpl = make_lcpl();
+  if (space >= 0 && lcpl >= 0)
+    d = H5Dcreate2(r->file, name, H5T_STD_I64LE, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &none) < 0)
+    fail_write(r, name);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (space >= 0) H5Sclose(space);
+  return d;
+}
+
 /* The stepper's memory as of the last step recorded, into /resume: written only when the
  * state is that step's (a run that stopped at a step it does not record keeps the memory
  * of the last flush before). Two slots, /resume/slot0 and /resume/slot1, written in turn: a
@@ -481,19 +504,10 @@ static int write_memory(LsimRecord *r) {
     put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
   }
   r->mem_slot ^= 1;
-  /* The mark of whole flushes, made with the first slot (0: none yet; mark_flushed). */
-  if (r->status == 0 && r->flushed_rows < 0) {
-    const int64_t none = 0;
-    hid_t space = H5Screate(H5S_SCALAR), lcpl = make_lcpl();
-    if (space >= 0 && lcpl >= 0)
-      r->flushed_rows = H5Dcreate2(r->file, "/flushed_rows", H5T_STD_I64LE, space, lcpl,
-                                   H5P_DEFAULT, H5P_DEFAULT);
-    if (r->flushed_rows < 0 ||
-        H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &none) < 0)
-      fail_write(r, "/flushed_rows");
-    if (lcpl >= 0) H5Pclose(lcpl);
-    if (space >= 0) H5Sclose(space);
-  }
+  /* The marks of whole flushes, made with the first slot (0: none yet; mark_flushed). */
+  if (r->status == 0 && r->flushed_rows < 0) r->flushed_rows = make_mark(r, "/flushed_rows");
+  if (r->status == 0 && r->dumps_lcp && r->flushed_lcp < 0)
+    r->flushed_lcp = make_mark(r, "/flushed_lcp_problems");
   return r->status == 0;
 }
 
@@ -508,6 +522,15 @@ static int write_memory(LsimRecord *r) {
 static void mark_flushed(LsimRecord *r) {
   const int64_t rows = (int64_t)r->s[S_TIME].written;
   if (r->status < 0 || r->flushed_rows < 0) return;
+  /* The dump's problems appended so far went to the file with the same H5Fflush; their
+     mark is flushed first, so that it never lags /flushed_rows (H5Fflush writes in the
+     order of addresses, /flushed_rows first). */
+  if (r->flushed_lcp >= 0 &&
+      (H5Dwrite(r->flushed_lcp, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &r->lcp_problems) < 0 ||
+       H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)) {
+    fail_write(r, "/flushed_lcp_problems");
+    return;
+  }
   if (H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &rows) < 0) {
     fail_write(r, "/flushed_rows");
     return;
@@ -627,6 +650,7 @@ static void destroy(LsimRecord *r) {
   for (int k = 0; k < 2 * R_COUNT; ++k)
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
+  if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
   lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
@@ -646,7 +670,8 @@ static void discard(LsimRecord *r) {
     r->res[k] = -1;
   }
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
-  r->flushed_rows = -1;
+  if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
+  r->flushed_rows = r->flushed_lcp = -1;
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
   lsim_outfile_discard(&r->out);
@@ -867,7 +892,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     for (int k = 0; k < 2 * R_COUNT; ++k) r->res[k] = -1;
-    r->flushed_rows = -1;
+    r->flushed_rows = r->flushed_lcp = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -1255,7 +1280,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     r->res[k] = -1;
   }
   if (r->flushed_rows >= 0 && H5Dclose(r->flushed_rows) < 0) fail_write(r, "/flushed_rows");
-  r->flushed_rows = -1;
+  if (r->flushed_lcp >= 0 && H5Dclose(r->flushed_lcp) < 0) fail_write(r, "/flushed_lcp_problems");
+  r->flushed_rows = r->flushed_lcp = -1;
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
   /* Put in place: rename over a regular file (atomic), or write through to a device. */

@@ -41,6 +41,8 @@ def cut_copy(src, dst):
                         copy(obj, path + "/")
                     else:
                         rows = cut(path)
+                        if rows == -1:  # (a run's stale /resume slot: left out)
+                            continue
                         whole = rows is None or not obj.shape or obj.shape[0] <= rows
                         out = g.create_dataset(path, data=obj[()] if whole else obj[:rows],
                                                dtype=obj.dtype)

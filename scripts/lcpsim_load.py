@@ -448,15 +448,48 @@ def _value(ds, rows=None):
 
 def _group(g, cls=Group, cut=None, prefix=""):
     """g's datasets and groups; cut(path) the rows to read of the dataset at path (None:
-    all)."""
+    all; -1: the dataset left out)."""
     out = cls()
     for name, obj in g.items():
         if isinstance(obj, h5py.Group):
             out[name] = _group(obj, Contacts if name == "contacts" else Group, cut,
                                prefix + name + "/")
         else:
-            out[name] = _value(obj, cut(prefix + name) if cut else None)
+            rows = cut(prefix + name) if cut else None
+            if rows is None or rows >= 0:  # (-1: left out)
+                out[name] = _value(obj, rows)
     return out
+
+
+# The dump's index (a row per problem) and its offsets (a row more), and which offset
+# bounds each data array (scene/lcpdump.c).
+_LCP_INDEX = ("step", "series", "n", "ncones", "hash", "dense", "m", "factored_hash")
+_LCP_DATA = {"m_offset": ("M",), "offset": ("q", "warm", "z"),
+             "cone_offset": ("cone_normal", "cone_first_dir", "cone_ndir", "cone_lambda",
+                             "cone_mu", "cone_fixed_normal", "cone_uniform"),
+             "ptr_offset": ("J_ptr", "B_ptr", "C_ptr"), "J_offset": ("J_idx", "J_val"),
+             "B_offset": ("B_idx", "B_val"), "C_offset": ("C_idx", "C_val")}
+
+
+def _lcp_cut(f):
+    """The dumped LCPs (/lcp, --dump-lcp) of a killed run's or comparison's file (no
+    /summary) up to its mark /flushed_lcp_problems = n, the problems of its last whole
+    flush: n rows of the index, n + 1 of the offsets, and of each data array the rows its
+    offset gives at n. Returns ({name in /lcp: rows to read}, problems past the mark);
+    ({}, 0) for a whole file, or one without a dump or without the mark (files written
+    before it: read whole)."""
+    if "summary" in f or "lcp" not in f or "flushed_lcp_problems" not in f:
+        return {}, 0
+    n = int(f["flushed_lcp_problems"][()])
+    lcp = {}
+    for name in _LCP_INDEX:
+        lcp[name] = n
+    for off, data in _LCP_DATA.items():
+        lcp[off] = n + 1
+        end = int(f["lcp/" + off][n]) if off in f["lcp"] and f["lcp/" + off].shape[0] > n else 0
+        for name in data:
+            lcp[name] = end
+    return lcp, max(0, f["lcp/step"].shape[0] - n) if "step" in f["lcp"] else 0
 
 
 def _hybrid_cut(f):
@@ -572,8 +605,10 @@ def _run_cut(f):
     per state, w - 1 of those with a row per step, w + 1 of /contacts/offset and
     /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
     short: they may read as 0, or not at all, and are not read. (None, ""): not such a
-    file, or w < 1 (killed before its first flush: taken as it is). Returns (cut, note) as
-    _hybrid_cut does."""
+    file, or w < 1 (killed before its first flush: taken as it is). The dumped LCPs (/lcp)
+    up to /flushed_lcp_problems (_lcp_cut); of the two /resume slots the one of the last
+    whole row's step alone (cut -1: the other slot's datasets left out). Returns (cut,
+    note) as _hybrid_cut does."""
     if ("file_kind" in f or "summary" in f or "flushed_rows" not in f or "time" not in f
             or "contacts/offset" not in f):
         return None, ""
@@ -582,19 +617,36 @@ def _run_cut(f):
     if w < 1 or off.ndim != 1 or off.shape[0] <= w:
         return None, ""
     k = int(off[w])
+    lcp, lcp_past = _lcp_cut(f)
+    # The /resume slot of the last whole row's step: the other is one flush older, or of
+    # the flush the kill cut short (its datasets may not read at all): left out.
+    last = int(f["step"][w - 1]) if "step" in f and f["step"].shape[0] >= w else w - 1
+    keep = None
+    for s in (0, 1):
+        try:
+            if int(f["resume/slot%d/step" % s][()]) == last:
+                keep = "resume/slot%d/" % s
+        except (KeyError, OSError, ValueError, TypeError):
+            pass
 
     def cut(p):
+        if keep and p.startswith("resume/slot") and not p.startswith(keep):
+            return -1
         if p == "contacts/offset":
             return w + 1
         if p.startswith("contacts/"):
             return k
+        if p.startswith("lcp/"):
+            return lcp.get(p[4:])
         kind = _row_kind(p)
         return w if kind == "state" else w - 1 if kind == "step" else None
-    past = f["time"].shape[0] - w if f["time"].shape else 0
+    past = ["%d rows of /time" % (f["time"].shape[0] - w)] if f["time"].shape and f["time"].shape[0] > w else []
+    if lcp_past:
+        past.append("%d dumped LCPs (/flushed_lcp_problems %d)" % (lcp_past, lcp["step"]))
     note = ""
-    if past > 0:
-        note = ("read up to its last whole flush (/flushed_rows %d states): %d rows of /time "
-                "past it, of a flush the kill cut short, left out" % (w, past))
+    if past:
+        note = ("read up to its last whole flush (/flushed_rows %d states): %s past it, of a "
+                "flush the kill cut short, left out" % (w, " and ".join(past)))
     return cut, note
 
 
