@@ -111,26 +111,55 @@ typedef struct {
   /* A killed run's /resume slot of another step than its last whole row's (one flush
      older, or of the flush the kill cut short: it may not read), left out; "" none. */
   char stale[32];
+  int row_kinds; /* a run file whose series say their row kind (format_version 3 on) */
 } Walk;
 
-/* The rows of a run file's series at path that its last whole flush, /flushed_rows = w
- * states, left: w of a row per state (/time, /q, /v, /step, /energy/..., /tethers/length,
- * /joints/error, /joints/velocity_error), w - 1 of a row per step (/solver/...,
- * /tethers/impulse, /tethers/taut, /joints/impulse), w + 1 of /contacts/offset, and
- * /contacts/offset[w] contact rows (scripts/lcpsim_load.py, _run_cut); -1: every row (a
- * dataset of another kind). */
-static long long run_rows_kept(const Walk *w, const char *path) {
-  static const char *state[] = {"/time", "/q", "/v", "/step", "/tethers/length", "/joints/error",
-                                "/joints/velocity_error"};
-  static const char *step[] = {"/tethers/impulse", "/tethers/taut", "/joints/impulse"};
-  if (!strcmp(path, "/contacts/offset")) return w->rows + 1;
-  if (!strncmp(path, "/contacts/", 10)) return w->events;
-  if (!strncmp(path, "/energy/", 8)) return w->rows;
-  if (!strncmp(path, "/solver/", 8)) return w->rows - 1;
-  for (size_t i = 0; i < sizeof state / sizeof *state; ++i)
-    if (!strcmp(path, state[i])) return w->rows;
-  for (size_t i = 0; i < sizeof step / sizeof *step; ++i)
-    if (!strcmp(path, step[i])) return w->rows - 1;
+/* A series' row kind, its attribute row_kind (format_version 3 on, scene/record.c), into
+ * kind (size len); "" when it has none (a table, not a series). */
+static void row_kind_of(hid_t ds, char *kind, size_t len) {
+  kind[0] = '\0';
+  if (H5Aexists(ds, "row_kind") <= 0) return;
+  hid_t a = H5Aopen(ds, "row_kind", H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+  hid_t mem = H5Tcopy(H5T_C_S1);
+  const size_t size = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+                          ? H5Tget_size(t) : 0;
+  if (size > 0 && size < len && mem >= 0 && H5Tset_size(mem, size + 1) >= 0 &&
+      H5Aread(a, mem, kind) >= 0)
+    kind[size] = '\0';
+  else
+    kind[0] = '\0';
+  if (mem >= 0) H5Tclose(mem);
+  if (t >= 0) H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+}
+
+/* The rows of a run file's series ds at path that its last whole flush, /flushed_rows = w
+ * states, left, by the series' row kind (format_version 3 on: its attribute row_kind;
+ * older files: by path): w of a row per state, w - 1 of a row per step, w + 1 of
+ * /contacts/offset, and /contacts/offset[w] contact rows (scripts/lcpsim_load.py,
+ * _run_cut); -1: every row (a dataset of another kind). */
+static long long run_rows_kept(const Walk *w, hid_t ds, const char *path) {
+  char kind[32] = "";
+  if (w->row_kinds) {
+    row_kind_of(ds, kind, sizeof kind);
+  } else {
+    /* files of format_version 2 and before: the series as they were */
+    static const char *state[] = {"/time", "/q", "/v", "/step", "/tethers/length", "/joints/error",
+                                  "/joints/velocity_error"};
+    static const char *step[] = {"/tethers/impulse", "/tethers/taut", "/joints/impulse"};
+    if (!strcmp(path, "/contacts/offset")) snprintf(kind, sizeof kind, "state_offset");
+    else if (!strncmp(path, "/contacts/", 10)) snprintf(kind, sizeof kind, "contact");
+    else if (!strncmp(path, "/energy/", 8)) snprintf(kind, sizeof kind, "state");
+    else if (!strncmp(path, "/solver/", 8)) snprintf(kind, sizeof kind, "step");
+    for (size_t i = 0; i < sizeof state / sizeof *state; ++i)
+      if (!strcmp(path, state[i])) snprintf(kind, sizeof kind, "state");
+    for (size_t i = 0; i < sizeof step / sizeof *step; ++i)
+      if (!strcmp(path, step[i])) snprintf(kind, sizeof kind, "step");
+  }
+  if (!strcmp(kind, "state")) return w->rows;
+  if (!strcmp(kind, "step")) return w->rows - 1;
+  if (!strcmp(kind, "state_offset")) return w->rows + 1;
+  if (!strcmp(kind, "contact")) return w->events;
   return -1;
 }
 
@@ -138,9 +167,9 @@ static long long run_rows_kept(const Walk *w, const char *path) {
  * the last flush that reached the file whole. Rows past it are of a flush the kill cut
  * short: they read as 0, or not at all ("addr overflow"; docs/output-format.md, "Killed
  * runs"). */
-static hsize_t rows_kept(const Walk *w, const char *path, hsize_t rows) {
+static hsize_t rows_kept(const Walk *w, hid_t ds, const char *path, hsize_t rows) {
   long long lim = w->rows;
-  if (w->cut == 3) lim = run_rows_kept(w, path);
+  if (w->cut == 3) lim = run_rows_kept(w, ds, path);
   if (w->cut == 2 && !strncmp(path, "/events/", 8)) lim = w->events;
   else if (w->cut == 1 && !strncmp(path, "/energy/", 8)) lim = w->rows ? w->rows + 1 : 0;
   else if (w->cut == 1 && !strncmp(path, "/trajectory/", 12)) return rows; /* linked whole */
@@ -166,7 +195,7 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   }
   /* A killed writer's rows up to its marks: the rest is not read. */
   if (w->cut && rank >= 1 && maxdims[0] == H5S_UNLIMITED) {
-    const hsize_t keep = rows_kept(w, path, dims[0]);
+    const hsize_t keep = rows_kept(w, ds, path, dims[0]);
     if (keep < dims[0]) {
       if (!strcmp(path, "/step") || !strcmp(path, "/time")) w->left = (long long)(dims[0] - keep);
       dims[0] = keep;
@@ -301,6 +330,8 @@ static void run_marks(hid_t file, Walk *w) {
   if (d >= 0) H5Dclose(d);
   if (k < 0) return;
   w->cut = 3, w->rows = v, w->events = k;
+  long long version = 0;
+  w->row_kinds = read_element(file, "format_version", -1, &version) == 0 && version >= 3;
   /* The step of the last whole row (/step[w - 1] with a record stride, else w - 1) and
      the /resume slot that holds it: the other slot is left out. */
   long long last = v - 1;
@@ -444,7 +475,7 @@ int lsim_cli_view(int argc, char **argv) {
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
   fputs("}</script>", out);
-  Walk w = {out, 0, "", 0, 0, 0, 0, ""};
+  Walk w = {out, 0, "", 0, 0, 0, 0, "", 0};
   flushed_marks(file, &w);
   /* (the objects' basic information only: all of it reads every object header's
      messages, which a kill inside a flush can leave failing their checksum) */

@@ -36,7 +36,7 @@
 #define LSIM_VERSION "unknown"
 #endif
 
-#define LSIM_RECORD_FORMAT_VERSION 2
+#define LSIM_RECORD_FORMAT_VERSION 3 /* 3: each series says its row kind (row_kind) */
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_SECONDS 1.0    /* wall time between flushes at most (s) */
@@ -263,8 +263,29 @@ static hid_t series_dapl(const Series *s) {
   H5Pset_chunk_cache(dapl, 521, s->chunk_bytes, 1.0);
   return dapl;
 }
+/* What a row of each series is, its attribute row_kind (docs/output-format.md): readers
+ * of a killed run's file cut each series by it to the last whole flush, /flushed_rows = W
+ * states: "state" a row per state (W rows), "step" a row per step (W - 1), "state_offset"
+ * the contact rows' offsets (W + 1), "contact" a contact row (/contacts/offset[W] rows),
+ * "event" an event-driven run's event (such runs have no mark: read whole). A series
+ * without one is refused when it is made. */
+static const char *const series_row_kind[S_COUNT] = {
+    [S_TIME] = "state", [S_Q] = "state", [S_V] = "state", [S_KINETIC] = "state",
+    [S_POTENTIAL] = "state", [S_STATUS] = "step", [S_ITER] = "step", [S_LCP_SIZE] = "step",
+    [S_NCONTACTS] = "step", [S_WARM] = "step", [S_RESIDUAL] = "step", [S_RELRES] = "step",
+    [S_WALL] = "step", [S_SICONOS] = "step", [S_FIRST_STATUS] = "step", [S_SOURCE] = "step",
+    [S_SIMD] = "step", [S_GUARD] = "step", [S_REFUSED] = "step", [S_ADMIT] = "step",
+    [S_SLEEPING] = "step", [S_T_LENGTH] = "state", [S_T_IMPULSE] = "step",
+    [S_T_TAUT] = "step", [S_J_IMPULSE] = "step", [S_J_ERROR] = "state",
+    [S_J_VERROR] = "state", [S_STEP] = "state", [S_FAILED] = "step",
+    [S_OFFSET] = "state_offset", [S_C_STEP] = "contact", [S_C_ID] = "contact",
+    [S_C_KIND] = "contact", [S_C_A] = "contact", [S_C_B] = "contact", [S_C_GAP] = "contact",
+    [S_C_POINT] = "contact", [S_C_NORMAL] = "contact", [S_C_NIMP] = "contact",
+    [S_C_FIMP] = "contact", [S_C_SLIP] = "contact", [S_E_TIME] = "event",
+    [S_E_KIND] = "event", [S_E_CONTACT] = "event", [S_E_A] = "event", [S_E_B] = "event"};
+
 /* Creates series k as dataset name: [0] (two_d = 0), [0, cols] or, with cols2 > 0,
- * [0, cols, cols2]; rows appended later. */
+ * [0, cols, cols2]; rows appended later; its unit and row kind as attributes. */
 static void series_create3(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
                            int two_d, size_t cols, size_t cols2, size_t cap, const char *unit) {
   Series *s = &r->s[k];
@@ -302,6 +323,9 @@ static void series_create3(LsimRecord *r, int k, const char *name, hid_t mtype, 
   hid_t dapl = series_dapl(s);
   s->dset = ok ? H5Dcreate2(r->file, name, ftype, space, lcpl, dcpl, dapl) : -1;
   if (s->dset < 0 || set_unit(s->dset, unit) < 0) fail_write(r, name);
+  else if (!series_row_kind[k]) fail(r, LSIM_INVALID_INPUT, "record: a series without a row kind");
+  else if (H5LTset_attribute_string(s->dset, ".", "row_kind", series_row_kind[k]) < 0)
+    fail_write(r, name);
   if (dapl != H5P_DEFAULT) H5Pclose(dapl);
   if (lcpl >= 0) H5Pclose(lcpl);
   if (dcpl >= 0) H5Pclose(dcpl);

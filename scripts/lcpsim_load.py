@@ -584,26 +584,59 @@ def _unfinished_hybrid_summary(r):
                                 "(killed); it holds the run up to the last flush")
 
 
-# The series of a time-stepping run file by row kind: a row per state (/time's rows), a
-# row per step (one fewer), and the contact rows /contacts/offset indexes.
+# The series of a time-stepping run file by row kind, for files of format_version 2 and
+# before: a row per state (/time's rows), a row per step (one fewer). Later files say it
+# on each series, its attribute row_kind (scene/record.c), which _row_kinds reads.
 _STATE_ROWS = ("time", "q", "v", "step", "energy/", "tethers/length", "joints/error",
                "joints/velocity_error")
 _STEP_ROWS = ("solver/", "tethers/impulse", "tethers/taut", "joints/impulse")
 
 
-def _row_kind(path):
-    """"state", "step" or None (a table of the run: bodies, parameters, legends)."""
+def _listed_kind(path):
+    """A format 2 file's row kind of path: "state", "step", "state_offset", "contact" or
+    None (a table of the run: bodies, parameters, legends)."""
+    if path == "contacts/offset":
+        return "state_offset"
+    if path.startswith("contacts/"):
+        return "contact"
     for kind, paths in (("state", _STATE_ROWS), ("step", _STEP_ROWS)):
         if any(path == p or (p.endswith("/") and path.startswith(p)) for p in paths):
             return None if path.endswith("_legend") else kind
     return None
 
 
+def _row_kinds(f):
+    """{path: row kind} of the series of the run file f (h5py.File): what each series'
+    attribute row_kind says (format_version 3 on; a dataset without it is no series), or,
+    in older files, what _listed_kind gives of every dataset. /lcp and /resume apart (cut
+    by their own marks)."""
+    new = "format_version" in f and int(f["format_version"][()]) >= 3
+    kinds = {}
+
+    def visit(g, prefix):
+        for name, obj in g.items():
+            path = prefix + name
+            if path in ("lcp", "resume"):
+                continue
+            if isinstance(obj, h5py.Group):
+                visit(obj, path + "/")
+                continue
+            if new:
+                k = obj.attrs.get("row_kind")
+                k = k.decode() if isinstance(k, bytes) else k
+            else:
+                k = _listed_kind(path)
+            if k:
+                kinds[path] = k
+    visit(f, "")
+    return kinds
+
+
 def _run_cut(f):
     """A killed time-stepping run's file (no /file_kind, no /summary) read up to its last
-    whole flush, /flushed_rows = w states (scene/record.c): w rows of the series with a row
-    per state, w - 1 of those with a row per step, w + 1 of /contacts/offset and
-    /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
+    whole flush, /flushed_rows = w states (scene/record.c), each series by its row kind
+    (_row_kinds): w rows of the series with a row per state, w - 1 of those with a row per
+    step, w + 1 of /contacts/offset and /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
     short: they may read as 0, or not at all, and are not read. (None, ""): not such a
     file, or w < 1 (killed before its first flush: taken as it is). The dumped LCPs (/lcp)
     up to /flushed_lcp_problems (_lcp_cut); of the two /resume slots the one of the last
@@ -618,6 +651,7 @@ def _run_cut(f):
         return None, ""
     k = int(off[w])
     lcp, lcp_past = _lcp_cut(f)
+    kinds = _row_kinds(f)
     # The /resume slot of the last whole row's step: the other is one flush older, or of
     # the flush the kill cut short (its datasets may not read at all): left out.
     last = int(f["step"][w - 1]) if "step" in f and f["step"].shape[0] >= w else w - 1
@@ -632,14 +666,9 @@ def _run_cut(f):
     def cut(p):
         if keep and p.startswith("resume/slot") and not p.startswith(keep):
             return -1
-        if p == "contacts/offset":
-            return w + 1
-        if p.startswith("contacts/"):
-            return k
         if p.startswith("lcp/"):
             return lcp.get(p[4:])
-        kind = _row_kind(p)
-        return w if kind == "state" else w - 1 if kind == "step" else None
+        return {"state": w, "step": w - 1, "state_offset": w + 1, "contact": k}.get(kinds.get(p))
     past = ["%d rows of /time" % (f["time"].shape[0] - w)] if f["time"].shape and f["time"].shape[0] > w else []
     if lcp_past:
         past.append("%d dumped LCPs (/flushed_lcp_problems %d)" % (lcp_past, lcp["step"]))
@@ -650,10 +679,11 @@ def _run_cut(f):
     return cut, note
 
 
-def _cut_to_flushed(r):
+def _cut_to_flushed(r, kinds):
     """A killed run's file (no /summary) taken up to its last whole flush: /flushed_rows
-    states (scene/record.c). Rows past it in an extent are of a flush the kill cut short,
-    and may read as 0 (docs/output-format.md, "Killed runs")."""
+    states (scene/record.c), each series by its row kind (kinds: _row_kinds of the file).
+    Rows past it in an extent are of a flush the kill cut short, and may read as 0
+    (docs/output-format.md, "Killed runs")."""
     w = int(r.flushed_rows)
     if w < 1:
         return
@@ -663,14 +693,15 @@ def _cut_to_flushed(r):
             path, a = prefix + name, g[name]
             if not isinstance(a, np.ndarray) or a.ndim == 0:
                 continue
-            if path == "contacts/offset":
+            kind = kinds.get(path)
+            if kind == "state_offset":
                 g[name] = a[:w + 1]
-            elif prefix == "contacts/":
+            elif kind == "contact":
                 if offset is not None and len(offset) > w:
                     g[name] = a[:int(offset[w])]
-            elif _row_kind(path) == "state":
+            elif kind == "state":
                 g[name] = a[:w]
-            elif _row_kind(path) == "step":
+            elif kind == "step":
                 g[name] = a[:w - 1]
 
 
@@ -685,12 +716,13 @@ def load(path):
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         cut, note = _hybrid_cut(f) if hybrid else _run_cut(f)
+        kinds = {} if hybrid or "summary" in f else _row_kinds(f)
         r = _group(f, HybridRun if hybrid else Run, cut)
     if note:
         # A notice, as --resume gives for a run file: the file was cut.
         print(f"lcpsim_load: note: {path}: {note}", file=sys.stderr)
     if not hybrid and "summary" not in r and "flushed_rows" in r and "time" in r:
-        _cut_to_flushed(r)
+        _cut_to_flushed(r, kinds)
     if not hybrid and "time" in r and r.get("file_kind") != "compare":
         # The step of each state row: /step with a record stride, else 0, 1, 2, ...
         if "step" not in r:
