@@ -81,6 +81,9 @@ if version == 2:  # a file of before the attribute: none, and its version says s
 PYEOF
 }
 mk_killed "$out/rope.h5" "$out/killed.h5" 3
+# (and one killed between two flushes: its marks cover every row)
+$PY -c "import shutil, sys, h5py; shutil.copy(sys.argv[1], sys.argv[2]); f = h5py.File(sys.argv[2], 'a'); del f['summary']" \
+  "$out/rope.h5" "$out/covered.h5"
 mk_killed "$out/rope.h5" "$out/killed2.h5" 2
 ./lcpsim view "$out/killed.h5" -o "$out/killed.html" > /dev/null 2>&1 || fail "lcpsim view refused the killed file"
 ./lcpsim view "$out/killed2.h5" -o "$out/killed2.html" > /dev/null 2>&1 || fail "lcpsim view refused the format 2 file"
@@ -114,5 +117,15 @@ if command -v octave-cli > /dev/null 2>&1; then
     assert(numel(r.time) == 21 && numel(r.extra.per_state) == 21 && numel(r.extra.per_step) == 20);
     assert(numel(r.extra.per_contact) == double(r.contacts.offset(22)));" > "$out/err" 2>&1 ||
     fail "Octave's lcpsim_load on the killed file: $(cat "$out/err")"
+  # A killed file whose marks cover every row is read as it is, not copied through Python
+  # (scripts/lcpsim_cut.py --if-needed); before, every killed file was copied.
+  octave-cli -H --eval "addpath('scripts'); warning('off', 'all');
+    [src, tmp] = lcpsim_flushed_copy('$out/covered.h5', 'test', 'run');
+    assert(isempty(tmp) && strcmp(src, '$out/covered.h5'));
+    r = lcpsim_load('$out/covered.h5'); h = lcpsim_load('$out/rope.h5');
+    assert(strcmp(r.summary.run_end, 'unfinished') && isequal(r.q, h.q) && isequal(r.solver.status, h.solver.status));
+    [src, tmp] = lcpsim_flushed_copy('$out/killed.h5', 'test', 'run');
+    assert(~isempty(tmp) && strcmp(src, tmp)); delete(tmp);" > "$out/err" 2>&1 ||
+    fail "Octave's lcpsim_flushed_copy on a file its marks cover: $(cat "$out/err")"
 fi
 echo "row_kinds: ok"
