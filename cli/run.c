@@ -657,6 +657,7 @@ int lsim_cli_run(int argc, char **argv) {
     } else {
       /* The dump's chunk indexes leave memory with the record's (a long run's RSS flat). */
       lsim_record_trim_also(rec, lsim_lcpdump_reopen, dump);
+      lsim_record_lcp_problems(rec, 0); /* /flushed_lcp_problems beside /flushed_rows */
     }
   }
 
@@ -808,6 +809,7 @@ int lsim_cli_run(int argc, char **argv) {
         dump_failed = stopped = 1;
         break;
       }
+      if (dump) lsim_record_lcp_problems(rec, lsim_lcpdump_count(dump));
       if (dump && !dump_warned) {
         /* A dense M of a GB or more a step: said once, since it fills disks fast. */
         const LsimFactoredLcp *fl = lsim_stepper_factored(stepper);

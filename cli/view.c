@@ -108,26 +108,58 @@ typedef struct {
   int cut;
   long long rows, events;
   long long left; /* rows of /step or /time past the mark, left out */
+  /* A killed run's /resume slot of another step than its last whole row's (one flush
+     older, or of the flush the kill cut short: it may not read), left out; "" none. */
+  char stale[32];
+  int row_kinds; /* a run file whose series say their row kind (format_version 3 on) */
 } Walk;
 
-/* The rows of a run file's series at path that its last whole flush, /flushed_rows = w
- * states, left: w of a row per state (/time, /q, /v, /step, /energy/..., /tethers/length,
- * /joints/error, /joints/velocity_error), w - 1 of a row per step (/solver/...,
- * /tethers/impulse, /tethers/taut, /joints/impulse), w + 1 of /contacts/offset, and
- * /contacts/offset[w] contact rows (scripts/lcpsim_load.py, _run_cut); -1: every row (a
- * dataset of another kind). */
-static long long run_rows_kept(const Walk *w, const char *path) {
-  static const char *state[] = {"/time", "/q", "/v", "/step", "/tethers/length", "/joints/error",
-                                "/joints/velocity_error"};
-  static const char *step[] = {"/tethers/impulse", "/tethers/taut", "/joints/impulse"};
-  if (!strcmp(path, "/contacts/offset")) return w->rows + 1;
-  if (!strncmp(path, "/contacts/", 10)) return w->events;
-  if (!strncmp(path, "/energy/", 8)) return w->rows;
-  if (!strncmp(path, "/solver/", 8)) return w->rows - 1;
-  for (size_t i = 0; i < sizeof state / sizeof *state; ++i)
-    if (!strcmp(path, state[i])) return w->rows;
-  for (size_t i = 0; i < sizeof step / sizeof *step; ++i)
-    if (!strcmp(path, step[i])) return w->rows - 1;
+/* A series' row kind, its attribute row_kind (format_version 3 on, scene/record.c), into
+ * kind (size len); "" when it has none (a table, not a series). */
+static void row_kind_of(hid_t ds, char *kind, size_t len) {
+  kind[0] = '\0';
+  if (H5Aexists(ds, "row_kind") <= 0) return;
+  hid_t a = H5Aopen(ds, "row_kind", H5P_DEFAULT), t = a >= 0 ? H5Aget_type(a) : -1;
+  hid_t mem = H5Tcopy(H5T_C_S1);
+  const size_t size = t >= 0 && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0
+                          ? H5Tget_size(t) : 0;
+  if (size > 0 && size < len && mem >= 0 && H5Tset_size(mem, size + 1) >= 0 &&
+      H5Aread(a, mem, kind) >= 0)
+    kind[size] = '\0';
+  else
+    kind[0] = '\0';
+  if (mem >= 0) H5Tclose(mem);
+  if (t >= 0) H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+}
+
+/* The rows of a run file's series ds at path that its last whole flush, /flushed_rows = w
+ * states, left, by the series' row kind (format_version 3 on: its attribute row_kind;
+ * older files: by path): w of a row per state, w - 1 of a row per step, w + 1 of
+ * /contacts/offset, and /contacts/offset[w] contact rows (scripts/lcpsim_load.py,
+ * _run_cut); -1: every row (a dataset of another kind). */
+static long long run_rows_kept(const Walk *w, hid_t ds, const char *path) {
+  char kind[32] = "";
+  if (w->row_kinds) {
+    row_kind_of(ds, kind, sizeof kind);
+  } else {
+    /* files of format_version 2 and before: the series as they were */
+    static const char *state[] = {"/time", "/q", "/v", "/step", "/tethers/length", "/joints/error",
+                                  "/joints/velocity_error"};
+    static const char *step[] = {"/tethers/impulse", "/tethers/taut", "/joints/impulse"};
+    if (!strcmp(path, "/contacts/offset")) snprintf(kind, sizeof kind, "state_offset");
+    else if (!strncmp(path, "/contacts/", 10)) snprintf(kind, sizeof kind, "contact");
+    else if (!strncmp(path, "/energy/", 8)) snprintf(kind, sizeof kind, "state");
+    else if (!strncmp(path, "/solver/", 8)) snprintf(kind, sizeof kind, "step");
+    for (size_t i = 0; i < sizeof state / sizeof *state; ++i)
+      if (!strcmp(path, state[i])) snprintf(kind, sizeof kind, "state");
+    for (size_t i = 0; i < sizeof step / sizeof *step; ++i)
+      if (!strcmp(path, step[i])) snprintf(kind, sizeof kind, "step");
+  }
+  if (!strcmp(kind, "state")) return w->rows;
+  if (!strcmp(kind, "step")) return w->rows - 1;
+  if (!strcmp(kind, "state_offset")) return w->rows + 1;
+  if (!strcmp(kind, "contact")) return w->events;
   return -1;
 }
 
@@ -135,9 +167,9 @@ static long long run_rows_kept(const Walk *w, const char *path) {
  * the last flush that reached the file whole. Rows past it are of a flush the kill cut
  * short: they read as 0, or not at all ("addr overflow"; docs/output-format.md, "Killed
  * runs"). */
-static hsize_t rows_kept(const Walk *w, const char *path, hsize_t rows) {
+static hsize_t rows_kept(const Walk *w, hid_t ds, const char *path, hsize_t rows) {
   long long lim = w->rows;
-  if (w->cut == 3) lim = run_rows_kept(w, path);
+  if (w->cut == 3) lim = run_rows_kept(w, ds, path);
   if (w->cut == 2 && !strncmp(path, "/events/", 8)) lim = w->events;
   else if (w->cut == 1 && !strncmp(path, "/energy/", 8)) lim = w->rows ? w->rows + 1 : 0;
   else if (w->cut == 1 && !strncmp(path, "/trajectory/", 12)) return rows; /* linked whole */
@@ -163,7 +195,7 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
   }
   /* A killed writer's rows up to its marks: the rest is not read. */
   if (w->cut && rank >= 1 && maxdims[0] == H5S_UNLIMITED) {
-    const hsize_t keep = rows_kept(w, path, dims[0]);
+    const hsize_t keep = rows_kept(w, ds, path, dims[0]);
     if (keep < dims[0]) {
       if (!strcmp(path, "/step") || !strcmp(path, "/time")) w->left = (long long)(dims[0] - keep);
       dims[0] = keep;
@@ -247,7 +279,29 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *d
   if (!strncmp(name, "lcp/", 4)) return 0; /* dumped LCPs: large, not drawn */
   char path[1024];
   snprintf(path, sizeof path, "/%s", name);
+  if (w->stale[0] && !strncmp(path, w->stale, strlen(w->stale))) return 0;
   return put_dataset(w, obj, path) ? -1 : 0;
+}
+
+/* Element row of the 1-D dataset at name (row -1: a scalar's value) into *v. 0 or -1. */
+static int read_element(hid_t file, const char *name, long long row, long long *v) {
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  hid_t space = d >= 0 ? H5Dget_space(d) : -1, mem = H5Screate_simple(1, (hsize_t[]){1}, NULL);
+  hsize_t n = 0;
+  int ok = space >= 0 && mem >= 0;
+  if (ok && row >= 0)
+    ok = H5Sget_simple_extent_ndims(space) == 1 && H5Sget_simple_extent_dims(space, &n, NULL) == 1 &&
+         n > (hsize_t)row &&
+         H5Sselect_hyperslab(space, H5S_SELECT_SET, (hsize_t[]){(hsize_t)row}, NULL,
+                             (hsize_t[]){1}, NULL) >= 0;
+  else if (ok)
+    ok = H5Sget_simple_extent_ndims(space) == 0;
+  ok = ok && H5Dread(d, H5T_NATIVE_LLONG, row >= 0 ? mem : H5S_ALL, row >= 0 ? space : H5S_ALL,
+                     H5P_DEFAULT, v) >= 0;
+  if (mem >= 0) H5Sclose(mem);
+  if (space >= 0) H5Sclose(space);
+  if (d >= 0) H5Dclose(d);
+  return ok ? 0 : -1;
 }
 
 /* A killed time-stepping run's file (no /file_kind): its mark, /flushed_rows = w >= 1
@@ -276,6 +330,23 @@ static void run_marks(hid_t file, Walk *w) {
   if (d >= 0) H5Dclose(d);
   if (k < 0) return;
   w->cut = 3, w->rows = v, w->events = k;
+  long long version = 0;
+  w->row_kinds = read_element(file, "format_version", -1, &version) == 0 && version >= 3;
+  /* The step of the last whole row (/step[w - 1] with a record stride, else w - 1) and
+     the /resume slot that holds it: the other slot is left out. */
+  long long last = v - 1;
+  if (H5Lexists(file, "step", H5P_DEFAULT) > 0 && read_element(file, "step", v - 1, &last) < 0)
+    last = -1;
+  int keep = -1;
+  for (int s = 0; s < 2 && last >= 0; ++s) {
+    char name[32];
+    long long step = -1;
+    snprintf(name, sizeof name, "resume/slot%d/step", s);
+    if (H5Lexists(file, "resume", H5P_DEFAULT) > 0 && H5Lexists(file, name, H5P_DEFAULT) > 0 &&
+        read_element(file, name, -1, &step) == 0 && step == last)
+      keep = s;
+  }
+  if (keep >= 0) snprintf(w->stale, sizeof w->stale, "/resume/slot%d/", 1 - keep);
 }
 
 /* The marks of a killed writer's file (no /summary): a comparison's, a hybrid-model run's
@@ -404,7 +475,7 @@ int lsim_cli_view(int argc, char **argv) {
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
   fputs("}</script>", out);
-  Walk w = {out, 0, "", 0, 0, 0, 0};
+  Walk w = {out, 0, "", 0, 0, 0, 0, "", 0};
   flushed_marks(file, &w);
   /* (the objects' basic information only: all of it reads every object header's
      messages, which a kill inside a flush can leave failing their checksum) */

@@ -587,20 +587,34 @@ int lsim_lcpdump_close(LsimLcpDump *d, char *err, size_t errlen) {
 /* Stored solutions per problem: a compare file holds two per solver (cold and warm). */
 #define LSIM_DUMP_MAX_SOLUTIONS 1024
 
-/* Reads a whole 1-D dataset of at most cap elements; returns its length or < 0. */
-static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap) {
+/* Reads a 1-D dataset of at most cap elements, or its first `first` elements when it has
+ * more (first >= 0: what lies past them is not read); returns the length read or < 0. */
+static long read_head(hid_t g, const char *name, hid_t mtype, void *buf, long cap, long first) {
   hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
   if (d < 0) return -1;
   hid_t s = H5Dget_space(d);
   hssize_t len = s >= 0 ? H5Sget_simple_extent_npoints(s) : -1;
+  const int head = first >= 0 && len > first && s >= 0 && H5Sget_simple_extent_ndims(s) == 1;
+  if (head) len = first;
   long rc = -1;
-  if (len >= 0 && (!buf || (len <= cap && lsim_h5_numeric_dataset(d))))
-    rc = (!buf || len == 0 || H5Dread(d, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0)
-             ? (long)len
-             : -1;
+  if (len >= 0 && (!buf || (len <= cap && lsim_h5_numeric_dataset(d)))) {
+    hsize_t st = 0, cnt = (hsize_t)len;
+    hid_t ms = head && len > 0 ? H5Screate_simple(1, &cnt, NULL) : H5S_ALL;
+    const int ok = !buf || len == 0 ||
+                   (ms >= 0 && (!head || H5Sselect_hyperslab(s, H5S_SELECT_SET, &st, NULL, &cnt,
+                                                             NULL) >= 0) &&
+                    H5Dread(d, mtype, ms, head ? s : H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    if (head && len > 0 && ms >= 0) H5Sclose(ms);
+    rc = ok ? (long)len : -1;
+  }
   if (s >= 0) H5Sclose(s);
   H5Dclose(d);
   return rc;
+}
+
+/* Reads a whole 1-D dataset of at most cap elements; returns its length or < 0. */
+static long read_1d(hid_t g, const char *name, hid_t mtype, void *buf, long cap) {
+  return read_head(g, name, mtype, buf, cap, -1);
 }
 
 /* Reads rows [start, start + count) of a dataset [rows] (cols 1) or [rows, cols] into buf,
@@ -754,8 +768,20 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     goto done;
   }
 
-  /* The index. */
-  const long np = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
+  /* The index: a killed writer's file (no /summary) up to its mark, /flushed_lcp_problems,
+     the problems of its last flush that reached the file whole (docs/output-format.md,
+     "Killed runs"); rows past it are of a flush the kill cut short, and are not read. */
+  const long whole = read_1d(g, "step", H5T_NATIVE_INT, NULL, 0);
+  int64_t mark = -1;
+  if (H5Lexists(f, "/summary", H5P_DEFAULT) <= 0 &&
+      H5Lexists(f, "/flushed_lcp_problems", H5P_DEFAULT) > 0 &&
+      (read_1d(f, "/flushed_lcp_problems", H5T_NATIVE_INT64, &mark, 1) != 1 || mark < 0)) {
+    snprintf(msg, sizeof msg, "%s: /flushed_lcp_problems: damaged (not one count >= 0)", path);
+    rc = LSIM_IO_ERROR;
+    goto done;
+  }
+  const long np = mark >= 0 && whole > mark ? (long)mark : whole;
+  const long past = whole - np; /* problems past the mark, not read */
   int defser = 0;
   if (np < 0 || np > LSIM_DUMP_MAX_PROBLEMS ||
       read_1d(g, "default_series", H5T_NATIVE_INT, &defser, 1) != 1) {
@@ -777,14 +803,14 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
     rc = LSIM_OUT_OF_MEMORY;
     goto done;
   }
-  if (read_1d(g, "step", H5T_NATIVE_INT, steps, np) != np ||
-      read_1d(g, "series", H5T_NATIVE_INT, ser, np) != np ||
-      read_1d(g, "n", H5T_NATIVE_INT, ns, np) != np ||
-      read_1d(g, "ncones", H5T_NATIVE_INT, ncs, np) != np ||
-      read_1d(g, "hash", H5T_NATIVE_UINT64, hashes, np) != np ||
-      read_1d(g, "m_offset", H5T_NATIVE_INT64, moff, np + 1) != np + 1 ||
-      read_1d(g, "offset", H5T_NATIVE_INT64, voff, np + 1) != np + 1 ||
-      read_1d(g, "cone_offset", H5T_NATIVE_INT64, coff, np + 1) != np + 1) {
+  if (read_head(g, "step", H5T_NATIVE_INT, steps, np, np) != np ||
+      read_head(g, "series", H5T_NATIVE_INT, ser, np, np) != np ||
+      read_head(g, "n", H5T_NATIVE_INT, ns, np, np) != np ||
+      read_head(g, "ncones", H5T_NATIVE_INT, ncs, np, np) != np ||
+      read_head(g, "hash", H5T_NATIVE_UINT64, hashes, np, np) != np ||
+      read_head(g, "m_offset", H5T_NATIVE_INT64, moff, np + 1, np + 1) != np + 1 ||
+      read_head(g, "offset", H5T_NATIVE_INT64, voff, np + 1, np + 1) != np + 1 ||
+      read_head(g, "cone_offset", H5T_NATIVE_INT64, coff, np + 1, np + 1) != np + 1) {
     snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (index)", path);
     rc = LSIM_IO_ERROR;
     goto done;
@@ -801,10 +827,11 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
       rc = LSIM_OUT_OF_MEMORY;
       goto done;
     }
-    ok = read_1d(g, "dense", H5T_NATIVE_INT, dense, np) == np &&
-         read_1d(g, "m", H5T_NATIVE_INT, inner, np) == np &&
-         read_1d(g, "factored_hash", H5T_NATIVE_UINT64, fhashes, np) == np;
-    for (int k = 0; k < 4 && ok; ++k) ok = read_1d(g, foff_name[k], H5T_NATIVE_INT64, foff[k], np + 1) == np + 1;
+    ok = read_head(g, "dense", H5T_NATIVE_INT, dense, np, np) == np &&
+         read_head(g, "m", H5T_NATIVE_INT, inner, np, np) == np &&
+         read_head(g, "factored_hash", H5T_NATIVE_UINT64, fhashes, np, np) == np;
+    for (int k = 0; k < 4 && ok; ++k)
+      ok = read_head(g, foff_name[k], H5T_NATIVE_INT64, foff[k], np + 1, np + 1) == np + 1;
     if (!ok) {
       snprintf(msg, sizeof msg, "%s: /lcp: damaged dump (index of the factored forms)", path);
       rc = LSIM_IO_ERROR;
@@ -836,7 +863,15 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
       snprintf(near, sizeof near, "; the nearest are %d and %d", below, above);
     else if (below > 0 || above < INT_MAX)
       snprintf(near, sizeof near, "; the nearest is %d", below > 0 ? below : above);
-    if (any_step) {
+    if (past > 0 && (np == 0 || step > max_step)) {
+      /* A killed writer's file: the step may be among the problems past its mark. */
+      char have[96] = "no problem";
+      if (np > 0) snprintf(have, sizeof have, "steps %d to %d", min_step, max_step);
+      snprintf(msg, sizeof msg, "%s: step %d is past the file's last whole flush "
+               "(/flushed_lcp_problems %ld of the %ld dumped LCPs: %s): the file of a killed "
+               "run (no /summary), whose LCPs past the mark are of a flush the kill cut short "
+               "and are not read", path, step, np, whole, have);
+    } else if (any_step) {
       /* The series the step has (a run's and a shadow comparison's one problem a step is
          series 0; an independent comparison's are each series' own). */
       char have[96] = "";

@@ -36,7 +36,7 @@
 #define LSIM_VERSION "unknown"
 #endif
 
-#define LSIM_RECORD_FORMAT_VERSION 2
+#define LSIM_RECORD_FORMAT_VERSION 3 /* 3: each series says its row kind (row_kind) */
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_SECONDS 1.0    /* wall time between flushes at most (s) */
@@ -123,6 +123,11 @@ struct LsimRecord {
   hid_t res[2 * R_COUNT]; /* slot 0's, then slot 1's */
   int mem_slot;        /* the slot the next flush writes (0 or 1) */
   hid_t flushed_rows;  /* /flushed_rows (mark_flushed), < 0 until made */
+  /* lsim_record_lcp_problems: the problems of the run's LCP dump (/lcp), written to
+     /flushed_lcp_problems with each /flushed_rows; dumps_lcp 0: no dump, no mark. */
+  int dumps_lcp;
+  int64_t lcp_problems;
+  hid_t flushed_lcp;   /* /flushed_lcp_problems, < 0 until made */
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
   /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
@@ -258,8 +263,29 @@ static hid_t series_dapl(const Series *s) {
   H5Pset_chunk_cache(dapl, 521, s->chunk_bytes, 1.0);
   return dapl;
 }
+/* What a row of each series is, its attribute row_kind (docs/output-format.md): readers
+ * of a killed run's file cut each series by it to the last whole flush, /flushed_rows = W
+ * states: "state" a row per state (W rows), "step" a row per step (W - 1), "state_offset"
+ * the contact rows' offsets (W + 1), "contact" a contact row (/contacts/offset[W] rows),
+ * "event" an event-driven run's event (such runs have no mark: read whole). A series
+ * without one is refused when it is made. */
+static const char *const series_row_kind[S_COUNT] = {
+    [S_TIME] = "state", [S_Q] = "state", [S_V] = "state", [S_KINETIC] = "state",
+    [S_POTENTIAL] = "state", [S_STATUS] = "step", [S_ITER] = "step", [S_LCP_SIZE] = "step",
+    [S_NCONTACTS] = "step", [S_WARM] = "step", [S_RESIDUAL] = "step", [S_RELRES] = "step",
+    [S_WALL] = "step", [S_SICONOS] = "step", [S_FIRST_STATUS] = "step", [S_SOURCE] = "step",
+    [S_SIMD] = "step", [S_GUARD] = "step", [S_REFUSED] = "step", [S_ADMIT] = "step",
+    [S_SLEEPING] = "step", [S_T_LENGTH] = "state", [S_T_IMPULSE] = "step",
+    [S_T_TAUT] = "step", [S_J_IMPULSE] = "step", [S_J_ERROR] = "state",
+    [S_J_VERROR] = "state", [S_STEP] = "state", [S_FAILED] = "step",
+    [S_OFFSET] = "state_offset", [S_C_STEP] = "contact", [S_C_ID] = "contact",
+    [S_C_KIND] = "contact", [S_C_A] = "contact", [S_C_B] = "contact", [S_C_GAP] = "contact",
+    [S_C_POINT] = "contact", [S_C_NORMAL] = "contact", [S_C_NIMP] = "contact",
+    [S_C_FIMP] = "contact", [S_C_SLIP] = "contact", [S_E_TIME] = "event",
+    [S_E_KIND] = "event", [S_E_CONTACT] = "event", [S_E_A] = "event", [S_E_B] = "event"};
+
 /* Creates series k as dataset name: [0] (two_d = 0), [0, cols] or, with cols2 > 0,
- * [0, cols, cols2]; rows appended later. */
+ * [0, cols, cols2]; rows appended later; its unit and row kind as attributes. */
 static void series_create3(LsimRecord *r, int k, const char *name, hid_t mtype, hid_t ftype,
                            int two_d, size_t cols, size_t cols2, size_t cap, const char *unit) {
   Series *s = &r->s[k];
@@ -297,6 +323,9 @@ static void series_create3(LsimRecord *r, int k, const char *name, hid_t mtype, 
   hid_t dapl = series_dapl(s);
   s->dset = ok ? H5Dcreate2(r->file, name, ftype, space, lcpl, dcpl, dapl) : -1;
   if (s->dset < 0 || set_unit(s->dset, unit) < 0) fail_write(r, name);
+  else if (!series_row_kind[k]) fail(r, LSIM_INVALID_INPUT, "record: a series without a row kind");
+  else if (H5LTset_attribute_string(s->dset, ".", "row_kind", series_row_kind[k]) < 0)
+    fail_write(r, name);
   if (dapl != H5P_DEFAULT) H5Pclose(dapl);
   if (lcpl >= 0) H5Pclose(lcpl);
   if (dcpl >= 0) H5Pclose(dcpl);
@@ -383,6 +412,10 @@ void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user) {
   if (r) r->trim_more = reopen, r->trim_more_user = user;
 }
 
+void lsim_record_lcp_problems(LsimRecord *r, int64_t count) {
+  if (r) r->dumps_lcp = 1, r->lcp_problems = count;
+}
+
 /* After a flush: is there room for the next one and the close? A write that fails on a
  * full disk leaves a file HDF5 cannot read ("wrong B-tree signature": a flush cut short),
  * and the run lost every step. The next flush may take a new chunk of every series, the
@@ -437,6 +470,20 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
   if (!ok) fail_write(r, name);
 }
 
+/* A mark of whole flushes (/flushed_rows, /flushed_lcp_problems): a scalar int64 holding
+ * 0 until mark_flushed writes it. Its id, or < 0 (the record failed). */
+static hid_t make_mark(LsimRecord *r, const char *name) {
+  const int64_t none = 0;
+  hid_t d = -1, space = H5Screate(H5S_SCALAR), lcpl = make_lcpl();
+  if (space >= 0 && lcpl >= 0)
+    d = H5Dcreate2(r->file, name, H5T_STD_I64LE, space, lcpl, H5P_DEFAULT, H5P_DEFAULT);
+  if (d < 0 || H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &none) < 0)
+    fail_write(r, name);
+  if (lcpl >= 0) H5Pclose(lcpl);
+  if (space >= 0) H5Sclose(space);
+  return d;
+}
+
 /* The stepper's memory as of the last step recorded, into /resume: written only when the
  * state is that step's (a run that stopped at a step it does not record keeps the memory
  * of the last flush before). Two slots, /resume/slot0 and /resume/slot1, written in turn: a
@@ -481,19 +528,10 @@ static int write_memory(LsimRecord *r) {
     put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
   }
   r->mem_slot ^= 1;
-  /* The mark of whole flushes, made with the first slot (0: none yet; mark_flushed). */
-  if (r->status == 0 && r->flushed_rows < 0) {
-    const int64_t none = 0;
-    hid_t space = H5Screate(H5S_SCALAR), lcpl = make_lcpl();
-    if (space >= 0 && lcpl >= 0)
-      r->flushed_rows = H5Dcreate2(r->file, "/flushed_rows", H5T_STD_I64LE, space, lcpl,
-                                   H5P_DEFAULT, H5P_DEFAULT);
-    if (r->flushed_rows < 0 ||
-        H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &none) < 0)
-      fail_write(r, "/flushed_rows");
-    if (lcpl >= 0) H5Pclose(lcpl);
-    if (space >= 0) H5Sclose(space);
-  }
+  /* The marks of whole flushes, made with the first slot (0: none yet; mark_flushed). */
+  if (r->status == 0 && r->flushed_rows < 0) r->flushed_rows = make_mark(r, "/flushed_rows");
+  if (r->status == 0 && r->dumps_lcp && r->flushed_lcp < 0)
+    r->flushed_lcp = make_mark(r, "/flushed_lcp_problems");
   return r->status == 0;
 }
 
@@ -508,6 +546,15 @@ static int write_memory(LsimRecord *r) {
 static void mark_flushed(LsimRecord *r) {
   const int64_t rows = (int64_t)r->s[S_TIME].written;
   if (r->status < 0 || r->flushed_rows < 0) return;
+  /* The dump's problems appended so far went to the file with the same H5Fflush; their
+     mark is flushed first, so that it never lags /flushed_rows (H5Fflush writes in the
+     order of addresses, /flushed_rows first). */
+  if (r->flushed_lcp >= 0 &&
+      (H5Dwrite(r->flushed_lcp, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &r->lcp_problems) < 0 ||
+       H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)) {
+    fail_write(r, "/flushed_lcp_problems");
+    return;
+  }
   if (H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &rows) < 0) {
     fail_write(r, "/flushed_rows");
     return;
@@ -627,6 +674,7 @@ static void destroy(LsimRecord *r) {
   for (int k = 0; k < 2 * R_COUNT; ++k)
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
+  if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
   lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
@@ -646,7 +694,8 @@ static void discard(LsimRecord *r) {
     r->res[k] = -1;
   }
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
-  r->flushed_rows = -1;
+  if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
+  r->flushed_rows = r->flushed_lcp = -1;
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
   lsim_outfile_discard(&r->out);
@@ -867,7 +916,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     for (int k = 0; k < 2 * R_COUNT; ++k) r->res[k] = -1;
-    r->flushed_rows = -1;
+    r->flushed_rows = r->flushed_lcp = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -1255,7 +1304,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
     r->res[k] = -1;
   }
   if (r->flushed_rows >= 0 && H5Dclose(r->flushed_rows) < 0) fail_write(r, "/flushed_rows");
-  r->flushed_rows = -1;
+  if (r->flushed_lcp >= 0 && H5Dclose(r->flushed_lcp) < 0) fail_write(r, "/flushed_lcp_problems");
+  r->flushed_rows = r->flushed_lcp = -1;
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
   /* Put in place: rename over a regular file (atomic), or write through to a device. */

@@ -124,6 +124,12 @@ const char *lsim_record_space_low(const LsimRecord *r);
  * record fails). NULL turns it off. The file is opened with evict-on-close. */
 void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user);
 
+/* An LCP dump in this file (--dump-lcp, /lcp): count is the problems it has appended so
+ * far (lsim_lcpdump_count), given after each append. The first call makes the record keep
+ * /flushed_lcp_problems beside /flushed_rows: the count as of the last flush that reached
+ * the file whole, written with /flushed_rows (docs/output-format.md, "Killed runs"). */
+void lsim_record_lcp_problems(LsimRecord *r, int64_t count);
+
 /* Continuing a run (lcpsim SCENE --resume RUN.h5; docs/output-format.md, "Resuming a
  * run"). lsim_record_copy_steps copies steps 1 .. nsteps of the run file src_path (every
  * per-step and per-contact dataset, the state rows after row 0, which lsim_record_open

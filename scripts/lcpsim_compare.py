@@ -22,6 +22,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lcpsim_load import _lcp_cut  # noqa: E402
+
 
 def _convert(v):
     """A dataset's value as Python: strings decoded, string arrays as lists, scalars as
@@ -53,16 +56,6 @@ def _group(g, cut=None, prefix=""):
     return ns
 
 
-# The dump's index (a row per problem) and its offsets (a row more), and which offset
-# bounds each data array (scene/lcpdump.c).
-_LCP_INDEX = ("step", "series", "n", "ncones", "hash", "dense", "m", "factored_hash")
-_LCP_DATA = {"m_offset": ("M",), "offset": ("q", "warm", "z"),
-             "cone_offset": ("cone_normal", "cone_first_dir", "cone_ndir", "cone_lambda",
-                             "cone_mu", "cone_fixed_normal", "cone_uniform"),
-             "ptr_offset": ("J_ptr", "B_ptr", "C_ptr"), "J_offset": ("J_idx", "J_val"),
-             "B_offset": ("B_idx", "B_val"), "C_offset": ("C_idx", "C_val")}
-
-
 def _flushed_cut(f):
     """A killed comparison's file (no /summary) read up to its last whole flush: the
     tables' rows up to /flushed_rows (the energies one more), the dumped LCPs up to
@@ -73,16 +66,7 @@ def _flushed_cut(f):
     if "summary" in f or "flushed_rows" not in f:
         return None, ""
     w = int(f["flushed_rows"][()])
-    lcp = {}
-    if "lcp" in f and "flushed_lcp_problems" in f:
-        n = int(f["flushed_lcp_problems"][()])
-        for name in _LCP_INDEX:
-            lcp[name] = n
-        for off, data in _LCP_DATA.items():
-            lcp[off] = n + 1
-            end = int(f["lcp/" + off][n]) if off in f["lcp"] and f["lcp/" + off].shape[0] > n else 0
-            for name in data:
-                lcp[name] = end
+    lcp, lcp_past = _lcp_cut(f)
 
     def cut(p):
         if p.startswith("lcp/"):
@@ -94,8 +78,8 @@ def _flushed_cut(f):
     past = []
     if "step" in f and f["step"].shape[0] > w:
         past.append("%d rows of the tables" % (f["step"].shape[0] - w))
-    if lcp and f["lcp/step"].shape[0] > lcp["step"]:
-        past.append("%d dumped LCPs" % (f["lcp/step"].shape[0] - lcp["step"]))
+    if lcp_past:
+        past.append("%d dumped LCPs" % lcp_past)
     note = ""
     if past:
         note = ("read up to its last whole flush (/flushed_rows: %d problems): %s past it, of a "

@@ -4,7 +4,8 @@ function [src, tmp] = lcpsim_flushed_copy(path, who, want)
 % /file_kind; one or a cell array of them) (no /summary, with its marks /flushed_rows
 % ..., a run's at least 1), a
 % copy cut to its last whole flush made by scripts/lcpsim_cut.py (tmp: remove it after
-% reading; '' when none). The rows past the marks are of a flush the kill cut short: they
+% reading; '' when none). No copy is made when the marks cover the whole file (a kill
+% between two flushes: nothing past them; lcpsim_cut.py --if-needed): path is read. The rows past the marks are of a flush the kill cut short: they
 % read as 0, or not at all ("addr overflow"), and Octave's load() reads every dataset
 % whole (docs/output-format.md, "Killed runs"). What was left out is said in a warning
 % (identifier lcpsim:cut) of who (the loader's name).
@@ -53,7 +54,12 @@ function [src, tmp] = lcpsim_flushed_copy(path, who, want)
   end
   script = fullfile(fileparts(mfilename('fullpath')), 'lcpsim_cut.py');
   q = @(s) ['''' strrep(s, '''', '''\''''') ''''];
-  [status, out] = system([python ' ' q(script) ' ' q(path) ' ' q(tmp) ' 2>&1']);
+  % (--if-needed: no copy when nothing lies past the marks, exit status 3: path is read)
+  [status, out] = system([python ' ' q(script) ' --if-needed ' q(path) ' ' q(tmp) ' 2>&1']);
+  if status == 3
+    tmp = '';
+    return;
+  end
   if status ~= 0
     if exist(tmp, 'file')
       delete(tmp);

@@ -448,15 +448,48 @@ def _value(ds, rows=None):
 
 def _group(g, cls=Group, cut=None, prefix=""):
     """g's datasets and groups; cut(path) the rows to read of the dataset at path (None:
-    all)."""
+    all; -1: the dataset left out)."""
     out = cls()
     for name, obj in g.items():
         if isinstance(obj, h5py.Group):
             out[name] = _group(obj, Contacts if name == "contacts" else Group, cut,
                                prefix + name + "/")
         else:
-            out[name] = _value(obj, cut(prefix + name) if cut else None)
+            rows = cut(prefix + name) if cut else None
+            if rows is None or rows >= 0:  # (-1: left out)
+                out[name] = _value(obj, rows)
     return out
+
+
+# The dump's index (a row per problem) and its offsets (a row more), and which offset
+# bounds each data array (scene/lcpdump.c).
+_LCP_INDEX = ("step", "series", "n", "ncones", "hash", "dense", "m", "factored_hash")
+_LCP_DATA = {"m_offset": ("M",), "offset": ("q", "warm", "z"),
+             "cone_offset": ("cone_normal", "cone_first_dir", "cone_ndir", "cone_lambda",
+                             "cone_mu", "cone_fixed_normal", "cone_uniform"),
+             "ptr_offset": ("J_ptr", "B_ptr", "C_ptr"), "J_offset": ("J_idx", "J_val"),
+             "B_offset": ("B_idx", "B_val"), "C_offset": ("C_idx", "C_val")}
+
+
+def _lcp_cut(f):
+    """The dumped LCPs (/lcp, --dump-lcp) of a killed run's or comparison's file (no
+    /summary) up to its mark /flushed_lcp_problems = n, the problems of its last whole
+    flush: n rows of the index, n + 1 of the offsets, and of each data array the rows its
+    offset gives at n. Returns ({name in /lcp: rows to read}, problems past the mark);
+    ({}, 0) for a whole file, or one without a dump or without the mark (files written
+    before it: read whole)."""
+    if "summary" in f or "lcp" not in f or "flushed_lcp_problems" not in f:
+        return {}, 0
+    n = int(f["flushed_lcp_problems"][()])
+    lcp = {}
+    for name in _LCP_INDEX:
+        lcp[name] = n
+    for off, data in _LCP_DATA.items():
+        lcp[off] = n + 1
+        end = int(f["lcp/" + off][n]) if off in f["lcp"] and f["lcp/" + off].shape[0] > n else 0
+        for name in data:
+            lcp[name] = end
+    return lcp, max(0, f["lcp/step"].shape[0] - n) if "step" in f["lcp"] else 0
 
 
 def _hybrid_cut(f):
@@ -551,29 +584,64 @@ def _unfinished_hybrid_summary(r):
                                 "(killed); it holds the run up to the last flush")
 
 
-# The series of a time-stepping run file by row kind: a row per state (/time's rows), a
-# row per step (one fewer), and the contact rows /contacts/offset indexes.
+# The series of a time-stepping run file by row kind, for files of format_version 2 and
+# before: a row per state (/time's rows), a row per step (one fewer). Later files say it
+# on each series, its attribute row_kind (scene/record.c), which _row_kinds reads.
 _STATE_ROWS = ("time", "q", "v", "step", "energy/", "tethers/length", "joints/error",
                "joints/velocity_error")
 _STEP_ROWS = ("solver/", "tethers/impulse", "tethers/taut", "joints/impulse")
 
 
-def _row_kind(path):
-    """"state", "step" or None (a table of the run: bodies, parameters, legends)."""
+def _listed_kind(path):
+    """A format 2 file's row kind of path: "state", "step", "state_offset", "contact" or
+    None (a table of the run: bodies, parameters, legends)."""
+    if path == "contacts/offset":
+        return "state_offset"
+    if path.startswith("contacts/"):
+        return "contact"
     for kind, paths in (("state", _STATE_ROWS), ("step", _STEP_ROWS)):
         if any(path == p or (p.endswith("/") and path.startswith(p)) for p in paths):
             return None if path.endswith("_legend") else kind
     return None
 
 
+def _row_kinds(f):
+    """{path: row kind} of the series of the run file f (h5py.File): what each series'
+    attribute row_kind says (format_version 3 on; a dataset without it is no series), or,
+    in older files, what _listed_kind gives of every dataset. /lcp and /resume apart (cut
+    by their own marks)."""
+    new = "format_version" in f and int(f["format_version"][()]) >= 3
+    kinds = {}
+
+    def visit(g, prefix):
+        for name, obj in g.items():
+            path = prefix + name
+            if path in ("lcp", "resume"):
+                continue
+            if isinstance(obj, h5py.Group):
+                visit(obj, path + "/")
+                continue
+            if new:
+                k = obj.attrs.get("row_kind")
+                k = k.decode() if isinstance(k, bytes) else k
+            else:
+                k = _listed_kind(path)
+            if k:
+                kinds[path] = k
+    visit(f, "")
+    return kinds
+
+
 def _run_cut(f):
     """A killed time-stepping run's file (no /file_kind, no /summary) read up to its last
-    whole flush, /flushed_rows = w states (scene/record.c): w rows of the series with a row
-    per state, w - 1 of those with a row per step, w + 1 of /contacts/offset and
-    /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
+    whole flush, /flushed_rows = w states (scene/record.c), each series by its row kind
+    (_row_kinds): w rows of the series with a row per state, w - 1 of those with a row per
+    step, w + 1 of /contacts/offset and /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
     short: they may read as 0, or not at all, and are not read. (None, ""): not such a
-    file, or w < 1 (killed before its first flush: taken as it is). Returns (cut, note) as
-    _hybrid_cut does."""
+    file, or w < 1 (killed before its first flush: taken as it is). The dumped LCPs (/lcp)
+    up to /flushed_lcp_problems (_lcp_cut); of the two /resume slots the one of the last
+    whole row's step alone (cut -1: the other slot's datasets left out). Returns (cut,
+    note) as _hybrid_cut does."""
     if ("file_kind" in f or "summary" in f or "flushed_rows" not in f or "time" not in f
             or "contacts/offset" not in f):
         return None, ""
@@ -582,26 +650,40 @@ def _run_cut(f):
     if w < 1 or off.ndim != 1 or off.shape[0] <= w:
         return None, ""
     k = int(off[w])
+    lcp, lcp_past = _lcp_cut(f)
+    kinds = _row_kinds(f)
+    # The /resume slot of the last whole row's step: the other is one flush older, or of
+    # the flush the kill cut short (its datasets may not read at all): left out.
+    last = int(f["step"][w - 1]) if "step" in f and f["step"].shape[0] >= w else w - 1
+    keep = None
+    for s in (0, 1):
+        try:
+            if int(f["resume/slot%d/step" % s][()]) == last:
+                keep = "resume/slot%d/" % s
+        except (KeyError, OSError, ValueError, TypeError):
+            pass
 
     def cut(p):
-        if p == "contacts/offset":
-            return w + 1
-        if p.startswith("contacts/"):
-            return k
-        kind = _row_kind(p)
-        return w if kind == "state" else w - 1 if kind == "step" else None
-    past = f["time"].shape[0] - w if f["time"].shape else 0
+        if keep and p.startswith("resume/slot") and not p.startswith(keep):
+            return -1
+        if p.startswith("lcp/"):
+            return lcp.get(p[4:])
+        return {"state": w, "step": w - 1, "state_offset": w + 1, "contact": k}.get(kinds.get(p))
+    past = ["%d rows of /time" % (f["time"].shape[0] - w)] if f["time"].shape and f["time"].shape[0] > w else []
+    if lcp_past:
+        past.append("%d dumped LCPs (/flushed_lcp_problems %d)" % (lcp_past, lcp["step"]))
     note = ""
-    if past > 0:
-        note = ("read up to its last whole flush (/flushed_rows %d states): %d rows of /time "
-                "past it, of a flush the kill cut short, left out" % (w, past))
+    if past:
+        note = ("read up to its last whole flush (/flushed_rows %d states): %s past it, of a "
+                "flush the kill cut short, left out" % (w, " and ".join(past)))
     return cut, note
 
 
-def _cut_to_flushed(r):
+def _cut_to_flushed(r, kinds):
     """A killed run's file (no /summary) taken up to its last whole flush: /flushed_rows
-    states (scene/record.c). Rows past it in an extent are of a flush the kill cut short,
-    and may read as 0 (docs/output-format.md, "Killed runs")."""
+    states (scene/record.c), each series by its row kind (kinds: _row_kinds of the file).
+    Rows past it in an extent are of a flush the kill cut short, and may read as 0
+    (docs/output-format.md, "Killed runs")."""
     w = int(r.flushed_rows)
     if w < 1:
         return
@@ -611,14 +693,15 @@ def _cut_to_flushed(r):
             path, a = prefix + name, g[name]
             if not isinstance(a, np.ndarray) or a.ndim == 0:
                 continue
-            if path == "contacts/offset":
+            kind = kinds.get(path)
+            if kind == "state_offset":
                 g[name] = a[:w + 1]
-            elif prefix == "contacts/":
+            elif kind == "contact":
                 if offset is not None and len(offset) > w:
                     g[name] = a[:int(offset[w])]
-            elif _row_kind(path) == "state":
+            elif kind == "state":
                 g[name] = a[:w]
-            elif _row_kind(path) == "step":
+            elif kind == "step":
                 g[name] = a[:w - 1]
 
 
@@ -633,12 +716,13 @@ def load(path):
                           f"holds {', '.join(sorted(f.keys()))[:200] or 'nothing'})")
         hybrid = "file_kind" in f and _value(f["file_kind"]) == "hybrid"
         cut, note = _hybrid_cut(f) if hybrid else _run_cut(f)
+        kinds = {} if hybrid or "summary" in f else _row_kinds(f)
         r = _group(f, HybridRun if hybrid else Run, cut)
     if note:
         # A notice, as --resume gives for a run file: the file was cut.
         print(f"lcpsim_load: note: {path}: {note}", file=sys.stderr)
     if not hybrid and "summary" not in r and "flushed_rows" in r and "time" in r:
-        _cut_to_flushed(r)
+        _cut_to_flushed(r, kinds)
     if not hybrid and "time" in r and r.get("file_kind") != "compare":
         # The step of each state row: /step with a record stride, else 0, 1, 2, ...
         if "step" not in r:

@@ -160,7 +160,7 @@ static void check_sample(const char *path) {
   char s[16][256];
 
   /* Header. */
-  assert_int_equal(read_scalar_i(f, "/format_version"), 2);
+  assert_int_equal(read_scalar_i(f, "/format_version"), 3);
   read_strings(f, "/lcpsim_version", -1, s);
   assert_string_equal(s[0], LSIM_VERSION);
   read_strings(f, "/scene_text", -1, s);

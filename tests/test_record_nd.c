@@ -288,7 +288,7 @@ static void test_3d_roundtrip(void **state) {
   LsimModel m;
   LsimState s;
   hid_t f = open_nd_sample(3, dir, sizeof dir, path, sizeof path, &m, &s);
-  assert_int_equal(read_scalar_i(f, "/format_version"), 2);
+  assert_int_equal(read_scalar_i(f, "/format_version"), 3);
   assert_int_equal(read_scalar_i(f, "/parameters/dimension"), 3);
   assert_int_equal(read_scalar_i(f, "/parameters/nq"), 21);
   assert_int_equal(read_scalar_i(f, "/parameters/nv"), 18);

@@ -24,7 +24,7 @@ sys.path.insert(0, "scripts")
 import numpy as np
 import lcpsim_load
 r = lcpsim_load.load(sys.argv[1])
-assert r.format_version == 2
+assert r.format_version == 3
 assert r.scene_text == '{\n  "bodies": ["left", "right-block"]\n}\n', repr(r.scene_text)
 assert r.bodies.name == ["left", "right-block"], r.bodies.name
 assert r.parameters.solver_name == "pgs" and r.parameters.time_step == 0.25
@@ -69,7 +69,7 @@ echo "q[1,0]: h5py $pyq, octave $octq"
 octave-cli -H --no-init-file --eval "
 addpath('scripts');
 r = lcpsim_load('$tmp/run.h5');
-assert(r.format_version == 2);
+assert(r.format_version == 3);
 assert(strcmp(r.scene_text, sprintf('{\n  \"bodies\": [\"left\", \"right-block\"]\n}\n')));
 assert(isequal(r.bodies.name, {'left'; 'right-block'}));
 assert(strcmp(r.parameters.solver_name, 'pgs') && r.parameters.time_step == 0.25);
@@ -118,7 +118,7 @@ sys.path.insert(0, "scripts")
 import numpy as np
 import lcpsim_load
 r2, r3 = lcpsim_load.load(sys.argv[1]), lcpsim_load.load(sys.argv[2])
-assert r3.format_version == 2 and r3.parameters.dimension == 3
+assert r3.format_version == 3 and r3.parameters.dimension == 3
 assert r3.bodies.name == ["ground", "crate", "ball", "pusher"]
 assert r3.shapes.name == ["floor", "crate_box", "crate_handle", "ball_shell", "pusher_tip"]
 assert list(r3.shapes_of("crate")) == [1, 2] and list(r3.shapes_of(0)) == [0]
