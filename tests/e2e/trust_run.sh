@@ -255,3 +255,22 @@ limited limit_pgs 200000 "" "--solver pgs"
 grep -q "no room for the 128 MB buffer OpenBLAS reserves" "$out/limit_pgs.err" \
   || { echo "FAIL: ulimit -v 200000: no note: $(cat "$out/limit_pgs.err")"; exit 1; }
 echo "ok: runs under an address-space limit end"
+
+# A tolerance below round-off (1e-15): the fallback chain's results meet the rounding floor
+# of w = M z + q (docs/solvers.md, "The common residual"), so the steps are solved, and the
+# summary line says how many were accepted above the tolerance and how far above.
+./lcpsim data/pile_10.json --solver pgs --max-iter 1 --tol 1e-15 --steps 60 -o "$out/floor.h5" \
+  > "$out/floor.out" 2> "$out/floor.err" || { echo "FAIL: tol 1e-15: exit $?"; exit 1; }
+grep -Eq "; [1-9][0-9]* steps solved at the rounding floor, above the tolerance 1e-15 \(relative residual up to [0-9.e+-]+\)" \
+  "$out/floor.out" || { echo "FAIL: tol 1e-15: the summary does not count the floor's steps: $(cat "$out/floor.out")"; exit 1; }
+$PY - "$out/floor.h5" <<'PY' || { echo "FAIL: tol 1e-15: the file's residuals"; exit 1; }
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    st = f["solver/status"][()]
+    rel = f["solver/relative_residual"][()]
+assert (st >= 0).all(), st
+# Solved steps above 1e-15 are the floor's: within 16 eps of the residual's own rounding,
+# so never more than 1e-13 relative on this pile (measured up to 8.4e-15).
+assert (rel > 1e-15).any() and rel.max() < 1e-13, rel.max()
+PY
+echo "ok: a tolerance below round-off is met at the rounding floor, and said"
