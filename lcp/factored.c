@@ -103,6 +103,38 @@ double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u) 
   return d;
 }
 
+void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u) {
+  const int n = f->n;
+  if (f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) {
+    for (int i = 0; i < n; ++i) d[i] = lsim_factored_diagonal_entry(f, i, u);
+    return;
+  }
+  /* B shares J's pattern: where row i's indices ascend (so are distinct), u[J_idx[p]]
+     would be 0 + B_val[p], so M_ii is the sum of J_val[p] B_val[p] in the same order, the
+     same bits (the scatter turning a -0 into +0 only moves the sign of a zero term, and a
+     sum from +0 never is -0), without the scatter; other rows by the scatter. */
+  const int *ptr = f->J_ptr, *idx = f->J_idx;
+  const double *jv = f->J_val, *bv = f->B_val;
+  for (int i = 0; i < n; ++i) {
+    const int p0 = ptr[i], p1 = ptr[i + 1];
+    double s = 0.0;
+    int ascending = 1;
+    if (p0 < p1) s += jv[p0] * bv[p0];
+    for (int p = p0 + 1; p < p1; ++p) {
+      ascending &= idx[p] > idx[p - 1];
+      s += jv[p] * bv[p];
+    }
+    if (!ascending) {
+      d[i] = lsim_factored_diagonal_entry(f, i, u);
+      continue;
+    }
+    if (f->C_ptr)
+      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+        if (f->C_idx[p] == i) s += f->C_val[p];
+    d[i] = s;
+  }
+}
+
 void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,
                             LsimResidual *res) {
   /* The same measures as lsim_lcp_residual (lcp.c), on w = J B z + C z + q. */

@@ -65,6 +65,10 @@ double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a
  * zero). Cost O(nnz(J_i) + nnz(B(:, i)) + nnz(C_i)). */
 double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u);
 
+/* d [n] = every M_ii, as lsim_factored_diagonal_entry gives them (the same bits; u as
+ * there). Where B shares J's pattern, without the scatter: cost O(nnz(J) + nnz(C)). */
+void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u);
+
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);
 

@@ -1271,7 +1271,7 @@ static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, LsimFactoredLc
       lsim_grow((void **)&s->udiag, &s->udiag_cap, m > 0 ? m : 1, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   memset(s->udiag, 0, (size_t)(m > 0 ? m : 1) * sizeof(double));
-  for (int i = 0; i < n; ++i) s->uq[i] = lsim_factored_diagonal_entry(f, i, s->udiag);
+  lsim_factored_diagonal(f, s->uq, s->udiag);
   unit_set(s, n, s->uq);
   if (s->unit == 1.0) return 0;
   const int nj = f->J_ptr[n], nb = f->B_ptr[n], nc = f->C_ptr ? f->C_ptr[n] : 0;

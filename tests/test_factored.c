@@ -897,6 +897,43 @@ static void test_float_rows_fall_back(void **state) {
   free_scene_lcp(&p);
 }
 
+/* lsim_factored_diagonal gives every M_ii with the bits of lsim_factored_diagonal_entry,
+ * where B shares J's pattern (rows with ascending, descending and repeated columns, a -0
+ * entry, C's diagonal) and where it does not. The values are exact in binary (products of
+ * small dyadic numbers), so each is also asserted equal to its sum by hand. */
+static void test_diagonal_all_rows(void **state) {
+  (void)state;
+  /* m = 4; rows: 0 ascending {0, 2}, 1 descending {3, 1}, 2 repeated {1, 1}, 3 empty,
+     4 ascending with a -0 in B {0, 3}. */
+  int ptr[6] = {0, 2, 4, 6, 6, 8};
+  int idx[8] = {0, 2, 3, 1, 1, 1, 0, 3};
+  double jv[8] = {0.5, -2.0, 1.5, 0.25, 3.0, -1.0, 2.0, -0.75};
+  double bv[8] = {4.0, 0.125, -2.0, 8.0, 0.5, 0.25, -0.0, 2.0};
+  int c_ptr[6] = {0, 1, 1, 2, 4, 4};
+  int c_idx[4] = {0, 1, 3, 2};
+  double c_val[4] = {0.0625, 7.0, 1.0, 9.0};
+  double q[5] = {0, 0, 0, 0, 0};
+  LsimFactoredLcp f = {.n = 5, .m = 4, .J_ptr = ptr, .J_idx = idx, .J_val = jv,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = bv, .C_ptr = c_ptr,
+                       .C_idx = c_idx, .C_val = c_val, .q = q};
+  /* Row 2's B column has 0.5 + 0.25 at column 1, so M_22 = (3 - 1) 0.75. */
+  const double want[5] = {0.5 * 4.0 - 2.0 * 0.125 + 0.0625, 1.5 * -2.0 + 0.25 * 8.0,
+                          2.0 * 0.75, 1.0, -0.75 * 2.0};
+  double u[4] = {0, 0, 0, 0}, d[5], e[5];
+  for (int shared = 1; shared >= 0; --shared) {
+    int bptr[6], bidx[8];
+    memcpy(bptr, ptr, sizeof ptr), memcpy(bidx, idx, sizeof idx);
+    if (!shared) f.B_ptr = bptr, f.B_idx = bidx; /* the same pattern in other arrays */
+    lsim_factored_diagonal(&f, d, u);
+    for (int i = 0; i < 5; ++i) {
+      e[i] = lsim_factored_diagonal_entry(&f, i, u);
+      assert_memory_equal(&d[i], &e[i], sizeof(double));
+      assert_true(d[i] == want[i]);
+    }
+    for (int k = 0; k < 4; ++k) assert_true(u[k] == 0.0); /* left zero */
+  }
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -924,6 +961,7 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_block_promise),
       cmocka_unit_test(test_float_rows_fall_back),
+      cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
