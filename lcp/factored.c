@@ -10,13 +10,35 @@
 #include <math.h>
 #include <string.h>
 
-static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range) {
+/* A sparse matrix's pointers, indices below range and finite values; its values alone
+ * when values_only (a pattern already checked with the same n and range). */
+static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range,
+                        int values_only) {
   if (!ptr || ptr[0] != 0) return LSIM_INVALID_INPUT;
-  int bad = 0;
-  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
-  if (bad) return LSIM_INVALID_INPUT;
+  if (!values_only) {
+    int bad = 0;
+    for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
+    if (bad) return LSIM_INVALID_INPUT;
+  }
   const int nnz = ptr[n];
   if (nnz > 0 && (!idx || !val)) return LSIM_INVALID_INPUT;
+  if (values_only) {
+    double nan_acc = 0.0;
+    int k = 0;
+#if defined(__GNUC__)
+    typedef double v2v __attribute__((vector_size(16)));
+    v2v va = {0.0, 0.0}, vb = va;
+    for (; k + 4 <= nnz; k += 4) {
+      v2v x, y;
+      memcpy(&x, val + k, sizeof x);
+      memcpy(&y, val + k + 2, sizeof y);
+      va += x - x, vb += y - y;
+    }
+    nan_acc = (va[0] + va[1]) + (vb[0] + vb[1]);
+#endif
+    for (; k < nnz; ++k) nan_acc += val[k] - val[k];
+    return nan_acc != 0.0 || nan_acc != nan_acc ? LSIM_INVALID_INPUT : 0;
+  }
   /* Branch-free (vectorizable): an index out of range as unsigned; a value that is not
      finite gives a NaN in val - val. */
   unsigned out = 0;
@@ -50,9 +72,11 @@ static int check_sparse(const int *ptr, const int *idx, const double *val, int n
 int lsim_factored_check(const LsimFactoredLcp *f) {
   if (!f || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q)) return LSIM_INVALID_INPUT;
   const int n = f->n;
-  if (check_sparse(f->J_ptr, f->J_idx, f->J_val, n, f->m) ||
-      check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m) ||
-      (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n)))
+  /* B sharing J's arrays: its pattern is J's, checked once. */
+  const int shared = f->B_ptr == f->J_ptr && f->B_idx == f->J_idx;
+  if (check_sparse(f->J_ptr, f->J_idx, f->J_val, n, f->m, 0) ||
+      check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m, shared) ||
+      (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n, 0)))
     return LSIM_INVALID_INPUT;
   double nan_acc = 0.0;
   for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];

@@ -934,6 +934,32 @@ static void test_diagonal_all_rows(void **state) {
   }
 }
 
+/* lsim_factored_check where B shares J's arrays (its pattern checked once, its values on
+ * their own): a NaN or an infinity anywhere in B's values, an index out of range or a
+ * decreasing pointer is still refused; the sound problem passes. */
+static void test_check_shared_pattern(void **state) {
+  (void)state;
+  int ptr[4] = {0, 3, 5, 7};
+  int idx[7] = {0, 1, 2, 2, 3, 0, 3};
+  double jv[7] = {1, 2, 3, 4, 5, 6, 7}, bv[7] = {1, 2, 3, 4, 5, 6, 7}, q[3] = {0, 0, 0};
+  LsimFactoredLcp f = {.n = 3, .m = 4, .J_ptr = ptr, .J_idx = idx, .J_val = jv,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = bv, .q = q};
+  assert_int_equal(lsim_factored_check(&f), 0);
+  for (int k = 0; k < 7; ++k) { /* every position: the vector part and the tail */
+    const double bad[2] = {NAN, INFINITY};
+    for (int b = 0; b < 2; ++b) {
+      bv[k] = bad[b];
+      assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+      bv[k] = 1.0;
+    }
+  }
+  assert_int_equal(lsim_factored_check(&f), 0);
+  idx[6] = 4; /* = m */
+  assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+  idx[6] = 3, ptr[2] = 2; /* row 1 ends before it starts */
+  assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -962,6 +988,7 @@ int main(void) {
       cmocka_unit_test(test_block_promise),
       cmocka_unit_test(test_float_rows_fall_back),
       cmocka_unit_test(test_diagonal_all_rows),
+      cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
