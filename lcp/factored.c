@@ -139,19 +139,27 @@ void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u) {
      sum from +0 never is -0), without the scatter; other rows by the scatter. */
   const int *ptr = f->J_ptr, *idx = f->J_idx;
   const double *jv = f->J_val, *bv = f->B_val;
+  /* Whether every row ascends, tested at once: the descents of the whole index array
+     (a loop the compiler vectorizes) all fall at row starts. Else row by row. */
+  const int nnz = ptr[n];
+  int descents = 0, at_starts = 0;
+  for (int p = 1; p < nnz; ++p) descents += idx[p] <= idx[p - 1];
+  for (int i = 1; i < n; ++i) {
+    const int p0 = ptr[i];
+    at_starts += p0 > 0 && p0 < ptr[i + 1] && idx[p0] <= idx[p0 - 1];
+  }
+  const int all_ascend = descents == at_starts;
   for (int i = 0; i < n; ++i) {
     const int p0 = ptr[i], p1 = ptr[i + 1];
     double s = 0.0;
     int ascending = 1;
-    if (p0 < p1) s += jv[p0] * bv[p0];
-    for (int p = p0 + 1; p < p1; ++p) {
-      ascending &= idx[p] > idx[p - 1];
-      s += jv[p] * bv[p];
-    }
+    if (!all_ascend)
+      for (int p = p0 + 1; p < p1; ++p) ascending &= idx[p] > idx[p - 1];
     if (!ascending) {
       d[i] = lsim_factored_diagonal_entry(f, i, u);
       continue;
     }
+    for (int p = p0; p < p1; ++p) s += jv[p] * bv[p];
     if (f->C_ptr)
       for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
         if (f->C_idx[p] == i) s += f->C_val[p];

@@ -932,6 +932,21 @@ static void test_diagonal_all_rows(void **state) {
     }
     for (int k = 0; k < 4; ++k) assert_true(u[k] == 0.0); /* left zero */
   }
+  /* Every row ascending (the test done at once), an empty row first and between; a row
+     that starts below the previous row's end is no descent within a row. */
+  int aptr[5] = {0, 0, 2, 2, 4};
+  int aidx[4] = {1, 3, 0, 2};
+  double ajv[4] = {0.5, -2.0, 1.5, 0.25}, abv[4] = {4.0, 0.125, -2.0, 8.0}, aq[4] = {0};
+  LsimFactoredLcp g = {.n = 4, .m = 4, .J_ptr = aptr, .J_idx = aidx, .J_val = ajv,
+                       .B_ptr = aptr, .B_idx = aidx, .B_val = abv, .q = aq};
+  const double awant[4] = {0.0, 0.5 * 4.0 - 2.0 * 0.125, 0.0, 1.5 * -2.0 + 0.25 * 8.0};
+  double ad[4];
+  lsim_factored_diagonal(&g, ad, u);
+  for (int i = 0; i < 4; ++i) {
+    const double ae = lsim_factored_diagonal_entry(&g, i, u);
+    assert_memory_equal(&ad[i], &ae, sizeof(double));
+    assert_true(ad[i] == awant[i]);
+  }
 }
 
 /* lsim_factored_check where B shares J's arrays (its pattern checked once, its values on
