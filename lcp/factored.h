@@ -54,6 +54,12 @@ int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
  * range, values and q finite, the cone blocks inside 0 .. n-1 with mu >= 0. O(n + nnz). */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
+/* lsim_factored_check, and when f is sound and bound non-NULL, an upper bound of every
+ * |M_ii| as lsim_factored_diagonal computes it (rounding included), from the largest
+ * |entries| of J, B and C and their longest rows, found in the check's own pass (one pass
+ * more over J's indices where B shares them); infinite when those overflow. */
+int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound);
+
 /* max |B (a - b)|: the largest difference of the velocity changes two impulse vectors a,
  * b [n] cause (m/s, rad/s). The impulses of a contact LCP are not unique (redundant
  * contacts, a cone's directions); the velocities are what two solutions share. du [m] is

@@ -949,6 +949,49 @@ static void test_diagonal_all_rows(void **state) {
   }
 }
 
+/* The bound of lsim_factored_check_bound (f sound). */
+static double diagonal_bound(const LsimFactoredLcp *f) {
+  double b = -1.0;
+  assert_int_equal(lsim_factored_check_bound(f, &b), 0);
+  return b;
+}
+
+/* lsim_factored_check_bound's bound is at least every |M_ii| the diagonal computes: on the
+ * random shapes (B in its own arrays), on the hand problems of test_diagonal_all_rows
+ * (shared, with descending and repeated columns: the bound counts every B entry of a
+ * column) and on a shared all-ascending one; within a factor 100 of the largest |M_ii|
+ * on the random shapes (rows of at most 2 dof blocks), so it is a bound worth having. */
+static void test_diagonal_bound(void **state) {
+  (void)state;
+  for (int sh = 0; sh < NSHAPES; ++sh) {
+    Problem p;
+    make_shape(&p, sh, 700 + (uint64_t)sh);
+    const int n = p.f.n;
+    double *d = malloc((size_t)n * sizeof(double)), *u = calloc((size_t)p.f.m + 1, sizeof(double));
+    assert_non_null(d), assert_non_null(u);
+    lsim_factored_diagonal(&p.f, d, u);
+    const double bound = diagonal_bound(&p.f);
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, fabs(d[i]));
+    assert_true(bound >= dmax);
+    assert_true(bound <= 100.0 * dmax + 100.0); /* C's +-1 and mu entries: the + 100 */
+    free(d), free(u);
+    free_problem(&p);
+  }
+  /* Repeated columns in a shared row: 3 + 3 = 6 at column 1 meets J's 3 there twice. */
+  int ptr[2] = {0, 2}, idx[2] = {1, 1};
+  double v[2] = {3.0, 3.0}, q[1] = {0}, u[2] = {0, 0}, d[1];
+  LsimFactoredLcp f = {.n = 1, .m = 2, .J_ptr = ptr, .J_idx = idx, .J_val = v,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = v, .q = q};
+  lsim_factored_diagonal(&f, d, u);
+  assert_true(d[0] == 36.0);
+  assert_true(diagonal_bound(&f) >= 36.0);
+  idx[0] = 0; /* distinct and ascending now: 9 + 9, each J entry meets one B entry */
+  lsim_factored_diagonal(&f, d, u);
+  assert_true(d[0] == 18.0);
+  assert_true(diagonal_bound(&f) >= 18.0 && diagonal_bound(&f) < 36.0);
+}
+
 /* lsim_factored_check where B shares J's arrays (its pattern checked once, its values on
  * their own): a NaN or an infinity anywhere in B's values, an index out of range or a
  * decreasing pointer is still refused; the sound problem passes. */
@@ -1004,6 +1047,7 @@ int main(void) {
       cmocka_unit_test(test_float_rows_fall_back),
       cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_check_shared_pattern),
+      cmocka_unit_test(test_diagonal_bound),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
