@@ -9,25 +9,76 @@
 
 #include <math.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
-static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range) {
+#if defined(__GNUC__)
+typedef double lsim_v2d_ __attribute__((vector_size(16)));
+typedef long long lsim_v2l_ __attribute__((vector_size(16)));
+/* Lane by lane max(m, |x|) (a NaN in x is caught by the check's own test). */
+static inline lsim_v2d_ vmax_abs(lsim_v2d_ m, lsim_v2d_ x) {
+  const lsim_v2l_ mask = {0x7fffffffffffffffLL, 0x7fffffffffffffffLL};
+  const lsim_v2d_ a = (lsim_v2d_)((lsim_v2l_)x & mask);
+#if defined(__SSE2__)
+  return (lsim_v2d_)_mm_max_pd((__m128d)m, (__m128d)a); /* one instruction */
+#else
+  const lsim_v2l_ gt = a > m;
+  return (lsim_v2d_)(((lsim_v2l_)a & gt) | ((lsim_v2l_)m & ~gt));
+#endif
+}
+#endif
+
+/* A sparse matrix's pointers, indices below range and finite values; its values alone
+ * when values_only (a pattern already checked with the same n and range). The largest
+ * |value| into *vmax, and (unless values_only) the longest row into *maxlen. */
+static int check_sparse(const int *ptr, const int *idx, const double *val, int n, int range,
+                        int values_only, double *vmax, int *maxlen) {
   if (!ptr || ptr[0] != 0) return LSIM_INVALID_INPUT;
-  int bad = 0;
-  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
-  if (bad) return LSIM_INVALID_INPUT;
+  if (!values_only) {
+    int bad = 0, len = 0;
+    for (int i = 0; i < n; ++i) {
+      const int l = ptr[i + 1] - ptr[i];
+      bad |= l < 0;
+      len = l > len ? l : len;
+    }
+    if (bad) return LSIM_INVALID_INPUT;
+    *maxlen = len;
+  }
   const int nnz = ptr[n];
   if (nnz > 0 && (!idx || !val)) return LSIM_INVALID_INPUT;
+  if (values_only) {
+    double nan_acc = 0.0;
+    int k = 0;
+    *vmax = 0.0;
+#if defined(__GNUC__)
+    typedef double v2v __attribute__((vector_size(16)));
+    v2v va = {0.0, 0.0}, vb = va, ma = va, mb = va;
+    for (; k + 4 <= nnz; k += 4) {
+      v2v x, y;
+      memcpy(&x, val + k, sizeof x);
+      memcpy(&y, val + k + 2, sizeof y);
+      va += x - x, vb += y - y;
+      ma = vmax_abs(ma, x), mb = vmax_abs(mb, y);
+    }
+    nan_acc = (va[0] + va[1]) + (vb[0] + vb[1]);
+    *vmax = fmax(fmax(ma[0], ma[1]), fmax(mb[0], mb[1]));
+#endif
+    for (; k < nnz; ++k) nan_acc += val[k] - val[k], *vmax = fmax(*vmax, fabs(val[k]));
+    return nan_acc != 0.0 || nan_acc != nan_acc ? LSIM_INVALID_INPUT : 0;
+  }
   /* Branch-free (vectorizable): an index out of range as unsigned; a value that is not
      finite gives a NaN in val - val. */
   unsigned out = 0;
   double nan_acc = 0.0;
   int k = 0;
+  *vmax = 0.0;
 #if defined(__GNUC__)
   typedef unsigned v4u __attribute__((vector_size(16)));
   typedef double v2d __attribute__((vector_size(16)));
   v4u vout = {0, 0, 0, 0};
   const v4u vr = {(unsigned)range, (unsigned)range, (unsigned)range, (unsigned)range};
-  v2d va = {0.0, 0.0}, vb = va;
+  v2d va = {0.0, 0.0}, vb = va, ma = va, mb = va;
   for (; k + 4 <= nnz; k += 4) {
     v4u i;
     v2d x, y;
@@ -36,24 +87,45 @@ static int check_sparse(const int *ptr, const int *idx, const double *val, int n
     memcpy(&y, val + k + 2, sizeof y);
     vout |= (v4u)(i >= vr);
     va += x - x, vb += y - y;
+    ma = vmax_abs(ma, x), mb = vmax_abs(mb, y);
   }
   out = vout[0] | vout[1] | vout[2] | vout[3];
   nan_acc = (va[0] + va[1]) + (vb[0] + vb[1]);
+  *vmax = fmax(fmax(ma[0], ma[1]), fmax(mb[0], mb[1]));
 #endif
   for (; k < nnz; ++k) {
     out |= (unsigned)idx[k] >= (unsigned)range;
     nan_acc += val[k] - val[k];
+    *vmax = fmax(*vmax, fabs(val[k]));
   }
   return out || nan_acc != 0.0 || nan_acc != nan_acc ? LSIM_INVALID_INPUT : 0;
 }
 
-int lsim_factored_check(const LsimFactoredLcp *f) {
+/* Whether every row of J ascends (so its columns are distinct): the descents of the whole
+ * index array (a loop the compiler vectorizes) all fall at row starts. */
+static int rows_ascend(const LsimFactoredLcp *f) {
+  const int *ptr = f->J_ptr, *idx = f->J_idx, n = f->n;
+  int descents = 0, at_starts = 0;
+  for (int p = 1; p < ptr[n]; ++p) descents += idx[p] <= idx[p - 1];
+  for (int i = 1; i < n; ++i)
+    at_starts += ptr[i] > 0 && ptr[i] < ptr[i + 1] && idx[ptr[i]] <= idx[ptr[i] - 1];
+  return descents == at_starts;
+}
+
+int lsim_factored_check(const LsimFactoredLcp *f) { return lsim_factored_check_bound(f, NULL); }
+
+int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound) {
   if (!f || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q)) return LSIM_INVALID_INPUT;
   const int n = f->n;
-  if (check_sparse(f->J_ptr, f->J_idx, f->J_val, n, f->m) ||
-      check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m) ||
-      (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n)))
+  /* B sharing J's arrays: its pattern is J's, checked once. */
+  const int shared = f->B_ptr == f->J_ptr && f->B_idx == f->J_idx;
+  double jm = 0.0, bm = 0.0, cm = 0.0;
+  int jl = 0, bl = 0, cl = 0;
+  if (check_sparse(f->J_ptr, f->J_idx, f->J_val, n, f->m, 0, &jm, &jl) ||
+      check_sparse(f->B_ptr, f->B_idx, f->B_val, n, f->m, shared, &bm, &bl) ||
+      (f->C_ptr && check_sparse(f->C_ptr, f->C_idx, f->C_val, n, n, 0, &cm, &cl)))
     return LSIM_INVALID_INPUT;
+  if (shared) bl = jl;
   double nan_acc = 0.0;
   for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
   if (nan_acc != 0.0 || nan_acc != nan_acc) return LSIM_INVALID_INPUT;
@@ -63,6 +135,14 @@ int lsim_factored_check(const LsimFactoredLcp *f) {
     if (cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 || cb->ndir < 1 ||
         cb->first_dir + cb->ndir > n || cb->normal >= n || !(cb->mu >= 0.0))
       return LSIM_INVALID_INPUT;
+  }
+  if (bound) {
+    /* Row i's J_p meets u[J_idx[p]], the sum of B's column i entries at that index: at
+       most bl of them, one where B shares J's pattern and every row ascends. Each
+       computed term and sum is within a factor (1 + 2^-53)^k of the exact one, k below
+       the row's length plus two: 1.01 covers any length below 10^14. */
+    const int terms = shared && rows_ascend(f) ? 1 : bl;
+    *bound = 1.01 * ((double)jl * terms * jm * bm + (double)cl * cm);
   }
   return 0;
 }
@@ -101,6 +181,38 @@ double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u) 
     for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
       if (f->C_idx[p] == i) d += f->C_val[p];
   return d;
+}
+
+void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u) {
+  const int n = f->n;
+  if (f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) {
+    for (int i = 0; i < n; ++i) d[i] = lsim_factored_diagonal_entry(f, i, u);
+    return;
+  }
+  /* B shares J's pattern: where row i's indices ascend (so are distinct), u[J_idx[p]]
+     would be 0 + B_val[p], so M_ii is the sum of J_val[p] B_val[p] in the same order, the
+     same bits (the scatter turning a -0 into +0 only moves the sign of a zero term, and a
+     sum from +0 never is -0), without the scatter; other rows by the scatter. */
+  const int *ptr = f->J_ptr, *idx = f->J_idx;
+  const double *jv = f->J_val, *bv = f->B_val;
+  /* Whether every row ascends, tested at once; else row by row. */
+  const int all_ascend = rows_ascend(f);
+  for (int i = 0; i < n; ++i) {
+    const int p0 = ptr[i], p1 = ptr[i + 1];
+    double s = 0.0;
+    int ascending = 1;
+    if (!all_ascend)
+      for (int p = p0 + 1; p < p1; ++p) ascending &= idx[p] > idx[p - 1];
+    if (!ascending) {
+      d[i] = lsim_factored_diagonal_entry(f, i, u);
+      continue;
+    }
+    for (int p = p0; p < p1; ++p) s += jv[p] * bv[p];
+    if (f->C_ptr)
+      for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
+        if (f->C_idx[p] == i) s += f->C_val[p];
+    d[i] = s;
+  }
 }
 
 void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u, double *w,

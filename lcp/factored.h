@@ -54,6 +54,12 @@ int lsim_factored_blocks_hold(const LsimFactoredLcp *f);
  * range, values and q finite, the cone blocks inside 0 .. n-1 with mu >= 0. O(n + nnz). */
 int lsim_factored_check(const LsimFactoredLcp *f);
 
+/* lsim_factored_check, and when f is sound and bound non-NULL, an upper bound of every
+ * |M_ii| as lsim_factored_diagonal computes it (rounding included), from the largest
+ * |entries| of J, B and C and their longest rows, found in the check's own pass (one pass
+ * more over J's indices where B shares them); infinite when those overflow. */
+int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound);
+
 /* max |B (a - b)|: the largest difference of the velocity changes two impulse vectors a,
  * b [n] cause (m/s, rad/s). The impulses of a contact LCP are not unique (redundant
  * contacts, a cone's directions); the velocities are what two solutions share. du [m] is
@@ -64,6 +70,10 @@ double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a
 /* M_ii = J_i . B(:, i) + C_ii, B's column i scattered into u [m] (all zero on entry, left
  * zero). Cost O(nnz(J_i) + nnz(B(:, i)) + nnz(C_i)). */
 double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u);
+
+/* d [n] = every M_ii, as lsim_factored_diagonal_entry gives them (the same bits; u as
+ * there). Where B shares J's pattern, without the scatter: cost O(nnz(J) + nnz(C)). */
+void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u);
 
 /* w = M z + q. u [m] is scratch (gets B z). */
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w);

@@ -127,7 +127,7 @@ double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, co
   const int n = f->n;
   /* The diagonal. */
   memset(u, 0, (size_t)f->m * sizeof(double));
-  for (int i = 0; i < n; ++i) d[i] = lsim_factored_diagonal_entry(f, i, u);
+  lsim_factored_diagonal(f, d, u);
   /* The rows' residuals, as lsim_lcp_unit_residual's (M_ij off the diagonal of a row with
      M_ii <= 0 are C's entries: J B's rows there are empty). */
   double r = 0.0;

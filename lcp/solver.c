@@ -1348,14 +1348,23 @@ static int unit_cones(LsimSolver *s, int ncones, const LsimConeBlock *cones) {
 }
 
 /* The scaled copy of the factored f (sound) into *g, in buffers s owns: chooses the unit
- * first (s->unit 1: *g untouched). 0 or LSIM_OUT_OF_MEMORY. Cost O(n + nnz). */
-static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, LsimFactoredLcp *g) {
+ * first (s->unit 1: *g untouched), without the diagonal when bound (every |M_ii|, from
+ * lsim_factored_check_bound) is below 2^UNIT_BAND. 0 or LSIM_OUT_OF_MEMORY. Cost O(n + nnz). */
+static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, double bound,
+                         LsimFactoredLcp *g) {
   const int n = f->n, m = f->m;
   if (unit_mark(s, n, f->ncones, f->cones) || lsim_grow((void **)&s->uq, &s->uq_cap, n, sizeof(double)) ||
       lsim_grow((void **)&s->udiag, &s->udiag_cap, m > 0 ? m : 1, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
+  /* Every M_ii below 2^UNIT_BAND by a bound (the usual case): the unit is 1, without the
+     diagonal. */
+  if (bound < ldexp(1.0, UNIT_BAND)) {
+    for (int i = 0; i < n; ++i) s->ucol[i] = 1.0;
+    s->unit = 1.0;
+    return 0;
+  }
   memset(s->udiag, 0, (size_t)(m > 0 ? m : 1) * sizeof(double));
-  for (int i = 0; i < n; ++i) s->uq[i] = lsim_factored_diagonal_entry(f, i, s->udiag);
+  lsim_factored_diagonal(f, s->uq, s->udiag);
   unit_set(s, n, s->uq);
   if (s->unit == 1.0) return 0;
   const int nj = f->J_ptr[n], nb = f->B_ptr[n], nc = f->C_ptr ? f->C_ptr[n] : 0;
@@ -1435,7 +1444,9 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
                                LsimSolveStats *stats) {
   s->unit = 1.0;
   LsimFactoredLcp g;
-  if (!s->options.impulse_unit || !f || f->n < 1 || lsim_factored_check(f) || unit_factored(s, f, &g) ||
+  double bound = INFINITY;
+  if (!s->options.impulse_unit || !f || f->n < 1 || lsim_factored_check_bound(f, &bound) ||
+      unit_factored(s, f, bound, &g) ||
       s->unit == 1.0) {
     s->unit = 1.0;
     return solve_factored(s, f, z, stats);

@@ -897,6 +897,127 @@ static void test_float_rows_fall_back(void **state) {
   free_scene_lcp(&p);
 }
 
+/* lsim_factored_diagonal gives every M_ii with the bits of lsim_factored_diagonal_entry,
+ * where B shares J's pattern (rows with ascending, descending and repeated columns, a -0
+ * entry, C's diagonal) and where it does not. The values are exact in binary (products of
+ * small dyadic numbers), so each is also asserted equal to its sum by hand. */
+static void test_diagonal_all_rows(void **state) {
+  (void)state;
+  /* m = 4; rows: 0 ascending {0, 2}, 1 descending {3, 1}, 2 repeated {1, 1}, 3 empty,
+     4 ascending with a -0 in B {0, 3}. */
+  int ptr[6] = {0, 2, 4, 6, 6, 8};
+  int idx[8] = {0, 2, 3, 1, 1, 1, 0, 3};
+  double jv[8] = {0.5, -2.0, 1.5, 0.25, 3.0, -1.0, 2.0, -0.75};
+  double bv[8] = {4.0, 0.125, -2.0, 8.0, 0.5, 0.25, -0.0, 2.0};
+  int c_ptr[6] = {0, 1, 1, 2, 4, 4};
+  int c_idx[4] = {0, 1, 3, 2};
+  double c_val[4] = {0.0625, 7.0, 1.0, 9.0};
+  double q[5] = {0, 0, 0, 0, 0};
+  LsimFactoredLcp f = {.n = 5, .m = 4, .J_ptr = ptr, .J_idx = idx, .J_val = jv,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = bv, .C_ptr = c_ptr,
+                       .C_idx = c_idx, .C_val = c_val, .q = q};
+  /* Row 2's B column has 0.5 + 0.25 at column 1, so M_22 = (3 - 1) 0.75. */
+  const double want[5] = {0.5 * 4.0 - 2.0 * 0.125 + 0.0625, 1.5 * -2.0 + 0.25 * 8.0,
+                          2.0 * 0.75, 1.0, -0.75 * 2.0};
+  double u[4] = {0, 0, 0, 0}, d[5], e[5];
+  for (int shared = 1; shared >= 0; --shared) {
+    int bptr[6], bidx[8];
+    memcpy(bptr, ptr, sizeof ptr), memcpy(bidx, idx, sizeof idx);
+    if (!shared) f.B_ptr = bptr, f.B_idx = bidx; /* the same pattern in other arrays */
+    lsim_factored_diagonal(&f, d, u);
+    for (int i = 0; i < 5; ++i) {
+      e[i] = lsim_factored_diagonal_entry(&f, i, u);
+      assert_memory_equal(&d[i], &e[i], sizeof(double));
+      assert_true(d[i] == want[i]);
+    }
+    for (int k = 0; k < 4; ++k) assert_true(u[k] == 0.0); /* left zero */
+  }
+  /* Every row ascending (the test done at once), an empty row first and between; a row
+     that starts below the previous row's end is no descent within a row. */
+  int aptr[5] = {0, 0, 2, 2, 4};
+  int aidx[4] = {1, 3, 0, 2};
+  double ajv[4] = {0.5, -2.0, 1.5, 0.25}, abv[4] = {4.0, 0.125, -2.0, 8.0}, aq[4] = {0};
+  LsimFactoredLcp g = {.n = 4, .m = 4, .J_ptr = aptr, .J_idx = aidx, .J_val = ajv,
+                       .B_ptr = aptr, .B_idx = aidx, .B_val = abv, .q = aq};
+  const double awant[4] = {0.0, 0.5 * 4.0 - 2.0 * 0.125, 0.0, 1.5 * -2.0 + 0.25 * 8.0};
+  double ad[4];
+  lsim_factored_diagonal(&g, ad, u);
+  for (int i = 0; i < 4; ++i) {
+    const double ae = lsim_factored_diagonal_entry(&g, i, u);
+    assert_memory_equal(&ad[i], &ae, sizeof(double));
+    assert_true(ad[i] == awant[i]);
+  }
+}
+
+/* The bound of lsim_factored_check_bound (f sound). */
+static double diagonal_bound(const LsimFactoredLcp *f) {
+  double b = -1.0;
+  assert_int_equal(lsim_factored_check_bound(f, &b), 0);
+  return b;
+}
+
+/* lsim_factored_check_bound's bound is at least every |M_ii| the diagonal computes: on the
+ * random shapes (B in its own arrays), on the hand problems of test_diagonal_all_rows
+ * (shared, with descending and repeated columns: the bound counts every B entry of a
+ * column) and on a shared all-ascending one; within a factor 100 of the largest |M_ii|
+ * on the random shapes (rows of at most 2 dof blocks), so it is a bound worth having. */
+static void test_diagonal_bound(void **state) {
+  (void)state;
+  for (int sh = 0; sh < NSHAPES; ++sh) {
+    Problem p;
+    make_shape(&p, sh, 700 + (uint64_t)sh);
+    const int n = p.f.n;
+    double *d = malloc((size_t)n * sizeof(double)), *u = calloc((size_t)p.f.m + 1, sizeof(double));
+    assert_non_null(d), assert_non_null(u);
+    lsim_factored_diagonal(&p.f, d, u);
+    const double bound = diagonal_bound(&p.f);
+    double dmax = 0.0;
+    for (int i = 0; i < n; ++i) dmax = fmax(dmax, fabs(d[i]));
+    assert_true(bound >= dmax);
+    assert_true(bound <= 100.0 * dmax + 100.0); /* C's +-1 and mu entries: the + 100 */
+    free(d), free(u);
+    free_problem(&p);
+  }
+  /* Repeated columns in a shared row: 3 + 3 = 6 at column 1 meets J's 3 there twice. */
+  int ptr[2] = {0, 2}, idx[2] = {1, 1};
+  double v[2] = {3.0, 3.0}, q[1] = {0}, u[2] = {0, 0}, d[1];
+  LsimFactoredLcp f = {.n = 1, .m = 2, .J_ptr = ptr, .J_idx = idx, .J_val = v,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = v, .q = q};
+  lsim_factored_diagonal(&f, d, u);
+  assert_true(d[0] == 36.0);
+  assert_true(diagonal_bound(&f) >= 36.0);
+  idx[0] = 0; /* distinct and ascending now: 9 + 9, each J entry meets one B entry */
+  lsim_factored_diagonal(&f, d, u);
+  assert_true(d[0] == 18.0);
+  assert_true(diagonal_bound(&f) >= 18.0 && diagonal_bound(&f) < 36.0);
+}
+
+/* lsim_factored_check where B shares J's arrays (its pattern checked once, its values on
+ * their own): a NaN or an infinity anywhere in B's values, an index out of range or a
+ * decreasing pointer is still refused; the sound problem passes. */
+static void test_check_shared_pattern(void **state) {
+  (void)state;
+  int ptr[4] = {0, 3, 5, 7};
+  int idx[7] = {0, 1, 2, 2, 3, 0, 3};
+  double jv[7] = {1, 2, 3, 4, 5, 6, 7}, bv[7] = {1, 2, 3, 4, 5, 6, 7}, q[3] = {0, 0, 0};
+  LsimFactoredLcp f = {.n = 3, .m = 4, .J_ptr = ptr, .J_idx = idx, .J_val = jv,
+                       .B_ptr = ptr, .B_idx = idx, .B_val = bv, .q = q};
+  assert_int_equal(lsim_factored_check(&f), 0);
+  for (int k = 0; k < 7; ++k) { /* every position: the vector part and the tail */
+    const double bad[2] = {NAN, INFINITY};
+    for (int b = 0; b < 2; ++b) {
+      bv[k] = bad[b];
+      assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+      bv[k] = 1.0;
+    }
+  }
+  assert_int_equal(lsim_factored_check(&f), 0);
+  idx[6] = 4; /* = m */
+  assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+  idx[6] = 3, ptr[2] = 2; /* row 1 ends before it starts */
+  assert_int_equal(lsim_factored_check(&f), LSIM_INVALID_INPUT);
+}
+
 /* An empty problem (n = 0, m = 0) is solved at once. */
 static void test_empty(void **state) {
   (void)state;
@@ -924,6 +1045,9 @@ int main(void) {
       cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_block_promise),
       cmocka_unit_test(test_float_rows_fall_back),
+      cmocka_unit_test(test_diagonal_all_rows),
+      cmocka_unit_test(test_check_shared_pattern),
+      cmocka_unit_test(test_diagonal_bound),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
