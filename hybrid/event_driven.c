@@ -509,11 +509,21 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
       if (ed->r_which[r] != 0 || !trial[i]) continue;
       const LsimContact *ct = &ed->set.contacts[ed->idx[i]];
       const double fn = ed->lam[r];
-      const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
-                              r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
+      const double f0 = r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0;
+      const double f1 = r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0;
+      const double ft = hypot(f0, f1);
       if (fn > ed->o.precision && ct->mu * fn - ft > ed->o.precision) continue;
       trial[i] = 0, --ntrial, ++dropped;
       ed->cand[i].mode = SLIDE;
+      /* The LCP's direction (on its square cone) more than 90 degrees off the friction
+         the circle could not hold: it slides against that friction, as at a cone root.
+         Along the LCP's (135 degrees off in n2_g0.3_b0.6_a0.35_v3.5_o0) the slip grew
+         across s, its root started at 0 and never crossed, and the friction kept along
+         s did positive work (docs/hybrid.md, "Energy rises"). */
+      if (fn > ed->o.precision && ft > 0.0 && -(f0 * news[2 * i] + f1 * news[2 * i + 1]) < 0.0) {
+        news[2 * i] = ed->cand[i].s[0] = -f0 / ft;
+        news[2 * i + 1] = ed->cand[i].s[1] = -f1 / ft;
+      }
     }
     if (!dropped) {
       /* Every contact tried holds: they stick. */

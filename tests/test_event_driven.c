@@ -1498,6 +1498,42 @@ static void test_slide_stops_beside_box(void **state) {
   lsim_event_log_free(&log);
 }
 
+/* Sliding friction never adds energy (scripts/event_stack_sweep.py's
+ * n2_g0.3_b0.6_a0.35_v3.5_o0: a 0.7 m cube thrown at 3.5 m/s over a 1 m cube on the
+ * ground, box mu 0.6, ground mu 0.3, e = 0). The top box falls off and tips over its edge
+ * on the ground; at 0.640354 s one edge corner, at rest, starts to slide: the event's LCP
+ * slides it and the stick trial (the circle) cannot hold it. It slid along the LCP's
+ * direction, a diagonal of its square cone 135 degrees from the trial's friction; its
+ * slip grew along that friction's opposite, the slip root v_t . s went from 0 straight
+ * below 0 (never crossing) and the flow kept friction along s, doing positive work:
+ * +2.06e-4 J between the samples at 0.76 and 0.77 s, 1.03e-3 J over 0.65-0.77 s. Now a
+ * contact whose LCP direction is more than 90 degrees off the trial's friction slides
+ * against that friction, as at a cone root. Checked to 0.9 s (past the next impact at
+ * 0.776 s): the energy never rises between samples by more than 1e-8 J (as in
+ * test_rocking_landing; measured 1.5e-13 J). */
+static void test_tipping_slide_loses_energy(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.6}]},"
+      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.35], \"velocity\": [3.5, 0, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.35, 0.35, 0.35], \"mu\": 0.6}]}]}";
+  LsimEventLog log;
+  memset(&log, 0, sizeof log);
+  StackSamples *s = run_stack(json, 0.9, &log);
+  double e_prev = HUGE_VAL;
+  for (int i = 0; i < s->n; ++i) {
+    const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, 0.35);
+    if (e > e_prev + 1e-8) fail_msg("t = %g: energy %.12g J rose by %.3g J", s->t[i], e, e - e_prev);
+    e_prev = e;
+  }
+  free(s);
+  lsim_event_log_free(&log);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -1512,7 +1548,7 @@ int main(void) {
       cmocka_unit_test(test_ball_slips_along_push), cmocka_unit_test(test_vanished_named),
       cmocka_unit_test(test_held_slide), cmocka_unit_test(test_rocking_landing),
       cmocka_unit_test(test_near_equal_landing),
-      cmocka_unit_test(test_slide_stops_beside_box),
+      cmocka_unit_test(test_slide_stops_beside_box), cmocka_unit_test(test_tipping_slide_loses_energy),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
