@@ -1456,6 +1456,32 @@ static void test_near_equal_landing(void **state) {
   if (fabs(yaw[1] - yaw[0]) > 1e-6) fail_msg("yaw %.9g rad, %.9g with both corners at once", yaw[1], yaw[0]);
 }
 
+/* The two-box stack of scripts/event_stack_sweep.py's n2_g0.3_b0.6_*_v3.5_o0 scenes (a
+ * 1 m cube on the ground, ground mu 0.3; a cube of half side `half` thrown over it at
+ * 3.5 m/s, box mu 0.6, e = 0), run event-driven to t_end; fails if the energy rises
+ * between samples by more than 1e-8 J (as in test_rocking_landing). */
+static StackSamples *thrown_box_stack(double half, double t_end, LsimEventLog *log) {
+  char json[1024];
+  snprintf(json, sizeof json,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
+           " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+           " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
+           "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.6}]},"
+           "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, %.17g], \"velocity\": [3.5, 0, 0],"
+           "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [%.17g, %.17g, %.17g], \"mu\": 0.6}]}]}",
+           1.0 + half, half, half, half);
+  memset(log, 0, sizeof *log);
+  StackSamples *s = run_stack(json, t_end, log);
+  double e_prev = HUGE_VAL;
+  for (int i = 0; i < s->n; ++i) {
+    const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, half);
+    if (e > e_prev + 1e-8) fail_msg("t = %g: energy %.12g J rose by %.3g J", s->t[i], e, e - e_prev);
+    e_prev = e;
+  }
+  return s;
+}
+
 /* Two boxes at rest on the ground as one's slide stops (scripts/event_stack_sweep.py's
  * n2_g0.3_b0.6_a0.25_v3.5_o0: a 0.5 m cube thrown at 3.5 m/s over a 1 m cube, box mu 0.6,
  * ground mu 0.3, e = 0). The top box falls off, lands and slides on the ground until
@@ -1469,23 +1495,8 @@ static void test_near_equal_landing(void **state) {
  * measured 6.6e-13 J). */
 static void test_slide_stops_beside_box(void **state) {
   (void)state;
-  const char *json =
-      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
-      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
-      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
-      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.6}]},"
-      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.25], \"velocity\": [3.5, 0, 0],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.6}]}]}";
   LsimEventLog log;
-  memset(&log, 0, sizeof log);
-  StackSamples *s = run_stack(json, 1.2, &log);
-  double e_prev = HUGE_VAL;
-  for (int i = 0; i < s->n; ++i) {
-    const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, 0.25);
-    if (e > e_prev + 1e-8) fail_msg("t = %g: energy rose by %.3g J", s->t[i], e - e_prev);
-    e_prev = e;
-  }
+  StackSamples *s = thrown_box_stack(0.25, 1.2, &log);
   const int last = s->n - 1;
   for (int k = 0; k < 2; ++k) {
     double z[8];
@@ -1513,23 +1524,8 @@ static void test_slide_stops_beside_box(void **state) {
  * test_rocking_landing; measured 1.5e-13 J). */
 static void test_tipping_slide_loses_energy(void **state) {
   (void)state;
-  const char *json =
-      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 2.0,"
-      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
-      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.3}]},"
-      "  {\"name\": \"b0\", \"mass\": 1, \"position\": [0, 0, 0.5],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.5, 0.5], \"mu\": 0.6}]},"
-      "  {\"name\": \"top\", \"mass\": 1, \"position\": [0, 0, 1.35], \"velocity\": [3.5, 0, 0],"
-      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.35, 0.35, 0.35], \"mu\": 0.6}]}]}";
   LsimEventLog log;
-  memset(&log, 0, sizeof log);
-  StackSamples *s = run_stack(json, 0.9, &log);
-  double e_prev = HUGE_VAL;
-  for (int i = 0; i < s->n; ++i) {
-    const double e = cube_energy(s->q[i][0], s->v[i][0], 1.0, 0.5) + cube_energy(s->q[i][1], s->v[i][1], 1.0, 0.35);
-    if (e > e_prev + 1e-8) fail_msg("t = %g: energy %.12g J rose by %.3g J", s->t[i], e, e - e_prev);
-    e_prev = e;
-  }
+  StackSamples *s = thrown_box_stack(0.35, 0.9, &log);
   free(s);
   lsim_event_log_free(&log);
 }
