@@ -71,6 +71,53 @@ static void fc_call(void *arg) {
   c->status = lsim_fc_solver_solve(c->solver, c->p, c->r, c->r + c->p->n, &c->st);
 }
 
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The tables of this mode beside the comparison's (compare/output.h), by rows as those:
+ * per problem ([N]) or per problem and series ([N, P]). */
+#define FC_ROW_SETS 5
+typedef struct FcRowSet {
+  const char *name;
+  LsimH5Type type;
+  int per_series;
+} FcRowSet;
+static const FcRowSet kFcRows[FC_ROW_SETS] = {
+    {"/problem_dimension", LSIM_H5_I32, 0},
+    {"/problem_contacts", LSIM_H5_I32, 0},
+    {"/results/dual_cone", LSIM_H5_F64, 1},
+    {"/results/cone_directions", LSIM_H5_I32, 1},
+    {"/results/setup_wall_time", LSIM_H5_F64, 1},
+};
+
+/* Creates them (chunks as compare/output.c's: about 64 kB, at least 16 rows). */
+static void fc_rows_open(LsimH5Rows **d, LsimCompareOut *o, int P) {
+  for (int i = 0; i < FC_ROW_SETS && !o->rc; ++i) {
+    const uint64_t width = kFcRows[i].per_series ? (uint64_t)P : 1;
+    const uint64_t chunk = width * 8 >= 4096 ? 16 : 65536 / (width * 8);
+    d[i] = lsim_h5_rows_create(o->file, kFcRows[i].name, kFcRows[i].type,
+                               kFcRows[i].per_series ? 2 : 1, width, chunk);
+    if (!d[i]) o->rc = -1;
+  }
+}
+
+/* Appends the rows of problems [have, upto) of data[i] (kFcRows' order; rows up to upto
+ * final). */
+static void fc_rows_append(LsimH5Rows **d, LsimCompareOut *o, const void *const *data, int P,
+                           int upto) {
+  for (int i = 0; i < FC_ROW_SETS && !o->rc; ++i) {
+    const uint64_t have = lsim_h5_rows_count(d[i]);
+    if ((uint64_t)upto <= have) continue;
+    const uint64_t width = kFcRows[i].per_series ? (uint64_t)P : 1;
+    const size_t esize = kFcRows[i].type == LSIM_H5_I32 ? sizeof(int) : sizeof(double);
+    const char *base = data[i];
+    if (lsim_h5_rows_append(d[i], base + have * width * esize, (uint64_t)upto - have)) o->rc = -1;
+  }
+}
+
 int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char *msg,
                         size_t msglen) {
   const char *const *inputs = cfg->inputs;
@@ -175,10 +222,11 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   double *setup = calloc((size_t)N * P + 1, sizeof(double)); /* setup part of wall */
   int *primed = calloc((size_t)P + 1, sizeof(int)); /* series s solved once, untimed */
   double *sumbuf = calloc((size_t)N + 1, sizeof(double));
+  int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
   double *r = NULL;
   size_t rcap = 0;
   if (lsim_compare_table_alloc(&t, N, P, 0) || !sm || !labels || !starts || !ser_solver || !ndir ||
-      !dual || !setup || !primed || !sumbuf) {
+      !dual || !setup || !primed || !sumbuf || !dims || !ncs) {
     snprintf(msg, msglen, "out of memory");
     exit_code = -LSIM_OUT_OF_MEMORY;
   }
@@ -187,10 +235,63 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(labels[s], sizeof labels[s], "%s", specs[s].label);
     snprintf(starts[s], sizeof starts[s], "cold");
   }
+  for (int k = 0; !exit_code && k < N; ++k) dims[k] = probs[k].dim, ncs[k] = probs[k].nc;
+  const void *const fc_data[FC_ROW_SETS] = {dims, ncs, dual, ndir, setup};
 
   /* The output path named (a leftover partial file of it is noted before the solves). */
   if (!exit_code && cfg->output_named && lsim_mpi_rank() == 0)
     cfg->output_named(cfg->output_named_arg, path);
+
+  /* The file (rank 0's), under a partial name of its own (scene/outfile.h), its header on
+     disk before the solves and the rows of the problems done flushed as they go, as an
+     LCP set's (compare/compare.c): before, it was made and written only after the last
+     solve, so a kill while solving left no file and one while writing an unreadable one
+     (105 of 107 points of a 4-problem set's writes). */
+  LsimOutFile of;
+  memset(&of, 0, sizeof of);
+  LsimCompareOut o = {.file = -1};
+  LsimCompareRows rows;
+  memset(&rows, 0, sizeof rows);
+  LsimH5Rows *fc_rows[FC_ROW_SETS] = {NULL};
+  if (!exit_code && lsim_mpi_rank() == 0) {
+    bad = lsim_outfile_begin(&of, path, err, sizeof err);
+    o.file = bad ? -1 : lsim_h5_create(of.partial, err, sizeof err);
+    if (o.file < 0) {
+      lsim_outfile_discard(&of);
+      snprintf(msg, msglen, "%s", err);
+      exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
+    }
+  }
+  if (o.file >= 0) {
+    lsim_compare_w_int(&o, "/format_version", LSIM_COMPARE_FORMAT_VERSION);
+    lsim_compare_w_str(&o, "/file_kind", "compare", 0, -1);
+    lsim_compare_w_str(&o, "/lcpsim_version", LSIM_VERSION, 0, -1);
+    lsim_compare_w_str(&o, "/scene_text", "", 0, -1);
+    lsim_compare_w_str(&o, "/parameters/mode", "fc_set", 0, -1);
+    lsim_compare_w_str(&o, "/parameters/input", inputs[0], 0, -1);
+    lsim_compare_w_str(&o, "/parameters/reference", specs[0].label, 0, -1);
+    lsim_compare_w_int(&o, "/parameters/reference_solver", 0);
+    lsim_compare_w_int(&o, "/parameters/reference_series", 0);
+    lsim_compare_w_dbl(&o, "/parameters/success_tol", cfg->success_tol);
+    lsim_compare_w_int(&o, "/parameters/steps", N);
+    lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
+    lsim_compare_w_int(&o, "/parameters/nseries", P);
+    lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
+    lsim_compare_w_int(&o, "/parameters/repeat", repeat);
+    lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
+    lsim_compare_write_legend(&o);
+    lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts, 0);
+    lsim_compare_rows_open(&rows, &o, P, 0);
+    fc_rows_open(fc_rows, &o, P);
+    lsim_compare_marks_open(&o, 0);
+    if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
+    if (o.rc) {
+      snprintf(msg, msglen, "%s: cannot write the header", of.partial);
+      exit_code = -LSIM_IO_ERROR;
+    }
+  }
+  exit_code = lsim_mpi_max_int(exit_code);
+  if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
 
   /* The solves: problems handed out on demand over MPI ranks (compare/mpi.h). A serial
      comparison stops before problem k once cfg->stop is raised (done = k). */
@@ -198,10 +299,23 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   int done = N, stop_sig = 0;
   lsim_mpi_share_begin(N, P);
   int mine = lsim_mpi_share_next(), claim_due = 0;
+  double flushed = now_seconds();
+  int flushed_k = 0;
   for (int k = 0; k < N && !exit_code; ++k) {
     if (stop && *stop) {
       done = k, stop_sig = *stop;
       break;
+    }
+    /* Once a second (or every LSIM_COMPARE_FLUSH_ROWS problems) the rows of the problems
+       done go to disk, then the mark of what that flush left whole (compare/output.h).
+       Under MPI the rows are gathered at the end only. */
+    if (o.file >= 0 && lsim_mpi_size() == 1 &&
+        (now_seconds() - flushed >= 1.0 || k - flushed_k >= LSIM_COMPARE_FLUSH_ROWS)) {
+      lsim_compare_rows_append(&rows, &o, &t, k);
+      fc_rows_append(fc_rows, &o, fc_data, P, k);
+      if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
+      lsim_compare_mark(&o, lsim_h5_rows_count(rows.d[0]), 0);
+      flushed = now_seconds(), flushed_k = k;
     }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
@@ -305,11 +419,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   /* Interrupted: the tables keep the rows of the problems done (row-major: the first). */
   t.N = done;
 
-  /* The file, written under a temporary name and renamed when complete. */
-  /* Only a regular file is replaced, under a partial name of its own (scene/outfile.h). */
-  LsimOutFile of;
-  memset(&of, 0, sizeof of);
-  const char *partial = of.partial;
+  /* The last rows in a flush of their own, then /problem_name (in the tail) and /summary,
+     made unlinked, flushed and linked (lsim_compare_summary_link), so that the close
+     writes the link alone; the file renamed to its name when whole. */
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
   if (!exit_code && (lsim_mpi_merge_table(&t) || lsim_mpi_merge_doubles(dual, N, P) ||
@@ -318,70 +430,41 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     snprintf(msg, msglen, "MPI: cannot gather the results");
     exit_code = -LSIM_IO_ERROR;
   }
-  if (!exit_code && lsim_mpi_rank() == 0) {
+  if (!exit_code && o.file >= 0) {
+    char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
+    if (!pn) o.rc = -1;
+    for (int k = 0; pn && k < done; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
+    const int64_t tail = lsim_compare_tail(&o);
+    if (pn && tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], done))
+      o.rc = -1;
+    free(pn);
+    lsim_compare_rows_append(&rows, &o, &t, t.N);
+    fc_rows_append(fc_rows, &o, fc_data, P, done);
+    if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
+    lsim_compare_mark(&o, (uint64_t)t.N, 0);
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
-    LsimCompareOut o = {.file = -1};
-    bad = lsim_outfile_begin(&of, path, err, sizeof err);
-    o.file = bad ? -1 : lsim_h5_create(partial, err, sizeof err);
-    if (o.file < 0) {
-      lsim_outfile_discard(&of);
+    lsim_compare_summary_begin(&o);
+    lsim_compare_write_results(&o, &rows, &t, sm, 0);
+    lsim_compare_write_end(&o, done, N, stop_sig, "problem", NULL);
+    lsim_compare_summary_link(&o);
+    if (o.rc) {
+      snprintf(msg, msglen, "%s: cannot write the results", of.partial);
+      exit_code = -LSIM_IO_ERROR;
+    }
+  }
+  lsim_compare_rows_close(&rows);
+  for (int i = 0; i < FC_ROW_SETS; ++i) lsim_h5_rows_close(fc_rows[i]);
+  if (o.file >= 0) {
+    lsim_compare_marks_close(&o);
+    if (lsim_h5_close(o.file) && !exit_code) {
+      snprintf(msg, msglen, "%s: cannot close the file", of.partial);
+      exit_code = -LSIM_IO_ERROR;
+    }
+    if (!exit_code && lsim_outfile_commit(&of, err, sizeof err)) {
       snprintf(msg, msglen, "%s", err);
-      exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
-    } else {
-      lsim_compare_w_int(&o, "/format_version", LSIM_COMPARE_FORMAT_VERSION);
-      lsim_compare_w_str(&o, "/file_kind", "compare", 0, -1);
-      lsim_compare_w_str(&o, "/lcpsim_version", LSIM_VERSION, 0, -1);
-      lsim_compare_w_str(&o, "/scene_text", "", 0, -1);
-      lsim_compare_w_str(&o, "/parameters/mode", "fc_set", 0, -1);
-      lsim_compare_w_str(&o, "/parameters/input", inputs[0], 0, -1);
-      lsim_compare_w_str(&o, "/parameters/reference", specs[0].label, 0, -1);
-      lsim_compare_w_int(&o, "/parameters/reference_solver", 0);
-      lsim_compare_w_int(&o, "/parameters/reference_series", 0);
-      lsim_compare_w_dbl(&o, "/parameters/success_tol", cfg->success_tol);
-      lsim_compare_w_int(&o, "/parameters/steps", N);
-      lsim_compare_w_int(&o, "/parameters/nsolvers", nspecs);
-      lsim_compare_w_int(&o, "/parameters/nseries", P);
-      lsim_compare_w_str(&o, "/parameters/hash_form", "fc", 0, -1);
-      lsim_compare_w_int(&o, "/parameters/repeat", repeat);
-      lsim_compare_w_dbl(&o, "/parameters/time_limit", cfg->time_limit > 0 ? cfg->time_limit : 0.0);
-      lsim_compare_write_legend(&o);
-      char (*pn)[256] = calloc((size_t)N + 1, sizeof *pn);
-      int *dims = calloc((size_t)N + 1, sizeof(int)), *ncs = calloc((size_t)N + 1, sizeof(int));
-      if (!pn || !dims || !ncs) o.rc = -1;
-      for (int k = 0; !o.rc && k < done; ++k) {
-        snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-        dims[k] = probs[k].dim;
-        ncs[k] = probs[k].nc;
-      }
-      if (!o.rc) {
-        lsim_compare_w_str(&o, "/problem_name", pn[0], sizeof pn[0], done);
-        lsim_compare_w_arr(&o, "/problem_dimension", LSIM_H5_I32, 1, (uint64_t)done, 0, dims);
-        lsim_compare_w_arr(&o, "/problem_contacts", LSIM_H5_I32, 1, (uint64_t)done, 0, ncs);
-      }
-      free(pn), free(dims), free(ncs);
-      lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts, 0);
-      lsim_compare_write_results(&o, NULL, &t, sm, 0);
-      lsim_compare_w_arr(&o, "/results/dual_cone", LSIM_H5_F64, 2, (uint64_t)done, (uint64_t)P,
-                         dual);
-      lsim_compare_w_arr(&o, "/results/cone_directions", LSIM_H5_I32, 2, (uint64_t)done,
-                         (uint64_t)P, ndir);
-      lsim_compare_w_arr(&o, "/results/setup_wall_time", LSIM_H5_F64, 2, (uint64_t)done,
-                         (uint64_t)P, setup);
-      lsim_compare_write_end(&o, done, N, stop_sig, "problem", NULL);
-      if (o.rc) {
-        snprintf(msg, msglen, "%s: cannot write the results", partial);
-        exit_code = -LSIM_IO_ERROR;
-      }
-      if (lsim_h5_close(o.file) && !exit_code) {
-        snprintf(msg, msglen, "%s: cannot close the file", partial);
-        exit_code = -LSIM_IO_ERROR;
-      }
-      if (!exit_code && lsim_outfile_commit(&of, err, sizeof err)) {
-        snprintf(msg, msglen, "%s", err);
-        exit_code = -LSIM_IO_ERROR;
-      } else if (exit_code) {
-        lsim_outfile_discard(&of);
-      }
+      exit_code = -LSIM_IO_ERROR;
+    } else if (exit_code) {
+      lsim_outfile_discard(&of);
     }
   }
   if (!exit_code) {
@@ -402,7 +485,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   }
   lsim_compare_table_free(&t);
   free(sm), free(labels), free(starts), free(ser_solver), free(ndir), free(dual), free(setup);
-  free(primed), free(sumbuf);
+  free(primed), free(sumbuf), free(dims), free(ncs);
   free(r);
   for (int k = 0; k < N; ++k) lsim_fc_free(&probs[k]);
   free(probs);

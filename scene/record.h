@@ -34,8 +34,9 @@ int lsim_record_index_format(int64_t file);
 /* Creates (truncates) the HDF5 file path for a writer that flushes as it goes (run,
  * hybrid-model and compare files): lsim_record_fapl's access list (with evict-on-close
  * when evict_on_close, for writers that reopen their datasets to trim the cache), a root
- * group whose name heap holds every name the writer adds without moving (so a kill while
- * the close links /summary leaves the root's names readable), and
+ * group whose name heap holds every name the writer adds without moving and whose symbol
+ * table node holds 32 names without splitting (so a kill while the close links /summary
+ * leaves the root's names readable), and
  * lsim_record_index_format's chunk index. The file (an hid_t) or LSIM_IO_ERROR. */
 int64_t lsim_record_create_file(const char *path, int evict_on_close);
 
