@@ -117,8 +117,11 @@ for off, data in calls[:first + 1]:
 with open(cut + ".start", "wb") as f:
     f.write(image)
 failed = []
+pending = set()
 # CHECK "serve:COMMAND": COMMAND runs once, reads "CUT K" lines and answers each with one
-# line, "ok" or what is wrong (one Python for every cut, not one each).
+# line, "ok" or what is wrong (one Python for every cut, not one each), or "pending": it
+# took its own copy of CUT and, once its input ends, prints "K ok" or "K what is wrong"
+# for every pending K (so that it may check cuts while the replay goes on).
 server = None
 if check.startswith("serve:"):
     server = subprocess.Popen(["sh", "-c", check[6:]], stdin=subprocess.PIPE,
@@ -140,7 +143,9 @@ for k in range(first + 1, last + 1):
         server.stdin.write("%s %d\n" % (cut, k))
         server.stdin.flush()
         answer = server.stdout.readline().strip()
-        if answer != "ok":
+        if answer == "pending":
+            pending.add(k)
+        elif answer != "ok":
             failed.append("call %d: %s" % (k, answer[:300] or "the checker ended"))
         continue
     p = subprocess.run(["sh", "-c", check, "sh", cut, str(k)], capture_output=True, text=True)
@@ -149,7 +154,15 @@ for k in range(first + 1, last + 1):
 out.close()
 if server:
     server.stdin.close()
-    server.wait()
+    for line in server.stdout:
+        k, answer = line.split(" ", 1)
+        assert int(k) in pending, "an answer to no pending cut: " + line[:300]
+        pending.remove(int(k))
+        if answer.strip() != "ok":
+            failed.append("call %s: %s" % (k, answer.strip()[:300]))
+    failed += ["call %d: the checker ended" % k for k in sorted(pending)]
+    if server.wait() != 0:
+        failed.append("the checker exited %d" % server.returncode)
 print("cuts %d, failed %d" % (last - first, len(failed)))
 for line in failed:
     print("  " + line)

@@ -29,9 +29,9 @@ strace -f -o "$out/trace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e si
 
 
 # Each cut: resumed from its last whole flush (/flushed_rows: step 16128, or 16384 once
-# the flush's mark is written) to step 16700, equal to the straight run.
-check="\"$L\" \"$scene\" --resume \"\$1\" --steps 16700 -o \"$out/resumed.h5\" --quiet 2>&1 &&
-  $PY tests/e2e/same_run.py \"$out/straight.h5\" \"$out/resumed.h5\" 60 2>&1"
+# the flush's mark is written) to step 16700, equal to the straight run (same_run.py
+# --serve: one Python reads the straight run once and checks every cut, two at a time).
+check="serve:$PY tests/e2e/same_run.py --serve '$out/straight.h5' 60 '$out' '$L' '$scene' --steps 16700"
 $PY tests/e2e/flush_replay.py "$out/trace" "$out/run.h5" 16385 "$out/cut.h5" "$check" > "$out/log" ||
   fail "a kill inside the flush of step 16384 left a file not resumed as one run: $(cat "$out/log")"
 echo "killed_flush: flush of step 16384: $(head -1 "$out/log")"
