@@ -107,7 +107,7 @@ $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
 echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
 $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
-  "\"$L\" view \"\$1\" -o \"$out/close.html\" > /dev/null 2>&1" > "$out/log" ||
+  "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
 
 # Run files with --dump-lcp: /lcp is read up to /flushed_lcp_problems (the dumped problems
@@ -127,7 +127,7 @@ $PY tests/e2e/flush_replay.py "$out/dtrace" "$out/dump.h5" 513 "$out/cut.h5" \
 echo "killed_flush: a run's flush with --dump-lcp, read by its loader: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 $PY tests/e2e/flush_replay.py "$out/dtrace" "$out/dump.h5" 513 "$out/cut.h5" \
-  "\"$L\" view \"\$1\" -o \"$out/dump.html\" > /dev/null 2>&1" > "$out/log" ||
+  "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a flush of a run with --dump-lcp left a file lcpsim view refuses: $(cat "$out/log")"
 # lcpsim solve / export on the cut kept: the last dumped step up to the mark is read, the
 # first past it refused, naming the mark.
