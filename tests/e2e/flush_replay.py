@@ -18,11 +18,13 @@ Also writes the file as the calls before the first replayed one left it to CUT.s
 For every call K of it
 (from the call after the previous /flushed_rows write to that of ROWS, both included)
 writes the file as the calls up to K left it to CUT
-and runs `sh -c CHECK sh CUT K` (or asks a CHECK "serve:COMMAND", below); prints "cuts N, failed M" and each failure's output, and
+and runs `sh -c CHECK sh CUT.K K` on a copy of it, CUT.K, two CHECKs at a time (or asks
+a CHECK "serve:COMMAND", below); prints "cuts N, failed M" and each failure's output, and
 exits 1 if any failed.
 """
 import os
 import re
+import shutil
 import struct
 import subprocess
 import sys
@@ -117,8 +119,23 @@ for off, data in calls[:first + 1]:
 with open(cut + ".start", "wb") as f:
     f.write(image)
 failed = []
+pending = set()
+running = []  # (K, its copy of the cut, its shell CHECK) in the order of K
+
+
+def reap():
+    """Waits for the first running shell CHECK; its failure noted."""
+    k, mine, p = running.pop(0)
+    output = p.communicate()[0]
+    os.remove(mine)
+    if p.returncode != 0:
+        failed.append("call %d: exit %d: %s" % (k, p.returncode, output.strip()[:300]))
+
+
 # CHECK "serve:COMMAND": COMMAND runs once, reads "CUT K" lines and answers each with one
-# line, "ok" or what is wrong (one Python for every cut, not one each).
+# line, "ok" or what is wrong (one Python for every cut, not one each), or "pending": it
+# took its own copy of CUT and, once its input ends, prints "K ok" or "K what is wrong"
+# for every pending K (so that it may check cuts while the replay goes on).
 server = None
 if check.startswith("serve:"):
     server = subprocess.Popen(["sh", "-c", check[6:]], stdin=subprocess.PIPE,
@@ -140,16 +157,32 @@ for k in range(first + 1, last + 1):
         server.stdin.write("%s %d\n" % (cut, k))
         server.stdin.flush()
         answer = server.stdout.readline().strip()
-        if answer != "ok":
+        if answer == "pending":
+            pending.add(k)
+        elif answer != "ok":
             failed.append("call %d: %s" % (k, answer[:300] or "the checker ended"))
         continue
-    p = subprocess.run(["sh", "-c", check, "sh", cut, str(k)], capture_output=True, text=True)
-    if p.returncode != 0:
-        failed.append("call %d: exit %d: %s" % (k, p.returncode, (p.stdout + p.stderr).strip()[:300]))
+    # a shell CHECK: two at a time, each on its own copy of the cut (CUT.K, removed after)
+    if len(running) == 2:
+        reap()
+    mine = "%s.%d" % (cut, k)
+    shutil.copyfile(cut, mine)
+    running.append((k, mine, subprocess.Popen(["sh", "-c", check, "sh", mine, str(k)], text=True,
+                                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)))
+while running:
+    reap()
 out.close()
 if server:
     server.stdin.close()
-    server.wait()
+    for line in server.stdout:
+        k, answer = line.split(" ", 1)
+        assert int(k) in pending, "an answer to no pending cut: " + line[:300]
+        pending.remove(int(k))
+        if answer.strip() != "ok":
+            failed.append("call %s: %s" % (k, answer.strip()[:300]))
+    failed += ["call %d: the checker ended" % k for k in sorted(pending)]
+    if server.wait() != 0:
+        failed.append("the checker exited %d" % server.returncode)
 print("cuts %d, failed %d" % (last - first, len(failed)))
 for line in failed:
     print("  " + line)

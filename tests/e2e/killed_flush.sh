@@ -29,9 +29,9 @@ strace -f -o "$out/trace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e si
 
 
 # Each cut: resumed from its last whole flush (/flushed_rows: step 16128, or 16384 once
-# the flush's mark is written) to step 16700, equal to the straight run.
-check="\"$L\" \"$scene\" --resume \"\$1\" --steps 16700 -o \"$out/resumed.h5\" --quiet 2>&1 &&
-  $PY tests/e2e/same_run.py \"$out/straight.h5\" \"$out/resumed.h5\" 60 2>&1"
+# the flush's mark is written) to step 16700, equal to the straight run (same_run.py
+# --serve: one Python reads the straight run once and checks every cut, two at a time).
+check="serve:$PY tests/e2e/same_run.py --serve '$out/straight.h5' 60 '$out' '$L' '$scene' --steps 16700"
 $PY tests/e2e/flush_replay.py "$out/trace" "$out/run.h5" 16385 "$out/cut.h5" "$check" > "$out/log" ||
   fail "a kill inside the flush of step 16384 left a file not resumed as one run: $(cat "$out/log")"
 echo "killed_flush: flush of step 16384: $(head -1 "$out/log")"
@@ -107,7 +107,7 @@ $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
 echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
 $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
-  "\"$L\" view \"\$1\" -o \"$out/close.html\" > /dev/null 2>&1" > "$out/log" ||
+  "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
 
 # Run files with --dump-lcp: /lcp is read up to /flushed_lcp_problems (the dumped problems
@@ -127,7 +127,7 @@ $PY tests/e2e/flush_replay.py "$out/dtrace" "$out/dump.h5" 513 "$out/cut.h5" \
 echo "killed_flush: a run's flush with --dump-lcp, read by its loader: $(head -1 "$out/log")"
 grep -q "^cuts [1-9][0-9][0-9], failed 0$" "$out/log" || fail "too few cuts: $(cat "$out/log")"
 $PY tests/e2e/flush_replay.py "$out/dtrace" "$out/dump.h5" 513 "$out/cut.h5" \
-  "\"$L\" view \"\$1\" -o \"$out/dump.html\" > /dev/null 2>&1" > "$out/log" ||
+  "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a flush of a run with --dump-lcp left a file lcpsim view refuses: $(cat "$out/log")"
 # lcpsim solve / export on the cut kept: the last dumped step up to the mark is read, the
 # first past it refused, naming the mark.
