@@ -1065,13 +1065,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   }
   if (!exit_code && lcpset) {
     /* The files of the problems done, one a row. */
-    char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
-    if (!pn) o.rc = -1;
-    for (int k = 0; pn && k < done; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-    const int64_t tail = lsim_compare_tail(&o);
-    if (pn && tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], done))
-      o.rc = -1;
-    free(pn);
+    lsim_compare_write_names(&o, inputs, done);
   }
   /* The dumped LCPs' last rows go with the last rows' flush; /problem_name and the
      trajectory (in the tail, unlinked) too, linked with /summary after it. */

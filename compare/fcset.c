@@ -431,13 +431,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code && o.file >= 0) {
-    char (*pn)[256] = calloc((size_t)done + 1, sizeof *pn);
-    if (!pn) o.rc = -1;
-    for (int k = 0; pn && k < done; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-    const int64_t tail = lsim_compare_tail(&o);
-    if (pn && tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], done))
-      o.rc = -1;
-    free(pn);
+    lsim_compare_write_names(&o, inputs, done);
     lsim_compare_rows_append(&rows, &o, &t, t.N);
     fc_rows_append(fc_rows, &o, fc_data, P, done);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;

@@ -298,6 +298,18 @@ int64_t lsim_compare_tail(LsimCompareOut *o) {
   return o->tail;
 }
 
+void lsim_compare_write_names(LsimCompareOut *o, const char *const *inputs, int n) {
+  char (*pn)[256] = calloc((size_t)n + 1, sizeof *pn);
+  if (!pn) {
+    o->rc = -1;
+    return;
+  }
+  for (int k = 0; k < n; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
+  const int64_t tail = lsim_compare_tail(o);
+  if (tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], n)) o->rc = -1;
+  free(pn);
+}
+
 /* One object of the tail linked at the root under its name. */
 static herr_t link_at_root(hid_t g, const char *name, const H5L_info_t *info, void *arg) {
   (void)info;

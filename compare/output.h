@@ -101,6 +101,11 @@ void lsim_compare_marks_close(LsimCompareOut *o);
  * root after the flush that put them in the file, with /summary. -1 on failure (o->rc). */
 int64_t lsim_compare_tail(LsimCompareOut *o);
 
+/* /problem_name: the first n input paths, one a row (fixed-length strings of 256 bytes,
+ * longer paths cut), written into the tail (lsim_compare_tail) so that it is linked with
+ * /summary. Sets o->rc on failure. */
+void lsim_compare_write_names(LsimCompareOut *o, const char *const *inputs, int n);
+
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */
 void lsim_compare_write_legend(LsimCompareOut *o);
