@@ -17,13 +17,11 @@ D=${LSIM_SHARED:-../shared}/data/siconos-fc3d
 out=$(mktemp -d /tmp/lsim_e2e_fc_killed_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "fc_killed: $*" >&2; exit 1; }
-if ! strace -o /dev/null true 2> /dev/null; then
-  echo "fc_killed: strace cannot trace here (none, or ptrace refused): skipped"
-  exit 0
-fi
+. tests/e2e/trace_writes.sh
+trace_writes_or_skip fc_killed
 
-strace -f -o "$out/trace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-  -xx -s 2000000 "$L" compare "$D/FC3D_Example1.dat" "$D/FrictionContact3D_1c.dat" \
+trace_writes "$out/trace" \
+  "$L" compare "$D/FC3D_Example1.dat" "$D/FrictionContact3D_1c.dat" \
   --solvers 'nsgs,pgs[d=8,max_iter=200]' -o "$out/fc.h5" --quiet || fail "the traced comparison failed"
 $PY tests/e2e/flush_replay.py "$out/trace" "$out/fc.h5" from:3 "$out/cut.h5" \
   "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/fc.h5' compare '$out/saved.h5'" \

@@ -16,15 +16,13 @@ scene=$(pwd)/data/bouncing_ball.json
 out=$(mktemp -d /tmp/lsim_e2e_killed_flush_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "killed_flush: $*" >&2; exit 1; }
-if ! strace -o /dev/null true 2> /dev/null; then
-  echo "killed_flush: strace cannot trace here (none, or ptrace refused): skipped"
-  exit 0
-fi
+. tests/e2e/trace_writes.sh
+trace_writes_or_skip killed_flush
 
 # 16640 steps (65 flushes of 256): the flush of step 16384 writes the 65th chunk of every
 # state series (/time, /q, /v, /energy/*, /solver/*). h = 1 ms: the ball rests from 3.9 s.
-strace -f -o "$out/trace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-  -xx -s 2000000 "$L" "$scene" --steps 16640 -o "$out/run.h5" --quiet || fail "the traced run failed"
+trace_writes "$out/trace" \
+  "$L" "$scene" --steps 16640 -o "$out/run.h5" --quiet || fail "the traced run failed"
 "$L" "$scene" --steps 16700 -o "$out/straight.h5" --quiet
 
 
@@ -56,8 +54,8 @@ grep -q "^cuts [1-9][0-9][0-9]*, failed 0$" "$out/log" || fail "too few cuts: $(
 # first flush, 6 and 6 in the flushes of rows), and 233 of 265 points of a 12000-step
 # comparison's (whose header came only with its one flush of rows: "addr overflow",
 # "no /format_version").
-strace -f -o "$out/htrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-  -xx -s 2000000 "$L" data/bouncing_mass.json -o "$out/hybrid.h5" --quiet || fail "the traced hybrid run failed"
+trace_writes "$out/htrace" \
+  "$L" data/bouncing_mass.json -o "$out/hybrid.h5" --quiet || fail "the traced hybrid run failed"
 $PY tests/e2e/flush_replay.py "$out/htrace" "$out/hybrid.h5" from:3 "$out/cut.h5" \
   "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/hybrid.h5' hybrid '$out/hcut.h5'" > "$out/log" ||
   fail "a kill inside a hybrid run's flushes left a file that does not read whole: $(cat "$out/log")"
@@ -75,8 +73,8 @@ for opt in --dump-lcp --trajectory lcpset; do
     --dump-lcp) set -- compare "$scene" --solvers lemke,pgs --steps 5000 $opt ;;
     *) set -- compare "$scene" --solvers lemke,pgs --steps 1000 $opt ;;
   esac
-  strace -f -o "$out/ctrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-    -xx -s 2000000 "$L" "$@" -o "$out/compare.h5" --quiet || fail "the traced comparison ($opt) failed"
+  trace_writes "$out/ctrace" \
+    "$L" "$@" -o "$out/compare.h5" --quiet || fail "the traced comparison ($opt) failed"
   $PY tests/e2e/flush_replay.py "$out/ctrace" "$out/compare.h5" from:3 "$out/cut.h5" \
     "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/compare.h5' compare '$out/ccut$opt.h5'" > "$out/log" ||
     fail "a kill inside a comparison's flushes ($opt) left a file that does not read whole: $(cat "$out/log")"
@@ -90,8 +88,8 @@ done
 # /flushed_rows, saying what it left out, every row the finished file's. Before it read
 # the file whole and cut it after: 18 of 59 cuts failed (8 unreadable, "incorrect
 # metadata checksum" of /contacts/gap past the mark; 10 cut without a notice).
-strace -f -o "$out/rtrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-  -xx -s 2000000 "$L" "$scene" --steps 700 -o "$out/run700.h5" --quiet || fail "the traced short run failed"
+trace_writes "$out/rtrace" \
+  "$L" "$scene" --steps 700 -o "$out/run700.h5" --quiet || fail "the traced short run failed"
 $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 513 "$out/cut.h5" \
   "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run '$out/rcut.h5'" > "$out/log" ||
   fail "a kill inside a run's flush left a file its loader does not read whole: $(cat "$out/log")"
@@ -118,8 +116,8 @@ $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
 # overflow" of /resume/slot0/warm_* being rewritten, lcpsim view refused the same 43; 2
 # read the 256 LCPs past the mark), and `lcpsim solve --step` of the first step past the
 # mark solved it on 1 and said "damaged dump" on 44.
-strace -f -o "$out/dtrace" -e trace=openat,pwrite64,pwritev,write,ftruncate -e signal=none \
-  -xx -s 2000000 "$L" data/box_slide_3d.json --steps 700 --dump-lcp -o "$out/dump.h5" --quiet ||
+trace_writes "$out/dtrace" \
+  "$L" data/box_slide_3d.json --steps 700 --dump-lcp -o "$out/dump.h5" --quiet ||
   fail "the traced run with --dump-lcp failed"
 $PY tests/e2e/flush_replay.py "$out/dtrace" "$out/dump.h5" 513 "$out/cut.h5" \
   "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/dump.h5' run '$out/dcut.h5'" > "$out/log" ||
