@@ -181,14 +181,15 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
                       RowStats *st) {
   double dot = 0.0;
   int kk = *k; /* a local index: the stores below cannot alias it */
-  int next = 0;  /* the row's columns ascend while each body's block starts at or after it */
+  int next = 0, descend = 0; /* the row's columns ascend while each body's block starts at
+                                or after the one before it ends */
   MaxAbs jm = st->jm, bm = st->bm; /* locals: the stores into the arrays cannot alias them */
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
     const LsimBodyDofs bd = s->dofs[bi];
     if (bd.dynamic) {
-      st->descend |= bd.v_offset < next;
+      descend |= bd.v_offset < next;
       next = bd.v_offset + bd.nv;
     }
     /* 3-D bodies (6 velocities) apart: their loops unrolled (generic, the dot product and
@@ -198,10 +199,18 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
     else
       put_body(s, bi, row->j[slot], bd.nv, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, bidx, bval, x, &jm, &bm);
   }
-  st->jm = jm, st->bm = bm;
+  st->jm = jm, st->bm = bm, st->descend |= descend;
   st->jl = kk - *k > st->jl ? kk - *k : st->jl;
   *k = kk;
   return dot;
+}
+
+/* dst[0 .. len-1] = -src[...], the two disjoint (a source row ends before its copy). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void neg_copy(double *restrict dst, const double *restrict src, const int len) {
+  for (int t = 0; t < len; ++t) dst[t] = -src[t];
 }
 
 /* Problems from this many variables write their rows on the solver's team (when it has
@@ -234,9 +243,13 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
     if (shared) { /* the usual case: B shares J's indices; the source ends before k */
       int *ji = s->J_idx;
       double *jv = s->J_val, *bv = s->B_val;
-      memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
-      for (int t = 0; t < len; ++t) jv[k + t] = -jv[p0 + t];
-      for (int t = 0; t < len; ++t) bv[k + t] = -bv[p0 + t];
+      if (len == 12) { /* two 3-D bodies: fixed sizes, inlined and vectorized */
+        memcpy(ji + k, ji + p0, 12 * sizeof(int));
+        neg_copy(jv + k, jv + p0, 12), neg_copy(bv + k, bv + p0, 12);
+      } else {
+        memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
+        neg_copy(jv + k, jv + p0, len), neg_copy(bv + k, bv + p0, len);
+      }
       k += len;
     } else {
       for (int p = p0; p < p0 + len; ++p, ++k) {
