@@ -292,6 +292,8 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
                     RowStats *st) {
   const LsimContactSet *set = &s->contacts;
   const double h = m->time_step, slop = lsim_correction_slop(m);
+  double cm = st->cm; /* C's maxima in locals (the stores into C cannot alias them) */
+  int cl = st->cl;
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
@@ -335,9 +337,9 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     }
     if (ct->ndir == 0) continue;
     /* Entries +-1 and mu; the lambda row the longest (ndir, and mu when there is c_n). */
-    const double amu = fabs(ct->mu);
-    st->cm = fmax(st->cm, has_normal(ct) && amu > 1.0 ? amu : 1.0);
-    st->cl = ct->ndir + has_normal(ct) > st->cl ? ct->ndir + has_normal(ct) : st->cl;
+    const double amu = fabs(ct->mu), cmax = has_normal(ct) && amu > 1.0 ? amu : 1.0;
+    cm = cmax > cm ? cmax : cm;
+    cl = ct->ndir + has_normal(ct) > cl ? ct->ndir + has_normal(ct) : cl;
     const int lambda = var + ct->ndir;
     for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
       s->C_ptr[var] = kc;
@@ -353,6 +355,7 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     }
     for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
   }
+  st->cm = cm, st->cl = cl;
   return kc;
 }
 
