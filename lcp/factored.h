@@ -47,8 +47,8 @@ typedef struct LsimFactoredLcp {
      lsim_factored_diagonal computes it is at most diag_bound, and diag_bound is what
      lsim_factored_check_bound would give for a sound f (lsim_factored_diag_bound of the
      same maxima). The solver front takes it instead of the check where it rules the
-     impulse unit out (lcp/solver.c, "Units"); lsim_step_assemble makes it as it writes
-     the rows (where it makes the block promise). */
+     impulse unit out (lcp/solver.c, UNITS); lsim_step_assemble makes it as it writes
+     the rows (where it makes the block promise). A copy whose values change sets it to 0. */
   double diag_bound;
 } LsimFactoredLcp;
 
