@@ -16,6 +16,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +109,44 @@ static inline void copy_block(double *dst, const double *src, int nv) {
     for (int d = 0; d < nv; ++d) dst[d] = src[d];
 }
 
+/* The maxima of the problem's diagonal bound (lsim_factored_diag_bound, factored.h's
+ * diag_bound), gathered as the rows are written: the largest |entries| of J and B (a NaN
+ * passes unseen: the bound only ever rules the impulse unit out, and an unsound problem is
+ * then solved as given, as when the check refuses it; an infinity makes the bound
+ * infinite), J's longest row, whether some row's columns do not ascend, and C's largest
+ * |entry| and longest row. */
+#if defined(__SSE2__)
+/* A running max of |values| in two lanes (SSE2: a 3-D body's six in three max). */
+typedef __m128d MaxAbs;
+static inline MaxAbs max_abs_zero(void) { return _mm_setzero_pd(); }
+static inline MaxAbs max_abs(MaxAbs m, const double *a, int nv) {
+  const __m128d mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  int d = 0;
+  for (; d + 2 <= nv; d += 2) m = _mm_max_pd(m, _mm_and_pd(_mm_loadu_pd(a + d), mask));
+  if (d < nv) m = _mm_max_pd(m, _mm_and_pd(_mm_load_sd(a + d), mask)); /* upper lane 0 */
+  return m;
+}
+static inline double max_abs_value(MaxAbs m) {
+  double v[2];
+  _mm_storeu_pd(v, m);
+  return v[0] > v[1] ? v[0] : v[1];
+}
+#else
+typedef double MaxAbs;
+static inline MaxAbs max_abs_zero(void) { return 0.0; }
+static inline MaxAbs max_abs(MaxAbs m, const double *a, int nv) {
+  for (int d = 0; d < nv; ++d) m = fabs(a[d]) > m ? fabs(a[d]) : m;
+  return m;
+}
+static inline double max_abs_value(MaxAbs m) { return m; }
+#endif
+
+typedef struct RowStats {
+  MaxAbs jm, bm; /* J's and B's, read by max_abs_value */
+  double cm;
+  int jl, cl, descend;
+} RowStats;
+
 /* One Jacobian row into CSR arrays at position *k (dynamic bodies' velocities only), and
  * the matching column of W J' when the mass is block diagonal (bval non-NULL; NULL when a
  * coupled mass matrix computes B afterwards; its indices into bidx unless NULL, when B
@@ -118,15 +159,17 @@ __attribute__((always_inline))
 #endif
 static inline void put_body(const LsimStepper *s, int bi, const double *jr, const int nv, int off,
                             int dynamic, int *kk, double *dot, int *idx, double *val, int *bidx,
-                            double *bval, const double *x) {
+                            double *bval, const double *x, MaxAbs *jm, MaxAbs *bm) {
   for (int d = 0; d < nv; ++d) *dot += jr[d] * x[off + d];
   if (!dynamic) return;
   for (int d = 0; d < nv; ++d) idx[*kk + d] = off + d;
   copy_block(val + *kk, jr, nv);
+  *jm = max_abs(*jm, jr, nv);
   if (bval) {
     double wj[LSIM_MAX_BODY_DOF];
     apply_inverse_mass_dynamic(s, bi, jr, wj);
     copy_block(bval + *kk, wj, nv);
+    *bm = max_abs(*bm, bval + *kk, nv);
     if (bidx)
       for (int d = 0; d < nv; ++d) bidx[*kk + d] = off + d;
   }
@@ -134,22 +177,40 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
 }
 
 static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
-                      int *idx, double *val, int *bidx, double *bval, const double *x) {
+                      int *idx, double *val, int *bidx, double *bval, const double *x,
+                      RowStats *st) {
   double dot = 0.0;
   int kk = *k; /* a local index: the stores below cannot alias it */
+  int next = 0, descend = 0; /* the row's columns ascend while each body's block starts at
+                                or after the one before it ends */
+  MaxAbs jm = st->jm, bm = st->bm; /* locals: the stores into the arrays cannot alias them */
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
     const LsimBodyDofs bd = s->dofs[bi];
+    if (bd.dynamic) {
+      descend |= bd.v_offset < next;
+      next = bd.v_offset + bd.nv;
+    }
     /* 3-D bodies (6 velocities) apart: their loops unrolled (generic, the dot product and
        index loops had taken a third of put_row on a pile of boxes). */
     if (bd.nv == 6)
-      put_body(s, bi, row->j[slot], 6, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, bidx, bval, x);
+      put_body(s, bi, row->j[slot], 6, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, bidx, bval, x, &jm, &bm);
     else
-      put_body(s, bi, row->j[slot], bd.nv, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, bidx, bval, x);
+      put_body(s, bi, row->j[slot], bd.nv, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, bidx, bval, x, &jm, &bm);
   }
+  st->jm = jm, st->bm = bm, st->descend |= descend;
+  st->jl = kk - *k > st->jl ? kk - *k : st->jl;
   *k = kk;
   return dot;
+}
+
+/* dst[0 .. len-1] = -src[...], the two disjoint (a source row ends before its copy). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void neg_copy(double *restrict dst, const double *restrict src, const int len) {
+  for (int t = 0; t < len; ++t) dst[t] = -src[t];
 }
 
 /* Problems from this many variables write their rows on the solver's team (when it has
@@ -159,9 +220,9 @@ static double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow
 enum { PARALLEL_MIN_VARS = 512 };
 
 /* Variables [b, e) of J and B (rows from put_row; a direction's negated row copied from
- * its source's), from position *k on. */
+ * its source's, which has its maxima), from position *k on; their maxima into *st. */
 static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int shared, int coupled,
-                       int *k_io) {
+                       int *k_io, RowStats *st) {
   const LsimContactSet *set = &s->contacts;
   int k = *k_io;
   for (int i = b; i < e; ++i) {
@@ -172,7 +233,7 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
     if (vr >= 0) {
       s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
                             shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
-                            s->v_free);
+                            s->v_free, st);
       continue;
     }
     /* The negative of an earlier row: its entries negated (B's too, at the same
@@ -182,9 +243,13 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
     if (shared) { /* the usual case: B shares J's indices; the source ends before k */
       int *ji = s->J_idx;
       double *jv = s->J_val, *bv = s->B_val;
-      memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
-      for (int t = 0; t < len; ++t) jv[k + t] = -jv[p0 + t];
-      for (int t = 0; t < len; ++t) bv[k + t] = -bv[p0 + t];
+      if (len == 12) { /* two 3-D bodies: fixed sizes, inlined and vectorized */
+        memcpy(ji + k, ji + p0, 12 * sizeof(int));
+        neg_copy(jv + k, jv + p0, 12), neg_copy(bv + k, bv + p0, 12);
+      } else {
+        memcpy(ji + k, ji + p0, (size_t)len * sizeof(int));
+        neg_copy(jv + k, jv + p0, len), neg_copy(bv + k, bv + p0, len);
+      }
       k += len;
     } else {
       for (int p = p0; p < p0 + len; ++p, ++k) {
@@ -219,13 +284,16 @@ static double restitution_q(const LsimStepper *s, const LsimModel *m, const Lsim
   return q_e < q_gap ? q_e : q_gap;
 }
 
-/* C (CSR) and q of contacts [c0, c1), C's entries from position kc; returns the position
- * after them. C: beta_k row +1 at lambda; lambda row mu at c_n, -1 at each beta. q from
+/* C (CSR) and q of contacts [c0, c1), C's entries from position kc (their maxima into
+ * *st); returns the position after them. C: beta_k row +1 at lambda; lambda row mu at c_n, -1 at each beta. q from
  * the free velocity (corrected for the joints when ne > 0, else J v_free from the rows'
  * pass): gap / h + J v_free + bias (restitution_q for impacting contacts). */
-static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne) {
+static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, int ne,
+                    RowStats *st) {
   const LsimContactSet *set = &s->contacts;
   const double h = m->time_step, slop = lsim_correction_slop(m);
+  double cm = st->cm; /* C's maxima in locals (the stores into C cannot alias them) */
+  int cl = st->cl;
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
@@ -268,6 +336,10 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
       ++var, ++row;
     }
     if (ct->ndir == 0) continue;
+    /* Entries +-1 and mu; the lambda row the longest (ndir, and mu when there is c_n). */
+    const double amu = fabs(ct->mu), cmax = has_normal(ct) && amu > 1.0 ? amu : 1.0;
+    cm = cmax > cm ? cmax : cm;
+    cl = ct->ndir + has_normal(ct) > cl ? ct->ndir + has_normal(ct) : cl;
     const int lambda = var + ct->ndir;
     for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
       s->C_ptr[var] = kc;
@@ -283,6 +355,7 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     }
     for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
   }
+  st->cm = cm, st->cl = cl;
   return kc;
 }
 
@@ -295,6 +368,7 @@ typedef struct RowsJob {
   int cq;                                /* also C and q (no joint rows) */
   int first[LSIM_PGS_MAX_THREADS + 1];   /* member k's contacts: first[k] .. first[k + 1] */
   int kc[LSIM_PGS_MAX_THREADS];          /* and the position of their first C entry */
+  RowStats st[LSIM_PGS_MAX_THREADS];     /* member k's maxima */
 } RowsJob;
 
 /* Member k's slice of the variables, cut after a lambda (a cone's last variable). */
@@ -334,9 +408,10 @@ static void rows_slice(void *arg, int member) {
   }
   if (b < e) {
     int k = j->start[member];
-    rows_range(s, j->m, b, e, j->shared, j->coupled, &k);
+    rows_range(s, j->m, b, e, j->shared, j->coupled, &k, &j->st[member]);
   }
-  if (j->cq) (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0);
+  if (j->cq)
+    (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0, &j->st[member]);
 }
 
 /* J_i B(:, i) of LCP variable i (J's row, B's column, CSC, as they stand), through the
@@ -449,6 +524,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
   int k = 0;
   int cq_done = 0;
+  RowStats st = {.jm = max_abs_zero(), .bm = max_abs_zero()};
   s->slices = 0;
   LsimTeam *team = n >= PARALLEL_MIN_VARS ? lsim_solver_team(s->solver) : NULL;
   if (team) {
@@ -483,8 +559,16 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       memcpy(s->slice_first, job.first, (size_t)(job.T + 1) * sizeof(int));
     }
     lsim_team_run(team, rows_slice, &job);
+    for (int t = 0; t < job.T; ++t) {
+      const RowStats *a = &job.st[t];
+      const double jm = max_abs_value(a->jm), bm = max_abs_value(a->bm);
+      st.jm = max_abs(st.jm, &jm, 1), st.bm = max_abs(st.bm, &bm, 1);
+      st.cm = fmax(st.cm, a->cm);
+      st.jl = a->jl > st.jl ? a->jl : st.jl, st.cl = a->cl > st.cl ? a->cl : st.cl;
+      st.descend |= a->descend;
+    }
   } else {
-    rows_range(s, m, 0, n, shared, coupled, &k);
+    rows_range(s, m, 0, n, shared, coupled, &k, &st);
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;
@@ -502,8 +586,9 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
       const int e = ct->first_var;
       s->E_ptr[e] = s->EB_ptr[e] = ke;
+      RowStats est = {.jm = max_abs_zero(), .bm = max_abs_zero()}; /* no bound with joints */
       (void)put_row(s, m, &set->rows[ct->first_row], &ke, s->E_idx, s->E_val,
-                    coupled ? NULL : s->EB_idx, coupled ? NULL : s->EB_val, s->v_free);
+                    coupled ? NULL : s->EB_idx, coupled ? NULL : s->EB_val, s->v_free, &est);
       s->E_rhs[e] = factor * ct->gap / h + ct->bias;
     }
     s->E_ptr[ne] = s->EB_ptr[ne] = ke;
@@ -542,7 +627,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
   }
 
   /* C and q (cq_range), unless the rows' slices wrote them. */
-  if (!cq_done) s->C_ptr[n] = cq_range(s, m, 0, set->count, 0, ne);
+  if (!cq_done) s->C_ptr[n] = cq_range(s, m, 0, set->count, 0, ne, &st);
 
   s->f = (LsimFactoredLcp){.n = n, .m = m->nv, .J_ptr = s->J_ptr, .J_idx = s->J_idx,
                            .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,
@@ -553,5 +638,11 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
      whole bodies' velocities (each dynamic body has the dimension's nv at a multiple of
      it), the same for all rows of a contact; C as cq_range writes it. */
   if (shared) s->f.block_width = m->dimension == 3 ? 6 : m->dimension == 2 ? 3 : 1;
+  /* The diagonal's bound (factored.h) from the rows' maxima, where B shares J's pattern
+     (its longest column is then J's longest row): what lsim_factored_check_bound finds,
+     without its pass over the problem. */
+  if (shared)
+    s->f.diag_bound = lsim_factored_diag_bound(st.jl, st.descend ? st.jl : 1, max_abs_value(st.jm),
+                                               max_abs_value(st.bm), st.cl, st.cm);
   return 0;
 }

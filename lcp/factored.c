@@ -141,10 +141,13 @@ int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound) {
        most bl of them, one where B shares J's pattern and every row ascends. Each
        computed term and sum is within a factor (1 + 2^-53)^k of the exact one, k below
        the row's length plus two: 1.01 covers any length below 10^14. */
-    const int terms = shared && rows_ascend(f) ? 1 : bl;
-    *bound = 1.01 * ((double)jl * terms * jm * bm + (double)cl * cm);
+    *bound = lsim_factored_diag_bound(jl, shared && rows_ascend(f) ? 1 : bl, jm, bm, cl, cm);
   }
   return 0;
+}
+
+double lsim_factored_diag_bound(int jl, int terms, double jm, double bm, int cl, double cm) {
+  return 1.01 * ((double)jl * terms * jm * bm + (double)cl * cm);
 }
 
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w) {

@@ -43,6 +43,13 @@ typedef struct LsimFactoredLcp {
      checking the rest (the same table entries, so the same iterates, as without the
      promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. */
   int block_width;
+  /* The producer's bound of the diagonal, 0 for none: when > 0, every |M_ii| as
+     lsim_factored_diagonal computes it is at most diag_bound, and diag_bound is what
+     lsim_factored_check_bound would give for a sound f (lsim_factored_diag_bound of the
+     same maxima). The solver front takes it instead of the check where it rules the
+     impulse unit out (lcp/solver.c, UNITS); lsim_step_assemble makes it as it writes
+     the rows (where it makes the block promise). A copy whose values change sets it to 0. */
+  double diag_bound;
 } LsimFactoredLcp;
 
 /* Whether f keeps its block promise (block_width > 0 and everything it says holds): the
@@ -59,6 +66,12 @@ int lsim_factored_check(const LsimFactoredLcp *f);
  * |entries| of J, B and C and their longest rows, found in the check's own pass (one pass
  * more over J's indices where B shares them); infinite when those overflow. */
 int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound);
+
+/* The bound of lsim_factored_check_bound from its maxima: jl the longest row of J, terms
+ * the entries of B's column i that can meet a J_p of row i (1 where B shares J's pattern
+ * and every row of J ascends, else B's longest column), jm, bm and cm the largest
+ * |entries| of J, B and C, cl C's longest row. */
+double lsim_factored_diag_bound(int jl, int terms, double jm, double bm, int cl, double cm);
 
 /* max |B (a - b)|: the largest difference of the velocity changes two impulse vectors a,
  * b [n] cause (m/s, rad/s). The impulses of a contact LCP are not unique (redundant

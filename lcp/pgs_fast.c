@@ -374,13 +374,16 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   int *runs = ws->rinfo, *ri = ws->rinfo + 5 * n + 5;
   /* Cone membership, each variable in at most one cone; planar cones in range only. */
   for (int i = 0; i < n; ++i) ws->block[i] = -1;
-  int nscalar = n;
+  int nscalar = n, sorted = 1, last_first = -1;
   for (int c = 0; c < f->ncones; ++c) {
     const LsimConeBlock *cb = &f->cones[c];
     if (!is_planar(cb) || cb->lambda < 0 || cb->lambda >= n || cb->first_dir < 0 ||
         cb->first_dir > n - cb->ndir || cb->normal >= n || !(cb->mu >= 0.0) ||
         !isfinite(cb->mu) || !isfinite(cb->fixed_normal))
       return 0;
+    /* Whether the cones come in the order of their first variables (the sweep's). */
+    const int first = cb->normal >= 0 && cb->normal < cb->first_dir ? cb->normal : cb->first_dir;
+    sorted &= first > last_first, last_first = first;
     if (cb->normal >= 0) {
       if (ws->block[cb->normal] >= 0) return 0;
       ws->block[cb->normal] = c, --nscalar;
@@ -395,7 +398,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   /* The runs of the rows read (scalars; a cone's normal, p_0 and p_q); the common block
      width W is the shortest run (two bodies adjacent in u make one run of 2 W). */
   int W = 0, Ws = 0;
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n && nscalar > 0; ++i) /* (nothing to do without scalars) */
     if (ws->block[i] < 0 && (row_runs(f, i, runs + 5 * i, &Ws) || !c_row_sound(f, i))) return 0;
   if (lsim_grow((void **)&ws->fc, &ws->fc_cap, f->ncones, sizeof(FastCone)) ||
       lsim_grow((void **)&ws->cone_o, &ws->cone_o_cap, 2 * f->ncones, sizeof(int)) ||
@@ -443,7 +446,7 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
     for (int k = 0; k < job.T; ++k)
       if (job.entries_bad[k]) return 0;
   job.W = W;
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < n && nscalar > 0; ++i)
     if (ws->block[i] < 0 && row_to_blocks(runs + 5 * i, W, ri + 3 * i)) return 0;
   if (ws->table_d < 0) {
     for (int c = 0; c < f->ncones; ++c) {
@@ -455,9 +458,12 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
   }
   ws->last_W = W;
 #undef SAME_BLOCKS
-  /* Scalars, and the sweep order (a cone at its first variable, as run() does). */
+  /* Scalars, and the sweep order (a cone at its first variable, as run() does): without
+     scalars and with the cones in that order already, the cones' own order. */
   int nt = 0, ns = 0;
-  for (int i = 0; i < n; ++i) {
+  if (nscalar == 0 && sorted)
+    for (; nt < f->ncones; ++nt) ws->tasks[nt] = nt;
+  for (int i = 0; i < n && !(nscalar == 0 && sorted); ++i) {
     const int c = ws->block[i];
     if (c >= 0) {
       const LsimConeBlock *cb = &f->cones[c];

@@ -1445,8 +1445,13 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
   s->unit = 1.0;
   LsimFactoredLcp g;
   double bound = INFINITY;
-  if (!s->options.impulse_unit || !f || f->n < 1 || lsim_factored_check_bound(f, &bound) ||
-      unit_factored(s, f, bound, &g) ||
+  /* The producer's bound (factored.h) where it rules the unit out, without the check's
+     pass (an unsound f is then solved as given, as when the check refuses it); else the
+     check's. */
+  const int promised = f && f->diag_bound > 0.0 && f->diag_bound < ldexp(1.0, UNIT_BAND);
+  if (promised) bound = f->diag_bound;
+  if (!s->options.impulse_unit || !f || f->n < 1 ||
+      (!promised && lsim_factored_check_bound(f, &bound)) || unit_factored(s, f, bound, &g) ||
       s->unit == 1.0) {
     s->unit = 1.0;
     return solve_factored(s, f, z, stats);

@@ -857,6 +857,128 @@ static void test_block_promise(void **state) {
   }
 }
 
+/* The diagonal's bound the time step makes as it writes the rows (factored.h, diag_bound)
+ * is, bit for bit, the bound lsim_factored_check_bound finds, and the bound of the maxima
+ * read here from the arrays (largest |J|, |B|, |C|, longest rows, rows that ascend or
+ * not): on 3-D piles (bodies in either order in a row, so terms = the longest row), a
+ * stack, dominoes, a 2-D incline and tethers, with the rows written by one thread and by
+ * a team of two; none is made with joints (a chain: B then has its own pattern). The solver front gives the
+ * same bits with the bound and without it (then from the check), and an unsound problem
+ * (a NaN in J) gets the same status either way. */
+static void test_step_diag_bound(void **state) {
+  (void)state;
+  static const struct {
+    const char *path;
+    int steps, threads, made;
+  } cases[] = {{"data/pile_100.json", 40, 1, 1},      {"data/pile_100.json", 40, 2, 1},
+               {"data/pile_10.json", 30, 1, 1},        {"data/box_stack_3d.json", 30, 1, 1},
+               {"data/dominoes_10.json", 100, 1, 1},   {"data/incline_2d.json", 5, 1, 1},
+               {"data/tethered_bodies.json", 20, 1, 1}, {"data/chain_20.json", 200, 1, 0}};
+  int seen_ascend = 0, seen_descend = 0;
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    SceneLcp p;
+    char *text = NULL;
+    LsimSceneError serr;
+    assert_int_equal(lsim_scene_load(cases[k].path, &p.model, &p.state, &text, &serr), 0);
+    free(text);
+    strcpy(p.model.solver.name, "pgs");
+    p.model.solver.threads = cases[k].threads;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&p.stepper, &p.model, NULL, err, sizeof err), 0);
+    for (int t = 0; t < cases[k].steps; ++t) lsim_step(p.stepper, &p.model, &p.state, NULL);
+    const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+    if (f->n < 1) fail_msg("%s: no contact after %d steps", cases[k].path, cases[k].steps);
+    if (!cases[k].made) {
+      assert_true(f->diag_bound == 0.0);
+      free_scene_lcp(&p);
+      continue;
+    }
+    double bound = -1.0;
+    assert_int_equal(lsim_factored_check_bound(f, &bound), 0);
+    if (!(f->diag_bound == bound))
+      fail_msg("%s: step's bound %.17g, check's %.17g", cases[k].path, f->diag_bound, bound);
+    /* The maxima read from the arrays, as the bound's definition states them. */
+    double jm = 0.0, bm = 0.0, cm = 0.0;
+    int jl = 0, cl = 0, ascend = 1;
+    for (int i = 0; i < f->n; ++i) {
+      jl = f->J_ptr[i + 1] - f->J_ptr[i] > jl ? f->J_ptr[i + 1] - f->J_ptr[i] : jl;
+      cl = f->C_ptr[i + 1] - f->C_ptr[i] > cl ? f->C_ptr[i + 1] - f->C_ptr[i] : cl;
+      for (int q = f->J_ptr[i]; q < f->J_ptr[i + 1]; ++q) {
+        jm = fmax(jm, fabs(f->J_val[q])), bm = fmax(bm, fabs(f->B_val[q]));
+        if (q > f->J_ptr[i] && f->J_idx[q] <= f->J_idx[q - 1]) ascend = 0;
+      }
+      for (int q = f->C_ptr[i]; q < f->C_ptr[i + 1]; ++q) cm = fmax(cm, fabs(f->C_val[q]));
+    }
+    assert_true(f->diag_bound == lsim_factored_diag_bound(jl, ascend ? 1 : jl, jm, bm, cl, cm));
+    seen_ascend += ascend, seen_descend += !ascend;
+    /* The solver front with the bound and without it: the same z, status and sweeps. */
+    LsimFactoredLcp g = *f;
+    g.diag_bound = 0.0;
+    LsimSolverOptions o = lsim_default_solver_options();
+    o.tol = 0.0, o.max_iter = 20, o.impulse_unit = 1;
+    LsimSolver *sa = NULL, *sb = NULL;
+    assert_int_equal(lsim_solver_create(&sa, "pgs", &o, NULL, 0), 0);
+    assert_int_equal(lsim_solver_create(&sb, "pgs", &o, NULL, 0), 0);
+    double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+    LsimSolveStats ta, tb;
+    assert_int_equal(lsim_solver_solve_factored(sa, f, za, &ta),
+                     lsim_solver_solve_factored(sb, &g, zb, &tb));
+    assert_int_equal(ta.iterations, tb.iterations);
+    assert_memory_equal(za, zb, (size_t)f->n * sizeof(double));
+    /* A NaN in J: refused by the check, solved as given under the bound; the same status. */
+    const int nj = f->J_ptr[f->n];
+    double *jv = malloc((size_t)nj * sizeof(double));
+    memcpy(jv, f->J_val, (size_t)nj * sizeof(double));
+    jv[nj / 2] = NAN;
+    LsimFactoredLcp ha = *f, hb = g;
+    ha.J_val = hb.J_val = jv;
+    memset(za, 0, (size_t)f->n * sizeof(double));
+    memset(zb, 0, (size_t)f->n * sizeof(double));
+    const int ra = lsim_solver_solve_factored(sa, &ha, za, &ta);
+    assert_int_equal(ra, lsim_solver_solve_factored(sb, &hb, zb, &tb));
+    assert_true(ra < 0);
+    free(jv), free(za), free(zb);
+    lsim_solver_free(sa), lsim_solver_free(sb);
+    free_scene_lcp(&p);
+  }
+  /* Both kinds of rows were met (the bound's terms 1 and the longest row). */
+  assert_true(seen_ascend > 0 && seen_descend > 0);
+}
+
+/* The PGS fast path's sweep order (a cone at its first variable) taken from the cones'
+ * own order when they come in it and there is no scalar (the time step's problems), else
+ * found variable by variable: pile_100's LCP after 40 steps with its cones listed in
+ * reverse (the scan) gives the bits, sweeps and residual of the cones as listed. */
+static void test_sweep_order_from_cones(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp(&p, "data/pile_100.json", 40);
+  assert_true(f->ncones > 100);
+  LsimConeBlock *rev = malloc((size_t)f->ncones * sizeof *rev);
+  for (int c = 0; c < f->ncones; ++c) rev[c] = f->cones[f->ncones - 1 - c];
+  LsimFactoredLcp g = *f;
+  g.cones = rev;
+  LsimPgsOptions o = lsim_default_pgs_options();
+  double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+  LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
+  for (int tol0 = 0; tol0 < 2; ++tol0) {
+    /* A fixed budget of 20 sweeps (float rows), and a tolerance (double rows). */
+    o.tol = tol0 ? 0.0 : 1e-6, o.max_sweeps = tol0 ? 20 : 200;
+    memset(za, 0, (size_t)f->n * sizeof(double));
+    memset(zb, 0, (size_t)f->n * sizeof(double));
+    LsimPgsInfo ia = {0}, ib = {0};
+    assert_int_equal(lsim_pgs_solve_factored(wa, f, &o, 0, za, &ia),
+                     lsim_pgs_solve_factored(wb, &g, &o, 0, zb, &ib));
+    assert_non_null(ia.bz), assert_non_null(ib.bz); /* both on the fast path */
+    assert_int_equal(ia.sweeps, ib.sweeps);
+    assert_memory_equal(za, zb, (size_t)f->n * sizeof(double));
+    assert_true(ia.residual == ib.residual);
+  }
+  lsim_pgs_free(wa), lsim_pgs_free(wb);
+  free(za), free(zb), free(rev);
+  free_scene_lcp(&p);
+}
+
 /* The coloured sweep's float rows (a fixed budget, tol 0) are kept only when every value
  * is a finite float; else the problem is packed again as doubles, the rows a tolerance
  * gets. The LCP of data/pile_100 after 40 steps with B scaled by 1e40 and J by 1e-40 (M
@@ -1044,6 +1166,8 @@ int main(void) {
       cmocka_unit_test(test_bad_diagonal),
       cmocka_unit_test(test_nonfinite_cone_rows),
       cmocka_unit_test(test_block_promise),
+      cmocka_unit_test(test_step_diag_bound),
+      cmocka_unit_test(test_sweep_order_from_cones),
       cmocka_unit_test(test_float_rows_fall_back),
       cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_check_shared_pattern),
