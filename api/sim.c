@@ -505,9 +505,15 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 }
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
+  /* A NULL output with room claimed, or a negative room, is the caller's fault whether or
+   * not there are contacts (it returned 0 silently, as if the step had none). */
+  if (sim && cap < 0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "contacts: cap must be >= 0, got %d", cap);
+  if (sim && !out && cap > 0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "contacts: out is NULL (cap %d)", cap);
   const int n = lsim_sim_contact_count(sim);
   /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
-  if (n == 0 || !out || cap <= 0) return 0;
+  if (n == 0 || cap == 0) return 0;
   const LsimContactSet *cs = lsim_stepper_contacts(sim->stepper);
   const int m = n < cap ? n : cap;
   for (int k = 0; k < m; ++k) {

@@ -1373,6 +1373,17 @@ static void test_bad_arguments_named(void **state) {
   assert_int_equal(lsim_sim_run(sim, 0), 0);
   assert_string_equal(lsim_sim_error(sim), "");
   assert_int_equal(lsim_sim_steps_done(sim), 0);
+  /* contacts: a NULL output with room claimed, or a negative room, is refused naming the
+   * argument, before a step and after one (it returned 0, as if there were no contact) */
+  LsimContactInfo ci[2];
+  for (int k = 0; k < 2; ++k) {
+    assert_int_equal(lsim_sim_contacts(sim, NULL, 4), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "contacts: out is NULL (cap 4)"));
+    assert_int_equal(lsim_sim_contacts(sim, ci, -1), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "contacts: cap must be >= 0, got -1"));
+    assert_int_equal(lsim_sim_contacts(sim, NULL, 0), 0); /* no room asked: fine */
+    assert_int_equal(lsim_sim_step(sim), 0);
+  }
   lsim_sim_free(sim);
 }
 

@@ -494,7 +494,8 @@ typedef struct LsimContactInfo {
 /* The number of contacts of the last step (0 before the first). */
 LSIM_API int lsim_sim_contact_count(const LsimSim *sim);
 /* Copies up to cap contacts of the last step into out; returns how many were copied (0
- * before the first step, also before lsim_sim_start). */
+ * before the first step, also before lsim_sim_start; out may be NULL when cap is 0), or
+ * LSIM_INVALID_INPUT with lsim_sim_error (out NULL with cap > 0, cap < 0). */
 LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
 
 /* ---- recording to HDF5 ---------------------------------------------------------------- */
