@@ -1352,6 +1352,40 @@ static void test_written_quaternion(void **state) {
   lsim_sim_free(sim);
 }
 
+/* The queries read a quaternion the caller wrote as the step takes it, u / |u|: the
+ * kinetic energy of a body of inertia diag(1, 2, 3) spinning at w = (1, 0, 0) world and
+ * turned 90 degrees about z is 1/2 * 2 * 1^2 = 1 J whatever the scale of (s, 0, 0, s)
+ * (it was 2 J at s = 1, |u|^4 times off at s = 2; 1e200 overflowed); body_pose gives the
+ * unit quaternion (1, 0, 0, 1) / sqrt 2; a zero quaternion is refused by body_pose and has
+ * no energy (NaN). Tolerance: a few roundings of a unit-size sum. */
+static void test_written_quaternion_queries(void **state) {
+  (void)state;
+  static const char *spin =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.125, \"steps\": 4,\n"
+      " \"bodies\": [{\"name\": \"top\", \"mass\": 1, \"inertia\": [1, 2, 3],\n"
+      "   \"angular_velocity\": [1, 0, 0]}]}";
+  const double scale[4] = {1.0, 2.0, 1e-170, 1e200};
+  const double r = sqrt(0.5);
+  for (int k = 0; k < 4; ++k) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+    assert_true(fabs(lsim_sim_kinetic_energy(sim) - 0.5) <= 1e-15);
+    double *q = lsim_sim_q(sim);
+    q[3] = scale[k], q[4] = q[5] = 0.0, q[6] = scale[k];
+    assert_true(fabs(lsim_sim_kinetic_energy(sim) - 1.0) <= 1e-15);
+    double p[3], u[4];
+    assert_int_equal(lsim_sim_body_pose(sim, 0, p, u), 0);
+    assert_true(fabs(u[0] - r) <= 2e-16 && u[1] == 0.0 && u[2] == 0.0 && fabs(u[3] - r) <= 2e-16);
+    assert_true(q[3] == scale[k] && q[6] == scale[k]); /* the state itself untouched */
+    q[3] = q[6] = 0.0;
+    assert_true(isnan(lsim_sim_kinetic_energy(sim)));
+    assert_int_equal(lsim_sim_body_pose(sim, 0, p, u), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "body_pose: body 0 ('top'): its quaternion q[3 .. 6] is zero"));
+    lsim_sim_free(sim);
+  }
+}
+
 /* Arguments a caller gets wrong on a valid simulation: every refusal says what in
  * lsim_sim_error (a NULL output or path returned LSIM_INVALID_INPUT with "" before), and a
  * negative step count is refused (lsim_sim_run(sim, -3) returned 0, as if it had run). */
@@ -1703,7 +1737,7 @@ int main(void) {
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
-      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
+      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_written_quaternion_queries), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
       cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),

@@ -380,13 +380,16 @@ LSIM_API int lsim_sim_nv(const LsimSim *sim);
 LSIM_API double *lsim_sim_q(LsimSim *sim);
 LSIM_API double *lsim_sim_v(LsimSim *sim);
 
-/* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. */
+/* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. A 3-D quaternion
+ * the caller wrote is read as the step takes it, normalized (a zero one: NaN kinetic
+ * energy, the state has no orientation there). */
 LSIM_API double lsim_sim_kinetic_energy(const LsimSim *sim);
 LSIM_API double lsim_sim_potential_energy(const LsimSim *sim);
 
 /* The world pose of body i: position p[3] and unit quaternion quat[4] (1-D: (x, 0, 0);
- * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT with lsim_sim_error (not started, no
- * such body, p or quat NULL). */
+ * 2-D: a rotation about z; 3-D: a quaternion the caller wrote, normalized). 0 or
+ * LSIM_INVALID_INPUT with lsim_sim_error (not started, no such body, p or quat NULL, the
+ * body's quaternion zero). */
 LSIM_API int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
 
 /* ---- forces and kinematic targets ----------------------------------------------------
