@@ -465,14 +465,17 @@ class Sim:
     @property
     def q(self):
         """The generalized coordinates: a numpy view of the library's state (no copy;
-        writable); assigning copies into it."""
+        writable); assigning copies into it (see _set_state). A 3-D body's quaternion
+        (w, x, y, z) written here need not be a unit one: it is taken as the orientation
+        u / |u| (body_pose and kinetic_energy read it so; the next step writes the unit
+        one back)."""
         self._h  # Error once closed
         return self._q
 
     @q.setter
     def q(self, values):
         self._h
-        self._q[:] = values
+        self._set_state("q", self._q, values)
 
     @property
     def v(self):
@@ -483,7 +486,35 @@ class Sim:
     @v.setter
     def v(self, values):
         self._h
-        self._v[:] = values
+        self._set_state("v", self._v, values)
+
+    def _set_state(self, what, view, values):
+        """Copies values into the state view: exactly view.size finite real numbers (a
+        vector; a scalar is refused, numpy's broadcast set every coordinate to it,
+        quaternions included); for q no zero quaternion (no orientation). Refused values
+        raise ValueError (TypeError for complex or non-numbers) naming the attribute and
+        the shape it takes, and leave the state as it was."""
+        n = view.size
+        try:
+            a = _real(values, "%s" % what)
+        except (TypeError, ValueError) as e:
+            raise TypeError("%s: needs %d real numbers (shape (%d,)), got %r (%s)"
+                            % (what, n, n, values, e)) from None
+        if a.ndim != 1 or a.size != n:
+            raise ValueError("%s: needs %d numbers (shape (%d,)), got %s"
+                             % (what, n, n, "a scalar" if a.ndim == 0
+                                else "shape %s" % (a.shape,)))
+        bad = np.flatnonzero(~np.isfinite(a))
+        if bad.size:
+            raise ValueError("%s[%d] is not finite (%r)" % (what, bad[0], a[bad[0]]))
+        if what == "q" and self.dimension == 3:
+            for i, b in enumerate(self.bodies):
+                s = b["q"]
+                if s.stop - s.start == 7 and not np.any(a[s.start + 3:s.stop]):
+                    raise ValueError("q: body %d (%r): its quaternion q[%d .. %d] is zero "
+                                     "(an orientation needs a nonzero [w, x, y, z])"
+                                     % (i, b["name"], s.start + 3, s.stop - 1))
+        view[:] = a
 
     dimension = property(lambda self: _dimension(self._h))
     time_step = property(lambda self: _time_step(self._h))

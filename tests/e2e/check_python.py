@@ -391,6 +391,42 @@ raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32
 raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
        ["ndir", "4.5"], "ndir 4.5")
 check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+# The state assigned whole: a scalar was broadcast to every coordinate (sim.q = 5 set the
+# quaternions to (5, 5, 5, 5)), a wrong size gave numpy's message without the attribute;
+# both are refused naming it and its shape, and so are NaN and a zero quaternion, the
+# state untouched. A non-unit quaternion is the orientation u / |u|: body_pose and the
+# kinetic energy read it so (body 1 of box_stack_3d at rest turned 90 degrees about z,
+# written (2, 0, 0, 2): pose (1, 0, 0, 1) / sqrt 2 to round-off).
+q0, v0 = sim.q.copy(), sim.v.copy()
+nq, nv = sim.q.size, sim.v.size
+for name, bad, kind, words in [
+        ("q", 5, ValueError, ["q: needs %d numbers (shape (%d,))" % (nq, nq), "a scalar"]),
+        ("q", [1.0, 2.0], ValueError, ["q: needs %d numbers" % nq, "got shape (2,)"]),
+        ("q", np.zeros((nq, 1)), ValueError, ["q: needs", "got shape (%d, 1)" % nq]),
+        ("q", "abc", TypeError, ["q: needs %d real numbers" % nq]),
+        ("q", q0 + 1j, TypeError, ["q:", "complex"]),
+        ("v", 0.0, ValueError, ["v: needs %d numbers (shape (%d,))" % (nv, nv), "a scalar"]),
+        ("v", np.zeros(nv + 1), ValueError, ["v: needs %d numbers" % nv, "(%d,)" % (nv + 1)]),
+        ("v", np.where(np.arange(nv) == 2, np.nan, 0.0), ValueError, ["v[2] is not finite"]),
+        ("q", np.where(np.arange(nq) == 3, np.inf, q0), ValueError, ["q[3] is not finite"])]:
+    raises(lambda: setattr(sim, name, bad), kind, words, "sim.%s = %r" % (name, bad))
+    check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0),
+          "sim.%s = %r changed the state" % (name, bad))
+b1 = sim.bodies[1]["q"]
+zq = q0.copy()
+zq[b1.start + 3:b1.stop] = 0.0
+raises(lambda: setattr(sim, "q", zq), ValueError,
+       ["q: body 1", "its quaternion q[%d .. %d] is zero" % (b1.start + 3, b1.stop - 1)],
+       "zero quaternion")
+check(np.array_equal(sim.q, q0), "a zero quaternion changed the state")
+tq = q0.copy()
+tq[b1.start + 3:b1.stop] = [2.0, 0.0, 0.0, 2.0]
+sim.q = tq
+check(np.array_equal(sim.q, tq), "sim.q = a valid state: not copied")
+_, u = sim.body_pose(1)
+check(np.allclose(u, [0.5 ** 0.5, 0, 0, 0.5 ** 0.5], rtol=0, atol=2e-16),
+      "pose of the quaternion (2, 0, 0, 2): %r" % (u,))
+sim.q = q0
 # A body of the wrong type is named as such, whatever the values' size: set_force on the
 # static ground with 3 numbers said "needs 0 numbers, got 3" (its nv), set_kinematic_velocity
 # on a dynamic box with 3 numbers "needs 6 numbers, got 3".
