@@ -721,10 +721,13 @@ class Sim:
         """Records to an HDF5 file from the current state on; see record_close. every > 1
         keeps the steps whose number is a multiple of it and the last (docs/output-format.md,
         "Record stride"). Raises Error (INVALID_INPUT) for the scene file the simulation was
-        loaded from, or every < 1 (no record left open then)."""
+        loaded from, or every < 1 (no record left open then); TypeError, before any file
+        is made, for an every that is not an integer (2.5 recorded every 2nd step; "x"
+        left the record open with int()'s message)."""
+        every = _int(every, "record: every")
         self._check(_record(self._h, _path(path, "record: path")))
         if every != 1:
-            rc = _record_every(self._h, int(every))
+            rc = _record_every(self._h, every)
             if rc < 0:
                 msg = _error(self._h).decode()
                 _record_close(self._h, 0)  # no half-set record left open

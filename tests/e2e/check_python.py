@@ -457,6 +457,15 @@ nul_out = os.path.join(tempfile.mkdtemp(), "cut.h5")
 raises(lambda: sim.record(nul_out + "\0.more"), ValueError, ["record", "null byte"], "record path with NUL")
 check(not os.path.exists(nul_out), "a record path with NUL wrote %s" % nul_out)
 raises(lambda: sim.save(nul_out + "\0"), ValueError, ["save", "null byte"], "save path with NUL")
+# A record stride that is not an integer is refused before any file is made: 2.5 recorded
+# every 2nd step, "x" left the record open (the next record() said "a record is already
+# open") with int()'s message.
+for bad in (2.5, "x"):
+    raises(lambda: sim.record(nul_out, every=bad), TypeError, ["record: every", repr(bad)],
+           "record every=%r" % (bad,))
+    check(not os.path.exists(nul_out), "record every=%r made %s" % (bad, nul_out))
+sim.record(nul_out, every=2)  # nothing left open by the refusals
+sim.record_close(keep=False)
 raises(lambda: sim.set_solver("pgs\0x"), ValueError, ["null byte"], "solver name with NUL")
 raises(lambda: sim.body_index("box\0"), ValueError, ["null byte"], "body_index name with NUL")
 nul_w = lcpsim.World(2, 0.01)
