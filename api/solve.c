@@ -332,6 +332,11 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: solvers is NULL (a list such as \"lemke,pgs\")");
   if (!nrows)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: nrows is NULL (the capacity of rows)");
+  if (*nrows < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "compare: *nrows (the capacity of rows) must be >= 0, got %d", *nrows);
+  if (!rows && *nrows > 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: rows is NULL (*nrows %d)", *nrows);
   for (int i = 0; i < ninputs; ++i)
     if (!inputs[i]) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: inputs[%d] is NULL", i);
   if (steps < 0)

@@ -830,6 +830,16 @@ static void test_compare_errors(void **state) {
   assert_int_equal(lsim_compare(in, 1, "lemke", 0, -3, "/tmp/x_never.h5", rows, &n, err,
                                 sizeof err), LSIM_INVALID_INPUT);
   assert_non_null(strstr(err, "compare: steps must be >= 0 (0: the scene's), got -3"));
+  /* rows NULL with room claimed (*nrows 4), or a negative *nrows, is refused before the
+   * comparison runs (it ran and returned 0, the rows nowhere); rows NULL with *nrows 0
+   * counts the series without a row. */
+  int four = 4, neg = -3;
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "/tmp/x_never.h5", NULL, &four, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: rows is NULL (*nrows 4)"));
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &neg, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: *nrows (the capacity of rows) must be >= 0, got -3"));
   assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
 }
 

@@ -590,8 +590,8 @@ typedef struct LsimCompareRow {
  * first solver's run handed to all) or 1 (each solver its own trajectory); steps > 0
  * overrides the scene's (0: the scene's; < 0 refused); output the HDF5 file (NULL: INPUT_compare.h5 in the current
  * folder; written under output.<pid>.partial and renamed when complete). Fills
- * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series. 0, or < 0 with
- * err naming the argument or the file:
+ * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series (*nrows >= 0;
+ * rows may be NULL when *nrows is 0). 0, or < 0 with err naming the argument or the file:
  *   LSIM_INVALID_INPUT  bad arguments (a malformed solver list, a NULL input, ...), a
  *                       bad scene or problem file, or an output that is one of the inputs
  *                       (the same file by any name: refused, the message naming both)
