@@ -91,7 +91,8 @@ class _Handle:
         self.ptr = C.c_void_p(ptr)
 
     def __del__(self):
-        if self.ptr.value and _free is not None:  # (None: the interpreter is shutting down)
+        ptr = getattr(self, "ptr", None)  # (None: never set)
+        if ptr is not None and ptr.value and _free is not None:  # (None: the interpreter is shutting down)
             _free(self.ptr)
             self.ptr = C.c_void_p()
 
@@ -374,6 +375,18 @@ def _matrix(x, n, what, by):
     return a
 
 
+
+def _no_copy(what, how):
+    """__copy__, __deepcopy__ and __reduce__ for a class holding a library handle: a shallow
+    copy shared the handle (closing the copy closed the original's record and removed its
+    controller), deepcopy and pickle failed in ctypes' words and left a half-made handle
+    behind (an "Exception ignored" at exit). Refused, naming what to do instead."""
+    def refuse(self, *args):
+        raise TypeError("a %s cannot be copied or pickled (its state is the library's): %s"
+                        % (what, how))
+    return refuse, refuse, refuse
+
+
 class Sim:
     """A simulation: a scene's model and its state, stepped by the library. close() (or the
     end of a with block) ends it; any use afterwards raises Error."""
@@ -455,6 +468,9 @@ class Sim:
 
     def __exit__(self, *exc):
         self.close()
+
+    __copy__, __deepcopy__, __reduce__ = _no_copy(
+        "Sim", "Sim.save(path) and a Sim of the same scene's restore(path) branch a run")
 
     def _check(self, rc):
         if rc < 0:
@@ -824,6 +840,9 @@ class World:
         self._hd = _Handle(h.value)
         self.dimension = dimension
         self._nbodies = 0
+
+    __copy__, __deepcopy__, __reduce__ = _no_copy(
+        "World", "build a second World with the same calls")
 
     @property
     def _h(self):

@@ -457,6 +457,15 @@ nul_out = os.path.join(tempfile.mkdtemp(), "cut.h5")
 raises(lambda: sim.record(nul_out + "\0.more"), ValueError, ["record", "null byte"], "record path with NUL")
 check(not os.path.exists(nul_out), "a record path with NUL wrote %s" % nul_out)
 raises(lambda: sim.save(nul_out + "\0"), ValueError, ["save", "null byte"], "save path with NUL")
+# Copies are refused, naming what to do instead: copy.copy shared the library's handle
+# (closing the copy closed the original's record and removed its controller), deepcopy and
+# pickle failed in ctypes' words, leaving a half-made handle ("Exception ignored" at exit).
+import copy
+import pickle
+for obj, name in ((sim, "Sim"), (lcpsim.World(2, 0.01), "World")):
+    for fn in (copy.copy, copy.deepcopy, pickle.dumps):
+        raises(lambda: fn(obj), TypeError, ["a %s cannot be copied or pickled" % name],
+               "%s of a %s" % (fn.__name__, name))
 # A record stride that is not an integer is refused before any file is made: 2.5 recorded
 # every 2nd step, "x" left the record open (the next record() said "a record is already
 # open") with int()'s message.
