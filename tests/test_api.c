@@ -526,6 +526,18 @@ static void test_solve_fc_file(void **state) {
                                       err, sizeof err), LSIM_IO_ERROR);
   assert_null(r);
   assert_non_null(strstr(err, "/nonexistent.dat"));
+  /* A frictional contact file (.dat, FCLIB HDF5) given to lsim_solve_lcp_file is named
+   * for what it is (it was read as an LCP: "storage type 3 not supported", "n: not an
+   * integer: '\x89HDF'"). */
+  double *z = NULL;
+  assert_int_equal(lsim_solve_lcp_file("lemke", path, NULL, &z, &n, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_null(z);
+  assert_non_null(strstr(err, "a frictional contact problem (Siconos .dat), not an LCP: lsim_solve_fc_file"));
+  lsim_test_shared_path("data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5", path, sizeof path);
+  assert_int_equal(lsim_solve_lcp_file("lemke", path, NULL, &z, &n, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "an HDF5 file, not an LCP .dat file"));
 }
 
 /* A comparison through the API: two solvers on the two-block scene, shadow mode. */
