@@ -1071,19 +1071,28 @@ def solve_lcp_file(path, solver="lemke", **options):
 
 def compare(inputs, solvers, independent=False, steps=0, output=None):
     """Compares solvers on identical problems (as `lcpsim compare`): inputs one scene or
-    .dat files, solvers a list "lemke,pgs[sweeps=20]". Writes the HDF5 compare file and
-    returns one dict per series: label, problems, successes, failures, skipped,
-    success_rate, median_wall, median_iterations, worst_relative_residual. Raises Error:
-    INVALID_INPUT for bad arguments or an output that is one of the inputs (refused, the
-    input untouched), UNAVAILABLE for an unknown solver, IO_ERROR for a missing input."""
+    .dat files, solvers a list "lemke,pgs[sweeps=20]" (or a list of str, each a spec).
+    Writes the HDF5 compare file and returns one dict per series: label, problems,
+    successes, failures, skipped, success_rate, median_wall, median_iterations,
+    worst_relative_residual. Raises Error: INVALID_INPUT for bad arguments or an output that
+    is one of the inputs (refused, the input untouched), UNAVAILABLE for an unknown solver,
+    IO_ERROR for a missing input; TypeError for arguments of the wrong kind (steps=2.7 ran
+    2 steps, independent="no" was independent, a list of solvers an AttributeError)."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     arr = (C.c_char_p * len(inputs))(*[_path(p, "compare: input") for p in inputs])
     rows = (_CompareRow * 256)()
     nrows, err = C.c_int(256), C.create_string_buffer(1024)
+    if isinstance(solvers, (list, tuple)) and all(isinstance(x, str) for x in solvers):
+        solvers = ",".join(solvers)
+    if not isinstance(solvers, str):
+        raise TypeError("compare: solvers must be a str (\"lemke,pgs\") or a list of str, got %r"
+                        % (solvers,))
+    independent = _flag(independent, "compare: independent")
+    steps = _int(steps, "compare: steps")
     solvers = _c(solvers.encode(), "compare: solvers")
     output = None if output is None else _path(output, "compare: output")
-    rc = _compare(arr, len(inputs), solvers, int(bool(independent)), int(steps), output, rows,
+    rc = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
                   C.byref(nrows), err,
                   1024)
     if rc < 0:

@@ -443,6 +443,22 @@ raises(lambda: sim.set_force(1, [1.0, 2.0, 3.0]), lcpsim.Error, ["needs 6 number
 # nrows", an argument of the C function a Python caller has no way to give).
 raises(lambda: lcpsim.compare([], "lemke"), lcpsim.Error, ["compare: no inputs (0 given)"],
        "compare with no inputs")
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "cmp.h5")
+    rows = lcpsim.compare("data/two_blocks.json", "lemke,pgs", output=out)
+    # The solvers as a list of specs: the same rows (it ended in AttributeError 'encode').
+    rows2 = lcpsim.compare("data/two_blocks.json", ["lemke", "pgs"], output=out)
+    check([r["label"] for r in rows2] == [r["label"] for r in rows],
+          "solvers as a list: %r" % ([r["label"] for r in rows2],))
+    # Arguments of the wrong kind refused before anything runs: steps=2.7 compared 2
+    # steps, independent="no" ran independent mode (a str's truth).
+    for kw, words in ((dict(steps=2.7), ["compare: steps", "2.7"]),
+                      (dict(independent="no"), ["compare: independent", "'no'"]),
+                      (dict(), ["compare: solvers must be a str", "3"])):
+        args = ("data/two_blocks.json", 3 if not kw else "lemke")
+        raises(lambda: lcpsim.compare(*args, output=os.path.join(d, "bad.h5"), **kw), TypeError,
+               words, "compare %r" % (kw,))
+    check(not os.path.exists(os.path.join(d, "bad.h5")), "a refused comparison wrote its file")
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done
