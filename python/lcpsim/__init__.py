@@ -711,6 +711,8 @@ class Sim:
     def set_solver(self, name, **options):
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
         sparse_limit."""
+        if name is None:  # (the library's "the name is NULL" spoke of C)
+            raise TypeError("set_solver: the name must be a str (one of solver_names()), got None")
         cfg = _config(**options)
         self._check(_set_solver(self._h, _name(name, "set_solver: the name"), C.byref(cfg)))
 

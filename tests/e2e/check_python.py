@@ -492,6 +492,9 @@ for bad in (2.5, "x"):
 sim.record(nul_out, every=2)  # nothing left open by the refusals
 sim.record_close(keep=False)
 raises(lambda: sim.set_solver("pgs\0x"), ValueError, ["null byte"], "solver name with NUL")
+# None for the solver of a Sim is refused in Python's words (it said "the name is NULL").
+raises(lambda: sim.set_solver(None), TypeError, ["set_solver: the name must be a str", "None"],
+       "set_solver(None)")
 raises(lambda: sim.body_index("box\0"), ValueError, ["null byte"], "body_index name with NUL")
 nul_w = lcpsim.World(2, 0.01)
 raises(lambda: nul_w.add_body("a\0b", mass=1, inertia=1), ValueError, ["add_body", "null byte"],
