@@ -246,8 +246,51 @@ int lsim_sim_body_index(const LsimSim *sim, const char *name) {
   return -1;
 }
 
+/* Whether the 4 entries at u are a unit quaternion to round-off (what every step writes):
+ * the caller may have written any nonzero one, which the step takes as u / |u|. */
+static int unit_quaternion(const double *u) {
+  const double n2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3];
+  return fabs(n2 - 1.0) <= 8.0 * DBL_EPSILON;
+}
+
+/* u / |u| in place, scaled by the largest entry first (no under- or overflow of the
+ * squares); a zero u stays zero. */
+static void normalize_quaternion(double *u) {
+  double big = 0.0;
+  for (int k = 0; k < 4; ++k) big = fmax(big, fabs(u[k]));
+  if (!(big > 0.0) || !isfinite(big)) return;
+  for (int k = 0; k < 4; ++k) u[k] /= big;
+  const double n = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
+  for (int k = 0; k < 4; ++k) u[k] /= n;
+}
+
+/* The energy reads the rotation of each 3-D body from its quaternion, which must be a unit
+ * one: a quaternion the caller wrote, (2, 2, 0, 0), gave |u|^4 times the rotational energy
+ * (124.5 J for 7.5 J) until the next step normalized it. Such a state is read with its
+ * quaternions normalized (a copy); a state the steps wrote is read as it is, bit for bit. */
 double lsim_sim_kinetic_energy(const LsimSim *sim) {
-  return sim && sim->started ? lsim_kinetic_energy(&sim->model, &sim->state) : 0.0;
+  if (!sim || !sim->started) return 0.0;
+  const LsimModel *m = &sim->model;
+  int off = 0;
+  if (m->dimension == 3)
+    for (int i = 0; i < m->nbodies && !off; ++i)
+      off = m->bodies[i].nq == 7 && !unit_quaternion(sim->state.q + m->bodies[i].q_offset + 3);
+  if (!off) return lsim_kinetic_energy(m, &sim->state);
+  LsimState t = sim->state;
+  t.q = malloc((size_t)m->nq * sizeof *t.q);
+  if (!t.q) return NAN; /* (out of memory: no figure rather than a wrong one) */
+  memcpy(t.q, sim->state.q, (size_t)m->nq * sizeof *t.q);
+  int zero = 0;
+  for (int i = 0; i < m->nbodies; ++i)
+    if (m->bodies[i].nq == 7) {
+      double *u = t.q + m->bodies[i].q_offset + 3;
+      normalize_quaternion(u);
+      zero |= u[0] == 0.0 && u[1] == 0.0 && u[2] == 0.0 && u[3] == 0.0;
+    }
+  /* a zero quaternion is no orientation (the step refuses it): no energy either */
+  const double e = zero ? NAN : lsim_kinetic_energy(m, &t);
+  free(t.q);
+  return e;
 }
 
 double lsim_sim_potential_energy(const LsimSim *sim) {
@@ -261,6 +304,14 @@ int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]) {
   if (i < 0 || i >= sim->model.nbodies) return lsim_api_no_body(sim, "body_pose", i);
   if (!p || !quat) return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "body_pose: p or quat is NULL");
   lsim_body_pose(&sim->model, &sim->state, i, p, quat);
+  /* a quaternion the caller wrote: the unit one the step takes (u / |u|); a zero one is
+   * no orientation (the step refuses it) */
+  if (!unit_quaternion(quat)) normalize_quaternion(quat);
+  if (quat[0] == 0.0 && quat[1] == 0.0 && quat[2] == 0.0 && quat[3] == 0.0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT,
+                         "body_pose: body %d ('%s'): its quaternion q[%d .. %d] is zero", i,
+                         sim->model.bodies[i].name, sim->model.bodies[i].q_offset + 3,
+                         sim->model.bodies[i].q_offset + 6);
   return 0;
 }
 
@@ -505,9 +556,15 @@ int lsim_sim_contact_count(const LsimSim *sim) {
 }
 
 int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap) {
+  /* A NULL output with room claimed, or a negative room, is the caller's fault whether or
+   * not there are contacts (it returned 0 silently, as if the step had none). */
+  if (sim && cap < 0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "contacts: cap must be >= 0, got %d", cap);
+  if (sim && !out && cap > 0)
+    return lsim_api_fail(error_slot(sim), LSIM_INVALID_INPUT, "contacts: out is NULL (cap %d)", cap);
   const int n = lsim_sim_contact_count(sim);
   /* No contact (a NULL sim, or no step yet and so maybe no stepper): nothing to read. */
-  if (n == 0 || !out || cap <= 0) return 0;
+  if (n == 0 || cap == 0) return 0;
   const LsimContactSet *cs = lsim_stepper_contacts(sim->stepper);
   const int m = n < cap ? n : cap;
   for (int k = 0; k < m; ++k) {

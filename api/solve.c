@@ -144,6 +144,19 @@ static int solve_lcp_file(const char *solver, const char *path, const LsimSolver
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_lcp_file: needs path, z_out and n_out");
   *z_out = NULL;
   *n_out = 0;
+  /* A file of another kind named as such: a frictional contact file was read as an LCP
+     ("FC3D_Example1.dat:2: storage type 3 not supported"), an HDF5 file too ("run.h5:1: n:
+     not an integer: '\x89HDF'"). */
+  const int kind = lsim_problem_file_kind(path);
+  if (kind == LSIM_FILE_FC_DAT)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "%s: a frictional contact problem (Siconos .dat), not an LCP: "
+                        "lsim_solve_fc_file solves it", path);
+  if (kind == LSIM_FILE_FCLIB)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "%s: an HDF5 file, not an LCP .dat file (an FCLIB frictional contact "
+                        "problem: lsim_solve_fc_file; a run's dumped LCP: lcpsim solve RUN.h5 "
+                        "--step K)", path);
   LsimLcp lcp;
   char msg[512] = "";
   int rc = lsim_dat_read(path, &lcp, msg, sizeof msg);
@@ -332,6 +345,11 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: solvers is NULL (a list such as \"lemke,pgs\")");
   if (!nrows)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: nrows is NULL (the capacity of rows)");
+  if (*nrows < 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "compare: *nrows (the capacity of rows) must be >= 0, got %d", *nrows);
+  if (!rows && *nrows > 0)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: rows is NULL (*nrows %d)", *nrows);
   for (int i = 0; i < ninputs; ++i)
     if (!inputs[i]) return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "compare: inputs[%d] is NULL", i);
   if (steps < 0)

@@ -284,7 +284,16 @@ int lsim_cli_solve(int argc, char **argv) {
     fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
     return 2;
   }
+  /* A JSON text (a scene) named as such: it was read as an LCP, "scene.json:1: n: not an
+     integer: '{'". */
+  int first = ' ';
+  while (first == ' ' || first == '\t' || first == '\n' || first == '\r') first = fgetc(probe);
   fclose(probe);
+  if (first == '{') {
+    fprintf(stderr, "lcpsim solve: %s: a JSON text (a scene? 'lcpsim %s' runs it), not a "
+            "problem file (a Siconos .dat, an FCLIB .hdf5, or RUN.h5 --step K)\n", path, path);
+    return 2;
+  }
   /* A run or compare file: NAME.h5, the PATH.<pid>.partial a killed run left, or any
      HDF5 file asked for a step (FCLIB files have none). */
   const int kind0 = lsim_problem_file_kind(path);

@@ -734,6 +734,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts,
                             reference_series);
   lsim_compare_rows_open(&rows, &o, P, independent);
+  if (lcpset) lsim_compare_rows_names(&rows, &o, inputs, N); /* the files, one a row */
   /* The marks of whole flushes, and the header on disk at once: before, nothing reached
      the file until the first flush of rows, a second in, and a kill inside that flush
      left the header's links in pieces too. */
@@ -1063,12 +1064,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "MPI: cannot gather the results");
     exit_code = -LSIM_IO_ERROR;
   }
-  if (!exit_code && lcpset) {
-    /* The files of the problems done, one a row. */
-    lsim_compare_write_names(&o, inputs, done);
-  }
-  /* The dumped LCPs' last rows go with the last rows' flush; /problem_name and the
-     trajectory (in the tail, unlinked) too, linked with /summary after it. */
+  /* The dumped LCPs' last rows go with the last rows' flush; the trajectory (in the tail,
+     unlinked) too, linked with /summary after it. */
   const int nlcp = lsim_lcpdump_count(dumper);
   if (dumper && lsim_lcpdump_close(dumper, err, sizeof err) && !exit_code) {
     snprintf(msg, msglen, "%s: %s", partial, err);

@@ -282,6 +282,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     lsim_compare_write_legend(&o);
     lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts, 0);
     lsim_compare_rows_open(&rows, &o, P, 0);
+    lsim_compare_rows_names(&rows, &o, inputs, N); /* the files, one a row */
     fc_rows_open(fc_rows, &o, P);
     lsim_compare_marks_open(&o, 0);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
@@ -419,7 +420,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   /* Interrupted: the tables keep the rows of the problems done (row-major: the first). */
   t.N = done;
 
-  /* The last rows in a flush of their own, then /problem_name (in the tail) and /summary,
+  /* The last rows in a flush of their own (the names with them), then /summary,
      made unlinked, flushed and linked (lsim_compare_summary_link), so that the close
      writes the link alone; the file renamed to its name when whole. */
   exit_code = lsim_mpi_max_int(exit_code);
@@ -431,7 +432,6 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code && o.file >= 0) {
-    lsim_compare_write_names(&o, inputs, done);
     lsim_compare_rows_append(&rows, &o, &t, t.N);
     fc_rows_append(fc_rows, &o, fc_data, P, done);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;

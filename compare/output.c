@@ -102,8 +102,42 @@ void lsim_compare_rows_open(LsimCompareRows *r, LsimCompareOut *o, int P, int in
   }
 }
 
+void lsim_compare_rows_names(LsimCompareRows *r, LsimCompareOut *o, const char *const *inputs,
+                             int n) {
+  if (o->rc) return;
+  size_t len = 1;
+  for (int k = 0; k < n; ++k) {
+    const size_t l = strlen(inputs[k]) + 1;
+    if (l > len) len = l;
+  }
+  if (len > 256) len = 256;
+  r->inputs = inputs, r->name_len = len;
+  r->names = lsim_h5_rows_create_strings(o->file, "/problem_name", len, 65536 / len);
+  if (!r->names) o->rc = -1;
+}
+
+/* The names of problems [have, upto) appended (one buffer, each name cut to its row). */
+static void names_append(LsimCompareRows *r, LsimCompareOut *o, int upto) {
+  const uint64_t have = lsim_h5_rows_count(r->names);
+  if (!r->names || (uint64_t)upto <= have) return;
+  const size_t m = (size_t)upto - (size_t)have, len = r->name_len;
+  char *buf = calloc(m, len);
+  if (!buf) {
+    o->rc = -1;
+    return;
+  }
+  for (size_t k = 0; k < m; ++k) {
+    const char *name = r->inputs[have + k];
+    const size_t l = strlen(name);
+    memcpy(buf + k * len, name, l < len ? l : len - 1);
+  }
+  if (lsim_h5_rows_append(r->names, buf, m)) o->rc = -1;
+  free(buf);
+}
+
 void lsim_compare_rows_append(LsimCompareRows *r, LsimCompareOut *o, const LsimCompareTable *t,
                               int upto) {
+  if (!o->rc && r->names) names_append(r, o, upto);
   for (int i = 0; i < LSIM_COMPARE_ROW_SETS && !o->rc; ++i) {
     if (!r->d[i]) continue;
     const RowSet *s = &kRowSets[i];
@@ -123,6 +157,8 @@ void lsim_compare_rows_close(LsimCompareRows *r) {
     lsim_h5_rows_close(r->d[i]);
     r->d[i] = NULL;
   }
+  lsim_h5_rows_close(r->names);
+  r->names = NULL;
 }
 
 /* ---- The solvers and series (known at the start) ---- */
@@ -298,17 +334,6 @@ int64_t lsim_compare_tail(LsimCompareOut *o) {
   return o->tail;
 }
 
-void lsim_compare_write_names(LsimCompareOut *o, const char *const *inputs, int n) {
-  char (*pn)[256] = calloc((size_t)n + 1, sizeof *pn);
-  if (!pn) {
-    o->rc = -1;
-    return;
-  }
-  for (int k = 0; k < n; ++k) snprintf(pn[k], sizeof pn[k], "%s", inputs[k]);
-  const int64_t tail = lsim_compare_tail(o);
-  if (tail > 0 && lsim_h5_write_strings(tail, "problem_name", pn[0], sizeof pn[0], n)) o->rc = -1;
-  free(pn);
-}
 
 /* One object of the tail linked at the root under its name. */
 static herr_t link_at_root(hid_t g, const char *name, const H5L_info_t *info, void *arg) {

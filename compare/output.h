@@ -22,7 +22,7 @@ typedef struct LsimCompareOut {
      put "/summary/NAME" into (as NAME). */
   int64_t summary;
   /* > 0 after lsim_compare_tail: an unlinked group whose objects _summary_link links at
-     the root under their names (the objects made at the end: /problem_name, /trajectory). */
+     the root under their names (the objects made at the end: /trajectory). */
   int64_t tail;
   /* > 0 after lsim_compare_marks_open: /flushed_rows and (with a dump) /flushed_lcp_problems. */
   int64_t mark_rows, mark_lcp;
@@ -43,6 +43,11 @@ void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, 
 typedef struct LsimCompareRows {
   LsimH5Rows *d[LSIM_COMPARE_ROW_SETS]; /* NULL: not open (or not in this mode) */
   int P, independent;
+  /* Sets (lsim_compare_rows_names): /problem_name, input k's path a row with the rest of
+     problem k's rows (NULL: none), and the inputs (not owned). */
+  LsimH5Rows *names;
+  const char *const *inputs;
+  size_t name_len;
 } LsimCompareRows;
 
 /* Creates the datasets (none written yet) for P series. Sets o->rc on failure. */
@@ -101,10 +106,14 @@ void lsim_compare_marks_close(LsimCompareOut *o);
  * root after the flush that put them in the file, with /summary. -1 on failure (o->rc). */
 int64_t lsim_compare_tail(LsimCompareOut *o);
 
-/* /problem_name: the first n input paths, one a row (fixed-length strings of 256 bytes,
- * longer paths cut), written into the tail (lsim_compare_tail) so that it is linked with
- * /summary. Sets o->rc on failure. */
-void lsim_compare_write_names(LsimCompareOut *o, const char *const *inputs, int n);
+/* /problem_name for a set of n problem files (inputs, kept until the close: not copied):
+ * made with the other tables (after lsim_compare_rows_open, before the header's flush),
+ * input k's path appended with problem k's rows, so that a killed comparison's file keeps
+ * the names of its rows (they were written at the end: a killed file had none). Fixed-
+ * length strings of the longest path + 1 bytes, at most 256 (longer paths cut). Sets
+ * o->rc on failure. */
+void lsim_compare_rows_names(LsimCompareRows *r, LsimCompareOut *o, const char *const *inputs,
+                             int n);
 
 /* The status legend "code name" for -9..1, as in run files, then the compare-only
  * LSIM_COMPARE_SKIPPED. */

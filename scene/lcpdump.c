@@ -147,17 +147,28 @@ typedef struct Ext {
   hid_t loc;          /* where it was made, and its name there (ext_reopen) */
   char name[32];
   hid_t mtype;
+  hid_t stype;        /* > 0: the string type (mtype and the file's), owned */
   int rank;
   hsize_t cols;
   hsize_t rows;
 } Ext;
 
 /* Creates the dataset with access properties dapl (H5P_DEFAULT: HDF5's 1 MB chunk cache). */
+static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hid_t ftype,
+                            int rank, hsize_t cols, hsize_t chunk_rows, hid_t dapl);
+
 static int ext_create_dapl(Ext *e, hid_t loc, const char *name, LsimH5Type type, int rank,
                            hsize_t cols, hsize_t chunk_rows, hid_t dapl) {
   memset(e, 0, sizeof *e);
+  return ext_create_typed(e, loc, name, mem_type(type), file_type(type), rank, cols,
+                          chunk_rows, dapl);
+}
+
+/* (e zeroed, or its stype set) */
+static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hid_t ftype,
+                            int rank, hsize_t cols, hsize_t chunk_rows, hid_t dapl) {
   e->d = -1;
-  e->mtype = mem_type(type);
+  e->mtype = mtype;
   e->loc = loc;
   snprintf(e->name, sizeof e->name, "%s", name);
   e->rank = rank;
@@ -172,7 +183,7 @@ static int ext_create_dapl(Ext *e, hid_t loc, const char *name, LsimH5Type type,
   }
   hid_t lcpl = make_lcpl(); /* a path's groups are created with it */
   if (space >= 0 && dcpl >= 0 && lcpl >= 0)
-    e->d = H5Dcreate2(loc, name, file_type(type), space, lcpl, dcpl, dapl);
+    e->d = H5Dcreate2(loc, name, ftype, space, lcpl, dcpl, dapl);
   if (lcpl >= 0) H5Pclose(lcpl);
   if (dcpl >= 0) H5Pclose(dcpl);
   if (space >= 0) H5Sclose(space);
@@ -225,6 +236,8 @@ static int ext_reopen(Ext *e) {
 static void ext_close(Ext *e) {
   if (e->d >= 0) H5Dclose(e->d);
   e->d = -1;
+  if (e->stype > 0) H5Tclose(e->stype);
+  e->stype = 0;
 }
 
 /* The public face of Ext (lcpdump.h). */
@@ -245,6 +258,28 @@ LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type,
   hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
   if (dapl >= 0) H5Pset_chunk_cache(dapl, 521, (size_t)(rows * (cols ? cols : 1)) * esize, 1.0);
   const int rc = ext_create_dapl(&r->e, (hid_t)file, name, type, rank, cols, rows,
+                                 dapl >= 0 ? dapl : H5P_DEFAULT);
+  if (dapl >= 0) H5Pclose(dapl);
+  if (rc) {
+    ext_close(&r->e);
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+LsimH5Rows *lsim_h5_rows_create_strings(int64_t file, const char *name, size_t len,
+                                        uint64_t chunk_rows) {
+  LsimH5Rows *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->e.d = -1;
+  const hsize_t rows = chunk_rows ? chunk_rows : 1;
+  const hid_t t = H5Tcopy(H5T_C_S1);
+  int rc = t < 0 || len == 0 || H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0;
+  if (t >= 0) r->e.stype = t;
+  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
+  if (dapl >= 0) H5Pset_chunk_cache(dapl, 521, (size_t)rows * len, 1.0);
+  if (!rc) rc = ext_create_typed(&r->e, (hid_t)file, name, t, t, 1, 1, rows,
                                  dapl >= 0 ? dapl : H5P_DEFAULT);
   if (dapl >= 0) H5Pclose(dapl);
   if (rc) {

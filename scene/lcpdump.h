@@ -73,6 +73,10 @@ typedef struct LsimH5Rows LsimH5Rows;
 /* NULL when HDF5 refuses the dataset (name taken, file not writable) or memory fails. */
 LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type, int rank,
                                 uint64_t cols, uint64_t chunk_rows);
+/* The same, rank 1, of fixed-length null-terminated strings of len bytes (a row: len
+ * bytes, the string and NULs after it). */
+LsimH5Rows *lsim_h5_rows_create_strings(int64_t file, const char *name, size_t len,
+                                        uint64_t chunk_rows);
 /* Appends nrows rows (nrows * cols values in C order, native layout of type).
  * 0 or LSIM_IO_ERROR (also for r NULL). */
 int lsim_h5_rows_append(LsimH5Rows *r, const void *data, uint64_t nrows);

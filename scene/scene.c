@@ -537,6 +537,15 @@ static void syntax_error(LsimParseCtx *c, const json_error_t *je) {
         strncmp(s, "inf", 3) == 0)
       hint = " (JSON has no NaN or Infinity: numbers must be finite)";
   }
+  /* A text of numbers, a Siconos problem file given for a scene: "e.dat:2:1: end of file
+     expected near '0'" said nothing of what the file is. */
+  if (!*hint && c->text) {
+    const char *p = c->text;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') ++p;
+    if (isdigit((unsigned char)*p) || *p == '-')
+      hint = " (a scene is a JSON object {...} and this text starts with a number: a Siconos "
+             "problem file? lcpsim solve FILE solves one)";
+  }
   /* An integer literal past 64 bits (jansson reads integers as such): what to write. */
   if (!strncmp(msg, "too big integer", 15)) {
     hint = " (beyond 9223372036854775807; a real number that large takes an exponent: 1.5e30)";
@@ -576,6 +585,16 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
   *model = lsim_default_model();
   memset(state, 0, sizeof *state);
   memset(out, 0, sizeof *out);
+  /* An HDF5 file given for a scene (a run, comparison or checkpoint file: lcpsim RUN.h5
+     said "RUN.h5:3:1: the text contains a NUL byte"). */
+  if (len >= 8 && !memcmp(text, "\x89HDF\r\n\x1a\n", 8)) {
+    lsim_parse_set_file(c.err, name);
+    c.err->line = c.err->column = 1;
+    snprintf(c.err->message, sizeof c.err->message,
+             "an HDF5 file, not a scene (a JSON text): a run, comparison or checkpoint file "
+             "of lcpsim? (lcpsim view FILE shows one)");
+    return LSIM_INVALID_INPUT;
+  }
   /* A NUL inside the text would hide the rest from the parser. */
   const char *nul = memchr(text, '\0', len);
   if (nul) {

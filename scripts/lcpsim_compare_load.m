@@ -47,7 +47,29 @@ function c = lcpsim_compare_load(path)
       raw = load(src);
     catch err
       remove_copy(tmp);
+      % An HDF5 file with nothing in it: load() said 'value on right hand side of
+      % assignment is undefined'; said as lcpsim view says it.
+      empty = false;
+      try
+        empty = isempty(whos('-file', src));
+      catch
+      end
+      if empty
+        error(['lcpsim_compare_load: %s: not an lcpsim file (no /format_version and /lcpsim_version): ' ...
+               'it holds nothing (an HDF5 file with an empty root group: a run killed ' ...
+               'before its first flush, the header''s, reached the file)'], path);
+      end
       error('lcpsim_compare_load: %s: %s', path, err.message);
+    end
+    % Another kind of file named before its datasets are reordered (a run file's N-D
+    % arrays stopped the reordering with 'transpose not defined for N-D objects').
+    kind = '';
+    if isfield(raw, 'file_kind') && ischar(raw.file_kind)
+      kind = lcpsim_strip_nul(raw.file_kind);
+    end
+    if ~strcmp(kind, 'compare')
+      remove_copy(tmp);
+      not_compare_error(path, kind, isfield(raw, 'format_version'));
     end
     c = fix_octave(raw, '');
   else
@@ -55,7 +77,9 @@ function c = lcpsim_compare_load(path)
   end
   remove_copy(tmp);
   if ~isfield(c, 'file_kind') || ~strcmp(c.file_kind, 'compare')
-    error('lcpsim_compare_load: %s: not a compare file', path);
+    kind = '';
+    if isfield(c, 'file_kind'), kind = c.file_kind; end
+    not_compare_error(path, kind, isfield(c, 'format_version'));
   end
 
   % String tables as cell columns.
@@ -150,3 +174,16 @@ function s = read_matlab(path, group)
   end
 end
 
+function not_compare_error(path, kind, lcpsim_file)
+  % What the file is instead, as Python's loader says it (scripts/lcpsim_compare.py).
+  if ~lcpsim_file
+    what = 'not an lcpsim file (no /format_version)';
+  elseif isempty(kind)
+    what = sprintf('a run file (lcpsim run): load it with r = lcpsim_load(''%s'')', path);
+  elseif strcmp(kind, 'hybrid')
+    what = sprintf('a hybrid-model run: load it with r = lcpsim_load(''%s'')', path);
+  else
+    what = sprintf('file_kind ''%s''', kind);
+  end
+  error('lcpsim_compare_load: %s: not a compare file: %s', path, what);
+end

@@ -526,6 +526,18 @@ static void test_solve_fc_file(void **state) {
                                       err, sizeof err), LSIM_IO_ERROR);
   assert_null(r);
   assert_non_null(strstr(err, "/nonexistent.dat"));
+  /* A frictional contact file (.dat, FCLIB HDF5) given to lsim_solve_lcp_file is named
+   * for what it is (it was read as an LCP: "storage type 3 not supported", "n: not an
+   * integer: '\x89HDF'"). */
+  double *z = NULL;
+  assert_int_equal(lsim_solve_lcp_file("lemke", path, NULL, &z, &n, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_null(z);
+  assert_non_null(strstr(err, "a frictional contact problem (Siconos .dat), not an LCP: lsim_solve_fc_file"));
+  lsim_test_shared_path("data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5", path, sizeof path);
+  assert_int_equal(lsim_solve_lcp_file("lemke", path, NULL, &z, &n, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "an HDF5 file, not an LCP .dat file"));
 }
 
 /* A comparison through the API: two solvers on the two-block scene, shadow mode. */
@@ -830,6 +842,16 @@ static void test_compare_errors(void **state) {
   assert_int_equal(lsim_compare(in, 1, "lemke", 0, -3, "/tmp/x_never.h5", rows, &n, err,
                                 sizeof err), LSIM_INVALID_INPUT);
   assert_non_null(strstr(err, "compare: steps must be >= 0 (0: the scene's), got -3"));
+  /* rows NULL with room claimed (*nrows 4), or a negative *nrows, is refused before the
+   * comparison runs (it ran and returned 0, the rows nowhere); rows NULL with *nrows 0
+   * counts the series without a row. */
+  int four = 4, neg = -3;
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "/tmp/x_never.h5", NULL, &four, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: rows is NULL (*nrows 4)"));
+  assert_int_equal(lsim_compare(in, 1, "lemke", 0, 0, "/tmp/x_never.h5", rows, &neg, err,
+                                sizeof err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "compare: *nrows (the capacity of rows) must be >= 0, got -3"));
   assert_int_equal(access("/tmp/x_never.h5", F_OK), -1);
 }
 
@@ -1352,6 +1374,40 @@ static void test_written_quaternion(void **state) {
   lsim_sim_free(sim);
 }
 
+/* The queries read a quaternion the caller wrote as the step takes it, u / |u|: the
+ * kinetic energy of a body of inertia diag(1, 2, 3) spinning at w = (1, 0, 0) world and
+ * turned 90 degrees about z is 1/2 * 2 * 1^2 = 1 J whatever the scale of (s, 0, 0, s)
+ * (it was 2 J at s = 1, |u|^4 times off at s = 2; 1e200 overflowed); body_pose gives the
+ * unit quaternion (1, 0, 0, 1) / sqrt 2; a zero quaternion is refused by body_pose and has
+ * no energy (NaN). Tolerance: a few roundings of a unit-size sum. */
+static void test_written_quaternion_queries(void **state) {
+  (void)state;
+  static const char *spin =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.125, \"steps\": 4,\n"
+      " \"bodies\": [{\"name\": \"top\", \"mass\": 1, \"inertia\": [1, 2, 3],\n"
+      "   \"angular_velocity\": [1, 0, 0]}]}";
+  const double scale[4] = {1.0, 2.0, 1e-170, 1e200};
+  const double r = sqrt(0.5);
+  for (int k = 0; k < 4; ++k) {
+    LsimSim *sim;
+    char err[256];
+    assert_int_equal(lsim_sim_load_json(&sim, spin, NULL, err, sizeof err), 0);
+    assert_true(fabs(lsim_sim_kinetic_energy(sim) - 0.5) <= 1e-15);
+    double *q = lsim_sim_q(sim);
+    q[3] = scale[k], q[4] = q[5] = 0.0, q[6] = scale[k];
+    assert_true(fabs(lsim_sim_kinetic_energy(sim) - 1.0) <= 1e-15);
+    double p[3], u[4];
+    assert_int_equal(lsim_sim_body_pose(sim, 0, p, u), 0);
+    assert_true(fabs(u[0] - r) <= 2e-16 && u[1] == 0.0 && u[2] == 0.0 && fabs(u[3] - r) <= 2e-16);
+    assert_true(q[3] == scale[k] && q[6] == scale[k]); /* the state itself untouched */
+    q[3] = q[6] = 0.0;
+    assert_true(isnan(lsim_sim_kinetic_energy(sim)));
+    assert_int_equal(lsim_sim_body_pose(sim, 0, p, u), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "body_pose: body 0 ('top'): its quaternion q[3 .. 6] is zero"));
+    lsim_sim_free(sim);
+  }
+}
+
 /* Arguments a caller gets wrong on a valid simulation: every refusal says what in
  * lsim_sim_error (a NULL output or path returned LSIM_INVALID_INPUT with "" before), and a
  * negative step count is refused (lsim_sim_run(sim, -3) returned 0, as if it had run). */
@@ -1373,6 +1429,17 @@ static void test_bad_arguments_named(void **state) {
   assert_int_equal(lsim_sim_run(sim, 0), 0);
   assert_string_equal(lsim_sim_error(sim), "");
   assert_int_equal(lsim_sim_steps_done(sim), 0);
+  /* contacts: a NULL output with room claimed, or a negative room, is refused naming the
+   * argument, before a step and after one (it returned 0, as if there were no contact) */
+  LsimContactInfo ci[2];
+  for (int k = 0; k < 2; ++k) {
+    assert_int_equal(lsim_sim_contacts(sim, NULL, 4), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "contacts: out is NULL (cap 4)"));
+    assert_int_equal(lsim_sim_contacts(sim, ci, -1), LSIM_INVALID_INPUT);
+    assert_non_null(strstr(lsim_sim_error(sim), "contacts: cap must be >= 0, got -1"));
+    assert_int_equal(lsim_sim_contacts(sim, NULL, 0), 0); /* no room asked: fine */
+    assert_int_equal(lsim_sim_step(sim), 0);
+  }
   lsim_sim_free(sim);
 }
 
@@ -1692,7 +1759,7 @@ int main(void) {
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),
       cmocka_unit_test(test_compare_errors), cmocka_unit_test(test_start_fails),
-      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_controller_reentry),
+      cmocka_unit_test(test_written_quaternion), cmocka_unit_test(test_written_quaternion_queries), cmocka_unit_test(test_controller_reentry),
       cmocka_unit_test(test_nonfinite_warm_start), cmocka_unit_test(test_build_overlap),
       cmocka_unit_test(test_build_overlap_1d), cmocka_unit_test(test_bad_arguments_named),
       cmocka_unit_test(test_build_subnormal_refused), cmocka_unit_test(test_huge_friction_pair),

@@ -141,6 +141,12 @@ static const ErrorCase error_cases[] = {
      3, 16, "walls[1].position", "wall 'wall0' (x <= 1) overlaps wall 'wall1' (x >= -1)"},
     {"[1, 2]",
      1, 1, "", "a scene is a JSON object {...}, got array"},
+    /* Other files given for a scene, named for what they are: an HDF5 file (its signature;
+       "3:1: the text contains a NUL byte" before), a Siconos problem file (numbers; "2:1:
+       end of file expected near '0'" before). */
+    {"\x89HDF\r\n\x1a\n", 1, 1, "", "an HDF5 file, not a scene"},
+    {"24\n0\n24\n24\n", 2, 1, "", "starts with a number: a Siconos problem file? lcpsim solve FILE"},
+    {"  -1.5 2", 1, 8, "", "starts with a number: a Siconos problem file?"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": {\"a\": 1}}",
      2, 12, "bodies", "must be an array, got object"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [3]}",

@@ -380,13 +380,16 @@ LSIM_API int lsim_sim_nv(const LsimSim *sim);
 LSIM_API double *lsim_sim_q(LsimSim *sim);
 LSIM_API double *lsim_sim_v(LsimSim *sim);
 
-/* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. */
+/* Kinetic 1/2 v'Mv and gravitational potential energy of the state, J. A 3-D quaternion
+ * the caller wrote is read as the step takes it, normalized (a zero one: NaN kinetic
+ * energy, the state has no orientation there). */
 LSIM_API double lsim_sim_kinetic_energy(const LsimSim *sim);
 LSIM_API double lsim_sim_potential_energy(const LsimSim *sim);
 
 /* The world pose of body i: position p[3] and unit quaternion quat[4] (1-D: (x, 0, 0);
- * 2-D: a rotation about z). 0 or LSIM_INVALID_INPUT with lsim_sim_error (not started, no
- * such body, p or quat NULL). */
+ * 2-D: a rotation about z; 3-D: a quaternion the caller wrote, normalized). 0 or
+ * LSIM_INVALID_INPUT with lsim_sim_error (not started, no such body, p or quat NULL, the
+ * body's quaternion zero). */
 LSIM_API int lsim_sim_body_pose(const LsimSim *sim, int i, double p[3], double quat[4]);
 
 /* ---- forces and kinematic targets ----------------------------------------------------
@@ -494,7 +497,8 @@ typedef struct LsimContactInfo {
 /* The number of contacts of the last step (0 before the first). */
 LSIM_API int lsim_sim_contact_count(const LsimSim *sim);
 /* Copies up to cap contacts of the last step into out; returns how many were copied (0
- * before the first step, also before lsim_sim_start). */
+ * before the first step, also before lsim_sim_start; out may be NULL when cap is 0), or
+ * LSIM_INVALID_INPUT with lsim_sim_error (out NULL with cap > 0, cap < 0). */
 LSIM_API int lsim_sim_contacts(const LsimSim *sim, LsimContactInfo *out, int cap);
 
 /* ---- recording to HDF5 ---------------------------------------------------------------- */
@@ -586,8 +590,8 @@ typedef struct LsimCompareRow {
  * first solver's run handed to all) or 1 (each solver its own trajectory); steps > 0
  * overrides the scene's (0: the scene's; < 0 refused); output the HDF5 file (NULL: INPUT_compare.h5 in the current
  * folder; written under output.<pid>.partial and renamed when complete). Fills
- * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series. 0, or < 0 with
- * err naming the argument or the file:
+ * rows[0 .. min(*nrows, series)) and sets *nrows to the number of series (*nrows >= 0;
+ * rows may be NULL when *nrows is 0). 0, or < 0 with err naming the argument or the file:
  *   LSIM_INVALID_INPUT  bad arguments (a malformed solver list, a NULL input, ...), a
  *                       bad scene or problem file, or an output that is one of the inputs
  *                       (the same file by any name: refused, the message naming both)

@@ -91,7 +91,8 @@ class _Handle:
         self.ptr = C.c_void_p(ptr)
 
     def __del__(self):
-        if self.ptr.value and _free is not None:  # (None: the interpreter is shutting down)
+        ptr = getattr(self, "ptr", None)  # (None: never set)
+        if ptr is not None and ptr.value and _free is not None:  # (None: the interpreter is shutting down)
             _free(self.ptr)
             self.ptr = C.c_void_p()
 
@@ -374,6 +375,18 @@ def _matrix(x, n, what, by):
     return a
 
 
+
+def _no_copy(what, how):
+    """__copy__, __deepcopy__ and __reduce__ for a class holding a library handle: a shallow
+    copy shared the handle (closing the copy closed the original's record and removed its
+    controller), deepcopy and pickle failed in ctypes' words and left a half-made handle
+    behind (an "Exception ignored" at exit). Refused, naming what to do instead."""
+    def refuse(self, *args):
+        raise TypeError("a %s cannot be copied or pickled (its state is the library's): %s"
+                        % (what, how))
+    return refuse, refuse, refuse
+
+
 class Sim:
     """A simulation: a scene's model and its state, stepped by the library. close() (or the
     end of a with block) ends it; any use afterwards raises Error."""
@@ -456,6 +469,9 @@ class Sim:
     def __exit__(self, *exc):
         self.close()
 
+    __copy__, __deepcopy__, __reduce__ = _no_copy(
+        "Sim", "Sim.save(path) and a Sim of the same scene's restore(path) branch a run")
+
     def _check(self, rc):
         if rc < 0:
             raise Error(rc, _error(self._h).decode())
@@ -465,14 +481,17 @@ class Sim:
     @property
     def q(self):
         """The generalized coordinates: a numpy view of the library's state (no copy;
-        writable); assigning copies into it."""
+        writable); assigning copies into it (see _set_state). A 3-D body's quaternion
+        (w, x, y, z) written here need not be a unit one: it is taken as the orientation
+        u / |u| (body_pose and kinetic_energy read it so; the next step writes the unit
+        one back)."""
         self._h  # Error once closed
         return self._q
 
     @q.setter
     def q(self, values):
         self._h
-        self._q[:] = values
+        self._set_state("q", self._q, values)
 
     @property
     def v(self):
@@ -483,7 +502,35 @@ class Sim:
     @v.setter
     def v(self, values):
         self._h
-        self._v[:] = values
+        self._set_state("v", self._v, values)
+
+    def _set_state(self, what, view, values):
+        """Copies values into the state view: exactly view.size finite real numbers (a
+        vector; a scalar is refused, numpy's broadcast set every coordinate to it,
+        quaternions included); for q no zero quaternion (no orientation). Refused values
+        raise ValueError (TypeError for complex or non-numbers) naming the attribute and
+        the shape it takes, and leave the state as it was."""
+        n = view.size
+        try:
+            a = _real(values, "%s" % what)
+        except (TypeError, ValueError) as e:
+            raise TypeError("%s: needs %d real numbers (shape (%d,)), got %r (%s)"
+                            % (what, n, n, values, e)) from None
+        if a.ndim != 1 or a.size != n:
+            raise ValueError("%s: needs %d numbers (shape (%d,)), got %s"
+                             % (what, n, n, "a scalar" if a.ndim == 0
+                                else "shape %s" % (a.shape,)))
+        bad = np.flatnonzero(~np.isfinite(a))
+        if bad.size:
+            raise ValueError("%s[%d] is not finite (%r)" % (what, bad[0], a[bad[0]]))
+        if what == "q" and self.dimension == 3:
+            for i, b in enumerate(self.bodies):
+                s = b["q"]
+                if s.stop - s.start == 7 and not np.any(a[s.start + 3:s.stop]):
+                    raise ValueError("q: body %d (%r): its quaternion q[%d .. %d] is zero "
+                                     "(an orientation needs a nonzero [w, x, y, z])"
+                                     % (i, b["name"], s.start + 3, s.stop - 1))
+        view[:] = a
 
     dimension = property(lambda self: _dimension(self._h))
     time_step = property(lambda self: _time_step(self._h))
@@ -664,6 +711,8 @@ class Sim:
     def set_solver(self, name, **options):
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
         sparse_limit."""
+        if name is None:  # (the library's "the name is NULL" spoke of C)
+            raise TypeError("set_solver: the name must be a str (one of solver_names()), got None")
         cfg = _config(**options)
         self._check(_set_solver(self._h, _name(name, "set_solver: the name"), C.byref(cfg)))
 
@@ -690,10 +739,13 @@ class Sim:
         """Records to an HDF5 file from the current state on; see record_close. every > 1
         keeps the steps whose number is a multiple of it and the last (docs/output-format.md,
         "Record stride"). Raises Error (INVALID_INPUT) for the scene file the simulation was
-        loaded from, or every < 1 (no record left open then)."""
+        loaded from, or every < 1 (no record left open then); TypeError, before any file
+        is made, for an every that is not an integer (2.5 recorded every 2nd step; "x"
+        left the record open with int()'s message)."""
+        every = _int(every, "record: every")
         self._check(_record(self._h, _path(path, "record: path")))
         if every != 1:
-            rc = _record_every(self._h, int(every))
+            rc = _record_every(self._h, every)
             if rc < 0:
                 msg = _error(self._h).decode()
                 _record_close(self._h, 0)  # no half-set record left open
@@ -790,6 +842,9 @@ class World:
         self._hd = _Handle(h.value)
         self.dimension = dimension
         self._nbodies = 0
+
+    __copy__, __deepcopy__, __reduce__ = _no_copy(
+        "World", "build a second World with the same calls")
 
     @property
     def _h(self):
@@ -1018,19 +1073,28 @@ def solve_lcp_file(path, solver="lemke", **options):
 
 def compare(inputs, solvers, independent=False, steps=0, output=None):
     """Compares solvers on identical problems (as `lcpsim compare`): inputs one scene or
-    .dat files, solvers a list "lemke,pgs[sweeps=20]". Writes the HDF5 compare file and
-    returns one dict per series: label, problems, successes, failures, skipped,
-    success_rate, median_wall, median_iterations, worst_relative_residual. Raises Error:
-    INVALID_INPUT for bad arguments or an output that is one of the inputs (refused, the
-    input untouched), UNAVAILABLE for an unknown solver, IO_ERROR for a missing input."""
+    .dat files, solvers a list "lemke,pgs[sweeps=20]" (or a list of str, each a spec).
+    Writes the HDF5 compare file and returns one dict per series: label, problems,
+    successes, failures, skipped, success_rate, median_wall, median_iterations,
+    worst_relative_residual. Raises Error: INVALID_INPUT for bad arguments or an output that
+    is one of the inputs (refused, the input untouched), UNAVAILABLE for an unknown solver,
+    IO_ERROR for a missing input; TypeError for arguments of the wrong kind (steps=2.7 ran
+    2 steps, independent="no" was independent, a list of solvers an AttributeError)."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     arr = (C.c_char_p * len(inputs))(*[_path(p, "compare: input") for p in inputs])
     rows = (_CompareRow * 256)()
     nrows, err = C.c_int(256), C.create_string_buffer(1024)
+    if isinstance(solvers, (list, tuple)) and all(isinstance(x, str) for x in solvers):
+        solvers = ",".join(solvers)
+    if not isinstance(solvers, str):
+        raise TypeError("compare: solvers must be a str (\"lemke,pgs\") or a list of str, got %r"
+                        % (solvers,))
+    independent = _flag(independent, "compare: independent")
+    steps = _int(steps, "compare: steps")
     solvers = _c(solvers.encode(), "compare: solvers")
     output = None if output is None else _path(output, "compare: output")
-    rc = _compare(arr, len(inputs), solvers, int(bool(independent)), int(steps), output, rows,
+    rc = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
                   C.byref(nrows), err,
                   1024)
     if rc < 0:

@@ -109,6 +109,26 @@ octave-cli -H --no-window-system --eval "addpath('scripts');
 grep -qF "lcpsim_load: $tmp/cw_cmp.h5 is a compare file (lcpsim compare)" "$tmp/oct.txt" \
   && grep -qF "lcpsim_plot: $tmp/noenergy.h5 has no /energy: not a whole run file" "$tmp/oct.txt" \
   || { echo "analysis_scripts: lcpsim_plot.m on a compare file, a run without /energy: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+# lcpsim_compare_load.m on a run, a hybrid run, a foreign file: what the file is (a run
+# file ended in 'transpose not defined for N-D objects').
+octave-cli -H --no-window-system --eval "addpath('scripts');
+  for f = {'cw.h5', 'slip.h5', 'other.h5'}
+    try; lcpsim_compare_load(['$tmp/' f{1}]); disp('loaded'); catch e; disp(e.message); end
+  end" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_compare_load: $tmp/cw.h5: not a compare file: a run file (lcpsim run): load it with r = lcpsim_load" "$tmp/oct.txt" \
+  && grep -qF "lcpsim_compare_load: $tmp/slip.h5: not a compare file: a hybrid-model run" "$tmp/oct.txt" \
+  && grep -qF "lcpsim_compare_load: $tmp/other.h5: not a compare file: not an lcpsim file" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: lcpsim_compare_load.m on other files: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+# An HDF5 file that holds nothing (a writer killed before its header's flush): said so by
+# both Octave loaders, as lcpsim view says it (load() said 'value on right hand side of
+# assignment is undefined').
+$PY -c "import h5py, sys; h5py.File(sys.argv[1], 'w').close()" "$tmp/empty.h5"
+octave-cli -H --no-window-system --eval "addpath('scripts');
+  try; lcpsim_load('$tmp/empty.h5'); disp('loaded'); catch e; disp(e.message); end
+  try; lcpsim_compare_load('$tmp/empty.h5'); disp('loaded'); catch e; disp(e.message); end" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_load: $tmp/empty.h5: not an lcpsim file (no /format_version and /lcpsim_version): it holds nothing" "$tmp/oct.txt" \
+  && grep -qF "lcpsim_compare_load: $tmp/empty.h5: not an lcpsim file (no /format_version and /lcpsim_version): it holds nothing" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: the Octave loaders on an empty HDF5 file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
 rc=0; $PY scripts/lcpsim_compare.py "$tmp/cw_cmp.h5" -o "$tmp/cw.h5" > /dev/null 2> "$tmp/err" || rc=$?
 [ $rc -eq 2 ] && grep -qF -- "-o $tmp/cw.h5: is a file: give the folder for the figures" "$tmp/err" \
   || { echo "analysis_scripts: lcpsim_compare.py -o FILE: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }

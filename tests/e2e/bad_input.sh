@@ -219,6 +219,9 @@ t sparse_opt "--sparse-limit" "$in/ok.json" --sparse-limit -2 -o @OUT
 t dump_dense_opt "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit -2 -o @OUT
 t dump_dense_text "--dump-dense-limit" "$in/ok.json" --dump-lcp --dump-dense-limit many -o @OUT
 t solve_sparse_opt "--sparse-limit" solve tests/data/lemke_pile10_step26.dat --solver newton --sparse-limit x
+# A scene given to solve is named as one (it was read as an LCP: "ok.json:1: n: not an
+# integer: '{'").
+t solve_scene "ok.json: a JSON text (a scene? 'lcpsim $in/ok.json' runs it), not a problem file" solve "$in/ok.json"
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 # More steps than an int holds: said so (it was "not a whole number of steps").
 t duration_many "--duration 1e+09 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT

@@ -391,6 +391,42 @@ raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32
 raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
        ["ndir", "4.5"], "ndir 4.5")
 check(sim.set_force(np.int64(1), [0.0] * 6) is None, "a numpy integer is an index")
+# The state assigned whole: a scalar was broadcast to every coordinate (sim.q = 5 set the
+# quaternions to (5, 5, 5, 5)), a wrong size gave numpy's message without the attribute;
+# both are refused naming it and its shape, and so are NaN and a zero quaternion, the
+# state untouched. A non-unit quaternion is the orientation u / |u|: body_pose and the
+# kinetic energy read it so (body 1 of box_stack_3d at rest turned 90 degrees about z,
+# written (2, 0, 0, 2): pose (1, 0, 0, 1) / sqrt 2 to round-off).
+q0, v0 = sim.q.copy(), sim.v.copy()
+nq, nv = sim.q.size, sim.v.size
+for name, bad, kind, words in [
+        ("q", 5, ValueError, ["q: needs %d numbers (shape (%d,))" % (nq, nq), "a scalar"]),
+        ("q", [1.0, 2.0], ValueError, ["q: needs %d numbers" % nq, "got shape (2,)"]),
+        ("q", np.zeros((nq, 1)), ValueError, ["q: needs", "got shape (%d, 1)" % nq]),
+        ("q", "abc", TypeError, ["q: needs %d real numbers" % nq]),
+        ("q", q0 + 1j, TypeError, ["q:", "complex"]),
+        ("v", 0.0, ValueError, ["v: needs %d numbers (shape (%d,))" % (nv, nv), "a scalar"]),
+        ("v", np.zeros(nv + 1), ValueError, ["v: needs %d numbers" % nv, "(%d,)" % (nv + 1)]),
+        ("v", np.where(np.arange(nv) == 2, np.nan, 0.0), ValueError, ["v[2] is not finite"]),
+        ("q", np.where(np.arange(nq) == 3, np.inf, q0), ValueError, ["q[3] is not finite"])]:
+    raises(lambda: setattr(sim, name, bad), kind, words, "sim.%s = %r" % (name, bad))
+    check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0),
+          "sim.%s = %r changed the state" % (name, bad))
+b1 = sim.bodies[1]["q"]
+zq = q0.copy()
+zq[b1.start + 3:b1.stop] = 0.0
+raises(lambda: setattr(sim, "q", zq), ValueError,
+       ["q: body 1", "its quaternion q[%d .. %d] is zero" % (b1.start + 3, b1.stop - 1)],
+       "zero quaternion")
+check(np.array_equal(sim.q, q0), "a zero quaternion changed the state")
+tq = q0.copy()
+tq[b1.start + 3:b1.stop] = [2.0, 0.0, 0.0, 2.0]
+sim.q = tq
+check(np.array_equal(sim.q, tq), "sim.q = a valid state: not copied")
+_, u = sim.body_pose(1)
+check(np.allclose(u, [0.5 ** 0.5, 0, 0, 0.5 ** 0.5], rtol=0, atol=2e-16),
+      "pose of the quaternion (2, 0, 0, 2): %r" % (u,))
+sim.q = q0
 # A body of the wrong type is named as such, whatever the values' size: set_force on the
 # static ground with 3 numbers said "needs 0 numbers, got 3" (its nv), set_kinematic_velocity
 # on a dynamic box with 3 numbers "needs 6 numbers, got 3".
@@ -407,6 +443,22 @@ raises(lambda: sim.set_force(1, [1.0, 2.0, 3.0]), lcpsim.Error, ["needs 6 number
 # nrows", an argument of the C function a Python caller has no way to give).
 raises(lambda: lcpsim.compare([], "lemke"), lcpsim.Error, ["compare: no inputs (0 given)"],
        "compare with no inputs")
+with tempfile.TemporaryDirectory() as d:
+    out = os.path.join(d, "cmp.h5")
+    rows = lcpsim.compare("data/two_blocks.json", "lemke,pgs", output=out)
+    # The solvers as a list of specs: the same rows (it ended in AttributeError 'encode').
+    rows2 = lcpsim.compare("data/two_blocks.json", ["lemke", "pgs"], output=out)
+    check([r["label"] for r in rows2] == [r["label"] for r in rows],
+          "solvers as a list: %r" % ([r["label"] for r in rows2],))
+    # Arguments of the wrong kind refused before anything runs: steps=2.7 compared 2
+    # steps, independent="no" ran independent mode (a str's truth).
+    for kw, words in ((dict(steps=2.7), ["compare: steps", "2.7"]),
+                      (dict(independent="no"), ["compare: independent", "'no'"]),
+                      (dict(), ["compare: solvers must be a str", "3"])):
+        args = ("data/two_blocks.json", 3 if not kw else "lemke")
+        raises(lambda: lcpsim.compare(*args, output=os.path.join(d, "bad.h5"), **kw), TypeError,
+               words, "compare %r" % (kw,))
+    check(not os.path.exists(os.path.join(d, "bad.h5")), "a refused comparison wrote its file")
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done
@@ -421,7 +473,28 @@ nul_out = os.path.join(tempfile.mkdtemp(), "cut.h5")
 raises(lambda: sim.record(nul_out + "\0.more"), ValueError, ["record", "null byte"], "record path with NUL")
 check(not os.path.exists(nul_out), "a record path with NUL wrote %s" % nul_out)
 raises(lambda: sim.save(nul_out + "\0"), ValueError, ["save", "null byte"], "save path with NUL")
+# Copies are refused, naming what to do instead: copy.copy shared the library's handle
+# (closing the copy closed the original's record and removed its controller), deepcopy and
+# pickle failed in ctypes' words, leaving a half-made handle ("Exception ignored" at exit).
+import copy
+import pickle
+for obj, name in ((sim, "Sim"), (lcpsim.World(2, 0.01), "World")):
+    for fn in (copy.copy, copy.deepcopy, pickle.dumps):
+        raises(lambda: fn(obj), TypeError, ["a %s cannot be copied or pickled" % name],
+               "%s of a %s" % (fn.__name__, name))
+# A record stride that is not an integer is refused before any file is made: 2.5 recorded
+# every 2nd step, "x" left the record open (the next record() said "a record is already
+# open") with int()'s message.
+for bad in (2.5, "x"):
+    raises(lambda: sim.record(nul_out, every=bad), TypeError, ["record: every", repr(bad)],
+           "record every=%r" % (bad,))
+    check(not os.path.exists(nul_out), "record every=%r made %s" % (bad, nul_out))
+sim.record(nul_out, every=2)  # nothing left open by the refusals
+sim.record_close(keep=False)
 raises(lambda: sim.set_solver("pgs\0x"), ValueError, ["null byte"], "solver name with NUL")
+# None for the solver of a Sim is refused in Python's words (it said "the name is NULL").
+raises(lambda: sim.set_solver(None), TypeError, ["set_solver: the name must be a str", "None"],
+       "set_solver(None)")
 raises(lambda: sim.body_index("box\0"), ValueError, ["null byte"], "body_index name with NUL")
 nul_w = lcpsim.World(2, 0.01)
 raises(lambda: nul_w.add_body("a\0b", mass=1, inertia=1), ValueError, ["add_body", "null byte"],

@@ -101,6 +101,12 @@ def check(cut):
         if level > saved:
             shutil.copy(cut, save)
             saved = level
+    # A set's rows are named (/problem_name) as far as they go: the names were written
+    # at the end, and a killed file's rows were "problem K" to every reader.
+    if got.get("parameters/mode") in ("lcp_set", "fc_set") and rows(got.get("step", [])):
+        if rows(got.get("problem_name", [])) != rows(got["step"]):
+            bad.append("problem_name: %s rows, /step %d" % (rows(got.get("problem_name", [])),
+                                                             rows(got["step"])))
     for name, n in ((k, rows(v)) for k, v in before.items()):
         if name not in got:
             bad.append("%s: gone" % name)

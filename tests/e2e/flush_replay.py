@@ -22,6 +22,7 @@ and runs `sh -c CHECK sh CUT.K K` on a copy of it, CUT.K, two CHECKs at a time (
 a CHECK "serve:COMMAND", below); prints "cuts N, failed M" and each failure's output, and
 exits 1 if any failed.
 """
+import io
 import os
 import re
 import shutil
@@ -135,11 +136,33 @@ def reap():
 # CHECK "serve:COMMAND": COMMAND runs once, reads "CUT K" lines and answers each with one
 # line, "ok" or what is wrong (one Python for every cut, not one each), or "pending": it
 # took its own copy of CUT and, once its input ends, prints "K ok" or "K what is wrong"
-# for every pending K (so that it may check cuts while the replay goes on).
+# for every pending K (so that it may check cuts while the replay goes on). A COMMAND that
+# ends before its input does (it crashed, or stops at its first failure) ends the replay
+# at once: one line saying so, exit status its own (1 if it was 0; tests/e2e/
+# flush_replay_checker.sh).
 server = None
 if check.startswith("serve:"):
+    # (its stdin unbuffered: a write to a checker that is gone fails at once, and no
+    # buffer is left to fail again when the pipe is closed at exit)
     server = subprocess.Popen(["sh", "-c", check[6:]], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, bufsize=0)
+    answers = io.TextIOWrapper(io.BufferedReader(server.stdout))
+
+
+def checker_gone(k):
+    """The serving CHECK ended before its input did (it exited at cut K, or had gone before
+    it): one line saying so, and its status as this script's (1 if it was 0). Writing
+    on raised BrokenPipeError with a traceback."""
+    try:
+        server.stdin.close()
+    except OSError:
+        pass
+    rc = server.wait()
+    print("flush_replay: the checker exited %d at call %d (cut %d of %d); it must "
+          "answer every cut: %s" % (rc, k, k - first, last - first, check[6:]))
+    sys.exit(rc if rc > 0 else 1)
+
+
 # CUT kept open and changed in place by each call (a whole copy per call took minutes
 # for a file of megabytes and hundreds of calls).
 out = open(cut, "wb")
@@ -154,9 +177,14 @@ for k in range(first + 1, last + 1):
         out.write(data)
     out.flush()
     if server:
-        server.stdin.write("%s %d\n" % (cut, k))
-        server.stdin.flush()
-        answer = server.stdout.readline().strip()
+        try:
+            server.stdin.write(("%s %d\n" % (cut, k)).encode())
+        except BrokenPipeError:
+            checker_gone(k)
+        line = answers.readline()
+        if not line:
+            checker_gone(k)
+        answer = line.strip()
         if answer == "pending":
             pending.add(k)
         elif answer != "ok":
@@ -174,7 +202,7 @@ while running:
 out.close()
 if server:
     server.stdin.close()
-    for line in server.stdout:
+    for line in answers:
         k, answer = line.split(" ", 1)
         assert int(k) in pending, "an answer to no pending cut: " + line[:300]
         pending.remove(int(k))
