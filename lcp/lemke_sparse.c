@@ -118,7 +118,7 @@ struct LsimLemkeSparse {
   double *rowc[NCACHE], rowmax[NCACHE];
   int rowpos[NCACHE];
   unsigned long rowstamp[NCACHE], serial;
-  int rownext;
+  int rownext, rowlast; /* next slot in turn; slot of the row returned last */
   /* Vectors. */
   double *rhs, *u, *icol; /* icol [cap]: a column of B^{-1} (inv_column) */
   int *qperm;
@@ -145,6 +145,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
     ws->drv.refactor_close = 1;
+    ws->drv.carry_bounds = 1;
   }
   return ws;
 }
@@ -170,6 +171,10 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) {
 }
 
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm_only = on; }
+
+void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
+  ws->drv.carry_bounds = on;
+}
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
@@ -336,6 +341,7 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   for (int k = 0; k < NCACHE; ++k)
     if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
       if (rmax) *rmax = ws->rowmax[k];
+      ws->rowlast = k;
       return ws->rowc[k];
     }
   double *v = ws->rhs;
@@ -367,8 +373,13 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
     }
   }
   for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
+  /* The next slot in turn, but never the row returned last (a hit does not advance the
+     turn: row j computed after a hit on row i would overwrite row i while lex_less holds
+     both). */
+  if (ws->rownext == ws->rowlast) ws->rownext = (ws->rownext + 1) % NCACHE;
   const int slot = ws->rownext;
   ws->rownext = (ws->rownext + 1) % NCACHE;
+  ws->rowlast = slot;
   double *row = ws->rowc[slot];
   const int rc = umfpack_di_solve(UMFPACK_At, ws->Ap, ws->Ai, ws->Ax, row, v, ws->numeric,
                                   ws->control, ws->uinfo);
