@@ -33,6 +33,9 @@
  * transposed solves for rows of B^{-1}, solves for columns of B^{-1}) are printed per series
  * in a table after the times, and with --verbose on each solve's line: deterministic for a
  * build, so a change of path or of tie work shows in them whatever the machine's load.
+ * With --verbose each sparse Lemke solve also prints its runs (lsim_solver_lemke_info):
+ * status and pivots of the path from the guessed basis, of the retry from z > 0 and of each
+ * cold run made, e.g. "runs: guess secondary_ray 1 retry solved 1000".
  *
  * --sparse-limit N gives the newton series (and a newton driver) that option
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,

@@ -592,10 +592,11 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
 
     /* The exchange. A degenerate step (blocking value at numerical zero) is taken as
      * exactly zero, so rounding noise does not spread into the other degenerate rows. */
-    /* Once the ratio tests' bounds take more than a solve a pivot, the leaving row's bound
-       is made exact (a solve, unless the row is at hand) so that the bounds carried through
-       the exchange stay finite. */
-    if (drv->carry_bounds && bound_solves > done && !isfinite(drv->rbound[blocking]))
+    /* Once the ratio tests' bounds take more than half a solve a pivot, the leaving row's
+       bound is made exact (a solve, unless the row is at hand) so that the bounds carried
+       through the exchange stay finite (more than one a pivot: on settled pile_100 steps
+       61-119 2838 more solves on 20 steps, none fewer; always: 448 more). */
+    if (drv->carry_bounds && 2 * bound_solves > done && !isfinite(drv->rbound[blocking]))
       (void)row_err(drv, blocking);
     leaving = drv->bvar[blocking];
     const double theta = xb[blocking] > xtol ? fmin(tmin, xb[blocking] / c[blocking]) : 0.0;
