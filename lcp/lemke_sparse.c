@@ -48,7 +48,7 @@
  * so the bounds follow by the triangle inequality; exact where a row was solved, unknown
  * after a guessed basis): a row is solved only when that bound does not rule the tie out,
  * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
- * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1573 (docs/solvers.md). B_0 is
+ * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
