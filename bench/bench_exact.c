@@ -33,6 +33,9 @@
  * transposed solves for rows of B^{-1}, solves for columns of B^{-1}) are printed per series
  * in a table after the times, and with --verbose on each solve's line: deterministic for a
  * build, so a change of path or of tie work shows in them whatever the machine's load.
+ * With --verbose each sparse Lemke solve also prints its runs (lsim_solver_lemke_info):
+ * status and pivots of the path from the guessed basis, of the retry from z > 0 and of each
+ * cold run made, e.g. "runs: guess secondary_ray 1 retry solved 1000".
  *
  * --sparse-limit N gives the newton series (and a newton driver) that option
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
@@ -255,6 +258,19 @@ int main(int argc, char **argv) {
                 st.warm_started, s->ms[s->runs - 1], fa + ro + co ? "" : "\n");
       if (verbose && fa + ro + co)
         fprintf(stderr, " factorizations %d transposed solves %d column solves %d\n", fa, ro, co);
+      /* Sparse Lemke's runs (the last island's when by islands): status and pivots of the
+         path from the guessed basis, of the retry from z > 0, of each cold run made. */
+      const LsimLemkeInfo *li = verbose ? lsim_solver_lemke_info(s->solver) : NULL;
+      if (li) {
+        static const char *const stage[LSIM_LEMKE_STAGES] = {"guess", "retry", "cold",
+                                                             "cold_by_pivot", "cold_loose"};
+        fprintf(stderr, "step %d %s runs:", step, s->label);
+        for (int k = 0; k < LSIM_LEMKE_STAGES; ++k)
+          if (li->stage_pivots[k] >= 0)
+            fprintf(stderr, " %s %s %d", stage[k], lsim_status_name(li->stage_status[k]),
+                    li->stage_pivots[k]);
+        fprintf(stderr, "\n");
+      }
       /* Where newton ended (whole: the problem's; islands: the last island's), the best
          relative residual after each stage (nan: not run). */
       const LsimNewtonInfo *ni = verbose ? lsim_solver_newton_info(s->solver) : NULL;

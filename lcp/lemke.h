@@ -14,6 +14,19 @@ typedef struct LsimLemkeOptions {
 /* max_pivots 0, tol 1e-10. */
 LsimLemkeOptions lsim_default_lemke_options(void);
 
+/* The runs of a solve, in order (LsimLemkeInfo.stage_*): the path from the caller's guessed
+ * basis, from the basis {i : z_i > 0} of the caller's point (lemke_sparse's retry_positive),
+ * and the three cold runs (plain, ties by the largest pivot, no preference for sound
+ * pivots: ROBUSTNESS in lemke.c). */
+enum {
+  LSIM_LEMKE_STAGE_GUESS,
+  LSIM_LEMKE_STAGE_RETRY,
+  LSIM_LEMKE_STAGE_COLD,
+  LSIM_LEMKE_STAGE_COLD_PIVOT,
+  LSIM_LEMKE_STAGE_COLD_LOOSE,
+  LSIM_LEMKE_STAGES
+};
+
 typedef struct LsimLemkeInfo {
   int status;          /* LSIM_SOLVED, LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN,
                           LSIM_INVALID_INPUT, LSIM_OUT_OF_MEMORY */
@@ -28,6 +41,12 @@ typedef struct LsimLemkeInfo {
                           pivots <= 4 max_pivots (3 without a guess). */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
+  int stage_pivots[LSIM_LEMKE_STAGES]; /* pivots of each run (LSIM_LEMKE_STAGE_*), its
+                          cleanups included; -1 for a run not made. They sum to pivots. */
+  int stage_status[LSIM_LEMKE_STAGES]; /* how each run made ended (as status; for the
+                          guess and retry runs LSIM_SOLVED also when the guessed basis
+                          solved with 0 pivots, LSIM_BREAKDOWN when it could not be
+                          factored); LSIM_INVALID_INPUT for a run not made */
   int rejected;        /* 1 if the solve failed and its last basic solution had a natural
                           residual no smaller than the caller's z: z was then returned as
                           it came in (see VERIFICATION in lemke.c) */

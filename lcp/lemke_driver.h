@@ -73,6 +73,9 @@ typedef struct LsimLemkeDriver {
   double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
                              set to 0): what a failed solve falls back on */
   double *best;           /* [cap] a run's best failed point while its cleanups run */
+  double *rbound;         /* [cap] upper bounds on |B^{-1}_i| |q| by position (row_err's
+                             sum), INFINITY where unknown: exact where row_err computed
+                             the row, carried through each exchange */
   int *bvar;              /* [cap] variable at each position */
   int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
@@ -91,6 +94,9 @@ typedef struct LsimLemkeDriver {
                              exact tie's rounding) refactors and decides again */
   int retry_positive;     /* lsim_lemke_sparse_set_retry_positive */
   int warm_only;          /* lsim_lemke_sparse_set_warm_only */
+  int carry_bounds;       /* 1: the ratio test's tie bounds (row_err) try rbound, carried
+                             through the exchanges, before solving for the row
+                             (lsim_lemke_sparse_set_carry_bounds) */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

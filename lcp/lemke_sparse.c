@@ -42,7 +42,13 @@
  * tie of a thousand identical contacts on falling pile_1000 cost a thousand BTRANs and now
  * costs none or a few FTRANs (steps 8-15: 10 607 BTRANs for 719 pivots -> 9 BTRANs and 6
  * FTRANs, the same pivots). The rounding bounds of the tie test (a BTRAN each) are
- * computed only when the cheap part of the test does not decide. B_0 is
+ * computed only when the cheap part of the test does not decide, and then first from an
+ * upper bound on |B^{-1}_i| |q| carried through the exchanges (carry_bounds in
+ * lemke_driver.h: row r of the new inverse is row r / c_r, row i is row i - c_i times that,
+ * so the bounds follow by the triangle inequality; exact where a row was solved, unknown
+ * after a guessed basis): a row is solved only when that bound does not rule the tie out,
+ * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
+ * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
@@ -118,7 +124,7 @@ struct LsimLemkeSparse {
   double *rowc[NCACHE], rowmax[NCACHE];
   int rowpos[NCACHE];
   unsigned long rowstamp[NCACHE], serial;
-  int rownext;
+  int rownext, rowlast; /* next slot in turn; slot of the row returned last */
   /* Vectors. */
   double *rhs, *u, *icol; /* icol [cap]: a column of B^{-1} (inv_column) */
   int *qperm;
@@ -145,6 +151,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
     ws->drv.refactor_close = 1;
+    ws->drv.carry_bounds = 1;
   }
   return ws;
 }
@@ -170,6 +177,10 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) {
 }
 
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm_only = on; }
+
+void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
+  ws->drv.carry_bounds = on;
+}
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
@@ -336,6 +347,7 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   for (int k = 0; k < NCACHE; ++k)
     if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
       if (rmax) *rmax = ws->rowmax[k];
+      ws->rowlast = k;
       return ws->rowc[k];
     }
   double *v = ws->rhs;
@@ -367,8 +379,13 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
     }
   }
   for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
+  /* The next slot in turn, but never the row returned last (a hit does not advance the
+     turn: row j computed after a hit on row i would overwrite row i while lex_less holds
+     both). */
+  if (ws->rownext == ws->rowlast) ws->rownext = (ws->rownext + 1) % NCACHE;
   const int slot = ws->rownext;
   ws->rownext = (ws->rownext + 1) % NCACHE;
+  ws->rowlast = slot;
   double *row = ws->rowc[slot];
   const int rc = umfpack_di_solve(UMFPACK_At, ws->Ap, ws->Ai, ws->Ax, row, v, ws->numeric,
                                   ws->control, ws->uinfo);

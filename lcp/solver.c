@@ -42,6 +42,8 @@ struct LsimSolver {
   LsimNewtonInfo newton_info; /* the last newton run's statistics (trace NULL) */
   int newton_info_valid;      /* 1 when a newton run made them in the last solve */
   LsimLemkeSparse *lemke_sparse;
+  LsimLemkeInfo lemke_info; /* the last lemke_sparse run's statistics (trace NULL) */
+  int lemke_info_valid;     /* 1 when a lemke_sparse run made them in the last solve */
   int ls_counts[3];       /* the last solve's sparse LU factorizations, rows and columns of
                              B^{-1} solved by lemke_sparse.c (its runs summed over islands,
                              and dense Lemke's LU run) */
@@ -402,6 +404,9 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, guess != NULL && guess == s->basis_hint);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
   add_sparse_counts(s);
+  s->lemke_info = li;
+  s->lemke_info.trace = NULL;
+  s->lemke_info_valid = 1;
   s->final_basis = lsim_lemke_sparse_basis(s->lemke_sparse);
   s->final_basis_n = f->n;
   st->iterations = li.pivots;
@@ -892,7 +897,7 @@ static int solve_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSt
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
-  s->newton_info_valid = 0;
+  s->newton_info_valid = s->lemke_info_valid = 0;
   memset(s->ls_counts, 0, sizeof s->ls_counts);
   s->bz = NULL;
   s->basis_hint = NULL; /* a basis guess serves factored solves only */
@@ -1109,6 +1114,10 @@ const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s) {
   return s->newton_info_valid ? &s->newton_info : NULL;
 }
 
+const LsimLemkeInfo *lsim_solver_lemke_info(const LsimSolver *s) {
+  return s->lemke_info_valid ? &s->lemke_info : NULL;
+}
+
 void lsim_solver_lemke_sparse_counts(const LsimSolver *s, int *factorizations, int *row_solves,
                                      int *column_solves) {
   if (factorizations) *factorizations = s->ls_counts[0];
@@ -1158,7 +1167,7 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   LsimSolveStats st;
   memset(&st, 0, sizeof st);
   s->dense_valid = 0;
-  s->newton_info_valid = 0;
+  s->newton_info_valid = s->lemke_info_valid = 0;
   memset(s->ls_counts, 0, sizeof s->ls_counts);
   s->bz = NULL;
   s->capture_seconds = 0.0, s->siconos_ran = 0, s->printed[0] = s->verdict[0] = '\0';

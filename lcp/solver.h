@@ -14,6 +14,7 @@
 
 #include "factored.h"
 #include "lcp.h"
+#include "lemke.h"
 #include "newton.h"
 
 typedef struct LsimSolverOptions {
@@ -227,6 +228,12 @@ const LsimSolveStats *lsim_solver_last_stats(const LsimSolver *s);
  * "newton" (the last island's when it solved island by island); NULL otherwise. Owned by
  * s, valid until the next solve. */
 const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s);
+
+/* The statistics of the last sparse Lemke run in the last solve (lemke.h: status, pivots,
+ * LsimLemkeInfo.stage_pivots and stage_status of each run: the guessed basis, the retry, the
+ * cold runs; trace NULL) when the solver is "lemke_sparse" (the last island's when it
+ * solved island by island); NULL otherwise. Owned by s, valid until the next solve. */
+const LsimLemkeInfo *lsim_solver_lemke_info(const LsimSolver *s);
 
 /* Sparse Lemke's solve counts in the last solve (lemke_sparse.h, lsim_lemke_sparse_counts):
  * sparse LU factorizations, transposed solves (rows of B^{-1}) and solves for columns of

@@ -333,6 +333,78 @@ static void test_step_carries_basis(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* lsim_lemke_sparse_set_carry_bounds: the ratio test's tie bounds from bounds carried
+ * through the exchanges rule out the same rows as the bounds solved for, so the path is the
+ * same: on the dumped steps (cold) and on pile_10's factored steps (from the time step's
+ * guess z > 0) every solve ends with the same status and pivots with and without, within
+ * 1e-10, and the transposed solves (rows of B^{-1}) are no more in total with them (fewer
+ * where the bounds are asked often: settled pile_100, docs/solvers.md). */
+static void test_carry_bounds(void **state) {
+  (void)state;
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  long rows[2] = {0, 0};
+  int solves = 0;
+  const char *files[] = {"tests/data/lemke_pile10_step19.dat", "tests/data/lemke_pile10_step25.dat",
+                         "tests/data/lemke_pile10_step26.dat", "tests/data/lemke_pile10_step30.dat",
+                         "tests/data/lemke_tumble_cycle.dat", "tests/data/lemke_chain20_step128.dat",
+                         "tests/data/lemke_chain20_step142.dat"};
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "newton", RES_TOL), 0);
+  const int nfiles = (int)(sizeof files / sizeof files[0]);
+  for (int k = 0; k < nfiles + 120; ++k) {
+    LsimLcp lcp;
+    AsFactored a;
+    const LsimFactoredLcp *f;
+    const double *zg = NULL;
+    if (k < nfiles) {
+      char err[256];
+      assert_int_equal(lsim_dat_read(files[k], &lcp, err, sizeof err), 0);
+      as_factored(&a, &lcp);
+      f = &a.f;
+    } else {
+      LsimStepStats ss;
+      assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
+      f = lsim_stepper_factored(sc.stepper);
+      if (f->n == 0) continue;
+      zg = lsim_stepper_warm_guess(sc.stepper);
+    }
+    const int n = f->n;
+    double *z[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
+    unsigned char *g = malloc((size_t)n);
+    for (int i = 0; i < n; ++i) g[i] = zg && zg[i] > 0.0;
+    int status[2], pivots[2];
+    for (int on = 0; on < 2; ++on) {
+      LsimLemkeInfo si;
+      memset(&si, 0, sizeof si);
+      if (zg) memcpy(z[on], zg, (size_t)n * sizeof(double));
+      lsim_lemke_sparse_set_carry_bounds(sl, on);
+      status[on] = lsim_lemke_sparse_solve(sl, f, NULL, zg ? g : NULL, z[on], &si);
+      pivots[on] = si.pivots;
+      int r = 0;
+      lsim_lemke_sparse_counts(sl, NULL, &r, NULL);
+      rows[on] += r;
+    }
+    if (status[1] != status[0] || pivots[1] != pivots[0])
+      print_message("problem %d n %d: without %s %d pivots, with %s %d\n", k, n,
+                    lsim_status_name(status[0]), pivots[0], lsim_status_name(status[1]), pivots[1]);
+    assert_int_equal(status[1], status[0]);
+    assert_int_equal(pivots[1], pivots[0]);
+    if (status[0] == LSIM_SOLVED) assert_true(rel_residual(f, z[1]) <= RES_TOL);
+    ++solves;
+    free(z[0]), free(z[1]), free(g);
+    if (k < nfiles) {
+      as_factored_free(&a);
+      lsim_lcp_free(&lcp);
+    }
+  }
+  print_message("carried bounds: %d solves, transposed solves %ld without, %ld with\n", solves,
+                rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(rows[1] <= rows[0]);
+  lsim_lemke_sparse_free(sl);
+  scene_stepper_close(&sc);
+}
+
 /* lsim_lemke_sparse_set_warm_only: with a guess, only the warm path runs. On the dumped
  * box-on-box step (tests/data/lemke_stack_ray.dat, n = 48; cold Lemke solves it) the guess
  * "every z basic" breaks down at once (0 pivots; more impulses than the two boxes' 12
@@ -359,12 +431,30 @@ static void test_warm_only(void **state) {
                 si.pivots);
   assert_true(warm < 0);
   assert_true(lsim_test_max_abs(z, n) == 0.0);
+  /* The record of the runs: the guess's run only, its status the solve's, 0 pivots. */
+  assert_int_equal(si.stage_status[LSIM_LEMKE_STAGE_GUESS], warm);
+  assert_int_equal(si.stage_pivots[LSIM_LEMKE_STAGE_GUESS], 0);
+  for (int k = LSIM_LEMKE_STAGE_RETRY; k < LSIM_LEMKE_STAGES; ++k)
+    assert_int_equal(si.stage_pivots[k], -1);
   assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si), LSIM_SOLVED);
   assert_true(rel_residual(&a.f, z) <= RES_TOL);
+  /* No guess: the first cold run alone, all the pivots its own. */
+  assert_int_equal(si.stage_pivots[LSIM_LEMKE_STAGE_GUESS], -1);
+  assert_int_equal(si.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SOLVED);
+  assert_int_equal(si.stage_pivots[LSIM_LEMKE_STAGE_COLD], si.pivots);
+  const int cold_pivots = si.pivots;
   lsim_lemke_sparse_set_warm_only(sl, 0);
   memset(z, 0, (size_t)n * sizeof(double));
   assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, all, z, &si), LSIM_SOLVED);
   assert_true(rel_residual(&a.f, z) <= RES_TOL);
+  /* The guess breaks down at once (0 pivots), the cold run follows and solves as above:
+     the record says which run did the work. */
+  assert_int_equal(si.stage_status[LSIM_LEMKE_STAGE_GUESS], warm);
+  assert_int_equal(si.stage_pivots[LSIM_LEMKE_STAGE_GUESS], 0);
+  assert_int_equal(si.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SOLVED);
+  assert_int_equal(si.stage_pivots[LSIM_LEMKE_STAGE_COLD], cold_pivots);
+  assert_int_equal(si.pivots, cold_pivots);
+  assert_int_equal(si.restarts, 1);
   free(z), free(all);
   lsim_lemke_sparse_free(sl);
   as_factored_free(&a);
@@ -450,6 +540,7 @@ int main(void) {
       cmocka_unit_test(test_dumped_steps),
       cmocka_unit_test(test_factored_pile),
       cmocka_unit_test(test_warm_only),
+      cmocka_unit_test(test_carry_bounds),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
