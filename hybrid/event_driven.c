@@ -1050,7 +1050,14 @@ static int set_roots(Ed *ed, LsimOde *ode) {
   for (int p = 0; p < ed->npairs; ++p)
     ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;
   ed->nroots = n;
-  const int rc = lsim_ode_set_roots(ode, n, roots, dir, NULL);
+  int rc = lsim_ode_set_roots(ode, n, roots, dir, NULL);
+  /* Force and cone roots resolve forces to FORCE_RESOLUTION (event_private.h). */
+  double *res = malloc((size_t)n * sizeof(double) + 1);
+  if (!res) rc = -1;
+  for (int k = 0; !rc && k < n; ++k)
+    res[k] = ed->root_kind[k] == R_FORCE || ed->root_kind[k] == R_CONE ? FORCE_RESOLUTION : 0.0;
+  if (!rc) rc = lsim_ode_set_root_resolution(ode, res);
+  free(res);
   free(dir);
   return rc ? LSIM_INVALID_INPUT : 0;
 }
