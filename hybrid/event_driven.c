@@ -27,10 +27,15 @@
  * sticking in the flow at the event (circular_stick) and sticks when the circle holds it.
  * Sliding friction turns from the segment's direction s to the slip's within slip speeds
  * of SLIP_BLEND (event_rows.c), so that a slide starting from rest has a smooth flow.
+ * Last, a persistent contact whose flow force is negative at the event, or crosses zero
+ * within 1e-6 s of it, is released when it would not sink (lift_pulled): the LCP's
+ * zero-force supports the flow's least-norm split pulls. Force and cone roots are
+ * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
- * Lemke. Impact: q_n = (1 + e) N v (e = 0 unless approaching faster than the threshold),
+ * Lemke (on failure: a perturbed copy, then a Jacobi-scaled one; contact_lcp).
+ * Impact: q_n = (1 + e) N v (e = 0 unless approaching faster than the threshold),
  * q_beta = D v; v+ = v + W (columns' z). Acceleration: q = rows a_free + rows' curvature.
  *
  * References: Pfeiffer and Glocker, "Multibody Dynamics with Unilateral Contacts" (1996)
