@@ -27,10 +27,15 @@
  * sticking in the flow at the event (circular_stick) and sticks when the circle holds it.
  * Sliding friction turns from the segment's direction s to the slip's within slip speeds
  * of SLIP_BLEND (event_rows.c), so that a slide starting from rest has a smooth flow.
+ * Last, a persistent contact whose flow force is negative at the event, or crosses zero
+ * within 1e-6 s of it, is released when it would not sink (lift_pulled): the LCP's
+ * zero-force supports the flow's least-norm split pulls. Force and cone roots are
+ * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
- * Lemke. Impact: q_n = (1 + e) N v (e = 0 unless approaching faster than the threshold),
+ * Lemke (on failure: a perturbed copy, then a Jacobi-scaled one; contact_lcp).
+ * Impact: q_n = (1 + e) N v (e = 0 unless approaching faster than the threshold),
  * q_beta = D v; v+ = v + W (columns' z). Acceleration: q = rows a_free + rows' curvature.
  *
  * References: Pfeiffer and Glocker, "Multibody Dynamics with Unilateral Contacts" (1996)
@@ -316,10 +321,44 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
           ok = res.relative <= 1e-9;
         }
       }
+      /* Then Lemke on the Jacobi-scaled copy D M D y + D q (D_ii = 1 / sqrt(M_ii), 1 where
+         M_ii <= 0: the cone rows), z = D y, kept when z solves the LCP within Lemke's own
+         acceptance, 1e-12 max|q|. The lower box of a 3-box stack tipping on its edge,
+         its two ground corners sliding (their columns N - mu s T: M is not copositive-plus,
+         so Lemke has no guarantee) and the middle box's four corners sticking on it
+         (coplanar: rank-deficient normals; every direction row's q 0 or 1e-28): 26
+         variables (n3_g0.3_b0.6_a0.35_v5_o1 of scripts/event_stack_sweep.py at 0.155567
+         s) and 32 (n3_g0.3_b0.6_a0.25_v5_o1 at 0.136145 s). Both are solvable (Siconos'
+         Lemke and Newton-Fischer-Burmeister solve them to 1e-15 max|q|), but Lemke on the
+         data as they are broke down after 54 pivots and ended on a ray after 66, the
+         perturbed copies too; the scaled copies solve in 12 and 18 pivots (residuals
+         1.3e-13 and 2.9e-15 max|q|): the diagonals range over 3.4-7.5 with zeros on the
+         cone rows, and the ratio tests' near-ties among the coplanar corners then break
+         the other way. */
+      lsim_lcp_free(&pert);
+      if (!ok && w && lsim_lcp_copy(&pert, &lcp) == 0) {
+        double *dsc = malloc((size_t)n * sizeof(double));
+        if (dsc) {
+          for (int i = 0; i < n; ++i) {
+            const double d = lcp.M[(size_t)i * n + i];
+            dsc[i] = d > 0.0 ? 1.0 / sqrt(d) : 1.0;
+          }
+          for (int c = 0; c < n; ++c)
+            for (int r = 0; r < n; ++r) pert.M[(size_t)c * n + r] = dsc[r] * lcp.M[(size_t)c * n + r] * dsc[c];
+          for (int i = 0; i < n; ++i) pert.q[i] = dsc[i] * lcp.q[i], z[i] = 0.0;
+          if (lsim_lemke_solve(ed->lemke, &pert, &lo, NULL, z, &info) == LSIM_SOLVED) {
+            for (int i = 0; i < n; ++i) z[i] *= dsc[i];
+            LsimResidual res;
+            lsim_lcp_residual(&lcp, z, w, &res);
+            ok = res.relative <= 1e-12;
+          }
+          free(dsc);
+        }
+      }
       lsim_lcp_free(&pert);
       free(w);
       if (!ok) {
-        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed: %s)",
+        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed, scaled: %s)",
                  n, lsim_status_name(status), lsim_status_name(info.status));
         rc = LSIM_BREAKDOWN;
       }
@@ -536,6 +575,98 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
     ed->cand[i].mode = oldmode[i], ed->cand[i].s[0] = olds[2 * i], ed->cand[i].s[1] = olds[2 * i + 1];
   free(oldmode), free(olds);
   return 0;
+}
+
+/* The persistent contacts the flow pulls lift off (resolve's last stage). The acceleration
+ * LCP keeps a redundant support with zero force (its normal acceleration zero too: Lemke's
+ * vertex), but the flow splits redundant forces by least norm, not as that vertex does,
+ * and may give it a force that is zero or negative at the event and falls from there.
+ * Its force root, starting at or below 0 (held there: the restart after an event), then
+ * never crosses, and a sliding contact's friction -mu lam s with lam < 0 does positive
+ * work (n2_g0.05_b0.3_a0.25_v2_o0 of scripts/event_stack_sweep.py: a contact admitted
+ * at 0.642160704 s, -6.6e-11 N at the next event 4e-10 s on, -0.302 N by 0.6485 s, the
+ * energy up 3.9e-5 J). So, with the new modes, the flow is evaluated at the event and at a
+ * step PULL_PROBE along it: a persistent contact whose force is below -precision at the
+ * event, or falls below -precision by the probe (its force crosses 0 within PULL_PROBE:
+ * two contacts admitted at 3.9e-10 and 1.0e-10 N, falling at 34 N/s, crossed 1e-11 s
+ * later where their split resolved no finer than the precision), is released, the one
+ * pulled hardest first, then the rest evaluated again without it, until none is pulled
+ * (releasing a force of at most its rate times PULL_PROBE that early moves the velocities
+ * by less than that force times PULL_PROBE over the mass). A contact is released
+ * only when its normal acceleration in the flow without it is not negative (beyond 1e-9
+ * of the free acceleration's scale, as resolve's liftoff test): released, it separates or
+ * rolls on at zero gap; one that would sink stays (the run then stops at its force root's
+ * jump or a penetration, not silently). Every resolve decides the same way at the same
+ * state, so a contact released here is not admitted again at once (the LCP's zero-force
+ * rule alone admitted it again: liftoff and contact alternated at one time). An
+ * evaluation that fails leaves the modes as they are. */
+#define PULL_PROBE 1e-6 /* s: a falling force of 1e-4 N/s moves by the precision (1e-10 N) */
+static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const double *news) {
+  const int nc = ed->ncand, nv = ed->nv, nq = ed->nq;
+  int *oldmode = malloc(((size_t)nc + 1) * sizeof(int) * 2);
+  double *dbl = malloc(((size_t)nc * 4 + 2 * (size_t)ed->n + 1) * sizeof(double));
+  if (!oldmode || !dbl) {
+    free(oldmode), free(dbl);
+    return LSIM_OUT_OF_MEMORY;
+  }
+  int *tried = oldmode + nc + 1;
+  double *olds = dbl, *lam0 = olds + 2 * (size_t)nc, *lam1 = lam0 + nc, *xp = lam1 + nc;
+  for (int i = 0; i < nc; ++i) {
+    oldmode[i] = ed->cand[i].mode, olds[2 * i] = ed->cand[i].s[0], olds[2 * i + 1] = ed->cand[i].s[1];
+    ed->cand[i].mode = newmode[i], ed->cand[i].s[0] = news[2 * i], ed->cand[i].s[1] = news[2 * i + 1];
+    tried[i] = 0;
+  }
+  const double prec = ed->o.precision;
+  for (int iter = 0; iter < nc; ++iter) {
+    /* The normal forces at the event and at the probe. */
+    for (int i = 0; i < nc; ++i) lam0[i] = lam1[i] = HUGE_VAL;
+    if (lsim_ed_evaluate(ed, t, x, ed->idx)) break;
+    for (int r = 0; r < ed->nr; ++r)
+      if (ed->r_which[r] == 0) lam0[ed->r_cand[r]] = ed->lam[r];
+    lsim_ed_qdot(ed, &ed->st, xp + ed->n);
+    for (int k = 0; k < nq; ++k) xp[k] = x[k] + PULL_PROBE * xp[ed->n + k];
+    for (int d = 0; d < nv; ++d) xp[nq + d] = x[nq + d] + PULL_PROBE * ed->a[d];
+    if (lsim_ed_evaluate(ed, t + PULL_PROBE, xp, ed->idx)) break;
+    for (int r = 0; r < ed->nr; ++r)
+      if (ed->r_which[r] == 0) lam1[ed->r_cand[r]] = ed->lam[r];
+    /* The contact pulled hardest. */
+    int pick = -1;
+    for (int i = 0; i < nc; ++i) {
+      const Cand *cd = &ed->cand[i];
+      if (tried[i] || (cd->mode != STICK && cd->mode != SLIDE) || ed->idx[i] < 0 ||
+          ed->set.contacts[ed->idx[i]].kind != LSIM_CONTACT_NORMAL)
+        continue;
+      const int pulled = lam0[i] < -prec || (lam1[i] < -prec && lam1[i] < lam0[i]);
+      if (pulled && (pick < 0 || lam1[i] < lam1[pick])) pick = i;
+    }
+    if (pick < 0) break;
+    tried[pick] = 1;
+    /* Released: its normal acceleration without it. */
+    const int keep = ed->cand[pick].mode;
+    ed->cand[pick].mode = FREE;
+    if (lsim_ed_evaluate(ed, t, x, ed->idx)) {
+      ed->cand[pick].mode = keep;
+      break;
+    }
+    const int c = ed->idx[pick], zero = 0;
+    double jd = 0.0;
+    if (c < 0 || lsim_ed_curvature(ed, &ed->st, 1, &pick, &zero, &jd)) {
+      ed->cand[pick].mode = keep;
+      break;
+    }
+    lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
+    const double acc_n = lsim_ed_dot(ed->w2, ed->a, nv) + jd;
+    const double scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
+    if (acc_n < -1e-9 * scale) ed->cand[pick].mode = keep;
+    else newmode[pick] = FREE;
+  }
+  ed->msg[0] = '\0';
+  for (int i = 0; i < nc; ++i)
+    ed->cand[i].mode = oldmode[i], ed->cand[i].s[0] = olds[2 * i], ed->cand[i].s[1] = olds[2 * i + 1];
+  free(oldmode), free(dbl);
+  /* The event's contacts again (the stages after this one read them). */
+  lsim_ed_load(ed, &ed->st, t, x);
+  return lsim_ed_detect(ed, &ed->st, &ed->set, 0);
 }
 
 /* The velocities at ed->st projected onto the persistent rows' rest, J v = 0 (normal rows
@@ -790,6 +921,7 @@ static int resolve(Ed *ed, double t, double *x) {
     free(z), free(fv);
   }
   if (!rc) rc = circular_stick(ed, t, x, kp, ci, cone, newmode, news);
+  if (!rc && kp > 0) rc = lift_pulled(ed, t, x, newmode, news);
   /* Log the changes of mode. */
   for (int i = 0; !rc && i < nc; ++i) {
     Cand *cd = &ed->cand[i];
@@ -923,7 +1055,14 @@ static int set_roots(Ed *ed, LsimOde *ode) {
   for (int p = 0; p < ed->npairs; ++p)
     ed->root_cand[n] = p, ed->root_kind[n] = R_PAIR, dir[n++] = LSIM_ODE_FALLING;
   ed->nroots = n;
-  const int rc = lsim_ode_set_roots(ode, n, roots, dir, NULL);
+  int rc = lsim_ode_set_roots(ode, n, roots, dir, NULL);
+  /* Force and cone roots resolve forces to FORCE_RESOLUTION (event_private.h). */
+  double *res = malloc((size_t)n * sizeof(double) + 1);
+  if (!res) rc = -1;
+  for (int k = 0; !rc && k < n; ++k)
+    res[k] = ed->root_kind[k] == R_FORCE || ed->root_kind[k] == R_CONE ? FORCE_RESOLUTION : 0.0;
+  if (!rc) rc = lsim_ode_set_root_resolution(ode, res);
+  free(res);
   free(dir);
   return rc ? LSIM_INVALID_INPUT : 0;
 }

@@ -64,6 +64,7 @@ struct LsimOde {
   int hold_given;                     /* the last restart said which roots are held */
   double *ga, *gb, *gm, *gbest;       /* [nroots]: at a, at b, trial point, best event */
   double *ta;                         /* [nroots] where a ZERO_ARMED root got its sign */
+  double *res;                        /* [nroots] lsim_ode_set_root_resolution's (0: none) */
   int fresh;                          /* a restart or new roots since the last advance */
   double last_event_t;                /* the time of the last event reported (NaN: none) */
 
@@ -159,7 +160,7 @@ static void free_roots(LsimOde *o) {
   free(o->dir);  /* side, fired and zero share dir's block, gb, gm, gbest ga's */
   free(o->ga);
   o->dir = o->side = o->fired = o->zero = o->held = NULL;
-  o->ga = o->gb = o->gm = o->gbest = o->ta = NULL;
+  o->ga = o->gb = o->gm = o->gbest = o->ta = o->res = NULL;
   o->cap_roots = 0;
 }
 
@@ -252,7 +253,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     free_roots(o);
     const size_t k = (size_t)nroots;
     o->dir = malloc(5 * k * sizeof *o->dir);
-    o->ga = malloc(5 * k * sizeof *o->ga);
+    o->ga = malloc(6 * k * sizeof *o->ga);
     if (!o->dir || !o->ga) {
       free_roots(o);
       return fail(o, LSIM_ODE_OUT_OF_MEMORY, "out of memory");
@@ -265,6 +266,7 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->gm = o->ga + 2 * k;
     o->gbest = o->ga + 3 * k;
     o->ta = o->ga + 4 * k;
+    o->res = o->ga + 5 * k;
     o->cap_roots = nroots;
   }
   o->nroots = nroots;
@@ -275,11 +277,20 @@ int lsim_ode_set_roots(LsimOde *o, int nroots, LsimOdeRootFn g, const int *direc
     o->fired[i] = 0;
     o->zero[i] = 0;
     o->held[i] = 0;
+    o->res[i] = 0.0;
   }
   /* New functions start a new segment from the current point. */
   o->cv_at_point = 0;
   o->fresh = 1;
   o->hold_given = 0;
+  return 0;
+}
+
+int lsim_ode_set_root_resolution(LsimOde *o, const double *res) {
+  for (int i = 0; res && i < o->nroots; ++i)
+    if (!(res[i] >= 0.0 && isfinite(res[i])))
+      return fail(o, LSIM_ODE_BAD_INPUT, "root %d: resolution %g must be finite and >= 0", i, res[i]);
+  for (int i = 0; i < o->nroots; ++i) o->res[i] = res ? res[i] : 0.0;
   return 0;
 }
 
@@ -438,6 +449,14 @@ static int locate(LsimOde *o, int i, double a, double fa, double b, double fb, d
                   "root %d: crossing in [%.17g, %.17g] not located to |g| <= %g in %d "
                   "iterations (|g| = %g): a discontinuous boundary function?",
                   i, a, b, prec, it, fabs(gs));
+    /* At the resolution of time within the function's own resolution: located as well
+       as the function allows (lsim_ode_set_root_resolution). */
+    if (b - a <= 4.0 * DBL_EPSILON * fmax(fabs(a), fabs(b)) && fabs(gs) <= o->res[i]) {
+      *iters = it;
+      *g_out = gs;
+      *t_out = ts;
+      return state_and_roots_at(o, ts);
+    }
     /* At the resolution of time: g moving smoothly by more than the precision across
        the bracket (no more than 16 times the step's mean rate would) means the precision
        is finer than double precision resolves here; a larger change, a jump. */

@@ -156,6 +156,12 @@ void lsim_ode_free(LsimOde *ode);
 int lsim_ode_set_roots(LsimOde *ode, int nroots, LsimOdeRootFn g, const int *direction,
                        const int *side);
 
+/* The resolution of each root function (res[nroots], >= 0; NULL: all 0), until the next
+ * lsim_ode_set_roots: the round-off of its evaluation. A crossing whose bracket shrinks
+ * to the resolution of time with |g| above the event precision but within res[i] is
+ * located there (as well as g can be) instead of failing as a discontinuity. 0 or < 0. */
+int lsim_ode_set_root_resolution(LsimOde *ode, const double *res);
+
 /* Samples at the record period (options.record_period) go to fn (NULL: none). */
 void lsim_ode_set_sampler(LsimOde *ode, LsimOdeSampleFn fn, void *user);
 
