@@ -301,6 +301,44 @@ static void test_box_on_box_offset(void **state) {
   }
 }
 
+/* The clip keeps a polygon every side plane leaves whole as it is (clip_polygon's
+ * shortcut) and cuts it where a plane crosses it: two cubes of half side 0.5, the upper
+ * one 0.001 deep and shifted by (dx, dy); the points are the corners of the overlap
+ * rectangle x in [dx - 0.5, 0.5], y in [-0.5, dy + 0.5] (for dx >= 0 >= dy) at z =
+ * 0.4995, gap -0.001: flush (every plane keeps the face, its corners on the planes), cut
+ * by the first plane (+x) alone, by the last (-y) alone, and by both; each with the
+ * arguments swapped, the same points and ids (ids name faces and sides, not roles). */
+static void test_box_clip_keep(void **state) {
+  (void)state;
+  LsimShape b = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
+  const LsimPose lo = pose_at(0, 0, 0);
+  const double shift[4][2] = {{0, 0}, {0.25, 0}, {0, -0.25}, {0.25, -0.25}};
+  for (int s = 0; s < 4; ++s) {
+    const double dx = shift[s][0], dy = shift[s][1];
+    const LsimPose hi = pose_at(dx, dy, 0.999);
+    LsimContactPoint c[LSIM_MAX_MANIFOLD], d[LSIM_MAX_MANIFOLD];
+    const int n = collide(&b, &hi, &b, &lo, 3, 0.01, c);
+    assert_int_equal(n, 4);
+    const double corners[4][2] = {{dx - 0.5, -0.5}, {0.5, -0.5}, {dx - 0.5, dy + 0.5},
+                                  {0.5, dy + 0.5}};
+    for (int i = 0; i < 4; ++i) {
+      const int k = find_point(c, n, corners[i][0], corners[i][1], 0.4995, TOL);
+      if (k < 0) fail_msg("shift %d: no point at (%g, %g)", s, corners[i][0], corners[i][1]);
+      assert_true(fabs(c[k].gap + 0.001) <= TOL);
+      assert_normal(&c[k], 0, 0, 1, TOL);
+    }
+    assert_features_distinct(c, n);
+    assert_int_equal(collide(&b, &lo, &b, &hi, 3, 0.01, d), 4);
+    for (int i = 0; i < 4; ++i) {
+      int found = 0;
+      for (int j = 0; j < 4; ++j)
+        found |= d[j].feature == c[i].feature &&
+                 memcmp(d[j].point, c[i].point, sizeof c[i].point) == 0;
+      assert_true(found);
+    }
+  }
+}
+
 /* Edge on edge: a cube rotated 45 degrees about x (top edge along x at z = sqrt 2) under a
  * cube rotated 45 degrees about y (bottom edge along y), 0.01 apart: one point at
  * (0, 0, sqrt 2 + 0.005), gap 0.01, normal +z (1e-12: sqrt 2 from rotations). */
@@ -1736,7 +1774,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
       cmocka_unit_test(test_octagon_kept),         cmocka_unit_test(test_face_vertex_follow),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
-      cmocka_unit_test(test_restitution_arms),
+      cmocka_unit_test(test_restitution_arms), cmocka_unit_test(test_box_clip_keep),
       cmocka_unit_test(test_admission_bound), cmocka_unit_test(test_admission_floor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
