@@ -591,10 +591,24 @@ void lsim_cone_weights(int ndir, double *cs, double *sn) {
   }
 }
 
-/* A cone's direction weights (lsim_cone_weights), once per detection. */
+/* A cone's direction weights (lsim_cone_weights), once per detection, and whether any
+ * pair of the model can have restitution (cone_restitution). */
 typedef struct Cone {
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+  int restitution;
 } Cone;
+
+/* 0 when lsim_pair_restitution is > 0 for no pair of bodies: no per-pair override and no
+ * body has restitution > 0 (it returns an override or the larger of the two bodies'). A
+ * contact then skips the search of the overrides (the pile of 1000 boxes: 50 instructions
+ * a point). */
+static int cone_restitution(const LsimModel *m) {
+  for (int i = 0; i < m->nrestitution_pairs; ++i)
+    if (m->restitution_pairs[i].restitution > 0.0) return 1;
+  for (int b = 0; b < m->nbodies; ++b)
+    if (m->bodies[b].restitution > 0.0) return 1;
+  return 0;
+}
 
 /* The 3-D cone directions of the last normal seen: the points of one manifold share
  * their normal, and the directions are a function of the normal alone. */
@@ -661,7 +675,8 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
      a chain's pin contacts keep rows the joints hold, tests/test_joint_physics.c). The
      normal row keeps the midpoint's arms in every case: the same row analytically
      (n . (w x n) = 0), and the same bits. */
-  if (pt->gap != 0.0 && lsim_pair_restitution(m, c->body[0], c->body[1]) > 0.0)
+  if (pt->gap != 0.0 && cone->restitution &&
+      lsim_pair_restitution(m, c->body[0], c->body[1]) > 0.0)
     for (int k = 0; k < 2; ++k) {
       const double half = (k == 0 ? 0.5 : -0.5) * pt->gap;
       for (int d = 0; d < 3; ++d) arms.r[k][d] += half * n[d];
@@ -1231,7 +1246,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
   if (had < n_head * sizeof(int) || head[0] != ORDER_TAG || head[1] != S)
     for (int i = 0; i < S; ++i) order[i] = -1; /* no previous order */
   head[0] = ORDER_TAG, head[1] = S;
-  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}}, set->asleep, NULL, NULL,
+  Sweep w = {m, st, v_free, box, sweep, tag, lox, hix, order, S, {{0}, {0}, 0}, set->asleep, NULL, NULL,
              set->speed_floor};
   if (m->njoints) {
     const struct LsimPairTable *t = pair_table(set, m);
@@ -1239,6 +1254,7 @@ static int detect_23d(const LsimModel *m, const LsimState *st, const double *v_f
     if (t->nentries) w.pairs = t;
   }
   lsim_cone_weights(dim == 3 ? m->friction_directions : 0, w.cone.cs, w.cone.sn);
+  w.cone.restitution = cone_restitution(m);
 
   /* The team, when there is one and the scene is large enough. */
   const int T = lsim_team_size(set->team);
@@ -1407,6 +1423,7 @@ int lsim_contacts_add_point(LsimContactSet *set, const LsimModel *m, const LsimS
   }
   Cone cone;
   lsim_cone_weights(m->friction_directions, cone.cs, cone.sn);
+  cone.restitution = cone_restitution(m);
   DirCache cache;
   cache.ndir = -1;
   const double mu = pair_mu(box[0].mu, box[1].mu);

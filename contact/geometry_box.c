@@ -210,13 +210,21 @@ enum { CLIP_CAP = 16 };
 /* Sutherland-Hodgman: keeps the part of polygon in (n vertices) with dot(nrm, x) <= off;
  * a vertex within tol outside still counts as inside (so a corner lying on the plane is
  * not split by rounding), crossings are computed on the exact plane. New vertices lie on
- * the crossed edge and on the plane labelled label. */
+ * the crossed edge and on the plane labelled label. Returns the count written to out, or
+ * -n - 1 when every vertex is inside: the polygon is in, unchanged, and out unwritten. */
 static int clip_polygon(const ClipVert *in, int n, ClipVert *out, const double nrm[3],
                         double off, double tol, int label) {
   /* Each vertex's signed distance once (it is both an edge's start and the previous
      edge's end). */
   double dist[CLIP_CAP];
-  for (int i = 0; i < n; ++i) dist[i] = lsim_v3_dot(nrm, in[i].x) - off;
+  int inside = n < CLIP_CAP;
+  for (int i = 0; i < n; ++i) {
+    dist[i] = lsim_v3_dot(nrm, in[i].x) - off;
+    inside &= dist[i] <= tol;
+  }
+  /* Every vertex kept and no edge crossing the plane: out would be in, vertex for vertex
+     (a NaN distance is not inside, and goes the way below). */
+  if (inside) return -n - 1;
   int k = 0;
   for (int i = 0; i < n && k < CLIP_CAP - 1; ++i) {
     const int inext = i + 1 < n ? i + 1 : 0;
@@ -295,8 +303,8 @@ static void box_face3(Manifold *m, const Placed *Rb, const Placed *I, int k, int
     double pn[3];
     lsim_v3_scale(pn, Rb->ax[axis], (p % 2) ? -1.0 : 1.0);
     const double off = lsim_v3_dot(pn, Rb->c) + Rb->h[axis];
-    n = clip_polygon(buf[cur], n, buf[1 - cur], pn, off, tol, 4 + p);
-    cur = 1 - cur;
+    const int kept = clip_polygon(buf[cur], n, buf[1 - cur], pn, off, tol, 4 + p);
+    if (kept >= 0) n = kept, cur = 1 - cur; /* else the polygon stays in buf[cur] */
   }
   /* Keep vertices below the reference face within margin; the point is midway between
      the vertex and its projection on the face. */

@@ -301,6 +301,44 @@ static void test_box_on_box_offset(void **state) {
   }
 }
 
+/* The clip keeps a polygon every side plane leaves whole as it is (clip_polygon's
+ * shortcut) and cuts it where a plane crosses it: two cubes of half side 0.5, the upper
+ * one 0.001 deep and shifted by (dx, dy); the points are the corners of the overlap
+ * rectangle x in [dx - 0.5, 0.5], y in [-0.5, dy + 0.5] (for dx >= 0 >= dy) at z =
+ * 0.4995, gap -0.001: flush (every plane keeps the face, its corners on the planes), cut
+ * by the first plane (+x) alone, by the last (-y) alone, and by both; each with the
+ * arguments swapped, the same points and ids (ids name faces and sides, not roles). */
+static void test_box_clip_keep(void **state) {
+  (void)state;
+  LsimShape b = shape(LSIM_SHAPE_BOX, 0, 0.5, 0.5, 0.5);
+  const LsimPose lo = pose_at(0, 0, 0);
+  const double shift[4][2] = {{0, 0}, {0.25, 0}, {0, -0.25}, {0.25, -0.25}};
+  for (int s = 0; s < 4; ++s) {
+    const double dx = shift[s][0], dy = shift[s][1];
+    const LsimPose hi = pose_at(dx, dy, 0.999);
+    LsimContactPoint c[LSIM_MAX_MANIFOLD], d[LSIM_MAX_MANIFOLD];
+    const int n = collide(&b, &hi, &b, &lo, 3, 0.01, c);
+    assert_int_equal(n, 4);
+    const double corners[4][2] = {{dx - 0.5, -0.5}, {0.5, -0.5}, {dx - 0.5, dy + 0.5},
+                                  {0.5, dy + 0.5}};
+    for (int i = 0; i < 4; ++i) {
+      const int k = find_point(c, n, corners[i][0], corners[i][1], 0.4995, TOL);
+      if (k < 0) fail_msg("shift %d: no point at (%g, %g)", s, corners[i][0], corners[i][1]);
+      assert_true(fabs(c[k].gap + 0.001) <= TOL);
+      assert_normal(&c[k], 0, 0, 1, TOL);
+    }
+    assert_features_distinct(c, n);
+    assert_int_equal(collide(&b, &lo, &b, &hi, 3, 0.01, d), 4);
+    for (int i = 0; i < 4; ++i) {
+      int found = 0;
+      for (int j = 0; j < 4; ++j)
+        found |= d[j].feature == c[i].feature &&
+                 memcmp(d[j].point, c[i].point, sizeof c[i].point) == 0;
+      assert_true(found);
+    }
+  }
+}
+
 /* Edge on edge: a cube rotated 45 degrees about x (top edge along x at z = sqrt 2) under a
  * cube rotated 45 degrees about y (bottom edge along y), 0.01 apart: one point at
  * (0, 0, sqrt 2 + 0.005), gap 0.01, normal +z (1e-12: sqrt 2 from rotations). */
@@ -1413,6 +1451,74 @@ static void test_team_detection(void **state) {
   }
 }
 
+/* A sphere of radius 0.1 whose centre is 0.104 over the floor plane (gap 4 mm, within the
+ * margin): its contact's direction rows take the arm to the sphere's own surface point,
+ * z = -0.1 from the centre, when the pair has restitution, else the midpoint's, z =
+ * -0.102. The pair has it through the sphere's restitution, or through a per-pair override
+ * alone (no body has any: detection's check of whether any pair can have restitution
+ * must see the overrides); an override of 0 for the pair, or one for another pair, leaves
+ * the midpoint. Row k of the sphere: [u, r x u] with r = (0, 0, rz), so its angular
+ * part's x is -rz u_y (1e-15: the arm's one subtraction of numbers near 0.1). */
+static void test_restitution_arms(void **state) {
+  (void)state;
+  for (int c = 0; c < 5; ++c) {
+    LsimModel m = lsim_default_model();
+    m.dimension = 3;
+    m.friction_directions = 4;
+    m.contact_margin = 0.01;
+    LsimBody ground = lsim_default_body();
+    ground.type = LSIM_BODY_STATIC;
+    const int g = lsim_model_add_body(&m, &ground);
+    LsimShape floor = shape(LSIM_SHAPE_PLANE, 0, 0, 0, 0);
+    floor.body = g;
+    floor.mu = 0.5;
+    lsim_model_add_shape(&m, &floor);
+    LsimBody ball = lsim_default_body();
+    ball.mass = 1.0;
+    for (int k = 0; k < 9; k += 4) ball.inertia[k] = 0.004;
+    ball.restitution = c == 1 || c == 3 ? 0.5 : 0.0;
+    const int b = lsim_model_add_body(&m, &ball);
+    LsimShape s = shape(LSIM_SHAPE_SPHERE, 0.1, 0, 0, 0);
+    s.body = b;
+    s.mu = 0.5;
+    lsim_model_add_shape(&m, &s);
+    const int other = lsim_model_add_body(&m, &ball); /* far away, in no contact */
+    LsimShape so = s;
+    so.body = other;
+    lsim_model_add_shape(&m, &so);
+    /* c 2: an override 0.5 for the pair alone; c 3: an override 0 beside the sphere's 0.5;
+       c 4: an override 0.5 for another pair only. */
+    LsimRestitutionPair p = {{c == 4 ? other : b, g}, c == 3 ? 0.0 : 0.5};
+    if (c >= 2) m.restitution_pairs = &p, m.nrestitution_pairs = 1;
+    assert_int_equal(lsim_model_finalize(&m), 0);
+    LsimState st;
+    assert_int_equal(lsim_state_init(&st, &m), 0);
+    st.q[m.bodies[b].q_offset + 2] = 0.104;
+    st.q[m.bodies[other].q_offset + 0] = 5.0, st.q[m.bodies[other].q_offset + 2] = 3.0;
+    LsimContactSet set;
+    memset(&set, 0, sizeof set);
+    assert_int_equal(lsim_detect_contacts(&m, &st, st.v, &set), 0);
+    assert_int_equal(set.count, 1);
+    const LsimContact *ct = &set.contacts[0];
+    assert_true(fabs(ct->gap - 0.004) < 1e-15);
+    assert_int_equal(ct->ndir, 4);
+    const double rz = c == 1 || c == 2 ? -0.1 : -0.102;
+    for (int k = 1; k <= ct->ndir; ++k) {
+      const LsimJacRow *row = &set.rows[ct->first_row + k];
+      const int side = row->body[0] == b ? 0 : 1;
+      assert_int_equal(row->body[side], b);
+      const double *j = row->j[side];
+      const double sign = side == 0 ? 1.0 : -1.0;
+      if (fabs(j[3] - sign * -rz * (sign * j[1])) > 1e-15)
+        fail_msg("case %d row %d: j %.17g, arm z %.17g", c, k, j[3], rz);
+    }
+    lsim_contacts_free(&set);
+    m.restitution_pairs = NULL, m.nrestitution_pairs = 0;
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 /* The broad phase in bands of a second axis finds the pairs of the sweep on x alone, in
  * the same order, so the contacts are the same bit for bit: the heap of every kind in 2-D
  * and 3-D (the floor plane and the wall slab in every band, infinite extents included),
@@ -1668,6 +1774,7 @@ int main(void) {
       cmocka_unit_test(test_reduce_keeps_support), cmocka_unit_test(test_face_clipped_away),
       cmocka_unit_test(test_octagon_kept),         cmocka_unit_test(test_face_vertex_follow),
       cmocka_unit_test(test_team_detection),     cmocka_unit_test(test_band_detection),
+      cmocka_unit_test(test_restitution_arms), cmocka_unit_test(test_box_clip_keep),
       cmocka_unit_test(test_admission_bound), cmocka_unit_test(test_admission_floor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
