@@ -124,6 +124,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "omega")        ? "a number in (0, 2)"
                : !strcmp(key, "d")            ? "an integer from 2 to 64"
                : !strcmp(key, "sparse_limit") ? "an integer >= -1"
+               : !strcmp(key, "sweeps")       ? "an integer >= 1"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))

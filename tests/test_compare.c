@@ -244,6 +244,10 @@ static void test_specs(void **state) {
          "budget 0 sweeps". */
       {"pgs[sweeps=0]", "sweeps=0: a fixed budget needs at least one sweep (sweeps=K runs "
                         "exactly K; tol=0 alone runs the solver's default budget)"},
+      /* A negative budget named the bound of max_iter (">= 0"), which sweeps=0 does not
+         meet either. */
+      {"pgs[sweeps=-1]", "bad value '-1' for sweeps (an integer >= 1)"},
+      {"pgs[max_iter=-1]", "bad value '-1' for max_iter (an integer >= 0)"},
   };
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
     char want[512];
