@@ -91,6 +91,14 @@ int lsim_cli_parse_int(const char *s, int *out);
  * returns 2 (the exit status); else 0. */
 int lsim_cli_value_missing(const char *prefix, const char *opt, const char *v);
 
+/* Options given twice: the first check of a command's argument loop, for every argument a
+ * that starts with '-' (not "-" alone). seen[cap] holds the options met so far (*nseen of
+ * them; the caller's array, empty at the loop's start); -o and --output, -q and --quiet are
+ * one option. A second time says "<prefix>: <a> is given twice ..." on stderr and returns 2
+ * (the exit status: a second value would silently win over the first); else records a and
+ * returns 0. Past cap options nothing more is recorded. */
+int lsim_cli_once(const char *prefix, const char *a, const char **seen, int *nseen, int cap);
+
 /* The last case of a command's argument loop, for an argument a that is no known option:
  * "-x" is an unknown option, else a is the command's one positional argument (stored in
  * *path; a second one is refused). Errors go to stderr as "<prefix>: ..." pointing to

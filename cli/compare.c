@@ -175,8 +175,11 @@ int lsim_cli_compare(int argc, char **argv) {
   char err[1024];
 
   /* Arguments. */
+  const char *seen[64]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
+    if (a[0] == '-' && a[1] && lsim_cli_once("lcpsim compare", a, seen, &nseen, 64)) return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       compare_usage(stdout);
       return 0;

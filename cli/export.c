@@ -30,8 +30,11 @@ int lsim_cli_export(int argc, char **argv) {
   int step = -1, series = -1;
 
   /* Arguments. */
+  const char *seen[64]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
+    if (a[0] == '-' && a[1] && lsim_cli_once("lcpsim export", a, seen, &nseen, 64)) return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       export_usage(stdout);
       return 0;

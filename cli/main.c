@@ -65,6 +65,30 @@ int lsim_cli_value_missing(const char *prefix, const char *opt, const char *v) {
   return 2;
 }
 
+/* The one spelling of an option with two (the short one). */
+static const char *cli_canonical(const char *a) {
+  if (!strcmp(a, "--output")) return "-o";
+  if (!strcmp(a, "--quiet")) return "-q";
+  if (!strcmp(a, "--help")) return "-h";
+  return a;
+}
+
+int lsim_cli_once(const char *prefix, const char *a, const char **seen, int *nseen, int cap) {
+  const char *c = cli_canonical(a);
+  for (int k = 0; k < *nseen; ++k) {
+    if (strcmp(cli_canonical(seen[k]), c)) continue;
+    if (strcmp(seen[k], a))
+      fprintf(stderr, "%s: %s is given twice (as %s, then as %s): give it once\n", prefix, a,
+              seen[k], a);
+    else
+      fprintf(stderr, "%s: %s is given twice: give it once (a second value would silently "
+              "replace the first)\n", prefix, a);
+    return 2;
+  }
+  if (*nseen < cap) seen[(*nseen)++] = a;
+  return 0;
+}
+
 int lsim_cli_positional(const char *prefix, const char *help, const char *what, const char *a,
                         const char **path) {
   const char *eq = a[0] == '-' && a[1] == '-' ? strchr(a, '=') : NULL;

@@ -297,8 +297,11 @@ int lsim_cli_run(int argc, char **argv) {
   int record_every = 0; /* --record-every; 0: not given */
 
   /* Arguments. */
+  const char *seen[64]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
+    if (a[0] == '-' && a[1] && lsim_cli_once("lcpsim", a, seen, &nseen, 64)) return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       run_usage(stdout);
       return 0;

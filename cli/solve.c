@@ -202,8 +202,11 @@ int lsim_cli_solve(int argc, char **argv) {
   int omega_given = 0, sparse_limit_given = 0, threads_given = 0;
 
   /* Arguments. */
+  const char *seen[64]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
+    if (a[0] == '-' && a[1] && lsim_cli_once("lcpsim solve", a, seen, &nseen, 64)) return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       solve_usage(stdout);
       return 0;

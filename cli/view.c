@@ -389,8 +389,11 @@ static int default_page(const char *file, char *buf, size_t len) {
 
 int lsim_cli_view(int argc, char **argv) {
   const char *path = NULL, *out_path = NULL;
+  const char *seen[64]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
     const char *a = argv[i];
+    if (a[0] == '-' && a[1] && lsim_cli_once("lcpsim view", a, seen, &nseen, 64)) return 2;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       view_usage(stdout);
       return 0;

@@ -290,6 +290,13 @@ t view_empty "empty.h5: not an lcpsim file (no /format_version and /lcpsim_versi
 t view_other "other.h5: not an lcpsim file (no /format_version and /lcpsim_version)" view "$in/other.h5" -o @OUT
 t view_missing "gone.h5" view "$in/gone.h5" -o @OUT
 t compare_solver "nosuch" compare "$in/ok.json" --solvers lemke,nosuch -o @OUT
+# An option given twice (the second value silently won: -o a.h5 -o b.h5 wrote b.h5 only).
+t twice_o "lcpsim: -o is given twice" "$in/ok.json" -o @OUT -o @OUT
+t twice_output "lcpsim: -o is given twice (as --output, then as -o)" "$in/ok.json" --output @OUT -o @OUT
+t twice_steps "lcpsim: --steps is given twice" "$in/ok.json" --steps 3 --steps 5 -o @OUT
+t twice_compare "lcpsim compare: --solvers is given twice" compare "$in/ok.json" --solvers lemke --solvers pgs -o @OUT
+t twice_solve "lcpsim solve: --solver is given twice" solve "$mlcp/Rectangular_mlcp.dat" --solver lemke --solver pgs
+t twice_view "lcpsim view: --output is given twice (as -o, then as --output)" view "$in/ok.json" -o @OUT --output @OUT
 t compare_nosolvers "--solvers" compare "$in/ok.json" -o @OUT
 t compare_dat "trunc.dat:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
 t impact_close "--close" impact "$in/ok.json" --close A:Z
