@@ -39,7 +39,12 @@ static int body_named(const LsimModel *m, const char *name, int len) {
 int lsim_cli_impact(int argc, char **argv) {
   const char *scene = NULL, *close = NULL;
   int law = -1; /* LSIM_IMPACTS_*, -1: the scene's */
+  const char *seen[16]; /* options met (lsim_cli_once) */
+  int nseen = 0;
   for (int i = 0; i < argc; ++i) {
+    /* (--close A:B --close C:D kept C:D alone) */
+    if (!strcmp(argv[i], "--close") && lsim_cli_once("lcpsim impact", argv[i], seen, &nseen, 16))
+      return 2;
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
       impact_usage(stdout);
       return 0;

@@ -296,6 +296,7 @@ t twice_output "lcpsim: -o is given twice (as --output, then as -o)" "$in/ok.jso
 t twice_steps "lcpsim: --steps is given twice" "$in/ok.json" --steps 3 --steps 5 -o @OUT
 t twice_compare "lcpsim compare: --solvers is given twice" compare "$in/ok.json" --solvers lemke --solvers pgs -o @OUT
 t twice_solve "lcpsim solve: --solver is given twice" solve "$mlcp/Rectangular_mlcp.dat" --solver lemke --solver pgs
+t twice_impact "lcpsim impact: --close is given twice" impact "$in/ok.json" --close 0:1 --close 1:0
 t twice_view "lcpsim view: --output is given twice (as -o, then as --output)" view "$in/ok.json" -o @OUT --output @OUT
 t compare_nosolvers "--solvers" compare "$in/ok.json" -o @OUT
 t compare_dat "trunc.dat:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
