@@ -46,7 +46,7 @@ import weakref
 
 import numpy as np
 
-__all__ = ["Sim", "World", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "compare",
+__all__ = ["Sim", "World", "Error", "solve_lcp", "solve_lcp_file", "solve_fc", "solve_fc_file", "compare",
            "solver_names", "status_name", "version", "CONTACT_DTYPE"]
 
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -225,6 +225,9 @@ _solve_file = _sig("lsim_solve_lcp_file", C.c_int, C.c_char_p, C.c_char_p,
                    C.POINTER(_SolveReport), C.c_char_p, C.c_size_t)
 _solve_fc = _sig("lsim_solve_fc", C.c_int, C.c_char_p, C.c_int, C.c_int, _D, _D, _D, C.c_int,
                  _D, C.POINTER(_SolverConfig), C.POINTER(_FcReport), C.c_char_p, C.c_size_t)
+_solve_fc_file = _sig("lsim_solve_fc_file", C.c_int, C.c_char_p, C.c_char_p, C.c_int,
+                      C.POINTER(_SolverConfig), C.POINTER(_D), C.POINTER(C.c_int),
+                      C.POINTER(C.c_int), C.POINTER(_FcReport), C.c_char_p, C.c_size_t)
 _lib_free = _sig("lsim_free", None, _P)
 _create = _sig("lsim_sim_create", C.c_int, C.POINTER(_P), C.c_int, C.c_double, C.c_char_p,
                C.c_size_t)
@@ -1065,10 +1068,33 @@ def solve_lcp_file(path, solver="lemke", **options):
     rc = _solve_file(_name(solver, "solve_lcp_file: solver"), _path(path, "solve_lcp_file: path"), C.byref(cfg), C.byref(zp), C.byref(n),
                      C.byref(rep), err, 1024)
     if not zp:
-        raise Error(rc, err.value.decode())
+        # The library names its C function for a frictional contact file: here, Python's.
+        raise Error(rc, err.value.decode().replace("lsim_solve_fc_file", "solve_fc_file"))
     z = np.ctypeslib.as_array(zp, shape=(n.value,)).copy() if n.value else np.zeros(0)
     _lib_free(C.cast(zp, _P))
     return z, {k: getattr(rep, k) for k, _ in _SolveReport._fields_}
+
+
+def solve_fc_file(path, solver="nsgs", ndir=0, **options):
+    """Reads a frictional contact problem (Siconos frictionContact .dat, dense or sparse-block,
+    or an FCLIB HDF5 local problem) and solves it from r = 0 as solve_fc does: (r, report),
+    report with the problem's "dim" (2 or 3) beside solve_fc's measures. Raises Error on a
+    missing or bad file (the message names the file and place) or an unknown solver."""
+    options["warm_start"] = False
+    ndir = _int(ndir, "solve_fc_file: ndir")
+    cfg, rep, err = _config(**options), _FcReport(), C.create_string_buffer(1024)
+    rp, n, dim = _D(), C.c_int(0), C.c_int(0)
+    rc = _solve_fc_file(_name(solver, "solve_fc_file: solver"), _path(path, "solve_fc_file: path"),
+                        ndir, C.byref(cfg), C.byref(rp), C.byref(n), C.byref(dim), C.byref(rep),
+                        err, 1024)
+    if not rp:
+        raise Error(rc, err.value.decode())
+    # The library wrote n entries into a malloc'd array: copied, then freed.
+    r = np.ctypeslib.as_array(rp, shape=(n.value,)).copy() if n.value else np.zeros(0)
+    _lib_free(C.cast(rp, _P))
+    report = {k: getattr(rep, k) for k, _ in _FcReport._fields_}
+    report["dim"] = dim.value
+    return r, report
 
 
 def compare(inputs, solvers, independent=False, steps=0, output=None):

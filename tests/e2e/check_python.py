@@ -159,6 +159,27 @@ check("lemke" in lcpsim.solver_names() and "pgs" in lcpsim.solver_names(), "solv
 r, rep = lcpsim.solve_fc(np.eye(3), [-1, 2, 0], [0.5], "nsgs", tol=1e-12)
 check(np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0) and rep["status"] == 0
       and rep["relative"] <= 1e-9, "fc r %r %r" % (r, rep))
+# The same problem from a Siconos frictionContact .dat (there was no Python call for a file:
+# solve_lcp_file's message named the C function): the same r, exact and on 8 directions
+# (the sliding direction -x is one of the octagon's, so r_T = -mu r_N exactly there too).
+with tempfile.TemporaryDirectory() as d:
+    fc = os.path.join(d, "one.dat")
+    with open(fc, "w") as f:
+        f.write("3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 2 0\n0.5\n")
+    for spec, nd in (("nsgs", 0), ("lemke", 8)):
+        r, rep = lcpsim.solve_fc_file(fc, spec, ndir=nd, tol=1e-12)
+        check(np.allclose(r, [1, -0.5, 0], atol=1e-9, rtol=0) and rep["status"] == 0
+              and rep["dim"] == 3, "fc file %s r %r %r" % (spec, r, rep))
+    try:
+        lcpsim.solve_lcp_file(fc)
+        check(False, "an fc file solved as an LCP")
+    except lcpsim.Error as e:
+        check("solve_fc_file solves it" in str(e) and "lsim_" not in str(e), "fc file as LCP: %s" % e)
+    try:
+        lcpsim.solve_fc_file(os.path.join(d, "none.dat"))
+        check(False, "a missing fc file solved")
+    except lcpsim.Error as e:
+        check("none.dat: cannot open" in str(e), "missing fc file: %s" % e)
 
 # A comparison: two solvers, cold and warm, on the two-block scene; the file is written.
 with tempfile.TemporaryDirectory() as d:
