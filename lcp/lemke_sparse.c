@@ -288,6 +288,31 @@ static int cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Sorts the cnt distinct row indices t ascending (UMFPACK wants sorted rows). A column of
+ * M comes from a few columns of J, each ascending, so the list is ascending or nearly:
+ * one pass leaves a sorted list as it is, insertion sort orders a short one in place, and
+ * qsort takes a long one (above SORT_INSERT entries: insertion sort is quadratic). Every
+ * branch gives the one ascending order of the same set, so the CSC arrays are the same. */
+#define SORT_INSERT 64
+void lsim_lemke_sparse_sort_rows(int *t, int cnt) {
+  int k = 1;
+  while (k < cnt && t[k - 1] < t[k]) ++k;
+  if (k >= cnt) return;
+  if (cnt > SORT_INSERT) {
+    qsort(t, (size_t)cnt, sizeof(int), cmp_int);
+    return;
+  }
+  for (; k < cnt; ++k) {
+    const int x = t[k];
+    int p = k;
+    while (p > 0 && t[p - 1] > x) {
+      t[p] = t[p - 1];
+      --p;
+    }
+    t[p] = x;
+  }
+}
+
 static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
   for (int k = 0; k < cnt; ++k) ws->acc[ws->touched[k]] = 0.0;
 }
@@ -443,7 +468,7 @@ static int refactor(void *ctx) {
       ws->Ax[nz++] = 1.0;
     } else if (v < 2 * n) {
       const int cnt = mcol(ws, f, v - n);
-      qsort(ws->touched, (size_t)cnt, sizeof(int), cmp_int); /* UMFPACK: sorted rows */
+      lsim_lemke_sparse_sort_rows(ws->touched, cnt); /* UMFPACK: sorted rows */
       if (reserve_a(ws, nz + (size_t)cnt)) {
         mcol_clear(ws, cnt);
         return LSIM_OUT_OF_MEMORY;

@@ -534,6 +534,50 @@ static void test_identical_contacts_tie(void **state) {
   lsim_lemke_sparse_free(ws);
 }
 
+static int cmp_ints(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The basis columns' row sort (lsim_lemke_sparse_sort_rows) against qsort, exactly, on
+ * the orders it meets: ascending (left as it is), a merge of ascending runs as a column of
+ * M = J B + C lists them (the columns of J of a contact's bodies, each ascending), the
+ * reverse order and shuffles; lengths from 0 to 200, across the insertion/qsort bound of
+ * 64 entries. Integers: the order must be the same exactly. */
+static void test_sort_rows(void **state) {
+  (void)state;
+  enum { L = 200 };
+  int t[L], ref[L];
+  LsimRng rng = lsim_rng(17);
+  const int lens[] = {0, 1, 2, 3, 12, 36, 63, 64, 65, 100, 200};
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+    for (int kind = 0; kind < 4; ++kind) {
+      const int cnt = lens[li];
+      /* Distinct rows: 3 k + a random offset in {0, 1, 2}, then ordered as kind says. */
+      for (int k = 0; k < cnt; ++k) t[k] = 3 * k + (int)(3.0 * lsim_rng_uniform(&rng));
+      if (kind == 1) { /* three ascending runs interleaved by blocks: k mod 3 first */
+        int p = 0, u[L];
+        for (int r = 0; r < 3; ++r)
+          for (int k = r; k < cnt; k += 3) u[p++] = t[k];
+        memcpy(t, u, (size_t)cnt * sizeof(int));
+      } else if (kind == 2) {
+        for (int k = 0; k < cnt / 2; ++k) {
+          const int x = t[k];
+          t[k] = t[cnt - 1 - k], t[cnt - 1 - k] = x;
+        }
+      } else if (kind == 3) {
+        for (int k = cnt - 1; k > 0; --k) {
+          const int p = (int)((k + 1) * lsim_rng_uniform(&rng)), x = t[k];
+          t[k] = t[p], t[p] = x;
+        }
+      }
+      memcpy(ref, t, (size_t)cnt * sizeof(int));
+      qsort(ref, (size_t)cnt, sizeof(int), cmp_ints);
+      lsim_lemke_sparse_sort_rows(t, cnt);
+      for (int k = 0; k < cnt; ++k) assert_int_equal(t[k], ref[k]);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_dense),
@@ -545,6 +589,7 @@ int main(void) {
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
       cmocka_unit_test(test_identical_contacts_tie),
+      cmocka_unit_test(test_sort_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
