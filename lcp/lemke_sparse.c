@@ -113,6 +113,13 @@ struct LsimLemkeSparse {
   double *Ax;
   size_t cap_a;
   void *symbolic, *numeric;
+  /* B_0's z columns of the current solve, as refactor stores them (-M(:,j) without its
+   * zeros, rows ascending): column j at [colc_at[j], + colc_len[j]) of colc_i/colc_x when
+   * colc_gen[j] == gen (gen: one per solve), so each is formed once a solve. */
+  int *colc_at, *colc_len, *colc_i;
+  unsigned *colc_gen, gen;
+  double *colc_x;
+  size_t colc_used, cap_colc;
   double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
   /* Eta file. */
   int neta, cap_eta;
@@ -165,6 +172,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->ct_ptr), free(ws->ct_idx), free(ws->ct_val);
   free(ws->acc), free(ws->touched), free(ws->mark);
   free(ws->Ap), free(ws->Ai), free(ws->Ax);
+  free(ws->colc_at), free(ws->colc_len), free(ws->colc_i), free(ws->colc_gen), free(ws->colc_x);
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
   free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
@@ -210,6 +218,9 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->touched, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->mark, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->Ap, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_at, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_len, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_gen, un, sizeof(unsigned)) ||
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
@@ -221,6 +232,8 @@ static int reserve(void *ctx, int n) {
   memset(ws->acc, 0, un * sizeof(double));
   memset(ws->mark, 0, un * sizeof(int));
   memset(ws->vin, 0, un);
+  memset(ws->colc_gen, 0, un * sizeof(unsigned));
+  ws->gen = 0, ws->colc_used = 0;
   ws->mstamp = 0;
   ws->cap = n;
   return 0;
@@ -448,6 +461,38 @@ static int reserve_a(LsimLemkeSparse *ws, size_t nnz) {
   return 0;
 }
 
+/* Column j of B_0 (-M(:,j) without its zeros, rows ascending) from the cache, formed and
+ * stored there on its first use in the solve. 0 or LSIM_OUT_OF_MEMORY. */
+static int basis_mcol(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int j) {
+  if (ws->colc_gen[j] == ws->gen) return 0;
+  const int cnt = mcol(ws, f, j);
+  lsim_lemke_sparse_sort_rows(ws->touched, cnt); /* UMFPACK: sorted rows */
+  const size_t need = ws->colc_used + (size_t)cnt;
+  if (need > ws->cap_colc) {
+    size_t c = ws->cap_colc ? ws->cap_colc : 4096;
+    while (c < need) c *= 2;
+    if (lsim_lemke_grow((void **)&ws->colc_i, c, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->colc_x, c, sizeof(double))) {
+      mcol_clear(ws, cnt);
+      return LSIM_OUT_OF_MEMORY;
+    }
+    ws->cap_colc = c;
+  }
+  size_t nz = ws->colc_used;
+  for (int k = 0; k < cnt; ++k) {
+    const int i = ws->touched[k];
+    if (ws->acc[i] == 0.0) continue;
+    ws->colc_i[nz] = i;
+    ws->colc_x[nz++] = -ws->acc[i];
+  }
+  mcol_clear(ws, cnt);
+  ws->colc_at[j] = (int)ws->colc_used;
+  ws->colc_len[j] = (int)(nz - ws->colc_used);
+  ws->colc_used = nz;
+  ws->colc_gen[j] = ws->gen;
+  return 0;
+}
+
 /* Factors B_0 = the basis in bvar, empties the eta file, recomputes x_B = B^{-1} q.
  * 0, LSIM_BREAKDOWN (singular) or LSIM_OUT_OF_MEMORY. */
 static int refactor(void *ctx) {
@@ -467,19 +512,12 @@ static int refactor(void *ctx) {
       ws->Ai[nz] = v;
       ws->Ax[nz++] = 1.0;
     } else if (v < 2 * n) {
-      const int cnt = mcol(ws, f, v - n);
-      lsim_lemke_sparse_sort_rows(ws->touched, cnt); /* UMFPACK: sorted rows */
-      if (reserve_a(ws, nz + (size_t)cnt)) {
-        mcol_clear(ws, cnt);
-        return LSIM_OUT_OF_MEMORY;
-      }
-      for (int k = 0; k < cnt; ++k) {
-        const int i = ws->touched[k];
-        if (ws->acc[i] == 0.0) continue;
-        ws->Ai[nz] = i;
-        ws->Ax[nz++] = -ws->acc[i];
-      }
-      mcol_clear(ws, cnt);
+      if (basis_mcol(ws, f, v - n)) return LSIM_OUT_OF_MEMORY;
+      const size_t at = (size_t)ws->colc_at[v - n], len = (size_t)ws->colc_len[v - n];
+      if (reserve_a(ws, nz + len)) return LSIM_OUT_OF_MEMORY;
+      memcpy(ws->Ai + nz, ws->colc_i + at, len * sizeof(int));
+      memcpy(ws->Ax + nz, ws->colc_x + at, len * sizeof(double));
+      nz += len;
     } else {
       if (reserve_a(ws, nz + (size_t)n)) return LSIM_OUT_OF_MEMORY;
       for (int i = 0; i < n; ++i)
@@ -696,6 +734,11 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
     goto out;
   }
   ws->has_c = f->C_ptr != NULL;
+  if (++ws->gen == 0) { /* a new solve: B_0's cached columns are stale (gen 0: never set) */
+    memset(ws->colc_gen, 0, (size_t)ws->cap * sizeof(unsigned));
+    ws->gen = 1;
+  }
+  ws->colc_used = 0;
   for (int k = 0; k < NCACHE; ++k) ws->rowpos[k] = -1;
 
   /* The path (lemke_driver.c). */
