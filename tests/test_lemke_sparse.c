@@ -578,6 +578,57 @@ static void test_sort_rows(void **state) {
     }
 }
 
+/* B_0's columns are formed once a solve and kept for its later refactorizations: a
+ * workspace that solved other problems of the same size, handed in the same
+ * LsimFactoredLcp struct (same address, new contents), must solve each exactly as a fresh
+ * workspace does: same status, pivots and factorizations, z bit for bit. Three dumped
+ * pile_10 steps of n = 240, solved in turn twice (the second round after the others);
+ * a column kept from an earlier solve would change the factored matrices and the path. */
+static void test_columns_per_solve(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_pile10_step25.dat",
+                                "tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat"};
+  enum { NF = sizeof files / sizeof files[0] };
+  LsimLcp lcp[NF];
+  AsFactored a[NF];
+  for (int k = 0; k < NF; ++k) {
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[k], &lcp[k], err, sizeof err), 0);
+    assert_int_equal(lcp[k].n, lcp[0].n);
+    as_factored(&a[k], &lcp[k]);
+  }
+  const int n = lcp[0].n;
+  LsimLemkeSparse *shared = lsim_lemke_sparse_create();
+  LsimFactoredLcp f; /* one struct for every problem handed to the shared workspace */
+  double *z = malloc((size_t)n * sizeof(double)), *zf = malloc((size_t)n * sizeof(double));
+  int multi = 0;
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < NF; ++k) {
+      LsimLemkeSparse *fresh = lsim_lemke_sparse_create();
+      LsimLemkeInfo si, fi;
+      memset(&si, 0, sizeof si), memset(&fi, 0, sizeof fi);
+      memset(z, 0, (size_t)n * sizeof(double)), memset(zf, 0, (size_t)n * sizeof(double));
+      f = a[k].f;
+      const int ss = lsim_lemke_sparse_solve(shared, &f, NULL, NULL, z, &si);
+      const int fs = lsim_lemke_sparse_solve(fresh, &a[k].f, NULL, NULL, zf, &fi);
+      int sfac, ffac;
+      lsim_lemke_sparse_counts(shared, &sfac, NULL, NULL);
+      lsim_lemke_sparse_counts(fresh, &ffac, NULL, NULL);
+      assert_int_equal(ss, LSIM_SOLVED);
+      assert_int_equal(ss, fs);
+      assert_int_equal(si.pivots, fi.pivots);
+      assert_int_equal(sfac, ffac);
+      multi += sfac > 1;
+      assert_memory_equal(z, zf, (size_t)n * sizeof(double));
+      lsim_lemke_sparse_free(fresh);
+    }
+  assert_true(multi > 0); /* some solve refactored, so kept columns were used */
+  free(z), free(zf);
+  lsim_lemke_sparse_free(shared);
+  for (int k = 0; k < NF; ++k) as_factored_free(&a[k]), lsim_lcp_free(&lcp[k]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_dense),
@@ -590,6 +641,7 @@ int main(void) {
       cmocka_unit_test(test_step_carries_basis),
       cmocka_unit_test(test_identical_contacts_tie),
       cmocka_unit_test(test_sort_rows),
+      cmocka_unit_test(test_columns_per_solve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
