@@ -23,7 +23,8 @@
  * Columns of M are never stored: column j is J B(:,j) + C(:,j), formed on demand from a
  * column-wise copy of J (and of C) built once per solve; it has a few dozen entries on
  * contact problems. The basis B_0 (columns e_i for basic w_i, -M(:,j) for basic z_j, -d
- * for z0) is factored by UMFPACK; the k pivots after it are kept in product form,
+ * for z0) is factored by UMFPACK (its z columns formed once a solve and kept for the later
+ * refactorizations, rows sorted in one pass where they come ascending); the k pivots after it are kept in product form,
  * B_k = B_0 E_1 ... E_k, E_t the identity with column r_t replaced by the entering column
  * c_t = B_{t-1}^{-1} a (entries below the pivot tolerance are dropped, as lemke.c drops
  * them before its rank-one update; stored sparse, or as n contiguous values when more than
