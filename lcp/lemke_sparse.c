@@ -23,7 +23,8 @@
  * Columns of M are never stored: column j is J B(:,j) + C(:,j), formed on demand from a
  * column-wise copy of J (and of C) built once per solve; it has a few dozen entries on
  * contact problems. The basis B_0 (columns e_i for basic w_i, -M(:,j) for basic z_j, -d
- * for z0) is factored by UMFPACK; the k pivots after it are kept in product form,
+ * for z0) is factored by UMFPACK (its z columns formed once a solve and kept for the later
+ * refactorizations, rows sorted in one pass where they come ascending); the k pivots after it are kept in product form,
  * B_k = B_0 E_1 ... E_k, E_t the identity with column r_t replaced by the entering column
  * c_t = B_{t-1}^{-1} a (entries below the pivot tolerance are dropped, as lemke.c drops
  * them before its rank-one update; stored sparse, or as n contiguous values when more than
@@ -113,6 +114,13 @@ struct LsimLemkeSparse {
   double *Ax;
   size_t cap_a;
   void *symbolic, *numeric;
+  /* B_0's z columns of the current solve, as refactor stores them (-M(:,j) without its
+   * zeros, rows ascending): column j at [colc_at[j], + colc_len[j]) of colc_i/colc_x when
+   * colc_gen[j] == gen (gen: one per solve), so each is formed once a solve. */
+  int *colc_at, *colc_len, *colc_i;
+  unsigned *colc_gen, gen;
+  double *colc_x;
+  size_t colc_used, cap_colc;
   double control[UMFPACK_CONTROL], uinfo[UMFPACK_INFO];
   /* Eta file. */
   int neta, cap_eta;
@@ -165,6 +173,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->ct_ptr), free(ws->ct_idx), free(ws->ct_val);
   free(ws->acc), free(ws->touched), free(ws->mark);
   free(ws->Ap), free(ws->Ai), free(ws->Ax);
+  free(ws->colc_at), free(ws->colc_len), free(ws->colc_i), free(ws->colc_gen), free(ws->colc_x);
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
   free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
@@ -210,6 +219,9 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->touched, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->mark, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->Ap, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_at, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_len, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->colc_gen, un, sizeof(unsigned)) ||
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
@@ -221,6 +233,8 @@ static int reserve(void *ctx, int n) {
   memset(ws->acc, 0, un * sizeof(double));
   memset(ws->mark, 0, un * sizeof(int));
   memset(ws->vin, 0, un);
+  memset(ws->colc_gen, 0, un * sizeof(unsigned));
+  ws->gen = 0, ws->colc_used = 0;
   ws->mstamp = 0;
   ws->cap = n;
   return 0;
@@ -286,6 +300,31 @@ static int mcol(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int j) {
 static int cmp_int(const void *a, const void *b) {
   const int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
+}
+
+/* Sorts the cnt distinct row indices t ascending (UMFPACK wants sorted rows). A column of
+ * M comes from a few columns of J, each ascending, so the list is ascending or nearly:
+ * one pass leaves a sorted list as it is, insertion sort orders a short one in place, and
+ * qsort takes a long one (above SORT_INSERT entries: insertion sort is quadratic). Every
+ * branch gives the one ascending order of the same set, so the CSC arrays are the same. */
+#define SORT_INSERT 64
+void lsim_lemke_sparse_sort_rows(int *t, int cnt) {
+  int k = 1;
+  while (k < cnt && t[k - 1] < t[k]) ++k;
+  if (k >= cnt) return;
+  if (cnt > SORT_INSERT) {
+    qsort(t, (size_t)cnt, sizeof(int), cmp_int);
+    return;
+  }
+  for (; k < cnt; ++k) {
+    const int x = t[k];
+    int p = k;
+    while (p > 0 && t[p - 1] > x) {
+      t[p] = t[p - 1];
+      --p;
+    }
+    t[p] = x;
+  }
 }
 
 static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
@@ -423,6 +462,38 @@ static int reserve_a(LsimLemkeSparse *ws, size_t nnz) {
   return 0;
 }
 
+/* Column j of B_0 (-M(:,j) without its zeros, rows ascending) from the cache, formed and
+ * stored there on its first use in the solve. 0 or LSIM_OUT_OF_MEMORY. */
+static int basis_mcol(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int j) {
+  if (ws->colc_gen[j] == ws->gen) return 0;
+  const int cnt = mcol(ws, f, j);
+  lsim_lemke_sparse_sort_rows(ws->touched, cnt); /* UMFPACK: sorted rows */
+  const size_t need = ws->colc_used + (size_t)cnt;
+  if (need > ws->cap_colc) {
+    size_t c = ws->cap_colc ? ws->cap_colc : 4096;
+    while (c < need) c *= 2;
+    if (lsim_lemke_grow((void **)&ws->colc_i, c, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->colc_x, c, sizeof(double))) {
+      mcol_clear(ws, cnt);
+      return LSIM_OUT_OF_MEMORY;
+    }
+    ws->cap_colc = c;
+  }
+  size_t nz = ws->colc_used;
+  for (int k = 0; k < cnt; ++k) {
+    const int i = ws->touched[k];
+    if (ws->acc[i] == 0.0) continue;
+    ws->colc_i[nz] = i;
+    ws->colc_x[nz++] = -ws->acc[i];
+  }
+  mcol_clear(ws, cnt);
+  ws->colc_at[j] = (int)ws->colc_used;
+  ws->colc_len[j] = (int)(nz - ws->colc_used);
+  ws->colc_used = nz;
+  ws->colc_gen[j] = ws->gen;
+  return 0;
+}
+
 /* Factors B_0 = the basis in bvar, empties the eta file, recomputes x_B = B^{-1} q.
  * 0, LSIM_BREAKDOWN (singular) or LSIM_OUT_OF_MEMORY. */
 static int refactor(void *ctx) {
@@ -442,19 +513,12 @@ static int refactor(void *ctx) {
       ws->Ai[nz] = v;
       ws->Ax[nz++] = 1.0;
     } else if (v < 2 * n) {
-      const int cnt = mcol(ws, f, v - n);
-      qsort(ws->touched, (size_t)cnt, sizeof(int), cmp_int); /* UMFPACK: sorted rows */
-      if (reserve_a(ws, nz + (size_t)cnt)) {
-        mcol_clear(ws, cnt);
-        return LSIM_OUT_OF_MEMORY;
-      }
-      for (int k = 0; k < cnt; ++k) {
-        const int i = ws->touched[k];
-        if (ws->acc[i] == 0.0) continue;
-        ws->Ai[nz] = i;
-        ws->Ax[nz++] = -ws->acc[i];
-      }
-      mcol_clear(ws, cnt);
+      if (basis_mcol(ws, f, v - n)) return LSIM_OUT_OF_MEMORY;
+      const size_t at = (size_t)ws->colc_at[v - n], len = (size_t)ws->colc_len[v - n];
+      if (reserve_a(ws, nz + len)) return LSIM_OUT_OF_MEMORY;
+      memcpy(ws->Ai + nz, ws->colc_i + at, len * sizeof(int));
+      memcpy(ws->Ax + nz, ws->colc_x + at, len * sizeof(double));
+      nz += len;
     } else {
       if (reserve_a(ws, nz + (size_t)n)) return LSIM_OUT_OF_MEMORY;
       for (int i = 0; i < n; ++i)
@@ -671,6 +735,11 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
     goto out;
   }
   ws->has_c = f->C_ptr != NULL;
+  if (++ws->gen == 0) { /* a new solve: B_0's cached columns are stale (gen 0: never set) */
+    memset(ws->colc_gen, 0, (size_t)ws->cap * sizeof(unsigned));
+    ws->gen = 1;
+  }
+  ws->colc_used = 0;
   for (int k = 0; k < NCACHE; ++k) ws->rowpos[k] = -1;
 
   /* The path (lemke_driver.c). */

@@ -46,4 +46,9 @@ const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 void lsim_lemke_sparse_counts(const LsimLemkeSparse *ws, int *factorizations, int *row_solves,
                               int *column_solves);
 
+/* Sorts cnt distinct ints ascending in place (the row indices of a column of the basis
+ * before UMFPACK): as qsort would, in one pass when already ascending, by insertion when
+ * short. Exposed for its test. */
+void lsim_lemke_sparse_sort_rows(int *t, int cnt);
+
 #endif

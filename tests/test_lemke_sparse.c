@@ -534,6 +534,101 @@ static void test_identical_contacts_tie(void **state) {
   lsim_lemke_sparse_free(ws);
 }
 
+static int cmp_ints(const void *a, const void *b) {
+  const int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* The basis columns' row sort (lsim_lemke_sparse_sort_rows) against qsort, exactly, on
+ * the orders it meets: ascending (left as it is), a merge of ascending runs as a column of
+ * M = J B + C lists them (the columns of J of a contact's bodies, each ascending), the
+ * reverse order and shuffles; lengths from 0 to 200, across the insertion/qsort bound of
+ * 64 entries. Integers: the order must be the same exactly. */
+static void test_sort_rows(void **state) {
+  (void)state;
+  enum { L = 200 };
+  int t[L], ref[L];
+  LsimRng rng = lsim_rng(17);
+  const int lens[] = {0, 1, 2, 3, 12, 36, 63, 64, 65, 100, 200};
+  for (size_t li = 0; li < sizeof lens / sizeof lens[0]; ++li)
+    for (int kind = 0; kind < 4; ++kind) {
+      const int cnt = lens[li];
+      /* Distinct rows: 3 k + a random offset in {0, 1, 2}, then ordered as kind says. */
+      for (int k = 0; k < cnt; ++k) t[k] = 3 * k + (int)(3.0 * lsim_rng_uniform(&rng));
+      if (kind == 1) { /* three ascending runs interleaved by blocks: k mod 3 first */
+        int p = 0, u[L];
+        for (int r = 0; r < 3; ++r)
+          for (int k = r; k < cnt; k += 3) u[p++] = t[k];
+        memcpy(t, u, (size_t)cnt * sizeof(int));
+      } else if (kind == 2) {
+        for (int k = 0; k < cnt / 2; ++k) {
+          const int x = t[k];
+          t[k] = t[cnt - 1 - k], t[cnt - 1 - k] = x;
+        }
+      } else if (kind == 3) {
+        for (int k = cnt - 1; k > 0; --k) {
+          const int p = (int)((k + 1) * lsim_rng_uniform(&rng)), x = t[k];
+          t[k] = t[p], t[p] = x;
+        }
+      }
+      memcpy(ref, t, (size_t)cnt * sizeof(int));
+      qsort(ref, (size_t)cnt, sizeof(int), cmp_ints);
+      lsim_lemke_sparse_sort_rows(t, cnt);
+      for (int k = 0; k < cnt; ++k) assert_int_equal(t[k], ref[k]);
+    }
+}
+
+/* B_0's columns are formed once a solve and kept for its later refactorizations: a
+ * workspace that solved other problems of the same size, handed in the same
+ * LsimFactoredLcp struct (same address, new contents), must solve each exactly as a fresh
+ * workspace does: same status, pivots and factorizations, z bit for bit. Three dumped
+ * pile_10 steps of n = 240, solved in turn twice (the second round after the others);
+ * a column kept from an earlier solve would change the factored matrices and the path. */
+static void test_columns_per_solve(void **state) {
+  (void)state;
+  static const char *files[] = {"tests/data/lemke_pile10_step25.dat",
+                                "tests/data/lemke_pile10_step26.dat",
+                                "tests/data/lemke_pile10_step30.dat"};
+  enum { NF = sizeof files / sizeof files[0] };
+  LsimLcp lcp[NF];
+  AsFactored a[NF];
+  for (int k = 0; k < NF; ++k) {
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[k], &lcp[k], err, sizeof err), 0);
+    assert_int_equal(lcp[k].n, lcp[0].n);
+    as_factored(&a[k], &lcp[k]);
+  }
+  const int n = lcp[0].n;
+  LsimLemkeSparse *shared = lsim_lemke_sparse_create();
+  LsimFactoredLcp f; /* one struct for every problem handed to the shared workspace */
+  double *z = malloc((size_t)n * sizeof(double)), *zf = malloc((size_t)n * sizeof(double));
+  int multi = 0;
+  for (int round = 0; round < 2; ++round)
+    for (int k = 0; k < NF; ++k) {
+      LsimLemkeSparse *fresh = lsim_lemke_sparse_create();
+      LsimLemkeInfo si, fi;
+      memset(&si, 0, sizeof si), memset(&fi, 0, sizeof fi);
+      memset(z, 0, (size_t)n * sizeof(double)), memset(zf, 0, (size_t)n * sizeof(double));
+      f = a[k].f;
+      const int ss = lsim_lemke_sparse_solve(shared, &f, NULL, NULL, z, &si);
+      const int fs = lsim_lemke_sparse_solve(fresh, &a[k].f, NULL, NULL, zf, &fi);
+      int sfac, ffac;
+      lsim_lemke_sparse_counts(shared, &sfac, NULL, NULL);
+      lsim_lemke_sparse_counts(fresh, &ffac, NULL, NULL);
+      assert_int_equal(ss, LSIM_SOLVED);
+      assert_int_equal(ss, fs);
+      assert_int_equal(si.pivots, fi.pivots);
+      assert_int_equal(sfac, ffac);
+      multi += sfac > 1;
+      assert_memory_equal(z, zf, (size_t)n * sizeof(double));
+      lsim_lemke_sparse_free(fresh);
+    }
+  assert_true(multi > 0); /* some solve refactored, so kept columns were used */
+  free(z), free(zf);
+  lsim_lemke_sparse_free(shared);
+  for (int k = 0; k < NF; ++k) as_factored_free(&a[k]), lsim_lcp_free(&lcp[k]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_unique_solutions_match_dense),
@@ -545,6 +640,8 @@ int main(void) {
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
       cmocka_unit_test(test_identical_contacts_tie),
+      cmocka_unit_test(test_sort_rows),
+      cmocka_unit_test(test_columns_per_solve),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
