@@ -79,18 +79,7 @@ function r = lcpsim_load(path)
       raw = load(src);
     catch err
       remove_copy(tmp);
-      % An HDF5 file with nothing in it: load() said 'value on right hand side of
-      % assignment is undefined'; said as lcpsim view says it.
-      empty = false;
-      try
-        empty = isempty(whos('-file', src));
-      catch
-      end
-      if empty
-        error(['lcpsim_load: %s: not an lcpsim file (no /format_version and /lcpsim_version): ' ...
-               'it holds nothing (an HDF5 file with an empty root group: a run killed ' ...
-               'before its first flush, the header''s, reached the file)'], path);
-      end
+      lcpsim_refuse_empty('lcpsim_load', path, src);  % an HDF5 file with nothing in it
       error('lcpsim_load: %s: %s', path, err.message);
     end
     % A compare file is named before its datasets are reordered (its N-D arrays stopped
