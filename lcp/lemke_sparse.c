@@ -516,8 +516,10 @@ static int refactor(void *ctx) {
       if (basis_mcol(ws, f, v - n)) return LSIM_OUT_OF_MEMORY;
       const size_t at = (size_t)ws->colc_at[v - n], len = (size_t)ws->colc_len[v - n];
       if (reserve_a(ws, nz + len)) return LSIM_OUT_OF_MEMORY;
-      memcpy(ws->Ai + nz, ws->colc_i + at, len * sizeof(int));
-      memcpy(ws->Ax + nz, ws->colc_x + at, len * sizeof(double));
+      if (len) { /* (an empty column of an empty cache: memcpy from NULL, UBSan's error) */
+        memcpy(ws->Ai + nz, ws->colc_i + at, len * sizeof(int));
+        memcpy(ws->Ax + nz, ws->colc_x + at, len * sizeof(double));
+      }
       nz += len;
     } else {
       if (reserve_a(ws, nz + (size_t)n)) return LSIM_OUT_OF_MEMORY;
