@@ -541,14 +541,20 @@ static void test_solve_fc_file(void **state) {
   assert_non_null(strstr(err, "an HDF5 file, not an LCP .dat file"));
 }
 
+/* A fresh temporary file for a comparison's output: its name into out[32]. */
+static void compare_output(char *out) {
+  snprintf(out, 32, "/tmp/lsim_test_api_cmp_XXXXXX");
+  const int fd = mkstemp(out);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
 /* A comparison through the API: two solvers on the two-block scene, shadow mode. */
 static void test_compare(void **state) {
   (void)state;
   const char *in[] = {"data/two_blocks.json"};
-  char out[] = "/tmp/lsim_test_api_cmp_XXXXXX";
-  const int fd = mkstemp(out);
-  assert_true(fd >= 0);
-  close(fd);
+  char out[32];
+  compare_output(out);
   LsimCompareRow rows[8];
   int n = 8;
   char err[512];
@@ -590,10 +596,8 @@ static void read_ints(const char *path, const char *name, int *v, int n) {
 static void test_compare_counts(void **state) {
   (void)state;
   const char *in[] = {"data/pile_10.json"};
-  char out[] = "/tmp/lsim_test_api_cmp_XXXXXX";
-  const int fd = mkstemp(out);
-  assert_true(fd >= 0);
-  close(fd);
+  char out[32];
+  compare_output(out);
   LsimCompareRow rows[8];
   int n = 8;
   char err[512];

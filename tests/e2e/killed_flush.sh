@@ -88,22 +88,24 @@ done
 # /flushed_rows, saying what it left out, every row the finished file's. Before it read
 # the file whole and cut it after: 18 of 59 cuts failed (8 unreadable, "incorrect
 # metadata checksum" of /contacts/gap past the mark; 10 cut without a notice).
+# read_cuts TRACE FILE ROWS WHAT [SAVE]: every write of the flush ROWS (flush_replay.py)
+# of TRACE's run writing FILE leaves a file the run loader reads (cut_reads.py; SAVE a
+# cut kept); WHAT names the flush in the messages.
+read_cuts() {
+  $PY tests/e2e/flush_replay.py "$1" "$2" "$3" "$out/cut.h5" \
+    "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$2' run ${5:+"'$5'"}" > "$out/log" ||
+    fail "a kill inside $4 left a file its loader does not read whole: $(cat "$out/log")"
+  echo "killed_flush: $4, read by its loader: $(head -1 "$out/log")"
+  grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+}
 trace_writes "$out/rtrace" \
   "$L" "$scene" --steps 700 -o "$out/run700.h5" --quiet || fail "the traced short run failed"
-$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 513 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run '$out/rcut.h5'" > "$out/log" ||
-  fail "a kill inside a run's flush left a file its loader does not read whole: $(cat "$out/log")"
-echo "killed_flush: a short run's flush, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+read_cuts "$out/rtrace" "$out/run700.h5" 513 "a short run's flush" "$out/rcut.h5"
 # Its last flush and close: /summary is linked once it is in the file whole. Before, it
 # was written in the close, and 7 of its 67 writes left a file whose /summary link came
 # before its object ("bad object header version number", "wrong fractal heap header
 # signature", "addr overflow"): the loader and lcpsim view failed on it.
-$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run" > "$out/log" ||
-  fail "a kill inside a run's close left a file its loader does not read: $(cat "$out/log")"
-echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+read_cuts "$out/rtrace" "$out/run700.h5" 0 "a short run's last flush and close"
 $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
   "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
@@ -116,16 +118,8 @@ $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
 # the loader's own arrays of unequal lengths); 0 of 992 with them.
 trace_writes "$out/etrace" \
   "$L" data/bouncing_ball_events.json -o "$out/events.h5" --quiet || fail "the traced event-driven run failed"
-$PY tests/e2e/flush_replay.py "$out/etrace" "$out/events.h5" 513 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/events.h5' run '$out/ecut.h5'" > "$out/log" ||
-  fail "a kill inside an event-driven run's flush left a file its loader does not read whole: $(cat "$out/log")"
-echo "killed_flush: an event-driven run's flush, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
-$PY tests/e2e/flush_replay.py "$out/etrace" "$out/events.h5" 0 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/events.h5' run" > "$out/log" ||
-  fail "a kill inside an event-driven run's close left a file its loader does not read: $(cat "$out/log")"
-echo "killed_flush: an event-driven run's last flush and close, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+read_cuts "$out/etrace" "$out/events.h5" 513 "an event-driven run's flush" "$out/ecut.h5"
+read_cuts "$out/etrace" "$out/events.h5" 0 "an event-driven run's last flush and close"
 # The cut kept has the impact's event past /flushed_events: the loader leaves it out, says
 # so, and gives the finished file's rows up to the marks.
 $PY - "$out/ecut.h5" "$out/events.h5" <<'PYEOF' || fail "the event-driven cut kept"
