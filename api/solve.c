@@ -374,6 +374,7 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
     snprintf(r->label, sizeof r->label, "%s", res.labels[s]);
     r->problems = sm->problems, r->successes = sm->successes;
     r->failures = sm->failures, r->skipped = sm->skipped;
+    r->budget_stops = sm->budget, r->missed = sm->missed;
     r->success_rate = sm->success_rate;
     r->median_wall = sm->median_wall;
     r->median_iterations = sm->median_iters;

@@ -112,6 +112,9 @@ typedef struct {
      older, or of the flush the kill cut short: it may not read), left out; "" none. */
   char stale[32];
   int row_kinds; /* a run file whose series say their row kind (format_version 3 on) */
+  /* An event-driven run's (w->cut 3) /flushed_events, the /events rows kept (-1: no mark,
+     every row), and the rows of /events/time past it, left out. */
+  long long run_events, events_left;
 } Walk;
 
 /* A series' row kind, its attribute row_kind (format_version 3 on, scene/record.c), into
@@ -136,8 +139,8 @@ static void row_kind_of(hid_t ds, char *kind, size_t len) {
 /* The rows of a run file's series ds at path that its last whole flush, /flushed_rows = w
  * states, left, by the series' row kind (format_version 3 on: its attribute row_kind;
  * older files: by path): w of a row per state, w - 1 of a row per step, w + 1 of
- * /contacts/offset, and /contacts/offset[w] contact rows (scripts/lcpsim_load.py,
- * _run_cut); -1: every row (a dataset of another kind). */
+ * /contacts/offset, /contacts/offset[w] contact rows and /flushed_events events
+ * (scripts/lcpsim_load.py, _run_cut); -1: every row (a dataset of another kind). */
 static long long run_rows_kept(const Walk *w, hid_t ds, const char *path) {
   char kind[32] = "";
   if (w->row_kinds) {
@@ -160,6 +163,7 @@ static long long run_rows_kept(const Walk *w, hid_t ds, const char *path) {
   if (!strcmp(kind, "step")) return w->rows - 1;
   if (!strcmp(kind, "state_offset")) return w->rows + 1;
   if (!strcmp(kind, "contact")) return w->events;
+  if (!strcmp(kind, "event")) return w->run_events;
   return -1;
 }
 
@@ -198,6 +202,7 @@ static int put_dataset(Walk *w, hid_t file, const char *path) {
     const hsize_t keep = rows_kept(w, ds, path, dims[0]);
     if (keep < dims[0]) {
       if (!strcmp(path, "/step") || !strcmp(path, "/time")) w->left = (long long)(dims[0] - keep);
+      if (w->cut == 3 && !strcmp(path, "/events/time")) w->events_left = (long long)(dims[0] - keep);
       dims[0] = keep;
       const hsize_t start[8] = {0};
       if (H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, dims, NULL) < 0 ||
@@ -330,6 +335,11 @@ static void run_marks(hid_t file, Walk *w) {
   if (d >= 0) H5Dclose(d);
   if (k < 0) return;
   w->cut = 3, w->rows = v, w->events = k;
+  /* an event-driven run's events: up to /flushed_events (files before it: every row) */
+  w->run_events = -1;
+  if (H5Lexists(file, "flushed_events", H5P_DEFAULT) > 0 &&
+      (read_element(file, "flushed_events", -1, &w->run_events) < 0 || w->run_events < 0))
+    w->run_events = -1;
   long long version = 0;
   w->row_kinds = read_element(file, "format_version", -1, &version) == 0 && version >= 3;
   /* The step of the last whole row (/step[w - 1] with a record stride, else w - 1) and
@@ -478,7 +488,7 @@ int lsim_cli_view(int argc, char **argv) {
   fputs("{\"file\":", out);
   put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
   fputs("}</script>", out);
-  Walk w = {out, 0, "", 0, 0, 0, 0, "", 0};
+  Walk w = {out, 0, "", 0, 0, 0, 0, "", 0, -1, 0};
   flushed_marks(file, &w);
   /* (the objects' basic information only: all of it reads every object header's
      messages, which a kill inside a flush can leave failing their checksum) */
@@ -498,10 +508,16 @@ int lsim_cli_view(int argc, char **argv) {
     fprintf(stderr, "lcpsim view: %s\n", oerr);
     return 2;
   }
-  if (w.left > 0)
+  if (w.left > 0 || w.events_left > 0) {
+    char events[96] = "";
+    if (w.events_left > 0)
+      snprintf(events, sizeof events, "%s%lld rows of /events/time (/flushed_events %lld)",
+               w.left > 0 ? " and " : "", w.events_left, w.run_events);
+    char rows[64] = "";
+    if (w.left > 0) snprintf(rows, sizeof rows, "%lld rows of %s", w.left, w.cut == 1 ? "/step" : "/time");
     fprintf(stderr, "lcpsim view: note: %s: read up to its last whole flush (/flushed_rows %lld): "
-            "%lld rows of %s past it, of a flush the kill cut short, left out\n", path, w.rows,
-            w.left, w.cut == 1 ? "/step" : "/time");
+            "%s%s past it, of a flush the kill cut short, left out\n", path, w.rows, rows, events);
+  }
   printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);
   return 0;
 }

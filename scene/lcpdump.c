@@ -153,18 +153,8 @@ typedef struct Ext {
   hsize_t rows;
 } Ext;
 
-/* Creates the dataset with access properties dapl (H5P_DEFAULT: HDF5's 1 MB chunk cache). */
-static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hid_t ftype,
-                            int rank, hsize_t cols, hsize_t chunk_rows, hid_t dapl);
-
-static int ext_create_dapl(Ext *e, hid_t loc, const char *name, LsimH5Type type, int rank,
-                           hsize_t cols, hsize_t chunk_rows, hid_t dapl) {
-  memset(e, 0, sizeof *e);
-  return ext_create_typed(e, loc, name, mem_type(type), file_type(type), rank, cols,
-                          chunk_rows, dapl);
-}
-
-/* (e zeroed, or its stype set) */
+/* Creates the dataset with access properties dapl (H5P_DEFAULT: HDF5's 1 MB chunk cache).
+ * (e zeroed, or its stype set) */
 static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hid_t ftype,
                             int rank, hsize_t cols, hsize_t chunk_rows, hid_t dapl) {
   e->d = -1;
@@ -192,7 +182,9 @@ static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hi
 
 static int ext_create(Ext *e, hid_t loc, const char *name, LsimH5Type type, int rank,
                       hsize_t cols, hsize_t chunk_rows) {
-  return ext_create_dapl(e, loc, name, type, rank, cols, chunk_rows, H5P_DEFAULT);
+  memset(e, 0, sizeof *e);
+  return ext_create_typed(e, loc, name, mem_type(type), file_type(type), rank, cols,
+                          chunk_rows, H5P_DEFAULT);
 }
 
 /* HDF5's reason for the last failed append, taken at once (the next HDF5 call clears its
@@ -245,20 +237,19 @@ struct LsimH5Rows {
   Ext e;
 };
 
-LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type, int rank,
-                                uint64_t cols, uint64_t chunk_rows) {
-  LsimH5Rows *r = malloc(sizeof *r);
-  if (!r) return NULL;
-  /* A chunk cache of one chunk: rows are appended in order, so only the chunk being filled
-     is ever written again. HDF5's default 1 MB per dataset kept up to 16 full 64 kB chunks
-     of each of a comparison's 27 tables in memory (compare/output.c: 27 MB, reached at
-     about 3 x 10^4 steps of two solvers). */
+/* Creates r's dataset (r zeroed, or its stype set) with a chunk cache of one chunk of
+ * chunk_rows rows of row_bytes each: rows are appended in order, so only the chunk being
+ * filled is ever written again. HDF5's default 1 MB per dataset kept up to 16 full 64 kB
+ * chunks of each of a comparison's 27 tables in memory (compare/output.c: 27 MB, reached
+ * at about 3 x 10^4 steps of two solvers). Returns r, or NULL with r closed and freed. */
+static LsimH5Rows *rows_create(LsimH5Rows *r, hid_t file, const char *name, hid_t mtype,
+                               hid_t ftype, int rank, hsize_t cols, uint64_t chunk_rows,
+                               size_t row_bytes) {
   const hsize_t rows = chunk_rows ? chunk_rows : 1;
-  const size_t esize = type == LSIM_H5_I32 ? 4 : 8;
   hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-  if (dapl >= 0) H5Pset_chunk_cache(dapl, 521, (size_t)(rows * (cols ? cols : 1)) * esize, 1.0);
-  const int rc = ext_create_dapl(&r->e, (hid_t)file, name, type, rank, cols, rows,
-                                 dapl >= 0 ? dapl : H5P_DEFAULT);
+  if (dapl >= 0) H5Pset_chunk_cache(dapl, 521, (size_t)rows * row_bytes, 1.0);
+  const int rc = ext_create_typed(&r->e, file, name, mtype, ftype, rank, cols, rows,
+                                  dapl >= 0 ? dapl : H5P_DEFAULT);
   if (dapl >= 0) H5Pclose(dapl);
   if (rc) {
     ext_close(&r->e);
@@ -268,26 +259,28 @@ LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type,
   return r;
 }
 
+LsimH5Rows *lsim_h5_rows_create(int64_t file, const char *name, LsimH5Type type, int rank,
+                                uint64_t cols, uint64_t chunk_rows) {
+  LsimH5Rows *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  const size_t esize = type == LSIM_H5_I32 ? 4 : 8;
+  return rows_create(r, (hid_t)file, name, mem_type(type), file_type(type), rank, cols,
+                     chunk_rows, (size_t)(cols ? cols : 1) * esize);
+}
+
 LsimH5Rows *lsim_h5_rows_create_strings(int64_t file, const char *name, size_t len,
                                         uint64_t chunk_rows) {
   LsimH5Rows *r = calloc(1, sizeof *r);
   if (!r) return NULL;
-  r->e.d = -1;
-  const hsize_t rows = chunk_rows ? chunk_rows : 1;
   const hid_t t = H5Tcopy(H5T_C_S1);
-  int rc = t < 0 || len == 0 || H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0;
   if (t >= 0) r->e.stype = t;
-  hid_t dapl = H5Pcreate(H5P_DATASET_ACCESS);
-  if (dapl >= 0) H5Pset_chunk_cache(dapl, 521, (size_t)rows * len, 1.0);
-  if (!rc) rc = ext_create_typed(&r->e, (hid_t)file, name, t, t, 1, 1, rows,
-                                 dapl >= 0 ? dapl : H5P_DEFAULT);
-  if (dapl >= 0) H5Pclose(dapl);
-  if (rc) {
+  if (t < 0 || len == 0 || H5Tset_size(t, len) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
+    r->e.d = -1;
     ext_close(&r->e);
     free(r);
     return NULL;
   }
-  return r;
+  return rows_create(r, (hid_t)file, name, t, t, 1, 1, chunk_rows, len);
 }
 
 int lsim_h5_rows_append(LsimH5Rows *r, const void *data, uint64_t nrows) {

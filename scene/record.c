@@ -128,6 +128,10 @@ struct LsimRecord {
   int dumps_lcp;
   int64_t lcp_problems;
   hid_t flushed_lcp;   /* /flushed_lcp_problems, < 0 until made */
+  /* An event-driven run's (lsim_record_events_begin): /flushed_events, the /events rows
+     of the last flush that reached the file whole, written with /flushed_rows (such runs
+     keep no stepper memory: each flush marks). < 0 until made. */
+  hid_t flushed_events;
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
   /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
@@ -267,7 +271,7 @@ static hid_t series_dapl(const Series *s) {
  * of a killed run's file cut each series by it to the last whole flush, /flushed_rows = W
  * states: "state" a row per state (W rows), "step" a row per step (W - 1), "state_offset"
  * the contact rows' offsets (W + 1), "contact" a contact row (/contacts/offset[W] rows),
- * "event" an event-driven run's event (such runs have no mark: read whole). A series
+ * "event" an event-driven run's event (/flushed_events of them). A series
  * without one is refused when it is made. */
 static const char *const series_row_kind[S_COUNT] = {
     [S_TIME] = "state", [S_Q] = "state", [S_V] = "state", [S_KINETIC] = "state",
@@ -484,6 +488,16 @@ static hid_t make_mark(LsimRecord *r, const char *name) {
   return d;
 }
 
+/* The marks of whole flushes this record keeps, those not made yet: /flushed_rows, with a
+ * dump /flushed_lcp_problems, with an event table /flushed_events. */
+static void make_marks(LsimRecord *r) {
+  if (r->status == 0 && r->flushed_rows < 0) r->flushed_rows = make_mark(r, "/flushed_rows");
+  if (r->status == 0 && r->dumps_lcp && r->flushed_lcp < 0)
+    r->flushed_lcp = make_mark(r, "/flushed_lcp_problems");
+  if (r->status == 0 && r->s[S_E_TIME].dset >= 0 && r->flushed_events < 0)
+    r->flushed_events = make_mark(r, "/flushed_events");
+}
+
 /* The stepper's memory as of the last step recorded, into /resume: written only when the
  * state is that step's (a run that stopped at a step it does not record keeps the memory
  * of the last flush before). Two slots, /resume/slot0 and /resume/slot1, written in turn: a
@@ -529,9 +543,7 @@ static int write_memory(LsimRecord *r) {
   }
   r->mem_slot ^= 1;
   /* The marks of whole flushes, made with the first slot (0: none yet; mark_flushed). */
-  if (r->status == 0 && r->flushed_rows < 0) r->flushed_rows = make_mark(r, "/flushed_rows");
-  if (r->status == 0 && r->dumps_lcp && r->flushed_lcp < 0)
-    r->flushed_lcp = make_mark(r, "/flushed_lcp_problems");
+  make_marks(r);
   return r->status == 0;
 }
 
@@ -545,14 +557,21 @@ static int write_memory(LsimRecord *r) {
  * last row (scene/resume.c). */
 static void mark_flushed(LsimRecord *r) {
   const int64_t rows = (int64_t)r->s[S_TIME].written;
+  const int64_t events = (int64_t)r->s[S_E_TIME].written;
   if (r->status < 0 || r->flushed_rows < 0) return;
-  /* The dump's problems appended so far went to the file with the same H5Fflush; their
-     mark is flushed first, so that it never lags /flushed_rows (H5Fflush writes in the
-     order of addresses, /flushed_rows first). */
+  /* The dump's problems (the events) appended so far went to the file with the same
+     H5Fflush; their mark is flushed first, so that it never lags /flushed_rows (H5Fflush
+     writes in the order of addresses, /flushed_rows first). */
   if (r->flushed_lcp >= 0 &&
       (H5Dwrite(r->flushed_lcp, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &r->lcp_problems) < 0 ||
        H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)) {
     fail_write(r, "/flushed_lcp_problems");
+    return;
+  }
+  if (r->flushed_events >= 0 &&
+      (H5Dwrite(r->flushed_events, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &events) < 0 ||
+       H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)) {
+    fail_write(r, "/flushed_events");
     return;
   }
   if (H5Dwrite(r->flushed_rows, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, &rows) < 0) {
@@ -582,7 +601,8 @@ static int flush_all(LsimRecord *r) {
     snprintf(what, sizeof what, "cannot flush the file at step %d", r->steps);
     return fail(r, LSIM_IO_ERROR, what);
   }
-  if (wrote_memory) mark_flushed(r);
+  /* (an event-driven run keeps no memory: its marks follow every flush) */
+  if (wrote_memory || r->flushed_events >= 0) mark_flushed(r);
   if (r->status < 0) return r->status;
   return trim_cache(r);
 }
@@ -675,6 +695,7 @@ static void destroy(LsimRecord *r) {
     if (r->res[k] >= 0) H5Dclose(r->res[k]);
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
   if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
+  if (r->flushed_events >= 0) H5Dclose(r->flushed_events);
   lsim_step_memory_free(&r->mem);
   if (r->file >= 0) H5Fclose(r->file);
   free(r->path);
@@ -695,7 +716,8 @@ static void discard(LsimRecord *r) {
   }
   if (r->flushed_rows >= 0) H5Dclose(r->flushed_rows);
   if (r->flushed_lcp >= 0) H5Dclose(r->flushed_lcp);
-  r->flushed_rows = r->flushed_lcp = -1;
+  if (r->flushed_events >= 0) H5Dclose(r->flushed_events);
+  r->flushed_rows = r->flushed_lcp = r->flushed_events = -1;
   if (r->file >= 0) H5Fclose(r->file);
   r->file = -1;
   lsim_outfile_discard(&r->out);
@@ -922,7 +944,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     r->file = -1;
     for (int k = 0; k < S_COUNT; ++k) r->s[k].dset = -1;
     for (int k = 0; k < 2 * R_COUNT; ++k) r->res[k] = -1;
-    r->flushed_rows = r->flushed_lcp = -1;
+    r->flushed_rows = r->flushed_lcp = r->flushed_events = -1;
     r->path = malloc(plen + 1);
   }
   if (!r || !r->path) {
@@ -1311,7 +1333,8 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
   }
   if (r->flushed_rows >= 0 && H5Dclose(r->flushed_rows) < 0) fail_write(r, "/flushed_rows");
   if (r->flushed_lcp >= 0 && H5Dclose(r->flushed_lcp) < 0) fail_write(r, "/flushed_lcp_problems");
-  r->flushed_rows = r->flushed_lcp = -1;
+  if (r->flushed_events >= 0 && H5Dclose(r->flushed_events) < 0) fail_write(r, "/flushed_events");
+  r->flushed_rows = r->flushed_lcp = r->flushed_events = -1;
   if (r->file >= 0 && H5Fclose(r->file) < 0) fail(r, LSIM_IO_ERROR, "cannot close the file");
   r->file = -1;
   /* Put in place: rename over a regular file (atomic), or write through to a device. */
@@ -1352,6 +1375,8 @@ int lsim_record_events_begin(LsimRecord *r, const char *integrator,
                 NULL);
   series_create(r, S_E_A, "/events/body_a", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
   series_create(r, S_E_B, "/events/body_b", H5T_NATIVE_INT, H5T_STD_I32LE, 0, 0, 64, NULL);
+  /* Its marks of whole flushes, as a time-stepping run's (mark_flushed), from this flush. */
+  make_marks(r);
   if (r->status == 0) flush_all(r);
   if (r->status < 0) {
     snprintf(err, errlen, "%s", r->msg);

@@ -95,8 +95,11 @@ int lsim_record_events(LsimRecord *r, const char *integrator, int n, const doubl
 /* The same table written as the run goes: _begin writes /parameters/integrator and
  * /events/kind_legend and makes the /events datasets (extendable, 0 rows, flushed at
  * once); each lsim_record_event appends a row, buffered and flushed with the steps' rows
- * (so a killed run's partial file keeps its events up to the last flush). Once per file
- * (lsim_record_events is _begin and n events). 0 or < 0 (err / the record's sticky error). */
+ * (so a killed run's partial file keeps its events up to the last flush). From _begin on,
+ * each flush is followed by the marks /flushed_events (the /events rows it left whole) and
+ * /flushed_rows (its /time rows), as a time-stepping run's /flushed_rows: a killed run's
+ * readers read up to them. Once per file (lsim_record_events is _begin and n events).
+ * 0 or < 0 (err / the record's sticky error). */
 int lsim_record_events_begin(LsimRecord *r, const char *integrator,
                              const char *const *kind_names, int nkinds, char *err,
                              size_t errlen);

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """lcpsim_cut.py [--if-needed] PARTIAL OUT: the run, compare or hybrid-model file a killed writer left
 (PATH.<pid>.partial: no /summary), copied to OUT with its rows up to its last whole flush
-(/flushed_rows; a run's contact rows up to /contacts/offset[/flushed_rows], a hybrid run's
-events up to /flushed_events, a comparison's dumped LCPs up to /flushed_lcp_problems;
+(/flushed_rows; a run's contact rows up to /contacts/offset[/flushed_rows], a hybrid or
+event-driven run's events up to /flushed_events, a comparison's dumped LCPs up to /flushed_lcp_problems;
 docs/output-format.md, "Killed runs"), the rest as it is. Rows
 past the marks are of a flush the kill cut short: they read as 0, or not at all ("addr
 overflow"), and are not read. Prints what was left out (nothing when nothing was) on

@@ -114,7 +114,8 @@ function r = lcpsim_load(path)
   end
 
   % A killed run's file (no /summary): its rows up to its last whole flush, /flushed_rows
-  % states; rows past it in an extent are of a flush the kill cut short (they read as 0).
+  % states (an event-driven run's events up to /flushed_events); rows past it in an
+  % extent are of a flush the kill cut short (they read as 0).
   if ~isfield(r, 'summary') && isfield(r, 'flushed_rows') && isfield(r, 'time')
     r = cut_to_flushed(r, double(r.flushed_rows));
   end
@@ -165,7 +166,8 @@ end
 % step's normal end, not a failure).
 % The series of r cut to w states: a row per state (time, q, v, step, energy, tether
 % lengths, joint errors), a row per step (solver, tether impulses and taut flags, joint
-% impulses: w - 1), contacts/offset w + 1 and the contact rows it indexes.
+% impulses: w - 1), contacts/offset w + 1 and the contact rows it indexes; an
+% event-driven run's events up to /flushed_events.
 function r = cut_to_flushed(r, w)
   if w < 1
     return;
@@ -181,6 +183,9 @@ function r = cut_to_flushed(r, w)
     k = double(r.contacts.offset(w + 1));
     r.contacts = cut_fields(r.contacts, setdiff(fieldnames(r.contacts), {'offset'}), k);
     r.contacts = cut_fields(r.contacts, {'offset'}, w + 1);
+  end
+  if isfield(r, 'flushed_events')
+    r = cut_group(r, 'events', [], double(r.flushed_events));
   end
 end
 

@@ -636,7 +636,8 @@ def _run_cut(f):
     """A killed time-stepping run's file (no /file_kind, no /summary) read up to its last
     whole flush, /flushed_rows = w states (scene/record.c), each series by its row kind
     (_row_kinds): w rows of the series with a row per state, w - 1 of those with a row per
-    step, w + 1 of /contacts/offset and /contacts/offset[w] of the contact rows. Rows past them are of a flush the kill cut
+    step, w + 1 of /contacts/offset and /contacts/offset[w] of the contact rows, and an
+    event-driven run's /events/* up to /flushed_events. Rows past them are of a flush the kill cut
     short: they may read as 0, or not at all, and are not read. (None, ""): not such a
     file, or w < 1 (killed before its first flush: taken as it is). The dumped LCPs (/lcp)
     up to /flushed_lcp_problems (_lcp_cut); of the two /resume slots the one of the last
@@ -650,6 +651,9 @@ def _run_cut(f):
     if w < 1 or off.ndim != 1 or off.shape[0] <= w:
         return None, ""
     k = int(off[w])
+    # An event-driven run's events: up to /flushed_events (files written before it had no
+    # mark: read whole).
+    e = int(f["flushed_events"][()]) if "flushed_events" in f else None
     lcp, lcp_past = _lcp_cut(f)
     kinds = _row_kinds(f)
     # The /resume slot of the last whole row's step: the other is one flush older, or of
@@ -668,8 +672,11 @@ def _run_cut(f):
             return -1
         if p.startswith("lcp/"):
             return lcp.get(p[4:])
-        return {"state": w, "step": w - 1, "state_offset": w + 1, "contact": k}.get(kinds.get(p))
+        return {"state": w, "step": w - 1, "state_offset": w + 1, "contact": k,
+                "event": e}.get(kinds.get(p))
     past = ["%d rows of /time" % (f["time"].shape[0] - w)] if f["time"].shape and f["time"].shape[0] > w else []
+    if e is not None and "events/time" in f and f["events/time"].shape[0] > e:
+        past.append("%d rows of /events/time (/flushed_events %d)" % (f["events/time"].shape[0] - e, e))
     if lcp_past:
         past.append("%d dumped LCPs (/flushed_lcp_problems %d)" % (lcp_past, lcp["step"]))
     note = ""
@@ -687,6 +694,7 @@ def _cut_to_flushed(r, kinds):
     w = int(r.flushed_rows)
     if w < 1:
         return
+    e = int(r.flushed_events) if "flushed_events" in r else None
     offset = np.asarray(r.contacts.offset) if "contacts" in r and "offset" in r.contacts else None
     for prefix, g in [("", r)] + [(k + "/", v) for k, v in r.items() if isinstance(v, Group)]:
         for name in list(g):
@@ -703,6 +711,8 @@ def _cut_to_flushed(r, kinds):
                 g[name] = a[:w]
             elif kind == "step":
                 g[name] = a[:w - 1]
+            elif kind == "event" and e is not None:
+                g[name] = a[:e]
 
 
 def load(path):

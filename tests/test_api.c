@@ -14,6 +14,7 @@
 #include "support.h" /* the shared data folder only: no internal header */
 
 #include <cmocka.h>
+#include <hdf5.h> /* the comparison file read back */
 
 /* A 1-D scene: a free body (no contact ever) and the cart and wall of Tedrake's appendix. */
 static const char *free_body =
@@ -540,14 +541,20 @@ static void test_solve_fc_file(void **state) {
   assert_non_null(strstr(err, "an HDF5 file, not an LCP .dat file"));
 }
 
+/* A fresh temporary file for a comparison's output: its name into out[32]. */
+static void compare_output(char *out) {
+  snprintf(out, 32, "/tmp/lsim_test_api_cmp_XXXXXX");
+  const int fd = mkstemp(out);
+  assert_true(fd >= 0);
+  close(fd);
+}
+
 /* A comparison through the API: two solvers on the two-block scene, shadow mode. */
 static void test_compare(void **state) {
   (void)state;
   const char *in[] = {"data/two_blocks.json"};
-  char out[] = "/tmp/lsim_test_api_cmp_XXXXXX";
-  const int fd = mkstemp(out);
-  assert_true(fd >= 0);
-  close(fd);
+  char out[32];
+  compare_output(out);
   LsimCompareRow rows[8];
   int n = 8;
   char err[512];
@@ -563,6 +570,72 @@ static void test_compare(void **state) {
   assert_int_equal(lsim_compare(in, 1, "lemke,bogus", 0, 0, out, rows, &n, err, sizeof err),
                    LSIM_UNAVAILABLE);
   assert_non_null(strstr(err, "bogus"));
+}
+
+/* Reads the int32 [n] dataset name of the HDF5 file path into v. */
+static void read_ints(const char *path, const char *name, int *v, int n) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  assert_true(d >= 0);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dim = 0;
+  assert_int_equal(H5Sget_simple_extent_dims(sp, &dim, NULL), 1);
+  assert_int_equal(dim, n);
+  assert_true(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0);
+  H5Sclose(sp);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+/* The rows' budget stops and missed tolerances are the comparison file's summary
+ * (/summary/budget_stops, /summary/missed_tolerance, as `lcpsim compare` prints them):
+ * on 40 steps of pile_10, pgs[sweeps=3] stops at its budget and pgs[tol=1e-3] finishes
+ * above the 1e-6 success tolerance, on most steps; lemke does neither. Every problem is
+ * in one count at least (a budget stop that reached the tolerance is a success too). */
+static void test_compare_counts(void **state) {
+  (void)state;
+  const char *in[] = {"data/pile_10.json"};
+  char out[32];
+  compare_output(out);
+  LsimCompareRow rows[8];
+  int n = 8;
+  char err[512];
+  assert_int_equal(lsim_compare(in, 1, "lemke,pgs[sweeps=3],pgs[tol=1e-3]", 0, 40, out, rows, &n,
+                                err, sizeof err), 0);
+  assert_int_equal(n, 6); /* each solver cold and warm */
+  int problems[6], successes[6], failures[6], budget[6], missed[6];
+  read_ints(out, "/summary/problems", problems, 6);
+  read_ints(out, "/summary/successes", successes, 6);
+  read_ints(out, "/summary/failures", failures, 6);
+  read_ints(out, "/summary/budget_stops", budget, 6);
+  read_ints(out, "/summary/missed_tolerance", missed, 6);
+  for (int s = 0; s < 6; ++s) {
+    assert_int_equal(rows[s].problems, problems[s]);
+    assert_int_equal(rows[s].successes, successes[s]);
+    assert_int_equal(rows[s].failures, failures[s]);
+    assert_int_equal(rows[s].budget_stops, budget[s]);
+    assert_int_equal(rows[s].missed, missed[s]);
+    assert_true(rows[s].problems > 0);
+    assert_true(rows[s].successes + rows[s].missed + rows[s].failures + rows[s].budget_stops >=
+                rows[s].problems);
+    assert_true(rows[s].successes + rows[s].missed + rows[s].failures <= rows[s].problems);
+  }
+  for (int s = 0; s < 2; ++s) { /* lemke */
+    assert_int_equal(rows[s].budget_stops, 0);
+    assert_int_equal(rows[s].missed, 0);
+  }
+  for (int s = 2; s < 4; ++s) { /* pgs[sweeps=3]: a fixed budget, never "solved" above tol */
+    assert_non_null(strstr(rows[s].label, "sweeps=3"));
+    assert_true(rows[s].budget_stops > rows[s].problems / 2);
+    assert_int_equal(rows[s].missed, 0);
+  }
+  for (int s = 4; s < 6; ++s) { /* pgs[tol=1e-3]: solved by its own test, above 1e-6 */
+    assert_non_null(strstr(rows[s].label, "tol=1e-3"));
+    assert_true(rows[s].missed > 0);
+    assert_int_equal(rows[s].budget_stops, 0);
+  }
+  remove(out);
 }
 
 /* A scratch folder for files a test makes: mkdtemp into dir. */
@@ -1751,7 +1824,9 @@ int main(void) {
       cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),
       cmocka_unit_test(test_solve_fc_file),
-      cmocka_unit_test(test_compare),        cmocka_unit_test(test_build),
+      cmocka_unit_test(test_compare),
+      cmocka_unit_test(test_compare_counts),
+      cmocka_unit_test(test_build),
       cmocka_unit_test(test_joint_no_collide),
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
       cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_error_cleared),cmocka_unit_test(test_contacts_before_step),

@@ -525,6 +525,74 @@ static void test_run_end_stopped(void **state) {
   lsim_model_free(&m);
 }
 
+/* The extent of dataset name's first dimension. */
+static hsize_t dim0(hid_t f, const char *name) {
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  if (d < 0) fail_msg("missing dataset %s", name);
+  hid_t sp = H5Dget_space(d);
+  hsize_t dims[3] = {0, 0, 0};
+  H5Sget_simple_extent_dims(sp, dims, NULL);
+  H5Sclose(sp);
+  H5Dclose(d);
+  return dims[0];
+}
+
+/* An event-driven run's file (an event table) has the marks of whole flushes a killed
+ * run's readers cut by: the file as a kill after 300 steps leaves it (a copy of the
+ * partial file, the steps since the last flush in memory) holds /flushed_rows = its /time
+ * rows (at least the 256 steps' flush's 257) and /flushed_events = its event rows, the
+ * events appended before that flush; the closed file's marks count every row. (Before,
+ * such runs had no mark and readers read the rows a kill inside a flush left in pieces.) */
+static void test_event_marks(void **state) {
+  (void)state;
+  char dir[64], path[128], copy[160], cmd[400];
+  temp_dir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/run.h5", dir);
+  snprintf(copy, sizeof copy, "%s/killed.h5", dir);
+  LsimModel m;
+  LsimState s;
+  sample_model(&m, &s);
+  LsimRecord *r = NULL;
+  char err[512] = "";
+  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  const char *kinds[2] = {"impact", "liftoff"};
+  assert_int_equal(lsim_record_events_begin(r, "event_driven", kinds, 2, err, sizeof err), 0);
+  /* an event every 7 steps, before the step's row (as the event-driven writer does) */
+  int events = 0;
+  for (int k = 1; k <= 300; ++k) {
+    if (k % 7 == 0) {
+      assert_int_equal(lsim_record_event(r, 0.25 * k - 0.1, k % 2, (uint64_t)k, 0, -1), 0);
+      ++events;
+    }
+    s.time = 0.25 * k;
+    s.step = k;
+    assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  }
+  /* the partial file as a kill now leaves it */
+  snprintf(cmd, sizeof cmd, "cp %s/run.h5.*.partial %s", dir, copy);
+  assert_int_equal(system(cmd), 0);
+  hid_t f = H5Fopen(copy, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  const long long w = read_scalar_i(f, "/flushed_rows"), e = read_scalar_i(f, "/flushed_events");
+  assert_true(w >= 257 && w <= 301);
+  assert_int_equal(dim0(f, "/time"), w);
+  assert_int_equal(dim0(f, "/events/time"), e);
+  assert_int_equal(e, (w - 1) / 7); /* the events of steps 1 .. w - 1 */
+  assert_false(H5Lexists(f, "/summary", H5P_DEFAULT) > 0);
+  assert_true(H5Fclose(f) >= 0);
+  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/flushed_rows"), 301);
+  assert_int_equal(read_scalar_i(f, "/flushed_events"), events);
+  assert_int_equal(dim0(f, "/events/time"), events);
+  assert_true(H5Fclose(f) >= 0);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  lsim_state_free(&s);
+  lsim_model_free(&m);
+}
+
 /* A path in a missing directory: an error naming the path, no record, no file. */
 static void test_missing_dir(void **state) {
   (void)state;
@@ -1008,6 +1076,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_missing_dir),     cmocka_unit_test(test_long_run),
       cmocka_unit_test(test_no_coordinates),  cmocka_unit_test(test_mismatch_sticky),
       cmocka_unit_test(test_constraints_roundtrip), cmocka_unit_test(test_run_end_stopped),
+      cmocka_unit_test(test_event_marks),
       cmocka_unit_test(test_output_refused),  cmocka_unit_test(test_output_dev_null),
       cmocka_unit_test(test_output_symlink),  cmocka_unit_test(test_output_two_writers),
       cmocka_unit_test(test_stride),

@@ -578,6 +578,12 @@ LSIM_API int lsim_sim_restore(LsimSim *sim, const char *path);
 typedef struct LsimCompareRow {
   char label[128];        /* "lemke (cold)", "pgs[sweeps=20] (warm)", ... */
   int problems, successes, failures, skipped;
+  int budget_stops;       /* solves stopped at their iteration budget (max_iterations: a
+                             fixed sweep budget by design): not failures, successes too when
+                             they reached the success tolerance (/summary/budget_stops) */
+  int missed;             /* solves finished by their own status with a residual above the
+                             success tolerance (1e-6): neither successes, budget stops nor
+                             failures (/summary/missed_tolerance) */
   double success_rate;    /* successes / (problems - skipped) */
   double median_wall;     /* s per solve */
   double median_iterations; /* over the solves with a count; NaN when none has one */

@@ -127,7 +127,8 @@ class _StepReport(C.Structure):
 
 class _CompareRow(C.Structure):
     _fields_ = [("label", C.c_char * 128), ("problems", C.c_int), ("successes", C.c_int),
-                ("failures", C.c_int), ("skipped", C.c_int), ("success_rate", C.c_double),
+                ("failures", C.c_int), ("skipped", C.c_int), ("budget_stops", C.c_int),
+                ("missed", C.c_int), ("success_rate", C.c_double),
                 ("median_wall", C.c_double), ("median_iterations", C.c_double),
                 ("worst_relative_residual", C.c_double)]
 
@@ -1101,8 +1102,10 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     """Compares solvers on identical problems (as `lcpsim compare`): inputs one scene or
     .dat files, solvers a list "lemke,pgs[sweeps=20]" (or a list of str, each a spec).
     Writes the HDF5 compare file and returns one dict per series: label, problems,
-    successes, failures, skipped, success_rate, median_wall, median_iterations,
-    worst_relative_residual. Raises Error: INVALID_INPUT for bad arguments or an output that
+    successes, failures, skipped, budget_stops (stopped at their iteration budget, as a
+    fixed sweep count does: not failures), missed (finished by their own status with a
+    residual above the success tolerance 1e-6), success_rate, median_wall,
+    median_iterations, worst_relative_residual (the file's /summary figures). Raises Error: INVALID_INPUT for bad arguments or an output that
     is one of the inputs (refused, the input untouched), UNAVAILABLE for an unknown solver,
     IO_ERROR for a missing input; TypeError for arguments of the wrong kind (steps=2.7 ran
     2 steps, independent="no" was independent, a list of solvers an AttributeError)."""

@@ -188,6 +188,32 @@ with tempfile.TemporaryDirectory() as d:
     check(len(rows) == 4 and all(r["successes"] == r["problems"] > 0 for r in rows),
           "comparison rows %r" % rows)
     check(os.path.exists(out), "compare file written")
+    # Budget stops and missed tolerances, as the command's file has them on the same
+    # problems (40 steps of pile_10: pgs[sweeps=3] stops at its budget, pgs[tol=1e-3]
+    # finishes above the 1e-6 success tolerance; the rows had neither count).
+    import subprocess
+    import h5py
+    solvers = "lemke,pgs[sweeps=3],pgs[tol=1e-3]"
+    rows = lcpsim.compare("data/pile_10.json", solvers, steps=40, output=out)
+    cli = os.path.join(d, "cli.h5")
+    subprocess.run(["./lcpsim", "compare", "data/pile_10.json", "--steps", "40", "--solvers",
+                    solvers, "-o", cli, "--quiet"], check=True, stdout=subprocess.DEVNULL)
+    with h5py.File(cli, "r") as f:
+        labels = [x.decode() for x in f["series/label"][()]]
+        fig = {k: f["summary/" + k][()] for k in ("problems", "successes", "failures", "skipped",
+                                                  "budget_stops", "missed_tolerance",
+                                                  "worst_relative_residual")}
+    check([r["label"] for r in rows] == labels, "compare labels %r, the command's %r"
+          % ([r["label"] for r in rows], labels))
+    for i, r in enumerate(rows):
+        for key, col in (("problems", "problems"), ("successes", "successes"),
+                         ("failures", "failures"), ("skipped", "skipped"),
+                         ("budget_stops", "budget_stops"), ("missed", "missed_tolerance"),
+                         ("worst_relative_residual", "worst_relative_residual")):
+            check(r[key] == fig[col][i], "compare %s %s: %r, the command's file %r"
+                  % (r["label"], key, r[key], fig[col][i]))
+    check(rows[2]["budget_stops"] > 0 and rows[4]["missed"] > 0 and rows[0]["budget_stops"] ==
+          rows[0]["missed"] == 0, "compare counts %r" % [(r["budget_stops"], r["missed"]) for r in rows])
     # A record from Python, read back with h5py: the rows are the states stepped.
     sim = lcpsim.Sim.load("data/two_blocks.json")
     rec = os.path.join(d, "run.h5")
@@ -197,7 +223,6 @@ with tempfile.TemporaryDirectory() as d:
         sim.step()
         qs.append(sim.q.copy())
     sim.record_close()
-    import h5py
     with h5py.File(rec, "r") as f5:
         check(np.array_equal(f5["q"][:], np.array(qs)), "record q")
 

@@ -88,25 +88,55 @@ done
 # /flushed_rows, saying what it left out, every row the finished file's. Before it read
 # the file whole and cut it after: 18 of 59 cuts failed (8 unreadable, "incorrect
 # metadata checksum" of /contacts/gap past the mark; 10 cut without a notice).
+# read_cuts TRACE FILE ROWS WHAT [SAVE]: every write of the flush ROWS (flush_replay.py)
+# of TRACE's run writing FILE leaves a file the run loader reads (cut_reads.py; SAVE a
+# cut kept); WHAT names the flush in the messages.
+read_cuts() {
+  $PY tests/e2e/flush_replay.py "$1" "$2" "$3" "$out/cut.h5" \
+    "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$2' run ${5:+"'$5'"}" > "$out/log" ||
+    fail "a kill inside $4 left a file its loader does not read whole: $(cat "$out/log")"
+  echo "killed_flush: $4, read by its loader: $(head -1 "$out/log")"
+  grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+}
 trace_writes "$out/rtrace" \
   "$L" "$scene" --steps 700 -o "$out/run700.h5" --quiet || fail "the traced short run failed"
-$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 513 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run '$out/rcut.h5'" > "$out/log" ||
-  fail "a kill inside a run's flush left a file its loader does not read whole: $(cat "$out/log")"
-echo "killed_flush: a short run's flush, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+read_cuts "$out/rtrace" "$out/run700.h5" 513 "a short run's flush" "$out/rcut.h5"
 # Its last flush and close: /summary is linked once it is in the file whole. Before, it
 # was written in the close, and 7 of its 67 writes left a file whose /summary link came
 # before its object ("bad object header version number", "wrong fractal heap header
 # signature", "addr overflow"): the loader and lcpsim view failed on it.
-$PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
-  "serve:$PY tests/e2e/cut_reads.py '$out/cut.h5.start' '$out/run700.h5' run" > "$out/log" ||
-  fail "a kill inside a run's close left a file its loader does not read: $(cat "$out/log")"
-echo "killed_flush: a short run's last flush and close, read by its loader: $(head -1 "$out/log")"
-grep -q "^cuts [1-9][0-9]*, failed 0$" "$out/log" || fail "no cuts: $(cat "$out/log")"
+read_cuts "$out/rtrace" "$out/run700.h5" 0 "a short run's last flush and close"
 $PY tests/e2e/flush_replay.py "$out/rtrace" "$out/run700.h5" 0 "$out/cut.h5" \
   "\"$L\" view \"\$1\" -o \"\$1.html\" > /dev/null 2>&1 && rm \"\$1.html\"" > "$out/log" ||
   fail "a kill inside a run's close left a file lcpsim view refuses: $(cat "$out/log")"
+
+# Event-driven run files alike, their /events read up to /flushed_events: every write of
+# the flush of rows 257 .. 512 of data/bouncing_ball_events.json (its first impact, at
+# 0.4515 s, is in it), and of its last flush and close. Before the marks (such runs had
+# none; the loader read the file whole), 256 of 952 points of its flushes after the
+# sixth failed (rows reading 0 against the finished file's, "incorrect metadata checksum",
+# the loader's own arrays of unequal lengths); 0 of 992 with them.
+trace_writes "$out/etrace" \
+  "$L" data/bouncing_ball_events.json -o "$out/events.h5" --quiet || fail "the traced event-driven run failed"
+read_cuts "$out/etrace" "$out/events.h5" 513 "an event-driven run's flush" "$out/ecut.h5"
+read_cuts "$out/etrace" "$out/events.h5" 0 "an event-driven run's last flush and close"
+# The cut kept has the impact's event past /flushed_events: the loader leaves it out, says
+# so, and gives the finished file's rows up to the marks.
+$PY - "$out/ecut.h5" "$out/events.h5" <<'PYEOF' || fail "the event-driven cut kept"
+import sys
+sys.path.insert(0, "scripts")
+import contextlib, io, h5py, numpy as np, lcpsim_load
+f = h5py.File(sys.argv[1], "r")
+w, e = int(f["flushed_rows"][()]), int(f["flushed_events"][()])
+assert "summary" not in f and f["events/time"].shape[0] > e and f["time"].shape[0] > w, (w, e)
+err = io.StringIO()
+with contextlib.redirect_stderr(err):
+    r = lcpsim_load.load(sys.argv[1])
+h = lcpsim_load.load(sys.argv[2])
+assert len(r.time) == w and len(r.events.time) == e and len(r.events.kind) == e, (len(r.time), len(r.events.time))
+assert "rows of /events/time (/flushed_events %d)" % e in err.getvalue(), err.getvalue()
+assert np.array_equal(r.events.time, h.events.time[:e]) and np.array_equal(r.q, h.q[:w])
+PYEOF
 
 # Run files with --dump-lcp: /lcp is read up to /flushed_lcp_problems (the dumped problems
 # of the last whole flush), and of the two /resume slots only the one of the last whole
@@ -144,7 +174,7 @@ done
 # Octave loaders (through scripts/lcpsim_cut.py's copy: Octave's load() of the cut hybrid
 # file gave a struct of /chart alone, no error) give the rows up to the marks, the
 # finished file's, with a warning lcpsim:cut.
-[ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] && [ -f "$out/rcut.h5" ] ||
+[ -f "$out/hcut.h5" ] && [ -f "$out/ccut--dump-lcp.h5" ] && [ -f "$out/rcut.h5" ] && [ -f "$out/ecut.h5" ] ||
   fail "no cut file with rows left out was kept"
 $PY scripts/lcpsim_load.py "$out/hcut.h5" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
   fail "lcpsim_load.py on a cut hybrid file: $(cat "$out/err")"
@@ -155,7 +185,7 @@ $PY -c "import sys; sys.path.insert(0, 'scripts'); import lcpsim_compare; lcpsim
 # its numbers", "/events/time: cannot read its numbers", "writing the page failed", exit 2;
 # on the cut run file, whose contact rows do not read whole past the mark, "/contacts/id:
 # cannot read its numbers", exit 2).
-for f in hcut ccut--dump-lcp rcut; do
+for f in hcut ccut--dump-lcp rcut ecut; do
   "$L" view "$out/$f.h5" -o "$out/$f.html" > /dev/null 2> "$out/err" && grep -q "left out" "$out/err" ||
     fail "lcpsim view on a cut file: $(cat "$out/err")"
 done
@@ -173,6 +203,18 @@ want = {"/time": w, "/q": w, "/energy/kinetic": w, "/solver/status": w - 1,
         "/contacts/offset": w + 1, "/contacts/gap": k}
 got = {p: shape(p)[0] for p in want}
 assert f["time"].shape[0] > w and got == want, (got, want)
+PYEOF
+# The event-driven run's page: /flushed_events events, no event past them.
+$PY - "$out/ecut.h5" "$out/ecut.html" <<'PYEOF' || fail "lcpsim view of the cut event-driven file: rows past its marks"
+import re, sys, h5py
+f = h5py.File(sys.argv[1], "r")
+w, e = int(f["flushed_rows"][()]), int(f["flushed_events"][()])
+page = open(sys.argv[2]).read()
+def rows(p):
+    return int(re.search(r'"path":"%s","shape":\[([0-9]*)' % p, page).group(1))
+got = {p: rows(p) for p in ("/time", "/events/time", "/events/kind", "/events/body_a")}
+assert got == {"/time": w, "/events/time": e, "/events/kind": e, "/events/body_a": e}, got
+assert f["events/time"].shape[0] > e
 PYEOF
 if command -v octave-cli > /dev/null 2>&1; then
   # (the cut run file: before, read whole, "not an lcpsim file (no /format_version ...)")
@@ -193,6 +235,11 @@ if command -v octave-cli > /dev/null 2>&1; then
     assert(strcmp(id, 'lcpsim:cut') && w > 0 && numel(r.time) == w && numel(r.events.time) == e);
     assert(isequal(r.time, h.time(1:w)) && isequal(r.state, h.state(1:w, :)) && isequal(r.chart, h.chart(1:w)));
     assert(isequal(r.events.state_after, h.events.state_after(1:e, :)));
+    lastwarn('');
+    r = lcpsim_load('$out/ecut.h5'); [~, id] = lastwarn(); h = lcpsim_load('$out/events.h5');
+    w = double(r.flushed_rows); e = double(r.flushed_events);
+    assert(strcmp(id, 'lcpsim:cut') && w > 0 && numel(r.time) == w && numel(r.events.time) == e);
+    assert(isequal(r.q, h.q(1:w, :)) && isequal(r.events.time, h.events.time(1:e)));
     lastwarn('');
     c = lcpsim_compare_load('$out/ccut--dump-lcp.h5'); [~, id] = lastwarn(); f = lcpsim_compare_load('$out/compare-dump.h5');
     w = double(c.flushed_rows); n = double(c.flushed_lcp_problems);
