@@ -40,7 +40,7 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
   free(drv->start), free(drv->best), free(drv->bvar), free(drv->vpos), free(drv->guess);
   free(drv->guess_kept), free(drv->basis), free(drv->tied), free(drv->in_tie);
-  free(drv->rbound);
+  free(drv->rbound), free(drv->known), free(drv->is_known);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -68,6 +68,8 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->start, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->best, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->rbound, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->known, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->is_known, un, 1) ||
       lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->guess, un, 1) ||
@@ -76,6 +78,8 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->in_tie, un, 1))
     return LSIM_OUT_OF_MEMORY;
   memset(drv->in_tie, 0, un);
+  memset(drv->is_known, 0, un);
+  drv->nknown = 0;
   drv->cap = n;
   return 0;
 }
@@ -294,14 +298,30 @@ static int basis_repeats(LsimLemkeDriver *drv) {
  * theta (ops->update), then the maps and the hash. 0 or LSIM_OUT_OF_MEMORY. */
 static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
   /* Row r of the new B^{-1} is row r / c_r, row i is row i - c_i times that: the bounds on
-     |B^{-1}_i| |q| follow by the triangle inequality. */
+     |B^{-1}_i| |q| follow by the triangle inequality, rb_i += |c_i| rb_r / |c_r|, over the
+     known rows alone: a bound outside them is non-finite and stays so (inf + x, NaN + x),
+     and a finite sr means row r is known. A non-finite sr makes every bound non-finite
+     (|c_i| sr is inf, or NaN where c_i = 0): the known rows are emptied, in O(known) rather
+     than O(n) (all the tests read of a bound is whether it is finite and its comparisons,
+     false alike for inf and NaN), so each decision is the one the update of all n rows
+     makes (test_carry_bounds_lazy). */
   if (drv->carry_bounds) {
-    const int n = drv->n;
     const double *restrict c = drv->col;
     double *restrict rb = drv->rbound;
+    const int *restrict kn = drv->known;
+    const int nk = drv->nknown;
     const double sr = rb[r] / fabs(c[r]);
-    for (int i = 0; i < n; ++i) rb[i] += fabs(c[i]) * sr;
-    rb[r] = sr;
+    if (drv->carry_bounds == 2) { /* the reference: all n rows */
+      for (int i = 0; i < drv->n; ++i) rb[i] += fabs(c[i]) * sr;
+      rb[r] = sr;
+    } else if (isfinite(sr)) {
+      for (int a = 0; a < nk; ++a) rb[kn[a]] += fabs(c[kn[a]]) * sr;
+      rb[r] = sr;
+    } else {
+      for (int a = 0; a < nk; ++a) rb[kn[a]] = INFINITY, drv->is_known[kn[a]] = 0;
+      drv->nknown = 0;
+      rb[r] = INFINITY;
+    }
   }
   if (drv->ops->update(drv->ctx, r, theta)) return LSIM_OUT_OF_MEMORY;
   drv->vpos[drv->bvar[r]] = -1;
@@ -359,6 +379,7 @@ static double row_err(LsimLemkeDriver *drv, int i) {
     s += a, sq += a;
   }
   drv->rbound[i] = sq;
+  if (!drv->is_known[i]) drv->is_known[i] = 1, drv->known[drv->nknown++] = i;
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
@@ -615,7 +636,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
 
 /* A guessed basis: no row bound known (row_err computes them). */
 static void bounds_unknown(LsimLemkeDriver *drv) {
-  for (int i = 0; i < drv->n; ++i) drv->rbound[i] = INFINITY;
+  for (int i = 0; i < drv->n; ++i) drv->rbound[i] = INFINITY, drv->is_known[i] = 0;
+  drv->nknown = 0;
 }
 
 /* z from the basic values (z_i = 0 when nonbasic); clamp < 0 to 0 when clamp, and never
@@ -721,7 +743,10 @@ static int cold_basis(LsimLemkeDriver *drv) {
     drv->vpos[n + i] = -1;
     drv->d[i] = 1.0;
     drv->rbound[i] = fabs(drv->q[i]); /* B^{-1} = I */
+    drv->known[i] = i;
+    drv->is_known[i] = 1;
   }
+  drv->nknown = n;
   drv->vpos[2 * n] = -1;
   return drv->ops->cold(drv->ctx);
 }
