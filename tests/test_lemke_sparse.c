@@ -334,11 +334,12 @@ static void test_step_carries_basis(void **state) {
 }
 
 /* Solves the dumped steps (cold) and pile_10's factored steps (from the time step's guess
- * z > 0), each with carry_bounds mode[0] and then mode[1] on one workspace, and asserts the
+ * z > 0), each with set(ws, mode[0]) and then set(ws, mode[1]) on one workspace, and asserts the
  * same status and pivots (and, with same_bits, the same z bits, factorizations and solves
  * of both kinds), each solved z within RES_TOL. Adds the transposed solves of each mode to
  * rows[]; returns the problems solved. */
-static int carry_compare(const int mode[2], int same_bits, long rows[2]) {
+static int compare_settings(void (*set)(LsimLemkeSparse *, int), const int mode[2], int same_bits,
+                            long rows[2]) {
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
   int solves = 0;
   const char *files[] = {"tests/data/lemke_pile10_step19.dat", "tests/data/lemke_pile10_step25.dat",
@@ -374,7 +375,7 @@ static int carry_compare(const int mode[2], int same_bits, long rows[2]) {
       LsimLemkeInfo si;
       memset(&si, 0, sizeof si);
       if (zg) memcpy(z[on], zg, (size_t)n * sizeof(double));
-      lsim_lemke_sparse_set_carry_bounds(sl, mode[on]);
+      set(sl, mode[on]);
       status[on] = lsim_lemke_sparse_solve(sl, f, NULL, zg ? g : NULL, z[on], &si);
       pivots[on] = si.pivots;
       lsim_lemke_sparse_counts(sl, &counts[on][0], &counts[on][1], &counts[on][2]);
@@ -412,7 +413,7 @@ static int carry_compare(const int mode[2], int same_bits, long rows[2]) {
 static void test_carry_bounds(void **state) {
   (void)state;
   long rows[2] = {0, 0};
-  const int solves = carry_compare((const int[2]){0, 1}, 0, rows);
+  const int solves = compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){0, 1}, 0, rows);
   print_message("carried bounds: %d solves, transposed solves %ld without, %ld with\n", solves,
                 rows[0], rows[1]);
   assert_true(solves > 50);
@@ -427,12 +428,25 @@ static void test_carry_bounds(void **state) {
 static void test_carry_bounds_lazy(void **state) {
   (void)state;
   long rows[2] = {0, 0};
-  const int solves = carry_compare((const int[2]){2, 1}, 1, rows);
+  const int solves = compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){2, 1}, 1, rows);
   print_message("carried bounds, all rows / finite rows: %d solves, transposed solves %ld / %ld\n",
                 solves, rows[0], rows[1]);
   assert_true(solves > 50);
   assert_int_equal(rows[1], rows[0]);
   assert_true(rows[0] > 0); /* the bounds were asked for */
+}
+
+/* lsim_lemke_sparse_set_eta_block: FTRAN with runs of dense etas applied together gives
+ * the same bits as one eta at a time, so every solve on the same problems has the same
+ * status, pivots, counts and z, bit for bit (cold runs from B = I and warm ones; pile_10's
+ * etas are dense and sparse, the runs broken by sparse ones and by zero pivots' rows). */
+static void test_eta_block(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_eta_block, (const int[2]){0, 1}, 1, rows);
+  assert_true(solves > 50);
+  assert_int_equal(rows[1], rows[0]);
 }
 
 /* lsim_lemke_sparse_set_warm_only: with a guess, only the warm path runs. On the dumped
@@ -667,6 +681,7 @@ int main(void) {
       cmocka_unit_test(test_warm_only),
       cmocka_unit_test(test_carry_bounds),
       cmocka_unit_test(test_carry_bounds_lazy),
+      cmocka_unit_test(test_eta_block),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
