@@ -332,22 +332,30 @@ static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
 }
 
 /* The entering column c = B^{-1} a of variable v. Returns max|c|, or NaN when c is not
- * finite or a solve failed. A basic w_v (never entering, but stay correct) gives e_p. */
-static double entering_column(LsimLemkeDriver *drv, int v) {
+ * finite or a solve failed. A basic w_v (never entering, but stay correct) gives e_p.
+ * Sets *xmax = max |x_B| (NaN ignored), the ratio test's scale (xscale), in the same pass. */
+static double entering_column(LsimLemkeDriver *drv, int v, double *xmax) {
   const int n = drv->n;
-  double *c = drv->col;
+  double *restrict c = drv->col;
+  const double *restrict xb = drv->xb;
+  double cmax = 0.0, xm = 0.0;
   if (v < n && drv->vpos[v] >= 0) {
     memset(c, 0, (size_t)n * sizeof(double));
     c[drv->vpos[v]] = 1.0;
+    for (int i = 0; i < n; ++i) xm = run_max(xm, fabs(xb[i]));
+    *xmax = xm;
     return 1.0;
   }
   if (drv->ops->column(drv->ctx, v)) return NAN;
-  double cmax = 0.0;
+  int bad = 0;
   for (int i = 0; i < n; ++i) {
-    if (!isfinite(c[i])) return NAN;
-    cmax = run_max(cmax, fabs(c[i]));
+    const double a = fabs(c[i]);
+    bad |= !(a <= DBL_MAX); /* inf or NaN */
+    cmax = run_max(cmax, a);
+    xm = run_max(xm, fabs(xb[i]));
   }
-  return cmax;
+  *xmax = xm;
+  return bad ? NAN : cmax;
 }
 
 /* Records z0 after a pivot into the caller's trace. */
@@ -502,10 +510,10 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
           drv->refactor_every > drv->refactor_floor)
         drv->refactor_every /= 2;
     }
-    double cmax, xtol, tmin;
+    double cmax, xtol, tmin, xbmax;
     int blocking;
     for (;;) {
-      cmax = entering_column(drv, entering);
+      cmax = entering_column(drv, entering, &xbmax);
       if (!isfinite(cmax) && !fresh) { /* drift: rebuild and retry once */
         if (ops->refactor(ctx)) return LSIM_BREAKDOWN;
         since_refactor = 0;
@@ -539,7 +547,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * c_r0, the bounds (a row of B^{-1} each) computed only when the cheaper parts do
        * not decide. z0 wins; else the lexicographic minimum of B^{-1}_i / c_i, or, in the
        * second run (tie_by_pivot) and when the step is not degenerate, the largest pivot. */
-      const double xs = xscale(drv, qscale), loose = LSIM_LEMKE_LOOSE * xs;
+      const double xs = run_max(qscale, xbmax), loose = LSIM_LEMKE_LOOSE * xs; /* xscale */
       const int r0 = blocking, pz0 = drv->vpos[z0];
       double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
       xtol = LSIM_LEMKE_XTOL * xs;
@@ -583,11 +591,12 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * or, with z0 d within ftol, the point with z0 dropped is tried. */
       if (blocking != pz0 && pz0 >= 0) {
         if (c[pz0] > ptol) {
+          /* No basic value below -ftol at t0 (NaN values ignored, as fmin would in the
+             least of them): the first value below ends the scan. */
           const double t0 = fmax(xb[pz0], 0.0) / c[pz0];
-          double worst = 0.0;
-          for (int i = 0; i < n; ++i)
-            if (c[i] > ptol) worst = fmin(worst, xb[i] - t0 * c[i]);
-          if (worst >= -ftol && terminal_ok(drv, entering, t0, ftol)) {
+          int above = 1;
+          for (int i = 0; i < n && above; ++i) above = !(c[i] > ptol && xb[i] - t0 * c[i] < -ftol);
+          if (above && terminal_ok(drv, entering, t0, ftol)) {
             blocking = pz0;
             tmin = t0;
           }
@@ -622,8 +631,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
     leaving = drv->bvar[blocking];
     const double theta = xb[blocking] > xtol ? fmin(tmin, xb[blocking] / c[blocking]) : 0.0;
     /* Entries of c below the pivot tolerance are rounding noise of zeros: drop them. */
-    for (int i = 0; i < n; ++i)
-      if (fabs(c[i]) <= LSIM_LEMKE_PTOL * cmax) c[i] = 0.0;
+    const double cdrop = LSIM_LEMKE_PTOL * cmax;
+    for (int i = 0; i < n; ++i) c[i] = fabs(c[i]) <= cdrop ? 0.0 : c[i]; /* branch-free */
     if (pivot(drv, blocking, entering, theta)) return LSIM_OUT_OF_MEMORY;
     ++*pivots;
     ++done;

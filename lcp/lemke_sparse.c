@@ -30,7 +30,10 @@
  * them before its rank-one update; stored sparse, or as n contiguous values when more than
  * DENSE_ETA n remain: on a settled pile_100 every eta is 99-100 % full, B^{-1} being dense
  * where the contacts are coupled). Then
- *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
+ *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1}
+ *                              (runs of up to 8 dense etas in one pass over c: their
+ *                              pivot rows first, then every entry takes the run's
+ *                              etas in order, the same bits as one eta at a time);
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
  *                              each step, so the vector is zero outside i and the pivot
  *                              rows, and a dense eta's dot product runs over those alone),
@@ -47,7 +50,9 @@
  * upper bound on |B^{-1}_i| |q| carried through the exchanges (carry_bounds in
  * lemke_driver.h: row r of the new inverse is row r / c_r, row i is row i - c_i times that,
  * so the bounds follow by the triangle inequality; exact where a row was solved, unknown
- * after a guessed basis): a row is solved only when that bound does not rule the tie out,
+ * after a guessed basis, and updated at an exchange on the finite ones alone, a
+ * non-finite leaving row's bound making every bound unknown): a row is solved only when
+ * that bound does not rule the tie out,
  * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
  * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
