@@ -100,6 +100,11 @@
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define ETA_AVX2 1 /* FTRAN's eta runs have an AVX2 path (eta_apply_avx2) */
+#else
+#define ETA_AVX2 0
+#endif
 _Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
 
 struct LsimLemkeSparse {
@@ -144,7 +149,8 @@ struct LsimLemkeSparse {
   int *vpos;          /* [cap]: BTRAN's nonzero positions, ascending */
   unsigned char *vin; /* [cap]: 1 at the positions in vpos (0 between solves) */
   int factorizations, row_solves, col_solves;
-  int eta_block; /* 1: FTRAN applies runs of dense etas together (lsim_lemke_sparse_set_eta_block) */
+  int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
+  int avx2;      /* 1: the CPU has AVX2 (the runs' wide path) */
 };
 
 static const LsimLemkeBasisOps sparse_ops;
@@ -167,6 +173,9 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
     ws->eta_block = 1;
+#if ETA_AVX2
+    ws->avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
   }
   return ws;
 }
@@ -342,41 +351,56 @@ static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
 
 /* x[i] -= e_s[i] a_s for s = 0 .. na-1 in turn, every i < n, one load and store of x[i]
  * for up to 8 etas (1 <= na <= ETA_BLOCK; 5 to 7 as 4 and the rest): each x[i] takes the
- * same operations in the same order as na passes would give it, so the same bits. */
+ * same operations in the same order as na passes would give it, so the same bits. Compiled
+ * twice: for the build's target (SSE2 on x86-64) and for AVX2 (four lanes, chosen at run
+ * time where the CPU has it, lsim_lemke_sparse_set_eta_block): a product and a difference
+ * are rounded alike in either (no fused multiply-add: AVX2 alone does not allow it, and
+ * -std=c11 keeps contraction off). */
 #define ETA_BLOCK 8
-static void eta_apply(double *restrict x, const double *const e[], const double a[], int na,
+#define ETA_APPLY_BODY(self)                                                                  \
+  if (na > 4 && na < 8) {                                                                     \
+    self(x, e, a, 4, n);                                                                      \
+    e += 4, a += 4, na -= 4;                                                                  \
+  }                                                                                           \
+  const double *restrict e0 = e[0], *restrict e1 = na > 1 ? e[1] : NULL,                      \
+                         *restrict e2 = na > 2 ? e[2] : NULL, *restrict e3 = na > 3 ? e[3] : NULL; \
+  const double a0 = a[0], a1 = na > 1 ? a[1] : 0.0, a2 = na > 2 ? a[2] : 0.0,                 \
+               a3 = na > 3 ? a[3] : 0.0;                                                      \
+  switch (na) {                                                                               \
+  case 8: {                                                                                   \
+    const double *restrict e4 = e[4], *restrict e5 = e[5], *restrict e6 = e[6],               \
+                           *restrict e7 = e[7];                                               \
+    const double a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];                                  \
+    for (int i = 0; i < n; ++i)                                                               \
+      x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3 - e4[i] * a4 -          \
+             e5[i] * a5 - e6[i] * a6 - e7[i] * a7;                                            \
+    break;                                                                                    \
+  }                                                                                           \
+  case 4:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3; \
+    break;                                                                                    \
+  case 3:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2;           \
+    break;                                                                                    \
+  case 2:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1;                        \
+    break;                                                                                    \
+  default:                                                                                    \
+    for (int i = 0; i < n; ++i) x[i] -= e0[i] * a0;                                           \
+  }
+
+static void eta_apply(double *restrict x, const double *const *e, const double *a, int na,
                       int n) {
-  if (na > 4 && na < 8) {
-    eta_apply(x, e, a, 4, n);
-    e += 4, a += 4, na -= 4;
-  }
-  const double *restrict e0 = e[0], *restrict e1 = na > 1 ? e[1] : NULL,
-                         *restrict e2 = na > 2 ? e[2] : NULL, *restrict e3 = na > 3 ? e[3] : NULL;
-  const double a0 = a[0], a1 = na > 1 ? a[1] : 0.0, a2 = na > 2 ? a[2] : 0.0,
-               a3 = na > 3 ? a[3] : 0.0;
-  switch (na) {
-  case 8: {
-    const double *restrict e4 = e[4], *restrict e5 = e[5], *restrict e6 = e[6],
-                           *restrict e7 = e[7];
-    const double a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];
-    for (int i = 0; i < n; ++i)
-      x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3 - e4[i] * a4 -
-             e5[i] * a5 - e6[i] * a6 - e7[i] * a7;
-    break;
-  }
-  case 4:
-    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3;
-    break;
-  case 3:
-    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2;
-    break;
-  case 2:
-    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1;
-    break;
-  default:
-    for (int i = 0; i < n; ++i) x[i] -= e0[i] * a0;
-  }
+  ETA_APPLY_BODY(eta_apply)
 }
+
+#if ETA_AVX2
+__attribute__((target("avx2"))) static void eta_apply_avx2(double *restrict x,
+                                                           const double *const *e,
+                                                           const double *a, int na, int n) {
+  ETA_APPLY_BODY(eta_apply_avx2)
+}
+#endif
 
 /* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. Eta t sets x_r =
  * x_r / piv_t (r = r_t) and, when that is not 0, x_i -= e_t[i] x_r for i != r (a dense eta's
@@ -430,7 +454,11 @@ static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
         if (j != k) rv[j] -= e[rr[j]] * xr;
       ea[na] = e, aa[na++] = xr;
     }
-    if (na) eta_apply(x, ea, aa, na, n);
+#if ETA_AVX2
+    if (na && ws->eta_block == 1 && ws->avx2) eta_apply_avx2(x, ea, aa, na, n);
+    else
+#endif
+      if (na) eta_apply(x, ea, aa, na, n);
     for (int j = 0; j < nr; ++j) x[rr[j]] = rv[j];
   }
 }

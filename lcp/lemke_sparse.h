@@ -39,8 +39,10 @@ void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on);
  * same bits). 0: every bound solves for its row (as before; for comparisons). */
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
 
-/* on != 0 (the default): FTRAN applies runs of up to 4 dense etas in one pass over the
- * vector; 0: one eta at a time (for comparisons: the same bits, lemke_sparse.c). */
+/* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
+ * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
+ * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits
+ * (lemke_sparse.c); 0 and 2 are there for comparisons. */
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
 
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
