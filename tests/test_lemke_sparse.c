@@ -413,7 +413,8 @@ static int compare_settings(void (*set)(LsimLemkeSparse *, int), const int mode[
 static void test_carry_bounds(void **state) {
   (void)state;
   long rows[2] = {0, 0};
-  const int solves = compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){0, 1}, 0, rows);
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){0, 1}, 0, rows);
   print_message("carried bounds: %d solves, transposed solves %ld without, %ld with\n", solves,
                 rows[0], rows[1]);
   assert_true(solves > 50);
@@ -428,7 +429,8 @@ static void test_carry_bounds(void **state) {
 static void test_carry_bounds_lazy(void **state) {
   (void)state;
   long rows[2] = {0, 0};
-  const int solves = compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){2, 1}, 1, rows);
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){2, 1}, 1, rows);
   print_message("carried bounds, all rows / finite rows: %d solves, transposed solves %ld / %ld\n",
                 solves, rows[0], rows[1]);
   assert_true(solves > 50);
