@@ -40,7 +40,7 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
   free(drv->start), free(drv->best), free(drv->bvar), free(drv->vpos), free(drv->guess);
   free(drv->guess_kept), free(drv->basis), free(drv->tied), free(drv->in_tie);
-  free(drv->rbound);
+  free(drv->rbound), free(drv->known), free(drv->is_known);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -68,6 +68,8 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->start, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->best, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->rbound, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&drv->known, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&drv->is_known, un, 1) ||
       lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->guess, un, 1) ||
@@ -76,6 +78,8 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->in_tie, un, 1))
     return LSIM_OUT_OF_MEMORY;
   memset(drv->in_tie, 0, un);
+  memset(drv->is_known, 0, un);
+  drv->nknown = 0;
   drv->cap = n;
   return 0;
 }
@@ -294,14 +298,30 @@ static int basis_repeats(LsimLemkeDriver *drv) {
  * theta (ops->update), then the maps and the hash. 0 or LSIM_OUT_OF_MEMORY. */
 static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
   /* Row r of the new B^{-1} is row r / c_r, row i is row i - c_i times that: the bounds on
-     |B^{-1}_i| |q| follow by the triangle inequality. */
+     |B^{-1}_i| |q| follow by the triangle inequality, rb_i += |c_i| rb_r / |c_r|, over the
+     known rows alone: a bound outside them is non-finite and stays so (inf + x, NaN + x),
+     and a finite sr means row r is known. A non-finite sr makes every bound non-finite
+     (|c_i| sr is inf, or NaN where c_i = 0): the known rows are emptied, in O(known) rather
+     than O(n) (all the tests read of a bound is whether it is finite and its comparisons,
+     false alike for inf and NaN), so each decision is the one the update of all n rows
+     makes (test_carry_bounds_lazy). */
   if (drv->carry_bounds) {
-    const int n = drv->n;
     const double *restrict c = drv->col;
     double *restrict rb = drv->rbound;
+    const int *restrict kn = drv->known;
+    const int nk = drv->nknown;
     const double sr = rb[r] / fabs(c[r]);
-    for (int i = 0; i < n; ++i) rb[i] += fabs(c[i]) * sr;
-    rb[r] = sr;
+    if (drv->carry_bounds == 2) { /* the reference: all n rows */
+      for (int i = 0; i < drv->n; ++i) rb[i] += fabs(c[i]) * sr;
+      rb[r] = sr;
+    } else if (isfinite(sr)) {
+      for (int a = 0; a < nk; ++a) rb[kn[a]] += fabs(c[kn[a]]) * sr;
+      rb[r] = sr;
+    } else {
+      for (int a = 0; a < nk; ++a) rb[kn[a]] = INFINITY, drv->is_known[kn[a]] = 0;
+      drv->nknown = 0;
+      rb[r] = INFINITY;
+    }
   }
   if (drv->ops->update(drv->ctx, r, theta)) return LSIM_OUT_OF_MEMORY;
   drv->vpos[drv->bvar[r]] = -1;
@@ -312,22 +332,30 @@ static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
 }
 
 /* The entering column c = B^{-1} a of variable v. Returns max|c|, or NaN when c is not
- * finite or a solve failed. A basic w_v (never entering, but stay correct) gives e_p. */
-static double entering_column(LsimLemkeDriver *drv, int v) {
+ * finite or a solve failed. A basic w_v (never entering, but stay correct) gives e_p.
+ * Sets *xmax = max |x_B| (NaN ignored), the ratio test's scale (xscale), in the same pass. */
+static double entering_column(LsimLemkeDriver *drv, int v, double *xmax) {
   const int n = drv->n;
-  double *c = drv->col;
+  double *restrict c = drv->col;
+  const double *restrict xb = drv->xb;
+  double cmax = 0.0, xm = 0.0;
   if (v < n && drv->vpos[v] >= 0) {
     memset(c, 0, (size_t)n * sizeof(double));
     c[drv->vpos[v]] = 1.0;
+    for (int i = 0; i < n; ++i) xm = run_max(xm, fabs(xb[i]));
+    *xmax = xm;
     return 1.0;
   }
   if (drv->ops->column(drv->ctx, v)) return NAN;
-  double cmax = 0.0;
+  int bad = 0;
   for (int i = 0; i < n; ++i) {
-    if (!isfinite(c[i])) return NAN;
-    cmax = run_max(cmax, fabs(c[i]));
+    const double a = fabs(c[i]);
+    bad |= !(a <= DBL_MAX); /* inf or NaN */
+    cmax = run_max(cmax, a);
+    xm = run_max(xm, fabs(xb[i]));
   }
-  return cmax;
+  *xmax = xm;
+  return bad ? NAN : cmax;
 }
 
 /* Records z0 after a pivot into the caller's trace. */
@@ -359,6 +387,7 @@ static double row_err(LsimLemkeDriver *drv, int i) {
     s += a, sq += a;
   }
   drv->rbound[i] = sq;
+  if (!drv->is_known[i]) drv->is_known[i] = 1, drv->known[drv->nknown++] = i;
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
@@ -481,10 +510,10 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
           drv->refactor_every > drv->refactor_floor)
         drv->refactor_every /= 2;
     }
-    double cmax, xtol, tmin;
+    double cmax, xtol, tmin, xbmax;
     int blocking;
     for (;;) {
-      cmax = entering_column(drv, entering);
+      cmax = entering_column(drv, entering, &xbmax);
       if (!isfinite(cmax) && !fresh) { /* drift: rebuild and retry once */
         if (ops->refactor(ctx)) return LSIM_BREAKDOWN;
         since_refactor = 0;
@@ -518,7 +547,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * c_r0, the bounds (a row of B^{-1} each) computed only when the cheaper parts do
        * not decide. z0 wins; else the lexicographic minimum of B^{-1}_i / c_i, or, in the
        * second run (tie_by_pivot) and when the step is not degenerate, the largest pivot. */
-      const double xs = xscale(drv, qscale), loose = LSIM_LEMKE_LOOSE * xs;
+      const double xs = run_max(qscale, xbmax), loose = LSIM_LEMKE_LOOSE * xs; /* xscale */
       const int r0 = blocking, pz0 = drv->vpos[z0];
       double e0 = -1.0; /* row_err(r0) / c_r0, computed when first needed */
       xtol = LSIM_LEMKE_XTOL * xs;
@@ -562,11 +591,12 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * or, with z0 d within ftol, the point with z0 dropped is tried. */
       if (blocking != pz0 && pz0 >= 0) {
         if (c[pz0] > ptol) {
+          /* No basic value below -ftol at t0 (NaN values ignored, as fmin would in the
+             least of them): the first value below ends the scan. */
           const double t0 = fmax(xb[pz0], 0.0) / c[pz0];
-          double worst = 0.0;
-          for (int i = 0; i < n; ++i)
-            if (c[i] > ptol) worst = fmin(worst, xb[i] - t0 * c[i]);
-          if (worst >= -ftol && terminal_ok(drv, entering, t0, ftol)) {
+          int above = 1;
+          for (int i = 0; i < n && above; ++i) above = !(c[i] > ptol && xb[i] - t0 * c[i] < -ftol);
+          if (above && terminal_ok(drv, entering, t0, ftol)) {
             blocking = pz0;
             tmin = t0;
           }
@@ -601,8 +631,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
     leaving = drv->bvar[blocking];
     const double theta = xb[blocking] > xtol ? fmin(tmin, xb[blocking] / c[blocking]) : 0.0;
     /* Entries of c below the pivot tolerance are rounding noise of zeros: drop them. */
-    for (int i = 0; i < n; ++i)
-      if (fabs(c[i]) <= LSIM_LEMKE_PTOL * cmax) c[i] = 0.0;
+    const double cdrop = LSIM_LEMKE_PTOL * cmax;
+    for (int i = 0; i < n; ++i) c[i] = fabs(c[i]) <= cdrop ? 0.0 : c[i]; /* branch-free */
     if (pivot(drv, blocking, entering, theta)) return LSIM_OUT_OF_MEMORY;
     ++*pivots;
     ++done;
@@ -615,7 +645,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
 
 /* A guessed basis: no row bound known (row_err computes them). */
 static void bounds_unknown(LsimLemkeDriver *drv) {
-  for (int i = 0; i < drv->n; ++i) drv->rbound[i] = INFINITY;
+  for (int i = 0; i < drv->n; ++i) drv->rbound[i] = INFINITY, drv->is_known[i] = 0;
+  drv->nknown = 0;
 }
 
 /* z from the basic values (z_i = 0 when nonbasic); clamp < 0 to 0 when clamp, and never
@@ -721,7 +752,10 @@ static int cold_basis(LsimLemkeDriver *drv) {
     drv->vpos[n + i] = -1;
     drv->d[i] = 1.0;
     drv->rbound[i] = fabs(drv->q[i]); /* B^{-1} = I */
+    drv->known[i] = i;
+    drv->is_known[i] = 1;
   }
+  drv->nknown = n;
   drv->vpos[2 * n] = -1;
   return drv->ops->cold(drv->ctx);
 }

@@ -75,7 +75,12 @@ typedef struct LsimLemkeDriver {
   double *best;           /* [cap] a run's best failed point while its cleanups run */
   double *rbound;         /* [cap] upper bounds on |B^{-1}_i| |q| by position (row_err's
                              sum), INFINITY where unknown: exact where row_err computed
-                             the row, carried through each exchange */
+                             the row, carried through each exchange (only on the rows
+                             in known: every other bound is non-finite, i.e. unknown) */
+  int *known;             /* [cap] the positions whose rbound the exchanges update, nknown
+                             of them: every finite bound is among them (see pivot) */
+  unsigned char *is_known; /* [cap] 1 at the positions in known */
+  int nknown;
   int *bvar;              /* [cap] variable at each position */
   int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
@@ -96,7 +101,8 @@ typedef struct LsimLemkeDriver {
   int warm_only;          /* lsim_lemke_sparse_set_warm_only */
   int carry_bounds;       /* 1: the ratio test's tie bounds (row_err) try rbound, carried
                              through the exchanges, before solving for the row
-                             (lsim_lemke_sparse_set_carry_bounds) */
+                             (lsim_lemke_sparse_set_carry_bounds); 2: each exchange
+                             updates every row's bound, not the known rows' alone */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

@@ -30,7 +30,10 @@
  * them before its rank-one update; stored sparse, or as n contiguous values when more than
  * DENSE_ETA n remain: on a settled pile_100 every eta is 99-100 % full, B^{-1} being dense
  * where the contacts are coupled). Then
- *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1};
+ *   FTRAN  c = B_k^{-1} a:     UMFPACK solve with B_0, then E_1^{-1}, ..., E_k^{-1}
+ *                              (runs of up to 8 dense etas in one pass over c: their
+ *                              pivot rows first, then every entry takes the run's
+ *                              etas in order, the same bits as one eta at a time);
  *   BTRAN  row i of B_k^{-1}:  e_i^T E_k^{-1} ... E_1^{-1} (only component r_t changes at
  *                              each step, so the vector is zero outside i and the pivot
  *                              rows, and a dense eta's dot product runs over those alone),
@@ -47,7 +50,9 @@
  * upper bound on |B^{-1}_i| |q| carried through the exchanges (carry_bounds in
  * lemke_driver.h: row r of the new inverse is row r / c_r, row i is row i - c_i times that,
  * so the bounds follow by the triangle inequality; exact where a row was solved, unknown
- * after a guessed basis): a row is solved only when that bound does not rule the tie out,
+ * after a guessed basis, and updated at an exchange on the finite ones alone, a
+ * non-finite leaving row's bound making every bound unknown): a row is solved only when
+ * that bound does not rule the tie out,
  * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
  * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
@@ -95,6 +100,11 @@
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define ETA_AVX2 1 /* FTRAN's eta runs have an AVX2 path (eta_apply_avx2) */
+#else
+#define ETA_AVX2 0
+#endif
 _Static_assert(NCACHE >= 2, "the lexicographic test holds two rows of B^{-1} at once");
 
 struct LsimLemkeSparse {
@@ -139,6 +149,8 @@ struct LsimLemkeSparse {
   int *vpos;          /* [cap]: BTRAN's nonzero positions, ascending */
   unsigned char *vin; /* [cap]: 1 at the positions in vpos (0 between solves) */
   int factorizations, row_solves, col_solves;
+  int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
+  int avx2;      /* 1: the CPU has AVX2 (the runs' wide path) */
 };
 
 static const LsimLemkeBasisOps sparse_ops;
@@ -160,6 +172,10 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.lazy_first_tie = 1;
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
+    ws->eta_block = 1;
+#if ETA_AVX2
+    ws->avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
   }
   return ws;
 }
@@ -190,6 +206,8 @@ void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
   ws->drv.carry_bounds = on;
 }
+
+void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
@@ -331,24 +349,117 @@ static void mcol_clear(LsimLemkeSparse *ws, int cnt) {
   for (int k = 0; k < cnt; ++k) ws->acc[ws->touched[k]] = 0.0;
 }
 
-/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. A dense eta's zeros
- * change no finite x_i (x_i - 0 xr), so both forms give the same values. */
+/* x[i] -= e_s[i] a_s for s = 0 .. na-1 in turn, every i < n, one load and store of x[i]
+ * for up to 8 etas (1 <= na <= ETA_BLOCK; 5 to 7 as 4 and the rest): each x[i] takes the
+ * same operations in the same order as na passes would give it, so the same bits. Compiled
+ * twice: for the build's target (SSE2 on x86-64) and for AVX2 (four lanes, chosen at run
+ * time where the CPU has it, lsim_lemke_sparse_set_eta_block): a product and a difference
+ * are rounded alike in either (no fused multiply-add: AVX2 alone does not allow it, and
+ * -std=c11 keeps contraction off). */
+#define ETA_BLOCK 8
+#define ETA_APPLY_BODY(self)                                                                  \
+  if (na > 4 && na < 8) {                                                                     \
+    self(x, e, a, 4, n);                                                                      \
+    e += 4, a += 4, na -= 4;                                                                  \
+  }                                                                                           \
+  const double *restrict e0 = e[0], *restrict e1 = na > 1 ? e[1] : NULL,                      \
+                         *restrict e2 = na > 2 ? e[2] : NULL, *restrict e3 = na > 3 ? e[3] : NULL; \
+  const double a0 = a[0], a1 = na > 1 ? a[1] : 0.0, a2 = na > 2 ? a[2] : 0.0,                 \
+               a3 = na > 3 ? a[3] : 0.0;                                                      \
+  switch (na) {                                                                               \
+  case 8: {                                                                                   \
+    const double *restrict e4 = e[4], *restrict e5 = e[5], *restrict e6 = e[6],               \
+                           *restrict e7 = e[7];                                               \
+    const double a4 = a[4], a5 = a[5], a6 = a[6], a7 = a[7];                                  \
+    for (int i = 0; i < n; ++i)                                                               \
+      x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3 - e4[i] * a4 -          \
+             e5[i] * a5 - e6[i] * a6 - e7[i] * a7;                                            \
+    break;                                                                                    \
+  }                                                                                           \
+  case 4:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2 - e3[i] * a3; \
+    break;                                                                                    \
+  case 3:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1 - e2[i] * a2;           \
+    break;                                                                                    \
+  case 2:                                                                                     \
+    for (int i = 0; i < n; ++i) x[i] = x[i] - e0[i] * a0 - e1[i] * a1;                        \
+    break;                                                                                    \
+  default:                                                                                    \
+    for (int i = 0; i < n; ++i) x[i] -= e0[i] * a0;                                           \
+  }
+
+static void eta_apply(double *restrict x, const double *const *e, const double *a, int na,
+                      int n) {
+  ETA_APPLY_BODY(eta_apply)
+}
+
+#if ETA_AVX2
+__attribute__((target("avx2"))) static void eta_apply_avx2(double *restrict x,
+                                                           const double *const *e,
+                                                           const double *a, int na, int n) {
+  ETA_APPLY_BODY(eta_apply_avx2)
+}
+#endif
+
+/* Applies the eta file to x in place: x = E_k^{-1} ... E_1^{-1} x. Eta t sets x_r =
+ * x_r / piv_t (r = r_t) and, when that is not 0, x_i -= e_t[i] x_r for i != r (a dense eta's
+ * zeros change no finite x_i, so both forms give the same values). Runs of up to ETA_BLOCK
+ * dense etas go through x once (eta_apply) rather than once each (on a settled pile_100
+ * every eta is dense): first their pivot rows alone, in order, in a scratch (each row
+ * joining it is brought up to date by the run's earlier etas, as the sequence would have
+ * done), which gives each eta's x_r; then every row takes the run's etas with x_r != 0 in
+ * order, and the pivot rows get their scratch values back. Every x_i sees the operations
+ * of eta after eta, so the bits are those of one eta at a time (test_eta_block). */
 static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
   const int n = ws->drv.n;
-  for (int t = 0; t < ws->neta; ++t) {
-    const int r = ws->eta_r[t];
-    const double xr = x[r] / ws->eta_piv[t];
-    x[r] = xr;
-    if (xr == 0.0) continue;
-    const double *restrict e = ws->eta_val + ws->eta_ptr[t];
-    if (ws->eta_dense[t]) {
-      for (int i = 0; i < r; ++i) x[i] -= e[i] * xr;
-      for (int i = r + 1; i < n; ++i) x[i] -= e[i] * xr;
-    } else {
-      const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
-      const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
-      for (int k = 0; k < len; ++k) x[idx[k]] -= e[k] * xr;
+  int t = 0;
+  while (t < ws->neta) {
+    if (!ws->eta_dense[t] || !ws->eta_block) { /* one eta (a sparse one, or no runs) */
+      const int r = ws->eta_r[t];
+      const double xr = x[r] / ws->eta_piv[t];
+      x[r] = xr;
+      const double *restrict e = ws->eta_val + ws->eta_ptr[t];
+      if (xr == 0.0) {
+      } else if (ws->eta_dense[t]) {
+        for (int i = 0; i < r; ++i) x[i] -= e[i] * xr;
+        for (int i = r + 1; i < n; ++i) x[i] -= e[i] * xr;
+      } else {
+        const int *restrict idx = ws->eta_idx + ws->eta_ptr[t];
+        const int len = ws->eta_ptr[t + 1] - ws->eta_ptr[t];
+        for (int k = 0; k < len; ++k) x[idx[k]] -= e[k] * xr;
+      }
+      ++t;
+      continue;
     }
+    /* A run of dense etas: rr[0 .. nr) its distinct pivot rows so far, rv their values;
+       ea / aa the etas with x_r != 0 and their x_r. */
+    const double *ea[ETA_BLOCK] = {0};
+    double aa[ETA_BLOCK] = {0}, rv[ETA_BLOCK];
+    int rr[ETA_BLOCK], nr = 0, na = 0;
+    for (int nb = 0; nb < ETA_BLOCK && t < ws->neta && ws->eta_dense[t]; ++nb, ++t) {
+      const int r = ws->eta_r[t];
+      const double *e = ws->eta_val + ws->eta_ptr[t];
+      int k = 0;
+      while (k < nr && rr[k] != r) ++k;
+      if (k == nr) { /* x_r as the run's earlier etas leave it */
+        double v = x[r];
+        for (int s = 0; s < na; ++s) v -= ea[s][r] * aa[s];
+        rr[nr] = r, rv[nr++] = v;
+      }
+      const double xr = rv[k] / ws->eta_piv[t];
+      rv[k] = xr;
+      if (xr == 0.0) continue;
+      for (int j = 0; j < nr; ++j)
+        if (j != k) rv[j] -= e[rr[j]] * xr;
+      ea[na] = e, aa[na++] = xr;
+    }
+#if ETA_AVX2
+    if (na && ws->eta_block == 1 && ws->avx2) eta_apply_avx2(x, ea, aa, na, n);
+    else
+#endif
+      if (na) eta_apply(x, ea, aa, na, n);
+    for (int j = 0; j < nr; ++j) x[rr[j]] = rv[j];
   }
 }
 
@@ -576,15 +687,27 @@ static int update(void *ctx, int r, double theta) {
   }
   /* Stored dense (n values, 0 at r) above DENSE_ETA n nonzeros: contiguous loops. */
   int nnz = 0;
-  for (int i = 0; i < n; ++i) nnz += i != r && c[i] != 0.0;
+  for (int i = 0; i < n; ++i) nnz += c[i] != 0.0;
+  nnz -= c[r] != 0.0;
   const int dense = nnz > DENSE_ETA * n;
-  for (int i = 0; i < n; ++i)
-    if (i != r && c[i] != 0.0) {
-      if (!dense) ws->eta_idx[at] = i;
-      ws->eta_val[dense ? at + (size_t)i : at++] = c[i];
-      xb[i] -= c[i] * theta;
-    } else if (dense) ws->eta_val[at + (size_t)i] = 0.0;
-  if (dense) at += (size_t)n;
+  if (dense) { /* branch-free: c_i where nonzero, +0 elsewhere and at r; x_B moves where
+                  c_i != 0 (x_r is set below) */
+    double *restrict e = ws->eta_val + at;
+    for (int i = 0; i < n; ++i) {
+      const int nz = c[i] != 0.0;
+      e[i] = nz ? c[i] : 0.0;
+      xb[i] = nz ? xb[i] - c[i] * theta : xb[i];
+    }
+    e[r] = 0.0;
+    at += (size_t)n;
+  } else {
+    for (int i = 0; i < n; ++i)
+      if (i != r && c[i] != 0.0) {
+        ws->eta_idx[at] = i;
+        ws->eta_val[at++] = c[i];
+        xb[i] -= c[i] * theta;
+      }
+  }
   ws->eta_dense[ws->neta] = (unsigned char)dense;
   ws->eta_r[ws->neta] = r;
   ws->eta_piv[ws->neta] = piv;

@@ -31,11 +31,19 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on);
  * 0 (the default): the cold runs follow. No effect without a guess. */
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on);
 
-/* on != 0 (the default): the ratio test's tie bounds (a row of B^{-1} each, lemke_driver.c)
+/* on = 1 (the default): the ratio test's tie bounds (a row of B^{-1} each, lemke_driver.c)
  * first try an upper bound on |B^{-1}_i| |q| carried through the exchanges, and solve for
  * the row only when that bound does not rule the tie out: the same decisions, fewer
- * transposed solves. 0: every bound solves for its row (as before; for comparisons). */
+ * transposed solves; each exchange updates only the bounds that are finite. 2: the same
+ * with every exchange updating all n bounds (the reference for the update's tests: the
+ * same bits). 0: every bound solves for its row (as before; for comparisons). */
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
+
+/* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
+ * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
+ * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits
+ * (lemke_sparse.c); 0 and 2 are there for comparisons. */
+void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
 
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);

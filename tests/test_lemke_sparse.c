@@ -333,16 +333,14 @@ static void test_step_carries_basis(void **state) {
   scene_stepper_close(&sc);
 }
 
-/* lsim_lemke_sparse_set_carry_bounds: the ratio test's tie bounds from bounds carried
- * through the exchanges rule out the same rows as the bounds solved for, so the path is the
- * same: on the dumped steps (cold) and on pile_10's factored steps (from the time step's
- * guess z > 0) every solve ends with the same status and pivots with and without, within
- * 1e-10, and the transposed solves (rows of B^{-1}) are no more in total with them (fewer
- * where the bounds are asked often: settled pile_100, docs/solvers.md). */
-static void test_carry_bounds(void **state) {
-  (void)state;
+/* Solves the dumped steps (cold) and pile_10's factored steps (from the time step's guess
+ * z > 0), each with set(ws, mode[0]) and then set(ws, mode[1]) on one workspace, and asserts the
+ * same status and pivots (and, with same_bits, the same z bits, factorizations and solves
+ * of both kinds), each solved z within RES_TOL. Adds the transposed solves of each mode to
+ * rows[]; returns the problems solved. */
+static int compare_settings(void (*set)(LsimLemkeSparse *, int), const int mode[2], int same_bits,
+                            long rows[2]) {
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
-  long rows[2] = {0, 0};
   int solves = 0;
   const char *files[] = {"tests/data/lemke_pile10_step19.dat", "tests/data/lemke_pile10_step25.dat",
                          "tests/data/lemke_pile10_step26.dat", "tests/data/lemke_pile10_step30.dat",
@@ -372,23 +370,27 @@ static void test_carry_bounds(void **state) {
     double *z[2] = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double))};
     unsigned char *g = malloc((size_t)n);
     for (int i = 0; i < n; ++i) g[i] = zg && zg[i] > 0.0;
-    int status[2], pivots[2];
+    int status[2], pivots[2], counts[2][3];
     for (int on = 0; on < 2; ++on) {
       LsimLemkeInfo si;
       memset(&si, 0, sizeof si);
       if (zg) memcpy(z[on], zg, (size_t)n * sizeof(double));
-      lsim_lemke_sparse_set_carry_bounds(sl, on);
+      set(sl, mode[on]);
       status[on] = lsim_lemke_sparse_solve(sl, f, NULL, zg ? g : NULL, z[on], &si);
       pivots[on] = si.pivots;
-      int r = 0;
-      lsim_lemke_sparse_counts(sl, NULL, &r, NULL);
-      rows[on] += r;
+      lsim_lemke_sparse_counts(sl, &counts[on][0], &counts[on][1], &counts[on][2]);
+      rows[on] += counts[on][1];
     }
     if (status[1] != status[0] || pivots[1] != pivots[0])
-      print_message("problem %d n %d: without %s %d pivots, with %s %d\n", k, n,
-                    lsim_status_name(status[0]), pivots[0], lsim_status_name(status[1]), pivots[1]);
+      print_message("problem %d n %d: mode %d %s %d pivots, mode %d %s %d\n", k, n, mode[0],
+                    lsim_status_name(status[0]), pivots[0], mode[1], lsim_status_name(status[1]),
+                    pivots[1]);
     assert_int_equal(status[1], status[0]);
     assert_int_equal(pivots[1], pivots[0]);
+    if (same_bits) {
+      for (int c = 0; c < 3; ++c) assert_int_equal(counts[1][c], counts[0][c]);
+      assert_memory_equal(z[1], z[0], (size_t)n * sizeof(double));
+    }
     if (status[0] == LSIM_SOLVED) assert_true(rel_residual(f, z[1]) <= RES_TOL);
     ++solves;
     free(z[0]), free(z[1]), free(g);
@@ -397,12 +399,59 @@ static void test_carry_bounds(void **state) {
       lsim_lcp_free(&lcp);
     }
   }
+  lsim_lemke_sparse_free(sl);
+  scene_stepper_close(&sc);
+  return solves;
+}
+
+/* lsim_lemke_sparse_set_carry_bounds: the ratio test's tie bounds from bounds carried
+ * through the exchanges rule out the same rows as the bounds solved for, so the path is the
+ * same: on the dumped steps (cold) and on pile_10's factored steps (from the time step's
+ * guess z > 0) every solve ends with the same status and pivots with and without, within
+ * 1e-10, and the transposed solves (rows of B^{-1}) are no more in total with them (fewer
+ * where the bounds are asked often: settled pile_100, docs/solvers.md). */
+static void test_carry_bounds(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){0, 1}, 0, rows);
   print_message("carried bounds: %d solves, transposed solves %ld without, %ld with\n", solves,
                 rows[0], rows[1]);
   assert_true(solves > 50);
   assert_true(rows[1] <= rows[0]);
-  lsim_lemke_sparse_free(sl);
-  scene_stepper_close(&sc);
+}
+
+/* The carried bounds updated on the finite ones alone (the default) against every row
+ * updated at each exchange (mode 2, the update as it was): on the same problems each solve
+ * has the same status, pivots, factorizations, transposed and column solves (so every
+ * bound asked for decided alike) and the same z, bit for bit; both paths of the update
+ * run (the cold runs start with every bound known, the warm ones with none). */
+static void test_carry_bounds_lazy(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_carry_bounds, (const int[2]){2, 1}, 1, rows);
+  print_message("carried bounds, all rows / finite rows: %d solves, transposed solves %ld / %ld\n",
+                solves, rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_int_equal(rows[1], rows[0]);
+  assert_true(rows[0] > 0); /* the bounds were asked for */
+}
+
+/* lsim_lemke_sparse_set_eta_block: FTRAN with runs of dense etas applied together (AVX2
+ * where the CPU has it, and the build's own vectors) gives the same bits as one eta at a
+ * time, so every solve on the same problems has the same
+ * status, pivots, counts and z, bit for bit (cold runs from B = I and warm ones; pile_10's
+ * etas are dense and sparse, the runs broken by sparse ones and by zero pivots' rows). */
+static void test_eta_block(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  for (int wide = 1; wide <= 2; ++wide) { /* AVX2 where the CPU has it; the build's vectors */
+    const int solves =
+        compare_settings(lsim_lemke_sparse_set_eta_block, (const int[2]){0, wide}, 1, rows);
+    assert_true(solves > 50);
+    assert_int_equal(rows[1], rows[0]);
+  }
 }
 
 /* lsim_lemke_sparse_set_warm_only: with a guess, only the warm path runs. On the dumped
@@ -636,6 +685,8 @@ int main(void) {
       cmocka_unit_test(test_factored_pile),
       cmocka_unit_test(test_warm_only),
       cmocka_unit_test(test_carry_bounds),
+      cmocka_unit_test(test_carry_bounds_lazy),
+      cmocka_unit_test(test_eta_block),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
