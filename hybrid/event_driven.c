@@ -29,7 +29,9 @@
  * of SLIP_BLEND (event_rows.c), so that a slide starting from rest has a smooth flow.
  * Last, a persistent contact whose flow force is negative at the event, or crosses zero
  * within 1e-6 s of it, is released when it would not sink (lift_pulled): the LCP's
- * zero-force supports the flow's least-norm split pulls. Force and cone roots are
+ * zero-force supports the flow's least-norm split pulls. An event whose projection to rest
+ * (project_rest) leaves a slide slipping against s above velocity_tol is resolved again
+ * from the projected velocities (resolve_event). Force and cone roots are
  * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
