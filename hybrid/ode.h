@@ -159,7 +159,9 @@ int lsim_ode_set_roots(LsimOde *ode, int nroots, LsimOdeRootFn g, const int *dir
 /* The resolution of each root function (res[nroots], >= 0; NULL: all 0), until the next
  * lsim_ode_set_roots: the round-off of its evaluation. A crossing whose bracket shrinks
  * to the resolution of time with |g| above the event precision but within res[i] is
- * located there (as well as g can be) instead of failing as a discontinuity. 0 or < 0. */
+ * located there (as well as g can be) instead of failing as a discontinuity; when |g|
+ * there is beyond res[i] (g noisier than that at this time), at the last point on the
+ * requested side with |g| <= res[i] that the location visited, if any. 0 or < 0. */
 int lsim_ode_set_root_resolution(LsimOde *ode, const double *res);
 
 /* Samples at the record period (options.record_period) go to fn (NULL: none). */

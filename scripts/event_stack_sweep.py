@@ -58,6 +58,12 @@ def run(lcpsim, out, name, sc, timeout):
     return name, rc, err, time.time() - t0
 
 def main():
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+        try:
+            print(__doc__, flush=True)
+        except BrokenPipeError:  # a reader that stops early (| head)
+            sys.stdout = None
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
     lcpsim, out = sys.argv[1], sys.argv[2]
     jobs, timeout, only = 2, 60.0, None
     a = sys.argv[3:]

@@ -1662,6 +1662,47 @@ static void test_force_root_resolution(void **state) {
   if (r.fmin < -1e-8) fail_msg("a persistent contact pulls with %.3g N at %g s", r.fmin, r.t_fmin);
 }
 
+/* A slide the event's LCP starts from rest leaving the event slipping against its
+ * direction (scripts/event_stack_sweep.py's n3_g0.3_b0.6_a0.35_v5_o1, as in
+ * test_scaled_lemke_retry). At 0.15697752 s the top box lands on the middle one and the
+ * LCP slides a corner of the middle box at rest on the lower one along s; project_rest,
+ * removing the landing's rebound, holds normal rows and sticking tangent rows only, and
+ * left that corner slipping at 2.56e-5 m/s with v_t . s = -2.5e-5 (friction doing
+ * positive work). Its slip root started below 0 and never fired; where v_t . s reached
+ * -SLIP_BLEND the flow's friction direction turned by 90 degrees at once and a ground
+ * corner's cone root jumped by 1.2 N: the run stopped at 0.156986 s. The event is now
+ * resolved again from the projected velocities (resolve_event), the corner sliding along
+ * its slip. Checked to 0.2 s: the run completes, every sample delivered, the energy never
+ * rising between samples by more than 1e-8 J (as above), no persistent contact pulling
+ * beyond the force roots' resolution (1e-8 N). */
+static void test_slide_against_slip_resolved(void **state) {
+  (void)state;
+  SweepRun r = sweep_scene(3, 0.3, 0.6, 0.35, 5.0, 1, 0.2);
+  if (r.rc) fail_msg("%s", r.err);
+  assert_int_equal(r.samples, 20);
+  if (r.rise > 1e-8) fail_msg("energy rose by %.3g J at %g s", r.rise, r.t_rise);
+  if (r.fmin < -1e-8) fail_msg("a persistent contact pulls with %.3g N at %g s", r.fmin, r.t_fmin);
+}
+
+/* A force root noisier than its resolution (scripts/event_stack_sweep.py's
+ * n3_g0_b0.3_a0.35_v3.5_o1: a 0.7 m cube thrown at (3.15, 1.05) m/s over a 1 m and a 0.8
+ * m cube, box mu 0.3, frictionless ground). At 0.312273 s the top box's sliding contact on
+ * the middle box lifts off; its force, split among redundant rows with sliding ones,
+ * took values from -1.17e-8 to +1.5e-8 N within 1e-12 s of its root, and the bisection
+ * ended at the resolution of time on -1.17e-8 N, beyond FORCE_RESOLUTION (1e-8 N), after
+ * points on the same side at -5.3e-9, -2.8e-9 and -2.4e-9 N: the run stopped there. The
+ * root is now located at the last of those (lsim_ode_set_root_resolution). Checked to
+ * 0.355 s: the run completes, every sample delivered, the energy never rising between
+ * samples by more than 1e-8 J (as above), no persistent contact pulling beyond 1e-8 N. */
+static void test_noisy_force_root(void **state) {
+  (void)state;
+  SweepRun r = sweep_scene(3, 0.0, 0.3, 0.35, 3.5, 1, 0.355);
+  if (r.rc) fail_msg("%s", r.err);
+  assert_int_equal(r.samples, 35);
+  if (r.rise > 1e-8) fail_msg("energy rose by %.3g J at %g s", r.rise, r.t_rise);
+  if (r.fmin < -1e-8) fail_msg("a persistent contact pulls with %.3g N at %g s", r.fmin, r.t_fmin);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -1678,7 +1719,8 @@ int main(void) {
       cmocka_unit_test(test_near_equal_landing),
       cmocka_unit_test(test_slide_stops_beside_box), cmocka_unit_test(test_tipping_slide_loses_energy),
       cmocka_unit_test(test_pulled_contact_lifts), cmocka_unit_test(test_scaled_lemke_retry),
-      cmocka_unit_test(test_force_root_resolution),
+      cmocka_unit_test(test_force_root_resolution), cmocka_unit_test(test_slide_against_slip_resolved),
+      cmocka_unit_test(test_noisy_force_root),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }

@@ -455,6 +455,48 @@ static void test_root_resolution(void **state) {
   }
 }
 
+/* A boundary function noisier than its resolution near its crossing (a force split among
+ * redundant rows, whose value moved by 2.7e-8 N within 1e-12 s about its root where the
+ * resolution is 1e-8 N): x - 0.5 in steps of 1e-9 plus a deterministic noise of +-7.5e-9
+ * or +-1.55e-8 picked by the bits of t, so that no value is within 5e-10 of 0 (the
+ * precision, 1e-10, is never met). The bisection at the resolution of time may end on a point beyond the resolution
+ * although earlier points on the crossed side were within it: the last of those is the
+ * located point (|g| within the resolution, x within it plus the noise of 0.5), and a
+ * resolution of 0 still fails there. */
+static int noisier_root(double t, const double *x, double *g, void *u) {
+  uint64_t h;
+  memcpy(&h, &t, sizeof h);
+  h ^= h >> 33, h *= 0xff51afd7ed558ccdULL, h ^= h >> 33, h *= 0xc4ceb9fe1a85ec53ULL, h ^= h >> 33, h += *(const uint64_t *)u;
+  g[0] = 1e-9 * floor((x[0] - 0.5) / 1e-9 + 0.5) + 0.5e-9 * (2.0 * (double)(h % 28) - 27.0);
+  return 0;
+}
+
+static void test_root_noisier_than_resolution(void **state) {
+  (void)state;
+  const double res[2] = {0.0, 1e-8};
+  /* Eight noises (seeds of the hash); without the fallback to the last point within the
+     resolution, seeds 1, 5 and 7 ended at |g| = 1.15e-8 to 1.45e-8. */
+  for (uint64_t seed = 0; seed < 8; ++seed)
+  for (int k = 0; k < 2; ++k) {
+    LsimOde *ode;
+    assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, &seed, NULL, NULL, 0), 0);
+    assert_int_equal(lsim_ode_set_roots(ode, 1, noisier_root, NULL, NULL), 0);
+    assert_int_equal(lsim_ode_set_root_resolution(ode, &res[k]), 0);
+    const double x0[2] = {1.0, 0.0};
+    assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+    LsimOdeEvent ev;
+    const int s = lsim_ode_advance(ode, 2.0, &ev);
+    if (k == 0) {
+      assert_int_equal(s, LSIM_ODE_EVENT_NOT_LOCATED);
+    } else {
+      if (s != LSIM_ODE_EVENT) fail_msg("seed %d: status %d: %s", (int)seed, s, lsim_ode_message(ode));
+      if (!(fabs(ev.g) <= 1e-8) || !(ev.g <= 0.0) || !(fabs(lsim_ode_state(ode)[0] - 0.5) <= 2.5e-8))
+        fail_msg("seed %d: located with g = %.3g, x = 0.5 %+.3g", (int)seed, ev.g, lsim_ode_state(ode)[0] - 0.5);
+    }
+    lsim_ode_free(ode);
+  }
+}
+
 /* A flow that fails stops the run with its status; bad options are refused; the end time
  * is hit exactly; period 0 samples after every step. */
 static int failing_flow(double t, const double *x, double *xd, void *u) {
@@ -509,7 +551,7 @@ int main(void) {
       cmocka_unit_test(test_zero_start),
       cmocka_unit_test(test_chattering_guard),
       cmocka_unit_test(test_discontinuous_boundary),
-      cmocka_unit_test(test_root_resolution),
+      cmocka_unit_test(test_root_resolution), cmocka_unit_test(test_root_noisier_than_resolution),
       cmocka_unit_test(test_failures_and_end),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
