@@ -187,6 +187,10 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) {
 
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm_only = on; }
 
+void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on) {
+  ws->drv.cover_previous = on;
+}
+
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
   ws->drv.carry_bounds = on;
 }
