@@ -410,12 +410,21 @@ static void test_carry_bounds(void **state) {
  * carried basis, as the time step hands it on, and the previous impulses as the point):
  * each step's problem is solved from that basis with and without the weighted cover, both
  * to 1e-10 (status solved, residual checked here on the returned z); the cover changes the
- * paths (some step's pivots differ, so the option is in effect). Pivot totals printed. */
+ * paths (some step's pivots differ, so the option is in effect); through the solver front
+ * (lsim_solver_set_cover_previous with the basis guess) each step takes the same pivots
+ * as the direct call with the cover. Pivot totals printed. */
 static void test_cover_previous(void **state) {
   (void)state;
   SceneStepper sc;
   assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "lemke_sparse", RES_TOL), 0);
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  lsim_lemke_sparse_set_retry_positive(sl, 1); /* as the solver front sets it for a guess */
+  char err[256];
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = RES_TOL, o.warm_start = 1;
+  LsimSolver *front; /* the same through lsim_solver_set_cover_previous */
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err), 0);
+  lsim_solver_set_cover_previous(front, 1);
   long piv[2] = {0, 0};
   int solves = 0, differ = 0;
   for (int k = 0; k < 120; ++k) {
@@ -438,6 +447,11 @@ static void test_cover_previous(void **state) {
       piv[on] += si.pivots;
     }
     differ += pivots[0] != pivots[1];
+    memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+    lsim_solver_set_basis_guess(front, g);
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve_factored(front, f, z, &st), LSIM_SOLVED);
+    assert_int_equal(st.iterations, pivots[1]);
     ++solves;
     free(z);
   }
@@ -445,6 +459,7 @@ static void test_cover_previous(void **state) {
                 "(%d differ)\n", solves, piv[0], piv[1], differ);
   assert_true(solves > 50);
   assert_true(differ > 0);
+  lsim_solver_free(front);
   lsim_lemke_sparse_free(sl);
   scene_stepper_close(&sc);
 }
