@@ -821,7 +821,10 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
   /* Warm start: the guessed basis directly, else Lemke's path from it; with
    * retry_positive, when that fails, {i : z_i > 0} of the caller's point next (when it
    * differs), before the cold runs. */
-  for (int attempt = 0; have_guess && attempt < 1 + (drv->retry_positive != 0); ++attempt) {
+  const int covered_retry = drv->retry_positive && drv->cover_previous;
+  int retry_start = *pivots;
+  for (int attempt = 0; have_guess && attempt < 1 + (drv->retry_positive != 0) + covered_retry;
+       ++attempt) {
     if (attempt) {
       int same = 1;
       for (int i = 0; i < n; ++i) {
@@ -829,9 +832,10 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
         same &= g == (drv->guess[i] != 0);
         drv->guess[i] = g;
       }
-      if (same) break;
+      if (same && attempt == 1) break;
     }
     const int run_start = *pivots;
+    if (attempt == 1) retry_start = run_start;
     status = drv->ops->warm(drv->ctx);
     bounds_unknown(drv);
     if (status == 0) {
@@ -840,15 +844,16 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
       for (int i = 0; i < n; ++i) xmin = fmin(xmin, drv->xb[i]);
       if (xmin >= -ftol && accept(drv, tol, z, NULL) == LSIM_SOLVED) status = LSIM_SOLVED;
       else {
-        /* The caller's basis (not the retry from z > 0) with cover_previous: d = B x'. */
-        if (drv->cover_previous && attempt == 0) cover_from_start(drv);
+        /* With cover_previous: d = B x' from the caller's basis and in the first retry
+           from {z > 0}; when that fails too, that retry again with B e. */
+        if (drv->cover_previous && attempt < 2) cover_from_start(drv);
         status = lemke_path(drv, max_pivots, tol, pivots, info);
         drv->cover_weighted = 0;
         status = end_path(drv, status, max_pivots, run_start, tol, z, pivots, info);
       }
     }
     record_stage(info, attempt ? LSIM_LEMKE_STAGE_RETRY : LSIM_LEMKE_STAGE_GUESS, status,
-                 run_start, *pivots);
+                 attempt ? retry_start : run_start, *pivots); /* the retries' pivots summed */
     if (status == LSIM_OUT_OF_MEMORY) return status;
     if (status == LSIM_SOLVED) {
       if (info) info->warm_started = 1;

@@ -136,7 +136,8 @@ void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv);
 /* The solve after begin (ops, ctx and the settings are the caller's). q >= 0: z = 0.
  * With have_guess, the guessed basis (returned if its basic solution passes the acceptance
  * test, else Lemke's path from it, its covering vector d = B e, or with cover_previous
- * d = B x', x' the caller's point in that basis shifted by its largest entry; with retry_positive the basis {i : start_i > 0} next
+ * d = B x', x' the caller's point in that basis shifted by its largest entry; with retry_positive
+ * (and cover_previous: covered, then again with B e) the basis {i : start_i > 0} next
  * when it differs), then up to three cold runs (lemke.c's ROBUSTNESS), none with
  * warm_only (the warm paths' status is returned, z the caller's point). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
  * lazy_first_tie 1: the ties of the first ratio test (z0 entering) compare the gap

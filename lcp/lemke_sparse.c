@@ -70,8 +70,9 @@
  * again (warm). Without it the guess was refused on every settled pile_100 step.
  * With lsim_lemke_sparse_set_cover_previous the path from the guess covers with d = B x',
  * x' > 0 the caller's point in that basis (lemke_driver.c, cover_from_start) instead of
- * B e: on settled pile_100 steps 61-119 22 355 -> 20 396 pivots, step 114 without its
- * secondary ray (docs/solvers.md); off by default.
+ * B e (and the retry from {z > 0} likewise, then with B e): on settled pile_100 steps
+ * 61-119 22 355 -> 20 403 pivots, step 114 without its secondary ray (docs/solvers.md);
+ * off by default.
  *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:

@@ -468,7 +468,8 @@ static void test_cover_previous(void **state) {
  * basis all w, the caller's point z = (1, 1). d = B x' with x' = (1 + 1, 0 + 1): z0 enters at
  * 1, w_2 leaves, z_2's column (-M e_2 = 0) meets no blocking row: a secondary ray at the
  * path's first pivot, recorded for the guessed basis; the cold runs follow and end on rays;
- * the status says so, no basis is recorded and z is finite. */
+ * the status says so, no basis is recorded and z is finite; likewise with the retries
+ * from {z > 0} between them. */
 static void test_cover_previous_no_solution(void **state) {
   (void)state;
   LsimLemkeSparse *ws = lsim_lemke_sparse_create();
@@ -482,6 +483,18 @@ static void test_cover_previous_no_solution(void **state) {
   assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, guess, z, &info), LSIM_SECONDARY_RAY);
   assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_GUESS], LSIM_SECONDARY_RAY);
   assert_int_equal(info.stage_pivots[LSIM_LEMKE_STAGE_GUESS], 0);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SECONDARY_RAY);
+  assert_true(isfinite(z[0]) && isfinite(z[1]));
+  assert_null(lsim_lemke_sparse_basis(ws));
+  /* With the retries from {z > 0} (covered, then with B e) before the cold runs: each
+     fails, and so does the solve. */
+  lsim_lemke_sparse_set_retry_positive(ws, 1);
+  z[0] = z[1] = 1.0;
+  memset(&info, 0, sizeof info);
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, guess, z, &info), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_GUESS], LSIM_SECONDARY_RAY);
+  assert_true(info.stage_status[LSIM_LEMKE_STAGE_RETRY] != LSIM_SOLVED &&
+              info.stage_pivots[LSIM_LEMKE_STAGE_RETRY] >= 0);
   assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SECONDARY_RAY);
   assert_true(isfinite(z[0]) && isfinite(z[1]));
   assert_null(lsim_lemke_sparse_basis(ws));
