@@ -37,13 +37,16 @@
  * status and pivots of the path from the guessed basis, of the retry from z > 0 and of each
  * cold run made, e.g. "runs: guess secondary_ray 1 retry solved 1000".
  *
+ * --cover-previous: the carried-basis series covers its path with the previous step's values
+ * (lsim_solver_set_cover_previous); --driver-cover-previous: the driver's solver too (the
+ * trajectory then follows its paths).
  * --sparse-limit N gives the newton series (and a newton driver) that option
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
  * -1 any n); 0, the default, never.
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu]
- *                    [--sparse-limit N] [--verbose]
+ *                    [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose]
  */
 #include <math.h>
 #include <stdio.h>
@@ -129,7 +132,7 @@ typedef struct Series {
 int main(int argc, char **argv) {
   const char *path = "data/pile_100.json";
   int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1, from = 0;
-  int sparse_limit = 0;
+  int sparse_limit = 0, cover_previous = 0, driver_cover = 0;
   const char *only = NULL;
   const char *driver = "pgs";
   for (int i = 1; i < argc; ++i) {
@@ -143,10 +146,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
     else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
     else if (!strcmp(argv[i], "--sparse-limit") && i + 1 < argc) sparse_limit = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--cover-previous")) cover_previous = 1;
+    else if (!strcmp(argv[i], "--driver-cover-previous")) driver_cover = 1;
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose]\n");
       return 2;
     }
   }
@@ -186,7 +191,9 @@ int main(int argc, char **argv) {
     o.warm_start = 1, o.islands = series[k].islands, o.max_iter = series[k].max_iter;
     o.sparse_limit = sparse_limit;
     if (lsim_solver_create(&series[k].solver, series[k].name, &o, err, sizeof err)) return 2;
+    if (series[k].carry == 1) lsim_solver_set_cover_previous(series[k].solver, cover_previous);
   }
+  lsim_solver_set_cover_previous(lsim_stepper_solver(stepper), driver_cover);
   LsimIslands *finder = lsim_islands_create();
   double *z = NULL;
   int zcap = 0, nmax = 0, last_largest = 0, last_n = 0;

@@ -40,7 +40,7 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   free(drv->xb), free(drv->col), free(drv->d), free(drv->work), free(drv->work2);
   free(drv->start), free(drv->best), free(drv->bvar), free(drv->vpos), free(drv->guess);
   free(drv->guess_kept), free(drv->basis), free(drv->tied), free(drv->in_tie);
-  free(drv->rbound), free(drv->known), free(drv->is_known);
+  free(drv->rbound), free(drv->known), free(drv->is_known), free(drv->cover);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -70,6 +70,7 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->rbound, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->known, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->is_known, un, 1) ||
+      lsim_lemke_grow((void **)&drv->cover, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&drv->bvar, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->vpos, 2 * un + 1, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->guess, un, 1) ||
@@ -458,6 +459,31 @@ static int first_leaving(LsimLemkeDriver *drv, int r, double qscale) {
   return nt > 1 ? lex_min(drv, nt, NULL, NULL) : r;
 }
 
+/* The first pivot's leaving row with the covering vector d = B x' (x' = drv->cover > 0, so
+ * z0's column is c = -x'): the smallest ratio x_i / x'_i, ratios within XTOL of it tied
+ * and decided by the lexicographic rule on the rows scaled by 1 / x'_i (lex_min, or
+ * pairwise without inv_column). Returns the row, or -1 when a solve failed. */
+static int first_leaving_weighted(LsimLemkeDriver *drv) {
+  const int n = drv->n;
+  const double *xb = drv->xb, *x1 = drv->cover;
+  int r = 0;
+  for (int i = 1; i < n; ++i)
+    if (xb[i] / x1[i] < xb[r] / x1[r]) r = i;
+  const double rmin = xb[r] / x1[r], tol = LSIM_LEMKE_XTOL * fabs(rmin);
+  int nt = 1;
+  drv->tied[0] = r;
+  for (int i = 0; i < n; ++i) {
+    if (i == r || !(xb[i] / x1[i] - rmin <= tol)) continue;
+    if (drv->ops->inv_column) drv->tied[nt++] = i;
+    else {
+      const int l = lex_less(drv, i, 1.0 / x1[i], r, 1.0 / x1[r], NULL);
+      if (l < 0) return -1;
+      if (l) r = i;
+    }
+  }
+  return nt > 1 ? lex_min(drv, nt, x1, NULL) : r;
+}
+
 /* Lemke's path from the complementary basis in drv (x_B with a negative entry, d with
  * B^{-1} d = e). Adds its pivots to *pivots. Returns LSIM_SOLVED (z0 left; x_B is the
  * complementary solution), LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN or
@@ -482,10 +508,17 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
     if (xb[i] < xb[r]) r = i;
   const double xmin = xb[r];
   if (!(xmin < 0.0)) return LSIM_BREAKDOWN; /* feasible but rejected: nothing to cover */
-  if ((r = first_leaving(drv, r, qscale)) < 0) return LSIM_BREAKDOWN;
-  for (int i = 0; i < n; ++i) c[i] = -1.0;
+  double theta0 = -xmin;
+  if (drv->cover_weighted) {
+    if ((r = first_leaving_weighted(drv)) < 0) return LSIM_BREAKDOWN;
+    theta0 = -xb[r] / drv->cover[r];
+    for (int i = 0; i < n; ++i) c[i] = -drv->cover[i];
+  } else {
+    if ((r = first_leaving(drv, r, qscale)) < 0) return LSIM_BREAKDOWN;
+    for (int i = 0; i < n; ++i) c[i] = -1.0;
+  }
   int leaving = drv->bvar[r];
-  if (pivot(drv, r, z0, -xmin)) return LSIM_OUT_OF_MEMORY; /* z0 = -min x_B (not counted) */
+  if (pivot(drv, r, z0, theta0)) return LSIM_OUT_OF_MEMORY; /* z0 = -min x_B / x' (not counted) */
   trace_z0(drv, info);
   hash_reset(drv);
   (void)basis_repeats(drv);
@@ -775,6 +808,33 @@ static void record_stage(LsimLemkeInfo *info, int stage, int status, int run_sta
   info->stage_pivots[stage] = pivots - run_start;
 }
 
+/* The covering vector of a path from the guessed basis weighted by the caller's point:
+ * d = B x', x' > 0 by position, so that B^{-1} d = x' (z0's column is -x'). x'_i is the
+ * caller's z_i + delta where z_i is basic, max(w_i, 0) + delta where w_i is basic, w = M z + q
+ * of that point (z + delta on the basic z, 0 elsewhere), delta the point's largest entry
+ * (max |q| when it is 0). Lemke's path from a basis B with d follows q + z0 d down to q:
+ * with d = B e it starts from every basic value raised alike; with B x' from the previous
+ * step's values, rows far from their bounds there (a separating contact's large w) stay
+ * basic longer (docs/solvers.md, "Sparse Lemke": fewer pivots on settled pile_100, no ray
+ * on step 114). Uses work, work2. */
+static void cover_from_start(LsimLemkeDriver *drv) {
+  const int n = drv->n;
+  double *restrict zp = drv->work, *restrict w = drv->work2, *restrict x1 = drv->cover;
+  double delta = 0.0;
+  for (int i = 0; i < n; ++i) delta = run_max(delta, drv->start[i]);
+  if (!(delta > 0.0)) delta = qscale_of(drv);
+  for (int i = 0; i < n; ++i) zp[i] = drv->vpos[n + i] >= 0 ? drv->start[i] + delta : 0.0;
+  LsimResidual res;
+  drv->ops->residual(drv->ctx, zp, w, &res); /* w = M zp + q */
+  for (int i = 0; i < n; ++i) {
+    /* Row i holds z_i or w_i (a guessed basis): d_i = [w_i basic] x'_i - (M zp)_i. */
+    const int zb = drv->vpos[n + i] >= 0;
+    x1[i] = zb ? zp[i] : pos(w[i]) + delta;
+    drv->d[i] = (zb ? 0.0 : x1[i]) - (w[i] - drv->q[i]);
+  }
+  drv->cover_weighted = 1;
+}
+
 int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots, double tol,
                             double *z, int *pivots, LsimLemkeInfo *info) {
   const int n = drv->n;
@@ -795,7 +855,10 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
   /* Warm start: the guessed basis directly, else Lemke's path from it; with
    * retry_positive, when that fails, {i : z_i > 0} of the caller's point next (when it
    * differs), before the cold runs. */
-  for (int attempt = 0; have_guess && attempt < 1 + (drv->retry_positive != 0); ++attempt) {
+  const int covered_retry = drv->retry_positive && drv->cover_previous;
+  int retry_start = *pivots;
+  for (int attempt = 0; have_guess && attempt < 1 + (drv->retry_positive != 0) + covered_retry;
+       ++attempt) {
     if (attempt) {
       int same = 1;
       for (int i = 0; i < n; ++i) {
@@ -803,9 +866,10 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
         same &= g == (drv->guess[i] != 0);
         drv->guess[i] = g;
       }
-      if (same) break;
+      if (same && attempt == 1) break;
     }
     const int run_start = *pivots;
+    if (attempt == 1) retry_start = run_start;
     status = drv->ops->warm(drv->ctx);
     bounds_unknown(drv);
     if (status == 0) {
@@ -814,12 +878,16 @@ int lsim_lemke_driver_solve(LsimLemkeDriver *drv, int have_guess, int max_pivots
       for (int i = 0; i < n; ++i) xmin = fmin(xmin, drv->xb[i]);
       if (xmin >= -ftol && accept(drv, tol, z, NULL) == LSIM_SOLVED) status = LSIM_SOLVED;
       else {
+        /* With cover_previous: d = B x' from the caller's basis and in the first retry
+           from {z > 0}; when that fails too, that retry again with B e. */
+        if (drv->cover_previous && attempt < 2) cover_from_start(drv);
         status = lemke_path(drv, max_pivots, tol, pivots, info);
+        drv->cover_weighted = 0;
         status = end_path(drv, status, max_pivots, run_start, tol, z, pivots, info);
       }
     }
     record_stage(info, attempt ? LSIM_LEMKE_STAGE_RETRY : LSIM_LEMKE_STAGE_GUESS, status,
-                 run_start, *pivots);
+                 attempt ? retry_start : run_start, *pivots); /* the retries' pivots summed */
     if (status == LSIM_OUT_OF_MEMORY) return status;
     if (status == LSIM_SOLVED) {
       if (info) info->warm_started = 1;

@@ -73,6 +73,8 @@ typedef struct LsimLemkeDriver {
   double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
                              set to 0): what a failed solve falls back on */
   double *best;           /* [cap] a run's best failed point while its cleanups run */
+  double *cover;          /* [cap] weights x' > 0 of the covering vector d = B x' of a path
+                             from the guessed basis with cover_previous (by position) */
   double *rbound;         /* [cap] upper bounds on |B^{-1}_i| |q| by position (row_err's
                              sum), INFINITY where unknown: exact where row_err computed
                              the row, carried through each exchange (only on the rows
@@ -99,6 +101,8 @@ typedef struct LsimLemkeDriver {
                              exact tie's rounding) refactors and decides again */
   int retry_positive;     /* lsim_lemke_sparse_set_retry_positive */
   int warm_only;          /* lsim_lemke_sparse_set_warm_only */
+  int cover_previous;     /* lsim_lemke_sparse_set_cover_previous */
+  int cover_weighted;     /* 1: the current path's d is B cover (its first pivot by ratio) */
   int carry_bounds;       /* 1: the ratio test's tie bounds (row_err) try rbound, carried
                              through the exchanges, before solving for the row
                              (lsim_lemke_sparse_set_carry_bounds); 2: each exchange
@@ -137,7 +141,9 @@ void lsim_lemke_driver_guess_maps(LsimLemkeDriver *drv);
 
 /* The solve after begin (ops, ctx and the settings are the caller's). q >= 0: z = 0.
  * With have_guess, the guessed basis (returned if its basic solution passes the acceptance
- * test, else Lemke's path from it; with retry_positive the basis {i : start_i > 0} next
+ * test, else Lemke's path from it, its covering vector d = B e, or with cover_previous
+ * d = B x', x' the caller's point in that basis shifted by its largest entry; with retry_positive
+ * (and cover_previous: covered, then again with B e) the basis {i : start_i > 0} next
  * when it differs), then up to three cold runs (lemke.c's ROBUSTNESS), none with
  * warm_only (the warm paths' status is returned, z the caller's point). Adds pivots to *pivots; sets info->warm_started, restarts and the trace.
  * lazy_first_tie 1: the ties of the first ratio test (z0 entering) compare the gap

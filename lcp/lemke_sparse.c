@@ -73,6 +73,11 @@
  * contacts, e.g. z > 0 of a previous step mapped onto this step's contacts) loses the
  * guessed z_j on its zero pivots (w_j basic instead: still complementary) and is factored
  * again (warm). Without it the guess was refused on every settled pile_100 step.
+ * With lsim_lemke_sparse_set_cover_previous the path from the guess covers with d = B x',
+ * x' > 0 the caller's point in that basis (lemke_driver.c, cover_from_start) instead of
+ * B e (and the retry from {z > 0} likewise, then with B e): on settled pile_100 steps
+ * 61-119 22 355 -> 20 403 pivots, step 114 without its secondary ray (docs/solvers.md);
+ * off by default.
  *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:
@@ -202,6 +207,10 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on) {
 }
 
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on) { ws->drv.warm_only = on; }
+
+void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on) {
+  ws->drv.cover_previous = on;
+}
 
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
   ws->drv.carry_bounds = on;

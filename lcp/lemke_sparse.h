@@ -31,6 +31,15 @@ void lsim_lemke_sparse_set_retry_positive(LsimLemkeSparse *ws, int on);
  * 0 (the default): the cold runs follow. No effect without a guess. */
 void lsim_lemke_sparse_set_warm_only(LsimLemkeSparse *ws, int on);
 
+/* on != 0: the path from basis_guess covers with d = B x' instead of B e, x' > 0 the
+ * caller's point z in that basis (basic z_i, and w = M z + q at the basic w_i, clamped at
+ * 0), each shifted by its largest entry: for a guess carried from the last step, the path
+ * follows the change of the problem from the last solution's values (docs/solvers.md,
+ * "Sparse Lemke"). With retry_positive the retry from {z > 0} is covered likewise and,
+ * when it fails too, run again with B e before the cold runs. Changes the paths, not what
+ * ends them (the same tests, statuses and cold runs). 0 (the default): d = B e. */
+void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on);
+
 /* on = 1 (the default): the ratio test's tie bounds (a row of B^{-1} each, lemke_driver.c)
  * first try an upper bound on |B^{-1}_i| |q| carried through the exchanges, and solve for
  * the row only when that bound does not rule the tie out: the same decisions, fewer

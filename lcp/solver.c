@@ -63,6 +63,7 @@ struct LsimSolver {
   double *w;              /* [capacity] residual scratch */
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
   const unsigned char *basis_hint; /* caller's basis guess for the next solve, or NULL */
+  int cover_previous; /* lsim_solver_set_cover_previous */
   const unsigned char *final_basis; /* final basis of the last whole sparse Lemke solve */
   int final_basis_n;
   unsigned char *isl_basis; /* [capacity] final basis gathered from the islands */
@@ -402,6 +403,9 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   LsimLemkeInfo li = {.trace = s->trace, .trace_capacity = s->trace_capacity};
   /* A caller's basis that fails is followed by z > 0 before the cold runs. */
   lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, guess != NULL && guess == s->basis_hint);
+  /* Its path covered by the caller's point in that basis when asked (d = B x'). */
+  lsim_lemke_sparse_set_cover_previous(s->lemke_sparse,
+                                       s->cover_previous && guess != NULL && guess == s->basis_hint);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
   add_sparse_counts(s);
   s->lemke_info = li;
@@ -477,6 +481,7 @@ static int lemke_lu_run(LsimSolver *s, const LsimLcp *lcp, const double *zin,
   if (dense_as_factored(s, lcp, &f)) return LSIM_OUT_OF_MEMORY;
   memcpy(s->zlu, zin, (size_t)n * sizeof(double));
   lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, 0);
+  lsim_lemke_sparse_set_cover_previous(s->lemke_sparse, 0);
   LsimLemkeInfo li;
   memset(&li, 0, sizeof li);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, &f, lo, guess, s->zlu, &li);
@@ -1109,6 +1114,8 @@ void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *
 }
 
 void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis) { s->basis_hint = basis; }
+
+void lsim_solver_set_cover_previous(LsimSolver *s, int on) { s->cover_previous = on != 0; }
 
 const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s) {
   return s->newton_info_valid ? &s->newton_info : NULL;

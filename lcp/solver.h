@@ -206,6 +206,13 @@ int lsim_solver_last_islands(const LsimSolver *s);
  * ignored otherwise. Not copied: it must stay valid until that solve returns. NULL clears it. */
 void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis);
 
+/* on != 0: a "lemke_sparse" solve from the caller's basis guess (above) runs its path, and
+ * its retry from z > 0, with the covering vector weighted by the solve's point z in that
+ * basis (d = B x', lsim_lemke_sparse_set_cover_previous) instead of B e; kept until
+ * changed. 0 (default): B e. Changes the paths (on settled pile_100, fewer pivots in all:
+ * docs/solvers.md). */
+void lsim_solver_set_cover_previous(LsimSolver *s, int on);
+
 /* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
  * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every
  * island) that solved by itself (no fallback); NULL (and *n = 0) otherwise. Owned by s, valid until the next

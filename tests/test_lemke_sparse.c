@@ -454,6 +454,102 @@ static void test_eta_block(void **state) {
   }
 }
 
+/* lsim_lemke_sparse_set_cover_previous: the path from the carried basis covered by the
+ * previous step's values (d = B x') instead of B e. pile_10 driven by lemke_sparse (its
+ * carried basis, as the time step hands it on, and the previous impulses as the point):
+ * each step's problem is solved from that basis with and without the weighted cover, both
+ * to 1e-10 (status solved, residual checked here on the returned z); the cover changes the
+ * paths (some step's pivots differ, so the option is in effect); through the solver front
+ * (lsim_solver_set_cover_previous with the basis guess) each step takes the same pivots
+ * as the direct call with the cover. Pivot totals printed. */
+static void test_cover_previous(void **state) {
+  (void)state;
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "lemke_sparse", RES_TOL), 0);
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  lsim_lemke_sparse_set_retry_positive(sl, 1); /* as the solver front sets it for a guess */
+  char err[256];
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = RES_TOL, o.warm_start = 1;
+  LsimSolver *front; /* the same through lsim_solver_set_cover_previous */
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err), 0);
+  lsim_solver_set_cover_previous(front, 1);
+  long piv[2] = {0, 0};
+  int solves = 0, differ = 0;
+  for (int k = 0; k < 120; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
+    const LsimFactoredLcp *f = lsim_stepper_factored(sc.stepper);
+    const unsigned char *g = lsim_stepper_basis_guess(sc.stepper);
+    if (f->n == 0 || !g) continue;
+    const int n = f->n;
+    double *z = malloc((size_t)n * sizeof(double));
+    int pivots[2];
+    for (int on = 0; on < 2; ++on) {
+      LsimLemkeInfo si;
+      memset(&si, 0, sizeof si);
+      memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+      lsim_lemke_sparse_set_cover_previous(sl, on);
+      assert_int_equal(lsim_lemke_sparse_solve(sl, f, NULL, g, z, &si), LSIM_SOLVED);
+      assert_true(rel_residual(f, z) <= RES_TOL);
+      pivots[on] = si.pivots;
+      piv[on] += si.pivots;
+    }
+    differ += pivots[0] != pivots[1];
+    memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+    lsim_solver_set_basis_guess(front, g);
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve_factored(front, f, z, &st), LSIM_SOLVED);
+    assert_int_equal(st.iterations, pivots[1]);
+    ++solves;
+    free(z);
+  }
+  print_message("cover from the previous values: %d solves, pivots %ld with B e, %ld with B x' "
+                "(%d differ)\n", solves, piv[0], piv[1], differ);
+  assert_true(solves > 50);
+  assert_true(differ > 0);
+  lsim_solver_free(front);
+  lsim_lemke_sparse_free(sl);
+  scene_stepper_close(&sc);
+}
+
+/* No solution with the weighted cover: M = 0, q = (1, -1) (w_2 = -1 whatever z), guessed
+ * basis all w, the caller's point z = (1, 1). d = B x' with x' = (1 + 1, 0 + 1): z0 enters at
+ * 1, w_2 leaves, z_2's column (-M e_2 = 0) meets no blocking row: a secondary ray at the
+ * path's first pivot, recorded for the guessed basis; the cold runs follow and end on rays;
+ * the status says so, no basis is recorded and z is finite; likewise with the retries
+ * from {z > 0} between them. */
+static void test_cover_previous_no_solution(void **state) {
+  (void)state;
+  LsimLemkeSparse *ws = lsim_lemke_sparse_create();
+  const int ptr[3] = {0, 0, 0};
+  double q[2] = {1.0, -1.0}, z[2] = {1.0, 1.0};
+  const unsigned char guess[2] = {0, 0};
+  LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = ptr, .B_ptr = ptr, .q = q};
+  LsimLemkeInfo info;
+  memset(&info, 0, sizeof info);
+  lsim_lemke_sparse_set_cover_previous(ws, 1);
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, guess, z, &info), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_GUESS], LSIM_SECONDARY_RAY);
+  assert_int_equal(info.stage_pivots[LSIM_LEMKE_STAGE_GUESS], 0);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SECONDARY_RAY);
+  assert_true(isfinite(z[0]) && isfinite(z[1]));
+  assert_null(lsim_lemke_sparse_basis(ws));
+  /* With the retries from {z > 0} (covered, then with B e) before the cold runs: each
+     fails, and so does the solve. */
+  lsim_lemke_sparse_set_retry_positive(ws, 1);
+  z[0] = z[1] = 1.0;
+  memset(&info, 0, sizeof info);
+  assert_int_equal(lsim_lemke_sparse_solve(ws, &f, NULL, guess, z, &info), LSIM_SECONDARY_RAY);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_GUESS], LSIM_SECONDARY_RAY);
+  assert_true(info.stage_status[LSIM_LEMKE_STAGE_RETRY] != LSIM_SOLVED &&
+              info.stage_pivots[LSIM_LEMKE_STAGE_RETRY] >= 0);
+  assert_int_equal(info.stage_status[LSIM_LEMKE_STAGE_COLD], LSIM_SECONDARY_RAY);
+  assert_true(isfinite(z[0]) && isfinite(z[1]));
+  assert_null(lsim_lemke_sparse_basis(ws));
+  lsim_lemke_sparse_free(ws);
+}
+
 /* lsim_lemke_sparse_set_warm_only: with a guess, only the warm path runs. On the dumped
  * box-on-box step (tests/data/lemke_stack_ray.dat, n = 48; cold Lemke solves it) the guess
  * "every z basic" breaks down at once (0 pivots; more impulses than the two boxes' 12
@@ -687,6 +783,8 @@ int main(void) {
       cmocka_unit_test(test_carry_bounds),
       cmocka_unit_test(test_carry_bounds_lazy),
       cmocka_unit_test(test_eta_block),
+      cmocka_unit_test(test_cover_previous),
+      cmocka_unit_test(test_cover_previous_no_solution),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
