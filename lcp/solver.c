@@ -199,6 +199,7 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   }
   snprintf(s->name, sizeof s->name, "%s", name);
   s->options = o;
+  s->cover_previous = o.cover_previous != 0;
 
   int rc = 0;
   /* The exact solvers have no sweeps: tol 0 (a fixed sweep budget) is not theirs. */

@@ -37,6 +37,10 @@ typedef struct LsimSolverOptions {
                         limit (500 variables), sparse Lemke (lemke_sparse.c) follows from
                         its best point if n <= sparse_limit; -1: any n; 0 (default): never
                         (newton.h, LsimNewtonOptions.sparse_limit) */
+  int cover_previous; /* "lemke_sparse" from a caller's basis guess: 1 covers its path with
+                        the solve's point in that basis (d = B x', as
+                        lsim_solver_set_cover_previous, which can change it later); 0
+                        (default): d = B e */
   int impulse_unit;  /* 1: a problem whose largest impulse diagonal M_ii exceeds 2^10 (light
                         bodies) is solved in a power-of-two impulse unit (solver.c, UNITS;
                         docs/solvers.md, "Units"); what the solve returns stays physical.
@@ -45,7 +49,7 @@ typedef struct LsimSolverOptions {
 } LsimSolverOptions;
 
 /* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
- * sparse_limit 0, impulse_unit 0
+ * sparse_limit 0, cover_previous 0, impulse_unit 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,
  * default 1, and on_failure, default fallback; and impulse_unit always). */
 LsimSolverOptions lsim_default_solver_options(void);

@@ -228,6 +228,10 @@ static void test_specs(void **state) {
   assert_true(s.opt.islands == 1 && !s.dense);
   assert_int_equal(spec("lemke[islands=1,max_iter=50]", &s, NULL), 0);
   assert_true(s.opt.islands == 1 && s.opt.max_iter == 50 && s.dense);
+  assert_int_equal(spec("lemke_sparse[cover=previous]", &s, NULL), 0);
+  assert_true(s.opt.cover_previous == 1 && !s.dense);
+  assert_int_equal(spec("lemke_sparse[cover=ones]", &s, NULL), 0);
+  assert_true(s.opt.cover_previous == 0);
   /* Refused, each with its message. */
   static const char *const refused[][2] = {
       {"lemke[omega=1.2]", "omega is an option of pgs only; lemke does not use it"},
@@ -240,6 +244,8 @@ static void test_specs(void **state) {
       {"pgs[sweeps=5,tol=1e-8]", "tol=1e-8 and sweeps=5 conflict: sweeps=K runs a fixed budget "
                                  "with tol 0 (give max_iter=K for a budget with a tolerance)"},
       {"pgs[omega=1.2,omega=1.5]", "omega is given twice (1.2 and 1.5)"},
+      {"lemke[cover=previous]", "cover is an option of lemke_sparse only; lemke does not use it"},
+      {"lemke_sparse[cover=last]", "bad value 'last' for cover (previous or ones)"},
       /* max_iter 0 is the default budget (10000 sweeps for pgs), which was then labelled
          "budget 0 sweeps". */
       {"pgs[sweeps=0]", "sweeps=0: a fixed budget needs at least one sweep (sweeps=K runs "
@@ -264,11 +270,13 @@ static void test_specs_same(void **state) {
       {"pgs", "pgs[tol=1e-10]"},                /* 1e-10: the default tol */
       {"pgs[sweeps=10]", "pgs[max_iter=10,tol=0]"},
       {"pgs[omega=1.2,max_iter=50]", "pgs[max_iter=50,omega=1.2]"},
-      {"siconos:lemke", "siconos:lemke[tol=1e-10]"}};
+      {"siconos:lemke", "siconos:lemke[tol=1e-10]"},
+      {"lemke_sparse", "lemke_sparse[cover=ones]"}}; /* ones: the default cover */
   static const char *const other[][2] = {
       {"pgs", "pgs[tol=1e-8]"},       {"pgs", "pgs[omega=1.2]"},
       {"pgs", "lemke"},               {"pgs[sweeps=10]", "pgs[max_iter=10]"},
-      {"lemke", "lemke[islands=1]"},  {"newton", "newton[sparse_limit=-1]"}};
+      {"lemke", "lemke[islands=1]"},  {"newton", "newton[sparse_limit=-1]"},
+      {"lemke_sparse", "lemke_sparse[cover=previous]"}};
   LsimCompareSpec a, b;
   for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
     assert_int_equal(spec(same[k][0], &a, NULL) + spec(same[k][1], &b, NULL), 0);
