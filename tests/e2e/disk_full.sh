@@ -46,6 +46,13 @@ rc=0
 (ulimit -f 100; exec ./lcpsim data/slip.json -o "$tmp/slip.h5" --quiet) 2> "$tmp/err" || rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "$tmp/slip.h5" "$tmp/err" \
   || fail "hybrid, ulimit -f 100: exit $rc, $(wc -l < "$tmp/err") lines: $(head -c 600 "$tmp/err")"
+# A comparison alike: its message named the partial file, gone by then, and not why.
+rc=0
+(ulimit -f 300; exec ./lcpsim compare data/pile_10.json --solvers lemke,pgs --steps 20 \
+  -o "$tmp/cmp.h5") > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "$tmp/cmp.h5: cannot write" "$tmp/err" \
+  && grep -qF "File too large" "$tmp/err" && ! grep -qF partial "$tmp/err" \
+  || fail "compare, ulimit -f 300: exit $rc: $(head -c 600 "$tmp/err")"
 rm -f "$tmp"/*.partial "$tmp"/*.h5
 if ! mount -t tmpfs -o size=12m tmpfs "$mnt" 2> /dev/null; then
   echo "disk_full: cannot mount a tmpfs here (not root?): skipped"
