@@ -411,6 +411,9 @@ class _StateView(np.ndarray):
     def copy(self, order="C"):
         return np.array(self.view(np.ndarray), order=order)
 
+    def __repr__(self):  # as the plain array it was: array([...]), not _StateView([...])
+        return repr(self.view(np.ndarray))
+
     def __copy__(self):
         return self.copy()
 

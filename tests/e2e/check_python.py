@@ -494,6 +494,8 @@ check(sim.v[0] == v0[0] + 0.5 and sim.v[2] == 2.0 * v0[2] and sim.v[3] == 2.0 * 
 check(type(sim.q * 2) is np.ndarray and type(sim.q.copy()) is np.ndarray
       and type(sim.q[[1, 2]]) is np.ndarray and type(np.copy(sim.q)) is np.ndarray,
       "arithmetic, copies and fancy-indexed reads of a view are plain arrays")
+check(repr(sim.q).startswith("array([") and repr(sim.v[:2]).startswith("array(["),
+      "the views print as arrays: %r %r" % (sim.q, sim.v[:2]))
 c = sim.q.copy()
 c[0] = np.nan  # a copy is the caller's own
 check(np.isnan(c[0]) and np.isfinite(sim.q[0]), "a copy of the view is not the state")
