@@ -13,6 +13,7 @@
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 
 static void solve_usage(FILE *f) {
   fprintf(f,
@@ -282,7 +283,12 @@ int lsim_cli_solve(int argc, char **argv) {
   LsimDumpedLcp dumped;
   memset(&dumped, 0, sizeof dumped);
   const size_t plen = strlen(path);
-  FILE *probe = fopen(path, "rb"); /* a missing file: said as for .dat files */
+  char why[256];
+  if (lsim_input_probe(path, why, sizeof why)) { /* missing, a directory: said as for .dat files */
+    fprintf(stderr, "lcpsim: %s: %s\n", path, why);
+    return 2;
+  }
+  FILE *probe = fopen(path, "rb");
   if (!probe) {
     fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
     return 2;

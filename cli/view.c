@@ -422,13 +422,17 @@ int lsim_cli_view(int argc, char **argv) {
     return 2;
   }
 
-  /* The file must be HDF5; what it holds is the page's to judge. */
+  /* The file must be HDF5; what it holds is the page's to judge. A missing file or a
+     directory says so (it was "cannot open the file", "not an HDF5 file"). */
+  char why[256];
+  if (lsim_input_probe(path, why, sizeof why)) {
+    fprintf(stderr, "lcpsim view: %s: %s%s\n", path, why,
+            strncmp(why, "is a", 4) ? "" : " (a run or compare file of lcpsim is a file)");
+    return 2;
+  }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if (H5Fis_hdf5(path) <= 0) {
-    FILE *probe = fopen(path, "rb");
-    fprintf(stderr, "lcpsim view: %s: %s\n", path,
-            probe ? "not an HDF5 file (a run or compare file of lcpsim is)" : "cannot open the file");
-    if (probe) fclose(probe);
+    fprintf(stderr, "lcpsim view: %s: not an HDF5 file (a run or compare file of lcpsim is)\n", path);
     return 2;
   }
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

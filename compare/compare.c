@@ -741,7 +741,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   lsim_compare_marks_open(&o, dump);
   if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
   if (o.rc) {
-    snprintf(msg, msglen, "%s: cannot write the header", partial);
+    lsim_compare_write_failed(msg, msglen, path, "cannot write the header");
     exit_code = -LSIM_IO_ERROR;
   }
   /* --trajectory: the driver's run recorded beside the file, copied in at the end (rank
@@ -1099,13 +1099,13 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     lsim_compare_summary_link(&o);
   }
   if (!exit_code && o.rc) {
-    snprintf(msg, msglen, "%s: cannot write the results", partial);
+    lsim_compare_write_failed(msg, msglen, path, "cannot write the results");
     exit_code = -LSIM_IO_ERROR;
   }
   lsim_compare_rows_close(&rows);
   lsim_compare_marks_close(&o);
   if (lsim_h5_close(o.file) && !exit_code) {
-    snprintf(msg, msglen, "%s: cannot close the file", partial);
+    lsim_compare_write_failed(msg, msglen, path, "cannot close the file");
     exit_code = -LSIM_IO_ERROR;
   }
   if (!exit_code && root && (bad = lsim_outfile_commit(&of, err, sizeof err))) {

@@ -287,7 +287,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     lsim_compare_marks_open(&o, 0);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
     if (o.rc) {
-      snprintf(msg, msglen, "%s: cannot write the header", of.partial);
+      lsim_compare_write_failed(msg, msglen, path, "cannot write the header");
       exit_code = -LSIM_IO_ERROR;
     }
   }
@@ -442,7 +442,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     lsim_compare_write_end(&o, done, N, stop_sig, "problem", NULL);
     lsim_compare_summary_link(&o);
     if (o.rc) {
-      snprintf(msg, msglen, "%s: cannot write the results", of.partial);
+      lsim_compare_write_failed(msg, msglen, path, "cannot write the results");
       exit_code = -LSIM_IO_ERROR;
     }
   }
@@ -451,7 +451,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   if (o.file >= 0) {
     lsim_compare_marks_close(&o);
     if (lsim_h5_close(o.file) && !exit_code) {
-      snprintf(msg, msglen, "%s: cannot close the file", of.partial);
+      lsim_compare_write_failed(msg, msglen, path, "cannot close the file");
       exit_code = -LSIM_IO_ERROR;
     }
     if (!exit_code && lsim_outfile_commit(&of, err, sizeof err)) {

@@ -387,3 +387,10 @@ void lsim_compare_write_legend(LsimCompareOut *o) {
   snprintf(legend[13], sizeof legend[0], "-10 timeout (--time-limit)");
   lsim_compare_w_str(o, "/status_legend", legend[0], sizeof legend[0], 14);
 }
+
+void lsim_compare_write_failed(char *msg, size_t msglen, const char *path, const char *what) {
+  char why[512] = "";
+  lsim_h5_error_detail(why, sizeof why);
+  if (why[0]) snprintf(msg, msglen, "%s: %s (%s)", path, what, why);
+  else snprintf(msg, msglen, "%s: %s", path, what);
+}

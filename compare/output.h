@@ -31,6 +31,10 @@ typedef struct LsimCompareOut {
 void lsim_compare_w_arr(LsimCompareOut *o, const char *name, LsimH5Type type, int rank,
                         uint64_t d0, uint64_t d1, const void *data);
 void lsim_compare_w_int(LsimCompareOut *o, const char *name, int v);
+/* msg = "PATH: WHAT (HDF5's innermost reason, e.g. 'file write failed: No space left on
+ * device')": a write to the comparison's file failed. PATH is the output as given (its
+ * partial file is removed on failure: naming it named a file that was gone). */
+void lsim_compare_write_failed(char *msg, size_t msglen, const char *path, const char *what);
 void lsim_compare_w_dbl(LsimCompareOut *o, const char *name, double v);
 void lsim_compare_w_str(LsimCompareOut *o, const char *name, const char *first, size_t stride,
                         int count);

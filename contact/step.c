@@ -187,7 +187,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->inv_inertia);
   free(s->E_ptr), free(s->E_idx), free(s->EB_ptr), free(s->EB_idx);
   free(s->E_val), free(s->EB_val), free(s->E_rhs), free(s->E_lambda);
-  free(s->inert_pre), free(s->inert_mark), free(s->v_free0);
+  free(s->inert_pre), free(s->inert_mark), free(s->v_free0), free(s->row_owner);
   free(s->admit_v), free(s->admit_floor);
   free(s->rest_contacts), free(s->rest_rows), free(s->last_tether), free(s->last_joint);
   lsim_equality_free(s->equality);
@@ -1207,27 +1207,51 @@ static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const 
   else bodies_slice(&job, 0);
 }
 
+/* The Jacobian rows contact ct owns: its normal row (NORMAL), a tether's or joint's one
+ * row, then ndir direction rows (contact.h). */
+static int contact_rows(const LsimContact *ct) {
+  if (ct->kind == LSIM_CONTACT_FIXED_NORMAL) return ct->ndir;
+  return 1 + (ct->kind == LSIM_CONTACT_NORMAL ? ct->ndir : 0);
+}
+
 /* Removes the contacts with mark[c] = 1 from set and the friction rows of those with
- * mark[c] = 2 (which become frictionless), keeping the order (rows are contiguous per
- * contact, in contact order: the normal row first). */
-static void drop_marked_contacts(LsimContactSet *set, const unsigned char *mark) {
-  int kept = 0, nrows = 0;
+ * mark[c] = 2 (which become frictionless), keeping the order of the contacts and of the
+ * rows. The two orders may differ (sweep_order permutes the contacts, not the rows), so
+ * the rows are compacted in their own order through a map from a contact's first row to
+ * the contact (s->row_owner): taking a contact's rows to run to the next contact's first
+ * row, as before, gave a negative count after a reordering and moved rows over the heap
+ * (a PGS step of a 3-D scene with a held contact and a body two contacts from the ground).
+ * Returns LSIM_OUT_OF_MEMORY (set untouched) or 0. */
+static int drop_marked_contacts(LsimStepper *s, LsimContactSet *set, const unsigned char *mark) {
+  if (lsim_grow((void **)&s->row_owner, &s->row_owner_cap, set->nrows + 1, sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  int *owner = s->row_owner;
+  for (int r = 0; r < set->nrows; ++r) owner[r] = -1;
+  for (int c = 0; c < set->count; ++c)
+    if (contact_rows(&set->contacts[c]) > 0) owner[set->contacts[c].first_row] = c;
+  /* The rows, each moved down over the dropped ones (nrows <= r: no row is overwritten
+     before it is read); each kept contact's first row follows its rows. */
+  int nrows = 0, left = 0;
+  for (int r = 0; r < set->nrows; ++r) {
+    const int c = owner[r];
+    if (c >= 0) {
+      const int n = contact_rows(&set->contacts[c]);
+      left = mark[c] == 1 ? 0 : mark[c] == 2 ? 1 : n;
+      set->contacts[c].first_row = nrows;
+    }
+    if (left > 0) set->rows[nrows++] = set->rows[r], --left;
+  }
+  /* The contacts, in their order. */
+  int kept = 0;
   for (int c = 0; c < set->count; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    const int r0 = ct->first_row;
-    int r1 = c + 1 < set->count ? set->contacts[c + 1].first_row : set->nrows;
     if (mark[c] == 1) continue;
-    if (mark[c] == 2) r1 = r0 + 1;
-    if (nrows != r0)
-      for (int r = r0; r < r1; ++r) set->rows[nrows + r - r0] = set->rows[r];
-    if (kept != c) set->contacts[kept] = *ct;
-    set->contacts[kept].first_row = nrows;
+    if (kept != c) set->contacts[kept] = set->contacts[c];
     if (mark[c] == 2) set->contacts[kept].ndir = 0;
-    nrows += r1 - r0;
     ++kept;
   }
   set->count = kept;
   set->nrows = nrows;
+  return 0;
 }
 
 /* The tethers and joints of sleeping groups still hold them: after the step (the LCP and
@@ -1323,9 +1347,9 @@ again:
     if (lsim_grow((void **)&s->inert_mark, &s->inert_mark_cap, s->contacts.count, 1)) {
       rc = LSIM_OUT_OF_MEMORY;
     } else if (lsim_step_inert_contacts(s, s->inert_mark) > 0) {
-      drop_marked_contacts(&s->contacts, s->inert_mark);
+      rc = drop_marked_contacts(s, &s->contacts, s->inert_mark);
       memcpy(s->v_free, s->v_free0, (size_t)m->nv * sizeof(double));
-      rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
+      if (!rc) rc = lsim_step_assemble(s, m, s->last_error, sizeof s->last_error);
     }
   }
   if (rc) {

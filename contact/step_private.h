@@ -119,6 +119,9 @@ struct LsimStepper {
   int inert_cap;
   unsigned char *inert_mark; /* [inert_mark_cap] per contact: held open by the joints */
   int inert_mark_cap;
+  int *row_owner;            /* [row_owner_cap] per row: the contact it starts, or -1
+                                (drop_marked_contacts) */
+  int row_owner_cap;
   double *v_free0;           /* [nv] v_free before the joints' elimination (which changes
                                 it), for an assembly made again */
   /* Tether and joint rows of sleeping groups, dropped from this step's LCP and put back

@@ -388,19 +388,24 @@ static void flush_trace(LsimHybridRecord *h, const LsimHybridTrace *tr) {
   clock_gettime(CLOCK_MONOTONIC, &h->flushed);
 }
 
-/* Closes the tables and the file; 0 when all closed. */
+/* Closes the tables and the file; 0 when all closed. Quiet: a close that cannot write (a
+ * full disk, a file size limit) printed HDF5's error stack, some 250 lines, before the
+ * caller's one line naming the file. */
 static int close_file(LsimHybridRecord *h) {
   int ok = 1;
   hid_t *later[4] = {&h->initial_state, &h->initial_chart, &h->mark_rows, &h->mark_events};
-  for (int k = 0; k < 4; ++k) {
-    if (*later[k] >= 0 && H5Dclose(*later[k]) < 0) ok = 0;
-    *later[k] = -1;
+  H5E_BEGIN_TRY {
+    for (int k = 0; k < 4; ++k) {
+      if (*later[k] >= 0 && H5Dclose(*later[k]) < 0) ok = 0;
+      *later[k] = -1;
+    }
+    for (int k = 0; k < T_COUNT; ++k) {
+      if (h->t[k].dset >= 0 && H5Dclose(h->t[k].dset) < 0) ok = 0;
+      h->t[k].dset = -1;
+    }
+    if (h->w.file >= 0 && H5Fclose(h->w.file) < 0) ok = 0;
   }
-  for (int k = 0; k < T_COUNT; ++k) {
-    if (h->t[k].dset >= 0 && H5Dclose(h->t[k].dset) < 0) ok = 0;
-    h->t[k].dset = -1;
-  }
-  if (h->w.file >= 0 && H5Fclose(h->w.file) < 0) ok = 0;
+  H5E_END_TRY;
   h->w.file = -1;
   return ok ? 0 : -1;
 }

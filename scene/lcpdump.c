@@ -12,6 +12,7 @@
 
 #include "lcp/h5check.h"
 #include "lcp/quality.h"
+#include "scene/outfile.h"
 #include "scene/record.h"
 
 /* ---- HDF5 helpers ---- */
@@ -759,13 +760,13 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
                       size_t errlen) {
   memset(out, 0, sizeof *out);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  /* A file that cannot be read at all says why (a missing file is no HDF5 matter). */
-  FILE *probe = fopen(path, "rb");
-  if (!probe) {
-    set_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  /* A file that cannot be read at all says why (a missing file, a directory: no HDF5
+     matter). */
+  char why[256];
+  if (lsim_input_probe(path, why, sizeof why)) {
+    set_err(err, errlen, "%s: %s", path, why);
     return LSIM_IO_ERROR;
   }
-  fclose(probe);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) {
     set_err(err, errlen, "%s: cannot open as an HDF5 file%s", path, "");

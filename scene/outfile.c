@@ -262,3 +262,19 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
   }
   return count;
 }
+
+int lsim_input_probe(const char *path, char *why, size_t whylen) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    snprintf(why, whylen, "cannot open: %s", strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  const int dir = fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode);
+  fclose(f);
+  if (dir) {
+    snprintf(why, whylen, "is a directory");
+    return -1;
+  }
+  return 0;
+}

@@ -69,4 +69,9 @@ int lsim_outfile_check_inputs(const char *what, const char *output, const char *
                               const char *const *inputs, int ninputs, char *err,
                               size_t errlen);
 
+/* Whether path can be opened as an input file: 0, or -1 with why set to "cannot open:
+ * REASON" (missing, unreadable) or "is a directory". HDF5's open tells neither apart from
+ * a file of another kind: a missing run file was "cannot open as an HDF5 file". */
+int lsim_input_probe(const char *path, char *why, size_t whylen);
+
 #endif

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -425,7 +427,9 @@ void lsim_record_lcp_problems(LsimRecord *r, int64_t count) {
  * and the run lost every step. The next flush may take a new chunk of every series, the
  * close the summary and HDF5's 1 MB blocks of metadata and small data; when the disk
  * holding the partial file has less than twice the chunks plus 4 MB, space_low says so
- * and the caller stops the run while its file can still be closed whole. */
+ * and the caller stops the run while its file can still be closed whole. A file size
+ * limit (RLIMIT_FSIZE, ulimit -f) is a disk as full as the limit less the file's size:
+ * past it a write fails (EFBIG, or SIGXFSZ's kill where the signal is not ignored). */
 static void space_check(LsimRecord *r) {
   if (r->space_low[0] || !r->out.partial[0]) return;
   char dir[LSIM_OUTFILE_PATH_MAX + 64];
@@ -439,10 +443,23 @@ static void space_check(LsimRecord *r) {
     if (r->s[k].dset >= 0) need += 2.0 * (double)r->s[k].chunk_bytes;
   /* root may use the blocks kept back for it (f_bfree), others f_bavail */
   const double avail = (double)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * (double)fs.f_frsize;
-  if (avail < need)
+  if (avail < need) {
     snprintf(r->space_low, sizeof r->space_low, "the disk holding %s has %.3g MB left, less "
              "than the next writes may take (%.3g MB)", r->out.through ? r->out.partial : r->path,
              avail / 1e6, need / 1e6);
+    return;
+  }
+  struct rlimit lim;
+  struct stat st;
+  if (getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+      stat(r->out.partial, &st) != 0)
+    return;
+  const double left = (double)lim.rlim_cur - (double)st.st_size;
+  if (left < need)
+    snprintf(r->space_low, sizeof r->space_low, "the file size limit (ulimit -f) of %.3g MB "
+             "leaves %s %.3g MB, less than the next writes may take (%.3g MB)",
+             (double)lim.rlim_cur / 1e6, r->out.through ? r->out.partial : r->path,
+             left / 1e6, need / 1e6);
 }
 
 /* Writes /resume/SLOT/NAME (dataset k of the slot), a 1-D dataset of n elements (n < 0: a

@@ -26,6 +26,7 @@
 #include <hdf5_hl.h>
 #include <jansson.h>
 
+#include "scene/outfile.h"
 #include "scene/parse.h"
 #include "scene/record.h"
 #include "scene/scene.h"
@@ -134,6 +135,12 @@ static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
 }
 
 static hid_t open_run(const char *path, char *err, size_t errlen) {
+  char why[256];
+  if (lsim_input_probe(path, why, sizeof why)) {
+    say(err, errlen, 0, "%s: %s%s", path, why,
+        strncmp(why, "is a", 4) ? "" : " (a run file of lcpsim is a file)");
+    return -1;
+  }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) say(err, errlen, 0, "%s: cannot open as an HDF5 file (a run file of lcpsim is)", path);

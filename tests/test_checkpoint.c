@@ -343,7 +343,9 @@ static void test_refusals(void **unused) {
 
   /* Missing and unreadable files; NULL and empty paths; a NULL simulation. */
   assert_int_equal(lsim_sim_restore(a, "/nonexistent/c.h5"), LSIM_IO_ERROR);
-  assert_non_null(strstr(lsim_sim_error(a), "/nonexistent/c.h5: cannot open as an HDF5 file"));
+  assert_non_null(strstr(lsim_sim_error(a), "/nonexistent/c.h5: cannot open: No such file or directory"));
+  assert_int_equal(lsim_sim_restore(a, "/tmp"), LSIM_IO_ERROR); /* was "cannot open as an HDF5 file" */
+  assert_non_null(strstr(lsim_sim_error(a), "/tmp: is a directory (a run file of lcpsim is a file)"));
   assert_int_equal(lsim_sim_restore(a, "data/pile_10.json"), LSIM_IO_ERROR);
   assert_int_equal(lsim_sim_save(a, "/nonexistent/c.h5"), LSIM_IO_ERROR);
   assert_int_equal(lsim_sim_save(a, NULL), LSIM_INVALID_INPUT);

@@ -771,6 +771,72 @@ static void test_pin_inside_both_shapes(void **state) {
   lsim_model_free(&m);
 }
 
+/* A contact the joints hold open, dropped from a PGS step whose sweep order has reordered
+ * the contacts (3-D, a body two contacts from the ground): the drop took each contact's
+ * rows to run to the next contact's first row, which holds only in detection order; with
+ * the order changed the row count went negative and the rows were moved over the heap
+ * (a segfault at the first step; ASan: a write past the rows). A capsule (r 0.2, half
+ * length 0.4, 1 kg) pinned at its top to the world stands on the ground (that contact held),
+ * beside a box (1 kg, 0.5 m) with a ball (0.5 kg, r 0.25) on it. Every step is solved, the
+ * set's rows are each contact's own (disjoint, every row owned), and all rests: the
+ * bodies within 1e-9 m of their start (PGS at 1e-10 of max|q| ~ g h = 0.1 m/s leaves
+ * 1e-11 m/s), the ground under the box carrying box and ball, 1.5 m g h (1e-8 relative:
+ * PGS's tolerance), with the order of detection too (lemke) for the same answer. */
+static void test_held_contact_dropped_after_sweep_order(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 50,"
+      " \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\"}]},"
+      "  {\"name\": \"cap\", \"mass\": 1, \"position\": [1, 0, 0.6],"
+      "   \"shapes\": [{\"type\": \"capsule\", \"radius\": 0.2, \"half_length\": 0.4}]},"
+      "  {\"name\": \"box\", \"mass\": 1, \"position\": [-1, 0, 0.25],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25]}]},"
+      "  {\"name\": \"ball\", \"mass\": 0.5, \"position\": [-1, 0, 0.75],"
+      "   \"shapes\": [{\"type\": \"sphere\", \"radius\": 0.25}]}],"
+      " \"joints\": [{\"name\": \"hinge\", \"type\": \"pin\","
+      "   \"ends\": [{\"body\": \"cap\", \"point\": [0, 0, 0.6]}, {\"world\": [1, 0, 1.2]}]}]}";
+  const char *solvers[] = {"pgs", "lemke"};
+  for (int si = 0; si < 2; ++si) {
+    Run r;
+    run_open(&r, json, solvers[si]);
+    double q0[21];
+    assert_int_equal(r.m.nq, 21);
+    memcpy(q0, r.st.q, sizeof q0);
+    for (int k = 0; k < r.m.steps; ++k) {
+      step(&r);
+      const LsimContactSet *set = lsim_stepper_contacts(r.s);
+      unsigned char owned[256] = {0};
+      assert_true(set->nrows >= 0 && set->nrows <= 256);
+      int rows = 0;
+      double ground_box = 0.0;
+      for (int c = 0; c < set->count; ++c) {
+        const LsimContact *ct = &set->contacts[c];
+        const int n = (ct->kind == LSIM_CONTACT_NORMAL ? 1 + ct->ndir : 1);
+        assert_true(ct->first_row >= 0 && ct->first_row + n <= set->nrows);
+        for (int j = ct->first_row; j < ct->first_row + n; ++j) {
+          assert_int_equal(owned[j], 0);
+          owned[j] = 1;
+        }
+        rows += n;
+        if (ct->kind == LSIM_CONTACT_NORMAL && ct->body[0] == 2 && ct->body[1] == 0)
+          ground_box += ct->normal_impulse;
+        if (ct->kind == LSIM_CONTACT_NORMAL && ct->body[0] == 0 && ct->body[1] == 2)
+          ground_box += ct->normal_impulse;
+      }
+      assert_int_equal(rows, set->nrows);
+      const double w = 1.5 * 9.81 * 0.01;
+      if (fabs(ground_box - w) > 1e-8 * w)
+        fail_msg("%s step %d: ground under the box %.17g, expected %.17g", solvers[si], k + 1,
+                 ground_box, w);
+    }
+    for (int i = 0; i < 21; ++i)
+      if (!(fabs(r.st.q[i] - q0[i]) < 1e-9))
+        fail_msg("%s: q[%d] moved from %.17g to %.17g", solvers[si], i, q0[i], r.st.q[i]);
+    run_close(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_hanging_chain_statics),
@@ -785,6 +851,7 @@ int main(void) {
       cmocka_unit_test(test_boxes_hinged_at_their_end_faces),
       cmocka_unit_test(test_overlapping_pin_adds_no_energy),
       cmocka_unit_test(test_pin_inside_both_shapes),
+      cmocka_unit_test(test_held_contact_dropped_after_sweep_order),
   };
   return cmocka_run_group_tests_name("joint_physics", tests, NULL, NULL);
 }

@@ -4,7 +4,7 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
 
     import lcpsim
     sim = lcpsim.Sim.load("data/cart_wall.json")
-    sim.q, sim.v                 # numpy views of the state (no copies; writable)
+    sim.q, sim.v                 # numpy views of the state (no copies; writes checked)
     sim.controller = lambda s: s.set_force(0, [1.0])   # called before every step
     sim.step()                   # one step; sim.run(n) for n
     sim.contacts()               # numpy structured array: id, kind, body, gap, point, ...
@@ -31,7 +31,11 @@ fails does not raise: step() returns the status (< 0), as the C API.
 The views sim.q and sim.v (and their slices) keep the library's state alive: one may outlive
 its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
-they hold the state at close() and nothing steps it any more. A controller holds its Sim
+they hold the state at close() and nothing steps it any more. Writes through a view
+(sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v)) are checked as
+`sim.q = x` is: a NaN or infinity, or a quaternion left zero, raises ValueError naming the
+coordinate and leaves the state as it was (the array is read-only to numpy; fill, copyto and
+reshaped views of it refuse writes; a copy is a plain array). A controller holds its Sim
 weakly: a Sim dropped with one installed is freed at once, as any other.
 
 Threads: calls into the library release the GIL, so different Sims (and solve_lcp,
@@ -347,14 +351,110 @@ def _cdoubles(x, n, what):
     return _doubles(x, n, what).ctypes.data_as(_D)
 
 
-def _state_view(hd, ptr, n):
-    """A writable numpy view of n doubles at ptr that keeps hd (the simulation) alive: the
-    ctypes array under it holds hd, and the view's base is that array."""
+def _check_state(what, a, quats, names, touched=None):
+    """ValueError naming the coordinate when the state values a (a float64 vector) hold a
+    non-finite number, or (quats: the start of each 3-D body's quaternion [w, x, y, z] in q,
+    names: those bodies' (index, name)) a zero quaternion. touched (indices into a, or None
+    for all) limits the checks to the coordinates written and the quaternions they touch."""
+    idx = np.arange(a.size) if touched is None else touched
+    bad = idx[~np.isfinite(a[idx])]
+    if bad.size:
+        raise ValueError("%s[%d] is not finite (%r)" % (what, bad[0], a[bad[0]]))
+    if quats.size and idx.size:
+        hit = quats if touched is None else quats[np.any(
+            (idx[None, :] >= quats[:, None]) & (idx[None, :] < quats[:, None] + 4), axis=1)]
+        zero = hit[~np.any(a[hit[:, None] + np.arange(4)], axis=1)] if hit.size else hit
+        if zero.size:
+            i, name = names[int(np.flatnonzero(quats == zero[0])[0])]
+            raise ValueError("%s: body %d (%r): its quaternion %s[%d .. %d] is zero (an "
+                             "orientation needs a nonzero [w, x, y, z])"
+                             % (what, i, name, what, zero[0], zero[0] + 3))
+
+
+class _StateView(np.ndarray):
+    """sim.q and sim.v: a numpy view of the library's state whose writes are checked as the
+    setters are (finite numbers; for q no zero quaternion). The array itself is read-only;
+    view[key] = x and in-place arithmetic (view += dx, view[2:5] *= 2, np.add(..., out=view))
+    form the new values on a copy, check the coordinates written, and only then copy them
+    into the state, so a refused write raises ValueError naming the coordinate and leaves
+    the state as it was (element writes through numpy reached the state unchecked: a NaN or
+    a zero quaternion was refused only by the next step). A slice (sim.q[2:5]) is such a
+    view too; copies, arithmetic and fancy-indexed reads are plain ndarrays; other views
+    (reshape, ravel, .T) are read-only. Attributes: _w, the writable numpy view of these
+    coordinates; _idx, each one's index in the whole state; _ctx, (the writable view of the
+    whole state, "q" or "v", quats, names as _check_state takes them). Setting the flag
+    writeable back to True bypasses the checks (numpy allows it: the memory is writable)."""
+
+    def __setitem__(self, key, value):
+        w = getattr(self, "_w", None)
+        if w is None:  # an array derived from a view (a reshape, say): plain numpy
+            return np.ndarray.__setitem__(self, key, value)
+        full, what, quats, names = self._ctx
+        local = np.array(w)
+        local[key] = value  # numpy's indexing and broadcasting, on a copy
+        new = np.array(full)
+        new[self._idx] = local
+        touched = np.atleast_1d(self._idx[key]).reshape(-1)
+        _check_state(what, new, quats, names, touched)
+        w[...] = local
+
+    def __getitem__(self, key):
+        w = getattr(self, "_w", None)
+        if w is not None and (type(key) is slice or key is Ellipsis):
+            # a slice: a checked view (sim.q[2:5] += dq, sim.q[2:5][0] = x)
+            view = np.ndarray.__getitem__(self.view(np.ndarray), key).view(_StateView)
+            view._w, view._idx, view._ctx = w[key], self._idx[key], self._ctx
+            return view
+        # an element, a read-only view (numpy's basic indexing of this read-only array) or
+        # a copy (fancy indexing)
+        return self.view(np.ndarray)[key]
+
+    def copy(self, order="C"):
+        return np.array(self.view(np.ndarray), order=order)
+
+    def __repr__(self):  # as the plain array it was: array([...]), not _StateView([...])
+        return repr(self.view(np.ndarray))
+
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):  # pickles as a plain array of the values
+        return self.copy().__reduce__()
+
+    def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
+        plain = tuple(x.view(np.ndarray) if isinstance(x, _StateView) else x for x in inputs)
+        if out is None:
+            return getattr(ufunc, method)(*plain, **kwargs)
+        # Outputs that are state views are computed into copies and written back through
+        # the checks (np.add(q, dq, out=q), q += dq).
+        outs = tuple(np.array(o.view(np.ndarray)) if getattr(o, "_w", None) is not None
+                     else o for o in out)
+        res = getattr(ufunc, method)(*plain, out=outs, **kwargs)
+        for o, t in zip(out, outs):
+            if t is not o:
+                o[...] = t
+        if len(out) == 1:
+            return out[0] if outs[0] is not out[0] else res
+        return tuple(o if t is not o else r for o, t, r in zip(out, outs, res))
+
+
+def _state_view(hd, ptr, n, what, quats=(), names=()):
+    """A checked numpy view (_StateView) of n doubles at ptr that keeps hd (the simulation)
+    alive: the ctypes array under it holds hd, and the view's base is that array. quats:
+    the starts of the 3-D bodies' quaternions in q, names: those bodies' (index, name)."""
     if not n:
         return np.zeros(0)
     arr = (C.c_double * n).from_address(C.cast(ptr, C.c_void_p).value)
     arr._handle = hd
-    return np.frombuffer(arr, dtype=np.float64)
+    w = np.frombuffer(arr, dtype=np.float64)
+    view = w.view(_StateView)
+    view._w, view._idx = w, np.arange(n)
+    view._ctx = (w, what, np.asarray(quats, dtype=np.intp), list(names))
+    view.flags.writeable = False
+    return view
 
 
 def _vector(x, what, n=None):
@@ -403,8 +503,6 @@ class Sim:
         nq, nv = _nq(self._h), _nv(self._h)
         # Views of the library's state arrays (their address never changes); each holds the
         # handle, never the Sim, so dropping the Sim still frees it once no view is left.
-        self._q = _state_view(self._hd, _q(self._h), nq)
-        self._v = _state_view(self._hd, _v(self._h), nv)
         self.bodies = []
         for i in range(_body_count(self._h)):
             b = _BodyInfo()
@@ -412,6 +510,13 @@ class Sim:
             self.bodies.append({"name": b.name.decode(), "type": b.type, "mass": b.mass,
                                 "q": slice(b.q_offset, b.q_offset + b.nq),
                                 "v": slice(b.v_offset, b.v_offset + b.nv), "nv": b.nv})
+        # The 3-D bodies' quaternions (w, x, y, z at q[start .. start + 3]), for the checks.
+        quat = [(i, b) for i, b in enumerate(self.bodies)
+                if _dimension(self._h) == 3 and b["q"].stop - b["q"].start == 7]
+        self._quats = np.array([b["q"].start + 3 for _, b in quat], dtype=np.intp)
+        self._quat_names = [(i, b["name"]) for i, b in quat]
+        self._q = _state_view(self._hd, _q(self._h), nq, "q", self._quats, self._quat_names)
+        self._v = _state_view(self._hd, _v(self._h), nv, "v")
 
     @classmethod
     def load(cls, path):
@@ -485,7 +590,8 @@ class Sim:
     @property
     def q(self):
         """The generalized coordinates: a numpy view of the library's state (no copy;
-        writable); assigning copies into it (see _set_state). A 3-D body's quaternion
+        writes through it are checked, _StateView); assigning copies into it (see
+        _set_state). A 3-D body's quaternion
         (w, x, y, z) written here need not be a unit one: it is taken as the orientation
         u / |u| (body_pose and kinetic_energy read it so; the next step writes the unit
         one back)."""
@@ -524,17 +630,12 @@ class Sim:
             raise ValueError("%s: needs %d numbers (shape (%d,)), got %s"
                              % (what, n, n, "a scalar" if a.ndim == 0
                                 else "shape %s" % (a.shape,)))
-        bad = np.flatnonzero(~np.isfinite(a))
-        if bad.size:
-            raise ValueError("%s[%d] is not finite (%r)" % (what, bad[0], a[bad[0]]))
-        if what == "q" and self.dimension == 3:
-            for i, b in enumerate(self.bodies):
-                s = b["q"]
-                if s.stop - s.start == 7 and not np.any(a[s.start + 3:s.stop]):
-                    raise ValueError("q: body %d (%r): its quaternion q[%d .. %d] is zero "
-                                     "(an orientation needs a nonzero [w, x, y, z])"
-                                     % (i, b["name"], s.start + 3, s.stop - 1))
-        view[:] = a
+        if what == "q":
+            _check_state("q", a, self._quats, self._quat_names)
+        else:
+            _check_state("v", a, np.zeros(0, dtype=np.intp), ())
+        if n:
+            view._w[:] = a
 
     dimension = property(lambda self: _dimension(self._h))
     time_step = property(lambda self: _time_step(self._h))

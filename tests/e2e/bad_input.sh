@@ -288,7 +288,8 @@ t view_fake "fake.h5" view "$in/fake.h5" -o @OUT
 /usr/bin/python3 -c "import h5py; h5py.File('$in/empty.h5', 'w').close(); h5py.File('$in/other.h5', 'w')['x'] = 1"
 t view_empty "empty.h5: not an lcpsim file (no /format_version and /lcpsim_version): it holds nothing" view "$in/empty.h5" -o @OUT
 t view_other "other.h5: not an lcpsim file (no /format_version and /lcpsim_version)" view "$in/other.h5" -o @OUT
-t view_missing "gone.h5" view "$in/gone.h5" -o @OUT
+t view_missing "gone.h5: cannot open: No such file or directory" view "$in/gone.h5" -o @OUT
+t view_dir "$in: is a directory (a run or compare file of lcpsim is a file)" view "$in" -o @OUT
 t compare_solver "nosuch" compare "$in/ok.json" --solvers lemke,nosuch -o @OUT
 # An option given twice (the second value silently won: -o a.h5 -o b.h5 wrote b.h5 only).
 t twice_o "lcpsim: -o is given twice" "$in/ok.json" -o @OUT -o @OUT
@@ -355,6 +356,11 @@ t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" -
 # 'ok.json' and '.../out.h5'")
 t solver_no_value "--solver needs a value, got the option '-o'" "$in/ok.json" --solver -o @OUT
 t resume_no_value "--resume needs a value, got the option '--quiet'" "$in/ok.json" --resume --quiet -o @OUT
+# A missing run file was "cannot open as an HDF5 file", as if it held something else.
+t resume_missing "--resume $in/gone.h5: cannot open: No such file or directory" "$in/ok.json" --resume "$in/gone.h5" -o @OUT
+t resume_dir "--resume $in: is a directory (a run file of lcpsim is a file)" "$in/ok.json" --resume "$in" -o @OUT
+t h5_dir "$in: is a directory" solve "$in" --step 1
+t export_dir "$in: is a directory" export "$in" --step 1 -o @OUT
 t compare_no_value "lcpsim compare: --solvers needs a value, got the option '-o'" compare "$in/ok.json" --solvers -o @OUT
 # what the key takes said (said only "bad value '2' for omega")
 t compare_omega "'pgs[omega=2]': bad value '2' for omega (a number in (0, 2))" compare "$in/ok.json" --solvers 'pgs[omega=2]' -o @OUT

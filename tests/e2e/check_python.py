@@ -346,6 +346,11 @@ check(np.array_equal(q0, [-2.0, 0.0]), "a view outliving its Sim reads %r" % q0)
 check(v0.shape == (1,) and np.isfinite(v0).all(), "a slice outliving its Sim reads %r" % v0)
 q0[1] = 0.5  # writable still
 check(q0[1] == 0.5, "the outliving view is writable")
+try:
+    q0[0] = np.nan
+    check(False, "the outliving view takes a NaN")
+except ValueError as e:
+    check("q[0] is not finite" in str(e) and q0[0] == -2.0, "outliving view, NaN: %r" % str(e))
 del others, q0, v0
 
 # A closed Sim raises lcpsim.Error from every method and property (it never hands the
@@ -473,6 +478,53 @@ _, u = sim.body_pose(1)
 check(np.allclose(u, [0.5 ** 0.5, 0, 0, 0.5 ** 0.5], rtol=0, atol=2e-16),
       "pose of the quaternion (2, 0, 0, 2): %r" % (u,))
 sim.q = q0
+# Writes through the views are checked as the setters are: sim.q[3] = nan or a quaternion
+# zeroed element by element went through numpy into the state, refused only by the next
+# step. Element, slice and fancy-index writes, in-place arithmetic (+=, np.add(..., out=))
+# raise naming the coordinate and leave the state as it was, through a slice (a checked
+# view too) as well; fill, copyto and reshaped views are read-only; valid writes land, also
+# on a view that outlived its Sim.
+qa = b1.start + 3  # body 1's quaternion w
+for what, fn, kind, words in [
+        ("sim.q[3] = nan", lambda: sim.q.__setitem__(3, np.nan), ValueError, ["q[3] is not finite"]),
+        ("sim.v[2] = inf", lambda: sim.v.__setitem__(2, np.inf), ValueError, ["v[2] is not finite"]),
+        ("sim.q[w..z] = 0", lambda: sim.q.__setitem__(slice(qa, qa + 4), 0.0), ValueError,
+         ["q: body 1", "its quaternion q[%d .. %d] is zero" % (qa, qa + 3)]),
+        ("sim.q[[0, 5]] = nan", lambda: sim.q.__setitem__([0, 5], [1.0, np.nan]), ValueError,
+         ["q[5] is not finite"]),
+        ("sim.q[mask] = nan", lambda: sim.q.__setitem__(np.arange(nq) == 4, np.nan), ValueError,
+         ["q[4] is not finite"]),
+        ("sim.q *= 0", lambda: sim.q.__imul__(0.0), ValueError, ["quaternion", "is zero"]),
+        ("sim.v += nan", lambda: sim.v.__iadd__(np.nan), ValueError, ["v[0] is not finite"]),
+        ("np.add(out=sim.q)", lambda: np.add(sim.q, np.inf, out=sim.q), ValueError,
+         ["q[0] is not finite"]),
+        ("sim.q[2:5][0] = nan", lambda: sim.q[2:5].__setitem__(0, np.nan), ValueError,
+         ["q[2] is not finite"]),
+        ("sim.q[qa - 3:qa + 4][3:] *= 0", lambda: sim.q[qa - 3:qa + 4][3:].__imul__(0.0), ValueError,
+         ["q: body 1", "its quaternion q[%d .. %d] is zero" % (qa, qa + 3)]),
+        ("sim.q.reshape(1, -1)[0, 0] = 1", lambda: sim.q.reshape(1, -1).__setitem__((0, 0), 1.0),
+         ValueError, ["read-only"]),
+        ("sim.q.fill(nan)", lambda: sim.q.fill(np.nan), ValueError, ["read-only"]),
+        ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"])]:
+    raises(fn, kind, words, what)
+    check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0), "%s changed the state" % what)
+sim.q[qa:qa + 4] = [0.0, 0.0, 0.0, 3.0]  # one component at a time would pass through zero
+check(sim.q[qa + 3] == 3.0 and sim.q[qa] == 0.0, "a valid slice write did not land")
+sim.q[qa] = 1.0
+sim.v[:] += 0.5
+sim.v[2] -= 0.5
+sim.v[1:4][1:] *= 2.0
+check(sim.v[0] == v0[0] + 0.5 and sim.v[2] == 2.0 * v0[2] and sim.v[3] == 2.0 * (v0[3] + 0.5),
+      "valid in-place writes did not land: %r" % sim.v[:4])
+check(type(sim.q * 2) is np.ndarray and type(sim.q.copy()) is np.ndarray
+      and type(sim.q[[1, 2]]) is np.ndarray and type(np.copy(sim.q)) is np.ndarray,
+      "arithmetic, copies and fancy-indexed reads of a view are plain arrays")
+check(repr(sim.q).startswith("array([") and repr(sim.v[:2]).startswith("array(["),
+      "the views print as arrays: %r %r" % (sim.q, sim.v[:2]))
+c = sim.q.copy()
+c[0] = np.nan  # a copy is the caller's own
+check(np.isnan(c[0]) and np.isfinite(sim.q[0]), "a copy of the view is not the state")
+sim.q, sim.v = q0, v0
 # A body of the wrong type is named as such, whatever the values' size: set_force on the
 # static ground with 3 numbers said "needs 0 numbers, got 3" (its nv), set_kinematic_velocity
 # on a dynamic box with 3 numbers "needs 6 numbers, got 3".
