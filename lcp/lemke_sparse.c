@@ -57,7 +57,12 @@
  * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
- * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
+ * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve), and its
+ * solves run in the workspace's own Wi / W (umfpack_di_wsolve: no malloc per solve).
+ * lsim_lemke_sparse_set_own_solve (off by default) solves with L, U, P, Q and R read out
+ * after each factorization instead, by columns skipping zeros: 21 % fewer instructions
+ * on settled pile_100, other bits, and there longer paths on the longest steps
+ * (docs/solvers.md, "B_0's solves").
  * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
  * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
  * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
@@ -155,7 +160,7 @@ struct LsimLemkeSparse {
    * out after each factorization for the solves of own_solve: L unit lower by columns
    * (lc_*) and by rows (lr_*), U by columns (uc_*) and by rows (ur_*), all without their
    * diagonals; udiag [n] U's diagonal, rs [n] the row scale factors (multiplied when
-   * do_recip, else divided), pinv / qperm... the permutations (P [k] = row of pivot k,
+   * do_recip, else divided), pp / qq the permutations (P [k] = row of pivot k,
    * Q [k] = its column). Sizes: the pointers n + 1, the rest lnz / unz (capacity cap_l /
    * cap_u); gx [n] the solves' permuted vector. */
   int own_solve;      /* lsim_lemke_sparse_set_own_solve */
@@ -509,9 +514,7 @@ static int lu_solve(LsimLemkeSparse *ws, int sys, double *x, const double *b) {
                            ws->uinfo, ws->swi, ws->sw);
 }
 
-/* Reads B_0's factors out of UMFPACK's numeric object (own_solve): L by rows and U by
- * columns as umfpack_di_get_numeric gives them, each turned the other way too, the
- * diagonals apart. 0, LSIM_OUT_OF_MEMORY or LSIM_BREAKDOWN. */
+/* Index and value arrays of a triangle grown to need entries. 0 or LSIM_OUT_OF_MEMORY. */
 static int grow_triangle(int **idx, double **val, size_t need) {
   return lsim_lemke_grow((void **)idx, need, sizeof(int)) ||
          lsim_lemke_grow((void **)val, need, sizeof(double));
@@ -544,6 +547,9 @@ static void split_triangle(int n, int *ap, int *ai, double *ax, int *bp, int *bi
   bp[0] = 0;
 }
 
+/* Reads B_0's factors out of UMFPACK's numeric object (own_solve): L by rows and U by
+ * columns as umfpack_di_get_numeric gives them, each turned the other way too, the
+ * diagonals apart. 0, LSIM_OUT_OF_MEMORY or LSIM_BREAKDOWN. */
 static int get_factors(LsimLemkeSparse *ws) {
   const int n = ws->drv.n;
   int lnz, unz, nr, nc, nzud;
@@ -571,6 +577,16 @@ static int get_factors(LsimLemkeSparse *ws) {
   return 0;
 }
 
+/* y[idx[p]] -= v[p] a for p < len, unrolled by four (the loop's own instructions were a
+ * third of the solves'): each entry takes the same product and difference, in the same
+ * order. (Running the contiguous index ranges as dense vectors was tried: 1 % of the
+ * entries on pile_100, and the test cost more than it saved.) */
+static inline void sub_scaled(double *restrict y, const int *restrict idx,
+                              const double *restrict v, int len, double a) {
+#pragma GCC unroll 4
+  for (int p = 0; p < len; ++p) y[idx[p]] -= v[p] * a;
+}
+
 /* x = B_0^{-1} b from the factors read out (own_solve): P R B_0 Q = L U, so L U y = P R b
  * and x = Q y. Both triangles by columns, a column skipped where its entry of y is zero
  * (the right-hand sides are sparse: a column of B_0, a unit vector), so a solve costs n
@@ -589,7 +605,7 @@ static void own_ftran(const LsimLemkeSparse *ws, double *restrict x, const doubl
   for (int k = 0; k < n; ++k) {
     const double yk = y[k];
     if (yk == 0.0) continue;
-    for (int p = lp[k]; p < lp[k + 1]; ++p) y[li[p]] -= lx[p] * yk;
+    sub_scaled(y, li + lp[k], lx + lp[k], lp[k + 1] - lp[k], yk);
   }
   const int *restrict up = ws->uc_p, *restrict ui = ws->uc_i;
   const double *restrict ux = ws->uc_x, *restrict ud = ws->udiag;
@@ -597,7 +613,7 @@ static void own_ftran(const LsimLemkeSparse *ws, double *restrict x, const doubl
     if (y[k] == 0.0) continue;
     const double yk = y[k] / ud[k];
     y[k] = yk;
-    for (int p = up[k]; p < up[k + 1]; ++p) y[ui[p]] -= ux[p] * yk;
+    sub_scaled(y, ui + up[k], ux + up[k], up[k + 1] - up[k], yk);
   }
   const int *restrict qq = ws->qq;
   for (int k = 0; k < n; ++k) x[qq[k]] = y[k];
@@ -616,14 +632,14 @@ static void own_btran(const LsimLemkeSparse *ws, double *restrict x, const doubl
     if (y[k] == 0.0) continue;
     const double yk = y[k] / ud[k];
     y[k] = yk;
-    for (int p = up[k]; p < up[k + 1]; ++p) y[uj[p]] -= ux[p] * yk;
+    sub_scaled(y, uj + up[k], ux + up[k], up[k + 1] - up[k], yk);
   }
   const int *restrict lp = ws->lr_p, *restrict lj = ws->lr_j;
   const double *restrict lx = ws->lr_x;
   for (int k = n - 1; k >= 0; --k) {
     const double yk = y[k];
     if (yk == 0.0) continue;
-    for (int p = lp[k]; p < lp[k + 1]; ++p) y[lj[p]] -= lx[p] * yk;
+    sub_scaled(y, lj + lp[k], lx + lp[k], lp[k + 1] - lp[k], yk);
   }
   const int *restrict pp = ws->pp;
   const double *restrict rs = ws->rs;
