@@ -517,6 +517,7 @@ static void test_own_solves(void **state) {
       double *z = calloc((size_t)n, sizeof(double)), *b = malloc((size_t)n * sizeof(double));
       double *x0 = malloc((size_t)n * sizeof(double)), *x1 = malloc((size_t)n * sizeof(double));
       LsimLemkeInfo si;
+      memset(&si, 0, sizeof si); /* no trace */
       const int st = lsim_lemke_sparse_solve(sl, f, NULL, NULL, z, &si);
       int fa = 0;
       lsim_lemke_sparse_counts(sl, &fa, NULL, NULL);
