@@ -476,6 +476,10 @@ static void test_own_solve_path(void **state) {
   print_message("own LU solves: %d solves, %ld with other pivots; transposed solves %ld / %ld\n",
                 solves, rows[2], rows[0], rows[1]);
   assert_true(solves > 50);
+  /* Rounding moves a path only at a near tie: 13 of 121 measured. A wrong solve that the
+     final acceptance still covers moves most (94 of 121 with U's diagonal left out of
+     BTRAN, the tie rows wrong): at most a quarter. */
+  assert_true(4 * rows[2] <= solves);
 }
 
 /* The solves themselves (lsim_lemke_sparse_test_solves): after each solve of the problems
