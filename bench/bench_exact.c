@@ -259,7 +259,8 @@ int main(int argc, char **argv) {
       for (size_t b = 0; verbose && b < (size_t)n * sizeof(double); ++b)
         zh = (zh ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
       if (verbose)
-        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms z %016llx%s",
+        fprintf(stderr,
+                "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms z %016llx%s",
                 step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
                 st.warm_started, s->ms[s->runs - 1], zh, fa + ro + co ? "" : "\n");
       if (verbose && fa + ro + co)

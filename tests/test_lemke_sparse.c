@@ -495,8 +495,10 @@ static void test_own_solves(void **state) {
   (void)state;
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
   lsim_lemke_sparse_set_own_solve(sl, 0);
-  const char *files[] = {"tests/data/lemke_pile10_step19.dat", "tests/data/lemke_pile10_step26.dat",
-                         "tests/data/lemke_tumble_cycle.dat", "tests/data/lemke_chain20_step142.dat"};
+  const char *files[] = {"tests/data/lemke_pile10_step19.dat",
+                         "tests/data/lemke_pile10_step26.dat",
+                         "tests/data/lemke_tumble_cycle.dat",
+                         "tests/data/lemke_chain20_step142.dat"};
   SceneStepper sc;
   assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "newton", RES_TOL), 0);
   const int nfiles = (int)(sizeof files / sizeof files[0]);
@@ -527,7 +529,9 @@ static void test_own_solves(void **state) {
       lsim_lemke_sparse_counts(sl, &fa, NULL, NULL);
       for (int rhs = 0; st == LSIM_SOLVED && fa > 0 && rhs < 5; ++rhs) {
         for (int i = 0; i < n; ++i)
-          b[i] = rhs == 0 ? f->q[i] : rhs == 4 ? sin(1.0 + i) : (double)(i == (rhs - 1) * (n - 1) / 2);
+          b[i] = rhs == 0   ? f->q[i] /* q, unit vectors at 0, n/2, n - 1, a dense vector */
+                 : rhs == 4 ? sin(1.0 + i)
+                            : (double)(i == (rhs - 1) * (n - 1) / 2);
         for (int tr = 0; tr < 2; ++tr) {
           double res[3];
           assert_int_equal(lsim_lemke_sparse_test_solves(sl, tr, b, x0, x1, res), 0);
