@@ -33,6 +33,8 @@
  * transposed solves for rows of B^{-1}, solves for columns of B^{-1}) are printed per series
  * in a table after the times, and with --verbose on each solve's line: deterministic for a
  * build, so a change of path or of tie work shows in them whatever the machine's load.
+ * Each solve's line also ends in "z" and a hash of z's bytes (FNV-1a): the same hash, the
+ * same bits.
  * With --verbose each sparse Lemke solve also prints its runs (lsim_solver_lemke_info):
  * status and pivots of the path from the guessed basis, of the retry from z > 0 and of each
  * cold run made, e.g. "runs: guess secondary_ray 1 retry solved 1000".
@@ -259,10 +261,15 @@ int main(int argc, char **argv) {
       int fa, ro, co; /* sparse Lemke's solves in this solve (0 for the other solvers) */
       lsim_solver_lemke_sparse_counts(s->solver, &fa, &ro, &co);
       s->fact += fa, s->rows += ro, s->cols += co, s->pivots += st.iterations;
+      /* FNV-1a of z's bytes: two runs that print the same hash returned the same bits. */
+      unsigned long long zh = 14695981039346656037ull;
+      for (size_t b = 0; verbose && b < (size_t)n * sizeof(double); ++b)
+        zh = (zh ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
       if (verbose)
-        fprintf(stderr, "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms%s",
+        fprintf(stderr,
+                "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms z %016llx%s",
                 step, n, s->label, lsim_status_name(rc), st.residual.relative, st.iterations,
-                st.warm_started, s->ms[s->runs - 1], fa + ro + co ? "" : "\n");
+                st.warm_started, s->ms[s->runs - 1], zh, fa + ro + co ? "" : "\n");
       if (verbose && fa + ro + co)
         fprintf(stderr, " factorizations %d transposed solves %d column solves %d\n", fa, ro, co);
       /* Sparse Lemke's runs (the last island's when by islands): status and pivots of the

@@ -57,7 +57,12 @@
  * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
- * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve).
+ * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve), and its
+ * solves run in the workspace's own Wi / W (umfpack_di_wsolve: no malloc per solve).
+ * lsim_lemke_sparse_set_own_solve (off by default) solves with L, U, P, Q and R read out
+ * after each factorization instead, by columns skipping zeros: 21 % fewer instructions
+ * on settled pile_100, other bits, and there longer paths on the longest steps
+ * (docs/solvers.md, "B_0's solves").
  * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
  * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
  * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
@@ -104,6 +109,7 @@
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
+#define OWN_SOLVE 0      /* B_0's solves on the factors read out (1) or UMFPACK's (0) */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define ETA_AVX2 1 /* FTRAN's eta runs have an AVX2 path (eta_apply_avx2) */
@@ -151,8 +157,22 @@ struct LsimLemkeSparse {
   /* Vectors. */
   double *rhs, *u, *icol; /* icol [cap]: a column of B^{-1} (inv_column) */
   int *qperm;
+  int *swi;           /* [cap] UMFPACK's solve workspace (umfpack_di_wsolve's Wi) */
+  double *sw;         /* [cap] its W: n doubles without iterative refinement (IRSTEP 0) */
   int *vpos;          /* [cap]: BTRAN's nonzero positions, ascending */
   unsigned char *vin; /* [cap]: 1 at the positions in vpos (0 between solves) */
+  /* B_0's factors P R B_0 Q = L U as UMFPACK holds them (umfpack_di_get_numeric), read
+   * out after each factorization for the solves of own_solve: L unit lower by columns
+   * (lc_*) and by rows (lr_*), U by columns (uc_*) and by rows (ur_*), all without their
+   * diagonals; udiag [n] U's diagonal, rs [n] the row scale factors (multiplied when
+   * do_recip, else divided), pp / qq the permutations (P [k] = row of pivot k,
+   * Q [k] = its column). Sizes: the pointers n + 1, the rest lnz / unz (capacity cap_l /
+   * cap_u); gx [n] the solves' permuted vector. */
+  int own_solve;      /* lsim_lemke_sparse_set_own_solve */
+  int *lc_p, *lc_i, *lr_p, *lr_j, *uc_p, *uc_i, *ur_p, *ur_j, *pp, *qq;
+  double *lc_x, *lr_x, *uc_x, *ur_x, *udiag, *rs, *gx;
+  size_t cap_l, cap_u;
+  int do_recip;
   int factorizations, row_solves, col_solves;
   int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
   int avx2;      /* 1: the CPU has AVX2 (the runs' wide path) */
@@ -167,7 +187,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     umfpack_di_defaults(ws->control);
     /* No iterative refinement in the solves: it tripled their cost (a product with B_0
        and a second solve each), and lemke.c's refactorization and acceptance tests guard
-       the accuracy instead. */
+       the accuracy instead. (lu_solve's W holds n doubles, enough only without it.) */
     ws->control[UMFPACK_IRSTEP] = 0;
     ws->drv.ops = &sparse_ops;
     ws->drv.ctx = ws;
@@ -178,6 +198,10 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
     ws->eta_block = 1;
+    const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
+    ws->own_solve = OWN_SOLVE;
+    if (lu && !strcmp(lu, "own")) ws->own_solve = 1;
+    if (lu && !strcmp(lu, "umfpack")) ws->own_solve = 0;
 #if ETA_AVX2
     ws->avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
@@ -199,6 +223,11 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->eta_dense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
   free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm), free(ws->vpos), free(ws->vin);
+  free(ws->swi), free(ws->sw);
+  free(ws->lc_p), free(ws->lc_i), free(ws->lr_p), free(ws->lr_j), free(ws->uc_p);
+  free(ws->uc_i), free(ws->ur_p), free(ws->ur_j), free(ws->pp), free(ws->qq);
+  free(ws->lc_x), free(ws->lr_x), free(ws->uc_x), free(ws->ur_x), free(ws->udiag);
+  free(ws->rs), free(ws->gx);
   free(ws);
 }
 
@@ -217,6 +246,8 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
 }
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
+
+void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
@@ -252,6 +283,17 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->swi, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->sw, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->lc_p, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->lr_p, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->uc_p, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->ur_p, un + 1, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->pp, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->qq, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->udiag, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->rs, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->gx, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->vpos, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->vin, un, 1))
     return LSIM_OUT_OF_MEMORY;
@@ -472,11 +514,184 @@ static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
   }
 }
 
+/* x = B_0^{-1} b (sys UMFPACK_A) or B_0^{-T} b (UMFPACK_At) with UMFPACK's factors, in the
+ * workspace's Wi / W: umfpack_di_wsolve is umfpack_di_solve without its malloc and free of
+ * that workspace at every call (the same arithmetic, so the same bits; W needs n doubles
+ * since IRSTEP is 0). UMFPACK's status. */
+static int lu_solve(LsimLemkeSparse *ws, int sys, double *x, const double *b) {
+  return umfpack_di_wsolve(sys, ws->Ap, ws->Ai, ws->Ax, x, b, ws->numeric, ws->control,
+                           ws->uinfo, ws->swi, ws->sw);
+}
+
+/* Index and value arrays of a triangle grown to need entries. 0 or LSIM_OUT_OF_MEMORY. */
+static int grow_triangle(int **idx, double **val, size_t need) {
+  return lsim_lemke_grow((void **)idx, need, sizeof(int)) ||
+         lsim_lemke_grow((void **)val, need, sizeof(double));
+}
+
+/* The strictly triangular part of the n x n matrix (ap, ai, ax) (compressed by rows or by
+ * columns) into (bp, bi, bx), the other orientation, and back into (ap, ai, ax) without the
+ * diagonal. Both orientations keep their indices ascending. */
+static void split_triangle(int n, int *ap, int *ai, double *ax, int *bp, int *bi, double *bx) {
+  memset(bp, 0, ((size_t)n + 1) * sizeof(int));
+  int nz = 0;
+  for (int a = 0; a < n; ++a) {
+    const int end = ap[a + 1];
+    const int start = ap[a];
+    ap[a] = nz;
+    for (int k = start; k < end; ++k)
+      if (ai[k] != a) {
+        ai[nz] = ai[k], ax[nz++] = ax[k];
+        ++bp[ai[k] + 1];
+      }
+  }
+  ap[n] = nz;
+  for (int b = 0; b < n; ++b) bp[b + 1] += bp[b];
+  for (int a = 0; a < n; ++a)
+    for (int k = ap[a]; k < ap[a + 1]; ++k) {
+      const int at = bp[ai[k]]++;
+      bi[at] = a, bx[at] = ax[k];
+    }
+  for (int b = n; b > 0; --b) bp[b] = bp[b - 1];
+  bp[0] = 0;
+}
+
+/* Reads B_0's factors out of UMFPACK's numeric object (own_solve): L by rows and U by
+ * columns as umfpack_di_get_numeric gives them, each turned the other way too, the
+ * diagonals apart. 0, LSIM_OUT_OF_MEMORY or LSIM_BREAKDOWN. */
+static int get_factors(LsimLemkeSparse *ws) {
+  const int n = ws->drv.n;
+  int lnz, unz, nr, nc, nzud;
+  if (umfpack_di_get_lunz(&lnz, &unz, &nr, &nc, &nzud, ws->numeric) != UMFPACK_OK || nr != n ||
+      nc != n)
+    return LSIM_BREAKDOWN;
+  if ((size_t)lnz > ws->cap_l) {
+    if (grow_triangle(&ws->lc_i, &ws->lc_x, (size_t)lnz) ||
+        grow_triangle(&ws->lr_j, &ws->lr_x, (size_t)lnz))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_l = (size_t)lnz;
+  }
+  if ((size_t)unz > ws->cap_u) {
+    if (grow_triangle(&ws->uc_i, &ws->uc_x, (size_t)unz) ||
+        grow_triangle(&ws->ur_j, &ws->ur_x, (size_t)unz))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_u = (size_t)unz;
+  }
+  if (umfpack_di_get_numeric(ws->lr_p, ws->lr_j, ws->lr_x, ws->uc_p, ws->uc_i, ws->uc_x, ws->pp,
+                             ws->qq, ws->udiag, &ws->do_recip, ws->rs,
+                             ws->numeric) != UMFPACK_OK)
+    return LSIM_BREAKDOWN;
+  split_triangle(n, ws->lr_p, ws->lr_j, ws->lr_x, ws->lc_p, ws->lc_i, ws->lc_x);
+  split_triangle(n, ws->uc_p, ws->uc_i, ws->uc_x, ws->ur_p, ws->ur_j, ws->ur_x);
+  return 0;
+}
+
+/* y[idx[p]] -= v[p] a for p < len, unrolled by four (the loop's own instructions were a
+ * third of the solves'): each entry takes the same product and difference, in the same
+ * order. (Running the contiguous index ranges as dense vectors was tried: 1 % of the
+ * entries on pile_100, and the test cost more than it saved.) */
+static inline void sub_scaled(double *restrict y, const int *restrict idx,
+                              const double *restrict v, int len, double a) {
+#pragma GCC unroll 4
+  for (int p = 0; p < len; ++p) y[idx[p]] -= v[p] * a;
+}
+
+/* x = B_0^{-1} b from the factors read out (own_solve): P R B_0 Q = L U, so L U y = P R b
+ * and x = Q y. Both triangles by columns, a column skipped where its entry of y is zero
+ * (the right-hand sides are sparse: a column of B_0, a unit vector), so a solve costs n
+ * plus the entries of L and U it reaches. x and b may not alias. */
+static void own_ftran(const LsimLemkeSparse *ws, double *restrict x, const double *restrict b) {
+  const int n = ws->drv.n;
+  double *restrict y = ws->gx;
+  const int *restrict pp = ws->pp;
+  const double *restrict rs = ws->rs;
+  if (ws->do_recip)
+    for (int k = 0; k < n; ++k) y[k] = b[pp[k]] * rs[pp[k]];
+  else
+    for (int k = 0; k < n; ++k) y[k] = b[pp[k]] / rs[pp[k]];
+  const int *restrict lp = ws->lc_p, *restrict li = ws->lc_i;
+  const double *restrict lx = ws->lc_x;
+  for (int k = 0; k < n; ++k) {
+    const double yk = y[k];
+    if (yk == 0.0) continue;
+    sub_scaled(y, li + lp[k], lx + lp[k], lp[k + 1] - lp[k], yk);
+  }
+  const int *restrict up = ws->uc_p, *restrict ui = ws->uc_i;
+  const double *restrict ux = ws->uc_x, *restrict ud = ws->udiag;
+  for (int k = n - 1; k >= 0; --k) {
+    if (y[k] == 0.0) continue;
+    const double yk = y[k] / ud[k];
+    y[k] = yk;
+    sub_scaled(y, ui + up[k], ux + up[k], up[k + 1] - up[k], yk);
+  }
+  const int *restrict qq = ws->qq;
+  for (int k = 0; k < n; ++k) x[qq[k]] = y[k];
+}
+
+/* x = B_0^{-T} b (own_solve): B_0^T = Q U^T L^T P R^{-1}, so U^T L^T v = Q^T b and
+ * x = R P^T v; U^T and L^T by rows of U and L, a row skipped where its entry is zero. */
+static void own_btran(const LsimLemkeSparse *ws, double *restrict x, const double *restrict b) {
+  const int n = ws->drv.n;
+  double *restrict y = ws->gx;
+  const int *restrict qq = ws->qq;
+  for (int k = 0; k < n; ++k) y[k] = b[qq[k]];
+  const int *restrict up = ws->ur_p, *restrict uj = ws->ur_j;
+  const double *restrict ux = ws->ur_x, *restrict ud = ws->udiag;
+  for (int k = 0; k < n; ++k) {
+    if (y[k] == 0.0) continue;
+    const double yk = y[k] / ud[k];
+    y[k] = yk;
+    sub_scaled(y, uj + up[k], ux + up[k], up[k + 1] - up[k], yk);
+  }
+  const int *restrict lp = ws->lr_p, *restrict lj = ws->lr_j;
+  const double *restrict lx = ws->lr_x;
+  for (int k = n - 1; k >= 0; --k) {
+    const double yk = y[k];
+    if (yk == 0.0) continue;
+    sub_scaled(y, lj + lp[k], lx + lp[k], lp[k + 1] - lp[k], yk);
+  }
+  const int *restrict pp = ws->pp;
+  const double *restrict rs = ws->rs;
+  if (ws->do_recip)
+    for (int k = 0; k < n; ++k) x[pp[k]] = y[k] * rs[pp[k]];
+  else
+    for (int k = 0; k < n; ++k) x[pp[k]] = y[k] / rs[pp[k]];
+}
+
+int lsim_lemke_sparse_test_solves(LsimLemkeSparse *ws, int transposed, const double *b,
+                                  double *x_umfpack, double *x_own, double res[3]) {
+  if (!ws || !ws->numeric || ws->drv.n <= 0) return LSIM_INVALID_INPUT;
+  const int n = ws->drv.n;
+  int rc = get_factors(ws);
+  if (rc) return rc;
+  if (lu_solve(ws, transposed ? UMFPACK_At : UMFPACK_A, x_umfpack, b) != UMFPACK_OK)
+    return LSIM_BREAKDOWN;
+  (transposed ? own_btran : own_ftran)(ws, x_own, b);
+  /* Residuals b - B_0 x (B_0^T x) of both, and the scale max_i (|B_0| |x| + |b|)_i. */
+  double r0 = 0.0, r1 = 0.0, sc = 0.0;
+  double *ra = ws->gx, *rb = ws->sw, *ab = ws->icol;
+  for (int i = 0; i < n; ++i) ra[i] = rb[i] = b[i], ab[i] = fabs(b[i]);
+  for (int j = 0; j < n; ++j)
+    for (int p = ws->Ap[j]; p < ws->Ap[j + 1]; ++p) {
+      const int i = ws->Ai[p];
+      const double a = ws->Ax[p];
+      if (transposed) {
+        ra[j] -= a * x_umfpack[i], rb[j] -= a * x_own[i], ab[j] += fabs(a * x_own[i]);
+      } else {
+        ra[i] -= a * x_umfpack[j], rb[i] -= a * x_own[j], ab[i] += fabs(a * x_own[j]);
+      }
+    }
+  for (int i = 0; i < n; ++i) {
+    r0 = fmax(r0, fabs(ra[i])), r1 = fmax(r1, fabs(rb[i])), sc = fmax(sc, ab[i]);
+  }
+  res[0] = r0, res[1] = r1, res[2] = sc;
+  return 0;
+}
+
 /* out = B^{-1} a (a in ws->rhs). 0 or LSIM_BREAKDOWN. */
 static int ftran(LsimLemkeSparse *ws, double *out) {
-  const int rc = umfpack_di_solve(UMFPACK_A, ws->Ap, ws->Ai, ws->Ax, out, ws->rhs, ws->numeric,
-                                  ws->control, ws->uinfo);
-  if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+  if (ws->own_solve) own_ftran(ws, out, ws->rhs);
+  else if (lu_solve(ws, UMFPACK_A, out, ws->rhs) != UMFPACK_OK) return LSIM_BREAKDOWN;
   eta_ftran(ws, out);
   return 0;
 }
@@ -546,8 +761,9 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   ws->rownext = (ws->rownext + 1) % NCACHE;
   ws->rowlast = slot;
   double *row = ws->rowc[slot];
-  const int rc = umfpack_di_solve(UMFPACK_At, ws->Ap, ws->Ai, ws->Ax, row, v, ws->numeric,
-                                  ws->control, ws->uinfo);
+  int rc = UMFPACK_OK;
+  if (ws->own_solve) own_btran(ws, row, v);
+  else rc = lu_solve(ws, UMFPACK_At, row, v);
   ++ws->row_solves;
   if (rc != UMFPACK_OK) return NULL;
   double mx = 0.0;
@@ -661,6 +877,7 @@ static int refactor(void *ctx) {
   ++ws->factorizations;
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
+  if (ws->own_solve && (rc = get_factors(ws))) return rc;
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->drv.xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)

@@ -54,6 +54,23 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
  * (lemke_sparse.c); 0 and 2 are there for comparisons. */
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
 
+/* on = 1: B_0's solves (FTRAN's and BTRAN's) run on the LU factors read out of UMFPACK
+ * after each factorization, column by column skipping zeros, so a sparse right-hand side
+ * reaches only part of L and U (lemke_sparse.c); other bits than UMFPACK's own solve (the
+ * sums go in another order), so other paths at degenerate vertices. 0: UMFPACK's solve.
+ * The default is taken from the environment variable LSIM_LU_SOLVE at create ("own" 1,
+ * "umfpack" 0, unset: the built-in default). */
+void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
+
+/* For its test: with B_0 of the last factorization of the last solve (ws holds it until
+ * the next solve), x_umfpack = B_0^{-1} b by UMFPACK's solve and x_own by the factors read
+ * out (own_solve), B_0^{-T} b when transposed; res[0], res[1] the largest entry of
+ * |b - B_0 x| of each and res[2] the largest of |B_0| |x_own| + |b|. b, x_umfpack, x_own
+ * [n], distinct. 0, LSIM_INVALID_INPUT (no factorization), LSIM_BREAKDOWN or
+ * LSIM_OUT_OF_MEMORY. */
+int lsim_lemke_sparse_test_solves(LsimLemkeSparse *ws, int transposed, const double *b,
+                                  double *x_umfpack, double *x_own, double res[3]);
+
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 
