@@ -45,6 +45,12 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
  * (lemke_sparse.c); 0 and 2 are there for comparisons. */
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
 
+/* on != 0 (the default): when the sparse runs end on a ray or a breakdown (not the pivot
+ * limit; not with warm_only and a guess) and n <= 2048, lemke.c's cold runs follow on M
+ * formed densely, whose bits no BLAS kernel changes (DENSE FALLBACK in lemke_sparse.c);
+ * 0: the sparse runs alone (for comparisons). */
+void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on);
+
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 
