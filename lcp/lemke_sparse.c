@@ -74,6 +74,15 @@
  * guessed z_j on its zero pivots (w_j basic instead: still complementary) and is factored
  * again (warm). Without it the guess was refused on every settled pile_100 step.
  *
+ * DENSE FALLBACK
+ * The sparse runs' path depends on the BLAS kernel UMFPACK calls (OpenBLAS picks it by
+ * CPU): on degenerate paths through badly conditioned bases (chain_20 step 128: B^{-1} to
+ * 3.5e5) ties and tie sets are decided at rounding level, and the same problem is solved
+ * under one kernel and ends on rays in all three runs under another (docs/solvers.md).
+ * So when the sparse runs end on a ray or a breakdown (not the pivot limit, nor warm
+ * paths alone) and n <= DENSE_MAX, lemke.c's cold runs follow on M formed densely: its
+ * bits depend on no BLAS kernel. Their pivots count as the solve's.
+ *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:
  * UMFPACK reports a singular matrix or an estimated reciprocal condition below 1e-15,
