@@ -277,7 +277,7 @@ int main(int argc, char **argv) {
       const LsimLemkeInfo *li = verbose ? lsim_solver_lemke_info(s->solver) : NULL;
       if (li) {
         static const char *const stage[LSIM_LEMKE_STAGES] = {"guess", "retry", "cold",
-                                                             "cold_by_pivot", "cold_loose"};
+                                                             "cold_by_pivot", "cold_loose", "dense"};
         fprintf(stderr, "step %d %s runs:", step, s->label);
         for (int k = 0; k < LSIM_LEMKE_STAGES; ++k)
           if (li->stage_pivots[k] >= 0)

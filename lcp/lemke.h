@@ -16,14 +16,16 @@ LsimLemkeOptions lsim_default_lemke_options(void);
 
 /* The runs of a solve, in order (LsimLemkeInfo.stage_*): the path from the caller's guessed
  * basis, from the basis {i : z_i > 0} of the caller's point (lemke_sparse's retry_positive),
- * and the three cold runs (plain, ties by the largest pivot, no preference for sound
- * pivots: ROBUSTNESS in lemke.c). */
+ * the three cold runs (plain, ties by the largest pivot, no preference for sound
+ * pivots: ROBUSTNESS in lemke.c), and lemke_sparse's dense fallback (lemke.c's solve on
+ * M formed densely, after the sparse runs failed: DENSE FALLBACK in lemke_sparse.c). */
 enum {
   LSIM_LEMKE_STAGE_GUESS,
   LSIM_LEMKE_STAGE_RETRY,
   LSIM_LEMKE_STAGE_COLD,
   LSIM_LEMKE_STAGE_COLD_PIVOT,
   LSIM_LEMKE_STAGE_COLD_LOOSE,
+  LSIM_LEMKE_STAGE_DENSE,
   LSIM_LEMKE_STAGES
 };
 
@@ -38,7 +40,8 @@ typedef struct LsimLemkeInfo {
                           limit (see ROBUSTNESS in lemke.c), and the cleanup paths of a
                           run whose end missed the tolerance (CLEANUP in lemke.c). Each run,
                           its cleanups included, may use max_pivots, so
-                          pivots <= 4 max_pivots (3 without a guess). */
+                          pivots <= 4 max_pivots (3 without a guess); lemke_sparse's dense
+                          fallback adds lemke.c's cold runs: up to 7 (6). */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
   int stage_pivots[LSIM_LEMKE_STAGES]; /* pivots of each run (LSIM_LEMKE_STAGE_*), its

@@ -84,6 +84,15 @@
  * 61-119 22 355 -> 20 403 pivots, step 114 without its secondary ray (docs/solvers.md);
  * off by default.
  *
+ * DENSE FALLBACK
+ * The sparse runs' path depends on the BLAS kernel UMFPACK calls (OpenBLAS picks it by
+ * CPU): on degenerate paths through badly conditioned bases (chain_20 step 128: B^{-1} to
+ * 3.5e5) ties and tie sets are decided at rounding level, and the same problem is solved
+ * under one kernel and ends on rays in all three runs under another (docs/solvers.md).
+ * So when the sparse runs end on a ray or a breakdown (not the pivot limit, nor warm
+ * paths alone) and n <= DENSE_MAX, lemke.c's cold runs follow on M formed densely: its
+ * bits depend on no BLAS kernel. Their pivots count as the solve's.
+ *
  * FAILURE MODES
  * lemke.c's: LSIM_SECONDARY_RAY, LSIM_MAX_ITERATIONS, LSIM_BREAKDOWN (singular basis:
  * UMFPACK reports a singular matrix or an estimated reciprocal condition below 1e-15,
@@ -111,6 +120,7 @@
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define OWN_SOLVE 0      /* B_0's solves on the factors read out (1) or UMFPACK's (0) */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
+#define DENSE_MAX 2048  /* the dense fallback's largest n (M in n^2 doubles: 32 MB) */
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define ETA_AVX2 1 /* FTRAN's eta runs have an AVX2 path (eta_apply_avx2) */
 #else
@@ -175,6 +185,12 @@ struct LsimLemkeSparse {
   int do_recip;
   int factorizations, row_solves, col_solves;
   int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
+  /* The dense fallback (lsim_lemke_sparse_set_dense_fallback): lemke.c's workspace, M
+     [n * n] column-major, z. */
+  int dense_fallback;
+  LsimLemke *dense;
+  double *mdense, *zdense;
+  size_t cap_mdense;
   int avx2;      /* 1: the CPU has AVX2 (the runs' wide path) */
 };
 
@@ -202,6 +218,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->own_solve = OWN_SOLVE;
     if (lu && !strcmp(lu, "own")) ws->own_solve = 1;
     if (lu && !strcmp(lu, "umfpack")) ws->own_solve = 0;
+    ws->dense_fallback = 1;
 #if ETA_AVX2
     ws->avx2 = __builtin_cpu_supports("avx2") != 0;
 #endif
@@ -221,6 +238,8 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->colc_at), free(ws->colc_len), free(ws->colc_i), free(ws->colc_gen), free(ws->colc_x);
   free(ws->eta_r), free(ws->eta_ptr), free(ws->eta_idx), free(ws->eta_piv), free(ws->eta_val);
   free(ws->eta_dense);
+  lsim_lemke_free(ws->dense);
+  free(ws->mdense), free(ws->zdense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
   free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm), free(ws->vpos), free(ws->vin);
   free(ws->swi), free(ws->sw);
@@ -248,6 +267,10 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
+
+void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on) {
+  ws->dense_fallback = on;
+}
 
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws) {
   return ws && ws->drv.basis_valid ? ws->drv.basis : NULL;
@@ -1036,6 +1059,50 @@ static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refacto
                                              warm,   reserve,  residual, inv_column,
                                              has_row};
 
+/* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
+ * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
+ * z, the basis and the status are theirs; else z and status stay the sparse runs'. Their
+ * pivots are added to *pivots and recorded as LSIM_LEMKE_STAGE_DENSE. Returns the status:
+ * LSIM_SOLVED, status, or LSIM_OUT_OF_MEMORY (z then as the sparse runs left it). */
+static int dense_fallback(LsimLemkeSparse *ws, int status, const LsimLemkeOptions *o,
+                          double *z, int *pivots, LsimLemkeInfo *info) {
+  const LsimFactoredLcp *f = ws->f;
+  const int n = f->n;
+  const size_t nn = (size_t)n * (size_t)n;
+  if (!ws->dense && !(ws->dense = lsim_lemke_create())) return LSIM_OUT_OF_MEMORY;
+  if (nn > ws->cap_mdense) {
+    if (lsim_lemke_grow((void **)&ws->mdense, nn, sizeof(double)) ||
+        lsim_lemke_grow((void **)&ws->zdense, (size_t)n, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_mdense = nn;
+  }
+  /* M = J B + C, column by column (mcol). */
+  double *restrict mcols = ws->mdense;
+  memset(mcols, 0, nn * sizeof(double));
+  for (int j = 0; j < n; ++j) {
+    const int cnt = mcol(ws, f, j);
+    for (int k = 0; k < cnt; ++k) mcols[(size_t)j * n + ws->touched[k]] = ws->acc[ws->touched[k]];
+    mcol_clear(ws, cnt);
+  }
+  const LsimLcp lcp = {.n = n, .M = mcols, .q = (double *)f->q, .ncones = f->ncones,
+                       .cones = f->cones};
+  memset(ws->zdense, 0, (size_t)n * sizeof(double));
+  LsimLemkeInfo di;
+  memset(&di, 0, sizeof di);
+  const int ds = lsim_lemke_solve(ws->dense, &lcp, o, NULL, ws->zdense, &di);
+  *pivots += di.pivots;
+  if (info) {
+    info->stage_status[LSIM_LEMKE_STAGE_DENSE] = ds;
+    info->stage_pivots[LSIM_LEMKE_STAGE_DENSE] = di.pivots;
+  }
+  if (ds == LSIM_OUT_OF_MEMORY) return ds;
+  if (ds != LSIM_SOLVED) return status;
+  memcpy(z, ws->zdense, (size_t)n * sizeof(double));
+  memcpy(ws->drv.basis, lsim_lemke_basis(ws->dense), (size_t)n);
+  ws->drv.basis_valid = 1;
+  return LSIM_SOLVED;
+}
+
 /* 1 when a value of f is not finite. */
 static int not_finite(const LsimFactoredLcp *f) {
   for (int i = 0; i < f->n; ++i)
@@ -1096,6 +1163,12 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
   /* The path (lemke_driver.c). */
   status = lsim_lemke_driver_solve(&ws->drv, basis_guess != NULL, max_pivots, o.tol, z, &pivots,
                                    info);
+
+  /* The dense fallback: after a ray or a breakdown of the cold runs (not the pivot
+     limit, nor warm paths alone), on problems small enough to form M. */
+  if ((status == LSIM_SECONDARY_RAY || status == LSIM_BREAKDOWN) && ws->dense_fallback &&
+      n <= DENSE_MAX && !(basis_guess && ws->drv.warm_only))
+    status = dense_fallback(ws, status, &o, z, &pivots, info);
 
 out:
   return lsim_lemke_driver_end(ws ? &ws->drv : NULL, status,

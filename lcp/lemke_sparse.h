@@ -71,6 +71,12 @@ void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
 int lsim_lemke_sparse_test_solves(LsimLemkeSparse *ws, int transposed, const double *b,
                                   double *x_umfpack, double *x_own, double res[3]);
 
+/* on != 0 (the default): when the sparse runs end on a ray or a breakdown (not the pivot
+ * limit; not with warm_only and a guess) and n <= 2048, lemke.c's cold runs follow on M
+ * formed densely, whose bits no BLAS kernel changes (DENSE FALLBACK in lemke_sparse.c);
+ * 0: the sparse runs alone (for comparisons). */
+void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on);
+
 /* The final complementary basis of the last solved solve, [n]; NULL before any. */
 const unsigned char *lsim_lemke_sparse_basis(const LsimLemkeSparse *ws);
 

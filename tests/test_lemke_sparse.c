@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "contact/step.h"
 #include "lcp/datfile.h"
@@ -108,7 +110,10 @@ static void test_unique_solutions_match_dense(void **state) {
  * whose lexicographic tie came down to two components equal in exact arithmetic (-4 and -4)
  * that the updated B^{-1} held 5e-11 apart, above the tie tolerance: the sparse path took
  * the other row and ended on a secondary ray (583 and 569 pivots) where dense Lemke solves
- * in 141; a decision that close now refactors first (refactor_close, lemke_driver.h). */
+ * in 141; a decision that close now refactors first (refactor_close, lemke_driver.h).
+ * That was not enough on every BLAS kernel (UMFPACK's dense kernels are OpenBLAS's, chosen
+ * by CPU: test_blas_kernels); the dense fallback solves them on any (DENSE FALLBACK in
+ * lemke_sparse.c). */
 static void test_dumped_steps(void **state) {
   (void)state;
   static const char *files[] = {"tests/data/lemke_pile10_step19.dat",
@@ -879,8 +884,84 @@ static void test_columns_per_solve(void **state) {
   for (int k = 0; k < NF; ++k) as_factored_free(&a[k]), lsim_lcp_free(&lcp[k]);
 }
 
-int main(void) {
+/* The chain_20 steps (test_dumped_steps) under one BLAS kernel: the child process that
+ * test_blas_kernels starts with OPENBLAS_CORETYPE set (read by OpenBLAS when it loads).
+ * Exit status 0 when sparse Lemke solves both to RES_TOL, 1 when not, 2 on bad setup;
+ * with LSIM_KERNEL_NO_FALLBACK set, without the dense fallback. */
+static int kernel_child(void) {
+  static const char *files[] = {"tests/data/lemke_chain20_step128.dat",
+                                "tests/data/lemke_chain20_step142.dat"};
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  if (!sl) return 2;
+  lsim_lemke_sparse_set_dense_fallback(sl, getenv("LSIM_KERNEL_NO_FALLBACK") == NULL);
+  int bad = 0;
+  for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
+    LsimLcp lcp;
+    char err[256];
+    if (lsim_dat_read(files[k], &lcp, err, sizeof err)) return 2;
+    AsFactored a;
+    as_factored(&a, &lcp);
+    double *z = calloc((size_t)lcp.n, sizeof(double));
+    LsimLemkeInfo si;
+    memset(&si, 0, sizeof si);
+    const int ss = lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si);
+    const double rel = rel_residual(&a.f, z);
+    printf("  %s %s: %s (%d pivots, dense fallback %d) rel %.1e\n", getenv("OPENBLAS_CORETYPE"),
+           files[k], lsim_status_name(ss), si.pivots, si.stage_pivots[LSIM_LEMKE_STAGE_DENSE],
+           rel);
+    bad |= ss != LSIM_SOLVED || !(rel <= RES_TOL);
+    free(z);
+    as_factored_free(&a);
+    lsim_lcp_free(&lcp);
+  }
+  lsim_lemke_sparse_free(sl);
+  return bad;
+}
+
+static const char *self_path; /* this program, for test_blas_kernels' children */
+
+/* Runs kernel_child under OPENBLAS_CORETYPE = core (this program again, fork and execv);
+ * returns its exit status, -1 when it did not exit normally. */
+static int run_kernel_child(const char *core, int fallback) {
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setenv("OPENBLAS_CORETYPE", core, 1);
+    setenv("LSIM_KERNEL_CHILD", "1", 1);
+    if (!fallback) setenv("LSIM_KERNEL_NO_FALLBACK", "1", 1);
+    char *const argv[] = {(char *)self_path, NULL};
+    execv(self_path, argv);
+    _exit(3);
+  }
+  int st;
+  if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
+  return WEXITSTATUS(st);
+}
+
+/* Sparse Lemke solves the chain_20 steps under each of OpenBLAS's x86-64 kernel families
+ * (OPENBLAS_CORETYPE; OpenBLAS ignores it where it has no such kernel and runs its own,
+ * where the check still holds): UMFPACK's factors round differently under each, and the
+ * degenerate paths of these steps go through bases whose lexicographic ties and tie sets
+ * are decided at rounding level (B^{-1} entries to 3.5e5, rows compared to 1e-12), so the
+ * sparse runs' path depends on the kernel: step 128's cold runs solved in 213 pivots
+ * under Haswell and Zen, 215 under Sandybridge, 231 + 284 (the second run) under SkylakeX
+ * and Cooperlake, and ended on rays in all three runs under Prescott, Core2 and Barcelona
+ * (OpenBLAS 0.3.21's choice on a CPU it does not know). The dense fallback's bits depend
+ * on no kernel. Without it the Prescott run fails (checked, so the check has teeth). */
+static void test_blas_kernels(void **state) {
+  (void)state;
+  static const char *cores[] = {"Haswell", "SkylakeX", "Sandybridge", "Prescott"};
+  for (size_t k = 0; k < sizeof cores / sizeof cores[0]; ++k)
+    assert_int_equal(run_kernel_child(cores[k], 1), 0);
+  assert_int_equal(run_kernel_child("Prescott", 0), 1);
+}
+
+int main(int argc, char **argv) {
+  (void)argc;
+  self_path = argv[0];
+  if (getenv("LSIM_KERNEL_CHILD")) return kernel_child();
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_blas_kernels),
       cmocka_unit_test(test_unique_solutions_match_dense),
       cmocka_unit_test(test_dumped_steps),
       cmocka_unit_test(test_factored_pile),

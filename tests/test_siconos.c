@@ -332,9 +332,18 @@ static void test_runaway_output(void **state) {
   assert_int_equal(lsim_siconos_solve(s, &lcp, 1e-8, 1000, 0, z, &it), LSIM_BREAKDOWN);
   for (int i = 0; i < lcp.n; ++i) assert_true(z[i] == 0.0);
   const char *msg = lsim_siconos_last_error(s);
-  assert_non_null(strstr(msg, "siconos:newton_min diverged: max |z| 2.21e+13"));
-  assert_non_null(strstr(msg, "(bound 1e+06)"));
-  assert_non_null(strstr(msg, "siconos info 2"));
+  /* Where newton_min's iterates go after they leave depends on the BLAS kernel (Siconos'
+     dense solves are OpenBLAS's, chosen by CPU): under Haswell a finite z of 2.21e13,
+     under SkylakeX, Sandybridge and Prescott a non-finite one. Both are breakdowns with z
+     zeroed; the figures are asserted where the run away is finite. */
+  if (strstr(msg, "diverged")) {
+    assert_non_null(strstr(msg, "siconos:newton_min diverged: max |z| "));
+    assert_true(atof(strstr(msg, "max |z| ") + 8) > 1e6);
+    assert_non_null(strstr(msg, "(bound 1e+06)"));
+    assert_non_null(strstr(msg, "siconos info 2"));
+  } else {
+    assert_non_null(strstr(msg, "siconos:newton_min: returned a non-finite z"));
+  }
   lsim_siconos_free(s);
   lsim_lcp_free(&lcp);
 
@@ -346,12 +355,21 @@ static void test_runaway_output(void **state) {
   assert_int_equal(lsim_solver_create(&front, "siconos:cpg", &o, NULL, 0), 0);
   double *zp = calloc((size_t)lcp.n, sizeof *zp);
   LsimSolveStats st;
-  assert_int_equal(lsim_solver_solve(front, &lcp, zp, &st), LSIM_BREAKDOWN);
-  assert_int_equal(st.status, LSIM_BREAKDOWN);
-  for (int i = 0; i < lcp.n; ++i) assert_true(zp[i] == 0.0);
-  assert_true(fabs(st.residual.relative - 1.0) <= 1e-15); /* z = 0: exactly max|q| / max|q| */
-  assert_non_null(strstr(lsim_solver_last_message(front), "siconos:cpg diverged: max |z| 5e+15"));
-  assert_non_null(strstr(lsim_solver_last_message(front), "siconos info 3"));
+  /* cpg runs away to 5e15 under Haswell, Sandybridge and Prescott; under SkylakeX (and
+     Cooperlake) it stops with info 3 at a finite point (relative 1e-4, below the bound):
+     a failure it reports itself, z kept. The BLAS kernel decides which (see above). */
+  const int cst = lsim_solver_solve(front, &lcp, zp, &st);
+  assert_int_equal(st.status, cst);
+  if (cst == LSIM_BREAKDOWN) {
+    for (int i = 0; i < lcp.n; ++i) assert_true(zp[i] == 0.0);
+    assert_true(fabs(st.residual.relative - 1.0) <= 1e-15); /* z = 0: exactly max|q| / max|q| */
+    assert_non_null(strstr(lsim_solver_last_message(front), "siconos:cpg diverged: max |z| 5e+15"));
+    assert_non_null(strstr(lsim_solver_last_message(front), "siconos info 3"));
+  } else {
+    assert_int_equal(cst, LSIM_SOLVER_FAILED);
+    assert_true(st.residual.relative > 1e-8 && st.residual.relative < 1e6);
+    assert_non_null(strstr(lsim_solver_last_message(front), "siconos:cpg: info 3"));
+  }
   lsim_solver_free(front);
   free(zp);
   lsim_lcp_free(&lcp);
@@ -521,8 +539,16 @@ static void test_abort_trapped(void **state) {
   assert_int_equal(lsim_siconos_create(&s, "pivot_lumod", NULL, 0), 0);
   double *z = calloc((size_t)bad.n, sizeof *z), w[2];
   int it;
-  assert_int_equal(lsim_siconos_solve(s, &bad, 1e-12, 0, 0, z, &it), LSIM_SOLVER_FAILED);
-  assert_non_null(strstr(lsim_siconos_last_error(s), "aborted inside Siconos"));
+  /* Whether pivot_lumod reaches its failed assertion depends on the BLAS kernel: it does
+     under Haswell, SkylakeX and Sandybridge; under Prescott it runs to its budget of 10000
+     iterations instead (a failure as well, no abort to trap). */
+  const int st = lsim_siconos_solve(s, &bad, 1e-12, 0, 0, z, &it);
+  if (st == LSIM_SOLVER_FAILED) {
+    assert_non_null(strstr(lsim_siconos_last_error(s), "aborted inside Siconos"));
+  } else {
+    assert_int_equal(st, LSIM_MAX_ITERATIONS);
+    assert_non_null(strstr(lsim_siconos_last_error(s), "stopped at its iteration budget"));
+  }
   for (int i = 0; i < bad.n; ++i) assert_true(isfinite(z[i]));
   assert_int_equal(lsim_siconos_solve(s, &good, 1e-12, 0, 0, z, &it), LSIM_SOLVED);
   /* lcp_deudeu's unique solution is solved by pivoting to round-off. */
