@@ -64,8 +64,9 @@ static void compare_usage(FILE *f) {
           "sweeps beside max_iter (or a tol above 0), and a solver listed twice (also with\n"
           "the same options written otherwise) are refused as bad input.\n"
           "Exit status: 0 done (solver failures are results, recorded in the file), 1\n"
-          "stopped (a dense reference above --dense-limit: the file keeps the steps before,\n"
-          "marked stopped), 2 bad input (no file is written),\n"
+          "stopped (a dense reference above --dense-limit, or a disk or ulimit -f about to\n"
+          "fill: the file keeps the steps before, marked stopped), 2 bad input (no file is\n"
+          "written),\n"
           "130 / 143 interrupted by SIGINT / SIGTERM: the comparison stops between steps\n"
           "(problems) and the file keeps those done, marked\n"
           "interrupted (/summary/run_end); a solve under way finishes first (one can\n"
@@ -320,11 +321,12 @@ int lsim_cli_compare(int argc, char **argv) {
               res.table.N, res.asked, what, res.path);
       code = lsim_cli_interrupt_status(res.interrupted);
     } else if (res.stopped[0]) {
-      /* Stopped (a dense reference above the dense limit): the reason, the file holding
-         the steps before it. */
+      /* Stopped (a dense reference above the dense limit, a disk about to fill): the
+         reason, the file holding the problems before it. */
       if (cfg.progress) fputc('\n', stderr);
-      fprintf(stderr, "lcpsim compare: stopped at %s; %s holds the %d steps before it "
-              "(/summary/run_end: stopped)\n", res.stopped, res.path, res.table.N);
+      fprintf(stderr, "lcpsim compare: stopped at %s; %s holds the %d %s before it "
+              "(/summary/run_end: stopped)\n", res.stopped, res.path, res.table.N,
+              res.lcpset || res.fc ? "problems" : "steps");
       code = 1;
     }
     lsim_compare_result_free(&res);

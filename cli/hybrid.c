@@ -148,6 +148,11 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     lsim_hybrid_trace_free(&tr);
     return 2;
   }
+  /* A run its file stopped (too little room left on the disk for more: hybrid/record.h)
+     says why, as a time-stepping run's does: the file and the room. */
+  if (tr.end == LSIM_HYBRID_STOPPED && *lsim_hybrid_record_space_low(rec))
+    snprintf(tr.end_reason, sizeof tr.end_reason, "t = %.9g s: %s",
+             tr.time[tr.nsamples - 1 - tr.sample_base], lsim_hybrid_record_space_low(rec));
   /* An interrupted run's reason names the signal, as a time-stepping run's does. */
   if (tr.end == LSIM_HYBRID_INTERRUPTED) {
     char why[sizeof tr.end_reason];

@@ -728,6 +728,11 @@ int lsim_cli_run(int argc, char **argv) {
       snprintf(why, sizeof why, "%s after step %d of %d",
                lsim_cli_signal_name(lsim_cli_interrupted), done, model.steps);
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
+    } else if (erc == LSIM_EVENT_STOPPED) {
+      /* A disk about to fill: stopped at the last sample, the file closed whole. */
+      snprintf(stop_reason, sizeof stop_reason, "sample %d: %s", done, lsim_record_space_low(rec));
+      lsim_record_set_end(rec, LSIM_RUN_STOPPED, stop_reason);
+      stopped = 1;
     } else if (erc) {
       fprintf(stderr, "lcpsim: %s: %s\n", scene_path, msg);
       lsim_record_set_end(rec, LSIM_RUN_STOPPED, msg);
@@ -896,8 +901,8 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = 1;
     }
     if (stopped) {
-      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every step before it (%d)\n",
-              scene_path, stop_reason, path, done);
+      fprintf(stderr, "lcpsim: %s: stopped at %s; %s keeps every %s before it (%d)\n",
+              scene_path, stop_reason, path, event_driven ? "sample" : "step", done);
       exit_code = 1;
     }
     if (lsim_cli_interrupted) {

@@ -744,6 +744,8 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     lsim_compare_write_failed(msg, msglen, path, "cannot write the header");
     exit_code = -LSIM_IO_ERROR;
   }
+  /* The file's size at the last room check (lsim_compare_room_low): the header's. */
+  double room_last = root ? lsim_outfile_size(&of) : 0.0;
   /* --trajectory: the driver's run recorded beside the file, copied in at the end (rank
      0; every rank steps the driver). */
   LsimRecord *traj = NULL;
@@ -788,6 +790,27 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
       if (lsim_h5_flush(o.file)) o.rc = -1;
       lsim_compare_mark(&o, lsim_h5_rows_count(rows.d[0]), (uint64_t)lsim_lcpdump_count(dumper));
       flushed = now_seconds(), flushed_k = k;
+      /* Then the room for the next flush and the close (which copies --trajectory's
+         record in): too little, and the comparison stops here, its file whole with the
+         rows of the problems done (a write that failed later left no file). Under MPI
+         the rows reach the file at the end only: no check. */
+      char why[400]; /* cut to fit the reason (ref_stop, /summary/run_end_reason) */
+      if (root && lsim_mpi_size() == 1 && !o.rc &&
+          lsim_compare_room_low(&of, path, &rows,
+                                traj ? fmax(0.0, lsim_record_file_bytes(traj)) : 0.0,
+                                &room_last, why, sizeof why)) {
+        snprintf(ref_stop, sizeof ref_stop, "%s %d: %s", lcpset ? "problem" : "step", k + 1, why);
+        done = k;
+        break;
+      }
+    }
+    /* The trajectory's record short of room alike (its own check, scene/record.h): it
+       holds steps 1 .. k. */
+    if (traj && *lsim_record_space_low(traj)) {
+      snprintf(ref_stop, sizeof ref_stop, "step %d: %s: %s", k + 1, nm->trajectory,
+               lsim_record_space_low(traj));
+      done = k;
+      break;
     }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     t.step[k] = k + 1;

@@ -106,7 +106,8 @@ typedef struct LsimCompareResult {
   int interrupted;             /* the stop flag's value when it ended the comparison (the
                                   signal), 0 when every problem was done */
   char stopped[512];           /* why the comparison stopped before its end (a dense
-                                  reference above the dense limit), "" otherwise; the
+                                  reference above the dense limit, too little room left
+                                  on the disk for its file), "" otherwise; the
                                   table holds the steps before it (/summary/run_end
                                   "stopped") */
   char path[1024];             /* the file written */

@@ -93,14 +93,16 @@ static const FcRowSet kFcRows[FC_ROW_SETS] = {
     {"/results/setup_wall_time", LSIM_H5_F64, 1},
 };
 
-/* Creates them (chunks as compare/output.c's: about 64 kB, at least 16 rows). */
-static void fc_rows_open(LsimH5Rows **d, LsimCompareOut *o, int P) {
+/* Creates them (chunks as compare/output.c's: about 64 kB, at least 16 rows), their
+ * chunks' bytes added to *chunk_bytes (lsim_compare_room_low). */
+static void fc_rows_open(LsimH5Rows **d, LsimCompareOut *o, int P, double *chunk_bytes) {
   for (int i = 0; i < FC_ROW_SETS && !o->rc; ++i) {
     const uint64_t width = kFcRows[i].per_series ? (uint64_t)P : 1;
     const uint64_t chunk = width * 8 >= 4096 ? 16 : 65536 / (width * 8);
     d[i] = lsim_h5_rows_create(o->file, kFcRows[i].name, kFcRows[i].type,
                                kFcRows[i].per_series ? 2 : 1, width, chunk);
     if (!d[i]) o->rc = -1;
+    *chunk_bytes += (double)(chunk * width * (kFcRows[i].type == LSIM_H5_I32 ? 4 : 8));
   }
 }
 
@@ -283,7 +285,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     lsim_compare_write_series(&o, P, specs, nspecs, labels, ser_solver, starts, 0);
     lsim_compare_rows_open(&rows, &o, P, 0);
     lsim_compare_rows_names(&rows, &o, inputs, N); /* the files, one a row */
-    fc_rows_open(fc_rows, &o, P);
+    fc_rows_open(fc_rows, &o, P, &rows.chunk_bytes);
     lsim_compare_marks_open(&o, 0);
     if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
     if (o.rc) {
@@ -291,6 +293,9 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       exit_code = -LSIM_IO_ERROR;
     }
   }
+  /* The file's size at the last room check (lsim_compare_room_low): the header's. */
+  double room_last = o.file >= 0 ? lsim_outfile_size(&of) : 0.0;
+  char room_stop[512] = ""; /* why the room stopped the comparison (done = the problem) */
   exit_code = lsim_mpi_max_int(exit_code);
   if (exit_code && !msg[0]) snprintf(msg, msglen, "another rank failed");
 
@@ -317,6 +322,14 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
       if (!o.rc && lsim_h5_flush(o.file)) o.rc = -1;
       lsim_compare_mark(&o, lsim_h5_rows_count(rows.d[0]), 0);
       flushed = now_seconds(), flushed_k = k;
+      /* Then the room for the next flush and the close: too little, and the comparison
+         stops here, its file whole with the rows of the problems done (compare.c). */
+      char why[400]; /* cut to fit the reason (ref_stop, /summary/run_end_reason) */
+      if (!o.rc && lsim_compare_room_low(&of, path, &rows, 0.0, &room_last, why, sizeof why)) {
+        snprintf(room_stop, sizeof room_stop, "problem %d: %s", k + 1, why);
+        done = k;
+        break;
+      }
     }
     if (cfg->progress) cfg->progress(cfg->progress_arg, k, N);
     const LsimFc *p = &probs[k];
@@ -439,7 +452,7 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
     for (int s = 0; s < P; ++s) lsim_compare_summarize(&t, s, sumbuf, &sm[s]);
     lsim_compare_summary_begin(&o);
     lsim_compare_write_results(&o, &rows, &t, sm, 0);
-    lsim_compare_write_end(&o, done, N, stop_sig, "problem", NULL);
+    lsim_compare_write_end(&o, done, N, stop_sig, "problem", room_stop);
     lsim_compare_summary_link(&o);
     if (o.rc) {
       lsim_compare_write_failed(msg, msglen, path, "cannot write the results");
@@ -463,13 +476,16 @@ int lsim_compare_fc_run(const LsimCompareConfig *cfg, LsimCompareResult *res, ch
   }
   if (!exit_code) {
     char count[64];
-    if (stop_sig) snprintf(count, sizeof count, "%d of %d problems (interrupted)", done, N);
+    if (stop_sig || room_stop[0])
+      snprintf(count, sizeof count, "%d of %d problems (%s)", done, N,
+               stop_sig ? "interrupted" : "stopped");
     else snprintf(count, sizeof count, "%d problems", N);
     snprintf(res->title, sizeof res->title,
              "frictional contact set: %s, %d solvers, success = relative natural-map "
              "residual (exact cone) <= %g -> %s", count, P, cfg->success_tol, path);
     res->asked = N;
     res->interrupted = stop_sig;
+    snprintf(res->stopped, sizeof res->stopped, "%s", room_stop);
     snprintf(res->path, sizeof res->path, "%s", path);
     res->fc = 1;
     if (lsim_compare_result_take(res, &t, &sm, &labels, specs, ser_solver)) {

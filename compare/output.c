@@ -99,7 +99,16 @@ void lsim_compare_rows_open(LsimCompareRows *r, LsimCompareOut *o, int P, int in
     const uint64_t chunk = width * 8 >= 4096 ? 16 : 65536 / (width * 8);
     r->d[i] = lsim_h5_rows_create(o->file, s->name, s->type, s->per_series ? 2 : 1, width, chunk);
     if (!r->d[i]) o->rc = -1;
+    r->chunk_bytes += (double)(chunk * width * (s->type == LSIM_H5_I32 ? 4 : 8));
   }
+}
+
+int lsim_compare_room_low(const LsimOutFile *of, const char *path, const LsimCompareRows *r,
+                          double extra, double *last, char *why, size_t whylen) {
+  const double size = lsim_outfile_size(of);
+  const double grew = size > *last ? size - *last : 0.0;
+  if (size >= 0) *last = size;
+  return lsim_outfile_room_low(of, path, r->chunk_bytes + grew + extra, why, whylen);
 }
 
 void lsim_compare_rows_names(LsimCompareRows *r, LsimCompareOut *o, const char *const *inputs,
@@ -114,6 +123,7 @@ void lsim_compare_rows_names(LsimCompareRows *r, LsimCompareOut *o, const char *
   r->inputs = inputs, r->name_len = len;
   r->names = lsim_h5_rows_create_strings(o->file, "/problem_name", len, 65536 / len);
   if (!r->names) o->rc = -1;
+  r->chunk_bytes += (double)(65536 / len * len);
 }
 
 /* The names of problems [have, upto) appended (one buffer, each name cut to its row). */

@@ -10,6 +10,7 @@
 #include "compare/spec.h"
 #include "compare/table.h"
 #include "scene/lcpdump.h"
+#include "scene/outfile.h"
 
 #define LSIM_COMPARE_FORMAT_VERSION 1
 /* A comparison's rows go to the file every second, or every this many problems. */
@@ -52,6 +53,7 @@ typedef struct LsimCompareRows {
   LsimH5Rows *names;
   const char *const *inputs;
   size_t name_len;
+  double chunk_bytes; /* a chunk of every table made (lsim_compare_room_low) */
 } LsimCompareRows;
 
 /* Creates the datasets (none written yet) for P series. Sets o->rc on failure. */
@@ -61,6 +63,15 @@ void lsim_compare_rows_open(LsimCompareRows *r, LsimCompareOut *o, int P, int in
 void lsim_compare_rows_append(LsimCompareRows *r, LsimCompareOut *o, const LsimCompareTable *t,
                               int upto);
 void lsim_compare_rows_close(LsimCompareRows *r);
+
+/* After a flush of the rows (and its mark): is there room for the next flush and the
+ * close (scene/outfile.h, lsim_outfile_room_low)? The next flush may take a new chunk of
+ * every table (r->chunk_bytes) and as much as the file grew since the last check (*last:
+ * its size then, updated here; the rows of an LCP dump too); the close adds extra (what it
+ * copies in: --trajectory's record). 1 with why (naming path and the room) when short: the
+ * comparison stops there, its file closed whole; else 0. */
+int lsim_compare_room_low(const LsimOutFile *of, const char *path, const LsimCompareRows *r,
+                          double extra, double *last, char *why, size_t whylen);
 
 /* Writes the solver and series descriptions (/solvers, /series) of nseries series. */
 void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompareSpec *specs,

@@ -119,6 +119,10 @@ typedef struct LsimEventOptions {
 /* lsim_event_driven_run / _record: the options' stop flag was raised; the run ended at
  * the last sample or event, everything before it delivered (a warning, > 0). */
 #define LSIM_EVENT_INTERRUPTED 2
+/* lsim_event_driven_record: the record's disk (or file size limit) has too little room
+ * left for its next flush (lsim_record_space_low): the run ended at the sample whose flush
+ * found it so, every sample and event before kept; err says why (a warning, > 0). */
+#define LSIM_EVENT_STOPPED 3
 
 LsimEventOptions lsim_default_event_options(void);
 
@@ -184,8 +188,8 @@ int lsim_impact_map(const LsimModel *m, const LsimState *st, int npairs, const i
  * period), and the event table (lsim_record_events_begin, each event appended with the
  * sample after it, so both are flushed together). *samples gets the rows written,
  * *events the events (either may be NULL). Returns 0, LSIM_EVENT_INTERRUPTED (opt->stop
- * raised; err says when) or < 0 with err (the rows and events up to the end are
- * written). */
+ * raised; err says when), LSIM_EVENT_STOPPED (the disk about to fill; err says why) or < 0
+ * with err (the rows and events up to the end are written). */
 int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventOptions *opt,
                              LsimRecord *rec, int *samples, long *events, char *err,
                              size_t errlen);

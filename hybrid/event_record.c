@@ -17,6 +17,7 @@ typedef struct RecordJob {
   int samples;
   int failed;
   int diverged;        /* the divergence guard stopped the run: why in msg */
+  int room_low;        /* the disk has too little room for more (lsim_record_space_low) */
   char msg[320];
   void (*on_sample)(int samples, void *user); /* the options' hook, or NULL */
   void *on_sample_user;
@@ -53,6 +54,12 @@ static int record_sample(const LsimModel *m, const LsimState *st, const LsimCont
   }
   job->samples++;
   if (job->on_sample) job->on_sample(job->samples, job->on_sample_user);
+  /* A flush that left too little room for the next and the close: the run stops at this
+     sample, its file closed whole (as a time-stepping run's: cli/run.c). */
+  if (*lsim_record_space_low(job->rec)) {
+    job->room_low = 1;
+    return -1;
+  }
   return 0;
 }
 
@@ -77,6 +84,10 @@ int lsim_event_driven_record(const LsimModel *m, LsimState *st, const LsimEventO
   if (job.diverged) {
     rc = LSIM_BREAKDOWN;
     snprintf(err, errlen, "%s", job.msg);
+  }
+  if (job.room_low) {
+    rc = LSIM_EVENT_STOPPED;
+    snprintf(err, errlen, "%s", lsim_record_space_low(rec));
   }
   /* The events after the last sample, also after a failure (what happened up to it). */
   if (!job.failed && append_events(&job) && rc >= 0) {

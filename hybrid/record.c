@@ -217,6 +217,7 @@ struct LsimHybridRecord {
   /* /model/initial_state and initial_chart (made with the header, NaN and -1 until the
      first flush), /flushed_rows and /flushed_events (mark_flushed); < 0 until made */
   hid_t initial_state, initial_chart, mark_rows, mark_events;
+  char space_low[LSIM_OUTFILE_PATH_MAX + 200]; /* room_check's reason, "" while room */
 };
 
 /* An extendable dataset [0] (cols < 0) or [0, cols], chunked by rows. */
@@ -493,6 +494,23 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   return 0;
 }
 
+/* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
+ * A flush writes at most LSIM_HREC_FLUSH_ROWS rows of each table (_update runs after each
+ * row) over as many chunks and one partly filled: when the room is short, space_low says
+ * why and the run stops while the file can still be closed whole (slip.json under
+ * ulimit -f 1300 failed at its second flush, exit 2 and no file). */
+static void room_check(LsimHybridRecord *h) {
+  if (h->w.failed || h->space_low[0]) return;
+  double next = 0.0;
+  for (int k = 0; k < T_COUNT; ++k) {
+    const Table *t = &h->t[k];
+    const double width = t->cols < 0 ? 1.0 : (double)t->cols;
+    next += (double)(LSIM_HREC_FLUSH_ROWS + LSIM_HREC_CHUNK_ROWS) * width *
+            (double)H5Tget_size(t->mtype);
+  }
+  lsim_outfile_room_low(&h->out, h->path, next, h->space_low, sizeof h->space_low);
+}
+
 int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
   if (h->w.failed) return -1;
   struct timespec now;
@@ -501,16 +519,25 @@ int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
                        1e-9 * (double)(now.tv_nsec - h->flushed.tv_nsec);
   /* Row 0 at once (with the initial state); then by rows or by wall time. */
   if (!h->model_done || tr->nsamples - h->samples_written >= LSIM_HREC_FLUSH_ROWS ||
-      tr->nevents - h->events_written >= LSIM_HREC_FLUSH_ROWS || since >= LSIM_HREC_FLUSH_SECONDS)
+      tr->nevents - h->events_written >= LSIM_HREC_FLUSH_ROWS || since >= LSIM_HREC_FLUSH_SECONDS) {
     flush_trace(h, tr);
+    room_check(h);
+  }
   return h->w.failed ? -1 : 0;
+}
+
+const char *lsim_hybrid_record_space_low(const LsimHybridRecord *h) {
+  return h ? h->space_low : "";
 }
 
 int lsim_hybrid_record_observe(const LsimHybridTrace *tr, void *record) {
   LsimHybridRecord *h = record;
   if (lsim_hybrid_record_update(h, tr)) return -1;
-  /* Every row in the file: the trace may let them go. */
-  return h->release && h->samples_written == tr->nsamples && h->events_written == tr->nevents;
+  /* Every row in the file: the trace may let them go. Too little room for more: the run
+     stops here. */
+  const int stored = h->release && h->samples_written == tr->nsamples &&
+                     h->events_written == tr->nevents;
+  return (stored ? LSIM_HYBRID_OBSERVE_STORED : 0) | (h->space_low[0] ? LSIM_HYBRID_OBSERVE_STOP : 0);
 }
 
 void lsim_hybrid_record_release_rows(LsimHybridRecord *h, int on) {

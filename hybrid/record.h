@@ -30,7 +30,10 @@ int lsim_hybrid_write(const char *path, const LsimHybridModel *m, const double *
  *     (nothing left).
  *   _update (or _observe, its LsimHybridObserver form for lsim_hybrid_run_observed, with
  *     the record as user): appends the trace's new rows when a flush is due (the first
- *     call at once, with /model/initial_state). 0, or < 0 (the message comes at close).
+ *     call at once, with /model/initial_state), then checks the room left for the next
+ *     flush and the close (lsim_hybrid_record_space_low). 0, or < 0 (the message comes at
+ *     close). _observe adds LSIM_HYBRID_OBSERVE_STOP once the room is short: the run
+ *     stops there (LSIM_HYBRID_STOPPED) and the close still fits.
  *   _close: keep = 1 appends the rest, writes /summary, closes and renames to path;
  *     keep = 0 (a run that failed to start) removes the partial file. Frees h. 0 or < 0
  *     with err (no file is left then). */
@@ -45,6 +48,11 @@ int lsim_hybrid_record_observe(const LsimHybridTrace *tr, void *record);
  * flush's rows in memory, and the trace at the end has its newest sample only (its
  * counts and stats whole). 0 (the default): the trace keeps every row. */
 void lsim_hybrid_record_release_rows(LsimHybridRecord *h, int on);
+/* "" while the disk holding the file (or the file size limit, ulimit -f) has room for the
+ * next flush and the close (scene/outfile.h, lsim_outfile_room_low); after a flush that
+ * left too little, why (naming the file and the room): the run should stop and close the
+ * file, whole. */
+const char *lsim_hybrid_record_space_low(const LsimHybridRecord *h);
 int lsim_hybrid_record_close(LsimHybridRecord *h, const LsimHybridTrace *tr, double wall_time,
                              int keep, char *err, size_t errlen);
 

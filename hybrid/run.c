@@ -36,6 +36,7 @@ typedef struct Run {
   LsimHybridObserver observe; /* told of each new row (may be NULL) */
   void *user;
   int observer_failed;      /* the observer returned < 0 */
+  int observer_stop;        /* the observer asked the run to stop (LSIM_HYBRID_OBSERVE_STOP) */
   double *out;              /* [noutputs] scratch */
   int invalid;              /* validate refused a sample */
   char msg[256];
@@ -74,7 +75,7 @@ static void drop_stored(LsimHybridTrace *tr) {
   tr->event_base = tr->nevents;
 }
 
-/* The observer told of the trace's new row: < 0 it failed, > 0 it stored the rows. */
+/* The observer told of the trace's new row: < 0 it failed, else its flags (run.h). */
 static int tell_observer(Run *r) {
   if (!r->observe) return 0;
   const int o = r->observe(r->tr, r->user);
@@ -82,7 +83,8 @@ static int tell_observer(Run *r) {
     r->observer_failed = 1;
     return -1;
   }
-  if (o > 0) drop_stored(r->tr);
+  if (o & LSIM_HYBRID_OBSERVE_STORED) drop_stored(r->tr);
+  if (o & LSIM_HYBRID_OBSERVE_STOP) r->observer_stop = 1;
   return 0;
 }
 
@@ -111,6 +113,7 @@ static int add_sample(Run *r, double t, const double *x) {
 static int run_sample(double t, const double *x, void *u) {
   Run *r = u;
   if (add_sample(r, t, x)) return -1;
+  if (r->observer_stop) return -1; /* after this sample, which is kept */
   if (r->m->validate && r->m->validate(t, x, r->p, r->chart, r->msg, sizeof r->msg)) {
     r->invalid = 1;
     return -1;
@@ -169,6 +172,12 @@ static void stopped(LsimHybridTrace *tr, LsimHybridEnd end, const char *fmt, dou
                     const char *what) {
   tr->end = end;
   snprintf(tr->end_reason, sizeof tr->end_reason, fmt, t, what);
+}
+
+/* Ends the run as its observer asked, at the last sample. */
+static void observer_stopped(LsimHybridTrace *tr) {
+  stopped(tr, LSIM_HYBRID_STOPPED, "t = %.9g s: %s", tr->time[tr->nsamples - 1 - tr->sample_base],
+          "stopped by its observer");
 }
 
 static int options_check(const LsimHybridOptions *o, char *err, size_t errlen) {
@@ -250,9 +259,10 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
   lsim_ode_set_sampler(ode, run_sample, &r);
   int rc = 0;
   if (add_sample(&r, 0.0, x)) rc = -1;
+  else if (r.observer_stop) observer_stopped(tr);
   double t = 0.0;
   int held = -1;   /* the boundary just crossed, when the chart stayed (else -1) */
-  while (!rc) {
+  while (!rc && !r.observer_stop) {
     /* Asked to stop (polled in the sampler too): after the last transition. */
     if (stop && *stop) {
       stopped(tr, LSIM_HYBRID_INTERRUPTED, "interrupted at t = %.9g s%s", t, "");
@@ -282,6 +292,10 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
       rc = -1;
       break;
     }
+    if (s < 0 && r.observer_stop) {
+      observer_stopped(tr);
+      break;
+    }
     if (s < 0) {
       /* The reason quotes the time it is about (the sample refused, the transition one
          too many, the crossing not located), not the last good state's. */
@@ -308,6 +322,10 @@ int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const do
     }
     if (add_event(&r, t, r.chart, next, ev.root, ev.iterations, ev.g, x, xn)) {
       rc = -1;
+      break;
+    }
+    if (r.observer_stop) {
+      observer_stopped(tr);
       break;
     }
     held = next == r.chart ? ev.root : -1;

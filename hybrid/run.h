@@ -82,11 +82,16 @@ int lsim_hybrid_run(const LsimHybridModel *m, const double *p, const double *x0,
 /* An observer of a run: called with the trace after each sample and each transition is
  * added to it (tr holds every row since the last it stored, and initial_state /
  * initial_chart are set); returning < 0 ends the run, which then returns < 0 with err
- * "writing the trace failed" (the observer keeps its own message); returning > 0 says it
- * has stored every row so far: the trace drops them, but for the newest sample
- * (sample_base, event_base). A file writer (hybrid/record.h) appends the new rows to its
- * file as the run goes. */
+ * "writing the trace failed" (the observer keeps its own message); else 0 or a sum of
+ * flags: LSIM_HYBRID_OBSERVE_STORED (1): it has stored every row so far: the trace drops
+ * them, but for the newest sample (sample_base, event_base); LSIM_HYBRID_OBSERVE_STOP (2):
+ * the run stops after this row, every row before it kept (LSIM_HYBRID_STOPPED, end_reason
+ * "t = T s: stopped by its observer", T the last sample's time), unless that row was the
+ * final state. A file writer (hybrid/record.h) appends the new rows to its file as
+ * the run goes, and asks to stop when the disk is about to fill. */
 typedef int (*LsimHybridObserver)(const LsimHybridTrace *tr, void *user);
+#define LSIM_HYBRID_OBSERVE_STORED 1
+#define LSIM_HYBRID_OBSERVE_STOP 2
 
 /* lsim_hybrid_run with an observer (observe may be NULL: lsim_hybrid_run). */
 int lsim_hybrid_run_observed(const LsimHybridModel *m, const double *p, const double *x0,

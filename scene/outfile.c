@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "lcp/lcp.h"
@@ -185,6 +187,42 @@ int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen) {
 void lsim_outfile_discard(LsimOutFile *o) {
   if (o->partial[0]) unlink(o->partial);
   o->partial[0] = '\0';
+}
+
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
+                          size_t whylen) {
+  if (!o->partial[0]) return 0;
+  char dir[LSIM_OUTFILE_PATH_MAX + 64];
+  snprintf(dir, sizeof dir, "%s", o->partial);
+  char *slash = strrchr(dir, '/');
+  if (slash) *slash = '\0';
+  struct statvfs fs;
+  if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) != 0) return 0;
+  const double need = 4.0 * (1 << 20) + 2.0 * next;
+  const char *shown = o->through ? o->partial : name;
+  /* root may use the blocks kept back for it (f_bfree), others f_bavail */
+  const double avail = (double)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * (double)fs.f_frsize;
+  if (avail < need) {
+    snprintf(why, whylen, "the disk holding %s has %.3g MB left, less than the next writes "
+             "may take (%.3g MB)", shown, avail / 1e6, need / 1e6);
+    return 1;
+  }
+  struct rlimit lim;
+  struct stat st;
+  if (getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+      stat(o->partial, &st) != 0)
+    return 0;
+  const double left = (double)lim.rlim_cur - (double)st.st_size;
+  if (left >= need) return 0;
+  snprintf(why, whylen, "the file size limit (ulimit -f) of %.3g MB leaves %s %.3g MB, less "
+           "than the next writes may take (%.3g MB)", (double)lim.rlim_cur / 1e6, shown,
+           left / 1e6, need / 1e6);
+  return 1;
+}
+
+double lsim_outfile_size(const LsimOutFile *o) {
+  struct stat st;
+  return o->partial[0] && stat(o->partial, &st) == 0 ? (double)st.st_size : -1.0;
 }
 
 int lsim_outfile_same(const char *output, const char *input) {

@@ -43,6 +43,24 @@ int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen);
 /* Removes the partial file (a run that failed before it had anything to keep). */
 void lsim_outfile_discard(LsimOutFile *o);
 
+/* After a flush of o's partial file: is there room for the next writes and the close?
+ * A write that fails on a full disk leaves a file HDF5 cannot read ("wrong B-tree
+ * signature": a flush cut short), and the run lost every row. next is what the caller's
+ * next flush may write (a new chunk of each dataset, say); the close adds HDF5's 1 MB
+ * blocks of metadata and small data. When the disk holding the partial file has less
+ * than 4 MB plus twice next, or a file size limit (RLIMIT_FSIZE, ulimit -f: a disk as full
+ * as the limit less the file's size; past it a write fails with EFBIG, or SIGXFSZ kills)
+ * leaves less, returns 1 with why set to "the disk holding NAME has X MB left, less than
+ * the next writes may take (Y MB)" or "the file size limit (ulimit -f) of L MB leaves NAME
+ * X MB, less than ..." (NAME: name, or the partial file for a character device); the
+ * caller stops the run there and closes the file, which then still fits. 0 while there is
+ * room, or when the room cannot be read (why untouched). */
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
+                          size_t whylen);
+
+/* The bytes of o's partial file now, or -1 when it cannot be read. */
+double lsim_outfile_size(const LsimOutFile *o);
+
 /* Partial files of path left by runs that ended without closing them (killed: their
  * process is gone): files PATH.<pid>.partial or PATH.<pid>-K.partial in PATH's folder (a
  * link followed) whose pid is not a running process, and the partial files of such a

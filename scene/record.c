@@ -21,9 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <hdf5.h>
@@ -422,44 +420,16 @@ void lsim_record_lcp_problems(LsimRecord *r, int64_t count) {
   if (r) r->dumps_lcp = 1, r->lcp_problems = count;
 }
 
-/* After a flush: is there room for the next one and the close? A write that fails on a
- * full disk leaves a file HDF5 cannot read ("wrong B-tree signature": a flush cut short),
- * and the run lost every step. The next flush may take a new chunk of every series, the
- * close the summary and HDF5's 1 MB blocks of metadata and small data; when the disk
- * holding the partial file has less than twice the chunks plus 4 MB, space_low says so
- * and the caller stops the run while its file can still be closed whole. A file size
- * limit (RLIMIT_FSIZE, ulimit -f) is a disk as full as the limit less the file's size:
- * past it a write fails (EFBIG, or SIGXFSZ's kill where the signal is not ignored). */
+/* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
+ * The next flush may take a new chunk of every series and the stepper's memory again;
+ * when the room is short, space_low says why and the caller stops the run while its file
+ * can still be closed whole. */
 static void space_check(LsimRecord *r) {
   if (r->space_low[0] || !r->out.partial[0]) return;
-  char dir[LSIM_OUTFILE_PATH_MAX + 64];
-  snprintf(dir, sizeof dir, "%s", r->out.partial);
-  char *slash = strrchr(dir, '/');
-  if (slash) *slash = '\0';
-  struct statvfs fs;
-  if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) != 0) return;
-  double need = 4.0 * (1 << 20) + 2.0 * (double)r->mem_bytes;
+  double next = (double)r->mem_bytes;
   for (int k = 0; k < S_COUNT; ++k)
-    if (r->s[k].dset >= 0) need += 2.0 * (double)r->s[k].chunk_bytes;
-  /* root may use the blocks kept back for it (f_bfree), others f_bavail */
-  const double avail = (double)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * (double)fs.f_frsize;
-  if (avail < need) {
-    snprintf(r->space_low, sizeof r->space_low, "the disk holding %s has %.3g MB left, less "
-             "than the next writes may take (%.3g MB)", r->out.through ? r->out.partial : r->path,
-             avail / 1e6, need / 1e6);
-    return;
-  }
-  struct rlimit lim;
-  struct stat st;
-  if (getrlimit(RLIMIT_FSIZE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-      stat(r->out.partial, &st) != 0)
-    return;
-  const double left = (double)lim.rlim_cur - (double)st.st_size;
-  if (left < need)
-    snprintf(r->space_low, sizeof r->space_low, "the file size limit (ulimit -f) of %.3g MB "
-             "leaves %s %.3g MB, less than the next writes may take (%.3g MB)",
-             (double)lim.rlim_cur / 1e6, r->out.through ? r->out.partial : r->path,
-             left / 1e6, need / 1e6);
+    if (r->s[k].dset >= 0) next += (double)r->s[k].chunk_bytes;
+  lsim_outfile_room_low(&r->out, r->path, next, r->space_low, sizeof r->space_low);
 }
 
 /* Writes /resume/SLOT/NAME (dataset k of the slot), a 1-D dataset of n elements (n < 0: a
@@ -1277,6 +1247,8 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
 }
 
 const char *lsim_record_space_low(const LsimRecord *r) { return r ? r->space_low : ""; }
+
+double lsim_record_file_bytes(const LsimRecord *r) { return r ? lsim_outfile_size(&r->out) : -1.0; }
 
 int64_t lsim_record_hdf5_file(const LsimRecord *r) { return (int64_t)r->file; }
 

@@ -121,6 +121,9 @@ const char *lsim_record_error(const LsimRecord *r);
  * then still fits. */
 const char *lsim_record_space_low(const LsimRecord *r);
 
+/* The bytes of r's file so far (its partial file), or -1 when they cannot be read. */
+double lsim_record_file_bytes(const LsimRecord *r);
+
 /* Another writer appending to this file's datasets (lsim_lcpdump_reopen, --dump-lcp):
  * reopen(user) is called right after a flush whenever the record trims HDF5's metadata
  * cache (closing and reopening its datasets once the cache has doubled), so that the

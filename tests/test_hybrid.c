@@ -487,6 +487,59 @@ static void test_written_as_it_goes(void **state) {
   lsim_hybrid_trace_free(&tr);
 }
 
+/* An observer that asks the run to stop (LSIM_HYBRID_OBSERVE_STOP, as the file writer does
+ * when the disk is about to fill): at the 1500th sample, or at the first transition. The
+ * run ends stopped right after that row (no call after it), every row before kept, the
+ * reason quoting the last sample's time; the rows are those of a run without the stop. */
+typedef struct Stopper {
+  long at_sample;   /* stop at this sample count (0: no) */
+  int at_event;     /* stop at the first transition */
+  long calls, calls_after;
+} Stopper;
+
+static int stopper(const LsimHybridTrace *tr, void *user) {
+  Stopper *s = user;
+  s->calls_after += s->calls > 0 && ((s->at_sample && tr->nsamples > s->at_sample) ||
+                                     (s->at_event && tr->nevents > 1));
+  s->calls++;
+  const int stop = (s->at_sample && tr->nsamples == s->at_sample) || (s->at_event && tr->nevents == 1);
+  return stop ? LSIM_HYBRID_OBSERVE_STOP : 0;
+}
+
+static void test_observer_stops(void **state) {
+  (void)state;
+  const LsimHybridModel *m = model("bouncing_mass");
+  LsimHybridOptions o = lsim_hybrid_default_options();
+  o.final_time = 5.0;
+  o.record_period = 1e-3;
+  char err[512];
+  LsimHybridTrace all, tr;
+  assert_int_equal(lsim_hybrid_run(m, m->default_params, m->default_state, -1, &o, NULL, &all,
+                                   err, sizeof err), 0);
+  assert_int_equal(all.end, LSIM_HYBRID_COMPLETED);
+  for (int c = 0; c < 2; ++c) {
+    Stopper s = {.at_sample = c ? 0 : 1500, .at_event = c};
+    assert_int_equal(lsim_hybrid_run_observed(m, m->default_params, m->default_state, -1, &o,
+                                              NULL, stopper, &s, &tr, err, sizeof err), 0);
+    assert_int_equal(tr.end, LSIM_HYBRID_STOPPED);
+    assert_int_equal(s.calls_after, 0);
+    assert_int_equal(s.calls, tr.nsamples + tr.nevents);
+    if (!c) assert_int_equal(tr.nsamples, 1500);
+    else assert_int_equal(tr.nevents, 1);
+    assert_true(tr.nsamples > 1 && tr.nsamples < all.nsamples);
+    /* the samples and the transitions as the run without the stop has them */
+    assert_memory_equal(tr.time, all.time, (size_t)tr.nsamples * sizeof *tr.time);
+    assert_memory_equal(tr.state, all.state, (size_t)(tr.nsamples * tr.nstates) * sizeof *tr.state);
+    if (tr.nevents)
+      assert_memory_equal(tr.ev_after, all.ev_after, (size_t)(tr.nevents * tr.nstates) * sizeof *tr.ev_after);
+    char want[96];
+    snprintf(want, sizeof want, "t = %.9g s: stopped by its observer", tr.time[tr.nsamples - 1]);
+    assert_string_equal(tr.end_reason, want);
+    lsim_hybrid_trace_free(&tr);
+  }
+  lsim_hybrid_trace_free(&all);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slip_energy_and_events),
@@ -498,6 +551,7 @@ int main(void) {
       cmocka_unit_test(test_slip_at_rest_on_touchdown),
       cmocka_unit_test(test_stop_quotes_event_time),
       cmocka_unit_test(test_written_as_it_goes),
+      cmocka_unit_test(test_observer_stops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,121 @@ rc=0
 [ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "$tmp/cmp.h5: cannot write" "$tmp/err" \
   && grep -qF "File too large" "$tmp/err" && ! grep -qF partial "$tmp/err" \
   || fail "compare, ulimit -f 300: exit $rc: $(head -c 600 "$tmp/err")"
+# Hybrid-model runs, event-driven runs and comparisons checked no room: a write that
+# failed ended them with exit 2 and no file (slip.json under ulimit -f 1300 lost every
+# sample; a 3000-step pile_10 comparison under ulimit -f 3000 every row: "cannot write the
+# results (file write failed: File too large)"). Now each stops after the flush that left
+# too little room (exit 1, /summary/run_end stopped, the reason naming the file and the
+# room, one line on stderr) with a whole file whose rows are those of a run without the
+# limit. limited NAME BLOCKS CMD...: runs CMD under ulimit -f BLOCKS (512-byte blocks in
+# sh, as POSIX has it) into $tmp/NAME.err.
+limited() {
+  name=$1 lim=$2
+  shift 2
+  rc=0
+  (ulimit -f "$lim"; exec "$@") > /dev/null 2> "$tmp/$name.err" || rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/$name.err")" -eq 1 ] \
+    && grep -qF "the file size limit (ulimit -f) of" "$tmp/$name.err" \
+    && grep -qF "$tmp/$name.h5" "$tmp/$name.err" \
+    || fail "$name, ulimit -f $lim: exit $rc: $(head -c 800 "$tmp/$name.err")"
+  [ -z "$(ls "$tmp" | grep partial)" ] || fail "$name: a partial file was left: $(ls "$tmp")"
+}
+# The SLIP runner: 100 s is 100 001 samples, an 11 MB file.
+./lcpsim data/slip.json --duration 100 -o "$tmp/slip_all.h5" --quiet
+limited slip 16384 ./lcpsim data/slip.json --duration 100 -o "$tmp/slip.h5" --quiet
+grep -qF "data/slip.json: the run stopped: t = " "$tmp/slip.err" || fail "slip: $(cat "$tmp/slip.err")"
+# The example as it is (5 s, a 1.6 MB file; bash's ulimit -f 1300, 1.33 MB): the room is
+# short from its first sample on.
+limited slip_1300 2600 ./lcpsim data/slip.json -o "$tmp/slip_1300.h5" --quiet
+# The event-driven bouncing ball, 40 000 samples (a 12 MB file).
+./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball_all.h5" --quiet
+limited ball 16384 ./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball.h5" --quiet
+grep -qF "stopped at sample" "$tmp/ball.err" && grep -qF "keeps every sample before it" "$tmp/ball.err" \
+  || fail "ball: $(cat "$tmp/ball.err")"
+# Comparisons of the time-stepped ball, 20 000 steps: shadow (an 11 MB file) and
+# independent (7.9 MB).
+for mode in shadow independent; do
+  ./lcpsim compare data/bouncing_ball.json --solvers lemke,pgs --steps 20000 --mode $mode \
+    -o "$tmp/cmp_${mode}_all.h5" --quiet
+  lim=16384
+  [ $mode = independent ] && lim=12000
+  limited cmp_$mode $lim ./lcpsim compare data/bouncing_ball.json --solvers lemke,pgs \
+    --steps 20000 --mode $mode -o "$tmp/cmp_$mode.h5" --quiet
+  grep -qF "lcpsim compare: stopped at step" "$tmp/cmp_$mode.err" || fail "$(cat "$tmp/cmp_$mode.err")"
+done
+$PY - "$tmp" <<'PYEOF' || fail "the stopped files do not read whole or differ from the runs without a limit"
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_compare
+import lcpsim_load
+tmp = sys.argv[1]
+
+def same(name, a, b, n):
+    """a (the stopped file's rows) equals the first n rows of b, bit for bit."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert len(a) == n and len(b) >= n, (name, len(a), len(b), n)
+    assert np.array_equal(a, b[:n], equal_nan=a.dtype.kind == "f"), name  # (NaN: none)
+
+def stopped(s):
+    assert s.run_end == "stopped" and "file size limit (ulimit -f)" in s.run_end_reason, (
+        s.run_end, s.run_end_reason)
+
+# The hybrid runs: samples and transitions as the run without a limit wrote them.
+full = lcpsim_load.load(f"{tmp}/slip_all.h5")
+for name, least in (("slip", 4097), ("slip_1300", 1)):
+    r = lcpsim_load.load(f"{tmp}/{name}.h5")
+    s = r.summary
+    stopped(s)
+    n, e = s.samples, s.transitions
+    assert n >= least and n == r.flushed_rows and e == r.flushed_events, (name, n, e)
+    for k in ("time", "state", "chart", "outputs"):
+        same(f"{name} /{k}", getattr(r, k), getattr(full, k), n)
+    for k in ("time", "from_chart", "to_chart", "boundary", "state_before", "state_after"):
+        same(f"{name} /events/{k}", getattr(r.events, k), getattr(full.events, k), e)
+    print(f"disk_full: hybrid, {name}: stopped at t = {r.time[-1]:g} s with {n} samples and "
+          f"{e} transitions, as the run without a limit")
+
+# The event-driven run: the time step's rows, the contacts and the event table.
+full = lcpsim_load.load(f"{tmp}/ball_all.h5")
+r = lcpsim_load.load(f"{tmp}/ball.h5")
+stopped(r.summary)
+n = r.summary.steps_done
+assert n > 256 and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
+for k in ("time", "q", "v"):
+    same(f"ball /{k}", getattr(r, k), getattr(full, k), n + 1)
+nc = int(r.contacts.offset[-1])
+same("ball /contacts/offset", r.contacts.offset, full.contacts.offset, len(r.contacts.offset))
+for k in ("step", "id", "gap", "point", "normal", "normal_impulse", "friction_impulse"):
+    same(f"ball /contacts/{k}", getattr(r.contacts, k), getattr(full.contacts, k), nc)
+ne = len(r.events.time)  # (the ball rests after 4.06 s: every event is before the stop)
+assert ne == np.count_nonzero(np.asarray(full.events.time) <= r.time[-1]) > 0, ne
+for k in ("time", "kind", "contact", "body_a", "body_b"):
+    same(f"ball /events/{k}", getattr(r.events, k), getattr(full.events, k), ne)
+print(f"disk_full: event-driven: stopped at sample {n} with {nc} contact rows and {ne} events, "
+      "as the run without a limit")
+
+# The comparisons: every table but the measured times.
+for mode in ("shadow", "independent"):
+    full = lcpsim_compare.load(f"{tmp}/cmp_{mode}_all.h5")
+    c = lcpsim_compare.load(f"{tmp}/cmp_{mode}.h5")
+    assert not c.partial
+    stopped(c.summary)
+    n = c.summary.run_end_step
+    assert 0 < n < 20000 and n == c.flushed_rows, (n, c.flushed_rows)
+    for k in ("step", "time", "problem_hash", "problem_size"):
+        same(f"{mode} /{k}", getattr(c, k), getattr(full, k), n)
+    for k, v in vars(full.results).items():
+        if "wall_time" not in k:
+            same(f"{mode} /results/{k}", getattr(c.results, k), v, n)
+    if mode == "independent":
+        for k in ("q", "v"):
+            same(f"{mode} /divergence/{k}", getattr(c.divergence, k), getattr(full.divergence, k), n)
+        for k in ("kinetic", "potential"):
+            same(f"{mode} /energy/{k}", getattr(c.energy, k), getattr(full.energy, k), n + 1)
+    print(f"disk_full: compare, {mode} mode: stopped after step {n} with its rows whole, as "
+          "the comparison without a limit")
+PYEOF
 rm -f "$tmp"/*.partial "$tmp"/*.h5
 if ! mount -t tmpfs -o size=12m tmpfs "$mnt" 2> /dev/null; then
   echo "disk_full: cannot mount a tmpfs here (not root?): skipped"
