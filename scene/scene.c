@@ -605,7 +605,17 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
       else if (((unsigned char)*p & 0xC0) != 0x80) c.err->column++;
     }
     c.err->column++;
-    snprintf(c.err->message, sizeof c.err->message, "the text contains a NUL byte");
+    /* A JSON text starts with '{' or '[' after blanks; a file whose first printable byte
+       is something else and that holds a NUL is binary (an executable, an image, an
+       archive: "lcpsim ./lcpsim" said only "1:2: the text contains a NUL byte"). */
+    const char *p = text;
+    while (p < nul && isspace((unsigned char)*p)) ++p;
+    if (p == nul || (*p != '{' && *p != '['))
+      snprintf(c.err->message, sizeof c.err->message,
+               "not a text file (a NUL byte at byte %zu): a binary file, not a scene (a JSON "
+               "text)", (size_t)(nul - text) + 1);
+    else
+      snprintf(c.err->message, sizeof c.err->message, "the text contains a NUL byte");
     return LSIM_INVALID_INPUT;
   }
   json_error_t je;

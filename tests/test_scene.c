@@ -433,6 +433,16 @@ static void test_file_errors(void **unused) {
   assert_int_equal(err.line, 4);
   assert_int_equal(err.column, 1);
   assert_non_null(strstr(err.message, "NUL byte"));
+  assert_null(strstr(err.message, "binary")); /* a JSON text with a NUL inside */
+  /* A binary file (an ELF executable's first bytes) is named as one, not as a text with a
+     NUL at 1:5 (the message said only "the text contains a NUL byte"). */
+  f = fopen(path, "w");
+  fwrite("\x7f" "ELF\x02\x01\x01\0\0\0", 1, 12, f);
+  fclose(f);
+  assert_int_equal(lsim_scene_load(path, &m, &s, &text, &err), LSIM_INVALID_INPUT);
+  assert_null(text);
+  assert_string_equal(err.message, "not a text file (a NUL byte at byte 8): a binary file, not "
+                                   "a scene (a JSON text)");
   /* Without the NUL it loads, and text is the file's text. */
   f = fopen(path, "w");
   fwrite(body, 1, sizeof body - 3, f);
