@@ -10,6 +10,7 @@
 #include "lcp/datfile.h"
 #include "lcp/fc.h"
 #include "lcp/fc_solver.h"
+#include "lcp/h5check.h"
 #include "lcp/quality.h"
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
@@ -47,6 +48,12 @@ static void solve_usage(FILE *f) {
 
 /* Reads exactly n finite numbers from path into z; errors name the line and the entry. */
 static int read_warm(const char *path, int n, double *z) {
+  /* An HDF5 file given by mistake (a run file's head is text: lcp/h5check.h). */
+  if (lsim_h5_head(path) != LSIM_H5_HEAD_OTHER) {
+    fprintf(stderr, "lcpsim: %s: an HDF5 file (not text: a binary file), not a warm start of "
+            "%d numbers\n", path, n);
+    return -1;
+  }
   FILE *f = fopen(path, "r");
   if (!f) {
     fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));

@@ -431,6 +431,11 @@ int lsim_cli_view(int argc, char **argv) {
     return 2;
   }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* A run file cut before its first complete flush: refused before HDF5 reads it. */
+  if (lsim_h5_head(path) == LSIM_H5_HEAD_CUT) {
+    fprintf(stderr, "lcpsim view: %s: %s\n", path, LSIM_H5_CUT_MESSAGE);
+    return 2;
+  }
   if (H5Fis_hdf5(path) <= 0) {
     fprintf(stderr, "lcpsim view: %s: not an HDF5 file (a run or compare file of lcpsim is)\n", path);
     return 2;

@@ -432,7 +432,7 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   /* Metadata written at flushes only (scene/record.h): a killed run's file reads whole. */
   /* (the root's names kept whole by a kill in the close, the chunk indexes by one in a
      flush; evictions for trim_cache) */
-  h->w.file = (hid_t)lsim_record_create_file(h->out.partial, 1);
+  h->w.file = (hid_t)lsim_record_create_file(h->out.partial, 1, 0);
   if (h->w.file < 0) {
     snprintf(err, errlen, "%s: cannot create the file", h->out.partial);
     lsim_outfile_discard(&h->out);

@@ -137,6 +137,11 @@ int lsim_problem_file_kind(const char *path) {
     fclose(f);
     return LSIM_FILE_FCLIB;
   }
+  /* (an HDF5 file behind a user block: a run file of lcpsim, h5check.h) */
+  if (lsim_h5_head(path) != LSIM_H5_HEAD_OTHER) {
+    fclose(f);
+    return LSIM_FILE_FCLIB;
+  }
   /* A .dat header: five integers. LCP: n, storage (0/1), then n n (dense) or nbblocks...;
      FC: dim (2/3), nc >= 1, storage (0/1), dim*nc, dim*nc. */
   rewind(f);
@@ -456,9 +461,14 @@ int lsim_fc_read(const char *path, LsimFc *p, char *err, size_t errlen) {
   void *data;
   H5Eget_auto2(H5E_DEFAULT, &func, &data);
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  /* (a run file cut before its first complete flush is not given to HDF5: h5check.h) */
+  const int cut = lsim_h5_head(path) == LSIM_H5_HEAD_CUT;
+  hid_t file = cut ? -1 : H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   int rc;
-  if (file < 0) {
+  if (cut) {
+    snprintf(err, errlen, "%s: %s", path, LSIM_H5_CUT_MESSAGE);
+    rc = LSIM_IO_ERROR;
+  } else if (file < 0) {
     snprintf(err, errlen, "%s: cannot open as HDF5", path);
     rc = LSIM_IO_ERROR;
   } else {

@@ -1,6 +1,9 @@
 /* h5check.c: see h5check.h. */
 #include "lcp/h5check.h"
 
+#include <stdio.h>
+#include <string.h>
+
 int lsim_h5_numeric_dataset(hid_t d) {
   /* The stored type: a number of at most 8 bytes. */
   hid_t t = H5Dget_type(d);
@@ -31,4 +34,19 @@ int lsim_h5_dataset_complete(hid_t d) {
     if (npoints < 0 || H5Dget_storage_size(d) < (hsize_t)npoints * size) return 0;
   }
   return 1;
+}
+
+int lsim_h5_head(const char *path) {
+  static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+  unsigned char head[LSIM_H5_USER_BLOCK + 8];
+  FILE *f = path ? fopen(path, "rb") : NULL;
+  if (!f) return LSIM_H5_HEAD_OTHER;
+  const size_t got = fread(head, 1, sizeof head, f);
+  fclose(f);
+  if (got >= 8 && !memcmp(head, sig, 8)) return LSIM_H5_HEAD_PLAIN;
+  if (got < sizeof head || memcmp(head + LSIM_H5_USER_BLOCK, sig, 8)) return LSIM_H5_HEAD_OTHER;
+  if (!memcmp(head, LSIM_H5_MARK_PENDING, LSIM_H5_MARK_LEN)) return LSIM_H5_HEAD_CUT;
+  size_t k = 0;
+  while (k < LSIM_H5_USER_BLOCK && !head[k]) ++k;
+  return k == LSIM_H5_USER_BLOCK ? LSIM_H5_HEAD_CUT : LSIM_H5_HEAD_WHOLE;
 }

@@ -79,7 +79,7 @@ int64_t lsim_h5_create(const char *path, char *err, size_t errlen) {
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   /* Metadata at flushes only (scene/record.h): a killed writer's file reads whole as of
      its last lsim_h5_flush. */
-  const int64_t f = lsim_record_create_file(path, 0);
+  const int64_t f = lsim_record_create_file(path, 0, 0);
   if (f < 0) set_err(err, errlen, "%s: cannot create the HDF5 file%s", path, "");
   return f < 0 ? LSIM_IO_ERROR : (int64_t)f;
 }
@@ -765,6 +765,11 @@ int lsim_lcpdump_read(const char *path, int step, int series, LsimDumpedLcp *out
   char why[256];
   if (lsim_input_probe(path, why, sizeof why)) {
     set_err(err, errlen, "%s: %s", path, why);
+    return LSIM_IO_ERROR;
+  }
+  /* A run file cut before its first complete flush: refused before HDF5 reads it. */
+  if (lsim_h5_head(path) == LSIM_H5_HEAD_CUT) {
+    set_err(err, errlen, "%s: %s", path, LSIM_H5_CUT_MESSAGE);
     return LSIM_IO_ERROR;
   }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

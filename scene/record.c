@@ -28,6 +28,7 @@
 #include <hdf5_hl.h>
 
 #include "contact/constraints.h"
+#include "lcp/h5check.h"
 #include "lcp/lcp.h"
 #include "scene/lcpdump.h"
 #include "scene/outfile.h"
@@ -141,6 +142,7 @@ struct LsimRecord {
   int pending;         /* the buffers end with a skipped step's rows */
   int pending_contacts; /* its contact rows */
   int failed_since;    /* failed steps since the last row kept, the pending step's included */
+  int whole;           /* the file's head says LSIM_H5_MARK_WHOLE (mark_whole) */
 };
 
 /* Records the first error: status and "<path>: <what>[: <HDF5 detail>]". Returns status. */
@@ -461,6 +463,14 @@ static void put_memory(LsimRecord *r, int k, const char *base, hid_t mtype, hid_
   if (!ok) fail_write(r, name);
 }
 
+/* Writes mark (LSIM_H5_MARK_LEN bytes) at the start of file's user block through HDF5's own
+ * descriptor (the sec2 driver's), which HDF5 never writes there. 0 or -1. */
+static int put_head(hid_t file, const char *mark) {
+  int *fd = NULL;
+  if (H5Fget_vfd_handle(file, H5P_DEFAULT, (void **)&fd) < 0 || !fd) return -1;
+  return pwrite(*fd, mark, LSIM_H5_MARK_LEN, 0) == LSIM_H5_MARK_LEN ? 0 : -1;
+}
+
 /* A mark of whole flushes (/flushed_rows, /flushed_lcp_problems): a scalar int64 holding
  * 0 until mark_flushed writes it. Its id, or < 0 (the record failed). */
 static hid_t make_mark(LsimRecord *r, const char *name) {
@@ -501,34 +511,40 @@ static int write_memory(LsimRecord *r) {
   }
   const hid_t I = H5T_NATIVE_INT, FI = H5T_STD_I32LE, D = H5T_NATIVE_DOUBLE, FD = H5T_IEEE_F64LE;
   const hid_t U = H5T_NATIVE_UINT64, FU = H5T_STD_U64LE;
-  r->mem_bytes = 0;
-  put_memory(r, R_STEP, "step", I, FI, -1, &step);
-  put_memory(r, R_WARM_ID, "warm_id", U, FU, m->ncontacts, m->id);
-  put_memory(r, R_WARM_NVAR, "warm_nvar", I, FI, m->ncontacts, m->nvar);
-  put_memory(r, R_WARM_Z, "warm_z", D, FD, m->nz, m->z);
-  put_memory(r, R_WARM_BASIS_VALID, "warm_basis_valid", I, FI, -1, &m->basis_valid);
-  put_memory(r, R_WARM_BASIS, "warm_basis", I, FI, m->nz, m->basis);
-  if (m->sleep) {
-  put_memory(r, R_ASLEEP, "sleep_asleep", I, FI, m->nbodies, m->asleep);
-  put_memory(r, R_REST, "sleep_rest_steps", I, FI, m->nbodies, m->rest_steps);
-  put_memory(r, R_GROUP, "sleep_group", I, FI, m->nbodies, m->group);
-  put_memory(r, R_CACHE_ID, "sleep_cache_id", U, FU, m->ncache, m->cache_id);
-  put_memory(r, R_CACHE_BODY, "sleep_cache_body", I, FI, 2 * m->ncache, m->cache_body);
-  put_memory(r, R_CACHE_NVAR, "sleep_cache_nvar", I, FI, m->ncache, m->cache_nvar);
-  put_memory(r, R_CACHE_Z, "sleep_cache_z", D, FD, m->ncache_z, m->cache_z);
-  put_memory(r, R_LAST_TETHER, "sleep_last_tether", D, FD, m->ntethers, m->last_tether);
-    put_memory(r, R_LAST_JOINT, "sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
+  /* The first write makes both slots, the same memory in each, so that no later flush
+     makes an object: a flush that made one moved the file's metadata about (name heaps,
+     free space), and a kill inside it left a file HDF5 crashed on (mark_whole). */
+  const int slots = r->res[R_STEP] < 0 && r->res[R_COUNT + R_STEP] < 0 ? 2 : 1;
+  for (int pass = 0; pass < slots; ++pass) {
+    r->mem_bytes = 0;
+    put_memory(r, R_STEP, "step", I, FI, -1, &step);
+    put_memory(r, R_WARM_ID, "warm_id", U, FU, m->ncontacts, m->id);
+    put_memory(r, R_WARM_NVAR, "warm_nvar", I, FI, m->ncontacts, m->nvar);
+    put_memory(r, R_WARM_Z, "warm_z", D, FD, m->nz, m->z);
+    put_memory(r, R_WARM_BASIS_VALID, "warm_basis_valid", I, FI, -1, &m->basis_valid);
+    put_memory(r, R_WARM_BASIS, "warm_basis", I, FI, m->nz, m->basis);
+    if (m->sleep) {
+      put_memory(r, R_ASLEEP, "sleep_asleep", I, FI, m->nbodies, m->asleep);
+      put_memory(r, R_REST, "sleep_rest_steps", I, FI, m->nbodies, m->rest_steps);
+      put_memory(r, R_GROUP, "sleep_group", I, FI, m->nbodies, m->group);
+      put_memory(r, R_CACHE_ID, "sleep_cache_id", U, FU, m->ncache, m->cache_id);
+      put_memory(r, R_CACHE_BODY, "sleep_cache_body", I, FI, 2 * m->ncache, m->cache_body);
+      put_memory(r, R_CACHE_NVAR, "sleep_cache_nvar", I, FI, m->ncache, m->cache_nvar);
+      put_memory(r, R_CACHE_Z, "sleep_cache_z", D, FD, m->ncache_z, m->cache_z);
+      put_memory(r, R_LAST_TETHER, "sleep_last_tether", D, FD, m->ntethers, m->last_tether);
+      put_memory(r, R_LAST_JOINT, "sleep_last_joint", D, FD, 3 * m->njoints, m->last_joint);
+    }
+    if (r->every > 1) {
+      double sum[SUM_COUNT];
+      sum[SUM_FAILURES] = r->failures, sum[SUM_BUDGET] = r->budget_steps;
+      sum[SUM_WARNINGS] = r->warnings, sum[SUM_RECOVERED] = r->recovered;
+      sum[SUM_MAX_RESIDUAL] = r->max_residual, sum[SUM_SOLVER_WALL] = r->solver_wall;
+      sum[SUM_MAX_PENETRATION] = r->max_penetration, sum[SUM_MAX_STRETCH] = r->max_stretch;
+      sum[SUM_MAX_JOINT_ERROR] = r->max_joint_error;
+      put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
+    }
+    r->mem_slot ^= 1;
   }
-  if (r->every > 1) {
-    double sum[SUM_COUNT];
-    sum[SUM_FAILURES] = r->failures, sum[SUM_BUDGET] = r->budget_steps;
-    sum[SUM_WARNINGS] = r->warnings, sum[SUM_RECOVERED] = r->recovered;
-    sum[SUM_MAX_RESIDUAL] = r->max_residual, sum[SUM_SOLVER_WALL] = r->solver_wall;
-    sum[SUM_MAX_PENETRATION] = r->max_penetration, sum[SUM_MAX_STRETCH] = r->max_stretch;
-    sum[SUM_MAX_JOINT_ERROR] = r->max_joint_error;
-    put_memory(r, R_SUMMARY, "summary", D, FD, SUM_COUNT, sum);
-  }
-  r->mem_slot ^= 1;
   /* The marks of whole flushes, made with the first slot (0: none yet; mark_flushed). */
   make_marks(r);
   return r->status == 0;
@@ -572,6 +588,28 @@ static void mark_flushed(LsimRecord *r) {
   }
 }
 
+/* The file's head (lcp/h5check.h) turned from LSIM_H5_MARK_PENDING to LSIM_H5_MARK_WHOLE,
+ * once, after the first flush that left the file whole with every object the writer makes
+ * (the flush of the first marks: lsim_record_keep_memory's, lsim_record_events_begin's; for
+ * a record that keeps no marks, its first flush of steps or its close). Before it the
+ * writer made objects flush after flush (/parameters/record_every, /resume, /events, the
+ * marks), each moving metadata (the root's name heap, free space, B-tree nodes) that a
+ * kill inside the flush left half old, half new: of the writes of
+ * data/bouncing_ball_events.json's first flushes replayed as kills, 2 left files h5py
+ * and lcpsim crashed on (free(): invalid pointer), and later ones "bad object header"
+ * errors. A reader refuses a file whose head is not marked before HDF5 reads it; after the
+ * mark, flushes only add rows, chunks and index blocks, and rewrite /resume in place.
+ * The mark is written after the flush returned, in place through HDF5's descriptor (one
+ * write of LSIM_H5_MARK_LEN bytes), so a file that has it has that whole flush. */
+static void mark_whole(LsimRecord *r) {
+  if (r->whole || r->status < 0 || r->file < 0) return;
+  if (put_head(r->file, LSIM_H5_MARK_WHOLE) < 0) {
+    fail(r, LSIM_IO_ERROR, "cannot write the file's head");
+    return;
+  }
+  r->whole = 1;
+}
+
 /* Flushes every series. 0 or < 0. */
 static int flush_all(LsimRecord *r) {
   for (int k = 0; k < S_COUNT; ++k)
@@ -589,7 +627,10 @@ static int flush_all(LsimRecord *r) {
     return fail(r, LSIM_IO_ERROR, what);
   }
   /* (an event-driven run keeps no memory: its marks follow every flush) */
-  if (wrote_memory || r->flushed_events >= 0) mark_flushed(r);
+  if (wrote_memory || r->flushed_events >= 0) {
+    mark_flushed(r);
+    if (r->flushed_rows >= 0) mark_whole(r);
+  }
   if (r->status < 0) return r->status;
   return trim_cache(r);
 }
@@ -882,7 +923,7 @@ int lsim_record_index_format(int64_t file) {
   return H5Fset_libver_bounds((hid_t)file, H5F_LIBVER_V110, H5F_LIBVER_V110) < 0 ? LSIM_IO_ERROR : 0;
 }
 
-int64_t lsim_record_create_file(const char *path, int evict_on_close) {
+int64_t lsim_record_create_file(const char *path, int evict_on_close, int user_block) {
   const hid_t fapl = (hid_t)lsim_record_fapl();
   if (fapl != H5P_DEFAULT && evict_on_close) H5Pset_evict_on_close(fapl, 1);
   /* The root group's name heap made large enough for every name the writer adds: linking
@@ -901,12 +942,18 @@ int64_t lsim_record_create_file(const char *path, int evict_on_close) {
      ("bad symbol table node signature" at 5 of 7 points of the close); with room, a name
      goes into its node in place (groups made later are of the newer kind, without them). */
   if (fcpl >= 0) H5Pset_sym_k(fcpl, 0, 16);
+  /* A run file's head (lcp/h5check.h): HDF5 leaves the user block to us. */
+  if (fcpl >= 0 && user_block) H5Pset_userblock(fcpl, LSIM_H5_USER_BLOCK);
   hid_t file = -1;
   H5E_BEGIN_TRY { file = H5Fcreate(path, H5F_ACC_TRUNC, fcpl >= 0 ? fcpl : H5P_DEFAULT, fapl); }
   H5E_END_TRY;
   if (fcpl >= 0) H5Pclose(fcpl);
   if (fapl != H5P_DEFAULT) H5Pclose(fapl);
   if (file >= 0 && lsim_record_index_format(file) < 0) {
+    H5Fclose(file);
+    file = -1;
+  }
+  if (file >= 0 && user_block && put_head(file, LSIM_H5_MARK_PENDING) < 0) {
     H5Fclose(file);
     file = -1;
   }
@@ -964,7 +1011,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     destroy(r);
     return orc;
   }
-  r->file = (hid_t)lsim_record_create_file(r->out.partial, 1); /* (evictions: trim_cache) */
+  r->file = (hid_t)lsim_record_create_file(r->out.partial, 1, 1); /* (evictions: trim_cache) */
   if (r->file < 0) {
     char what[4400];
     snprintf(what, sizeof what, "cannot create HDF5 file %s", r->out.partial);
@@ -1240,8 +1287,10 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   if (r->steps_buffered >= LSIM_RECORD_FLUSH_STEPS ||
       r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS || since >= LSIM_RECORD_FLUSH_SECONDS) {
     const int rc = flush_all(r);
+    /* (a record that keeps no marks, the library's: whole from its first flush of steps) */
+    if (rc == 0 && r->flushed_rows < 0) mark_whole(r);
     if (rc == 0) space_check(r);
-    return rc;
+    return r->status;
   }
   return 0;
 }
@@ -1305,8 +1354,10 @@ int lsim_record_close(LsimRecord *r, int keep, char *err, size_t errlen) {
 
   r->file = file;
   if (group >= 0) {
-    if (r->status == 0 && (H5Fflush(file, H5F_SCOPE_LOCAL) < 0 ||
-                           H5Olink(group, file, "summary", H5P_DEFAULT, H5P_DEFAULT) < 0))
+    if (r->status == 0 && H5Fflush(file, H5F_SCOPE_LOCAL) < 0) fail_write(r, "/summary");
+    /* (a record not marked whole yet is whole as of this flush; the link is one write) */
+    mark_whole(r);
+    if (r->status == 0 && H5Olink(group, file, "summary", H5P_DEFAULT, H5P_DEFAULT) < 0)
       fail_write(r, "/summary");
     H5Gclose(group);
   }

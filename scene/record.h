@@ -37,8 +37,11 @@ int lsim_record_index_format(int64_t file);
  * group whose name heap holds every name the writer adds without moving and whose symbol
  * table node holds 32 names without splitting (so a kill while the close links /summary
  * leaves the root's names readable), and
- * lsim_record_index_format's chunk index. The file (an hid_t) or LSIM_IO_ERROR. */
-int64_t lsim_record_create_file(const char *path, int evict_on_close);
+ * lsim_record_index_format's chunk index. user_block (run files): the file starts with
+ * a user block holding LSIM_H5_MARK_PENDING (lcp/h5check.h), which the writer turns
+ * into LSIM_H5_MARK_WHOLE at its first complete flush. The file (an hid_t) or
+ * LSIM_IO_ERROR. */
+int64_t lsim_record_create_file(const char *path, int evict_on_close, int user_block);
 
 /* Opens path (temporarily as PATH.<pid>.partial; a directory, FIFO, socket or block
  * device as path is refused, a character device written through: scene/outfile.h) and

@@ -26,6 +26,7 @@
 #include <hdf5_hl.h>
 #include <jansson.h>
 
+#include "lcp/h5check.h"
 #include "scene/outfile.h"
 #include "scene/parse.h"
 #include "scene/record.h"
@@ -142,6 +143,11 @@ static hid_t open_run(const char *path, char *err, size_t errlen) {
     return -1;
   }
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  /* A run file cut before its first complete flush: refused before HDF5 reads it. */
+  if (lsim_h5_head(path) == LSIM_H5_HEAD_CUT) {
+    say(err, errlen, 0, "%s: %s", path, LSIM_H5_CUT_MESSAGE);
+    return -1;
+  }
   hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (f < 0) say(err, errlen, 0, "%s: cannot open as an HDF5 file (a run file of lcpsim is)", path);
   return f;

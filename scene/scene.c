@@ -4,6 +4,7 @@
  * and bodies_nd.c, tethers and joints in joints.c.
  */
 #include "scene/parse.h"
+#include "lcp/h5check.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -587,7 +588,8 @@ static int load_text(const char *text, size_t len, const char *name, LsimModel *
   memset(out, 0, sizeof *out);
   /* An HDF5 file given for a scene (a run, comparison or checkpoint file: lcpsim RUN.h5
      said "RUN.h5:3:1: the text contains a NUL byte"). */
-  if (len >= 8 && !memcmp(text, "\x89HDF\r\n\x1a\n", 8)) {
+  if ((len >= 8 && !memcmp(text, "\x89HDF\r\n\x1a\n", 8)) ||
+      (len >= LSIM_H5_USER_BLOCK + 8 && !memcmp(text + LSIM_H5_USER_BLOCK, "\x89HDF\r\n\x1a\n", 8))) {
     lsim_parse_set_file(c.err, name);
     c.err->line = c.err->column = 1;
     snprintf(c.err->message, sizeof c.err->message,

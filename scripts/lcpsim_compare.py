@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lcpsim_load import _lcp_cut  # noqa: E402
+from lcpsim_load import _lcp_cut, refuse_cut_early  # noqa: E402
 
 
 def _convert(v):
@@ -95,6 +95,7 @@ def load(path):
     no /summary; c.cut_note says what was left out of a flush the kill cut short ("" if
     nothing; said on stderr too)."""
     import h5py
+    refuse_cut_early(path)  # (a run file cut early, given here: said before HDF5 reads it)
     with h5py.File(path, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         if kind != "compare":

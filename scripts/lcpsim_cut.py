@@ -12,7 +12,8 @@ stdout. The Octave / Matlab loaders read such a file through this copy
 slot the cut leaves out reads whole), nothing is written and the exit status is 3: read
 PARTIAL as it is (a copy of a large file takes as long as reading it twice).
 Exit status: 0 written, 2 not such a file (a whole file, a run killed before its first
-flush, not HDF5), 3 (--if-needed) not needed.
+flush, not HDF5; a run file cut before its first complete flush: one line saying so, read
+without HDF5), 3 (--if-needed) not needed.
 Needs Debian's /usr/bin/python3 (h5py, numpy)."""
 import os
 import sys
@@ -21,11 +22,12 @@ import h5py
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from lcpsim_compare import _flushed_cut  # noqa: E402
-from lcpsim_load import _hybrid_cut, _run_cut  # noqa: E402
+from lcpsim_load import _hybrid_cut, _run_cut, refuse_cut_early  # noqa: E402
 
 
 def cut_copy(src, dst):
     """Writes dst from src (above); returns the note of what was left out."""
+    refuse_cut_early(src)  # (before HDF5 reads it: lcpsim_load.cut_early)
     with h5py.File(src, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         cut, note = {"compare": _flushed_cut, "hybrid": _hybrid_cut, "": _run_cut}.get(
@@ -59,6 +61,7 @@ def covered(src):
     """Whether the marks of src cover the whole file: no dataset has rows past what its
     mark keeps, and a run's /resume slot the cut leaves out reads whole (a kill between
     two flushes, the usual case), so that src reads whole as it is, equal to its cut copy."""
+    refuse_cut_early(src)
     with h5py.File(src, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         cut, _ = {"compare": _flushed_cut, "hybrid": _hybrid_cut, "": _run_cut}.get(

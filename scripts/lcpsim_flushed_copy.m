@@ -11,6 +11,22 @@ function [src, tmp] = lcpsim_flushed_copy(path, who, want)
 % (identifier lcpsim:cut) of who (the loader's name).
   src = path;
   tmp = '';
+  % A run file cut before its first complete flush (its head, the first 512 bytes before
+  % HDF5's superblock, not marked whole; lcp/h5check.h): refused on those bytes, read
+  % plainly, before HDF5 reads the file (what it holds can crash HDF5, and Octave with it).
+  fid = fopen(path, 'r');
+  if fid >= 0
+    head = fread(fid, 520, 'uint8=>uint8')';
+    fclose(fid);
+    sig = uint8([137 72 68 70 13 10 26 10]);
+    pending = uint8('lcpsim run file: being written');
+    if numel(head) == 520 && isequal(head(513:520), sig) && ~isequal(head(1:8), sig) && ...
+       (isequal(head(1:numel(pending)), pending) || ~any(head(1:512)))
+      error('lcpsim:cut_early', ['%s: %s: cut before its first complete flush (a run killed ' ...
+            'while it wrote its header and first rows; HDF5 could crash on what it holds): ' ...
+            'nothing in it can be read, run the scene again'], who, path);
+    end
+  end
   if exist('OCTAVE_VERSION', 'builtin')
     try
       probe = load(path, 'summary', 'flushed_rows', 'file_kind');

@@ -95,6 +95,42 @@ import sys
 import h5py
 import numpy as np
 
+# A run file's head (lcp/h5check.h, docs/output-format.md "Killed runs"): a user block of
+# 512 bytes before HDF5's superblock, "lcpsim run file: being written" until the writer's
+# first complete flush, then "... flushed whole". A file cut before that holds HDF5
+# metadata of several flushes mixed, which HDF5 itself can crash on (h5py: "free():
+# invalid pointer" inside h5py.File), so it is refused on its first bytes, read plainly.
+USER_BLOCK = 512
+HDF5_SIGNATURE = b"\x89HDF\r\n\x1a\n"
+MARK_PENDING = b"lcpsim run file: being written\n"
+CUT_MESSAGE = ("cut before its first complete flush (a run killed while it wrote its header "
+               "and first rows; HDF5 could crash on what it holds): nothing in it can be "
+               "read, run the scene again")
+
+
+class CutFile(OSError):
+    """A run file cut before its first complete flush (cut_early); its message names it."""
+
+
+def cut_early(path):
+    """Whether the file path is a run file cut before its first complete flush: HDF5's
+    signature after the user block, which holds the pending mark or zeros (lcp/h5check.h,
+    lsim_h5_head). Read with plain reads; False for any other file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(USER_BLOCK + 8)
+    except OSError:
+        return False
+    return (len(head) == USER_BLOCK + 8 and head[USER_BLOCK:] == HDF5_SIGNATURE and
+            head[:8] != HDF5_SIGNATURE and
+            (head.startswith(MARK_PENDING) or not any(head[:USER_BLOCK])))
+
+
+def refuse_cut_early(path):
+    """Raises CutFile when path is a run file cut before its first complete flush."""
+    if cut_early(path):
+        raise CutFile(f"{path}: {CUT_MESSAGE}")
+
 
 class Group(dict):
     """A dict whose keys are also attributes (r.q is r["q"])."""
@@ -718,7 +754,9 @@ def _cut_to_flushed(r, kinds):
 def load(path):
     """Reads the whole file into a Group (see the module docstring). A run file without
     /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
-    its rows and r.summary.run_end "unfinished"."""
+    its rows and r.summary.run_end "unfinished". A run file cut before its first complete
+    flush raises CutFile (an OSError) before HDF5 reads it."""
+    refuse_cut_early(path)
     with h5py.File(path, "r") as f:
         if "format_version" not in f or "lcpsim_version" not in f:
             # Another program's HDF5 file: said, not a traceback from deep in the loader.
@@ -875,6 +913,9 @@ def main(argv):
         return 2
     try:
         r = load(argv[1])
+    except CutFile as e:
+        print(f"lcpsim_load: {e}", file=sys.stderr)
+        return 1
     except (OSError, KeyError) as e:
         print(f"lcpsim_load: {argv[1]}: {e}", file=sys.stderr)
         return 1

@@ -425,6 +425,24 @@ static void check_error_table(const ErrorCase *table, size_t n, const char *labe
   assert_int_equal(failures, 0);
 }
 
+/* A run file given for a scene, behind its head (a 512-byte user block: lcp/h5check.h),
+ * named as an HDF5 file as one with the signature at 0 is ("2:1: the text contains a NUL
+ * byte" before: the head's zeros). */
+static void test_run_file_as_scene(void **unused) {
+  (void)unused;
+  char text[520];
+  memset(text, 0, sizeof text);
+  memcpy(text, "lcpsim run file: flushed whole\n", 31);
+  memcpy(text + 512, "\x89HDF\r\n\x1a\n", 8);
+  LsimModel m;
+  LsimState s;
+  LsimSceneError err;
+  assert_int_equal(lsim_scene_parse_text(text, sizeof text, "run.h5", &m, &s, &err), LSIM_INVALID_INPUT);
+  assert_int_equal(err.line, 1);
+  assert_non_null(strstr(err.message, "an HDF5 file, not a scene"));
+  assert_null(m.bodies);
+}
+
 static void test_errors(void **unused) {
   (void)unused;
   check_error_table(error_cases, sizeof error_cases / sizeof error_cases[0], "1-D");
@@ -647,6 +665,7 @@ int main(void) {
       cmocka_unit_test(test_overlaps_1d_order),
       cmocka_unit_test(test_errors_constraints),
       cmocka_unit_test(test_tiny_numbers),
+      cmocka_unit_test(test_run_file_as_scene),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -319,7 +319,7 @@ t h5_nodump "plain.h5: no LCP dump" solve "$in/plain.h5" --step 1
 t h5_series "run.h5: step 1 has no LCP of series 5 (it has series 0)" solve "$in/run.h5" --step 1 --series 5
 t export_step "run.h5: step 99 has no LCP" export "$in/run.h5" --step 99 -o @OUT
 t export_series "run.h5: step 1 has no LCP of series 4 (it has series 0)" export "$in/run.h5" --step 1 --series 4 -o @OUT
-t warm_binary "run.h5:1: entry 1: not a finite number: (not text: a binary file?)" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
+t warm_binary "run.h5: an HDF5 file (not text: a binary file), not a warm start of 2 numbers" solve "$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat" --warm "$in/run.h5"
 # Warm starts for lcp_CPS_1 (n = 2): the line and the entry named.
 cps1=$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat
 F warm3.txt '0.5\n\n0.5 1\n'

@@ -14,6 +14,10 @@ run of superblock writes (offset 0; H5Fflush writes the superblock last, H5Fclos
 the run's last call, so close:2 is the close and close:3 the last flush and the close;
 ROWS from:N: from the call after the N-th run of superblock writes (from the start: from:1
 is every write after the header's flush, each flush of rows and the close) to the last.
+ROWS early:N: from the file's first write (its creation) to the one before the (N + 1)-th
+value past 0 of /flushed_rows: the file's first flushes, the writes of its first N marks
+and of the user block's mark after them (lcp/h5check.h); early:0 to the write after the
+first mark's (the head's mark); CUT.start is then empty.
 Also writes the file as the calls before the first replayed one left it to CUT.start.
 For every call K of it
 (from the call after the previous /flushed_rows write to that of ROWS, both included)
@@ -75,15 +79,33 @@ assert fds and calls, "no writes of %s.<pid>.partial in %s" % (target, trace)
 marks = {}
 close = int(rows[6:]) if rows.startswith("close:") else 0
 after = int(rows[5:]) if rows.startswith("from:") else 0
-rows = 0 if close or after else int(rows)
+early = int(rows[6:]) + 1 if rows.startswith("early:") else 0
+rows = 0 if close or after or early else int(rows)
 for k, (off, data) in enumerate(calls):
     if data is not None and len(data) == 8:
         marks.setdefault(off, []).append((struct.unpack("<q", data)[0], k))
-if close or after:
-    # runs of consecutive writes at offset 0 (the superblock)
+if early:
+    # the place written most often with growing values: /flushed_rows; from the file's
+    # first write to the one before its early-th value past 0
+    # (early:0: to the write after its first value past 0, the head's mark)
+    place = max(marks, key=lambda o: len(set(x for x, _ in marks[o])))
+    seen = []
+    for x, k in marks[place]:
+        if x > 0 and x not in seen:
+            seen.append(x)
+            if len(seen) == early:
+                last = k - 1 if early > 1 else k + 1
+                break
+    else:
+        raise AssertionError("fewer than %d /flushed_rows values past 0" % early)
+    first = -1
+elif close or after:
+    # runs of consecutive writes of the superblock (at offset 0, or after a run file's
+    # user block, whose own mark at 0 is not one: lcp/h5check.h)
     runs = []
     for k, (off, data) in enumerate(calls):
-        if off == 0 and data is not None:
+        if data is not None and (data[:8] == b"\x89HDF\r\n\x1a\n" or
+                                 (off == 0 and not data.startswith(b"lcpsim run file"))):
             if runs and runs[-1] == k - 1:
                 runs[-1] = k
             else:
