@@ -121,9 +121,12 @@ fi
 script -qc "$bin data/pile_1000.json --steps 120 --quiet -o $tmp/q.h5" /dev/null > "$tmp/q.txt"
 [ -z "$(bars "$tmp/q.txt")" ] || fail "--quiet drew a bar"
 # A line printed during the run (--solver-output: siconos:newton_fb's singular Jacobians on
-# pile_10, from step 9) starts a line of its own, not on the bar's (before: after the bar's
-# "left" and its padding); the bar is drawn again below it.
-script -qc "$bin data/pile_10.json --solver siconos:newton_fb --steps 120 --solver-output -o $tmp/so.h5" \
+# pile_100, every step from step 8) starts a line of its own, not on the bar's (before: after
+# the bar's "left" and its padding); the bar is drawn again below it. The bar first shows
+# after 0.5 s: pile_10's lines (steps 9-27) came within its first 0.5 s on a quick machine,
+# so no bar preceded them and the check failed; pile_100's steps 28-34 take about 2 of this
+# run's 3 s, each with its line.
+script -qc "$bin data/pile_100.json --solver siconos:newton_fb --steps 34 --solver-output -o $tmp/so.h5" \
   /dev/null > "$tmp/so.txt" || true
 /usr/bin/python3 - "$tmp/so.txt" <<'PYEOF' || fail "a line printed during the run shares the bar's line"
 import re, sys
