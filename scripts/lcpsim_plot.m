@@ -376,9 +376,12 @@ function check_output(out)
   if exist(out, 'file') == 2
     fid = fopen(out, 'r');
     if fid >= 0
-      sig = fread(fid, 8, 'uint8=>uint8')';
+      % HDF5's signature at byte 0, or after a run file's 512-byte head (lcp/h5check.h)
+      head = fread(fid, 520, 'uint8=>uint8')';
       fclose(fid);
-      if isequal(sig, uint8([137 72 68 70 13 10 26 10]))
+      sig = uint8([137 72 68 70 13 10 26 10]);
+      if (numel(head) >= 8 && isequal(head(1:8), sig)) || ...
+         (numel(head) == 520 && isequal(head(513:520), sig))
         error('lcpsim_plot: %s is an HDF5 file (a run?): refused (it would be replaced)', out);
       end
     end
