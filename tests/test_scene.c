@@ -436,8 +436,9 @@ static void test_file_errors(void **unused) {
   assert_null(strstr(err.message, "binary")); /* a JSON text with a NUL inside */
   /* A binary file (an ELF executable's first bytes) is named as one, not as a text with a
      NUL at 1:5 (the message said only "the text contains a NUL byte"). */
+  static const char elf[] = "\x7f" "ELF\x02\x01\x01\0\0\0"; /* 11 bytes, the last NUL too */
   f = fopen(path, "w");
-  fwrite("\x7f" "ELF\x02\x01\x01\0\0\0", 1, 12, f);
+  fwrite(elf, 1, sizeof elf, f);
   fclose(f);
   assert_int_equal(lsim_scene_load(path, &m, &s, &text, &err), LSIM_INVALID_INPUT);
   assert_null(text);
