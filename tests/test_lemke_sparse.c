@@ -338,6 +338,22 @@ static void test_step_carries_basis(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* Problem k of a series: the dumped file files[k] for k < nfiles (read into lcp, factored
+ * into a: the caller frees both), else the next step of sc's scene (its factored problem,
+ * owned by the stepper; n may be 0). */
+static const LsimFactoredLcp *nth_problem(int k, const char *const *files, int nfiles,
+                                          SceneStepper *sc, LsimLcp *lcp, AsFactored *a) {
+  if (k < nfiles) {
+    char err[256];
+    assert_int_equal(lsim_dat_read(files[k], lcp, err, sizeof err), 0);
+    as_factored(a, lcp);
+    return &a->f;
+  }
+  LsimStepStats ss;
+  assert_int_equal(lsim_step(sc->stepper, &sc->model, &sc->st, &ss), LSIM_SOLVED);
+  return lsim_stepper_factored(sc->stepper);
+}
+
 /* Solves the dumped steps (cold) and pile_10's factored steps (from the time step's guess
  * z > 0), each with set(ws, mode[0]) and then set(ws, mode[1]) on one workspace, and asserts the
  * same status and pivots (and, with same_bits 1, the same z bits, factorizations and solves
@@ -359,17 +375,9 @@ static int compare_settings(void (*set)(LsimLemkeSparse *, int), const int mode[
   for (int k = 0; k < nfiles + 120; ++k) {
     LsimLcp lcp;
     AsFactored a;
-    const LsimFactoredLcp *f;
+    const LsimFactoredLcp *f = nth_problem(k, files, nfiles, &sc, &lcp, &a);
     const double *zg = NULL;
-    if (k < nfiles) {
-      char err[256];
-      assert_int_equal(lsim_dat_read(files[k], &lcp, err, sizeof err), 0);
-      as_factored(&a, &lcp);
-      f = &a.f;
-    } else {
-      LsimStepStats ss;
-      assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
-      f = lsim_stepper_factored(sc.stepper);
+    if (k >= nfiles) {
       if (f->n == 0) continue;
       zg = lsim_stepper_warm_guess(sc.stepper);
     }
@@ -571,17 +579,7 @@ static void test_own_solves(void **state) {
   for (int k = 0; k < nfiles + 60; ++k) {
     LsimLcp lcp;
     AsFactored a;
-    const LsimFactoredLcp *f;
-    if (k < nfiles) {
-      char err[256];
-      assert_int_equal(lsim_dat_read(files[k], &lcp, err, sizeof err), 0);
-      as_factored(&a, &lcp);
-      f = &a.f;
-    } else {
-      LsimStepStats ss;
-      assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
-      f = lsim_stepper_factored(sc.stepper);
-    }
+    const LsimFactoredLcp *f = nth_problem(k, files, nfiles, &sc, &lcp, &a);
     const int n = f->n;
     if (n > 0) {
       double *z = calloc((size_t)n, sizeof(double)), *b = malloc((size_t)n * sizeof(double));
