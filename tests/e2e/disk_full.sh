@@ -17,6 +17,22 @@ fail() { echo "disk_full: $*" >&2; exit 1; }
 # the signal ignored the failed write ended it with exit 2 and no file. The room check now
 # counts the limit too: the run stops (exit 1) with a whole file of every step done; a limit
 # too small for the first flush is an error naming the file (exit 2), not a kill.
+# stopped_whole FILE REASON LEAST: FILE is a run stopped for REASON (a part of
+# /summary/run_end_reason) whose file reads whole, with more than LEAST steps.
+stopped_whole() {
+  $PY - "$@" <<'PYEOF' || fail "$1: the file does not read whole"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load
+path, reason, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
+r = lcpsim_load.load(path)
+s = r.summary
+assert s.run_end == "stopped" and reason in s.run_end_reason, (s.run_end, s.run_end_reason)
+n = s.steps_done
+assert n > least and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
+print(f"disk_full: {reason}: stopped at step {n} with its file whole")
+PYEOF
+}
 rc=0
 (ulimit -f 8192; exec ./lcpsim data/pile_10.json --steps 100000 -o "$tmp/lim.h5" --quiet) \
   2> "$tmp/err" || rc=$?
@@ -24,17 +40,29 @@ rc=0
 grep -qF "stopped at step" "$tmp/err" && grep -qF "the file size limit" "$tmp/err" \
   || fail "ulimit -f: $(cat "$tmp/err")"
 [ -z "$(ls "$tmp" | grep partial)" ] || fail "ulimit -f: a partial file was left: $(ls "$tmp")"
-$PY - "$tmp/lim.h5" <<'PYEOF' || fail "ulimit -f: the file does not read whole"
-import sys
-sys.path.insert(0, "scripts")
-import lcpsim_load
-r = lcpsim_load.load(sys.argv[1])
-s = r.summary
-assert s.run_end == "stopped" and "file size limit" in s.run_end_reason, (s.run_end, s.run_end_reason)
-n = s.steps_done
-assert n > 100 and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
-print(f"disk_full: ulimit -f 8192: stopped at step {n} with its file whole")
+stopped_whole "$tmp/lim.h5" "file size limit" 100
+# The room a flush may take: the bound was one chunk of each series and the stepper's
+# memory (2.13 MB here), but a flush writes every row buffered since the last: 500 free
+# bodies (no contacts, 256 steps well within the flush's second) wrote 13.5 MB a flush,
+# and under a limit of 25.8 MB the room check let the second flush start with 11 MB left:
+# exit 2, "cannot write /v", no file. Flushes now come at 4 MiB of rows at the latest and
+# the bound counts the rows a flush may hold (scene/record.c, next_flush_bytes).
+$PY - 500 > "$tmp/free.json" <<'PYEOF'
+import json, sys
+n = int(sys.argv[1])
+bodies = [{"name": f"b{i}", "mass": 1.0, "position": [3.0 * (i % 50), 3.0 * (i // 50), 0.0],
+           "velocity": [0, 0, 1.0], "shapes": [{"type": "sphere", "radius": 0.1}]}
+          for i in range(n)]
+print(json.dumps({"lcpsim": 1, "name": f"{n} free bodies", "dimension": 3, "time_step": 0.01,
+                  "steps": 1000, "gravity": [0, 0, 0], "bodies": bodies}))
 PYEOF
+rc=0
+(ulimit -f 50400; exec ./lcpsim "$tmp/free.json" -o "$tmp/free.h5" --quiet) 2> "$tmp/err" || rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "the file size limit" "$tmp/err" \
+  || fail "500 free bodies, ulimit -f 50400: exit $rc: $(head -c 600 "$tmp/err")"
+[ -z "$(ls "$tmp" | grep partial)" ] || fail "free bodies: a partial file was left: $(ls "$tmp")"
+stopped_whole "$tmp/free.h5" "file size limit" 50
+rm -f "$tmp/free.h5" "$tmp/lim.h5"
 rc=0
 (ulimit -f 100; exec ./lcpsim data/pile_10.json --steps 1000 -o "$tmp/tiny.h5" --quiet) \
   2> "$tmp/err" || rc=$?
@@ -179,14 +207,4 @@ rc=0
 [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "stopped at step" "$tmp/err" \
   && grep -qF "the disk holding $mnt/run.h5 has" "$tmp/err" || fail "$(cat "$tmp/err")"
 [ -z "$(ls "$mnt" | grep partial)" ] || fail "a partial file was left: $(ls "$mnt")"
-$PY - "$mnt/run.h5" <<'PYEOF' || fail "the file does not read whole"
-import sys
-sys.path.insert(0, "scripts")
-import lcpsim_load
-r = lcpsim_load.load(sys.argv[1])
-s = r.summary
-assert s.run_end == "stopped" and "MB left" in s.run_end_reason, (s.run_end, s.run_end_reason)
-n = s.steps_done
-assert n > 256 and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
-print(f"disk_full: a 12 MB disk: stopped at step {n} with its file whole")
-PYEOF
+stopped_whole "$mnt/run.h5" "MB left" 256
