@@ -189,8 +189,8 @@ void lsim_outfile_discard(LsimOutFile *o) {
   o->partial[0] = '\0';
 }
 
-int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
-                          size_t whylen) {
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, double rest,
+                          char *why, size_t whylen) {
   if (!o->partial[0]) return 0;
   char dir[LSIM_OUTFILE_PATH_MAX + 64];
   snprintf(dir, sizeof dir, "%s", o->partial);
@@ -198,7 +198,8 @@ int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, c
   if (slash) *slash = '\0';
   struct statvfs fs;
   if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) != 0) return 0;
-  const double need = 4.0 * (1 << 20) + 2.0 * next;
+  double need = 4.0 * (1 << 20) + 2.0 * next;
+  if (rest >= 0.0 && rest < need) need = rest;
   const char *shown = o->through ? o->partial : name;
   /* root may use the blocks kept back for it (f_bfree), others f_bavail */
   const double avail = (double)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * (double)fs.f_frsize;

@@ -47,16 +47,19 @@ void lsim_outfile_discard(LsimOutFile *o);
  * A write that fails on a full disk leaves a file HDF5 cannot read ("wrong B-tree
  * signature": a flush cut short), and the run lost every row. next is what the caller's
  * next flush may write (a new chunk of each dataset, say); the close adds HDF5's 1 MB
- * blocks of metadata and small data. When the disk holding the partial file has less
- * than 4 MB plus twice next, or a file size limit (RLIMIT_FSIZE, ulimit -f: a disk as full
+ * blocks of metadata and small data. rest, when >= 0, is the most the whole rest of the
+ * run can write, its close included (a run near its end, or a small one: the 4 MB floor
+ * stopped a 1.6 MB run under a 3 MB limit at its first flush); the room asked is then the
+ * smaller of the two. When the disk holding the partial file has less than that room
+ * (4 MB plus twice next, or rest), or a file size limit (RLIMIT_FSIZE, ulimit -f: a disk as full
  * as the limit less the file's size; past it a write fails with EFBIG, or SIGXFSZ kills)
  * leaves less, returns 1 with why set to "the disk holding NAME has X MB left, less than
  * the next writes may take (Y MB)" or "the file size limit (ulimit -f) of L MB leaves NAME
  * X MB, less than ..." (NAME: name, or the partial file for a character device); the
  * caller stops the run there and closes the file, which then still fits. 0 while there is
  * room, or when the room cannot be read (why untouched). */
-int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
-                          size_t whylen);
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, double rest,
+                          char *why, size_t whylen);
 
 /* The bytes of o's partial file now, or -1 when it cannot be read. */
 double lsim_outfile_size(const LsimOutFile *o);

@@ -475,7 +475,8 @@ static double next_flush_bytes(const LsimRecord *r) {
  * its file can still be closed whole. */
 static void space_check(LsimRecord *r) {
   if (r->space_low[0] || !r->out.partial[0]) return;
-  lsim_outfile_room_low(&r->out, r->path, next_flush_bytes(r), r->space_low, sizeof r->space_low);
+  lsim_outfile_room_low(&r->out, r->path, next_flush_bytes(r), -1.0, r->space_low,
+                        sizeof r->space_low);
 }
 
 /* Writes /resume/SLOT/NAME (dataset k of the slot), a 1-D dataset of n elements (n < 0: a

@@ -107,6 +107,23 @@ grep -qF "data/slip.json: the run stopped: t = " "$tmp/slip.err" || fail "slip: 
 # The example as it is (5 s, a 1.6 MB file; bash's ulimit -f 1300, 1.33 MB): the room is
 # short from its first sample on.
 limited slip_1300 2600 ./lcpsim data/slip.json -o "$tmp/slip_1300.h5" --quiet
+# A small run whose whole file fits: the room asked was the 4 MB floor and twice a flush
+# (6.3 MB), so data/slip.json (5 s, 1.6 MB) stopped at its first sample under a 3.07 MB
+# limit (exit 1). The room asked is now at most what the rest of the run can write (its
+# samples and transitions left, a chunk more of each table, 1 MiB for the close): it
+# completes. Under limits from 1.1 to 3.3 MB every run completes or stops whole, none
+# fails a write (exit 2).
+./lcpsim data/slip.json -o "$tmp/slip5_all.h5" --quiet
+rc=0
+(ulimit -f 6000; exec ./lcpsim data/slip.json -o "$tmp/slip5.h5" --quiet) 2> "$tmp/err" || rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] || fail "slip.json, ulimit -f 6000: exit $rc: $(head -c 600 "$tmp/err")"
+for lim in 2200 3000 3800 4600 5400 5600 5800 6400; do
+  rc=0
+  (ulimit -f $lim; exec ./lcpsim data/slip.json -o "$tmp/slip_$lim.h5" --quiet) 2> "$tmp/err" || rc=$?
+  { [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -qF "the file size limit" "$tmp/err"; }; } \
+    || fail "slip.json, ulimit -f $lim: exit $rc: $(head -c 600 "$tmp/err")"
+  [ -z "$(ls "$tmp" | grep partial)" ] || fail "slip.json, ulimit -f $lim: a partial file was left"
+done
 # The event-driven bouncing ball, 40 000 samples (a 12 MB file).
 ./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball_all.h5" --quiet
 limited ball 16384 ./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball.h5" --quiet
@@ -140,6 +157,24 @@ def same(name, a, b, n):
 def stopped(s):
     assert s.run_end == "stopped" and "file size limit (ulimit -f)" in s.run_end_reason, (
         s.run_end, s.run_end_reason)
+
+# The 5 s run under 3 MB: completed, every row as the run without a limit wrote it;
+# each of the limits swept: completed alike, or stopped with the rows before the stop.
+full = lcpsim_load.load(f"{tmp}/slip5_all.h5")
+r = lcpsim_load.load(f"{tmp}/slip5.h5")
+assert r.summary.run_end == "completed" and r.summary.samples == 5001, (r.summary.run_end, r.summary.samples)
+ends = []
+for name in ["slip5"] + [f"slip_{lim}" for lim in (2200, 3000, 3800, 4600, 5400, 5600, 5800, 6400)]:
+    r = lcpsim_load.load(f"{tmp}/{name}.h5")
+    n, e = r.summary.samples, r.summary.transitions
+    assert r.summary.run_end in ("completed", "stopped") and n >= 1, (name, r.summary.run_end)
+    for k in ("time", "state", "chart", "outputs"):
+        same(f"{name} /{k}", getattr(r, k), getattr(full, k), n)
+    for k in ("time", "from_chart", "to_chart", "boundary", "state_before", "state_after"):
+        same(f"{name} /events/{k}", getattr(r.events, k), getattr(full.events, k), e)
+    ends.append(f"{r.summary.run_end} {n}")
+assert ends[-1] == "completed 5001", ends  # (6400 blocks, 3.28 MB)
+print(f"disk_full: hybrid, 5 s under 3 MB: completed; limits 1.1 to 3.3 MB: {', '.join(ends[1:])}")
 
 # The hybrid runs: samples and transitions as the run without a limit wrote them.
 full = lcpsim_load.load(f"{tmp}/slip_all.h5")
