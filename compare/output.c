@@ -286,8 +286,8 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
 void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
                              const char *what) {
   if (stop)
-    snprintf(buf, len, "%s after %s %d of %d", stop == SIGTERM ? "SIGTERM" : "SIGINT", what,
-             done, asked);
+    snprintf(buf, len, "%s after %s %d of %d",
+             stop == SIGTERM ? "SIGTERM" : stop == SIGHUP ? "SIGHUP" : "SIGINT", what, done, asked);
   else if (len)
     buf[0] = '\0';
 }
