@@ -1075,17 +1075,29 @@ static void test_output_symlink(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
-/* Two records of the same path open at once (two runs writing one -o): each writes its
- * own partial file, both close without error, and the path holds one whole file (the
- * sample, read back exactly); nothing else is left. */
+/* Two records of the same path open at once (two runs writing one -o): the second is
+ * refused at its start, naming the path and the first's partial file, and leaves nothing;
+ * the first writes its file whole; once it is in place, a new record of the path replaces
+ * it as usual. Before, both wrote and the last rename replaced the other's file. */
 static void test_output_two_writers(void **state) {
   (void)state;
   SampleRun u;
   run_begin(&u, "run.h5");
-  LsimRecord *a = run_open(&u, SCENE_TEXT, NULL), *b = run_open(&u, SCENE_TEXT, NULL);
+  LsimRecord *a = run_open(&u, SCENE_TEXT, NULL), *b = (LsimRecord *)&u.m;
+  assert_int_equal(lsim_record_open(&b, u.path, &u.m, &u.s, SCENE_TEXT, NULL, u.err,
+                                    sizeof u.err), LSIM_INVALID_INPUT);
+  assert_null(b);
+  assert_non_null(strstr(u.err, "another run is writing it now"));
+  assert_non_null(strstr(u.err, u.partial)); /* the first's partial file */
+  assert_int_equal(lsim_record_step(a, &u.m, &u.s, NULL, NULL), 0);
   assert_int_equal(lsim_record_close(a, 1, u.err, sizeof u.err), 0);
-  assert_int_equal(lsim_record_close(b, 1, u.err, sizeof u.err), 0);
   hid_t f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 1);
+  H5Fclose(f);
+  b = run_open(&u, SCENE_TEXT, NULL);
+  assert_int_equal(lsim_record_close(b, 1, u.err, sizeof u.err), 0);
+  f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 0);
   H5Fclose(f);
