@@ -501,10 +501,10 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   return 0;
 }
 
-/* The bytes HDF5 may add at the close beyond the rows: /summary's dozen small datasets
- * (about 4 kB of object headers and data, measured: a 0.01 s slip.json run's file grew by
- * 59 bytes in its close) go into the blocks of metadata and small data already begun,
- * or, when one is full, into a new one of 1 MiB (lsim_record_fapl). */
+/* The bytes HDF5 may add at the close beyond the rows: /summary's dozen small datasets go
+ * into the blocks of metadata and small data already begun (a 0.01 s slip.json run's file
+ * grew by 59 bytes in its close), or, when one is full, into a new one of 1 MiB
+ * (lsim_record_fapl). */
 #define LSIM_HREC_CLOSE_BYTES (1 << 20)
 
 /* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
@@ -516,7 +516,7 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
  * record period's multiples, and the final state), the transitions left to
  * max_chart_count, a chunk more of each table, and the close; the room asked is then the
  * smaller (slip.json, 1.6 MB, stopped at its first sample under a 3 MB limit: the
- * room asked was 6.3 MB, the rest of the run 1.6 MB). */
+ * room asked was 6.3 MB; the rest of the run is bounded by 1.76 MB). */
 static void room_check(LsimHybridRecord *h, const LsimHybridTrace *tr) {
   if (h->w.failed || h->space_low[0]) return;
   double next = 0.0, sample_row = 0.0, event_row = 0.0, chunks = 0.0;
