@@ -4,11 +4,11 @@
  * unlimited, fed through a row buffer in memory. Steps only copy into the buffers; the
  * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS
  * (or when the contact rows or the buffered bytes pile up) and at close, so a long run
- * makes one HDF5 write per dataset per flush; each flush ends with H5Fflush, so a process killed between
- * flushes leaves a partial file that opens with what the last flush wrote; one killed
- * inside a flush leaves that flush's rows in pieces, and /flushed_rows (mark_flushed), set
- * once a flush is in the file, says how many rows are whole (the chunk indexes keep the
- * rows of earlier flushes whole: lsim_record_index_format).
+ * makes one HDF5 write per dataset per flush; each flush ends with H5Fflush, so a process
+ * killed between flushes leaves a partial file that opens with what the last flush wrote;
+ * one killed inside a flush leaves that flush's rows in pieces, and /flushed_rows
+ * (mark_flushed), set once a flush is in the file, says how many rows are whole (the chunk
+ * indexes keep the rows of earlier flushes whole: lsim_record_index_format).
  * Errors are sticky: after the first failure every call returns it, and close reports
  * it with its message and removes the partial file.
  */
