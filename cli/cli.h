@@ -71,14 +71,14 @@ void lsim_cli_note_leftovers(const char *path);
 void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
                           int threads_given, int sparse_limit_given);
 
-/* SIGINT and SIGTERM (cli/interrupt.c): while caught, each only sets
+/* SIGINT, SIGTERM and SIGHUP (cli/interrupt.c): while caught, each only sets
  * lsim_cli_interrupted to its number, and the running command stops between steps, keeps
  * what it has done in its file (marked interrupted) and exits with
- * lsim_cli_interrupt_status (130 for SIGINT, 143 for SIGTERM). catch_interrupts(1)
+ * lsim_cli_interrupt_status (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP). catch_interrupts(1)
  * installs the handler, (0) restores the defaults. */
 extern volatile sig_atomic_t lsim_cli_interrupted;
 void lsim_cli_catch_interrupts(int on);
-const char *lsim_cli_signal_name(int sig); /* "SIGINT" or "SIGTERM" */
+const char *lsim_cli_signal_name(int sig); /* "SIGINT", "SIGTERM" or "SIGHUP" */
 int lsim_cli_interrupt_status(int sig);
 
 /* Strict parsers: the whole string must be a number (finite for doubles). 0 or -1. */

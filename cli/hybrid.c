@@ -117,7 +117,7 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
      --print needs the transitions at the end. */
   lsim_hybrid_record_release_rows(rec, !print);
 
-  /* The run, interruptible (SIGINT, SIGTERM); the file keeps what was done. The progress
+  /* The run, interruptible (SIGINT, SIGTERM, SIGHUP); the file keeps what was done. The progress
      bar counts samples (on a terminal, as time-stepping runs; none with a record_period
      of 0, a sample per integration step, whose count is not known beforehand), redrawn
      every half second (not every 50 samples: a million a second here). */

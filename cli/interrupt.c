@@ -1,5 +1,7 @@
-/* interrupt.c: SIGINT and SIGTERM ask a running command (run, hybrid run, compare) to
- * stop between steps (cli/cli.h); the one handler every command shares. */
+/* interrupt.c: SIGINT, SIGTERM and SIGHUP ask a running command (run, hybrid run,
+ * compare) to stop between steps (cli/cli.h); the one handler every command shares.
+ * SIGHUP (the terminal closed, an ssh connection dropped) killed a run by its default
+ * action: the file stayed as PATH.<pid>.partial, up to its last flush, with no summary. */
 #include <signal.h>
 #include <string.h>
 
@@ -25,6 +27,13 @@ static void on_interrupt(int sig) {
 }
 
 void lsim_cli_catch_interrupts(int on) {
+  /* SIGHUP ignored when the command began (nohup) stays ignored: the run goes on. */
+  static int hup_checked, hup_ignored;
+  if (!hup_checked) {
+    struct sigaction old;
+    hup_ignored = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
+    hup_checked = 1;
+  }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sigemptyset(&sa.sa_mask);
@@ -32,8 +41,14 @@ void lsim_cli_catch_interrupts(int on) {
   sa.sa_flags = SA_RESTART; /* the file's writes go on; the loop checks the flag */
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  if (!hup_ignored) sigaction(SIGHUP, &sa, NULL);
 }
 
-const char *lsim_cli_signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+const char *lsim_cli_signal_name(int sig) {
+  return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
+}
 
-int lsim_cli_interrupt_status(int sig) { return sig == SIGTERM ? 143 : 130; }
+/* As a shell reports a process the signal ended: 128 + its number. */
+int lsim_cli_interrupt_status(int sig) {
+  return sig == SIGTERM ? 143 : sig == SIGHUP ? 129 : 130;
+}

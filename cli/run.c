@@ -88,11 +88,12 @@ static void run_usage(FILE *f) {
           "Exit status: 0 success, 1 a solver failed on some step (the file says where) or\n"
           "the run stopped (a non-finite or runaway state, the scene's \"limits\", or a\n"
           "failure under --on-failure stop; the file keeps the steps before it), 2 bad\n"
-          "input, 130 / 143 interrupted by SIGINT / SIGTERM (the steps done are kept in the\n"
-          "file, marked interrupted; a second signal ends the run at once, mid-step, as a\n"
-          "kill would). -o never replaces anything but a regular file:\n"
-          "a directory, FIFO or block device is refused, a character device (/dev/null)\n"
-          "written through; the scene itself is refused as -o (docs/output-format.md).\n"
+          "input, 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (the steps done\n"
+          "are kept in the file, marked interrupted; a second signal ends the run at once,\n"
+          "mid-step, as a kill would; under nohup SIGHUP is ignored). -o never replaces\n"
+          "anything but a regular file: a directory, FIFO or block device is refused, a\n"
+          "character device (/dev/null) written through; the scene itself is refused as -o,\n"
+          "and so is a PATH another run is writing now (docs/output-format.md).\n"
           "A killed run leaves PATH.<pid>.partial (readable, up to its last flush); a new\n"
           "run of PATH names such leftovers in one stderr note and leaves them alone.\n");
 }

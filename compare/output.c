@@ -108,7 +108,7 @@ int lsim_compare_room_low(const LsimOutFile *of, const char *path, const LsimCom
   const double size = lsim_outfile_size(of);
   const double grew = size > *last ? size - *last : 0.0;
   if (size >= 0) *last = size;
-  return lsim_outfile_room_low(of, path, r->chunk_bytes + grew + extra, why, whylen);
+  return lsim_outfile_room_low(of, path, r->chunk_bytes + grew + extra, -1.0, why, whylen);
 }
 
 void lsim_compare_rows_names(LsimCompareRows *r, LsimCompareOut *o, const char *const *inputs,
@@ -286,8 +286,8 @@ void lsim_compare_write_results(LsimCompareOut *o, LsimCompareRows *rows,
 void lsim_compare_end_reason(char *buf, size_t len, int done, int asked, int stop,
                              const char *what) {
   if (stop)
-    snprintf(buf, len, "%s after %s %d of %d", stop == SIGTERM ? "SIGTERM" : "SIGINT", what,
-             done, asked);
+    snprintf(buf, len, "%s after %s %d of %d",
+             stop == SIGTERM ? "SIGTERM" : stop == SIGHUP ? "SIGHUP" : "SIGINT", what, done, asked);
   else if (len)
     buf[0] = '\0';
 }

@@ -218,6 +218,11 @@ struct LsimHybridRecord {
      first flush), /flushed_rows and /flushed_events (mark_flushed); < 0 until made */
   hid_t initial_state, initial_chart, mark_rows, mark_events;
   char space_low[LSIM_OUTFILE_PATH_MAX + 200]; /* room_check's reason, "" while room */
+  /* The run's end, for the most the rest of it can write (room_check): final_time, the
+     record period (0: a sample every integration step, rows not known ahead) and the
+     transitions at most (0: no bound). */
+  double final_time, record_period;
+  long max_events;
 };
 
 /* An extendable dataset [0] (cols < 0) or [0, cols], chunked by rows. */
@@ -424,6 +429,8 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   h->initial_state = h->initial_chart = h->mark_rows = h->mark_events = -1;
   h->w.file = -1;
   snprintf(h->path, sizeof h->path, "%s", path);
+  h->final_time = opt->final_time, h->record_period = opt->record_period;
+  h->max_events = opt->max_chart_count > 0 ? (long)opt->max_chart_count + 1 : 0;
   /* Under a partial name of its own; only a regular file is replaced (scene/outfile.h). */
   if (lsim_outfile_begin(&h->out, path, err, errlen)) {
     free(h);
@@ -494,21 +501,43 @@ int lsim_hybrid_record_open(LsimHybridRecord **out, const char *path, const Lsim
   return 0;
 }
 
+/* The bytes HDF5 may add at the close beyond the rows: /summary's dozen small datasets go
+ * into the blocks of metadata and small data already begun (a 0.01 s slip.json run's file
+ * grew by 59 bytes in its close), or, when one is full, into a new one of 1 MiB
+ * (lsim_record_fapl). */
+#define LSIM_HREC_CLOSE_BYTES (1 << 20)
+
 /* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
  * A flush writes at most LSIM_HREC_FLUSH_ROWS rows of each table (_update runs after each
  * row) over as many chunks and one partly filled: when the room is short, space_low says
  * why and the run stops while the file can still be closed whole (slip.json under
- * ulimit -f 1300 failed at its second flush, exit 2 and no file). */
-static void room_check(LsimHybridRecord *h) {
+ * ulimit -f 1300 failed at its second flush, exit 2 and no file). Near the end, or in a
+ * small run, the rest of the run is bounded too: the samples left to final_time (at the
+ * record period's multiples, and the final state), the transitions left to
+ * max_chart_count, a chunk more of each table, and the close; the room asked is then the
+ * smaller (slip.json, 1.6 MB, stopped at its first sample under a 3 MB limit: the
+ * room asked was 6.3 MB; the rest of the run is bounded by 1.76 MB). */
+static void room_check(LsimHybridRecord *h, const LsimHybridTrace *tr) {
   if (h->w.failed || h->space_low[0]) return;
-  double next = 0.0;
+  double next = 0.0, sample_row = 0.0, event_row = 0.0, chunks = 0.0;
   for (int k = 0; k < T_COUNT; ++k) {
     const Table *t = &h->t[k];
     const double width = t->cols < 0 ? 1.0 : (double)t->cols;
-    next += (double)(LSIM_HREC_FLUSH_ROWS + LSIM_HREC_CHUNK_ROWS) * width *
-            (double)H5Tget_size(t->mtype);
+    const double row = width * (double)H5Tget_size(t->mtype);
+    next += (double)(LSIM_HREC_FLUSH_ROWS + LSIM_HREC_CHUNK_ROWS) * row;
+    chunks += (double)LSIM_HREC_CHUNK_ROWS * row;
+    if (k < T_FIRST_EVENT) sample_row += row;
+    else event_row += row;
   }
-  lsim_outfile_room_low(&h->out, h->path, next, h->space_low, sizeof h->space_low);
+  double rest = -1.0;
+  if (h->record_period > 0.0 && h->max_events > 0 && tr->nsamples > 0) {
+    /* samples at k * period after the last one written (its time t), and the final state */
+    const double t = tr->time[tr->nsamples - 1 - tr->sample_base];
+    const double samples = floor((h->final_time - t) / h->record_period) + 2.0;
+    const double events = fmax(0.0, (double)(h->max_events - tr->nevents));
+    rest = samples * sample_row + events * event_row + chunks + LSIM_HREC_CLOSE_BYTES;
+  }
+  lsim_outfile_room_low(&h->out, h->path, next, rest, h->space_low, sizeof h->space_low);
 }
 
 int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
@@ -521,7 +550,7 @@ int lsim_hybrid_record_update(LsimHybridRecord *h, const LsimHybridTrace *tr) {
   if (!h->model_done || tr->nsamples - h->samples_written >= LSIM_HREC_FLUSH_ROWS ||
       tr->nevents - h->events_written >= LSIM_HREC_FLUSH_ROWS || since >= LSIM_HREC_FLUSH_SECONDS) {
     flush_trace(h, tr);
-    room_check(h);
+    room_check(h, tr);
   }
   return h->w.failed ? -1 : 0;
 }

@@ -6,8 +6,8 @@
  * (folder missing or read-only: the system's reason is given), the rename or the copy
  * into a device fails (the partial file is kept and named in the message).
  */
-/* realpath is X/Open (POSIX 2008 with XSI): asked for here alone. */
-#define _XOPEN_SOURCE 700
+/* realpath is X/Open (POSIX 2008 with XSI), F_OFD_SETLK Linux's: asked for here alone. */
+#define _GNU_SOURCE
 #include "scene/outfile.h"
 
 #include <dirent.h>
@@ -62,6 +62,45 @@ static int resolve(const char *path, char *out, size_t outlen, int *exists, stru
   return 0;
 }
 
+/* Whether a partial file of path (PATH.<pid>.partial or PATH.<pid>-K.partial in its
+ * folder) other than own is locked by its writer: 1 with its path in other, else 0. */
+static int writer_of(const char *path, const char *own, char *other, size_t otherlen) {
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char dir[LSIM_OUTFILE_PATH_MAX];
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == path) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  const size_t nb = strlen(base);
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int found = 0;
+  for (struct dirent *e; !found && (e = readdir(d));) {
+    const char *n = e->d_name;
+    char *end;
+    if (strncmp(n, base, nb) != 0 || n[nb] != '.') continue;
+    if (strtol(n + nb + 1, &end, 10) <= 0 || end == n + nb + 1) continue;
+    if (*end == '-') {
+      const char *k = end + 1;
+      strtol(k, &end, 10);
+      if (end == k) continue;
+    }
+    if (strcmp(end, ".partial") != 0) continue;
+    /* (named as own is: the same folder part, so that own is skipped) */
+    snprintf(other, otherlen, "%.*s%s", (int)(slash ? slash - path + 1 : 0), path, n);
+    if (strcmp(other, own) == 0) continue;
+    const int fd = open(other, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK, fl.l_whence = SEEK_SET;
+    found = fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    close(fd);
+  }
+  closedir(d);
+  return found;
+}
+
 int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errlen) {
   memset(o, 0, sizeof *o);
   if (!path || !path[0]) {
@@ -106,14 +145,28 @@ int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errle
     return LSIM_INVALID_INPUT;
   }
 
-  /* The partial file: PATH.<pid>.partial, or PATH.<pid>-K.partial if that exists. */
+  /* The partial file: PATH.<pid>.partial, or PATH.<pid>-K.partial if that exists. It is
+     locked first and the others looked at after, so that of two writers begun at once
+     neither misses the other (both may be refused then; neither file is lost). */
   const long pid = (long)getpid();
   for (int k = 0; k < 100; ++k) {
     if (k == 0) snprintf(o->partial, sizeof o->partial, "%s.%ld.partial", o->path, pid);
     else snprintf(o->partial, sizeof o->partial, "%s.%ld-%d.partial", o->path, pid, k);
-    const int fd = open(o->partial, O_WRONLY | O_CREAT | O_EXCL, 0666);
+    const int fd = open(o->partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) {
-      close(fd);
+      struct flock fl;
+      memset(&fl, 0, sizeof fl);
+      fl.l_type = F_WRLCK, fl.l_whence = SEEK_SET; /* the whole file */
+      if (fcntl(fd, F_OFD_SETLK, &fl) == 0) o->lock = fd + 1;
+      else close(fd); /* no such locks here (an old kernel, some network disks): none */
+      char other[LSIM_OUTFILE_PATH_MAX + 64];
+      if (o->lock && writer_of(o->path, o->partial, other, sizeof other)) {
+        snprintf(err, errlen, "%s: another run is writing it now (%s): refused, so that "
+                 "neither replaces the other's file; wait for it or give another output",
+                 path, other);
+        lsim_outfile_discard(o);
+        return LSIM_INVALID_INPUT;
+      }
       return 0;
     }
     if (errno != EEXIST) break;
@@ -155,6 +208,12 @@ static int copy_through(const LsimOutFile *o) {
   return e;
 }
 
+/* Lets the partial file's lock go (its descriptor closed). */
+static void unlock(LsimOutFile *o) {
+  if (o->lock > 0) close(o->lock - 1);
+  o->lock = 0;
+}
+
 int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen) {
   if (!o->partial[0]) return 0;
   if (o->through) {
@@ -180,17 +239,19 @@ int lsim_outfile_commit(LsimOutFile *o, char *err, size_t errlen) {
              o->path, strerror(errno));
     return LSIM_IO_ERROR;
   }
+  unlock(o);
   o->partial[0] = '\0';
   return 0;
 }
 
 void lsim_outfile_discard(LsimOutFile *o) {
   if (o->partial[0]) unlink(o->partial);
+  unlock(o);
   o->partial[0] = '\0';
 }
 
-int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
-                          size_t whylen) {
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, double rest,
+                          char *why, size_t whylen) {
   if (!o->partial[0]) return 0;
   char dir[LSIM_OUTFILE_PATH_MAX + 64];
   snprintf(dir, sizeof dir, "%s", o->partial);
@@ -198,7 +259,8 @@ int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, c
   if (slash) *slash = '\0';
   struct statvfs fs;
   if (statvfs(slash ? (dir[0] ? dir : "/") : ".", &fs) != 0) return 0;
-  const double need = 4.0 * (1 << 20) + 2.0 * next;
+  double need = 4.0 * (1 << 20) + 2.0 * next;
+  if (rest >= 0.0 && rest < need) need = rest;
   const char *shown = o->through ? o->partial : name;
   /* root may use the blocks kept back for it (f_bfree), others f_bavail */
   const double avail = (double)(geteuid() == 0 ? fs.f_bfree : fs.f_bavail) * (double)fs.f_frsize;

@@ -2,8 +2,12 @@
  *
  * A file is written under a name of its own, PATH.<pid>.partial in PATH's folder, made
  * with O_EXCL (never an existing file), and moved to PATH at the end with rename(), which
- * is atomic: readers see the old file or the new one, never half of one; two writers of
- * the same PATH each finish their own file and the last rename wins, whole.
+ * is atomic: readers see the old file or the new one, never half of one. The partial file
+ * is locked while it is written (an open file description's fcntl lock, F_OFD_SETLK,
+ * released by the close or the writer's end, a kill included): a second writer of the same
+ * PATH, in another process or the same one, is refused at its start while the first
+ * writes, naming the first's partial file (two runs of one -o had each finished and the
+ * last rename replaced the other's file without a word).
  * Only a regular file (or nothing) is ever replaced. PATH naming:
  *   - a regular file, or nothing: written as above;
  *   - a character device (/dev/null, a terminal): written through: the data goes to a
@@ -28,11 +32,14 @@ typedef struct LsimOutFile {
   char path[LSIM_OUTFILE_PATH_MAX];         /* where the result goes (a link resolved) */
   char partial[LSIM_OUTFILE_PATH_MAX + 64]; /* where it is written meanwhile */
   int through;                              /* 1: path is a character device */
+  int lock;  /* 1 + the descriptor that holds the partial file's lock; 0: none */
 } LsimOutFile;
 
 /* Checks path as an output and reserves its partial file (created empty, mode 0666 less
- * the umask). 0, or LSIM_INVALID_INPUT (what path names cannot be replaced) /
- * LSIM_IO_ERROR (the partial file cannot be made) with a one-line message naming path. */
+ * the umask, and locked). 0, or LSIM_INVALID_INPUT (what path names cannot be replaced, or
+ * another writer's locked partial file of path is there: "PATH: another run is writing it
+ * now (PARTIAL): refused ...") / LSIM_IO_ERROR (the partial file cannot be made) with a
+ * one-line message naming path. */
 int lsim_outfile_begin(LsimOutFile *o, const char *path, char *err, size_t errlen);
 
 /* Puts the finished partial file in place: rename over path (checked again: still a
@@ -47,16 +54,19 @@ void lsim_outfile_discard(LsimOutFile *o);
  * A write that fails on a full disk leaves a file HDF5 cannot read ("wrong B-tree
  * signature": a flush cut short), and the run lost every row. next is what the caller's
  * next flush may write (a new chunk of each dataset, say); the close adds HDF5's 1 MB
- * blocks of metadata and small data. When the disk holding the partial file has less
- * than 4 MB plus twice next, or a file size limit (RLIMIT_FSIZE, ulimit -f: a disk as full
+ * blocks of metadata and small data. rest, when >= 0, is the most the whole rest of the
+ * run can write, its close included (a run near its end, or a small one: the 4 MB floor
+ * stopped a 1.6 MB run under a 3 MB limit at its first flush); the room asked is then the
+ * smaller of the two. When the disk holding the partial file has less than that room
+ * (4 MB plus twice next, or rest), or a file size limit (RLIMIT_FSIZE, ulimit -f: a disk as full
  * as the limit less the file's size; past it a write fails with EFBIG, or SIGXFSZ kills)
  * leaves less, returns 1 with why set to "the disk holding NAME has X MB left, less than
  * the next writes may take (Y MB)" or "the file size limit (ulimit -f) of L MB leaves NAME
  * X MB, less than ..." (NAME: name, or the partial file for a character device); the
  * caller stops the run there and closes the file, which then still fits. 0 while there is
  * room, or when the room cannot be read (why untouched). */
-int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, char *why,
-                          size_t whylen);
+int lsim_outfile_room_low(const LsimOutFile *o, const char *name, double next, double rest,
+                          char *why, size_t whylen);
 
 /* The bytes of o's partial file now, or -1 when it cannot be read. */
 double lsim_outfile_size(const LsimOutFile *o);

@@ -3,12 +3,12 @@
  * Every per-step quantity is a "series": a chunked dataset whose first dimension is
  * unlimited, fed through a row buffer in memory. Steps only copy into the buffers; the
  * buffers go to the file every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS
- * (or when the contact rows pile up) and at close, so a long run makes one HDF5 write
- * per dataset per flush; each flush ends with H5Fflush, so a process killed between
- * flushes leaves a partial file that opens with what the last flush wrote; one killed
- * inside a flush leaves that flush's rows in pieces, and /flushed_rows (mark_flushed), set
- * once a flush is in the file, says how many rows are whole (the chunk indexes keep the
- * rows of earlier flushes whole: lsim_record_index_format).
+ * (or when the contact rows or the buffered bytes pile up) and at close, so a long run
+ * makes one HDF5 write per dataset per flush; each flush ends with H5Fflush, so a process
+ * killed between flushes leaves a partial file that opens with what the last flush wrote;
+ * one killed inside a flush leaves that flush's rows in pieces, and /flushed_rows
+ * (mark_flushed), set once a flush is in the file, says how many rows are whole (the chunk
+ * indexes keep the rows of earlier flushes whole: lsim_record_index_format).
  * Errors are sticky: after the first failure every call returns it, and close reports
  * it with its message and removes the partial file.
  */
@@ -41,6 +41,7 @@
 #define LSIM_RECORD_FLUSH_STEPS 256      /* step rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_CONTACTS 8192  /* contact rows buffered before a flush */
 #define LSIM_RECORD_FLUSH_SECONDS 1.0    /* wall time between flushes at most (s) */
+#define LSIM_RECORD_FLUSH_BYTES (4u << 20) /* buffered bytes before a flush (space_check) */
 #define LSIM_RECORD_CHUNK_ROWS 256       /* rows per chunk of every series ... */
 #define LSIM_RECORD_CHUNK_BYTES (1 << 20) /* ... fewer when that is more than 1 MiB */
 #define LSIM_RECORD_TRIM_BYTES (512u << 10) /* metadata cache size that trim_cache trims */
@@ -135,6 +136,8 @@ struct LsimRecord {
   hid_t flushed_events;
   int step0;           /* the step of row 0 (the state given to lsim_record_open) */
   size_t mem_bytes;    /* the last /resume's bytes (space_check) */
+  int nc_peak;         /* the most contact rows of one step so far (space_check) */
+  size_t events_peak;  /* the most event bytes buffered at a flush so far (space_check) */
   /* lsim_record_set_every: a row every `every` steps (and the last step). A step the
      stride skips stays in the buffers as the pending rows until the next step replaces
      them, or the close keeps them. */
@@ -422,16 +425,58 @@ void lsim_record_lcp_problems(LsimRecord *r, int64_t count) {
   if (r) r->dumps_lcp = 1, r->lcp_problems = count;
 }
 
-/* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
- * The next flush may take a new chunk of every series and the stepper's memory again;
- * when the room is short, space_low says why and the caller stops the run while its file
- * can still be closed whole. */
-static void space_check(LsimRecord *r) {
-  if (r->space_low[0] || !r->out.partial[0]) return;
-  double next = (double)r->mem_bytes;
+/* The bytes of one buffered row of series [from, to) that exist. */
+static double row_bytes(const LsimRecord *r, int from, int to) {
+  double b = 0.0;
+  for (int k = from; k < to; ++k)
+    if (r->s[k].dset >= 0) b += (double)(r->s[k].width * r->s[k].esize);
+  return b;
+}
+
+/* The bytes the buffers hold now (the LSIM_RECORD_FLUSH_BYTES trigger). */
+static double buffered_bytes(const LsimRecord *r) {
+  double b = 0.0;
+  for (int k = 0; k < S_COUNT; ++k) b += (double)(r->s[k].nbuf * r->s[k].width * r->s[k].esize);
+  return b;
+}
+
+/* What the next flush may add to the file: its rows, a chunk more per series (the rows
+ * start inside a chunk and end inside another, HDF5 writes whole chunks) and the stepper's
+ * memory again. A flush comes after the step that reached one of the triggers: before
+ * that step fewer than LSIM_RECORD_FLUSH_STEPS step rows, fewer than
+ * LSIM_RECORD_FLUSH_CONTACTS contact rows (at most nc_peak a step) and fewer than
+ * LSIM_RECORD_FLUSH_BYTES bytes were buffered; that step adds one step row and its
+ * contacts (nc_peak: the next step's are not known yet) and the events since (events_peak).
+ * The bound had been the memory and one chunk a series: a flush of contact rows (8192 of
+ * them against chunks of 256) or of many steps of a scene with many bodies wrote more: on
+ * pile_1000 3.28 MB against 2.18 MB, on 500 free bodies 13.5 MB (256 steps within the
+ * second) against 2.13 MB, past the margin: that run failed at its second flush, its file
+ * lost. Measured against this bound: docs/output-format.md, "A disk that fills". */
+static double next_flush_bytes(const LsimRecord *r) {
+  const double srow = row_bytes(r, 0, S_FIRST_CONTACT);
+  const double crow = row_bytes(r, S_FIRST_CONTACT, S_FIRST_EVENT);
+  const double nc = (double)r->nc_peak;
+  const double before_contacts = fmin(LSIM_RECORD_FLUSH_CONTACTS - 1.0,
+                                      (LSIM_RECORD_FLUSH_STEPS - 1.0) * nc);
+  const double before = fmin((double)LSIM_RECORD_FLUSH_BYTES,
+                             (LSIM_RECORD_FLUSH_STEPS - 1.0) * srow + before_contacts * crow);
+  double next = before + srow + nc * crow + (double)r->events_peak + (double)r->mem_bytes;
   for (int k = 0; k < S_COUNT; ++k)
     if (r->s[k].dset >= 0) next += (double)r->s[k].chunk_bytes;
-  lsim_outfile_room_low(&r->out, r->path, next, r->space_low, sizeof r->space_low);
+  return next;
+}
+
+/* After a flush: is there room for the next one and the close (lsim_outfile_room_low)?
+ * next_flush_bytes bounds the next flush; lsim_outfile_room_low asks for twice that
+ * (the margin: the next step's contacts may outnumber nc_peak, pile_1000's rose by 48 %
+ * from one flush to the next while it fell; a flush may start one of HDF5's 1 MiB blocks
+ * of metadata, lsim_record_fapl: the +1 MB steps in the measured growth) and 4 MB for the
+ * close. When the room is short, space_low says why and the caller stops the run while
+ * its file can still be closed whole. */
+static void space_check(LsimRecord *r) {
+  if (r->space_low[0] || !r->out.partial[0]) return;
+  lsim_outfile_room_low(&r->out, r->path, next_flush_bytes(r), -1.0, r->space_low,
+                        sizeof r->space_low);
 }
 
 /* Writes /resume/SLOT/NAME (dataset k of the slot), a 1-D dataset of n elements (n < 0: a
@@ -1255,6 +1300,7 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   }
   r->ncontacts += nc;
   *(int64_t *)series_row(&r->s[S_OFFSET]) = r->ncontacts;
+  if (nc > r->nc_peak) r->nc_peak = nc;
 
   /* Summary accumulators. */
   /* With tol 0 an iterative solver runs a fixed budget: its end (max_iterations) is the
@@ -1278,14 +1324,18 @@ int lsim_record_step(LsimRecord *r, const LsimModel *model, const LsimState *sta
   r->failed_since = 0;
 
   /* Flush every LSIM_RECORD_FLUSH_STEPS steps or LSIM_RECORD_FLUSH_SECONDS, whichever
-     comes first, or sooner when contact rows pile up. */
+     comes first, or sooner when contact rows or the buffers' bytes pile up (a bound on
+     what a flush writes: next_flush_bytes). */
   r->steps_buffered++;
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   const double since = (double)(now.tv_sec - r->flushed.tv_sec) +
                        1e-9 * (double)(now.tv_nsec - r->flushed.tv_nsec);
   if (r->steps_buffered >= LSIM_RECORD_FLUSH_STEPS ||
-      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS || since >= LSIM_RECORD_FLUSH_SECONDS) {
+      r->s[S_C_STEP].nbuf >= LSIM_RECORD_FLUSH_CONTACTS || since >= LSIM_RECORD_FLUSH_SECONDS ||
+      buffered_bytes(r) >= LSIM_RECORD_FLUSH_BYTES) {
+    const double events = (double)(r->s[S_E_TIME].nbuf) * row_bytes(r, S_FIRST_EVENT, S_COUNT);
+    if (events > (double)r->events_peak) r->events_peak = (size_t)events;
     const int rc = flush_all(r);
     /* (a record that keeps no marks, the library's: whole from its first flush of steps) */
     if (rc == 0 && r->flushed_rows < 0) mark_whole(r);

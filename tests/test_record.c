@@ -367,6 +367,43 @@ static void check_sample(const char *path) {
   assert_true(H5Fclose(f) >= 0);
 }
 
+/* A test's run of the sample model: a temporary folder and a path in it, the model and
+ * its state, and room for messages. run_begin sets them up (path = DIR/NAME); run_open
+ * opens a record of them (scene text and solver as given), asserting it opened; run_end
+ * removes the folder with what is left in it and frees the model and state. */
+typedef struct SampleRun {
+  char dir[64], path[160], partial[192];
+  LsimModel m;
+  LsimState s;
+  char err[512];
+} SampleRun;
+
+static void run_begin(SampleRun *u, const char *name) {
+  temp_dir(u->dir, sizeof u->dir);
+  snprintf(u->path, sizeof u->path, "%s/%s", u->dir, name);
+  snprintf(u->partial, sizeof u->partial, "%s.%ld.partial", u->path, (long)getpid());
+  sample_model(&u->m, &u->s);
+  u->err[0] = '\0';
+}
+
+static LsimRecord *run_open(SampleRun *u, const char *scene_text, const char *solver) {
+  LsimRecord *r = NULL;
+  const int rc = lsim_record_open(&r, u->path, &u->m, &u->s, scene_text, solver, u->err,
+                                  sizeof u->err);
+  if (rc != 0) fprintf(stderr, "%s\n", u->err);
+  assert_int_equal(rc, 0);
+  assert_non_null(r);
+  return r;
+}
+
+static void run_end(SampleRun *u) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", u->dir);
+  assert_int_equal(system(cmd), 0);
+  lsim_state_free(&u->s);
+  lsim_model_free(&u->m);
+}
+
 /* The sample run round-trips exactly; the partial file is gone after close. */
 static void test_roundtrip(void **state) {
   (void)state;
@@ -385,25 +422,17 @@ static void test_roundtrip(void **state) {
 /* keep = 0 leaves no file at all; during the run only the partial file exists. */
 static void test_keep0(void **state) {
   (void)state;
-  char dir[64], path[128], partial[160];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_true(exists(partial));
-  assert_false(exists(path));
-  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
-  assert_int_equal(lsim_record_close(r, 0, err, sizeof err), 0);
-  assert_false(exists(path));
-  assert_false(exists(partial));
-  assert_int_equal(rmdir(dir), 0); /* empty */
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  LsimRecord *r = run_open(&u, SCENE_TEXT, NULL);
+  assert_true(exists(u.partial));
+  assert_false(exists(u.path));
+  assert_int_equal(lsim_record_step(r, &u.m, &u.s, NULL, NULL), 0);
+  assert_int_equal(lsim_record_close(r, 0, u.err, sizeof u.err), 0);
+  assert_false(exists(u.path));
+  assert_false(exists(u.partial));
+  assert_int_equal(rmdir(u.dir), 0); /* empty */
+  run_end(&u);
 }
 
 /* A record stride (lsim_record_set_every): 10 steps kept every 4th, and the last: rows of
@@ -413,23 +442,17 @@ static void test_keep0(void **state) {
  * included. All values exact binary fractions: compared with ==. */
 static void test_stride(void **state) {
   (void)state;
-  char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_int_equal(lsim_record_set_every(r, 0, err, sizeof err), LSIM_INVALID_INPUT);
-  assert_non_null(strstr(err, "need an integer >= 1"));
-  assert_int_equal(lsim_record_set_every(r, 4, err, sizeof err), 0);
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  LsimRecord *r = run_open(&u, SCENE_TEXT, NULL);
+  assert_int_equal(lsim_record_set_every(r, 0, u.err, sizeof u.err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(u.err, "need an integer >= 1"));
+  assert_int_equal(lsim_record_set_every(r, 4, u.err, sizeof u.err), 0);
   LsimContactSet set;
   memset(&set, 0, sizeof set);
   for (int k = 1; k <= 10; ++k) {
-    s.time = 0.25 * k, s.step = k;
-    s.q[0] = k, s.q[1] = -k;
+    u.s.time = 0.25 * k, u.s.step = k;
+    u.s.q[0] = k, u.s.q[1] = -k;
     lsim_contacts_clear(&set);
     for (int i = 0; i < k % 3; ++i) {
       LsimContact *c = lsim_contacts_add(&set, 1);
@@ -445,11 +468,11 @@ static void test_stride(void **state) {
     st.status = (k == 2 || k == 3 || k == 9 || k == 10) ? LSIM_MAX_ITERATIONS : 0;
     st.residual = k == 5 ? 7.0 : 0.125 * k;
     st.iterations = k;
-    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
+    assert_int_equal(lsim_record_step(r, &u.m, &u.s, &set, &st), 0);
   }
-  assert_int_equal(lsim_record_set_every(r, 2, err, sizeof err), LSIM_INVALID_INPUT);
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_int_equal(lsim_record_set_every(r, 2, u.err, sizeof u.err), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
+  hid_t f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   assert_int_equal(read_scalar_i(f, "/parameters/record_every"), 4);
   int step[4], failed[3], iter[3], cstep[4];
@@ -487,30 +510,21 @@ static void test_stride(void **state) {
   assert_true(read_scalar_d(f, "/summary/max_residual") == 7.0);
   assert_true(read_scalar_d(f, "/summary/max_penetration") == 0.5);
   assert_true(H5Fclose(f) >= 0);
-  unlink(path);
-  assert_int_equal(rmdir(dir), 0);
   lsim_contacts_free(&set);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  run_end(&u);
 }
 
 /* A run marked stopped keeps its steps and says how and why it ended. */
 static void test_run_end_stopped(void **state) {
   (void)state;
-  char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
-  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  LsimRecord *r = run_open(&u, SCENE_TEXT, NULL);
+  assert_int_equal(lsim_record_step(r, &u.m, &u.s, NULL, NULL), 0);
+  assert_int_equal(lsim_record_step(r, &u.m, &u.s, NULL, NULL), 0);
   lsim_record_set_end(r, LSIM_RUN_STOPPED, "step 3: body 'a' velocity is not finite");
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
+  hid_t f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   char str[1][256];
   read_strings(f, "/summary/run_end", -1, str);
@@ -520,10 +534,7 @@ static void test_run_end_stopped(void **state) {
   read_strings(f, "/summary/run_end_reason", -1, str);
   assert_string_equal(str[0], "step 3: body 'a' velocity is not finite");
   assert_true(H5Fclose(f) >= 0);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  run_end(&u);
 }
 
 /* The extent of dataset name's first dimension. */
@@ -546,18 +557,13 @@ static hsize_t dim0(hid_t f, const char *name) {
  * such runs had no mark and readers read the rows a kill inside a flush left in pieces.) */
 static void test_event_marks(void **state) {
   (void)state;
-  char dir[64], path[128], copy[160], cmd[400];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(copy, sizeof copy, "%s/killed.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
+  char copy[192], cmd[400];
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  snprintf(copy, sizeof copy, "%s/killed.h5", u.dir);
+  LsimRecord *r = run_open(&u, SCENE_TEXT, NULL);
   const char *kinds[2] = {"impact", "liftoff"};
-  assert_int_equal(lsim_record_events_begin(r, "event_driven", kinds, 2, err, sizeof err), 0);
+  assert_int_equal(lsim_record_events_begin(r, "event_driven", kinds, 2, u.err, sizeof u.err), 0);
   /* an event every 7 steps, before the step's row (as the event-driven writer does) */
   int events = 0;
   for (int k = 1; k <= 300; ++k) {
@@ -565,12 +571,12 @@ static void test_event_marks(void **state) {
       assert_int_equal(lsim_record_event(r, 0.25 * k - 0.1, k % 2, (uint64_t)k, 0, -1), 0);
       ++events;
     }
-    s.time = 0.25 * k;
-    s.step = k;
-    assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), 0);
+    u.s.time = 0.25 * k;
+    u.s.step = k;
+    assert_int_equal(lsim_record_step(r, &u.m, &u.s, NULL, NULL), 0);
   }
   /* the partial file as a kill now leaves it */
-  snprintf(cmd, sizeof cmd, "cp %s/run.h5.*.partial %s", dir, copy);
+  snprintf(cmd, sizeof cmd, "cp %s/run.h5.*.partial %s", u.dir, copy);
   assert_int_equal(system(cmd), 0);
   hid_t f = H5Fopen(copy, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
@@ -581,17 +587,14 @@ static void test_event_marks(void **state) {
   assert_int_equal(e, (w - 1) / 7); /* the events of steps 1 .. w - 1 */
   assert_false(H5Lexists(f, "/summary", H5P_DEFAULT) > 0);
   assert_true(H5Fclose(f) >= 0);
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
-  f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
+  f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   assert_int_equal(read_scalar_i(f, "/flushed_rows"), 301);
   assert_int_equal(read_scalar_i(f, "/flushed_events"), events);
   assert_int_equal(dim0(f, "/events/time"), events);
   assert_true(H5Fclose(f) >= 0);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  run_end(&u);
 }
 
 /* A run file's head (lcp/h5check.h): pending from the file's creation through the flushes
@@ -603,32 +606,28 @@ static void test_event_marks(void **state) {
  * (tests/e2e/killed_early.sh). */
 static void test_file_head(void **state) {
   (void)state;
-  char dir[64], path[128], partial[192], copy[160], cmd[400];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  snprintf(partial, sizeof partial, "%s.%ld.partial", path, (long)getpid());
-  snprintf(copy, sizeof copy, "%s/killed.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
+  char copy[192], cmd[400];
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  snprintf(copy, sizeof copy, "%s/killed.h5", u.dir);
   LsimRecord *r = NULL;
-  char err[512] = "";
   const char *kinds[2] = {"impact", "liftoff"};
   for (int memory = 0; memory < 2; ++memory) {
-    assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-    assert_int_equal(lsim_h5_head(partial), LSIM_H5_HEAD_CUT);
-    assert_int_equal(lsim_record_set_every(r, 1, err, sizeof err), 0);
-    assert_int_equal(lsim_h5_head(partial), LSIM_H5_HEAD_CUT);
+    r = run_open(&u, SCENE_TEXT, NULL);
+    assert_int_equal(lsim_h5_head(u.partial), LSIM_H5_HEAD_CUT);
+    assert_int_equal(lsim_record_set_every(r, 1, u.err, sizeof u.err), 0);
+    assert_int_equal(lsim_h5_head(u.partial), LSIM_H5_HEAD_CUT);
     LsimStepper *st = NULL;
     if (memory) {
-      assert_int_equal(lsim_stepper_create(&st, &m, NULL, err, sizeof err), 0);
-      lsim_record_keep_memory(r, st, &m, &s);
+      assert_int_equal(lsim_stepper_create(&st, &u.m, NULL, u.err, sizeof u.err), 0);
+      lsim_record_keep_memory(r, st, &u.m, &u.s);
     } else {
-      assert_int_equal(lsim_record_events_begin(r, "event_driven", kinds, 2, err, sizeof err), 0);
+      assert_int_equal(lsim_record_events_begin(r, "event_driven", kinds, 2, u.err, sizeof u.err),
+                       0);
     }
-    assert_int_equal(lsim_h5_head(partial), LSIM_H5_HEAD_WHOLE);
+    assert_int_equal(lsim_h5_head(u.partial), LSIM_H5_HEAD_WHOLE);
     /* the partial file as a kill now leaves it: every object made, the mark at row 0 */
-    snprintf(cmd, sizeof cmd, "cp %s %s", partial, copy);
+    snprintf(cmd, sizeof cmd, "cp %s %s", u.partial, copy);
     assert_int_equal(system(cmd), 0);
     hid_t f = H5Fopen(copy, H5F_ACC_RDONLY, H5P_DEFAULT);
     assert_true(f >= 0);
@@ -639,41 +638,32 @@ static void test_file_head(void **state) {
       assert_int_equal(read_scalar_i(f, "/resume/slot1/step"), 0);
     }
     assert_true(H5Fclose(f) >= 0);
-    assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
-    assert_int_equal(lsim_h5_head(path), LSIM_H5_HEAD_WHOLE);
+    assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
+    assert_int_equal(lsim_h5_head(u.path), LSIM_H5_HEAD_WHOLE);
     lsim_stepper_free(st);
   }
   /* A record that keeps no marks (the library's): whole at its close. */
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_int_equal(lsim_h5_head(partial), LSIM_H5_HEAD_CUT);
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
-  assert_int_equal(lsim_h5_head(path), LSIM_H5_HEAD_WHOLE);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  r = run_open(&u, SCENE_TEXT, NULL);
+  assert_int_equal(lsim_h5_head(u.partial), LSIM_H5_HEAD_CUT);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
+  assert_int_equal(lsim_h5_head(u.path), LSIM_H5_HEAD_WHOLE);
+  run_end(&u);
 }
 
 /* A path in a missing directory: an error naming the path, no record, no file. */
 static void test_missing_dir(void **state) {
   (void)state;
-  char dir[64], path[160];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/no/such/dir/run.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = (LsimRecord *)&m; /* must be reset to NULL */
-  char err[512] = "";
-  int rc = lsim_record_open(&r, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err);
+  SampleRun u;
+  run_begin(&u, "no/such/dir/run.h5");
+  LsimRecord *r = (LsimRecord *)&u.m; /* must be reset to NULL */
+  int rc = lsim_record_open(&r, u.path, &u.m, &u.s, SCENE_TEXT, NULL, u.err, sizeof u.err);
   assert_true(rc < 0);
   assert_int_equal(rc, LSIM_IO_ERROR);
   assert_null(r);
-  assert_non_null(strstr(err, path));
-  assert_non_null(strstr(err, "No such file or directory"));
-  assert_int_equal(rmdir(dir), 0); /* nothing was created */
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  assert_non_null(strstr(u.err, u.path));
+  assert_non_null(strstr(u.err, "No such file or directory"));
+  assert_int_equal(rmdir(u.dir), 0); /* nothing was created */
+  run_end(&u);
 }
 
 /* A run longer than several flush intervals, with a varying number of contacts per step
@@ -681,23 +671,17 @@ static void test_missing_dir(void **state) {
  * rows on both sides of each flush boundary are right. */
 static void test_long_run(void **state) {
   (void)state;
-  char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/long.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, NULL, NULL, err, sizeof err), 0);
+  SampleRun u;
+  run_begin(&u, "long.h5");
+  LsimRecord *r = run_open(&u, NULL, NULL);
   LsimContactSet set;
   memset(&set, 0, sizeof set);
   const int N = 1000;
   long long total = 0;
   for (int k = 1; k <= N; ++k) {
-    s.time = k * 0.25;
-    s.q[0] = k;
-    s.q[1] = -k;
+    u.s.time = k * 0.25;
+    u.s.q[0] = k;
+    u.s.q[1] = -k;
     lsim_contacts_clear(&set);
     for (int i = 0; i < k % 6; ++i) {
       LsimContact *c = lsim_contacts_add(&set, 1);
@@ -710,12 +694,12 @@ static void test_long_run(void **state) {
     LsimStepStats st = {0};
     st.iterations = k;
     st.residual = k == 700 ? 2.0 : 1.0;
-    assert_int_equal(lsim_record_step(r, &m, &s, &set, &st), 0);
+    assert_int_equal(lsim_record_step(r, &u.m, &u.s, &set, &st), 0);
   }
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), 0);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), 0);
   lsim_contacts_free(&set);
 
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  hid_t f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   double *q = malloc(sizeof(double) * 2 * (size_t)(N + 1));
   long long *off = malloc(sizeof(long long) * (size_t)(N + 2));
@@ -747,10 +731,7 @@ static void test_long_run(void **state) {
   assert_true(read_scalar_d(f, "/summary/max_penetration") == N); /* 1000 % 6 = 4 rows */
   free(q); free(off); free(it); free(cstep); free(imp);
   H5Fclose(f);
-  unlink(path);
-  rmdir(dir);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  run_end(&u);
 }
 
 /* A model whose only body is static: no coordinates, q and v are [N+1, 0]. */
@@ -805,24 +786,17 @@ static void test_no_coordinates(void **state) {
  * sticks, and close reports it and leaves no file. */
 static void test_mismatch_sticky(void **state) {
   (void)state;
-  char dir[64], path[128];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/bad.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *r = NULL;
-  char err[512] = "";
-  assert_int_equal(lsim_record_open(&r, path, &m, &s, NULL, NULL, err, sizeof err), 0);
-  LsimModel other = m;
+  SampleRun u;
+  run_begin(&u, "bad.h5");
+  LsimRecord *r = run_open(&u, NULL, NULL);
+  LsimModel other = u.m;
   other.nq = 1;
-  assert_int_equal(lsim_record_step(r, &other, &s, NULL, NULL), LSIM_INVALID_INPUT);
-  assert_int_equal(lsim_record_step(r, &m, &s, NULL, NULL), LSIM_INVALID_INPUT);
-  assert_int_equal(lsim_record_close(r, 1, err, sizeof err), LSIM_INVALID_INPUT);
-  assert_non_null(strstr(err, path));
-  assert_int_equal(rmdir(dir), 0);
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  assert_int_equal(lsim_record_step(r, &other, &u.s, NULL, NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_step(r, &u.m, &u.s, NULL, NULL), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_record_close(r, 1, u.err, sizeof u.err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(u.err, u.path));
+  assert_int_equal(rmdir(u.dir), 0); /* no file left */
+  run_end(&u);
 }
 
 /* ---- tethers and joints ---- */
@@ -1101,30 +1075,35 @@ static void test_output_symlink(void **state) {
   assert_int_equal(rmdir(dir), 0);
 }
 
-/* Two records of the same path open at once (two runs writing one -o): each writes its
- * own partial file, both close without error, and the path holds one whole file (the
- * sample, read back exactly); nothing else is left. */
+/* Two records of the same path open at once (two runs writing one -o): the second is
+ * refused at its start, naming the path and the first's partial file, and leaves nothing;
+ * the first writes its file whole; once it is in place, a new record of the path replaces
+ * it as usual. Before, both wrote and the last rename replaced the other's file. */
 static void test_output_two_writers(void **state) {
   (void)state;
-  char dir[64], path[128], err[512];
-  temp_dir(dir, sizeof dir);
-  snprintf(path, sizeof path, "%s/run.h5", dir);
-  LsimModel m;
-  LsimState s;
-  sample_model(&m, &s);
-  LsimRecord *a = NULL, *b = NULL;
-  assert_int_equal(lsim_record_open(&a, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_int_equal(lsim_record_open(&b, path, &m, &s, SCENE_TEXT, NULL, err, sizeof err), 0);
-  assert_int_equal(lsim_record_close(a, 1, err, sizeof err), 0);
-  assert_int_equal(lsim_record_close(b, 1, err, sizeof err), 0);
-  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  SampleRun u;
+  run_begin(&u, "run.h5");
+  LsimRecord *a = run_open(&u, SCENE_TEXT, NULL), *b = (LsimRecord *)&u.m;
+  assert_int_equal(lsim_record_open(&b, u.path, &u.m, &u.s, SCENE_TEXT, NULL, u.err,
+                                    sizeof u.err), LSIM_INVALID_INPUT);
+  assert_null(b);
+  assert_non_null(strstr(u.err, "another run is writing it now"));
+  assert_non_null(strstr(u.err, u.partial)); /* the first's partial file */
+  assert_int_equal(lsim_record_step(a, &u.m, &u.s, NULL, NULL), 0);
+  assert_int_equal(lsim_record_close(a, 1, u.err, sizeof u.err), 0);
+  hid_t f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 1);
+  H5Fclose(f);
+  b = run_open(&u, SCENE_TEXT, NULL);
+  assert_int_equal(lsim_record_close(b, 1, u.err, sizeof u.err), 0);
+  f = H5Fopen(u.path, H5F_ACC_RDONLY, H5P_DEFAULT);
   assert_true(f >= 0);
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 0);
   H5Fclose(f);
-  assert_int_equal(unlink(path), 0);
-  assert_int_equal(rmdir(dir), 0); /* no partial file left */
-  lsim_state_free(&s);
-  lsim_model_free(&m);
+  assert_int_equal(unlink(u.path), 0);
+  assert_int_equal(rmdir(u.dir), 0); /* no partial file left */
+  run_end(&u);
 }
 
 int main(int argc, char **argv) {

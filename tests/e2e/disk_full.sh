@@ -17,6 +17,22 @@ fail() { echo "disk_full: $*" >&2; exit 1; }
 # the signal ignored the failed write ended it with exit 2 and no file. The room check now
 # counts the limit too: the run stops (exit 1) with a whole file of every step done; a limit
 # too small for the first flush is an error naming the file (exit 2), not a kill.
+# stopped_whole FILE REASON LEAST: FILE is a run stopped for REASON (a part of
+# /summary/run_end_reason) whose file reads whole, with more than LEAST steps.
+stopped_whole() {
+  $PY - "$@" <<'PYEOF' || fail "$1: the file does not read whole"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load
+path, reason, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
+r = lcpsim_load.load(path)
+s = r.summary
+assert s.run_end == "stopped" and reason in s.run_end_reason, (s.run_end, s.run_end_reason)
+n = s.steps_done
+assert n > least and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
+print(f"disk_full: {reason}: stopped at step {n} with its file whole")
+PYEOF
+}
 rc=0
 (ulimit -f 8192; exec ./lcpsim data/pile_10.json --steps 100000 -o "$tmp/lim.h5" --quiet) \
   2> "$tmp/err" || rc=$?
@@ -24,17 +40,29 @@ rc=0
 grep -qF "stopped at step" "$tmp/err" && grep -qF "the file size limit" "$tmp/err" \
   || fail "ulimit -f: $(cat "$tmp/err")"
 [ -z "$(ls "$tmp" | grep partial)" ] || fail "ulimit -f: a partial file was left: $(ls "$tmp")"
-$PY - "$tmp/lim.h5" <<'PYEOF' || fail "ulimit -f: the file does not read whole"
-import sys
-sys.path.insert(0, "scripts")
-import lcpsim_load
-r = lcpsim_load.load(sys.argv[1])
-s = r.summary
-assert s.run_end == "stopped" and "file size limit" in s.run_end_reason, (s.run_end, s.run_end_reason)
-n = s.steps_done
-assert n > 100 and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
-print(f"disk_full: ulimit -f 8192: stopped at step {n} with its file whole")
+stopped_whole "$tmp/lim.h5" "file size limit" 100
+# The room a flush may take: the bound was one chunk of each series and the stepper's
+# memory (2.13 MB here), but a flush writes every row buffered since the last: 500 free
+# bodies (no contacts, 256 steps well within the flush's second) wrote 13.5 MB a flush,
+# and under a limit of 25.8 MB the room check let the second flush start with 11 MB left:
+# exit 2, "cannot write /v", no file. Flushes now come at 4 MiB of rows at the latest and
+# the bound counts the rows a flush may hold (scene/record.c, next_flush_bytes).
+$PY - 500 > "$tmp/free.json" <<'PYEOF'
+import json, sys
+n = int(sys.argv[1])
+bodies = [{"name": f"b{i}", "mass": 1.0, "position": [3.0 * (i % 50), 3.0 * (i // 50), 0.0],
+           "velocity": [0, 0, 1.0], "shapes": [{"type": "sphere", "radius": 0.1}]}
+          for i in range(n)]
+print(json.dumps({"lcpsim": 1, "name": f"{n} free bodies", "dimension": 3, "time_step": 0.01,
+                  "steps": 1000, "gravity": [0, 0, 0], "bodies": bodies}))
 PYEOF
+rc=0
+(ulimit -f 50400; exec ./lcpsim "$tmp/free.json" -o "$tmp/free.h5" --quiet) 2> "$tmp/err" || rc=$?
+[ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "the file size limit" "$tmp/err" \
+  || fail "500 free bodies, ulimit -f 50400: exit $rc: $(head -c 600 "$tmp/err")"
+[ -z "$(ls "$tmp" | grep partial)" ] || fail "free bodies: a partial file was left: $(ls "$tmp")"
+stopped_whole "$tmp/free.h5" "file size limit" 50
+rm -f "$tmp/free.h5" "$tmp/lim.h5"
 rc=0
 (ulimit -f 100; exec ./lcpsim data/pile_10.json --steps 1000 -o "$tmp/tiny.h5" --quiet) \
   2> "$tmp/err" || rc=$?
@@ -79,6 +107,23 @@ grep -qF "data/slip.json: the run stopped: t = " "$tmp/slip.err" || fail "slip: 
 # The example as it is (5 s, a 1.6 MB file; bash's ulimit -f 1300, 1.33 MB): the room is
 # short from its first sample on.
 limited slip_1300 2600 ./lcpsim data/slip.json -o "$tmp/slip_1300.h5" --quiet
+# A small run whose whole file fits: the room asked was the 4 MB floor and twice a flush
+# (6.3 MB), so data/slip.json (5 s, 1.6 MB) stopped at its first sample under a 3.07 MB
+# limit (exit 1). The room asked is now at most what the rest of the run can write (its
+# samples and transitions left, a chunk more of each table, 1 MiB for the close): it
+# completes. Under limits from 1.1 to 3.3 MB every run completes or stops whole, none
+# fails a write (exit 2).
+./lcpsim data/slip.json -o "$tmp/slip5_all.h5" --quiet
+rc=0
+(ulimit -f 6000; exec ./lcpsim data/slip.json -o "$tmp/slip5.h5" --quiet) 2> "$tmp/err" || rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/err" ] || fail "slip.json, ulimit -f 6000: exit $rc: $(head -c 600 "$tmp/err")"
+for lim in 2200 3000 3800 4600 5400 5600 5800 6400; do
+  rc=0
+  (ulimit -f $lim; exec ./lcpsim data/slip.json -o "$tmp/slip_$lim.h5" --quiet) 2> "$tmp/err" || rc=$?
+  { [ $rc -eq 0 ] || { [ $rc -eq 1 ] && grep -qF "the file size limit" "$tmp/err"; }; } \
+    || fail "slip.json, ulimit -f $lim: exit $rc: $(head -c 600 "$tmp/err")"
+  [ -z "$(ls "$tmp" | grep partial)" ] || fail "slip.json, ulimit -f $lim: a partial file was left"
+done
 # The event-driven bouncing ball, 40 000 samples (a 12 MB file).
 ./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball_all.h5" --quiet
 limited ball 16384 ./lcpsim data/bouncing_ball_events.json --steps 40000 -o "$tmp/ball.h5" --quiet
@@ -112,6 +157,24 @@ def same(name, a, b, n):
 def stopped(s):
     assert s.run_end == "stopped" and "file size limit (ulimit -f)" in s.run_end_reason, (
         s.run_end, s.run_end_reason)
+
+# The 5 s run under 3 MB: completed, every row as the run without a limit wrote it;
+# each of the limits swept: completed alike, or stopped with the rows before the stop.
+full = lcpsim_load.load(f"{tmp}/slip5_all.h5")
+r = lcpsim_load.load(f"{tmp}/slip5.h5")
+assert r.summary.run_end == "completed" and r.summary.samples == 5001, (r.summary.run_end, r.summary.samples)
+ends = []
+for name in ["slip5"] + [f"slip_{lim}" for lim in (2200, 3000, 3800, 4600, 5400, 5600, 5800, 6400)]:
+    r = lcpsim_load.load(f"{tmp}/{name}.h5")
+    n, e = r.summary.samples, r.summary.transitions
+    assert r.summary.run_end in ("completed", "stopped") and n >= 1, (name, r.summary.run_end)
+    for k in ("time", "state", "chart", "outputs"):
+        same(f"{name} /{k}", getattr(r, k), getattr(full, k), n)
+    for k in ("time", "from_chart", "to_chart", "boundary", "state_before", "state_after"):
+        same(f"{name} /events/{k}", getattr(r.events, k), getattr(full.events, k), e)
+    ends.append(f"{r.summary.run_end} {n}")
+assert ends[-1] == "completed 5001", ends  # (6400 blocks, 3.28 MB)
+print(f"disk_full: hybrid, 5 s under 3 MB: completed; limits 1.1 to 3.3 MB: {', '.join(ends[1:])}")
 
 # The hybrid runs: samples and transitions as the run without a limit wrote them.
 full = lcpsim_load.load(f"{tmp}/slip_all.h5")
@@ -179,14 +242,4 @@ rc=0
 [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "stopped at step" "$tmp/err" \
   && grep -qF "the disk holding $mnt/run.h5 has" "$tmp/err" || fail "$(cat "$tmp/err")"
 [ -z "$(ls "$mnt" | grep partial)" ] || fail "a partial file was left: $(ls "$mnt")"
-$PY - "$mnt/run.h5" <<'PYEOF' || fail "the file does not read whole"
-import sys
-sys.path.insert(0, "scripts")
-import lcpsim_load
-r = lcpsim_load.load(sys.argv[1])
-s = r.summary
-assert s.run_end == "stopped" and "MB left" in s.run_end_reason, (s.run_end, s.run_end_reason)
-n = s.steps_done
-assert n > 256 and len(r.time) == n + 1 and r.contacts.offset[-1] == len(r.contacts.gap), n
-print(f"disk_full: a 12 MB disk: stopped at step {n} with its file whole")
-PYEOF
+stopped_whole "$mnt/run.h5" "MB left" 256

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Output files (docs/output-format.md, "Output files"): -o never replaces anything but a
-# regular file; the scene itself as -o is refused; two runs of one -o leave one whole
-# file; SIGINT / SIGTERM keep the steps done, marked interrupted (exit 130 / 143); kill -9
+# regular file; the scene itself as -o is refused; a second run of one -o while the first
+# writes is refused; SIGINT / SIGTERM keep the steps done, marked interrupted (exit 130 / 143); kill -9
 # leaves PATH.<pid>.partial, which h5py, scripts/lcpsim_load.py and .m, lcpsim solve and
 # lcpsim view all read.
 set -e
@@ -91,18 +91,30 @@ EOF
 ./lcpsim data/two_blocks.json -o /dev/null --quiet || fail "-o /dev/null failed"
 [ -c /dev/null ] || fail "/dev/null is no longer a character device"
 
-# Two runs writing one -o at once: both succeed, one whole file (every step, a summary).
-./lcpsim $scene --steps 300 -o "$out/same.h5" --quiet & p1=$!
-./lcpsim $scene --steps 300 -o "$out/same.h5" --quiet & p2=$!
+# Two runs writing one -o at once: the second is refused at its start (exit 2, one line
+# naming the output and the first's partial file) and the first writes its file whole.
+# Before, both ran and the last to finish replaced the other's file without a word.
+./lcpsim $scene --steps 3000 -o "$out/same.h5" --quiet & p1=$!
+end=$(($(date +%s) + 60))
+while [ ! -f "$out/same.h5.$p1.partial" ]; do
+  [ "$(date +%s)" -lt $end ] || fail "the first run's partial file never appeared"
+  sleep 0.05
+done
+rc=0
+./lcpsim data/two_blocks.json -o "$out/same.h5" --quiet 2> "$out/same.err" || rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l < "$out/same.err")" -eq 1 ] \
+  && grep -qF "$out/same.h5: another run is writing it now ($out/same.h5.$p1.partial): refused" "$out/same.err" \
+  || fail "second concurrent run: exit $rc: $(cat "$out/same.err")"
 wait $p1 || fail "first concurrent run failed"
-wait $p2 || fail "second concurrent run failed"
-$PY - "$out/same.h5" <<'EOF' || fail "the concurrent runs' file is not whole"
+$PY - "$out/same.h5" <<'EOF' || fail "the first run's file is not whole"
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
-    assert len(f["time"]) == 301 and int(f["summary/steps_done"][()]) == 300
+    assert len(f["time"]) == 3001 and int(f["summary/steps_done"][()]) == 3000
     assert f["summary/run_end"][()] == b"completed"
 EOF
 [ -z "$(ls "$out" | grep partial)" ] || fail "partial files left by the concurrent runs"
+# Once the first is done, the output is replaced as usual.
+./lcpsim data/two_blocks.json -o "$out/same.h5" --quiet || fail "a later run of the same -o failed"
 
 # A running run's partial file is read only while the run is stopped (stopped_when PID
 # CMD...: tests/e2e/stopped_when.sh).
@@ -191,6 +203,6 @@ rc=0
 grep -qE "^lcpsim: $out/big.h5: (LCP dump: step [0-9]+: cannot append the problem|cannot flush the file at step [0-9]+): file write failed: File too large$" \
   "$out/err" || fail "file size limit: $(cat "$out/err")"
 [ -z "$(ls "$out" | grep big)" ] || fail "file size limit: left $(ls "$out" | grep big)"
-echo "output_files: dir/FIFO/link/scene refused, /dev/null kept, 2 concurrent runs whole," \
+echo "output_files: dir/FIFO/link/scene refused, /dev/null kept, a second concurrent run refused," \
      "SIGINT 130 / SIGTERM 143 marked, kill -9 partial read ($(tail -1 "$out/oct.txt") steps, LCP of step $n)," \
      "a failed dump write named"

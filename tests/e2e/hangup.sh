@@ -1,0 +1,101 @@
+#!/bin/sh
+# SIGHUP: the terminal closed or an ssh connection dropped under a running command. Its
+# default action killed the run: a time-stepping pile_100 run hung up after its first
+# flushes ended with exit 129 from the shell and only PATH.<pid>.partial (no summary, the
+# steps since the last flush lost), and a hybrid run, an event-driven run and a comparison
+# alike. Now SIGHUP stops each as SIGINT / SIGTERM do (tests/e2e/interrupted_runs.sh,
+# output_files.sh): between steps, the file put in place with every step done and
+# /summary/run_end interrupted, exit 129; the time-stepping run continues with --resume.
+# Under nohup (SIGHUP ignored when the command begins) it stays ignored and the run goes on.
+set -eu
+cd "$(dirname "$0")/../.."
+PY=/usr/bin/python3
+out=$(mktemp -d /tmp/lsim_e2e_hangup_XXXXXX)
+trap 'rm -rf "$out"' EXIT
+fail() { echo "hangup: $*" >&2; exit 1; }
+
+# Runs long enough to be hung up (as interrupted_runs.sh makes them): the event-driven
+# bouncing ball and the hybrid bouncing mass with restitution 1, rows every 0.05 s.
+$PY - "$out" <<'EOF'
+import json, sys
+d = sys.argv[1]
+s = json.load(open("data/bouncing_ball_events.json"))
+s["time_step"], s["duration"] = 0.05, 1e6
+s["bodies"][1]["restitution"] = 1.0
+json.dump(s, open(d + "/ev.json", "w"))
+s = json.load(open("data/bouncing_mass.json"))
+h = s["hybrid"]
+h["parameters"]["restitution"], h["final_time"], h["record_period"] = 1.0, 1e6, 0.05
+h["max_chart_count"] = 1000000000
+json.dump(s, open(d + "/hy.json", "w"))
+EOF
+
+# wait_partial PARTIAL: until the run's partial file exists, at most 60 s, then 2 s more
+# (some flushes done).
+wait_partial() {
+  end=$(($(date +%s) + 60))
+  while [ ! -f "$1" ]; do
+    [ "$(date +%s)" -lt $end ] || fail "$1 never appeared"
+    sleep 0.1
+  done
+  sleep 2
+}
+
+# hangup NAME CMD...: runs CMD -o $out/NAME.h5, hangs it up, and checks exit 129, one
+# stderr line naming SIGHUP, the file in place and no partial file; /summary/run_end
+# interrupted (h5py).
+hangup() {
+  name=$1
+  shift
+  f="$out/$name.h5"
+  "$@" -o "$f" 2> "$out/$name.err" & p=$!
+  wait_partial "$f.$p.partial"
+  kill -HUP $p
+  rc=0; wait $p || rc=$?
+  [ $rc -eq 129 ] || fail "$name: exit $rc, expected 129: $(head -c 600 "$out/$name.err")"
+  [ "$(wc -l < "$out/$name.err")" -eq 1 ] && grep -qF "SIGHUP" "$out/$name.err" \
+    || fail "$name: $(head -c 600 "$out/$name.err")"
+  [ -f "$f" ] && [ -z "$(ls "$out" | grep partial)" ] || fail "$name: not put in place: $(ls "$out")"
+  $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    assert f['summary/run_end'][()] == b'interrupted', f['summary/run_end'][()]
+" "$f" || fail "$name: $f is not marked interrupted"
+}
+
+hangup run ./lcpsim data/pile_100.json --steps 100000 --quiet
+grep -q "^lcpsim: interrupted by SIGHUP after [1-9][0-9]* of 100000 steps; $out/run.h5 holds them" "$out/run.err" \
+  || fail "run: $(cat "$out/run.err")"
+hangup hybrid ./lcpsim "$out/hy.json" --quiet
+hangup events ./lcpsim "$out/ev.json" --quiet
+hangup compare ./lcpsim compare data/box_stack_3d.json --solvers pgs[sweeps=50],newton --steps 20000 --quiet
+grep -q "^lcpsim compare: interrupted by SIGHUP after [1-9][0-9]* of 20000 steps" "$out/compare.err" \
+  || fail "compare: $(cat "$out/compare.err")"
+$PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    k = int(f['summary/run_end_step'][()])
+    assert f['summary/run_end_reason'][()].decode() == f'SIGHUP after step {k} of 20000'
+" "$out/compare.h5" || fail "compare: the reason does not name SIGHUP"
+
+# The hung-up time-stepping run continues: 20 steps past its end, exit 0.
+k=$($PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    print(int(f['summary/steps_done'][()]))
+" "$out/run.h5")
+./lcpsim data/pile_100.json --resume "$out/run.h5" --steps $((k + 20)) -o "$out/resumed.h5" --quiet \
+  || fail "--resume of the hung-up run failed"
+
+# nohup: SIGHUP ignored from the start stays ignored; SIGTERM then stops the run.
+f="$out/nohup.h5"
+(trap '' HUP; exec ./lcpsim data/pile_100.json --steps 100000 -o "$f" --quiet) 2> "$out/nohup.err" & p=$!
+wait_partial "$f.$p.partial"
+kill -HUP $p
+sleep 1
+kill -0 $p 2> /dev/null || fail "nohup: SIGHUP ended the run: $(cat "$out/nohup.err")"
+kill -TERM $p
+rc=0; wait $p || rc=$?
+[ $rc -eq 143 ] && grep -qF "interrupted by SIGTERM" "$out/nohup.err" \
+  || fail "nohup: exit $rc: $(cat "$out/nohup.err")"
+echo "hangup: time step ($k steps), hybrid, event-driven and compare runs stop whole on SIGHUP (exit 129); nohup keeps it ignored"
