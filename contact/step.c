@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
@@ -627,11 +630,28 @@ static inline void cross3(const double *a, const double *b, double *out) {
 static void contact_impulse(const LsimContact *ct, const double *z, const double *cs, const double *sn,
                             double *out) {
   const double cn = z[ct->first_var];
+  const double *t0 = ct->tangent[0], *t1 = ct->tangent[1];
+#if defined(__SSE2__)
+  /* x and y in the two lanes of one register, z alone: each lane does the scalar
+     expression's operations in its order (the same bits, about half the instructions). */
+  __m128d oxy = _mm_mul_pd(_mm_set1_pd(cn), _mm_loadu_pd(ct->normal));
+  double oz = cn * ct->normal[2];
+  const __m128d t0xy = _mm_loadu_pd(t0), t1xy = _mm_loadu_pd(t1);
+  for (int d = 0; d < ct->ndir; ++d) {
+    const double beta = z[ct->first_var + 1 + d];
+    const __m128d u = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(cs[d]), t0xy), _mm_mul_pd(_mm_set1_pd(sn[d]), t1xy));
+    oxy = _mm_add_pd(oxy, _mm_mul_pd(_mm_set1_pd(beta), u));
+    oz += beta * (cs[d] * t0[2] + sn[d] * t1[2]);
+  }
+  _mm_storeu_pd(out, oxy);
+  out[2] = oz;
+#else
   for (int j = 0; j < 3; ++j) out[j] = cn * ct->normal[j];
   for (int d = 0; d < ct->ndir; ++d) {
     const double beta = z[ct->first_var + 1 + d];
-    for (int j = 0; j < 3; ++j) out[j] += beta * (cs[d] * ct->tangent[0][j] + sn[d] * ct->tangent[1][j]);
+    for (int j = 0; j < 3; ++j) out[j] += beta * (cs[d] * t0[j] + sn[d] * t1[j]);
   }
+#endif
 }
 
 /* The cone weights (lsim_cone_weights) of the last direction count asked for: made once
@@ -653,11 +673,15 @@ typedef struct ConeWeights {
 static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st, int c, int e, double w,
                         const double *fr, ConeWeights *cw) {
   const LsimContact *set = s->contacts.contacts;
+  /* Each point's share of the friction, the same quotient for every point (made once). */
+  double frk[3] = {0.0, 0.0, 0.0};
+  if (fr)
+    for (int k = 0; k < 3; ++k) frk[k] = fr[k] / (e - c);
   for (int i = c; i < e; ++i) {
     const LsimContact *ct = &set[i];
     double imp[3];
     if (fr) {
-      for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + fr[k] / (e - c);
+      for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + frk[k];
     } else {
       if (ct->ndir != cw->ndir) lsim_cone_weights(ct->ndir, cw->cs, cw->sn), cw->ndir = ct->ndir;
       contact_impulse(ct, s->z, cw->cs, cw->sn, imp);
@@ -667,12 +691,30 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
       const int b = ct->body[j];
       if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
       const double *xg = st->q + m->bodies[b].q_offset;
+      const double wj = j ? -w : w;
+      double *tb = s->body_torque + 3 * b;
+#if defined(__SSE2__)
+      /* r = point - x_g and t = r x imp with (t_x, t_y) in the lanes of one register
+         (r_y i_z - r_z i_y, r_z i_x - r_x i_z) and t_z alone: each lane the scalar
+         expression's operations (the same bits). */
+      const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
+      const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
+      const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
+      const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
+      const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
+      const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
+      const double tz = r0 * imp[1] - r1 * imp[0];
+      _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), txy)));
+      tb[2] += wj * tz;
+      _mm_storeu_pd(memo + 3 * j, txy);
+      memo[3 * j + 2] = tz;
+#else
       double r[3], t[3];
       for (int k = 0; k < 3; ++k) r[k] = ct->point[k] - xg[k];
       cross3(r, imp, t);
-      const double wj = j ? -w : w;
-      for (int k = 0; k < 3; ++k) s->body_torque[3 * b + k] += wj * t[k];
+      for (int k = 0; k < 3; ++k) tb[k] += wj * t[k];
       memcpy(memo + 3 * j, t, sizeof t);
+#endif
     }
   }
 }
@@ -688,7 +730,13 @@ static void add_memo_torques(LsimStepper *s, const LsimModel *m, int c, int e, d
       const int b = ct->body[j];
       if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
       const double wj = j ? -w : w;
-      for (int k = 0; k < 3; ++k) s->body_torque[3 * b + k] += wj * memo[3 * j + k];
+      double *tb = s->body_torque + 3 * b;
+#if defined(__SSE2__)
+      _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), _mm_loadu_pd(memo + 3 * j))));
+      tb[2] += wj * memo[3 * j + 2];
+#else
+      for (int k = 0; k < 3; ++k) tb[k] += wj * memo[3 * j + k];
+#endif
     }
   }
 }
@@ -1012,12 +1060,27 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
       continue;
     }
     ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
-    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
     if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
-    /* Direction d as detection formed its rows: cs t1 + sn t2. */
+    /* Direction d as detection formed its rows: cs t1 + sn t2 (SSE2: x and y in the lanes
+       of one register, each lane the scalar sum's operations: the same bits). */
+    const double *t0 = ct->tangent[0], *t1 = ct->tangent[1];
+#if defined(__SSE2__)
+    __m128d fxy = _mm_setzero_pd();
+    double fz = 0.0;
+    const __m128d t0xy = _mm_loadu_pd(t0), t1xy = _mm_loadu_pd(t1);
+    for (int d = 0; d < ct->ndir; ++d, ++var) {
+      const double zv = s->z[var];
+      const __m128d u = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(cs[d]), t0xy), _mm_mul_pd(_mm_set1_pd(sn[d]), t1xy));
+      fxy = _mm_add_pd(fxy, _mm_mul_pd(_mm_set1_pd(zv), u));
+      fz += zv * (cs[d] * t0[2] + sn[d] * t1[2]);
+    }
+    _mm_storeu_pd(ct->friction_impulse, fxy);
+    ct->friction_impulse[2] = fz;
+#else
+    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
     for (int d = 0; d < ct->ndir; ++d, ++var)
-      for (int k = 0; k < 3; ++k)
-        ct->friction_impulse[k] += s->z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
+      for (int k = 0; k < 3; ++k) ct->friction_impulse[k] += s->z[var] * (cs[d] * t0[k] + sn[d] * t1[k]);
+#endif
     ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
   }
 }
