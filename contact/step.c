@@ -532,6 +532,13 @@ static inline unsigned id_slot(uint64_t id, int table_size) {
   return (unsigned)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (unsigned)(table_size - 1);
 }
 
+/* dst[0 .. n) = src[...], a contact's impulses: the usual 3-D cone (c_n, four directions,
+ * lambda) at a fixed size, inlined (a library call per contact before). */
+static inline void copy_vars(double *dst, const double *src, int n) {
+  if (n == 6) memcpy(dst, src, 6 * sizeof(double));
+  else memcpy(dst, src, (size_t)n * sizeof(double));
+}
+
 /* Contacts [c0, c1) of the warm start; with zero_each, each contact's variables are
  * zeroed first (else the caller zeroed z). */
 static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
@@ -561,8 +568,7 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
     if (found) {
       if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
       {
-        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
-               (size_t)s->prev_nvar[p] * sizeof(double));
+        copy_vars(s->z + ct->first_var, s->prev_z + s->prev_var[p], s->prev_nvar[p]);
         /* The final basis alike (new contacts keep w basic). */
         if (s->prev_bvalid)
           memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)s->prev_nvar[p]);
@@ -1006,7 +1012,7 @@ static int reserve_remember(LsimStepper *s) {
 static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct) {
   const int nvar = contact_nvar(ct);
   s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
-  if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
+  if (nvar > 0) copy_vars(s->prev_z + ct->first_var, s->z + ct->first_var, nvar);
   if (nvar > 0 && s->final_b) memcpy(s->prev_b + ct->first_var, s->final_b + ct->first_var, (size_t)nvar);
 }
 
