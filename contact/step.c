@@ -850,12 +850,18 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
     cross3(tother, c0->normal, tn);
     bx += dot3(tn, t1), by += dot3(tn, t2);
   }
-  /* The fit: S a = b with S = sum d_i d_i' (2 x 2). */
+  /* The fit: S a = b with S = sum d_i d_i' (2 x 2). Each point's (x, y) = (d_i . t1,
+     d_i . t2) and then its a . d_i are kept for the two passes below (up to MEMO points:
+     box manifolds have at most 8), the same products as computing them there again. */
+  enum { MEMO = 16 };
+  double px[MEMO], py[MEMO], lin_i[MEMO];
+  const int memo = k <= MEMO;
   double sxx = 0.0, sxy = 0.0, syy = 0.0;
   for (int i = c; i < e; ++i) {
     double d[3];
     for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
     const double x = dot3(d, t1), y = dot3(d, t2);
+    if (memo) px[i - c] = x, py[i - c] = y;
     sxx += x * x, sxy += x * y, syy += y * y;
   }
   const double det = sxx * syy - sxy * sxy;
@@ -864,15 +870,26 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
   /* The largest share of a . d_i that keeps every impulse >= 0. */
   double scale = 1.0;
   for (int i = c; i < e; ++i) {
-    double d[3];
-    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
-    const double lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    double lin;
+    if (memo) {
+      lin = lin_i[i - c] = ax * px[i - c] + ay * py[i - c];
+    } else {
+      double d[3];
+      for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+      lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    }
     if (mean + scale * lin < 0.0) scale = -mean / lin;
   }
   for (int i = c; i < e; ++i) {
-    double d[3];
-    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
-    const double zi = mean + scale * (ax * dot3(d, t1) + ay * dot3(d, t2));
+    double lin;
+    if (memo) {
+      lin = lin_i[i - c];
+    } else {
+      double d[3];
+      for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+      lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    }
+    const double zi = mean + scale * lin;
     s->z[set[i].first_var] = zi > 0.0 ? zi : 0.0;
   }
 }
