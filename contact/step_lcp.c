@@ -346,6 +346,24 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
     cm = cmax > cm ? cmax : cm;
     cl = ct->ndir + has_normal(ct) > cl ? ct->ndir + has_normal(ct) : cl;
     const int lambda = var + ct->ndir;
+    if (ct->ndir == 4 && ne == 0 && has_normal(ct)) {
+      /* The usual 3-D cone (d = 4, q from the rows' pass): the loops below unrolled, the
+         same entries in the same order. */
+      int *ci = s->C_idx + kc;
+      double *cv = s->C_val + kc, *q = s->q + var;
+      const double *rv = s->row_v + var;
+      for (int d = 0; d < 4; ++d) {
+        s->C_ptr[var + d] = kc + d;
+        ci[d] = lambda, cv[d] = 1.0;
+        q[d] = rv[d];
+      }
+      s->C_ptr[lambda] = kc + 4;
+      ci[4] = ct->first_var, cv[4] = ct->mu;
+      s->q[lambda] = 0.0;
+      for (int d = 0; d < 4; ++d) ci[5 + d] = var + d, cv[5 + d] = -1.0;
+      kc += 9;
+      continue;
+    }
     for (int d = 0; d < ct->ndir; ++d, ++var, ++row) {
       s->C_ptr[var] = kc;
       s->C_idx[kc] = lambda, s->C_val[kc++] = 1.0;
