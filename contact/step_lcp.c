@@ -517,6 +517,22 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
     }
     ct->first_var = n;
     int var = n, row = ct->first_row;
+    if (ct->ndir == 4 && has_normal(ct)) {
+      /* The usual 3-D cone: the general loop below unrolled, the same map (directions 2
+         and 3 the negatives of 0 and 1). */
+      int *vr = s->var_row + n;
+      vr[0] = row, vr[1] = row + 1, vr[2] = row + 2;
+      vr[3] = -2 - (n + 1), vr[4] = -2 - (n + 2), vr[5] = -1;
+      s->cones[ncones++] = (LsimConeBlock){.normal = n,
+                                           .fixed_normal = ct->normal_load,
+                                           .first_dir = n + 1,
+                                           .ndir = 4,
+                                           .lambda = n + 5,
+                                           .mu = ct->mu,
+                                           .uniform = 1};
+      n += 6;
+      continue;
+    }
     const int normal = has_normal(ct) ? var : -1;
     if (normal >= 0) s->var_row[var++] = row++;
     /* Detection's even cones: direction d + ndir/2 is the exact negative of d
