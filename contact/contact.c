@@ -36,9 +36,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "contact/geometry.h"
 #include "contact/math3.h"
@@ -546,24 +543,6 @@ double lsim_body_half_thickness(const LsimModel *m, int b) {
  * value, so a direction just computed is not reloaded from the contact. */
 static inline void jac_block(double *j, int dim, double sign, const double *r, double u0,
                              double u1, double u2) {
-#if defined(__SSE2__)
-  if (dim == 3) {
-    /* (c0, c1) = (r1 u2 - r2 u1, r2 u0 - r0 u2) in the two lanes of one register, c2
-       alone, u and c scaled by sign (+-1: exact) in pairs: each lane the scalar
-       expression's operations (the same bits; the 3-D rows are most of detection's
-       stores). */
-    const __m128d ryz = _mm_loadu_pd(r + 1), rzx = _mm_shuffle_pd(ryz, _mm_loadu_pd(r), 1);
-    const __m128d uzx = _mm_set_pd(u0, u2), uyz = _mm_set_pd(u2, u1);
-    const __m128d cxy = _mm_sub_pd(_mm_mul_pd(ryz, uzx), _mm_mul_pd(rzx, uyz));
-    const double c2 = r[0] * u1 - r[1] * u0;
-    const __m128d sg = _mm_set1_pd(sign);
-    _mm_storeu_pd(j, _mm_mul_pd(sg, _mm_set_pd(u1, u0)));
-    j[2] = sign * u2;
-    _mm_storeu_pd(j + 3, _mm_mul_pd(sg, cxy));
-    j[5] = sign * c2;
-    return;
-  }
-#endif
   const double c0 = r[1] * u2 - r[2] * u1, c1 = r[2] * u0 - r[0] * u2,
                c2 = r[0] * u1 - r[1] * u0;
   if (dim == 2) {
