@@ -539,15 +539,20 @@ static inline void copy_vars(double *dst, const double *src, int n) {
   else memcpy(dst, src, (size_t)n * sizeof(double));
 }
 
-/* Contacts [c0, c1) of the warm start; with zero_each, each contact's variables are
- * zeroed first (else the caller zeroed z). */
-static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
+/* dst[0 .. n) = 0, as copy_vars. */
+static inline void zero_vars(double *dst, int n) {
+  if (n == 6) memset(dst, 0, 6 * sizeof(double));
+  else memset(dst, 0, (size_t)n * sizeof(double));
+}
+
+/* Contacts [c0, c1) of the warm start: each contact's variables (the contacts' variables
+ * are z's, each once) from the previous step's impulses of its id, else zero. */
+static void warm_range(LsimStepper *s, int c0, int c1) {
   const LsimContactSet *set = &s->contacts;
   int next = -1; /* the previous step's contact after the last one matched */
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
-    if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
-    if (zero_each && s->prev_bvalid) memset(s->bguess + ct->first_var, 0, (size_t)contact_nvar(ct));
+    const int nvar = contact_nvar(ct);
     /* The contacts keep their order from step to step (the sweep order), so the one after
        the last match usually holds this id: taken when it is its id's first contact (the
        one the table holds, prev_nvar >= 0), else the table. */
@@ -565,25 +570,25 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
         }
     }
     const int found = p >= 0;
-    if (found) {
-      if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
-      {
-        copy_vars(s->z + ct->first_var, s->prev_z + s->prev_var[p], s->prev_nvar[p]);
-        /* The final basis alike (new contacts keep w basic). */
-        if (s->prev_bvalid)
-          memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)s->prev_nvar[p]);
-      }
-      next = p + 1;
+    if (found && s->prev_nvar[p] > 0 && s->prev_nvar[p] == nvar) {
+      copy_vars(s->z + ct->first_var, s->prev_z + s->prev_var[p], nvar);
+      /* The final basis alike (new contacts keep w basic). */
+      if (s->prev_bvalid) memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)nvar);
+    } else {
+      /* Zeros where nothing is copied (z is not zeroed whole first: a pass over it less). */
+      zero_vars(s->z + ct->first_var, nvar);
+      if (s->prev_bvalid) memset(s->bguess + ct->first_var, 0, (size_t)nvar);
     }
+    if (found) next = p + 1;
     /* A woken group's contact: its impulses from when the group fell asleep. */
-    const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, contact_nvar(ct));
-    if (cached) memcpy(s->z + ct->first_var, cached, (size_t)contact_nvar(ct) * sizeof(double));
+    const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, nvar);
+    if (cached) memcpy(s->z + ct->first_var, cached, (size_t)nvar * sizeof(double));
   }
 }
 
 static void warm_slice(void *arg, int member) {
   LsimStepper *s = arg;
-  warm_range(s, s->slice_first[member], s->slice_first[member + 1], 1);
+  warm_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 /* The solver's team when the last assembly cut the contacts into slices for it, else
@@ -602,9 +607,7 @@ static void warm_start(LsimStepper *s) {
     lsim_team_run(team, warm_slice, s);
     return;
   }
-  memset(s->z, 0, (size_t)s->f.n * sizeof(double));
-  if (s->prev_bvalid) memset(s->bguess, 0, (size_t)s->f.n);
-  warm_range(s, 0, s->contacts.count, 0);
+  warm_range(s, 0, s->contacts.count);
 }
 
 /* x . y in 3-D. */
