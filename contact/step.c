@@ -136,7 +136,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   if (s->dofs)
     for (int i = 0; i < model->nbodies; ++i) {
       const LsimBody *b = &model->bodies[i];
-      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
+      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC, b->q_offset};
     }
   if (!s->v_free || !s->dv || !s->guard_v || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->body_contacts || !s->body_torque ||
       !s->order_depth || !s->order_queue || !s->order_start ||
@@ -618,9 +618,9 @@ static inline double dot3(const double *x, const double *y) {
 /* The body a manifold of normal n (from body[1] into body[0]) holds up: the dynamic one
  * when only one is, else the one above the other (n against gravity: body[0]); -1 when
  * neither (no dynamic body, or two with n across gravity). */
-static int held_body(const LsimModel *m, const LsimContact *c0) {
-  const int d0 = m->bodies[c0->body[0]].type == LSIM_BODY_DYNAMIC;
-  const int d1 = c0->body[1] >= 0 && m->bodies[c0->body[1]].type == LSIM_BODY_DYNAMIC;
+static int held_body(const LsimStepper *s, const LsimModel *m, const LsimContact *c0) {
+  const int d0 = s->dofs[c0->body[0]].dynamic;
+  const int d1 = c0->body[1] >= 0 && s->dofs[c0->body[1]].dynamic;
   const double gn = dot3(m->gravity, c0->normal);
   if (d0 && (!d1 || gn < 0.0)) return c0->body[0];
   if (d1 && (!d0 || gn > 0.0)) return c0->body[1];
@@ -698,8 +698,8 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
     double *memo = s->torque_memo + 6 * (size_t)i;
     for (int j = 0; j < 2; ++j) {
       const int b = ct->body[j];
-      if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
-      const double *xg = st->q + m->bodies[b].q_offset;
+      if (b < 0 || !s->dofs[b].dynamic) continue;
+      const double *xg = st->q + s->dofs[b].q_offset;
       const double wj = j ? -w : w;
       double *tb = s->body_torque + 3 * b;
 #if defined(__SSE2__)
@@ -737,7 +737,7 @@ static void add_memo_torques(LsimStepper *s, const LsimModel *m, int c, int e, d
     const double *memo = s->torque_memo + 6 * (size_t)i;
     for (int j = 0; j < 2; ++j) {
       const int b = ct->body[j];
-      if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
+      if (b < 0 || !s->dofs[b].dynamic) continue;
       const double wj = j ? -w : w;
       double *tb = s->body_torque + 3 * b;
 #if defined(__SSE2__)
@@ -825,9 +825,9 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
     for (int j = 0; j < 3; ++j) pc[j] += set[i].point[j] / k;
   }
   const double mean = sum / k;
-  const int held = held_body(m, c0);
+  const int held = held_body(s, m, c0);
   const int others = held >= 0 && s->body_contacts[held] > 0 && s->body_contacts[held] != k;
-  const double *xg = held >= 0 ? st->q + m->bodies[held].q_offset : NULL;
+  const double *xg = held >= 0 ? st->q + s->dofs[held].q_offset : NULL;
   /* The torque of the other contacts on body[0]'s side (the caller took this manifold's
      own out of the held body's sum). */
   double tother[3] = {0.0, 0.0, 0.0};
@@ -964,9 +964,9 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
       if (nman == s->manifolds_cap &&
           lsim_grow((void **)&s->manifolds, &s->manifolds_cap, nman + 1, sizeof *s->manifolds))
         break; /* out of memory: the rest keep the split as found */
-      const int held = held_body(m, c0);
+      const int held = held_body(s, m, c0);
       const double height = held < 0 || !(g > 0.0) ? INFINITY
-                            : -dot3(m->gravity, st->q + m->bodies[held].q_offset) / g;
+                            : -dot3(m->gravity, st->q + s->dofs[held].q_offset) / g;
       s->manifolds[nman++] = (LsimManifoldRef){height, {0.0, 0.0, 0.0}, c, e};
     }
     c = e;
@@ -990,7 +990,7 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
     const LsimContact *c0 = &set->contacts[c];
     double sum = 0.0, f[3];
     for (int j = c; j < e; ++j) sum += s->z[set->contacts[j].first_var];
-    rest_friction(m, c0, held_body(m, c0), sum, f);
+    rest_friction(m, c0, held_body(s, m, c0), sum, f);
     add_memo_torques(s, m, c, e, -1.0);
     add_torques(s, m, st, c, e, 1.0, f, &cw);
     memcpy(s->manifolds[i].fr, f, sizeof f);
