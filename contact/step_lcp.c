@@ -176,8 +176,8 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
   *kk += nv;
 }
 
-/* Inlined into its callers (a call per row, its arguments and saved registers, had been a
-   sixth of the assembly's rows). */
+/* Inlined into its callers: the call per row, its arguments and saved registers had cost
+   19 M of the pile of 1000 boxes' 4.5 G instructions over 100 steps. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
