@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static int invert_inertias(LsimStepper *s, const LsimModel *m, char *err, size_t errlen);
 
@@ -133,7 +136,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   if (s->dofs)
     for (int i = 0; i < model->nbodies; ++i) {
       const LsimBody *b = &model->bodies[i];
-      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC};
+      s->dofs[i] = (LsimBodyDofs){b->nv, b->v_offset, b->type == LSIM_BODY_DYNAMIC, b->q_offset};
     }
   if (!s->v_free || !s->dv || !s->guard_v || !s->pc_dq || !s->pc_moved || !s->rot_c || !s->rot_free || !s->body_contacts || !s->body_torque ||
       !s->order_depth || !s->order_queue || !s->order_start ||
@@ -529,15 +532,27 @@ static inline unsigned id_slot(uint64_t id, int table_size) {
   return (unsigned)((id * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & (unsigned)(table_size - 1);
 }
 
-/* Contacts [c0, c1) of the warm start; with zero_each, each contact's variables are
- * zeroed first (else the caller zeroed z). */
-static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
+/* dst[0 .. n) = src[...], a contact's impulses: the usual 3-D cone (c_n, four directions,
+ * lambda) at a fixed size, inlined (a library call per contact before). */
+static inline void copy_vars(double *dst, const double *src, int n) {
+  if (n == 6) memcpy(dst, src, 6 * sizeof(double));
+  else memcpy(dst, src, (size_t)n * sizeof(double));
+}
+
+/* dst[0 .. n) = 0, as copy_vars. */
+static inline void zero_vars(double *dst, int n) {
+  if (n == 6) memset(dst, 0, 6 * sizeof(double));
+  else memset(dst, 0, (size_t)n * sizeof(double));
+}
+
+/* Contacts [c0, c1) of the warm start: each contact's variables (the contacts' variables
+ * are z's, each once) from the previous step's impulses of its id, else zero. */
+static void warm_range(LsimStepper *s, int c0, int c1) {
   const LsimContactSet *set = &s->contacts;
   int next = -1; /* the previous step's contact after the last one matched */
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
-    if (zero_each) memset(s->z + ct->first_var, 0, (size_t)contact_nvar(ct) * sizeof(double));
-    if (zero_each && s->prev_bvalid) memset(s->bguess + ct->first_var, 0, (size_t)contact_nvar(ct));
+    const int nvar = contact_nvar(ct);
     /* The contacts keep their order from step to step (the sweep order), so the one after
        the last match usually holds this id: taken when it is its id's first contact (the
        one the table holds, prev_nvar >= 0), else the table. */
@@ -555,26 +570,25 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
         }
     }
     const int found = p >= 0;
-    if (found) {
-      if (s->prev_nvar[p] > 0 && s->prev_nvar[p] == contact_nvar(ct))
-      {
-        memcpy(s->z + ct->first_var, s->prev_z + s->prev_var[p],
-               (size_t)s->prev_nvar[p] * sizeof(double));
-        /* The final basis alike (new contacts keep w basic). */
-        if (s->prev_bvalid)
-          memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)s->prev_nvar[p]);
-      }
-      next = p + 1;
+    if (found && s->prev_nvar[p] > 0 && s->prev_nvar[p] == nvar) {
+      copy_vars(s->z + ct->first_var, s->prev_z + s->prev_var[p], nvar);
+      /* The final basis alike (new contacts keep w basic). */
+      if (s->prev_bvalid) memcpy(s->bguess + ct->first_var, s->prev_b + s->prev_var[p], (size_t)nvar);
+    } else {
+      /* Zeros where nothing is copied (z is not zeroed whole first: a pass over it less). */
+      zero_vars(s->z + ct->first_var, nvar);
+      if (s->prev_bvalid) memset(s->bguess + ct->first_var, 0, (size_t)nvar);
     }
+    if (found) next = p + 1;
     /* A woken group's contact: its impulses from when the group fell asleep. */
-    const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, contact_nvar(ct));
-    if (cached) memcpy(s->z + ct->first_var, cached, (size_t)contact_nvar(ct) * sizeof(double));
+    const double *cached = found || !s->ncache ? NULL : lsim_sleep_cached(s, ct->id, nvar);
+    if (cached) memcpy(s->z + ct->first_var, cached, (size_t)nvar * sizeof(double));
   }
 }
 
 static void warm_slice(void *arg, int member) {
   LsimStepper *s = arg;
-  warm_range(s, s->slice_first[member], s->slice_first[member + 1], 1);
+  warm_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 /* The solver's team when the last assembly cut the contacts into slices for it, else
@@ -593,9 +607,7 @@ static void warm_start(LsimStepper *s) {
     lsim_team_run(team, warm_slice, s);
     return;
   }
-  memset(s->z, 0, (size_t)s->f.n * sizeof(double));
-  if (s->prev_bvalid) memset(s->bguess, 0, (size_t)s->f.n);
-  warm_range(s, 0, s->contacts.count, 0);
+  warm_range(s, 0, s->contacts.count);
 }
 
 /* x . y in 3-D. */
@@ -606,9 +618,9 @@ static inline double dot3(const double *x, const double *y) {
 /* The body a manifold of normal n (from body[1] into body[0]) holds up: the dynamic one
  * when only one is, else the one above the other (n against gravity: body[0]); -1 when
  * neither (no dynamic body, or two with n across gravity). */
-static int held_body(const LsimModel *m, const LsimContact *c0) {
-  const int d0 = m->bodies[c0->body[0]].type == LSIM_BODY_DYNAMIC;
-  const int d1 = c0->body[1] >= 0 && m->bodies[c0->body[1]].type == LSIM_BODY_DYNAMIC;
+static int held_body(const LsimStepper *s, const LsimModel *m, const LsimContact *c0) {
+  const int d0 = s->dofs[c0->body[0]].dynamic;
+  const int d1 = c0->body[1] >= 0 && s->dofs[c0->body[1]].dynamic;
   const double gn = dot3(m->gravity, c0->normal);
   if (d0 && (!d1 || gn < 0.0)) return c0->body[0];
   if (d1 && (!d0 || gn > 0.0)) return c0->body[1];
@@ -627,11 +639,28 @@ static inline void cross3(const double *a, const double *b, double *out) {
 static void contact_impulse(const LsimContact *ct, const double *z, const double *cs, const double *sn,
                             double *out) {
   const double cn = z[ct->first_var];
+  const double *t0 = ct->tangent[0], *t1 = ct->tangent[1];
+#if defined(__SSE2__)
+  /* x and y in the two lanes of one register, z alone: each lane does the scalar
+     expression's operations in its order (the same bits, about half the instructions). */
+  __m128d oxy = _mm_mul_pd(_mm_set1_pd(cn), _mm_loadu_pd(ct->normal));
+  double oz = cn * ct->normal[2];
+  const __m128d t0xy = _mm_loadu_pd(t0), t1xy = _mm_loadu_pd(t1);
+  for (int d = 0; d < ct->ndir; ++d) {
+    const double beta = z[ct->first_var + 1 + d];
+    const __m128d u = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(cs[d]), t0xy), _mm_mul_pd(_mm_set1_pd(sn[d]), t1xy));
+    oxy = _mm_add_pd(oxy, _mm_mul_pd(_mm_set1_pd(beta), u));
+    oz += beta * (cs[d] * t0[2] + sn[d] * t1[2]);
+  }
+  _mm_storeu_pd(out, oxy);
+  out[2] = oz;
+#else
   for (int j = 0; j < 3; ++j) out[j] = cn * ct->normal[j];
   for (int d = 0; d < ct->ndir; ++d) {
     const double beta = z[ct->first_var + 1 + d];
-    for (int j = 0; j < 3; ++j) out[j] += beta * (cs[d] * ct->tangent[0][j] + sn[d] * ct->tangent[1][j]);
+    for (int j = 0; j < 3; ++j) out[j] += beta * (cs[d] * t0[j] + sn[d] * t1[j]);
   }
+#endif
 }
 
 /* The cone weights (lsim_cone_weights) of the last direction count asked for: made once
@@ -653,11 +682,15 @@ typedef struct ConeWeights {
 static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st, int c, int e, double w,
                         const double *fr, ConeWeights *cw) {
   const LsimContact *set = s->contacts.contacts;
+  /* Each point's share of the friction, the same quotient for every point (made once). */
+  double frk[3] = {0.0, 0.0, 0.0};
+  if (fr)
+    for (int k = 0; k < 3; ++k) frk[k] = fr[k] / (e - c);
   for (int i = c; i < e; ++i) {
     const LsimContact *ct = &set[i];
     double imp[3];
     if (fr) {
-      for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + fr[k] / (e - c);
+      for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + frk[k];
     } else {
       if (ct->ndir != cw->ndir) lsim_cone_weights(ct->ndir, cw->cs, cw->sn), cw->ndir = ct->ndir;
       contact_impulse(ct, s->z, cw->cs, cw->sn, imp);
@@ -665,14 +698,32 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
     double *memo = s->torque_memo + 6 * (size_t)i;
     for (int j = 0; j < 2; ++j) {
       const int b = ct->body[j];
-      if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
-      const double *xg = st->q + m->bodies[b].q_offset;
+      if (b < 0 || !s->dofs[b].dynamic) continue;
+      const double *xg = st->q + s->dofs[b].q_offset;
+      const double wj = j ? -w : w;
+      double *tb = s->body_torque + 3 * b;
+#if defined(__SSE2__)
+      /* r = point - x_g and t = r x imp with (t_x, t_y) in the lanes of one register
+         (r_y i_z - r_z i_y, r_z i_x - r_x i_z) and t_z alone: each lane the scalar
+         expression's operations (the same bits). */
+      const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
+      const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
+      const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
+      const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
+      const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
+      const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
+      const double tz = r0 * imp[1] - r1 * imp[0];
+      _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), txy)));
+      tb[2] += wj * tz;
+      _mm_storeu_pd(memo + 3 * j, txy);
+      memo[3 * j + 2] = tz;
+#else
       double r[3], t[3];
       for (int k = 0; k < 3; ++k) r[k] = ct->point[k] - xg[k];
       cross3(r, imp, t);
-      const double wj = j ? -w : w;
-      for (int k = 0; k < 3; ++k) s->body_torque[3 * b + k] += wj * t[k];
+      for (int k = 0; k < 3; ++k) tb[k] += wj * t[k];
       memcpy(memo + 3 * j, t, sizeof t);
+#endif
     }
   }
 }
@@ -686,9 +737,15 @@ static void add_memo_torques(LsimStepper *s, const LsimModel *m, int c, int e, d
     const double *memo = s->torque_memo + 6 * (size_t)i;
     for (int j = 0; j < 2; ++j) {
       const int b = ct->body[j];
-      if (b < 0 || m->bodies[b].type != LSIM_BODY_DYNAMIC) continue;
+      if (b < 0 || !s->dofs[b].dynamic) continue;
       const double wj = j ? -w : w;
-      for (int k = 0; k < 3; ++k) s->body_torque[3 * b + k] += wj * memo[3 * j + k];
+      double *tb = s->body_torque + 3 * b;
+#if defined(__SSE2__)
+      _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), _mm_loadu_pd(memo + 3 * j))));
+      tb[2] += wj * memo[3 * j + 2];
+#else
+      for (int k = 0; k < 3; ++k) tb[k] += wj * memo[3 * j + k];
+#endif
     }
   }
 }
@@ -768,9 +825,9 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
     for (int j = 0; j < 3; ++j) pc[j] += set[i].point[j] / k;
   }
   const double mean = sum / k;
-  const int held = held_body(m, c0);
+  const int held = held_body(s, m, c0);
   const int others = held >= 0 && s->body_contacts[held] > 0 && s->body_contacts[held] != k;
-  const double *xg = held >= 0 ? st->q + m->bodies[held].q_offset : NULL;
+  const double *xg = held >= 0 ? st->q + s->dofs[held].q_offset : NULL;
   /* The torque of the other contacts on body[0]'s side (the caller took this manifold's
      own out of the held body's sum). */
   double tother[3] = {0.0, 0.0, 0.0};
@@ -796,12 +853,18 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
     cross3(tother, c0->normal, tn);
     bx += dot3(tn, t1), by += dot3(tn, t2);
   }
-  /* The fit: S a = b with S = sum d_i d_i' (2 x 2). */
+  /* The fit: S a = b with S = sum d_i d_i' (2 x 2). Each point's (x, y) = (d_i . t1,
+     d_i . t2) and then its a . d_i are kept for the two passes below (up to MEMO points:
+     box manifolds have at most 8), the same products as computing them there again. */
+  enum { MEMO = 16 };
+  double px[MEMO], py[MEMO], lin_i[MEMO];
+  const int memo = k <= MEMO;
   double sxx = 0.0, sxy = 0.0, syy = 0.0;
   for (int i = c; i < e; ++i) {
     double d[3];
     for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
     const double x = dot3(d, t1), y = dot3(d, t2);
+    if (memo) px[i - c] = x, py[i - c] = y;
     sxx += x * x, sxy += x * y, syy += y * y;
   }
   const double det = sxx * syy - sxy * sxy;
@@ -810,15 +873,26 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
   /* The largest share of a . d_i that keeps every impulse >= 0. */
   double scale = 1.0;
   for (int i = c; i < e; ++i) {
-    double d[3];
-    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
-    const double lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    double lin;
+    if (memo) {
+      lin = lin_i[i - c] = ax * px[i - c] + ay * py[i - c];
+    } else {
+      double d[3];
+      for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+      lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    }
     if (mean + scale * lin < 0.0) scale = -mean / lin;
   }
   for (int i = c; i < e; ++i) {
-    double d[3];
-    for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
-    const double zi = mean + scale * (ax * dot3(d, t1) + ay * dot3(d, t2));
+    double lin;
+    if (memo) {
+      lin = lin_i[i - c];
+    } else {
+      double d[3];
+      for (int j = 0; j < 3; ++j) d[j] = set[i].point[j] - pc[j];
+      lin = ax * dot3(d, t1) + ay * dot3(d, t2);
+    }
+    const double zi = mean + scale * lin;
     s->z[set[i].first_var] = zi > 0.0 ? zi : 0.0;
   }
 }
@@ -890,9 +964,9 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
       if (nman == s->manifolds_cap &&
           lsim_grow((void **)&s->manifolds, &s->manifolds_cap, nman + 1, sizeof *s->manifolds))
         break; /* out of memory: the rest keep the split as found */
-      const int held = held_body(m, c0);
+      const int held = held_body(s, m, c0);
       const double height = held < 0 || !(g > 0.0) ? INFINITY
-                            : -dot3(m->gravity, st->q + m->bodies[held].q_offset) / g;
+                            : -dot3(m->gravity, st->q + s->dofs[held].q_offset) / g;
       s->manifolds[nman++] = (LsimManifoldRef){height, {0.0, 0.0, 0.0}, c, e};
     }
     c = e;
@@ -916,7 +990,7 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
     const LsimContact *c0 = &set->contacts[c];
     double sum = 0.0, f[3];
     for (int j = c; j < e; ++j) sum += s->z[set->contacts[j].first_var];
-    rest_friction(m, c0, held_body(m, c0), sum, f);
+    rest_friction(m, c0, held_body(s, m, c0), sum, f);
     add_memo_torques(s, m, c, e, -1.0);
     add_torques(s, m, st, c, e, 1.0, f, &cw);
     memcpy(s->manifolds[i].fr, f, sizeof f);
@@ -958,7 +1032,7 @@ static int reserve_remember(LsimStepper *s) {
 static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct) {
   const int nvar = contact_nvar(ct);
   s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
-  if (nvar > 0) memcpy(s->prev_z + ct->first_var, s->z + ct->first_var, (size_t)nvar * sizeof(double));
+  if (nvar > 0) copy_vars(s->prev_z + ct->first_var, s->z + ct->first_var, nvar);
   if (nvar > 0 && s->final_b) memcpy(s->prev_b + ct->first_var, s->final_b + ct->first_var, (size_t)nvar);
 }
 
@@ -1012,12 +1086,27 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
       continue;
     }
     ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
-    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
     if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
-    /* Direction d as detection formed its rows: cs t1 + sn t2. */
+    /* Direction d as detection formed its rows: cs t1 + sn t2 (SSE2: x and y in the lanes
+       of one register, each lane the scalar sum's operations: the same bits). */
+    const double *t0 = ct->tangent[0], *t1 = ct->tangent[1];
+#if defined(__SSE2__)
+    __m128d fxy = _mm_setzero_pd();
+    double fz = 0.0;
+    const __m128d t0xy = _mm_loadu_pd(t0), t1xy = _mm_loadu_pd(t1);
+    for (int d = 0; d < ct->ndir; ++d, ++var) {
+      const double zv = s->z[var];
+      const __m128d u = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(cs[d]), t0xy), _mm_mul_pd(_mm_set1_pd(sn[d]), t1xy));
+      fxy = _mm_add_pd(fxy, _mm_mul_pd(_mm_set1_pd(zv), u));
+      fz += zv * (cs[d] * t0[2] + sn[d] * t1[2]);
+    }
+    _mm_storeu_pd(ct->friction_impulse, fxy);
+    ct->friction_impulse[2] = fz;
+#else
+    ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
     for (int d = 0; d < ct->ndir; ++d, ++var)
-      for (int k = 0; k < 3; ++k)
-        ct->friction_impulse[k] += s->z[var] * (cs[d] * ct->tangent[0][k] + sn[d] * ct->tangent[1][k]);
+      for (int k = 0; k < 3; ++k) ct->friction_impulse[k] += s->z[var] * (cs[d] * t0[k] + sn[d] * t1[k]);
+#endif
     ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
   }
 }

@@ -20,10 +20,11 @@ typedef struct IdIndex {
   unsigned stamp;
 } IdIndex;
 
-/* A body's velocities (nv from v_offset) and whether it is dynamic: what the assembly reads
- * per row, 12 bytes a body instead of the model's whole body record. */
+/* A body's velocities (nv from v_offset), whether it is dynamic and where its
+ * coordinates start (q_offset): what the assembly and the warm start's torques read per
+ * row or contact, 16 bytes a body instead of the model's whole body record. */
 typedef struct LsimBodyDofs {
-  int nv, v_offset, dynamic;
+  int nv, v_offset, dynamic, q_offset;
 } LsimBodyDofs;
 
 /* One row of the position correction (step_correct.c): the target t, J_i B_i (0: not
