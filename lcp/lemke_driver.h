@@ -107,6 +107,10 @@ typedef struct LsimLemkeDriver {
                              through the exchanges, before solving for the row
                              (lsim_lemke_sparse_set_carry_bounds); 2: each exchange
                              updates every row's bound, not the known rows' alone */
+  int shortcut_ties;      /* 1 (the default): a ratio test skips the other rows' ties where
+                             z0's tie or the terminal test decides the pivot alone
+                             (lemke_path; lsim_lemke_sparse_set_shortcut_ties); 0: every
+                             row examined (the reference: the same decisions) */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

@@ -213,6 +213,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.lazy_first_tie = 1;
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
+    ws->drv.shortcut_ties = 1;
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
@@ -262,6 +263,10 @@ void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on) {
 
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
   ws->drv.carry_bounds = on;
+}
+
+void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on) {
+  ws->drv.shortcut_ties = on;
 }
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
