@@ -392,6 +392,19 @@ static double row_err(LsimLemkeDriver *drv, int i) {
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
+/* row_err(i) for the ratio test's tie bound of a row other than the minimizing one: with
+ * bound_sums and ops->row_sum, a row not at hand is summed without being kept (its row is
+ * needed again only if it ties, and then it is solved as lex_min asks), else row_err. */
+static double row_err_sum(LsimLemkeDriver *drv, int i) {
+  double sq;
+  if (!drv->bound_sums || !drv->ops->row_sum || (drv->ops->has_row && drv->ops->has_row(drv->ctx, i)) ||
+      drv->ops->row_sum(drv->ctx, i, &sq))
+    return row_err(drv, i);
+  drv->rbound[i] = sq;
+  if (!drv->is_known[i]) drv->is_known[i] = 1, drv->known[drv->nknown++] = i;
+  return LSIM_LEMKE_ERRK * drv->n * DBL_EPSILON * (fabs(drv->xb[i]) + sq);
+}
+
 /* An upper bound on row_err(i) from rbound (no solve): INFINITY when unknown. The margin
  * RBOUND_MARGIN covers the rounding of the bound's own updates and of the rows. */
 #define LSIM_LEMKE_RBOUND_MARGIN 2.0
@@ -654,7 +667,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
           if (gap > xtol + c[i] * e0) { /* row i's bound, carried (no solve) or solved */
             if (drv->carry_bounds && gap > xtol + row_err_bound(drv, i) + c[i] * e0) continue;
             ++bound_solves;
-            if (gap > xtol + row_err(drv, i) + c[i] * e0) continue;
+            if (gap > xtol + row_err_sum(drv, i) + c[i] * e0) continue;
           }
         }
         if (i == pz0) z0_tied = 1;

@@ -184,6 +184,9 @@ struct LsimLemkeSparse {
   size_t cap_l, cap_u;
   int do_recip;
   int factorizations, row_solves, col_solves;
+  int sum_solves;   /* of row_solves, those of row_sum (bound_sums) */
+  int factors_read; /* 1: the factors of the current factorization are read out (get_factors) */
+  double *srow;     /* [cap] row_sum's row of B^{-1} */
   int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
   /* The dense fallback (lsim_lemke_sparse_set_dense_fallback): lemke.c's workspace, M
      [n * n] column-major, z. */
@@ -214,6 +217,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
     ws->drv.shortcut_ties = 1;
+    ws->drv.bound_sums = 1;
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
@@ -242,7 +246,7 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   lsim_lemke_free(ws->dense);
   free(ws->mdense), free(ws->zdense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
-  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm), free(ws->vpos), free(ws->vin);
+  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->srow), free(ws->qperm), free(ws->vpos), free(ws->vin);
   free(ws->swi), free(ws->sw);
   free(ws->lc_p), free(ws->lc_i), free(ws->lr_p), free(ws->lr_j), free(ws->uc_p);
   free(ws->uc_i), free(ws->ur_p), free(ws->ur_j), free(ws->pp), free(ws->qq);
@@ -268,6 +272,8 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
 void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on) {
   ws->drv.shortcut_ties = on;
 }
+
+void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on) { ws->drv.bound_sums = on; }
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
@@ -310,6 +316,7 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->colc_gen, un, sizeof(unsigned)) ||
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->srow, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->swi, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->sw, un, sizeof(double)) ||
@@ -740,18 +747,9 @@ static double dot_sparse4(const double *restrict x, const double *restrict y,
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-/* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
- * solve. Sets *rmax when rmax != NULL. */
-static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
-  LsimLemkeSparse *ws = ctx;
+/* ws->rhs = v, v^T = e_i^T E_k^{-1} ... E_1^{-1}: the eta part of BTRAN for row i. */
+static void btran_etas(LsimLemkeSparse *ws, int i) {
   const int n = ws->drv.n;
-  *stride = 1;
-  for (int k = 0; k < NCACHE; ++k)
-    if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
-      if (rmax) *rmax = ws->rowmax[k];
-      ws->rowlast = k;
-      return ws->rowc[k];
-    }
   double *v = ws->rhs;
   memset(v, 0, (size_t)n * sizeof(double));
   v[i] = 1.0;
@@ -781,6 +779,22 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
     }
   }
   for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
+}
+
+/* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
+ * solve. Sets *rmax when rmax != NULL. */
+static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
+  LsimLemkeSparse *ws = ctx;
+  const int n = ws->drv.n;
+  *stride = 1;
+  for (int k = 0; k < NCACHE; ++k)
+    if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
+      if (rmax) *rmax = ws->rowmax[k];
+      ws->rowlast = k;
+      return ws->rowc[k];
+    }
+  btran_etas(ws, i);
+  const double *v = ws->rhs;
   /* The next slot in turn, but never the row returned last (a hit does not advance the
      turn: row j computed after a hit on row i would overwrite row i while lex_less holds
      both). */
@@ -804,6 +818,34 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   ws->rowmax[slot] = mx;
   if (rmax) *rmax = mx;
   return row;
+}
+
+/* *sum = |B^{-1}_i| |q| for the ratio test's tie bound (ops->row_sum, bound_sums): the
+ * eta part as binv_row's, then B_0^T's solve on the factors read out (own_btran, read once
+ * a factorization), which skips the rows of U^T and L^T whose entry is zero: the right-hand
+ * side is sparse (i and the pivot rows) and so is much of the row (on pile_1000 steps 26-40
+ * 29 % of its entries are nonzero), and the solve costs about a third of UMFPACK's
+ * (docs/solvers.md). The row is not kept. Its values are UMFPACK's up to rounding
+ * (test_own_solves: within 8.3e-15 of max |x|), so the sum is too: a tie decided by its
+ * bound could go the other way only where the gap and the bound agree to that rounding
+ * (test_bound_sums: the same z bits on 121 problems). 0, or LSIM_BREAKDOWN /
+ * LSIM_OUT_OF_MEMORY when the factors could not be read (the driver then solves the row). */
+static int row_sum(void *ctx, int i, double *sum) {
+  LsimLemkeSparse *ws = ctx;
+  const int n = ws->drv.n;
+  if (!ws->factors_read) {
+    const int rc = get_factors(ws);
+    if (rc) return rc;
+    ws->factors_read = 1;
+  }
+  btran_etas(ws, i);
+  own_btran(ws, ws->srow, ws->rhs);
+  ++ws->row_solves, ++ws->sum_solves;
+  const double *restrict row = ws->srow, *restrict q = ws->f->q;
+  double s = 0.0;
+  for (int k = 0; k < n; ++k) s += fabs(row[k] * q[k]);
+  *sum = s;
+  return 0;
 }
 
 /* 1 when row i of B^{-1} is cached for the current basis. */
@@ -868,6 +910,7 @@ static int refactor(void *ctx) {
   const double *d = ws->drv.d;
   size_t nz = 0;
   ws->neta = 0;
+  ws->factors_read = 0;
   ++ws->serial;
   for (int p = 0; p < n; ++p) {
     const int v = bvar[p];
@@ -905,7 +948,10 @@ static int refactor(void *ctx) {
   ++ws->factorizations;
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
-  if (ws->own_solve && (rc = get_factors(ws))) return rc;
+  if (ws->own_solve) {
+    if ((rc = get_factors(ws))) return rc;
+    ws->factors_read = 1;
+  }
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->drv.xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)
@@ -1062,7 +1108,7 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
 
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
                                              warm,   reserve,  residual, inv_column,
-                                             has_row};
+                                             has_row, row_sum};
 
 /* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
  * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
@@ -1127,7 +1173,7 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
                             double *z, LsimLemkeInfo *info) {
   const LsimLemkeOptions o = lsim_lemke_driver_options(opt, info);
   int pivots = 0, status, have_start = 0;
-  if (ws) ws->factorizations = ws->row_solves = ws->col_solves = 0;
+  if (ws) ws->factorizations = ws->row_solves = ws->col_solves = ws->sum_solves = 0;
   if (!ws || !f || f->n < 0 || f->m < 0 ||
       (f->n > 0 && (!z || !f->q || !f->J_ptr || !f->B_ptr)) || o.max_pivots < 0 ||
       !(o.tol > 0.0) || !isfinite(o.tol)) {

@@ -56,6 +56,14 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
  * near zero). 0: every row examined (the reference for the tests). */
 void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on);
 
+/* on = 1 (the default): the ratio test's tie bound of a row not at hand (|B^{-1}_i| |q|)
+ * is summed from a transposed solve on the LU factors read out after the factorization,
+ * skipping zeros, without keeping the row, instead of UMFPACK's solve (about three times
+ * dearer on pile_1000). The sums agree to rounding, so do the decisions: the same paths and
+ * z bits on every problem measured (docs/solvers.md). Counted among the transposed solves
+ * (lsim_lemke_sparse_counts). 0: UMFPACK's rows. */
+void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on);
+
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
  * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
  * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits

@@ -482,6 +482,22 @@ static void test_shortcut_ties(void **state) {
   assert_true(rows2[1] <= rows2[0]);
 }
 
+/* lsim_lemke_sparse_set_bound_sums: the ratio test's tie bounds of rows not at hand summed
+ * from a solve on the LU factors read out (the default) instead of UMFPACK's rows: the sums
+ * agree to rounding, far inside the margins the ties are decided by, so on the same
+ * problems each solve has the same status, pivots, factorizations and z, bit for bit; the
+ * sums are used (transposed solves are asked for on these problems). */
+static void test_bound_sums(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_bound_sums, (const int[2]){0, 1}, 2, rows);
+  print_message("bound sums: %d solves, transposed solves %ld with UMFPACK's rows, %ld with the "
+                "sums\n", solves, rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(rows[0] > 0 && rows[1] > 0);
+}
+
 /* lsim_lemke_sparse_set_eta_block: FTRAN with runs of dense etas applied together (AVX2
  * where the CPU has it, and the build's own vectors) gives the same bits as one eta at a
  * time, so every solve on the same problems has the same
@@ -991,6 +1007,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_carry_bounds),
       cmocka_unit_test(test_carry_bounds_lazy),
       cmocka_unit_test(test_shortcut_ties),
+      cmocka_unit_test(test_bound_sums),
       cmocka_unit_test(test_eta_block),
       cmocka_unit_test(test_cover_previous),
       cmocka_unit_test(test_cover_previous_no_solution),
