@@ -218,6 +218,11 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.carry_bounds = 1;
     ws->drv.shortcut_ties = 1;
     ws->drv.bound_sums = 1;
+    /* For comparisons through the solver front (lemke_sparse.h): LSIM_TIES_SHORTCUT=0|1|2,
+       LSIM_BOUND_SUMS=0|1 (bench/replay_lemke, bench_exact). */
+    const char *ts = getenv("LSIM_TIES_SHORTCUT"), *bs = getenv("LSIM_BOUND_SUMS");
+    if (ts && ts[0] >= '0' && ts[0] <= '2' && !ts[1]) ws->drv.shortcut_ties = ts[0] - '0';
+    if (bs && bs[0] >= '0' && bs[0] <= '1' && !bs[1]) ws->drv.bound_sums = bs[0] - '0';
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;

@@ -53,7 +53,11 @@ void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
  * minimizing row or ties with it, or the terminal test takes z0 (and no refactorization
  * can follow the lexicographic rule's verdict) or ends the path. The same decisions and
  * bits, fewer transposed solves (pile_1000's last pivots meet ties of thousands of rows
- * near zero). 0: every row examined (the reference for the tests). */
+ * near zero). 0: every row examined (the reference for the tests). 2: also where the
+ * terminal test takes z0 and the lexicographic rule's verdict could have asked for a
+ * refactorization first (then not made): the same pivots, the last bits may differ.
+ * The environment variable LSIM_TIES_SHORTCUT=0|1|2 sets it at lsim_lemke_sparse_create
+ * (for comparisons through the solver front), as LSIM_BOUND_SUMS=0|1 sets the next. */
 void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on);
 
 /* on = 1 (the default): the ratio test's tie bound of a row not at hand (|B^{-1}_i| |q|)
