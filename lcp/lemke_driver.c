@@ -397,8 +397,9 @@ static double row_err(LsimLemkeDriver *drv, int i) {
  * needed again only if it ties, and then it is solved as lex_min asks), else row_err. */
 static double row_err_sum(LsimLemkeDriver *drv, int i) {
   double sq;
-  if (!drv->bound_sums || !drv->ops->row_sum || (drv->ops->has_row && drv->ops->has_row(drv->ctx, i)) ||
-      drv->ops->row_sum(drv->ctx, i, &sq))
+  const LsimLemkeBasisOps *ops = drv->ops;
+  if (!drv->bound_sums || !ops->row_sum || (ops->has_row && ops->has_row(drv->ctx, i)) ||
+      ops->row_sum(drv->ctx, i, &sq))
     return row_err(drv, i);
   drv->rbound[i] = sq;
   if (!drv->is_known[i]) drv->is_known[i] = 1, drv->known[drv->nknown++] = i;
@@ -631,7 +632,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * inv_column (lex_min after the loop, so the loop itself decides nothing but ties):
        * dense Lemke's rows cost no solve. term: the terminal test's outcome once known
        * (-1 not yet; 0 neither, 1 z0 leaves at t0, 2 the point without z0). */
-      int term = -1, z0_known = 0, skip = pz0 >= 0 && r0 == pz0;
+      int term = -1, z0_known = 0, skip = drv->shortcut_ties && pz0 >= 0 && r0 == pz0;
       double t0 = 0.0;
       if (!skip && pz0 >= 0 && ops->inv_column && drv->shortcut_ties) {
         z0_known = 1;

@@ -54,7 +54,12 @@
  * non-finite leaving row's bound making every bound unknown): a row is solved only when
  * that bound does not rule the tie out,
  * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
- * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
+ * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md).
+ * A bound that must be solved for is summed from a transposed solve on the factors read
+ * out, skipping zeros, without keeping the row (row_sum; bound_sums): a third of
+ * UMFPACK's solve on pile_1000, where thousands of rows near zero need one at the end of a
+ * path; and a ratio test that z0's tie or the terminal test decides alone examines no
+ * other row (shortcut_ties in lemke_driver.c). Both keep every decision and bit measured. B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve), and its
@@ -251,7 +256,8 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   lsim_lemke_free(ws->dense);
   free(ws->mdense), free(ws->zdense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
-  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->srow), free(ws->qperm), free(ws->vpos), free(ws->vin);
+  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->srow), free(ws->qperm), free(ws->vpos);
+  free(ws->vin);
   free(ws->swi), free(ws->sw);
   free(ws->lc_p), free(ws->lc_i), free(ws->lr_p), free(ws->lr_j), free(ws->uc_p);
   free(ws->uc_i), free(ws->ur_p), free(ws->ur_j), free(ws->pp), free(ws->qq);
