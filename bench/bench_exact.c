@@ -46,9 +46,14 @@
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
  * -1 any n); 0, the default, never.
  *
+ * --dump DIR writes each solved step's factored problem, the driver's warm guess and the
+ * carried basis to DIR/step_K.flcp (bench/flcp_file.h), for bench/replay_lemke to solve one
+ * step alone (profiles of a single slow step without the run before it).
+ *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu]
  *                    [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose]
+ *                    [--dump DIR]
  */
 #include <math.h>
 #include <stdio.h>
@@ -60,6 +65,7 @@
 #include "lcp/islands.h"
 #include "lcp/solver.h"
 #include "bench/bench_scene.h"
+#include "bench/flcp_file.h"
 
 enum { NSERIES = 11, MAXSTEPS = 4000 };
 
@@ -137,6 +143,7 @@ int main(int argc, char **argv) {
   int sparse_limit = 0, cover_previous = 0, driver_cover = 0;
   const char *only = NULL;
   const char *driver = "pgs";
+  const char *dump = NULL;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--steps") && i + 1 < argc) steps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--dense") && i + 1 < argc) dense = atoi(argv[++i]);
@@ -150,10 +157,11 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--sparse-limit") && i + 1 < argc) sparse_limit = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cover-previous")) cover_previous = 1;
     else if (!strcmp(argv[i], "--driver-cover-previous")) driver_cover = 1;
+    else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dump = argv[++i];
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose] [--dump DIR]\n");
       return 2;
     }
   }
@@ -209,6 +217,15 @@ int main(int argc, char **argv) {
               lsim_source_name(ss.source), ss.iterations, ss.relative_residual);
     if (ss.lcp_size == 0 || step < from) continue;
     const int n = f->n;
+    if (dump) {
+      char fp[4096];
+      snprintf(fp, sizeof fp, "%s/step_%d.flcp", dump, step);
+      if (lsim_flcp_write(fp, f, lsim_stepper_warm_guess(stepper),
+                          lsim_stepper_basis_guess(stepper))) {
+        fprintf(stderr, "bench_exact: cannot write %s\n", fp);
+        return 2;
+      }
+    }
     nmax = n > nmax ? n : nmax;
     if (lsim_grow((void **)&z, &zcap, n, sizeof(double))) return 2;
     /* The largest island decides whether dense Lemke runs island by island. */

@@ -450,7 +450,7 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
 
 static const LsimLemkeBasisOps dense_ops = {column, binv_row, update,   refactor, cold,
                                             warm,   reserve,  residual, NULL,
-                                            NULL};
+                                            NULL,   NULL};
 
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {

@@ -392,6 +392,20 @@ static double row_err(LsimLemkeDriver *drv, int i) {
   return LSIM_LEMKE_ERRK * n * DBL_EPSILON * s;
 }
 
+/* row_err(i) for the ratio test's tie bound of a row other than the minimizing one: with
+ * bound_sums and ops->row_sum, a row not at hand is summed without being kept (its row is
+ * needed again only if it ties, and then it is solved as lex_min asks), else row_err. */
+static double row_err_sum(LsimLemkeDriver *drv, int i) {
+  double sq;
+  const LsimLemkeBasisOps *ops = drv->ops;
+  if (!drv->bound_sums || !ops->row_sum || (ops->has_row && ops->has_row(drv->ctx, i)) ||
+      ops->row_sum(drv->ctx, i, &sq))
+    return row_err(drv, i);
+  drv->rbound[i] = sq;
+  if (!drv->is_known[i]) drv->is_known[i] = 1, drv->known[drv->nknown++] = i;
+  return LSIM_LEMKE_ERRK * drv->n * DBL_EPSILON * (fabs(drv->xb[i]) + sq);
+}
+
 /* An upper bound on row_err(i) from rbound (no solve): INFINITY when unknown. The margin
  * RBOUND_MARGIN covers the rounding of the bound's own updates and of the rows. */
 #define LSIM_LEMKE_RBOUND_MARGIN 2.0
@@ -417,6 +431,28 @@ static int terminal_ok(LsimLemkeDriver *drv, int entering, double t0, double fto
   LsimResidual res;
   drv->ops->residual(drv->ctx, zc, w, &res);
   return res.natural <= ftol;
+}
+
+/* The terminal test of a ratio test whose blocking row is not z0's (lemke_path): 1 when
+ * z0 can leave now at the level *t0 = x_z0 / c_z0 (c_z0 > ptol, no basic value then below
+ * -ftol, and that point passes terminal_ok); else 2 when z0 d is within ftol and the point
+ * with z0 dropped passes; else 0. z0 must be basic. Uses work, work2. */
+static int terminal_case(LsimLemkeDriver *drv, int entering, double ptol, double ftol,
+                         double dmax, double *t0) {
+  const int n = drv->n, pz0 = drv->vpos[2 * n];
+  const double *c = drv->col, *xb = drv->xb;
+  if (c[pz0] > ptol) {
+    /* No basic value below -ftol at t0 (NaN values ignored, as fmin would in the least of
+       them): the first value below ends the scan. */
+    const double t = fmax(xb[pz0], 0.0) / c[pz0];
+    int above = 1;
+    for (int i = 0; i < n && above; ++i) above = !(c[i] > ptol && xb[i] - t * c[i] < -ftol);
+    if (above && terminal_ok(drv, entering, t, ftol)) {
+      *t0 = t;
+      return 1;
+    }
+  }
+  return xb[pz0] * dmax <= ftol && terminal_ok(drv, -1, 0.0, ftol) ? 2 : 0;
 }
 
 /* The first pivot's leaving row: the lexicographically smallest row of [x_B, B^{-1}] (the
@@ -587,8 +623,44 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
       int z0_tied = 0, close = 0, nt = 1; /* nt: tied rows for lex_min, r0 first */
       drv->tied[0] = r0;
       const int by_pivot = drv->tie_by_pivot && xb[r0] > xtol + row_err(drv, r0);
-      for (int i = 0; i < n; ++i) {
-        if (i == r0 || !(c[i] > ctol)) continue;
+      /* Where the outcome cannot depend on the other rows' ties, they are not examined
+       * (their bounds are a row of B^{-1} each, and near the end of a path, where most
+       * basic values are within loose of zero, hundreds of rows need one): the loop below
+       * leaves blocking = z0 whenever z0 is r0 or ties, and the terminal test takes z0, or
+       * ends the path, whatever the lexicographic rule chose; the rule's one other effect,
+       * close, matters only where the refactorization below may follow it. Only with
+       * inv_column (lex_min after the loop, so the loop itself decides nothing but ties):
+       * dense Lemke's rows cost no solve. term: the terminal test's outcome once known
+       * (-1 not yet; 0 neither, 1 z0 leaves at t0, 2 the point without z0). */
+      int term = -1, z0_known = 0, skip = drv->shortcut_ties && pz0 >= 0 && r0 == pz0;
+      double t0 = 0.0;
+      if (!skip && pz0 >= 0 && ops->inv_column && drv->shortcut_ties) {
+        z0_known = 1;
+        const double gap = pos(xb[pz0]) - tmin * c[pz0];
+        if (c[pz0] > ctol && gap <= loose) { /* z0's own tie, as the loop tests it */
+          z0_tied = 1;
+          if (gap > xtol) {
+            if (e0 < 0.0) e0 = row_err(drv, r0) / c[r0];
+            if (gap > xtol + c[pz0] * e0) {
+              if (drv->carry_bounds && gap > xtol + row_err_bound(drv, pz0) + c[pz0] * e0)
+                z0_tied = 0;
+              else {
+                ++bound_solves;
+                if (gap > xtol + row_err(drv, pz0) + c[pz0] * e0) z0_tied = 0;
+              }
+            }
+          }
+        }
+        if (z0_tied) skip = 1;
+        else {
+          term = terminal_case(drv, entering, ptol, ftol, dmax, &t0);
+          skip = term == 2 || (term == 1 && (drv->shortcut_ties == 2 || fresh ||
+                                             since_refactor == 0 ||
+                                             c[pz0] < LSIM_LEMKE_WEAKPIV * cmax));
+        }
+      }
+      for (int i = 0; i < n && !skip; ++i) {
+        if (i == r0 || !(c[i] > ctol) || (z0_known && i == pz0)) continue;
         const double gap = pos(xb[i]) - tmin * c[i];
         if (gap > loose) continue;
         if (gap > xtol) {
@@ -596,7 +668,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
           if (gap > xtol + c[i] * e0) { /* row i's bound, carried (no solve) or solved */
             if (drv->carry_bounds && gap > xtol + row_err_bound(drv, i) + c[i] * e0) continue;
             ++bound_solves;
-            if (gap > xtol + row_err(drv, i) + c[i] * e0) continue;
+            if (gap > xtol + row_err_sum(drv, i) + c[i] * e0) continue;
           }
         }
         if (i == pz0) z0_tied = 1;
@@ -612,8 +684,9 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
           if (l) blocking = i;
         }
       }
-      if (z0_tied) blocking = pz0;
-      else if (nt > 1 && (blocking = lex_min(drv, nt, c, drv->refactor_close ? &close : NULL)) < 0)
+      if (z0_tied || (skip && pz0 >= 0 && r0 == pz0)) blocking = pz0;
+      else if (!skip && nt > 1 &&
+               (blocking = lex_min(drv, nt, c, drv->refactor_close ? &close : NULL)) < 0)
         return LSIM_BREAKDOWN;
 
       /* Terminal test (see terminal_ok). In exact arithmetic z0 leaves the moment its ratio
@@ -623,19 +696,12 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
        * if that moves no basic value below -ftol and the point passes the acceptance test;
        * or, with z0 d within ftol, the point with z0 dropped is tried. */
       if (blocking != pz0 && pz0 >= 0) {
-        if (c[pz0] > ptol) {
-          /* No basic value below -ftol at t0 (NaN values ignored, as fmin would in the
-             least of them): the first value below ends the scan. */
-          const double t0 = fmax(xb[pz0], 0.0) / c[pz0];
-          int above = 1;
-          for (int i = 0; i < n && above; ++i) above = !(c[i] > ptol && xb[i] - t0 * c[i] < -ftol);
-          if (above && terminal_ok(drv, entering, t0, ftol)) {
-            blocking = pz0;
-            tmin = t0;
-          }
+        if (term < 0) term = terminal_case(drv, entering, ptol, ftol, dmax, &t0);
+        if (term == 1) {
+          blocking = pz0;
+          tmin = t0;
         }
-        if (blocking != pz0 && xb[pz0] * dmax <= ftol && terminal_ok(drv, -1, 0.0, ftol))
-          return LSIM_SOLVED; /* z0 stays basic; extract_z ignores it */
+        if (term == 2) return LSIM_SOLVED; /* z0 stays basic; extract_z ignores it */
       }
       /* xtol only decides below whether the step is degenerate (xb_blocking <= xtol): the
        * blocking row's bound can change that only when xtol < xb_blocking <= loose. */

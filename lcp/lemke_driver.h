@@ -58,6 +58,11 @@ typedef struct LsimLemkeBasisOps {
    * with inv_column: the scan stops where the rows it would still have to solve are fewer
    * than its solves so far. */
   int (*has_row)(void *ctx, int i);
+  /* *sum = |B^{-1}_i| |q| (row_err's sum; drv->q) for row i without keeping the row (a
+   * cheaper solve than row's, its own rounding). 0, or nonzero when it was not made (the
+   * driver then calls row). Optional (NULL: row); used for the ratio test's bounds of rows
+   * not at hand when drv->bound_sums is set. */
+  int (*row_sum)(void *ctx, int i, double *sum);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {
@@ -107,6 +112,12 @@ typedef struct LsimLemkeDriver {
                              through the exchanges, before solving for the row
                              (lsim_lemke_sparse_set_carry_bounds); 2: each exchange
                              updates every row's bound, not the known rows' alone */
+  int shortcut_ties;      /* 1 (the default): a ratio test skips the other rows' ties where
+                             z0's tie or the terminal test decides the pivot alone
+                             (lemke_path; lsim_lemke_sparse_set_shortcut_ties); 0: every
+                             row examined (the reference: the same decisions) */
+  int bound_sums;         /* 1: the ratio test's row bounds take ops->row_sum where the row
+                             is not at hand (lsim_lemke_sparse_set_bound_sums) */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

@@ -54,7 +54,12 @@
  * non-finite leaving row's bound making every bound unknown): a row is solved only when
  * that bound does not rule the tie out,
  * which leaves every decision as it was. On settled pile_100 steps 105 and 113-115 the
- * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md). B_0 is
+ * bounds took 3482-8111 BTRANs for 148-1001 pivots; now 746-1246 (docs/solvers.md).
+ * A bound that must be solved for is summed from a transposed solve on the factors read
+ * out, skipping zeros, without keeping the row (row_sum; bound_sums): a third of
+ * UMFPACK's solve on pile_1000, where thousands of rows near zero need one at the end of a
+ * path; and a ratio test that z0's tie or the terminal test decides alone examines no
+ * other row (shortcut_ties in lemke_driver.c). Both keep every decision and bit measured. B_0 is
  * refactored every REFACTOR = 100 pivots (halved, down to 10, while the updated x_B drifts
  * from the fresh one), on a weak pivot, and when a column comes out non-finite, as in
  * lemke.c. UMFPACK's iterative refinement is off (it tripled the cost of a solve), and its
@@ -184,6 +189,9 @@ struct LsimLemkeSparse {
   size_t cap_l, cap_u;
   int do_recip;
   int factorizations, row_solves, col_solves;
+  int sum_solves;   /* of row_solves, those of row_sum (bound_sums) */
+  int factors_read; /* 1: the factors of the current factorization are read out (get_factors) */
+  double *srow;     /* [cap] row_sum's row of B^{-1} */
   int eta_block; /* FTRAN's runs of dense etas (lsim_lemke_sparse_set_eta_block) */
   /* The dense fallback (lsim_lemke_sparse_set_dense_fallback): lemke.c's workspace, M
      [n * n] column-major, z. */
@@ -213,6 +221,13 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.lazy_first_tie = 1;
     ws->drv.refactor_close = 1;
     ws->drv.carry_bounds = 1;
+    ws->drv.shortcut_ties = 1;
+    ws->drv.bound_sums = 1;
+    /* For comparisons through the solver front (lemke_sparse.h): LSIM_TIES_SHORTCUT=0|1|2,
+       LSIM_BOUND_SUMS=0|1 (bench/replay_lemke, bench_exact). */
+    const char *ts = getenv("LSIM_TIES_SHORTCUT"), *bs = getenv("LSIM_BOUND_SUMS");
+    if (ts && ts[0] >= '0' && ts[0] <= '2' && !ts[1]) ws->drv.shortcut_ties = ts[0] - '0';
+    if (bs && bs[0] >= '0' && bs[0] <= '1' && !bs[1]) ws->drv.bound_sums = bs[0] - '0';
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
@@ -241,7 +256,8 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   lsim_lemke_free(ws->dense);
   free(ws->mdense), free(ws->zdense);
   for (int k = 0; k < NCACHE; ++k) free(ws->rowc[k]);
-  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->qperm), free(ws->vpos), free(ws->vin);
+  free(ws->rhs), free(ws->u), free(ws->icol), free(ws->srow), free(ws->qperm), free(ws->vpos);
+  free(ws->vin);
   free(ws->swi), free(ws->sw);
   free(ws->lc_p), free(ws->lc_i), free(ws->lr_p), free(ws->lr_j), free(ws->uc_p);
   free(ws->uc_i), free(ws->ur_p), free(ws->ur_j), free(ws->pp), free(ws->qq);
@@ -263,6 +279,12 @@ void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on) {
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on) {
   ws->drv.carry_bounds = on;
 }
+
+void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on) {
+  ws->drv.shortcut_ties = on;
+}
+
+void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on) { ws->drv.bound_sums = on; }
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
@@ -305,6 +327,7 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->colc_gen, un, sizeof(unsigned)) ||
       lsim_lemke_grow((void **)&ws->rhs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->icol, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->srow, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->qperm, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->swi, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->sw, un, sizeof(double)) ||
@@ -735,18 +758,9 @@ static double dot_sparse4(const double *restrict x, const double *restrict y,
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-/* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
- * solve. Sets *rmax when rmax != NULL. */
-static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
-  LsimLemkeSparse *ws = ctx;
+/* ws->rhs = v, v^T = e_i^T E_k^{-1} ... E_1^{-1}: the eta part of BTRAN for row i. */
+static void btran_etas(LsimLemkeSparse *ws, int i) {
   const int n = ws->drv.n;
-  *stride = 1;
-  for (int k = 0; k < NCACHE; ++k)
-    if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
-      if (rmax) *rmax = ws->rowmax[k];
-      ws->rowlast = k;
-      return ws->rowc[k];
-    }
   double *v = ws->rhs;
   memset(v, 0, (size_t)n * sizeof(double));
   v[i] = 1.0;
@@ -776,6 +790,22 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
     }
   }
   for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
+}
+
+/* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
+ * solve. Sets *rmax when rmax != NULL. */
+static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
+  LsimLemkeSparse *ws = ctx;
+  const int n = ws->drv.n;
+  *stride = 1;
+  for (int k = 0; k < NCACHE; ++k)
+    if (ws->rowpos[k] == i && ws->rowstamp[k] == ws->serial) {
+      if (rmax) *rmax = ws->rowmax[k];
+      ws->rowlast = k;
+      return ws->rowc[k];
+    }
+  btran_etas(ws, i);
+  const double *v = ws->rhs;
   /* The next slot in turn, but never the row returned last (a hit does not advance the
      turn: row j computed after a hit on row i would overwrite row i while lex_less holds
      both). */
@@ -799,6 +829,34 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   ws->rowmax[slot] = mx;
   if (rmax) *rmax = mx;
   return row;
+}
+
+/* *sum = |B^{-1}_i| |q| for the ratio test's tie bound (ops->row_sum, bound_sums): the
+ * eta part as binv_row's, then B_0^T's solve on the factors read out (own_btran, read once
+ * a factorization), which skips the rows of U^T and L^T whose entry is zero: the right-hand
+ * side is sparse (i and the pivot rows) and so is much of the row (on pile_1000 steps 26-40
+ * 29 % of its entries are nonzero), and the solve costs about a third of UMFPACK's
+ * (docs/solvers.md). The row is not kept. Its values are UMFPACK's up to rounding
+ * (test_own_solves: within 8.3e-15 of max |x|), so the sum is too: a tie decided by its
+ * bound could go the other way only where the gap and the bound agree to that rounding
+ * (test_bound_sums: the same z bits on 121 problems). 0, or LSIM_BREAKDOWN /
+ * LSIM_OUT_OF_MEMORY when the factors could not be read (the driver then solves the row). */
+static int row_sum(void *ctx, int i, double *sum) {
+  LsimLemkeSparse *ws = ctx;
+  const int n = ws->drv.n;
+  if (!ws->factors_read) {
+    const int rc = get_factors(ws);
+    if (rc) return rc;
+    ws->factors_read = 1;
+  }
+  btran_etas(ws, i);
+  own_btran(ws, ws->srow, ws->rhs);
+  ++ws->row_solves, ++ws->sum_solves;
+  const double *restrict row = ws->srow, *restrict q = ws->f->q;
+  double s = 0.0;
+  for (int k = 0; k < n; ++k) s += fabs(row[k] * q[k]);
+  *sum = s;
+  return 0;
 }
 
 /* 1 when row i of B^{-1} is cached for the current basis. */
@@ -863,6 +921,7 @@ static int refactor(void *ctx) {
   const double *d = ws->drv.d;
   size_t nz = 0;
   ws->neta = 0;
+  ws->factors_read = 0;
   ++ws->serial;
   for (int p = 0; p < n; ++p) {
     const int v = bvar[p];
@@ -900,7 +959,10 @@ static int refactor(void *ctx) {
   ++ws->factorizations;
   if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
   if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
-  if (ws->own_solve && (rc = get_factors(ws))) return rc;
+  if (ws->own_solve) {
+    if ((rc = get_factors(ws))) return rc;
+    ws->factors_read = 1;
+  }
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->drv.xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)
@@ -1057,7 +1119,7 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
 
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
                                              warm,   reserve,  residual, inv_column,
-                                             has_row};
+                                             has_row, row_sum};
 
 /* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
  * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
@@ -1122,7 +1184,7 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
                             double *z, LsimLemkeInfo *info) {
   const LsimLemkeOptions o = lsim_lemke_driver_options(opt, info);
   int pivots = 0, status, have_start = 0;
-  if (ws) ws->factorizations = ws->row_solves = ws->col_solves = 0;
+  if (ws) ws->factorizations = ws->row_solves = ws->col_solves = ws->sum_solves = 0;
   if (!ws || !f || f->n < 0 || f->m < 0 ||
       (f->n > 0 && (!z || !f->q || !f->J_ptr || !f->B_ptr)) || o.max_pivots < 0 ||
       !(o.tol > 0.0) || !isfinite(o.tol)) {

@@ -48,6 +48,26 @@ void lsim_lemke_sparse_set_cover_previous(LsimLemkeSparse *ws, int on);
  * same bits). 0: every bound solves for its row (as before; for comparisons). */
 void lsim_lemke_sparse_set_carry_bounds(LsimLemkeSparse *ws, int on);
 
+/* on = 1 (the default): a ratio test examines no other row's tie (each may need a row of
+ * B^{-1} for its rounding bound) where the pivot is decided without them: z0 is the
+ * minimizing row or ties with it, or the terminal test takes z0 (and no refactorization
+ * can follow the lexicographic rule's verdict) or ends the path. The same decisions and
+ * bits, fewer transposed solves (pile_1000's last pivots meet ties of thousands of rows
+ * near zero). 0: every row examined (the reference for the tests). 2: also where the
+ * terminal test takes z0 and the lexicographic rule's verdict could have asked for a
+ * refactorization first (then not made): the same pivots, the last bits may differ.
+ * The environment variable LSIM_TIES_SHORTCUT=0|1|2 sets it at lsim_lemke_sparse_create
+ * (for comparisons through the solver front), as LSIM_BOUND_SUMS=0|1 sets the next. */
+void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on);
+
+/* on = 1 (the default): the ratio test's tie bound of a row not at hand (|B^{-1}_i| |q|)
+ * is summed from a transposed solve on the LU factors read out after the factorization,
+ * skipping zeros, without keeping the row, instead of UMFPACK's solve (about three times
+ * dearer on pile_1000). The sums agree to rounding, so do the decisions: the same paths and
+ * z bits on every problem measured (docs/solvers.md). Counted among the transposed solves
+ * (lsim_lemke_sparse_counts). 0: UMFPACK's rows. */
+void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on);
+
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
  * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
  * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits

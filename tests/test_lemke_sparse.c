@@ -357,7 +357,8 @@ static const LsimFactoredLcp *nth_problem(int k, const char *const *files, int n
 /* Solves the dumped steps (cold) and pile_10's factored steps (from the time step's guess
  * z > 0), each with set(ws, mode[0]) and then set(ws, mode[1]) on one workspace, and asserts the
  * same status and pivots (and, with same_bits 1, the same z bits, factorizations and solves
- * of both kinds; with same_bits -1 only that what mode[0] solves mode[1] solves too, the
+ * of both kinds; with same_bits 2 the same z bits and factorizations, the solves free to
+ * differ; with same_bits -1 only that what mode[0] solves mode[1] solves too, the
  * solves whose status or pivots differ counted in rows[2], rows then of three entries),
  * each solved z within RES_TOL. Adds the
  * transposed solves of each mode to rows[]; returns the problems solved. */
@@ -408,7 +409,8 @@ static int compare_settings(void (*set)(LsimLemkeSparse *, int), const int mode[
       rows[2] += status[1] != status[0] || pivots[1] != pivots[0];
     }
     if (same_bits > 0) {
-      for (int c = 0; c < 3; ++c) assert_int_equal(counts[1][c], counts[0][c]);
+      for (int c = 0; c < (same_bits == 2 ? 1 : 3); ++c)
+        assert_int_equal(counts[1][c], counts[0][c]);
       assert_memory_equal(z[1], z[0], (size_t)n * sizeof(double));
     }
     if (status[0] == LSIM_SOLVED) assert_true(rel_residual(f, z[1]) <= RES_TOL);
@@ -456,6 +458,44 @@ static void test_carry_bounds_lazy(void **state) {
   assert_true(solves > 50);
   assert_int_equal(rows[1], rows[0]);
   assert_true(rows[0] > 0); /* the bounds were asked for */
+}
+
+/* lsim_lemke_sparse_set_shortcut_ties: a ratio test that z0's own tie or the terminal test
+ * decides alone examines no other row's tie. Mode 1 (the default) against 0 (every row
+ * examined): on the same problems each solve has the same status, pivots, factorizations
+ * and z, bit for bit, and no more transposed solves in total. Mode 2 (the terminal test's
+ * pivot taken without the lexicographic rule's refactorization) against 0: the same status
+ * and pivots, each solved z within RES_TOL (its bits may differ where mode 0 refactored). */
+static void test_shortcut_ties(void **state) {
+  (void)state;
+  long rows[2] = {0, 0}, rows2[3] = {0, 0, 0};
+  int solves =
+      compare_settings(lsim_lemke_sparse_set_shortcut_ties, (const int[2]){0, 1}, 2, rows);
+  print_message("ties shortcut: %d solves, transposed solves %ld without, %ld with\n", solves,
+                rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(rows[1] <= rows[0]);
+  solves = compare_settings(lsim_lemke_sparse_set_shortcut_ties, (const int[2]){0, 2}, 0, rows2);
+  print_message("ties shortcut 2: %d solves, transposed solves %ld without, %ld with\n", solves,
+                rows2[0], rows2[1]);
+  assert_true(solves > 50);
+  assert_true(rows2[1] <= rows2[0]);
+}
+
+/* lsim_lemke_sparse_set_bound_sums: the ratio test's tie bounds of rows not at hand summed
+ * from a solve on the LU factors read out (the default) instead of UMFPACK's rows: the sums
+ * agree to rounding, far inside the margins the ties are decided by, so on the same
+ * problems each solve has the same status, pivots, factorizations and z, bit for bit; the
+ * sums are used (transposed solves are asked for on these problems). */
+static void test_bound_sums(void **state) {
+  (void)state;
+  long rows[2] = {0, 0};
+  const int solves =
+      compare_settings(lsim_lemke_sparse_set_bound_sums, (const int[2]){0, 1}, 2, rows);
+  print_message("bound sums: %d solves, transposed solves %ld with UMFPACK's rows, %ld with the "
+                "sums\n", solves, rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(rows[0] > 0 && rows[1] > 0);
 }
 
 /* lsim_lemke_sparse_set_eta_block: FTRAN with runs of dense etas applied together (AVX2
@@ -966,6 +1006,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_warm_only),
       cmocka_unit_test(test_carry_bounds),
       cmocka_unit_test(test_carry_bounds_lazy),
+      cmocka_unit_test(test_shortcut_ties),
+      cmocka_unit_test(test_bound_sums),
       cmocka_unit_test(test_eta_block),
       cmocka_unit_test(test_cover_previous),
       cmocka_unit_test(test_cover_previous_no_solution),
