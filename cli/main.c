@@ -133,10 +133,10 @@ static void usage(FILE *f) {
           "\n"
           "environment:\n"
           "  LSIM_SIMD=avx512|avx2|sse2|scalar|reference   the code path of PGS's coloured sweep\n"
-          "                                    (default: the widest of avx512, avx2 and sse2 the CPU\n"
-          "                                    has; avx512, avx2, sse2 and scalar give the same bits;\n"
-          "                                    reference, a check, reads the rows as doubles,\n"
-          "                                    docs/solvers.md)\n",
+          "                                    (default: avx2 where the CPU has it, else sse2;\n"
+          "                                    avx512, asked for, where the CPU has it; avx512,\n"
+          "                                    avx2, sse2 and scalar give the same bits; reference,\n"
+          "                                    a check, reads the rows as doubles, docs/solvers.md)\n",
           LSIM_VERSION);
 }
 

@@ -17,15 +17,17 @@ typedef struct LsimPgsOptions {
 
 enum { LSIM_PGS_MAX_THREADS = 64 };
 
-/* The coloured wide sweep's paths (identical results on each): chosen at run time, the
- * widest the CPU has, unless the environment variable LSIM_SIMD (scalar, sse2, avx2,
- * avx512) asks for one (a path the CPU lacks falls back to the widest it has). */
+/* The coloured wide sweep's paths (identical results on each): chosen at run time, AVX2
+ * where the CPU has it, else SSE2, unless the environment variable LSIM_SIMD (scalar,
+ * sse2, avx2, avx512) asks for one (a path the CPU lacks falls back to the widest it has
+ * below it). */
 enum { LSIM_PGS_SIMD_SCALAR = 1, LSIM_PGS_SIMD_SSE2 = 2, LSIM_PGS_SIMD_AVX2 = 3 };
 /* LSIM_SIMD=reference: the one-cone fast path over the same coloured order, with the
  * rows read in place as doubles (equal to the others with a tolerance, where their rows
  * are doubles too; a check, not a speed). */
 enum { LSIM_PGS_SIMD_REFERENCE = 4 };
-/* Eight lanes (AVX-512F and DQ): two four-lane groups of one colour per vector. */
+/* Eight lanes (AVX-512F and DQ): two four-lane groups of one colour per vector; only when
+ * asked (LSIM_SIMD=avx512: faster at 1000 bodies, slower at 10 000, docs/solvers.md). */
 enum { LSIM_PGS_SIMD_AVX512 = 5 };
 
 /* max_sweeps 0, tol 1e-10, omega 1, threads 1. */
