@@ -317,8 +317,8 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
 
 static int pick_path(void) {
   const char *e = getenv("LSIM_SIMD");
-  /* AVX2 unless asked: the AVX-512 path, at most 3 % faster a step at 1000 bodies, was 4 % slower
-     at 10 000 (docs/solvers.md, "Eight lanes"). */
+  /* AVX2 unless asked: the AVX-512 path, at most 3 % faster a step at 1000 bodies, was
+     4 % slower at 10 000 (docs/solvers.md, "Eight lanes"). */
   int want = LSIM_PGS_SIMD_AVX2;
   if (e && !strcmp(e, "scalar")) want = LSIM_PGS_SIMD_SCALAR;
   else if (e && !strcmp(e, "reference")) want = LSIM_PGS_SIMD_REFERENCE;
