@@ -104,9 +104,9 @@ int main(int argc, char **argv) {
   }
   qsort(ref, (size_t)k, sizeof(double), cmp_double);
   qsort(wide, (size_t)k, sizeof(double), cmp_double);
-  static const char *const paths[] = {"none", "scalar", "sse2", "avx2", "reference"};
+  static const char *const paths[] = {"none", "scalar", "sse2", "avx2", "reference", "avx512"};
   printf("%s, %d problems (20 sweeps from each step's warm start), wide path %s:\n", path, k,
-         simd >= 0 && simd <= 4 ? paths[simd] : "?");
+         simd >= 0 && simd <= 5 ? paths[simd] : "?");
   printf("| | median relative residual | worst |\n|---|---:|---:|\n");
   printf("| reference (double rows) | %.4g | %.4g |\n", ref[k / 2], ref[k - 1]);
   printf("| wide (this machine's path) | %.4g | %.4g |\n", wide[k / 2], wide[k - 1]);

@@ -568,11 +568,12 @@ int main(int argc, char **argv) {
   }
   dCloseODE();
   /* What the sweeps ran on (the same bits on every set; the speed is this one's). */
-  static const char *simd_names[5] = {"none (steps with fewer than 16 cones)", "scalar", "sse2", "avx2", "reference"};
+  static const char *simd_names[6] = {"none (steps with fewer than 16 cones)", "scalar", "sse2", "avx2",
+                                      "reference", "avx512"};
   printf("\nlcpsim's coloured PGS sweep ran on:");
-  for (int k = 0; k < 5; ++k)
+  for (int k = 0; k < 6; ++k)
     if (simd_seen & (1u << k)) printf(" %s", simd_names[k]);
-  printf(" (LSIM_SIMD=scalar|sse2|avx2 chooses)\n");
+  printf(" (LSIM_SIMD=scalar|sse2|avx2|avx512 chooses)\n");
   if (!lemke || only_n > 0) return 0;
   printf("\n## Lemke on the same piles (dense pivoting; first 50 steps)\n\n");
   printf("| N | ms/step | mean pivots | max pivots | failures |\n|---|---|---|---|---|\n");

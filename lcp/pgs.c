@@ -53,9 +53,9 @@
  * every other task (scalars, other cones) in the natural order. Cones of one colour
  * commute, so this is Gauss-Seidel in that order whatever the width; it converges as the
  * natural order does (another order of the same block Gauss-Seidel). The four-lane update
- * (pgs_wide.c) is written once and compiled scalar, SSE2 and AVX2, picked at run time
- * (__builtin_cpu_supports; LSIM_SIMD=scalar|sse2|avx2 asks for one): the same bits on
- * each. A small fixed budget (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS = 100 sweeps)
+ * (pgs_wide.c) is written once and compiled scalar, SSE2, AVX2 and AVX-512 (eight lanes:
+ * two groups of a colour; only when asked), picked at run time (__builtin_cpu_supports;
+ * LSIM_SIMD=scalar|sse2|avx2|avx512 asks for one): the same bits on each. A small fixed budget (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS = 100 sweeps)
  * keeps the rows of J and B of the cones and their constants as floats (half the memory
  * the sweep streams; M is perturbed by about 1e-7 relative, far below what such budgets
  * leave; a longer budget would end at that floor), and their z in the groups during the sweeps (one

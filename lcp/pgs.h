@@ -17,14 +17,18 @@ typedef struct LsimPgsOptions {
 
 enum { LSIM_PGS_MAX_THREADS = 64 };
 
-/* The coloured wide sweep's paths (identical results on each): chosen at run time, the
- * widest the CPU has, unless the environment variable LSIM_SIMD (scalar, sse2, avx2) asks
- * for one (a path the CPU lacks falls back to the widest it has). */
+/* The coloured wide sweep's paths (identical results on each): chosen at run time, AVX2
+ * where the CPU has it, else SSE2, unless the environment variable LSIM_SIMD (scalar,
+ * sse2, avx2, avx512) asks for one (a path the CPU lacks falls back to the widest it has
+ * below it). */
 enum { LSIM_PGS_SIMD_SCALAR = 1, LSIM_PGS_SIMD_SSE2 = 2, LSIM_PGS_SIMD_AVX2 = 3 };
 /* LSIM_SIMD=reference: the one-cone fast path over the same coloured order, with the
  * rows read in place as doubles (equal to the others with a tolerance, where their rows
  * are doubles too; a check, not a speed). */
 enum { LSIM_PGS_SIMD_REFERENCE = 4 };
+/* Eight lanes (AVX-512F and DQ): two four-lane groups of one colour per vector; only when
+ * asked (LSIM_SIMD=avx512: faster at 1000 bodies, slower at 10 000, docs/solvers.md). */
+enum { LSIM_PGS_SIMD_AVX512 = 5 };
 
 /* max_sweeps 0, tol 1e-10, omega 1, threads 1. */
 LsimPgsOptions lsim_default_pgs_options(void);
@@ -42,7 +46,7 @@ typedef struct LsimPgsInfo {
   int parts;          /* parallel sweeps: parts swept at once (0: the natural order) */
   int crossing;       /* parallel sweeps: tasks (cones, scalars) swept after the parts */
   int simd;           /* coloured wide sweep (pgs.c, "coloured wide sweep"): the path that
-                         ran, LSIM_PGS_SIMD_SCALAR / _SSE2 / _AVX2; 0 when not used */
+                         ran, LSIM_PGS_SIMD_SCALAR / _SSE2 / _AVX2 / _AVX512; 0 when not used */
   int colours;        /* its colours (0 when not used) */
   const double *bz;   /* factored fast path: u = B z [m] of the returned z, recomputed from z
                          with the final residual (owned by the workspace, valid until its

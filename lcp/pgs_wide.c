@@ -1,8 +1,9 @@
 /* pgs_wide.c: the coloured wide sweep of the PGS fast path (one thread, block width 6,
  * planar cones of 4 directions with a normal): graph colouring of the cones, their packing
- * in groups of four lanes, and one kernel (pgs_wide_kernel.h) compiled three times:
- * scalar (one lane), SSE2 (two; the x86-64 baseline) and AVX2 (four), chosen at run
- * time. Math and figures: pgs.c ("coloured wide sweep"), docs/solvers.md.
+ * in groups of four lanes, and one kernel (pgs_wide_kernel.h) compiled four times:
+ * scalar (one lane), SSE2 (two; the x86-64 baseline), AVX2 (four) and AVX-512 (eight: two
+ * groups of one colour), chosen at run time. Math and figures: pgs.c ("coloured wide
+ * sweep"), docs/solvers.md.
  *
  * Colouring. Cones of one colour share no block of u that is written (a missing second
  * block reads the zero pad after u and is never written), and each has its own entries of
@@ -27,9 +28,9 @@
  * W J'): measured twice, the same kernel time at 1000 bodies (a quarter less at 10 000)
  * for 27 % fewer bytes a cone, and a dumped step would need W too
  * (docs/solvers.md, "W's blocks in place of B's rows").
- * No fused multiply-add (C11 mode: no contraction; the AVX2 target is not FMA), and IEEE
- * arithmetic and division are exact per lane: the three paths give the same bits
- * (tests/test_parallel.c compares them). */
+ * No fused multiply-add (C11 mode: no contraction; neither the AVX2 nor the AVX-512
+ * target includes FMA), and IEEE arithmetic and division are exact per lane: the four
+ * paths give the same bits (tests/test_parallel.c compares them). */
 #include "pgs_private.h"
 
 #include <float.h>
@@ -46,8 +47,16 @@
 #else
 #define WIDE_SSE2_PACK 0
 #endif
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The AVX-512 kernel where the compiler can make it (x86 with GCC or clang). */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define WIDE_HAVE_AVX512 1
+#else
+#define WIDE_HAVE_AVX512 0
+#endif
 
 enum { WIDE_MAX_COLOURS = 64, WIDE_LANES = 4, WIDE_J = 2 * FAST_W };
 
@@ -73,6 +82,8 @@ typedef struct WideGroup {
   int o1[WIDE_LANES];                 /* block offsets in u (m: the pad) */
   int two[WIDE_LANES];                /* the second block is written */
   int lanes;                          /* real lanes, 1 .. 4 (the rest inert) */
+  int pair;                           /* 1: full, and the next group is of its colour
+                                         (the AVX-512 kernel sweeps the two at once) */
 } WideGroup;                          /* one cache line */
 
 /* The lanes' variables in z (normal, first direction, lambda; -1 for an inert lane), apart
@@ -306,14 +317,20 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
 
 static int pick_path(void) {
   const char *e = getenv("LSIM_SIMD");
+  /* AVX2 unless asked: the AVX-512 path, at most 3 % faster a step at 1000 bodies, was
+     4 % slower at 10 000 (docs/solvers.md, "Eight lanes"). */
   int want = LSIM_PGS_SIMD_AVX2;
   if (e && !strcmp(e, "scalar")) want = LSIM_PGS_SIMD_SCALAR;
   else if (e && !strcmp(e, "reference")) want = LSIM_PGS_SIMD_REFERENCE;
   else if (e && !strcmp(e, "sse2")) want = LSIM_PGS_SIMD_SSE2;
+  else if (e && !strcmp(e, "avx512")) want = LSIM_PGS_SIMD_AVX512;
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (want == LSIM_PGS_SIMD_AVX512 &&
+      !(WIDE_HAVE_AVX512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq")))
+    want = LSIM_PGS_SIMD_AVX2;
   if (want == LSIM_PGS_SIMD_AVX2 && !__builtin_cpu_supports("avx2")) want = LSIM_PGS_SIMD_SSE2;
 #else
-  if (want == LSIM_PGS_SIMD_AVX2) want = LSIM_PGS_SIMD_SSE2;
+  if (want == LSIM_PGS_SIMD_AVX512 || want == LSIM_PGS_SIMD_AVX2) want = LSIM_PGS_SIMD_SSE2;
 #endif
   return want;
 }
@@ -369,6 +386,8 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
       for (int s = 0; s < count[k]; s += WIDE_LANES) {
         const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
         ws->wide[gi].lanes = lanes;
+        /* Pairs from the colour's first group: 0-1, 2-3, ...; an odd last one alone. */
+        ws->wide[gi].pair = s % (2 * WIDE_LANES) == 0 && s + WIDE_LANES < count[k];
 #if WIDE_SSE2_PACK
         if (by_group) {
           const FastCone *fc[WIDE_LANES];
@@ -527,6 +546,9 @@ typedef float v2f __attribute__((vector_size(8)));
 typedef double v4d __attribute__((vector_size(32)));
 typedef long long v4i __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
+typedef double v8d __attribute__((vector_size(64)));
+typedef long long v8i __attribute__((vector_size(64)));
+typedef float v8f __attribute__((vector_size(32)));
 
 /* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
@@ -620,14 +642,86 @@ typedef float v4f __attribute__((vector_size(16)));
 #define WIDE_HAVE_AVX2 0
 #endif
 
+/* AVX-512: eight lanes, two groups of one colour (WideGroup.pair) per vector; u's blocks
+   read by gathers (the same loads as lane by lane) and written lane by lane (masked
+   scatters, or transposes and masked stores, were slower: docs/solvers.md). */
+#if WIDE_HAVE_AVX512
+#define WIDE_AVX512_TARGET __attribute__((target("avx512f,avx512dq")))
+#define WIDE_AVX512_INLINE WIDE_AVX512_TARGET __attribute__((always_inline)) static inline
+
+/* Lane offsets of the two groups' o0 (or o1, at word k) as eight 32-bit indices. */
+WIDE_AVX512_INLINE __m256i wide512_index(const WideGroup *g, size_t k) {
+  const __m128i a = _mm_load_si128((const __m128i *)((const int *)&g[0] + k));
+  const __m128i b = _mm_load_si128((const __m128i *)((const int *)&g[1] + k));
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+}
+
+WIDE_AVX512_INLINE void wide512_gather(v8d U[WIDE_J], const WideGroup *g, const double *u) {
+  const __m256i i0 = wide512_index(g, offsetof(WideGroup, o0) / sizeof(int));
+  const __m256i i1 = wide512_index(g, offsetof(WideGroup, o1) / sizeof(int));
+  for (int j = 0; j < FAST_W; ++j) {
+    U[j] = (v8d)_mm512_i32gather_pd(i0, u + j, 8);
+    U[FAST_W + j] = (v8d)_mm512_i32gather_pd(i1, u + j, 8);
+  }
+}
+
+_Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
+#define WK_V v8d
+#define WK_I v8i
+#define WK_N 8
+#define WK_ATTR WIDE_AVX512_TARGET
+#define WK_GATHER(U, g, u) wide512_gather(U, g, u)
+#define WK_ANY(m) (_mm512_test_epi64_mask((__m512i)(m), (__m512i)(m)) != 0)
+#define WK_S double
+#define WK_SV v8d
+#define WK_GZ 0
+#define WK_NAME wide_avx512_d
+#define WK_LONE wide_avx2_d
+#define WK_LOAD_ROW2(p, q) \
+  ((v8d)_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(p)), _mm256_loadu_pd(q), 1))
+#include "pgs_wide_kernel.h"
+#undef WK_LOAD_ROW2
+#undef WK_LONE
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#define WK_S float
+#define WK_SV v8f
+#undef WK_GZ
+#define WK_GZ 1
+#define WK_NAME wide_avx512_f
+#define WK_LONE wide_avx2_f
+#define WK_LOAD_ROW2(p, q)                                                                   \
+  ((v8d)_mm512_cvtps_pd(                                                                     \
+      _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)))
+#include "pgs_wide_kernel.h"
+#undef WK_LOAD_ROW2
+#undef WK_LONE
+#undef WK_GZ
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_ATTR
+#undef WK_GATHER
+#undef WK_ANY
+#endif
+
 /* The kernels of one path, by layout. */
 typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
                            double *, double, float *);
-static const WideKernel wide_kernels[3][2] = {
+static const WideKernel wide_kernels[4][2] = {
     {wide_scalar_d, wide_scalar_f},
     {wide_sse2_d, wide_sse2_f},
 #if WIDE_HAVE_AVX2
     {wide_avx2_d, wide_avx2_f},
+#else
+    {wide_sse2_d, wide_sse2_f},
+#endif
+#if WIDE_HAVE_AVX512
+    {wide_avx512_d, wide_avx512_f},
 #else
     {wide_sse2_d, wide_sse2_f},
 #endif
@@ -645,7 +739,10 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
     lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);
     return;
   }
-  const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR ? 0 : ws->wide_path == LSIM_PGS_SIMD_AVX2 ? 2 : 1;
+  const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR   ? 0
+                   : ws->wide_path == LSIM_PGS_SIMD_AVX2   ? 2
+                   : ws->wide_path == LSIM_PGS_SIMD_AVX512 ? 3
+                                                           : 1;
   wide_kernels[path][layout](g, ws->wide_idx + rg[0], rows, ng, ws->u, z, omega,
                              ws->wide_z + (size_t)rg[0] * WIDE_Z);
   /* The range's rest, in the natural order. */

@@ -2,11 +2,20 @@
  * instruction set and value layout with
  *   WK_V, WK_I   a vector of WK_N doubles and of WK_N 64-bit integers (GCC vector types),
  *   WK_N         lanes per vector (1: scalar, 2: SSE2, 4: AVX2), a divisor of WIDE_LANES,
+ *                or 8 = 2 WIDE_LANES (AVX-512): two groups of one colour per vector, the
+ *                first's lanes then the second's (a group whose pair flag is 0, a
+ *                colour's last, goes alone to WK_LONE),
  *   WK_S, WK_SV  the values' storage (double or float) and its vector of WK_N,
  *   WK_GZ        1: z of the group's cones in the group's own copy (zgroups, WIDE_Z
  *                floats per group; only with float values), 0: in z by index,
  *   WK_LOAD_ROW  optional: WK_N stored values at a pointer to a WK_V (else memcpy and
  *                __builtin_convertvector, which GCC 12 splits in halves for AVX),
+ *   with 8 lanes also
+ *   WK_LOAD_ROW2 (p, q): WIDE_LANES stored values at p, then WIDE_LANES at q, as a WK_V,
+ *   WK_GATHER    optional: u's two blocks of the lanes in (U, g, u); the lanes' own
+ *                operations are loads: any way of making them gives the same bits,
+ *   WK_ANY       whether some lane of a mask is set,
+ *   WK_LONE      the four-lane kernel of the same layout, for a group alone,
  *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
@@ -19,8 +28,21 @@
 #define WK_MAKE(e) ((WK_V){e(0)})
 #elif WK_N == 2
 #define WK_MAKE(e) ((WK_V){e(0), e(1)})
-#else
+#elif WK_N == 4
 #define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3)})
+#else
+#define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)})
+#endif
+/* Lane L of the vector: its group (g[0], or g[1] for the second half of an 8-lane one) and
+ * its place there. */
+#if WK_N == 8
+#define LG(L) (g[(L) / WIDE_LANES])
+#define LX(L) (x[(L) / WIDE_LANES])
+#define LI(L) ((L) % WIDE_LANES)
+#else
+#define LG(L) (g[0])
+#define LX(L) (x[0])
+#define LI(L) (L)
 #endif
 
 WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const void *rows_v,
@@ -32,22 +54,39 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
   const WK_V omega = zero + omega_s;
   const WK_I absmask = (WK_I){0} + LLONG_MAX;
   static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
-  for (int gi = 0; gi < ng; ++gi) {
+  for (int gi = 0, step = 1; gi < ng; gi += step) {
     const WideGroup *g = groups + gi;
     const WK_S *rows = rows_all + (size_t)gi * VALS;
-    /* The group WIDE_PREFETCH ahead asked for now (a group is 0.8 to 2.7 kB: at 10 000
+#if WK_N == 8
+    /* Two groups a vector (the first full, the second of the same colour), or one alone. */
+    step = g->pair ? 2 : 1;
+    const int nreal = g->pair ? WIDE_LANES + g[1].lanes : g->lanes;
+#else
+    const int nreal = g->lanes;
+#endif
+    /* The groups WIDE_PREFETCH ahead asked for now (a group is 0.8 to 2.7 kB: at 10 000
        bodies the groups come from memory, and the sweep waited on them). */
-    if (gi + WIDE_PREFETCH < ng) {
-      const char *ahead = (const char *)(groups + gi + WIDE_PREFETCH);
-      for (size_t b = 0; b < sizeof(WideGroup); b += 64) __builtin_prefetch(ahead + b);
-      const char *ahead_rows = (const char *)(rows + WIDE_PREFETCH * VALS);
-      /* Unrolled: one instruction a line (the loop had cost four, 11 % of the sweep). */
+    for (int s = 0; s < step; ++s)
+      if (gi + s + WIDE_PREFETCH < ng) {
+        const char *ahead = (const char *)(groups + gi + s + WIDE_PREFETCH);
+        for (size_t b = 0; b < sizeof(WideGroup); b += 64) __builtin_prefetch(ahead + b);
+        const char *ahead_rows = (const char *)(rows + (s + WIDE_PREFETCH) * VALS);
+        /* Unrolled: one instruction a line (the loop had cost four, 11 % of the sweep). */
 #pragma GCC unroll 48
-      for (size_t b = 0; b < VALS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
+        for (size_t b = 0; b < VALS * sizeof(WK_S); b += 64) __builtin_prefetch(ahead_rows + b);
+      }
+#if WK_N == 8
+    if (step == 1) {
+      WK_LONE(g, idx + gi, rows, 1, u, z, omega_s, zgroups + (size_t)gi * WIDE_Z);
+      continue;
     }
+#endif
     for (int h = 0; h < WIDE_LANES; h += WK_N) {
-      if (h >= g->lanes) break; /* only inert lanes left */
-#ifdef WK_LOAD_ROW
+      if (h >= nreal) break; /* only inert lanes left */
+#if WK_N == 8
+#define AT(i) WK_LOAD_ROW2(rows + (i) * WIDE_LANES, rows + VALS + (i) * WIDE_LANES)
+#define AT_F(p) WK_LOAD_ROW2((p), (p) + WIDE_Z)
+#elif defined(WK_LOAD_ROW)
 #define AT(i) WK_LOAD_ROW(rows + (i) * WIDE_LANES + h)
 #define AT_F(p) WK_LOAD_ROW(p)
 #else
@@ -58,9 +97,13 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #define ROW(r, j) AT((r) * WIDE_J + (j))
 #define LD(k) AT(6 * WIDE_J + (k))
       /* u's two blocks, lane by lane (inert lanes: the pad after u). */
-      const double *pu0[WK_N], *pu1[WK_N];
-      for (int l = 0; l < WK_N; ++l) pu0[l] = u + g->o0[h + l], pu1[l] = u + g->o1[h + l];
       WK_V U[WIDE_J], zs[6];
+#ifdef WK_GATHER
+      WK_GATHER(U, g, u);
+#else
+      const double *pu0[WK_N], *pu1[WK_N];
+      for (int l = 0; l < WK_N; ++l)
+        pu0[l] = u + LG(h + l).o0[LI(h + l)], pu1[l] = u + LG(h + l).o1[LI(h + l)];
       for (int j = 0; j < FAST_W; ++j) {
 #define P0(l) pu0[l][j]
 #define P1(l) pu1[l][j]
@@ -68,6 +111,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #undef P0
 #undef P1
       }
+#endif
 #if WK_GZ
       /* z (normal, beta, lambda) from the group's own copy, floats (inert lanes: zeros,
          kept). */
@@ -78,10 +122,10 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const WideIdx *x = idx + gi;
       const double *pn[WK_N], *pb[WK_N], *pl[WK_N];
       for (int l = 0; l < WK_N; ++l) {
-        const int real = h + l < g->lanes;
-        pn[l] = real ? z + x->normal[h + l] : wide_pad;
-        pb[l] = real ? z + x->b0[h + l] : wide_pad;
-        pl[l] = real ? z + x->L[h + l] : wide_pad;
+        const int real = h + l < nreal;
+        pn[l] = real ? z + LX(h + l).normal[LI(h + l)] : wide_pad;
+        pb[l] = real ? z + LX(h + l).b0[LI(h + l)] : wide_pad;
+        pl[l] = real ? z + LX(h + l).L[LI(h + l)] : wide_pad;
       }
 #define PN(l) pn[l][0]
 #define PL(l) pl[l][0]
@@ -122,8 +166,12 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const WK_I iszero = R <= zero;
       WK_V t[4] = {zero, zero, zero, zero}, eg1 = zero, eg2 = zero;
       const WK_I edge = ~(iszero | inside);
+#ifdef WK_ANY
+      const int any_edge = WK_ANY(edge);
+#else
       long long any_edge = 0;
       for (int l = 0; l < WK_N; ++l) any_edge |= edge[l];
+#endif
       if (any_edge) {
         /* Some lane on the square's boundary: every edge (edge_best), the candidates and
            the running best as planar_target's loop takes them (the index kept as a
@@ -136,9 +184,13 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
         for (int k = 0; k < 4; ++k) {
           /* An edge no boundary lane has among its candidates is never taken: skipped. */
           const WK_I wanted = cand[k] & edge;
+#ifdef WK_ANY
+          if (!WK_ANY(wanted)) continue;
+#else
           long long any_wanted = 0;
           for (int l = 0; l < WK_N; ++l) any_wanted |= wanted[l];
           if (!any_wanted) continue;
+#endif
           const double c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1];
           const WK_V v1k = R * c0, v2k = R * s0;
           const WK_V ex = R * c1 - v1k, ey = R * s1 - v2k;
@@ -184,21 +236,26 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const WK_V zout[6] = {zn, nb0, nb1, nb2, nb3, nl};
       for (int k = 0; k < 6; ++k) {
         const WK_SV zf = __builtin_convertvector(zout[k], WK_SV);
+#if WK_N == 8
+        memcpy(gz + k * WIDE_LANES, &zf, sizeof zf / 2);
+        memcpy(gz + WIDE_Z + k * WIDE_LANES, (const char *)&zf + sizeof zf / 2, sizeof zf / 2);
+#else
         memcpy(gz + k * WIDE_LANES, &zf, sizeof zf);
+#endif
       }
 #endif
-      for (int l = 0; l < WK_N && h + l < g->lanes; ++l) {
-        double *q0 = u + g->o0[h + l];
+      for (int l = 0; l < WK_N && h + l < nreal; ++l) {
+        double *q0 = u + LG(h + l).o0[LI(h + l)];
         for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
-        if (g->two[h + l]) {
-          double *q1 = u + g->o1[h + l];
+        if (LG(h + l).two[LI(h + l)]) {
+          double *q1 = u + LG(h + l).o1[LI(h + l)];
           for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
         }
 #if !WK_GZ
-        z[x->normal[h + l]] = zn[l];
-        double *beta = z + x->b0[h + l];
+        z[LX(h + l).normal[LI(h + l)]] = zn[l];
+        double *beta = z + LX(h + l).b0[LI(h + l)];
         beta[0] = nb0[l], beta[1] = nb1[l], beta[2] = nb2[l], beta[3] = nb3[l];
-        z[x->L[h + l]] = nl[l];
+        z[LX(h + l).L[LI(h + l)]] = nl[l];
 #endif
       }
 #undef AT
@@ -213,3 +270,6 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #undef WK_ABS
 #undef WK_MAX0
 #undef WK_MAKE
+#undef LG
+#undef LX
+#undef LI

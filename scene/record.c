@@ -1153,8 +1153,8 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     snprintf(sources[c], sizeof sources[0], "%d %s", c, lsim_source_name(c));
   write_strings(r, "/solver/source_legend", sources[0], sizeof sources[0], LSIM_SOURCE_COUNT);
   /* SIMD legend: "code name" of the instruction set the PGS sweep ran on (lcp/pgs.h). */
-  static const char simd_legend[5][16] = {"0 none", "1 scalar", "2 sse2", "3 avx2", "4 reference"};
-  write_strings(r, "/solver/simd_legend", simd_legend[0], sizeof simd_legend[0], 5);
+  static const char simd_legend[6][16] = {"0 none", "1 scalar", "2 sse2", "3 avx2", "4 reference", "5 avx512"};
+  write_strings(r, "/solver/simd_legend", simd_legend[0], sizeof simd_legend[0], 6);
 
   /* The series: state rows, solver rows, contact offsets, contact rows. */
   size_t cs = LSIM_RECORD_FLUSH_STEPS + 2;

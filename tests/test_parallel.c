@@ -227,26 +227,35 @@ static void test_parallel_sweeps_deterministic(void **state) {
   free(z1), free(za), free(zb);
 }
 
-/* The coloured wide sweep (one thread): its three paths (LSIM_SIMD scalar, sse2, avx2)
- * give the same bits on the pile_100 LCP, 20 sweeps from z = 0 and solved to 1e-8 with
- * omega 1.3 from a warm start (the same sweeps too), and with two threads (parts). The
- * scalar path updates one cone at a time, the others two or four at once: equal bits also
- * say that no two cones of a group share a block of u. On a CPU without AVX2 the avx2
- * request runs sse2 (info.simd says which ran), and the test still compares every path
- * the CPU has. Solved to 1e-6 the coloured order converges as the natural one does. */
+/* The coloured wide sweep (one thread): its four paths (LSIM_SIMD scalar, sse2, avx2,
+ * avx512) give the same bits on the pile_100 LCP, 20 sweeps from z = 0 and solved to 1e-8
+ * with omega 1.3 from a warm start (the same sweeps too), and with two threads (parts).
+ * The scalar path updates one cone at a time, the others two, four or eight (two groups of
+ * a colour; a colour's odd last group alone, on the four-lane kernel) at once: equal bits
+ * also say that no two cones of a group or pair share a block of u. On a CPU without
+ * AVX-512 the avx512 request runs avx2, without AVX2 both run sse2 (info.simd says which
+ * ran), and the test still compares every path the CPU has; unset, it runs AVX2 (else
+ * SSE2). Solved to 1e-6 the coloured order converges as the natural one does. */
 static void test_wide_sweep_paths_identical(void **state) {
   (void)state;
   PileLcp p;
   pile_lcp(&p, 1, 100);
   const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
   const int n = f->n;
-  static const char *paths[3] = {"scalar", "sse2", "avx2"};
+  enum { NP = 4 };
+  static const char *paths[NP] = {"scalar", "sse2", "avx2", "avx512"};
   const int avx2 = __builtin_cpu_supports("avx2");
-  const int expect[3] = {LSIM_PGS_SIMD_SCALAR, LSIM_PGS_SIMD_SSE2,
-                         avx2 ? LSIM_PGS_SIMD_AVX2 : LSIM_PGS_SIMD_SSE2};
-  double *z[3], *zw[3], *z2[3];
-  LsimPgsInfo info[3], infow[3], info2[3];
-  for (int k = 0; k < 3; ++k) {
+  const int avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  const int widest = avx512 ? LSIM_PGS_SIMD_AVX512 : avx2 ? LSIM_PGS_SIMD_AVX2 : LSIM_PGS_SIMD_SSE2;
+  const int expect[NP] = {LSIM_PGS_SIMD_SCALAR, LSIM_PGS_SIMD_SSE2,
+                          avx2 ? LSIM_PGS_SIMD_AVX2 : LSIM_PGS_SIMD_SSE2, widest};
+  /* Unset: AVX2 where the CPU has it (AVX-512 only when asked, docs/solvers.md). */
+  const int dflt = avx2 ? LSIM_PGS_SIMD_AVX2 : LSIM_PGS_SIMD_SSE2;
+  printf("wide sweep paths compared: scalar, sse2%s%s\n", avx2 ? ", avx2" : "",
+         avx512 ? ", avx512" : "");
+  double *z[NP], *zw[NP], *z2[NP];
+  LsimPgsInfo info[NP], infow[NP], info2[NP];
+  for (int k = 0; k < NP; ++k) {
     setenv("LSIM_SIMD", paths[k], 1);
     z[k] = malloc((size_t)n * sizeof(double)), zw[k] = malloc((size_t)n * sizeof(double));
     solve_threads(f, 1, 0.0, 20, z[k], &info[k]);
@@ -286,7 +295,15 @@ static void test_wide_sweep_paths_identical(void **state) {
     free(zr);
   }
   unsetenv("LSIM_SIMD");
-  for (int k = 1; k < 3; ++k) {
+  {
+    double *zd = malloc((size_t)n * sizeof(double));
+    LsimPgsInfo id;
+    solve_threads(f, 1, 0.0, 20, zd, &id);
+    assert_int_equal(id.simd, dflt);
+    assert_memory_equal(z[0], zd, (size_t)n * sizeof(double));
+    free(zd);
+  }
+  for (int k = 1; k < NP; ++k) {
     assert_memory_equal(z[0], z[k], (size_t)n * sizeof(double));
     assert_true(info[0].residual == info[k].residual);
     assert_memory_equal(zw[0], zw[k], (size_t)n * sizeof(double));
@@ -295,7 +312,7 @@ static void test_wide_sweep_paths_identical(void **state) {
   }
   printf("pile_100 LCP: %d colours; 20 sweeps: natural residual %.3g on every path; to 1e-8 "
          "(omega 1.3, warm): %d sweeps\n", info[0].colours, info[0].residual, infow[0].sweeps);
-  for (int k = 0; k < 3; ++k) free(z[k]), free(zw[k]), free(z2[k]);
+  for (int k = 0; k < NP; ++k) free(z[k]), free(zw[k]), free(z2[k]);
   free_pile(&p);
 }
 

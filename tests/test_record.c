@@ -341,10 +341,11 @@ static void check_sample(const char *path) {
   assert_true(si[0] == 0 && si[1] == 1 && si[2] == 2);
   read_as(f, "/solver/simd", H5T_NATIVE_INT, 1, 3, 0, si);
   assert_true(si[0] == 0 && si[1] == LSIM_PGS_SIMD_SSE2 && si[2] == LSIM_PGS_SIMD_AVX2);
-  read_strings(f, "/solver/simd_legend", 5, s);
+  read_strings(f, "/solver/simd_legend", 6, s);
   assert_string_equal(s[0], "0 none");
   assert_string_equal(s[LSIM_PGS_SIMD_AVX2], "3 avx2");
   assert_string_equal(s[LSIM_PGS_SIMD_REFERENCE], "4 reference");
+  assert_string_equal(s[LSIM_PGS_SIMD_AVX512], "5 avx512");
 
   /* Summary. */
   assert_int_equal(read_scalar_i(f, "/summary/steps_done"), 3);

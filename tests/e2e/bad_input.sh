@@ -200,7 +200,7 @@ t steps_opt "--steps" "$in/ok.json" --steps 0 -o @OUT
 t steps_neg "--steps" "$in/ok.json" --steps -3 -o @OUT
 t steps_text "--steps" "$in/ok.json" --steps abc -o @OUT
 t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "$in/ok.json" --steps 99999999999 -o @OUT
-export LSIM_SIMD=avx512; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
+export LSIM_SIMD=avx1024; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
 # "-" is a file name here, not standard input: the message says where stdin is.
