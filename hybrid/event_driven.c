@@ -31,7 +31,10 @@
  * within 1e-6 s of it, is released when it would not sink (lift_pulled): the LCP's
  * zero-force supports the flow's least-norm split pulls. An event whose projection to rest
  * (project_rest) leaves a slide slipping against s above velocity_tol is resolved again
- * from the projected velocities (resolve_event). Force and cone roots are
+ * from the projected velocities (resolve_event). A 3-D slide from rest has a direction
+ * root: its slip parting from s by more than the polyhedral cone's half-angle (pi / d)
+ * while it is below DIR_SPEED ends the segment, and resolve slides it along its slip,
+ * however slow (the LCP at rest would give it s again). Force and cone roots are
  * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
@@ -122,7 +125,12 @@ static int flow(double t, const double *x, double *xdot, void *user) {
  * (FAR_MARGIN when it has none), a released contact's gap plus contact_tol unless all
  * (starting at about 0, it held its pair's root at 0, and another contact of the pair
  * closing then took it below 0 without a crossing; its own return is located at
- * -contact_tol, within the closed band). Reads ed->fset (detected at the point). */
+ * -contact_tol, within the closed band). A contact that lifted off inside its partner
+ * counts its gap from that depth (Cand.sink; plus contact_tol unless all): its row's
+ * Baumgarte had not closed it (2e-6 to 6e-6 m in n3_g0.3_b0.6_a{0.35_v5,0.25_v3.5}_o1 of
+ * scripts/event_stack_sweep.py, whose slides from rest turn and lift such contacts: the
+ * sampler reported them as penetrations at 0.16 and 0.27 s). Reads ed->fset (detected at
+ * the point). */
 static double pair_gap(Ed *ed, int p, int all) {
   const int a = ed->pairs[2 * p], b = ed->pairs[2 * p + 1];
   double g = FAR_MARGIN;
@@ -130,9 +138,12 @@ static double pair_gap(Ed *ed, int p, int all) {
     const LsimContact *ct = &ed->fset.contacts[c];
     if (ct->kind != LSIM_CONTACT_NORMAL || ct->body[0] != a || ct->body[1] != b) continue;
     int persistent = 0, released = 0;
+    double sink = 0.0;
     for (int i = 0; i < ed->ncand; ++i)
-      if (ed->cand[i].id == ct->id) persistent = ed->cand[i].mode != FREE, released = !all && ed->cand[i].released;
-    const double gc = ct->gap + (released ? ed->o.contact_tol : 0.0);
+      if (ed->cand[i].id == ct->id)
+        persistent = ed->cand[i].mode != FREE, sink = ed->cand[i].sink,
+        released = !all && (ed->cand[i].released || sink > 0.0);
+    const double gc = ct->gap + sink + (released ? ed->o.contact_tol : 0.0);
     if (persistent || !(gc < g)) continue;
     /* Held by a persistent contact at its place (an edge crossing a corner leaves). */
     int held = 0;
@@ -182,6 +193,23 @@ static int roots(double t, const double *x, double *g, void *user) {
       double margin = FAR_MARGIN, role = FAR_MARGIN;
       lsim_ed_follow(ed, &ed->st, cd, &pt, &margin, &role);
       g[k] = ed->root_kind[k] == R_EDGE ? margin : role;
+      break;
+    }
+    case R_DIR: { /* a slide from rest whose slip stays within the cone's half-angle of s
+                     (v_t . s + SLIP_BLEND / 2 > tan(pi / ndir) |v_t x s|), or is above
+                     DIR_SPEED: continuous in v_t, SLIP_BLEND / 2 where the slide starts.
+                     A slip going straight against s crosses at v_t . s = -SLIP_BLEND / 2,
+                     before the flow's friction direction, along w = v_t + SLIP_BLEND s,
+                     is undefined (w = 0). With SLIP_BLEND there the flow held the slip at
+                     w = 0 (the friction's direction swinging between evaluations: a
+                     stick), the root only tended to 0, and another root jumped by 0.022 N
+                     (n3_g0.3_b0.6_a0.25_v2_o1 of scripts/event_stack_sweep.py, 0.373251 s). */
+      double vt[2];
+      lsim_ed_slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+      const double along = vt[0] * cd->s[0] + vt[1] * cd->s[1];
+      const double across = fabs(vt[0] * cd->s[1] - vt[1] * cd->s[0]);
+      const double half = ct && ct->ndir >= 3 ? tan(3.14159265358979323846 / ct->ndir) : 1.0;
+      g[k] = fmax(along + 0.5 * SLIP_BLEND - half * across, hypot(vt[0], vt[1]) - DIR_SPEED);
       break;
     }
     default: { /* R_SLIP */
@@ -813,8 +841,11 @@ static int resolve(Ed *ed, double t, double *x) {
     lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
     list[kp] = c, ci[kp] = ci[j];
-    cone[kp] = lsim_ed_tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol;
-    slide[kp] = lsim_ed_tangents(ed, ct) > 0 && sp > ed->o.velocity_tol;
+    /* A slide whose direction root ended the segment slides along its slip, however
+       slow (at rest, the LCP's cone would give it the direction it left again). */
+    const int turned = ed->cand[ci[j]].fired == R_DIR && sp > 0.0;
+    cone[kp] = lsim_ed_tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol && !turned;
+    slide[kp] = lsim_ed_tangents(ed, ct) > 0 && (sp > ed->o.velocity_tol || turned);
     sdir[2 * kp] = slide[kp] ? vt[0] / sp : 0.0, sdir[2 * kp + 1] = slide[kp] ? vt[1] / sp : 0.0;
     ++kp;
   }
@@ -940,6 +971,15 @@ static int resolve(Ed *ed, double t, double *x) {
       lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
       cd->released = ed->set.contacts[c].kind == LSIM_CONTACT_NORMAL && lsim_ed_dot(ed->w2, ed->st.v, nv) <= v_rest;
     }
+    /* The depth of a contact that lifts off inside its partner (sink), kept while it is
+       free and decreasing as it rises at later events: its pair counts its gap from
+       there. */
+    if (now != FREE) cd->sink = 0.0;
+    else {
+      const int c = lsim_ed_find(&ed->set, cd->id);
+      const double depth = c >= 0 && ed->set.contacts[c].kind == LSIM_CONTACT_NORMAL ? -ed->set.contacts[c].gap : 0.0;
+      cd->sink = was != FREE ? (depth > ed->o.contact_tol ? depth : 0.0) : fmin(cd->sink, fmax(depth, 0.0));
+    }
     if (now == FREE) {
       Chatter *ch = chatter(ed, cd->id);
       if (ch && was != FREE) ch->inelastic = 0, ch->count = 0; /* lifted off: bounces anew */
@@ -1012,7 +1052,7 @@ static double step_bound(double t, const double *x, void *user) {
  * it is: "root K (cone of contact ID, bodies A-B, stick): ..." (the scene's body indices;
  * the contact's mode in the segment). */
 static void name_root(Ed *ed, const char *m) {
-  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role"};
+  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role", "direction"};
   static const char *const modes[] = {"free", "stick", "slide", "joint"};
   int k = -1, len = 0;
   if (sscanf(m, "root %d:%n", &k, &len) != 1 || len == 0 || k < 0 || k >= ed->nroots) {
@@ -1047,7 +1087,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
-  const int need = 4 * ed->ncand + ed->npairs + 1;
+  const int need = 5 * ed->ncand + ed->npairs + 1;
   if (need > ed->roots_cap) {
     int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
     if (a) ed->root_cand = a;
@@ -1077,6 +1117,10 @@ static int set_roots(Ed *ed, LsimOde *ode) {
       double vt[2];
       lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
       ed->cand[i].v_start = hypot(vt[0], vt[1]);
+      /* A 3-D slide from rest: its direction root (R_DIR; not one its pair's sticking
+         contact holds along s, whose friction never turns). */
+      if (nt == 2 && ed->cand[i].v_start <= ed->o.velocity_tol && !lsim_ed_slide_held(ed, cd))
+        ed->root_cand[n] = i, ed->root_kind[n] = R_DIR, dir[n++] = LSIM_ODE_FALLING;
     }
     /* A face vertex leaving its faces (a corner passing an edge), or detection turning to
        the other face as its reference (its normal by the faces' angle): the contact set
@@ -1451,7 +1495,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     }
     /* The contacts whose force or cone root fired: resolve's borderline cases. */
     for (int k = 0; k < ed.nroots; ++k)
-      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
+      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE || ed.root_kind[k] == R_DIR))
         ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
     /* And the force roots within the precision of 0 there, not yet through it: crossing at
        the same time to the event's precision (two symmetric supports of a box leaving an

@@ -15,7 +15,7 @@
 
 enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
                                                   joint rows: JOINT, always persistent) */
-enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6 }; /* root kinds */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6, R_DIR = 7 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
 /* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
@@ -43,6 +43,17 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    starting from rest has a smooth flow. The velocity_tol default, the speed below which
    a contact counts as at rest. */
 #define SLIP_BLEND 1e-7
+/* m/s: a 3-D slide that starts from rest (within velocity_tol: its direction s is the
+   acceleration LCP's, on the polyhedral cone, not its slip's) has a direction root
+   (R_DIR, event_driven.c, roots): it fires when its slip parts from s by more than the
+   cone's half-angle pi / ndir while the slip is below DIR_SPEED. From there on the flow's
+   friction, along v_t + SLIP_BLEND s, is within SLIP_BLEND / DIR_SPEED = 0.1 rad of the
+   slip's direction, and the slip, within the half-angle of s there (v_t . s above 7e-7
+   m/s, so its slip root is armed), turning across s fires its slip root. 1e-4 m/s also
+   fired on slips turning smoothly at 8.8e-5 m/s (n3_g0.05_b0.3_a0.35_v3.5_o1 of
+   scripts/event_stack_sweep.py at 0.1929 s), and that complete run then stopped on a
+   force root jumping by 19.7 N at a role event. */
+#define DIR_SPEED 1e-6
 
 /* N: how finely the flow resolves a persistent contact's force (its force and cone roots'
    lsim_ode_set_root_resolution). The least-norm split (with sliding rows from the normal
@@ -61,7 +72,8 @@ typedef struct Cand {
   int mode;
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
-  int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
+  int fired;        /* R_FORCE, R_CONE or R_DIR when that root of this candidate ended the
+                       segment */
   double ft[2];     /* fired R_CONE: its friction (t1, t2) in the flow's sticking solution
                        at the event, on the circle mu f_n (resolve slides it against it) */
   double v_start;   /* SLIDE: its slip speed where the segment started (set_roots): above
@@ -69,6 +81,12 @@ typedef struct Cand {
   int released;     /* a free contact that was closed at the last event, an impact, and
                        left it no faster than v_rest (resolve): its pair's gap root takes
                        its gap plus contact_tol (event_driven.c, pair_gap) */
+  double sink;      /* m: a contact that lifted off deeper than contact_tol inside its
+                       partner (a persistent row's Baumgarte had not closed it): that depth,
+                       lowered to its depth at later events while it stays free, 0 once
+                       it is persistent again. Its pair's gap root (plus contact_tol) and
+                       the sampler's penetration check count its gap from there
+                       (event_driven.c, pair_gap) */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;
@@ -169,6 +187,10 @@ void lsim_ed_slip_velocity(Ed *ed, const LsimContactSet *set, int c, const doubl
 
 /* Grows *p (elements of elem bytes, *cap of them) to hold n: lsim_grow. 0 or < 0. */
 int lsim_ed_grow(void **p, int *cap, int n, size_t elem);
+
+/* 1 when sliding candidate cd is held by a sticking contact of its pair: its friction
+ * then stays along its s in the flow (lsim_ed_build_rows). */
+int lsim_ed_slide_held(const Ed *ed, const Cand *cd);
 
 /* The persistent rows of the current candidates (their indices in set in idx). */
 int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx);
