@@ -35,7 +35,7 @@
  * root: its slip parting from s by more than the polyhedral cone's half-angle (pi / d)
  * while it is below DIR_SPEED ends the segment, and resolve slides it along its slip,
  * however slow (the LCP at rest would give it s again). Force and cone roots are
- * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
+ * located to FORCE_RESOLUTION (1e-6 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
