@@ -143,16 +143,26 @@ static double pair_gap(Ed *ed, int p, int all) {
       if (ed->cand[i].id == ct->id)
         persistent = ed->cand[i].mode != FREE, sink = ed->cand[i].sink,
         released = !all && (ed->cand[i].released || sink > 0.0);
-    const double gc = ct->gap + sink + (released ? ed->o.contact_tol : 0.0);
-    if (persistent || !(gc < g)) continue;
-    /* Held by a persistent contact at its place (an edge crossing a corner leaves). */
+    if (persistent) continue;
+    double gc = ct->gap + sink + (released ? ed->o.contact_tol : 0.0);
+    /* Held by a persistent contact at its place (an edge crossing a corner leaves): no
+       root. Released from it continuously: between HELD_NEAR and HELD_FAR of it, its gap
+       is raised by the persistent contact's depth plus contact_tol, in full at HELD_NEAR
+       and fading to nothing at HELD_FAR (lift), so a feature at the persistent contact's
+       depth enters the pair's gap above 0 and crosses it where it has left. */
     int held = 0;
+    double lift = 0.0;
     for (int i = 0; i < ed->ncand && !held; ++i) {
       if (ed->cand[i].mode == FREE || ed->idx[i] < 0) continue;
       const LsimContact *pc = &ed->set.contacts[ed->idx[i]];
-      held = pc->body[0] == a && pc->body[1] == b && lsim_v3_dist2(pc->point, ct->point) < HELD_NEAR * HELD_NEAR;
+      if (pc->body[0] != a || pc->body[1] != b) continue;
+      const double d = sqrt(lsim_v3_dist2(pc->point, ct->point));
+      held = d < HELD_NEAR;
+      if (!held && d < HELD_FAR)
+        lift = fmax(lift, (HELD_FAR - d) / (HELD_FAR - HELD_NEAR) * fmax(0.0, ed->o.contact_tol - pc->gap));
     }
-    if (!held) g = gc;
+    gc += lift;
+    if (!held && gc < g) g = gc;
   }
   return g;
 }

@@ -29,6 +29,12 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    is held by it and is no root of the pair's gap (the edge crossings a corner leaves as
    it passes an edge appear at its place, at its gap). */
 #define HELD_NEAR 1e-6
+/* m: beyond HELD_NEAR and within this of a persistent contact, a feature's gap in its
+   pair's root is raised by that contact's depth (plus contact_tol), fading linearly to
+   nothing here (event_driven.c, pair_gap): released continuously, not at once at
+   HELD_NEAR at the persistent contact's depth (a jump of the pair's gap from the next
+   feature's 6e-4 m to -9e-6 m, n3_g0_b0.3_a0.35_v2_o0 of scripts/event_stack_sweep.py). */
+#define HELD_FAR 2e-6
 /* m: a sample whose pair has a free contact deeper than this stops the run (an impact
    not located; event_driven.c, sampler). */
 #define PENETRATION_TOL 1e-6
