@@ -633,14 +633,23 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
  * pulled hardest first, then the rest evaluated again without it, until none is pulled
  * (releasing a force of at most its rate times PULL_PROBE that early moves the velocities
  * by less than that force times PULL_PROBE over the mass). A contact is released
- * only when its normal acceleration in the flow without it is not negative (beyond 1e-9
- * of the free acceleration's scale, as resolve's liftoff test): released, it separates or
- * rolls on at zero gap; one that would sink stays (the run then stops at its force root's
- * jump or a penetration, not silently). Every resolve decides the same way at the same
+ * only when its normal acceleration in the flow without it is not negative beyond
+ * PULL_SINK of the free acceleration's scale: released, it separates or rolls on at zero
+ * gap; one that would sink stays (the run then stops at its force root's jump, a
+ * penetration or, pulling, at a sample: not silently). After a release the contacts kept
+ * are tried again (without it they may no longer sink). PULL_SINK was 1e-9, a decision
+ * made on round-off: n3_g0_b0.3_a0.35_v2_o0 of scripts/event_stack_sweep.py admitted two
+ * sliding contacts of its top box at 0.692184 s, both pulled; 0x30000040548 released would
+ * sink at 1.28e-9 m/s^2 and was kept, its partner was released, and it then pulled up to
+ * -2.49 N until 0.8818 s, its friction adding 0.19 J. Sinking at 1e-6 m/s^2 takes 0.14 s
+ * to go contact_tol (1e-8 m) deep and 1.4 s to go PENETRATION_TOL, where the sampler
+ * stops the run. Every resolve decides the same way at the same
  * state, so a contact released here is not admitted again at once (the LCP's zero-force
  * rule alone admitted it again: liftoff and contact alternated at one time). An
  * evaluation that fails leaves the modes as they are. */
 #define PULL_PROBE 1e-6 /* s: a falling force of 1e-4 N/s moves by the precision (1e-10 N) */
+#define PULL_SINK 1e-6  /* of the free acceleration's scale (m/s^2 at 1): a released contact's
+                           sinking that keeps it */
 static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const double *news) {
   const int nc = ed->ncand, nv = ed->nv, nq = ed->nq;
   int *oldmode = malloc(((size_t)nc + 1) * sizeof(int) * 2);
@@ -657,7 +666,7 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     tried[i] = 0;
   }
   const double prec = ed->o.precision;
-  for (int iter = 0; iter < nc; ++iter) {
+  for (int iter = 0; iter < nc * (nc + 1); ++iter) {
     /* The normal forces at the event and at the probe. */
     for (int i = 0; i < nc; ++i) lam0[i] = lam1[i] = HUGE_VAL;
     if (lsim_ed_evaluate(ed, t, x, ed->idx)) break;
@@ -697,8 +706,12 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double acc_n = lsim_ed_dot(ed->w2, ed->a, nv) + jd;
     const double scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
-    if (acc_n < -1e-9 * scale) ed->cand[pick].mode = keep;
-    else newmode[pick] = FREE;
+    if (acc_n < -PULL_SINK * scale) ed->cand[pick].mode = keep;
+    else {
+      /* Released: those kept before are tried again without it. */
+      newmode[pick] = FREE;
+      for (int i = 0; i < nc; ++i) tried[i] = 0;
+    }
   }
   ed->msg[0] = '\0';
   for (int i = 0; i < nc; ++i)
@@ -1189,6 +1202,20 @@ static int sampler(double t, const double *x, void *user) {
       for (int k = 0; k < 3; ++k)
         o->friction_impulse[k] += ed->lam[r] * ed->period * src->tangent[ed->r_which[r] - 1][k];
     }
+  }
+  /* A persistent contact pulling harder than PULL_TOL: its force root started at or below
+     0 and never crossed, and the flow goes on with a force no contact can give (a sliding
+     one's friction then does positive work). The run stops here. */
+  for (int r = 0; r < ed->nr; ++r) {
+    const Cand *cd = &ed->cand[ed->r_cand[r]];
+    if (ed->r_which[r] != 0 || ed->lam[r] >= -PULL_TOL || cd->mode == JOINT ||
+        ed->set.contacts[idx[ed->r_cand[r]]].kind != LSIM_CONTACT_NORMAL)
+      continue;
+    snprintf(ed->msg, sizeof ed->msg,
+             "contact %#llx (bodies %d-%d, %s) pulls with %.3g N at t = %.12g: its force root was not seen crossing 0",
+             (unsigned long long)cd->id, cd->body[0], cd->body[1], cd->mode == SLIDE ? "slide" : "stick",
+             ed->lam[r], t);
+    return -1;
   }
   /* A pair's free contacts more than PENETRATION_TOL inside each other: an impact was not
      located (a gap root held at 0 at an event that then went negative without crossing),

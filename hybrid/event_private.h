@@ -38,6 +38,9 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
 /* m: a sample whose pair has a free contact deeper than this stops the run (an impact
    not located; event_driven.c, sampler). */
 #define PENETRATION_TOL 1e-6
+/* N: a sample whose persistent contact pulls harder than this stops the run (event_driven.c,
+   sampler): ten times FORCE_RESOLUTION, within which a force root is located. */
+#define PULL_TOL (10.0 * FORCE_RESOLUTION)
 /* A free contact closing at an impact joins it (one impact LCP with the closed ones) when
    its approach would close its gap within NEAR_IMPACT_TIME, s, and the gap is at most
    NEAR_IMPACT_GAP, m: a box's two corners landing 1e-8 s apart impact together, and the
