@@ -31,8 +31,11 @@
  * within 1e-6 s of it, is released when it would not sink (lift_pulled): the LCP's
  * zero-force supports the flow's least-norm split pulls. An event whose projection to rest
  * (project_rest) leaves a slide slipping against s above velocity_tol is resolved again
- * from the projected velocities (resolve_event). Force and cone roots are
- * located to FORCE_RESOLUTION (1e-8 N) at the resolution of time, the flow's force noise.
+ * from the projected velocities (resolve_event). A 3-D slide from rest has a direction
+ * root: its slip parting from s by more than the polyhedral cone's half-angle (pi / d)
+ * while it is below DIR_SPEED ends the segment, and resolve slides it along its slip,
+ * however slow (the LCP at rest would give it s again). Force and cone roots are
+ * located to FORCE_RESOLUTION (1e-6 N) at the resolution of time, the flow's force noise.
  *
  * Impact and acceleration LCPs have the layout of the time step's (contact/step.h): per
  * contact [c_n] [beta_1..d, lambda], M = rows W columns + the cone couplings, solved by
@@ -122,7 +125,12 @@ static int flow(double t, const double *x, double *xdot, void *user) {
  * (FAR_MARGIN when it has none), a released contact's gap plus contact_tol unless all
  * (starting at about 0, it held its pair's root at 0, and another contact of the pair
  * closing then took it below 0 without a crossing; its own return is located at
- * -contact_tol, within the closed band). Reads ed->fset (detected at the point). */
+ * -contact_tol, within the closed band). A contact that lifted off inside its partner
+ * counts its gap from that depth (Cand.sink; plus contact_tol unless all): its row's
+ * Baumgarte had not closed it (2e-6 to 6e-6 m in n3_g0.3_b0.6_a{0.35_v5,0.25_v3.5}_o1 of
+ * scripts/event_stack_sweep.py, whose slides from rest turn and lift such contacts: the
+ * sampler reported them as penetrations at 0.16 and 0.27 s). Reads ed->fset (detected at
+ * the point). */
 static double pair_gap(Ed *ed, int p, int all) {
   const int a = ed->pairs[2 * p], b = ed->pairs[2 * p + 1];
   double g = FAR_MARGIN;
@@ -130,18 +138,31 @@ static double pair_gap(Ed *ed, int p, int all) {
     const LsimContact *ct = &ed->fset.contacts[c];
     if (ct->kind != LSIM_CONTACT_NORMAL || ct->body[0] != a || ct->body[1] != b) continue;
     int persistent = 0, released = 0;
+    double sink = 0.0;
     for (int i = 0; i < ed->ncand; ++i)
-      if (ed->cand[i].id == ct->id) persistent = ed->cand[i].mode != FREE, released = !all && ed->cand[i].released;
-    const double gc = ct->gap + (released ? ed->o.contact_tol : 0.0);
-    if (persistent || !(gc < g)) continue;
-    /* Held by a persistent contact at its place (an edge crossing a corner leaves). */
+      if (ed->cand[i].id == ct->id)
+        persistent = ed->cand[i].mode != FREE, sink = ed->cand[i].sink,
+        released = !all && (ed->cand[i].released || sink > 0.0);
+    if (persistent) continue;
+    double gc = ct->gap + sink + (released ? ed->o.contact_tol : 0.0);
+    /* Held by a persistent contact at its place (an edge crossing a corner leaves): no
+       root. Released from it continuously: between HELD_NEAR and HELD_FAR of it, its gap
+       is raised by the persistent contact's depth plus contact_tol, in full at HELD_NEAR
+       and fading to nothing at HELD_FAR (lift), so a feature at the persistent contact's
+       depth enters the pair's gap above 0 and crosses it where it has left. */
     int held = 0;
+    double lift = 0.0;
     for (int i = 0; i < ed->ncand && !held; ++i) {
       if (ed->cand[i].mode == FREE || ed->idx[i] < 0) continue;
       const LsimContact *pc = &ed->set.contacts[ed->idx[i]];
-      held = pc->body[0] == a && pc->body[1] == b && lsim_v3_dist2(pc->point, ct->point) < HELD_NEAR * HELD_NEAR;
+      if (pc->body[0] != a || pc->body[1] != b) continue;
+      const double d = sqrt(lsim_v3_dist2(pc->point, ct->point));
+      held = d < HELD_NEAR;
+      if (!held && d < HELD_FAR)
+        lift = fmax(lift, (HELD_FAR - d) / (HELD_FAR - HELD_NEAR) * fmax(0.0, ed->o.contact_tol - pc->gap));
     }
-    if (!held) g = gc;
+    gc += lift;
+    if (!held && gc < g) g = gc;
   }
   return g;
 }
@@ -182,6 +203,23 @@ static int roots(double t, const double *x, double *g, void *user) {
       double margin = FAR_MARGIN, role = FAR_MARGIN;
       lsim_ed_follow(ed, &ed->st, cd, &pt, &margin, &role);
       g[k] = ed->root_kind[k] == R_EDGE ? margin : role;
+      break;
+    }
+    case R_DIR: { /* a slide from rest whose slip stays within the cone's half-angle of s
+                     (v_t . s + SLIP_BLEND / 2 > tan(pi / ndir) |v_t x s|), or is above
+                     DIR_SPEED: continuous in v_t, SLIP_BLEND / 2 where the slide starts.
+                     A slip going straight against s crosses at v_t . s = -SLIP_BLEND / 2,
+                     before the flow's friction direction, along w = v_t + SLIP_BLEND s,
+                     is undefined (w = 0). With SLIP_BLEND there the flow held the slip at
+                     w = 0 (the friction's direction swinging between evaluations: a
+                     stick), the root only tended to 0, and another root jumped by 0.022 N
+                     (n3_g0.3_b0.6_a0.25_v2_o1 of scripts/event_stack_sweep.py, 0.373251 s). */
+      double vt[2];
+      lsim_ed_slip_velocity(ed, &ed->set, idx[i], ed->st.v, vt);
+      const double along = vt[0] * cd->s[0] + vt[1] * cd->s[1];
+      const double across = fabs(vt[0] * cd->s[1] - vt[1] * cd->s[0]);
+      const double half = ct && ct->ndir >= 3 ? tan(3.14159265358979323846 / ct->ndir) : 1.0;
+      g[k] = fmax(along + 0.5 * SLIP_BLEND - half * across, hypot(vt[0], vt[1]) - DIR_SPEED);
       break;
     }
     default: { /* R_SLIP */
@@ -595,14 +633,23 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
  * pulled hardest first, then the rest evaluated again without it, until none is pulled
  * (releasing a force of at most its rate times PULL_PROBE that early moves the velocities
  * by less than that force times PULL_PROBE over the mass). A contact is released
- * only when its normal acceleration in the flow without it is not negative (beyond 1e-9
- * of the free acceleration's scale, as resolve's liftoff test): released, it separates or
- * rolls on at zero gap; one that would sink stays (the run then stops at its force root's
- * jump or a penetration, not silently). Every resolve decides the same way at the same
+ * only when its normal acceleration in the flow without it is not negative beyond
+ * PULL_SINK of the free acceleration's scale: released, it separates or rolls on at zero
+ * gap; one that would sink stays (the run then stops at its force root's jump, a
+ * penetration or, pulling, at a sample: not silently). After a release the contacts kept
+ * are tried again (without it they may no longer sink). PULL_SINK was 1e-9, a decision
+ * made on round-off: n3_g0_b0.3_a0.35_v2_o0 of scripts/event_stack_sweep.py admitted two
+ * sliding contacts of its top box at 0.692184 s, both pulled; 0x30000040548 released would
+ * sink at 1.28e-9 m/s^2 and was kept, its partner was released, and it then pulled up to
+ * -2.49 N until 0.8818 s, its friction adding 0.19 J. Sinking at 1e-6 m/s^2 takes 0.14 s
+ * to go contact_tol (1e-8 m) deep and 1.4 s to go PENETRATION_TOL, where the sampler
+ * stops the run. Every resolve decides the same way at the same
  * state, so a contact released here is not admitted again at once (the LCP's zero-force
  * rule alone admitted it again: liftoff and contact alternated at one time). An
  * evaluation that fails leaves the modes as they are. */
 #define PULL_PROBE 1e-6 /* s: a falling force of 1e-4 N/s moves by the precision (1e-10 N) */
+#define PULL_SINK 1e-6  /* of the free acceleration's scale (m/s^2 at 1): a released contact's
+                           sinking that keeps it */
 static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const double *news) {
   const int nc = ed->ncand, nv = ed->nv, nq = ed->nq;
   int *oldmode = malloc(((size_t)nc + 1) * sizeof(int) * 2);
@@ -619,7 +666,7 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     tried[i] = 0;
   }
   const double prec = ed->o.precision;
-  for (int iter = 0; iter < nc; ++iter) {
+  for (int iter = 0; iter < nc * (nc + 1); ++iter) {
     /* The normal forces at the event and at the probe. */
     for (int i = 0; i < nc; ++i) lam0[i] = lam1[i] = HUGE_VAL;
     if (lsim_ed_evaluate(ed, t, x, ed->idx)) break;
@@ -659,8 +706,12 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
     const double acc_n = lsim_ed_dot(ed->w2, ed->a, nv) + jd;
     const double scale = 1.0 + fabs(lsim_ed_dot(ed->w2, ed->a_free, nv));
-    if (acc_n < -1e-9 * scale) ed->cand[pick].mode = keep;
-    else newmode[pick] = FREE;
+    if (acc_n < -PULL_SINK * scale) ed->cand[pick].mode = keep;
+    else {
+      /* Released: those kept before are tried again without it. */
+      newmode[pick] = FREE;
+      for (int i = 0; i < nc; ++i) tried[i] = 0;
+    }
   }
   ed->msg[0] = '\0';
   for (int i = 0; i < nc; ++i)
@@ -813,8 +864,11 @@ static int resolve(Ed *ed, double t, double *x) {
     lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
     const double sp = hypot(vt[0], vt[1]);
     list[kp] = c, ci[kp] = ci[j];
-    cone[kp] = lsim_ed_tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol;
-    slide[kp] = lsim_ed_tangents(ed, ct) > 0 && sp > ed->o.velocity_tol;
+    /* A slide whose direction root ended the segment slides along its slip, however
+       slow (at rest, the LCP's cone would give it the direction it left again). */
+    const int turned = ed->cand[ci[j]].fired == R_DIR && sp > 0.0;
+    cone[kp] = lsim_ed_tangents(ed, ct) > 0 && sp <= ed->o.velocity_tol && !turned;
+    slide[kp] = lsim_ed_tangents(ed, ct) > 0 && (sp > ed->o.velocity_tol || turned);
     sdir[2 * kp] = slide[kp] ? vt[0] / sp : 0.0, sdir[2 * kp + 1] = slide[kp] ? vt[1] / sp : 0.0;
     ++kp;
   }
@@ -940,6 +994,15 @@ static int resolve(Ed *ed, double t, double *x) {
       lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
       cd->released = ed->set.contacts[c].kind == LSIM_CONTACT_NORMAL && lsim_ed_dot(ed->w2, ed->st.v, nv) <= v_rest;
     }
+    /* The depth of a contact that lifts off inside its partner (sink), kept while it is
+       free and decreasing as it rises at later events: its pair counts its gap from
+       there. */
+    if (now != FREE) cd->sink = 0.0;
+    else {
+      const int c = lsim_ed_find(&ed->set, cd->id);
+      const double depth = c >= 0 && ed->set.contacts[c].kind == LSIM_CONTACT_NORMAL ? -ed->set.contacts[c].gap : 0.0;
+      cd->sink = was != FREE ? (depth > ed->o.contact_tol ? depth : 0.0) : fmin(cd->sink, fmax(depth, 0.0));
+    }
     if (now == FREE) {
       Chatter *ch = chatter(ed, cd->id);
       if (ch && was != FREE) ch->inelastic = 0, ch->count = 0; /* lifted off: bounces anew */
@@ -1012,7 +1075,7 @@ static double step_bound(double t, const double *x, void *user) {
  * it is: "root K (cone of contact ID, bodies A-B, stick): ..." (the scene's body indices;
  * the contact's mode in the segment). */
 static void name_root(Ed *ed, const char *m) {
-  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role"};
+  static const char *const kinds[] = {"gap", "force", "cone", "slip", "pair", "edge", "role", "direction"};
   static const char *const modes[] = {"free", "stick", "slide", "joint"};
   int k = -1, len = 0;
   if (sscanf(m, "root %d:%n", &k, &len) != 1 || len == 0 || k < 0 || k >= ed->nroots) {
@@ -1047,7 +1110,7 @@ static int set_roots(Ed *ed, LsimOde *ode) {
     ed->pair_g[ed->npairs] = FAR_MARGIN; /* until the roots are evaluated */
     ed->npairs++;
   }
-  const int need = 4 * ed->ncand + ed->npairs + 1;
+  const int need = 5 * ed->ncand + ed->npairs + 1;
   if (need > ed->roots_cap) {
     int *a = realloc(ed->root_cand, (size_t)need * sizeof(int));
     if (a) ed->root_cand = a;
@@ -1077,6 +1140,10 @@ static int set_roots(Ed *ed, LsimOde *ode) {
       double vt[2];
       lsim_ed_slip_velocity(ed, &ed->set, c, ed->st.v, vt);
       ed->cand[i].v_start = hypot(vt[0], vt[1]);
+      /* A 3-D slide from rest: its direction root (R_DIR; not one its pair's sticking
+         contact holds along s, whose friction never turns). */
+      if (nt == 2 && ed->cand[i].v_start <= ed->o.velocity_tol && !lsim_ed_slide_held(ed, cd))
+        ed->root_cand[n] = i, ed->root_kind[n] = R_DIR, dir[n++] = LSIM_ODE_FALLING;
     }
     /* A face vertex leaving its faces (a corner passing an edge), or detection turning to
        the other face as its reference (its normal by the faces' angle): the contact set
@@ -1135,6 +1202,20 @@ static int sampler(double t, const double *x, void *user) {
       for (int k = 0; k < 3; ++k)
         o->friction_impulse[k] += ed->lam[r] * ed->period * src->tangent[ed->r_which[r] - 1][k];
     }
+  }
+  /* A persistent contact pulling harder than PULL_TOL: its force root started at or below
+     0 and never crossed, and the flow goes on with a force no contact can give (a sliding
+     one's friction then does positive work). The run stops here. */
+  for (int r = 0; r < ed->nr; ++r) {
+    const Cand *cd = &ed->cand[ed->r_cand[r]];
+    if (ed->r_which[r] != 0 || ed->lam[r] >= -PULL_TOL || cd->mode == JOINT ||
+        ed->set.contacts[idx[ed->r_cand[r]]].kind != LSIM_CONTACT_NORMAL)
+      continue;
+    snprintf(ed->msg, sizeof ed->msg,
+             "contact %#llx (bodies %d-%d, %s) pulls with %.3g N at t = %.12g: its force root was not seen crossing 0",
+             (unsigned long long)cd->id, cd->body[0], cd->body[1], cd->mode == SLIDE ? "slide" : "stick",
+             ed->lam[r], t);
+    return -1;
   }
   /* A pair's free contacts more than PENETRATION_TOL inside each other: an impact was not
      located (a gap root held at 0 at an event that then went negative without crossing),
@@ -1451,7 +1532,7 @@ int lsim_event_driven_run(const LsimModel *m, LsimState *st, double t_end,
     }
     /* The contacts whose force or cone root fired: resolve's borderline cases. */
     for (int k = 0; k < ed.nroots; ++k)
-      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE))
+      if (ev.fired[k] && (ed.root_kind[k] == R_FORCE || ed.root_kind[k] == R_CONE || ed.root_kind[k] == R_DIR))
         ed.cand[ed.root_cand[k]].fired = ed.root_kind[k];
     /* And the force roots within the precision of 0 there, not yet through it: crossing at
        the same time to the event's precision (two symmetric supports of a box leaving an

@@ -15,7 +15,7 @@
 
 enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethers: STICK;
                                                   joint rows: JOINT, always persistent) */
-enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6 }; /* root kinds */
+enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6, R_DIR = 7 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
 /* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
@@ -29,9 +29,18 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    is held by it and is no root of the pair's gap (the edge crossings a corner leaves as
    it passes an edge appear at its place, at its gap). */
 #define HELD_NEAR 1e-6
+/* m: beyond HELD_NEAR and within this of a persistent contact, a feature's gap in its
+   pair's root is raised by that contact's depth (plus contact_tol), fading linearly to
+   nothing here (event_driven.c, pair_gap): released continuously, not at once at
+   HELD_NEAR at the persistent contact's depth (a jump of the pair's gap from the next
+   feature's 6e-4 m to -9e-6 m, n3_g0_b0.3_a0.35_v2_o0 of scripts/event_stack_sweep.py). */
+#define HELD_FAR 2e-6
 /* m: a sample whose pair has a free contact deeper than this stops the run (an impact
    not located; event_driven.c, sampler). */
 #define PENETRATION_TOL 1e-6
+/* N: a sample whose persistent contact pulls harder than this stops the run (event_driven.c,
+   sampler): ten times FORCE_RESOLUTION, within which a force root is located. */
+#define PULL_TOL (10.0 * FORCE_RESOLUTION)
 /* A free contact closing at an impact joins it (one impact LCP with the closed ones) when
    its approach would close its gap within NEAR_IMPACT_TIME, s, and the gap is at most
    NEAR_IMPACT_GAP, m: a box's two corners landing 1e-8 s apart impact together, and the
@@ -43,6 +52,17 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    starting from rest has a smooth flow. The velocity_tol default, the speed below which
    a contact counts as at rest. */
 #define SLIP_BLEND 1e-7
+/* m/s: a 3-D slide that starts from rest (within velocity_tol: its direction s is the
+   acceleration LCP's, on the polyhedral cone, not its slip's) has a direction root
+   (R_DIR, event_driven.c, roots): it fires when its slip parts from s by more than the
+   cone's half-angle pi / ndir while the slip is below DIR_SPEED. From there on the flow's
+   friction, along v_t + SLIP_BLEND s, is within SLIP_BLEND / DIR_SPEED = 0.1 rad of the
+   slip's direction, and the slip, within the half-angle of s there (v_t . s above 7e-7
+   m/s, so its slip root is armed), turning across s fires its slip root. 1e-4 m/s also
+   fired on slips turning smoothly at 8.8e-5 m/s (n3_g0.05_b0.3_a0.35_v3.5_o1 of
+   scripts/event_stack_sweep.py at 0.1929 s), and that complete run then stopped on a
+   force root jumping by 19.7 N at a role event. */
+#define DIR_SPEED 1e-6
 
 /* N: how finely the flow resolves a persistent contact's force (its force and cone roots'
    lsim_ode_set_root_resolution). The least-norm split (with sliding rows from the normal
@@ -50,10 +70,16 @@ enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R
    6.1e-10 N when the state was perturbed by 2e-16 of itself (n3_g0.05_b0.3_a0.35_v5_o1 of
    scripts/event_stack_sweep.py at 0.1796 s, 26 rows, forces up to 10 N), so a force root
    asked for the precision, 1e-10 N, stopped that run on a bracket at the resolution of
-   time with |g| = 1.95e-10 N, located as well as the force allows. Such a root is now
-   accepted within 1e-8 N (16 times the noise measured); its located point is the same,
-   and a force of 1e-8 N left at a liftoff moves nothing a sample shows. */
-#define FORCE_RESOLUTION 1e-8
+   time with |g| = 1.95e-10 N, located as well as the force allows. Such a root is
+   accepted within FORCE_RESOLUTION; its located point is the same. Noise measured since,
+   as the span of a force's values within a bracket of a few 1e-16 s at the resolution of
+   time (the smooth rates move it by 1e-12 N there): 2.7e-8 N (n3_g0_b0.3_a0.35_v3.5_o1 at
+   0.312273 s), 1.8e-8 N (n3_g0.3_b0.6_a0.25_v2_o1 at 0.3732518 s, eight sliding
+   contacts), 2.2e-8 N (a cone root, n3_g0.3_b0.6_a0.35_v2_o1 at 0.271510 s) and 6.9e-8 N
+   (a force root of that run at 0.582867 s, on another trajectory); 1e-8 N stopped all
+   four. 1e-6 N is 14 times the largest, and a force of 1e-6 N left at a liftoff moves
+   nothing a sample shows (1e-8 N s over a 0.01 s sample on 1 kg bodies). */
+#define FORCE_RESOLUTION 1e-6
 
 /* A candidate contact (or tether) of the current segment. */
 typedef struct Cand {
@@ -61,7 +87,8 @@ typedef struct Cand {
   int mode;
   int body[2];
   double s[2];      /* SLIDE: unit slip direction in the tangent basis (t1, t2) */
-  int fired;        /* R_FORCE or R_CONE when that root of this candidate ended the segment */
+  int fired;        /* R_FORCE, R_CONE or R_DIR when that root of this candidate ended the
+                       segment */
   double ft[2];     /* fired R_CONE: its friction (t1, t2) in the flow's sticking solution
                        at the event, on the circle mu f_n (resolve slides it against it) */
   double v_start;   /* SLIDE: its slip speed where the segment started (set_roots): above
@@ -69,6 +96,12 @@ typedef struct Cand {
   int released;     /* a free contact that was closed at the last event, an impact, and
                        left it no faster than v_rest (resolve): its pair's gap root takes
                        its gap plus contact_tol (event_driven.c, pair_gap) */
+  double sink;      /* m: a contact that lifted off deeper than contact_tol inside its
+                       partner (a persistent row's Baumgarte had not closed it): that depth,
+                       lowered to its depth at later events while it stays free, 0 once
+                       it is persistent again. Its pair's gap root (plus contact_tol) and
+                       the sampler's penetration check count its gap from there
+                       (event_driven.c, pair_gap) */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;
@@ -169,6 +202,10 @@ void lsim_ed_slip_velocity(Ed *ed, const LsimContactSet *set, int c, const doubl
 
 /* Grows *p (elements of elem bytes, *cap of them) to hold n: lsim_grow. 0 or < 0. */
 int lsim_ed_grow(void **p, int *cap, int n, size_t elem);
+
+/* 1 when sliding candidate cd is held by a sticking contact of its pair: its friction
+ * then stays along its s in the flow (lsim_ed_build_rows). */
+int lsim_ed_slide_held(const Ed *ed, const Cand *cd);
 
 /* The persistent rows of the current candidates (their indices in set in idx). */
 int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx);

@@ -198,6 +198,13 @@ void lsim_ed_slip_velocity(Ed *ed, const LsimContactSet *set, int c, const doubl
 
 int lsim_ed_grow(void **p, int *cap, int n, size_t elem) { return lsim_grow(p, cap, n, elem); }
 
+int lsim_ed_slide_held(const Ed *ed, const Cand *cd) {
+  for (int k = 0; k < ed->ncand; ++k)
+    if (ed->cand[k].mode == STICK && ed->cand[k].body[0] == cd->body[0] && ed->cand[k].body[1] == cd->body[1])
+      return 1;
+  return 0;
+}
+
 /* The persistent rows of the current candidates (their indices in set in idx). */
 int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
   int nr = 0;
@@ -249,9 +256,7 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
          beside sticking partners): its slip is their constraints' round-off, and it keeps
          s (turning with that slip, the flow's stiffness was mu f_n / (m SLIP_BLEND), and
          CVODE's steps fell to 1e-6 s). */
-      int held = 0;
-      for (int k = 0; k < ed->ncand && !held; ++k)
-        held = ed->cand[k].mode == STICK && ed->cand[k].body[0] == cd->body[0] && ed->cand[k].body[1] == cd->body[1];
+      const int held = lsim_ed_slide_held(ed, cd);
       const double w0 = vt[0] + SLIP_BLEND * s[0], w1 = vt[1] + SLIP_BLEND * s[1], wn = hypot(w0, w1);
       if (!held && w0 * s[0] + w1 * s[1] > 0.0) s[0] = w0 / wn, s[1] = w1 / wn;
       for (int k = 0; k < lsim_ed_tangents(ed, ct); ++k) {

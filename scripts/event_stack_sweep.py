@@ -8,7 +8,8 @@ obliquely (0.9, 0.3), so that it slides off; ground shape mu 0, 0.05, 0.3, box s
 limit and classified by why it stopped: complete, root jump: KIND (a force, cone, slip, ...
 root not located: the name the run's message gives it), vanished (a persistent contact
 detection lost), penetration (a sample found two bodies more than 1e-6 m inside each
-other: an impact not located), lemke, crawl (past the time limit), other.
+other: an impact not located), pulling (a sample found a persistent contact pulling: a
+force root not seen crossing 0), lemke, crawl (past the time limit), other.
 
 usage: event_stack_sweep.py LCPSIM OUTDIR [--jobs 2] [--timeout 60] [--only NAME,...]
 Writes OUTDIR/NAME.json, NAME.h5 and results.tsv (name, class, wall s, stderr); prints the
@@ -39,6 +40,7 @@ def classify(rc, err):
     if rc == 0: return "complete"
     if "vanished from detection" in err: return "vanished"
     if "interpenetrate" in err: return "penetration"
+    if " pulls with " in err: return "pulling"
     if "Lemke" in err: return "lemke"
     m = re.search(r"root \d+ \((\w+)", err)
     if m: return "root jump: " + m.group(1)
