@@ -98,6 +98,38 @@ assert [m.end() for m in re.finditer(r"\S+", lines[2])] == [6, 6 + 13, 6 + 13 + 
 print("--print, a UTF-8 name: whole characters, aligned columns: ok")
 PYEOF
 
+# Names a terminal shows wider or narrower than their code points: a wide CJK character
+# (two columns), a combining accent (none), an emoji (two), beside an ASCII name and one
+# long enough to widen its columns past 16. Every value must end in the terminal column
+# where its column's name ends: code points counted as columns put the header of x[箱] m
+# one column right of its numbers (and x[café] one left).
+$PY - "$tmp/wide.json" <<'PYEOF'
+import json, sys
+names = ["箱", "cafe\u0301", "\U0001F4E6x", "plain", "\u7bb1\u5b50\u306e\u4e2d\u306e\u7403"]
+json.dump({"lcpsim": 1, "time_step": 0.1, "steps": 2,
+           "bodies": [{"name": n, "position": 2.0 * i, "velocity": 1, "width": 0.1}
+                      for i, n in enumerate(names)]}, open(sys.argv[1], "w"), ensure_ascii=False)
+PYEOF
+./lcpsim "$tmp/wide.json" --print -o "$tmp/wide.h5" > "$tmp/wide.txt"
+$PY - "$tmp/wide.txt" <<'PYEOF'
+import re, sys, unicodedata
+def columns(s):
+    # a terminal's columns: East Asian wide / fullwidth 2, combining marks 0, else 1
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
+head = lines[0]
+cols = [(m.start(), m.end()) for m in re.finditer(r"\S+\[[^\]]*\](?: [^\s\[]+)?(?= |$)", head)]
+assert len(cols) == 10, (len(cols), head)
+ends = [columns(head[:e]) for _, e in cols]
+widths = [columns(head[s:e]) for s, e in cols]
+assert widths[8] > 16 and widths[9] > 16, widths  # the long name widens its columns
+for line in lines[1:4]:
+    vends = [columns(line[:m.end()]) for m in re.finditer(r"\S+", line)][2:12]
+    assert vends == ends, (line, vends, ends)
+print("--print, wide and combining characters in names: values under their names: ok")
+PYEOF
+
 # A reader that stops early (| head) ends the table, not the run: the run went on to its
 # last step with exit status 0, its file complete (SIGPIPE killed it at the first write
 # after head had gone, exit 141, leaving PATH.<pid>.partial), and said so once on stderr.
