@@ -755,6 +755,8 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, done = rinfo.steps_done, first_fail_status = 0;
+  int worst_fail_step = 0;
+  double worst_fail_rel = -1.0;
   long long total_contacts = 0; /* this invocation's: past 2^31 on long runs of piles (the
                                    file's /summary/total_contacts is 64-bit too) */
   int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
@@ -862,9 +864,13 @@ int lsim_cli_run(int argc, char **argv) {
         budget_sweeps = st.iterations > budget_sweeps ? st.iterations : budget_sweeps;
       }
       if (failed) {
-        /* The summary line names the first failed step and that step's status. */
+        /* The summary line names the first failed step and that step's status, and the
+           worst relative residual a failed step integrated (and where): 0.5 means the
+           step moved the bodies as if half their contacts' impulses were missing. */
         if (!failures) first_failure = k + 1, first_fail_status = status;
         ++failures;
+        if (!(st.relative_residual <= worst_fail_rel))
+          worst_fail_rel = st.relative_residual, worst_fail_step = k + 1;
       }
       /* Siconos' own printing, captured: shown only on request. */
       const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
@@ -962,11 +968,15 @@ int lsim_cli_run(int argc, char **argv) {
          /summary/failures counts the whole run's). */
       char span[64] = "";
       if (resume_path) snprintf(span, sizeof span, " (%d .. %d)", rinfo.steps_done + 1, done);
+      char worst[96] = "";
+      if (worst_fail_step > 0)
+        snprintf(worst, sizeof worst, ", relative residual up to %.3g (step %d)",
+                 worst_fail_rel, worst_fail_step);
       fprintf(stderr,
-              "lcpsim: solver %s failed on %d of %d steps%s (first at step %d: %s); "
+              "lcpsim: solver %s failed on %d of %d steps%s (first at step %d: %s)%s; "
               "see /solver/status in %s\n",
               step_solver_name(&model, stepper), failures, done - rinfo.steps_done, span,
-              first_failure, lsim_status_name(first_fail_status), path);
+              first_failure, lsim_status_name(first_fail_status), worst, path);
       exit_code = 1;
     }
     if (stopped) {

@@ -58,6 +58,10 @@ typedef struct LsimLemkeBasisOps {
    * with inv_column: the scan stops where the rows it would still have to solve are fewer
    * than its solves so far. */
   int (*has_row)(void *ctx, int i);
+  /* The rounding floor of z's natural residual (quality.h, lsim_lcp_residual_floor); w [n]
+   * is scratch. With LsimLemkeOptions.floor the acceptance test passes a point whose
+   * natural residual misses tol * scale but lies within this floor. */
+  double (*floor)(void *ctx, const double *z, double *w);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {
@@ -73,6 +77,10 @@ typedef struct LsimLemkeDriver {
   double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
                              set to 0): what a failed solve falls back on */
   double *best;           /* [cap] a run's best failed point while its cleanups run */
+  double *run_best;       /* [cap] the best point of the solve's failed runs (the smallest
+                             natural residual): what a failed solve returns */
+  double run_best_res;    /* its natural residual, INFINITY before a run failed */
+  int accept_floor;       /* LsimLemkeOptions.floor of the current solve */
   double *cover;          /* [cap] weights x' > 0 of the covering vector d = B x' of a path
                              from the guessed basis with cover_previous (by position) */
   double *rbound;         /* [cap] upper bounds on |B^{-1}_i| |q| by position (row_err's

@@ -114,6 +114,7 @@
 
 #include "blas.h"
 #include "lemke_driver.h"
+#include "quality.h"
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
@@ -1055,9 +1056,16 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
+/* The residual's rounding floor on the factored problem (u = |B| |z| in ws->u). */
+static double residual_floor(void *ctx, const double *z, double *w) {
+  LsimLemkeSparse *ws = ctx;
+  (void)w;
+  return lsim_factored_residual_floor(ws->f, z, ws->u);
+}
+
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
                                              warm,   reserve,  residual, inv_column,
-                                             has_row};
+                                             has_row, residual_floor};
 
 /* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
  * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
@@ -1161,6 +1169,7 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
   for (int k = 0; k < NCACHE; ++k) ws->rowpos[k] = -1;
 
   /* The path (lemke_driver.c). */
+  ws->drv.accept_floor = o.floor;
   status = lsim_lemke_driver_solve(&ws->drv, basis_guess != NULL, max_pivots, o.tol, z, &pivots,
                                    info);
 

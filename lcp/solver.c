@@ -389,6 +389,7 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   LsimLemkeOptions lo = lsim_default_lemke_options();
   lo.max_pivots = o->max_iter;
   lo.tol = o->tol;
+  lo.floor = o->fallback && o->impulse_unit; /* a step's problem: the verdict's floor */
   const unsigned char *guess = NULL;
   if (o->warm_start && s->basis_hint) {
     /* The caller's basis (lsim_solver_set_basis_guess), e.g. the last step's final one. */
@@ -688,6 +689,7 @@ static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, dou
   chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
   LsimLemkeOptions lo = lsim_default_lemke_options();
   lo.tol = s->options.tol;
+  lo.floor = s->options.impulse_unit; /* a step's problem: as the chosen Lemke (run_solver) */
 
   /* 1. Lemke from the best point's active set {i : z_i > w_i}. */
   if (best > ftol && s->kind != KIND_LEMKE) {
@@ -751,6 +753,10 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     LsimLemkeOptions lo = lsim_default_lemke_options();
     lo.max_pivots = o->max_iter;
     lo.tol = o->tol;
+    /* A time step's problem under the fallback policy: Lemke stops at the rounding floor
+       the final verdict (met_floor) accepts anyway (docs/solvers.md, "The common
+       residual"); the chain's stages keep the target. */
+    lo.floor = o->fallback && o->impulse_unit;
     const unsigned char *guess = NULL;
     if (o->warm_start) {
       for (int i = 0; i < n; ++i) s->basis[i] = z[i] > 0.0;
