@@ -278,6 +278,65 @@ static void test_exact_cone_frictionless_contact(void **state) {
   }
 }
 
+/* Heavy on light with the exact cone (nsgs_aa's safeguards, lcp/fc_nsgs.c): two 0.5 m
+ * cubes, the upper M kg on a 1 kg one, mu 0.5, h = 0.01 s, 100 steps, the default tolerance
+ * and budget. M = 100: every step solved and both at rest (before: the mixing stalled at
+ * zero impulses from step 1, relative residual 0.976 on 5 steps, speeds up to 0.31 m/s).
+ * M = 1e3: no step ends as a breakdown (a mixed iterate that overflowed ended step 1 so,
+ * with zero impulses), no relative residual above 0.5 (0.984 on step 1 before: nothing
+ * held the heavy box), and neither box moves 1 mm (the heavy one fell 0.35 m through the
+ * light one, squeezed out 0.5 m). 1e-6 m/s at rest: 100 steps of residuals at the 1e-10
+ * tolerance move nothing near it. */
+static void test_heavy_on_light_exact(void **state) {
+  (void)state;
+  const double heavy[] = {100.0, 1e3};
+  for (int c = 0; c < 2; ++c) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 100,"
+             " \"gravity\": [0, 0, -9.81], \"friction\": {\"cone\": \"exact\"}, \"bodies\":"
+             " [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\","
+             " \"mu\": 0.5}]}, {\"name\": \"light\", \"mass\": 1, \"position\": [0, 0, 0.25],"
+             " \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]},"
+             " {\"name\": \"heavy\", \"mass\": %g, \"position\": [0, 0, 0.75], \"shapes\":"
+             " [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
+             heavy[c]);
+    LsimModel m;
+    LsimState st;
+    LsimSceneError serr;
+    assert_int_equal(lsim_scene_parse(json, "stack.json", &m, &st, &serr), 0);
+    LsimStepper *s = NULL;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+    int solved = 0, breakdowns = 0;
+    double worst = 0.0, moved = 0.0, speed = 0.0;
+    for (int k = 0; k < m.steps; ++k) {
+      LsimStepStats ss;
+      const int rc = lsim_step(s, &m, &st, &ss);
+      solved += rc == LSIM_SOLVED, breakdowns += rc == LSIM_BREAKDOWN;
+      worst = fmax(worst, ss.relative_residual);
+      for (int b = 1; b <= 2; ++b)
+        for (int i = 0; i < 3; ++i) {
+          moved = fmax(moved, fabs(st.q[m.bodies[b].q_offset + i] - m.bodies[b].pose[i]));
+          speed = fmax(speed, fabs(st.v[m.bodies[b].v_offset + i]));
+        }
+    }
+    print_message("exact cone, %g kg on 1 kg: %d of 100 steps solved, %d breakdowns, relative "
+                  "residual up to %.3g, moved %.2e m, speed up to %.2e m/s\n",
+                  heavy[c], solved, breakdowns, worst, moved, speed);
+    if (c == 0) {
+      assert_int_equal(solved, 100);
+      assert_true(speed < 1e-6);
+    }
+    assert_int_equal(breakdowns, 0);
+    assert_true(worst < 0.5);
+    assert_true(moved < 1e-3);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stops_at_any_angle),
@@ -285,6 +344,7 @@ int main(void) {
       cmocka_unit_test(test_polyhedral_closed_form),
       cmocka_unit_test(test_polyhedral_first_tangent),
       cmocka_unit_test(test_exact_cone_frictionless_contact),
+      cmocka_unit_test(test_heavy_on_light_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
