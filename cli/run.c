@@ -181,88 +181,14 @@ static const char *const q_units[3][7] = {
 static const char *const v_units[3][6] = {
     {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
 
-/* Code points a terminal shows in no column (combining marks, zero-width joiners and
-   spaces, variation selectors, emoji skin-tone modifiers) and in two (East Asian wide and
-   fullwidth, emoji): Unicode's classes as Markus Kuhn's wcwidth and Unicode 15's
-   EastAsianWidth.txt give them, the blocks a scene's names use (a fixed table: the table
-   looks the same whatever the locale). Ranges inclusive, sorted. */
-static const unsigned zero_width[][2] = {
-    {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x05BF, 0x05BF}, {0x05C1, 0x05C2},
-    {0x05C4, 0x05C5}, {0x05C7, 0x05C7}, {0x0610, 0x061A}, {0x064B, 0x065F}, {0x0670, 0x0670},
-    {0x06D6, 0x06DC}, {0x06DF, 0x06E4}, {0x06E7, 0x06E8}, {0x06EA, 0x06ED}, {0x0900, 0x0902},
-    {0x093A, 0x093A}, {0x093C, 0x093C}, {0x0941, 0x0948}, {0x094D, 0x094D}, {0x0951, 0x0957},
-    {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x0E47, 0x0E4E}, {0x1AB0, 0x1AFF}, {0x1DC0, 0x1DFF},
-    {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x2064}, {0x20D0, 0x20FF}, {0x302A, 0x302D},
-    {0x3099, 0x309A}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F}, {0xFEFF, 0xFEFF}, {0x1F3FB, 0x1F3FF},
-    {0xE0001, 0xE007F}, {0xE0100, 0xE01EF}};
-static const unsigned double_width[][2] = {
-    {0x1100, 0x115F}, {0x231A, 0x231B}, {0x2329, 0x232A}, {0x23E9, 0x23EC}, {0x23F0, 0x23F0},
-    {0x23F3, 0x23F3}, {0x25FD, 0x25FE}, {0x2614, 0x2615}, {0x2648, 0x2653}, {0x267F, 0x267F},
-    {0x2693, 0x2693}, {0x26A1, 0x26A1}, {0x26AA, 0x26AB}, {0x26BD, 0x26BE}, {0x26C4, 0x26C5},
-    {0x26CE, 0x26CE}, {0x26D4, 0x26D4}, {0x26EA, 0x26EA}, {0x26F2, 0x26F3}, {0x26F5, 0x26F5},
-    {0x26FA, 0x26FA}, {0x26FD, 0x26FD}, {0x2705, 0x2705}, {0x270A, 0x270B}, {0x2728, 0x2728},
-    {0x274C, 0x274C}, {0x274E, 0x274E}, {0x2753, 0x2755}, {0x2757, 0x2757}, {0x2795, 0x2797},
-    {0x27B0, 0x27B0}, {0x27BF, 0x27BF}, {0x2B1B, 0x2B1C}, {0x2B50, 0x2B50}, {0x2B55, 0x2B55},
-    {0x2E80, 0x3029}, {0x302E, 0x303E}, {0x3041, 0x3098}, {0x309B, 0x33FF}, {0x3400, 0x4DBF},
-    {0x4E00, 0x9FFF}, {0xA000, 0xA4CF}, {0xA960, 0xA97F}, {0xAC00, 0xD7A3}, {0xF900, 0xFAFF},
-    {0xFE10, 0xFE19}, {0xFE30, 0xFE6F}, {0xFF00, 0xFF60}, {0xFFE0, 0xFFE6}, {0x16FE0, 0x18CFF},
-    {0x1B000, 0x1B2FF}, {0x1F004, 0x1F004}, {0x1F0CF, 0x1F0CF}, {0x1F18E, 0x1F18E},
-    {0x1F191, 0x1F19A}, {0x1F200, 0x1F251}, {0x1F300, 0x1F320}, {0x1F32D, 0x1F335},
-    {0x1F337, 0x1F37C}, {0x1F37E, 0x1F393}, {0x1F3A0, 0x1F3CA}, {0x1F3CF, 0x1F3D3},
-    {0x1F3E0, 0x1F3F0}, {0x1F3F4, 0x1F3F4}, {0x1F3F8, 0x1F3FA}, {0x1F400, 0x1F43E},
-    {0x1F440, 0x1F440}, {0x1F442, 0x1F4FC}, {0x1F4FF, 0x1F53D}, {0x1F54B, 0x1F54E},
-    {0x1F550, 0x1F567}, {0x1F57A, 0x1F57A}, {0x1F595, 0x1F596}, {0x1F5A4, 0x1F5A4},
-    {0x1F5FB, 0x1F64F}, {0x1F680, 0x1F6C5}, {0x1F6CC, 0x1F6CC}, {0x1F6D0, 0x1F6D2},
-    {0x1F6D5, 0x1F6D7}, {0x1F6DC, 0x1F6DF}, {0x1F6EB, 0x1F6EC}, {0x1F6F4, 0x1F6FC},
-    {0x1F7E0, 0x1F7EB}, {0x1F7F0, 0x1F7F0}, {0x1F90C, 0x1F93A}, {0x1F93C, 0x1F945},
-    {0x1F947, 0x1F9FF}, {0x1FA70, 0x1FAFF}, {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD}};
-
-static int in_ranges(unsigned c, const unsigned (*r)[2], int n) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    const int mid = (lo + hi) / 2;
-    if (c < r[mid][0]) hi = mid - 1;
-    else if (c > r[mid][1]) lo = mid + 1;
-    else return 1;
-  }
-  return 0;
-}
-
-/* Terminal columns of UTF-8 text s: 0 for a combining mark, 2 for a wide character, else
-   1 per code point (a byte that is not valid UTF-8 counts 1, as a terminal shows it). Code
-   points alone misplaced a name with one wide character (x[箱] m) by a column in the
-   header, against the rows' numbers. */
-static int text_columns(const char *s) {
-  int n = 0;
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned c = *p;
-    int len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len > 1) c &= 0x7F >> len;
-    for (int k = 1; k < len; ++k) {
-      if ((p[k] & 0xC0) != 0x80) {
-        len = 0;
-        break;
-      }
-      c = c << 6 | (p[k] & 0x3F);
-    }
-    if (len == 0) {
-      ++n, ++p; /* not UTF-8: one column for the byte */
-      continue;
-    }
-    p += len;
-    if (in_ranges(c, zero_width, (int)(sizeof zero_width / sizeof zero_width[0]))) continue;
-    n += in_ranges(c, double_width, (int)(sizeof double_width / sizeof double_width[0])) ? 2 : 1;
-  }
-  return n;
-}
 
 /* The width of a printed column, name[body] unit: at least 16, and wide enough for the
    body's whole name (terminal columns, not bytes, so that UTF-8 names are not misaligned); the
    header and every row use it, so the columns stay aligned. Names cut to 8 characters made
    grid copies' columns alike (box_stack_3d's five boxes all printed as box_0_0_). */
 static int column_width(const char *body, const char *name, const char *unit) {
-  const int w = text_columns(name) + 2 + text_columns(body) + (unit[0] ? 1 + text_columns(unit) : 0);
+  const int w = lsim_cli_text_columns(name) + 2 + lsim_cli_text_columns(body) +
+                (unit[0] ? 1 + lsim_cli_text_columns(unit) : 0);
   return w > 16 ? w : 16;
 }
 
@@ -271,7 +197,8 @@ static void print_column_names(const char *body, int n, const char *const *names
   for (int j = 0; j < n; ++j) {
     /* name[body] unit, right-aligned in its column. */
     const int pad = column_width(body, names[j], units[j]) -
-                    (text_columns(names[j]) + 2 + text_columns(body) + (units[j][0] ? 1 + text_columns(units[j]) : 0));
+                    (lsim_cli_text_columns(names[j]) + 2 + lsim_cli_text_columns(body) +
+                     (units[j][0] ? 1 + lsim_cli_text_columns(units[j]) : 0));
     printf(" %*s%s[%s]%s%s", pad, "", names[j], body, units[j][0] ? " " : "", units[j]);
   }
 }

@@ -130,6 +130,41 @@ for line in lines[1:4]:
 print("--print, wide and combining characters in names: values under their names: ok")
 PYEOF
 
+# lcpsim impact's tables the same way: Newton's cradle with its first two balls named 箱0
+# (a wide character) and cafe + U+0301 (a combining accent), the last one a name of 24
+# characters: every row's "before" / "after" starts, and its velocities end, in the same
+# terminal columns, and the contact rows' impulses end alike. Padded by bytes, 箱0's row stood a column
+# left of the others and café1's one right; the long name pushed its row's numbers right.
+$PY - "data/newtons_cradle.json" "$tmp/cradle_names.json" <<'PYEOF'
+import json, sys
+names = {"b0": "\u7bb10", "b1": "cafe\u0301", "b4": "the_last_ball_on_the_row"}
+text = open(sys.argv[1]).read()
+for old, new in names.items():
+    text = text.replace('"%s"' % old, json.dumps(new, ensure_ascii=False))
+open(sys.argv[2], "w").write(text)
+open(sys.argv[2] + ".close", "w").write("%s:%s,%s:b2" % (names["b0"], names["b1"], names["b1"]))
+PYEOF
+./lcpsim impact "$tmp/cradle_names.json" --close "$(cat "$tmp/cradle_names.json.close")" > "$tmp/impact_names.txt" 2> "$tmp/impact_names.err" ||
+  { echo "FAIL impact with wide names: $(cat "$tmp/impact_names.err")"; exit 1; }
+$PY - "$tmp/impact_names.txt" <<'PYEOF'
+import re, sys, unicodedata
+def columns(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+lines = open(sys.argv[1], "rb").read().decode("utf-8").splitlines()
+rows = [l for l in lines if re.search(r" (before|after) ", l)]
+assert len(rows) == 10, lines
+# the label starts, and the three velocities end, in the same columns on every row
+ends = {(columns(l[:re.search(r" (before|after) ", l).start()]),) +
+        tuple(columns(l[:m.end()]) for m in list(re.finditer(r"\S+", l))[-3:]) for l in rows}
+assert len(ends) == 1, ends
+contacts = [l for l in lines if l.startswith("contact ")]
+assert len(contacts) == 2, lines
+cends = {columns(l[:list(re.finditer(r"\S+", l))[-3].end()]) for l in contacts}  # the impulse (2-D: fx, fy follow)
+assert len(cends) == 1, (cends, contacts)
+print("lcpsim impact, wide, combining and long names: columns aligned: ok")
+PYEOF
+
 # A reader that stops early (| head) ends the table, not the run: the run went on to its
 # last step with exit status 0, its file complete (SIGPIPE killed it at the first write
 # after head had gone, exit 141, leaving PATH.<pid>.partial), and said so once on stderr.
