@@ -208,16 +208,22 @@ static void test_polyhedral_first_tangent(void **state) {
   }
 }
 
+/* The model and state of scene text json (named name in messages) and a stepper for them. */
+static LsimStepper *start(const char *json, const char *name, LsimModel *m, LsimState *st) {
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_parse(json, name, m, st, &serr), 0);
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, m, NULL, err, sizeof err), 0);
+  return s;
+}
+
 /* Runs json for its steps with lsim_step; track gets the state q, v after each step
  * ([steps][nq + nv]); returns the largest friction impulse norm of any contact. */
 static double run_track(const char *json, double *track, int *nq, int *nv) {
   LsimModel m;
   LsimState st;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_parse(json, "slide.json", &m, &st, &serr), 0);
-  LsimStepper *s = NULL;
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  LsimStepper *s = start(json, "slide.json", &m, &st);
   *nq = m.nq, *nv = m.nv;
   double fmax_ = 0.0;
   for (int k = 0; k < m.steps; ++k) {
@@ -300,11 +306,7 @@ static void test_heavy_on_light_exact(void **state) {
              heavy[c]);
     LsimModel m;
     LsimState st;
-    LsimSceneError serr;
-    assert_int_equal(lsim_scene_parse(json, "stack.json", &m, &st, &serr), 0);
-    LsimStepper *s = NULL;
-    char err[256];
-    assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+    LsimStepper *s = start(json, "stack.json", &m, &st);
     int solved = 0, breakdowns = 0;
     double worst = 0.0, moved = 0.0, speed = 0.0;
     for (int k = 0; k < m.steps; ++k) {
