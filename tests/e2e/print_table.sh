@@ -181,6 +181,33 @@ with h5py.File(sys.argv[1], "r") as f:
 print("--print | head: the run goes on, its file complete: ok")
 PYEOF
 
+# A hybrid model's table of transitions names every state whole, each value ending where
+# its name ends (slip's touchdown_angle was cut to touchdown_angl, 14 characters, and a
+# value of 15, -3.05311332e-16, pushed the columns after it right), and its values are the
+# file's states after each transition (9 digits printed: 5e-9 relative).
+./lcpsim data/slip.json --print --duration 1 -o "$tmp/slip.h5" > "$tmp/slip.txt"
+$PY - "$tmp/slip.txt" "$tmp/slip.h5" <<'PYEOF'
+import re, sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import lcpsim_load
+r = lcpsim_load.load(sys.argv[2])
+names = list(r.model.state_names)
+lines = open(sys.argv[1]).read().splitlines()
+head = lines[0]
+assert head.split()[-len(names):] == names, (head, names)
+ends = [m.end() for m in re.finditer(r"\S+", head)][-len(names):]
+rows = [l for l in lines[1:] if l[:6].strip().isdigit()]
+assert len(rows) == len(r.events.time) > 0, (len(rows), len(r.events.time))
+for k, l in enumerate(rows):
+    assert [m.end() for m in re.finditer(r"\S+", l)][-len(names):] == ends, (l, ends)
+    got = np.array([float(x) for x in l.split()[-len(names):]])
+    want = r.events.state_after[k]
+    assert np.all(np.abs(got - want) <= 5e-9 * np.abs(want) + 1e-300), (k, got, want)
+print("hybrid --print: %d states named whole, values under their names, equal to the file: ok"
+      % len(names))
+PYEOF
+
 # The same for a hybrid model (its table of transitions, printed after the run): the SLIP
 # runner over 100 s has 801 transitions, a table of 139 kB, beyond the pipe's 64 kB, so
 # the writes meet the closed pipe whatever the timing. It exited 141 (SIGPIPE), its file
