@@ -168,22 +168,22 @@ int lsim_cli_impact(int argc, char **argv) {
       for (int pass = 0; pass < 2; ++pass) {
         lsim_cli_print_left(pass ? "" : b->name, wb);
         printf(" %-10s", pass ? "after" : "before");
-        for (int d = 0; d < b->nv; ++d) printf(" %14.9g", (pass ? v_plus : st.v)[b->v_offset + d]);
+        for (int d = 0; d < b->nv; ++d) printf(" %15.9g", (pass ? v_plus : st.v)[b->v_offset + d]);
         printf("\n");
       }
     }
     printf("\n");
     lsim_cli_print_left("row", wr);
-    printf(" %14s %s\n", "impulse (N s)", "friction impulse on the first body (N s)");
+    printf(" %15s %s\n", "impulse (N s)", "friction impulse on the first body (N s)");
     for (int c = 0; c < out.count; ++c) {
       const LsimContact *ct = &out.contacts[c];
       char name[128];
       row_name(&m, &out, c, name, sizeof name);
       lsim_cli_print_left(name, wr);
-      printf(" %14.9g", ct->normal_impulse);
+      printf(" %15.9g", ct->normal_impulse);
       /* The friction vector's world components: x, y in 2-D (its z is 0 there), x, y, z. */
       if (ct->kind != LSIM_CONTACT_EQUALITY)
-        for (int d = 0; d < m.dimension; ++d) printf(" %14.9g", ct->friction_impulse[d]);
+        for (int d = 0; d < m.dimension; ++d) printf(" %15.9g", ct->friction_impulse[d]);
       printf("\n");
     }
   }

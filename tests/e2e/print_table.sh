@@ -164,6 +164,21 @@ cends = {columns(l[:list(re.finditer(r"\S+", l))[-3].end()]) for l in contacts} 
 assert len(cends) == 1, (cends, contacts)
 print("lcpsim impact, wide, combining and long names: columns aligned: ok")
 PYEOF
+# ... and with values of 15 characters: the double pendulum striking the ground leaves at
+# -1.33226763e-15 and -8.8817842e-16 m/s, which overflowed columns of 14 and pushed the
+# numbers after them right. Every row's velocities and every row's impulse end alike.
+./lcpsim impact data/double_pendulum_impact.json --close lower:ground > "$tmp/impact_dp.txt"
+$PY - "$tmp/impact_dp.txt" <<'PYEOF'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+rows = [l for l in lines if re.search(r" (before|after) ", l)]
+ends = {tuple(m.end() for m in list(re.finditer(r"\S+", l))[-3:]) for l in rows}
+assert len(rows) == 4 and len(ends) == 1 and any("e-15" in l for l in rows), (ends, rows)
+imp = [l for l in lines if l.startswith(("contact ", "joint "))]
+iends = {list(re.finditer(r"\S+", l))[-3 if l.startswith("contact ") else -1].end() for l in imp}
+assert len(imp) == 5 and len(iends) == 1, (iends, imp)
+print("lcpsim impact, values of 15 characters: columns aligned: ok")
+PYEOF
 
 # A reader that stops early (| head) ends the table, not the run: the run went on to its
 # last step with exit status 0, its file complete (SIGPIPE killed it at the first write
