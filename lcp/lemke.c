@@ -156,7 +156,8 @@
  * on a 1e4 kg cube resting on a 1e-2 kg one the first cold run ended within the residual's
  * rounding floor and the later runs on breakdowns worse than zero impulses
  * (lemke_driver.c, lsim_lemke_driver_solve). With LsimLemkeOptions.floor the acceptance
- * test passes a point within that floor (docs/solvers.md, "The common residual").
+ * test passes a point whose every row is within its own rounding floor (docs/solvers.md,
+ * "The common residual").
  *
  * REFERENCES
  *  C. E. Lemke, Bimatrix equilibrium points and mathematical programming, Management
@@ -454,15 +455,14 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_lcp_residual(ws->lcp, z, w, res);
 }
 
-static double residual_floor(void *ctx, const double *z, double *w) {
+static int within_floor(void *ctx, const double *z, const double *w, double ftol) {
   const LsimLemke *ws = ctx;
-  (void)w;
-  return lsim_lcp_residual_floor(ws->lcp, z);
+  return lsim_lcp_rows_within_floor(ws->lcp, z, w, ftol);
 }
 
 static const LsimLemkeBasisOps dense_ops = {column, binv_row, update,   refactor, cold,
                                             warm,   reserve,  residual, NULL,
-                                            NULL,   residual_floor};
+                                            NULL,   within_floor};
 
 int lsim_lemke_solve(LsimLemke *ws, const LsimLcp *lcp, const LsimLemkeOptions *opt,
                      const unsigned char *basis_guess, double *z, LsimLemkeInfo *info) {

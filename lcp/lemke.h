@@ -9,11 +9,11 @@
 typedef struct LsimLemkeOptions {
   int max_pivots;     /* per run (see LsimLemkeInfo.pivots); 0 = default: 10 * (n + 1) + 100 */
   double tol;         /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp) */
-  int floor;          /* 1: the acceptance also passes a natural residual within its rounding
-                         floor (quality.h, lsim_lcp_residual_floor) where that floor is the
-                         larger: a point as exact as double allows. The solver front sets it
-                         for the chosen Lemke on a time step's problems under the fallback
-                         policy, whose final verdict takes that floor anyway (lcp/solver.c) */
+  int floor;          /* 1: the acceptance also passes a point whose every row is within tol
+                         scale or its own rounding floor (quality.h,
+                         lsim_lcp_rows_within_floor): as exact as double allows. The solver
+                         front sets it for Lemke on a time step's problems under the
+                         fallback policy (lcp/solver.c) */
 } LsimLemkeOptions;
 
 /* max_pivots 0, tol 1e-10, floor 0. */

@@ -695,11 +695,13 @@ static void extract_z(const LsimLemkeDriver *drv, double *z, int clamp) {
   }
 }
 
-/* Acceptance: natural residual <= tol * scale, or with accept_floor within the residual's
- * rounding floor (ops->floor) where that is larger (a 1e4 kg cube on a 1e-2 kg one: the
- * light cube's rows sum impulses of 245 N s times M_ii = 400, a floor of 1e-9 against a
- * target of 9.8e-12; paths that reached such points went on through cleanups and cold runs
- * to breakdowns); on failure refactor once and retry.
+/* Acceptance: natural residual <= tol * scale, or with accept_floor every row within that
+ * or its own rounding floor (ops->within_floor: a 1e4 kg cube on a 1e-2 kg one, the light
+ * cube's rows sum impulses of 245 N s times M_ii = 400, a floor of 1e-9 against a target of
+ * 9.8e-12; paths that reached such points went on through cleanups and cold runs to
+ * breakdowns. Row by row, since the max over rows lent a cone row's rounding, of impulses
+ * of 1e150 N s on a 1e150 kg ball, to its velocity rows); on failure refactor once and
+ * retry. ops->residual leaves w = M z + q in drv->work.
  * *natural (may be NULL) gets the natural residual of the last z tried (clamped at 0). */
 static int accept(LsimLemkeDriver *drv, double tol, double *z, double *natural) {
   LsimResidual res;
@@ -709,7 +711,7 @@ static int accept(LsimLemkeDriver *drv, double tol, double *z, double *natural) 
     drv->ops->residual(drv->ctx, z, drv->work, &res);
     if (natural) *natural = res.natural;
     if (res.natural <= tol * qscale_of(drv)) return LSIM_SOLVED;
-    if (drv->accept_floor && res.natural <= drv->ops->floor(drv->ctx, z, drv->work))
+    if (drv->accept_floor && drv->ops->within_floor(drv->ctx, z, drv->work, tol * qscale_of(drv)))
       return LSIM_SOLVED;
     if (attempt == 0 && drv->ops->refactor(drv->ctx)) break;
   }

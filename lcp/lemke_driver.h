@@ -58,10 +58,10 @@ typedef struct LsimLemkeBasisOps {
    * with inv_column: the scan stops where the rows it would still have to solve are fewer
    * than its solves so far. */
   int (*has_row)(void *ctx, int i);
-  /* The rounding floor of z's natural residual (quality.h, lsim_lcp_residual_floor); w [n]
-   * is scratch. With LsimLemkeOptions.floor the acceptance test passes a point whose
-   * natural residual misses tol * scale but lies within this floor. */
-  double (*floor)(void *ctx, const double *z, double *w);
+  /* 1 when every row of z's natural residual is within ftol or its own rounding floor
+   * (quality.h, lsim_lcp_rows_within_floor), w = M z + q [n] given. With
+   * LsimLemkeOptions.floor the acceptance test passes such a point. */
+  int (*within_floor)(void *ctx, const double *z, const double *w, double ftol);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {

@@ -1056,16 +1056,16 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
-/* The residual's rounding floor on the factored problem (u = |B| |z| in ws->u). */
-static double residual_floor(void *ctx, const double *z, double *w) {
+/* Every row within ftol or its rounding floor, on the factored problem (u = |B| |z| in
+   ws->u). */
+static int within_floor(void *ctx, const double *z, const double *w, double ftol) {
   LsimLemkeSparse *ws = ctx;
-  (void)w;
-  return lsim_factored_residual_floor(ws->f, z, ws->u);
+  return lsim_factored_rows_within_floor(ws->f, z, w, ftol, ws->u);
 }
 
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
                                              warm,   reserve,  residual, inv_column,
-                                             has_row, residual_floor};
+                                             has_row, within_floor};
 
 /* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
  * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
