@@ -34,6 +34,15 @@ typedef struct LsimCliProgress {
   double t0, last;                    /* wall clock at the start (s), elapsed at the last draw */
 } LsimCliProgress;
 
+/* Terminal columns of UTF-8 text s (cli/text.c): 0 for a combining mark, 2 for a wide
+ * character (East Asian wide and fullwidth, emoji), else 1 per code point (a byte that is
+ * not valid UTF-8 counts 1, as a terminal shows it), from a fixed table, whatever the
+ * locale. Tables padded by bytes or code points put a name with one wide character (x[箱] m)
+ * a column off its numbers. */
+int lsim_cli_text_columns(const char *s);
+/* Prints s on stdout, then blanks up to width terminal columns (none when s is wider). */
+void lsim_cli_print_left(const char *s, int width);
+
 /* The monotonic clock, in seconds. */
 double lsim_cli_now(void);
 /* Redraws the bar at done steps when it is due. */

@@ -51,8 +51,14 @@ static int observe(const LsimHybridTrace *tr, void *user) {
    that fails (the reader gone: | head, a full disk) ends the table, said once on stderr;
    the file is already complete. */
 static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr, const char *path) {
+  /* A state's column as wide as its name, at least 15 (%.9g's widest: -1.23456789e-10): cut
+     to 14 characters, slip's touchdown_angle was headed touchdown_angl, and a value of 15
+     characters pushed the columns after it one right. */
   printf("%6s %16s  %-28s %-12s", "event", "time [s]", "chart -> chart", "boundary");
-  for (int i = 0; i < m->nstates; ++i) printf(" %14.14s", m->state_names[i]);
+  for (int i = 0; i < m->nstates; ++i) {
+    const int w = (int)strlen(m->state_names[i]);
+    printf(" %*s", w > 15 ? w : 15, m->state_names[i]);
+  }
   printf("\n");
   long k = 0;
   for (; k < tr->nevents && !ferror(stdout); ++k) {
@@ -61,7 +67,10 @@ static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr, co
     snprintf(arrow, sizeof arrow, "%s -> %s", from->name, m->charts[tr->ev_to[k]].name);
     printf("%6ld %16.10f  %-28s %-12s", k + 1, tr->ev_time[k], arrow,
            from->boundary_names[tr->ev_boundary[k]]);
-    for (int i = 0; i < m->nstates; ++i) printf(" %14.9g", tr->ev_after[k * tr->nstates + i]);
+    for (int i = 0; i < m->nstates; ++i) {
+      const int w = (int)strlen(m->state_names[i]);
+      printf(" %*.9g", w > 15 ? w : 15, tr->ev_after[k * tr->nstates + i]);
+    }
     printf("\n");
   }
   int err = ferror(stdout) ? errno : 0; /* the loop's failed write's */

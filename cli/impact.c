@@ -36,6 +36,26 @@ static int body_named(const LsimModel *m, const char *name, int len) {
   return -2;
 }
 
+/* The name of row c of the impact's rows: "joint NAME (x)" (a pin's rows along the world
+ * axes, a rod's "(along a-b)": each on the first end's body, the second end taking its
+ * opposite) or "contact A:B". */
+static void row_name(const LsimModel *m, const LsimContactSet *out, int c, char *name,
+                     size_t size) {
+  const LsimContact *ct = &out->contacts[c];
+  if (ct->kind == LSIM_CONTACT_EQUALITY) {
+    int k = 0; /* the row's axis: the joint's rows before it */
+    while (c - 1 - k >= 0 && out->contacts[c - 1 - k].kind == LSIM_CONTACT_EQUALITY &&
+           out->contacts[c - 1 - k].source == ct->source)
+      ++k;
+    const LsimJoint *jt = &m->joints[ct->source];
+    snprintf(name, size, "joint %s (%s)", jt->name,
+             jt->type == LSIM_JOINT_ROD ? "along a-b" : k == 0 ? "x" : k == 1 ? "y" : "z");
+  } else {
+    snprintf(name, size, "contact %s:%s", ct->body[0] >= 0 ? m->bodies[ct->body[0]].name : "world",
+             ct->body[1] >= 0 ? m->bodies[ct->body[1]].name : "world");
+  }
+}
+
 int lsim_cli_impact(int argc, char **argv) {
   const char *scene = NULL, *close = NULL;
   int law = -1; /* LSIM_IMPACTS_*, -1: the scene's */
@@ -128,39 +148,42 @@ int lsim_cli_impact(int argc, char **argv) {
     rc = 2;
   }
   if (!rc) {
-    printf("%-16s %-10s %s\n", "body", "", "velocity (the state's layout: linear, then angular)");
+    /* The name columns as wide as their widest entry (at least 16 and 34), in terminal
+       columns: padded by bytes, a body named 箱0 stood a column left of the others' numbers,
+       and a name past 16 characters pushed its row's numbers right. */
+    int wb = 16, wr = 34;
+    for (int i = 0; i < m.nbodies; ++i)
+      if (m.bodies[i].nv > 0 && lsim_cli_text_columns(m.bodies[i].name) > wb)
+        wb = lsim_cli_text_columns(m.bodies[i].name);
+    for (int c = 0; c < out.count; ++c) {
+      char name[128];
+      row_name(&m, &out, c, name, sizeof name);
+      if (lsim_cli_text_columns(name) > wr) wr = lsim_cli_text_columns(name);
+    }
+    lsim_cli_print_left("body", wb);
+    printf(" %-10s %s\n", "", "velocity (the state's layout: linear, then angular)");
     for (int i = 0; i < m.nbodies; ++i) {
       const LsimBody *b = &m.bodies[i];
       if (b->nv == 0) continue;
       for (int pass = 0; pass < 2; ++pass) {
-        printf("%-16s %-10s", pass ? "" : b->name, pass ? "after" : "before");
-        for (int d = 0; d < b->nv; ++d) printf(" %14.9g", (pass ? v_plus : st.v)[b->v_offset + d]);
+        lsim_cli_print_left(pass ? "" : b->name, wb);
+        printf(" %-10s", pass ? "after" : "before");
+        for (int d = 0; d < b->nv; ++d) printf(" %15.9g", (pass ? v_plus : st.v)[b->v_offset + d]);
         printf("\n");
       }
     }
-    printf("\n%-34s %14s %s\n", "row", "impulse (N s)", "friction impulse on the first body (N s)");
-    int row_axis = 0;
+    printf("\n");
+    lsim_cli_print_left("row", wr);
+    printf(" %15s %s\n", "impulse (N s)", "friction impulse on the first body (N s)");
     for (int c = 0; c < out.count; ++c) {
       const LsimContact *ct = &out.contacts[c];
       char name[128];
-      if (ct->kind == LSIM_CONTACT_EQUALITY) {
-        /* A pin's rows along the world axes, a rod's along p_a - p_b: each on the first
-           end's body (the second end takes its opposite). */
-        const LsimJoint *jt = &m.joints[ct->source];
-        const int k = c > 0 && out.contacts[c - 1].kind == LSIM_CONTACT_EQUALITY &&
-                              out.contacts[c - 1].source == ct->source
-                          ? row_axis + 1 : 0;
-        row_axis = k;
-        snprintf(name, sizeof name, "joint %s (%s)", jt->name,
-                 jt->type == LSIM_JOINT_ROD ? "along a-b" : k == 0 ? "x" : k == 1 ? "y" : "z");
-      } else {
-        snprintf(name, sizeof name, "contact %s:%s", ct->body[0] >= 0 ? m.bodies[ct->body[0]].name : "world",
-                 ct->body[1] >= 0 ? m.bodies[ct->body[1]].name : "world");
-      }
-      printf("%-34s %14.9g", name, ct->normal_impulse);
+      row_name(&m, &out, c, name, sizeof name);
+      lsim_cli_print_left(name, wr);
+      printf(" %15.9g", ct->normal_impulse);
       /* The friction vector's world components: x, y in 2-D (its z is 0 there), x, y, z. */
       if (ct->kind != LSIM_CONTACT_EQUALITY)
-        for (int d = 0; d < m.dimension; ++d) printf(" %14.9g", ct->friction_impulse[d]);
+        for (int d = 0; d < m.dimension; ++d) printf(" %15.9g", ct->friction_impulse[d]);
       printf("\n");
     }
   }

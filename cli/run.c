@@ -182,19 +182,14 @@ static const char *const q_units[3][7] = {
 static const char *const v_units[3][6] = {
     {"m/s"}, {"m/s", "m/s", "rad/s"}, {"m/s", "m/s", "m/s", "rad/s", "rad/s", "rad/s"}};
 
-/* Characters of UTF-8 text s (continuation bytes not counted). */
-static int utf8_chars(const char *s) {
-  int n = 0;
-  for (; *s; ++s) n += ((unsigned char)*s & 0xC0) != 0x80;
-  return n;
-}
 
 /* The width of a printed column, name[body] unit: at least 16, and wide enough for the
-   body's whole name (characters, not bytes, so that UTF-8 names are not misaligned); the
+   body's whole name (terminal columns, not bytes, so that UTF-8 names are not misaligned); the
    header and every row use it, so the columns stay aligned. Names cut to 8 characters made
    grid copies' columns alike (box_stack_3d's five boxes all printed as box_0_0_). */
 static int column_width(const char *body, const char *name, const char *unit) {
-  const int w = utf8_chars(name) + 2 + utf8_chars(body) + (unit[0] ? 1 + utf8_chars(unit) : 0);
+  const int w = lsim_cli_text_columns(name) + 2 + lsim_cli_text_columns(body) +
+                (unit[0] ? 1 + lsim_cli_text_columns(unit) : 0);
   return w > 16 ? w : 16;
 }
 
@@ -203,7 +198,8 @@ static void print_column_names(const char *body, int n, const char *const *names
   for (int j = 0; j < n; ++j) {
     /* name[body] unit, right-aligned in its column. */
     const int pad = column_width(body, names[j], units[j]) -
-                    (utf8_chars(names[j]) + 2 + utf8_chars(body) + (units[j][0] ? 1 + utf8_chars(units[j]) : 0));
+                    (lsim_cli_text_columns(names[j]) + 2 + lsim_cli_text_columns(body) +
+                     (units[j][0] ? 1 + lsim_cli_text_columns(units[j]) : 0));
     printf(" %*s%s[%s]%s%s", pad, "", names[j], body, units[j][0] ? " " : "", units[j]);
   }
 }
@@ -687,6 +683,8 @@ int lsim_cli_run(int argc, char **argv) {
 
   /* Steps. */
   int failures = 0, first_failure = 0, done = rinfo.steps_done, first_fail_status = 0;
+  int worst_fail_step = 0;
+  double worst_fail_rel = -1.0;
   long long total_contacts = 0; /* this invocation's: past 2^31 on long runs of piles (the
                                    file's /summary/total_contacts is 64-bit too) */
   int budget_steps = 0, budget_sweeps = 0; /* the sweeps spent (max_iter 0: the default) */
@@ -794,9 +792,13 @@ int lsim_cli_run(int argc, char **argv) {
         budget_sweeps = st.iterations > budget_sweeps ? st.iterations : budget_sweeps;
       }
       if (failed) {
-        /* The summary line names the first failed step and that step's status. */
+        /* The summary line names the first failed step and that step's status, and the
+           worst relative residual a failed step integrated (and where): 0.5 means the
+           step moved the bodies as if half their contacts' impulses were missing. */
         if (!failures) first_failure = k + 1, first_fail_status = status;
         ++failures;
+        if (!(st.relative_residual <= worst_fail_rel))
+          worst_fail_rel = st.relative_residual, worst_fail_step = k + 1;
       }
       /* Siconos' own printing, captured: shown only on request. */
       const char *said = solver_output ? lsim_solver_last_output(lsim_stepper_solver(stepper)) : "";
@@ -894,11 +896,15 @@ int lsim_cli_run(int argc, char **argv) {
          /summary/failures counts the whole run's). */
       char span[64] = "";
       if (resume_path) snprintf(span, sizeof span, " (%d .. %d)", rinfo.steps_done + 1, done);
+      char worst[96] = "";
+      if (worst_fail_step > 0)
+        snprintf(worst, sizeof worst, ", relative residual up to %.3g (step %d)",
+                 worst_fail_rel, worst_fail_step);
       fprintf(stderr,
-              "lcpsim: solver %s failed on %d of %d steps%s (first at step %d: %s); "
+              "lcpsim: solver %s failed on %d of %d steps%s (first at step %d: %s)%s; "
               "see /solver/status in %s\n",
               step_solver_name(&model, stepper), failures, done - rinfo.steps_done, span,
-              first_failure, lsim_status_name(first_fail_status), path);
+              first_failure, lsim_status_name(first_fail_status), worst, path);
       exit_code = 1;
     }
     if (stopped) {

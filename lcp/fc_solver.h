@@ -83,6 +83,9 @@ int lsim_fc_nsgs(const LsimFc *p, double tol, int max_iter, int warm, double *r,
 /* The same with Anderson acceleration of depth `depth` (0: none; at most
  * LSIM_FC_ANDERSON_MAX) on the sweep's fixed-point map ("nsgs_aa" uses 5). */
 #define LSIM_FC_ANDERSON_MAX 10
+/* Plain sweeps taken after the mixing stalls (a mixed iterate equal to the point it
+ * started from): the history is dropped and rebuilt from these (fc_nsgs.c). */
+#define LSIM_FC_PLAIN_RUN 20
 int lsim_fc_nsgs_ex(const LsimFc *p, double tol, int max_iter, int warm, int depth, double *r,
                     int *iterations);
 

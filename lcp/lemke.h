@@ -9,9 +9,14 @@
 typedef struct LsimLemkeOptions {
   int max_pivots;     /* per run (see LsimLemkeInfo.pivots); 0 = default: 10 * (n + 1) + 100 */
   double tol;         /* acceptance: natural residual <= tol * lsim_lcp_scale(lcp) */
+  int floor;          /* 1: the acceptance also passes a point whose every row is within tol
+                         scale or its own rounding floor (quality.h,
+                         lsim_lcp_rows_within_floor): as exact as double allows. The solver
+                         front sets it for Lemke on a time step's problems under the
+                         fallback policy (lcp/solver.c) */
 } LsimLemkeOptions;
 
-/* max_pivots 0, tol 1e-10. */
+/* max_pivots 0, tol 1e-10, floor 0. */
 LsimLemkeOptions lsim_default_lemke_options(void);
 
 /* The runs of a solve, in order (LsimLemkeInfo.stage_*): the path from the caller's guessed

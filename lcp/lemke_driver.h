@@ -63,6 +63,10 @@ typedef struct LsimLemkeBasisOps {
    * driver then calls row). Optional (NULL: row); used for the ratio test's bounds of rows
    * not at hand when drv->bound_sums is set. */
   int (*row_sum)(void *ctx, int i, double *sum);
+  /* 1 when every row of z's natural residual is within ftol or its own rounding floor
+   * (quality.h, lsim_lcp_rows_within_floor), w = M z + q [n] given. With
+   * LsimLemkeOptions.floor the acceptance test passes such a point. */
+  int (*within_floor)(void *ctx, const double *z, const double *w, double ftol);
 } LsimLemkeBasisOps;
 
 typedef struct LsimLemkeDriver {
@@ -78,6 +82,10 @@ typedef struct LsimLemkeDriver {
   double *start;          /* [cap] the caller's z on entry (non-finite and negative entries
                              set to 0): what a failed solve falls back on */
   double *best;           /* [cap] a run's best failed point while its cleanups run */
+  double *run_best;       /* [cap] the best point of the solve's failed runs (the smallest
+                             natural residual): what a failed solve returns */
+  double run_best_res;    /* its natural residual, INFINITY before a run failed */
+  int accept_floor;       /* LsimLemkeOptions.floor of the current solve */
   double *cover;          /* [cap] weights x' > 0 of the covering vector d = B x' of a path
                              from the guessed basis with cover_previous (by position) */
   double *rbound;         /* [cap] upper bounds on |B^{-1}_i| |q| by position (row_err's

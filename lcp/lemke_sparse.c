@@ -119,6 +119,7 @@
 
 #include "blas.h"
 #include "lemke_driver.h"
+#include "quality.h"
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
@@ -1117,9 +1118,16 @@ static void residual(void *ctx, const double *z, double *w, LsimResidual *res) {
   lsim_factored_residual(ws->f, z, ws->u, w, res);
 }
 
+/* Every row within ftol or its rounding floor, on the factored problem (u = |B| |z| in
+   ws->u). */
+static int within_floor(void *ctx, const double *z, const double *w, double ftol) {
+  LsimLemkeSparse *ws = ctx;
+  return lsim_factored_rows_within_floor(ws->f, z, w, ftol, ws->u);
+}
+
 static const LsimLemkeBasisOps sparse_ops = {column, binv_row, update,   refactor,  cold,
                                              warm,   reserve,  residual, inv_column,
-                                             has_row, row_sum};
+                                             has_row, row_sum, within_floor};
 
 /* The dense fallback (DENSE FALLBACK above) after the sparse runs ended on status: M
  * formed column by column, lemke.c's cold runs with the solve's options. When they solve,
@@ -1223,6 +1231,7 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
   for (int k = 0; k < NCACHE; ++k) ws->rowpos[k] = -1;
 
   /* The path (lemke_driver.c). */
+  ws->drv.accept_floor = o.floor;
   status = lsim_lemke_driver_solve(&ws->drv, basis_guess != NULL, max_pivots, o.tol, z, &pivots,
                                    info);
 

@@ -233,6 +233,39 @@ double lsim_lcp_residual_floor(const LsimLcp *lcp, const double *z) {
   return LSIM_FLOOR_K * DBL_EPSILON * worst;
 }
 
+/* Row i passes when |min(z_i, w_i)| <= max(ftol, K eps r_i), r_i = (|M| |z| + |q|)_i. */
+static int row_within(double zi, double wi, double r, double ftol) {
+  const double nat = fabs(fmin(zi, wi));
+  return nat <= ftol || nat <= LSIM_FLOOR_K * DBL_EPSILON * r; /* NaN fails both */
+}
+
+int lsim_lcp_rows_within_floor(const LsimLcp *lcp, const double *z, const double *w,
+                               double ftol) {
+  const int n = lcp->n;
+  for (int i = 0; i < n; ++i) {
+    double r = fabs(lcp->q[i]);
+    for (int j = 0; j < n; ++j) r += fabs(lcp->M[i + (size_t)j * n]) * fabs(z[j]);
+    if (!row_within(z[i], w[i], r, ftol)) return 0;
+  }
+  return 1;
+}
+
+int lsim_factored_rows_within_floor(const LsimFactoredLcp *f, const double *z, const double *w,
+                                    double ftol, double *u) {
+  const int n = f->n;
+  if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
+  for (int j = 0; j < n; ++j)
+    for (int k = f->B_ptr[j]; k < f->B_ptr[j + 1]; ++k) u[f->B_idx[k]] += fabs(f->B_val[k] * z[j]);
+  for (int i = 0; i < n; ++i) {
+    double r = fabs(f->q[i]);
+    for (int k = f->J_ptr[i]; k < f->J_ptr[i + 1]; ++k) r += fabs(f->J_val[k]) * u[f->J_idx[k]];
+    if (f->C_ptr)
+      for (int k = f->C_ptr[i]; k < f->C_ptr[i + 1]; ++k) r += fabs(f->C_val[k] * z[f->C_idx[k]]);
+    if (!row_within(z[i], w[i], r, ftol)) return 0;
+  }
+  return 1;
+}
+
 double lsim_factored_residual_floor(const LsimFactoredLcp *f, const double *z, double *u) {
   const int n = f->n;
   /* u = |B| |z|, column by column. */

@@ -116,6 +116,19 @@ double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, co
  * J (B z) + C z + q, as lsim_factored_w does). u [m] scratch. Cost O(n + nnz). */
 double lsim_factored_residual_floor(const LsimFactoredLcp *f, const double *z, double *u);
 
+/* Row by row: 1 when every row's |min(z_i, w_i)| is at most ftol or that row's own rounding
+ * floor LSIM_FLOOR_K eps (|M| |z| + |q|)_i, else 0 (also for a non-finite value); w = M z + q
+ * [n] given. Unlike the max over rows (lsim_lcp_residual_floor), a row whose w is an
+ * impulse (a cone's, of a body of 1e150 kg: 1e150 N s) does not lend its rounding to the
+ * velocity rows. Cost O(n^2). */
+int lsim_lcp_rows_within_floor(const LsimLcp *lcp, const double *z, const double *w,
+                               double ftol);
+
+/* The same on the factored problem (|M| |z| bounded by |J| (|B| |z|) + |C| |z|); u [m]
+ * scratch. Cost O(n + nnz). */
+int lsim_factored_rows_within_floor(const LsimFactoredLcp *f, const double *z, const double *w,
+                                    double ftol, double *u);
+
 /* 64-bit FNV-1a over the factored problem, every field in a fixed order and byte layout
  * (int32 / float64, little endian): the tag "LSIMFACT", n, m; J (row pointers [n + 1],
  * column indices, values); B (column pointers, row indices, values); a flag 0/1 for C and,

@@ -389,6 +389,7 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   LsimLemkeOptions lo = lsim_default_lemke_options();
   lo.max_pivots = o->max_iter;
   lo.tol = o->tol;
+  lo.floor = o->fallback && o->impulse_unit; /* a step's problem: rows within their floors */
   const unsigned char *guess = NULL;
   if (o->warm_start && s->basis_hint) {
     /* The caller's basis (lsim_solver_set_basis_guess), e.g. the last step's final one. */
@@ -532,7 +533,8 @@ static int met_anyway(const LsimSolver *s, int status, const LsimSolveStats *st)
  * result as exact as double precision allows is not a failure (a 1e6 kg cube at rest on a
  * 1 kg slab failed every step at residuals of 3.5e-11 .. 1e-10 against a target of
  * 9.8e-12, below the rounding of the cube's impulses of 4.9e4 N s). The final verdict
- * only: the solvers' own stops and the chain keep the target tol max|q|. floor is the
+ * only: the solvers' own stops and the chain keep the target tol max|q| (but Lemke's on a
+ * step's problem, LsimLemkeOptions.floor: row by row). floor is the
  * problem's floor at z, computed by the caller only when the plain target was missed. */
 static int met_floor(const LsimSolver *s, int status, const LsimSolveStats *st, double floor) {
   return chain_wanted(s, status) && st->residual.natural <= floor ? LSIM_SOLVED : status;
@@ -688,6 +690,7 @@ static int run_chain(LsimSolver *s, const LsimLcp *lcp, const double *start, dou
   chain_consider(s, lcp, LSIM_SOURCE_START, &best, &source);
   LsimLemkeOptions lo = lsim_default_lemke_options();
   lo.tol = s->options.tol;
+  lo.floor = s->options.impulse_unit; /* a step's problem: as the chosen Lemke (run_solver) */
 
   /* 1. Lemke from the best point's active set {i : z_i > w_i}. */
   if (best > ftol && s->kind != KIND_LEMKE) {
@@ -751,6 +754,9 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
     LsimLemkeOptions lo = lsim_default_lemke_options();
     lo.max_pivots = o->max_iter;
     lo.tol = o->tol;
+    /* A time step's problem under the fallback policy: Lemke stops at a point whose every
+       row is within its own rounding floor (docs/solvers.md, "The common residual"). */
+    lo.floor = o->fallback && o->impulse_unit;
     const unsigned char *guess = NULL;
     if (o->warm_start) {
       for (int i = 0; i < n; ++i) s->basis[i] = z[i] > 0.0;

@@ -14,7 +14,12 @@ drawn): H.264 in yuv420p, the figure shrunk to an even width and height in pixel
 most one pixel), through ffmpeg on PATH (Debian ffmpeg, which scripts/install-deps
 installs).
 
-Frames are the recorded states 0, K, 2K, ... (--every K) and always the last one. Every
+Frames are the recorded states 0, K, 2K, ... (--every K) and always the last one. Without
+--every a GIF or MP4 takes the stride that plays the run in real time at its frame rate
+(--fps F, else the 50 fps cap): K = ceil(1 / (F h)), h the simulated time between recorded
+states, so 100 s of a run at h = 1 ms is 5000 frames at 50 fps, or 1000 with --fps 10, not
+100 000 (a note on stderr says so; --every 1 draws every state); a PNG sequence takes every
+state (K = 1). Every
 shape is drawn at its body's pose (docs/output-format.md, /shapes): 2-D disks (with a
 radius line that shows the rotation), rectangles, capsules, points, and planes as long
 lines hatched on their solid side; 3-D wireframes of boxes, spheres (three great
@@ -529,16 +534,30 @@ def frame_states(n_states, every):
     return ks
 
 
+def real_time_every(h, fps):
+    """The stride K that plays states h apart in real time at fps frames a second (at most
+    fps frames per second of the run): ceil(1 / (fps h)), at least 1."""
+    return max(1, int(math.ceil(1.0 / max(fps * h, 1e-300) - 1e-9)))
+
+
 def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
-    """Writes the frames; returns their number."""
+    """Writes the frames; returns their number. every None: the real-time stride for a
+    GIF or MP4 (real_time_every at fps, or at the 50 fps cap), 1 for a PNG sequence."""
     sc = Scene(r)
+    # simulated time between rows: h, or h K with a record stride (--record-every K)
+    h = float(r.parameters.time_step) * int(r.parameters.get("record_every", 1))
+    if every is None:
+        every = 1 if "%" in out else real_time_every(h, 50.0 if fps is None else fps)
+        if every > 1:
+            n = len(frame_states(sc.states(), every))
+            print(f"lcpsim_animate: note: {n} frames, one state in {every} of {sc.states()} "
+                  f"(real time at {50.0 if fps is None else fps:g} fps); --every 1 draws "
+                  "them all", file=sys.stderr)
     frames = frame_states(sc.states(), max(1, int(every)))
     if limits is not None:
         lim = [(limits[2 * a], limits[2 * a + 1]) for a in range(sc.dim)]
     else:
         lim = sc.limits(frames)
-    # simulated time between rows: h, or h K with a record stride (--record-every K)
-    h = float(r.parameters.time_step) * int(r.parameters.get("record_every", 1))
     if fps is None:
         fps = min(50.0, max(1.0, 1.0 / max(h * max(1, int(every)), 1e-9)))
         # Frames closer than 1/50 s of simulated time play slower than real time: said,
@@ -606,8 +625,10 @@ def main(argv):
     ap.add_argument("run", help="run file (.h5) of a 1-D, 2-D or 3-D scene")
     ap.add_argument("-o", "--output", required=True,
                     help="frames/%%04d.png (PNG sequence), NAME.gif or NAME.mp4")
-    ap.add_argument("--every", type=int, default=1, metavar="K",
-                    help="draw every K-th recorded state (and the last); default 1")
+    ap.add_argument("--every", type=int, default=None, metavar="K",
+                    help="draw every K-th recorded state (and the last); default: a GIF or "
+                         "MP4 the stride that plays in real time at its frame rate "
+                         "(ceil(1 / (fps h))), a PNG sequence every state")
     ap.add_argument("--limits", type=float, nargs="+", metavar="L",
                     help="view: XMIN XMAX (2-D: YMIN YMAX too; 3-D: and ZMIN ZMAX)")
     ap.add_argument("--dpi", type=float, default=100, help="dots per inch (default 100)")
@@ -617,7 +638,7 @@ def main(argv):
                          "note naming the --every that plays in real time)")
     ap.add_argument("--size", type=float, default=6.0, help="figure size in inches")
     a = ap.parse_args(argv[1:])
-    if a.every < 1:
+    if a.every is not None and a.every < 1:
         ap.error("--every must be at least 1")
     # Values that ended in a traceback (--fps 0: ZeroDivisionError), a matplotlib error
     # (--dpi 0, --size -1) or a mirrored view (--limits 1 0) are refused here.

@@ -25,6 +25,13 @@ function P = lcpsim_lcp_problem(r, k, series)
   if nargin < 3
     series = 0;
   end
+  % A path instead of a loaded file was told 'the file has no LCP dump' (isfield of a
+  % string), of a file that has one.
+  if ischar(r) || (exist('isstring') && isstring(r))
+    error(['lcpsim_lcp_problem: takes a loaded file, not the path ''%s'': ' ...
+           'r = lcpsim_load(''%s''); P = r.lcp_problem(%d) (a compare file: ' ...
+           'c = lcpsim_compare_load(...); c.lcp_problem(k, series))'], char(r), char(r), k);
+  end
   if ~isfield(r, 'lcp')
     error('lcpsim_lcp_problem: the file has no LCP dump (/lcp: written with --dump-lcp)');
   end

@@ -208,16 +208,22 @@ static void test_polyhedral_first_tangent(void **state) {
   }
 }
 
+/* The model and state of scene text json (named name in messages) and a stepper for them. */
+static LsimStepper *start(const char *json, const char *name, LsimModel *m, LsimState *st) {
+  LsimSceneError serr;
+  assert_int_equal(lsim_scene_parse(json, name, m, st, &serr), 0);
+  LsimStepper *s = NULL;
+  char err[256];
+  assert_int_equal(lsim_stepper_create(&s, m, NULL, err, sizeof err), 0);
+  return s;
+}
+
 /* Runs json for its steps with lsim_step; track gets the state q, v after each step
  * ([steps][nq + nv]); returns the largest friction impulse norm of any contact. */
 static double run_track(const char *json, double *track, int *nq, int *nv) {
   LsimModel m;
   LsimState st;
-  LsimSceneError serr;
-  assert_int_equal(lsim_scene_parse(json, "slide.json", &m, &st, &serr), 0);
-  LsimStepper *s = NULL;
-  char err[256];
-  assert_int_equal(lsim_stepper_create(&s, &m, NULL, err, sizeof err), 0);
+  LsimStepper *s = start(json, "slide.json", &m, &st);
   *nq = m.nq, *nv = m.nv;
   double fmax_ = 0.0;
   for (int k = 0; k < m.steps; ++k) {
@@ -278,6 +284,56 @@ static void test_exact_cone_frictionless_contact(void **state) {
   }
 }
 
+/* Heavy on light with the exact cone (nsgs_aa's stall safeguard, lcp/fc_nsgs.c): two 0.5 m
+ * cubes, the upper M kg on a 1 kg one, mu 0.5, h = 0.01 s, 100 steps, the default tolerance
+ * and budget, M = 100 and 1e3: every step solved, both at rest (1e-6 m/s and 1e-6 m: 100
+ * steps of residuals at the 1e-10 tolerance move nothing near that). Before, the mixing
+ * stalled at zero impulses from step 1 (relative residual 0.976): at 100 kg 5 steps failed,
+ * speeds up to 0.31 m/s; at 1e3 kg 62 failed and the heavy box fell through. */
+static void test_heavy_on_light_exact(void **state) {
+  (void)state;
+  const double heavy[] = {100.0, 1e3};
+  for (int c = 0; c < 2; ++c) {
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": 100,"
+             " \"gravity\": [0, 0, -9.81], \"friction\": {\"cone\": \"exact\"}, \"bodies\":"
+             " [{\"name\": \"ground\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\","
+             " \"mu\": 0.5}]}, {\"name\": \"light\", \"mass\": 1, \"position\": [0, 0, 0.25],"
+             " \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]},"
+             " {\"name\": \"heavy\", \"mass\": %g, \"position\": [0, 0, 0.75], \"shapes\":"
+             " [{\"type\": \"box\", \"half_extents\": [0.25, 0.25, 0.25], \"mu\": 0.5}]}]}",
+             heavy[c]);
+    LsimModel m;
+    LsimState st;
+    LsimStepper *s = start(json, "stack.json", &m, &st);
+    int solved = 0, breakdowns = 0;
+    double worst = 0.0, moved = 0.0, speed = 0.0;
+    for (int k = 0; k < m.steps; ++k) {
+      LsimStepStats ss;
+      const int rc = lsim_step(s, &m, &st, &ss);
+      solved += rc == LSIM_SOLVED, breakdowns += rc == LSIM_BREAKDOWN;
+      worst = fmax(worst, ss.relative_residual);
+      for (int b = 1; b <= 2; ++b)
+        for (int i = 0; i < 3; ++i) {
+          moved = fmax(moved, fabs(st.q[m.bodies[b].q_offset + i] - m.bodies[b].pose[i]));
+          speed = fmax(speed, fabs(st.v[m.bodies[b].v_offset + i]));
+        }
+    }
+    print_message("exact cone, %g kg on 1 kg: %d of 100 steps solved, %d breakdowns, relative "
+                  "residual up to %.3g, moved %.2e m, speed up to %.2e m/s\n",
+                  heavy[c], solved, breakdowns, worst, moved, speed);
+    assert_int_equal(solved, 100);
+    assert_int_equal(breakdowns, 0);
+    assert_true(worst <= 1e-10);
+    assert_true(speed < 1e-6);
+    assert_true(moved < 1e-6);
+    lsim_stepper_free(s);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stops_at_any_angle),
@@ -285,6 +341,7 @@ int main(void) {
       cmocka_unit_test(test_polyhedral_closed_form),
       cmocka_unit_test(test_polyhedral_first_tangent),
       cmocka_unit_test(test_exact_cone_frictionless_contact),
+      cmocka_unit_test(test_heavy_on_light_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

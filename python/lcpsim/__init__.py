@@ -34,8 +34,9 @@ the Sim raises lcpsim.Error; views taken before stay readable and writable but a
 they hold the state at close() and nothing steps it any more. Writes through a view
 (sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v)) are checked as
 `sim.q = x` is: a NaN or infinity, or a quaternion left zero, raises ValueError naming the
-coordinate and leaves the state as it was (the array is read-only to numpy; fill, copyto and
-reshaped views of it refuse writes; a copy is a plain array). A controller holds its Sim
+coordinate and leaves the state as it was (the array is read-only to numpy, down to its
+buffer, so its writeable flag cannot be set back to True; fill, copyto and reshaped views of
+it refuse writes; a copy is a plain array). A controller holds its Sim
 weakly: a Sim dropped with one installed is freed at once, as any other.
 
 Threads: calls into the library release the GIL, so different Sims (and solve_lcp,
@@ -382,8 +383,10 @@ class _StateView(np.ndarray):
     view too; copies, arithmetic and fancy-indexed reads are plain ndarrays; other views
     (reshape, ravel, .T) are read-only. Attributes: _w, the writable numpy view of these
     coordinates; _idx, each one's index in the whole state; _ctx, (the writable view of the
-    whole state, "q" or "v", quats, names as _check_state takes them). Setting the flag
-    writeable back to True bypasses the checks (numpy allows it: the memory is writable)."""
+    whole state, "q" or "v", quats, names as _check_state takes them). The view's memory is
+    a read-only buffer at its root, so numpy refuses to set its writeable flag back to True
+    (it allowed it on the writable memory, and fill, copyto or put then wrote a NaN or a zero
+    quaternion into the state unchecked)."""
 
     def __setitem__(self, key, value):
         w = getattr(self, "_w", None)
@@ -449,11 +452,13 @@ def _state_view(hd, ptr, n, what, quats=(), names=()):
         return np.zeros(0)
     arr = (C.c_double * n).from_address(C.cast(ptr, C.c_void_p).value)
     arr._handle = hd
-    w = np.frombuffer(arr, dtype=np.float64)
-    view = w.view(_StateView)
+    w = np.frombuffer(arr, dtype=np.float64)  # writable: the checked writes go through it
+    # What the caller holds rests on a read-only buffer of the same memory: numpy then
+    # refuses `view.flags.writeable = True` (on a writable base it allowed it, and
+    # view.fill(0.0) zeroed the quaternions unchecked). The memoryview holds arr, so hd.
+    view = np.frombuffer(memoryview(arr).toreadonly(), dtype=np.float64).view(_StateView)
     view._w, view._idx = w, np.arange(n)
     view._ctx = (w, what, np.asarray(quats, dtype=np.intp), list(names))
-    view.flags.writeable = False
     return view
 
 

@@ -129,6 +129,16 @@ octave-cli -H --no-window-system --eval "addpath('scripts');
 grep -qF "lcpsim_load: $tmp/empty.h5: not an lcpsim file (no /format_version and /lcpsim_version): it holds nothing" "$tmp/oct.txt" \
   && grep -qF "lcpsim_compare_load: $tmp/empty.h5: not an lcpsim file (no /format_version and /lcpsim_version): it holds nothing" "$tmp/oct.txt" \
   || { echo "analysis_scripts: the Octave loaders on an empty HDF5 file: $(cat "$tmp/oct.txt")" >&2; exit 1; }
+# lcpsim_lcp_problem.m given a path rather than a loaded file: said so, with the call to
+# make (it said 'the file has no LCP dump' of a file that has one); the loaded file's
+# r.lcp_problem(k) gives the step (cart_wall's first LCP is step 3's).
+./lcpsim data/cart_wall.json --steps 3 --dump-lcp -o "$tmp/cw_dump.h5" --quiet
+octave-cli -H --no-window-system --eval "addpath('scripts');
+  try; lcpsim_lcp_problem('$tmp/cw_dump.h5', 3); disp('loaded'); catch e; disp(e.message); end
+  r = lcpsim_load('$tmp/cw_dump.h5'); P = r.lcp_problem(3); printf('n %d\\n', P.n);" > "$tmp/oct.txt" 2>&1
+grep -qF "lcpsim_lcp_problem: takes a loaded file, not the path '$tmp/cw_dump.h5': r = lcpsim_load('$tmp/cw_dump.h5'); P = r.lcp_problem(3)" "$tmp/oct.txt" \
+  && grep -qx "n 1" "$tmp/oct.txt" \
+  || { echo "analysis_scripts: lcpsim_lcp_problem.m on a path: $(cat "$tmp/oct.txt")" >&2; exit 1; }
 rc=0; $PY scripts/lcpsim_compare.py "$tmp/cw_cmp.h5" -o "$tmp/cw.h5" > /dev/null 2> "$tmp/err" || rc=$?
 [ $rc -eq 2 ] && grep -qF -- "-o $tmp/cw.h5: is a file: give the folder for the figures" "$tmp/err" \
   || { echo "analysis_scripts: lcpsim_compare.py -o FILE: exit $rc: $(cat "$tmp/err")" >&2; exit 1; }

@@ -508,6 +508,18 @@ for what, fn, kind, words in [
         ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"])]:
     raises(fn, kind, words, what)
     check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0), "%s changed the state" % what)
+# The views' writeable flag cannot be set back to True (numpy allowed it on their writable
+# memory, and sim.q.fill(0.0) then zeroed every quaternion, sim.q.put(3, nan) wrote a NaN,
+# unchecked): refused on the view, its base, a slice, a reshape, then the writes that
+# followed it refused as read-only, the state as it was.
+for what, arr in (("sim.q", lambda: sim.q), ("sim.v", lambda: sim.v), ("sim.q.base", lambda: sim.q.base),
+                  ("sim.q[2:9]", lambda: sim.q[2:9]), ("sim.v.reshape(-1, 1)", lambda: sim.v.reshape(-1, 1))):
+    a = arr()
+    raises(lambda: setattr(a.flags, "writeable", True), ValueError, ["WRITEABLE"],
+           "%s.flags.writeable = True" % what)
+    raises(lambda: a.fill(0.0), ValueError, ["read-only"], "%s.fill(0) after the flag" % what)
+    raises(lambda: a.put(0, np.nan), ValueError, ["read-only"], "%s.put(0, nan) after the flag" % what)
+    check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0), "%s's flag changed the state" % what)
 sim.q[qa:qa + 4] = [0.0, 0.0, 0.0, 3.0]  # one component at a time would pass through zero
 check(sim.q[qa + 3] == 3.0 and sim.q[qa] == 0.0, "a valid slice write did not land")
 sim.q[qa] = 1.0

@@ -384,3 +384,26 @@ grep -q "^lcpsim_animate: note: 101 frames at 50 fps play 5 times slower than th
 $PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/real.gif" --every 20 --dpi 20 2> "$tmp/real.err" ||
   fail "animate --every 20: $(cat "$tmp/real.err")"
 [ ! -s "$tmp/real.err" ] || fail "real-time GIF: $(cat "$tmp/real.err")"
+# Without --every a GIF or MP4 takes the stride that plays in real time at its frame rate:
+# the 400 steps of 1 ms at 50 fps one state in 20 (21 frames, 20 ms each), asked for 10 fps
+# one in 100 (5 frames, 100 ms each), each with a note; a PNG sequence every state. Every
+# state was drawn (401 frames, 20 times slower than the run at 50 fps, 100 times at 10 fps;
+# a run of 10 000 steps took over 5 minutes).
+$PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/auto.gif" --dpi 20 2> "$tmp/auto.err" ||
+  fail "animate, default stride: $(cat "$tmp/auto.err")"
+grep -q "^lcpsim_animate: note: 21 frames, one state in 20 of 401 (real time at 50 fps); --every 1 draws them all$" "$tmp/auto.err" ||
+  fail "default stride note: $(cat "$tmp/auto.err")"
+$PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/auto10.gif" --fps 10 --dpi 20 2> "$tmp/auto10.err" ||
+  fail "animate --fps 10: $(cat "$tmp/auto10.err")"
+$PY scripts/lcpsim_animate.py "$tmp/ball.h5" -o "$tmp/all/%03d.png" --dpi 10 > /dev/null 2>&1 ||
+  fail "animate, PNG sequence"
+[ "$(ls "$tmp/all" | wc -l)" -eq 401 ] || fail "PNG sequence: $(ls "$tmp/all" | wc -l) frames, not 401"
+$PY - "$tmp/auto.gif" "$tmp/auto10.gif" <<'PYEOF' || fail "default stride: frames"
+import sys
+from PIL import Image
+for path, frames, ms in ((sys.argv[1], 21, 20), (sys.argv[2], 5, 100)):
+    g = Image.open(path)
+    assert g.n_frames == frames and g.info["duration"] == ms, (path, g.n_frames, g.info)
+print("GIF without --every: one state in 20 at 50 fps, one in 100 at --fps 10, a PNG "
+      "sequence every state: ok")
+PYEOF

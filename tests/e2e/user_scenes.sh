@@ -42,11 +42,12 @@ print("rod sliding sideways: stops at %.6f m (closed form %.6f), max |omega| %.1
 PYEOF
 
 # Heavy on light: a 1e4 kg unit cube on a 1 kg slab (1 x 1 x 0.1 m), at rest on the
-# ground for 1 s. Lemke fails on some steps at the default tolerance (the mass ratio
-# spreads M's diagonal over 1e4; docs/solvers.md, "Limits"); the run must still be right
+# ground for 1 s. Lemke failed on some steps at the default tolerance (the mass ratio
+# spreads M's diagonal over 1e4; docs/solvers.md, "Limits"; now it stops at the residual's
+# rounding floor and solves every step); the run must still be right
 # (every body at rest: speeds < 1e-6 m/s, no penetration beyond 1e-9 m, energy constant
 # to 1e-6 relative), and the summary line must name the first failed step with that step's
-# status as /solver/status records it.
+# status as /solver/status records it, and the worst relative residual of the failed steps.
 $PY - "$out" <<'PYEOF'
 import json, sys
 d = {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "duration": 1.0, "gravity": [0, 0, -9.81],
@@ -80,8 +81,50 @@ else:
     k = bad[0]
     assert int(m.group(1)) == len(bad) and int(m.group(3)) == k + 1, (m.groups(), k)
     assert m.group(4) == legend[str(st[k])], (m.group(4), legend[str(st[k])])
+    # ... and the worst relative residual a failed step integrated, and its step: 1e-8
+    # (rounding) and 0.5 (half the impulses missing) both fail, only the figure tells them
+    # apart.
+    w = re.search(r"\), relative residual up to (\S+) \(step (\d+)\); see ", err)
+    assert w, err
+    rel = r.solver.relative_residual
+    j = bad[np.argmax(rel[bad])]
+    assert float(w.group(1)) == float("%.3g" % rel[j]) and int(w.group(2)) == j + 1, (w.groups(), rel[j], j)
     print("heavy on light: %d failed steps, at rest, message names step %d: %s as the file does"
           % (len(bad), k + 1, m.group(4)))
+PYEOF
+
+# A run whose failures matter: a 1e4 kg cube on a 1 kg one with Coulomb's exact cone
+# (nsgs_aa, whose Gauss-Seidel sweeps do not converge on that stack within the budget;
+# docs/solvers.md, "Anderson's stall"), 30 steps. The summary line names the failures,
+# the first one's status, and the worst relative residual a failed step integrated with its
+# step, as /solver/relative_residual has them: a figure of 1e-8 is rounding, one of 0.5 a
+# step that moved the bodies as if half their contacts' impulses were missing.
+$PY - "$out" <<'PYEOF'
+import json, sys
+box = lambda name, m, z: {"name": name, "mass": m, "position": [0, 0, z],
+                          "shapes": [{"type": "box", "half_extents": [0.25, 0.25, 0.25], "mu": 0.5}]}
+d = {"lcpsim": 1, "dimension": 3, "time_step": 0.01, "steps": 30, "gravity": [0, 0, -9.81],
+     "friction": {"cone": "exact"},
+     "bodies": [{"name": "ground", "type": "static", "shapes": [{"type": "plane", "mu": 0.5}]},
+                box("light", 1.0, 0.25), box("heavy", 1e4, 0.75)]}
+json.dump(d, open(sys.argv[1] + "/heavy_exact.json", "w"))
+PYEOF
+rc=0
+./lcpsim "$out/heavy_exact.json" -o "$out/heavy_exact.h5" --quiet 2> "$out/heavy_exact.err" || rc=$?
+$PY - "$out/heavy_exact.h5" "$rc" "$out/heavy_exact.err" <<'PYEOF'
+import sys, re, numpy as np, lcpsim_load
+r = lcpsim_load.load(sys.argv[1]); rc = int(sys.argv[2]); err = open(sys.argv[3]).read()
+st, rel = r.solver.status, r.solver.relative_residual
+bad = np.where(st < 0)[0]
+assert len(bad) > 0 and rc == 1, (len(bad), rc, err)
+m = re.search(r"failed on (\d+) of 30 steps \(first at step (\d+): (\w+)\), relative residual up to "
+              r"(\S+) \(step (\d+)\); see ", err)
+assert m, err
+j = bad[np.argmax(rel[bad])]
+assert int(m.group(1)) == len(bad) and int(m.group(2)) == bad[0] + 1, (m.groups(), bad)
+assert float(m.group(4)) == float("%.3g" % rel[j]) and int(m.group(5)) == j + 1, (m.groups(), rel[j], j)
+print("1e4 kg on 1 kg, exact cone: %d failed steps, the line gives the worst relative residual %s at step %s"
+      " as the file does" % (len(bad), m.group(4), m.group(5)))
 PYEOF
 
 # Restitution 1 in 1-D between two walls (0 and 2 m): bodies a (1 kg, 3 m/s) and b
