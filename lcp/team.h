@@ -22,7 +22,9 @@
 #include <stdatomic.h>
 
 /* How long a wait spins before it sleeps, seconds. */
+#ifndef LSIM_TEAM_SPIN_SECONDS
 #define LSIM_TEAM_SPIN_SECONDS 100e-6
+#endif
 
 /* A counter that jobs on the team wait on (a sweep's progress), on a cache line of its
  * own: waits spin, then sleep, as the team's own. */
