@@ -572,23 +572,9 @@ static void warm_range(LsimStepper *s, int c0, int c1, int zero_each) {
   }
 }
 
-/* The stages on the team run in pieces (lcp/team.h, lsim_team_run_pieces): each slice
- * cut in this many, so that a member late to start (asleep, or off its core on a loaded
- * machine) leaves its share to the others rather than holding the step. Every piece's
- * items are independent (per contact, per body): the same results whoever runs them. */
-enum { STAGE_PIECES = 8 };
-
-/* Piece p of P of [b, e). */
-static inline void piece_range(int b, int e, int p, int P, int *pb, int *pe) {
-  *pb = b + (int)((long long)(e - b) * p / P);
-  *pe = b + (int)((long long)(e - b) * (p + 1) / P);
-}
-
-static void warm_slice(void *arg, int member, int piece, int pieces) {
+static void warm_slice(void *arg, int member) {
   LsimStepper *s = arg;
-  int b, e;
-  piece_range(s->slice_first[member], s->slice_first[member + 1], piece, pieces, &b, &e);
-  warm_range(s, b, e, 1);
+  warm_range(s, s->slice_first[member], s->slice_first[member + 1], 1);
 }
 
 /* The solver's team when the last assembly cut the contacts into slices for it, else
@@ -604,7 +590,7 @@ static LsimTeam *slice_team(LsimStepper *s) {
 static void warm_start(LsimStepper *s) {
   LsimTeam *team = slice_team(s);
   if (team) {
-    lsim_team_run_pieces(team, warm_slice, s, STAGE_PIECES);
+    lsim_team_run(team, warm_slice, s);
     return;
   }
   memset(s->z, 0, (size_t)s->f.n * sizeof(double));
@@ -1036,11 +1022,9 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
   }
 }
 
-static void impulses_slice(void *arg, int member, int piece, int pieces) {
+static void impulses_slice(void *arg, int member) {
   LsimStepper *s = arg;
-  int b, e;
-  piece_range(s->slice_first[member], s->slice_first[member + 1], piece, pieces, &b, &e);
-  impulses_range(s, b, e);
+  impulses_range(s, s->slice_first[member], s->slice_first[member + 1]);
 }
 
 /* Whether a 3-D body's force schedule (width 6) applies a torque at any time. */
@@ -1201,11 +1185,10 @@ typedef struct BodiesJob {
   int start, T;
 } BodiesJob;
 
-static void bodies_slice(void *arg, int member, int piece, int pieces) {
+static void bodies_slice(void *arg, int member) {
   const BodiesJob *j = arg;
-  int b0, b1;
-  piece_range((int)((long long)j->m->nbodies * member / j->T),
-              (int)((long long)j->m->nbodies * (member + 1) / j->T), piece, pieces, &b0, &b1);
+  const int b0 = (int)((long long)j->m->nbodies * member / j->T);
+  const int b1 = (int)((long long)j->m->nbodies * (member + 1) / j->T);
   if (j->start) {
     prepare_inertias(j->s, j->m, j->st, b0, b1);
     prepare_free_velocities(j->s, j->m, j->st, b0, b1);
@@ -1220,8 +1203,8 @@ static void run_bodies(LsimStepper *s, const LsimModel *m, LsimState *st, const 
                        int start) {
   LsimTeam *team = m->nbodies >= PARALLEL_MIN_BODIES && !s->mass ? lsim_solver_team(s->solver) : NULL;
   BodiesJob job = {s, m, st, bz, start, lsim_team_size(team)};
-  if (job.T > 1) lsim_team_run_pieces(team, bodies_slice, &job, STAGE_PIECES);
-  else bodies_slice(&job, 0, 0, 1);
+  if (job.T > 1) lsim_team_run(team, bodies_slice, &job);
+  else bodies_slice(&job, 0);
 }
 
 /* The Jacobian rows contact ct owns: its normal row (NORMAL), a tether's or joint's one
@@ -1517,7 +1500,7 @@ again:
   }
   LsimTeam *team = slice_team(s);
   if (team) {
-    lsim_team_run_pieces(team, impulses_slice, s, STAGE_PIECES);
+    lsim_team_run(team, impulses_slice, s);
   } else {
     impulses_range(s, 0, set->count);
   }

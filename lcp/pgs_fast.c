@@ -759,32 +759,20 @@ typedef struct ExactJob {
   int W, rows;
 } ExactJob;
 
-/* Piece p of pieces of part k: the scatter of the whole part (its tasks add into its own
- * blocks of u, in order: one piece), or the rows of that share of the part, and slice 0
- * the same share of the crossing set's (each task writes its own rows of w). On the team
- * in pieces (team.h): a member late to start leaves its part to the other; whoever runs
- * a piece, the same sums in the same order. */
-static void exact_part(void *arg, int k, int p, int pieces) {
+static void exact_part(void *arg, int member) {
   const ExactJob *j = arg;
   LsimPgs *ws = j->ws;
-  const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[k], e = ws->part[k + 1];
+  const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
     if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
     else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
     else fast_scatter(ws, j->z, 1, ws->order, b, e);
     return;
   }
-  const long long P = pieces;
-  rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b + (int)((e - b) * p / P),
-             b + (int)((e - b) * (p + 1) / P));
-  if (k == 0) {
-    const int cb = ws->part[T];
-    rows_range(ws, j->f, j->z, j->w, j->W, ws->order, cb + (int)((nt - cb) * p / P),
-               cb + (int)((nt - cb) * (p + 1) / P));
-  }
+  /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
+  rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
+  if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
 }
-
-enum { EXACT_ROW_PIECES = 8 }; /* pieces per part of the rows (the scatter: 1) */
 
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
  * directions through f = P beta on its two tangent columns), then w row by row (a cone's
@@ -800,8 +788,8 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   ExactJob job = {ws, f, z, w, W, 0};
   if (ws->nparts) {
     if (ws->table_d > 0) direction_table(ws, ws->table_d);
-    if (lsim_pgs_team_on(ws)) lsim_team_run_pieces(ws->team, exact_part, &job, 1);
-    else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k, 0, 1);
+    if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
+    else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
     fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
   } else {
     fast_scatter(ws, z, W, ws->tasks, 0, ws->tasks_n);
@@ -815,7 +803,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   /* w row by row: chunks of the tasks at once (each writes its own rows). */
   if (lsim_pgs_team_on(ws)) {
     job.rows = 1;
-    lsim_team_run_pieces(ws->team, exact_part, &job, EXACT_ROW_PIECES);
+    lsim_team_run(ws->team, exact_part, &job);
   } else {
     fast_rows_w(ws, f, z, w, W);
   }

@@ -33,27 +33,13 @@ typedef struct Member {
   int index;
 } Member;
 
-/* Per member (and per slice of a pieces run), on a cache line of its own: the last
-   generation the member is done with (it reads nothing of the team's run fields after),
-   and the slice's next piece as (generation << 32) | piece. */
-typedef struct Slot {
-  _Alignas(64) atomic_uint ack;
-  atomic_ullong next;
-} Slot;
-
-enum { RUN_FIXED, RUN_PIECES };
-
 struct LsimTeam {
   int size;
   pthread_t *threads; /* [size - 1] */
   Member *members;    /* [size - 1] */
   int started;        /* threads running */
   LsimTeamJob job;
-  LsimTeamPieceJob piece_job;
   void *arg;
-  int mode;   /* RUN_FIXED or RUN_PIECES */
-  int pieces; /* per slice, RUN_PIECES */
-  Slot *slots; /* [size] */
   _Alignas(64) atomic_int generation; /* bumped once per run (and by free, to end the
                                           members' waits); members sleep on it */
   atomic_int sleeping;    /* members asleep on generation */
@@ -62,8 +48,6 @@ struct LsimTeam {
   _Alignas(64) atomic_int pending; /* members 1.. still inside the current run's job;
                                        the caller sleeps on it */
   atomic_int caller_sleeping;
-  _Alignas(64) atomic_int left; /* pieces of the current pieces run not yet done */
-  atomic_int ack_sleeping;      /* the caller asleep on a member's ack */
 };
 
 static inline void cpu_relax(void) {
@@ -130,31 +114,6 @@ void lsim_team_flag_wait(LsimTeamFlag *f, int target) {
     }
 }
 
-/* Piece of slice k of the run of generation g, claimed (-1: none left, or the run is
-   over and another one posted). */
-static int claim(LsimTeam *t, int k, unsigned g) {
-  atomic_ullong *next = &t->slots[k].next;
-  unsigned long long v = atomic_load_explicit(next, memory_order_relaxed);
-  while ((unsigned)(v >> 32) == g && (int)(unsigned)v < t->pieces)
-    if (atomic_compare_exchange_weak(next, &v, v + 1)) return (int)(unsigned)v;
-  return -1;
-}
-
-/* Member k's part of a pieces run of generation g: its own slice's pieces, then those
-   left of the other slices; each piece done counted off t->left (the last one wakes the
-   caller if it sleeps). */
-static void take_pieces(LsimTeam *t, int k, unsigned g) {
-  for (int r = 0; r < t->size; ++r) {
-    const int slice = (k + r) % t->size;
-    int p;
-    while ((p = claim(t, slice, g)) >= 0) {
-      t->piece_job(t->arg, slice, p, t->pieces);
-      if (atomic_fetch_sub(&t->left, 1) == 1 && atomic_load(&t->caller_sleeping))
-        futex_wake_all(&t->left);
-    }
-  }
-}
-
 /* A member: wait for a new generation (spin, then sleep), run the job, report. */
 static void *member_main(void *p) {
   const Member *me = p;
@@ -180,17 +139,7 @@ static void *member_main(void *p) {
     }
     seen = g;
     if (atomic_load(&t->quit)) return NULL;
-    Slot *slot = &t->slots[me->index];
-    if (t->mode == RUN_PIECES) {
-      /* Whatever pieces are left (none when the others did them all while this member
-         was waking: the run may have returned already), then done with it. */
-      take_pieces(t, me->index, (unsigned)g);
-      atomic_store(&slot->ack, (unsigned)g);
-      if (atomic_load(&t->ack_sleeping)) futex_wake_all((atomic_int *)&slot->ack);
-      continue;
-    }
     t->job(t->arg, me->index);
-    atomic_store(&slot->ack, (unsigned)g);
     /* The last one out wakes the caller if it sleeps. */
     if (atomic_fetch_sub(&t->pending, 1) == 1 && atomic_load(&t->caller_sleeping))
       futex_wake_all(&t->pending);
@@ -220,20 +169,12 @@ int lsim_team_create(LsimTeam **out, int size) {
   }
   t->threads = calloc((size_t)size - 1, sizeof *t->threads);
   t->members = calloc((size_t)size - 1, sizeof *t->members);
-  t->slots = aligned_alloc(_Alignof(Slot), (size_t)size * sizeof(Slot));
-  if (!t->threads || !t->members || !t->slots) {
+  if (!t->threads || !t->members) {
     free(t->threads);
     free(t->members);
-    free(t->slots);
     free(t);
     return LSIM_OUT_OF_MEMORY;
   }
-  for (int k = 0; k < size; ++k) {
-    atomic_init(&t->slots[k].ack, 0u);
-    atomic_init(&t->slots[k].next, 0ull);
-  }
-  atomic_init(&t->left, 0);
-  atomic_init(&t->ack_sleeping, 0);
   for (int k = 1; k < size; ++k) {
     t->members[k - 1] = (Member){t, k};
     if (pthread_create(&t->threads[k - 1], NULL, member_main, &t->members[k - 1])) break;
@@ -258,7 +199,6 @@ void lsim_team_free(LsimTeam *t) {
   }
   free(t->threads);
   free(t->members);
-  free(t->slots);
   free(t);
 }
 
@@ -270,33 +210,11 @@ void lsim_team_wake(LsimTeam *t) {
   wake_sleepers(t);
 }
 
-/* Returns once every member is done with the last run (a pieces run returns without the
-   members it did not need; one still waking reads its fields): spin, then sleep. */
-static void wait_acks(LsimTeam *t) {
-  const unsigned g = (unsigned)atomic_load_explicit(&t->generation, memory_order_relaxed);
-  for (int k = 1; k < t->size; ++k) {
-    atomic_uint *ack = &t->slots[k].ack;
-    if (atomic_load_explicit(ack, memory_order_acquire) == g) continue;
-    int spins = 0;
-    double since = -1.0;
-    while (atomic_load_explicit(ack, memory_order_acquire) != g)
-      if (!keep_spinning(&spins, &since)) {
-        atomic_store(&t->ack_sleeping, 1);
-        unsigned v;
-        while ((v = atomic_load(ack)) != g) futex_wait((atomic_int *)ack, (int)v);
-        atomic_store(&t->ack_sleeping, 0);
-        break;
-      }
-  }
-}
-
 void lsim_team_run(LsimTeam *t, LsimTeamJob job, void *arg) {
   if (t->size == 1) {
     job(arg, 0);
     return;
   }
-  wait_acks(t);
-  t->mode = RUN_FIXED;
   /* Publish the job, then the generation (release): members read job and arg after it. */
   t->job = job;
   t->arg = arg;
@@ -313,39 +231,6 @@ void lsim_team_run(LsimTeam *t, LsimTeamJob job, void *arg) {
       atomic_store(&t->caller_sleeping, 1);
       int v;
       while ((v = atomic_load(&t->pending)) > 0) futex_wait(&t->pending, v);
-      atomic_store(&t->caller_sleeping, 0);
-      break;
-    }
-}
-
-void lsim_team_run_pieces(LsimTeam *t, LsimTeamPieceJob job, void *arg, int pieces) {
-  if (pieces < 1) pieces = 1;
-  if (t->size == 1) {
-    for (int p = 0; p < pieces; ++p) job(arg, 0, p, pieces);
-    return;
-  }
-  wait_acks(t);
-  /* The run's fields and counters, then the generation (sequentially consistent). */
-  const unsigned g = (unsigned)atomic_load_explicit(&t->generation, memory_order_relaxed) + 1u;
-  t->mode = RUN_PIECES;
-  t->piece_job = job;
-  t->arg = arg;
-  t->pieces = pieces;
-  for (int k = 0; k < t->size; ++k)
-    atomic_store_explicit(&t->slots[k].next, (unsigned long long)g << 32, memory_order_relaxed);
-  atomic_store_explicit(&t->left, t->size * pieces, memory_order_relaxed);
-  atomic_fetch_add(&t->generation, 1);
-  wake_sleepers(t);
-  take_pieces(t, 0, g);
-  /* The pieces members still run (acquire: their writes are visible after): spin, then
-     sleep on left. A member not started yet has left none to wait for. */
-  int spins = 0;
-  double since = -1.0;
-  while (atomic_load_explicit(&t->left, memory_order_acquire) > 0)
-    if (!keep_spinning(&spins, &since)) {
-      atomic_store(&t->caller_sleeping, 1);
-      int v;
-      while ((v = atomic_load(&t->left)) > 0) futex_wait(&t->left, v);
       atomic_store(&t->caller_sleeping, 0);
       break;
     }

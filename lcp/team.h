@@ -58,17 +58,6 @@ int lsim_team_size(const LsimTeam *t);
  * done. Not reentrant: one run at a time, from one calling thread. */
 void lsim_team_run(LsimTeam *t, LsimTeamJob job, void *arg);
 
-/* One piece of a pieces run: piece p of pieces of slice (slice in [0, size)). */
-typedef void (*LsimTeamPieceJob)(void *arg, int slice, int piece, int pieces);
-
-/* Runs job(arg, k, p, pieces) once for every slice k in [0, size) and piece p in
- * [0, pieces), and returns when all are done (their writes visible to the caller).
- * Member k takes slice k's pieces in order first (its data is in its cache), then
- * whatever is left of the others': a member late to start (asleep, or off its core on a
- * loaded machine) leaves its pieces to the others instead of holding the caller. For jobs
- * whose pieces are independent: which thread runs a piece must not change a result. */
-void lsim_team_run_pieces(LsimTeam *t, LsimTeamPieceJob job, void *arg, int pieces);
-
 /* Gets sleeping members spinning, so that the runs that follow start at once. */
 void lsim_team_wake(LsimTeam *t);
 

@@ -12,7 +12,6 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
@@ -114,65 +113,6 @@ static void test_team_runs_each_member_once(void **state) {
   LsimTeam *t = NULL;
   assert_int_equal(lsim_team_create(&t, 0), LSIM_INVALID_INPUT);
   assert_null(t);
-}
-
-/* Pieces runs (lsim_team_run_pieces): every piece of every slice runs exactly once per
- * run and its write is seen when the run returns, whoever ran it; pieces runs alternate
- * with fixed runs (a member that took no piece, still waking when the run returned, must
- * not run the next run's job twice nor read its fields while they change), with members
- * asleep before some runs and one slow piece in others; 3 and 4 members on 2 cores are
- * often late, so the others take their pieces. Nothing is timed. */
-typedef struct PieceJob {
-  int run;
-  int pieces;
-  int slow; /* a piece of slice 1 pauses 2 ms */
-  int hits[4][8];
-  int last_run[4][8];
-  pthread_t by[4][8];
-} PieceJob;
-
-static void piece_job(void *arg, int slice, int piece, int pieces) {
-  PieceJob *j = arg;
-  assert_int_equal(pieces, j->pieces);
-  if (j->slow && slice == 1 && piece == 0) pause_ms(2);
-  j->hits[slice][piece]++;
-  j->last_run[slice][piece] = j->run;
-  j->by[slice][piece] = pthread_self();
-}
-
-static void test_team_pieces_each_once(void **state) {
-  (void)state;
-  for (int size = 1; size <= 4; ++size) {
-    LsimTeam *t = NULL;
-    assert_int_equal(lsim_team_create(&t, size), 0);
-    PieceJob j;
-    memset(&j, 0, sizeof j);
-    TeamJob fixed = {0};
-    int caller_took = 0, others = 0; /* pieces of slices 1.. the caller ran */
-    const int runs = 3000;
-    for (j.run = 0; j.run < runs; ++j.run) {
-      j.pieces = j.run % 3 == 0 ? 1 : j.run % 3 == 1 ? 3 : 8;
-      j.slow = j.run % 250 == 7;
-      if (j.run % 500 == 3) pause_ms(2); /* members asleep: late to the next run */
-      memset(j.hits, 0, sizeof j.hits);
-      lsim_team_run_pieces(t, piece_job, &j, j.pieces);
-      for (int k = 0; k < size; ++k)
-        for (int p = 0; p < j.pieces; ++p) {
-          assert_int_equal(j.hits[k][p], 1);
-          assert_int_equal(j.last_run[k][p], j.run);
-          if (k > 0) others++, caller_took += pthread_equal(j.by[k][p], pthread_self()) != 0;
-        }
-      /* A fixed run after it: each member exactly once. */
-      fixed.run = j.run;
-      lsim_team_run(t, team_job, &fixed);
-      for (int k = 0; k < size; ++k) assert_int_equal(fixed.last_run[k], j.run);
-    }
-    for (int k = 0; k < size; ++k) assert_int_equal(fixed.hits[k], runs);
-    if (size > 1)
-      printf("%d members: the caller ran %d of the %d pieces of the other slices\n", size,
-             caller_took, others);
-    lsim_team_free(t);
-  }
 }
 
 /* The time step's LCP of data/pile_100.json after 100 steps (about 250 contacts, spheres
@@ -590,7 +530,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_team_runs_each_member_once),
       cmocka_unit_test(test_team_sleeping_waits),
-      cmocka_unit_test(test_team_pieces_each_once),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_wide_sweep_paths_identical),
       cmocka_unit_test(test_long_budget_on_doubles),
