@@ -22,7 +22,7 @@
  * quarter (the pile at rest), the fraction asleep at the end, the deepest penetration.
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
- *                   [--one] [--skip K] [--sleep] [--sleep-speeds LIN ANG]
+ *                   [--one] [--threaded] [--skip K] [--sleep] [--sleep-speeds LIN ANG]
  *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
@@ -32,7 +32,8 @@
  *   team size of the threaded runs (2); --one: the one-thread runs alone, without the
  *   T-thread runs of lcpsim and ODE (to profile the step, e.g. perf record; and with --cpu,
  *   whose process CPU time would count ODE's pool threads), their columns then print 0 / inf
- *   / -;
+ *   / -; --threaded: the T-thread lcpsim run alone (to profile the team's run: perf
+ *   record, and the threads' CPU times), the other columns "-";
  *   --skip K: every run first takes K steps untimed and uncounted (the boxes fall about
  *   0.05 m and settle in the first few tens of steps), then the S timed steps.
  */
@@ -457,7 +458,7 @@ static void sleep_bench(int n, int steps, int ode, double lin, double ang) {
 
 int main(int argc, char **argv) {
   int quick = 0, lemke = 1, ode = 1, only_n = 0, only_steps = 0, threads = 2, sleep = 0, one = 0;
-  int skip = 0;
+  int skip = 0, threaded_only = 0;
   double sleep_lin = 0.01, sleep_ang = 0.02;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = 1;
@@ -468,17 +469,23 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cpu")) use_cpu_clock = 1;
     else if (!strcmp(argv[i], "--one")) one = 1;
+    else if (!strcmp(argv[i], "--threaded")) threaded_only = 1;
     else if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
     else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
       sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
-                      "[--threads T] [--cpu] [--one] [--skip K] [--sleep] "
+                      "[--threads T] [--cpu] [--one] [--threaded] [--skip K] [--sleep] "
                       "[--sleep-speeds LIN ANG]\n");
       return 2;
     }
   }
+  if (one && threaded_only) {
+    fprintf(stderr, "bench_pile: --one and --threaded exclude each other\n");
+    return 2;
+  }
+  if (threaded_only) ode = 0;
   if (threads < 2 || threads > 64) {
     fprintf(stderr, "bench_pile: --threads: need 2 .. 64\n");
     return 2;
@@ -506,32 +513,32 @@ int main(int argc, char **argv) {
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
     /* The runs take turns, CHUNK steps each, so that all of them see the same machine
        (this VM's speed drifts by 10-30 % over tens of seconds). Order: lcpsim with T
-       threads first, so its idle team members have gone to sleep (5 ms) long before the
-       ODE runs. */
+       threads first, so its idle team members have gone to sleep (after 20 us,
+       lcp/team.h) long before the ODE runs. */
     enum { CHUNK = 50 };
     const int ode_threaded = ode && !one && n <= 1000; /* --one: one-thread runs only (the
                                                            pool's threads count in --cpu) */
     LsimRun l1, lt;
     OdeRun o1, ot;
     if (!one) lsim_run_init(&lt, n, "pgs", threads, 0);
-    lsim_run_init(&l1, n, "pgs", 1, 0);
+    if (!threaded_only) lsim_run_init(&l1, n, "pgs", 1, 0);
     if (ode) ode_run_init(&o1, n, 1, 0);
     if (ode_threaded) ode_run_init(&ot, n, threads, 0);
     if (skip > 0) { /* untimed steps, then the counts start over */
       if (!one) lsim_run_steps(&lt, skip), lsim_run_restart(&lt);
-      lsim_run_steps(&l1, skip), lsim_run_restart(&l1);
+      if (!threaded_only) lsim_run_steps(&l1, skip), lsim_run_restart(&l1);
       if (ode) ode_run_steps(&o1, skip), ode_run_restart(&o1);
       if (ode_threaded) ode_run_steps(&ot, skip), ode_run_restart(&ot);
     }
     for (int done = 0; done < steps; done += CHUNK) {
       const int c = steps - done < CHUNK ? steps - done : CHUNK;
       if (!one) lsim_run_steps(&lt, c);
-      lsim_run_steps(&l1, c);
+      if (!threaded_only) lsim_run_steps(&l1, c);
       if (ode) ode_run_steps(&o1, c);
       if (ode_threaded) ode_run_steps(&ot, c);
     }
     const RunStats rt = one ? (RunStats){.seconds_per_step = INFINITY} : lsim_run_finish(&lt),
-                   r1 = lsim_run_finish(&l1);
+                   r1 = threaded_only ? rt : lsim_run_finish(&l1);
     double ode_contacts = 0.0, ode_depth = NAN, ode_depth_t = NAN, unused, ode_mean = NAN, unused_mean;
     const double ode1 = ode ? ode_run_finish(&o1, &ode_contacts, &ode_depth, &ode_mean) : INFINITY;
     const double odet = ode_threaded ? ode_run_finish(&ot, &unused, &ode_depth_t, &unused_mean) : INFINITY;
@@ -553,10 +560,14 @@ int main(int argc, char **argv) {
       snprintf(ltbody, sizeof ltbody, "%.2f", 1e6 * rt.seconds_per_step / n);
       if (ode) snprintf(ratiot, sizeof ratiot, "%.2f", ode_best / rt.seconds_per_step);
     }
-    printf("| %d | %d | %.1f | %s | %s | %s | %s | %s | %.3f, %s | %s | %.1f | %s "
+    char l1col[32] = "-", l1ms[32] = "-";
+    if (!threaded_only) {
+      snprintf(l1col, sizeof l1col, "%.1f", 1.0 / r1.seconds_per_step);
+      snprintf(l1ms, sizeof l1ms, "%.3f", 1e3 * r1.seconds_per_step);
+    }
+    printf("| %d | %d | %s | %s | %s | %s | %s | %s | %s, %s | %s | %.1f | %s "
            "| %.2e | %s | %.2e |\n",
-           n, steps, 1.0 / r1.seconds_per_step, ltcol, ode1_col, odet_col, ratio1, ratiot,
-           1e3 * r1.seconds_per_step, ltms, ltbody, (one ? r1 : rt).mean_contacts, ode_cont,
+           n, steps, l1col, ltcol, ode1_col, odet_col, ratio1, ratiot, l1ms, ltms, ltbody, (one ? r1 : rt).mean_contacts, ode_cont,
            fmax(r1.max_penetration, one ? 0.0 : rt.max_penetration), ode_pen,
            fmax(r1.max_residual, one ? 0.0 : rt.max_residual));
     fprintf(stderr, "N = %d: solver share of the step's wall time %.0f %% (1 thread), %.0f %% (%d)\n", n,

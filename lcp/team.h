@@ -21,8 +21,14 @@
 
 #include <stdatomic.h>
 
-/* How long a wait spins before it sleeps, seconds. */
-#define LSIM_TEAM_SPIN_SECONDS 100e-6
+/* How long a wait spins before it sleeps, seconds. 20 us: a member idle through the
+ * step's serial stages spun 100 us after every run before (29 % of its samples on the
+ * two-thread pile), time taken from the caller on a loaded machine (20 us: 30.9-41.0 ->
+ * 23.3-27.0 ms a step; docs/solvers.md, "Two threads"). -D at build time for
+ * experiments. */
+#ifndef LSIM_TEAM_SPIN_SECONDS
+#define LSIM_TEAM_SPIN_SECONDS 20e-6
+#endif
 
 /* A counter that jobs on the team wait on (a sweep's progress), on a cache line of its
  * own: waits spin, then sleep, as the team's own. */
