@@ -14,21 +14,9 @@ out=$(mktemp -d /tmp/lsim_e2e_hangup_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "hangup: $*" >&2; exit 1; }
 
-# Runs long enough to be hung up (as interrupted_runs.sh makes them): the event-driven
-# bouncing ball and the hybrid bouncing mass with restitution 1, rows every 0.05 s.
-$PY - "$out" <<'EOF'
-import json, sys
-d = sys.argv[1]
-s = json.load(open("data/bouncing_ball_events.json"))
-s["time_step"], s["duration"] = 0.05, 1e6
-s["bodies"][1]["restitution"] = 1.0
-json.dump(s, open(d + "/ev.json", "w"))
-s = json.load(open("data/bouncing_mass.json"))
-h = s["hybrid"]
-h["parameters"]["restitution"], h["final_time"], h["record_period"] = 1.0, 1e6, 0.05
-h["max_chart_count"] = 1000000000
-json.dump(s, open(d + "/hy.json", "w"))
-EOF
+# Runs long enough to be stopped: $out/ev.json, $out/hy.json (lib/long_runs.sh).
+. tests/e2e/lib/long_runs.sh
+long_runs "$out"
 
 # wait_partial PARTIAL: until the run's partial file exists, at most 60 s, then 2 s more
 # (some flushes done).

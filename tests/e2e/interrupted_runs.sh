@@ -16,26 +16,13 @@ out=$(mktemp -d /tmp/lsim_e2e_interrupt_XXXXXX)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "interrupted_runs: $*" >&2; exit 1; }
 
-# Runs long enough to be interrupted (1e6 s of simulated time): the event-driven bouncing
-# ball and the hybrid bouncing mass with restitution 1, so that they bounce (an event or
-# transition every 0.9 s) as long as they run; rows every 0.05 s.
-$PY - "$out" <<'EOF'
-import json, sys
-d = sys.argv[1]
-s = json.load(open("data/bouncing_ball_events.json"))
-s["time_step"], s["duration"] = 0.05, 1e6
-s["bodies"][1]["restitution"] = 1.0
-json.dump(s, open(d + "/ev.json", "w"))
-s = json.load(open("data/bouncing_mass.json"))
-h = s["hybrid"]
-h["parameters"]["restitution"], h["final_time"], h["record_period"] = 1.0, 1e6, 0.05
-h["max_chart_count"] = 1000000000
-json.dump(s, open(d + "/hy.json", "w"))
-EOF
+# Runs long enough to be stopped: $out/ev.json, $out/hy.json (lib/long_runs.sh).
+. tests/e2e/lib/long_runs.sh
+long_runs "$out"
 
 # A running run's partial file is read only while the run is stopped (stopped_when PID
-# CMD...: tests/e2e/stopped_when.sh).
-. tests/e2e/stopped_when.sh
+# CMD...: tests/e2e/lib/stopped_when.sh).
+. tests/e2e/lib/stopped_when.sh
 
 # rows PARTIAL N: the partial file holds N samples and 3 events (flushed).
 rows() {

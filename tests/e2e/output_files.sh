@@ -117,8 +117,8 @@ EOF
 ./lcpsim data/two_blocks.json -o "$out/same.h5" --quiet || fail "a later run of the same -o failed"
 
 # A running run's partial file is read only while the run is stopped (stopped_when PID
-# CMD...: tests/e2e/stopped_when.sh).
-. tests/e2e/stopped_when.sh
+# CMD...: tests/e2e/lib/stopped_when.sh).
+. tests/e2e/lib/stopped_when.sh
 
 # rows PARTIAL N: the partial file holds N states (flushed).
 rows() {

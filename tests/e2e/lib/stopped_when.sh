@@ -1,4 +1,4 @@
-# stopped_when.sh: sourced by the e2e scripts that read a running run's partial file
+# lib/stopped_when.sh: sourced by the e2e scripts that read a running run's partial file
 # (interrupted_runs.sh, output_files.sh); the caller defines fail MESSAGE.
 #
 # stopped_when PID CMD...: stops run PID (SIGSTOP) and runs CMD (without HDF5's file lock,
