@@ -641,7 +641,7 @@ grep -q "those that need a dense M (all but pgs, newton and" "$tmp/help.txt" \
   || fail "help: --dense-limit: $(grep -A4 -- --dense-limit "$tmp/help.txt")"
 grep -q "reference cannot drive those steps: exit 2 at the first one" "$tmp/help.txt" || fail "help: dense reference"
 grep -q "refused with --mode independent" "$tmp/help.txt" || fail "help: --repeat"
-grep -q "130 / 143 interrupted by SIGINT / SIGTERM" "$tmp/help.txt" || fail "help: exit 130 / 143"
+grep -q "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP" "$tmp/help.txt" || fail "help: exit 130 / 143 / 129"
 grep -q "new one of PATH names such leftovers in one stderr note" "$tmp/help.txt" || fail "help: leftovers"
 $bin compare data/pile_10.json --steps 40 --dense-limit 30 --quiet \
   --solvers 'pgs[max_iter=300],newton,lemke_sparse,lemke,siconos:lemke' -o "$tmp/skip.h5" \
