@@ -134,4 +134,15 @@ int lsim_cli_resume_setup(const char *run, const char *scene_path, const char *t
  * .resumed.h5 on, in RUN's folder. 0, or 2 after a stderr line (too long). */
 int lsim_cli_resume_output(const char *run, char *buf, size_t len);
 
+/* For a reader (prog: "lcpsim view", ...) of path, before HDF5 opens it: when a running
+ * lcpsim writes it (its partial file, locked: lsim_outfile_being_written), one stderr line
+ * saying so and that it is read as of the writer's last flush, and HDF5's own file locking
+ * turned off for this process (HDF5_USE_FILE_LOCKING=FALSE: the writer's HDF5 holds an
+ * exclusive flock, which made every reader say "cannot open the HDF5 file (damaged or cut
+ * short?)"). A look at a live run is useful, so the read goes on, cut at the flush marks
+ * as a killed run's file is; a read that meets a flush may fail (HDF5 without SWMR: the
+ * writer moves metadata), hence the advice to read again or stop the run. --resume
+ * refuses such a file instead (lsim_resume_read_info). */
+void lsim_cli_reading_live(const char *prog, const char *path);
+
 #endif

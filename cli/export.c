@@ -65,6 +65,7 @@ int lsim_cli_export(int argc, char **argv) {
   /* Read the problem, write it. */
   char err[LSIM_OUTFILE_MSG_MAX];
   LsimDumpedLcp d;
+  lsim_cli_reading_live("lcpsim export", path);
   if (lsim_lcpdump_read(path, step, series, &d, err, sizeof err)) {
     fprintf(stderr, "lcpsim export: %s\n", err);
     return 2;

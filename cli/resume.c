@@ -6,7 +6,16 @@
 
 #include "cli/cli.h"
 #include "contact/world.h"
+#include "scene/outfile.h"
 #include "scene/resume.h"
+
+void lsim_cli_reading_live(const char *prog, const char *path) {
+  if (!lsim_outfile_being_written(path)) return;
+  setenv("HDF5_USE_FILE_LOCKING", "FALSE", 1); /* read at each H5Fopen (HDF5 1.10.7 on) */
+  fprintf(stderr, "%s: note: %s: a running lcpsim writes it now: read as of its last flush "
+            "(a read that meets its next flush may fail: read again, or stop the run first)\n",
+            prog, path);
+}
 
 int lsim_cli_resume_output(const char *run, char *buf, size_t len) {
   /* RUN.<pid>.partial -> RUN; then .h5 off; then .resumed.h5 on. */

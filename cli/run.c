@@ -826,7 +826,12 @@ int lsim_cli_run(int argc, char **argv) {
         dump_failed = stopped = 1;
         break;
       }
-      if (dump) lsim_record_lcp_problems(rec, lsim_lcpdump_count(dump));
+      if (dump) {
+        double chunks;
+        const double bytes = lsim_lcpdump_bytes(dump, &chunks);
+        lsim_record_lcp_problems(rec, lsim_lcpdump_count(dump));
+        lsim_record_lcp_bytes(rec, bytes, chunks);
+      }
       if (dump && !dump_warned) {
         /* A dense M of a GB or more a step: said once, since it fills disks fast. */
         const LsimFactoredLcp *fl = lsim_stepper_factored(stepper);

@@ -335,6 +335,7 @@ int lsim_cli_solve(int argc, char **argv) {
     return 2;
   }
   if (from_h5) {
+    lsim_cli_reading_live("lcpsim solve", path);
     if (lsim_lcpdump_read(path, step, series, &dumped, err, sizeof err)) {
       fprintf(stderr, "lcpsim: %s\n", err);
       return 2;

@@ -436,6 +436,7 @@ int lsim_cli_view(int argc, char **argv) {
     fprintf(stderr, "lcpsim view: %s: %s\n", path, LSIM_H5_CUT_MESSAGE);
     return 2;
   }
+  lsim_cli_reading_live("lcpsim view", path);
   if (H5Fis_hdf5(path) <= 0) {
     fprintf(stderr, "lcpsim view: %s: not an HDF5 file (a run or compare file of lcpsim is)\n", path);
     return 2;

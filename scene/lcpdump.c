@@ -152,6 +152,7 @@ typedef struct Ext {
   int rank;
   hsize_t cols;
   hsize_t rows;
+  hsize_t chunk_rows; /* the chunk's rows (lsim_lcpdump_bytes) */
 } Ext;
 
 /* Creates the dataset with access properties dapl (H5P_DEFAULT: HDF5's 1 MB chunk cache).
@@ -164,6 +165,7 @@ static int ext_create_typed(Ext *e, hid_t loc, const char *name, hid_t mtype, hi
   snprintf(e->name, sizeof e->name, "%s", name);
   e->rank = rank;
   e->cols = rank == 2 ? cols : 1;
+  e->chunk_rows = chunk_rows;
   hsize_t dims[2] = {0, cols}, maxd[2] = {H5S_UNLIMITED, cols}, chunk[2] = {chunk_rows, cols};
   if (rank == 2 && cols == 0) chunk[1] = 1, maxd[1] = 1, dims[1] = 0;
   hid_t space = H5Screate_simple(rank, dims, maxd);
@@ -351,6 +353,18 @@ int lsim_lcpdump_reopen(void *dump) {
 }
 
 int lsim_lcpdump_count(const LsimLcpDump *d) { return d ? d->nprob : 0; }
+
+double lsim_lcpdump_bytes(const LsimLcpDump *d, double *chunk_bytes) {
+  double b = 0.0, c = 0.0;
+  for (int k = 0; d && k < X_COUNT; ++k) {
+    if (d->x[k].d < 0) continue;
+    const double row = (double)d->x[k].cols * (double)H5Tget_size(d->x[k].mtype);
+    b += (double)d->x[k].rows * row;
+    c += (double)d->x[k].chunk_rows * row;
+  }
+  if (chunk_bytes) *chunk_bytes = c;
+  return b;
+}
 
 const char *lsim_lcpdump_error(const LsimLcpDump *d) { return d && d->status ? d->msg : ""; }
 

@@ -118,6 +118,11 @@ int lsim_lcpdump_step(LsimLcpDump *d, int step, const LsimStepper *stepper, int 
 /* The problems appended so far (0 for NULL): the rows of the dump's index. */
 int lsim_lcpdump_count(const LsimLcpDump *d);
 
+/* The bytes of data appended so far (0 for NULL), and in *chunk_bytes (unless NULL) those
+ * of one chunk of each of its datasets: what the dump adds to its file, for the run's room
+ * check (lsim_record_lcp_bytes). */
+double lsim_lcpdump_bytes(const LsimLcpDump *d, double *chunk_bytes);
+
 /* Closes and reopens the dump's datasets (dump is an LsimLcpDump): in a file opened with
  * evict-on-close this drops their chunk indexes from HDF5's metadata cache, which keeps
  * dirty metadata until a flush and would otherwise grow with every problem (a run's

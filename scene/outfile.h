@@ -79,6 +79,12 @@ double lsim_outfile_size(const LsimOutFile *o);
  * runs wrote up to their last flush (docs/output-format.md, "Output files"). */
 int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen);
 
+/* 1 when path is a partial file a running writer holds locked (lsim_outfile_begin's
+ * F_OFD_SETLK lock, kept until that run ends: a stopped run's too), else 0 (no lock, or
+ * none can be read: a killed run's file, a finished one, a disk without such locks). Its
+ * readers see it as of the writer's last flush, while the writer goes on. */
+int lsim_outfile_being_written(const char *path);
+
 /* 1 if output and input name the same existing file (device and inode), else 0. */
 int lsim_outfile_same(const char *output, const char *input);
 

@@ -140,6 +140,13 @@ void lsim_record_trim_also(LsimRecord *r, int (*reopen)(void *), void *user);
  * the file whole, written with /flushed_rows (docs/output-format.md, "Killed runs"). */
 void lsim_record_lcp_problems(LsimRecord *r, int64_t count);
 
+/* The same dump's bytes appended so far and those of a chunk of each of its datasets
+ * (lsim_lcpdump_bytes), given after each step's append: the dump writes into the record's
+ * file, so its bytes since the last flush count toward the flush trigger of
+ * LSIM_RECORD_FLUSH_BYTES and its largest step and chunks into the room the run asks for
+ * after a flush (docs/output-format.md, "A disk that fills"). */
+void lsim_record_lcp_bytes(LsimRecord *r, double bytes, double chunk_bytes);
+
 /* Continuing a run (lcpsim SCENE --resume RUN.h5; docs/output-format.md, "Resuming a
  * run"). lsim_record_copy_steps copies steps 1 .. nsteps of the run file src_path (every
  * per-step and per-contact dataset, the state rows after row 0, which lsim_record_open

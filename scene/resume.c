@@ -157,6 +157,14 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
                           char *err, size_t errlen) {
   memset(info, 0, sizeof *info);
   *scene_text = NULL;
+  /* A live run's partial file: its state is the last flush's, and its writer goes on (two
+     runs would then continue one trajectory); a killed run's has no lock and resumes. */
+  if (lsim_outfile_being_written(run_path)) {
+    say(err, errlen, 0, "%s: a running lcpsim writes it now (its partial file, locked): "
+        "refused, that run goes on past what the file holds; let it end, or stop it "
+        "(SIGINT keeps its steps under its final name) and resume that file", run_path);
+    return LSIM_INVALID_INPUT;
+  }
   hid_t f = open_run(run_path, err, errlen);
   if (f < 0) return LSIM_IO_ERROR;
   int rc = LSIM_INVALID_INPUT;
