@@ -64,15 +64,21 @@ static int resolve(const char *path, char *out, size_t outlen, int *exists, stru
   return 0;
 }
 
+/* path's folder into dir (".", "/" or the part before the last slash); returns path's base
+ * name (the part after it, within path). */
+static const char *split_folder(const char *path, char *dir, size_t dirlen) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(dir, dirlen, ".");
+  else if (slash == path) snprintf(dir, dirlen, "/");
+  else snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+  return slash ? slash + 1 : path;
+}
+
 /* Whether a partial file of path (PATH.<pid>.partial or PATH.<pid>-K.partial in its
  * folder) other than own is locked by its writer: 1 with its path in other, else 0. */
 static int writer_of(const char *path, const char *own, char *other, size_t otherlen) {
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
   char dir[LSIM_OUTFILE_PATH_MAX];
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == path) snprintf(dir, sizeof dir, "/");
-  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  const char *base = split_folder(path, dir, sizeof dir);
   const size_t nb = strlen(base);
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -89,7 +95,7 @@ static int writer_of(const char *path, const char *own, char *other, size_t othe
     }
     if (strcmp(end, ".partial") != 0) continue;
     /* (named as own is: the same folder part, so that own is skipped) */
-    snprintf(other, otherlen, "%.*s%s", (int)(slash ? slash - path + 1 : 0), path, n);
+    snprintf(other, otherlen, "%.*s%s", (int)(base - path), path, n);
     if (strcmp(other, own) == 0) continue;
     const int fd = open(other, O_RDONLY | O_CLOEXEC);
     if (fd < 0) continue;
@@ -107,11 +113,8 @@ static int writer_of(const char *path, const char *own, char *other, size_t othe
  * whose close lets the lock go, or -1 when the folder takes no flock or another begin holds
  * it for more than 2 s (polled every millisecond: a begin takes well under one). */
 static int lock_folder(const char *path) {
-  const char *slash = strrchr(path, '/');
   char dir[LSIM_OUTFILE_PATH_MAX];
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == path) snprintf(dir, sizeof dir, "/");
-  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  split_folder(path, dir, sizeof dir);
   const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return -1;
   for (int k = 0; k < 2000; ++k) {
@@ -368,12 +371,8 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
     return 0;
   if (exists && S_ISCHR(st.st_mode)) return 0; /* written through: no partial file there */
   /* PATH's folder and base name. */
-  const char *slash = strrchr(real, '/');
-  const char *base = slash ? slash + 1 : real;
   char dir[LSIM_OUTFILE_PATH_MAX];
-  if (!slash) snprintf(dir, sizeof dir, ".");
-  else if (slash == real) snprintf(dir, sizeof dir, "/");
-  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+  const char *base = split_folder(real, dir, sizeof dir);
   const size_t nb = strlen(base);
   DIR *d = opendir(dir);
   if (!d) return 0;
@@ -404,7 +403,7 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
   }
   closedir(d);
   if (count && first && firstlen) {
-    if (slash) snprintf(first, firstlen, "%.*s%s", (int)(slash - real + 1), real, best);
+    if (base != real) snprintf(first, firstlen, "%.*s%s", (int)(base - real), real, best);
     else snprintf(first, firstlen, "%s", best);
   }
   return count;
