@@ -74,6 +74,21 @@ static const char *split_folder(const char *path, char *dir, size_t dirlen) {
   return slash ? slash + 1 : path;
 }
 
+/* The pid of a folder entry named BASE.<pid> or BASE.<pid>-K followed by anything (nb =
+ * strlen(base)), *end at what follows; 0 when n is not so named. */
+static long partial_pid(const char *n, const char *base, size_t nb, char **end) {
+  if (strncmp(n, base, nb) != 0 || n[nb] != '.') return 0;
+  errno = 0;
+  const long pid = strtol(n + nb + 1, end, 10);
+  if (*end == n + nb + 1 || pid <= 0 || errno) return 0;
+  if (**end == '-') {
+    const char *k = *end + 1;
+    strtol(k, end, 10);
+    if (*end == k) return 0;
+  }
+  return pid;
+}
+
 /* Whether a partial file of path (PATH.<pid>.partial or PATH.<pid>-K.partial in its
  * folder) other than own is locked by its writer: 1 with its path in other, else 0. */
 static int writer_of(const char *path, const char *own, char *other, size_t otherlen) {
@@ -86,14 +101,7 @@ static int writer_of(const char *path, const char *own, char *other, size_t othe
   for (struct dirent *e; !found && (e = readdir(d));) {
     const char *n = e->d_name;
     char *end;
-    if (strncmp(n, base, nb) != 0 || n[nb] != '.') continue;
-    if (strtol(n + nb + 1, &end, 10) <= 0 || end == n + nb + 1) continue;
-    if (*end == '-') {
-      const char *k = end + 1;
-      strtol(k, &end, 10);
-      if (end == k) continue;
-    }
-    if (strcmp(end, ".partial") != 0) continue;
+    if (!partial_pid(n, base, nb, &end) || strcmp(end, ".partial") != 0) continue;
     /* (named as own is: the same folder part, so that own is skipped) */
     snprintf(other, otherlen, "%.*s%s", (int)(base - path), path, n);
     if (strcmp(other, own) == 0) continue;
@@ -381,17 +389,9 @@ int lsim_outfile_leftovers(const char *path, char *first, size_t firstlen) {
   for (struct dirent *e; (e = readdir(d));) {
     /* BASE.<pid>.partial or BASE.<pid>-K.partial, whose writer is gone. */
     const char *n = e->d_name;
-    if (strncmp(n, base, nb) != 0 || n[nb] != '.') continue;
     char *end;
-    errno = 0;
-    const long pid = strtol(n + nb + 1, &end, 10);
-    if (end == n + nb + 1 || pid <= 0 || errno) continue;
-    if (*end == '-') {
-      const char *k = end + 1;
-      strtol(k, &end, 10);
-      if (end == k) continue;
-    }
-    if (strncmp(end, ".partial", 8) != 0) continue;
+    const long pid = partial_pid(n, base, nb, &end);
+    if (!pid || strncmp(end, ".partial", 8) != 0) continue;
     /* BASE.<pid>.partial.X.partial: a file of that run's own beside it (lcpsim compare
        --trajectory records the reference's run as BASE.<pid>.partial.trajectory, written
        under its partial name), left by the same kill. */
