@@ -513,7 +513,7 @@ int main(int argc, char **argv) {
     const int steps = only_steps > 0 ? only_steps : quick ? 200 : n >= 10000 ? 200 : 1000;
     /* The runs take turns, CHUNK steps each, so that all of them see the same machine
        (this VM's speed drifts by 10-30 % over tens of seconds). Order: lcpsim with T
-       threads first, so its idle team members have gone to sleep (after 20 us,
+       threads first, so its idle team members have gone to sleep (after 100 us,
        lcp/team.h) long before the ODE runs. */
     enum { CHUNK = 50 };
     const int ode_threaded = ode && !one && n <= 1000; /* --one: one-thread runs only (the

@@ -21,13 +21,13 @@
 
 #include <stdatomic.h>
 
-/* How long a wait spins before it sleeps, seconds. 20 us: a member idle through the
- * step's serial stages spun 100 us after every run before (29 % of its samples on the
- * two-thread pile), time taken from the caller on a loaded machine (20 us: 30.9-41.0 ->
- * 23.3-27.0 ms a step; docs/solvers.md, "Two threads"). -D at build time for
- * experiments. */
+/* How long a wait spins before it sleeps, seconds. 100 us: on a quiet machine the
+ * two-thread pile runs 16 % more steps a second than with 20 us (the runs after a serial
+ * stage find their member still spinning); 20 us gained 18-34 % only where other work
+ * took the cores (load 10 on 2 cores; docs/solvers.md, "Two threads"). -D at build time
+ * for experiments. */
 #ifndef LSIM_TEAM_SPIN_SECONDS
-#define LSIM_TEAM_SPIN_SECONDS 20e-6
+#define LSIM_TEAM_SPIN_SECONDS 100e-6
 #endif
 
 /* A counter that jobs on the team wait on (a sweep's progress), on a cache line of its

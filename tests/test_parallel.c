@@ -27,7 +27,7 @@
 #include "tests/support.h"
 
 /* The waits' sleeping side (team.h: spin at most LSIM_TEAM_SPIN_SECONDS, then a futex):
- * each pause below (20 ms, 1000 times the spin bound; nanosleep, so on any machine the
+ * each pause below (20 ms, 200 times the spin bound; nanosleep, so on any machine the
  * waiter has given up spinning) puts one wait to sleep, and the run must still hand over
  * every write: members asleep between runs (woken by the next run, and by
  * lsim_team_wake), the caller asleep on a member that is late, a member asleep on a flag
