@@ -1838,6 +1838,34 @@ static void test_pulled_contact_released_after_partner(void **state) {
   if (r.fmin < -1e-7) fail_msg("a persistent contact pulls with %.3g N at %g s", r.fmin, r.t_fmin);
 }
 
+/* A contact's tangent basis kept across the jump of detection's (scripts/
+ * event_stack_sweep.py's n3_g0.3_b0.3_a0.25_v2_o1 and n2_g0.05_b0.3_a0.25_v2_o1: a 0.5 m
+ * cube thrown at (1.8, 0.6) m/s over a 1 m and a 0.8 m cube, or over the 1 m cube alone,
+ * box mu 0.3, ground mu 0.3 or 0.05). The top box tips over the lower box's edge with two
+ * contacts sliding on its own face; detection's tangents (lsim_v3_tangents, a function of
+ * the normal) turn by 90 degrees where that face's normal passes |n_x| = 0.57735 (tipped
+ * by 35.3 degrees), and with them the slip v_t and the friction's direction s, kept in the
+ * segment's basis: the slip root of 0x30000041d50 jumped from 0.270 to -0.0546 m/s at
+ * 0.530151 s, and in the 2-box stack a ground corner's cone root by 1.18 N at 0.826314 s
+ * (the top box's friction turning with the basis): both runs stopped there, as did the
+ * sweep's 6 other runs left (each with that face's |n_x| at 0.557 to 0.577 at its last
+ * sample). A candidate now keeps its basis's axis (lsim_ed_detect). Checked to 0.6 s and
+ * 0.9 s, past the jumps: every sample delivered, the energy never rising between samples
+ * by more than 1e-8 J (CVODE's error at rtol 1e-12 on ~40 J is 1e-10 J), no persistent
+ * contact pulling by more than 1e-7 N (a tenth of FORCE_RESOLUTION). */
+static void test_tangent_basis_kept(void **state) {
+  (void)state;
+  const int nb[2] = {3, 2};
+  const double mg[2] = {0.3, 0.05}, t_end[2] = {0.6, 0.9};
+  for (int k = 0; k < 2; ++k) {
+    SweepRun r = sweep_scene_limited(nb[k], mg[k], 0.3, 0.25, 2.0, 1, t_end[k], 0.0, 60);
+    if (r.rc) fail_msg("%d boxes: %s", nb[k], r.err);
+    assert_int_equal(r.samples, (int)lround(t_end[k] / 0.01));
+    if (r.rise > 1e-8) fail_msg("%d boxes: energy rose by %.3g J at %g s", nb[k], r.rise, r.t_rise);
+    if (r.fmin < -1e-7) fail_msg("%d boxes: a persistent contact pulls with %.3g N at %g s", nb[k], r.fmin, r.t_fmin);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
@@ -1858,6 +1886,7 @@ int main(void) {
       cmocka_unit_test(test_noisy_force_root), cmocka_unit_test(test_slide_from_rest_turns),
       cmocka_unit_test(test_stack_lands_on_slides_from_rest), cmocka_unit_test(test_held_feature_released),
       cmocka_unit_test(test_pulled_contact_released_after_partner),
+      cmocka_unit_test(test_tangent_basis_kept),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
