@@ -39,15 +39,26 @@ static inline double lsim_v3_normalize(double *a) {
   return n;
 }
 
-/* Two unit vectors t1, t2 completing the unit vector n to a right-handed basis
- * (t1 x t2 = n); a function of n alone, so a resting contact keeps its tangents. */
-static inline void lsim_v3_tangents(const double *n, double *t1, double *t2) {
+/* The axis lsim_v3_tangents crosses with the unit vector n: 0 (x) when |n_x| < 0.57735,
+ * else 1 (y). The basis jumps (turns by up to 90 degrees about n) where |n_x| crosses
+ * 0.57735; lsim_v3_tangents_about keeps one axis across that. */
+static inline int lsim_v3_tangent_axis(const double *n) { return fabs(n[0]) < 0.57735 ? 0 : 1; }
+
+/* t1 = (a x n) / |a x n| with a the x (axis 0) or y (axis 1) unit vector, t2 = n x t1:
+ * smooth in n while n stays away from a. */
+static inline void lsim_v3_tangents_about(const double *n, int axis, double *t1, double *t2) {
   double a[3];
-  if (fabs(n[0]) < 0.57735) lsim_v3_set(a, 1.0, 0.0, 0.0);
+  if (axis == 0) lsim_v3_set(a, 1.0, 0.0, 0.0);
   else lsim_v3_set(a, 0.0, 1.0, 0.0);
   lsim_v3_cross(t1, a, n);
   lsim_v3_normalize(t1);
   lsim_v3_cross(t2, n, t1);
+}
+
+/* Two unit vectors t1, t2 completing the unit vector n to a right-handed basis
+ * (t1 x t2 = n); a function of n alone, so a resting contact keeps its tangents. */
+static inline void lsim_v3_tangents(const double *n, double *t1, double *t2) {
+  lsim_v3_tangents_about(n, lsim_v3_tangent_axis(n), t1, t2);
 }
 
 static inline void lsim_quat_identity(double *q) { q[0] = 1.0, q[1] = q[2] = q[3] = 0.0; }

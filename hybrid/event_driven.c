@@ -527,6 +527,7 @@ static int refresh_candidates(Ed *ed) {
       continue;
     Cand cd = {.id = ct->id, .mode = ct->kind == LSIM_CONTACT_EQUALITY ? JOINT : FREE,
                .body = {ct->body[0], ct->body[1]}};
+    cd.axis = lsim_ed_tangents(ed, ct) == 2 ? lsim_v3_tangent_axis(ct->normal) : -1;
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
@@ -1008,6 +1009,22 @@ static int resolve(Ed *ed, double t, double *x) {
       if (ch && was != FREE) ch->inelastic = 0, ch->count = 0; /* lifted off: bounces anew */
     }
   }
+  /* A kept tangent basis whose normal has turned to within 26 degrees of its axis (|n . a|
+     > 0.9, where a x n shrinks) takes detection's again, s turned into it. */
+  int turned_basis = 0;
+  for (int i = 0; !rc && i < nc; ++i) {
+    Cand *cd = &ed->cand[i];
+    const int c = cd->axis >= 0 ? lsim_ed_find(&ed->set, cd->id) : -1;
+    if (c < 0 || !(fabs(ed->set.contacts[c].normal[cd->axis]) > 0.9)) continue;
+    const LsimContact *ct = &ed->set.contacts[c];
+    double u[3], t1[3], t2[3];
+    for (int d = 0; d < 3; ++d) u[d] = cd->s[0] * ct->tangent[0][d] + cd->s[1] * ct->tangent[1][d];
+    cd->axis = lsim_v3_tangent_axis(ct->normal);
+    lsim_v3_tangents_about(ct->normal, cd->axis, t1, t2);
+    cd->s[0] = lsim_v3_dot(u, t1), cd->s[1] = lsim_v3_dot(u, t2);
+    turned_basis = 1;
+  }
+  if (!rc && turned_basis) rc = lsim_ed_detect(ed, &ed->st, &ed->set, 0);
   if (!rc) rc = project_rest(ed, x);
   free(newmode), free(news), free(closed);
   free(list), free(dbl);

@@ -102,6 +102,10 @@ typedef struct Cand {
                        it is persistent again. Its pair's gap root (plus contact_tol) and
                        the sampler's penetration check count its gap from there
                        (event_driven.c, pair_gap) */
+  int axis;         /* a 3-D contact with friction: the axis of its tangent basis
+                       (lsim_v3_tangent_axis of its normal when it became a candidate), kept
+                       while it stays one, so that its basis, its rows and s (in that basis)
+                       turn smoothly with its normal (lsim_ed_detect); -1 any other */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
 } Cand;

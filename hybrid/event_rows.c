@@ -133,6 +133,43 @@ int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContac
   return lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, role);
 }
 
+/* Contact c of set in the tangent basis about axis (lsim_v3_tangents_about) when detection
+ * gave it the other one: its tangents and direction rows turned about its normal. A
+ * direction row is linear in its direction u = cs_k t1 + sn_k t2, so the rows of t1 and t2
+ * are sum_k cs_k row_k and sum_k sn_k row_k times 2 / d (d >= 3 directions evenly spread),
+ * and the new rows their combinations. Detection's basis jumps by up to 90 degrees where
+ * the normal's |n_x| crosses 0.57735 (a box tipped by 35.3 degrees about y): the slip of a
+ * sliding contact in it, and so its slip root v_t . s, jumped (by 0.0546 m/s in
+ * n3_g0.3_b0.3_a0.25_v2_o1 of scripts/event_stack_sweep.py at 0.530151 s), and its
+ * friction along s turned with the basis. */
+static void keep_tangents(const Ed *ed, LsimContactSet *set, int c, int axis) {
+  LsimContact *ct = &set->contacts[c];
+  const int nd = ct->ndir;
+  if (lsim_ed_tangents(ed, ct) != 2 || nd < 3 || nd > LSIM_MAX_DIRECTIONS ||
+      lsim_v3_tangent_axis(ct->normal) == axis)
+    return;
+  double t1[3], t2[3], cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
+  lsim_v3_tangents_about(ct->normal, axis, t1, t2);
+  const double ca = lsim_v3_dot(t1, ct->tangent[0]), sa = lsim_v3_dot(t1, ct->tangent[1]);
+  lsim_cone_weights(nd, cs, sn);
+  LsimJacRow r1, r2, *rows = &set->rows[ct->first_row + 1];
+  r1 = r2 = rows[0];
+  for (int k = 0; k < 2; ++k)
+    for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) {
+      double a = 0.0, b = 0.0;
+      for (int q = 0; q < nd; ++q) a += cs[q] * rows[q].j[k][d], b += sn[q] * rows[q].j[k][d];
+      r1.j[k][d] = 2.0 * a / nd, r2.j[k][d] = 2.0 * b / nd;
+    }
+  for (int q = 0; q < nd; ++q) {
+    /* u_q' = cs t1' + sn t2' with t1' = ca t1 + sa t2, t2' = -sa t1 + ca t2. */
+    const double a = cs[q] * ca - sn[q] * sa, b = cs[q] * sa + sn[q] * ca;
+    for (int k = 0; k < 2; ++k)
+      for (int d = 0; d < LSIM_MAX_BODY_DOF; ++d) rows[q].j[k][d] = a * r1.j[k][d] + b * r2.j[k][d];
+  }
+  lsim_v3_copy(ct->tangent[0], t1);
+  lsim_v3_copy(ct->tangent[1], t2);
+}
+
 int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow) {
   int rc = lsim_detect_contacts(&ed->mm, st, st->v, set);
   for (int i = 0; !rc && follow && i < ed->ncand; ++i) {
@@ -149,6 +186,12 @@ int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow)
     id_parts(cd->id, &sa, &sb, &f);
     if (lsim_ed_follow(ed, st, cd, &pt, &margin, &role) == 0)
       rc = lsim_contacts_add_point(set, ed->m, st, sa, sb, &pt);
+  }
+  /* The candidates' tangent bases kept (Cand.axis). */
+  for (int i = 0; !rc && i < ed->ncand; ++i) {
+    if (ed->cand[i].axis < 0) continue;
+    const int c = lsim_ed_find(set, ed->cand[i].id);
+    if (c >= 0) keep_tangents(ed, set, c, ed->cand[i].axis);
   }
   if (!rc) rc = lsim_constraint_rows(&ed->mm, st, st->time, set);
   return rc;
