@@ -82,6 +82,13 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
  * "umfpack" 0, unset: the built-in default). */
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
 
+/* on != 0: B_0 factored and solved by KLU (SuiteSparse; BTF, AMD on each block,
+ * left-looking LU) instead of UMFPACK; the eta file, the driver and every tolerance as
+ * before. Other bits than UMFPACK's (other factors), so other paths at degenerate
+ * vertices; own_solve has no effect with it. 0 (the default): UMFPACK. The default is
+ * taken from LSIM_LU_SOLVE at create ("klu" 1). */
+void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on);
+
 /* For its test: with B_0 of the last factorization of the last solve (ws holds it until
  * the next solve), x_umfpack = B_0^{-1} b by UMFPACK's solve and x_own by the factors read
  * out (own_solve), B_0^{-T} b when transposed; res[0], res[1] the largest entry of
