@@ -76,7 +76,9 @@
  * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
  * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
  * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
- * (docs/solvers.md).
+ * (docs/solvers.md). Every 200 (lsim_lemke_sparse_set_refactor, LSIM_LU_REFACTOR) took
+ * 4.5 % fewer instructions on settled pile_100 steps 0-75 with the same pivots there, and
+ * moved the long paths of steps 110-119: a setting for comparisons.
  * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
  * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
  * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
@@ -129,6 +131,7 @@
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
+#define REFACTOR_MAX 100000 /* lsim_lemke_sparse_set_refactor's largest interval */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define OWN_SOLVE 0      /* B_0's solves on the factors read out (1) or UMFPACK's (0) */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
@@ -229,6 +232,13 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.ops = &sparse_ops;
     ws->drv.ctx = ws;
     ws->drv.refactor_first = REFACTOR;
+    const char *rf = getenv("LSIM_LU_REFACTOR"); /* for comparisons (lemke_sparse.h) */
+    if (rf) {
+      char *end;
+      const long every = strtol(rf, &end, 10);
+      if (end != rf && !*end && every >= 10 && every <= REFACTOR_MAX)
+        ws->drv.refactor_first = (int)every;
+    }
     ws->drv.refactor_floor = 10;
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
@@ -314,6 +324,12 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_bloc
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
 
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on) { ws->klu = on != 0; }
+
+int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every) {
+  if (!ws || every < ws->drv.refactor_floor || every > REFACTOR_MAX) return LSIM_INVALID_INPUT;
+  ws->drv.refactor_first = every;
+  return 0;
+}
 
 void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on) {
   ws->dense_fallback = on;

@@ -610,6 +610,57 @@ static void test_klu_path(void **state) {
   assert_true(4 * rows[2] <= solves);
 }
 
+/* lsim_lemke_sparse_set_refactor as a setter of compare_settings (mode: the interval). */
+static void set_refactor(LsimLemkeSparse *ws, int every) {
+  assert_int_equal(lsim_lemke_sparse_set_refactor(ws, every), 0);
+}
+
+/* lsim_lemke_sparse_set_refactor: B_0 refactored every 200 pivots instead of 100. Other
+ * refactorization points round otherwise, so a path may part at a near tie: every problem
+ * solved with 100 must be solved with 200, at most a quarter with other pivots (as
+ * test_own_solve_path). Intervals outside 10 .. 100000 are refused and change nothing:
+ * the next solve with 200 takes the same pivots and z bits as before them. */
+static void test_refactor_interval(void **state) {
+  (void)state;
+  long rows[3] = {0, 0, 0};
+  const int solves = compare_settings(set_refactor, (const int[2]){100, 200}, -1, rows);
+  print_message("refactor every 200: %d solves, %ld with other pivots; transposed solves %ld / "
+                "%ld\n", solves, rows[2], rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(4 * rows[2] <= solves);
+  /* Refused values leave the interval as it was. */
+  LsimLcp lcp;
+  char err[256];
+  assert_int_equal(lsim_dat_read("tests/data/lemke_pile10_step26.dat", &lcp, err, sizeof err), 0);
+  AsFactored a;
+  as_factored(&a, &lcp);
+  const int n = lcp.n;
+  double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  LsimLemkeInfo i0, i1;
+  memset(&i0, 0, sizeof i0), memset(&i1, 0, sizeof i1);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 20), 0);
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z0, &i0), LSIM_SOLVED);
+  int f0, f1;
+  lsim_lemke_sparse_counts(sl, &f0, NULL, NULL);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 9), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 0), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 100001), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(NULL, 100), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z1, &i1), LSIM_SOLVED);
+  lsim_lemke_sparse_counts(sl, &f1, NULL, NULL);
+  assert_int_equal(i1.pivots, i0.pivots);
+  assert_int_equal(f1, f0);
+  assert_memory_equal(z1, z0, (size_t)n * sizeof(double));
+  /* 20 pivots between refactorizations: a path of more than 20 pivots refactors. */
+  print_message("every 20: %d pivots, %d factorizations\n", i0.pivots, f0);
+  assert_true(i0.pivots <= 20 || f0 >= 2);
+  lsim_lemke_sparse_free(sl);
+  free(z0), free(z1);
+  as_factored_free(&a);
+  lsim_lcp_free(&lcp);
+}
+
 /* The solves themselves (lsim_lemke_sparse_test_solves): after each solve of the problems
  * of compare_settings, B_0 x = b and B_0^T x = b for b = q, three unit vectors and a dense
  * vector, by UMFPACK and by the factors read out. Both are substitutions in the same L and
@@ -1086,6 +1137,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_own_solves),
       cmocka_unit_test(test_own_solve_path),
       cmocka_unit_test(test_klu_path),
+      cmocka_unit_test(test_refactor_interval),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
