@@ -886,20 +886,21 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
  * (docs/solvers.md). The row is not kept. Its values are UMFPACK's up to rounding
  * (test_own_solves: within 8.3e-15 of max |x|), so the sum is too: a tie decided by its
  * bound could go the other way only where the gap and the bound agree to that rounding
- * (test_bound_sums: the same z bits on 121 problems). 0, or LSIM_BREAKDOWN /
- * LSIM_OUT_OF_MEMORY when the factors could not be read (the driver then solves the row). */
+ * (test_bound_sums: the same z bits on 121 problems). With klu, KLU's transposed solve.
+ * 0, or LSIM_BREAKDOWN / LSIM_OUT_OF_MEMORY when the factors could not be read or the solve
+ * failed (the driver then solves the row). */
 static int row_sum(void *ctx, int i, double *sum) {
   LsimLemkeSparse *ws = ctx;
   const int n = ws->drv.n;
   if (ws->klu) { /* KLU's transposed solve (its factors are not read out) */
     btran_etas(ws, i);
     if (lu_solve(ws, UMFPACK_At, ws->srow, ws->rhs) != UMFPACK_OK) return LSIM_BREAKDOWN;
-  } else if (!ws->factors_read) {
-    const int rc = get_factors(ws);
-    if (rc) return rc;
-    ws->factors_read = 1;
-  }
-  if (!ws->klu) {
+  } else {
+    if (!ws->factors_read) {
+      const int rc = get_factors(ws);
+      if (rc) return rc;
+      ws->factors_read = 1;
+    }
     btran_etas(ws, i);
     own_btran(ws, ws->srow, ws->rhs);
   }
