@@ -22,7 +22,7 @@ INCLUDES = -I. -Iinclude -I/usr/include/siconos -I/usr/include/siconos/numerics 
             -I/usr/include/suitesparse $(HDF5_CFLAGS) $(MPI_CFLAGS)
 DEFS    := -DLSIM_VERSION='"$(VERSION)"'
 CFLAGS_ALL = $(CSTD) -pthread $(WARN) $(OPT) $(INCLUDES) $(DEFS) $(EXTRA_CFLAGS)
-LIBS     = -lsiconos_numerics -lumfpack -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
+LIBS     = -lsiconos_numerics -lumfpack -lklu -lcholmod -lsuitesparseconfig $(HDF5_LIBS) -lhdf5_hl \
            -ljansson -lsundials_cvode -lsundials_sunlinsoldense -lsundials_sunmatrixdense \
            -lsundials_nvecserial $(MPI_LIBS) -lm -pthread
 # Programs linking the static archive export enum_init, so that Siconos calls the

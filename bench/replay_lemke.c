@@ -5,17 +5,101 @@
  * relative residual, pivots, solve counts, runs, CPU time and the FNV-1a hash of z's bytes.
  * A single slow step can so be profiled (perf, callgrind) without the run that led to it.
  *
- * usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] [--cover-previous]
+ * usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] [--cover-previous] [--sides]
  *   --positive: guess z > 0 of the dumped warm guess instead of the carried basis;
- *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each.
+ *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each;
+ *   --sides: where the carried basis and the solve's final basis differ, by row kind
+ *   (normal, friction direction, the cone's lambda row) and way (z basic in the carried
+ *   basis and w in the final one, or the other way), with the solution's z_i and w_i and
+ *   the warm guess's z_i on those rows.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "bench/flcp_file.h"
+#include "lcp/factored.h"
 #include "lcp/solver.h"
+
+/* Kind of each variable from the cone blocks: 0 normal, 1 direction, 2 lambda, 3 other. */
+static void row_kinds(const LsimFactoredLcp *f, unsigned char *kind) {
+  memset(kind, 3, (size_t)f->n);
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *b = &f->cones[c];
+    if (b->normal >= 0) kind[b->normal] = 0;
+    for (int k = 0; k < b->ndir; ++k) kind[b->first_dir + k] = 1;
+    if (b->lambda >= 0) kind[b->lambda] = 2;
+  }
+}
+
+/* --sides: the rows whose basic variable differs between the carried basis g and the final
+ * basis b, counted by kind and way; each class split by the solution (z_i > t, w_i > t, or
+ * both below t = 1e-9 of the largest |z|, |w|: degenerate) and by the warm guess's z_i > 0. */
+static void print_sides(const LsimFactoredLcp *f, const unsigned char *g, const unsigned char *b,
+                        const double *zg, const double *z) {
+  const int n = f->n;
+  unsigned char *kind = malloc((size_t)n);
+  double *w = malloc(sizeof(double) * (size_t)n), *u = malloc(sizeof(double) * (size_t)(f->m + 1));
+  if (!kind || !w || !u) goto done;
+  row_kinds(f, kind);
+  lsim_factored_w(f, z, u, w);
+  double zm = 0.0, wm = 0.0;
+  for (int i = 0; i < n; ++i) {
+    zm = fabs(z[i]) > zm ? fabs(z[i]) : zm;
+    wm = fabs(w[i]) > wm ? fabs(w[i]) : wm;
+  }
+  static const char *const kname[4] = {"normal", "direction", "lambda", "other"};
+  /* cnt[kind][way][class]: way 0 z -> w, 1 w -> z; class 0 z > t, 1 w > t, 2 degenerate;
+     tot[kind]: rows of that kind; gpos[kind][way]: of the changed, guess z_i > 0. */
+  int cnt[4][2][3] = {{{0}}}, tot[4] = {0}, gpos[4][2] = {{0}}, same_deg[4] = {0};
+  for (int i = 0; i < n; ++i) {
+    ++tot[kind[i]];
+    const int cls = z[i] > 1e-9 * zm ? 0 : w[i] > 1e-9 * wm ? 1 : 2;
+    if (g[i] == b[i]) {
+      same_deg[kind[i]] += cls == 2;
+      continue;
+    }
+    const int way = g[i] ? 0 : 1;
+    ++cnt[kind[i]][way][cls];
+    gpos[kind[i]][way] += zg[i] > 0.0;
+  }
+  for (int k = 0; k < 4; ++k) {
+    if (!tot[k]) continue;
+    printf("sides %-9s rows %4d | z->w %3d (z>t %d, w>t %d, degenerate %d; guess z>0 %d) | "
+           "w->z %3d (z>t %d, w>t %d, degenerate %d; guess z>0 %d) | unchanged degenerate %d\n",
+           kname[k], tot[k], cnt[k][0][0] + cnt[k][0][1] + cnt[k][0][2], cnt[k][0][0],
+           cnt[k][0][1], cnt[k][0][2], gpos[k][0], cnt[k][1][0] + cnt[k][1][1] + cnt[k][1][2],
+           cnt[k][1][0], cnt[k][1][1], cnt[k][1][2], gpos[k][1], same_deg[k]);
+  }
+  /* By contact: the cones whose directions changed, as one direction leaving and one
+     entering (adjacent: 2 pi / ndir apart; opposite; other), or otherwise. */
+  int one_one[3] = {0}, other = 0;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *bl = &f->cones[c];
+    int out = -1, in = -1, nout = 0, nin = 0;
+    for (int k = 0; k < bl->ndir; ++k) {
+      const int i = bl->first_dir + k;
+      if (g[i] == b[i]) continue;
+      if (g[i]) out = k, ++nout;
+      else in = k, ++nin;
+    }
+    if (!nout && !nin) continue;
+    if (nout == 1 && nin == 1) {
+      const int d = abs(out - in), dd = d < bl->ndir - d ? d : bl->ndir - d;
+      ++one_one[dd == 1 ? 0 : 2 * dd == bl->ndir ? 1 : 2];
+    } else {
+      ++other;
+    }
+  }
+  printf("sides by cone: one direction out and one in %d (adjacent %d, opposite %d, other %d), "
+         "other changes %d, of %d cones\n",
+         one_one[0] + one_one[1] + one_one[2], one_one[0], one_one[1], one_one[2], other,
+         f->ncones);
+done:
+  free(kind), free(w), free(u);
+}
 
 static double cpu_now(void) {
   struct timespec ts;
@@ -25,22 +109,23 @@ static double cpu_now(void) {
 
 int main(int argc, char **argv) {
   const char *path = NULL;
-  int reps = 1, positive = 0, cold = 0, cover = 0;
+  int reps = 1, positive = 0, cold = 0, cover = 0, sides = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--positive")) positive = 1;
     else if (!strcmp(argv[i], "--cold")) cold = 1;
     else if (!strcmp(argv[i], "--cover-previous")) cover = 1;
+    else if (!strcmp(argv[i], "--sides")) sides = 1;
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else {
       fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                      "[--cover-previous]\n");
+                      "[--cover-previous] [--sides]\n");
       return 2;
     }
   }
   if (!path || reps < 1) {
     fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                    "[--cover-previous]\n");
+                    "[--cover-previous] [--sides]\n");
     return 2;
   }
   LsimFlcp p;
@@ -84,6 +169,10 @@ int main(int argc, char **argv) {
       if (li->stage_pivots[k] >= 0)
         printf(" %s %s %d", stage[k], lsim_status_name(li->stage_status[k]), li->stage_pivots[k]);
     printf("\n");
+    int nb = 0;
+    const unsigned char *fb = lsim_solver_last_basis(s, &nb);
+    if (sides && fb && nb == n && p.basis) print_sides(&p.f, p.basis, fb, p.z, z);
+    else if (sides) printf("sides: no carried basis or no final basis of a solve by itself\n");
   }
   free(z);
   lsim_solver_free(s);

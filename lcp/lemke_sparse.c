@@ -68,10 +68,17 @@
  * after each factorization instead, by columns skipping zeros: 21 % fewer instructions
  * on settled pile_100, other bits, and there longer paths on the longest steps
  * (docs/solvers.md, "B_0's solves").
+ * lsim_lemke_sparse_set_klu (off by default) factors and solves B_0 with KLU instead
+ * (BTF, COLAMD, partial pivoting): no BLAS call, so its bits depend on no BLAS kernel, but
+ * on settled pile_100 its solves cost more than UMFPACK's (no transposed solve on the
+ * factors read out, L reached in full): 1.40 against 1.00 G instructions on step 110
+ * (docs/solvers.md, "KLU for B_0").
  * Every 50 pivots halves FTRAN's eta work on falling pile_1000 (nnz(L + U) about 10 n,
  * every eta dense: whole process 24.3 against 26.0 s CPU on steps 0-29, side by side,
  * same pivots) but made settled pile_100 10-30 % slower (its L + U is 19 n): kept at 100
- * (docs/solvers.md).
+ * (docs/solvers.md). Every 200 (lsim_lemke_sparse_set_refactor, LSIM_LU_REFACTOR) took
+ * 4.5 % fewer instructions on settled pile_100 steps 0-75 with the same pivots there, and
+ * moved the long paths of steps 110-119: a setting for comparisons.
  * Refactoring more often was measured and dropped: every 25 pivots, or once the etas
  * pass nnz(L + U), lost 2 of the 114 steps of pile_10 that dense Lemke solves; once they
  * pass 3 nnz(L + U), one settled pile_100 step of 59 (a cold run to the pivot limit),
@@ -116,6 +123,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <umfpack.h>
+#include <klu.h>
 
 #include "blas.h"
 #include "lemke_driver.h"
@@ -123,6 +131,7 @@
 
 #define RCOND_MIN 1e-15 /* UMFPACK's estimated reciprocal condition below this: singular */
 #define REFACTOR 100    /* pivots between refactorizations (eta file length) */
+#define REFACTOR_MAX 100000 /* lsim_lemke_sparse_set_refactor's largest interval */
 #define NCACHE 4        /* rows of B^{-1} cached for the current basis */
 #define OWN_SOLVE 0      /* B_0's solves on the factors read out (1) or UMFPACK's (0) */
 #define DENSE_ETA 0.25  /* an eta with more than this fraction of n nonzeros is stored dense */
@@ -201,6 +210,12 @@ struct LsimLemkeSparse {
   double *mdense, *zdense;
   size_t cap_mdense;
   int avx2;      /* 1: the CPU has AVX2 (the runs' wide path) */
+  /* B_0 factored and solved by KLU instead (lsim_lemke_sparse_set_klu): its objects of the
+     current factorization and its settings. */
+  int klu;
+  klu_symbolic *ksym;
+  klu_numeric *knum;
+  klu_common kc;
 };
 
 static const LsimLemkeBasisOps sparse_ops;
@@ -217,6 +232,13 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->drv.ops = &sparse_ops;
     ws->drv.ctx = ws;
     ws->drv.refactor_first = REFACTOR;
+    const char *rf = getenv("LSIM_LU_REFACTOR"); /* for comparisons (lemke_sparse.h) */
+    if (rf) {
+      char *end;
+      const long every = strtol(rf, &end, 10);
+      if (end != rf && !*end && every >= 10 && every <= REFACTOR_MAX)
+        ws->drv.refactor_first = (int)every;
+    }
     ws->drv.refactor_floor = 10;
     ws->drv.refactor_reset = 1;
     ws->drv.lazy_first_tie = 1;
@@ -234,6 +256,14 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     ws->own_solve = OWN_SOLVE;
     if (lu && !strcmp(lu, "own")) ws->own_solve = 1;
     if (lu && !strcmp(lu, "umfpack")) ws->own_solve = 0;
+    if (lu && !strcmp(lu, "klu")) ws->klu = 1;
+    /* KLU's settings (lsim_lemke_sparse_set_klu): partial pivoting (tol 1: its default
+       0.001 prefers the diagonal and left x_B drifting, 38 factorizations for UMFPACK's 10
+       on settled pile_100 step 110) and COLAMD (B_0 is unsymmetric; its default AMD on
+       B_0 + B_0^T gave 37 % more instructions on that step). */
+    klu_defaults(&ws->kc);
+    ws->kc.tol = 1.0;
+    ws->kc.ordering = 1;
     ws->dense_fallback = 1;
 #if ETA_AVX2
     ws->avx2 = __builtin_cpu_supports("avx2") != 0;
@@ -246,6 +276,8 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   if (!ws) return;
   if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
   if (ws->symbolic) umfpack_di_free_symbolic(&ws->symbolic);
+  if (ws->knum) klu_free_numeric(&ws->knum, &ws->kc);
+  if (ws->ksym) klu_free_symbolic(&ws->ksym, &ws->kc);
   lsim_lemke_driver_free(&ws->drv);
   free(ws->jt_ptr), free(ws->jt_idx), free(ws->jt_val);
   free(ws->ct_ptr), free(ws->ct_idx), free(ws->ct_val);
@@ -290,6 +322,14 @@ void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on) { ws->drv.bou
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
+
+void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on) { ws->klu = on != 0; }
+
+int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every) {
+  if (!ws || every < ws->drv.refactor_floor || every > REFACTOR_MAX) return LSIM_INVALID_INPUT;
+  ws->drv.refactor_first = every;
+  return 0;
+}
 
 void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on) {
   ws->dense_fallback = on;
@@ -566,6 +606,12 @@ static void eta_ftran(const LsimLemkeSparse *ws, double *restrict x) {
  * that workspace at every call (the same arithmetic, so the same bits; W needs n doubles
  * since IRSTEP is 0). UMFPACK's status. */
 static int lu_solve(LsimLemkeSparse *ws, int sys, double *x, const double *b) {
+  if (ws->klu) { /* KLU solves in place */
+    memcpy(x, b, (size_t)ws->drv.n * sizeof(double));
+    const int ok = sys == UMFPACK_A ? klu_solve(ws->ksym, ws->knum, ws->drv.n, 1, x, &ws->kc)
+                                    : klu_tsolve(ws->ksym, ws->knum, ws->drv.n, 1, x, &ws->kc);
+    return ok ? UMFPACK_OK : UMFPACK_ERROR_invalid_system;
+  }
   return umfpack_di_wsolve(sys, ws->Ap, ws->Ai, ws->Ax, x, b, ws->numeric, ws->control,
                            ws->uinfo, ws->swi, ws->sw);
 }
@@ -707,7 +753,7 @@ static void own_btran(const LsimLemkeSparse *ws, double *restrict x, const doubl
 
 int lsim_lemke_sparse_test_solves(LsimLemkeSparse *ws, int transposed, const double *b,
                                   double *x_umfpack, double *x_own, double res[3]) {
-  if (!ws || !ws->numeric || ws->drv.n <= 0) return LSIM_INVALID_INPUT;
+  if (!ws || ws->klu || !ws->numeric || ws->drv.n <= 0) return LSIM_INVALID_INPUT;
   const int n = ws->drv.n;
   int rc = get_factors(ws);
   if (rc) return rc;
@@ -737,7 +783,7 @@ int lsim_lemke_sparse_test_solves(LsimLemkeSparse *ws, int transposed, const dou
 
 /* out = B^{-1} a (a in ws->rhs). 0 or LSIM_BREAKDOWN. */
 static int ftran(LsimLemkeSparse *ws, double *out) {
-  if (ws->own_solve) own_ftran(ws, out, ws->rhs);
+  if (ws->own_solve && !ws->klu) own_ftran(ws, out, ws->rhs);
   else if (lu_solve(ws, UMFPACK_A, out, ws->rhs) != UMFPACK_OK) return LSIM_BREAKDOWN;
   eta_ftran(ws, out);
   return 0;
@@ -816,7 +862,7 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   ws->rowlast = slot;
   double *row = ws->rowc[slot];
   int rc = UMFPACK_OK;
-  if (ws->own_solve) own_btran(ws, row, v);
+  if (ws->own_solve && !ws->klu) own_btran(ws, row, v);
   else rc = lu_solve(ws, UMFPACK_At, row, v);
   ++ws->row_solves;
   if (rc != UMFPACK_OK) return NULL;
@@ -840,18 +886,24 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
  * (docs/solvers.md). The row is not kept. Its values are UMFPACK's up to rounding
  * (test_own_solves: within 8.3e-15 of max |x|), so the sum is too: a tie decided by its
  * bound could go the other way only where the gap and the bound agree to that rounding
- * (test_bound_sums: the same z bits on 121 problems). 0, or LSIM_BREAKDOWN /
- * LSIM_OUT_OF_MEMORY when the factors could not be read (the driver then solves the row). */
+ * (test_bound_sums: the same z bits on 121 problems). With klu, KLU's transposed solve.
+ * 0, or LSIM_BREAKDOWN / LSIM_OUT_OF_MEMORY when the factors could not be read or the solve
+ * failed (the driver then solves the row). */
 static int row_sum(void *ctx, int i, double *sum) {
   LsimLemkeSparse *ws = ctx;
   const int n = ws->drv.n;
-  if (!ws->factors_read) {
-    const int rc = get_factors(ws);
-    if (rc) return rc;
-    ws->factors_read = 1;
+  if (ws->klu) { /* KLU's transposed solve (its factors are not read out) */
+    btran_etas(ws, i);
+    if (lu_solve(ws, UMFPACK_At, ws->srow, ws->rhs) != UMFPACK_OK) return LSIM_BREAKDOWN;
+  } else {
+    if (!ws->factors_read) {
+      const int rc = get_factors(ws);
+      if (rc) return rc;
+      ws->factors_read = 1;
+    }
+    btran_etas(ws, i);
+    own_btran(ws, ws->srow, ws->rhs);
   }
-  btran_etas(ws, i);
-  own_btran(ws, ws->srow, ws->rhs);
   ++ws->row_solves, ++ws->sum_solves;
   const double *restrict row = ws->srow, *restrict q = ws->f->q;
   double s = 0.0;
@@ -912,6 +964,39 @@ static int basis_mcol(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int j) {
   return 0;
 }
 
+/* B_0 (Ap, Ai, Ax) factored by UMFPACK. 0, LSIM_BREAKDOWN (singular, or the estimated
+ * reciprocal condition below RCOND_MIN) or LSIM_OUT_OF_MEMORY. */
+static int umf_factor_b0(LsimLemkeSparse *ws, int n) {
+  if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
+  if (ws->symbolic) umfpack_di_free_symbolic(&ws->symbolic);
+  int rc = umfpack_di_symbolic(n, n, ws->Ap, ws->Ai, ws->Ax, &ws->symbolic, ws->control, ws->uinfo);
+  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
+  if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
+  rc = umfpack_di_numeric(ws->Ap, ws->Ai, ws->Ax, ws->symbolic, &ws->numeric, ws->control,
+                          ws->uinfo);
+  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
+  if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
+  return 0;
+}
+
+/* B_0 factored by KLU (klu): its analysis (BTF, then COLAMD on each block) and its
+ * left-looking factorization with partial pivoting, the crude reciprocal condition
+ * min |U_kk| / max |U_kk| (UMFPACK's RCOND) against RCOND_MIN. A singular B_0 stops the
+ * factorization (KLU's halt_if_singular): the repair of a guessed basis then factors it
+ * with UMFPACK to find its zero pivots (warm). Same returns as umf_factor_b0. */
+static int klu_factor_b0(LsimLemkeSparse *ws, int n) {
+  if (ws->knum) klu_free_numeric(&ws->knum, &ws->kc);
+  if (ws->ksym) klu_free_symbolic(&ws->ksym, &ws->kc);
+  ws->ksym = klu_analyze(n, ws->Ap, ws->Ai, &ws->kc);
+  if (!ws->ksym) return ws->kc.status == KLU_OUT_OF_MEMORY ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
+  ws->knum = klu_factor(ws->Ap, ws->Ai, ws->Ax, ws->ksym, &ws->kc);
+  if (!ws->knum) return ws->kc.status == KLU_OUT_OF_MEMORY ? LSIM_OUT_OF_MEMORY : LSIM_BREAKDOWN;
+  if (ws->kc.status != KLU_OK || !klu_rcond(ws->ksym, ws->knum, &ws->kc) ||
+      !(ws->kc.rcond >= RCOND_MIN))
+    return LSIM_BREAKDOWN;
+  return 0;
+}
+
 /* Factors B_0 = the basis in bvar, empties the eta file, recomputes x_B = B^{-1} q.
  * 0, LSIM_BREAKDOWN (singular) or LSIM_OUT_OF_MEMORY. */
 static int refactor(void *ctx) {
@@ -950,17 +1035,10 @@ static int refactor(void *ctx) {
     }
   }
   ws->Ap[n] = (int)nz;
-  if (ws->numeric) umfpack_di_free_numeric(&ws->numeric);
-  if (ws->symbolic) umfpack_di_free_symbolic(&ws->symbolic);
-  int rc = umfpack_di_symbolic(n, n, ws->Ap, ws->Ai, ws->Ax, &ws->symbolic, ws->control, ws->uinfo);
-  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
-  if (rc != UMFPACK_OK) return LSIM_BREAKDOWN;
-  rc = umfpack_di_numeric(ws->Ap, ws->Ai, ws->Ax, ws->symbolic, &ws->numeric, ws->control,
-                          ws->uinfo);
   ++ws->factorizations;
-  if (rc == UMFPACK_ERROR_out_of_memory) return LSIM_OUT_OF_MEMORY;
-  if (rc != UMFPACK_OK || !(ws->uinfo[UMFPACK_RCOND] >= RCOND_MIN)) return LSIM_BREAKDOWN;
-  if (ws->own_solve) {
+  int rc = ws->klu ? klu_factor_b0(ws, n) : umf_factor_b0(ws, n);
+  if (rc) return rc;
+  if (ws->own_solve && !ws->klu) {
     if ((rc = get_factors(ws))) return rc;
     ws->factors_read = 1;
   }
@@ -1095,7 +1173,10 @@ static int warm(void *ctx) {
   const int n = ws->drv.n;
   for (int round = 0;; ++round) {
     const int st = warm_setup(ws);
-    if (st != LSIM_BREAKDOWN || round == REPAIR_ROUNDS || !ws->numeric) return st;
+    if (st != LSIM_BREAKDOWN || round == REPAIR_ROUNDS) return st;
+    /* KLU stops at a zero pivot: UMFPACK factors the same B_0 for its pivots. */
+    if (ws->klu && umf_factor_b0(ws, n) == LSIM_OUT_OF_MEMORY) return LSIM_OUT_OF_MEMORY;
+    if (!ws->numeric) return st;
     double *dx = ws->drv.work2;
     if (umfpack_di_get_numeric(NULL, NULL, NULL, NULL, NULL, NULL, NULL, ws->qperm, dx, NULL,
                                NULL, ws->numeric) != UMFPACK_OK)

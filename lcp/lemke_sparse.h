@@ -82,6 +82,23 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
  * "umfpack" 0, unset: the built-in default). */
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
 
+/* on != 0: B_0 factored and solved by KLU (SuiteSparse; BTF, AMD on each block,
+ * left-looking LU) instead of UMFPACK; the eta file, the driver and every tolerance as
+ * before. Other bits than UMFPACK's (other factors), so other paths at degenerate
+ * vertices; own_solve has no effect with it. 0 (the default): UMFPACK. The default is
+ * taken from LSIM_LU_SOLVE at create ("klu" 1). */
+void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on);
+
+/* Pivots between refactorizations of B_0 (the eta file's length; the drift rule still
+ * halves it within a solve down to 10, and a cold run starts again from it): every in
+ * 10 .. 100000, 100 by default. Other refactorization points round otherwise, so other
+ * paths at degenerate vertices (docs/solvers.md: 200 took 4.5 % fewer instructions on
+ * settled pile_100 steps 0-75, the same pivots there, other paths on steps 110-119).
+ * 0, or LSIM_INVALID_INPUT (the interval unchanged). The default is taken from the
+ * environment variable LSIM_LU_REFACTOR at create (an integer in that range; anything else
+ * is ignored). */
+int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every);
+
 /* For its test: with B_0 of the last factorization of the last solve (ws holds it until
  * the next solve), x_umfpack = B_0^{-1} b by UMFPACK's solve and x_own by the factors read
  * out (own_solve), B_0^{-T} b when transposed; res[0], res[1] the largest entry of

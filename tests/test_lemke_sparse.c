@@ -594,6 +594,73 @@ static void test_own_solve_path(void **state) {
   assert_true(4 * rows[2] <= solves);
 }
 
+/* lsim_lemke_sparse_set_klu: B_0 factored and solved by KLU instead of UMFPACK. Other
+ * factors, so other bits, and at a degenerate vertex a tie may go the other way: every
+ * problem UMFPACK solves must be solved (within RES_TOL) with KLU too; the problems whose
+ * status or pivots differ are counted and printed (chain_20's step 128 ends on a ray with
+ * UMFPACK over OpenBLAS's AVX-512 kernels, test_dumped_steps). */
+static void test_klu_path(void **state) {
+  (void)state;
+  long rows[3] = {0, 0, 0};
+  const int solves = compare_settings(lsim_lemke_sparse_set_klu, (const int[2]){0, 1}, -1, rows);
+  print_message("KLU: %d solves, %ld with other pivots; transposed solves %ld / %ld\n", solves,
+                rows[2], rows[0], rows[1]);
+  assert_true(solves > 50);
+  /* As test_own_solve_path: rounding moves a path only at a near tie; at most a quarter. */
+  assert_true(4 * rows[2] <= solves);
+}
+
+/* lsim_lemke_sparse_set_refactor as a setter of compare_settings (mode: the interval). */
+static void set_refactor(LsimLemkeSparse *ws, int every) {
+  assert_int_equal(lsim_lemke_sparse_set_refactor(ws, every), 0);
+}
+
+/* lsim_lemke_sparse_set_refactor: B_0 refactored every 200 pivots instead of 100. Other
+ * refactorization points round otherwise, so a path may part at a near tie: every problem
+ * solved with 100 must be solved with 200, at most a quarter with other pivots (as
+ * test_own_solve_path). Intervals outside 10 .. 100000 are refused and change nothing:
+ * the next solve with 200 takes the same pivots and z bits as before them. */
+static void test_refactor_interval(void **state) {
+  (void)state;
+  long rows[3] = {0, 0, 0};
+  const int solves = compare_settings(set_refactor, (const int[2]){100, 200}, -1, rows);
+  print_message("refactor every 200: %d solves, %ld with other pivots; transposed solves %ld / "
+                "%ld\n", solves, rows[2], rows[0], rows[1]);
+  assert_true(solves > 50);
+  assert_true(4 * rows[2] <= solves);
+  /* Refused values leave the interval as it was. */
+  LsimLcp lcp;
+  char err[256];
+  assert_int_equal(lsim_dat_read("tests/data/lemke_pile10_step26.dat", &lcp, err, sizeof err), 0);
+  AsFactored a;
+  as_factored(&a, &lcp);
+  const int n = lcp.n;
+  double *z0 = calloc((size_t)n, sizeof(double)), *z1 = calloc((size_t)n, sizeof(double));
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  LsimLemkeInfo i0, i1;
+  memset(&i0, 0, sizeof i0), memset(&i1, 0, sizeof i1);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 20), 0);
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z0, &i0), LSIM_SOLVED);
+  int f0, f1;
+  lsim_lemke_sparse_counts(sl, &f0, NULL, NULL);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 9), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 0), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(sl, 100001), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_set_refactor(NULL, 100), LSIM_INVALID_INPUT);
+  assert_int_equal(lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z1, &i1), LSIM_SOLVED);
+  lsim_lemke_sparse_counts(sl, &f1, NULL, NULL);
+  assert_int_equal(i1.pivots, i0.pivots);
+  assert_int_equal(f1, f0);
+  assert_memory_equal(z1, z0, (size_t)n * sizeof(double));
+  /* 20 pivots between refactorizations: a path of more than 20 pivots refactors. */
+  print_message("every 20: %d pivots, %d factorizations\n", i0.pivots, f0);
+  assert_true(i0.pivots <= 20 || f0 >= 2);
+  lsim_lemke_sparse_free(sl);
+  free(z0), free(z1);
+  as_factored_free(&a);
+  lsim_lcp_free(&lcp);
+}
+
 /* The solves themselves (lsim_lemke_sparse_test_solves): after each solve of the problems
  * of compare_settings, B_0 x = b and B_0^T x = b for b = q, three unit vectors and a dense
  * vector, by UMFPACK and by the factors read out. Both are substitutions in the same L and
@@ -925,13 +992,17 @@ static void test_columns_per_solve(void **state) {
 /* The chain_20 steps (test_dumped_steps) under one BLAS kernel: the child process that
  * test_blas_kernels starts with OPENBLAS_CORETYPE set (read by OpenBLAS when it loads).
  * Exit status 0 when sparse Lemke solves both to RES_TOL, 1 when not, 2 on bad setup;
- * with LSIM_KERNEL_NO_FALLBACK set, without the dense fallback. */
+ * with LSIM_KERNEL_NO_FALLBACK set, without the dense fallback; with LSIM_KERNEL_KLU set,
+ * B_0 by KLU (lsim_lemke_sparse_set_klu), each solve's line then ending with the FNV-1a
+ * hash of z's bytes. */
 static int kernel_child(void) {
   static const char *files[] = {"tests/data/lemke_chain20_step128.dat",
                                 "tests/data/lemke_chain20_step142.dat"};
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
   if (!sl) return 2;
   lsim_lemke_sparse_set_dense_fallback(sl, getenv("LSIM_KERNEL_NO_FALLBACK") == NULL);
+  const int klu = getenv("LSIM_KERNEL_KLU") != NULL;
+  lsim_lemke_sparse_set_klu(sl, klu);
   int bad = 0;
   for (size_t k = 0; k < sizeof files / sizeof files[0]; ++k) {
     LsimLcp lcp;
@@ -944,9 +1015,14 @@ static int kernel_child(void) {
     memset(&si, 0, sizeof si);
     const int ss = lsim_lemke_sparse_solve(sl, &a.f, NULL, NULL, z, &si);
     const double rel = rel_residual(&a.f, z);
-    printf("  %s %s: %s (%d pivots, dense fallback %d) rel %.1e\n", getenv("OPENBLAS_CORETYPE"),
-           files[k], lsim_status_name(ss), si.pivots, si.stage_pivots[LSIM_LEMKE_STAGE_DENSE],
-           rel);
+    unsigned long long zh = 14695981039346656037ull;
+    for (size_t b = 0; b < (size_t)lcp.n * sizeof(double); ++b)
+      zh = (zh ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
+    printf("  %s %s%s: %s (%d pivots, dense fallback %d) rel %.1e", getenv("OPENBLAS_CORETYPE"),
+           files[k], klu ? " (KLU)" : "", lsim_status_name(ss), si.pivots,
+           si.stage_pivots[LSIM_LEMKE_STAGE_DENSE], rel);
+    if (klu) printf(" z %016llx", zh);
+    printf("\n");
     bad |= ss != LSIM_SOLVED || !(rel <= RES_TOL);
     free(z);
     as_factored_free(&a);
@@ -958,22 +1034,68 @@ static int kernel_child(void) {
 
 static const char *self_path; /* this program, for test_blas_kernels' children */
 
-/* Runs kernel_child under OPENBLAS_CORETYPE = core (this program again, fork and execv);
- * returns its exit status, -1 when it did not exit normally. */
-static int run_kernel_child(const char *core, int fallback) {
+/* Runs kernel_child under OPENBLAS_CORETYPE = core (this program again, fork and execv),
+ * with KLU when klu; when out != NULL its output is read into out [cap] (and echoed) instead
+ * of going to this program's stdout. Returns its exit status, -1 when it did not exit
+ * normally. */
+static int run_kernel_child_out(const char *core, int fallback, int klu, char *out, size_t cap) {
   fflush(stdout);
+  int fd[2] = {-1, -1};
+  if (out && pipe(fd)) return -1;
   const pid_t pid = fork();
   if (pid == 0) {
+    if (out) dup2(fd[1], 1), close(fd[0]), close(fd[1]);
     setenv("OPENBLAS_CORETYPE", core, 1);
     setenv("LSIM_KERNEL_CHILD", "1", 1);
     if (!fallback) setenv("LSIM_KERNEL_NO_FALLBACK", "1", 1);
+    if (klu) setenv("LSIM_KERNEL_KLU", "1", 1);
     char *const argv[] = {(char *)self_path, NULL};
     execv(self_path, argv);
     _exit(3);
   }
+  if (out) {
+    close(fd[1]);
+    size_t got = 0;
+    ssize_t r;
+    while (pid > 0 && got + 1 < cap && (r = read(fd[0], out + got, cap - 1 - got)) > 0)
+      got += (size_t)r;
+    out[got] = 0;
+    close(fd[0]);
+    printf("%s", out);
+  }
   int st;
   if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) return -1;
   return WEXITSTATUS(st);
+}
+
+static int run_kernel_child(const char *core, int fallback) {
+  return run_kernel_child_out(core, fallback, 0, NULL, 0);
+}
+
+/* The z hashes of a KLU child's output ("z HEX" of each line), in order, into h [max];
+ * returns how many. */
+static int klu_hashes(const char *out, char h[][17], int max) {
+  int k = 0;
+  for (const char *p = strstr(out, " z "); p && k < max; p = strstr(p + 3, " z ")) {
+    memcpy(h[k], p + 3, 16);
+    h[k++][16] = 0;
+  }
+  return k;
+}
+
+/* With B_0 by KLU (lsim_lemke_sparse_set_klu), which calls no BLAS, the chain_20 steps
+ * take the same path to the same bits under every kernel, and are solved without the
+ * dense fallback even under Prescott, where UMFPACK's runs end on rays
+ * (test_blas_kernels). */
+static void test_klu_blas_kernels(void **state) {
+  (void)state;
+  static const char *cores[] = {"Haswell", "SkylakeX", "Prescott"};
+  char out[4096], h0[2][17], h[2][17];
+  for (size_t k = 0; k < sizeof cores / sizeof cores[0]; ++k) {
+    assert_int_equal(run_kernel_child_out(cores[k], 0, 1, out, sizeof out), 0);
+    assert_int_equal(klu_hashes(out, k ? h : h0, 2), 2);
+    if (k) assert_memory_equal(h, h0, sizeof h);
+  }
 }
 
 /* Sparse Lemke solves the chain_20 steps under each of OpenBLAS's x86-64 kernel families
@@ -1000,6 +1122,7 @@ int main(int argc, char **argv) {
   if (getenv("LSIM_KERNEL_CHILD")) return kernel_child();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_blas_kernels),
+      cmocka_unit_test(test_klu_blas_kernels),
       cmocka_unit_test(test_unique_solutions_match_dense),
       cmocka_unit_test(test_dumped_steps),
       cmocka_unit_test(test_factored_pile),
@@ -1013,6 +1136,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cover_previous_no_solution),
       cmocka_unit_test(test_own_solves),
       cmocka_unit_test(test_own_solve_path),
+      cmocka_unit_test(test_klu_path),
+      cmocka_unit_test(test_refactor_interval),
       cmocka_unit_test(test_bad_input_and_trivial),
       cmocka_unit_test(test_solver_basis_resolve),
       cmocka_unit_test(test_step_carries_basis),
