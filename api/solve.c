@@ -145,7 +145,7 @@ static int solve_lcp_file(const char *solver, const char *path, const LsimSolver
   *z_out = NULL;
   *n_out = 0;
   /* A file of another kind named as such: a frictional contact file was read as an LCP
-     ("FC3D_Example1.dat:2: storage type 3 not supported"), an HDF5 file too ("run.h5:1: n:
+     ("FC3D_Example1.dat:2:1: storage type 3 not supported"), an HDF5 file too ("run.h5:1:1: n:
      not an integer: '\x89HDF'"). */
   const int kind = lsim_problem_file_kind(path);
   if (kind == LSIM_FILE_FC_DAT)
