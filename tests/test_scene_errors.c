@@ -237,6 +237,9 @@ static const ErrorCase error_cases_nd[] = {
      2, 65, "bodies[0].shapes[0].radius", "must be > 0, got 0"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, -1, 1]}]}]}",
      2, 72, "bodies[0].shapes[0].half_extents[1]", "must be > 0, got -1"},
+    /* a subnormal half extent, as radii and half lengths (a flat box of 1e-320 ran) */
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, 1, 1e-320]}]}]}",
+     2, 75, "bodies[0].shapes[0].half_extents[2]", "must be > 0 and at least 2.22507e-308"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 1, \"half_length\": -0.5}]}]}",
      2, 84, "bodies[0].shapes[0].half_length", "must be > 0, got -0.5"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\"}]}]}",
