@@ -350,6 +350,12 @@ fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
 t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
 t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --solver lemke --d 6
 t fc_d_exact "--d 8: nsgs uses the exact cone; --d is for an LCP solver on the polyhedral cone" solve "$fc3" --solver nsgs --d 8
+# A frictional contact file in an LCP set is named as such (it was read as an LCP:
+# "FC3D_Example1.dat:4:1: size0 0 does not match n 3"; an FCLIB file: "give .dat files or
+# one scene, not both"), as an LCP file in a frictional contact set is.
+t compare_lcp_fc "FC3D_Example1.dat': frictional contact problem (Siconos .dat), not a linear complementarity problem: an LCP set takes LCP .dat files only" compare "$cps1" "$fc3" --solvers lemke -o @OUT
+t compare_lcp_fclib "Box_Stacks-i0122-82-5.hdf5': frictional contact problem (FCLIB HDF5), not a linear complementarity problem" compare "$cps1" "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --solvers lemke -o @OUT
+t compare_fc_lcp "lcp_CPS_1.dat': linear complementarity problem (Siconos .dat), not a frictional contact problem" compare "$fc3" "$cps1" --solvers nsgs -o @OUT
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 # an option's value left out, the next option taken for it (said "one scene only, got
