@@ -908,7 +908,11 @@ def summary(r):
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+    if argv[1:] in (["-h"], ["--help"]):
+        print("usage: lcpsim_load.py RUN.h5: prints a summary of the run (as a module: "
+              "lcpsim_load.load(path), below)\n" + __doc__)
+        return 0
+    if len(argv) != 2:
         print("usage: lcpsim_load.py RUN.h5", file=sys.stderr)
         return 2
     try:

@@ -9,6 +9,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 ./lcpsim data/cart_wall.json -o "$tmp/cw.h5" --quiet
 
+# Every Python script's --help: its usage on stdout, exit 0, as the commands' (lcpsim_load.py
+# and lcpsim_cut.py exited 2 with one line on stderr; compare_files_equal.py printed on
+# stderr).
+for s in scripts/*.py; do
+  $PY "$s" --help > "$tmp/help.out" 2> "$tmp/help.err" || { echo "FAIL: $s --help: exit $?"; exit 1; }
+  [ -s "$tmp/help.out" ] && [ ! -s "$tmp/help.err" ] || { echo "FAIL: $s --help: usage not on stdout"; exit 1; }
+done
+
 # Python: closed form q[n+1] = max(0, q + h v) at every step (1e-12: exact arithmetic on
 # numbers of order 1), wall force from the recorded impulses, then a plot.
 $PY - "$tmp/cw.h5" <<'PYEOF'
