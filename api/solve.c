@@ -145,7 +145,7 @@ static int solve_lcp_file(const char *solver, const char *path, const LsimSolver
   *z_out = NULL;
   *n_out = 0;
   /* A file of another kind named as such: a frictional contact file was read as an LCP
-     ("FC3D_Example1.dat:2: storage type 3 not supported"), an HDF5 file too ("run.h5:1: n:
+     ("FC3D_Example1.dat:2:1: storage type 3 not supported"), an HDF5 file too ("run.h5:1:1: n:
      not an integer: '\x89HDF'"). */
   const int kind = lsim_problem_file_kind(path);
   if (kind == LSIM_FILE_FC_DAT)
@@ -298,6 +298,15 @@ static int solve_fc_file(const char *solver, const char *path, int ndir,
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solve_fc_file: needs path, r_out and n_out");
   *r_out = NULL;
   *n_out = 0;
+  /* An LCP file named as such, as lsim_solve_lcp_file names a frictional contact one (read
+     as a frictional contact problem it failed on its first number: "lcp.dat:1:1:
+     dimension 6 out of range [2, 3]"). */
+  const int kind = lsim_problem_file_kind(path);
+  if (kind == LSIM_FILE_LCP || kind == LSIM_FILE_MLCP)
+    return lsim_api_err(err, errlen, LSIM_INVALID_INPUT,
+                        "%s: a %s, not a frictional contact problem%s", path,
+                        lsim_problem_file_kind_name(kind),
+                        kind == LSIM_FILE_LCP ? ": lsim_solve_lcp_file solves it" : "");
   LsimFc p;
   char msg[512] = "";
   int rc = lsim_fc_read(path, &p, msg, sizeof msg);

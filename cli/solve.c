@@ -46,7 +46,7 @@ static void solve_usage(FILE *f) {
           "Exit status: 0 solved, 1 the solver did not solve, 2 bad input.\n");
 }
 
-/* Reads exactly n finite numbers from path into z; errors name the line and the entry. */
+/* Reads exactly n finite numbers from path into z; errors name line:column and the entry. */
 static int read_warm(const char *path, int n, double *z) {
   /* An HDF5 file given by mistake (a run file's head is text: lcp/h5check.h). */
   if (lsim_h5_head(path) != LSIM_H5_HEAD_OTHER) {
@@ -59,22 +59,30 @@ static int read_warm(const char *path, int n, double *z) {
     fprintf(stderr, "lcpsim: %s: cannot open: %s\n", path, strerror(errno));
     return -1;
   }
-  int count = 0, line = 1, c;
+  /* line:col of the next character (columns count characters, as the .dat reader's) and
+     of the last token's start and end */
+  int count = 0, line = 1, col = 1, tline = 1, tcol = 1, ecol = 1, c;
   char tok[128];
   for (;;) {
     /* Whitespace, counting lines; then one token (longer ones are refused, not split). */
     while ((c = getc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-                                    c == '\v' || c == '\f'))
+                                    c == '\v' || c == '\f')) {
+      col = c == '\n' ? 1 : col + 1;
       line += c == '\n';
+    }
     if (c == EOF) break;
     size_t len = 0;
+    tline = line, tcol = col;
     for (; c != EOF && !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
-                         c == '\f'); c = getc(f))
+                         c == '\f'); c = getc(f)) {
       if (len < sizeof tok) tok[len++] = (char)c;
+      col += (c & 0xC0) != 0x80;
+    }
+    ecol = col;
     if (c != EOF) ungetc(c, f);
     if (len == sizeof tok) {
-      fprintf(stderr, "lcpsim: %s:%d: entry %d: number longer than %zu characters\n", path,
-              line, count + 1, sizeof tok - 1);
+      fprintf(stderr, "lcpsim: %s:%d:%d: entry %d: number longer than %zu characters\n", path,
+              tline, tcol, count + 1, sizeof tok - 1);
       fclose(f);
       return -1;
     }
@@ -85,15 +93,15 @@ static int read_warm(const char *path, int n, double *z) {
       /* Bytes that are no text are not echoed (a binary file given by mistake). */
       int text = 1;
       for (size_t k = 0; k < len; ++k) text &= tok[k] >= 0x20 && tok[k] < 0x7f;
-      fprintf(stderr, "lcpsim: %s:%d: entry %d: not a finite number: %s%s%s\n", path, line,
-              count + 1, text ? "'" : "", text ? tok : "(not text: a binary file?)",
+      fprintf(stderr, "lcpsim: %s:%d:%d: entry %d: not a finite number: %s%s%s\n", path, tline,
+              tcol, count + 1, text ? "'" : "", text ? tok : "(not text: a binary file?)",
               text ? "'" : "");
       fclose(f);
       return -1;
     }
     if (count == n) {
-      fprintf(stderr, "lcpsim: %s:%d: entry %d: more than the %d numbers of the warm start "
-              "(n = %d)\n", path, line, count + 1, n, n);
+      fprintf(stderr, "lcpsim: %s:%d:%d: entry %d: more than the %d numbers of the warm start "
+              "(n = %d)\n", path, tline, tcol, count + 1, n, n);
       fclose(f);
       return -1;
     }
@@ -106,8 +114,9 @@ static int read_warm(const char *path, int n, double *z) {
     return -1;
   }
   if (count != n) {
-    fprintf(stderr, "lcpsim: %s:%d: expected %d numbers for the warm start (n = %d), file "
-            "ends after %d\n", path, line, n, n, count);
+    /* the file ends just after its last number (1:1 when it has none) */
+    fprintf(stderr, "lcpsim: %s:%d:%d: expected %d numbers for the warm start (n = %d), file "
+            "ends after %d\n", path, tline, ecol, n, n, count);
     return -1;
   }
   return 0;

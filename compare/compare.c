@@ -479,11 +479,22 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     snprintf(msg, msglen, "one scene only, got '%s' and '%s'", inputs[0], inputs[1]);
     return LSIM_INVALID_INPUT;
   }
-  for (int i = 0; lcpset && i < ninputs; ++i)
+  for (int i = 0; lcpset && i < ninputs; ++i) {
+    /* A frictional contact file in an LCP set is named as such (read as an LCP it failed
+       on a size: "FrictionContact3D_1c.dat:4:1: size0 0 does not match n 3"), as an LCP
+       file in a frictional contact set is (fcset.c). */
+    const int kind = input_kind(inputs[i]);
+    if (kind == LSIM_FILE_FC_DAT || kind == LSIM_FILE_FCLIB) {
+      snprintf(msg, msglen, "'%s': %s, not a linear complementarity problem: an LCP set takes "
+               "LCP .dat files only (a frictional contact set, frictional contact files only)",
+               inputs[i], lsim_problem_file_kind_name(kind));
+      return LSIM_INVALID_INPUT;
+    }
     if (!ends_with(inputs[i], ".dat")) {
       snprintf(msg, msglen, "'%s': give .dat files or one scene, not both", inputs[i]);
       return LSIM_INVALID_INPUT;
     }
+  }
 
   /* Solver list and reference: every solver is created once here to validate it. */
   static LsimCompareSpec specs[LSIM_COMPARE_MAX_SOLVERS + 1];

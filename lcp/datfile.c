@@ -2,7 +2,7 @@
  *
  * The reader accepts exactly what Siconos 4.4's linearComplementarity_newFromFile reads
  * for well-formed files (same tokens, strtod = glibc's %le conversion, so the same
- * doubles) and refuses, with "path:LINE: what", what Siconos would misread silently:
+ * doubles) and refuses, with "path:LINE:COLUMN: what", what Siconos would misread silently:
  * truncation, sizes that disagree with n, text where a number belongs, NaN or Inf,
  * inconsistent block structure, a number after q (more data than n needs; text after q
  * is a comment, as Siconos' files have). Differences on purpose: Siconos only warns on a wrong
@@ -24,12 +24,17 @@
 /* Longest token kept; longer ones are reported as errors, never truncated silently. */
 #define TOKEN_MAX 127
 
-/* Whitespace-separated tokens with the line each starts on. */
+/* Whitespace-separated tokens with the line and column each starts on. Columns are
+ * 1-based and count characters (a UTF-8 continuation byte adds none), as the scene
+ * reader's do; a tab is one column. */
 typedef struct Lexer {
   FILE *f;
   const char *name;
-  int line;              /* current line (1-based) */
-  int tok_line;          /* line of the last token (1 before any): where "file ends" */
+  int line;              /* line of the next character (1-based) */
+  int col;               /* its column */
+  int tok_line;          /* line of the last token (1 before any) */
+  int tok_col;           /* column of its first character */
+  int end_col;           /* column just after it: where "file ends" points */
   char tok[TOKEN_MAX + 1];
   size_t tok_len;        /* full length, may exceed TOKEN_MAX */
   char shown[4 * TOKEN_MAX + 1]; /* tok as messages quote it (shown()) */
@@ -38,13 +43,22 @@ typedef struct Lexer {
   size_t errlen;
 } Lexer;
 
-/* Formats "name:line: msg" into the error buffer; returns rc. */
-static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...)
+/* Where an error points: the last token's start, just after it (the file ends where
+ * more was expected), the next character (read errors), or the file's start. */
+typedef enum { AT_TOKEN, AT_END, AT_HERE, AT_START } Where;
+
+/* Formats "name:line:column: msg" into the error buffer; returns rc. */
+static int fail(const Lexer *lx, Where at, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-static int fail(const Lexer *lx, int line, int rc, const char *fmt, ...) {
+static int fail(const Lexer *lx, Where at, int rc, const char *fmt, ...) {
   if (!lx->err || !lx->errlen) return rc;
-  int k = snprintf(lx->err, lx->errlen, "%s:%d: ", lx->name, line);
+  const int line = at == AT_HERE ? lx->line : at == AT_START ? 1 : lx->tok_line;
+  const int col = at == AT_TOKEN  ? lx->tok_col
+                  : at == AT_END  ? lx->end_col
+                  : at == AT_HERE ? lx->col
+                                  : 1;
+  int k = snprintf(lx->err, lx->errlen, "%s:%d:%d: ", lx->name, line, col);
   if (k < 0 || (size_t)k >= lx->errlen) return rc;
   va_list ap;
   va_start(ap, fmt);
@@ -64,30 +78,44 @@ static const char *shown(Lexer *lx) {
   return lx->shown;
 }
 
+/* Moves the position past character c. */
+static void advance(Lexer *lx, int c) {
+  if (c == '\n') {
+    lx->line++;
+    lx->col = 1;
+  } else if ((c & 0xC0) != 0x80) {
+    lx->col++;
+  }
+}
+
+static int is_space(int c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* Next token: 1 found, 0 end of file, LSIM_IO_ERROR on a read error. */
 static int next_token(Lexer *lx) {
   int c;
-  do {
-    c = getc(lx->f);
-    if (c == '\n') lx->line++;
-  } while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f');
+  while ((c = getc(lx->f)) != EOF && is_space(c)) advance(lx, c);
   if (c == EOF) {
     if (ferror(lx->f))
-      return fail(lx, lx->line, LSIM_IO_ERROR, "read error: %s", strerror(errno));
+      return fail(lx, AT_HERE, LSIM_IO_ERROR, "read error: %s", strerror(errno));
     return 0;
   }
   lx->tok_line = lx->line;
+  lx->tok_col = lx->col;
   lx->tok_len = 0;
-  while (c != EOF && !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f')) {
+  while (c != EOF && !is_space(c)) {
     if (lx->tok_len < TOKEN_MAX) lx->tok[lx->tok_len] = (char)c;
     lx->tok_len++;
+    advance(lx, c);
     c = getc(lx->f);
   }
   lx->tok[lx->tok_len < TOKEN_MAX ? lx->tok_len : TOKEN_MAX] = '\0';
-  /* The separator that ended the token still counts for line numbers. */
-  if (c == '\n') lx->line++;
+  lx->end_col = lx->col;
+  /* The separator that ended the token is consumed too. */
+  if (c != EOF) advance(lx, c);
   if (c == EOF && ferror(lx->f))
-    return fail(lx, lx->line, LSIM_IO_ERROR, "read error: %s", strerror(errno));
+    return fail(lx, AT_HERE, LSIM_IO_ERROR, "read error: %s", strerror(errno));
   return 1;
 }
 
@@ -95,18 +123,18 @@ static int next_token(Lexer *lx) {
 static int read_int(Lexer *lx, const char *what, long *out) {
   int t = next_token(lx);
   if (t < 0) return t;
-  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %s, file ends", what);
+  if (t == 0) return fail(lx, AT_END, LSIM_INVALID_INPUT, "expected %s, file ends", what);
   if (lx->tok_len > TOKEN_MAX)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: token too long: '%.20s...'", what,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "%s: token too long: '%.20s...'", what,
                 shown(lx));
   char *end;
   errno = 0;
   long v = strtol(lx->tok, &end, 10);
   if (end == lx->tok || *end != '\0')
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "%s: not an integer: '%s'", what,
                 shown(lx));
   if (errno == ERANGE)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s: integer out of range: '%s'", what,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "%s: integer out of range: '%s'", what,
                 shown(lx));
   *out = v;
   return 0;
@@ -117,7 +145,7 @@ static int read_int_range(Lexer *lx, const char *what, long lo, long hi, long *o
   int rc = read_int(lx, what, out);
   if (rc) return rc;
   if (*out < lo || *out > hi)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "%s %ld out of range [%ld, %ld]", what,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "%s %ld out of range [%ld, %ld]", what,
                 *out, lo, hi);
   return 0;
 }
@@ -130,17 +158,17 @@ static int read_doubles(Lexer *lx, double *dst, size_t count, const char *what,
     int t = next_token(lx);
     if (t < 0) return t;
     if (t == 0)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected %zu %s, file ends after %zu",
+      return fail(lx, AT_END, LSIM_INVALID_INPUT, "expected %zu %s, file ends after %zu",
                   count, what, k);
     if (lx->tok_len > TOKEN_MAX || (maxlen && lx->tok_len > maxlen))
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                   "number longer than %zu characters in %s: '%.20s...'",
                   maxlen ? maxlen : (size_t)TOKEN_MAX, where, shown(lx));
     char *end;
     double v = strtod(lx->tok, &end);
     if (end == lx->tok || *end != '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "not a number: '%s'", shown(lx));
-    if (!isfinite(v)) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "not a number: '%s'", shown(lx));
+    if (!isfinite(v)) return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
     dst[k] = v;
   }
   return 0;
@@ -153,12 +181,12 @@ static int read_cumulative(Lexer *lx, const char *what, long count, long n, long
     int rc = read_int(lx, what, &sizes[i]);
     if (rc) return rc;
     if (sizes[i] <= prev || sizes[i] > n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                   "%s %ld: must increase and stay within n %ld", what, sizes[i], n);
     prev = sizes[i];
   }
   if (prev != n)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "last of %s is %ld, n is %ld", what, prev, n);
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "last of %s is %ld, n is %ld", what, prev, n);
   return 0;
 }
 
@@ -177,7 +205,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
   bs1 = malloc((size_t)bn1 * sizeof *bs1);
   vals = malloc((size_t)n * (size_t)n * sizeof *vals);
   if (!bs0 || !bs1 || !vals) {
-    rc = fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+    rc = fail(lx, AT_HERE, LSIM_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
   if ((rc = read_cumulative(lx, "row block size", bn0, n, bs0))) goto done;
@@ -187,7 +215,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
   idx1 = malloc((size_t)filled1 * sizeof *idx1);
   idx2 = malloc((size_t)filled2 * sizeof *idx2);
   if (!idx1 || !idx2) {
-    rc = fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+    rc = fail(lx, AT_HERE, LSIM_OUT_OF_MEMORY, "out of memory");
     goto done;
   }
   /* Row pointers: start at 0, never decrease, end at filled2. */
@@ -197,7 +225,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
       goto done;
   }
   if (idx1[filled1 - 1] != filled2) {
-    rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "last block-row pointer %ld is not filled2 %ld",
+    rc = fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "last block-row pointer %ld is not filled2 %ld",
               idx1[filled1 - 1], filled2);
     goto done;
   }
@@ -207,7 +235,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
   for (long r = 0; r + 1 < filled1; ++r)
     for (long b = idx1[r] + 1; b < idx1[r + 1]; ++b)
       if (idx2[b] <= idx2[b - 1]) {
-        rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+        rc = fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                   "block-column indices of block row %ld not increasing", r);
         goto done;
       }
@@ -219,7 +247,7 @@ static int read_sparse_block(Lexer *lx, LsimLcp *lcp) {
       long number;
       if ((rc = read_int(lx, "block number", &number))) goto done;
       if (number != b) {
-        rc = fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "block number %ld, expected %ld", number, b);
+        rc = fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "block number %ld, expected %ld", number, b);
         goto done;
       }
       char what[64];
@@ -243,10 +271,10 @@ done:
 static int expect(Lexer *lx, const char *word, const char *where) {
   int t = next_token(lx);
   if (t < 0) return t;
-  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, file ends",
+  if (t == 0) return fail(lx, AT_END, LSIM_INVALID_INPUT, "expected '%s' %s, file ends",
                           word, where);
   if (strcmp(lx->tok, word))
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "expected '%s' %s, got '%.20s'", word,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "expected '%s' %s, got '%.20s'", word,
                 where, shown(lx));
   return 0;
 }
@@ -262,20 +290,20 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
   while ((t = next_token(lx)) > 0)
     if (!strcmp(lx->tok, "nnz:")) break;
   if (t < 0) return t;
-  if (t == 0) return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: no 'nnz:' header");
+  if (t == 0) return fail(lx, AT_END, LSIM_INVALID_INPUT, "sparse matrix: no 'nnz:' header");
   /* "K," */
   if ((t = next_token(lx)) <= 0)
-    return t < 0 ? t : fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: header ends");
+    return t < 0 ? t : fail(lx, AT_END, LSIM_INVALID_INPUT, "sparse matrix: header ends");
   {
     char *end;
     errno = 0;
     nnz = strtol(lx->tok, &end, 10);
     if (end == lx->tok || strcmp(end, ",") || errno || nnz < 0 || nnz > n * n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", shown(lx));
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "sparse matrix: bad nnz '%s'", shown(lx));
   }
   if ((rc = expect(lx, "1-norm:", "in the sparse matrix header"))) return rc;
   if ((t = next_token(lx)) <= 0)
-    return t < 0 ? t : fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: header ends");
+    return t < 0 ? t : fail(lx, AT_END, LSIM_INVALID_INPUT, "sparse matrix: header ends");
   long seen = 0;
   for (long j = 0; j < n; ++j) {
     long col, a, b;
@@ -297,7 +325,7 @@ static int read_csparse_print(Lexer *lx, LsimLcp *lcp) {
     seen = b + 1;
   }
   if (seen != nnz)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "sparse matrix: %ld entries, header says %ld",
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "sparse matrix: %ld entries, header says %ld",
                 seen, nnz);
   return 0;
 }
@@ -309,11 +337,11 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
   long n;
   int t = next_token(lx);
   if (t < 0) return t;
-  if (t == 0) return fail(lx, 1, LSIM_INVALID_INPUT, "empty file, expected n");
+  if (t == 0) return fail(lx, AT_START, LSIM_INVALID_INPUT, "empty file, expected n");
   /* A UTF-8 byte order mark, which some editors write first: Siconos' reader does not
      skip it either, so it is named rather than quoted as part of n. */
   if (!strncmp(lx->tok, "\xEF\xBB\xBF", 3))
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                 "the file starts with a UTF-8 byte order mark (bytes EF BB BF): save it "
                 "without BOM");
   /* The first token is n (read here to tell an empty file apart). */
@@ -322,9 +350,9 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
     errno = 0;
     n = strtol(lx->tok, &end, 10);
     if (lx->tok_len > TOKEN_MAX || end == lx->tok || *end != '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n: not an integer: '%s'", shown(lx));
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "n: not an integer: '%s'", shown(lx));
     if (errno == ERANGE || n < 0 || n > LSIM_DAT_MAX_N)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", shown(lx),
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "n %s out of range [0, %d]", shown(lx),
                   LSIM_DAT_MAX_N);
   }
   int rc = read_body(lx, lcp, n, NULL);
@@ -337,7 +365,7 @@ static int read_all(Lexer *lx, LsimLcp *lcp) {
     char *end;
     (void)strtod(lx->tok, &end);
     if (end != lx->tok && *end == '\0')
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                   "a number ('%s') follows the %ld entries of q: more numbers than n = %ld "
                   "needs (text after q is a comment, a number is not)", shown(lx), n, n);
   }
@@ -352,16 +380,16 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
   if (rc) return rc;
   if (storage_out) *storage_out = (int)storage;
   if (storage != 0 && storage != 1 && storage != 2)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT,
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT,
                 "storage type %ld not supported (0 dense, 1 sparse-block, 2 sparse)", storage);
   if ((rc = read_int(lx, "size0", &size0))) return rc;
   if (size0 != n)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
   if ((rc = read_int(lx, "size1", &size1))) return rc;
   if (size1 != n)
-    return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
+    return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
   if (lsim_lcp_init(lcp, (int)n))
-    return fail(lx, lx->line, LSIM_OUT_OF_MEMORY,
+    return fail(lx, AT_END, LSIM_OUT_OF_MEMORY,
                 "out of memory for n = %ld (M is stored dense: %.3g GB)", n,
                 (double)n * (double)n * 8e-9);
 
@@ -369,10 +397,10 @@ static int read_body(Lexer *lx, LsimLcp *lcp, long n, int *storage_out) {
     /* Dense: the sizes again, then M column-major. */
     if ((rc = read_int(lx, "size0", &size0))) return rc;
     if (size0 != n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "size0 %ld does not match n %ld", size0, n);
     if ((rc = read_int(lx, "size1", &size1))) return rc;
     if (size1 != n)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "size1 %ld does not match n %ld", size1, n);
     if ((rc = read_doubles(lx, lcp->M, (size_t)n * (size_t)n, "matrix entries", lx->mat, 0)))
       return rc;
   } else if (storage == 2) {
@@ -391,7 +419,10 @@ static Lexer lexer_start(FILE *f, const char *name, char *err, size_t errlen) {
   lx.f = f;
   lx.name = name;
   lx.line = 1;
+  lx.col = 1;
   lx.tok_line = 1;
+  lx.tok_col = 1;
+  lx.end_col = 1;
   lx.err = err;
   lx.errlen = errlen;
   lx.mat = "M";
@@ -447,10 +478,10 @@ int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, siz
   if (start >= 0) {
     long n = 0, m = 0;
     const int mlcp = mlcp_signature(&lx, &n, &m);
-    if (fseek(f, start, SEEK_SET) != 0) return fail(&lx, 1, LSIM_IO_ERROR, "cannot seek back");
+    if (fseek(f, start, SEEK_SET) != 0) return fail(&lx, AT_START, LSIM_IO_ERROR, "cannot seek back");
     lx = lexer_start(f, name ? name : "(stream)", err, errlen);
     if (mlcp)
-      return fail(&lx, 1, LSIM_INVALID_INPUT,
+      return fail(&lx, AT_START, LSIM_INVALID_INPUT,
                   "a mixed linear complementarity problem (Siconos MLCP .dat: %ld equality and "
                   "%ld complementarity rows), not supported; supported: LCP .dat, frictional "
                   "contact .dat, FCLIB .hdf5, run or compare .h5 (--step)", n, m);
@@ -495,7 +526,7 @@ static int read_fc(Lexer *lx, LsimFc *p) {
   }
   if ((rc = lsim_fc_init(p, (int)dim, (int)nc))) {
     lsim_lcp_free(&body);
-    return fail(lx, lx->line, rc, "out of memory");
+    return fail(lx, AT_HERE, rc, "out of memory");
   }
   memcpy(p->W, body.M, (size_t)p->n * (size_t)p->n * sizeof(double));
   memcpy(p->q, body.q, (size_t)p->n * sizeof(double));
@@ -504,10 +535,10 @@ static int read_fc(Lexer *lx, LsimFc *p) {
   if ((rc = read_doubles(lx, p->mu, (size_t)nc, "friction coefficients", "mu", 0))) return rc;
   for (long i = 0; i < nc; ++i)
     if (p->mu[i] < 0.0)
-      return fail(lx, lx->tok_line, LSIM_INVALID_INPUT, "mu of contact %ld is negative (%g)", i,
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "mu of contact %ld is negative (%g)", i,
                   p->mu[i]);
   /* Anything after mu is ignored, as Siconos does (its files often end with a solver id). */
-  if (lsim_fc_index(p)) return fail(lx, lx->line, LSIM_OUT_OF_MEMORY, "out of memory");
+  if (lsim_fc_index(p)) return fail(lx, AT_HERE, LSIM_OUT_OF_MEMORY, "out of memory");
   return 0;
 }
 

@@ -22,12 +22,12 @@
 
 /* Reads path into lcp (initialised here; the caller frees with lsim_lcp_free).
  * Returns 0, or LSIM_IO_ERROR (cannot open) / LSIM_INVALID_INPUT (malformed: truncated,
- * wrong sizes, non-numbers, NaN or Inf) with a one-line message "path:line: what" in err.
+ * wrong sizes, non-numbers, NaN or Inf) with a one-line message "path:line:column: what" (columns count characters) in err.
  * On error lcp is left freed (zeroed). */
 int lsim_dat_read(const char *path, LsimLcp *lcp, char *err, size_t errlen);
 
 /* The same from an open stream; name is used in messages. A seekable stream holding a
- * Siconos mixed LCP (MLCP) file is refused as such ("name:1: a mixed linear
+ * Siconos mixed LCP (MLCP) file is refused as such ("name:1:1: a mixed linear
  * complementarity problem ..."), never misread. */
 int lsim_dat_read_stream(FILE *f, const char *name, LsimLcp *lcp, char *err, size_t errlen);
 
@@ -45,7 +45,7 @@ int lsim_dat_write(const char *path, const LsimLcp *lcp, int sparse_block, int b
 
 /* Reads a Siconos frictionContact .dat file (dim, nc, the matrix W as above with n = dim *
  * nc, q, then mu [nc]; nothing may follow) into p (lcp/fc.h, initialised and indexed here).
- * 0, or LSIM_IO_ERROR / LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with "path:line: what";
+ * 0, or LSIM_IO_ERROR / LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with "path:line:column: what" (columns count characters);
  * p is left freed on error. */
 struct LsimFc;
 int lsim_fc_dat_read(const char *path, struct LsimFc *p, char *err, size_t errlen);

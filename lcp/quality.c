@@ -114,7 +114,7 @@ double lsim_lcp_unit_residual(const LsimLcp *lcp, const double *z, const double 
     } else {
       for (int j = 0; j < n; ++j) {
         const double djj = M[j + (size_t)j * n];
-        if (j != i && djj > 0.0) b = fmax(b, fabs(M[i + (size_t)j * n]) * djj);
+        if (j != i && djj > 0.0) b = fmax(b, fmin(fabs(M[i + (size_t)j * n]), 1.0) * djj);
       }
     }
     r = fmax(r, fabs(fmin(a * z[i], b * w[i])));
@@ -140,7 +140,7 @@ double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, co
     } else if (f->C_ptr) {
       for (int p = f->C_ptr[i]; p < f->C_ptr[i + 1]; ++p)
         if (f->C_idx[p] != i && d[f->C_idx[p]] > 0.0)
-          b = fmax(b, fabs(f->C_val[p]) * d[f->C_idx[p]]);
+          b = fmax(b, fmin(fabs(f->C_val[p]), 1.0) * d[f->C_idx[p]]);
     }
     r = fmax(r, fabs(fmin(a * z[i], b * w[i])));
   }

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,6 +115,17 @@ static void shape_inertia(const LsimShape *s, int dim, double m, double I[9]) {
   }
 }
 
+/* A size or moment of inertia at path p must be > 0 and a normal number, as masses are
+ * (lsim_parse_check_range): a subnormal moment (1e-320 kg m^2) has no finite inverse, and
+ * the first step stopped on a NaN spin. 0 or the error. */
+static int positive_normal(LsimParseCtx *c, const char *p, double v) {
+  if (v >= DBL_MIN) return 0;
+  if (v > 0)
+    return lsim_parse_fail(c, p, 0, "must be > 0 and at least %g (the smallest normal number), got %g",
+                           DBL_MIN, v);
+  return lsim_parse_fail(c, p, 0, "must be > 0, got %g", v);
+}
+
 /* One entry of a body's "shapes" into *s (body index left to the caller). */
 static int parse_shape(LsimParseCtx *c, const json_t *o, const char *path, size_t j, LsimBodyType btype,
                        LsimShape *s) {
@@ -169,10 +181,10 @@ static int parse_shape(LsimParseCtx *c, const json_t *o, const char *path, size_
     lsim_json_path_key(hp, path, "half_extents");
     if (lsim_parse_get_vec(c, o, path, "half_extents", c->dim, s->half) < 0) return LSIM_INVALID_INPUT;
     for (int k = 0; k < c->dim; ++k) {
-      if (s->half[k] > 0) continue;
+      if (s->half[k] >= DBL_MIN) continue;
       char ep[PATH_CAP];
       lsim_json_path_index(ep, hp, (size_t)k);
-      return lsim_parse_fail(c, ep, 0, "must be > 0, got %g", s->half[k]);
+      return positive_normal(c, ep, s->half[k]);
     }
   }
 
@@ -298,25 +310,24 @@ static void sym3_eigenvalues(const double *A, double e[3]) {
 }
 
 /* An explicit "inertia": 2-D I_zz > 0; 3-D [Ixx, Iyy, Izz] > 0 or a symmetric positive
- * definite 3x3 matrix (rows). */
+ * definite 3x3 matrix (rows), its diagonal > 0; every moment at least DBL_MIN. */
 static int parse_inertia(LsimParseCtx *c, const json_t *v, const char *p, double I[9]) {
   memset(I, 0, 9 * sizeof(double));
   if (c->dim == 2) {
     if (!json_is_number(v))
       return lsim_parse_fail(c, p, 0, "must be a number in 2-D (I_zz, kg m^2), got %s", lsim_json_type_name(v));
     I[8] = json_number_value(v);
-    if (!(I[8] > 0)) return lsim_parse_fail(c, p, 0, "must be > 0, got %g", I[8]);
-    return 0;
+    return positive_normal(c, p, I[8]);
   }
   /* Principal moments [Ixx, Iyy, Izz]. */
   if (json_is_array(v) && !json_is_array(json_array_get(v, 0))) {
     double d[3];
     if (lsim_parse_read_vec(c, v, p, 3, d) < 0) return LSIM_INVALID_INPUT;
     for (int k = 0; k < 3; ++k) {
-      if (d[k] > 0) continue;
+      if (d[k] >= DBL_MIN) continue;
       char ep[PATH_CAP];
       lsim_json_path_index(ep, p, (size_t)k);
-      return lsim_parse_fail(c, ep, 0, "must be > 0, got %g", d[k]);
+      return positive_normal(c, ep, d[k]);
     }
     const int bad = lsim_inertia_triangle_violation(d);
     if (bad) {
@@ -353,6 +364,13 @@ static int parse_inertia(LsimParseCtx *c, const json_t *v, const char *p, double
       return lsim_parse_fail(c, ep, 0, "must equal [%d][%d] (an inertia matrix is symmetric): %g vs %g", k, r,
                   I[3 * r + k], I[3 * k + r]);
     }
+  for (int k = 0; k < 3; ++k) {
+    if (I[4 * k] >= DBL_MIN) continue;
+    char ep[PATH_CAP];
+    lsim_json_path_index(ep, p, (size_t)k);
+    lsim_json_path_index(ep, ep, (size_t)k);
+    return positive_normal(c, ep, I[4 * k]);
+  }
   /* Exactly symmetric from here on. */
   for (int r = 0; r < 3; ++r)
     for (int k = 0; k < r; ++k) I[3 * r + k] = I[3 * k + r] = 0.5 * (I[3 * r + k] + I[3 * k + r]);

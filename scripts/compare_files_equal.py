@@ -48,9 +48,15 @@ def main(a, b):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
+    # A reader that stops early (| head) ends the command quietly, not with a traceback.
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        sys.exit(0)
+    if len(sys.argv) != 3:
         print("usage: compare_files_equal.py A.h5 B.h5", file=sys.stderr)
-        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
+        sys.exit(2)
     for path in sys.argv[1:]:
         try:
             h5py.File(path, "r").close()

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lcpsim_load import _lcp_cut, refuse_cut_early  # noqa: E402
+from lcpsim_load import _lcp_cut, refuse_cut_early, refuse_not_hdf5  # noqa: E402
 
 
 def _convert(v):
@@ -96,6 +96,7 @@ def load(path):
     nothing; said on stderr too)."""
     import h5py
     refuse_cut_early(path)  # (a run file cut early, given here: said before HDF5 reads it)
+    refuse_not_hdf5(path)  # (missing, a directory, a .dat problem: said, not h5py's words)
     with h5py.File(path, "r") as f:
         kind = f["file_kind"][()].decode() if "file_kind" in f else ""
         if kind != "compare":

@@ -40,6 +40,7 @@ function c = lcpsim_compare_load(path)
   if ~exist(path, 'file')
     error('lcpsim_compare_load: %s: no such file', path);
   end
+  lcpsim_refuse_not_h5('lcpsim_compare_load', path);  % a directory, a .dat problem: said in our words
   % A killed comparison's file: read through a copy cut to its last whole flush.
   [src, tmp] = lcpsim_flushed_copy(path, 'lcpsim_compare_load', 'compare');
   if exist('OCTAVE_VERSION', 'builtin')

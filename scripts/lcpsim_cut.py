@@ -92,6 +92,9 @@ def covered(src):
 
 
 def main(argv):
+    if argv[1:] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     lazy = len(argv) == 4 and argv[1] == "--if-needed"
     if lazy:
         argv = argv[:1] + argv[2:]
@@ -110,4 +113,7 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    # A reader that stops early (| head) ends the command quietly, not with a traceback.
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main(sys.argv))

@@ -69,6 +69,7 @@ function r = lcpsim_load(path)
   if ~exist(path, 'file')
     error('lcpsim_load: %s: no such file', path);
   end
+  lcpsim_refuse_not_h5('lcpsim_load', path);  % a directory, a .dat problem: said in our words
 
   % Read every dataset into a nested struct in h5py orientation (a killed run's or
   % hybrid-model run's file through a copy cut to its last whole flush, nothing past it

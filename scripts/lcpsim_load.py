@@ -90,6 +90,7 @@ From the command line, `/usr/bin/python3 scripts/lcpsim_load.py run.h5` prints a
 (of a run or hybrid-model file; a compare file is refused, exit 2, with a pointer to
 `scripts/lcpsim_compare.py FILE --summary`, which summarises it).
 """
+import os
 import sys
 
 import h5py
@@ -124,6 +125,36 @@ def cut_early(path):
     return (len(head) == USER_BLOCK + 8 and head[USER_BLOCK:] == HDF5_SIGNATURE and
             head[:8] != HDF5_SIGNATURE and
             (head.startswith(MARK_PENDING) or not any(head[:USER_BLOCK])))
+
+
+class NotRunFile(OSError):
+    """A path that holds no HDF5 file: missing, a directory, or another kind of file. Its
+    message does not repeat the path (the scripts put it first); e.path has it."""
+
+
+def refuse_not_hdf5(path):
+    """Raises NotRunFile when path is missing, a directory or not an HDF5 file: h5py said
+    'Unable to open file (file signature not found)' for a .dat problem and, for a
+    directory, quoted HDF5's whole error record."""
+    if os.path.isdir(path):
+        e = NotRunFile("is a directory, not a run file")
+    elif not os.path.exists(path):
+        e = NotRunFile("No such file or directory")
+    elif h5py.is_hdf5(path):
+        return
+    else:
+        try:
+            with open(path, "rb") as f:
+                head = f.read(64)
+        except OSError as err:
+            e = NotRunFile(err.strerror or str(err))
+        else:
+            text = head and all(32 <= b < 127 or b in b"\t\r\n" for b in head)
+            e = NotRunFile("not an HDF5 file (lcpsim's run and compare files are HDF5)" +
+                           ("; it is text: a Siconos .dat problem is read by lcpsim solve"
+                            if text else ""))
+    e.path = path
+    raise e
 
 
 def refuse_cut_early(path):
@@ -755,8 +786,10 @@ def load(path):
     """Reads the whole file into a Group (see the module docstring). A run file without
     /summary (the PATH.<pid>.partial of a killed run) loads too, with r.summary made from
     its rows and r.summary.run_end "unfinished". A run file cut before its first complete
-    flush raises CutFile (an OSError) before HDF5 reads it."""
+    flush raises CutFile (an OSError) before HDF5 reads it; a missing path, a directory or
+    a file that is not HDF5, NotRunFile (an OSError)."""
     refuse_cut_early(path)
+    refuse_not_hdf5(path)
     with h5py.File(path, "r") as f:
         if "format_version" not in f or "lcpsim_version" not in f:
             # Another program's HDF5 file: said, not a traceback from deep in the loader.
@@ -908,7 +941,11 @@ def summary(r):
 
 
 def main(argv):
-    if len(argv) != 2 or argv[1] in ("-h", "--help"):
+    if argv[1:] in (["-h"], ["--help"]):
+        print("usage: lcpsim_load.py RUN.h5: prints a summary of the run (as a module: "
+              "lcpsim_load.load(path), below)\n" + __doc__)
+        return 0
+    if len(argv) != 2:
         print("usage: lcpsim_load.py RUN.h5", file=sys.stderr)
         return 2
     try:

@@ -542,6 +542,16 @@ static void test_solve_fc_file(void **state) {
   assert_int_equal(lsim_solve_lcp_file("lemke", path, NULL, &z, &n, NULL, err, sizeof err),
                    LSIM_INVALID_INPUT);
   assert_non_null(strstr(err, "an HDF5 file, not an LCP .dat file"));
+  /* ... and an LCP file given to lsim_solve_fc_file (it was read as a frictional contact
+   * problem: "lcp_CPS_1.dat:1:1: dimension 2 out of range [2, 3]" for some, a size
+   * error for others). */
+  lsim_test_shared_path("data/siconos-lcp/lcp_CPS_1.dat", path, sizeof path);
+  double *r2 = NULL;
+  assert_int_equal(lsim_solve_fc_file("nsgs", path, 0, NULL, &r2, &n, NULL, NULL, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_null(r2);
+  assert_non_null(strstr(err, "lcp_CPS_1.dat: a linear complementarity problem (Siconos .dat), not a "
+                              "frictional contact problem: lsim_solve_lcp_file solves it"));
 }
 
 /* A fresh temporary file for a comparison's output: its name into out[32]. */

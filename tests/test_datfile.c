@@ -201,51 +201,56 @@ static void expect_error(const char *text, int want_rc, const char *want) {
 static void test_bad_input(void **state) {
   (void)state;
   const int BAD = LSIM_INVALID_INPUT;
+  /* Every message names path:line:column: a bad token's first character; "file ends" just
+     after the last token, where more was expected. Columns count characters (UTF-8 text
+     before a token counts once per character) and a tab is one. */
+  expect_error("2\n0\n2 2\n2 2\n1 0\n0\t\t1e\n-1 -1\n", BAD, ":6:4: not a number: '1e'");
+  expect_error("2\n2\n2 2\n\xC3\xA9\xC3\xA9 nnz: x,\n", BAD, ":4:9: sparse matrix: bad nnz 'x,'");
   /* Truncated: 9 of 16 entries, file ends on line 5. */
   expect_error("4\n0\n4 4\n4 4\n1 2 3 4 5 6 7 8 9\n", BAD,
-               ":5: expected 16 matrix entries, file ends after 9");
-  expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5\n", BAD, ":7: expected 2 entries of q, file ends after 1");
-  expect_error("4\n0\n3 3\n", BAD, ":3: size0 3 does not match n 4");
-  expect_error("4\n0\n4 5\n", BAD, ":3: size1 5 does not match n 4");
-  expect_error("2\n0\n2 2\n2 3\n", BAD, ":4: size1 3 does not match n 2");
-  expect_error("2\n0\n2 2\n2 2\n1 abc\n3 4\n5 6\n", BAD, ":5: not a number: 'abc'");
-  expect_error("2\n0\n2 2\n2 2\n1 2.5x\n3 4\n5 6\n", BAD, ":5: not a number: '2.5x'");
-  expect_error("2\n0\n2 2\n2 2\n1 nan\n3 4\n5 6\n", BAD, ":5: NaN or Inf in M");
-  expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5 -inf\n", BAD, ":7: NaN or Inf in q");
-  expect_error("2\n0\n2 2\n2 2\n1 1e999\n3 4\n5 6\n", BAD, ":5: NaN or Inf in M");
-  expect_error("", BAD, ":1: empty file");
-  expect_error("  \n\n \n", BAD, ":1: empty file");
-  expect_error("x\n", BAD, ":1: n: not an integer: 'x'");
-  expect_error("-3\n", BAD, ":1: n -3 out of range");
+               ":5:18: expected 16 matrix entries, file ends after 9");
+  expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5\n", BAD, ":7:2: expected 2 entries of q, file ends after 1");
+  expect_error("4\n0\n3 3\n", BAD, ":3:1: size0 3 does not match n 4");
+  expect_error("4\n0\n4 5\n", BAD, ":3:3: size1 5 does not match n 4");
+  expect_error("2\n0\n2 2\n2 3\n", BAD, ":4:3: size1 3 does not match n 2");
+  expect_error("2\n0\n2 2\n2 2\n1 abc\n3 4\n5 6\n", BAD, ":5:3: not a number: 'abc'");
+  expect_error("2\n0\n2 2\n2 2\n1 2.5x\n3 4\n5 6\n", BAD, ":5:3: not a number: '2.5x'");
+  expect_error("2\n0\n2 2\n2 2\n1 nan\n3 4\n5 6\n", BAD, ":5:3: NaN or Inf in M");
+  expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5 -inf\n", BAD, ":7:3: NaN or Inf in q");
+  expect_error("2\n0\n2 2\n2 2\n1 1e999\n3 4\n5 6\n", BAD, ":5:3: NaN or Inf in M");
+  expect_error("", BAD, ":1:1: empty file");
+  expect_error("  \n\n \n", BAD, ":1:1: empty file");
+  expect_error("x\n", BAD, ":1:1: n: not an integer: 'x'");
+  expect_error("-3\n", BAD, ":1:1: n -3 out of range");
   /* Bytes that are no printable text are quoted as \xNN; a byte order mark is named. */
   expect_error("\xEF\xBB\xBF" "2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n", BAD,
-               ":1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)");
-  expect_error("\x7F" "ELF\x02\x01\n", BAD, ":1: n: not an integer: '\\x7FELF\\x02\\x01'");
-  expect_error("2\n0\n2 2\n2 2\n1 \x01\xFF\n", BAD, ":5: not a number: '\\x01\\xFF'");
+               ":1:1: the file starts with a UTF-8 byte order mark (bytes EF BB BF)");
+  expect_error("\x7F" "ELF\x02\x01\n", BAD, ":1:1: n: not an integer: '\\x7FELF\\x02\\x01'");
+  expect_error("2\n0\n2 2\n2 2\n1 \x01\xFF\n", BAD, ":5:3: not a number: '\\x01\\xFF'");
   /* More numbers than n needs (a 3 x 3 problem under n = 2); a comment after q is fine. */
   expect_error("2\n0\n2 2\n2 2\n1 0\n0 1\n-1 -1\n5 6 7\n", BAD,
-               ":8: a number ('5') follows the 2 entries of q: more numbers than n = 2 needs");
+               ":8:1: a number ('5') follows the 2 entries of q: more numbers than n = 2 needs");
   expect_error("2\n0\n2 2\n2 2\n1 0 0\n0 1 0\n0 0 1\n-1 -1 -1\n", BAD,
-               ":7: a number ('0') follows the 2 entries of q");
-  expect_error("99999999999999999999\n", BAD, ":1: n 99999999999999999999 out of range [0, 32768]");
+               ":7:1: a number ('0') follows the 2 entries of q");
+  expect_error("99999999999999999999\n", BAD, ":1:1: n 99999999999999999999 out of range [0, 32768]");
   expect_error("2\n0\n-99999999999999999999 2\n", BAD,
-               ":3: size0: integer out of range: '-99999999999999999999'");
-  expect_error("2\n", BAD, "expected storage type, file ends");
-  expect_error("2\n3\n2 2\n", BAD, ":2: storage type 3 not supported");
-  expect_error("2\n2\n2 2\nno header\n", BAD, "sparse matrix: no 'nnz:' header");
-  expect_error("2\n0\n2.5 2\n", BAD, ":3: size0: not an integer: '2.5'");
+               ":3:1: size0: integer out of range: '-99999999999999999999'");
+  expect_error("2\n", BAD, ":1:2: expected storage type, file ends");
+  expect_error("2\n3\n2 2\n", BAD, ":2:1: storage type 3 not supported");
+  expect_error("2\n2\n2 2\nno header\n", BAD, ":4:10: sparse matrix: no 'nnz:' header");
+  expect_error("2\n0\n2.5 2\n", BAD, ":3:1: size0: not an integer: '2.5'");
   /* Sparse-block structure errors. */
-  expect_error("2\n1\n2 2\n1\n1 1\n3\n2\n", BAD, ":6: row block size 3: must increase");
+  expect_error("2\n1\n2 2\n1\n1 1\n3\n2\n", BAD, ":6:1: row block size 3: must increase");
   expect_error("2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n0\n1\n2 1 1 2\n-5 -6\n", BAD,
-               ":11: block number 1, expected 0");
+               ":11:1: block number 1, expected 0");
   expect_error("2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n3\n", BAD,
-               ":10: block-column index 3 out of range");
+               ":10:1: block-column index 3 out of range");
   expect_error("2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n0\n0\n2 1 nan 2\n-5 -6\n", BAD,
-               ":12: NaN or Inf in M");
+               ":12:5: NaN or Inf in M");
   expect_error("2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n0\n0\n2 1\n", BAD,
-               ":12: expected 4 values of block 0, file ends after 2");
+               ":12:4: expected 4 values of block 0, file ends after 2");
   expect_error("2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n0\n0\n1.00000000000000000000000000000000000 1 1 2\n1 1\n",
-               BAD, ":12: number longer than 32 characters");
+               BAD, ":12:1: number longer than 32 characters");
 }
 
 /* Missing file, directory, unwritable path, bad writer arguments. */
@@ -299,7 +304,7 @@ static void test_stream(void **state) {
   fputs("1\n0\n1 1\n1 1\nzz", f);
   rewind(f);
   assert_int_equal(lsim_dat_read_stream(f, "mem", &lcp, err, sizeof err), LSIM_INVALID_INPUT);
-  assert_non_null(strstr(err, "mem:5: not a number: 'zz'"));
+  assert_non_null(strstr(err, "mem:5:1: not a number: 'zz'"));
   fclose(f);
 }
 
@@ -322,7 +327,7 @@ static void test_mlcp_refused(void **state) {
     assert_int_equal(lsim_dat_read(path, &lcp, err, sizeof err), LSIM_INVALID_INPUT);
     assert_null(lcp.M);
     char want[1100];
-    snprintf(want, sizeof want, "%s:1: a mixed linear complementarity problem (Siconos MLCP", path);
+    snprintf(want, sizeof want, "%s:1:1: a mixed linear complementarity problem (Siconos MLCP", path);
     if (!strstr(err, want)) fprintf(stderr, "%s\n", err);
     assert_non_null(strstr(err, want));
     assert_int_equal(lsim_problem_file_kind(path), LSIM_FILE_MLCP);
@@ -342,7 +347,7 @@ static void test_mlcp_refused(void **state) {
 }
 
 /* n = 32768 under a 1 GB address-space limit: M (8.6 GB) cannot be had, and the error
- * says why (n and the size), on the line where n's sizes end. In a child process, as the
+ * says why (n and the size), just after the size that asked for it. In a child process, as the
  * limit stays; not under AddressSanitizer, whose shadow memory needs more than the limit. */
 static void test_out_of_memory_says_size(void **state) {
   (void)state;
@@ -362,7 +367,7 @@ static void test_out_of_memory_says_size(void **state) {
     char err[256];
     const int rc = lsim_dat_read_stream(f, "big", &lcp, err, sizeof err);
     _exit(rc == LSIM_OUT_OF_MEMORY &&
-                  strstr(err, "big:4: out of memory for n = 32768 (M is stored dense: 8.59 GB)")
+                  strstr(err, "big:3:12: out of memory for n = 32768 (M is stored dense: 8.59 GB)")
               ? 0
               : 1);
   }

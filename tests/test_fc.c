@@ -384,8 +384,9 @@ static void test_bad_files(void **state) {
       "3\n1\n0\n3 3\n3 3\n1 0 0\n0 x 0\n",                        /* not a number */
       "3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 nan\n-1 0 0\n0.5\n", /* NaN in W */
   };
-  const char *want[] = {":9: expected 1 friction coefficients", ":10: mu of contact 0",
-                        ":7: not a number", ":8: NaN or Inf in W"};
+  /* line:column: a bad token's first character; a missing one just after the last */
+  const char *want[] = {":9:7: expected 1 friction coefficients", ":10:1: mu of contact 0",
+                        ":7:3: not a number", ":8:5: NaN or Inf in W"};
   for (int k = 0; k < 4; ++k) {
     FILE *f = fopen(path, "w");
     fputs(texts[k], f);

@@ -237,6 +237,9 @@ static const ErrorCase error_cases_nd[] = {
      2, 65, "bodies[0].shapes[0].radius", "must be > 0, got 0"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, -1, 1]}]}]}",
      2, 72, "bodies[0].shapes[0].half_extents[1]", "must be > 0, got -1"},
+    /* a subnormal half extent, as radii and half lengths (a flat box of 1e-320 ran) */
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"box\", \"half_extents\": [1, 1, 1e-320]}]}]}",
+     2, 75, "bodies[0].shapes[0].half_extents[2]", "must be > 0 and at least 2.22507e-308"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"capsule\", \"radius\": 1, \"half_length\": -0.5}]}]}",
      2, 84, "bodies[0].shapes[0].half_length", "must be > 0, got -0.5"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"shapes\": [{\"type\": \"sphere\"}]}]}",
@@ -262,7 +265,15 @@ static const ErrorCase error_cases_nd[] = {
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"orientation\": [1, 0, 0, 0]}]}",
      2, 54, "bodies[0].orientation", "must be a number in 2-D (the angle about z, rad), got array"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0, 0], [0, 1, 0], [0, 0, -1]]}]}",
-     2, 36, "bodies[0].inertia", "must be positive definite (an inertia tensor is)"},
+     2, 66, "bodies[0].inertia[2][2]", "must be > 0, got -1"},
+    /* Moments of inertia that are subnormal numbers (no finite inverse: the first step
+       stopped on a NaN spin), as masses are refused. */
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [1e-320, 1, 1]}]}",
+     2, 37, "bodies[0].inertia[0]", "must be > 0 and at least 2.22507e-308 (the smallest normal number), got 9.99989e-321"},
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1e-320}]}",
+     2, 36, "bodies[0].inertia", "must be > 0 and at least 2.22507e-308"},
+    {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0, 0], [0, 1e-320, 0], [0, 0, 1]]}]}",
+     2, 52, "bodies[0].inertia[1][1]", "must be > 0 and at least 2.22507e-308"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 2, 0], [2, 1, 0], [0, 0, 1]]}]}",
      2, 36, "bodies[0].inertia", "must be positive definite"},
     {"{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": [[1, 0.5, 0], [0, 1, 0], [0, 0, 1]]}]}",

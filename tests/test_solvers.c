@@ -768,6 +768,55 @@ static void test_heavy_on_light_at_floor(void **state) {
   scene_stepper_close(&sc);
 }
 
+/* A 1 m cube of 1 kg sliding at 2 m/s onto mu = 1e3, 1e6 and 1e9 (tests/data/
+ * cube_tip_mu1e6_3d.json, mu set on both shapes): its base stops within the first step,
+ * it tips onto its leading edge and falls back. Every step is solved by Lemke, newton and
+ * PGS themselves (first_status solved), the cube ends at rest (below 1e-9 m/s; measured
+ * up to 7.5e-12) within 1e-3 m of its start in x and y (it stops within a step, h v0 =
+ * 0.02 m; measured 6.8e-4 m) and the energy never rises by more than 1e-9 J in a step
+ * (measured up to 5e-13 J; tipping back turns lift into motion, nothing more). Before the
+ * check in w's units capped a lambda row's normal entry mu at 1 (quality.h), it carried
+ * the rounding of mu z_n by mu M_nn and refused exact results: Lemke failed 1 step at mu
+ * 1e3, 2 at 1e6 (relative natural residuals 1.9e-13, 4.8e-13), 1 at 1e9 (3.3e-16); newton
+ * 2 at 1e9; PGS 1 at 1e9. */
+static void test_huge_friction_solved(void **state) {
+  (void)state;
+  const char *const solvers[] = {"lemke", "newton", "pgs"};
+  const double mus[] = {1e3, 1e6, 1e9};
+  for (int s = 0; s < 3; ++s)
+    for (int m = 0; m < 3; ++m) {
+      SceneStepper sc;
+      assert_int_equal(scene_stepper_open(&sc, "tests/data/cube_tip_mu1e6_3d.json", solvers[s], 1e-10), 0);
+      for (int k = 0; k < sc.model.nshapes; ++k) sc.model.shapes[k].mu = mus[m];
+      lsim_stepper_free(sc.stepper);
+      char err[256];
+      if (lsim_stepper_create(&sc.stepper, &sc.model, NULL, err, sizeof err)) fail_msg("%s", err);
+      const LsimBody *cube = &sc.model.bodies[1];
+      int solved = 0, chained = 0;
+      double rise = 0.0, e0 = lsim_kinetic_energy(&sc.model, &sc.st) + lsim_potential_energy(&sc.model, &sc.st);
+      for (int k = 1; k <= 100; ++k) {
+        LsimStepStats ss;
+        const int rc = lsim_step(sc.stepper, &sc.model, &sc.st, &ss);
+        solved += rc == LSIM_SOLVED;
+        chained += rc == LSIM_SOLVED && ss.first_status != LSIM_SOLVED;
+        const double e = lsim_kinetic_energy(&sc.model, &sc.st) + lsim_potential_energy(&sc.model, &sc.st);
+        rise = fmax(rise, e - e0);
+        e0 = e;
+      }
+      const double *q = sc.st.q + cube->q_offset, *v = sc.st.v + cube->v_offset;
+      double speed = 0.0;
+      for (int i = 0; i < 6; ++i) speed = fmax(speed, fabs(v[i]));
+      print_message("mu %.0e, %s: %d of 100 steps solved (%d by the fallback chain), end x %.3e y %.3e, "
+                    "|v| %.2e, largest energy rise %.2e J\n",
+                    mus[m], solvers[s], solved, chained, q[0], q[1], speed, rise);
+      assert_int_equal(solved, 100);
+      assert_true(speed < 1e-9);
+      assert_true(fabs(q[0]) < 1e-3 && fabs(q[1]) < 1e-3);
+      assert_true(rise < 1e-9);
+      scene_stepper_close(&sc);
+    }
+}
+
 /* Heavy on light at mass ratios of 1e6 and 1e7, Lemke: a 1e4 kg cube on a 1e-2 kg cube and
  * on a 1e-3 kg one. Both stay at rest. Lemke's paths reached points within the rows'
  * rounding floors (8.9e-10 in 8 pivots on the 1e-3 kg pair's first step, against a target
@@ -812,6 +861,7 @@ static void test_heavy_on_light_ratio_1e6(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_heavy_on_light_ratio_1e6),
+      cmocka_unit_test(test_huge_friction_solved),
       cmocka_unit_test(test_light_cube_no_wrong_solved_step),
       cmocka_unit_test(test_light_cube_solved_in_unit),
       cmocka_unit_test(test_light_cube_dense_in_unit),

@@ -1195,7 +1195,8 @@ def solve_fc_file(path, solver="nsgs", ndir=0, **options):
                         ndir, C.byref(cfg), C.byref(rp), C.byref(n), C.byref(dim), C.byref(rep),
                         err, 1024)
     if not rp:
-        raise Error(rc, err.value.decode())
+        # The library names its C function for an LCP file: here, Python's.
+        raise Error(rc, err.value.decode().replace("lsim_solve_lcp_file", "solve_lcp_file"))
     # The library wrote n entries into a malloc'd array: copied, then freed.
     r = np.ctypeslib.as_array(rp, shape=(n.value,)).copy() if n.value else np.zeros(0)
     _lib_free(C.cast(rp, _P))

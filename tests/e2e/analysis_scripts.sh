@@ -9,6 +9,14 @@ trap 'rm -rf "$tmp"' EXIT
 
 ./lcpsim data/cart_wall.json -o "$tmp/cw.h5" --quiet
 
+# Every Python script's --help: its usage on stdout, exit 0, as the commands' (lcpsim_load.py
+# and lcpsim_cut.py exited 2 with one line on stderr; compare_files_equal.py printed on
+# stderr).
+for s in scripts/*.py; do
+  $PY "$s" --help > "$tmp/help.out" 2> "$tmp/help.err" || { echo "FAIL: $s --help: exit $?"; exit 1; }
+  [ -s "$tmp/help.out" ] && [ ! -s "$tmp/help.err" ] || { echo "FAIL: $s --help: usage not on stdout"; exit 1; }
+done
+
 # Python: closed form q[n+1] = max(0, q + h v) at every step (1e-12: exact arithmetic on
 # numbers of order 1), wall force from the recorded impulses, then a plot.
 $PY - "$tmp/cw.h5" <<'PYEOF'
@@ -261,3 +269,25 @@ done
 grep -q "missing.h5" "$tmp/err" || { echo "compare_files_equal.py: the missing file not named"; exit 1; }
 $PY scripts/compare_files_equal.py "$tmp/cw.h5" "$tmp/cw.h5" > /dev/null || { echo "compare_files_equal.py: a file against itself differs"; exit 1; }
 echo "compare_files_equal.py: bad arguments refused in one line: ok"
+
+# A .dat problem and a directory given to the loaders: named in our words, one line (h5py
+# said 'Unable to open file (file signature not found)' and quoted HDF5's whole error
+# record for a directory; Octave's load() 'unable to determine file format' and 'unable
+# to find file').
+printf '2\n0\n2 2\n2 2\n2 1\n1 2\n-1 -1\n' > "$tmp/p.dat"
+mkdir -p "$tmp/dir.h5"
+for f in p.dat dir.h5; do
+  want="not an HDF5 file (lcpsim's run and compare files are HDF5); it is text: a Siconos .dat problem is read by lcpsim solve"
+  [ $f = dir.h5 ] && want="is a directory, not a run file"
+  for s in lcpsim_load.py lcpsim_plot.py lcpsim_compare.py; do
+    rc=0; $PY scripts/$s "$tmp/$f" > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -ne 0 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -qF "$tmp/$f: $want" "$tmp/err" ||
+      { echo "FAIL: $s $f: exit $rc:"; cat "$tmp/err"; exit 1; }
+  done
+  for m in lcpsim_load lcpsim_compare_load; do
+    octave-cli -H --no-window-system --eval "addpath('scripts'); try; $m('$tmp/$f'); exit(2); \
+      catch e; if isempty(strfind(e.message, '$m: $tmp/$f: $(echo "$want" | sed "s/'/''/g")')); disp(e.message); exit(1); end; end" ||
+      { echo "FAIL: $m $f"; exit 1; }
+  done
+done
+echo "loaders on a .dat problem and a directory: named in one line: ok"

@@ -2,7 +2,7 @@
 # Bad input, table-driven: every case is one command line that must end with
 #   - exit status 2,
 #   - exactly one line on stderr, holding the expected fragment (which names the file and
-#     the place: file:line:column and JSON path, file:line, or the option),
+#     the place: file:line:column and JSON path, file:line:column, or the option),
 #   - no output file left: run in an empty folder with -o naming a fresh file, the folder
 #     is still empty afterwards (no file, no .partial), and the inputs are untouched;
 #   - no existing file touched: run again with the -o file already there (random bytes),
@@ -235,7 +235,7 @@ t opt_equals "unknown option '--steps=2' (an option's value is the next argument
 t two_scenes "two_blocks.json" "$in/ok.json" "$(pwd)/data/two_blocks.json" -o @OUT
 t steps_missing "--steps" "$in/ok.json" -o @OUT --steps
 
-# ---- .dat files (lcpsim solve): file:line ----
+# ---- .dat files (lcpsim solve): file:line:column ----
 F trunc.dat '3\n0\n3 3\n3 3\n1 0 0\n0 1 0\n'
 F text.dat '2\n0\n2 2\n2 2\n1 0 0 abc\n1 1\n'
 F nan_q.dat '1\n0\n1 1\n1 1\n2\nnan\n'
@@ -247,21 +247,21 @@ F block.dat '2\n1\n2 2\n1\n1 1\n2\n2\n2 1\n0 1\n0\n5\n1 0 0 1\n1 1\n'
 F fc_mu.dat '3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n1 2 3\n-0.5\n'
 F fc_dim.dat '4\n1\n0\n4 4\n'
 t dat_missing "missing.dat" solve "$in/missing.dat"
-t dat_trunc "trunc.dat:6:" solve "$in/trunc.dat"
-t dat_text "text.dat:5:" solve "$in/text.dat"
-t dat_nan "nan_q.dat:6:" solve "$in/nan_q.dat"
-t dat_size "size.dat:3:" solve "$in/size.dat"
-t dat_storage "storage.dat:2:" solve "$in/storage.dat"
-t dat_empty "empty.dat:1:" solve "$in/empty.dat"
-t dat_negn "negn.dat:1:" solve "$in/negn.dat"
-t dat_block "block.dat:11: block number 5, expected 0" solve "$in/block.dat"
-t fc_mu "fc_mu.dat:10:" solve "$in/fc_mu.dat"
-t fc_dim "fc_dim.dat:3: size0 0 does not match n 4" solve "$in/fc_dim.dat"
+t dat_trunc "trunc.dat:6:6: expected 9 matrix entries, file ends after 6" solve "$in/trunc.dat"
+t dat_text "text.dat:5:7: not a number: 'abc'" solve "$in/text.dat"
+t dat_nan "nan_q.dat:6:1: NaN or Inf in q" solve "$in/nan_q.dat"
+t dat_size "size.dat:3:1: size0 3 does not match n 2" solve "$in/size.dat"
+t dat_storage "storage.dat:2:1:" solve "$in/storage.dat"
+t dat_empty "empty.dat:1:1:" solve "$in/empty.dat"
+t dat_negn "negn.dat:1:1:" solve "$in/negn.dat"
+t dat_block "block.dat:11:1: block number 5, expected 0" solve "$in/block.dat"
+t fc_mu "fc_mu.dat:10:1: mu of contact 0 is negative" solve "$in/fc_mu.dat"
+t fc_dim "fc_dim.dat:3:1: size0 0 does not match n 4" solve "$in/fc_dim.dat"
 # Siconos mixed LCP files: named as such (n = m = 1 once read silently as a 1 x 1 LCP).
 mlcp=$(pwd)/../shared/data/siconos-mlcp
-t mlcp_solve "deudeu_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 1 equality and 1 complementarity rows), not supported" solve "$mlcp/deudeu_mlcp.dat"
-t mlcp_solve_big "Buck2_mlcp.dat:1: a mixed linear complementarity problem (Siconos MLCP .dat: 20 equality and 12" solve "$mlcp/Buck2_mlcp.dat"
-t mlcp_compare "Rectangular_mlcp.dat:1: a mixed linear complementarity problem" compare "$mlcp/Rectangular_mlcp.dat" --solvers lemke -o @OUT
+t mlcp_solve "deudeu_mlcp.dat:1:1: a mixed linear complementarity problem (Siconos MLCP .dat: 1 equality and 1 complementarity rows), not supported" solve "$mlcp/deudeu_mlcp.dat"
+t mlcp_solve_big "Buck2_mlcp.dat:1:1: a mixed linear complementarity problem (Siconos MLCP .dat: 20 equality and 12" solve "$mlcp/Buck2_mlcp.dat"
+t mlcp_compare "Rectangular_mlcp.dat:1:1: a mixed linear complementarity problem" compare "$mlcp/Rectangular_mlcp.dat" --solvers lemke -o @OUT
 # ---- solve / export / view / compare / impact command lines ----
 t solve_none "lcpsim solve: no problem file" solve
 t no_args "lcpsim: no scene or command" 
@@ -300,7 +300,7 @@ t twice_solve "lcpsim solve: --solver is given twice" solve "$mlcp/Rectangular_m
 t twice_impact "lcpsim impact: --close is given twice" impact "$in/ok.json" --close 0:1 --close 1:0
 t twice_view "lcpsim view: --output is given twice (as -o, then as --output)" view "$in/ok.json" -o @OUT --output @OUT
 t compare_nosolvers "--solvers" compare "$in/ok.json" -o @OUT
-t compare_dat "trunc.dat:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
+t compare_dat "trunc.dat:6:6:" compare "$in/trunc.dat" --solvers lemke -o @OUT
 t impact_close "--close" impact "$in/ok.json" --close A:Z
 t impact_twice "lcpsim impact: --close: 'lower:ground' is named twice" impact "$(pwd)/data/double_pendulum_impact.json" --close ground:lower,lower:ground
 # an empty list (printed the state unchanged, exit 0)
@@ -325,12 +325,12 @@ cps1=$(pwd)/../shared/data/siconos-lcp/lcp_CPS_1.dat
 F warm3.txt '0.5\n\n0.5 1\n'
 F warmtext.txt '0.5\n0.5x\n'
 F warmshort.txt '0.5\n\n'
-t warm_extra "warm3.txt:3: entry 3: more than the 2 numbers of the warm start (n = 2)" solve "$cps1" --warm "$in/warm3.txt"
-t warm_text "warmtext.txt:2: entry 2: not a finite number: '0.5x'" solve "$cps1" --warm "$in/warmtext.txt"
-t warm_short "warmshort.txt:3: expected 2 numbers for the warm start (n = 2), file ends after 1" solve "$cps1" --warm "$in/warmshort.txt"
+t warm_extra "warm3.txt:3:5: entry 3: more than the 2 numbers of the warm start (n = 2)" solve "$cps1" --warm "$in/warm3.txt"
+t warm_text "warmtext.txt:2:1: entry 2: not a finite number: '0.5x'" solve "$cps1" --warm "$in/warmtext.txt"
+t warm_short "warmshort.txt:1:4: expected 2 numbers for the warm start (n = 2), file ends after 1" solve "$cps1" --warm "$in/warmshort.txt"
 t warm_dir "$in: read error: Is a directory" solve "$cps1" --warm "$in"
 F warm4.txt '1 2 3\n4\n'
-t warm_fc "warm4.txt:2: entry 4: more than the 3 numbers of the warm start (n = 3)" solve "$(pwd)/../shared/data/siconos-fc3d/FrictionContact3D_1c.dat" --warm "$in/warm4.txt"
+t warm_fc "warm4.txt:2:1: entry 4: more than the 3 numbers of the warm start (n = 3)" solve "$(pwd)/../shared/data/siconos-fc3d/FrictionContact3D_1c.dat" --warm "$in/warm4.txt"
 # FCLIB files with a group missing or a bad mu: the dataset named.
 /usr/bin/python3 - "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" "$in" <<'PY' || echo "FAIL: cannot make FCLIB inputs"
 import sys, shutil, h5py, numpy as np
@@ -350,6 +350,12 @@ fc3=$(pwd)/../shared/data/siconos-fc3d/FC3D_Example1.dat
 t fc_2d_solver "FC3D_Example1.dat: siconos:fc2d_nsgs solves 2-D problems, this one is 3-D" solve "$fc3" --solver siconos:fc2d_nsgs
 t fc_d6 "FC3D_Example1.dat: 3-D problems take d a multiple of 4" solve "$fc3" --solver lemke --d 6
 t fc_d_exact "--d 8: nsgs uses the exact cone; --d is for an LCP solver on the polyhedral cone" solve "$fc3" --solver nsgs --d 8
+# A frictional contact file in an LCP set is named as such (it was read as an LCP:
+# "FC3D_Example1.dat:4:1: size0 0 does not match n 3"; an FCLIB file: "give .dat files or
+# one scene, not both"), as an LCP file in a frictional contact set is.
+t compare_lcp_fc "FC3D_Example1.dat': frictional contact problem (Siconos .dat), not a linear complementarity problem: an LCP set takes LCP .dat files only" compare "$cps1" "$fc3" --solvers lemke -o @OUT
+t compare_lcp_fclib "Box_Stacks-i0122-82-5.hdf5': frictional contact problem (FCLIB HDF5), not a linear complementarity problem" compare "$cps1" "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --solvers lemke -o @OUT
+t compare_fc_lcp "lcp_CPS_1.dat': linear complementarity problem (Siconos .dat), not a frictional contact problem" compare "$fc3" "$cps1" --solvers nsgs -o @OUT
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
 t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 # an option's value left out, the next option taken for it (said "one scene only, got

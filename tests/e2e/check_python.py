@@ -175,6 +175,17 @@ with tempfile.TemporaryDirectory() as d:
         check(False, "an fc file solved as an LCP")
     except lcpsim.Error as e:
         check("solve_fc_file solves it" in str(e) and "lsim_" not in str(e), "fc file as LCP: %s" % e)
+    # ... and an LCP file given to solve_fc_file (read as a frictional contact problem it
+    # failed on a size: "lcp.dat:1:1: dimension 2 out of range" or the like)
+    lcpf = os.path.join(d, "lcp.dat")
+    with open(lcpf, "w") as f:
+        f.write("2\n0\n2 2\n2 2\n2 1\n1 2\n-1 -1\n")
+    try:
+        lcpsim.solve_fc_file(lcpf)
+        check(False, "an LCP file solved as a frictional contact problem")
+    except lcpsim.Error as e:
+        check("not a frictional contact problem: solve_lcp_file solves it" in str(e)
+              and "lsim_" not in str(e), "LCP file as fc: %s" % e)
     try:
         lcpsim.solve_fc_file(os.path.join(d, "none.dat"))
         check(False, "a missing fc file solved")

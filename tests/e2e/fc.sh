@@ -141,7 +141,7 @@ sys.exit(0 if st[0, 0] == -10 and ok[0, 0] == 0 and st[1, 0] == 0 and ok[1, 0] =
 printf '3\n1\n0\n3 3\n3 3\n1 0 0\n0 1 0\n0 0 1\n-1 0 0\n-0.5\n' > "$tmp/bad.dat"
 ./lcpsim solve "$tmp/bad.dat" 2> "$tmp/err.txt"; rc=$?
 [ $rc -eq 2 ] || fail "bad file: exit $rc"
-grep -q "bad.dat:10: mu of contact 0 is negative" "$tmp/err.txt" || fail "bad file message: $(cat "$tmp/err.txt")"
+grep -q "bad.dat:10:1: mu of contact 0 is negative" "$tmp/err.txt" || fail "bad file message: $(cat "$tmp/err.txt")"
 ./lcpsim compare "$D/FC3D_Example1.dat" "$tmp/bad.dat" --solvers nsgs -o "$tmp/x.h5" 2> "$tmp/err2.txt"; rc=$?
 [ $rc -eq 2 ] && [ ! -e "$tmp/x.h5" ] || fail "compare with a bad file: exit $rc"
 printf 'not hdf5 at all' > "$tmp/bad.hdf5"
