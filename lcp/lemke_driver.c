@@ -41,7 +41,7 @@ void lsim_lemke_driver_free(LsimLemkeDriver *drv) {
   free(drv->start), free(drv->best), free(drv->run_best), free(drv->bvar), free(drv->vpos), free(drv->guess);
   free(drv->guess_kept), free(drv->basis), free(drv->tied), free(drv->in_tie);
   free(drv->rbound), free(drv->known), free(drv->is_known), free(drv->cover);
-  free(drv->block_first);
+  free(drv->block_first), free(drv->block_best);
 }
 
 LsimLemkeOptions lsim_lemke_driver_options(const LsimLemkeOptions *opt, LsimLemkeInfo *info) {
@@ -79,6 +79,7 @@ static int reserve(LsimLemkeDriver *drv, int n) {
       lsim_lemke_grow((void **)&drv->guess, un, 1) ||
       lsim_lemke_grow((void **)&drv->guess_kept, un, 1) ||
       lsim_lemke_grow((void **)&drv->block_first, un, 1) ||
+      lsim_lemke_grow((void **)&drv->block_best, un, 1) ||
       lsim_lemke_grow((void **)&drv->tied, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&drv->in_tie, un, 1))
     return LSIM_OUT_OF_MEMORY;
@@ -933,28 +934,30 @@ static int cmp_double(const void *a, const void *b) {
  * exchange their complementary pair (z_i basic for w_i, or w_i for z_i: the basis stays
  * complementary) and the basis is factored again (ops->warm, which repairs a singular one
  * by dropping guessed z_j). Up to block_rounds rounds, or until no row is below -ftol; the
- * path starts from the last round's basis. On falling pile_1000 (docs/solvers.md,
- * "Falling pile_1000, steps 26-40: a shorter path") the count of such rows first rises
- * and then falls below the guess's (step 30: 1269, then 1891, 1707, ... 1286 after 7
- * rounds, 1198 after 16), and Lemke's path from the last basis takes 2-4 times fewer
- * pivots than from the guess. Measured and not kept: every infeasible row exchanged
- * (the count oscillates: 804 -> 1297 -> 1242 ... on step 26; 430 pivots after 8 rounds),
- * a half of them (424 pivots after 16 rounds against a quarter's 318; step 36's path
- * ended on a secondary ray), an eighth (step 36: 2853 pivots against 1257), the fraction
- * halved after a round that gains nothing (step 26: 939 rows, no round better than the
- * guess), the round with the fewest rows kept instead of the last (the
- * guess as given after 8 rounds of step 30: 1947 pivots against 859; 770 against 734
- * after 16). The rounds need not converge (M is not a P-matrix): they only choose the
+ * basis with the fewest such rows is kept (the last one among equals; the guess as given
+ * when no round has fewer: one more factorization when it is not the last round's). On
+ * falling pile_1000 (docs/solvers.md, "Falling pile_1000, steps 26-40: a shorter path")
+ * the count first rises and then falls below the guess's (step 30: 1269, then 1891,
+ * 1707, ... 1286 after 7 rounds, 1198 after 16), and Lemke's path from the kept basis
+ * takes 1.5-4 times fewer pivots than from the guess. Measured and not kept: every
+ * infeasible row exchanged (the count oscillates: 804 -> 1297 -> 1242 ... on step 26; 430
+ * pivots after 8 rounds), a half of them (424 pivots after 16 rounds against a quarter's
+ * 318; step 36's path ended on a secondary ray), an eighth (step 36: 2853 pivots against
+ * 1257), the fraction halved after a round that gains nothing (step 26: 939 rows, no round
+ * better than the guess), the last round's basis instead of the fewest rows' (step 30:
+ * 734 pivots against 770, but step 36's path failed after 2 pivots and the guess as given
+ * took 2722). The rounds need not converge (M is not a P-matrix): they only choose the
  * path's start; the path keeps every guarantee of Lemke's method (it starts from a
  * complementary basis with d = B e as any guessed basis). A round costs a factorization.
- * Uses work. Returns 0 (the basis factored, x_B = B^{-1} q) or warm's status. */
+ * Uses work. Returns 0 (the kept basis factored, x_B = B^{-1} q) or warm's status. */
 #define BLOCK_FRACTION 0.25
 static int block_start(LsimLemkeDriver *drv, double tol) {
   const int n = drv->n;
   const double ftol = tol * qscale_of(drv);
-  int cur = infeasible_rows(drv, ftol);
+  int best = infeasible_rows(drv, ftol), cur = best, status = 0;
+  for (int i = 0; i < n; ++i) drv->block_best[i] = drv->vpos[n + i] >= 0;
   for (int round = 0; round < drv->block_rounds && cur > 0; ++round) {
-    /* The threshold: the k-th smallest of the negative values (-ftol: every one). */
+    /* The threshold: the median of the negative values (-ftol for a single row). */
     double *v = drv->work, thr = -ftol;
     int nv = 0;
     for (int i = 0; i < n; ++i)
@@ -968,11 +971,16 @@ static int block_start(LsimLemkeDriver *drv, double tol) {
       const int zb = drv->vpos[n + i] >= 0;
       drv->guess[i] = (unsigned char)(drv->xb[i] < thr ? !zb : zb);
     }
-    const int status = drv->ops->warm(drv->ctx);
-    if (status) return status;
+    if ((status = drv->ops->warm(drv->ctx))) break;
     cur = infeasible_rows(drv, ftol);
+    if (cur < best) {
+      best = cur;
+      for (int i = 0; i < n; ++i) drv->block_best[i] = drv->vpos[n + i] >= 0;
+    }
   }
-  return 0;
+  if (status == 0 && cur == best) return 0;
+  memcpy(drv->guess, drv->block_best, (size_t)n);
+  return drv->ops->warm(drv->ctx);
 }
 
 /* After a run that ended on status with its point in z: keeps z as the solve's best failed

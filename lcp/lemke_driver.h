@@ -133,6 +133,7 @@ typedef struct LsimLemkeDriver {
                              lsim_lemke_sparse_set_block_start) */
   unsigned char *block_first; /* [cap] the caller's guess as given, while the repaired
                              basis's path runs */
+  unsigned char *block_best;  /* [cap] the best basis of the rounds so far */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */
