@@ -939,7 +939,7 @@ static int cmp_double(const void *a, const void *b) {
  * falling pile_1000 (docs/solvers.md, "Falling pile_1000, steps 26-40: a shorter path")
  * the count first rises and then falls below the guess's (step 30: 1269, then 1891,
  * 1707, ... 1286 after 7 rounds, 1198 after 16), and Lemke's path from the kept basis
- * takes 1.5-4 times fewer pivots than from the guess. Measured and not kept: every
+ * takes 1.3-4.1 times fewer pivots than from the guess. Measured and not kept: every
  * infeasible row exchanged (the count oscillates: 804 -> 1297 -> 1242 ... on step 26; 430
  * pivots after 8 rounds), a half of them (424 pivots after 16 rounds against a quarter's
  * 318; step 36's path ended on a secondary ray), an eighth (step 36: 2853 pivots against
