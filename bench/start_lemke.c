@@ -10,11 +10,14 @@
  * Also prints z0 along each path (11 samples, and how many pivots left it unchanged).
  *
  * usage: start_lemke FILE.flcp [--newton TOL[,MAXIT]]... [--pgs SWEEPS]... [--cover]
- *                    [--thresh T] [--mix T]
+ *                    [--newn] [--negq] [--thresh T] [--mix T]
  *   --newton TOL[,MAXIT]: newton (tol TOL, at most MAXIT steps, no Lemke or interior point
  *   fallback) from the warm guess; --pgs K: K PGS sweeps from it; --cover: the starts that
  *   follow cover their paths by the start point (lsim_solver_set_cover_previous);
- *   --thresh T: z_i basic only where also z_i > T max z; --mix T: z_i basic where
+ *   --newn: the carried basis with the normal z basic on the cones whose rows all have
+ *   w basic and a zero guess, where q_normal < 0; --negq: the carried basis with z_i basic where it has w_i, the guess z_i = 0 and
+ *   q_i < 0 (new contacts' approaching rows among them); --thresh T: z_i basic only where
+ *   also z_i > T max z; --mix T: z_i basic where
  *   z_i > T max z, w_i basic where w_i > T max z, the carried basis's choice elsewhere.
  *   LSIM_BLOCK_START=K (lemke_sparse.h) applies to every run, the carried one included.
  */
@@ -90,7 +93,7 @@ int main(int argc, char **argv) {
   const char *path = NULL;
   if (argc < 2) {
     fprintf(stderr, "usage: start_lemke FILE.flcp [--newton TOL[,MAXIT]]... [--pgs SWEEPS]... "
-                    "[--cover] [--thresh T] [--mix T]\n");
+                    "[--cover] [--newn] [--negq] [--thresh T] [--mix T]\n");
     return 2;
   }
   path = argv[1];
@@ -124,6 +127,36 @@ int main(int argc, char **argv) {
   for (int a = 2; a < argc; ++a) {
     if (!strcmp(argv[a], "--cover")) {
       lsim_solver_set_cover_previous(s, 1);
+      continue;
+    }
+    if (!strcmp(argv[a], "--negq") && p.basis) {
+      /* The carried basis with z_i basic where it has w_i and q_i < 0 at a zero guess
+         (a new contact's approaching rows, among others). */
+      int nb = 0;
+      for (int i = 0; i < n; ++i) {
+        b[i] = p.basis[i] || (p.z[i] == 0.0 && p.f.q[i] < 0.0);
+        nb += b[i] != p.basis[i];
+      }
+      printf("carried + z_i where q_i < 0 (%d changed)", nb);
+      run_lemke(s, &p.f, p.z, b, z, NULL);
+      continue;
+    }
+    if (!strcmp(argv[a], "--newn") && p.basis) {
+      /* The carried basis with the normal z basic on each cone whose rows all have w basic
+         and a zero guess (new this step, or apart last step) where q_normal < 0. */
+      memcpy(b, p.basis, (size_t)n);
+      int nb = 0, idle = 0;
+      for (int c = 0; c < p.f.ncones; ++c) {
+        const LsimConeBlock *cb = &p.f.cones[c];
+        if (cb->normal < 0) continue;
+        int all_w = !p.basis[cb->normal] && p.z[cb->normal] == 0.0 && !p.basis[cb->lambda];
+        for (int k = 0; k < cb->ndir; ++k)
+          all_w &= !p.basis[cb->first_dir + k] && p.z[cb->first_dir + k] == 0.0;
+        idle += all_w;
+        if (all_w && p.f.q[cb->normal] < 0.0) b[cb->normal] = 1, ++nb;
+      }
+      printf("carried + normal z of idle approaching cones (%d of %d idle cones)", nb, idle);
+      run_lemke(s, &p.f, p.z, b, z, NULL);
       continue;
     }
     if (!strcmp(argv[a], "--mix") && a + 1 < argc) {
