@@ -514,6 +514,16 @@ static void test_eta_block(void **state) {
   }
 }
 
+/* Steps sc once; the step's factored problem, and in *g its basis carried from the last
+ * step, or NULL when the step has no LCP or no carried basis. */
+static const LsimFactoredLcp *step_carried(SceneStepper *sc, const unsigned char **g) {
+  LsimStepStats ss;
+  assert_int_equal(lsim_step(sc->stepper, &sc->model, &sc->st, &ss), LSIM_SOLVED);
+  const LsimFactoredLcp *f = lsim_stepper_factored(sc->stepper);
+  *g = lsim_stepper_basis_guess(sc->stepper);
+  return f->n == 0 || !*g ? NULL : f;
+}
+
 /* lsim_lemke_sparse_set_cover_previous: the path from the carried basis covered by the
  * previous step's values (d = B x') instead of B e. pile_10 driven by lemke_sparse (its
  * carried basis, as the time step hands it on, and the previous impulses as the point):
@@ -537,11 +547,9 @@ static void test_cover_previous(void **state) {
   long piv[2] = {0, 0};
   int solves = 0, differ = 0;
   for (int k = 0; k < 120; ++k) {
-    LsimStepStats ss;
-    assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
-    const LsimFactoredLcp *f = lsim_stepper_factored(sc.stepper);
-    const unsigned char *g = lsim_stepper_basis_guess(sc.stepper);
-    if (f->n == 0 || !g) continue;
+    const unsigned char *g;
+    const LsimFactoredLcp *f = step_carried(&sc, &g);
+    if (!f) continue;
     const int n = f->n;
     double *z = malloc((size_t)n * sizeof(double));
     int pivots[2];
@@ -590,11 +598,9 @@ static int block_series(const char *scene, int steps, long piv[2], int *fallback
   lsim_lemke_sparse_set_retry_positive(sl, 1);
   int solves = 0;
   for (int k = 0; k < steps; ++k) {
-    LsimStepStats ss;
-    assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), LSIM_SOLVED);
-    const LsimFactoredLcp *f = lsim_stepper_factored(sc.stepper);
-    const unsigned char *g = lsim_stepper_basis_guess(sc.stepper);
-    if (f->n == 0 || !g) continue;
+    const unsigned char *g;
+    const LsimFactoredLcp *f = step_carried(&sc, &g);
+    if (!f) continue;
     const int n = f->n;
     double *z = malloc((size_t)n * sizeof(double));
     int pivots[2];
