@@ -957,7 +957,7 @@ static int block_start(LsimLemkeDriver *drv, double tol) {
   int best = infeasible_rows(drv, ftol), cur = best, status = 0;
   for (int i = 0; i < n; ++i) drv->block_best[i] = drv->vpos[n + i] >= 0;
   for (int round = 0; round < drv->block_rounds && cur > 0; ++round) {
-    /* The threshold: the median of the negative values (-ftol for a single row). */
+    /* The threshold: the k-th smallest of the negative values (-ftol: every one). */
     double *v = drv->work, thr = -ftol;
     int nv = 0;
     for (int i = 0; i < n; ++i)
