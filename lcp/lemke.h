@@ -46,8 +46,13 @@ typedef struct LsimLemkeInfo {
                           run whose end missed the tolerance (CLEANUP in lemke.c). Each run,
                           its cleanups included, may use max_pivots, so
                           pivots <= 4 max_pivots (3 without a guess); lemke_sparse's dense
-                          fallback adds lemke.c's cold runs: up to 7 (6). */
+                          fallback adds lemke.c's cold runs: up to 7 (6); its block start's
+                          fallback (the guess as given after the repaired guess's path
+                          failed) one more. */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
+  int block_fallback;  /* 1 if the path from a guess repaired by block pivoting
+                          (lsim_lemke_sparse_set_block_start) failed and the guess as given
+                          followed (its pivots in the same stage) */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
   int stage_pivots[LSIM_LEMKE_STAGES]; /* pivots of each run (LSIM_LEMKE_STAGE_*), its
                           cleanups included; -1 for a run not made. They sum to pivots. */

@@ -126,6 +126,14 @@ typedef struct LsimLemkeDriver {
                              row examined (the reference: the same decisions) */
   int bound_sums;         /* 1: the ratio test's row bounds take ops->row_sum where the row
                              is not at hand (lsim_lemke_sparse_set_bound_sums) */
+  int block_rounds;       /* > 0: a caller's basis guess is first repaired by up to this
+                             many rounds of block principal pivoting (block_start in
+                             lemke_driver.c) and the path runs from the repaired basis; when
+                             that path fails, from the guess as given. 0: off (the default;
+                             lsim_lemke_sparse_set_block_start) */
+  unsigned char *block_first; /* [cap] the caller's guess as given, while the repaired
+                             basis's path runs */
+  unsigned char *block_best;  /* [cap] the best basis of the rounds so far */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

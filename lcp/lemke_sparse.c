@@ -251,6 +251,13 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     const char *ts = getenv("LSIM_TIES_SHORTCUT"), *bs = getenv("LSIM_BOUND_SUMS");
     if (ts && ts[0] >= '0' && ts[0] <= '2' && !ts[1]) ws->drv.shortcut_ties = ts[0] - '0';
     if (bs && bs[0] >= '0' && bs[0] <= '1' && !bs[1]) ws->drv.bound_sums = bs[0] - '0';
+    /* LSIM_BLOCK_START=K: K rounds of block pivoting on a caller's guess (the setter). */
+    const char *bk = getenv("LSIM_BLOCK_START");
+    if (bk) {
+      char *end;
+      const long k = strtol(bk, &end, 10);
+      if (end != bk && !*end && k >= 0 && k <= 1000) ws->drv.block_rounds = (int)k;
+    }
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
@@ -318,6 +325,9 @@ void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on) {
 }
 
 void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on) { ws->drv.bound_sums = on; }
+void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds) {
+  ws->drv.block_rounds = rounds > 0 ? rounds : 0;
+}
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 

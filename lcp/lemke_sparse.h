@@ -68,6 +68,18 @@ void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on);
  * (lsim_lemke_sparse_counts). 0: UMFPACK's rows. */
 void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on);
 
+/* rounds > 0: a solve with a basis guess first repairs it by up to this many rounds of
+ * block principal pivoting (the more negative half of the rows with x_B < 0 exchange their
+ * complementary pair, the basis factored again each round; the basis with the fewest such
+ * rows kept: lemke_driver.c, block_start) and runs Lemke's path from the repaired basis;
+ * when that path fails, the path from the guess as given follows (then the retry and the
+ * cold runs as before). Other paths; on falling pile_1000 1.3-4.1 times fewer pivots from
+ * the carried basis with 16 rounds, on settled pile_100 fewer pivots but 12 times the
+ * factorizations and a slower step (docs/solvers.md). 0 (the default): off. The
+ * environment variable LSIM_BLOCK_START=K sets it at lsim_lemke_sparse_create (for
+ * comparisons through the solver front). */
+void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds);
+
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
  * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
  * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits
