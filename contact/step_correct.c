@@ -109,9 +109,9 @@ double lsim_correction_slop(const LsimModel *m) {
   return cap < LSIM_CORRECTION_SLOP ? cap : LSIM_CORRECTION_SLOP;
 }
 
-/* Contact sets from this many on run the row pass below on the solver's team; at most
-   this many members share it. */
-enum { PARALLEL_MIN_ROWS = 512, MAX_ROWS_PARTS = 64 };
+/* At most this many members share the row pass below (on the solver's team from
+   s->team_min_contacts contacts). */
+enum { MAX_ROWS_PARTS = 64 };
 
 /* The row pass of contacts [0, count), member k of T the range [count k / T,
    count (k + 1) / T): its rows written in order from pc_row + (the range's first
@@ -172,7 +172,7 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
      (for every contact of every step, they had been 17 % of the settled 1000-box pile's
      step). */
   LsimCorrectionRow *rows = s->pc_row;
-  LsimTeam *team = set->count >= PARALLEL_MIN_ROWS ? lsim_solver_team(s->solver) : NULL;
+  LsimTeam *team = set->count >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
   RowsJob job = {s, st->v, h, slop, step_max, set->count, lsim_team_size(team), {0}, {0}};
   if (job.T > MAX_ROWS_PARTS) job.T = 1, team = NULL;
   if (job.T > 1) lsim_team_run(team, rows_slice, &job);
