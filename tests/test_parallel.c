@@ -544,6 +544,32 @@ static void test_parallel_step_passes_same_state(void **state) {
     lsim_state_free(&st[k]);
     lsim_model_free(&m[k]);
   }
+  /* Joint rows among the contacts (their own numbering in the assembly): data/chain_20.json
+     under PGS, 100 steps. */
+  for (int k = 0; k < 2; ++k) {
+    char *text = NULL;
+    LsimSceneError serr;
+    assert_int_equal(lsim_scene_load("data/chain_20.json", &m[k], &st[k], &text, &serr), 0);
+    free(text);
+    strcpy(m[k].solver.name, "pgs");
+    m[k].solver.threads = k + 1;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&stepper[k], &m[k], NULL, err, sizeof err), 0);
+  }
+  assert_true(m[0].njoints > 0);
+  lsim_stepper_set_team_min_contacts(stepper[1], 1);
+  for (int step = 0; step < 100; ++step) {
+    LsimStepStats ss[2];
+    for (int k = 0; k < 2; ++k) (void)lsim_step(stepper[k], &m[k], &st[k], &ss[k]);
+    assert_int_equal(ss[0].status, ss[1].status);
+  }
+  assert_memory_equal(st[0].q, st[1].q, (size_t)m[0].nq * sizeof(double));
+  assert_memory_equal(st[0].v, st[1].v, (size_t)m[0].nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    lsim_stepper_free(stepper[k]);
+    lsim_state_free(&st[k]);
+    lsim_model_free(&m[k]);
+  }
 }
 
 /* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
