@@ -22,6 +22,7 @@
 
 #include "contact/constraints.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1005,21 +1006,20 @@ static void spread_slice(void *arg, int member) {
   const int b1 = (int)((long long)j->m->nbodies * (member + 1) / j->T);
   memset(s->body_contacts + b0, 0, (size_t)(b1 - b0) * sizeof(int));
   memset(s->body_torque + 3 * (size_t)b0, 0, (size_t)3 * (b1 - b0) * sizeof(double));
-  for (int c = 0; c < set->count; ++c)
-    for (int k = 0; k < 2; ++k) {
-      const int b = set->contacts[c].body[k];
-      if (b >= b0 && b < b1) s->body_contacts[b] += 1;
-    }
+  /* One pass: a body's count, or a large negative one once a contact that is not a point
+     of non-penetration touches it (then -1 below). */
   ConeWeights cw = {.ndir = -1};
   for (int c = 0; c < set->count; ++c) {
     const LsimContact *ct = &set->contacts[c];
     const int own0 = ct->body[0] >= b0 && ct->body[0] < b1, own1 = ct->body[1] >= b0 && ct->body[1] < b1;
     if (!own0 && !own1) continue;
     if (ct->kind != LSIM_CONTACT_NORMAL) {
-      if (own0) s->body_contacts[ct->body[0]] = -1;
-      if (own1) s->body_contacts[ct->body[1]] = -1;
+      if (own0) s->body_contacts[ct->body[0]] = INT_MIN / 2;
+      if (own1) s->body_contacts[ct->body[1]] = INT_MIN / 2;
       continue;
     }
+    if (own0) s->body_contacts[ct->body[0]] += 1;
+    if (own1) s->body_contacts[ct->body[1]] += 1;
     if (!(own0 && s->dofs[ct->body[0]].dynamic) && !(own1 && s->dofs[ct->body[1]].dynamic)) continue;
     double imp[3];
     if (ct->ndir != cw.ndir) lsim_cone_weights(ct->ndir, cw.cs, cw.sn), cw.ndir = ct->ndir;
@@ -1027,6 +1027,8 @@ static void spread_slice(void *arg, int member) {
     if (own0 && s->dofs[ct->body[0]].dynamic) add_body_torque(s, j->st, ct, c, 0, 1.0, imp);
     if (own1 && s->dofs[ct->body[1]].dynamic) add_body_torque(s, j->st, ct, c, 1, -1.0, imp);
   }
+  for (int b = b0; b < b1; ++b)
+    if (s->body_contacts[b] < 0) s->body_contacts[b] = -1;
   /* The manifolds that start in the member's range of the contacts, sorted. */
   const int c0 = (int)((long long)set->count * member / j->T);
   const int c1 = (int)((long long)set->count * (member + 1) / j->T);
