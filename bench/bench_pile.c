@@ -23,6 +23,7 @@
  *
  * usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] [--threads T] [--cpu]
  *                   [--one] [--threaded] [--skip K] [--sleep] [--sleep-speeds LIN ANG]
+ *                   [--step-team-min C]
  *   --sleep-speeds: --sleep with these thresholds (m/s, rad/s) instead of 0.01 and 0.02.
  *   --cpu: times are the process's CPU time (CLOCK_PROCESS_CPUTIME_ID) instead of wall
  *   time, for one-thread figures on a loaded machine (the team runs' CPU time adds up the
@@ -35,7 +36,10 @@
  *   / -; --threaded: the T-thread lcpsim run alone (to profile the team's run: perf
  *   record, and the threads' CPU times), the other columns "-";
  *   --skip K: every run first takes K steps untimed and uncounted (the boxes fall about
- *   0.05 m and settle in the first few tens of steps), then the S timed steps.
+ *   0.05 m and settle in the first few tens of steps), then the S timed steps;
+ *   --step-team-min C: the contact count from which the step's passes over the contacts
+ *   run on the team (lsim_stepper_set_team_min_contacts; default 512, 2147483647: every
+ *   pass in one thread, as before they moved; the same bits either way).
  */
 #include <math.h>
 #include <ode/ode.h>
@@ -168,6 +172,9 @@ typedef struct {
   int steps;
 } LsimRun;
 
+/* --step-team-min (0: the stepper's default). */
+static int step_team_min;
+
 static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads, int sleep) {
   memset(run, 0, sizeof *run);
   run->solver = solver;
@@ -183,6 +190,7 @@ static void lsim_run_init(LsimRun *run, int n, const char *solver, int threads, 
     fprintf(stderr, "bench_pile: %s\n", err);
     exit(1);
   }
+  if (step_team_min > 0) lsim_stepper_set_team_min_contacts(run->s, step_team_min);
 }
 
 /* The instruction sets lcpsim's coloured PGS sweep ran on (bit k: LSIM_PGS_SIMD k). */
@@ -472,12 +480,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--threaded")) threaded_only = 1;
     else if (!strcmp(argv[i], "--skip") && i + 1 < argc) skip = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sleep")) sleep = 1;
+    else if (!strcmp(argv[i], "--step-team-min") && i + 1 < argc) step_team_min = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sleep-speeds") && i + 2 < argc)
       sleep = 1, sleep_lin = atof(argv[i + 1]), sleep_ang = atof(argv[i + 2]), i += 2;
     else {
       fprintf(stderr, "usage: bench_pile [--quick] [--no-lemke] [--no-ode] [--n N] [--steps S] "
                       "[--threads T] [--cpu] [--one] [--threaded] [--skip K] [--sleep] "
-                      "[--sleep-speeds LIN ANG]\n");
+                      "[--sleep-speeds LIN ANG] [--step-team-min C]\n");
       return 2;
     }
   }

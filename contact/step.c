@@ -22,6 +22,7 @@
 
 #include "contact/constraints.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   if (o.fallback) lsim_solver_set_energy_judge(s->solver, energy_excess, s);
   s->nbodies = model->nbodies;
   s->dimension = model->dimension;
+  s->team_min_contacts = LSIM_STEP_TEAM_MIN_CONTACTS;
   s->spread_warm = model->dimension == 3 && strcmp(lsim_solver_name(s->solver), "pgs") == 0;
   for (int i = 0; i < model->nbodies; ++i) s->restitution |= model->bodies[i].restitution > 0.0;
   for (int i = 0; i < model->nrestitution_pairs; ++i)
@@ -185,6 +187,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->order_adj);
   free(s->order_key);
   free(s->order_tmp);
+  free(s->order_count);
   free(s->pc_row);
   free(s->inv_inertia_body);
   free(s->inv_inertia);
@@ -250,6 +253,10 @@ const LsimLcp *lsim_stepper_lcp(const LsimStepper *cs) {
   s->dense.cones = s->f.cones;
   s->dense_valid = 1;
   return &s->dense;
+}
+
+void lsim_stepper_set_team_min_contacts(LsimStepper *s, int count) {
+  s->team_min_contacts = count > 1 ? count : 1;
 }
 
 LsimSolver *lsim_stepper_solver(LsimStepper *s) { return s->solver; }
@@ -671,6 +678,39 @@ typedef struct ConeWeights {
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
 } ConeWeights;
 
+/* wj times the torque of impulse imp (on body[0]) at contact ct (index i) about the
+ * centre of its body[j] (dynamic), added to body_torque, the torque kept in torque_memo
+ * (add_torques). */
+static inline void add_body_torque(LsimStepper *s, const LsimState *st, const LsimContact *ct, int i,
+                                   int j, double wj, const double imp[3]) {
+  const int b = ct->body[j];
+  double *memo = s->torque_memo + 6 * (size_t)i;
+  const double *xg = st->q + s->dofs[b].q_offset;
+  double *tb = s->body_torque + 3 * b;
+#if defined(__SSE2__)
+  /* r = point - x_g and t = r x imp with (t_x, t_y) in the lanes of one register
+     (r_y i_z - r_z i_y, r_z i_x - r_x i_z) and t_z alone: each lane the scalar
+     expression's operations (the same bits). */
+  const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
+  const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
+  const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
+  const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
+  const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
+  const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
+  const double tz = r0 * imp[1] - r1 * imp[0];
+  _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), txy)));
+  tb[2] += wj * tz;
+  _mm_storeu_pd(memo + 3 * j, txy);
+  memo[3 * j + 2] = tz;
+#else
+  double r[3], t[3];
+  for (int k = 0; k < 3; ++k) r[k] = ct->point[k] - xg[k];
+  cross3(r, imp, t);
+  for (int k = 0; k < 3; ++k) tb[k] += wj * t[k];
+  memcpy(memo + 3 * j, t, sizeof t);
+#endif
+}
+
 /* w times the torques of contacts [c, e) (impulses in z) about the centres of their
  * dynamic bodies, added to body_torque; with fr, each contact's friction is fr / (e - c)
  * (on body[0]) in place of z's. cw: the weights, remade here when a contact has another
@@ -695,35 +735,9 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
       if (ct->ndir != cw->ndir) lsim_cone_weights(ct->ndir, cw->cs, cw->sn), cw->ndir = ct->ndir;
       contact_impulse(ct, s->z, cw->cs, cw->sn, imp);
     }
-    double *memo = s->torque_memo + 6 * (size_t)i;
     for (int j = 0; j < 2; ++j) {
       const int b = ct->body[j];
-      if (b < 0 || !s->dofs[b].dynamic) continue;
-      const double *xg = st->q + s->dofs[b].q_offset;
-      const double wj = j ? -w : w;
-      double *tb = s->body_torque + 3 * b;
-#if defined(__SSE2__)
-      /* r = point - x_g and t = r x imp with (t_x, t_y) in the lanes of one register
-         (r_y i_z - r_z i_y, r_z i_x - r_x i_z) and t_z alone: each lane the scalar
-         expression's operations (the same bits). */
-      const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
-      const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
-      const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
-      const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
-      const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
-      const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
-      const double tz = r0 * imp[1] - r1 * imp[0];
-      _mm_storeu_pd(tb, _mm_add_pd(_mm_loadu_pd(tb), _mm_mul_pd(_mm_set1_pd(wj), txy)));
-      tb[2] += wj * tz;
-      _mm_storeu_pd(memo + 3 * j, txy);
-      memo[3 * j + 2] = tz;
-#else
-      double r[3], t[3];
-      for (int k = 0; k < 3; ++k) r[k] = ct->point[k] - xg[k];
-      cross3(r, imp, t);
-      for (int k = 0; k < 3; ++k) tb[k] += wj * t[k];
-      memcpy(memo + 3 * j, t, sizeof t);
-#endif
+      if (b >= 0 && s->dofs[b].dynamic) add_body_torque(s, st, ct, i, j, j ? -w : w, imp);
     }
   }
 }
@@ -897,6 +911,132 @@ static void warm_manifold(LsimStepper *s, const LsimModel *m, const LsimState *s
   }
 }
 
+/* At most this many members share warm_spread_manifolds' passes. */
+enum { MAX_SPREAD_PARTS = 64 };
+
+/* warm_spread_manifolds' sums, member k of T the bodies [nbodies k / T, nbodies (k + 1)
+ * / T): each body's count of contacts (-1: one is not a point of non-penetration) and
+ * the torque of its points as found, every member reading every contact in order but
+ * adding to its own bodies only, so each body's sum is made in the order one thread
+ * makes it (the same bits); a contact with a body in each range has its impulse made
+ * by both. */
+typedef struct SpreadJob {
+  LsimStepper *s;
+  const LsimModel *m;
+  const LsimState *st;
+  int T;
+  double g;  /* |gravity| */
+  int H;     /* manifolds holds 3 H: the merged order [0, H), the members' lists from H,
+                their merge sorts' room from 2 H */
+  int merge; /* 0: the sums and the lists; 1: the two lists merged (T = 2) */
+  int found[MAX_SPREAD_PARTS], nan[MAX_SPREAD_PARTS]; /* each list's size, a NaN height in it */
+} SpreadJob;
+
+/* Where member k's list of manifolds starts in the lists' part: a manifold holds 4 or
+   more contacts, so the manifolds that start in range k (spread_slice) fit before the
+   next range's list. */
+static inline int spread_list(const SpreadJob *j, int member) {
+  return (int)((long long)j->s->contacts.count * member / j->T) / 4 + member;
+}
+
+/* The manifolds (four or more points, one shape pair, one normal: detection emits them
+   consecutively) that start in contacts [c0, c1) (a manifold may end past c1), each with
+   the height of the body it holds up (held_body; +inf: none), in contact order in out;
+   returns their number, *nan set when a height is NaN. */
+static int find_manifolds(const LsimStepper *s, const LsimModel *m, const LsimState *st, double g,
+                          int c0, int c1, LsimManifoldRef *out, int *nan) {
+  const LsimContactSet *set = &s->contacts;
+  int c = c0, nman = 0;
+  /* The first start at or after c0: contact c continues c - 1's manifold when both are
+     points of non-penetration of one shape pair and one normal. */
+  while (c > 0 && c < c1 && set->contacts[c].kind == LSIM_CONTACT_NORMAL &&
+         set->contacts[c - 1].kind == LSIM_CONTACT_NORMAL &&
+         set->contacts[c].id >> 16 == set->contacts[c - 1].id >> 16 &&
+         memcmp(set->contacts[c].normal, set->contacts[c - 1].normal, sizeof set->contacts[c].normal) == 0)
+    ++c;
+  *nan = 0;
+  while (c < c1) {
+    const LsimContact *ct = &set->contacts[c];
+    int e = c + 1;
+    if (ct->kind == LSIM_CONTACT_NORMAL)
+      while (e < set->count && set->contacts[e].kind == LSIM_CONTACT_NORMAL &&
+             set->contacts[e].id >> 16 == ct->id >> 16 &&
+             memcmp(set->contacts[e].normal, ct->normal, sizeof ct->normal) == 0)
+        ++e;
+    if (e - c >= 4) {
+      const int held = held_body(s, m, ct);
+      const double height = held < 0 || !(g > 0.0) ? INFINITY
+                            : -dot3(m->gravity, st->q + s->dofs[held].q_offset) / g;
+      *nan |= height != height;
+      out[nman++] = (LsimManifoldRef){height, {0.0, 0.0, 0.0}, c, e};
+    }
+    c = e;
+  }
+  return nman;
+}
+
+/* The first h of the merge of a [0, na) and b [0, nb) (each in manifold_order) into out
+   [0, h) from the front (back = 0), or its last h into out [-h, 0) from the back; the
+   order is total (no NaN, c distinct), so the two halves make the one sorted list. */
+static void merge_manifolds(const LsimManifoldRef *a, int na, const LsimManifoldRef *b, int nb,
+                            LsimManifoldRef *out, int h, int back) {
+  if (!back) {
+    int i = 0, j = 0;
+    for (int k = 0; k < h; ++k)
+      out[k] = j < nb && (i == na || manifold_order(&b[j], &a[i]) < 0) ? b[j++] : a[i++];
+  } else {
+    int i = na - 1, j = nb - 1;
+    for (int k = 1; k <= h; ++k)
+      out[-k] = j >= 0 && (i < 0 || manifold_order(&b[j], &a[i]) > 0) ? b[j--] : a[i--];
+  }
+}
+
+static void spread_slice(void *arg, int member) {
+  SpreadJob *j = arg;
+  LsimStepper *s = j->s;
+  const LsimContactSet *set = &s->contacts;
+  if (j->merge) {
+    const LsimManifoldRef *a = s->manifolds + j->H + spread_list(j, 0), *b = s->manifolds + j->H + spread_list(j, 1);
+    const int n = j->found[0] + j->found[1], h = (n + 1) / 2;
+    if (member == 0) merge_manifolds(a, j->found[0], b, j->found[1], s->manifolds, h, 0);
+    else merge_manifolds(a, j->found[0], b, j->found[1], s->manifolds + n, n - h, 1);
+    return;
+  }
+  const int b0 = (int)((long long)j->m->nbodies * member / j->T);
+  const int b1 = (int)((long long)j->m->nbodies * (member + 1) / j->T);
+  memset(s->body_contacts + b0, 0, (size_t)(b1 - b0) * sizeof(int));
+  memset(s->body_torque + 3 * (size_t)b0, 0, (size_t)3 * (b1 - b0) * sizeof(double));
+  /* One pass: a body's count, or a large negative one once a contact that is not a point
+     of non-penetration touches it (then -1 below). */
+  ConeWeights cw = {.ndir = -1};
+  for (int c = 0; c < set->count; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    const int own0 = ct->body[0] >= b0 && ct->body[0] < b1, own1 = ct->body[1] >= b0 && ct->body[1] < b1;
+    if (!own0 && !own1) continue;
+    if (ct->kind != LSIM_CONTACT_NORMAL) {
+      if (own0) s->body_contacts[ct->body[0]] = INT_MIN / 2;
+      if (own1) s->body_contacts[ct->body[1]] = INT_MIN / 2;
+      continue;
+    }
+    if (own0) s->body_contacts[ct->body[0]] += 1;
+    if (own1) s->body_contacts[ct->body[1]] += 1;
+    if (!(own0 && s->dofs[ct->body[0]].dynamic) && !(own1 && s->dofs[ct->body[1]].dynamic)) continue;
+    double imp[3];
+    if (ct->ndir != cw.ndir) lsim_cone_weights(ct->ndir, cw.cs, cw.sn), cw.ndir = ct->ndir;
+    contact_impulse(ct, s->z, cw.cs, cw.sn, imp);
+    if (own0 && s->dofs[ct->body[0]].dynamic) add_body_torque(s, j->st, ct, c, 0, 1.0, imp);
+    if (own1 && s->dofs[ct->body[1]].dynamic) add_body_torque(s, j->st, ct, c, 1, -1.0, imp);
+  }
+  for (int b = b0; b < b1; ++b)
+    if (s->body_contacts[b] < 0) s->body_contacts[b] = -1;
+  /* The manifolds that start in the member's range of the contacts, sorted. */
+  const int c0 = (int)((long long)set->count * member / j->T);
+  const int c1 = (int)((long long)set->count * (member + 1) / j->T);
+  LsimManifoldRef *list = s->manifolds + j->H + spread_list(j, member);
+  j->found[member] = find_manifolds(s, j->m, j->st, j->g, c0, c1, list, &j->nan[member]);
+  if (!j->nan[member] && j->found[member] > 1) sort_manifolds(list, list + j->H, j->found[member]);
+}
+
 /* Stage 4, for PGS: the warm start of each manifold of four or more points (one shape
  * pair's consecutive contacts of one normal, as detection emits them) keeps the
  * manifold's net normal impulse of the previous step and its friction as found, and sets
@@ -931,55 +1071,48 @@ static void warm_spread_manifolds(LsimStepper *s, const LsimModel *m, const Lsim
      -1 for a body with a contact whose torque z does not give; each body's torque. */
   if (lsim_grow((void **)&s->torque_memo, &s->torque_memo_cap, 6 * set->count, sizeof(double)))
     return; /* out of memory: the split as found */
-  memset(s->body_contacts, 0, (size_t)m->nbodies * sizeof(int));
-  memset(s->body_torque, 0, (size_t)3 * m->nbodies * sizeof(double));
-  ConeWeights cw = {.ndir = -1};
-  for (int c = 0; c < set->count; ++c)
-    for (int j = 0; j < 2; ++j)
-      if (set->contacts[c].body[j] >= 0) s->body_contacts[set->contacts[c].body[j]] += 1;
+  /* The sums, and the manifolds in each member's range of the contacts, sorted (on the
+     solver's team for large sets; at most count / 4 + T of them); then the members' lists
+     merged: by two members from the two ends for two, else here. A NaN height: the
+     lists joined and qsort. */
+  LsimTeam *team = set->count >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
+  SpreadJob job = {.s = s, .m = m, .st = st, .T = lsim_team_size(team)};
+  if (job.T > MAX_SPREAD_PARTS) job.T = 1, team = NULL;
+  job.g = sqrt(dot3(m->gravity, m->gravity));
+  job.H = set->count / 4 + job.T + 1;
+  if (lsim_grow((void **)&s->manifolds, &s->manifolds_cap, 3 * job.H, sizeof *s->manifolds))
+    return; /* out of memory: the split as found */
+  if (job.T > 1) lsim_team_run(team, spread_slice, &job);
+  else spread_slice(&job, 0);
   s->body_contacts_now = 1;
-  for (int c = 0; c < set->count; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    if (ct->kind != LSIM_CONTACT_NORMAL) {
-      for (int j = 0; j < 2; ++j)
-        if (ct->body[j] >= 0) s->body_contacts[ct->body[j]] = -1;
-      continue;
-    }
-    add_torques(s, m, st, c, c + 1, 1.0, NULL, &cw);
-  }
+  ConeWeights cw = {.ndir = -1};
   /* The manifolds, ordered: those that hold no body up first, then by the height of the
      body they hold (along -gravity), highest first, so the spread a body's balance takes
      from the loads above it is already this step's. */
-  const double g = sqrt(dot3(m->gravity, m->gravity));
-  int nman = 0;
-  for (int c = 0; c < set->count;) {
-    const LsimContact *c0 = &set->contacts[c];
-    int e = c + 1;
-    if (c0->kind == LSIM_CONTACT_NORMAL)
-      while (e < set->count && set->contacts[e].kind == LSIM_CONTACT_NORMAL &&
-             set->contacts[e].id >> 16 == c0->id >> 16 &&
-             memcmp(set->contacts[e].normal, c0->normal, sizeof c0->normal) == 0)
-        ++e;
-    if (e - c >= 4) {
-      if (nman == s->manifolds_cap &&
-          lsim_grow((void **)&s->manifolds, &s->manifolds_cap, nman + 1, sizeof *s->manifolds))
-        break; /* out of memory: the rest keep the split as found */
-      const int held = held_body(s, m, c0);
-      const double height = held < 0 || !(g > 0.0) ? INFINITY
-                            : -dot3(m->gravity, st->q + s->dofs[held].q_offset) / g;
-      s->manifolds[nman++] = (LsimManifoldRef){height, {0.0, 0.0, 0.0}, c, e};
+  int nman = 0, nan = 0;
+  for (int k = 0; k < job.T; ++k) nman += job.found[k], nan |= job.nan[k];
+  if (job.T == 2 && !nan && job.found[0] > 0 && job.found[1] > 0) {
+    job.merge = 1;
+    lsim_team_run(team, spread_slice, &job);
+  } else if (!nan && job.T > 2) {
+    /* A T-way merge: the least head each time. */
+    int head[MAX_SPREAD_PARTS];
+    for (int k = 0; k < job.T; ++k) head[k] = 0;
+    for (int i = 0; i < nman; ++i) {
+      int best = -1;
+      for (int k = 0; k < job.T; ++k)
+        if (head[k] < job.found[k] &&
+            (best < 0 || manifold_order(&s->manifolds[job.H + spread_list(&job, k) + head[k]],
+                                        &s->manifolds[job.H + spread_list(&job, best) + head[best]]) < 0))
+          best = k;
+      s->manifolds[i] = s->manifolds[job.H + spread_list(&job, best) + head[best]++];
     }
-    c = e;
-  }
-  if (nman > 1) {
-    /* The merge sort on room for twice the manifolds (qsort when a height is NaN, or out
-       of memory). */
-    int nan = 0;
-    for (int i = 0; i < nman; ++i) nan |= s->manifolds[i].height != s->manifolds[i].height;
-    if (!nan && !lsim_grow((void **)&s->manifolds, &s->manifolds_cap, 2 * nman, sizeof *s->manifolds))
-      sort_manifolds(s->manifolds, s->manifolds + nman, nman);
-    else
-      qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
+  } else {
+    /* One list (or a NaN height): the lists joined in contact order. */
+    for (int k = 0, at = 0; k < job.T; ++k, at += job.found[k - 1])
+      memcpy(s->manifolds + at, s->manifolds + job.H + spread_list(&job, k),
+             (size_t)job.found[k] * sizeof *s->manifolds);
+    if (nan && nman > 1) qsort(s->manifolds, (size_t)nman, sizeof *s->manifolds, manifold_order);
   }
   /* A manifold that holds a body up counts with its friction at rest (rest_friction) in
      the sums, not the friction as found. */
@@ -1176,6 +1309,42 @@ static void integrate_range(const LsimStepper *s, const LsimModel *m, LsimState 
   }
 }
 
+/* sweep_order's counting sort of contacts [0, n) by key, member k of T the range
+ * [n k / T, n (k + 1) / T): first (copy 0) its keys, its counts per key in row k of
+ * order_count (stride nkeys + 1) and its largest key at the row's end; then (copy 1,
+ * each row turned into the member's first position per key) its contacts copied to
+ * order_tmp in order. */
+typedef struct OrderJob {
+  LsimStepper *s;
+  const int *depth;
+  int n, T, nkeys, copy;
+} OrderJob;
+
+static void order_slice(void *arg, int member) {
+  const OrderJob *j = arg;
+  LsimStepper *s = j->s;
+  const LsimContact *set = s->contacts.contacts;
+  const int c0 = (int)((long long)j->n * member / j->T), c1 = (int)((long long)j->n * (member + 1) / j->T);
+  int *count = s->order_count + member * (j->nkeys + 1);
+  if (j->copy) {
+    for (int c = c0; c < c1; ++c) s->order_tmp[count[s->order_key[c]]++] = set[c];
+    return;
+  }
+  memset(count, 0, (size_t)j->nkeys * sizeof(int));
+  int maxkey = 0;
+  for (int c = c0; c < c1; ++c) {
+    const LsimContact *ct = &set[c];
+    int key = 0;
+    if (ct->kind == LSIM_CONTACT_NORMAL)
+      for (int b = 0; b < 2; ++b)
+        if (ct->body[b] >= 0 && j->depth[ct->body[b]] > key) key = j->depth[ct->body[b]];
+    s->order_key[c] = key;
+    count[key] += 1;
+    if (key > maxkey) maxkey = key;
+  }
+  count[j->nkeys] = maxkey;
+}
+
 /* Stage 2, for PGS in 3-D: the contacts reordered so that the sweep meets the bodies
  * farthest from the ground first. A body's depth is its distance in the contact graph
  * (bodies joined by a contact) from the static and kinematic bodies (0; a dynamic body
@@ -1230,28 +1399,34 @@ static int sweep_order(LsimStepper *s, const LsimModel *m) {
       if (o >= 0 && depth[o] == -1) depth[o] = depth[b] + 1, queue[tail++] = o;
     }
   }
-  /* The keys; counts per key, deepest first. */
+  /* The keys, counted per key, and the copy in the order deepest first (a stable
+     counting sort): on the solver's team for large sets, each member the keys and counts
+     of an equal range of the contacts, then the copy of its range after the earlier
+     ranges' contacts of each key: the order one thread gives (keys are at most the BFS's
+     last depth). */
+  const int nkeys = (tail > 0 ? depth[queue[tail - 1]] : 0) + 1;
+  LsimTeam *team = n >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
+  OrderJob job = {s, depth, n, lsim_team_size(team), nkeys, 0};
+  if (job.T < 1) job.T = 1;
+  if (lsim_grow((void **)&s->order_count, &s->order_count_cap, job.T * (nkeys + 1), sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  if (job.T > 1) lsim_team_run(team, order_slice, &job);
+  else order_slice(&job, 0);
   int maxkey = 0;
-  for (int c = 0; c < n; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    int key = 0;
-    if (ct->kind == LSIM_CONTACT_NORMAL)
-      for (int j = 0; j < 2; ++j)
-        if (ct->body[j] >= 0 && depth[ct->body[j]] > key) key = depth[ct->body[j]];
-    s->order_key[c] = key;
-    if (key > maxkey) maxkey = key;
-  }
+  for (int k = 0; k < job.T; ++k)
+    if (s->order_count[k * (nkeys + 1) + nkeys] > maxkey) maxkey = s->order_count[k * (nkeys + 1) + nkeys];
   if (maxkey <= 1) return 0; /* every key 0 or 1: one of two runs at most; kept as is */
-  int *count = queue; /* the queue is done with: counts per key (maxkey < nb + 1) */
-  memset(count, 0, (size_t)(maxkey + 1) * sizeof(int));
-  for (int c = 0; c < n; ++c) count[s->order_key[c]] += 1;
   int at = 0;
-  for (int key = maxkey; key >= 0; --key) {
-    const int here = count[key];
-    count[key] = at;
-    at += here;
-  }
-  for (int c = 0; c < n; ++c) s->order_tmp[count[s->order_key[c]]++] = set->contacts[c];
+  for (int key = maxkey; key >= 0; --key)
+    for (int k = 0; k < job.T; ++k) {
+      int *count = s->order_count + k * (nkeys + 1);
+      const int here = count[key];
+      count[key] = at;
+      at += here;
+    }
+  job.copy = 1;
+  if (job.T > 1) lsim_team_run(team, order_slice, &job);
+  else order_slice(&job, 0);
   /* The ordered copy becomes the set's array, the old one the next step's scratch (a copy
      back had cost 1.5 % of a pile's step). */
   LsimContact *const old = set->contacts;

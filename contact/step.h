@@ -111,6 +111,13 @@ void lsim_stepper_wake(LsimStepper *s, int body);
 /* The solver in use. */
 LsimSolver *lsim_stepper_solver(LsimStepper *s);
 
+/* The contact count from which the step's passes over the contacts (sweep_order's keys
+ * and copy, the warm start's sums and manifolds, the position correction's rows) run on
+ * the solver's team when it has one: LSIM_STEP_TEAM_MIN_CONTACTS by default; any count
+ * >= 1 gives the same bits (tests lower it to take the team's path on small scenes). */
+enum { LSIM_STEP_TEAM_MIN_CONTACTS = 512 };
+void lsim_stepper_set_team_min_contacts(LsimStepper *s, int count);
+
 /* What a step carries over to the next besides the state (time, step, q, v): the
  * memory a run file keeps (docs/output-format.md, "/resume") so that a run continued
  * from it takes the steps the uninterrupted run would have taken, to the bit.

@@ -39,6 +39,8 @@
 
 #include "contact/step_private.h"
 #include "lcp/lcp.h"
+#include "lcp/solver.h"
+#include "lcp/team.h"
 
 /* w_i = J_i . x over row i's entries. */
 static double j_dot(const LsimFactoredLcp *f, int i, const double *x) {
@@ -107,25 +109,35 @@ double lsim_correction_slop(const LsimModel *m) {
   return cap < LSIM_CORRECTION_SLOP ? cap : LSIM_CORRECTION_SLOP;
 }
 
-int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *st) {
+/* At most this many members share the row pass below (on the solver's team from
+   s->team_min_contacts contacts). */
+enum { MAX_ROWS_PARTS = 64 };
+
+/* The row pass of contacts [0, count), member k of T the range [count k / T,
+   count (k + 1) / T): its rows written in order from pc_row + (the range's first
+   contact), their number and how many are deep. */
+typedef struct RowsJob {
+  LsimStepper *s;
+  const double *v;
+  double h, slop, step_max;
+  int count, T;
+  int nrows[MAX_ROWS_PARTS], deep[MAX_ROWS_PARTS];
+} RowsJob;
+
+static void rows_slice(void *arg, int member) {
+  RowsJob *j = arg;
+  const LsimStepper *s = j->s;
   const LsimContactSet *set = &s->contacts;
   const LsimFactoredLcp *f = &s->f;
-  const double h = m->time_step, slop = lsim_correction_slop(m);
-  const double step_max = m->max_correction_speed * h;
-  if (f->n == 0 || set->count == 0) return 0;
-  if (lsim_grow((void **)&s->pc_row, &s->pc_row_cap, set->count, sizeof(LsimCorrectionRow)))
-    return LSIM_OUT_OF_MEMORY;
-  /* The rows, in one pass over the contacts: each normal contact's gap after the step g
-     and its target t. Most steps have no contact deeper than the slop (then nothing else
-     is done), and a row's J_i B_i is built only when it is deep or first visited below
-     (for every contact of every step, they had been 17 % of the settled 1000-box pile's
-     step). */
-  LsimCorrectionRow *rows = s->pc_row;
+  const int c0 = (int)((long long)j->count * member / j->T);
+  const int c1 = (int)((long long)j->count * (member + 1) / j->T);
+  const double h = j->h, slop = j->slop, step_max = j->step_max;
+  LsimCorrectionRow *rows = s->pc_row + c0;
   int nrows = 0, deep = 0;
-  for (int c = 0; c < set->count; ++c) {
+  for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
     if (ct->kind != LSIM_CONTACT_NORMAL) continue;
-    const double g = ct->gap + h * row_dot_packed(s, &set->rows[ct->first_row], st->v);
+    const double g = ct->gap + h * row_dot_packed(s, &set->rows[ct->first_row], j->v);
     if (!isfinite(g)) continue;
     LsimCorrectionRow *r = rows + nrows;
     r->diag = 0.0, r->lambda = 0.0;
@@ -142,6 +154,37 @@ int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *s
     }
     r->var = ct->first_var, r->body[0] = ct->body[0], r->body[1] = ct->body[1];
     ++nrows;
+  }
+  j->nrows[member] = nrows, j->deep[member] = deep;
+}
+
+int lsim_step_correct_positions(LsimStepper *s, const LsimModel *m, LsimState *st) {
+  const LsimContactSet *set = &s->contacts;
+  const LsimFactoredLcp *f = &s->f;
+  const double h = m->time_step, slop = lsim_correction_slop(m);
+  const double step_max = m->max_correction_speed * h;
+  if (f->n == 0 || set->count == 0) return 0;
+  if (lsim_grow((void **)&s->pc_row, &s->pc_row_cap, set->count, sizeof(LsimCorrectionRow)))
+    return LSIM_OUT_OF_MEMORY;
+  /* The rows, in one pass over the contacts: each normal contact's gap after the step g
+     and its target t. Most steps have no contact deeper than the slop (then nothing else
+     is done), and a row's J_i B_i is built only when it is deep or first visited below
+     (for every contact of every step, they had been 17 % of the settled 1000-box pile's
+     step). */
+  LsimCorrectionRow *rows = s->pc_row;
+  LsimTeam *team = set->count >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
+  RowsJob job = {s, st->v, h, slop, step_max, set->count, lsim_team_size(team), {0}, {0}};
+  if (job.T > MAX_ROWS_PARTS) job.T = 1, team = NULL;
+  if (job.T > 1) lsim_team_run(team, rows_slice, &job);
+  else rows_slice(&job, 0);
+  /* The members' rows moved to follow each other (each was written from its range's
+     first contact) when some row is deep (else they are not read). */
+  int nrows = 0, deep = 0;
+  for (int k = 0; k < job.T; ++k) deep += job.deep[k];
+  for (int k = 0; deep > 0 && k < job.T; ++k) {
+    const int c0 = (int)((long long)set->count * k / job.T);
+    if (c0 != nrows) memmove(rows + nrows, rows + c0, (size_t)job.nrows[k] * sizeof *rows);
+    nrows += job.nrows[k];
   }
   if (deep == 0) return 0;
   /* Projected Gauss-Seidel on 0 <= lambda _|_ J B lambda - t >= 0, dq = B lambda. A row

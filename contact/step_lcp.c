@@ -477,39 +477,13 @@ int lsim_step_inert_contacts(LsimStepper *s, unsigned char *mark) {
   return count;
 }
 
-/* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
- * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
- * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
- * changes v_free and B; then q from the (possibly corrected) free velocity. */
-int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
+/* Stage 3's numbering of contacts [c0, c1): each contact's first variable (joint rows:
+ * their own numbering), the variables' rows (var_row) and the cones, from *n_io, *ne_io
+ * and *ncones_io on (advanced). */
+static void number_range(LsimStepper *s, int c0, int c1, int *n_io, int *ne_io, int *ncones_io) {
   LsimContactSet *set = &s->contacts;
-  const double h = m->time_step;
-  /* Room for the variables, entries and couplings at their bounds from the rows (a
-     contact has at most one variable more than rows, its lambda; at most two entries of C
-     per row), so that one pass over the contacts places them. */
-  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
-  if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
-      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
-    return LSIM_OUT_OF_MEMORY;
-
-  /* Each joint's position error e (world), the sum of its rows' gaps along their normals:
-     a pin's rows are the world axes, a rod's row its direction (contact/constraints.c;
-     cq_range's allowance). */
-  if (m->njoints) {
-    if (lsim_grow((void **)&s->joint_error, &s->joint_error_cap, 3 * m->njoints, sizeof(double)))
-      return LSIM_OUT_OF_MEMORY;
-    for (int j = 0; j < 3 * m->njoints; ++j) s->joint_error[j] = 0.0;
-    for (int c = 0; c < set->count; ++c) {
-      const LsimContact *ct = &set->contacts[c];
-      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
-      for (int k = 0; k < 3; ++k) s->joint_error[3 * ct->source + k] += ct->normal[k] * ct->gap;
-    }
-  }
-
-  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
-     (joint rows: their own numbering). */
-  int n = 0, ne = 0, ncones = 0;
-  for (int c = 0; c < set->count; ++c) {
+  int n = *n_io, ne = *ne_io, ncones = *ncones_io;
+  for (int c = c0; c < c1; ++c) {
     LsimContact *ct = &set->contacts[c];
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
       ct->first_var = ne++;
@@ -552,6 +526,88 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       ++var;
     }
     n = var;
+  }
+  *n_io = n, *ne_io = ne, *ncones_io = ncones;
+}
+
+/* number_range on the team, member k the contacts [count k / T, count (k + 1) / T):
+ * first (number 0) its range's variables, joint rows and cones counted into n, ne,
+ * ncones [k]; then (number 1, those turned into where the range starts) numbered. */
+typedef struct NumberJob {
+  LsimStepper *s;
+  int T, number;
+  int n[LSIM_PGS_MAX_THREADS], ne[LSIM_PGS_MAX_THREADS], ncones[LSIM_PGS_MAX_THREADS];
+} NumberJob;
+
+static void number_slice(void *arg, int member) {
+  NumberJob *j = arg;
+  const LsimContactSet *set = &j->s->contacts;
+  const int c0 = (int)((long long)set->count * member / j->T);
+  const int c1 = (int)((long long)set->count * (member + 1) / j->T);
+  if (j->number) {
+    number_range(j->s, c0, c1, &j->n[member], &j->ne[member], &j->ncones[member]);
+    return;
+  }
+  int n = 0, ne = 0, ncones = 0;
+  for (int c = c0; c < c1; ++c) {
+    const LsimContact *ct = &set->contacts[c];
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
+      ++ne;
+      continue;
+    }
+    n += contact_nvar(ct);
+    ncones += ct->ndir > 0;
+  }
+  j->n[member] = n, j->ne[member] = ne, j->ncones[member] = ncones;
+}
+
+/* Stage 3: variables, then the factored LCP: rows of J and columns of B = W J' over the
+ * dynamic bodies' velocities (W = M^-1: per body, or the coupled mass matrix through
+ * CHOLMOD), the cone couplings C; joint rows are eliminated (Schur complement), which
+ * changes v_free and B; then q from the (possibly corrected) free velocity. */
+int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t errlen) {
+  LsimContactSet *set = &s->contacts;
+  const double h = m->time_step;
+  /* Room for the variables, entries and couplings at their bounds from the rows (a
+     contact has at most one variable more than rows, its lambda; at most two entries of C
+     per row), so that one pass over the contacts places them. */
+  const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
+  if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
+      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+    return LSIM_OUT_OF_MEMORY;
+
+  /* Each joint's position error e (world), the sum of its rows' gaps along their normals:
+     a pin's rows are the world axes, a rod's row its direction (contact/constraints.c;
+     cq_range's allowance). */
+  if (m->njoints) {
+    if (lsim_grow((void **)&s->joint_error, &s->joint_error_cap, 3 * m->njoints, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
+    for (int j = 0; j < 3 * m->njoints; ++j) s->joint_error[j] = 0.0;
+    for (int c = 0; c < set->count; ++c) {
+      const LsimContact *ct = &set->contacts[c];
+      if (ct->kind != LSIM_CONTACT_EQUALITY) continue;
+      for (int k = 0; k < 3; ++k) s->joint_error[3 * ct->source + k] += ct->normal[k] * ct->gap;
+    }
+  }
+
+  /* Variables: [c_n] [beta_1..d lambda] per contact or tether; rows and cone structure
+     (joint rows: their own numbering). On the solver's team for large sets: each member
+     counts an equal range's variables, joint rows and cones, then numbers its range from
+     where the ranges before it end (the one-thread numbers). */
+  int n = 0, ne = 0, ncones = 0;
+  LsimTeam *nteam = set->count >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
+  NumberJob nj = {.s = s, .T = lsim_team_size(nteam)};
+  if (nj.T > 1 && nj.T <= LSIM_PGS_MAX_THREADS) {
+    lsim_team_run(nteam, number_slice, &nj);
+    for (int t = 0; t < nj.T; ++t) {
+      const int dn = nj.n[t], dne = nj.ne[t], dc = nj.ncones[t];
+      nj.n[t] = n, nj.ne[t] = ne, nj.ncones[t] = ncones;
+      n += dn, ne += dne, ncones += dc;
+    }
+    nj.number = 1;
+    lsim_team_run(nteam, number_slice, &nj);
+  } else {
+    number_range(s, 0, set->count, &n, &ne, &ncones);
   }
   if (reserve_equality(s, ne, ne * 2 * LSIM_MAX_BODY_DOF)) return LSIM_OUT_OF_MEMORY;
   s->dense_valid = 0;

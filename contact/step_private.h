@@ -99,6 +99,9 @@ struct LsimStepper {
   int *order_key, order_key_cap;
   LsimContact *order_tmp;
   int order_tmp_cap;
+  int team_min_contacts;   /* lsim_stepper_set_team_min_contacts */
+  int *order_count, order_count_cap; /* [T (maxdepth + 1)] the team's counts per key and
+                                        member, then each member's first position */
   int bguess_valid;       /* bguess was handed to the solver at the last step */
   const unsigned char *final_b; /* this step's final basis (the solver's), or NULL */
   IdIndex *table;         /* [table_size] open addressing by id: index into prev_* */

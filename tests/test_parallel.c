@@ -469,6 +469,109 @@ static void test_parallel_bodies_same_state(void **state) {
   }
 }
 
+/* Towers of cubes (side 0.2 m) on the floor, each cube sunk 5 mm into the one below
+ * (25 times the correction's slop, so the position correction has deep rows), the towers
+ * 0.5 m apart; 64 contacts at most, fewer cones than PGS's parallel order needs, so the
+ * solve is the one-thread solve with any team size. */
+static void sunk_towers(LsimModel *m, LsimState *st, int threads) {
+  enum { TOWERS = 4, HIGH = 4 };
+  *m = lsim_default_model();
+  m->dimension = 3;
+  m->gravity[2] = -9.81;
+  m->friction_directions = 4;
+  strcpy(m->solver.name, "pgs");
+  m->solver.threads = threads;
+  LsimBody ground = lsim_default_body();
+  ground.type = LSIM_BODY_STATIC;
+  const int g = lsim_model_add_body(m, &ground);
+  LsimShape floor = lsim_default_shape();
+  floor.type = LSIM_SHAPE_PLANE;
+  floor.body = g;
+  lsim_model_add_shape(m, &floor);
+  const double half[3] = {0.1, 0.1, 0.1};
+  for (int i = 0; i < TOWERS * HIGH; ++i) {
+    LsimBody b = lsim_default_body();
+    b.mass = 1.0;
+    lsim_inertia_box(b.mass, half, b.inertia);
+    LsimShape s = lsim_default_shape();
+    s.type = LSIM_SHAPE_BOX;
+    s.body = lsim_model_add_body(m, &b);
+    memcpy(s.half, half, sizeof half);
+    lsim_model_add_shape(m, &s);
+  }
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  for (int i = 0; i < TOWERS * HIGH; ++i) {
+    double *q = st->q + m->bodies[1 + i].q_offset;
+    /* A small offset and turn per cube, so the towers' faces are not all alike. */
+    q[0] = 0.5 * (i / HIGH) + 0.003 * (i % HIGH), q[1] = 0.002 * (i % 3);
+    q[2] = 0.1 + (i % HIGH) * (0.2 - 0.005);
+    q[3] = cos(0.01 * i), q[6] = sin(0.01 * i);
+  }
+}
+
+/* The step's passes over the contacts on the team (sweep_order's keys and copy, the warm
+ * start's sums, manifold lists and their merge, the correction's rows: the team's
+ * threshold lowered to one contact) give the state of the one-thread run bit for bit, on
+ * towers whose manifolds hold cubes up at four depths and whose overlaps the correction
+ * removes. */
+static void test_parallel_step_passes_same_state(void **state) {
+  (void)state;
+  LsimModel m[2];
+  LsimState st[2];
+  LsimStepper *stepper[2];
+  for (int k = 0; k < 2; ++k) {
+    sunk_towers(&m[k], &st[k], k + 1);
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&stepper[k], &m[k], NULL, err, sizeof err), 0);
+  }
+  lsim_stepper_set_team_min_contacts(stepper[1], 1);
+  const double z0 = st[0].q[m[0].bodies[2].q_offset + 2];
+  for (int step = 0; step < 60; ++step)
+    for (int k = 0; k < 2; ++k) {
+      LsimStepStats ss;
+      assert_int_equal(lsim_step(stepper[k], &m[k], &st[k], &ss), LSIM_SOLVED);
+      assert_true(ss.ncontacts >= 16 && ss.ncontacts <= 64);
+    }
+  assert_non_null(lsim_solver_team(lsim_stepper_solver(stepper[1]))); /* the path taken */
+  /* The second cube of the first tower rose by most of its 5 mm overlap (the correction
+     acted). */
+  assert_true(st[0].q[m[0].bodies[2].q_offset + 2] > z0 + 0.003);
+  assert_memory_equal(st[0].q, st[1].q, (size_t)m[0].nq * sizeof(double));
+  assert_memory_equal(st[0].v, st[1].v, (size_t)m[0].nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    lsim_stepper_free(stepper[k]);
+    lsim_state_free(&st[k]);
+    lsim_model_free(&m[k]);
+  }
+  /* Joint rows among the contacts (their own numbering in the assembly): data/chain_20.json
+     under PGS, 100 steps. */
+  for (int k = 0; k < 2; ++k) {
+    char *text = NULL;
+    LsimSceneError serr;
+    assert_int_equal(lsim_scene_load("data/chain_20.json", &m[k], &st[k], &text, &serr), 0);
+    free(text);
+    strcpy(m[k].solver.name, "pgs");
+    m[k].solver.threads = k + 1;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&stepper[k], &m[k], NULL, err, sizeof err), 0);
+  }
+  assert_true(m[0].njoints > 0);
+  lsim_stepper_set_team_min_contacts(stepper[1], 1);
+  for (int step = 0; step < 100; ++step) {
+    LsimStepStats ss[2];
+    for (int k = 0; k < 2; ++k) (void)lsim_step(stepper[k], &m[k], &st[k], &ss[k]);
+    assert_int_equal(ss[0].status, ss[1].status);
+  }
+  assert_memory_equal(st[0].q, st[1].q, (size_t)m[0].nq * sizeof(double));
+  assert_memory_equal(st[0].v, st[1].v, (size_t)m[0].nv * sizeof(double));
+  for (int k = 0; k < 2; ++k) {
+    lsim_stepper_free(stepper[k]);
+    lsim_state_free(&st[k]);
+    lsim_model_free(&m[k]);
+  }
+}
+
 /* A whole run with threads = 2 repeats bit for bit (q and v after the 300 steps of
  * data/pile_100.json) and comes to rest like the one-thread run: all but at most two
  * spheres below 0.03 m/s in both (they hit the pile at up to 5 m/s; at rest they creep
@@ -553,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_parallel_rows_same_problem),
       cmocka_unit_test(test_parallel_run_repeats),
       cmocka_unit_test(test_parallel_bodies_same_state),
+      cmocka_unit_test(test_parallel_step_passes_same_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
