@@ -661,6 +661,56 @@ static void test_joint_velocity_error_at_start(void **state) {
   run_free(&r);
 }
 
+/* The box of data/incline_3d.json (1 kg, 0.5 x 0.4 x 0.25 m) resting on a plane tilted
+ * 0.3 rad about (cos 0.4, sin 0.4, 0), so that the slope lies off the contacts' tangent
+ * axes, both mu = tan 0.3 +- 1e-3. A static split exists above tan 0.3 (each corner's
+ * friction tan 0.3 f_n up the slope), and below it the box slides without turning,
+ * g (sin 0.3 - mu cos 0.3) t^2 / 2 down the slope. The flow split the redundant sticking
+ * friction by least norm, whatever the corners' normal forces: the least loaded
+ * corner's share left its circle, circular_stick slid it, then the next, and the box
+ * turned about its one sticking corner (0.27 m and 0.25 rad in 1 s, at tan + 1e-3 and
+ * at tan - 1e-3 alike). Checked over 1 s: sticking, the box's centre within 1e-9 m of
+ * its start (0 measured); sliding, within 1e-7 m of the closed form (3.9e-8 m measured,
+ * across the slope: a slide from rest takes its friction along v_t + SLIP_BLEND s, s the
+ * LCP's direction, so the box drifts sideways at below SLIP_BLEND = 1e-7 m/s); the
+ * orientation within 1e-9 of the start (1e-16 and 6e-14 measured). */
+static void test_incline_off_axes(void **state) {
+  (void)state;
+  const double a = 0.3, g = G;
+  const double nrm[3] = {sin(0.4) * sin(a), -cos(0.4) * sin(a), cos(a)};
+  for (int slide = 0; slide < 2; ++slide) {
+    const double mu = tan(a) + (slide ? -1e-3 : 1e-3);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+             " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"incline\", \"type\": \"static\","
+             "   \"orientation\": {\"axis\": [0.9210609940028851, 0.3894183423086505, 0], \"angle\": 0.3},"
+             "   \"shapes\": [{\"type\": \"plane\", \"mu\": %.17g}]},"
+             "  {\"name\": \"box\", \"mass\": 1, \"position\": [%.17g, %.17g, %.17g],"
+             "   \"orientation\": {\"axis\": [0.9210609940028851, 0.3894183423086505, 0], \"angle\": 0.3},"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.2, 0.125], \"mu\": %.17g}]}]}",
+             mu, 0.125 * nrm[0], 0.125 * nrm[1], 0.125 * nrm[2], mu);
+    Run r;
+    run_ok(json, &r);
+    /* Down the slope: (cos a n - e_z) / sin a. */
+    const double down[3] = {cos(a) * nrm[0] / sin(a), cos(a) * nrm[1] / sin(a), (cos(a) * nrm[2] - 1.0) / sin(a)};
+    const double acc = slide ? g * (sin(a) - mu * cos(a)) : 0.0;
+    assert_true(r.s.n == 100);
+    for (int i = 0; i < r.s.n; ++i) {
+      const double *q = r.s.q + 7 * i, *q0 = r.s.q;
+      const double d = 0.5 * acc * r.s.t[i] * r.s.t[i];
+      double err = 0.0, turn = 0.0;
+      for (int c = 0; c < 3; ++c) err = fmax(err, fabs(q[c] - (0.125 * nrm[c] + d * down[c])));
+      for (int c = 3; c < 7; ++c) turn = fmax(turn, fabs(q[c] - q0[c]));
+      if (err > (slide ? 1e-7 : 1e-9) || turn > 1e-9)
+        fail_msg("mu = tan 0.3 %s 1e-3, t = %g: centre %.3g m off the closed form, orientation %.3g off",
+                 slide ? "-" : "+", r.s.t[i], err, turn);
+    }
+    run_free(&r);
+  }
+}
+
 /* Tedrake's hollow ball (m = 2, r = 0.3, I = 2/3 m r^2), touching the ground at t = 0
  * moving at (1.5, -2, 4) without gravity, mu = 10, e = 0.5: the impact LCP gives the
  * appendix's post-impact velocities (0.42, 1, -1.4) to 1e-12, and the first sample (the
@@ -1996,7 +2046,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
       cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap), cmocka_unit_test(test_liftoff), cmocka_unit_test(test_stick_to_slip),
-      cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints), cmocka_unit_test(test_joint_velocity_error_at_start),
+      cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints), cmocka_unit_test(test_joint_velocity_error_at_start), cmocka_unit_test(test_incline_off_axes),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_impact_map_scope),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),
