@@ -322,7 +322,7 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
  * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
 int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
                      double *out) {
-  if (nr == 0) return 0;
+  if (nr <= 0) return 0;
   double *qd = malloc((size_t)ed->nq * sizeof(double) + 1);
   if (!qd) return LSIM_OUT_OF_MEMORY;
   lsim_ed_qdot(ed, st, qd);
@@ -462,7 +462,7 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
   memcpy(ed->a, ed->a_free, (size_t)ed->nv * sizeof(double));
   if ((rc = lsim_ed_build_rows(ed, &ed->set, idx))) return rc;
   const int nr = ed->nr, nv = ed->nv;
-  if (nr == 0) return 0;
+  if (nr <= 0) return 0;
   if ((rc = lsim_ed_curvature(ed, &ed->st, nr, ed->r_cand, ed->r_which, ed->jdv))) return rc;
   /* A = J W G', b = -(J a_free + Jdot v) - Baumgarte. Symmetric (G = J) unless a row
      carries sliding friction. */
@@ -503,9 +503,50 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
     }
     memcpy(ed->A, C, (size_t)nr * nr * sizeof(double));
   }
+  /* Sticking friction rows weighted (below): A kept for the second solve. */
+  int weighted = 0;
+  for (int r = 0; symmetric && r < nr; ++r)
+    weighted |= ed->r_which[r] != 0 && ed->cand[ed->r_cand[r]].mode == STICK &&
+                ed->set.contacts[idx[ed->r_cand[r]]].kind == LSIM_CONTACT_NORMAL;
+  if (weighted && lsim_ed_grow((void **)&ed->work, &ed->work_cap, 4 * nr * nr + 4 * nr, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  double *A0 = ed->work + 3 * (size_t)nr * nr + 2 * (size_t)nr, *dw = A0 + (size_t)nr * nr;
+  if (weighted) memcpy(A0, ed->A, (size_t)nr * nr * sizeof(double));
   if (lsim_ed_psd_solve(ed->A, ed->lam, nr, ed->work)) {
     snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
     return LSIM_BREAKDOWN;
+  }
+  if (weighted) {
+    /* The least-norm split gives redundant sticking contacts friction regardless of
+       their normal forces, so a lightly loaded corner's share could leave its circle
+       while a split inside every circle existed (a box sticking on an incline pivoted
+       about one corner). Again with each sticking friction row r scaled by
+       D_r = sqrt(mu f_n / mean): lam = D (D A D)^+ D b, the split least in
+       sum |f_t|^2 / (mu f_n) (friction in proportion to mu f_n where the wrench allows),
+       smooth in the state as f_n is. */
+    double mean = 0.0;
+    int nw = 0;
+    for (int r = 0; r < nr; ++r) {
+      const int i = ed->r_cand[r];
+      dw[r] = -1.0; /* unweighted */
+      if (ed->r_which[r] == 0 || ed->cand[i].mode != STICK || ed->set.contacts[idx[i]].kind != LSIM_CONTACT_NORMAL)
+        continue;
+      dw[r] = fmax(ed->set.contacts[idx[i]].mu * ed->lam[r - ed->r_which[r]], 0.0);
+      mean += dw[r], ++nw;
+    }
+    mean = nw > 0 ? mean / nw : 0.0;
+    if (mean > 0.0) {
+      for (int r = 0; r < nr; ++r) dw[r] = dw[r] < 0.0 ? 1.0 : sqrt(fmax(dw[r], 1e-3 * mean) / mean);
+      for (int r = 0; r < nr; ++r) {
+        ed->lam[r] = dw[r] * ed->b[r];
+        for (int c = 0; c < nr; ++c) ed->A[r * nr + c] = dw[r] * A0[r * nr + c] * dw[c];
+      }
+      if (lsim_ed_psd_solve(ed->A, ed->lam, nr, ed->work)) {
+        snprintf(ed->msg, sizeof ed->msg, "singular contact system at t = %.12g", t);
+        return LSIM_BREAKDOWN;
+      }
+      for (int r = 0; r < nr; ++r) ed->lam[r] *= dw[r];
+    }
   }
   for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
   for (int r = 0; r < nr; ++r)

@@ -278,6 +278,9 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
       lsim_parse_get_ranged(c, e, "event_driven", "rtol", GT0, &m->event_rtol) < 0 ||
       lsim_parse_get_ranged(c, e, "event_driven", "atol", GT0, &m->event_atol) < 0)
     return LSIM_INVALID_INPUT;
+  /* CVODE takes a relative tolerance in (0, 1) (hybrid/ode.c); refused here at its key. */
+  if (json_object_get(e, "rtol") && !(m->event_rtol < 1.0))
+    return lsim_parse_fail(c, "event_driven.rtol", 0, "must be > 0 and < 1, got %g", m->event_rtol);
   /* How an impact's closed contacts are resolved: one LCP, or pair by pair. */
   char law[32] = "simultaneous";
   if (lsim_parse_get_string(c, e, "event_driven", "impacts", law, sizeof law, 0) < 0) return LSIM_INVALID_INPUT;

@@ -600,6 +600,117 @@ static void test_joints(void **state) {
   lsim_model_free(&m);
 }
 
+/* A rod (1 kg, 1 x 0.04 x 0.04 m) held at its end by a ball joint at the origin, lying
+ * along x and started moving at 0.2 m/s along y without turning: 0.2 m/s off the joint.
+ * The time step takes such a velocity error in its first step; the event-driven run left
+ * it to Baumgarte's position term, and the rod's end drifted 7.4e-3 m from the pin and
+ * the energy rose (2e-5 J a millisecond at 0.33 s). The start now projects the
+ * velocities onto the joint rows (an inelastic impact of the joints, which never adds
+ * kinetic energy). Closed forms: the pin's impulse has no moment about the pin and
+ * gravity's is along y, so the angular momentum about the pin's z axis stays m (p x v)_z
+ * = 0.5 x 0.2 = 0.1 kg m^2/s through the projection and the whole run; with the end
+ * held, the rod turns about z at w_z = 0.1 / (I_zz + m 0.5^2), I_zz = (1 + 0.04^2) / 12.
+ * Checked at every sample: the end within 1e-9 m of the pin and moving slower than
+ * 1e-8 m/s (the joint's Baumgarte against rtol 1e-12 round-off: 1.0e-11 m and
+ * 3.8e-11 m/s measured), L_z = 0.1 to 1e-9, the energy never above the first sample's by more than
+ * 1e-9 J (rtol 1e-12 of 0.02 J terms); the first sample's w_z to 1e-9 of the closed form
+ * (gravity has turned the rod about y by 1.5e-5 rad there, which moves w_z by 1e-10). */
+static void test_joint_velocity_error_at_start(void **state) {
+  (void)state;
+  const char *json =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.001, \"duration\": 1.0,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"wall\", \"type\": \"static\", \"position\": [-3, 0, 0],"
+      "   \"orientation\": {\"axis\": [0, 1, 0], \"angle\": 1.5707963267948966}, \"shapes\": [{\"type\": \"plane\", \"mu\": 0}]},"
+      "  {\"name\": \"rod\", \"mass\": 1, \"position\": [0.5, 0, 0], \"velocity\": [0, 0.2, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.02, 0.02], \"mu\": 0}]}],"
+      " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"ends\": [{\"body\": \"rod\", \"point\": [-0.5, 0, 0]}, {\"world\": [0, 0, 0]}]}]}";
+  Run r;
+  run_ok(json, &r);
+  const double ixx = 2.0 * 0.04 * 0.04 / 12.0, iyy = (1.0 + 0.04 * 0.04) / 12.0, izz = iyy;
+  const double body_i[3] = {ixx, iyy, izz};
+  assert_true(r.s.n > 100);
+  if (fabs(r.s.v[5] - 0.1 / (izz + 0.25)) > 1e-9) fail_msg("w_z %.12g rad/s, closed form %.12g", r.s.v[5], 0.1 / (izz + 0.25));
+  double e_first = 0.0;
+  for (int i = 0; i < r.s.n; ++i) {
+    const double *q = r.s.q + 7 * i, *v = r.s.v + 6 * i;
+    const double qw = q[3], qx = q[4], qy = q[5], qz = q[6];
+    const double rm[9] = {1.0 - 2.0 * (qy * qy + qz * qz), 2.0 * (qx * qy - qw * qz), 2.0 * (qx * qz + qw * qy),
+                          2.0 * (qx * qy + qw * qz), 1.0 - 2.0 * (qx * qx + qz * qz), 2.0 * (qy * qz - qw * qx),
+                          2.0 * (qx * qz - qw * qy), 2.0 * (qy * qz + qw * qx), 1.0 - 2.0 * (qx * qx + qy * qy)};
+    /* The end: p + R (-0.5, 0, 0); its velocity v + w x (R (-0.5, 0, 0)). */
+    const double rr[3] = {-0.5 * rm[0], -0.5 * rm[3], -0.5 * rm[6]};
+    const double end = sqrt(pow(q[0] + rr[0], 2) + pow(q[1] + rr[1], 2) + pow(q[2] + rr[2], 2));
+    const double ve[3] = {v[0] + v[4] * rr[2] - v[5] * rr[1], v[1] + v[5] * rr[0] - v[3] * rr[2],
+                          v[2] + v[3] * rr[1] - v[4] * rr[0]};
+    if (end > 1e-9) fail_msg("t = %g: the rod's end %.3g m from the pin", r.s.t[i], end);
+    if (sqrt(ve[0] * ve[0] + ve[1] * ve[1] + ve[2] * ve[2]) > 1e-8)
+      fail_msg("t = %g: the rod's end moves at (%.3g, %.3g, %.3g) m/s", r.s.t[i], ve[0], ve[1], ve[2]);
+    /* R diag(I) R^T w: the energy and the angular momentum. */
+    double wb[3], lw[3];
+    for (int c = 0; c < 3; ++c) wb[c] = body_i[c] * (rm[c] * v[3] + rm[3 + c] * v[4] + rm[6 + c] * v[5]);
+    for (int c = 0; c < 3; ++c) lw[c] = rm[3 * c] * wb[0] + rm[3 * c + 1] * wb[1] + rm[3 * c + 2] * wb[2];
+    const double lz = lw[2] + q[0] * v[1] - q[1] * v[0];
+    if (fabs(lz - 0.1) > 1e-9) fail_msg("t = %g: L_z %.12g kg m^2/s, 0.1 at the start", r.s.t[i], lz);
+    const double en = 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+                      0.5 * (lw[0] * v[3] + lw[1] * v[4] + lw[2] * v[5]) + G * q[2];
+    if (i == 0) e_first = en;
+    if (en > e_first + 1e-9) fail_msg("t = %g: energy %.12g J above the first sample's %.12g", r.s.t[i], en, e_first);
+  }
+  assert_true(e_first < 0.5 * 0.2 * 0.2); /* the projection took energy out */
+  run_free(&r);
+}
+
+/* The box of data/incline_3d.json (1 kg, 0.5 x 0.4 x 0.25 m) resting on a plane tilted
+ * 0.3 rad about (cos 0.4, sin 0.4, 0), so that the slope lies off the contacts' tangent
+ * axes, both mu = tan 0.3 +- 1e-3. A static split exists above tan 0.3 (each corner's
+ * friction tan 0.3 f_n up the slope), and below it the box slides without turning,
+ * g (sin 0.3 - mu cos 0.3) t^2 / 2 down the slope. The flow split the redundant sticking
+ * friction by least norm, whatever the corners' normal forces: the least loaded
+ * corner's share left its circle, circular_stick slid it, then the next, and the box
+ * turned about its one sticking corner (0.27 m and 0.25 rad in 1 s, at tan + 1e-3 and
+ * at tan - 1e-3 alike). Checked over 1 s: sticking, the box's centre within 1e-9 m of
+ * its start (0 measured); sliding, within 1e-7 m of the closed form (3.9e-8 m measured,
+ * across the slope: a slide from rest takes its friction along v_t + SLIP_BLEND s, s the
+ * LCP's direction, so the box drifts sideways at below SLIP_BLEND = 1e-7 m/s); the
+ * orientation within 1e-9 of the start (1e-16 and 6e-14 measured). */
+static void test_incline_off_axes(void **state) {
+  (void)state;
+  const double a = 0.3, g = G;
+  const double nrm[3] = {sin(0.4) * sin(a), -cos(0.4) * sin(a), cos(a)};
+  for (int slide = 0; slide < 2; ++slide) {
+    const double mu = tan(a) + (slide ? -1e-3 : 1e-3);
+    char json[2048];
+    snprintf(json, sizeof json,
+             "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 1.0,"
+             " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+             " \"bodies\": [{\"name\": \"incline\", \"type\": \"static\","
+             "   \"orientation\": {\"axis\": [0.9210609940028851, 0.3894183423086505, 0], \"angle\": 0.3},"
+             "   \"shapes\": [{\"type\": \"plane\", \"mu\": %.17g}]},"
+             "  {\"name\": \"box\", \"mass\": 1, \"position\": [%.17g, %.17g, %.17g],"
+             "   \"orientation\": {\"axis\": [0.9210609940028851, 0.3894183423086505, 0], \"angle\": 0.3},"
+             "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.25, 0.2, 0.125], \"mu\": %.17g}]}]}",
+             mu, 0.125 * nrm[0], 0.125 * nrm[1], 0.125 * nrm[2], mu);
+    Run r;
+    run_ok(json, &r);
+    /* Down the slope: (cos a n - e_z) / sin a. */
+    const double down[3] = {cos(a) * nrm[0] / sin(a), cos(a) * nrm[1] / sin(a), (cos(a) * nrm[2] - 1.0) / sin(a)};
+    const double acc = slide ? g * (sin(a) - mu * cos(a)) : 0.0;
+    assert_true(r.s.n == 100);
+    for (int i = 0; i < r.s.n; ++i) {
+      const double *q = r.s.q + 7 * i, *q0 = r.s.q;
+      const double d = 0.5 * acc * r.s.t[i] * r.s.t[i];
+      double err = 0.0, turn = 0.0;
+      for (int c = 0; c < 3; ++c) err = fmax(err, fabs(q[c] - (0.125 * nrm[c] + d * down[c])));
+      for (int c = 3; c < 7; ++c) turn = fmax(turn, fabs(q[c] - q0[c]));
+      if (err > (slide ? 1e-7 : 1e-9) || turn > 1e-9)
+        fail_msg("mu = tan 0.3 %s 1e-3, t = %g: centre %.3g m off the closed form, orientation %.3g off",
+                 slide ? "-" : "+", r.s.t[i], err, turn);
+    }
+    run_free(&r);
+  }
+}
+
 /* Tedrake's hollow ball (m = 2, r = 0.3, I = 2/3 m r^2), touching the ground at t = 0
  * moving at (1.5, -2, 4) without gravity, mu = 10, e = 0.5: the impact LCP gives the
  * appendix's post-impact velocities (0.42, 1, -1.4) to 1e-12, and the first sample (the
@@ -1935,7 +2046,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bouncing_ball), cmocka_unit_test(test_chatter_guard),
       cmocka_unit_test(test_slide_to_rest), cmocka_unit_test(test_rope_snap), cmocka_unit_test(test_liftoff), cmocka_unit_test(test_stick_to_slip),
-      cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints),
+      cmocka_unit_test(test_redundant_stick_to_slip), cmocka_unit_test(test_joints), cmocka_unit_test(test_joint_velocity_error_at_start), cmocka_unit_test(test_incline_off_axes),
       cmocka_unit_test(test_hollow_ball),   cmocka_unit_test(test_scope),
       cmocka_unit_test(test_impact_map),   cmocka_unit_test(test_impact_map_scope),   cmocka_unit_test(test_stop_flag),
       cmocka_unit_test(test_failure_time), cmocka_unit_test(test_cradle),

@@ -102,6 +102,23 @@ assert len(impacts) == 3 and np.max(np.abs(impacts - want)) < 1e-9, impacts - wa
 PYEOF
 echo "event_driven.precision: 1e-15 refused with its place and range, 1e-12 runs: ok"
 
+# event_driven.rtol of 1 or more (CVODE takes rtol in (0, 1)): refused at its key, exit 2,
+# no file. Before, the scene took it and the run stopped at t = 0 with "rtol must be in
+# (0, 1)", no JSON path, exit 1 and a file of 0 samples.
+$PY -c "
+import json
+d = json.load(open('data/bouncing_ball_events.json'))
+d['event_driven'] = {'rtol': 1}
+json.dump(d, open('$tmp/rtol_1.json', 'w'), indent=1)"
+rc=0
+./lcpsim "$tmp/rtol_1.json" -o "$tmp/rtol.h5" 2> "$tmp/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: event_driven.rtol 1: exit $rc"; cat "$tmp/err.txt"; exit 1; fi
+line=$(grep -n '"rtol"' "$tmp/rtol_1.json" | cut -d: -f1)
+grep -q "rtol_1.json:$line:[0-9]*: event_driven.rtol: must be > 0 and < 1, got 1" "$tmp/err.txt" ||
+  { echo "FAIL: event_driven.rtol message"; cat "$tmp/err.txt"; exit 1; }
+test ! -e "$tmp/rtol.h5" || { echo "FAIL: event_driven.rtol 1 left a file"; exit 1; }
+echo "event_driven.rtol: 1 refused with its place and range: ok"
+
 # lcpsim impact: Tedrake's hollow ball leaves at (0.42, 1, -1.4) with a normal impulse of
 # 6 N s; a pair that names no body is an error (exit 2).
 ./lcpsim impact data/hollow_ball.json --close ball:ground > "$tmp/impact.txt"
