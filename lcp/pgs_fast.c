@@ -230,15 +230,18 @@ static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb
 
 /* Cone c's table entry from its blocks (nb of them, at o0 and o1): the rows in place and
  * the constants. 0, or -1 when the cone does not fit the fast path. */
-/* Whether row[FAST_W + k] is -row[k] bit for bit, k = 0, 1, 2 (a zero's sign too). */
-static inline int negated_head(const double *row) {
-  int same = 1;
-  for (int k = 0; k < 3; ++k) {
-    uint64_t a, b;
-    memcpy(&a, row + k, sizeof a), memcpy(&b, row + FAST_W + k, sizeof b);
-    same &= (a ^ b) == (uint64_t)1 << 63;
-  }
-  return same;
+/* Zero when r[FAST_W + k] is -r[k] bit for bit (a zero's sign too), k = 0, 1, 2, for each
+ * of the three rows r (without a branch: the differences from the sign bit or-ed). */
+static inline uint64_t negated_heads(const double *r0, const double *r1, const double *r2) {
+  const double *rows[3] = {r0, r1, r2};
+  uint64_t acc = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) {
+      uint64_t a, b;
+      memcpy(&a, rows[i] + k, sizeof a), memcpy(&b, rows[i] + FAST_W + k, sizeof b);
+      acc |= a ^ b ^ (uint64_t)1 << 63;
+    }
+  return acc;
 }
 
 static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
@@ -281,8 +284,8 @@ static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int n
   fc->neg = 0;
   if (d == 4 && cb->normal >= 0 && W == FAST_W)
     fc->neg = nb < 2 ? 3
-                     : (negated_head(fc->Jn) && negated_head(fc->J1) && negated_head(fc->J2)) |
-                           ((negated_head(fc->Bn) && negated_head(fc->B1) && negated_head(fc->B2)) << 1);
+                     : (negated_heads(fc->Jn, fc->J1, fc->J2) == 0) |
+                           (negated_heads(fc->Bn, fc->B1, fc->B2) == 0) << 1;
   if (cb->normal >= 0) {
     if (!(dn > 0.0)) return -1;
     fc->inv_n = 1.0 / dn;

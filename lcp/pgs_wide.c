@@ -321,17 +321,20 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
      entries the kernel negates are not stored (finite with their sources). */
   const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
   __m128d okv = _mm_cmpeq_pd(lim, lim);
-  for (int r = 0; r < 6; ++r)
-    for (int j = 0; j < WIDE_J; ++j) {
-      const int at = wide_at(kind, r, j);
-      if (at < 0) continue;
+  for (int r = 0; r < 6; ++r) {
+    /* The row's stored entries in turn (wide_at's places, without a test per entry): 0 ..
+       FAST_W - 1, then from FAST_W, or FAST_W + WIDE_LIN in a compact row. */
+    float *dst = fv + (size_t)WIDE_ROW_START(kind, r) * WIDE_LANES;
+    for (int j = 0; j < WIDE_J; ++j, dst += WIDE_LANES) {
+      if (j == FAST_W && WIDE_ROW_SHORT(kind, r)) j += WIDE_LIN;
       const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
       const __m128d b = _mm_set_pd(src[3][r][j], src[2][r][j]);
       okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));
       okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));
       const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
-      _mm_storeu_ps(fv + (size_t)at * WIDE_LANES, f);
+      _mm_storeu_ps(dst, f);
     }
+  }
   int bad = _mm_movemask_pd(okv) != 3;
   /* The constants, lane by lane as pack_lane makes them. */
   for (int l = 0; l < WIDE_LANES; ++l) {
