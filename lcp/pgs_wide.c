@@ -288,9 +288,13 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
 /* Group gi's four lanes at once in floats (fc[l] NULL: an inert lane, as pack_lane's):
  * each value of the four lanes converted and stored as one vector of four floats (one
  * store where pack_lane stores one float in four), the same floats and the same test.
- * 0, or -1 when a float value is not finite. */
-static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m,
-                        int layout) {
+ * 0, or -1 when a float value is not finite. Inlined with the layout a constant (a copy
+ * each: the rows' loops then have fixed places). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m,
+                               int layout) {
   static const double zeros[WIDE_J];
   WideGroup *g = &ws->wide[gi];
   WideIdx *x = &ws->wide_idx[gi];
@@ -321,10 +325,12 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
      entries the kernel negates are not stored (finite with their sources). */
   const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
   __m128d okv = _mm_cmpeq_pd(lim, lim);
+#pragma GCC unroll 6
   for (int r = 0; r < 6; ++r) {
     /* The row's stored entries in turn (wide_at's places, without a test per entry): 0 ..
        FAST_W - 1, then from FAST_W, or FAST_W + WIDE_LIN in a compact row. */
     float *dst = fv + (size_t)WIDE_ROW_START(kind, r) * WIDE_LANES;
+#pragma GCC unroll 12
     for (int j = 0; j < WIDE_J; ++j, dst += WIDE_LANES) {
       if (j == FAST_W && WIDE_ROW_SHORT(kind, r)) j += WIDE_LIN;
       const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
@@ -439,7 +445,9 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
           const FastCone *fc[WIDE_LANES];
           for (int l = 0; l < WIDE_LANES; ++l)
             fc[l] = l < lanes ? &ws->fc[ws->wide_order[first[k] + s + l]] : NULL;
-          bad |= pack_group_f(ws, gi, fc, m, layout);
+          bad |= layout == WIDE_FLOAT_JB ? pack_group_f(ws, gi, fc, m, WIDE_FLOAT_JB)
+                 : layout == WIDE_FLOAT_J ? pack_group_f(ws, gi, fc, m, WIDE_FLOAT_J)
+                                          : pack_group_f(ws, gi, fc, m, WIDE_FLOAT);
           ++gi;
           continue;
         }
