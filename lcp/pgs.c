@@ -58,7 +58,9 @@
  * LSIM_SIMD=scalar|sse2|avx2|avx512 asks for one): the same bits on each. A small fixed budget (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS = 100 sweeps)
  * keeps the rows of J and B of the cones and their constants as floats (half the memory
  * the sweep streams; M is perturbed by about 1e-7 relative, far below what such budgets
- * leave; a longer budget would end at that floor), and their z in the groups during the sweeps (one
+ * leave; a longer budget would end at that floor), compact where the second block's
+ * linear entries are the negatives of the first's (pgs_wide.c: the same bits, 54 of 72
+ * values a cone on a pile of equal bodies), and their z in the groups during the sweeps (one
  * stream instead of scattered reads); with a tolerance they stay doubles, so that
  * tolerances down to 1e-10 remain reachable. With threads > 1 the parallel sweeps (pgs_team.c) keep their parts,
  * and each range of them (a boundary, an interior, the crossing set) is coloured and swept

@@ -48,6 +48,9 @@ typedef struct LsimPgsInfo {
   int simd;           /* coloured wide sweep (pgs.c, "coloured wide sweep"): the path that
                          ran, LSIM_PGS_SIMD_SCALAR / _SSE2 / _AVX2 / _AVX512; 0 when not used */
   int colours;        /* its colours (0 when not used) */
+  int row_values;     /* its values of J's and B's rows stored a cone: 72 as doubles or full
+                         floats, 63 or 54 with compact float rows (pgs_wide.c; 0 when not
+                         used) */
   const double *bz;   /* factored fast path: u = B z [m] of the returned z, recomputed from z
                          with the final residual (owned by the workspace, valid until its
                          next solve); NULL otherwise */

@@ -6,6 +6,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +230,20 @@ static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb
 
 /* Cone c's table entry from its blocks (nb of them, at o0 and o1): the rows in place and
  * the constants. 0, or -1 when the cone does not fit the fast path. */
+/* Zero when r[FAST_W + k] is -r[k] bit for bit (a zero's sign too), k = 0, 1, 2, for each
+ * of the three rows r (without a branch: the differences from the sign bit or-ed). */
+static inline uint64_t negated_heads(const double *r0, const double *r1, const double *r2) {
+  const double *rows[3] = {r0, r1, r2};
+  uint64_t acc = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) {
+      uint64_t a, b;
+      memcpy(&a, rows[i] + k, sizeof a), memcpy(&b, rows[i] + FAST_W + k, sizeof b);
+      acc |= a ^ b ^ (uint64_t)1 << 63;
+    }
+  return acc;
+}
+
 static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
                       int o1) {
   const LsimConeBlock *cb = &f->cones[c];
@@ -264,6 +279,13 @@ static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int n
     a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
   }
   if (!isfinite(((dn + g1) + (g2 + a0)) + (a1 + a2))) return -1;
+  /* Whether the second block's first three entries of each row are the negatives of the
+     first's (the wide sweep's compact rows, pgs_wide.c), while the rows are in the cache. */
+  fc->neg = 0;
+  if (d == 4 && cb->normal >= 0 && W == FAST_W)
+    fc->neg = nb < 2 ? 3
+                     : (negated_heads(fc->Jn, fc->J1, fc->J2) == 0) |
+                           (negated_heads(fc->Bn, fc->B1, fc->B2) == 0) << 1;
   if (cb->normal >= 0) {
     if (!(dn > 0.0)) return -1;
     fc->inv_n = 1.0 / dn;
@@ -913,7 +935,10 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
                             int warm, double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = info->parts = info->crossing = info->simd = info->colours = 0, info->bz = NULL;
+  if (info) {
+    info->trace_len = info->parts = info->crossing = info->simd = info->colours = 0;
+    info->row_values = 0, info->bz = NULL;
+  }
   if (!f || lsim_pgs_check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
@@ -945,7 +970,10 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (W && lsim_pgs_colour(ws, f, W, single)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
-  if (W && info && ws->wide_groups) info->simd = ws->wide_path, info->colours = ws->wide_colours;
+  if (W && info && ws->wide_groups) {
+    info->simd = ws->wide_path, info->colours = ws->wide_colours;
+    info->row_values = lsim_pgs_wide_row_values(ws);
+  }
   if (W) return run_fast(ws, &ctx, W, scale > 0.0 ? scale : 1.0, opt, warm, z, info);
   if (lsim_factored_check(f)) return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (m > 0) memset(ws->u, 0, (size_t)m * sizeof(double)); /* factored_diag needs u = 0 */

@@ -334,6 +334,10 @@ typedef struct FastCone {
   int normal, b0, d, L;
   double mu, fixed_normal, inv_n, qn, q1, q2, gn1, gn2;
   double A[4]; /* tangent-plane inverse mass (A_11, A_12, A_22) and 1 / det (0: singular) */
+  int neg; /* d = 4 cones of width FAST_W: bit 0 when the rows Jn, J1 and J2 each have
+              entries FAST_W .. FAST_W + 2 equal to the negatives of entries 0 .. 2, bit by
+              bit (or one block: nothing there is read); bit 1 the same of Bn, B1, B2
+              (pgs_wide.c then stores those entries once: "compact rows") */
   /* Rows of J and columns of B of the normal, p_0 and p_q, read in place from the
      problem's arrays (nb W entries each), or fast_zeros when absent. */
   const double *Jn, *J1, *J2, *Bn, *B1, *B2;
@@ -367,6 +371,9 @@ void lsim_pgs_wide_free(LsimPgs *ws);
  * before the first sweep, and lsim_pgs_wide_z_out copies them back into z before anything
  * else reads z (other entries of z are the sweep's own throughout). */
 int lsim_pgs_wide_group_z(const LsimPgs *ws);
+/* The values of J's and B's rows the groups store a cone (72, or 63 and 54 with compact
+ * float rows); 0 without groups. */
+int lsim_pgs_wide_row_values(const LsimPgs *ws);
 void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z);
 void lsim_pgs_wide_z_out(const LsimPgs *ws, double *z);
 /* One sweep: the natural order, or the parts' order. */

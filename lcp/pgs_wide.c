@@ -98,11 +98,54 @@ typedef struct WideIdx {
 enum { WM_INV_N, WM_QN, WM_Q1, WM_Q2, WM_GN1, WM_GN2, WM_MU, WM_A11, WM_A12, WM_A22, WM_A3,
        WIDE_META };
 
-/* The groups' value layouts: doubles (a tolerance) or floats (a fixed budget). */
-enum { WIDE_DOUBLE, WIDE_FLOAT };
+/* The groups' value layouts: doubles (a tolerance) or floats (a fixed budget), the float
+ * rows full or compact (below). */
+enum { WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_J, WIDE_FLOAT_JB };
 
-/* Values per group: the six rows and the constants. */
-enum { WIDE_VALS = (6 * WIDE_J + WIDE_META) * WIDE_LANES };
+/* Compact rows. A contact's row of J is [u, r_a x u] on body a and [-u, -(r_b x u)] on
+ * body b (contact.c), so entries FAST_W .. FAST_W + 2 (the second block's first
+ * WIDE_LIN) are the negatives of entries 0 .. 2, bit for bit; so are B's when the two
+ * bodies' inverse masses are equal (B's linear parts u / m_a and -u / m_b). Where every
+ * coloured cone's rows of J (normal, p_0, p_q) are so (FastCone.neg, measured as the
+ * table is made), those rows store 9 of their 12 entries and the kernel negates the three
+ * others (WIDE_KIND_J); where B's are so too, B's rows as well (WIDE_KIND_JB): 63 or 54
+ * of the 72 values a cone instead of 72. A negation is exact (a float's is the float of
+ * the negative, its double the negative of the double), so the kernel computes the same
+ * bits as with the stored values. A cone with one block (the other the zero pad, never
+ * written) counts as negated: the pad's entries of u are zeros, so the products there
+ * are zeros of either sign, which leave every sum as it is (a sum that starts at +0 is
+ * never -0), and that block's update is not written. Values per group by kind: */
+enum { WIDE_KIND_FULL, WIDE_KIND_J, WIDE_KIND_JB, WIDE_LIN = 3 };
+#define WIDE_ROW_SHORT(kind, r) \
+  (((kind) >= WIDE_KIND_J && (r) < 3) || ((kind) == WIDE_KIND_JB && (r) >= 3))
+#define WIDE_ROW_START(kind, r)                                                      \
+  ((kind) == WIDE_KIND_FULL ? (r) * WIDE_J                                           \
+   : (kind) == WIDE_KIND_JB ? (r) * (WIDE_J - WIDE_LIN)                              \
+   : (r) < 3                ? (r) * (WIDE_J - WIDE_LIN)                              \
+                            : 3 * (WIDE_J - WIDE_LIN) + ((r) - 3) * WIDE_J)
+#define WIDE_VALS_OF(kind) ((WIDE_ROW_START(kind, 6) + WIDE_META) * WIDE_LANES)
+
+/* Values per group at most: the six rows and the constants. */
+enum { WIDE_VALS = WIDE_VALS_OF(WIDE_KIND_FULL) };
+
+/* A layout's kind of rows and values per group. */
+static inline int wide_kind(int layout) {
+  return layout == WIDE_FLOAT_JB ? WIDE_KIND_JB : layout == WIDE_FLOAT_J ? WIDE_KIND_J : WIDE_KIND_FULL;
+}
+static inline int wide_vals(int layout) {
+  const int kind = wide_kind(layout);
+  return kind == WIDE_KIND_JB ? WIDE_VALS_OF(WIDE_KIND_JB)
+         : kind == WIDE_KIND_J ? WIDE_VALS_OF(WIDE_KIND_J)
+                               : WIDE_VALS_OF(WIDE_KIND_FULL);
+}
+
+/* Where entry j of row r is stored in a group of kind (in units of WIDE_LANES values), or
+ * -1 when the kernel negates it from entry j - FAST_W. */
+static inline int wide_at(int kind, int r, int j) {
+  if (!WIDE_ROW_SHORT(kind, r)) return WIDE_ROW_START(kind, r) + j;
+  if (j >= FAST_W && j < FAST_W + WIDE_LIN) return -1;
+  return WIDE_ROW_START(kind, r) + (j >= FAST_W ? j - WIDE_LIN : j);
+}
 
 /* The groups' own copy of their z with float values (a fixed budget), WIDE_Z floats per
  * group: normal, beta_0 .. beta_3, lambda, each WIDE_LANES wide (z rounded to float once
@@ -123,6 +166,11 @@ void lsim_pgs_wide_free(LsimPgs *ws) {
 
 int lsim_pgs_wide_group_z(const LsimPgs *ws) {
   return ws->wide_groups > 0 && ws->wide_layout != WIDE_DOUBLE && ws->wide_path != LSIM_PGS_SIMD_REFERENCE;
+}
+
+int lsim_pgs_wide_row_values(const LsimPgs *ws) {
+  if (ws->wide_groups <= 0) return 0;
+  return WIDE_ROW_START(wide_kind(ws->wide_layout), 6);
 }
 
 void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
@@ -179,7 +227,7 @@ __attribute__((always_inline))
 static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int m, int layout) {
   WideGroup *g = &ws->wide[gi];
   WideIdx *x = &ws->wide_idx[gi];
-  const int nr = 6, vals = WIDE_VALS;
+  const int nr = 6, vals = wide_vals(layout), kind = wide_kind(layout);
   const int len = fc ? fc->nb * FAST_W : 0;
   const double *src[6] = {NULL};
   if (fc) src[0] = fc->Jn, src[1] = fc->J1, src[2] = fc->J2, src[3] = fc->Bn, src[4] = fc->B1, src[5] = fc->B2;
@@ -190,7 +238,6 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
      test (one for the row: every |value| <= FLT_MAX, which a NaN fails, as put_value's)
      and its values apart, loops without a branch. */
   for (int r = 0; r < nr; ++r) {
-    const size_t at = base + (size_t)r * WIDE_J * WIDE_LANES;
     double xr[WIDE_J];
     const double *row = xr;
     if (len == WIDE_J) {
@@ -200,30 +247,21 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
       if (len > 0) memcpy(xr, src[r], (size_t)len * sizeof(double));
     }
     if (layout == WIDE_DOUBLE) {
-      double *dv = (double *)v + at;
+      double *dv = (double *)v + base + (size_t)r * WIDE_J * WIDE_LANES;
       for (int j = 0; j < WIDE_J; ++j) dv[(size_t)j * WIDE_LANES] = row[j];
       continue;
     }
-    float *fv = (float *)v + at;
-#if WIDE_SSE2_PACK
-    /* Pairs: the test on both (|x| <= FLT_MAX, false for a NaN), both converted at once
-       (cvtpd2ps rounds as cvtsd2ss does: the same floats). */
-    const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
-    __m128d okv = _mm_cmpeq_pd(lim, lim);
-    for (int j = 0; j < WIDE_J; j += 2) {
-      const __m128d xv = _mm_loadu_pd(row + j);
-      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, xv), lim));
-      const __m128 f2 = _mm_cvtpd_ps(xv);
-      _mm_store_ss(fv + (size_t)j * WIDE_LANES, f2);
-      _mm_store_ss(fv + (size_t)(j + 1) * WIDE_LANES, _mm_shuffle_ps(f2, f2, 1));
-    }
-    bad |= _mm_movemask_pd(okv) != 3;
-#else
+    /* Floats (where there is SSE2 they are packed a group at a time, pack_group_f): the
+       entries the kernel does not negate (a negated one is finite with its source). */
+    float *fv = (float *)v + base;
     int ok = 1;
-    for (int j = 0; j < WIDE_J; ++j) ok &= fabs(row[j]) <= FLT_MAX;
-    for (int j = 0; j < WIDE_J; ++j) fv[(size_t)j * WIDE_LANES] = (float)row[j];
+    for (int j = 0; j < WIDE_J; ++j) {
+      const int at = wide_at(kind, r, j);
+      if (at < 0) continue;
+      ok &= fabs(row[j]) <= FLT_MAX;
+      fv[(size_t)at * WIDE_LANES] = (float)row[j];
+    }
     bad |= !ok;
-#endif
   }
   /* The constants. */
   double k[WIDE_META] = {0.0};
@@ -235,7 +273,7 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
     k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
   }
   for (int c = 0; c < WIDE_META; ++c)
-    bad |= put_value(v, base + (size_t)(nr * WIDE_J + c) * WIDE_LANES, k[c], layout);
+    bad |= put_value(v, base + (size_t)(WIDE_ROW_START(kind, nr) + c) * WIDE_LANES, k[c], layout);
   if (!fc) {
     g->o0[l] = g->o1[l] = m, g->two[l] = 0;
     x->normal[l] = x->b0[l] = x->L[l] = -1;
@@ -250,12 +288,18 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
 /* Group gi's four lanes at once in floats (fc[l] NULL: an inert lane, as pack_lane's):
  * each value of the four lanes converted and stored as one vector of four floats (one
  * store where pack_lane stores one float in four), the same floats and the same test.
- * 0, or -1 when a float value is not finite. */
-static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m) {
+ * 0, or -1 when a float value is not finite. Inlined with the layout a constant (a copy
+ * each: the rows' loops then have fixed places). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES], int m,
+                               int layout) {
   static const double zeros[WIDE_J];
   WideGroup *g = &ws->wide[gi];
   WideIdx *x = &ws->wide_idx[gi];
-  float *fv = (float *)ws->wide_rows + (size_t)gi * WIDE_VALS;
+  const int kind = wide_kind(layout);
+  float *fv = (float *)ws->wide_rows + (size_t)gi * wide_vals(layout);
   double pad[WIDE_LANES][6][WIDE_J]; /* rows of one block, zeros after it */
   const double *src[WIDE_LANES][6];
   for (int l = 0; l < WIDE_LANES; ++l) {
@@ -277,18 +321,26 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
     }
   }
   /* The rows: per value, lanes 0-1 and 2-3 converted in pairs (cvtpd2ps rounds as
-     cvtsd2ss does) and stored together; every |value| <= FLT_MAX (false for a NaN). */
+     cvtsd2ss does) and stored together; every |value| <= FLT_MAX (false for a NaN). The
+     entries the kernel negates are not stored (finite with their sources). */
   const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
   __m128d okv = _mm_cmpeq_pd(lim, lim);
-  for (int r = 0; r < 6; ++r)
-    for (int j = 0; j < WIDE_J; ++j) {
+#pragma GCC unroll 6
+  for (int r = 0; r < 6; ++r) {
+    /* The row's stored entries in turn (wide_at's places, without a test per entry): 0 ..
+       FAST_W - 1, then from FAST_W, or FAST_W + WIDE_LIN in a compact row. */
+    float *dst = fv + (size_t)WIDE_ROW_START(kind, r) * WIDE_LANES;
+#pragma GCC unroll 12
+    for (int j = 0; j < WIDE_J; ++j, dst += WIDE_LANES) {
+      if (j == FAST_W && WIDE_ROW_SHORT(kind, r)) j += WIDE_LIN;
       const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
       const __m128d b = _mm_set_pd(src[3][r][j], src[2][r][j]);
       okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));
       okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));
       const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
-      _mm_storeu_ps(fv + (size_t)(r * WIDE_J + j) * WIDE_LANES, f);
+      _mm_storeu_ps(dst, f);
     }
+  }
   int bad = _mm_movemask_pd(okv) != 3;
   /* The constants, lane by lane as pack_lane makes them. */
   for (int l = 0; l < WIDE_LANES; ++l) {
@@ -302,7 +354,7 @@ static int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WIDE_LANES
       k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
     }
     for (int q = 0; q < WIDE_META; ++q)
-      bad |= put_value(fv, (size_t)(6 * WIDE_J + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
+      bad |= put_value(fv, (size_t)(WIDE_ROW_START(kind, 6) + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
     if (!c) {
       g->o0[l] = g->o1[l] = m, g->two[l] = 0;
       x->normal[l] = x->b0[l] = x->L[l] = -1;
@@ -366,7 +418,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
     /* Each cone to its place, in the natural order; floats (with SSE2) are packed group
        by group below, four lanes a store (one lane at a time, one float in four, the
        packing had cost 6.6 % of a pile's step's cycles). */
-    const int by_group = WIDE_SSE2_PACK && layout == WIDE_FLOAT;
+    const int by_group = WIDE_SSE2_PACK && layout != WIDE_DOUBLE;
     for (int t = tb; t < te; ++t) {
       const int k = colour[t];
       if (k < 0) {
@@ -378,8 +430,8 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
       if (by_group) continue;
       const int gl = grp[k] + rank / WIDE_LANES, ll = rank % WIDE_LANES;
       /* The layout a constant for the compiler (one copy of pack_lane each). */
-      if (layout == WIDE_FLOAT) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_FLOAT);
-      else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
+      if (layout == WIDE_DOUBLE) bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, WIDE_DOUBLE);
+      else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, layout);
     }
     /* Lane counts; the last group of a colour padded with inert lanes. */
     for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
@@ -393,7 +445,9 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
           const FastCone *fc[WIDE_LANES];
           for (int l = 0; l < WIDE_LANES; ++l)
             fc[l] = l < lanes ? &ws->fc[ws->wide_order[first[k] + s + l]] : NULL;
-          bad |= pack_group_f(ws, gi, fc, m);
+          bad |= layout == WIDE_FLOAT_JB ? pack_group_f(ws, gi, fc, m, WIDE_FLOAT_JB)
+                 : layout == WIDE_FLOAT_J ? pack_group_f(ws, gi, fc, m, WIDE_FLOAT_J)
+                                          : pack_group_f(ws, gi, fc, m, WIDE_FLOAT);
           ++gi;
           continue;
         }
@@ -452,11 +506,12 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
       lsim_grow((void **)&ws->wide_mask, &ws->wide_mask_cap, nblk, sizeof(unsigned long long)))
     return LSIM_OUT_OF_MEMORY;
   int *colour = ws->wide_order + nt;
-  int nfit = 0;
+  int nfit = 0, neg = 3;
   for (int t = 0; t < nt; ++t) {
     const int c = src[t], fits = c >= 0 && wide_fits(ws, c, m, W);
     colour[t] = fits ? -2 : -1;
     nfit += fits;
+    if (fits) neg &= ws->fc[c].neg;
   }
   if (nfit < WIDE_MIN_CONES) return 0;
   unsigned long long *mask = ws->wide_mask;
@@ -503,8 +558,11 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
     free(ws->wide), free(ws->wide_rows), free(ws->wide_z), free(ws->wide_idx);
     ws->wide = p, ws->wide_rows = rw, ws->wide_z = gz, ws->wide_idx = ix, ws->wide_cap = groups;
   }
-  /* The layout: floats for a fixed budget, doubles for a tolerance. */
-  int layout = single ? WIDE_FLOAT : WIDE_DOUBLE;
+  /* The layout: floats for a fixed budget, their rows compact where every cone's are
+     negated (LSIM_WIDE_ROWS=full keeps them whole: a check); doubles for a tolerance. */
+  const char *rows_env = getenv("LSIM_WIDE_ROWS");
+  if (rows_env && !strcmp(rows_env, "full")) neg = 0;
+  int layout = !single ? WIDE_DOUBLE : neg == 3 ? WIDE_FLOAT_JB : neg & 1 ? WIDE_FLOAT_J : WIDE_FLOAT;
   /* The order and the groups, range by range (with a team, each member its part's two
      ranges, member 0 the crossing set too: disjoint positions and groups, so the same
      result). Floats only when every value stays finite (else packed again as doubles). */
@@ -552,8 +610,9 @@ typedef float v8f __attribute__((vector_size(32)));
 
 /* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
-   and sums apart, not FMA); each for the two layouts (_d doubles, z by index; _f floats,
-   z in the groups). */
+   and sums apart, not FMA); each for the layouts: _d doubles, z by index; _f, _fj, _fjb
+   floats (rows full, J's compact, J's and B's compact), z in the groups. The float
+   kernels of one path differ only in WK_KIND (included once per kind). */
 #define WK_V v1d
 #define WK_I v1i
 #define WK_N 1
@@ -561,21 +620,33 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WK_S double
 #define WK_SV v1d
 #define WK_GZ 0
+#define WK_KIND WIDE_KIND_FULL
 #define WK_NAME wide_scalar_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
+#undef WK_GZ
 #define WK_S float
 #define WK_SV v1f
-#undef WK_GZ
 #define WK_GZ 1
 #define WK_NAME wide_scalar_f
 #include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_J
+#define WK_NAME wide_scalar_fj
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_JB
+#define WK_NAME wide_scalar_fjb
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
 #undef WK_GZ
 #undef WK_S
 #undef WK_SV
-#undef WK_NAME
 #undef WK_V
 #undef WK_I
 #undef WK_N
@@ -588,21 +659,33 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WK_S double
 #define WK_SV v2d
 #define WK_GZ 0
+#define WK_KIND WIDE_KIND_FULL
 #define WK_NAME wide_sse2_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
+#undef WK_GZ
 #define WK_S float
 #define WK_SV v2f
-#undef WK_GZ
 #define WK_GZ 1
 #define WK_NAME wide_sse2_f
 #include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_J
+#define WK_NAME wide_sse2_fj
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_JB
+#define WK_NAME wide_sse2_fjb
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
 #undef WK_GZ
 #undef WK_S
 #undef WK_SV
-#undef WK_NAME
 #undef WK_V
 #undef WK_I
 #undef WK_N
@@ -616,23 +699,35 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WK_S double
 #define WK_SV v4d
 #define WK_GZ 0
+#define WK_KIND WIDE_KIND_FULL
 #define WK_NAME wide_avx2_d
 #include "pgs_wide_kernel.h"
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
+#undef WK_GZ
 #define WK_S float
 #define WK_SV v4f
-#undef WK_GZ
 #define WK_GZ 1
-#define WK_NAME wide_avx2_f
 #define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#define WK_NAME wide_avx2_f
 #include "pgs_wide_kernel.h"
-#undef WK_GZ
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_J
+#define WK_NAME wide_avx2_fj
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_JB
+#define WK_NAME wide_avx2_fjb
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
 #undef WK_LOAD_ROW
+#undef WK_GZ
 #undef WK_S
 #undef WK_SV
-#undef WK_NAME
 #undef WK_V
 #undef WK_I
 #undef WK_N
@@ -675,6 +770,7 @@ _Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
 #define WK_S double
 #define WK_SV v8d
 #define WK_GZ 0
+#define WK_KIND WIDE_KIND_FULL
 #define WK_NAME wide_avx512_d
 #define WK_LONE wide_avx2_d
 #define WK_LOAD_ROW2(p, q) \
@@ -685,22 +781,37 @@ _Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
 #undef WK_S
 #undef WK_SV
 #undef WK_NAME
+#undef WK_GZ
 #define WK_S float
 #define WK_SV v8f
-#undef WK_GZ
 #define WK_GZ 1
-#define WK_NAME wide_avx512_f
-#define WK_LONE wide_avx2_f
 #define WK_LOAD_ROW2(p, q)                                                                   \
   ((v8d)_mm512_cvtps_pd(                                                                     \
       _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(q), 1)))
+#define WK_NAME wide_avx512_f
+#define WK_LONE wide_avx2_f
 #include "pgs_wide_kernel.h"
-#undef WK_LOAD_ROW2
+#undef WK_NAME
 #undef WK_LONE
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_J
+#define WK_NAME wide_avx512_fj
+#define WK_LONE wide_avx2_fj
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_LONE
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_JB
+#define WK_NAME wide_avx512_fjb
+#define WK_LONE wide_avx2_fjb
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_LONE
+#undef WK_KIND
+#undef WK_LOAD_ROW2
 #undef WK_GZ
 #undef WK_S
 #undef WK_SV
-#undef WK_NAME
 #undef WK_V
 #undef WK_I
 #undef WK_N
@@ -709,21 +820,21 @@ _Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
 #undef WK_ANY
 #endif
 
-/* The kernels of one path, by layout. */
+/* The kernels of one path, by layout (WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_J, _JB). */
 typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
                            double *, double, float *);
-static const WideKernel wide_kernels[4][2] = {
-    {wide_scalar_d, wide_scalar_f},
-    {wide_sse2_d, wide_sse2_f},
+static const WideKernel wide_kernels[4][4] = {
+    {wide_scalar_d, wide_scalar_f, wide_scalar_fj, wide_scalar_fjb},
+    {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
 #if WIDE_HAVE_AVX2
-    {wide_avx2_d, wide_avx2_f},
+    {wide_avx2_d, wide_avx2_f, wide_avx2_fj, wide_avx2_fjb},
 #else
-    {wide_sse2_d, wide_sse2_f},
+    {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
 #endif
 #if WIDE_HAVE_AVX512
-    {wide_avx512_d, wide_avx512_f},
+    {wide_avx512_d, wide_avx512_f, wide_avx512_fj, wide_avx512_fjb},
 #else
-    {wide_sse2_d, wide_sse2_f},
+    {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
 #endif
 };
 
@@ -733,7 +844,7 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
   const WideGroup *g = ws->wide + rg[0];
   const int ng = rg[1] - rg[0], layout = ws->wide_layout;
   const void *rows = (const char *)ws->wide_rows +
-                     (size_t)rg[0] * WIDE_VALS * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
+                     (size_t)rg[0] * wide_vals(layout) * (layout == WIDE_DOUBLE ? sizeof(double) : sizeof(float));
   if (ws->wide_path == LSIM_PGS_SIMD_REFERENCE) {
     /* fast_sweep itself over the coloured order, one cone at a time (double rows). */
     lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[4], rg[3]);

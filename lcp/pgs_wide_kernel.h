@@ -16,6 +16,10 @@
  *                operations are loads: any way of making them gives the same bits,
  *   WK_ANY       whether some lane of a mask is set,
  *   WK_LONE      the four-lane kernel of the same layout, for a group alone,
+ *   WK_KIND      the rows stored (WIDE_KIND_FULL, _J or _JB; only with float values):
+ *                a compact row stores 9 of its 12 entries, and the kernel takes entries
+ *                FAST_W .. FAST_W + 2 as the negatives of entries 0 .. 2 (exact: the
+ *                packing stores a row so only where they are, bit for bit),
  *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
  *   WK_ATTR      its attributes (the target).
  * The same source for every set: per lane the same operations in the same order, which
@@ -45,10 +49,16 @@
 #define LI(L) (L)
 #endif
 
+/* Row r's first value in a group (in units of WIDE_LANES values), whether it is compact,
+ * and where entry j of it is stored (not for a compact row's entries FAST_W .. FAST_W + 2). */
+#define WK_RS(r) WIDE_ROW_START(WK_KIND, r)
+#define WK_SHORT(r) WIDE_ROW_SHORT(WK_KIND, r)
+#define WK_COL(r, j) (WK_SHORT(r) && (j) >= FAST_W ? (j) - WIDE_LIN : (j))
+
 WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const void *rows_v,
                             int ng, double *u, double *z, double omega_s, float *zgroups) {
   const WK_S *rows_all = rows_v;
-  enum { VALS = WIDE_VALS };
+  enum { VALS = WIDE_VALS_OF(WK_KIND) };
   (void)zgroups, (void)z, (void)idx;
   const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
   const WK_V omega = zero + omega_s;
@@ -94,8 +104,12 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
                  __builtin_convertvector(s_, WK_V); })
 #define AT_F(p) ({ WK_SV s_; memcpy(&s_, (p), sizeof s_); __builtin_convertvector(s_, WK_V); })
 #endif
-#define ROW(r, j) AT((r) * WIDE_J + (j))
-#define LD(k) AT(6 * WIDE_J + (k))
+/* Entry j of row r: a compact row's entries FAST_W .. FAST_W + 2 negated from 0 .. 2 (a
+   negation is exact: -(float) converted is -(double) of it, the stored row's value). */
+#define ROW(r, j)                                                                            \
+  (WK_SHORT(r) && (j) >= FAST_W && (j) < FAST_W + WIDE_LIN ? -AT(WK_RS(r) + (j) - FAST_W)   \
+                                                            : AT(WK_RS(r) + WK_COL(r, j)))
+#define LD(k) AT(WK_RS(6) + (k))
       /* u's two blocks, lane by lane (inert lanes: the pad after u). */
       WK_V U[WIDE_J], zs[6];
 #ifdef WK_GATHER
@@ -140,6 +154,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #endif
       /* The three dot products, even and odd entries apart (fast_sweep's pairs). */
       WK_V en = zero, on = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero;
+#pragma GCC unroll 12
       for (int j = 0; j < WIDE_J; j += 2) {
         en = en + ROW(0, j) * U[j], on = on + ROW(0, j + 1) * U[j + 1];
         e1 = e1 + ROW(1, j) * U[j], o1 = o1 + ROW(1, j + 1) * U[j + 1];
@@ -229,6 +244,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
       const WK_V nl = WK_MAX0(zl + omega * (t4 - zl));
       /* u's columns, where a delta is non-zero. */
       const WK_I still = (dn == zero) & (df1 == zero) & (df2 == zero);
+#pragma GCC unroll 12
       for (int j = 0; j < WIDE_J; ++j)
         U[j] = WK_SEL(still, U[j], U[j] + ROW(3, j) * dn + ROW(4, j) * df1 + ROW(5, j) * df2);
       /* Scatter the real lanes' u (and z, unless the group keeps it). */
@@ -273,3 +289,6 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #undef LG
 #undef LX
 #undef LI
+#undef WK_RS
+#undef WK_SHORT
+#undef WK_COL

@@ -123,12 +123,19 @@ typedef struct PileLcp {
   LsimStepper *stepper;
 } PileLcp;
 
-static void pile_lcp(PileLcp *p, int threads, int steps) {
+/* heavy: every other dynamic body three times as heavy (mass and inertia). */
+static void pile_lcp_masses(PileLcp *p, int threads, int steps, int heavy) {
   char *text = NULL;
   LsimSceneError serr;
   assert_int_equal(lsim_scene_load("data/pile_100.json", &p->model, &p->state, &text, &serr), 0);
   free(text);
   p->model.solver.threads = threads;
+  for (int b = 0, k = 0; heavy && b < p->model.nbodies; ++b) {
+    LsimBody *body = &p->model.bodies[b];
+    if (body->type != LSIM_BODY_DYNAMIC || k++ % 2) continue;
+    body->mass *= 3.0;
+    for (int e = 0; e < 9; ++e) body->inertia[e] *= 3.0;
+  }
   char err[256];
   assert_int_equal(lsim_stepper_create(&p->stepper, &p->model, NULL, err, sizeof err), 0);
   for (int k = 0; k < steps; ++k) {
@@ -136,6 +143,8 @@ static void pile_lcp(PileLcp *p, int threads, int steps) {
     lsim_step(p->stepper, &p->model, &p->state, &ss);
   }
 }
+
+static void pile_lcp(PileLcp *p, int threads, int steps) { pile_lcp_masses(p, threads, steps, 0); }
 
 static void free_pile(PileLcp *p) {
   lsim_stepper_free(p->stepper);
@@ -314,6 +323,67 @@ static void test_wide_sweep_paths_identical(void **state) {
          "(omega 1.3, warm): %d sweeps\n", info[0].colours, info[0].residual, infow[0].sweeps);
   for (int k = 0; k < NP; ++k) free(z[k]), free(zw[k]), free(z2[k]);
   free_pile(&p);
+}
+
+/* Compact rows (pgs_wide.c): where every coloured cone's rows of J (normal, p_0, p_q) have
+ * entries 6-8 (the second block's linear part) equal to the negatives of entries 0-2, bit
+ * for bit, the float groups store 9 of their 12 entries and the kernel negates the rest;
+ * where B's rows are so too (the two bodies' inverse masses equal), B's as well. The
+ * pile_100 LCP (spheres of one mass; the bin's contacts have one block): 54 values a cone
+ * instead of 72; every other sphere three times as heavy: 63 (J's rows alone); one entry
+ * of J changed in its last bit: 72. On each, every path with one and two threads gives
+ * the bits of the full rows (LSIM_WIDE_ROWS=full), and the same residual. */
+static void test_wide_compact_rows_same_bits(void **state) {
+  (void)state;
+  static const char *paths[] = {"scalar", "sse2", "avx2", "avx512"};
+  static const int expect[3] = {54, 63, 72};
+  for (int variant = 0; variant < 3; ++variant) {
+    PileLcp p;
+    pile_lcp_masses(&p, 1, 100, variant == 1);
+    const LsimFactoredLcp *f0 = lsim_stepper_factored(p.stepper);
+    LsimFactoredLcp g = *f0;
+    const int n = g.n;
+    double *jv = NULL;
+    if (variant == 2) {
+      /* The normal row of the first cone with two blocks: entry 6 moved by one ulp. */
+      const int nnz = g.J_ptr[n];
+      jv = malloc((size_t)nnz * sizeof(double));
+      memcpy(jv, g.J_val, (size_t)nnz * sizeof(double));
+      int changed = 0;
+      for (int c = 0; c < g.ncones && !changed; ++c) {
+        const int N = g.cones[c].normal;
+        if (N < 0 || g.J_ptr[N + 1] - g.J_ptr[N] != 12) continue;
+        double *e = jv + g.J_ptr[N] + 6;
+        *e = nextafter(*e, INFINITY), changed = 1;
+      }
+      assert_true(changed);
+      g.J_val = jv, g.diag_bound = 0.0;
+    }
+    double *za = malloc((size_t)n * sizeof(double)), *zb = malloc((size_t)n * sizeof(double));
+    for (int T = 1; T <= 2; ++T)
+      for (int k = 0; k < 4; ++k) {
+        LsimPgsInfo ia, ib;
+        setenv("LSIM_SIMD", paths[k], 1);
+        unsetenv("LSIM_WIDE_ROWS");
+        solve_threads(&g, T, 0.0, 20, za, &ia);
+        setenv("LSIM_WIDE_ROWS", "full", 1);
+        solve_threads(&g, T, 0.0, 20, zb, &ib);
+        assert_true(ia.colours >= 2);
+        assert_int_equal(ia.row_values, expect[variant]);
+        assert_int_equal(ib.row_values, 72);
+        assert_int_equal(ia.simd, ib.simd);
+        assert_memory_equal(za, zb, (size_t)n * sizeof(double));
+        assert_true(ia.residual == ib.residual);
+      }
+    unsetenv("LSIM_SIMD");
+    unsetenv("LSIM_WIDE_ROWS");
+    /* A tolerance keeps double rows, whole. */
+    LsimPgsInfo id;
+    solve_threads(&g, 1, 1e-6, 100000, za, &id);
+    assert_int_equal(id.row_values, 72);
+    free(za), free(zb), free(jv);
+    free_pile(&p);
+  }
 }
 
 /* With a team (threads 2) the time step writes the rows of J and B, and C and q, in
@@ -652,6 +722,7 @@ int main(void) {
       cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_wide_sweep_paths_identical),
+      cmocka_unit_test(test_wide_compact_rows_same_bits),
       cmocka_unit_test(test_long_budget_on_doubles),
       cmocka_unit_test(test_parallel_rows_same_problem),
       cmocka_unit_test(test_parallel_run_repeats),
