@@ -136,21 +136,93 @@ static void usage(FILE *f) {
           "                                    (default: avx2 where the CPU has it, else sse2;\n"
           "                                    avx512, asked for, where the CPU has it; avx512,\n"
           "                                    avx2, sse2 and scalar give the same bits; reference,\n"
-          "                                    a check, reads the rows as doubles, docs/solvers.md)\n",
+          "                                    a check, reads the rows as doubles, docs/solvers.md)\n"
+          "  LSIM_WIDE_ROWS, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START, LSIM_TIES_SHORTCUT,\n"
+          "  LSIM_BOUND_SUMS                  checks and comparisons of the sweep's rows and of\n"
+          "                                    sparse Lemke (docs/solvers.md, \"Environment\");\n"
+          "                                    a value lcpsim does not know is refused (exit 2)\n",
           LSIM_VERSION);
 }
 
-/* LSIM_SIMD, when set, names a path the library knows (lcp/pgs_wide.c reads it and takes
- * an unknown value as unset): 0, or 2 with one line on stderr. */
+/* The LSIM_* variables the library reads (lcp/pgs_wide.c, lcp/lemke_sparse.c, cli/view.c)
+ * take a value they do not know as unset; lcpsim refuses such a value instead, so that a
+ * comparison never runs silently on the default. words: the accepted values, "|" apart;
+ * else an integer in [lo, hi]. Test-only names (LSIM_KERNEL_*, LSIM_SHARED) are not read
+ * by lcpsim and pass; any other LSIM_ name gets a note (a misspelt one would do nothing). */
+typedef struct {
+  const char *name, *words;
+  long lo, hi;
+} EnvVar;
+
+static const EnvVar env_vars[] = {
+    {"LSIM_SIMD", "avx512|avx2|sse2|scalar|reference", 0, 0},
+    {"LSIM_WIDE_ROWS", "full", 0, 0},
+    {"LSIM_TIES_SHORTCUT", "0|1|2", 0, 0},
+    {"LSIM_BOUND_SUMS", "0|1", 0, 0},
+    {"LSIM_LU_SOLVE", "own|umfpack|klu", 0, 0},
+    {"LSIM_LU_REFACTOR", NULL, 10, 100000},
+    {"LSIM_BLOCK_START", NULL, 0, 1000},
+    {"LSIM_VIEW_PIECE", NULL, 0, LONG_MAX},
+};
+
+/* 1 when v is one of words ("a|b|c"). */
+static int env_word(const char *v, const char *words) {
+  const size_t n = strlen(v);
+  for (const char *w = words; *w;) {
+    const char *bar = strchr(w, '|');
+    const size_t len = bar ? (size_t)(bar - w) : strlen(w);
+    if (len == n && !strncmp(w, v, n)) return 1;
+    if (!bar) break;
+    w = bar + 1;
+  }
+  return 0;
+}
+
+/* 0, or 2 with one line on stderr naming the variable, its value and what it takes. */
 static int check_environment(void) {
-  const char *e = getenv("LSIM_SIMD");
-  if (!e || !*e) return 0;
-  static const char *const known[] = {"avx512", "avx2", "sse2", "scalar", "reference"};
-  for (size_t k = 0; k < sizeof known / sizeof *known; ++k)
-    if (!strcmp(e, known[k])) return 0;
-  fprintf(stderr, "lcpsim: environment LSIM_SIMD='%s': expected avx512, avx2, sse2, scalar or reference\n",
-          e);
-  return 2;
+  extern char **environ;
+  for (char **e = environ; e && *e; ++e) {
+    if (strncmp(*e, "LSIM_", 5)) continue;
+    const char *eq = strchr(*e, '=');
+    const size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+    const char *v = eq ? eq + 1 : "";
+    const EnvVar *var = NULL;
+    for (size_t k = 0; k < sizeof env_vars / sizeof *env_vars; ++k)
+      if (strlen(env_vars[k].name) == len && !strncmp(*e, env_vars[k].name, len)) var = &env_vars[k];
+    if (!var) {
+      if (!strncmp(*e, "LSIM_KERNEL_", 12) || (len == 11 && !strncmp(*e, "LSIM_SHARED", 11)))
+        continue;
+      fprintf(stderr, "lcpsim: note: environment %.*s is not a variable lcpsim reads (it reads",
+              (int)len, *e);
+      for (size_t k = 0; k < sizeof env_vars / sizeof *env_vars; ++k)
+        fprintf(stderr, "%s%s", k ? ", " : " ", env_vars[k].name);
+      fprintf(stderr, ")\n");
+      continue;
+    }
+    if (!*v) continue; /* set empty: unset */
+    if (var->words) {
+      if (env_word(v, var->words)) continue;
+      fprintf(stderr, "lcpsim: environment %s='%s': expected ", var->name, v);
+      for (const char *w = var->words; *w; ++w) {
+        if (*w != '|') fputc(*w, stderr);
+        else fputs(strchr(w + 1, '|') ? ", " : " or ", stderr);
+      }
+      fputc('\n', stderr);
+      return 2;
+    }
+    char *end;
+    errno = 0;
+    const long x = strtol(v, &end, 10);
+    if (end != v && !*end && !errno && x >= var->lo && x <= var->hi) continue;
+    if (var->hi == LONG_MAX)
+      fprintf(stderr, "lcpsim: environment %s='%s': expected an integer of at least %ld\n", var->name,
+              v, var->lo);
+    else
+      fprintf(stderr, "lcpsim: environment %s='%s': expected an integer from %ld to %ld\n", var->name,
+              v, var->lo, var->hi);
+    return 2;
+  }
+  return 0;
 }
 
 void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,

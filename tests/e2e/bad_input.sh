@@ -201,6 +201,14 @@ t steps_neg "--steps" "$in/ok.json" --steps -3 -o @OUT
 t steps_text "--steps" "$in/ok.json" --steps abc -o @OUT
 t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "$in/ok.json" --steps 99999999999 -o @OUT
 export LSIM_SIMD=avx1024; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
+# The library takes a value of its LSIM_* variables it does not know as unset (the
+# default ran silently, a comparison of nothing); lcpsim refuses it, naming what it takes.
+export LSIM_LU_SOLVE=KLU; t lu_solve_env "LSIM_LU_SOLVE='KLU': expected own, umfpack or klu" "$in/ok.json" -o @OUT; unset LSIM_LU_SOLVE
+export LSIM_LU_REFACTOR=5; t lu_refactor_env "LSIM_LU_REFACTOR='5': expected an integer from 10 to 100000" "$in/ok.json" -o @OUT; unset LSIM_LU_REFACTOR
+export LSIM_BLOCK_START=x; t block_start_env "LSIM_BLOCK_START='x': expected an integer from 0 to 1000" "$in/ok.json" -o @OUT; unset LSIM_BLOCK_START
+export LSIM_TIES_SHORTCUT=3; t ties_env "LSIM_TIES_SHORTCUT='3': expected 0, 1 or 2" "$in/ok.json" -o @OUT; unset LSIM_TIES_SHORTCUT
+export LSIM_BOUND_SUMS=yes; t bound_sums_env "LSIM_BOUND_SUMS='yes': expected 0 or 1" "$in/ok.json" -o @OUT; unset LSIM_BOUND_SUMS
+export LSIM_WIDE_ROWS=compact; t wide_rows_env "LSIM_WIDE_ROWS='compact': expected full" "$in/ok.json" -o @OUT; unset LSIM_WIDE_ROWS
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
 # "-" is a file name here, not standard input: the message says where stdin is.
@@ -394,6 +402,13 @@ for c in run solve compare export view impact models solvers; do
     { name=help_$c; fail "first line: $(head -n 1 "$top/stdout")"; }
   [ -s "$top/stderr" ] && { name=help_$c; fail "stderr: $(head -c 200 "$top/stderr")"; }
 done
+# A misspelt LSIM_ name did nothing: a note names what lcpsim reads; the run goes on.
+rm -rf "$run" && mkdir -p "$run"
+LSIM_SMID=scalar "$bin" "$in/ok.json" -o "$run/out.h5" --quiet > "$top/stdout" 2> "$top/stderr" ||
+  { name=misspelt_env; fail "exit $?"; }
+grep -qF "note: environment LSIM_SMID is not a variable lcpsim reads (it reads LSIM_SIMD," "$top/stderr" ||
+  { name=misspelt_env; fail "stderr: $(head -c 300 "$top/stderr")"; }
+[ -s "$run/out.h5" ] || { name=misspelt_env; fail "no output file"; }
 echo "bad input: $cases cases"
 [ $fails -eq 0 ] && echo "ok: bad input"
 [ $fails -eq 0 ]
