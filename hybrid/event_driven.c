@@ -536,6 +536,7 @@ static int refresh_candidates(Ed *ed) {
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
+    lsim_ed_local_point(ed, &ed->st, cd.body[0], ct->point, cd.local);
     fresh[n++] = cd;
   }
   free(old);
