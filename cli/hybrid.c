@@ -94,6 +94,11 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     return 2;
   }
   if (duration > 0.0) s.options.final_time = duration;
+  if (duration > 0.0 && duration < LSIM_ODE_TIME_FLOOR) {
+    fprintf(stderr, "lcpsim: --duration %g s is below %g s, too short for CVODE to step (a hybrid run "
+            "of %s)\n", duration, LSIM_ODE_TIME_FLOOR, scene_path);
+    return 2;
+  }
   if (duration > 0.0 && s.options.record_period > 0 &&
       duration / s.options.record_period > LSIM_HYBRID_MAX_SAMPLES) {
     fprintf(stderr, "lcpsim: --duration %g s with %s's record_period %g s gives %.3g samples; "

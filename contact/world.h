@@ -223,6 +223,11 @@ typedef struct LsimRestitutionPair {
  * t = 1.75 s at 2.8 m/s); the scene refuses it. */
 #define LSIM_EVENT_PRECISION_FLOOR 1e-12
 
+/* s: the shortest event-driven record period (time_step), hybrid/ode.h's
+ * LSIM_ODE_TIME_FLOOR: CVODE cannot step a shorter span from t = 0 (its stop-time test
+ * underflows), so the first sample could not be reached; the scene refuses it. */
+#define LSIM_EVENT_TIME_FLOOR 1e-150
+
 typedef struct LsimModel {
   int dimension;      /* 1, 2 or 3 */
   double gravity[3];  /* along the generalized axes; 1-D uses gravity[0] */

@@ -60,6 +60,8 @@
 #include "contact/math3.h"
 #include "hybrid/ode.h"
 #include "lcp/lcp.h"
+
+_Static_assert(LSIM_EVENT_TIME_FLOOR == LSIM_ODE_TIME_FLOOR, "the scenes' floor is the engine's");
 #include "lcp/lemke.h"
 
 static const char *const kind_names[LSIM_EVENT_KINDS] = {"impact", "contact", "liftoff",
@@ -536,6 +538,7 @@ static int refresh_candidates(Ed *ed) {
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
     cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
+    lsim_ed_local_point(ed, &ed->st, cd.body[0], ct->point, cd.local);
     fresh[n++] = cd;
   }
   free(old);

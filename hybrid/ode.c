@@ -665,6 +665,11 @@ int lsim_ode_advance(LsimOde *o, double t_end, LsimOdeEvent *ev) {
     o->t = t_end;
     return LSIM_ODE_REACHED;
   }
+  /* A span too short for CVODE to step (LSIM_ODE_TIME_FLOOR), named, not CVODE's "tstop
+     behind t" (the round-off test above covers every span at |t| above 1e-136 s). */
+  if (t_end - o->t < LSIM_ODE_TIME_FLOOR)
+    return fail(o, LSIM_ODE_BAD_INPUT, "advance: the span from t = %.17g to %.17g is below %g s, too short "
+                "for CVODE to step", o->t, t_end, LSIM_ODE_TIME_FLOOR);
   if (!o->cv_at_point) {
     const int s = cvode_start(o);
     if (s) return s;

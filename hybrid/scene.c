@@ -128,6 +128,10 @@ static int parse_options(Ctx *c, const json_t *h, LsimHybridOptions *o) {
       (rc = get_count(c, h, "hybrid", "max_chart_count", 0, &o->max_chart_count)) < 0)
     return rc;
   if (o->rtol >= 1.0) return fail(c, "hybrid.rtol", 0, "must be < 1, got %g", o->rtol);
+  /* A span CVODE can step (hybrid/ode.h): it stopped with "tstop behind t" below 1e-161 s. */
+  if (o->final_time < LSIM_ODE_TIME_FLOOR)
+    return fail(c, "hybrid.final_time", 0, "%g s is below %g s, too short for CVODE to step",
+                o->final_time, LSIM_ODE_TIME_FLOOR);
   /* Samples at multiples of the period: at most as many as a run has steps (1e-300 s
      over 1 s never ended, writing GBs of samples at t = 0). */
   if (o->record_period > 0 && o->final_time / o->record_period > LSIM_HYBRID_MAX_SAMPLES)

@@ -245,6 +245,11 @@ static int parse_integrator(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   if (strcmp(name, "event_driven") == 0) m->integrator = LSIM_INTEGRATOR_EVENT_DRIVEN;
   else if (strcmp(name, "time_stepping") != 0)
     return lsim_parse_fail(c, "integrator", 0, "must be \"time_stepping\" or \"event_driven\", got \"%s\"", name);
+  /* The first sample at t = time_step: a span CVODE can step (contact/world.h). */
+  if (m->integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && !(m->time_step >= LSIM_EVENT_TIME_FLOOR))
+    return lsim_parse_fail(c, "time_step", 0, "%g s is below %g s, too short for the event-driven "
+                           "integrator's first sample (CVODE cannot step a shorter span)",
+                           m->time_step, LSIM_EVENT_TIME_FLOOR);
   int rc;
   const json_t *e = lsim_parse_get_object(c, root, "", "event_driven", &rc);
   if (!e) return rc;

@@ -119,6 +119,30 @@ grep -q "rtol_1.json:$line:[0-9]*: event_driven.rtol: must be > 0 and < 1, got 1
 test ! -e "$tmp/rtol.h5" || { echo "FAIL: event_driven.rtol 1 left a file"; exit 1; }
 echo "event_driven.rtol: 1 refused with its place and range: ok"
 
+# A record period (time_step) too short for CVODE to step to the first sample: refused at
+# its key, exit 2, no file (it stopped at t = 0 with CVODE's "tstop = 1e-300 is behind
+# current t = 0", exit 1). --duration 1e-300 with the scene's 1 ms is refused as a count of
+# steps below 1.
+$PY -c "
+import json
+d = json.load(open('data/bouncing_ball_events.json'))
+d['time_step'] = 1e-300
+d['duration'] = 1e-300
+json.dump(d, open('$tmp/tiny.json', 'w'), indent=1)"
+rc=0
+./lcpsim "$tmp/tiny.json" -o "$tmp/tiny.h5" 2> "$tmp/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: time_step 1e-300: exit $rc"; cat "$tmp/err.txt"; exit 1; fi
+line=$(grep -n '"time_step"' "$tmp/tiny.json" | cut -d: -f1)
+grep -q "tiny.json:$line:[0-9]*: time_step: 1e-300 s is below 1e-150 s, too short for the event-driven" "$tmp/err.txt" ||
+  { echo "FAIL: time_step 1e-300 message"; cat "$tmp/err.txt"; exit 1; }
+test ! -e "$tmp/tiny.h5" || { echo "FAIL: time_step 1e-300 left a file"; exit 1; }
+rc=0
+./lcpsim data/bouncing_ball_events.json --duration 1e-300 -o "$tmp/tiny.h5" 2> "$tmp/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: --duration 1e-300: exit $rc"; cat "$tmp/err.txt"; exit 1; fi
+grep -q "^lcpsim: --duration 1e-300 gives 1e-297 steps" "$tmp/err.txt" ||
+  { echo "FAIL: --duration 1e-300 message"; cat "$tmp/err.txt"; exit 1; }
+echo "event-driven: a record period of 1e-300 s refused at its key: ok"
+
 # lcpsim impact: Tedrake's hollow ball leaves at (0.42, 1, -1.4) with a normal impulse of
 # 6 N s; a pair that names no body is an error (exit 2).
 ./lcpsim impact data/hollow_ball.json --close ball:ground > "$tmp/impact.txt"

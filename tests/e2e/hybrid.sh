@@ -190,6 +190,27 @@ assert a["summary/samples"][()] == 100001 and len(a["time"]) == 100001 and a["ti
 assert len(a["events/time"]) == a["summary/transitions"][()] > 1000
 print(f"hybrid: a 1e6-sample run peaks {kb[1] / 1024:.0f} MB, {(kb[1] - kb[0]) / 1024:.0f} MB above a 1e5-sample one; its rows equal a whole trace's")
 PYEOF
+# A final time too short for CVODE to step (below 1e-150 s; its stop-time test underflows
+# below about 1e-161 s): --duration and hybrid.final_time refused at their place, exit 2,
+# no file. Before, the run stopped with CVODE's "tstop = 1e-300 is behind current t = 0"
+# (exit 1, a file of one sample); 1e-150 s still runs.
+for m in bouncing_mass slip; do
+  rc=0
+  ./lcpsim data/$m.json --duration 1e-300 -o "$out/tiny_$m.h5" 2> "$out/err.txt" || rc=$?
+  if [ "$rc" -ne 2 ]; then echo "FAIL: $m --duration 1e-300: exit $rc"; cat "$out/err.txt"; exit 1; fi
+  grep -q "^lcpsim: --duration 1e-300 s is below 1e-150 s, too short for CVODE to step" "$out/err.txt" ||
+    { echo "FAIL: $m --duration 1e-300 message"; cat "$out/err.txt"; exit 1; }
+  test ! -e "$out/tiny_$m.h5" || { echo "FAIL: $m --duration 1e-300 left a file"; exit 1; }
+done
+printf '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass",\n "final_time": 1e-300}}\n' > "$out/tiny.json"
+rc=0
+./lcpsim "$out/tiny.json" -o "$out/tiny.h5" 2> "$out/err.txt" || rc=$?
+if [ "$rc" -ne 2 ]; then echo "FAIL: final_time 1e-300: exit $rc"; cat "$out/err.txt"; exit 1; fi
+grep -q "tiny.json:2:16: hybrid.final_time: 1e-300 s is below 1e-150 s" "$out/err.txt" ||
+  { echo "FAIL: final_time 1e-300 message"; cat "$out/err.txt"; exit 1; }
+test ! -e "$out/tiny.h5" || { echo "FAIL: final_time 1e-300 left a file"; exit 1; }
+./lcpsim data/bouncing_mass.json --duration 1e-150 -o "$out/tiny_ok.h5" --quiet
+echo "hybrid: a final time of 1e-300 s refused at its place, 1e-150 s runs: ok"
 # The model list names what a scene can set.
 ./lcpsim models | grep -q '^slip '
 ./lcpsim models slip | grep -q '^  touchdown_angle    0 rad$'
