@@ -461,10 +461,9 @@ static void test_parallel_rows_same_problem(void **state) {
   free_pile(&b);
 }
 
-/* A scene of 301 boxes for the team's per-body stages: 300 boxes of unequal sides (so the
- * gyroscopic term acts) spinning apart in the air, and one resting on a floor, whose
- * contacts make every step solve a small LCP. */
-static void spinning_boxes(LsimModel *m, LsimState *st, int threads) {
+/* A 3-D model under gravity with PGS on `threads` threads, a d = 4 cone and a static
+ * floor (the plane z = 0, body 0): the start of the scenes below. */
+static void pgs_floor_model(LsimModel *m, int threads) {
   *m = lsim_default_model();
   m->dimension = 3;
   m->gravity[2] = -9.81;
@@ -478,6 +477,13 @@ static void spinning_boxes(LsimModel *m, LsimState *st, int threads) {
   floor.type = LSIM_SHAPE_PLANE;
   floor.body = g;
   lsim_model_add_shape(m, &floor);
+}
+
+/* A scene of 301 boxes for the team's per-body stages: 300 boxes of unequal sides (so the
+ * gyroscopic term acts) spinning apart in the air, and one resting on a floor, whose
+ * contacts make every step solve a small LCP. */
+static void spinning_boxes(LsimModel *m, LsimState *st, int threads) {
+  pgs_floor_model(m, threads);
   LsimRng rng = lsim_rng(11);
   for (int i = 0; i <= 300; ++i) {
     LsimBody b = lsim_default_body();
@@ -545,19 +551,7 @@ static void test_parallel_bodies_same_state(void **state) {
  * solve is the one-thread solve with any team size. */
 static void sunk_towers(LsimModel *m, LsimState *st, int threads) {
   enum { TOWERS = 4, HIGH = 4 };
-  *m = lsim_default_model();
-  m->dimension = 3;
-  m->gravity[2] = -9.81;
-  m->friction_directions = 4;
-  strcpy(m->solver.name, "pgs");
-  m->solver.threads = threads;
-  LsimBody ground = lsim_default_body();
-  ground.type = LSIM_BODY_STATIC;
-  const int g = lsim_model_add_body(m, &ground);
-  LsimShape floor = lsim_default_shape();
-  floor.type = LSIM_SHAPE_PLANE;
-  floor.body = g;
-  lsim_model_add_shape(m, &floor);
+  pgs_floor_model(m, threads);
   const double half[3] = {0.1, 0.1, 0.1};
   for (int i = 0; i < TOWERS * HIGH; ++i) {
     LsimBody b = lsim_default_body();
