@@ -58,7 +58,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
   /* Options: key=value pairs between the brackets; each key's value text is kept for the
      checks after the loop. */
   static const char *const keys[] = {"tol", "max_iter", "sweeps", "omega", "warm",
-                                     "threads", "d", "islands", "sparse_limit", "cover"};
+                                     "threads", "d", "islands", "sparse_limit", "cover",
+                                     "block"};
   enum { NKEYS = sizeof keys / sizeof *keys };
   const char *given[NKEYS] = {0};
   char opts[96];
@@ -84,7 +85,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     if (which < 0) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands, sparse_limit, cover)",
+               "threads, d, islands, sparse_limit, cover, block)",
                s->label, key);
       return -1;
     }
@@ -119,6 +120,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if (!strcmp(key, "cover") && (!strcmp(val, "previous") || !strcmp(val, "ones"))) {
       /* The warm path's covering vector: the previous values (d = B x') or B e. */
       s->opt.cover_previous = !strcmp(val, "previous");
+    } else if (!strcmp(key, "block") && !lsim_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
+      s->opt.block_start = iv; /* rounds of block pivoting before the path */
     } else {
       /* What the key takes said (omega=2 said only "bad value '2' for omega") */
       char need[48];
@@ -129,6 +132,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "sparse_limit") ? "an integer >= -1"
                : !strcmp(key, "sweeps")       ? "an integer >= 1"
                : !strcmp(key, "cover")        ? "previous or ones"
+               : !strcmp(key, "block")        ? "an integer from 0 to 1000"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))
@@ -172,6 +176,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       {given[8], "sparse_limit", "newton", newton},
       {given[7], "islands", "lemke, newton and lemke_sparse", islands},
       {given[9], "cover", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
+      {given[10], "block", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
   };
   for (size_t j = 0; j < sizeof own / sizeof *own; ++j)
     if (own[j].value && !own[j].used) {
@@ -187,6 +192,7 @@ int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b) {
   return !strcmp(a->name, b->name) && x->tol == y->tol && x->max_iter == y->max_iter &&
          x->omega == y->omega && x->threads == y->threads && x->islands == y->islands &&
          x->sparse_limit == y->sparse_limit && x->cover_previous == y->cover_previous &&
+         x->block_start == y->block_start &&
          a->warm == b->warm && a->ndir == b->ndir;
 }
 

@@ -183,9 +183,10 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   *out = NULL;
   const LsimSolverOptions o = opt ? *opt : lsim_default_solver_options();
   if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
-      o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1) {
+      o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1 || o.block_start < 0 ||
+      o.block_start > 1000) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
-                         "0 <= threads <= 64, sparse_limit >= -1");
+                         "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -226,6 +227,8 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   } else if (strcmp(name, "lemke_sparse") == 0) {
     s->kind = KIND_LEMKE_SPARSE;
     if (!(s->lemke_sparse = lsim_lemke_sparse_create())) rc = LSIM_OUT_OF_MEMORY;
+    /* 0 leaves the workspace's own setting (the environment's LSIM_BLOCK_START, else 0). */
+    else if (o.block_start > 0) lsim_lemke_sparse_set_block_start(s->lemke_sparse, o.block_start);
   } else if (strncmp(name, "siconos:", 8) == 0 && !lsim_solver_is_fc_name(name)) {
     s->kind = KIND_SICONOS;
     rc = lsim_siconos_create(&s->siconos, name + 8, err, errlen);

@@ -46,10 +46,14 @@ typedef struct LsimSolverOptions {
                         docs/solvers.md, "Units"); what the solve returns stays physical.
                         0 (default): every problem as given, as for an LCP whose units are
                         unknown (a .dat file). The time step turns it on. */
+  int block_start;   /* "lemke_sparse" from a caller's basis guess: K rounds of block pivoting
+                        repair the guess before Lemke's path (lsim_lemke_sparse_set_block_start,
+                        0 .. 1000); 0 (default): none, unless the environment's
+                        LSIM_BLOCK_START says otherwise */
 } LsimSolverOptions;
 
 /* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
- * sparse_limit 0, cover_previous 0, impulse_unit 0
+ * sparse_limit 0, cover_previous 0, impulse_unit 0, block_start 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,
  * default 1, and on_failure, default fallback; and impulse_unit always). */
 LsimSolverOptions lsim_default_solver_options(void);

@@ -232,6 +232,8 @@ static void test_specs(void **state) {
   assert_true(s.opt.cover_previous == 1 && !s.dense);
   assert_int_equal(spec("lemke_sparse[cover=ones]", &s, NULL), 0);
   assert_true(s.opt.cover_previous == 0);
+  assert_int_equal(spec("lemke_sparse[block=16]", &s, NULL), 0);
+  assert_true(s.opt.block_start == 16 && !s.dense);
   /* Refused, each with its message. */
   static const char *const refused[][2] = {
       {"lemke[omega=1.2]", "omega is an option of pgs only; lemke does not use it"},
@@ -246,6 +248,8 @@ static void test_specs(void **state) {
       {"pgs[omega=1.2,omega=1.5]", "omega is given twice (1.2 and 1.5)"},
       {"lemke[cover=previous]", "cover is an option of lemke_sparse only; lemke does not use it"},
       {"lemke_sparse[cover=last]", "bad value 'last' for cover (previous or ones)"},
+      {"lemke[block=16]", "block is an option of lemke_sparse only; lemke does not use it"},
+      {"lemke_sparse[block=1001]", "bad value '1001' for block (an integer from 0 to 1000)"},
       /* max_iter 0 is the default budget (10000 sweeps for pgs), which was then labelled
          "budget 0 sweeps". */
       {"pgs[sweeps=0]", "sweeps=0: a fixed budget needs at least one sweep (sweeps=K runs "
@@ -271,12 +275,14 @@ static void test_specs_same(void **state) {
       {"pgs[sweeps=10]", "pgs[max_iter=10,tol=0]"},
       {"pgs[omega=1.2,max_iter=50]", "pgs[max_iter=50,omega=1.2]"},
       {"siconos:lemke", "siconos:lemke[tol=1e-10]"},
-      {"lemke_sparse", "lemke_sparse[cover=ones]"}}; /* ones: the default cover */
+      {"lemke_sparse", "lemke_sparse[cover=ones]"}, /* ones: the default cover */
+      {"lemke_sparse", "lemke_sparse[block=0]"}};   /* 0: no rounds, the default */
   static const char *const other[][2] = {
       {"pgs", "pgs[tol=1e-8]"},       {"pgs", "pgs[omega=1.2]"},
       {"pgs", "lemke"},               {"pgs[sweeps=10]", "pgs[max_iter=10]"},
       {"lemke", "lemke[islands=1]"},  {"newton", "newton[sparse_limit=-1]"},
-      {"lemke_sparse", "lemke_sparse[cover=previous]"}};
+      {"lemke_sparse", "lemke_sparse[cover=previous]"},
+      {"lemke_sparse", "lemke_sparse[block=16]"}};
   LsimCompareSpec a, b;
   for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
     assert_int_equal(spec(same[k][0], &a, NULL) + spec(same[k][1], &b, NULL), 0);

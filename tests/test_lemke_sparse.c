@@ -646,6 +646,59 @@ static void test_block_start(void **state) {
   }
 }
 
+/* LsimSolverOptions.block_start (compare's lemke_sparse[block=K]) reaches the solve: through
+ * the solver front with 16 rounds each of pile_10's steps (driven by lemke_sparse, the
+ * carried basis as the guess) takes the pivots of the direct call with 16 rounds, and some
+ * step's pivots differ from the call without (so the rounds ran); 1001 rounds are refused
+ * at the front's creation. */
+static void test_block_start_option(void **state) {
+  (void)state;
+  char err[256];
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = RES_TOL, o.warm_start = 1, o.block_start = 1001;
+  LsimSolver *front;
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err),
+                   LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err, "0 <= block_start <= 1000"));
+  o.block_start = 16;
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err), 0);
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "lemke_sparse", RES_TOL), 0);
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  lsim_lemke_sparse_set_retry_positive(sl, 1); /* as the solver front sets it for a guess */
+  int solves = 0, differ = 0;
+  for (int k = 0; k < 60; ++k) {
+    const unsigned char *g;
+    const LsimFactoredLcp *f = step_carried(&sc, &g);
+    if (!f) continue;
+    const int n = f->n;
+    double *z = malloc((size_t)n * sizeof(double));
+    int pivots[2];
+    for (int on = 0; on < 2; ++on) {
+      LsimLemkeInfo si;
+      memset(&si, 0, sizeof si);
+      memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+      lsim_lemke_sparse_set_block_start(sl, on ? 16 : 0);
+      assert_int_equal(lsim_lemke_sparse_solve(sl, f, NULL, g, z, &si), LSIM_SOLVED);
+      pivots[on] = si.pivots;
+    }
+    differ += pivots[0] != pivots[1];
+    memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+    lsim_solver_set_basis_guess(front, g);
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve_factored(front, f, z, &st), LSIM_SOLVED);
+    assert_int_equal(st.iterations, pivots[1]);
+    assert_true(rel_residual(f, z) <= RES_TOL);
+    ++solves;
+    free(z);
+  }
+  assert_true(solves > 30);
+  assert_true(differ > 0);
+  lsim_solver_free(front);
+  lsim_lemke_sparse_free(sl);
+  scene_stepper_close(&sc);
+}
+
 /* lsim_lemke_sparse_set_own_solve: B_0's solves on the LU factors read out of UMFPACK
  * (triangles by columns or rows, zeros skipped) instead of UMFPACK's solve. The sums go in
  * another order, so the bits differ and at a degenerate vertex a tie may go the other way:
@@ -1208,6 +1261,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cover_previous),
       cmocka_unit_test(test_cover_previous_no_solution),
       cmocka_unit_test(test_block_start),
+      cmocka_unit_test(test_block_start_option),
       cmocka_unit_test(test_own_solves),
       cmocka_unit_test(test_own_solve_path),
       cmocka_unit_test(test_klu_path),
