@@ -590,8 +590,11 @@ static void test_cover_previous(void **state) {
  * the repaired basis's path fails (4 of pile_10's 113 solves: asserted to happen), the
  * guess as given follows in the same stage and the solve still ends solved; pile_100's
  * falling steps measured 2723 -> 683 pivots. Returns the solves; pivots summed into piv[2],
- * fallbacks into *fallbacks, solves whose pivots differ into *differ. */
-static int block_series(const char *scene, int steps, long piv[2], int *fallbacks, int *differ) {
+ * fallbacks into *fallbacks, solves whose pivots differ into *differ. A front (NULL: none)
+ * solves each step from the same guess too and must take the pivots of the call with the
+ * rounds. */
+static int block_series(const char *scene, int steps, long piv[2], int *fallbacks, int *differ,
+                        LsimSolver *front) {
   SceneStepper sc;
   assert_int_equal(scene_stepper_open(&sc, scene, "lemke_sparse", RES_TOL), 0);
   LsimLemkeSparse *sl = lsim_lemke_sparse_create();
@@ -617,6 +620,14 @@ static int block_series(const char *scene, int steps, long piv[2], int *fallback
       piv[on] += si.pivots;
     }
     *differ += pivots[0] != pivots[1];
+    if (front) {
+      memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+      lsim_solver_set_basis_guess(front, g);
+      LsimSolveStats st;
+      assert_int_equal(lsim_solver_solve_factored(front, f, z, &st), LSIM_SOLVED);
+      assert_int_equal(st.iterations, pivots[1]);
+      assert_true(rel_residual(f, z) <= RES_TOL);
+    }
     ++solves;
     free(z);
   }
@@ -632,7 +643,7 @@ static void test_block_start(void **state) {
   for (int s = 0; s < 2; ++s) {
     long piv[2] = {0, 0};
     int fallbacks = 0, differ = 0;
-    const int solves = block_series(scenes[s], steps[s], piv, &fallbacks, &differ);
+    const int solves = block_series(scenes[s], steps[s], piv, &fallbacks, &differ, NULL);
     print_message("block start, %s: %d solves, pivots %ld from the carried basis, %ld from "
                   "it repaired (%d differ, %d fell back to the guess as given)\n",
                   scenes[s], solves, piv[0], piv[1], differ, fallbacks);
@@ -662,41 +673,12 @@ static void test_block_start_option(void **state) {
   assert_non_null(strstr(err, "0 <= block_start <= 1000"));
   o.block_start = 16;
   assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err), 0);
-  SceneStepper sc;
-  assert_int_equal(scene_stepper_open(&sc, "data/pile_10.json", "lemke_sparse", RES_TOL), 0);
-  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
-  lsim_lemke_sparse_set_retry_positive(sl, 1); /* as the solver front sets it for a guess */
-  int solves = 0, differ = 0;
-  for (int k = 0; k < 60; ++k) {
-    const unsigned char *g;
-    const LsimFactoredLcp *f = step_carried(&sc, &g);
-    if (!f) continue;
-    const int n = f->n;
-    double *z = malloc((size_t)n * sizeof(double));
-    int pivots[2];
-    for (int on = 0; on < 2; ++on) {
-      LsimLemkeInfo si;
-      memset(&si, 0, sizeof si);
-      memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
-      lsim_lemke_sparse_set_block_start(sl, on ? 16 : 0);
-      assert_int_equal(lsim_lemke_sparse_solve(sl, f, NULL, g, z, &si), LSIM_SOLVED);
-      pivots[on] = si.pivots;
-    }
-    differ += pivots[0] != pivots[1];
-    memcpy(z, lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
-    lsim_solver_set_basis_guess(front, g);
-    LsimSolveStats st;
-    assert_int_equal(lsim_solver_solve_factored(front, f, z, &st), LSIM_SOLVED);
-    assert_int_equal(st.iterations, pivots[1]);
-    assert_true(rel_residual(f, z) <= RES_TOL);
-    ++solves;
-    free(z);
-  }
+  long piv[2] = {0, 0};
+  int fallbacks = 0, differ = 0;
+  const int solves = block_series("data/pile_10.json", 60, piv, &fallbacks, &differ, front);
   assert_true(solves > 30);
   assert_true(differ > 0);
   lsim_solver_free(front);
-  lsim_lemke_sparse_free(sl);
-  scene_stepper_close(&sc);
 }
 
 /* lsim_lemke_sparse_set_own_solve: B_0's solves on the LU factors read out of UMFPACK
