@@ -61,7 +61,6 @@
 #include "hybrid/ode.h"
 #include "lcp/lcp.h"
 
-_Static_assert(LSIM_EVENT_TIME_FLOOR == LSIM_ODE_TIME_FLOOR, "the scenes' floor is the engine's");
 #include "lcp/lemke.h"
 
 static const char *const kind_names[LSIM_EVENT_KINDS] = {"impact", "contact", "liftoff",

@@ -68,7 +68,8 @@
  * test multiplies the time left by its step, a fraction of that span, and the product
  * underflows to 0 below about 1e-161 s ("tstop behind t": a bouncing mass run to 1e-161 s
  * completes, to 1e-162 s stops); a span below this floor is refused with a message saying
- * so. Equal to contact/world.h's LSIM_EVENT_TIME_FLOOR (the scenes' check). */
+ * so. Equal to contact/world.h's LSIM_EVENT_TIME_FLOOR (the scenes' check;
+ * tests/test_event_driven.c test_time_floors_agree). */
 #define LSIM_ODE_TIME_FLOOR 1e-150
 
 /* Statuses of lsim_ode_advance and friends: 0 ok, > 0 where it stopped, < 0 an error. */

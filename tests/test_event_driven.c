@@ -18,7 +18,9 @@
 
 #include "contact/constraints.h"
 #include "contact/math3.h"
+#include "contact/world.h"
 #include "hybrid/event_driven.h"
+#include "hybrid/ode.h"
 #include "lcp/lcp.h"
 #include "scene/scene.h"
 
@@ -2003,6 +2005,15 @@ static int keep_hinge(const LsimModel *m, const LsimState *st, const LsimContact
   return 0;
 }
 
+/* The scenes' floor on an event-driven time step (contact/world.h) is the ODE engine's
+ * (hybrid/ode.h), so a scene that passes its check is one CVODE can step. A test, not a
+ * _Static_assert: a comparison of floating constants is no integer constant expression
+ * for clang. */
+static void test_time_floors_agree(void **state) {
+  (void)state;
+  assert_true(LSIM_EVENT_TIME_FLOOR == LSIM_ODE_TIME_FLOOR);
+}
+
 static void test_flush_hinge_runs(void **state) {
   (void)state;
   const char *json =
@@ -2124,6 +2135,7 @@ int main(void) {
       cmocka_unit_test(test_tangent_basis_kept),
       cmocka_unit_test(test_tangent_basis_retaken),
       cmocka_unit_test(test_flush_hinge_runs),
+      cmocka_unit_test(test_time_floors_agree),
   };
   return cmocka_run_group_tests_name("event_driven", tests, NULL, NULL);
 }
