@@ -200,6 +200,30 @@ it = r.solver.iterations[r.solver.status == -1]
 assert m and len(it) > 0 and int(m.group(2)) == it.max() > 0, (line, it)
 print("tower at PGS's default budget: the line says %s sweeps" % m.group(2))
 PYEOF
+# `lcpsim solve` follows the run's rule: a dumped fixed-budget step (max_iterations at
+# --tol 0) re-solved at the same budget exits 0 and says why; with a tolerance > 0 the same
+# limit is a failure (exit 1). Before, solve exited 1 at --tol 0 where the run did not
+# count the step.
+./lcpsim "$out/tower.json" -o "$out/tower_d.h5" --solver pgs --tol 0 --max-iter 20 --steps 30 \
+  --dump-lcp --quiet > /dev/null || { echo "user_scenes: budget run with --dump-lcp: exit $?" >&2; exit 1; }
+k=$($PY -c "import sys, lcpsim_load; st = lcpsim_load.load(sys.argv[1]).solver.status
+print(1 + [i for i, s in enumerate(st) if s == -1][0])" "$out/tower_d.h5") \
+  || { echo "user_scenes: no fixed-budget step in 30" >&2; exit 1; }
+./lcpsim solve "$out/tower_d.h5" --step "$k" --solver pgs --tol 0 --max-iter 20 --warm-dumped \
+  > "$out/solve_budget.txt"; rc=$?
+[ $rc -eq 0 ] && grep -q "^status *max_iterations" "$out/solve_budget.txt" \
+  && grep -q "^fixed budget *tol 0: the limit reached is the budget spent, not a failure" "$out/solve_budget.txt" \
+  || { echo "user_scenes: solve at a fixed budget (step $k): exit $rc: $(cat "$out/solve_budget.txt")" >&2; exit 1; }
+./lcpsim solve "$out/tower_d.h5" --step "$k" --solver pgs --tol 1e-10 --max-iter 20 --warm-dumped \
+  > "$out/solve_tol.txt"; rc=$?
+[ $rc -eq 1 ] && ! grep -q "^fixed budget" "$out/solve_tol.txt" \
+  || { echo "user_scenes: solve at tol 1e-10 with 20 sweeps (step $k): exit $rc, expected 1" >&2; exit 1; }
+# The exact-cone solver the same (a frictional contact file at 5 sweeps).
+./lcpsim solve "${LSIM_SHARED:-../shared}/data/siconos-fc3d/Capsules-i101-404.dat" --solver nsgs --tol 0 \
+  --max-iter 5 > "$out/solve_fc_budget.txt"; rc=$?
+[ $rc -eq 0 ] && grep -q "^fixed budget" "$out/solve_fc_budget.txt" \
+  || { echo "user_scenes: frictional contact solve at a fixed budget: exit $rc" >&2; exit 1; }
+echo "solve at a fixed budget: step $k exits 0 at --tol 0, 1 at --tol 1e-10"
 
 # SIGTERM to an event-driven run inside one long CVODE call: 48 spheres (r 0.15 m) dropped
 # into a bin, integrator event_driven. A single call between samples ran for minutes here
