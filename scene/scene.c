@@ -23,6 +23,17 @@
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 
+/* solver.KEY, a word parse() turns into *out (unchanged when absent): 0, or the parse
+ * error (naming what it takes) and LSIM_INVALID_INPUT. */
+static int solver_word(LsimParseCtx *c, const json_t *v, const char *key,
+                       int (*parse)(const char *, int *), int *out, const char *takes) {
+  char word[16] = "", path[32];
+  if (lsim_parse_get_string(c, v, "solver", key, word, sizeof word, 0) < 0) return LSIM_INVALID_INPUT;
+  if (!word[0] || !parse(word, out)) return 0;
+  snprintf(path, sizeof path, "solver.%s", key);
+  return lsim_parse_fail(c, path, 0, "must be %s, got \"%s\"", takes, word);
+}
+
 /* "solver": a name, or an object of settings. */
 static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings *s) {
   const json_t *v = json_object_get(root, "solver");
@@ -56,20 +67,14 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     /* lemke_sparse's own (checked against the solver below) */
     if (lsim_parse_get_int(c, v, "solver", "block_start", 0, 1000, &s->block_start) < 0)
       return LSIM_INVALID_INPUT;
-    char lu[16] = "";
-    if (lsim_parse_get_string(c, v, "solver", "lu_solve", lu, sizeof lu, 0) < 0)
+    if (solver_word(c, v, "lu_solve", lsim_lu_solve_parse, &s->lu_solve,
+                    "\"umfpack\", \"own\" or \"klu\"") < 0)
       return LSIM_INVALID_INPUT;
-    if (lu[0] && lsim_lu_solve_parse(lu, &s->lu_solve))
-      return lsim_parse_fail(c, "solver.lu_solve", 0,
-                             "must be \"umfpack\", \"own\" or \"klu\", got \"%s\"", lu);
     if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
       return LSIM_INVALID_INPUT;
-    char policy[16] = "";
-    if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)
+    if (solver_word(c, v, "on_failure", lsim_on_failure_parse, &s->on_failure,
+                    "\"fallback\", \"stop\" or \"continue\"") < 0)
       return LSIM_INVALID_INPUT;
-    if (policy[0] && lsim_on_failure_parse(policy, &s->on_failure))
-      return lsim_parse_fail(c, "solver.on_failure", 0,
-                             "must be \"fallback\", \"stop\" or \"continue\", got \"%s\"", policy);
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
