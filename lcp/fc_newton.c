@@ -16,8 +16,9 @@
  * 0.5 ||Phi||^2 (Armijo, halving down to 2^-30); the iterate is kept in the cones.
  * Weights: rho_N = 1 / W_NN and rho_T = w / max(W_T1T1, W_T2T2) of the contact's diagonal
  * block (2-D: W_TT), which makes the equations dimensionless per contact; w, the caller's
- * tangent weight, changes the path (not the solutions): the cube landing at mu = 1000
- * is solved from zero reactions with w = 10, not with w = 1 (1e-3 after 200 steps).
+ * tangent weight, changes the path (not the solutions): the step after the cube lands at
+ * mu = 1000 is solved from zero reactions with w = 10, not with w = 1 (5e-5 relative after
+ * 200 steps).
  * The caller may cap the step's length (step_cap > 0: at most step_cap (||r|| + ||q|| /
  * max_i W_ii)): at mu = 1e6 the sliding rows carry mu in their Jacobian and the full steps
  * reach 1e10 from zero reactions (the cube's landing), the line search then cutting them
