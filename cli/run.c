@@ -690,6 +690,13 @@ int lsim_cli_run(int argc, char **argv) {
   if (!exit_code)
     lsim_cli_note_unused("lcpsim", lsim_solver_name(lsim_stepper_solver(stepper)),
                          omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
+  /* The scene's sparse Lemke settings under --solver naming another solver: a note. */
+  if (!exit_code &&
+      (model.solver.block_start || model.solver.lu_solve || model.solver.lu_refactor) &&
+      strcmp(lsim_solver_name(lsim_stepper_solver(stepper)), "lemke_sparse"))
+    fprintf(stderr, "lcpsim: note: the scene's solver.block_start, lu_solve and lu_refactor "
+            "are settings of lemke_sparse; %s does not use them\n",
+            lsim_solver_name(lsim_stepper_solver(stepper)));
 
   /* Steps. */
   int failures = 0, first_failure = 0, done = rinfo.steps_done, first_fail_status = 0;

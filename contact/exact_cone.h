@@ -26,11 +26,15 @@
 #include "lcp/lcp.h"
 #include "lcp/solver.h"
 
+/* The largest problem (dim * contacts) the Newton fallback takes: its dense Jacobian is
+ * n^2 doubles (600: 2.9 MB). */
+#define LSIM_FC_NEWTON_MAX_N 600
+
 /* Workspace, kept by the stepper between steps (grown on demand). */
 typedef struct LsimExactCone {
   LsimFc fc;       /* the contact problem of the last step */
   int cap_nc;      /* contacts allocated */
-  double *r;       /* [3 * cap_nc] reactions, then [3 * cap_nc] velocities */
+  double *r;       /* [3 * cap_nc] reactions, [3 * cap_nc] velocities, 2 x [3 * cap_nc] Newton's */
 } LsimExactCone;
 
 void lsim_exact_cone_free(LsimExactCone *x);

@@ -81,6 +81,9 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.threads = model->solver.threads;
   o.islands = model->solver.islands;
   o.sparse_limit = model->solver.sparse_limit;
+  o.block_start = model->solver.block_start;
+  o.lu_solve = model->solver.lu_solve;
+  o.lu_refactor = model->solver.lu_refactor;
   o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;
   o.impulse_unit = 1; /* the step's z are impulses of these bodies (solver.h) */
   const char *name = solver_name ? solver_name : model->solver.name;

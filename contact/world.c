@@ -27,6 +27,9 @@ LsimModel lsim_default_model(void) {
   m.solver.threads = 1;
   m.solver.islands = 1;
   m.solver.sparse_limit = 0;
+  m.solver.block_start = 0;
+  m.solver.lu_solve = 0;
+  m.solver.lu_refactor = 0;
   m.restitution_threshold = 0.01;
   m.event_precision = 1e-10;
   m.event_chatter_events = 20;

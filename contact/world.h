@@ -176,6 +176,11 @@ typedef struct LsimSolverSettings {
   int on_failure;     /* LSIM_ON_FAILURE_*: what a step whose solve failed leads to */
   int sparse_limit;   /* newton: sparse Lemke after its own phases fail, n <= this (-1 any
                          n, 0 never: the default); LsimSolverOptions.sparse_limit */
+  int block_start;    /* lemke_sparse: rounds of block pivoting (0 .. 1000; 0: the
+                         environment's); LsimSolverOptions.block_start */
+  int lu_solve;       /* lemke_sparse: LSIM_LU_* (lcp/solver.h; 0: the environment's) */
+  int lu_refactor;    /* lemke_sparse: refactorization interval, 10 .. 100000 (0: the
+                         environment's, else 100) */
 } LsimSolverSettings;
 
 /* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries

@@ -89,4 +89,14 @@ int lsim_fc_nsgs(const LsimFc *p, double tol, int max_iter, int warm, double *r,
 int lsim_fc_nsgs_ex(const LsimFc *p, double tol, int max_iter, int warm, int depth, double *r,
                     int *iterations);
 
+/* A damped semismooth Newton method on Alart and Curnier's equations (lcp/fc_newton.c),
+ * from r (projected on the cones): at most max_iter steps (0: 100), stops when the
+ * relative natural-map residual is <= tol; tangent_weight scales the tangential weight
+ * rho_T (1: 1 / W_TT; fc_newton.c); step_cap > 0 bounds a step's length by step_cap
+ * (||r|| + ||q|| / max_i W_ii) (0: no bound). Dense: (n^2 + 7 n + 2 nc) doubles. Returns
+ * the status; r the last iterate when solved, else the best one seen; *iterations the
+ * steps; *relative (may be NULL) that point's relative natural-map residual. */
+int lsim_fc_newton(const LsimFc *p, double tol, int max_iter, double tangent_weight,
+                   double step_cap, double *r, int *iterations, double *relative);
+
 #endif

@@ -174,6 +174,21 @@ LsimSolverOptions lsim_default_solver_options(void) {
   return o;
 }
 
+int lsim_lu_solve_parse(const char *word, int *lu) {
+  static const char *const names[] = {"umfpack", "own", "klu"};
+  for (int k = 0; k < 3; ++k)
+    if (word && !strcmp(word, names[k])) {
+      *lu = LSIM_LU_UMFPACK + k;
+      return 0;
+    }
+  return -1;
+}
+
+const char *lsim_lu_solve_name(int lu) {
+  static const char *const names[] = {"default", "umfpack", "own", "klu"};
+  return lu >= 0 && lu <= LSIM_LU_KLU ? names[lu] : "?";
+}
+
 static void set_err(char *err, size_t errlen, const char *msg) {
   if (err && errlen) snprintf(err, errlen, "%s", msg);
 }
@@ -184,9 +199,11 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   const LsimSolverOptions o = opt ? *opt : lsim_default_solver_options();
   if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
       o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1 || o.block_start < 0 ||
-      o.block_start > 1000) {
+      o.block_start > 1000 || o.lu_solve < LSIM_LU_DEFAULT || o.lu_solve > LSIM_LU_KLU ||
+      (o.lu_refactor != 0 && (o.lu_refactor < 10 || o.lu_refactor > 100000))) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
-                         "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000");
+                         "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000, "
+                         "lu_solve one of LSIM_LU_*, lu_refactor 0 or 10 .. 100000");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -228,7 +245,16 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
     s->kind = KIND_LEMKE_SPARSE;
     if (!(s->lemke_sparse = lsim_lemke_sparse_create())) rc = LSIM_OUT_OF_MEMORY;
     /* 0 leaves the workspace's own setting (the environment's LSIM_BLOCK_START, else 0). */
-    else if (o.block_start > 0) lsim_lemke_sparse_set_block_start(s->lemke_sparse, o.block_start);
+    else {
+      if (o.block_start > 0) lsim_lemke_sparse_set_block_start(s->lemke_sparse, o.block_start);
+      /* LSIM_LU_DEFAULT and lu_refactor 0 leave the environment's settings, as block 0 */
+      if (o.lu_solve != LSIM_LU_DEFAULT) {
+        lsim_lemke_sparse_set_klu(s->lemke_sparse, o.lu_solve == LSIM_LU_KLU);
+        if (o.lu_solve != LSIM_LU_KLU)
+          lsim_lemke_sparse_set_own_solve(s->lemke_sparse, o.lu_solve == LSIM_LU_OWN);
+      }
+      if (o.lu_refactor > 0) lsim_lemke_sparse_set_refactor(s->lemke_sparse, o.lu_refactor);
+    }
   } else if (strncmp(name, "siconos:", 8) == 0 && !lsim_solver_is_fc_name(name)) {
     s->kind = KIND_SICONOS;
     rc = lsim_siconos_create(&s->siconos, name + 8, err, errlen);

@@ -50,10 +50,24 @@ typedef struct LsimSolverOptions {
                         repair the guess before Lemke's path (lsim_lemke_sparse_set_block_start,
                         0 .. 1000); 0 (default): none, unless the environment's
                         LSIM_BLOCK_START says otherwise */
+  int lu_solve;      /* "lemke_sparse": B_0's factorization and solves, LSIM_LU_* below
+                        (lsim_lemke_sparse_set_own_solve / _set_klu); LSIM_LU_DEFAULT (0):
+                        the environment's LSIM_LU_SOLVE, else the built-in default */
+  int lu_refactor;   /* "lemke_sparse": pivots between refactorizations of B_0, 10 .. 100000
+                        (lsim_lemke_sparse_set_refactor); 0: the environment's
+                        LSIM_LU_REFACTOR, else 100 */
 } LsimSolverOptions;
 
+/* LsimSolverOptions.lu_solve: the default (environment, else built in), UMFPACK's own
+ * solve, our solves with UMFPACK's factors, KLU. lsim_lu_solve_parse reads "umfpack",
+ * "own", "klu" (0, or -1 for another word); lsim_lu_solve_name is the inverse ("default"
+ * for LSIM_LU_DEFAULT, "?" out of range). */
+enum { LSIM_LU_DEFAULT = 0, LSIM_LU_UMFPACK = 1, LSIM_LU_OWN = 2, LSIM_LU_KLU = 3 };
+int lsim_lu_solve_parse(const char *word, int *lu);
+const char *lsim_lu_solve_name(int lu);
+
 /* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
- * sparse_limit 0, cover_previous 0, impulse_unit 0, block_start 0
+ * sparse_limit 0, cover_previous 0, impulse_unit 0, block_start 0, lu_solve 0, lu_refactor 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,
  * default 1, and on_failure, default fallback; and impulse_unit always). */
 LsimSolverOptions lsim_default_solver_options(void);

@@ -1114,6 +1114,13 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_threads", model->solver.threads);
   write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
   write_strings(r, "/parameters/solver_on_failure", lsim_on_failure_name(model->solver.on_failure), 0, -1);
+  if (!strcmp(solver_name && solver_name[0] ? solver_name : model->solver.name, "lemke_sparse")) {
+    /* Sparse Lemke's own settings (the scene's solver keys), only with that solver (other
+       files unchanged); 0 and "default": the environment's, else the built-in default. */
+    write_int(r, "/parameters/solver_block_start", model->solver.block_start);
+    write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(model->solver.lu_solve), 0, -1);
+    write_int(r, "/parameters/solver_lu_refactor", model->solver.lu_refactor);
+  }
   if (model->dimension == 3) {
     /* How free 3-D bodies turn (the scene's "rotation"; contact/step.c, rotation_step). */
     write_strings(r, "/parameters/rotation",

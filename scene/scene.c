@@ -23,6 +23,17 @@
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 
+/* solver.KEY, a word parse() turns into *out (unchanged when absent): 0, or the parse
+ * error (naming what it takes) and LSIM_INVALID_INPUT. */
+static int solver_word(LsimParseCtx *c, const json_t *v, const char *key,
+                       int (*parse)(const char *, int *), int *out, const char *takes) {
+  char word[16] = "", path[32];
+  if (lsim_parse_get_string(c, v, "solver", key, word, sizeof word, 0) < 0) return LSIM_INVALID_INPUT;
+  if (!word[0] || !parse(word, out)) return 0;
+  snprintf(path, sizeof path, "solver.%s", key);
+  return lsim_parse_fail(c, path, 0, "must be %s, got \"%s\"", takes, word);
+}
+
 /* "solver": a name, or an object of settings. */
 static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings *s) {
   const json_t *v = json_object_get(root, "solver");
@@ -33,7 +44,8 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     name = json_string_value(v);
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
-                                       "on_failure", "sparse_limit", NULL};
+                                       "on_failure", "sparse_limit", "block_start", "lu_solve",
+                                       "lu_refactor", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -52,12 +64,17 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "sparse_limit", -1, INT_MAX, &s->sparse_limit) < 0)
       return LSIM_INVALID_INPUT;
-    char policy[16] = "";
-    if (lsim_parse_get_string(c, v, "solver", "on_failure", policy, sizeof policy, 0) < 0)
+    /* lemke_sparse's own (checked against the solver below) */
+    if (lsim_parse_get_int(c, v, "solver", "block_start", 0, 1000, &s->block_start) < 0)
       return LSIM_INVALID_INPUT;
-    if (policy[0] && lsim_on_failure_parse(policy, &s->on_failure))
-      return lsim_parse_fail(c, "solver.on_failure", 0,
-                             "must be \"fallback\", \"stop\" or \"continue\", got \"%s\"", policy);
+    if (solver_word(c, v, "lu_solve", lsim_lu_solve_parse, &s->lu_solve,
+                    "\"umfpack\", \"own\" or \"klu\"") < 0)
+      return LSIM_INVALID_INPUT;
+    if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
+      return LSIM_INVALID_INPUT;
+    if (solver_word(c, v, "on_failure", lsim_on_failure_parse, &s->on_failure,
+                    "\"fallback\", \"stop\" or \"continue\"") < 0)
+      return LSIM_INVALID_INPUT;
   } else {
     return lsim_parse_fail(c, "solver", 0, "must be a solver name or an object, got %s", lsim_json_type_name(v));
   }
@@ -77,6 +94,15 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
         (!strcmp(s->name, "lemke") || !strcmp(s->name, "lemke_sparse") || !strcmp(s->name, "newton")))
       return lsim_parse_fail(c, "solver.tol", 0, "%s needs a tolerance > 0 (tol 0 means a fixed sweep "
                              "budget, which only iterative solvers such as pgs have)", s->name);
+    /* Sparse Lemke's own settings with another solver would do nothing: refused at the key. */
+    static const char *const sparse_keys[] = {"block_start", "lu_solve", "lu_refactor"};
+    for (int k = 0; k < 3 && json_is_object(v) && strcmp(s->name, "lemke_sparse"); ++k)
+      if (json_object_get(v, sparse_keys[k])) {
+        char path[32];
+        snprintf(path, sizeof path, "solver.%s", sparse_keys[k]);
+        return lsim_parse_fail(c, path, 0, "is a setting of lemke_sparse only; the solver is "
+                               "%s (set \"name\": \"lemke_sparse\", or remove the key)", s->name);
+      }
     return 0;
   }
   if (lsim_solver_is_fc_name(name))

@@ -1181,9 +1181,95 @@ static void test_initial_overlap_capped(void **unused) {
   }
 }
 
+/* Sparse Lemke's settings as scene keys (solver.block_start, lu_solve, lu_refactor): read
+ * into the model (absent: 0, the environment's or built-in default), and applied: a run of
+ * 40 steps of a falling pile of ten boxes with the keys gives the states and pivot counts
+ * of the same scene without them under LSIM_BLOCK_START, LSIM_LU_SOLVE and
+ * LSIM_LU_REFACTOR (the environment the keys stand for), bit for bit, and other pivot
+ * counts than the defaults (refactoring every 10 pivots with KLU takes other paths at the
+ * pile's degenerate vertices). Before, the keys were refused as unknown. */
+static void run_pile(const char *solver, double *q, int *pivots, int steps) {
+  char text[2048];
+  snprintf(text, sizeof text,
+           "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"steps\": %d, "
+           "\"gravity\": [0, 0, -9.81], \"solver\": %s, \"bodies\": [{\"name\": \"ground\", "
+           "\"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]}, {\"name\": \"b\", "
+           "\"mass\": 1, \"position\": [0, 0, 0.3], \"orientation\": [0.973216932604, 0.100331642536, 0.200663285073, 0.050165821268], "
+           "\"shapes\": [{\"type\": \"box\", \"half_extents\": [0.2, 0.15, 0.1]}], \"grid\": "
+           "{\"count\": [2, 1, 5], \"spacing\": [0.45, 1, 0.25]}}]}",
+           steps, solver);
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  if (lsim_scene_parse(text, "pile.json", &m, &st, &err)) fail_msg("%s", err.message);
+  LsimStepper *s = NULL;
+  char e[256];
+  assert_int_equal(lsim_stepper_create(&s, &m, NULL, e, sizeof e), 0);
+  for (int k = 0; k < m.steps; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(s, &m, &st, &ss), LSIM_SOLVED);
+    pivots[k] = ss.iterations;
+  }
+  memcpy(q, st.q, (size_t)m.nq * sizeof(double));
+  lsim_stepper_free(s);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+}
+
+static void test_lemke_sparse_keys(void **unused) {
+  (void)unused;
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  const char *text =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"solver\": {\"name\": "
+      "\"lemke_sparse\", \"block_start\": 16, \"lu_solve\": \"klu\", \"lu_refactor\": 200}, "
+      "\"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  if (lsim_scene_parse(text, "keys.json", &m, &st, &err)) fail_msg("%s", err.message);
+  assert_int_equal(m.solver.block_start, 16);
+  assert_int_equal(m.solver.lu_solve, LSIM_LU_KLU);
+  assert_int_equal(m.solver.lu_refactor, 200);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  const char *own = "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, "
+                    "\"solver\": {\"name\": \"lemke_sparse\", \"lu_solve\": \"own\"}, "
+                    "\"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  if (lsim_scene_parse(own, "own.json", &m, &st, &err)) fail_msg("%s", err.message);
+  assert_int_equal(m.solver.lu_solve, LSIM_LU_OWN);
+  assert_int_equal(m.solver.block_start, 0);
+  assert_int_equal(m.solver.lu_refactor, 0);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+
+  enum { STEPS = 40 };
+  double qk[80] = {0}, qe[80] = {0}, qd[80] = {0};
+  int pk[STEPS], pe[STEPS], pd[STEPS];
+  run_pile("{\"name\": \"lemke_sparse\", \"block_start\": 16, \"lu_solve\": \"klu\", "
+           "\"lu_refactor\": 10}", qk, pk, STEPS);
+  run_pile("{\"name\": \"lemke_sparse\"}", qd, pd, STEPS);
+  setenv("LSIM_BLOCK_START", "16", 1);
+  setenv("LSIM_LU_SOLVE", "klu", 1);
+  setenv("LSIM_LU_REFACTOR", "10", 1);
+  run_pile("{\"name\": \"lemke_sparse\"}", qe, pe, STEPS);
+  unsetenv("LSIM_BLOCK_START");
+  unsetenv("LSIM_LU_SOLVE");
+  unsetenv("LSIM_LU_REFACTOR");
+  int differ = 0, total_k = 0, total_d = 0;
+  for (int k = 0; k < STEPS; ++k) {
+    assert_int_equal(pk[k], pe[k]);
+    differ += pk[k] != pd[k];
+    total_k += pk[k], total_d += pd[k];
+  }
+  assert_memory_equal(qk, qe, sizeof qk);
+  print_message("keys: %d pivots in %d steps, as the environment's; the defaults %d (%d steps "
+                "differ)\n", total_k, STEPS, total_d, differ);
+  assert_true(differ > 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scene),
+      cmocka_unit_test(test_lemke_sparse_keys),
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_shorthand_and_duration),
       cmocka_unit_test(test_force_table),

@@ -133,6 +133,18 @@ static const ErrorCase error_cases[] = {
      2, 40, "solver.threads", "must be an integer in [1, 64], got 0"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"sparse_limit\": -2}}",
      2, 45, "solver.sparse_limit", "must be an integer >= -1, got -2"},
+    /* Sparse Lemke's settings: ranges, the LU's names, and refused with another solver
+       (they would do nothing there). */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"block_start\": 1001}}",
+     2, 68, "solver.block_start", "must be an integer in [0, 1000], got 1001"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_solve\": \"KLU\"}}",
+     2, 65, "solver.lu_solve", "must be \"umfpack\", \"own\" or \"klu\", got \"KLU\""},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_refactor\": 9}}",
+     2, 68, "solver.lu_refactor", "must be an integer in [10, 100000], got 9"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"lu_solve\": \"klu\"}}",
+     2, 56, "solver.lu_solve", "is a setting of lemke_sparse only; the solver is pgs"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"block_start\": 4}}",
+     2, 44, "solver.block_start", "is a setting of lemke_sparse only; the solver is lemke"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1}]}",
      2, 28, "walls[0].side", "required key missing"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1, \"side\": \"up\"}]}",
