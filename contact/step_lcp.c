@@ -247,6 +247,7 @@ static void cone_products_at(LsimStepper *s, int c, int L, int shared) {
     pr->neg = (lsim_negated_heads(J + p[L - 5], J + p[L - 4], J + p[L - 3]) == 0) |
               (lsim_negated_heads(B + p[L - 5], B + p[L - 4], B + p[L - 3]) == 0) << 1;
   pr->len = len, pr->lambda = L, pr->at = p[L - 5];
+  pr->o[0] = s->J_idx[p[L - 4]], pr->o[1] = len > 6 ? s->J_idx[p[L - 4] + 6] : 0;
 }
 
 /* The first cone whose lambda is at or after variable b (the cones ascend). */

@@ -67,11 +67,13 @@ typedef struct LsimFactoredLcp {
  * B_ptr[row]), the PGS table's: dot = {J_n B_n, J_1 B_n, J_2 B_n, J_1 B_1, J_1 B_2,
  * J_2 B_2}, each summed k = 0 .. len - 1 from +0 in turn; neg: bit 0 when each of J_n,
  * J_1 and J_2 has entries 6 .. 8 the negatives of entries 0 .. 2 bit for bit, bit 1 the
- * same of B's (len 12 only; else 0); the cone's lambda and J_ptr[n] they were made for.
- * One cache line. */
+ * same of B's (len 12 only; else 0); the cone's lambda and J_ptr[n] they were made for;
+ * the first direction's row's columns J_idx at its entries 0 and 6 (blocks: o[1] 0 when
+ * len <= 6), its blocks' offsets under a block promise of width 6. */
 typedef struct LsimConeProducts {
   double dot[6];
   int len, neg, lambda, at;
+  int o[2];
 } LsimConeProducts;
 
 /* lsim_cone_products' sums (see LsimConeProducts), inlined where the rows are read. */

@@ -219,10 +219,20 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
  * rows (what row_runs would measure) lowered into *Wrun. */
 static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb, int *o0,
                                  int *o1, int *Wrun) {
-  const int b0 = f->cones[c].first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
+  const LsimConeBlock *cb = &f->cones[c];
+  const int b0 = cb->first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
   *nb = nj / W;
-  *o0 = *nb > 0 ? f->J_idx[j0] : 0;
-  *o1 = *nb > 1 ? f->J_idx[j0 + W] : 0;
+  /* The columns from the producer's cone products where they are this cone's (the same
+     entries of J_idx, not read again: at 10 000 bodies they had left the cache). */
+  const LsimConeProducts *pr = f->cone_products ? &f->cone_products[c] : NULL;
+  if (pr && W == FAST_W && nj > 0 && pr->len == nj && pr->lambda == cb->lambda &&
+      cb->normal >= 0 && pr->at == f->J_ptr[cb->normal]) {
+    *o0 = pr->o[0];
+    *o1 = *nb > 1 ? pr->o[1] : 0;
+  } else {
+    *o0 = *nb > 0 ? f->J_idx[j0] : 0;
+    *o1 = *nb > 1 ? f->J_idx[j0 + W] : 0;
+  }
   /* Two blocks side by side in u are one run of 2 W. */
   const int run = *nb == 2 && *o1 == *o0 + W ? 2 * W : W;
   if (*nb > 0 && (!*Wrun || run < *Wrun)) *Wrun = run;

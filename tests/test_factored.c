@@ -997,6 +997,8 @@ static void test_step_cone_products(void **state) {
       assert_int_equal(pr->neg, neg);
       assert_int_equal(pr->lambda, cb->lambda);
       assert_int_equal(pr->at, pn);
+      assert_int_equal(pr->o[0], f->J_idx[p1]);
+      assert_int_equal(pr->o[1], len > 6 ? f->J_idx[p1 + 6] : 0);
       ++made, two += len == 12, negated += pr->neg == 3;
     }
     if (cases[k].made != (made > 0))
