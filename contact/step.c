@@ -170,6 +170,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->prev_b);
   free(s->var_row);
   free(s->cones);
+  free(s->cone_prod);
   free(s->joint_error);
   free(s->dense.M), free(s->dense.q);
   free(s->tmp_ptr), free(s->tmp_idx), free(s->tmp_val);

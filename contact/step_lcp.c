@@ -224,17 +224,70 @@ static inline void neg_copy(double *restrict dst, const double *restrict src, co
  * threads: step min 4.44-4.53 -> 4.26-4.42 ms, the solve's share included). */
 enum { PARALLEL_MIN_VARS = 512 };
 
+/* How many variables ahead rows_range asks for a row (two 3-D contacts). */
+enum { ROWS_PREFETCH = 12 };
+
+/* Cone c's products (factored.h) where B shares J's pattern and the cone is the usual 3-D
+ * one (normal, 4 directions, lambda at variables L - 5 .. L, the first direction's row
+ * and the normal's just written, J_ptr up to L): the PGS table's sums, made while the
+ * rows are in the cache; else len 0 (the table reads the rows). */
+static void cone_products_at(LsimStepper *s, int c, int L, int shared) {
+  LsimConeProducts *pr = &s->cone_prod[c];
+  const LsimConeBlock *cb = &s->cones[c];
+  pr->len = 0, pr->neg = 0;
+  if (!shared || cb->lambda != L || cb->ndir != 4 || cb->normal != L - 5 || cb->first_dir != L - 4)
+    return;
+  const int *p = s->J_ptr;
+  const int len = p[L - 3] - p[L - 4]; /* the first direction's row, as the table's */
+  if (len <= 0) return;
+  const double *J = s->J_val, *B = s->B_val;
+  lsim_cone_products(J + p[L - 5], J + p[L - 4], J + p[L - 3], B + p[L - 5], B + p[L - 4],
+                     B + p[L - 3], len, pr->dot);
+  if (len == 12)
+    pr->neg = (lsim_negated_heads(J + p[L - 5], J + p[L - 4], J + p[L - 3]) == 0) |
+              (lsim_negated_heads(B + p[L - 5], B + p[L - 4], B + p[L - 3]) == 0) << 1;
+  pr->len = len, pr->lambda = L, pr->at = p[L - 5];
+  pr->o[0] = s->J_idx[p[L - 4]], pr->o[1] = len > 6 ? s->J_idx[p[L - 4] + 6] : 0;
+}
+
+/* The first cone whose lambda is at or after variable b (the cones ascend). */
+static int cone_at(const LsimStepper *s, int ncones, int b) {
+  int lo = 0, hi = ncones;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (s->cones[mid].lambda < b) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /* Variables [b, e) of J and B (rows from put_row; a direction's negated row copied from
- * its source's, which has its maxima), from position *k on; their maxima into *st. */
+ * its source's, which has its maxima), from position *k on; their maxima into *st; the
+ * products of the cones whose lambda is in [b, e) (ncones of them in all). */
 static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int shared, int coupled,
-                       int *k_io, RowStats *st) {
+                       int ncones, int *k_io, RowStats *st) {
   const LsimContactSet *set = &s->contacts;
   int k = *k_io;
+  int cone = cone_at(s, ncones, b);
   for (int i = b; i < e; ++i) {
     s->J_ptr[i] = k;
     if (!shared) s->B_ptr[i] = k;
     const int vr = s->var_row[i];
-    if (vr == -1) continue;
+    if (vr == -1) { /* a cone's lambda: its rows are written */
+      if (cone < ncones) cone_products_at(s, cone++, i, shared);
+      continue;
+    }
+    /* The row ROWS_PREFETCH variables on, asked for now: the contacts are in the sweep's
+       order, their rows in detection's, so each contact's rows are a miss the hardware
+       does not foresee (the row's first load had a fifth of this pass's samples at
+       10 000 bodies). */
+#if defined(__GNUC__)
+    if (i + ROWS_PREFETCH < e && s->var_row[i + ROWS_PREFETCH] >= 0) {
+      const char *ahead = (const char *)&set->rows[s->var_row[i + ROWS_PREFETCH]];
+      __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
+      __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
+    }
+#endif
     if (vr >= 0) {
       s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
                             shared || coupled ? NULL : s->B_idx, coupled ? NULL : s->B_val,
@@ -385,7 +438,7 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
 typedef struct RowsJob {
   LsimStepper *s;
   const LsimModel *m;
-  int n, shared, coupled, T;
+  int n, shared, coupled, T, ncones;
   int count;                             /* 1: count each slice's entries into start */
   int start[LSIM_PGS_MAX_THREADS];       /* member k's first entry of J (and B) */
   int cq;                                /* also C and q (no joint rows) */
@@ -431,7 +484,7 @@ static void rows_slice(void *arg, int member) {
   }
   if (b < e) {
     int k = j->start[member];
-    rows_range(s, j->m, b, e, j->shared, j->coupled, &k, &j->st[member]);
+    rows_range(s, j->m, b, e, j->shared, j->coupled, j->ncones, &k, &j->st[member]);
   }
   if (j->cq)
     (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0, &j->st[member]);
@@ -573,7 +626,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
      per row), so that one pass over the contacts places them. */
   const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
   if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
-      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)))
+      lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)) ||
+      lsim_grow((void **)&s->cone_prod, &s->cone_prod_cap, set->count, sizeof(LsimConeProducts)))
     return LSIM_OUT_OF_MEMORY;
 
   /* Each joint's position error e (world), the sum of its rows' gaps along their normals:
@@ -626,7 +680,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
     /* Slices of the variables, each cut after a cone's lambda (so a negated row and its
        source are in one slice): their entries counted, then written from where the
        slices before them end. */
-    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled,
+    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled, .ncones = ncones,
                    .T = lsim_team_size(team), .cq = ne == 0, .count = 1};
     lsim_team_run(team, rows_slice, &job);
     for (int t = 0; t < job.T; ++t) {
@@ -663,7 +717,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       st.descend |= a->descend;
     }
   } else {
-    rows_range(s, m, 0, n, shared, coupled, &k, &st);
+    rows_range(s, m, 0, n, shared, coupled, ncones, &k, &st);
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;
@@ -728,7 +782,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
                            .J_val = s->J_val, .B_ptr = shared ? s->J_ptr : s->B_ptr,
                            .B_idx = shared ? s->J_idx : s->B_idx,
                            .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
-                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones};
+                           .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones,
+                           .cone_products = shared ? s->cone_prod : NULL};
   /* The block promise (factored.h): B shares J's pattern, and every row's blocks are
      whole bodies' velocities (each dynamic body has the dimension's nv at a multiple of
      it), the same for all rows of a contact; C as cq_range writes it. */

@@ -57,6 +57,9 @@ struct LsimStepper {
                              v's (the second half of an even cone) */
   LsimConeBlock *cones;   /* [cones_cap] friction cone structure handed with the LCP */
   int cones_cap;
+  LsimConeProducts *cone_prod; /* [cone_prod_cap] each cone's products (factored.h), made
+                                  as the rows are written */
+  int cone_prod_cap;
   double *joint_error;    /* [joint_error_cap >= 3 njoints] each joint's position error
                              vector e this step (m, world): its rows' gaps along their
                              normals (a pin's: the world axes; a rod's: along the rod) */

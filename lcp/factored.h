@@ -18,6 +18,8 @@
 #include "lcp.h"
 #include "pgs.h"
 
+#include <string.h>
+
 typedef struct LsimFactoredLcp {
   int n;                 /* variables */
   int m;                 /* inner dimension (generalized velocities) */
@@ -50,7 +52,56 @@ typedef struct LsimFactoredLcp {
      impulse unit out (lcp/solver.c, UNITS); lsim_step_assemble makes it as it writes
      the rows (where it makes the block promise). A copy whose values change sets it to 0. */
   double diag_bound;
+  /* The producer's cone products, NULL for none: entry c (LsimConeProducts, below) holds
+     what lsim_cone_products gives for cone c's rows where they lie, as the PGS fast path's
+     table computes them (len > 0), or nothing (len 0: the table reads the rows itself).
+     lsim_step_assemble makes them as it writes the rows, while they are in the cache, so
+     the table need not read them again (the same values, so the same table). Entry c is
+     taken only where its lambda and row start are cone c's (a copy with its cones or rows
+     moved reads the rows); a copy whose values of J or B change sets it to NULL. */
+  const struct LsimConeProducts *cone_products;
 } LsimFactoredLcp;
+
+/* A cone's inner products of its rows of J and B (normal n, first direction 1 and
+ * direction d/4, 2, each len entries where they lie: J_val + J_ptr[row], B_val +
+ * B_ptr[row]), the PGS table's: dot = {J_n B_n, J_1 B_n, J_2 B_n, J_1 B_1, J_1 B_2,
+ * J_2 B_2}, each summed k = 0 .. len - 1 from +0 in turn; neg: bit 0 when each of J_n,
+ * J_1 and J_2 has entries 6 .. 8 the negatives of entries 0 .. 2 bit for bit, bit 1 the
+ * same of B's (len 12 only; else 0); the cone's lambda and J_ptr[n] they were made for;
+ * the first direction's row's columns J_idx at its entries 0 and 6 (blocks: o[1] 0 when
+ * len <= 6), its blocks' offsets under a block promise of width 6. */
+typedef struct LsimConeProducts {
+  double dot[6];
+  int len, neg, lambda, at;
+  int o[2];
+} LsimConeProducts;
+
+/* lsim_cone_products' sums (see LsimConeProducts), inlined where the rows are read. */
+static inline void lsim_cone_products(const double *Jn, const double *J1, const double *J2,
+                                      const double *Bn, const double *B1, const double *B2,
+                                      int len, double dot[6]) {
+  double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
+  for (int k = 0; k < len; ++k) {
+    dn += Jn[k] * Bn[k], g1 += J1[k] * Bn[k], g2 += J2[k] * Bn[k];
+    a0 += J1[k] * B1[k], a1 += J1[k] * B2[k], a2 += J2[k] * B2[k];
+  }
+  dot[0] = dn, dot[1] = g1, dot[2] = g2, dot[3] = a0, dot[4] = a1, dot[5] = a2;
+}
+
+/* Zero when r[6 + k] is -r[k] bit for bit (a zero's sign too), k = 0, 1, 2, for each of
+ * the three rows r (without a branch: the differences from the sign bit or-ed). */
+static inline unsigned long long lsim_negated_heads(const double *r0, const double *r1,
+                                                    const double *r2) {
+  const double *rows[3] = {r0, r1, r2};
+  unsigned long long acc = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int k = 0; k < 3; ++k) {
+      unsigned long long a, b;
+      memcpy(&a, rows[i] + k, sizeof a), memcpy(&b, rows[i] + 6 + k, sizeof b);
+      acc |= a ^ b ^ 1ULL << 63;
+    }
+  return acc;
+}
 
 /* Whether f keeps its block promise (block_width > 0 and everything it says holds): the
  * tests' check of what the fast path trusts; it reads all of J, B and C. */

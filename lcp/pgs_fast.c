@@ -219,10 +219,20 @@ static int prepare_cone(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, con
  * rows (what row_runs would measure) lowered into *Wrun. */
 static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb, int *o0,
                                  int *o1, int *Wrun) {
-  const int b0 = f->cones[c].first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
+  const LsimConeBlock *cb = &f->cones[c];
+  const int b0 = cb->first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
   *nb = nj / W;
-  *o0 = *nb > 0 ? f->J_idx[j0] : 0;
-  *o1 = *nb > 1 ? f->J_idx[j0 + W] : 0;
+  /* The columns from the producer's cone products where they are this cone's (the same
+     entries of J_idx, not read again: at 10 000 bodies they had left the cache). */
+  const LsimConeProducts *pr = f->cone_products ? &f->cone_products[c] : NULL;
+  if (pr && W == FAST_W && nj > 0 && pr->len == nj && pr->lambda == cb->lambda &&
+      cb->normal >= 0 && pr->at == f->J_ptr[cb->normal]) {
+    *o0 = pr->o[0];
+    *o1 = *nb > 1 ? pr->o[1] : 0;
+  } else {
+    *o0 = *nb > 0 ? f->J_idx[j0] : 0;
+    *o1 = *nb > 1 ? f->J_idx[j0 + W] : 0;
+  }
   /* Two blocks side by side in u are one run of 2 W. */
   const int run = *nb == 2 && *o1 == *o0 + W ? 2 * W : W;
   if (*nb > 0 && (!*Wrun || run < *Wrun)) *Wrun = run;
@@ -230,20 +240,6 @@ static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb
 
 /* Cone c's table entry from its blocks (nb of them, at o0 and o1): the rows in place and
  * the constants. 0, or -1 when the cone does not fit the fast path. */
-/* Zero when r[FAST_W + k] is -r[k] bit for bit (a zero's sign too), k = 0, 1, 2, for each
- * of the three rows r (without a branch: the differences from the sign bit or-ed). */
-static inline uint64_t negated_heads(const double *r0, const double *r1, const double *r2) {
-  const double *rows[3] = {r0, r1, r2};
-  uint64_t acc = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int k = 0; k < 3; ++k) {
-      uint64_t a, b;
-      memcpy(&a, rows[i] + k, sizeof a), memcpy(&b, rows[i] + FAST_W + k, sizeof b);
-      acc |= a ^ b ^ (uint64_t)1 << 63;
-    }
-  return acc;
-}
-
 static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int nb, int o0,
                       int o1) {
   const LsimConeBlock *cb = &f->cones[c];
@@ -272,20 +268,27 @@ static int cone_entry(LsimPgs *ws, const LsimFactoredLcp *f, int c, int W, int n
      entry of the six rows enters one of them (Jn, Bn in dn; J1, B1 in a0; J2, B2 in a2),
      and a NaN or an infinity anywhere leaves one not finite (times 0: NaN; else an
      infinity, or a NaN from opposite ones): their finite sum says the rows are finite
-     (an overflow of finite entries is refused too). */
-  double dn = 0.0, g1 = 0.0, g2 = 0.0, a0 = 0.0, a1 = 0.0, a2 = 0.0;
-  for (int k = 0; k < len; ++k) {
-    dn += fc->Jn[k] * fc->Bn[k], g1 += fc->J1[k] * fc->Bn[k], g2 += fc->J2[k] * fc->Bn[k];
-    a0 += fc->J1[k] * fc->B1[k], a1 += fc->J1[k] * fc->B2[k], a2 += fc->J2[k] * fc->B2[k];
-  }
+     (an overflow of finite entries is refused too). Where the producer made them as it
+     wrote the rows (f->cone_products: the same sums of the same entries), they are taken
+     from there, and the rows are not read here (at 10 000 bodies they had left the
+     cache since). */
+  const LsimConeProducts *pr = f->cone_products ? &f->cone_products[c] : NULL;
+  if (pr && !(d == 4 && cb->normal >= 0 && len > 0 && pr->len == len && pr->lambda == L &&
+              pr->at == f->J_ptr[cb->normal] && f->B_ptr == f->J_ptr))
+    pr = NULL;
+  double dot[6];
+  if (pr) memcpy(dot, pr->dot, sizeof dot);
+  else lsim_cone_products(fc->Jn, fc->J1, fc->J2, fc->Bn, fc->B1, fc->B2, len, dot);
+  const double dn = dot[0], g1 = dot[1], g2 = dot[2], a0 = dot[3], a1 = dot[4], a2 = dot[5];
   if (!isfinite(((dn + g1) + (g2 + a0)) + (a1 + a2))) return -1;
   /* Whether the second block's first three entries of each row are the negatives of the
      first's (the wide sweep's compact rows, pgs_wide.c), while the rows are in the cache. */
   fc->neg = 0;
   if (d == 4 && cb->normal >= 0 && W == FAST_W)
     fc->neg = nb < 2 ? 3
-                     : (negated_heads(fc->Jn, fc->J1, fc->J2) == 0) |
-                           (negated_heads(fc->Bn, fc->B1, fc->B2) == 0) << 1;
+              : pr   ? pr->neg
+                     : (lsim_negated_heads(fc->Jn, fc->J1, fc->J2) == 0) |
+                           (lsim_negated_heads(fc->Bn, fc->B1, fc->B2) == 0) << 1;
   if (cb->normal >= 0) {
     if (!(dn > 0.0)) return -1;
     fc->inv_n = 1.0 / dn;

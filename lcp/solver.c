@@ -1436,6 +1436,7 @@ static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, double bound,
   }
   *g = *f;
   g->J_val = s->uJ, g->B_val = s->uB, g->C_val = f->C_ptr ? s->uC : NULL, g->q = s->uq;
+  g->cone_products = NULL; /* the products of f's values, not of these */
   if (f->ncones > 0 && f->cones) g->cones = s->ucones;
   return 0;
 }

@@ -770,7 +770,7 @@ static void test_nonfinite_cone_rows(void **state) {
   double *jv = malloc((size_t)nj * sizeof(double)), *bv = malloc((size_t)nb * sizeof(double));
   memcpy(jv, f->J_val, (size_t)nj * sizeof(double));
   memcpy(bv, f->B_val, (size_t)nb * sizeof(double));
-  g.J_val = jv, g.B_val = bv;
+  g.J_val = jv, g.B_val = bv, g.cone_products = NULL; /* values changed below */
   double *z = calloc((size_t)f->n, sizeof(double));
   LsimPgs *ws = lsim_pgs_create();
   LsimPgsOptions o = lsim_default_pgs_options();
@@ -932,6 +932,7 @@ static void test_step_diag_bound(void **state) {
     jv[nj / 2] = NAN;
     LsimFactoredLcp ha = *f, hb = g;
     ha.J_val = hb.J_val = jv;
+    ha.cone_products = hb.cone_products = NULL; /* other values: f's products do not hold */
     memset(za, 0, (size_t)f->n * sizeof(double));
     memset(zb, 0, (size_t)f->n * sizeof(double));
     const int ra = lsim_solver_solve_factored(sa, &ha, za, &ta);
@@ -943,6 +944,86 @@ static void test_step_diag_bound(void **state) {
   }
   /* Both kinds of rows were met (the bound's terms 1 and the longest row). */
   assert_true(seen_ascend > 0 && seen_descend > 0);
+}
+
+/* The cone products the time step makes as it writes the rows (factored.h,
+ * cone_products): for every 3-D cone of a normal and four directions, bit for bit the sums
+ * lsim_cone_products forms from the rows where they lie, and the negation bits
+ * lsim_negated_heads finds there (two bodies); nothing for other cones (2-D, none with
+ * joints, where B has its own pattern). PGS at 20 sweeps (the float groups, whose layout
+ * the negation bits choose) and to a tolerance (double rows) gives the same z, sweeps and
+ * row layout with the products and without them; rows written by one thread and by two. */
+static void test_step_cone_products(void **state) {
+  (void)state;
+  static const struct {
+    const char *path;
+    int steps, threads, made; /* made: cones with products expected */
+  } cases[] = {{"data/pile_100.json", 40, 1, 1},   {"data/pile_100.json", 40, 2, 1},
+               {"data/pile_10.json", 30, 1, 1},     {"data/box_stack_3d.json", 30, 1, 1},
+               {"data/dominoes_10.json", 100, 1, 1}, {"data/incline_2d.json", 5, 1, 0},
+               {"data/chain_20.json", 200, 1, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    SceneLcp p;
+    char *text = NULL;
+    LsimSceneError serr;
+    assert_int_equal(lsim_scene_load(cases[k].path, &p.model, &p.state, &text, &serr), 0);
+    free(text);
+    strcpy(p.model.solver.name, "pgs");
+    p.model.solver.threads = cases[k].threads;
+    char err[256];
+    assert_int_equal(lsim_stepper_create(&p.stepper, &p.model, NULL, err, sizeof err), 0);
+    for (int t = 0; t < cases[k].steps; ++t) lsim_step(p.stepper, &p.model, &p.state, NULL);
+    const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+    if (f->n < 1 || f->ncones < 1) fail_msg("%s: no cone after %d steps", cases[k].path, cases[k].steps);
+    int made = 0, two = 0, negated = 0;
+    for (int c = 0; c < f->ncones && f->cone_products; ++c) {
+      const LsimConeBlock *cb = &f->cones[c];
+      const LsimConeProducts *pr = &f->cone_products[c];
+      const int usual = cb->ndir == 4 && cb->normal >= 0;
+      if (!usual) {
+        assert_int_equal(pr->len, 0);
+        continue;
+      }
+      const int b0 = cb->first_dir, len = f->J_ptr[b0 + 1] - f->J_ptr[b0];
+      assert_int_equal(pr->len, len);
+      const double *J = f->J_val, *B = f->B_val;
+      const int pn = f->J_ptr[cb->normal], p1 = f->J_ptr[b0], p2 = f->J_ptr[b0 + 1];
+      double dot[6];
+      lsim_cone_products(J + pn, J + p1, J + p2, B + pn, B + p1, B + p2, len, dot);
+      assert_memory_equal(dot, pr->dot, sizeof dot);
+      const int neg = len == 12 ? (lsim_negated_heads(J + pn, J + p1, J + p2) == 0) |
+                                      (lsim_negated_heads(B + pn, B + p1, B + p2) == 0) << 1
+                                : 0;
+      assert_int_equal(pr->neg, neg);
+      assert_int_equal(pr->lambda, cb->lambda);
+      assert_int_equal(pr->at, pn);
+      assert_int_equal(pr->o[0], f->J_idx[p1]);
+      assert_int_equal(pr->o[1], len > 6 ? f->J_idx[p1 + 6] : 0);
+      ++made, two += len == 12, negated += pr->neg == 3;
+    }
+    if (cases[k].made != (made > 0))
+      fail_msg("%s: %d cones with products, expected %s", cases[k].path, made,
+               cases[k].made ? "some" : "none");
+    if (cases[k].made) assert_true(two > 0 && negated > 0); /* two bodies, rows negated */
+    /* The same solves without them (the table then reads the rows). */
+    LsimFactoredLcp g = *f;
+    g.cone_products = NULL;
+    for (int budget = 0; budget < 2; ++budget) {
+      LsimPgsOptions o = lsim_default_pgs_options();
+      o.tol = budget ? 0.0 : 1e-8, o.max_sweeps = budget ? 20 : 500;
+      LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
+      double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
+      LsimPgsInfo ia = {0}, ib = {0};
+      const int ra = lsim_pgs_solve_factored(wa, f, &o, 0, za, &ia);
+      assert_int_equal(ra, lsim_pgs_solve_factored(wb, &g, &o, 0, zb, &ib));
+      assert_int_equal(ia.sweeps, ib.sweeps);
+      assert_int_equal(ia.row_values, ib.row_values);
+      assert_memory_equal(za, zb, (size_t)f->n * sizeof(double));
+      free(za), free(zb);
+      lsim_pgs_free(wa), lsim_pgs_free(wb);
+    }
+    free_scene_lcp(&p);
+  }
 }
 
 /* The PGS fast path's sweep order (a cone at its first variable) taken from the cones'
@@ -995,7 +1076,7 @@ static void test_float_rows_fall_back(void **state) {
   double *jv = malloc((size_t)nnz * sizeof(double)), *bv = malloc((size_t)nnz * sizeof(double));
   for (int k = 0; k < nnz; ++k) jv[k] = f->J_val[k] * 1e-40, bv[k] = f->B_val[k] * 1e40;
   LsimFactoredLcp g = *f;
-  g.J_val = jv, g.B_val = bv;
+  g.J_val = jv, g.B_val = bv, g.cone_products = NULL; /* other values: f's products do not hold */
   for (int scaled = 0; scaled < 2; ++scaled) {
     const LsimFactoredLcp *h = scaled ? &g : f;
     double *za = calloc((size_t)f->n, sizeof(double)), *zb = calloc((size_t)f->n, sizeof(double));
@@ -1172,6 +1253,7 @@ int main(void) {
       cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_diagonal_bound),
+      cmocka_unit_test(test_step_cone_products),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -357,7 +357,7 @@ static void test_wide_compact_rows_same_bits(void **state) {
         *e = nextafter(*e, INFINITY), changed = 1;
       }
       assert_true(changed);
-      g.J_val = jv, g.diag_bound = 0.0;
+      g.J_val = jv, g.diag_bound = 0.0, g.cone_products = NULL;
     }
     double *za = malloc((size_t)n * sizeof(double)), *zb = malloc((size_t)n * sizeof(double));
     for (int T = 1; T <= 2; ++T)
