@@ -294,7 +294,8 @@ def contact_panel(r, c):
         # the impacts' times drawn (the panel had shown nothing until the ball came to rest)
         time_marks(c, np.asarray(r.events.time)[imp], 0.0, 1.0, color="0.55", ls=":", lw=0.8,
                    zorder=0)
-        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts (dotted) are in /events",
+        impacts = "the 1 impact (dotted) is" if n_imp == 1 else f"the {n_imp} impacts (dotted) are"
+        c.text(0.02, 0.5, f"persistent contacts only:\n{impacts} in /events",
                transform=c.transAxes, ha="left", va="center", fontsize="x-small", color="0.3")
     c.legend(loc="best", fontsize="small")
 
