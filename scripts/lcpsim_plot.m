@@ -217,6 +217,9 @@ function p = contact_panel(r, ts)
   if ~any(keep)
     p.ys = {};
     p.empty = 'no contacts in this run';
+    if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
+      p.empty = 'a checkpoint holds no step''s contacts';
+    end
   end
 end
 
@@ -437,6 +440,13 @@ function s = title_of(r)
   end
   % One line each: the name, the run, how it ended, its failed steps (on one line the
   % title of a failed run ran past both edges of the figure).
+  if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
+    % A checkpoint (lsim_sim_save) is one state, not a run of no steps.
+    s = {name, sprintf('%d-D, solver %s, h = %g s, checkpoint: the state after step %d (t = %g s), no steps', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), double(r.checkpoint.step), double(r.time(1)))};
+    return;
+  end
   if event_driven(r)
     s = {name, sprintf('%d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
                        double(r.parameters.dimension), r.parameters.solver_name, ...

@@ -449,3 +449,28 @@ assert any("the 1 impact (dotted) is in /events" in t for t in texts), texts
 print("Octave legends of long names and the impact note within the figure, between its "
       "columns: ok")
 PYEOF
+
+# A checkpoint of the library (lsim_sim_save: one state, the step it was taken after in
+# /checkpoint/step) is drawn as that state, not as a run of 0 steps without contacts: the
+# title names the checkpoint's step and time, the contact panel says a checkpoint holds no
+# step's contacts (the title said '0 steps' and the panel 'no contacts in this run' for a
+# stack resting on its contacts). Octave draws it too.
+PYTHONPATH=python $PY - "$tmp" <<'PYEOF' || fail "checkpoint figure"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim, lcpsim_load, lcpsim_plot
+d = sys.argv[1]
+sim = lcpsim.Sim.load("data/box_stack_3d.json")
+sim.run(34)
+sim.save(f"{d}/ck.h5")
+sim.close()
+r = lcpsim_load.load(f"{d}/ck.h5")
+title = lcpsim_plot.title_of(r, None)
+assert "checkpoint: the state after step 34 (t = 0.34 s), no steps" in title, title
+fig = lcpsim_plot.plot(r, None)
+texts = [t.get_text() for a in fig.axes for t in a.texts]
+assert "a checkpoint holds no step's contacts" in texts and "no contacts in this run" not in texts, texts
+print("a checkpoint drawn as the state after its step: ok")
+PYEOF
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/ck.h5', '$tmp/ck_m.png');" > /dev/null
+head -c 8 "$tmp/ck_m.png" | od -An -c | grep -q "P   N   G"
