@@ -223,8 +223,10 @@ LSIM_API int lsim_sim_load_json(LsimSim **out, const char *json, const char *nam
 LSIM_API void lsim_sim_free(LsimSim *sim);
 
 /* The message of the simulation's last call that returns a status (or an index): what
- * went wrong, or "" when it succeeded (a failure followed by a success reads ""). Owned
- * by sim, valid until its next such call. */
+ * went wrong, or "" when it succeeded, for the calls that act on sim (a failure followed
+ * by a successful step, setter or record call reads ""); a read-only query (const
+ * LsimSim *: lsim_sim_body_pose, lsim_sim_contacts, ...) that succeeds leaves the message
+ * as it was (the rules above). Owned by sim, valid until its next such call. */
 LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 
 /* ---- building a world in code -----------------------------------------------------
