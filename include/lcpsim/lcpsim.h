@@ -294,7 +294,9 @@ typedef struct LsimShapeDef {
 LSIM_API LsimShapeDef lsim_default_shape_def(void);
 
 /* Adds a shape to body (2-D and 3-D worlds) before lsim_sim_start (def copied); returns its
- * index, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error. */
+ * index among the body's shapes (0 for its first: the j of its default name "shape<j>", as
+ * a scene's bodies[i].shapes[j]), or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with
+ * lsim_sim_error. */
 LSIM_API int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
 
 enum { LSIM_PIN = 0, LSIM_ROD = 1, LSIM_TETHER = 2 };
