@@ -300,8 +300,10 @@ int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def) {
   s.mu = def->mu;
   const int idx = lsim_model_add_shape(m, &s);
   if (idx < 0) return lsim_api_fail(sim, idx, "add_shape: out of memory");
-  m->bodies[body].nshapes++; /* counted for the default names; finalize recounts */
-  return idx;
+  /* Its index among the body's shapes (the j of its default name "shape<j>"): the world's
+     shape list is put in body order when it starts, so the index in the list so far
+     (returned before) named another shape once shapes of two bodies were interleaved. */
+  return m->bodies[body].nshapes++; /* counted for the default names; finalize recounts */
 }
 
 int lsim_sim_add_joint(LsimSim *sim, const LsimJointDef *def) {

@@ -61,7 +61,11 @@ function lcpsim_plot(path, out)
   panels = build_panels(r);
   rows = size(panels, 1);
   cols = size(panels, 2);
-  width = 620 * cols;
+  % Each column: 85 px of margin, 385 px of axes and the legend's room beside them, as wide
+  % as the longest legend line needs (150 px at least); a fixed 150 px cut names of more
+  % than about 24 characters at the figure's edge or wrote them over the next column.
+  legend_px = legend_room_px(panels);
+  width = (470 + legend_px) * cols;
   tlines = title_of(r);
   height = 210 * rows + 70 + 18 * (numel(tlines) - 1);
   f = figure('visible', 'off', 'position', [0 0 width height]);
@@ -75,7 +79,7 @@ function lcpsim_plot(path, out)
   % A fixed grid: per column the axes, then room for the legend beside them (so legends
   % never cover data and every panel of a column has the same width); margins in pixels.
   left = 85 / width;
-  legend_room = 150 / width;
+  legend_room = legend_px / width;
   top = (45 + 18 * (numel(tlines) - 1)) / height;
   bottom = 45 / height;
   rowh = (1 - top - bottom) / rows;
@@ -207,12 +211,15 @@ function p = contact_panel(r, ts)
     % Persistent contacts' forces times the record period; impacts are in /events.
     p.ylabel = 'contact impulse/period [N*s]';
     imp = double(r.events.kind(:)) == find(strcmp(cellstr(r.events.kind_legend), 'impact')) - 1;
-    p.note = sprintf('%d impacts (dotted): /events', sum(imp));
+    p.note = sprintf('%d impact%s (dotted): /events', sum(imp), plural(sum(imp)));
     p.marks = double(r.events.time(imp));  % their times drawn (the panel showed nothing)
   end
   if ~any(keep)
     p.ys = {};
     p.empty = 'no contacts in this run';
+    if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
+      p.empty = 'a checkpoint holds no step''s contacts';
+    end
   end
 end
 
@@ -254,6 +261,32 @@ function E = constraint_panels(r)
       b.note = a.note;
     end
     E(end + 1, :) = {a, b};
+  end
+end
+
+% The legend room beside the panels, in pixels: the longest line a panel's legend writes
+% (a name with its dash mark, or the note) at fontsize 8, about 6.2 px a character (DejaVu
+% Sans through gnuplot's pngcairo: 5.5 px on average, wide letters more), and 24 px of
+% margin; at least 150 px.
+function px = legend_room_px(P)
+  longest = 0;
+  for k = 1:numel(P)
+    p = P{k};
+    if isempty(p) || ~p.legend || isempty(p.ys)
+      continue;
+    end
+    for j = 1:numel(p.labels)
+      longest = max(longest, numel(p.labels{j}) + 5);  % ' (--)'
+    end
+    longest = max(longest, numel(p.note));
+  end
+  px = max(150, ceil(24 + 6.2 * longest));
+end
+
+function s = plural(n)
+  s = '';
+  if n ~= 1
+    s = 's';
   end
 end
 
@@ -407,6 +440,13 @@ function s = title_of(r)
   end
   % One line each: the name, the run, how it ended, its failed steps (on one line the
   % title of a failed run ran past both edges of the figure).
+  if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
+    % A checkpoint (lsim_sim_save) is one state, not a run of no steps.
+    s = {name, sprintf('%d-D, solver %s, h = %g s, checkpoint: the state after step %d (t = %g s), no steps', ...
+                       double(r.parameters.dimension), r.parameters.solver_name, ...
+                       double(r.parameters.time_step), double(r.checkpoint.step), double(r.time(1)))};
+    return;
+  end
   if event_driven(r)
     s = {name, sprintf('%d-D, event-driven (CVODE; %s at events), record period %g s, %d periods, %d events', ...
                        double(r.parameters.dimension), r.parameters.solver_name, ...

@@ -260,6 +260,11 @@ def title_of(r, title):
         return (f"{name}\n{int(r.parameters.dimension)}-D, event-driven (CVODE; {r.parameters.solver_name} "
                 f"at events), record period {r.parameters.time_step:g} s, {len(r.time) - 1} periods, "
                 f"{len(r.events.time)} events" + run_end_note(r))
+    if str(getattr(r, "file_kind", "")) == "checkpoint":
+        # A checkpoint (lsim_sim_save) is one state, not a run of no steps.
+        return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
+                f"h = {r.parameters.time_step:g} s, checkpoint: the state after step "
+                f"{int(r.checkpoint['step'])} (t = {float(r.time[0]):g} s), no steps")
     every = int(r.parameters.get("record_every", 1))
     steps = int(r.summary.get("steps_done", len(r.time) - 1))
     return (f"{name}\n{int(r.parameters.dimension)}-D, solver {r.parameters.solver_name}, "
@@ -277,8 +282,9 @@ def contact_panel(r, c):
     t = r.time
     c.set_ylabel("contact impulse\nper step [N*s]")
     if not np.any(r.contacts.kind <= 1):
-        c.text(0.5, 0.5, "no contacts in this run", transform=c.transAxes, ha="center",
-               va="center")
+        empty = ("a checkpoint holds no step's contacts"
+                 if str(getattr(r, "file_kind", "")) == "checkpoint" else "no contacts in this run")
+        c.text(0.5, 0.5, empty, transform=c.transAxes, ha="center", va="center")
         return
     normal, friction = step_impulses(r)
     c.plot(t[1:], normal, label="contact normals (sum)")
@@ -294,7 +300,8 @@ def contact_panel(r, c):
         # the impacts' times drawn (the panel had shown nothing until the ball came to rest)
         time_marks(c, np.asarray(r.events.time)[imp], 0.0, 1.0, color="0.55", ls=":", lw=0.8,
                    zorder=0)
-        c.text(0.02, 0.5, f"persistent contacts only:\nthe {n_imp} impacts (dotted) are in /events",
+        impacts = "the 1 impact (dotted) is" if n_imp == 1 else f"the {n_imp} impacts (dotted) are"
+        c.text(0.02, 0.5, f"persistent contacts only:\n{impacts} in /events",
                transform=c.transAxes, ha="left", va="center", fontsize="x-small", color="0.3")
     c.legend(loc="best", fontsize="small")
 

@@ -1133,6 +1133,36 @@ static void test_null_sim(void **state) {
 
 /* A bad body index: every getter and setter that takes one says which index and the valid
  * range in lsim_sim_error (not an empty message). */
+/* lsim_sim_add_shape returns the shape's index among its body's shapes (the j of its
+ * default name "shape<j>"): shapes of two bodies added in turn. It returned the index in
+ * the world's list so far (0, 1, 2, 3, 4), which the start reorders by body (a's three
+ * shapes, then b's two), so 1, 2 and 3 named other shapes of the started world. */
+static void test_shape_index_per_body(void **state) {
+  (void)state;
+  LsimSim *sim;
+  char err[256];
+  assert_int_equal(lsim_sim_create(&sim, 2, 0.01, err, sizeof err), 0);
+  LsimBodyDef d = lsim_default_body_def();
+  d.inertia[2] = 0.1;
+  d.position[1] = 5.0;
+  const int a = lsim_sim_add_body(sim, &d);
+  d.position[0] = 3.0;
+  const int b = lsim_sim_add_body(sim, &d);
+  LsimShapeDef s = lsim_default_shape_def();
+  s.radius = 0.1;
+  assert_int_equal(lsim_sim_add_shape(sim, a, &s), 0);
+  assert_int_equal(lsim_sim_add_shape(sim, b, &s), 0);
+  s.type = LSIM_BOX;
+  s.radius = 0.0;
+  s.half[0] = s.half[1] = 0.2;
+  assert_int_equal(lsim_sim_add_shape(sim, a, &s), 1);
+  assert_int_equal(lsim_sim_add_shape(sim, b, &s), 1);
+  assert_int_equal(lsim_sim_add_shape(sim, a, &s), 2);
+  assert_string_equal(lsim_sim_error(sim), "");
+  assert_int_equal(lsim_sim_start(sim), 0);
+  lsim_sim_free(sim);
+}
+
 static void test_bad_body_index(void **state) {
   (void)state;
   LsimSim *sim;
@@ -1842,7 +1872,7 @@ int main(void) {
       cmocka_unit_test(test_build),
       cmocka_unit_test(test_joint_no_collide),
       cmocka_unit_test(test_status_names),   cmocka_unit_test(test_null_sim),
-      cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_error_cleared),cmocka_unit_test(test_contacts_before_step),
+      cmocka_unit_test(test_bad_body_index), cmocka_unit_test(test_shape_index_per_body), cmocka_unit_test(test_error_cleared),cmocka_unit_test(test_contacts_before_step),
       cmocka_unit_test(test_empty_problems), cmocka_unit_test(test_solver_config_checked),
       cmocka_unit_test(test_build_bad_values), cmocka_unit_test(test_build_1d_keys_refused),
       cmocka_unit_test(test_record_onto_scene), cmocka_unit_test(test_compare_output_is_input),

@@ -223,8 +223,10 @@ LSIM_API int lsim_sim_load_json(LsimSim **out, const char *json, const char *nam
 LSIM_API void lsim_sim_free(LsimSim *sim);
 
 /* The message of the simulation's last call that returns a status (or an index): what
- * went wrong, or "" when it succeeded (a failure followed by a success reads ""). Owned
- * by sim, valid until its next such call. */
+ * went wrong, or "" when it succeeded, for the calls that act on sim (a failure followed
+ * by a successful step, setter or record call reads ""); a read-only query (const
+ * LsimSim *: lsim_sim_body_pose, lsim_sim_contacts, ...) that succeeds leaves the message
+ * as it was (the rules above). Owned by sim, valid until its next such call. */
 LSIM_API const char *lsim_sim_error(const LsimSim *sim);
 
 /* ---- building a world in code -----------------------------------------------------
@@ -292,7 +294,9 @@ typedef struct LsimShapeDef {
 LSIM_API LsimShapeDef lsim_default_shape_def(void);
 
 /* Adds a shape to body (2-D and 3-D worlds) before lsim_sim_start (def copied); returns its
- * index, or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with lsim_sim_error. */
+ * index among the body's shapes (0 for its first: the j of its default name "shape<j>", as
+ * a scene's bodies[i].shapes[j]), or LSIM_INVALID_INPUT / LSIM_OUT_OF_MEMORY with
+ * lsim_sim_error. */
 LSIM_API int lsim_sim_add_shape(LsimSim *sim, int body, const LsimShapeDef *def);
 
 enum { LSIM_PIN = 0, LSIM_ROD = 1, LSIM_TETHER = 2 };

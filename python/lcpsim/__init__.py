@@ -1058,7 +1058,8 @@ class World:
 
     def add_shape(self, body, type="sphere", position=None, angle=None, quaternion=None,
                   radius=None, half=None, mu=None):
-        """Adds a shape to a body (its index) of a 2-D or 3-D world; returns its index.
+        """Adds a shape to a body (its index) of a 2-D or 3-D world; returns its index among
+        the body's shapes (0 for its first; the j of its default name "shape<j>").
         type: "sphere" ("disk"; SPHERE), "box", "capsule" (axis local x in 2-D, z in 3-D),
         "point", or "plane" (static bodies; normal local +y in 2-D, +z in 3-D). position in
         the body frame; half: a box's half extents (the dimension's count), a capsule's half

@@ -407,3 +407,70 @@ for path, frames, ms in ((sys.argv[1], 21, 20), (sys.argv[2], 5, 100)):
 print("GIF without --every: one state in 20 at 50 fps, one in 100 at --fps 10, a PNG "
       "sequence every state: ok")
 PYEOF
+
+# Octave's legends beside the panels fit whatever the names: a column's legend room is as
+# wide as its longest line (a fixed 150 px cut names of more than about 24 characters at
+# the figure's right edge and wrote the left column's over the right column's axes), and
+# an event-driven run's note on its one impact ('1 impact (dotted): /events', which ran
+# off the edge). Checked in the pixels: the image's last 3 columns and its middle 3
+# (between the two columns, below the title) hold no ink. Python's figure says "the 1
+# impact (dotted) is in /events".
+$PY -c "
+import json, sys
+n = ['left_wheel_of_the_experimental_cart_prototype', 'right_wheel_of_the_experimental_cart_prototyp']
+json.dump({'lcpsim': 1, 'dimension': 2, 'time_step': 0.01, 'steps': 20, 'gravity': [0, -9.81],
+           'bodies': [{'name': 'ground', 'type': 'static', 'shapes': [{'type': 'plane'}]},
+                      {'name': n[0], 'mass': 1, 'position': [0, 0.1], 'velocity': [1, 0],
+                       'shapes': [{'type': 'sphere', 'radius': 0.1}]},
+                      {'name': n[1], 'mass': 1, 'position': [1, 0.1],
+                       'shapes': [{'type': 'sphere', 'radius': 0.1}]}],
+           'tethers': [{'name': 'rope_between_the_two_wheels_of_the_prototype', 'length': 1.2,
+                        'ends': [{'body': n[0]}, {'body': n[1]}]}]}, open(sys.argv[1], 'w'))" "$tmp/names.json"
+./lcpsim "$tmp/names.json" -o "$tmp/names.h5" --quiet
+./lcpsim data/newtons_cradle.json -o "$tmp/cradle.h5" --quiet
+octave-cli -H --no-window-system --eval "addpath('scripts');
+  lcpsim_plot('$tmp/names.h5', '$tmp/names_m.png'); lcpsim_plot('$tmp/cradle.h5', '$tmp/cradle_m.png');" > /dev/null
+$PY - "$tmp" <<'PYEOF' || fail "Octave legends cut or over the axes"
+import sys
+import numpy as np
+from PIL import Image
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+d = sys.argv[1]
+for name in ("names_m", "cradle_m"):
+    a = np.asarray(Image.open(f"{d}/{name}.png").convert("L")).astype(int)
+    h, w = a.shape
+    edge = int((a[:, -3:] < 200).sum())             # ink in the last 3 columns
+    middle = int((a[70:, w // 2 - 1:w // 2 + 2] < 200).sum())  # between the columns
+    assert edge == 0 and middle == 0, (name, w, edge, middle)
+fig = lcpsim_plot.plot(lcpsim_load.load(f"{d}/cradle.h5"), None)
+texts = [t.get_text() for a in fig.axes for t in a.texts]
+assert any("the 1 impact (dotted) is in /events" in t for t in texts), texts
+print("Octave legends of long names and the impact note within the figure, between its "
+      "columns: ok")
+PYEOF
+
+# A checkpoint of the library (lsim_sim_save: one state, the step it was taken after in
+# /checkpoint/step) is drawn as that state, not as a run of 0 steps without contacts: the
+# title names the checkpoint's step and time, the contact panel says a checkpoint holds no
+# step's contacts (the title said '0 steps' and the panel 'no contacts in this run' for a
+# stack resting on its contacts). Octave draws it too.
+PYTHONPATH=python $PY - "$tmp" <<'PYEOF' || fail "checkpoint figure"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim, lcpsim_load, lcpsim_plot
+d = sys.argv[1]
+sim = lcpsim.Sim.load("data/box_stack_3d.json")
+sim.run(34)
+sim.save(f"{d}/ck.h5")
+sim.close()
+r = lcpsim_load.load(f"{d}/ck.h5")
+title = lcpsim_plot.title_of(r, None)
+assert "checkpoint: the state after step 34 (t = 0.34 s), no steps" in title, title
+fig = lcpsim_plot.plot(r, None)
+texts = [t.get_text() for a in fig.axes for t in a.texts]
+assert "a checkpoint holds no step's contacts" in texts and "no contacts in this run" not in texts, texts
+print("a checkpoint drawn as the state after its step: ok")
+PYEOF
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/ck.h5', '$tmp/ck_m.png');" > /dev/null
+head -c 8 "$tmp/ck_m.png" | od -An -c | grep -q "P   N   G"
