@@ -116,12 +116,10 @@ static int c_row_empty(const LsimFactoredLcp *f, int i) {
   return !f->C_ptr || f->C_ptr[i + 1] == f->C_ptr[i];
 }
 
-/* Sparse pointers present, from 0, non-decreasing, with arrays behind any entry. */
-static int pointers_sound(const int *ptr, const int *idx, const double *val, int n) {
-  if (!ptr || ptr[0] != 0) return 0;
-  int bad = 0;
-  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
-  return !bad && (ptr[n] == 0 || (idx && val));
+/* Sparse pointers present, from 0, with arrays behind any entry (that they never fall
+ * is scan()'s test: the two make the pointers sound). */
+static int pointers_ends(const int *ptr, const int *idx, const double *val, int n) {
+  return ptr && ptr[0] == 0 && (ptr[n] == 0 || (idx && val));
 }
 
 /* Row i's runs (rinfo: number, offset, length, offset, length) with every column below m;
@@ -376,22 +374,67 @@ static int prepare_stage(PrepareJob *j, int stage) {
   return bad ? -1 : 0;
 }
 
+/* The solve's first scans over the variables: max |q_i| (the residual's scale; a NaN
+ * skipped), whether some q_i is not finite, and whether the pointers of J, B and C fall
+ * somewhere. Each member takes an equal range of the variables; the maxima and the flags
+ * combine the same in any order, so the result is that of one pass. */
+typedef struct ScanJob {
+  const LsimFactoredLcp *f;
+  int T;
+  double scale[LSIM_PGS_MAX_THREADS];
+  int bad[LSIM_PGS_MAX_THREADS]; /* a falling pointer or a q_i not finite */
+} ScanJob;
+
+static void scan_range(void *arg, int member) {
+  ScanJob *j = arg;
+  const LsimFactoredLcp *f = j->f;
+  const int n = f->n;
+  const int b = (int)((long long)n * member / j->T), e = (int)((long long)n * (member + 1) / j->T);
+  double scale = 0.0;
+  int bad = 0;
+  for (int i = b; i < e; ++i) {
+    const double a = fabs(f->q[i]);
+    scale = a > scale ? a : scale;
+    bad |= !isfinite(f->q[i]);
+  }
+  if (f->J_ptr)
+    for (int i = b; i < e; ++i) bad |= f->J_ptr[i + 1] < f->J_ptr[i];
+  if (f->B_ptr && f->B_ptr != f->J_ptr)
+    for (int i = b; i < e; ++i) bad |= f->B_ptr[i + 1] < f->B_ptr[i];
+  if (f->C_ptr)
+    for (int i = b; i < e; ++i) bad |= f->C_ptr[i + 1] < f->C_ptr[i];
+  j->scale[member] = scale, j->bad[member] = bad;
+}
+
+/* The scans above on the team when it serves this solve and the problem is large enough
+ * (as prepare_stage), else in this thread; *scale = max |q_i|, returns the flag. */
+static int scan(LsimPgs *ws, const LsimFactoredLcp *f, double *scale) {
+  const int T = ws->threads_now;
+  ScanJob j = {.f = f};
+  j.T = T > 1 && lsim_team_size(ws->team) == T && f->ncones >= PARALLEL_MIN_TASKS ? T : 1;
+  if (j.T > 1) lsim_team_run(ws->team, scan_range, &j);
+  else scan_range(&j, 0);
+  double s = 0.0;
+  int bad = 0;
+  for (int k = 0; k < j.T; ++k) s = j.scale[k] > s ? j.scale[k] : s, bad |= j.bad[k];
+  *scale = s;
+  return bad;
+}
+
 /* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
  * problem does not fit the fast path (then nothing is promised about ws->block, and the
  * caller runs lsim_factored_check and the generic path). It checks what it reads as it
  * goes, which is less than lsim_factored_check covers: the rows of a cone's directions
  * other than p_0 and p_q are never read (the uniform promise gives them), so only their
  * pattern is compared with p_0's. */
-static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
+static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f, int scan_bad) {
   const int n = f->n;
-  if (!pointers_sound(f->J_ptr, f->J_idx, f->J_val, n) ||
-      !pointers_sound(f->B_ptr, f->B_idx, f->B_val, n) ||
-      (f->C_ptr && !pointers_sound(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
+  /* scan_bad (scan()): a pointer falls or some q_i is not finite. */
+  if (scan_bad || !pointers_ends(f->J_ptr, f->J_idx, f->J_val, n) ||
+      !pointers_ends(f->B_ptr, f->B_idx, f->B_val, n) ||
+      (f->C_ptr && !pointers_ends(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
       (f->ncones > 0 && !f->cones))
     return 0;
-  double nan_acc = 0.0;
-  for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
-  if (nan_acc != 0.0) return 0; /* also NaN: the comparison is then true */
   if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 8 * n + 8, sizeof(int))) return 0;
   int *runs = ws->rinfo, *ri = ws->rinfo + 5 * n + 5;
   /* Cone membership, each variable in at most one cone; planar cones in range only. */
@@ -943,11 +986,6 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
     return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
   if (lsim_pgs_reserve(ws, n, m + FAST_W)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
-  double scale = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const double a = fabs(f->q[i]); /* a NaN is skipped here and refused below */
-    scale = a > scale ? a : scale;
-  }
   FactoredCtx ctx = {f, z, ws->u};
   /* A team of opt->threads (kept across solves; for a problem large enough to use it,
      members woken now, spinning by the time the sweeps start). Without one, the same
@@ -959,8 +997,12 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
     if (lsim_team_create(&ws->team, T)) ws->team = NULL;
   }
   if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
+  /* The residual's scale max |q_i| (a NaN is skipped here and refused below) and the
+     fast path's first checks, on the team. */
+  double scale;
+  const int scan_bad = scan(ws, f, &scale);
   /* The fast path checks what it reads; anything else is checked whole first. */
-  const int W = fast_prepare(ws, f);
+  const int W = fast_prepare(ws, f, scan_bad);
   if (W && lsim_pgs_partition(ws, f, W, T)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   /* Float rows for a small fixed budget only (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS):
      a tolerance is met on the true rows, and a long budget would end at the float rows'
