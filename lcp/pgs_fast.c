@@ -815,17 +815,44 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
   }
 }
 
-/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w). */
+/* The measures of z and w over variables [b, e): max |min(z_i, w_i)|, max -z_i, max -w_i
+ * (from +0, strict, so +0 stays +0), whether all are finite, and the products z_i w_i
+ * that are not zero, in order, into prod[b ..] (their count returned). The dot product is
+ * their sum in that order: a zero left out changes no bit of it but a zero's sign, which
+ * its absolute value drops. */
+typedef struct Measures {
+  double natural, zneg, wneg;
+  int finite, nprod;
+} Measures;
+
+static Measures measure_range(const double *z, const double *w, double *prod, int b, int e) {
+  Measures r = {0.0, 0.0, 0.0, 1, 0};
+  for (int i = b; i < e; ++i) {
+    if (!isfinite(z[i]) || !isfinite(w[i])) r.finite = 0;
+    const double m = z[i] < w[i] ? z[i] : w[i], p = z[i] * w[i];
+    r.natural = r.natural > fabs(m) ? r.natural : fabs(m);
+    prod[b + r.nprod] = p, r.nprod += p != 0.0; /* (no branch to mispredict) */
+    r.zneg = -z[i] > r.zneg ? -z[i] : r.zneg;
+    r.wneg = -w[i] > r.wneg ? -w[i] : r.wneg;
+  }
+  return r;
+}
+
+/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w)
+ * and then (once every member's rows are written) the measures of variables
+ * [n k / T, n (k + 1) / T). */
 typedef struct ExactJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
   const double *z;
   double *w;
   int W, rows;
+  LsimTeamFlag written[LSIM_PGS_MAX_THREADS]; /* member's rows written */
+  Measures meas[LSIM_PGS_MAX_THREADS];
 } ExactJob;
 
 static void exact_part(void *arg, int member) {
-  const ExactJob *j = arg;
+  ExactJob *j = arg;
   LsimPgs *ws = j->ws;
   const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
@@ -837,6 +864,11 @@ static void exact_part(void *arg, int member) {
   /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
   rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
   if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
+  lsim_team_flag_store(&j->written[member], 1);
+  for (int k = 0; k < T; ++k) lsim_team_flag_wait(&j->written[k], 1);
+  const int n = j->f->n;
+  j->meas[member] = measure_range(j->z, j->w, ws->tmp, (int)((long long)n * member / T),
+                                  (int)((long long)n * (member + 1) / T));
 }
 
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
@@ -850,7 +882,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
   /* u = B z: with parallel parts, the parts at once (disjoint blocks), then the crossing
      set; else all tasks in the natural order. */
-  ExactJob job = {ws, f, z, w, W, 0};
+  ExactJob job = {.ws = ws, .f = f, .z = z, .w = w, .W = W, .rows = 0};
   if (ws->nparts) {
     if (ws->table_d > 0) direction_table(ws, ws->table_d);
     if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
@@ -865,22 +897,36 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n) ? INFINITY : 0.0;
     return;
   }
-  /* w row by row: chunks of the tasks at once (each writes its own rows). */
-  if (lsim_pgs_team_on(ws)) {
-    job.rows = 1;
-    lsim_team_run(ws->team, exact_part, &job);
-  } else {
-    fast_rows_w(ws, f, z, w, W);
-  }
+  /* w row by row: chunks of the tasks at once (each writes its own rows), then the
+     measures over equal ranges of the variables; the maxima and flags combine the same in
+     any order, and the dot product sums the ranges' products in the variables' order: the
+     numbers of one pass over all variables. */
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
-  for (int i = 0; i < n; ++i) {
-    if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
-    const double m = z[i] < w[i] ? z[i] : w[i];
-    natural = natural > fabs(m) ? natural : fabs(m);
-    dot += z[i] * w[i];
-    zneg = -z[i] > zneg ? -z[i] : zneg; /* strict: +0 stays +0 (never "-0.000e+00") */
-    wneg = -w[i] > wneg ? -w[i] : wneg;
+  if (lsim_pgs_team_on(ws)) {
+    const int T = ws->nparts;
+    job.rows = 1;
+    for (int k = 0; k < T; ++k) lsim_team_flag_init(&job.written[k], 0);
+    lsim_team_run(ws->team, exact_part, &job);
+    for (int k = 0; k < T; ++k) {
+      const Measures *r = &job.meas[k];
+      const long long at = (long long)n * k / T;
+      finite &= r->finite;
+      natural = natural > r->natural ? natural : r->natural;
+      for (int i = 0; i < r->nprod; ++i) dot += ws->tmp[at + i];
+      zneg = r->zneg > zneg ? r->zneg : zneg;
+      wneg = r->wneg > wneg ? r->wneg : wneg;
+    }
+  } else {
+    fast_rows_w(ws, f, z, w, W);
+    for (int i = 0; i < n; ++i) {
+      if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
+      const double m = z[i] < w[i] ? z[i] : w[i];
+      natural = natural > fabs(m) ? natural : fabs(m);
+      dot += z[i] * w[i];
+      zneg = -z[i] > zneg ? -z[i] : zneg; /* strict: +0 stays +0 (never "-0.000e+00") */
+      wneg = -w[i] > wneg ? -w[i] : wneg;
+    }
   }
   if (!finite) natural = dot = zneg = wneg = INFINITY;
   res->natural = natural;
@@ -970,7 +1016,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     status = LSIM_BREAKDOWN;
     fast_exact_w(ws, f, z, w, scale, &r, W);
   }
-  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u;
+  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u, info->w = w;
   return lsim_pgs_finish(info, status, sweeps, r.natural);
 }
 
@@ -980,7 +1026,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (!opt) opt = &defaults;
   if (info) {
     info->trace_len = info->parts = info->crossing = info->simd = info->colours = 0;
-    info->row_values = 0, info->bz = NULL;
+    info->row_values = 0, info->bz = NULL, info->w = NULL;
   }
   if (!f || lsim_pgs_check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
