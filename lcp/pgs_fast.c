@@ -856,7 +856,8 @@ typedef struct ExactJob {
   const LsimFactoredLcp *f;
   const double *z;
   double *w;
-  int W, rows;
+  int W, rows; /* 0: scatter; 1: rows and measures; 2: the zero test (fast_rows_w_stop) */
+  int nonzero[LSIM_PGS_MAX_THREADS];          /* rows 2: a row of member k's not zero */
   LsimTeamFlag written[LSIM_PGS_MAX_THREADS]; /* member's rows written */
   Measures meas[LSIM_PGS_MAX_THREADS];
 } ExactJob;
@@ -869,6 +870,17 @@ static void exact_part(void *arg, int member) {
     if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
     else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
     else fast_scatter(ws, j->z, 1, ws->order, b, e);
+    return;
+  }
+  if (j->rows == 2) {
+    /* The zero test of part k's rows, and of the crossing set's on 0: each stops at its
+       first row whose min(z, w) is not exactly zero. */
+    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, ws->order, b, e)
+             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, ws->order, b, e)
+                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, ws->order, b, e);
+    if (member == 0 && !nz)
+      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, ws->order, ws->part[T], nt);
+    j->nonzero[member] = nz;
     return;
   }
   /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
@@ -903,8 +915,17 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
-       res->natural is INFINITY, the other measures unset). */
-    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n) ? INFINITY : 0.0;
+       res->natural is INFINITY, the other measures unset; w is left partial). With the
+       team, each member tests its part's rows (the answer is the same). */
+    int nonzero = 0;
+    if (lsim_pgs_team_on(ws)) {
+      job.rows = 2;
+      lsim_team_run(ws->team, exact_part, &job);
+      for (int k = 0; k < ws->nparts; ++k) nonzero |= job.nonzero[k];
+    } else {
+      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n);
+    }
+    res->natural = nonzero ? INFINITY : 0.0;
     return;
   }
   /* w row by row: chunks of the tasks at once (each writes its own rows), then the

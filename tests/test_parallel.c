@@ -211,6 +211,33 @@ static void test_parallel_measures_one_pass(void **state) {
   free_pile(&p);
 }
 
+/* The start's zero test with tol 0 (is the natural residual exactly 0?), made by parts on
+ * the team: q >= 0 from z = 0 is a solution (no sweep), and one negative q_i anywhere
+ * (first, middle, last variable) is not (the whole budget), with 1, 2 and 3 threads. */
+static void test_parallel_zero_test(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  LsimFactoredLcp g = *lsim_stepper_factored(p.stepper);
+  const int n = g.n;
+  double *q = malloc((size_t)n * sizeof(double)), *z = malloc((size_t)n * sizeof(double));
+  for (int neg = -1; neg < 3; ++neg)
+    for (int T = 1; T <= 3; ++T) {
+      const int at = neg == 0 ? 0 : neg == 1 ? n / 2 : n - 1;
+      for (int i = 0; i < n; ++i) q[i] = fabs(g.q[i]) + 1e-3;
+      if (neg >= 0) q[at] = -1e-3;
+      g.q = q;
+      LsimPgsInfo info;
+      solve_threads(&g, T, 0.0, 20, z, &info);
+      assert_int_equal(info.parts, T > 1 ? T : 0);
+      assert_int_equal(info.sweeps, neg < 0 ? 0 : 20);
+      if (neg < 0) assert_int_equal(info.status, LSIM_SOLVED);
+      g = *lsim_stepper_factored(p.stepper);
+    }
+  free(q), free(z);
+  free_pile(&p);
+}
+
 /* With T threads the iterates are those of the order part 0, ..., part T-1, crossing:
  * the same bits on every repeat, whatever the scheduling (T = 2 and 3; 3 threads share 2
  * cores here, so members are preempted mid-sweep), and the repeats of a kept workspace
@@ -763,6 +790,7 @@ int main(void) {
       cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_measures_one_pass),
+      cmocka_unit_test(test_parallel_zero_test),
       cmocka_unit_test(test_wide_sweep_paths_identical),
       cmocka_unit_test(test_wide_compact_rows_same_bits),
       cmocka_unit_test(test_long_budget_on_doubles),
