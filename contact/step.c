@@ -1349,6 +1349,64 @@ static void order_slice(void *arg, int member) {
   count[j->nkeys] = maxkey;
 }
 
+/* The contact graph's lists (order_start, order_adj: body b's neighbours in
+ * adj[start[b] .. start[b + 1]), one per contact on b in contact order, the other body or
+ * -1) by T members: member k counts its range of the contacts per body (its row of
+ * order_count), then finds the lists' starts for its range of the bodies (the earlier
+ * bodies' sums first), each row of order_count turned into that member's first place per
+ * body, after the earlier ranges' entries; then it writes its contacts' entries: the
+ * lists of one pass over the contacts. Flags between the three steps (done[p][k]). */
+typedef struct GraphJob {
+  LsimStepper *s;
+  int n, nb, T;
+  int sum[LSIM_PGS_MAX_THREADS]; /* entries on member k's range of the bodies */
+  LsimTeamFlag done[3][LSIM_PGS_MAX_THREADS];
+} GraphJob;
+
+static void graph_wait(GraphJob *j, int step, int member) {
+  if (j->T == 1) return;
+  lsim_team_flag_store(&j->done[step][member], 1);
+  for (int k = 0; k < j->T; ++k) lsim_team_flag_wait(&j->done[step][k], 1);
+}
+
+static void graph_slice(void *arg, int member) {
+  GraphJob *j = arg;
+  LsimStepper *s = j->s;
+  const LsimContact *set = s->contacts.contacts;
+  const int T = j->T, nb = j->nb;
+  const int c0 = (int)((long long)j->n * member / T), c1 = (int)((long long)j->n * (member + 1) / T);
+  const int b0 = (int)((long long)nb * member / T), b1 = (int)((long long)nb * (member + 1) / T);
+  int *count = s->order_count + (size_t)member * nb, *start = s->order_start;
+  memset(count, 0, (size_t)nb * sizeof(int));
+  for (int c = c0; c < c1; ++c)
+    for (int e = 0; e < 2; ++e)
+      if (set[c].body[e] >= 0) count[set[c].body[e]]++;
+  graph_wait(j, 0, member);
+  int sum = 0;
+  for (int b = b0; b < b1; ++b)
+    for (int k = 0; k < T; ++k) sum += s->order_count[(size_t)k * nb + b];
+  j->sum[member] = sum;
+  graph_wait(j, 1, member);
+  int at = 0;
+  for (int k = 0; k < member; ++k) at += j->sum[k];
+  for (int b = b0; b < b1; ++b) {
+    start[b] = at;
+    for (int k = 0; k < T; ++k) {
+      int *ck = s->order_count + (size_t)k * nb + b;
+      const int here = *ck;
+      *ck = at, at += here;
+    }
+  }
+  if (member == T - 1) start[nb] = start[nb + 1] = at;
+  graph_wait(j, 2, member);
+  int *adj = s->order_adj;
+  for (int c = c0; c < c1; ++c) {
+    const int e0 = set[c].body[0], e1 = set[c].body[1];
+    if (e0 >= 0) adj[count[e0]++] = e1;
+    if (e1 >= 0) adj[count[e1]++] = e0;
+  }
+}
+
 /* Stage 2, for PGS in 3-D: the contacts reordered so that the sweep meets the bodies
  * farthest from the ground first. A body's depth is its distance in the contact graph
  * (bodies joined by a contact) from the static and kinematic bodies (0; a dynamic body
@@ -1372,19 +1430,16 @@ static int sweep_order(LsimStepper *s, const LsimModel *m) {
     return LSIM_OUT_OF_MEMORY;
   int *depth = s->order_depth, *queue = s->order_queue, *start = s->order_start, *adj = s->order_adj;
   /* The graph: each dynamic body's neighbours by contact (static, kinematic and the world
-     are the roots, not nodes). */
-  memset(start, 0, (size_t)(nb + 2) * sizeof(int));
-  for (int c = 0; c < n; ++c)
-    for (int j = 0; j < 2; ++j) {
-      const int b = set->contacts[c].body[j];
-      if (b >= 0) start[b + 2] += 1;
-    }
-  for (int b = 0; b < nb; ++b) start[b + 2] += start[b + 1];
-  for (int c = 0; c < n; ++c) {
-    const int b0 = set->contacts[c].body[0], b1 = set->contacts[c].body[1];
-    if (b0 >= 0) adj[start[b0 + 1]++] = b1;
-    if (b1 >= 0) adj[start[b1 + 1]++] = b0;
-  }
+     are the roots, not nodes); on the solver's team for large sets (graph_slice). */
+  LsimTeam *team = n >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
+  GraphJob graph = {.s = s, .n = n, .nb = nb, .T = lsim_team_size(team)};
+  if (graph.T < 1) graph.T = 1;
+  if (lsim_grow((void **)&s->order_count, &s->order_count_cap, graph.T * nb, sizeof(int)))
+    return LSIM_OUT_OF_MEMORY;
+  for (int k = 0; k < graph.T; ++k)
+    for (int p = 0; p < 3; ++p) lsim_team_flag_init(&graph.done[p][k], 0);
+  if (graph.T > 1) lsim_team_run(team, graph_slice, &graph);
+  else graph_slice(&graph, 0);
   /* start[b] .. start[b + 1]: b's neighbours. Breadth-first from the roots. */
   int head = 0, tail = 0;
   for (int b = 0; b < nb; ++b) depth[b] = m->bodies[b].type == LSIM_BODY_DYNAMIC ? -1 : 0;
@@ -1409,7 +1464,6 @@ static int sweep_order(LsimStepper *s, const LsimModel *m) {
      ranges' contacts of each key: the order one thread gives (keys are at most the BFS's
      last depth). */
   const int nkeys = (tail > 0 ? depth[queue[tail - 1]] : 0) + 1;
-  LsimTeam *team = n >= s->team_min_contacts ? lsim_solver_team(s->solver) : NULL;
   OrderJob job = {s, depth, n, lsim_team_size(team), nkeys, 0};
   if (job.T < 1) job.T = 1;
   if (lsim_grow((void **)&s->order_count, &s->order_count_cap, job.T * (nkeys + 1), sizeof(int)))

@@ -151,7 +151,7 @@ int lsim_pgs_reserve(LsimPgs *ws, int n, int m) {
 }
 
 int lsim_pgs_finish(LsimPgsInfo *info, int status, int sweeps, double residual) {
-  if (info && residual == INFINITY) info->full_valid = 0, info->bz = NULL;
+  if (info && residual == INFINITY) info->full_valid = 0, info->bz = NULL, info->w = NULL;
   if (info) {
     info->status = status;
     info->sweeps = sweeps;

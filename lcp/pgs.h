@@ -54,6 +54,8 @@ typedef struct LsimPgsInfo {
   const double *bz;   /* factored fast path: u = B z [m] of the returned z, recomputed from z
                          with the final residual (owned by the workspace, valid until its
                          next solve); NULL otherwise */
+  const double *w;    /* factored fast path: w [n] of the final residual (the measures in
+                         full are those of z and this w; owned as bz); NULL otherwise */
 } LsimPgsInfo;
 
 typedef struct LsimPgs LsimPgs;

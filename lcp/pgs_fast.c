@@ -116,12 +116,10 @@ static int c_row_empty(const LsimFactoredLcp *f, int i) {
   return !f->C_ptr || f->C_ptr[i + 1] == f->C_ptr[i];
 }
 
-/* Sparse pointers present, from 0, non-decreasing, with arrays behind any entry. */
-static int pointers_sound(const int *ptr, const int *idx, const double *val, int n) {
-  if (!ptr || ptr[0] != 0) return 0;
-  int bad = 0;
-  for (int i = 0; i < n; ++i) bad |= ptr[i + 1] < ptr[i];
-  return !bad && (ptr[n] == 0 || (idx && val));
+/* Sparse pointers present, from 0, with arrays behind any entry (that they never fall
+ * is scan()'s test: the two make the pointers sound). */
+static int pointers_ends(const int *ptr, const int *idx, const double *val, int n) {
+  return ptr && ptr[0] == 0 && (ptr[n] == 0 || (idx && val));
 }
 
 /* Row i's runs (rinfo: number, offset, length, offset, length) with every column below m;
@@ -379,22 +377,77 @@ static int prepare_stage(PrepareJob *j, int stage) {
   return bad ? -1 : 0;
 }
 
+/* The solve's first scans over the variables: max |q_i| (the residual's scale; a NaN
+ * skipped), whether some q_i is not finite, and whether the pointers of J, B and C fall
+ * somewhere. Each member takes an equal range of the variables; the maxima and the flags
+ * combine the same in any order, so the result is that of one pass. */
+typedef struct ScanJob {
+  const LsimFactoredLcp *f;
+  int T;
+  double scale[LSIM_PGS_MAX_THREADS];
+  int bad[LSIM_PGS_MAX_THREADS]; /* a falling pointer or a q_i not finite */
+} ScanJob;
+
+static void scan_range(void *arg, int member) {
+  ScanJob *j = arg;
+  const LsimFactoredLcp *f = j->f;
+  const int n = f->n;
+  const int b = (int)((long long)n * member / j->T), e = (int)((long long)n * (member + 1) / j->T);
+  /* Four maxima side by side (a maximum is the same in any grouping: one chain of
+     dependent comparisons cost four cycles a variable). */
+  double s4[4] = {0.0, 0.0, 0.0, 0.0};
+  int bad = 0, i = b;
+  for (; i + 4 <= e; i += 4)
+    for (int l = 0; l < 4; ++l) {
+      const double a = fabs(f->q[i + l]);
+      s4[l] = a > s4[l] ? a : s4[l];
+      bad |= !isfinite(f->q[i + l]);
+    }
+  for (; i < e; ++i) {
+    const double a = fabs(f->q[i]);
+    s4[0] = a > s4[0] ? a : s4[0];
+    bad |= !isfinite(f->q[i]);
+  }
+  double scale = 0.0;
+  for (int l = 0; l < 4; ++l) scale = s4[l] > scale ? s4[l] : scale;
+  if (f->J_ptr)
+    for (i = b; i < e; ++i) bad |= f->J_ptr[i + 1] < f->J_ptr[i];
+  if (f->B_ptr && f->B_ptr != f->J_ptr)
+    for (i = b; i < e; ++i) bad |= f->B_ptr[i + 1] < f->B_ptr[i];
+  if (f->C_ptr)
+    for (i = b; i < e; ++i) bad |= f->C_ptr[i + 1] < f->C_ptr[i];
+  j->scale[member] = scale, j->bad[member] = bad;
+}
+
+/* The scans above on the team when it serves this solve and the problem is large enough
+ * (as prepare_stage), else in this thread; *scale = max |q_i|, returns the flag. */
+static int scan(LsimPgs *ws, const LsimFactoredLcp *f, double *scale) {
+  const int T = ws->threads_now;
+  ScanJob j = {.f = f};
+  j.T = T > 1 && lsim_team_size(ws->team) == T && f->ncones >= PARALLEL_MIN_TASKS ? T : 1;
+  if (j.T > 1) lsim_team_run(ws->team, scan_range, &j);
+  else scan_range(&j, 0);
+  double s = 0.0;
+  int bad = 0;
+  for (int k = 0; k < j.T; ++k) s = j.scale[k] > s ? j.scale[k] : s, bad |= j.bad[k];
+  *scale = s;
+  return bad;
+}
+
 /* Builds the packed problem; returns the block width W (1, 3 or 6), or 0 when the
  * problem does not fit the fast path (then nothing is promised about ws->block, and the
  * caller runs lsim_factored_check and the generic path). It checks what it reads as it
  * goes, which is less than lsim_factored_check covers: the rows of a cone's directions
  * other than p_0 and p_q are never read (the uniform promise gives them), so only their
  * pattern is compared with p_0's. */
-static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f) {
+static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f, int scan_bad) {
   const int n = f->n;
-  if (!pointers_sound(f->J_ptr, f->J_idx, f->J_val, n) ||
-      !pointers_sound(f->B_ptr, f->B_idx, f->B_val, n) ||
-      (f->C_ptr && !pointers_sound(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
+  /* scan_bad (scan()): a pointer falls or some q_i is not finite. */
+  if (scan_bad || !pointers_ends(f->J_ptr, f->J_idx, f->J_val, n) ||
+      !pointers_ends(f->B_ptr, f->B_idx, f->B_val, n) ||
+      (f->C_ptr && !pointers_ends(f->C_ptr, f->C_idx, f->C_val, n)) || f->ncones < 0 ||
       (f->ncones > 0 && !f->cones))
     return 0;
-  double nan_acc = 0.0;
-  for (int i = 0; i < n; ++i) nan_acc += f->q[i] - f->q[i];
-  if (nan_acc != 0.0) return 0; /* also NaN: the comparison is then true */
   if (lsim_grow((void **)&ws->rinfo, &ws->rinfo_cap, 8 * n + 8, sizeof(int))) return 0;
   int *runs = ws->rinfo, *ri = ws->rinfo + 5 * n + 5;
   /* Cone membership, each variable in at most one cone; planar cones in range only. */
@@ -775,17 +828,45 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
   }
 }
 
-/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w). */
+/* The measures of z and w over variables [b, e): max |min(z_i, w_i)|, max -z_i, max -w_i
+ * (from +0, strict, so +0 stays +0), whether all are finite, and the products z_i w_i
+ * that are not zero, in order, into prod[b ..] (their count returned). The dot product is
+ * their sum in that order: a zero left out changes no bit of it but a zero's sign, which
+ * its absolute value drops. */
+typedef struct Measures {
+  double natural, zneg, wneg;
+  int finite, nprod;
+} Measures;
+
+static Measures measure_range(const double *z, const double *w, double *prod, int b, int e) {
+  Measures r = {0.0, 0.0, 0.0, 1, 0};
+  for (int i = b; i < e; ++i) {
+    if (!isfinite(z[i]) || !isfinite(w[i])) r.finite = 0;
+    const double m = z[i] < w[i] ? z[i] : w[i], p = z[i] * w[i];
+    r.natural = r.natural > fabs(m) ? r.natural : fabs(m);
+    prod[b + r.nprod] = p, r.nprod += p != 0.0; /* (no branch to mispredict) */
+    r.zneg = -z[i] > r.zneg ? -z[i] : r.zneg;
+    r.wneg = -w[i] > r.wneg ? -w[i] : r.wneg;
+  }
+  return r;
+}
+
+/* The members' share of fast_exact: scatter of part k (u = B z), or rows of chunk k (w)
+ * and then (once every member's rows are written) the measures of variables
+ * [n k / T, n (k + 1) / T). */
 typedef struct ExactJob {
   LsimPgs *ws;
   const LsimFactoredLcp *f;
   const double *z;
   double *w;
-  int W, rows;
+  int W, rows; /* 0: scatter; 1: rows and measures; 2: the zero test (fast_rows_w_stop) */
+  int nonzero[LSIM_PGS_MAX_THREADS];          /* rows 2: a row of member k's not zero */
+  LsimTeamFlag written[LSIM_PGS_MAX_THREADS]; /* member's rows written */
+  Measures meas[LSIM_PGS_MAX_THREADS];
 } ExactJob;
 
 static void exact_part(void *arg, int member) {
-  const ExactJob *j = arg;
+  ExactJob *j = arg;
   LsimPgs *ws = j->ws;
   const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
@@ -794,9 +875,25 @@ static void exact_part(void *arg, int member) {
     else fast_scatter(ws, j->z, 1, ws->order, b, e);
     return;
   }
+  if (j->rows == 2) {
+    /* The zero test of part k's rows, and of the crossing set's on 0: each stops at its
+       first row whose min(z, w) is not exactly zero. */
+    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, ws->order, b, e)
+             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, ws->order, b, e)
+                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, ws->order, b, e);
+    if (member == 0 && !nz)
+      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, ws->order, ws->part[T], nt);
+    j->nonzero[member] = nz;
+    return;
+  }
   /* Rows of part k on member k (its data is in its cache), the crossing set's on 0. */
   rows_range(ws, j->f, j->z, j->w, j->W, ws->order, b, e);
   if (member == 0) rows_range(ws, j->f, j->z, j->w, j->W, ws->order, ws->part[T], nt);
+  lsim_team_flag_store(&j->written[member], 1);
+  for (int k = 0; k < T; ++k) lsim_team_flag_wait(&j->written[k], 1);
+  const int n = j->f->n;
+  j->meas[member] = measure_range(j->z, j->w, ws->tmp, (int)((long long)n * member / T),
+                                  (int)((long long)n * (member + 1) / T));
 }
 
 /* The common residual (lcp.h) of z from z alone on the packed problem: u = B z (a cone's
@@ -810,7 +907,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
   /* u = B z: with parallel parts, the parts at once (disjoint blocks), then the crossing
      set; else all tasks in the natural order. */
-  ExactJob job = {ws, f, z, w, W, 0};
+  ExactJob job = {.ws = ws, .f = f, .z = z, .w = w, .W = W, .rows = 0};
   if (ws->nparts) {
     if (ws->table_d > 0) direction_table(ws, ws->table_d);
     if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
@@ -821,26 +918,49 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
-       res->natural is INFINITY, the other measures unset). */
-    res->natural = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n) ? INFINITY : 0.0;
+       res->natural is INFINITY, the other measures unset; w is left partial). With the
+       team, each member tests its part's rows (the answer is the same). */
+    int nonzero = 0;
+    if (lsim_pgs_team_on(ws)) {
+      job.rows = 2;
+      lsim_team_run(ws->team, exact_part, &job);
+      for (int k = 0; k < ws->nparts; ++k) nonzero |= job.nonzero[k];
+    } else {
+      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n);
+    }
+    res->natural = nonzero ? INFINITY : 0.0;
     return;
   }
-  /* w row by row: chunks of the tasks at once (each writes its own rows). */
-  if (lsim_pgs_team_on(ws)) {
-    job.rows = 1;
-    lsim_team_run(ws->team, exact_part, &job);
-  } else {
-    fast_rows_w(ws, f, z, w, W);
-  }
+  /* w row by row: chunks of the tasks at once (each writes its own rows), then the
+     measures over equal ranges of the variables; the maxima and flags combine the same in
+     any order, and the dot product sums the ranges' products in the variables' order: the
+     numbers of one pass over all variables. */
   double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0;
   int finite = 1;
-  for (int i = 0; i < n; ++i) {
-    if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
-    const double m = z[i] < w[i] ? z[i] : w[i];
-    natural = natural > fabs(m) ? natural : fabs(m);
-    dot += z[i] * w[i];
-    zneg = -z[i] > zneg ? -z[i] : zneg; /* strict: +0 stays +0 (never "-0.000e+00") */
-    wneg = -w[i] > wneg ? -w[i] : wneg;
+  if (lsim_pgs_team_on(ws)) {
+    const int T = ws->nparts;
+    job.rows = 1;
+    for (int k = 0; k < T; ++k) lsim_team_flag_init(&job.written[k], 0);
+    lsim_team_run(ws->team, exact_part, &job);
+    for (int k = 0; k < T; ++k) {
+      const Measures *r = &job.meas[k];
+      const long long at = (long long)n * k / T;
+      finite &= r->finite;
+      natural = natural > r->natural ? natural : r->natural;
+      for (int i = 0; i < r->nprod; ++i) dot += ws->tmp[at + i];
+      zneg = r->zneg > zneg ? r->zneg : zneg;
+      wneg = r->wneg > wneg ? r->wneg : wneg;
+    }
+  } else {
+    fast_rows_w(ws, f, z, w, W);
+    for (int i = 0; i < n; ++i) {
+      if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
+      const double m = z[i] < w[i] ? z[i] : w[i];
+      natural = natural > fabs(m) ? natural : fabs(m);
+      dot += z[i] * w[i];
+      zneg = -z[i] > zneg ? -z[i] : zneg; /* strict: +0 stays +0 (never "-0.000e+00") */
+      wneg = -w[i] > wneg ? -w[i] : wneg;
+    }
   }
   if (!finite) natural = dot = zneg = wneg = INFINITY;
   res->natural = natural;
@@ -930,7 +1050,7 @@ static int run_fast(LsimPgs *ws, FactoredCtx *ctx, int W, double scale,
     status = LSIM_BREAKDOWN;
     fast_exact_w(ws, f, z, w, scale, &r, W);
   }
-  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u;
+  if (info) info->full = r, info->full_valid = 1, info->bz = ws->u, info->w = w;
   return lsim_pgs_finish(info, status, sweeps, r.natural);
 }
 
@@ -940,17 +1060,12 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   if (!opt) opt = &defaults;
   if (info) {
     info->trace_len = info->parts = info->crossing = info->simd = info->colours = 0;
-    info->row_values = 0, info->bz = NULL;
+    info->row_values = 0, info->bz = NULL, info->w = NULL;
   }
   if (!f || lsim_pgs_check_options(opt) || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q))
     return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   const int n = f->n, m = f->m;
   if (lsim_pgs_reserve(ws, n, m + FAST_W)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
-  double scale = 0.0;
-  for (int i = 0; i < n; ++i) {
-    const double a = fabs(f->q[i]); /* a NaN is skipped here and refused below */
-    scale = a > scale ? a : scale;
-  }
   FactoredCtx ctx = {f, z, ws->u};
   /* A team of opt->threads (kept across solves; for a problem large enough to use it,
      members woken now, spinning by the time the sweeps start). Without one, the same
@@ -962,8 +1077,12 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
     if (lsim_team_create(&ws->team, T)) ws->team = NULL;
   }
   if (T > 1 && f->ncones >= PARALLEL_MIN_TASKS) lsim_team_wake(ws->team);
+  /* The residual's scale max |q_i| (a NaN is skipped here and refused below) and the
+     fast path's first checks, on the team. */
+  double scale;
+  const int scan_bad = scan(ws, f, &scale);
   /* The fast path checks what it reads; anything else is checked whole first. */
-  const int W = fast_prepare(ws, f);
+  const int W = fast_prepare(ws, f, scan_bad);
   if (W && lsim_pgs_partition(ws, f, W, T)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   /* Float rows for a small fixed budget only (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS):
      a tolerance is met on the true rows, and a long budget would end at the float rows'

@@ -441,7 +441,7 @@ int lsim_pgs_solve(LsimPgs *ws, const LsimLcp *lcp, const LsimPgsOptions *opt, i
                    double *z, LsimPgsInfo *info) {
   const LsimPgsOptions defaults = lsim_default_pgs_options();
   if (!opt) opt = &defaults;
-  if (info) info->trace_len = info->parts = info->crossing = 0, info->bz = NULL;
+  if (info) info->trace_len = info->parts = info->crossing = 0, info->bz = NULL, info->w = NULL;
   const int n = lcp->n;
   if (n < 0 || lsim_pgs_check_options(opt)) return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);
   if (lsim_lcp_check_finite(lcp)) return lsim_pgs_finish(info, LSIM_INVALID_INPUT, 0, INFINITY);

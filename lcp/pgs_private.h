@@ -21,7 +21,8 @@ struct LsimPgs {
   double *w;    /* [capacity] maintained w = M z + q (factored: w of the last full pass) */
   double *inv;  /* [capacity] 1 / M_ii (0 for cone lambda variables) */
   int *block;   /* [capacity] cone index of a variable, -1 when scalar */
-  double *tmp;  /* [2 capacity] projection scratch */
+  double *tmp;  /* [2 capacity] projection scratch (the fast path: the exact residual's
+                   products z_i w_i) */
   int capacity_m;
   double *u;    /* [capacity_m] factored form: maintained u = B z */
   /* Exact local solves of the cone blocks: their Delassus blocks, column-major, one after

@@ -68,6 +68,50 @@ static int task_blocks(const LsimPgs *ws, int task, int m, int W, int *a, int *b
   return crossing;
 }
 
+/* The partition's last pass: each task's group (into lo[t]) and its place in ws->order,
+ * group by group, the natural order within each. Member k takes the tasks
+ * [nt k / M, nt (k + 1) / M): counts them per group, waits for every member's counts and
+ * places its tasks after the earlier ranges' tasks of each group: the one pass's order. */
+typedef struct GroupJob {
+  LsimPgs *ws;
+  int *lo;
+  const int *hi, *ta, *tb, *crossed;
+  int nt, T, M; /* M: members taking part (1: the caller alone) */
+  int count[LSIM_PGS_MAX_THREADS][2 * LSIM_PGS_MAX_THREADS + 1]; /* [member][group] */
+  LsimTeamFlag counted[LSIM_PGS_MAX_THREADS];                    /* member's counts made */
+} GroupJob;
+
+static void order_groups(void *arg, int member) {
+  GroupJob *j = arg;
+  const int T = j->T, M = j->M, G = 2 * T + 1;
+  const int b = (int)((long long)j->nt * member / M), e = (int)((long long)j->nt * (member + 1) / M);
+  int *lo = j->lo, *cnt = j->count[member];
+  for (int g = 0; g < G; ++g) cnt[g] = 0;
+  for (int t = b; t < e; ++t) {
+    int g = 2 * T;
+    if (j->hi[t] != T) {
+      const int a = j->ta[t], bb = j->tb[t];
+      g = 2 * j->hi[t] + !((a >= 0 && j->crossed[a]) || (bb >= 0 && j->crossed[bb]));
+    }
+    cnt[g]++;
+    lo[t] = g;
+  }
+  if (M > 1) {
+    lsim_team_flag_store(&j->counted[member], 1);
+    for (int k = 0; k < M; ++k) lsim_team_flag_wait(&j->counted[k], 1);
+  }
+  /* This range's first place per group: the groups before it, then the earlier ranges'
+     tasks of the group. */
+  int fill[2 * LSIM_PGS_MAX_THREADS + 1];
+  for (int g = 0, start = 0; g < G; ++g) {
+    int total = 0, before = 0;
+    for (int k = 0; k < M; ++k) total += j->count[k][g], before += k < member ? j->count[k][g] : 0;
+    fill[g] = start + before;
+    start += total;
+  }
+  for (int t = b; t < e; ++t) j->ws->order[fill[lo[t]]++] = j->ws->tasks[t];
+}
+
 /* Sets ws->nparts, ws->part, ws->inner and ws->order for T members (nparts 0: natural
  * order). */
 int lsim_pgs_partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
@@ -156,20 +200,20 @@ int lsim_pgs_partition(LsimPgs *ws, const LsimFactoredLcp *f, int W, int T) {
     if (ta[t] >= 0) crossed[ta[t]] = 1;
     if (tb[t] >= 0) crossed[tb[t]] = 1;
   }
+  /* Each task's group and the order (groups 2k boundary, 2k + 1 interior, 2T crossing):
+     on the team, each member an equal range of the tasks (order_groups). */
+  GroupJob job = {.ws = ws, .lo = lo, .hi = hi, .ta = ta, .tb = tb, .crossed = crossed, .nt = nt,
+                  .T = T};
+  job.M = lsim_team_size(ws->team) == T ? T : 1;
+  for (int k = 0; k < job.M; ++k) lsim_team_flag_init(&job.counted[k], 0);
+  if (job.M > 1) lsim_team_run(ws->team, order_groups, &job);
+  else order_groups(&job, 0);
   int fill[2 * LSIM_PGS_MAX_THREADS + 2] = {0}; /* groups: 2k boundary, 2k + 1 interior */
-  for (int t = 0; t < nt; ++t) {
-    int g = 2 * T;
-    if (hi[t] != T) {
-      const int a = ta[t], b = tb[t];
-      g = 2 * hi[t] + !((a >= 0 && crossed[a]) || (b >= 0 && crossed[b]));
-    }
-    fill[g + 1]++;
-    lo[t] = g; /* lo now holds the task's group */
-  }
+  for (int k = 0; k < job.M; ++k)
+    for (int g = 0; g <= 2 * T; ++g) fill[g + 1] += job.count[k][g];
   for (int g = 0; g <= 2 * T; ++g) fill[g + 1] += fill[g];
   for (int k = 0; k <= T; ++k) ws->part[k] = fill[2 * k];
   for (int k = 0; k < T; ++k) ws->inner[k] = fill[2 * k + 1];
-  for (int t = 0; t < nt; ++t) ws->order[fill[lo[t]]++] = ws->tasks[t];
   ws->nparts = T;
   return 0;
 }

@@ -483,6 +483,75 @@ static void pack_part(void *arg, int member) {
   j->bad[member] = bad;
 }
 
+/* One range's colours (positions [b, e) of src): whether each cone fits (colour -1: does
+ * not fit, -2: fits but found no free colour; both stay with the rest of the range),
+ * then window by window the first colour free on both its blocks (mask: per block of u,
+ * all zero before and after). Counts into *cnt. */
+typedef struct ColourCount {
+  int nfit, neg, groups, ncoloured, ncol;
+} ColourCount;
+
+static void colour_range(const LsimPgs *ws, const int *src, int *colour, int b, int e, int m,
+                         int W, unsigned long long *mask, ColourCount *cnt) {
+  int nfit = 0, neg = 3, groups = 0, ncoloured = 0, ncol = 0;
+  for (int t = b; t < e; ++t) {
+    const int c = src[t], fits = c >= 0 && wide_fits(ws, c, m, W);
+    colour[t] = fits ? -2 : -1;
+    nfit += fits;
+    if (fits) neg &= ws->fc[c].neg;
+  }
+  /* Colours, window by window (the masks cleared after each). */
+  for (int tb = b; tb < e;) {
+    const int te = window_end(colour, tb, e);
+    int count[WIDE_MAX_COLOURS] = {0};
+    for (int t = tb; t < te; ++t) {
+      if (colour[t] == -1) continue;
+      const int c = src[t];
+      const int a = ws->cone_o[2 * c] / W, bb = ws->cone_o[2 * c + 1] >= 0 ? ws->cone_o[2 * c + 1] / W : a;
+      const unsigned long long used = mask[a] | mask[bb];
+      if (used == ~0ULL) continue;
+      const int k = __builtin_ctzll(~used);
+      mask[a] |= 1ULL << k, mask[bb] |= 1ULL << k;
+      colour[t] = k, count[k]++;
+    }
+    for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
+      groups += (count[k] + WIDE_LANES - 1) / WIDE_LANES, ncoloured += count[k];
+      if (count[k]) ncol = k + 1 > ncol ? k + 1 : ncol;
+    }
+    for (int t = tb; t < te; ++t) {
+      if (colour[t] == -1) continue;
+      const int c = src[t];
+      mask[ws->cone_o[2 * c] / W] = 0;
+      if (ws->cone_o[2 * c + 1] >= 0) mask[ws->cone_o[2 * c + 1] / W] = 0;
+    }
+    tb = te;
+  }
+  *cnt = (ColourCount){nfit, neg, groups, ncoloured, ncol};
+}
+
+/* The colouring on the team: member k colours ranges 2k and 2k + 1 with masks of its own,
+ * member 0 also the crossing set 2T (a range's colours depend on that range alone, so
+ * the same colours as one thread's). */
+typedef struct ColourJob {
+  const LsimPgs *ws;
+  const int *src, *rb, *re;
+  int *colour;
+  int m, W, nr, nblk;
+  unsigned long long *mask; /* [nblk] per member */
+  ColourCount cnt[2 * LSIM_PGS_MAX_THREADS + 1];
+} ColourJob;
+
+static void colour_part(void *arg, int member) {
+  ColourJob *j = arg;
+  unsigned long long *mask = j->mask + (size_t)member * j->nblk;
+  if (2 * member + 1 >= j->nr - 1) return; /* a member without a part (none today) */
+  for (int r = 2 * member; r <= 2 * member + 1; ++r)
+    colour_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->m, j->W, mask, &j->cnt[r]);
+  if (member == 0)
+    colour_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->m, j->W, mask,
+                 &j->cnt[j->nr - 1]);
+}
+
 int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0, ws->wide_nranges = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = m / FAST_W;
@@ -500,52 +569,27 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
     }
     rb[2 * T] = ws->part[T], re[2 * T] = nt, nr = 2 * T + 1;
   }
-  /* Scratch: each position's colour in wide_order's second half (-1: does not fit, -2:
-     fits but found no free colour; both stay with the rest of their range). */
+  /* Scratch: each position's colour in wide_order's second half; a mask per block of u
+     for each member colouring. */
+  const int team = ws->nparts && lsim_pgs_team_on(ws), nmask = team ? ws->nparts : 1;
   if (lsim_grow((void **)&ws->wide_order, &ws->wide_order_cap, 2 * nt, sizeof(int)) ||
-      lsim_grow((void **)&ws->wide_mask, &ws->wide_mask_cap, nblk, sizeof(unsigned long long)))
+      (long long)nblk * nmask > INT_MAX ||
+      lsim_grow((void **)&ws->wide_mask, &ws->wide_mask_cap, nblk * nmask, sizeof(unsigned long long)))
     return LSIM_OUT_OF_MEMORY;
-  int *colour = ws->wide_order + nt;
-  int nfit = 0, neg = 3;
-  for (int t = 0; t < nt; ++t) {
-    const int c = src[t], fits = c >= 0 && wide_fits(ws, c, m, W);
-    colour[t] = fits ? -2 : -1;
-    nfit += fits;
-    if (fits) neg &= ws->fc[c].neg;
+  ColourJob cj = {ws, src, rb, re, ws->wide_order + nt, m, W, nr, nblk, ws->wide_mask, {{0}}};
+  memset(cj.mask, 0, (size_t)nblk * nmask * sizeof *cj.mask);
+  if (team) lsim_team_run(ws->team, colour_part, &cj);
+  else
+    for (int r = 0; r < nr; ++r) colour_range(ws, src, cj.colour, rb[r], re[r], m, W, cj.mask, &cj.cnt[r]);
+  /* The counts in range order; each range's first group. */
+  int *colour = cj.colour;
+  int nfit = 0, neg = 3, groups = 0, ncol = 0, ncoloured = 0, g0[2 * LSIM_PGS_MAX_THREADS + 1];
+  for (int r = 0; r < nr; ++r) {
+    const ColourCount *c = &cj.cnt[r];
+    nfit += c->nfit, neg &= c->neg, g0[r] = groups, groups += c->groups;
+    ncoloured += c->ncoloured, ncol = c->ncol > ncol ? c->ncol : ncol;
   }
   if (nfit < WIDE_MIN_CONES) return 0;
-  unsigned long long *mask = ws->wide_mask;
-  memset(mask, 0, (size_t)nblk * sizeof *mask);
-  /* Colours, window by window (the masks cleared after each); each range's first group. */
-  int groups = 0, ncol = 0, ncoloured = 0, g0[2 * LSIM_PGS_MAX_THREADS + 1];
-  for (int r = 0; r < nr; ++r) {
-    g0[r] = groups;
-    for (int tb = rb[r]; tb < re[r];) {
-      const int te = window_end(colour, tb, re[r]);
-      int count[WIDE_MAX_COLOURS] = {0};
-      for (int t = tb; t < te; ++t) {
-        if (colour[t] == -1) continue;
-        const int c = src[t];
-        const int a = ws->cone_o[2 * c] / W, b = ws->cone_o[2 * c + 1] >= 0 ? ws->cone_o[2 * c + 1] / W : a;
-        const unsigned long long used = mask[a] | mask[b];
-        if (used == ~0ULL) continue;
-        const int k = __builtin_ctzll(~used);
-        mask[a] |= 1ULL << k, mask[b] |= 1ULL << k;
-        colour[t] = k, count[k]++;
-      }
-      for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
-        groups += (count[k] + WIDE_LANES - 1) / WIDE_LANES, ncoloured += count[k];
-        if (count[k]) ncol = k + 1 > ncol ? k + 1 : ncol;
-      }
-      for (int t = tb; t < te; ++t) {
-        if (colour[t] == -1) continue;
-        const int c = src[t];
-        mask[ws->cone_o[2 * c] / W] = 0;
-        if (ws->cone_o[2 * c + 1] >= 0) mask[ws->cone_o[2 * c + 1] / W] = 0;
-      }
-      tb = te;
-    }
-  }
   if (groups > ws->wide_cap) {
     void *p = NULL, *rw = NULL, *gz = NULL, *ix = NULL;
     if (posix_memalign(&p, 64, (size_t)groups * sizeof(WideGroup))) return LSIM_OUT_OF_MEMORY;

@@ -164,6 +164,80 @@ static void solve_threads(const LsimFactoredLcp *f, int T, double tol, int sweep
   lsim_pgs_free(ws);
 }
 
+/* The final residual's measures with the team (its rows by parts, then the measures over
+ * equal ranges of the variables, the dot product's nonzero terms summed range after range)
+ * are those of one pass over z and the returned w, bit for bit: maxima, the finite test
+ * and the sum z . w in the variables' order. T = 1, 2, 3, a fixed budget and a tolerance
+ * (whose stop tests measure between sweeps too). */
+static void test_parallel_measures_one_pass(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+  const int n = f->n;
+  double *z = malloc((size_t)n * sizeof(double));
+  for (int T = 1; T <= 3; ++T)
+    for (int budget = 0; budget < 2; ++budget) {
+      LsimPgs *ws = lsim_pgs_create(); /* kept while info.w is read */
+      LsimPgsOptions o = lsim_default_pgs_options();
+      o.threads = T, o.tol = budget ? 0.0 : 1e-6, o.max_sweeps = budget ? 20 : 100000;
+      memset(z, 0, (size_t)n * sizeof(double));
+      LsimPgsInfo info;
+      memset(&info, 0, sizeof info);
+      lsim_pgs_solve_factored(ws, f, &o, 0, z, &info);
+      assert_int_equal(info.parts, T > 1 ? T : 0);
+      assert_true(info.full_valid);
+      assert_non_null(info.w);
+      double natural = 0.0, dot = 0.0, zneg = 0.0, wneg = 0.0, scale = 0.0;
+      int products = 0;
+      for (int i = 0; i < n; ++i) {
+        const double m = z[i] < info.w[i] ? z[i] : info.w[i];
+        natural = natural > fabs(m) ? natural : fabs(m);
+        dot += z[i] * info.w[i];
+        products += z[i] * info.w[i] != 0.0;
+        zneg = -z[i] > zneg ? -z[i] : zneg;
+        wneg = -info.w[i] > wneg ? -info.w[i] : wneg;
+        scale = fabs(f->q[i]) > scale ? fabs(f->q[i]) : scale;
+      }
+      assert_true(products > n / 10 && dot != 0.0); /* a sum with many terms */
+      assert_true(info.full.natural == natural);
+      assert_true(info.full.complementarity == fabs(dot));
+      assert_true(info.full.z_negative == zneg && info.full.w_negative == wneg);
+      assert_true(info.full.relative == natural / scale);
+      assert_true(info.residual == natural);
+      lsim_pgs_free(ws);
+    }
+  free(z);
+  free_pile(&p);
+}
+
+/* The start's zero test with tol 0 (is the natural residual exactly 0?), made by parts on
+ * the team: q >= 0 from z = 0 is a solution (no sweep), and one negative q_i anywhere
+ * (first, middle, last variable) is not (the whole budget), with 1, 2 and 3 threads. */
+static void test_parallel_zero_test(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  LsimFactoredLcp g = *lsim_stepper_factored(p.stepper);
+  const int n = g.n;
+  double *q = malloc((size_t)n * sizeof(double)), *z = malloc((size_t)n * sizeof(double));
+  for (int neg = -1; neg < 3; ++neg)
+    for (int T = 1; T <= 3; ++T) {
+      const int at = neg == 0 ? 0 : neg == 1 ? n / 2 : n - 1;
+      for (int i = 0; i < n; ++i) q[i] = fabs(g.q[i]) + 1e-3;
+      if (neg >= 0) q[at] = -1e-3;
+      g.q = q;
+      LsimPgsInfo info;
+      solve_threads(&g, T, 0.0, 20, z, &info);
+      assert_int_equal(info.parts, T > 1 ? T : 0);
+      assert_int_equal(info.sweeps, neg < 0 ? 0 : 20);
+      if (neg < 0) assert_int_equal(info.status, LSIM_SOLVED);
+      g = *lsim_stepper_factored(p.stepper);
+    }
+  free(q), free(z);
+  free_pile(&p);
+}
+
 /* With T threads the iterates are those of the order part 0, ..., part T-1, crossing:
  * the same bits on every repeat, whatever the scheduling (T = 2 and 3; 3 threads share 2
  * cores here, so members are preempted mid-sweep), and the repeats of a kept workspace
@@ -715,6 +789,8 @@ int main(void) {
       cmocka_unit_test(test_team_runs_each_member_once),
       cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
+      cmocka_unit_test(test_parallel_measures_one_pass),
+      cmocka_unit_test(test_parallel_zero_test),
       cmocka_unit_test(test_wide_sweep_paths_identical),
       cmocka_unit_test(test_wide_compact_rows_same_bits),
       cmocka_unit_test(test_long_budget_on_doubles),
