@@ -122,8 +122,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <umfpack.h>
 #include <klu.h>
 
@@ -227,13 +225,6 @@ struct LsimLemkeSparse {
    * Row etas R_t = I - e_{k_t} m_t^T: re_k, re_ptr [nre + 1] into re_j / re_x. ft_s [cap]
    * the entering column's spike (L^{-1} P R a after the row etas, slot-indexed) when
    * spike_ok; ft_w [cap] scratch, zero between calls. */
-  /* The tie bounds' sums by reach (sparse_sums): qinv / pinv [cap] the slot of each basis
-   * position in Q and P, hy [cap] the slot-indexed vector and bs1 / bs2 [cap / 64 + 1] the
-   * slots (or positions) to visit, all zero between sums. */
-  int sparse_sums;
-  int *qinv, *pinv;
-  double *hy;
-  uint64_t *bs1, *bs2;
   int ft, capture, spike_ok, spike_var;
   int *ft_ord, *ft_rank, *ft_slot, *sp_at, *sp_len, *sp_i, *c2r, *r2c, *re_k, *re_ptr, *re_j;
   double *sp_x, *re_x, *ft_s, *ft_w;
@@ -283,7 +274,6 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
       if (end != bk && !*end && k >= 0 && k <= 1000) ws->drv.block_rounds = (int)k;
     }
     ws->eta_block = 1;
-    ws->sparse_sums = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
     if (lu && !strcmp(lu, "own")) ws->own_solve = 1;
@@ -332,7 +322,6 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->ft_ord), free(ws->ft_rank), free(ws->ft_slot), free(ws->sp_at), free(ws->sp_len);
   free(ws->sp_i), free(ws->sp_x), free(ws->c2r), free(ws->r2c), free(ws->re_k);
   free(ws->re_ptr), free(ws->re_j), free(ws->re_x), free(ws->ft_s), free(ws->ft_w);
-  free(ws->qinv), free(ws->pinv), free(ws->hy), free(ws->bs1), free(ws->bs2);
   free(ws);
 }
 
@@ -364,8 +353,6 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_bloc
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
 
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on) { ws->klu = on != 0; }
-
-void lsim_lemke_sparse_set_sparse_sums(LsimLemkeSparse *ws, int on) { ws->sparse_sums = on; }
 
 void lsim_lemke_sparse_set_ft(LsimLemkeSparse *ws, int on) {
   ws->ft = on != 0;
@@ -441,17 +428,9 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->sp_at, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->sp_len, un, sizeof(int)) ||
       lsim_lemke_grow((void **)&ws->ft_s, un, sizeof(double)) ||
-      lsim_lemke_grow((void **)&ws->ft_w, un, sizeof(double)) ||
-      lsim_lemke_grow((void **)&ws->qinv, un, sizeof(int)) ||
-      lsim_lemke_grow((void **)&ws->pinv, un, sizeof(int)) ||
-      lsim_lemke_grow((void **)&ws->hy, un, sizeof(double)) ||
-      lsim_lemke_grow((void **)&ws->bs1, un / 64 + 1, sizeof(uint64_t)) ||
-      lsim_lemke_grow((void **)&ws->bs2, un / 64 + 1, sizeof(uint64_t)))
+      lsim_lemke_grow((void **)&ws->ft_w, un, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
   memset(ws->ft_w, 0, un * sizeof(double));
-  memset(ws->hy, 0, un * sizeof(double));
-  memset(ws->bs1, 0, (un / 64 + 1) * sizeof(uint64_t));
-  memset(ws->bs2, 0, (un / 64 + 1) * sizeof(uint64_t));
   for (int k = 0; k < NCACHE; ++k)
     if (lsim_lemke_grow((void **)&ws->rowc[k], un, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   memset(ws->acc, 0, un * sizeof(double));
@@ -744,7 +723,6 @@ static int get_factors(LsimLemkeSparse *ws) {
     return LSIM_BREAKDOWN;
   split_triangle(n, ws->lr_p, ws->lr_j, ws->lr_x, ws->lc_p, ws->lc_i, ws->lc_x);
   split_triangle(n, ws->uc_p, ws->uc_i, ws->uc_x, ws->ur_p, ws->ur_j, ws->ur_x);
-  for (int k = 0; k < n; ++k) ws->qinv[ws->qq[k]] = k, ws->pinv[ws->pp[k]] = k;
   return 0;
 }
 
@@ -847,9 +825,6 @@ static int ft_reset(LsimLemkeSparse *ws) {
       const int q = ws->ur_p[i] + cnt[i]++;
       ws->c2r[p] = q, ws->r2c[q] = p;
     }
-  if (getenv("FT_DEBUG") && ws->nre)
-    fprintf(stderr, "ft: n %d unz %d lnz %d updates %d spike nnz %zu row eta nnz %zu\n", n,
-            ws->uc_p[n], ws->lc_p[n], ws->nre, ws->sp_used, ws->re_used);
   ws->nre = 0, ws->re_used = 0, ws->sp_used = 0, ws->spike_ok = 0;
   return 0;
 }
@@ -1069,9 +1044,8 @@ static double dot_sparse4(const double *restrict x, const double *restrict y,
   return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
-/* ws->rhs = v, v^T = e_i^T E_k^{-1} ... E_1^{-1}: the eta part of BTRAN for row i. Returns
- * the count of v's possible nonzeros, listed in ws->vpos. */
-static int btran_etas(LsimLemkeSparse *ws, int i) {
+/* ws->rhs = v, v^T = e_i^T E_k^{-1} ... E_1^{-1}: the eta part of BTRAN for row i. */
+static void btran_etas(LsimLemkeSparse *ws, int i) {
   const int n = ws->drv.n;
   double *v = ws->rhs;
   memset(v, 0, (size_t)n * sizeof(double));
@@ -1102,7 +1076,6 @@ static int btran_etas(LsimLemkeSparse *ws, int i) {
     }
   }
   for (int k = 0; k < nv; ++k) ws->vin[ws->vpos[k]] = 0;
-  return nv;
 }
 
 /* Row i of B^{-1} (cached for the current basis, NCACHE rows), stride 1; NULL on a failed
@@ -1144,79 +1117,6 @@ static const double *binv_row(void *ctx, int i, int *stride, double *rmax) {
   return row;
 }
 
-/* sum_k |x_k q_k| for x = B_0^{-T} v, v = ws->rhs zero outside ws->vpos[0 .. nv): own_btran
- * and row_sum's sum visiting only the entries that can be nonzero (sparse_sums). own_btran
- * runs U^T's rows in ascending order, L^T's in descending, each skipping a zero entry, and
- * the sum goes over the positions in ascending order: here the slots to visit are bits
- * (bs1 for U^T, each row's targets set as it scatters, so the lowest bit left is the next
- * row; bs2 for L^T, the highest; then bs1 again for the positions), so every entry takes
- * the same differences in the same order and the sum the same terms in the same order,
- * less the zeros (|0 q_k| = +0 changes no sum): the same bits as own_btran and the dense
- * sum (test_sparse_sums), without their passes over all n (a row of B_0^{-T} from a unit
- * vector reaches about a quarter of U^T on settled pile_100). hy, bs1 and bs2 are left
- * zero. */
-static double own_btran_sum(LsimLemkeSparse *ws, int nv) {
-  const int n = ws->drv.n;
-  const int words = (n + 63) >> 6;
-  double *restrict y = ws->hy;
-  uint64_t *restrict b1 = ws->bs1, *restrict b2 = ws->bs2;
-  const double *restrict v = ws->rhs;
-  for (int a = 0; a < nv; ++a) {
-    const int k = ws->qinv[ws->vpos[a]];
-    y[k] = v[ws->vpos[a]];
-    b1[k >> 6] |= (uint64_t)1 << (k & 63);
-  }
-  /* U^T by rows, ascending (targets j > k). */
-  const int *restrict up = ws->ur_p, *restrict uj = ws->ur_j;
-  const double *restrict ux = ws->ur_x, *restrict ud = ws->udiag;
-  for (int w = 0; w < words; ++w)
-    while (b1[w]) {
-      const int k = (w << 6) + __builtin_ctzll(b1[w]);
-      b1[w] &= b1[w] - 1;
-      b2[w] |= (uint64_t)1 << (k & 63);
-      if (y[k] == 0.0) continue;
-      const double yk = y[k] / ud[k];
-      y[k] = yk;
-      for (int p = up[k]; p < up[k + 1]; ++p) {
-        const int j = uj[p];
-        y[j] -= ux[p] * yk;
-        b1[j >> 6] |= (uint64_t)1 << (j & 63);
-      }
-    }
-  /* L^T by rows, descending (targets j < k); the positions reached into bs1. */
-  const int *restrict lp = ws->lr_p, *restrict lj = ws->lr_j;
-  const double *restrict lx = ws->lr_x;
-  const int *restrict pp = ws->pp;
-  for (int w = words - 1; w >= 0; --w)
-    while (b2[w]) {
-      const int t = 63 - __builtin_clzll(b2[w]);
-      const int k = (w << 6) + t;
-      b2[w] &= ~((uint64_t)1 << t);
-      b1[pp[k] >> 6] |= (uint64_t)1 << (pp[k] & 63);
-      const double yk = y[k];
-      if (yk == 0.0) continue;
-      for (int p = lp[k]; p < lp[k + 1]; ++p) {
-        const int j = lj[p];
-        y[j] -= lx[p] * yk;
-        b2[j >> 6] |= (uint64_t)1 << (j & 63);
-      }
-    }
-  /* x = R P^T y and the sum, positions ascending. */
-  const double *restrict rs = ws->rs, *restrict q = ws->f->q;
-  const int *restrict pinv = ws->pinv;
-  double s = 0.0;
-  for (int w = 0; w < words; ++w)
-    while (b1[w]) {
-      const int pos = (w << 6) + __builtin_ctzll(b1[w]);
-      b1[w] &= b1[w] - 1;
-      const int k = pinv[pos];
-      const double x = ws->do_recip ? y[k] * rs[pos] : y[k] / rs[pos];
-      y[k] = 0.0;
-      s += fabs(x * q[pos]);
-    }
-  return s;
-}
-
 /* *sum = |B^{-1}_i| |q| for the ratio test's tie bound (ops->row_sum, bound_sums): the
  * eta part as binv_row's, then B_0^T's solve on the factors read out (own_btran, read once
  * a factorization), which skips the rows of U^T and L^T whose entry is zero: the right-hand
@@ -1240,12 +1140,7 @@ static int row_sum(void *ctx, int i, double *sum) {
       if (rc) return rc;
       ws->factors_read = 1;
     }
-    const int nv = btran_etas(ws, i);
-    if (ws->sparse_sums && !ws->ft) {
-      ++ws->row_solves, ++ws->sum_solves;
-      *sum = own_btran_sum(ws, nv);
-      return 0;
-    }
+    btran_etas(ws, i);
     own_btran(ws, ws->srow, ws->rhs);
   }
   ++ws->row_solves, ++ws->sum_solves;

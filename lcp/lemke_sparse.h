@@ -101,11 +101,6 @@ void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
  * taken from LSIM_LU_SOLVE at create ("klu" 1). */
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on);
 
-/* on != 0 (the default): the ratio test's tie bounds |B^{-1}_i| |q| (bound_sums) summed
- * visiting only the entries of the row that can be nonzero, in the order of the solve over
- * all n: the same bits (lemke_sparse.c, own_btran_sum). 0: the solve over all n. */
-void lsim_lemke_sparse_set_sparse_sums(LsimLemkeSparse *ws, int on);
-
 /* on != 0: the basis kept as B_0's LU factors read out (own_solve, which this turns on)
  * with Forrest-Tomlin updates (a spike column in U and a row eta a pivot) instead of the
  * product-form eta file: a solve costs about one pass over L and U however many pivots
