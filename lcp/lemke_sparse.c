@@ -68,6 +68,11 @@
  * after each factorization instead, by columns skipping zeros: 21 % fewer instructions
  * on settled pile_100, other bits, and there longer paths on the longest steps
  * (docs/solvers.md, "B_0's solves").
+ * lsim_lemke_sparse_set_ft (off by default; LSIM_LU_SOLVE=ft) keeps those factors under
+ * Forrest-Tomlin updates instead of the eta file (FORREST-TOMLIN UPDATE below): spikes of
+ * about 100 entries where the etas have n, but each entry an indexed scatter where the
+ * dense etas stream in AVX2 runs; on settled pile_100 7.7 % more instructions than the
+ * default, on falling pile_1000 (n 8922-12 600) 21-30 % less CPU (docs/solvers.md).
  * lsim_lemke_sparse_set_klu (off by default) factors and solves B_0 with KLU instead
  * (BTF, COLAMD, partial pivoting): no BLAS call, so its bits depend on no BLAS kernel, but
  * on settled pile_100 its solves cost more than UMFPACK's (no transposed solve on the
