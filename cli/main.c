@@ -159,7 +159,7 @@ static const EnvVar env_vars[] = {
     {"LSIM_WIDE_ROWS", "full", 0, 0},
     {"LSIM_TIES_SHORTCUT", "0|1|2", 0, 0},
     {"LSIM_BOUND_SUMS", "0|1", 0, 0},
-    {"LSIM_LU_SOLVE", "own|umfpack|klu", 0, 0},
+    {"LSIM_LU_SOLVE", "own|umfpack|klu|ft", 0, 0},
     {"LSIM_LU_REFACTOR", NULL, 10, 100000},
     {"LSIM_BLOCK_START", NULL, 0, 1000},
     {"LSIM_VIEW_PIECE", NULL, 0, LONG_MAX},

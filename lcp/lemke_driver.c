@@ -301,7 +301,8 @@ static int basis_repeats(LsimLemkeDriver *drv) {
 }
 
 /* The exchange: variable v with column c = drv->col enters at position r at the level
- * theta (ops->update), then the maps and the hash. 0 or LSIM_OUT_OF_MEMORY. */
+ * theta (ops->update), then the maps and the hash. 0 or update's status
+ * (LSIM_OUT_OF_MEMORY, or LSIM_BREAKDOWN where an update refactors a singular basis). */
 static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
   /* Row r of the new B^{-1} is row r / c_r, row i is row i - c_i times that: the bounds on
      |B^{-1}_i| |q| follow by the triangle inequality, rb_i += |c_i| rb_r / |c_r|, over the
@@ -329,7 +330,9 @@ static int pivot(LsimLemkeDriver *drv, int r, int v, double theta) {
       rb[r] = INFINITY;
     }
   }
-  if (drv->ops->update(drv->ctx, r, theta)) return LSIM_OUT_OF_MEMORY;
+  drv->entering = v;
+  const int st = drv->ops->update(drv->ctx, r, theta);
+  if (st) return st;
   drv->vpos[drv->bvar[r]] = -1;
   drv->hash ^= var_key(drv->bvar[r]) ^ var_key(v);
   drv->bvar[r] = v;
@@ -559,7 +562,8 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
     for (int i = 0; i < n; ++i) c[i] = -1.0;
   }
   int leaving = drv->bvar[r];
-  if (pivot(drv, r, z0, theta0)) return LSIM_OUT_OF_MEMORY; /* z0 = -min x_B / x' (not counted) */
+  int st0 = pivot(drv, r, z0, theta0); /* z0 = -min x_B / x' (not counted) */
+  if (st0) return st0;
   trace_z0(drv, info);
   hash_reset(drv);
   (void)basis_repeats(drv);
@@ -737,7 +741,7 @@ static int lemke_path(LsimLemkeDriver *drv, int max_pivots, double acc_tol, int 
     /* Entries of c below the pivot tolerance are rounding noise of zeros: drop them. */
     const double cdrop = LSIM_LEMKE_PTOL * cmax;
     for (int i = 0; i < n; ++i) c[i] = fabs(c[i]) <= cdrop ? 0.0 : c[i]; /* branch-free */
-    if (pivot(drv, blocking, entering, theta)) return LSIM_OUT_OF_MEMORY;
+    if ((st0 = pivot(drv, blocking, entering, theta))) return st0;
     ++*pivots;
     ++done;
     ++since_refactor;

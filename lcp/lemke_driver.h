@@ -32,7 +32,8 @@ typedef struct LsimLemkeBasisOps {
   const double *(*row)(void *ctx, int i, int *stride, double *rmax);
   /* The exchange: the column c = drv->col enters at position r at the level theta. Updates
    * B^{-1} and x_B (x_B -= theta c, x_B[r] = theta) and leaves c as it came; the driver
-   * then updates the maps. 0 or LSIM_OUT_OF_MEMORY. */
+   * then updates the maps. 0 or LSIM_OUT_OF_MEMORY (a representation that may refactor
+   * here: LSIM_BREAKDOWN when the new basis is singular). */
   int (*update)(void *ctx, int r, double theta);
   /* B^{-1} afresh from the basis in bvar (and d), then x_B = B^{-1} q.
    * 0, LSIM_BREAKDOWN (singular, non-finite x_B) or LSIM_OUT_OF_MEMORY. */
@@ -97,6 +98,7 @@ typedef struct LsimLemkeDriver {
   unsigned char *is_known; /* [cap] 1 at the positions in known */
   int nknown;
   int *bvar;              /* [cap] variable at each position */
+  int entering;           /* the variable entering at the exchange under way (ops->update) */
   int *vpos;              /* [2cap+1] position of each variable, -1 when nonbasic */
   unsigned char *guess;   /* [cap] private copy of the caller's basis guess */
   int *tied;              /* [cap] rows of a tie (lex_min) */

@@ -68,6 +68,11 @@
  * after each factorization instead, by columns skipping zeros: 21 % fewer instructions
  * on settled pile_100, other bits, and there longer paths on the longest steps
  * (docs/solvers.md, "B_0's solves").
+ * lsim_lemke_sparse_set_ft (off by default; LSIM_LU_SOLVE=ft) keeps those factors under
+ * Forrest-Tomlin updates instead of the eta file (FORREST-TOMLIN UPDATE below): spikes of
+ * about 100 entries where the etas have n, but each entry an indexed scatter where the
+ * dense etas stream in AVX2 runs; on settled pile_100 7.7 % more instructions than the
+ * default, on falling pile_1000 (n 8922-12 600) 21-30 % less CPU (docs/solvers.md).
  * lsim_lemke_sparse_set_klu (off by default) factors and solves B_0 with KLU instead
  * (BTF, COLAMD, partial pivoting): no BLAS call, so its bits depend on no BLAS kernel, but
  * on settled pile_100 its solves cost more than UMFPACK's (no transposed solve on the
@@ -216,6 +221,21 @@ struct LsimLemkeSparse {
   klu_symbolic *ksym;
   klu_numeric *knum;
   klu_common kc;
+  /* Forrest-Tomlin updates of the factors read out (lsim_lemke_sparse_set_ft; implies
+   * own_solve): U's slots (slot k: U's row and column k of the factorization, basis position
+   * qq[k]) in the triangular order ft_ord [cap] (ft_rank its inverse, ft_slot [cap] the slot
+   * of each basis position); a replaced slot's column is its spike, sp_at [cap] into
+   * sp_i / sp_x (-1: U's own column), sp_len [cap]; entries of U deleted by an update are
+   * set to 0 in place (c2r / r2c [unz]: an entry's place in U by columns and by rows).
+   * Row etas R_t = I - e_{k_t} m_t^T: re_k, re_ptr [nre + 1] into re_j / re_x. ft_s [cap]
+   * the entering column's spike (L^{-1} P R a after the row etas, slot-indexed) when
+   * spike_ok; ft_w [cap] scratch, zero between calls. */
+  int ft, capture, spike_ok, spike_var;
+  int *ft_ord, *ft_rank, *ft_slot, *sp_at, *sp_len, *sp_i, *c2r, *r2c, *re_k, *re_ptr, *re_j;
+  double *sp_x, *re_x, *ft_s, *ft_w;
+  size_t sp_used, cap_sp, cap_c2r, re_used, cap_re;
+  int nre, cap_rek;
+  int ft_updates, ft_refused; /* updates made; updates refused (refactored instead) */
 };
 
 static const LsimLemkeBasisOps sparse_ops;
@@ -264,6 +284,7 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
     if (lu && !strcmp(lu, "own")) ws->own_solve = 1;
     if (lu && !strcmp(lu, "umfpack")) ws->own_solve = 0;
     if (lu && !strcmp(lu, "klu")) ws->klu = 1;
+    if (lu && !strcmp(lu, "ft")) ws->own_solve = 1, ws->ft = 1;
     /* KLU's settings (lsim_lemke_sparse_set_klu): partial pivoting (tol 1: its default
        0.001 prefers the diagonal and left x_B drifting, 38 factorizations for UMFPACK's 10
        on settled pile_100 step 110) and COLAMD (B_0 is unsymmetric; its default AMD on
@@ -303,6 +324,9 @@ void lsim_lemke_sparse_free(LsimLemkeSparse *ws) {
   free(ws->uc_i), free(ws->ur_p), free(ws->ur_j), free(ws->pp), free(ws->qq);
   free(ws->lc_x), free(ws->lr_x), free(ws->uc_x), free(ws->ur_x), free(ws->udiag);
   free(ws->rs), free(ws->gx);
+  free(ws->ft_ord), free(ws->ft_rank), free(ws->ft_slot), free(ws->sp_at), free(ws->sp_len);
+  free(ws->sp_i), free(ws->sp_x), free(ws->c2r), free(ws->r2c), free(ws->re_k);
+  free(ws->re_ptr), free(ws->re_j), free(ws->re_x), free(ws->ft_s), free(ws->ft_w);
   free(ws);
 }
 
@@ -334,6 +358,16 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_bloc
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
 
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on) { ws->klu = on != 0; }
+
+void lsim_lemke_sparse_set_ft(LsimLemkeSparse *ws, int on) {
+  ws->ft = on != 0;
+  if (ws->ft) ws->own_solve = 1;
+}
+
+void lsim_lemke_sparse_ft_counts(const LsimLemkeSparse *ws, int *updates, int *refused) {
+  if (updates) *updates = ws ? ws->ft_updates : 0;
+  if (refused) *refused = ws ? ws->ft_refused : 0;
+}
 
 int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every) {
   if (!ws || every < ws->drv.refactor_floor || every > REFACTOR_MAX) return LSIM_INVALID_INPUT;
@@ -392,8 +426,16 @@ static int reserve(void *ctx, int n) {
       lsim_lemke_grow((void **)&ws->rs, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->gx, un, sizeof(double)) ||
       lsim_lemke_grow((void **)&ws->vpos, un, sizeof(int)) ||
-      lsim_lemke_grow((void **)&ws->vin, un, 1))
+      lsim_lemke_grow((void **)&ws->vin, un, 1) ||
+      lsim_lemke_grow((void **)&ws->ft_ord, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->ft_rank, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->ft_slot, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->sp_at, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->sp_len, un, sizeof(int)) ||
+      lsim_lemke_grow((void **)&ws->ft_s, un, sizeof(double)) ||
+      lsim_lemke_grow((void **)&ws->ft_w, un, sizeof(double)))
     return LSIM_OUT_OF_MEMORY;
+  memset(ws->ft_w, 0, un * sizeof(double));
   for (int k = 0; k < NCACHE; ++k)
     if (lsim_lemke_grow((void **)&ws->rowc[k], un, sizeof(double))) return LSIM_OUT_OF_MEMORY;
   memset(ws->acc, 0, un * sizeof(double));
@@ -699,6 +741,179 @@ static inline void sub_scaled(double *restrict y, const int *restrict idx,
   for (int p = 0; p < len; ++p) y[idx[p]] -= v[p] * a;
 }
 
+/* FORREST-TOMLIN UPDATE (ft; Forrest and Tomlin, Math. Programming 2 (1972) 263-278).
+ * With P R B_0 Q = L U read out, the basis B_t after t exchanges is kept as
+ * P R B_t Q = L R_1^{-1} ... R_t^{-1} U_t: U_t upper triangular in the order ft_ord of
+ * its slots (slot k: row and column k of the factorization, basis position qq[k]). The
+ * exchange at position r = qq[k] replaces column k of U by the spike s = R_t ... R_1
+ * L^{-1} P R a (the entering column's FTRAN before its U solve, kept by column), moves
+ * slot k to the end of the order and eliminates the entries of row k to its right by the
+ * row eta R_{t+1} = I - e_k m^T, m^T = u_k^T U_sub^{-1} over the slots after k (one
+ * partial transposed solve), leaving s_k - m^T s on the diagonal. The spikes are as sparse
+ * as L^{-1} a (L is almost empty on contact bases), where the product form's etas
+ * c = B^{-1} a are full; so a solve costs about one pass over U however many exchanges
+ * were made, and the refactorization interval can be long. Deleted entries of U are set
+ * to 0 in place (a column's in the rows' copy, a row's in both and in the spikes).
+ * FTRAN: L, then R_1 .. R_t, then U_t in its order by columns (a spike's column from
+ * sp_*). BTRAN: U_t^T in order by rows (a spike slot first gathers its column against
+ * the finished entries), then R_t^T .. R_1^T, then L^T. With no exchange made the order
+ * is U's own and every sum is own_solve's: the same bits. The exchange is refused (B
+ * refactored instead) where the new diagonal disagrees with the old one times the pivot
+ * c_r (equal in exact arithmetic: det B_{t+1} = c_r det B_t) by more than FT_TOL of it. */
+#define FT_TOL 1e-9
+
+/* y_k -= m_t^T y for t = 1 .. nre (slot-indexed y). */
+static void ft_row_etas(const LsimLemkeSparse *ws, double *restrict y) {
+  for (int t = 0; t < ws->nre; ++t) {
+    double s = y[ws->re_k[t]];
+    for (int e = ws->re_ptr[t]; e < ws->re_ptr[t + 1]; ++e) s -= ws->re_x[e] * y[ws->re_j[e]];
+    y[ws->re_k[t]] = s;
+  }
+}
+
+/* y -= m_t y_{k_t} for t = nre .. 1: the row etas transposed, in reverse. */
+static void ft_row_etas_t(const LsimLemkeSparse *ws, double *restrict y) {
+  for (int t = ws->nre - 1; t >= 0; --t) {
+    const double yk = y[ws->re_k[t]];
+    if (yk == 0.0) continue;
+    const int at = ws->re_ptr[t];
+    sub_scaled(y, ws->re_j + at, ws->re_x + at, ws->re_ptr[t + 1] - at, yk);
+  }
+}
+
+/* U_t^T y = b in place (slot-indexed), over the slots of rank from .. n - 1 of the order
+ * (the earlier ones as they are): by rows of U (entries of deleted rows and of replaced
+ * columns are 0), a spike slot first gathering its column. */
+static void ft_utsolve(const LsimLemkeSparse *ws, double *restrict y, int from) {
+  const int n = ws->drv.n;
+  const int *restrict up = ws->ur_p, *restrict uj = ws->ur_j;
+  const double *restrict ux = ws->ur_x, *restrict ud = ws->udiag;
+  for (int p = from; p < n; ++p) {
+    const int k = ws->ft_ord[p];
+    if (ws->sp_at[k] >= 0) {
+      double s = y[k];
+      const int at = ws->sp_at[k], end = at + ws->sp_len[k];
+      for (int e = at; e < end; ++e) s -= ws->sp_x[e] * y[ws->sp_i[e]];
+      y[k] = s;
+    }
+    if (y[k] == 0.0) continue;
+    const double yk = y[k] / ud[k];
+    y[k] = yk;
+    sub_scaled(y, uj + up[k], ux + up[k], up[k + 1] - up[k], yk);
+  }
+}
+
+/* After a factorization: no exchange yet (U's own order, no spike, no row eta), the slot
+ * of each basis position, and the place of each entry of U in its rows' copy. 0 or
+ * LSIM_OUT_OF_MEMORY. */
+static int ft_reset(LsimLemkeSparse *ws) {
+  const int n = ws->drv.n;
+  const size_t unz = (size_t)ws->uc_p[n];
+  if (unz > ws->cap_c2r) {
+    if (lsim_lemke_grow((void **)&ws->c2r, unz, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->r2c, unz, sizeof(int)))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_c2r = unz;
+  }
+  for (int k = 0; k < n; ++k) {
+    ws->ft_ord[k] = ws->ft_rank[k] = k;
+    ws->ft_slot[ws->qq[k]] = k;
+    ws->sp_at[k] = -1;
+  }
+  /* Rows were filled column by column (split_triangle): an entry's place in its row is
+     the row's start plus the entries of that row in earlier columns. */
+  int *cnt = ws->sp_len; /* scratch here; set again as spikes come */
+  memset(cnt, 0, (size_t)n * sizeof(int));
+  for (int j = 0; j < n; ++j)
+    for (int p = ws->uc_p[j]; p < ws->uc_p[j + 1]; ++p) {
+      const int i = ws->uc_i[p];
+      const int q = ws->ur_p[i] + cnt[i]++;
+      ws->c2r[p] = q, ws->r2c[q] = p;
+    }
+  ws->nre = 0, ws->re_used = 0, ws->sp_used = 0, ws->spike_ok = 0;
+  return 0;
+}
+
+/* The Forrest-Tomlin exchange at basis position r with the spike of the entering column
+ * (ft_s). 0, 1 when refused (the caller refactors), LSIM_OUT_OF_MEMORY. */
+static int ft_exchange(LsimLemkeSparse *ws, int r, double cr) {
+  const int n = ws->drv.n;
+  const int k = ws->ft_slot[r];
+  const double *restrict s = ws->ft_s;
+  double *restrict w = ws->ft_w;
+  /* m^T U_sub = u_k^T: y_k = -1 and row k scattered, then U^T over the slots after k. */
+  w[k] = -1.0;
+  {
+    const int a = ws->ur_p[k], len = ws->ur_p[k + 1] - a;
+    sub_scaled(w, ws->ur_j + a, ws->ur_x + a, len, -1.0);
+  }
+  const int rk = ws->ft_rank[k];
+  ft_utsolve(ws, w, rk + 1);
+  w[k] = 0.0;
+  /* The row eta (the nonzero m_j), the new diagonal s_k - m^T s. */
+  if (ws->nre + 1 >= ws->cap_rek) {
+    const int c = ws->cap_rek ? 2 * ws->cap_rek : 64;
+    if (lsim_lemke_grow((void **)&ws->re_k, (size_t)c, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->re_ptr, (size_t)c + 1, sizeof(int)))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_rek = c;
+  }
+  if (ws->re_used + (size_t)n > ws->cap_re) {
+    size_t c = ws->cap_re ? ws->cap_re : 4096;
+    while (c < ws->re_used + (size_t)n) c *= 2;
+    if (lsim_lemke_grow((void **)&ws->re_j, c, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->re_x, c, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_re = c;
+  }
+  size_t e = ws->re_used;
+  double dk = s[k];
+  for (int p = rk + 1; p < n; ++p) {
+    const int j = ws->ft_ord[p];
+    if (w[j] == 0.0) continue;
+    dk -= w[j] * s[j];
+    ws->re_j[e] = j, ws->re_x[e++] = w[j];
+    w[j] = 0.0;
+  }
+  const double want = ws->udiag[k] * cr;
+  if (!(dk != 0.0 && isfinite(dk) && fabs(dk - want) <= FT_TOL * fabs(dk))) return 1;
+  /* The spike as slot k's column (its diagonal apart). */
+  if (ws->sp_used + (size_t)n > ws->cap_sp) {
+    size_t c = ws->cap_sp ? ws->cap_sp : 4096;
+    while (c < ws->sp_used + (size_t)n) c *= 2;
+    if (lsim_lemke_grow((void **)&ws->sp_i, c, sizeof(int)) ||
+        lsim_lemke_grow((void **)&ws->sp_x, c, sizeof(double)))
+      return LSIM_OUT_OF_MEMORY;
+    ws->cap_sp = c;
+  }
+  /* Row k deleted: in U (both copies) and in the earlier spikes. */
+  for (int q = ws->ur_p[k]; q < ws->ur_p[k + 1]; ++q) ws->ur_x[q] = 0.0, ws->uc_x[ws->r2c[q]] = 0.0;
+  for (size_t q = 0; q < ws->sp_used; ++q)
+    if (ws->sp_i[q] == k) ws->sp_x[q] = 0.0;
+  /* Column k replaced: U's own column deleted from the rows' copy. */
+  if (ws->sp_at[k] < 0)
+    for (int q = ws->uc_p[k]; q < ws->uc_p[k + 1]; ++q) ws->ur_x[ws->c2r[q]] = 0.0;
+  const size_t at = ws->sp_used;
+  size_t nz = at;
+  for (int i = 0; i < n; ++i)
+    if (i != k && s[i] != 0.0) ws->sp_i[nz] = i, ws->sp_x[nz++] = s[i];
+  ws->sp_at[k] = (int)at, ws->sp_len[k] = (int)(nz - at);
+  ws->sp_used = nz;
+  ws->udiag[k] = dk;
+  if (ws->nre == 0) ws->re_ptr[0] = 0;
+  ws->re_k[ws->nre] = k;
+  ws->re_ptr[++ws->nre] = (int)e;
+  ws->re_used = e;
+  /* Slot k to the end of the order. */
+  for (int p = rk; p < n - 1; ++p) {
+    ws->ft_ord[p] = ws->ft_ord[p + 1];
+    ws->ft_rank[ws->ft_ord[p]] = p;
+  }
+  ws->ft_ord[n - 1] = k, ws->ft_rank[k] = n - 1;
+  ++ws->ft_updates;
+  return 0;
+}
+
 /* x = B_0^{-1} b from the factors read out (own_solve): P R B_0 Q = L U, so L U y = P R b
  * and x = Q y. Both triangles by columns, a column skipped where its entry of y is zero
  * (the right-hand sides are sparse: a column of B_0, a unit vector), so a solve costs n
@@ -721,11 +936,25 @@ static void own_ftran(const LsimLemkeSparse *ws, double *restrict x, const doubl
   }
   const int *restrict up = ws->uc_p, *restrict ui = ws->uc_i;
   const double *restrict ux = ws->uc_x, *restrict ud = ws->udiag;
-  for (int k = n - 1; k >= 0; --k) {
-    if (y[k] == 0.0) continue;
-    const double yk = y[k] / ud[k];
-    y[k] = yk;
-    sub_scaled(y, ui + up[k], ux + up[k], up[k + 1] - up[k], yk);
+  if (ws->ft) { /* the row etas, the spike kept for update, U in its order */
+    ft_row_etas(ws, y);
+    if (ws->capture) memcpy(ws->ft_s, y, (size_t)n * sizeof(double));
+    const int *restrict ord = ws->ft_ord, *restrict at = ws->sp_at;
+    for (int p = n - 1; p >= 0; --p) {
+      const int k = ord[p];
+      if (y[k] == 0.0) continue;
+      const double yk = y[k] / ud[k];
+      y[k] = yk;
+      if (at[k] < 0) sub_scaled(y, ui + up[k], ux + up[k], up[k + 1] - up[k], yk);
+      else sub_scaled(y, ws->sp_i + at[k], ws->sp_x + at[k], ws->sp_len[k], yk);
+    }
+  } else {
+    for (int k = n - 1; k >= 0; --k) {
+      if (y[k] == 0.0) continue;
+      const double yk = y[k] / ud[k];
+      y[k] = yk;
+      sub_scaled(y, ui + up[k], ux + up[k], up[k + 1] - up[k], yk);
+    }
   }
   const int *restrict qq = ws->qq;
   for (int k = 0; k < n; ++k) x[qq[k]] = y[k];
@@ -740,11 +969,16 @@ static void own_btran(const LsimLemkeSparse *ws, double *restrict x, const doubl
   for (int k = 0; k < n; ++k) y[k] = b[qq[k]];
   const int *restrict up = ws->ur_p, *restrict uj = ws->ur_j;
   const double *restrict ux = ws->ur_x, *restrict ud = ws->udiag;
-  for (int k = 0; k < n; ++k) {
-    if (y[k] == 0.0) continue;
-    const double yk = y[k] / ud[k];
-    y[k] = yk;
-    sub_scaled(y, uj + up[k], ux + up[k], up[k + 1] - up[k], yk);
+  if (ws->ft) {
+    ft_utsolve(ws, y, 0);
+    ft_row_etas_t(ws, y);
+  } else {
+    for (int k = 0; k < n; ++k) {
+      if (y[k] == 0.0) continue;
+      const double yk = y[k] / ud[k];
+      y[k] = yk;
+      sub_scaled(y, uj + up[k], ux + up[k], up[k + 1] - up[k], yk);
+    }
   }
   const int *restrict lp = ws->lr_p, *restrict lj = ws->lr_j;
   const double *restrict lx = ws->lr_x;
@@ -1052,11 +1286,63 @@ static int refactor(void *ctx) {
     if ((rc = get_factors(ws))) return rc;
     ws->factors_read = 1;
   }
+  ws->spike_ok = 0;
+  if (ws->ft && !ws->klu && (rc = ft_reset(ws))) return rc;
   memcpy(ws->rhs, f->q, (size_t)n * sizeof(double));
   if (ftran(ws, ws->drv.xb)) return LSIM_BREAKDOWN;
   for (int i = 0; i < n; ++i)
     if (!isfinite(ws->drv.xb[i])) return LSIM_BREAKDOWN;
   return 0;
+}
+
+/* ws->rhs = the column a of variable v in the augmented system (e_v, -M(:,j) or -d). */
+static void ft_rhs(LsimLemkeSparse *ws, int v) {
+  const int n = ws->drv.n;
+  if (v < n) {
+    memset(ws->rhs, 0, (size_t)n * sizeof(double));
+    ws->rhs[v] = 1.0;
+  } else if (v < 2 * n) {
+    memset(ws->rhs, 0, (size_t)n * sizeof(double));
+    const int cnt = mcol(ws, ws->f, v - n);
+    for (int k = 0; k < cnt; ++k) ws->rhs[ws->touched[k]] = -ws->acc[ws->touched[k]];
+    mcol_clear(ws, cnt);
+  } else {
+    for (int i = 0; i < n; ++i) ws->rhs[i] = -ws->drv.d[i];
+  }
+}
+
+/* update's Forrest-Tomlin form (ft): x_B as the product form moves it, the factors by
+ * ft_exchange; a refused exchange (or no spike of this column at hand) refactors the new
+ * basis instead, x_B then afresh. 0, LSIM_OUT_OF_MEMORY or LSIM_BREAKDOWN (the new basis
+ * singular). */
+static int ft_update(LsimLemkeSparse *ws, int r, double theta) {
+  const int n = ws->drv.n;
+  const double *restrict c = ws->drv.col;
+  double *restrict xb = ws->drv.xb;
+  const int v = ws->drv.entering;
+  int rc = 0;
+  if (!ws->spike_ok || ws->spike_var != v) { /* (z0's first column, -e, is not solved for) */
+    ft_rhs(ws, v);
+    ws->capture = 1;
+    own_ftran(ws, ws->srow, ws->rhs);
+    ws->capture = 0;
+  }
+  rc = ft_exchange(ws, r, c[r]);
+  ws->spike_ok = 0;
+  ++ws->serial;
+  if (rc < 0) return rc;
+  if (rc == 0) {
+    for (int i = 0; i < n; ++i) xb[i] = c[i] != 0.0 ? xb[i] - c[i] * theta : xb[i];
+    xb[r] = theta;
+    return 0;
+  }
+  /* Refused: the new basis (bvar as the driver will set it) factored afresh. */
+  ++ws->ft_refused;
+  const int old = ws->drv.bvar[r];
+  ws->drv.bvar[r] = v;
+  rc = refactor(ws);
+  ws->drv.bvar[r] = old;
+  return rc;
 }
 
 /* The exchange: the column c = drv.col enters at position r at level theta. Appends the
@@ -1066,6 +1352,7 @@ static int update(void *ctx, int r, double theta) {
   const int n = ws->drv.n;
   double *restrict c = ws->drv.col, *restrict xb = ws->drv.xb;
   const double piv = c[r];
+  if (ws->ft && !ws->klu) return ft_update(ws, r, theta);
   if (ws->neta + 1 > ws->cap_eta) {
     const int ce = ws->cap_eta ? 2 * ws->cap_eta : 64;
     if (lsim_lemke_grow((void **)&ws->eta_r, (size_t)ce, sizeof(int)) ||
@@ -1121,19 +1408,13 @@ static int update(void *ctx, int r, double theta) {
  * 0 or LSIM_BREAKDOWN. */
 static int column(void *ctx, int v) {
   LsimLemkeSparse *ws = ctx;
-  const int n = ws->drv.n;
-  if (v < n) {
-    memset(ws->rhs, 0, (size_t)n * sizeof(double));
-    ws->rhs[v] = 1.0;
-  } else if (v < 2 * n) {
-    memset(ws->rhs, 0, (size_t)n * sizeof(double));
-    const int cnt = mcol(ws, ws->f, v - n);
-    for (int k = 0; k < cnt; ++k) ws->rhs[ws->touched[k]] = -ws->acc[ws->touched[k]];
-    mcol_clear(ws, cnt);
-  } else {
-    for (int i = 0; i < n; ++i) ws->rhs[i] = -ws->drv.d[i];
-  }
-  return ftran(ws, ws->drv.col);
+  ws->spike_var = v;
+  ft_rhs(ws, v);
+  ws->capture = ws->ft; /* its spike, for the exchange (ft) */
+  const int rc = ftran(ws, ws->drv.col);
+  ws->capture = 0;
+  ws->spike_ok = ws->ft && !rc;
+  return rc;
 }
 
 /* Column k of B^{-1} for a nonbasic w_k: one FTRAN of e_k into icol. */

@@ -101,6 +101,18 @@ void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
  * taken from LSIM_LU_SOLVE at create ("klu" 1). */
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on);
 
+/* on != 0: the basis kept as B_0's LU factors read out (own_solve, which this turns on)
+ * with Forrest-Tomlin updates (a spike column in U and a row eta a pivot) instead of the
+ * product-form eta file: a solve costs about one pass over L and U however many pivots
+ * since the factorization, and an update whose new diagonal disagrees with the pivot is
+ * refused (the basis factored afresh). Other bits than the eta file's, so other paths at
+ * degenerate vertices (docs/solvers.md, "Forrest-Tomlin"). 0 (the default): the eta file.
+ * No effect with klu. The default is taken from LSIM_LU_SOLVE at create ("ft" 1). */
+void lsim_lemke_sparse_set_ft(LsimLemkeSparse *ws, int on);
+
+/* The Forrest-Tomlin updates made and refused (the basis factored instead) since create. */
+void lsim_lemke_sparse_ft_counts(const LsimLemkeSparse *ws, int *updates, int *refused);
+
 /* Pivots between refactorizations of B_0 (the eta file's length; the drift rule still
  * halves it within a solve down to 10, and a cold run starts again from it): every in
  * 10 .. 100000, 100 by default. Other refactorization points round otherwise, so other

@@ -209,7 +209,7 @@ t steps_big "--steps: need an integer from 1 to 2147483647, got '99999999999'" "
 export LSIM_SIMD=avx1024; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LSIM_SIMD
 # The library takes a value of its LSIM_* variables it does not know as unset (the
 # default ran silently, a comparison of nothing); lcpsim refuses it, naming what it takes.
-export LSIM_LU_SOLVE=KLU; t lu_solve_env "LSIM_LU_SOLVE='KLU': expected own, umfpack or klu" "$in/ok.json" -o @OUT; unset LSIM_LU_SOLVE
+export LSIM_LU_SOLVE=KLU; t lu_solve_env "LSIM_LU_SOLVE='KLU': expected own, umfpack, klu or ft" "$in/ok.json" -o @OUT; unset LSIM_LU_SOLVE
 export LSIM_LU_REFACTOR=5; t lu_refactor_env "LSIM_LU_REFACTOR='5': expected an integer from 10 to 100000" "$in/ok.json" -o @OUT; unset LSIM_LU_REFACTOR
 export LSIM_BLOCK_START=x; t block_start_env "LSIM_BLOCK_START='x': expected an integer from 0 to 1000" "$in/ok.json" -o @OUT; unset LSIM_BLOCK_START
 export LSIM_TIES_SHORTCUT=3; t ties_env "LSIM_TIES_SHORTCUT='3': expected 0, 1 or 2" "$in/ok.json" -o @OUT; unset LSIM_TIES_SHORTCUT
