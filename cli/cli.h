@@ -80,6 +80,15 @@ void lsim_cli_note_leftovers(const char *path);
 void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
                           int threads_given, int sparse_limit_given);
 
+/* The same note for the scene's solver.omega, solver.threads and solver.sparse_limit
+ * (scene text text of scene_path) that the solver does not use, each named by its JSON
+ * path ("lcpsim: note: SCENE: solver.omega is an option of pgs only; lemke does not use
+ * it"); a key the command line overrides (*_given) is left to lsim_cli_note_unused. The
+ * scene runs on: these keys were taken silently before, and scenes that have them stay
+ * valid. */
+void lsim_cli_note_scene_unused(const char *scene_path, const char *text, const char *solver,
+                                int omega_given, int threads_given, int sparse_limit_given);
+
 /* SIGINT, SIGTERM and SIGHUP (cli/interrupt.c): while caught, each only sets
  * lsim_cli_interrupted to its number, and the running command stops between steps, keeps
  * what it has done in its file (marked interrupted) and exits with

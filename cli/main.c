@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "cli/cli.h"
 #include "compare/spec.h"
 #include "lcp/fc_solver.h"
@@ -237,6 +239,27 @@ void lsim_cli_note_unused(const char *cmd, const char *solver, int omega_given,
     if (o[k].given && !o[k].used)
       fprintf(stderr, "%s: note: %s is an option of %s only; %s does not use it\n", cmd,
               o[k].option, o[k].owner, solver);
+}
+
+void lsim_cli_note_scene_unused(const char *scene_path, const char *text, const char *solver,
+                                int omega_given, int threads_given, int sparse_limit_given) {
+  if (!text) return;
+  json_error_t je;
+  json_t *root = json_loads(text, JSON_DECODE_ANY, &je);
+  const json_t *so = json_is_object(root) ? json_object_get(root, "solver") : NULL;
+  if (json_is_object(so)) {
+    const int pgs = !strcmp(solver, "pgs"), newton = !strcmp(solver, "newton");
+    const struct { const char *key, *owner; int used, overridden; } o[] = {
+        {"omega", "pgs", pgs, omega_given},
+        {"threads", "pgs", pgs, threads_given},
+        {"sparse_limit", "newton", newton, sparse_limit_given},
+    };
+    for (size_t k = 0; k < sizeof o / sizeof o[0]; ++k)
+      if (json_object_get(so, o[k].key) && !o[k].used && !o[k].overridden)
+        fprintf(stderr, "lcpsim: note: %s: solver.%s is an option of %s only; %s does not use "
+                "it\n", scene_path, o[k].key, o[k].owner, solver);
+  }
+  json_decref(root);
 }
 
 int main(int argc, char **argv) {

@@ -96,6 +96,12 @@ int lsim_cli_resume_setup(const char *run, const char *scene_path, const char *t
     model->solver.on_failure = info->on_failure;
   }
 #undef SETTING
+  /* Sparse Lemke's settings in effect: the scene's keys are the run's (the same scene),
+     but an environment's LSIM_LU_SOLVE, LSIM_LU_REFACTOR or LSIM_BLOCK_START may differ. */
+  if (lsim_resume_check_sparse(run, info, model, msg, sizeof msg)) {
+    fprintf(stderr, "lcpsim: --resume %s\n", msg);
+    return 2;
+  }
   if (info->warm_start != so->warm_start) {
     fprintf(stderr, "lcpsim: --resume %s: its solver_warm_start is %d, the scene's %d: the run is "
             "not of this scene\n", run, info->warm_start, so->warm_start);

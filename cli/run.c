@@ -690,6 +690,11 @@ int lsim_cli_run(int argc, char **argv) {
   if (!exit_code)
     lsim_cli_note_unused("lcpsim", lsim_solver_name(lsim_stepper_solver(stepper)),
                          omega_override > 0.0, threads_override > 0, sparse_limit_override >= -1);
+  /* The scene's solver keys of that kind: the same note, naming the key. */
+  if (!exit_code && model.integrator == LSIM_INTEGRATOR_TIME_STEPPING)
+    lsim_cli_note_scene_unused(scene_path, text, lsim_solver_name(lsim_stepper_solver(stepper)),
+                               omega_override > 0.0, threads_override > 0,
+                               sparse_limit_override >= -1);
   /* The scene's sparse Lemke settings under --solver naming another solver: a note. */
   if (!exit_code &&
       (model.solver.block_start || model.solver.lu_solve || model.solver.lu_refactor) &&

@@ -291,6 +291,13 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.max_iter = sp->opt.max_iter;
   m.solver.omega = sp->opt.omega;
   m.solver.threads = sp->opt.threads;
+  /* Sparse Lemke's settings and newton's sparse limit are the spec's too (0: the
+     environment's), not the scene's: without them a lemke_sparse[lu=klu] reference drove
+     the trajectory with the environment's solves while its warm series used KLU. */
+  m.solver.sparse_limit = sp->opt.sparse_limit;
+  m.solver.block_start = sp->opt.block_start;
+  m.solver.lu_solve = sp->opt.lu_solve;
+  m.solver.lu_refactor = sp->opt.lu_refactor;
   if (sp->warm >= 0) m.solver.warm_start = sp->warm;
   /* A comparison measures each solver alone: no fallback chain behind it. */
   m.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;

@@ -59,7 +59,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
      checks after the loop. */
   static const char *const keys[] = {"tol", "max_iter", "sweeps", "omega", "warm",
                                      "threads", "d", "islands", "sparse_limit", "cover",
-                                     "block"};
+                                     "block", "lu", "refactor"};
   enum { NKEYS = sizeof keys / sizeof *keys };
   const char *given[NKEYS] = {0};
   char opts[96];
@@ -85,7 +85,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     if (which < 0) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands, sparse_limit, cover, block)",
+               "threads, d, islands, sparse_limit, cover, block, lu, refactor)",
                s->label, key);
       return -1;
     }
@@ -122,6 +122,11 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       s->opt.cover_previous = !strcmp(val, "previous");
     } else if (!strcmp(key, "block") && !lsim_parse_int(val, &iv) && iv >= 0 && iv <= 1000) {
       s->opt.block_start = iv; /* rounds of block pivoting before the path */
+    } else if (!strcmp(key, "lu") && !lsim_lu_solve_parse(val, &iv)) {
+      s->opt.lu_solve = iv; /* B_0's solves: UMFPACK's, ours on its factors, or KLU */
+    } else if (!strcmp(key, "refactor") && !lsim_parse_int(val, &iv) && iv >= 10 &&
+               iv <= 100000) {
+      s->opt.lu_refactor = iv; /* pivots between refactorizations of B_0 */
     } else {
       /* What the key takes said (omega=2 said only "bad value '2' for omega") */
       char need[48];
@@ -133,6 +138,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "sweeps")       ? "an integer >= 1"
                : !strcmp(key, "cover")        ? "previous or ones"
                : !strcmp(key, "block")        ? "an integer from 0 to 1000"
+               : !strcmp(key, "lu")           ? "umfpack, own or klu"
+               : !strcmp(key, "refactor")     ? "an integer from 10 to 100000"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))
@@ -177,6 +184,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       {given[7], "islands", "lemke, newton and lemke_sparse", islands},
       {given[9], "cover", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
       {given[10], "block", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
+      {given[11], "lu", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
+      {given[12], "refactor", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
   };
   for (size_t j = 0; j < sizeof own / sizeof *own; ++j)
     if (own[j].value && !own[j].used) {
@@ -192,7 +201,8 @@ int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b) {
   return !strcmp(a->name, b->name) && x->tol == y->tol && x->max_iter == y->max_iter &&
          x->omega == y->omega && x->threads == y->threads && x->islands == y->islands &&
          x->sparse_limit == y->sparse_limit && x->cover_previous == y->cover_previous &&
-         x->block_start == y->block_start &&
+         x->block_start == y->block_start && x->lu_solve == y->lu_solve &&
+         x->lu_refactor == y->lu_refactor &&
          a->warm == b->warm && a->ndir == b->ndir;
 }
 

@@ -375,6 +375,14 @@ int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every) {
   return 0;
 }
 
+void lsim_lemke_sparse_get_settings(const LsimLemkeSparse *ws, int *block_rounds, int *klu,
+                                    int *own_solve, int *refactor) {
+  *block_rounds = ws->drv.block_rounds;
+  *klu = ws->klu;
+  *own_solve = ws->own_solve;
+  *refactor = ws->drv.refactor_first;
+}
+
 void lsim_lemke_sparse_set_dense_fallback(LsimLemkeSparse *ws, int on) {
   ws->dense_fallback = on;
 }

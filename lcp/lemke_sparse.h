@@ -123,6 +123,12 @@ void lsim_lemke_sparse_ft_counts(const LsimLemkeSparse *ws, int *updates, int *r
  * is ignored). */
 int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every);
 
+/* The settings the workspace's solves take now (its environment's as created, or the
+ * setters'): rounds of block pivoting, KLU (1) or UMFPACK (0), with UMFPACK our solves on
+ * its factors (own_solve 1) or its own (0), pivots between refactorizations. */
+void lsim_lemke_sparse_get_settings(const LsimLemkeSparse *ws, int *block_rounds, int *klu,
+                                    int *own_solve, int *refactor);
+
 /* For its test: with B_0 of the last factorization of the last solve (ws holds it until
  * the next solve), x_umfpack = B_0^{-1} b by UMFPACK's solve and x_own by the factors read
  * out (own_solve), B_0^{-T} b when transposed; res[0], res[1] the largest entry of

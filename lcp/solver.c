@@ -284,6 +284,20 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   return 0;
 }
 
+int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, int *lu_solve,
+                                int *lu_refactor) {
+  /* A workspace made as lsim_solver_create makes it, read back: the environment's parsing
+     and the options' precedence in one place. */
+  LsimSolver *s = NULL;
+  const int rc = lsim_solver_create(&s, "lemke_sparse", o, NULL, 0);
+  if (rc) return rc;
+  int klu = 0, own = 0;
+  lsim_lemke_sparse_get_settings(s->lemke_sparse, block_start, &klu, &own, lu_refactor);
+  *lu_solve = klu ? LSIM_LU_KLU : own ? LSIM_LU_OWN : LSIM_LU_UMFPACK;
+  lsim_solver_free(s);
+  return 0;
+}
+
 void lsim_solver_free(LsimSolver *s) {
   if (!s) return;
   lsim_lemke_free(s->lemke);

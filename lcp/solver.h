@@ -66,6 +66,14 @@ enum { LSIM_LU_DEFAULT = 0, LSIM_LU_UMFPACK = 1, LSIM_LU_OWN = 2, LSIM_LU_KLU = 
 int lsim_lu_solve_parse(const char *word, int *lu);
 const char *lsim_lu_solve_name(int lu);
 
+/* The sparse Lemke settings a "lemke_sparse" solver created now with options o takes:
+ * o's block_start, lu_solve, lu_refactor where set, else the environment's (LSIM_BLOCK_START,
+ * LSIM_LU_SOLVE, LSIM_LU_REFACTOR), else the built-in ones (0, LSIM_LU_UMFPACK, 100);
+ * *lu_solve is never LSIM_LU_DEFAULT. What a run records and a resumed run must match.
+ * 0, or LSIM_OUT_OF_MEMORY / LSIM_INVALID_INPUT (o out of range). */
+int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, int *lu_solve,
+                                int *lu_refactor);
+
 /* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
  * sparse_limit 0, cover_previous 0, impulse_unit 0, block_start 0, lu_solve 0, lu_refactor 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,

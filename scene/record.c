@@ -30,6 +30,7 @@
 #include "contact/constraints.h"
 #include "lcp/h5check.h"
 #include "lcp/lcp.h"
+#include "lcp/solver.h"
 #include "scene/lcpdump.h"
 #include "scene/outfile.h"
 
@@ -1115,11 +1116,23 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
   write_strings(r, "/parameters/solver_on_failure", lsim_on_failure_name(model->solver.on_failure), 0, -1);
   if (!strcmp(solver_name && solver_name[0] ? solver_name : model->solver.name, "lemke_sparse")) {
-    /* Sparse Lemke's own settings (the scene's solver keys), only with that solver (other
-       files unchanged); 0 and "default": the environment's, else the built-in default. */
-    write_int(r, "/parameters/solver_block_start", model->solver.block_start);
-    write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(model->solver.lu_solve), 0, -1);
-    write_int(r, "/parameters/solver_lu_refactor", model->solver.lu_refactor);
+    /* Sparse Lemke's own settings, only with that solver (other files unchanged): those
+       in effect, the scene's solver keys else the environment's (LSIM_BLOCK_START,
+       LSIM_LU_SOLVE, LSIM_LU_REFACTOR) else the built-in ones, which a resumed run must
+       take again (scene/resume.h). (The scene's 0 / "default" were recorded before, which
+       left an environment's setting unknown.) */
+    LsimSolverOptions o = lsim_default_solver_options();
+    o.block_start = model->solver.block_start;
+    o.lu_solve = model->solver.lu_solve;
+    o.lu_refactor = model->solver.lu_refactor;
+    int block = 0, lu = 0, every = 0;
+    if (lsim_lemke_sparse_effective(&o, &block, &lu, &every)) {
+      fail(r, LSIM_OUT_OF_MEMORY, "out of memory"); /* o is the validated scene's */
+      goto failed;
+    }
+    write_int(r, "/parameters/solver_block_start", block);
+    write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(lu), 0, -1);
+    write_int(r, "/parameters/solver_lu_refactor", every);
   }
   if (model->dimension == 3) {
     /* How free 3-D bodies turn (the scene's "rotation"; contact/step.c, rotation_step). */

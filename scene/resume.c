@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "lcp/h5check.h"
+#include "lcp/solver.h"
 #include "scene/outfile.h"
 #include "scene/parse.h"
 #include "scene/record.h"
@@ -123,8 +124,19 @@ static int read_vector(hid_t f, const char *name, hid_t mtype, size_t elem, int 
   return read_rows(f, name, mtype, 0, dims[0], *out);
 }
 
-/* /parameters/solver_tol .. solver_sparse_limit into info. 0, or -1 when one is missing. */
+/* /parameters/solver_tol .. solver_sparse_limit into info, and sparse Lemke's settings when
+ * the file has them (lu_refactor 0 when not). 0, or -1 when one of the first is missing. */
 static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
+  info->block_start = info->lu_solve = info->lu_refactor = 0;
+  char *lu = read_string(f, "/parameters/solver_lu_solve");
+  /* A file of the scene's keys alone ("default", 0: the environment's then, unknown) says
+     nothing of the settings in effect. */
+  if (!lu || lsim_lu_solve_parse(lu, &info->lu_solve) ||
+      read_scalar(f, "/parameters/solver_block_start", H5T_NATIVE_INT, &info->block_start) ||
+      read_scalar(f, "/parameters/solver_lu_refactor", H5T_NATIVE_INT, &info->lu_refactor) ||
+      info->lu_refactor <= 0)
+    info->block_start = info->lu_solve = info->lu_refactor = 0;
+  free(lu);
   return read_scalar(f, "/parameters/solver_tol", H5T_NATIVE_DOUBLE, &info->tol) ||
          read_scalar(f, "/parameters/solver_max_iter", H5T_NATIVE_INT, &info->max_iter) ||
          read_scalar(f, "/parameters/solver_omega", H5T_NATIVE_DOUBLE, &info->omega) ||
@@ -657,6 +669,37 @@ static int check_solver(const char *path, const LsimResumeInfo *info, const Lsim
   return -1;
 }
 
+int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
+                             char *err, size_t errlen) {
+  if (strcmp(info->solver_name, "lemke_sparse") || info->lu_refactor <= 0) return 0;
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.block_start = m->solver.block_start;
+  o.lu_solve = m->solver.lu_solve;
+  o.lu_refactor = m->solver.lu_refactor;
+  int block = 0, lu = 0, every = 0;
+  const int rc = lsim_lemke_sparse_effective(&o, &block, &lu, &every);
+  if (rc) return say(err, errlen, rc, "%s: cannot make the sparse Lemke settings to check (%s)",
+                     path, rc == LSIM_OUT_OF_MEMORY ? "out of memory" : "invalid solver keys");
+  char mine[16], theirs[16];
+  const char *key = NULL, *var = NULL;
+  if (lu != info->lu_solve) {
+    key = "lu_solve", var = "LSIM_LU_SOLVE";
+    snprintf(mine, sizeof mine, "%s", lsim_lu_solve_name(lu));
+    snprintf(theirs, sizeof theirs, "%s", lsim_lu_solve_name(info->lu_solve));
+  } else if (every != info->lu_refactor) {
+    key = "lu_refactor", var = "LSIM_LU_REFACTOR";
+    snprintf(mine, sizeof mine, "%d", every), snprintf(theirs, sizeof theirs, "%d", info->lu_refactor);
+  } else if (block != info->block_start) {
+    key = "block_start", var = "LSIM_BLOCK_START";
+    snprintf(mine, sizeof mine, "%d", block), snprintf(theirs, sizeof theirs, "%d", info->block_start);
+  }
+  if (!key) return 0;
+  return say(err, errlen, LSIM_INVALID_INPUT, "%s: its lemke_sparse setting %s is %s, this "
+             "run's %s (the scene's solver.%s, else the environment's %s, else the built-in "
+             "one): the continued steps would not be the run's; take its setting (%s=%s)",
+             path, key, theirs, mine, key, var, var, theirs);
+}
+
 /* The scene texts of the file (run_text: "" or NULL for a world built in code) and of the
  * simulation (text, NULL likewise) are the same scene. 0, or LSIM_INVALID_INPUT with err. */
 static int same_scene(const char *text, const char *scene_name, const char *run_text,
@@ -775,6 +818,7 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   const int world = check_world(f, path, m, err, errlen);
   if (world == -2) rc = LSIM_OUT_OF_MEMORY;
   if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
+      lsim_resume_check_sparse(path, &info, m, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))
     goto done;

@@ -234,6 +234,12 @@ static void test_specs(void **state) {
   assert_true(s.opt.cover_previous == 0);
   assert_int_equal(spec("lemke_sparse[block=16]", &s, NULL), 0);
   assert_true(s.opt.block_start == 16 && !s.dense);
+  assert_int_equal(spec("lemke_sparse[lu=own,refactor=200]", &s, NULL), 0);
+  assert_true(s.opt.lu_solve == LSIM_LU_OWN && s.opt.lu_refactor == 200 && !s.dense);
+  assert_int_equal(spec("lemke_sparse[lu=umfpack]", &s, NULL), 0);
+  assert_true(s.opt.lu_solve == LSIM_LU_UMFPACK && s.opt.lu_refactor == 0);
+  assert_int_equal(spec("lemke_sparse[lu=klu,refactor=10]", &s, NULL), 0);
+  assert_true(s.opt.lu_solve == LSIM_LU_KLU && s.opt.lu_refactor == 10);
   /* Refused, each with its message. */
   static const char *const refused[][2] = {
       {"lemke[omega=1.2]", "omega is an option of pgs only; lemke does not use it"},
@@ -250,6 +256,15 @@ static void test_specs(void **state) {
       {"lemke_sparse[cover=last]", "bad value 'last' for cover (previous or ones)"},
       {"lemke[block=16]", "block is an option of lemke_sparse only; lemke does not use it"},
       {"lemke_sparse[block=1001]", "bad value '1001' for block (an integer from 0 to 1000)"},
+      {"lemke[lu=own]", "lu is an option of lemke_sparse only; lemke does not use it"},
+      {"pgs[refactor=200]", "refactor is an option of lemke_sparse only; pgs does not use it"},
+      {"lemke_sparse[lu=dense]", "bad value 'dense' for lu (umfpack, own or klu)"},
+      {"lemke_sparse[lu=1]", "bad value '1' for lu (umfpack, own or klu)"},
+      {"lemke_sparse[refactor=9]", "bad value '9' for refactor (an integer from 10 to 100000)"},
+      {"lemke_sparse[refactor=100001]",
+       "bad value '100001' for refactor (an integer from 10 to 100000)"},
+      {"lemke_sparse[refactor=1e3]", "bad value '1e3' for refactor (an integer from 10 to 100000)"},
+      {"lemke_sparse[lu=own,lu=klu]", "lu is given twice (own and klu)"},
       /* max_iter 0 is the default budget (10000 sweeps for pgs), which was then labelled
          "budget 0 sweeps". */
       {"pgs[sweeps=0]", "sweeps=0: a fixed budget needs at least one sweep (sweeps=K runs "
@@ -276,13 +291,19 @@ static void test_specs_same(void **state) {
       {"pgs[omega=1.2,max_iter=50]", "pgs[max_iter=50,omega=1.2]"},
       {"siconos:lemke", "siconos:lemke[tol=1e-10]"},
       {"lemke_sparse", "lemke_sparse[cover=ones]"}, /* ones: the default cover */
-      {"lemke_sparse", "lemke_sparse[block=0]"}};   /* 0: no rounds, the default */
+      {"lemke_sparse", "lemke_sparse[block=0]"},    /* 0: no rounds, the default */
+      {"lemke_sparse[lu=own,refactor=200]", "lemke_sparse[refactor=200,lu=own]"}};
   static const char *const other[][2] = {
       {"pgs", "pgs[tol=1e-8]"},       {"pgs", "pgs[omega=1.2]"},
       {"pgs", "lemke"},               {"pgs[sweeps=10]", "pgs[max_iter=10]"},
       {"lemke", "lemke[islands=1]"},  {"newton", "newton[sparse_limit=-1]"},
       {"lemke_sparse", "lemke_sparse[cover=previous]"},
-      {"lemke_sparse", "lemke_sparse[block=16]"}};
+      {"lemke_sparse", "lemke_sparse[block=16]"},
+      /* An explicit setting is not the default: the default is the environment's. */
+      {"lemke_sparse", "lemke_sparse[lu=umfpack]"},
+      {"lemke_sparse", "lemke_sparse[refactor=100]"},
+      {"lemke_sparse[lu=own]", "lemke_sparse[lu=klu]"},
+      {"lemke_sparse[refactor=200]", "lemke_sparse[refactor=201]"}};
   LsimCompareSpec a, b;
   for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
     assert_int_equal(spec(same[k][0], &a, NULL) + spec(same[k][1], &b, NULL), 0);

@@ -571,6 +571,47 @@ bad "--reference: solver spec 'lemke[omega=1.2]': omega is an option of pgs only
   data/two_blocks.json --solvers pgs --reference 'lemke[omega=1.2]'
 bad "--repeat 3: --mode independent solves each step once" data/two_blocks.json \
   --solvers lemke,pgs --mode independent --repeat 3
+# Sparse Lemke's LU settings as spec keys: refused with another solver or a bad value,
+# and on identical problems (the same reference, which drives the trajectory) the same
+# pivots and residual bits as the environment's LSIM_LU_SOLVE / LSIM_LU_REFACTOR give
+# plain lemke_sparse. (Before: the reference's own lu/refactor settings did not reach the
+# driver, which took the environment's: the problems differed from step 14 of pile_10.)
+bad "solver spec 'lemke[lu=own]': lu is an option of lemke_sparse only; lemke does not use it" \
+  data/two_blocks.json --solvers 'lemke[lu=own]'
+bad "solver spec 'pgs[refactor=200]': refactor is an option of lemke_sparse only" \
+  data/two_blocks.json --solvers 'pgs[refactor=200]'
+bad "solver spec 'lemke_sparse[lu=dense]': bad value 'dense' for lu (umfpack, own or klu)" \
+  data/two_blocks.json --solvers 'lemke_sparse[lu=dense]'
+bad "solver spec 'lemke_sparse[refactor=5]': bad value '5' for refactor (an integer from 10 to 100000)" \
+  data/two_blocks.json --solvers 'lemke_sparse[refactor=5]'
+ref='lemke_sparse[lu=umfpack,refactor=100]'
+$bin compare data/pile_10.json --steps 60 --quiet --reference "$ref" \
+  --solvers 'lemke_sparse[lu=own,refactor=200],lemke_sparse[lu=klu,refactor=10]' \
+  -o "$tmp/lukeys.h5" || fail "lu keys: exit $?"
+LSIM_LU_SOLVE=own LSIM_LU_REFACTOR=200 $bin compare data/pile_10.json --steps 60 --quiet \
+  --reference "$ref" --solvers lemke_sparse -o "$tmp/luenv1.h5" || fail "lu env 1: exit $?"
+LSIM_LU_SOLVE=klu LSIM_LU_REFACTOR=10 $bin compare data/pile_10.json --steps 60 --quiet \
+  --reference "$ref" --solvers lemke_sparse -o "$tmp/luenv2.h5" || fail "lu env 2: exit $?"
+$PY - "$tmp" <<'PYEOF' || fail "lu spec keys against the environment"
+import sys, h5py
+import numpy as np
+t = sys.argv[1]
+a = h5py.File(f"{t}/lukeys.h5", "r")
+la = [x.decode() for x in a["series/label"][()]]
+for env, spec in (("luenv1", "lemke_sparse[lu=own,refactor=200]"),
+                  ("luenv2", "lemke_sparse[lu=klu,refactor=10]")):
+    b = h5py.File(f"{t}/{env}.h5", "r")
+    lb = [x.decode() for x in b["series/label"][()]]
+    assert np.array_equal(a["problem_hash"][()], b["problem_hash"][()]), f"{env}: problems differ"
+    for start in ("cold", "warm"):
+        i, j = la.index(f"{spec} ({start})"), lb.index(f"lemke_sparse ({start})")
+        for k in ("iterations", "status", "residual"):
+            x, y = a[f"results/{k}"][:, i], b[f"results/{k}"][:, j]
+            assert x.tobytes() == y.tobytes(), f"{spec} {start} {k}: {x} vs {y}"
+        # The setting took effect: other residual bits than the reference's series.
+        r = la.index(f"lemke_sparse[lu=umfpack,refactor=100] ({start})")
+        assert a["results/residual"][:, i].tobytes() != a["results/residual"][:, r].tobytes()
+PYEOF
 # A reference written otherwise than the listed solver it is ('lemke[tol=1e-10]' for
 # lemke, whose default tol that is) is that solver: 4 series, not 6 (a third lemke pair).
 $bin compare data/two_blocks.json --solvers lemke,pgs --reference 'lemke[tol=1e-10]' --quiet \

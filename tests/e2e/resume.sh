@@ -284,6 +284,31 @@ refused "heavier.json:" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "
 refused "bodies[1].density: 501 here, 500 in the run's scene" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
 # A solver option the run did not use; the run as its own output; no new end given.
 refused "--tol 1e-08 differs from the run's 1e-10" data/pile_10.json --resume "$out/p.h5" --tol 1e-8 --steps 60 -o "$out/no.h5"
+# Sparse Lemke's settings in effect (the environment's here) are recorded and a resume
+# under others is refused, naming the setting (before: continued silently with other
+# solves); under the same ones the resumed run is the straight run, bit for bit.
+LSIM_LU_SOLVE=klu LSIM_LU_REFACTOR=50 $L data/pile_10.json --solver lemke_sparse --steps 30 \
+  -o "$out/ls.h5" --quiet
+LSIM_LU_SOLVE=klu LSIM_LU_REFACTOR=50 $L data/pile_10.json --solver lemke_sparse --steps 60 \
+  -o "$out/ls_straight.h5" --quiet
+$PY -c "
+import h5py, sys
+p = h5py.File(sys.argv[1], 'r')['parameters']
+assert (p['solver_lu_solve'][()], p['solver_lu_refactor'][()], p['solver_block_start'][()]) == (b'klu', 50, 0), list(p)
+" "$out/ls.h5" || fail "sparse Lemke settings in effect not recorded"
+refused "ls.h5: its lemke_sparse setting lu_solve is klu, this run's umfpack (the scene's solver.lu_solve, else the environment's LSIM_LU_SOLVE, else the built-in one): the continued steps would not be the run's; take its setting (LSIM_LU_SOLVE=klu)" \
+  data/pile_10.json --resume "$out/ls.h5" --steps 60 -o "$out/no.h5"
+export LSIM_LU_SOLVE=klu
+refused "its lemke_sparse setting lu_refactor is 50, this run's 100" \
+  data/pile_10.json --resume "$out/ls.h5" --steps 60 -o "$out/no.h5"
+export LSIM_LU_REFACTOR=50 LSIM_BLOCK_START=4
+refused "its lemke_sparse setting block_start is 0, this run's 4" \
+  data/pile_10.json --resume "$out/ls.h5" --steps 60 -o "$out/no.h5"
+unset LSIM_BLOCK_START
+$L data/pile_10.json --resume "$out/ls.h5" --steps 60 -o "$out/ls_resumed.h5" --quiet ||
+  fail "resume under the run's sparse Lemke settings"
+unset LSIM_LU_SOLVE LSIM_LU_REFACTOR
+same "$out/ls_straight.h5" "$out/ls_resumed.h5"
 refused "is the run continued (--resume) $out/p.h5: refused (it would be replaced)" data/pile_10.json --resume "$out/p.h5" --steps 60 -o "$out/p.h5"
 refused "the run holds the 50 steps it asked for (completed)" data/pile_10.json --resume "$out/p.h5" -o "$out/no.h5"
 # An event-driven run; a hybrid-model scene; a file that is no run file.

@@ -32,6 +32,29 @@ printf '%s\n' "lcpsim: note: --omega is an option of pgs only; lemke does not us
   --quiet 2> "$out/n.err" || fail "newton run failed: $(cat "$out/n.err")"
 [ "$(cat "$out/n.err")" = "lcpsim: note: --omega is an option of pgs only; newton does not use it" ] \
   || fail "newton with --sparse-limit: $(cat "$out/n.err")"
+# The same keys in the scene: the same note, naming the key's JSON path, and the run goes
+# on (taken silently before); a key the command line overrides is noted as the option.
+/usr/bin/python3 -c "
+import json, sys
+s = json.load(open('data/pile_10.json'))
+s['solver'] = {'name': 'lemke', 'omega': 1.2, 'threads': 2, 'sparse_limit': 5}
+json.dump(s, open(sys.argv[1], 'w'))
+" "$out/keys.json"
+./lcpsim "$out/keys.json" --steps 5 -o "$out/n.h5" --quiet 2> "$out/n.err" \
+  || fail "scene with unused keys failed: $(cat "$out/n.err")"
+printf '%s\n' "lcpsim: note: $out/keys.json: solver.omega is an option of pgs only; lemke does not use it" \
+  "lcpsim: note: $out/keys.json: solver.threads is an option of pgs only; lemke does not use it" \
+  "lcpsim: note: $out/keys.json: solver.sparse_limit is an option of newton only; lemke does not use it" \
+  | cmp -s - "$out/n.err" || fail "unused scene keys: $(cat "$out/n.err")"
+./lcpsim "$out/keys.json" --solver newton --omega 1.5 --steps 5 -o "$out/n.h5" --quiet 2> "$out/n.err" \
+  || fail "scene with unused keys on newton failed: $(cat "$out/n.err")"
+printf '%s\n' "lcpsim: note: --omega is an option of pgs only; newton does not use it" \
+  "lcpsim: note: $out/keys.json: solver.threads is an option of pgs only; newton does not use it" \
+  | cmp -s - "$out/n.err" || fail "unused scene keys on newton: $(cat "$out/n.err")"
+./lcpsim "$out/keys.json" --solver pgs --steps 5 -o "$out/n.h5" --quiet 2> "$out/n.err" \
+  || fail "scene keys on pgs failed: $(cat "$out/n.err")"
+[ "$(cat "$out/n.err")" = "lcpsim: note: $out/keys.json: solver.sparse_limit is an option of newton only; pgs does not use it" ] \
+  || fail "scene keys on pgs: $(cat "$out/n.err")"
 ./lcpsim solve "${LSIM_SHARED:-../shared}/data/siconos-lcp/lcp_CPS_1.dat" --solver pgs --sparse-limit 5 > /dev/null \
   2> "$out/n.err" || true
 [ "$(cat "$out/n.err")" = "lcpsim solve: note: --sparse-limit is an option of newton only; pgs does not use it" ] \
