@@ -62,6 +62,7 @@
 #include "lcp/lcp.h"
 
 #include "lcp/lemke.h"
+#include "lcp/solver.h"
 
 static const char *const kind_names[LSIM_EVENT_KINDS] = {"impact", "contact", "liftoff",
                                                           "stick", "slip", "persistent"};
@@ -189,13 +190,13 @@ static int roots(double t, const double *x, double *g, void *user) {
       g[k] = ct ? ct->gap : FAR_MARGIN;
       break;
 
-    case R_FORCE:
-      g[k] = ed->lam[r];
+    case R_FORCE: /* in funit, as the cone's */
+      g[k] = ed->lam[r] / ed->funit;
       break;
     case R_CONE: {
       const double ft = hypot(r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0,
                               r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0);
-      g[k] = ct->mu * ed->lam[r] - ft;
+      g[k] = (ct->mu * ed->lam[r] - ft) / ed->funit;
       break;
     }
     case R_EDGE:   /* the face vertex's margin inside its faces' other side planes */
@@ -311,6 +312,22 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
     lsim_ed_apply_w(ed, &ed->st, cols + (size_t)c * nv, ed->w1);
     for (int r = 0; r < n; ++r) lcp.M[(size_t)c * n + r] = lsim_ed_dot(rows + (size_t)r * nv, ed->w1, nv);
   }
+  /* Impulses (forces) in units of zs: rows W cols' is W's size (1 / mass), the cone's
+     couplings (1, mu) are pure numbers, and Lemke drops a column's entries below 1e-11 of
+     its largest as rounding: a 2-D box of 1e-300 kg (W ~ 1e300,
+     tests/data/box_drop_tiny_mass_2d.json) lost its friction cone and stuck or slid as
+     round-off had it. Where the largest diagonal lies outside [2^-20, 2^20] (the couplings
+     then within 1e-6 of it, mu 1e-3 still 1e2 above that tolerance) the block is scaled by
+     the power of 2 zs bringing it to about 1 and the impulses come back as zs y; inside,
+     nothing changes (the same pivots, the same bits). */
+  double zs = 1.0, dmax = 0.0;
+  for (int i = 0; !rc && i < n; ++i) dmax = fmax(dmax, lcp.M[(size_t)i * n + i]);
+  if (!rc && isfinite(dmax) && dmax > 0.0 && (dmax > 0x1p20 || dmax < 0x1p-20)) {
+    int e;
+    frexp(dmax, &e);
+    zs = ldexp(1.0, -e);
+    for (size_t i = 0; i < (size_t)n * n; ++i) lcp.M[i] *= zs;
+  }
   for (int i = 0; !rc && i < k; ++i) {
     const LsimContact *ct = &ed->set.contacts[list[i]];
     const int v0 = fv[i];
@@ -391,20 +408,49 @@ static int contact_lcp(Ed *ed, int k, const int *list, const int *cone, const in
             for (int i = 0; i < n; ++i) z[i] *= dsc[i];
             LsimResidual res;
             lsim_lcp_residual(&lcp, z, w, &res);
-            ok = res.relative <= 1e-12;
+            ok = res.relative <= 1e-9; /* the perturbed copy's acceptance */
           }
           free(dsc);
         }
       }
       lsim_lcp_free(&pert);
+      /* Last, the project's semismooth Newton solver ("newton", with its fallback chain),
+         its z kept when it solves the LCP within the perturbed copy's 1e-9 max|q|.
+         data/chain_20.json event-driven (20 pinned capsules landing on the ground: 19
+         joints as +-J pairs and up to 40 contacts with cones, 120 to 148 variables, every
+         tie of the chain's redundant supports in the ratio tests) broke down in all three
+         Lemke runs at 0.683216 s; Newton solved each such LCP to 6e-13 to 7e-13 max|q|. */
+      if (!ok && w) {
+        if (!ed->fallback) {
+          LsimSolverOptions so = lsim_default_solver_options();
+          so.tol = 1e-12;
+          so.fallback = 1;
+          char e2[256];
+          if (lsim_solver_create(&ed->fallback, "newton", &so, e2, sizeof e2)) ed->fallback = NULL;
+        }
+        if (ed->fallback) {
+          for (int i = 0; i < n; ++i) z[i] = 0.0;
+          LsimSolveStats stt;
+          lsim_solver_solve(ed->fallback, &lcp, z, &stt);
+          LsimResidual res;
+          lsim_lcp_residual(&lcp, z, w, &res);
+          ok = res.relative <= 1e-9;
+        }
+      }
       free(w);
       if (!ok) {
-        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed, scaled: %s)",
+        snprintf(ed->msg, sizeof ed->msg, "Lemke failed on the %d-variable contact LCP (%s; perturbed, scaled: %s; newton: no solution)",
                  n, lsim_status_name(status), lsim_status_name(info.status));
         rc = LSIM_BREAKDOWN;
       }
     }
   }
+  if (!rc && zs != 1.0) /* back to impulses: every variable but the cones' slacks */
+    for (int i = 0; i < k; ++i) {
+      const LsimContact *ct = &ed->set.contacts[list[i]];
+      const int nz = ct->kind == LSIM_CONTACT_EQUALITY ? 2 : 1 + (cone[i] ? ct->ndir : 0);
+      for (int j = 0; j < nz; ++j) z[fv[i] + j] *= zs;
+    }
   if (!rc) {
     for (int d = 0; d < nv; ++d) ed->w1[d] = 0.0;
     for (int c = 0; c < n; ++c)
@@ -595,9 +641,9 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
       const int i = ed->r_cand[r];
       if (ed->r_which[r] != 0 || !trial[i]) continue;
       const LsimContact *ct = &ed->set.contacts[ed->idx[i]];
-      const double fn = ed->lam[r];
-      const double f0 = r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0;
-      const double f1 = r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0;
+      const double fn = ed->lam[r] / ed->funit; /* in funit, for the precision */
+      const double f0 = (r + 1 < ed->nr && ed->r_cand[r + 1] == i ? ed->lam[r + 1] : 0.0) / ed->funit;
+      const double f1 = (r + 2 < ed->nr && ed->r_cand[r + 2] == i ? ed->lam[r + 2] : 0.0) / ed->funit;
       const double ft = hypot(f0, f1);
       if (fn > ed->o.precision && ct->mu * fn - ft > ed->o.precision) continue;
       trial[i] = 0, --ntrial, ++dropped;
@@ -658,7 +704,7 @@ static int circular_stick(Ed *ed, double t, const double *x, int kp, const int *
 #define PULL_PROBE 1e-6 /* s: a falling force of 1e-4 N/s moves by the precision (1e-10 N) */
 #define PULL_SINK 1e-6  /* of the free acceleration's scale (m/s^2 at 1): a released contact's
                            sinking that keeps it */
-static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const double *news) {
+static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const double *news, int *closed) {
   const int nc = ed->ncand, nv = ed->nv, nq = ed->nq;
   int *oldmode = malloc(((size_t)nc + 1) * sizeof(int) * 2);
   double *dbl = malloc(((size_t)nc * 4 + 2 * (size_t)ed->n + 1) * sizeof(double));
@@ -679,13 +725,13 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     for (int i = 0; i < nc; ++i) lam0[i] = lam1[i] = HUGE_VAL;
     if (lsim_ed_evaluate(ed, t, x, ed->idx)) break;
     for (int r = 0; r < ed->nr; ++r)
-      if (ed->r_which[r] == 0) lam0[ed->r_cand[r]] = ed->lam[r];
+      if (ed->r_which[r] == 0) lam0[ed->r_cand[r]] = ed->lam[r] / ed->funit; /* funit */
     lsim_ed_qdot(ed, &ed->st, xp + ed->n);
     for (int k = 0; k < nq; ++k) xp[k] = x[k] + PULL_PROBE * xp[ed->n + k];
     for (int d = 0; d < nv; ++d) xp[nq + d] = x[nq + d] + PULL_PROBE * ed->a[d];
     if (lsim_ed_evaluate(ed, t + PULL_PROBE, xp, ed->idx)) break;
     for (int r = 0; r < ed->nr; ++r)
-      if (ed->r_which[r] == 0) lam1[ed->r_cand[r]] = ed->lam[r];
+      if (ed->r_which[r] == 0) lam1[ed->r_cand[r]] = ed->lam[r] / ed->funit;
     /* The contact pulled hardest. */
     int pick = -1;
     for (int i = 0; i < nc; ++i) {
@@ -718,6 +764,7 @@ static int lift_pulled(Ed *ed, double t, const double *x, int *newmode, const do
     else {
       /* Released: those kept before are tried again without it. */
       newmode[pick] = FREE;
+      if (oldmode[pick] == FREE) closed[pick] = 2; /* admitted at zero force, pulled: grazing */
       for (int i = 0; i < nc; ++i) tried[i] = 0;
     }
   }
@@ -933,9 +980,11 @@ static int resolve(Ed *ed, double t, double *x) {
            within the precision of zero there (the LCP's force too): with every force that
            small, a relative test cannot tell them from zero. */
         const int forced = ed->cand[i].fired;
-        if (forced == R_FORCE && !(z[fv[j]] > ed->o.precision)) continue;
-        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE))
+        if (forced == R_FORCE && !(z[fv[j]] / ed->funit > ed->o.precision)) continue;
+        if (!(z[fv[j]] > 1e-9 * fmax_ && fmax_ > 0.0) && (acc_n > 1e-9 * scale || forced == R_FORCE)) {
+          if (acc_n <= PULL_SINK * scale) closed[i] = 2; /* free by a hair: grazing (below) */
           continue;
+        }
         if (slide[j]) {
           newmode[i] = SLIDE, news[2 * i] = sdir[2 * j], news[2 * i + 1] = sdir[2 * j + 1];
           continue;
@@ -990,7 +1039,7 @@ static int resolve(Ed *ed, double t, double *x) {
     free(z), free(fv);
   }
   if (!rc) rc = circular_stick(ed, t, x, kp, ci, cone, newmode, news);
-  if (!rc && kp > 0) rc = lift_pulled(ed, t, x, newmode, news);
+  if (!rc && kp > 0) rc = lift_pulled(ed, t, x, newmode, news, closed);
   /* Log the changes of mode. */
   for (int i = 0; !rc && i < nc; ++i) {
     Cand *cd = &ed->cand[i];
@@ -1001,8 +1050,16 @@ static int resolve(Ed *ed, double t, double *x) {
     else if (was == STICK && now == SLIDE) rc = log_event(ed, t, LSIM_EVENT_SLIP, cd);
     cd->mode = now;
     cd->s[0] = news[2 * i], cd->s[1] = news[2 * i + 1];
-    if (now == FREE && approaching > 0 && closed[i]) {
-      /* Released after an impact at about rest (project_rest's v_rest): pair_gap. */
+    if (now == FREE && closed[i] && (approaching > 0 || (was == FREE && closed[i] == 2))) {
+      /* Released after an impact at about rest (project_rest's v_rest): pair_gap. So is a
+         free contact closed at rest at an event that the LCP leaves free with a normal
+         acceleration within PULL_SINK of its scale (a grazing contact, lifting by
+         round-off): its pair's root, at 0 and held there, did not see it sink when the
+         flow's acceleration turned negative (data/chain_20.json event-driven: link17's end
+         0x130000010000 on the ground, free at 0.477387 s with gap -7e-17 m and 2.8e-8
+         m/s^2, 1.4e-6 m deep by 0.48 s); now it is located at -contact_tol, where the LCP
+         decides again on a clear approach. Every free contact closed at rest released so
+         stopped test_slide_from_rest_turns's run on a force root jump. */
       const int c = lsim_ed_find(&ed->set, cd->id);
       lsim_ed_dense_row(ed, &ed->set, c, 0, ed->w2);
       cd->released = ed->set.contacts[c].kind == LSIM_CONTACT_NORMAL && lsim_ed_dot(ed->w2, ed->st.v, nv) <= v_rest;
@@ -1237,7 +1294,7 @@ static int sampler(double t, const double *x, void *user) {
      one's friction then does positive work). The run stops here. */
   for (int r = 0; r < ed->nr; ++r) {
     const Cand *cd = &ed->cand[ed->r_cand[r]];
-    if (ed->r_which[r] != 0 || ed->lam[r] >= -PULL_TOL || cd->mode == JOINT ||
+    if (ed->r_which[r] != 0 || ed->lam[r] / ed->funit >= -PULL_TOL || cd->mode == JOINT ||
         ed->set.contacts[idx[ed->r_cand[r]]].kind != LSIM_CONTACT_NORMAL)
       continue;
     snprintf(ed->msg, sizeof ed->msg,
@@ -1440,6 +1497,7 @@ static int invert_inertias(Ed *ed) {
 }
 
 static void ed_free(Ed *ed) {
+  lsim_solver_free(ed->fallback);
   free(ed->work);
   free(ed->pair_g);
   free(ed->thick);
@@ -1485,6 +1543,23 @@ static int ed_init(Ed *ed, const LsimModel *m, char *err, size_t errlen) {
     snprintf(err, errlen, "out of memory");
     ed_free(ed);
     return LSIM_OUT_OF_MEMORY;
+  }
+  /* The force tolerances are set for bodies of about 1 kg (1e-10 N at an event, 1e-6 N of
+     the flow's resolution): a box of 1e-300 kg (tests/data/box_drop_tiny_mass_2d.json)
+     carries 1e-299 N, every force of its run was "within the precision of 0", and at each
+     event its persistent corner was let off as at its force root (416834 events, the
+     corners taking turns). Forces are measured in funit: the power of 2 nearest the
+     lightest dynamic body's mass where some mass lies outside [2^-20, 2^20] kg, else 1 (the
+     same bits). */
+  double mmin = HUGE_VAL, mmax = 0.0;
+  for (int b = 0; b < m->nbodies; ++b)
+    if (m->bodies[b].type == LSIM_BODY_DYNAMIC)
+      mmin = fmin(mmin, m->bodies[b].mass), mmax = fmax(mmax, m->bodies[b].mass);
+  ed->funit = 1.0;
+  if (mmax > 0.0 && (mmin < 0x1p-20 || mmax > 0x1p20)) {
+    int e;
+    frexp(mmin, &e);
+    ed->funit = ldexp(1.0, e - 1);
   }
   if (invert_inertias(ed)) {
     snprintf(err, errlen, "a body's inertia is singular");

@@ -149,6 +149,7 @@ typedef struct Ed {
   int nroots, roots_cap;
   int *root_cand, *root_kind;
   LsimLemke *lemke;
+  struct LsimSolver *fallback; /* "newton", created at the first LCP Lemke fails on (contact_lcp) */
   LsimEventLog *log;
   long events;
   double period;
@@ -157,6 +158,10 @@ typedef struct Ed {
   LsimContactSet out;         /* the sample's contacts */
   double *work;               /* [work_cap] the least-norm solve's scratch */
   int work_cap;
+  double funit;              /* N: the unit of the force tolerances (precision, FORCE_RESOLUTION,
+                                 PULL_TOL at a force): 1 while every dynamic body's mass lies
+                                 in [2^-20, 2^20] kg, else the power of 2 nearest the lightest
+                                 one's (ed_init) */
   int interrupted;            /* the stop flag was seen in the sampler or the flow */
   LsimState sampled;          /* the last sample delivered (its time, q, v) */
   int have_sample;            /* 1 once a sample was delivered */

@@ -523,6 +523,23 @@ int lsim_ed_evaluate(Ed *ed, double t, const double *x, int *idx) {
     ed->b[r] = -(lsim_ed_dot(J, ed->a_free, nv) + ed->jdv[r]) - 2.0 * jv / T_STAB;
     if (ed->r_which[r] == 0) ed->b[r] -= ed->set.contacts[idx[ed->r_cand[r]]].gap / (T_STAB * T_STAB);
   }
+  /* A and b scaled by the power of 4 nearest 1 / max|A_rr| (exact: every value of the solves
+     below is then scaled by a power of 2, the same bits where nothing under- or overflows).
+     A's entries are W's, 1 / mass: a 2-D box of 1e-300 kg (tests/data/box_drop_tiny_mass_2d.json)
+     has A ~ 1e300, and the least-norm solve's B (B'B)^-2 B' b divides b ~ 10 m/s^2 by about
+     1e600 (1e-450: zero), the normal equations' A'A overflow; its persistent corner then
+     carried no force and the box fell through the ground unseen. */
+  double amax = 0.0;
+  for (int r = 0; r < nr; ++r) amax = fmax(amax, fabs(ed->A[r * nr + r]));
+  if (amax > 0.0 && isfinite(amax)) {
+    int e;
+    frexp(amax, &e);
+    const double sc = ldexp(1.0, -2 * (e / 2));
+    for (int r = 0; r < nr; ++r) {
+      ed->b[r] *= sc;
+      for (int c = 0; c < nr; ++c) ed->A[r * nr + c] *= sc;
+    }
+  }
   /* Redundant rows (a box's corners) share their forces by the least-norm split, which is
      smooth in the state (the force and cone roots are located on it). With sliding rows A
      is not symmetric: the least-norm solution A^+ b, from the normal equations
