@@ -138,7 +138,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "sweeps")       ? "an integer >= 1"
                : !strcmp(key, "cover")        ? "previous or ones"
                : !strcmp(key, "block")        ? "an integer from 0 to 1000"
-               : !strcmp(key, "lu")           ? "umfpack, own or klu"
+               : !strcmp(key, "lu")           ? "umfpack, own, klu or ft"
                : !strcmp(key, "refactor")     ? "an integer from 10 to 100000"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");

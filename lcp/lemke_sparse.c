@@ -355,7 +355,10 @@ void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds) {
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
-void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) { ws->own_solve = on; }
+void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) {
+  ws->own_solve = on != 0;
+  if (!ws->own_solve) ws->ft = 0; /* the updates are of the own factors */
+}
 
 void lsim_lemke_sparse_set_klu(LsimLemkeSparse *ws, int on) { ws->klu = on != 0; }
 
@@ -376,10 +379,11 @@ int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every) {
 }
 
 void lsim_lemke_sparse_get_settings(const LsimLemkeSparse *ws, int *block_rounds, int *klu,
-                                    int *own_solve, int *refactor) {
+                                    int *own_solve, int *ft, int *refactor) {
   *block_rounds = ws->drv.block_rounds;
   *klu = ws->klu;
   *own_solve = ws->own_solve;
+  *ft = ws->ft;
   *refactor = ws->drv.refactor_first;
 }
 

@@ -91,7 +91,8 @@ void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on);
  * reaches only part of L and U (lemke_sparse.c); other bits than UMFPACK's own solve (the
  * sums go in another order), so other paths at degenerate vertices. 0: UMFPACK's solve.
  * The default is taken from the environment variable LSIM_LU_SOLVE at create ("own" 1,
- * "umfpack" 0, unset: the built-in default). */
+ * "umfpack" 0, unset: the built-in default). 0 also turns the Forrest-Tomlin updates off
+ * (lsim_lemke_sparse_set_ft: they update those factors). */
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on);
 
 /* on != 0: B_0 factored and solved by KLU (SuiteSparse; BTF, AMD on each block,
@@ -125,9 +126,10 @@ int lsim_lemke_sparse_set_refactor(LsimLemkeSparse *ws, int every);
 
 /* The settings the workspace's solves take now (its environment's as created, or the
  * setters'): rounds of block pivoting, KLU (1) or UMFPACK (0), with UMFPACK our solves on
- * its factors (own_solve 1) or its own (0), pivots between refactorizations. */
+ * its factors (own_solve 1) or its own (0), Forrest-Tomlin updates of those factors (ft 1,
+ * with own_solve 1) or the eta file (0), pivots between refactorizations. */
 void lsim_lemke_sparse_get_settings(const LsimLemkeSparse *ws, int *block_rounds, int *klu,
-                                    int *own_solve, int *refactor);
+                                    int *own_solve, int *ft, int *refactor);
 
 /* For its test: with B_0 of the last factorization of the last solve (ws holds it until
  * the next solve), x_umfpack = B_0^{-1} b by UMFPACK's solve and x_own by the factors read

@@ -175,8 +175,8 @@ LsimSolverOptions lsim_default_solver_options(void) {
 }
 
 int lsim_lu_solve_parse(const char *word, int *lu) {
-  static const char *const names[] = {"umfpack", "own", "klu"};
-  for (int k = 0; k < 3; ++k)
+  static const char *const names[] = {"umfpack", "own", "klu", "ft"};
+  for (int k = 0; k < 4; ++k)
     if (word && !strcmp(word, names[k])) {
       *lu = LSIM_LU_UMFPACK + k;
       return 0;
@@ -185,8 +185,8 @@ int lsim_lu_solve_parse(const char *word, int *lu) {
 }
 
 const char *lsim_lu_solve_name(int lu) {
-  static const char *const names[] = {"default", "umfpack", "own", "klu"};
-  return lu >= 0 && lu <= LSIM_LU_KLU ? names[lu] : "?";
+  static const char *const names[] = {"default", "umfpack", "own", "klu", "ft"};
+  return lu >= 0 && lu <= LSIM_LU_FT ? names[lu] : "?";
 }
 
 static void set_err(char *err, size_t errlen, const char *msg) {
@@ -199,7 +199,7 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   const LsimSolverOptions o = opt ? *opt : lsim_default_solver_options();
   if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
       o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1 || o.block_start < 0 ||
-      o.block_start > 1000 || o.lu_solve < LSIM_LU_DEFAULT || o.lu_solve > LSIM_LU_KLU ||
+      o.block_start > 1000 || o.lu_solve < LSIM_LU_DEFAULT || o.lu_solve > LSIM_LU_FT ||
       (o.lu_refactor != 0 && (o.lu_refactor < 10 || o.lu_refactor > 100000))) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
                          "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000, "
@@ -249,9 +249,13 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
       if (o.block_start > 0) lsim_lemke_sparse_set_block_start(s->lemke_sparse, o.block_start);
       /* LSIM_LU_DEFAULT and lu_refactor 0 leave the environment's settings, as block 0 */
       if (o.lu_solve != LSIM_LU_DEFAULT) {
+        /* ft runs on the own solves; each setting turns the others' off */
         lsim_lemke_sparse_set_klu(s->lemke_sparse, o.lu_solve == LSIM_LU_KLU);
-        if (o.lu_solve != LSIM_LU_KLU)
-          lsim_lemke_sparse_set_own_solve(s->lemke_sparse, o.lu_solve == LSIM_LU_OWN);
+        if (o.lu_solve != LSIM_LU_KLU) {
+          lsim_lemke_sparse_set_ft(s->lemke_sparse, o.lu_solve == LSIM_LU_FT);
+          lsim_lemke_sparse_set_own_solve(s->lemke_sparse,
+                                          o.lu_solve == LSIM_LU_OWN || o.lu_solve == LSIM_LU_FT);
+        }
       }
       if (o.lu_refactor > 0) lsim_lemke_sparse_set_refactor(s->lemke_sparse, o.lu_refactor);
     }
@@ -291,9 +295,9 @@ int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, in
   LsimSolver *s = NULL;
   const int rc = lsim_solver_create(&s, "lemke_sparse", o, NULL, 0);
   if (rc) return rc;
-  int klu = 0, own = 0;
-  lsim_lemke_sparse_get_settings(s->lemke_sparse, block_start, &klu, &own, lu_refactor);
-  *lu_solve = klu ? LSIM_LU_KLU : own ? LSIM_LU_OWN : LSIM_LU_UMFPACK;
+  int klu = 0, own = 0, ft = 0;
+  lsim_lemke_sparse_get_settings(s->lemke_sparse, block_start, &klu, &own, &ft, lu_refactor);
+  *lu_solve = klu ? LSIM_LU_KLU : ft ? LSIM_LU_FT : own ? LSIM_LU_OWN : LSIM_LU_UMFPACK;
   lsim_solver_free(s);
   return 0;
 }

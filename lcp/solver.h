@@ -51,7 +51,7 @@ typedef struct LsimSolverOptions {
                         0 .. 1000); 0 (default): none, unless the environment's
                         LSIM_BLOCK_START says otherwise */
   int lu_solve;      /* "lemke_sparse": B_0's factorization and solves, LSIM_LU_* below
-                        (lsim_lemke_sparse_set_own_solve / _set_klu); LSIM_LU_DEFAULT (0):
+                        (lsim_lemke_sparse_set_own_solve / _set_klu / _set_ft); LSIM_LU_DEFAULT (0):
                         the environment's LSIM_LU_SOLVE, else the built-in default */
   int lu_refactor;   /* "lemke_sparse": pivots between refactorizations of B_0, 10 .. 100000
                         (lsim_lemke_sparse_set_refactor); 0: the environment's
@@ -59,10 +59,11 @@ typedef struct LsimSolverOptions {
 } LsimSolverOptions;
 
 /* LsimSolverOptions.lu_solve: the default (environment, else built in), UMFPACK's own
- * solve, our solves with UMFPACK's factors, KLU. lsim_lu_solve_parse reads "umfpack",
- * "own", "klu" (0, or -1 for another word); lsim_lu_solve_name is the inverse ("default"
+ * solve, our solves with UMFPACK's factors, KLU, our solves with Forrest-Tomlin updates of
+ * UMFPACK's factors. lsim_lu_solve_parse reads "umfpack", "own", "klu", "ft" (0, or -1 for
+ * another word); lsim_lu_solve_name is the inverse ("default"
  * for LSIM_LU_DEFAULT, "?" out of range). */
-enum { LSIM_LU_DEFAULT = 0, LSIM_LU_UMFPACK = 1, LSIM_LU_OWN = 2, LSIM_LU_KLU = 3 };
+enum { LSIM_LU_DEFAULT = 0, LSIM_LU_UMFPACK = 1, LSIM_LU_OWN = 2, LSIM_LU_KLU = 3, LSIM_LU_FT = 4 };
 int lsim_lu_solve_parse(const char *word, int *lu);
 const char *lsim_lu_solve_name(int lu);
 

@@ -68,7 +68,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (lsim_parse_get_int(c, v, "solver", "block_start", 0, 1000, &s->block_start) < 0)
       return LSIM_INVALID_INPUT;
     if (solver_word(c, v, "lu_solve", lsim_lu_solve_parse, &s->lu_solve,
-                    "\"umfpack\", \"own\" or \"klu\"") < 0)
+                    "\"umfpack\", \"own\", \"klu\" or \"ft\"") < 0)
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
       return LSIM_INVALID_INPUT;

@@ -1266,10 +1266,42 @@ static void test_lemke_sparse_keys(void **unused) {
   assert_true(differ > 0);
 }
 
+/* The Forrest-Tomlin setting ("ft") as a scene key: the same pivots and states as the
+ * environment's LSIM_LU_SOLVE=ft, and the setting in effect (what a run records and a
+ * resumed run must match) read back as ft, under the key and under the environment.
+ * Before, the key was refused and a run under LSIM_LU_SOLVE=ft recorded "own", so a
+ * resume under "own" (other pivots) passed the check. */
+static void test_lemke_sparse_ft_key(void **unused) {
+  (void)unused;
+  enum { STEPS = 40 };
+  double qk[80] = {0}, qe[80] = {0};
+  int pk[STEPS], pe[STEPS];
+  run_pile("{\"name\": \"lemke_sparse\", \"lu_solve\": \"ft\"}", qk, pk, STEPS);
+  LsimSolverOptions o = lsim_default_solver_options();
+  int block = -1, lu = -1, refactor = -1;
+  o.lu_solve = LSIM_LU_FT;
+  assert_int_equal(lsim_lemke_sparse_effective(&o, &block, &lu, &refactor), 0);
+  assert_int_equal(lu, LSIM_LU_FT);
+  assert_string_equal(lsim_lu_solve_name(lu), "ft");
+  setenv("LSIM_LU_SOLVE", "ft", 1);
+  run_pile("{\"name\": \"lemke_sparse\"}", qe, pe, STEPS);
+  o.lu_solve = LSIM_LU_DEFAULT;
+  assert_int_equal(lsim_lemke_sparse_effective(&o, &block, &lu, &refactor), 0);
+  assert_int_equal(lu, LSIM_LU_FT);
+  /* an explicit key wins over the environment, and turns the updates off */
+  o.lu_solve = LSIM_LU_OWN;
+  assert_int_equal(lsim_lemke_sparse_effective(&o, &block, &lu, &refactor), 0);
+  assert_int_equal(lu, LSIM_LU_OWN);
+  unsetenv("LSIM_LU_SOLVE");
+  for (int k = 0; k < STEPS; ++k) assert_int_equal(pk[k], pe[k]);
+  assert_memory_equal(qk, qe, sizeof qk);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_full_scene),
       cmocka_unit_test(test_lemke_sparse_keys),
+      cmocka_unit_test(test_lemke_sparse_ft_key),
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_shorthand_and_duration),
       cmocka_unit_test(test_force_table),

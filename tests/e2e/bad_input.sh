@@ -146,7 +146,7 @@ S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_it
 S solver_sparse "solver_sparse.json:1:" "$h"'"solver": {"name": "newton", "sparse_limit": -4}, "bodies": [ {} ]}'
 # Sparse Lemke's settings (block_start, lu_solve, lu_refactor): ranges and names at the
 # value, and refused with another solver, where they would do nothing.
-S solver_lu_solve 'solver_lu_solve.json:1:92: solver.lu_solve: must be "umfpack", "own" or "klu", got "KLU"' "$h"'"solver": {"name": "lemke_sparse", "lu_solve": "KLU"}, "bodies": [ {} ]}'
+S solver_lu_solve 'solver_lu_solve.json:1:92: solver.lu_solve: must be "umfpack", "own", "klu" or "ft", got "KLU"' "$h"'"solver": {"name": "lemke_sparse", "lu_solve": "KLU"}, "bodies": [ {} ]}'
 S solver_lu_refactor "solver_lu_refactor.json:1:95: solver.lu_refactor: must be an integer in [10, 100000], got 5" "$h"'"solver": {"name": "lemke_sparse", "lu_refactor": 5}, "bodies": [ {} ]}'
 S solver_block_start "solver_block_start.json:1:95: solver.block_start: must be an integer in [0, 1000], got 2000" "$h"'"solver": {"name": "lemke_sparse", "block_start": 2000}, "bodies": [ {} ]}'
 S solver_lu_other "solver_lu_other.json:1:83: solver.lu_solve: is a setting of lemke_sparse only; the solver is pgs" "$h"'"solver": {"name": "pgs", "lu_solve": "klu"}, "bodies": [ {} ]}'
