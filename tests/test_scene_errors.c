@@ -138,7 +138,7 @@ static const ErrorCase error_cases[] = {
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"block_start\": 1001}}",
      2, 68, "solver.block_start", "must be an integer in [0, 1000], got 1001"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_solve\": \"KLU\"}}",
-     2, 65, "solver.lu_solve", "must be \"umfpack\", \"own\" or \"klu\", got \"KLU\""},
+     2, 65, "solver.lu_solve", "must be \"umfpack\", \"own\", \"klu\" or \"ft\", got \"KLU\""},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_refactor\": 9}}",
      2, 68, "solver.lu_refactor", "must be an integer in [10, 100000], got 9"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"lu_solve\": \"klu\"}}",
