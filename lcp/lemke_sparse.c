@@ -774,6 +774,18 @@ static inline void sub_scaled(double *restrict y, const int *restrict idx,
  * c_r (equal in exact arithmetic: det B_{t+1} = c_r det B_t) by more than FT_TOL of it. */
 #define FT_TOL 1e-9
 
+/* Sparse entries (an index and a value array) room for need, doubled from first:
+ * 0 or LSIM_OUT_OF_MEMORY (the arrays as they were). */
+static int grow_entries(int **idx, double **val, size_t *cap, size_t need, size_t first) {
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap : first;
+  while (c < need) c *= 2;
+  if (lsim_lemke_grow((void **)idx, c, sizeof(int)) || lsim_lemke_grow((void **)val, c, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
+  *cap = c;
+  return 0;
+}
+
 /* y_k -= m_t^T y for t = 1 .. nre (slot-indexed y). */
 static void ft_row_etas(const LsimLemkeSparse *ws, double *restrict y) {
   for (int t = 0; t < ws->nre; ++t) {
@@ -870,14 +882,8 @@ static int ft_exchange(LsimLemkeSparse *ws, int r, double cr) {
       return LSIM_OUT_OF_MEMORY;
     ws->cap_rek = c;
   }
-  if (ws->re_used + (size_t)n > ws->cap_re) {
-    size_t c = ws->cap_re ? ws->cap_re : 4096;
-    while (c < ws->re_used + (size_t)n) c *= 2;
-    if (lsim_lemke_grow((void **)&ws->re_j, c, sizeof(int)) ||
-        lsim_lemke_grow((void **)&ws->re_x, c, sizeof(double)))
-      return LSIM_OUT_OF_MEMORY;
-    ws->cap_re = c;
-  }
+  if (grow_entries(&ws->re_j, &ws->re_x, &ws->cap_re, ws->re_used + (size_t)n, 4096))
+    return LSIM_OUT_OF_MEMORY;
   size_t e = ws->re_used;
   double dk = s[k];
   for (int p = rk + 1; p < n; ++p) {
@@ -890,14 +896,8 @@ static int ft_exchange(LsimLemkeSparse *ws, int r, double cr) {
   const double want = ws->udiag[k] * cr;
   if (!(dk != 0.0 && isfinite(dk) && fabs(dk - want) <= FT_TOL * fabs(dk))) return 1;
   /* The spike as slot k's column (its diagonal apart). */
-  if (ws->sp_used + (size_t)n > ws->cap_sp) {
-    size_t c = ws->cap_sp ? ws->cap_sp : 4096;
-    while (c < ws->sp_used + (size_t)n) c *= 2;
-    if (lsim_lemke_grow((void **)&ws->sp_i, c, sizeof(int)) ||
-        lsim_lemke_grow((void **)&ws->sp_x, c, sizeof(double)))
-      return LSIM_OUT_OF_MEMORY;
-    ws->cap_sp = c;
-  }
+  if (grow_entries(&ws->sp_i, &ws->sp_x, &ws->cap_sp, ws->sp_used + (size_t)n, 4096))
+    return LSIM_OUT_OF_MEMORY;
   /* Row k deleted: in U (both copies) and in the earlier spikes. */
   for (int q = ws->ur_p[k]; q < ws->ur_p[k + 1]; ++q) ws->ur_x[q] = 0.0, ws->uc_x[ws->r2c[q]] = 0.0;
   for (size_t q = 0; q < ws->sp_used; ++q)
@@ -1178,14 +1178,7 @@ static int has_row(void *ctx, int i) {
 
 /* Makes sure the CSC arrays hold nnz entries. */
 static int reserve_a(LsimLemkeSparse *ws, size_t nnz) {
-  if (nnz <= ws->cap_a) return 0;
-  size_t c = ws->cap_a ? ws->cap_a : 1024;
-  while (c < nnz) c *= 2;
-  if (lsim_lemke_grow((void **)&ws->Ai, c, sizeof(int)) ||
-      lsim_lemke_grow((void **)&ws->Ax, c, sizeof(double)))
-    return LSIM_OUT_OF_MEMORY;
-  ws->cap_a = c;
-  return 0;
+  return grow_entries(&ws->Ai, &ws->Ax, &ws->cap_a, nnz, 1024);
 }
 
 /* Column j of B_0 (-M(:,j) without its zeros, rows ascending) from the cache, formed and
@@ -1195,15 +1188,9 @@ static int basis_mcol(LsimLemkeSparse *ws, const LsimFactoredLcp *f, int j) {
   const int cnt = mcol(ws, f, j);
   lsim_lemke_sparse_sort_rows(ws->touched, cnt); /* UMFPACK: sorted rows */
   const size_t need = ws->colc_used + (size_t)cnt;
-  if (need > ws->cap_colc) {
-    size_t c = ws->cap_colc ? ws->cap_colc : 4096;
-    while (c < need) c *= 2;
-    if (lsim_lemke_grow((void **)&ws->colc_i, c, sizeof(int)) ||
-        lsim_lemke_grow((void **)&ws->colc_x, c, sizeof(double))) {
-      mcol_clear(ws, cnt);
-      return LSIM_OUT_OF_MEMORY;
-    }
-    ws->cap_colc = c;
+  if (grow_entries(&ws->colc_i, &ws->colc_x, &ws->cap_colc, need, 4096)) {
+    mcol_clear(ws, cnt);
+    return LSIM_OUT_OF_MEMORY;
   }
   size_t nz = ws->colc_used;
   for (int k = 0; k < cnt; ++k) {

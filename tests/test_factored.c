@@ -618,16 +618,23 @@ typedef struct SceneLcp {
   LsimStepper *stepper;
 } SceneLcp;
 
-static const LsimFactoredLcp *scene_lcp(SceneLcp *p, const char *path, int steps) {
+/* threads > 0: PGS on that many threads, else the scene's setting. */
+static const LsimFactoredLcp *scene_lcp_threads(SceneLcp *p, const char *path, int steps,
+                                                int threads) {
   char *text = NULL;
   LsimSceneError serr;
   assert_int_equal(lsim_scene_load(path, &p->model, &p->state, &text, &serr), 0);
   free(text);
   strcpy(p->model.solver.name, "pgs");
+  if (threads > 0) p->model.solver.threads = threads;
   char err[256];
   assert_int_equal(lsim_stepper_create(&p->stepper, &p->model, NULL, err, sizeof err), 0);
   for (int k = 0; k < steps; ++k) lsim_step(p->stepper, &p->model, &p->state, NULL);
   return lsim_stepper_factored(p->stepper);
+}
+
+static const LsimFactoredLcp *scene_lcp(SceneLcp *p, const char *path, int steps) {
+  return scene_lcp_threads(p, path, steps, 0);
 }
 
 static void free_scene_lcp(SceneLcp *p) {
@@ -877,16 +884,7 @@ static void test_step_diag_bound(void **state) {
   int seen_ascend = 0, seen_descend = 0;
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     SceneLcp p;
-    char *text = NULL;
-    LsimSceneError serr;
-    assert_int_equal(lsim_scene_load(cases[k].path, &p.model, &p.state, &text, &serr), 0);
-    free(text);
-    strcpy(p.model.solver.name, "pgs");
-    p.model.solver.threads = cases[k].threads;
-    char err[256];
-    assert_int_equal(lsim_stepper_create(&p.stepper, &p.model, NULL, err, sizeof err), 0);
-    for (int t = 0; t < cases[k].steps; ++t) lsim_step(p.stepper, &p.model, &p.state, NULL);
-    const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+    const LsimFactoredLcp *f = scene_lcp_threads(&p, cases[k].path, cases[k].steps, cases[k].threads);
     if (f->n < 1) fail_msg("%s: no contact after %d steps", cases[k].path, cases[k].steps);
     if (!cases[k].made) {
       assert_true(f->diag_bound == 0.0);
@@ -964,16 +962,7 @@ static void test_step_cone_products(void **state) {
                {"data/chain_20.json", 200, 1, 0}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     SceneLcp p;
-    char *text = NULL;
-    LsimSceneError serr;
-    assert_int_equal(lsim_scene_load(cases[k].path, &p.model, &p.state, &text, &serr), 0);
-    free(text);
-    strcpy(p.model.solver.name, "pgs");
-    p.model.solver.threads = cases[k].threads;
-    char err[256];
-    assert_int_equal(lsim_stepper_create(&p.stepper, &p.model, NULL, err, sizeof err), 0);
-    for (int t = 0; t < cases[k].steps; ++t) lsim_step(p.stepper, &p.model, &p.state, NULL);
-    const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+    const LsimFactoredLcp *f = scene_lcp_threads(&p, cases[k].path, cases[k].steps, cases[k].threads);
     if (f->n < 1 || f->ncones < 1) fail_msg("%s: no cone after %d steps", cases[k].path, cases[k].steps);
     int made = 0, two = 0, negated = 0;
     for (int c = 0; c < f->ncones && f->cone_products; ++c) {
