@@ -258,8 +258,8 @@ static void test_specs(void **state) {
       {"lemke_sparse[block=1001]", "bad value '1001' for block (an integer from 0 to 1000)"},
       {"lemke[lu=own]", "lu is an option of lemke_sparse only; lemke does not use it"},
       {"pgs[refactor=200]", "refactor is an option of lemke_sparse only; pgs does not use it"},
-      {"lemke_sparse[lu=dense]", "bad value 'dense' for lu (umfpack, own or klu)"},
-      {"lemke_sparse[lu=1]", "bad value '1' for lu (umfpack, own or klu)"},
+      {"lemke_sparse[lu=dense]", "bad value 'dense' for lu (umfpack, own, klu or ft)"},
+      {"lemke_sparse[lu=1]", "bad value '1' for lu (umfpack, own, klu or ft)"},
       {"lemke_sparse[refactor=9]", "bad value '9' for refactor (an integer from 10 to 100000)"},
       {"lemke_sparse[refactor=100001]",
        "bad value '100001' for refactor (an integer from 10 to 100000)"},
@@ -429,6 +429,48 @@ static void test_interrupted(void **state) {
   assert_string_equal(text[0], "");
   assert_int_equal(read_scalar_i(h, "/summary/run_end_step"), 20);
   H5Fclose(h);
+}
+
+/* The reference's warm series is the driver's own solve: on pile_10 (islands: the boxes
+ * apart from the pile) its distance to the solve that drives the trajectory is exactly 0
+ * on every step, for each pivoting and iterative reference and the options that change a
+ * solve's path (islands, lemke_sparse's covering vector). Before, the driver took the
+ * scene's islands (1) and no cover=previous while the series took the spec's (0, and
+ * previous): lemke_sparse's warm series was up to 3.6e-10 m/s from the driver from step
+ * 10 on. Exact zero, no tolerance: the same solve on the same bits gives the same bits. */
+static void test_reference_warm_is_driver(void **state) {
+  (void)state;
+  static const char *const refs[] = {"lemke", "lemke_sparse", "newton", "pgs",
+                                     "lemke[islands=1]", "lemke_sparse[islands=1]",
+                                     "newton[islands=1]", "lemke_sparse[cover=previous]",
+                                     "lemke_sparse[islands=1,cover=previous]"};
+  char out[128], err[512];
+  snprintf(out, sizeof out, "%s/ref.h5", tmpdir);
+  const char *inputs[] = {"data/pile_10.json"};
+  for (size_t r = 0; r < sizeof refs / sizeof *refs; ++r) {
+    LsimCompareConfig cfg = lsim_default_compare_config();
+    cfg.inputs = inputs;
+    cfg.ninputs = 1;
+    cfg.solvers = refs[r];
+    cfg.output = out;
+    cfg.steps = 40;
+    LsimCompareResult res;
+    assert_int_equal(lsim_compare_run(&cfg, &res, err, sizeof err), 0);
+    const LsimCompareTable *t = &res.table;
+    assert_int_equal(t->N, 40);
+    assert_int_equal(t->P, 2); /* the reference's cold and warm series */
+    assert_non_null(strstr(res.labels[1], "(warm)"));
+    int solved = 0;
+    for (int k = 0; k < t->N; ++k) {
+      if (t->problem_size[k] == 0) continue;
+      const double d = t->dist[(size_t)k * t->P + 1];
+      if (d != 0.0) fail_msg("reference %s: step %d: warm series %.3g from the driver", refs[r],
+                             t->step[k], d);
+      ++solved;
+    }
+    assert_true(solved >= 30); /* pile_10: an LCP on 34 of its first 40 steps (from step 7) */
+    lsim_compare_result_free(&res);
+  }
 }
 
 /* The summary's aggregates of solutions leave failed solves out, the counts keep them: one
@@ -631,6 +673,7 @@ int main(void) {
       cmocka_unit_test(test_specs_same),
       cmocka_unit_test(test_list_spaces),
       cmocka_unit_test(test_interrupted),
+      cmocka_unit_test(test_reference_warm_is_driver),
       cmocka_unit_test(test_summary_excludes_failures),
       cmocka_unit_test(test_timed_outcomes),
       cmocka_unit_test(test_h5_rows),
