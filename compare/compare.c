@@ -298,9 +298,9 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.block_start = sp->opt.block_start;
   m.solver.lu_solve = sp->opt.lu_solve;
   m.solver.lu_refactor = sp->opt.lu_refactor;
-  /* And its islands (0 unless the spec says islands=1), not the scene's (a run's 1): the
-     driver had solved pile_10's problems island by island while its warm series solved
-     them whole, 3.6e-10 m/s apart. */
+  /* And its islands (1, a run's, unless the spec says islands=0): with islands=0 the driver
+     had solved pile_10's problems island by island while its warm series solved them
+     whole, 3.6e-10 m/s apart. */
   m.solver.islands = sp->opt.islands;
   if (sp->warm >= 0) m.solver.warm_start = sp->warm;
   /* A comparison measures each solver alone: no fallback chain behind it. */
