@@ -298,10 +298,26 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.block_start = sp->opt.block_start;
   m.solver.lu_solve = sp->opt.lu_solve;
   m.solver.lu_refactor = sp->opt.lu_refactor;
+  /* And its islands (1, a run's, unless the spec says islands=0): with islands=0 the driver
+     had solved pile_10's problems island by island while its warm series solved them
+     whole, 3.6e-10 m/s apart. */
+  m.solver.islands = sp->opt.islands;
   if (sp->warm >= 0) m.solver.warm_start = sp->warm;
   /* A comparison measures each solver alone: no fallback chain behind it. */
   m.solver.on_failure = LSIM_ON_FAILURE_CONTINUE;
   return m;
+}
+
+/* A stepper of model m that solves as spec sp's series do: spec_model's settings, and
+ * lemke_sparse's covering vector (cover=previous), which the model does not carry: the
+ * driver had covered with B e while a [cover=previous] reference's warm series used the
+ * carried point. 0 or a status of lcp/lcp.h with err. */
+static int spec_stepper(LsimStepper **out, const LsimModel *m, const LsimCompareSpec *sp,
+                        char *err, size_t errlen) {
+  const int rc = lsim_stepper_create(out, m, NULL, err, errlen);
+  if (rc) return rc;
+  lsim_solver_set_cover_previous(lsim_stepper_solver(*out), sp->opt.cover_previous);
+  return 0;
 }
 
 /* One solve, dense or factored, as a function of one argument (compare/timed.h). */
@@ -656,7 +672,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     }
     LsimModel m = spec_model(&model, sp);
     specs[ser_solver[s]].opt.warm_start = m.solver.warm_start;
-    if ((bad = lsim_stepper_create(&steppers[s], &m, NULL, err, sizeof err)) ||
+    if ((bad = spec_stepper(&steppers[s], &m, sp, err, sizeof err)) ||
         (bad = lsim_state_init(&states[s], &model))) {
       exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
       break;
@@ -670,7 +686,7 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
     LsimModel m = spec_model(&model, &specs[ref]);
     for (int j = 0; j < nspecs; ++j) specs[j].opt.warm_start = -1; /* both, as series */
     specs[ref].opt.warm_start = m.solver.warm_start;
-    if ((bad = lsim_stepper_create(&driver, &m, NULL, err, sizeof err)))
+    if ((bad = spec_stepper(&driver, &m, &specs[ref], err, sizeof err)))
       exit_code = -lsim_compare_status(bad, LSIM_INVALID_INPUT);
   }
   if (exit_code) {

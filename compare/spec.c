@@ -33,6 +33,11 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                             size_t errlen) {
   memset(s, 0, sizeof *s);
   s->opt = lsim_default_solver_options();
+  /* Islands as a run's time step solves (LsimSolverSettings.islands, 1): a reference drives
+     the trajectory with them, so its series solve as its run alone does (with 0 the driver
+     had solved pile_10 island by island and its warm series whole, 3.6e-10 m/s apart).
+     LCP sets are dense problems, which no solver splits. */
+  s->opt.islands = 1;
   s->warm = -1;
   s->ndir = -1;
   if (len == 0 || len >= sizeof s->label) {

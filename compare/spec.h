@@ -1,7 +1,7 @@
 /* spec.h: solver specs of a comparison: NAME or NAME[key=value,...] with keys tol,
  * max_iter, sweeps (= max_iter with tol 0: a fixed number of sweeps), omega, threads, warm
  * (independent mode: 0/1), d (frictional contact sets: an LCP solver's polyhedral cone
- * directions), islands, sparse_limit, cover (lemke_sparse's warm path: previous or ones),
+ * directions), islands (default 1, as runs solve), sparse_limit, cover (lemke_sparse's warm path: previous or ones),
  * block (its rounds of block pivoting), lu (umfpack, own or klu: B_0's solves) and refactor
  * (pivots between refactorizations of B_0, 10 .. 100000);
  * a list is split at commas outside brackets. */

@@ -612,6 +612,25 @@ for env, spec in (("luenv1", "lemke_sparse[lu=own,refactor=200]"),
         r = la.index(f"lemke_sparse[lu=umfpack,refactor=100] ({start})")
         assert a["results/residual"][:, i].tobytes() != a["results/residual"][:, r].tobytes()
 PYEOF
+# The reference's warm series is the solve that drives the trajectory: distance exactly 0
+# on every step with an LCP (pile_10, 60 steps). Before, the driver took the scene's
+# islands (1) and no cover=previous while the series took the spec's (islands 0 by
+# default): lemke_sparse's warm series was up to 3.6e-10 m/s from the driver on 40 of 54
+# steps.
+for ref in lemke_sparse 'lemke_sparse[cover=previous]' 'lemke_sparse[islands=0]'; do
+  $bin compare data/pile_10.json --steps 60 --quiet --reference "$ref" --solvers pgs \
+    -o "$tmp/refwarm.h5" || fail "reference $ref: exit $?"
+  $PY - "$tmp/refwarm.h5" <<'PYEOF' || fail "reference $ref: warm series is not the driver's solve"
+import sys, h5py
+import numpy as np
+f = h5py.File(sys.argv[1], "r")
+s = int(f["parameters/reference_series"][()])
+n, d = f["results/lcp_size"][:, s], f["results/distance"][:, s]
+assert (n > 0).sum() == 54, (n > 0).sum()
+bad = np.nonzero((n > 0) & (d != 0))[0]
+assert not len(bad), f"steps {bad + 1}: distances {d[bad]}"
+PYEOF
+done
 # A reference written otherwise than the listed solver it is ('lemke[tol=1e-10]' for
 # lemke, whose default tol that is) is that solver: 4 series, not 6 (a third lemke pair).
 $bin compare data/two_blocks.json --solvers lemke,pgs --reference 'lemke[tol=1e-10]' --quiet \
