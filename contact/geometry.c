@@ -502,10 +502,17 @@ int lsim_collide_placed(const LsimPlaced *pa, const LsimPlaced *pb, int dim, dou
 
 int lsim_box_face_vertex(const LsimPlaced *a, const LsimPlaced *b, int feature, int *ref,
                          LsimContactPoint *out, double *margin, double *role) {
+  int order = -1;
+  return lsim_box_face_vertex_ordered(a, b, feature, &order, ref, out, margin, role);
+}
+
+int lsim_box_face_vertex_ordered(const LsimPlaced *a, const LsimPlaced *b, int feature, int *order,
+                                 int *ref, LsimContactPoint *out, double *margin, double *role) {
   if (a->type != LSIM_SHAPE_BOX || b->type != LSIM_SHAPE_BOX || feature < 0 || feature >= 9216)
     return -1;
-  /* The canonical order of lsim_collide_placed. */
-  const int swap = same_type_order(a, b, 3) > 0;
+  /* The canonical order of lsim_collide_placed (at these poses unless given). */
+  if (*order < 0) *order = same_type_order(a, b, 3) > 0;
+  const int swap = *order != 0;
   const Placed *A = swap ? b : a, *B = swap ? a : b;
   if (*ref < 0) {
     /* The reference face box_box3 picks at these poses: B's when the role of B's face is

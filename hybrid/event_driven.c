@@ -582,7 +582,7 @@ static int refresh_candidates(Ed *ed) {
     cd.axis = lsim_ed_tangents(ed, ct) == 2 ? lsim_v3_tangent_axis(ct->normal) : -1;
     for (int i = 0; i < nold; ++i)
       if (old[i].id == ct->id) cd = old[i];
-    cd.ref = lsim_ed_face_ref(ed, &ed->st, ct);
+    cd.ref = lsim_ed_face_ref(ed, &ed->st, ct, &cd.order);
     lsim_ed_local_point(ed, &ed->st, cd.body[0], ct->point, cd.local);
     fresh[n++] = cd;
   }

@@ -108,6 +108,9 @@ typedef struct Cand {
                        turn smoothly with its normal (lsim_ed_detect); -1 any other */
   int ref;          /* a 3-D box-box face vertex (lsim_box_face_vertex): its reference face
                        on the id's first shape (0) or second (1); -1 any other contact */
+  int order;        /* with ref >= 0: the pair's canonical order when it became a candidate
+                       or its event (lsim_box_face_vertex_ordered), in which its id's
+                       feature names the vertex */
   double local[3];  /* a contact's point in body[0]'s frame when it became a candidate or
                        its event: a 2-D persistent contact that detection names otherwise
                        (lsim_ed_detect) is found again by it */
@@ -195,7 +198,7 @@ int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContac
 
 /* The reference face of detected contact ct when it is a 3-D box-box face vertex (0 or 1,
  * Cand.ref), else -1. */
-int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct);
+int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct, int *order);
 /* World point w in body's frame (l), and back; body < 0: the world. */
 void lsim_ed_local_point(const Ed *ed, const LsimState *st, int body, const double w[3], double l[3]);
 void lsim_ed_world_point(const Ed *ed, const LsimState *st, int body, const double l[3], double w[3]);

@@ -130,7 +130,8 @@ void lsim_ed_world_point(const Ed *ed, const LsimState *st, int body, const doub
   lsim_v3_add(w, p, d);
 }
 
-int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct) {
+int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct, int *order) {
+  *order = -1;
   if (ed->m->dimension != 3 || ct->kind != LSIM_CONTACT_NORMAL) return -1;
   int sa, sb, f;
   id_parts(ct->id, &sa, &sb, &f);
@@ -141,18 +142,22 @@ int lsim_ed_face_ref(const Ed *ed, const LsimState *st, const LsimContact *ct) {
   int ref = -1;
   LsimContactPoint pt;
   double margin, role;
-  return lsim_box_face_vertex(&A, &B, f, &ref, &pt, &margin, &role) ? -1 : ref;
+  if (lsim_box_face_vertex_ordered(&A, &B, f, order, &ref, &pt, &margin, &role)) {
+    *order = -1;
+    return -1;
+  }
+  return ref;
 }
 
 int lsim_ed_follow(const Ed *ed, const LsimState *st, const Cand *cd, LsimContactPoint *pt,
                    double *margin, double *role) {
   if (cd->ref < 0) return -1;
-  int sa, sb, f, ref = cd->ref;
+  int sa, sb, f, ref = cd->ref, order = cd->order;
   id_parts(cd->id, &sa, &sb, &f);
   LsimPlaced A, B;
   place_at(ed, st, sa, &A);
   place_at(ed, st, sb, &B);
-  return lsim_box_face_vertex(&A, &B, f, &ref, pt, margin, role);
+  return lsim_box_face_vertex_ordered(&A, &B, f, &order, &ref, pt, margin, role);
 }
 
 /* Contact c of set in the tangent basis about axis (lsim_v3_tangents_about) when detection
@@ -198,9 +203,14 @@ int lsim_ed_detect(Ed *ed, const LsimState *st, LsimContactSet *set, int follow)
     const Cand *cd = &ed->cand[i];
     if (cd->mode == JOINT || cd->ref < 0) continue;
     /* Detected with the reference face it had at the last event: kept. With the other
-       (past the root on its role, up to the located point), followed from its face. */
+       (past the root on its role, up to the located point), followed from its face. In
+       the other canonical order of the pair (two equal boxes at one height, whose order
+       round-off of a height turns) the id's feature names another vertex: followed in
+       its own order. */
     const int c = lsim_ed_find(set, cd->id);
-    if (c >= 0 && lsim_ed_face_ref(ed, st, &set->contacts[c]) == cd->ref) continue;
+    int order = -1;
+    if (c >= 0 && lsim_ed_face_ref(ed, st, &set->contacts[c], &order) == cd->ref && order == cd->order)
+      continue;
     if (c >= 0) set->contacts[c].id = 0; /* superseded (no contact has id 0) */
     LsimContactPoint pt;
     double margin, role;
