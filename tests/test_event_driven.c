@@ -1713,6 +1713,27 @@ static int keep_sweep(const LsimModel *m, const LsimState *st, const LsimContact
 static volatile sig_atomic_t crawl_stop;
 static void on_alarm(int sig) { crawl_stop = sig; }
 
+/* A run's stop flag raised after seconds of the process's CPU time (a crawl ends as a
+ * stop, not a hung test): cpu_limit_start before the run, cpu_limit_end after it. */
+static void cpu_limit_start(LsimEventOptions *o, unsigned seconds, timer_t *timer) {
+  crawl_stop = 0;
+  o->stop = &crawl_stop;
+  signal(SIGALRM, on_alarm);
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_SIGNAL, ev.sigev_signo = SIGALRM;
+  struct itimerspec when;
+  memset(&when, 0, sizeof when);
+  when.it_value.tv_sec = seconds;
+  assert_int_equal(timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, timer), 0);
+  assert_int_equal(timer_settime(*timer, 0, &when, NULL), 0);
+}
+
+static void cpu_limit_end(timer_t timer) {
+  timer_delete(timer);
+  signal(SIGALRM, SIG_DFL);
+}
+
 /* The sweep's scene NB boxes (2 or 3), ground mu mg, box mu mb, top half size a, thrown at
  * speed v straight (obl 0) or along (0.9, 0.3) (obl 1), run event-driven to t_end;
  * rises of the energy and forces counted from sample time from; interrupted after cpu
@@ -1745,23 +1766,10 @@ static SweepRun sweep_scene_limited(int nb, double mg, double mb, double a, doub
   r.from = from;
   LsimEventOptions o = lsim_event_options_for_model(&m);
   timer_t timer;
-  int timed = 0;
-  if (cpu > 0) {
-    crawl_stop = 0;
-    o.stop = &crawl_stop;
-    signal(SIGALRM, on_alarm);
-    struct sigevent ev;
-    memset(&ev, 0, sizeof ev);
-    ev.sigev_notify = SIGEV_SIGNAL, ev.sigev_signo = SIGALRM;
-    struct itimerspec when;
-    memset(&when, 0, sizeof when);
-    when.it_value.tv_sec = cpu;
-    assert_int_equal(timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer), 0);
-    assert_int_equal(timer_settime(timer, 0, &when, NULL), 0);
-    timed = 1;
-  }
+  const int timed = cpu > 0;
+  if (timed) cpu_limit_start(&o, cpu, &timer);
   r.rc = lsim_event_driven_run(&m, &st, t_end, &o, keep_sweep, &r, NULL, r.err, sizeof r.err);
-  if (timed) timer_delete(timer), signal(SIGALRM, SIG_DFL);
+  if (timed) cpu_limit_end(timer);
   lsim_state_free(&st);
   lsim_model_free(&m);
   return r;
@@ -2095,22 +2103,12 @@ static void test_flush_hinge_3d_runs(void **state) {
   LsimSceneError se;
   if (lsim_scene_parse(json, "test", &m, &st, &se)) fail_msg("scene: %s", se.message);
   LsimEventOptions o = lsim_event_options_for_model(&m);
-  crawl_stop = 0;
-  o.stop = &crawl_stop;
-  signal(SIGALRM, on_alarm);
-  struct sigevent ev;
-  memset(&ev, 0, sizeof ev);
-  ev.sigev_notify = SIGEV_SIGNAL, ev.sigev_signo = SIGALRM;
-  struct itimerspec when;
-  memset(&when, 0, sizeof when);
-  when.it_value.tv_sec = 60;
   timer_t timer;
-  assert_int_equal(timer_create(CLOCK_PROCESS_CPUTIME_ID, &ev, &timer), 0);
-  assert_int_equal(timer_settime(timer, 0, &when, NULL), 0);
+  cpu_limit_start(&o, 60, &timer);
   HingeRun r = {0};
   char err[256] = "";
   const int rc = lsim_event_driven_run(&m, &st, 0.2, &o, keep_hinge3, &r, NULL, err, sizeof err);
-  timer_delete(timer), signal(SIGALRM, SIG_DFL);
+  cpu_limit_end(timer);
   const double t = st.time;
   lsim_state_free(&st);
   lsim_model_free(&m);
