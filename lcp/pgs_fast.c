@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GNUC__) && defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
 #endif
 
 /* ---- factored fast path: rows with at most two contiguous column blocks ----
@@ -744,46 +744,24 @@ static inline int zero_min(double zi, double wi) {
   return isfinite(zi) && isfinite(wi) && (zi < wi ? zi : wi) == 0.0;
 }
 
-/* How many tasks ahead the residual's passes ask for a cone's rows (and its table entry
- * twice as far ahead, where those rows' addresses are read). At 10 000 bodies the table
- * (184 B a cone) and the rows (288 B of J, the same of B) come from memory in every pass. */
-enum { EXACT_PREFETCH = 8 };
+/* How many tasks ahead the residual's passes ask for a cone's table entry (184 B; at
+ * 10 000 bodies the table comes from memory in each of the three passes). Its rows were
+ * asked for too (288 B of J or B, from the entry read EXACT_PREFETCH / 2 tasks before):
+ * no gain measured at 10 000 bodies, for 17 instructions a cone (docs/solvers.md). */
+enum { EXACT_PREFETCH = 16 };
 
-/* The cache lines of a row of len doubles asked for. */
-static inline void prefetch_row(const double *r, int len) {
-#if defined(__GNUC__)
-  for (int j = 0; j < len; j += 8) __builtin_prefetch(r + j);
-  __builtin_prefetch(r + len - 1);
-#else
-  (void)r, (void)len;
-#endif
-}
-
-/* In a residual pass over order[.. end) at position t: the table entry of the cone
- * 2 EXACT_PREFETCH tasks on, and the rows (of J when rows_j, else of B) and blocks of u of
- * the one EXACT_PREFETCH on. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void exact_prefetch(const LsimPgs *ws, const int *order, int t, int end, const int W,
-                                  const int rows_j) {
+static inline void exact_prefetch(const LsimPgs *ws, const int *order, int t, int end) {
 #if defined(__GNUC__)
-  if (t + 2 * EXACT_PREFETCH < end && order[t + 2 * EXACT_PREFETCH] >= 0) {
-    const char *e = (const char *)&ws->fc[order[t + 2 * EXACT_PREFETCH]];
+  if (t + EXACT_PREFETCH < end && order[t + EXACT_PREFETCH] >= 0) {
+    const char *e = (const char *)&ws->fc[order[t + EXACT_PREFETCH]];
     __builtin_prefetch(e), __builtin_prefetch(e + 64), __builtin_prefetch(e + 128);
     __builtin_prefetch(e + sizeof(FastCone) - 1);
   }
-  if (t + EXACT_PREFETCH < end && order[t + EXACT_PREFETCH] >= 0) {
-    const FastCone *c = &ws->fc[order[t + EXACT_PREFETCH]];
-    const int len = c->nb * W;
-    prefetch_row(rows_j ? c->Jn : c->Bn, len);
-    prefetch_row(rows_j ? c->J1 : c->B1, len);
-    prefetch_row(rows_j ? c->J2 : c->B2, len);
-    __builtin_prefetch(ws->u + c->o[0]), __builtin_prefetch(ws->u + c->o[0] + W - 1);
-    __builtin_prefetch(ws->u + c->o[1]), __builtin_prefetch(ws->u + c->o[1] + W - 1);
-  }
 #else
-  (void)ws, (void)order, (void)t, (void)end, (void)W, (void)rows_j;
+  (void)ws, (void)order, (void)t, (void)end;
 #endif
 }
 
@@ -851,6 +829,44 @@ static inline void measure_lanes(Measures *r, const MeasuresV *v) {
 #define EXACT_PAIRS 0
 #endif
 
+/* A cone's three products with u (normal, p_0, p_q; block width 6) in the four lanes of
+ * AVX2 vectors, one row a lane (the fourth a copy of the third): each block's products of
+ * four and of two entries formed at once and transposed, then added to the lanes' sums one
+ * entry after another, so that each lane's sum is the scalar loop's, operation for
+ * operation (no FMA: the target has none, and C11 contracts nothing). Used where the
+ * coloured sweep runs AVX2 (or AVX-512), which LSIM_SIMD chooses. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define EXACT_AVX2 1
+__attribute__((target("avx2"))) static inline void cone_dots_avx2(const FastCone *c,
+                                                                   const double *u, double v[3]) {
+  __m256d acc = _mm256_setzero_pd();
+  for (int b = 0; b < c->nb; ++b) {
+    const double *jn = c->Jn + 6 * b, *j1 = c->J1 + 6 * b, *j2 = c->J2 + 6 * b, *x = u + c->o[b];
+    const __m256d x4 = _mm256_loadu_pd(x);
+    const __m256d pn = _mm256_mul_pd(_mm256_loadu_pd(jn), x4);
+    const __m256d p1 = _mm256_mul_pd(_mm256_loadu_pd(j1), x4);
+    const __m256d p2 = _mm256_mul_pd(_mm256_loadu_pd(j2), x4);
+    const __m256d t0 = _mm256_unpacklo_pd(pn, p1), t1 = _mm256_unpackhi_pd(pn, p1);
+    const __m256d t2 = _mm256_unpacklo_pd(p2, p2), t3 = _mm256_unpackhi_pd(p2, p2);
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t0, t2, 0x20)); /* entry 0 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t1, t3, 0x20)); /* 1 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t0, t2, 0x31)); /* 2 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t1, t3, 0x31)); /* 3 */
+    const __m128d x2 = _mm_loadu_pd(x + 4);
+    const __m128d qn = _mm_mul_pd(_mm_loadu_pd(jn + 4), x2);
+    const __m128d q1 = _mm_mul_pd(_mm_loadu_pd(j1 + 4), x2);
+    const __m128d q2 = _mm_mul_pd(_mm_loadu_pd(j2 + 4), x2);
+    acc = _mm256_add_pd(acc, _mm256_set_m128d(_mm_unpacklo_pd(q2, q2), _mm_unpacklo_pd(qn, q1)));
+    acc = _mm256_add_pd(acc, _mm256_set_m128d(_mm_unpackhi_pd(q2, q2), _mm_unpackhi_pd(qn, q1)));
+  }
+  double a[4];
+  _mm256_storeu_pd(a, acc);
+  v[0] = a[0], v[1] = a[1], v[2] = a[2];
+}
+#else
+#define EXACT_AVX2 0
+#endif
+
 /* w = J u + C z + q on the packed problem, u the state in ws->u (a cone's direction rows
  * from its p_0 and p_q rows). With stop: stops at the first row whose min(z, w) is not
  * exactly 0 (returns 1). With ms (ws->tasks_vars: the tasks take the variables in their
@@ -860,14 +876,14 @@ __attribute__((always_inline))
 #endif
 static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
                                    double *w, const int W, const int stop, Measures *ms,
-                                   const int *order, int begin, int end) {
+                                   const int avx2, const int *order, int begin, int end) {
   const double *u = ws->u;
 #if EXACT_PAIRS
   MeasuresV mv[1] = {{_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()}};
 #endif
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
-    exact_prefetch(ws, order, t, end, W, 1);
+    exact_prefetch(ws, order, t, end);
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       double s = 0.0;
@@ -883,10 +899,19 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
     const FastCone *c = &ws->fc[task];
     const double *u0 = u + c->o[0], *u1 = u + c->o[1];
     double vn = 0.0, v1 = 0.0, v2 = 0.0;
-    for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
-    if (c->nb > 1)
-      for (int j = 0; j < W; ++j)
-        vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+#if EXACT_AVX2
+    if (avx2 && W == 6) {
+      double v[3];
+      cone_dots_avx2(c, u, v);
+      vn = v[0], v1 = v[1], v2 = v[2];
+    } else
+#endif
+    {
+      for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
+      if (c->nb > 1)
+        for (int j = 0; j < W; ++j)
+          vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+    }
     const double wn = vn + c->qn;
     if (c->normal >= 0) w[c->normal] = wn;
     const int d = c->d, b0 = c->b0, L = c->L;
@@ -943,12 +968,35 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
   return 0;
 }
 
+/* Whether the rows take cone_dots_avx2: block width 6, and the coloured sweep on AVX2 or
+ * AVX-512 (so the CPU has AVX2 and LSIM_SIMD did not ask for less). */
+static int exact_avx2(const LsimPgs *ws, int W) {
+  return EXACT_AVX2 && W == 6 && ws->wide_groups > 0 &&
+         (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512);
+}
+
+#if EXACT_AVX2
+/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. */
+__attribute__((target("avx2"))) static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f,
+                                                      const double *z, double *w, Measures *ms,
+                                                      const int *order, int begin, int end) {
+  if (ms) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, ms, 1, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 1, order, begin, end);
+}
+#endif
+
 /* w on the rows of tasks order[begin .. end). */
 static void rows_range(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w, int W,
                        const int *order, int begin, int end) {
-  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, order, begin, end);
-  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, NULL, order, begin, end);
-  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, NULL, order, begin, end);
+#if EXACT_AVX2
+  if (exact_avx2(ws, W)) {
+    rows_avx2(ws, f, z, w, NULL, order, begin, end);
+    return;
+  }
+#endif
+  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 0, order, begin, end);
+  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, NULL, 0, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, NULL, 0, order, begin, end);
 }
 
 /* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
@@ -960,7 +1008,7 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
   double *u = ws->u;
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
-    exact_prefetch(ws, order, t, end, W, 0);
+    exact_prefetch(ws, order, t, end);
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       const double zi = z[sc->var];
@@ -1054,11 +1102,11 @@ static void exact_part(void *arg, int member) {
   if (j->rows == 2) {
     /* The zero test of part k's rows, and of the crossing set's on 0: each stops at its
        first row whose min(z, w) is not exactly zero. */
-    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, NULL, ws->order, b, e)
-             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, NULL, ws->order, b, e)
-                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, NULL, ws->order, b, e);
+    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, NULL, 0, ws->order, b, e)
+             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, NULL, 0, ws->order, b, e)
+                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, NULL, 0, ws->order, b, e);
     if (member == 0 && !nz)
-      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, NULL, ws->order, ws->part[T], nt);
+      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, NULL, 0, ws->order, ws->part[T], nt);
     j->nonzero[member] = nz;
     return;
   }
@@ -1102,7 +1150,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
       lsim_team_run(ws->team, exact_part, &job);
       for (int k = 0; k < ws->nparts; ++k) nonzero |= job.nonzero[k];
     } else {
-      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, NULL, ws->tasks, 0, ws->tasks_n);
+      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, NULL, 0, ws->tasks, 0, ws->tasks_n);
     }
     res->natural = nonzero ? INFINITY : 0.0;
     return;
@@ -1130,7 +1178,11 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   } else if (ws->tasks_vars) {
     /* The tasks take the variables in order: each measured as its rows are written. */
     Measures r = {0.0, 0.0, 0.0, 0.0, 1, 0};
-    (void)fast_rows_w_stop(ws, f, z, w, W, 0, &r, ws->tasks, 0, ws->tasks_n);
+#if EXACT_AVX2
+    if (exact_avx2(ws, W)) rows_avx2(ws, f, z, w, &r, ws->tasks, 0, ws->tasks_n);
+    else
+#endif
+      (void)fast_rows_w_stop(ws, f, z, w, W, 0, &r, 0, ws->tasks, 0, ws->tasks_n);
     finite = r.finite, natural = r.natural, dot = r.dot, zneg = r.zneg, wneg = r.wneg;
   } else {
     rows_range(ws, f, z, w, W, ws->tasks, 0, ws->tasks_n);
