@@ -937,7 +937,14 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
         for (int k = 0; k < d; ++k) w[b0 + k] = (cs[k] * v1 + sn[k] * v2) + zl + f->q[b0 + k];
     }
     double s = 0.0;
-    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+    const int k0 = f->C_ptr[L], nk = f->C_ptr[L + 1] - k0;
+    const double *cv = f->C_val + k0;
+    const int *ci = f->C_idx + k0;
+    if (nk == 5) /* mu on the normal, -1 on each of four directions: the loop unrolled */
+      s = ((((s + cv[0] * z[ci[0]]) + cv[1] * z[ci[1]]) + cv[2] * z[ci[2]]) + cv[3] * z[ci[3]]) +
+          cv[4] * z[ci[4]];
+    else
+      for (int k = 0; k < nk; ++k) s += cv[k] * z[ci[k]];
     const double wl = s + f->q[L];
     w[L] = wl;
     if (stop) {
@@ -952,9 +959,9 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
       /* normal, beta_0 .. beta_3, lambda: three pairs (tasks_vars: in a run). */
       const double *zc = z + c->normal;
       const __m128d w0 = (__m128d)wd0, w1 = (__m128d)wd1;
-      measure_pair(ms, mv, _mm_loadu_pd(zc), _mm_unpacklo_pd(_mm_set_sd(wn), w0));
+      measure_pair(ms, mv, _mm_loadu_pd(zc), _mm_unpacklo_pd(_mm_set1_pd(wn), w0));
       measure_pair(ms, mv, _mm_loadu_pd(zc + 2), _mm_shuffle_pd(w0, w1, 1));
-      measure_pair(ms, mv, _mm_loadu_pd(zc + 4), _mm_shuffle_pd(w1, _mm_set_sd(wl), 1));
+      measure_pair(ms, mv, _mm_loadu_pd(zc + 4), _mm_shuffle_pd(w1, _mm_set1_pd(wl), 1));
       continue;
     }
 #endif
@@ -1026,17 +1033,21 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
     if (c->d == 2) {
       f1 = beta[0] - beta[1];
     } else {
-      direction_table(ws, c->d);
-      const double *cs = ws->dir_cos, *sn = ws->dir_sin;
 #if FAST_V2D
       if (c->d == 4) {
-        /* f1 in lane 0, f2 in lane 1, each the sum of the loop below. */
+        /* f1 in lane 0, f2 in lane 1, each the sum of the loop below with the table's
+           values for d = 4 (its exact quarter turns, direction_table). */
+        static const v2d cs4[4] = {{1.0, 0.0}, {0.0, 1.0}, {-1.0, 0.0}, {0.0, -1.0}};
         v2d fs = {0.0, 0.0};
-        for (int k = 0; k < 4; ++k) fs += (v2d){cs[k], sn[k]} * (v2d){beta[k], beta[k]};
+        for (int k = 0; k < 4; ++k) fs += cs4[k] * (v2d){beta[k], beta[k]};
         f1 = fs[0], f2 = fs[1];
       } else
 #endif
+      {
+        direction_table(ws, c->d);
+        const double *cs = ws->dir_cos, *sn = ws->dir_sin;
         for (int k = 0; k < c->d; ++k) f1 += cs[k] * beta[k], f2 += sn[k] * beta[k];
+      }
     }
     if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
     double *u0 = u + c->o[0], *u1 = u + c->o[1];
