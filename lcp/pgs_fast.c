@@ -1006,12 +1006,31 @@ static void rows_range(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
   else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, NULL, 0, order, begin, end);
 }
 
+#if EXACT_AVX2
+/* u[0 .. 5] += Bn cn + B1 f1 + B2 f2 in AVX2 lanes (four entries, then two), each lane
+ * fast_scatter's scalar expression. */
+__attribute__((target("avx2"))) static inline void scatter_block_avx2(double *u, const double *bn,
+                                                                      const double *b1,
+                                                                      const double *b2, double cn,
+                                                                      double f1, double f2) {
+  const __m256d xn = _mm256_set1_pd(cn), x1 = _mm256_set1_pd(f1), x2 = _mm256_set1_pd(f2);
+  const __m256d a = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(bn), xn),
+                                  _mm256_mul_pd(_mm256_loadu_pd(b1), x1));
+  _mm256_storeu_pd(u, _mm256_add_pd(_mm256_loadu_pd(u),
+                                    _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(b2), x2))));
+  const __m128d yn = _mm256_castpd256_pd128(xn), y1 = _mm256_castpd256_pd128(x1);
+  const __m128d y2 = _mm256_castpd256_pd128(x2);
+  const __m128d b = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(bn + 4), yn), _mm_mul_pd(_mm_loadu_pd(b1 + 4), y1));
+  _mm_storeu_pd(u + 4, _mm_add_pd(_mm_loadu_pd(u + 4), _mm_add_pd(b, _mm_mul_pd(_mm_loadu_pd(b2 + 4), y2))));
+}
+#endif
+
 /* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int *order,
-                                int begin, int end) {
+static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int avx2,
+                                const int *order, int begin, int end) {
   double *u = ws->u;
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
@@ -1051,6 +1070,13 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
     }
     if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
     double *u0 = u + c->o[0], *u1 = u + c->o[1];
+#if EXACT_AVX2
+    if (avx2 && W == 6) {
+      scatter_block_avx2(u0, c->Bn, c->B1, c->B2, cn, f1, f2);
+      if (c->nb > 1) scatter_block_avx2(u1, c->Bn + 6, c->B1 + 6, c->B2 + 6, cn, f1, f2);
+      continue;
+    }
+#endif
 #if FAST_V2D
     if (W % 2 == 0) {
       /* Pairs of entries, each lane the scalar expression below. */
@@ -1068,6 +1094,27 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
     if (c->nb > 1)
       for (int j = 0; j < W; ++j) u1[j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
+}
+
+#if EXACT_AVX2
+__attribute__((target("avx2"))) static void scatter_avx2(LsimPgs *ws, const double *z,
+                                                         const int *order, int begin, int end) {
+  fast_scatter(ws, z, 6, 1, order, begin, end);
+}
+#endif
+
+/* u += B z over tasks order[begin .. end) at block width W (AVX2 as exact_avx2 says). */
+static void scatter_range(LsimPgs *ws, const double *z, int W, const int *order, int begin,
+                          int end) {
+#if EXACT_AVX2
+  if (exact_avx2(ws, W)) {
+    scatter_avx2(ws, z, order, begin, end);
+    return;
+  }
+#endif
+  if (W == 6) fast_scatter(ws, z, 6, 0, order, begin, end);
+  else if (W == 3) fast_scatter(ws, z, 3, 0, order, begin, end);
+  else fast_scatter(ws, z, 1, 0, order, begin, end);
 }
 
 /* The measures of variables [b, e) (Measures; the products into prod[b ..], their count
@@ -1105,9 +1152,7 @@ static void exact_part(void *arg, int member) {
   LsimPgs *ws = j->ws;
   const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
-    if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
-    else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
-    else fast_scatter(ws, j->z, 1, ws->order, b, e);
+    scatter_range(ws, j->z, j->W, ws->order, b, e);
     return;
   }
   if (j->rows == 2) {
@@ -1147,9 +1192,9 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     if (ws->table_d > 0) direction_table(ws, ws->table_d);
     if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
     else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
-    fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
+    scatter_range(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
   } else {
-    fast_scatter(ws, z, W, ws->tasks, 0, ws->tasks_n);
+    scatter_range(ws, z, W, ws->tasks, 0, ws->tasks_n);
   }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
