@@ -877,6 +877,7 @@ __attribute__((always_inline))
 static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
                                    double *w, const int W, const int stop, Measures *ms,
                                    const int avx2, const int *order, int begin, int end) {
+  (void)avx2; /* (no AVX2 path off x86) */
   const double *u = ws->u;
 #if EXACT_PAIRS
   MeasuresV mv[1] = {{_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()}};
@@ -977,12 +978,12 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
 
 /* Whether the rows take cone_dots_avx2: block width 6, and the coloured sweep on AVX2 or
  * AVX-512 (so the CPU has AVX2 and LSIM_SIMD did not ask for less). */
+#if EXACT_AVX2
 static int exact_avx2(const LsimPgs *ws, int W) {
-  return EXACT_AVX2 && W == 6 && ws->wide_groups > 0 &&
+  return W == 6 && ws->wide_groups > 0 &&
          (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512);
 }
 
-#if EXACT_AVX2
 /* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. */
 __attribute__((target("avx2"))) static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f,
                                                       const double *z, double *w, Measures *ms,
@@ -1031,6 +1032,7 @@ __attribute__((always_inline))
 #endif
 static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int avx2,
                                 const int *order, int begin, int end) {
+  (void)avx2; /* (no AVX2 path off x86) */
   double *u = ws->u;
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
