@@ -745,9 +745,9 @@ static inline int zero_min(double zi, double wi) {
 }
 
 /* How many tasks ahead the residual's passes ask for a cone's table entry (184 B; at
- * 10 000 bodies the table comes from memory in each of the three passes). Its rows were
- * asked for too (288 B of J or B, from the entry read EXACT_PREFETCH / 2 tasks before):
- * no gain measured at 10 000 bodies, for 17 instructions a cone (docs/solvers.md). */
+ * 10 000 bodies the table comes from memory in each of the three passes). Asking for its
+ * rows too (288 B of J or B) gained nothing measurable at 10 000 bodies, for instructions
+ * at every size (docs/solvers.md, "The final residual's passes"). */
 enum { EXACT_PREFETCH = 16 };
 
 #if defined(__GNUC__)
