@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
 
 /* ---- factored fast path: rows with at most two contiguous column blocks ----
  *
@@ -565,6 +568,22 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f, int scan_bad) {
     ws->tasks[nt++] = -(ns++) - 1;
   }
   ws->tasks_n = nt;
+  /* Whether the tasks take the variables in order, each its own in a run. */
+  int next = 0;
+  for (int t = 0; t < nt && next >= 0; ++t) {
+    const int task = ws->tasks[t];
+    if (task < 0) {
+      next = ws->fs[-task - 1].var == next ? next + 1 : -1;
+      continue;
+    }
+    const LsimConeBlock *cb = &f->cones[task];
+    const int first = cb->normal >= 0 ? cb->normal : cb->first_dir;
+    next = first == next && (cb->normal < 0 || cb->first_dir == cb->normal + 1) &&
+                   cb->lambda == cb->first_dir + cb->ndir
+               ? cb->lambda + 1
+               : -1;
+  }
+  ws->tasks_vars = next == n;
   /* The pad after u (missing blocks read zeros there). */
   for (int k = 0; k < FAST_W; ++k) ws->u[f->m + k] = 0.0;
   return W;
@@ -725,17 +744,147 @@ static inline int zero_min(double zi, double wi) {
   return isfinite(zi) && isfinite(wi) && (zi < wi ? zi : wi) == 0.0;
 }
 
+/* How many tasks ahead the residual's passes ask for a cone's table entry (184 B; at
+ * 10 000 bodies the table comes from memory in each of the three passes). Asking for its
+ * rows too (288 B of J or B) gained nothing measurable at 10 000 bodies, for instructions
+ * at every size (docs/solvers.md, "The final residual's passes"). */
+enum { EXACT_PREFETCH = 16 };
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void exact_prefetch(const LsimPgs *ws, const int *order, int t, int end) {
+#if defined(__GNUC__)
+  if (t + EXACT_PREFETCH < end && order[t + EXACT_PREFETCH] >= 0) {
+    const char *e = (const char *)&ws->fc[order[t + EXACT_PREFETCH]];
+    __builtin_prefetch(e), __builtin_prefetch(e + 64), __builtin_prefetch(e + 128);
+    __builtin_prefetch(e + sizeof(FastCone) - 1);
+  }
+#else
+  (void)ws, (void)order, (void)t, (void)end;
+#endif
+}
+
+/* The measures of the common residual (lcp.h) over variables taken in order: max
+ * |min(z_i, w_i)|, max -z_i, max -w_i (from +0, strict, so +0 stays +0), whether all are
+ * finite, and the dot product z'w summed in that order (or, in measure_range, its
+ * non-zero products listed in order, nprod of them). */
+typedef struct Measures {
+  double natural, zneg, wneg, dot;
+  int finite, nprod;
+} Measures;
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void measure_one(Measures *r, double zi, double wi) {
+  r->finite &= isfinite(zi) && isfinite(wi);
+  const double m = zi < wi ? zi : wi;
+  r->natural = r->natural > fabs(m) ? r->natural : fabs(m);
+  r->dot += zi * wi;
+  r->zneg = -zi > r->zneg ? -zi : r->zneg;
+  r->wneg = -wi > r->wneg ? -wi : r->wneg;
+}
+
+/* Pairs of variables measured at once where there is SSE2 (a cone of four directions and
+ * a normal: three pairs), lane by lane the operations of measure_one: min, max and the
+ * products as its comparisons and products; the maxima kept per lane and combined at the
+ * end (a maximum of values that are never -0 or NaN is the same in any order; a NaN or
+ * infinity anywhere sets every measure to INFINITY); finiteness as x - x (+0, or NaN for
+ * an infinity or NaN) summed; the products added to the dot product one by one, in
+ * order. */
+#if defined(__GNUC__) && defined(__SSE2__)
+#define EXACT_PAIRS 1
+typedef struct MeasuresV {
+  __m128d natural, zneg, wneg, fin;
+} MeasuresV;
+
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void measure_pair(Measures *r, MeasuresV *v, __m128d zv, __m128d wv) {
+  const __m128d sign = _mm_set1_pd(-0.0);
+  v->fin = _mm_add_pd(v->fin, _mm_add_pd(_mm_sub_pd(zv, zv), _mm_sub_pd(wv, wv)));
+  v->natural = _mm_max_pd(v->natural, _mm_andnot_pd(sign, _mm_min_pd(zv, wv)));
+  v->zneg = _mm_max_pd(_mm_xor_pd(zv, sign), v->zneg);
+  v->wneg = _mm_max_pd(_mm_xor_pd(wv, sign), v->wneg);
+  const __m128d p = _mm_mul_pd(zv, wv);
+  r->dot += _mm_cvtsd_f64(p);
+  r->dot += _mm_cvtsd_f64(_mm_unpackhi_pd(p, p));
+}
+
+/* The lanes' measures into r. */
+static inline void measure_lanes(Measures *r, const MeasuresV *v) {
+  double a[2], b[2], c[2], d[2];
+  _mm_storeu_pd(a, v->natural), _mm_storeu_pd(b, v->zneg), _mm_storeu_pd(c, v->wneg);
+  _mm_storeu_pd(d, v->fin);
+  for (int l = 0; l < 2; ++l) {
+    r->natural = r->natural > a[l] ? r->natural : a[l];
+    r->zneg = b[l] > r->zneg ? b[l] : r->zneg;
+    r->wneg = c[l] > r->wneg ? c[l] : r->wneg;
+    r->finite &= d[l] == 0.0;
+  }
+}
+#else
+#define EXACT_PAIRS 0
+#endif
+
+/* A cone's three products with u (normal, p_0, p_q; block width 6) in the four lanes of
+ * AVX2 vectors, one row a lane (the fourth a copy of the third): each block's products of
+ * four and of two entries formed at once and transposed, then added to the lanes' sums one
+ * entry after another, so that each lane's sum is the scalar loop's, operation for
+ * operation (no FMA: the target has none, and C11 contracts nothing). Used where the
+ * coloured sweep runs AVX2 (or AVX-512), which LSIM_SIMD chooses. */
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define EXACT_AVX2 1
+__attribute__((target("avx2"))) static inline void cone_dots_avx2(const FastCone *c,
+                                                                   const double *u, double v[3]) {
+  __m256d acc = _mm256_setzero_pd();
+  for (int b = 0; b < c->nb; ++b) {
+    const double *jn = c->Jn + 6 * b, *j1 = c->J1 + 6 * b, *j2 = c->J2 + 6 * b, *x = u + c->o[b];
+    const __m256d x4 = _mm256_loadu_pd(x);
+    const __m256d pn = _mm256_mul_pd(_mm256_loadu_pd(jn), x4);
+    const __m256d p1 = _mm256_mul_pd(_mm256_loadu_pd(j1), x4);
+    const __m256d p2 = _mm256_mul_pd(_mm256_loadu_pd(j2), x4);
+    const __m256d t0 = _mm256_unpacklo_pd(pn, p1), t1 = _mm256_unpackhi_pd(pn, p1);
+    const __m256d t2 = _mm256_unpacklo_pd(p2, p2), t3 = _mm256_unpackhi_pd(p2, p2);
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t0, t2, 0x20)); /* entry 0 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t1, t3, 0x20)); /* 1 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t0, t2, 0x31)); /* 2 */
+    acc = _mm256_add_pd(acc, _mm256_permute2f128_pd(t1, t3, 0x31)); /* 3 */
+    const __m128d x2 = _mm_loadu_pd(x + 4);
+    const __m128d qn = _mm_mul_pd(_mm_loadu_pd(jn + 4), x2);
+    const __m128d q1 = _mm_mul_pd(_mm_loadu_pd(j1 + 4), x2);
+    const __m128d q2 = _mm_mul_pd(_mm_loadu_pd(j2 + 4), x2);
+    acc = _mm256_add_pd(acc, _mm256_set_m128d(_mm_unpacklo_pd(q2, q2), _mm_unpacklo_pd(qn, q1)));
+    acc = _mm256_add_pd(acc, _mm256_set_m128d(_mm_unpackhi_pd(q2, q2), _mm_unpackhi_pd(qn, q1)));
+  }
+  double a[4];
+  _mm256_storeu_pd(a, acc);
+  v[0] = a[0], v[1] = a[1], v[2] = a[2];
+}
+#else
+#define EXACT_AVX2 0
+#endif
+
 /* w = J u + C z + q on the packed problem, u the state in ws->u (a cone's direction rows
- * from its p_0 and p_q rows). */
+ * from its p_0 and p_q rows). With stop: stops at the first row whose min(z, w) is not
+ * exactly 0 (returns 1). With ms (ws->tasks_vars: the tasks take the variables in their
+ * order): each task's variables measured into *ms as its rows are written. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
-                                   double *w, const int W, const int stop, const int *order,
-                                   int begin, int end) {
+                                   double *w, const int W, const int stop, Measures *ms,
+                                   const int avx2, const int *order, int begin, int end) {
+  (void)avx2; /* (no AVX2 path off x86) */
   const double *u = ws->u;
+#if EXACT_PAIRS
+  MeasuresV mv[1] = {{_mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd(), _mm_setzero_pd()}};
+#endif
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
+    exact_prefetch(ws, order, t, end);
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       double s = 0.0;
@@ -745,61 +894,149 @@ static inline int fast_rows_w_stop(LsimPgs *ws, const LsimFactoredLcp *f, const 
         for (int k = f->C_ptr[sc->var]; k < f->C_ptr[sc->var + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
       w[sc->var] = s + sc->q;
       if (stop && !zero_min(z[sc->var], w[sc->var])) return 1;
+      if (ms) measure_one(ms, z[sc->var], w[sc->var]);
       continue;
     }
     const FastCone *c = &ws->fc[task];
     const double *u0 = u + c->o[0], *u1 = u + c->o[1];
     double vn = 0.0, v1 = 0.0, v2 = 0.0;
-    for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
-    if (c->nb > 1)
-      for (int j = 0; j < W; ++j)
-        vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
-    if (c->normal >= 0) w[c->normal] = vn + c->qn;
+#if EXACT_AVX2
+    if (avx2 && W == 6) {
+      double v[3];
+      cone_dots_avx2(c, u, v);
+      vn = v[0], v1 = v[1], v2 = v[2];
+    } else
+#endif
+    {
+      for (int j = 0; j < W; ++j) vn += c->Jn[j] * u0[j], v1 += c->J1[j] * u0[j], v2 += c->J2[j] * u0[j];
+      if (c->nb > 1)
+        for (int j = 0; j < W; ++j)
+          vn += c->Jn[W + j] * u1[j], v1 += c->J1[W + j] * u1[j], v2 += c->J2[W + j] * u1[j];
+    }
+    const double wn = vn + c->qn;
+    if (c->normal >= 0) w[c->normal] = wn;
     const int d = c->d, b0 = c->b0, L = c->L;
     const double zl = z[L];
+#if FAST_V2D
+    v2d wd0 = {0.0, 0.0}, wd1 = wd0;
+#endif
     if (d == 2) {
       w[b0] = v1 + zl + f->q[b0];
       w[b0 + 1] = -v1 + zl + f->q[b0 + 1];
     } else {
       direction_table(ws, d);
-      for (int k = 0; k < d; ++k)
-        w[b0 + k] = (ws->dir_cos[k] * v1 + ws->dir_sin[k] * v2) + zl + f->q[b0 + k];
+      const double *cs = ws->dir_cos, *sn = ws->dir_sin;
+#if FAST_V2D
+      if (d == 4) {
+        /* Two directions a pair: each lane the scalar expression below. */
+        const v2d a1 = {v1, v1}, a2 = {v2, v2}, l = {zl, zl};
+        wd0 = ((ld2(cs) * a1 + ld2(sn) * a2) + l) + ld2(f->q + b0);
+        wd1 = ((ld2(cs + 2) * a1 + ld2(sn + 2) * a2) + l) + ld2(f->q + b0 + 2);
+        st2(w + b0, wd0), st2(w + b0 + 2, wd1);
+      } else
+#endif
+        for (int k = 0; k < d; ++k) w[b0 + k] = (cs[k] * v1 + sn[k] * v2) + zl + f->q[b0 + k];
     }
     double s = 0.0;
-    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
-    w[L] = s + f->q[L];
+    const int k0 = f->C_ptr[L], nk = f->C_ptr[L + 1] - k0;
+    const double *cv = f->C_val + k0;
+    const int *ci = f->C_idx + k0;
+    if (nk == 5) /* mu on the normal, -1 on each of four directions: the loop unrolled */
+      s = ((((s + cv[0] * z[ci[0]]) + cv[1] * z[ci[1]]) + cv[2] * z[ci[2]]) + cv[3] * z[ci[3]]) +
+          cv[4] * z[ci[4]];
+    else
+      for (int k = 0; k < nk; ++k) s += cv[k] * z[ci[k]];
+    const double wl = s + f->q[L];
+    w[L] = wl;
     if (stop) {
-      if (!zero_min(z[L], w[L])) return 1;
-      if (c->normal >= 0 && !zero_min(z[c->normal], w[c->normal])) return 1;
+      if (!zero_min(zl, wl)) return 1;
+      if (c->normal >= 0 && !zero_min(z[c->normal], wn)) return 1;
       for (int k = 0; k < d; ++k)
         if (!zero_min(z[b0 + k], w[b0 + k])) return 1;
     }
+    if (!ms) continue;
+#if EXACT_PAIRS && FAST_V2D
+    if (d == 4 && c->normal >= 0) {
+      /* normal, beta_0 .. beta_3, lambda: three pairs (tasks_vars: in a run). */
+      const double *zc = z + c->normal;
+      const __m128d w0 = (__m128d)wd0, w1 = (__m128d)wd1;
+      measure_pair(ms, mv, _mm_loadu_pd(zc), _mm_unpacklo_pd(_mm_set1_pd(wn), w0));
+      measure_pair(ms, mv, _mm_loadu_pd(zc + 2), _mm_shuffle_pd(w0, w1, 1));
+      measure_pair(ms, mv, _mm_loadu_pd(zc + 4), _mm_shuffle_pd(w1, _mm_set1_pd(wl), 1));
+      continue;
+    }
+#endif
+    if (c->normal >= 0) measure_one(ms, z[c->normal], wn);
+    for (int k = 0; k < d; ++k) measure_one(ms, z[b0 + k], w[b0 + k]);
+    measure_one(ms, zl, wl);
   }
+#if EXACT_PAIRS
+  if (ms) measure_lanes(ms, mv);
+#endif
   return 0;
 }
 
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void fast_rows_w(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
-                               const int W) {
-  (void)fast_rows_w_stop(ws, f, z, w, W, 0, ws->tasks, 0, ws->tasks_n);
+/* Whether the rows take cone_dots_avx2: block width 6, and the coloured sweep on AVX2 or
+ * AVX-512 (so the CPU has AVX2 and LSIM_SIMD did not ask for less). */
+#if EXACT_AVX2
+static int exact_avx2(const LsimPgs *ws, int W) {
+  return W == 6 && ws->wide_groups > 0 &&
+         (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512);
 }
+
+/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. */
+__attribute__((target("avx2"))) static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f,
+                                                      const double *z, double *w, Measures *ms,
+                                                      const int *order, int begin, int end) {
+  if (ms) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, ms, 1, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 1, order, begin, end);
+}
+#endif
 
 /* w on the rows of tasks order[begin .. end). */
 static void rows_range(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w, int W,
                        const int *order, int begin, int end) {
-  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, order, begin, end);
-  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, order, begin, end);
-  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, order, begin, end);
+#if EXACT_AVX2
+  if (exact_avx2(ws, W)) {
+    rows_avx2(ws, f, z, w, NULL, order, begin, end);
+    return;
+  }
+#endif
+  if (W == 6) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 0, order, begin, end);
+  else if (W == 3) (void)fast_rows_w_stop(ws, f, z, w, 3, 0, NULL, 0, order, begin, end);
+  else (void)fast_rows_w_stop(ws, f, z, w, 1, 0, NULL, 0, order, begin, end);
 }
 
+#if EXACT_AVX2
+/* u[0 .. 5] += Bn cn + B1 f1 + B2 f2 in AVX2 lanes (four entries, then two), each lane
+ * fast_scatter's scalar expression. */
+__attribute__((target("avx2"))) static inline void scatter_block_avx2(double *u, const double *bn,
+                                                                      const double *b1,
+                                                                      const double *b2, double cn,
+                                                                      double f1, double f2) {
+  const __m256d xn = _mm256_set1_pd(cn), x1 = _mm256_set1_pd(f1), x2 = _mm256_set1_pd(f2);
+  const __m256d a = _mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(bn), xn),
+                                  _mm256_mul_pd(_mm256_loadu_pd(b1), x1));
+  _mm256_storeu_pd(u, _mm256_add_pd(_mm256_loadu_pd(u),
+                                    _mm256_add_pd(a, _mm256_mul_pd(_mm256_loadu_pd(b2), x2))));
+  const __m128d yn = _mm256_castpd256_pd128(xn), y1 = _mm256_castpd256_pd128(x1);
+  const __m128d y2 = _mm256_castpd256_pd128(x2);
+  const __m128d b = _mm_add_pd(_mm_mul_pd(_mm_loadu_pd(bn + 4), yn), _mm_mul_pd(_mm_loadu_pd(b1 + 4), y1));
+  _mm_storeu_pd(u + 4, _mm_add_pd(_mm_loadu_pd(u + 4), _mm_add_pd(b, _mm_mul_pd(_mm_loadu_pd(b2 + 4), y2))));
+}
+#endif
+
 /* Tasks [begin, end) of ws->tasks scattered into u: u += B z over their variables. */
-static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int *order,
-                                int begin, int end) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const int avx2,
+                                const int *order, int begin, int end) {
+  (void)avx2; /* (no AVX2 path off x86) */
   double *u = ws->u;
   for (int t = begin; t < end; ++t) {
     const int task = order[t];
+    exact_prefetch(ws, order, t, end);
     if (task < 0) {
       const FastScalar *sc = &ws->fs[-task - 1];
       const double zi = z[sc->var];
@@ -817,29 +1054,76 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
     if (c->d == 2) {
       f1 = beta[0] - beta[1];
     } else {
-      direction_table(ws, c->d);
-      for (int k = 0; k < c->d; ++k) f1 += ws->dir_cos[k] * beta[k], f2 += ws->dir_sin[k] * beta[k];
+#if FAST_V2D
+      if (c->d == 4) {
+        /* f1 in lane 0, f2 in lane 1, each the sum of the loop below with the table's
+           values for d = 4 (its exact quarter turns, direction_table). */
+        static const v2d cs4[4] = {{1.0, 0.0}, {0.0, 1.0}, {-1.0, 0.0}, {0.0, -1.0}};
+        v2d fs = {0.0, 0.0};
+        for (int k = 0; k < 4; ++k) fs += cs4[k] * (v2d){beta[k], beta[k]};
+        f1 = fs[0], f2 = fs[1];
+      } else
+#endif
+      {
+        direction_table(ws, c->d);
+        const double *cs = ws->dir_cos, *sn = ws->dir_sin;
+        for (int k = 0; k < c->d; ++k) f1 += cs[k] * beta[k], f2 += sn[k] * beta[k];
+      }
     }
     if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
-    for (int j = 0; j < W; ++j) u[c->o[0] + j] += c->Bn[j] * cn + c->B1[j] * f1 + c->B2[j] * f2;
+    double *u0 = u + c->o[0], *u1 = u + c->o[1];
+#if EXACT_AVX2
+    if (avx2 && W == 6) {
+      scatter_block_avx2(u0, c->Bn, c->B1, c->B2, cn, f1, f2);
+      if (c->nb > 1) scatter_block_avx2(u1, c->Bn + 6, c->B1 + 6, c->B2 + 6, cn, f1, f2);
+      continue;
+    }
+#endif
+#if FAST_V2D
+    if (W % 2 == 0) {
+      /* Pairs of entries, each lane the scalar expression below. */
+      const v2d xn = {cn, cn}, x1 = {f1, f1}, x2 = {f2, f2};
+      for (int j = 0; j < W; j += 2)
+        st2(u0 + j, ld2(u0 + j) + (ld2(c->Bn + j) * xn + ld2(c->B1 + j) * x1 + ld2(c->B2 + j) * x2));
+      if (c->nb > 1)
+        for (int j = 0; j < W; j += 2)
+          st2(u1 + j, ld2(u1 + j) + (ld2(c->Bn + W + j) * xn + ld2(c->B1 + W + j) * x1 +
+                                     ld2(c->B2 + W + j) * x2));
+      continue;
+    }
+#endif
+    for (int j = 0; j < W; ++j) u0[j] += c->Bn[j] * cn + c->B1[j] * f1 + c->B2[j] * f2;
     if (c->nb > 1)
-      for (int j = 0; j < W; ++j)
-        u[c->o[1] + j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
+      for (int j = 0; j < W; ++j) u1[j] += c->Bn[W + j] * cn + c->B1[W + j] * f1 + c->B2[W + j] * f2;
   }
 }
 
-/* The measures of z and w over variables [b, e): max |min(z_i, w_i)|, max -z_i, max -w_i
- * (from +0, strict, so +0 stays +0), whether all are finite, and the products z_i w_i
- * that are not zero, in order, into prod[b ..] (their count returned). The dot product is
- * their sum in that order: a zero left out changes no bit of it but a zero's sign, which
- * its absolute value drops. */
-typedef struct Measures {
-  double natural, zneg, wneg;
-  int finite, nprod;
-} Measures;
+#if EXACT_AVX2
+__attribute__((target("avx2"))) static void scatter_avx2(LsimPgs *ws, const double *z,
+                                                         const int *order, int begin, int end) {
+  fast_scatter(ws, z, 6, 1, order, begin, end);
+}
+#endif
 
+/* u += B z over tasks order[begin .. end) at block width W (AVX2 as exact_avx2 says). */
+static void scatter_range(LsimPgs *ws, const double *z, int W, const int *order, int begin,
+                          int end) {
+#if EXACT_AVX2
+  if (exact_avx2(ws, W)) {
+    scatter_avx2(ws, z, order, begin, end);
+    return;
+  }
+#endif
+  if (W == 6) fast_scatter(ws, z, 6, 0, order, begin, end);
+  else if (W == 3) fast_scatter(ws, z, 3, 0, order, begin, end);
+  else fast_scatter(ws, z, 1, 0, order, begin, end);
+}
+
+/* The measures of variables [b, e) (Measures; the products into prod[b ..], their count
+ * nprod). The dot product is their sum in that order: a zero left out changes no bit of it
+ * but a zero's sign, which its absolute value drops. */
 static Measures measure_range(const double *z, const double *w, double *prod, int b, int e) {
-  Measures r = {0.0, 0.0, 0.0, 1, 0};
+  Measures r = {0.0, 0.0, 0.0, 0.0, 1, 0};
   for (int i = b; i < e; ++i) {
     if (!isfinite(z[i]) || !isfinite(w[i])) r.finite = 0;
     const double m = z[i] < w[i] ? z[i] : w[i], p = z[i] * w[i];
@@ -870,19 +1154,17 @@ static void exact_part(void *arg, int member) {
   LsimPgs *ws = j->ws;
   const int T = ws->nparts, nt = ws->tasks_n, b = ws->part[member], e = ws->part[member + 1];
   if (!j->rows) {
-    if (j->W == 6) fast_scatter(ws, j->z, 6, ws->order, b, e);
-    else if (j->W == 3) fast_scatter(ws, j->z, 3, ws->order, b, e);
-    else fast_scatter(ws, j->z, 1, ws->order, b, e);
+    scatter_range(ws, j->z, j->W, ws->order, b, e);
     return;
   }
   if (j->rows == 2) {
     /* The zero test of part k's rows, and of the crossing set's on 0: each stops at its
        first row whose min(z, w) is not exactly zero. */
-    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, ws->order, b, e)
-             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, ws->order, b, e)
-                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, ws->order, b, e);
+    int nz = j->W == 6   ? fast_rows_w_stop(ws, j->f, j->z, j->w, 6, 1, NULL, 0, ws->order, b, e)
+             : j->W == 3 ? fast_rows_w_stop(ws, j->f, j->z, j->w, 3, 1, NULL, 0, ws->order, b, e)
+                         : fast_rows_w_stop(ws, j->f, j->z, j->w, 1, 1, NULL, 0, ws->order, b, e);
     if (member == 0 && !nz)
-      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, ws->order, ws->part[T], nt);
+      nz = fast_rows_w_stop(ws, j->f, j->z, j->w, j->W, 1, NULL, 0, ws->order, ws->part[T], nt);
     j->nonzero[member] = nz;
     return;
   }
@@ -912,9 +1194,9 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
     if (ws->table_d > 0) direction_table(ws, ws->table_d);
     if (lsim_pgs_team_on(ws)) lsim_team_run(ws->team, exact_part, &job);
     else for (int k = 0; k < ws->nparts; ++k) exact_part(&job, k);
-    fast_scatter(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
+    scatter_range(ws, z, W, ws->order, ws->part[ws->nparts], ws->tasks_n);
   } else {
-    fast_scatter(ws, z, W, ws->tasks, 0, ws->tasks_n);
+    scatter_range(ws, z, W, ws->tasks, 0, ws->tasks_n);
   }
   if (zero_test) {
     /* Only whether the natural residual is 0: stops at the first row where it is not (then
@@ -926,7 +1208,7 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
       lsim_team_run(ws->team, exact_part, &job);
       for (int k = 0; k < ws->nparts; ++k) nonzero |= job.nonzero[k];
     } else {
-      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, ws->tasks, 0, ws->tasks_n);
+      nonzero = fast_rows_w_stop(ws, f, z, w, W, 1, NULL, 0, ws->tasks, 0, ws->tasks_n);
     }
     res->natural = nonzero ? INFINITY : 0.0;
     return;
@@ -951,8 +1233,17 @@ static void fast_exact(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, d
       zneg = r->zneg > zneg ? r->zneg : zneg;
       wneg = r->wneg > wneg ? r->wneg : wneg;
     }
+  } else if (ws->tasks_vars) {
+    /* The tasks take the variables in order: each measured as its rows are written. */
+    Measures r = {0.0, 0.0, 0.0, 0.0, 1, 0};
+#if EXACT_AVX2
+    if (exact_avx2(ws, W)) rows_avx2(ws, f, z, w, &r, ws->tasks, 0, ws->tasks_n);
+    else
+#endif
+      (void)fast_rows_w_stop(ws, f, z, w, W, 0, &r, 0, ws->tasks, 0, ws->tasks_n);
+    finite = r.finite, natural = r.natural, dot = r.dot, zneg = r.zneg, wneg = r.wneg;
   } else {
-    fast_rows_w(ws, f, z, w, W);
+    rows_range(ws, f, z, w, W, ws->tasks, 0, ws->tasks_n);
     for (int i = 0; i < n; ++i) {
       if (!isfinite(z[i]) || !isfinite(w[i])) finite = 0;
       const double m = z[i] < w[i] ? z[i] : w[i];

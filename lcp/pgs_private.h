@@ -41,6 +41,9 @@ struct LsimPgs {
   int fs_cap;
   int *tasks;   /* [tasks_cap] sweep order: cone index >= 0, or -(scalar index) - 1 */
   int tasks_cap, tasks_n;
+  int tasks_vars; /* 1: the tasks take the variables 0 .. n-1 in their order (a cone's
+                     normal, directions and lambda in a run): the exact residual then
+                     measures each task's variables as it writes their rows (pgs_fast.c) */
   int *rinfo;   /* [rinfo_cap] per row: blocks, offsets */
   int rinfo_cap;
   /* Parallel sweeps (options.threads > 1, see "parallel sweeps" below). */

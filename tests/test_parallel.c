@@ -211,6 +211,91 @@ static void test_parallel_measures_one_pass(void **state) {
   free_pile(&p);
 }
 
+/* u = B z and w of the fast path's final residual by their definition, written out: u
+ * from zero, each cone in the natural order adding B_n c_n + B_0 f_1 + B_q f_2 (f = P beta,
+ * the d = 4 directions' exact quarter turns) to the entries of its rows' pattern, a cone
+ * with z = 0 skipped; w's rows as sums of products in the rows' entry order from u (wu:
+ * the u they are taken from), a direction's row (cos v_1 + sin v_2) + lambda + q, the
+ * lambda row's C products in order. Every cone here has a normal and four directions,
+ * and every variable is a cone's. */
+static void residual_by_definition(const LsimFactoredLcp *f, const double *z, double *u,
+                                   const double *wu, double *w) {
+  static const double cs[4] = {1.0, 0.0, -1.0, 0.0}, sn[4] = {0.0, 1.0, 0.0, -1.0};
+  int vars = 0;
+  memset(u, 0, (size_t)f->m * sizeof(double));
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    assert_int_equal(cb->ndir, 4);
+    assert_true(cb->normal >= 0);
+    vars += 6;
+    const double cn = z[cb->normal], *beta = z + cb->first_dir;
+    double f1 = 0.0, f2 = 0.0;
+    for (int k = 0; k < 4; ++k) f1 += cs[k] * beta[k], f2 += sn[k] * beta[k];
+    if (cn == 0.0 && f1 == 0.0 && f2 == 0.0) continue;
+    const int pn = f->B_ptr[cb->normal], p1 = f->B_ptr[cb->first_dir];
+    const int p2 = f->B_ptr[cb->first_dir + 1], len = f->B_ptr[cb->normal + 1] - pn;
+    for (int e = 0; e < len; ++e)
+      u[f->B_idx[pn + e]] += f->B_val[pn + e] * cn + f->B_val[p1 + e] * f1 + f->B_val[p2 + e] * f2;
+  }
+  assert_int_equal(vars, f->n);
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    const int pn = f->J_ptr[cb->normal], p1 = f->J_ptr[cb->first_dir];
+    const int p2 = f->J_ptr[cb->first_dir + 1], len = f->J_ptr[cb->normal + 1] - pn;
+    double vn = 0.0, v1 = 0.0, v2 = 0.0;
+    for (int e = 0; e < len; ++e) {
+      vn += f->J_val[pn + e] * wu[f->J_idx[pn + e]];
+      v1 += f->J_val[p1 + e] * wu[f->J_idx[p1 + e]];
+      v2 += f->J_val[p2 + e] * wu[f->J_idx[p2 + e]];
+    }
+    w[cb->normal] = vn + f->q[cb->normal];
+    const int b0 = cb->first_dir, L = cb->lambda;
+    for (int k = 0; k < 4; ++k) w[b0 + k] = (cs[k] * v1 + sn[k] * v2) + z[L] + f->q[b0 + k];
+    double s = 0.0;
+    for (int k = f->C_ptr[L]; k < f->C_ptr[L + 1]; ++k) s += f->C_val[k] * z[f->C_idx[k]];
+    w[L] = s + f->q[L];
+  }
+}
+
+/* The final residual's u = B z (LsimPgsInfo.bz, the step's B z) and w (info.w) are, bit
+ * for bit, those of their definition (residual_by_definition) on every path LSIM_SIMD
+ * chooses (the residual's rows take AVX2 products where the coloured sweep runs AVX2),
+ * after a fixed budget and to a tolerance, with one thread; with two, the parts scatter u
+ * in their own order, and w is that of the returned u. */
+static void test_fast_residual_bits(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+  const int n = f->n, m = f->m;
+  double *z = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+  double *u = malloc((size_t)m * sizeof(double));
+  static const char *paths[3] = {"scalar", "sse2", "avx2"};
+  for (int k = 0; k < 3; ++k)
+    for (int T = 1; T <= 2; ++T)
+      for (int budget = 0; budget < 2; ++budget) {
+        setenv("LSIM_SIMD", paths[k], 1);
+        LsimPgs *ws = lsim_pgs_create();
+        LsimPgsOptions o = lsim_default_pgs_options();
+        o.threads = T, o.tol = budget ? 0.0 : 1e-6, o.max_sweeps = budget ? 20 : 100000;
+        memset(z, 0, (size_t)n * sizeof(double));
+        LsimPgsInfo info;
+        memset(&info, 0, sizeof info);
+        lsim_pgs_solve_factored(ws, f, &o, 0, z, &info);
+        assert_true(info.full_valid);
+        assert_non_null(info.bz);
+        assert_non_null(info.w);
+        assert_true(info.simd > 0);
+        residual_by_definition(f, z, u, info.bz, w);
+        if (T == 1) assert_memory_equal(u, info.bz, (size_t)m * sizeof(double));
+        assert_memory_equal(w, info.w, (size_t)n * sizeof(double));
+        lsim_pgs_free(ws);
+      }
+  unsetenv("LSIM_SIMD");
+  free(z), free(w), free(u);
+  free_pile(&p);
+}
+
 /* The start's zero test with tol 0 (is the natural residual exactly 0?), made by parts on
  * the team: q >= 0 from z = 0 is a solution (no sweep), and one negative q_i anywhere
  * (first, middle, last variable) is not (the whole budget), with 1, 2 and 3 threads. */
@@ -790,6 +875,7 @@ int main(void) {
       cmocka_unit_test(test_team_sleeping_waits),
       cmocka_unit_test(test_parallel_sweeps_deterministic),
       cmocka_unit_test(test_parallel_measures_one_pass),
+      cmocka_unit_test(test_fast_residual_bits),
       cmocka_unit_test(test_parallel_zero_test),
       cmocka_unit_test(test_wide_sweep_paths_identical),
       cmocka_unit_test(test_wide_compact_rows_same_bits),
