@@ -320,12 +320,7 @@ static int ignored_key(const char *key) {
 /* A value in a few characters (JSON, cut at 60). */
 static void show(const json_t *v, char *buf, size_t len) {
   if (json_is_real(v)) {
-    /* The shortest of 15 .. 17 digits that reads back as the same double. */
-    const double x = json_real_value(v);
-    for (int digits = 15; digits <= 17; ++digits) {
-      snprintf(buf, len, "%.*g", digits, x);
-      if (strtod(buf, NULL) == x) return;
-    }
+    lsim_format_exact(json_real_value(v), buf, len);
     return;
   }
   char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
