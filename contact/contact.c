@@ -974,20 +974,19 @@ static int any_was(const Sweep *w, int a, int b, const LsimContactPoint *pts, in
 }
 
 /* A persistent pair keeps its order: the np points of a, b (canonical order) replaced by
- * those of the other order when round-off can swap the pair's order (lsim_collide_order's
- * fragile), none of the canonical points' ids was a contact the step before and some of
+ * those of the other order when round-off can swap the pair's order (lsim_collide_fragile),
+ * none of the canonical points' ids was a contact the step before and some of
  * the other order's were. Two equal boxes side by side on the ground swapped order every
  * step on a height jitter of 9.3e-15 m, renumbering their four features, so their warm
  * start found none of them (a row of 10 boxes: 122 of 200 steps). The event-driven
  * integrator's rule (hybrid/event_rows.c). Returns the point count. */
 static int keep_order(const Sweep *w, int a, int b, double margin, LsimContactPoint *pts, int np) {
-  int fragile = 0;
   const int dim = w->m->dimension;
   const LsimPlaced *pa = &w->box[a].placed, *pb = &w->box[b].placed;
-  const int swap = lsim_collide_order(pa, pb, dim, &fragile);
-  if (!fragile || any_was(w, a, b, pts, np)) return np;
+  if (!lsim_collide_fragile(pa, pb, dim) || any_was(w, a, b, pts, np)) return np;
   LsimContactPoint other[LSIM_MAX_MANIFOLD];
-  const int no = lsim_collide_placed_order(pa, pb, dim, margin, other, LSIM_MAX_MANIFOLD, !swap);
+  const int no = lsim_collide_placed_order(pa, pb, dim, margin, other, LSIM_MAX_MANIFOLD,
+                                           !lsim_collide_order(pa, pb, dim));
   if (no <= 0 || !any_was(w, a, b, other, no)) return np;
   memcpy(pts, other, (size_t)no * sizeof *other);
   return no;

@@ -85,7 +85,7 @@ typedef struct LsimContactSet {
   const double *speed_floor;
   /* Optional, borrowed: the previous step's contact ids (the time step's warm-start table):
      was(was_ctx, id) 1 when id was a contact. 2-D and 3-D detection then keeps the order of
-     a pair whose order round-off can swap (lsim_collide_order's fragile: two equal boxes
+     a pair whose order round-off can swap (lsim_collide_fragile: two equal boxes
      side by side at one height) when its points had ids the step before in that order and
      none in the canonical one, so a persistent pair keeps its features and ids (and its
      warm start). Read by every detection member at once. NULL: the canonical order. */

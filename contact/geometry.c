@@ -85,7 +85,7 @@
  * the same pose cannot be ordered, so swap symmetry does not hold for them. Same-size
  * boxes stacked exactly keep their roles (and feature ids) only while the lower one
  * stays lower; side by side at one height, round-off of a height swaps them
- * (lsim_collide_order's fragile), and the time step's detection then keeps a persistent
+ * (lsim_collide_fragile), and the time step's detection then keeps a persistent
  * pair's order by the step before's contact ids (lsim_collide_placed_order). Inputs with NaN give no points (every comparison against the margin is
  * false).
  */
@@ -473,13 +473,15 @@ int lsim_collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b, con
   return lsim_collide_placed(&A, &B, dim, margin, out, max);
 }
 
-int lsim_collide_order(const LsimPlaced *a, const LsimPlaced *b, int dim, int *fragile) {
+int lsim_collide_order(const LsimPlaced *a, const LsimPlaced *b, int dim) {
   const int ra = type_rank(a->type), rb = type_rank(b->type);
-  const int swap = ra > rb || (ra == rb && same_type_order(a, b, dim) > 0);
-  if (!fragile) return swap;
-  *fragile = 0;
-  if (ra != rb || a->r != b->r || a->h[0] != b->h[0] || a->h[1] != b->h[1] || a->h[2] != b->h[2])
-    return swap;
+  return ra > rb || (ra == rb && same_type_order(a, b, dim) > 0);
+}
+
+int lsim_collide_fragile(const LsimPlaced *a, const LsimPlaced *b, int dim) {
+  if (a->type != b->type || a->r != b->r || a->h[0] != b->h[0] || a->h[1] != b->h[1] ||
+      a->h[2] != b->h[2])
+    return 0;
   /* The position key that decides (same_type_order's: up, then x, y, z) within 1e-9 of
      the size: far above the round-off of poses (9.3e-15 m between two 0.2 m boxes at
      rest side by side), far below any motion a new order would stand for. */
@@ -488,11 +490,9 @@ int lsim_collide_order(const LsimPlaced *a, const LsimPlaced *b, int dim, int *f
   const int keys[4] = {dim - 1, 0, 1, 2};
   for (int k = 0; k < 4; ++k) {
     const double d = a->c[keys[k]] - b->c[keys[k]];
-    if (d == 0.0) continue;
-    *fragile = fabs(d) <= tol;
-    break;
+    if (d != 0.0) return fabs(d) <= tol;
   }
-  return swap;
+  return 0;
 }
 
 int lsim_collide_placed(const LsimPlaced *pa, const LsimPlaced *pb, int dim, double margin,
