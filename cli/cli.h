@@ -51,9 +51,10 @@ void lsim_cli_progress_update(LsimCliProgress *p, int done);
 void lsim_cli_progress_end(LsimCliProgress *p);
 
 /* `lcpsim SCENE.json` for a hybrid-model scene (cli/hybrid.c): text is the scene's text;
- * out_path NULL for the default, duration <= 0 for the scene's final time. */
+ * out_path NULL for the default, duration <= 0 for the scene's final time, duration_text
+ * the --duration argument as given (its messages name it so; NULL when not given). */
 int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_path,
-                    double duration, int print, int quiet);
+                    double duration, const char *duration_text, int print, int quiet);
 
 /* `lcpsim models [NAME]`: the hybrid models, or one model's states, parameters with
  * their defaults, charts and boundaries (cli/hybrid.c). */

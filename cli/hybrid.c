@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "hybrid/record.h"
+#include "scene/scene.h"
 #include "hybrid/run.h"
 #include "hybrid/model.h"
 #include "hybrid/scene.h"
@@ -84,7 +85,7 @@ static void print_events(const LsimHybridModel *m, const LsimHybridTrace *tr, co
 }
 
 int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_path,
-                    double duration, int print, int quiet) {
+                    double duration, const char *duration_text, int print, int quiet) {
   LsimHybridScene s;
   LsimSceneError serr;
   char msg[LSIM_OUTFILE_MSG_MAX];
@@ -95,14 +96,16 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   }
   if (duration > 0.0) s.options.final_time = duration;
   if (duration > 0.0 && duration < LSIM_ODE_TIME_FLOOR) {
-    fprintf(stderr, "lcpsim: --duration %g s is below %g s, too short for CVODE to step (a hybrid run "
-            "of %s)\n", duration, LSIM_ODE_TIME_FLOOR, scene_path);
+    fprintf(stderr, "lcpsim: --duration %s s is below %g s, too short for CVODE to step (a hybrid run "
+            "of %s)\n", duration_text, LSIM_ODE_TIME_FLOOR, scene_path);
     return 2;
   }
   if (duration > 0.0 && s.options.record_period > 0 &&
       duration / s.options.record_period > LSIM_HYBRID_MAX_SAMPLES) {
-    fprintf(stderr, "lcpsim: --duration %g s with %s's record_period %g s gives %.3g samples; "
-            "at most %d\n", duration, scene_path, s.options.record_period,
+    char ps[32];
+    fprintf(stderr, "lcpsim: --duration %s s with %s's record_period %s s gives %.3g samples; "
+            "at most %d\n", duration_text, scene_path,
+            lsim_format_exact(s.options.record_period, ps, sizeof ps),
             duration / s.options.record_period, LSIM_HYBRID_MAX_SAMPLES);
     return 2;
   }

@@ -289,6 +289,7 @@ int lsim_cli_run(int argc, char **argv) {
   const char *scene_path = NULL, *out_path = NULL, *solver_name = NULL, *resume_path = NULL;
   int steps_override = -1, print = 0, quiet = 0, dump_lcp = 0, solver_output = 0;
   double duration = -1.0, tol_override = -1.0, omega_override = -1.0;
+  const char *duration_text = NULL; /* --duration as given, for its messages */
   int max_iter_override = -1, threads_override = -1, on_failure_override = -1;
   int sparse_limit_override = -2, dump_dense_limit = LSIM_DUMP_DENSE_LIMIT, dense_limit_given = 0;
   int record_every = 0; /* --record-every; 0: not given */
@@ -388,6 +389,8 @@ int lsim_cli_run(int argc, char **argv) {
       } else if (lsim_cli_parse_double(v, &duration) || !(duration > 0.0)) {
         fprintf(stderr, "lcpsim: --duration: need a finite number > 0 (in double range), got '%s'\n", v);
         return 2;
+      } else {
+        duration_text = v;
       }
     } else if (lsim_cli_positional("lcpsim", "lcpsim run --help", "scene", a, &scene_path)) {
       return 2;
@@ -434,7 +437,7 @@ int lsim_cli_run(int argc, char **argv) {
       fprintf(stderr, "lcpsim: %s is a hybrid-model scene: of the run options only -o, "
               "--duration, --print and --quiet apply\n", scene_path);
     else
-      code = lsim_cli_hybrid(scene_path, htext, out_path, duration, print, quiet);
+      code = lsim_cli_hybrid(scene_path, htext, out_path, duration, duration_text, print, quiet);
     free(htext);
     return code;
   }
@@ -491,9 +494,13 @@ int lsim_cli_run(int argc, char **argv) {
   if (duration > 0.0) {
     const double k = duration / model.time_step;
     /* A step count an int holds first (llround of 1e10 or more was called "not whole"). */
+    /* The duration as given and the time step to its own digits: %g named
+       --duration 1.0000001 as 1, "not a whole number of steps of 0.005 s". */
+    char hs[32];
+    lsim_format_exact(model.time_step, hs, sizeof hs);
     if (!(k >= 0.5 && k < INT_MAX + 0.5)) {
-      fprintf(stderr, "lcpsim: --duration %g gives %.17g steps of %g s; must be between 1 and %d\n",
-              duration, k, model.time_step, INT_MAX);
+      fprintf(stderr, "lcpsim: --duration %s gives %.17g steps of %s s; must be between 1 and %d\n",
+              duration_text, k, hs, INT_MAX);
       free(text);
       lsim_state_free(&state);
       lsim_model_free(&model);
@@ -501,8 +508,8 @@ int lsim_cli_run(int argc, char **argv) {
     }
     model.steps = (int)llround(k);
     if (model.steps < 1 || fabs(k - model.steps) > 1e-9 * fmax(1.0, k)) {
-      fprintf(stderr, "lcpsim: --duration %g is not a whole number of steps of %g s\n",
-              duration, model.time_step);
+      fprintf(stderr, "lcpsim: --duration %s is not a whole number of steps of %s s (%.17g steps)\n",
+              duration_text, hs, k);
       free(text);
       lsim_state_free(&state);
       lsim_model_free(&model);

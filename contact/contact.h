@@ -83,6 +83,14 @@ typedef struct LsimContactSet {
      3-D detection admits its contacts: the time step's re-run for bodies its impulses sped
      past their bound (lsim_contacts_missed). NULL: none. */
   const double *speed_floor;
+  /* Optional, borrowed: the previous step's contact ids (the time step's warm-start table):
+     was(was_ctx, id) 1 when id was a contact. 2-D and 3-D detection then keeps the order of
+     a pair whose order round-off can swap (lsim_collide_fragile: two equal boxes
+     side by side at one height) when its points had ids the step before in that order and
+     none in the canonical one, so a persistent pair keeps its features and ids (and its
+     warm start). Read by every detection member at once. NULL: the canonical order. */
+  int (*was)(const void *was_ctx, uint64_t id);
+  const void *was_ctx;
   /* 1: the broad phase sweeps x alone (tests: the default, x with a second axis in bands,
      finds the same pairs in the same order). */
   int sweep_x_only;

@@ -84,7 +84,9 @@
  * are apart by slightly more than the margin corner to corner. Two identical shapes at
  * the same pose cannot be ordered, so swap symmetry does not hold for them. Same-size
  * boxes stacked exactly keep their roles (and feature ids) only while the lower one
- * stays lower. Inputs with NaN give no points (every comparison against the margin is
+ * stays lower; side by side at one height, round-off of a height swaps them
+ * (lsim_collide_fragile), and the time step's detection then keeps a persistent
+ * pair's order by the step before's contact ids (lsim_collide_placed_order). Inputs with NaN give no points (every comparison against the margin is
  * false).
  */
 #include "contact/geometry_private.h"
@@ -471,16 +473,45 @@ int lsim_collide(const LsimShape *a, const LsimPose *pa, const LsimShape *b, con
   return lsim_collide_placed(&A, &B, dim, margin, out, max);
 }
 
+int lsim_collide_order(const LsimPlaced *a, const LsimPlaced *b, int dim) {
+  const int ra = type_rank(a->type), rb = type_rank(b->type);
+  return ra > rb || (ra == rb && same_type_order(a, b, dim) > 0);
+}
+
+int lsim_collide_fragile(const LsimPlaced *a, const LsimPlaced *b, int dim) {
+  if (a->type != b->type || a->r != b->r || a->h[0] != b->h[0] || a->h[1] != b->h[1] ||
+      a->h[2] != b->h[2])
+    return 0;
+  /* The position key that decides (same_type_order's: up, then x, y, z) within 1e-9 of
+     the size: far above the round-off of poses (9.3e-15 m between two 0.2 m boxes at
+     rest side by side), far below any motion a new order would stand for. */
+  const double size = fmax(fmax(a->h[0], a->h[1]), fmax(a->h[2], a->r));
+  const double tol = 1e-9 * size;
+  const int keys[4] = {dim - 1, 0, 1, 2};
+  for (int k = 0; k < 4; ++k) {
+    const double d = a->c[keys[k]] - b->c[keys[k]];
+    if (d != 0.0) return fabs(d) <= tol;
+  }
+  return 0;
+}
+
 int lsim_collide_placed(const LsimPlaced *pa, const LsimPlaced *pb, int dim, double margin,
                         LsimContactPoint *out, int max) {
+  return lsim_collide_placed_order(pa, pb, dim, margin, out, max, -1);
+}
+
+int lsim_collide_placed_order(const LsimPlaced *pa, const LsimPlaced *pb, int dim, double margin,
+                              LsimContactPoint *out, int max, int order) {
   if (!out || max <= 0 || (dim != 2 && dim != 3)) return 0;
   if (max > LSIM_MAX_MANIFOLD) max = LSIM_MAX_MANIFOLD;
   const Placed *A = pa, *B = pb;
   const int ra = type_rank(A->type), rb = type_rank(B->type);
   if (ra < 0 || rb < 0) return 0;
-  /* Canonical order; the internal normal points from the first shape to the second, so
-     the caller's normal (from b to a) is its opposite unless the pair was swapped. */
-  const int swap = ra > rb || (ra == rb && same_type_order(A, B, dim) > 0);
+  /* Canonical order (or the caller's, for one type); the internal normal points from the
+     first shape to the second, so the caller's normal (from b to a) is its opposite
+     unless the pair was swapped. */
+  const int swap = ra != rb || order < 0 ? ra > rb || (ra == rb && same_type_order(A, B, dim) > 0)
+                                         : order != 0;
   Manifold m;
   m.n = 0, m.margin = margin, m.dim = dim;
   if (swap) collide_ordered(&m, B, A);

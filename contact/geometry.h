@@ -63,6 +63,22 @@ void lsim_shape_place(const LsimShape *s, const LsimPose *ps, int dim, LsimPlace
 void lsim_placed_aabb(const LsimShape *s, const LsimPlaced *P, int dim, double margin,
                       double lo[3], double hi[3]);
 
+/* The canonical order lsim_collide_placed takes a and b in: 1 when b first, 0 when a. */
+int lsim_collide_order(const LsimPlaced *a, const LsimPlaced *b, int dim);
+
+/* 1 when a and b are of one type and size and the position key that orders them (the up
+ * coordinate, then x, y, z) differs by at most 1e-9 of the shapes' size: round-off of a
+ * pose can then swap lsim_collide_order, and with it the features the points are numbered
+ * by (two equal boxes side by side at one height); else 0. */
+int lsim_collide_fragile(const LsimPlaced *a, const LsimPlaced *b, int dim);
+
+/* lsim_collide_placed with the order given: order 1 takes b first, 0 a first (for shapes
+ * of one type; another pair keeps its canonical order), < 0 the canonical order. The
+ * points are those of lsim_collide_placed at that order (its own points, bit for bit,
+ * at the canonical one). */
+int lsim_collide_placed_order(const LsimPlaced *a, const LsimPlaced *b, int dim, double margin,
+                              LsimContactPoint *out, int max, int order);
+
 /* lsim_collide on placed shapes (the same points, bit for bit). */
 int lsim_collide_placed(const LsimPlaced *a, const LsimPlaced *b, int dim, double margin,
                         LsimContactPoint *out, int max);

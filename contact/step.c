@@ -556,6 +556,19 @@ static inline void zero_vars(double *dst, int n) {
   else memset(dst, 0, (size_t)n * sizeof(double));
 }
 
+/* 1 when id was one of the previous step's contacts (the warm start's table; the memory a
+ * resumed stepper rebuilds it from: lsim_step_remember). Read-only: detection's members
+ * call it at once. */
+static int was_contact(const void *ctx, uint64_t id) {
+  const LsimStepper *s = ctx;
+  if (!s->table_size) return 0;
+  for (unsigned h = id_slot(id, s->table_size);; h = (h + 1) & (unsigned)(s->table_size - 1)) {
+    const IdIndex *e = &s->table[h];
+    if (e->stamp != s->table_stamp) return 0;
+    if (e->id == id) return 1;
+  }
+}
+
 /* Contacts [c0, c1) of the warm start: each contact's variables (the contacts' variables
  * are z's, each once) from the previous step's impulses of its id, else zero. */
 static void warm_range(LsimStepper *s, int c0, int c1) {
@@ -1639,6 +1652,8 @@ again:
   s->guard_model = m, s->guard_state = st, s->guard_k0 = -1.0;
   s->contacts.team = lsim_solver_team(s->solver); /* borrowed between solves */
   s->contacts.asleep = s->asleep; /* detection skips sleepers' idle pairs (NULL: off) */
+  /* a persistent pair keeps its order (its ids), by the previous step's ids */
+  s->contacts.was = was_contact, s->contacts.was_ctx = s;
   int rc = lsim_detect_contacts(m, st, s->v_free, &s->contacts);
   if (!rc) rc = lsim_constraint_rows_step(m, st, st->time, m->time_step, &s->contacts);
   /* Sleeping groups tied to something moving wake: their free velocities and the

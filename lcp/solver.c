@@ -302,6 +302,21 @@ int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, in
   return 0;
 }
 
+int lsim_solver_sparse_settings(const char *name, const LsimSolverOptions *o, int *block_start,
+                                int *lu_solve, int *lu_refactor) {
+  *block_start = *lu_solve = *lu_refactor = 0;
+  if (!strcmp(name, "lemke_sparse")) {
+    const int rc = lsim_lemke_sparse_effective(o, block_start, lu_solve, lu_refactor);
+    return rc ? rc : 1;
+  }
+  if (strcmp(name, "newton") && strcmp(name, "lemke")) return 0;
+  /* Their workspaces are made by lsim_lemke_sparse_create alone (newton.c, lemke_lu_run):
+     the environment's settings, else the built-in ones. */
+  const LsimSolverOptions plain = lsim_default_solver_options();
+  const int rc = lsim_lemke_sparse_effective(&plain, block_start, lu_solve, lu_refactor);
+  return rc ? rc : 1;
+}
+
 void lsim_solver_free(LsimSolver *s) {
   if (!s) return;
   lsim_lemke_free(s->lemke);

@@ -75,6 +75,20 @@ const char *lsim_lu_solve_name(int lu);
 int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, int *lu_solve,
                                 int *lu_refactor);
 
+/* Whether the solver called name runs sparse Lemke (lemke_sparse.c) and so takes its
+ * settings: "lemke_sparse" itself; "newton", whose sparse Lemke fallback (and, after a
+ * failed dense Lemke, its LU run) reads the environment's LSIM_BLOCK_START, LSIM_LU_SOLVE
+ * and LSIM_LU_REFACTOR at create; "lemke", whose LU run after a dense run ends on a ray or
+ * a breakdown does the same. Other settings can give other pivots and bits (pile_100,
+ * newton with max_iter 2 and sparse_limit -1: /q differs by step 60 between umfpack and
+ * own), so a run of these solvers records the settings and a resumed run must match.
+ * 1 with the settings in effect in *block_start, *lu_solve, *lu_refactor (for
+ * "lemke_sparse" as lsim_lemke_sparse_effective with o; for the others the environment's
+ * alone, o's keys not reaching their fallbacks); 0 for another solver (the outputs 0);
+ * < 0 as lsim_lemke_sparse_effective. */
+int lsim_solver_sparse_settings(const char *name, const LsimSolverOptions *o, int *block_start,
+                                int *lu_solve, int *lu_refactor);
+
 /* tol 1e-10, max_iter 0 (default), omega 1, warm_start 0, threads 1, islands 0, fallback 0,
  * sparse_limit 0, cover_previous 0, impulse_unit 0, block_start 0, lu_solve 0, lu_refactor 0
  * (the time step turns islands and fallback on from its settings: LsimSolverSettings.islands,

@@ -1115,21 +1115,25 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   write_int(r, "/parameters/solver_threads", model->solver.threads);
   write_int(r, "/parameters/solver_sparse_limit", model->solver.sparse_limit);
   write_strings(r, "/parameters/solver_on_failure", lsim_on_failure_name(model->solver.on_failure), 0, -1);
-  if (!strcmp(solver_name && solver_name[0] ? solver_name : model->solver.name, "lemke_sparse")) {
-    /* Sparse Lemke's own settings, only with that solver (other files unchanged): those
-       in effect, the scene's solver keys else the environment's (LSIM_BLOCK_START,
-       LSIM_LU_SOLVE, LSIM_LU_REFACTOR) else the built-in ones, which a resumed run must
-       take again (scene/resume.h). (The scene's 0 / "default" were recorded before, which
-       left an environment's setting unknown.) */
-    LsimSolverOptions o = lsim_default_solver_options();
-    o.block_start = model->solver.block_start;
-    o.lu_solve = model->solver.lu_solve;
-    o.lu_refactor = model->solver.lu_refactor;
-    int block = 0, lu = 0, every = 0;
-    if (lsim_lemke_sparse_effective(&o, &block, &lu, &every)) {
-      fail(r, LSIM_OUT_OF_MEMORY, "out of memory"); /* o is the validated scene's */
-      goto failed;
-    }
+  /* Sparse Lemke's settings, with the solvers that run it (lemke_sparse, and newton's
+     fallback and lemke's LU run: lsim_solver_sparse_settings; other files unchanged):
+     those in effect, the scene's solver keys (lemke_sparse) else the environment's
+     (LSIM_BLOCK_START, LSIM_LU_SOLVE, LSIM_LU_REFACTOR) else the built-in ones, which a
+     resumed run must take again (scene/resume.h). (The scene's 0 / "default" were recorded
+     before, which left an environment's setting unknown; newton and lemke runs recorded
+     none, so a resume under other settings took other pivots silently.) */
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.block_start = model->solver.block_start;
+  o.lu_solve = model->solver.lu_solve;
+  o.lu_refactor = model->solver.lu_refactor;
+  int block = 0, lu = 0, every = 0;
+  const int sparse = lsim_solver_sparse_settings(
+      solver_name && solver_name[0] ? solver_name : model->solver.name, &o, &block, &lu, &every);
+  if (sparse < 0) {
+    fail(r, LSIM_OUT_OF_MEMORY, "out of memory"); /* o is the validated scene's */
+    goto failed;
+  }
+  if (sparse) {
     write_int(r, "/parameters/solver_block_start", block);
     write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(lu), 0, -1);
     write_int(r, "/parameters/solver_lu_refactor", every);

@@ -320,12 +320,7 @@ static int ignored_key(const char *key) {
 /* A value in a few characters (JSON, cut at 60). */
 static void show(const json_t *v, char *buf, size_t len) {
   if (json_is_real(v)) {
-    /* The shortest of 15 .. 17 digits that reads back as the same double. */
-    const double x = json_real_value(v);
-    for (int digits = 15; digits <= 17; ++digits) {
-      snprintf(buf, len, "%.*g", digits, x);
-      if (strtod(buf, NULL) == x) return;
-    }
+    lsim_format_exact(json_real_value(v), buf, len);
     return;
   }
   char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
@@ -671,15 +666,16 @@ static int check_solver(const char *path, const LsimResumeInfo *info, const Lsim
 
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen) {
-  if (strcmp(info->solver_name, "lemke_sparse") || info->lu_refactor <= 0) return 0;
+  if (info->lu_refactor <= 0) return 0;
   LsimSolverOptions o = lsim_default_solver_options();
   o.block_start = m->solver.block_start;
   o.lu_solve = m->solver.lu_solve;
   o.lu_refactor = m->solver.lu_refactor;
   int block = 0, lu = 0, every = 0;
-  const int rc = lsim_lemke_sparse_effective(&o, &block, &lu, &every);
-  if (rc) return say(err, errlen, rc, "%s: cannot make the sparse Lemke settings to check (%s)",
-                     path, rc == LSIM_OUT_OF_MEMORY ? "out of memory" : "invalid solver keys");
+  const int rc = lsim_solver_sparse_settings(info->solver_name, &o, &block, &lu, &every);
+  if (rc < 0) return say(err, errlen, rc, "%s: cannot make the sparse Lemke settings to check (%s)",
+                         path, rc == LSIM_OUT_OF_MEMORY ? "out of memory" : "invalid solver keys");
+  if (rc == 0) return 0; /* a solver without sparse Lemke (a file that says: not ours) */
   char mine[16], theirs[16];
   const char *key = NULL, *var = NULL;
   if (lu != info->lu_solve) {
@@ -694,6 +690,15 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
     snprintf(mine, sizeof mine, "%d", block), snprintf(theirs, sizeof theirs, "%d", info->block_start);
   }
   if (!key) return 0;
+  if (strcmp(info->solver_name, "lemke_sparse"))
+    /* newton's fallback, lemke's LU run: the environment's alone (no scene key reaches it) */
+    return say(err, errlen, LSIM_INVALID_INPUT, "%s: its %s run's sparse Lemke setting %s is "
+               "%s, this run's %s (the environment's %s, else the built-in one; %s): the "
+               "continued steps would not be the run's; take its setting (%s=%s)",
+               path, info->solver_name, key, theirs, mine, var,
+               strcmp(info->solver_name, "newton") ? "lemke's LU run after a failed dense run"
+                                                  : "newton's sparse Lemke fallback",
+               var, theirs);
   return say(err, errlen, LSIM_INVALID_INPUT, "%s: its lemke_sparse setting %s is %s, this "
              "run's %s (the scene's solver.%s, else the environment's %s, else the built-in "
              "one): the continued steps would not be the run's; take its setting (%s=%s)",

@@ -35,10 +35,11 @@ typedef struct LsimResumeInfo {
   double tol, omega;
   int max_iter, threads, sparse_limit, warm_start;
   int on_failure;          /* LSIM_ON_FAILURE_*, -1 when the file does not say */
-  int block_start, lu_solve, lu_refactor; /* lemke_sparse runs: the sparse Lemke settings in
-                              effect (/parameters/solver_block_start, _lu_solve (LSIM_LU_*),
-                              _lu_refactor); lu_refactor 0 when the file does not say (another
-                              solver, or a file that recorded the scene's keys alone) */
+  int block_start, lu_solve, lu_refactor; /* runs of lemke_sparse, newton, lemke: the sparse
+                              Lemke settings in effect (/parameters/solver_block_start,
+                              _lu_solve (LSIM_LU_*), _lu_refactor); lu_refactor 0 when the
+                              file does not say (another solver, a file that recorded the
+                              scene's keys alone, or a newton or lemke run's from before) */
   int has_lcp;             /* the run dumped its LCPs (/lcp) */
 } LsimResumeInfo;
 
@@ -47,8 +48,10 @@ typedef struct LsimResumeInfo {
  * lsim_lemke_sparse_effective) against those path's run recorded (info): 0, or
  * LSIM_INVALID_INPUT with err naming the first that differs, its values and the variable
  * that gives the run's ("PATH: its lemke_sparse setting lu_solve is klu, this run's umfpack
- * ..."; the continued steps would not be that run's). 0 when the run's solver (info) is not
- * lemke_sparse or its file does not say (lu_refactor 0). */
+ * ..."; the continued steps would not be that run's). The same for the solvers whose
+ * fallbacks run sparse Lemke, newton and lemke, on the environment's settings alone
+ * (lsim_solver_sparse_settings). 0 when the run's solver (info) runs no sparse Lemke or
+ * its file does not say (lu_refactor 0: files before these solvers recorded them). */
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen);
 

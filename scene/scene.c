@@ -184,6 +184,14 @@ static int check_initial_limits(LsimParseCtx *c, const json_t *root, const LsimM
                          unit, f.limit_key);
 }
 
+const char *lsim_format_exact(double x, char *buf, size_t len) {
+  for (int digits = 15; digits <= 17; ++digits) {
+    snprintf(buf, len, "%.*g", digits, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  return buf;
+}
+
 /* Time: "time_step" and exactly one of "steps" and "duration". */
 static int parse_time(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   double h;
@@ -209,10 +217,17 @@ static int parse_time(LsimParseCtx *c, const json_t *root, LsimModel *m) {
   if (lsim_parse_get_number(c, root, "", "duration", &T) < 0) return LSIM_INVALID_INPUT;
   if (lsim_parse_check_range(c, "", "duration", T, GT0) < 0) return LSIM_INVALID_INPUT;
   const double r = T / h, n = round(r);
-  if (n < 1 || n > INT_MAX)
-    return lsim_parse_fail(c, "duration", 0, "gives %.17g steps of %g s; must be between 1 and %d", r, h, INT_MAX);
-  if (fabs(r - n) > 1e-9 * n)
-    return lsim_parse_fail(c, "duration", 0, "%g s is not a whole number of time steps of %g s (%.12g steps)", T, h, r);
+  if (n < 1 || n > INT_MAX) {
+    char hs[32];
+    return lsim_parse_fail(c, "duration", 0, "gives %.17g steps of %s s; must be between 1 and %d", r,
+                           lsim_format_exact(h, hs, sizeof hs), INT_MAX);
+  }
+  if (fabs(r - n) > 1e-9 * n) {
+    /* T and h to the digits that are theirs (%g named 1.0000001 s as 1 s) */
+    char ts[32], hs[32];
+    return lsim_parse_fail(c, "duration", 0, "%s s is not a whole number of time steps of %s s (%.12g steps)",
+                           lsim_format_exact(T, ts, sizeof ts), lsim_format_exact(h, hs, sizeof hs), r);
+  }
   m->steps = (int)n;
   return 0;
 }

@@ -21,6 +21,11 @@ typedef struct LsimSceneError {
 /* Formats err as one line (no newline) into buf. */
 void lsim_scene_error_format(const LsimSceneError *err, char *buf, size_t len);
 
+/* x in the fewest of 15 .. 17 significant digits that read back as x, into buf (len >= 32
+ * holds any double): what a message names where %g's six digits would name another
+ * number (a duration of 1.0000001 s as 1). Returns buf. */
+const char *lsim_format_exact(double x, char *buf, size_t len);
+
 /* Reads and validates a scene file. On success (0) fills model (finalized) and the
  * initial state, and *text gets a malloc'd copy of the file's text (for the output file;
  * the caller frees). On error (< 0: LSIM_IO_ERROR or LSIM_INVALID_INPUT) fills err and

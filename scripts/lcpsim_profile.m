@@ -86,14 +86,28 @@ function [taus, rho, titles] = plot_file(path, out)
   taus = cell(1, np);
   rho = cell(1, np);
   titles = cell(1, np);
-  fig = figure('visible', 'off', 'position', [0 0 650 * np 450]);
+  % A fixed grid (as scripts/lcpsim_plot.m): per panel 85 px of margin, 480 px of axes,
+  % and beside the panels that carry a legend room for it, as wide as its longest name
+  % needs. Inside the axes (lower right) the legend had covered the ends of curves near 0
+  % (series that solve few problems) and of slow series' curves rising at large tau.
+  fc = strcmp(c.parameters.mode, 'fc_set');
+  room = zeros(1, np);
+  for g = 1:np
+    if g == np || fc
+      room(g) = legend_room_px(c.series.label(panels{g}.series));
+    end
+  end
+  width = 565 * np + sum(room);
+  fig = figure('visible', 'off', 'position', [0 0 width 450]);
+  x0 = 0;
   for g = 1:np
     rows = panels{g}.rows;
     ser = panels{g}.series;
     [taus{g}, rho{g}] = profile(c.results.wall_time(rows, ser), ...
                                 c.results.success(rows, ser) == 1);
     titles{g} = panels{g}.title;
-    subplot(1, np, g);
+    axes('position', [(x0 + 85) / width, 0.13, 460 / width, 0.78]);
+    x0 = x0 + 565 + room(g);
     h = stairs(taus{g}, rho{g});
     % a solver's colour is the same in every panel (matplotlib's tab10, as the Python
     % figures; Octave's lines() repeats after 7)
@@ -115,12 +129,13 @@ function [taus, rho, titles] = plot_file(path, out)
     end
     title(t, 'interpreter', 'none', 'fontsize', 10 - 2 * (numel(t) > 60));
     labels = regexprep(c.series.label(ser), ' \((cold|warm)\)$', '');
-    if g == np || strcmp(c.parameters.mode, 'fc_set')
-      where = 'southeast';
-      if numel(ser) > 8
-        where = 'eastoutside';
+    if room(g) > 0
+      % The legend beside the panel, never over a curve: each name in its series' colour.
+      rowh = min(0.07, 0.98 / max(numel(h), 1));
+      for j = 1:numel(h)
+        text(1.03, 1 - rowh * (j - 0.5), labels{j}, 'units', 'normalized', ...
+             'color', get(h(j), 'color'), 'interpreter', 'none', 'fontsize', 9);
       end
-      legend(h, labels, 'location', where, 'interpreter', 'none');
     end
   end
   if nargin >= 2 && ~isempty(out)
@@ -131,6 +146,18 @@ function [taus, rho, titles] = plot_file(path, out)
     end
   end
   close(fig);
+end
+
+% The legend's room beside a panel, in pixels: the longest name (the start suffix
+% dropped) at fontsize 9, about 7 px a character through gnuplot's pngcairo, and 30 px of
+% margin; at least 120 px.
+function px = legend_room_px(labels)
+  labels = regexprep(labels, ' \((cold|warm)\)$', '');
+  longest = 0;
+  for j = 1:numel(labels)
+    longest = max(longest, numel(labels{j}));
+  end
+  px = max(120, ceil(30 + 7 * longest));
 end
 
 % The panels of scripts/lcpsim_compare.py's profile_panels, so that both draw the same

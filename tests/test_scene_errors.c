@@ -95,6 +95,9 @@ static const ErrorCase error_cases[] = {
      1, 1, "", "one of \"steps\" (a count) or \"duration\" (s) is required"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1,\n \"duration\": 0.25, \"bodies\": [{}]}",
      2, 14, "duration", "is not a whole number of time steps"},
+    /* the duration and step to their own digits (%g had said "1 s ... of 0.1 s") */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1,\n \"duration\": 1.0000001, \"bodies\": [{}]}",
+     2, 14, "duration", "1.0000001 s is not a whole number of time steps of 0.1 s"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"force\": {\"table\": [[0, 1], [1, 2], [1, 3]]}}]}",
      2, 51, "bodies[0].force.table[2][0]", "times must increase strictly: 1 after 1"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"force\": {\"table\": [[0, 1], [1, 2, 3]]}}]}",

@@ -130,7 +130,7 @@ S hybrid_period "hybrid_period.json:1:86: hybrid.record_period: final_time 1 s /
   '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1, "record_period": 1e-300}}'
 S hybrid_final "hybrid_final.json:1:" '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "final_time": 1e300, "record_period": 0.5}}'
 F hybrid_ok.json '{"lcpsim": 1, "hybrid": {"model": "bouncing_mass", "record_period": 0.01}}'
-t hybrid_duration "--duration 1e+08 s with $in/hybrid_ok.json's record_period 0.01 s gives 1e+10 samples" "$in/hybrid_ok.json" --duration 1e8 -o @OUT
+t hybrid_duration "--duration 1e8 s with $in/hybrid_ok.json's record_period 0.01 s gives 1e+10 samples" "$in/hybrid_ok.json" --duration 1e8 -o @OUT
 # ---- scene files: solver ----
 S solver_name "solver_name.json:1:55: solver: unknown solver \"nosuch\"" "$h"'"solver": "nosuch", "bodies": [ {} ]}'
 S solver_fc "solver_fc.json:1:55: solver: \"nsgs\" is a frictional contact solver, not an LCP solver" "$h"'"solver": "nsgs", "bodies": [ {} ]}'
@@ -238,7 +238,11 @@ t solve_sparse_opt "--sparse-limit" solve tests/data/lemke_pile10_step26.dat --s
 t solve_scene "ok.json: a JSON text (a scene? 'lcpsim $in/ok.json' runs it), not a problem file" solve "$in/ok.json"
 t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 # More steps than an int holds: said so (it was "not a whole number of steps").
-t duration_many "--duration 1e+09 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT
+t duration_many "--duration 1e9 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT
+# The duration as given (%g had named it 1: "--duration 1 is not a whole number of steps").
+t duration_digits "--duration 1.0000001 is not a whole number of steps of 0.1 s (10.000001" "$in/ok.json" --duration 1.0000001 -o @OUT
+F step_third.json '{"lcpsim": 1, "time_step": 0.0033333333333333335, "steps": 3, "bodies": [ {"mass": 1} ]}'
+t duration_step_digits "--duration 1.001 is not a whole number of steps of 0.0033333333333333335 s" "$in/step_third.json" --duration 1.001 -o @OUT
 F huge_step.json '{"lcpsim": 1, "time_step": 1e307, "steps": 3, "bodies": [ {"mass": 1} ]}'
 t steps_time_inf "huge_step.json: 100 steps of 1e+307 s end at a time that is not finite" "$in/huge_step.json" --steps 100 -o @OUT
 t solver_opt "nosuch" "$in/ok.json" --solver nosuch -o @OUT

@@ -525,6 +525,36 @@ if command -v octave-cli > /dev/null; then
     ok = ok && isequal(size(c.results.status), [120 10]) && strcmp(c.series.label{2}, 'lemke (warm)');
     printf('%d\n', ok);" 2>/dev/null | tail -1)
   [ "$out" = "1" ] && echo "octave profile and loader: ok" || fail "octave profile/loader: '$out'"
+  # The drawn profile's legend lies beside the last panel, not over its curves: coloured
+  # names right of the panel's frame (before, the legend sat inside at the lower right,
+  # over the ends of curves near 0, and nothing coloured lay beside the frame).
+  (cd scripts && timeout 120 octave-cli -H --eval "lcpsim_profile('$tmp/shadow1.h5', '$tmp/profile_m.png');" \
+     > "$tmp/profile_m.txt" 2>&1) || fail "octave profile figure: $(cat "$tmp/profile_m.txt")"
+  $PY - "$tmp/profile_m.png" <<'PYEOF' || fails=$((fails + 1))
+import sys
+import matplotlib.image as mpimg
+import numpy as np
+img = mpimg.imread(sys.argv[1])[:, :, :3]
+H, W, _ = img.shape
+dark = img.max(axis=2) < 0.7
+# the panels' frames: columns holding a dark vertical line over 40 % of the height
+longest = np.zeros(W, int)
+for x in range(W):
+    run = 0
+    for v in dark[:, x]:
+        run = run + 1 if v else 0
+        longest[x] = max(longest[x], run)
+frames = np.nonzero(longest > 0.4 * H)[0]
+assert frames.size, "no panel frame found"
+right = frames.max()
+rows = np.nonzero(dark[:, right])[0]
+coloured = (img.max(axis=2) - img.min(axis=2)) > 0.25
+beside = int(coloured[rows.min():rows.max(), right + 3:].sum())
+if beside < 100:
+    print(f"FAIL: octave profile: no legend beside the last panel (frame at x = {right} of {W}, {beside} coloured px right of it)")
+    sys.exit(1)
+print("octave profile legend beside the panels: ok")
+PYEOF
 fi
 
 # Bad input: exit 2, one line on stderr, no file.

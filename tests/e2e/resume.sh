@@ -312,6 +312,44 @@ $L data/pile_10.json --resume "$out/ls.h5" --steps 60 -o "$out/ls_resumed.h5" --
   fail "resume under the run's sparse Lemke settings"
 unset LSIM_LU_SOLVE LSIM_LU_REFACTOR
 same "$out/ls_straight.h5" "$out/ls_resumed.h5"
+# newton's sparse Lemke fallback and lemke's LU run (after a failed dense run) read the
+# same environment: their runs record it too and a resume under another is refused (before:
+# neither recorded it; pile_100 on newton with --max-iter 2 --sparse-limit -1, 30 steps,
+# resumed to 60 under LSIM_LU_SOLVE=own, was taken and its /q was the own run's, not the
+# run's); under the same ones the resumed run is the straight run, bit for bit.
+for s in newton lemke; do
+  LSIM_LU_SOLVE=klu $L data/pile_10.json --solver $s --steps 30 -o "$out/fb_$s.h5" --quiet
+  LSIM_LU_SOLVE=klu $L data/pile_10.json --solver $s --steps 40 -o "$out/fb_${s}_straight.h5" --quiet
+  $PY -c "
+import h5py, sys
+p = h5py.File(sys.argv[1], 'r')['parameters']
+assert (p['solver_lu_solve'][()], p['solver_lu_refactor'][()], p['solver_block_start'][()]) == (b'klu', 100, 0), list(p)
+" "$out/fb_$s.h5" || fail "$s: sparse Lemke settings in effect not recorded"
+  refused "fb_$s.h5: its $s run's sparse Lemke setting lu_solve is klu, this run's umfpack (the environment's LSIM_LU_SOLVE, else the built-in one;" \
+    data/pile_10.json --resume "$out/fb_$s.h5" --steps 40 -o "$out/no.h5"
+  LSIM_LU_SOLVE=klu LSIM_BLOCK_START=2 $L data/pile_10.json --resume "$out/fb_$s.h5" --steps 40 \
+    -o "$out/no.h5" > /dev/null 2>&1 && fail "$s: resumed under LSIM_BLOCK_START=2"
+  LSIM_LU_SOLVE=klu $L data/pile_10.json --resume "$out/fb_$s.h5" --steps 40 \
+    -o "$out/fb_${s}_resumed.h5" --quiet || fail "$s: resume under the run's sparse Lemke settings"
+  same "$out/fb_${s}_straight.h5" "$out/fb_${s}_resumed.h5"
+done
+# A persistent pair keeps its order by the previous step's contact ids (contact.c,
+# keep_order), which the resumed stepper rebuilds from the file's memory: a row of 10 equal
+# boxes, whose neighbours' order round-off swaps from step 79 on, resumed at step 85 is the
+# straight run, bit for bit.
+$PY -c "
+import json
+s = {'lcpsim': 1, 'dimension': 3, 'time_step': 0.01, 'steps': 100, 'gravity': [0, 0, -9.81],
+     'bodies': [{'name': 'ground', 'type': 'static', 'shapes': [{'type': 'plane', 'mu': 0.5}]},
+                {'name': 'box', 'mass': 1.0, 'position': [0, 0, 0.1],
+                 'shapes': [{'type': 'box', 'half_extents': [0.1, 0.1, 0.1], 'mu': 0.5}],
+                 'grid': {'count': [10, 1, 1], 'spacing': [0.2, 0.2, 0.2]}}]}
+json.dump(s, open('$out/row.json', 'w'), indent=1)
+"
+$L "$out/row.json" -o "$out/row_straight.h5" --quiet
+$L "$out/row.json" --steps 85 -o "$out/row_half.h5" --quiet
+$L "$out/row.json" --resume "$out/row_half.h5" --steps 100 -o "$out/row_resumed.h5" --quiet || fail "row: resume"
+same "$out/row_straight.h5" "$out/row_resumed.h5"
 refused "is the run continued (--resume) $out/p.h5: refused (it would be replaced)" data/pile_10.json --resume "$out/p.h5" --steps 60 -o "$out/p.h5"
 refused "the run holds the 50 steps it asked for (completed)" data/pile_10.json --resume "$out/p.h5" -o "$out/no.h5"
 # An event-driven run; a hybrid-model scene; a file that is no run file.
