@@ -395,6 +395,40 @@ static int window_end(const int *colour, int tb, int e) {
   return te;
 }
 
+/* How many cones ahead the float packing asks for a cone's table entry, and for the rows
+ * that entry points to (read then: the entry has come by). */
+enum { PACK_AHEAD_ENTRY = 32, PACK_AHEAD_ROWS = 16 };
+
+/* The packing's reads ahead: the table entry of the cone at wide_order position t +
+ * PACK_AHEAD_ENTRY and the six rows of the one at t + PACK_AHEAD_ROWS, each while before
+ * end (the window's last coloured position). The window's cones are packed colour by
+ * colour, a permutation of the order the table and the rows were written in, so each
+ * cone's entry and rows were a miss the hardware does not foresee (at 10 000 bodies the
+ * entry's first loads and the rows' had most of pack_range's samples). */
+#if defined(__GNUC__)
+/* Inlined always: a call of it alone (loads and prefetches, no stores) GCC takes for a pure
+   function's and drops. */
+__attribute__((always_inline))
+#endif
+static inline void pack_prefetch(const LsimPgs *ws, int t, int end) {
+#if defined(__GNUC__)
+  if (t + PACK_AHEAD_ENTRY < end) {
+    const char *e = (const char *)&ws->fc[ws->wide_order[t + PACK_AHEAD_ENTRY]];
+    __builtin_prefetch(e), __builtin_prefetch(e + 64), __builtin_prefetch(e + 128);
+    __builtin_prefetch(e + sizeof(FastCone) - 1);
+  }
+  if (t + PACK_AHEAD_ROWS < end) {
+    const FastCone *c = &ws->fc[ws->wide_order[t + PACK_AHEAD_ROWS]];
+    const size_t last = (size_t)c->nb * FAST_W * sizeof(double) - 1;
+    const double *rows[6] = {c->Jn, c->J1, c->J2, c->Bn, c->B1, c->B2};
+    for (int r = 0; r < 6; ++r)
+      __builtin_prefetch(rows[r]), __builtin_prefetch((const char *)rows[r] + last);
+  }
+#else
+  (void)ws, (void)t, (void)end;
+#endif
+}
+
 /* Range r (positions [tb0, te0) of src, its groups from gi): the order and the groups,
  * window by window: a window's colours in turn, each colour's cones in the natural order,
  * four by four; the range's rest after its windows. 1 when a float value is not finite. */
@@ -434,6 +468,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
       else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, layout);
     }
     /* Lane counts; the last group of a colour padded with inert lanes. */
+    const int coloured_end = pos[WIDE_MAX_COLOURS - 1];
     for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
       for (int s = 0; s < count[k]; s += WIDE_LANES) {
         const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
@@ -442,6 +477,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
         ws->wide[gi].pair = s % (2 * WIDE_LANES) == 0 && s + WIDE_LANES < count[k];
 #if WIDE_SSE2_PACK
         if (by_group) {
+          for (int l = 0; l < WIDE_LANES; ++l) pack_prefetch(ws, first[k] + s + l, coloured_end);
           const FastCone *fc[WIDE_LANES];
           for (int l = 0; l < WIDE_LANES; ++l)
             fc[l] = l < lanes ? &ws->fc[ws->wide_order[first[k] + s + l]] : NULL;
