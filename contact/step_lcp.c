@@ -225,7 +225,7 @@ static inline void neg_copy(double *restrict dst, const double *restrict src, co
 enum { PARALLEL_MIN_VARS = 512 };
 
 /* How many variables ahead rows_range asks for a row (two 3-D contacts). */
-enum { ROWS_PREFETCH = 12 };
+enum { ROWS_PREFETCH = 12, ROWS_PREFETCH_BODIES = 6, ROWS_PREFETCH_STORE = 96 };
 
 /* Cone c's products (factored.h) where B shares J's pattern and the cone is the usual 3-D
  * one (normal, 4 directions, lambda at variables L - 5 .. L, the first direction's row
@@ -287,6 +287,20 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
       __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
       __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
     }
+    /* The bodies of the row ROWS_PREFETCH_BODIES variables on (its row asked for above
+       earlier): their inverse mass, velocity and dofs. */
+    if (i + ROWS_PREFETCH_BODIES < e && s->var_row[i + ROWS_PREFETCH_BODIES] >= 0) {
+      const LsimJacRow *ra = &set->rows[s->var_row[i + ROWS_PREFETCH_BODIES]];
+      for (int slot = 0; slot < 2; ++slot) {
+        const int bi = ra->body[slot] >= 0 ? ra->body[slot] : 0;
+        __builtin_prefetch(&s->dofs[bi]), __builtin_prefetch(s->inv_inertia + 9 * bi);
+        __builtin_prefetch(s->inv_inertia + 9 * bi + 8), __builtin_prefetch(&s->inv_mass[bi]);
+      }
+    }
+    /* Where the rows ROWS_PREFETCH_STORE entries on will be written, for writing. */
+    __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
+    __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
+    __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
 #endif
     if (vr >= 0) {
       s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
