@@ -287,9 +287,11 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
       __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
       __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
     }
-    /* The bodies of the row ROWS_PREFETCH_BODIES variables on (its row asked for above
-       earlier): their inverse mass, velocity and dofs. */
-    if (i + ROWS_PREFETCH_BODIES < e && s->var_row[i + ROWS_PREFETCH_BODIES] >= 0) {
+    /* The bodies of the contact whose first row is ROWS_PREFETCH_BODIES variables on (its
+       row asked for above earlier; the variable before it a lambda, as after each cone):
+       their dofs, inverse mass and inertia, once for the contact's rows. */
+    if (i + ROWS_PREFETCH_BODIES < e && s->var_row[i + ROWS_PREFETCH_BODIES] >= 0 &&
+        s->var_row[i + ROWS_PREFETCH_BODIES - 1] == -1) {
       const LsimJacRow *ra = &set->rows[s->var_row[i + ROWS_PREFETCH_BODIES]];
       for (int slot = 0; slot < 2; ++slot) {
         const int bi = ra->body[slot] >= 0 ? ra->body[slot] : 0;

@@ -341,20 +341,37 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
       _mm_storeu_ps(dst, f);
     }
   }
-  int bad = _mm_movemask_pd(okv) != 3;
-  /* The constants, lane by lane as pack_lane makes them. */
+  /* The constants as pack_lane makes them (an inert lane's from inert_cone: zeros, an
+     identity A), four lanes a store as the rows. */
+  static const FastCone inert_cone = {.A = {1.0, 0.0, 1.0, 1.0}};
+  const FastCone *kc[WIDE_LANES];
+  for (int l = 0; l < WIDE_LANES; ++l) kc[l] = fc[l] ? fc[l] : &inert_cone;
+  float *kdst = fv + (size_t)WIDE_ROW_START(kind, 6) * WIDE_LANES;
+#define WIDE_PACK_CONST(q, field)                                                     \
+  do {                                                                                \
+    const __m128d a = _mm_set_pd(kc[1]->field, kc[0]->field);                       \
+    const __m128d b = _mm_set_pd(kc[3]->field, kc[2]->field);                       \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));                 \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));                 \
+    _mm_storeu_ps(kdst + (q) * WIDE_LANES, _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b))); \
+  } while (0)
+  WIDE_PACK_CONST(WM_INV_N, inv_n);
+  WIDE_PACK_CONST(WM_QN, qn);
+  WIDE_PACK_CONST(WM_Q1, q1);
+  WIDE_PACK_CONST(WM_Q2, q2);
+  WIDE_PACK_CONST(WM_GN1, gn1);
+  WIDE_PACK_CONST(WM_GN2, gn2);
+  WIDE_PACK_CONST(WM_MU, mu);
+  WIDE_PACK_CONST(WM_A11, A[0]);
+  WIDE_PACK_CONST(WM_A12, A[1]);
+  WIDE_PACK_CONST(WM_A22, A[2]);
+  WIDE_PACK_CONST(WM_A3, A[3]);
+#undef WIDE_PACK_CONST
+  _Static_assert(WIDE_META == 11, "the constants packed above");
+  const int bad = _mm_movemask_pd(okv) != 3;
+  /* The lanes' blocks and variables. */
   for (int l = 0; l < WIDE_LANES; ++l) {
     const FastCone *c = fc[l];
-    double k[WIDE_META] = {0.0};
-    if (c) {
-      k[WM_INV_N] = c->inv_n, k[WM_QN] = c->qn, k[WM_Q1] = c->q1, k[WM_Q2] = c->q2;
-      k[WM_GN1] = c->gn1, k[WM_GN2] = c->gn2, k[WM_MU] = c->mu;
-      k[WM_A11] = c->A[0], k[WM_A12] = c->A[1], k[WM_A22] = c->A[2], k[WM_A3] = c->A[3];
-    } else {
-      k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
-    }
-    for (int q = 0; q < WIDE_META; ++q)
-      bad |= put_value(fv, (size_t)(WIDE_ROW_START(kind, 6) + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
     if (!c) {
       g->o0[l] = g->o1[l] = m, g->two[l] = 0;
       x->normal[l] = x->b0[l] = x->L[l] = -1;
