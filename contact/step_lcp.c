@@ -15,6 +15,7 @@
 #include "lcp/team.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -227,6 +228,9 @@ enum { PARALLEL_MIN_VARS = 512 };
 /* How many variables ahead rows_range asks for a row (two 3-D contacts). */
 enum { ROWS_PREFETCH = 12, ROWS_PREFETCH_BODIES = 6, ROWS_PREFETCH_STORE = 96 };
 
+/* How many contacts ahead cq_range asks for a contact's record. */
+enum { CQ_PREFETCH = 6 };
+
 /* Cone c's products (factored.h) where B shares J's pattern and the cone is the usual 3-D
  * one (normal, 4 directions, lambda at variables L - 5 .. L, the first direction's row
  * and the normal's just written, J_ptr up to L): the PGS table's sums, made while the
@@ -370,6 +374,16 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
   int cl = st->cl;
   for (int c = c0; c < c1; ++c) {
     const LsimContact *ct = &set->contacts[c];
+#if defined(__GNUC__)
+    /* The contact CQ_PREFETCH on, asked for now (up to its first_var, the last field read
+       here): the first loads of each contact's record had 44 % of this pass's samples at
+       10 000 bodies, the records' stream of 216 B each outrunning the hardware's. */
+    if (c + CQ_PREFETCH < c1) {
+      const char *ahead = (const char *)(ct + CQ_PREFETCH);
+      __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64), __builtin_prefetch(ahead + 128);
+      __builtin_prefetch(ahead + offsetof(LsimContact, first_var));
+    }
+#endif
     if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
     int var = ct->first_var, row = ct->first_row;
     if (has_normal(ct)) {
