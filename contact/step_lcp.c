@@ -273,6 +273,8 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
   const LsimContactSet *set = &s->contacts;
   int k = *k_io;
   int cone = cone_at(s, ncones, b);
+  const int store_end = s->nnz_cap < s->b_cap ? s->nnz_cap : s->b_cap;
+  (void)store_end;
   for (int i = b; i < e; ++i) {
     s->J_ptr[i] = k;
     if (!shared) s->B_ptr[i] = k;
@@ -303,10 +305,13 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
         __builtin_prefetch(s->inv_inertia + 9 * bi + 8), __builtin_prefetch(&s->inv_mass[bi]);
       }
     }
-    /* Where the rows ROWS_PREFETCH_STORE entries on will be written, for writing. */
-    __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
-    __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
-    __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
+    /* Where the rows ROWS_PREFETCH_STORE entries on will be written, for writing (within
+       the arrays: store_end, the smaller capacity of J's and B's). */
+    if (k + ROWS_PREFETCH_STORE < store_end) {
+      __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
+    }
 #endif
     if (vr >= 0) {
       s->row_v[i] = put_row(s, m, &set->rows[vr], &k, s->J_idx, s->J_val,
