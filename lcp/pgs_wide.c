@@ -341,20 +341,37 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
       _mm_storeu_ps(dst, f);
     }
   }
-  int bad = _mm_movemask_pd(okv) != 3;
-  /* The constants, lane by lane as pack_lane makes them. */
+  /* The constants as pack_lane makes them (an inert lane's from inert_cone: zeros, an
+     identity A), four lanes a store as the rows. */
+  static const FastCone inert_cone = {.A = {1.0, 0.0, 1.0, 1.0}};
+  const FastCone *kc[WIDE_LANES];
+  for (int l = 0; l < WIDE_LANES; ++l) kc[l] = fc[l] ? fc[l] : &inert_cone;
+  float *kdst = fv + (size_t)WIDE_ROW_START(kind, 6) * WIDE_LANES;
+#define WIDE_PACK_CONST(q, field)                                                     \
+  do {                                                                                \
+    const __m128d a = _mm_set_pd(kc[1]->field, kc[0]->field);                       \
+    const __m128d b = _mm_set_pd(kc[3]->field, kc[2]->field);                       \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));                 \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));                 \
+    _mm_storeu_ps(kdst + (q) * WIDE_LANES, _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b))); \
+  } while (0)
+  WIDE_PACK_CONST(WM_INV_N, inv_n);
+  WIDE_PACK_CONST(WM_QN, qn);
+  WIDE_PACK_CONST(WM_Q1, q1);
+  WIDE_PACK_CONST(WM_Q2, q2);
+  WIDE_PACK_CONST(WM_GN1, gn1);
+  WIDE_PACK_CONST(WM_GN2, gn2);
+  WIDE_PACK_CONST(WM_MU, mu);
+  WIDE_PACK_CONST(WM_A11, A[0]);
+  WIDE_PACK_CONST(WM_A12, A[1]);
+  WIDE_PACK_CONST(WM_A22, A[2]);
+  WIDE_PACK_CONST(WM_A3, A[3]);
+#undef WIDE_PACK_CONST
+  _Static_assert(WIDE_META == 11, "the constants packed above");
+  const int bad = _mm_movemask_pd(okv) != 3;
+  /* The lanes' blocks and variables. */
   for (int l = 0; l < WIDE_LANES; ++l) {
     const FastCone *c = fc[l];
-    double k[WIDE_META] = {0.0};
-    if (c) {
-      k[WM_INV_N] = c->inv_n, k[WM_QN] = c->qn, k[WM_Q1] = c->q1, k[WM_Q2] = c->q2;
-      k[WM_GN1] = c->gn1, k[WM_GN2] = c->gn2, k[WM_MU] = c->mu;
-      k[WM_A11] = c->A[0], k[WM_A12] = c->A[1], k[WM_A22] = c->A[2], k[WM_A3] = c->A[3];
-    } else {
-      k[WM_A11] = 1.0, k[WM_A22] = 1.0, k[WM_A3] = 1.0;
-    }
-    for (int q = 0; q < WIDE_META; ++q)
-      bad |= put_value(fv, (size_t)(WIDE_ROW_START(kind, 6) + q) * WIDE_LANES + l, k[q], WIDE_FLOAT);
     if (!c) {
       g->o0[l] = g->o1[l] = m, g->two[l] = 0;
       x->normal[l] = x->b0[l] = x->L[l] = -1;
@@ -393,6 +410,40 @@ static int window_end(const int *colour, int tb, int e) {
   int nf = 0, te = tb;
   for (; te < e && nf < WIDE_WINDOW; ++te) nf += colour[te] != -1;
   return te;
+}
+
+/* How many cones ahead the float packing asks for a cone's table entry, and for the rows
+ * that entry points to (read then: the entry has come by). */
+enum { PACK_AHEAD_ENTRY = 32, PACK_AHEAD_ROWS = 16 };
+
+/* The packing's reads ahead: the table entry of the cone at wide_order position t +
+ * PACK_AHEAD_ENTRY and the six rows of the one at t + PACK_AHEAD_ROWS, each while before
+ * end (the window's last coloured position). The window's cones are packed colour by
+ * colour, a permutation of the order the table and the rows were written in, so each
+ * cone's entry and rows were a miss the hardware does not foresee (at 10 000 bodies the
+ * entry's first loads and the rows' had most of pack_range's samples). */
+#if defined(__GNUC__)
+/* Inlined always: a call of it alone (loads and prefetches, no stores) GCC takes for a pure
+   function's and drops. */
+__attribute__((always_inline))
+#endif
+static inline void pack_prefetch(const LsimPgs *ws, int t, int end) {
+#if defined(__GNUC__)
+  if (t + PACK_AHEAD_ENTRY < end) {
+    const char *e = (const char *)&ws->fc[ws->wide_order[t + PACK_AHEAD_ENTRY]];
+    __builtin_prefetch(e), __builtin_prefetch(e + 64), __builtin_prefetch(e + 128);
+    __builtin_prefetch(e + sizeof(FastCone) - 1);
+  }
+  if (t + PACK_AHEAD_ROWS < end) {
+    const FastCone *c = &ws->fc[ws->wide_order[t + PACK_AHEAD_ROWS]];
+    const size_t last = (size_t)c->nb * FAST_W * sizeof(double) - 1;
+    const double *rows[6] = {c->Jn, c->J1, c->J2, c->Bn, c->B1, c->B2};
+    for (int r = 0; r < 6; ++r)
+      __builtin_prefetch(rows[r]), __builtin_prefetch((const char *)rows[r] + last);
+  }
+#else
+  (void)ws, (void)t, (void)end;
+#endif
 }
 
 /* Range r (positions [tb0, te0) of src, its groups from gi): the order and the groups,
@@ -434,6 +485,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
       else bad |= pack_lane(ws, gl, ll, &ws->fc[src[t]], m, layout);
     }
     /* Lane counts; the last group of a colour padded with inert lanes. */
+    const int coloured_end = pos[WIDE_MAX_COLOURS - 1];
     for (int k = 0; k < WIDE_MAX_COLOURS; ++k) {
       for (int s = 0; s < count[k]; s += WIDE_LANES) {
         const int lanes = count[k] - s < WIDE_LANES ? count[k] - s : WIDE_LANES;
@@ -442,6 +494,7 @@ static int pack_range(LsimPgs *ws, const int *src, const int *colour, int tb0, i
         ws->wide[gi].pair = s % (2 * WIDE_LANES) == 0 && s + WIDE_LANES < count[k];
 #if WIDE_SSE2_PACK
         if (by_group) {
+          for (int l = 0; l < WIDE_LANES; ++l) pack_prefetch(ws, first[k] + s + l, coloured_end);
           const FastCone *fc[WIDE_LANES];
           for (int l = 0; l < WIDE_LANES; ++l)
             fc[l] = l < lanes ? &ws->fc[ws->wide_order[first[k] + s + l]] : NULL;
