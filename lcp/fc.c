@@ -498,15 +498,6 @@ void lsim_fc_project_cone(int dim, double mu, double *x) {
   if (dim == 3) x[2] *= s;
 }
 
-/* Distance of x to the cone ||x_T|| <= m x_N. */
-static double cone_distance(int dim, double m, const double *x) {
-  double y[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
-  lsim_fc_project_cone(dim, m, y);
-  double s = 0.0;
-  for (int k = 0; k < dim; ++k) s += (x[k] - y[k]) * (x[k] - y[k]);
-  return sqrt(s);
-}
-
 /* Adds |x| to a scaled sum of squares, LAPACK's dnrm2 way: the norm is *scale sqrt(*ssq),
  * which overflows only when the norm itself does (inf for an infinite x, NaN for a NaN). */
 static void ssq_add(double *scale, double *ssq, double x) {
@@ -520,6 +511,21 @@ static void ssq_add(double *scale, double *ssq, double x) {
     const double t = x / *scale;
     *ssq += t * t;
   }
+}
+
+/* Distance of x to the cone ||x_T|| <= m x_N. */
+static double cone_distance(int dim, double m, const double *x) {
+  double y[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
+  lsim_fc_project_cone(dim, m, y);
+  double s = 0.0;
+  for (int k = 0; k < dim; ++k) s += (x[k] - y[k]) * (x[k] - y[k]);
+  if (isfinite(s)) return sqrt(s);
+  /* Squares past the double range: scaled sums (ssq_add), inf only for an infinite or NaN
+     component (the dual cone of one contact with q of order 1e300 read inf). */
+  double scale = 0.0, ssq = 0.0;
+  for (int k = 0; k < dim; ++k) ssq_add(&scale, &ssq, x[k] - y[k]);
+  const double norm = scale * sqrt(ssq);
+  return isnan(norm) ? INFINITY : norm;
 }
 
 /* The natural map's norm over every contact, by scaled sums: what lsim_fc_quality takes

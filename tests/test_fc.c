@@ -428,6 +428,12 @@ static void test_measures_near_overflow(void **state) {
   const double r0[3] = {0.0, 0.0, 0.0};
   lsim_fc_quality(&p, r0, u, &qm);
   assert_true(isfinite(qm.natural) && qm.relative > 0.5 && qm.relative <= 1.0 + 1e-12);
+  /* ... and its dual-cone violation, dist(û, K*) with û = q + mu |q_T| e_N =
+     1e199 (-9.5, 1, 0), is finite: K* is the cone of 1/mu = 2, û_T = 1e199 > 2 (-9.5e199)
+     outside it, the apex nearest (mu |û_T| = 0.5e199 <= 9.5e199): the distance is |û| =
+     1e199 sqrt(91.25) (it read inf, the squares overflowing). */
+  const double dual = 1e199 * sqrt(91.25);
+  assert_true(fabs(qm.dual_cone - dual) <= 1e-12 * dual);
   lsim_fc_free(&p);
 }
 
