@@ -9,8 +9,7 @@ set -eu
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-D=${LSIM_SHARED_DATA:-../shared/data}/siconos-lcp
-[ -d "$D" ] || D=/work/shared/data/siconos-lcp
+D=${LSIM_SHARED:-../shared}/data/siconos-lcp
 S=$(./lcpsim solvers 2>/dev/null | grep -v '^siconos:fc' | grep -v '^nsgs' | paste -sd, -)
 n=$(echo "$S" | tr ',' '\n' | wc -l)
 [ "$n" -gt 20 ] || { echo "FAIL: $n LCP solvers, the case needs more than 20"; exit 1; }
