@@ -498,13 +498,58 @@ void lsim_fc_project_cone(int dim, double mu, double *x) {
   if (dim == 3) x[2] *= s;
 }
 
+/* Adds |x| to a scaled sum of squares, LAPACK's dnrm2 way: the norm is *scale sqrt(*ssq),
+ * which overflows only when the norm itself does (inf for an infinite x, NaN for a NaN). */
+static void ssq_add(double *scale, double *ssq, double x) {
+  x = fabs(x);
+  if (x == 0.0) return;
+  if (*scale < x) {
+    const double t = *scale / x;
+    *ssq = 1.0 + *ssq * t * t;
+    *scale = x;
+  } else {
+    const double t = x / *scale;
+    *ssq += t * t;
+  }
+}
+
 /* Distance of x to the cone ||x_T|| <= m x_N. */
 static double cone_distance(int dim, double m, const double *x) {
   double y[3] = {x[0], x[1], dim == 3 ? x[2] : 0.0};
   lsim_fc_project_cone(dim, m, y);
   double s = 0.0;
   for (int k = 0; k < dim; ++k) s += (x[k] - y[k]) * (x[k] - y[k]);
-  return sqrt(s);
+  if (isfinite(s)) return sqrt(s);
+  /* Squares past the double range: scaled sums (ssq_add), inf only for an infinite or NaN
+     component (the dual cone of one contact with q of order 1e300 read inf). */
+  double scale = 0.0, ssq = 0.0;
+  for (int k = 0; k < dim; ++k) ssq_add(&scale, &ssq, x[k] - y[k]);
+  const double norm = scale * sqrt(ssq);
+  return isnan(norm) ? INFINITY : norm;
+}
+
+/* The natural map's norm over every contact, by scaled sums: what lsim_fc_quality takes
+ * when its plain sum of squares overflowed (the same terms, as that loop makes them). */
+static double natural_scaled(const LsimFc *p, const double *r) {
+  const int d = p->dim;
+  double scale = 0.0, ssq = 0.0;
+  for (int c = 0; c < p->nc; ++c) {
+    double uc[3] = {p->q[c * d], p->q[c * d + 1], d == 3 ? p->q[c * d + 2] : 0.0};
+    for (int b = p->bptr[c]; b < p->bptr[c + 1]; ++b) {
+      const double *B = p->blk + (size_t)b * d * d, *rj = r + p->bcol[b] * d;
+      for (int j = 0; j < d; ++j)
+        for (int i = 0; i < d; ++i) uc[i] += B[i + j * d] * rj[j];
+    }
+    const double *rc = r + c * d, m = p->mu[c];
+    const double ut = d == 3 ? hypot(uc[1], uc[2]) : fabs(uc[1]);
+    const double uh[3] = {uc[0] + m * ut, uc[1], d == 3 ? uc[2] : 0.0};
+    double x[3] = {0.0, 0.0, 0.0};
+    for (int k = 0; k < d; ++k) x[k] = rc[k] - uh[k];
+    lsim_fc_project_cone(d, m, x);
+    for (int k = 0; k < d; ++k) ssq_add(&scale, &ssq, rc[k] - x[k]);
+  }
+  const double norm = scale * sqrt(ssq);
+  return isnan(norm) ? INFINITY : norm;
 }
 
 void lsim_fc_quality(const LsimFc *p, const double *r, double *u, LsimFcQuality *out) {
@@ -514,6 +559,14 @@ void lsim_fc_quality(const LsimFc *p, const double *r, double *u, LsimFcQuality 
   double nat2 = 0.0, qn = 0.0;
   for (int k = 0; k < n; ++k) qn += p->q[k] * p->q[k];
   qn = sqrt(qn);
+  /* ||q|| past the double range by squares (entries from about 1e154 on) is taken by
+     scaled sums: plain, it was inf and every relative measure 0 (or NaN). The plain sum
+     stays wherever it is finite, so the figures there keep their bits. */
+  if (!isfinite(qn)) {
+    double scale = 0.0, ssq = 0.0;
+    for (int k = 0; k < n; ++k) ssq_add(&scale, &ssq, p->q[k]);
+    qn = scale * sqrt(ssq);
+  }
   for (int c = 0; c < p->nc; ++c) {
     /* u_c = sum over the blocks of row c, + q_c */
     double uc[3] = {p->q[c * d], p->q[c * d + 1], d == 3 ? p->q[c * d + 2] : 0.0};
@@ -545,8 +598,9 @@ void lsim_fc_quality(const LsimFc *p, const double *r, double *u, LsimFcQuality 
       out->nsliding++;
     (void)ubuf;
   }
-  if (!isfinite(nat2)) nat2 = INFINITY;
-  out->natural = sqrt(nat2);
+  /* A sum of squares that overflowed is taken again by scaled sums (inf only when a term
+     is inf or NaN: a non-finite r or u). */
+  out->natural = isfinite(nat2) ? sqrt(nat2) : natural_scaled(p, r);
   out->relative = qn > DBL_EPSILON ? out->natural / qn : out->natural;
   if (!isfinite(out->cone)) out->cone = INFINITY;
 }

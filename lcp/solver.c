@@ -879,6 +879,20 @@ static int run_solver(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSta
   return status;
 }
 
+/* A success whose common residual is not finite is not taken: w = M z + q overflowed (M
+ * [2 1e300; 1e300 2], q = (-1e300, -1): z = (5e299, 0) is the solution, w_2 = 5e599), so
+ * the residual, +inf for a non-finite w (lcp.h), cannot verify the answer. newton said
+ * solved there (its own test and the unit residual both read min(0, inf) = 0) with a
+ * natural residual of inf: LSIM_BREAKDOWN now (LSIM_SOLVER_FAILED for a Siconos solver),
+ * the reason kept for lsim_solver_last_message. */
+static int verify_finite(LsimSolver *s, int status, const LsimSolveStats *st) {
+  if (status < 0 || isfinite(st->residual.natural)) return status;
+  snprintf(s->verdict, sizeof s->verdict,
+           "%s ended at a point where w = M z + q is not finite (an overflow): the residual "
+           "cannot verify it, not taken", s->name);
+  return s->siconos_ran ? LSIM_SOLVER_FAILED : LSIM_BREAKDOWN;
+}
+
 /* A Siconos solver that reports success is checked on the common residual: its relative
  * natural residual must be within 10 times the tolerance it was given (Siconos solvers
  * stop on measures of their own, hence the factor: on incline_3d siconos:convexqp_pg ends
@@ -993,6 +1007,7 @@ static int solve_dense(LsimSolver *s, const LsimLcp *lcp, double *z, LsimSolveSt
     lsim_lcp_residual(lcp, z, s->w, &st.residual);
     st.siconos_error = lsim_siconos_error(lcp, z, s->w);
   }
+  if (n > 0 && s->w) status = verify_finite(s, status, &st);
   status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
   if (n > 0 && s->w && floor_wanted(s, status, &st))
@@ -1337,6 +1352,7 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
     st.residual.natural = st.residual.complementarity = st.residual.relative = INFINITY;
     st.siconos_error = -1.0;
   }
+  if (n > 0 && ready && !invalid_pgs) status = verify_finite(s, status, &st);
   if (!chained) status = verify_siconos(s, status, &st);
   status = met_anyway(s, status, &st);
   if (n > 0 && ready && !invalid_pgs && floor_wanted(s, status, &st) &&

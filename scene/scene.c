@@ -28,8 +28,11 @@
 static int solver_word(LsimParseCtx *c, const json_t *v, const char *key,
                        int (*parse)(const char *, int *), int *out, const char *takes) {
   char word[16] = "", path[32];
-  if (lsim_parse_get_string(c, v, "solver", key, word, sizeof word, 0) < 0) return LSIM_INVALID_INPUT;
-  if (!word[0] || !parse(word, out)) return 0;
+  const int given = lsim_parse_get_string(c, v, "solver", key, word, sizeof word, 0);
+  if (given < 0) return LSIM_INVALID_INPUT;
+  /* An empty word is refused as any other outside the list (it was taken as the key
+     absent, so the environment's setting or the default applied unsaid). */
+  if (!given || !parse(word, out)) return 0;
   snprintf(path, sizeof path, "solver.%s", key);
   return lsim_parse_fail(c, path, 0, "must be %s, got \"%s\"", takes, word);
 }

@@ -339,6 +339,14 @@ def _styles(n):
     return [(cmap((2 * i + (i // 10) % 2) % 20), marks[i % len(marks)]) for i in range(n)]
 
 
+def _dash(i):
+    """The dash of series i's line: solid for the first 20 (tab20's colours, _styles), then
+    dashed, dash-dotted and dotted for each further 20, so that a line's colour and dash
+    name its series however many there are (every LCP solver, 23, gave series 20-22 the
+    solid lines of series 0-2: lemke and siconos:pathsearch drawn alike)."""
+    return ("-", "--", "-.", ":")[(i // 20) % 4]
+
+
 def profile_panels(c):
     """[(title, rows, series)]: the problems and series of each profile panel. Shadow mode:
     cold and warm panels, over the problems that every series of the panel tried (a
@@ -400,7 +408,8 @@ def figure_profile(c, outdir, name):
                 label += " (d = 2 in 2-D)"
             if fcset and not ok[:, j].any():  # a legend per panel: say it there
                 label += " (solves none)"
-            ax.step(taus, rho[:, j], where="post", color=col, label=label)
+            ax.step(taus, rho[:, j], where="post", color=col, label=label,
+                    linestyle=_dash(ser[j] if fcset else j))
         none = solving_none(c, rows, ser)
         if none and not fcset:
             # the shared legend is the last panel's: the series that solve none of this
@@ -662,7 +671,7 @@ def figure_divergence(c, outdir, name):
         if c.series.is_reference[s]:
             continue
         ax.semilogy(c.time, np.maximum(c.divergence.q[:, s], 1e-18), color=col,
-                    label=c.series.label[s])
+                    label=c.series.label[s], linestyle=_dash(s))
     ax.set_xlabel("time [s]")
     ax.set_ylabel(r"$\max_i |q_i - q_i^{ref}|$" + f" [{divergence_unit(c.parameters.dimension)}]"
                   "\n(1e-18 floor)")

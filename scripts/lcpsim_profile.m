@@ -110,12 +110,17 @@ function [taus, rho, titles] = plot_file(path, out)
     x0 = x0 + 565 + room(g);
     h = stairs(taus{g}, rho{g});
     % a solver's colour is the same in every panel (matplotlib's tab10, as the Python
-    % figures; Octave's lines() repeats after 7)
+    % figures; Octave's lines() repeats after 7), and its dash too: solid for the first
+    % 10 solvers, then dashed, dash-dotted and dotted for each further 10 (solver 11 had
+    % solver 1's solid line: every LCP solver, 23, drew 13 lines in another's style)
     cols = [31 119 180; 255 127 14; 44 160 44; 214 39 40; 148 103 189; 140 86 75; ...
             227 119 194; 127 127 127; 188 189 34; 23 190 207] / 255;
+    dashes = {'-', '--', '-.', ':'};
     solver = double(c.series.solver(ser)) + 1;
     for j = 1:numel(h)
-      set(h(j), 'color', cols(mod(solver(j) - 1, size(cols, 1)) + 1, :), 'linewidth', 1.5);
+      k = solver(j) - 1;
+      set(h(j), 'color', cols(mod(k, size(cols, 1)) + 1, :), 'linewidth', 1.5, ...
+          'linestyle', dashes{mod(floor(k / size(cols, 1)), numel(dashes)) + 1});
     end
     set(gca, 'xscale', 'log');
     ylim([-0.02 1.02]);

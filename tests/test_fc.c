@@ -401,6 +401,42 @@ static void test_bad_files(void **state) {
   unlink(path);
 }
 
+/* The Coulomb measures of a problem whose numbers are near the double range: W = I,
+ * q = 1e200 (-1, 0.1, 0), mu 0.5 sticks at r* = -q; r = r* + (1e196, 0, 0) leaves
+ * u = û = (1e196, 0, 0), r - û inside K, so the natural map is ||û|| = 1e196 and the
+ * relative measure 1e196 / ||q|| = 1e-4 / sqrt(1.01). Before, the sums of squares
+ * overflowed: the natural map was inf and the relative measure inf / inf = NaN (printed
+ * "relative to ||q||: -nan" by lcpsim solve), and a problem with ||q|| overflowing alone
+ * had every relative measure 0, so any answer passed. Tolerance 1e-11 relative: u_N =
+ * (1e200 + 1e196) - 1e200 is exact to half an ulp of 1e200 (1.1e184, 1.1e-12 of 1e196),
+ * plus a few roundings of the scaled sums. */
+static void test_measures_near_overflow(void **state) {
+  (void)state;
+  const double A[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {-1e200, 1e199, 0.0};
+  LsimFc p;
+  one_contact(&p, A, q, 0.5);
+  const double r[3] = {1e200 + 1e196, -1e199, 0.0};
+  double u[3];
+  LsimFcQuality qm;
+  lsim_fc_quality(&p, r, u, &qm);
+  print_message("natural %g, relative %g\n", qm.natural, qm.relative);
+  assert_true(fabs(qm.natural - 1e196) <= 1e-11 * 1e196);
+  const double rel = 1e-4 / sqrt(1.01);
+  assert_true(fabs(qm.relative - rel) <= 1e-11 * rel);
+  /* A wrong answer there (r = 0: u = q, the natural map of order ||q||) is not hidden by
+     ||q|| = inf: relative of order 1. */
+  const double r0[3] = {0.0, 0.0, 0.0};
+  lsim_fc_quality(&p, r0, u, &qm);
+  assert_true(isfinite(qm.natural) && qm.relative > 0.5 && qm.relative <= 1.0 + 1e-12);
+  /* ... and its dual-cone violation, dist(û, K*) with û = q + mu |q_T| e_N =
+     1e199 (-9.5, 1, 0), is finite: K* is the cone of 1/mu = 2, û_T = 1e199 > 2 (-9.5e199)
+     outside it, the apex nearest (mu |û_T| = 0.5e199 <= 9.5e199): the distance is |û| =
+     1e199 sqrt(91.25) (it read inf, the squares overflowing). */
+  const double dual = 1e199 * sqrt(91.25);
+  assert_true(fabs(qm.dual_cone - dual) <= 1e-12 * dual);
+  lsim_fc_free(&p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_local_cases),        cmocka_unit_test(test_siconos_no_leak),       cmocka_unit_test(test_slide_anisotropic),
@@ -408,6 +444,7 @@ int main(void) {
       cmocka_unit_test(test_siconos_divergence),  cmocka_unit_test(test_siconos_newton_budget),
       cmocka_unit_test(test_dense_and_sbm_files), cmocka_unit_test(test_fclib_reduction),
       cmocka_unit_test(test_same_as_siconos_reader),
+      cmocka_unit_test(test_measures_near_overflow),
       cmocka_unit_test(test_polyhedral_error),  cmocka_unit_test(test_bad_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,12 @@ static const ErrorCase error_cases[] = {
      2, 68, "solver.block_start", "must be an integer in [0, 1000], got 1001"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_solve\": \"KLU\"}}",
      2, 65, "solver.lu_solve", "must be \"umfpack\", \"own\", \"klu\" or \"ft\", got \"KLU\""},
+    /* An empty word was taken as the key absent (the environment's setting, or the
+       default, then applied): refused as any other word outside the list. */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_solve\": \"\"}}",
+     2, 65, "solver.lu_solve", "must be \"umfpack\", \"own\", \"klu\" or \"ft\", got \"\""},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"on_failure\": \"\"}}",
+     2, 58, "solver.on_failure", "must be \"fallback\", \"stop\" or \"continue\", got \"\""},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"lu_refactor\": 9}}",
      2, 68, "solver.lu_refactor", "must be an integer in [10, 100000], got 9"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"lu_solve\": \"klu\"}}",

@@ -858,6 +858,44 @@ static void test_heavy_on_light_ratio_1e6(void **state) {
   }
 }
 
+/* M = [2 1e300; 1e300 2], q = (-1e300, -1): z = (5e299, 0) solves it, but w_2 = M_21 z_1 - 1
+ * = 5e599 overflows to +inf, so the common residual cannot verify any answer (it is +inf
+ * for a non-finite w, lcp.h) and no solver may call the result solved. newton did: status
+ * solved, exit 0, natural residual inf (its own stopping test and the unit residual both
+ * took min(0, inf) = 0). Every solver, dense and factored (C = M), must now either report
+ * a failure or a finite residual within its tolerance. */
+static void test_overflowing_w_not_solved(void **state) {
+  (void)state;
+  LsimLcp lcp;
+  assert_int_equal(lsim_lcp_init(&lcp, 2), 0);
+  lcp.M[0] = 2.0, lcp.M[1] = 1e300, lcp.M[2] = 1e300, lcp.M[3] = 2.0;
+  lcp.q[0] = -1e300, lcp.q[1] = -1.0;
+  /* C = M by rows, J and B empty (m = 0). */
+  static const int jptr[3] = {0, 0, 0}, cptr[3] = {0, 2, 4}, cidx[4] = {0, 1, 0, 1};
+  const double cval[4] = {2.0, 1e300, 1e300, 2.0};
+  const LsimFactoredLcp f = {.n = 2, .m = 0, .J_ptr = jptr, .B_ptr = jptr, .C_ptr = cptr,
+                             .C_idx = cidx, .C_val = cval, .q = lcp.q};
+  const char *names[] = {"lemke", "pgs", "newton", "lemke_sparse", "siconos:lemke",
+                         "siconos:newton_fb", "siconos:enum"};
+  for (int k = 0; k < 7; ++k) {
+    for (int factored = 0; factored < 2; ++factored) {
+      if (factored && !strncmp(names[k], "siconos:", 8)) continue;
+      if (factored && !strcmp(names[k], "lemke")) continue; /* dense only */
+      LsimSolver *sv = make(names[k], 1e-10, 0);
+      double z[2] = {0.0, 0.0};
+      LsimSolveStats st;
+      const int status = factored ? lsim_solver_solve_factored(sv, &f, z, &st)
+                                  : lsim_solver_solve(sv, &lcp, z, &st);
+      print_message("%s%s: status %d, natural residual %g\n", names[k],
+                    factored ? " (factored)" : "", status, st.residual.natural);
+      if (status >= 0) assert_true(isfinite(st.residual.natural));
+      else assert_true(strlen(lsim_status_name(status)) > 0);
+      lsim_solver_free(sv);
+    }
+  }
+  lsim_lcp_free(&lcp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_heavy_on_light_ratio_1e6),
@@ -867,6 +905,7 @@ int main(void) {
       cmocka_unit_test(test_light_cube_dense_in_unit),
       cmocka_unit_test(test_heavy_on_light_at_floor),
       cmocka_unit_test(test_negative_parts_positive_zero),
+      cmocka_unit_test(test_overflowing_w_not_solved),
       cmocka_unit_test(test_siconos_files),   cmocka_unit_test(test_trivial_exact),
       cmocka_unit_test(test_random_spd_psd),  cmocka_unit_test(test_random_pmatrix),
       cmocka_unit_test(test_contact_structured), cmocka_unit_test(test_fallback_chain), cmocka_unit_test(test_energy_guard),

@@ -11,6 +11,10 @@
 # behaviour. BAD_INPUT_SHOW=1 prints every message.
 set -u
 bin=$(pwd)/${LSIM_BIN:-build/san/lcpsim}
+# LSIM_BIN picks the binary (LSIM_BIN=lcpsim: the plain build); lcpsim itself must not see
+# it: it notes every LSIM_ variable it does not read on stderr, which every case counted as
+# a second line (388 failures with LSIM_BIN=lcpsim).
+unset LSIM_BIN
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 in=$top/in       # inputs, written below
