@@ -198,7 +198,8 @@ with h5py.File(sys.argv[1], 'r') as f:
     sys.exit(0 if n >= int(sys.argv[2]) and s in steps else 1)
 " "$1" "$2" 2> /dev/null
 }
-# SIGINT: the run ends after some step (likely not a multiple of 7, kept as the last row);
+# SIGINT: the run ends after some step (likely not a multiple of 7, kept as the last row;
+# 0 when the signal comes before the first step: tests/e2e/signal_at_open.sh);
 # resumed to 100 steps more, the straight run's file of as many.
 $L "$out/pile.json" --steps 100000000 -o "$out/int.h5" --quiet --record-every 7 &
 pid=$!

@@ -128,7 +128,9 @@ refused() {
 # one run of N + 100 steps.
 $L "$out/pile.json" --steps 100000000 -o "$out/int.h5" --quiet &
 pid=$!
-# (any N will do: a short wait keeps the run of N + 100 steps short)
+# (any N will do: a short wait keeps the run of N + 100 steps short; N is 0 when the
+# signal comes before the first step, which the handler, set before the file is made,
+# catches too: tests/e2e/signal_at_open.sh)
 i=0
 until [ -f "$out/int.h5.$pid.partial" ] || [ $i -ge 600 ]; do sleep 0.1; i=$((i + 1)); done
 sleep 0.2
