@@ -124,8 +124,12 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   /* The file opened before the run (scene/outfile.h: a bad output refused now, not after
      it) and written as the run goes, so a killed run leaves its partial file. */
   LsimHybridRecord *rec = NULL;
+  /* SIGINT / SIGTERM / SIGHUP caught from before the file exists (cli/run.c): one that
+     comes while its header is written stops the run before its first sample. */
+  lsim_cli_catch_interrupts(1);
   if (lsim_hybrid_record_open(&rec, path, s.model, s.params, s.initial, &s.options, text, msg,
                               sizeof msg)) {
+    lsim_cli_catch_interrupts(0);
     fprintf(stderr, "lcpsim: %s\n", msg);
     return 2;
   }
@@ -148,7 +152,6 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
                          .total = (int)(expected <= LSIM_HYBRID_MAX_SAMPLES ? expected : 0),
                          .unit = "samples", .every = -1, .t0 = lsim_cli_now()}};
   LsimHybridTrace tr;
-  lsim_cli_catch_interrupts(1);
   const int rc = lsim_hybrid_run_observed(s.model, s.params, s.initial, s.chart, &s.options,
                                           &lsim_cli_interrupted, observe, &ob, &tr, msg,
                                           sizeof msg);

@@ -615,6 +615,12 @@ int lsim_cli_run(int argc, char **argv) {
       : sparse_limit_override >= -1 ? "--sparse-limit"
       : solver_output ? "--solver-output" : NULL;
 
+  /* SIGINT / SIGTERM / SIGHUP are caught from before the output file exists to the end of
+     the steps: one that comes while the file is made (its header written, a resumed run's
+     rows copied) stops the run before its first step, the file marked interrupted; the
+     default action had killed it there, leaving PATH.<pid>.partial. */
+  lsim_cli_catch_interrupts(1);
+
   /* Stepper and recorder. */
   int exit_code = 0;
   LsimStepper *stepper = NULL;
@@ -902,6 +908,7 @@ int lsim_cli_run(int argc, char **argv) {
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
     }
   }
+  lsim_cli_catch_interrupts(0); /* (a run that never began its steps) */
   lsim_cli_progress_end(&bar);
   const double elapsed = now_seconds() - t0;
 

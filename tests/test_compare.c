@@ -568,17 +568,22 @@ static void timed_fn(void *arg) {
   a->value = 42.0;
 }
 
+/* The solve that ends at once and the one that dies run under a limit of 30 s, which they
+ * never reach (the call returns when the child's answer or its end comes): under 0.05 s
+ * (a deadline of 0.1 s of wall time for the fork, the child's two calls and its answer) a
+ * loaded machine, or the sanitizers' fork, could make either a timeout. The timeout is
+ * the nanosleep past 2 x 0.05 s, certain on any machine. */
 static void test_timed_outcomes(void **state) {
   (void)state;
   double out[1] = {0.0};
   TimedArg a = {0, 0.0};
-  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), 0);
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 30.0, out, 1, &a, sizeof a), 0);
   assert_true(a.value == 42.0);
   a = (TimedArg){1, 0.0};
   assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a),
                    LSIM_COMPARE_TIMEOUT);
   a = (TimedArg){2, 0.0};
-  assert_int_equal(lsim_compare_timed(timed_fn, &a, 0.05, out, 1, &a, sizeof a), -1);
+  assert_int_equal(lsim_compare_timed(timed_fn, &a, 30.0, out, 1, &a, sizeof a), -1);
 
   LsimCompareTable t;
   assert_int_equal(lsim_compare_table_alloc(&t, 2, 1, 0), 0);

@@ -183,11 +183,35 @@ wait_partial() {
   done
   sleep 1
 }
+# cmp_killed PARTIAL: prints the dumped steps of the killed comparison's file.
+cmp_killed() {
+  $PY - "$1" <<'EOF'
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    import numpy as np
+    assert f["file_kind"][()] == b"compare" and "summary" not in f
+    steps = f["lcp/step"][()]
+    assert len(steps) >= 1 and steps[0] == 1, steps
+    rows = f["step"][()]
+    assert (rows == np.arange(1, len(steps) + 1)).all(), (rows, steps)
+    assert f["results/status"].shape == (len(rows), 4), f["results/status"].shape
+    assert [x.decode() for x in f["series/label"][()]][2] == "newton (cold)"
+    assert np.isfinite(f["results/relative_residual"][()]).all()
+    st = f["results/status"][()]
+    assert ((st >= -10) & (st <= 1)).all(), st
+    print(len(steps))
+EOF
+}
+# SIGINT and SIGTERM: sent with the comparison stopped where its file holds a step or
+# more whole (stopped_when, cmp_killed), so that K >= 1 on any machine (1 s after the file
+# appeared could be before its first step on a loaded one: "after 0 of", also right, but
+# then no step to re-solve).
 for sig in INT TERM; do
   f="$out/cmp-$sig.h5"
   ./lcpsim $cmp_args -o "$f" 2> "$out/err" & p=$!
-  wait_partial "$f.$p.partial"
+  stopped_when $p cmp_killed "$f.$p.partial"
   kill -$sig $p
+  kill -CONT $p
   rc=0; wait $p || rc=$?
   want=130; [ $sig = TERM ] && want=143
   [ "$rc" -eq $want ] || fail "compare SIG$sig: exit $rc, expected $want: $(cat "$out/err")"
@@ -233,25 +257,6 @@ done
 # the partial file opens with its header, the series, the tables' rows and the LCPs dumped
 # up to its last flush (as many rows as dumps: every step of the stack has an LCP), no
 # summary; lcpsim solve re-solves the first step, the loaders read the rows.
-# cmp_killed PARTIAL: prints the dumped steps of the killed comparison's file.
-cmp_killed() {
-  $PY - "$1" <<'EOF'
-import sys, h5py
-with h5py.File(sys.argv[1], "r") as f:
-    import numpy as np
-    assert f["file_kind"][()] == b"compare" and "summary" not in f
-    steps = f["lcp/step"][()]
-    assert len(steps) >= 1 and steps[0] == 1, steps
-    rows = f["step"][()]
-    assert (rows == np.arange(1, len(steps) + 1)).all(), (rows, steps)
-    assert f["results/status"].shape == (len(rows), 4), f["results/status"].shape
-    assert [x.decode() for x in f["series/label"][()]][2] == "newton (cold)"
-    assert np.isfinite(f["results/relative_residual"][()]).all()
-    st = f["results/status"][()]
-    assert ((st >= -10) & (st <= 1)).all(), st
-    print(len(steps))
-EOF
-}
 f="$out/cmp-k.h5"
 ./lcpsim $cmp_args -o "$f" & p=$!
 part="$f.$p.partial"

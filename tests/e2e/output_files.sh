@@ -94,14 +94,18 @@ EOF
 # Two runs writing one -o at once: the second is refused at its start (exit 2, one line
 # naming the output and the first's partial file) and the first writes its file whole.
 # Before, both ran and the last to finish replaced the other's file without a word.
+# (The first is stopped (SIGSTOP) while the second starts: its 3000 steps take 0.6 s of
+# CPU, and a second started later on a loaded machine found it done, and rightly ran.)
 ./lcpsim $scene --steps 3000 -o "$out/same.h5" --quiet & p1=$!
 end=$(($(date +%s) + 60))
 while [ ! -f "$out/same.h5.$p1.partial" ]; do
   [ "$(date +%s)" -lt $end ] || fail "the first run's partial file never appeared"
   sleep 0.05
 done
+kill -STOP $p1
 rc=0
 ./lcpsim data/two_blocks.json -o "$out/same.h5" --quiet 2> "$out/same.err" || rc=$?
+kill -CONT $p1
 [ $rc -eq 2 ] && [ "$(wc -l < "$out/same.err")" -eq 1 ] \
   && grep -qF "$out/same.h5: another run is writing it now ($out/same.h5.$p1.partial): refused" "$out/same.err" \
   || fail "second concurrent run: exit $rc: $(cat "$out/same.err")"

@@ -23,3 +23,32 @@ stopped_when() {
     sw_nap=$(awk "BEGIN { print $sw_nap * 2 < 4 ? $sw_nap * 2 : 4 }")
   done
 }
+
+# flushed PARTIAL N: PARTIAL's /flushed_rows is N or more: a flush of that many rows (row 0
+# the initial state; a comparison's rows are its steps) reached the file whole. For
+# stopped_when: a run stopped so is past its start (its signal handlers set, steps done).
+flushed() {
+  [ -f "$1" ] && /usr/bin/python3 -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    sys.exit(0 if int(f['flushed_rows'][()]) >= int(sys.argv[2]) else 1)
+" "$1" "$2"
+}
+
+# delivered PID SIGNUM: returns once signal SIGNUM sent to PID is no longer pending (its
+# handler has taken it), 120 s at most (/proc/PID/status, SigPnd and ShdPnd). A second
+# signal sent after a first was taken is a second one; sent before, the two of one kind
+# merge into one, and the run waits for its step (a loaded machine can leave a process
+# off its core longer than any fixed pause).
+delivered() {
+  dl_end=$(($(date +%s) + 120))
+  while :; do
+    dl_pnd=$(awk '/^(SigPnd|ShdPnd):/ { printf "%s ", $2 }' "/proc/$1/status" 2> /dev/null) || return 0
+    [ -n "$dl_pnd" ] || return 0 # (ended)
+    dl_any=0
+    for dl_m in $dl_pnd; do dl_any=$((dl_any | (0x$dl_m >> ($2 - 1) & 1))); done
+    [ $dl_any -eq 0 ] && return 0
+    [ "$(date +%s)" -lt $dl_end ] || fail "signal $2 to run $1 still pending after 120 s"
+    sleep 0.05
+  done
+}
