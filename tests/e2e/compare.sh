@@ -668,6 +668,13 @@ for s, label in enumerate(c.series.label):
     got = (c.series.lu_solve[s], int(c.series.block_start[s]), int(c.series.lu_refactor[s]))
     assert got == (("umfpack", 0, 100) if label.startswith("newton") else ("", 0, 0)), (label, got)
 PYEOF
+if command -v octave-cli > /dev/null; then
+  out=$(cd scripts && timeout 120 octave-cli -H --eval "c = lcpsim_compare_load('$tmp/luseries.h5');
+    ok = isequal(c.series.lu_solve', {'own','own','own','own','klu','klu','',''}) && ...
+         isequal(double(c.series.lu_refactor'), [200 200 200 200 200 200 0 0]);
+    printf('%d\n', ok);" 2>/dev/null | tail -1)
+  [ "$out" = "1" ] || fail "octave loader: sparse Lemke's settings per series: '$out'"
+fi
 # The reference's warm series is the solve that drives the trajectory: distance exactly 0
 # on every step with an LCP (pile_10, 60 steps). Before, the driver took the scene's
 # islands (1) and no cover=previous while the series took the spec's (islands 0 by
