@@ -17,7 +17,7 @@ static void compare_usage(FILE *f) {
           "                      [--time-limit S] [--trajectory] [--quiet]\n"
           "       lcpsim compare FILE... --solvers LIST [-o FILE] [--csv]   (LCP .dat files,\n"
           "                      or frictional contact .dat / FCLIB .hdf5 files)\n"
-          "                      [--success-tol X] [--dump-lcp]\n"
+          "                      [--success-tol X] [--dump-lcp] [--time-limit S]\n"
           "  Compares LCP solvers on identical problems; writes one HDF5 file\n"
           "  (docs/output-format.md, 'Compare files') and prints a Markdown summary.\n"
           "  Scenes are compared on the time step's LCPs: an event-driven scene\n"

@@ -216,6 +216,32 @@ void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompare
   else if (reference_series >= 0) isref[reference_series] = 1;
   lsim_compare_w_arr(o, "/series/is_reference", LSIM_H5_I32, 1, P, 0, isref);
   free(isref);
+  /* Sparse Lemke's settings in effect for the series whose solver runs it (lemke_sparse:
+     the spec's block, lu, refactor else the environment's; newton's fallback and lemke's
+     LU run: the environment's alone; lsim_solver_sparse_settings), as a run file's
+     /parameters/solver_lu_solve: other settings give other pivots and bits. Other series:
+     0, "", 0. (Before, only a lemke_sparse spec's own keys were in the file, through its
+     label; an environment's setting was nowhere.) */
+  int *block = calloc(P + 1, sizeof(int)), *every = calloc(P + 1, sizeof(int));
+  char (*lu)[16] = calloc(P + 1, sizeof *lu);
+  if (!block || !every || !lu) o->rc = o->rc ? o->rc : -1;
+  for (int s = 0; !o->rc && s < nseries; ++s) {
+    const LsimCompareSpec *sp = &specs[ser_solver[s]];
+    int b = 0, l = 0, e = 0;
+    const int sparse = lsim_solver_sparse_settings(sp->name, &sp->opt, &b, &l, &e);
+    if (sparse < 0) o->rc = -1; /* out of memory (the spec's values were validated) */
+    else if (sparse) {
+      block[s] = b;
+      every[s] = e;
+      snprintf(lu[s], sizeof lu[s], "%s", lsim_lu_solve_name(l));
+    }
+  }
+  lsim_compare_w_arr(o, "/series/block_start", LSIM_H5_I32, 1, P, 0, block);
+  lsim_compare_w_str(o, "/series/lu_solve", lu ? lu[0] : "", sizeof *lu, nseries);
+  lsim_compare_w_arr(o, "/series/lu_refactor", LSIM_H5_I32, 1, P, 0, every);
+  free(block);
+  free(every);
+  free(lu);
 }
 
 /* ---- The end of a comparison ---- */

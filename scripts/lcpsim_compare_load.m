@@ -10,8 +10,9 @@ function c = lcpsim_compare_load(path)
 %
 % Rows are problems (steps, or .dat files of an LCP set), columns are series; 1-D
 % datasets are columns. Integer datasets keep their class (int32, uint64 for hashes);
-% use double() before arithmetic. String tables (series.label, series.start, solvers.spec,
-% solvers.name, status_legend, problem_name, lcp.solution_label) are cell columns.
+% use double() before arithmetic. String tables (series.label, series.start,
+% series.lu_solve, solvers.spec, solvers.name, status_legend, problem_name,
+% lcp.solution_label) are cell columns.
 % Matlab reads with h5info / h5read; Octave with its built-in load() (see
 % scripts/lcpsim_load.m for why). A comparison written with --trajectory has the
 % reference's run as c.trajectory, in lcpsim_load's orientation and with its string
@@ -75,6 +76,9 @@ function c = lcpsim_compare_load(path)
   % String tables as cell columns.
   c.series.label = lcpsim_cellstr(c.series.label);
   c.series.start = lcpsim_cellstr(c.series.start);
+  if isfield(c.series, 'lu_solve')  % (files from before have none)
+    c.series.lu_solve = lcpsim_cellstr(c.series.lu_solve);
+  end
   c.solvers.spec = lcpsim_cellstr(c.solvers.spec);
   c.solvers.name = lcpsim_cellstr(c.solvers.name);
   c.status_legend = lcpsim_cellstr(c.status_legend);

@@ -642,6 +642,39 @@ for env, spec in (("luenv1", "lemke_sparse[lu=own,refactor=200]"),
         r = la.index(f"lemke_sparse[lu=umfpack,refactor=100] ({start})")
         assert a["results/residual"][:, i].tobytes() != a["results/residual"][:, r].tobytes()
 PYEOF
+# The file records sparse Lemke's settings in effect per series (/series/lu_solve, ...):
+# newton's fallback and lemke's LU run take the environment's, lemke_sparse its spec's keys
+# over it, other solvers none. Before, a newton series under LSIM_LU_SOLVE=own recorded
+# nothing of it (no /series/lu_solve), though other settings give other bits.
+LSIM_LU_SOLVE=own LSIM_LU_REFACTOR=200 LSIM_BLOCK_START=3 $bin compare data/two_blocks.json \
+  --steps 5 --quiet --solvers 'newton,lemke,lemke_sparse[lu=klu],pgs' -o "$tmp/luseries.h5" \
+  || fail "lu settings per series: exit $?"
+$bin compare data/two_blocks.json --steps 5 --quiet --solvers 'newton,pgs' \
+  -o "$tmp/luseries0.h5" || fail "lu settings per series (no environment): exit $?"
+$PY - "$tmp" <<'PYEOF' || fail "sparse Lemke's settings per series"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_compare
+t = sys.argv[1]
+c = lcpsim_compare.load(f"{t}/luseries.h5")
+want = {"newton": ("own", 3, 200), "lemke": ("own", 3, 200),
+        "lemke_sparse[lu=klu]": ("klu", 3, 200), "pgs": ("", 0, 0)}
+assert len(c.series.label) == 8, c.series.label
+for s, label in enumerate(c.series.label):
+    got = (c.series.lu_solve[s], int(c.series.block_start[s]), int(c.series.lu_refactor[s]))
+    assert got == want[label.rsplit(" (", 1)[0]], (label, got)
+c = lcpsim_compare.load(f"{t}/luseries0.h5")  # the built-in settings without the environment
+for s, label in enumerate(c.series.label):
+    got = (c.series.lu_solve[s], int(c.series.block_start[s]), int(c.series.lu_refactor[s]))
+    assert got == (("umfpack", 0, 100) if label.startswith("newton") else ("", 0, 0)), (label, got)
+PYEOF
+if command -v octave-cli > /dev/null; then
+  out=$(cd scripts && timeout 120 octave-cli -H --eval "c = lcpsim_compare_load('$tmp/luseries.h5');
+    ok = isequal(c.series.lu_solve', {'own','own','own','own','klu','klu','',''}) && ...
+         isequal(double(c.series.lu_refactor'), [200 200 200 200 200 200 0 0]);
+    printf('%d\n', ok);" 2>/dev/null | tail -1)
+  [ "$out" = "1" ] || fail "octave loader: sparse Lemke's settings per series: '$out'"
+fi
 # The reference's warm series is the solve that drives the trajectory: distance exactly 0
 # on every step with an LCP (pile_10, 60 steps). Before, the driver took the scene's
 # islands (1) and no cover=previous while the series took the spec's (islands 0 by
@@ -733,6 +766,10 @@ grep -q "reference cannot drive those steps: exit 2 at the first one" "$tmp/help
 grep -q "refused with --mode independent" "$tmp/help.txt" || fail "help: --repeat"
 grep -q "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP" "$tmp/help.txt" || fail "help: exit 130 / 143 / 129"
 grep -q "new one of PATH names such leftovers in one stderr note" "$tmp/help.txt" || fail "help: leftovers"
+# The problem files' usage lists --time-limit, which bounds their solves too (before, only
+# the scene's usage listed it).
+sed -n '/compare FILE\.\.\./,/^  Compares/p' "$tmp/help.txt" | grep -q -- "--time-limit S" \
+  || fail "help: the file mode's usage lacks --time-limit"
 $bin compare data/pile_10.json --steps 40 --dense-limit 30 --quiet \
   --solvers 'pgs[max_iter=300],newton,lemke_sparse,lemke,siconos:lemke' -o "$tmp/skip.h5" \
   || fail "pile_10 skip classes: exit $?"
