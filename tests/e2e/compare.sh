@@ -766,10 +766,12 @@ grep -q "reference cannot drive those steps: exit 2 at the first one" "$tmp/help
 grep -q "refused with --mode independent" "$tmp/help.txt" || fail "help: --repeat"
 grep -q "130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP" "$tmp/help.txt" || fail "help: exit 130 / 143 / 129"
 grep -q "new one of PATH names such leftovers in one stderr note" "$tmp/help.txt" || fail "help: leftovers"
-# The problem files' usage lists --time-limit, which bounds their solves too (before, only
-# the scene's usage listed it).
-sed -n '/compare FILE\.\.\./,/^  Compares/p' "$tmp/help.txt" | grep -q -- "--time-limit S" \
-  || fail "help: the file mode's usage lacks --time-limit"
+# The problem files' usage lists --time-limit, --repeat and --quiet, which work there too
+# (before, only the scene's usage listed them).
+for opt in "--time-limit S" "--repeat K" "--quiet"; do
+  sed -n '/compare FILE\.\.\./,/^  Compares/p' "$tmp/help.txt" | grep -q -- "$opt" \
+    || fail "help: the file mode's usage lacks $opt"
+done
 $bin compare data/pile_10.json --steps 40 --dense-limit 30 --quiet \
   --solvers 'pgs[max_iter=300],newton,lemke_sparse,lemke,siconos:lemke' -o "$tmp/skip.h5" \
   || fail "pile_10 skip classes: exit $?"
