@@ -244,7 +244,7 @@ t duration_opt "--duration" "$in/ok.json" --duration 0 -o @OUT
 # More steps than an int holds: said so (it was "not a whole number of steps").
 t duration_many "--duration 1e9 gives 10000000000 steps of 0.1 s; must be between 1 and 2147483647" "$in/ok.json" --duration 1e9 -o @OUT
 # The duration as given (%g had named it 1: "--duration 1 is not a whole number of steps").
-t duration_digits "--duration 1.0000001 is not a whole number of steps of 0.1 s (10.000001" "$in/ok.json" --duration 1.0000001 -o @OUT
+t duration_digits "--duration 1.0000001 is not a whole number of steps of 0.1 s (10.000000999999999 steps)" "$in/ok.json" --duration 1.0000001 -o @OUT
 F step_third.json '{"lcpsim": 1, "time_step": 0.0033333333333333335, "steps": 3, "bodies": [ {"mass": 1} ]}'
 t duration_step_digits "--duration 1.001 is not a whole number of steps of 0.0033333333333333335 s" "$in/step_third.json" --duration 1.001 -o @OUT
 F huge_step.json '{"lcpsim": 1, "time_step": 1e307, "steps": 3, "bodies": [ {"mass": 1} ]}'
