@@ -165,9 +165,14 @@ static int read_doubles(Lexer *lx, double *dst, size_t count, const char *what,
                   "number longer than %zu characters in %s: '%.20s...'",
                   maxlen ? maxlen : (size_t)TOKEN_MAX, where, shown(lx));
     char *end;
+    errno = 0;
     double v = strtod(lx->tok, &end);
     if (end == lx->tok || *end != '\0')
       return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "not a number: '%s'", shown(lx));
+    /* A finite number written beyond the doubles (1e400) named as such, not as an Inf. */
+    if (isinf(v) && errno == ERANGE)
+      return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "'%s' in %s is beyond the range of a double",
+                  shown(lx), where);
     if (!isfinite(v)) return fail(lx, AT_TOKEN, LSIM_INVALID_INPUT, "NaN or Inf in %s", where);
     dst[k] = v;
   }

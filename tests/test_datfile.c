@@ -217,7 +217,11 @@ static void test_bad_input(void **state) {
   expect_error("2\n0\n2 2\n2 2\n1 2.5x\n3 4\n5 6\n", BAD, ":5:3: not a number: '2.5x'");
   expect_error("2\n0\n2 2\n2 2\n1 nan\n3 4\n5 6\n", BAD, ":5:3: NaN or Inf in M");
   expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5 -inf\n", BAD, ":7:3: NaN or Inf in q");
-  expect_error("2\n0\n2 2\n2 2\n1 1e999\n3 4\n5 6\n", BAD, ":5:3: NaN or Inf in M");
+  /* A finite number beyond the doubles: named as written, not as an Inf. */
+  expect_error("2\n0\n2 2\n2 2\n1 1e999\n3 4\n5 6\n", BAD,
+               ":5:3: '1e999' in M is beyond the range of a double");
+  expect_error("2\n0\n2 2\n2 2\n1 2\n3 4\n5 -1e400\n", BAD,
+               ":7:3: '-1e400' in q is beyond the range of a double");
   expect_error("", BAD, ":1:1: empty file");
   expect_error("  \n\n \n", BAD, ":1:1: empty file");
   expect_error("x\n", BAD, ":1:1: n: not an integer: 'x'");
