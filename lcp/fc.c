@@ -528,18 +528,25 @@ static double cone_distance(int dim, double m, const double *x) {
   return isnan(norm) ? INFINITY : norm;
 }
 
+/* u_c = q_c + the sum over the blocks of row c of B r_j (the third entry 0 in 2-D). */
+static inline void contact_u(const LsimFc *p, const double *r, int c, double uc[3]) {
+  const int d = p->dim;
+  uc[0] = p->q[c * d], uc[1] = p->q[c * d + 1], uc[2] = d == 3 ? p->q[c * d + 2] : 0.0;
+  for (int b = p->bptr[c]; b < p->bptr[c + 1]; ++b) {
+    const double *B = p->blk + (size_t)b * d * d, *rj = r + p->bcol[b] * d;
+    for (int j = 0; j < d; ++j)
+      for (int i = 0; i < d; ++i) uc[i] += B[i + j * d] * rj[j];
+  }
+}
+
 /* The natural map's norm over every contact, by scaled sums: what lsim_fc_quality takes
  * when its plain sum of squares overflowed (the same terms, as that loop makes them). */
 static double natural_scaled(const LsimFc *p, const double *r) {
   const int d = p->dim;
   double scale = 0.0, ssq = 0.0;
   for (int c = 0; c < p->nc; ++c) {
-    double uc[3] = {p->q[c * d], p->q[c * d + 1], d == 3 ? p->q[c * d + 2] : 0.0};
-    for (int b = p->bptr[c]; b < p->bptr[c + 1]; ++b) {
-      const double *B = p->blk + (size_t)b * d * d, *rj = r + p->bcol[b] * d;
-      for (int j = 0; j < d; ++j)
-        for (int i = 0; i < d; ++i) uc[i] += B[i + j * d] * rj[j];
-    }
+    double uc[3];
+    contact_u(p, r, c, uc);
     const double *rc = r + c * d, m = p->mu[c];
     const double ut = d == 3 ? hypot(uc[1], uc[2]) : fabs(uc[1]);
     const double uh[3] = {uc[0] + m * ut, uc[1], d == 3 ? uc[2] : 0.0};
@@ -568,13 +575,8 @@ void lsim_fc_quality(const LsimFc *p, const double *r, double *u, LsimFcQuality 
     qn = scale * sqrt(ssq);
   }
   for (int c = 0; c < p->nc; ++c) {
-    /* u_c = sum over the blocks of row c, + q_c */
-    double uc[3] = {p->q[c * d], p->q[c * d + 1], d == 3 ? p->q[c * d + 2] : 0.0};
-    for (int b = p->bptr[c]; b < p->bptr[c + 1]; ++b) {
-      const double *B = p->blk + (size_t)b * d * d, *rj = r + p->bcol[b] * d;
-      for (int j = 0; j < d; ++j)
-        for (int i = 0; i < d; ++i) uc[i] += B[i + j * d] * rj[j];
-    }
+    double uc[3];
+    contact_u(p, r, c, uc);
     if (u) memcpy(u + c * d, uc, (size_t)d * sizeof(double));
     const double *rc = r + c * d, m = p->mu[c];
     const double ut = d == 3 ? hypot(uc[1], uc[2]) : fabs(uc[1]);

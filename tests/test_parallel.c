@@ -152,16 +152,23 @@ static void free_pile(PileLcp *p) {
   lsim_model_free(&p->model);
 }
 
-/* One solve of f by a fresh workspace with T threads from z = 0: z into out. */
-static void solve_threads(const LsimFactoredLcp *f, int T, double tol, int sweeps, double *out,
-                          LsimPgsInfo *info) {
+/* One solve of f by a fresh workspace with T threads from z = 0: z into out; the
+ * workspace returned (info's arrays point into it), the caller frees it. */
+static LsimPgs *solve_kept(const LsimFactoredLcp *f, int T, double tol, int sweeps, double *out,
+                           LsimPgsInfo *info) {
   LsimPgs *ws = lsim_pgs_create();
   LsimPgsOptions o = lsim_default_pgs_options();
   o.threads = T, o.tol = tol, o.max_sweeps = sweeps;
   memset(out, 0, (size_t)f->n * sizeof(double));
   memset(info, 0, sizeof *info);
   lsim_pgs_solve_factored(ws, f, &o, 0, out, info);
-  lsim_pgs_free(ws);
+  return ws;
+}
+
+/* The same, the workspace freed. */
+static void solve_threads(const LsimFactoredLcp *f, int T, double tol, int sweeps, double *out,
+                          LsimPgsInfo *info) {
+  lsim_pgs_free(solve_kept(f, T, tol, sweeps, out, info));
 }
 
 /* The final residual's measures with the team (its rows by parts, then the measures over
@@ -178,13 +185,8 @@ static void test_parallel_measures_one_pass(void **state) {
   double *z = malloc((size_t)n * sizeof(double));
   for (int T = 1; T <= 3; ++T)
     for (int budget = 0; budget < 2; ++budget) {
-      LsimPgs *ws = lsim_pgs_create(); /* kept while info.w is read */
-      LsimPgsOptions o = lsim_default_pgs_options();
-      o.threads = T, o.tol = budget ? 0.0 : 1e-6, o.max_sweeps = budget ? 20 : 100000;
-      memset(z, 0, (size_t)n * sizeof(double));
-      LsimPgsInfo info;
-      memset(&info, 0, sizeof info);
-      lsim_pgs_solve_factored(ws, f, &o, 0, z, &info);
+      LsimPgsInfo info; /* ws kept while info.w is read */
+      LsimPgs *ws = solve_kept(f, T, budget ? 0.0 : 1e-6, budget ? 20 : 100000, z, &info);
       assert_int_equal(info.parts, T > 1 ? T : 0);
       assert_true(info.full_valid);
       assert_non_null(info.w);
@@ -275,13 +277,8 @@ static void test_fast_residual_bits(void **state) {
     for (int T = 1; T <= 2; ++T)
       for (int budget = 0; budget < 2; ++budget) {
         setenv("LSIM_SIMD", paths[k], 1);
-        LsimPgs *ws = lsim_pgs_create();
-        LsimPgsOptions o = lsim_default_pgs_options();
-        o.threads = T, o.tol = budget ? 0.0 : 1e-6, o.max_sweeps = budget ? 20 : 100000;
-        memset(z, 0, (size_t)n * sizeof(double));
         LsimPgsInfo info;
-        memset(&info, 0, sizeof info);
-        lsim_pgs_solve_factored(ws, f, &o, 0, z, &info);
+        LsimPgs *ws = solve_kept(f, T, budget ? 0.0 : 1e-6, budget ? 20 : 100000, z, &info);
         assert_true(info.full_valid);
         assert_non_null(info.bz);
         assert_non_null(info.w);
