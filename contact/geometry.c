@@ -86,8 +86,8 @@
  * boxes stacked exactly keep their roles (and feature ids) only while the lower one
  * stays lower; side by side at one height, round-off of a height swaps them
  * (lsim_collide_fragile), and the time step's detection then keeps a persistent
- * pair's order by the step before's contact ids (lsim_collide_placed_order). Inputs with NaN give no points (every comparison against the margin is
- * false).
+ * pair's order by the step before's contact ids (lsim_collide_placed_order). Inputs
+ * with NaN give no points (every comparison against the margin is false).
  */
 #include "contact/geometry_private.h"
 
