@@ -7,7 +7,8 @@
  * without the run that led to it.
  *
  * usage: replay_newton FILE.flcp [--reps R] [--cold] [--trace] [--islands] [--sizes]
- *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each;
+ *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each
+ *   (0: no solve, e.g. with --sizes);
  *   --trace: newton called directly (lsim_newton_solve_factored, the same default options
  *   and guess, no solver front), printing the relative natural residual after each phase-1
  *   and proximal step; --islands: island by island (bench_exact's "newton, islands");
@@ -81,9 +82,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--sizes")) sizes = 1;
     else if (!strcmp(argv[i], "--ipm-iter") && i + 1 < argc) ipm_iter = atoi(argv[++i]);
     else if (argv[i][0] != '-' && !path) path = argv[i];
-    else path = NULL, reps = 0, i = argc;
+    else path = NULL, reps = -1, i = argc;
   }
-  if (!path || reps < 1) {
+  if (!path || reps < 0) {
     fprintf(stderr, "usage: replay_newton FILE.flcp [--reps R] [--cold] [--trace] [--islands] "
                     "[--sizes]\n");
     return 2;
@@ -146,5 +147,5 @@ int main(int argc, char **argv) {
   lsim_solver_free(s);
   lsim_newton_free(ws);
   lsim_flcp_free(&p);
-  return rc == LSIM_SOLVED ? 0 : 1;
+  return rc == LSIM_SOLVED || reps == 0 ? 0 : 1;
 }

@@ -5,7 +5,7 @@
 # relative residual, iterations, z hash and stage residuals that bench_exact --verbose
 # printed for the series "newton, whole" on that step (times aside). --trace (newton
 # called directly, no solver front) gives the same z; --ipm-iter K bounds its interior
-# point steps; --sizes' island sizes add up to n. A cut file is refused (exit 2, named).
+# point steps; --sizes' island sizes add up to n (--reps 0: those alone). A cut file is refused (exit 2, named).
 set -eu
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -40,6 +40,11 @@ for f in "$tmp"/step_*.flcp; do
   sum=$(sed -n 's/^islands \([0-9]*\) of n = [0-9]*: \(.*\)$/\1 \2/p' "$tmp/out.txt" |
     awk '{ s = 0; for (i = 2; i <= NF; ++i) s += $i; print ($1 <= 12 ? s : -1) }')
   [ "$sum" = "$n" ] || fail "$f: island sizes add up to $sum of n = $n"
+  # --reps 0: the islands alone, no solve.
+  build/bench/replay_newton "$f" --sizes --reps 0 > "$tmp/only.txt" ||
+    fail "$f: --reps 0 exits non-zero"
+  [ "$(cat "$tmp/only.txt")" = "$(grep '^islands' "$tmp/out.txt")" ] ||
+    fail "$f: --reps 0 printed $(cat "$tmp/only.txt")"
   # newton called directly: the same z as through the front.
   zf=$(sed -n 's/^n .* z \([0-9a-f]*\)$/\1/p' "$tmp/out.txt")
   build/bench/replay_newton "$f" --trace > "$tmp/tr.txt" || true
