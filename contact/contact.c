@@ -635,12 +635,10 @@ __attribute__((target("avx"))) static void fill_rows4_avx(LsimJacRow *rows, cons
 #endif
 
 /* Whether fill_point_contact writes 3-D direction rows four at a time in AVX lanes (the
- * CPU has AVX; asked once). */
+ * CPU has AVX). */
 static int rows_avx(void) {
 #if defined(ROWS_AVX)
-  static int have = -1;
-  if (have < 0) have = __builtin_cpu_supports("avx") != 0;
-  return have;
+  return __builtin_cpu_supports("avx") != 0; /* a bit libgcc sets at start-up: no race */
 #else
   return 0;
 #endif

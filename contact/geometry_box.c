@@ -278,12 +278,10 @@ __attribute__((target("avx"))) static void edge_seps_avx(const Placed *A, const 
 }
 #endif
 
-/* Whether the CPU runs AVX (asked once). */
+/* Whether the CPU runs AVX. */
 static int edge_avx(void) {
 #if defined(EDGE_AVX)
-  static int have = -1;
-  if (have < 0) have = __builtin_cpu_supports("avx") != 0;
-  return have;
+  return __builtin_cpu_supports("avx") != 0; /* a bit libgcc sets at start-up: no race */
 #else
   return 0;
 #endif
