@@ -634,16 +634,6 @@ __attribute__((target("avx"))) static void fill_rows4_avx(LsimJacRow *rows, cons
 }
 #endif
 
-/* Whether fill_point_contact writes 3-D direction rows four at a time in AVX lanes (the
- * CPU has AVX). */
-static int rows_avx(void) {
-#if defined(ROWS_AVX)
-  return __builtin_cpu_supports("avx") != 0; /* a bit libgcc sets at start-up: no race */
-#else
-  return 0;
-#endif
-}
-
 void lsim_cone_weights(int ndir, double *cs, double *sn) {
   for (int k = 0; k < ndir && k < LSIM_MAX_DIRECTIONS; ++k) {
     const double ang = 6.283185307179586476925 * k / ndir;
@@ -781,7 +771,7 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
        has AVX (fill_rows4_avx: the same bits), the rest one by one. */
     int k = 0;
 #if defined(ROWS_AVX)
-    if (rows_avx())
+    if (__builtin_cpu_supports("avx")) /* a bit libgcc sets at start-up: no race */
       for (; k + 4 <= ndir; k += 4) fill_rows4_avx(&rows[1 + k], &arms, &cache->dir[k]);
 #endif
     for (; k < ndir; ++k)

@@ -278,19 +278,10 @@ __attribute__((target("avx"))) static void edge_seps_avx(const Placed *A, const 
 }
 #endif
 
-/* Whether the CPU runs AVX. */
-static int edge_avx(void) {
-#if defined(EDGE_AVX)
-  return __builtin_cpu_supports("avx") != 0; /* a bit libgcc sets at start-up: no race */
-#else
-  return 0;
-#endif
-}
-
 void lsim_geom_box_edge_seps(const Placed *A, const Placed *B, const double d[3],
                              double len[LSIM_EDGE_SLOTS], double s[LSIM_EDGE_SLOTS]) {
 #if defined(EDGE_AVX)
-  if (edge_avx()) {
+  if (__builtin_cpu_supports("avx")) { /* a bit libgcc sets at start-up: no race */
     edge_seps_avx(A, B, d, len, s);
     len[9] = len[8], s[9] = s[8];
     return;
