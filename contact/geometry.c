@@ -11,7 +11,9 @@
  *   - Box-sphere/point: closest point on the box by clamping in the box frame (Ericson
  *     5.1.3); a center inside the box is pushed out through the nearest face.
  *   - Box-box, 3-D: separating axis test over the 15 axes (3 + 3 face normals, 9 edge
- *     cross products; Gottschalk, Lin, Manocha, OBBTree, SIGGRAPH 1996; Ericson 4.4.1),
+ *     cross products, three at a time in AVX lanes where the CPU has AVX, with the scalar
+ *     loop's bits: lsim_geom_box_edge_seps; Gottschalk, Lin, Manocha, OBBTree, SIGGRAPH
+ *     1996; Ericson 4.4.1),
  *     with a bias toward face axes (an edge axis must separate clearly better, as in ODE's
  *     dBoxBox and Bullet's btBoxBoxDetector, and not lie within ~1 degree of the face
  *     normal, which near-parallel faces would otherwise flip to), then the incident face

@@ -198,6 +198,98 @@ static inline double box_radius(const Placed *B, const double L[3]) {
          B->h[2] * fabs(lsim_v3_dot(B->ax[2], L));
 }
 
+/* Edge axis k = 3 i + j of boxes A and B (d = B->c - A->c): L = a_i x b_j, its length len,
+ * L / len in L, dl = d . L and the separation *s = |dl| - r_A(L) - r_B(L) along it. */
+static inline void edge_axis(const Placed *A, const Placed *B, int k, const double d[3],
+                             double L[3], double *len, double *dl, double *s) {
+  lsim_v3_cross(L, A->ax[k / 3], B->ax[k % 3]);
+  *len = lsim_v3_norm(L);
+  lsim_v3_scale(L, L, 1.0 / *len);
+  *dl = lsim_v3_dot(d, L);
+  *s = fabs(*dl) - box_radius(A, L) - box_radius(B, L);
+}
+
+void lsim_geom_box_edge_seps_scalar(const Placed *A, const Placed *B, const double d[3],
+                                    double len[LSIM_EDGE_SLOTS], double s[LSIM_EDGE_SLOTS]) {
+  for (int k = 0; k < 9; ++k) {
+    double L[3], dl;
+    edge_axis(A, B, k, d, L, &len[k], &dl, &s[k]);
+  }
+  len[9] = len[8], s[9] = s[8];
+}
+
+/* The AVX form of lsim_geom_box_edge_seps: the three axes a_0 x b_j, a_1 x b_j, a_2 x b_j
+ * in the lanes of one register (the fourth repeats the third), j = 0, 1, 2; each lane
+ * edge_axis's products, sums and differences in its order, fabs as the sign bit cleared,
+ * the square root and the division correctly rounded as the scalar ones (no fused
+ * multiply-add: the target is AVX alone). The same bits as the scalar loop. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define EDGE_AVX 1
+
+/* a[0] x + a[1] y + a[2] z, summed left to right as lsim_v3_dot (a broadcast). */
+__attribute__((target("avx"))) static inline __m256d dot4(const __m256d a[3], __m256d x,
+                                                          __m256d y, __m256d z) {
+  return _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(a[0], x), _mm256_mul_pd(a[1], y)),
+                       _mm256_mul_pd(a[2], z));
+}
+
+/* box_radius on the lanes' axes: h0 |p_0 . L| + h1 |p_1 . L| + h2 |p_2 . L|. */
+__attribute__((target("avx"))) static inline __m256d radius4(const __m256d ax[3][3],
+                                                             const __m256d h[3], __m256d x,
+                                                             __m256d y, __m256d z) {
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  __m256d r = _mm256_mul_pd(h[0], _mm256_andnot_pd(sign, dot4(ax[0], x, y, z)));
+  r = _mm256_add_pd(r, _mm256_mul_pd(h[1], _mm256_andnot_pd(sign, dot4(ax[1], x, y, z))));
+  return _mm256_add_pd(r, _mm256_mul_pd(h[2], _mm256_andnot_pd(sign, dot4(ax[2], x, y, z))));
+}
+
+__attribute__((target("avx"))) static void edge_seps_avx(const Placed *A, const Placed *B,
+                                                         const double d[3], double *len,
+                                                         double *s) {
+  __m256d ba[3][3], bb[3][3], ha[3], hb[3], bd[3], at[3];
+  for (int t = 0; t < 3; ++t) {
+    for (int c = 0; c < 3; ++c) {
+      ba[t][c] = _mm256_set1_pd(A->ax[t][c]);
+      bb[t][c] = _mm256_set1_pd(B->ax[t][c]);
+    }
+    ha[t] = _mm256_set1_pd(A->h[t]), hb[t] = _mm256_set1_pd(B->h[t]);
+    bd[t] = _mm256_set1_pd(d[t]);
+    at[t] = _mm256_set_pd(A->ax[2][t], A->ax[2][t], A->ax[1][t], A->ax[0][t]);
+  }
+  const __m256d one = _mm256_set1_pd(1.0), sign = _mm256_set1_pd(-0.0);
+  for (int j = 0; j < 3; ++j) {
+    const __m256d *b = bb[j];
+    __m256d x = _mm256_sub_pd(_mm256_mul_pd(at[1], b[2]), _mm256_mul_pd(at[2], b[1]));
+    __m256d y = _mm256_sub_pd(_mm256_mul_pd(at[2], b[0]), _mm256_mul_pd(at[0], b[2]));
+    __m256d z = _mm256_sub_pd(_mm256_mul_pd(at[0], b[1]), _mm256_mul_pd(at[1], b[0]));
+    const __m256d n = _mm256_sqrt_pd(_mm256_add_pd(
+        _mm256_add_pd(_mm256_mul_pd(x, x), _mm256_mul_pd(y, y)), _mm256_mul_pd(z, z)));
+    const __m256d inv = _mm256_div_pd(one, n);
+    x = _mm256_mul_pd(x, inv), y = _mm256_mul_pd(y, inv), z = _mm256_mul_pd(z, inv);
+    const __m256d sep = _mm256_sub_pd(
+        _mm256_sub_pd(_mm256_andnot_pd(sign, dot4(bd, x, y, z)), radius4(ba, ha, x, y, z)),
+        radius4(bb, hb, x, y, z));
+    double nl[4], sl[4];
+    _mm256_storeu_pd(nl, n);
+    _mm256_storeu_pd(sl, sep);
+    for (int i = 0; i < 3; ++i) len[3 * i + j] = nl[i], s[3 * i + j] = sl[i];
+  }
+}
+#endif
+
+void lsim_geom_box_edge_seps(const Placed *A, const Placed *B, const double d[3],
+                             double len[LSIM_EDGE_SLOTS], double s[LSIM_EDGE_SLOTS]) {
+#if defined(EDGE_AVX)
+  if (__builtin_cpu_supports("avx")) { /* a bit libgcc sets at start-up: no race */
+    edge_seps_avx(A, B, d, len, s);
+    len[9] = len[8], s[9] = s[8];
+    return;
+  }
+#endif
+  lsim_geom_box_edge_seps_scalar(A, B, d, len, s);
+}
+
 /* A vertex of the clip polygon and the two boundary lines it lies on (incident face
  * edges 0..3, reference side planes 4..7). */
 typedef struct ClipVert {
@@ -400,22 +492,20 @@ void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B) {
     if (!(s <= m->margin)) return;
     if (s > sB) sB = s, jB = k;
   }
-  /* Edge axes a_i x b_j, skipped when the edges are parallel (the faces cover them). */
-  for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      double L[3];
-      lsim_v3_cross(L, A->ax[i], B->ax[j]);
-      const double len = lsim_v3_norm(L);
-      if (len < PARALLEL_SIN) continue;
-      lsim_v3_scale(L, L, 1.0 / len);
-      const double dl = lsim_v3_dot(d, L);
-      const double s = fabs(dl) - box_radius(A, L) - box_radius(B, L);
-      if (!(s <= m->margin)) return;
-      if (s > sE) {
-        sE = s, iE = i, jE = j;
-        lsim_v3_scale(LE, L, sgn(dl));
-      }
-    }
+  /* Edge axes a_i x b_j, skipped when the edges are parallel (the faces cover them): the
+     nine separations at once (lsim_geom_box_edge_seps), then taken in order; the best
+     axis's unit vector computed again (the same operations: the same bits). */
+  double len[LSIM_EDGE_SLOTS], sep[LSIM_EDGE_SLOTS];
+  lsim_geom_box_edge_seps(A, B, d, len, sep);
+  for (int k = 0; k < 9; ++k) {
+    if (len[k] < PARALLEL_SIN) continue;
+    if (!(sep[k] <= m->margin)) return;
+    if (sep[k] > sE) sE = sep[k], iE = k / 3, jE = k % 3;
+  }
+  if (iE >= 0) {
+    double L[3], n, dl, s;
+    edge_axis(A, B, 3 * iE + jE, d, L, &n, &dl, &s);
+    lsim_v3_scale(LE, L, sgn(dl));
   }
   /* Face axes win ties: B only if clearly better than A, an edge if clearly better. */
   const int ref_second = sB > sA + FACE_BIAS * fabs(sA) + tol;

@@ -48,6 +48,17 @@ void lsim_geom_box_box3(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_box2(Manifold *m, const Placed *A, const Placed *B);
 void lsim_geom_box_capsule(Manifold *m, const Placed *A, const Placed *B);
 
+/* The nine edge axes of 3-D boxes A and B (d = B->c - A->c), k = 3 i + j for a_i x b_j:
+ * len[k] = |a_i x b_j| and s[k] = |d . L| - r_A(L) - r_B(L) for L = (a_i x b_j) / len[k]
+ * (r_P(L) = sum h_t |p_t . L|), the box-box separating axis test's figures (slot 9 repeats
+ * slot 8). lsim_geom_box_edge_seps takes three axes at a time in AVX lanes where the CPU
+ * has AVX, lsim_geom_box_edge_seps_scalar one at a time: the same bits. */
+enum { LSIM_EDGE_SLOTS = 10 };
+void lsim_geom_box_edge_seps(const Placed *A, const Placed *B, const double d[3],
+                             double len[LSIM_EDGE_SLOTS], double s[LSIM_EDGE_SLOTS]);
+void lsim_geom_box_edge_seps_scalar(const Placed *A, const Placed *B, const double d[3],
+                                    double len[LSIM_EDGE_SLOTS], double s[LSIM_EDGE_SLOTS]);
+
 /* The clip vertex `feature` of a 3-D box-box face contact of A and B (canonical order),
  * the reference face on B when ref_second, at the boxes' poses, continued past the faces
  * (the intersection of the incident face's plane with the vertex's two side planes, where
