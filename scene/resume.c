@@ -312,9 +312,10 @@ done:
 
 /* ---- the scenes compared as JSON ---- */
 
-/* Top-level keys that do not touch the trajectory. */
+/* Top-level keys that do not touch the trajectory ("$schema" is for editors alone: a scene
+   moved to another folder points it elsewhere). */
 static int ignored_key(const char *key) {
-  static const char *const keys[] = {"steps", "duration", "output", "name", "description"};
+  static const char *const keys[] = {"steps", "duration", "output", "name", "description", "$schema"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
     if (!strcmp(key, keys[i])) return 1;
   return 0;

@@ -73,7 +73,7 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
 
 /* Compares the scene text (of scene_path) with the run's (run_path's /scene_text) as JSON:
  * equal numbers, strings, arrays and objects, but for the top-level keys that do not
- * touch the trajectory (steps, duration, output, name, description). 0, or
+ * touch the trajectory (steps, duration, output, name, description, $schema). 0, or
  * LSIM_INVALID_INPUT with the first difference in err ("SCENE:LINE:COL: PATH: ... here,
  * ... in RUN's scene"). */
 int lsim_resume_compare_scenes(const char *text, const char *scene_path, const char *run_text,

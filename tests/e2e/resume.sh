@@ -8,6 +8,7 @@
 # (joints, a tether going taut and slack, contacts), a run resumed twice; resumed from a
 # file that SIGINT interrupted, from a kill -9 partial file, which stay as they were, and
 # from a run a full disk stopped;
+# a copy of the scene whose "$schema" differs (resumed: it is for editors);
 # refused with exit 2 and a line naming the difference: another scene, a changed mass, a
 # changed solver option, a run on another PGS sweep path (LSIM_SIMD=reference), -o naming
 # the run itself, an event-driven run, a hybrid model, a
@@ -284,6 +285,31 @@ json.dump(s, open('$out/heavier.json', 'w'), indent=1)
 "
 refused "heavier.json:" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
 refused "bodies[1].density: 501 here, 500 in the run's scene" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
+# "$schema" names the schema for editors and is ignored (docs/scene-format.md): a copy of
+# the scene whose "$schema" points elsewhere (moved to another folder) or has none is
+# the same scene, and resumes to the straight run's steps (before: refused, "the run's
+# scene gives "$schema": ..., this one does not").
+$PY -c "
+import json
+s = json.load(open('data/pile_10.json'))
+s['\$schema'] = '../data/scene.schema.json'
+json.dump(s, open('$out/schema.json', 'w'), indent=1)
+del s['\$schema']
+json.dump(s, open('$out/noschema.json', 'w'))
+"
+$L data/pile_10.json --steps 60 -o "$out/p60.h5" --quiet
+for sc in schema noschema; do
+  $L "$out/$sc.json" --resume "$out/p.h5" --steps 60 -o "$out/$sc.h5" --quiet ||
+    fail "$sc.json: resume refused (its \$schema differs)"
+  $PY -c "
+import sys
+sys.path.insert(0, 'tests/e2e')
+from same_run import differ, load
+# the same steps, to the bit; the file keeps the scene text it was given
+d = differ(load(sys.argv[1]), load(sys.argv[2]), 90)
+assert d in ([], ['scene_text']), d
+" "$out/p60.h5" "$out/$sc.h5" || fail "$sc.json: resumed steps differ"
+done
 # A solver option the run did not use; the run as its own output; no new end given.
 refused "--tol 1e-08 differs from the run's 1e-10" data/pile_10.json --resume "$out/p.h5" --tol 1e-8 --steps 60 -o "$out/no.h5"
 # Sparse Lemke's settings in effect (the environment's here) are recorded and a resume
