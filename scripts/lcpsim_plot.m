@@ -349,6 +349,17 @@ function draw_panel(p, tl, pos)
   end
   hold off;
   xlim(tl);
+  if isempty(flat) && isempty(p.empty) && ~isempty(vals)
+    % 5 % of the span beyond the data, as matplotlib's margins (lcpsim_plot.py): Octave's
+    % limits end at the data's nice round edges, and a series there (a body resting at
+    % x = -1 while another moves up to 1, an impulse or energy at 0) lay on the frame.
+    ends = [vals; p.dotted(:)];
+    lo = min(ends);
+    hi = max(ends);
+    if hi > lo
+      ylim([lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)]);
+    end
+  end
   if ~isempty(flat)
     ylim([level - pad, level + pad]);
     text(tl(1) + 0.01 * (tl(2) - tl(1)), level - 0.8 * pad, flat, 'interpreter', 'none', ...
