@@ -120,11 +120,11 @@ def save_figure(fig, path, **kw):
     no cut figure is left under PATH (savefig straight onto PATH had left a 0-byte PNG
     there). A PATH that exists and is not a regular file (/dev/stdout) is written through;
     a symbolic link's file is written (the link stays)."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        fig.savefig(path, **kw)
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if (os.path.exists(path) and not os.path.isfile(path)) or not (ext or "format" in kw):
+        fig.savefig(path, **kw)  # (no extension: matplotlib's default format, its name)
         return
     path = os.path.realpath(path)
-    ext = os.path.splitext(path)[1].lstrip(".").lower()
     tmp = f"{path}.{os.getpid()}.partial"
     try:
         fig.savefig(tmp, format=kw.pop("format", ext or None), **kw)
