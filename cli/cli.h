@@ -133,7 +133,7 @@ struct LsimModel;
 struct LsimResumeInfo;
 /* Reads RUN's header (scene/resume.h) into info and checks it against the scene (text,
  * the parsed model with the command line's settings applied): the scene texts equal as
- * JSON but for steps, duration, output, name, description; a time-stepping run without
+ * JSON but for steps, duration, output, name, description, $schema; a time-stepping run without
  * LCP dumps; the solver settings given equal to the run's, the others taken from the run
  * (*solver_name may point into info); model->steps the run's new end (given, else the
  * run's own), past its last step. 0, or 2 (the exit status) after one stderr line. */

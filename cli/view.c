@@ -506,11 +506,18 @@ int lsim_cli_view(int argc, char **argv) {
   /* The end mark, its element closed by the tail's </script>. */
   fputs("\n<script type=\"application/json\" class=\"lcpsim-end\">{}", out);
   fputs(lsim_view_page_tail, out);
+  /* A write that failed (a full disk, a file size limit) is named with its reason, at the
+     page: fflush writes what is left again and sets errno, taken before anything else can
+     (the message had named the input, "writing the page failed"). */
+  int werr = fflush(out) || ferror(out) ? (errno ? errno : EIO) : 0;
   H5Fclose(file);
-  const int bad = rc < 0 || ferror(out);
-  if (fclose(out) || bad) {
-    fprintf(stderr, "lcpsim view: %s: %s\n", path,
-            w.error[0] ? w.error : "writing the page failed");
+  if (fclose(out) && !werr) werr = errno ? errno : EIO;
+  if (rc < 0 || werr) {
+    if (werr)
+      fprintf(stderr, "lcpsim view: %s: cannot write the page (%s): nothing written\n", page,
+              strerror(werr));
+    else
+      fprintf(stderr, "lcpsim view: %s: %s\n", path, w.error[0] ? w.error : "writing the page failed");
     lsim_outfile_discard(&of);
     return 2;
   }

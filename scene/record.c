@@ -369,6 +369,11 @@ static void *series_row(Series *s) {
   return p;
 }
 
+int lsim_record_simd_reference(void) {
+  const char *e = getenv("LSIM_SIMD"); /* read as lcp/pgs_wide.c's pick_path reads it */
+  return e && !strcmp(e, "reference");
+}
+
 /* Appends the buffered rows to the dataset and empties the buffer. 0 or < 0. */
 static int series_flush(LsimRecord *r, Series *s) {
   if (r->status < 0) return r->status;
@@ -1138,6 +1143,9 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(lu), 0, -1);
     write_int(r, "/parameters/solver_lu_refactor", every);
   }
+  /* PGS's coloured sweep on LSIM_SIMD=reference, whose bits are not the other paths':
+     recorded so that a resumed run takes it again (other files unchanged). */
+  if (lsim_record_simd_reference()) write_strings(r, "/parameters/solver_simd", "reference", 0, -1);
   if (model->dimension == 3) {
     /* How free 3-D bodies turn (the scene's "rotation"; contact/step.c, rotation_step). */
     write_strings(r, "/parameters/rotation",

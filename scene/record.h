@@ -31,6 +31,12 @@ int64_t lsim_record_fapl(void);
  * HDF5 1.10 or later to read. 0 or LSIM_IO_ERROR. */
 int lsim_record_index_format(int64_t file);
 
+/* 1 when the environment asks PGS's coloured sweep for LSIM_SIMD=reference (lcp/pgs.h), the
+ * one path whose bits differ from the others' (docs/solvers.md, "Environment"), else 0. A
+ * run under it records /parameters/solver_simd "reference", and a resume must take the same
+ * (scene/resume.h, lsim_resume_check_env). */
+int lsim_record_simd_reference(void);
+
 /* Creates (truncates) the HDF5 file path for a writer that flushes as it goes (run,
  * hybrid-model and compare files): lsim_record_fapl's access list (with evict-on-close
  * when evict_on_close, for writers that reopen their datasets to trim the cache), a root

@@ -137,6 +137,9 @@ static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
       info->lu_refactor <= 0)
     info->block_start = info->lu_solve = info->lu_refactor = 0;
   free(lu);
+  char *simd = read_string(f, "/parameters/solver_simd");
+  info->simd_reference = simd && !strcmp(simd, "reference");
+  free(simd);
   return read_scalar(f, "/parameters/solver_tol", H5T_NATIVE_DOUBLE, &info->tol) ||
          read_scalar(f, "/parameters/solver_max_iter", H5T_NATIVE_INT, &info->max_iter) ||
          read_scalar(f, "/parameters/solver_omega", H5T_NATIVE_DOUBLE, &info->omega) ||
@@ -309,9 +312,10 @@ done:
 
 /* ---- the scenes compared as JSON ---- */
 
-/* Top-level keys that do not touch the trajectory. */
+/* Top-level keys that do not touch the trajectory ("$schema" is for editors alone: a scene
+   moved to another folder points it elsewhere). */
 static int ignored_key(const char *key) {
-  static const char *const keys[] = {"steps", "duration", "output", "name", "description"};
+  static const char *const keys[] = {"steps", "duration", "output", "name", "description", "$schema"};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
     if (!strcmp(key, keys[i])) return 1;
   return 0;
@@ -705,6 +709,16 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
              path, key, theirs, mine, key, var, var, theirs);
 }
 
+int lsim_resume_check_env(const char *path, const LsimResumeInfo *info, char *err, size_t errlen) {
+  const int mine = lsim_record_simd_reference();
+  if (mine == info->simd_reference) return 0;
+  return say(err, errlen, LSIM_INVALID_INPUT, "%s: its run took PGS's sweep on %s, this run %s: "
+             "the reference path's bits are not the others', so the continued steps would not be "
+             "the run's; %s", path, info->simd_reference ? "LSIM_SIMD=reference" : "the default paths",
+             mine ? "LSIM_SIMD=reference" : "the default paths",
+             info->simd_reference ? "take its setting (LSIM_SIMD=reference)" : "unset LSIM_SIMD");
+}
+
 /* The scene texts of the file (run_text: "" or NULL for a world built in code) and of the
  * simulation (text, NULL likewise) are the same scene. 0, or LSIM_INVALID_INPUT with err. */
 static int same_scene(const char *text, const char *scene_name, const char *run_text,
@@ -824,6 +838,7 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   if (world == -2) rc = LSIM_OUT_OF_MEMORY;
   if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
       lsim_resume_check_sparse(path, &info, m, err, errlen) ||
+      lsim_resume_check_env(path, &info, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))
     goto done;

@@ -40,6 +40,8 @@ typedef struct LsimResumeInfo {
                               _lu_solve (LSIM_LU_*), _lu_refactor); lu_refactor 0 when the
                               file does not say (another solver, a file that recorded the
                               scene's keys alone, or a newton or lemke run's from before) */
+  int simd_reference;      /* the run's PGS sweep ran on LSIM_SIMD=reference
+                              (/parameters/solver_simd "reference"), 0 when the file says none */
   int has_lcp;             /* the run dumped its LCPs (/lcp) */
 } LsimResumeInfo;
 
@@ -55,6 +57,13 @@ typedef struct LsimResumeInfo {
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen);
 
+/* The environment's sweep path against the run's (info->simd_reference): 0 when both are,
+ * or are not, LSIM_SIMD=reference (the other paths give the same bits), else
+ * LSIM_INVALID_INPUT with err saying which ("PATH: its run took PGS's sweep on
+ * LSIM_SIMD=reference, this run the default paths: ..."): the continued steps would not be
+ * that run's. */
+int lsim_resume_check_env(const char *path, const LsimResumeInfo *info, char *err, size_t errlen);
+
 /* Reads what run_path says of itself into info and its scene text (*scene_text,
  * malloc'd, the caller frees). Refuses (LSIM_INVALID_INPUT, err) what is not a
  * time-stepping run file: a hybrid-model file, an event-driven run, a compare file, a file
@@ -64,7 +73,7 @@ int lsim_resume_read_info(const char *run_path, LsimResumeInfo *info, char **sce
 
 /* Compares the scene text (of scene_path) with the run's (run_path's /scene_text) as JSON:
  * equal numbers, strings, arrays and objects, but for the top-level keys that do not
- * touch the trajectory (steps, duration, output, name, description). 0, or
+ * touch the trajectory (steps, duration, output, name, description, $schema). 0, or
  * LSIM_INVALID_INPUT with the first difference in err ("SCENE:LINE:COL: PATH: ... here,
  * ... in RUN's scene"). */
 int lsim_resume_compare_scenes(const char *text, const char *scene_path, const char *run_text,

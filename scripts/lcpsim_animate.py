@@ -37,6 +37,8 @@ import json
 import argparse
 import math
 import os
+import signal
+import subprocess
 import sys
 from io import BytesIO
 
@@ -595,7 +597,7 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
             os.makedirs(d, exist_ok=True)
         for i, k in enumerate(frames):
             draw(k)
-            fig.savefig(out % i, dpi=dpi)
+            lcpsim_load.save_figure(fig, out % i, dpi=dpi)  # each frame whole or not at all
     else:
         if lower.endswith(".gif"):
             writer = StreamingGifWriter(fps=fps)
@@ -607,15 +609,31 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
             # H.264 named here rather than taken from rcParams["animation.codec"]: for it
             # matplotlib adds -pix_fmt yuv420p (what players expect) and shrinks the figure
             # to even pixel sizes, which yuv420p needs.
-            writer = animation.FFMpegWriter(fps=fps, codec="h264")
+            # the container named, since the file is written under a .partial name
+            writer = animation.FFMpegWriter(fps=fps, codec="h264", extra_args=["-f", "mp4"])
         else:
             plt.close(fig)
             raise ValueError(f"{out}: use a .gif or .mp4 name, or a PNG pattern like "
                              "frames/%04d.png")
-        with writer.saving(fig, out, dpi):
-            for k in frames:
-                draw(k)
-                writer.grab_frame()
+        # Written whole or not at all: into OUT.<pid>.partial, renamed at the end; a write
+        # that fails (a full disk) removes it (a cut GIF had stayed under OUT's name).
+        if os.path.exists(out) and not os.path.isfile(out):
+            target = tmp = out  # a device (/dev/stdout) is written through
+        else:
+            target = os.path.realpath(out)  # a symbolic link's file, the link stays
+            tmp = f"{target}.{os.getpid()}.partial"
+        try:
+            with writer.saving(fig, tmp, dpi):
+                for k in frames:
+                    draw(k)
+                    writer.grab_frame()
+            if tmp != target:
+                os.replace(tmp, target)
+        except BaseException:
+            if tmp != target and os.path.exists(tmp):
+                os.remove(tmp)
+            plt.close(fig)
+            raise
     plt.close(fig)
     return len(frames)
 
@@ -670,7 +688,15 @@ def main(argv):
         ap.error(f"--limits needs {2 * dim} numbers for a {dim}-D run")
     try:
         n = render(r, a.output, a.every, a.limits, a.dpi, a.fps, a.size)
-    except (ValueError, RuntimeError, OSError) as e:
+    except OSError as e:  # the output named (it said "[Errno 27] File too large")
+        print(f"lcpsim_animate: {a.output}: cannot write: {e.strerror or e}", file=sys.stderr)
+        return 1
+    except subprocess.CalledProcessError as e:  # ffmpeg's end (a traceback before)
+        why = (f"killed by {signal.Signals(-e.returncode).name}" if e.returncode < 0
+               else f"exit {e.returncode}")
+        print(f"lcpsim_animate: {a.output}: cannot write: ffmpeg failed ({why})", file=sys.stderr)
+        return 1
+    except (ValueError, RuntimeError) as e:
         print(f"lcpsim_animate: {e}", file=sys.stderr)
         return 1
     print(f"lcpsim_animate: {n} frames -> {a.output}")

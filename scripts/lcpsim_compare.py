@@ -23,7 +23,7 @@ from types import SimpleNamespace
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from lcpsim_load import _lcp_cut, refuse_cut_early, refuse_not_hdf5  # noqa: E402
+from lcpsim_load import _lcp_cut, refuse_cut_early, refuse_not_hdf5, save_figure  # noqa: E402
 
 
 def _convert(v):
@@ -309,7 +309,7 @@ def _save(fig, outdir, name, stem):
     paths = []
     for ext in ("png", "pdf"):
         p = os.path.join(outdir, f"{name}_{stem}.{ext}")
-        fig.savefig(p, dpi=150, bbox_inches="tight")
+        save_figure(fig, p, dpi=150, bbox_inches="tight")
         paths.append(p)
     return paths
 

@@ -101,7 +101,7 @@ def plot(r, path, states=None, outputs=None, t0=None, t1=None):
     axes[0].legend(handles, [m.chart_names[c] for c in used], ncol=len(used), fontsize=8,
                    loc="lower left", bbox_to_anchor=(0, 1.02), frameon=False,
                    title="chart (background)", title_fontsize=8, alignment="left")
-    fig.savefig(path, dpi=110)
+    lcpsim_load.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

@@ -113,6 +113,30 @@ class CutFile(OSError):
     """A run file cut before its first complete flush (cut_early); its message names it."""
 
 
+def save_figure(fig, path, **kw):
+    """fig.savefig(path, **kw) written whole or not at all: into PATH.<pid>.partial beside
+    it (the format named by PATH's extension), renamed to PATH once written. A write that
+    fails (a full disk, a file size limit) removes the partial file and raises OSError, so
+    no cut figure is left under PATH (savefig straight onto PATH had left a 0-byte PNG
+    there). A PATH that exists and is not a regular file (/dev/stdout) is written through;
+    a symbolic link's file is written (the link stays)."""
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    if (os.path.exists(path) and not os.path.isfile(path)) or not (ext or "format" in kw):
+        fig.savefig(path, **kw)  # (no extension: matplotlib's default format, its name)
+        return
+    path = os.path.realpath(path)
+    tmp = f"{path}.{os.getpid()}.partial"
+    try:
+        fig.savefig(tmp, format=kw.pop("format", ext or None), **kw)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def cut_early(path):
     """Whether the file path is a run file cut before its first complete flush: HDF5's
     signature after the user block, which holds the pending mark or zeros (lcp/h5check.h,

@@ -107,7 +107,44 @@ function lcpsim_plot(path, out)
     text(0.5, 1 - (k - 0.5) / numel(tlines), tlines{k}, 'interpreter', 'none', ...
          'horizontalalignment', 'center', 'fontweight', 'bold', 'fontsize', 11);
   end
-  print(f, device, out);
+  % Written whole or not at all: into OUT.<unique>.partial, checked to end with the PNG's
+  % IEND chunk, then renamed (gnuplot's PNG on a full disk left a 0-byte OUT, and the
+  % call returned without a word).
+  if octave && exist(out, 'file') == 2
+    out = canonicalize_file_name(out);  % a symbolic link's file is written, the link stays
+  end
+  [~, unique] = fileparts(tempname());  % Octave's and Matlab's alike (no getpid in Matlab)
+  tmp = sprintf('%s.%s.partial', out, unique);
+  print(f, device, tmp);
+  if ~png_whole(tmp)
+    if exist(tmp, 'file') == 2
+      delete(tmp);
+    end
+    error(['lcpsim_plot: %s: cannot write: the figure came out cut short (a full disk, ' ...
+           'a file size limit?); nothing written'], out);
+  end
+  [ok, msg] = movefile(tmp, out, 'f');
+  if ~ok
+    delete(tmp);
+    error('lcpsim_plot: %s: cannot write: %s', out, msg);
+  end
+end
+
+% The PNG file path is whole: it ends with the IEND chunk (length 0, type, CRC).
+function ok = png_whole(path)
+  ok = false;
+  fid = fopen(path, 'r');
+  if fid < 0
+    return;
+  end
+  fseek(fid, 0, 'eof');
+  n = ftell(fid);
+  if n >= 20
+    fseek(fid, -12, 'eof');
+    tail = fread(fid, 12, 'uint8=>uint8')';
+    ok = isequal(tail, uint8([0 0 0 0 73 69 78 68 174 66 96 130]));
+  end
+  fclose(fid);
 end
 
 % The panels, a rows x cols cell of structs: x, ys (cell), labels (cell), ylabel, unit,
@@ -349,6 +386,17 @@ function draw_panel(p, tl, pos)
   end
   hold off;
   xlim(tl);
+  if isempty(flat) && isempty(p.empty) && ~isempty(vals)
+    % 5 % of the span beyond the data, as matplotlib's margins (lcpsim_plot.py): Octave's
+    % limits end at the data's nice round edges, and a series there (a body resting at
+    % x = -1 while another moves up to 1, an impulse or energy at 0) lay on the frame.
+    ends = [vals; p.dotted(:)];
+    lo = min(ends);
+    hi = max(ends);
+    if hi > lo
+      ylim([lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo)]);
+    end
+  end
   if ~isempty(flat)
     ylim([level - pad, level + pad]);
     text(tl(1) + 0.01 * (tl(2) - tl(1)), level - 0.8 * pad, flat, 'interpreter', 'none', ...

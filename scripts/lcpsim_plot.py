@@ -356,7 +356,8 @@ def finish(fig, ax, out, units, r):
     clear_inside_legends(fig, ax)
     if out is None:
         return fig
-    fig.savefig(out, dpi=100, bbox_inches="tight")  # legends beside panels included
+    # legends beside panels included
+    lcpsim_load.save_figure(fig, out, dpi=100, bbox_inches="tight")
     plt.close(fig)
     return None
 

@@ -40,6 +40,43 @@ rc=0
 grep -qF "stopped at step" "$tmp/err" && grep -qF "the file size limit" "$tmp/err" \
   || fail "ulimit -f: $(cat "$tmp/err")"
 [ -z "$(ls "$tmp" | grep partial)" ] || fail "ulimit -f: a partial file was left: $(ls "$tmp")"
+# The readers' outputs on a disk that fills (the file size limit stands for it, 10 kB
+# here): lcpsim view names the page and the reason, the figures of lcpsim_plot.py,
+# lcpsim_hybrid_plot.py and Octave's lcpsim_plot.m and the animations of lcpsim_animate.py
+# fail with one message, and none leaves a cut file under its name or a partial one.
+# Before: view said "RUN: writing the page failed" (the input named, no reason); the
+# Python plots left a 0-byte PNG under its name (exit 1); Octave left one too and returned
+# without an error; a GIF stayed cut under its name ("[Errno 27] File too large", the file
+# not named), an MP4 ended in a traceback.
+./lcpsim data/bouncing_ball.json --steps 300 -o "$tmp/small.h5" --quiet
+./lcpsim data/bouncing_mass.json -o "$tmp/hyb.h5" --quiet
+mkdir "$tmp/figs"
+readers_fail() {  # readers_fail WANT COMMAND...: under the limit, COMMAND exits non-zero,
+  want=$1          # says WANT, and leaves nothing in $tmp/figs
+  shift
+  rc=0
+  (ulimit -f 20; exec "$@") > "$tmp/err" 2>&1 || rc=$?
+  [ $rc -ne 0 ] && grep -qF "$want" "$tmp/err" || fail "$*: exit $rc: $(cat "$tmp/err")"
+  [ -z "$(ls "$tmp/figs")" ] || fail "$*: left $(ls "$tmp/figs")"
+}
+readers_fail "lcpsim view: $tmp/figs/run.html: cannot write the page (File too large): nothing written" \
+  ./lcpsim view "$tmp/small.h5" -o "$tmp/figs/run.html"
+readers_fail "lcpsim_plot: $tmp/figs/run.png: cannot write: File too large" \
+  $PY scripts/lcpsim_plot.py "$tmp/small.h5" -o "$tmp/figs/run.png"
+readers_fail "lcpsim_hybrid_plot: $tmp/figs/hyb.png: cannot write: File too large" \
+  $PY scripts/lcpsim_hybrid_plot.py "$tmp/hyb.h5" -o "$tmp/figs/hyb.png"
+readers_fail "lcpsim_plot: $tmp/figs/run_m.png: cannot write: the figure came out cut short" \
+  octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/small.h5', '$tmp/figs/run_m.png');"
+readers_fail "lcpsim_animate: $tmp/figs/run.gif: cannot write: File too large" \
+  $PY scripts/lcpsim_animate.py "$tmp/small.h5" -o "$tmp/figs/run.gif" --every 30
+if command -v ffmpeg > /dev/null; then
+  readers_fail "lcpsim_animate: $tmp/figs/run.mp4: cannot write: ffmpeg failed (killed by SIGXFSZ)" \
+    $PY scripts/lcpsim_animate.py "$tmp/small.h5" -o "$tmp/figs/run.mp4" --every 30
+fi
+# Without the limit each is written whole.
+$PY scripts/lcpsim_plot.py "$tmp/small.h5" -o "$tmp/figs/run.png"
+octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/small.h5', '$tmp/figs/run_m.png');"
+[ "$(ls "$tmp/figs" | tr '\n' ' ')" = "run.png run_m.png " ] || fail "figures: $(ls "$tmp/figs")"
 # An LCP dump writes into the run's file between flushes, and its rows were not in the
 # room asked after a flush: pile_10 with --dump-lcp under 8.19 MB (30.7 MB) failed in the
 # dump at step 34 (82), exit 2, no file. Its bytes now count (the largest step's, a chunk of

@@ -8,8 +8,10 @@
 # (joints, a tether going taut and slack, contacts), a run resumed twice; resumed from a
 # file that SIGINT interrupted, from a kill -9 partial file, which stay as they were, and
 # from a run a full disk stopped;
+# a copy of the scene whose "$schema" differs (resumed: it is for editors);
 # refused with exit 2 and a line naming the difference: another scene, a changed mass, a
-# changed solver option, -o naming the run itself, an event-driven run, a hybrid model, a
+# changed solver option, a run on another PGS sweep path (LSIM_SIMD=reference), -o naming
+# the run itself, an event-driven run, a hybrid model, a
 # run already at its end, a run the divergence guard stopped at a step it did not record.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -283,6 +285,31 @@ json.dump(s, open('$out/heavier.json', 'w'), indent=1)
 "
 refused "heavier.json:" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
 refused "bodies[1].density: 501 here, 500 in the run's scene" "$out/heavier.json" --resume "$out/p.h5" --steps 60 -o "$out/no.h5"
+# "$schema" names the schema for editors and is ignored (docs/scene-format.md): a copy of
+# the scene whose "$schema" points elsewhere (moved to another folder) or has none is
+# the same scene, and resumes to the straight run's steps (before: refused, "the run's
+# scene gives "$schema": ..., this one does not").
+$PY -c "
+import json
+s = json.load(open('data/pile_10.json'))
+s['\$schema'] = '../data/scene.schema.json'
+json.dump(s, open('$out/schema.json', 'w'), indent=1)
+del s['\$schema']
+json.dump(s, open('$out/noschema.json', 'w'))
+"
+$L data/pile_10.json --steps 60 -o "$out/p60.h5" --quiet
+for sc in schema noschema; do
+  $L "$out/$sc.json" --resume "$out/p.h5" --steps 60 -o "$out/$sc.h5" --quiet ||
+    fail "$sc.json: resume refused (its \$schema differs)"
+  $PY -c "
+import sys
+sys.path.insert(0, 'tests/e2e')
+from same_run import differ, load
+# the same steps, to the bit; the file keeps the scene text it was given
+d = differ(load(sys.argv[1]), load(sys.argv[2]), 90)
+assert d in ([], ['scene_text']), d
+" "$out/p60.h5" "$out/$sc.h5" || fail "$sc.json: resumed steps differ"
+done
 # A solver option the run did not use; the run as its own output; no new end given.
 refused "--tol 1e-08 differs from the run's 1e-10" data/pile_10.json --resume "$out/p.h5" --tol 1e-8 --steps 60 -o "$out/no.h5"
 # Sparse Lemke's settings in effect (the environment's here) are recorded and a resume
@@ -331,6 +358,42 @@ assert (p['solver_lu_solve'][()], p['solver_lu_refactor'][()], p['solver_block_s
     -o "$out/fb_${s}_resumed.h5" --quiet || fail "$s: resume under the run's sparse Lemke settings"
   same "$out/fb_${s}_straight.h5" "$out/fb_${s}_resumed.h5"
 done
+# PGS's coloured sweep on LSIM_SIMD=reference, the one sweep path whose bits differ from
+# the others' (docs/solvers.md, "Environment"): the run records it and a resume on another
+# path is refused, both ways (before: pile_100 run 60 steps under it and resumed to 90
+# without it was taken, its /q 2.7e-6 m off the straight run's); the other paths give the
+# same bits, so a resume on sse2 of a run on the default path is taken, bit for bit.
+export LSIM_SIMD=reference
+$L data/pile_100.json --steps 60 -o "$out/simd_ref.h5" --quiet
+$L data/pile_100.json --steps 90 -o "$out/simd_ref_straight.h5" --quiet
+unset LSIM_SIMD
+$PY -c "
+import h5py, sys
+p = h5py.File(sys.argv[1], 'r')['parameters']
+assert p['solver_simd'][()] == b'reference', list(p)
+" "$out/simd_ref.h5" || fail "LSIM_SIMD=reference not recorded"
+refused "simd_ref.h5: its run took PGS's sweep on LSIM_SIMD=reference, this run the default paths:" \
+  data/pile_100.json --resume "$out/simd_ref.h5" --steps 90 -o "$out/no.h5"
+$L data/pile_100.json --steps 60 -o "$out/simd.h5" --quiet
+$L data/pile_100.json --steps 90 -o "$out/simd_straight.h5" --quiet
+export LSIM_SIMD=reference
+refused "simd.h5: its run took PGS's sweep on the default paths, this run LSIM_SIMD=reference:" \
+  data/pile_100.json --resume "$out/simd.h5" --steps 90 -o "$out/no.h5"
+$L data/pile_100.json --resume "$out/simd_ref.h5" --steps 90 -o "$out/simd_ref_resumed.h5" \
+  --quiet || fail "resume under the run's LSIM_SIMD=reference"
+same "$out/simd_ref_straight.h5" "$out/simd_ref_resumed.h5"
+export LSIM_SIMD=sse2
+$L data/pile_100.json --resume "$out/simd.h5" --steps 90 -o "$out/simd_resumed.h5" --quiet ||
+  fail "resume of a run on the default path under LSIM_SIMD=sse2"
+unset LSIM_SIMD
+$PY -c "
+import sys
+sys.path.insert(0, 'tests/e2e')
+from same_run import differ, load
+# every dataset the same bits but /solver/simd, which says the path each step ran on
+d = differ(load(sys.argv[1]), load(sys.argv[2]), 90)
+assert d == ['solver/simd'], d
+" "$out/simd_straight.h5" "$out/simd_resumed.h5" || fail "resumed on sse2: not the straight run's bits"
 # A persistent pair keeps its order by the previous step's contact ids (contact.c,
 # keep_order), which the resumed stepper rebuilds from the file's memory: a row of 10 equal
 # boxes, whose neighbours' order round-off swaps from step 79 on, resumed at step 85 is the
