@@ -24,6 +24,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lcpsim_load  # noqa: E402 (save_figure: written whole or not at all)
+
 M, H, U = 1.0, 0.1, 0.0
 
 SCENE = {
@@ -110,7 +113,10 @@ def main(argv):
     fig.suptitle("cart and wall: one semi-implicit Euler LCP step, computed by lcpsim")
     # Fixed margins (tight_layout would draw the 3-D panels once more: 0.4 s of the run).
     fig.subplots_adjust(left=0.03, right=0.95, bottom=0.06, top=0.86, wspace=0.12)
-    fig.savefig(a.output, dpi=100)
+    try:
+        lcpsim_load.save_figure(fig, a.output, dpi=100)
+    except OSError as e:  # (a full disk: nothing cut left under the name)
+        sys.exit(f"cart_wall_figure: {a.output}: cannot write: {e.strerror or e}")
     print(f"wrote {a.output}")
 
 

@@ -217,7 +217,10 @@ def figure(rows, path):
     fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=9, frameon=False)
     fig.suptitle("Time stepping against event-driven integration: errors against the closed forms")
     fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.savefig(path, dpi=110)
+    try:
+        lcpsim_load.save_figure(fig, path, dpi=110)
+    except OSError as e:  # (a full disk: nothing cut left under the name)
+        sys.exit(f"integrators_compare: {path}: cannot write: {e.strerror or e}")
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lcpsim_load  # noqa: E402 (save_figure: written whole or not at all)
+
 
 def read_series(paths):
     """{series: [(N, ms), ...]} in the files' order, points sorted by N."""
@@ -114,8 +117,11 @@ def main():
             transform=ax.transAxes, ha="left", va="top", fontsize=7.5, color="0.3")
     fig.tight_layout()
     os.makedirs(os.path.dirname(a.output) or ".", exist_ok=True)
-    fig.savefig(a.output, dpi=130)
-    fig.savefig(os.path.splitext(a.output)[0] + ".pdf")
+    for out, kw in ((a.output, {"dpi": 130}), (os.path.splitext(a.output)[0] + ".pdf", {})):
+        try:
+            lcpsim_load.save_figure(fig, out, **kw)
+        except OSError as e:  # (a full disk: nothing cut left under the name)
+            sys.exit(f"plot_scaling: {out}: cannot write: {e.strerror or e}")
     print("wrote", a.output)
 
 

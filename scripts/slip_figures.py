@@ -86,7 +86,10 @@ def return_map(lcpsim, tmp, energy, out):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="upper left")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    try:
+        lcpsim_load.save_figure(fig, out, dpi=120)
+    except OSError as e:  # (a full disk: nothing cut left under the name)
+        sys.exit(f"slip_figures: {out}: cannot write: {e.strerror or e}")
     plt.close(fig)
 
 
@@ -134,7 +137,10 @@ def stride(r, out):
     ax.legend(fontsize=8, ncol=2, loc="upper right")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    try:
+        lcpsim_load.save_figure(fig, out, dpi=120)
+    except OSError as e:  # (a full disk: nothing cut left under the name)
+        sys.exit(f"slip_figures: {out}: cannot write: {e.strerror or e}")
     plt.close(fig)
 
 

@@ -43,7 +43,8 @@ grep -qF "stopped at step" "$tmp/err" && grep -qF "the file size limit" "$tmp/er
 # The readers' outputs on a disk that fills (the file size limit stands for it, 10 kB
 # here): lcpsim view names the page and the reason, the figures of lcpsim_plot.py,
 # lcpsim_hybrid_plot.py and Octave's lcpsim_plot.m and the animations of lcpsim_animate.py
-# fail with one message, and none leaves a cut file under its name or a partial one.
+# fail with one message, as do scripts/plot_scaling.py and cart_wall_figure.py, and none
+# leaves a cut file under its name or a partial one.
 # Before: view said "RUN: writing the page failed" (the input named, no reason); the
 # Python plots left a 0-byte PNG under its name (exit 1); Octave left one too and returned
 # without an error; a GIF stayed cut under its name ("[Errno 27] File too large", the file
@@ -73,6 +74,12 @@ if command -v ffmpeg > /dev/null; then
   readers_fail "lcpsim_animate: $tmp/figs/run.mp4: cannot write: ffmpeg failed (killed by SIGXFSZ)" \
     $PY scripts/lcpsim_animate.py "$tmp/small.h5" -o "$tmp/figs/run.mp4" --every 30
 fi
+# The figure scripts alike (before: a 0-byte PNG left under its name, and a traceback).
+printf 'series,N,ms_per_step\npgs,10,1\npgs,100,9\npgs,1000,95\n' > "$tmp/scaling.csv"
+readers_fail "plot_scaling: $tmp/figs/scaling.png: cannot write: File too large" \
+  $PY scripts/plot_scaling.py "$tmp/scaling.csv" -o "$tmp/figs/scaling.png"
+readers_fail "cart_wall_figure: $tmp/figs/cw.png: cannot write: File too large" \
+  $PY scripts/cart_wall_figure.py --grid 7 -o "$tmp/figs/cw.png"
 # Without the limit each is written whole.
 $PY scripts/lcpsim_plot.py "$tmp/small.h5" -o "$tmp/figs/run.png"
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/small.h5', '$tmp/figs/run_m.png');"
