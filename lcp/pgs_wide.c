@@ -40,6 +40,12 @@
  * paths give the same bits (tests/test_parallel.c compares them). */
 #include "pgs_private.h"
 
+/* clang contracts a * b + c into an FMA by default, whatever the C mode, where a target
+   has FMA (its avx512f implies it): not here, so that every path keeps the same bits. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
 #include <float.h>
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -866,9 +872,14 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WK_V v4d
 #define WK_I v4i
 #define WK_N 4
+#if defined(__clang__)
+/* clang has neither the vector-width key of the target nor the optimize attribute. */
+#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
 #define WK_ATTR                                                                          \
   __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
                  optimize("schedule-insns")))
+#endif
 #define WK_S double
 #define WK_SV v4d
 #define WK_GZ 0
