@@ -140,8 +140,9 @@ static void usage(FILE *f) {
           "                                    avx2, sse2 and scalar give the same bits; reference,\n"
           "                                    a check, reads the rows as doubles, docs/solvers.md)\n"
           "  LSIM_WIDE_ROWS, LSIM_AVX2_EVEX, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START,\n"
-          "  LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS  checks and comparisons of the sweep's rows and of\n"
-          "                                    sparse Lemke (docs/solvers.md, \"Environment\");\n"
+          "  LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS  checks and comparisons of the sweep (its rows, the\n"
+          "                                    AVX2 path's two builds) and of sparse Lemke\n"
+          "                                    (docs/solvers.md, \"Environment\");\n"
           "                                    a value lcpsim does not know is refused (exit 2)\n",
           LSIM_VERSION);
 }
