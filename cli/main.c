@@ -139,9 +139,10 @@ static void usage(FILE *f) {
           "                                    avx512, asked for, where the CPU has it; avx512,\n"
           "                                    avx2, sse2 and scalar give the same bits; reference,\n"
           "                                    a check, reads the rows as doubles, docs/solvers.md)\n"
-          "  LSIM_WIDE_ROWS, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START, LSIM_TIES_SHORTCUT,\n"
-          "  LSIM_BOUND_SUMS                  checks and comparisons of the sweep's rows and of\n"
-          "                                    sparse Lemke (docs/solvers.md, \"Environment\");\n"
+          "  LSIM_WIDE_ROWS, LSIM_AVX2_EVEX, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START,\n"
+          "  LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS  checks and comparisons of the sweep (its rows, the\n"
+          "                                    AVX2 path's two builds) and of sparse Lemke\n"
+          "                                    (docs/solvers.md, \"Environment\");\n"
           "                                    a value lcpsim does not know is refused (exit 2)\n",
           LSIM_VERSION);
 }
@@ -159,6 +160,7 @@ typedef struct {
 static const EnvVar env_vars[] = {
     {"LSIM_SIMD", "avx512|avx2|sse2|scalar|reference", 0, 0},
     {"LSIM_WIDE_ROWS", "full", 0, 0},
+    {"LSIM_AVX2_EVEX", "off", 0, 0},
     {"LSIM_TIES_SHORTCUT", "0|1|2", 0, 0},
     {"LSIM_BOUND_SUMS", "0|1", 0, 0},
     {"LSIM_LU_SOLVE", "own|umfpack|klu|ft", 0, 0},

@@ -14,6 +14,13 @@
  * cone that finds none stays with the rest, swept after all windows in the natural order
  * with the scalars and the cones of other shapes): deterministic.
  *
+ * The AVX2 path runs a second build of the same four-lane source where the CPU has
+ * AVX-512VL (target avx512f, avx512vl, avx512dq, 256-bit vectors only): the same
+ * operations on the same lanes in the EVEX encoding, which has 32 vector registers
+ * (the kernel spilled 140 of its values to the stack on 16) and mask registers for the
+ * selects (one instruction where vpblendvb is three). LSIM_AVX2_EVEX=off keeps the VEX
+ * build (a check: the same bits; docs/solvers.md, "Coloured wide sweep").
+ *
  * Kernel. Per lane the arithmetic of fast_sweep (pgs_fast.c) for such a cone, operation
  * for operation: the three dot products with two accumulators each (even and odd
  * entries, as its pairs of doubles), the normal update, planar_target's d = 4 square
@@ -32,6 +39,12 @@
  * target includes FMA), and IEEE arithmetic and division are exact per lane: the four
  * paths give the same bits (tests/test_parallel.c compares them). */
 #include "pgs_private.h"
+
+/* clang contracts a * b + c into an FMA by default, whatever the C mode, where a target
+   has FMA (its avx512f implies it): not here, so that every path keeps the same bits. */
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
 
 #include <float.h>
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -384,6 +397,19 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
 }
 #endif
 
+/* Whether the AVX2 path runs its EVEX build: the CPU has AVX-512F, VL and DQ, and
+ * LSIM_AVX2_EVEX is not "off". */
+static int pick_evex(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  const char *e = getenv("LSIM_AVX2_EVEX");
+  if (e && !strcmp(e, "off")) return 0;
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+         __builtin_cpu_supports("avx512dq");
+#else
+  return 0;
+#endif
+}
+
 static int pick_path(void) {
   const char *e = getenv("LSIM_SIMD");
   /* AVX2 unless asked: the AVX-512 path, at most 3 % faster a step at 1000 bodies, was
@@ -679,6 +705,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   ws->wide_groups = groups, ws->wide_ncol = ncoloured, ws->wide_colours = ncol;
   ws->wide_nranges = nr;
   ws->wide_path = pick_path();
+  ws->wide_evex = ws->wide_path == LSIM_PGS_SIMD_AVX2 && pick_evex();
   ws->wide_layout = layout;
   return 0;
 }
@@ -834,6 +861,66 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WIDE_HAVE_AVX2 0
 #endif
 
+/* The AVX2 path's EVEX build: the four-lane source again for CPUs with AVX-512VL, 256-bit
+   vectors only (prefer-vector-width keeps GCC's own vectorization off 512 bits). The same
+   operations, so the same bits (no FMA in these targets either); 32 vector registers
+   instead of 16 and mask registers for the selects: measured, docs/solvers.md. GCC's
+   scheduling before register allocation (off by default on x86, where 16 registers make
+   it spill) is asked for here, where 32 leave it room: the solve 3-4 % faster again. It
+   moves instructions, not operations: the same bits. */
+#if WIDE_HAVE_AVX2 && WIDE_HAVE_AVX512
+#define WK_V v4d
+#define WK_I v4i
+#define WK_N 4
+#if defined(__clang__)
+/* clang has neither the vector-width key of the target nor the optimize attribute. */
+#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
+#define WK_ATTR                                                                          \
+  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
+                 optimize("schedule-insns")))
+#endif
+#define WK_S double
+#define WK_SV v4d
+#define WK_GZ 0
+#define WK_KIND WIDE_KIND_FULL
+#define WK_NAME wide_evex_d
+#include "pgs_wide_kernel.h"
+#undef WK_S
+#undef WK_SV
+#undef WK_NAME
+#undef WK_GZ
+#define WK_S float
+#define WK_SV v4f
+#define WK_GZ 1
+#define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#define WK_NAME wide_evex_f
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_J
+#define WK_NAME wide_evex_fj
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#define WK_KIND WIDE_KIND_JB
+#define WK_NAME wide_evex_fjb
+#include "pgs_wide_kernel.h"
+#undef WK_NAME
+#undef WK_KIND
+#undef WK_LOAD_ROW
+#undef WK_GZ
+#undef WK_S
+#undef WK_SV
+#undef WK_V
+#undef WK_I
+#undef WK_N
+#undef WK_ATTR
+#define WIDE_HAVE_EVEX 1
+#else
+#define WIDE_HAVE_EVEX 0
+#endif
+
 /* AVX-512: eight lanes, two groups of one colour (WideGroup.pair) per vector; u's blocks
    read by gathers (the same loads as lane by lane) and written lane by lane (masked
    scatters, or transposes and masked stores, were slower: docs/solvers.md). */
@@ -917,10 +1004,11 @@ _Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
 #undef WK_ANY
 #endif
 
-/* The kernels of one path, by layout (WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_J, _JB). */
+/* The kernels of one path, by layout (WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_J, _JB): scalar,
+   SSE2, AVX2, AVX-512, then the AVX2 path's EVEX build. */
 typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
                            double *, double, float *);
-static const WideKernel wide_kernels[4][4] = {
+static const WideKernel wide_kernels[5][4] = {
     {wide_scalar_d, wide_scalar_f, wide_scalar_fj, wide_scalar_fjb},
     {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
 #if WIDE_HAVE_AVX2
@@ -930,6 +1018,13 @@ static const WideKernel wide_kernels[4][4] = {
 #endif
 #if WIDE_HAVE_AVX512
     {wide_avx512_d, wide_avx512_f, wide_avx512_fj, wide_avx512_fjb},
+#else
+    {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
+#endif
+#if WIDE_HAVE_EVEX
+    {wide_evex_d, wide_evex_f, wide_evex_fj, wide_evex_fjb},
+#elif WIDE_HAVE_AVX2
+    {wide_avx2_d, wide_avx2_f, wide_avx2_fj, wide_avx2_fjb},
 #else
     {wide_sse2_d, wide_sse2_f, wide_sse2_fj, wide_sse2_fjb},
 #endif
@@ -948,7 +1043,7 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
     return;
   }
   const int path = ws->wide_path == LSIM_PGS_SIMD_SCALAR   ? 0
-                   : ws->wide_path == LSIM_PGS_SIMD_AVX2   ? 2
+                   : ws->wide_path == LSIM_PGS_SIMD_AVX2   ? (ws->wide_evex ? 4 : 2)
                    : ws->wide_path == LSIM_PGS_SIMD_AVX512 ? 3
                                                            : 1;
   wide_kernels[path][layout](g, ws->wide_idx + rg[0], rows, ng, ws->u, z, omega,

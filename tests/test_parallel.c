@@ -468,6 +468,35 @@ static void test_wide_sweep_paths_identical(void **state) {
     assert_memory_equal(z[0], zd, (size_t)n * sizeof(double));
     free(zd);
   }
+  /* The AVX2 path's two builds (pgs_wide.c): on a CPU with AVX-512VL the runs above took
+     the EVEX one; LSIM_AVX2_EVEX=off takes the VEX one, which must give the same bits
+     (one and two threads, float rows at 20 sweeps and double rows to 1e-8). Without
+     AVX-512VL both runs take the VEX build. */
+  if (avx2) {
+    setenv("LSIM_SIMD", "avx2", 1);
+    setenv("LSIM_AVX2_EVEX", "off", 1);
+    double *zv = malloc((size_t)n * sizeof(double)), *zv2 = malloc((size_t)n * sizeof(double));
+    double *zvw = malloc((size_t)n * sizeof(double));
+    LsimPgsInfo iv, iv2, ivw;
+    solve_threads(f, 1, 0.0, 20, zv, &iv);
+    solve_threads(f, 2, 0.0, 20, zv2, &iv2);
+    assert_int_equal(iv.simd, LSIM_PGS_SIMD_AVX2);
+    assert_memory_equal(z[0], zv, (size_t)n * sizeof(double));
+    assert_true(info[0].residual == iv.residual);
+    assert_memory_equal(z2[0], zv2, (size_t)n * sizeof(double));
+    LsimPgs *ws = lsim_pgs_create();
+    LsimPgsOptions o = lsim_default_pgs_options();
+    o.tol = 1e-8, o.omega = 1.3, o.max_sweeps = 100000;
+    memcpy(zvw, z[0], (size_t)n * sizeof(double));
+    memset(&ivw, 0, sizeof ivw);
+    lsim_pgs_solve_factored(ws, f, &o, 1, zvw, &ivw);
+    lsim_pgs_free(ws);
+    assert_memory_equal(zw[0], zvw, (size_t)n * sizeof(double));
+    assert_int_equal(infow[0].sweeps, ivw.sweeps);
+    unsetenv("LSIM_AVX2_EVEX");
+    unsetenv("LSIM_SIMD");
+    free(zv), free(zv2), free(zvw);
+  }
   for (int k = 1; k < NP; ++k) {
     assert_memory_equal(z[0], z[k], (size_t)n * sizeof(double));
     assert_true(info[0].residual == info[k].residual);

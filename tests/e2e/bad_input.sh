@@ -219,6 +219,7 @@ export LSIM_BLOCK_START=x; t block_start_env "LSIM_BLOCK_START='x': expected an 
 export LSIM_TIES_SHORTCUT=3; t ties_env "LSIM_TIES_SHORTCUT='3': expected 0, 1 or 2" "$in/ok.json" -o @OUT; unset LSIM_TIES_SHORTCUT
 export LSIM_BOUND_SUMS=yes; t bound_sums_env "LSIM_BOUND_SUMS='yes': expected 0 or 1" "$in/ok.json" -o @OUT; unset LSIM_BOUND_SUMS
 export LSIM_WIDE_ROWS=compact; t wide_rows_env "LSIM_WIDE_ROWS='compact': expected full" "$in/ok.json" -o @OUT; unset LSIM_WIDE_ROWS
+export LSIM_AVX2_EVEX=on; t avx2_evex_env "LSIM_AVX2_EVEX='on': expected off" "$in/ok.json" -o @OUT; unset LSIM_AVX2_EVEX
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
 # "-" is a file name here, not standard input: the message says where stdin is.
