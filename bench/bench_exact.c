@@ -300,6 +300,9 @@ int main(int argc, char **argv) {
           if (li->stage_pivots[k] >= 0)
             fprintf(stderr, " %s %s %d", stage[k], lsim_status_name(li->stage_status[k]),
                     li->stage_pivots[k]);
+        if (li->principal_pivots) /* LSIM_PRINCIPAL: the phase's pivots, in the guess's */
+          fprintf(stderr, " principal %d %s", li->principal_pivots,
+                  li->principal_solved ? "solved" : "fell_back");
         fprintf(stderr, "\n");
       }
       /* Where newton ended (whole: the problem's; islands: the last island's), the best

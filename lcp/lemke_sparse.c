@@ -278,6 +278,13 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
       const long k = strtol(bk, &end, 10);
       if (end != bk && !*end && k >= 0 && k <= 1000) ws->drv.block_rounds = (int)k;
     }
+    /* LSIM_PRINCIPAL=K: up to K principal pivots on a caller's guess (the setter). */
+    const char *pp = getenv("LSIM_PRINCIPAL");
+    if (pp) {
+      char *end;
+      const long k = strtol(pp, &end, 10);
+      if (end != pp && !*end && k >= 0 && k <= 1000000) ws->drv.principal_budget = (int)k;
+    }
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;
@@ -351,6 +358,10 @@ void lsim_lemke_sparse_set_shortcut_ties(LsimLemkeSparse *ws, int on) {
 void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on) { ws->drv.bound_sums = on; }
 void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds) {
   ws->drv.block_rounds = rounds > 0 ? rounds : 0;
+}
+
+void lsim_lemke_sparse_set_principal(LsimLemkeSparse *ws, int budget) {
+  ws->drv.principal_budget = budget > 0 ? budget : 0;
 }
 
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }

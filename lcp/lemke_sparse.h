@@ -80,6 +80,19 @@ void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on);
  * comparisons through the solver front). */
 void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds);
 
+/* budget > 0: a solve with a basis guess first takes up to budget single principal pivots
+ * from it (of the complementary pairs with a negative basic value, the most negative whose
+ * pivot makes it feasible exchanges its variables: principal_phase in lemke_driver.c), and
+ * when they end at a basis whose basic solution passes the acceptance test, that is the
+ * solution (LsimLemkeInfo: principal_pivots, principal_solved); else the solve goes on
+ * from the guess as given exactly as with 0 (the default): the same path, status, residual
+ * and z, the phase's pivots added to the count. Falling pile_100 and pile_1000: the
+ * phase solves with about Lemke's pivots in about half the time; settled pile_100: it
+ * mostly stops short (docs/solvers.md, "Principal pivoting before the path"). The
+ * environment variable LSIM_PRINCIPAL=K sets it at lsim_lemke_sparse_create (for
+ * comparisons through the solver front). */
+void lsim_lemke_sparse_set_principal(LsimLemkeSparse *ws, int budget);
+
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
  * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
  * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits
