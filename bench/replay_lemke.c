@@ -6,13 +6,15 @@
  * A single slow step can so be profiled (perf, callgrind) without the run that led to it.
  *
  * usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] [--cover-previous] [--sides]
- *                    [--pivots]
+ *                    [--pivots] [--principal K] [--perturb EPS]
  *   --positive: guess z > 0 of the dumped warm guess instead of the carried basis;
  *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each;
  *   --sides: where the carried basis and the solve's final basis differ, by row kind
  *   (normal, friction direction, the cone's lambda row) and way (z basic in the carried
  *   basis and w in the final one, or the other way), with the solution's z_i and w_i and
  *   the warm guess's z_i on those rows;
+ *   --principal K: up to K principal pivots from the guess first (lsim_solver_set_principal);
+ *   --perturb EPS: see perturbed below;
  *   --pivots: the same solve once more, directly with lsim_lemke_sparse_solve (the solver
  *   front's settings: retry from z > 0 after the carried basis), tracing each exchange, and
  *   what the path did: pivots by the entering variable's kind (w or z; normal, direction,
@@ -112,7 +114,7 @@ done:
 }
 
 /* --pivots (see the header). */
-static void print_pivots(const LsimFlcp *p, const LsimSolverOptions *o) {
+static void print_pivots(const LsimFlcp *p, const LsimSolverOptions *o, int principal) {
   const LsimFactoredLcp *f = &p->f;
   const int n = f->n, cap = 50 * n + 1000;
   LsimLemkeSparse *ws = lsim_lemke_sparse_create();
@@ -126,6 +128,7 @@ static void print_pivots(const LsimFlcp *p, const LsimSolverOptions *o) {
   lo.max_pivots = o->max_iter, lo.tol = o->tol, lo.floor = o->fallback && o->impulse_unit;
   LsimLemkeInfo li = {.trace = tr, .trace_capacity = cap, .trace_var = tv};
   lsim_lemke_sparse_set_retry_positive(ws, p->basis != NULL);
+  lsim_lemke_sparse_set_principal(ws, principal);
   const int st = lsim_lemke_sparse_solve(ws, f, &lo, p->basis, z, &li);
   printf("pivots: %s %d pivots, %d traced\n", lsim_status_name(st), li.pivots, li.trace_len);
   /* Each row's contact class at the solution: 0 sticking, 1 sliding, 2 apart, 3 no cone. */
@@ -232,6 +235,7 @@ int main(int argc, char **argv) {
   const char *path = NULL;
   int reps = 1, positive = 0, cold = 0, cover = 0, sides = 0, pivots = 0;
   double eps = 0.0;
+  int principal = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--positive")) positive = 1;
@@ -240,16 +244,17 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--sides")) sides = 1;
     else if (!strcmp(argv[i], "--pivots")) pivots = 1;
     else if (!strcmp(argv[i], "--perturb") && i + 1 < argc) eps = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--principal") && i + 1 < argc) principal = atoi(argv[++i]);
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else {
       fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                      "[--cover-previous] [--sides] [--pivots]\n");
+                      "[--cover-previous] [--sides] [--pivots] [--principal K] [--perturb EPS]\n");
       return 2;
     }
   }
   if (!path || reps < 1) {
     fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                    "[--cover-previous] [--sides] [--pivots]\n");
+                    "[--cover-previous] [--sides] [--pivots] [--principal K] [--perturb EPS]\n");
     return 2;
   }
   LsimFlcp p;
@@ -267,6 +272,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   lsim_solver_set_cover_previous(s, cover);
+  lsim_solver_set_principal(s, principal);
   double *z = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!z) return 2;
   int rc = 0;
@@ -300,7 +306,7 @@ int main(int argc, char **argv) {
     if (sides && fb && nb == n && p.basis) print_sides(&p.f, p.basis, fb, p.z, z);
     else if (sides) printf("sides: no carried basis or no final basis of a solve by itself\n");
   }
-  if (pivots) print_pivots(&p, &o);
+  if (pivots) print_pivots(&p, &o, principal);
   if (eps > 0.0) perturbed(&p, s, &o, eps);
   free(z);
   lsim_solver_free(s);

@@ -278,13 +278,6 @@ LsimLemkeSparse *lsim_lemke_sparse_create(void) {
       const long k = strtol(bk, &end, 10);
       if (end != bk && !*end && k >= 0 && k <= 1000) ws->drv.block_rounds = (int)k;
     }
-    /* LSIM_PRINCIPAL=K: up to K principal pivots on a caller's guess (the setter). */
-    const char *pp = getenv("LSIM_PRINCIPAL");
-    if (pp) {
-      char *end;
-      const long k = strtol(pp, &end, 10);
-      if (end != pp && !*end && k >= 0 && k <= 1000000) ws->drv.principal_budget = (int)k;
-    }
     ws->eta_block = 1;
     const char *lu = getenv("LSIM_LU_SOLVE"); /* for comparisons (lemke_sparse.h) */
     ws->own_solve = OWN_SOLVE;

@@ -88,9 +88,8 @@ void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds);
  * from the guess as given exactly as with 0 (the default): the same path, status, residual
  * and z, the phase's pivots added to the count. Falling pile_100 and pile_1000: the
  * phase solves with about Lemke's pivots in about half the time; settled pile_100: it
- * mostly stops short (docs/solvers.md, "Principal pivoting before the path"). The
- * environment variable LSIM_PRINCIPAL=K sets it at lsim_lemke_sparse_create (for
- * comparisons through the solver front). */
+ * mostly stops short (docs/solvers.md, "Principal pivoting before the path"). Through
+ * the solver front: lsim_solver_set_principal. */
 void lsim_lemke_sparse_set_principal(LsimLemkeSparse *ws, int budget);
 
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
