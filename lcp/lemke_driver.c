@@ -1007,10 +1007,10 @@ static int block_start(LsimLemkeDriver *drv, double tol) {
  * cheaper way to a solution where it gets there: it stops when every infeasible pair is
  * passed over, at principal_budget pivots, at a basis met a third time (the ring of
  * lemke_path), or on a failed solve, and the caller then runs Lemke from the guess as
- * given. Measured (docs/solvers.md, "Principal pivoting before the path"): it solves the
- * falling steps of pile_100 and pile_1000 with about Lemke's pivots at half the CPU time
- * (Lemke's ratio test takes the tie bounds' transposed solves), and stops short on most
- * settled pile_100 steps. The least index (Murty's rule) cycled within 8-73 pivots there.
+ * given. Measured (docs/solvers.md, "Settled pile_100, steps 101-119"): it solves the
+ * falling steps of pile_100 and pile_1000 with about Lemke's pivots in 1.2-3.2 times less
+ * CPU time (Lemke's ratio test takes the tie bounds' transposed solves), and stops short
+ * on most settled pile_100 steps. The least index (Murty's rule) cycled within 8-73 pivots there.
  * Counts its pivots in *pivots and *done. Returns 1 when no basic value is below -ftol
  * (x_B = B^{-1} q of the basis reached, for the caller's acceptance test), 0 when it
  * stopped short, LSIM_OUT_OF_MEMORY. Uses in_tie and tied (left as found). */
