@@ -48,7 +48,8 @@ typedef struct LsimLemkeInfo {
                           pivots <= 4 max_pivots (3 without a guess); lemke_sparse's dense
                           fallback adds lemke.c's cold runs: up to 7 (6); its block start's
                           fallback (the guess as given after the repaired guess's path
-                          failed) one more. */
+                          failed) one more; the principal phase before the path
+                          (lsim_lemke_sparse_set_principal) up to its budget besides. */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int block_fallback;  /* 1 if the path from a guess repaired by block pivoting
                           (lsim_lemke_sparse_set_block_start) failed and the guess as given
