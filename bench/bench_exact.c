@@ -42,6 +42,8 @@
  * --cover-previous: the carried-basis series covers its path with the previous step's values
  * (lsim_solver_set_cover_previous); --driver-cover-previous: the driver's solver too (the
  * trajectory then follows its paths).
+ * --principal K: the carried-basis series takes up to K principal pivots before Lemke's
+ * path (lsim_solver_set_principal); --driver-principal K: the driver's solver too.
  * --sparse-limit N gives the newton series (and a newton driver) that option
  * (LsimSolverOptions.sparse_limit: sparse Lemke after newton's own phases fail, n <= N,
  * -1 any n); 0, the default, never.
@@ -52,7 +54,8 @@
  *
  * usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] [--no-pgs]
  *                    [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu]
- *                    [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose]
+ *                    [--sparse-limit N] [--cover-previous] [--driver-cover-previous]
+ *                    [--principal K] [--driver-principal K] [--verbose]
  *                    [--dump DIR]
  */
 #include <math.h>
@@ -140,7 +143,7 @@ typedef struct Series {
 int main(int argc, char **argv) {
   const char *path = "data/pile_100.json";
   int steps = 60, dense = 1500, lemke = 1, verbose = 0, pgs_series = 1, from = 0;
-  int sparse_limit = 0, cover_previous = 0, driver_cover = 0;
+  int sparse_limit = 0, cover_previous = 0, driver_cover = 0, principal = 0, driver_principal = 0;
   const char *only = NULL;
   const char *driver = "pgs";
   const char *dump = NULL;
@@ -156,12 +159,15 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--driver") && i + 1 < argc) driver = argv[++i];
     else if (!strcmp(argv[i], "--sparse-limit") && i + 1 < argc) sparse_limit = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cover-previous")) cover_previous = 1;
+    else if (!strcmp(argv[i], "--principal") && i + 1 < argc) principal = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--driver-principal") && i + 1 < argc)
+      driver_principal = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--driver-cover-previous")) driver_cover = 1;
     else if (!strcmp(argv[i], "--dump") && i + 1 < argc) dump = argv[++i];
     else if (argv[i][0] != '-') path = argv[i];
     else {
       fprintf(stderr, "usage: bench_exact [SCENE.json] [--steps S] [--dense N] [--no-lemke] "
-                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--verbose] [--dump DIR]\n");
+                      "[--no-pgs] [--driver pgs|newton|lemke_sparse] [--from S] [--only TEXT] [--cpu] [--sparse-limit N] [--cover-previous] [--driver-cover-previous] [--principal K] [--driver-principal K] [--verbose] [--dump DIR]\n");
       return 2;
     }
   }
@@ -202,8 +208,10 @@ int main(int argc, char **argv) {
     o.sparse_limit = sparse_limit;
     if (lsim_solver_create(&series[k].solver, series[k].name, &o, err, sizeof err)) return 2;
     if (series[k].carry == 1) lsim_solver_set_cover_previous(series[k].solver, cover_previous);
+    if (series[k].carry == 1) lsim_solver_set_principal(series[k].solver, principal);
   }
   lsim_solver_set_cover_previous(lsim_stepper_solver(stepper), driver_cover);
+  lsim_solver_set_principal(lsim_stepper_solver(stepper), driver_principal);
   LsimIslands *finder = lsim_islands_create();
   double *z = NULL;
   int zcap = 0, nmax = 0, last_largest = 0, last_n = 0;
@@ -300,6 +308,9 @@ int main(int argc, char **argv) {
           if (li->stage_pivots[k] >= 0)
             fprintf(stderr, " %s %s %d", stage[k], lsim_status_name(li->stage_status[k]),
                     li->stage_pivots[k]);
+        if (li->principal_pivots) /* LSIM_PRINCIPAL: the phase's pivots, in the guess's */
+          fprintf(stderr, " principal %d %s", li->principal_pivots,
+                  li->principal_solved ? "solved" : "fell_back");
         fprintf(stderr, "\n");
       }
       /* Where newton ended (whole: the problem's; islands: the last island's), the best

@@ -6,12 +6,23 @@
  * A single slow step can so be profiled (perf, callgrind) without the run that led to it.
  *
  * usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] [--cover-previous] [--sides]
+ *                    [--pivots] [--principal K] [--perturb EPS]
  *   --positive: guess z > 0 of the dumped warm guess instead of the carried basis;
  *   --cold: from z = 0; --reps R: solve R times (fresh copies of the guess), times each;
  *   --sides: where the carried basis and the solve's final basis differ, by row kind
  *   (normal, friction direction, the cone's lambda row) and way (z basic in the carried
  *   basis and w in the final one, or the other way), with the solution's z_i and w_i and
- *   the warm guess's z_i on those rows.
+ *   the warm guess's z_i on those rows;
+ *   --principal K: up to K principal pivots from the guess first (lsim_solver_set_principal);
+ *   --perturb EPS: see perturbed below;
+ *   --pivots: the same solve once more, directly with lsim_lemke_sparse_solve (the solver
+ *   front's settings: retry from z > 0 after the carried basis), tracing each exchange, and
+ *   what the path did: pivots by the entering variable's kind (w or z; normal, direction,
+ *   lambda) and by the solution's class of its contact (sticking: z_n > t and w_lambda > t;
+ *   sliding: z_lambda > t; apart: z_n <= t; t as --sides), z0 down / up / unchanged, the
+ *   pivots after z0 fell below 1e-3 and 1e-6 of its first value, and how often the same
+ *   variables entered again (distinct, the most entries of one, pivots spent on variables
+ *   entering 3 times or more).
  */
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +32,7 @@
 
 #include "bench/flcp_file.h"
 #include "lcp/factored.h"
+#include "lcp/lemke_sparse.h"
 #include "lcp/solver.h"
 
 /* Kind of each variable from the cone blocks: 0 normal, 1 direction, 2 lambda, 3 other. */
@@ -101,6 +113,118 @@ done:
   free(kind), free(w), free(u);
 }
 
+/* --pivots (see the header). */
+static void print_pivots(const LsimFlcp *p, const LsimSolverOptions *o, int principal) {
+  const LsimFactoredLcp *f = &p->f;
+  const int n = f->n, cap = 50 * n + 1000;
+  LsimLemkeSparse *ws = lsim_lemke_sparse_create();
+  double *z = malloc(sizeof(double) * (size_t)n), *tr = malloc(sizeof(double) * (size_t)cap);
+  double *w = malloc(sizeof(double) * (size_t)n), *u = malloc(sizeof(double) * (size_t)(f->m + 1));
+  int *tv = malloc(sizeof(int) * 2 * (size_t)cap), *entries = calloc(2 * (size_t)n + 1, sizeof(int));
+  unsigned char *kind = malloc((size_t)n), *cls = malloc((size_t)n);
+  if (!ws || !z || !tr || !w || !u || !tv || !entries || !kind || !cls) goto done;
+  memcpy(z, p->z, sizeof(double) * (size_t)n);
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.max_pivots = o->max_iter, lo.tol = o->tol, lo.floor = o->fallback && o->impulse_unit;
+  LsimLemkeInfo li = {.trace = tr, .trace_capacity = cap, .trace_var = tv};
+  lsim_lemke_sparse_set_retry_positive(ws, p->basis != NULL);
+  lsim_lemke_sparse_set_principal(ws, principal);
+  const int st = lsim_lemke_sparse_solve(ws, f, &lo, p->basis, z, &li);
+  printf("pivots: %s %d pivots, %d traced\n", lsim_status_name(st), li.pivots, li.trace_len);
+  /* Each row's contact class at the solution: 0 sticking, 1 sliding, 2 apart, 3 no cone. */
+  row_kinds(f, kind);
+  lsim_factored_w(f, z, u, w);
+  double zm = 0.0, wm = 0.0;
+  for (int i = 0; i < n; ++i) zm = fmax(zm, fabs(z[i])), wm = fmax(wm, fabs(w[i]));
+  memset(cls, 3, (size_t)n);
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *b = &f->cones[c];
+    if (b->normal < 0 || b->lambda < 0) continue;
+    const int k = !(z[b->normal] > 1e-9 * zm) ? 2 : z[b->lambda] > 1e-9 * zm ? 1
+                  : w[b->lambda] > 1e-9 * wm ? 0 : 1;
+    cls[b->normal] = cls[b->lambda] = (unsigned char)k;
+    for (int d = 0; d < b->ndir; ++d) cls[b->first_dir + d] = (unsigned char)k;
+  }
+  /* by[zw][kind][class] */
+  int by[2][4][4] = {{{0}}}, down = 0, up = 0, flat = 0, below3 = 0, below6 = 0;
+  double first = 0.0;
+  for (int t = 0; t < li.trace_len; ++t) {
+    const int v = tv[2 * t];
+    if (v == 2 * n) { /* z0 entered: a path's start */
+      first = tr[t];
+      continue;
+    }
+    const int i = v < n ? v : v - n;
+    ++by[v >= n][kind[i]][cls[i]];
+    ++entries[v];
+    const double prev = tr[t - 1];
+    down += tr[t] < prev, up += tr[t] > prev, flat += tr[t] == prev;
+    below3 += tr[t] < 1e-3 * first, below6 += tr[t] < 1e-6 * first;
+  }
+  static const char *const kname[4] = {"normal", "direction", "lambda", "other"};
+  for (int zw = 0; zw < 2; ++zw)
+    for (int k = 0; k < 4; ++k) {
+      const int *b = by[zw][k];
+      if (b[0] + b[1] + b[2] + b[3])
+        printf("pivots entering %s %-9s %5d (sticking %d, sliding %d, apart %d)\n",
+               zw ? "z" : "w", kname[k], b[0] + b[1] + b[2] + b[3], b[0], b[1], b[2]);
+    }
+  int distinct = 0, most = 0, again = 0;
+  for (int v = 0; v < 2 * n; ++v) {
+    distinct += entries[v] > 0;
+    most = entries[v] > most ? entries[v] : most;
+    again += entries[v] >= 3 ? entries[v] : 0;
+  }
+  printf("pivots z0 down %d up %d unchanged %d; below 1e-3 of its start %d, below 1e-6 %d; "
+         "variables entering %d, most entries of one %d, pivots on variables entering 3+ "
+         "times %d\n", down, up, flat, below3, below6, distinct, most, again);
+done:
+  lsim_lemke_sparse_free(ws);
+  free(z), free(tr), free(w), free(u), free(tv), free(entries), free(kind), free(cls);
+}
+
+static double cpu_now(void);
+
+/* --perturb EPS: Lemke from the carried basis on q + EPS max|q| r (r_i in [0.5, 1), a fixed
+ * hash of i: every tie of the degenerate problem broken one way), then from that solve's
+ * final basis on q itself through the solver front s; pivots and CPU time of both. */
+static void perturbed(const LsimFlcp *p, LsimSolver *s, const LsimSolverOptions *o, double eps) {
+  const LsimFactoredLcp *f = &p->f;
+  const int n = f->n;
+  double *q = malloc(sizeof(double) * (size_t)n), *z = malloc(sizeof(double) * (size_t)n);
+  LsimLemkeSparse *ws = lsim_lemke_sparse_create();
+  if (!q || !z || !ws) goto done;
+  double qs = 0.0;
+  for (int i = 0; i < n; ++i) qs = fmax(qs, fabs(f->q[i]));
+  for (int i = 0; i < n; ++i) {
+    unsigned long long h = (unsigned long long)i * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
+    q[i] = f->q[i] + eps * qs * (0.5 + 0.5 * (double)(h >> 11) / 9007199254740992.0);
+  }
+  LsimFactoredLcp g = *f;
+  g.q = q;
+  memcpy(z, p->z, sizeof(double) * (size_t)n);
+  LsimLemkeOptions lo = lsim_default_lemke_options();
+  lo.max_pivots = o->max_iter, lo.tol = o->tol, lo.floor = o->fallback && o->impulse_unit;
+  LsimLemkeInfo li = {0};
+  lsim_lemke_sparse_set_retry_positive(ws, p->basis != NULL);
+  double t0 = cpu_now();
+  const int st1 = lsim_lemke_sparse_solve(ws, &g, &lo, p->basis, z, &li);
+  const double ms1 = 1e3 * (cpu_now() - t0);
+  const unsigned char *b = lsim_lemke_sparse_basis(ws);
+  if (st1 == LSIM_SOLVED && b) lsim_solver_set_basis_guess(s, b);
+  LsimSolveStats st;
+  t0 = cpu_now();
+  const int st2 = lsim_solver_solve_factored(s, f, z, &st);
+  const double ms2 = 1e3 * (cpu_now() - t0);
+  printf("perturb %.0e: perturbed %s %d pivots %.2f ms, then q %s relative %.2e %d pivots "
+         "%.2f ms\n", eps, lsim_status_name(st1), li.pivots, ms1, lsim_status_name(st2),
+         st.residual.relative, st.iterations, ms2);
+done:
+  lsim_lemke_sparse_free(ws);
+  free(q), free(z);
+}
+
 static double cpu_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -109,23 +233,28 @@ static double cpu_now(void) {
 
 int main(int argc, char **argv) {
   const char *path = NULL;
-  int reps = 1, positive = 0, cold = 0, cover = 0, sides = 0;
+  int reps = 1, positive = 0, cold = 0, cover = 0, sides = 0, pivots = 0;
+  double eps = 0.0;
+  int principal = 0;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--positive")) positive = 1;
     else if (!strcmp(argv[i], "--cold")) cold = 1;
     else if (!strcmp(argv[i], "--cover-previous")) cover = 1;
     else if (!strcmp(argv[i], "--sides")) sides = 1;
+    else if (!strcmp(argv[i], "--pivots")) pivots = 1;
+    else if (!strcmp(argv[i], "--perturb") && i + 1 < argc) eps = atof(argv[++i]);
+    else if (!strcmp(argv[i], "--principal") && i + 1 < argc) principal = atoi(argv[++i]);
     else if (argv[i][0] != '-' && !path) path = argv[i];
     else {
       fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                      "[--cover-previous] [--sides]\n");
+                      "[--cover-previous] [--sides] [--pivots] [--principal K] [--perturb EPS]\n");
       return 2;
     }
   }
   if (!path || reps < 1) {
     fprintf(stderr, "usage: replay_lemke FILE.flcp [--reps R] [--positive] [--cold] "
-                    "[--cover-previous] [--sides]\n");
+                    "[--cover-previous] [--sides] [--pivots] [--principal K] [--perturb EPS]\n");
     return 2;
   }
   LsimFlcp p;
@@ -143,6 +272,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   lsim_solver_set_cover_previous(s, cover);
+  lsim_solver_set_principal(s, principal);
   double *z = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
   if (!z) return 2;
   int rc = 0;
@@ -168,12 +298,16 @@ int main(int argc, char **argv) {
     for (int k = 0; li && k < LSIM_LEMKE_STAGES; ++k)
       if (li->stage_pivots[k] >= 0)
         printf(" %s %s %d", stage[k], lsim_status_name(li->stage_status[k]), li->stage_pivots[k]);
+    if (li && li->principal_pivots) /* LSIM_PRINCIPAL: the phase's pivots, in the guess's */
+      printf(" principal %d %s", li->principal_pivots, li->principal_solved ? "solved" : "fell_back");
     printf("\n");
     int nb = 0;
     const unsigned char *fb = lsim_solver_last_basis(s, &nb);
     if (sides && fb && nb == n && p.basis) print_sides(&p.f, p.basis, fb, p.z, z);
     else if (sides) printf("sides: no carried basis or no final basis of a solve by itself\n");
   }
+  if (pivots) print_pivots(&p, &o, principal);
+  if (eps > 0.0) perturbed(&p, s, &o, eps);
   free(z);
   lsim_solver_free(s);
   lsim_flcp_free(&p);

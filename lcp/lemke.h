@@ -48,11 +48,16 @@ typedef struct LsimLemkeInfo {
                           pivots <= 4 max_pivots (3 without a guess); lemke_sparse's dense
                           fallback adds lemke.c's cold runs: up to 7 (6); its block start's
                           fallback (the guess as given after the repaired guess's path
-                          failed) one more. */
+                          failed) one more; the principal phase before the path
+                          (lsim_lemke_sparse_set_principal) up to its budget besides. */
   int warm_started;    /* 1 if the guessed basis was used (solved directly or pivoted from) */
   int block_fallback;  /* 1 if the path from a guess repaired by block pivoting
                           (lsim_lemke_sparse_set_block_start) failed and the guess as given
                           followed (its pivots in the same stage) */
+  int principal_pivots; /* pivots of the principal pivoting phase before the path from a
+                          guess (lsim_lemke_sparse_set_principal), included in pivots and in
+                          the guess stage's stage_pivots */
+  int principal_solved; /* 1 if that phase ended at the solution returned */
   int restarts;        /* 1 if a warm start failed and a cold start followed */
   int stage_pivots[LSIM_LEMKE_STAGES]; /* pivots of each run (LSIM_LEMKE_STAGE_*), its
                           cleanups included; -1 for a run not made. They sum to pivots. */
@@ -69,6 +74,9 @@ typedef struct LsimLemkeInfo {
                           with z0 leaving records 0 last), up to trace_capacity */
   int trace_capacity;
   int trace_len;
+  int *trace_var;      /* optional, caller's, with trace: [2 trace_capacity], for each value
+                          of trace the variable that entered and the one that left at that
+                          exchange (w_i = i, z_i = n + i, z0 = 2n) */
 } LsimLemkeInfo;
 
 /* Workspace: owns the basis inverse and the scratch vectors; grows on demand, so repeated

@@ -136,6 +136,12 @@ typedef struct LsimLemkeDriver {
   unsigned char *block_first; /* [cap] the caller's guess as given, while the repaired
                              basis's path runs */
   unsigned char *block_best;  /* [cap] the best basis of the rounds so far */
+  int principal_budget;   /* > 0: a caller's basis guess is first pivoted by up to this many
+                             single principal pivots (principal_phase in lemke_driver.c);
+                             when they do not end at an accepted solution, the solve goes on
+                             from the guess as given, as with 0 (the default;
+                             lsim_lemke_sparse_set_principal) */
+  unsigned char *principal_first; /* [cap] the caller's guess as given, during the phase */
   /* State of the current run. */
   int refactor_every;     /* pivots between refactorizations */
   int tie_by_pivot;       /* second cold run: non-degenerate ties go to the largest pivot */

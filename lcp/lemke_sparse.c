@@ -353,6 +353,10 @@ void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds) {
   ws->drv.block_rounds = rounds > 0 ? rounds : 0;
 }
 
+void lsim_lemke_sparse_set_principal(LsimLemkeSparse *ws, int budget) {
+  ws->drv.principal_budget = budget > 0 ? budget : 0;
+}
+
 void lsim_lemke_sparse_set_eta_block(LsimLemkeSparse *ws, int on) { ws->eta_block = on; }
 
 void lsim_lemke_sparse_set_own_solve(LsimLemkeSparse *ws, int on) {

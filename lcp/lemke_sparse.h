@@ -80,6 +80,18 @@ void lsim_lemke_sparse_set_bound_sums(LsimLemkeSparse *ws, int on);
  * comparisons through the solver front). */
 void lsim_lemke_sparse_set_block_start(LsimLemkeSparse *ws, int rounds);
 
+/* budget > 0: a solve with a basis guess first takes up to budget single principal pivots
+ * from it (of the complementary pairs with a negative basic value, the most negative whose
+ * pivot makes it feasible exchanges its variables: principal_phase in lemke_driver.c), and
+ * when they end at a basis whose basic solution passes the acceptance test, that is the
+ * solution (LsimLemkeInfo: principal_pivots, principal_solved); else the solve goes on
+ * from the guess as given exactly as with 0 (the default): the same path, status, residual
+ * and z, the phase's pivots added to the count. Falling pile_1000 (steps 22-29): the
+ * phase solves each with about Lemke's pivots in 1.7-3.2 times less CPU time (pile_100's
+ * steps 0-60: 22 % less); settled pile_100: it mostly stops short (docs/solvers.md,
+ * "Settled pile_100, steps 101-119"). Through the solver front: lsim_solver_set_principal. */
+void lsim_lemke_sparse_set_principal(LsimLemkeSparse *ws, int budget);
+
 /* on = 1 (the default): FTRAN applies runs of up to 8 dense etas in one pass over the
  * vector, four lanes at a time where the CPU has AVX2; 2: the same runs with the build's
  * own vectors (SSE2 on x86-64); 0: one eta at a time. All three give the same bits

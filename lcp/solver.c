@@ -64,6 +64,7 @@ struct LsimSolver {
   unsigned char *basis;   /* [capacity] Lemke basis guess from a warm z */
   const unsigned char *basis_hint; /* caller's basis guess for the next solve, or NULL */
   int cover_previous; /* lsim_solver_set_cover_previous */
+  int principal;      /* lsim_solver_set_principal */
   const unsigned char *final_basis; /* final basis of the last whole sparse Lemke solve */
   int final_basis_n;
   unsigned char *isl_basis; /* [capacity] final basis gathered from the islands */
@@ -470,6 +471,8 @@ static int run_lemke_sparse(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   /* Its path covered by the caller's point in that basis when asked (d = B x'). */
   lsim_lemke_sparse_set_cover_previous(s->lemke_sparse,
                                        s->cover_previous && guess != NULL && guess == s->basis_hint);
+  /* Principal pivots from the caller's basis first when asked (off by default). */
+  lsim_lemke_sparse_set_principal(s->lemke_sparse, guess != NULL ? s->principal : 0);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, f, &lo, guess, z, &li);
   add_sparse_counts(s);
   s->lemke_info = li;
@@ -546,6 +549,7 @@ static int lemke_lu_run(LsimSolver *s, const LsimLcp *lcp, const double *zin,
   memcpy(s->zlu, zin, (size_t)n * sizeof(double));
   lsim_lemke_sparse_set_retry_positive(s->lemke_sparse, 0);
   lsim_lemke_sparse_set_cover_previous(s->lemke_sparse, 0);
+  lsim_lemke_sparse_set_principal(s->lemke_sparse, 0);
   LsimLemkeInfo li;
   memset(&li, 0, sizeof li);
   const int status = lsim_lemke_sparse_solve(s->lemke_sparse, &f, lo, guess, s->zlu, &li);
@@ -1200,6 +1204,10 @@ void lsim_solver_set_energy_judge(LsimSolver *s, LsimEnergyExcess excess, void *
 void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis) { s->basis_hint = basis; }
 
 void lsim_solver_set_cover_previous(LsimSolver *s, int on) { s->cover_previous = on != 0; }
+
+void lsim_solver_set_principal(LsimSolver *s, int budget) {
+  s->principal = budget > 0 ? budget : 0;
+}
 
 const LsimNewtonInfo *lsim_solver_newton_info(const LsimSolver *s) {
   return s->newton_info_valid ? &s->newton_info : NULL;

@@ -258,6 +258,12 @@ void lsim_solver_set_basis_guess(LsimSolver *s, const unsigned char *basis);
  * docs/solvers.md). */
 void lsim_solver_set_cover_previous(LsimSolver *s, int on);
 
+/* budget > 0: a "lemke_sparse" solve from a basis guess first takes up to budget principal
+ * pivots from it (lsim_lemke_sparse_set_principal: when they do not end at a solution, the
+ * solve goes on exactly as with 0); kept until changed. 0 (default): off. Other bits where
+ * the phase solves (docs/solvers.md, "Settled pile_100, steps 101-119"). */
+void lsim_solver_set_principal(LsimSolver *s, int budget);
+
 /* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
  * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every
  * island) that solved by itself (no fallback); NULL (and *n = 0) otherwise. Owned by s, valid until the next

@@ -696,6 +696,89 @@ static void test_block_start(void **state) {
   }
 }
 
+/* lsim_lemke_sparse_set_principal: principal pivots from the carried basis before Lemke's
+ * path. On each of a scene's steps (driven by lemke_sparse, so the guess is the last step's
+ * final basis by contact id) the step is solved from the carried basis without and with the
+ * phase (budget 2000, the retry as the solver front sets it): both solved within 1e-10.
+ * Where the phase stopped short (principal_solved 0) the solve went on from the guess as
+ * given, so its status, z bytes and Lemke's pivots (pivots less the phase's) are those of
+ * the solve without; where it solved, every pivot was the phase's, in the guess stage.
+ * The solver front with lsim_solver_set_principal solves each step to the same pivots and
+ * z bytes. Counts into c: [0] solves, [1] solved by the phase, [2] fell back. */
+static void principal_series(const char *scene, int steps, int c[3]) {
+  char err[256];
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.tol = RES_TOL, o.warm_start = 1;
+  LsimSolver *front;
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, err, sizeof err), 0);
+  lsim_solver_set_principal(front, 2000);
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, scene, "lemke_sparse", RES_TOL), 0);
+  LsimLemkeSparse *sl = lsim_lemke_sparse_create();
+  lsim_lemke_sparse_set_retry_positive(sl, 1);
+  for (int k = 0; k < steps; ++k) {
+    const unsigned char *g;
+    const LsimFactoredLcp *f = step_carried(&sc, &g);
+    if (!f) continue;
+    const int n = f->n;
+    double *z[2] = {malloc((size_t)n * sizeof(double)), malloc((size_t)n * sizeof(double))};
+    LsimLemkeInfo si[2];
+    int status[2];
+    for (int on = 0; on < 2; ++on) {
+      memset(&si[on], 0, sizeof si[on]);
+      memcpy(z[on], lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+      lsim_lemke_sparse_set_principal(sl, on ? 2000 : 0);
+      status[on] = lsim_lemke_sparse_solve(sl, f, NULL, g, z[on], &si[on]);
+      assert_int_equal(status[on], LSIM_SOLVED);
+      assert_true(rel_residual(f, z[on]) <= RES_TOL);
+    }
+    assert_int_equal(si[0].principal_pivots, 0);
+    assert_int_equal(si[0].principal_solved, 0);
+    if (si[1].principal_solved) {
+      ++c[1];
+      assert_int_equal(si[1].pivots, si[1].principal_pivots);
+      assert_int_equal(si[1].stage_pivots[LSIM_LEMKE_STAGE_GUESS], si[1].pivots);
+    } else {
+      c[2] += si[1].principal_pivots > 0;
+      assert_int_equal(status[1], status[0]);
+      assert_int_equal(si[1].pivots - si[1].principal_pivots, si[0].pivots);
+      assert_memory_equal(z[1], z[0], (size_t)n * sizeof(double));
+    }
+    /* The solver front with lsim_solver_set_principal: the same solve. */
+    memcpy(z[0], lsim_stepper_warm_guess(sc.stepper), (size_t)n * sizeof(double));
+    lsim_solver_set_basis_guess(front, g);
+    LsimSolveStats st;
+    assert_int_equal(lsim_solver_solve_factored(front, f, z[0], &st), LSIM_SOLVED);
+    assert_int_equal(st.iterations, si[1].pivots);
+    assert_memory_equal(z[0], z[1], (size_t)n * sizeof(double));
+    ++c[0];
+    free(z[0]), free(z[1]);
+  }
+  lsim_solver_free(front);
+  lsim_lemke_sparse_free(sl);
+  scene_stepper_close(&sc);
+}
+
+static void test_principal_phase(void **state) {
+  (void)state;
+  int c[3] = {0, 0, 0};
+  principal_series("data/pile_10.json", 120, c);
+  print_message("principal phase, pile_10: %d solves, %d solved by the phase, %d fell back\n",
+                c[0], c[1], c[2]);
+  assert_true(c[0] > 100);
+  assert_true(c[1] > 0); /* the phase solved some steps by itself */
+  assert_true(c[2] > 0); /* and stopped short on others, which Lemke then solved */
+  /* pile_100: the falling steps, then the first settled ones (measured: the phase solves
+     53 of steps 0-60 by itself and stops short on most settled steps from 68 on). */
+  int d[3] = {0, 0, 0};
+  principal_series("data/pile_100.json", 76, d);
+  print_message("principal phase, pile_100 steps 0-75: %d solves, %d solved by the phase, %d "
+                "fell back\n", d[0], d[1], d[2]);
+  assert_true(d[0] > 60);
+  assert_true(d[1] > 40);
+  assert_true(d[2] > 0);
+}
+
 /* LsimSolverOptions.block_start (compare's lemke_sparse[block=K]) reaches the solve: through
  * the solver front with 16 rounds each of pile_10's steps (driven by lemke_sparse, the
  * carried basis as the guess) takes the pivots of the direct call with 16 rounds, and some
@@ -1284,6 +1367,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_cover_previous_no_solution),
       cmocka_unit_test(test_block_start),
       cmocka_unit_test(test_block_start_option),
+      cmocka_unit_test(test_principal_phase),
       cmocka_unit_test(test_own_solves),
       cmocka_unit_test(test_own_solve_path),
       cmocka_unit_test(test_klu_path),
