@@ -219,6 +219,8 @@ void lsim_stepper_free(LsimStepper *s) {
 }
 
 const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s) { return &s->contacts; }
+const LsimFactoredLcp *lsim_stepper_factored_solved(const LsimStepper *s) { return &s->f; }
+
 const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) {
   /* Every row (the negated directions written out where the step left them implicit;
      reserved at the assembly, so never NULL for a problem the step made). */

@@ -358,7 +358,18 @@ void lsim_factored_full_free(LsimFactoredFull *x) {
 const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
   if (!f || !f->full) return f;
   LsimFactoredFull *x = f->full;
-  if (x->made) return &x->f;
+  const void *from[5] = {f->J_ptr, f->J_idx, f->J_val, f->B_val, f->cones};
+  if (x->made && x->from_n == f->n && x->from_ncones == f->ncones &&
+      !memcmp(from, x->from, sizeof from)) {
+    /* The rows made already; the other fields as this caller's f has them. */
+    const LsimFactoredLcp rows = x->f;
+    x->f = *f;
+    x->f.J_ptr = rows.J_ptr, x->f.B_ptr = rows.B_ptr, x->f.J_idx = rows.J_idx;
+    x->f.B_idx = rows.B_idx, x->f.J_val = rows.J_val, x->f.B_val = rows.B_val;
+    x->f.full = NULL, x->f.cone_products = NULL;
+    return &x->f;
+  }
+  x->made = 0;
   const int n = f->n;
   /* B shares J's arrays (the only form made with implicit rows) and the room reserved. */
   if (n < 0 || n + 1 > x->n_cap || f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) return NULL;
@@ -406,6 +417,8 @@ const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
   x->f.J_idx = x->f.B_idx = x->J_idx;
   x->f.J_val = x->J_val, x->f.B_val = x->B_val;
   x->f.full = NULL, x->f.cone_products = NULL;
+  memcpy(x->from, from, sizeof from);
+  x->from_n = n, x->from_ncones = f->ncones;
   x->made = 1;
   return &x->f;
 }

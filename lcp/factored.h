@@ -77,6 +77,10 @@ typedef struct LsimFactoredLcp {
 typedef struct LsimFactoredFull {
   LsimFactoredLcp f; /* the expanded problem (full NULL, cone_products NULL) */
   int made;          /* f holds the rows the producer wrote last */
+  /* What the copy was made from (rows and cone structure): a caller's copy of the problem
+     with other rows or cones gets its own expansion; its other fields are taken as given. */
+  const void *from[5];
+  int from_n, from_ncones;
   int *J_ptr, *J_idx, *src; /* [n + 1], [nnz], [n] (src: scratch) */
   double *J_val, *B_val;    /* [nnz] */
   int n_cap, nnz_cap;
@@ -95,9 +99,11 @@ void lsim_factored_full_free(LsimFactoredFull *x);
 /* f with every row stored: f itself when its negated directions are stored (f->full
  * NULL), else the expanded copy (made now unless made since the last reset: the rows in
  * f's order, each negated direction's its source's entries negated, so the same arrays as
- * a producer writing every row gives, bit for bit). Never allocates; NULL only when the
+ * a producer writing every row gives, bit for bit; f's other fields as f has them, but
+ * cone_products NULL and full NULL). Made again when f's rows or cones are not those the
+ * copy was made from (a caller's modified copy of f). Never allocates; NULL only when the
  * producer reserved too little (then the caller reports LSIM_OUT_OF_MEMORY). O(n + nnz)
- * the first time, O(1) after. */
+ * when made, O(1) after. Not thread-safe: one caller at a time. */
 const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f);
 
 /* A cone's inner products of its rows of J and B (normal n, first direction 1 and
