@@ -43,7 +43,8 @@ typedef struct LsimFactoredLcp {
      normal row is empty, and a lambda row holds finite entries at variables below n. The
      PGS fast path then takes each cone's blocks from its first direction's row without
      checking the rest (the same table entries, so the same iterates, as without the
-     promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. */
+     promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. Where the
+     negated directions are implicit (full, below) it is a promise of the rows in full. */
   int block_width;
   /* The producer's bound of the diagonal, 0 for none: when > 0, every |M_ii| as
      lsim_factored_diagonal computes it is at most diag_bound, and diag_bound is what
