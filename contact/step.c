@@ -721,7 +721,10 @@ static inline void add_body_torque(LsimStepper *s, const LsimState *st, const Ls
      expression's operations (the same bits). */
   const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
   const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
-  const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
+  /* imp's lanes as its writer stored them (a pair, then z): a load across two stores
+     waits for both to reach the cache (the store-forwarding stall that had most of
+     add_torques' samples). */
+  const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_shuffle_pd(ixy, _mm_load_sd(imp + 2), 1);
   const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
   const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
   const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
@@ -758,7 +761,15 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
     const LsimContact *ct = &set[i];
     double imp[3];
     if (fr) {
+#if defined(__SSE2__)
+      /* x and y as one pair (stored whole: add_body_torque loads them so), z alone. */
+      const double zn = s->z[ct->first_var];
+      _mm_storeu_pd(imp, _mm_add_pd(_mm_mul_pd(_mm_set1_pd(zn), _mm_loadu_pd(ct->normal)),
+                                    _mm_loadu_pd(frk)));
+      imp[2] = zn * ct->normal[2] + frk[2];
+#else
       for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + frk[k];
+#endif
     } else {
       if (ct->ndir != cw->ndir) lsim_cone_weights(ct->ndir, cw->cs, cw->sn), cw->ndir = ct->ndir;
       contact_impulse(ct, s->z, cw->cs, cw->sn, imp);
