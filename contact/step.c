@@ -56,9 +56,11 @@ static double energy_excess(void *ctx, const double *z, const int *vars, int n) 
     s->guard_k0 = lsim_kinetic_energy(m, &t);
   }
   memcpy(v, s->v_free, (size_t)m->nv * sizeof(double));
+  const LsimFactoredLcp *f = lsim_factored_full(&s->f); /* every column of B */
+  if (!f) return INFINITY;
   for (int r = 0; r < n; ++r) {
     const int i = vars ? vars[r] : r;
-    for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) v[s->f.B_idx[k]] += s->f.B_val[k] * z[r];
+    for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) v[f->B_idx[k]] += f->B_val[k] * z[r];
   }
   t.v = v;
   const double added = lsim_kinetic_energy(m, &t) - s->guard_k0;
@@ -161,6 +163,7 @@ void lsim_stepper_free(LsimStepper *s) {
   lsim_exact_cone_free(&s->exact);
   lsim_contacts_free(&s->contacts);
   free(s->J_ptr), free(s->J_idx), free(s->J_val);
+  lsim_factored_full_free(&s->full);
   free(s->B_ptr), free(s->B_idx), free(s->B_val);
   free(s->C_ptr), free(s->C_idx), free(s->C_val);
   free(s->q);
@@ -216,7 +219,13 @@ void lsim_stepper_free(LsimStepper *s) {
 }
 
 const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s) { return &s->contacts; }
-const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) { return &s->f; }
+const LsimFactoredLcp *lsim_stepper_factored_solved(const LsimStepper *s) { return &s->f; }
+
+const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s) {
+  /* Every row (the negated directions written out where the step left them implicit;
+     reserved at the assembly, so never NULL for a problem the step made). */
+  return lsim_factored_full(&s->f);
+}
 const double *lsim_stepper_solution(const LsimStepper *s) { return s->z; }
 const double *lsim_stepper_warm_guess(const LsimStepper *s) { return s->guess; }
 const unsigned char *lsim_stepper_basis_guess(const LsimStepper *s) {
@@ -230,7 +239,9 @@ const LsimLcp *lsim_stepper_lcp(const LsimStepper *cs) {
   const LsimLcp *formed = lsim_solver_last_dense(s->solver);
   if (formed && formed->n == s->f.n) return formed;
   if (s->dense_valid) return &s->dense;
-  const int n = s->f.n, m = s->f.m, nnz = n > 0 ? s->f.J_ptr[n] : 0;
+  const LsimFactoredLcp *f = lsim_factored_full(&s->f); /* every row */
+  if (!f) return NULL;
+  const int n = f->n, m = f->m, nnz = n > 0 ? f->J_ptr[n] : 0;
   if (n > s->dense_cap) {
     double *M = realloc(s->dense.M, (size_t)n * n * sizeof(double));
     double *q = M ? realloc(s->dense.q, (size_t)n * sizeof(double)) : NULL;
@@ -251,10 +262,10 @@ const LsimLcp *lsim_stepper_lcp(const LsimStepper *cs) {
     s->tmp_cap = cap;
   }
   s->dense.n = n;
-  if (n > 0 && lsim_factored_to_dense(&s->f, &s->dense, s->tmp_ptr, s->tmp_idx, s->tmp_val))
+  if (n > 0 && lsim_factored_to_dense(f, &s->dense, s->tmp_ptr, s->tmp_idx, s->tmp_val))
     return NULL;
-  s->dense.ncones = s->f.ncones;
-  s->dense.cones = s->f.cones;
+  s->dense.ncones = f->ncones;
+  s->dense.cones = f->cones;
   s->dense_valid = 1;
   return &s->dense;
 }
@@ -710,7 +721,10 @@ static inline void add_body_torque(LsimStepper *s, const LsimState *st, const Ls
      expression's operations (the same bits). */
   const __m128d rxy = _mm_sub_pd(_mm_loadu_pd(ct->point), _mm_loadu_pd(xg));
   const __m128d ryz = _mm_sub_pd(_mm_loadu_pd(ct->point + 1), _mm_loadu_pd(xg + 1));
-  const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_loadu_pd(imp + 1);
+  /* imp's lanes as its writer stored them (a pair, then z): a load across two stores
+     waits for both to reach the cache (the store-forwarding stall that had most of
+     add_torques' samples). */
+  const __m128d ixy = _mm_loadu_pd(imp), iyz = _mm_shuffle_pd(ixy, _mm_load_sd(imp + 2), 1);
   const __m128d rzx = _mm_shuffle_pd(ryz, rxy, 1), izx = _mm_shuffle_pd(iyz, ixy, 1);
   const __m128d txy = _mm_sub_pd(_mm_mul_pd(ryz, izx), _mm_mul_pd(rzx, iyz));
   const double r0 = ct->point[0] - xg[0], r1 = ct->point[1] - xg[1];
@@ -747,7 +761,15 @@ static void add_torques(LsimStepper *s, const LsimModel *m, const LsimState *st,
     const LsimContact *ct = &set[i];
     double imp[3];
     if (fr) {
+#if defined(__SSE2__)
+      /* x and y as one pair (stored whole: add_body_torque loads them so), z alone. */
+      const double zn = s->z[ct->first_var];
+      _mm_storeu_pd(imp, _mm_add_pd(_mm_mul_pd(_mm_set1_pd(zn), _mm_loadu_pd(ct->normal)),
+                                    _mm_loadu_pd(frk)));
+      imp[2] = zn * ct->normal[2] + frk[2];
+#else
       for (int k = 0; k < 3; ++k) imp[k] = s->z[ct->first_var] * ct->normal[k] + frk[k];
+#endif
     } else {
       if (ct->ndir != cw->ndir) lsim_cone_weights(ct->ndir, cw->cs, cw->sn), cw->ndir = ct->ndir;
       contact_impulse(ct, s->z, cw->cs, cw->sn, imp);
@@ -1770,11 +1792,16 @@ again:
      returned z (the factored PGS does, for its final residual), else formed here. */
   const double *bz = n > 0 && !m->friction_exact ? lsim_solver_last_bz(s->solver) : NULL;
   if (!bz) {
+    const LsimFactoredLcp *f = lsim_factored_full(&s->f); /* every column of B */
+    if (!f) {
+      stats->status = LSIM_OUT_OF_MEMORY;
+      return LSIM_OUT_OF_MEMORY;
+    }
     memset(s->dv, 0, (size_t)m->nv * sizeof(double));
     for (int i = 0; i < n; ++i) {
       const double zi = s->z[i];
       if (zi == 0.0) continue;
-      for (int k = s->f.B_ptr[i]; k < s->f.B_ptr[i + 1]; ++k) s->dv[s->f.B_idx[k]] += s->f.B_val[k] * zi;
+      for (int k = f->B_ptr[i]; k < f->B_ptr[i + 1]; ++k) s->dv[f->B_idx[k]] += f->B_val[k] * zi;
     }
     bz = s->dv;
   }

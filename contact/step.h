@@ -85,8 +85,13 @@ const LsimContactSet *lsim_stepper_contacts(const LsimStepper *s);
  * contacts; "pgs" in 3-D: a manifold of 4 or more points from its net normal impulse
  * spread evenly, tilted by the moment its friction needs). Valid until the next step. Shadow solvers and LCP dumps read these. */
 const LsimLcp *lsim_stepper_lcp(const LsimStepper *s);
-/* The same LCP in the factored form the step builds (M = J B + C; lcp/factored.h). */
+/* The same LCP in the factored form the step builds (M = J B + C; lcp/factored.h), every
+ * row stored (full NULL: where the step left the negated directions implicit for PGS, the
+ * copy with them written out). */
 const LsimFactoredLcp *lsim_stepper_factored(const LsimStepper *s);
+/* The same LCP as the step handed it to its solver: for PGS where B shares J's pattern the
+ * negated directions implicit (factored.h, full; lsim_factored_full gives every row). */
+const LsimFactoredLcp *lsim_stepper_factored_solved(const LsimStepper *s);
 const double *lsim_stepper_solution(const LsimStepper *s);
 const double *lsim_stepper_warm_guess(const LsimStepper *s);
 /* The Lemke basis guess [n] the solver was given at the last step (1: z_i basic): the

@@ -266,10 +266,11 @@ static int cone_at(const LsimStepper *s, int ncones, int b) {
 }
 
 /* Variables [b, e) of J and B (rows from put_row; a direction's negated row copied from
- * its source's, which has its maxima), from position *k on; their maxima into *st; the
- * products of the cones whose lambda is in [b, e) (ncones of them in all). */
+ * its source's, which has its maxima, or left empty when implicit: factored.h), from
+ * position *k on; their maxima into *st; the products of the cones whose lambda is in
+ * [b, e) (ncones of them in all). */
 static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int shared, int coupled,
-                       int ncones, int *k_io, RowStats *st) {
+                       int implicit, int ncones, int *k_io, RowStats *st) {
   const LsimContactSet *set = &s->contacts;
   int k = *k_io;
   int cone = cone_at(s, ncones, b);
@@ -319,9 +320,15 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
                             s->v_free, st);
       continue;
     }
-    /* The negative of an earlier row: its entries negated (B's too, at the same
-       positions; a coupled mass forms B below). */
+    /* The negative of an earlier row: nothing stored where the negated directions are
+       implicit (the fast path never reads them; lsim_factored_full writes them for every
+       other reader), else its entries negated (B's too, at the same positions; a coupled
+       mass forms B below). */
     const int src = -2 - vr;
+    if (implicit) {
+      s->row_v[i] = -s->row_v[src];
+      continue;
+    }
     const int p0 = s->J_ptr[src], len = s->J_ptr[src + 1] - p0;
     if (shared) { /* the usual case: B shares J's indices; the source ends before k */
       int *ji = s->J_idx;
@@ -473,7 +480,7 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
 typedef struct RowsJob {
   LsimStepper *s;
   const LsimModel *m;
-  int n, shared, coupled, T, ncones;
+  int n, shared, coupled, implicit, T, ncones;
   int count;                             /* 1: count each slice's entries into start */
   int start[LSIM_PGS_MAX_THREADS];       /* member k's first entry of J (and B) */
   int cq;                                /* also C and q (no joint rows) */
@@ -490,13 +497,13 @@ static int rows_cut(const LsimStepper *s, int n, int k, int T) {
 }
 
 /* The entries of J (and B) of variables [b, e): a row's dynamic bodies' velocities (a
- * negated row: its source's). */
-static int count_entries(const LsimStepper *s, const LsimModel *m, int b, int e) {
+ * negated row: its source's, none when implicit). */
+static int count_entries(const LsimStepper *s, const LsimModel *m, int b, int e, int implicit) {
   const LsimContactSet *set = &s->contacts;
   int k = 0;
   for (int i = b; i < e; ++i) {
     int vr = s->var_row[i];
-    if (vr == -1) continue;
+    if (vr == -1 || (vr <= -2 && implicit)) continue;
     if (vr <= -2) vr = s->var_row[-2 - vr];
     const LsimJacRow *row = &set->rows[vr];
     int nnz = 0;
@@ -514,12 +521,12 @@ static void rows_slice(void *arg, int member) {
   LsimStepper *s = j->s;
   const int b = rows_cut(s, j->n, member, j->T), e = rows_cut(s, j->n, member + 1, j->T);
   if (j->count) {
-    j->start[member] = count_entries(s, j->m, b, e);
+    j->start[member] = count_entries(s, j->m, b, e, j->implicit);
     return;
   }
   if (b < e) {
     int k = j->start[member];
-    rows_range(s, j->m, b, e, j->shared, j->coupled, j->ncones, &k, &j->st[member]);
+    rows_range(s, j->m, b, e, j->shared, j->coupled, j->implicit, j->ncones, &k, &j->st[member]);
   }
   if (j->cq)
     (void)cq_range(s, j->m, j->first[member], j->first[member + 1], j->kc[member], 0, &j->st[member]);
@@ -706,6 +713,13 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
      J's pointer and index arrays unless joint rows are eliminated below (which widen B).
      Each row's J v_free on the way, for q. */
   const int coupled = s->mass != NULL, shared = !coupled && ne == 0;
+  /* The negated directions implicit (factored.h) for PGS where B shares J's pattern: its
+     fast path reads p_0 and p_q alone, so 480 B of a 3-D contact's 1.2 kB of rows are not
+     written; every other reader gets them from lsim_factored_full, reserved here. */
+  const int implicit = shared && !m->friction_exact && strcmp(lsim_solver_name(s->solver), "pgs") == 0;
+  s->implicit_neg = implicit;
+  if (implicit && lsim_factored_full_reserve(&s->full, n, nnz)) return LSIM_OUT_OF_MEMORY;
+  lsim_factored_full_reset(&s->full);
   int k = 0;
   int cq_done = 0;
   RowStats st = {.jm = max_abs_zero(), .bm = max_abs_zero()};
@@ -715,7 +729,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
     /* Slices of the variables, each cut after a cone's lambda (so a negated row and its
        source are in one slice): their entries counted, then written from where the
        slices before them end. */
-    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled, .ncones = ncones,
+    RowsJob job = {.s = s, .m = m, .n = n, .shared = shared, .coupled = coupled,
+                   .implicit = implicit, .ncones = ncones,
                    .T = lsim_team_size(team), .cq = ne == 0, .count = 1};
     lsim_team_run(team, rows_slice, &job);
     for (int t = 0; t < job.T; ++t) {
@@ -752,7 +767,7 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
       st.descend |= a->descend;
     }
   } else {
-    rows_range(s, m, 0, n, shared, coupled, ncones, &k, &st);
+    rows_range(s, m, 0, n, shared, coupled, implicit, ncones, &k, &st);
   }
   s->J_ptr[n] = k;
   if (!shared) s->B_ptr[n] = k;
@@ -818,7 +833,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
                            .B_idx = shared ? s->J_idx : s->B_idx,
                            .B_val = s->B_val, .C_ptr = s->C_ptr, .C_idx = s->C_idx,
                            .C_val = s->C_val, .q = s->q, .ncones = ncones, .cones = s->cones,
-                           .cone_products = shared ? s->cone_prod : NULL};
+                           .cone_products = shared ? s->cone_prod : NULL,
+                           .full = implicit ? &s->full : NULL};
   /* The block promise (factored.h): B shares J's pattern, and every row's blocks are
      whole bodies' velocities (each dynamic body has the dimension's nv at a multiple of
      it), the same for all rows of a contact; C as cq_range writes it. */

@@ -41,6 +41,11 @@ struct LsimStepper {
   LsimContactSet contacts;
   /* The factored LCP of the step: M = J B + C, q; arrays grown on demand. */
   LsimFactoredLcp f;
+  /* f's negated directions implicit (f.full = &full: PGS where B shares J's pattern, the
+     fast path reading p_0 and p_q alone), the whole rows made in full on demand
+     (lsim_factored_full; lsim_stepper_factored gives them to every other reader). */
+  int implicit_neg;
+  LsimFactoredFull full;
   int n_cap, nnz_cap, c_cap;
   int *J_ptr, *J_idx, *B_ptr, *B_idx, *C_ptr, *C_idx; /* [n_cap + 1] / [nnz_cap] / [c_cap] */
   double *J_val, *B_val, *C_val, *q;

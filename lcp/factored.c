@@ -8,6 +8,7 @@
 #include "factored.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -115,6 +116,7 @@ static int rows_ascend(const LsimFactoredLcp *f) {
 int lsim_factored_check(const LsimFactoredLcp *f) { return lsim_factored_check_bound(f, NULL); }
 
 int lsim_factored_check_bound(const LsimFactoredLcp *f, double *bound) {
+  if (f && f->full && !(f = lsim_factored_full(f))) return LSIM_OUT_OF_MEMORY;
   if (!f || f->n < 0 || f->m < 0 || (f->n > 0 && !f->q)) return LSIM_INVALID_INPUT;
   const int n = f->n;
   /* B sharing J's arrays: its pattern is J's, checked once. */
@@ -152,6 +154,12 @@ double lsim_factored_diag_bound(int jl, int terms, double jm, double bm, int cl,
 
 void lsim_factored_w(const LsimFactoredLcp *f, const double *z, double *u, double *w) {
   const int n = f->n;
+  /* Every row (the copy is reserved by its producer; without it w is NaN, never a value
+     from the stored rows alone). */
+  if (f->full && !(f = lsim_factored_full(f))) {
+    for (int i = 0; i < n; ++i) w[i] = NAN;
+    return;
+  }
   /* u = B z, column by column. */
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
   for (int j = 0; j < n; ++j) {
@@ -176,6 +184,7 @@ static double factored_scale(const LsimFactoredLcp *f) {
 }
 
 double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u) {
+  if (f->full && !(f = lsim_factored_full(f))) return NAN;
   for (int p = f->B_ptr[i]; p < f->B_ptr[i + 1]; ++p) u[f->B_idx[p]] += f->B_val[p];
   double d = 0.0;
   for (int p = f->J_ptr[i]; p < f->J_ptr[i + 1]; ++p) d += f->J_val[p] * u[f->J_idx[p]];
@@ -188,6 +197,10 @@ double lsim_factored_diagonal_entry(const LsimFactoredLcp *f, int i, double *u) 
 
 void lsim_factored_diagonal(const LsimFactoredLcp *f, double *d, double *u) {
   const int n = f->n;
+  if (f->full && !(f = lsim_factored_full(f))) {
+    for (int i = 0; i < n; ++i) d[i] = NAN;
+    return;
+  }
   if (f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) {
     for (int i = 0; i < n; ++i) d[i] = lsim_factored_diagonal_entry(f, i, u);
     return;
@@ -227,6 +240,7 @@ void lsim_factored_residual(const LsimFactoredLcp *f, const double *z, double *u
 
 int lsim_factored_to_dense(const LsimFactoredLcp *f, LsimLcp *dense, int *tmp_ptr, int *tmp_idx,
                            double *tmp_val) {
+  if (f && f->full && !(f = lsim_factored_full(f))) return LSIM_OUT_OF_MEMORY;
   if (lsim_factored_check(f) || !dense || dense->n != f->n || (f->n > 0 && (!dense->M || !dense->q)))
     return LSIM_INVALID_INPUT;
   const int n = f->n, m = f->m, nnzj = f->J_ptr[n];
@@ -271,6 +285,7 @@ static int same_columns(const LsimFactoredLcp *f, int i, int r) {
 }
 
 int lsim_factored_blocks_hold(const LsimFactoredLcp *f) {
+  if (f && f->full && !(f = lsim_factored_full(f))) return 0;
   const int W = f ? f->block_width : 0;
   if (W <= 0 || lsim_factored_check(f) || f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) return 0;
   for (int c = 0; c < f->ncones; ++c) {
@@ -303,6 +318,7 @@ int lsim_factored_blocks_hold(const LsimFactoredLcp *f) {
 
 double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a,
                                        const double *b, double *du) {
+  if (f->full && !(f = lsim_factored_full(f))) return NAN;
   const int m = f->m;
   memset(du, 0, (size_t)m * sizeof(double));
   /* B (a - b), column by column, skipping equal entries. */
@@ -314,4 +330,95 @@ double lsim_factored_velocity_distance(const LsimFactoredLcp *f, const double *a
   double mx = 0.0;
   for (int e = 0; e < m; ++e) mx = fmax(mx, fabs(du[e]));
   return mx;
+}
+
+int lsim_factored_full_reserve(LsimFactoredFull *x, int n, int nnz) {
+  x->made = 0;
+  int cap = x->n_cap;
+  if (lsim_grow((void **)&x->J_ptr, &cap, n + 1, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+  cap = x->n_cap;
+  if (lsim_grow((void **)&x->src, &cap, n + 1, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+  x->n_cap = cap;
+  cap = x->nnz_cap;
+  if (lsim_grow((void **)&x->J_idx, &cap, nnz, sizeof(int))) return LSIM_OUT_OF_MEMORY;
+  cap = x->nnz_cap;
+  if (lsim_grow((void **)&x->J_val, &cap, nnz, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  cap = x->nnz_cap;
+  if (lsim_grow((void **)&x->B_val, &cap, nnz, sizeof(double))) return LSIM_OUT_OF_MEMORY;
+  x->nnz_cap = cap;
+  return 0;
+}
+
+void lsim_factored_full_free(LsimFactoredFull *x) {
+  if (!x) return;
+  free(x->J_ptr), free(x->src), free(x->J_idx), free(x->J_val), free(x->B_val);
+  memset(x, 0, sizeof *x);
+}
+
+const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
+  if (!f || !f->full) return f;
+  LsimFactoredFull *x = f->full;
+  const void *from[5] = {f->J_ptr, f->J_idx, f->J_val, f->B_val, f->cones};
+  if (x->made && x->from_n == f->n && x->from_ncones == f->ncones &&
+      !memcmp(from, x->from, sizeof from)) {
+    /* The rows made already; the other fields as this caller's f has them. */
+    const LsimFactoredLcp rows = x->f;
+    x->f = *f;
+    x->f.J_ptr = rows.J_ptr, x->f.B_ptr = rows.B_ptr, x->f.J_idx = rows.J_idx;
+    x->f.B_idx = rows.B_idx, x->f.J_val = rows.J_val, x->f.B_val = rows.B_val;
+    x->f.full = NULL, x->f.cone_products = NULL;
+    return &x->f;
+  }
+  x->made = 0;
+  const int n = f->n;
+  /* B shares J's arrays (the only form made with implicit rows) and the room reserved. */
+  if (n < 0 || n + 1 > x->n_cap || f->B_ptr != f->J_ptr || f->B_idx != f->J_idx) return NULL;
+  /* Each implicit row's source: direction d - ndir / 2 of its cone, where the row is
+     stored empty. */
+  int *src = x->src;
+  for (int i = 0; i < n; ++i) src[i] = -1;
+  long long nnz = n > 0 ? f->J_ptr[n] : 0;
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *cb = &f->cones[c];
+    const int d = cb->ndir, b0 = cb->first_dir;
+    if (d <= 0 || d % 2 || b0 < 0 || b0 + d > n) continue;
+    for (int k = d / 2; k < d; ++k) {
+      const int i = b0 + k, r = i - d / 2;
+      if (f->J_ptr[i + 1] != f->J_ptr[i]) continue;
+      src[i] = r;
+      nnz += f->J_ptr[r + 1] - f->J_ptr[r];
+    }
+  }
+  if (nnz > x->nnz_cap) return NULL;
+  /* The rows in order: a stored row copied, an implicit one its source's negated (as the
+     producer writing it would: the same indices, -x of each value). */
+  const int *ptr = f->J_ptr, *idx = f->J_idx;
+  const double *jv = f->J_val, *bv = f->B_val;
+  int k = 0;
+  for (int i = 0; i < n; ++i) {
+    x->J_ptr[i] = k;
+    const int r = src[i];
+    if (r < 0) {
+      const int p0 = ptr[i], len = ptr[i + 1] - p0;
+      memcpy(x->J_idx + k, idx + p0, (size_t)len * sizeof(int));
+      memcpy(x->J_val + k, jv + p0, (size_t)len * sizeof(double));
+      memcpy(x->B_val + k, bv + p0, (size_t)len * sizeof(double));
+      k += len;
+      continue;
+    }
+    const int p0 = ptr[r], len = ptr[r + 1] - p0;
+    memcpy(x->J_idx + k, idx + p0, (size_t)len * sizeof(int));
+    for (int t = 0; t < len; ++t) x->J_val[k + t] = -jv[p0 + t], x->B_val[k + t] = -bv[p0 + t];
+    k += len;
+  }
+  if (n >= 0) x->J_ptr[n] = k;
+  x->f = *f;
+  x->f.J_ptr = x->f.B_ptr = x->J_ptr;
+  x->f.J_idx = x->f.B_idx = x->J_idx;
+  x->f.J_val = x->J_val, x->f.B_val = x->B_val;
+  x->f.full = NULL, x->f.cone_products = NULL;
+  memcpy(x->from, from, sizeof from);
+  x->from_n = n, x->from_ncones = f->ncones;
+  x->made = 1;
+  return &x->f;
 }

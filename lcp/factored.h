@@ -43,7 +43,8 @@ typedef struct LsimFactoredLcp {
      normal row is empty, and a lambda row holds finite entries at variables below n. The
      PGS fast path then takes each cone's blocks from its first direction's row without
      checking the rest (the same table entries, so the same iterates, as without the
-     promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. */
+     promise). lsim_step_assemble makes it; lsim_factored_blocks_hold tests it. Where the
+     negated directions are implicit (full, below) it is a promise of the rows in full. */
   int block_width;
   /* The producer's bound of the diagonal, 0 for none: when > 0, every |M_ii| as
      lsim_factored_diagonal computes it is at most diag_bound, and diag_bound is what
@@ -60,7 +61,51 @@ typedef struct LsimFactoredLcp {
      taken only where its lambda and row start are cone c's (a copy with its cones or rows
      moved reads the rows); a copy whose values of J or B change sets it to NULL. */
   const struct LsimConeProducts *cone_products;
+  /* The negated directions implicit, NULL for none (every row stored). Non-NULL: the rows
+     of J and B of each cone's direction d >= ndir / 2 (ndir even) are stored empty, and
+     are the negatives of direction d - ndir / 2's rows (the same columns, each value
+     negated); C and q hold every row. Only the PGS fast path reads such a problem as it
+     stands (it reads p_0 and p_q alone); every other reader takes the whole rows from
+     lsim_factored_full(f), the expanded copy in the storage this points to, made on the
+     first call after the producer wrote the rows (lsim_factored_full_reset). The step
+     makes it for its PGS problems where B shares J's pattern (contact/step_lcp.c). */
+  struct LsimFactoredFull *full;
 } LsimFactoredLcp;
+
+/* The storage of the expanded copy of a problem whose negated directions are implicit
+ * (LsimFactoredLcp.full): owned by the producer, reserved for the whole problem's size
+ * when it writes the rows, so that the expansion never allocates. */
+typedef struct LsimFactoredFull {
+  LsimFactoredLcp f; /* the expanded problem (full NULL, cone_products NULL) */
+  int made;          /* f holds the rows the producer wrote last */
+  /* What the copy was made from (rows and cone structure): a caller's copy of the problem
+     with other rows or cones gets its own expansion; its other fields are taken as given. */
+  const void *from[5];
+  int from_n, from_ncones;
+  int *J_ptr, *J_idx, *src; /* [n + 1], [nnz], [n] (src: scratch) */
+  double *J_val, *B_val;    /* [nnz] */
+  int n_cap, nnz_cap;
+} LsimFactoredFull;
+
+/* Room for a problem of n variables and nnz entries of J (and B) counting the negated
+ * rows: 0 or LSIM_OUT_OF_MEMORY. Marks the copy as not made (the rows changed). */
+int lsim_factored_full_reserve(LsimFactoredFull *x, int n, int nnz);
+
+/* The copy is out of date (the producer wrote new rows). */
+static inline void lsim_factored_full_reset(LsimFactoredFull *x) { x->made = 0; }
+
+/* Frees the storage (the struct itself is the caller's). */
+void lsim_factored_full_free(LsimFactoredFull *x);
+
+/* f with every row stored: f itself when its negated directions are stored (f->full
+ * NULL), else the expanded copy (made now unless made since the last reset: the rows in
+ * f's order, each negated direction's its source's entries negated, so the same arrays as
+ * a producer writing every row gives, bit for bit; f's other fields as f has them, but
+ * cone_products NULL and full NULL). Made again when f's rows or cones are not those the
+ * copy was made from (a caller's modified copy of f). Never allocates; NULL only when the
+ * producer reserved too little (then the caller reports LSIM_OUT_OF_MEMORY). O(n + nnz)
+ * when made, O(1) after. Not thread-safe: one caller at a time. */
+const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f);
 
 /* A cone's inner products of its rows of J and B (normal n, first direction 1 and
  * direction d/4, 2, each len entries where they lie: J_val + J_ptr[row], B_val +

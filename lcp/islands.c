@@ -87,6 +87,7 @@ static void unite(int *parent, int a, int b) {
 }
 
 int lsim_islands_find(LsimIslands *is, const LsimFactoredLcp *f) {
+  if (f->full && !(f = lsim_factored_full(f))) return LSIM_OUT_OF_MEMORY; /* every row */
   const int n = f->n, m = f->m;
   int nz = f->J_ptr[n] > f->B_ptr[n] ? f->J_ptr[n] : f->B_ptr[n];
   if (f->C_ptr && f->C_ptr[n] > nz) nz = f->C_ptr[n];
@@ -139,6 +140,7 @@ int lsim_islands_size(const LsimIslands *is, int k) { return is->start[k + 1] - 
 
 int lsim_islands_extract(LsimIslands *is, const LsimFactoredLcp *f, int k, LsimFactoredLcp *sub,
                          const int **vars) {
+  if (f->full && !(f = lsim_factored_full(f))) return LSIM_OUT_OF_MEMORY; /* every row */
   const int *v = is->order + is->start[k], nk = lsim_islands_size(is, k);
   int mk = 0, nj = 0, nb = 0, nc = 0;
   is->Jp[0] = is->Bp[0] = is->Cp[0] = 0;

@@ -1568,6 +1568,11 @@ int lsim_lemke_sparse_solve(LsimLemkeSparse *ws, const LsimFactoredLcp *f,
   const LsimLemkeOptions o = lsim_lemke_driver_options(opt, info);
   int pivots = 0, status, have_start = 0;
   if (ws) ws->factorizations = ws->row_solves = ws->col_solves = ws->sum_solves = 0;
+  /* Every row (factored.h: a problem whose negated directions are implicit). */
+  if (f && f->full && !(f = lsim_factored_full(f))) {
+    status = LSIM_OUT_OF_MEMORY;
+    goto out;
+  }
   if (!ws || !f || f->n < 0 || f->m < 0 ||
       (f->n > 0 && (!z || !f->q || !f->J_ptr || !f->B_ptr)) || o.max_pivots < 0 ||
       !(o.tol > 0.0) || !isfinite(o.tol)) {

@@ -855,6 +855,8 @@ int lsim_newton_solve_factored(LsimNewton *ws, const LsimFactoredLcp *f,
   ws->singular = 0;
   info->trace_len = 0;
   info->residual = INFINITY;
+  /* Every row (factored.h: a problem whose negated directions are implicit). */
+  if (f && f->full && !(f = lsim_factored_full(f))) return LSIM_OUT_OF_MEMORY;
   const LsimNewtonOptions o = opt ? *opt : lsim_default_newton_options();
   if (lsim_factored_check(f) || !(o.tol >= 0.0) || o.max_iter < 0 || !(o.reg >= 0.0) ||
       o.dense_limit < -1 || o.sparse_limit < -1 || o.ipm_iter < -1 || o.velocity_form < -1 ||

@@ -1371,9 +1371,18 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
   /* The residual's scale max |q_i| (a NaN is skipped here and refused below) and the
      fast path's first checks, on the team. */
   double scale;
-  const int scan_bad = scan(ws, f, &scale);
+  int scan_bad = scan(ws, f, &scale);
   /* The fast path checks what it reads; anything else is checked whole first. */
-  const int W = fast_prepare(ws, f, scan_bad);
+  int W = fast_prepare(ws, f, scan_bad);
+  /* A problem whose negated directions are implicit (factored.h): the fast path reads p_0
+     and p_q alone; where it does not take the problem, every row (the expanded copy),
+     and the fast path tried again on it as on any problem. */
+  if (!W && f->full) {
+    if (!(f = lsim_factored_full(f))) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+    ctx.f = f;
+    scan_bad = scan(ws, f, &scale);
+    W = fast_prepare(ws, f, scan_bad);
+  }
   if (W && lsim_pgs_partition(ws, f, W, T)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   /* Float rows for a small fixed budget only (tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS):
      a tolerance is met on the true rows, and a long budget would end at the float rows'

@@ -124,6 +124,7 @@ double lsim_lcp_unit_residual(const LsimLcp *lcp, const double *z, const double 
 
 double lsim_factored_unit_residual(const LsimFactoredLcp *f, const double *z, const double *w,
                                    const unsigned char *plain, double *d, double *u) {
+  if (f->full && !(f = lsim_factored_full(f))) return INFINITY; /* every row, as w's */
   const int n = f->n;
   /* The diagonal. */
   memset(u, 0, (size_t)f->m * sizeof(double));
@@ -196,6 +197,7 @@ static uint64_t fnv_sparse(uint64_t h, int n, const int *ptr, const int *idx, co
 }
 
 uint64_t lsim_factored_hash(const LsimFactoredLcp *f) {
+  if (f->full && !(f = lsim_factored_full(f))) return 0; /* the rows as stored whole */
   uint64_t h = 0xcbf29ce484222325ull;
   static const char tag[8] = {'L', 'S', 'I', 'M', 'F', 'A', 'C', 'T'};
   for (int k = 0; k < 8; ++k) h = fnv_u64(h, (uint64_t)(unsigned char)tag[k], 1);
@@ -252,6 +254,7 @@ int lsim_lcp_rows_within_floor(const LsimLcp *lcp, const double *z, const double
 
 int lsim_factored_rows_within_floor(const LsimFactoredLcp *f, const double *z, const double *w,
                                     double ftol, double *u) {
+  if (f->full && !(f = lsim_factored_full(f))) return 0;
   const int n = f->n;
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));
   for (int j = 0; j < n; ++j)
@@ -267,6 +270,7 @@ int lsim_factored_rows_within_floor(const LsimFactoredLcp *f, const double *z, c
 }
 
 double lsim_factored_residual_floor(const LsimFactoredLcp *f, const double *z, double *u) {
+  if (f->full && !(f = lsim_factored_full(f))) return 0.0; /* a floor that passes nothing */
   const int n = f->n;
   /* u = |B| |z|, column by column. */
   if (f->m > 0) memset(u, 0, (size_t)f->m * sizeof(double));

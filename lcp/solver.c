@@ -1275,6 +1275,18 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
   const unsigned char *hint = s->basis_hint;
   s->basis_hint = NULL;
   const int dense = s->kind != KIND_PGS && !FACTORED_KIND(s->kind);
+  /* A problem whose negated directions are implicit (factored.h): PGS takes it as it
+     stands (its fast path reads p_0 and p_q alone); every other solver every row. */
+  if (f && f->full && s->kind != KIND_PGS) {
+    const LsimFactoredLcp *g = lsim_factored_full(f);
+    if (!g) {
+      st.status = LSIM_OUT_OF_MEMORY;
+      s->last = st;
+      if (stats) *stats = st;
+      return LSIM_OUT_OF_MEMORY;
+    }
+    f = g;
+  }
   /* PGS checks its input itself; the dense path is checked here. */
   int status = dense || FACTORED_KIND(s->kind) ? lsim_factored_check(f) : (f && f->n >= 0 && f->J_ptr ? 0 : LSIM_INVALID_INPUT);
   const int invalid = status != 0;
@@ -1324,6 +1336,13 @@ static int solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *z,
       s->dense_valid = 1;
       status = run_dense(s, &s->dense, z, &st);
     }
+  }
+  /* After PGS, every row where what follows reads them (the chain, the checks of a
+     success, a residual PGS did not give), else its rows as they stand. */
+  if (ready && f->full && (chain_wanted(s, status) || status == LSIM_SOLVED || !pgs_residual)) {
+    const LsimFactoredLcp *g = lsim_factored_full(f);
+    if (g) f = g;
+    else status = LSIM_OUT_OF_MEMORY;
   }
   /* The fallback chain of the factored solvers (newton, pgs) on the dense form; the dense
      solvers ran it inside run_dense. */
@@ -1560,6 +1579,16 @@ int lsim_solver_solve_factored(LsimSolver *s, const LsimFactoredLcp *f, double *
      check's. */
   const int promised = f && f->diag_bound > 0.0 && f->diag_bound < ldexp(1.0, UNIT_BAND);
   if (promised) bound = f->diag_bound;
+  /* Without the promise, the unit's pass and its scaled copy read every row (factored.h:
+     implicit negated directions); with it the unit is 1 and f goes to the solve as is. */
+  if (f && f->full && !promised) {
+    const LsimFactoredLcp *full = lsim_factored_full(f);
+    if (!full) {
+      if (stats) memset(stats, 0, sizeof *stats), stats->status = LSIM_OUT_OF_MEMORY;
+      return LSIM_OUT_OF_MEMORY;
+    }
+    f = full;
+  }
   if (!s->options.impulse_unit || !f || f->n < 1 ||
       (!promised && lsim_factored_check_bound(f, &bound)) || unit_factored(s, f, bound, &g) ||
       s->unit == 1.0) {

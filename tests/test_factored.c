@@ -633,6 +633,14 @@ static const LsimFactoredLcp *scene_lcp_threads(SceneLcp *p, const char *path, i
   return lsim_stepper_factored(p->stepper);
 }
 
+/* The same, as the step handed it to PGS (the negated directions implicit where B shares
+ * J's pattern: factored.h, full). */
+static const LsimFactoredLcp *scene_lcp_solved(SceneLcp *p, const char *path, int steps,
+                                               int threads) {
+  (void)scene_lcp_threads(p, path, steps, threads);
+  return lsim_stepper_factored_solved(p->stepper);
+}
+
 static const LsimFactoredLcp *scene_lcp(SceneLcp *p, const char *path, int steps) {
   return scene_lcp_threads(p, path, steps, 0);
 }
@@ -962,7 +970,7 @@ static void test_step_cone_products(void **state) {
                {"data/chain_20.json", 200, 1, 0}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
     SceneLcp p;
-    const LsimFactoredLcp *f = scene_lcp_threads(&p, cases[k].path, cases[k].steps, cases[k].threads);
+    const LsimFactoredLcp *f = scene_lcp_solved(&p, cases[k].path, cases[k].steps, cases[k].threads);
     if (f->n < 1 || f->ncones < 1) fail_msg("%s: no cone after %d steps", cases[k].path, cases[k].steps);
     int made = 0, two = 0, negated = 0;
     for (int c = 0; c < f->ncones && f->cone_products; ++c) {
@@ -1011,6 +1019,114 @@ static void test_step_cone_products(void **state) {
       free(za), free(zb);
       lsim_pgs_free(wa), lsim_pgs_free(wb);
     }
+    free_scene_lcp(&p);
+  }
+}
+
+/* The step's PGS problems store a cone's independent directions alone (factored.h, full):
+ * each negated direction's rows are empty in the problem the solver gets, and
+ * lsim_factored_full writes them as the negatives of their sources' (the same columns,
+ * each value's sign flipped bit for bit), every other row as stored; lsim_stepper_factored
+ * gives that copy. PGS on the problem as handed over and on the copy gives the same z, B z,
+ * sweeps, residual and row layout (20 sweeps on float rows, and to 1e-8 on doubles). A
+ * caller's copy with its cones reordered gets its own expansion, and the problem's own
+ * cones come back after it. Problems with joints (B with its own pattern) store every row. */
+static void test_implicit_negated_rows(void **state) {
+  (void)state;
+  static const struct {
+    const char *path;
+    int steps, threads, implicit;
+  } cases[] = {{"data/pile_100.json", 40, 1, 1},   {"data/pile_100.json", 40, 2, 1},
+               {"data/pile_10.json", 30, 1, 1},     {"data/box_stack_3d.json", 30, 1, 1},
+               {"data/dominoes_10.json", 100, 1, 1}, {"data/incline_2d.json", 5, 1, 1},
+               {"data/chain_20.json", 200, 1, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    SceneLcp p;
+    const LsimFactoredLcp *f = scene_lcp_solved(&p, cases[k].path, cases[k].steps, cases[k].threads);
+    if (f->n < 1 || f->ncones < 1) fail_msg("%s: no cone after %d steps", cases[k].path, cases[k].steps);
+    if (!cases[k].implicit) {
+      assert_null(f->full);
+      assert_ptr_equal(lsim_factored_full(f), f);
+      assert_ptr_equal(lsim_stepper_factored(p.stepper), f);
+      free_scene_lcp(&p);
+      continue;
+    }
+    assert_non_null(f->full);
+    const LsimFactoredLcp *F = lsim_factored_full(f);
+    assert_non_null(F);
+    assert_null(F->full);
+    assert_ptr_equal(lsim_factored_full(F), F);
+    assert_ptr_equal(lsim_stepper_factored(p.stepper), F);
+    assert_int_equal(F->n, f->n);
+    assert_int_equal(F->m, f->m);
+    assert_ptr_equal(F->q, f->q);
+    assert_ptr_equal(F->C_ptr, f->C_ptr);
+    assert_ptr_equal(F->cones, f->cones);
+    assert_true(F->B_ptr == F->J_ptr && F->B_idx == F->J_idx);
+    /* Each row: a negated direction its source's negatives, any other as stored. */
+    const int n = f->n;
+    int *src = malloc((size_t)n * sizeof(int));
+    for (int i = 0; i < n; ++i) src[i] = -1;
+    int implicit = 0;
+    for (int c = 0; c < f->ncones; ++c) {
+      const LsimConeBlock *cb = &f->cones[c];
+      if (cb->ndir % 2) continue;
+      for (int d = cb->ndir / 2; d < cb->ndir; ++d) src[cb->first_dir + d] = cb->first_dir + d - cb->ndir / 2;
+    }
+    for (int i = 0; i < n; ++i) {
+      const int a = F->J_ptr[i], len = F->J_ptr[i + 1] - a;
+      if (src[i] >= 0) {
+        assert_int_equal(f->J_ptr[i + 1], f->J_ptr[i]); /* nothing stored */
+        const int r = src[i], b = f->J_ptr[r];
+        assert_int_equal(len, f->J_ptr[r + 1] - b);
+        assert_memory_equal(F->J_idx + a, f->J_idx + b, (size_t)len * sizeof(int));
+        for (int t = 0; t < len; ++t) {
+          const double nj = -f->J_val[b + t], nb = -f->B_val[b + t];
+          assert_memory_equal(&F->J_val[a + t], &nj, sizeof nj);
+          assert_memory_equal(&F->B_val[a + t], &nb, sizeof nb);
+        }
+        implicit += len > 0;
+        continue;
+      }
+      const int b = f->J_ptr[i];
+      assert_int_equal(len, f->J_ptr[i + 1] - b);
+      assert_memory_equal(F->J_idx + a, f->J_idx + b, (size_t)len * sizeof(int));
+      assert_memory_equal(F->J_val + a, f->J_val + b, (size_t)len * sizeof(double));
+      assert_memory_equal(F->B_val + a, f->B_val + b, (size_t)len * sizeof(double));
+    }
+    assert_true(implicit > 0);
+    /* PGS on the problem as handed over and on every row: the same results. */
+    for (int budget = 0; budget < 2; ++budget) {
+      LsimPgsOptions o = lsim_default_pgs_options();
+      o.tol = budget ? 0.0 : 1e-8, o.max_sweeps = budget ? 20 : 500;
+      o.threads = cases[k].threads;
+      LsimPgs *wa = lsim_pgs_create(), *wb = lsim_pgs_create();
+      double *za = calloc((size_t)n, sizeof(double)), *zb = calloc((size_t)n, sizeof(double));
+      LsimPgsInfo ia = {0}, ib = {0};
+      const int ra = lsim_pgs_solve_factored(wa, f, &o, 0, za, &ia);
+      assert_int_equal(ra, lsim_pgs_solve_factored(wb, lsim_factored_full(f), &o, 0, zb, &ib));
+      assert_int_equal(ia.sweeps, ib.sweeps);
+      assert_int_equal(ia.row_values, ib.row_values);
+      assert_memory_equal(za, zb, (size_t)n * sizeof(double));
+      assert_memory_equal(&ia.residual, &ib.residual, sizeof ia.residual);
+      assert_non_null(ia.bz);
+      assert_non_null(ib.bz);
+      assert_memory_equal(ia.bz, ib.bz, (size_t)f->m * sizeof(double));
+      free(za), free(zb);
+      lsim_pgs_free(wa), lsim_pgs_free(wb);
+    }
+    /* A copy with its cones reversed: its own expansion (the same rows), then f's again. */
+    LsimConeBlock *rev = malloc((size_t)f->ncones * sizeof *rev);
+    for (int c = 0; c < f->ncones; ++c) rev[c] = f->cones[f->ncones - 1 - c];
+    LsimFactoredLcp g = *f;
+    g.cones = rev;
+    const LsimFactoredLcp *G = lsim_factored_full(&g);
+    assert_non_null(G);
+    assert_ptr_equal(G->cones, rev);
+    assert_int_equal(G->J_ptr[n], F->J_ptr[n]);
+    assert_ptr_equal(lsim_factored_full(f)->cones, f->cones);
+    free(rev);
+    free(src);
     free_scene_lcp(&p);
   }
 }
@@ -1243,6 +1359,7 @@ int main(void) {
       cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_diagonal_bound),
       cmocka_unit_test(test_step_cone_products),
+      cmocka_unit_test(test_implicit_negated_rows),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
