@@ -286,10 +286,7 @@ int main(int argc, char **argv) {
       int fa, ro, co; /* sparse Lemke's solves in this solve (0 for the other solvers) */
       lsim_solver_lemke_sparse_counts(s->solver, &fa, &ro, &co);
       s->fact += fa, s->rows += ro, s->cols += co, s->pivots += st.iterations;
-      /* FNV-1a of z's bytes: two runs that print the same hash returned the same bits. */
-      unsigned long long zh = 14695981039346656037ull;
-      for (size_t b = 0; verbose && b < (size_t)n * sizeof(double); ++b)
-        zh = (zh ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
+      const unsigned long long zh = verbose ? lsim_flcp_z_hash(z, n) : 0;
       if (verbose)
         fprintf(stderr,
                 "step %d n %d %s: %s relative %.2e iterations %d warm %d %.2f ms z %016llx%s",

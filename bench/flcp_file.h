@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lcp/factored.h"
 
@@ -123,6 +124,21 @@ static inline int lsim_flcp_read(const char *path, LsimFlcp *p) {
   f->ncones = hdr[5], f->cones = p->cones;
   f->block_width = hdr[6], f->diag_bound = db;
   return lsim_factored_check(f) ? (lsim_flcp_free(p), -1) : 0;
+}
+
+/* The process's CPU time in seconds (the benchmarks' and replays' clock). */
+static inline double lsim_flcp_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* FNV-1a of z's bytes: two solves that print the same hash returned the same bits. */
+static inline unsigned long long lsim_flcp_z_hash(const double *z, int n) {
+  unsigned long long h = 14695981039346656037ull;
+  for (size_t b = 0; b < (size_t)n * sizeof(double); ++b)
+    h = (h ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
+  return h;
 }
 
 #endif

@@ -183,8 +183,6 @@ done:
   free(z), free(tr), free(w), free(u), free(tv), free(entries), free(kind), free(cls);
 }
 
-static double cpu_now(void);
-
 /* --perturb EPS: Lemke from the carried basis on q + EPS max|q| r (r_i in [0.5, 1), a fixed
  * hash of i: every tie of the degenerate problem broken one way), then from that solve's
  * final basis on q itself through the solver front s; pivots and CPU time of both. */
@@ -208,27 +206,21 @@ static void perturbed(const LsimFlcp *p, LsimSolver *s, const LsimSolverOptions 
   lo.max_pivots = o->max_iter, lo.tol = o->tol, lo.floor = o->fallback && o->impulse_unit;
   LsimLemkeInfo li = {0};
   lsim_lemke_sparse_set_retry_positive(ws, p->basis != NULL);
-  double t0 = cpu_now();
+  double t0 = lsim_flcp_cpu_now();
   const int st1 = lsim_lemke_sparse_solve(ws, &g, &lo, p->basis, z, &li);
-  const double ms1 = 1e3 * (cpu_now() - t0);
+  const double ms1 = 1e3 * (lsim_flcp_cpu_now() - t0);
   const unsigned char *b = lsim_lemke_sparse_basis(ws);
   if (st1 == LSIM_SOLVED && b) lsim_solver_set_basis_guess(s, b);
   LsimSolveStats st;
-  t0 = cpu_now();
+  t0 = lsim_flcp_cpu_now();
   const int st2 = lsim_solver_solve_factored(s, f, z, &st);
-  const double ms2 = 1e3 * (cpu_now() - t0);
+  const double ms2 = 1e3 * (lsim_flcp_cpu_now() - t0);
   printf("perturb %.0e: perturbed %s %d pivots %.2f ms, then q %s relative %.2e %d pivots "
          "%.2f ms\n", eps, lsim_status_name(st1), li.pivots, ms1, lsim_status_name(st2),
          st.residual.relative, st.iterations, ms2);
 done:
   lsim_lemke_sparse_free(ws);
   free(q), free(z);
-}
-
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int main(int argc, char **argv) {
@@ -281,14 +273,12 @@ int main(int argc, char **argv) {
     else memcpy(z, p.z, sizeof(double) * (size_t)n);
     if (!cold && !positive && p.basis) lsim_solver_set_basis_guess(s, p.basis);
     LsimSolveStats st;
-    const double t0 = cpu_now();
+    const double t0 = lsim_flcp_cpu_now();
     rc = lsim_solver_solve_factored(s, &p.f, z, &st);
-    const double ms = 1e3 * (cpu_now() - t0);
+    const double ms = 1e3 * (lsim_flcp_cpu_now() - t0);
     int fa, ro, co;
     lsim_solver_lemke_sparse_counts(s, &fa, &ro, &co);
-    unsigned long long zh = 14695981039346656037ull;
-    for (size_t b = 0; b < (size_t)n * sizeof(double); ++b)
-      zh = (zh ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
+    const unsigned long long zh = lsim_flcp_z_hash(z, n);
     printf("n %d: %s relative %.2e iterations %d %.2f ms z %016llx factorizations %d transposed "
            "solves %d column solves %d runs:",
            n, lsim_status_name(rc), st.residual.relative, st.iterations, ms, zh, fa, ro, co);

@@ -27,19 +27,6 @@
 #include "lcp/newton.h"
 #include "lcp/solver.h"
 
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static unsigned long long hash_z(const double *z, int n) {
-  unsigned long long h = 14695981039346656037ull;
-  for (size_t b = 0; b < (size_t)n * sizeof(double); ++b)
-    h = (h ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
-  return h;
-}
-
 /* The islands of f: their count and sizes, largest first (at most 12 shown). */
 static int print_sizes(const LsimFactoredLcp *f) {
   LsimIslands *is = lsim_islands_create();
@@ -116,7 +103,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < reps; ++r) {
     if (cold) memset(z, 0, sizeof(double) * (size_t)n);
     else memcpy(z, p.z, sizeof(double) * (size_t)n);
-    const double t0 = cpu_now();
+    const double t0 = lsim_flcp_cpu_now();
     double rel;
     int its;
     const LsimNewtonInfo *ni;
@@ -133,9 +120,9 @@ int main(int argc, char **argv) {
       rc = lsim_solver_solve_factored(s, &p.f, z, &st);
       rel = st.residual.relative, its = st.iterations, ni = lsim_solver_newton_info(s);
     }
-    const double ms = 1e3 * (cpu_now() - t0);
+    const double ms = 1e3 * (lsim_flcp_cpu_now() - t0);
     printf("n %d m %d: %s relative %.2e iterations %d %.2f ms z %016llx\n", n, p.f.m,
-           lsim_status_name(rc), rel, its, ms, hash_z(z, n));
+           lsim_status_name(rc), rel, its, ms, lsim_flcp_z_hash(z, n));
     if (ni) print_info(ni, scale);
     if (trace) {
       printf("trace:");

@@ -32,19 +32,6 @@
 #include "lcp/pgs.h"
 #include "lcp/solver.h"
 
-static double cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static unsigned long long zhash(const double *z, int n) {
-  unsigned long long h = 14695981039346656037ull;
-  for (size_t b = 0; b < (size_t)n * sizeof(double); ++b)
-    h = (h ^ ((const unsigned char *)z)[b]) * 1099511628211ull;
-  return h;
-}
-
 static double trace_buf[200000];
 
 /* Lemke from basis (NULL: z > 0 of z) with z as the point; prints and returns the status;
@@ -55,13 +42,13 @@ static int run_lemke(LsimSolver *s, const LsimFactoredLcp *f, const double *z0,
   memcpy(z, z0, sizeof(double) * (size_t)n);
   if (basis) lsim_solver_set_basis_guess(s, basis);
   LsimSolveStats st;
-  const double t0 = cpu_now();
+  const double t0 = lsim_flcp_cpu_now();
   const int rc = lsim_solver_solve_factored(s, f, z, &st);
-  const double ms = 1e3 * (cpu_now() - t0);
+  const double ms = 1e3 * (lsim_flcp_cpu_now() - t0);
   int fa, ro, co;
   lsim_solver_lemke_sparse_counts(s, &fa, &ro, &co);
   printf(" | lemke %s relative %.2e pivots %d %.0f ms z %016llx fact %d rows %d runs:",
-         lsim_status_name(rc), st.residual.relative, st.iterations, ms, zhash(z, n), fa, ro);
+         lsim_status_name(rc), st.residual.relative, st.iterations, ms, lsim_flcp_z_hash(z, n), fa, ro);
   const LsimLemkeInfo *li = lsim_solver_lemke_info(s);
   static const char *const stage[LSIM_LEMKE_STAGES] = {"guess", "retry", "cold",
                                                        "cold_by_pivot", "cold_loose", "dense"};
@@ -167,7 +154,7 @@ int main(int argc, char **argv) {
       thresh = atof(argv[++a]);
       continue;
     }
-    const double t0 = cpu_now();
+    const double t0 = lsim_flcp_cpu_now();
     char label[64];
     memcpy(za, p.z, sizeof(double) * (size_t)n);
     if (!strcmp(argv[a], "--newton") && a + 1 < argc) {
@@ -192,7 +179,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "start_lemke: %s?\n", argv[a]);
       return 2;
     }
-    const double ms = 1e3 * (cpu_now() - t0);
+    const double ms = 1e3 * (lsim_flcp_cpu_now() - t0);
     LsimResidual res;
     lsim_factored_residual(&p.f, za, u, w, &res);
     lsim_factored_w(&p.f, za, u, w);

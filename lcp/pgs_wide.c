@@ -736,126 +736,35 @@ typedef float v8f __attribute__((vector_size(32)));
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
    and sums apart, not FMA); each for the layouts: _d doubles, z by index; _f, _fj, _fjb
    floats (rows full, J's compact, J's and B's compact), z in the groups. The float
-   kernels of one path differ only in WK_KIND (included once per kind). */
+   kernels of one path differ only in WK_KIND; pgs_wide_set.h makes a path's four. */
 #define WK_V v1d
 #define WK_I v1i
 #define WK_N 1
 #define WK_ATTR
-#define WK_S double
-#define WK_SV v1d
-#define WK_GZ 0
-#define WK_KIND WIDE_KIND_FULL
-#define WK_NAME wide_scalar_d
-#include "pgs_wide_kernel.h"
-#undef WK_S
-#undef WK_SV
-#undef WK_NAME
-#undef WK_GZ
-#define WK_S float
-#define WK_SV v1f
-#define WK_GZ 1
-#define WK_NAME wide_scalar_f
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_J
-#define WK_NAME wide_scalar_fj
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_JB
-#define WK_NAME wide_scalar_fjb
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#undef WK_GZ
-#undef WK_S
-#undef WK_SV
-#undef WK_V
-#undef WK_I
-#undef WK_N
-#undef WK_ATTR
+#define WS_DV v1d
+#define WS_FV v1f
+#define WS_PATH wide_scalar
+#include "pgs_wide_set.h"
 
 #define WK_V v2d
 #define WK_I v2i
 #define WK_N 2
 #define WK_ATTR
-#define WK_S double
-#define WK_SV v2d
-#define WK_GZ 0
-#define WK_KIND WIDE_KIND_FULL
-#define WK_NAME wide_sse2_d
-#include "pgs_wide_kernel.h"
-#undef WK_S
-#undef WK_SV
-#undef WK_NAME
-#undef WK_GZ
-#define WK_S float
-#define WK_SV v2f
-#define WK_GZ 1
-#define WK_NAME wide_sse2_f
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_J
-#define WK_NAME wide_sse2_fj
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_JB
-#define WK_NAME wide_sse2_fjb
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#undef WK_GZ
-#undef WK_S
-#undef WK_SV
-#undef WK_V
-#undef WK_I
-#undef WK_N
-#undef WK_ATTR
+#define WS_DV v2d
+#define WS_FV v2f
+#define WS_PATH wide_sse2
+#include "pgs_wide_set.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define WK_V v4d
 #define WK_I v4i
 #define WK_N 4
 #define WK_ATTR __attribute__((target("avx2")))
-#define WK_S double
-#define WK_SV v4d
-#define WK_GZ 0
-#define WK_KIND WIDE_KIND_FULL
-#define WK_NAME wide_avx2_d
-#include "pgs_wide_kernel.h"
-#undef WK_S
-#undef WK_SV
-#undef WK_NAME
-#undef WK_GZ
-#define WK_S float
-#define WK_SV v4f
-#define WK_GZ 1
-#define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
-#define WK_NAME wide_avx2_f
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_J
-#define WK_NAME wide_avx2_fj
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_JB
-#define WK_NAME wide_avx2_fjb
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#undef WK_LOAD_ROW
-#undef WK_GZ
-#undef WK_S
-#undef WK_SV
-#undef WK_V
-#undef WK_I
-#undef WK_N
-#undef WK_ATTR
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_avx2
+#define WS_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#include "pgs_wide_set.h"
 #define WIDE_HAVE_AVX2 1
 #else
 #define WIDE_HAVE_AVX2 0
@@ -880,42 +789,11 @@ typedef float v8f __attribute__((vector_size(32)));
   __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
                  optimize("schedule-insns")))
 #endif
-#define WK_S double
-#define WK_SV v4d
-#define WK_GZ 0
-#define WK_KIND WIDE_KIND_FULL
-#define WK_NAME wide_evex_d
-#include "pgs_wide_kernel.h"
-#undef WK_S
-#undef WK_SV
-#undef WK_NAME
-#undef WK_GZ
-#define WK_S float
-#define WK_SV v4f
-#define WK_GZ 1
-#define WK_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
-#define WK_NAME wide_evex_f
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_J
-#define WK_NAME wide_evex_fj
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#define WK_KIND WIDE_KIND_JB
-#define WK_NAME wide_evex_fjb
-#include "pgs_wide_kernel.h"
-#undef WK_NAME
-#undef WK_KIND
-#undef WK_LOAD_ROW
-#undef WK_GZ
-#undef WK_S
-#undef WK_SV
-#undef WK_V
-#undef WK_I
-#undef WK_N
-#undef WK_ATTR
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_evex
+#define WS_LOAD_ROW(p) ((v4d)_mm256_cvtps_pd(_mm_loadu_ps(p)))
+#include "pgs_wide_set.h"
 #define WIDE_HAVE_EVEX 1
 #else
 #define WIDE_HAVE_EVEX 0
