@@ -140,7 +140,8 @@ static void usage(FILE *f) {
           "                                    avx2, sse2 and scalar give the same bits; reference,\n"
           "                                    a check, reads the rows as doubles, docs/solvers.md)\n"
           "  LSIM_WIDE_ROWS, LSIM_AVX2_EVEX, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START,\n"
-          "  LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS  checks and comparisons of the sweep (its rows, the\n"
+          "  LSIM_PRINCIPAL, LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS\n"
+          "                                    checks and comparisons of the sweep (its rows, the\n"
           "                                    AVX2 path's two builds) and of sparse Lemke\n"
           "                                    (docs/solvers.md, \"Environment\");\n"
           "                                    a value lcpsim does not know is refused (exit 2)\n",
@@ -166,6 +167,7 @@ static const EnvVar env_vars[] = {
     {"LSIM_LU_SOLVE", "own|umfpack|klu|ft", 0, 0},
     {"LSIM_LU_REFACTOR", NULL, 10, 100000},
     {"LSIM_BLOCK_START", NULL, 0, 1000},
+    {"LSIM_PRINCIPAL", NULL, 0, LSIM_PRINCIPAL_MAX},
     {"LSIM_VIEW_PIECE", NULL, 0, LONG_MAX},
 };
 

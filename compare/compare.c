@@ -317,6 +317,9 @@ static int spec_stepper(LsimStepper **out, const LsimModel *m, const LsimCompare
   const int rc = lsim_stepper_create(out, m, NULL, err, errlen);
   if (rc) return rc;
   lsim_solver_set_cover_previous(lsim_stepper_solver(*out), sp->opt.cover_previous);
+  /* and its principal pivoting budget (principal=K, else the environment's LSIM_PRINCIPAL) */
+  lsim_solver_set_principal(lsim_stepper_solver(*out),
+                            lsim_solver_principal_setting(sp->name, &sp->opt));
   return 0;
 }
 

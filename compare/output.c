@@ -239,6 +239,14 @@ void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompare
   lsim_compare_w_arr(o, "/series/block_start", LSIM_H5_I32, 1, P, 0, block);
   lsim_compare_w_str(o, "/series/lu_solve", lu ? lu[0] : "", sizeof *lu, nseries);
   lsim_compare_w_arr(o, "/series/lu_refactor", LSIM_H5_I32, 1, P, 0, every);
+  /* lemke_sparse's principal pivoting budget in effect (the spec's principal=K, else
+     LSIM_PRINCIPAL, else 0), as a run file's /parameters/solver_principal; other series 0. */
+  for (int s = 0; block && s < nseries; ++s) {
+    const LsimCompareSpec *sp = &specs[ser_solver[s]];
+    const int k = lsim_solver_principal_setting(sp->name, &sp->opt);
+    block[s] = k > 0 ? k : 0;
+  }
+  lsim_compare_w_arr(o, "/series/principal", LSIM_H5_I32, 1, P, 0, block);
   free(block);
   free(every);
   free(lu);

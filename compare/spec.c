@@ -64,7 +64,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
      checks after the loop. */
   static const char *const keys[] = {"tol", "max_iter", "sweeps", "omega", "warm",
                                      "threads", "d", "islands", "sparse_limit", "cover",
-                                     "block", "lu", "refactor"};
+                                     "block", "lu", "refactor", "principal"};
   enum { NKEYS = sizeof keys / sizeof *keys };
   const char *given[NKEYS] = {0};
   char opts[96];
@@ -90,7 +90,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     if (which < 0) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands, sparse_limit, cover, block, lu, refactor)",
+               "threads, d, islands, sparse_limit, cover, block, lu, refactor, principal)",
                s->label, key);
       return -1;
     }
@@ -132,6 +132,9 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if (!strcmp(key, "refactor") && !lsim_parse_int(val, &iv) && iv >= 10 &&
                iv <= 100000) {
       s->opt.lu_refactor = iv; /* pivots between refactorizations of B_0 */
+    } else if (!strcmp(key, "principal") && !lsim_parse_int(val, &iv) && iv >= 0 &&
+               iv <= LSIM_PRINCIPAL_MAX) {
+      s->opt.principal = iv; /* principal pivots from the guess before the path */
     } else {
       /* What the key takes said (omega=2 said only "bad value '2' for omega") */
       char need[48];
@@ -145,6 +148,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "block")        ? "an integer from 0 to 1000"
                : !strcmp(key, "lu")           ? "umfpack, own, klu or ft"
                : !strcmp(key, "refactor")     ? "an integer from 10 to 100000"
+               : !strcmp(key, "principal")    ? "an integer from 0 to 1000000"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))
@@ -191,6 +195,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       {given[10], "block", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
       {given[11], "lu", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
       {given[12], "refactor", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
+      {given[13], "principal", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
   };
   for (size_t j = 0; j < sizeof own / sizeof *own; ++j)
     if (own[j].value && !own[j].used) {
@@ -207,7 +212,7 @@ int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b) {
          x->omega == y->omega && x->threads == y->threads && x->islands == y->islands &&
          x->sparse_limit == y->sparse_limit && x->cover_previous == y->cover_previous &&
          x->block_start == y->block_start && x->lu_solve == y->lu_solve &&
-         x->lu_refactor == y->lu_refactor &&
+         x->lu_refactor == y->lu_refactor && x->principal == y->principal &&
          a->warm == b->warm && a->ndir == b->ndir;
 }
 

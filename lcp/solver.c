@@ -201,10 +201,12 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   if (!(o.tol >= 0.0) || o.max_iter < 0 || !(o.omega > 0.0 && o.omega < 2.0) || o.threads < 0 ||
       o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1 || o.block_start < 0 ||
       o.block_start > 1000 || o.lu_solve < LSIM_LU_DEFAULT || o.lu_solve > LSIM_LU_FT ||
-      (o.lu_refactor != 0 && (o.lu_refactor < 10 || o.lu_refactor > 100000))) {
+      (o.lu_refactor != 0 && (o.lu_refactor < 10 || o.lu_refactor > 100000)) ||
+      o.principal < 0 || o.principal > LSIM_PRINCIPAL_MAX) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
                          "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000, "
-                         "lu_solve one of LSIM_LU_*, lu_refactor 0 or 10 .. 100000");
+                         "lu_solve one of LSIM_LU_*, lu_refactor 0 or 10 .. 100000, "
+                         "0 <= principal <= 1000000");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -259,6 +261,8 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
         }
       }
       if (o.lu_refactor > 0) lsim_lemke_sparse_set_refactor(s->lemke_sparse, o.lu_refactor);
+      /* principal 0 leaves the environment's LSIM_PRINCIPAL, as block 0 */
+      s->principal = lsim_solver_principal_setting(name, &o);
     }
   } else if (strncmp(name, "siconos:", 8) == 0 && !lsim_solver_is_fc_name(name)) {
     s->kind = KIND_SICONOS;
@@ -287,6 +291,17 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   }
   *out = s;
   return 0;
+}
+
+int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o) {
+  if (!name || strcmp(name, "lemke_sparse")) return -1;
+  if (o && o->principal > 0) return o->principal;
+  /* LSIM_PRINCIPAL=K (lcpsim refuses a value out of range; the library takes it as unset) */
+  const char *e = getenv("LSIM_PRINCIPAL");
+  if (!e) return 0;
+  char *end;
+  const long k = strtol(e, &end, 10);
+  return end != e && !*end && k >= 0 && k <= LSIM_PRINCIPAL_MAX ? (int)k : 0;
 }
 
 int lsim_lemke_sparse_effective(const LsimSolverOptions *o, int *block_start, int *lu_solve,

@@ -56,7 +56,15 @@ typedef struct LsimSolverOptions {
   int lu_refactor;   /* "lemke_sparse": pivots between refactorizations of B_0, 10 .. 100000
                         (lsim_lemke_sparse_set_refactor); 0: the environment's
                         LSIM_LU_REFACTOR, else 100 */
+  int principal;     /* "lemke_sparse" from a caller's basis guess: up to K single principal
+                        pivots before Lemke's path (lsim_solver_set_principal, 0 ..
+                        LSIM_PRINCIPAL_MAX); 0 (default): none, unless the environment's
+                        LSIM_PRINCIPAL says otherwise */
 } LsimSolverOptions;
+
+/* The largest principal pivoting budget LsimSolverOptions.principal, a scene's
+ * solver.principal and LSIM_PRINCIPAL take (falling pile_1000 used 20 000). */
+#define LSIM_PRINCIPAL_MAX 1000000
 
 /* LsimSolverOptions.lu_solve: the default (environment, else built in), UMFPACK's own
  * solve, our solves with UMFPACK's factors, KLU, our solves with Forrest-Tomlin updates of
@@ -263,6 +271,13 @@ void lsim_solver_set_cover_previous(LsimSolver *s, int on);
  * solve goes on exactly as with 0); kept until changed. 0 (default): off. Other bits where
  * the phase solves (docs/solvers.md, "Settled pile_100, steps 101-119"). */
 void lsim_solver_set_principal(LsimSolver *s, int budget);
+
+/* The principal pivoting budget a solver made by lsim_solver_create(name, o) runs with:
+ * for "lemke_sparse" o->principal when > 0, else the environment's LSIM_PRINCIPAL (an
+ * integer 0 .. LSIM_PRINCIPAL_MAX; another value counts as unset), else 0; -1 for any
+ * other solver (it has no such setting: newton's and lemke's sparse Lemke runs take none).
+ * What a run file and a comparison record (/parameters/solver_principal, /series/principal). */
+int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o);
 
 /* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
  * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every

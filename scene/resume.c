@@ -137,6 +137,9 @@ static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
       info->lu_refactor <= 0)
     info->block_start = info->lu_solve = info->lu_refactor = 0;
   free(lu);
+  if (read_scalar(f, "/parameters/solver_principal", H5T_NATIVE_INT, &info->principal) ||
+      info->principal < 0)
+    info->principal = 0; /* not written: no phase ran */
   char *simd = read_string(f, "/parameters/solver_simd");
   info->simd_reference = simd && !strcmp(simd, "reference");
   free(simd);
@@ -709,6 +712,19 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
              path, key, theirs, mine, key, var, var, theirs);
 }
 
+int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
+                                const char *scene_text, char *err, size_t errlen) {
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.principal = lsim_scene_solver_principal(scene_text);
+  const int mine = lsim_solver_principal_setting(info->solver_name, &o);
+  if (mine < 0 || mine == info->principal) return 0; /* not lemke_sparse, or the same */
+  return say(err, errlen, LSIM_INVALID_INPUT, "%s: its lemke_sparse setting principal is %d, "
+             "this run's %d (the scene's solver.principal, else the environment's "
+             "LSIM_PRINCIPAL, else 0): where the phase solves the bits differ, so the continued "
+             "steps would not be the run's; take its setting (LSIM_PRINCIPAL=%d)",
+             path, info->principal, mine, info->principal);
+}
+
 int lsim_resume_check_env(const char *path, const LsimResumeInfo *info, char *err, size_t errlen) {
   const int mine = lsim_record_simd_reference();
   if (mine == info->simd_reference) return 0;
@@ -838,6 +854,7 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   if (world == -2) rc = LSIM_OUT_OF_MEMORY;
   if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
       lsim_resume_check_sparse(path, &info, m, err, errlen) ||
+      lsim_resume_check_principal(path, &info, text, err, errlen) ||
       lsim_resume_check_env(path, &info, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))

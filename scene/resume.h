@@ -40,6 +40,9 @@ typedef struct LsimResumeInfo {
                               _lu_solve (LSIM_LU_*), _lu_refactor); lu_refactor 0 when the
                               file does not say (another solver, a file that recorded the
                               scene's keys alone, or a newton or lemke run's from before) */
+  int principal;           /* a lemke_sparse run's principal pivoting budget in effect
+                              (/parameters/solver_principal), 0 when the file does not say
+                              (another solver, or a run from before the setting: none ran) */
   int simd_reference;      /* the run's PGS sweep ran on LSIM_SIMD=reference
                               (/parameters/solver_simd "reference"), 0 when the file says none */
   int has_lcp;             /* the run dumped its LCPs (/lcp) */
@@ -54,6 +57,12 @@ typedef struct LsimResumeInfo {
  * fallbacks run sparse Lemke, newton and lemke, on the environment's settings alone
  * (lsim_solver_sparse_settings). 0 when the run's solver (info) runs no sparse Lemke or
  * its file does not say (lu_refactor 0: files before these solvers recorded them). */
+/* A lemke_sparse run's principal pivoting budget (info->principal) against this run's: the
+ * scene's solver.principal in scene_text, else the environment's LSIM_PRINCIPAL, else 0
+ * (lsim_solver_principal_setting). 0, or LSIM_INVALID_INPUT with err naming the key, both
+ * values and the variable to set. */
+int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
+                                const char *scene_text, char *err, size_t errlen);
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen);
 

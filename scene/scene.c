@@ -48,7 +48,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
                                        "on_failure", "sparse_limit", "block_start", "lu_solve",
-                                       "lu_refactor", NULL};
+                                       "lu_refactor", "principal", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -75,6 +75,10 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
       return LSIM_INVALID_INPUT;
+    /* Checked here, read by lsim_scene_solver_principal (the model does not carry it). */
+    int principal = 0;
+    if (lsim_parse_get_int(c, v, "solver", "principal", 0, LSIM_PRINCIPAL_MAX, &principal) < 0)
+      return LSIM_INVALID_INPUT;
     if (solver_word(c, v, "on_failure", lsim_on_failure_parse, &s->on_failure,
                     "\"fallback\", \"stop\" or \"continue\"") < 0)
       return LSIM_INVALID_INPUT;
@@ -98,8 +102,8 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
       return lsim_parse_fail(c, "solver.tol", 0, "%s needs a tolerance > 0 (tol 0 means a fixed sweep "
                              "budget, which only iterative solvers such as pgs have)", s->name);
     /* Sparse Lemke's own settings with another solver would do nothing: refused at the key. */
-    static const char *const sparse_keys[] = {"block_start", "lu_solve", "lu_refactor"};
-    for (int k = 0; k < 3 && json_is_object(v) && strcmp(s->name, "lemke_sparse"); ++k)
+    static const char *const sparse_keys[] = {"block_start", "lu_solve", "lu_refactor", "principal"};
+    for (int k = 0; k < 4 && json_is_object(v) && strcmp(s->name, "lemke_sparse"); ++k)
       if (json_object_get(v, sparse_keys[k])) {
         char path[32];
         snprintf(path, sizeof path, "solver.%s", sparse_keys[k]);
@@ -716,6 +720,17 @@ int lsim_scene_output(const char *json, const char *name, LsimSceneOutput *out,
   lsim_state_free(&s);
   lsim_model_free(&m);
   return 0;
+}
+
+int lsim_scene_solver_principal(const char *json) {
+  /* The text was validated (lsim_scene_parse): the key, when there, is an integer in range
+     under a lemke_sparse solver object. */
+  json_t *root = json ? json_loads(json, 0, NULL) : NULL;
+  const json_t *sv = root ? json_object_get(root, "solver") : NULL;
+  const json_t *k = json_is_object(sv) ? json_object_get(sv, "principal") : NULL;
+  const int budget = json_is_integer(k) ? (int)json_integer_value(k) : 0;
+  json_decref(root);
+  return budget;
 }
 
 /* Reads the whole file into a NUL-terminated buffer. 0 or LSIM_IO_ERROR (errno kept). */
