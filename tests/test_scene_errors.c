@@ -154,6 +154,18 @@ static const ErrorCase error_cases[] = {
      2, 56, "solver.lu_solve", "is a setting of lemke_sparse only; the solver is pgs"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"block_start\": 4}}",
      2, 44, "solver.block_start", "is a setting of lemke_sparse only; the solver is lemke"},
+    /* lemke_sparse's principal pivoting budget: its range at the value, and refused with
+       another solver (the default lemke, a named pgs), where it would do nothing. */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"principal\": 1000001}}",
+     2, 66, "solver.principal", "must be an integer in [0, 1000000], got 1000001"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"principal\": -1}}",
+     2, 66, "solver.principal", "must be an integer in [0, 1000000], got -1"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"lemke_sparse\", \"principal\": 2.5}}",
+     2, 66, "solver.principal", "must be an integer"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"principal\": 400}}",
+     2, 42, "solver.principal", "is a setting of lemke_sparse only; the solver is lemke"},
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"solver\": {\"name\": \"pgs\", \"principal\": 400}}",
+     2, 57, "solver.principal", "is a setting of lemke_sparse only; the solver is pgs"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1}]}",
      2, 28, "walls[0].side", "required key missing"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{}], \"walls\": [{\"position\": 1, \"side\": \"up\"}]}",

@@ -148,11 +148,13 @@ S solver_omega "solver_omega.json:1:" "$h"'"solver": {"name": "pgs", "omega": 2.
 S solver_threads "solver_threads.json:1:" "$h"'"solver": {"name": "pgs", "threads": 0}, "bodies": [ {} ]}'
 S solver_maxiter "solver_maxiter.json:1:" "$h"'"solver": {"name": "pgs", "max_iter": -5}, "bodies": [ {} ]}'
 S solver_sparse "solver_sparse.json:1:" "$h"'"solver": {"name": "newton", "sparse_limit": -4}, "bodies": [ {} ]}'
-# Sparse Lemke's settings (block_start, lu_solve, lu_refactor): ranges and names at the
+# Sparse Lemke's settings (block_start, lu_solve, lu_refactor, principal): ranges and names at the
 # value, and refused with another solver, where they would do nothing.
 S solver_lu_solve 'solver_lu_solve.json:1:92: solver.lu_solve: must be "umfpack", "own", "klu" or "ft", got "KLU"' "$h"'"solver": {"name": "lemke_sparse", "lu_solve": "KLU"}, "bodies": [ {} ]}'
 S solver_lu_refactor "solver_lu_refactor.json:1:95: solver.lu_refactor: must be an integer in [10, 100000], got 5" "$h"'"solver": {"name": "lemke_sparse", "lu_refactor": 5}, "bodies": [ {} ]}'
 S solver_block_start "solver_block_start.json:1:95: solver.block_start: must be an integer in [0, 1000], got 2000" "$h"'"solver": {"name": "lemke_sparse", "block_start": 2000}, "bodies": [ {} ]}'
+S solver_principal "solver_principal.json:1:93: solver.principal: must be an integer in [0, 1000000], got 2000000" "$h"'"solver": {"name": "lemke_sparse", "principal": 2000000}, "bodies": [ {} ]}'
+S solver_principal_other "solver_principal_other.json:1:84: solver.principal: is a setting of lemke_sparse only; the solver is pgs" "$h"'"solver": {"name": "pgs", "principal": 20}, "bodies": [ {} ]}'
 S solver_lu_other "solver_lu_other.json:1:83: solver.lu_solve: is a setting of lemke_sparse only; the solver is pgs" "$h"'"solver": {"name": "pgs", "lu_solve": "klu"}, "bodies": [ {} ]}'
 # ---- scene files: 1-D bodies, walls, couplings ----
 S type "type.json:2:22: bodies[0].mass: must be a number" "$h"'
@@ -216,6 +218,7 @@ export LSIM_SIMD=avx1024; t simd_env "LSIM_SIMD" "$in/ok.json" -o @OUT; unset LS
 export LSIM_LU_SOLVE=KLU; t lu_solve_env "LSIM_LU_SOLVE='KLU': expected own, umfpack, klu or ft" "$in/ok.json" -o @OUT; unset LSIM_LU_SOLVE
 export LSIM_LU_REFACTOR=5; t lu_refactor_env "LSIM_LU_REFACTOR='5': expected an integer from 10 to 100000" "$in/ok.json" -o @OUT; unset LSIM_LU_REFACTOR
 export LSIM_BLOCK_START=x; t block_start_env "LSIM_BLOCK_START='x': expected an integer from 0 to 1000" "$in/ok.json" -o @OUT; unset LSIM_BLOCK_START
+export LSIM_PRINCIPAL=x; t principal_env "LSIM_PRINCIPAL='x': expected an integer from 0 to 1000000" "$in/ok.json" -o @OUT; unset LSIM_PRINCIPAL
 export LSIM_TIES_SHORTCUT=3; t ties_env "LSIM_TIES_SHORTCUT='3': expected 0, 1 or 2" "$in/ok.json" -o @OUT; unset LSIM_TIES_SHORTCUT
 export LSIM_BOUND_SUMS=yes; t bound_sums_env "LSIM_BOUND_SUMS='yes': expected 0 or 1" "$in/ok.json" -o @OUT; unset LSIM_BOUND_SUMS
 export LSIM_WIDE_ROWS=compact; t wide_rows_env "LSIM_WIDE_ROWS='compact': expected full" "$in/ok.json" -o @OUT; unset LSIM_WIDE_ROWS
