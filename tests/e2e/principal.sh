@@ -6,7 +6,7 @@
 #   solved (status 0) to the run's tolerance (relative residual <= 1e-10) in both; the key
 #   reaches the solver (the phase's solutions differ in bits from the path's); the same run
 #   from LSIM_PRINCIPAL=2000 is the key's, bit for bit; /parameters/solver_principal says
-#   2000, 0 without;
+#   2000, 0 without; the library (Python) loading the scene runs it too, bit for bit;
 # - a resume under another setting is refused, naming it and what to set; under the run's
 #   it is the straight run, bit for bit;
 # - --solver pgs on the scene with the key: a note naming it, no solver_principal written;
@@ -49,6 +49,23 @@ for k, want in (("off", 0), ("on", 2000), ("env", 2000)):
 assert not np.array_equal(f["off"]["v"][:], f["on"]["v"][:]), "the key changed nothing"
 for d in ("q", "v", "solver/residual", "solver/iterations"):
     assert np.array_equal(f["on"][d][:], f["env"][d][:]), d
+PYEOF
+
+# The library (Python) loading the scene runs the key too: lcpsim's run, bit for bit, and
+# its record says so.
+PYTHONPATH=python $PY - "$out" <<'PYEOF' || fail "the library's run of the key"
+import sys, h5py
+import numpy as np
+import lcpsim
+t = sys.argv[1]
+s = lcpsim.Sim.load(f"{t}/on.json")
+s.record(f"{t}/api.h5")
+s.run(20)
+s.record_close()
+a, b = h5py.File(f"{t}/api.h5", "r"), h5py.File(f"{t}/on.h5", "r")
+assert int(a["parameters/solver_principal"][()]) == 2000
+for d in ("q", "v", "solver/residual"):
+    assert np.array_equal(a[d][:], b[d][:]), d
 PYEOF
 
 # Resume: the run's setting recorded, another refused naming it, the run's taken.
