@@ -120,6 +120,11 @@ for name, plain in (("cmp", 0), ("cmp_env", 30)):
         got = int(c.series.principal[s])
         assert got == want[label.rsplit(" (", 1)[0]], (name, label, got)
 PYEOF
+if command -v octave-cli > /dev/null; then
+  got=$(cd scripts && timeout 120 octave-cli -H --eval "c = lcpsim_compare_load('$out/cmp_env.h5');
+    printf('%d\n', isequal(double(c.series.principal'), [400 400 30 30 0 0]));" 2>/dev/null | tail -1)
+  [ "$got" = "1" ] || fail "octave loader: /series/principal: '$got'"
+fi
 for spec in 'pgs[principal=4]' 'lemke_sparse[principal=-1]' 'lemke_sparse[principal=1000001]'; do
   if $L compare data/pile_10.json --steps 2 --quiet --solvers "$spec" -o "$out/bad.h5" \
        2> "$out/bad.err"; then fail "$spec: not refused"; fi
