@@ -1266,6 +1266,45 @@ static void test_lemke_sparse_keys(void **unused) {
   assert_true(differ > 0);
 }
 
+/* lemke_sparse's principal pivoting budget (solver.principal), which the model does not
+ * carry: read back from the scene text (absent: 0), and the budget in effect by
+ * lsim_solver_principal_setting, what runs and comparisons record: the options' value, else
+ * LSIM_PRINCIPAL (an unreadable value as unset), else 0; -1 for a solver without the
+ * setting; the front refuses a budget out of range. */
+static void test_principal_key(void **unused) {
+  (void)unused;
+  const char *text =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"solver\": {\"name\": "
+      "\"lemke_sparse\", \"principal\": 400}, \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  if (lsim_scene_parse(text, "principal.json", &m, &st, &err)) fail_msg("%s", err.message);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  assert_int_equal(lsim_scene_solver_principal(text), 400);
+  assert_int_equal(lsim_scene_solver_principal("{\"solver\": \"lemke_sparse\"}"), 0);
+  assert_int_equal(lsim_scene_solver_principal(NULL), 0);
+  LsimSolverOptions o = lsim_default_solver_options();
+  unsetenv("LSIM_PRINCIPAL");
+  assert_int_equal(lsim_solver_principal_setting("lemke_sparse", &o), 0);
+  assert_int_equal(lsim_solver_principal_setting("pgs", &o), -1);
+  assert_int_equal(lsim_solver_principal_setting("newton", &o), -1);
+  setenv("LSIM_PRINCIPAL", "30", 1);
+  assert_int_equal(lsim_solver_principal_setting("lemke_sparse", &o), 30);
+  o.principal = 400;
+  assert_int_equal(lsim_solver_principal_setting("lemke_sparse", &o), 400);
+  o.principal = 0;
+  setenv("LSIM_PRINCIPAL", "x", 1);
+  assert_int_equal(lsim_solver_principal_setting("lemke_sparse", &o), 0);
+  unsetenv("LSIM_PRINCIPAL");
+  o.principal = LSIM_PRINCIPAL_MAX + 1;
+  LsimSolver *front = NULL;
+  char e[512];
+  assert_int_equal(lsim_solver_create(&front, "lemke_sparse", &o, e, sizeof e), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(e, "0 <= principal <= 1000000"));
+}
+
 /* The Forrest-Tomlin setting ("ft") as a scene key: the same pivots and states as the
  * environment's LSIM_LU_SOLVE=ft, and the setting in effect (what a run records and a
  * resumed run must match) read back as ft, under the key and under the environment.
@@ -1322,6 +1361,7 @@ int main(void) {
       cmocka_unit_test(test_constraints_2d),
       cmocka_unit_test(test_constraints_1d_3d),
       cmocka_unit_test(test_rotation_key),
+      cmocka_unit_test(test_principal_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
