@@ -236,6 +236,8 @@ static void test_specs(void **state) {
   assert_true(s.opt.cover_previous == 0);
   assert_int_equal(spec("lemke_sparse[block=16]", &s, NULL), 0);
   assert_true(s.opt.block_start == 16 && !s.dense);
+  assert_int_equal(spec("lemke_sparse[principal=20000]", &s, NULL), 0);
+  assert_true(s.opt.principal == 20000 && s.opt.block_start == 0 && !s.dense);
   assert_int_equal(spec("lemke_sparse[lu=own,refactor=200]", &s, NULL), 0);
   assert_true(s.opt.lu_solve == LSIM_LU_OWN && s.opt.lu_refactor == 200 && !s.dense);
   assert_int_equal(spec("lemke_sparse[lu=umfpack]", &s, NULL), 0);
@@ -247,6 +249,8 @@ static void test_specs(void **state) {
       {"lemke[omega=1.2]", "omega is an option of pgs only; lemke does not use it"},
       {"siconos:psor[threads=2]", "threads is an option of pgs only; siconos:psor does not use it"},
       {"pgs[sparse_limit=10]", "sparse_limit is an option of newton only; pgs does not use it"},
+      {"pgs[principal=10]", "principal is an option of lemke_sparse only; pgs does not use it"},
+      {"lemke_sparse[principal=1000001]", "bad value '1000001' for principal (an integer from 0 to 1000000)"},
       {"pgs[islands=1]", "islands is an option of lemke, newton and lemke_sparse only; pgs does "
                          "not use it"},
       {"pgs[max_iter=10,sweeps=5]", "max_iter=10 and sweeps=5 are two iteration budgets: give "
