@@ -93,14 +93,6 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
 /* ---- loading ---- */
 
 /* Makes the stepper of a loaded or built model; on failure frees sim. */
-/* The scene's solver.principal, which the model does not carry (scene/scene.h), onto a
- * stepper's solver as lcpsim applies it (0: the environment's LSIM_PRINCIPAL stays), so the
- * runs and their records (/parameters/solver_principal) are lcpsim's. */
-static void scene_principal(const LsimSim *s, LsimStepper *stepper) {
-  const int k = lsim_scene_solver_principal(s->scene_text);
-  if (k > 0 && stepper) lsim_solver_set_principal(lsim_stepper_solver(stepper), k);
-}
-
 static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
   char msg[512] = "";
   /* The library steps in time steps; an event-driven scene would be run otherwise than it
@@ -128,7 +120,6 @@ static int start_loaded(LsimSim *s, LsimSim **out, char *err, size_t errlen) {
     lsim_sim_free(s);
     return rc;
   }
-  scene_principal(s, s->stepper);
   if (lsim_api_keep_initial(s) < 0) {
     lsim_sim_free(s);
     return lsim_api_err(err, errlen, LSIM_OUT_OF_MEMORY, "out of memory");
@@ -533,7 +524,6 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
     sim->model.solver = old;
     return lsim_api_fail(sim, rc, "set_solver: %s", msg);
   }
-  scene_principal(sim, st);
   lsim_stepper_free(sim->stepper);
   sim->stepper = st;
   sim->have_last = 0;
@@ -788,7 +778,6 @@ int lsim_sim_restore(LsimSim *sim, const char *path) {
                               sim->scene_name ? sim->scene_name : "<scene>", record_solver_name(sim),
                               &sim->initial, &st, &mem, msg, sizeof msg);
   if (!rc) rc = lsim_stepper_create(&stepper, &sim->model, NULL, msg, sizeof msg);
-  if (!rc) scene_principal(sim, stepper);
   if (!rc) rc = lsim_stepper_memory_set(stepper, &sim->model, &st, &mem, msg, sizeof msg);
   lsim_step_memory_free(&mem);
   if (rc < 0 || rc > 0) {

@@ -684,11 +684,6 @@ int lsim_cli_run(int argc, char **argv) {
     }
   }
 
-  /* The scene's solver.principal, which the model does not carry: onto the stepper's
-     solver (lemke_sparse's; 0 leaves the environment's LSIM_PRINCIPAL, as block_start). */
-  const int scene_principal = lsim_scene_solver_principal(text);
-  if (!exit_code && scene_principal > 0)
-    lsim_solver_set_principal(lsim_stepper_solver(stepper), scene_principal);
   /* Time-stepping runs keep the stepper's memory in the file at each flush (/resume), so
      that they can be continued. */
   if (!exit_code && model.integrator == LSIM_INTEGRATOR_TIME_STEPPING)
@@ -720,7 +715,7 @@ int lsim_cli_run(int argc, char **argv) {
     fprintf(stderr, "lcpsim: note: the scene's solver.block_start, lu_solve and lu_refactor "
             "are settings of lemke_sparse; %s does not use them\n",
             lsim_solver_name(lsim_stepper_solver(stepper)));
-  if (!exit_code && scene_principal > 0 &&
+  if (!exit_code && model.solver.principal > 0 &&
       strcmp(lsim_solver_name(lsim_stepper_solver(stepper)), "lemke_sparse"))
     fprintf(stderr, "lcpsim: note: the scene's solver.principal is a setting of lemke_sparse; "
             "%s does not use it\n", lsim_solver_name(lsim_stepper_solver(stepper)));

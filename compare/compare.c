@@ -296,6 +296,7 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
      the trajectory with the environment's solves while its warm series used KLU. */
   m.solver.sparse_limit = sp->opt.sparse_limit;
   m.solver.block_start = sp->opt.block_start;
+  m.solver.principal = sp->opt.principal;
   m.solver.lu_solve = sp->opt.lu_solve;
   m.solver.lu_refactor = sp->opt.lu_refactor;
   /* And its islands (1, a run's, unless the spec says islands=0): with islands=0 the driver
@@ -317,9 +318,6 @@ static int spec_stepper(LsimStepper **out, const LsimModel *m, const LsimCompare
   const int rc = lsim_stepper_create(out, m, NULL, err, errlen);
   if (rc) return rc;
   lsim_solver_set_cover_previous(lsim_stepper_solver(*out), sp->opt.cover_previous);
-  /* and its principal pivoting budget (principal=K, else the environment's LSIM_PRINCIPAL) */
-  lsim_solver_set_principal(lsim_stepper_solver(*out),
-                            lsim_solver_principal_setting(sp->name, &sp->opt));
   return 0;
 }
 

@@ -181,6 +181,9 @@ typedef struct LsimSolverSettings {
   int lu_solve;       /* lemke_sparse: LSIM_LU_* (lcp/solver.h; 0: the environment's) */
   int lu_refactor;    /* lemke_sparse: refactorization interval, 10 .. 100000 (0: the
                          environment's, else 100) */
+  int principal;      /* lemke_sparse: principal pivots before Lemke's path from a basis
+                         guess (0 .. LSIM_PRINCIPAL_MAX; 0: the environment's
+                         LSIM_PRINCIPAL); LsimSolverOptions.principal */
 } LsimSolverSettings;
 
 /* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries

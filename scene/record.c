@@ -33,7 +33,6 @@
 #include "lcp/solver.h"
 #include "scene/lcpdump.h"
 #include "scene/outfile.h"
-#include "scene/scene.h"
 
 #ifndef LSIM_VERSION
 #define LSIM_VERSION "unknown"
@@ -1144,10 +1143,10 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(lu), 0, -1);
     write_int(r, "/parameters/solver_lu_refactor", every);
   }
-  /* lemke_sparse's principal pivoting budget in effect (the scene's solver.principal, which
-     cli/run.c applies, else LSIM_PRINCIPAL, else 0): other bits where the phase solves, so a
-     resumed run must take it again (scene/resume.h). Other solvers: none written. */
-  o.principal = lsim_scene_solver_principal(scene_text);
+  /* lemke_sparse's principal pivoting budget in effect (the scene's solver.principal, else
+     LSIM_PRINCIPAL, else 0): other bits where the phase solves, so a resumed run must take
+     it again (scene/resume.h). Other solvers: none written. */
+  o.principal = model->solver.principal;
   const int principal = lsim_solver_principal_setting(
       solver_name && solver_name[0] ? solver_name : model->solver.name, &o);
   if (principal >= 0) write_int(r, "/parameters/solver_principal", principal);

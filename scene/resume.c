@@ -713,9 +713,9 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
 }
 
 int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
-                                const char *scene_text, char *err, size_t errlen) {
+                                const LsimModel *model, char *err, size_t errlen) {
   LsimSolverOptions o = lsim_default_solver_options();
-  o.principal = lsim_scene_solver_principal(scene_text);
+  o.principal = model->solver.principal;
   const int mine = lsim_solver_principal_setting(info->solver_name, &o);
   if (mine < 0 || mine == info->principal) return 0; /* not lemke_sparse, or the same */
   return say(err, errlen, LSIM_INVALID_INPUT, "%s: its lemke_sparse setting principal is %d, "
@@ -854,7 +854,7 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   if (world == -2) rc = LSIM_OUT_OF_MEMORY;
   if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
       lsim_resume_check_sparse(path, &info, m, err, errlen) ||
-      lsim_resume_check_principal(path, &info, text, err, errlen) ||
+      lsim_resume_check_principal(path, &info, m, err, errlen) ||
       lsim_resume_check_env(path, &info, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))

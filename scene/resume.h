@@ -57,14 +57,14 @@ typedef struct LsimResumeInfo {
  * fallbacks run sparse Lemke, newton and lemke, on the environment's settings alone
  * (lsim_solver_sparse_settings). 0 when the run's solver (info) runs no sparse Lemke or
  * its file does not say (lu_refactor 0: files before these solvers recorded them). */
+int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
+                             char *err, size_t errlen);
 /* A lemke_sparse run's principal pivoting budget (info->principal) against this run's: the
- * scene's solver.principal in scene_text, else the environment's LSIM_PRINCIPAL, else 0
+ * scene's solver.principal (model), else the environment's LSIM_PRINCIPAL, else 0
  * (lsim_solver_principal_setting). 0, or LSIM_INVALID_INPUT with err naming the key, both
  * values and the variable to set. */
 int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
-                                const char *scene_text, char *err, size_t errlen);
-int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
-                             char *err, size_t errlen);
+                                const LsimModel *model, char *err, size_t errlen);
 
 /* The environment's sweep path against the run's (info->simd_reference): 0 when both are,
  * or are not, LSIM_SIMD=reference (the other paths give the same bits), else

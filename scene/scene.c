@@ -75,9 +75,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
       return LSIM_INVALID_INPUT;
-    /* Checked here, read by lsim_scene_solver_principal (the model does not carry it). */
-    int principal = 0;
-    if (lsim_parse_get_int(c, v, "solver", "principal", 0, LSIM_PRINCIPAL_MAX, &principal) < 0)
+    if (lsim_parse_get_int(c, v, "solver", "principal", 0, LSIM_PRINCIPAL_MAX, &s->principal) < 0)
       return LSIM_INVALID_INPUT;
     if (solver_word(c, v, "on_failure", lsim_on_failure_parse, &s->on_failure,
                     "\"fallback\", \"stop\" or \"continue\"") < 0)
@@ -720,17 +718,6 @@ int lsim_scene_output(const char *json, const char *name, LsimSceneOutput *out,
   lsim_state_free(&s);
   lsim_model_free(&m);
   return 0;
-}
-
-int lsim_scene_solver_principal(const char *json) {
-  /* The text was validated (lsim_scene_parse): the key, when there, is an integer in range
-     under a lemke_sparse solver object. */
-  json_t *root = json ? json_loads(json, 0, NULL) : NULL;
-  const json_t *sv = root ? json_object_get(root, "solver") : NULL;
-  const json_t *k = json_is_object(sv) ? json_object_get(sv, "principal") : NULL;
-  const int budget = json_is_integer(k) ? (int)json_integer_value(k) : 0;
-  json_decref(root);
-  return budget;
 }
 
 /* Reads the whole file into a NUL-terminated buffer. 0 or LSIM_IO_ERROR (errno kept). */

@@ -58,12 +58,6 @@ int lsim_scene_verror(LsimSceneError *err, const char *text, const char *name,
  * numbers past the largest double and reads these as 0 without a word. */
 int lsim_scene_check_underflow(LsimSceneError *err, const char *text, const char *name);
 
-/* The scene's solver.principal (lemke_sparse's principal pivoting budget before Lemke's
- * path, lcp/solver.h lsim_solver_set_principal) from a scene text lsim_scene_parse accepted,
- * 0 when the key is absent. Not part of the model (contact/world.h): whoever makes the
- * stepper applies it to the stepper's solver (cli/run.c), as compare applies a spec's. */
-int lsim_scene_solver_principal(const char *json);
-
 /* The same from a string in memory; name is used as the file name in errors. */
 int lsim_scene_parse(const char *json, const char *name, LsimModel *model, LsimState *state,
                      LsimSceneError *err);

@@ -1266,8 +1266,8 @@ static void test_lemke_sparse_keys(void **unused) {
   assert_true(differ > 0);
 }
 
-/* lemke_sparse's principal pivoting budget (solver.principal), which the model does not
- * carry: read back from the scene text (absent: 0), and the budget in effect by
+/* lemke_sparse's principal pivoting budget (solver.principal) in the model's solver settings
+ * (absent: 0), and the budget in effect by
  * lsim_solver_principal_setting, what runs and comparisons record: the options' value, else
  * LSIM_PRINCIPAL (an unreadable value as unset), else 0; -1 for a solver without the
  * setting; the front refuses a budget out of range. */
@@ -1280,11 +1280,16 @@ static void test_principal_key(void **unused) {
   LsimState st;
   LsimSceneError err;
   if (lsim_scene_parse(text, "principal.json", &m, &st, &err)) fail_msg("%s", err.message);
+  assert_int_equal(m.solver.principal, 400);
   lsim_state_free(&st);
   lsim_model_free(&m);
-  assert_int_equal(lsim_scene_solver_principal(text), 400);
-  assert_int_equal(lsim_scene_solver_principal("{\"solver\": \"lemke_sparse\"}"), 0);
-  assert_int_equal(lsim_scene_solver_principal(NULL), 0);
+  const char *bare =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"solver\": "
+      "\"lemke_sparse\", \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  if (lsim_scene_parse(bare, "bare.json", &m, &st, &err)) fail_msg("%s", err.message);
+  assert_int_equal(m.solver.principal, 0);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
   LsimSolverOptions o = lsim_default_solver_options();
   unsetenv("LSIM_PRINCIPAL");
   assert_int_equal(lsim_solver_principal_setting("lemke_sparse", &o), 0);
