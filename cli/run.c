@@ -638,10 +638,21 @@ int lsim_cli_run(int argc, char **argv) {
             scene_path);
     exit_code = 2;
   } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && record_every > 1) {
-    fprintf(stderr, "lcpsim: %s: %s %d applies to the time step; \"integrator\": "
-            "\"event_driven\" records at every multiple of its time_step (the record period): "
-            "make time_step %d times longer instead\n", scene_path,
-            every_given ? "--record-every" : "output.record_every", record_every, record_every);
+    if (every_given) {
+      fprintf(stderr, "lcpsim: %s: --record-every %d applies to the time step; \"integrator\": "
+              "\"event_driven\" records at every multiple of its time_step (the record period): "
+              "make time_step %d times longer instead\n", scene_path, record_every, record_every);
+    } else {
+      /* The scene's key: its place named (file:line:column), as for any bad value. */
+      LsimSceneError err;
+      char line[2048];
+      scene_error(&err, text, scene_path, "output.record_every", "%d applies to the time step; "
+                  "\"integrator\": \"event_driven\" records at every multiple of its time_step "
+                  "(the record period): make time_step %d times longer instead", record_every,
+                  record_every);
+      lsim_scene_error_format(&err, line, sizeof line);
+      fprintf(stderr, "lcpsim: %s\n", line);
+    }
     exit_code = 2;
   } else if (model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN && (dump_lcp || print)) {
     fprintf(stderr, "lcpsim: %s: %s applies to the time step, not to \"integrator\": \"event_driven\"\n",

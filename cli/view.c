@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "scene/outfile.h"
@@ -387,6 +388,13 @@ static void flushed_marks(hid_t file, Walk *w) {
   w->cut = cut, w->rows = v[0], w->events = v[1];
 }
 
+/* Waits before try k + 1 of a live file's read: 10 ms, doubling, at most 160 ms. */
+static void view_pause(int k) {
+  const long ms = k < 5 ? 10L << (k - 1) : 160L;
+  struct timespec t = {0, ms * 1000000L};
+  nanosleep(&t, NULL);
+}
+
 /* Default page path: the file's base name with .html, in the current folder; returns
  * snprintf's count. */
 static int default_page(const char *file, char *buf, size_t len) {
@@ -441,7 +449,18 @@ int lsim_cli_view(int argc, char **argv) {
     fprintf(stderr, "lcpsim view: %s: not an HDF5 file (a run or compare file of lcpsim is)\n", path);
     return 2;
   }
+  /* A live file (a running lcpsim writes it): a read that meets one of its flushes is torn
+     (an index half written: "cannot read its numbers"); it is read again, up to VIEW_TRIES
+     times, 10 ms apart and doubling to 160 ms (a fast run flushes some 10^4 times a second:
+     3 of 10 single reads of bouncing_ball.json read whole). */
+  const int live = lsim_outfile_being_written(path);
+  enum { VIEW_TRIES = 12 };
+  int tries = 1;
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  while (file < 0 && live && tries < VIEW_TRIES) {
+    view_pause(tries++);
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  }
   if (file < 0) {
     fprintf(stderr, "lcpsim view: %s: cannot open the HDF5 file (damaged or cut short?)\n",
             path);
@@ -493,16 +512,41 @@ int lsim_cli_view(int argc, char **argv) {
   }
 
   /* Head of the page, the data, its tail; written under PAGE.<pid>.partial, then renamed. */
-  fputs(lsim_view_page_head, out);
-  const char *base = strrchr(path, '/');
-  fputs("{\"file\":", out);
-  put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
-  fputs("}</script>", out);
-  Walk w = {out, 0, "", 0, 0, 0, 0, "", 0, -1, 0};
-  flushed_marks(file, &w);
-  /* (the objects' basic information only: all of it reads every object header's
-     messages, which a kill inside a flush can leave failing their checksum) */
-  herr_t rc = H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w, H5O_INFO_BASIC);
+  Walk w;
+  herr_t rc;
+  for (;;) {
+    fputs(lsim_view_page_head, out);
+    const char *base = strrchr(path, '/');
+    fputs("{\"file\":", out);
+    put_json_string(out, base ? base + 1 : path, strlen(base ? base + 1 : path));
+    fputs("}</script>", out);
+    w = (Walk){out, 0, "", 0, 0, 0, 0, "", 0, -1, 0};
+    flushed_marks(file, &w);
+    /* (the objects' basic information only: all of it reads every object header's
+       messages, which a kill inside a flush can leave failing their checksum) */
+    rc = H5Ovisit2(file, H5_INDEX_NAME, H5_ITER_NATIVE, visit, &w, H5O_INFO_BASIC);
+    if (rc >= 0 || !live || tries >= VIEW_TRIES) break;
+    /* A torn read of a live file: the page begun again, the file opened again (HDF5
+       keeps what it read in its caches until it is closed). */
+    H5Fclose(file);
+    file = -1;
+    view_pause(tries++);
+    if (!(out = freopen(partial, "wb", out))) break;
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    while (file < 0 && tries < VIEW_TRIES) {
+      view_pause(tries++);
+      file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    }
+    if (file < 0) break;
+  }
+  if (!out || file < 0) {
+    fprintf(stderr, "lcpsim view: %s: %s\n", path,
+            !out ? "cannot write the page again after a torn read" : "cannot open the HDF5 file again");
+    if (out) fclose(out);
+    if (file >= 0) H5Fclose(file);
+    lsim_outfile_discard(&of);
+    return 2;
+  }
   /* The end mark, its element closed by the tail's </script>. */
   fputs("\n<script type=\"application/json\" class=\"lcpsim-end\">{}", out);
   fputs(lsim_view_page_tail, out);
@@ -516,6 +560,10 @@ int lsim_cli_view(int argc, char **argv) {
     if (werr)
       fprintf(stderr, "lcpsim view: %s: cannot write the page (%s): nothing written\n", page,
               strerror(werr));
+    else if (live)
+      fprintf(stderr, "lcpsim view: %s: %s (a running lcpsim writes it: %d reads met its flushes; "
+              "read again, or stop the run first)\n", path,
+              w.error[0] ? w.error : "reading the file failed", tries);
     else
       fprintf(stderr, "lcpsim view: %s: %s\n", path, w.error[0] ? w.error : "writing the page failed");
     lsim_outfile_discard(&of);

@@ -13,6 +13,7 @@
  * it with its message and removes the partial file.
  */
 #include "scene/record.h"
+#include "scene/resume.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1142,6 +1143,8 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
     write_int(r, "/parameters/solver_block_start", block);
     write_strings(r, "/parameters/solver_lu_solve", lsim_lu_solve_name(lu), 0, -1);
     write_int(r, "/parameters/solver_lu_refactor", every);
+    /* LSIM_TIES_SHORTCUT, which changes sparse Lemke's pivots (docs/solvers.md) */
+    write_int(r, "/parameters/solver_ties_shortcut", lsim_resume_ties_shortcut());
   }
   /* lemke_sparse's principal pivoting budget in effect (the scene's solver.principal, else
      LSIM_PRINCIPAL, else 0): other bits where the phase solves, so a resumed run must take

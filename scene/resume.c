@@ -128,6 +128,7 @@ static int read_vector(hid_t f, const char *name, hid_t mtype, size_t elem, int 
  * the file has them (lu_refactor 0 when not). 0, or -1 when one of the first is missing. */
 static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
   info->block_start = info->lu_solve = info->lu_refactor = 0;
+  info->ties_shortcut = -1;
   char *lu = read_string(f, "/parameters/solver_lu_solve");
   /* A file of the scene's keys alone ("default", 0: the environment's then, unknown) says
      nothing of the settings in effect. */
@@ -136,6 +137,11 @@ static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
       read_scalar(f, "/parameters/solver_lu_refactor", H5T_NATIVE_INT, &info->lu_refactor) ||
       info->lu_refactor <= 0)
     info->block_start = info->lu_solve = info->lu_refactor = 0;
+  /* the tie shortcut, with the others (files before it: not said) */
+  if (info->lu_refactor > 0 && H5Lexists(f, "/parameters/solver_ties_shortcut", H5P_DEFAULT) > 0 &&
+      (read_scalar(f, "/parameters/solver_ties_shortcut", H5T_NATIVE_INT, &info->ties_shortcut) ||
+       info->ties_shortcut < 0 || info->ties_shortcut > 2))
+    info->ties_shortcut = -1;
   free(lu);
   if (read_scalar(f, "/parameters/solver_principal", H5T_NATIVE_INT, &info->principal) ||
       info->principal < 0)
@@ -671,6 +677,11 @@ static int check_solver(const char *path, const LsimResumeInfo *info, const Lsim
   return -1;
 }
 
+int lsim_resume_ties_shortcut(void) {
+  const char *ts = getenv("LSIM_TIES_SHORTCUT");
+  return ts && ts[0] >= '0' && ts[0] <= '2' && !ts[1] ? ts[0] - '0' : 1;
+}
+
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen) {
   if (info->lu_refactor <= 0) return 0;
@@ -695,6 +706,14 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
   } else if (block != info->block_start) {
     key = "block_start", var = "LSIM_BLOCK_START";
     snprintf(mine, sizeof mine, "%d", block), snprintf(theirs, sizeof theirs, "%d", info->block_start);
+  }
+  if (!key && info->ties_shortcut >= 0 && lsim_resume_ties_shortcut() != info->ties_shortcut) {
+    /* no scene key: the environment's alone, for every solver that runs sparse Lemke */
+    return say(err, errlen, LSIM_INVALID_INPUT, "%s: its %s run's sparse Lemke tie shortcut is "
+               "%d, this run's %d (the environment's LSIM_TIES_SHORTCUT, else the built-in 1): "
+               "the continued steps would not be the run's; take its setting "
+               "(LSIM_TIES_SHORTCUT=%d)", path, info->solver_name, info->ties_shortcut,
+               lsim_resume_ties_shortcut(), info->ties_shortcut);
   }
   if (!key) return 0;
   if (strcmp(info->solver_name, "lemke_sparse"))

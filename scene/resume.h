@@ -43,6 +43,9 @@ typedef struct LsimResumeInfo {
   int principal;           /* a lemke_sparse run's principal pivoting budget in effect
                               (/parameters/solver_principal), 0 when the file does not say
                               (another solver, or a run from before the setting: none ran) */
+  int ties_shortcut;       /* the sparse Lemke tie shortcut in effect (LSIM_TIES_SHORTCUT,
+                              /parameters/solver_ties_shortcut: 0, 1 or 2); -1 when the file
+                              does not say */
   int simd_reference;      /* the run's PGS sweep ran on LSIM_SIMD=reference
                               (/parameters/solver_simd "reference"), 0 when the file says none */
   int has_lcp;             /* the run dumped its LCPs (/lcp) */
@@ -57,6 +60,10 @@ typedef struct LsimResumeInfo {
  * fallbacks run sparse Lemke, newton and lemke, on the environment's settings alone
  * (lsim_solver_sparse_settings). 0 when the run's solver (info) runs no sparse Lemke or
  * its file does not say (lu_refactor 0: files before these solvers recorded them). */
+/* Sparse Lemke's tie shortcut now: the environment's LSIM_TIES_SHORTCUT (0, 1 or 2, as
+ * lcp/lemke_sparse.c reads it), else 1, the built-in one. */
+int lsim_resume_ties_shortcut(void);
+
 int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const LsimModel *m,
                              char *err, size_t errlen);
 /* A lemke_sparse run's principal pivoting budget (info->principal) against this run's: the

@@ -405,6 +405,10 @@ ev=$(pwd)/data/bouncing_ball_events.json
 t event_solver "bouncing_ball_events.json: --solver applies to the time step's solver, not to \"integrator\": \"event_driven\"" "$ev" --solver pgs -o @OUT --quiet
 t event_tol "bouncing_ball_events.json: --tol applies to the time step's solver" "$ev" --tol 1e-3 -o @OUT --quiet
 t event_threads "bouncing_ball_events.json: --threads applies to the time step's solver" "$ev" --threads 2 -o @OUT --quiet
+# output.record_every of an event-driven scene: its place named, file:line:column, as for
+# any bad value (said "event_record_every.json: output.record_every 3 applies ...").
+S event_record_every "event_record_every.json:1:269: output.record_every: 3 applies to the time step; \"integrator\": \"event_driven\" records at every multiple of its time_step" '{"lcpsim": 1, "dimension": 2, "time_step": 0.001, "duration": 0.01, "integrator": "event_driven", "bodies": [{"type": "static", "shapes": [{"type": "plane"}]}, {"mass": 1, "position": [0, 1], "shapes": [{"type": "sphere", "radius": 0.1}]}], "output": {"record_every": 3}}'
+t event_record_every_cli "bouncing_ball_events.json: --record-every 3 applies to the time step" "$ev" --record-every 3 -o @OUT --quiet
 t out_dir "nodir/out.h5" "$in/ok.json" -o "$run/nodir/out.h5"
 t out_is_dir "$run" "$in/ok.json" -o "$run"
 
