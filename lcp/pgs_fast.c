@@ -1123,20 +1123,12 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
 }
 
 #if EXACT_AVX2
-__attribute__((target("avx2"))) static void scatter_vex(LsimPgs *ws, const double *z,
-                                                        const int *order, int begin, int end) {
+/* VEX only: its EVEX build (as rows_evex, which needs no more registers here: 16 stack
+ * references either way) was not measurably faster (docs/solvers.md, "The final
+ * residual's EVEX build"). */
+__attribute__((target("avx2"))) static void scatter_avx2(LsimPgs *ws, const double *z,
+                                                         const int *order, int begin, int end) {
   fast_scatter(ws, z, 6, 1, order, begin, end);
-}
-
-/* The EVEX build (as rows_evex). */
-EXACT_EVEX_ATTR static void scatter_evex(LsimPgs *ws, const double *z, const int *order,
-                                         int begin, int end) {
-  fast_scatter(ws, z, 6, 1, order, begin, end);
-}
-
-static void scatter_avx2(LsimPgs *ws, const double *z, const int *order, int begin, int end) {
-  if (ws->wide_evex) scatter_evex(ws, z, order, begin, end);
-  else scatter_vex(ws, z, order, begin, end);
 }
 #endif
 
