@@ -984,36 +984,15 @@ static int exact_avx2(const LsimPgs *ws, int W) {
          (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512);
 }
 
-/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. */
-__attribute__((target("avx2"))) static void rows_vex(LsimPgs *ws, const LsimFactoredLcp *f,
-                                                     const double *z, double *w, Measures *ms,
-                                                     const int *order, int begin, int end) {
+/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. VEX
+ * only: built a second time like the sweep's EVEX kernels (pgs_wide.c), it and the
+ * scatter below were measured no faster (docs/solvers.md, "The final residual's EVEX
+ * build"). */
+__attribute__((target("avx2"))) static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f,
+                                                      const double *z, double *w, Measures *ms,
+                                                      const int *order, int begin, int end) {
   if (ms) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, ms, 1, order, begin, end);
   else (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 1, order, begin, end);
-}
-
-/* The same source in the EVEX build of the coloured sweep's AVX2 kernels (pgs_wide.c):
- * AVX-512VL's encoding, 256-bit vectors, GCC's schedule-insns. The same operations (no
- * FMA in the target), so the same bits; run where ws->wide_evex (LSIM_AVX2_EVEX). */
-#if defined(__clang__)
-#define EXACT_EVEX_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
-#else
-#define EXACT_EVEX_ATTR                                                                    \
-  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
-                 optimize("schedule-insns")))
-#endif
-EXACT_EVEX_ATTR static void rows_evex(LsimPgs *ws, const LsimFactoredLcp *f, const double *z,
-                                      double *w, Measures *ms, const int *order, int begin,
-                                      int end) {
-  if (ms) (void)fast_rows_w_stop(ws, f, z, w, 6, 0, ms, 1, order, begin, end);
-  else (void)fast_rows_w_stop(ws, f, z, w, 6, 0, NULL, 1, order, begin, end);
-}
-
-/* The rows pass on AVX2: the EVEX build where the coloured sweep runs it. */
-static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f, const double *z, double *w,
-                      Measures *ms, const int *order, int begin, int end) {
-  if (ws->wide_evex) rows_evex(ws, f, z, w, ms, order, begin, end);
-  else rows_vex(ws, f, z, w, ms, order, begin, end);
 }
 #endif
 
@@ -1123,9 +1102,6 @@ static inline void fast_scatter(LsimPgs *ws, const double *z, const int W, const
 }
 
 #if EXACT_AVX2
-/* VEX only: its EVEX build (as rows_evex, which needs no more registers here: 16 stack
- * references either way) was not measurably faster (docs/solvers.md, "The final
- * residual's EVEX build"). */
 __attribute__((target("avx2"))) static void scatter_avx2(LsimPgs *ws, const double *z,
                                                          const int *order, int begin, int end) {
   fast_scatter(ws, z, 6, 1, order, begin, end);

@@ -272,9 +272,9 @@ static void test_fast_residual_bits(void **state) {
   const int n = f->n, m = f->m;
   double *z = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
   double *u = malloc((size_t)m * sizeof(double));
-  /* AVX2 twice: its EVEX build (where the CPU has AVX-512VL; the residual's rows and
-     scatter take it too) and, LSIM_AVX2_EVEX=off, its VEX build. Beside the definition,
-     the two builds' u and w are compared with each other (two threads too). */
+  /* AVX2 twice: its sweep's EVEX build (where the CPU has AVX-512VL) and, with
+     LSIM_AVX2_EVEX=off, its VEX build. Beside the definition, the two builds' u and w
+     are compared with each other (two threads too). */
   static const char *paths[4] = {"scalar", "sse2", "avx2", "avx2"};
   static const char *evex[4] = {NULL, NULL, NULL, "off"};
   double *bz_evex[2][2], *w_evex[2][2];
