@@ -984,7 +984,10 @@ static int exact_avx2(const LsimPgs *ws, int W) {
          (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512);
 }
 
-/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. */
+/* The rows pass (with the measures when ms) at block width 6 with cone_dots_avx2. VEX
+ * only: built a second time like the sweep's EVEX kernels (pgs_wide.c), it and the
+ * scatter below were measured no faster (docs/solvers.md, "The final residual's EVEX
+ * build"). */
 __attribute__((target("avx2"))) static void rows_avx2(LsimPgs *ws, const LsimFactoredLcp *f,
                                                       const double *z, double *w, Measures *ms,
                                                       const int *order, int begin, int end) {

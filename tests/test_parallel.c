@@ -272,13 +272,20 @@ static void test_fast_residual_bits(void **state) {
   const int n = f->n, m = f->m;
   double *z = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
   double *u = malloc((size_t)m * sizeof(double));
-  static const char *paths[3] = {"scalar", "sse2", "avx2"};
-  for (int k = 0; k < 3; ++k)
+  /* AVX2 twice: its sweep's EVEX build (where the CPU has AVX-512VL) and, with
+     LSIM_AVX2_EVEX=off, its VEX build. Beside the definition, the two builds' u and w
+     are compared with each other (two threads too). */
+  static const char *paths[4] = {"scalar", "sse2", "avx2", "avx2"};
+  static const char *evex[4] = {NULL, NULL, NULL, "off"};
+  double *bz_evex[2][2], *w_evex[2][2];
+  for (int k = 0; k < 4; ++k)
     for (int T = 1; T <= 2; ++T)
       for (int budget = 0; budget < 2; ++budget) {
         setenv("LSIM_SIMD", paths[k], 1);
+        if (evex[k]) setenv("LSIM_AVX2_EVEX", evex[k], 1);
         LsimPgsInfo info;
         LsimPgs *ws = solve_kept(f, T, budget ? 0.0 : 1e-6, budget ? 20 : 100000, z, &info);
+        unsetenv("LSIM_AVX2_EVEX");
         assert_true(info.full_valid);
         assert_non_null(info.bz);
         assert_non_null(info.w);
@@ -286,6 +293,16 @@ static void test_fast_residual_bits(void **state) {
         residual_by_definition(f, z, u, info.bz, w);
         if (T == 1) assert_memory_equal(u, info.bz, (size_t)m * sizeof(double));
         assert_memory_equal(w, info.w, (size_t)n * sizeof(double));
+        if (k == 2) {
+          bz_evex[T - 1][budget] = malloc((size_t)m * sizeof(double));
+          w_evex[T - 1][budget] = malloc((size_t)n * sizeof(double));
+          memcpy(bz_evex[T - 1][budget], info.bz, (size_t)m * sizeof(double));
+          memcpy(w_evex[T - 1][budget], info.w, (size_t)n * sizeof(double));
+        } else if (k == 3) {
+          assert_memory_equal(bz_evex[T - 1][budget], info.bz, (size_t)m * sizeof(double));
+          assert_memory_equal(w_evex[T - 1][budget], info.w, (size_t)n * sizeof(double));
+          free(bz_evex[T - 1][budget]), free(w_evex[T - 1][budget]);
+        }
         lsim_pgs_free(ws);
       }
   unsetenv("LSIM_SIMD");
