@@ -581,7 +581,8 @@ int lsim_cli_view(int argc, char **argv) {
     char rows[64] = "";
     if (w.left > 0) snprintf(rows, sizeof rows, "%lld rows of %s", w.left, w.cut == 1 ? "/step" : "/time");
     fprintf(stderr, "lcpsim view: note: %s: read up to its last whole flush (/flushed_rows %lld): "
-            "%s%s past it, of a flush the kill cut short, left out\n", path, w.rows, rows, events);
+            "%s%s past it, of a flush not whole (still being written, or cut short by a kill), "
+            "left out\n", path, w.rows, rows, events);
   }
   printf("lcpsim view: %s (%d datasets) -> %s\n", path, w.count, page);
   return 0;

@@ -602,8 +602,9 @@ def _hybrid_cut(f):
     note = ""
     if past:
         note = ("read up to its last whole flush (/flushed_rows %d samples, /flushed_events %d "
-                "transitions): %s past it, of a flush the kill cut short, left out" %
-                (w, e, " and ".join("%d rows of /%s" % (n, p) for p, n in past)))
+                "transitions): %s past it, of a flush not whole (still being written, or cut short "
+                "by a kill), left out" % (w, e, " and ".join("%d rows of /%s" % (n, p)
+                                                             for p, n in past)))
     return cut, note
 
 
@@ -773,7 +774,8 @@ def _run_cut(f):
     note = ""
     if past:
         note = ("read up to its last whole flush (/flushed_rows %d states): %s past it, of a "
-                "flush the kill cut short, left out" % (w, " and ".join(past)))
+                "flush not whole (still being written, or cut short by a kill), left out" %
+                (w, " and ".join(past)))
     return cut, note
 
 

@@ -25,6 +25,9 @@ for k in 1 2 3 4 5 6 7 8; do
   rc=0; timeout 60 $L view "$part" -o "$out/page.html" > "$out/o" 2> "$out/err" || rc=$?
   [ $rc -eq 0 ] || fail "view $k of the live file: exit $rc: $(cat "$out/err")"
   grep -qF "a running lcpsim writes it now" "$out/err" || fail "view $k: no note: $(cat "$out/err")"
+  # (rows past the last whole flush are of one being written, not of a kill: before, the
+  # note said "of a flush the kill cut short")
+  ! grep -qF "the kill cut short" "$out/err" || fail "view $k: a kill named: $(cat "$out/err")"
   [ -s "$out/page.html" ] && tail -c 200 "$out/page.html" | grep -q "</html>" \
     || fail "view $k: no whole page"
   kill -0 $p 2> /dev/null || fail "the run ended during view $k"
