@@ -388,11 +388,26 @@ static void flushed_marks(hid_t file, Walk *w) {
   w->cut = cut, w->rows = v[0], w->events = v[1];
 }
 
+/* Reads of a live file (a running lcpsim writes it) that meet its flushes: at most this
+   many in all. */
+enum { VIEW_TRIES = 12 };
+
 /* Waits before try k + 1 of a live file's read: 10 ms, doubling, at most 160 ms. */
 static void view_pause(int k) {
   const long ms = k < 5 ? 10L << (k - 1) : 160L;
   struct timespec t = {0, ms * 1000000L};
   nanosleep(&t, NULL);
+}
+
+/* Opens path read-only; a live file's failed open is tried again while *tries (the reads
+   so far, this one counted) is under VIEW_TRIES. The handle, or < 0. */
+static hid_t view_open(const char *path, int live, int *tries) {
+  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  while (file < 0 && live && *tries < VIEW_TRIES) {
+    view_pause((*tries)++);
+    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  }
+  return file;
 }
 
 /* Default page path: the file's base name with .html, in the current folder; returns
@@ -454,13 +469,8 @@ int lsim_cli_view(int argc, char **argv) {
      times, 10 ms apart and doubling to 160 ms (a fast run flushes some 10^4 times a second:
      3 of 10 single reads of bouncing_ball.json read whole). */
   const int live = lsim_outfile_being_written(path);
-  enum { VIEW_TRIES = 12 };
   int tries = 1;
-  hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  while (file < 0 && live && tries < VIEW_TRIES) {
-    view_pause(tries++);
-    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  }
+  hid_t file = view_open(path, live, &tries);
   if (file < 0) {
     fprintf(stderr, "lcpsim view: %s: cannot open the HDF5 file (damaged or cut short?)\n",
             path);
@@ -532,12 +542,7 @@ int lsim_cli_view(int argc, char **argv) {
     file = -1;
     view_pause(tries++);
     if (!(out = freopen(partial, "wb", out))) break;
-    file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    while (file < 0 && tries < VIEW_TRIES) {
-      view_pause(tries++);
-      file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    }
-    if (file < 0) break;
+    if ((file = view_open(path, live, &tries)) < 0) break;
   }
   if (!out || file < 0) {
     fprintf(stderr, "lcpsim view: %s: %s\n", path,
