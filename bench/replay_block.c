@@ -9,25 +9,44 @@
  * the friction is a tangential 2-vector f = sum_k beta_k d_k and the contact's reduced
  * Delassus rows are (normal, t1, t2): W = J_r B_r, 3 nc x 3 nc, dense here.
  *
- * Modes (from the dumped warm guess, then switched): sticking (f free, v_t = 0, lambda = 0)
- * or sliding at vertex k (f = mu z_n d_k, lambda free; a separated contact is a sliding one
- * with z_n = 0). With the modes fixed the sticking friction is eliminated (Schur complement
- * of the sticking tangential block K = W_FF, Cholesky that drops a column whose pivot is
- * below 1e-10 of its diagonal: the redundant corners of a face, their f component fixed at
- * 0, a basis choice), and the normals solve a dense LCP of nc variables (lemke.c, warm from
- * the last iterate's z_n > 0). Then each cone is checked: a sticking force outside mu z_n
- * conv(D) (its two bracketing directions' sum above mu z_n) slides at the vertex most along
- * f; a sliding contact whose d_k . v_t is not the least of its d_j . v_t (tolerance 1e-12
- * max|q|) slides at the least one, or sticks when |v_t| is below that tolerance. Repeated
- * until no mode changes (at most --iters). The result is lifted to the original z (sticking
- * f split over its two bracketing directions, lambda = max(0, -min_j w_j)) and judged on
- * the ORIGINAL problem with the common residual (lsim_factored_residual, relative <= 1e-10).
- * On failure the step is solved by lemke_sparse from the carried basis as replay_lemke does
- * (its time added). Edge sliding (two directions at once) is not a mode.
+ * Modes (from the dumped warm guess: lambda > t slides at its loaded direction, or on the
+ * edge of two adjacent loaded ones; z_n > t else sticks; t = 1e-9 max z): sticking (f free,
+ * v_t = 0, lambda = 0), sliding at vertex k (f = mu z_n d_k, lambda free; an apart contact
+ * is a sliding one with z_n = 0) or sliding on the edge of directions k, k + 1 (f = mu z_n
+ * d_k + s (d_{k+1} - d_k), one velocity equation (d_{k+1} - d_k) . v_t = 0). With the modes
+ * fixed the free friction unknowns (2 a sticking contact, 1 an edge) are eliminated (Schur
+ * complement of their block K, a Cholesky that drops a column whose pivot is below 1e-10 of
+ * its diagonal: redundant corners, their unknown fixed at 0, a basis choice), and the
+ * normals solve a dense LCP of nc variables (lemke.c, warm from the last pass's z_n > 0).
+ * Then each cone is checked: a sticking force outside mu z_n conv(D) (its two bracketing
+ * directions' sum above mu z_n (1 + 1e-10)) slides on the edge it crosses (at a vertex when
+ * one share is below 1e-9); an edge split outside [0, mu z_n] goes to the vertex it passed;
+ * a sliding contact whose d_k . v_t is not the least of its d_j . v_t (tolerance 1e-12
+ * max|q|) turns to the least (onto the edge between when adjacent), or sticks when |v_t| is
+ * below that tolerance. Repeated until no mode changes and the normals move by at most
+ * 1e-10 of the largest (at most --iters passes). The result is lifted to the original z
+ * (sticking and edge friction split over the two bracketing directions, a sliding contact's
+ * lambda = max(0, -min_j w_j)) and judged on the ORIGINAL problem with the common residual
+ * (lsim_factored_residual, relative <= 1e-10). On failure the step is solved by
+ * lemke_sparse from the carried basis as replay_lemke does (its time added).
  *
- * usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback]
- * One line a file: n, contacts, final modes, mode iterations, dense Lemke pivots, CPU ms of
- * the method (and of the fallback), the original problem's relative residual.
+ * usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] [--oracle]
+ *                    [--oracle-normals] [--prox RHO] [--turn-stick]
+ *   --oracle: the modes (and the first normals) from lemke_sparse's solution of the step
+ *   (solved first, untimed) instead of the warm guess; --oracle-normals: the same, and the
+ *   first pass takes those normals as they are (no normals' LCP): with --iters 1 a check
+ *   that the exact modes pass the cone checks and lift to the original solution;
+ *   --prox RHO: the normals' LCP of a pass with the proximal term rho = RHO max_i S_ii
+ *   (LCP(S + rho I, q' - rho z_prev): of the hyperstatic normals those nearest the last
+ *   pass's); a negative RHO: |RHO|, cut tenfold after each pass without mode changes;
+ *   --turn-stick: a sliding contact whose least d_j . v_t is not its own sticks (and the
+ *   cone check then picks its edge or vertex from the sticking force) instead of turning;
+ *   BLOCK_WHERE set in the environment: the row where the lifted residual sits.
+ * One line a file: n, contacts, q's deviation from the uniform mix, the outcome (solved,
+ * unsolved: no settling within K passes or a residual above 1e-10, lcp_failed: the normals'
+ * LCP unsolved), passes, dense Lemke pivots, final modes (sticking, vertex, edge, apart),
+ * columns dropped, the last pass's mode changes, the original problem's relative residual,
+ * CPU ms of the reduction and of the passes (and of the fallback).
  */
 #include <math.h>
 #include <stdio.h>
@@ -118,7 +137,9 @@ static int base_dir(int md, int nd) { return md < 0 ? -1 : md % nd; }
 /* The mode method on r (modes [nc]). x [R] returns the reduced impulses (normal, f1, f2 a
  * contact). 0 when the modes settled. */
 static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, double *x,
-                       int max_iter, int verbose, int keep_first, Stats *st) {
+                       int max_iter, int verbose, int keep_first, double prox, int turn_stick, Stats *st) {
+  const int prox_decay = prox < 0.0; /* a negative prox: |prox|, cut tenfold a pass without changes */
+  prox = fabs(prox);
   const int nc = r->nc, R = r->R, S = 2 * nc + 1;
   const double *W = r->W;
   double qs = 0.0;
@@ -133,11 +154,12 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
   double *Y = malloc(sizeof(double) * (size_t)S * (size_t)nc);
   double *g = malloc(sizeof(double) * (size_t)S), *sv = malloc(sizeof(double) * (size_t)S);
   double *zn = calloc((size_t)nc, sizeof(double)), *v = malloc(sizeof(double) * (size_t)R);
+  double *zprev = calloc((size_t)nc, sizeof(double));
   unsigned char *bg = malloc((size_t)nc);
   LsimLcp lcp = {0};
   LsimLemke *lw = lsim_lemke_create();
   int rc = -1;
-  if (!fc || !fa || !E || !A || !L || !X || !Y || !g || !sv || !zn || !v || !bg || !lw ||
+  if (!zprev || !fc || !fa || !E || !A || !L || !X || !Y || !g || !sv || !zn || !v || !bg || !lw ||
       lsim_lcp_init(&lcp, nc))
     goto done;
   for (int c = 0; c < nc; ++c) zn[c] = x[3 * c];
@@ -231,6 +253,19 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
       for (int k = 0; k < F; ++k) s -= xc[k] * g[k];
       lcp.q[c] = s;
       bg[c] = zn[c] > 0.0;
+    }
+    /* proximal term (prox > 0): LCP(S + rho I, q' - rho z_prev), rho = prox max_i S_ii: of
+       the normals that solve the pass's LCP, those nearest the last pass's where S is
+       singular (the hyperstatic normals), and a regular matrix where S is PSD */
+    double rho = 0.0;
+    if (prox > 0.0) {
+      for (int c = 0; c < nc; ++c) rho = fmax(rho, lcp.M[(size_t)c * (size_t)nc + c]);
+      rho *= prox;
+      for (int c = 0; c < nc; ++c) {
+        lcp.M[(size_t)c * (size_t)nc + c] += rho;
+        lcp.q[c] -= rho * zn[c];
+        zprev[c] = zn[c];
+      }
     }
     LsimLemkeOptions lo = lsim_default_lemke_options();
     LsimLemkeInfo li = {0};
@@ -329,6 +364,10 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
           mode[c] = ba <= 1e-9 * tot ? (k + 1) % nd : bb <= 1e-9 * tot ? k : nd + k;
           ++changes, ++to_slide;
         }
+      } else if (md >= nd && (es[c] < -1e-12 * b->mu * zn[c] ||
+                              es[c] > b->mu * zn[c] * (1.0 + 1e-12))) {
+        /* edge split outside [0, mu z_n] (also at z_n = 0): the vertex it passed */
+        mode[c] = es[c] < 0 ? md - nd : (md - nd + 1) % nd, ++changes, ++to_vertex;
       } else if (zn[c] > 0.0) {
         const double v1 = v[3 * c + 1], v2 = v[3 * c + 2];
         int best = 0;
@@ -339,12 +378,8 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
         }
         const int k = md % nd;
         const double gk = v1 * cos(k * dth) + v2 * sin(k * dth);
-        const double lim = b->mu * zn[c];
-        if (md >= nd && (es[c] < -1e-12 * lim || es[c] > lim * (1.0 + 1e-12))) {
-          /* edge split outside [0, mu z_n]: the vertex it passed */
-          mode[c] = es[c] < 0 ? k : (k + 1) % nd, ++changes, ++to_vertex;
-        } else if (gk > gmin + vtol) {
-          if (hypot(v1, v2) <= vtol) mode[c] = -1, ++to_stick;
+        if (gk > gmin + vtol) {
+          if (turn_stick || hypot(v1, v2) <= vtol) mode[c] = -1, ++to_stick;
           else if (md < nd && (best == (k + 1) % nd || (best + 1) % nd == k))
             mode[c] = nd + (best == (k + 1) % nd ? k : best); /* onto the edge toward best */
           else mode[c] = best;
@@ -362,7 +397,12 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
              "edge %d apart %d\n",
              it + 1, F, dropped, li.pivots, changes, to_slide, to_stick, turn, to_vertex,
              st->sticking, st->vertex, st->edge, st->apart);
-    if (!changes) {
+    double dz = 0.0, zmax = 0.0;
+    for (int c = 0; c < nc && prox > 0.0; ++c)
+      dz = fmax(dz, fabs(zn[c] - zprev[c])), zmax = fmax(zmax, zn[c]);
+    if (verbose && prox > 0.0) printf("  iter %d: max |z_n - last| %.2e of max z_n %.2e\n", it + 1, dz, zmax);
+    if (!changes && prox_decay) prox = fmax(prox * 0.1, 1e-10); /* the modes held: a nearer step */
+    if (!changes && dz <= 1e-10 * zmax) { /* the original residual judges */
       rc = 0;
       break;
     }
@@ -371,7 +411,7 @@ done:
   lsim_lemke_free(lw);
   lsim_lcp_free(&lcp);
   free(fc), free(fa), free(E), free(A), free(L), free(X), free(Y), free(g), free(sv), free(zn),
-      free(v), free(bg);
+      free(v), free(bg), free(zprev);
   return rc;
 }
 
@@ -407,26 +447,45 @@ static void lift(const LsimFactoredLcp *f, const Reduced *r, const int *mode, co
     z[b->lambda] = fmax(0.0, -wmin);
   }
   lsim_factored_residual(f, z, u, w, res);
+  if (getenv("BLOCK_WHERE")) { /* where the residual sits: row kind, contact, mode */
+    int worst = 0;
+    for (int i = 0; i < f->n; ++i)
+      if (fabs(fmin(z[i], w[i])) > fabs(fmin(z[worst], w[worst]))) worst = i;
+    for (int c = 0; c < r->nc; ++c) {
+      const LsimConeBlock *b = &f->cones[c];
+      const int kind = worst == b->normal ? 0 : worst == b->lambda ? 2
+                     : worst >= b->first_dir && worst < b->first_dir + b->ndir ? 1 : -1;
+      if (kind >= 0)
+        printf("  worst row %d kind %d contact %d mode %d z %.3e w %.3e z_n %.3e lambda %.3e\n",
+               worst, kind, c, mode[c], z[worst], w[worst], z[b->normal], z[b->lambda]);
+    }
+  }
 }
 
 int main(int argc, char **argv) {
   int max_iter = 30, verbose = 0, fallback = 1, nfiles = 0, oracle = 0;
+  double prox = 0.0;
+  int turn_stick = 0;
   const char **files = malloc(sizeof(char *) * (size_t)argc);
   if (!files) return 2;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--iters") && i + 1 < argc) max_iter = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
+    else if (!strcmp(argv[i], "--turn-stick")) turn_stick = 1;
+    else if (!strcmp(argv[i], "--prox") && i + 1 < argc) prox = atof(argv[++i]);
     else if (!strcmp(argv[i], "--no-fallback")) fallback = 0;
     else if (!strcmp(argv[i], "--oracle")) oracle = 1;
     else if (!strcmp(argv[i], "--oracle-normals")) oracle = 2;
     else if (argv[i][0] != '-') files[nfiles++] = argv[i];
     else {
-      fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback]\n");
+      fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick]\n");
       return 2;
     }
   }
   if (!nfiles || max_iter < 1) {
-    fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback]\n");
+    fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick]\n");
     return 2;
   }
   LsimSolverOptions o = lsim_default_solver_options();
@@ -483,7 +542,7 @@ int main(int argc, char **argv) {
         }
         x[3 * c] = p.z[b->normal] > t ? p.z[b->normal] : 0.0;
       }
-      const int settled = !modes_solve(f, &r, mode, x, max_iter, verbose, oracle > 1, &st);
+      const int settled = !modes_solve(f, &r, mode, x, max_iter, verbose, oracle > 1, prox, turn_stick, &st);
       if (!st.lemke_fail) { /* lifted also when unsettled: its residual printed */
         lift(f, &r, mode, x, z, u, w, &res);
         ok = settled && res.relative <= 1e-10;
