@@ -31,7 +31,8 @@
  * lemke_sparse from the carried basis as replay_lemke does (its time added).
  *
  * usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] [--oracle]
- *                    [--oracle-normals] [--prox RHO] [--turn-stick]
+ *                    [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes]
+ *                    [--max-switch K]
  *   --oracle: the modes (and the first normals) from lemke_sparse's solution of the step
  *   (solved first, untimed) instead of the warm guess; --oracle-normals: the same, and the
  *   first pass takes those normals as they are (no normals' LCP): with --iters 1 a check
@@ -41,6 +42,10 @@
  *   pass's); a negative RHO: |RHO|, cut tenfold after each pass without mode changes;
  *   --turn-stick: a sliding contact whose least d_j . v_t is not its own sticks (and the
  *   cone check then picks its edge or vertex from the sticking force) instead of turning;
+ *   --max-switch K: at most K mode switches a pass, the largest violations first (in
+ *   velocity units: a force's excess times the contact's tangential W_tt);
+ *   --compare-modes: only the modes of the warm guess against those of lemke_sparse's
+ *   solution, counted by class (no method run);
  *   BLOCK_WHERE set in the environment: the row where the lifted residual sits.
  * One line a file: n, contacts, q's deviation from the uniform mix, the outcome (solved,
  * unsolved: no settling within K passes or a residual above 1e-10, lcp_failed: the normals'
@@ -137,7 +142,7 @@ static int base_dir(int md, int nd) { return md < 0 ? -1 : md % nd; }
 /* The mode method on r (modes [nc]). x [R] returns the reduced impulses (normal, f1, f2 a
  * contact). 0 when the modes settled. */
 static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, double *x,
-                       int max_iter, int verbose, int keep_first, double prox, int turn_stick, Stats *st) {
+                       int max_iter, int verbose, int keep_first, double prox, int turn_stick, int max_switch, Stats *st) {
   const int prox_decay = prox < 0.0; /* a negative prox: |prox|, cut tenfold a pass without changes */
   prox = fabs(prox);
   const int nc = r->nc, R = r->R, S = 2 * nc + 1;
@@ -154,12 +159,13 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
   double *Y = malloc(sizeof(double) * (size_t)S * (size_t)nc);
   double *g = malloc(sizeof(double) * (size_t)S), *sv = malloc(sizeof(double) * (size_t)S);
   double *zn = calloc((size_t)nc, sizeof(double)), *v = malloc(sizeof(double) * (size_t)R);
-  double *zprev = calloc((size_t)nc, sizeof(double));
+  double *zprev = calloc((size_t)nc, sizeof(double)), *viol = malloc(sizeof(double) * (size_t)nc);
+  int *nmode = malloc(sizeof(int) * (size_t)nc);
   unsigned char *bg = malloc((size_t)nc);
   LsimLcp lcp = {0};
   LsimLemke *lw = lsim_lemke_create();
   int rc = -1;
-  if (!zprev || !fc || !fa || !E || !A || !L || !X || !Y || !g || !sv || !zn || !v || !bg || !lw ||
+  if (!zprev || !viol || !nmode || !fc || !fa || !E || !A || !L || !X || !Y || !g || !sv || !zn || !v || !bg || !lw ||
       lsim_lcp_init(&lcp, nc))
     goto done;
   for (int c = 0; c < nc; ++c) zn[c] = x[3 * c];
@@ -350,6 +356,8 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
       const int nd = b->ndir;
       const double dth = 2.0 * PI / nd;
       const int md = mode[c];
+      const double dtt = W[(size_t)(3 * c + 1) * R + 3 * c + 1]; /* force -> velocity scale */
+      double vi = 0.0;
       if (md < 0) {
         const double f1 = x[3 * c + 1], f2 = x[3 * c + 2];
         double ph = atan2(f2, f1);
@@ -361,12 +369,14 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
         if (ba + bb > b->mu * zn[c] * (1.0 + 1e-10)) {
           /* outside: slide on the edge it crosses, or at a vertex when one share is ~0 */
           const double tot = ba + bb;
+          vi = (tot - b->mu * zn[c]) * dtt;
           mode[c] = ba <= 1e-9 * tot ? (k + 1) % nd : bb <= 1e-9 * tot ? k : nd + k;
           ++changes, ++to_slide;
         }
       } else if (md >= nd && (es[c] < -1e-12 * b->mu * zn[c] ||
                               es[c] > b->mu * zn[c] * (1.0 + 1e-12))) {
         /* edge split outside [0, mu z_n] (also at z_n = 0): the vertex it passed */
+        vi = (es[c] < 0 ? -es[c] : es[c] - b->mu * zn[c]) * dtt;
         mode[c] = es[c] < 0 ? md - nd : (md - nd + 1) % nd, ++changes, ++to_vertex;
       } else if (zn[c] > 0.0) {
         const double v1 = v[3 * c + 1], v2 = v[3 * c + 2];
@@ -379,6 +389,7 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
         const int k = md % nd;
         const double gk = v1 * cos(k * dth) + v2 * sin(k * dth);
         if (gk > gmin + vtol) {
+          vi = gk - gmin;
           if (turn_stick || hypot(v1, v2) <= vtol) mode[c] = -1, ++to_stick;
           else if (md < nd && (best == (k + 1) % nd || (best + 1) % nd == k))
             mode[c] = nd + (best == (k + 1) % nd ? k : best); /* onto the edge toward best */
@@ -386,6 +397,20 @@ static int modes_solve(const LsimFactoredLcp *f, const Reduced *r, int *mode, do
           ++changes, ++turn;
         }
       }
+      nmode[c] = mode[c], viol[c] = mode[c] != md ? vi : -1.0;
+      mode[c] = md;
+    }
+    /* at most max_switch switches a pass, the largest violations first (0: all) */
+    int limit = max_switch > 0 && changes > max_switch ? max_switch : changes;
+    for (int done_sw = 0; done_sw < limit; ++done_sw) {
+      int wc = -1;
+      for (int c = 0; c < nc; ++c)
+        if (viol[c] >= 0.0 && (wc < 0 || viol[c] > viol[wc])) wc = c;
+      if (wc < 0) break;
+      mode[wc] = nmode[wc], viol[wc] = -1.0;
+    }
+    for (int c = 0; c < nc; ++c) {
+      const int nd = f->cones[c].ndir;
       st->sticking += mode[c] < 0, st->apart += mode[c] >= 0 && zn[c] <= 0.0;
       st->vertex += mode[c] >= 0 && mode[c] < nd && zn[c] > 0.0;
       st->edge += mode[c] >= nd && zn[c] > 0.0;
@@ -411,7 +436,7 @@ done:
   lsim_lemke_free(lw);
   lsim_lcp_free(&lcp);
   free(fc), free(fa), free(E), free(A), free(L), free(X), free(Y), free(g), free(sv), free(zn),
-      free(v), free(bg), free(zprev);
+      free(v), free(bg), free(zprev), free(viol), free(nmode);
   return rc;
 }
 
@@ -462,16 +487,67 @@ static void lift(const LsimFactoredLcp *f, const Reduced *r, const int *mode, co
   }
 }
 
+/* Modes from a point zp: lambda > t slides at its largest direction (on the edge of two
+ * adjacent loaded ones), z_n > t else sticks, an apart contact slides (f = 0 while z_n = 0);
+ * t = 1e-9 max |zp|. x [3 nc] gets the normals (0 below t). */
+static void init_modes(const LsimFactoredLcp *f, const double *zp, int *mode, double *x) {
+  double zm = 0.0;
+  for (int i = 0; i < f->n; ++i) zm = fmax(zm, fabs(zp[i]));
+  const double t = 1e-9 * (zm > 0 ? zm : 1.0);
+  for (int c = 0; c < f->ncones; ++c) {
+    const LsimConeBlock *b = &f->cones[c];
+    int kb = 0;
+    for (int k = 1; k < b->ndir; ++k)
+      if (zp[b->first_dir + k] > zp[b->first_dir + kb]) kb = k;
+    mode[c] = zp[b->lambda] > t || zp[b->normal] <= t ? kb : -1;
+    const int nd = b->ndir, kn = (kb + 1) % nd, kp = (kb + nd - 1) % nd;
+    if (mode[c] >= 0 && zp[b->normal] > t) {
+      if (zp[b->first_dir + kn] > t) mode[c] = nd + kb;
+      else if (zp[b->first_dir + kp] > t) mode[c] = nd + kp;
+    }
+    x[3 * c] = zp[b->normal] > t ? zp[b->normal] : 0.0;
+  }
+}
+
+/* --compare-modes: the modes of the warm guess g against those of the solution zs, counted
+ * by class (a: the guess's, b: the solution's; apart = z_n <= t). */
+static void compare_modes(const LsimFactoredLcp *f, const double *g, const double *zs) {
+  const int nc = f->ncones;
+  int *ma = malloc(sizeof(int) * (size_t)(nc + 1)), *mb = malloc(sizeof(int) * (size_t)(nc + 1));
+  double *xa = malloc(sizeof(double) * (size_t)(3 * nc + 1)), *xb = malloc(sizeof(double) * (size_t)(3 * nc + 1));
+  if (ma && mb && xa && xb) {
+    init_modes(f, g, ma, xa), init_modes(f, zs, mb, xb);
+    /* classes 0 apart, 1 sticking, 2 vertex, 3 edge */
+    int cnt[4][4] = {{0}}, same = 0, turned = 0;
+    for (int c = 0; c < nc; ++c) {
+      const int nd = f->cones[c].ndir;
+      const int ca = xa[3 * c] <= 0 ? 0 : ma[c] < 0 ? 1 : ma[c] < nd ? 2 : 3;
+      const int cb = xb[3 * c] <= 0 ? 0 : mb[c] < 0 ? 1 : mb[c] < nd ? 2 : 3;
+      ++cnt[ca][cb];
+      same += ca == cb && (ca < 2 || ma[c] == mb[c]);
+      turned += ca == cb && ca >= 2 && ma[c] != mb[c];
+    }
+    printf("modes guess -> solution: same %d, same class other direction %d; by class "
+           "(apart, sticking, vertex, edge) rows guess, columns solution:", same, turned);
+    for (int i = 0; i < 4; ++i)
+      printf(" [%d %d %d %d]", cnt[i][0], cnt[i][1], cnt[i][2], cnt[i][3]);
+    printf("\n");
+  }
+  free(ma), free(mb), free(xa), free(xb);
+}
+
 int main(int argc, char **argv) {
   int max_iter = 30, verbose = 0, fallback = 1, nfiles = 0, oracle = 0;
   double prox = 0.0;
-  int turn_stick = 0;
+  int turn_stick = 0, cmp = 0, max_switch = 0;
   const char **files = malloc(sizeof(char *) * (size_t)argc);
   if (!files) return 2;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--iters") && i + 1 < argc) max_iter = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
     else if (!strcmp(argv[i], "--turn-stick")) turn_stick = 1;
+    else if (!strcmp(argv[i], "--compare-modes")) cmp = 1;
+    else if (!strcmp(argv[i], "--max-switch") && i + 1 < argc) max_switch = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--prox") && i + 1 < argc) prox = atof(argv[++i]);
     else if (!strcmp(argv[i], "--no-fallback")) fallback = 0;
     else if (!strcmp(argv[i], "--oracle")) oracle = 1;
@@ -479,13 +555,13 @@ int main(int argc, char **argv) {
     else if (argv[i][0] != '-') files[nfiles++] = argv[i];
     else {
       fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
-                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick]\n");
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
       return 2;
     }
   }
   if (!nfiles || max_iter < 1) {
     fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
-                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick]\n");
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
     return 2;
   }
   LsimSolverOptions o = lsim_default_solver_options();
@@ -510,6 +586,19 @@ int main(int argc, char **argv) {
     int *mode = malloc(sizeof(int) * (size_t)(f->ncones + 1));
     double *x = malloc(sizeof(double) * (size_t)(3 * f->ncones + 1));
     if (!z || !w || !u || !mode || !x) return 2;
+    if (cmp) { /* lemke_sparse's solution, its modes against the guess's */
+      double *zs = malloc(sizeof(double) * (size_t)p.f.n);
+      LsimSolveStats ost;
+      if (!zs) return 2;
+      memcpy(zs, p.z, sizeof(double) * (size_t)p.f.n);
+      if (p.basis) lsim_solver_set_basis_guess(s, p.basis);
+      lsim_solver_solve_factored(s, &p.f, zs, &ost);
+      printf("%s: ", files[fi]);
+      compare_modes(&p.f, p.z, zs);
+      free(zs);
+      lsim_flcp_free(&p);
+      continue;
+    }
     if (oracle) { /* the modes from lemke_sparse's solution instead of the warm guess */
       LsimSolveStats ost;
       if (p.basis) lsim_solver_set_basis_guess(s, p.basis);
@@ -523,26 +612,8 @@ int main(int argc, char **argv) {
     LsimResidual res = {0};
     int ok = 0;
     if (!rr) {
-      /* modes from the warm guess: lambda > 0 slides at its largest direction, z_n > 0
-         else sticks, an apart contact slides (f = 0 while z_n = 0) */
-      double zm = 0.0;
-      for (int i = 0; i < n; ++i) zm = fmax(zm, fabs(p.z[i]));
-      const double t = 1e-9 * (zm > 0 ? zm : 1.0);
-      for (int c = 0; c < f->ncones; ++c) {
-        const LsimConeBlock *b = &f->cones[c];
-        int kb = 0;
-        for (int k = 1; k < b->ndir; ++k)
-          if (p.z[b->first_dir + k] > p.z[b->first_dir + kb]) kb = k;
-        mode[c] = p.z[b->lambda] > t || p.z[b->normal] <= t ? kb : -1;
-        /* two adjacent directions loaded while sliding: the edge between them */
-        const int nd = b->ndir, kn = (kb + 1) % nd, kp = (kb + nd - 1) % nd;
-        if (mode[c] >= 0 && p.z[b->normal] > t) {
-          if (p.z[b->first_dir + kn] > t) mode[c] = nd + kb;
-          else if (p.z[b->first_dir + kp] > t) mode[c] = nd + kp;
-        }
-        x[3 * c] = p.z[b->normal] > t ? p.z[b->normal] : 0.0;
-      }
-      const int settled = !modes_solve(f, &r, mode, x, max_iter, verbose, oracle > 1, prox, turn_stick, &st);
+      init_modes(f, p.z, mode, x);
+      const int settled = !modes_solve(f, &r, mode, x, max_iter, verbose, oracle > 1, prox, turn_stick, max_switch, &st);
       if (!st.lemke_fail) { /* lifted also when unsettled: its residual printed */
         lift(f, &r, mode, x, z, u, w, &res);
         ok = settled && res.relative <= 1e-10;
