@@ -105,7 +105,10 @@ static int reduce(const LsimFactoredLcp *f, Reduced *r, double *qdev) {
   for (int s = 0; s < R; ++s) nnz += f->J_ptr[r->var[s] + 1] - f->J_ptr[r->var[s]];
   ci = malloc(sizeof(int) * (size_t)(nnz + 1)), cv = malloc(sizeof(double) * (size_t)(nnz + 1));
   pos = malloc(sizeof(int) * (size_t)(m + 1));
-  if (!cp || !ci || !cv || !pos) return -1;
+  if (!cp || !ci || !cv || !pos) {
+    free(cp), free(ci), free(cv), free(pos);
+    return -1;
+  }
   for (int s = 0; s < R; ++s)
     for (int e = f->J_ptr[r->var[s]]; e < f->J_ptr[r->var[s] + 1]; ++e) ++cp[f->J_idx[e] + 1];
   for (int j = 0; j < m; ++j) cp[j + 1] += cp[j];
@@ -556,12 +559,14 @@ int main(int argc, char **argv) {
     else {
       fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
                     "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
+      free(files);
       return 2;
     }
   }
   if (!nfiles || max_iter < 1) {
     fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
                     "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
+    free(files);
     return 2;
   }
   LsimSolverOptions o = lsim_default_solver_options();
@@ -570,26 +575,25 @@ int main(int argc, char **argv) {
   char err[256];
   if (lsim_solver_create(&s, "lemke_sparse", &o, err, sizeof err)) {
     fprintf(stderr, "replay_block: %s\n", err);
+    free(files);
     return 2;
   }
+  int rc = 0;
   for (int fi = 0; fi < nfiles; ++fi) {
     LsimFlcp p;
     if (lsim_flcp_read(files[fi], &p)) {
       fprintf(stderr, "replay_block: %s: not a readable dumped step\n", files[fi]);
-      return 2;
+      rc = 2;
+      break;
     }
-    const LsimFactoredLcp *f = &p.f;
-    const int n = f->n;
-    double *z = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * (size_t)n);
-    double *u = malloc(sizeof(double) * (size_t)(f->m + 1));
-    Reduced r = {0};
-    int *mode = malloc(sizeof(int) * (size_t)(f->ncones + 1));
-    double *x = malloc(sizeof(double) * (size_t)(3 * f->ncones + 1));
-    if (!z || !w || !u || !mode || !x) return 2;
     if (cmp) { /* lemke_sparse's solution, its modes against the guess's */
       double *zs = malloc(sizeof(double) * (size_t)p.f.n);
       LsimSolveStats ost;
-      if (!zs) return 2;
+      if (!zs) {
+        lsim_flcp_free(&p);
+        rc = 2;
+        break;
+      }
       memcpy(zs, p.z, sizeof(double) * (size_t)p.f.n);
       if (p.basis) lsim_solver_set_basis_guess(s, p.basis);
       lsim_solver_solve_factored(s, &p.f, zs, &ost);
@@ -598,6 +602,19 @@ int main(int argc, char **argv) {
       free(zs);
       lsim_flcp_free(&p);
       continue;
+    }
+    const LsimFactoredLcp *f = &p.f;
+    const int n = f->n;
+    double *z = malloc(sizeof(double) * (size_t)n), *w = malloc(sizeof(double) * (size_t)n);
+    double *u = malloc(sizeof(double) * (size_t)(f->m + 1));
+    Reduced r = {0};
+    int *mode = malloc(sizeof(int) * (size_t)(f->ncones + 1));
+    double *x = malloc(sizeof(double) * (size_t)(3 * f->ncones + 1));
+    if (!z || !w || !u || !mode || !x) {
+      free(z), free(w), free(u), free(mode), free(x);
+      lsim_flcp_free(&p);
+      rc = 2;
+      break;
     }
     if (oracle) { /* the modes from lemke_sparse's solution instead of the warm guess */
       LsimSolveStats ost;
@@ -651,5 +668,5 @@ int main(int argc, char **argv) {
   }
   lsim_solver_free(s);
   free(files);
-  return 0;
+  return rc;
 }
