@@ -32,7 +32,7 @@
  *
  * usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] [--oracle]
  *                    [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes]
- *                    [--max-switch K]
+ *                    [--max-switch K] [--wrong K]
  *   --oracle: the modes (and the first normals) from lemke_sparse's solution of the step
  *   (solved first, untimed) instead of the warm guess; --oracle-normals: the same, and the
  *   first pass takes those normals as they are (no normals' LCP): with --iters 1 a check
@@ -44,6 +44,9 @@
  *   cone check then picks its edge or vertex from the sticking force) instead of turning;
  *   --max-switch K: at most K mode switches a pass, the largest violations first (in
  *   velocity units: a force's excess times the contact's tangential W_tt);
+ *   --wrong K: K loaded contacts of the starting modes (a fixed hash) put in another mode
+ *   (sticking <-> sliding at direction 0): with --oracle, how far from the exact modes a
+ *   search still finds them;
  *   --compare-modes: only the modes of the warm guess against those of lemke_sparse's
  *   solution, counted by class (no method run);
  *   BLOCK_WHERE set in the environment: the row where the lifted residual sits.
@@ -542,7 +545,7 @@ static void compare_modes(const LsimFactoredLcp *f, const double *g, const doubl
 int main(int argc, char **argv) {
   int max_iter = 30, verbose = 0, fallback = 1, nfiles = 0, oracle = 0;
   double prox = 0.0;
-  int turn_stick = 0, cmp = 0, max_switch = 0;
+  int turn_stick = 0, cmp = 0, max_switch = 0, wrong = 0;
   const char **files = malloc(sizeof(char *) * (size_t)argc);
   if (!files) return 2;
   for (int i = 1; i < argc; ++i) {
@@ -550,6 +553,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--verbose")) verbose = 1;
     else if (!strcmp(argv[i], "--turn-stick")) turn_stick = 1;
     else if (!strcmp(argv[i], "--compare-modes")) cmp = 1;
+    else if (!strcmp(argv[i], "--wrong") && i + 1 < argc) wrong = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--max-switch") && i + 1 < argc) max_switch = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--prox") && i + 1 < argc) prox = atof(argv[++i]);
     else if (!strcmp(argv[i], "--no-fallback")) fallback = 0;
@@ -558,14 +562,14 @@ int main(int argc, char **argv) {
     else if (argv[i][0] != '-') files[nfiles++] = argv[i];
     else {
       fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
-                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K] [--wrong K]\n");
       free(files);
       return 2;
     }
   }
   if (!nfiles || max_iter < 1) {
     fprintf(stderr, "usage: replay_block FILE.flcp... [--iters K] [--verbose] [--no-fallback] "
-                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K]\n");
+                    "[--oracle] [--oracle-normals] [--prox RHO] [--turn-stick] [--compare-modes] [--max-switch K] [--wrong K]\n");
     free(files);
     return 2;
   }
@@ -621,6 +625,8 @@ int main(int argc, char **argv) {
       if (p.basis) lsim_solver_set_basis_guess(s, p.basis);
       lsim_solver_solve_factored(s, f, p.z, &ost);
     }
+    unsigned char *wrong_done = calloc((size_t)f->ncones + 1, 1);
+    if (!wrong_done) return 2;
     const double t0 = lsim_flcp_cpu_now();
     double qdev = 0.0;
     const int rr = reduce(f, &r, &qdev);
@@ -630,6 +636,15 @@ int main(int argc, char **argv) {
     int ok = 0;
     if (!rr) {
       init_modes(f, p.z, mode, x);
+      /* --wrong K: K loaded contacts (picked by a fixed hash) put in another mode: a
+         sticking one slides at its direction 0, a sliding one sticks */
+      for (int k = 0, tries = 0; k < wrong && tries < 100 * f->ncones; ++tries) {
+        unsigned long long h = (unsigned long long)(tries + 1) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29, h *= 0xBF58476D1CE4E5B9ull, h ^= h >> 32;
+        const int c = (int)(h % (unsigned long long)f->ncones);
+        if (x[3 * c] <= 0.0 || wrong_done[c]) continue;
+        mode[c] = mode[c] < 0 ? 0 : -1, wrong_done[c] = 1, ++k;
+      }
       const int settled = !modes_solve(f, &r, mode, x, max_iter, verbose, oracle > 1, prox, turn_stick, max_switch, &st);
       if (!st.lemke_fail) { /* lifted also when unsettled: its residual printed */
         lift(f, &r, mode, x, z, u, w, &res);
@@ -664,6 +679,7 @@ int main(int argc, char **argv) {
     printf(" total %.1f ms\n", 1e3 * (t2 - t0) + fb_ms);
     fflush(stdout);
     free(z), free(w), free(u), free(mode), free(x), free(r.var), free(r.W), free(r.q);
+    free(wrong_done);
     lsim_flcp_free(&p);
   }
   lsim_solver_free(s);
