@@ -101,9 +101,11 @@ struct LsimStepper {
   int manifolds_cap;
   /* sweep_order (PGS in 3-D): each body's depth in the contact graph and the BFS queue
      [nbodies], its neighbours' start [nbodies + 1]; the neighbours [2 count], the
-     contacts' keys and the reordered contacts [count]. */
+     contacts' bodies [2 count] (read once from the 216 B records), the contacts' keys
+     and the reordered contacts [count]. */
   int *order_depth, *order_queue, *order_start;
   int *order_adj, order_adj_cap;
+  int *order_pair, order_pair_cap;
   int *order_key, order_key_cap;
   LsimContact *order_tmp;
   int order_tmp_cap;
