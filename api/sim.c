@@ -55,7 +55,7 @@ void lsim_free(void *p) { free(p); }
 
 LsimSolverConfig lsim_default_solver_config(void) {
   const LsimSolverConfig c = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 1,
-                              .threads = 1, .sparse_limit = 0};
+                              .threads = 1, .sparse_limit = 0, .principal = 0};
   return c;
 }
 
@@ -75,6 +75,20 @@ int lsim_api_check_config(const LsimSolverConfig *cfg, char *msg, size_t len) {
   if (cfg->sparse_limit < -1)
     return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "sparse_limit must be >= -1 (-1: any size), got %d",
                         cfg->sparse_limit);
+  if (cfg->principal < 0 || cfg->principal > LSIM_PRINCIPAL_MAX)
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "principal must be an integer in [0, %d], got %d",
+                        LSIM_PRINCIPAL_MAX, cfg->principal);
+  return 0;
+}
+
+int lsim_api_check_config_for(const char *name, const LsimSolverConfig *cfg, char *msg, size_t len) {
+  const int rc = lsim_api_check_config(cfg, msg, len);
+  if (rc < 0 || !cfg || !name) return rc;
+  /* Sparse Lemke's own setting with another solver would do nothing: refused, as a scene's
+     solver.principal is (scene/scene.c). */
+  if (cfg->principal != 0 && strcmp(name, "lemke_sparse"))
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "principal is a setting of lemke_sparse only; "
+                        "the solver is %s (choose \"lemke_sparse\", or leave principal 0)", name);
   return 0;
 }
 
@@ -88,6 +102,7 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
   s->warm_start = cfg->warm_start;
   s->threads = cfg->threads;
   s->sparse_limit = cfg->sparse_limit;
+  s->principal = cfg->principal;
 }
 
 /* ---- loading ---- */
@@ -514,7 +529,7 @@ int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *
   if (!sim->started)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: the simulation is not started");
   char msg[512] = "";
-  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+  if (lsim_api_check_config_for(name, cfg, msg, sizeof msg) < 0)
     return lsim_api_fail(sim, LSIM_INVALID_INPUT, "set_solver: %s", msg);
   const LsimSolverSettings old = sim->model.solver;
   lsim_api_settings(&sim->model.solver, name, cfg);
@@ -540,6 +555,7 @@ int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
   cfg->warm_start = s->warm_start;
   cfg->threads = s->threads;
   cfg->sparse_limit = s->sparse_limit;
+  cfg->principal = s->principal;
   return 0;
 }
 

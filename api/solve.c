@@ -28,6 +28,7 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   o.warm_start = c.warm_start;
   o.threads = c.threads;
   o.sparse_limit = c.sparse_limit;
+  o.principal = c.principal;
   return o;
 }
 
@@ -54,7 +55,7 @@ static int cold_started(int rc, const char *fn, const char *what, int bad, doubl
 static int solve(const char *name, const LsimLcp *lcp, double *z, const LsimSolverConfig *cfg,
                  LsimSolveReport *report, char *err, size_t errlen) {
   char msg[512] = "";
-  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+  if (lsim_api_check_config_for(name ? name : "lemke", cfg, msg, sizeof msg) < 0)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimSolver *s = NULL;
@@ -185,7 +186,7 @@ static int solve_fc(const char *name, const LsimFc *p, int ndir, double *r,
                     const LsimSolverConfig *cfg, LsimFcReport *report, char *err,
                     size_t errlen) {
   char msg[512] = "";
-  if (lsim_api_check_config(cfg, msg, sizeof msg) < 0)
+  if (lsim_api_check_config_for(name ? name : "nsgs", cfg, msg, sizeof msg) < 0)
     return lsim_api_err(err, errlen, LSIM_INVALID_INPUT, "solver options: %s", msg);
   const LsimSolverOptions o = options_of(cfg);
   LsimFcSolver *s = NULL;

@@ -8,6 +8,8 @@
 #include "factored.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if defined(__SSE2__)
@@ -355,9 +357,8 @@ void lsim_factored_full_free(LsimFactoredFull *x) {
   memset(x, 0, sizeof *x);
 }
 
-const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
-  if (!f || !f->full) return f;
-  LsimFactoredFull *x = f->full;
+/* lsim_factored_full's work on x, the storage f->full, by the one caller at a time. */
+static const LsimFactoredLcp *full_of(const LsimFactoredLcp *f, LsimFactoredFull *x) {
   const void *from[5] = {f->J_ptr, f->J_idx, f->J_val, f->B_val, f->cones};
   if (x->made && x->from_n == f->n && x->from_ncones == f->ncones &&
       !memcmp(from, x->from, sizeof from)) {
@@ -421,4 +422,21 @@ const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
   x->from_n = n, x->from_ncones = f->ncones;
   x->made = 1;
   return &x->f;
+}
+
+const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f) {
+  if (!f || !f->full) return f;
+  LsimFactoredFull *x = f->full;
+  /* The single-writer contract (factored.h): the copy and the fields of x->f are written
+     by every call, so a second call on the same storage while one is running is a race
+     (a torn copy handed to either caller); it is caught here, in every build, rather than
+     left to give wrong rows; an assertion that NDEBUG does not remove. */
+  if (atomic_exchange_explicit(&x->busy, 1, memory_order_acquire)) {
+    fputs("lsim_factored_full: two callers at once on one problem's expanded copy (one "
+          "thread at a time: lcp/factored.h)\n", stderr);
+    abort();
+  }
+  const LsimFactoredLcp *F = full_of(f, x);
+  atomic_store_explicit(&x->busy, 0, memory_order_release);
+  return F;
 }

@@ -18,6 +18,7 @@
 #include "lcp.h"
 #include "pgs.h"
 
+#include <stdatomic.h>
 #include <string.h>
 
 typedef struct LsimFactoredLcp {
@@ -85,6 +86,8 @@ typedef struct LsimFactoredFull {
   int *J_ptr, *J_idx, *src; /* [n + 1], [nnz], [n] (src: scratch) */
   double *J_val, *B_val;    /* [nnz] */
   int n_cap, nnz_cap;
+  atomic_int busy; /* 1 while lsim_factored_full runs on this storage (its single-writer
+                      check) */
 } LsimFactoredFull;
 
 /* Room for a problem of n variables and nnz entries of J (and B) counting the negated
@@ -104,7 +107,14 @@ void lsim_factored_full_free(LsimFactoredFull *x);
  * cone_products NULL and full NULL). Made again when f's rows or cones are not those the
  * copy was made from (a caller's modified copy of f). Never allocates; NULL only when the
  * producer reserved too little (then the caller reports LSIM_OUT_OF_MEMORY). O(n + nnz)
- * when made, O(1) after. Not thread-safe: one caller at a time. */
+ * when made, O(1) after.
+ * Single writer: every call writes the storage f->full (the copy when made, the fields
+ * of the problem returned always), so calls on problems sharing one storage must not
+ * overlap (the producer's thread, or threads that take turns under the caller's own
+ * lock), and the problem returned holds until the next call on that storage or the next
+ * reset. Two calls at once abort with a message (a race would hand out torn rows);
+ * a copy read while another thread calls is the caller's race, not caught. The step
+ * calls it from the thread that steps, never from the PGS team. */
 const LsimFactoredLcp *lsim_factored_full(const LsimFactoredLcp *f);
 
 /* A cone's inner products of its rows of J and B (normal n, first direction 1 and

@@ -601,6 +601,113 @@ static void read_ints(const char *path, const char *name, int *v, int n) {
   H5Fclose(f);
 }
 
+/* Runs 20 steps of pile_100 on lemke_sparse with principal (LSIM_PRINCIPAL env when env is
+ * not NULL), recorded to path; its q and v (nq, nv doubles) into q and v. */
+static void run_principal(int principal, const char *env, const char *path, double *q, double *v) {
+  if (env) setenv("LSIM_PRINCIPAL", env, 1);
+  else unsetenv("LSIM_PRINCIPAL");
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_100.json", NULL, 0), 0);
+  LsimSolverConfig cfg = lsim_default_solver_config();
+  cfg.principal = principal;
+  assert_int_equal(lsim_sim_set_solver(sim, "lemke_sparse", &cfg), 0);
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_int_equal(lsim_sim_run(sim, 20), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  memcpy(q, lsim_sim_q(sim), (size_t)lsim_sim_nq(sim) * sizeof *q);
+  memcpy(v, lsim_sim_v(sim), (size_t)lsim_sim_nv(sim) * sizeof *v);
+  lsim_sim_free(sim);
+  unsetenv("LSIM_PRINCIPAL");
+}
+
+/* The int scalar dataset name of the HDF5 file path. */
+static int read_int_scalar(const char *path, const char *name) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  assert_true(d >= 0);
+  int x = -1;
+  assert_true(H5Dread(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, &x) >= 0);
+  H5Dclose(d);
+  H5Fclose(f);
+  return x;
+}
+
+/* lemke_sparse's principal pivoting phase from code (LsimSolverConfig.principal), as a
+ * scene's solver.principal: 0 by default and read back as set; out of [0, 1000000] or with
+ * another solver refused with the scene key's words, the solver kept. 20 steps of
+ * pile_100 with principal 2000 are those of LSIM_PRINCIPAL=2000, bit for bit, and not
+ * those without the phase (tests/e2e/principal.sh: steps 10-19 differ); the record says
+ * /parameters/solver_principal 2000 (0 without). A standalone LCP solves with it. */
+static void test_principal_config(void **state) {
+  (void)state;
+  assert_int_equal(lsim_default_solver_config().principal, 0);
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_10.json", NULL, 0), 0);
+  const char *const was = lsim_sim_solver(sim);
+  char name[48];
+  snprintf(name, sizeof name, "%s", was);
+  LsimSolverConfig cfg = lsim_default_solver_config();
+  cfg.principal = -1;
+  assert_int_equal(lsim_sim_set_solver(sim, "lemke_sparse", &cfg), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(sim), "set_solver: principal must be an integer in [0, 1000000], got -1");
+  cfg.principal = 1000001;
+  assert_int_equal(lsim_sim_set_solver(sim, "lemke_sparse", &cfg), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(sim),
+                      "set_solver: principal must be an integer in [0, 1000000], got 1000001");
+  cfg.principal = 20;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(sim), "set_solver: principal is a setting of lemke_sparse only; "
+                      "the solver is pgs (choose \"lemke_sparse\", or leave principal 0)");
+  assert_string_equal(lsim_sim_solver(sim), name);
+  cfg.principal = 1000000;
+  assert_int_equal(lsim_sim_set_solver(sim, "lemke_sparse", &cfg), 0);
+  LsimSolverConfig back;
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_int_equal(back.principal, 1000000);
+  cfg.principal = 0;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_int_equal(back.principal, 0);
+  lsim_sim_free(sim);
+
+  enum { NQ = 100 * 7 + 8, NV = 100 * 6 + 8 }; /* more than pile_100 needs */
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_100.json", NULL, 0), 0);
+  assert_true(lsim_sim_nq(sim) <= NQ && lsim_sim_nv(sim) <= NV);
+  const int nq = lsim_sim_nq(sim), nv = lsim_sim_nv(sim);
+  lsim_sim_free(sim);
+  static double q[3][NQ], v[3][NV];
+  char path[3][40];
+  for (int k = 0; k < 3; ++k) {
+    snprintf(path[k], sizeof path[k], "/tmp/lsim_test_api_pp_XXXXXX");
+    const int fd = mkstemp(path[k]);
+    assert_true(fd >= 0);
+    close(fd);
+  }
+  run_principal(2000, NULL, path[0], q[0], v[0]);
+  run_principal(0, "2000", path[1], q[1], v[1]);
+  run_principal(0, NULL, path[2], q[2], v[2]);
+  assert_memory_equal(q[0], q[1], (size_t)nq * sizeof **q);
+  assert_memory_equal(v[0], v[1], (size_t)nv * sizeof **v);
+  assert_memory_not_equal(v[0], v[2], (size_t)nv * sizeof **v);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_principal"), 2000);
+  assert_int_equal(read_int_scalar(path[1], "/parameters/solver_principal"), 2000);
+  assert_int_equal(read_int_scalar(path[2], "/parameters/solver_principal"), 0);
+  for (int k = 0; k < 3; ++k) remove(path[k]);
+
+  /* A standalone LCP (test_solve_lcp's): z = (4/3, 7/3) with the phase on; pgs refuses it. */
+  const double M[4] = {2, 1, 1, 2}, qq[2] = {-5, -6};
+  double z[2] = {0, 0};
+  char err[256];
+  cfg = lsim_default_solver_config();
+  cfg.principal = 50;
+  assert_int_equal(lsim_solve_lcp("lemke_sparse", 2, M, qq, z, &cfg, NULL, err, sizeof err), LSIM_SOLVED);
+  assert_true(fabs(z[0] - 4.0 / 3.0) <= 1e-12 && fabs(z[1] - 7.0 / 3.0) <= 1e-12); /* pivots: round-off */
+  assert_int_equal(lsim_solve_lcp("pgs", 2, M, qq, z, &cfg, NULL, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_string_equal(err, "solver options: principal is a setting of lemke_sparse only; the solver "
+                      "is pgs (choose \"lemke_sparse\", or leave principal 0)");
+}
+
 /* The rows' budget stops and missed tolerances are the comparison file's summary
  * (/summary/budget_stops, /summary/missed_tolerance, as `lcpsim compare` prints them):
  * on 40 steps of pile_10, pgs[sweeps=3] stops at its budget and pgs[tol=1e-3] finishes
@@ -1862,7 +1969,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_principal_config), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),

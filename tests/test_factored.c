@@ -9,7 +9,10 @@
  * As lsim_lcp_random_contact, but sparse and factored.
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "contact/contact.h"
 #include "contact/step.h"
@@ -1131,6 +1136,68 @@ static void test_implicit_negated_rows(void **state) {
   }
 }
 
+/* Two threads expanding problems that share one expanded copy's storage: pile_100's problem
+ * and a copy with its cones reversed, so that every call makes the copy again (O(n + nnz)
+ * writes to the shared storage). */
+typedef struct {
+  const LsimFactoredLcp *f;
+  atomic_int *go;
+} FullRacer;
+
+static void *full_racer(void *arg) {
+  const FullRacer *r = arg;
+  while (!atomic_load(r->go)) {
+  }
+  for (;;)
+    if (!lsim_factored_full(r->f)) _exit(3); /* (reserved: never NULL) */
+  return NULL;
+}
+
+/* lsim_factored_full's single-writer contract (factored.h) enforced: two threads calling it
+ * on problems sharing one storage (the step's problem and a caller's copy with other
+ * cones, each call a new expansion) abort with a message, in a child process, within 60 s
+ * (an overlap comes within milliseconds once both run; the bound is for a loaded machine).
+ * Before the check the child raced unnoticed until the alarm (SIGALRM, not SIGABRT). The
+ * same calls one thread after the other give the copy as before (test_implicit_negated_rows). */
+static void test_full_single_writer(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp_solved(&p, "data/pile_100.json", 40, 1);
+  assert_non_null(f->full);
+  LsimConeBlock *rev = malloc((size_t)f->ncones * sizeof *rev);
+  for (int c = 0; c < f->ncones; ++c) rev[c] = f->cones[f->ncones - 1 - c];
+  LsimFactoredLcp g = *f;
+  g.cones = rev;
+  assert_non_null(lsim_factored_full(&g)); /* one thread: fine */
+  assert_non_null(lsim_factored_full(f));
+  fflush(NULL);
+  const pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    if (!freopen("/dev/null", "w", stderr)) _exit(4); /* (the abort's message) */
+    alarm(60);
+    atomic_int go = 0;
+    FullRacer r[2] = {{f, &go}, {&g, &go}};
+    pthread_t t[2];
+    for (int k = 0; k < 2; ++k)
+      if (pthread_create(&t[k], NULL, full_racer, &r[k])) _exit(5);
+    atomic_store(&go, 1);
+    for (int k = 0; k < 2; ++k) pthread_join(t[k], NULL);
+    _exit(0);
+  }
+  int st = 0;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT)
+    fail_msg("the racing child ended %s %d, not by SIGABRT", WIFSIGNALED(st) ? "by signal" : "with exit",
+             WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+  /* The parent's storage is untouched by the child: the copy made again is the same. */
+  const LsimFactoredLcp *F = lsim_factored_full(f);
+  assert_non_null(F);
+  assert_ptr_equal(F->cones, f->cones);
+  free(rev);
+  free_scene_lcp(&p);
+}
+
 /* The PGS fast path's sweep order (a cone at its first variable) taken from the cones'
  * own order when they come in it and there is no scalar (the time step's problems), else
  * found variable by variable: pile_100's LCP after 40 steps with its cones listed in
@@ -1359,7 +1426,7 @@ int main(void) {
       cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_diagonal_bound),
       cmocka_unit_test(test_step_cone_products),
-      cmocka_unit_test(test_implicit_negated_rows),
+      cmocka_unit_test(test_implicit_negated_rows), cmocka_unit_test(test_full_single_writer),
       cmocka_unit_test(test_empty),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -99,7 +99,7 @@ LSIM_API const char *lsim_status_name(int status);
 LSIM_API const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
- * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0. A configuration
+ * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0, principal 0. A configuration
  * outside the ranges below is refused (LSIM_INVALID_INPUT, the message naming the field)
  * by every function that takes one, as a scene's "solver" object is. */
 typedef struct LsimSolverConfig {
@@ -113,6 +113,10 @@ typedef struct LsimSolverConfig {
   int sparse_limit; /* newton: when its own phases fail on a problem of more than 500
                        variables, sparse Lemke follows from its best point if n <= this;
                        -1: any n; 0: never (the default; seconds a step on settled piles) */
+  int principal;   /* lemke_sparse only (another solver: 0): up to this many principal
+                      pivots from the warm start's basis guess before Lemke's path, 0 ..
+                      1000000; 0 (the default): the environment's LSIM_PRINCIPAL, else none.
+                      As a scene's solver.principal (docs/solvers.md) */
 } LsimSolverConfig;
 /* The defaults above, by value (nothing to free). */
 LSIM_API LsimSolverConfig lsim_default_solver_config(void);

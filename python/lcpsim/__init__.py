@@ -105,7 +105,7 @@ class _Handle:
 class _SolverConfig(C.Structure):
     _fields_ = [("tol", C.c_double), ("max_iter", C.c_int), ("omega", C.c_double),
                 ("warm_start", C.c_int), ("threads", C.c_int),
-                ("sparse_limit", C.c_int)]
+                ("sparse_limit", C.c_int), ("principal", C.c_int)]
 
 
 class _SolveReport(C.Structure):
@@ -314,10 +314,11 @@ def _flag(x, what):
     raise TypeError("%s must be True or False, got %r" % (what, x))
 
 
-def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0):
+def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0,
+            principal=0):
     return _SolverConfig(_number(tol, "tol"), _int(max_iter, "max_iter"), _number(omega, "omega"),
                          _flag(warm_start, "warm_start"), _int(threads, "threads"),
-                         _int(sparse_limit, "sparse_limit"))
+                         _int(sparse_limit, "sparse_limit"), _int(principal, "principal"))
 
 
 def _real(x, what):
@@ -820,7 +821,8 @@ class Sim:
     # -- solvers, contacts, records
     def set_solver(self, name, **options):
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
-        sparse_limit."""
+        sparse_limit, principal (lemke_sparse only: principal pivots before Lemke's path,
+        0 .. 1000000; 0: the environment's LSIM_PRINCIPAL)."""
         if name is None:  # (the library's "the name is NULL" spoke of C)
             raise TypeError("set_solver: the name must be a str (one of solver_names()), got None")
         cfg = _config(**options)
@@ -830,7 +832,7 @@ class Sim:
 
     def solver_config(self):
         """The options of the solver in use: tol, max_iter, omega, warm_start, threads,
-        sparse_limit."""
+        sparse_limit, principal."""
         c = _SolverConfig()
         self._check(_solver_config(self._h, C.byref(c)))
         return {k: getattr(c, k) for k, _ in _SolverConfig._fields_}

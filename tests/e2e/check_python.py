@@ -136,6 +136,33 @@ try:
     check(False, "sparse_limit -2 is accepted")
 except lcpsim.Error as e:
     check(e.status == lcpsim.INVALID_INPUT and pile.solver == "newton", "sparse_limit -2: %s" % e)
+# lemke_sparse's principal pivoting phase (a scene's solver.principal): 0 by default, read
+# back as set; out of [0, 1000000], with another solver or not an integer refused, the
+# solver kept (principal.sh runs it against the scene key, bit for bit).
+check(pile.solver_config()["principal"] == 0, "principal 0 by default")
+pile.set_solver("lemke_sparse", principal=2000)
+check(pile.solver_config()["principal"] == 2000, "lemke_sparse's principal read back")
+for bad, words in ((-1, ["principal must be an integer in [0, 1000000], got -1"]),
+                   (1000001, ["principal must be an integer in [0, 1000000], got 1000001"])):
+    try:
+        pile.set_solver("lemke_sparse", principal=bad)
+        check(False, "principal %d is accepted" % bad)
+    except lcpsim.Error as e:
+        check(e.status == lcpsim.INVALID_INPUT and all(w in str(e) for w in words)
+              and pile.solver_config()["principal"] == 2000, "principal %d: %s" % (bad, e))
+try:
+    pile.set_solver("pgs", principal=20)
+    check(False, "principal with pgs is accepted")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.INVALID_INPUT and pile.solver == "lemke_sparse" and
+          "principal is a setting of lemke_sparse only; the solver is pgs" in str(e), "principal on pgs: %s" % e)
+try:
+    pile.set_solver("lemke_sparse", principal=2.5)
+    check(False, "principal 2.5 is accepted")
+except TypeError as e:
+    check("principal must be an integer" in str(e), "principal 2.5: %s" % e)
+z = lcpsim.solve_lcp([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0], "lemke_sparse", principal=50)[0]
+check(abs(z[0] - 4 / 3) <= 1e-12 and abs(z[1] - 7 / 3) <= 1e-12, "solve_lcp with principal: %r" % (z,))
 pile.set_solver("pgs", tol=0.0, max_iter=50)
 pile.controller = lambda s: None
 pile.run(pile.scene_steps)

@@ -28,14 +28,35 @@ run_both trajectory data/incline_2d.json --steps 20 --solvers 'lemke,pgs' --traj
 # A job whose rank 0 is killed (kill -9; mpirun then ends rank 1) leaves rank 0's
 # PATH.<pid>.partial, as a killed comparison does, and no scratch file of rank 1's: its
 # name goes once the file is open (before, OUT.h5.rank1.partial stayed in the folder).
-$MPI ./lcpsim compare data/brick_friction.json --steps 200000 --solvers lemke,pgs \
+# The job cannot end before the kill on any machine: box_stack_3d's resting stack has its
+# 20 contacts (a 120-variable LCP) from the first step on, about 8 ms of CPU a step here
+# (0.78 s user for 100 steps serial), so 200 000 steps are some 1500 s of work; the same
+# steps of brick_friction are some 1.7 s (0.17 s user for 20 000), and that comparison
+# once ended (its file renamed whole) before the test killed it. Rank 0 is killed once
+# its partial file is there and rank 1 holds its scratch file open with the name gone
+# (/proc/PID/fd), the state the test is about, with no sleep: under MPI no row reaches
+# rank 0's file before the end (its flushed_rows stay 0), so a flushed step never comes.
+$MPI ./lcpsim compare data/box_stack_3d.json --steps 200000 --solvers lemke,pgs \
   -o "$tmp/killed.h5" --quiet > "$tmp/killed.out" 2>&1 &
 job=$!
-i=0
-while [ $i -lt 300 ] && ! ls "$tmp"/killed.h5.*.partial > /dev/null 2>&1; do sleep 0.1; i=$((i + 1)); done
-sleep 1 # (rank 1 past its header too: the ranks meet after their headers)
-p=$(ls "$tmp"/killed.h5.*.partial 2> /dev/null | grep -v rank | sed 's/.*killed\.h5\.\([0-9]*\)\.partial$/\1/')
-[ -n "$p" ] || fail "killed: rank 0's partial file did not appear: $(ls "$tmp")"
+jobfail() { kill "$job" 2> /dev/null; wait "$job"; fail "$@"; } # (mpirun ends its ranks)
+# rank1_unlinked PID0: a rank of the job other than PID0 holds killed.h5.rank1.partial
+# open, its name gone.
+rank1_unlinked() {
+  for r in $(ps -o pid= --ppid "$job"); do
+    [ "$r" = "$1" ] && continue
+    ls -l "/proc/$r/fd" 2> /dev/null | grep -q "killed\.h5\.rank1\.partial (deleted)" && return 0
+  done
+  return 1
+}
+end=$(($(date +%s) + 120))
+p=
+until [ -n "$p" ] && rank1_unlinked "$p"; do
+  [ "$(date +%s)" -lt $end ] || jobfail "killed: after 120 s, rank 0's partial file: '$p', files: $(ls "$tmp")"
+  [ ! -e "$tmp/killed.h5" ] || jobfail "killed: the job ended before its kill: $(ls "$tmp") $(cat "$tmp/killed.out")"
+  sleep 0.1
+  p=$(ls "$tmp"/killed.h5.*.partial 2> /dev/null | grep -v rank | sed 's/.*killed\.h5\.\([0-9]*\)\.partial$/\1/')
+done
 kill -9 "$p"
 wait $job
 ls "$tmp" | grep -q "killed.h5.$p.partial" || fail "killed: rank 0's partial file is gone: $(ls "$tmp")"

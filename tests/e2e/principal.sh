@@ -6,7 +6,8 @@
 #   solved (status 0) to the run's tolerance (relative residual <= 1e-10) in both; the key
 #   reaches the solver (the phase's solutions differ in bits from the path's); the same run
 #   from LSIM_PRINCIPAL=2000 is the key's, bit for bit; /parameters/solver_principal says
-#   2000, 0 without; the library (Python) loading the scene runs it too, bit for bit;
+#   2000, 0 without; the library (Python) loading the scene runs it too, bit for bit, and
+#   so does the scene without the key given principal=2000 in code (set_solver);
 # - a resume under another setting is refused, naming it and what to set; under the run's
 #   it is the straight run, bit for bit;
 # - --solver pgs on the scene with the key: a note naming it, no solver_principal written;
@@ -66,6 +67,22 @@ a, b = h5py.File(f"{t}/api.h5", "r"), h5py.File(f"{t}/on.h5", "r")
 assert int(a["parameters/solver_principal"][()]) == 2000
 for d in ("q", "v", "solver/residual"):
     assert np.array_equal(a[d][:], b[d][:]), d
+# The same phase chosen in code (set_solver's principal) on the scene without the key:
+# the key's run, bit for bit, recorded the same way; a bad value refused, saying so.
+s = lcpsim.Sim.load(f"{t}/off.json")
+s.set_solver("lemke_sparse", principal=2000)
+s.record(f"{t}/code.h5")
+s.run(20)
+s.record_close()
+c = h5py.File(f"{t}/code.h5", "r")
+assert int(c["parameters/solver_principal"][()]) == 2000
+for d in ("q", "v", "solver/residual", "solver/iterations"):
+    assert np.array_equal(c[d][:], b[d][:]), d
+try:
+    s.set_solver("lemke_sparse", principal=-3)
+    raise AssertionError("principal -3 accepted")
+except lcpsim.Error as e:
+    assert "principal must be an integer in [0, 1000000], got -3" in str(e), str(e)
 PYEOF
 
 # Resume: the run's setting recorded, another refused naming it, the run's taken.

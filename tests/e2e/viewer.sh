@@ -483,3 +483,41 @@ if ./lcpsim view "$tmp/cut.h5" -o "$tmp/cut.html" 2> "$tmp/err"; then
 fi
 grep -q "cut.h5: cannot open the HDF5 file" "$tmp/err" && [ ! -e "$tmp/cut.html" ] && [ -z "$(ls "$tmp"/cut.html.*partial 2> /dev/null)" ]
 echo "lcpsim view on a file cut short: clear error, no page: ok"
+# Two planes in 3-D (data/incline_3d.json with a ground 0.3 m below the slope's origin, mu
+# 0.1: the box slides off the slope onto the ground within 2 s): each plane drawn in its
+# own tint where the bodies are over it, outlined, and named in the legend. Before, both
+# were the same grey with the same grid, the slope's centred on the scene's centre
+# projected into it: the fold between them was all that told them apart.
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+s = json.load(open("data/incline_3d.json"))
+s["bodies"].insert(0, {"name": "ground", "type": "static", "position": [0, 0, -0.3],
+                       "shapes": [{"type": "plane", "mu": 0.1}]})
+s["bodies"][1]["shapes"][0]["mu"] = s["bodies"][2]["shapes"][0]["mu"] = 0.1
+s["duration"] = 2.0
+json.dump(s, open(sys.argv[1] + "/ramp.json", "w"))
+PYEOF
+./lcpsim "$tmp/ramp.json" -o "$tmp/ramp.h5" --quiet
+./lcpsim view "$tmp/ramp.h5" -o "$tmp/ramp.html" > /dev/null
+node tests/e2e/browse.js "$tmp/ramp" "file://$tmp/ramp.html#step=199" "file://$tmp/stack.html#step=37"
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+import numpy as np
+from PIL import Image
+d = sys.argv[1]
+legend = json.loads(json.load(open(f"{d}/ramp.0.json"))["state"])["legend"]
+assert "ground (plane)" in legend and "incline (plane)" in legend, legend
+# one plane alone (the stack's ground) is not named: the legend as before
+assert not any("(plane)" in t for t in json.loads(json.load(open(f"{d}/ramp.1.json"))["state"])["legend"])
+im = np.asarray(Image.open(f"{d}/ramp.0.png").convert("RGB"), dtype=int)
+scene = im[90:im.shape[0] - 80]
+near = lambda c, tol=6: (np.abs(scene - np.array(c)).max(axis=2) <= tol).mean()
+grey, blue = near((0xee, 0xee, 0xee)), near((0xd6, 0xe6, 0xf7))
+# each plane's fill covers a good part of the view (here about a third each; 10 % is
+# far from either way: the lines and the box take the rest)
+assert grey > 0.10 and blue > 0.10, (grey, blue)
+# the slope's grid in its own colour (0xa3c0e0 lines; light ones antialiased): present
+lines = near((0xa3, 0xc0, 0xe0), 24)
+assert lines > 0.005, lines
+print(f"two planes: ground fill {100 * grey:.0f} %, slope fill {100 * blue:.0f} %, slope lines {100 * lines:.1f} % of the view, both in the legend: ok")
+PYEOF
