@@ -33,6 +33,9 @@ typedef struct ErrorCase {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
+    /* 1-D has no overlap tolerance (its check is exact): the key was read and ignored. */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"contact\": {\"overlap_tolerance\": 0.5},\n \"bodies\": [{}]}",
+     2, 14, "contact.overlap_tolerance", "applies to 2-D and 3-D scenes only: 1-D checks overlaps exactly"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"time\": 0},\n \"bodies\": [{}]}",
      2, 20, "sleep.time", "must be > 0, got 0"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"enable\": true},\n \"bodies\": [{}]}",
