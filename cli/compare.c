@@ -47,7 +47,8 @@ static void compare_usage(FILE *f) {
           "                     + C); those that need a dense M (all but pgs, newton and\n"
           "                     lemke_sparse: lemke and the siconos: solvers) are skipped on\n"
           "                     steps with n > N, recorded as skipped (default 4000); such a\n"
-          "                     reference cannot drive those steps: exit 2 at the first one\n"
+          "                     reference cannot drive those steps: exit 1 at the first one,\n"
+          "                     the file keeping the steps before it (marked stopped)\n"
           "  --dump-lcp         store every LCP, warm start and solution in the file (/lcp):\n"
           "                     every step's factored form, and its dense M when n <= the\n"
           "                     dense limit (docs/output-format.md, \"LCP dumps\")\n"
@@ -317,21 +318,24 @@ int lsim_cli_compare(int argc, char **argv) {
       fprintf(stderr, "lcpsim compare: note: none of the %d steps had an LCP (no contact or "
               "tether row active): no solver was compared; give more --steps or a scene whose "
               "bodies touch\n", res.table.N);
-    /* Interrupted: one line saying where, the file holding the problems done. */
+    /* Interrupted: one line saying where, the file holding the problems done (from rank
+       0, which writes that file: under mpirun every rank had printed it). */
     if (res.interrupted) {
       const char *what = res.lcpset || res.fc ? "problems" : "steps";
       if (cfg.progress) fputc('\n', stderr);
-      fprintf(stderr, "lcpsim compare: interrupted by %s after %d of %d %s; %s holds them "
-              "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(res.interrupted),
-              res.table.N, res.asked, what, res.path);
+      if (root)
+        fprintf(stderr, "lcpsim compare: interrupted by %s after %d of %d %s; %s holds them "
+                "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(res.interrupted),
+                res.table.N, res.asked, what, res.path);
       code = lsim_cli_interrupt_status(res.interrupted);
     } else if (res.stopped[0]) {
       /* Stopped (a dense reference above the dense limit, a disk about to fill): the
-         reason, the file holding the problems before it. */
+         reason, the file holding the problems before it (rank 0's line alone, as above). */
       if (cfg.progress) fputc('\n', stderr);
-      fprintf(stderr, "lcpsim compare: stopped at %s; %s holds the %d %s before it "
-              "(/summary/run_end: stopped)\n", res.stopped, res.path, res.table.N,
-              res.lcpset || res.fc ? "problems" : "steps");
+      if (root)
+        fprintf(stderr, "lcpsim compare: stopped at %s; %s holds the %d %s before it "
+                "(/summary/run_end: stopped)\n", res.stopped, res.path, res.table.N,
+                res.lcpset || res.fc ? "problems" : "steps");
       code = 1;
     }
     lsim_compare_result_free(&res);

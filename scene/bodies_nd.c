@@ -579,9 +579,17 @@ static int parse_grid(LsimParseCtx *c, const json_t *o, const char *path, NdBody
   if (rc == 0) return lsim_parse_missing(c, jp, "amplitude", "the largest offset along each axis, m");
   double seed = 0.0;
   if (lsim_parse_get_number(c, j, jp, "seed", &seed) < 0) return LSIM_INVALID_INPUT;
-  if (!(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed))) {
+  /* An integer as written is checked as an integer: 2^53 + 1 read as a double is 2^53,
+     which passed, giving seed 2^53's positions. */
+  const json_t *sv = json_object_get(j, "seed");
+  const int int_ok = !sv || !json_is_integer(sv) ||
+                     (json_integer_value(sv) >= 0 && json_integer_value(sv) <= ((json_int_t)1 << 53));
+  if (!int_ok || !(seed >= 0 && seed <= 9007199254740992.0 && seed == floor(seed))) {
     char ep[PATH_CAP];
     lsim_json_path_key(ep, jp, "seed");
+    if (sv && json_is_integer(sv))
+      return lsim_parse_fail(c, ep, 0, "must be an integer in [0, 2^53], got %" JSON_INTEGER_FORMAT,
+                             json_integer_value(sv));
     return lsim_parse_fail(c, ep, 0, "must be an integer in [0, 2^53], got %.17g", seed);
   }
   t->seed = (uint64_t)seed;

@@ -525,6 +525,12 @@ static int parse_scene(LsimParseCtx *c, const json_t *root, LsimModel *m, LsimSt
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_ranged(c, contact, "contact", "restitution_threshold", GE0, &m->restitution_threshold) < 0)
       return LSIM_INVALID_INPUT;
+    /* 1-D checks overlaps exactly (1e-12 m): a tolerance there was read and ignored, and
+       the overlap it was meant to let pass refused without a word of it. */
+    if (dim == 1 && json_object_get(contact, "overlap_tolerance"))
+      return lsim_parse_fail(c, "contact.overlap_tolerance", 1, "applies to 2-D and 3-D scenes only: "
+                             "1-D checks overlaps exactly (1e-12 m); \"allow_initial_overlap\": true "
+                             "accepts them");
   }
   if (parse_friction(c, root, m) < 0) return LSIM_INVALID_INPUT;
   if (parse_integrator(c, root, m) < 0) return LSIM_INVALID_INPUT;

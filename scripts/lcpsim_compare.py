@@ -663,6 +663,41 @@ def divergence_unit(dimension):
     return {1: "m", 2: "m or rad", 3: "m, or quaternion component"}.get(int(dimension), "m")
 
 
+def divergence_hidden(c, floor=1e-18):
+    """The divergence figure's notes on series a reader cannot see: those never above the
+    floor lie on top of each other there (named, with their largest divergence when not
+    exactly 0: siconos:enum's 2.2e-19 on the brick had been drawn at the floor unnamed),
+    and a series whose curve is another's at every step is drawn under it (on the brick,
+    siconos:lemke under siconos:pivot). Returns the note lines (none: [])."""
+    q = np.asarray(c.divergence.q, dtype=float)
+    labels = list(c.series.label)
+    at_floor = []
+    groups = []  # [curve, labels]: series above the floor with the same curve, in drawing order
+    for s in range(len(labels)):
+        if c.series.is_reference[s]:
+            continue
+        col = q[:, s]
+        top = np.nanmax(col) if np.isfinite(col).any() else np.nan
+        if not (col > floor).any():
+            at_floor.append(labels[s] if not top > 0 else f"{labels[s]} (up to {top:.2g})")
+            continue
+        curve = np.maximum(col, floor)
+        g = next((g for g in groups if np.array_equal(g[0], curve, equal_nan=True)), None)
+        if g is None:
+            groups.append([curve, [labels[s]]])
+        else:
+            g[1].append(labels[s])
+    # a later line is drawn over the earlier ones: all but the last of a group are hidden
+    under = [f"{', '.join(g[1][:-1])} under {g[1][-1]}" for g in groups if len(g[1]) > 1]
+    notes = []
+    if at_floor:
+        notes.append(f"at the floor (never more than {floor:g} from the reference's trajectory): "
+                     + ", ".join(at_floor))
+    if under:
+        notes.append("drawn under another (the same divergence at every step): " + ", ".join(under))
+    return notes
+
+
 def figure_divergence(c, outdir, name):
     """Independent runs: state difference to the reference trajectory over time."""
     import matplotlib.pyplot as plt
@@ -677,15 +712,12 @@ def figure_divergence(c, outdir, name):
                   "\n(1e-18 floor)")
     ax.set_title(f"{name}: divergence from {c.parameters.reference}")
     ax.grid(True, which="both", alpha=0.3)
-    # the series that never leave the reference's trajectory lie on top of each other at
-    # the floor: named under the axes
-    same = [c.series.label[s] for s in range(len(c.series.label))
-            if not c.series.is_reference[s] and not (np.asarray(c.divergence.q[:, s]) > 0).any()]
-    if same:
+    # the series drawn where others hide them are named under the axes (note lines)
+    notes = divergence_hidden(c)
+    if notes:
         import textwrap
-        ax.text(0.0, -0.14, "\n".join(textwrap.wrap(
-            "at the floor (the reference's trajectory exactly, every step): "
-            + ", ".join(same), 90)), transform=ax.transAxes, ha="left", va="top", fontsize=7)
+        ax.text(0.0, -0.14, "\n".join(l for n in notes for l in textwrap.wrap(n, 90)),
+                transform=ax.transAxes, ha="left", va="top", fontsize=7)
     _legend(ax, len(c.series.label), ncol=1)
     return _save(fig, outdir, name, "divergence")
 

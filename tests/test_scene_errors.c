@@ -33,6 +33,9 @@ typedef struct ErrorCase {
 } ErrorCase;
 
 static const ErrorCase error_cases[] = {
+    /* 1-D has no overlap tolerance (its check is exact): the key was read and ignored. */
+    {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"contact\": {\"overlap_tolerance\": 0.5},\n \"bodies\": [{}]}",
+     2, 14, "contact.overlap_tolerance", "applies to 2-D and 3-D scenes only: 1-D checks overlaps exactly"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"time\": 0},\n \"bodies\": [{}]}",
      2, 20, "sleep.time", "must be > 0, got 0"},
     {"{\"lcpsim\": 1, \"time_step\": 0.1, \"steps\": 3,\n \"sleep\": {\"enable\": true},\n \"bodies\": [{}]}",
@@ -415,6 +418,10 @@ static const ErrorCase error_cases_nd[] = {
      3, 14, "bodies[0].grid.jitter.amplitude", "required key missing"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1],\n   \"jitter\": {\"amplitude\": 0.1, \"seed\": -1}}}]}",
      3, 41, "bodies[0].grid.jitter.seed", "must be an integer in [0, 2^53], got -1"},
+    /* 2^53 + 1 is an integer beyond the range; read as a double it was 2^53 and accepted,
+       the same positions as seed 2^53. The message names the integer as written. */
+    {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1],\n   \"jitter\": {\"amplitude\": 0.1, \"seed\": 9007199254740993}}}]}",
+     3, 41, "bodies[0].grid.jitter.seed", "must be an integer in [0, 2^53], got 9007199254740993"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": {\"count\": [2, 1], \"spacing\": [1, 1], \"jiter\": {}}}]}",
      2, 84, "bodies[0].grid.jiter", "unknown key (did you mean 'jitter'?)"},
     {"{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.1, \"steps\": 3,\n \"bodies\": [{\"mass\": 1, \"inertia\": 1, \"grid\": [2, 1]}]}",

@@ -65,4 +65,16 @@ ls "$tmp" | grep -q "rank" && fail "killed: a rank's scratch file was left: $(ls
 $MPI ./lcpsim compare data/brick_friction.json --mode independent --solvers lemke,pgs \
   -o "$tmp/x.h5" > "$tmp/ind.out" 2>&1
 [ $? -ne 0 ] && grep -q "runs serially" "$tmp/ind.out" || fail "independent under mpirun: $(cat "$tmp/ind.out")"
-echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene, its --trajectory); a killed job leaves no scratch file"
+# A comparison stopped by its dense reference (pile_10: step 9, n = 48 > 30) stops on every
+# rank at the same step: the file is the serial one's, and the line saying so comes once,
+# from rank 0, which writes the file it names (every rank had printed it).
+./lcpsim compare data/pile_10.json --steps 60 --dense-limit 30 --solvers lemke,pgs \
+  -o "$tmp/stop.serial.h5" --quiet 2> /dev/null
+[ $? -eq 1 ] || fail "stopped serial: exit not 1"
+$MPI ./lcpsim compare data/pile_10.json --steps 60 --dense-limit 30 --solvers lemke,pgs \
+  -o "$tmp/stop.mpi.h5" --quiet > "$tmp/stop.out" 2>&1
+[ $? -ne 0 ] || fail "stopped under mpirun: exit 0"
+$EQ "$tmp/stop.serial.h5" "$tmp/stop.mpi.h5" > "$tmp/stop.eq" || fail "stopped: $(cat "$tmp/stop.eq")"
+n=$(grep -c "lcpsim compare: stopped at step 9" "$tmp/stop.out")
+[ "$n" -eq 1 ] || fail "stopped under mpirun: the line came $n times: $(cat "$tmp/stop.out")"
+echo "mpi: 2 ranks give the serial files (frictional contact set, LCP set, shadow scene, its --trajectory, a stopped comparison); a killed job leaves no scratch file"
