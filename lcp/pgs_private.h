@@ -79,9 +79,6 @@ struct LsimPgs {
   int wide_range[2 * LSIM_PGS_MAX_THREADS + 1][5]; /* groups [0, 1), rest in wide_order
                                                        [2, 3); the range's first position 4 */
   int wide_path;    /* LSIM_PGS_SIMD_SCALAR, _SSE2, _AVX2, _AVX512 or _REFERENCE */
-  int wide_arith_f; /* 1: the float layouts' kernels compute in float (pgs_wide.c) */
-  float *wide_uf;   /* [wide_uf_cap] u's float copy during the sweeps (wide_arith_f >= 3) */
-  int wide_uf_cap, wide_uf_n;
   int wide_evex;    /* 1: the AVX2 path's kernels built on AVX-512VL's encoding (pgs_wide.c) */
   unsigned long long *wide_mask; /* [wide_mask_cap] per block of u: colours used */
   int wide_mask_cap;
