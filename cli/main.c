@@ -139,6 +139,9 @@ static void usage(FILE *f) {
           "                                    avx512, asked for, where the CPU has it; avx512,\n"
           "                                    avx2, sse2 and scalar give the same bits; reference,\n"
           "                                    a check, reads the rows as doubles, docs/solvers.md)\n"
+          "  LSIM_PGS_PRECISION=double|float  PGS's sweep arithmetic at a fixed budget of at most\n"
+          "                                    100 sweeps, where a scene's solver.precision is not\n"
+          "                                    set (default double; float: other bits, recorded)\n"
           "  LSIM_WIDE_ROWS, LSIM_AVX2_EVEX, LSIM_LU_SOLVE, LSIM_LU_REFACTOR, LSIM_BLOCK_START,\n"
           "  LSIM_PRINCIPAL, LSIM_TIES_SHORTCUT, LSIM_BOUND_SUMS\n"
           "                                    checks and comparisons of the sweep (its rows, the\n"
@@ -161,6 +164,7 @@ typedef struct {
 static const EnvVar env_vars[] = {
     {"LSIM_SIMD", "avx512|avx2|sse2|scalar|reference", 0, 0},
     {"LSIM_WIDE_ROWS", "full", 0, 0},
+    {"LSIM_PGS_PRECISION", "double|float", 0, 0},
     {"LSIM_AVX2_EVEX", "off", 0, 0},
     {"LSIM_TIES_SHORTCUT", "0|1|2", 0, 0},
     {"LSIM_BOUND_SUMS", "0|1", 0, 0},

@@ -100,6 +100,7 @@ int lsim_cli_resume_setup(const char *run, const char *scene_path, const char *t
      but an environment's LSIM_LU_SOLVE, LSIM_LU_REFACTOR or LSIM_BLOCK_START may differ. */
   if (lsim_resume_check_sparse(run, info, model, msg, sizeof msg) ||
       lsim_resume_check_principal(run, info, model, msg, sizeof msg) ||
+      lsim_resume_check_precision(run, info, model, msg, sizeof msg) ||
       lsim_resume_check_env(run, info, msg, sizeof msg)) {
     fprintf(stderr, "lcpsim: --resume %s\n", msg);
     return 2;

@@ -85,6 +85,7 @@ int lsim_stepper_create(LsimStepper **out, const LsimModel *model, const char *s
   o.sparse_limit = model->solver.sparse_limit;
   o.block_start = model->solver.block_start;
   o.principal = model->solver.principal;
+  o.precision = model->solver.precision;
   o.lu_solve = model->solver.lu_solve;
   o.lu_refactor = model->solver.lu_refactor;
   o.fallback = model->solver.on_failure == LSIM_ON_FAILURE_FALLBACK;

@@ -29,6 +29,7 @@ LsimModel lsim_default_model(void) {
   m.solver.sparse_limit = 0;
   m.solver.block_start = 0;
   m.solver.principal = 0;
+  m.solver.precision = 0;
   m.solver.lu_solve = 0;
   m.solver.lu_refactor = 0;
   m.restitution_threshold = 0.01;

@@ -184,6 +184,9 @@ typedef struct LsimSolverSettings {
   int principal;      /* lemke_sparse: principal pivots before Lemke's path from a basis
                          guess (0 .. LSIM_PRINCIPAL_MAX; 0: the environment's
                          LSIM_PRINCIPAL); LsimSolverOptions.principal */
+  int precision;      /* pgs: the sweep's arithmetic at a fixed budget, 1 double, 2 single
+                         (0: the environment's LSIM_PGS_PRECISION, else double);
+                         LsimSolverOptions.precision */
 } LsimSolverSettings;
 
 /* What a failed solve leads to (docs/solvers.md, "Failure policy"): fallback (default) tries

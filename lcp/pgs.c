@@ -93,7 +93,7 @@
 #include <string.h>
 
 LsimPgsOptions lsim_default_pgs_options(void) {
-  LsimPgsOptions o = {.max_sweeps = 0, .tol = 1e-10, .omega = 1.0, .threads = 1};
+  LsimPgsOptions o = {.max_sweeps = 0, .tol = 1e-10, .omega = 1.0, .threads = 1, .precision = 0};
   return o;
 }
 

@@ -13,6 +13,10 @@ typedef struct LsimPgsOptions {
                          fast path sweeps T parts that share no block of u at once, then
                          the tasks that cross parts (pgs.c, "parallel sweeps"); the result
                          depends on T, never on the machine or the run */
+  int precision;      /* the coloured sweep's arithmetic where its values are floats (a
+                         fixed budget: tol 0, at most LSIM_PGS_FLOAT_MAX_SWEEPS): 0 double
+                         (default), 1 single (pgs_wide.c; other bits, the same on every
+                         path and machine) */
 } LsimPgsOptions;
 
 enum { LSIM_PGS_MAX_THREADS = 64 };

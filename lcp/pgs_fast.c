@@ -1392,7 +1392,7 @@ int lsim_pgs_solve_factored(LsimPgs *ws, const LsimFactoredLcp *f, const LsimPgs
      floor (residual 5e-5 relative after 10 000 sweeps of box_stack_3d's step 2, 5e-14
      on doubles). */
   const int single = opt->tol == 0.0 && opt->max_sweeps > 0 && opt->max_sweeps <= LSIM_PGS_FLOAT_MAX_SWEEPS;
-  if (W && lsim_pgs_colour(ws, f, W, single)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
+  if (W && lsim_pgs_colour(ws, f, W, single, opt->precision)) return lsim_pgs_finish(info, LSIM_OUT_OF_MEMORY, 0, INFINITY);
   if (W && info && ws->nparts)
     info->parts = ws->nparts, info->crossing = ws->tasks_n - ws->part[ws->nparts];
   if (W && info && ws->wide_groups) {

@@ -79,6 +79,10 @@ struct LsimPgs {
   int wide_range[2 * LSIM_PGS_MAX_THREADS + 1][5]; /* groups [0, 1), rest in wide_order
                                                        [2, 3); the range's first position 4 */
   int wide_path;    /* LSIM_PGS_SIMD_SCALAR, _SSE2, _AVX2, _AVX512 or _REFERENCE */
+  int wide_arith_f; /* float layouts in single precision (pgs_wide.c): 0 no, 1 four lanes
+                       on u, 2 eight lanes on u's float copy (one thread, AVX2) */
+  float *wide_uf;   /* [wide_uf_n] u's float copy during the sweeps (wide_arith_f 2) */
+  int wide_uf_cap, wide_uf_n;
   int wide_evex;    /* 1: the AVX2 path's kernels built on AVX-512VL's encoding (pgs_wide.c) */
   unsigned long long *wide_mask; /* [wide_mask_cap] per block of u: colours used */
   int wide_mask_cap;
@@ -364,7 +368,7 @@ void lsim_pgs_sweep_batch(LsimPgs *ws, const LsimFactoredLcp *f, double *z, doub
  * packs the groups, their rows as floats
  * when single (and every value fits); sets ws->wide_groups (0: the problem keeps the
  * natural order). 0 or LSIM_OUT_OF_MEMORY (pgs_wide.c). */
-int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single);
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single, int precision);
 /* Range r of the coloured order (0: all tasks; with parallel parts 2k boundary k, 2k + 1
  * interior k, 2T the crossing set): its groups on the chosen path, then its rest. */
 void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,

@@ -175,6 +175,7 @@ void lsim_pgs_wide_free(LsimPgs *ws) {
   free(ws->wide_idx);
   free(ws->wide_order);
   free(ws->wide_mask);
+  free(ws->wide_uf);
 }
 
 int lsim_pgs_wide_group_z(const LsimPgs *ws) {
@@ -187,6 +188,8 @@ int lsim_pgs_wide_row_values(const LsimPgs *ws) {
 }
 
 void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
+  if (ws->wide_arith_f == 2)
+    for (int i = 0; i < ws->wide_uf_n; ++i) ws->wide_uf[i] = (float)ws->u[i];
   for (int gi = 0; gi < ws->wide_groups; ++gi) {
     const WideGroup *g = &ws->wide[gi];
     const WideIdx *x = &ws->wide_idx[gi];
@@ -201,6 +204,8 @@ void lsim_pgs_wide_z_in(LsimPgs *ws, const double *z) {
 }
 
 void lsim_pgs_wide_z_out(const LsimPgs *ws, double *z) {
+  if (ws->wide_arith_f == 2)
+    for (int i = 0; i < ws->wide_uf_n; ++i) ws->u[i] = ws->wide_uf[i];
   for (int gi = 0; gi < ws->wide_groups; ++gi) {
     const WideGroup *g = &ws->wide[gi];
     const WideIdx *x = &ws->wide_idx[gi];
@@ -631,7 +636,7 @@ static void colour_part(void *arg, int member) {
                  &j->cnt[j->nr - 1]);
 }
 
-int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
+int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single, int precision) {
   ws->wide_groups = 0, ws->wide_ncol = 0, ws->wide_colours = 0, ws->wide_nranges = 0;
   const int nt = ws->tasks_n, m = f->m, nblk = m / FAST_W;
   if (W != FAST_W || f->ncones < WIDE_MIN_CONES) return 0;
@@ -707,6 +712,17 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single) {
   ws->wide_path = pick_path();
   ws->wide_evex = ws->wide_path == LSIM_PGS_SIMD_AVX2 && pick_evex();
   ws->wide_layout = layout;
+  /* Single precision (float values only; not on the reference path, a check of the double
+     kernel): eight lanes on u's float copy where there is AVX2 and one thread, else four
+     lanes on u (the same bits). */
+  ws->wide_arith_f = layout == WIDE_DOUBLE || !precision || ws->wide_path == LSIM_PGS_SIMD_REFERENCE ? 0 : 1;
+  if (ws->wide_arith_f && !ws->nparts && WIDE_HAVE_AVX512 &&
+      (ws->wide_path == LSIM_PGS_SIMD_AVX2 || ws->wide_path == LSIM_PGS_SIMD_AVX512))
+    ws->wide_arith_f = 2;
+  if (ws->wide_arith_f == 2 &&
+      lsim_grow((void **)&ws->wide_uf, &ws->wide_uf_cap, m + FAST_W, sizeof(float)))
+    return LSIM_OUT_OF_MEMORY;
+  ws->wide_uf_n = m + FAST_W;
   return 0;
 }
 
@@ -731,6 +747,9 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef double v8d __attribute__((vector_size(64)));
 typedef long long v8i __attribute__((vector_size(64)));
 typedef float v8f __attribute__((vector_size(32)));
+typedef int v1si __attribute__((vector_size(4)));
+typedef int v4si __attribute__((vector_size(16)));
+typedef int v8si __attribute__((vector_size(32)));
 
 /* The kernel for N lanes at a time and values stored as S: scalar (one lane, which GCC
    makes plain double arithmetic), SSE2 (two; the x86-64 baseline), AVX2 (four; products
@@ -797,6 +816,127 @@ typedef float v8f __attribute__((vector_size(32)));
 #define WIDE_HAVE_EVEX 1
 #else
 #define WIDE_HAVE_EVEX 0
+#endif
+
+/* Single-precision arithmetic (float layouts; u stays double, rounded to float as its
+   blocks come in): four float lanes a vector on SSE2, AVX2 and its EVEX build, one on
+   the scalar path. The same operations per lane on every path, so the same bits. */
+#define WS_ARITH_F 1
+#define WK_V v1f
+#define WK_I v1si
+#define WK_N 1
+#define WK_ATTR
+#define WS_DV v1d
+#define WS_FV v1f
+#define WS_PATH wide_scalar_s
+#include "pgs_wide_set.h"
+
+#define WS_ARITH_F 1
+#define WK_V v4f
+#define WK_I v4si
+#define WK_N 4
+#define WK_ATTR
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_sse2_s
+#include "pgs_wide_set.h"
+
+#if WIDE_HAVE_AVX2
+#define WS_ARITH_F 1
+#define WK_V v4f
+#define WK_I v4si
+#define WK_N 4
+#define WK_ATTR __attribute__((target("avx2")))
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_avx2_s
+#include "pgs_wide_set.h"
+#endif
+
+#if WIDE_HAVE_EVEX
+#define WS_ARITH_F 1
+#define WK_V v4f
+#define WK_I v4si
+#define WK_N 4
+#if defined(__clang__)
+#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
+#define WK_ATTR                                                                          \
+  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
+                 optimize("schedule-insns")))
+#endif
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_evex_s
+#include "pgs_wide_set.h"
+#endif
+
+/* u's float copy gathered eight lanes at a time (vgatherdps; the same loads). */
+#define WIDE_G8(NAME, ATTR)                                                                     \
+  ATTR __attribute__((always_inline)) static inline void NAME(v8f U[WIDE_J], const WideGroup *g, \
+                                                             const float *u) {                  \
+    const __m256i i0 = _mm256_inserti128_si256(                                                 \
+        _mm256_castsi128_si256(_mm_load_si128((const __m128i *)g[0].o0)),                       \
+        _mm_load_si128((const __m128i *)g[1].o0), 1);                                           \
+    const __m256i i1 = _mm256_inserti128_si256(                                                 \
+        _mm256_castsi128_si256(_mm_load_si128((const __m128i *)g[0].o1)),                       \
+        _mm_load_si128((const __m128i *)g[1].o1), 1);                                           \
+    for (int j = 0; j < FAST_W; ++j) {                                                          \
+      U[j] = (v8f)_mm256_i32gather_ps(u + j, i0, 4);                                            \
+      U[FAST_W + j] = (v8f)_mm256_i32gather_ps(u + j, i1, 4);                                   \
+    }                                                                                           \
+  }
+/* The same with u's float copy (LSIM_PGS_ARITH=float-u, float8-u; one thread): u's blocks
+   read and written as floats, no conversion in the kernel. */
+#if WIDE_HAVE_AVX2
+#define WS_ARITH_F 1
+#define WS_UF 1
+#define WK_V v4f
+#define WK_I v4si
+#define WK_N 4
+#define WK_ATTR __attribute__((target("avx2")))
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_avx2_u
+#include "pgs_wide_set.h"
+WIDE_G8(wide_g8_avx2, __attribute__((target("avx2"))))
+#define W8_UF 1
+#define W8_GATHER(U, g, u) wide_g8_avx2(U, g, u)
+#define W8_ATTR __attribute__((target("avx2")))
+#define W8_PATH wide_avx2_8u
+#define W8_LONE wide_avx2_u
+#include "pgs_wide_set8.h"
+#endif
+#if WIDE_HAVE_EVEX
+#define WS_ARITH_F 1
+#define WS_UF 1
+#define WK_V v4f
+#define WK_I v4si
+#define WK_N 4
+#if defined(__clang__)
+#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
+#define WK_ATTR                                                                          \
+  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
+                 optimize("schedule-insns")))
+#endif
+#define WS_DV v4d
+#define WS_FV v4f
+#define WS_PATH wide_evex_u
+#include "pgs_wide_set.h"
+WIDE_G8(wide_g8_evex, __attribute__((target("avx2,avx512f,avx512vl,avx512dq"))))
+#define W8_GATHER(U, g, u) wide_g8_evex(U, g, u)
+#define W8_UF 1
+#if defined(__clang__)
+#define W8_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
+#define W8_ATTR                                                                          \
+  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
+                 optimize("schedule-insns")))
+#endif
+#define W8_PATH wide_evex8_u
+#define W8_LONE wide_evex_u
+#include "pgs_wide_set8.h"
 #endif
 
 /* AVX-512: eight lanes, two groups of one colour (WideGroup.pair) per vector; u's blocks
@@ -884,7 +1024,7 @@ _Static_assert(WIDE_LANES == 4, "the 8-lane kernel takes two groups a vector");
 
 /* The kernels of one path, by layout (WIDE_DOUBLE, WIDE_FLOAT, WIDE_FLOAT_J, _JB): scalar,
    SSE2, AVX2, AVX-512, then the AVX2 path's EVEX build. */
-typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, double *,
+typedef void (*WideKernel)(const WideGroup *, const WideIdx *, const void *, int, void *,
                            double *, double, float *);
 static const WideKernel wide_kernels[5][4] = {
     {wide_scalar_d, wide_scalar_f, wide_scalar_fj, wide_scalar_fjb},
@@ -908,6 +1048,26 @@ static const WideKernel wide_kernels[5][4] = {
 #endif
 };
 
+/* The float layouts' kernels computing in float, by path (AVX-512 takes AVX2's). */
+static const WideKernel wide_kernels_s[5][3] = {
+    {wide_scalar_s_f, wide_scalar_s_fj, wide_scalar_s_fjb},
+    {wide_sse2_s_f, wide_sse2_s_fj, wide_sse2_s_fjb},
+#if WIDE_HAVE_AVX2
+    {wide_avx2_s_f, wide_avx2_s_fj, wide_avx2_s_fjb},
+    {wide_avx2_s_f, wide_avx2_s_fj, wide_avx2_s_fjb},
+#else
+    {wide_sse2_s_f, wide_sse2_s_fj, wide_sse2_s_fjb},
+    {wide_sse2_s_f, wide_sse2_s_fj, wide_sse2_s_fjb},
+#endif
+#if WIDE_HAVE_EVEX
+    {wide_evex_s_f, wide_evex_s_fj, wide_evex_s_fjb},
+#elif WIDE_HAVE_AVX2
+    {wide_avx2_s_f, wide_avx2_s_fj, wide_avx2_s_fjb},
+#else
+    {wide_sse2_s_f, wide_sse2_s_fj, wide_sse2_s_fjb},
+#endif
+};
+
 void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z, double omega,
                                int r) {
   const int *rg = ws->wide_range[r];
@@ -924,7 +1084,31 @@ void lsim_pgs_wide_sweep_range(LsimPgs *ws, const LsimFactoredLcp *f, double *z,
                    : ws->wide_path == LSIM_PGS_SIMD_AVX2   ? (ws->wide_evex ? 4 : 2)
                    : ws->wide_path == LSIM_PGS_SIMD_AVX512 ? 3
                                                            : 1;
-  wide_kernels[path][layout](g, ws->wide_idx + rg[0], rows, ng, ws->u, z, omega,
+  WideKernel k = ws->wide_arith_f && layout != WIDE_DOUBLE ? wide_kernels_s[path][layout - 1]
+                                                          : wide_kernels[path][layout];
+#if WIDE_HAVE_AVX2
+  /* Eight lanes on u's float copy (the AVX2 build, or its EVEX one). */
+  static const WideKernel ku[2][3] = {
+      {wide_avx2_8u_f, wide_avx2_8u_fj, wide_avx2_8u_fjb},
+#if WIDE_HAVE_EVEX
+      {wide_evex8_u_f, wide_evex8_u_fj, wide_evex8_u_fjb},
+#else
+      {wide_avx2_8u_f, wide_avx2_8u_fj, wide_avx2_8u_fjb},
+#endif
+  };
+  if (ws->wide_arith_f == 2) {
+    /* u's float copy: the kernel on it; the rest (if any) on u, brought up to date. */
+    ku[path == 4][layout - 1](g, ws->wide_idx + rg[0], rows, ng, ws->wide_uf, z,
+                                                     omega, ws->wide_z + (size_t)rg[0] * WIDE_Z);
+    if (rg[2] < rg[3]) {
+      for (int i = 0; i < f->m; ++i) ws->u[i] = ws->wide_uf[i];
+      lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);
+      for (int i = 0; i < f->m; ++i) ws->wide_uf[i] = (float)ws->u[i];
+    }
+    return;
+  }
+#endif
+  k(g, ws->wide_idx + rg[0], rows, ng, ws->u, z, omega,
                              ws->wide_z + (size_t)rg[0] * WIDE_Z);
   /* The range's rest, in the natural order. */
   lsim_pgs_fast_sweep_range(ws, f, z, omega, FAST_W, ws->wide_order, rg[2], rg[3]);

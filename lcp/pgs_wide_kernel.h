@@ -21,22 +21,40 @@
  *                FAST_W .. FAST_W + 2 as the negatives of entries 0 .. 2 (exact: the
  *                packing stores a row so only where they are, bit for bit),
  *   WK_NAME      the function made: WK_NAME(groups, values, count, u, z, omega, zgroups),
- *   WK_ATTR      its attributes (the target).
+ *   WK_ATTR      its attributes (the target),
+ *   WK_E, WK_DV  optional, together: the arithmetic in WK_E (float) on WK_V, a vector of
+ *                WK_N floats with WK_I of WK_N 32-bit integers; u stays double: its
+ *                blocks read as WK_DV (WK_N doubles) and rounded to WK_E once, written
+ *                back from WK_DV (exact). Only with float values and z in the groups.
+ *   WK_U         optional: u's storage, double unless float (u's float copy, with WK_E
+ *                float and no WK_DV: its blocks read and written with no conversion).
  * The same source for every set: per lane the same operations in the same order, which
  * are those of fast_sweep (pgs_fast.c) on a d = 4 cone of width 6 (see pgs_wide.c). */
 
+#ifndef WK_U
+#define WK_U double
+#define WK_U_DEFAULT 1
+#endif
+#ifndef WK_E
+#define WK_E double
+#define WK_E_DEFAULT 1
+#define WK_IMAX LLONG_MAX
+#else
+#define WK_IMAX INT_MAX
+#endif
 #define WK_SEL(m, a, b) ((WK_V)(((WK_I)(a) & (m)) | ((WK_I)(b) & ~(m))))
 #define WK_ABS(x) ((WK_V)((WK_I)(x) & absmask))
 #define WK_MAX0(x) WK_SEL((x) > zero, (x), zero)
 #if WK_N == 1
-#define WK_MAKE(e) ((WK_V){e(0)})
+#define WK_MAKE_T(T, e) ((T){e(0)})
 #elif WK_N == 2
-#define WK_MAKE(e) ((WK_V){e(0), e(1)})
+#define WK_MAKE_T(T, e) ((T){e(0), e(1)})
 #elif WK_N == 4
-#define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3)})
+#define WK_MAKE_T(T, e) ((T){e(0), e(1), e(2), e(3)})
 #else
-#define WK_MAKE(e) ((WK_V){e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)})
+#define WK_MAKE_T(T, e) ((T){e(0), e(1), e(2), e(3), e(4), e(5), e(6), e(7)})
 #endif
+#define WK_MAKE(e) WK_MAKE_T(WK_V, e)
 /* Lane L of the vector: its group (g[0], or g[1] for the second half of an 8-lane one) and
  * its place there. */
 #if WK_N == 8
@@ -56,14 +74,15 @@
 #define WK_COL(r, j) (WK_SHORT(r) && (j) >= FAST_W ? (j) - WIDE_LIN : (j))
 
 WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const void *rows_v,
-                            int ng, double *u, double *z, double omega_s, float *zgroups) {
+                            int ng, void *u_v, double *z, double omega_s, float *zgroups) {
+  WK_U *u = u_v;
   const WK_S *rows_all = rows_v;
   enum { VALS = WIDE_VALS_OF(WK_KIND) };
   (void)zgroups, (void)z, (void)idx;
-  const WK_V zero = {0.0}, one = zero + 1.0, half = zero + 0.5, inf = zero + INFINITY;
-  const WK_V omega = zero + omega_s;
-  const WK_I absmask = (WK_I){0} + LLONG_MAX;
-  static const double cs[5] = {1.0, 0.0, -1.0, 0.0, 1.0}, sn[5] = {0.0, 1.0, 0.0, -1.0, 0.0};
+  const WK_V zero = {0}, one = zero + (WK_E)1, half = zero + (WK_E)0.5, inf = zero + (WK_E)INFINITY;
+  const WK_V omega = zero + (WK_E)omega_s;
+  const WK_I absmask = (WK_I){0} + WK_IMAX;
+  static const WK_E cs[5] = {1, 0, -1, 0, 1}, sn[5] = {0, 1, 0, -1, 0};
   for (int gi = 0, step = 1; gi < ng; gi += step) {
     const WideGroup *g = groups + gi;
     const WK_S *rows = rows_all + (size_t)gi * VALS;
@@ -115,13 +134,19 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #ifdef WK_GATHER
       WK_GATHER(U, g, u);
 #else
-      const double *pu0[WK_N], *pu1[WK_N];
+      const WK_U *pu0[WK_N], *pu1[WK_N];
       for (int l = 0; l < WK_N; ++l)
         pu0[l] = u + LG(h + l).o0[LI(h + l)], pu1[l] = u + LG(h + l).o1[LI(h + l)];
       for (int j = 0; j < FAST_W; ++j) {
 #define P0(l) pu0[l][j]
 #define P1(l) pu1[l][j]
+#ifdef WK_DV
+        /* Doubles in, rounded to WK_E a vector at a time. */
+        const WK_DV d0 = WK_MAKE_T(WK_DV, P0), d1 = WK_MAKE_T(WK_DV, P1);
+        U[j] = __builtin_convertvector(d0, WK_V), U[FAST_W + j] = __builtin_convertvector(d1, WK_V);
+#else
         U[j] = WK_MAKE(P0), U[FAST_W + j] = WK_MAKE(P1);
+#endif
 #undef P0
 #undef P1
       }
@@ -206,7 +231,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
           for (int l = 0; l < WK_N; ++l) any_wanted |= wanted[l];
           if (!any_wanted) continue;
 #endif
-          const double c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1];
+          const WK_E c0 = cs[k], s0 = sn[k], c1 = cs[k + 1], s1 = sn[k + 1];
           const WK_V v1k = R * c0, v2k = R * s0;
           const WK_V ex = R * c1 - v1k, ey = R * s1 - v2k;
           const WK_V Ae1 = a11 * ex + a12 * ey, Ae2 = a12 * ex + a22 * ey;
@@ -219,12 +244,12 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
               half * (p1 * (a11 * p1 + a12 * p2) + p2 * (a12 * p1 + a22 * p2)) + r1 * p1 + r2 * p2;
           const WK_I take = cand[k] & (phi < best);
           best = WK_SEL(take, phi, best), bests = WK_SEL(take, sk, bests);
-          bestk = WK_SEL(take, zero + (double)k, bestk);
+          bestk = WK_SEL(take, zero + (WK_E)k, bestk);
         }
         const WK_V on_k = R * (one - bests), on_next = zero + R * bests;
         for (int k = 0; k < 4; ++k)
-          t[k] = WK_SEL(bestk == zero + (double)k, on_k,
-                        WK_SEL(bestk == zero + (double)((k + 3) & 3), on_next, zero));
+          t[k] = WK_SEL(bestk == zero + (WK_E)k, on_k,
+                        WK_SEL(bestk == zero + (WK_E)((k + 3) & 3), on_next, zero));
         eg1 = t[0] - t[2], eg2 = t[1] - t[3];
       }
       /* Inside: the targets of g; zero: none. */
@@ -260,11 +285,17 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
 #endif
       }
 #endif
+#ifdef WK_DV
+      /* Back to doubles (exact), a vector at a time. */
+      WK_DV Uo[WIDE_J];
+      for (int j = 0; j < WIDE_J; ++j) Uo[j] = __builtin_convertvector(U[j], WK_DV);
+#define U Uo
+#endif
       for (int l = 0; l < WK_N && h + l < nreal; ++l) {
-        double *q0 = u + LG(h + l).o0[LI(h + l)];
+        WK_U *q0 = u + LG(h + l).o0[LI(h + l)];
         for (int j = 0; j < FAST_W; ++j) q0[j] = U[j][l];
         if (LG(h + l).two[LI(h + l)]) {
-          double *q1 = u + LG(h + l).o1[LI(h + l)];
+          WK_U *q1 = u + LG(h + l).o1[LI(h + l)];
           for (int j = 0; j < FAST_W; ++j) q1[j] = U[FAST_W + j][l];
         }
 #if !WK_GZ
@@ -274,6 +305,7 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
         z[LX(h + l).L[LI(h + l)]] = nl[l];
 #endif
       }
+#undef U
 #undef AT
 #undef AT_F
 #undef LD
@@ -282,10 +314,20 @@ WK_ATTR static void WK_NAME(const WideGroup *groups, const WideIdx *idx, const v
   }
 }
 
+#ifdef WK_U_DEFAULT
+#undef WK_U
+#undef WK_U_DEFAULT
+#endif
+#ifdef WK_E_DEFAULT
+#undef WK_E
+#undef WK_E_DEFAULT
+#endif
+#undef WK_IMAX
 #undef WK_SEL
 #undef WK_ABS
 #undef WK_MAX0
 #undef WK_MAKE
+#undef WK_MAKE_T
 #undef LG
 #undef LX
 #undef LI

@@ -202,11 +202,11 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
       o.threads > LSIM_PGS_MAX_THREADS || o.sparse_limit < -1 || o.block_start < 0 ||
       o.block_start > 1000 || o.lu_solve < LSIM_LU_DEFAULT || o.lu_solve > LSIM_LU_FT ||
       (o.lu_refactor != 0 && (o.lu_refactor < 10 || o.lu_refactor > 100000)) ||
-      o.principal < 0 || o.principal > LSIM_PRINCIPAL_MAX) {
+      o.principal < 0 || o.principal > LSIM_PRINCIPAL_MAX || o.precision < 0 || o.precision > 2) {
     set_err(err, errlen, "invalid solver options: need tol >= 0, max_iter >= 0, 0 < omega < 2, "
                          "0 <= threads <= 64, sparse_limit >= -1, 0 <= block_start <= 1000, "
                          "lu_solve one of LSIM_LU_*, lu_refactor 0 or 10 .. 100000, "
-                         "0 <= principal <= 1000000");
+                         "0 <= principal <= 1000000, precision 0, 1 or 2");
     return LSIM_INVALID_INPUT;
   }
   if (!name || strlen(name) >= sizeof(((LsimSolver *)0)->name)) {
@@ -291,6 +291,15 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
   }
   *out = s;
   return 0;
+}
+
+int lsim_solver_precision_setting(const char *name, const LsimSolverOptions *o) {
+  if (!name || strcmp(name, "pgs")) return -1;
+  if (o && o->precision > 0) return o->precision - 1;
+  /* LSIM_PGS_PRECISION=float|double (lcpsim refuses another value; the library takes it
+     as unset) */
+  const char *e = getenv("LSIM_PGS_PRECISION");
+  return e && !strcmp(e, "float");
 }
 
 int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o) {
@@ -415,6 +424,7 @@ static LsimPgsOptions pgs_options(const LsimSolverOptions *o) {
   po.tol = o->tol;
   po.omega = o->omega;
   po.threads = o->threads;
+  po.precision = lsim_solver_precision_setting("pgs", o) == 1;
   return po;
 }
 

@@ -60,6 +60,10 @@ typedef struct LsimSolverOptions {
                         pivots before Lemke's path (lsim_solver_set_principal, 0 ..
                         LSIM_PRINCIPAL_MAX); 0 (default): none, unless the environment's
                         LSIM_PRINCIPAL says otherwise */
+  int precision;     /* "pgs" at a fixed budget (tol 0, max_iter 1 .. 100): the coloured
+                        sweep's arithmetic, 1 double, 2 single (other bits than double's,
+                        the same on every path; docs/solvers.md "Single precision"); 0
+                        (default): the environment's LSIM_PGS_PRECISION, else double */
 } LsimSolverOptions;
 
 /* The largest principal pivoting budget LsimSolverOptions.principal, a scene's
@@ -278,6 +282,13 @@ void lsim_solver_set_principal(LsimSolver *s, int budget);
  * other solver (it has no such setting: newton's and lemke's sparse Lemke runs take none).
  * What a run file and a comparison record (/parameters/solver_principal, /series/principal). */
 int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o);
+
+/* The sweep arithmetic a solver made by lsim_solver_create(name, o) runs with: for "pgs"
+ * 1 (single) or 0 (double), from o->precision when > 0 (1 double, 2 single), else the
+ * environment's LSIM_PGS_PRECISION ("float": 1; anything else: 0); -1 for other solvers.
+ * It acts where the sweep's values are floats (a fixed budget of at most 100 sweeps).
+ * What a run file records (/parameters/solver_precision). */
+int lsim_solver_precision_setting(const char *name, const LsimSolverOptions *o);
 
 /* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
  * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every

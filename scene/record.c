@@ -1153,6 +1153,14 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
   const int principal = lsim_solver_principal_setting(
       solver_name && solver_name[0] ? solver_name : model->solver.name, &o);
   if (principal >= 0) write_int(r, "/parameters/solver_principal", principal);
+  /* pgs's sweep arithmetic in effect (the scene's solver.precision, else
+     LSIM_PGS_PRECISION, else double): other bits in single precision, so a resumed run
+     must take it again (scene/resume.h). Other solvers: none written. */
+  o.precision = model->solver.precision;
+  const int precision = lsim_solver_precision_setting(
+      solver_name && solver_name[0] ? solver_name : model->solver.name, &o);
+  if (precision >= 0)
+    write_strings(r, "/parameters/solver_precision", precision ? "float" : "double", 0, -1);
   /* PGS's coloured sweep on LSIM_SIMD=reference, whose bits are not the other paths':
      recorded so that a resumed run takes it again (other files unchanged). */
   if (lsim_record_simd_reference()) write_strings(r, "/parameters/solver_simd", "reference", 0, -1);

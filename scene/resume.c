@@ -146,6 +146,9 @@ static int read_solver_settings(hid_t f, LsimResumeInfo *info) {
   if (read_scalar(f, "/parameters/solver_principal", H5T_NATIVE_INT, &info->principal) ||
       info->principal < 0)
     info->principal = 0; /* not written: no phase ran */
+  char *prec = read_string(f, "/parameters/solver_precision");
+  info->precision = prec && !strcmp(prec, "float"); /* not written: double */
+  free(prec);
   char *simd = read_string(f, "/parameters/solver_simd");
   info->simd_reference = simd && !strcmp(simd, "reference");
   free(simd);
@@ -744,6 +747,20 @@ int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
              path, info->principal, mine, info->principal);
 }
 
+int lsim_resume_check_precision(const char *path, const LsimResumeInfo *info,
+                                const LsimModel *model, char *err, size_t errlen) {
+  LsimSolverOptions o = lsim_default_solver_options();
+  o.precision = model->solver.precision;
+  const int mine = lsim_solver_precision_setting(info->solver_name, &o);
+  if (mine < 0 || mine == info->precision) return 0; /* not pgs, or the same */
+  static const char *const names[] = {"double", "float"};
+  return say(err, errlen, LSIM_INVALID_INPUT, "%s: its pgs setting precision is %s, this run's "
+             "%s (the scene's solver.precision, else the environment's LSIM_PGS_PRECISION, else "
+             "double): the sweep's bits differ, so the continued steps would not be the run's; "
+             "take its setting (LSIM_PGS_PRECISION=%s)",
+             path, names[info->precision], names[mine], names[info->precision]);
+}
+
 int lsim_resume_check_env(const char *path, const LsimResumeInfo *info, char *err, size_t errlen) {
   const int mine = lsim_record_simd_reference();
   if (mine == info->simd_reference) return 0;
@@ -874,6 +891,7 @@ static int read_checkpoint(hid_t f, const char *path, const LsimModel *m, const 
   if (world || check_solver(path, &info, m, solver_name, err, errlen) ||
       lsim_resume_check_sparse(path, &info, m, err, errlen) ||
       lsim_resume_check_principal(path, &info, m, err, errlen) ||
+      lsim_resume_check_precision(path, &info, m, err, errlen) ||
       lsim_resume_check_env(path, &info, err, errlen) ||
       check_initial(f, path, "/checkpoint/initial_q", "/checkpoint/initial_v", m, initial->q,
                     initial->v, row, err, errlen))

@@ -43,6 +43,9 @@ typedef struct LsimResumeInfo {
   int principal;           /* a lemke_sparse run's principal pivoting budget in effect
                               (/parameters/solver_principal), 0 when the file does not say
                               (another solver, or a run from before the setting: none ran) */
+  int precision;           /* a pgs run's sweep arithmetic (/parameters/solver_precision):
+                              1 "float", 0 "double" or not said (another solver, or a run
+                              from before the setting: double) */
   int ties_shortcut;       /* the sparse Lemke tie shortcut in effect (LSIM_TIES_SHORTCUT,
                               /parameters/solver_ties_shortcut: 0, 1 or 2); -1 when the file
                               does not say */
@@ -71,6 +74,13 @@ int lsim_resume_check_sparse(const char *path, const LsimResumeInfo *info, const
  * (lsim_solver_principal_setting). 0, or LSIM_INVALID_INPUT with err naming the key, both
  * values and the variable to set. */
 int lsim_resume_check_principal(const char *path, const LsimResumeInfo *info,
+                                const LsimModel *model, char *err, size_t errlen);
+
+/* A pgs run's sweep arithmetic (info->precision) against this run's: the scene's
+ * solver.precision (model), else the environment's LSIM_PGS_PRECISION, else double
+ * (lsim_solver_precision_setting). 0, or LSIM_INVALID_INPUT with err naming the key, both
+ * values and the variable to set. */
+int lsim_resume_check_precision(const char *path, const LsimResumeInfo *info,
                                 const LsimModel *model, char *err, size_t errlen);
 
 /* The environment's sweep path against the run's (info->simd_reference): 0 when both are,

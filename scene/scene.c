@@ -37,6 +37,14 @@ static int solver_word(LsimParseCtx *c, const json_t *v, const char *key,
   return lsim_parse_fail(c, path, 0, "must be %s, got \"%s\"", takes, word);
 }
 
+/* pgs's sweep arithmetic: "double" 1, "float" 2 (LsimSolverOptions.precision); 0, or -1. */
+static int precision_parse(const char *word, int *precision) {
+  if (!strcmp(word, "double")) *precision = 1;
+  else if (!strcmp(word, "float")) *precision = 2;
+  else return -1;
+  return 0;
+}
+
 /* "solver": a name, or an object of settings. */
 static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings *s) {
   const json_t *v = json_object_get(root, "solver");
@@ -48,7 +56,7 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
   } else if (json_is_object(v)) {
     static const char *const keys[] = {"name", "tol", "max_iter", "omega", "warm_start", "threads",
                                        "on_failure", "sparse_limit", "block_start", "lu_solve",
-                                       "lu_refactor", "principal", NULL};
+                                       "lu_refactor", "principal", "precision", NULL};
     if (lsim_parse_check_keys(c, v, "solver", keys) < 0) return LSIM_INVALID_INPUT;
     const json_t *n = json_object_get(v, "name");
     if (n && !json_is_string(n)) return lsim_parse_fail(c, "solver.name", 0, "must be a string, got %s", lsim_json_type_name(n));
@@ -76,6 +84,8 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (lsim_parse_get_int(c, v, "solver", "lu_refactor", 10, 100000, &s->lu_refactor) < 0)
       return LSIM_INVALID_INPUT;
     if (lsim_parse_get_int(c, v, "solver", "principal", 0, LSIM_PRINCIPAL_MAX, &s->principal) < 0)
+      return LSIM_INVALID_INPUT;
+    if (solver_word(c, v, "precision", precision_parse, &s->precision, "\"double\" or \"float\"") < 0)
       return LSIM_INVALID_INPUT;
     if (solver_word(c, v, "on_failure", lsim_on_failure_parse, &s->on_failure,
                     "\"fallback\", \"stop\" or \"continue\"") < 0)
@@ -108,6 +118,10 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
         return lsim_parse_fail(c, path, 0, "is a setting of lemke_sparse only; the solver is "
                                "%s (set \"name\": \"lemke_sparse\", or remove the key)", s->name);
       }
+    /* pgs's arithmetic with another solver would do nothing: refused at the key. */
+    if (json_is_object(v) && json_object_get(v, "precision") && strcmp(s->name, "pgs"))
+      return lsim_parse_fail(c, "solver.precision", 0, "is a setting of pgs only; the solver is "
+                             "%s (set \"name\": \"pgs\", or remove the key)", s->name);
     return 0;
   }
   if (lsim_solver_is_fc_name(name))

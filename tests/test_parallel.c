@@ -418,6 +418,65 @@ static void test_parallel_sweeps_deterministic(void **state) {
  * AVX-512 the avx512 request runs avx2, without AVX2 both run sse2 (info.simd says which
  * ran), and the test still compares every path the CPU has; unset, it runs AVX2 (else
  * SSE2). Solved to 1e-6 the coloured order converges as the natural one does. */
+/* Single precision (LsimPgsOptions.precision 1, a fixed budget of float rows): every path
+ * gives the same bits, one thread (eight lanes on u's float copy where there is AVX2, with
+ * AVX2's VEX and EVEX builds; four lanes on scalar and SSE2) and two (four lanes on u);
+ * the reference path stays the double kernel's check. Its iterate is not double
+ * arithmetic's (other bits) but near it: the 20-sweep relative residual of the pile_100
+ * LCP (natural) within 1e-3 of it relatively (float rounding, about 6e-8 an operation, far below
+ * what 20 sweeps leave: 0.02), and u = B z of the returned z is formed in double. */
+static void solve_prec(const LsimFactoredLcp *f, int T, int precision, double *out, LsimPgsInfo *info) {
+  LsimPgs *ws = lsim_pgs_create();
+  LsimPgsOptions o = lsim_default_pgs_options();
+  o.threads = T, o.tol = 0.0, o.max_sweeps = 20, o.precision = precision;
+  memset(out, 0, (size_t)f->n * sizeof(double));
+  memset(info, 0, sizeof *info);
+  lsim_pgs_solve_factored(ws, f, &o, 0, out, info);
+  lsim_pgs_free(ws);
+}
+
+static void test_wide_single_precision_paths_identical(void **state) {
+  (void)state;
+  PileLcp p;
+  pile_lcp(&p, 1, 100);
+  const LsimFactoredLcp *f = lsim_stepper_factored(p.stepper);
+  const int n = f->n;
+  double *zd = malloc((size_t)n * sizeof(double)), *z0 = malloc((size_t)n * sizeof(double));
+  double *z = malloc((size_t)n * sizeof(double)), *z2 = malloc((size_t)n * sizeof(double));
+  double *z20 = malloc((size_t)n * sizeof(double));
+  LsimPgsInfo id, i0, i, i2;
+  unsetenv("LSIM_SIMD");
+  solve_prec(f, 1, 0, zd, &id);
+  solve_prec(f, 1, 1, z0, &i0);
+  solve_prec(f, 2, 1, z20, &i2);
+  assert_int_equal(i2.parts, 2);
+  /* Other bits than double arithmetic's, near it. */
+  assert_memory_not_equal(zd, z0, (size_t)n * sizeof(double));
+  assert_true(fabs(i0.residual - id.residual) <= 1e-3 * id.residual);
+  static const char *paths[] = {"scalar", "sse2", "avx2", "avx512"};
+  for (int k = 0; k < 4; ++k)
+    for (int evex = 0; evex < 2; ++evex) {
+      setenv("LSIM_SIMD", paths[k], 1);
+      if (evex) setenv("LSIM_AVX2_EVEX", "off", 1);
+      else unsetenv("LSIM_AVX2_EVEX");
+      solve_prec(f, 1, 1, z, &i);
+      assert_memory_equal(z, z0, (size_t)n * sizeof(double));
+      solve_prec(f, 2, 1, z2, &i2);
+      assert_memory_equal(z2, z20, (size_t)n * sizeof(double));
+    }
+  unsetenv("LSIM_AVX2_EVEX");
+  /* The reference path: double arithmetic whatever the setting. */
+  setenv("LSIM_SIMD", "reference", 1);
+  double *zr = malloc((size_t)n * sizeof(double)), *zr1 = malloc((size_t)n * sizeof(double));
+  solve_prec(f, 1, 0, zr, &i);
+  solve_prec(f, 1, 1, zr1, &i);
+  assert_int_equal(i.simd, LSIM_PGS_SIMD_REFERENCE);
+  assert_memory_equal(zr, zr1, (size_t)n * sizeof(double));
+  unsetenv("LSIM_SIMD");
+  free(zd), free(z0), free(z), free(z2), free(z20), free(zr), free(zr1);
+  free_pile(&p);
+}
+
 static void test_wide_sweep_paths_identical(void **state) {
   (void)state;
   PileLcp p;
@@ -921,6 +980,7 @@ int main(void) {
       cmocka_unit_test(test_fast_residual_bits),
       cmocka_unit_test(test_parallel_zero_test),
       cmocka_unit_test(test_wide_sweep_paths_identical),
+      cmocka_unit_test(test_wide_single_precision_paths_identical),
       cmocka_unit_test(test_wide_compact_rows_same_bits),
       cmocka_unit_test(test_long_budget_on_doubles),
       cmocka_unit_test(test_parallel_rows_same_problem),

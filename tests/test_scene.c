@@ -1266,6 +1266,58 @@ static void test_lemke_sparse_keys(void **unused) {
   assert_true(differ > 0);
 }
 
+/* pgs's sweep arithmetic (solver.precision: "double" 1, "float" 2, absent 0) in the model's
+ * solver settings, and the setting in effect by lsim_solver_precision_setting, what runs
+ * record: the options' value, else LSIM_PGS_PRECISION ("float"; anything else double),
+ * else double; -1 for another solver. The key refused with another solver, or another
+ * word, at its place. */
+static void test_precision_key(void **unused) {
+  (void)unused;
+  static const char *const head =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.1, \"steps\": 1, \"solver\": ";
+  static const char *const tail = ", \"bodies\": [{\"mass\": 1, \"inertia\": [1, 1, 1]}]}";
+  static const char *const solvers[] = {"{\"name\": \"pgs\", \"tol\": 0, \"max_iter\": 20, \"precision\": \"float\"}",
+                                        "{\"name\": \"pgs\", \"precision\": \"double\"}", "\"pgs\""};
+  const int expect[] = {2, 1, 0};
+  char text[512];
+  LsimModel m;
+  LsimState st;
+  LsimSceneError err;
+  for (int k = 0; k < 3; ++k) {
+    snprintf(text, sizeof text, "%s%s%s", head, solvers[k], tail);
+    if (lsim_scene_parse(text, "precision.json", &m, &st, &err)) fail_msg("%s", err.message);
+    assert_int_equal(m.solver.precision, expect[k]);
+    lsim_state_free(&st);
+    lsim_model_free(&m);
+  }
+  snprintf(text, sizeof text, "%s%s%s", head, "{\"name\": \"pgs\", \"precision\": \"single\"}", tail);
+  assert_int_equal(lsim_scene_parse(text, "bad.json", &m, &st, &err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err.message, "must be \"double\" or \"float\""));
+  snprintf(text, sizeof text, "%s%s%s", head, "{\"name\": \"lemke\", \"precision\": \"float\"}", tail);
+  assert_int_equal(lsim_scene_parse(text, "other.json", &m, &st, &err), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(err.message, "is a setting of pgs only"));
+  LsimSolverOptions o = lsim_default_solver_options();
+  unsetenv("LSIM_PGS_PRECISION");
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
+  assert_int_equal(lsim_solver_precision_setting("lemke", &o), -1);
+  setenv("LSIM_PGS_PRECISION", "float", 1);
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 1);
+  o.precision = 1;
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
+  o.precision = 2;
+  unsetenv("LSIM_PGS_PRECISION");
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 1);
+  o.precision = 0;
+  setenv("LSIM_PGS_PRECISION", "x", 1);
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
+  unsetenv("LSIM_PGS_PRECISION");
+  o.precision = 3;
+  LsimSolver *front = NULL;
+  char e[512];
+  assert_int_equal(lsim_solver_create(&front, "pgs", &o, e, sizeof e), LSIM_INVALID_INPUT);
+  assert_non_null(strstr(e, "precision 0, 1 or 2"));
+}
+
 /* lemke_sparse's principal pivoting budget (solver.principal) in the model's solver settings
  * (absent: 0), and the budget in effect by
  * lsim_solver_principal_setting, what runs and comparisons record: the options' value, else
@@ -1367,6 +1419,7 @@ int main(void) {
       cmocka_unit_test(test_constraints_1d_3d),
       cmocka_unit_test(test_rotation_key),
       cmocka_unit_test(test_principal_key),
+      cmocka_unit_test(test_precision_key),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -156,6 +156,9 @@ S solver_block_start "solver_block_start.json:1:95: solver.block_start: must be 
 S solver_principal "solver_principal.json:1:93: solver.principal: must be an integer in [0, 1000000], got 2000000" "$h"'"solver": {"name": "lemke_sparse", "principal": 2000000}, "bodies": [ {} ]}'
 S solver_principal_other "solver_principal_other.json:1:84: solver.principal: is a setting of lemke_sparse only; the solver is pgs" "$h"'"solver": {"name": "pgs", "principal": 20}, "bodies": [ {} ]}'
 S solver_lu_other "solver_lu_other.json:1:83: solver.lu_solve: is a setting of lemke_sparse only; the solver is pgs" "$h"'"solver": {"name": "pgs", "lu_solve": "klu"}, "bodies": [ {} ]}'
+# pgs's sweep arithmetic: a word of two, and pgs's alone.
+S solver_precision 'solver_precision.json:1:84: solver.precision: must be "double" or "float", got "single"' "$h"'"solver": {"name": "pgs", "precision": "single"}, "bodies": [ {} ]}'
+S solver_precision_other "solver_precision_other.json:1:99: solver.precision: is a setting of pgs only; the solver is lemke" "$h"'"solver": {"name": "lemke", "tol": 1e-8, "precision": "float"}, "bodies": [ {} ]}'
 # ---- scene files: 1-D bodies, walls, couplings ----
 S type "type.json:2:22: bodies[0].mass: must be a number" "$h"'
 "bodies": [ {"mass": "heavy"} ]}'
@@ -223,6 +226,7 @@ export LSIM_TIES_SHORTCUT=3; t ties_env "LSIM_TIES_SHORTCUT='3': expected 0, 1 o
 export LSIM_BOUND_SUMS=yes; t bound_sums_env "LSIM_BOUND_SUMS='yes': expected 0 or 1" "$in/ok.json" -o @OUT; unset LSIM_BOUND_SUMS
 export LSIM_WIDE_ROWS=compact; t wide_rows_env "LSIM_WIDE_ROWS='compact': expected full" "$in/ok.json" -o @OUT; unset LSIM_WIDE_ROWS
 export LSIM_AVX2_EVEX=on; t avx2_evex_env "LSIM_AVX2_EVEX='on': expected off" "$in/ok.json" -o @OUT; unset LSIM_AVX2_EVEX
+export LSIM_PGS_PRECISION=single; t pgs_precision_env "LSIM_PGS_PRECISION='single': expected double or float" "$in/ok.json" -o @OUT; unset LSIM_PGS_PRECISION
 t tol_opt "--tol" "$in/ok.json" --tol -1 -o @OUT
 t tol_nan "--tol" "$in/ok.json" --tol nan -o @OUT
 # "-" is a file name here, not standard input: the message says where stdin is.
