@@ -147,11 +147,15 @@ static void usage(FILE *f) {
           "                                    checks and comparisons of the sweep (its rows, the\n"
           "                                    AVX2 path's two builds) and of sparse Lemke\n"
           "                                    (docs/solvers.md, \"Environment\");\n"
-          "                                    a value lcpsim does not know is refused (exit 2)\n",
+          "                                    a value lcpsim does not know is refused (exit 2)\n"
+          "  LSIM_VIEW_PIECE=N                 a test hook: 'lcpsim view' splits its numbers into\n"
+          "                                    pieces of N bytes (rounded down to a multiple of\n"
+          "                                    24, at least 24) instead of 48 MB; the same page\n",
           LSIM_VERSION);
 }
 
-/* The LSIM_* variables the library reads (lcp/pgs_wide.c, lcp/lemke_sparse.c, cli/view.c)
+/* The LSIM_* variables the library reads (lcp/pgs_wide.c, lcp/lemke_sparse.c; cli/view.c's
+ * LSIM_VIEW_PIECE, a test hook, listed as such in --help and docs/solvers.md)
  * take a value they do not know as unset; lcpsim refuses such a value instead, so that a
  * comparison never runs silently on the default. words: the accepted values, "|" apart;
  * else an integer in [lo, hi]. Test-only names (LSIM_KERNEL_*, LSIM_SHARED) are not read

@@ -789,10 +789,15 @@ int lsim_compare_run(const LsimCompareConfig *cfg, LsimCompareResult *res, char 
   snprintf(traj_path, sizeof traj_path, "%s.trajectory", partial);
   if (!exit_code && cfg->trajectory && !lcpset && !independent && root) {
     traj_model = spec_model(&model, &specs[ref]);
-    /* (every step, as lcpsim SCENE writes it: /parameters/record_every 1) */
+    /* The scene's output.record_every, as lcpsim SCENE writes it (every K-th step, step 0
+       and the last); it kept every step whatever the scene said. */
+    LsimSceneOutput sout;
+    memset(&sout, 0, sizeof sout);
+    lsim_scene_output(scene_text, inputs[0], &sout, NULL);
     if ((bad = lsim_record_open(&traj, traj_path, &traj_model, &state0, scene_text,
                                specs[ref].label, err, sizeof err)) ||
-        (bad = lsim_record_set_every(traj, 1, err, sizeof err))) {
+        (bad = lsim_record_set_every(traj, sout.record_every > 0 ? sout.record_every : 1, err,
+                                     sizeof err))) {
       snprintf(msg, msglen, "%s: %s", nm->trajectory, err);
       exit_code = -lsim_compare_status(bad, LSIM_IO_ERROR);
     }

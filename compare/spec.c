@@ -136,25 +136,29 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                iv <= LSIM_PRINCIPAL_MAX) {
       s->opt.principal = iv; /* principal pivots from the guess before the path */
     } else {
-      /* What the key takes said (omega=2 said only "bad value '2' for omega") */
+      /* What the key takes said (omega=2 said only "bad value '2' for omega"), in the
+         words of the scene's solver keys ("principal must be an integer in [0, 1000000],
+         got -1", scene/json.c, api/sim.c): a number as given, other text quoted. */
       char need[48];
       snprintf(need, sizeof need, "%s",
                !strcmp(key, "tol")            ? "a number >= 0"
                : !strcmp(key, "omega")        ? "a number in (0, 2)"
-               : !strcmp(key, "d")            ? "an integer from 2 to 64"
+               : !strcmp(key, "d")            ? "an integer in [2, 64]"
                : !strcmp(key, "sparse_limit") ? "an integer >= -1"
                : !strcmp(key, "sweeps")       ? "an integer >= 1"
                : !strcmp(key, "cover")        ? "previous or ones"
-               : !strcmp(key, "block")        ? "an integer from 0 to 1000"
+               : !strcmp(key, "block")        ? "an integer in [0, 1000]"
                : !strcmp(key, "lu")           ? "umfpack, own, klu or ft"
-               : !strcmp(key, "refactor")     ? "an integer from 10 to 100000"
-               : !strcmp(key, "principal")    ? "an integer from 0 to 1000000"
+               : !strcmp(key, "refactor")     ? "an integer in [10, 100000]"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))
-        snprintf(need, sizeof need, "an integer from 1 to %d", LSIM_PGS_MAX_THREADS);
-      snprintf(err, errlen, "solver spec '%s': bad value '%s' for %s (%s)", s->label, val, key,
-               need);
+        snprintf(need, sizeof need, "an integer in [1, %d]", LSIM_PGS_MAX_THREADS);
+      if (!strcmp(key, "principal"))
+        snprintf(need, sizeof need, "an integer in [0, %d]", LSIM_PRINCIPAL_MAX);
+      const int number = !lsim_parse_double(val, &dv);
+      snprintf(err, errlen, "solver spec '%s': %s must be %s, got %s%s%s", s->label, key, need,
+               number ? "" : "'", val, number ? "" : "'");
       return -1;
     }
   }

@@ -250,7 +250,7 @@ static void test_specs(void **state) {
       {"siconos:psor[threads=2]", "threads is an option of pgs only; siconos:psor does not use it"},
       {"pgs[sparse_limit=10]", "sparse_limit is an option of newton only; pgs does not use it"},
       {"pgs[principal=10]", "principal is an option of lemke_sparse only; pgs does not use it"},
-      {"lemke_sparse[principal=1000001]", "bad value '1000001' for principal (an integer from 0 to 1000000)"},
+      {"lemke_sparse[principal=1000001]", "principal must be an integer in [0, 1000000], got 1000001"},
       {"pgs[islands=1]", "islands is an option of lemke, newton and lemke_sparse only; pgs does "
                          "not use it"},
       {"pgs[max_iter=10,sweeps=5]", "max_iter=10 and sweeps=5 are two iteration budgets: give "
@@ -259,17 +259,17 @@ static void test_specs(void **state) {
                                  "with tol 0 (give max_iter=K for a budget with a tolerance)"},
       {"pgs[omega=1.2,omega=1.5]", "omega is given twice (1.2 and 1.5)"},
       {"lemke[cover=previous]", "cover is an option of lemke_sparse only; lemke does not use it"},
-      {"lemke_sparse[cover=last]", "bad value 'last' for cover (previous or ones)"},
+      {"lemke_sparse[cover=last]", "cover must be previous or ones, got 'last'"},
       {"lemke[block=16]", "block is an option of lemke_sparse only; lemke does not use it"},
-      {"lemke_sparse[block=1001]", "bad value '1001' for block (an integer from 0 to 1000)"},
+      {"lemke_sparse[block=1001]", "block must be an integer in [0, 1000], got 1001"},
       {"lemke[lu=own]", "lu is an option of lemke_sparse only; lemke does not use it"},
       {"pgs[refactor=200]", "refactor is an option of lemke_sparse only; pgs does not use it"},
-      {"lemke_sparse[lu=dense]", "bad value 'dense' for lu (umfpack, own, klu or ft)"},
-      {"lemke_sparse[lu=1]", "bad value '1' for lu (umfpack, own, klu or ft)"},
-      {"lemke_sparse[refactor=9]", "bad value '9' for refactor (an integer from 10 to 100000)"},
+      {"lemke_sparse[lu=dense]", "lu must be umfpack, own, klu or ft, got 'dense'"},
+      {"lemke_sparse[lu=1]", "lu must be umfpack, own, klu or ft, got 1"},
+      {"lemke_sparse[refactor=9]", "refactor must be an integer in [10, 100000], got 9"},
       {"lemke_sparse[refactor=100001]",
-       "bad value '100001' for refactor (an integer from 10 to 100000)"},
-      {"lemke_sparse[refactor=1e3]", "bad value '1e3' for refactor (an integer from 10 to 100000)"},
+       "refactor must be an integer in [10, 100000], got 100001"},
+      {"lemke_sparse[refactor=1e3]", "refactor must be an integer in [10, 100000], got 1e3"},
       {"lemke_sparse[lu=own,lu=klu]", "lu is given twice (own and klu)"},
       /* max_iter 0 is the default budget (10000 sweeps for pgs), which was then labelled
          "budget 0 sweeps". */
@@ -277,8 +277,8 @@ static void test_specs(void **state) {
                         "exactly K; tol=0 alone runs the solver's default budget)"},
       /* A negative budget named the bound of max_iter (">= 0"), which sweeps=0 does not
          meet either. */
-      {"pgs[sweeps=-1]", "bad value '-1' for sweeps (an integer >= 1)"},
-      {"pgs[max_iter=-1]", "bad value '-1' for max_iter (an integer >= 0)"},
+      {"pgs[sweeps=-1]", "sweeps must be an integer >= 1, got -1"},
+      {"pgs[max_iter=-1]", "max_iter must be an integer >= 0, got -1"},
   };
   for (size_t k = 0; k < sizeof refused / sizeof refused[0]; ++k) {
     char want[512];

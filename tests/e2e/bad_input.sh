@@ -387,7 +387,7 @@ t compare_lcp_fc "FC3D_Example1.dat': frictional contact problem (Siconos .dat),
 t compare_lcp_fclib "Box_Stacks-i0122-82-5.hdf5': frictional contact problem (FCLIB HDF5), not a linear complementarity problem" compare "$cps1" "$(pwd)/../shared/data/siconos-fc3d/Box_Stacks-i0122-82-5.hdf5" --solvers lemke -o @OUT
 t compare_fc_lcp "lcp_CPS_1.dat': linear complementarity problem (Siconos .dat), not a frictional contact problem" compare "$fc3" "$cps1" --solvers nsgs -o @OUT
 t compare_mode "--mode" compare "$in/ok.json" --solvers lemke --mode bogus -o @OUT
-t compare_spec "'lemke[tol=-1]': bad value '-1' for tol" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
+t compare_spec "'lemke[tol=-1]': tol must be a number >= 0, got -1" compare "$in/ok.json" --solvers 'lemke[tol=-1]' -o @OUT
 # an option's value left out, the next option taken for it (said "one scene only, got
 # 'ok.json' and '.../out.h5'")
 t solver_no_value "--solver needs a value, got the option '-o'" "$in/ok.json" --solver -o @OUT
@@ -399,8 +399,8 @@ t h5_dir "$in: is a directory" solve "$in" --step 1
 t export_dir "$in: is a directory" export "$in" --step 1 -o @OUT
 t compare_no_value "lcpsim compare: --solvers needs a value, got the option '-o'" compare "$in/ok.json" --solvers -o @OUT
 # what the key takes said (said only "bad value '2' for omega")
-t compare_omega "'pgs[omega=2]': bad value '2' for omega (a number in (0, 2))" compare "$in/ok.json" --solvers 'pgs[omega=2]' -o @OUT
-t compare_threads "bad value '0' for threads (an integer from 1 to 64)" compare "$in/ok.json" --solvers 'pgs[threads=0]' -o @OUT
+t compare_omega "'pgs[omega=2]': omega must be a number in (0, 2), got 2" compare "$in/ok.json" --solvers 'pgs[omega=2]' -o @OUT
+t compare_threads "threads must be an integer in [1, 64], got 0" compare "$in/ok.json" --solvers 'pgs[threads=0]' -o @OUT
 t compare_key "unknown option 'bogus'" compare "$in/ok.json" --solvers 'pgs[bogus=1]' -o @OUT
 t compare_repeat "--repeat" compare "$in/ok.json" --solvers lemke --repeat 0 -o @OUT
 # Solver options on an event-driven scene: refused (ignored before, exit 0, while
@@ -435,6 +435,17 @@ LSIM_SMID=scalar "$bin" "$in/ok.json" -o "$run/out.h5" --quiet > "$top/stdout" 2
 grep -qF "note: environment LSIM_SMID is not a variable lcpsim reads (it reads LSIM_SIMD," "$top/stderr" ||
   { name=misspelt_env; fail "stderr: $(head -c 300 "$top/stderr")"; }
 [ -s "$run/out.h5" ] || { name=misspelt_env; fail "no output file"; }
+# Every variable the note says lcpsim reads is in --help's environment list and in
+# docs/solvers.md's Environment table (LSIM_VIEW_PIECE, a test hook, was in neither).
+name=env_listed
+"$bin" --help > "$top/help" 2>&1 || fail "--help: exit $?"
+sed -n 's/.*(it reads \(.*\))$/\1/p' "$top/stderr" | tr -d ',' | tr ' ' '\n' | grep . > "$top/vars"
+[ "$(wc -l < "$top/vars")" -ge 10 ] || fail "the note lists $(wc -l < "$top/vars") variables"
+sed -n '/^### Environment/,/^## /p' docs/solvers.md > "$top/envdoc"
+while read -r v; do
+  grep -q "$v" "$top/help" || fail "$v not in lcpsim --help"
+  grep -q "^| \`$v\` |" "$top/envdoc" || fail "$v not in docs/solvers.md's Environment table"
+done < "$top/vars"
 echo "bad input: $cases cases"
 [ $fails -eq 0 ] && echo "ok: bad input"
 [ $fails -eq 0 ]

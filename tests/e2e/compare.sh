@@ -572,8 +572,8 @@ bad() { # EXPECTED_FRAGMENT ARGS...
 bad "nosuch" data/two_blocks.json --solvers 'lemke,nosuch'
 bad "malformed solver spec 'pgs[sweeps=10'" data/two_blocks.json --solvers 'lemke,pgs[sweeps=10'
 bad "unknown option 'speed'" data/two_blocks.json --solvers 'pgs[speed=2]'
-bad "bad value 'x'" data/two_blocks.json --solvers 'pgs[sweeps=x]'
-bad "bad value '-2' for sparse_limit" data/two_blocks.json --solvers 'newton[sparse_limit=-2]'
+bad "sweeps must be an integer >= 1, got 'x'" data/two_blocks.json --solvers 'pgs[sweeps=x]'
+bad "sparse_limit must be an integer >= -1, got -2" data/two_blocks.json --solvers 'newton[sparse_limit=-2]'
 bad "listed twice" data/two_blocks.json --solvers 'lemke,lemke'
 # The same solver and options written twice otherwise (two series of the same numbers
 # under two names; both ran before): refused, naming both spellings.
@@ -610,9 +610,9 @@ bad "solver spec 'lemke[lu=own]': lu is an option of lemke_sparse only; lemke do
   data/two_blocks.json --solvers 'lemke[lu=own]'
 bad "solver spec 'pgs[refactor=200]': refactor is an option of lemke_sparse only" \
   data/two_blocks.json --solvers 'pgs[refactor=200]'
-bad "solver spec 'lemke_sparse[lu=dense]': bad value 'dense' for lu (umfpack, own, klu or ft)" \
+bad "solver spec 'lemke_sparse[lu=dense]': lu must be umfpack, own, klu or ft, got 'dense'" \
   data/two_blocks.json --solvers 'lemke_sparse[lu=dense]'
-bad "solver spec 'lemke_sparse[refactor=5]': bad value '5' for refactor (an integer from 10 to 100000)" \
+bad "solver spec 'lemke_sparse[refactor=5]': refactor must be an integer in [10, 100000], got 5" \
   data/two_blocks.json --solvers 'lemke_sparse[refactor=5]'
 ref='lemke_sparse[lu=umfpack,refactor=100]'
 $bin compare data/pile_10.json --steps 60 --quiet --reference "$ref" \

@@ -145,7 +145,18 @@ fi
 for spec in 'pgs[principal=4]' 'lemke_sparse[principal=-1]' 'lemke_sparse[principal=1000001]'; do
   if $L compare data/pile_10.json --steps 2 --quiet --solvers "$spec" -o "$out/bad.h5" \
        2> "$out/bad.err"; then fail "$spec: not refused"; fi
-  grep -Eq "principal is an option of lemke_sparse only; pgs does not use it|bad value '[^']*' for principal \(an integer from 0 to 1000000\)" \
+  grep -Eq "principal is an option of lemke_sparse only; pgs does not use it|principal must be an integer in \[0, 1000000\], got -?[0-9]+$" \
     "$out/bad.err" || fail "$spec: refusal does not name principal"
+done
+# One wording for a principal out of range: the scene key's, set_solver's (above) and
+# compare's (it said "bad value '-1' for principal (an integer from 0 to 1000000)").
+sed 's/"principal": 2000/"principal": -1/' "$out/on.json" > "$out/neg.json"
+if $L "$out/neg.json" --steps 2 -o "$out/neg.h5" 2> "$out/neg.err"; then fail "principal -1: not refused"; fi
+$L compare data/pile_10.json --steps 2 --quiet --solvers 'lemke_sparse[principal=-1]' \
+  -o "$out/bad.h5" 2> "$out/bad.err" && fail "compare principal=-1: not refused"
+for f in neg bad; do
+  grep -qF "principal: must be an integer in [0, 1000000], got -1" "$out/$f.err" ||
+    grep -qF "principal must be an integer in [0, 1000000], got -1" "$out/$f.err" ||
+    fail "$f: not the scene key's words: $(cat "$out/$f.err")"
 done
 echo "principal: ok"

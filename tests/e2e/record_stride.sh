@@ -330,6 +330,38 @@ kind = f["contacts/kind"][o[9]:o[10]]
 assert d["clock"].endswith(f"contacts {d['contacts']} (step 90)") and d["contacts"] == int((kind <= 1).sum()), d
 assert d["failed_steps"] == n and f"solver failed on {n} steps" in d["outcome"], d["outcome"]
 EOF
+# lcpsim compare --trajectory on a scene with output.record_every 10: /trajectory keeps
+# the rows the run keeps (steps 0, 10, ..., 40 and 45: 6; it kept all 46), dataset for
+# dataset the run's (wall times aside, and what a comparison does not keep: tests/e2e/
+# viewer.sh); lcpsim view draws state 3 (step 30) beside the chart's row of step 30.
+$PY - "$out" <<'EOF'
+import json, sys
+s = json.load(open("data/incline_2d.json"))
+s["output"] = {"record_every": 10}
+json.dump(s, open(sys.argv[1] + "/incline_k10.json", "w"), indent=1)
+EOF
+$L compare "$out/incline_k10.json" --solvers lemke,pgs --steps 45 --trajectory \
+  -o "$out/cmpt.h5" > /dev/null || fail "compare --trajectory: exit $?"
+$L "$out/incline_k10.json" --solver lemke --steps 45 -o "$out/reft.h5" --quiet || fail "run: exit $?"
+$PY - "$out/cmpt.h5" "$out/reft.h5" <<'EOF' || fail "compare --trajectory is not the strided run"
+import sys, h5py, numpy as np
+f, g = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+assert f["trajectory/time"].shape == g["time"].shape == (6,), (f["trajectory/time"].shape, g["time"].shape)
+assert list(f["trajectory/step"][()]) == [0, 10, 20, 30, 40, 45], f["trajectory/step"][()]
+names = []
+g.visititems(lambda n, o: names.append(n) if isinstance(o, h5py.Dataset) else None)
+for n in names:
+    if "wall_time" in n or n.startswith("resume/") or n in ("parameters/solver_on_failure", "flushed_rows"):
+        continue
+    assert np.asarray(f["trajectory/" + n][()]).tobytes() == np.asarray(g[n][()]).tobytes(), n
+EOF
+./lcpsim view "$out/cmpt.h5" -o "$out/cmpt.html" > /dev/null
+node tests/e2e/browse.js "$out/cpage" "file://$out/cmpt.html#step=35" > /dev/null 2>&1 || fail "browse.js (compare)"
+$PY - "$out/cpage.0.json" <<'EOF' || fail "lcpsim view of compare --trajectory"
+import json, sys
+d = json.loads(json.load(open(sys.argv[1]))["state"])
+assert d["step"] == 3 and d["plot"]["row"] == 29, (d["step"], d["plot"]["row"])
+EOF
 # The library (Python binding over lsim_sim_record_every): 23 steps of pile_10 kept every
 # 5th, the last at the close; the rows those of a record of every step; every < 1 refused
 # with the record left closed (no file); Sim.restore of a strided run file.

@@ -60,4 +60,19 @@ grep -q "^solver             siconos:lemke (warm start given, not used" "$tmp/w2
 awk '{print 0}' "$tmp/z.txt" > "$tmp/zero.txt"
 ./lcpsim solve "$mmc" --solver pgs --warm "$tmp/zero.txt" > "$tmp/w3.txt" || fail "zero warm: exit $?"
 grep -q "^solver             pgs (warm start given, not used" "$tmp/w3.txt" || fail "zero warm: $(grep ^solver "$tmp/w3.txt")"
+# --solver in `lcpsim solve --help`: every LCP solver name `lcpsim solvers` lists is
+# there (ours by name, Siconos' as siconos:NAME), and each is taken by solve (it did list
+# lemke, pgs and siconos: only).
+./lcpsim solve --help > "$tmp/help.txt" || fail "solve --help: exit $?"
+./lcpsim solvers 2>&1 | awk '/^# frictional/ { exit } !/^#/' > "$tmp/names.txt"
+[ -s "$tmp/names.txt" ] || fail "lcpsim solvers listed no LCP solver"
+while read -r s; do
+  case $s in
+    siconos:*) grep -q "siconos:NAME" "$tmp/help.txt" || fail "solve --help: no siconos:NAME" ;;
+    *) sed -n '/--solver NAME/,/--tol/p' "$tmp/help.txt" | grep -Eq "(^|[ ,])$s([ ,]|$)" ||
+         fail "solve --help: --solver does not list $s" ;;
+  esac
+  ./lcpsim solve "$mmc" --solver "$s" > /dev/null 2> "$tmp/e.txt"
+  [ $? -le 1 ] || fail "solve --solver $s refused: $(cat "$tmp/e.txt")"
+done < "$tmp/names.txt"
 echo "solve answers: $n solves checked with numpy, warm-start notes: ok"
