@@ -202,6 +202,19 @@ struct LsimStepper {
   double *admit_floor;       /* [nbodies] zeroed at each step's first check */
 };
 
+/* A manifold in warm_spread_manifolds' order (contact/step.c): contacts [c, e), the
+ * height of the body it holds up (+inf: none). */
+typedef struct LsimManifoldRef {
+  double height;
+  double fr[3]; /* its friction at rest (rest_friction) when it holds a body up */
+  int c, e;
+} LsimManifoldRef;
+
+/* a[0 .. n), in contact order (c rising) and with no NaN height, sorted higher first
+ * (then in contact order) by a stable LSD radix sort on the height's bits through tmp[0
+ * .. n): the order of the merge sort (and of qsort with that order) it replaced. */
+void lsim_sort_manifolds(LsimManifoldRef *a, LsimManifoldRef *tmp, int n);
+
 /* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
  * LSIM_OUT_OF_MEMORY); lsim_sleep_wake_inputs wakes, at the start of a step, the groups of
  * sleepers with an applied force, or a velocity or position set from outside; lsim_sleep_wake_contacts
