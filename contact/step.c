@@ -196,6 +196,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->order_pair);
   free(s->order_key);
   free(s->order_tmp);
+  free(s->hot);
   free(s->order_count);
   free(s->pc_row);
   free(s->inv_inertia_body);
@@ -585,11 +586,10 @@ static int was_contact(const void *ctx, uint64_t id) {
 /* Contacts [c0, c1) of the warm start: each contact's variables (the contacts' variables
  * are z's, each once) from the previous step's impulses of its id, else zero. */
 static void warm_range(LsimStepper *s, int c0, int c1) {
-  const LsimContactSet *set = &s->contacts;
   int next = -1; /* the previous step's contact after the last one matched */
   for (int c = c0; c < c1; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    const int nvar = contact_nvar(ct);
+    const LsimContactHot *ct = &s->hot[c]; /* id, kind, ndir, first_var */
+    const int nvar = hot_nvar(ct);
     /* The contacts keep their order from step to step (the sweep order), so the one after
        the last match usually holds this id: taken when it is its id's first contact (the
        one the table holds, prev_nvar >= 0), else the table. */
