@@ -1212,8 +1212,8 @@ static int reserve_remember(LsimStepper *s) {
 }
 
 /* Contact c (ct) remembered: id, first variable, size, and its part of z. */
-static inline void remember_contact(LsimStepper *s, int c, const LsimContactHot *ct) {
-  const int nvar = hot_nvar(ct);
+static inline void remember_contact(LsimStepper *s, int c, const LsimContact *ct) {
+  const int nvar = contact_nvar(ct);
   s->prev_id[c] = ct->id, s->prev_var[c] = ct->first_var, s->prev_nvar[c] = nvar;
   if (nvar > 0) copy_vars(s->prev_z + ct->first_var, s->z + ct->first_var, nvar);
   if (nvar > 0 && s->final_b) memcpy(s->prev_b + ct->first_var, s->final_b + ct->first_var, (size_t)nvar);
@@ -1259,21 +1259,17 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
   int wd = -1; /* the direction count cs, sn are for */
   double cs[LSIM_MAX_DIRECTIONS], sn[LSIM_MAX_DIRECTIONS];
   for (int c = c0; c < c1; ++c) {
-    /* id, kind, ndir and first_var from the hot record; the record for its tangents and
-       the results. */
-    const LsimContactHot *hc = &s->hot[c];
     LsimContact *ct = &set->contacts[c];
-    remember_contact(s, c, hc);
-    int var = hc->first_var;
-    const int ndir = hc->ndir;
-    if (hc->kind == LSIM_CONTACT_EQUALITY) {
+    remember_contact(s, c, ct);
+    int var = ct->first_var;
+    if (ct->kind == LSIM_CONTACT_EQUALITY) {
       ct->normal_impulse = s->E_lambda[var];
       ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
       ct->slip_speed = 0.0;
       continue;
     }
-    ct->normal_impulse = hot_has_normal(hc) ? s->z[var++] : ct->normal_load;
-    if (ndir > 0 && ndir != wd) lsim_cone_weights(wd = ndir, cs, sn);
+    ct->normal_impulse = has_normal(ct) ? s->z[var++] : ct->normal_load;
+    if (ct->ndir > 0 && ct->ndir != wd) lsim_cone_weights(wd = ct->ndir, cs, sn);
     /* Direction d as detection formed its rows: cs t1 + sn t2 (SSE2: x and y in the lanes
        of one register, each lane the scalar sum's operations: the same bits). */
     const double *t0 = ct->tangent[0], *t1 = ct->tangent[1];
@@ -1281,7 +1277,7 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
     __m128d fxy = _mm_setzero_pd();
     double fz = 0.0;
     const __m128d t0xy = _mm_loadu_pd(t0), t1xy = _mm_loadu_pd(t1);
-    for (int d = 0; d < ndir; ++d, ++var) {
+    for (int d = 0; d < ct->ndir; ++d, ++var) {
       const double zv = s->z[var];
       const __m128d u = _mm_add_pd(_mm_mul_pd(_mm_set1_pd(cs[d]), t0xy), _mm_mul_pd(_mm_set1_pd(sn[d]), t1xy));
       fxy = _mm_add_pd(fxy, _mm_mul_pd(_mm_set1_pd(zv), u));
@@ -1291,10 +1287,10 @@ static void impulses_range(LsimStepper *s, int c0, int c1) {
     ct->friction_impulse[2] = fz;
 #else
     ct->friction_impulse[0] = ct->friction_impulse[1] = ct->friction_impulse[2] = 0.0;
-    for (int d = 0; d < ndir; ++d, ++var)
+    for (int d = 0; d < ct->ndir; ++d, ++var)
       for (int k = 0; k < 3; ++k) ct->friction_impulse[k] += s->z[var] * (cs[d] * t0[k] + sn[d] * t1[k]);
 #endif
-    ct->slip_speed = ndir > 0 ? s->z[var] : 0.0;
+    ct->slip_speed = ct->ndir > 0 ? s->z[var] : 0.0;
   }
 }
 

@@ -321,7 +321,7 @@ static inline int has_normal(const LsimContact *c) {
 }
 
 /* A contact's fields that the passes after the numbering read (cq_range, warm_range, the
- * position correction's rows, impulses_range), copied from the 216 B record by number_range when it sets
+ * position correction's rows), copied from the 216 B record by number_range when it sets
  * first_var (s->hot, in the set's order; valid from each assembly until the set changes):
  * 56 B a contact where those passes each loaded three or four of the record's cache lines.
  * The same values, so the same results. */
