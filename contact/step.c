@@ -197,6 +197,7 @@ void lsim_stepper_free(LsimStepper *s) {
   free(s->order_pair);
   free(s->order_key);
   free(s->order_tmp);
+  free(s->hot);
   free(s->order_count);
   free(s->pc_row);
   free(s->inv_inertia_body);
@@ -586,11 +587,10 @@ static int was_contact(const void *ctx, uint64_t id) {
 /* Contacts [c0, c1) of the warm start: each contact's variables (the contacts' variables
  * are z's, each once) from the previous step's impulses of its id, else zero. */
 static void warm_range(LsimStepper *s, int c0, int c1) {
-  const LsimContactSet *set = &s->contacts;
   int next = -1; /* the previous step's contact after the last one matched */
   for (int c = c0; c < c1; ++c) {
-    const LsimContact *ct = &set->contacts[c];
-    const int nvar = contact_nvar(ct);
+    const LsimContactHot *ct = &s->hot[c]; /* id, kind, ndir, first_var */
+    const int nvar = hot_nvar(ct);
     /* The contacts keep their order from step to step (the sweep order), so the one after
        the last match usually holds this id: taken when it is its id's first contact (the
        one the table holds, prev_nvar >= 0), else the table. */
@@ -825,14 +825,6 @@ static void rest_friction(const LsimModel *m, const LsimContact *c0, int held, d
     for (int k = 0; k < 3; ++k) fr[k] *= cap / f;
 }
 
-/* A manifold in warm_spread_manifolds' order: contacts [c, e), the height of the body it
- * holds up (+inf: none). */
-typedef struct LsimManifoldRef {
-  double height;
-  double fr[3]; /* its friction at rest (rest_friction) when it holds a body up */
-  int c, e;
-} LsimManifoldRef;
-
 /* Higher first, then in contact order. */
 static int manifold_order(const void *x, const void *y) {
   const LsimManifoldRef *a = x, *b = y;
@@ -840,19 +832,36 @@ static int manifold_order(const void *x, const void *y) {
   return (a->c > b->c) - (a->c < b->c);
 }
 
-/* a[0 .. n) in manifold_order by a bottom-up merge sort through tmp[0 .. n), for heights
- * that are not NaN (manifold_order is then a total order, c being distinct: the order
- * qsort gives, at a tenth of its cost; qsort's had been 3 % of a pile's step). */
-static void sort_manifolds(LsimManifoldRef *a, LsimManifoldRef *tmp, int n) {
+/* A height's key for lsim_sort_manifolds: ascending keys are descending heights. -0 is
+   made +0 (they compare equal); the bit pattern of a non-negative double orders like its
+   value as an unsigned integer, and a negative one in reverse, so flipping every bit of a
+   negative one and the sign bit of the rest gives an order-preserving key, then all bits
+   flipped for the descending order. */
+static inline uint64_t manifold_key(double h) {
+  uint64_t u;
+  h += 0.0; /* -0 + 0 is +0 (round to nearest); every other value unchanged */
+  memcpy(&u, &h, sizeof u);
+  const uint64_t k = u >> 63 ? ~u : u | (1ull << 63);
+  return ~k;
+}
+
+void lsim_sort_manifolds(LsimManifoldRef *a, LsimManifoldRef *tmp, int n) {
+  if (n < 2) return;
+  /* The eight bytes' counts in one pass; a byte all keys share moves nothing. */
+  enum { R = 256 };
+  unsigned count[8][R];
+  memset(count, 0, sizeof count);
+  for (int i = 0; i < n; ++i) {
+    const uint64_t k = manifold_key(a[i].height);
+    for (int d = 0; d < 8; ++d) ++count[d][(k >> (8 * d)) & (R - 1)];
+  }
   LsimManifoldRef *src = a, *dst = tmp;
-  for (int w = 1; w < n; w *= 2) {
-    for (int lo = 0; lo < n; lo += 2 * w) {
-      const int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      int i = lo, j = mid, k = lo;
-      while (i < mid && j < hi) dst[k++] = manifold_order(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-      while (i < mid) dst[k++] = src[i++];
-      while (j < hi) dst[k++] = src[j++];
-    }
+  const uint64_t k0 = manifold_key(a[0].height);
+  for (int d = 0; d < 8; ++d) {
+    if (count[d][(k0 >> (8 * d)) & (R - 1)] == (unsigned)n) continue;
+    unsigned pos[R], sum = 0;
+    for (int r = 0; r < R; ++r) pos[r] = sum, sum += count[d][r];
+    for (int i = 0; i < n; ++i) dst[pos[(manifold_key(src[i].height) >> (8 * d)) & (R - 1)]++] = src[i];
     LsimManifoldRef *t = src;
     src = dst, dst = t;
   }
@@ -1076,7 +1085,7 @@ static void spread_slice(void *arg, int member) {
   const int c1 = (int)((long long)set->count * (member + 1) / j->T);
   LsimManifoldRef *list = s->manifolds + j->H + spread_list(j, member);
   j->found[member] = find_manifolds(s, j->m, j->st, j->g, c0, c1, list, &j->nan[member]);
-  if (!j->nan[member] && j->found[member] > 1) sort_manifolds(list, list + j->H, j->found[member]);
+  if (!j->nan[member] && j->found[member] > 1) lsim_sort_manifolds(list, list + j->H, j->found[member]);
 }
 
 /* Stage 4, for PGS: the warm start of each manifold of four or more points (one shape

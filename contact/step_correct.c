@@ -138,13 +138,13 @@ static void rows_slice(void *arg, int member) {
   LsimCorrectionRow *rows = s->pc_row + c0;
   int nrows = 0, deep = 0;
   for (int c = c0; c < c1; ++c) {
-    const LsimContact *ct = &set->contacts[c];
+    const LsimContactHot *ct = &s->hot[c]; /* kind, gap, bodies, first_row, first_var */
 #if defined(__GNUC__)
     /* The normal row CORRECT_PREFETCH contacts on, asked for now: the contacts are in the
        sweep's order, their rows in detection's, a miss the hardware does not foresee (the
        row's first load had a third of this pass's samples at 10 000 bodies). */
     if (c + CORRECT_PREFETCH < c1) {
-      const char *ahead = (const char *)&set->rows[set->contacts[c + CORRECT_PREFETCH].first_row];
+      const char *ahead = (const char *)&set->rows[s->hot[c + CORRECT_PREFETCH].first_row];
       __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
       __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
     }

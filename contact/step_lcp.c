@@ -385,20 +385,21 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
   double cm = st->cm; /* C's maxima in locals (the stores into C cannot alias them) */
   int cl = st->cl;
   for (int c = c0; c < c1; ++c) {
-    const LsimContact *ct = &set->contacts[c];
+    /* The contact's hot fields (s->hot; the record itself only for a joint's allowance and
+       restitution). */
+    const LsimContactHot *ct = &s->hot[c];
 #if defined(__GNUC__)
-    /* The contact CQ_PREFETCH on, asked for now (up to its first_var, the last field read
-       here): the first loads of each contact's record had 44 % of this pass's samples at
-       10 000 bodies, the records' stream of 216 B each outrunning the hardware's. */
+    /* The contact CQ_PREFETCH on, asked for now: the first loads of each contact's record
+       had 44 % of this pass's samples at 10 000 bodies, the records' stream of 216 B each
+       outrunning the hardware's. */
     if (c + CQ_PREFETCH < c1) {
       const char *ahead = (const char *)(ct + CQ_PREFETCH);
-      __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64), __builtin_prefetch(ahead + 128);
-      __builtin_prefetch(ahead + offsetof(LsimContact, first_var));
+      __builtin_prefetch(ahead), __builtin_prefetch(ahead + sizeof *ct - 1);
     }
 #endif
     if (ct->kind == LSIM_CONTACT_EQUALITY) continue;
     int var = ct->first_var, row = ct->first_row;
-    if (has_normal(ct)) {
+    if (hot_has_normal(ct)) {
       s->C_ptr[var] = kc;
       const double jv = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
       /* A penetrating contact's row removes at most the slop s of its depth in a step:
@@ -425,23 +426,23 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
         double allow = 0.0;
         for (int k = 0; k < nj; ++k) {
           double exn[3];
-          lsim_v3_cross(exn, s->joint_error + 3 * joints[k], ct->normal);
+          lsim_v3_cross(exn, s->joint_error + 3 * joints[k], set->contacts[c].normal);
           allow = fmax(allow, lsim_v3_norm(exn));
         }
         if (nj) gh += (LSIM_TOUCH_REACH + allow) / h;
       }
       s->q[var] = gh + jv + ct->bias;
       if (s->restitution && ct->kind == LSIM_CONTACT_NORMAL)
-        s->q[var] = restitution_q(s, m, ct, &set->rows[row], s->q[var]);
+        s->q[var] = restitution_q(s, m, &set->contacts[c], &set->rows[row], s->q[var]);
       ++var, ++row;
     }
     if (ct->ndir == 0) continue;
     /* Entries +-1 and mu; the lambda row the longest (ndir, and mu when there is c_n). */
-    const double amu = fabs(ct->mu), cmax = has_normal(ct) && amu > 1.0 ? amu : 1.0;
+    const double amu = fabs(ct->mu), cmax = hot_has_normal(ct) && amu > 1.0 ? amu : 1.0;
     cm = cmax > cm ? cmax : cm;
-    cl = ct->ndir + has_normal(ct) > cl ? ct->ndir + has_normal(ct) : cl;
+    cl = ct->ndir + hot_has_normal(ct) > cl ? ct->ndir + hot_has_normal(ct) : cl;
     const int lambda = var + ct->ndir;
-    if (ct->ndir == 4 && ne == 0 && has_normal(ct)) {
+    if (ct->ndir == 4 && ne == 0 && hot_has_normal(ct)) {
       /* The usual 3-D cone (d = 4, q from the rows' pass): the loops below unrolled, the
          same entries in the same order. */
       int *ci = s->C_idx + kc;
@@ -465,11 +466,11 @@ static int cq_range(LsimStepper *s, const LsimModel *m, int c0, int c1, int kc, 
       s->q[var] = ne == 0 ? s->row_v[var] : row_dot(m, &set->rows[row], s->v_free);
     }
     s->C_ptr[lambda] = kc;
-    if (has_normal(ct)) {
+    if (hot_has_normal(ct)) {
       s->C_idx[kc] = ct->first_var, s->C_val[kc++] = ct->mu;
       s->q[lambda] = 0.0;
     } else {
-      s->q[lambda] = ct->mu * ct->normal_load;
+      s->q[lambda] = ct->mu * set->contacts[c].normal_load;
     }
     for (int d = 0; d < ct->ndir; ++d) s->C_idx[kc] = lambda - ct->ndir + d, s->C_val[kc++] = -1.0;
   }
@@ -580,11 +581,15 @@ static void number_range(LsimStepper *s, int c0, int c1, int *n_io, int *ne_io, 
   int n = *n_io, ne = *ne_io, ncones = *ncones_io;
   for (int c = c0; c < c1; ++c) {
     LsimContact *ct = &set->contacts[c];
+    LsimContactHot *hc = &s->hot[c];
+    hc->id = ct->id, hc->gap = ct->gap, hc->mu = ct->mu, hc->bias = ct->bias;
+    hc->body[0] = ct->body[0], hc->body[1] = ct->body[1], hc->first_row = ct->first_row;
+    hc->kind = (short)ct->kind, hc->ndir = (short)ct->ndir;
     if (ct->kind == LSIM_CONTACT_EQUALITY) {
-      ct->first_var = ne++;
+      ct->first_var = hc->first_var = ne++;
       continue;
     }
-    ct->first_var = n;
+    ct->first_var = hc->first_var = n;
     int var = n, row = ct->first_row;
     if (ct->ndir == 4 && has_normal(ct)) {
       /* The usual 3-D cone: the general loop below unrolled, the same map (directions 2
@@ -669,7 +674,8 @@ int lsim_step_assemble(LsimStepper *s, const LsimModel *m, char *err, size_t err
   const int nnz = set->nrows * 2 * LSIM_MAX_BODY_DOF;
   if (reserve_lcp(s, set->nrows + set->count, nnz, 2 * set->nrows) ||
       lsim_grow((void **)&s->cones, &s->cones_cap, set->count, sizeof(LsimConeBlock)) ||
-      lsim_grow((void **)&s->cone_prod, &s->cone_prod_cap, set->count, sizeof(LsimConeProducts)))
+      lsim_grow((void **)&s->cone_prod, &s->cone_prod_cap, set->count, sizeof(LsimConeProducts)) ||
+      lsim_grow((void **)&s->hot, &s->hot_cap, set->count, sizeof(LsimContactHot)))
     return LSIM_OUT_OF_MEMORY;
 
   /* Each joint's position error e (world), the sum of its rows' gaps along their normals:

@@ -109,6 +109,10 @@ struct LsimStepper {
   int *order_key, order_key_cap;
   LsimContact *order_tmp;
   int order_tmp_cap;
+  /* [count] the fields of each contact that the passes after the numbering read,
+     written by number_range with first_var (LsimContactHot). */
+  struct LsimContactHot *hot;
+  int hot_cap;
   int team_min_contacts;   /* lsim_stepper_set_team_min_contacts */
   int *order_count, order_count_cap; /* [T (maxdepth + 1)] the team's counts per key and
                                         member, then each member's first position */
@@ -201,6 +205,19 @@ struct LsimStepper {
   double *admit_v;           /* [nv] v' = v_free + B z */
   double *admit_floor;       /* [nbodies] zeroed at each step's first check */
 };
+
+/* A manifold in warm_spread_manifolds' order (contact/step.c): contacts [c, e), the
+ * height of the body it holds up (+inf: none). */
+typedef struct LsimManifoldRef {
+  double height;
+  double fr[3]; /* its friction at rest (rest_friction) when it holds a body up */
+  int c, e;
+} LsimManifoldRef;
+
+/* a[0 .. n), in contact order (c rising) and with no NaN height, sorted higher first
+ * (then in contact order) by a stable LSD radix sort on the height's bits through tmp[0
+ * .. n): the order of the merge sort (and of qsort with that order) it replaced. */
+void lsim_sort_manifolds(LsimManifoldRef *a, LsimManifoldRef *tmp, int n);
 
 /* Sleeping (contact/sleep.c). lsim_sleep_init allocates when the model enables it (0 or
  * LSIM_OUT_OF_MEMORY); lsim_sleep_wake_inputs wakes, at the start of a step, the groups of
@@ -301,6 +318,28 @@ static inline int contact_nvar(const LsimContact *c) {
 /* Whether a contact's first variable is a unilateral normal-like row (contact, tether). */
 static inline int has_normal(const LsimContact *c) {
   return c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER;
+}
+
+/* A contact's fields that the passes after the numbering read (cq_range, warm_range, the
+ * position correction's rows), copied from the 216 B record by number_range when it sets
+ * first_var (s->hot, in the set's order; valid from each assembly until the set changes):
+ * 56 B a contact where those passes each loaded three or four of the record's cache lines.
+ * The same values, so the same results. */
+typedef struct LsimContactHot {
+  uint64_t id;
+  double gap, mu, bias;
+  int body[2];
+  int first_row, first_var;
+  short kind, ndir;
+} LsimContactHot;
+
+static inline int hot_has_normal(const LsimContactHot *c) {
+  return c->kind == LSIM_CONTACT_NORMAL || c->kind == LSIM_CONTACT_TETHER;
+}
+
+static inline int hot_nvar(const LsimContactHot *c) {
+  if (c->kind == LSIM_CONTACT_EQUALITY) return 0;
+  return hot_has_normal(c) + (c->ndir > 0 ? c->ndir + 1 : 0);
 }
 
 /* Entries of C a contact's rows hold: one per direction (+1 at lambda), and its lambda

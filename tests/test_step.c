@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "contact/step.h"
+#include "contact/step_private.h"
 #include "contact/world.h"
+#include "tests/scene_stepper.h"
 
 static const char *const solvers[] = {"lemke", "pgs", "siconos:lemke"};
 enum { NSOLVERS = 3 };
@@ -265,6 +267,110 @@ static void test_coupled_mass(void **state) {
   }
 }
 
+/* The manifolds' order for the warm start's spread (contact/step.c): lsim_sort_manifolds
+ * (a stable LSD radix sort on the height's bits) against the merge sort it replaced,
+ * copied here as the reference, and qsort with the same order (total: c distinct), on
+ * lists in contact order: random heights with many ties, -0 and +0 mixed (equal, so by
+ * c), negative heights, +inf (no held body), a list of one height, and the heights of a
+ * pile's contacts' bodies. Every field is compared. */
+static int ref_order(const void *x, const void *y) {
+  const LsimManifoldRef *a = x, *b = y;
+  if (a->height != b->height) return a->height > b->height ? -1 : 1;
+  return (a->c > b->c) - (a->c < b->c);
+}
+
+static void ref_merge_sort(LsimManifoldRef *a, LsimManifoldRef *tmp, int n) {
+  LsimManifoldRef *src = a, *dst = tmp;
+  for (int w = 1; w < n; w *= 2) {
+    for (int lo = 0; lo < n; lo += 2 * w) {
+      const int mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      int i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = ref_order(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid) dst[k++] = src[i++];
+      while (j < hi) dst[k++] = src[j++];
+    }
+    LsimManifoldRef *t = src;
+    src = dst, dst = t;
+  }
+  if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+}
+
+/* Sorts list [0, n) three ways and asserts the same bytes. */
+static void check_manifold_sort(const LsimManifoldRef *list, int n) {
+  LsimManifoldRef *a = malloc((size_t)(n > 0 ? n : 1) * sizeof *a), *b = malloc((size_t)(n > 0 ? n : 1) * sizeof *b);
+  LsimManifoldRef *q = malloc((size_t)(n > 0 ? n : 1) * sizeof *q), *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
+  assert_non_null(a), assert_non_null(b), assert_non_null(q), assert_non_null(tmp);
+  memcpy(a, list, (size_t)n * sizeof *a), memcpy(b, list, (size_t)n * sizeof *b), memcpy(q, list, (size_t)n * sizeof *q);
+  lsim_sort_manifolds(a, tmp, n);
+  ref_merge_sort(b, tmp, n);
+  if (n > 1) qsort(q, (size_t)n, sizeof *q, ref_order);
+  for (int i = 0; i < n; ++i) {
+    assert_int_equal(a[i].c, b[i].c), assert_int_equal(a[i].e, b[i].e);
+    assert_memory_equal(&a[i], &b[i], sizeof a[i]);
+    assert_memory_equal(&a[i], &q[i], sizeof a[i]);
+  }
+  free(a), free(b), free(q), free(tmp);
+}
+
+static void test_manifold_radix_sort(void **state) {
+  (void)state;
+  enum { N = 5000 };
+  LsimManifoldRef *list = calloc(N, sizeof *list);
+  assert_non_null(list);
+  uint64_t r = 0x9e3779b97f4a7c15ull;
+  /* Heights from a small pool (ties), with -0, +0, +inf, negatives, tiny and huge. */
+  const double pool[] = {0.0, -0.0, INFINITY, 1.0, -1.0, 0.5, 0.5000000000000001, 2.0, -2.5, 1e-300, -1e-300, 5e-324, -5e-324, 1e300, -1e300, 3.25, 0.1, 0.1 + 1e-17};
+  const int npool = (int)(sizeof pool / sizeof pool[0]);
+  for (int round = 0; round < 40; ++round) {
+    const int n = round < 10 ? round : 1 + (int)(r % N);
+    for (int i = 0; i < n; ++i) {
+      r = r * 6364136223846793005ull + 1442695040888963407ull;
+      const unsigned pick = (unsigned)(r >> 33);
+      double h;
+      if (round % 3 == 0) h = pool[pick % npool];                          /* ties and signs */
+      else if (round % 3 == 1) h = (double)(pick % 64) * 0.25 - 4.0;        /* ties, -0 absent */
+      else h = ldexp((double)(r >> 11), -53) * 40.0 - 5.0;                  /* mostly distinct */
+      if (pick % 17 == 0) h = (pick & 1) ? -0.0 : 0.0;
+      list[i] = (LsimManifoldRef){h, {(double)i, -(double)i, 0.5 * i}, 4 * i, 4 * i + 4 + (int)(pick % 5)};
+    }
+    check_manifold_sort(list, n);
+  }
+  /* All one height (every byte shared: no pass moves), all -0 then +0 mixed. */
+  for (int i = 0; i < 100; ++i) list[i] = (LsimManifoldRef){1.5, {0.0, 0.0, 0.0}, i, i + 4};
+  check_manifold_sort(list, 100);
+  for (int i = 0; i < 100; ++i) list[i] = (LsimManifoldRef){(i % 3) ? -0.0 : 0.0, {0.0, 0.0, 0.0}, i, i + 4};
+  check_manifold_sort(list, 100);
+  /* A pile's keys: after 40 steps of data/pile_100.json with PGS, each contact's height
+     of its first body (+inf for a static one), in contact order, as find_manifolds forms
+     its list (its heights the held bodies'). */
+  SceneStepper sc;
+  assert_int_equal(scene_stepper_open(&sc, "data/pile_100.json", "pgs", 1e-6), 0);
+  for (int k = 0; k < 40; ++k) {
+    LsimStepStats ss;
+    assert_int_equal(lsim_step(sc.stepper, &sc.model, &sc.st, &ss), 0);
+  }
+  const LsimContactSet *set = &sc.stepper->contacts;
+  assert_true(set->count > 100);
+  const double g = sqrt(sc.model.gravity[0] * sc.model.gravity[0] + sc.model.gravity[1] * sc.model.gravity[1] +
+                        sc.model.gravity[2] * sc.model.gravity[2]);
+  int n = 0;
+  LsimManifoldRef *pile = calloc((size_t)set->count, sizeof *pile);
+  assert_non_null(pile);
+  for (int c = 0; c < set->count; ++c) {
+    const int b = set->contacts[c].body[0];
+    double h = INFINITY;
+    if (sc.stepper->dofs[b].dynamic) {
+      const double *qb = sc.st.q + sc.stepper->dofs[b].q_offset;
+      h = -(sc.model.gravity[0] * qb[0] + sc.model.gravity[1] * qb[1] + sc.model.gravity[2] * qb[2]) / g;
+    }
+    pile[n++] = (LsimManifoldRef){h, {0.0, 0.0, 0.0}, c, c + 1};
+  }
+  check_manifold_sort(pile, n);
+  free(pile);
+  scene_stepper_close(&sc);
+  free(list);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cart_wall_closed_form),
@@ -272,6 +378,7 @@ int main(void) {
       cmocka_unit_test(test_brick_friction),
       cmocka_unit_test(test_no_tunnelling_and_momentum),
       cmocka_unit_test(test_coupled_mass),
+      cmocka_unit_test(test_manifold_radix_sort),
   };
   return cmocka_run_group_tests_name("step", tests, NULL, NULL);
 }
