@@ -796,18 +796,20 @@ typedef int v8si __attribute__((vector_size(32)));
    scheduling before register allocation (off by default on x86, where 16 registers make
    it spill) is asked for here, where 32 leave it room: the solve 3-4 % faster again. It
    moves instructions, not operations: the same bits. */
+/* The EVEX builds' target: AVX-512VL with 256-bit vectors and GCC's early scheduling
+   (clang has neither the vector-width key of the target nor the optimize attribute). */
+#if defined(__clang__)
+#define WIDE_EVEX_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
+#else
+#define WIDE_EVEX_ATTR                                                                   \
+  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
+                 optimize("schedule-insns")))
+#endif
 #if WIDE_HAVE_AVX2 && WIDE_HAVE_AVX512
 #define WK_V v4d
 #define WK_I v4i
 #define WK_N 4
-#if defined(__clang__)
-/* clang has neither the vector-width key of the target nor the optimize attribute. */
-#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
-#else
-#define WK_ATTR                                                                          \
-  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
-                 optimize("schedule-insns")))
-#endif
+#define WK_ATTR WIDE_EVEX_ATTR
 #define WS_DV v4d
 #define WS_FV v4f
 #define WS_PATH wide_evex
@@ -858,13 +860,7 @@ typedef int v8si __attribute__((vector_size(32)));
 #define WK_V v4f
 #define WK_I v4si
 #define WK_N 4
-#if defined(__clang__)
-#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
-#else
-#define WK_ATTR                                                                          \
-  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
-                 optimize("schedule-insns")))
-#endif
+#define WK_ATTR WIDE_EVEX_ATTR
 #define WS_DV v4d
 #define WS_FV v4f
 #define WS_PATH wide_evex_s
@@ -913,13 +909,7 @@ WIDE_G8(wide_g8_avx2, __attribute__((target("avx2"))))
 #define WK_V v4f
 #define WK_I v4si
 #define WK_N 4
-#if defined(__clang__)
-#define WK_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
-#else
-#define WK_ATTR                                                                          \
-  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
-                 optimize("schedule-insns")))
-#endif
+#define WK_ATTR WIDE_EVEX_ATTR
 #define WS_DV v4d
 #define WS_FV v4f
 #define WS_PATH wide_evex_u
@@ -927,13 +917,7 @@ WIDE_G8(wide_g8_avx2, __attribute__((target("avx2"))))
 WIDE_G8(wide_g8_evex, __attribute__((target("avx2,avx512f,avx512vl,avx512dq"))))
 #define W8_GATHER(U, g, u) wide_g8_evex(U, g, u)
 #define W8_UF 1
-#if defined(__clang__)
-#define W8_ATTR __attribute__((target("avx2,avx512f,avx512vl,avx512dq")))
-#else
-#define W8_ATTR                                                                          \
-  __attribute__((target("avx2,avx512f,avx512vl,avx512dq,prefer-vector-width=256"),           \
-                 optimize("schedule-insns")))
-#endif
+#define W8_ATTR WIDE_EVEX_ATTR
 #define W8_PATH wide_evex8_u
 #define W8_LONE wide_evex_u
 #include "pgs_wide_set8.h"
