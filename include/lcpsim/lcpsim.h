@@ -99,7 +99,8 @@ LSIM_API const char *lsim_status_name(int status);
 LSIM_API const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
- * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0, principal 0. A configuration
+ * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0, principal 0,
+ * precision 0. A configuration
  * outside the ranges below is refused (LSIM_INVALID_INPUT, the message naming the field)
  * by every function that takes one, as a scene's "solver" object is. */
 typedef struct LsimSolverConfig {
@@ -117,7 +118,16 @@ typedef struct LsimSolverConfig {
                       pivots from the warm start's basis guess before Lemke's path, 0 ..
                       1000000; 0 (the default): the environment's LSIM_PRINCIPAL, else none.
                       As a scene's solver.principal (docs/solvers.md) */
+  int precision;   /* pgs only (another solver: 0): the coloured sweep's arithmetic at a
+                      fixed budget (tol 0, max_iter 1 .. 100), LSIM_PRECISION_DOUBLE (1) or
+                      LSIM_PRECISION_FLOAT (2: other bits, the same on every path); 0 (the
+                      default): the environment's LSIM_PGS_PRECISION, else double. As a
+                      scene's solver.precision (docs/solvers.md, "Single-precision
+                      arithmetic") */
 } LsimSolverConfig;
+/* LsimSolverConfig.precision */
+#define LSIM_PRECISION_DOUBLE 1
+#define LSIM_PRECISION_FLOAT 2
 /* The defaults above, by value (nothing to free). */
 LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 
