@@ -78,7 +78,9 @@ int lsim_api_check_config_for(const char *name, const LsimSolverConfig *cfg, cha
 int lsim_api_no_body(const LsimSim *sim, const char *what, int i);
 
 /* The solver settings of cfg (NULL: defaults; checked by lsim_api_check_config) as the
- * model keeps them. */
+ * model keeps them: every one cfg holds, and lemke_sparse's block_start, lu_solve and
+ * lu_refactor, which it does not, 0 (the environment's, else built in); on_failure and
+ * islands, the run's, as s had them (lsim_sim_set_solver's rule, lcpsim.h). */
 void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg);
 
 #endif

@@ -113,6 +113,13 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
   s->sparse_limit = cfg->sparse_limit;
   s->principal = cfg->principal;
   s->precision = cfg->precision;
+  /* Not in the config: the environment's, as for a scene without the keys. Kept from the
+     scene, they changed the pivots of a solver chosen from code where
+     lsim_sim_solver_config could not show them (a scene's lu_refactor 10 went on under
+     set_solver("lemke_sparse", NULL), and under "pgs" waited for a later lemke_sparse). */
+  s->block_start = 0;
+  s->lu_solve = LSIM_LU_DEFAULT;
+  s->lu_refactor = 0;
 }
 
 /* ---- loading ---- */

@@ -870,6 +870,101 @@ static void test_precision_config(void **state) {
                       "is lemke (choose \"pgs\", or leave precision 0)");
 }
 
+/* pile_10's scene text with its solver replaced by solver (malloc'd). */
+static char *pile_10_with(const char *solver) {
+  FILE *fp = fopen("data/pile_10.json", "rb");
+  assert_non_null(fp);
+  assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+  const long n = ftell(fp);
+  assert_true(n > 0);
+  rewind(fp);
+  char *text = malloc((size_t)n + 1);
+  assert_non_null(text);
+  assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+  text[n] = '\0';
+  fclose(fp);
+  const char *const at = "\"solver\": \"lemke\"";
+  char *p = strstr(text, at);
+  assert_non_null(p);
+  const size_t size = (size_t)n + strlen(solver) + 1;
+  char *out = malloc(size);
+  assert_non_null(out);
+  snprintf(out, size, "%.*s\"solver\": %s%s", (int)(p - text), text, solver, p + strlen(at));
+  free(text);
+  return out;
+}
+
+/* Runs 30 steps of pile_10 (scene text json) after set_solver(name, NULL), recorded to
+ * path; its v (nv doubles) into v. */
+static void run_set_solver(const char *json, const char *name, const char *path, double *v) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, json, "pile_10.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_set_solver(sim, name, NULL), 0);
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_int_equal(lsim_sim_run(sim, 30), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  memcpy(v, lsim_sim_v(sim), (size_t)lsim_sim_nv(sim) * sizeof *v);
+  lsim_sim_free(sim);
+}
+
+/* lsim_sim_set_solver replaces the scene's solver settings: those of LsimSolverConfig from
+ * cfg, and lemke_sparse's block_start, lu_solve and lu_refactor, which the config does not
+ * hold, back to the environment's (else built in), as principal and precision are; the
+ * run's on_failure stays the scene's. A scene whose solver object gives lemke_sparse's
+ * block_start 4, lu_solve "own", lu_refactor 10 and on_failure "stop", set to lemke_sparse
+ * (NULL: the defaults), runs 30 steps of pile_10 as the scene without those keys does, bit
+ * for bit, and records /parameters/solver_block_start 0 and solver_lu_refactor 100 as it
+ * (they said 4 and 10: the scene's settings were kept where the config could not show
+ * them), and solver_on_failure "stop". */
+static void test_set_solver_resets_scene(void **state) {
+  (void)state;
+  unsetenv("LSIM_BLOCK_START");
+  unsetenv("LSIM_LU_SOLVE");
+  unsetenv("LSIM_LU_REFACTOR");
+  char *keyed = pile_10_with("{\"name\": \"lemke_sparse\", \"block_start\": 4, \"lu_solve\": "
+                             "\"own\", \"lu_refactor\": 10, \"on_failure\": \"stop\"}");
+  char *plain = pile_10_with("\"lemke_sparse\"");
+  enum { NV = 10 * 6 + 8 }; /* more than pile_10 needs */
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, plain, "pile_10.json", NULL, 0), 0);
+  assert_true(lsim_sim_nv(sim) <= NV);
+  const int nv = lsim_sim_nv(sim);
+  lsim_sim_free(sim);
+  static double v[2][NV];
+  char path[2][40];
+  for (int k = 0; k < 2; ++k) {
+    snprintf(path[k], sizeof path[k], "/tmp/lsim_test_api_ss_XXXXXX");
+    const int fd = mkstemp(path[k]);
+    assert_true(fd >= 0);
+    close(fd);
+  }
+  run_set_solver(keyed, "lemke_sparse", path[0], v[0]);
+  run_set_solver(plain, "lemke_sparse", path[1], v[1]);
+  assert_memory_equal(v[0], v[1], (size_t)nv * sizeof **v);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_block_start"), 0);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_lu_refactor"),
+                   read_int_scalar(path[1], "/parameters/solver_lu_refactor"));
+  char a[32], b[32];
+  read_string_scalar(path[0], "/parameters/solver_lu_solve", a, sizeof a);
+  read_string_scalar(path[1], "/parameters/solver_lu_solve", b, sizeof b);
+  assert_string_equal(a, b);
+  read_string_scalar(path[0], "/parameters/solver_on_failure", a, sizeof a);
+  assert_string_equal(a, "stop");
+  read_string_scalar(path[1], "/parameters/solver_on_failure", a, sizeof a);
+  assert_string_equal(a, "fallback");
+  for (int k = 0; k < 2; ++k) remove(path[k]);
+  /* Without set_solver the scene's keys are in effect (the test sees them). */
+  assert_int_equal(lsim_sim_load_json(&sim, keyed, "pile_10.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, path[0]), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  lsim_sim_free(sim);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_block_start"), 4);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_lu_refactor"), 10);
+  remove(path[0]);
+  free(keyed);
+  free(plain);
+}
+
 /* The rows' budget stops and missed tolerances are the comparison file's summary
  * (/summary/budget_stops, /summary/missed_tolerance, as `lcpsim compare` prints them):
  * on 40 steps of pile_10, pgs[sweeps=3] stops at its budget and pgs[tol=1e-3] finishes
@@ -2131,7 +2226,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_principal_config), cmocka_unit_test(test_precision_config), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_principal_config), cmocka_unit_test(test_precision_config), cmocka_unit_test(test_set_solver_resets_scene), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),

@@ -471,8 +471,15 @@ LSIM_API int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 /* ---- solvers of a simulation ----------------------------------------------------------- */
 
 /* Chooses the solver of the following steps (name of lsim_solver_names; cfg NULL: the
- * defaults). The warm start starts over. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT
- * (the previous solver is kept). */
+ * defaults). The warm start starts over. It replaces the scene's solver object: every
+ * option of LsimSolverConfig is cfg's (0 for principal and precision: the environment's
+ * LSIM_PRINCIPAL, LSIM_PGS_PRECISION), and lemke_sparse's block_start, lu_solve and
+ * lu_refactor, which the config does not hold, are the environment's (LSIM_BLOCK_START,
+ * LSIM_LU_SOLVE, LSIM_LU_REFACTOR), else built in, whatever the scene said: the steps
+ * that follow depend on name, cfg and the environment alone, as a scene whose solver
+ * object gives only those. The scene's on_failure (the run's failure policy, not a solver
+ * option) is kept. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT (the previous solver and
+ * settings are kept). */
 LSIM_API int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
 /* The solver in use, owned by sim, valid until the next lsim_sim_set_solver (NULL for a
  * NULL sim). */
