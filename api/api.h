@@ -65,11 +65,12 @@ int lsim_api_keep_initial(LsimSim *sim);
 LsimSim *lsim_api_alloc(void);
 
 /* Checks cfg against the ranges of lcpsim.h (tol finite >= 0, max_iter >= 0, omega in
- * (0, 2), threads 1 .. 64, sparse_limit >= -1, principal 0 .. 1000000); NULL is fine (the defaults). 0, or
+ * (0, 2), threads 1 .. 64, sparse_limit >= -1, principal 0 .. 1000000, precision 0 .. 2); NULL is fine (the defaults). 0, or
  * LSIM_INVALID_INPUT with msg[len] naming the field and its value. */
 int lsim_api_check_config(const LsimSolverConfig *cfg, char *msg, size_t len);
 /* lsim_api_check_config, and principal != 0 refused unless name is "lemke_sparse" (name
- * NULL: not checked), as a scene's solver.principal with another solver is. */
+ * NULL: not checked), as a scene's solver.principal with another solver is; precision != 0
+ * likewise unless name is "pgs". */
 int lsim_api_check_config_for(const char *name, const LsimSolverConfig *cfg, char *msg, size_t len);
 
 /* Sets sim->error to "WHAT: no body I (the bodies are 0 .. N-1)" and returns
@@ -77,7 +78,9 @@ int lsim_api_check_config_for(const char *name, const LsimSolverConfig *cfg, cha
 int lsim_api_no_body(const LsimSim *sim, const char *what, int i);
 
 /* The solver settings of cfg (NULL: defaults; checked by lsim_api_check_config) as the
- * model keeps them. */
+ * model keeps them: every one cfg holds, and lemke_sparse's block_start, lu_solve and
+ * lu_refactor, which it does not, 0 (the environment's, else built in); on_failure and
+ * islands, the run's, as s had them (lsim_sim_set_solver's rule, lcpsim.h). */
 void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolverConfig *cfg);
 
 #endif

@@ -55,7 +55,8 @@ void lsim_free(void *p) { free(p); }
 
 LsimSolverConfig lsim_default_solver_config(void) {
   const LsimSolverConfig c = {.tol = 1e-10, .max_iter = 0, .omega = 1.0, .warm_start = 1,
-                              .threads = 1, .sparse_limit = 0, .principal = 0};
+                              .threads = 1, .sparse_limit = 0, .principal = 0,
+                              .precision = 0};
   return c;
 }
 
@@ -78,6 +79,9 @@ int lsim_api_check_config(const LsimSolverConfig *cfg, char *msg, size_t len) {
   if (cfg->principal < 0 || cfg->principal > LSIM_PRINCIPAL_MAX)
     return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "principal must be an integer in [0, %d], got %d",
                         LSIM_PRINCIPAL_MAX, cfg->principal);
+  if (cfg->precision < 0 || cfg->precision > LSIM_PRECISION_FLOAT)
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "precision must be 0 (the environment's), "
+                        "LSIM_PRECISION_DOUBLE (1) or LSIM_PRECISION_FLOAT (2), got %d", cfg->precision);
   return 0;
 }
 
@@ -89,6 +93,11 @@ int lsim_api_check_config_for(const char *name, const LsimSolverConfig *cfg, cha
   if (cfg->principal != 0 && strcmp(name, "lemke_sparse"))
     return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "principal is a setting of lemke_sparse only; "
                         "the solver is %s (choose \"lemke_sparse\", or leave principal 0)", name);
+  /* pgs's arithmetic with another solver would do nothing: refused, as a scene's
+     solver.precision is. */
+  if (cfg->precision != 0 && strcmp(name, "pgs"))
+    return lsim_api_err(msg, len, LSIM_INVALID_INPUT, "precision is a setting of pgs only; "
+                        "the solver is %s (choose \"pgs\", or leave precision 0)", name);
   return 0;
 }
 
@@ -103,6 +112,14 @@ void lsim_api_settings(LsimSolverSettings *s, const char *name, const LsimSolver
   s->threads = cfg->threads;
   s->sparse_limit = cfg->sparse_limit;
   s->principal = cfg->principal;
+  s->precision = cfg->precision;
+  /* Not in the config: the environment's, as for a scene without the keys. Kept from the
+     scene, they changed the pivots of a solver chosen from code where
+     lsim_sim_solver_config could not show them (a scene's lu_refactor 10 went on under
+     set_solver("lemke_sparse", NULL), and under "pgs" waited for a later lemke_sparse). */
+  s->block_start = 0;
+  s->lu_solve = LSIM_LU_DEFAULT;
+  s->lu_refactor = 0;
 }
 
 /* ---- loading ---- */
@@ -556,6 +573,7 @@ int lsim_sim_solver_config(const LsimSim *sim, LsimSolverConfig *cfg) {
   cfg->threads = s->threads;
   cfg->sparse_limit = s->sparse_limit;
   cfg->principal = s->principal;
+  cfg->precision = s->precision;
   return 0;
 }
 

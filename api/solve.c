@@ -29,6 +29,7 @@ static LsimSolverOptions options_of(const LsimSolverConfig *cfg) {
   o.threads = c.threads;
   o.sparse_limit = c.sparse_limit;
   o.principal = c.principal;
+  o.precision = c.precision;
   return o;
 }
 

@@ -29,7 +29,7 @@ static void compare_usage(FILE *f) {
           "                     keys tol, max_iter, sweeps (max_iter with tol 0), omega, threads,\n"
           "                     sparse_limit (newton's sparse Lemke fallback),\n"
           "                     cover, block, lu (umfpack|own|klu|ft), refactor, principal\n"
-          "                     (lemke_sparse),\n"
+          "                     (lemke_sparse), precision (double|float: pgs),\n"
           "                     warm (0/1, independent mode), e.g.\n"
           "                     'lemke,pgs[sweeps=20],pgs[max_iter=500,omega=1.2],siconos:lemke'\n"
           "                     (quote the list: brackets are shell patterns)\n"

@@ -297,6 +297,7 @@ static LsimModel spec_model(const LsimModel *model, const LsimCompareSpec *sp) {
   m.solver.sparse_limit = sp->opt.sparse_limit;
   m.solver.block_start = sp->opt.block_start;
   m.solver.principal = sp->opt.principal;
+  m.solver.precision = sp->opt.precision; /* pgs[precision=...], else the environment's */
   m.solver.lu_solve = sp->opt.lu_solve;
   m.solver.lu_refactor = sp->opt.lu_refactor;
   /* And its islands (1, a run's, unless the spec says islands=0): with islands=0 the driver

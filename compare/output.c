@@ -247,6 +247,14 @@ void lsim_compare_write_series(LsimCompareOut *o, int nseries, const LsimCompare
     block[s] = k > 0 ? k : 0;
   }
   lsim_compare_w_arr(o, "/series/principal", LSIM_H5_I32, 1, P, 0, block);
+  /* pgs's sweep arithmetic in effect (the spec's precision=..., else LSIM_PGS_PRECISION,
+     else double), as a run file's /parameters/solver_precision; other series "". */
+  for (int s = 0; lu && s < nseries; ++s) {
+    const LsimCompareSpec *sp = &specs[ser_solver[s]];
+    const int k = lsim_solver_precision_setting(sp->name, &sp->opt);
+    snprintf(lu[s], sizeof lu[s], "%s", k < 0 ? "" : k ? "float" : "double");
+  }
+  lsim_compare_w_str(o, "/series/precision", lu ? lu[0] : "", sizeof *lu, nseries);
   free(block);
   free(every);
   free(lu);

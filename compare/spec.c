@@ -64,7 +64,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
      checks after the loop. */
   static const char *const keys[] = {"tol", "max_iter", "sweeps", "omega", "warm",
                                      "threads", "d", "islands", "sparse_limit", "cover",
-                                     "block", "lu", "refactor", "principal"};
+                                     "block", "lu", "refactor", "principal", "precision"};
   enum { NKEYS = sizeof keys / sizeof *keys };
   const char *given[NKEYS] = {0};
   char opts[96];
@@ -90,7 +90,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     if (which < 0) {
       snprintf(err, errlen,
                "solver spec '%s': unknown option '%s' (tol, max_iter, sweeps, omega, warm, "
-               "threads, d, islands, sparse_limit, cover, block, lu, refactor, principal)",
+               "threads, d, islands, sparse_limit, cover, block, lu, refactor, principal, "
+               "precision)",
                s->label, key);
       return -1;
     }
@@ -135,6 +136,8 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
     } else if (!strcmp(key, "principal") && !lsim_parse_int(val, &iv) && iv >= 0 &&
                iv <= LSIM_PRINCIPAL_MAX) {
       s->opt.principal = iv; /* principal pivots from the guess before the path */
+    } else if (!strcmp(key, "precision") && (!strcmp(val, "double") || !strcmp(val, "float"))) {
+      s->opt.precision = !strcmp(val, "float") ? 2 : 1; /* pgs's sweep arithmetic */
     } else {
       /* What the key takes said (omega=2 said only "bad value '2' for omega"), in the
          words of the scene's solver keys ("principal must be an integer in [0, 1000000],
@@ -150,6 +153,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
                : !strcmp(key, "block")        ? "an integer in [0, 1000]"
                : !strcmp(key, "lu")           ? "umfpack, own, klu or ft"
                : !strcmp(key, "refactor")     ? "an integer in [10, 100000]"
+               : !strcmp(key, "precision")    ? "double or float"
                : !strcmp(key, "warm") || !strcmp(key, "islands") ? "0 or 1"
                                               : "an integer >= 0");
       if (!strcmp(key, "threads"))
@@ -200,6 +204,7 @@ int lsim_compare_parse_spec(const char *text, size_t len, LsimCompareSpec *s, ch
       {given[11], "lu", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
       {given[12], "refactor", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
       {given[13], "principal", "lemke_sparse", !strcmp(s->name, "lemke_sparse")},
+      {given[14], "precision", "pgs", pgs},
   };
   for (size_t j = 0; j < sizeof own / sizeof *own; ++j)
     if (own[j].value && !own[j].used) {
@@ -217,6 +222,7 @@ int lsim_compare_spec_same(const LsimCompareSpec *a, const LsimCompareSpec *b) {
          x->sparse_limit == y->sparse_limit && x->cover_previous == y->cover_previous &&
          x->block_start == y->block_start && x->lu_solve == y->lu_solve &&
          x->lu_refactor == y->lu_refactor && x->principal == y->principal &&
+         x->precision == y->precision &&
          a->warm == b->warm && a->ndir == b->ndir;
 }
 

@@ -4,7 +4,8 @@
  * directions), islands (default 1, as runs solve), sparse_limit, cover (lemke_sparse's warm path: previous or ones),
  * block (its rounds of block pivoting), lu (umfpack, own or klu: B_0's solves) and refactor
  * (pivots between refactorizations of B_0, 10 .. 100000), principal (its principal pivots
- * from the guess before Lemke's path, 0 .. 1000000);
+ * from the guess before Lemke's path, 0 .. 1000000), precision (pgs's sweep arithmetic,
+ * double or float);
  * a list is split at commas outside brackets. */
 #ifndef LSIM_COMPARE_SPEC_H
 #define LSIM_COMPARE_SPEC_H
@@ -35,7 +36,7 @@ int lsim_parse_int(const char *s, int *out);
 
 /* Parses one spec text[0..len) into s. 0, or -1 with a message in err. A key may be given
  * once; sweeps (a fixed budget, tol 0) goes with neither max_iter nor a tol above 0; omega
- * and threads are pgs's, sparse_limit newton's, cover, block, lu, refactor and principal
+ * threads and precision are pgs's, sparse_limit newton's, cover, block, lu, refactor and principal
  * lemke_sparse's, islands lemke's,
  * newton's and lemke_sparse's (docs/solvers.md, "Names and options"): another solver given one is
  * refused, as an unknown key is. */

@@ -708,6 +708,263 @@ static void test_principal_config(void **state) {
                       "is pgs (choose \"lemke_sparse\", or leave principal 0)");
 }
 
+/* The string scalar dataset name of the HDF5 file path into out[len] (fixed-length or
+ * variable-length string). */
+static void read_string_scalar(const char *path, const char *name, char *out, size_t len) {
+  hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  assert_true(f >= 0);
+  hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+  assert_true(d >= 0);
+  hid_t t = H5Dget_type(d);
+  out[0] = '\0';
+  if (H5Tis_variable_str(t) > 0) {
+    char *s = NULL;
+    assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &s) >= 0);
+    snprintf(out, len, "%s", s ? s : "");
+    H5free_memory(s);
+  } else {
+    const size_t n = H5Tget_size(t);
+    char *buf = calloc(n + 1, 1);
+    assert_non_null(buf);
+    assert_true(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) >= 0);
+    snprintf(out, len, "%s", buf);
+    free(buf);
+  }
+  H5Tclose(t);
+  H5Dclose(d);
+  H5Fclose(f);
+}
+
+/* pile_100's scene text with its solver object's first key preceded by extra (malloc'd). */
+static char *pile_100_with(const char *extra) {
+  FILE *fp = fopen("data/pile_100.json", "rb");
+  assert_non_null(fp);
+  assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+  const long n = ftell(fp);
+  assert_true(n > 0);
+  rewind(fp);
+  char *text = malloc((size_t)n + 1);
+  assert_non_null(text);
+  assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+  text[n] = '\0';
+  fclose(fp);
+  const char *const at = "\"solver\": {";
+  char *p = strstr(text, at);
+  assert_non_null(p);
+  p += strlen(at);
+  char *out = malloc((size_t)n + strlen(extra) + 1);
+  assert_non_null(out);
+  snprintf(out, (size_t)n + strlen(extra) + 1, "%.*s%s%s", (int)(p - text), text, extra, p);
+  free(text);
+  return out;
+}
+
+/* Runs 20 steps of pile_100 (pgs, tol 0, 50 sweeps) recorded to path: with the scene text
+ * json (NULL: the file's) and, when cfg is not NULL, set_solver("pgs", cfg) first; env
+ * LSIM_PGS_PRECISION when not NULL. Its v (nv doubles) into v. */
+static void run_precision(const char *json, const LsimSolverConfig *cfg, const char *env,
+                          const char *path, double *v) {
+  if (env) setenv("LSIM_PGS_PRECISION", env, 1);
+  else unsetenv("LSIM_PGS_PRECISION");
+  LsimSim *sim;
+  if (json) assert_int_equal(lsim_sim_load_json(&sim, json, "pile_100.json", NULL, 0), 0);
+  else assert_int_equal(lsim_sim_load(&sim, "data/pile_100.json", NULL, 0), 0);
+  if (cfg) assert_int_equal(lsim_sim_set_solver(sim, "pgs", cfg), 0);
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_int_equal(lsim_sim_run(sim, 20), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  memcpy(v, lsim_sim_v(sim), (size_t)lsim_sim_nv(sim) * sizeof *v);
+  lsim_sim_free(sim);
+  unsetenv("LSIM_PGS_PRECISION");
+}
+
+/* pgs's sweep arithmetic from code (LsimSolverConfig.precision), as a scene's
+ * solver.precision: 0 (the environment's) by default and read back as set; out of 0 .. 2
+ * or with another solver refused in the scene key's words, the solver kept. 20 steps of
+ * pile_100 (tol 0, 50 sweeps) with LSIM_PRECISION_FLOAT from set_solver are the scene key
+ * "float"'s and LSIM_PGS_PRECISION=float's, bit for bit, and not double's; the records say
+ * /parameters/solver_precision "float" ("double" for LSIM_PRECISION_DOUBLE under
+ * LSIM_PGS_PRECISION=float: the config wins, as the key does). A standalone LCP solves
+ * with it. */
+static void test_precision_config(void **state) {
+  (void)state;
+  assert_int_equal(lsim_default_solver_config().precision, 0);
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_10.json", NULL, 0), 0);
+  LsimSolverConfig cfg = lsim_default_solver_config();
+  cfg.tol = 0;
+  cfg.max_iter = 50;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
+  cfg.precision = -1;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(sim), "set_solver: precision must be 0 (the environment's), "
+                      "LSIM_PRECISION_DOUBLE (1) or LSIM_PRECISION_FLOAT (2), got -1");
+  cfg.precision = 3;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), LSIM_INVALID_INPUT);
+  cfg.precision = LSIM_PRECISION_FLOAT;
+  cfg.tol = 1e-8;
+  cfg.max_iter = 0;
+  assert_int_equal(lsim_sim_set_solver(sim, "lemke", &cfg), LSIM_INVALID_INPUT);
+  assert_string_equal(lsim_sim_error(sim), "set_solver: precision is a setting of pgs only; the "
+                      "solver is lemke (choose \"pgs\", or leave precision 0)");
+  assert_string_equal(lsim_sim_solver(sim), "pgs");
+  cfg.tol = 0;
+  cfg.max_iter = 50;
+  assert_int_equal(lsim_sim_set_solver(sim, "pgs", &cfg), 0);
+  LsimSolverConfig back;
+  assert_int_equal(lsim_sim_solver_config(sim, &back), 0);
+  assert_int_equal(back.precision, LSIM_PRECISION_FLOAT);
+  lsim_sim_free(sim);
+
+  enum { NV = 100 * 6 + 8 }; /* more than pile_100 needs */
+  assert_int_equal(lsim_sim_load(&sim, "data/pile_100.json", NULL, 0), 0);
+  assert_true(lsim_sim_nv(sim) <= NV);
+  const int nv = lsim_sim_nv(sim);
+  lsim_sim_free(sim);
+  static double v[5][NV];
+  char path[5][40];
+  for (int k = 0; k < 5; ++k) {
+    snprintf(path[k], sizeof path[k], "/tmp/lsim_test_api_pr_XXXXXX");
+    const int fd = mkstemp(path[k]);
+    assert_true(fd >= 0);
+    close(fd);
+  }
+  char *keyed = pile_100_with("\"precision\": \"float\", ");
+  cfg = lsim_default_solver_config();
+  cfg.tol = 0;
+  cfg.max_iter = 50;
+  cfg.precision = LSIM_PRECISION_FLOAT;
+  run_precision(NULL, &cfg, NULL, path[0], v[0]);  /* the config */
+  run_precision(keyed, NULL, NULL, path[1], v[1]); /* the scene key */
+  run_precision(NULL, NULL, "float", path[2], v[2]); /* the environment */
+  run_precision(NULL, NULL, NULL, path[3], v[3]);    /* double */
+  cfg.precision = LSIM_PRECISION_DOUBLE;
+  run_precision(NULL, &cfg, "float", path[4], v[4]); /* double over the environment */
+  free(keyed);
+  assert_memory_equal(v[0], v[1], (size_t)nv * sizeof **v);
+  assert_memory_equal(v[0], v[2], (size_t)nv * sizeof **v);
+  assert_memory_not_equal(v[0], v[3], (size_t)nv * sizeof **v);
+  assert_memory_equal(v[3], v[4], (size_t)nv * sizeof **v);
+  const char *const want[5] = {"float", "float", "float", "double", "double"};
+  for (int k = 0; k < 5; ++k) {
+    char word[16];
+    read_string_scalar(path[k], "/parameters/solver_precision", word, sizeof word);
+    assert_string_equal(word, want[k]);
+    remove(path[k]);
+  }
+
+  /* A standalone LCP (test_solve_lcp's) takes it at a fixed budget of 50 sweeps (the budget
+     ends the solve: LSIM_MAX_ITERATIONS by design): z within 1e-5 of (4/3, 7/3), float
+     rounding (6e-8 relative) and the sweeps' error (each contracts it by 1/4 on this 2 x 2)
+     far below; lemke refuses it. */
+  const double M[4] = {2, 1, 1, 2}, qq[2] = {-5, -6};
+  double z[2] = {0, 0};
+  char err[256];
+  cfg.precision = LSIM_PRECISION_FLOAT;
+  assert_int_equal(lsim_solve_lcp("pgs", 2, M, qq, z, &cfg, NULL, err, sizeof err), LSIM_MAX_ITERATIONS);
+  assert_true(fabs(z[0] - 4.0 / 3.0) <= 1e-5 && fabs(z[1] - 7.0 / 3.0) <= 1e-5);
+  cfg.tol = 1e-10;
+  cfg.max_iter = 0;
+  assert_int_equal(lsim_solve_lcp("lemke", 2, M, qq, z, &cfg, NULL, err, sizeof err), LSIM_INVALID_INPUT);
+  assert_string_equal(err, "solver options: precision is a setting of pgs only; the solver "
+                      "is lemke (choose \"pgs\", or leave precision 0)");
+}
+
+/* pile_10's scene text with its solver replaced by solver (malloc'd). */
+static char *pile_10_with(const char *solver) {
+  FILE *fp = fopen("data/pile_10.json", "rb");
+  assert_non_null(fp);
+  assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+  const long n = ftell(fp);
+  assert_true(n > 0);
+  rewind(fp);
+  char *text = malloc((size_t)n + 1);
+  assert_non_null(text);
+  assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
+  text[n] = '\0';
+  fclose(fp);
+  const char *const at = "\"solver\": \"lemke\"";
+  char *p = strstr(text, at);
+  assert_non_null(p);
+  const size_t size = (size_t)n + strlen(solver) + 1;
+  char *out = malloc(size);
+  assert_non_null(out);
+  snprintf(out, size, "%.*s\"solver\": %s%s", (int)(p - text), text, solver, p + strlen(at));
+  free(text);
+  return out;
+}
+
+/* Runs 30 steps of pile_10 (scene text json) after set_solver(name, NULL), recorded to
+ * path; its v (nv doubles) into v. */
+static void run_set_solver(const char *json, const char *name, const char *path, double *v) {
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, json, "pile_10.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_set_solver(sim, name, NULL), 0);
+  assert_int_equal(lsim_sim_record(sim, path), 0);
+  assert_int_equal(lsim_sim_run(sim, 30), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  memcpy(v, lsim_sim_v(sim), (size_t)lsim_sim_nv(sim) * sizeof *v);
+  lsim_sim_free(sim);
+}
+
+/* lsim_sim_set_solver replaces the scene's solver settings: those of LsimSolverConfig from
+ * cfg, and lemke_sparse's block_start, lu_solve and lu_refactor, which the config does not
+ * hold, back to the environment's (else built in), as principal and precision are; the
+ * run's on_failure stays the scene's. A scene whose solver object gives lemke_sparse's
+ * block_start 4, lu_solve "own", lu_refactor 10 and on_failure "stop", set to lemke_sparse
+ * (NULL: the defaults), runs 30 steps of pile_10 as the scene without those keys does, bit
+ * for bit, and records /parameters/solver_block_start 0 and solver_lu_refactor 100 as it
+ * (they said 4 and 10: the scene's settings were kept where the config could not show
+ * them), and solver_on_failure "stop". */
+static void test_set_solver_resets_scene(void **state) {
+  (void)state;
+  unsetenv("LSIM_BLOCK_START");
+  unsetenv("LSIM_LU_SOLVE");
+  unsetenv("LSIM_LU_REFACTOR");
+  char *keyed = pile_10_with("{\"name\": \"lemke_sparse\", \"block_start\": 4, \"lu_solve\": "
+                             "\"own\", \"lu_refactor\": 10, \"on_failure\": \"stop\"}");
+  char *plain = pile_10_with("\"lemke_sparse\"");
+  enum { NV = 10 * 6 + 8 }; /* more than pile_10 needs */
+  LsimSim *sim;
+  assert_int_equal(lsim_sim_load_json(&sim, plain, "pile_10.json", NULL, 0), 0);
+  assert_true(lsim_sim_nv(sim) <= NV);
+  const int nv = lsim_sim_nv(sim);
+  lsim_sim_free(sim);
+  static double v[2][NV];
+  char path[2][40];
+  for (int k = 0; k < 2; ++k) {
+    snprintf(path[k], sizeof path[k], "/tmp/lsim_test_api_ss_XXXXXX");
+    const int fd = mkstemp(path[k]);
+    assert_true(fd >= 0);
+    close(fd);
+  }
+  run_set_solver(keyed, "lemke_sparse", path[0], v[0]);
+  run_set_solver(plain, "lemke_sparse", path[1], v[1]);
+  assert_memory_equal(v[0], v[1], (size_t)nv * sizeof **v);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_block_start"), 0);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_lu_refactor"),
+                   read_int_scalar(path[1], "/parameters/solver_lu_refactor"));
+  char a[32], b[32];
+  read_string_scalar(path[0], "/parameters/solver_lu_solve", a, sizeof a);
+  read_string_scalar(path[1], "/parameters/solver_lu_solve", b, sizeof b);
+  assert_string_equal(a, b);
+  read_string_scalar(path[0], "/parameters/solver_on_failure", a, sizeof a);
+  assert_string_equal(a, "stop");
+  read_string_scalar(path[1], "/parameters/solver_on_failure", a, sizeof a);
+  assert_string_equal(a, "fallback");
+  for (int k = 0; k < 2; ++k) remove(path[k]);
+  /* Without set_solver the scene's keys are in effect (the test sees them). */
+  assert_int_equal(lsim_sim_load_json(&sim, keyed, "pile_10.json", NULL, 0), 0);
+  assert_int_equal(lsim_sim_record(sim, path[0]), 0);
+  assert_int_equal(lsim_sim_record_close(sim, 1), 0);
+  lsim_sim_free(sim);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_block_start"), 4);
+  assert_int_equal(read_int_scalar(path[0], "/parameters/solver_lu_refactor"), 10);
+  remove(path[0]);
+  free(keyed);
+  free(plain);
+}
+
 /* The rows' budget stops and missed tolerances are the comparison file's summary
  * (/summary/budget_stops, /summary/missed_tolerance, as `lcpsim compare` prints them):
  * on 40 steps of pile_10, pgs[sweeps=3] stops at its budget and pgs[tol=1e-3] finishes
@@ -1969,7 +2226,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_errors),    cmocka_unit_test(test_force_and_state),
       cmocka_unit_test(test_controller),     cmocka_unit_test(test_cart_wall_contacts),
-      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_principal_config), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
+      cmocka_unit_test(test_solvers_and_record), cmocka_unit_test(test_principal_config), cmocka_unit_test(test_precision_config), cmocka_unit_test(test_set_solver_resets_scene), cmocka_unit_test(test_record_path_shared), cmocka_unit_test(test_fc_siconos_quiet), cmocka_unit_test(test_diverged), cmocka_unit_test(test_solve_lcp),
       cmocka_unit_test(test_solve_fc),
       cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),

@@ -236,6 +236,12 @@ static void test_specs(void **state) {
   assert_true(s.opt.cover_previous == 0);
   assert_int_equal(spec("lemke_sparse[block=16]", &s, NULL), 0);
   assert_true(s.opt.block_start == 16 && !s.dense);
+  assert_int_equal(spec("pgs[sweeps=50,precision=float]", &s, NULL), 0);
+  assert_true(s.opt.precision == 2 && s.opt.max_iter == 50 && s.opt.tol == 0.0);
+  assert_int_equal(spec("pgs[precision=double]", &s, NULL), 0);
+  assert_true(s.opt.precision == 1);
+  assert_int_equal(spec("pgs", &s, NULL), 0);
+  assert_true(s.opt.precision == 0); /* the environment's */
   assert_int_equal(spec("lemke_sparse[principal=20000]", &s, NULL), 0);
   assert_true(s.opt.principal == 20000 && s.opt.block_start == 0 && !s.dense);
   assert_int_equal(spec("lemke_sparse[lu=own,refactor=200]", &s, NULL), 0);
@@ -250,6 +256,8 @@ static void test_specs(void **state) {
       {"siconos:psor[threads=2]", "threads is an option of pgs only; siconos:psor does not use it"},
       {"pgs[sparse_limit=10]", "sparse_limit is an option of newton only; pgs does not use it"},
       {"pgs[principal=10]", "principal is an option of lemke_sparse only; pgs does not use it"},
+      {"lemke[precision=float]", "precision is an option of pgs only; lemke does not use it"},
+      {"pgs[precision=single]", "precision must be double or float, got 'single'"},
       {"lemke_sparse[principal=1000001]", "principal must be an integer in [0, 1000000], got 1000001"},
       {"pgs[islands=1]", "islands is an option of lemke, newton and lemke_sparse only; pgs does "
                          "not use it"},
@@ -310,7 +318,9 @@ static void test_specs_same(void **state) {
       {"lemke_sparse", "lemke_sparse[lu=umfpack]"},
       {"lemke_sparse", "lemke_sparse[refactor=100]"},
       {"lemke_sparse[lu=own]", "lemke_sparse[lu=klu]"},
-      {"lemke_sparse[refactor=200]", "lemke_sparse[refactor=201]"}};
+      {"lemke_sparse[refactor=200]", "lemke_sparse[refactor=201]"},
+      {"pgs[sweeps=50]", "pgs[sweeps=50,precision=float]"},
+      {"pgs[sweeps=50]", "pgs[sweeps=50,precision=double]"}};
   LsimCompareSpec a, b;
   for (size_t k = 0; k < sizeof same / sizeof same[0]; ++k) {
     assert_int_equal(spec(same[k][0], &a, NULL) + spec(same[k][1], &b, NULL), 0);

@@ -99,7 +99,8 @@ LSIM_API const char *lsim_status_name(int status);
 LSIM_API const char *const *lsim_solver_names(void);
 
 /* Options of a solver; lsim_default_solver_config gives tol 1e-10, max_iter 0 (the
- * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0, principal 0. A configuration
+ * solver's default), omega 1, warm_start 1, threads 1, sparse_limit 0, principal 0,
+ * precision 0. A configuration
  * outside the ranges below is refused (LSIM_INVALID_INPUT, the message naming the field)
  * by every function that takes one, as a scene's "solver" object is. */
 typedef struct LsimSolverConfig {
@@ -117,7 +118,16 @@ typedef struct LsimSolverConfig {
                       pivots from the warm start's basis guess before Lemke's path, 0 ..
                       1000000; 0 (the default): the environment's LSIM_PRINCIPAL, else none.
                       As a scene's solver.principal (docs/solvers.md) */
+  int precision;   /* pgs only (another solver: 0): the coloured sweep's arithmetic at a
+                      fixed budget (tol 0, max_iter 1 .. 100), LSIM_PRECISION_DOUBLE (1) or
+                      LSIM_PRECISION_FLOAT (2: other bits, the same on every path); 0 (the
+                      default): the environment's LSIM_PGS_PRECISION, else double. As a
+                      scene's solver.precision (docs/solvers.md, "Single-precision
+                      arithmetic") */
 } LsimSolverConfig;
+/* LsimSolverConfig.precision */
+#define LSIM_PRECISION_DOUBLE 1
+#define LSIM_PRECISION_FLOAT 2
 /* The defaults above, by value (nothing to free). */
 LSIM_API LsimSolverConfig lsim_default_solver_config(void);
 
@@ -461,8 +471,15 @@ LSIM_API int lsim_sim_last_step(const LsimSim *sim, LsimStepReport *report);
 /* ---- solvers of a simulation ----------------------------------------------------------- */
 
 /* Chooses the solver of the following steps (name of lsim_solver_names; cfg NULL: the
- * defaults). The warm start starts over. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT
- * (the previous solver is kept). */
+ * defaults). The warm start starts over. It replaces the scene's solver object: every
+ * option of LsimSolverConfig is cfg's (0 for principal and precision: the environment's
+ * LSIM_PRINCIPAL, LSIM_PGS_PRECISION), and lemke_sparse's block_start, lu_solve and
+ * lu_refactor, which the config does not hold, are the environment's (LSIM_BLOCK_START,
+ * LSIM_LU_SOLVE, LSIM_LU_REFACTOR), else built in, whatever the scene said: the steps
+ * that follow depend on name, cfg and the environment alone, as a scene whose solver
+ * object gives only those. The scene's on_failure (the run's failure policy, not a solver
+ * option) is kept. 0, or LSIM_UNAVAILABLE / LSIM_INVALID_INPUT (the previous solver and
+ * settings are kept). */
 LSIM_API int lsim_sim_set_solver(LsimSim *sim, const char *name, const LsimSolverConfig *cfg);
 /* The solver in use, owned by sim, valid until the next lsim_sim_set_solver (NULL for a
  * NULL sim). */

@@ -105,7 +105,21 @@ class _Handle:
 class _SolverConfig(C.Structure):
     _fields_ = [("tol", C.c_double), ("max_iter", C.c_int), ("omega", C.c_double),
                 ("warm_start", C.c_int), ("threads", C.c_int),
-                ("sparse_limit", C.c_int), ("principal", C.c_int)]
+                ("sparse_limit", C.c_int), ("principal", C.c_int), ("precision", C.c_int)]
+
+# precision= (a scene's solver.precision): None, the environment's LSIM_PGS_PRECISION, else
+# double; LsimSolverConfig.precision 0, 1, 2
+_PRECISIONS = {None: 0, "double": 1, "float": 2}
+
+
+def _precision(x):
+    if isinstance(x, bytes):
+        x = x.decode(errors="replace")
+    if x is not None and not isinstance(x, str):
+        raise TypeError('precision must be "double", "float" or None, got %r' % (x,))
+    if x not in _PRECISIONS:
+        raise ValueError('precision must be "double" or "float", got "%s"' % x)
+    return _PRECISIONS[x]
 
 
 class _SolveReport(C.Structure):
@@ -315,10 +329,11 @@ def _flag(x, what):
 
 
 def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse_limit=0,
-            principal=0):
+            principal=0, precision=None):
     return _SolverConfig(_number(tol, "tol"), _int(max_iter, "max_iter"), _number(omega, "omega"),
                          _flag(warm_start, "warm_start"), _int(threads, "threads"),
-                         _int(sparse_limit, "sparse_limit"), _int(principal, "principal"))
+                         _int(sparse_limit, "sparse_limit"), _int(principal, "principal"),
+                         _precision(precision))
 
 
 def _real(x, what):
@@ -822,7 +837,10 @@ class Sim:
     def set_solver(self, name, **options):
         """Chooses the solver of the next steps: tol, max_iter, omega, warm_start, threads,
         sparse_limit, principal (lemke_sparse only: principal pivots before Lemke's path,
-        0 .. 1000000; 0: the environment's LSIM_PRINCIPAL)."""
+        0 .. 1000000; 0: the environment's LSIM_PRINCIPAL), precision (pgs only: "double" or
+        "float", the sweep's arithmetic at a fixed budget; None: the environment's
+        LSIM_PGS_PRECISION, else double). An option not given takes its default: the scene's
+        solver object is not kept (lsim_sim_set_solver)."""
         if name is None:  # (the library's "the name is NULL" spoke of C)
             raise TypeError("set_solver: the name must be a str (one of solver_names()), got None")
         cfg = _config(**options)
@@ -832,10 +850,13 @@ class Sim:
 
     def solver_config(self):
         """The options of the solver in use: tol, max_iter, omega, warm_start, threads,
-        sparse_limit, principal."""
+        sparse_limit, principal, precision ("double", "float" or None: the environment's)."""
         c = _SolverConfig()
         self._check(_solver_config(self._h, C.byref(c)))
-        return {k: getattr(c, k) for k, _ in _SolverConfig._fields_}
+        out = {k: getattr(c, k) for k, _ in _SolverConfig._fields_}
+        names = {v: k for k, v in _PRECISIONS.items()}
+        out["precision"] = names.get(out["precision"], out["precision"])
+        return out
 
     def contacts(self):
         """The contacts of the last step with their impulses (N s), a structured array of

@@ -163,6 +163,42 @@ except TypeError as e:
     check("principal must be an integer" in str(e), "principal 2.5: %s" % e)
 z = lcpsim.solve_lcp([[2.0, 1.0], [1.0, 2.0]], [-5.0, -6.0], "lemke_sparse", principal=50)[0]
 check(abs(z[0] - 4 / 3) <= 1e-12 and abs(z[1] - 7 / 3) <= 1e-12, "solve_lcp with principal: %r" % (z,))
+# pgs's sweep arithmetic (a scene's solver.precision): None (the environment's) by default,
+# read back as set; another word, another type or another solver refused in the scene key's
+# words, the solver kept; 10 steps of pile_100 with precision="float" are the scene key's,
+# bit for bit, and not double's (test_api test_precision_config: the C side).
+check(pile.solver_config()["precision"] is None, "precision None by default")
+pile.set_solver("pgs", tol=0.0, max_iter=50, precision="float")
+check(pile.solver_config()["precision"] == "float", "pgs's precision read back")
+for bad, exc, words in (("single", ValueError, 'precision must be "double" or "float", got "single"'),
+                        (2, TypeError, 'precision must be "double", "float" or None, got 2')):
+    try:
+        pile.set_solver("pgs", tol=0.0, max_iter=50, precision=bad)
+        check(False, "precision %r is accepted" % (bad,))
+    except exc as e:
+        check(words in str(e) and pile.solver_config()["precision"] == "float", "precision %r: %s" % (bad, e))
+try:
+    pile.set_solver("lemke", precision="float")
+    check(False, "precision with lemke is accepted")
+except lcpsim.Error as e:
+    check(e.status == lcpsim.INVALID_INPUT and pile.solver == "pgs" and
+          "precision is a setting of pgs only; the solver is lemke" in str(e), "precision on lemke: %s" % e)
+pile.set_solver("pgs", tol=0.0, max_iter=50, precision="double")
+check(pile.solver_config()["precision"] == "double", "precision double read back")
+import json
+_scene = json.load(open("data/pile_100.json"))
+_scene["solver"]["precision"] = "float"
+_runs = {}
+for _k, _text, _prec in (("key", json.dumps(_scene), None), ("config", None, "float"),
+                         ("double", None, "double")):
+    _s = lcpsim.Sim.from_json(_text) if _text else lcpsim.Sim.load("data/pile_100.json")
+    if _prec:
+        _s.set_solver("pgs", tol=0.0, max_iter=50, precision=_prec)
+    _s.run(10)
+    _runs[_k] = np.array(_s.v)
+    _s.close()
+check(np.array_equal(_runs["key"], _runs["config"]), "precision=\"float\" is the scene key's run")
+check(not np.array_equal(_runs["key"], _runs["double"]), "precision=\"float\" changed nothing")
 pile.set_solver("pgs", tol=0.0, max_iter=50)
 pile.controller = lambda s: None
 pile.run(pile.scene_steps)

@@ -11,7 +11,8 @@
 # - the same with --threads 2 in the scene: the key's and the environment's runs equal;
 # - a resume under another setting is refused (exit 2), naming it and what to set; under
 #   the run's it is the straight run, bit for bit;
-# - a bad LSIM_PGS_PRECISION is refused (exit 2).
+# - a bad LSIM_PGS_PRECISION is refused (exit 2);
+# - compare's pgs[precision=float]: the environment's series bit for bit, /series/precision.
 set -eu
 cd "$(dirname "$0")/../.."
 PY=/usr/bin/python3
@@ -82,4 +83,27 @@ rc=$?
 set -e
 [ $rc -eq 2 ] || fail "LSIM_PGS_PRECISION=single: exit $rc"
 grep -q "expected double or float" "$out/err" || fail "env message: $(cat "$out/err")"
+# compare: pgs[precision=float] as a series (lemke first, the driver: the same problems in
+# every file). Its series are LSIM_PGS_PRECISION=float's pgs[sweeps=50] bit for bit and not
+# double's; /series/precision says each series' setting in effect ("" for lemke);
+# precision=double wins over the environment's float.
+$L compare data/pile_100.json --steps 12 --quiet -o "$out/c1.h5" \
+  --solvers 'lemke,pgs[sweeps=50],pgs[sweeps=50,precision=float]' || fail "compare: exit $?"
+LSIM_PGS_PRECISION=float $L compare data/pile_100.json --steps 12 --quiet -o "$out/c2.h5" \
+  --solvers 'lemke,pgs[sweeps=50],pgs[sweeps=50,precision=double]' || fail "compare, env: exit $?"
+$PY - "$out" <<'PYEOF' || fail "compare's precision series"
+import sys, h5py
+import numpy as np
+t = sys.argv[1]
+a, b = h5py.File(f"{t}/c1.h5", "r"), h5py.File(f"{t}/c2.h5", "r")
+words = lambda f: [w.decode() for w in f["series/precision"][:]]
+assert words(a) == ["", "", "double", "double", "float", "float"], words(a)
+assert words(b) == ["", "", "float", "float", "double", "double"], words(b)
+for d in ("residual", "relative_residual", "iterations", "hash"):
+    ra, rb = a["results/" + d][:], b["results/" + d][:]
+    assert np.array_equal(ra[:, 4:6], rb[:, 2:4]), ("float", d)   # key = environment
+    assert np.array_equal(ra[:, 2:4], rb[:, 4:6]), ("double", d)  # the key wins
+r = a["results/residual"][:]
+assert not np.array_equal(r[:, 2:4], r[:, 4:6]), "precision=float changed nothing"
+PYEOF
 echo "precision: ok"
