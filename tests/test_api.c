@@ -735,9 +735,9 @@ static void read_string_scalar(const char *path, const char *name, char *out, si
   H5Fclose(f);
 }
 
-/* pile_100's scene text with its solver object's first key preceded by extra (malloc'd). */
-static char *pile_100_with(const char *extra) {
-  FILE *fp = fopen("data/pile_100.json", "rb");
+/* The whole text of the file at path (malloc'd, NUL-terminated); its length in *len. */
+static char *whole_text(const char *path, long *len) {
+  FILE *fp = fopen(path, "rb");
   assert_non_null(fp);
   assert_int_equal(fseek(fp, 0, SEEK_END), 0);
   const long n = ftell(fp);
@@ -748,6 +748,14 @@ static char *pile_100_with(const char *extra) {
   assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
   text[n] = '\0';
   fclose(fp);
+  *len = n;
+  return text;
+}
+
+/* pile_100's scene text with its solver object's first key preceded by extra (malloc'd). */
+static char *pile_100_with(const char *extra) {
+  long n;
+  char *text = whole_text("data/pile_100.json", &n);
   const char *const at = "\"solver\": {";
   char *p = strstr(text, at);
   assert_non_null(p);
@@ -872,17 +880,8 @@ static void test_precision_config(void **state) {
 
 /* pile_10's scene text with its solver replaced by solver (malloc'd). */
 static char *pile_10_with(const char *solver) {
-  FILE *fp = fopen("data/pile_10.json", "rb");
-  assert_non_null(fp);
-  assert_int_equal(fseek(fp, 0, SEEK_END), 0);
-  const long n = ftell(fp);
-  assert_true(n > 0);
-  rewind(fp);
-  char *text = malloc((size_t)n + 1);
-  assert_non_null(text);
-  assert_int_equal(fread(text, 1, (size_t)n, fp), (size_t)n);
-  text[n] = '\0';
-  fclose(fp);
+  long n;
+  char *text = whole_text("data/pile_10.json", &n);
   const char *const at = "\"solver\": \"lemke\"";
   char *p = strstr(text, at);
   assert_non_null(p);
