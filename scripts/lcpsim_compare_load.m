@@ -11,7 +11,7 @@ function c = lcpsim_compare_load(path)
 % Rows are problems (steps, or .dat files of an LCP set), columns are series; 1-D
 % datasets are columns. Integer datasets keep their class (int32, uint64 for hashes);
 % use double() before arithmetic. String tables (series.label, series.start,
-% series.lu_solve, solvers.spec, solvers.name, status_legend, problem_name,
+% series.lu_solve, series.precision, solvers.spec, solvers.name, status_legend, problem_name,
 % lcp.solution_label) are cell columns.
 % Matlab reads with h5info / h5read; Octave with its built-in load() (see
 % scripts/lcpsim_load.m for why). A comparison written with --trajectory has the
@@ -78,6 +78,9 @@ function c = lcpsim_compare_load(path)
   c.series.start = lcpsim_cellstr(c.series.start);
   if isfield(c.series, 'lu_solve')  % (files from before have none)
     c.series.lu_solve = lcpsim_cellstr(c.series.lu_solve);
+  end
+  if isfield(c.series, 'precision')  % (files from before have none)
+    c.series.precision = lcpsim_cellstr(c.series.precision);
   end
   c.solvers.spec = lcpsim_cellstr(c.solvers.spec);
   c.solvers.name = lcpsim_cellstr(c.solvers.name);
