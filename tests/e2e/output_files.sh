@@ -155,21 +155,28 @@ done
 [ -z "$(ls "$out" | grep partial)" ] || fail "an interrupted run left a partial file"
 
 # kill -9 with --dump-lcp: the partial file stays, with what the last flush wrote (at most
-# 256 steps or 1 s before the kill), and every reader opens it. Killed while stopped where
-# it reads whole (killed_reads: 600 steps or more; a kill inside a flush can leave its rows
-# in pieces, docs/output-format.md, "Killed runs", which is not checked here).
-# killed_reads PARTIAL: h5py reads it whole; prints the last step of its LCP dump.
+# 256 steps or 1 s before the kill), and every reader opens it. Killed while stopped once
+# its marks hold 600 steps or more (killed_reads; the stop can fall inside a flush, whose
+# rows past the marks are then in pieces, docs/output-format.md, "Killed runs": the test
+# asks for the last LCP up to /flushed_lcp_problems, as the readers take it).
+# killed_reads PARTIAL: h5py reads it up to its last whole flush (/flushed_rows W states,
+# /flushed_lcp_problems P LCPs; rows past the marks may be those of a flush the stop cut
+# in two, which the readers leave out); prints the last step of its LCP dump up to P.
 killed_reads() {
   $PY - "$1" <<'EOF'
 import sys, h5py
 import numpy as np
 with h5py.File(sys.argv[1], "r") as f:
-    n = len(f["time"]) - 1
+    w = int(f["flushed_rows"][()])
+    p = int(f["flushed_lcp_problems"][()])
+    n = w - 1
     assert n >= 599 and "summary" not in f
-    assert len(f["solver/status"]) == n and len(f["contacts/offset"]) == n + 2
-    assert f["contacts/offset"][-1] == len(f["contacts/gap"])
-    assert np.all(np.isfinite(f["q"][:]))
-    print(int(f["lcp/step"][-1]))
+    assert len(f["time"]) >= w and len(f["solver/status"]) >= n
+    assert len(f["contacts/offset"]) >= n + 2
+    assert len(f["contacts/gap"]) >= f["contacts/offset"][n + 1]
+    assert np.all(np.isfinite(f["q"][:w]))
+    assert 0 < p <= len(f["lcp/step"]) and f["lcp/step"][p - 1] <= n
+    print(int(f["lcp/step"][p - 1]))
 EOF
 }
 ./lcpsim $scene --steps 1000000 --dump-lcp -o "$out/k.h5" --quiet & p=$!
