@@ -298,7 +298,7 @@ static void test_heavy_ball_rolls(void **state) {
  * is conserved by every step: gravity and the normal impulse act along the line through
  * that point and the centre, and friction acts at that point. So it holds whatever the
  * step, the solver and the gap the contact is admitted at (a speculative contact, gap >
- * 0, at h = 0.2 admitted more than 0.5 m above the ground), provided each body's friction
+ * 0, admitted up to a step's travel above the ground), provided each body's friction
  * row has its lever arm to its own surface point. With the arm to the midpoint of the gap
  * (r + gap / 2) the sphere ended at 0.7178 (h 0.001), 0.7274 (h 0.01), 0.7704 (h 0.2).
  * Tolerance: the conservation is exact but for rounding (the arm point +- gap / 2 n less
