@@ -98,6 +98,20 @@ static void place(const LsimModel *m, LsimState *st, int i, const double *p, dou
   }
 }
 
+/* One ball (radius r, the given mass, mu) on level ground (mu), its centre at height
+ * above the ground and at rest: finalizes m, initializes st, returns the ball's index. */
+static int ball_on_ground(LsimModel *m, LsimState *st, double r, double mass, double mu,
+                          double height) {
+  add_ground(m, 0.0, mu);
+  const int ball = add_ball(m, r, mass, mu);
+  assert_int_equal(lsim_model_finalize(m), 0);
+  assert_int_equal(lsim_state_init(st, m), 0);
+  double p[3] = {0, 0, 0};
+  p[m->dimension - 1] = height;
+  place(m, st, ball, p, 0.0);
+  return ball;
+}
+
 /* Boxes (side 0.2 m, 1 kg) and then balls (radius 0.1 m, 0.5 kg), all mu 0.5, dropped
  * one above the other, slightly offset and turned, onto level ground (mu 0.5): they land
  * edge-first and tumble onto each other (2-D: in the x-y plane, y up). Finalizes m and
@@ -235,14 +249,8 @@ static void test_rolling_ball(void **state) {
     for (int k = 0; k < 2; ++k) {
       const double h = 0.01, r = 0.25, v0 = 1.5;
       LsimModel m = model3(dim, h);
-      add_ground(&m, 0.0, 0.5);
-      const int ball = add_ball(&m, r, 1.0, 0.5);
-      assert_int_equal(lsim_model_finalize(&m), 0);
       LsimState st;
-      assert_int_equal(lsim_state_init(&st, &m), 0);
-      double p[3] = {0, 0, 0};
-      p[dim - 1] = r;
-      place(&m, &st, ball, p, 0.0);
+      const int ball = ball_on_ground(&m, &st, r, 1.0, 0.5, r);
       double *v = st.v + m.bodies[ball].v_offset;
       v[0] = v0;
       if (dim == 2) v[2] = -v0 / r;     /* rolling to +x turns clockwise */
@@ -271,13 +279,8 @@ static void test_heavy_ball_rolls(void **state) {
   for (int k = 0; k < 2; ++k) {
     const double h = 0.01, r = 0.25, v0 = 2.0;
     LsimModel m = model3(3, h);
-    add_ground(&m, 0.0, 0.5);
-    const int ball = add_ball(&m, r, masses[k], 0.5);
-    assert_int_equal(lsim_model_finalize(&m), 0);
     LsimState st;
-    assert_int_equal(lsim_state_init(&st, &m), 0);
-    const double p[3] = {0, 0, r};
-    place(&m, &st, ball, p, 0.0);
+    const int ball = ball_on_ground(&m, &st, r, masses[k], 0.5, r);
     double *v = st.v + m.bodies[ball].v_offset;
     v[0] = v0;
     LsimStepper *s = stepper(&m, "lemke");
@@ -316,14 +319,8 @@ static void test_dropped_ball_rolls(void **state) {
       for (int k = 0; k < 2; ++k) {
         const double h = hs[i], r = 0.1, v0 = 1.0, t_end = 2.0;
         LsimModel m = model3(dim, h);
-        add_ground(&m, 0.0, 0.5);
-        const int ball = add_ball(&m, r, 0.5, 0.5);
-        assert_int_equal(lsim_model_finalize(&m), 0);
         LsimState st;
-        assert_int_equal(lsim_state_init(&st, &m), 0);
-        double p[3] = {0, 0, 0};
-        p[dim - 1] = 1.0;
-        place(&m, &st, ball, p, 0.0);
+        const int ball = ball_on_ground(&m, &st, r, 0.5, 0.5, 1.0);
         double *v = st.v + m.bodies[ball].v_offset;
         v[0] = v0;
         LsimStepper *s = stepper(&m, solvers[k]);
