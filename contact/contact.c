@@ -722,18 +722,18 @@ static void fill_point_contact(LsimContact *c, LsimJacRow *rows, const LsimModel
   const double *n = pt->normal;
   fill_row(dim, &rows[0], &arms, n[0], n[1], n[2]);
   if (ndir == 0) return;
-  /* The direction rows: the slip of each body's own surface point, point +- gap / 2 n (a
-     on the +n side), not the midpoint. A contact admitted before it touches (gap > 0)
-     pushes each body at its own surface: a ball's angular momentum about its lowest
-     point is then kept by every step (gravity and the normal impulse act along the line
-     through it, friction at it), so a ball dropped sliding ends rolling at 5/7 v0 at any
-     step (with the midpoint's arm, r + gap / 2, it ended at 0.7178 v0 at h 0.001 and
-     0.7704 v0 at h 0.2, tests/test_physics.c test_dropped_ball_rolls). With restitution
-     the impact then has the closed form's arms too (a disc 7 mm off a wall, e 0.5, mu
-     0.3, leaves at 2/3 along it). At gap 0 both points are the midpoint (the same bits
-     as before). The normal row keeps the midpoint's arms: the same row analytically (the
-     offset is along n, and n . (r x n) is unchanged), and the same bits. */
-  if (pt->gap != 0.0)
+  /* A pair with restitution: its direction rows are the slip of each body's own surface
+     point, point +- gap / 2 n (a on the +n side). The step resolves such an impact whole
+     at the gap it starts from (restitution_q), which then has the closed form's arms (a
+     sphere's R, not R + gap / 2: a disc 7 mm off a wall, e 0.5, mu 0.3, left at 0.6818
+     m/s along it for 2/3, slipping at 0.023 m/s where friction stops it). An inelastic
+     pair's impact ends where the gap has closed (its gap row lets it close within the
+     step), where both points agree; its rows keep the midpoint (the same bits as before:
+     a chain's pin contacts keep rows the joints hold, tests/test_joint_physics.c). The
+     normal row keeps the midpoint's arms in every case: the same row analytically
+     (n . (w x n) = 0), and the same bits. */
+  if (pt->gap != 0.0 && cone->restitution &&
+      lsim_pair_restitution(m, c->body[0], c->body[1]) > 0.0)
     for (int k = 0; k < 2; ++k) {
       const double half = (k == 0 ? 0.5 : -0.5) * pt->gap;
       for (int d = 0; d < 3; ++d) arms.r[k][d] += half * n[d];

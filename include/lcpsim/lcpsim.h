@@ -508,10 +508,8 @@ typedef struct LsimContactInfo {
   double gap;                 /* m, at the start of the step: contacts >= 0 apart, < 0
                                  penetrating; tethers length - |p_0 - p_1| (>= 0 slack);
                                  joint rows the row's position error */
-  double point[3];            /* world: contacts midway between the surfaces (each body's
-                                 impulse acts at its own surface point, point +- gap / 2
-                                 normal, + on body[0]); tether and joint rows the end on
-                                 body[0] */
+  double point[3];            /* world: contacts midway between the surfaces; tether and
+                                 joint rows the end on body[0] */
   double normal[3];           /* world unit vector along which normal_impulse acts on
                                  body[0]: contacts from body[1] into body[0]; tethers from
                                  body[0]'s end toward body[1]'s (the rope pulls); joint
