@@ -166,6 +166,33 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
   for (int d = 0; d < nv; ++d) idx[*kk + d] = off + d;
   copy_block(val + *kk, jr, nv);
   *jm = max_abs(*jm, jr, nv);
+#if defined(__SSE2__)
+  if (bval && nv == 6 && s->dimension == 3) {
+    /* A 3-D body's column of B in SSE2 pairs, apply_inverse_mass_dynamic's products in
+       its order (a pair's lanes each the scalar product; the angular part's sums scalar),
+       stored and measured from the registers: no copy through a scratch block (whose
+       16-byte loads had each waited on two 8-byte stores). */
+    const double im = s->inv_mass[bi], *A = s->inv_inertia + 9 * bi;
+    const double a0 = A[0] * jr[3] + A[1] * jr[4] + A[2] * jr[5];
+    const double a1 = A[3] * jr[3] + A[4] * jr[4] + A[5] * jr[5];
+    const double a2 = A[6] * jr[3] + A[7] * jr[4] + A[8] * jr[5];
+    const __m128d b01 = _mm_mul_pd(_mm_loadu_pd(jr), _mm_set1_pd(im));
+    const __m128d b23 = _mm_unpacklo_pd(_mm_mul_sd(_mm_load_sd(jr + 2), _mm_set_sd(im)),
+                                        _mm_set_sd(a0));
+    const __m128d b45 = _mm_unpacklo_pd(_mm_set_sd(a1), _mm_set_sd(a2));
+    double *y = bval + *kk;
+    _mm_storeu_pd(y, b01), _mm_storeu_pd(y + 2, b23), _mm_storeu_pd(y + 4, b45);
+    const __m128d mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    MaxAbs m = *bm;
+    m = _mm_max_pd(m, _mm_and_pd(b01, mask));
+    m = _mm_max_pd(m, _mm_and_pd(b23, mask));
+    *bm = _mm_max_pd(m, _mm_and_pd(b45, mask));
+    if (bidx)
+      for (int d = 0; d < 6; ++d) bidx[*kk + d] = off + d;
+    *kk += nv;
+    return;
+  }
+#endif
   if (bval) {
     double wj[LSIM_MAX_BODY_DOF];
     apply_inverse_mass_dynamic(s, bi, jr, wj);
@@ -182,9 +209,9 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
-                      int *idx, double *val, int *bidx, double *bval, const double *x,
-                      RowStats *st) {
+static inline double put_row_dofs(const LsimStepper *s, const LsimJacRow *row,
+                                   const LsimBodyDofs *bdv, int *k, int *idx, double *val,
+                                   int *bidx, double *bval, const double *x, RowStats *st) {
   double dot = 0.0;
   int kk = *k; /* a local index: the stores below cannot alias it */
   int next = 0, descend = 0; /* the row's columns ascend while each body's block starts at
@@ -193,7 +220,7 @@ static inline double put_row(const LsimStepper *s, const LsimModel *m, const Lsi
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
-    const LsimBodyDofs bd = s->dofs[bi];
+    const LsimBodyDofs bd = bdv[slot];
     if (bd.dynamic) {
       descend |= bd.v_offset < next;
       next = bd.v_offset + bd.nv;
@@ -209,6 +236,20 @@ static inline double put_row(const LsimStepper *s, const LsimModel *m, const Lsi
   st->jl = kk - *k > st->jl ? kk - *k : st->jl;
   *k = kk;
   return dot;
+}
+
+/* put_row_dofs with bdv[slot] = s->dofs[row->body[slot]] (read only where body >= 0). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
+                             int *idx, double *val, int *bidx, double *bval, const double *x,
+                             RowStats *st) {
+  (void)m;
+  LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  for (int slot = 0; slot < 2; ++slot)
+    if (row->body[slot] >= 0) bdv[slot] = s->dofs[row->body[slot]];
+  return put_row_dofs(s, row, bdv, k, idx, val, bidx, bval, x, st);
 }
 
 /* dst[0 .. len-1] = -src[...], the two disjoint (a source row ends before its copy). */
@@ -235,7 +276,10 @@ enum { CQ_PREFETCH = 6 };
  * one (normal, 4 directions, lambda at variables L - 5 .. L, the first direction's row
  * and the normal's just written, J_ptr up to L): the PGS table's sums, made while the
  * rows are in the cache; else len 0 (the table reads the rows). */
-static void cone_products_at(LsimStepper *s, int c, int L, int shared) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void cone_products_at(LsimStepper *s, int c, int L, int shared) {
   LsimConeProducts *pr = &s->cone_prod[c];
   const LsimConeBlock *cb = &s->cones[c];
   pr->len = 0, pr->neg = 0;
@@ -276,10 +320,63 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
   int cone = cone_at(s, ncones, b);
   const int store_end = s->nnz_cap < s->b_cap ? s->nnz_cap : s->b_cap;
   (void)store_end;
+  const LsimJacRow *rows = set->rows;
+  const int *var_row = s->var_row;
   for (int i = b; i < e; ++i) {
+    const int vr = var_row[i];
+    /* The usual 3-D cone with its negated directions implicit (number_range's map: three
+       stored rows of one body pair, the negatives of the second and third, a lambda): its
+       six variables in one turn, each exactly as the loop below takes it (the same
+       stores, sums and products in the same order, so the same bits), with the tests and
+       prefetches once a cone and the pair's dofs loaded once for its three rows. */
+    if (shared && implicit && !coupled && vr >= 0 && i + 5 < e && var_row[i + 5] == -1 &&
+        var_row[i + 1] == vr + 1 && var_row[i + 2] == vr + 2 && var_row[i + 3] == -3 - i &&
+        var_row[i + 4] == -4 - i && rows[vr + 1].body[0] == rows[vr].body[0] &&
+        rows[vr + 1].body[1] == rows[vr].body[1] && rows[vr + 2].body[0] == rows[vr].body[0] &&
+        rows[vr + 2].body[1] == rows[vr].body[1]) {
+#if defined(__GNUC__)
+      /* As the loop below asks: the rows ROWS_PREFETCH variables on (of its three
+         variables), the bodies of the contact whose first row follows this lambda, and
+         the places the rows ROWS_PREFETCH_STORE entries on will be written. */
+      for (int t = 0; t < 3; ++t)
+        if (i + t + ROWS_PREFETCH < e && var_row[i + t + ROWS_PREFETCH] >= 0) {
+          const char *ahead = (const char *)&rows[var_row[i + t + ROWS_PREFETCH]];
+          __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
+          __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
+        }
+      if (ROWS_PREFETCH_BODIES == 6 && i + 6 < e && var_row[i + 6] >= 0) {
+        const LsimJacRow *ra = &rows[var_row[i + 6]];
+        for (int slot = 0; slot < 2; ++slot) {
+          const int bi = ra->body[slot] >= 0 ? ra->body[slot] : 0;
+          __builtin_prefetch(&s->dofs[bi]), __builtin_prefetch(s->inv_inertia + 9 * bi);
+          __builtin_prefetch(s->inv_inertia + 9 * bi + 8), __builtin_prefetch(&s->inv_mass[bi]);
+        }
+      }
+#endif
+      LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+      for (int slot = 0; slot < 2; ++slot)
+        if (rows[vr].body[slot] >= 0) bdv[slot] = s->dofs[rows[vr].body[slot]];
+      for (int t = 0; t < 3; ++t) {
+#if defined(__GNUC__)
+        if (k + ROWS_PREFETCH_STORE < store_end) {
+          __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
+          __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
+          __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
+        }
+#endif
+        s->J_ptr[i + t] = k;
+        s->row_v[i + t] = put_row_dofs(s, &rows[vr + t], bdv, &k, s->J_idx, s->J_val, NULL,
+                                       s->B_val, s->v_free, st);
+      }
+      s->J_ptr[i + 3] = k, s->row_v[i + 3] = -s->row_v[i + 1];
+      s->J_ptr[i + 4] = k, s->row_v[i + 4] = -s->row_v[i + 2];
+      s->J_ptr[i + 5] = k;
+      if (cone < ncones) cone_products_at(s, cone++, i + 5, shared);
+      i += 5;
+      continue;
+    }
     s->J_ptr[i] = k;
     if (!shared) s->B_ptr[i] = k;
-    const int vr = s->var_row[i];
     if (vr == -1) { /* a cone's lambda: its rows are written */
       if (cone < ncones) cone_products_at(s, cone++, i, shared);
       continue;
