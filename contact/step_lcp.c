@@ -298,6 +298,64 @@ static inline void cone_products_at(LsimStepper *s, int c, int L, int shared) {
   pr->o[0] = s->J_idx[p[L - 4]], pr->o[1] = len > 6 ? s->J_idx[p[L - 4] + 6] : 0;
 }
 
+/* put_row_dofs of three rows of one body pair (a cone's normal and first two directions,
+ * variables i .. i + 2, their J_ptr and row_v written): the pair's dofs read once, the
+ * rows' order of columns and length found once (the same for the three), the maxima kept
+ * in registers over the three rows; each row's stores, sum and the maxima's sequence as
+ * put_row_dofs gives them row after row, so the same bits. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void put_cone3(LsimStepper *s, const LsimJacRow *rows, int i, int *k_io,
+                             int store_end, RowStats *st) {
+  LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  int next = 0, descend = 0;
+  for (int slot = 0; slot < 2; ++slot) {
+    const int bi = rows[0].body[slot];
+    if (bi < 0) continue;
+    bdv[slot] = s->dofs[bi];
+    if (bdv[slot].dynamic) {
+      descend |= bdv[slot].v_offset < next;
+      next = bdv[slot].v_offset + bdv[slot].nv;
+    }
+  }
+  MaxAbs jm = st->jm, bm = st->bm;
+  int kk = *k_io;
+  int *idx = s->J_idx;
+  double *val = s->J_val, *bval = s->B_val, *row_v = s->row_v;
+  const double *x = s->v_free;
+  const int k0 = kk;
+  for (int t = 0; t < 3; ++t) {
+#if defined(__GNUC__)
+    if (kk + ROWS_PREFETCH_STORE < store_end) {
+      __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
+    }
+#else
+    (void)store_end;
+#endif
+    s->J_ptr[i + t] = kk;
+    double dot = 0.0;
+    for (int slot = 0; slot < 2; ++slot) {
+      const int bi = rows[t].body[slot];
+      if (bi < 0) continue;
+      const LsimBodyDofs bd = bdv[slot];
+      if (bd.nv == 6)
+        put_body(s, bi, rows[t].j[slot], 6, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, NULL,
+                 bval, x, &jm, &bm);
+      else
+        put_body(s, bi, rows[t].j[slot], bd.nv, bd.v_offset, bd.dynamic, &kk, &dot, idx, val,
+                 NULL, bval, x, &jm, &bm);
+    }
+    row_v[i + t] = dot;
+  }
+  const int len = (kk - k0) / 3;
+  st->jm = jm, st->bm = bm, st->descend |= descend;
+  st->jl = len > st->jl ? len : st->jl;
+  *k_io = kk;
+}
+
 /* The first cone whose lambda is at or after variable b (the cones ascend). */
 static int cone_at(const LsimStepper *s, int ncones, int b) {
   int lo = 0, hi = ncones;
@@ -353,21 +411,7 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
         }
       }
 #endif
-      LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-      for (int slot = 0; slot < 2; ++slot)
-        if (rows[vr].body[slot] >= 0) bdv[slot] = s->dofs[rows[vr].body[slot]];
-      for (int t = 0; t < 3; ++t) {
-#if defined(__GNUC__)
-        if (k + ROWS_PREFETCH_STORE < store_end) {
-          __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
-          __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
-          __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
-        }
-#endif
-        s->J_ptr[i + t] = k;
-        s->row_v[i + t] = put_row_dofs(s, &rows[vr + t], bdv, &k, s->J_idx, s->J_val, NULL,
-                                       s->B_val, s->v_free, st);
-      }
+      put_cone3(s, &rows[vr], i, &k, store_end, st);
       s->J_ptr[i + 3] = k, s->row_v[i + 3] = -s->row_v[i + 1];
       s->J_ptr[i + 4] = k, s->row_v[i + 4] = -s->row_v[i + 2];
       s->J_ptr[i + 5] = k;
