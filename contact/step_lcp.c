@@ -298,6 +298,47 @@ static inline void cone_products_at(LsimStepper *s, int c, int L, int shared) {
   pr->o[0] = s->J_idx[p[L - 4]], pr->o[1] = len > 6 ? s->J_idx[p[L - 4] + 6] : 0;
 }
 
+#if defined(__SSE2__)
+/* put_body of a dynamic body of 6 velocities in 3-D with B at J's positions (its column
+ * of B as put_body's SSE2 branch makes it), the block's indices given as vectors (off ..
+ * off + 3, off + 4 .. off + 5) and each value loaded once: the same stores, sum and
+ * maxima in the same order. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void put_block6(const LsimStepper *s, int bi, const double *jr, const double *xv,
+                              __m128i id03, __m128i id45, int k, double *dot, int *idx,
+                              double *val, double *bval, MaxAbs *jm, MaxAbs *bm) {
+  double d = *dot;
+  d += jr[0] * xv[0], d += jr[1] * xv[1], d += jr[2] * xv[2];
+  d += jr[3] * xv[3], d += jr[4] * xv[4], d += jr[5] * xv[5];
+  *dot = d;
+  _mm_storeu_si128((__m128i *)(idx + k), id03);
+  _mm_storel_epi64((__m128i *)(idx + k + 4), id45);
+  const __m128d j01 = _mm_loadu_pd(jr), j23 = _mm_loadu_pd(jr + 2), j45 = _mm_loadu_pd(jr + 4);
+  _mm_storeu_pd(val + k, j01), _mm_storeu_pd(val + k + 2, j23), _mm_storeu_pd(val + k + 4, j45);
+  const __m128d mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  MaxAbs m = *jm;
+  m = _mm_max_pd(m, _mm_and_pd(j01, mask));
+  m = _mm_max_pd(m, _mm_and_pd(j23, mask));
+  *jm = _mm_max_pd(m, _mm_and_pd(j45, mask));
+  const double im = s->inv_mass[bi], *A = s->inv_inertia + 9 * bi;
+  const double a0 = A[0] * jr[3] + A[1] * jr[4] + A[2] * jr[5];
+  const double a1 = A[3] * jr[3] + A[4] * jr[4] + A[5] * jr[5];
+  const double a2 = A[6] * jr[3] + A[7] * jr[4] + A[8] * jr[5];
+  const __m128d vim = _mm_set1_pd(im);
+  const __m128d b01 = _mm_mul_pd(j01, vim);
+  const __m128d b23 = _mm_unpacklo_pd(_mm_mul_sd(j23, vim), _mm_set_sd(a0));
+  const __m128d b45 = _mm_unpacklo_pd(_mm_set_sd(a1), _mm_set_sd(a2));
+  double *y = bval + k;
+  _mm_storeu_pd(y, b01), _mm_storeu_pd(y + 2, b23), _mm_storeu_pd(y + 4, b45);
+  m = *bm;
+  m = _mm_max_pd(m, _mm_and_pd(b01, mask));
+  m = _mm_max_pd(m, _mm_and_pd(b23, mask));
+  *bm = _mm_max_pd(m, _mm_and_pd(b45, mask));
+}
+#endif
+
 /* put_row_dofs of three rows of one body pair (a cone's normal and first two directions,
  * variables i .. i + 2, their J_ptr and row_v written): the pair's dofs read once, the
  * rows' order of columns and length found once (the same for the three), the maxima kept
@@ -325,6 +366,41 @@ static inline void put_cone3(LsimStepper *s, const LsimJacRow *rows, int i, int 
   double *val = s->J_val, *bval = s->B_val, *row_v = s->row_v;
   const double *x = s->v_free;
   const int k0 = kk;
+#if defined(__SSE2__)
+  /* Every body of the pair dynamic with 6 velocities in 3-D (a pile's contacts): the
+     blocks through put_block6, their indices made once for the three rows. */
+  int plain = s->dimension == 3;
+  for (int slot = 0; slot < 2; ++slot)
+    plain &= rows[0].body[slot] < 0 || (bdv[slot].dynamic && bdv[slot].nv == 6);
+  if (plain) {
+    const int b0 = rows[0].body[0], b1 = rows[0].body[1];
+    const int o0 = bdv[0].v_offset, o1 = bdv[1].v_offset;
+    const __m128i i03a = _mm_add_epi32(_mm_set1_epi32(o0), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i i45a = _mm_add_epi32(_mm_set1_epi32(o0), _mm_setr_epi32(4, 5, 0, 0));
+    const __m128i i03b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i i45b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(4, 5, 0, 0));
+    for (int t = 0; t < 3; ++t) {
+#if defined(__GNUC__)
+      if (kk + ROWS_PREFETCH_STORE < store_end) {
+        __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
+        __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
+        __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
+      }
+#endif
+      s->J_ptr[i + t] = kk;
+      double dot = 0.0;
+      if (b0 >= 0) {
+        put_block6(s, b0, rows[t].j[0], x + o0, i03a, i45a, kk, &dot, idx, val, bval, &jm, &bm);
+        kk += 6;
+      }
+      if (b1 >= 0) {
+        put_block6(s, b1, rows[t].j[1], x + o1, i03b, i45b, kk, &dot, idx, val, bval, &jm, &bm);
+        kk += 6;
+      }
+      row_v[i + t] = dot;
+    }
+  } else
+#endif
   for (int t = 0; t < 3; ++t) {
 #if defined(__GNUC__)
     if (kk + ROWS_PREFETCH_STORE < store_end) {
