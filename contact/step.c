@@ -513,7 +513,16 @@ static void prepare_free_velocities(LsimStepper *s, const LsimModel *m, const Ls
         for (int d = 0; d < b->nv; ++d) s->force[b->v_offset + d] = 0.0;
       continue;
     }
-    for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
+    if (b->force.npoints == 0 && !b->force.value) {
+      /* A constant force without a table (every body of a pile): what
+         lsim_schedule_eval_component gives, the constant for component 0 and 0 for the
+         rest, without a call per component (6 a 3-D body, 7 M of 2.5 G instructions over
+         60 steps of 1000 boxes). */
+      f[0] = b->force.constant;
+      for (int d = 1; d < b->nv; ++d) f[d] = 0.0;
+    } else {
+      for (int d = 0; d < b->nv; ++d) f[d] = lsim_schedule_eval_component(&b->force, t, d);
+    }
     for (int d = 0; d < dim; ++d) f[d] += b->mass * m->gravity[d];
     if (dim == 3) {
       /* Gyroscopic term, implicit in the body frame, as a torque over the step; the

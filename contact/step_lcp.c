@@ -166,6 +166,33 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
   for (int d = 0; d < nv; ++d) idx[*kk + d] = off + d;
   copy_block(val + *kk, jr, nv);
   *jm = max_abs(*jm, jr, nv);
+#if defined(__SSE2__)
+  if (bval && nv == 6 && s->dimension == 3) {
+    /* A 3-D body's column of B in SSE2 pairs, apply_inverse_mass_dynamic's products in
+       its order (a pair's lanes each the scalar product; the angular part's sums scalar),
+       stored and measured from the registers: no copy through a scratch block (whose
+       16-byte loads had each waited on two 8-byte stores). */
+    const double im = s->inv_mass[bi], *A = s->inv_inertia + 9 * bi;
+    const double a0 = A[0] * jr[3] + A[1] * jr[4] + A[2] * jr[5];
+    const double a1 = A[3] * jr[3] + A[4] * jr[4] + A[5] * jr[5];
+    const double a2 = A[6] * jr[3] + A[7] * jr[4] + A[8] * jr[5];
+    const __m128d b01 = _mm_mul_pd(_mm_loadu_pd(jr), _mm_set1_pd(im));
+    const __m128d b23 = _mm_unpacklo_pd(_mm_mul_sd(_mm_load_sd(jr + 2), _mm_set_sd(im)),
+                                        _mm_set_sd(a0));
+    const __m128d b45 = _mm_unpacklo_pd(_mm_set_sd(a1), _mm_set_sd(a2));
+    double *y = bval + *kk;
+    _mm_storeu_pd(y, b01), _mm_storeu_pd(y + 2, b23), _mm_storeu_pd(y + 4, b45);
+    const __m128d mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    MaxAbs m = *bm;
+    m = _mm_max_pd(m, _mm_and_pd(b01, mask));
+    m = _mm_max_pd(m, _mm_and_pd(b23, mask));
+    *bm = _mm_max_pd(m, _mm_and_pd(b45, mask));
+    if (bidx)
+      for (int d = 0; d < 6; ++d) bidx[*kk + d] = off + d;
+    *kk += nv;
+    return;
+  }
+#endif
   if (bval) {
     double wj[LSIM_MAX_BODY_DOF];
     apply_inverse_mass_dynamic(s, bi, jr, wj);
@@ -182,9 +209,9 @@ static inline void put_body(const LsimStepper *s, int bi, const double *jr, cons
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
-                      int *idx, double *val, int *bidx, double *bval, const double *x,
-                      RowStats *st) {
+static inline double put_row_dofs(const LsimStepper *s, const LsimJacRow *row,
+                                   const LsimBodyDofs *bdv, int *k, int *idx, double *val,
+                                   int *bidx, double *bval, const double *x, RowStats *st) {
   double dot = 0.0;
   int kk = *k; /* a local index: the stores below cannot alias it */
   int next = 0, descend = 0; /* the row's columns ascend while each body's block starts at
@@ -193,7 +220,7 @@ static inline double put_row(const LsimStepper *s, const LsimModel *m, const Lsi
   for (int slot = 0; slot < 2; ++slot) {
     const int bi = row->body[slot];
     if (bi < 0) continue;
-    const LsimBodyDofs bd = s->dofs[bi];
+    const LsimBodyDofs bd = bdv[slot];
     if (bd.dynamic) {
       descend |= bd.v_offset < next;
       next = bd.v_offset + bd.nv;
@@ -209,6 +236,20 @@ static inline double put_row(const LsimStepper *s, const LsimModel *m, const Lsi
   st->jl = kk - *k > st->jl ? kk - *k : st->jl;
   *k = kk;
   return dot;
+}
+
+/* put_row_dofs with bdv[slot] = s->dofs[row->body[slot]] (read only where body >= 0). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline double put_row(const LsimStepper *s, const LsimModel *m, const LsimJacRow *row, int *k,
+                             int *idx, double *val, int *bidx, double *bval, const double *x,
+                             RowStats *st) {
+  (void)m;
+  LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  for (int slot = 0; slot < 2; ++slot)
+    if (row->body[slot] >= 0) bdv[slot] = s->dofs[row->body[slot]];
+  return put_row_dofs(s, row, bdv, k, idx, val, bidx, bval, x, st);
 }
 
 /* dst[0 .. len-1] = -src[...], the two disjoint (a source row ends before its copy). */
@@ -235,7 +276,10 @@ enum { CQ_PREFETCH = 6 };
  * one (normal, 4 directions, lambda at variables L - 5 .. L, the first direction's row
  * and the normal's just written, J_ptr up to L): the PGS table's sums, made while the
  * rows are in the cache; else len 0 (the table reads the rows). */
-static void cone_products_at(LsimStepper *s, int c, int L, int shared) {
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void cone_products_at(LsimStepper *s, int c, int L, int shared) {
   LsimConeProducts *pr = &s->cone_prod[c];
   const LsimConeBlock *cb = &s->cones[c];
   pr->len = 0, pr->neg = 0;
@@ -252,6 +296,140 @@ static void cone_products_at(LsimStepper *s, int c, int L, int shared) {
               (lsim_negated_heads(B + p[L - 5], B + p[L - 4], B + p[L - 3]) == 0) << 1;
   pr->len = len, pr->lambda = L, pr->at = p[L - 5];
   pr->o[0] = s->J_idx[p[L - 4]], pr->o[1] = len > 6 ? s->J_idx[p[L - 4] + 6] : 0;
+}
+
+#if defined(__SSE2__)
+/* put_body of a dynamic body of 6 velocities in 3-D with B at J's positions (its column
+ * of B as put_body's SSE2 branch makes it), the block's indices given as vectors (off ..
+ * off + 3, off + 4 .. off + 5) and each value loaded once: the same stores, sum and
+ * maxima in the same order. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void put_block6(const LsimStepper *s, int bi, const double *jr, const double *xv,
+                              __m128i id03, __m128i id45, int k, double *dot, int *idx,
+                              double *val, double *bval, MaxAbs *jm, MaxAbs *bm) {
+  double d = *dot;
+  d += jr[0] * xv[0], d += jr[1] * xv[1], d += jr[2] * xv[2];
+  d += jr[3] * xv[3], d += jr[4] * xv[4], d += jr[5] * xv[5];
+  *dot = d;
+  _mm_storeu_si128((__m128i *)(idx + k), id03);
+  _mm_storel_epi64((__m128i *)(idx + k + 4), id45);
+  const __m128d j01 = _mm_loadu_pd(jr), j23 = _mm_loadu_pd(jr + 2), j45 = _mm_loadu_pd(jr + 4);
+  _mm_storeu_pd(val + k, j01), _mm_storeu_pd(val + k + 2, j23), _mm_storeu_pd(val + k + 4, j45);
+  const __m128d mask = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  MaxAbs m = *jm;
+  m = _mm_max_pd(m, _mm_and_pd(j01, mask));
+  m = _mm_max_pd(m, _mm_and_pd(j23, mask));
+  *jm = _mm_max_pd(m, _mm_and_pd(j45, mask));
+  const double im = s->inv_mass[bi], *A = s->inv_inertia + 9 * bi;
+  const double a0 = A[0] * jr[3] + A[1] * jr[4] + A[2] * jr[5];
+  const double a1 = A[3] * jr[3] + A[4] * jr[4] + A[5] * jr[5];
+  const double a2 = A[6] * jr[3] + A[7] * jr[4] + A[8] * jr[5];
+  const __m128d vim = _mm_set1_pd(im);
+  const __m128d b01 = _mm_mul_pd(j01, vim);
+  const __m128d b23 = _mm_unpacklo_pd(_mm_mul_sd(j23, vim), _mm_set_sd(a0));
+  const __m128d b45 = _mm_unpacklo_pd(_mm_set_sd(a1), _mm_set_sd(a2));
+  double *y = bval + k;
+  _mm_storeu_pd(y, b01), _mm_storeu_pd(y + 2, b23), _mm_storeu_pd(y + 4, b45);
+  m = *bm;
+  m = _mm_max_pd(m, _mm_and_pd(b01, mask));
+  m = _mm_max_pd(m, _mm_and_pd(b23, mask));
+  *bm = _mm_max_pd(m, _mm_and_pd(b45, mask));
+}
+#endif
+
+/* put_row_dofs of three rows of one body pair (a cone's normal and first two directions,
+ * variables i .. i + 2, their J_ptr and row_v written): the pair's dofs read once, the
+ * rows' order of columns and length found once (the same for the three), the maxima kept
+ * in registers over the three rows; each row's stores, sum and the maxima's sequence as
+ * put_row_dofs gives them row after row, so the same bits. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void put_cone3(LsimStepper *s, const LsimJacRow *rows, int i, int *k_io,
+                             int store_end, RowStats *st) {
+  LsimBodyDofs bdv[2] = {{0, 0, 0, 0}, {0, 0, 0, 0}};
+  int next = 0, descend = 0;
+  for (int slot = 0; slot < 2; ++slot) {
+    const int bi = rows[0].body[slot];
+    if (bi < 0) continue;
+    bdv[slot] = s->dofs[bi];
+    if (bdv[slot].dynamic) {
+      descend |= bdv[slot].v_offset < next;
+      next = bdv[slot].v_offset + bdv[slot].nv;
+    }
+  }
+  MaxAbs jm = st->jm, bm = st->bm;
+  int kk = *k_io;
+  int *idx = s->J_idx;
+  double *val = s->J_val, *bval = s->B_val, *row_v = s->row_v;
+  const double *x = s->v_free;
+  const int k0 = kk;
+#if defined(__SSE2__)
+  /* Every body of the pair dynamic with 6 velocities in 3-D (a pile's contacts): the
+     blocks through put_block6, their indices made once for the three rows. */
+  int plain = s->dimension == 3;
+  for (int slot = 0; slot < 2; ++slot)
+    plain &= rows[0].body[slot] < 0 || (bdv[slot].dynamic && bdv[slot].nv == 6);
+  if (plain) {
+    const int b0 = rows[0].body[0], b1 = rows[0].body[1];
+    const int o0 = bdv[0].v_offset, o1 = bdv[1].v_offset;
+    const __m128i i03a = _mm_add_epi32(_mm_set1_epi32(o0), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i i45a = _mm_add_epi32(_mm_set1_epi32(o0), _mm_setr_epi32(4, 5, 0, 0));
+    const __m128i i03b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(0, 1, 2, 3));
+    const __m128i i45b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(4, 5, 0, 0));
+    for (int t = 0; t < 3; ++t) {
+#if defined(__GNUC__)
+      if (kk + ROWS_PREFETCH_STORE < store_end) {
+        __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
+        __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
+        __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
+      }
+#endif
+      s->J_ptr[i + t] = kk;
+      double dot = 0.0;
+      if (b0 >= 0) {
+        put_block6(s, b0, rows[t].j[0], x + o0, i03a, i45a, kk, &dot, idx, val, bval, &jm, &bm);
+        kk += 6;
+      }
+      if (b1 >= 0) {
+        put_block6(s, b1, rows[t].j[1], x + o1, i03b, i45b, kk, &dot, idx, val, bval, &jm, &bm);
+        kk += 6;
+      }
+      row_v[i + t] = dot;
+    }
+  } else
+#endif
+  for (int t = 0; t < 3; ++t) {
+#if defined(__GNUC__)
+    if (kk + ROWS_PREFETCH_STORE < store_end) {
+      __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
+      __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
+    }
+#else
+    (void)store_end;
+#endif
+    s->J_ptr[i + t] = kk;
+    double dot = 0.0;
+    for (int slot = 0; slot < 2; ++slot) {
+      const int bi = rows[t].body[slot];
+      if (bi < 0) continue;
+      const LsimBodyDofs bd = bdv[slot];
+      if (bd.nv == 6)
+        put_body(s, bi, rows[t].j[slot], 6, bd.v_offset, bd.dynamic, &kk, &dot, idx, val, NULL,
+                 bval, x, &jm, &bm);
+      else
+        put_body(s, bi, rows[t].j[slot], bd.nv, bd.v_offset, bd.dynamic, &kk, &dot, idx, val,
+                 NULL, bval, x, &jm, &bm);
+    }
+    row_v[i + t] = dot;
+  }
+  const int len = (kk - k0) / 3;
+  st->jm = jm, st->bm = bm, st->descend |= descend;
+  st->jl = len > st->jl ? len : st->jl;
+  *k_io = kk;
 }
 
 /* The first cone whose lambda is at or after variable b (the cones ascend). */
@@ -276,10 +454,49 @@ static void rows_range(LsimStepper *s, const LsimModel *m, int b, int e, int sha
   int cone = cone_at(s, ncones, b);
   const int store_end = s->nnz_cap < s->b_cap ? s->nnz_cap : s->b_cap;
   (void)store_end;
+  const LsimJacRow *rows = set->rows;
+  const int *var_row = s->var_row;
   for (int i = b; i < e; ++i) {
+    const int vr = var_row[i];
+    /* The usual 3-D cone with its negated directions implicit (number_range's map: three
+       stored rows of one body pair, the negatives of the second and third, a lambda): its
+       six variables in one turn, each exactly as the loop below takes it (the same
+       stores, sums and products in the same order, so the same bits), with the tests and
+       prefetches once a cone and the pair's dofs loaded once for its three rows. */
+    if (shared && implicit && !coupled && vr >= 0 && i + 5 < e && var_row[i + 5] == -1 &&
+        var_row[i + 1] == vr + 1 && var_row[i + 2] == vr + 2 && var_row[i + 3] == -3 - i &&
+        var_row[i + 4] == -4 - i && rows[vr + 1].body[0] == rows[vr].body[0] &&
+        rows[vr + 1].body[1] == rows[vr].body[1] && rows[vr + 2].body[0] == rows[vr].body[0] &&
+        rows[vr + 2].body[1] == rows[vr].body[1]) {
+#if defined(__GNUC__)
+      /* As the loop below asks: the rows ROWS_PREFETCH variables on (of its three
+         variables), the bodies of the contact whose first row follows this lambda, and
+         the places the rows ROWS_PREFETCH_STORE entries on will be written. */
+      for (int t = 0; t < 3; ++t)
+        if (i + t + ROWS_PREFETCH < e && var_row[i + t + ROWS_PREFETCH] >= 0) {
+          const char *ahead = (const char *)&rows[var_row[i + t + ROWS_PREFETCH]];
+          __builtin_prefetch(ahead), __builtin_prefetch(ahead + 64);
+          __builtin_prefetch(ahead + sizeof(LsimJacRow) - 1);
+        }
+      if (ROWS_PREFETCH_BODIES == 6 && i + 6 < e && var_row[i + 6] >= 0) {
+        const LsimJacRow *ra = &rows[var_row[i + 6]];
+        for (int slot = 0; slot < 2; ++slot) {
+          const int bi = ra->body[slot] >= 0 ? ra->body[slot] : 0;
+          __builtin_prefetch(&s->dofs[bi]), __builtin_prefetch(s->inv_inertia + 9 * bi);
+          __builtin_prefetch(s->inv_inertia + 9 * bi + 8), __builtin_prefetch(&s->inv_mass[bi]);
+        }
+      }
+#endif
+      put_cone3(s, &rows[vr], i, &k, store_end, st);
+      s->J_ptr[i + 3] = k, s->row_v[i + 3] = -s->row_v[i + 1];
+      s->J_ptr[i + 4] = k, s->row_v[i + 4] = -s->row_v[i + 2];
+      s->J_ptr[i + 5] = k;
+      if (cone < ncones) cone_products_at(s, cone++, i + 5, shared);
+      i += 5;
+      continue;
+    }
     s->J_ptr[i] = k;
     if (!shared) s->B_ptr[i] = k;
-    const int vr = s->var_row[i];
     if (vr == -1) { /* a cone's lambda: its rows are written */
       if (cone < ncones) cone_products_at(s, cone++, i, shared);
       continue;
