@@ -166,13 +166,14 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
      y + d e_j along that chord, f(y) + (f(y + c e_j) - f(y)) d / c, so that CVODE's
      quotient (f - f(y)) / inc is the chord's slope over c. */
   int j = -1;
-  double d = 0.0, c = 0.0;
+  double d = 0.0, c = 0.0, yj = 0.0;
   if (o->dq_fy) {
     for (int i = 0; i < o->n && j < 0; ++i)
       if (yd[i] != o->dq_y[i]) j = i;
     if (j >= 0) {
       d = yd[j] - o->dq_y[j];
       if (fabs(d) > o->dq_cap[j]) {
+        yj = yd[j];
         yd[j] = o->dq_y[j] + copysign(o->dq_cap[j], d);
         c = yd[j] - o->dq_y[j];
       }
@@ -181,7 +182,7 @@ static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   const int s = o->flow(t, yd, fd, o->user);
   if (s < 0) o->callback_status = s, o->fail_t = t;
   if (c != 0.0) {
-    yd[j] = o->dq_y[j] + d;
+    yd[j] = yj;
     for (int i = 0; i < o->n; ++i) fd[i] = o->dq_fy[i] + (fd[i] - o->dq_fy[i]) * (d / c);
   }
   return s;
