@@ -18,6 +18,16 @@ enum { FREE = 0, STICK = 1, SLIDE = 2, JOINT = 3 }; /* contact modes (taut tethe
 enum { R_GAP = 0, R_FORCE = 1, R_CONE = 2, R_SLIP = 3, R_PAIR = 4, R_EDGE = 5, R_ROLE = 6, R_DIR = 7 }; /* root kinds */
 #define T_STAB 0.1          /* s, Baumgarte time constant (RBDL's default) */
 #define CURVATURE_DT 1e-6   /* s, central difference of the rows along the motion */
+/* m: a body position's scale. Within it of the world's origin CVODE and the curvature's
+   difference work as they always did (the same bits); beyond it, where round-off of the
+   coordinates (eps |x|) is no longer small against the features a contact follows,
+   CVODE's Jacobian perturbs a position by sqrt(eps) POSITION_SCALE, not sqrt(eps) |x|,
+   its error test asks rtol POSITION_SCALE (plus round-off), not rtol |x|
+   (lsim_ode_set_scale), and the curvature's step grows with |x| (event_rows.c,
+   curvature_dt). */
+#define POSITION_SCALE 16.0
+#define CURVATURE_GROWTH 4.0    /* m: beyond POSITION_SCALE, CURVATURE_DT per this of |x| */
+#define CURVATURE_DT_MAX 2.5e-4 /* s: and at most this */
 /* Detection margins, m: NEAR for the contacts of the flow and of events (persistent ones
    stay within it); FAR for the pairs' gap functions (a feature appears in them at about
    this gap, so the pair's smallest gap never jumps across 0; small enough that a box's

@@ -373,6 +373,30 @@ int lsim_ed_build_rows(Ed *ed, const LsimContactSet *set, const int *idx) {
   return 0;
 }
 
+/* The curvature's difference step. A row's value at each point carries the round-off of
+ * the world coordinates it is computed from (lever arms, contact points: eps |x| |v|),
+ * which the difference divides by its step: at 1000 m with CURVATURE_DT, 1e-7 m/s^2, and
+ * two corners of flush end faces pinned beside them then disagreed with the pin by 1.3e-7
+ * m/s^2 (one event's LCP had no solution: both corners closing with the pin held); the
+ * flow's noise made CVODE's error test fail at every few steps (the 3-D hinge of
+ * test_flush_hinge_3d_runs moved 100 m took 5 times the steps it takes at the origin).
+ * Within POSITION_SCALE of the origin (every body position), CURVATURE_DT, two points:
+ * the same bits. Beyond it, CURVATURE_DT per CURVATURE_GROWTH of the largest |x| (at most
+ * CURVATURE_DT_MAX), so that the round-off divided stays about what it is at 4 m, and four
+ * points (an error of (|qdot| dt)^4 instead of (|qdot| dt)^2: with two points and the step
+ * grown so, the corners' and the pin's differences parted by 3.7e-7 m/s^2 at 1000 m).
+ * The cap: at 5e-4 s (2000 m) a corner followed from its last event was no longer
+ * detected at the outer points of a bar turning at 5 rad/s. */
+static double curvature_dt(const Ed *ed, const LsimState *st) {
+  double xmax = 0.0;
+  for (int b = 0; b < ed->m->nbodies; ++b) {
+    const LsimBody *bd = &ed->m->bodies[b];
+    if (bd->q_offset < 0) continue;
+    for (int k = 0; k < ed->m->dimension && k < bd->nq; ++k) xmax = fmax(xmax, fabs(st->q[bd->q_offset + k]));
+  }
+  return xmax > POSITION_SCALE ? fmin(CURVATURE_DT * (xmax / CURVATURE_GROWTH), CURVATURE_DT_MAX) : CURVATURE_DT;
+}
+
 /* Jdot v of rows (cand[r], which[r]), r < nr, at st by a central difference of the rows
  * along the motion: (J(q + dt qdot) v - J(q - dt qdot) v) / (2 dt), into out[nr]. */
 int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, const int *rwhich,
@@ -382,9 +406,16 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
   if (!qd) return LSIM_OUT_OF_MEMORY;
   lsim_ed_qdot(ed, st, qd);
   for (int i = 0; i < nr; ++i) out[i] = 0.0;
-  for (int side = -1; side <= 1; side += 2) {
+  const double dt = curvature_dt(ed, st);
+  /* Near the origin the two points -dt, dt; beyond POSITION_SCALE the four -2, -1, 1, 2
+     (times dt, weights 1, -8, 8, -1 over 12 dt: curvature_dt). */
+  static const int at4[4] = {-2, -1, 1, 2};
+  static const double w4[4] = {1.0, -8.0, 8.0, -1.0};
+  const int far = dt > CURVATURE_DT, np = far ? 4 : 2;
+  for (int p = 0; p < np; ++p) {
+    const int side = far ? at4[p] : 2 * p - 1;
     ed->pst.time = st->time;
-    for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * CURVATURE_DT * qd[k];
+    for (int k = 0; k < ed->nq; ++k) ed->pst.q[k] = st->q[k] + side * dt * qd[k];
     memcpy(ed->pst.v, st->v, (size_t)ed->nv * sizeof(double));
     int rc = lsim_ed_detect(ed, &ed->pst, &ed->pset, 1);
     for (int i = 0; !rc && i < nr; ++i) {
@@ -392,14 +423,17 @@ int lsim_ed_curvature(Ed *ed, const LsimState *st, int nr, const int *rcand, con
       if (c < 0) {
         const Cand *cd = &ed->cand[rcand[i]];
         snprintf(ed->msg, sizeof ed->msg,
-                 "a persistent contact vanished from detection 1e-6 s %s t = %.12g (contact %#llx, bodies %d-%d, %s)",
-                 side < 0 ? "before" : "after", st->time, (unsigned long long)cd->id, cd->body[0],
+                 "a persistent contact vanished from detection %.3g s %s t = %.12g (contact %#llx, bodies %d-%d, %s)",
+                 fabs(side * dt), side < 0 ? "before" : "after", st->time, (unsigned long long)cd->id, cd->body[0],
                  cd->body[1], cd->mode == SLIDE ? "slide" : cd->mode == STICK ? "stick" : "joint");
         rc = LSIM_BREAKDOWN;
         break;
       }
       lsim_ed_dense_row(ed, &ed->pset, c, rwhich[i], ed->w2);
-      out[i] += side * lsim_ed_dot(ed->w2, st->v, ed->nv) / (2.0 * CURVATURE_DT);
+      if (far)
+        out[i] += w4[p] * lsim_ed_dot(ed->w2, st->v, ed->nv) / (12.0 * dt);
+      else
+        out[i] += side * lsim_ed_dot(ed->w2, st->v, ed->nv) / (2.0 * dt);
     }
     if (rc) {
       free(qd);

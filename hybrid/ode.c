@@ -48,6 +48,15 @@ struct LsimOde {
   SUNLinearSolver LS;
   int cv_initialized;     /* CVodeInit done */
 
+  /* Difference-quotient Jacobian (jac_dq): the largest perturbation of each component
+     (sqrt(eps) times lsim_ode_set_scale's scale; +inf: none), and while CVODE forms a
+     Jacobian, the state and flow it differences from. */
+  double *dq_cap;         /* [n] */
+  double *dq_y;           /* [n] copy of the unperturbed state */
+  double *dq_scale;       /* [n] the scales (+inf: none) */
+  const double *dq_fy;    /* CVODE's flow at dq_y; non-NULL only within jac_dq */
+  int dq_capped;          /* some cap is finite */
+
   /* The current point: time and state (the last accepted step's end, an event, t_end). */
   double t;
   double *x;              /* [n] */
@@ -151,8 +160,74 @@ static void on_cvode_error(int code, const char *module, const char *function, c
 
 static int rhs(realtype t, N_Vector y, N_Vector ydot, void *data) {
   LsimOde *o = data;
-  const int s = o->flow(t, N_VGetArrayPointer(y), N_VGetArrayPointer(ydot), o->user);
+  double *yd = N_VGetArrayPointer(y), *fd = N_VGetArrayPointer(ydot);
+  /* Within the Jacobian's difference quotients (jac_dq): the column's component j moved
+     by d = inc; past its cap c the flow is taken at y + c e_j instead and extrapolated to
+     y + d e_j along that chord, f(y) + (f(y + c e_j) - f(y)) d / c, so that CVODE's
+     quotient (f - f(y)) / inc is the chord's slope over c. */
+  int j = -1;
+  double d = 0.0, c = 0.0, yj = 0.0;
+  if (o->dq_fy) {
+    for (int i = 0; i < o->n && j < 0; ++i)
+      if (yd[i] != o->dq_y[i]) j = i;
+    if (j >= 0) {
+      d = yd[j] - o->dq_y[j];
+      if (fabs(d) > o->dq_cap[j]) {
+        yj = yd[j];
+        yd[j] = o->dq_y[j] + copysign(o->dq_cap[j], d);
+        c = yd[j] - o->dq_y[j];
+      }
+    }
+  }
+  const int s = o->flow(t, yd, fd, o->user);
   if (s < 0) o->callback_status = s, o->fail_t = t;
+  if (c != 0.0) {
+    yd[j] = yj;
+    for (int i = 0; i < o->n; ++i) fd[i] = o->dq_fy[i] + (fd[i] - o->dq_fy[i]) * (d / c);
+  }
+  return s;
+}
+
+/* CVODE's error weights, 1 / (rtol |x_j| + atol) (its CVodeSStolerances, the same bits),
+ * but for a component with a scale (lsim_ode_set_scale) beyond it, 1 / (rtol scale_j +
+ * 64 eps |x_j| + atol): the local error a position is held to stops growing with its
+ * distance from the origin (rtol |x| was 1e-9 m at 1000 m against 1e-12 m at 1 m, and
+ * round-off-sized joint drifts grew with it), above its round-off (eps |x|) by a margin
+ * so that the error test never asks for less than that. */
+static int error_weights(N_Vector y, N_Vector ewt, void *data) {
+  const LsimOde *o = data;
+  const double *yd = N_VGetArrayPointer(y);
+  double *w = N_VGetArrayPointer(ewt);
+  const double rtol = o->opt.rtol, atol = o->opt.atol;
+  for (int j = 0; j < o->n; ++j) {
+    const double a = fabs(yd[j]), s = o->dq_scale[j];
+    w[j] = 1.0 / (a <= s ? rtol * a + atol : rtol * s + 64.0 * DBL_EPSILON * a + atol);
+  }
+  return 0;
+}
+
+/* CVODE's own dense difference-quotient Jacobian (SUNDIALS cvode_ls.c; exported by
+ * libsundials_cvode, not declared in its headers; this signature from 4.0 to 7.x). Its
+ * column j perturbs x_j by inc = max(sqrt(eps) |x_j|, 1000 |h| eps n |f|_wrms / w_j), h
+ * the step being attempted, which no public accessor returns during a step (hence it is
+ * called, not copied). */
+extern int cvLsDQJac(realtype t, N_Vector y, N_Vector fy, SUNMatrix Jac, void *cvode_mem,
+                     N_Vector tmp1, N_Vector tmp2, N_Vector tmp3);
+
+/* The Jacobian: CVODE's difference quotients, each perturbation held to its component's
+ * cap by rhs. Without caps (or below them) the same bits as CVODE's own. Far from the
+ * world's origin sqrt(eps) |x_j| of a position is no perturbation of the state's scale
+ * (1.5e-5 m at 1000 m: a bar pushed that far into the one it touches loses the contact
+ * the segment follows); its cap keeps it at sqrt(eps) scale_j. */
+static int jac_dq(realtype t, N_Vector y, N_Vector fy, SUNMatrix J, void *data,
+                  N_Vector tmp1, N_Vector tmp2, N_Vector tmp3) {
+  LsimOde *o = data;
+  if (o->dq_capped) {
+    memcpy(o->dq_y, N_VGetArrayPointer(y), (size_t)o->n * sizeof *o->dq_y);
+    o->dq_fy = N_VGetArrayPointer(fy);
+  }
+  const int s = cvLsDQJac(t, y, fy, J, o->cv, tmp1, tmp2, tmp3);
+  o->dq_fy = NULL;
   return s;
 }
 
@@ -174,6 +249,7 @@ void lsim_ode_free(LsimOde *o) {
   if (o->sun) SUNContext_Free(&o->sun);
   free_roots(o);
   free(o->x);
+  free(o->dq_cap);
   free(o);
 }
 
@@ -214,7 +290,13 @@ int lsim_ode_create(LsimOde **out, int n, LsimOdeFlowFn f, void *user,
   o->user = user;
   o->opt = *opt;
   o->x = calloc((size_t)n, sizeof *o->x);
-  int ok = o->x && SUNContext_Create(NULL, &o->sun) == 0;
+  o->dq_cap = malloc(3 * (size_t)n * sizeof *o->dq_cap);
+  int ok = o->x && o->dq_cap && SUNContext_Create(NULL, &o->sun) == 0;
+  if (ok) {
+    o->dq_y = o->dq_cap + n;
+    o->dq_scale = o->dq_cap + 2 * (size_t)n;
+    for (int i = 0; i < n; ++i) o->dq_cap[i] = o->dq_scale[i] = INFINITY;
+  }
   if (ok) {
     o->y = N_VNew_Serial(n, o->sun);
     o->ytmp = N_VNew_Serial(n, o->sun);
@@ -294,6 +376,24 @@ int lsim_ode_set_root_resolution(LsimOde *o, const double *res) {
   return 0;
 }
 
+static int set_tolerances(LsimOde *o);
+
+int lsim_ode_set_scale(LsimOde *o, const double *scale) {
+  for (int i = 0; scale && i < o->n; ++i)
+    if (!(scale[i] >= 0.0) || isnan(scale[i]))
+      return fail(o, LSIM_ODE_BAD_INPUT, "x[%d]: scale %g must be >= 0", i, scale[i]);
+  o->dq_capped = 0;
+  for (int i = 0; i < o->n; ++i) {
+    o->dq_scale[i] = scale && scale[i] > 0.0 ? scale[i] : INFINITY;
+    const double c = sqrt(DBL_EPSILON) * o->dq_scale[i];
+    o->dq_cap[i] = c;
+    o->dq_capped |= c < INFINITY;
+  }
+  if (o->cv_initialized && set_tolerances(o) != CV_SUCCESS)
+    return fail(o, LSIM_ODE_STEP_FAILED, "CVODE tolerances refused");
+  return 0;
+}
+
 void lsim_ode_set_sampler(LsimOde *o, LsimOdeSampleFn fn, void *user) {
   o->sample = fn;
   o->sample_user = user;
@@ -321,15 +421,22 @@ static void update_counts(LsimOde *o) {
   o->stats.rhs_evals = o->rhs_base + nfe + nfels;
 }
 
+/* CVODE's tolerances: rtol and atol, through error_weights where a scale is set. */
+static int set_tolerances(LsimOde *o) {
+  return o->dq_capped ? CVodeWFtolerances(o->cv, error_weights)
+                      : CVodeSStolerances(o->cv, o->opt.rtol, o->opt.atol);
+}
+
 /* Puts CVODE at (t, x): init the first time, reinit afterwards. */
 static int cvode_start(LsimOde *o) {
   memcpy(N_VGetArrayPointer(o->y), o->x, (size_t)o->n * sizeof *o->x);
   int flag;
   if (!o->cv_initialized) {
     flag = CVodeInit(o->cv, rhs, o->t, o->y);
-    if (flag == CV_SUCCESS) flag = CVodeSStolerances(o->cv, o->opt.rtol, o->opt.atol);
     if (flag == CV_SUCCESS) flag = CVodeSetUserData(o->cv, o);
+    if (flag == CV_SUCCESS) flag = set_tolerances(o);
     if (flag == CV_SUCCESS) flag = CVodeSetLinearSolver(o->cv, o->LS, o->A);
+    if (flag == CV_SUCCESS) flag = CVodeSetJacFn(o->cv, jac_dq);
     if (flag == CV_SUCCESS && o->opt.max_step > 0.0) flag = CVodeSetMaxStep(o->cv, o->opt.max_step);
     o->cv_max_step = o->opt.max_step;
     if (flag == CV_SUCCESS && o->opt.min_step > 0.0) flag = CVodeSetMinStep(o->cv, o->opt.min_step);

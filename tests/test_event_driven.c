@@ -2118,6 +2118,127 @@ static void test_flush_hinge_3d_runs(void **state) {
   if (r.bend > 1e-9) fail_msg("the hinge bent by %.3g rad", r.bend);
 }
 
+/* A scene moved X along x, run event-driven: its samples' q with X taken off the bodies'
+ * x (2-D: x, y, theta per body; 3-D: x, y, z, quaternion). */
+typedef struct FarRun {
+  int samples, dim, nq;
+  double X, q[100][14];
+} FarRun;
+
+static int keep_far(const LsimModel *m, const LsimState *st, const LsimContactSet *cs, void *user) {
+  (void)cs;
+  FarRun *r = user;
+  if (r->samples < 100 && m->nq <= 14) {
+    for (int k = 0; k < m->nq; ++k) r->q[r->samples][k] = st->q[k];
+    for (int b = 0; b < m->nbodies; ++b)
+      if (m->bodies[b].q_offset >= 0) r->q[r->samples][m->bodies[b].q_offset] -= r->X;
+  }
+  r->nq = m->nq, r->dim = m->dimension;
+  r->samples++;
+  return 0;
+}
+
+static void run_far(const char *json, double X, double t_end, FarRun *r) {
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  if (lsim_scene_parse(json, "test", &m, &st, &se)) fail_msg("scene: %s", se.message);
+  LsimEventOptions o = lsim_event_options_for_model(&m);
+  timer_t timer;
+  cpu_limit_start(&o, 60, &timer);
+  memset(r, 0, sizeof *r);
+  r->X = X;
+  char err[256] = "";
+  const int rc = lsim_event_driven_run(&m, &st, t_end, &o, keep_far, r, NULL, err, sizeof err);
+  cpu_limit_end(timer);
+  const double t = st.time;
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  if (rc) fail_msg("moved %g m: stopped (rc %d) at t = %.3g s after %d samples: %s", X, rc, t, r->samples, err);
+}
+
+/* The largest differences of two runs' samples: positions (m) and orientations (2-D: rad;
+ * 3-D: quaternion components, about half the angle). */
+static void far_diff(const FarRun *a, const FarRun *b, double *dpos, double *drot) {
+  *dpos = *drot = 0.0;
+  const int per = a->dim == 2 ? 3 : 7;
+  for (int i = 0; i < a->samples && i < 100; ++i)
+    for (int k = 0; k < a->nq; ++k) {
+      const double d = fabs(a->q[i][k] - b->q[i][k]);
+      if (k % per < a->dim) *dpos = fmax(*dpos, d);
+      else *drot = fmax(*drot, d);
+    }
+}
+
+/* Event-driven runs far from the world's origin (docs/scene-format.md, "Far from the
+ * world's origin"). Two 1 m bars (2-D, 1 kg, 0.05 m thick), the first pinned to the world
+ * at its end, the second to the first at their flush end faces ("collide" true), released
+ * level: the second bar's end-face corners touch the first's face beside the pin, and at
+ * 0.6836 s the touching corner changes (a force root and a contact at once, round-off
+ * deciding each). Moved 100 m along x the run stopped at 0.387 s, moved 1000 m at 3e-16 s
+ * ("a persistent contact vanished from detection": CVODE's difference-quotient Jacobian
+ * perturbed a position by 1.5e-8 |x|, moving a bar 1.5e-5 m into the other, past the 1e-6 m
+ * within which a corner keeps its id); with that perturbation held to 1.5e-8 * 16 m, the
+ * curvature's difference (its round-off divided by 1e-6 s) left the event's LCP at 0.6836
+ * s without a solution at 1000 m, and a corner released there under the far detection's
+ * other id sank unseen at 100 m. The 3-D hinge of test_flush_hinge_3d_runs moved 1000 m
+ * along x ran (in 3 s of CPU, 0.5 s now). Each now runs to its end and keeps the run at
+ * the origin to 1e-6 (m, rad; 3-D quaternion components). The run's own sensitivity to
+ * round-off of that size (the second bar started 1e-13 m higher, the round-off of a 1000 m
+ * coordinate, or turned by 1e-13 rad) is 3e-11 m and 3.4e-11 rad (CVODE's step sequence
+ * changes; rtol 1e-12), but the corner change at 0.6836 s is settled by round-off either
+ * way, and its other outcome ends 6.2e-8 m and 2.7e-7 rad away (measured at 2000 and 10 000
+ * m, and at 100 m after a change of rounding in the contacts' rows elsewhere); 1e-6 holds
+ * both outcomes, 15 times below the 1.5e-5 m the old perturbation moved a bar. Measured
+ * 4.6e-11 m and 1.5e-10 rad for the bars at 100 and 1000 m on one rounding, 6.2e-8 m and
+ * 2.7e-7 rad at 100 m on the other; 1e-10 m and 5e-10 for the hinge at 100 m, 9e-12 at
+ * 1000 m. */
+static void test_far_from_origin(void **state) {
+  (void)state;
+  static const char bars[] =
+      "{\"lcpsim\": 1, \"dimension\": 2, \"time_step\": 0.01, \"duration\": 0.8,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, -9.81],"
+      " \"bodies\": [{\"name\": \"a\", \"mass\": 1.0, \"position\": [%.17g, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.025]}]},"
+      "  {\"name\": \"b\", \"mass\": 1.0, \"position\": [%.17g, 0],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.5, 0.025]}]}],"
+      " \"joints\": [{\"name\": \"shoulder\", \"type\": \"pin\","
+      "   \"ends\": [{\"body\": \"a\", \"point\": [-0.5, 0]}, {\"world\": [%.17g, 0]}]},"
+      "  {\"name\": \"elbow\", \"type\": \"pin\", \"collide\": true,"
+      "   \"ends\": [{\"body\": \"b\", \"point\": [-0.5, 0]}, {\"body\": \"a\", \"point\": [0.5, 0]}]}]}";
+  static const char hinge[] =
+      "{\"lcpsim\": 1, \"dimension\": 3, \"time_step\": 0.01, \"duration\": 0.2,"
+      " \"integrator\": \"event_driven\", \"gravity\": [0, 0, -9.81],"
+      " \"bodies\": [{\"name\": \"floor\", \"type\": \"static\", \"shapes\": [{\"type\": \"plane\", \"mu\": 0.5}]},"
+      "  {\"name\": \"a\", \"mass\": 0.05, \"position\": [%.17g, 0, 0.1],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005, 0.005], \"mu\": 0.5}]},"
+      "  {\"name\": \"b\", \"mass\": 0.05, \"position\": [%.17g, 0, 0.1],"
+      "   \"shapes\": [{\"type\": \"box\", \"half_extents\": [0.1, 0.005, 0.005], \"mu\": 0.5}]}],"
+      " \"tethers\": [{\"name\": \"rope\", \"length\": 0.11180339987498948,"
+      "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0, 0]}, {\"world\": [%.17g, 0, 0.15]}]}],"
+      " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"collide\": true,"
+      "   \"ends\": [{\"body\": \"b\", \"point\": [-0.1, 0, 0]}, {\"body\": \"a\", \"point\": [0.1, 0, 0]}]}]}";
+  static FarRun ref, far;
+  char json[2048];
+  for (int scene = 0; scene < 2; ++scene) {
+    const double Xs[2][2] = {{100.0, 1000.0}, {1000.0, -1.0}};
+    const double t_end = scene == 0 ? 0.8 : 0.2;
+    for (int i = -1; i < 2; ++i) {
+      const double X = i < 0 ? 0.0 : Xs[scene][i];
+      if (X < 0.0) break;
+      if (scene == 0) snprintf(json, sizeof json, bars, X + 0.5, X + 1.5, X);
+      else snprintf(json, sizeof json, hinge, X + 0.1, X + 0.30000000000000004, X + 0.1);
+      run_far(json, X, t_end, i < 0 ? &ref : &far);
+      if (i < 0) continue;
+      assert_int_equal(far.samples, ref.samples);
+      double dpos, drot;
+      far_diff(&ref, &far, &dpos, &drot);
+      if (dpos > 1e-6 || drot > 1e-6)
+        fail_msg("%s moved %g m: %.3g m, %.3g from the run at the origin", scene ? "hinge" : "bars", X, dpos, drot);
+    }
+  }
+}
+
 /* A scene file run event-driven to t_end: the samples delivered (t = 0 is not one), the
  * largest energy rise between samples (from the start) and above the start, the state at
  * the end. */
@@ -2308,6 +2429,7 @@ int main(void) {
       cmocka_unit_test(test_tangent_basis_retaken),
       cmocka_unit_test(test_flush_hinge_runs),
       cmocka_unit_test(test_flush_hinge_3d_runs),
+      cmocka_unit_test(test_far_from_origin),
       cmocka_unit_test(test_time_floors_agree),
       cmocka_unit_test(test_tiny_mass_lands),
       cmocka_unit_test(test_chain_lands),

@@ -542,6 +542,71 @@ static void test_failures_and_end(void **state) {
   lsim_ode_free(ode);
 }
 
+/* ------------------------------------------------------------------------------------ */
+/* Scales (lsim_ode_set_scale). A body far out, x = 1000 + v t with v = 1e-3 m/s, whose
+ * flow (like a contact followed by its id) is defined only within 1e-6 m of its path:
+ * CVODE's difference quotients perturb x by sqrt(eps) |x| = 1.5e-5 m and the flow fails
+ * at the first Jacobian; with a scale of 1 m, by 1.5e-8 m, and it runs. Within the scales
+ * the Jacobian is CVODE's own: the oscillator from x = 1 with a scale of 16 on both
+ * components (above |x| all along) has the bits of the run without. */
+static int drift_flow(double t, const double *x, double *xd, void *u) {
+  (void)u;
+  if (fabs(x[0] - (1000.0 + 1e-3 * t)) > 1e-6) return -1;
+  xd[0] = 1e-3;
+  xd[1] = -x[1];
+  return 0;
+}
+
+static void test_scale_caps_perturbation(void **state) {
+  (void)state;
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    LsimOdeOptions o = lsim_ode_default_options();
+    o.rtol = 1e-12, o.atol = 1e-14;
+    LsimOde *ode;
+    char err[200];
+    assert_int_equal(lsim_ode_create(&ode, 2, drift_flow, NULL, &o, err, sizeof err), 0);
+    const double scale[2] = {1.0, 0.0};
+    if (scaled) assert_int_equal(lsim_ode_set_scale(ode, scale), 0);
+    const double x0[2] = {1000.0, 1.0};
+    assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+    LsimOdeEvent ev;
+    const int s = lsim_ode_advance(ode, 1.0, &ev);
+    if (scaled) {
+      if (s != LSIM_ODE_REACHED) fail_msg("scaled: %s (%s)", lsim_ode_status_name(s), lsim_ode_message(ode));
+      /* x is linear: Adams integrates it to round-off of 1000 (1.1e-13 a step). */
+      assert_true(fabs(lsim_ode_state(ode)[0] - 1000.001) < 1e-9);
+      assert_true(fabs(lsim_ode_state(ode)[1] - exp(-1.0)) < 1e-9);
+    } else {
+      assert_int_equal(s, LSIM_ODE_CALLBACK_FAILED);
+    }
+    lsim_ode_free(ode);
+  }
+  /* The same bits within the scales. */
+  double end[2][2];
+  for (int scaled = 0; scaled < 2; ++scaled) {
+    LsimOdeOptions o = lsim_ode_default_options();
+    o.rtol = 1e-10, o.atol = 1e-12;
+    LsimOde *ode;
+    char err[200];
+    assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, &o, err, sizeof err), 0);
+    const double scale[2] = {16.0, 16.0};
+    if (scaled) assert_int_equal(lsim_ode_set_scale(ode, scale), 0);
+    const double x0[2] = {1.0, 0.0};
+    assert_int_equal(lsim_ode_restart(ode, 0.0, x0), 0);
+    LsimOdeEvent ev;
+    assert_int_equal(lsim_ode_advance(ode, 10.0, &ev), LSIM_ODE_REACHED);
+    memcpy(end[scaled], lsim_ode_state(ode), sizeof end[scaled]);
+    lsim_ode_free(ode);
+  }
+  assert_memory_equal(end[0], end[1], sizeof end[0]);
+  const double bad[2] = {1.0, -1.0};
+  LsimOde *ode;
+  char err[200];
+  assert_int_equal(lsim_ode_create(&ode, 2, osc_flow, NULL, NULL, err, sizeof err), 0);
+  assert_int_equal(lsim_ode_set_scale(ode, bad), LSIM_ODE_BAD_INPUT);
+  lsim_ode_free(ode);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_oscillator_events_and_samples),
@@ -552,7 +617,7 @@ int main(void) {
       cmocka_unit_test(test_chattering_guard),
       cmocka_unit_test(test_discontinuous_boundary),
       cmocka_unit_test(test_root_resolution), cmocka_unit_test(test_root_noisier_than_resolution),
-      cmocka_unit_test(test_failures_and_end),
+      cmocka_unit_test(test_failures_and_end), cmocka_unit_test(test_scale_caps_perturbation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
