@@ -32,7 +32,7 @@ The views sim.q and sim.v (and their slices) keep the library's state alive: one
 its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
 they hold the state at close() and nothing steps it any more. Writes through a view
-(sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v)) are checked as
+(sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v), np.add.at(sim.v, i, dv)) are checked as
 `sim.q = x` is: a NaN or infinity, or a quaternion left zero, raises ValueError naming the
 coordinate and leaves the state as it was (the array is read-only to numpy, down to its
 buffer, so its writeable flag cannot be set back to True; fill, copyto and reshaped views of
@@ -445,6 +445,17 @@ class _StateView(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = tuple(x.view(np.ndarray) if isinstance(x, _StateView) else x for x in inputs)
+        if method == "at" and isinstance(inputs[0], _StateView):
+            # ufunc.at works in place on its first operand, and numpy before 1.25 does not
+            # check that it is writable: np.add.at(sim.v, [0], inf) wrote the inf into the
+            # state unchecked. It is computed on a copy and written back through the checks
+            # (a read-only view derived from a state view refuses it as numpy does).
+            if getattr(inputs[0], "_w", None) is None:
+                raise ValueError("%s.at: the array is read-only" % ufunc.__name__)
+            local = np.array(plain[0])
+            ufunc.at(local, *plain[1:], **kwargs)
+            inputs[0][...] = local
+            return None
         if out is None:
             return getattr(ufunc, method)(*plain, **kwargs)
         # Outputs that are state views are computed into copies and written back through

@@ -579,7 +579,17 @@ for what, fn, kind, words in [
         ("sim.q.reshape(1, -1)[0, 0] = 1", lambda: sim.q.reshape(1, -1).__setitem__((0, 0), 1.0),
          ValueError, ["read-only"]),
         ("sim.q.fill(nan)", lambda: sim.q.fill(np.nan), ValueError, ["read-only"]),
-        ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"])]:
+        ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"]),
+        # ufunc.at writes in place and numpy before 1.25 skips the read-only check: these
+        # wrote inf, NaN and a zero quaternion into the state unchecked
+        ("np.add.at(sim.v, [0], inf)", lambda: np.add.at(sim.v, [0], np.inf), ValueError,
+         ["v[0] is not finite"]),
+        ("np.multiply.at(sim.v[2:5], [1], nan)", lambda: np.multiply.at(sim.v[2:5], [1], np.nan),
+         ValueError, ["v[3] is not finite"]),
+        ("np.multiply.at(sim.q, w..z, 0)", lambda: np.multiply.at(sim.q, np.arange(qa, qa + 4), 0.0),
+         ValueError, ["q: body 1", "its quaternion q[%d .. %d] is zero" % (qa, qa + 3)]),
+        ("np.add.at(sim.v.reshape(-1), [0], inf)",
+         lambda: np.add.at(sim.v.reshape(-1), [0], np.inf), ValueError, ["read-only"])]:
     raises(fn, kind, words, what)
     check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0), "%s changed the state" % what)
 # The views' writeable flag cannot be set back to True (numpy allowed it on their writable
@@ -600,8 +610,10 @@ sim.q[qa] = 1.0
 sim.v[:] += 0.5
 sim.v[2] -= 0.5
 sim.v[1:4][1:] *= 2.0
+np.add.at(sim.v, [5, 5], 0.25)  # a valid ufunc.at lands (twice on a repeated index)
 check(sim.v[0] == v0[0] + 0.5 and sim.v[2] == 2.0 * v0[2] and sim.v[3] == 2.0 * (v0[3] + 0.5),
       "valid in-place writes did not land: %r" % sim.v[:4])
+check(sim.v[5] == v0[5] + 1.0, "a valid np.add.at did not land: %r" % sim.v[5])
 check(type(sim.q * 2) is np.ndarray and type(sim.q.copy()) is np.ndarray
       and type(sim.q[[1, 2]]) is np.ndarray and type(np.copy(sim.q)) is np.ndarray,
       "arithmetic, copies and fancy-indexed reads of a view are plain arrays")
