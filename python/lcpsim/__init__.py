@@ -46,6 +46,8 @@ C API says of a simulation.
 import ctypes as C
 import numbers
 import os
+import signal
+import threading
 import time
 import weakref
 
@@ -260,9 +262,9 @@ _add_joint = _sig("lsim_sim_add_joint", C.c_int, _P, C.POINTER(_JointDef))
 _default_contact_def = _sig("lsim_default_contact_def", _ContactDef)
 _set_contact = _sig("lsim_sim_set_contact", C.c_int, _P, C.POINTER(_ContactDef))
 _start = _sig("lsim_sim_start", C.c_int, _P)
-_compare = _sig("lsim_compare", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p, C.c_int,
-                C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int), C.c_char_p,
-                C.c_size_t)
+_compare = _sig("lsim_compare_stoppable", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p,
+                C.c_int, C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int),
+                C.POINTER(C.c_int), C.c_char_p, C.c_size_t)
 
 
 def status_name(status):
@@ -1250,7 +1252,11 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     median_iterations, worst_relative_residual (the file's /summary figures). Raises Error: INVALID_INPUT for bad arguments or an output that
     is one of the inputs (refused, the input untouched), UNAVAILABLE for an unknown solver,
     IO_ERROR for a missing input; TypeError for arguments of the wrong kind (steps=2.7 ran
-    2 steps, independent="no" was independent, a list of solvers an AttributeError)."""
+    2 steps, independent="no" was independent, a list of solvers an AttributeError).
+    Ctrl-C (KeyboardInterrupt) stops the comparison before its next problem: the file is
+    written with the problems done, /summary/run_end "interrupted", and KeyboardInterrupt
+    is raised (the library's call went on to the last problem, minutes or hours, and wrote
+    a complete file)."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     arr = (C.c_char_p * len(inputs))(*[_path(p, "compare: input") for p in inputs])
@@ -1265,9 +1271,28 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     steps = _int(steps, "compare: steps")
     solvers = _c(solvers.encode(), "compare: solvers")
     output = None if output is None else _path(output, "compare: output")
-    rc = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
-                  C.byref(nrows), err,
-                  1024)
+    # The library's call runs in a thread of its own (it releases the GIL), so that this
+    # one takes Ctrl-C and raises the stop flag the comparison reads before each problem.
+    # (An Event, not Thread.join: a join that KeyboardInterrupt cut short returns at once
+    # the next time in Python 3.11, before the file is written.)
+    stop, box, done = C.c_int(0), {}, threading.Event()
+
+    def work():
+        try:
+            box["rc"] = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
+                                 C.byref(nrows), C.byref(stop), err, 1024)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="lcpsim.compare", daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        stop.value = int(signal.SIGINT)  # named in /summary/run_end_reason
+        done.wait()  # the problem under way finishes, the file is written
+        raise
+    rc = box["rc"]
     if rc < 0:
         raise Error(rc, err.value.decode())
     out = []

@@ -655,6 +655,28 @@ with tempfile.TemporaryDirectory() as d:
         raises(lambda: lcpsim.compare(*args, output=os.path.join(d, "bad.h5"), **kw), TypeError,
                words, "compare %r" % (kw,))
     check(not os.path.exists(os.path.join(d, "bad.h5")), "a refused comparison wrote its file")
+    # Ctrl-C stops a comparison before its next problem: KeyboardInterrupt, and the file
+    # written with the problems done, marked interrupted (the library's call went on to
+    # its last problem, a minute here, hours in a campaign, and wrote the whole file).
+    import signal
+    import threading
+    import time
+    import h5py
+    out = os.path.join(d, "cut.h5")
+    threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    t0 = time.perf_counter()
+    try:
+        lcpsim.compare("data/box_stack_3d.json", "pgs[sweeps=50],newton", steps=20000, output=out)
+        check(False, "compare: Ctrl-C did not interrupt it (%.1f s)" % (time.perf_counter() - t0))
+    except KeyboardInterrupt:
+        pass
+    # (20000 steps take about a minute here; the problem under way ends within ms)
+    check(time.perf_counter() - t0 < 20.0, "compare: Ctrl-C took %.1f s" % (time.perf_counter() - t0))
+    with h5py.File(out, "r") as f:
+        end, why = f["summary/run_end"][()], f["summary/run_end_reason"][()].decode()
+        problems = f["summary/problems"][()]
+    check(end == b"interrupted" and why.startswith("SIGINT after step")
+          and 0 < problems.max() < 20000, "compare after Ctrl-C: %r %r %r" % (end, why, problems))
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done
