@@ -20,7 +20,9 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
 
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
 is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
-Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
+Errors raise lcpsim.Error with the library's message (file:line:column for scenes; a body
+name a Sim does not have, given to set_force, body_pose, ...: the call, the name and the
+bodies, an Error that is also a KeyError, as body_index raises); arrays
 of the wrong size given to solve_lcp and solve_fc raise ValueError; arguments of the wrong
 kind raise TypeError (a body index that is not an integer, complex arrays, a float where a
 count goes), integer options beyond a C int ValueError, and so a name, path or scene text
@@ -88,6 +90,15 @@ class Error(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
+
+
+class _NoBody(Error, KeyError):
+    """A body name the simulation does not have, given to a method (set_force("nope", f)):
+    an Error (INVALID_INPUT) naming the call, the name and the bodies, and a KeyError as
+    body_index's. Its text is the message (KeyError's would be the name alone: "'nope'")."""
+
+    def __str__(self):
+        return self.args[0]
 
 
 class _Handle:
@@ -706,7 +717,13 @@ class Sim:
         if type(body) is int:  # the common case first (the ABC check below costs a few us)
             i = body
         elif isinstance(body, str):
-            i = self.body_index(body)
+            try:
+                i = self.body_index(body)
+            except KeyError:
+                names = [b["name"] for b in self.bodies]
+                shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+                raise _NoBody(INVALID_INPUT, "%s: no body named %r (the %d bodies: %s)"
+                              % (what, body, len(names), shown)) from None
         elif isinstance(body, numbers.Integral) and not isinstance(body, bool):
             i = int(body)
         else:

@@ -506,6 +506,15 @@ def raises(fn, kinds, words, what):
 
 raises(lambda: sim.set_force(1.5, [0.0] * 6), TypeError, ["body", "1.5"], "body index 1.5")
 raises(lambda: sim.get_force("1"), KeyError, ["'1'"], "body name '1'")
+# An unknown name is named with the call and the bodies (it was KeyError: '1', the name
+# alone), as an Error (INVALID_INPUT) that is still a KeyError.
+for what, fn in (("get_force", lambda: sim.get_force("nope")),
+                 ("body_pose", lambda: sim.body_pose("nope")),
+                 ("set_force", lambda: sim.set_force("nope", [0.0] * 6)),
+                 ("set_kinematic_velocity", lambda: sim.set_kinematic_velocity("nope", [0.0] * 6))):
+    raises(fn, lcpsim.Error, [what, "no body named 'nope'", "bodies", "'ground'"],
+           "%s of an unknown body name" % what)
+    raises(fn, KeyError, ["nope"], "%s of an unknown body name, as a KeyError" % what)
 raises(lambda: sim.body_index(3), TypeError, ["name", "3"], "body_index(3)")
 raises(lambda: sim.set_force(1, np.zeros((2, 3))), (lcpsim.Error, ValueError), ["set_force", "vector"],
        "force as a 2 x 3 matrix")
