@@ -1157,7 +1157,7 @@ class World:
         if other_point is not None:
             _fill(d.point[1], other_point, self.dimension, what + ": other_point")
         d.length = _number(length, what + ": length")
-        if not isinstance(collide, bool):
+        if not isinstance(collide, (bool, np.bool_)):  # (numpy's too, as set_contact's flag)
             raise TypeError("%s: collide must be True or False, got %r" % (what, collide))
         d.no_collide = 0 if collide else 1
         return self._check(_add_joint(h, C.byref(d)))
