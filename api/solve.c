@@ -5,6 +5,7 @@
 #include "api/api.h"
 
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,9 +344,20 @@ int lsim_solve_fc_file(const char *solver, const char *path, int ndir,
   return rc;
 }
 
+/* The flag of lsim_compare_stoppable is read as the comparison's own stop flag. */
+_Static_assert(sizeof(sig_atomic_t) == sizeof(int), "lsim_compare_stoppable: sig_atomic_t is not an int");
+
 int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, int independent,
                  int steps, const char *output, LsimCompareRow *rows, int *nrows, char *err,
                  size_t errlen) {
+  return lsim_compare_stoppable(inputs, ninputs, solvers, independent, steps, output, rows,
+                                nrows, NULL, err, errlen);
+}
+
+int lsim_compare_stoppable(const char *const *inputs, int ninputs, const char *solvers,
+                           int independent, int steps, const char *output,
+                           LsimCompareRow *rows, int *nrows, const volatile int *stop,
+                           char *err, size_t errlen) {
   begin_standalone(err, errlen);
   /* Each missing argument named (one message for the three said "nrows" to a Python
      caller who had given an empty list of inputs, and no nrows to give). */
@@ -372,6 +384,7 @@ int lsim_compare(const char *const *inputs, int ninputs, const char *solvers, in
   cfg.output = output;
   cfg.independent = independent != 0;
   cfg.steps = steps;
+  cfg.stop = (const volatile sig_atomic_t *)stop;
   LsimCompareResult res;
   char msg[1024] = "";
   /* The comparison's status as it is (a missing file: LSIM_IO_ERROR, an unknown solver:

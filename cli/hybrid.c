@@ -155,7 +155,9 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
   const int rc = lsim_hybrid_run_observed(s.model, s.params, s.initial, s.chart, &s.options,
                                           &lsim_cli_interrupted, observe, &ob, &tr, msg,
                                           sizeof msg);
-  lsim_cli_catch_interrupts(0);
+  /* The signals stay caught until the file is closed (cli/run.c): one that comes after
+     the run, while the file is closed, is noted, not the default action that killed the
+     process there and left PATH.<pid>.partial of a finished run. */
   lsim_cli_progress_end(&ob.bar);
   if (rc) {
     /* A run that could not start (bad parameters or initial state) leaves no file; one
@@ -185,6 +187,10 @@ int lsim_cli_hybrid(const char *scene_path, const char *text, const char *out_pa
     lsim_hybrid_trace_free(&tr);
     return 2;
   }
+  lsim_cli_catch_interrupts(0);
+  if (lsim_cli_interrupted && tr.end != LSIM_HYBRID_INTERRUPTED)
+    fprintf(stderr, "lcpsim: %s came after the last sample, while %s was closed: the run is "
+            "complete and the file whole\n", lsim_cli_signal_name(lsim_cli_interrupted), path);
   /* A table piped into a reader that stops early (| head) must not end the command with
      SIGPIPE (exit 141): writes to a closed pipe fail (EPIPE) instead, and the table stops
      there (print_events), as a time-stepping run's does (cli/run.c). */

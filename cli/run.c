@@ -762,6 +762,11 @@ int lsim_cli_run(int argc, char **argv) {
   /* Event-driven scenes: hybrid/event_driven.h writes the same rows, and an event table. */
   const int event_driven = model.integrator == LSIM_INTEGRATOR_EVENT_DRIVEN;
   long events = 0;
+  /* The signal that ended the steps (0: none). The signals stay caught until the file is
+     closed: one that comes after the steps, while the file is closed (its last rows
+     flushed, renamed), is only noted (the default action killed the process there, with
+     every step done, leaving PATH.<pid>.partial up to its last flush). */
+  int stop_signal = 0;
   if (!exit_code && event_driven) {
     LsimEventOptions eo = lsim_event_options_for_model(&model);
     /* SIGINT / SIGTERM: the run ends at once, at its last sample */
@@ -770,9 +775,9 @@ int lsim_cli_run(int argc, char **argv) {
     lsim_cli_catch_interrupts(1);
     const int erc =
         lsim_event_driven_record(&model, &state, &eo, rec, &done, &events, msg, sizeof msg);
-    lsim_cli_catch_interrupts(0);
     lsim_cli_progress_end(&bar);
     if (erc == LSIM_EVENT_INTERRUPTED) {
+      stop_signal = lsim_cli_interrupted;
       char why[96];
       snprintf(why, sizeof why, "%s after step %d of %d",
                lsim_cli_signal_name(lsim_cli_interrupted), done, model.steps);
@@ -915,15 +920,14 @@ int lsim_cli_run(int argc, char **argv) {
 
       lsim_cli_progress_update(&bar, done);
     }
-    lsim_cli_catch_interrupts(0);
-    if (lsim_cli_interrupted && rec) {
+    stop_signal = lsim_cli_interrupted;
+    if (stop_signal && rec) {
       char why[96];
       snprintf(why, sizeof why, "%s after step %d of %d",
                lsim_cli_signal_name(lsim_cli_interrupted), done, model.steps);
       lsim_record_set_end(rec, LSIM_RUN_INTERRUPTED, why);
     }
   }
-  lsim_cli_catch_interrupts(0); /* (a run that never began its steps) */
   lsim_cli_progress_end(&bar);
   const double elapsed = now_seconds() - t0;
 
@@ -940,6 +944,12 @@ int lsim_cli_run(int argc, char **argv) {
     fprintf(stderr, "lcpsim: %s\n", msg);
     exit_code = 2;
   }
+  lsim_cli_catch_interrupts(0);
+  /* A signal after the steps: the run had ended and its file is whole; said, not hidden. */
+  if (lsim_cli_interrupted && !stop_signal && !exit_code)
+    fprintf(stderr, "lcpsim: %s came after the last %s, while %s was closed: the run is "
+            "complete and the file whole\n", lsim_cli_signal_name(lsim_cli_interrupted),
+            event_driven ? "sample" : "step", path);
 
   /* Summary and exit status. */
   if (!exit_code) {
@@ -968,11 +978,11 @@ int lsim_cli_run(int argc, char **argv) {
               scene_path, stop_reason, path, event_driven ? "sample" : "step", done);
       exit_code = 1;
     }
-    if (lsim_cli_interrupted) {
+    if (stop_signal) {
       fprintf(stderr, "lcpsim: interrupted by %s after %d of %d %s; %s holds them "
-              "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(lsim_cli_interrupted),
+              "(/summary/run_end: interrupted)\n", lsim_cli_signal_name(stop_signal),
               done, model.steps, event_driven ? "samples" : "steps", path);
-      exit_code = lsim_cli_interrupt_status(lsim_cli_interrupted);
+      exit_code = lsim_cli_interrupt_status(stop_signal);
     }
     if (!quiet && event_driven)
       fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",

@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,6 +734,43 @@ static void read_string_scalar(const char *path, const char *name, char *out, si
   H5Tclose(t);
   H5Dclose(d);
   H5Fclose(f);
+}
+
+/* A comparison that the caller stops (lsim_compare_stoppable): the flag read before each
+ * problem. Set before the call, the comparison stops before its first problem: rows of no
+ * problem, the file written and marked interrupted by the signal the flag names. Left 0,
+ * the rows are lsim_compare's. (The Python binding's compare() sets it on Ctrl-C, which
+ * lsim_compare ignored until the whole comparison was done.) */
+static void test_compare_stoppable(void **state) {
+  (void)state;
+  const char *in[] = {"data/two_blocks.json"};
+  char out[32], err[512], word[64];
+  compare_output(out);
+  LsimCompareRow rows[8], all[8];
+  int n = 8, m = 8;
+  volatile int stop = SIGINT;
+  assert_int_equal(lsim_compare_stoppable(in, 1, "lemke,pgs", 0, 0, out, rows, &n, &stop, err,
+                                          sizeof err), 0);
+  assert_int_equal(n, 4);
+  for (int s = 0; s < n; ++s) assert_int_equal(rows[s].problems, 0);
+  read_string_scalar(out, "/summary/run_end", word, sizeof word);
+  assert_string_equal(word, "interrupted");
+  read_string_scalar(out, "/summary/run_end_reason", word, sizeof word);
+  assert_non_null(strstr(word, "SIGINT"));
+  remove(out);
+  stop = 0;
+  assert_int_equal(lsim_compare_stoppable(in, 1, "lemke,pgs", 0, 0, out, rows, &n, &stop, err,
+                                          sizeof err), 0);
+  remove(out);
+  assert_int_equal(lsim_compare(in, 1, "lemke,pgs", 0, 0, out, all, &m, err, sizeof err), 0);
+  remove(out);
+  assert_int_equal(n, m);
+  for (int s = 0; s < n; ++s) {
+    assert_true(rows[s].problems > 0);
+    assert_int_equal(rows[s].problems, all[s].problems);
+    assert_int_equal(rows[s].successes, all[s].successes);
+    assert_string_equal(rows[s].label, all[s].label);
+  }
 }
 
 /* The whole text of the file at path (malloc'd, NUL-terminated); its length in *len. */
@@ -2230,7 +2268,7 @@ int main(void) {
       cmocka_unit_test(test_event_driven_scene_named),
       cmocka_unit_test(test_standalone_err_and_report_fresh),
       cmocka_unit_test(test_solve_fc_file),
-      cmocka_unit_test(test_compare),
+      cmocka_unit_test(test_compare), cmocka_unit_test(test_compare_stoppable),
       cmocka_unit_test(test_compare_counts),
       cmocka_unit_test(test_build),
       cmocka_unit_test(test_joint_no_collide),

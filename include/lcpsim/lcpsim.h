@@ -636,6 +636,18 @@ LSIM_API int lsim_compare(const char *const *inputs, int ninputs, const char *so
                           int independent, int steps, const char *output, LsimCompareRow *rows,
                           int *nrows, char *err, size_t errlen);
 
+/* lsim_compare that a caller can stop: *stop (not NULL) is read before each problem (a
+ * scene's step, or a .dat file); once it is nonzero the comparison stops there and writes
+ * its file with the problems done, /summary/run_end "interrupted" (the value, a signal
+ * number such as SIGINT, named in /summary/run_end_reason), and returns 0 with the rows of
+ * those problems. Another thread (a signal handler, a watchdog, the Python binding on
+ * Ctrl-C) sets it; lsim_compare runs to its end, however long. Under MPI the flag is not
+ * read. */
+LSIM_API int lsim_compare_stoppable(const char *const *inputs, int ninputs, const char *solvers,
+                                    int independent, int steps, const char *output,
+                                    LsimCompareRow *rows, int *nrows,
+                                    const volatile int *stop, char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,9 @@ A binding of the C library (include/lcpsim/lcpsim.h) through ctypes:
 
 The library is found through LCPSIM_LIBRARY (a path), else next to this package when it
 is installed (PREFIX/share/lcpsim/python -> PREFIX/lib), else in the source tree's build/.
-Errors raise lcpsim.Error with the library's message (file:line:column for scenes); arrays
+Errors raise lcpsim.Error with the library's message (file:line:column for scenes; a body
+name a Sim does not have, given to set_force, body_pose, ...: the call, the name and the
+bodies, an Error that is also a KeyError, as body_index raises); arrays
 of the wrong size given to solve_lcp and solve_fc raise ValueError; arguments of the wrong
 kind raise TypeError (a body index that is not an integer, complex arrays, a float where a
 count goes), integer options beyond a C int ValueError, and so a name, path or scene text
@@ -32,7 +34,7 @@ The views sim.q and sim.v (and their slices) keep the library's state alive: one
 its Sim (`q = lcpsim.Sim.load(p).q` is safe). After sim.close() every method and property of
 the Sim raises lcpsim.Error; views taken before stay readable and writable but are detached:
 they hold the state at close() and nothing steps it any more. Writes through a view
-(sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v)) are checked as
+(sim.q[3] = x, sim.q[7:11] = quat, sim.v += dv, np.add(..., out=sim.v), np.add.at(sim.v, i, dv)) are checked as
 `sim.q = x` is: a NaN or infinity, or a quaternion left zero, raises ValueError naming the
 coordinate and leaves the state as it was (the array is read-only to numpy, down to its
 buffer, so its writeable flag cannot be set back to True; fill, copyto and reshaped views of
@@ -46,6 +48,8 @@ C API says of a simulation.
 import ctypes as C
 import numbers
 import os
+import signal
+import threading
 import time
 import weakref
 
@@ -86,6 +90,15 @@ class Error(Exception):
     def __init__(self, status, message):
         super().__init__(message)
         self.status = status
+
+
+class _NoBody(Error, KeyError):
+    """A body name the simulation does not have, given to a method (set_force("nope", f)):
+    an Error (INVALID_INPUT) naming the call, the name and the bodies, and a KeyError as
+    body_index's. Its text is the message (KeyError's would be the name alone: "'nope'")."""
+
+    def __str__(self):
+        return self.args[0]
 
 
 class _Handle:
@@ -260,9 +273,9 @@ _add_joint = _sig("lsim_sim_add_joint", C.c_int, _P, C.POINTER(_JointDef))
 _default_contact_def = _sig("lsim_default_contact_def", _ContactDef)
 _set_contact = _sig("lsim_sim_set_contact", C.c_int, _P, C.POINTER(_ContactDef))
 _start = _sig("lsim_sim_start", C.c_int, _P)
-_compare = _sig("lsim_compare", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p, C.c_int,
-                C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int), C.c_char_p,
-                C.c_size_t)
+_compare = _sig("lsim_compare_stoppable", C.c_int, C.POINTER(C.c_char_p), C.c_int, C.c_char_p,
+                C.c_int, C.c_int, C.c_char_p, C.POINTER(_CompareRow), C.POINTER(C.c_int),
+                C.POINTER(C.c_int), C.c_char_p, C.c_size_t)
 
 
 def status_name(status):
@@ -445,6 +458,17 @@ class _StateView(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, out=None, **kwargs):
         plain = tuple(x.view(np.ndarray) if isinstance(x, _StateView) else x for x in inputs)
+        if method == "at" and isinstance(inputs[0], _StateView):
+            # ufunc.at works in place on its first operand, and numpy before 1.25 does not
+            # check that it is writable: np.add.at(sim.v, [0], inf) wrote the inf into the
+            # state unchecked. It is computed on a copy and written back through the checks
+            # (a read-only view derived from a state view refuses it as numpy does).
+            if getattr(inputs[0], "_w", None) is None:
+                raise ValueError("%s.at: the array is read-only" % ufunc.__name__)
+            local = np.array(plain[0])
+            ufunc.at(local, *plain[1:], **kwargs)
+            inputs[0][...] = local
+            return None
         if out is None:
             return getattr(ufunc, method)(*plain, **kwargs)
         # Outputs that are state views are computed into copies and written back through
@@ -693,7 +717,13 @@ class Sim:
         if type(body) is int:  # the common case first (the ABC check below costs a few us)
             i = body
         elif isinstance(body, str):
-            i = self.body_index(body)
+            try:
+                i = self.body_index(body)
+            except KeyError:
+                names = [b["name"] for b in self.bodies]
+                shown = ", ".join(repr(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+                raise _NoBody(INVALID_INPUT, "%s: no body named %r (the %d bodies: %s)"
+                              % (what, body, len(names), shown)) from None
         elif isinstance(body, numbers.Integral) and not isinstance(body, bool):
             i = int(body)
         else:
@@ -1127,7 +1157,7 @@ class World:
         if other_point is not None:
             _fill(d.point[1], other_point, self.dimension, what + ": other_point")
         d.length = _number(length, what + ": length")
-        if not isinstance(collide, bool):
+        if not isinstance(collide, (bool, np.bool_)):  # (numpy's too, as set_contact's flag)
             raise TypeError("%s: collide must be True or False, got %r" % (what, collide))
         d.no_collide = 0 if collide else 1
         return self._check(_add_joint(h, C.byref(d)))
@@ -1239,7 +1269,11 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     median_iterations, worst_relative_residual (the file's /summary figures). Raises Error: INVALID_INPUT for bad arguments or an output that
     is one of the inputs (refused, the input untouched), UNAVAILABLE for an unknown solver,
     IO_ERROR for a missing input; TypeError for arguments of the wrong kind (steps=2.7 ran
-    2 steps, independent="no" was independent, a list of solvers an AttributeError)."""
+    2 steps, independent="no" was independent, a list of solvers an AttributeError).
+    Ctrl-C (KeyboardInterrupt) stops the comparison before its next problem: the file is
+    written with the problems done, /summary/run_end "interrupted", and KeyboardInterrupt
+    is raised (the library's call went on to the last problem, minutes or hours, and wrote
+    a complete file)."""
     if isinstance(inputs, (str, os.PathLike)):
         inputs = [inputs]
     arr = (C.c_char_p * len(inputs))(*[_path(p, "compare: input") for p in inputs])
@@ -1254,9 +1288,28 @@ def compare(inputs, solvers, independent=False, steps=0, output=None):
     steps = _int(steps, "compare: steps")
     solvers = _c(solvers.encode(), "compare: solvers")
     output = None if output is None else _path(output, "compare: output")
-    rc = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
-                  C.byref(nrows), err,
-                  1024)
+    # The library's call runs in a thread of its own (it releases the GIL), so that this
+    # one takes Ctrl-C and raises the stop flag the comparison reads before each problem.
+    # (An Event, not Thread.join: a join that KeyboardInterrupt cut short returns at once
+    # the next time in Python 3.11, before the file is written.)
+    stop, box, done = C.c_int(0), {}, threading.Event()
+
+    def work():
+        try:
+            box["rc"] = _compare(arr, len(inputs), solvers, independent, steps, output, rows,
+                                 C.byref(nrows), C.byref(stop), err, 1024)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="lcpsim.compare", daemon=True).start()
+    try:
+        while not done.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        stop.value = int(signal.SIGINT)  # named in /summary/run_end_reason
+        done.wait()  # the problem under way finishes, the file is written
+        raise
+    rc = box["rc"]
     if rc < 0:
         raise Error(rc, err.value.decode())
     out = []

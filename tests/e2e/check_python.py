@@ -506,6 +506,15 @@ def raises(fn, kinds, words, what):
 
 raises(lambda: sim.set_force(1.5, [0.0] * 6), TypeError, ["body", "1.5"], "body index 1.5")
 raises(lambda: sim.get_force("1"), KeyError, ["'1'"], "body name '1'")
+# An unknown name is named with the call and the bodies (it was KeyError: '1', the name
+# alone), as an Error (INVALID_INPUT) that is still a KeyError.
+for what, fn in (("get_force", lambda: sim.get_force("nope")),
+                 ("body_pose", lambda: sim.body_pose("nope")),
+                 ("set_force", lambda: sim.set_force("nope", [0.0] * 6)),
+                 ("set_kinematic_velocity", lambda: sim.set_kinematic_velocity("nope", [0.0] * 6))):
+    raises(fn, lcpsim.Error, [what, "no body named 'nope'", "bodies", "'ground'"],
+           "%s of an unknown body name" % what)
+    raises(fn, KeyError, ["nope"], "%s of an unknown body name, as a KeyError" % what)
 raises(lambda: sim.body_index(3), TypeError, ["name", "3"], "body_index(3)")
 raises(lambda: sim.set_force(1, np.zeros((2, 3))), (lcpsim.Error, ValueError), ["set_force", "vector"],
        "force as a 2 x 3 matrix")
@@ -579,7 +588,17 @@ for what, fn, kind, words in [
         ("sim.q.reshape(1, -1)[0, 0] = 1", lambda: sim.q.reshape(1, -1).__setitem__((0, 0), 1.0),
          ValueError, ["read-only"]),
         ("sim.q.fill(nan)", lambda: sim.q.fill(np.nan), ValueError, ["read-only"]),
-        ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"])]:
+        ("np.copyto(sim.v, nan)", lambda: np.copyto(sim.v, np.nan), ValueError, ["read-only"]),
+        # ufunc.at writes in place and numpy before 1.25 skips the read-only check: these
+        # wrote inf, NaN and a zero quaternion into the state unchecked
+        ("np.add.at(sim.v, [0], inf)", lambda: np.add.at(sim.v, [0], np.inf), ValueError,
+         ["v[0] is not finite"]),
+        ("np.multiply.at(sim.v[2:5], [1], nan)", lambda: np.multiply.at(sim.v[2:5], [1], np.nan),
+         ValueError, ["v[3] is not finite"]),
+        ("np.multiply.at(sim.q, w..z, 0)", lambda: np.multiply.at(sim.q, np.arange(qa, qa + 4), 0.0),
+         ValueError, ["q: body 1", "its quaternion q[%d .. %d] is zero" % (qa, qa + 3)]),
+        ("np.add.at(sim.v.reshape(-1), [0], inf)",
+         lambda: np.add.at(sim.v.reshape(-1), [0], np.inf), ValueError, ["read-only"])]:
     raises(fn, kind, words, what)
     check(np.array_equal(sim.q, q0) and np.array_equal(sim.v, v0), "%s changed the state" % what)
 # The views' writeable flag cannot be set back to True (numpy allowed it on their writable
@@ -600,8 +619,10 @@ sim.q[qa] = 1.0
 sim.v[:] += 0.5
 sim.v[2] -= 0.5
 sim.v[1:4][1:] *= 2.0
+np.add.at(sim.v, [5, 5], 0.25)  # a valid ufunc.at lands (twice on a repeated index)
 check(sim.v[0] == v0[0] + 0.5 and sim.v[2] == 2.0 * v0[2] and sim.v[3] == 2.0 * (v0[3] + 0.5),
       "valid in-place writes did not land: %r" % sim.v[:4])
+check(sim.v[5] == v0[5] + 1.0, "a valid np.add.at did not land: %r" % sim.v[5])
 check(type(sim.q * 2) is np.ndarray and type(sim.q.copy()) is np.ndarray
       and type(sim.q[[1, 2]]) is np.ndarray and type(np.copy(sim.q)) is np.ndarray,
       "arithmetic, copies and fancy-indexed reads of a view are plain arrays")
@@ -643,6 +664,28 @@ with tempfile.TemporaryDirectory() as d:
         raises(lambda: lcpsim.compare(*args, output=os.path.join(d, "bad.h5"), **kw), TypeError,
                words, "compare %r" % (kw,))
     check(not os.path.exists(os.path.join(d, "bad.h5")), "a refused comparison wrote its file")
+    # Ctrl-C stops a comparison before its next problem: KeyboardInterrupt, and the file
+    # written with the problems done, marked interrupted (the library's call went on to
+    # its last problem, a minute here, hours in a campaign, and wrote the whole file).
+    import signal
+    import threading
+    import time
+    import h5py
+    out = os.path.join(d, "cut.h5")
+    threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()
+    t0 = time.perf_counter()
+    try:
+        lcpsim.compare("data/box_stack_3d.json", "pgs[sweeps=50],newton", steps=20000, output=out)
+        check(False, "compare: Ctrl-C did not interrupt it (%.1f s)" % (time.perf_counter() - t0))
+    except KeyboardInterrupt:
+        pass
+    # (20000 steps take about a minute here; the problem under way ends within ms)
+    check(time.perf_counter() - t0 < 20.0, "compare: Ctrl-C took %.1f s" % (time.perf_counter() - t0))
+    with h5py.File(out, "r") as f:
+        end, why = f["summary/run_end"][()], f["summary/run_end_reason"][()].decode()
+        problems = f["summary/problems"][()]
+    check(end == b"interrupted" and why.startswith("SIGINT after step")
+          and 0 < problems.max() < 20000, "compare after Ctrl-C: %r %r %r" % (end, why, problems))
 # A negative step count is refused with the library's message, with or without a
 # controller (run(-3) returned 0, as if it had run); run(0) takes no step.
 done = sim.steps_done

@@ -190,6 +190,18 @@ def bad_input():
     sim.step()
     kinds = [c["kind"] for c in sim.contacts()]
     assert kinds == [3, 3], kinds
+    # numpy's False is False (it was refused: "collide must be True or False, got False");
+    # an integer stays refused
+    w = lcpsim.World(2, 0.01)
+    a = w.add_body("a", position=[0, 2])
+    w.add_shape(a, "sphere", radius=0.5)
+    b = w.add_body("b", position=[0.5, 2])
+    w.add_shape(b, "sphere", radius=0.5)
+    w.add_joint("pin", a, [0.25, 0], other=b, other_point=[-0.25, 0], collide=np.False_)
+    sim = w.start()
+    sim.step()
+    kinds = [c["kind"] for c in sim.contacts()]
+    assert kinds == [3, 3], kinds
     print("World: collide=False on a pin drops the pinned pair's contacts")
 
 

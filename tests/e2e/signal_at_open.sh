@@ -67,4 +67,36 @@ else
 fi
 at_open hybrid INT 130 "$L" data/bouncing_mass.json
 at_open compare TERM 143 "$L" compare data/pile_10.json --solvers lemke,pgs --steps 20
-echo "signal_at_open: SIGINT / SIGTERM / SIGHUP at the file's first write stop the run, its continuation, event-driven and hybrid runs and a comparison whole"
+
+# A signal while the finished file is closed: delivered at the close() that precedes the
+# rename of PATH.<pid>.partial to PATH (the file's own close, every step written; the
+# count taken from a first run under strace). The default action had killed the process
+# there (exit 130, no message), leaving the partial file of a complete run, up to its
+# last flush; now the run ends as it would have, its file in place and whole, and a line
+# says the signal came after the last step.
+at_close() {
+  name=$1 sig=$2 want=$3
+  shift 3
+  f="$out/$name.h5"
+  strace -f -o "$out/$name.trace" -e trace=close,rename "$@" -o "$f" --quiet 2> /dev/null ||
+    fail "$name: the run under strace failed"
+  n=$(awk '/rename\(/ { print k; exit } /close\(/ { k++ }' "$out/$name.trace")
+  [ -n "$n" ] || fail "$name: no rename in $(tail -3 "$out/$name.trace")"
+  rm -f "$f"
+  rc=0
+  strace -f -o /dev/null -e trace=close -e inject=close:signal=$sig:when=$n \
+    "$@" -o "$f" --quiet 2> "$out/$name.err" || rc=$?
+  [ $rc -eq "$want" ] || fail "$name SIG$sig at the close: exit $rc, not $want: $(head -c 600 "$out/$name.err")"
+  [ -f "$f" ] && [ -z "$(ls "$out" | grep partial)" ] \
+    || fail "$name SIG$sig at the file's close: not put in place (killed there): $(ls "$out")"
+  grep -qF "SIG$sig came after the last" "$out/$name.err" || fail "$name SIG$sig at the close: $(head -c 600 "$out/$name.err")"
+  $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    assert f['summary/run_end'][()] == b'completed', f['summary/run_end'][()]
+" "$f" || fail "$name SIG$sig at the close: $f is not marked completed"
+}
+at_close run_close INT 0 "$L" data/pile_10.json --steps 30
+at_close events_close TERM 0 "$L" data/bouncing_ball_events.json
+at_close hybrid_close INT 0 "$L" data/bouncing_mass.json
+echo "signal_at_open: SIGINT / SIGTERM / SIGHUP at the file's first write stop the run, its continuation, event-driven and hybrid runs and a comparison whole; at the file's close they leave it whole and in place"
