@@ -20,6 +20,8 @@ typedef struct LsimPgsOptions {
 } LsimPgsOptions;
 
 enum { LSIM_PGS_MAX_THREADS = 64 };
+/* The longest fixed budget (tol 0) whose sweeps take single precision when asked. */
+enum { LSIM_PGS_FLOAT_MAX_SWEEPS = 100 };
 
 /* The coloured wide sweep's paths (identical results on each): chosen at run time, AVX2
  * where the CPU has it, else SSE2, unless the environment variable LSIM_SIMD (scalar,

@@ -322,7 +322,6 @@ enum { FAST_W = 6 };
    relative residuals of float and double rows differ by 0.06 % (box_stack_3d step 2)
    and 0.15 % (pile_100 step 59) after 100 sweeps, by 1.5 % after 500, while 10 000
    sweeps end at 5e-5 on floats against 5e-14 on doubles. docs/solvers.md. */
-enum { LSIM_PGS_FLOAT_MAX_SWEEPS = 100 };
 
 /* Problems with fewer tasks (cones and scalars) are swept in the natural order by one
  * thread ("parallel sweeps" below), and prepared by one. */

@@ -295,11 +295,17 @@ int lsim_solver_create(LsimSolver **out, const char *name, const LsimSolverOptio
 
 int lsim_solver_precision_setting(const char *name, const LsimSolverOptions *o) {
   if (!name || strcmp(name, "pgs")) return -1;
-  if (o && o->precision > 0) return o->precision - 1;
   /* LSIM_PGS_PRECISION=float|double (lcpsim refuses another value; the library takes it
      as unset) */
   const char *e = getenv("LSIM_PGS_PRECISION");
-  return e && !strcmp(e, "float");
+  const int asked = o && o->precision > 0 ? o->precision - 1 : e && !strcmp(e, "float");
+  /* Single precision acts at a fixed budget of float rows only (pgs_fast.c): elsewhere
+     the sweep is double whatever was asked. */
+  return asked && (!o || lsim_solver_precision_acts(o->tol, o->max_iter));
+}
+
+int lsim_solver_precision_acts(double tol, int max_iter) {
+  return tol == 0.0 && max_iter >= 1 && max_iter <= LSIM_PGS_FLOAT_MAX_SWEEPS;
 }
 
 int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o) {

@@ -285,10 +285,16 @@ int lsim_solver_principal_setting(const char *name, const LsimSolverOptions *o);
 
 /* The sweep arithmetic a solver made by lsim_solver_create(name, o) runs with: for "pgs"
  * 1 (single) or 0 (double), from o->precision when > 0 (1 double, 2 single), else the
- * environment's LSIM_PGS_PRECISION ("float": 1; anything else: 0); -1 for other solvers.
- * It acts where the sweep's values are floats (a fixed budget of at most 100 sweeps).
- * What a run file records (/parameters/solver_precision). */
+ * environment's LSIM_PGS_PRECISION ("float": 1; anything else: 0), single only where it
+ * acts (lsim_solver_precision_acts(o->tol, o->max_iter); o NULL: as asked); -1 for other
+ * solvers. What a run file and a comparison record (/parameters/solver_precision,
+ * /series/precision). */
 int lsim_solver_precision_setting(const char *name, const LsimSolverOptions *o);
+
+/* 1 when pgs's single precision acts with these options: a fixed budget (tol 0) of 1 to
+ * LSIM_PGS_FLOAT_MAX_SWEEPS (100) sweeps, where the sweep's values are floats; else the
+ * sweep is double whatever is asked. */
+int lsim_solver_precision_acts(double tol, int max_iter);
 
 /* The final complementary basis of the last lsim_solver_solve_factored ([*n], 1 where z_i
  * is basic, degenerate z_i = 0 included) when it was a "lemke_sparse" run (whole, or every

@@ -1157,6 +1157,7 @@ int lsim_record_open(LsimRecord **out, const char *path, const LsimModel *model,
      LSIM_PGS_PRECISION, else double): other bits in single precision, so a resumed run
      must take it again (scene/resume.h). Other solvers: none written. */
   o.precision = model->solver.precision;
+  o.tol = model->solver.tol, o.max_iter = model->solver.max_iter; /* where it acts */
   const int precision = lsim_solver_precision_setting(
       solver_name && solver_name[0] ? solver_name : model->solver.name, &o);
   if (precision >= 0)

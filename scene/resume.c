@@ -751,6 +751,7 @@ int lsim_resume_check_precision(const char *path, const LsimResumeInfo *info,
                                 const LsimModel *model, char *err, size_t errlen) {
   LsimSolverOptions o = lsim_default_solver_options();
   o.precision = model->solver.precision;
+  o.tol = model->solver.tol, o.max_iter = model->solver.max_iter; /* where it acts */
   const int mine = lsim_solver_precision_setting(info->solver_name, &o);
   if (mine < 0 || mine == info->precision) return 0; /* not pgs, or the same */
   static const char *const names[] = {"double", "float"};

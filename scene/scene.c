@@ -122,6 +122,13 @@ static int parse_solver(LsimParseCtx *c, const json_t *root, LsimSolverSettings 
     if (json_is_object(v) && json_object_get(v, "precision") && strcmp(s->name, "pgs"))
       return lsim_parse_fail(c, "solver.precision", 0, "is a setting of pgs only; the solver is "
                              "%s (set \"name\": \"pgs\", or remove the key)", s->name);
+    /* "float" where the sweep stays double (no fixed budget of float rows) would do
+       nothing: refused at the key. */
+    if (s->precision == 2 && !lsim_solver_precision_acts(s->tol, s->max_iter))
+      return lsim_parse_fail(c, "solver.precision", 0, "\"float\" acts at a fixed budget only "
+                             "(tol 0 and max_iter 1 to %d); this solver has tol %g, max_iter %d, "
+                             "where the sweep is double (set both, or remove the key)",
+                             LSIM_PGS_FLOAT_MAX_SWEEPS, s->tol, s->max_iter);
     return 0;
   }
   if (lsim_solver_is_fc_name(name))

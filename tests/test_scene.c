@@ -1296,7 +1296,35 @@ static void test_precision_key(void **unused) {
   snprintf(text, sizeof text, "%s%s%s", head, "{\"name\": \"lemke\", \"precision\": \"float\"}", tail);
   assert_int_equal(lsim_scene_parse(text, "other.json", &m, &st, &err), LSIM_INVALID_INPUT);
   assert_non_null(strstr(err.message, "is a setting of pgs only"));
+  /* "float" where the sweep stays double (a tolerance, or no fixed budget of 1 to 100
+     sweeps) would do nothing: refused at the key, the message naming what it needs. */
+  static const char *const inert[] = {"{\"name\": \"pgs\", \"precision\": \"float\"}",
+                                      "{\"name\": \"pgs\", \"tol\": 1e-6, \"max_iter\": 20, \"precision\": \"float\"}",
+                                      "{\"name\": \"pgs\", \"tol\": 0, \"max_iter\": 101, \"precision\": \"float\"}"};
+  for (int k = 0; k < 3; ++k) {
+    snprintf(text, sizeof text, "%s%s%s", head, inert[k], tail);
+    assert_int_equal(lsim_scene_parse(text, "inert.json", &m, &st, &err), LSIM_INVALID_INPUT);
+    if (!strstr(err.message, "\"float\" acts at a fixed budget only "
+                             "(tol 0 and max_iter 1 to 100)"))
+      fail_msg("%s: %s", inert[k], err.message);
+    assert_string_equal(err.path, "solver.precision");
+  }
+  snprintf(text, sizeof text, "%s%s%s", head, "{\"name\": \"pgs\", \"tol\": 0, \"max_iter\": 100, \"precision\": \"float\"}", tail);
+  if (lsim_scene_parse(text, "edge.json", &m, &st, &err)) fail_msg("%s", err.message);
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  /* The setting in effect: single only at a fixed budget of 1 to 100 sweeps (what a run
+     file records; the environment's float elsewhere is double). */
   LsimSolverOptions o = lsim_default_solver_options();
+  setenv("LSIM_PGS_PRECISION", "float", 1);
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0); /* tol 1e-10 */
+  o.tol = 0.0, o.max_iter = 101;
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
+  o.max_iter = 0;
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
+  o.max_iter = 100;
+  assert_int_equal(lsim_solver_precision_setting("pgs", &o), 1);
+  o.max_iter = 20;
   unsetenv("LSIM_PGS_PRECISION");
   assert_int_equal(lsim_solver_precision_setting("pgs", &o), 0);
   assert_int_equal(lsim_solver_precision_setting("lemke", &o), -1);
