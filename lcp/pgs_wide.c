@@ -318,47 +318,46 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
   WideIdx *x = &ws->wide_idx[gi];
   const int kind = wide_kind(layout);
   float *fv = (float *)ws->wide_rows + (size_t)gi * wide_vals(layout);
-  double pad[WIDE_LANES][6][WIDE_J]; /* rows of one block, zeros after it */
-  const double *src[WIDE_LANES][6];
+  /* Each row's two blocks apart: lo its first FAST_W entries, hi its second (the zeros
+     after a row of one block, or an inert lane's, read in place: no padded copy). */
+  const double *lo[6][WIDE_LANES], *hi[6][WIDE_LANES];
   for (int l = 0; l < WIDE_LANES; ++l) {
     const FastCone *c = fc[l];
     if (!c) {
-      for (int r = 0; r < 6; ++r) src[l][r] = zeros;
+      for (int r = 0; r < 6; ++r) lo[r][l] = hi[r][l] = zeros;
       continue;
     }
     const double *rows[6] = {c->Jn, c->J1, c->J2, c->Bn, c->B1, c->B2};
-    const int len = c->nb * FAST_W;
-    for (int r = 0; r < 6; ++r) {
-      if (len == WIDE_J) {
-        src[l][r] = rows[r];
-        continue;
-      }
-      memset(pad[l][r], 0, sizeof pad[l][r]);
-      if (len > 0) memcpy(pad[l][r], rows[r], (size_t)len * sizeof(double));
-      src[l][r] = pad[l][r];
-    }
+    const int two = c->nb * FAST_W == WIDE_J;
+    for (int r = 0; r < 6; ++r) lo[r][l] = rows[r], hi[r][l] = two ? rows[r] + FAST_W : zeros;
   }
   /* The rows: per value, lanes 0-1 and 2-3 converted in pairs (cvtpd2ps rounds as
      cvtsd2ss does) and stored together; every |value| <= FLT_MAX (false for a NaN). The
      entries the kernel negates are not stored (finite with their sources). */
   const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
   __m128d okv = _mm_cmpeq_pd(lim, lim);
+#define WIDE_PACK_VALUE(p, j, dst)                                                    \
+  do {                                                                                \
+    const __m128d a = _mm_set_pd((p)[1][j], (p)[0][j]);                               \
+    const __m128d b = _mm_set_pd((p)[3][j], (p)[2][j]);                               \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));                 \
+    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));                 \
+    _mm_storeu_ps(dst, _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b)));              \
+  } while (0)
 #pragma GCC unroll 6
   for (int r = 0; r < 6; ++r) {
-    /* The row's stored entries in turn (wide_at's places, without a test per entry): 0 ..
-       FAST_W - 1, then from FAST_W, or FAST_W + WIDE_LIN in a compact row. */
+    /* The row's stored entries in turn (wide_at's places): the first block's FAST_W, then
+       the second block's from entry 0, or from WIDE_LIN in a compact row; two loops of
+       fixed counts (one loop with the skip inside was not unrolled: a test per entry). */
     float *dst = fv + (size_t)WIDE_ROW_START(kind, r) * WIDE_LANES;
-#pragma GCC unroll 12
-    for (int j = 0; j < WIDE_J; ++j, dst += WIDE_LANES) {
-      if (j == FAST_W && WIDE_ROW_SHORT(kind, r)) j += WIDE_LIN;
-      const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
-      const __m128d b = _mm_set_pd(src[3][r][j], src[2][r][j]);
-      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));
-      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));
-      const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
-      _mm_storeu_ps(dst, f);
-    }
+    const int skip = WIDE_ROW_SHORT(kind, r) ? WIDE_LIN : 0;
+#pragma GCC unroll 6
+    for (int j = 0; j < FAST_W; ++j) WIDE_PACK_VALUE(lo[r], j, dst + (size_t)j * WIDE_LANES);
+    dst += (size_t)(FAST_W - skip) * WIDE_LANES;
+#pragma GCC unroll 6
+    for (int j = skip; j < FAST_W; ++j) WIDE_PACK_VALUE(hi[r], j, dst + (size_t)j * WIDE_LANES);
   }
+#undef WIDE_PACK_VALUE
   /* The constants as pack_lane makes them (an inert lane's from inert_cone: zeros, an
      identity A), four lanes a store as the rows. */
   static const FastCone inert_cone = {.A = {1.0, 0.0, 1.0, 1.0}};
