@@ -4,6 +4,7 @@
  * sweeps: pgs_team.c. */
 #include "pgs_private.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -400,12 +401,29 @@ static void scan_range(void *arg, int member) {
      dependent comparisons cost four cycles a variable). */
   double s4[4] = {0.0, 0.0, 0.0, 0.0};
   int bad = 0, i = b;
+#if defined(__SSE2__)
+  /* In SSE2 pairs, lanes (0, 1) and (2, 3): maxpd(a, s) is a > s ? a : s (s when a is a
+     NaN), each lane's sequence the scalar loop's; not finite is |q| > DBL_MAX unordered. */
+  {
+    const __m128d sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(DBL_MAX);
+    __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd(), nf = _mm_setzero_pd();
+    for (; i + 4 <= e; i += 4) {
+      const __m128d a = _mm_andnot_pd(sign, _mm_loadu_pd(f->q + i));
+      const __m128d c = _mm_andnot_pd(sign, _mm_loadu_pd(f->q + i + 2));
+      s01 = _mm_max_pd(a, s01), s23 = _mm_max_pd(c, s23);
+      nf = _mm_or_pd(nf, _mm_or_pd(_mm_cmpnle_pd(a, big), _mm_cmpnle_pd(c, big)));
+    }
+    _mm_storeu_pd(s4, s01), _mm_storeu_pd(s4 + 2, s23);
+    bad |= _mm_movemask_pd(nf) != 0;
+  }
+#else
   for (; i + 4 <= e; i += 4)
     for (int l = 0; l < 4; ++l) {
       const double a = fabs(f->q[i + l]);
       s4[l] = a > s4[l] ? a : s4[l];
       bad |= !isfinite(f->q[i + l]);
     }
+#endif
   for (; i < e; ++i) {
     const double a = fabs(f->q[i]);
     s4[0] = a > s4[0] ? a : s4[0];
