@@ -223,7 +223,7 @@ static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb
                                  int *o1, int *Wrun) {
   const LsimConeBlock *cb = &f->cones[c];
   const int b0 = cb->first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
-  *nb = nj / W;
+  *nb = W == FAST_W ? nj / FAST_W : nj / W; /* the usual width a constant: no idiv */
   /* The columns from the producer's cone products where they are this cone's (the same
      entries of J_idx, not read again: at 10 000 bodies they had left the cache). */
   const LsimConeProducts *pr = f->cone_products ? &f->cone_products[c] : NULL;

@@ -612,7 +612,9 @@ static void pack_part(void *arg, int member) {
 /* One range's colours (positions [b, e) of src): whether each cone fits (colour -1: does
  * not fit, -2: fits but found no free colour; both stay with the rest of the range),
  * then window by window the first colour free on both its blocks (mask: per block of u,
- * all zero before and after). Counts into *cnt. */
+ * all zero before and after). Counts into *cnt. Every call passes W = FAST_W, a constant
+ * (lsim_pgs_colour runs at that width alone): a W known only at run time had cost six
+ * integer divisions a cone. */
 typedef struct ColourCount {
   int nfit, neg, groups, ncoloured, ncol;
 } ColourCount;
@@ -672,9 +674,9 @@ static void colour_part(void *arg, int member) {
   unsigned long long *mask = j->mask + (size_t)member * j->nblk;
   if (2 * member + 1 >= j->nr - 1) return; /* a member without a part (none today) */
   for (int r = 2 * member; r <= 2 * member + 1; ++r)
-    colour_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->m, j->W, mask, &j->cnt[r]);
+    colour_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->m, FAST_W, mask, &j->cnt[r]);
   if (member == 0)
-    colour_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->m, j->W, mask,
+    colour_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->m, FAST_W, mask,
                  &j->cnt[j->nr - 1]);
 }
 
@@ -706,7 +708,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single, in
   memset(cj.mask, 0, (size_t)nblk * nmask * sizeof *cj.mask);
   if (team) lsim_team_run(ws->team, colour_part, &cj);
   else
-    for (int r = 0; r < nr; ++r) colour_range(ws, src, cj.colour, rb[r], re[r], m, W, cj.mask, &cj.cnt[r]);
+    for (int r = 0; r < nr; ++r) colour_range(ws, src, cj.colour, rb[r], re[r], m, FAST_W, cj.mask, &cj.cnt[r]);
   /* The counts in range order; each range's first group. */
   int *colour = cj.colour;
   int nfit = 0, neg = 3, groups = 0, ncol = 0, ncoloured = 0, g0[2 * LSIM_PGS_MAX_THREADS + 1];
