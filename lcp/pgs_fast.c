@@ -487,9 +487,17 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f, int scan_bad) {
       if (ws->block[cb->normal] >= 0) return 0;
       ws->block[cb->normal] = c, --nscalar;
     }
-    for (int d = 0; d < cb->ndir; ++d) {
-      if (ws->block[cb->first_dir + d] >= 0) return 0;
-      ws->block[cb->first_dir + d] = c, --nscalar;
+    int *bk = ws->block + cb->first_dir;
+    if (cb->ndir == 4) {
+      /* The time step's cones: the four tested at once (each -1 or a cone: their and is
+         not negative when one is taken), then written. */
+      if ((bk[0] & bk[1] & bk[2] & bk[3]) >= 0) return 0;
+      bk[0] = bk[1] = bk[2] = bk[3] = c, nscalar -= 4;
+    } else {
+      for (int d = 0; d < cb->ndir; ++d) {
+        if (bk[d] >= 0) return 0;
+        bk[d] = c, --nscalar;
+      }
     }
     if (ws->block[cb->lambda] >= 0) return 0;
     ws->block[cb->lambda] = c, --nscalar;

@@ -1312,6 +1312,36 @@ static void test_float_rows_edge(void **state) {
   free_scene_lcp(&p);
 }
 
+/* The fast path takes each variable in at most one cone. The LCP of data/pile_100 after 40
+ * steps with cone c's normal moved onto direction j of cone c + 1 (j = 0 .. 3: the four
+ * directions tested at once, each place alone taken) and onto cone c + 1's lambda: the
+ * fast path refuses it (no B z handed back); the problem as it is takes the fast path. */
+static void test_fast_path_variable_in_two_cones(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp(&p, "data/pile_100.json", 40);
+  assert_true(f->ncones >= 3 && f->cones[1].ndir == 4 && f->cones[1].normal >= 0);
+  LsimConeBlock *cones = malloc((size_t)f->ncones * sizeof *cones);
+  LsimFactoredLcp g = *f;
+  g.cones = cones, g.cone_products = NULL;
+  for (int j = -1; j <= 4; ++j) {
+    memcpy(cones, f->cones, (size_t)f->ncones * sizeof *cones);
+    if (j >= 0) cones[1].normal = j < 4 ? cones[2].first_dir + j : cones[2].lambda;
+    double *z = calloc((size_t)f->n, sizeof(double));
+    LsimPgsOptions o = lsim_default_pgs_options();
+    o.tol = 0.0, o.max_sweeps = 2;
+    LsimPgsInfo info = {0};
+    LsimPgs *w = lsim_pgs_create();
+    lsim_pgs_solve_factored(w, &g, &o, 0, z, &info);
+    if ((info.bz != NULL) != (j < 0))
+      fail_msg("normal on place %d: the fast path %s", j, info.bz ? "taken" : "not taken");
+    lsim_pgs_free(w);
+    free(z);
+  }
+  free(cones);
+  free_scene_lcp(&p);
+}
+
 /* lsim_factored_diagonal gives every M_ii with the bits of lsim_factored_diagonal_entry,
  * where B shares J's pattern (rows with ascending, descending and repeated columns, a -0
  * entry, C's diagonal) and where it does not. The values are exact in binary (products of
@@ -1463,6 +1493,7 @@ int main(void) {
       cmocka_unit_test(test_sweep_order_from_cones),
       cmocka_unit_test(test_float_rows_fall_back),
       cmocka_unit_test(test_float_rows_edge),
+      cmocka_unit_test(test_fast_path_variable_in_two_cones),
       cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_diagonal_bound),
