@@ -4,6 +4,7 @@
  * sweeps: pgs_team.c. */
 #include "pgs_private.h"
 
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -222,7 +223,7 @@ static void cone_blocks_promised(const LsimFactoredLcp *f, int c, int W, int *nb
                                  int *o1, int *Wrun) {
   const LsimConeBlock *cb = &f->cones[c];
   const int b0 = cb->first_dir, j0 = f->J_ptr[b0], nj = f->J_ptr[b0 + 1] - j0;
-  *nb = nj / W;
+  *nb = W == FAST_W ? nj / FAST_W : nj / W; /* the usual width a constant: no idiv */
   /* The columns from the producer's cone products where they are this cone's (the same
      entries of J_idx, not read again: at 10 000 bodies they had left the cache). */
   const LsimConeProducts *pr = f->cone_products ? &f->cone_products[c] : NULL;
@@ -400,12 +401,29 @@ static void scan_range(void *arg, int member) {
      dependent comparisons cost four cycles a variable). */
   double s4[4] = {0.0, 0.0, 0.0, 0.0};
   int bad = 0, i = b;
+#if defined(__SSE2__)
+  /* In SSE2 pairs, lanes (0, 1) and (2, 3): maxpd(a, s) is a > s ? a : s (s when a is a
+     NaN), each lane's sequence the scalar loop's; not finite is |q| > DBL_MAX unordered. */
+  {
+    const __m128d sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(DBL_MAX);
+    __m128d s01 = _mm_setzero_pd(), s23 = _mm_setzero_pd(), nf = _mm_setzero_pd();
+    for (; i + 4 <= e; i += 4) {
+      const __m128d a = _mm_andnot_pd(sign, _mm_loadu_pd(f->q + i));
+      const __m128d c = _mm_andnot_pd(sign, _mm_loadu_pd(f->q + i + 2));
+      s01 = _mm_max_pd(a, s01), s23 = _mm_max_pd(c, s23);
+      nf = _mm_or_pd(nf, _mm_or_pd(_mm_cmpnle_pd(a, big), _mm_cmpnle_pd(c, big)));
+    }
+    _mm_storeu_pd(s4, s01), _mm_storeu_pd(s4 + 2, s23);
+    bad |= _mm_movemask_pd(nf) != 0;
+  }
+#else
   for (; i + 4 <= e; i += 4)
     for (int l = 0; l < 4; ++l) {
       const double a = fabs(f->q[i + l]);
       s4[l] = a > s4[l] ? a : s4[l];
       bad |= !isfinite(f->q[i + l]);
     }
+#endif
   for (; i < e; ++i) {
     const double a = fabs(f->q[i]);
     s4[0] = a > s4[0] ? a : s4[0];
@@ -469,9 +487,17 @@ static int fast_prepare(LsimPgs *ws, const LsimFactoredLcp *f, int scan_bad) {
       if (ws->block[cb->normal] >= 0) return 0;
       ws->block[cb->normal] = c, --nscalar;
     }
-    for (int d = 0; d < cb->ndir; ++d) {
-      if (ws->block[cb->first_dir + d] >= 0) return 0;
-      ws->block[cb->first_dir + d] = c, --nscalar;
+    int *bk = ws->block + cb->first_dir;
+    if (cb->ndir == 4) {
+      /* The time step's cones: the four tested at once (each -1 or a cone: their and is
+         not negative when one is taken), then written. */
+      if ((bk[0] & bk[1] & bk[2] & bk[3]) >= 0) return 0;
+      bk[0] = bk[1] = bk[2] = bk[3] = c, nscalar -= 4;
+    } else {
+      for (int d = 0; d < cb->ndir; ++d) {
+        if (bk[d] >= 0) return 0;
+        bk[d] = c, --nscalar;
+      }
     }
     if (ws->block[cb->lambda] >= 0) return 0;
     ws->block[cb->lambda] = c, --nscalar;

@@ -303,6 +303,62 @@ static inline int pack_lane(LsimPgs *ws, int gi, int l, const FastCone *fc, int 
 }
 
 #if WIDE_SSE2_PACK
+/* The finite test of the float packing. The rule: a group packs as floats when every value
+ * it stores has |x| <= FLT_MAX as a double (false for a NaN). Tested on the floats
+ * instead, |f| < FLT_MAX (strict; false for a NaN or an infinity), four lanes an
+ * instruction where the doubles took two: rounding is monotone and FLT_MAX a float, so
+ * a double with |x| >= FLT_MAX rounds to |f| >= FLT_MAX, and a group whose floats all
+ * pass has every |x| < FLT_MAX. A group with a float that fails (a NaN, an infinity,
+ * FLT_MAX itself) has its doubles tested by the rule (pack_group_exact): the same
+ * verdict as the rule's every time. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline __m128 pack_test_f(__m128 ok, __m128 f) {
+  return _mm_and_ps(ok, _mm_cmplt_ps(_mm_andnot_ps(_mm_set1_ps(-0.0f), f), _mm_set1_ps(FLT_MAX)));
+}
+
+/* One block of a row in four lanes (p0 .. p3, one lane's FAST_W entries each): its entries
+ * from j0 stored as floats at dst (entry j at dst + j * WIDE_LANES), each value's four
+ * lanes converted in pairs (cvtpd2ps rounds as cvtsd2ss does) and stored together; *okf
+ * as pack_test_f. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pack_block_f(const double *p0, const double *p1, const double *p2,
+                                const double *p3, int j0, float *dst, __m128 *okf) {
+  __m128 ok = *okf;
+#pragma GCC unroll 6
+  for (int j = j0; j < FAST_W; ++j) {
+    const __m128d a = _mm_set_pd(p1[j], p0[j]), b = _mm_set_pd(p3[j], p2[j]);
+    const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
+    ok = pack_test_f(ok, f);
+    _mm_storeu_ps(dst + (size_t)j * WIDE_LANES, f);
+  }
+  *okf = ok;
+}
+
+/* The rule of pack_test_f on the doubles of a group (lo, hi: each row's blocks per lane as
+ * pack_group_f has them; kc: the lanes' constants): 1 when some stored value has
+ * |x| > FLT_MAX or is a NaN. Run only where a float failed the quick test. */
+static int pack_group_exact(const double *const lo[6][WIDE_LANES], const double *const hi[6][WIDE_LANES],
+                            const FastCone *const kc[WIDE_LANES], int kind) {
+  int ok = 1;
+  for (int r = 0; r < 6; ++r)
+    for (int l = 0; l < WIDE_LANES; ++l)
+      for (int j = 0; j < FAST_W; ++j) {
+        ok &= fabs(lo[r][l][j]) <= FLT_MAX;
+        if (!(WIDE_ROW_SHORT(kind, r) && j < WIDE_LIN)) ok &= fabs(hi[r][l][j]) <= FLT_MAX;
+      }
+  for (int l = 0; l < WIDE_LANES; ++l) {
+    const FastCone *c = kc[l];
+    const double k[WIDE_META] = {c->inv_n, c->qn, c->q1, c->q2, c->gn1, c->gn2, c->mu,
+                                 c->A[0], c->A[1], c->A[2], c->A[3]};
+    for (int q = 0; q < WIDE_META; ++q) ok &= fabs(k[q]) <= FLT_MAX;
+  }
+  return !ok;
+}
+
 /* Group gi's four lanes at once in floats (fc[l] NULL: an inert lane, as pack_lane's):
  * each value of the four lanes converted and stored as one vector of four floats (one
  * store where pack_lane stores one float in four), the same floats and the same test.
@@ -318,46 +374,32 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
   WideIdx *x = &ws->wide_idx[gi];
   const int kind = wide_kind(layout);
   float *fv = (float *)ws->wide_rows + (size_t)gi * wide_vals(layout);
-  double pad[WIDE_LANES][6][WIDE_J]; /* rows of one block, zeros after it */
-  const double *src[WIDE_LANES][6];
+  /* Each row's two blocks apart: lo its first FAST_W entries, hi its second (the zeros
+     after a row of one block, or an inert lane's, read in place: no padded copy). */
+  const double *lo[6][WIDE_LANES], *hi[6][WIDE_LANES];
   for (int l = 0; l < WIDE_LANES; ++l) {
     const FastCone *c = fc[l];
     if (!c) {
-      for (int r = 0; r < 6; ++r) src[l][r] = zeros;
+      for (int r = 0; r < 6; ++r) lo[r][l] = hi[r][l] = zeros;
       continue;
     }
     const double *rows[6] = {c->Jn, c->J1, c->J2, c->Bn, c->B1, c->B2};
-    const int len = c->nb * FAST_W;
-    for (int r = 0; r < 6; ++r) {
-      if (len == WIDE_J) {
-        src[l][r] = rows[r];
-        continue;
-      }
-      memset(pad[l][r], 0, sizeof pad[l][r]);
-      if (len > 0) memcpy(pad[l][r], rows[r], (size_t)len * sizeof(double));
-      src[l][r] = pad[l][r];
-    }
+    const int two = c->nb * FAST_W == WIDE_J;
+    for (int r = 0; r < 6; ++r) lo[r][l] = rows[r], hi[r][l] = two ? rows[r] + FAST_W : zeros;
   }
-  /* The rows: per value, lanes 0-1 and 2-3 converted in pairs (cvtpd2ps rounds as
-     cvtsd2ss does) and stored together; every |value| <= FLT_MAX (false for a NaN). The
-     entries the kernel negates are not stored (finite with their sources). */
-  const __m128d lim = _mm_set1_pd(FLT_MAX), sign = _mm_set1_pd(-0.0);
-  __m128d okv = _mm_cmpeq_pd(lim, lim);
+  /* The rows (pack_block_f): every |value| <= FLT_MAX (false for a NaN). The entries the
+     kernel negates are not stored (finite with their sources). */
+  __m128 okf = _mm_castsi128_ps(_mm_set1_epi32(-1));
 #pragma GCC unroll 6
   for (int r = 0; r < 6; ++r) {
-    /* The row's stored entries in turn (wide_at's places, without a test per entry): 0 ..
-       FAST_W - 1, then from FAST_W, or FAST_W + WIDE_LIN in a compact row. */
+    /* The row's stored entries in turn (wide_at's places): the first block's FAST_W, then
+       the second block's from entry 0, or from WIDE_LIN in a compact row; two loops of
+       fixed counts (one loop with the skip inside was not unrolled: a test per entry). */
     float *dst = fv + (size_t)WIDE_ROW_START(kind, r) * WIDE_LANES;
-#pragma GCC unroll 12
-    for (int j = 0; j < WIDE_J; ++j, dst += WIDE_LANES) {
-      if (j == FAST_W && WIDE_ROW_SHORT(kind, r)) j += WIDE_LIN;
-      const __m128d a = _mm_set_pd(src[1][r][j], src[0][r][j]);
-      const __m128d b = _mm_set_pd(src[3][r][j], src[2][r][j]);
-      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));
-      okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));
-      const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));
-      _mm_storeu_ps(dst, f);
-    }
+    const int skip = WIDE_ROW_SHORT(kind, r) ? WIDE_LIN : 0;
+    pack_block_f(lo[r][0], lo[r][1], lo[r][2], lo[r][3], 0, dst, &okf);
+    pack_block_f(hi[r][0], hi[r][1], hi[r][2], hi[r][3], skip,
+                 dst + (size_t)(FAST_W - skip) * WIDE_LANES, &okf);
   }
   /* The constants as pack_lane makes them (an inert lane's from inert_cone: zeros, an
      identity A), four lanes a store as the rows. */
@@ -369,9 +411,9 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
   do {                                                                                \
     const __m128d a = _mm_set_pd(kc[1]->field, kc[0]->field);                       \
     const __m128d b = _mm_set_pd(kc[3]->field, kc[2]->field);                       \
-    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, a), lim));                 \
-    okv = _mm_and_pd(okv, _mm_cmple_pd(_mm_andnot_pd(sign, b), lim));                 \
-    _mm_storeu_ps(kdst + (q) * WIDE_LANES, _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b))); \
+    const __m128 f = _mm_movelh_ps(_mm_cvtpd_ps(a), _mm_cvtpd_ps(b));                 \
+    okf = pack_test_f(okf, f);                                                        \
+    _mm_storeu_ps(kdst + (q) * WIDE_LANES, f);                                        \
   } while (0)
   WIDE_PACK_CONST(WM_INV_N, inv_n);
   WIDE_PACK_CONST(WM_QN, qn);
@@ -386,7 +428,7 @@ static inline int pack_group_f(LsimPgs *ws, int gi, const FastCone *const fc[WID
   WIDE_PACK_CONST(WM_A3, A[3]);
 #undef WIDE_PACK_CONST
   _Static_assert(WIDE_META == 11, "the constants packed above");
-  const int bad = _mm_movemask_pd(okv) != 3;
+  const int bad = _mm_movemask_ps(okf) != 15 && pack_group_exact(lo, hi, kc, kind);
   /* The lanes' blocks and variables. */
   for (int l = 0; l < WIDE_LANES; ++l) {
     const FastCone *c = fc[l];
@@ -570,7 +612,9 @@ static void pack_part(void *arg, int member) {
 /* One range's colours (positions [b, e) of src): whether each cone fits (colour -1: does
  * not fit, -2: fits but found no free colour; both stay with the rest of the range),
  * then window by window the first colour free on both its blocks (mask: per block of u,
- * all zero before and after). Counts into *cnt. */
+ * all zero before and after). Counts into *cnt. Every call passes W = FAST_W, a constant
+ * (lsim_pgs_colour runs at that width alone): a W known only at run time had cost six
+ * integer divisions a cone. */
 typedef struct ColourCount {
   int nfit, neg, groups, ncoloured, ncol;
 } ColourCount;
@@ -630,9 +674,9 @@ static void colour_part(void *arg, int member) {
   unsigned long long *mask = j->mask + (size_t)member * j->nblk;
   if (2 * member + 1 >= j->nr - 1) return; /* a member without a part (none today) */
   for (int r = 2 * member; r <= 2 * member + 1; ++r)
-    colour_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->m, j->W, mask, &j->cnt[r]);
+    colour_range(j->ws, j->src, j->colour, j->rb[r], j->re[r], j->m, FAST_W, mask, &j->cnt[r]);
   if (member == 0)
-    colour_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->m, j->W, mask,
+    colour_range(j->ws, j->src, j->colour, j->rb[j->nr - 1], j->re[j->nr - 1], j->m, FAST_W, mask,
                  &j->cnt[j->nr - 1]);
 }
 
@@ -664,7 +708,7 @@ int lsim_pgs_colour(LsimPgs *ws, const LsimFactoredLcp *f, int W, int single, in
   memset(cj.mask, 0, (size_t)nblk * nmask * sizeof *cj.mask);
   if (team) lsim_team_run(ws->team, colour_part, &cj);
   else
-    for (int r = 0; r < nr; ++r) colour_range(ws, src, cj.colour, rb[r], re[r], m, W, cj.mask, &cj.cnt[r]);
+    for (int r = 0; r < nr; ++r) colour_range(ws, src, cj.colour, rb[r], re[r], m, FAST_W, cj.mask, &cj.cnt[r]);
   /* The counts in range order; each range's first group. */
   int *colour = cj.colour;
   int nfit = 0, neg = 3, groups = 0, ncol = 0, ncoloured = 0, g0[2 * LSIM_PGS_MAX_THREADS + 1];

@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "factored.h"
 #include "islands.h"
@@ -690,7 +693,21 @@ static int reserve_chain(LsimSolver *s, int n) {
  * else does nothing. */
 static void chain_keep_start(LsimSolver *s, int n, const double *z) {
   if (!s->options.fallback || n < 1 || reserve_start(s, n)) return;
-  for (int i = 0; i < n; ++i) s->fb_start[i] = s->options.warm_start && isfinite(z[i]) ? z[i] : 0.0;
+  double *st = s->fb_start;
+  if (!s->options.warm_start) {
+    for (int i = 0; i < n; ++i) st[i] = 0.0;
+    return;
+  }
+  int i = 0;
+#if defined(__SSE2__)
+  /* In SSE2 pairs: z_i and'ed with the mask |z_i| <= DBL_MAX (z_i itself, or +0). */
+  const __m128d sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(DBL_MAX);
+  for (; i + 2 <= n; i += 2) {
+    const __m128d v = _mm_loadu_pd(z + i);
+    _mm_storeu_pd(st + i, _mm_and_pd(v, _mm_cmple_pd(_mm_andnot_pd(sign, v), big)));
+  }
+#endif
+  for (; i < n; ++i) st[i] = isfinite(z[i]) ? z[i] : 0.0;
 }
 
 /* Natural residual of z on lcp (+inf when not finite). */
@@ -997,6 +1014,19 @@ static int verify_units(LsimSolver *s, int status, const LsimLcp *lcp,
 
 /* Non-finite entries of z are reset to 0 (a breakdown if nothing worse was reported). */
 static int sanitize_z(double *z, int n, int status) {
+#if defined(__SSE2__)
+  /* Whether any is, in SSE2 pairs first (|z_i| > DBL_MAX unordered: an infinity or a NaN);
+     the scalar pass below only when one is. */
+  {
+    const __m128d sign = _mm_set1_pd(-0.0), big = _mm_set1_pd(DBL_MAX);
+    __m128d nf = _mm_setzero_pd();
+    int i = 0;
+    for (; i + 2 <= n; i += 2) nf = _mm_or_pd(nf, _mm_cmpnle_pd(_mm_andnot_pd(sign, _mm_loadu_pd(z + i)), big));
+    int any = _mm_movemask_pd(nf) != 0;
+    for (; i < n; ++i) any |= !isfinite(z[i]);
+    if (!any) return status;
+  }
+#endif
   for (int i = 0; i < n; ++i)
     if (!isfinite(z[i])) z[i] = 0.0, status = status ? status : LSIM_BREAKDOWN;
   return status;
@@ -1512,16 +1542,17 @@ static int unit_cones(LsimSolver *s, int ncones, const LsimConeBlock *cones) {
 static int unit_factored(LsimSolver *s, const LsimFactoredLcp *f, double bound,
                          LsimFactoredLcp *g) {
   const int n = f->n, m = f->m;
-  if (unit_mark(s, n, f->ncones, f->cones) || lsim_grow((void **)&s->uq, &s->uq_cap, n, sizeof(double)) ||
-      lsim_grow((void **)&s->udiag, &s->udiag_cap, m > 0 ? m : 1, sizeof(double)))
-    return LSIM_OUT_OF_MEMORY;
   /* Every M_ii below 2^UNIT_BAND by a bound (the usual case): the unit is 1, without the
-     diagonal. */
+     diagonal (and without the lambdas' marks, which it would overwrite). */
   if (bound < ldexp(1.0, UNIT_BAND)) {
+    if (lsim_grow((void **)&s->ucol, &s->ucol_cap, n, sizeof(double))) return LSIM_OUT_OF_MEMORY;
     for (int i = 0; i < n; ++i) s->ucol[i] = 1.0;
     s->unit = 1.0;
     return 0;
   }
+  if (unit_mark(s, n, f->ncones, f->cones) || lsim_grow((void **)&s->uq, &s->uq_cap, n, sizeof(double)) ||
+      lsim_grow((void **)&s->udiag, &s->udiag_cap, m > 0 ? m : 1, sizeof(double)))
+    return LSIM_OUT_OF_MEMORY;
   memset(s->udiag, 0, (size_t)(m > 0 ? m : 1) * sizeof(double));
   lsim_factored_diagonal(f, s->uq, s->udiag);
   unit_set(s, n, s->uq);

@@ -8,6 +8,7 @@
  * the Stewart-Trinkle cone couplings (E, -E', mu); q = J v + gaps, gaps >= 0 (feasible).
  * As lsim_lcp_random_contact, but sparse and factored.
  */
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -1272,6 +1273,75 @@ static void test_float_rows_fall_back(void **state) {
   free_scene_lcp(&p);
 }
 
+/* The float packing's finite test at its edge: a group packs as floats when every value
+ * it stores has |x| <= FLT_MAX as a double. The packing tests the converted floats first
+ * (|f| < FLT_MAX) and the doubles only when a float fails; a double just above FLT_MAX
+ * rounds to the float FLT_MAX, so a test of the floats alone (|f| <= FLT_MAX) would take
+ * it. The LCP of data/pile_100 after 40 steps with q of the first cone's normal (one of
+ * the group's constants) set to each edge value, both signs, one and two threads: FLT_MAX
+ * and the double below it keep the float rows (54 values a cone), the double above it and
+ * 1e300 give doubles (72). (A q not finite takes no fast path at all.) */
+static void test_float_rows_edge(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp(&p, "data/pile_100.json", 40);
+  assert_true(f->block_width == 6 && f->ncones >= 16 && f->cones[0].normal >= 0);
+  double *q = malloc((size_t)f->n * sizeof(double));
+  LsimFactoredLcp g = *f;
+  g.q = q;
+  const double edge[4] = {FLT_MAX, nextafter(FLT_MAX, 0.0), nextafter(FLT_MAX, INFINITY), 1e300};
+  const int want[4] = {54, 54, 72, 72};
+  for (int e = 0; e < 4; ++e)
+    for (int sign = 0; sign < 2; ++sign)
+      for (int threads = 1; threads <= 2; ++threads) {
+        memcpy(q, f->q, (size_t)f->n * sizeof(double));
+        q[f->cones[0].normal] = sign ? -edge[e] : edge[e];
+        double *z = calloc((size_t)f->n, sizeof(double));
+        LsimPgsOptions o = lsim_default_pgs_options();
+        o.tol = 0.0, o.max_sweeps = 2, o.threads = threads;
+        LsimPgsInfo info = {0};
+        LsimPgs *w = lsim_pgs_create();
+        lsim_pgs_solve_factored(w, &g, &o, 0, z, &info);
+        if (info.row_values != want[e])
+          fail_msg("q = %s%a, %d threads: %d values a cone, want %d", sign ? "-" : "", edge[e], threads,
+                   info.row_values, want[e]);
+        lsim_pgs_free(w);
+        free(z);
+      }
+  free(q);
+  free_scene_lcp(&p);
+}
+
+/* The fast path takes each variable in at most one cone. The LCP of data/pile_100 after 40
+ * steps with cone c's normal moved onto direction j of cone c + 1 (j = 0 .. 3: the four
+ * directions tested at once, each place alone taken) and onto cone c + 1's lambda: the
+ * fast path refuses it (no B z handed back); the problem as it is takes the fast path. */
+static void test_fast_path_variable_in_two_cones(void **state) {
+  (void)state;
+  SceneLcp p;
+  const LsimFactoredLcp *f = scene_lcp(&p, "data/pile_100.json", 40);
+  assert_true(f->ncones >= 3 && f->cones[1].ndir == 4 && f->cones[1].normal >= 0);
+  LsimConeBlock *cones = malloc((size_t)f->ncones * sizeof *cones);
+  LsimFactoredLcp g = *f;
+  g.cones = cones, g.cone_products = NULL;
+  for (int j = -1; j <= 4; ++j) {
+    memcpy(cones, f->cones, (size_t)f->ncones * sizeof *cones);
+    if (j >= 0) cones[1].normal = j < 4 ? cones[2].first_dir + j : cones[2].lambda;
+    double *z = calloc((size_t)f->n, sizeof(double));
+    LsimPgsOptions o = lsim_default_pgs_options();
+    o.tol = 0.0, o.max_sweeps = 2;
+    LsimPgsInfo info = {0};
+    LsimPgs *w = lsim_pgs_create();
+    lsim_pgs_solve_factored(w, &g, &o, 0, z, &info);
+    if ((info.bz != NULL) != (j < 0))
+      fail_msg("normal on place %d: the fast path %s", j, info.bz ? "taken" : "not taken");
+    lsim_pgs_free(w);
+    free(z);
+  }
+  free(cones);
+  free_scene_lcp(&p);
+}
+
 /* lsim_factored_diagonal gives every M_ii with the bits of lsim_factored_diagonal_entry,
  * where B shares J's pattern (rows with ascending, descending and repeated columns, a -0
  * entry, C's diagonal) and where it does not. The values are exact in binary (products of
@@ -1422,6 +1492,8 @@ int main(void) {
       cmocka_unit_test(test_step_diag_bound),
       cmocka_unit_test(test_sweep_order_from_cones),
       cmocka_unit_test(test_float_rows_fall_back),
+      cmocka_unit_test(test_float_rows_edge),
+      cmocka_unit_test(test_fast_path_variable_in_two_cones),
       cmocka_unit_test(test_diagonal_all_rows),
       cmocka_unit_test(test_check_shared_pattern),
       cmocka_unit_test(test_diagonal_bound),
