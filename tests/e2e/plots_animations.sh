@@ -349,6 +349,39 @@ for name, axis, (lo, hi) in zip("xyz", (ax.xaxis, ax.yaxis, ax.zaxis), lim):
 print("3-D animation: tick labels of x, y, z apart: ok")
 PYEOF
 
+# The frames as written (lcpsim_animate.render, 6 inches at 100 dpi) of the dominoes and
+# of the rolling ball (3 m of x): no ink in the image's outer 4 pixels (the dominoes' z
+# label was cut at the right edge, the ball's panes at the left one), and no axis label
+# over a tick label (the dominoes' 'x [m]' lay over '0.4').
+./lcpsim data/ball_roll_3d.json --steps 20 -o "$tmp/ball_roll.h5" --quiet
+for run in dominoes ball_roll; do
+$PY - "$tmp/$run.h5" "$tmp/$run" <<'PYEOF' || fail "3-D frames of $run: cut at an edge or labels over ticks"
+import sys
+import numpy as np
+from PIL import Image
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_animate
+plt = lcpsim_animate.plt
+plt.close = lambda *a: None  # the frames' figure kept to read its texts
+r = lcpsim_load.load(sys.argv[1])
+assert lcpsim_animate.render(r, sys.argv[2] + "%d.png", every=10 ** 6, dpi=100) == 2
+fig = plt.figure(plt.get_fignums()[-1])
+ax = fig.axes[0]
+rend = fig.canvas.get_renderer()
+for k in (0, 1):
+    a = np.asarray(Image.open(sys.argv[2] + f"{k}.png").convert("L")).astype(int)
+    edges = [int((a[:, :4] < 128).sum()), int((a[:, -4:] < 128).sum()),
+             int((a[:4] < 128).sum()), int((a[-4:] < 128).sum())]
+    assert edges == [0, 0, 0, 0], (k, edges)  # left, right, top, bottom
+for axis, (lo, hi) in zip((ax.xaxis, ax.yaxis, ax.zaxis), (ax.get_xlim(), ax.get_ylim(), ax.get_zlim())):
+    lab = axis.label.get_window_extent(rend)
+    for t in axis.get_major_ticks():
+        if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi:
+            assert not lab.overlaps(t.label1.get_window_extent(rend)), (axis.label.get_text(), t.label1.get_text())
+print(f"3-D frames of {sys.argv[1].split('/')[-1]}: within the image, labels clear of the ticks: ok")
+PYEOF
+done
+
 # 1-D animation, and both plot scripts on every run (PNG written, Octave without error).
 $PY scripts/lcpsim_animate.py "$tmp/two_blocks.h5" -o "$tmp/one_d/%02d.png" --dpi 40 > /dev/null
 [ -s "$tmp/one_d/00.png" ] && [ -s "$tmp/one_d/03.png" ]
