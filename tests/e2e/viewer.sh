@@ -521,3 +521,29 @@ lines = near((0xa3, 0xc0, 0xe0), 24)
 assert lines > 0.005, lines
 print(f"two planes: ground fill {100 * grey:.0f} %, slope fill {100 * blue:.0f} %, slope lines {100 * lines:.1f} % of the view, both in the legend: ok")
 PYEOF
+
+# Impulse arrows' scale: the largest contact impulse of the run, unless it is round-off
+# against the run's momentum (under 1e-6 of sqrt(2 M K), K its largest kinetic energy).
+# The event-driven Newton's cradle's persistent contacts carry 3e-17 N*s (its impacts are
+# in /events): they were drawn as arrows a ball long (8.7e+15 m per N*s); now as none. The
+# stack keeps its scale (the weight over a step: 0.15 of the scene) and its 10 arrows.
+./lcpsim data/newtons_cradle.json -o "$tmp/cradle.h5" --quiet
+./lcpsim view "$tmp/cradle.h5" -o "$tmp/cradle.html" > /dev/null
+node tests/e2e/browse.js "$tmp/arrows" "file://$tmp/cradle.html#step=0" "file://$tmp/stack.html#step=37"
+$PY - "$tmp" "$tmp/cradle.h5" <<'PYEOF'
+import json, sys
+import h5py
+import numpy as np
+d = sys.argv[1]
+cradle, stack = (json.loads(json.load(open(f"{d}/arrows.{i}.json"))["state"]) for i in (0, 1))
+with h5py.File(sys.argv[2], "r") as f:
+    worst = np.abs(f["contacts/normal_impulse"][:]).max()
+assert 0 < worst < 1e-15, worst  # the case: round-off impulses only
+assert cradle["contacts"] == 3 and cradle["arrows"] == 0, (cradle["contacts"], cradle["arrows"])
+# a round-off impulse at that scale: far under a pixel of a scene 2 m wide
+assert worst * cradle["arrow_scale"] < 1e-9, cradle["arrow_scale"]
+assert stack["contacts"] == 20 and stack["arrows"] == 10, (stack["contacts"], stack["arrows"])
+assert 2.0 < stack["arrow_scale"] < 4.0, stack["arrow_scale"]  # 3.06 m per N*s, as before
+print(f"impulse arrows: round-off sets no scale (cradle {cradle['arrow_scale']:.3g} m per N*s, "
+      f"no arrow), the stack's kept ({stack['arrow_scale']:.3g}): ok")
+PYEOF
