@@ -508,8 +508,18 @@ for name in ("names_m", "cradle_m"):
 fig = lcpsim_plot.plot(lcpsim_load.load(f"{d}/cradle.h5"), None)
 texts = [t.get_text() for a in fig.axes for t in a.texts]
 assert any("the 1 impact (dotted) is in /events" in t for t in texts), texts
+# The note covers no data nor another note: the cradle's contact panel is flat at 0 (its
+# persistent contacts' impulses are round-off), where the note at mid-height lay across
+# the line.
+fig.canvas.draw()
+for a in fig.axes:
+    for t in a.texts:
+        if t.get_gid() == "events_note":
+            box = t.get_window_extent()
+            assert not lcpsim_plot.covers_data(a, box), t.get_position()
+            assert not any(box.overlaps(o.get_window_extent()) for o in a.texts if o is not t)
 print("Octave legends of long names and the impact note within the figure, between its "
-      "columns: ok")
+      "columns; Python's note clear of the data: ok")
 PYEOF
 
 # A checkpoint of the library (lsim_sim_save: one state, the step it was taken after in
