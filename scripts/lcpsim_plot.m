@@ -256,6 +256,8 @@ function p = contact_panel(r, ts)
     p.empty = 'no contacts in this run';
     if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
       p.empty = 'a checkpoint holds no step''s contacts';
+    elseif numel(r.time) <= 1  % a run killed before its first flush: no step, no contacts
+      p.empty = 'no step recorded: no contacts to show';
     end
   end
 end

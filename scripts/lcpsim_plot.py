@@ -282,8 +282,12 @@ def contact_panel(r, c):
     t = r.time
     c.set_ylabel("contact impulse\nper step [N*s]")
     if not np.any(r.contacts.kind <= 1):
+        # a file of no step (a run killed before its first flush) says so: 'no contacts in
+        # this run' read as if the dominoes, standing on the ground, touched nothing
         empty = ("a checkpoint holds no step's contacts"
-                 if str(getattr(r, "file_kind", "")) == "checkpoint" else "no contacts in this run")
+                 if str(getattr(r, "file_kind", "")) == "checkpoint" else
+                 "no step recorded: no contacts to show" if len(t) <= 1 else
+                 "no contacts in this run")
         c.text(0.5, 0.5, empty, transform=c.transAxes, ha="center", va="center")
         return
     normal, friction = step_impulses(r)

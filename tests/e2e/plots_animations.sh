@@ -546,3 +546,39 @@ print("a checkpoint drawn as the state after its step: ok")
 PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/ck.h5', '$tmp/ck_m.png');" > /dev/null
 head -c 8 "$tmp/ck_m.png" | od -An -c | grep -q "P   N   G"
+
+# A run killed before its first flush of steps (here made by hand: a 5-step run of the
+# dominoes without /summary, /flushed_rows 1): its one state drawn, the contact panel
+# saying the file holds no step (it said 'no contacts in this run' of dominoes standing on
+# the ground), Octave's too; lcpsim_load.py's summary says the wall time was not recorded
+# (it printed 'wall time nan s').
+./lcpsim data/dominoes_10.json --steps 5 -o "$tmp/d5.h5" --quiet
+$PY - "$tmp/d5.h5" "$tmp/d5k.h5" <<'PYEOF' || fail "a killed run's figure"
+import sys
+import h5py
+import numpy as np
+sys.path.insert(0, "scripts")
+with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
+    for k in src:
+        if k != "summary":
+            src.copy(k, dst)
+    del dst["flushed_rows"]
+    dst["flushed_rows"] = np.int64(1)
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[2])
+assert len(r.time) == 1 and r.summary.run_end == "unfinished"
+fig = lcpsim_plot.plot(r, None)
+texts = [t.get_text() for a in fig.axes for t in a.texts]
+assert "no step recorded: no contacts to show" in texts and "no contacts in this run" not in texts, texts
+print("a killed run of no step: its contact panel says so: ok")
+PYEOF
+$PY scripts/lcpsim_load.py "$tmp/d5k.h5" 2> /dev/null > "$tmp/d5k.txt"
+grep -q "^wall time not recorded: the file was not closed; solver 0 s over the steps it holds$" "$tmp/d5k.txt" ||
+  fail "a killed run's summary: $(grep wall "$tmp/d5k.txt")"
+! grep -q nan "$tmp/d5k.txt" || fail "a killed run's summary prints nan: $(grep nan "$tmp/d5k.txt")"
+octave-cli -H --no-window-system --eval "addpath('scripts'); addpath('$tmp/keep_open');
+  lcpsim_plot('$tmp/d5k.h5', '$tmp/d5k_m.png');
+  t = get(findall(0, 'type', 'text'), 'string'); t = t(~cellfun(@isempty, t));
+  printf('%s\n', t{:});" 2> /dev/null > "$tmp/d5k_m.txt"
+grep -q "^no step recorded: no contacts to show$" "$tmp/d5k_m.txt" ||
+  fail "Octave's figure of a killed run of no step: $(grep -i contact "$tmp/d5k_m.txt")"
