@@ -547,3 +547,20 @@ assert 2.0 < stack["arrow_scale"] < 4.0, stack["arrow_scale"]  # 3.06 m per N*s,
 print(f"impulse arrows: round-off sets no scale (cradle {cradle['arrow_scale']:.3g} m per N*s, "
       f"no arrow), the stack's kept ({stack['arrow_scale']:.3g}): ok")
 PYEOF
+
+# A comparison's chart tells its series apart by dash as well as colour, and in the
+# Python figures' colour order (blue, orange, green, red): the 4 series of a shadow
+# comparison had blue, red, green and purple, all solid (red and green alike to a
+# red-green colour-blind reader); each read-out starts with its line's sample.
+node tests/e2e/browse.js "$tmp/styles" "file://$tmp/cmp.html#step=9"
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+plot = json.loads(json.load(open(f"{d}/styles.0.json"))["state"])["plot"]
+for p in plot["panels"]:
+    st = [(c, tuple(dash)) for c, dash in p["series_style"]]
+    assert len(st) == 4 and len(set(st)) == 4, st
+    assert len({dash for c, dash in st}) == 4, st  # four dashes: no colour needed
+    assert [c for c, dash in st] == ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], st
+print("comparison chart: each series its own colour and dash: ok")
+PYEOF
