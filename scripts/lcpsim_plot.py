@@ -40,9 +40,13 @@ MAX_BODIES = 10
 ROUNDOFF_REL = 1e-9
 plt.rcParams["axes.formatter.useoffset"] = False
 # Distinct colours, and dashes that tell apart series lying on top of each other (the two
-# ropes of a symmetric load).
+# ropes of a symmetric load) and series whose colours a colour-blind reader confuses: ten
+# dashes, one per colour (with four, series 1, 5 and 9 were all solid in blue, purple and
+# olive: Newton's cradle's b0 and b4, crossing in its vx panel, read alike).
+DASHES = ["-", "--", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)), (0, (10, 3)),
+          (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (6, 2, 6, 2, 1, 2)), (0, (12, 2, 2, 2))]
 plt.rcParams["axes.prop_cycle"] = (plt.cycler(color=plt.get_cmap("tab10").colors) +
-                                   plt.cycler(linestyle=["-", "--", "-.", ":"] * 2 + ["-", "--"]))
+                                   plt.cycler(linestyle=DASHES))
 
 
 def coordinate_labels(r, kind):

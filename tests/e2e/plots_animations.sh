@@ -582,3 +582,22 @@ octave-cli -H --no-window-system --eval "addpath('scripts'); addpath('$tmp/keep_
   printf('%s\n', t{:});" 2> /dev/null > "$tmp/d5k_m.txt"
 grep -q "^no step recorded: no contacts to show$" "$tmp/d5k_m.txt" ||
   fail "Octave's figure of a killed run of no step: $(grep -i contact "$tmp/d5k_m.txt")"
+
+# Ten bodies drawn, ten dashes: in every panel of the pile of 100 (its first 10 bodies)
+# no two labelled series share a dash pattern (with 4 dashes, bodies 1, 5 and 9 were solid
+# in blue, purple and olive, colours a colour-blind reader confuses).
+./lcpsim data/pile_100.json --steps 30 -o "$tmp/pile100.h5" --quiet
+$PY - "$tmp/pile100.h5" <<'PYEOF' || fail "series alike in dash"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+fig = lcpsim_plot.plot(lcpsim_load.load(sys.argv[1]), None)
+n = 0
+for a in fig.axes:
+    lines = [l for l in a.get_lines() if not l.get_label().startswith("_")]
+    dashes = [repr(l._unscaled_dash_pattern) for l in lines]
+    assert len(set(dashes)) == len(dashes), (a.get_ylabel(), dashes)
+    n = max(n, len(lines))
+assert n == 10, n
+print("ten series of a panel, ten dashes: ok")
+PYEOF
