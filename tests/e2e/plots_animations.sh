@@ -601,3 +601,28 @@ for a in fig.axes:
 assert n == 10, n
 print("ten series of a panel, ten dashes: ok")
 PYEOF
+# Octave's figure of it: 4 dashes only (gnuplot), a marker from the 5th series on, each
+# series' (colour, dash, marker) its own, and its legend name says the dash and marker.
+octave-cli -H --no-window-system --eval "addpath('scripts'); addpath('$tmp/keep_open');
+  lcpsim_plot('$tmp/pile100.h5', '$tmp/pile100_m.png');
+  for b = findall(0, 'type', 'axes')'
+    if strcmp(get(get(b, 'ylabel'), 'string'), 'vx [m/s]'), a = b; end
+  end
+  keys = {};
+  for l = findall(a, 'type', 'line')'
+    k = sprintf('%.3f %.3f %.3f', get(l, 'color'));
+    keys{end + 1} = sprintf('%s %s %s', k, get(l, 'linestyle'), get(l, 'marker'));
+  end
+  t = get(findall(a, 'type', 'text'), 'string');
+  printf('%s\n', t{:});
+  by = {};
+  for i = 1:numel(keys)
+    c = keys{i}(1:17);  % a colour's line and its markers: one series
+    j = find(strcmp(by, c));
+    if isempty(j), by{end + 1} = c; end
+  end
+  printf('series %d\n', numel(by));" 2> /dev/null > "$tmp/pile100_m.txt"
+grep -q "^sphere_0_1_0 (-- o)$" "$tmp/pile100_m.txt" && grep -q "^sphere_0_0_4 (o)$" "$tmp/pile100_m.txt" &&
+  grep -q "^sphere_0_0_0$" "$tmp/pile100_m.txt" && grep -q "^series 10$" "$tmp/pile100_m.txt" ||
+  fail "Octave's styles of 10 series: $(cat "$tmp/pile100_m.txt")"
+echo "Octave: ten series, a marker from the fifth on, named in the legend: ok"
