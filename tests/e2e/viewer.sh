@@ -564,3 +564,22 @@ for p in plot["panels"]:
     assert [c for c, dash in st] == ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], st
 print("comparison chart: each series its own colour and dash: ok")
 PYEOF
+
+# A hybrid run's panels carry their states' units (/model/state_units) in title and
+# read-out, as lcpsim_hybrid_plot.py's axes: the SLIP runner's read 'x', 'xdot' (no unit).
+./lcpsim data/slip.json -o "$tmp/slip.h5" > /dev/null
+./lcpsim view "$tmp/slip.h5" -o "$tmp/slip.html" > /dev/null
+node tests/e2e/browse.js "$tmp/slipv" "file://$tmp/slip.html#step=3"
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+import h5py
+d = sys.argv[1]
+plot = json.loads(json.load(open(f"{d}/slipv.0.json"))["state"])["plot"]
+with h5py.File(f"{d}/slip.h5", "r") as f:
+    names = [n.decode() for n in f["model/state_names"][:]]
+    units = [u.decode() for u in f["model/state_units"][:]]
+titles = [p["title"] for p in plot["panels"]]
+want = [f"{n} [{u}]" if u else n for n, u in zip(names, units)][:8]
+assert titles == want and "x [m]" in titles and "xdot [m/s]" in titles, (titles, want)
+print(f"hybrid page: {len(titles)} panels titled with their units ({', '.join(titles[:3])}, ...): ok")
+PYEOF
