@@ -333,3 +333,35 @@ for f in p.dat dir.h5; do
   done
 done
 echo "loaders on a .dat problem and a directory: named in one line: ok"
+
+# The figure scripts write units as every other figure does, in brackets ('q[n] [m]',
+# 'time step h [s]'): cart_wall_figure.py and integrators_compare.py wrote '(m)', '(s)'.
+$PY - "$tmp" <<'PYEOF'
+import contextlib, io, re, runpy, sys
+sys.path.insert(0, "scripts")
+import lcpsim_load
+d = sys.argv[1]
+figs = []
+real = lcpsim_load.save_figure
+lcpsim_load.save_figure = lambda fig, path, **kw: (figs.append(fig), real(fig, path, **kw))[1]
+for argv in (["cart_wall_figure.py", "--grid", "5", "-o", f"{d}/cw_units.png"],
+             ["integrators_compare.py", "--quick", "-o", f"{d}/integ"]):
+    sys.argv = argv
+    with contextlib.redirect_stdout(io.StringIO()):  # their tables
+        runpy.run_path("scripts/" + argv[0], run_name="__main__")
+labels = []
+for fig in figs:
+    for ax in fig.axes:
+        labels += [l for l in (ax.get_xlabel(), ax.get_ylabel(),
+                               ax.get_zlabel() if hasattr(ax, "get_zlabel") else "") if l]
+assert len(figs) == 2 and len(labels) >= 12, (len(figs), labels)
+bad = [l for l in labels if not re.search(r"\[[^\]]+\]$", l)]
+assert not bad, bad
+# An event-driven error under the log panels' floor (1e-13) is drawn at the floor, and its
+# label says so (box_slide_3d's 2.2e-16 s sat at 1e-13 under a bare '2.2e-16 s').
+notes = [t.get_text() for ax in figs[1].axes for t in ax.texts if re.match(r"^[0-9.e+-]+ [ms]", t.get_text())]
+assert len(notes) == 3, notes
+for t in notes:
+    assert (float(t.split()[0]) < 1e-13) == ("drawn at 1e-13" in t), t
+print(f"cart-wall and integrator figures: {len(labels)} axis labels, units in brackets: ok")
+PYEOF
