@@ -985,8 +985,8 @@ int lsim_cli_run(int argc, char **argv) {
       exit_code = lsim_cli_interrupt_status(stop_signal);
     }
     if (!quiet && event_driven)
-      fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld events, %.3f s -> %s\n",
-              scene_path, done, model.time_step, events, elapsed, path);
+      fprintf(stdout, "%s: event-driven, %d samples of %g s, %ld event%s, samples in %.3f s -> %s\n",
+              scene_path, done, model.time_step, events, events == 1 ? "" : "s", elapsed, path);
     else if (!quiet) {
       /* Steps that spent a fixed sweep budget (tol 0) are not failures; the line says how
          many and the worst relative residual they reached (/summary/failures counts them,
@@ -1026,9 +1026,9 @@ int lsim_cli_run(int argc, char **argv) {
         snprintf(stride_note, sizeof stride_note, " (a row every %d steps and the last)",
                  record_every);
       fprintf(stdout,
-              "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e, "
-              "%d solver failures (%d more recovered by the fallback)%s, %.3f s (solver %.3f s) "
-              "-> %s%s\n",
+              "%s: %d steps%s of %g s with %s, %lld contacts, max residual %.3e N*s, "
+              "%d solver failures (%d more recovered by the fallback)%s, steps in %.3f s "
+              "(solver %.3f s) -> %s%s\n",
               scene_path, done - rinfo.steps_done, resumed, model.time_step,
               step_solver_name(&model, stepper),
               total_contacts, max_residual, failures, recovered, budget, elapsed, solver_time,

@@ -100,12 +100,12 @@ def main(argv):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig = plt.figure(figsize=(11, 4.8))
-    panels = [(q_next, "q[n+1]", "q[n+1] (m)"), (force, "f[n]", "f[n] (N)")]
+    panels = [(q_next, "q[n+1]", "q[n+1] [m]"), (force, "f[n]", "f[n] [N]")]
     for k, (Z, title, zlabel) in enumerate(panels):
         ax = fig.add_subplot(1, 2, k + 1, projection="3d")
         ax.plot_surface(Q, V, Z, cmap="viridis", linewidth=0, antialiased=True)
-        ax.set_xlabel("q[n] (m)")
-        ax.set_ylabel("v[n] (m/s)")
+        ax.set_xlabel("q[n] [m]")
+        ax.set_ylabel("v[n] [m/s]")
         ax.set_yticks([-10, -5, 0, 5, 10])
         ax.set_zlabel(zlabel, labelpad=8)
         ax.set_box_aspect(None, zoom=0.88)  # room for the z label inside the panel

@@ -452,9 +452,45 @@ def draw_3d(ax, sc, k, lim):
     for axis, e in zip((ax.xaxis, ax.yaxis, ax.zaxis), ext):
         axis.set_major_locator(MaxNLocator(nbins=max(2, int(round(6 * e / max(ext)))),
                                            steps=[1, 2, 2.5, 5, 10]))
-    ax.set_xlabel("x [m]")
-    ax.set_ylabel("y [m]")
-    ax.set_zlabel("z [m]")
+    # labels set off from the tick labels (at mplot3d's default the dominoes' 'x [m]' lay
+    # over the tick label '0.4')
+    ax.set_xlabel("x [m]", labelpad=14)
+    ax.set_ylabel("y [m]", labelpad=14)
+    ax.set_zlabel("z [m]", labelpad=14)
+
+
+def text_extent(fig, ax):
+    """The union, in figure fractions, of what a 3-D axes draws: its panes and tight box,
+    title, axis labels and tick labels within the limits (mplot3d's own tight box leaves
+    the z label out)."""
+    from matplotlib.transforms import Bbox
+    fig.canvas.draw()
+    rend = fig.canvas.get_renderer()
+    texts = [ax.title, ax.xaxis.label, ax.yaxis.label, ax.zaxis.label]
+    for axis, (lo, hi) in zip((ax.xaxis, ax.yaxis, ax.zaxis),
+                              (ax.get_xlim(), ax.get_ylim(), ax.get_zlim())):
+        # ticks beyond the limits are not drawn, their labels' places are meaningless
+        texts += [t.label1 for t in axis.get_major_ticks()
+                  if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi]
+    boxes = [t.get_window_extent(rend) for t in texts if t.get_text()] + [ax.get_tightbbox(rend)]
+    return Bbox.union(boxes).transformed(fig.transFigure.inverted())
+
+
+def fit_3d(fig, ax, margin=0.01):
+    """Moves and scales a 3-D axes until its title, labels and tick labels lie within the
+    figure, `margin` (a fraction of it) from each edge: a box of fixed aspect fills the
+    axes' width, its z label beyond it (the dominoes' 'z [m]' was cut at the right edge of
+    a 6-inch frame). Labels move with the box, hence a few rounds."""
+    for _ in range(4):
+        pos, ext = ax.get_position(), text_extent(fig, ax)
+        if (ext.x0 >= margin and ext.y0 >= margin and ext.x1 <= 1 - margin
+                and ext.y1 <= 1 - margin):
+            return
+        # the overhang of the texts past the axes on each side, kept; the axes take the rest
+        left, right = pos.x0 - ext.x0, ext.x1 - pos.x1
+        low, high = pos.y0 - ext.y0, ext.y1 - pos.y1
+        ax.set_position([margin + left, margin + low, 1 - 2 * margin - left - right,
+                         1 - 2 * margin - low - high])
 
 
 def clip_segment(p0, p1, lim):
@@ -584,11 +620,16 @@ def render(r, out, every=1, limits=None, dpi=100, fps=None, size=6.0):
     name = name if len(name) <= 80 else name[:77] + "..."  # one line over the frame
     name = f"{name}\n" if name else ""
 
+    fitted = []
+
     def draw(k):
         ax.cla()
         drawer(ax, sc, k, lim)
         ax.set_title(f"{name}t = {r.time[k]:.4g} s (step {int(r.step[k])} of "
                      f"{int(r.summary.get('steps_done', nsteps))})", fontsize=10)
+        if sc.dim == 3 and not fitted:  # the limits are the same in every frame
+            fit_3d(fig, ax)
+            fitted.append(True)
 
     lower = out.lower()
     if "%" in out:

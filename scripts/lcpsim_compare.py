@@ -289,17 +289,21 @@ def markdown_outcomes(c):
 # ---- figures ----
 
 def readable_log_ticks(ax):
-    """A logarithmic y axis spanning about a decade or less has one labelled tick or none:
+    """A logarithmic axis spanning about a decade or less has one labelled tick or none:
     2 and 5 x 10^k are then labelled too (the size figure's failed-solve panels read
-    '10^-1' alone)."""
+    '10^-1' alone; its size axis of pile_10, n = 21 .. 277, read '10^2' alone)."""
     from matplotlib.ticker import LogFormatterSciNotation, LogLocator
-    lo, hi = ax.get_ylim()
-    if ax.get_yscale() != "log" or lo <= 0 or not ax.get_lines():
-        return
-    if sum(lo <= t <= hi for t in ax.get_yticks()) >= 2:
-        return
-    ax.yaxis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
-    ax.yaxis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
+    for axis, lim, scale in ((ax.yaxis, ax.get_ylim(), ax.get_yscale()),
+                             (ax.xaxis, ax.get_xlim(), ax.get_xscale())):
+        lo, hi = sorted(lim)
+        # a y axis without lines has no scale to read (the empty failed-solve panels); an
+        # x axis is read under its column's lowest panel, whatever that panel holds
+        if scale != "log" or lo <= 0 or (axis is ax.yaxis and not ax.get_lines()):
+            continue
+        if sum(lo <= t <= hi for t in axis.get_majorticklocs()) >= 2:
+            continue
+        axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))
+        axis.set_minor_formatter(LogFormatterSciNotation(labelOnlyBase=False,
                                                          minor_thresholds=(np.inf, np.inf)))
 
 
@@ -486,7 +490,14 @@ def figure_iterations(c, outdir, name):
             # counts from 1 to 10^4 side by side: a linear axis flattens all but the largest
             # (box_stack_3d: lemke's 15 pivots and 3 fixed sweeps lay on 0 under PGS's 5757)
             axes[0][g].set_yscale("symlog", linthresh=1)
-            axes[0][g].set_ylim(bottom=0)
+            # 5 % of the panel above the largest count, on the panel's own scale (the
+            # linear 5 % margin is 0.02 decade: pile_10's PGS counts of 5899 lay on the
+            # frame), and as much below 0 (counts of 0, a warm start's, lay on the bottom
+            # frame); symlog (linthresh 1) draws y > 1 at about 1 + log10(y), y in [-1, 1] linearly
+            top = max(float(np.max(np.where(np.asarray(c.results.lcp_size[:, ser]) > 0,
+                                            c.results.iterations[:, ser], 0))), 1.0)
+            span = 1.0 + np.log10(top)
+            axes[0][g].set_ylim(-0.05 * span, 10.0 ** (span * 1.05 - 1.0))
         axes[0][g].set_title(f"{name}" + (f", {title}" if title else ""))
         for a in (axes[0][g], axes[1][g]):
             a.grid(True, alpha=0.3)

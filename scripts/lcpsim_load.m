@@ -203,16 +203,16 @@ function r = cut_group(r, group, names, m)
 end
 
 % The numeric fields of s named in names, cut to their first m rows (h5py orientation:
-% the row index first).
+% the row index first; a 1-D dataset is an N x 1 column). A 2-D dataset of one row (the
+% one state of a run killed before its first flush of steps: q, 1 x 70) is a row, not a
+% vector to cut along (it was cut to its first coordinate, 1 x 1, and the figure failed).
 function s = cut_fields(s, names, m)
   for i = 1:numel(names)
     if ~isfield(s, names{i}) || ~isnumeric(s.(names{i})) && ~islogical(s.(names{i}))
       continue;
     end
     a = s.(names{i});
-    if isvector(a) && numel(a) > m
-      s.(names{i}) = a(1:m);
-    elseif ~isvector(a) && size(a, 1) > m
+    if size(a, 1) > m
       idx = repmat({':'}, 1, ndims(a));
       idx{1} = 1:m;
       s.(names{i}) = a(idx{:});

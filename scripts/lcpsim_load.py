@@ -944,8 +944,12 @@ def summary(r):
         f"contacts {s.total_contacts} rows, max penetration {s.max_penetration:.3g} m",
         f"energy kinetic {r.energy.kinetic[0]:.6g} -> {r.energy.kinetic[-1]:.6g} J, "
         f"potential {r.energy.potential[0]:.6g} -> {r.energy.potential[-1]:.6g} J",
-        f"wall time {s.wall_time_total:.3g} s" + ("" if event_driven else
-                                                   f" (solver {s.solver_wall_time:.3g} s)"),
+        # a file its writer did not close has no wall time ('wall time nan s' before)
+        (f"wall time {s.wall_time_total:.3g} s" + ("" if event_driven else
+                                                    f" (solver {s.solver_wall_time:.3g} s)")
+         if np.isfinite(s.wall_time_total) else
+         "wall time not recorded: the file was not closed" + ("" if event_driven else
+         f"; solver {s.solver_wall_time:.3g} s over the steps it holds")),
     ]
     if s.get("run_end", "completed") != "completed":
         lines.append(f"run end: {s.run_end} at step {s.run_end_step}" +

@@ -256,6 +256,8 @@ function p = contact_panel(r, ts)
     p.empty = 'no contacts in this run';
     if isfield(r, 'file_kind') && strcmp(r.file_kind, 'checkpoint')
       p.empty = 'a checkpoint holds no step''s contacts';
+    elseif numel(r.time) <= 1  % a run killed before its first flush: no step, no contacts
+      p.empty = 'no step recorded: no contacts to show';
     end
   end
 end
@@ -302,7 +304,7 @@ function E = constraint_panels(r)
 end
 
 % The legend room beside the panels, in pixels: the longest line a panel's legend writes
-% (a name with its dash mark, or the note) at fontsize 8, about 6.2 px a character (DejaVu
+% (a name with its dash and marker, or the note) at fontsize 8, about 6.2 px a character (DejaVu
 % Sans through gnuplot's pngcairo: 5.5 px on average, wide letters more), and 24 px of
 % margin; at least 150 px.
 function px = legend_room_px(P)
@@ -313,7 +315,7 @@ function px = legend_room_px(P)
       continue;
     end
     for j = 1:numel(p.labels)
-      longest = max(longest, numel(p.labels{j}) + 5);  % ' (--)'
+      longest = max(longest, numel(p.labels{j}) + numel(style_name(j)));  % ' (-- o)'
     end
     longest = max(longest, numel(p.note));
   end
@@ -328,13 +330,33 @@ function s = plural(n)
 end
 
 % Distinct colours (matplotlib's tab10) and dashes that tell apart series lying on top
-% of each other.
-function [c, s] = style(k)
+% of each other; from the 5th series on a marker too (m, '' for none), as gnuplot has 4
+% dashes: series 1, 5 and 9 were solid in blue, purple and olive, which a colour-blind
+% reader confuses (scripts/lcpsim_plot.py has 10 dashes).
+function [c, s, m] = style(k)
   tab10 = [31 119 180; 255 127 14; 44 160 44; 214 39 40; 148 103 189; 140 86 75; ...
            227 119 194; 127 127 127; 188 189 34; 23 190 207] / 255;
   dashes = {'-', '--', '-.', ':'};
+  markers = {'', 'o', 's'};
   c = tab10(mod(k - 1, 10) + 1, :);
   s = dashes{mod(k - 1, 4) + 1};
+  m = markers{mod(floor(mod(k - 1, 10) / 4), 3) + 1};
+end
+
+% The legend's note of series k's style: its dash and marker, '' for a solid line.
+function t = style_name(k)
+  [~, s, m] = style(k);
+  parts = {};
+  if ~strcmp(s, '-')
+    parts{end + 1} = s;
+  end
+  if ~isempty(m)
+    parts{end + 1} = m;
+  end
+  t = '';
+  if ~isempty(parts)
+    t = [' (' strjoin(parts, ' ') ')'];
+  end
 end
 
 function draw_panel(p, tl, pos)
@@ -375,10 +397,15 @@ function draw_panel(p, tl, pos)
   hold on;
   h = zeros(1, numel(ys));
   for k = 1:numel(ys)
-    [c, s] = style(k);
+    [c, s, m] = style(k);
     h(k) = plot(p.x, ys{k}, 'color', c, 'linestyle', s, 'linewidth', 1.2);
     if numel(p.x) < 3
       set(h(k), 'marker', 'o');  % a line of one or two points shows nothing
+    elseif ~isempty(m)  % about 10 markers along the line, apart from the next series'
+      n = numel(p.x);
+      at = unique(min(n, max(1, round(linspace(1, n, 11) + (k - 1) * n / 110))));
+      y = ys{k};
+      plot(p.x(at), y(at), 'color', c, 'linestyle', 'none', 'marker', m, 'markersize', 4);
     end
     if ~isempty(p.dotted)
       plot(tl, p.dotted(k) * [1 1], 'color', c, 'linestyle', ':');
@@ -411,11 +438,10 @@ function draw_panel(p, tl, pos)
   if p.legend && ~isempty(ys)
     % The legend: each name in its series' colour (and dash) beside the panel, never
     % over the data.
-    dash_names = {'', ' (--)', ' (-.)', ' (:)'};
     rowh = min(0.14, 0.95 / max(numel(ys) + ~isempty(p.note), 1));
     for k = 1:numel(ys)
-      [c, s] = style(k);
-      text(1.02, 1 - rowh * (k - 0.5), [p.labels{k} dash_names{mod(k - 1, 4) + 1}], ...
+      c = style(k);
+      text(1.02, 1 - rowh * (k - 0.5), [p.labels{k} style_name(k)], ...
            'units', 'normalized', 'color', c, 'interpreter', 'none', 'fontsize', 8);
     end
     if ~isempty(p.note)

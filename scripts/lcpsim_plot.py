@@ -40,9 +40,13 @@ MAX_BODIES = 10
 ROUNDOFF_REL = 1e-9
 plt.rcParams["axes.formatter.useoffset"] = False
 # Distinct colours, and dashes that tell apart series lying on top of each other (the two
-# ropes of a symmetric load).
+# ropes of a symmetric load) and series whose colours a colour-blind reader confuses: ten
+# dashes, one per colour (with four, series 1, 5 and 9 were all solid in blue, purple and
+# olive: Newton's cradle's b0 and b4, crossing in its vx panel, read alike).
+DASHES = ["-", "--", "-.", ":", (0, (6, 1.5, 1, 1.5, 1, 1.5)), (0, (10, 3)),
+          (0, (3, 1, 1, 1)), (0, (1, 3)), (0, (6, 2, 6, 2, 1, 2)), (0, (12, 2, 2, 2))]
 plt.rcParams["axes.prop_cycle"] = (plt.cycler(color=plt.get_cmap("tab10").colors) +
-                                   plt.cycler(linestyle=["-", "--", "-.", ":"] * 2 + ["-", "--"]))
+                                   plt.cycler(linestyle=DASHES))
 
 
 def coordinate_labels(r, kind):
@@ -282,8 +286,12 @@ def contact_panel(r, c):
     t = r.time
     c.set_ylabel("contact impulse\nper step [N*s]")
     if not np.any(r.contacts.kind <= 1):
+        # a file of no step (a run killed before its first flush) says so: 'no contacts in
+        # this run' read as if the dominoes, standing on the ground, touched nothing
         empty = ("a checkpoint holds no step's contacts"
-                 if str(getattr(r, "file_kind", "")) == "checkpoint" else "no contacts in this run")
+                 if str(getattr(r, "file_kind", "")) == "checkpoint" else
+                 "no step recorded: no contacts to show" if len(t) <= 1 else
+                 "no contacts in this run")
         c.text(0.5, 0.5, empty, transform=c.transAxes, ha="center", va="center")
         return
     normal, friction = step_impulses(r)
@@ -302,7 +310,8 @@ def contact_panel(r, c):
                    zorder=0)
         impacts = "the 1 impact (dotted) is" if n_imp == 1 else f"the {n_imp} impacts (dotted) are"
         c.text(0.02, 0.5, f"persistent contacts only:\n{impacts} in /events",
-               transform=c.transAxes, ha="left", va="center", fontsize="x-small", color="0.3")
+               transform=c.transAxes, ha="left", va="center", fontsize="x-small", color="0.3",
+               gid="events_note")
     c.legend(loc="best", fontsize="small")
 
 
@@ -333,6 +342,49 @@ def clear_inside_legends(fig, ax):
         leg._loc = 1  # upper right (Legend.set_loc is matplotlib >= 3.8 only)
 
 
+def covers_data(a, box):
+    """True when the pixel box holds a point of a line of panel a, or of a line's segment
+    between two points (sampled 8 times: a flat line's points may all lie outside)."""
+    for line in a.get_lines():
+        xy = line.get_xydata()
+        xy = xy[np.all(np.isfinite(xy), axis=1)]
+        if not len(xy):
+            continue
+        p = a.transData.transform(xy)
+        if len(p) > 1:
+            f = np.linspace(0.0, 1.0, 9)[:, None, None]
+            p = (p[:-1] + f * (p[1:] - p[:-1])).reshape(-1, 2)
+        if np.any((p[:, 0] >= box.x0) & (p[:, 0] <= box.x1) &
+                  (p[:, 1] >= box.y0) & (p[:, 1] <= box.y1)):
+            return True
+    return False
+
+
+def clear_notes(fig, ax):
+    """The event-driven contact panel's note (left, mid-height) moves to the first place
+    of the left column (top, bottom) or of the right one where it covers no data and
+    meets no legend or other note: over a flat panel it lay across the line at 0
+    (Newton's cradle)."""
+    fig.canvas.draw()
+    for a in ax.flat:
+        for t in a.texts:
+            if t.get_gid() != "events_note":
+                continue
+            leg = a.get_legend()
+            others = [o.get_window_extent() for o in a.texts if o is not t]  # round-off notes
+            for x, y, ha, va in ((0.02, 0.5, "left", "center"), (0.02, 0.97, "left", "top"),
+                                 (0.02, 0.03, "left", "bottom"), (0.98, 0.5, "right", "center"),
+                                 (0.98, 0.03, "right", "bottom"), (0.5, 0.97, "center", "top")):
+                t.set_position((x, y))
+                t.set_ha(ha)
+                t.set_va(va)
+                box = t.get_window_extent().padded(2)
+                if not covers_data(a, box) and (leg is None or
+                                                not box.overlaps(leg.get_window_extent())) \
+                        and not any(box.overlaps(o) for o in others):
+                    break
+
+
 def finish(fig, ax, out, units, r):
     """Grid, round-off and time labels; writes out (PNG) and closes the figure, or returns
     the figure when out is None."""
@@ -354,6 +406,7 @@ def finish(fig, ax, out, units, r):
         if overlap > 0:
             fig.subplots_adjust(top=fig.subplotpars.top - overlap)
     clear_inside_legends(fig, ax)
+    clear_notes(fig, ax)
     if out is None:
         return fig
     # legends beside panels included

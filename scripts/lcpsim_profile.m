@@ -132,12 +132,21 @@ function [taus, rho, titles] = plot_file(path, out)
     else
       t = ['performance profile, ' t];
     end
+    % the file's base name first, as the Python figure's title
+    [~, base] = fileparts(path);
+    t = [base ': ' t];
     title(t, 'interpreter', 'none', 'fontsize', 10 - 2 * (numel(t) > 60));
     labels = regexprep(c.series.label(ser), ' \((cold|warm)\)$', '');
     if room(g) > 0
-      % The legend beside the panel, never over a curve: each name in its series' colour.
+      % The legend beside the panel, never over a curve: each name in its series' colour,
+      % and its dash when not solid (solver 11's name read as solver 1's, in the same
+      % colour, with nothing to say its line was dashed), as scripts/lcpsim_plot.m's.
       rowh = min(0.07, 0.98 / max(numel(h), 1));
       for j = 1:numel(h)
+        ls = get(h(j), 'linestyle');
+        if ~strcmp(ls, '-')
+          labels{j} = [labels{j} ' (' ls ')'];
+        end
         text(1.03, 1 - rowh * (j - 0.5), labels{j}, 'units', 'normalized', ...
              'color', get(h(j), 'color'), 'interpreter', 'none', 'fontsize', 9);
       end
@@ -154,13 +163,14 @@ function [taus, rho, titles] = plot_file(path, out)
 end
 
 % The legend's room beside a panel, in pixels: the longest name (the start suffix
-% dropped) at fontsize 9, about 7 px a character through gnuplot's pngcairo, and 30 px of
+% dropped, a dash added) at fontsize 9, about 7 px a character through gnuplot's pngcairo, and 30 px of
 % margin; at least 120 px.
 function px = legend_room_px(labels)
   labels = regexprep(labels, ' \((cold|warm)\)$', '');
   longest = 0;
   for j = 1:numel(labels)
-    longest = max(longest, numel(labels{j}));
+    % a dash named after the name (' (--)') from the 11th solver on
+    longest = max(longest, numel(labels{j}) + 5 * (j > 10));
   end
   px = max(120, ceil(30 + 7 * longest));
 end

@@ -224,6 +224,48 @@ assert empty and all(len(a.get_yticks()) == 0 for a in empty), [a.get_yticks() f
 print("compare figures: iterations on a log axis, legend beside, log ticks labelled: ok")
 PYEOF
 
+# The same figures of the pile of 10 (PGS up to 8225 sweeps, warm starts of 0): every
+# point of the logarithmic iterations panels clear of their frames (the linear 5 % margin
+# is 0.02 decade on that axis: the counts of 5899 lay on the top frame, the 0s on the
+# bottom one), and the size axis (n = 21 .. 277, about a decade) with 2 labelled ticks or
+# more ('10^2' alone).
+./lcpsim compare data/pile_10.json --solvers lemke,pgs --steps 100 -o "$tmp/pile_cmp.h5" --quiet
+$PY - "$tmp/pile_cmp.h5" "$tmp" <<'PYEOF'
+import sys
+import numpy as np
+sys.path.insert(0, "scripts")
+import matplotlib
+matplotlib.use("Agg")
+import lcpsim_compare as lc
+c = lc.load(sys.argv[1])
+figs = []
+real_save = lc._save
+lc._save = lambda fig, outdir, name, stem: (figs.append(fig), real_save(fig, outdir, name, stem))[1]
+lc.figure_iterations(c, sys.argv[2], "pile")
+lc.figure_size(c, sys.argv[2], "pile")
+fi, fs = figs
+top = [a for a in fi.axes if a.get_ylabel() == "iterations / pivots"]
+assert len(top) == 2 and all(a.get_yscale() == "symlog" for a in top)
+fi.canvas.draw()
+for a in top:
+    box = a.get_window_extent()
+    ys = np.concatenate([a.transData.transform(ln.get_xydata())[:, 1] for ln in a.get_lines()
+                         if len(ln.get_xdata())])
+    # 1 % of the panel's height: a marker of 3 points is about 2 % of it
+    room = 0.01 * box.height
+    assert ys.min() >= box.y0 + room and ys.max() <= box.y1 - room, \
+        (a.get_title(), ys.min() - box.y0, box.y1 - ys.max(), box.height)
+fs.canvas.draw()
+for a in fs.axes:
+    if not a.get_xlabel():
+        continue
+    lo, hi = a.get_xlim()
+    labelled = [t.get_loc() for t in a.xaxis.get_major_ticks() + a.xaxis.get_minor_ticks()
+                if lo <= t.get_loc() <= hi and t.label1.get_visible() and t.label1.get_text()]
+    assert len(labelled) >= 2, (a.get_xlabel(), lo, hi, labelled)
+print("compare figures of the pile: iterations clear of the frames, sizes labelled: ok")
+PYEOF
+
 # Figure files that cannot be: one line, exit 2, before any work, nothing written (a path
 # without an extension, or a folder, was written as PATH.png; the rest ended in tracebacks).
 ./lcpsim data/cart_wall.json -o "$tmp/cw2.h5" --quiet
@@ -291,3 +333,35 @@ for f in p.dat dir.h5; do
   done
 done
 echo "loaders on a .dat problem and a directory: named in one line: ok"
+
+# The figure scripts write units as every other figure does, in brackets ('q[n] [m]',
+# 'time step h [s]'): cart_wall_figure.py and integrators_compare.py wrote '(m)', '(s)'.
+$PY - "$tmp" <<'PYEOF'
+import contextlib, io, re, runpy, sys
+sys.path.insert(0, "scripts")
+import lcpsim_load
+d = sys.argv[1]
+figs = []
+real = lcpsim_load.save_figure
+lcpsim_load.save_figure = lambda fig, path, **kw: (figs.append(fig), real(fig, path, **kw))[1]
+for argv in (["cart_wall_figure.py", "--grid", "5", "-o", f"{d}/cw_units.png"],
+             ["integrators_compare.py", "--quick", "-o", f"{d}/integ"]):
+    sys.argv = argv
+    with contextlib.redirect_stdout(io.StringIO()):  # their tables
+        runpy.run_path("scripts/" + argv[0], run_name="__main__")
+labels = []
+for fig in figs:
+    for ax in fig.axes:
+        labels += [l for l in (ax.get_xlabel(), ax.get_ylabel(),
+                               ax.get_zlabel() if hasattr(ax, "get_zlabel") else "") if l]
+assert len(figs) == 2 and len(labels) >= 12, (len(figs), labels)
+bad = [l for l in labels if not re.search(r"\[[^\]]+\]$", l)]
+assert not bad, bad
+# An event-driven error under the log panels' floor (1e-13) is drawn at the floor, and its
+# label says so (box_slide_3d's 2.2e-16 s sat at 1e-13 under a bare '2.2e-16 s').
+notes = [t.get_text() for ax in figs[1].axes for t in ax.texts if re.match(r"^[0-9.e+-]+ [ms]", t.get_text())]
+assert len(notes) == 3, notes
+for t in notes:
+    assert (float(t.split()[0]) < 1e-13) == ("drawn at 1e-13" in t), t
+print(f"cart-wall and integrator figures: {len(labels)} axis labels, units in brackets: ok")
+PYEOF

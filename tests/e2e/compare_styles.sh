@@ -78,5 +78,27 @@ if command -v octave-cli > /dev/null 2>&1; then
     "lines "[2-9][0-9]" repeated []") ;;
     *) echo "FAIL: octave profile lines not each their own style: $out"; exit 1 ;;
   esac
+  # Its legend (names beside the panel in their lines' colours) tells them apart too: a
+  # dashed line's name ends in its dash, ' (--)' (series 11, siconos:..., read as series
+  # 1, lemke: the same blue, nothing more), so no two names share (colour, dash).
+  out=$(cd "$tmp" && octave-cli -H --no-window-system --eval "
+    warning('off', 'all'); addpath('$root/scripts'); addpath('$tmp/shim');
+    lcpsim_profile('$tmp/set.h5', '');
+    f = findall(0, 'type', 'figure'); keys = {}; dup = '';
+    for tx = reshape(findall(f, 'type', 'text'), 1, [])
+      p = get(tx, 'position');
+      if ~strcmp(get(tx, 'units'), 'normalized') || abs(p(1) - 1.03) > 1e-9, continue; end
+      m = regexp(get(tx, 'string'), '\\((--|-\\.|:)\\)\$', 'match');
+      if isempty(m), m = {'-'}; end
+      k = sprintf('%.3f %.3f %.3f %s', get(tx, 'color'), m{1});
+      if any(strcmp(keys, k)), dup = get(tx, 'string'); end
+      keys{end + 1} = k;
+    end
+    printf('names %d repeated [%s]\\n', numel(keys), dup);" 2>&1 | grep '^names' || true)
+  echo "octave profile legend: $out"
+  case "$out" in
+    "names "[2-9][0-9]" repeated []") ;;
+    *) echo "FAIL: octave profile legend names two series alike: $out"; exit 1 ;;
+  esac
 fi
 echo "compare_styles: ok"

@@ -349,6 +349,39 @@ for name, axis, (lo, hi) in zip("xyz", (ax.xaxis, ax.yaxis, ax.zaxis), lim):
 print("3-D animation: tick labels of x, y, z apart: ok")
 PYEOF
 
+# The frames as written (lcpsim_animate.render, 6 inches at 100 dpi) of the dominoes and
+# of the rolling ball (3 m of x): no ink in the image's outer 4 pixels (the dominoes' z
+# label was cut at the right edge, the ball's panes at the left one), and no axis label
+# over a tick label (the dominoes' 'x [m]' lay over '0.4').
+./lcpsim data/ball_roll_3d.json --steps 20 -o "$tmp/ball_roll.h5" --quiet
+for run in dominoes ball_roll; do
+$PY - "$tmp/$run.h5" "$tmp/$run" <<'PYEOF' || fail "3-D frames of $run: cut at an edge or labels over ticks"
+import sys
+import numpy as np
+from PIL import Image
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_animate
+plt = lcpsim_animate.plt
+plt.close = lambda *a: None  # the frames' figure kept to read its texts
+r = lcpsim_load.load(sys.argv[1])
+assert lcpsim_animate.render(r, sys.argv[2] + "%d.png", every=10 ** 6, dpi=100) == 2
+fig = plt.figure(plt.get_fignums()[-1])
+ax = fig.axes[0]
+rend = fig.canvas.get_renderer()
+for k in (0, 1):
+    a = np.asarray(Image.open(sys.argv[2] + f"{k}.png").convert("L")).astype(int)
+    edges = [int((a[:, :4] < 128).sum()), int((a[:, -4:] < 128).sum()),
+             int((a[:4] < 128).sum()), int((a[-4:] < 128).sum())]
+    assert edges == [0, 0, 0, 0], (k, edges)  # left, right, top, bottom
+for axis, (lo, hi) in zip((ax.xaxis, ax.yaxis, ax.zaxis), (ax.get_xlim(), ax.get_ylim(), ax.get_zlim())):
+    lab = axis.label.get_window_extent(rend)
+    for t in axis.get_major_ticks():
+        if t.label1.get_visible() and t.label1.get_text() and lo <= t.get_loc() <= hi:
+            assert not lab.overlaps(t.label1.get_window_extent(rend)), (axis.label.get_text(), t.label1.get_text())
+print(f"3-D frames of {sys.argv[1].split('/')[-1]}: within the image, labels clear of the ticks: ok")
+PYEOF
+done
+
 # 1-D animation, and both plot scripts on every run (PNG written, Octave without error).
 $PY scripts/lcpsim_animate.py "$tmp/two_blocks.h5" -o "$tmp/one_d/%02d.png" --dpi 40 > /dev/null
 [ -s "$tmp/one_d/00.png" ] && [ -s "$tmp/one_d/03.png" ]
@@ -475,8 +508,18 @@ for name in ("names_m", "cradle_m"):
 fig = lcpsim_plot.plot(lcpsim_load.load(f"{d}/cradle.h5"), None)
 texts = [t.get_text() for a in fig.axes for t in a.texts]
 assert any("the 1 impact (dotted) is in /events" in t for t in texts), texts
+# The note covers no data nor another note: the cradle's contact panel is flat at 0 (its
+# persistent contacts' impulses are round-off), where the note at mid-height lay across
+# the line.
+fig.canvas.draw()
+for a in fig.axes:
+    for t in a.texts:
+        if t.get_gid() == "events_note":
+            box = t.get_window_extent()
+            assert not lcpsim_plot.covers_data(a, box), t.get_position()
+            assert not any(box.overlaps(o.get_window_extent()) for o in a.texts if o is not t)
 print("Octave legends of long names and the impact note within the figure, between its "
-      "columns: ok")
+      "columns; Python's note clear of the data: ok")
 PYEOF
 
 # A checkpoint of the library (lsim_sim_save: one state, the step it was taken after in
@@ -503,3 +546,83 @@ print("a checkpoint drawn as the state after its step: ok")
 PYEOF
 octave-cli -H --no-window-system --eval "addpath('scripts'); lcpsim_plot('$tmp/ck.h5', '$tmp/ck_m.png');" > /dev/null
 head -c 8 "$tmp/ck_m.png" | od -An -c | grep -q "P   N   G"
+
+# A run killed before its first flush of steps (here made by hand: a 5-step run of the
+# dominoes without /summary, /flushed_rows 1): its one state drawn, the contact panel
+# saying the file holds no step (it said 'no contacts in this run' of dominoes standing on
+# the ground), Octave's too; lcpsim_load.py's summary says the wall time was not recorded
+# (it printed 'wall time nan s').
+./lcpsim data/dominoes_10.json --steps 5 -o "$tmp/d5.h5" --quiet
+$PY - "$tmp/d5.h5" "$tmp/d5k.h5" <<'PYEOF' || fail "a killed run's figure"
+import sys
+import h5py
+import numpy as np
+sys.path.insert(0, "scripts")
+with h5py.File(sys.argv[1], "r") as src, h5py.File(sys.argv[2], "w") as dst:
+    for k in src:
+        if k != "summary":
+            src.copy(k, dst)
+    del dst["flushed_rows"]
+    dst["flushed_rows"] = np.int64(1)
+import lcpsim_load, lcpsim_plot
+r = lcpsim_load.load(sys.argv[2])
+assert len(r.time) == 1 and r.summary.run_end == "unfinished"
+fig = lcpsim_plot.plot(r, None)
+texts = [t.get_text() for a in fig.axes for t in a.texts]
+assert "no step recorded: no contacts to show" in texts and "no contacts in this run" not in texts, texts
+print("a killed run of no step: its contact panel says so: ok")
+PYEOF
+$PY scripts/lcpsim_load.py "$tmp/d5k.h5" 2> /dev/null > "$tmp/d5k.txt"
+grep -q "^wall time not recorded: the file was not closed; solver 0 s over the steps it holds$" "$tmp/d5k.txt" ||
+  fail "a killed run's summary: $(grep wall "$tmp/d5k.txt")"
+! grep -q nan "$tmp/d5k.txt" || fail "a killed run's summary prints nan: $(grep nan "$tmp/d5k.txt")"
+octave-cli -H --no-window-system --eval "addpath('scripts'); addpath('$tmp/keep_open');
+  lcpsim_plot('$tmp/d5k.h5', '$tmp/d5k_m.png');
+  t = get(findall(0, 'type', 'text'), 'string'); t = t(~cellfun(@isempty, t));
+  printf('%s\n', t{:});" 2> /dev/null > "$tmp/d5k_m.txt"
+grep -q "^no step recorded: no contacts to show$" "$tmp/d5k_m.txt" ||
+  fail "Octave's figure of a killed run of no step: $(grep -i contact "$tmp/d5k_m.txt")"
+
+# Ten bodies drawn, ten dashes: in every panel of the pile of 100 (its first 10 bodies)
+# no two labelled series share a dash pattern (with 4 dashes, bodies 1, 5 and 9 were solid
+# in blue, purple and olive, colours a colour-blind reader confuses).
+./lcpsim data/pile_100.json --steps 30 -o "$tmp/pile100.h5" --quiet
+$PY - "$tmp/pile100.h5" <<'PYEOF' || fail "series alike in dash"
+import sys
+sys.path.insert(0, "scripts")
+import lcpsim_load, lcpsim_plot
+fig = lcpsim_plot.plot(lcpsim_load.load(sys.argv[1]), None)
+n = 0
+for a in fig.axes:
+    lines = [l for l in a.get_lines() if not l.get_label().startswith("_")]
+    dashes = [repr(l._unscaled_dash_pattern) for l in lines]
+    assert len(set(dashes)) == len(dashes), (a.get_ylabel(), dashes)
+    n = max(n, len(lines))
+assert n == 10, n
+print("ten series of a panel, ten dashes: ok")
+PYEOF
+# Octave's figure of it: 4 dashes only (gnuplot), a marker from the 5th series on, each
+# series' (colour, dash, marker) its own, and its legend name says the dash and marker.
+octave-cli -H --no-window-system --eval "addpath('scripts'); addpath('$tmp/keep_open');
+  lcpsim_plot('$tmp/pile100.h5', '$tmp/pile100_m.png');
+  for b = findall(0, 'type', 'axes')'
+    if strcmp(get(get(b, 'ylabel'), 'string'), 'vx [m/s]'), a = b; end
+  end
+  keys = {};
+  for l = findall(a, 'type', 'line')'
+    k = sprintf('%.3f %.3f %.3f', get(l, 'color'));
+    keys{end + 1} = sprintf('%s %s %s', k, get(l, 'linestyle'), get(l, 'marker'));
+  end
+  t = get(findall(a, 'type', 'text'), 'string');
+  printf('%s\n', t{:});
+  by = {};
+  for i = 1:numel(keys)
+    c = keys{i}(1:17);  % a colour's line and its markers: one series
+    j = find(strcmp(by, c));
+    if isempty(j), by{end + 1} = c; end
+  end
+  printf('series %d\n', numel(by));" 2> /dev/null > "$tmp/pile100_m.txt"
+grep -q "^sphere_0_1_0 (-- o)$" "$tmp/pile100_m.txt" && grep -q "^sphere_0_0_4 (o)$" "$tmp/pile100_m.txt" &&
+  grep -q "^sphere_0_0_0$" "$tmp/pile100_m.txt" && grep -q "^series 10$" "$tmp/pile100_m.txt" ||
+  fail "Octave's styles of 10 series: $(cat "$tmp/pile100_m.txt")"
+echo "Octave: ten series, a marker from the fifth on, named in the legend: ok"

@@ -88,7 +88,7 @@ bars "$tmp/ev.txt" > "$tmp/ev.bars"
 grep -q "event-driven, 100000 samples" "$tmp/ev.txt" || fail "the event-driven run: $(cat "$tmp/ev.txt")"
 # (under 0.6 s, as the pile's and the hybrid run's checks: the time printed runs to the
 # file's close, past the last sample, so a run of 0.5x s may have drawn none)
-if grep -q "samples of 0.001 s, 30 events, 0\.[0-5]" "$tmp/ev.txt"; then
+if grep -q "samples of 0.001 s, 30 events, samples in 0\.[0-5]" "$tmp/ev.txt"; then
   echo "progress: the event-driven run took under 0.6 s: no bar to check"
 else
   check_left "$tmp/ev.bars" 0 event-driven || fail "the event-driven run's bar"
@@ -138,5 +138,32 @@ bar = t.find(" left")
 assert at and 0 <= bar < at[-1], (len(at), bar)  # a bar drawn before a line: the check sees one
 bad = [i for i in at if i > 0 and t[i - 1] != "\n"]
 assert not bad, repr(t[bad[0] - 80:bad[0] + 40])
+PYEOF
+# The summary line's figures are the file's, with their units: the max residual as
+# /summary/max_residual [N*s] (it had no unit), the time named as the steps' ("steps in",
+# within the file's wall_time_total, which adds the setup and the output: a bare "1.284 s"
+# beside the file's 1.365 s read as a disagreement).
+$bin data/box_stack_3d.json --steps 100 -o "$tmp/sum.h5" > "$tmp/sum.txt"
+$bin data/bouncing_ball_events.json --steps 500 -o "$tmp/sum_ev.h5" > "$tmp/sum_ev.txt"
+/usr/bin/python3 - "$tmp" <<'PYEOF' || fail "the summary line and the file disagree"
+import re, sys
+import h5py
+d = sys.argv[1]
+line = open(f"{d}/sum.txt").read()
+m = re.search(r"max residual ([0-9.e+-]+) N\*s, .*, steps in ([0-9.]+) s \(solver ([0-9.]+) s\)", line)
+assert m, line
+with h5py.File(f"{d}/sum.h5", "r") as f:
+    s = f["summary"]
+    unit = s["max_residual"].attrs["unit"]
+    assert (unit.decode() if isinstance(unit, bytes) else unit) == "N*s", unit
+    assert float(m.group(1)) == float(f"{s['max_residual'][()]:.3e}"), (m.group(1), s["max_residual"][()])
+    # printed to 1 ms: the steps' time within the file's total, the solver's the file's
+    assert float(m.group(2)) <= s["wall_time_total"][()] + 5e-4, (m.group(2), s["wall_time_total"][()])
+    assert abs(float(m.group(3)) - s["solver_wall_time"][()]) <= 5e-4, (m.group(3), s["solver_wall_time"][()])
+line = open(f"{d}/sum_ev.txt").read()
+m = re.search(r"event-driven, 500 samples of 0.001 s, [0-9]+ events?, samples in ([0-9.]+) s -> ", line)
+assert m, line
+with h5py.File(f"{d}/sum_ev.h5", "r") as f:
+    assert float(m.group(1)) <= f["summary/wall_time_total"][()] + 5e-4
 PYEOF
 echo "progress: ok"

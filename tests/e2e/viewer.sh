@@ -521,3 +521,65 @@ lines = near((0xa3, 0xc0, 0xe0), 24)
 assert lines > 0.005, lines
 print(f"two planes: ground fill {100 * grey:.0f} %, slope fill {100 * blue:.0f} %, slope lines {100 * lines:.1f} % of the view, both in the legend: ok")
 PYEOF
+
+# Impulse arrows' scale: the largest contact impulse of the run, unless it is round-off
+# against the run's momentum (under 1e-6 of sqrt(2 M K), K its largest kinetic energy).
+# The event-driven Newton's cradle's persistent contacts carry 3e-17 N*s (its impacts are
+# in /events): they were drawn as arrows a ball long (8.7e+15 m per N*s); now as none. The
+# stack keeps its scale (the weight over a step: 0.15 of the scene) and its 10 arrows.
+./lcpsim data/newtons_cradle.json -o "$tmp/cradle.h5" --quiet
+./lcpsim view "$tmp/cradle.h5" -o "$tmp/cradle.html" > /dev/null
+node tests/e2e/browse.js "$tmp/arrows" "file://$tmp/cradle.html#step=0" "file://$tmp/stack.html#step=37"
+$PY - "$tmp" "$tmp/cradle.h5" <<'PYEOF'
+import json, sys
+import h5py
+import numpy as np
+d = sys.argv[1]
+cradle, stack = (json.loads(json.load(open(f"{d}/arrows.{i}.json"))["state"]) for i in (0, 1))
+with h5py.File(sys.argv[2], "r") as f:
+    worst = np.abs(f["contacts/normal_impulse"][:]).max()
+assert 0 < worst < 1e-15, worst  # the case: round-off impulses only
+assert cradle["contacts"] == 3 and cradle["arrows"] == 0, (cradle["contacts"], cradle["arrows"])
+# a round-off impulse at that scale: far under a pixel of a scene 2 m wide
+assert worst * cradle["arrow_scale"] < 1e-9, cradle["arrow_scale"]
+assert stack["contacts"] == 20 and stack["arrows"] == 10, (stack["contacts"], stack["arrows"])
+assert 2.0 < stack["arrow_scale"] < 4.0, stack["arrow_scale"]  # 3.06 m per N*s, as before
+print(f"impulse arrows: round-off sets no scale (cradle {cradle['arrow_scale']:.3g} m per N*s, "
+      f"no arrow), the stack's kept ({stack['arrow_scale']:.3g}): ok")
+PYEOF
+
+# A comparison's chart tells its series apart by dash as well as colour, and in the
+# Python figures' colour order (blue, orange, green, red): the 4 series of a shadow
+# comparison had blue, red, green and purple, all solid (red and green alike to a
+# red-green colour-blind reader); each read-out starts with its line's sample.
+node tests/e2e/browse.js "$tmp/styles" "file://$tmp/cmp.html#step=9"
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+d = sys.argv[1]
+plot = json.loads(json.load(open(f"{d}/styles.0.json"))["state"])["plot"]
+for p in plot["panels"]:
+    st = [(c, tuple(dash)) for c, dash in p["series_style"]]
+    assert len(st) == 4 and len(set(st)) == 4, st
+    assert len({dash for c, dash in st}) == 4, st  # four dashes: no colour needed
+    assert [c for c, dash in st] == ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728"], st
+print("comparison chart: each series its own colour and dash: ok")
+PYEOF
+
+# A hybrid run's panels carry their states' units (/model/state_units) in title and
+# read-out, as lcpsim_hybrid_plot.py's axes: the SLIP runner's read 'x', 'xdot' (no unit).
+./lcpsim data/slip.json -o "$tmp/slip.h5" > /dev/null
+./lcpsim view "$tmp/slip.h5" -o "$tmp/slip.html" > /dev/null
+node tests/e2e/browse.js "$tmp/slipv" "file://$tmp/slip.html#step=3"
+$PY - "$tmp" <<'PYEOF'
+import json, sys
+import h5py
+d = sys.argv[1]
+plot = json.loads(json.load(open(f"{d}/slipv.0.json"))["state"])["plot"]
+with h5py.File(f"{d}/slip.h5", "r") as f:
+    names = [n.decode() for n in f["model/state_names"][:]]
+    units = [u.decode() for u in f["model/state_units"][:]]
+titles = [p["title"] for p in plot["panels"]]
+want = [f"{n} [{u}]" if u else n for n, u in zip(names, units)][:8]
+assert titles == want and "x [m]" in titles and "xdot [m/s]" in titles, (titles, want)
+print(f"hybrid page: {len(titles)} panels titled with their units ({', '.join(titles[:3])}, ...): ok")
+PYEOF
