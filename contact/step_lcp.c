@@ -339,6 +339,20 @@ static inline void put_block6(const LsimStepper *s, int bi, const double *jr, co
 }
 #endif
 
+/* The places of J and B's values and J's column indices ROWS_PREFETCH_STORE entries past
+ * entry k, asked for writing while they are within the rows' store (store_end). */
+static inline void prefetch_store(const LsimStepper *s, int k, int store_end) {
+#if defined(__GNUC__)
+  if (k + ROWS_PREFETCH_STORE < store_end) {
+    __builtin_prefetch(s->J_val + k + ROWS_PREFETCH_STORE, 1);
+    __builtin_prefetch(s->B_val + k + ROWS_PREFETCH_STORE, 1);
+    __builtin_prefetch(s->J_idx + k + ROWS_PREFETCH_STORE, 1);
+  }
+#else
+  (void)s, (void)k, (void)store_end;
+#endif
+}
+
 /* put_row_dofs of three rows of one body pair (a cone's normal and first two directions,
  * variables i .. i + 2, their J_ptr and row_v written): the pair's dofs read once, the
  * rows' order of columns and length found once (the same for the three), the maxima kept
@@ -380,13 +394,7 @@ static inline void put_cone3(LsimStepper *s, const LsimJacRow *rows, int i, int 
     const __m128i i03b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(0, 1, 2, 3));
     const __m128i i45b = _mm_add_epi32(_mm_set1_epi32(o1), _mm_setr_epi32(4, 5, 0, 0));
     for (int t = 0; t < 3; ++t) {
-#if defined(__GNUC__)
-      if (kk + ROWS_PREFETCH_STORE < store_end) {
-        __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
-        __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
-        __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
-      }
-#endif
+      prefetch_store(s, kk, store_end);
       s->J_ptr[i + t] = kk;
       double dot = 0.0;
       if (b0 >= 0) {
@@ -402,15 +410,7 @@ static inline void put_cone3(LsimStepper *s, const LsimJacRow *rows, int i, int 
   } else
 #endif
   for (int t = 0; t < 3; ++t) {
-#if defined(__GNUC__)
-    if (kk + ROWS_PREFETCH_STORE < store_end) {
-      __builtin_prefetch(val + kk + ROWS_PREFETCH_STORE, 1);
-      __builtin_prefetch(bval + kk + ROWS_PREFETCH_STORE, 1);
-      __builtin_prefetch(idx + kk + ROWS_PREFETCH_STORE, 1);
-    }
-#else
-    (void)store_end;
-#endif
+    prefetch_store(s, kk, store_end);
     s->J_ptr[i + t] = kk;
     double dot = 0.0;
     for (int slot = 0; slot < 2; ++slot) {

@@ -2055,6 +2055,25 @@ static void test_flush_hinge_runs(void **state) {
   lsim_model_free(&m);
 }
 
+/* The scene json run event-driven to t_end under a 60 s CPU limit, sample(user) called at
+ * each sample: lsim_event_driven_run's status, err its message, *t the time reached. */
+static int run_scene_timed(const char *json, double t_end, LsimEventSampleFn sample, void *user,
+                           double *t, char *err, size_t errlen) {
+  LsimModel m;
+  LsimState st;
+  LsimSceneError se;
+  if (lsim_scene_parse(json, "test", &m, &st, &se)) fail_msg("scene: %s", se.message);
+  LsimEventOptions o = lsim_event_options_for_model(&m);
+  timer_t timer;
+  cpu_limit_start(&o, 60, &timer);
+  const int rc = lsim_event_driven_run(&m, &st, t_end, &o, sample, user, NULL, err, errlen);
+  cpu_limit_end(timer);
+  *t = st.time;
+  lsim_state_free(&st);
+  lsim_model_free(&m);
+  return rc;
+}
+
 /* The hinge's bend in 3-D: the angle of b's rotation relative to a's, 2 |vec(conj(qa) qb)|
  * (accurate for small angles, where 2 acos of the dot product is not). */
 static int keep_hinge3(const LsimModel *m, const LsimState *st, const LsimContactSet *cs, void *user) {
@@ -2098,20 +2117,10 @@ static void test_flush_hinge_3d_runs(void **state) {
       "   \"ends\": [{\"body\": \"a\", \"point\": [-0.1, 0, 0]}, {\"world\": [0.1, 0, 0.15]}]}],"
       " \"joints\": [{\"name\": \"pin\", \"type\": \"pin\", \"collide\": true,"
       "   \"ends\": [{\"body\": \"b\", \"point\": [-0.1, 0, 0]}, {\"body\": \"a\", \"point\": [0.1, 0, 0]}]}]}";
-  LsimModel m;
-  LsimState st;
-  LsimSceneError se;
-  if (lsim_scene_parse(json, "test", &m, &st, &se)) fail_msg("scene: %s", se.message);
-  LsimEventOptions o = lsim_event_options_for_model(&m);
-  timer_t timer;
-  cpu_limit_start(&o, 60, &timer);
   HingeRun r = {0};
   char err[256] = "";
-  const int rc = lsim_event_driven_run(&m, &st, 0.2, &o, keep_hinge3, &r, NULL, err, sizeof err);
-  cpu_limit_end(timer);
-  const double t = st.time;
-  lsim_state_free(&st);
-  lsim_model_free(&m);
+  double t;
+  const int rc = run_scene_timed(json, 0.2, keep_hinge3, &r, &t, err, sizeof err);
   if (rc) fail_msg("stopped (rc %d) at t = %.3g s after %d samples: %s", rc, t, r.samples, err);
   assert_int_equal(r.samples, 20);
   if (r.rise > 1e-9) fail_msg("energy rose %.3g J above its start", r.rise);
@@ -2139,21 +2148,11 @@ static int keep_far(const LsimModel *m, const LsimState *st, const LsimContactSe
 }
 
 static void run_far(const char *json, double X, double t_end, FarRun *r) {
-  LsimModel m;
-  LsimState st;
-  LsimSceneError se;
-  if (lsim_scene_parse(json, "test", &m, &st, &se)) fail_msg("scene: %s", se.message);
-  LsimEventOptions o = lsim_event_options_for_model(&m);
-  timer_t timer;
-  cpu_limit_start(&o, 60, &timer);
   memset(r, 0, sizeof *r);
   r->X = X;
   char err[256] = "";
-  const int rc = lsim_event_driven_run(&m, &st, t_end, &o, keep_far, r, NULL, err, sizeof err);
-  cpu_limit_end(timer);
-  const double t = st.time;
-  lsim_state_free(&st);
-  lsim_model_free(&m);
+  double t;
+  const int rc = run_scene_timed(json, t_end, keep_far, r, &t, err, sizeof err);
   if (rc) fail_msg("moved %g m: stopped (rc %d) at t = %.3g s after %d samples: %s", X, rc, t, r->samples, err);
 }
 

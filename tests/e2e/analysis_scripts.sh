@@ -175,25 +175,35 @@ echo "lcpsim_animate.py options out of range: refused: ok"
 # sweeps lay on 0), the legend beside the panels (inside, it covered points); every log
 # axis of the size figure with at least 2 labelled ticks (its failed-solve panels showed
 # '10^-1' alone), no y label over the panel to its left.
+# compare_figs.figures(FILE, DIR, STEM): the comparison FILE and its iterations and size
+# figures (written in DIR), for the two checks below.
+cat > "$tmp/compare_figs.py" <<'PYEOF'
+import sys
+sys.path.insert(0, "scripts")
+import matplotlib
+matplotlib.use("Agg")
+import lcpsim_compare as lc
+def figures(path, outdir, stem):
+    c = lc.load(path)
+    figs = []
+    real_save = lc._save
+    lc._save = lambda fig, o, name, st: (figs.append(fig), real_save(fig, o, name, st))[1]
+    lc.figure_iterations(c, outdir, stem)
+    lc.figure_size(c, outdir, stem)
+    lc._save = real_save
+    return c, figs[0], figs[1]
+PYEOF
 ./lcpsim compare data/box_stack_3d.json --solvers 'lemke,pgs,pgs[sweeps=3]' --steps 10 \
   -o "$tmp/stack_cmp.h5" --quiet
 $PY - "$tmp/stack_cmp.h5" "$tmp" <<'PYEOF'
 import sys
 import numpy as np
-sys.path.insert(0, "scripts")
-import matplotlib
-matplotlib.use("Agg")
+sys.path.insert(0, sys.argv[2])
+from compare_figs import figures, lc
 import matplotlib.pyplot as plt
-import lcpsim_compare as lc
-c = lc.load(sys.argv[1])
+c, fi, fs = figures(sys.argv[1], sys.argv[2], "stack")
 it = np.asarray(c.results.iterations)
 assert it.max() > 100 * it[it > 0].min(), it.max()  # the case: counts over 2 decades
-figs = []
-real_save = lc._save
-lc._save = lambda fig, outdir, name, stem: (figs.append(fig), real_save(fig, outdir, name, stem))[1]
-lc.figure_iterations(c, sys.argv[2], "stack")
-lc.figure_size(c, sys.argv[2], "stack")
-fi, fs = figs
 top = [a for a in fi.axes if a.get_ylabel() == "iterations / pivots"]
 assert len(top) == 2 and all(a.get_yscale() == "symlog" for a in top), [a.get_yscale() for a in top]
 fi.canvas.draw()
@@ -233,17 +243,9 @@ PYEOF
 $PY - "$tmp/pile_cmp.h5" "$tmp" <<'PYEOF'
 import sys
 import numpy as np
-sys.path.insert(0, "scripts")
-import matplotlib
-matplotlib.use("Agg")
-import lcpsim_compare as lc
-c = lc.load(sys.argv[1])
-figs = []
-real_save = lc._save
-lc._save = lambda fig, outdir, name, stem: (figs.append(fig), real_save(fig, outdir, name, stem))[1]
-lc.figure_iterations(c, sys.argv[2], "pile")
-lc.figure_size(c, sys.argv[2], "pile")
-fi, fs = figs
+sys.path.insert(0, sys.argv[2])
+from compare_figs import figures
+c, fi, fs = figures(sys.argv[1], sys.argv[2], "pile")
 top = [a for a in fi.axes if a.get_ylabel() == "iterations / pivots"]
 assert len(top) == 2 and all(a.get_yscale() == "symlog" for a in top)
 fi.canvas.draw()

@@ -23,6 +23,18 @@ if ! strace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:signal=INT:when
   exit 0
 fi
 
+# in_place NAME SIG WHERE RUN_END: $out/NAME.h5 put in place (no partial file left), its
+# /summary/run_end RUN_END (SIG delivered at the file's WHERE, for the messages).
+in_place() {
+  [ -f "$out/$1.h5" ] && [ -z "$(ls "$out" | grep partial)" ] \
+    || fail "$1 SIG$2 at the file's $3: not put in place (killed there): $(ls "$out")"
+  $PY -c "
+import sys, h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    assert f['summary/run_end'][()] == sys.argv[2].encode(), f['summary/run_end'][()]
+" "$out/$1.h5" "$4" || fail "$1 SIG$2 at the file's $3: $out/$1.h5 is not marked $4"
+}
+
 # at_open NAME SIG WANT CMD...: runs CMD -o $out/NAME.h5 with SIG delivered at its first
 # pwrite64 (the first write of the file: nothing is written before it is made), and checks
 # exit WANT, the file in place, no partial file and /summary/run_end interrupted.
@@ -34,14 +46,8 @@ at_open() {
   strace -f -o /dev/null -e trace=pwrite64 -e inject=pwrite64:signal=$sig:when=1 \
     "$@" -o "$f" --quiet 2> "$out/$name.err" || rc=$?
   [ $rc -eq "$want" ] || fail "$name SIG$sig: exit $rc, not $want: $(head -c 600 "$out/$name.err")"
-  [ -f "$f" ] && [ -z "$(ls "$out" | grep partial)" ] \
-    || fail "$name SIG$sig at the file's first write: not put in place (killed there): $(ls "$out")"
+  in_place "$name" "$sig" "first write" interrupted
   grep -qF "SIG$sig" "$out/$name.err" || fail "$name SIG$sig: $(head -c 600 "$out/$name.err")"
-  $PY -c "
-import sys, h5py
-with h5py.File(sys.argv[1], 'r') as f:
-    assert f['summary/run_end'][()] == b'interrupted', f['summary/run_end'][()]
-" "$f" || fail "$name SIG$sig: $f is not marked interrupted"
 }
 
 at_open run INT 130 "$L" data/pile_10.json --steps 200
@@ -87,14 +93,8 @@ at_close() {
   strace -f -o /dev/null -e trace=close -e inject=close:signal=$sig:when=$n \
     "$@" -o "$f" --quiet 2> "$out/$name.err" || rc=$?
   [ $rc -eq "$want" ] || fail "$name SIG$sig at the close: exit $rc, not $want: $(head -c 600 "$out/$name.err")"
-  [ -f "$f" ] && [ -z "$(ls "$out" | grep partial)" ] \
-    || fail "$name SIG$sig at the file's close: not put in place (killed there): $(ls "$out")"
+  in_place "$name" "$sig" close completed
   grep -qF "SIG$sig came after the last" "$out/$name.err" || fail "$name SIG$sig at the close: $(head -c 600 "$out/$name.err")"
-  $PY -c "
-import sys, h5py
-with h5py.File(sys.argv[1], 'r') as f:
-    assert f['summary/run_end'][()] == b'completed', f['summary/run_end'][()]
-" "$f" || fail "$name SIG$sig at the close: $f is not marked completed"
 }
 at_close run_close INT 0 "$L" data/pile_10.json --steps 30
 at_close events_close TERM 0 "$L" data/bouncing_ball_events.json
