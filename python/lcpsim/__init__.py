@@ -351,7 +351,12 @@ def _config(tol=1e-10, max_iter=0, omega=1.0, warm_start=True, threads=1, sparse
 
 def _real(x, what):
     """x as a float64 array; TypeError for complex values (casting would drop the imaginary
-    part with only a warning)."""
+    part with only a warning) and for a masked array with masked entries (np.asarray takes
+    the values under the mask, which the caller meant left out)."""
+    if np.ma.isMaskedArray(x) and np.ma.getmaskarray(x).any():
+        raise TypeError("%s: a masked array with %d masked entries, the library takes every "
+                        "entry (fill them first, e.g. x.filled(0.0))"
+                        % (what, int(np.ma.getmaskarray(x).sum())))
     a = np.asarray(x)
     if np.iscomplexobj(a):
         raise TypeError("%s: complex values, the library takes real numbers" % what)

@@ -15,6 +15,11 @@ bin=$(pwd)/${LSIM_BIN:-build/san/lcpsim}
 # it: it notes every LSIM_ variable it does not read on stderr, which every case counted as
 # a second line (388 failures with LSIM_BIN=lcpsim).
 unset LSIM_BIN
+# (make e2e-check and make check build it first; run alone, say what is missing)
+if [ ! -x "$bin" ]; then
+  echo "bad_input: $bin is not built: make build/san/lcpsim first, or set LSIM_BIN=lcpsim" >&2
+  exit 1
+fi
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 in=$top/in       # inputs, written below

@@ -520,6 +520,14 @@ raises(lambda: sim.set_force(1, np.zeros((2, 3))), (lcpsim.Error, ValueError), [
        "force as a 2 x 3 matrix")
 raises(lambda: sim.set_force(1, np.zeros(6) + 1j), TypeError, ["complex"], "complex force")
 raises(lambda: lcpsim.solve_lcp(np.eye(2) + 0j, [-1.0, -1.0]), TypeError, ["complex", "M"], "complex M")
+# A masked array's masked entries were taken as their hidden values (the mask ignored);
+# refused now, naming the argument and the count. Unmasked ones are their values.
+mq = np.ma.masked_array([-1.0, 99.0], mask=[False, True])
+raises(lambda: lcpsim.solve_lcp(np.eye(2), mq), TypeError, ["q:", "1 masked entries"], "masked q")
+raises(lambda: sim.set_force(1, np.ma.masked_array(np.zeros(6), mask=[1, 0, 0, 0, 0, 0])), TypeError,
+       ["masked"], "masked force")
+z = lcpsim.solve_lcp(np.eye(2), np.ma.masked_array([-1.0, -2.0]))[0]
+check(abs(z[0] - 1.0) <= 1e-15 and abs(z[1] - 2.0) <= 1e-15, "unmasked masked array q: %r" % (z,))
 raises(lambda: lcpsim.solve_lcp(np.eye(2), [-1.0, -1.0], "pgs", max_iter=2 ** 32 + 5), ValueError,
        ["max_iter", str(2 ** 32 + 5)], "max_iter beyond int")
 raises(lambda: lcpsim.solve_fc(np.eye(3), [-1.0, 0, 0], [0.5], "lemke", ndir=4.5), TypeError,
