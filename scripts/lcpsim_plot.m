@@ -242,7 +242,7 @@ function p = contact_panel(r, ts)
     normal = accumarray(k(:), c.normal_impulse(keep), [n 1]);
     friction = accumarray(k(:), sqrt(sum(c.friction_impulse(keep, :) .^ 2, 2)), [n 1]);
   end
-  p = panel(ts, {normal, friction}, {'normals (sum)', 'friction (sum |.|)'}, ...
+  p = panel(ts, {normal, friction}, {'contact normals (sum)', 'friction (sum of norms)'}, ...
             'contact impulse/step [N*s]', 'N*s');
   if event_driven(r)
     % Persistent contacts' forces times the record period; impacts are in /events.
