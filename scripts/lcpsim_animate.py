@@ -29,7 +29,7 @@ origin. Tethers are lines between their ends, solid dark red while taut, dashed 
 while slack; joints dark slate lines with a ring at each end; a body's attachment points
 are joined to its origin when it has no shapes (so jointed links show as sticks). Static bodies
 are grey, moving ones coloured; the contact points found at the state (the next step's
-contact rows; tether and joint rows left out) are red dots. The view is fixed for the whole animation: --limits, or the
+contact rows; tether and joint rows left out) are red dots (smaller beyond 50 of them). The view is fixed for the whole animation: --limits, or the
 extent of every non-plane shape, shapeless body and tether or joint end over the frames
 plus a margin.
 """
@@ -365,7 +365,8 @@ def draw_2d(ax, sc, k, lim):
     draw_links(ax, sc, k)
     pts = contact_points(sc.r, k)
     if len(pts):
-        ax.plot(pts[:, 0], pts[:, 1], "o", color="red", ms=3, zorder=5)
+        ax.plot(pts[:, 0], pts[:, 1], "o", color="red", ms=np.sqrt(dot_area(len(pts), 9.0)),
+                zorder=5)
     ax.set_xlim(*lim[0])
     ax.set_ylim(*lim[1])
     ax.set_aspect("equal", adjustable="box")
@@ -436,7 +437,8 @@ def draw_3d(ax, sc, k, lim):
     draw_links(ax, sc, k)
     pts = contact_points(sc.r, k)
     if len(pts):
-        ax.scatter(pts[:, 0], pts[:, 1], pts[:, 2], color="red", s=8, depthshade=False)
+        ax.scatter(pts[:, 0], pts[:, 1], pts[:, 2], color="red", s=dot_area(len(pts), 8.0),
+                   depthshade=False)
     ax.grid(False)  # the panes' grid would hide the ground's
     ax.set_xlim(*lim[0])
     ax.set_ylim(*lim[1])
@@ -521,6 +523,12 @@ def state_contact_row(r, k):
     n = len(r.time) - 1
     j = k if int(r.parameters.get("record_every", 1)) > 1 else k + 1
     return min(max(j, 1), n)
+
+
+def dot_area(n, area):
+    """Marker area (points^2) of n contact dots: area up to 50 dots, then shrunk as 50 / n
+    (the dots' total ink kept), down to 1: a pile's hundreds of contacts hid its bodies."""
+    return max(1.0, area * min(1.0, 50.0 / max(n, 1)))
 
 
 def contact_points(r, k):
