@@ -116,17 +116,21 @@ class Scene:
         R = quat_matrix(self.ori[b][k])
         return self.pos[b][k] + R @ lp, R @ quat_matrix(lq)
 
-    def reach(self, j):
-        """Distance from a shape's center that bounds it (planes: 0)."""
+    def reach(self, j, rot):
+        """Half extents per axis of shape j's box in the world at rotation rot (shape_pose's:
+        2-D an angle, 3-D a matrix): a sphere's radius, a box's |R| half, a capsule's
+        |axis| half length plus radius; planes 0. (A bounding sphere per shape framed a bin
+        of long walls twice as wide as the bin.)"""
         s = self.r.shapes
-        t, rad, half = int(s.type[j]), float(s.radius[j]), np.asarray(s.half_extents[j])
+        t, rad, half = int(s.type[j]), float(s.radius[j]), np.asarray(s.half_extents[j], float)
+        R = rot2(rot) if self.dim == 2 else np.asarray(rot)
         if t == SPHERE:
-            return rad
+            return np.full(self.dim, rad)
         if t == BOX:
-            return float(np.linalg.norm(half[:self.dim]))
+            return np.abs(R) @ half[:self.dim]
         if t == CAPSULE:
-            return float(half[0]) + rad
-        return 0.0
+            return np.abs(R[:, 0]) * float(half[0]) + rad
+        return np.zeros(self.dim)
 
     def limits(self, frames):
         """[(lo, hi)] per axis covering every non-plane shape in the frames (plane
@@ -141,9 +145,9 @@ class Scene:
                 lo = np.minimum(lo, c - e)
                 hi = np.maximum(hi, c + e)
         for j in self.shapes:
-            e = self.reach(j)
             for k in frames:
-                take(self.shape_pose(j, k)[0], e)
+                c, rot = self.shape_pose(j, k)
+                take(c, self.reach(j, rot))
         for i in self.shapeless:
             for k in frames:
                 take(self.pos[i][k])
